@@ -11,14 +11,18 @@ from __future__ import annotations
 import json
 import shutil
 import socket
+import subprocess
 import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from device_fixtures import Device, make_device
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kbtools.cli import main
+from kbtools.ship import git as shipgit
 from kbtools.ship import gitrun, operate
 
 pytestmark = pytest.mark.slow
@@ -124,3 +128,60 @@ def test_status_names_the_releases_a_rollback_can_serve(device, tmp_path):
     (d.dev / "current").unlink()  # never switched yet: nothing wrong
     code, out, err = kb("status", "--to", d.dev, "--quick")
     assert code == 0 and "serving nothing yet" in out, out + err
+
+
+# ------------------------------------------------------------- 3: the release-tag grammar
+
+
+@pytest.mark.parametrize("name", ["kb-r03", "kb-r0", "kb-r00", "kb-r", "kb-r٣", "kb-r３",
+                                  "kb-r3\n", "kb-r+3", "kb-r 3", "kb-r3 ", "kb-r-3", "kb-r3a"])
+def test_a_non_canonical_serial_is_no_release_tag(name):
+    assert shipgit.parse_serial(name) is None
+    assert shipgit.tag_form_problem(name) == (
+        f"{name.rsplit('/', 1)[-1]} is not a release tag (kb-r<serial>: the serial in the "
+        "digits 0-9, from 1, without leading zeros"
+        + ("; kb-r3 is one)" if name in ("kb-r03",) else ")"))
+
+
+def test_release_tags_read_as_written():
+    assert [shipgit.parse_serial(t) for t in ("kb-r1", "kb-r12", "refs/tags/kb-r30",
+                                              "refs/kb/tags/kb-r7")] == [1, 12, 30, 7]
+    assert shipgit.tag_form_problem("kb-r12") is None
+    assert shipgit.tag_form_problem("v1.0") is None  # not named as a release tag at all
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.from_regex(r"(refs/tags/)?kb-r[0-9٣３+ -]{0,5}\n?", fullmatch=True)
+       | st.text(max_size=12).map(lambda s: "kb-r" + s))
+def test_no_two_tag_names_claim_one_serial(name):
+    """The one name of a serial is `tag_name`'s: whatever reads as serial N is kb-rN."""
+    serial = shipgit.parse_serial(name)
+    if serial is not None:
+        assert name.rsplit("/", 1)[-1] == shipgit.tag_name(serial) and serial >= 1
+        assert shipgit.tag_form_problem(name) is None
+
+
+def test_a_source_offering_a_non_canonical_tag_is_synced_from_with_a_warning(device, tmp_path):
+    """A tag kb-r02 (a hand-made tag, a script's zero padding) at the source read as serial 2:
+    sync tried to install it as kb-r2 (a release it is not) and failed, every time. It is
+    no release tag: ignored, and said so."""
+    d = copy_of(device, tmp_path)
+    art = tmp_path / "art.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(d.art), str(art)], check=True)
+    subprocess.run(["git", "--git-dir", str(art), "tag", "kb-r02", "kb-r1^{}"], check=True)
+    code, out, err = kb("sync", art, "--to", d.dev)
+    assert code == 0 and out.startswith("up to date: serving kb-r1"), out + err
+    assert err == (f"kb: warning: {art}: refs/tags/kb-r02 ignored: kb-r02 is not a release "
+                   "tag (kb-r<serial>: the serial in the digits 0-9, from 1, without leading "
+                   "zeros; kb-r2 is one)\n"), err
+    code, out, err = kb("releases", "--to", d.dev)
+    assert code == 0 and "kb-r02" not in out and "kb-r2" not in out, out
+    assert "refs/tags/kb-r02 ignored" in err
+
+
+def test_rollback_to_a_non_canonical_tag_names_the_tag_meant(device, tmp_path):
+    d = copy_of(device, tmp_path)
+    code, _, err = kb("rollback", "kb-r01", "--to", d.dev)
+    assert code == 1 and err == (
+        f"kb: error: {d.dev}: kb-r01 is not a release tag (kb-r<serial>: the serial in the "
+        "digits 0-9, from 1, without leading zeros; kb-r1 is one) (local: kb-r1)\n"), err

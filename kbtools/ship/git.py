@@ -31,7 +31,10 @@ from kbtools.ship.gitrun import GIT_ENV, failure_reason, run_git, run_plain, run
 TAG_PREFIX = "kb-r"
 LOCAL_HEADS = "refs/kb/heads/"
 LOCAL_TAGS = "refs/kb/tags/"
-_TAG_RE = re.compile(rf"^{TAG_PREFIX}(\d+)$")
+# A release tag is exactly what `tag_name` writes: kb-r and the serial in ASCII decimal
+# digits, from 1, without leading zeros. Any other name (kb-r03, kb-r0, kb-r٣ in other
+# digits) is no release tag: read as a number, kb-r3 and kb-r03 would both claim serial 3.
+_TAG_RE = re.compile(rf"^{TAG_PREFIX}([1-9][0-9]*)\Z")
 
 
 def tag_name(serial: int) -> str:
@@ -40,9 +43,23 @@ def tag_name(serial: int) -> str:
 
 
 def parse_serial(tag: str) -> int | None:
-    """Serial of a release tag name (``kb-r12`` -> 12), None for other names."""
+    """Serial of a release tag name or ref (``kb-r12``, ``refs/tags/kb-r12`` -> 12); None
+    for any other name, a non-canonical one too (``kb-r012``: `tag_form_problem`)."""
     m = _TAG_RE.match(tag.rsplit("/", 1)[-1])
     return int(m.group(1)) if m else None
+
+
+def tag_form_problem(tag: str) -> str | None:
+    """Why a name (or ref) that begins as a release tag does is none (``kb-r03`` -> "kb-r03
+    is not a release tag: …"); None for a release tag and for names of other forms."""
+    name = tag.rsplit("/", 1)[-1]
+    if not name.startswith(TAG_PREFIX) or parse_serial(name) is not None:
+        return None
+    digits = name[len(TAG_PREFIX):]
+    meant = (f"; {tag_name(int(digits))} is one" if digits.isascii() and digits.isdigit()
+             and int(digits) > 0 else "")
+    return (f"{name} is not a release tag ({TAG_PREFIX}<serial>: the serial in the digits "
+            f"0-9, from 1, without leading zeros{meant})")
 
 
 def rev_parse(git_dir: Path | str, ref: str) -> str | None:
@@ -229,9 +246,16 @@ def read_blob(git_dir: Path | str, commit: str, path: str) -> bytes | None:
 
 @dataclass(frozen=True)
 class SourceRefs:
-    """What a source offers: branch tip and release tags (serial -> (ref at source, sha))."""
+    """What a source offers: branch tip and release tags (serial -> (ref at source, sha));
+    `not_tags`: its refs named as release tags are, that are none (`tag_form_problem`)."""
     branch_ref: str | None
     tags: dict[int, tuple[str, str]]
+    not_tags: tuple[str, ...] = ()
+
+
+def ignored_tags(source: str, refs: SourceRefs) -> tuple[str, ...]:
+    """A warning per ref of `source` named as a release tag is that is none (``kb-r03``)."""
+    return tuple(f"{source}: {ref} ignored: {tag_form_problem(ref)}" for ref in refs.not_tags)
 
 
 def is_bundle(source: str) -> bool:
@@ -299,6 +323,7 @@ def list_source(git_dir: Path, source: str, branch: str, *,
             raise SyncError(exc.message, path=source) from None
     branch_ref = None
     tags: dict[int, tuple[str, str]] = {}
+    not_tags: list[str] = []
     for line in out.split("\n"):  # git ends lines with \n only; a ref name may hold U+2028
         parts = line.split(None, 1)
         if len(parts) != 2 or parts[1].endswith("^{}"):
@@ -311,7 +336,9 @@ def list_source(git_dir: Path, source: str, branch: str, *,
             serial = parse_serial(canon)
             if serial is not None:
                 tags[serial] = (ref, sha)
-    return SourceRefs(branch_ref, tags)
+            elif tag_form_problem(canon):
+                not_tags.append(ref)
+    return SourceRefs(branch_ref, tags, tuple(not_tags))
 
 
 # --- a clone of the artifacts repository as a client -----------------------------------

@@ -42,7 +42,7 @@ from kbtools.ship.device import (
     switch_to,
     write_state,
 )
-from kbtools.ship.git import list_source, parse_serial
+from kbtools.ship.git import ignored_tags, list_source, parse_serial
 from kbtools.ship.install import (
     rederive,
     release_file_problems,
@@ -103,6 +103,7 @@ def list_releases(path: Path, *, remote: bool = True, branch: str = "kb-index",
             warnings.append(f"remote releases not listed: {exc}; `kb releases --local` lists "
                             "this device's without asking it, `--timeout SECONDS` waits longer")
         else:
+            warnings.extend(ignored_tags(source, refs))
             have = {r["tag"] for r in rows}
             rolled = set(read_state(path).get("rolled_back", []))
             for serial, (ref, _sha) in sorted(refs.tags.items(), reverse=True):
