@@ -8,8 +8,11 @@ loopback, real `kb` processes killed with SIGKILL.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -185,3 +188,41 @@ def test_rollback_to_a_non_canonical_tag_names_the_tag_meant(device, tmp_path):
     assert code == 1 and err == (
         f"kb: error: {d.dev}: kb-r01 is not a release tag (kb-r<serial>: the serial in the "
         "digits 0-9, from 1, without leading zeros; kb-r1 is one) (local: kb-r1)\n"), err
+
+
+# ------------------------------------------------ 4: stopped at each stage, on a patchy link
+
+
+def test_a_stop_as_git_starts_takes_git_with_it(device, tmp_path, monkeypatch):
+    """SIGTERM (or Ctrl-C) arriving while git was being started, after its fork and before
+    `Popen` returned, was raised inside `Popen`: no object held the child's pid, and that
+    git ran on after kb exited (here a `kb releases` asking a source that never answers:
+    for 4 minutes). It is held until git has started, then stops kb, git with it."""
+    d = copy_of(device, tmp_path)
+    started: list[int] = []
+    execute_child = subprocess.Popen._execute_child  # type: ignore[attr-defined]
+
+    def stopped_as_it_starts(self, args, *rest):  # the signal lands right after the fork
+        execute_child(self, args, *rest)
+        if "ls-remote" in args:
+            started.append(self.pid)
+            signal.raise_signal(signal.SIGTERM)
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        set_source(d.dev, f"git://127.0.0.1:{listener.getsockname()[1]}/art.git")
+        monkeypatch.setattr(subprocess.Popen, "_execute_child", stopped_as_it_starts)
+        try:
+            code, _, err = kb("releases", "--to", d.dev)
+            monkeypatch.undo()
+            assert (code, err) == (130, "kb: interrupted\n"), err
+            [pid] = started
+            with pytest.raises(ChildProcessError):  # killed and reaped: no child left
+                os.waitpid(pid, os.WNOHANG)
+        finally:
+            for pid in started:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+

@@ -16,7 +16,9 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from kbtools.errors import KbError, ReleaseError
 
@@ -65,7 +67,7 @@ def run_raw(git_dir: Path | str, args: tuple[str, ...], env: dict[str, str] | No
         args = ("-c", f"http.lowSpeedLimit={STALL_BYTES}",
                 "-c", f"http.lowSpeedTime={STALL_SECONDS}", *args)
     return run_plain(f"--git-dir={git_dir}", *args, env=env, stdin=stdin, timeout=limit,
-                stall=STALL_SECONDS if command in WATCHED else None, watch=watch)
+                     stall=STALL_SECONDS if command in WATCHED else None, watch=watch)
 
 
 def run_plain(*args: str, env: dict[str, str] | None = None, stdin: bytes | None = None,
@@ -74,14 +76,65 @@ def run_plain(*args: str, env: dict[str, str] | None = None, stdin: bytes | None
     """Run ``git args`` in `GIT_ENV`, whatever its exit status; killed (`GitTimeout`) past
     `timeout` seconds, or `stall` seconds without progress (`_supervise`)."""
     full_env = {**os.environ, **GIT_ENV, **(env or {})}
-    if timeout is None and stall is None:
-        return subprocess.run(["git", *args], input=stdin, capture_output=True, env=full_env)
-    # a session of its own: when given up, git and its transport helper are killed together
-    with subprocess.Popen(["git", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, env=full_env,
-                          start_new_session=True) as proc:
-        out, err = _supervise(proc, stdin, timeout, stall, watch)
+    with _started(["git", *args], full_env) as proc:
+        if timeout is None and stall is None:
+            out, err = proc.communicate(stdin)
+        else:
+            out, err = _supervise(proc, stdin, timeout, stall, watch)
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+INTERRUPTS = (signal.SIGINT, signal.SIGTERM)  # what stops kb (`kb: interrupted`, exit 130)
+
+
+@contextlib.contextmanager
+def _started(argv: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+    """A git process, in a session of its own: whatever ends the block by an exception
+    (Ctrl-C, SIGTERM, a limit) kills it together with the processes it started (transport
+    helpers, gc's repack), or it would go on writing into the repository after kb let go
+    of its lock. Ctrl-C and SIGTERM are held while it starts, and raised once it has:
+    raised inside `subprocess.Popen`, after its fork, they lost the child (no object held
+    its pid yet), which ran on after kb exited (a `kb releases` stopped as it asked a
+    source that never answers, one time in five on a busy machine)."""
+    held: list[int] = []
+    handlers = _hold(held)
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=env, start_new_session=True)
+    except BaseException:
+        _deliver(handlers, held)
+        raise
+    with proc:
+        try:
+            _deliver(handlers, held)
+            yield proc
+        except BaseException:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise
+
+
+def _hold(held: list[int]) -> dict[int, Any]:
+    """Have Ctrl-C and SIGTERM recorded in `held` rather than acted on; returns the handlers
+    replaced. Python runs signal handlers in the main thread only: elsewhere nothing is
+    raised inside `Popen`, and nothing is replaced."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+
+    def hold(signum: int, frame: object) -> None:
+        held.append(signum)
+
+    return {sig: signal.signal(sig, hold) for sig in INTERRUPTS
+            if signal.getsignal(sig) is not None}  # None: a handler Python did not set
+
+
+def _deliver(handlers: dict[int, Any], held: list[int]) -> None:
+    """Put back the `handlers` `_hold` replaced, then have them act on the signals held."""
+    for sig, handler in handlers.items():
+        signal.signal(sig, handler)
+    for sig in dict.fromkeys(held):
+        signal.raise_signal(sig)
 
 
 def _supervise(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: float | None,
