@@ -15,6 +15,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from click.testing import CliRunner
 from device_fixtures import Device, make_device
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_release_helpers import Pub
 
 from kbtools.cli import main
 from kbtools.ship import git as shipgit
@@ -226,3 +228,123 @@ def test_a_stop_as_git_starts_takes_git_with_it(device, tmp_path, monkeypatch):
                     os.kill(pid, signal.SIGKILL)
                     os.waitpid(pid, 0)
 
+
+# A `kb sync` killed (SIGKILL: no clean-up runs) at a stage: a real process, the function
+# named replaced by one that runs it and then kills the process ("after"), or kills it
+# first ("before").
+KILLED_AT = """
+import importlib, os, signal, sys
+module, name, when = sys.argv[1:4]
+m = importlib.import_module(module)
+real = getattr(m, name)
+def killed(*args, **kwargs):
+    if when == "before":
+        os.kill(os.getpid(), signal.SIGKILL)
+    real(*args, **kwargs)
+    os.kill(os.getpid(), signal.SIGKILL)
+setattr(m, name, killed)
+from kbtools.cli import main
+sys.argv = ["kb", *sys.argv[4:]]
+main()
+"""
+
+STAGES = [  # in the order a sync reaches them
+    ("kbtools.ship.sync", "list_source", "after"),
+    ("kbtools.ship.sync", "fetch", "after"),
+    ("kbtools.ship.install", "derive_index", "before"),
+    ("kbtools.ship.sync", "_install", "after"),
+    ("kbtools.ship.device", "write_state", "after"),  # the floor, before the switch
+    ("kbtools.ship.trust", "apply", "after"),
+    ("kbtools.ship.device", "switch_to", "after"),
+    ("kbtools.ship.sync", "prune_releases", "before"),
+    ("kbtools.ship.sync", "compact_repo", "before"),
+    ("kbtools.ship.sync", "_record", "before"),
+]
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory) -> tuple[Pub, Path]:
+    """A device serving kb-r2 (holding kb-r1 too) of a source that offers kb-r3."""
+    base = tmp_path_factory.mktemp("staged")
+    pub = Pub(base)
+    device_dir = base / "device"
+    for _ in range(2):
+        pub.release()
+        assert kb("sync", pub.art, "--to", device_dir)[0] == 0
+    assert pub.release() == "kb-r3"
+    return pub, device_dir
+
+
+def sync_killed_at(stage: tuple[str, str, str], art: Path, device_dir: Path) -> None:
+    proc = subprocess.run([sys.executable, "-c", KILLED_AT, *stage, "sync", str(art),
+                           "--to", str(device_dir)], capture_output=True, text=True)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+
+
+def leftovers(device_dir: Path) -> list[str]:
+    return sorted(p.name for p in (device_dir / "releases").iterdir()
+                  if p.name.startswith(".") or p.name.endswith(".staging"))
+
+
+@pytest.mark.parametrize("stage", STAGES, ids=lambda s: f"{s[2]}-{s[1]}")
+def test_sync_killed_at_each_stage_then_synced_again(published, tmp_path, stage):
+    pub, original = published
+    device_dir = tmp_path / "device"
+    shutil.copytree(original, device_dir, symlinks=True)
+    sync_killed_at(stage, pub.art, device_dir)
+    code, out, err = kb("status", "--to", device_dir)  # old or new: whole, verified
+    assert code == 0 and "files verified" in out, out + err
+    assert out.split("\n")[1].split()[1] in ("kb-r2", "kb-r3"), out
+    code, out, err = kb("sync", pub.art, "--to", device_dir)
+    assert code == 0, out + err
+    assert out.startswith(("serving kb-r3 (was kb-r2)", "up to date: serving kb-r3")), out
+    code, out, err = kb("status", "--to", device_dir)
+    assert code == 0 and "serving kb-r3" in out and "last sync" in out and "ok" in out, out
+    assert leftovers(device_dir) == []
+    assert json.loads((device_dir / "state.json").read_text())["highest_serial"] == 3
+
+
+@pytest.mark.parametrize("stage", STAGES, ids=lambda s: f"{s[2]}-{s[1]}")
+def test_rollback_after_a_sync_killed_at_each_stage(published, tmp_path, stage):
+    """The operator's way out of a sync cut off at any point: `kb rollback` serves the
+    release before the one served, and the next sync respects it."""
+    pub, original = published
+    device_dir = tmp_path / "device"
+    shutil.copytree(original, device_dir, symlinks=True)
+    sync_killed_at(stage, pub.art, device_dir)
+    served = operate.status(device_dir, check_files=False)["served"]["tag"]
+    code, out, err = kb("rollback", "--to", device_dir)
+    assert code == 0, out + err
+    now = operate.status(device_dir)["served"]
+    assert now["verified_now"] and now["tag"] == {"kb-r2": "kb-r1", "kb-r3": "kb-r2"}[served]
+    code, out, err = kb("sync", pub.art, "--to", device_dir)
+    assert code == 0, out + err
+    if served == "kb-r3":  # rolled back from: skipped on purpose
+        assert out.startswith(f"up to date: serving {now['tag']}") and "skipped kb-r3" in out
+    else:  # rolled back from kb-r2; kb-r3 is newer: served
+        assert out.startswith("serving kb-r3 (was kb-r1)"), out
+    assert kb("status", "--to", device_dir)[0] == 0
+    assert leftovers(device_dir) == []
+
+
+def test_status_says_a_rollback_was_stopped_before_its_switch(published, tmp_path):
+    """A rollback records the release it leaves before it switches; killed between the two
+    (a power cut), the device served that release while `kb status` said, exit 0, both
+    "serving kb-r2" and "rolled back from kb-r2 (`kb sync` skips it)", and `kb sync` kept
+    it ("up to date"). Status says the rollback did not finish and what to run."""
+    _pub, original = published
+    device_dir = tmp_path / "device"
+    shutil.copytree(original, device_dir, symlinks=True)
+    proc = subprocess.run([sys.executable, "-c", KILLED_AT, "kbtools.ship.device",
+                           "write_state", "after", "rollback", "--to", str(device_dir)],
+                          capture_output=True, text=True)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    code, out, err = kb("status", "--to", device_dir, "--quick")
+    assert code == 1 and "serving kb-r2" in out, out + err
+    assert err == (f"kb: error: {device_dir}: a `kb rollback` from kb-r2 was stopped before "
+                   "its switch: kb-r2 still serves, and `kb sync` keeps it; run `kb rollback "
+                   f"[TAG] --to {device_dir}` again to finish it\n"), err
+    code, out, err = kb("rollback", "--to", device_dir)  # as it says
+    assert code == 0, out + err
+    code, out, err = kb("status", "--to", device_dir)
+    assert code == 0 and "serving kb-r1" in out and "rolled back from kb-r2" in out, out + err

@@ -206,6 +206,12 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
                            "derived_copies": copies_report()}
     if rdir is None:
         return out
+    if rdir.name in out["rolled_back"]:
+        # recorded before the switch (`_rollback_locked`): a rollback stopped between the two
+        out["current_problem"] = (
+            f"a `kb rollback` from {rdir.name} was stopped before its switch: {rdir.name} "
+            f"still serves, and `kb sync` keeps it; run `kb rollback [TAG] --to {path}` "
+            "again to finish it")
     rel = read_json(ReleaseLayout(rdir).release_json)
     ver = read_json(ReleaseLayout(rdir).verified)
     created = rel.get("created")
