@@ -110,13 +110,13 @@ def test_every_package_says_what_it_owns():
 def test_shipping_runs_git_only_through_its_git_layer():
     ship = {n: deps for n, deps in graph().items() if n.startswith("kbtools.ship.")}
     runners = sorted(n for n, deps in ship.items() if deps & {"subprocess", "git"})
-    assert runners == ["kbtools.ship.git"]
+    assert runners == ["kbtools.ship.git", "kbtools.ship.gitrun"]
 
 
 def test_device_directory_module_knows_nothing_of_sync_or_release():
     deps = graph()["kbtools.ship.device"]
     assert not deps & {"kbtools.ship.sync", "kbtools.ship.release", "kbtools.ship.operate",
-                       "kbtools.ship.git"}
+                       "kbtools.ship.git", "kbtools.ship.gitrun"}
 
 
 def test_commands_import_only_the_library_and_shared_output():

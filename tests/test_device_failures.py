@@ -30,7 +30,7 @@ from test_release_helpers import forge_release, git
 from kbtools.cli import main
 from kbtools.ship import device as dev
 from kbtools.ship import git as shipgit
-from kbtools.ship import install
+from kbtools.ship import gitrun, install
 from kbtools.ship.signing import keygen, load_private
 
 pytestmark = pytest.mark.slow
@@ -477,8 +477,8 @@ def test_a_file_system_without_links_serves_through_a_current_file(device, tmp_p
 
 
 def test_unresponsive_source_fails_in_one_line(tmp_path, monkeypatch):
-    monkeypatch.setattr(shipgit, "STALL_SECONDS", 2)
-    monkeypatch.setattr(shipgit, "NETWORK_TIMEOUT", {"ls-remote": 6, "fetch": 6, "push": 6})
+    monkeypatch.setattr(gitrun, "STALL_SECONDS", 2)
+    monkeypatch.setattr(gitrun, "NETWORK_TIMEOUT", {"ls-remote": 6, "fetch": 6, "push": 6})
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
         listener.listen(8)  # accepts connections (the kernel does), never answers
@@ -493,7 +493,7 @@ def test_unresponsive_source_fails_in_one_line(tmp_path, monkeypatch):
 
 
 def test_git_timeout_kills_a_silent_transport(tmp_path, monkeypatch):
-    monkeypatch.setattr(shipgit, "NETWORK_TIMEOUT", {"ls-remote": 2})
+    monkeypatch.setattr(gitrun, "NETWORK_TIMEOUT", {"ls-remote": 2})
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
         listener.listen(8)

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from test_release_helpers import GitDaemon, Proxy, git, make_dist, make_knowledge_repo, sample_files
 
 from kbtools.cli import main
-from kbtools.ship import git as shipgit
+from kbtools.ship import gitrun
 
 
 @pytest.fixture
@@ -51,7 +51,7 @@ def kb_release(kr: Path, dist: Path, url: str) -> tuple[int, str, str]:
 
 def test_a_push_over_a_silent_link_is_given_up_in_one_line(link, tmp_path, monkeypatch):
     kr, proxy, dist = link
-    monkeypatch.setattr(shipgit, "STALL_SECONDS", 3)
+    monkeypatch.setattr(gitrun, "STALL_SECONDS", 3)
     proxy.mode, proxy.after, proxy.upstream = "stall", 2_000, True
     url = proxy.url("art.git")
     outcome: list[tuple[int, str, str]] = []

@@ -21,7 +21,7 @@ from test_release_helpers import GitDaemon, Proxy, Pub
 
 from kbtools.cli import main
 from kbtools.ship import device as dev
-from kbtools.ship import git as shipgit
+from kbtools.ship import gitrun
 from kbtools.ship.sync import sync
 
 
@@ -89,7 +89,7 @@ def test_a_stalled_transfer_is_given_up_in_one_line(net, monkeypatch):
     """git:// has no speed limit of its own: a connection that goes silent mid-pack used to
     hold `kb sync` (and the device lock) forever."""
     _, proxy, device = net
-    monkeypatch.setattr(shipgit, "STALL_SECONDS", 3)
+    monkeypatch.setattr(gitrun, "STALL_SECONDS", 3)
     proxy.mode, proxy.after = "stall", 60_000
     outcome: list[tuple[int, str]] = []
     worker = threading.Thread(target=lambda: outcome.append(

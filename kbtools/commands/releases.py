@@ -9,7 +9,12 @@ import click
 
 from kbtools.commands.output import echo_json, json_option, terminate_interrupts, to_option
 from kbtools.ship.device import device_dir, require_device
-from kbtools.ship.operate import RELEASES_LIMIT, limit_releases, list_releases
+from kbtools.ship.operate import (
+    RELEASES_LIMIT,
+    RELEASES_TIMEOUT,
+    limit_releases,
+    list_releases,
+)
 from kbtools.ship.release import release_settings
 
 HEADER = ("", "TAG", "SERIAL", "WHERE", "SOURCE", "CREATED", "SIZE", "NOTE")
@@ -21,8 +26,13 @@ HEADER = ("", "TAG", "SERIAL", "WHERE", "SOURCE", "CREATED", "SIZE", "NOTE")
 @click.option("--limit", type=click.IntRange(min=0), default=RELEASES_LIMIT, show_default=True,
               help="List the newest N releases (and every one on the device); 0 lists all. "
                    "Applies to --json too.")
+@click.option("--timeout", type=click.IntRange(min=1), default=RELEASES_TIMEOUT,
+              show_default=True, metavar="SECONDS",
+              help="Give up asking the sync source after this long (the device's releases "
+                   "are listed still, with a warning).")
 @json_option
-def releases(to: Path | None, local_only: bool, limit: int, as_json: bool) -> None:
+def releases(to: Path | None, local_only: bool, limit: int, timeout: int,
+             as_json: bool) -> None:
     """List releases: those on the device and those the last sync source offers.
 
     The first line names the device directory read. Columns: current marker (*), tag,
@@ -33,7 +43,7 @@ def releases(to: Path | None, local_only: bool, limit: int, as_json: bool) -> No
     path = require_device(device_dir(to))
     with terminate_interrupts():  # SIGTERM kills the git asking the source, as Ctrl-C does
         rows, warnings = list_releases(path, remote=not local_only,
-                                       branch=release_settings().branch)
+                                       branch=release_settings().branch, timeout=timeout)
     for w in warnings:
         click.echo(f"kb: warning: {w}", err=True)
     rows, omitted = limit_releases(rows, limit)

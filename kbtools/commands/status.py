@@ -43,6 +43,8 @@ def status(to: Path | None, index_path: Path | None, quick: bool, as_json: bool)
         echo_json(st)
     else:
         _device(st)
+    if st["current_problem"]:
+        raise SyncError(st["current_problem"], path=st["device"])
     served = st["served"]
     if served is not None and served["verified_now"] is False:
         advice = repair_advice(DeviceLayout(Path(st["device"])).release(served["tag"])) or \
@@ -53,7 +55,9 @@ def status(to: Path | None, index_path: Path | None, quick: bool, as_json: bool)
 
 def _device(st: dict[str, Any]) -> None:
     s = st["served"]
-    if s is None:
+    if s is None and st["current_problem"]:  # said on stderr, as the error
+        click.echo(f"device {st['device']}")
+    elif s is None:
         click.echo(f"device {st['device']}: serving nothing yet (run `kb sync SOURCE`)")
     else:
         click.echo(f"device {st['device']}")

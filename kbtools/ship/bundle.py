@@ -22,8 +22,9 @@ from kbtools.ship.git import (
     parse_serial,
     release_tags,
     rev_parse,
-    run_git,
+    tag_form_problem,
 )
+from kbtools.ship.gitrun import run_git
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,8 @@ def create_bundle(repo: Path, out: Path, *, branch: str = "kb-index",
     if since is not None:
         s = parse_serial(since)
         if s is None or s not in tags:
-            raise ReleaseError(f"--since {since}: no such release tag", path=str(repo))
+            raise ReleaseError(f"--since {since}: {tag_form_problem(since) or 'no such release tag'}",
+                               path=str(repo))
         excl = [f"^{tags[s]}"]
         tags = {k: v for k, v in tags.items() if k > s}
     if not tags and since is None:

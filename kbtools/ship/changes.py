@@ -41,7 +41,7 @@ from kbtools.index.layout import (
     unfinished_release,
 )
 from kbtools.ship.device import read_json
-from kbtools.ship.git import parse_serial
+from kbtools.ship.git import parse_serial, tag_form_problem
 
 __all__ = ["DocumentChange", "ReleaseDiff", "ReleaseRef", "VerificationChange",
            "diff_dirs", "diff_releases"]
@@ -227,8 +227,11 @@ def _pick(device_dir: Path, local: dict[str, Path], which: str | None, *,
 
 def not_on_device(tag: str, local: Iterable[str]) -> str:
     """Why release `tag` is not among a device's `local` releases, in words (what `kb
-    rollback` and `kb diff` say): pruned, never installed, or not published yet."""
+    rollback` and `kb diff` say): pruned, never installed, or not published yet (or no
+    release tag at all: ``kb-r03``)."""
     tags = sorted(local, key=lambda t: parse_serial(t) or -1)
+    if tag_form_problem(tag):
+        return f"{tag_form_problem(tag)} (local: {', '.join(tags) or 'none'})"
     serial = parse_serial(tag)
     serials = [s for s in map(parse_serial, tags) if s is not None]
     why = ""

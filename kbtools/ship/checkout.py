@@ -53,10 +53,10 @@ from kbtools.ship.git import (
     release_tags,
     release_tags_at,
     rev_parse,
-    run_git,
     work_tree,
     work_tree_changes,
 )
+from kbtools.ship.gitrun import run_git
 from kbtools.ship.install import install_release, tag_manifest_hash, verify_release
 from kbtools.ship.intact import check_intact
 from kbtools.ship.readonly import served_copy

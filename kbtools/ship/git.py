@@ -1,8 +1,7 @@
-"""The one git layer of shipping: every git process that release, sync and bundle start runs here.
+"""The one git layer of shipping: the git commands that release, sync and bundle run.
 
 Every call runs the ``git`` executable against an explicit ``--git-dir`` (found once with
-`find_git_dir`) in one environment, `GIT_ENV`: no terminal prompts, C locale so that
-messages parse the same everywhere.
+`find_git_dir`), through `kbtools.ship.gitrun` (one environment, limits on the network).
 
 Release refs are named and listed here too: tags ``kb-r<serial>``; in a knowledge
 repository the artifacts branch and tags live under ``refs/kb/heads/`` and
@@ -16,14 +15,10 @@ surrogates), `BlobReader` streams blob contents of the sizes the caller expects.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil
-import signal
 import subprocess
-import threading
-import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,12 +26,15 @@ from pathlib import Path
 from kbtools.errors import KbError, ReleaseError, SyncError
 from kbtools.fsutil import staging_dir
 from kbtools.pathspecs import top_literal
+from kbtools.ship.gitrun import GIT_ENV, failure_reason, run_git, run_plain, run_raw
 
-GIT_ENV: dict[str, str] = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 TAG_PREFIX = "kb-r"
 LOCAL_HEADS = "refs/kb/heads/"
 LOCAL_TAGS = "refs/kb/tags/"
-_TAG_RE = re.compile(rf"^{TAG_PREFIX}(\d+)$")
+# A release tag is exactly what `tag_name` writes: kb-r and the serial in ASCII decimal
+# digits, from 1, without leading zeros. Any other name (kb-r03, kb-r0, kb-r٣ in other
+# digits) is no release tag: read as a number, kb-r3 and kb-r03 would both claim serial 3.
+_TAG_RE = re.compile(rf"^{TAG_PREFIX}([1-9][0-9]*)\Z")
 
 
 def tag_name(serial: int) -> str:
@@ -45,187 +43,23 @@ def tag_name(serial: int) -> str:
 
 
 def parse_serial(tag: str) -> int | None:
-    """Serial of a release tag name (``kb-r12`` -> 12), None for other names."""
+    """Serial of a release tag name or ref (``kb-r12``, ``refs/tags/kb-r12`` -> 12); None
+    for any other name, a non-canonical one too (``kb-r012``: `tag_form_problem`)."""
     m = _TAG_RE.match(tag.rsplit("/", 1)[-1])
     return int(m.group(1)) if m else None
 
 
-# A network operation that moves less than STALL_BYTES per second for STALL_SECONDS is
-# given up (git's http.lowSpeedLimit/lowSpeedTime, for http(s) sources). Whatever the
-# transport, listing a source's refs (a few kB) is killed past its overall limit: a git://
-# or ssh source that accepts a connection and never answers would otherwise hold the device
-# lock forever. A fetch has no overall limit (a large release over a slow field link may
-# rightly take hours) but is killed once it has made no progress for STALL_SECONDS, on any
-# transport: no progress line from git or the source (``--progress``; the source reports
-# while it counts and compresses, git while it receives) and no object arriving (a pack
-# growing, a loose object written). A git:// or ssh connection that goes silent (a 4G link dropping
-# without a reset) is never closed by the kernel for hours, and curl's speed limit covers
-# http(s) only. A push (`kb release`, often in CI) is watched the same way: git's
-# ``--progress`` lines while it counts, compresses and writes the pack (written as the
-# bytes go out, so they stop when the link does), then the remote's own progress; a push
-# whose remote is silent for STALL_SECONDS after receiving the pack (a hook running that
-# long) is given up too, and `kb release` run again pushes the same release.
-STALL_BYTES = 1000
-STALL_SECONDS = 60
-NETWORK_TIMEOUT: dict[str, float | None] = {"ls-remote": 4 * STALL_SECONDS, "fetch": None,
-                                            "push": None}
-WATCHED = frozenset({"fetch", "push"})  # network commands killed when they make no progress
-
-
-class GitTimeout(Exception):
-    """A network git command ran past its limit and was killed (`run_git` reports it)."""
-
-
-def _run(git_dir: Path | str, args: tuple[str, ...], env: dict[str, str] | None = None,
-         stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    command = _subcommand(args)
-    limit = NETWORK_TIMEOUT.get(command)
-    watch = None
-    if command in WATCHED:  # its progress lines are the sign of life (-q would hide git's)
-        at = args.index(command) + 1
-        args = (*args[:at], "--progress", *(a for a in args[at:] if a not in ("-q", "--quiet")))
-        watch = Path(git_dir) / "objects" if command == "fetch" else None  # what arrives
-    if command in NETWORK_TIMEOUT:
-        args = ("-c", f"http.lowSpeedLimit={STALL_BYTES}",
-                "-c", f"http.lowSpeedTime={STALL_SECONDS}", *args)
-    return _git(f"--git-dir={git_dir}", *args, env=env, stdin=stdin, timeout=limit,
-                stall=STALL_SECONDS if command in WATCHED else None, watch=watch)
-
-
-def _git(*args: str, env: dict[str, str] | None = None, stdin: bytes | None = None,
-         timeout: float | None = None, stall: float | None = None,
-         watch: Path | None = None) -> subprocess.CompletedProcess[bytes]:
-    full_env = {**os.environ, **GIT_ENV, **(env or {})}
-    if timeout is None and stall is None:
-        return subprocess.run(["git", *args], input=stdin, capture_output=True, env=full_env)
-    # a session of its own: when given up, git and its transport helper are killed together
-    with subprocess.Popen(["git", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, env=full_env,
-                          start_new_session=True) as proc:
-        out, err = _supervise(proc, stdin, timeout, stall, watch)
-    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
-
-
-def _supervise(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: float | None,
-               stall: float | None, watch: Path | None) -> tuple[bytes, bytes]:
-    """Wait for `proc`, reading its output; kill its process group and raise `GitTimeout`
-    past `timeout` seconds in all, or after `stall` seconds with no output and no object
-    arriving in the object directory `watch` (`_arrivals`)."""
-    heard = [time.monotonic()]  # when the process last wrote anything
-    streams: list[list[bytes]] = [[], []]
-
-    def drain(fd: int, into: list[bytes]) -> None:
-        for block in iter(lambda: os.read(fd, 1 << 16), b""):
-            into.append(block)
-            heard[0] = time.monotonic()
-
-    def feed() -> None:
-        assert proc.stdin is not None
-        with contextlib.suppress(OSError):
-            proc.stdin.write(stdin or b"")
-        with contextlib.suppress(OSError):
-            proc.stdin.close()
-
-    assert proc.stdout is not None and proc.stderr is not None
-    threads = [threading.Thread(target=drain, args=(s.fileno(), into), daemon=True)
-               for s, into in ((proc.stdout, streams[0]), (proc.stderr, streams[1]))]
-    threads.append(threading.Thread(target=feed, daemon=True))
-    try:  # from the first thread on: a SIGTERM while they start left git running
-        for t in threads:
-            t.start()
-        _wait(proc, watch, timeout, stall, heard)
-    except BaseException:  # Ctrl-C, SIGTERM, given up: git (in a session of its own) goes
-        # too, or it would go on writing into the repository after kb let go of its lock
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        for t in (t for t in threads if t.ident is not None):  # those started
-            t.join()
-        raise
-    for t in threads:
-        t.join()
-    return b"".join(streams[0]), b"".join(streams[1])
-
-
-def _wait(proc: subprocess.Popen[bytes], watch: Path | None, timeout: float | None,
-          stall: float | None, heard: list[float]) -> None:
-    """Wait for `proc` to end; raise `GitTimeout` past `timeout` seconds in all, or after
-    `stall` seconds with no output (`heard[0]`, when it last wrote) and no object arriving in
-    `watch`."""
-    started = last = time.monotonic()
-    seen = _arrivals(watch)
-    while True:
-        try:
-            proc.wait(timeout=1.0)
-            return
-        except subprocess.TimeoutExpired:
-            pass
-        now = time.monotonic()
-        arrived = _arrivals(watch)
-        if arrived != seen:
-            seen, last = arrived, now
-        last = max(last, heard[0])
-        if timeout is not None and now - started > timeout:
-            raise GitTimeout(f"no answer within {timeout:g} s")
-        if stall is not None and now - last > stall:
-            raise GitTimeout(f"no progress for {stall:g} s")
-
-
-def _arrivals(objects: Path | None) -> tuple[int, int]:
-    """What changes while objects arrive in a git object directory: the sizes of the files
-    in pack/ (a pack being received grows there, over any transport) and the modification
-    times of its directories (a loose object written by a dumb-HTTP fetch)."""
-    sizes = times = 0
-    if objects is None:
-        return sizes, times
-    with contextlib.suppress(OSError), os.scandir(objects / "pack") as entries:
-        for entry in entries:
-            with contextlib.suppress(OSError):
-                sizes += entry.stat(follow_symlinks=False).st_size
-    with contextlib.suppress(OSError), os.scandir(objects) as entries:
-        for entry in entries:
-            with contextlib.suppress(OSError):
-                times += entry.stat(follow_symlinks=False).st_mtime_ns
-    return sizes, times
-
-
-def run_git(git_dir: Path | str, *args: str, env: dict[str, str] | None = None,
-            stdin: bytes | None = None, error: type[KbError] = ReleaseError,
-            check: bool = True) -> str:
-    """Run one git plumbing command against `git_dir`; raise `error` with git's message
-    (also when a network command stalls or runs past its limit, `NETWORK_TIMEOUT`)."""
-    try:
-        proc = _run(git_dir, args, env, stdin)
-    except GitTimeout as exc:
-        command = _subcommand(args)
-        other = "the remote" if command == "push" else "the source"
-        raise error(f"git {command} failed: {exc} ({other} stopped answering); try again "
-                    "later") from None
-    if check and proc.returncode != 0:
-        raise error(f"git {_subcommand(args)} failed: {_reason(proc)}")
-    return proc.stdout.decode(errors="replace")
-
-
-def _reason(proc: subprocess.CompletedProcess[bytes]) -> str:
-    """The line of a failed git's stderr that says why (its first error or fatal line)."""
-    lines = [m.strip() for m in proc.stderr.decode(errors="replace").splitlines() if m.strip()]
-    bad = [i for i, m in enumerate(lines) if m.startswith(("fatal:", "error:"))]
-    reason = lines[bad[0]] if bad else (lines or [f"exit {proc.returncode}"])[0]
-    if bad and reason.endswith(":") and bad[0] + 1 < len(lines):
-        reason += " " + lines[bad[0] + 1]  # "unable to connect to HOST:" + why
-    return reason
-
-
-def _subcommand(args: tuple[str, ...]) -> str:
-    skip = False
-    for a in args:
-        if skip:
-            skip = False
-        elif a == "-c":
-            skip = True
-        elif not a.startswith("-"):
-            return a
-    return "command"
+def tag_form_problem(tag: str) -> str | None:
+    """Why a name (or ref) that begins as a release tag does is none (``kb-r03`` -> "kb-r03
+    is not a release tag: …"); None for a release tag and for names of other forms."""
+    name = tag.rsplit("/", 1)[-1]
+    if not name.startswith(TAG_PREFIX) or parse_serial(name) is not None:
+        return None
+    digits = name[len(TAG_PREFIX):]
+    meant = (f"; {tag_name(int(digits))} is one" if digits.isascii() and digits.isdigit()
+             and int(digits) > 0 else "")
+    return (f"{name} is not a release tag ({TAG_PREFIX}<serial>: the serial in the digits "
+            f"0-9, from 1, without leading zeros{meant})")
 
 
 def rev_parse(git_dir: Path | str, ref: str) -> str | None:
@@ -236,7 +70,7 @@ def rev_parse(git_dir: Path | str, ref: str) -> str | None:
 
 def is_ancestor(git_dir: Path | str, a: str, b: str) -> bool:
     """Whether commit `a` is an ancestor of (or equal to) commit `b`."""
-    return _run(git_dir, ("merge-base", "--is-ancestor", a, b)).returncode == 0
+    return run_raw(git_dir, ("merge-base", "--is-ancestor", a, b)).returncode == 0
 
 
 def release_tags(git_dir: Path | str, prefix: str) -> dict[int, str]:
@@ -283,7 +117,7 @@ def absolute_git_dir(repo: Path) -> Path:
 
 def find_git_dir(root: Path) -> Path:
     """The git directory of the repository holding `root` (searching parent directories)."""
-    proc = _git("-C", str(root), "rev-parse", "--absolute-git-dir")
+    proc = run_plain("-C", str(root), "rev-parse", "--absolute-git-dir")
     if proc.returncode != 0:
         raise ReleaseError("not inside a Git repository (kb release records releases in Git)",
                            path=str(root))
@@ -308,7 +142,7 @@ def ls_tree(git_dir: Path | str, rev: str, paths: Sequence[str] = (), *,
     that name alone: `:x` is not `x`)."""
     args = ("ls-tree", "-l", "-z", "--full-tree", *(("-r",) if recursive else ()), rev,
             *(("--", *map(top_literal, paths)) if paths else ()))
-    proc = _run(git_dir, args)
+    proc = run_raw(git_dir, args)
     if proc.returncode != 0:
         run_git(git_dir, *args, error=error)  # raises with git's message
     entries = []
@@ -404,7 +238,7 @@ def compact(git_dir: Path | str) -> None:
 
 def read_blob(git_dir: Path | str, commit: str, path: str) -> bytes | None:
     """The bytes of `path` in the tree of `commit`, or None when the tree has no such file."""
-    proc = _run(git_dir, ("cat-file", "blob", f"{commit}:{path}"))
+    proc = run_raw(git_dir, ("cat-file", "blob", f"{commit}:{path}"))
     return proc.stdout if proc.returncode == 0 else None
 
 
@@ -412,9 +246,16 @@ def read_blob(git_dir: Path | str, commit: str, path: str) -> bytes | None:
 
 @dataclass(frozen=True)
 class SourceRefs:
-    """What a source offers: branch tip and release tags (serial -> (ref at source, sha))."""
+    """What a source offers: branch tip and release tags (serial -> (ref at source, sha));
+    `not_tags`: its refs named as release tags are, that are none (`tag_form_problem`)."""
     branch_ref: str | None
     tags: dict[int, tuple[str, str]]
+    not_tags: tuple[str, ...] = ()
+
+
+def ignored_tags(source: str, refs: SourceRefs) -> tuple[str, ...]:
+    """A warning per ref of `source` named as a release tag is that is none (``kb-r03``)."""
+    return tuple(f"{source}: {ref} ignored: {tag_form_problem(ref)}" for ref in refs.not_tags)
 
 
 def is_bundle(source: str) -> bool:
@@ -452,7 +293,7 @@ def check_bundle(git_dir: Path, bundle: str) -> None:
             finally:
                 shutil.rmtree(scratch, ignore_errors=True)
     if proc.returncode != 0:
-        raise SyncError(f"git index-pack failed: {_reason(proc)}")
+        raise SyncError(f"git index-pack failed: {failure_reason(proc)}")
 
 
 def _canonical(ref: str) -> str:
@@ -460,8 +301,11 @@ def _canonical(ref: str) -> str:
     return "refs/" + ref[len("refs/kb/"):] if ref.startswith("refs/kb/") else ref
 
 
-def list_source(git_dir: Path, source: str, branch: str) -> SourceRefs:
-    """The artifacts branch and release tags that `source` (remote, path or bundle) offers."""
+def list_source(git_dir: Path, source: str, branch: str, *,
+                timeout: float | None = None) -> SourceRefs:
+    """The artifacts branch and release tags that `source` (remote, path or bundle) offers;
+    a remote that lists nothing within `timeout` seconds (default: ``ls-remote``'s
+    `NETWORK_TIMEOUT`) is given up (SyncError)."""
     if is_bundle(source):
         try:
             run_git(git_dir, "bundle", "verify", source, error=SyncError)
@@ -474,11 +318,12 @@ def list_source(git_dir: Path, source: str, branch: str) -> SourceRefs:
         out = run_git(git_dir, "bundle", "list-heads", source, error=SyncError)
     else:
         try:
-            out = run_git(git_dir, "ls-remote", source, error=SyncError)
+            out = run_git(git_dir, "ls-remote", source, error=SyncError, timeout=timeout)
         except SyncError as exc:  # unreachable, refused, cut off: name the source
             raise SyncError(exc.message, path=source) from None
     branch_ref = None
     tags: dict[int, tuple[str, str]] = {}
+    not_tags: list[str] = []
     for line in out.split("\n"):  # git ends lines with \n only; a ref name may hold U+2028
         parts = line.split(None, 1)
         if len(parts) != 2 or parts[1].endswith("^{}"):
@@ -491,7 +336,9 @@ def list_source(git_dir: Path, source: str, branch: str) -> SourceRefs:
             serial = parse_serial(canon)
             if serial is not None:
                 tags[serial] = (ref, sha)
-    return SourceRefs(branch_ref, tags)
+            elif tag_form_problem(canon):
+                not_tags.append(ref)
+    return SourceRefs(branch_ref, tags, tuple(not_tags))
 
 
 # --- a clone of the artifacts repository as a client -----------------------------------
@@ -510,11 +357,11 @@ def work_tree(path: Path) -> WorkTree | None:
     SyncError with git's reason when git refuses to read the repository at `path` (another
     account's clone: git's ``safe.directory`` check, which kb never overrides, since git
     would then run what that repository's config names)."""
-    proc = _git("-C", str(path), "rev-parse", "--path-format=absolute", "--show-toplevel",
+    proc = run_plain("-C", str(path), "rev-parse", "--path-format=absolute", "--show-toplevel",
                 "--git-dir", "--git-common-dir")
     lines = proc.stdout.decode(errors="surrogateescape").split("\n")
     if proc.returncode != 0 and b"safe.directory" in proc.stderr:
-        raise SyncError(f"git refuses to read this clone ({_reason(proc)}): it belongs to "
+        raise SyncError(f"git refuses to read this clone ({failure_reason(proc)}): it belongs to "
                         "another account; run kb as its owner, or trust it with `git config "
                         f"--global --add safe.directory {path.absolute()}`", path=str(path))
     if proc.returncode != 0 or len(lines) < 3:
@@ -548,7 +395,7 @@ class Change:
 def work_tree_changes(tree: WorkTree) -> list[Change]:
     """What differs between the work tree (and index) and HEAD: modified, deleted, added,
     untracked and ignored files alike (``git status``, every file listed)."""
-    proc = _git(f"--git-dir={tree.git_dir}", f"--work-tree={tree.top}", "-c",
+    proc = run_plain(f"--git-dir={tree.git_dir}", f"--work-tree={tree.top}", "-c",
                 "core.quotePath=false", "status", "--porcelain=v1", "-z", "--no-renames",
                 "--untracked-files=all", "--ignored=matching", "--ignore-submodules=none")
     if proc.returncode != 0:

@@ -54,7 +54,8 @@ from kbtools.index.selfcheck import SELF_CHECK, check_derived, derived_problems
 from kbtools.index.stamps import Signature, changed_before, clock_past
 from kbtools.ship import trust
 from kbtools.ship.device import MAX_STATE_BYTES, read_json
-from kbtools.ship.git import TreeEntry, read_blob, rev_parse, run_git
+from kbtools.ship.git import TreeEntry, read_blob, rev_parse
+from kbtools.ship.gitrun import run_git
 from kbtools.ship.verify import (
     ReleaseMeta,
     check_tree,

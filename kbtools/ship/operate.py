@@ -13,7 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.errors import IndexLoadError, KbError, SyncError
-from kbtools.index.layout import ROLLBACK_LOG, DeviceLayout, ReleaseLayout
+from kbtools.index.layout import (
+    MANIFEST,
+    RELEASES,
+    ROLLBACK_LOG,
+    DeviceLayout,
+    ReleaseLayout,
+    is_release_name,
+)
 from kbtools.index.manifest import load_manifest, verify_files
 from kbtools.index.selfcheck import derived_problems
 from kbtools.index.stamps import Signature, changed_before
@@ -35,7 +42,7 @@ from kbtools.ship.device import (
     switch_to,
     write_state,
 )
-from kbtools.ship.git import list_source, parse_serial
+from kbtools.ship.git import ignored_tags, list_source, parse_serial
 from kbtools.ship.install import (
     rederive,
     release_file_problems,
@@ -76,18 +83,27 @@ def local_releases(path: Path) -> list[dict[str, Any]]:
     return sorted(out, key=lambda r: int(r["serial"]), reverse=True)
 
 
-def list_releases(path: Path, *, remote: bool = True,
-                  branch: str = "kb-index") -> tuple[list[dict[str, Any]], list[str]]:
-    """Local releases plus those offered by the last sync source; also warnings."""
+# how long `kb releases` waits for its source to list what it offers (a few kB): a source
+# that accepts the connection and never answers (a 4G link gone quiet) would otherwise hold
+# it for `kb sync`'s limit, `gitrun.NETWORK_TIMEOUT` (4 minutes)
+RELEASES_TIMEOUT = 30
+
+
+def list_releases(path: Path, *, remote: bool = True, branch: str = "kb-index",
+                  timeout: int = RELEASES_TIMEOUT) -> tuple[list[dict[str, Any]], list[str]]:
+    """Local releases plus those offered by the last sync source (asked for at most
+    `timeout` seconds); also warnings."""
     rows = local_releases(path)
     warnings: list[str] = []
     source = read_state(path).get("source")
     if remote and source:
         try:
-            refs = list_source(DeviceLayout(path).repo, source, branch)
-        except SyncError as exc:
-            warnings.append(f"remote releases not listed: {exc}")
+            refs = list_source(DeviceLayout(path).repo, source, branch, timeout=timeout)
+        except SyncError as exc:  # names the source
+            warnings.append(f"remote releases not listed: {exc}; `kb releases --local` lists "
+                            "this device's without asking it, `--timeout SECONDS` waits longer")
         else:
+            warnings.extend(ignored_tags(source, refs))
             have = {r["tag"] for r in rows}
             rolled = set(read_state(path).get("rolled_back", []))
             for serial, (ref, _sha) in sorted(refs.tags.items(), reverse=True):
@@ -147,6 +163,31 @@ def release_problems(rdir: Path) -> list[str]:
     return problems
 
 
+def current_problem(path: Path) -> str | None:
+    """What is wrong with a device's `current` that names no release it holds (its release
+    directory deleted, or a pointer edited by hand), and what to run; None when `current`
+    serves a release, or is not there (nothing synced yet)."""
+    layout = DeviceLayout(path)
+    if layout.served_release() is not None or not os.path.lexists(layout.current):
+        return None
+    target = layout.current_target()
+    head, _, name = (target or "").partition("/")
+    if target is None:
+        what = "`current` names no release (it is neither a link nor one line)"
+    elif head != RELEASES or "/" in name or not is_release_name(name):
+        what = f"`current` names {target!r}, not a release of this device"
+    elif os.path.lexists(layout.release(name)):
+        what = f"`current` names {target}, which is not a release (no {MANIFEST})"
+    else:
+        what = f"`current` names {target}, which is missing (deleted?)"
+    local = sorted(release_dirs(path), key=_serial, reverse=True)
+    todo = "`kb sync` installs the newest release from the source again"
+    if local:
+        todo += (f", `kb rollback --to {path}` serves the newest one here ({local[0]}; "
+                 f"local: {', '.join(local)})")
+    return f"serves nothing: {what}; {todo}"
+
+
 def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> dict[str, Any]:
     """Served release, age, verification state now, pinned keys, review lapses in the
     served release, last sync result."""
@@ -160,10 +201,17 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
                            state.get("last_sync"), "releases": len(release_dirs(path)),
                            "rolled_back": state.get("rolled_back", []),
                            "state_problem": state_problem,
+                           "current_problem": current_problem(path),
                            "trusted_keys": keys, "trusted_keys_problem": key_problem,
                            "derived_copies": copies_report()}
     if rdir is None:
         return out
+    if rdir.name in out["rolled_back"]:
+        # recorded before the switch (`_rollback_locked`): a rollback stopped between the two
+        out["current_problem"] = (
+            f"a `kb rollback` from {rdir.name} was stopped before its switch: {rdir.name} "
+            f"still serves, and `kb sync` keeps it; run `kb rollback [TAG] --to {path}` "
+            "again to finish it")
     rel = read_json(ReleaseLayout(rdir).release_json)
     ver = read_json(ReleaseLayout(rdir).verified)
     created = rel.get("created")

@@ -61,10 +61,10 @@ from kbtools.ship.git import (
     release_tag_targets,
     remote_head,
     rev_parse,
-    run_git,
     tag_name,
     update_refs,
 )
+from kbtools.ship.gitrun import run_git
 from kbtools.ship.signing import key_id, load_private, public_record, sign
 from kbtools.ship.verify import tree_problems
 

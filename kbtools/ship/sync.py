@@ -53,14 +53,15 @@ from kbtools.ship import intact, readonly, trust
 from kbtools.ship.git import (
     check_bundle,
     compact,
+    ignored_tags,
     is_ancestor,
     is_bundle,
     list_source,
     parse_serial,
     rev_parse,
-    run_git,
     tag_name,
 )
+from kbtools.ship.gitrun import run_git
 from kbtools.ship.install import (
     Installed,
     install_release,
@@ -317,9 +318,10 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     serial = max(offered)
     current = dev.served_tag(device)
     moved = moved_tags(gd, refs.tags, set(dev.release_dirs(device)))
-    notes = tuple(moved_note(t, *moved[t], served=t == current)
-                  for t in sorted(moved, key=lambda t: parse_serial(t) or 0)
-                  if t == current or t != tag_name(serial))  # the one to install: refused
+    notes = ignored_tags(source, refs) + tuple(
+        moved_note(t, *moved[t], served=t == current)
+        for t in sorted(moved, key=lambda t: parse_serial(t) or 0)
+        if t == current or t != tag_name(serial))  # the one to install: refused
     cur_serial = parse_serial(current) if current else None
     floor = max(int(state.get("highest_serial", 0)), cur_serial or 0)
     if serial == cur_serial or (serial < floor and current is not None

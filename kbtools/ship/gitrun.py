@@ -1,0 +1,260 @@
+"""Running one git process for shipping: its environment, its limits on the network.
+
+Every call runs the ``git`` executable in one environment, `GIT_ENV`: no terminal prompts,
+C locale so that messages parse the same everywhere. A network command (``ls-remote``,
+``fetch``, ``push``) is given up when its source stops answering (`NETWORK_TIMEOUT`,
+`STALL_SECONDS`): git and its transport helper are then killed together and `run_git`
+raises the caller's error in one line. What is run (refs, trees, blobs, sources) is
+`kbtools.ship.git`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from kbtools.errors import KbError, ReleaseError
+
+GIT_ENV: dict[str, str] = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+
+# A network operation that moves less than STALL_BYTES per second for STALL_SECONDS is
+# given up (git's http.lowSpeedLimit/lowSpeedTime, for http(s) sources). Whatever the
+# transport, listing a source's refs (a few kB) is killed past its overall limit: a git://
+# or ssh source that accepts a connection and never answers would otherwise hold the device
+# lock forever. A fetch has no overall limit (a large release over a slow field link may
+# rightly take hours) but is killed once it has made no progress for STALL_SECONDS, on any
+# transport: no progress line from git or the source (``--progress``; the source reports
+# while it counts and compresses, git while it receives) and no object arriving (a pack
+# growing, a loose object written). A git:// or ssh connection that goes silent (a 4G link dropping
+# without a reset) is never closed by the kernel for hours, and curl's speed limit covers
+# http(s) only. A push (`kb release`, often in CI) is watched the same way: git's
+# ``--progress`` lines while it counts, compresses and writes the pack (written as the
+# bytes go out, so they stop when the link does), then the remote's own progress; a push
+# whose remote is silent for STALL_SECONDS after receiving the pack (a hook running that
+# long) is given up too, and `kb release` run again pushes the same release.
+STALL_BYTES = 1000
+STALL_SECONDS = 60
+NETWORK_TIMEOUT: dict[str, float | None] = {"ls-remote": 4 * STALL_SECONDS, "fetch": None,
+                                            "push": None}
+WATCHED = frozenset({"fetch", "push"})  # network commands killed when they make no progress
+
+
+class GitTimeout(Exception):
+    """A network git command ran past its limit and was killed (`run_git` reports it)."""
+
+
+def run_raw(git_dir: Path | str, args: tuple[str, ...], env: dict[str, str] | None = None,
+            stdin: bytes | None = None, timeout: float | None = None
+            ) -> subprocess.CompletedProcess[bytes]:
+    """Run git `args` against `git_dir`, whatever its exit status; a network command within
+    its limits (`GitTimeout` past them): `timeout` seconds in all when given, else its
+    `NETWORK_TIMEOUT`."""
+    command = subcommand(args)
+    limit = timeout if timeout is not None else NETWORK_TIMEOUT.get(command)
+    watch = None
+    if command in WATCHED:  # its progress lines are the sign of life (-q would hide git's)
+        at = args.index(command) + 1
+        args = (*args[:at], "--progress", *(a for a in args[at:] if a not in ("-q", "--quiet")))
+        watch = Path(git_dir) / "objects" if command == "fetch" else None  # what arrives
+    if command in NETWORK_TIMEOUT:
+        args = ("-c", f"http.lowSpeedLimit={STALL_BYTES}",
+                "-c", f"http.lowSpeedTime={STALL_SECONDS}", *args)
+    return run_plain(f"--git-dir={git_dir}", *args, env=env, stdin=stdin, timeout=limit,
+                     stall=STALL_SECONDS if command in WATCHED else None, watch=watch)
+
+
+def run_plain(*args: str, env: dict[str, str] | None = None, stdin: bytes | None = None,
+              timeout: float | None = None, stall: float | None = None,
+              watch: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run ``git args`` in `GIT_ENV`, whatever its exit status; killed (`GitTimeout`) past
+    `timeout` seconds, or `stall` seconds without progress (`_supervise`)."""
+    full_env = {**os.environ, **GIT_ENV, **(env or {})}
+    with _started(["git", *args], full_env) as proc:
+        if timeout is None and stall is None:
+            out, err = proc.communicate(stdin)
+        else:
+            out, err = _supervise(proc, stdin, timeout, stall, watch)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+INTERRUPTS = (signal.SIGINT, signal.SIGTERM)  # what stops kb (`kb: interrupted`, exit 130)
+
+
+@contextlib.contextmanager
+def _started(argv: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+    """A git process, in a session of its own: whatever ends the block by an exception
+    (Ctrl-C, SIGTERM, a limit) kills it together with the processes it started (transport
+    helpers, gc's repack), or it would go on writing into the repository after kb let go
+    of its lock. Ctrl-C and SIGTERM are held while it starts, and raised once it has:
+    raised inside `subprocess.Popen`, after its fork, they lost the child (no object held
+    its pid yet), which ran on after kb exited (a `kb releases` stopped as it asked a
+    source that never answers, one time in five on a busy machine)."""
+    held: list[int] = []
+    handlers = _hold(held)
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=env, start_new_session=True)
+    except BaseException:
+        _deliver(handlers, held)
+        raise
+    with proc:
+        try:
+            _deliver(handlers, held)
+            yield proc
+        except BaseException:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise
+
+
+def _hold(held: list[int]) -> dict[int, Any]:
+    """Have Ctrl-C and SIGTERM recorded in `held` rather than acted on; returns the handlers
+    replaced. Python runs signal handlers in the main thread only: elsewhere nothing is
+    raised inside `Popen`, and nothing is replaced."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+
+    def hold(signum: int, frame: object) -> None:
+        held.append(signum)
+
+    return {sig: signal.signal(sig, hold) for sig in INTERRUPTS
+            if signal.getsignal(sig) is not None}  # None: a handler Python did not set
+
+
+def _deliver(handlers: dict[int, Any], held: list[int]) -> None:
+    """Put back the `handlers` `_hold` replaced, then have them act on the signals held."""
+    for sig, handler in handlers.items():
+        signal.signal(sig, handler)
+    for sig in dict.fromkeys(held):
+        signal.raise_signal(sig)
+
+
+def _supervise(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: float | None,
+               stall: float | None, watch: Path | None) -> tuple[bytes, bytes]:
+    """Wait for `proc`, reading its output; kill its process group and raise `GitTimeout`
+    past `timeout` seconds in all, or after `stall` seconds with no output and no object
+    arriving in the object directory `watch` (`_arrivals`)."""
+    heard = [time.monotonic()]  # when the process last wrote anything
+    streams: list[list[bytes]] = [[], []]
+
+    def drain(fd: int, into: list[bytes]) -> None:
+        for block in iter(lambda: os.read(fd, 1 << 16), b""):
+            into.append(block)
+            heard[0] = time.monotonic()
+
+    def feed() -> None:
+        assert proc.stdin is not None
+        with contextlib.suppress(OSError):
+            proc.stdin.write(stdin or b"")
+        with contextlib.suppress(OSError):
+            proc.stdin.close()
+
+    assert proc.stdout is not None and proc.stderr is not None
+    threads = [threading.Thread(target=drain, args=(s.fileno(), into), daemon=True)
+               for s, into in ((proc.stdout, streams[0]), (proc.stderr, streams[1]))]
+    threads.append(threading.Thread(target=feed, daemon=True))
+    try:  # from the first thread on: a SIGTERM while they start left git running
+        for t in threads:
+            t.start()
+        _wait(proc, watch, timeout, stall, heard)
+    except BaseException:  # Ctrl-C, SIGTERM, given up: git (in a session of its own) goes
+        # too, or it would go on writing into the repository after kb let go of its lock
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        for t in (t for t in threads if t.ident is not None):  # those started
+            t.join()
+        raise
+    for t in threads:
+        t.join()
+    return b"".join(streams[0]), b"".join(streams[1])
+
+
+def _wait(proc: subprocess.Popen[bytes], watch: Path | None, timeout: float | None,
+          stall: float | None, heard: list[float]) -> None:
+    """Wait for `proc` to end; raise `GitTimeout` past `timeout` seconds in all, or after
+    `stall` seconds with no output (`heard[0]`, when it last wrote) and no object arriving in
+    `watch`."""
+    started = last = time.monotonic()
+    seen = _arrivals(watch)
+    while True:
+        try:
+            proc.wait(timeout=1.0)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+        now = time.monotonic()
+        arrived = _arrivals(watch)
+        if arrived != seen:
+            seen, last = arrived, now
+        last = max(last, heard[0])
+        if timeout is not None and now - started > timeout:
+            raise GitTimeout(f"no answer within {timeout:g} s")
+        if stall is not None and now - last > stall:
+            raise GitTimeout(f"no progress for {stall:g} s")
+
+
+def _arrivals(objects: Path | None) -> tuple[int, int]:
+    """What changes while objects arrive in a git object directory: the sizes of the files
+    in pack/ (a pack being received grows there, over any transport) and the modification
+    times of its directories (a loose object written by a dumb-HTTP fetch)."""
+    sizes = times = 0
+    if objects is None:
+        return sizes, times
+    with contextlib.suppress(OSError), os.scandir(objects / "pack") as entries:
+        for entry in entries:
+            with contextlib.suppress(OSError):
+                sizes += entry.stat(follow_symlinks=False).st_size
+    with contextlib.suppress(OSError), os.scandir(objects) as entries:
+        for entry in entries:
+            with contextlib.suppress(OSError):
+                times += entry.stat(follow_symlinks=False).st_mtime_ns
+    return sizes, times
+
+
+def run_git(git_dir: Path | str, *args: str, env: dict[str, str] | None = None,
+            stdin: bytes | None = None, error: type[KbError] = ReleaseError,
+            check: bool = True, timeout: float | None = None) -> str:
+    """Run one git plumbing command against `git_dir`; raise `error` with git's message
+    (also when a network command stalls or runs past its limit: `timeout` seconds when
+    given, else `NETWORK_TIMEOUT`)."""
+    try:
+        proc = run_raw(git_dir, args, env, stdin, timeout)
+    except GitTimeout as exc:
+        command = subcommand(args)
+        other = "the remote" if command == "push" else "the source"
+        raise error(f"git {command} failed: {exc} ({other} stopped answering); try again "
+                    "later") from None
+    if check and proc.returncode != 0:
+        raise error(f"git {subcommand(args)} failed: {failure_reason(proc)}")
+    return proc.stdout.decode(errors="replace")
+
+
+def failure_reason(proc: subprocess.CompletedProcess[bytes]) -> str:
+    """The line of a failed git's stderr that says why (its first error or fatal line)."""
+    lines = [m.strip() for m in proc.stderr.decode(errors="replace").splitlines() if m.strip()]
+    bad = [i for i, m in enumerate(lines) if m.startswith(("fatal:", "error:"))]
+    reason = lines[bad[0]] if bad else (lines or [f"exit {proc.returncode}"])[0]
+    if bad and reason.endswith(":") and bad[0] + 1 < len(lines):
+        reason += " " + lines[bad[0] + 1]  # "unable to connect to HOST:" + why
+    return reason
+
+
+def subcommand(args: tuple[str, ...]) -> str:
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+        elif a == "-c":
+            skip = True
+        elif not a.startswith("-"):
+            return a
+    return "command"
