@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from kbtools.render import formula as fm
-from kbtools.render.latex_allow import latex_problem, tex_source
+from kbtools.render.latex_allow import latex_problem
+from kbtools.render.latex_source import tex_source
 from kbtools.render.tex_sandbox import FORMULA_SECONDS, typeset
 
 needs_latex = pytest.mark.skipif(fm.backend_problem() is not None,

@@ -2,7 +2,7 @@
 allowlist (`latex_allow`) cannot see token by token.
 
 `structure_problem(tex, written)` reads the formula as the renderer hands it to LaTeX
-(`latex_allow.tex_source`: a typed `²` is `^{2}`, `′` is `'`) and returns one line naming
+(`latex_source.tex_source`: a typed `²` is `^{2}`, `′` is `'`) and returns one line naming
 what LaTeX would stop at and what to write, or None:
 
 - a base with two superscripts or two subscripts (`x^2^3`, `x²^3`, `x_1_2`, `x^2'`, `x'^2^3`,
