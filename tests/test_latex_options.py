@@ -19,6 +19,8 @@ from __future__ import annotations
 import string
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kbtools.render.latex_allow import COMMANDS, SYMBOLS, latex_problem
 from tests.latexcases import (
@@ -106,3 +108,22 @@ def test_the_check_reads_a_placement_as_latex_reads_it(slot):
     drawn = latex_verdicts(formulas)
     assert {f for f in formulas if latex_problem(f) is None} == {f for f in formulas
                                                                   if drawn[f]}
+
+
+# pieces of placements, limits, `\\cfrac[…]` and text arguments, mixed as an author might slip
+PIECES = st.lists(st.sampled_from([
+    "\\begin{array}[", "\\begin{aligned}[", "\\begin{gathered}[", "]", "{c}", "{cc}", "a", "&",
+    "\\\\", "\\end{array}", "\\end{aligned}", "\\end{gathered}", "\\cfrac[l", "\\cfrac[r",
+    "\\cfrac[{l", "{a^3}", "{b}", "^2", "_1", "'", "\\limits", "\\nolimits", "\\sum", "\\sin",
+    "\\mathop{x}", "\\text", "\\mbox", "\\alpha", "\\hat", "\\widehat", "{", "}", " ", "t",
+]), max_size=25).map("".join)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(PIECES)
+def test_any_mix_gets_an_answer_of_one_line(text):
+    """Whatever mix of them is written, the check answers (no exception) with None or one
+    line, and accepts no `\\limits` right after a brace or at a formula's start."""
+    problem = latex_problem(text)
+    assert problem is None or (problem and "\n" not in problem)
+    assert problem is not None or not text.lstrip().startswith(("\\limits", "\\nolimits"))

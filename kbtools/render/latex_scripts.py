@@ -106,7 +106,7 @@ def cfrac_scripts(kind: str, written: str) -> str:
     """The message for `\\cfrac[l…]` whose `…` begins with a script (`kind`: `^` or `_`)
     the numerator's last base has already: LaTeX sets it right after the numerator."""
     word = "superscript" if kind == "^" else "subscript"
-    return (f"double {word} in '{shown(written)}': LaTeX sets what follows the l of "
+    return (f"double {word} in '\\cfrac{shown(written)}': LaTeX sets what follows the l of "
             f"\\cfrac[l…] right after the numerator, whose last base has a {word} already "
             f"(LaTeX: \"Double {word}\"): write the {word} in the numerator, as "
             f"\\cfrac[l]{{a{kind}{{32}}}}{{b}}")
