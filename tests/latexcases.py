@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from kbtools.render import formula as fm
-from kbtools.render.latex_allow import latex_problem, tex_source
+from kbtools.render.latex_allow import latex_problem
+from kbtools.render.latex_source import tex_source
 from kbtools.render.tex_sandbox import FORMULA_SECONDS, typeset
 
 needs_latex = pytest.mark.skipif(fm.backend_problem() is not None,
@@ -48,3 +49,21 @@ def assert_build_draws(formulas: Sequence[str], out: Path) -> None:
     failures: dict[str, str] = {}
     done = fm.render_formulas(list(formulas), out, failures=failures)
     assert not failures and len(done) == len(formulas), failures
+
+
+def latex_verdicts(formulas: Sequence[str], batch: int = 40) -> dict[str, bool]:
+    """Whether the renderer's LaTeX draws each of `formulas`: run in batches that stop at the
+    first error (`typeset`'s -halt-on-error), so no verdict is left over from an earlier
+    formula's error; the rest of a batch runs again after the one that failed."""
+    drawn: dict[str, bool] = {}
+    pending = list(formulas)
+    while pending:
+        run, pending = pending[:batch], pending[batch:]
+        with tempfile.TemporaryDirectory() as tmp:
+            result = typeset([tex_source(f) for f in run], Path(tmp), FORMULA_SECONDS)
+        drawn.update(dict.fromkeys(run[:result.done], True))
+        if not result.ok:
+            failed = result.culprit if result.culprit is not None else result.done
+            drawn.update(dict.fromkeys(run[failed:failed + 1], False))
+            pending = run[failed + 1:] + pending
+    return drawn

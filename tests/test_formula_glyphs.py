@@ -19,7 +19,8 @@ from kbtools.config import load_config
 from kbtools.errors import FindingsError
 from kbtools.render import formula as fm
 from kbtools.render.glyphs import bsmi_installed, drawn_in_text, needs_bsmi
-from kbtools.render.latex_allow import latex_problem, tex_source
+from kbtools.render.latex_allow import latex_problem
+from kbtools.render.latex_source import tex_source
 from tests.kbfixtures import GOOD_FM
 
 needs_latex = pytest.mark.skipif(fm.backend_problem() is not None,

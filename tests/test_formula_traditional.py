@@ -18,7 +18,8 @@ from kbtools.cli import main
 from kbtools.render import formula as fm
 from kbtools.render import glyphs
 from kbtools.render.glyph_table import BSMI
-from kbtools.render.latex_allow import latex_problem, tex_source
+from kbtools.render.latex_allow import latex_problem
+from kbtools.render.latex_source import tex_source
 from tests.test_formula_glyphs import TYPED, line_of, write_corpus
 
 needs_bsmi = pytest.mark.skipif(fm.backend_problem() is not None or not glyphs.bsmi_installed(),

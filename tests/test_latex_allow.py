@@ -19,8 +19,8 @@ from kbtools.render.latex_allow import (
     ENVIRONMENTS,
     SYMBOLS,
     latex_problem,
-    tex_source,
 )
+from kbtools.render.latex_source import tex_source
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

@@ -36,9 +36,9 @@ from kbtools.render.latex_allow import (
     MAX_FORMULA_CHARS,
     SYMBOLS,
     latex_problem,
-    tex_source,
 )
 from kbtools.render.latex_delims import DELIMITERS
+from kbtools.render.latex_source import tex_source
 from kbtools.render.latex_structure import ARGUMENTS
 from kbtools.render.tex_sandbox import ENDING, PREAMBLE, sandbox_env
 from tests.kbfixtures import GOOD_FM

@@ -1,4 +1,4 @@
-"""Text mode in formulas, as the renderer's LaTeX reads it (`latex_allow.pieces`,
+"""Text mode in formulas, as the renderer's LaTeX reads it (`latex_source.pieces`,
 `latex_structure`, `latex_text.accent_problem`):
 
 - a text accent (`\\^`, `\\'`, `\\"`, `` \\` ``, `\\~`, `\\=`, `\\.`) in `\\text{}` takes the letter

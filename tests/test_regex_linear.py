@@ -158,8 +158,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.filters._WHERE": "match",
     "kbtools.render.latex_allow._TOKEN": "finditer",
     "kbtools.render.latex_allow._ENV_NAME": "match",
-    "kbtools.render.latex_allow._TAG_ARG": "match",  # after a formula's \tag
-    "kbtools.render.latex_allow._TEX_PIECE": "finditer",
+    "kbtools.render.latex_source.TAG_ARG": "match",  # after a formula's \tag
+    "kbtools.render.latex_source._TEX_PIECE": "finditer",
     "kbtools.render.latex_structure._PIECE": "finditer",
     "kbtools.render.latex_structure._ENV_NAME": "match",  # after each \\begin and \\end
     "kbtools.render.latex_args._NUMBER_START": "match",  # a formula's number or dimension
@@ -440,7 +440,7 @@ WORST = [
     ("kbtools.review.verification.TRAILER", "Reviewed-by: " + "<a " * (N // 3)),
     ("kbtools.provenance:^([^<]*)<([^>]*)>", "a" + " " * N + "b"),
     # found in a CI run by the search above (a tab run before no brace), then by the sweep below
-    ("kbtools.render.latex_allow._TAG_ARG", "\t" * N),
+    ("kbtools.render.latex_source.TAG_ARG", "\t" * N),
     ("kbtools.decision.conditions._RE_MAGNIFIED", "1" * N),
     ("kbtools.decision.conditions._RE_UNIT_TAIL", " " * N + ">"),
 ]

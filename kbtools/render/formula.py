@@ -37,7 +37,8 @@ from pathlib import Path
 from kbtools.errors import RenderError
 from kbtools.fsutil import atomic_write_bytes
 from kbtools.render.glyphs import BACKEND_FILES, tex_files_found
-from kbtools.render.latex_allow import ENVIRONMENTS, latex_problem, tex_source
+from kbtools.render.latex_allow import ENVIRONMENTS, latex_problem
+from kbtools.render.latex_source import tex_source
 from kbtools.render.svg_sanitize import sanitize_svg
 from kbtools.render.tex_sandbox import (
     ENDING,

@@ -1,6 +1,6 @@
 """Which characters the formula renderer has glyphs for, and the Unicode sub/superscripts.
 
-Every non-ASCII character of a formula reaches LaTeX as text (`latex_allow.tex_source`: in
+Every non-ASCII character of a formula reaches LaTeX as text (`latex_source.tex_source`: in
 `\\text{}`, or set as text when typed in math), inside the renderer's `CJK` environment:
 LaTeX's utf8 input encoding draws the characters it defines (accented Latin letters, ², ½, €,
 ‰, ligatures …) and CJKutf8 hands the others to the `gbsn` font, which holds the GB2312 set

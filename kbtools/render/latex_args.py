@@ -380,6 +380,8 @@ def opening(env: str, tex: str, at: int) -> tuple[int | None, int, bool] | str:
     """The most `&` a row of the environment `env` takes, where reading goes on and whether
     column letters in braces start there (an {array}'s: `latex_structure` reads them), its
     arguments (`{array}[t]{cc}`, `{alignedat}{2}`) read from `at`; or why LaTeX refuses them."""
+    if problem := placement_problem(env, tex, at):
+        return problem
     if env == "array":
         at = past_blanks(tex, at)
         if tex[at:at + 1] == "[":  # `{array}[t]`: where it sits on the line
@@ -411,3 +413,79 @@ def opening(env: str, tex: str, at: int) -> tuple[int | None, int, bool] | str:
                     "\\begin{alignedat}{2} a &= b & c &= d \\end{alignedat}")
         return (0 if env == "subarray" else None), arg[2], False
     return COLUMNS.get(env, 0), at, False
+
+
+# Environments made with LaTeX's \array, where `\multicolumn` spans columns and `\\[…]`'s
+# spacing is a plain dimension (`\ifdim`); {array}'s own `\\` looks for its `[` past
+# blanks, as `\\` outside any environment does (amsmath's do not: `\\ [0,1]` is a row).
+ARRAY_BASED = frozenset("array matrix pmatrix bmatrix Bmatrix vmatrix Vmatrix smallmatrix "
+                        "cases".split())
+
+
+def row_end(env: str, in_text: bool, tex: str, at: int) -> int | str:
+    """Where a row's `\\\\` at `tex[at:]` ends, in the environment `env` ("": none) or in
+    text: its `*` and its `[spacing]` read (after blanks in {array}, in text and outside
+    environments, right after it elsewhere)."""
+    blanks = env in ("array", "") or in_text  # `\\ [x]` is spacing
+    start = at = at + (tex[at:at + 1] == "*")  # `\\*`: no page break (in a formula, none)
+    while blanks and at < len(tex) and tex[at].isspace():
+        at += 1
+    if tex[at:at + 1] != "[":
+        return start
+    at += 1
+    start -= 2 + (tex[start - 1:start] == "*")
+    close, depth = at, 0
+    while close < len(tex) and (depth or tex[close] != "]"):
+        depth += {"{": 1, "}": -1}.get(tex[close], 0)
+        close += 2 if tex[close] == "\\" else 1
+    inside = tex[at:close]
+    strict = env in ARRAY_BASED and not in_text
+    read: int | Slip = scan_dimen(inside, 0) if strict else scan_glue(inside, 0)
+    if not isinstance(read, Slip) and strict and inside[read:].strip():
+        read = Slip("Missing = inserted for \\ifdim")
+    if close >= len(tex) or isinstance(read, Slip):
+        slip = read if isinstance(read, Slip) else Slip("Runaway argument")
+        hint = SLIP_HINT.get(slip.latex, "only a dimension") if slip is not MISSING_NUMBER \
+            else "a dimension needs a number and a unit"
+        return (f"'{shown(tex[start:close + 1])}': the [ … ] after \\\\ is the space "
+                f"below the row, {hint} (LaTeX: \"{slip.latex}\"): write \\\\[4pt], or "
+                "\\\\ {[}0,1] for a bracket starting the next row")
+    return close + 1
+
+
+# An environment's placement `[…]` (`{array}[t]`, `{aligned}[b]`) is read before its rows:
+# LaTeX's {array} compares it with `\\if` (`\\@array`), amsmath's {aligned}, {alignedat} and
+# {gathered} expand its first token (`\\ams@start@box`; a placement other than t, b or c is
+# set as math at the start of the first cell). TeX expands a command there, and these stop it
+# (their meaning in the renderer's LaTeX; tests/test_latex_options.py sweeps every
+# allowlisted token): after `[` they are read as no math argument can read them.
+PLACEMENT_STOPS: dict[str, frozenset[str]] = {
+    "array": frozenset("""Biggl Biggm Biggr Bigl Bigm Bigr H Pr acute arccos arcsin arctan arg
+        b bar bigcap bigcup biggl biggm biggr bigl bigm bigodot bigoplus bigotimes bigr
+        bigsqcup biguplus bigvee bigwedge binom boldsymbol breve c cdots cfrac check cline
+        coprod cos cosh cot coth csc d dbinom ddot deg det dfrac dim dot dotsb dotsc dotsm exp
+        gcd grave hat hom hphantom hspace inf injlim int ker lg lim liminf limsup ln log
+        mathring max min multicolumn oint overbrace overset phantom prod projlim r sec sideset
+        sin sinh stackrel substack sum sup t tan tanh tbinom tfrac thickspace tilde u
+        underbrace underset v vec vphantom""".split()) | frozenset("\"'.;=^`~"),
+    **dict.fromkeys(("aligned", "alignedat", "gathered"), frozenset({"widehat", "widetilde"})),
+}
+
+
+def placement_problem(env: str, tex: str, at: int) -> str | None:
+    """Why LaTeX stops at the placement `[…]` at `tex[at:]` (blanks first) of `env`, or None:
+    its first token (an outer pair of braces stripped, as TeX strips them) is one of
+    `PLACEMENT_STOPS`."""
+    at = past_blanks(tex, at)
+    stops = PLACEMENT_STOPS.get(env)
+    if not stops or tex[at:at + 1] != "[":
+        return None
+    first = argument(tex, at + 1)
+    if first is None:
+        return None
+    m = _CONTROL.match(tex, past_blanks(tex, first[0]))
+    if not m or m.group(0)[1:] not in stops:
+        return None
+    return (f"'\\begin{{{env}}}[{shown(m.group(0))}': the placement [ … ] of {{{env}}} is t, b "
+            f"or c; LaTeX expands the command {m.group(0)} there, and stops: write [t], [b] or "
+            "[c], or leave it out")

@@ -1,6 +1,8 @@
-"""The message for a base with two superscripts or two subscripts (TeX's "Double
-superscript"), quoting the formula as written and what to write instead: a power of a power
-(`{x^2}^3`) or one script (`x^{23}`). `latex_structure` finds them."""
+"""The messages for scripts and limits LaTeX refuses, and for a command without its arguments:
+a base with two superscripts or two subscripts (TeX's "Double superscript"), quoting the
+formula as written and what to write instead, a power of a power (`{x^2}^3`) or one script
+(`x^{23}`); the scripts `\\cfrac[l…]` puts on its numerator's last base; `\\limits` after what
+is no operator (`OPERATORS`). `latex_structure` finds them."""
 
 from __future__ import annotations
 
@@ -61,3 +63,50 @@ def _brief(script: str) -> str:
 def _inner(argument: str) -> str:
     argument = argument.strip()
     return argument[1:-1] if argument.startswith("{") and argument.endswith("}") else argument
+
+
+USAGE = {"frac": "\\frac{a}{b}", "dfrac": "\\dfrac{a}{b}", "tfrac": "\\tfrac{a}{b}",
+         "cfrac": "\\cfrac{a}{b}", "binom": "\\binom{n}{k}", "dbinom": "\\dbinom{n}{k}",
+         "tbinom": "\\tbinom{n}{k}", "overset": "\\overset{a}{x}",
+         "underset": "\\underset{a}{x}", "stackrel": "\\stackrel{a}{x}",
+         "sqrt": "\\sqrt{x} or \\sqrt[3]{x}", "sideset": "\\sideset{_a}{^b}\\sum",
+         "multicolumn": "\\multicolumn{2}{c}{x}"}
+
+
+def missing_argument(command: str, n: int) -> str:
+    """The message for `command` (or a `^`/`_`) without its `n` arguments."""
+    if command in ("^", "_"):
+        what = "superscript" if command == "^" else "subscript"
+        escaped = "" if command == "^" else ", or \\_ for an underscore"
+        return (f"'{command}' without a {what} after it (LaTeX: \"Missing {{ inserted\"): "
+                f"write x{command}2 or x{command}{{ab}}{escaped}")
+    usage = USAGE.get(command, f"\\{command}{{x}}")
+    return (f"\\{command} takes {n} argument{'s' * (n > 1)} and has fewer (LaTeX: \"Missing "
+            f"{{ inserted\"): write {usage}")
+
+
+# Commands whose result is a math operator (TeX's Op atom), which `\\limits` and `\\nolimits`
+# may follow (their scripts set too: `\\sum_a\\limits`): the large operators, the
+# functions (`\\sin`, `\\lim`), `\\mathop{…}`, `\\operatorname{…}` and the braces over and under
+OPERATORS = frozenset("""sum prod coprod int iint iiint iiiint idotsint oint bigcup bigcap
+    bigoplus bigotimes bigodot biguplus bigsqcup bigvee bigwedge sin cos tan cot sec csc arcsin
+    arccos arctan sinh cosh tanh coth log ln lg exp lim liminf limsup sup inf max min arg det dim
+    gcd hom ker Pr deg injlim projlim varliminf varlimsup varinjlim varprojlim mathop
+    operatorname overbrace underbrace""".split())
+
+
+def limits_problem(word: str) -> str:
+    """The message for `\\limits` or `\\nolimits` after what is no operator."""
+    return (f"\\{word} after what is no math operator (LaTeX: \"Limit controls must follow a "
+            f"math operator\"): it goes right after \\sum, \\int, \\lim or \\mathop{{…}}: "
+            f"write \\mathop{{x}}\\{word}_a, or leave it out")
+
+
+def cfrac_scripts(kind: str, written: str) -> str:
+    """The message for `\\cfrac[l…]` whose `…` begins with a script (`kind`: `^` or `_`)
+    the numerator's last base has already: LaTeX sets it right after the numerator."""
+    word = "superscript" if kind == "^" else "subscript"
+    return (f"double {word} in '\\cfrac{shown(written)}': LaTeX sets what follows the l of "
+            f"\\cfrac[l…] right after the numerator, whose last base has a {word} already "
+            f"(LaTeX: \"Double {word}\"): write the {word} in the numerator, as "
+            f"\\cfrac[l]{{a{kind}{{32}}}}{{b}}")

@@ -2,7 +2,7 @@
 allowlist (`latex_allow`) cannot see token by token.
 
 `structure_problem(tex, written)` reads the formula as the renderer hands it to LaTeX
-(`latex_allow.tex_source`: a typed `²` is `^{2}`, `′` is `'`) and returns one line naming
+(`latex_source.tex_source`: a typed `²` is `^{2}`, `′` is `'`) and returns one line naming
 what LaTeX would stop at and what to write, or None:
 
 - a base with two superscripts or two subscripts (`x^2^3`, `x²^3`, `x_1_2`, `x^2'`, `x'^2^3`,
@@ -43,16 +43,15 @@ from dataclasses import dataclass
 
 from kbtools.render.glyphs import SUBSCRIPTS, SUPERSCRIPTS
 from kbtools.render.latex_args import (
+    ARRAY_BASED,
     DIMENSION_ARGUMENT,
     MISSING_NUMBER,
-    SLIP_HINT,
     Slip,
     argument,
     dimension,
     number,
     opening,
-    scan_dimen,
-    scan_glue,
+    row_end,
     shown,
     spec_columns,
     spec_problem,
@@ -76,7 +75,13 @@ from kbtools.render.latex_delims import (
     size_argument,
     smash_problem,
 )
-from kbtools.render.latex_scripts import double_script
+from kbtools.render.latex_scripts import (
+    OPERATORS,
+    cfrac_scripts,
+    double_script,
+    limits_problem,
+    missing_argument,
+)
 from kbtools.render.latex_text import (
     ACCENTS_IN_MATH,
     OWN_MATH,
@@ -115,11 +120,6 @@ ARGUMENTS: dict[str, int] = {
 }
 TEXT_ARGUMENT = frozenset("""text mbox textrm textbf textit textsf texttt textnormal textup
     textsl emph b d""".split())  # `\\b`, `\\d`: a text accent, in a box of its own in math
-# Environments made with LaTeX's \array, where `\multicolumn` spans columns and `\\[…]`'s
-# spacing is a plain dimension (`\ifdim`); {array}'s own `\\` looks for its `[` past
-# blanks, as `\\` outside any environment does (amsmath's do not: `\\ [0,1]` is a row).
-ARRAY_BASED = frozenset("array matrix pmatrix bmatrix Bmatrix vmatrix Vmatrix smallmatrix "
-                        "cases".split())
 # Commands with arguments that LaTeX takes as a script without braces (`x^\mathrm{T}`,
 # `x_\text{max}`, `x^\frac12`); any other (`x^\hat a`, `x^\sqrt{2}`) needs them.
 UNBRACED_IN_SCRIPT = frozenset("""frac dddot ddddot mathrm mathbf mathit mathsf mathtt mathcal
@@ -130,11 +130,6 @@ NOT_ARGUMENT = frozenset({"}", "&", "^", "_", "\\\\", "\\right", "\\middle", "\\
                           "\\)"})
 FRACTIONS = frozenset({"over", "choose"})  # TeX's generalized fractions: one per group
 KEEP_BASE = frozenset({"limits", "nolimits", "displaylimits"})  # scripts still follow the base
-_USAGE = {"frac": "\\frac{a}{b}", "dfrac": "\\dfrac{a}{b}", "tfrac": "\\tfrac{a}{b}",
-          "cfrac": "\\cfrac{a}{b}", "binom": "\\binom{n}{k}", "dbinom": "\\dbinom{n}{k}",
-          "tbinom": "\\tbinom{n}{k}", "overset": "\\overset{a}{x}",
-          "underset": "\\underset{a}{x}", "stackrel": "\\stackrel{a}{x}",
-          "sqrt": "\\sqrt{x} or \\sqrt[3]{x}", "sideset": "\\sideset{_a}{^b}\\sum", "multicolumn": "\\multicolumn{2}{c}{x}"}
 
 
 @dataclass
@@ -159,9 +154,16 @@ class _Frame:
     nested: bool = False  # inside braces within an environment's cell: no row ends here
     stop: int = -1  # the piece ending the innermost "opt" this frame is in (its `]`)
     rows: bool = False  # `\\substack`'s argument: rows of its own, braces in it nested
+    op: bool = False  # the current base is a math operator (`\\limits` may follow)
+    # `\\cfrac[l…]`'s rest: the scripts it begins with (None: not read yet; its `[` is
+    # `carry[2]`), which go on the numerator's last base; `carry`: on the numerator
+    lead: tuple[bool, bool] | None = (False, False)
+    carry: tuple[bool, bool, int] | None = None
 
     def new_base(self, at: int) -> None:
-        self.base, self.sup, self.sub = at, None, None
+        if self.lead is None:
+            self.lead = (self.sup is not None, self.sub is not None)
+        self.base, self.sup, self.sub, self.op = at, None, None, False
 
 
 def structure_problem(tex: str, written: str = "") -> str | None:
@@ -183,6 +185,9 @@ def structure_problem(tex: str, written: str = "") -> str | None:
                 return _missing(frame.command) if frame.name != "cfrac" else cfrac_problem(
                     f"'{frame.command}' without its argument", "Missing { inserted")
             stack.pop()
+            if frame.name == "cfrac":  # its scripts go on the numerator's last base
+                frame.new_base(start)
+                stack[-1].carry = (*(frame.lead or (False, False)), frame.start)
             i += 1
             continue
         i += 1
@@ -267,6 +272,12 @@ def structure_problem(tex: str, written: str = "") -> str | None:
         elif piece == "}":
             if frame.kind != "group":
                 return crossing("'}'", frame.kind, frame.name)
+            if frame.carry and (frame.carry[0] and frame.sup or frame.carry[1] and frame.sub):
+                return cfrac_scripts("^" if frame.carry[0] and frame.sup else "_",
+                                     tex[frame.carry[2]:end])
+            if frame.name == "cfrac":  # `\\cfrac[{l…}]`: its braces' scripts, the rest's
+                frame.new_base(start)
+                stack[-2].lead = frame.lead
             stack.pop()
         elif piece == "$" and (frame.name in ("boxed", "top") or frame.kind == "top"):  # `x $y$`,
             _push(stack, _Frame("text", "$", start))  # `\\boxed{$x$}`: text up to its `$`
@@ -322,6 +333,8 @@ def structure_problem(tex: str, written: str = "") -> str | None:
         elif word in KEEP_BASE:
             if frame.name == "cfrac" and not tex[frame.base:start].strip():
                 return cfrac_problem(piece, "Limit controls must follow a math operator")
+            if not frame.op:
+                return limits_problem(word)
             continue
         elif word in FRACTIONS:
             if frame.name == "cfrac":
@@ -367,6 +380,7 @@ def structure_problem(tex: str, written: str = "") -> str | None:
             i = read
         else:
             frame.new_base(start)
+            frame.op = word in OPERATORS
             if word in ARGUMENTS:
                 frame.need, frame.command = ARGUMENTS[word], word
                 frame.optional = word in OPTIONAL
@@ -418,9 +432,11 @@ def _argument(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int, 
             side, brace = cfrac_side(pieces, at + 1, stop, ends)
             if side < 0:  # LaTeX skips it
                 return stop + 1
-            _push(stack, _Frame("opt", "cfrac", start, base=pieces[side][1], stop=stop))
+            lead = None if pieces[side][2] == "l" else (False, False)  # `l`: read its scripts
+            _push(stack, _Frame("opt", "cfrac", start, base=pieces[side][1], stop=stop, lead=lead))
             if brace >= 0:  # `\\cfrac[{l…}]`: TeX strips the braces
-                _push(stack, _Frame("group", "cfrac", pieces[brace][0], base=pieces[side][1]))
+                _push(stack, _Frame("group", "cfrac", pieces[brace][0], base=pieces[side][1],
+                                    lead=lead))
             return side + 1
         _push(stack, _Frame("opt", frame.command, start, base=end, stop=stop))
         return at + 1
@@ -433,6 +449,8 @@ def _argument(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int, 
         return (f"{piece} as a {'superscript' if frame.command == '^' else 'subscript'} "
                 f"needs braces (LaTeX: \"Missing {{ inserted\"): write "
                 f"{frame.command}{{{piece}{{…}}}}, as x^{{\\hat a}} or x_{{\\sqrt{{2}}}}")
+    if frame.command in TEXT_ARGUMENT and (problem := math_in_text(piece)):
+        return problem  # `\\text\\alpha`: one token of text
     frame.need -= 1
     if piece[1:] in SIZES and frame.command not in SIZE_ANY:  # `x^\\big(`: its delimiter
         return _size(stack, pieces, at + 1, piece[1:]) if frame.command in SIZE_UNBRACED \
@@ -442,7 +460,9 @@ def _argument(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int, 
         # `\\substack{a \\\\ b}` is a {subarray}: its rows end inside its braces
         name = "boxed" if frame.command in OWN_MATH else "top" if frame.command in ("pmod",
             "pod") and (frame.kind == "top" or frame.name == "top") else ""  # `$` sets text
-        _push(stack, _Frame(kind, name, start, base=end), rows=frame.command == "substack")
+        numerator = frame.command == "cfrac" and frame.need == 1
+        _push(stack, _Frame(kind, name, start, base=end, carry=frame.carry if numerator
+                            else None), rows=frame.command == "substack")
     return at + 1
 
 
@@ -487,34 +507,8 @@ def _letters(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int,
 
 
 def _row_end(stack: list[_Frame], tex: str, at: int) -> int | str:
-    """Where a row's `\\\\` at `tex[at:]` ends: its `*` and its `[spacing]` read (after
-    blanks in {array}, in text and outside environments, right after it elsewhere)."""
     env = next((f.name for f in reversed(stack) if f.kind == "env"), "")
-    blanks = env in ("array", "") or stack[-1].kind == "text"  # `\\ [x]` is spacing
-    start = at = at + (tex[at:at + 1] == "*")  # `\\*`: no page break (in a formula, none)
-    while blanks and at < len(tex) and tex[at].isspace():
-        at += 1
-    if tex[at:at + 1] != "[":
-        return start
-    at += 1
-    start -= 2 + (tex[start - 1:start] == "*")
-    close, depth = at, 0
-    while close < len(tex) and (depth or tex[close] != "]"):
-        depth += {"{": 1, "}": -1}.get(tex[close], 0)
-        close += 2 if tex[close] == "\\" else 1
-    inside = tex[at:close]
-    strict = env in ARRAY_BASED and stack[-1].kind != "text"
-    read: int | Slip = scan_dimen(inside, 0) if strict else scan_glue(inside, 0)
-    if not isinstance(read, Slip) and strict and inside[read:].strip():
-        read = Slip("Missing = inserted for \\ifdim")
-    if close >= len(tex) or isinstance(read, Slip):
-        slip = read if isinstance(read, Slip) else Slip("Runaway argument")
-        hint = SLIP_HINT.get(slip.latex, "only a dimension") if slip is not MISSING_NUMBER \
-            else "a dimension needs a number and a unit"
-        return (f"'{shown(tex[start:close + 1])}': the [ … ] after \\\\ is the space "
-                f"below the row, {hint} (LaTeX: \"{slip.latex}\"): write \\\\[4pt], or "
-                "\\\\ {[}0,1] for a bracket starting the next row")
-    return close + 1
+    return row_end(env, stack[-1].kind == "text", tex, at)
 
 
 def _multicolumn(frame: _Frame, at_cell: bool, tex: str, at: int) -> tuple[int, bool] | str:
@@ -584,12 +578,4 @@ def _crossed(stack: list[_Frame], pieces: list[tuple[int, int, str]], tex: str) 
 
 
 def _missing(command: str) -> str:
-    if command in ("^", "_"):
-        what = "superscript" if command == "^" else "subscript"
-        escaped = "" if command == "^" else ", or \\_ for an underscore"
-        return (f"'{command}' without a {what} after it (LaTeX: \"Missing {{ inserted\"): "
-                f"write x{command}2 or x{command}{{ab}}{escaped}")
-    n = ARGUMENTS.get(command, 1)
-    usage = _USAGE.get(command, f"\\{command}{{x}}")
-    return (f"\\{command} takes {n} argument{'s' * (n > 1)} and has fewer (LaTeX: \"Missing "
-            f"{{ inserted\"): write {usage}")
+    return missing_argument(command, ARGUMENTS.get(command, 1))

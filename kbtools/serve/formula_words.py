@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-from kbtools.render.latex_allow import COMMAND_GROUPS, MATH_CHARS
+from kbtools.render.latex_allow import COMMAND_GROUPS
+from kbtools.render.latex_source import MATH_CHARS
 
 _PIECE = re.compile(r"\\(?:[A-Za-z]+\*?|.)|[{}^_&~\[\]]|[^\\{}^_&~\[\]]+", re.S)
 # the command each character of an input method stands for, read back as that character

@@ -1,0 +1,129 @@
+"""Four more places where `kb check` read a formula otherwise than the renderer's LaTeX:
+
+- an environment's placement `[…]`: LaTeX's {array} compares it with `\\if` and amsmath's
+  {aligned} and {gathered} expand its first token, both expanding a command there, which
+  stops LaTeX for many (`\\begin{array}[\\sin]{c}`: "Limit controls must follow a math
+  operator"); the check passed every one;
+- `\\limits` and `\\nolimits` after what is no operator (`x\\limits_a`, `{\\sum}\\limits`);
+- `\\cfrac[l…]`: LaTeX sets what follows the `l` right after the numerator, so its scripts
+  go on the numerator's last base (`\\cfrac[l^2]{a^3}{b}`: "Double superscript");
+- a text command's unbraced argument is text too (`\\text\\alpha`: "Missing $ inserted").
+
+Each list is run through the renderer's LaTeX, and the options are swept: every allowlisted
+command, control symbol and ASCII character as the placement of {array}, {aligned} and
+{gathered}, the check's verdict against LaTeX's.
+"""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kbtools.render.latex_allow import COMMANDS, SYMBOLS, latex_problem
+from tests.latexcases import (
+    assert_accepted,
+    assert_build_draws,
+    assert_latex_refuses,
+    assert_refused_naming,
+    latex_verdicts,
+    needs_latex,
+)
+
+REFUSED = [
+    ("\\begin{array}[\\sin]{c} a \\end{array}", ["placement", "[t]"]),
+    ("\\begin{array}[\\hat]{cc} a & b \\end{array}", ["placement"]),
+    ("\\begin{array}[\\sum]{c} a \\end{array}", ["placement"]),
+    ("\\begin{array}[\\'] {c} a \\end{array}", ["placement"]),
+    ("\\begin{aligned}[\\widehat] a & b \\end{aligned}", ["placement", "[t]"]),
+    ("\\begin{gathered}[\\widetilde] a \\end{gathered}", ["placement"]),
+    ("x\\limits_a^b", ["\\limits", "operator", "\\mathop{x}\\limits"]),
+    ("{\\sum}\\limits_a", ["\\limits"]), ("\\sum{}\\limits_a", ["\\limits"]),
+    ("\\frac{a}{b}\\nolimits^2", ["\\nolimits"]), ("\\sum\\,\\limits_a", ["\\limits"]),
+    ("\\text{lim}\\limits_a", ["\\limits"]),
+    ("\\begin{aligned} a & \\limits \\end{aligned}", ["\\limits"]),
+    ("\\begin{aligned}[\\limits] a \\end{aligned}", ["\\limits"]),
+    ("\\begin{gathered}[\\nolimits] a \\end{gathered}", ["\\nolimits"]),
+    ("\\cfrac[l^2]{a^3}{b}", ["double superscript", "\\cfrac[l"]),
+    ("\\cfrac[l_1]{a_2}{b}", ["double subscript"]),
+    ("\\cfrac[l']{a'}{b}", ["double superscript"]),
+    ("\\cfrac[l^2]{x_1^3}{y}", ["double superscript"]),
+    ("\\cfrac[{l^2}]{x^3}{y}", ["double superscript"]),
+    ("\\text\\alpha", ["'\\alpha' inside \\text"]), ("\\mbox\\sum", ["'\\sum'"]),
+    ("\\textbf\\frac12", ["'\\frac'"]),
+]
+ACCEPTED = [
+    "\\begin{array}[t]{cc} a & b \\end{array}", "\\begin{array}[b]{c} a \\end{array}",
+    "\\begin{array}[c]{c} a \\end{array}", "\\begin{array}[x]{c} a \\end{array}",
+    "\\begin{array}[\\alpha]{c} a \\end{array}", "\\begin{array}[x\\sin]{c} a \\end{array}",
+    "\\begin{array}[]{c} a \\end{array}", "\\begin{array}[\\big]{c} a \\end{array}",
+    "\\begin{aligned}[t] a & b \\end{aligned}",
+    "\\begin{aligned}[\\hat] a \\end{aligned}", "\\begin{gathered}[b] a \\\\ b \\end{gathered}",
+    "\\sum\\limits_a^b", "\\sum_a\\limits^b", "\\lim\\limits_{x \\to 0}", "\\int\\nolimits_0^1",
+    "\\mathop{x}\\limits_a", "\\operatorname{f}\\nolimits_a", "\\sin\\limits^2",
+    "\\sum\\limits\\nolimits_a", "\\sum' \\limits_a", "\\overbrace{x}\\limits^a",
+    "\\cfrac[l^2]{a}{b}", "\\cfrac[r^2]{a^3}{b}", "\\cfrac[l_1]{a^2}{b}",
+    "\\cfrac[l^2]{{a^3}}{b}", "\\cfrac[l^2]{a^3 b}{c}", "\\cfrac[l]{a^3}{b}",
+    "\\text a", "\\text\\S", "\\textbf a b", "x^\\text a",
+]
+
+
+@pytest.mark.parametrize("formula, words", REFUSED, ids=[f for f, _ in REFUSED])
+def test_the_check_refuses_with_what_to_write(formula, words):
+    assert_refused_naming(formula, words)
+
+
+def test_the_check_accepts_what_latex_draws():
+    assert_accepted(ACCEPTED)
+
+
+@needs_latex
+def test_latex_refuses_each_formula_the_check_refuses():
+    assert_latex_refuses([f for f, _ in REFUSED])
+
+
+@needs_latex
+def test_the_build_draws_each_formula_the_check_accepts(tmp_path):
+    assert_build_draws(ACCEPTED, tmp_path)
+
+
+# every allowlisted command, control symbol and ASCII character, but those the allowlist
+# refuses wherever they stand alone (a brace, `#`, `$`, `%`, an unpaired \left, \begin)
+SWEPT = sorted(({f"\\{w} " for w in COMMANDS} | {f"\\{s}" for s in SYMBOLS if s != " "}
+                | {c for c in string.printable if not c.isspace() and c != "\\"})
+               - {"{", "}", "#", "$", "%", "\\left ", "\\right ", "\\begin ", "\\end "})
+PLACED = ["\\begin{array}[%s]{cc} a & b \\end{array}", "\\begin{aligned}[%s] a & b \\end{aligned}",
+          "\\begin{gathered}[%s] a \\\\ b \\end{gathered}"]
+
+
+@needs_latex
+@pytest.mark.parametrize("slot", PLACED)
+def test_the_check_reads_a_placement_as_latex_reads_it(slot):
+    """Each swept token as an environment's placement: the check accepts it exactly when
+    LaTeX draws it (`\\c`, a text accent, aside: LaTeX draws it in math or not by the
+    height of what it accents, which the check does not weigh)."""
+    formulas = [slot % t for t in SWEPT if t != "\\c "]
+    drawn = latex_verdicts(formulas)
+    assert {f for f in formulas if latex_problem(f) is None} == {f for f in formulas
+                                                                  if drawn[f]}
+
+
+# pieces of placements, limits, `\\cfrac[…]` and text arguments, mixed as an author might slip
+PIECES = st.lists(st.sampled_from([
+    "\\begin{array}[", "\\begin{aligned}[", "\\begin{gathered}[", "]", "{c}", "{cc}", "a", "&",
+    "\\\\", "\\end{array}", "\\end{aligned}", "\\end{gathered}", "\\cfrac[l", "\\cfrac[r",
+    "\\cfrac[{l", "{a^3}", "{b}", "^2", "_1", "'", "\\limits", "\\nolimits", "\\sum", "\\sin",
+    "\\mathop{x}", "\\text", "\\mbox", "\\alpha", "\\hat", "\\widehat", "{", "}", " ", "t",
+]), max_size=25).map("".join)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(PIECES)
+def test_any_mix_gets_an_answer_of_one_line(text):
+    """Whatever mix of them is written, the check answers (no exception) with None or one
+    line, and accepts no `\\limits` right after a brace or at a formula's start."""
+    problem = latex_problem(text)
+    assert problem is None or (problem and "\n" not in problem)
+    assert problem is not None or not text.lstrip().startswith(("\\limits", "\\nolimits"))
