@@ -315,6 +315,12 @@ def test_the_answer_asks_for_the_input_naming_the_phrase(dist, question, doc, co
      {"风险": "中"}),
     ("小麦赤霉病风险：湿度84.9，温度26℃", "scab.md", {"温度(℃)": "26", "相对湿度(%)": "84.9"},
      {"风险": "中"}),
+    # as typed in the field: the search cleans the question (NFKC made ， a "," that joined
+    # 84.9 and 26 into one number), and a space before a part of a name is no qualifier
+    ("小麦赤霉病风险：湿度84.9，26℃", "scab.md", {"温度(℃)": "26", "相对湿度(%)": "84.9"},
+     {"风险": "中"}),
+    ("赤霉病 湿度90% 温度26度", "scab.md", {"温度(℃)": "26", "相对湿度(%)": "90"},
+     {"风险": "高"}),
     ("室内环境调控：室内温度28度，湿度60%", "room.md", {"温度(℃)": "28", "湿度(%)": "60"},
      {"空调": "制冷"}),
     ("greenhouse ventilation: heated to 25 C, humidity 90%", "vent.md",
@@ -326,3 +332,25 @@ def test_the_forms_that_name_the_input_evaluate_the_table(dist, question, doc, i
     ev = top_evaluation(dist, question, doc)
     assert (ev["status"], ev["inputs"], ev["outputs"], ev["said_of_other"]) == \
         ("match", inputs, outputs, {}), ev
+
+
+@pytest.mark.parametrize(("question", "value"), [
+    ("赤霉病湿度85%", "85"), ("小麦赤霉病湿度85%", "85"), ("今天湿度85%", "85"),
+    ("赤霉病 湿度 88%", "88"), ("赤霉病湿度是90%", "90")])
+def test_a_part_of_a_name_after_the_tables_own_thing_or_a_time_fills(question, value):
+    """湿度 (a part of 相对湿度) after a word that qualifies nothing (the table's own subject,
+    a time) names the input, as 温度 there does."""
+    table = build_table(["温度(℃)", "相对湿度(%)", "风险"],
+                        [["<15", "*", "低"], ["≥15", "≥85", "高"], ["≥15", "<85", "中"]],
+                        decision="inputs=温度(℃),相对湿度(%); outputs=风险",
+                        heading_path=("小麦赤霉病风险",))
+    assert table is not None
+    given = read_inputs(question, table)
+    assert (given.values, given.others) == ({"相对湿度(%)": value}, {})
+
+
+@pytest.mark.parametrize(("question", "other"), [
+    ("土壤湿度30%", "土壤湿度"), ("叶面湿度90%", "叶面湿度"), ("籽粒湿度20%", "籽粒湿度")])
+def test_a_part_of_a_name_after_another_thing_is_that_things(question, other):
+    given = read_inputs(question, SCAB)
+    assert given.values == {} and given.others["相对湿度(%)"][1] == other

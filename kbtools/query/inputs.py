@@ -206,8 +206,12 @@ def read_inputs(question: str, table: DecisionTable,
         for name in usable:
             # 湿度 of 相对湿度, ``humidity`` of its synonym ``relative humidity``
             tail = name not in wholes[i] and any(w.endswith(name) for w in wholes[i])
+            # the characters a whole name puts before the tail (相对 of 相对湿度): a word
+            # ending in one is a rival of that part (绝对湿度), not the table's own
+            rivals = frozenset(ch for w in wholes[i] if tail and w.endswith(name)
+                               for ch in w[:-len(name)])
             found = _after_name(text, name, found_numbers, claimed, tail=tail, spans=spans,
-                                qualified=quals[i])
+                                qualified=quals[i], rivals=rivals)
             if found is None:
                 continue
             num, numeral = found
@@ -351,14 +355,17 @@ _FAMILIES = tuple(next((f for w in c if (f := family(w)) is not None), None)
 
 def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
                 tail: bool = False, spans: Sequence[tuple[int, int]] = (),
-                qualified: Qualified = _UNQUALIFIED) -> tuple[int, bool] | None:
+                qualified: Qualified = _UNQUALIFIED,
+                rivals: frozenset[str] = frozenset()) -> tuple[int, bool] | None:
     """The number a mention of `name` gives: the first unclaimed number after it, when only
     filler words (`values.FILLERS`: 为, 达到, ``is``, ``reads`` …) stand between, as (its
     index, False); (-1, True) when a numeral that is no number here follows instead (二十多度,
     三四天, ``seventy``: named, not readable); None when no mention is followed so (比昨天高5度, 下午3点28度: the
     number is another quantity's). A Latin name is a whole word; a `tail` of a header (湿度
     for 相对湿度, ``rate`` for ``leak rate``) right after another CJK character or another
-    word names something else (土壤湿度, ``flow rate``), as does a mention inside a longer
+    word names something else (土壤湿度, ``flow rate``; not after a word `qualified` reads as
+    qualifying nothing, the table's own subject or a time, 赤霉病湿度, 今天湿度, unless it ends
+    in one of the `rivals`, the characters the whole name puts before the tail: 绝对湿度), as does a mention inside a longer
     name of another table's input (the 温度 of 油温度: `spans`, `quantities.Others.spans`) or a
     whole name with a modifier that makes it another thing's (水温度, ``oil temperature``:
     `qualified`, `quantities.Qualified`)."""
@@ -376,8 +383,9 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
         # right after a number's unit (26度湿度, ``26 c humidity``): a name of its own
         unit_before = any(x.after == m.start() and x.unit is not None for x in found)
         if tail and before and is_cjk(before) and not text[:m.start()].endswith(NAME_STARTS) \
-                and not unit_before:
-            continue  # 土壤湿度 (not 和湿度, 然后湿度: a name of its own)
+                and not unit_before and qualified.qualifier(text, m.start(), rivals=rivals):
+            continue  # 土壤湿度, 绝对湿度 (not 和湿度, 然后湿度: a name of its own; nor 今天湿度,
+            # 赤霉病湿度 on a 赤霉病 table: no other thing's, as `Qualified` reads a whole name)
         if tail and latin and not unit_before and not _lead_ok(text, m.start()):
             continue
         end = m.end()

@@ -373,9 +373,14 @@ class Qualified:
                     return other + (" " if head[:1].isascii() else "") + head
         return ""
 
-    def qualifier(self, text: str, at: int, start: int = -1) -> str:
+    def qualifier(self, text: str, at: int, start: int = -1, *,
+                  rivals: frozenset[str] | None = None) -> str:
         """The modifier right before a head at `at` (from `start` when given) that makes it
-        another thing's, else ""."""
+        another thing's, else "". With `rivals`, the head is a part of the input's name (湿度
+        of 相对湿度) and only the table's own subject (a character of its heading, not one of
+        `rivals`: the characters the whole name puts before the part, 绝对 against 相对) or a
+        time qualifies nothing: 空气湿度, 平均湿度 or a long phrase may be another measure of
+        it (赤霉病湿度 on a 赤霉病 table, 今天湿度 are the input's)."""
         if at and is_cjk(text[at - 1]):
             lo = at if start < 0 else start
             while start < 0 and lo and is_cjk(text[lo - 1]) and \
@@ -390,7 +395,11 @@ class Qualified:
             word = word[:len(word) - verb]
             place = next((p for p in LOCATIVES if word.endswith(p)), "")  # 锅炉内: 锅炉's
             thing = word[:len(word) - len(place)]
-            if not thing or len(thing) > PHRASE or \
+            if rivals is not None:
+                if not thing or thing.endswith(TIMES) or thing[-1] in self.mine - rivals or \
+                        thing.endswith(self.values):
+                    return ""
+            elif not thing or len(thing) > PHRASE or \
                     thing.endswith(AMBIENT + ROOMS + DEGREES + TIMES) or \
                     thing[-1] in self.mine or thing.endswith(self.values):  # 中温, 空气中
                 return ""  # 温度, 大棚(内)温度 (a 大棚 table), 小麦温度 (a table of 小麦)

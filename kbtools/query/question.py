@@ -52,12 +52,15 @@ _NUMBER = re.compile(r"(?<![^\W_])\d+(?:[.:,]\d+)*")
 Weigh = Callable[[str], dict[str, float]]  # a piece -> {known term: its weight}
 
 
-def clean_lines(query: str) -> list[str]:
+def clean_lines(query: str, *, clauses: bool = False) -> list[str]:
     """The question's non-empty lines, each as searched: valid Unicode (undecodable bytes and
     lone surrogates from argv, a --batch file or MCP dropped), NFKC, no ANSI colour codes, no
     control characters, no invisible format characters, whitespace collapsed. At most
-    `MAX_QUESTION_CHARS` of the question are read."""
+    `MAX_QUESTION_CHARS` of the question are read. With `clauses`, a full-width comma is
+    ", " (`valued_text`)."""
     text = valid_unicode(str(query or "")[:MAX_QUESTION_CHARS]).replace("\ufffd", " ")
+    if clauses:
+        text = text.replace("\uff0c", ", ")
     text = unicodedata.normalize("NFKC", text)[: 4 * MAX_QUESTION_CHARS]  # NFKC may expand
     text = INVISIBLE.sub("", _ANSI.sub(" ", text))
     lines = (" ".join(_CONTROL.sub(" ", line).split()) for line in text.splitlines())
@@ -105,6 +108,17 @@ def searched_question(query: str, weigh: Weigh) -> Searched:
         short = condense(parts, weigh, MAX_QUERY_CHARS)
     return Searched(short, len(query), read, len(short) < len(text), paste,
                     tuple(p for p in parts if p in short) if paste else ())
+
+
+def valued_text(query: str, asked: Searched) -> str:
+    """The text a question's values are read from for the decision tables
+    (`kbtools.query.answers.evaluate_question`): the searched text (`asked`), but with its
+    full-width commas ending clauses (", "), where NFKC made them "," that `values.compact`
+    cannot tell from a number's (湿度84.9，26℃ is no 84.9,26; 温度26，800小时 no 26800). The
+    search itself reads "," as before: the question's vector is embedded from its text."""
+    if asked.condensed or "\uff0c" not in str(query or "")[:MAX_QUESTION_CHARS]:
+        return asked.text
+    return " ".join(clean_lines(query, clauses=True))
 
 
 def is_paste(lines: Sequence[str]) -> bool:

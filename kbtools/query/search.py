@@ -60,7 +60,7 @@ from kbtools.query.filters import (
 from kbtools.query.identifiers import is_about, promote
 from kbtools.query.inherit import inherit, widen_mask
 from kbtools.query.keys import key_definitions, named_keys
-from kbtools.query.question import question_text, searched_question
+from kbtools.query.question import question_text, searched_question, valued_text
 from kbtools.query.results import (
     FILTERED_OUT,
     Citation,
@@ -205,8 +205,8 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
         hits = rerank(model, text, hits, rows)
         filters = replace(filters, reranked_by=model)
         params = replace(params, doc_decay=1.0)  # the reranker's order stands
-    evaluation = answers.evaluate_question(index, text, table.tables_of(hits),
-                                           input_synonyms(index))
+    evaluation = answers.evaluate_question(index, valued_text(query, asked),
+                                           table.tables_of(hits), input_synonyms(index))
     levels = identifier_levels(index, wanted, hits, rows, unranked(hits)) if wanted else {}
     hits, more = _distinct(levels, hits, table, rows, params, evaluation, index)
     picked = _suppress_nested(table, hits, k)
