@@ -321,6 +321,7 @@ def test_the_answer_asks_for_the_input_naming_the_phrase(dist, question, doc, co
      {"风险": "中"}),
     ("赤霉病 湿度90% 温度26度", "scab.md", {"温度(℃)": "26", "相对湿度(%)": "90"},
      {"风险": "高"}),
+    ("赤霉病 22度 90%", "scab.md", {"温度(℃)": "22", "相对湿度(%)": "90"}, {"风险": "高"}),
     ("室内环境调控：室内温度28度，湿度60%", "room.md", {"温度(℃)": "28", "湿度(%)": "60"},
      {"空调": "制冷"}),
     ("greenhouse ventilation: heated to 25 C, humidity 90%", "vent.md",
@@ -354,3 +355,18 @@ def test_a_part_of_a_name_after_the_tables_own_thing_or_a_time_fills(question, v
 def test_a_part_of_a_name_after_another_thing_is_that_things(question, other):
     given = read_inputs(question, SCAB)
     assert given.values == {} and given.others["相对湿度(%)"][1] == other
+
+
+@pytest.mark.parametrize(("question", "values"), [
+    ("22度 90%", {"温度(℃)": "22", "相对湿度(%)": "90"}),  # no 22.90 said the spoken way
+    ("湿度 90% 温度 22 度", {"温度(℃)": "22", "相对湿度(%)": "90"}),
+    ("小麦赤霉病风险 22度", {"温度(℃)": "22"}),  # the table's own subject names no quantity
+    ("赤霉病22度，湿度86%", {"温度(℃)": "22", "相对湿度(%)": "86"}),
+    ("病叶率 3%", {}), ("病叶率3%", {}), ("土壤湿度 30%", {})])  # other quantities still
+def test_values_typed_apart_by_spaces_are_read_apart(question, values):
+    table = build_table(["温度(℃)", "相对湿度(%)", "风险"],
+                        [["<15", "*", "低"], ["≥15", "≥85", "高"], ["≥15", "<85", "中"]],
+                        decision="inputs=温度(℃),相对湿度(%); outputs=风险",
+                        heading_path=("小麦赤霉病风险",))
+    assert table is not None
+    assert read_inputs(question, table).values == values

@@ -477,9 +477,13 @@ def _lead_ok(text: str, start: int) -> bool:
 def _unnamed_output(word: str, table: DecisionTable) -> str:
     """The word before a number, "" when it names one of the table's outputs (``oil change
     interval at 70 °F``: the interval is asked for, the 70 °F is not its value): an output
-    column's name is no input's name."""
+    column's name is no input's name; "" too when it is Chinese written of the table's own
+    heading's characters (赤霉病 22度 on a table under 小麦赤霉病风险: its subject, no
+    quantity; 病叶率 3% still names another)."""
     if not word:
         return word
+    if is_cjk(word[0]) and set(word) <= set("".join((table.name, *table.heading_path))):
+        return ""
     for j in table.outputs:
         key = key_text(table.header[j])
         own = key.split()

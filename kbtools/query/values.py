@@ -209,7 +209,11 @@ def compact(text: str, *, fold: bool = True) -> str:
             after = text[i + 2:i + 3]
             keep = (_latin(left) and _latin(right)) or \
                 (left.isascii() and left.isalpha() and right in "-+" and after.isdigit()) or \
-                (left in ",." and right.isdigit())
+                (left in ",." and right.isdigit()) or \
+                (right.isdigit() and (left in "%°" or (
+                    "\u3400" <= left <= "\u9fff" and text[i - 2:i - 1].isdigit())))
+            # (22度 90%: a space after a number's unit parts two values, no 22.90 said the
+            # spoken way, 26度5; the word before the second is none)
             if not keep:
                 continue
         elif ch == "." and _abbreviation(out) and (text[i + 1:i + 2].isdigit() or (
