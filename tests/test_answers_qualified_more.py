@@ -370,3 +370,16 @@ def test_values_typed_apart_by_spaces_are_read_apart(question, values):
                         heading_path=("小麦赤霉病风险",))
     assert table is not None
     assert read_inputs(question, table).values == values
+
+
+@pytest.mark.parametrize(("question", "value"), [
+    ("液压油多久换 已经用了2100小时", "2100"), ("液压油用了2100小时", "2100"),
+    ("已经跑了300小时", "300"), ("液压油运转了2100小时", "2100")])
+def test_a_verb_of_use_names_the_time_a_column_of_running_counts(question, value):
+    """用了, 跑了, 运转了 before an amount of time name 运行小时, as 运行了 does."""
+    table = build_table(["运行小时", "保养项目"], [["<2000", "继续使用"], ["≥2000", "更换液压油"]],
+                        decision="inputs=运行小时; outputs=保养项目",
+                        heading_path=("6.2 液压油更换判定",))
+    assert table is not None
+    assert read_inputs(question, table).values == {"运行小时": value}
+    assert read_inputs("停机了30小时", table).values == {}  # no verb of use: not its time

@@ -502,6 +502,11 @@ def _of_column(text: str, x: Number, header: str,
     return not noun or fraction_names(noun, key_text(header), synonyms)
 
 
+# verbs of a thing's use, each naming the time it has been used or run: a column counting it
+# (运行小时, 使用年限, 工作时长) is named by any of them (液压油已经用了2100小时, 跑了300小时)
+RUNNING = ("运行", "使用", "运转", "工作", "用", "跑", "转")
+
+
 def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}, *,
               fraction: bool = False) -> bool:
     """Whether the word before a number may name column `header` when the number is taken by
@@ -537,7 +542,10 @@ def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}
     word = word[len(joiner):]  # 和湿度 90%, 然后湿度 90% name 湿度
     if not word:
         return True  # 然后 24 度: said of nothing named, as 24 度 alone
-    if not set(word) & {ch for ch in key if is_cjk(ch)}:
+    chars = {ch for ch in key if is_cjk(ch)}
+    if any(v in key for v in RUNNING):  # 用了 2100 小时 for 运行小时: the same time counted
+        chars |= set("".join(RUNNING))
+    if not set(word) & chars:
         return False
     tails = [key[n:] for n in range(1, len(key) - 1)]
     return not any(word.endswith(t) and len(word) > len(t) and is_cjk(word[-len(t) - 1])
