@@ -39,6 +39,10 @@ VENT = build_table(["Temperature (°C)", "Humidity (%)", "Action"],
 SCAB = build_table(["温度(℃)", "相对湿度(%)", "风险"],
                    [["<15", "*", "低"], ["≥15", "≥85", "高"], ["≥15", "<85", "中"]],
                    decision="inputs=温度(℃),相对湿度(%); outputs=风险")
+SCAB_HEADED = build_table(["温度(℃)", "相对湿度(%)", "风险"],
+                          [["<15", "*", "低"], ["≥15", "≥85", "高"], ["≥15", "<85", "中"]],
+                          decision="inputs=温度(℃),相对湿度(%); outputs=风险",
+                          heading_path=("小麦赤霉病风险",))  # its own subject: 赤霉病
 
 
 def _bare(header: str, heading: str = ""):
@@ -341,12 +345,7 @@ def test_the_forms_that_name_the_input_evaluate_the_table(dist, question, doc, i
 def test_a_part_of_a_name_after_the_tables_own_thing_or_a_time_fills(question, value):
     """湿度 (a part of 相对湿度) after a word that qualifies nothing (the table's own subject,
     a time) names the input, as 温度 there does."""
-    table = build_table(["温度(℃)", "相对湿度(%)", "风险"],
-                        [["<15", "*", "低"], ["≥15", "≥85", "高"], ["≥15", "<85", "中"]],
-                        decision="inputs=温度(℃),相对湿度(%); outputs=风险",
-                        heading_path=("小麦赤霉病风险",))
-    assert table is not None
-    given = read_inputs(question, table)
+    given = read_inputs(question, SCAB_HEADED)
     assert (given.values, given.others) == ({"相对湿度(%)": value}, {})
 
 
@@ -364,12 +363,7 @@ def test_a_part_of_a_name_after_another_thing_is_that_things(question, other):
     ("赤霉病22度，湿度86%", {"温度(℃)": "22", "相对湿度(%)": "86"}),
     ("病叶率 3%", {}), ("病叶率3%", {}), ("土壤湿度 30%", {})])  # other quantities still
 def test_values_typed_apart_by_spaces_are_read_apart(question, values):
-    table = build_table(["温度(℃)", "相对湿度(%)", "风险"],
-                        [["<15", "*", "低"], ["≥15", "≥85", "高"], ["≥15", "<85", "中"]],
-                        decision="inputs=温度(℃),相对湿度(%); outputs=风险",
-                        heading_path=("小麦赤霉病风险",))
-    assert table is not None
-    assert read_inputs(question, table).values == values
+    assert read_inputs(question, SCAB_HEADED).values == values
 
 
 @pytest.mark.parametrize(("question", "value"), [
