@@ -377,3 +377,12 @@ def test_a_verb_of_use_names_the_time_a_column_of_running_counts(question, value
     assert table is not None
     assert read_inputs(question, table).values == {"运行小时": value}
     assert read_inputs("停机了30小时", table).values == {}  # no verb of use: not its time
+
+
+@pytest.mark.parametrize(("question", "values"), [
+    ("南方锈病 这几天平均气温28度左右 湿度85", {"温度(℃)": "28", "相对湿度(%)": "85"}),
+    ("28度左右湿度85%", {"温度(℃)": "28", "相对湿度(%)": "85"}),  # a name after 左右 is its own
+    ("扬花期 温度22℃ RH 90%", {"温度(℃)": "22", "相对湿度(%)": "90"}),  # no "c rh" of 22°c
+    ("22°C RH 90%", {"温度(℃)": "22", "相对湿度(%)": "90"})])
+def test_a_name_after_a_values_unit_and_its_approximation_is_its_own(question, values):
+    assert read_inputs(question, SCAB_HEADED).values == values

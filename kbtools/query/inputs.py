@@ -44,7 +44,9 @@ from kbtools.query.quantities import (
     key_text,
 )
 from kbtools.query.values import (
+    APPROX_AFTER,
     BARE_DEGREES,
+    BOUND_AFTER,
     EN_NUMERALS,
     NAME_STARTS,
     STOP_GAP,
@@ -381,7 +383,8 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
         if not tail and name in qualified.heads and qualified.qualifier(text, m.start()):
             continue  # 水温度, ``oil temperature``: another thing's (`quantities.Qualified`)
         # right after a number's unit (26度湿度, ``26 c humidity``): a name of its own
-        unit_before = any(x.after == m.start() and x.unit is not None for x in found)
+        unit_before = any(x.unit is not None and (x.after == m.start() or text[
+            x.after:m.start()] in APPROX_AFTER + BOUND_AFTER) for x in found)  # 28度左右湿度
         if tail and before and is_cjk(before) and not text[:m.start()].endswith(NAME_STARTS) \
                 and not unit_before and qualified.qualifier(text, m.start(), rivals=rivals):
             continue  # 土壤湿度, 绝对湿度 (not 和湿度, 然后湿度: a name of its own; nor 今天湿度,

@@ -415,7 +415,8 @@ class Qualified:
             # a name of words (``pump seal temperature``) already says which thing it is
             last = _words(text[:end])[-1:]
             lead = last[0] if last else ""
-            unit = text[:end - len(lead)].rstrip(" ")[-1:].isdigit()  # the psi of 2 psi
+            unit = text[:end - len(lead)].rstrip(" ")[-1:] in tuple("0123456789°")  # the psi
+            # of 2 psi, the c of 22°c
             if lead and not unit and lead not in EN_PLAIN and lead not in AMBIENT + ROOMS and \
                     lead not in self.mine and text[end - len(lead):end] == lead:
                 return lead + mark
