@@ -386,3 +386,12 @@ def test_a_verb_of_use_names_the_time_a_column_of_running_counts(question, value
     ("22°C RH 90%", {"温度(℃)": "22", "相对湿度(%)": "90"})])
 def test_a_name_after_a_values_unit_and_its_approximation_is_its_own(question, values):
     assert read_inputs(question, SCAB_HEADED).values == values
+
+
+@pytest.mark.parametrize(("question", "values"), [
+    ("greenhouse is at 24C and 88% humidity", {"Temperature (°C)": "24", "Humidity (%)": "88"}),
+    ("the greenhouse is 24 C, humidity 88%", {"Temperature (°C)": "24", "Humidity (%)": "88"}),
+    ("soil is at 24C and 88% humidity", {"Humidity (%)": "88"})])  # another thing's 24C
+def test_the_tables_own_subject_before_a_value_names_no_quantity(question, values):
+    assert VENT is not None
+    assert read_inputs(question, VENT).values == values

@@ -480,13 +480,17 @@ def _lead_ok(text: str, start: int) -> bool:
 def _unnamed_output(word: str, table: DecisionTable) -> str:
     """The word before a number, "" when it names one of the table's outputs (``oil change
     interval at 70 °F``: the interval is asked for, the 70 °F is not its value): an output
-    column's name is no input's name; "" too when it is Chinese written of the table's own
-    heading's characters (赤霉病 22度 on a table under 小麦赤霉病风险: its subject, no
-    quantity; 病叶率 3% still names another)."""
+    column's name is no input's name; "" too when it is written of the table's own heading's
+    characters or words (赤霉病 22度 on a table under 小麦赤霉病风险, ``greenhouse is at 24 c``
+    under Greenhouse ventilation: its subject, no quantity; 病叶率 3% still names another)."""
     if not word:
         return word
-    if is_cjk(word[0]) and set(word) <= set("".join((table.name, *table.heading_path))):
+    heading = " ".join((table.name, *table.heading_path))
+    if is_cjk(word[0]) and set(word) <= set(heading):
         return ""
+    said = {w for w in word.split() if drop_fillers(w)}  # not ``the``, ``is``
+    if word.isascii() and said and said <= set(compact(heading).split()):
+        return ""  # ``the greenhouse is at 24 c`` under Greenhouse ventilation
     for j in table.outputs:
         key = key_text(table.header[j])
         own = key.split()
