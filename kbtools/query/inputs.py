@@ -366,11 +366,11 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
     number is another quantity's). A Latin name is a whole word; a `tail` of a header (湿度
     for 相对湿度, ``rate`` for ``leak rate``) right after another CJK character or another
     word names something else (土壤湿度, ``flow rate``; not after a word `qualified` reads as
-    qualifying nothing, the table's own subject or a time, 赤霉病湿度, 今天湿度, unless it ends
-    in one of the `rivals`, the characters the whole name puts before the tail: 绝对湿度), as does a mention inside a longer
-    name of another table's input (the 温度 of 油温度: `spans`, `quantities.Others.spans`) or a
-    whole name with a modifier that makes it another thing's (水温度, ``oil temperature``:
-    `qualified`, `quantities.Qualified`)."""
+    qualifying nothing, the table's own subject or a time, 赤霉病湿度, 今天湿度, unless it
+    ends in one of the `rivals`, the characters the whole name puts before the tail:
+    绝对湿度), as does a mention inside a longer name of another table's input (the 温度 of
+    油温度: `spans`, `quantities.Others.spans`) or a whole name with a modifier that makes it
+    another thing's (水温度, ``oil temperature``: `qualified`, `quantities.Qualified`)."""
     latin = name[:1].isascii() and name[:1].isalnum()
     for m in re.finditer(re.escape(name), text):
         before, nxt = text[max(0, m.start() - 1):m.start()], text[m.end():m.end() + 1]
