@@ -10,7 +10,7 @@ settings as every other call):
 - `commit_log(repo, *args)`: `git log` records, each with its `CommitInfo` and the lines
   `--name-status` (or any other option) printed after it;
 - `read_blobs(repo, names)`: the bytes of many `<commit>:<path>` names in one
-  `git cat-file --batch`;
+  `git cat-file --batch` (the one of a `gitbatch.batched` block when it runs);
 - `commit_authors(repo, shas)`: each commit's author as recorded (no ``.mailmap``);
 - `merge_base(repo, a, b)`: the id of the best common ancestor;
 - `diff_trees(repo, pairs, *options)`: the paths each of many (commit, base) pairs
@@ -24,7 +24,7 @@ settings as every other call):
 - `eol_normalized(root, paths)`: the files whose CRLF line endings git turns into LF when
   they are committed (.gitattributes ``text``/``eol``, ``core.autocrlf``).
 
-Imports nothing of kbtools but `pathspecs`.
+Imports nothing of kbtools but `pathspecs` and `gitbatch`.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from typing import Any
 
 import git
 
+from kbtools import gitbatch
 from kbtools.pathspecs import literal
 
 # %x1f between fields, the message last (it may hold anything but NUL); %x00 around the
@@ -407,6 +408,8 @@ def read_blobs(repo: git.Repo, names: list[str]) -> list[bytes | None]:
         return []
     if any("\n" in n for n in names):  # one name per line: it would be read as two
         return [read_blob(repo, n) if "\n" in n else read_blobs(repo, [n])[0] for n in names]
+    if (batch := gitbatch.reader(repo)) is not None:  # a loop's one process
+        return [batch.read(n) for n in names]
     proc = repo.git.cat_file("--batch", as_process=True, istream=subprocess.PIPE)
     out, _ = proc.proc.communicate("".join(n + "\n" for n in names).encode("utf-8"))
     result: list[bytes | None] = []

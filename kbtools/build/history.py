@@ -32,6 +32,7 @@ from kbtools.build.blame import blame_documents, blame_state
 from kbtools.build.reuse import history_key
 from kbtools.config import Config
 from kbtools.corpus import SourceDoc
+from kbtools.gitbatch import batched
 from kbtools.provenance import blame_lines, open_repo
 from kbtools.review.lapse import ReviewCoverage, review_coverage
 from kbtools.review.lineage import Lineage, scan
@@ -123,7 +124,7 @@ def review_coverages(memo: HistoryMemo | None, cfg: Config, sources: list[Source
         repo = open_repo(cfg.root)
         if repo is None:
             return verified.coverages(cfg, sources, blame, unchecked_reason)
-        with repo:
+        with repo, batched(repo):
             if not memo.lineage:
                 memo.lineage.append(scan(repo))  # the history, once per HEAD
             for s in todo:

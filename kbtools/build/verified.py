@@ -25,6 +25,7 @@ from kbtools.build.chunk import ChunkConfig, chunk_document
 from kbtools.build.records import Chunk
 from kbtools.config import Config
 from kbtools.corpus import SourceDoc, parse_source
+from kbtools.gitbatch import batched
 from kbtools.provenance import LineProvenance, open_repo
 from kbtools.review.lapse import ReviewCoverage, review_coverage, unchecked
 from kbtools.review.lineage import scan
@@ -48,7 +49,7 @@ def coverages(cfg: Config, sources: list[SourceDoc], blame: Mapping[str, Sequenc
     if repo is None:
         reason = unchecked_reason or OUTSIDE_GIT
         return {s.rel: unchecked(s.rel, reason) for s in claimed}
-    with repo:
+    with repo, batched(repo):
         lineage = scan(repo)  # the history read once for every verified document
         return {s.rel: review_coverage(repo, cfg, s.rel, s.text, blame.get(s.rel), lineage)
                 for s in claimed}

@@ -18,6 +18,7 @@ from kbtools.config import Config
 from kbtools.corpus import decode, parse_source, read_source
 from kbtools.errors import SourceError, line_span
 from kbtools.findings import Finding, finding
+from kbtools.gitbatch import batched
 from kbtools.provenance import open_repo
 from kbtools.review.lapse import ReviewCoverage, review_coverage
 from kbtools.review.lineage import Lineage, scan
@@ -36,7 +37,7 @@ def lapse_findings(cfg: Config, rels: list[str]) -> list[Finding]:
     out: list[Finding] = []
     lineage: Lineage | None = None
     scanned = False
-    with repo:
+    with repo, batched(repo):  # one git process for every blob read
         for rel in rels:
             try:  # the same safe reader as the checks: no link out, no FIFO, bounded
                 text, _ = decode(read_source(cfg.root / rel, cfg.root))

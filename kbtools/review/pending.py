@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from datetime import datetime
 from typing import Any
 
@@ -9,6 +10,7 @@ import git
 
 from kbtools.config import Config
 from kbtools.corpus import SourceDoc, iter_documents
+from kbtools.gitbatch import batched
 from kbtools.pathspecs import literal
 from kbtools.provenance import git_prefix, open_repo
 from kbtools.review.drafts import waiting_drafts
@@ -47,12 +49,13 @@ def pending(cfg: Config, now: datetime | None = None) -> list[dict[str, Any]]:
             histories_of(repo, history, [prefix + src.rel for src in docs
                                          if prefix + src.rel not in dirty])
         entries: list[dict[str, Any]] = []
-        for src in docs:
-            gpath = prefix + src.rel
-            if repo is None or gpath in dirty:
-                entries.append(pending_entry(src, "uncommitted"))
-            elif (found := awaiting(repo, cfg, src, gpath, nc, history)) is not None:
-                entries.append(found)
+        with batched(repo) if repo is not None else nullcontext():
+            for src in docs:
+                gpath = prefix + src.rel
+                if repo is None or gpath in dirty:
+                    entries.append(pending_entry(src, "uncommitted"))
+                elif (found := awaiting(repo, cfg, src, gpath, nc, history)) is not None:
+                    entries.append(found)
         knowledge = cfg.path("knowledge").resolve()
         if repo is not None and knowledge.is_relative_to(cfg.root.resolve()):
             # drafts filed on their own branches (`kb draft new`, an agent's report)

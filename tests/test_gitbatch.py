@@ -1,0 +1,180 @@
+"""One git process for the blobs a loop over many documents reads (`kbtools.gitbatch`):
+the same bytes as a process per read, in either object format, and `kb check`'s review
+judgement starting as many git processes for six verified documents as for two."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import git as gitpython
+import pytest
+from reviewkb import AT, git
+from reviewkb import REVIEWERS_TOML as KB_TOML
+
+from kbtools import gitbatch
+from kbtools.check.verification import coverage_findings, lapse_findings
+from kbtools.config import load_config
+from kbtools.corpus import parse_source
+from kbtools.gitobjects import read_blobs
+from kbtools.provenance import open_repo
+from kbtools.review.lapse import review_coverage
+
+FILES = {
+    "a.md": b"# A\n\nplain text\n",
+    "dir/b b.md": b"a name with a space\n",
+    "设备/手册.md": "# 手册\n\n检查油温。\n".encode(),
+    "x 12 34": b"a name that looks like a header\n",
+    "empty.md": b"",
+    # bigger than a pipe's buffer, with line feeds and every byte value
+    "big.bin": bytes(range(256)) * 1200 + b"\n\n",
+}
+NAMES = ["HEAD:a.md", "HEAD:dir/b b.md", "HEAD:设备/手册.md", "HEAD:x 12 34", "HEAD:empty.md",
+         "HEAD:big.bin", "HEAD:missing.md", "HEAD:dir", "HEAD", "HEAD:dir/b b.md missing",
+         "nosuchrev:a.md", "HEAD:a.md"]
+EXPECTED = [FILES["a.md"], FILES["dir/b b.md"], FILES["设备/手册.md"], FILES["x 12 34"], b"",
+            FILES["big.bin"], None, None, None, None, None, FILES["a.md"]]
+
+
+def make_repo(root: Path, object_format: str) -> Path:
+    root.mkdir()
+    made = subprocess.run(["git", "init", "-q", "-b", "main", f"--object-format={object_format}"],
+                          cwd=root, capture_output=True)
+    if made.returncode:
+        pytest.skip(f"this git cannot make {object_format} repositories")
+    for name, data in FILES.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "files")
+    return root
+
+
+class Spawned:
+    """Counts the git processes GitPython starts (`git.cmd.safer_popen`)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch):
+        self.commands: list[list[str]] = []
+        real = gitpython.cmd.safer_popen
+        spawned = self
+
+        class Counting(real):  # type: ignore[misc, valid-type]
+            def __init__(self, args: list[str], *more: object, **kwargs: object):
+                spawned.commands.append([a for a in args if a != "-c" and "=" not in a])
+                super().__init__(args, *more, **kwargs)
+
+        monkeypatch.setattr(gitpython.cmd, "safer_popen", Counting)
+
+    @property
+    def count(self) -> int:
+        return len(self.commands)
+
+    def of(self, command: str) -> int:
+        return sum(1 for c in self.commands if c[1:2] == [command])
+
+
+@pytest.mark.parametrize("object_format", ["sha1", "sha256"])
+def test_batched_reads_are_the_bytes_one_process_per_read_gives(tmp_path, monkeypatch,
+                                                                object_format):
+    root = make_repo(tmp_path / object_format, object_format)
+    with open_repo(root) as repo:
+        assert read_blobs(repo, NAMES) == EXPECTED  # one `cat-file --batch` for the call
+        spawned = Spawned(monkeypatch)
+        with gitbatch.batched(repo):
+            batch = gitbatch.reader(repo)
+            assert batch is not None
+            got = [read_blobs(repo, [n])[0] for n in NAMES]  # a call per name, as a loop does
+            with gitbatch.batched(repo):  # a nested block shares the outer one's
+                assert gitbatch.reader(repo) is batch
+                assert read_blobs(repo, NAMES[::-1]) == EXPECTED[::-1]
+            assert read_blobs(repo, []) == []
+        assert got == EXPECTED
+        assert spawned.count == 1
+        assert gitbatch.reader(repo) is None
+        assert batch.cmd.proc.poll() == 0  # ended with its input, not left running
+        # after the block, reads start their own process again
+        assert read_blobs(repo, NAMES[:1]) == EXPECTED[:1] and spawned.count == 2
+
+
+def test_a_name_with_a_line_feed_is_no_request_of_two(tmp_path):
+    """One name per line: a line feed inside one would be read by git as two requests and
+    put every later answer one behind."""
+    root = make_repo(tmp_path / "r", "sha1")
+    (root / "odd\nname.md").write_bytes(b"odd\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "odd name")
+    with open_repo(root) as repo, gitbatch.batched(repo):
+        assert read_blobs(repo, ["HEAD:odd\nname.md", "HEAD:a.md"]) == [b"odd\n", FILES["a.md"]]
+        assert read_blobs(repo, ["HEAD:a.md"]) == [FILES["a.md"]]
+
+
+def verified_repo(root: Path, n: int) -> list[str]:
+    """`n` documents Alice wrote and Rita verified in her own commit (legitimate reviews);
+    Mallory then changes the first one's last line. The documents' paths."""
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "kb.toml").write_text(KB_TOML, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "settings", who="lead@ex.org", date="2026-01-01T00:00:00Z")
+    rels = [f"knowledge/pump{i}.md" for i in range(n)]
+
+    def text(i: int, by: str | None, interval: int = 2000) -> str:
+        verified = f'verified: true\nverified_by: {by}\nverified_at: "{AT}"' if by else \
+            "verified: false"
+        return (f"---\ntitle: Pump {i} seals\ncategory: engineering\nproject: demo\n"
+                f'source: SOP\nauthor: Alice\ntimestamp: "2026-01-01T09:00:00+08:00"\n'
+                f"{verified}\ntags: [pump]\n---\n\n# Pump {i} seals\n\n"
+                f"Replace the seal every {interval} hours.\n")
+
+    (root / "knowledge").mkdir()
+    for i, rel in enumerate(rels):
+        (root / rel).write_text(text(i, None), encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Add pumps", date="2026-02-01T10:00:00+00:00")
+    for i, rel in enumerate(rels):
+        (root / rel).write_text(text(i, "rita@ex.org"), encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Verify", who="rita@ex.org")
+    (root / rels[0]).write_text(text(0, "rita@ex.org", 5000), encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Longer interval", who="mallory@ex.org",
+        date="2026-03-01T10:00:00+00:00")
+    return rels
+
+
+def judged(root: Path, rels: list[str], monkeypatch: pytest.MonkeyPatch
+           ) -> tuple[list, list, Spawned]:
+    """(each document's findings judged on its own, `lapse_findings`' findings, the git
+    processes `lapse_findings` started)."""
+    cfg = load_config(root)
+    alone = []
+    with open_repo(root) as repo:
+        for rel in rels:
+            text = (root / rel).read_text("utf-8")
+            cov = review_coverage(repo, cfg, rel, text)
+            alone += coverage_findings(cov, parse_source(text, Path(rel), rel).key_lines["verified"])
+    with monkeypatch.context() as m:
+        spawned = Spawned(m)
+        together = lapse_findings(cfg, rels)
+    return alone, together, spawned
+
+
+def test_check_judges_every_verified_document_through_one_git_process(tmp_path, monkeypatch):
+    """`kb check`'s verification-lapsed findings are those of each document judged on its
+    own (a git process per read), and they read every blob through one git process (five
+    per document before; what is left per document is its blame and two questions about
+    the blamed commits)."""
+    counts = []
+    for n in (2, 6):
+        root = tmp_path / f"kb{n}"
+        rels = verified_repo(root, n)
+        alone, together, spawned = judged(root, rels, monkeypatch)
+        late = (root / rels[0]).read_text("utf-8").split("\n").index(
+            "Replace the seal every 5000 hours.") + 1
+        assert [(f.path, f.line) for f in alone] == [(rels[0], late)]
+        assert "mallory" in alone[0].message.lower()
+        assert together == alone
+        assert spawned.of("cat-file") == 1
+        counts.append((spawned.count, spawned.of("blame")))
+    (small, blamed_small), (large, blamed_large) = counts
+    assert blamed_large - blamed_small == 4 and large - small <= 3 * 4, counts
