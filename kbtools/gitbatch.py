@@ -9,6 +9,11 @@ thousand verified documents. Inside ``with batched(repo):`` every `read_blobs` o
 repository asks one long-lived process instead, one name at a time: each answer is read
 before the next name is written, so no pipe fills up whatever the sizes.
 
+The block also remembers answers that cannot change (`memo`): a commit's recorded author
+(`gitobjects.commit_authors`, asked of every document's blamed commits) and whether a
+commit is an ancestor of another (`provenance.not_ancestors`, asked of them against each
+review commit). Documents written and reviewed in the same commits ask git once.
+
 GitPython's own long-lived reader (`Git.get_object_data`) is not used: it takes only
 40-digit object ids, and a SHA-256 repository's 64-digit answer is an error after the
 header, with the object's bytes left in the pipe for the next caller.
@@ -20,6 +25,7 @@ import subprocess
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import git
 
@@ -30,6 +36,7 @@ class _Batch:
     def __init__(self, repo: git.Repo):
         self.cmd = repo.git.cat_file("--batch", as_process=True, istream=subprocess.PIPE)
         self.lock = threading.Lock()  # one name and its answer at a time
+        self.memo: dict[str, dict[Any, Any]] = {}
 
     def read(self, name: str) -> bytes | None:
         """The bytes of blob `name` (one line); None when it is no blob."""
@@ -80,3 +87,10 @@ def batched(repo: git.Repo) -> Iterator[None]:
 def reader(repo: git.Repo) -> _Batch | None:
     """The open reader of `repo`, if a `batched` block holds one."""
     return _OPEN.get(id(repo))
+
+
+def memo(repo: git.Repo, kind: str) -> dict[Any, Any] | None:
+    """The answers of kind `kind` remembered for `repo` while a `batched` block runs (None
+    outside one): only answers no later commit can change belong here."""
+    batch = _OPEN.get(id(repo))
+    return None if batch is None else batch.memo.setdefault(kind, {})

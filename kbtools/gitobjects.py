@@ -151,11 +151,17 @@ def commit_authors(repo: git.Repo, shas: Iterable[str]) -> dict[str, tuple[str, 
     ``.mailmap`` or the user's ``mailmap.file`` (``%an``/``%ae``, unlike ``%aN``). Raises
     git.GitCommandError as `repo.git.log` does."""
     wanted = sorted(shas)
-    if not wanted:
-        return {}
-    out = repo.git.log("--no-walk=unsorted", "--format=%H%x1f%an%x1f%ae", *wanted, "--")
-    return {sha: (name, email) for sha, name, email
-            in (line.split("\x1f") for line in out.split("\n") if line.count("\x1f") == 2)}
+    known = gitbatch.memo(repo, "authors")  # sha -> (name, email), or None: none found
+    asked = [s for s in wanted if s not in known] if known is not None else wanted
+    found: dict[str, tuple[str, str]] = {}
+    if asked:
+        out = repo.git.log("--no-walk=unsorted", "--format=%H%x1f%an%x1f%ae", *asked, "--")
+        found = {sha: (name, email) for sha, name, email
+                 in (line.split("\x1f") for line in out.split("\n") if line.count("\x1f") == 2)}
+    if known is None:
+        return found
+    known.update({s: found.get(s) for s in asked})
+    return {s: known[s] for s in wanted if known[s] is not None}
 
 
 def read_commit(repo: git.Repo, rev: str) -> CommitInfo | None:

@@ -27,6 +27,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -34,6 +35,7 @@ from typing import Any
 
 import git
 
+from kbtools import gitbatch
 from kbtools.config import Config
 from kbtools.corpus import decode, entry_spelling, parse_source
 from kbtools.errors import KbError, UsageError
@@ -297,10 +299,15 @@ def not_ancestors(repo: git.Repo, commits: Iterable[str], of: str) -> set[str]:
     """The commits among `commits` that are neither `of` nor an ancestor of it (one
     `git rev-list` for all of them)."""
     wanted = sorted(set(commits) - {of})
-    if not wanted:
-        return set()
-    out = repo.git.rev_list(*wanted, "--not", of)
-    return set(wanted) & set(out.split())
+    known = gitbatch.memo(repo, "not ancestors")  # (commit, of) -> bool
+    asked = [c for c in wanted if (c, of) not in known] if known is not None else wanted
+    late: set[str] = set()
+    if asked:
+        late = set(asked) & set(repo.git.rev_list(*asked, "--not", of).split())
+    if known is None:
+        return late
+    known.update({(c, of): c in late for c in asked})
+    return {c for c in wanted if known[(c, of)]}
 
 
 def git_identity(repo: git.Repo) -> tuple[str, str]:
@@ -481,16 +488,20 @@ IGNORE_LIST_MISSING = "could not open object name list"
 NO_USER_CONFIG = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
 
 
-def blame_lines(repo_root: Path, rel_path: str) -> list[LineProvenance]:
+def blame_lines(repo_root: Path, rel_path: str, repo: git.Repo | None = None
+                ) -> list[LineProvenance]:
     """Per-line provenance of the working-tree file (equal to HEAD when clean).
 
     Lines not yet committed get commit "uncommitted". Returns [] when `repo_root` is not
-    in a Git repository, the file is untracked, or the repository has no commits.
+    in a Git repository, the file is untracked, or the repository has no commits. `repo`:
+    the repository of `repo_root` when the caller has it open (from `open_repo`; left
+    open), so that a `gitbatch.batched` block of the caller's serves it.
     """
-    repo = open_repo(repo_root)
+    own = open_repo(repo_root) if repo is None else None
+    repo = repo or own
     if repo is None:
         return []
-    with repo:
+    with own or nullcontext():
         try:
             path = git_prefix(repo, repo_root) + rel_path
             try:

@@ -8,6 +8,7 @@ import os
 import subprocess
 from pathlib import Path
 
+import git as gitpython
 import pytest
 from click.testing import CliRunner
 
@@ -75,9 +76,10 @@ def test_provenance_equals_blaming_every_document(tmp_path: Path,
     expected = {rel: b for rel in rels if (b := blame_lines(root, rel))}
     blamed: list[str] = []
 
-    def counted(r: Path, rel: str) -> list[kbtools.provenance.LineProvenance]:
+    def counted(r: Path, rel: str, repo: gitpython.Repo | None = None
+                ) -> list[kbtools.provenance.LineProvenance]:
         blamed.append(rel)
-        return blame_lines(r, rel)
+        return blame_lines(r, rel, repo)
 
     monkeypatch.setattr(kbtools.provenance, "blame_lines", counted)
     assert blame_documents(root, rels) == expected
@@ -100,9 +102,10 @@ def test_a_build_blames_only_documents_edited_after_they_were_added(
     blamed: list[str] = []
     real = kbtools.provenance.blame_lines
 
-    def counted(r: Path, rel: str) -> list[kbtools.provenance.LineProvenance]:
+    def counted(r: Path, rel: str, repo: gitpython.Repo | None = None
+                ) -> list[kbtools.provenance.LineProvenance]:
         blamed.append(rel)
-        return real(r, rel)
+        return real(r, rel, repo)
 
     monkeypatch.setattr(kbtools.provenance, "blame_lines", counted)
     build(load_config(root), BuildOptions(out=tmp_path / "dist", progress=False))

@@ -16,8 +16,8 @@ from kbtools import gitbatch
 from kbtools.check.verification import coverage_findings, lapse_findings
 from kbtools.config import load_config
 from kbtools.corpus import parse_source
-from kbtools.gitobjects import read_blobs
-from kbtools.provenance import open_repo
+from kbtools.gitobjects import commit_authors, read_blobs
+from kbtools.provenance import not_ancestors, open_repo
 from kbtools.review.lapse import review_coverage
 
 FILES = {
@@ -161,9 +161,10 @@ def judged(root: Path, rels: list[str], monkeypatch: pytest.MonkeyPatch
 
 def test_check_judges_every_verified_document_through_one_git_process(tmp_path, monkeypatch):
     """`kb check`'s verification-lapsed findings are those of each document judged on its
-    own (a git process per read), and they read every blob through one git process (five
-    per document before; what is left per document is its blame and two questions about
-    the blamed commits)."""
+    own (git processes for every read), and they read every blob through one git process
+    (five per document before) and ask who wrote the blamed commits, and whether they came
+    before the review, once (two per document before): what is left per document is its
+    blame."""
     counts = []
     for n in (2, 6):
         root = tmp_path / f"kb{n}"
@@ -177,4 +178,30 @@ def test_check_judges_every_verified_document_through_one_git_process(tmp_path, 
         assert spawned.of("cat-file") == 1
         counts.append((spawned.count, spawned.of("blame")))
     (small, blamed_small), (large, blamed_large) = counts
-    assert blamed_large - blamed_small == 4 and large - small <= 3 * 4, counts
+    assert blamed_large - blamed_small == 4 and large - small == 4, counts
+
+
+def test_answers_no_commit_can_change_are_asked_once_in_a_block(tmp_path, monkeypatch):
+    """A commit's recorded author and whether it is an ancestor of another are remembered
+    while a `batched` block runs: the same answers as outside one, asked of git once."""
+    root = tmp_path / "kb"
+    verified_repo(root, 2)
+    shas = git(root, "rev-list", "HEAD").split()  # newest first: Mallory, Rita, Alice, lead
+    with open_repo(root) as repo:
+        authors = commit_authors(repo, shas)
+        late = not_ancestors(repo, shas, shas[2])
+        assert [authors[s][1] for s in shas] == ["mallory@ex.org", "rita@ex.org",
+                                                 "alice@ex.org", "lead@ex.org"]
+        assert late == set(shas[:2])
+        with gitbatch.batched(repo):
+            spawned = Spawned(monkeypatch)
+            assert commit_authors(repo, shas[:2]) == {s: authors[s] for s in shas[:2]}
+            assert commit_authors(repo, shas) == authors
+            assert not_ancestors(repo, shas[1:], shas[2]) == {shas[1]}
+            assert not_ancestors(repo, shas, shas[2]) == late
+            assert not_ancestors(repo, shas, shas[0]) == set()
+            assert spawned.of("log") == 2 and spawned.of("rev-list") == 3
+            assert commit_authors(repo, shas[::-1]) == authors
+            assert not_ancestors(repo, shas[::-1], shas[2]) == late
+            assert not_ancestors(repo, shas[:1], shas[2]) == {shas[0]}
+            assert spawned.count == 5  # asked again of git: nothing

@@ -13,6 +13,7 @@ blame would say. Only the other documents are blamed.
 from __future__ import annotations
 
 import hashlib
+from contextlib import nullcontext
 from pathlib import Path
 
 import git
@@ -20,6 +21,7 @@ import git
 from kbtools import provenance
 from kbtools.blame_runs import BlameRuns
 from kbtools.corpus import lf_newlines
+from kbtools.gitbatch import batched
 from kbtools.gitobjects import status_changed, unquote_path
 from kbtools.provenance import (
     git_prefix,
@@ -39,12 +41,15 @@ def blame_documents(root: Path, rels: list[str]) -> dict[str, BlameRuns]:
     out), as runs (`kbtools.blame_runs`)."""
     written = _written_once(root)
     out = {}
-    for rel in rels:
-        found = written.get(rel)
-        blame = _all_lines(root / rel, *found) if found else \
-            BlameRuns(provenance.blame_lines(root, rel))
-        if blame:
-            out[rel] = blame
+    repo = open_repo(root) if set(rels) - written.keys() else None
+    # one repository for every blame, and what its blamed commits are remembered across them
+    with repo or nullcontext(), batched(repo) if repo is not None else nullcontext():
+        for rel in rels:
+            found = written.get(rel)
+            blame = _all_lines(root / rel, *found) if found else \
+                BlameRuns(provenance.blame_lines(root, rel, repo))
+            if blame:
+                out[rel] = blame
     return out
 
 

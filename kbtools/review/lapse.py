@@ -253,7 +253,7 @@ def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
     if blame is None and blamed_whole(repo, lineage, gpath, review.commit):
         blame = []  # every line is the review commit's: none is late
     changed = _late_lines(repo, review, blame if blame is not None else
-                          blame_lines(cfg.root, rel), body_line)
+                          blame_lines(cfg.root, rel, repo), body_line)
     diffed, deleted = diff_lines(reviewed_text, text)
     for n in diffed:
         if n >= body_line:
