@@ -9,7 +9,7 @@ from pathlib import Path
 
 import git as gitpython
 import pytest
-from reviewkb import AT, git
+from reviewkb import AT, doc_text, git
 from reviewkb import REVIEWERS_TOML as KB_TOML
 
 from kbtools import gitbatch
@@ -119,12 +119,9 @@ def verified_repo(root: Path, n: int) -> list[str]:
     rels = [f"knowledge/pump{i}.md" for i in range(n)]
 
     def text(i: int, by: str | None, interval: int = 2000) -> str:
-        verified = f'verified: true\nverified_by: {by}\nverified_at: "{AT}"' if by else \
-            "verified: false"
-        return (f"---\ntitle: Pump {i} seals\ncategory: engineering\nproject: demo\n"
-                f'source: SOP\nauthor: Alice\ntimestamp: "2026-01-01T09:00:00+08:00"\n'
-                f"{verified}\ntags: [pump]\n---\n\n# Pump {i} seals\n\n"
-                f"Replace the seal every {interval} hours.\n")
+        return doc_text(f"# Pump {i} seals\n\nReplace the seal every {interval} hours.\n",
+                        verified=by is not None, by=by, at=AT if by else None,
+                        title=f"Pump {i} seals")
 
     (root / "knowledge").mkdir()
     for i, rel in enumerate(rels):
