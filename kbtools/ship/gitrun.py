@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from kbtools.errors import KbError, ReleaseError
 
@@ -72,13 +72,17 @@ def run_raw(git_dir: Path | str, args: tuple[str, ...], env: dict[str, str] | No
 
 def run_plain(*args: str, env: dict[str, str] | None = None, stdin: bytes | None = None,
               timeout: float | None = None, stall: float | None = None,
-              watch: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+              watch: Path | None = None, stdin_file: IO[bytes] | None = None
+              ) -> subprocess.CompletedProcess[bytes]:
     """Run ``git args`` in `GIT_ENV`, whatever its exit status; killed (`GitTimeout`) past
-    `timeout` seconds, or `stall` seconds without progress (`_supervise`)."""
+    `timeout` seconds, or `stall` seconds without progress (`_supervise`). Its input is
+    `stdin`, or the open file `stdin_file` read by git itself from where it stands (a pack
+    of gigabytes is never read into memory)."""
     full_env = {**os.environ, **GIT_ENV, **(env or {})}
-    with _started(["git", *args], full_env) as proc:
+    with started(["git", *args], full_env,
+                 stdin=subprocess.PIPE if stdin_file is None else stdin_file) as proc:
         if timeout is None and stall is None:
-            out, err = proc.communicate(stdin)
+            out, err = proc.communicate(None if stdin_file is not None else stdin)
         else:
             out, err = _supervise(proc, stdin, timeout, stall, watch)
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
@@ -88,8 +92,11 @@ INTERRUPTS = (signal.SIGINT, signal.SIGTERM)  # what stops kb (`kb: interrupted`
 
 
 @contextlib.contextmanager
-def _started(argv: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
-    """A git process, in a session of its own: whatever ends the block by an exception
+def started(argv: list[str], env: dict[str, str], *, stdin: int | IO[bytes] = subprocess.PIPE,
+            stderr: int = subprocess.PIPE) -> Iterator[subprocess.Popen[bytes]]:
+    """A git process (its stdout a pipe; `stdin` and `stderr` pipes unless given), in a
+    session of its own: every git process of shipping starts here. Whatever ends the block
+    by an exception
     (Ctrl-C, SIGTERM, a limit) kills it together with the processes it started (transport
     helpers, gc's repack), or it would go on writing into the repository after kb let go
     of its lock. Ctrl-C and SIGTERM are held while it starts, and raised once it has:
@@ -99,8 +106,8 @@ def _started(argv: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[
     held: list[int] = []
     handlers = _hold(held)
     try:
-        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, env=env, start_new_session=True)
+        proc = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=stderr,
+                                env=env, start_new_session=True)
     except BaseException:
         _deliver(handlers, held)
         raise
@@ -151,7 +158,8 @@ def _supervise(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: floa
             heard[0] = time.monotonic()
 
     def feed() -> None:
-        assert proc.stdin is not None
+        if proc.stdin is None:  # git reads a file of the caller's
+            return
         with contextlib.suppress(OSError):
             proc.stdin.write(stdin or b"")
         with contextlib.suppress(OSError):
