@@ -11,6 +11,7 @@ returned: the moment at which no object held the child's pid yet.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -23,6 +24,7 @@ from test_release_helpers import Pub
 
 from kbtools.cli import main
 from kbtools.ship import device as dev
+from kbtools.ship import sync as sync_module
 from kbtools.ship.bundle import create_bundle
 
 pytestmark = pytest.mark.slow
@@ -120,3 +122,33 @@ def test_a_sigterm_as_the_bundle_check_starts_git_leaves_nothing_running(one, mo
     assert dev.served_tag(device) == "kb-r1" and leftovers(device) == []
     code, out, err = kb("sync", bundle, "--to", device)
     assert code == 0 and out.startswith("serving kb-r2 (was kb-r1)"), err
+
+
+def sigterm_at(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> None:
+    """A real SIGTERM raised in this process as `module.name` is called (the handler `kb`
+    sets turns it into the stop a service manager causes)."""
+    real = getattr(module, name)
+
+    def stopped(*args: object, **kwargs: object) -> object:
+        signal.raise_signal(signal.SIGTERM)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, stopped)
+
+
+def test_a_sigterm_after_the_switch_says_the_switch_completed(one, monkeypatch):
+    """Stopped once the new release served, as the index copies under KB_HOME were pruned,
+    `kb sync` said only "kb: interrupted", and state.json kept the sync before it (`kb
+    status` showed the older sync, `kb sync` without SOURCE its source)."""
+    pub, device = one
+    sigterm_at(monkeypatch, sync_module, "_prune_copies")
+    code, out, err = kb("sync", pub.art, "--to", device)
+    monkeypatch.undo()
+    assert (code, out) == (130, "")
+    assert err == ("kb: interrupted: the switch completed: kb-r2 serves now (was kb-r1); run "
+                   "`kb sync` again to prune old releases\n")
+    assert dev.served_tag(device) == "kb-r2"
+    state = json.loads((device / "state.json").read_text(encoding="utf-8"))
+    assert state["highest_serial"] == 2 and state["source"] == str(pub.art)
+    assert state["last_sync"]["tag"] == "kb-r2" and state["last_sync"]["ok"] is False
+    assert kb("sync", "--to", device)[1] == "up to date: serving kb-r2\n"

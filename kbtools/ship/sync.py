@@ -200,13 +200,19 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
         try:
             result = _sync_locked(source, device, state, trusted or [], branch, keep,
                                   max_age_days)
+            result = replace(result, warnings=result.warnings + _prune_copies())
         except KeyboardInterrupt:  # Ctrl-C, or SIGTERM under `kb sync`: say where it stopped
+            # (after the switch too: the new release serves, the source is the one to use)
             stopped = dev.interrupted(device, served_before, "kb sync",
                                       after="run `kb sync` again to prune old releases")
             with contextlib.suppress(OSError):  # what it staged (the lock is still held)
                 dev.clean_staging(device)
+            now = dev.served_tag(device)
             state["last_sync"] = {"ok": False, "source": source, "at": _now(),
                                   "error": f"interrupted: {stopped.message}"}
+            if now != served_before:
+                state["last_sync"]["tag"] = now
+                state["source"] = source
             with contextlib.suppress(OSError):
                 dev.write_state(device, state)
             raise stopped from None
@@ -222,7 +228,6 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
             except OSError:
                 pass
             raise exc from None
-        result = replace(result, warnings=result.warnings + _prune_copies())
         state["last_sync"] = {"ok": True, "source": source, "tag": result.tag,
                               "changed": result.changed, "at": _now(),
                               "warnings": list(result.warnings)}
