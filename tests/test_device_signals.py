@@ -15,6 +15,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from test_release_helpers import Pub
 
 from kbtools.cli import main
 from kbtools.ship import device as dev
+from kbtools.ship import operate
 from kbtools.ship import sync as sync_module
 from kbtools.ship.bundle import create_bundle
 
@@ -127,10 +129,12 @@ def test_a_sigterm_as_the_bundle_check_starts_git_leaves_nothing_running(one, mo
 def sigterm_at(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> None:
     """A real SIGTERM raised in this process as `module.name` is called (the handler `kb`
     sets turns it into the stop a service manager causes)."""
-    real = getattr(module, name)
+    real, calls = getattr(module, name), []
 
     def stopped(*args: object, **kwargs: object) -> object:
-        signal.raise_signal(signal.SIGTERM)
+        calls.append(args)
+        if len(calls) == 1:
+            signal.raise_signal(signal.SIGTERM)
         return real(*args, **kwargs)
 
     monkeypatch.setattr(module, name, stopped)
@@ -152,3 +156,118 @@ def test_a_sigterm_after_the_switch_says_the_switch_completed(one, monkeypatch):
     assert state["highest_serial"] == 2 and state["source"] == str(pub.art)
     assert state["last_sync"]["tag"] == "kb-r2" and state["last_sync"]["ok"] is False
     assert kb("sync", "--to", device)[1] == "up to date: serving kb-r2\n"
+
+
+# ------------------------------------------------------------------ rollback.log
+
+# `kb` run in a process of its own, killed outright (SIGKILL: no clean-up runs, as at a
+# power cut) as the function named is called ("before") or once it returned ("after").
+KILLED_AT = """
+import importlib, os, signal, sys
+module, name, when = sys.argv[1:4]
+m = importlib.import_module(module)
+real = getattr(m, name)
+def killed(*args, **kwargs):
+    if when == "before":
+        os.kill(os.getpid(), signal.SIGKILL)
+    result = real(*args, **kwargs)
+    os.kill(os.getpid(), signal.SIGKILL)
+setattr(m, name, killed)
+from kbtools.cli import main
+sys.argv = ["kb", *sys.argv[4:]]
+main()
+"""
+
+
+def killed_at(module: str, name: str, when: str, *args: object) -> None:
+    proc = subprocess.run([sys.executable, "-c", KILLED_AT, module, name, when,
+                           *map(str, args)], capture_output=True, text=True)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+
+
+def rollback_log(device: Path) -> list[tuple[str | None, str]]:
+    log = device / "rollback.log"
+    lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+    return [(e["from"], e["to"]) for e in map(json.loads, lines)]
+
+
+@pytest.fixture
+def two(tmp_path: Path) -> tuple[Pub, Path]:
+    """kb-r1 and kb-r2 synced; kb-r2 serves."""
+    pub = Pub(tmp_path)
+    device = tmp_path / "dev"
+    for _ in range(2):
+        pub.release()
+        assert kb("sync", pub.art, "--to", device)[0] == 0
+    return pub, device
+
+
+@pytest.mark.parametrize("then", ["sync", "status-then-sync", "rollback"])
+def test_a_rollback_killed_after_its_switch_is_logged_by_the_next_command(two, then):
+    """Killed between its switch and its line in rollback.log (a power cut, a SIGKILL),
+    a rollback had happened and was logged nowhere: kb-r1 served, the operator's log
+    said kb-r2 did. The next command that holds the device lock writes the line."""
+    pub, device = two
+    killed_at("kbtools.ship.operate", "append_log", "before", "rollback", "--to", device)
+    assert dev.served_tag(device) == "kb-r1" and rollback_log(device) == []
+    if then == "status-then-sync":  # reads only: writes nothing, but says so
+        code, out, _ = kb("status", "--to", device, "--json")
+        assert json.loads(out)["rollback_unlogged"] == {"from": "kb-r2", "to": "kb-r1"}
+    if then == "rollback":
+        code, out, err = kb("rollback", "kb-r2", "--to", device)
+        assert code == 0 and out == "serving kb-r2 (was kb-r1)\n", err
+        assert rollback_log(device) == [("kb-r2", "kb-r1"), ("kb-r1", "kb-r2")]
+        return
+    code, out, err = kb("sync", pub.art, "--to", device)
+    assert code == 0 and out.startswith("up to date: serving kb-r1"), out + err
+    assert rollback_log(device) == [("kb-r2", "kb-r1")]
+    entry = json.loads((device / "rollback.log").read_text(encoding="utf-8"))
+    assert entry["recorded_by"] == "kb sync"  # written late, and by whom
+    assert kb("sync", pub.art, "--to", device)[0] == 0
+    assert rollback_log(device) == [("kb-r2", "kb-r1")]  # once
+
+
+def test_a_rollback_killed_once_logged_is_logged_once(two):
+    pub, device = two
+    killed_at("kbtools.ship.operate", "append_log", "after", "rollback", "--to", device)
+    assert rollback_log(device) == [("kb-r2", "kb-r1")]
+    assert kb("sync", pub.art, "--to", device)[0] == 0
+    assert kb("rollback", "kb-r2", "--to", device)[0] == 0
+    assert rollback_log(device) == [("kb-r2", "kb-r1"), ("kb-r1", "kb-r2")]
+
+
+def test_a_rollback_killed_before_its_switch_is_not_logged(two):
+    """What did not happen is never logged: killed before the switch, the next sync keeps
+    kb-r2 and logs nothing; the rollback run again switches and logs once."""
+    pub, device = two
+    killed_at("kbtools.ship.operate", "switch_to", "before", "rollback", "--to", device)
+    assert kb("sync", pub.art, "--to", device)[0] == 0
+    assert dev.served_tag(device) == "kb-r2" and rollback_log(device) == []
+    code, out, err = kb("rollback", "--to", device)
+    assert code == 0 and out == "serving kb-r1 (was kb-r2)\n", err
+    assert rollback_log(device) == [("kb-r2", "kb-r1")]
+
+
+def test_a_rollback_stopped_by_sigterm_after_its_switch_is_logged_once(two, monkeypatch):
+    _, device = two
+    sigterm_at(monkeypatch, operate, "append_log")
+    code, _, err = kb("rollback", "kb-r1", "--to", device)
+    monkeypatch.undo()
+    assert code == 130 and err == ("kb: interrupted: the switch completed: kb-r1 serves now "
+                                   "(was kb-r2); nothing more to run\n")
+    assert rollback_log(device) == [("kb-r2", "kb-r1")]
+    assert kb("rollback", "kb-r2", "--to", device)[0] == 0
+    assert rollback_log(device) == [("kb-r2", "kb-r1"), ("kb-r1", "kb-r2")]
+
+
+@pytest.mark.parametrize("tag", ["kb-r2", "kb-r9", None])
+def test_a_rollback_that_switches_nothing_logs_nothing(two, tag):
+    """To the release served, to one not here, or with nothing older: refused, unlogged."""
+    pub, device = two
+    if tag is None:
+        assert kb("rollback", "--to", device)[0] == 0  # kb-r1 now, nothing older
+        before = rollback_log(device)
+    else:
+        before = []
+    code, out, _ = kb("rollback", *([tag] if tag else []), "--to", device)
+    assert code == 1 and out == "" and rollback_log(device) == before

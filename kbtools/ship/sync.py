@@ -196,11 +196,13 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
     with dev.locked(device, "kb sync"):
         dev.check_device_dir(device)
         state = dev.load_state(device)
+        # a rollback killed between its switch and its rollback.log line: logged now
+        settled = dev.settle_rollback(device, state, "kb sync")
         served_before = dev.served_tag(device)
         try:
             result = _sync_locked(source, device, state, trusted or [], branch, keep,
                                   max_age_days)
-            result = replace(result, warnings=result.warnings + _prune_copies())
+            result = replace(result, warnings=settled + result.warnings + _prune_copies())
         except KeyboardInterrupt:  # Ctrl-C, or SIGTERM under `kb sync`: say where it stopped
             # (after the switch too: the new release serves, the source is the one to use)
             stopped = dev.interrupted(device, served_before, "kb sync",
