@@ -28,7 +28,15 @@ from pathlib import Path
 from kbtools.errors import KbError, ReleaseError, SyncError
 from kbtools.fsutil import staging_dir
 from kbtools.pathspecs import top_literal
-from kbtools.ship.gitrun import GIT_ENV, failure_reason, run_git, run_plain, run_raw, started
+from kbtools.ship.gitrun import (
+    GIT_ENV,
+    NetLimits,
+    failure_reason,
+    run_git,
+    run_plain,
+    run_raw,
+    started,
+)
 
 TAG_PREFIX = "kb-r"
 LOCAL_HEADS = "refs/kb/heads/"
@@ -317,10 +325,11 @@ def _canonical(ref: str) -> str:
 
 
 def list_source(git_dir: Path, source: str, branch: str, *,
-                timeout: float | None = None) -> SourceRefs:
+                timeout: float | None = None, limits: NetLimits | None = None
+                ) -> SourceRefs:
     """The artifacts branch and release tags that `source` (remote, path or bundle) offers;
-    a remote that lists nothing within `timeout` seconds (default: ``ls-remote``'s
-    `NETWORK_TIMEOUT`) is given up (SyncError)."""
+    a remote that lists nothing within `timeout` seconds (default: the `limits`'
+    ``list_timeout``) is given up (SyncError)."""
     if is_bundle(source):
         try:
             run_git(git_dir, "bundle", "verify", source, error=SyncError)
@@ -333,7 +342,8 @@ def list_source(git_dir: Path, source: str, branch: str, *,
         out = run_git(git_dir, "bundle", "list-heads", source, error=SyncError)
     else:
         try:
-            out = run_git(git_dir, "ls-remote", source, error=SyncError, timeout=timeout)
+            out = run_git(git_dir, "ls-remote", source, error=SyncError, timeout=timeout,
+                          limits=limits)
         except SyncError as exc:  # unreachable, refused, cut off: name the source
             raise SyncError(exc.message, path=source) from None
     branch_ref = None

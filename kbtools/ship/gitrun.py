@@ -17,6 +17,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -46,28 +47,48 @@ NETWORK_TIMEOUT: dict[str, float | None] = {"ls-remote": 4 * STALL_SECONDS, "fet
 WATCHED = frozenset({"fetch", "push"})  # network commands killed when they make no progress
 
 
+@dataclass(frozen=True)
+class NetLimits:
+    """When a device gives up a network git command (kb.toml ``[sync]``, `kb sync`'s
+    options): `stall_seconds` without progress (and, for http(s), under `stall_bytes` per
+    second that long), `list_timeout` seconds in all to list a source's refs. A device on a
+    link slower than the defaults allow (a satellite or 2G link moving under 1000 bytes/s)
+    raises them; nothing else changes. `default_limits` gives the defaults."""
+
+    stall_seconds: float
+    stall_bytes: int
+    list_timeout: float
+
+
+def default_limits() -> NetLimits:
+    """The limits of this module's constants (read when called)."""
+    return NetLimits(STALL_SECONDS, STALL_BYTES, NETWORK_TIMEOUT.get("ls-remote") or 0)
+
+
 class GitTimeout(Exception):
     """A network git command ran past its limit and was killed (`run_git` reports it)."""
 
 
 def run_raw(git_dir: Path | str, args: tuple[str, ...], env: dict[str, str] | None = None,
-            stdin: bytes | None = None, timeout: float | None = None
-            ) -> subprocess.CompletedProcess[bytes]:
+            stdin: bytes | None = None, timeout: float | None = None,
+            limits: NetLimits | None = None) -> subprocess.CompletedProcess[bytes]:
     """Run git `args` against `git_dir`, whatever its exit status; a network command within
-    its limits (`GitTimeout` past them): `timeout` seconds in all when given, else its
-    `NETWORK_TIMEOUT`."""
+    its `limits` (default: `default_limits`; `GitTimeout` past them): `timeout` seconds in
+    all when given, else its `NETWORK_TIMEOUT` (an ``ls-remote``: the limits' own)."""
     command = subcommand(args)
-    limit = timeout if timeout is not None else NETWORK_TIMEOUT.get(command)
+    lim = limits or default_limits()
+    limit = timeout if timeout is not None else (
+        lim.list_timeout if command == "ls-remote" else NETWORK_TIMEOUT.get(command))
     watch = None
     if command in WATCHED:  # its progress lines are the sign of life (-q would hide git's)
         at = args.index(command) + 1
         args = (*args[:at], "--progress", *(a for a in args[at:] if a not in ("-q", "--quiet")))
         watch = Path(git_dir) / "objects" if command == "fetch" else None  # what arrives
     if command in NETWORK_TIMEOUT:
-        args = ("-c", f"http.lowSpeedLimit={STALL_BYTES}",
-                "-c", f"http.lowSpeedTime={STALL_SECONDS}", *args)
+        args = ("-c", f"http.lowSpeedLimit={lim.stall_bytes}",
+                "-c", f"http.lowSpeedTime={max(1, round(lim.stall_seconds))}", *args)
     return run_plain(f"--git-dir={git_dir}", *args, env=env, stdin=stdin, timeout=limit,
-                     stall=STALL_SECONDS if command in WATCHED else None, watch=watch)
+                     stall=lim.stall_seconds if command in WATCHED else None, watch=watch)
 
 
 def run_plain(*args: str, env: dict[str, str] | None = None, stdin: bytes | None = None,
@@ -230,12 +251,13 @@ def _arrivals(objects: Path | None) -> tuple[int, int]:
 
 def run_git(git_dir: Path | str, *args: str, env: dict[str, str] | None = None,
             stdin: bytes | None = None, error: type[KbError] = ReleaseError,
-            check: bool = True, timeout: float | None = None) -> str:
+            check: bool = True, timeout: float | None = None,
+            limits: NetLimits | None = None) -> str:
     """Run one git plumbing command against `git_dir`; raise `error` with git's message
     (also when a network command stalls or runs past its limit: `timeout` seconds when
-    given, else `NETWORK_TIMEOUT`)."""
+    given, else its `limits`, `run_raw`)."""
     try:
-        proc = run_raw(git_dir, args, env, stdin, timeout)
+        proc = run_raw(git_dir, args, env, stdin, timeout, limits)
     except GitTimeout as exc:
         command = subcommand(args)
         other = "the remote" if command == "push" else "the source"
