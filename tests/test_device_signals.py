@@ -213,6 +213,11 @@ def test_a_rollback_killed_after_its_switch_is_logged_by_the_next_command(two, t
     if then == "status-then-sync":  # reads only: writes nothing, but says so
         code, out, _ = kb("status", "--to", device, "--json")
         assert json.loads(out)["rollback_unlogged"] == {"from": "kb-r2", "to": "kb-r1"}
+        code, out, _ = kb("status", "--to", device)
+        assert code == 0 and ("rollback from kb-r2 to kb-r1 not yet in rollback.log (stopped "
+                              "after its switch): the next `kb sync` or `kb rollback` logs "
+                              "it\n") in out, out
+        assert rollback_log(device) == []  # status writes nothing
     if then == "rollback":
         code, out, err = kb("rollback", "kb-r2", "--to", device)
         assert code == 0 and out == "serving kb-r2 (was kb-r1)\n", err
