@@ -100,6 +100,9 @@ DEFAULTS: dict[str, Any] = {
         "keep": 5,
         "max_age_days": 30,
     },
+    # a device's limits on a source that stops answering (stall_seconds, stall_bytes,
+    # list_timeout): unset, the constants of kbtools.ship.gitrun (60 s, 1000 bytes/s, 240 s)
+    "sync": {},
     "review": {
         "reviewers": {},
         "non_content_fields": ["tags", "urgency", "valid_until"],

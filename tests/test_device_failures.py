@@ -299,6 +299,12 @@ def test_a_rollback_that_cannot_be_logged_says_it_switched(device, tmp_path):
     line = one_error(err)
     assert line.startswith(f"kb: error: {log}: kb-r1 serves now (was kb-r2), but the rollback "
                            "is not in rollback.log: cannot write the device log: "), err
+    assert line.endswith("; the next `kb sync` or `kb rollback` writes it there"), err
+    # the log writable again, the next command holding the lock writes the line, once
+    for _ in range(2):
+        assert kb("sync", d.art, "--to", d.dev)[0] == 0
+    [entry] = [json.loads(x) for x in log.read_text(encoding="utf-8").splitlines()]
+    assert (entry["from"], entry["to"], entry["recorded_by"]) == ("kb-r2", "kb-r1", "kb sync")
 
 
 @pytest.mark.parametrize("held", [b"", b'{"rolled_back": ["kb-r2"], "hig', b"[]"],

@@ -122,11 +122,13 @@ class GitDaemon:
 class Proxy:
     """A TCP proxy on loopback in front of `port`. `mode` (read at each connection):
     "pass"; "cut" (close both sides once `after` bytes went to the client); "stall" (stop
-    forwarding after `after` bytes until `close()`); "refuse" (reset each connection).
+    forwarding after `after` bytes until `close()`); "refuse" (reset each connection);
+    "slow" (a pause of `pause` seconds after every `after` bytes: a slow, bursty link).
     `upstream`: cut or stall what the client sends (a push) instead of what it receives."""
 
     def __init__(self, port: int):
         self.target, self.mode, self.after, self.upstream = port, "pass", 0, False
+        self.pause = 0.0
         self.released = threading.Event()
         self.server = socket.create_server(("127.0.0.1", 0))
         self.port = self.server.getsockname()[1]
@@ -161,6 +163,14 @@ class Proxy:
         sent = 0
         try:
             while block := src.recv(1 << 14):
+                if mode == "slow":  # 1 KiB at a time, a pause each time `after` is passed
+                    for at in range(0, len(block), 1 << 10):
+                        piece = block[at:at + (1 << 10)]
+                        if (sent + len(piece)) // after > sent // after:
+                            time.sleep(self.pause)
+                        dst.sendall(piece)
+                        sent += len(piece)
+                    continue
                 if mode != "pass" and sent + len(block) >= after:
                     dst.sendall(block[:after - sent])
                     if mode == "stall":

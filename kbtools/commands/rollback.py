@@ -44,6 +44,8 @@ def rollback(tag: str | None, to: Path | None, engine: str | None, token_file: P
     else:
         with terminate_interrupts():
             entry = do_rollback(device_dir(to), tag)
+    for w in entry.get("warnings", []):
+        click.echo(f"kb: warning: {w}", err=True)
     if as_json:
         echo_json(entry)
     else:

@@ -90,6 +90,10 @@ def _device(st: dict[str, Any]) -> None:
     if st["rolled_back"]:
         click.echo(f"rolled back from {', '.join(st['rolled_back'])} (`kb sync` skips "
                    f"{'it' if len(st['rolled_back']) == 1 else 'them'})")
+    if st["rollback_unlogged"]:
+        r = st["rollback_unlogged"]
+        click.echo(f"rollback from {r['from'] or 'nothing'} to {r['to']} not yet in rollback.log "
+                   "(stopped after its switch): the next `kb sync` or `kb rollback` logs it")
     copies = st["derived_copies"]
     if copies:
         click.echo(f"index copies for read-only devices: {copies['copies']} in "

@@ -24,8 +24,22 @@ SHOWN_DOCS = 5  # documents named after a switch; `kb diff` shows all
                    "DIR/trusted_keys/, releases must be signed by a given key (or one in "
                    "kb.toml release.trusted_keys), which is then pinned. Once keys are "
                    "pinned, only they count (see `kb trust`). Repeatable.")
+@click.option("--stall-seconds", type=click.FloatRange(1, 86400), default=None,
+              metavar="SECONDS",
+              help="Give a fetch up after this many seconds without progress (and, over "
+                   "http(s), under --stall-bytes per second that long). Default: kb.toml "
+                   "[sync] stall_seconds, else 60.")
+@click.option("--stall-bytes", type=click.IntRange(1), default=None, metavar="BYTES",
+              help="The http(s) speed, in bytes per second, under which a fetch counts as "
+                   "stalled. Default: kb.toml [sync] stall_bytes, else 1000.")
+@click.option("--list-timeout", type=click.FloatRange(1, 86400), default=None,
+              metavar="SECONDS",
+              help="Give up listing the source's releases after this many seconds. "
+                   "Default: kb.toml [sync] list_timeout, else 240.")
 @json_option
-def sync(source: str | None, to: Path | None, trusted: tuple[Path, ...], as_json: bool) -> None:
+def sync(source: str | None, to: Path | None, trusted: tuple[Path, ...],
+         stall_seconds: float | None, stall_bytes: int | None, list_timeout: float | None,
+         as_json: bool) -> None:
     """Bring a device directory to the newest verified release of SOURCE.
 
     SOURCE is an artifacts repository (path, file://, git://, http(s)://) or a bundle
@@ -34,11 +48,15 @@ def sync(source: str | None, to: Path | None, trusted: tuple[Path, ...], as_json
     regular files its manifest lists, their hashes); the served release then switches with
     one atomic rename. Keys pinned or unpinned (first use, rotation) are reported; after a
     switch, what changed since the release served before (in short; `kb diff` for all).
-    A newer release the operator rolled back from is skipped, and said so.
+    A newer release the operator rolled back from is skipped, and said so. A source that
+    stops answering is given up (limits: the options below, kb.toml [sync]); the served
+    release is then unchanged.
     """
     path = device_dir(to)
     with terminate_interrupts():
-        res = sync_device(path, source, trusted=trusted)
+        res = sync_device(path, source, trusted=trusted,
+                          limits={"stall_seconds": stall_seconds, "stall_bytes": stall_bytes,
+                                  "list_timeout": list_timeout})
     for w in res.warnings:
         click.echo(f"kb: warning: {w}", err=True)
     changes = _changes(path, res)

@@ -82,7 +82,7 @@ __all__ = ["append_log", "cannot_write", "check_device_dir", "clean_staging",
            "default_device_dir", "device_dir", "dir_size", "discard", "fsync_dir",
            "interrupted", "is_device_dir", "load_state", "locked", "prune", "read_json",
            "read_state", "release_dirs", "require_device", "served_release", "served_tag",
-           "switch_to", "write_state"]
+           "settle_rollback", "switch_to", "unlogged_rollback", "write_state"]
 
 MAX_STATE_BYTES = 16 << 20
 _ENTRIES = (RELEASES, REPO, TRUSTED, STATE, ROLLBACK_LOG, TRUST_LOG, LOCK, QUERY_LOG,
@@ -308,6 +308,68 @@ def append_log(path: Path, name: str, entry: dict[str, Any]) -> None:
     except OSError as exc:
         raise SyncError(f"cannot write the device log: {exc.strerror}",
                         path=str(path / name)) from None
+
+
+# state.json's record of a rollback whose switch may have happened and whose line is not
+# yet in rollback.log: written with the state before the switch, removed once the line is
+# written. A rollback killed between its switch and its line (a power cut, SIGKILL) was
+# logged nowhere; the next command holding the lock writes the line (`settle_rollback`).
+PENDING_ROLLBACK = "rollback_pending"
+_LOG_TAIL_BYTES = 64 << 10
+
+
+def unlogged_rollback(path: Path, state: dict[str, Any]) -> dict[str, Any] | None:
+    """The rollback.log entry of a rollback that happened (its release serves) and is not in
+    the log (not its last line); None when there is none."""
+    entry = state.get(PENDING_ROLLBACK)
+    if not isinstance(entry, dict) or entry.get("to") != served_tag(path):
+        return None
+    return None if _last_log_entry(path) == entry else entry
+
+
+def settle_rollback(path: Path, state: dict[str, Any], by: str | None) -> tuple[str, ...]:
+    """Write the line of a rollback that switched and was not logged (`unlogged_rollback`;
+    `by` names the later command that writes it), then drop the record of it from `state`
+    and state.json, whether it happened or not (killed before its switch: nothing to log).
+    Call with the lock held. A log that refuses the line keeps the record, for the next
+    command to try again, and is a warning."""
+    if PENDING_ROLLBACK not in state:
+        return ()
+    entry = unlogged_rollback(path, state)
+    if entry is not None:
+        try:
+            append_log(path, ROLLBACK_LOG, entry | ({"recorded_by": by} if by else {}))
+        except SyncError as exc:
+            return (f"the rollback from {entry.get('from')} to {entry.get('to')} is not in "
+                    f"{ROLLBACK_LOG}: {exc.message}",)
+    state.pop(PENDING_ROLLBACK)
+    with contextlib.suppress(OSError):  # left: dropped by the next command, not logged twice
+        write_state(path, state)
+    return ()
+
+
+def _last_log_entry(path: Path) -> dict[str, Any] | None:
+    """The last line of rollback.log as JSON (None when there is none, or it is no JSON)."""
+    try:
+        fd = open_beneath(path, ROLLBACK_LOG, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        size = os.fstat(fd).st_size
+        tail = os.pread(fd, _LOG_TAIL_BYTES, max(0, size - _LOG_TAIL_BYTES))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    lines = tail.rstrip(b"\n").rsplit(b"\n", 1)
+    try:
+        last = json.loads(lines[-1])
+    except ValueError:
+        return None
+    if isinstance(last, dict):
+        last.pop("recorded_by", None)
+        return last
+    return None
 
 
 def read_json(path: Path) -> dict[str, Any]:

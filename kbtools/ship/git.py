@@ -15,9 +15,11 @@ surrogates), `BlobReader` streams blob contents of the sizes the caller expects.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -26,7 +28,15 @@ from pathlib import Path
 from kbtools.errors import KbError, ReleaseError, SyncError
 from kbtools.fsutil import staging_dir
 from kbtools.pathspecs import top_literal
-from kbtools.ship.gitrun import GIT_ENV, failure_reason, run_git, run_plain, run_raw
+from kbtools.ship.gitrun import (
+    GIT_ENV,
+    NetLimits,
+    failure_reason,
+    run_git,
+    run_plain,
+    run_raw,
+    started,
+)
 
 TAG_PREFIX = "kb-r"
 LOCAL_HEADS = "refs/kb/heads/"
@@ -159,23 +169,37 @@ def ls_tree(git_dir: Path | str, rev: str, paths: Sequence[str] = (), *,
 class BlobReader:
     """One ``git cat-file --batch`` process reading blobs one after another, each in chunks
     of at most 1 MiB; an object that is not a blob of the size the caller expects is an
-    error (raised before any of its bytes are read)."""
+    error (raised before any of its bytes are read). Used as a context manager: git starts
+    on entering it, as every git of shipping does (`kbtools.ship.gitrun.started`: Ctrl-C and
+    SIGTERM held until the process is known, so one arriving as it starts, or anywhere in
+    the block, kills it), and is killed on leaving it."""
 
     def __init__(self, git_dir: Path | str, error: type[KbError] = SyncError):
         self.error = error
-        self.proc = subprocess.Popen(["git", f"--git-dir={git_dir}", "cat-file", "--batch"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, env={**os.environ, **GIT_ENV})
+        self.argv = ["git", f"--git-dir={git_dir}", "cat-file", "--batch"]
+        self._stack = contextlib.ExitStack()
+        self._proc: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> BlobReader:
+        try:
+            self._proc = self._stack.enter_context(
+                started(self.argv, {**os.environ, **GIT_ENV}, stderr=subprocess.DEVNULL))
+        except BaseException:
+            self._stack.close()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for stream in (self.proc.stdin, self.proc.stdout):
-            if stream is not None:
-                stream.close()
-        self.proc.kill()
-        self.proc.wait()
+        if self._proc is not None:  # killed, not waited for: it may be mid-blob
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self._proc.pid, signal.SIGKILL)
+        self._stack.close()  # closes its pipes and reaps it
+
+    @property
+    def proc(self) -> subprocess.Popen[bytes]:
+        if self._proc is None:
+            raise RuntimeError("BlobReader used outside its `with` block")
+        return self._proc
 
     def chunks(self, oid: str, size: int) -> Iterator[bytes]:
         """The content of blob `oid` (of `size` bytes); consume it before the next call."""
@@ -285,11 +309,10 @@ def check_bundle(git_dir: Path, bundle: str) -> None:
         with staging_dir(Path(git_dir) / BUNDLE_CHECK_DIR) as scratch:
             try:
                 (scratch / "pack").mkdir()
-                env = {**os.environ, **GIT_ENV, "GIT_OBJECT_DIRECTORY": str(scratch),
+                env = {"GIT_OBJECT_DIRECTORY": str(scratch),
                        "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(Path(git_dir) / "objects")}
-                proc = subprocess.run(
-                    ["git", f"--git-dir={git_dir}", "index-pack", "--strict", "--stdin",
-                     "--fix-thin"], stdin=fh, capture_output=True, env=env)
+                proc = run_plain(f"--git-dir={git_dir}", "index-pack", "--strict", "--stdin",
+                                 "--fix-thin", env=env, stdin_file=fh)
             finally:
                 shutil.rmtree(scratch, ignore_errors=True)
     if proc.returncode != 0:
@@ -302,10 +325,11 @@ def _canonical(ref: str) -> str:
 
 
 def list_source(git_dir: Path, source: str, branch: str, *,
-                timeout: float | None = None) -> SourceRefs:
+                timeout: float | None = None, limits: NetLimits | None = None
+                ) -> SourceRefs:
     """The artifacts branch and release tags that `source` (remote, path or bundle) offers;
-    a remote that lists nothing within `timeout` seconds (default: ``ls-remote``'s
-    `NETWORK_TIMEOUT`) is given up (SyncError)."""
+    a remote that lists nothing within `timeout` seconds (default: the `limits`'
+    ``list_timeout``) is given up (SyncError)."""
     if is_bundle(source):
         try:
             run_git(git_dir, "bundle", "verify", source, error=SyncError)
@@ -318,7 +342,8 @@ def list_source(git_dir: Path, source: str, branch: str, *,
         out = run_git(git_dir, "bundle", "list-heads", source, error=SyncError)
     else:
         try:
-            out = run_git(git_dir, "ls-remote", source, error=SyncError, timeout=timeout)
+            out = run_git(git_dir, "ls-remote", source, error=SyncError, timeout=timeout,
+                          limits=limits)
         except SyncError as exc:  # unreachable, refused, cut off: name the source
             raise SyncError(exc.message, path=source) from None
     branch_ref = None

@@ -17,8 +17,9 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from kbtools.errors import KbError, ReleaseError
 
@@ -46,39 +47,63 @@ NETWORK_TIMEOUT: dict[str, float | None] = {"ls-remote": 4 * STALL_SECONDS, "fet
 WATCHED = frozenset({"fetch", "push"})  # network commands killed when they make no progress
 
 
+@dataclass(frozen=True)
+class NetLimits:
+    """When a device gives up a network git command (kb.toml ``[sync]``, `kb sync`'s
+    options): `stall_seconds` without progress (and, for http(s), under `stall_bytes` per
+    second that long), `list_timeout` seconds in all to list a source's refs. A device on a
+    link slower than the defaults allow (a satellite or 2G link moving under 1000 bytes/s)
+    raises them; nothing else changes. `default_limits` gives the defaults."""
+
+    stall_seconds: float
+    stall_bytes: int
+    list_timeout: float
+
+
+def default_limits() -> NetLimits:
+    """The limits of this module's constants (read when called)."""
+    return NetLimits(STALL_SECONDS, STALL_BYTES, NETWORK_TIMEOUT.get("ls-remote") or 0)
+
+
 class GitTimeout(Exception):
     """A network git command ran past its limit and was killed (`run_git` reports it)."""
 
 
 def run_raw(git_dir: Path | str, args: tuple[str, ...], env: dict[str, str] | None = None,
-            stdin: bytes | None = None, timeout: float | None = None
-            ) -> subprocess.CompletedProcess[bytes]:
+            stdin: bytes | None = None, timeout: float | None = None,
+            limits: NetLimits | None = None) -> subprocess.CompletedProcess[bytes]:
     """Run git `args` against `git_dir`, whatever its exit status; a network command within
-    its limits (`GitTimeout` past them): `timeout` seconds in all when given, else its
-    `NETWORK_TIMEOUT`."""
+    its `limits` (default: `default_limits`; `GitTimeout` past them): `timeout` seconds in
+    all when given, else its `NETWORK_TIMEOUT` (an ``ls-remote``: the limits' own)."""
     command = subcommand(args)
-    limit = timeout if timeout is not None else NETWORK_TIMEOUT.get(command)
+    lim = limits or default_limits()
+    limit = timeout if timeout is not None else (
+        lim.list_timeout if command == "ls-remote" else NETWORK_TIMEOUT.get(command))
     watch = None
     if command in WATCHED:  # its progress lines are the sign of life (-q would hide git's)
         at = args.index(command) + 1
         args = (*args[:at], "--progress", *(a for a in args[at:] if a not in ("-q", "--quiet")))
         watch = Path(git_dir) / "objects" if command == "fetch" else None  # what arrives
     if command in NETWORK_TIMEOUT:
-        args = ("-c", f"http.lowSpeedLimit={STALL_BYTES}",
-                "-c", f"http.lowSpeedTime={STALL_SECONDS}", *args)
+        args = ("-c", f"http.lowSpeedLimit={lim.stall_bytes}",
+                "-c", f"http.lowSpeedTime={max(1, round(lim.stall_seconds))}", *args)
     return run_plain(f"--git-dir={git_dir}", *args, env=env, stdin=stdin, timeout=limit,
-                     stall=STALL_SECONDS if command in WATCHED else None, watch=watch)
+                     stall=lim.stall_seconds if command in WATCHED else None, watch=watch)
 
 
 def run_plain(*args: str, env: dict[str, str] | None = None, stdin: bytes | None = None,
               timeout: float | None = None, stall: float | None = None,
-              watch: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+              watch: Path | None = None, stdin_file: IO[bytes] | None = None
+              ) -> subprocess.CompletedProcess[bytes]:
     """Run ``git args`` in `GIT_ENV`, whatever its exit status; killed (`GitTimeout`) past
-    `timeout` seconds, or `stall` seconds without progress (`_supervise`)."""
+    `timeout` seconds, or `stall` seconds without progress (`_supervise`). Its input is
+    `stdin`, or the open file `stdin_file` read by git itself from where it stands (a pack
+    of gigabytes is never read into memory)."""
     full_env = {**os.environ, **GIT_ENV, **(env or {})}
-    with _started(["git", *args], full_env) as proc:
+    with started(["git", *args], full_env,
+                 stdin=subprocess.PIPE if stdin_file is None else stdin_file) as proc:
         if timeout is None and stall is None:
-            out, err = proc.communicate(stdin)
+            out, err = proc.communicate(None if stdin_file is not None else stdin)
         else:
             out, err = _supervise(proc, stdin, timeout, stall, watch)
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
@@ -88,8 +113,11 @@ INTERRUPTS = (signal.SIGINT, signal.SIGTERM)  # what stops kb (`kb: interrupted`
 
 
 @contextlib.contextmanager
-def _started(argv: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
-    """A git process, in a session of its own: whatever ends the block by an exception
+def started(argv: list[str], env: dict[str, str], *, stdin: int | IO[bytes] = subprocess.PIPE,
+            stderr: int = subprocess.PIPE) -> Iterator[subprocess.Popen[bytes]]:
+    """A git process (its stdout a pipe; `stdin` and `stderr` pipes unless given), in a
+    session of its own: every git process of shipping starts here. Whatever ends the block
+    by an exception
     (Ctrl-C, SIGTERM, a limit) kills it together with the processes it started (transport
     helpers, gc's repack), or it would go on writing into the repository after kb let go
     of its lock. Ctrl-C and SIGTERM are held while it starts, and raised once it has:
@@ -99,8 +127,8 @@ def _started(argv: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[
     held: list[int] = []
     handlers = _hold(held)
     try:
-        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, env=env, start_new_session=True)
+        proc = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=stderr,
+                                env=env, start_new_session=True)
     except BaseException:
         _deliver(handlers, held)
         raise
@@ -151,7 +179,8 @@ def _supervise(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: floa
             heard[0] = time.monotonic()
 
     def feed() -> None:
-        assert proc.stdin is not None
+        if proc.stdin is None:  # git reads a file of the caller's
+            return
         with contextlib.suppress(OSError):
             proc.stdin.write(stdin or b"")
         with contextlib.suppress(OSError):
@@ -222,12 +251,13 @@ def _arrivals(objects: Path | None) -> tuple[int, int]:
 
 def run_git(git_dir: Path | str, *args: str, env: dict[str, str] | None = None,
             stdin: bytes | None = None, error: type[KbError] = ReleaseError,
-            check: bool = True, timeout: float | None = None) -> str:
+            check: bool = True, timeout: float | None = None,
+            limits: NetLimits | None = None) -> str:
     """Run one git plumbing command against `git_dir`; raise `error` with git's message
     (also when a network command stalls or runs past its limit: `timeout` seconds when
-    given, else `NETWORK_TIMEOUT`)."""
+    given, else its `limits`, `run_raw`)."""
     try:
-        proc = run_raw(git_dir, args, env, stdin, timeout)
+        proc = run_raw(git_dir, args, env, stdin, timeout, limits)
     except GitTimeout as exc:
         command = subcommand(args)
         other = "the remote" if command == "push" else "the source"

@@ -7,6 +7,7 @@ switch, state) is `kbtools.ship.device`; fetching and verifying a release is
 
 from __future__ import annotations
 
+import contextlib
 import os
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +27,7 @@ from kbtools.index.selfcheck import derived_problems
 from kbtools.index.stamps import Signature, changed_before
 from kbtools.ship.changes import not_on_device
 from kbtools.ship.device import (
+    PENDING_ROLLBACK,
     append_log,
     cannot_write,
     check_device_dir,
@@ -39,7 +41,9 @@ from kbtools.ship.device import (
     release_dirs,
     served_release,
     served_tag,
+    settle_rollback,
     switch_to,
+    unlogged_rollback,
     write_state,
 )
 from kbtools.ship.git import ignored_tags, list_source, parse_serial
@@ -202,6 +206,7 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
                            "rolled_back": state.get("rolled_back", []),
                            "state_problem": state_problem,
                            "current_problem": current_problem(path),
+                           "rollback_unlogged": _unlogged(path, state),
                            "trusted_keys": keys, "trusted_keys_problem": key_problem,
                            "derived_copies": copies_report()}
     if rdir is None:
@@ -236,6 +241,13 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
     return out
 
 
+def _unlogged(path: Path, state: dict[str, Any]) -> dict[str, Any] | None:
+    """From and to of a rollback that serves and is not in rollback.log yet (killed between
+    its switch and its line: the next sync or rollback writes it), else None."""
+    entry = unlogged_rollback(path, state)
+    return None if entry is None else {"from": entry.get("from"), "to": entry.get("to")}
+
+
 def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
     """Serve an earlier local release (default: the newest one older than the served one).
 
@@ -247,26 +259,35 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
                         "SOURCE --to DIR` makes one)", path=str(path))
     with locked(path, "kb rollback"):
         check_device_dir(path)
+        warnings = settle_rollback(path, load_state(path), "kb rollback")  # one killed
         current = served_tag(path)
         have = release_dirs(path)
         tag = _rollback_target(path, current, have, tag)
-        logged: dict[str, Any] = {}
         try:
-            return _rollback_locked(path, current, tag, have[tag], logged)
+            entry = _rollback_locked(path, current, tag, have[tag])
         except KeyboardInterrupt:  # Ctrl-C, or SIGTERM under `kb rollback`
-            if served_tag(path) == tag and not logged:  # switched, not yet logged
-                _log_rollback(path, current, tag)
+            _settle_stopped(path)
             raise interrupted(path, current, f"kb rollback {tag}",
                               after="nothing more to run") from None
         except OSError as exc:  # a full disk, a read-only releases/: which release serves
             clean_staging(path)
+            _settle_stopped(path)
             raise cannot_write(path, exc, current) from None
+        return entry | {"warnings": list(warnings)} if warnings else entry
 
 
-def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path,
-                     logged: dict[str, Any]) -> dict[str, Any]:
+def _settle_stopped(path: Path) -> None:
+    """Log the rollback stopped after its switch (Ctrl-C, SIGTERM, a write refused), or
+    forget it when it was stopped before: rollback.log says what happened
+    (`settle_rollback`); a log that cannot be written keeps it for the next command."""
+    with contextlib.suppress(KbError, OSError):
+        settle_rollback(path, load_state(path), None)
+
+
+def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path
+                     ) -> dict[str, Any]:
     """`rollback` from `current` to the local release `tag` (in `rdir`), the lock held;
-    `logged` gets the rollback.log entry once it is written."""
+    returns its rollback.log entry."""
     state = load_state(path)  # first: one that cannot be read stops the rollback unswitched
     # release.json / release.sig edited since install: written back from the release commit
     # (only bytes of the sha256 verified.json recorded), as an up-to-date sync does for the
@@ -303,24 +324,25 @@ def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path,
                                   _serial(current) if current else 0)
     # recorded before the switch: a rollback killed (or a power cut) right after it
     # must not leave the release rolled back from for the next sync to serve again;
-    # killed before the switch, running the same rollback again completes it
+    # killed before the switch, running the same rollback again completes it. Its log
+    # line too, as pending: killed between the switch and the line, the next command
+    # holding the lock writes it (`settle_rollback`); before the switch, it is dropped
+    entry = {"at": _now().isoformat(), "from": current, "to": tag,
+             "user": os.environ.get("USER") or os.environ.get("LOGNAME") or "?"}
+    state[PENDING_ROLLBACK] = entry
     write_state(path, state)
     switch_to(path, tag)
     try:
-        entry = logged["entry"] = _log_rollback(path, current, tag)
+        append_log(path, ROLLBACK_LOG, entry)
     except SyncError as exc:  # the switch is done: say so, not only that the log failed
         raise SyncError(f"{tag} serves now (was {current or 'nothing'}), but the rollback is "
-                        f"not in {ROLLBACK_LOG}: {exc.message}", path=exc.path) from None
+                        f"not in {ROLLBACK_LOG}: {exc.message}; the next `kb sync` or `kb "
+                        "rollback` writes it there", path=exc.path) from None
+    state.pop(PENDING_ROLLBACK)
+    with contextlib.suppress(OSError):  # left: the next command finds the line logged
+        write_state(path, state)
     vouch(rdir, verified)  # the first open of it costs a stat per file
     return entry | {"rederived": rederived} if rederived else entry
-
-
-def _log_rollback(path: Path, current: str | None, tag: str) -> dict[str, Any]:
-    """Append the rollback from `current` to `tag` to rollback.log; returns the entry."""
-    entry = {"at": _now().isoformat(), "from": current, "to": tag,
-             "user": os.environ.get("USER") or os.environ.get("LOGNAME") or "?"}
-    append_log(path, ROLLBACK_LOG, entry)
-    return entry
 
 
 def _rollback_target(path: Path, current: str | None, have: dict[str, Path],

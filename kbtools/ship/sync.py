@@ -37,12 +37,12 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from kbtools.config import Config
+from kbtools.config import Config, load_config
 from kbtools.errors import KbError, SyncError, UsageError
 from kbtools.fsutil import mkdir_beneath
 from kbtools.index.layout import RELEASES, STATE, DeviceLayout, ReleaseLayout
@@ -61,7 +61,7 @@ from kbtools.ship.git import (
     rev_parse,
     tag_name,
 )
-from kbtools.ship.gitrun import run_git
+from kbtools.ship.gitrun import NetLimits, default_limits, run_git
 from kbtools.ship.install import (
     Installed,
     install_release,
@@ -117,8 +117,10 @@ CHECKED_FETCH = ("-c", "fetch.unpackLimit=1", "-c", "fetch.fsckObjects=true",
                  "-c", "maintenance.auto=false", "-c", "gc.auto=0", "fetch", "-q")
 
 
-def fetch(gd: Path, source: str, branch_ref: str, branch: str, tag_ref: str, tag: str) -> int:
-    """Fetch branch + one tag; returns bytes added to the device's object store."""
+def fetch(gd: Path, source: str, branch_ref: str, branch: str, tag_ref: str, tag: str,
+          limits: NetLimits | None = None) -> int:
+    """Fetch branch + one tag (given up past `limits`); returns bytes added to the device's
+    object store."""
     before = _pack_bytes(gd)
     specs = [f"+{branch_ref}:refs/heads/{branch}", f"+{tag_ref}:refs/tags/{tag}"]
     args = [*CHECKED_FETCH, "--no-tags", "--no-write-fetch-head"]
@@ -126,7 +128,8 @@ def fetch(gd: Path, source: str, branch_ref: str, branch: str, tag_ref: str, tag
     try:
         if is_bundle(source):  # git does not fsck a bundle's objects: checked first
             check_bundle(gd, source)
-        run_git(gd, *args, *(["--depth=1"] if first else []), source, *specs, error=SyncError)
+        run_git(gd, *args, *(["--depth=1"] if first else []), source, *specs, error=SyncError,
+                limits=limits)
     except SyncError as exc:
         if ": object " in exc.message:
             raise _malformed(exc, source, tag) from None
@@ -135,7 +138,8 @@ def fetch(gd: Path, source: str, branch_ref: str, branch: str, tag_ref: str, tag
         if not first or "shallow" not in str(exc):
             raise _cut_off(exc, source, tag) from None
         try:
-            run_git(gd, *args, source, *specs, error=SyncError)  # dumb HTTP cannot do shallow
+            run_git(gd, *args, source, *specs, error=SyncError,  # dumb HTTP: no shallow
+                    limits=limits)
         except SyncError as again:
             raise _cut_off(again, source, tag) from None
     return max(0, _pack_bytes(gd) - before)
@@ -154,14 +158,15 @@ def _cut_off(exc: SyncError, source: str, tag: str) -> SyncError:
                      "again to retry)", path=source)
 
 
-def deepen(gd: Path, source: str, branch_ref: str, branch: str) -> int:
+def deepen(gd: Path, source: str, branch_ref: str, branch: str,
+           limits: NetLimits | None = None) -> int:
     """Fetch the whole history of the artifacts branch into a shallow repo.git; returns the
     bytes added."""
     before = _pack_bytes(gd)
     what = f"the history of {branch}"
     try:
         run_git(gd, *CHECKED_FETCH, "--no-tags", "--no-write-fetch-head", "--unshallow",
-                source, f"+{branch_ref}:refs/heads/{branch}", error=SyncError)
+                source, f"+{branch_ref}:refs/heads/{branch}", error=SyncError, limits=limits)
     except SyncError as exc:
         if ": object " in exc.message:
             raise _malformed(exc, source, what) from None
@@ -169,8 +174,8 @@ def deepen(gd: Path, source: str, branch_ref: str, branch: str) -> int:
     return max(0, _pack_bytes(gd) - before)
 
 
-def check_tag(gd: Path, source: str, branch_ref: str, branch: str, tag: str
-              ) -> tuple[str, str]:
+def check_tag(gd: Path, source: str, branch_ref: str, branch: str, tag: str,
+              limits: NetLimits | None = None) -> tuple[str, str]:
     """The tag must be annotated and point at a commit on the artifacts branch (the
     history between them fetched, and checked, by `deepen` when the first fetch was
     shallow)."""
@@ -180,7 +185,7 @@ def check_tag(gd: Path, source: str, branch_ref: str, branch: str, tag: str
         raise SyncError(f"{tag} or branch {branch} missing after fetch", path=source)
     if commit != tip and not is_ancestor(gd, commit, tip):
         if (gd / "shallow").exists():
-            deepen(gd, source, branch_ref, branch)
+            deepen(gd, source, branch_ref, branch, limits)
         if not is_ancestor(gd, commit, tip):
             raise SyncError(f"{tag} points at commit {commit[:12]} which is not on the "
                             f"{branch} branch; refusing it", path=source)
@@ -188,25 +193,35 @@ def check_tag(gd: Path, source: str, branch_ref: str, branch: str, tag: str
 
 
 def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
-         branch: str = "kb-index", keep: int = 5, max_age_days: int = 30) -> SyncResult:
-    """Bring `device` to the newest verified release offered by `source`."""
+         branch: str = "kb-index", keep: int = 5, max_age_days: int = 30,
+         limits: NetLimits | None = None) -> SyncResult:
+    """Bring `device` to the newest verified release offered by `source`; network git
+    commands given up past `limits` (default: `gitrun.default_limits`)."""
     source = normalize_source(source)
     device.mkdir(parents=True, exist_ok=True)
     device = device.resolve()
     with dev.locked(device, "kb sync"):
         dev.check_device_dir(device)
         state = dev.load_state(device)
+        # a rollback killed between its switch and its rollback.log line: logged now
+        settled = dev.settle_rollback(device, state, "kb sync")
         served_before = dev.served_tag(device)
         try:
             result = _sync_locked(source, device, state, trusted or [], branch, keep,
-                                  max_age_days)
+                                  max_age_days, limits or default_limits())
+            result = replace(result, warnings=settled + result.warnings + _prune_copies())
         except KeyboardInterrupt:  # Ctrl-C, or SIGTERM under `kb sync`: say where it stopped
+            # (after the switch too: the new release serves, the source is the one to use)
             stopped = dev.interrupted(device, served_before, "kb sync",
                                       after="run `kb sync` again to prune old releases")
             with contextlib.suppress(OSError):  # what it staged (the lock is still held)
                 dev.clean_staging(device)
+            now = dev.served_tag(device)
             state["last_sync"] = {"ok": False, "source": source, "at": _now(),
                                   "error": f"interrupted: {stopped.message}"}
+            if now != served_before:
+                state["last_sync"]["tag"] = now
+                state["source"] = source
             with contextlib.suppress(OSError):
                 dev.write_state(device, state)
             raise stopped from None
@@ -222,7 +237,6 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
             except OSError:
                 pass
             raise exc from None
-        result = replace(result, warnings=result.warnings + _prune_copies())
         state["last_sync"] = {"ok": True, "source": source, "tag": result.tag,
                               "changed": result.changed, "at": _now(),
                               "warnings": list(result.warnings)}
@@ -283,17 +297,32 @@ def _repair_served(device: Path, exc: KbError) -> KbError:
 
 
 def sync_device(device: Path, source: str | None = None, *, trusted: Sequence[Path] = (),
-                cfg: Config | None = None) -> SyncResult:
-    """`kb sync`: `sync` with kb.toml's ``[release]`` settings; `source` defaults to the
-    device's last one, and the trusted keys are `trusted` plus ``release.trusted_keys``."""
+                cfg: Config | None = None, limits: dict[str, float | None] | None = None
+                ) -> SyncResult:
+    """`kb sync`: `sync` with kb.toml's ``[release]`` settings and ``[sync]`` limits, each
+    of `limits` given (`NetLimits` field -> value: `kb sync`'s options) over kb.toml's;
+    `source` defaults to the device's last one, and the trusted keys are `trusted` plus
+    ``release.trusted_keys``."""
     if source is None:
         source = dev.load_state(device).get("source")  # unreadable: said, not "never synced"
         if not source:
             raise UsageError("no SOURCE given and this device has never synced", path=str(device))
+    cfg = cfg if cfg is not None else load_config()
     settings = release_settings(cfg)
     return sync(source, device, trusted=[*trusted, *settings.trusted_keys],
                 branch=settings.branch, keep=settings.keep,
-                max_age_days=settings.max_age_days)
+                max_age_days=settings.max_age_days, limits=sync_limits(cfg, limits))
+
+
+def sync_limits(cfg: Config, given: dict[str, float | None] | None = None) -> NetLimits:
+    """kb.toml ``[sync]`` (validated against its schema when loaded) over the defaults,
+    the constants of `kbtools.ship.gitrun` (read now, not copied into kb.toml's defaults),
+    and the values in `given` (None: not given) over both."""
+    table = {**asdict(default_limits()), **cfg.section("sync"),
+             **{k: v for k, v in (given or {}).items() if v is not None}}
+    return NetLimits(stall_seconds=float(table["stall_seconds"]),
+                     stall_bytes=int(table["stall_bytes"]),
+                     list_timeout=float(table["list_timeout"]))
 
 
 def _now() -> str:
@@ -301,13 +330,13 @@ def _now() -> str:
 
 
 def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: list[Path],
-                 branch: str, keep: int, max_age_days: int) -> SyncResult:
+                 branch: str, keep: int, max_age_days: int, limits: NetLimits) -> SyncResult:
     dev.clean_staging(device)
     gd = DeviceLayout(device).repo
     if not (gd / "HEAD").is_file():
         run_git(gd, "init", "-q", "--bare", error=SyncError)
     begin = trust.start(device, extra_keys)
-    refs = list_source(gd, source, branch)
+    refs = list_source(gd, source, branch, limits=limits)
     if refs.branch_ref is None:
         raise SyncError(f"no {branch} branch at the source (is it an artifacts repo?)",
                         path=source)
@@ -346,16 +375,16 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     final = DeviceLayout(device).release(tag)
     redo = _discard_unsound(device, tag, hashed)
     if not final.is_dir():
-        fetched = fetch(gd, source, refs.branch_ref, branch, offered[serial][0], tag)
+        fetched = fetch(gd, source, refs.branch_ref, branch, offered[serial][0], tag, limits)
         try:
             done = _install(device, source, refs.branch_ref, branch, tag, serial, begin,
-                            floor)
+                            floor, limits)
         except trust.MissingHistory:
             # signed by a key a rotation introduced after the trusted ones, and the first
             # fetch was shallow: fetch the branch's history, follow the rotations, check again
-            fetched += deepen(gd, source, refs.branch_ref, branch)
+            fetched += deepen(gd, source, refs.branch_ref, branch, limits)
             done = _install(device, source, refs.branch_ref, branch, tag, serial, begin,
-                            floor)
+                            floor, limits)
         plan, hashed = done.plan, done.hashed
     else:  # installed by an interrupted sync, its files found as listed: its signature is
         # checked again, with the keys that sync checked it with when it stopped after
@@ -494,12 +523,12 @@ def _up_to_date(device: Path, source: str, tag: str, begin: trust.TrustStart,
 
 
 def _install(device: Path, source: str, branch_ref: str, branch: str, tag: str, serial: int,
-             begin: trust.TrustStart, floor: int) -> Installed:
+             begin: trust.TrustStart, floor: int, limits: NetLimits) -> Installed:
     """Check the fetched release (tag on the branch, then `install_release`: git objects,
     export into staging, files on disk, derived index/) and rename it into releases/.
     Returns who signed, the keys to pin and the signatures of the files hashed."""
     layout = DeviceLayout(device)
-    commit, tag_mhash = check_tag(layout.repo, source, branch_ref, branch, tag)
+    commit, tag_mhash = check_tag(layout.repo, source, branch_ref, branch, tag, limits)
     mkdir_beneath(device, RELEASES)
     return install_release(layout.repo, commit, tag, serial, tag_mhash, begin, floor,
                            layout.staging(tag), layout.release(tag),
