@@ -35,6 +35,7 @@ from kbtools.decision.conditions import (
 from kbtools.decision.model import name_parts
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.decision.units import bare_degrees, degrees_fit, family, scale, unit_group
+from kbtools.query.places import place_of
 from kbtools.query.quantities import (
     EN_PLAIN,
     Others,
@@ -260,9 +261,11 @@ def read_inputs(question: str, table: DecisionTable,
                 continue
             thing = quals[i].before(text, x.start) or quals[i].after(text, x.after) or \
                 _said_of_other(text, x, spans, elsewhere.own_chars)
-            if thing:  # 油温80度, 80度的油温: said of another thing, named
-                said.setdefault(table.header[i], (x.written, thing))
-            elif (quals[i].changed_to(text, x.start) == "" or  # heated to 80 c: no thing
+            # ``inside 24 c``, 棚内24度: the table's own place; ``outside 30 c``: another's
+            place = None if thing else place_of(quals[i], text, x.start, x.after)
+            if thing or place:  # 油温80度, 80度的油温, 室外30度: said of another thing, named
+                said.setdefault(table.header[i], (x.written, thing or place or ""))
+            elif (place == "" or quals[i].changed_to(text, x.start) == "" or  # heated to 80 c
                   _may_name(_unnamed_output(x.word, table), table.header[i], synonyms,
                             fraction=x.unit == _PERCENT)) and \
                     (x.unit != _PERCENT or _of_column(text, x, table.header[i], synonyms)):

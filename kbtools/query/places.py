@@ -1,0 +1,106 @@
+"""A place named with a value and no quantity's name (``inside 24 C, outside 30 C``, 棚内24度，
+棚外30度): whose value it is, for `kbtools.query.inputs`.
+
+A field user describing a greenhouse says where each reading was taken rather than naming the
+quantity: ``inside 24 C, outside 30 C``, ``it's 24 C inside``, 里面24度，外面30度. The unit
+tells which input the value may be (a temperature); the place tells whether it is the
+table's own. Inside, indoors or in the table's own thing (``inside``, ``indoors``, 室内, 里面,
+棚内 under a 大棚 heading) is where a generic quantity is measured when no thing is named, as
+``the temperature inside`` and 室内温度 already are (`quantities.ROOMS`): the value fills the
+input. Out of doors or outside a thing (``outside``, ``outdoors``, 室外, 外面, 棚外, 户外) is
+another place, as ``the temperature outside`` and 室外温度 are (`quantities.OUTSIDE`): the
+value is said of it and the input stays missing, the answer naming the place.
+
+Only such place words are read here: a value after any other word is judged as before
+(`query.inputs._may_name`). 另外, 此外, 以外 (in addition, besides) are no place.
+
+Pure.
+"""
+
+from __future__ import annotations
+
+from kbtools.query.quantities import (
+    EN_PLAIN,
+    LOCATIVES,
+    OUTSIDE,
+    PHRASE,
+    ROOMS,
+    Qualified,
+)
+from kbtools.query.values import NAME_STARTS, STOP_GAP, drop_fillers
+from kbtools.query.wording import is_cjk
+
+# Chinese words of the outside, standing after what they are outside of or alone (外面30度,
+# 大棚外面, 外边, 外头); a bare 外 only after a room's or the table's own thing's character
+# (室外, 棚外, 屋外) or in `CJK_OUTDOORS`: 另外, 此外, 以外 mean "besides"
+CJK_OUTSIDE = ("外面", "外边", "外头")
+CJK_OUTDOORS = ("户外", "野外", "露天", "室外", "屋外", "门外", "窗外")
+# Chinese words of the inside, after a thing or alone (里面24度, 棚里面); the one-character
+# place words (`quantities.LOCATIVES`: 内, 里, 中) only after a room's or the table's own
+# thing's character (室内, 屋里, 棚内): 锅炉里 is a boiler's, 其中 no place
+CJK_INSIDE = ("里面", "里边", "里头")
+_JOINS = frozenset(("and", "or", "but", "then", "while", "whereas"))  # start another item
+
+
+def place_of(qualified: Qualified, text: str, at: int, after: int) -> str | None:
+    """The place a value of compacted `text` is said to be in, when a place word and no
+    quantity's name tells it: the value starts at `at`, its unit ends at `after`. None when no
+    place word stands right before the value (filler words between) or right after its unit;
+    "" for the table's own place or the surroundings (``inside``, ``indoors``, ``in the
+    greenhouse`` on a greenhouse table, 室内, 里面, 棚内 on a 大棚 table); else the words naming
+    another place as written (``outside``, ``outside the tank``, 室外, 外面, 大棚外面).
+    `qualified` holds the input's own words (`Qualified.mine`: its names and the table's
+    heading)."""
+    start = after - (text[after - 1:after] == " ")  # the space `phrase` reads a word after
+    first = text[start:].split(" ", 2)[1:2]
+    if first and first[0].rstrip(",.;") in OUTSIDE + ROOMS:  # not ``6 years in service``
+        found = qualified.phrase(text, start)  # ``30 c outside the tank``, ``24 c indoors``
+        if found is not None:
+            return text[start:found[0]].strip(" ") if found[1] else ""
+        return ""  # ``24 c inside``: a bare adverb `phrase` reads no phrase of
+    head = drop_fillers(text[:at]).rstrip(" ")
+    if head[-1:].isascii():
+        return _english_place(qualified, head)
+    return _chinese_place(qualified, head)
+
+
+def _english_place(qualified: Qualified, head: str) -> str | None:
+    """The place the last English words of `head` name (``outside it is``: outside)."""
+    words = STOP_GAP.split(head)[-1].split()  # back to a clause mark or number: the
+    # ``inside`` of ``24 c inside, 30 c`` is the 24's
+    while words and words[-1] in EN_PLAIN and words[-1] not in OUTSIDE + ROOMS:
+        if words[-1] in _JOINS:
+            return None  # ``30 c outside and 24 c``: the place was the value's before
+        words.pop()  # ``outside it is 30 c``, ``inside it's``
+    if not words or not words[-1].isalpha():
+        return None
+    last = words[-1]
+    if last in OUTSIDE:
+        own = last in qualified.mine or last.removesuffix("s") in qualified.mine
+        return "" if own else last
+    return "" if last in ROOMS else None
+
+
+def _chinese_place(qualified: Qualified, head: str) -> str | None:
+    """The place the Chinese word ending `head` names (棚外, 外面, 室内, 里面)."""
+    run = ""
+    for ch in reversed(head):
+        if not is_cjk(ch) or len(run) == PHRASE + 2 or (head[:len(head) - len(run)]
+                                                          .endswith(NAME_STARTS) and run):
+            break
+        run = ch + run
+
+    def own(thing: str) -> bool:  # no thing, a room, or the table's own (棚 of 大棚)
+        return not thing or thing[-1] in qualified.mine or thing.endswith(ROOMS)
+
+    word = next((w for w in CJK_OUTSIDE + CJK_OUTDOORS if run.endswith(w)), "")
+    if word:
+        return run[-PHRASE - len(word):]
+    if run.endswith("外") and len(run) > 1 and own(run[:-1]):
+        return run[-2:]  # 棚外 on a 大棚 table, 房外
+    word = next((w for w in CJK_INSIDE if run.endswith(w)), "")
+    if word:
+        return "" if own(run[:-len(word)]) else None
+    if run.endswith(LOCATIVES) and len(run) > 1 and own(run[:-1]):
+        return ""  # 室内, 屋里, 棚内 on a 大棚 table
+    return None
