@@ -197,7 +197,8 @@ def read_inputs(question: str, table: DecisionTable,
     cells = tuple(c[j].text for c in table.conditions for j in table.inputs
                   if c[j].kind == "text")
     quals = {i: Qualified.of(tuple(n for n in names[i] if any(w.endswith(n) for w in wholes[i])),
-                             " ".join((table.name, *table.heading_path)), cells)
+                             " ".join((table.name, *table.heading_path)), cells,
+                             _tails(names[i], wholes[i]))
              for i in table.inputs}
     said: dict[str, tuple[str, str]] = {}  # input column → a value said of another thing
     for i in table.inputs:  # numbers right after the column's name
@@ -209,10 +210,7 @@ def read_inputs(question: str, table: DecisionTable,
         for name in usable:
             # 湿度 of 相对湿度, ``humidity`` of its synonym ``relative humidity``
             tail = name not in wholes[i] and any(w.endswith(name) for w in wholes[i])
-            # the characters a whole name puts before the tail (相对 of 相对湿度): a word
-            # ending in one is a rival of that part (绝对湿度), not the table's own
-            rivals = frozenset(ch for w in wholes[i] if tail and w.endswith(name)
-                               for ch in w[:-len(name)])
+            rivals = dict(quals[i].tails).get(name, frozenset())
             found = _after_name(text, name, found_numbers, claimed, tail=tail, spans=spans,
                                 qualified=quals[i], rivals=rivals)
             if found is None:
@@ -338,6 +336,15 @@ def read_inputs(question: str, table: DecisionTable,
     return Inputs(out, conflicts, {h: source[h].written for h in out
                                    if h in source and source[h].approximate},
                   {h: v for h, v in said.items() if h not in out and h not in conflicts})
+
+
+def _tails(names: Sequence[str], wholes: Collection[str]) -> tuple[tuple[str, frozenset[str]], ...]:
+    """The `names` of an input that are trailing parts of its whole names (湿度 of 相对湿度,
+    ``humidity`` of ``relative humidity``), each with the characters the whole names put
+    before it (相对): a word ending in one is a rival of that part (绝对湿度), not the
+    table's own."""
+    return tuple((n, frozenset(ch for w in wholes if w.endswith(n) for ch in w[:-len(n)]))
+                 for n in names if n not in wholes and any(w.endswith(n) for w in wholes))
 
 
 def _unit_fits(number: int | None, column: int | None) -> bool:

@@ -250,18 +250,23 @@ class Qualified:
     """Where a question says a value of one input's generic name qualified into another
     thing's (see the module doc): `heads`, the input's names and their short forms in a
     compound (温度 and 温), longest first; `mine`, the words that qualify nothing (the
-    characters and words of the input's names and of the table's heading)."""
+    characters and words of the input's names and of the table's heading); `tails`, the
+    heads that are trailing parts of the input's whole name, each with its rivals (湿度 of
+    相对湿度, 相对: `qualifier`)."""
 
     heads: tuple[str, ...] = ()
     mine: frozenset[str] = frozenset()
     values: tuple[str, ...] = ()  # the table's text cells (小麦温度: the 小麦 row's 温度)
+    tails: tuple[tuple[str, frozenset[str]], ...] = ()
 
     @classmethod
     @functools.lru_cache(maxsize=256)  # a table's inputs, read for many questions: made once
     def of(cls, names: tuple[str, ...], context: str = "",
-           values: tuple[str, ...] = ()) -> Qualified:
+           values: tuple[str, ...] = (),
+           tails: tuple[tuple[str, frozenset[str]], ...] = ()) -> Qualified:
         """For an input named `names` (`query.inputs.names_of`) of a table whose name and
-        heading path are `context` and whose text cells hold `values`. The words of the
+        heading path are `context` and whose text cells hold `values`; `tails`: those of
+        `names` that are trailing parts of its whole name, with their rivals. The words of the
         built-in names (`ABBREVIATIONS`: ``relative humidity``, 相对湿度) qualify nothing."""
         heads = set(names)
         for name in names:
@@ -274,7 +279,13 @@ class Qualified:
         mine = {ch for ch in text if is_cjk(ch)} | set(_words(text)) | \
             set(_words(compact(" ".join(values))))  # ``wheat temperature``: a wheat row's
         return cls(tuple(sorted(heads, key=lambda n: (-len(n), n))), frozenset(mine),
-                   tuple(v for v in {compact(v) for v in values} if v))
+                   tuple(v for v in {compact(v) for v in values} if v), tails)
+
+    def rivals(self, head: str) -> frozenset[str] | None:
+        """The rivals of `head` when it is a trailing part of the input's name (相对 for 湿度
+        of 相对湿度: 空气湿度 may measure something else, whichever side of the value it is
+        on), None for a whole name."""
+        return next((r for t, r in self.tails if t == head), None)
 
     def before(self, text: str, at: int) -> str:
         """The qualified name said of the value at position `at` of compacted `text`, "" when
@@ -299,7 +310,7 @@ class Qualified:
             head = next((h for h in self.heads if stop >= len(h) and
                          text.startswith(h, stop - len(h))), None)
             if head is not None:
-                other = self.qualifier(text, stop - len(head))
+                other = self.qualifier(text, stop - len(head), rivals=self.rivals(head))
                 return other + (" " if head[:1].isascii() and other else "") + head \
                     if other else ""
         return self.named_after(text, end)
@@ -358,6 +369,9 @@ class Qualified:
                 len(rest) > len(lead) + 1:
             rest = rest[len(lead):].lstrip(" ")  # ``80 c the oil's temperature``
         start = len(text) - len(rest)
+        if any(is_cjk(h[0]) and text.startswith(h, start) and self.rivals(h) is None
+               for h in self.heads):
+            return ""  # 85%的空气湿度 when 空气湿度 names the input: its own whole name
         for head in self.heads:
             if _latin(head[0]) and text.startswith(head, start) and \
                     (found := self.phrase(text, start + len(head))) is not None and found[1]:
@@ -369,7 +383,7 @@ class Qualified:
                 spans = [start + n for n in [_past_word(rest)] if n > 0]
             for pos in spans:
                 if text.startswith(head, pos) and not _latin(text[pos + len(head):][:1]) and \
-                        (other := self.qualifier(text, pos, start)):
+                        (other := self.qualifier(text, pos, start, rivals=self.rivals(head))):
                     return other + (" " if head[:1].isascii() else "") + head
         return ""
 
