@@ -48,6 +48,7 @@ from kbtools.query.values import (
     APPROX_AFTER,
     BARE_DEGREES,
     BOUND_AFTER,
+    DURATIONS,
     EN_NUMERALS,
     NAME_STARTS,
     STOP_GAP,
@@ -62,6 +63,7 @@ from kbtools.query.values import (
 )
 from kbtools.query.wording import (
     amount_subject,
+    duration_object,
     fraction_names,
     fraction_of,
     is_cjk,
@@ -265,7 +267,9 @@ def read_inputs(question: str, table: DecisionTable,
                 said.setdefault(table.header[i], (x.written, thing or place or ""))
             elif (place == "" or quals[i].changed_to(text, x.start) == "" or  # heated to 80 c
                   _may_name(_unnamed_output(x.word, table), table.header[i], synonyms,
-                            fraction=x.unit == _PERCENT)) and \
+                            fraction=x.unit == _PERCENT) or
+                  (x.unit in DURATIONS and bool(obj := duration_object(text, x.after)) and
+                   noun_names(obj, key_text(table.header[i]), names[i], synonyms))) and \
                     (x.unit != _PERCENT or _of_column(text, x, table.header[i], synonyms)):
                 fits.append(n)
         if not fits or any(sum(_unit_fits(found_numbers[n].unit, _unit_of(table.header[j]))
@@ -395,8 +399,10 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
         # right after a number's unit (26度湿度, ``26 c humidity``): a name of its own
         unit_before = any(x.unit is not None and (x.after == m.start() or text[
             x.after:m.start()] in APPROX_AFTER + BOUND_AFTER) for x in found)  # 28度左右湿度
-        if tail and before and is_cjk(before) and not text[:m.start()].endswith(NAME_STARTS) \
-                and not unit_before and qualified.qualifier(text, m.start(), rivals=rivals):
+        spaced = before == " " and is_cjk(text[m.start() - 2:m.start() - 1] or "a")  # 土壤 湿度
+        if tail and (is_cjk(before) or spaced) and \
+                not text[:m.start()].rstrip(" ").endswith(NAME_STARTS) and \
+                not unit_before and qualified.qualifier(text, m.start(), rivals=rivals):
             continue  # 土壤湿度, 绝对湿度 (not 和湿度, 然后湿度: a name of its own; nor 今天湿度,
             # 赤霉病湿度 on a 赤霉病 table: no other thing's, as `Qualified` reads a whole name)
         if tail and latin and not unit_before and not _lead_ok(text, m.start()):

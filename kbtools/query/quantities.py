@@ -394,7 +394,16 @@ class Qualified:
         of 相对湿度) and only the table's own subject (a character of its heading, not one of
         `rivals`: the characters the whole name puts before the part, 绝对 against 相对) or a
         time qualifies nothing: 空气湿度, 平均湿度 or a long phrase may be another measure of
-        it (赤霉病湿度 on a 赤霉病 table, 今天湿度 are the input's)."""
+        it (赤霉病湿度 on a 赤霉病 table, 今天湿度 are the input's). A Chinese word typed
+        apart before the head qualifies it as one typed against it (土壤 湿度 is 土壤湿度),
+        unless it ends a clause after a value (下了4天雨 温度: no 雨温度)."""
+        if at > 1 and text[at - 1] == " " and is_cjk(text[at - 2]):
+            lo = at - 1
+            while lo and is_cjk(text[lo - 1]):
+                lo -= 1
+            if lo and (text[lo - 1].isdigit() or text[lo - 1] in "%°"):
+                return ""
+            return self.qualifier(text[:at - 1] + text[at:], at - 1, start, rivals=rivals)
         if at and is_cjk(text[at - 1]):
             lo = at if start < 0 else start
             while start < 0 and lo and is_cjk(text[lo - 1]) and \

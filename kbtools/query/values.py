@@ -79,7 +79,7 @@ SPELLED_UNITS: dict[str, str] = {
 }
 # the classes of durations: a number in one followed by ``old`` is an age (``the hose is 5
 # years old``: the hose is what is that old, the number's word is ``age``)
-_DURATIONS = frozenset(n for n, c in enumerate(UNIT_CLASSES)
+DURATIONS = frozenset(n for n, c in enumerate(UNIT_CLASSES)
                        if c[0] in ("小时", "天数", "周", "个月", "年"))
 _OLD = re.compile(r"old(?![a-z])")
 # words that are no count noun between a number and its unit (``4 more days``: a bound)
@@ -211,7 +211,8 @@ def compact(text: str, *, fold: bool = True) -> str:
                 (left.isascii() and left.isalpha() and right in "-+" and after.isdigit()) or \
                 (left in ",." and right.isdigit()) or \
                 (right.isdigit() and (left in "%°" or (
-                    "\u3400" <= left <= "\u9fff" and text[i - 2:i - 1].isdigit())))
+                    "\u3400" <= left <= "\u9fff" and text[i - 2:i - 1].isdigit()))) or \
+                _words_apart(left, right)
             # (22度 90%: a space after a number's unit parts two values, no 22.90 said the
             # spoken way, 26度5; the word before the second is none)
             if not keep:
@@ -221,6 +222,15 @@ def compact(text: str, *, fold: bool = True) -> str:
             ch = " " if text[i + 1:i + 2].isdigit() else ""  # approx. 90%: approx 90%
         out.append(ch)
     return "".join(out)
+
+
+def _words_apart(left: str, right: str) -> bool:
+    """Whether a space between characters `left` and `right` parts two Chinese words the
+    user typed apart (下了4天雨 温度22度: the 温度 is no 雨温度; 赤霉病 湿度 88%): kept, so no
+    word before it qualifies a name after it. Not beside a Chinese numeral (二十六 度 is
+    one value)."""
+    return "\u3400" <= left <= "\u9fff" and "\u3400" <= right <= "\u9fff" and \
+        not _NUMERAL_RUN.match(left) and not _NUMERAL_RUN.match(right)
 
 
 def _abbreviation(out: list[str]) -> bool:
@@ -342,7 +352,7 @@ def numbers(text: str, cased: str = "") -> list[Number]:
         if before.endswith("华氏"):
             known = "°f"  # 华氏80度: in °F, whatever follows
         clause = after.lstrip(" ")
-        run = "age" if unit in _DURATIONS and _OLD.match(clause) else \
+        run = "age" if unit in DURATIONS and _OLD.match(clause) else \
             _word_before(text, start, floor)
         spans.append((bool(_SPAN_AFTER.match(rest) or _SPAN_AFTER.match(after)
                            or _EN_SPAN_AFTER.match(clause)),
@@ -426,7 +436,7 @@ def count_noun(rest: str) -> tuple[str, int]:
                 break
             gap = 1 + len(" ".join(noun)) + 1
             suffix, _, unit = _unit_after(rest[gap:])
-            if unit in _DURATIONS and suffix.isascii() and len(suffix) > 1:
+            if unit in DURATIONS and suffix.isascii() and len(suffix) > 1:
                 return " ".join(noun), gap
         return "", 0
     lead = 1 if rest.startswith("个") else 0
@@ -439,7 +449,7 @@ def count_noun(rest: str) -> tuple[str, int]:
         return "", 0
     for k in range(1, min(4, len(run) - 1) + 1):
         suffix, _, unit = _unit_after(rest[lead + k:])
-        if unit in _DURATIONS and suffix and not suffix.isascii():
+        if unit in DURATIONS and suffix and not suffix.isascii():
             return run[:k], lead + k
     return "", 0
 

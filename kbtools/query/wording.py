@@ -35,6 +35,27 @@ def with_abbreviations(synonyms: Mapping[str, Sequence[str]]) -> dict[str, list[
     return merged
 
 
+# how far after a duration its object is read (下了4天雨: 雨; 下了四天的雨): a word of one or
+# two characters, 的 before it and filler words after it (下了4天雨了) aside
+OBJECT_CHARS = 2
+
+
+def duration_object(text: str, at: int) -> str:
+    """The Chinese object right after a duration's unit ending at position `at` of compacted
+    `text`, in the verb-duration-object order Chinese counts an event's days by (下了4天雨,
+    刮了三天的风, 浇了2天水): a word of at most `OBJECT_CHARS` characters up to the next
+    character of another script or a clause mark; "" when none stands there, or a longer run
+    (4天雨温度: no object of the 4 alone)."""
+    rest = text[at:].removeprefix("的")
+    run = ""
+    for ch in rest:
+        if not is_cjk(ch):
+            break
+        run += ch
+    run = drop_fillers(run)
+    return run if 0 < len(run) <= OBJECT_CHARS else ""
+
+
 def noun_names(noun: str, key: str, names: Sequence[str],
                synonyms: Mapping[str, Sequence[str]]) -> bool:
     """Whether the count noun `noun` (rainy of ``4 rainy days``, 雨 of 4个雨天) names the
