@@ -63,13 +63,13 @@ from kbtools.query.values import (
 )
 from kbtools.query.wording import (
     amount_subject,
-    duration_object,
     fraction_names,
     fraction_of,
     is_cjk,
     is_latin,
     names_word,
     noun_names,
+    object_names,
     other_script,
     stems_meet,
     tied,
@@ -265,11 +265,15 @@ def read_inputs(question: str, table: DecisionTable,
             place = None if thing else place_of(quals[i], text, x.start, x.after)
             if thing or place:  # 油温80度, 80度的油温, 室外30度: said of another thing, named
                 said.setdefault(table.header[i], (x.written, thing or place or ""))
-            elif (place == "" or quals[i].changed_to(text, x.start) == "" or  # heated to 80 c
-                  _may_name(_unnamed_output(x.word, table), table.header[i], synonyms,
-                            fraction=x.unit == _PERCENT) or
-                  (x.unit in DURATIONS and bool(obj := duration_object(text, x.after)) and
-                   noun_names(obj, key_text(table.header[i]), names[i], synonyms))) and \
+                continue
+            # 下了4天雨, ``4 days of rain``: what a duration counts, said after it, names the
+            # column or not (``4 days of wind``), unless a word before it names the column
+            counts = object_names(text, x.after, key_text(table.header[i]), names[i],
+                                  synonyms) if x.unit in DURATIONS else None
+            word = _unnamed_output(x.word, table)
+            if (place == "" or quals[i].changed_to(text, x.start) == "" or  # heated to 80 c
+                    counts or (counts is None or word) and _may_name(
+                        word, table.header[i], synonyms, fraction=x.unit == _PERCENT)) and \
                     (x.unit != _PERCENT or _of_column(text, x, table.header[i], synonyms)):
                 fits.append(n)
         if not fits or any(sum(_unit_fits(found_numbers[n].unit, _unit_of(table.header[j]))
@@ -559,8 +563,10 @@ def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}
                 return True  # an amount of a thing, named by its unit
             words = subject  # ``suction pressure ran 30 psi``: a quantity, named so
         *lead, last = words
-        return len(last) >= 3 and any(w.startswith(last) for w in own) and \
-            all(w in _EN_NAMELESS or any(o.startswith(w) for o in own) for w in lead)
+        return len(last) >= 3 and any(w.startswith(last) or stems_meet(w, last)  # rained
+                                      for w in own) and \
+            all(w in _EN_NAMELESS or not drop_fillers(w) or any(o.startswith(w) for o in own)
+                for w in lead)  # ``has rained``
     joiner = next((j for j in NAME_STARTS if word.startswith(j)), "")
     word = word[len(joiner):]  # 和湿度 90%, 然后湿度 90% name 湿度
     if not word:

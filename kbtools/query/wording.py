@@ -45,7 +45,10 @@ def duration_object(text: str, at: int) -> str:
     `text`, in the verb-duration-object order Chinese counts an event's days by (下了4天雨,
     刮了三天的风, 浇了2天水): a word of at most `OBJECT_CHARS` characters up to the next
     character of another script or a clause mark; "" when none stands there, or a longer run
-    (4天雨温度: no object of the 4 alone)."""
+    (4天雨温度: no object of the 4 alone). English: the words after ``of`` (``4 days of
+    rain``: rain)."""
+    if text.startswith("of ", at):
+        return fraction_of(text, at)
     rest = text[at:].removeprefix("的")
     run = ""
     for ch in rest:
@@ -54,6 +57,15 @@ def duration_object(text: str, at: int) -> str:
         run += ch
     run = drop_fillers(run)
     return run if 0 < len(run) <= OBJECT_CHARS else ""
+
+
+def object_names(text: str, at: int, key: str, names: Sequence[str],
+                 synonyms: Mapping[str, Sequence[str]]) -> bool | None:
+    """Whether the object after a duration ending at position `at` (`duration_object`: 雨 of
+    下了4天雨, ``rain`` of ``4 days of rain``) names the column of header text `key`, as a
+    count noun does (`noun_names`); None when no object follows."""
+    noun = duration_object(text, at)
+    return noun_names(noun, key, names, synonyms) if noun else None
 
 
 def noun_names(noun: str, key: str, names: Sequence[str],
