@@ -267,12 +267,13 @@ def read_inputs(question: str, table: DecisionTable,
                 said.setdefault(table.header[i], (x.written, thing or place or ""))
                 continue
             # 下了4天雨, ``4 days of rain``: what a duration counts, said after it, names the
-            # column or not (``4 days of wind``), unless a word before it names the column
+            # column or not (``4 days of wind``, ``has 30 hours of downtime``), unless a
+            # Chinese word before it names the column (用了2100小时的油: the oil's use)
             counts = object_names(text, x.after, key_text(table.header[i]), names[i],
                                   synonyms) if x.unit in DURATIONS else None
             word = _unnamed_output(x.word, table)
             if (place == "" or quals[i].changed_to(text, x.start) == "" or  # heated to 80 c
-                    counts or (counts is None or word) and _may_name(
+                    counts or (counts is None or is_cjk(word[-1:] or "a")) and _may_name(
                         word, table.header[i], synonyms, fraction=x.unit == _PERCENT)) and \
                     (x.unit != _PERCENT or _of_column(text, x, table.header[i], synonyms)):
                 fits.append(n)
@@ -403,10 +404,8 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
         # right after a number's unit (26度湿度, ``26 c humidity``): a name of its own
         unit_before = any(x.unit is not None and (x.after == m.start() or text[
             x.after:m.start()] in APPROX_AFTER + BOUND_AFTER) for x in found)  # 28度左右湿度
-        spaced = before == " " and is_cjk(text[m.start() - 2:m.start() - 1] or "a")  # 土壤 湿度
-        if tail and (is_cjk(before) or spaced) and \
-                not text[:m.start()].rstrip(" ").endswith(NAME_STARTS) and \
-                not unit_before and qualified.qualifier(text, m.start(), rivals=rivals):
+        if tail and before and is_cjk(before) and not text[:m.start()].endswith(NAME_STARTS) \
+                and not unit_before and qualified.qualifier(text, m.start(), rivals=rivals):
             continue  # 土壤湿度, 绝对湿度 (not 和湿度, 然后湿度: a name of its own; nor 今天湿度,
             # 赤霉病湿度 on a 赤霉病 table: no other thing's, as `Qualified` reads a whole name)
         if tail and latin and not unit_before and not _lead_ok(text, m.start()):

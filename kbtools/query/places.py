@@ -19,6 +19,8 @@ Pure.
 
 from __future__ import annotations
 
+import re
+
 from kbtools.query.quantities import (
     EN_PLAIN,
     LOCATIVES,
@@ -39,6 +41,8 @@ CJK_OUTDOORS = ("户外", "野外", "露天", "室外", "屋外", "门外", "窗
 # place words (`quantities.LOCATIVES`: 内, 里, 中) only after a room's or the table's own
 # thing's character (室内, 屋里, 棚内): 锅炉里 is a boiler's, 其中 no place
 CJK_INSIDE = ("里面", "里边", "里头")
+EN_REACH = 40  # at most this many characters before a value hold its English place words
+_WORDS = re.compile(r"[a-z'’]+")
 _JOINS = frozenset(("and", "or", "but", "then", "while", "whereas"))  # start another item
 
 
@@ -66,13 +70,14 @@ def place_of(qualified: Qualified, text: str, at: int, after: int) -> str | None
 
 def _english_place(qualified: Qualified, head: str) -> str | None:
     """The place the last English words of `head` name (``outside it is``: outside)."""
-    words = STOP_GAP.split(head)[-1].split()  # back to a clause mark or number: the
-    # ``inside`` of ``24 c inside, 30 c`` is the 24's
+    # back to a clause mark or number (the ``inside`` of ``24 c inside, 30 c`` is the 24's),
+    # the words only (``ventilation:inside``)
+    words = _WORDS.findall(STOP_GAP.split(head[-EN_REACH:])[-1])
     while words and words[-1] in EN_PLAIN and words[-1] not in OUTSIDE + ROOMS:
         if words[-1] in _JOINS:
             return None  # ``30 c outside and 24 c``: the place was the value's before
         words.pop()  # ``outside it is 30 c``, ``inside it's``
-    if not words or not words[-1].isalpha():
+    if not words:
         return None
     last = words[-1]
     if last in OUTSIDE:

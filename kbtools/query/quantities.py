@@ -58,7 +58,7 @@ from kbtools.query.values import (
     drop_fillers,
     strip_fillers,
 )
-from kbtools.query.wording import ABBREVIATIONS, is_cjk
+from kbtools.query.wording import ABBREVIATIONS, counted_object, is_cjk
 
 # In a Chinese compound a generic quantity's name may be cut to its first character: 油温 is
 # 油温度, 水温 水温度, 油压 油压力, 水压 水压力. (full name, its short form in a compound)
@@ -394,24 +394,18 @@ class Qualified:
         of 相对湿度) and only the table's own subject (a character of its heading, not one of
         `rivals`: the characters the whole name puts before the part, 绝对 against 相对) or a
         time qualifies nothing: 空气湿度, 平均湿度 or a long phrase may be another measure of
-        it (赤霉病湿度 on a 赤霉病 table, 今天湿度 are the input's). A Chinese word typed
-        apart before the head qualifies it as one typed against it (土壤 湿度 is 土壤湿度),
-        unless it ends a clause after a value (下了4天雨 温度: no 雨温度)."""
-        if at > 1 and text[at - 1] == " " and is_cjk(text[at - 2]):
-            lo = at - 1
-            while lo and is_cjk(text[lo - 1]):
-                lo -= 1
-            if lo and (text[lo - 1].isdigit() or text[lo - 1] in "%°"):
-                return ""
-            return self.qualifier(text[:at - 1] + text[at:], at - 1, start, rivals=rivals)
+        it (赤霉病湿度 on a 赤霉病 table, 今天湿度 are the input's)."""
         if at and is_cjk(text[at - 1]):
             lo = at if start < 0 else start
             while start < 0 and lo and is_cjk(text[lo - 1]) and \
                     not text[:lo].endswith(NAME_STARTS) and not text[:lo].endswith(_CJK_FILLERS):
                 lo -= 1
+            if counted_object(text, lo, at):
+                return ""  # 下了4天雨温度: the 雨 is what the clause counts, no thing's
             if lo and (text[lo - 1].isdigit() or text[lo - 1] == "%"):  # 3天温度: 天 is the
                 lo += max((len(u) for c in UNIT_CLASSES for u in c  # unit of the 3
-                           if u and is_cjk(u[0]) and text.startswith(u, lo)), default=1)
+                           if u and is_cjk(u[0]) and text.startswith(u, lo)),
+                          default=int(text[lo - 1].isdigit()))  # 30%土壤湿度: no unit
             possessive = text[lo:at].endswith("的")  # 油的温度: 油 qualifies it
             word = text[lo:at - possessive]
             verb = int(not possessive and self.changed(text, at))  # 升温到80度: no thing

@@ -214,8 +214,7 @@ def compact(text: str, *, fold: bool = True) -> str:
                 (left.isascii() and left.isalpha() and right in "-+" and after.isdigit()) or \
                 (left in ",." and right.isdigit()) or \
                 (right.isdigit() and (left in "%°" or (
-                    "\u3400" <= left <= "\u9fff" and text[i - 2:i - 1].isdigit()))) or \
-                _words_apart(left, right)
+                    "\u3400" <= left <= "\u9fff" and text[i - 2:i - 1].isdigit())))
             # (22度 90%: a space after a number's unit parts two values, no 22.90 said the
             # spoken way, 26度5; the word before the second is none)
             if not keep:
@@ -225,15 +224,6 @@ def compact(text: str, *, fold: bool = True) -> str:
             ch = " " if text[i + 1:i + 2].isdigit() else ""  # approx. 90%: approx 90%
         out.append(ch)
     return "".join(out)
-
-
-def _words_apart(left: str, right: str) -> bool:
-    """Whether a space between characters `left` and `right` parts two Chinese words the
-    user typed apart (下了4天雨 温度22度: the 温度 is no 雨温度; 赤霉病 湿度 88%): kept, so no
-    word before it qualifies a name after it. Not beside a Chinese numeral (二十六 度 is
-    one value)."""
-    return "\u3400" <= left <= "\u9fff" and "\u3400" <= right <= "\u9fff" and \
-        not _NUMERAL_RUN.match(left) and not _NUMERAL_RUN.match(right)
 
 
 def _abbreviation(out: list[str]) -> bool:
