@@ -212,7 +212,7 @@ OTHER: dict[str, str] = {
                                            "class and a look-ahead",
     "kbtools.query.values._NUMERAL_RUN": "the at most 12 characters of the word before a "
                                          "number; one character class",
-    "kbtools.query.places._WORDS": "the at most 40 characters before a value; one "
+    "kbtools.query.places._WORDS": "the at most EN_REACH characters before a value; one "
                                    "character class",
     "kbtools.query.wording._NUMERALS": "matched at the start of a word of at most PHRASE "
                                        "characters; one character class",

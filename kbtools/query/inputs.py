@@ -14,7 +14,9 @@ column an English name right after it names (``6 cycles``, ``a 4160 V motor``); 
 column gets the one of its cell values the question names. `read_inputs` also gives the
 inputs the question gives two values (温度22度…温度23度: `Inputs.conflicts`). No value said of
 a name the knowledge's decision tables give another input (油温80度, ``bearing temperature 80
-C`` against a table of 温度(℃): `kbtools.query.quantities`) is given to any input.
+C`` against a table of 温度(℃): `kbtools.query.quantities`) is given to any input, nor one
+said of another place (室外30度, ``outside 30 C``: `kbtools.query.places`); one said of
+inside or the table's own place (棚内24度, ``inside 24 C``) is the input's.
 
 Pure.
 """

@@ -41,7 +41,7 @@ CJK_OUTDOORS = ("户外", "野外", "露天", "室外", "屋外", "门外", "窗
 # place words (`quantities.LOCATIVES`: 内, 里, 中) only after a room's or the table's own
 # thing's character (室内, 屋里, 棚内): 锅炉里 is a boiler's, 其中 no place
 CJK_INSIDE = ("里面", "里边", "里头")
-EN_REACH = 40  # at most this many characters before a value hold its English place words
+EN_REACH = 40  # at most this many characters before a value hold its place words
 _WORDS = re.compile(r"[a-z'’]+")
 _JOINS = frozenset(("and", "or", "but", "then", "while", "whereas"))  # start another item
 
@@ -62,7 +62,7 @@ def place_of(qualified: Qualified, text: str, at: int, after: int) -> str | None
         if found is not None:
             return text[start:found[0]].strip(" ") if found[1] else ""
         return ""  # ``24 c inside``: a bare adverb `phrase` reads no phrase of
-    head = drop_fillers(text[:at]).rstrip(" ")
+    head = drop_fillers(text[max(0, at - EN_REACH):at]).rstrip(" ")
     if head[-1:].isascii():
         return _english_place(qualified, head)
     return _chinese_place(qualified, head)
@@ -72,7 +72,7 @@ def _english_place(qualified: Qualified, head: str) -> str | None:
     """The place the last English words of `head` name (``outside it is``: outside)."""
     # back to a clause mark or number (the ``inside`` of ``24 c inside, 30 c`` is the 24's),
     # the words only (``ventilation:inside``)
-    words = _WORDS.findall(STOP_GAP.split(head[-EN_REACH:])[-1])
+    words = _WORDS.findall(STOP_GAP.split(head)[-1])
     while words and words[-1] in EN_PLAIN and words[-1] not in OUTSIDE + ROOMS:
         if words[-1] in _JOINS:
             return None  # ``30 c outside and 24 c``: the place was the value's before
@@ -90,9 +90,9 @@ def _chinese_place(qualified: Qualified, head: str) -> str | None:
     """The place the Chinese word ending `head` names (棚外, 外面, 室内, 里面)."""
     run = ""
     for ch in reversed(head):
-        if not is_cjk(ch) or len(run) == PHRASE + 2 or (head[:len(head) - len(run)]
-                                                          .endswith(NAME_STARTS) and run):
-            break
+        if not is_cjk(ch) or len(run) == PHRASE + 2 or \
+                (run and head[:len(head) - len(run)].endswith(NAME_STARTS)):
+            break  # 然后外面: the words after the lead only
         run = ch + run
 
     def own(thing: str) -> bool:  # no thing, a room, or the table's own (棚 of 大棚)
