@@ -284,3 +284,14 @@ def test_kb_query_answers_the_forms_field_users_type(dist, question, doc, status
 def test_kb_query_evaluates_counts_said_as_typed(counts_dist, question, doc, inputs, outputs):
     ev = top_evaluation(counts_dist, question, doc)
     assert (ev["status"], ev["inputs"], ev["outputs"]) == ("match", inputs, outputs), ev
+
+
+def test_a_thing_whose_name_starts_with_a_short_form_is_still_a_thing():
+    """``temperature of the tempa``: the ``temp`` inside ``tempa`` is no mention of the
+    input's name, so the phrase before the value is still read (hypothesis found it)."""
+    table = build_table(["Temperature (°F)", "Action"], [["<40", "none"], [">=40", "vent"]],
+                        decision="inputs=Temperature (°F); outputs=Action")
+    assert table is not None
+    got = read_inputs("temperature of the tempa is 1 F", table)
+    assert (got.values, got.others) == \
+        ({}, {"Temperature (°F)": ("1F", "temperature of the tempa")})

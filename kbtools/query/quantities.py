@@ -351,11 +351,8 @@ class Qualified:
     def named_after(self, text: str, end: int) -> str:
         """The English name qualified by the phrases after it that end at `end` (``temperature
         of the oil``, ``pressure in the boiler``: `phrase`), "" when none is."""
-        at, head = max(((text.rfind(h, 0, end), h) for h in self.heads if _latin(h[0])),
-                       default=(-1, ""))
-        while at >= 0 and (at and _latin(text[at - 1]) or
-                           _latin(text[at + len(head):at + len(head) + 1])):
-            at = text.rfind(head, 0, at)  # inside a word: an earlier one
+        at, head = max(((_last_word(text, h, end), h) for h in self.heads if _latin(h[0])),
+                       default=(-1, ""))  # (the temp of ``tempa`` names none)
         found = self.phrase(text, at + len(head)) if at >= 0 else None
         return text[at:end] if found == (end, True) else ""
 
@@ -539,6 +536,14 @@ def _clause(text: str) -> list[str]:
     while at and (text[at - 1].isascii() and (text[at - 1].isalpha() or text[at - 1] in " '")):
         at -= 1
     return text[at:].split()
+
+
+def _last_word(text: str, word: str, end: int) -> int:
+    """Where the last whole-word `word` of `text[:end]` starts, -1 when none does."""
+    at = text.rfind(word, 0, end)
+    while at >= 0 and (at and _latin(text[at - 1]) or _latin(text[at + len(word):][:1])):
+        at = text.rfind(word, 0, at)  # inside a word: an earlier one
+    return at
 
 
 def _past_word(rest: str) -> int:
