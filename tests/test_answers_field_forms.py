@@ -87,6 +87,11 @@ def test_an_english_place_before_or_after_a_value_says_whose_it_is(question, val
     ("户外30度，湿度90%", {"湿度(%)": "90"}, {"温度(℃)": ("30度", "户外")}),
     ("棚外30度，湿度90%", {"湿度(%)": "90"}, {"温度(℃)": ("30度", "棚外")}),
     ("另外24度，湿度90%", {"温度(℃)": "24", "湿度(%)": "90"}, {}),  # 另外: besides, no place
+    ("这里30度", {"温度(℃)": "30"}, {}),  # here: where the user stands
+    ("大棚外面30度", {}, {"温度(℃)": ("30度", "棚外面")}),
+    ("南方锈病 外面32度", {}, {"温度(℃)": ("32度", "外面")}),  # 病 is no thing 外面 is of
+    ("锅炉里30度，湿度90%", {"湿度(%)": "90"}, {"温度(℃)": ("30度", "锅炉里")}),
+    ("箱内30度", {}, {"温度(℃)": ("30度", "箱内")}),
 ])
 def test_a_chinese_place_before_a_value_says_whose_it_is(question, values, others):
     assert SHED is not None
@@ -94,10 +99,10 @@ def test_a_chinese_place_before_a_value_says_whose_it_is(question, values, other
     assert (got.values, got.others, got.conflicts) == (values, others, {}), got
 
 
-def test_another_things_inside_is_no_place_of_the_table():
-    """锅炉里 is the boiler's, not a greenhouse's inside: no value of its 温度, as before."""
+def test_words_that_only_look_like_places_are_none():
+    """``in service`` is no place; 其中 (among them) no inside."""
     assert SHED is not None
-    assert read_inputs("锅炉里面30度", SHED).values == {}
+    assert read_inputs("其中30度", SHED).others == {}
     assert read_inputs("6 years in service", build_table(
         ["Hose age (years)", "Action"], [["<5", "keep"], [">=5", "replace"]],
         decision="inputs=Hose age (years); outputs=Action")).values == \

@@ -23,7 +23,6 @@ import re
 
 from kbtools.query.quantities import (
     EN_PLAIN,
-    LOCATIVES,
     OUTSIDE,
     PHRASE,
     ROOMS,
@@ -37,10 +36,15 @@ from kbtools.query.wording import is_cjk
 # (室外, 棚外, 屋外) or in `CJK_OUTDOORS`: 另外, 此外, 以外 mean "besides"
 CJK_OUTSIDE = ("外面", "外边", "外头")
 CJK_OUTDOORS = ("户外", "野外", "露天", "室外", "屋外", "门外", "窗外")
-# Chinese words of the inside, after a thing or alone (里面24度, 棚里面); the one-character
-# place words (`quantities.LOCATIVES`: 内, 里, 中) only after a room's or the table's own
-# thing's character (室内, 屋里, 棚内): 锅炉里 is a boiler's, 其中 no place
+# Chinese words of the inside, after a thing or alone (里面24度, 棚里面): the table's own
+# place after a room's or its own thing's character (室内, 屋里, 棚内), else the thing's
+# (锅炉里 is a boiler's)
 CJK_INSIDE = ("里面", "里边", "里头")
+# the one-character place words after a thing that make its inside (锅炉里, 箱内); not 中 and
+# 间 (其中, 期间, 一天中: words of their own more often than places)
+THINGS_INSIDE = ("内", "里")
+# words of here and there: the place the user stands in (这里30度, 那里), the surroundings
+HERE = ("这", "那")
 EN_REACH = 40  # at most this many characters before a value hold its place words
 _WORDS = re.compile(r"[a-z'’]+")
 _JOINS = frozenset(("and", "or", "but", "then", "while", "whereas"))  # start another item
@@ -95,17 +99,20 @@ def _chinese_place(qualified: Qualified, head: str) -> str | None:
             break  # 然后外面: the words after the lead only
         run = ch + run
 
-    def own(thing: str) -> bool:  # no thing, a room, or the table's own (棚 of 大棚)
-        return not thing or thing[-1] in qualified.mine or thing.endswith(ROOMS)
+    def own(thing: str) -> bool:  # no thing, here, a room, or the table's own (棚 of 大棚)
+        return not thing or thing[-1] in qualified.mine or thing.endswith(ROOMS + HERE)
 
     word = next((w for w in CJK_OUTSIDE + CJK_OUTDOORS if run.endswith(w)), "")
-    if word:
-        return run[-PHRASE - len(word):]
+    if word:  # 外面, 棚外面 (the table's own thing outside of which), 户外
+        thing = run[:-len(word)]
+        return run[-len(word) - 1:] if thing and own(thing) else word
     if run.endswith("外") and len(run) > 1 and own(run[:-1]):
         return run[-2:]  # 棚外 on a 大棚 table, 房外
-    word = next((w for w in CJK_INSIDE if run.endswith(w)), "")
-    if word:
-        return "" if own(run[:-len(word)]) else None
-    if run.endswith(LOCATIVES) and len(run) > 1 and own(run[:-1]):
-        return ""  # 室内, 屋里, 棚内 on a 大棚 table
-    return None
+    word = next((w for w in CJK_INSIDE if run.endswith(w)), "") or \
+        next((w for w in THINGS_INSIDE if run.endswith(w) and len(run) > 1), "")
+    if not word:
+        return None
+    thing = run[:-len(word)]
+    if own(thing):
+        return ""  # 里面, 室内, 屋里, 这里, 棚内 on a 大棚 table
+    return run[-PHRASE - len(word):]  # 锅炉里: another thing's inside, named
