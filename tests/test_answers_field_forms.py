@@ -69,6 +69,10 @@ T, H = "Temperature (°C)", "Humidity (%)"
      {T: ("30C", "outside the greenhouse")}),
     ("inside 24C, outside 30C, humidity 90%", {T: "24", H: "90"}, {}),
     ("temperature inside 24C, outside 30C", {T: "24"}, {}),
+    ("indoor 24C outdoor 30C humidity 88%", {T: "24", H: "88"}, {}),  # labels, no commas
+    ("outside temp is 30C and inside is 24C", {T: "24"}, {}),
+    ("in the greenhouse it is 24 C", {T: "24"}, {}),  # the table's own place
+    ("in march 24C", {}, {}),  # a time: as before, neither filled nor another place
 ])
 def test_an_english_place_before_or_after_a_value_says_whose_it_is(question, values, others):
     assert VENT is not None

@@ -23,12 +23,14 @@ import re
 
 from kbtools.query.quantities import (
     EN_PLAIN,
+    OF_THING,
     OUTSIDE,
     PHRASE,
+    PHRASE_WORDS,
     ROOMS,
     Qualified,
 )
-from kbtools.query.values import NAME_STARTS, STOP_GAP, drop_fillers
+from kbtools.query.values import NAME_STARTS, STOP_GAP, drop_fillers, strip_fillers
 from kbtools.query.wording import is_cjk
 
 # Chinese words of the outside, standing after what they are outside of or alone (外面30度,
@@ -63,9 +65,11 @@ def place_of(qualified: Qualified, text: str, at: int, after: int) -> str | None
     first = text[start:].split(" ", 2)[1:2]
     if first and first[0].rstrip(",.;") in OUTSIDE + ROOMS:  # not ``6 years in service``
         found = qualified.phrase(text, start)  # ``30 c outside the tank``, ``24 c indoors``
-        if found is not None:
-            return text[start:found[0]].strip(" ") if found[1] else ""
-        return ""  # ``24 c inside``: a bare adverb `phrase` reads no phrase of
+        stop = found[0] if found is not None else start + 1 + len(first[0])
+        if not strip_fillers(text[stop:stop + EN_REACH])[:1].isdigit():  # not the label of
+            if found is not None:  # the next value (``indoor 24 c outdoor 30 c``)
+                return text[start:found[0]].strip(" ") if found[1] else ""
+            return ""  # ``24 c inside``: a bare adverb `phrase` reads no phrase of
     head = drop_fillers(text[max(0, at - EN_REACH):at]).rstrip(" ")
     if head[-1:].isascii():
         return _english_place(qualified, head)
@@ -84,6 +88,9 @@ def _english_place(qualified: Qualified, head: str) -> str | None:
     if not words:
         return None
     last = words[-1]
+    if last in qualified.mine and any(w in OF_THING for w in words[-PHRASE_WORDS - 1:-1]):
+        return ""  # ``in the greenhouse it is 24 c``: the table's own (``in the boiler``,
+        # ``in march``: judged as before, by `query.inputs._may_name`)
     if last in OUTSIDE:
         own = last in qualified.mine or last.removesuffix("s") in qualified.mine
         return "" if own else last
