@@ -148,7 +148,7 @@ def test_the_engines_hours_are_the_machines_running_hours():
 @pytest.mark.parametrize(("question", "days"), [
     ("下了4天雨", "4"), ("下了四天雨", "4"), ("连续下雨4天", "4"), ("连续4天降雨", "4"),
     ("雨下了四天", "4"), ("连续下了四天的雨", "4"), ("下了4天雨了", "4"), ("下了两天雨", "2"),
-    ("连着下了3天雨", "3")])
+    ("连着下了3天雨", "3"), ("雨一直下了四天", "4"), ("一直下了4天雨", "4")])
 def test_rain_days_said_the_chinese_way_fill_the_count(question, days):
     assert RAIN is not None
     assert read_inputs(question, RAIN).values == {"连续降雨天数": days}
@@ -166,7 +166,8 @@ def test_other_days_or_a_bound_fill_no_rain_days(question):
     ("it rained 4 days", {"Rain days": "4"}), ("it has rained for 4 days", {"Rain days": "4"}),
     ("it's been raining for 4 days", {"Rain days": "4"}), ("4 days of rain", {"Rain days": "4"}),
     ("rained 4 days, 22 C", {"Rain days": "4", T: "22"}),
-    ("4 days of wind, 22 C", {T: "22"})])
+    ("4 days of wind, 22 C", {T: "22"}), ("4 days of heavy rain", {"Rain days": "4"}),
+    ("we had 4 days of rain", {"Rain days": "4"})])
 def test_rain_days_said_the_english_way(question, values):
     assert RAIN_EN is not None
     assert read_inputs(question, RAIN_EN).values == values

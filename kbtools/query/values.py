@@ -492,10 +492,13 @@ def _word_before(text: str, start: int, floor: int = 0,
     `AMOUNT_LEADS`), "" when only fillers stand there; a filler of `keep` ending them is
     kept (``has`` before a duration: `POSSESSIONS`)."""
     word = _WORD_BEFORE.search(text, max(floor, start - 12), start)
-    if word:  # cut after a numeral: the word before 二日 in 三月二日 is 月
-        parts = _NUMERAL_RUN.split(word.group(0))
-        run = parts[-1]
-        if len(parts) > 1 or text[word.start() - 1:word.start()].isdigit():
+    if word:  # cut after a numeral: the word before 二日 in 三月二日 is 月; not after a
+        # 一 or 两 of a word (一直, 一般, 两边: no unit after it), 雨一直下 is one word
+        found = word.group(0)
+        cut = [m for m in _NUMERAL_RUN.finditer(found)
+               if m.group() not in ("一", "两") or _unit_after(found[m.end():])[0]]
+        run = found[cut[-1].end():] if cut else found
+        if cut or text[word.start() - 1:word.start()].isdigit():
             unit = _unit_after(run)[0]  # the unit of the number before: 30度湿度90%
             run = run[len(unit):] if unit and len(run) > len(unit) else run
         return run

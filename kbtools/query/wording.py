@@ -71,8 +71,8 @@ def object_names(text: str, at: int, key: str, names: Sequence[str],
     noun = duration_object(text, at)
     if not noun:
         return None
-    if noun.isascii():
-        return noun_names(noun, key, names, synonyms)
+    if noun.isascii():  # by its head, the last word (``4 days of heavy rain``)
+        return noun_names(noun.split()[-1], key, names, synonyms)
     if any(noun_names(noun[:n], key, names, synonyms) for n in range(1, OBJECT_CHARS + 1)):
         return True
     return False if len(noun) <= OBJECT_CHARS else None
