@@ -73,6 +73,9 @@ T, H = "Temperature (°C)", "Humidity (%)"
     ("outside temp is 30C and inside is 24C", {T: "24"}, {}),
     ("in the greenhouse it is 24 C", {T: "24"}, {}),  # the table's own place
     ("in march 24C", {}, {}),  # a time: as before, neither filled nor another place
+    # a value right after another's unit is said of the same place
+    ("inside 24C 85%, outside 30C 60%", {T: "24", H: "85"}, {}),
+    ("outside 30 C 60%", {}, {T: ("30C", "outside"), H: ("60%", "outside")}),
 ])
 def test_an_english_place_before_or_after_a_value_says_whose_it_is(question, values, others):
     assert VENT is not None
@@ -96,6 +99,7 @@ def test_an_english_place_before_or_after_a_value_says_whose_it_is(question, val
     ("南方锈病 外面32度", {}, {"温度(℃)": ("32度", "外面")}),  # 病 is no thing 外面 is of
     ("锅炉里30度，湿度90%", {"湿度(%)": "90"}, {"温度(℃)": ("30度", "锅炉里")}),
     ("箱内30度", {}, {"温度(℃)": ("30度", "箱内")}),
+    ("棚外30度 60%，棚内24度 85%", {"温度(℃)": "24", "湿度(%)": "85"}, {}),
 ])
 def test_a_chinese_place_before_a_value_says_whose_it_is(question, values, others):
     assert SHED is not None

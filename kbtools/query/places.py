@@ -30,7 +30,13 @@ from kbtools.query.quantities import (
     ROOMS,
     Qualified,
 )
-from kbtools.query.values import NAME_STARTS, STOP_GAP, drop_fillers, strip_fillers
+from kbtools.query.values import (
+    NAME_STARTS,
+    STOP_GAP,
+    UNIT_CLASSES,
+    drop_fillers,
+    strip_fillers,
+)
 from kbtools.query.wording import is_cjk
 
 # Chinese words of the outside, standing after what they are outside of or alone (外面30度,
@@ -49,6 +55,9 @@ THINGS_INSIDE = ("内", "里")
 HERE = ("这", "那")
 EN_REACH = 40  # at most this many characters before a value hold its place words
 _WORDS = re.compile(r"[a-z'’]+")
+# a value and its unit ending the text before another value (``30 c 60%``, 30度60%)
+_VALUE_BEFORE = re.compile(r"(\d+(?:\.\d+)?)( ?[^\d\s,;:、，；：]{1,8})$")
+_UNITS = frozenset(w for c in UNIT_CLASSES for w in c)
 _JOINS = frozenset(("and", "or", "but", "then", "while", "whereas"))  # start another item
 
 
@@ -71,6 +80,10 @@ def place_of(qualified: Qualified, text: str, at: int, after: int) -> str | None
                 return text[start:found[0]].strip(" ") if found[1] else ""
             return ""  # ``24 c inside``: a bare adverb `phrase` reads no phrase of
     head = drop_fillers(text[max(0, at - EN_REACH):at]).rstrip(" ")
+    before = _VALUE_BEFORE.search(head)
+    if before is not None and before.group(2).strip(" ") in _UNITS:  # ``outside 30 c 60%``,
+        prev = max(0, at - EN_REACH) + before.start(1)  # 棚外30度60%: the value before's
+        return place_of(qualified, text, prev, prev + len(before.group(1)))
     if head[-1:].isascii():
         return _english_place(qualified, head)
     return _chinese_place(qualified, head)
