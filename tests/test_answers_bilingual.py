@@ -173,7 +173,11 @@ HUMIDITY = {"湿度": ["humidity"]}
     (WEATHER, "85% humidity, 26 C", {}, {"Humidity (%)": "85", "Temperature (°C)": "26"}),
     (WEATHER, "26度，85%", {}, {"Humidity (%)": "85", "Temperature (°C)": "26"}),
     (RISK, "humidity 85%, 温度22度", HUMIDITY, {"相对湿度(%)": "85", "温度(℃)": "22"}),
-    (RISK, "温度22度，85%的空气湿度", {}, {"相对湿度(%)": "85", "温度(℃)": "22"}),
+    # 空气湿度 is no 相对湿度 without a synonym, whichever side of the value it stands on
+    # (as 空气湿度 90%: test_answers.test_synonyms_name_inputs); with one, it is
+    (RISK, "温度22度，85%的空气湿度", {}, {"温度(℃)": "22"}),
+    (RISK, "温度22度，85%的空气湿度", {"相对湿度": ["空气湿度"]},
+     {"相对湿度(%)": "85", "温度(℃)": "22"}),
     # the word unknown (no synonym): not taken as naming the one column in %
     (WEATHER, "湿度85%，温度26度", {}, {"Temperature (°C)": "26"}),
     # the noun right after the %, with no 的 or "of" between, says what it is a fraction of
@@ -182,7 +186,7 @@ HUMIDITY = {"湿度": ["humidity"]}
     (RISK, "温度22度，3%病叶", {}, {"温度(℃)": "22"}),
     (WEATHER, "3% leaves spotted, 26 C", {}, {"Temperature (°C)": "26"}),
     (WEATHER, "26 C, 3% diseased leaves", {}, {"Temperature (°C)": "26"}),
-    (RISK, "温度22度，85%空气湿度", {}, {"相对湿度(%)": "85", "温度(℃)": "22"}),
+    (RISK, "温度22度，85%空气湿度", {}, {"温度(℃)": "22"}),
     (WEATHER, "85% relative humidity, 26 C", {}, {"Humidity (%)": "85", "Temperature (°C)": "26"}),
     # … but what starts a clause, or the name of the next number, is no such noun
     (WEATHER, "26度，85%要不要喷药", {}, {"Humidity (%)": "85", "Temperature (°C)": "26"}),

@@ -125,12 +125,16 @@ _PIECES = st.sampled_from(["一", "两", "三", "十", "二十", "个", "天", "
 @settings(max_examples=600)
 @given(st.lists(_PIECES, max_size=10).map("".join))
 @example("三个十一").via("a numeral after a measure word was read as the first one's unit")
+@example("哪一天一天").via("the respelled 一天 is the second, not the 一天 of 哪一天")
 def test_each_respelled_value_is_written_in_the_question(text):
     """What is respelled is the question's own text, in order, its number in digits and its
     unit kept; 一 and 两 never after a word that makes them no count."""
     at = 0
     for written, arabic in numeral_spellings(text):
         found = text.find(written, at)
+        alone = written[0] in "一两" and written[1:2] not in NUMERALS  # 一 or 两 alone
+        while alone and found > 0 and text[found - 1] in NOT_A_COUNT_AFTER:
+            found = text.find(written, found + 1)  # 哪一天一天: the second 一天 is respelled
         assert found >= at, (text, written)
         at = found + len(written)
         number = re.match(r"\d+(?:\.\d+)?", arabic)

@@ -212,6 +212,12 @@ OTHER: dict[str, str] = {
                                            "class and a look-ahead",
     "kbtools.query.values._NUMERAL_RUN": "the at most 12 characters of the word before a "
                                          "number; one character class",
+    "kbtools.query.places._VALUE_BEFORE": "the at most EN_REACH characters before a "
+                                          "value",
+    "kbtools.query.places._WORDS": "the at most EN_REACH characters before a value; one "
+                                   "character class",
+    "kbtools.query.wording._NUMERALS": "matched at the start of a word of at most PHRASE "
+                                       "characters; one character class",
     "kbtools.query.values._NEGATED": "a lazy run of at most 4 characters, matched at a "
                                      "number's end",
     "kbtools.query.values.STOP_GAP": "a gap of at most NAME_GAP_LATIN characters",

@@ -58,11 +58,14 @@ def numeral_spellings(text: str) -> list[tuple[str, str]]:
         if m is None or value is None or m.group(2) in _ONE_OR_TWO \
                 or text[start - 1:start] == "第" or text[start:end] in NUMERAL_WORDS:
             continue
+        if m.group(1):  # a percentage has no unit after it: the 分 of 百分之五十分别 is no
+            out.append((start, (m.group(0), value + "%")))  # unit's (50%, not 50%分)
+            continue
         rest, after = text[m.end():end], text[m.end():m.end() + 1]
-        if not rest and not m.group(1) and (len(m.group(2)) < 2 or (
+        if not rest and (len(m.group(2)) < 2 or (
                 "\u3400" <= after <= "\u9fff" and after not in "至到和或")):
             continue
-        out.append((start, (text[start:end], value + ("%" if m.group(1) else "") + rest)))
+        out.append((start, (text[start:end], value + rest)))
     out += counted.items()  # (a numeral `numeral_values` reads no value: 一分钟)
     return [pair for _, pair in sorted(out)]
 

@@ -14,7 +14,9 @@ column an English name right after it names (``6 cycles``, ``a 4160 V motor``); 
 column gets the one of its cell values the question names. `read_inputs` also gives the
 inputs the question gives two values (温度22度…温度23度: `Inputs.conflicts`). No value said of
 a name the knowledge's decision tables give another input (油温80度, ``bearing temperature 80
-C`` against a table of 温度(℃): `kbtools.query.quantities`) is given to any input.
+C`` against a table of 温度(℃): `kbtools.query.quantities`) is given to any input, nor one
+said of another place (室外30度, ``outside 30 C``: `kbtools.query.places`); one said of
+inside or the table's own place (棚内24度, ``inside 24 C``) is the input's.
 
 Pure.
 """
@@ -35,6 +37,7 @@ from kbtools.decision.conditions import (
 from kbtools.decision.model import name_parts
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.decision.units import bare_degrees, degrees_fit, family, scale, unit_group
+from kbtools.query.places import place_of
 from kbtools.query.quantities import (
     EN_PLAIN,
     Others,
@@ -47,6 +50,7 @@ from kbtools.query.values import (
     APPROX_AFTER,
     BARE_DEGREES,
     BOUND_AFTER,
+    DURATIONS,
     EN_NUMERALS,
     NAME_STARTS,
     STOP_GAP,
@@ -67,6 +71,7 @@ from kbtools.query.wording import (
     is_latin,
     names_word,
     noun_names,
+    object_names,
     other_script,
     stems_meet,
     tied,
@@ -196,7 +201,8 @@ def read_inputs(question: str, table: DecisionTable,
     cells = tuple(c[j].text for c in table.conditions for j in table.inputs
                   if c[j].kind == "text")
     quals = {i: Qualified.of(tuple(n for n in names[i] if any(w.endswith(n) for w in wholes[i])),
-                             " ".join((table.name, *table.heading_path)), cells)
+                             " ".join((table.name, *table.heading_path)), cells,
+                             _tails(names[i], wholes[i]))
              for i in table.inputs}
     said: dict[str, tuple[str, str]] = {}  # input column → a value said of another thing
     for i in table.inputs:  # numbers right after the column's name
@@ -208,10 +214,7 @@ def read_inputs(question: str, table: DecisionTable,
         for name in usable:
             # 湿度 of 相对湿度, ``humidity`` of its synonym ``relative humidity``
             tail = name not in wholes[i] and any(w.endswith(name) for w in wholes[i])
-            # the characters a whole name puts before the tail (相对 of 相对湿度): a word
-            # ending in one is a rival of that part (绝对湿度), not the table's own
-            rivals = frozenset(ch for w in wholes[i] if tail and w.endswith(name)
-                               for ch in w[:-len(name)])
+            rivals = dict(quals[i].tails).get(name, frozenset())
             found = _after_name(text, name, found_numbers, claimed, tail=tail, spans=spans,
                                 qualified=quals[i], rivals=rivals)
             if found is None:
@@ -260,11 +263,20 @@ def read_inputs(question: str, table: DecisionTable,
                 continue
             thing = quals[i].before(text, x.start) or quals[i].after(text, x.after) or \
                 _said_of_other(text, x, spans, elsewhere.own_chars)
-            if thing:  # 油温80度, 80度的油温: said of another thing, named
-                said.setdefault(table.header[i], (x.written, thing))
-            elif (quals[i].changed_to(text, x.start) == "" or  # heated to 80 c: no thing
-                  _may_name(_unnamed_output(x.word, table), table.header[i], synonyms,
-                            fraction=x.unit == _PERCENT)) and \
+            # ``inside 24 c``, 棚内24度: the table's own place; ``outside 30 c``: another's
+            place = None if thing else place_of(quals[i], text, x.start, x.after)
+            if thing or place:  # 油温80度, 80度的油温, 室外30度: said of another thing, named
+                said.setdefault(table.header[i], (x.written, thing or place or ""))
+                continue
+            # 下了4天雨, ``4 days of rain``: what a duration counts, said after it, names the
+            # column or not (``4 days of wind``, ``has 30 hours of downtime``), unless a
+            # Chinese word before it names the column (用了2100小时的油: the oil's use)
+            counts = object_names(text, x.after, key_text(table.header[i]), names[i],
+                                  synonyms) if x.unit in DURATIONS else None
+            word = _unnamed_output(x.word, table)
+            if (place == "" or quals[i].changed_to(text, x.start) == "" or  # heated to 80 c
+                    counts or (counts is None or is_cjk(word[-1:] or "a")) and _may_name(
+                        word, table.header[i], synonyms, fraction=x.unit == _PERCENT)) and \
                     (x.unit != _PERCENT or _of_column(text, x, table.header[i], synonyms)):
                 fits.append(n)
         if not fits or any(sum(_unit_fits(found_numbers[n].unit, _unit_of(table.header[j]))
@@ -335,6 +347,15 @@ def read_inputs(question: str, table: DecisionTable,
     return Inputs(out, conflicts, {h: source[h].written for h in out
                                    if h in source and source[h].approximate},
                   {h: v for h, v in said.items() if h not in out and h not in conflicts})
+
+
+def _tails(names: Sequence[str], wholes: Collection[str]) -> tuple[tuple[str, frozenset[str]], ...]:
+    """The `names` of an input that are trailing parts of its whole names (湿度 of 相对湿度,
+    ``humidity`` of ``relative humidity``), each with the characters the whole names put
+    before it (相对): a word ending in one is a rival of that part (绝对湿度), not the
+    table's own."""
+    return tuple((n, frozenset(ch for w in wholes if w.endswith(n) for ch in w[:-len(n)]))
+                 for n in names if n not in wholes and any(w.endswith(n) for w in wholes))
 
 
 def _unit_fits(number: int | None, column: int | None) -> bool:
@@ -543,8 +564,10 @@ def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}
                 return True  # an amount of a thing, named by its unit
             words = subject  # ``suction pressure ran 30 psi``: a quantity, named so
         *lead, last = words
-        return len(last) >= 3 and any(w.startswith(last) for w in own) and \
-            all(w in _EN_NAMELESS or any(o.startswith(w) for o in own) for w in lead)
+        return len(last) >= 3 and any(w.startswith(last) or stems_meet(w, last)  # rained
+                                      for w in own) and \
+            all(w in _EN_NAMELESS or not drop_fillers(w) or any(o.startswith(w) for o in own)
+                for w in lead)  # ``has rained``
     joiner = next((j for j in NAME_STARTS if word.startswith(j)), "")
     word = word[len(joiner):]  # 和湿度 90%, 然后湿度 90% name 湿度
     if not word:

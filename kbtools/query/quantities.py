@@ -58,7 +58,7 @@ from kbtools.query.values import (
     drop_fillers,
     strip_fillers,
 )
-from kbtools.query.wording import ABBREVIATIONS, is_cjk
+from kbtools.query.wording import ABBREVIATIONS, counted_object, is_cjk
 
 # In a Chinese compound a generic quantity's name may be cut to its first character: 油温 is
 # 油温度, 水温 水温度, 油压 油压力, 水压 水压力. (full name, its short form in a compound)
@@ -250,18 +250,23 @@ class Qualified:
     """Where a question says a value of one input's generic name qualified into another
     thing's (see the module doc): `heads`, the input's names and their short forms in a
     compound (温度 and 温), longest first; `mine`, the words that qualify nothing (the
-    characters and words of the input's names and of the table's heading)."""
+    characters and words of the input's names and of the table's heading); `tails`, the
+    heads that are trailing parts of the input's whole name, each with its rivals (湿度 of
+    相对湿度, 相对: `qualifier`)."""
 
     heads: tuple[str, ...] = ()
     mine: frozenset[str] = frozenset()
     values: tuple[str, ...] = ()  # the table's text cells (小麦温度: the 小麦 row's 温度)
+    tails: tuple[tuple[str, frozenset[str]], ...] = ()
 
     @classmethod
     @functools.lru_cache(maxsize=256)  # a table's inputs, read for many questions: made once
     def of(cls, names: tuple[str, ...], context: str = "",
-           values: tuple[str, ...] = ()) -> Qualified:
+           values: tuple[str, ...] = (),
+           tails: tuple[tuple[str, frozenset[str]], ...] = ()) -> Qualified:
         """For an input named `names` (`query.inputs.names_of`) of a table whose name and
-        heading path are `context` and whose text cells hold `values`. The words of the
+        heading path are `context` and whose text cells hold `values`; `tails`: those of
+        `names` that are trailing parts of its whole name, with their rivals. The words of the
         built-in names (`ABBREVIATIONS`: ``relative humidity``, 相对湿度) qualify nothing."""
         heads = set(names)
         for name in names:
@@ -274,7 +279,13 @@ class Qualified:
         mine = {ch for ch in text if is_cjk(ch)} | set(_words(text)) | \
             set(_words(compact(" ".join(values))))  # ``wheat temperature``: a wheat row's
         return cls(tuple(sorted(heads, key=lambda n: (-len(n), n))), frozenset(mine),
-                   tuple(v for v in {compact(v) for v in values} if v))
+                   tuple(v for v in {compact(v) for v in values} if v), tails)
+
+    def rivals(self, head: str) -> frozenset[str] | None:
+        """The rivals of `head` when it is a trailing part of the input's name (相对 for 湿度
+        of 相对湿度: 空气湿度 may measure something else, whichever side of the value it is
+        on), None for a whole name."""
+        return next((r for t, r in self.tails if t == head), None)
 
     def before(self, text: str, at: int) -> str:
         """The qualified name said of the value at position `at` of compacted `text`, "" when
@@ -299,7 +310,7 @@ class Qualified:
             head = next((h for h in self.heads if stop >= len(h) and
                          text.startswith(h, stop - len(h))), None)
             if head is not None:
-                other = self.qualifier(text, stop - len(head))
+                other = self.qualifier(text, stop - len(head), rivals=self.rivals(head))
                 return other + (" " if head[:1].isascii() and other else "") + head \
                     if other else ""
         return self.named_after(text, end)
@@ -340,11 +351,8 @@ class Qualified:
     def named_after(self, text: str, end: int) -> str:
         """The English name qualified by the phrases after it that end at `end` (``temperature
         of the oil``, ``pressure in the boiler``: `phrase`), "" when none is."""
-        at, head = max(((text.rfind(h, 0, end), h) for h in self.heads if _latin(h[0])),
-                       default=(-1, ""))
-        while at >= 0 and (at and _latin(text[at - 1]) or
-                           _latin(text[at + len(head):at + len(head) + 1])):
-            at = text.rfind(head, 0, at)  # inside a word: an earlier one
+        at, head = max(((_last_word(text, h, end), h) for h in self.heads if _latin(h[0])),
+                       default=(-1, ""))  # (the temp of ``tempa`` names none)
         found = self.phrase(text, at + len(head)) if at >= 0 else None
         return text[at:end] if found == (end, True) else ""
 
@@ -358,6 +366,9 @@ class Qualified:
                 len(rest) > len(lead) + 1:
             rest = rest[len(lead):].lstrip(" ")  # ``80 c the oil's temperature``
         start = len(text) - len(rest)
+        if any(is_cjk(h[0]) and text.startswith(h, start) and self.rivals(h) is None
+               for h in self.heads):
+            return ""  # 85%的空气湿度 when 空气湿度 names the input: its own whole name
         for head in self.heads:
             if _latin(head[0]) and text.startswith(head, start) and \
                     (found := self.phrase(text, start + len(head))) is not None and found[1]:
@@ -369,7 +380,7 @@ class Qualified:
                 spans = [start + n for n in [_past_word(rest)] if n > 0]
             for pos in spans:
                 if text.startswith(head, pos) and not _latin(text[pos + len(head):][:1]) and \
-                        (other := self.qualifier(text, pos, start)):
+                        (other := self.qualifier(text, pos, start, rivals=self.rivals(head))):
                     return other + (" " if head[:1].isascii() else "") + head
         return ""
 
@@ -386,9 +397,12 @@ class Qualified:
             while start < 0 and lo and is_cjk(text[lo - 1]) and \
                     not text[:lo].endswith(NAME_STARTS) and not text[:lo].endswith(_CJK_FILLERS):
                 lo -= 1
+            if counted_object(text, lo, at):
+                return ""  # 下了4天雨温度: the 雨 is what the clause counts, no thing's
             if lo and (text[lo - 1].isdigit() or text[lo - 1] == "%"):  # 3天温度: 天 is the
                 lo += max((len(u) for c in UNIT_CLASSES for u in c  # unit of the 3
-                           if u and is_cjk(u[0]) and text.startswith(u, lo)), default=1)
+                           if u and is_cjk(u[0]) and text.startswith(u, lo)),
+                          default=int(text[lo - 1].isdigit()))  # 30%土壤湿度: no unit
             possessive = text[lo:at].endswith("的")  # 油的温度: 油 qualifies it
             word = text[lo:at - possessive]
             verb = int(not possessive and self.changed(text, at))  # 升温到80度: no thing
@@ -522,6 +536,14 @@ def _clause(text: str) -> list[str]:
     while at and (text[at - 1].isascii() and (text[at - 1].isalpha() or text[at - 1] in " '")):
         at -= 1
     return text[at:].split()
+
+
+def _last_word(text: str, word: str, end: int) -> int:
+    """Where the last whole-word `word` of `text[:end]` starts, -1 when none does."""
+    at = text.rfind(word, 0, end)
+    while at >= 0 and (at and _latin(text[at - 1]) or _latin(text[at + len(word):][:1])):
+        at = text.rfind(word, 0, at)  # inside a word: an earlier one
+    return at
 
 
 def _past_word(rest: str) -> int:

@@ -79,7 +79,7 @@ SPELLED_UNITS: dict[str, str] = {
 }
 # the classes of durations: a number in one followed by ``old`` is an age (``the hose is 5
 # years old``: the hose is what is that old, the number's word is ``age``)
-_DURATIONS = frozenset(n for n, c in enumerate(UNIT_CLASSES)
+DURATIONS = frozenset(n for n, c in enumerate(UNIT_CLASSES)
                        if c[0] in ("小时", "天数", "周", "个月", "年"))
 _OLD = re.compile(r"old(?![a-z])")
 # words that are no count noun between a number and its unit (``4 more days``: a bound)
@@ -161,7 +161,10 @@ AMOUNT_LEADS = frozenset((
     "operates", "operating", "worked", "work", "works", "working", "lasted", "last", "lasts",
     "lasting", "served", "serving", "logged", "clocked", "totaled", "totalled", "totaling",
     "totalling", "spent", "took", "takes", "taken", "for", "after", "over", "nearly",
-    "almost", "least", "than", "within", "past"))
+    "almost", "least", "than", "within", "past", *("has", "have", "had")))
+# verbs of having before a duration (``the pump has 2100 hours on it``): the time its thing
+# has been used, as after ``ran``; elsewhere filler words (``the temperature has reached``)
+POSSESSIONS = frozenset(("has", "have", "had"))
 # words that open a clause as its subject: the word after one is its verb (``it idled 5 h``
 # is said of no quantity named)
 SUBJECTS = frozenset(("it", "they", "we", "i", "you", "he", "she"))
@@ -342,8 +345,9 @@ def numbers(text: str, cased: str = "") -> list[Number]:
         if before.endswith("华氏"):
             known = "°f"  # 华氏80度: in °F, whatever follows
         clause = after.lstrip(" ")
-        run = "age" if unit in _DURATIONS and _OLD.match(clause) else \
-            _word_before(text, start, floor)
+        owned = POSSESSIONS if unit in DURATIONS else frozenset()  # the pump has 2100 h
+        run = "age" if unit in DURATIONS and _OLD.match(clause) else \
+            _word_before(text, start, floor, owned)
         spans.append((bool(_SPAN_AFTER.match(rest) or _SPAN_AFTER.match(after)
                            or _EN_SPAN_AFTER.match(clause)),
                       bool(_SPAN_BEFORE.search(text[max(0, start - 8):start])
@@ -362,7 +366,8 @@ def numbers(text: str, cased: str = "") -> list[Number]:
         if suffix == known and len(cased) == len(text) and \
                 (at := text.find(suffix, end, end + 26)) >= 0:
             known = cased[at:at + len(suffix)]  # as typed: 30°C, not 30°c
-        out.append(Number(start, end, value, unit, value + known, exact, drop_fillers(run),
+        word = run if run.rpartition(" ")[2] in owned else drop_fillers(run)
+        out.append(Number(start, end, value, unit, value + known, exact, word,
                           end + skip + (len(rest[skip:]) - len(rest[skip:].lstrip(" "))), noun,
                           approximate(text[max(0, start - 16):start], clause)))
         groups.append(unit_group("℃") if unit == BARE_DEGREES else  # 22 degrees to 25℃
@@ -426,7 +431,7 @@ def count_noun(rest: str) -> tuple[str, int]:
                 break
             gap = 1 + len(" ".join(noun)) + 1
             suffix, _, unit = _unit_after(rest[gap:])
-            if unit in _DURATIONS and suffix.isascii() and len(suffix) > 1:
+            if unit in DURATIONS and suffix.isascii() and len(suffix) > 1:
                 return " ".join(noun), gap
         return "", 0
     lead = 1 if rest.startswith("个") else 0
@@ -439,7 +444,7 @@ def count_noun(rest: str) -> tuple[str, int]:
         return "", 0
     for k in range(1, min(4, len(run) - 1) + 1):
         suffix, _, unit = _unit_after(rest[lead + k:])
-        if unit in _DURATIONS and suffix and not suffix.isascii():
+        if unit in DURATIONS and suffix and not suffix.isascii():
             return run[:k], lead + k
     return "", 0
 
@@ -477,18 +482,23 @@ def bounds_after(clause: str) -> bool:
                 or _EN_NEGATED.match(clause))
 
 
-def _word_before(text: str, start: int, floor: int = 0) -> str:
+def _word_before(text: str, start: int, floor: int = 0,
+                 keep: frozenset[str] = frozenset()) -> str:
     """The word right before position `start`, starting at `floor` or later (where the number
     before and its unit end: the c of ``22°c 4 days`` is no word of the 4): a run of CJK characters or Latin letters
     (病叶率 in 病叶率3%), without the unit of a number it follows (湿度 in 温度30度湿度90%:
     the spaces of 温度 30 度 湿度 90% are gone from a compact question); for English, the last two words before the number that are no
     fillers (``the seal`` in ``the seal is at 160 F``; three after a lead of an amount,
-    `AMOUNT_LEADS`), "" when only fillers stand there."""
+    `AMOUNT_LEADS`), "" when only fillers stand there; a filler of `keep` ending them is
+    kept (``has`` before a duration: `POSSESSIONS`)."""
     word = _WORD_BEFORE.search(text, max(floor, start - 12), start)
-    if word:  # cut after a numeral: the word before 二日 in 三月二日 is 月
-        parts = _NUMERAL_RUN.split(word.group(0))
-        run = parts[-1]
-        if len(parts) > 1 or text[word.start() - 1:word.start()].isdigit():
+    if word:  # cut after a numeral: the word before 二日 in 三月二日 is 月; not after a
+        # 一 or 两 of a word (一直, 一般, 两边: no unit after it), 雨一直下 is one word
+        found = word.group(0)
+        cut = [m for m in _NUMERAL_RUN.finditer(found)
+               if m.group() not in ("一", "两") or _unit_after(found[m.end():])[0]]
+        run = found[cut[-1].end():] if cut else found
+        if cut or text[word.start() - 1:word.start()].isdigit():
             unit = _unit_after(run)[0]  # the unit of the number before: 30度湿度90%
             run = run[len(unit):] if unit and len(run) > len(unit) else run
         return run
@@ -498,7 +508,7 @@ def _word_before(text: str, start: int, floor: int = 0) -> str:
     words = latin.group(0).split()
     if _UNIT_BEFORE.search(text, max(0, latin.start() - 16), latin.start()):
         words = words[1:]  # the unit of the number before (35 psi at 1800 rpm, 0.2 in/s at)
-    while words and drop_fillers(words[-1]) == "":
+    while words and drop_fillers(words[-1]) == "" and words[-1] not in keep:
         words.pop()
     # after a lead of an amount, the words that may name its subject too (suction of
     # ``suction pressure ran``: `query.wording.amount_subject`)

@@ -8,10 +8,18 @@ a fraction is said of (3%的病叶, 3%病叶, ``3% of the leaves``). Pure.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from kbtools.decision.model import MIN_PART
-from kbtools.query.values import AMOUNT_LEADS, SUBJECTS, compact, drop_fillers
+from kbtools.query.values import (
+    AMOUNT_LEADS,
+    DURATIONS,
+    SUBJECTS,
+    UNIT_CLASSES,
+    compact,
+    drop_fillers,
+)
 
 # Short forms people write for a quantity a table's header spells out, as synonym groups
 # (the form `kbtools.index.synonyms` gives `query.inputs`): ``rh 90%`` names 相对湿度(%) and
@@ -33,6 +41,69 @@ def with_abbreviations(synonyms: Mapping[str, Sequence[str]]) -> dict[str, list[
             have = merged.setdefault(term.replace(" ", ""), [])
             have.extend(t for t in group if t != term and t not in have)
     return merged
+
+
+# how far after a duration its object is read (下了4天雨: 雨; 下了四天的雨): a word of one or
+# two characters, 的 before it and filler words after it (下了4天雨了) aside
+OBJECT_CHARS = 2
+
+
+def duration_object(text: str, at: int) -> str:
+    """The Chinese words right after a duration's unit ending at position `at` of compacted
+    `text`, where the verb-duration-object order Chinese counts an event's days by puts the
+    object (下了4天雨, 刮了三天的风, 浇了2天水): the run of Chinese characters up to one of
+    another script or a clause mark, 的 before it and filler words ending it aside (下了4天雨了:
+    雨); "" when none stands there. English: the words after ``of`` (``4 days of rain``)."""
+    if text.startswith("of ", at):
+        return fraction_of(text, at)
+    rest = text[at:].removeprefix("的")
+    end = next((n for n, ch in enumerate(rest) if not is_cjk(ch)), len(rest))
+    return drop_fillers(rest[:end])
+
+
+def object_names(text: str, at: int, key: str, names: Sequence[str],
+                 synonyms: Mapping[str, Sequence[str]]) -> bool | None:
+    """Whether the object after a duration ending at position `at` (`duration_object`: 雨 of
+    下了4天雨, ``rain`` of ``4 days of rain``) names the column of header text `key`, as a
+    count noun does (`noun_names`): a Chinese one by its first `OBJECT_CHARS` characters or
+    fewer (the 雨 of 下了4天雨温度22度, a name after it); None when no object follows, or a
+    run too long for one that names nothing (4天多云天气)."""
+    noun = duration_object(text, at)
+    if not noun:
+        return None
+    if noun.isascii():  # by its head, the last word (``4 days of heavy rain``)
+        return noun_names(noun.split()[-1], key, names, synonyms)
+    if any(noun_names(noun[:n], key, names, synonyms) for n in range(1, OBJECT_CHARS + 1)):
+        return True
+    return False if len(noun) <= OBJECT_CHARS else None
+
+
+# the marks of a verb's aspect before an amount (下了4天雨, 下过3天雨): the word after the
+# amount's unit is then the verb's object
+ASPECTS = ("了", "过")
+_DURATION_UNITS = tuple(sorted((w for n in DURATIONS for w in UNIT_CLASSES[n] if not w.isascii()),
+                               key=len, reverse=True))
+_NUMERALS = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
+
+
+def counted_object(text: str, lo: int, at: int) -> bool:
+    """Whether the Chinese word `text[lo:at]` before a name is a duration's unit and object of
+    a clause of its own (下了4天雨温度22度, 下了四天雨温度: the 雨 is what fell, no thing whose
+    温度 it is): a verb's aspect mark (`ASPECTS`) before the amount, in digits before `lo` or
+    in numerals starting the word, a unit of time after it and an object of at most
+    `OBJECT_CHARS` characters."""
+    num = lo
+    while num and (text[num - 1].isdigit() or text[num - 1] == "."):
+        num -= 1
+    rest = text[lo:at]
+    if num == lo:  # the amount in numerals, inside the word
+        numeral = _NUMERALS.match(rest)
+        if numeral is None:
+            return False
+        rest = rest[numeral.end():]
+    unit = next((u for u in _DURATION_UNITS if rest.startswith(u)), "")
+    return text[:num].endswith(ASPECTS) and bool(unit) and \
+        0 < len(rest) - len(unit) <= OBJECT_CHARS
 
 
 def noun_names(noun: str, key: str, names: Sequence[str],

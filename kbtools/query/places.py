@@ -1,0 +1,138 @@
+"""A place named with a value and no quantity's name (``inside 24 C, outside 30 C``, 棚内24度，
+棚外30度): whose value it is, for `kbtools.query.inputs`.
+
+A field user describing a greenhouse says where each reading was taken rather than naming the
+quantity: ``inside 24 C, outside 30 C``, ``it's 24 C inside``, 里面24度，外面30度. The unit
+tells which input the value may be (a temperature); the place tells whether it is the
+table's own. Inside, indoors or in the table's own thing (``inside``, ``indoors``, 室内, 里面,
+棚内 under a 大棚 heading) is where a generic quantity is measured when no thing is named, as
+``the temperature inside`` and 室内温度 already are (`quantities.ROOMS`): the value fills the
+input. Out of doors or outside a thing (``outside``, ``outdoors``, 室外, 外面, 棚外, 户外) is
+another place, as ``the temperature outside`` and 室外温度 are (`quantities.OUTSIDE`): the
+value is said of it and the input stays missing, the answer naming the place.
+
+Only such place words are read here: a value after any other word is judged as before
+(`query.inputs._may_name`). 另外, 此外, 以外 (in addition, besides) are no place.
+
+Pure.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kbtools.query.quantities import (
+    EN_PLAIN,
+    OF_THING,
+    OUTSIDE,
+    PHRASE,
+    PHRASE_WORDS,
+    ROOMS,
+    Qualified,
+)
+from kbtools.query.values import (
+    NAME_STARTS,
+    STOP_GAP,
+    UNIT_CLASSES,
+    drop_fillers,
+    strip_fillers,
+)
+from kbtools.query.wording import is_cjk
+
+# Chinese words of the outside, standing after what they are outside of or alone (外面30度,
+# 大棚外面, 外边, 外头); a bare 外 only after a room's or the table's own thing's character
+# (室外, 棚外, 屋外) or in `CJK_OUTDOORS`: 另外, 此外, 以外 mean "besides"
+CJK_OUTSIDE = ("外面", "外边", "外头")
+CJK_OUTDOORS = ("户外", "野外", "露天", "室外", "屋外", "门外", "窗外")
+# Chinese words of the inside, after a thing or alone (里面24度, 棚里面): the table's own
+# place after a room's or its own thing's character (室内, 屋里, 棚内), else the thing's
+# (锅炉里 is a boiler's)
+CJK_INSIDE = ("里面", "里边", "里头")
+# the one-character place words after a thing that make its inside (锅炉里, 箱内); not 中 and
+# 间 (其中, 期间, 一天中: words of their own more often than places)
+THINGS_INSIDE = ("内", "里")
+# words of here and there: the place the user stands in (这里30度, 那里), the surroundings
+HERE = ("这", "那")
+EN_REACH = 40  # at most this many characters before a value hold its place words
+_WORDS = re.compile(r"[a-z'’]+")
+# a value and its unit ending the text before another value (``30 c 60%``, 30度60%)
+_VALUE_BEFORE = re.compile(r"(\d+(?:\.\d+)?)( ?[^\d\s,;:、，；：]{1,8})$")
+_UNITS = frozenset(w for c in UNIT_CLASSES for w in c)
+_JOINS = frozenset(("and", "or", "but", "then", "while", "whereas"))  # start another item
+
+
+def place_of(qualified: Qualified, text: str, at: int, after: int) -> str | None:
+    """The place a value of compacted `text` is said to be in, when a place word and no
+    quantity's name tells it: the value starts at `at`, its unit ends at `after`. None when no
+    place word stands right before the value (filler words between) or right after its unit;
+    "" for the table's own place or the surroundings (``inside``, ``indoors``, ``in the
+    greenhouse`` on a greenhouse table, 室内, 里面, 棚内 on a 大棚 table); else the words naming
+    another place as written (``outside``, ``outside the tank``, 室外, 外面, 大棚外面).
+    `qualified` holds the input's own words (`Qualified.mine`: its names and the table's
+    heading)."""
+    start = after - (text[after - 1:after] == " ")  # the space `phrase` reads a word after
+    first = text[start:].split(" ", 2)[1:2]
+    if first and first[0].rstrip(",.;") in OUTSIDE + ROOMS:  # not ``6 years in service``
+        found = qualified.phrase(text, start)  # ``30 c outside the tank``, ``24 c indoors``
+        stop = found[0] if found is not None else start + 1 + len(first[0])
+        if not strip_fillers(text[stop:stop + EN_REACH])[:1].isdigit():  # not the label of
+            if found is not None:  # the next value (``indoor 24 c outdoor 30 c``)
+                return text[start:found[0]].strip(" ") if found[1] else ""
+            return ""  # ``24 c inside``: a bare adverb `phrase` reads no phrase of
+    head = drop_fillers(text[max(0, at - EN_REACH):at]).rstrip(" ")
+    before = _VALUE_BEFORE.search(head)
+    if before is not None and before.group(2).strip(" ") in _UNITS:  # ``outside 30 c 60%``,
+        prev = max(0, at - EN_REACH) + before.start(1)  # 棚外30度60%: the value before's
+        return place_of(qualified, text, prev, prev + len(before.group(1)))
+    if head[-1:].isascii():
+        return _english_place(qualified, head)
+    return _chinese_place(qualified, head)
+
+
+def _english_place(qualified: Qualified, head: str) -> str | None:
+    """The place the last English words of `head` name (``outside it is``: outside)."""
+    # back to a clause mark or number (the ``inside`` of ``24 c inside, 30 c`` is the 24's),
+    # the words only (``ventilation:inside``)
+    words = _WORDS.findall(STOP_GAP.split(head)[-1])
+    while words and words[-1] in EN_PLAIN and words[-1] not in OUTSIDE + ROOMS:
+        if words[-1] in _JOINS:
+            return None  # ``30 c outside and 24 c``: the place was the value's before
+        words.pop()  # ``outside it is 30 c``, ``inside it's``
+    if not words:
+        return None
+    last = words[-1]
+    if last in qualified.mine and any(w in OF_THING for w in words[-PHRASE_WORDS - 1:-1]):
+        return ""  # ``in the greenhouse it is 24 c``: the table's own (``in the boiler``,
+        # ``in march``: judged as before, by `query.inputs._may_name`)
+    if last in OUTSIDE:
+        own = last in qualified.mine or last.removesuffix("s") in qualified.mine
+        return "" if own else last
+    return "" if last in ROOMS else None
+
+
+def _chinese_place(qualified: Qualified, head: str) -> str | None:
+    """The place the Chinese word ending `head` names (棚外, 外面, 室内, 里面)."""
+    run = ""
+    for ch in reversed(head):
+        if not is_cjk(ch) or len(run) == PHRASE + 2 or \
+                (run and head[:len(head) - len(run)].endswith(NAME_STARTS)):
+            break  # 然后外面: the words after the lead only
+        run = ch + run
+
+    def own(thing: str) -> bool:  # no thing, here, a room, or the table's own (棚 of 大棚)
+        return not thing or thing[-1] in qualified.mine or thing.endswith(ROOMS + HERE)
+
+    word = next((w for w in CJK_OUTSIDE + CJK_OUTDOORS if run.endswith(w)), "")
+    if word:  # 外面, 棚外面 (the table's own thing outside of which), 户外
+        thing = run[:-len(word)]
+        return run[-len(word) - 1:] if thing and own(thing) else word
+    if run.endswith("外") and len(run) > 1 and own(run[:-1]):
+        return run[-2:]  # 棚外 on a 大棚 table, 房外
+    word = next((w for w in CJK_INSIDE if run.endswith(w)), "") or \
+        next((w for w in THINGS_INSIDE if run.endswith(w) and len(run) > 1), "")
+    if not word:
+        return None
+    thing = run[:-len(word)]
+    if own(thing):
+        return ""  # 里面, 室内, 屋里, 这里, 棚内 on a 大棚 table
+    return run[-PHRASE - len(word):]  # 锅炉里: another thing's inside, named
