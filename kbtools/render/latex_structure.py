@@ -81,11 +81,13 @@ from kbtools.render.latex_scripts import (
     double_script,
     limits_problem,
     missing_argument,
+    unbraced_problem,
 )
 from kbtools.render.latex_text import (
     ACCENTS_IN_MATH,
     OWN_MATH,
     TEXT_ACCENTS,
+    accent_in_math,
     accent_problem,
     cline_end,
     crossing,
@@ -120,11 +122,6 @@ ARGUMENTS: dict[str, int] = {
 }
 TEXT_ARGUMENT = frozenset("""text mbox textrm textbf textit textsf texttt textnormal textup
     textsl emph b d""".split())  # `\\b`, `\\d`: a text accent, in a box of its own in math
-# Commands with arguments that LaTeX takes as a script without braces (`x^\mathrm{T}`,
-# `x_\text{max}`, `x^\frac12`); any other (`x^\hat a`, `x^\sqrt{2}`) needs them.
-UNBRACED_IN_SCRIPT = frozenset("""frac dddot ddddot mathrm mathbf mathit mathsf mathtt mathcal
-    mathbb mathfrak mathnormal text textrm textbf textit textsf texttt textnormal textup
-    textsl emph""".split())
 # What ends a formula's group or row, or needs a base of its own: no argument
 NOT_ARGUMENT = frozenset({"}", "&", "^", "_", "\\\\", "\\right", "\\middle", "\\end", "$",
                           "\\)"})
@@ -327,9 +324,11 @@ def structure_problem(tex: str, written: str = "") -> str | None:
             else:
                 frame.new_base(end)
         elif word and word in TEXT_ACCENTS and word not in ACCENTS_IN_MATH:
-            return (f"\\{word} is a text accent, which LaTeX refuses in math (\"Please use "
-                    f"\\mathaccent\"): write \\acute{{e}}, \\hat{{a}}, \\ddot{{o}} … in math, or "
-                    f"the accented letter in \\text{{}}")
+            read = accent_in_math(word, tex, end)  # `\\c{A}`, `\\r{A}` draw in math
+            if isinstance(read, str):
+                return read
+            frame.new_base(start)
+            i = _skip(pieces, i, read)
         elif word in KEEP_BASE:
             if frame.name == "cfrac" and not tex[frame.base:start].strip():
                 return cfrac_problem(piece, "Limit controls must follow a math operator")
@@ -444,13 +443,16 @@ def _argument(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int, 
     if piece in NOT_ARGUMENT or piece in ("\\left", "\\begin") or \
             (piece == "'" and frame.command in ("^", "_")):
         return _missing(frame.command)
-    if frame.command in ("^", "_") and piece[1:] in ARGUMENTS and \
-            piece[1:] not in UNBRACED_IN_SCRIPT:
-        return (f"{piece} as a {'superscript' if frame.command == '^' else 'subscript'} "
-                f"needs braces (LaTeX: \"Missing {{ inserted\"): write "
-                f"{frame.command}{{{piece}{{…}}}}, as x^{{\\hat a}} or x_{{\\sqrt{{2}}}}")
     if frame.command in TEXT_ARGUMENT and (problem := math_in_text(piece)):
         return problem  # `\\text\\alpha`: one token of text
+    inner = piece[1:] if piece[:1] == "\\" else ""
+    if inner in ARGUMENTS or inner in TEXT_ACCENTS:  # `x_\\text\\infty`, `\\frac\\text{a}{b}`
+        field = frame.command in SIZE_UNBRACED  # then it reads its own arguments
+        if problem := unbraced_problem(frame.command, inner, ARGUMENTS.get(inner, 1), field):
+            return problem
+        if field:
+            frame.need, frame.command = ARGUMENTS[inner], inner
+            return at + 1
     frame.need -= 1
     if piece[1:] in SIZES and frame.command not in SIZE_ANY:  # `x^\\big(`: its delimiter
         return _size(stack, pieces, at + 1, piece[1:]) if frame.command in SIZE_UNBRACED \
