@@ -133,14 +133,16 @@ UNBRACED_IN_SCRIPT = frozenset("""frac dddot ddddot mathrm mathbf mathit mathsf 
 _ACCENTS = frozenset("acute bar breve check ddot dot grave hat mathring tilde vec".split())
 _FONTS = frozenset("mathbb mathbf mathcal mathfrak mathit mathnormal mathrm mathsf mathtt".split())
 _MODULO = frozenset({"pmod", "pod"})
-_IN_FONTS = _FONTS | _MODULO | frozenset("c mbox overline underline stackrel".split())
+_IN_FONTS = _FONTS | _MODULO | frozenset("c mbox overline underline".split())
 NESTED_UNBRACED: dict[str, frozenset[str]] = {
     **dict.fromkeys(_ACCENTS, _ACCENTS),
-    **dict.fromkeys("mathrm mathcal mathbb mathnormal".split(), _IN_FONTS | {"overset",
-                                                                            "underset"}),
+    # the symbol fonts' alphabets; the others (`\\mathbf` …) set up their font on first use,
+    # which stops LaTeX inside `\\stackrel` (drawn only after another formula used it)
+    **dict.fromkeys("mathrm mathcal mathbb mathnormal".split(), _IN_FONTS | {
+        "overset", "underset", "stackrel"}),
     **dict.fromkeys("mathbf mathit mathsf mathtt mathfrak".split(), _IN_FONTS),
     **dict.fromkeys("frac dfrac tfrac binom dbinom tbinom boldsymbol boxed".split(), _MODULO),
-    "cfrac": _MODULO | {"cfrac"}, "substack": _MODULO | {"substack"},
+    "cfrac": _MODULO, "substack": _MODULO | {"substack"},
 }
 ARROWS = frozenset("""overleftarrow overleftrightarrow overrightarrow underleftarrow
     underleftrightarrow underrightarrow""".split())
