@@ -531,3 +531,12 @@ def array_placement_math(tex: str, at: int) -> str | None:
     if len(held) > 1 and held[0] == held[1] and held[0] not in "\\{} \t\n":
         return held[2:] + " t"
     return None
+
+
+def row_in_placement(held: str) -> str | None:
+    """Why LaTeX stops at the math `held` an {array}'s placement sets before its box
+    (`array_placement_math`) when it holds a row's `\\\\`, braced or not, or None."""
+    if not any(m.group(0) == "\\\\" for m in _CONTROL.finditer(held)):
+        return None
+    return ("'\\\\' in what LaTeX sets as math before the {array} (LaTeX: \"Missing \\endgroup "
+            "inserted\"): write [t], [b] or [c]")

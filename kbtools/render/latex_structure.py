@@ -21,9 +21,8 @@ what LaTeX would stop at and what to write, or None:
 - a dimension that is none (`\\hspace{x}`, `\\mkern3pt`, `\\\\[x]`, `\\\\ [0,1]` in {array}),
   column letters LaTeX's own {array} has not (`{q}`, `>{…}`, `p{x}`, none), a row with more
   cells than its columns (`*{3}{c}`, `\\multicolumn{2}` counted), `\\hline`/`\\cline` not at
-  the start of a row and `\\multicolumn` not at the start of a cell (`latex_args` reads the
-  numbers, dimensions and column letters as TeX does; the math of an `@{…}` among column
-  letters is read as the rest of the formula);
+  the start of a row and `\\multicolumn` not at the start of a cell (`latex_args` reads them
+  as TeX does; an `@{…}` among column letters is math, read as the rest of the formula);
 - a math command, `^`, `_` or `\\|` inside `\\text{…}`, a row's `\\\\` inside braces in a cell;
 - an unbraced command with arguments as another's argument (`latex_scripts.unbraced_problem`).
 
@@ -50,6 +49,7 @@ from kbtools.render.latex_args import (
     opening,
     placement,
     row_end,
+    row_in_placement,
     shown,
     spec_columns,
     spec_problem,
@@ -473,7 +473,7 @@ def _placement(env: str, tex: str, at: int, pieces: list[tuple[int, int, str]],
     """Read an environment's placement at `tex[at:]` as LaTeX does: the math {array} sets
     before its box (`array_placement_math`) checked, amsmath's `[{…}]` read as `[…]`."""
     held = array_placement_math(tex, at) if env == "array" else None
-    if held and (problem := structure_problem(held)):
+    if held and (problem := structure_problem(held) or row_in_placement(held)):
         return ("the placement [ … ] of {array} begins with two letters alike, so LaTeX sets "
                 f"the rest as math before it ({held}): {problem}")
     place = placement(env, tex, at)
