@@ -1,5 +1,5 @@
 """A command that takes arguments, written unbraced as another's argument, and the text
-accents in math, as the renderer's LaTeX reads them (`latex_scripts.unbraced_problem`,
+accents in math, as the renderer's LaTeX reads them (`latex_scripts.unbraced_argument`,
 `latex_text.accent_in_math`):
 
 - where TeX reads a math field (a script, `\\sqrt`'s radicand, `\\mathop`'s argument) an
@@ -11,6 +11,8 @@ accents in math, as the renderer's LaTeX reads them (`latex_scripts.unbraced_pro
   token, which LaTeX then sets without its arguments: `\\frac\\text{a}{b}`, `\\hat\\mathrm a`,
   `\\text\\textbf a` passed and stop LaTeX; the few pairs LaTeX draws (`\\hat\\bar a`,
   `\\mathrm\\mathbf a`, `\\pmod\\frac{a}{b}`, `\\overrightarrow\\hat a`) pass;
+- a prime as the argument of a math field (`\\sqrt'`, `\\mathop'`) is a superscript with
+  nothing to raise (LaTeX: "Missing { inserted"), and passed;
 - a text accent as an unbraced argument (`x^\\c{c}`, `\\frac\\u a{b}`, `\\text\\c c`, `\\b\\c c`)
   passed and stops LaTeX;
 - `\\c` in math draws its cedilla unless what it is put under is 1ex high (`\\c{A}`, `\\c{}`,
@@ -47,7 +49,12 @@ REFUSED = [
     ("T_\\text{max^2}", ["'^' inside \\text"]),
     ("\\sqrt\\text{\\alpha}", ["'\\alpha' inside \\text"]),
     ("\\mathop\\textbf{\\sum}", ["'\\sum' inside \\text"]),
-    ("x^\\frac12^3", ["double superscript"]), ("x_\\text a_b", ["double subscript"]),
+    ("\\sqrt'", ["\\sqrt takes 1 argument"]), ("\\mathop '", ["\\mathop takes 1 argument"]),
+    ("x^\\frac12^3", ["double superscript"]),
+    ("\\frac a\\pmod2", ["\\pmod as the argument of \\frac"]),
+    ("\\frac{a}\\text{b}", ["\\text as the argument of \\frac"]),
+    ("\\pmod\\frac", ["\\frac takes 2 arguments"]),
+    ("\\mathrm\\overset", ["\\overset takes 2 arguments"]), ("x_\\text a_b", ["double subscript"]),
     ("x^\\mathrm{T}^2", ["double superscript"]),
     ("\\frac\\text{a}{b}", ["\\text as the argument of \\frac needs braces",
                             "\\frac{\\text{…}}"]),
@@ -80,10 +87,11 @@ ACCEPTED = [
     "x^\\text a", "x_\\text{max}", "x_\\text\\S", "x^\\textbf\\S", "x_\\mathrm\\infty",
     "x^\\text{a$b$}", "\\sqrt\\text{a $\\alpha$}", "T_\\text{最大}", "x_\\mathrm{d}^2",
     "x^\\frac12", "x^\\frac12_3", "\\sqrt\\frac12", "\\mathop\\mathrm{d}\\limits_a",
-    "\\mathrm\\infty", "\\text a",
+    "\\mathrm\\infty", "\\text a", "\\frac'2", "\\sqrt[3]'", "\\hat'", "x^\\frac'2",
     "\\hat\\bar a", "\\vec\\hat x", "\\hat\\bar\\text{a}", "\\hat\\hat\\frac{a}{b}",
     "\\mathrm\\mathbf a", "\\mathrm\\mbox{\\alpha}", "\\mathcal\\overset{a}{b}",
-    "\\pmod\\frac{a}{b}", "\\pmod\\text\\alpha", "\\frac\\pmod{n}{2}",
+    "\\pmod\\frac{a}{b}", "\\pmod\\text\\alpha", "\\frac\\pmod{n}{2}", "\\pmod\\frac{a}",
+    "\\mathrm\\stackrel{a}", "\\hat\\hat", "\\mathrm\\mbox", "\\pmod\\hat",
     "\\overrightarrow\\hat{a}", "\\overrightarrow\\text\\alpha", "\\underleftarrow\\c{x}",
     "x \\c{A}", "x \\c{}", "x \\c g", "x \\c{g}", "\\c{Ac}", "x \\c{ A }", "\\c{c A}",
     "x^{\\c{A}}", "\\frac{\\c{A}}{2}", "\\c{.}", "\\c{ }", "x \\c A_1", "\\c{{A}}",
@@ -148,6 +156,20 @@ def test_an_unbraced_command_as_an_argument_is_judged_as_latex_judges_it(outer):
     draws."""
     formulas = [_nested(outer, inner, "{a}" * ARGUMENTS.get(inner, 1)) for inner in INNER
                 if (outer, inner) not in BY_CONTEXT]
+    drawn = latex_draws(formulas)
+    assert {f: latex_problem(f) is None for f in formulas} == drawn
+
+
+@needs_latex
+def test_an_unbraced_command_as_a_later_argument_is_judged_as_latex_judges_it():
+    """Every command that takes arguments (and every text accent) unbraced as the second
+    argument of each command that takes two, and each pair the check accepts with nothing
+    after it: the check accepts exactly what LaTeX draws (none of the first)."""
+    formulas = [f"\\{outer}{{a}}\\{inner}" + "{a}" * ARGUMENTS.get(inner, 1)
+                for outer in TAKING if ARGUMENTS[outer] == 2 for inner in INNER]
+    formulas += [_nested(outer, inner, "") for outer in ["^", "_", *TAKING] for inner in INNER
+                 if (outer, inner) not in BY_CONTEXT
+                 and latex_problem(_nested(outer, inner, "{a}" * ARGUMENTS.get(inner, 1))) is None]
     drawn = latex_draws(formulas)
     assert {f: latex_problem(f) is None for f in formulas} == drawn
 

@@ -161,15 +161,20 @@ def arrow_takes(outer: str, inner: str, takes: int) -> bool:
     return outer in _MODULO or outer in ARROWS and takes == 1 and inner not in SIZE_UNBRACED
 
 
-def unbraced_problem(outer: str, inner: str, takes: int, field: bool) -> str | None:
-    """Why LaTeX refuses the command `\\inner`, which takes `takes` arguments of its own (a
-    text accent, `\\c`, `\\'` …, one), written unbraced as the argument of `outer` (a `^`/`_`
-    or a command's name; `field`: `outer` reads a math field, `SIZE_UNBRACED`), or None when
-    LaTeX draws it (see `UNBRACED_IN_SCRIPT` and `NESTED_UNBRACED`)."""
+def unbraced_argument(outer: str, inner: str, takes: int, later: bool) -> str | int:
+    """What LaTeX makes of the command `\\inner`, which takes `takes` arguments of its own (a
+    text accent, `\\c`, `\\'` …, one), written unbraced as an argument of `outer` (a `^`/`_`
+    or a command's name; `later`: not its first argument, where LaTeX draws none): why it
+    stops, or how many of `\\inner`'s arguments are read from what follows (a math field,
+    `SIZE_UNBRACED`, leaves all to it; in the other pairs LaTeX draws, `NESTED_UNBRACED` and
+    `arrow_takes`, the macro gives it its first, the rest follow: `\\mathrm\\overset{a}`)."""
     accent = inner in TEXT_ACCENTS
-    if field and not accent and inner in UNBRACED_IN_SCRIPT or not field and (
-            inner in NESTED_UNBRACED.get(outer, ()) or arrow_takes(outer, inner, takes)):
-        return None
+    field = outer in SIZE_UNBRACED
+    if field and not accent and inner in UNBRACED_IN_SCRIPT:
+        return takes
+    if not field and not later and (inner in NESTED_UNBRACED.get(outer, ())
+                                    or arrow_takes(outer, inner, takes)):
+        return takes - 1  # the macro gives it one token (`\\pmod` its `)`, a font its end)
     inside = f"\\{inner}{{c}}" if accent and outer in TEXT_COMMANDS else \
         f"\\text{{\\{inner}{{c}}}}" if accent else f"\\{inner}{{…}}"
     if outer in ("^", "_"):

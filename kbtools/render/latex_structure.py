@@ -24,11 +24,10 @@ what LaTeX would stop at and what to write, or None:
   the start of a row and `\\multicolumn` not at the start of a cell (`latex_args` reads them
   as TeX does; an `@{…}` among column letters is math, read as the rest of the formula);
 - a math command, `^`, `_` or `\\|` inside `\\text{…}`, a row's `\\\\` inside braces in a cell;
-- an unbraced command with arguments as another's argument (`latex_scripts.unbraced_problem`).
+- an unbraced command with arguments as another's argument (`latex_scripts.unbraced_argument`).
 
-`latex_problem` runs it after the allowlist, so braces and environments pair by then. One
-pass over the formula's pieces with an explicit stack: linear, no recursion (but once for
-the math an {array}'s placement sets, `_placement`).
+`latex_problem` runs it after the allowlist, so braces and environments pair by then. One pass
+with an explicit stack: linear, no recursion (but for an {array}'s placement, `_placement`).
 """
 
 from __future__ import annotations
@@ -69,6 +68,7 @@ from kbtools.render.latex_delims import (
     optional_crossed,
     optional_ends,
     optional_tab,
+    prime_refused,
     size_alone,
     size_argument,
     smash_problem,
@@ -79,7 +79,7 @@ from kbtools.render.latex_scripts import (
     double_script,
     limits_problem,
     missing_argument,
-    unbraced_problem,
+    unbraced_argument,
 )
 from kbtools.render.latex_text import (
     ACCENTS_IN_MATH,
@@ -441,17 +441,17 @@ def _argument(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int, 
         return at + 1
     frame.optional = False
     if piece in NOT_ARGUMENT or piece in ("\\left", "\\begin") or \
-            (piece == "'" and frame.command in ("^", "_")):
+            (piece == "'" and prime_refused(pieces, at, frame.command)):
         return _missing(frame.command)
     if frame.command in TEXT_ARGUMENT and (problem := math_in_text(piece)):
         return problem  # `\\text\\alpha`: one token of text
-    inner = piece[1:] if piece[:1] == "\\" else ""
-    if inner in ARGUMENTS or inner in TEXT_ACCENTS:  # `x_\\text\\infty`, `\\frac\\text{a}{b}`
-        field = frame.command in SIZE_UNBRACED  # then it reads its own arguments
-        if problem := unbraced_problem(frame.command, inner, ARGUMENTS.get(inner, 1), field):
-            return problem
-        if field:
-            frame.need, frame.command = ARGUMENTS[inner], inner
+    if (inner := piece[1:]) in ARGUMENTS or inner in TEXT_ACCENTS:  # `x_\\text\\infty`
+        read = unbraced_argument(frame.command, inner, ARGUMENTS.get(inner, 1),
+                                 frame.need < ARGUMENTS.get(frame.command, 1))
+        if isinstance(read, str):
+            return read
+        if read:  # it reads (the rest of) its own arguments from what follows
+            frame.need, frame.command = read, inner
             return at + 1
     frame.need -= 1
     if piece[1:] in SIZES and frame.command not in SIZE_ANY:  # `x^\\big(`: its delimiter
