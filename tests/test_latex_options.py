@@ -31,6 +31,7 @@ from tests.latexcases import (
     latex_verdicts,
     needs_latex,
 )
+from tests.test_latex_delims import latex_draws
 
 REFUSED = [
     ("\\begin{array}[\\sin]{c} a \\end{array}", ["placement", "[t]"]),
@@ -127,3 +128,66 @@ def test_any_mix_gets_an_answer_of_one_line(text):
     problem = latex_problem(text)
     assert problem is None or (problem and "\n" not in problem)
     assert problem is not None or not text.lstrip().startswith(("\\limits", "\\nolimits"))
+
+
+# What LaTeX makes of a placement past its first token: {array}'s `\if` expands the second
+# token too (`[x\cline]` stops it) and, when the first two are the same character, sets the
+# rest and a `t` as math before the box (`[tt\frac]`: `\frac t\vtop`); amsmath's environments
+# strip braces around all of it (`[{\frac}]` is `[\frac]`, math at the start of the first
+# cell) and expand nothing after a blank (`[ \widehat]`).
+PLACED_FURTHER = {"array": ["x%s", "t%s", "tt%s", " %s"], "aligned": ["{%s}", " %s", "t%s"],
+                  "gathered": ["{%s}", " %s"]}
+PLACEMENT_REFUSED = [
+    ("\\begin{array}[x\\cline]{cc} a & b \\end{array}", ["placement", "\\cline"]),
+    ("\\begin{array}[t\\multicolumn]{c} a \\end{array}", ["placement", "\\multicolumn"]),
+    ("\\begin{array}[tt\\frac]{c} a \\end{array}", ["two letters alike", "\\frac takes 2"]),
+    ("\\begin{array}[bb&]{c} a \\end{array}", ["two letters alike", "'&'"]),
+    ("\\begin{array}[{tt\\big}]{c} a \\end{array}", ["two letters alike", "\\big"]),
+    ("\\begin{array}[cc\\binom]{c} a \\end{array}", ["two letters alike", "\\binom"]),
+    ("\\begin{array}[tt\\\\]{c} a \\end{array}", ["two letters alike", "Missing \\endgroup"]),
+    ("\\begin{array}[xx{\\\\}]{c} a \\end{array}", ["'\\\\' in what LaTeX sets"]),
+    ("\\begin{gathered}[{&}] a \\\\ b \\end{gathered}", ["{gathered} has no columns"]),
+    ("\\begin{aligned}[{x^2^3}] a & b \\end{aligned}", ["double superscript"]),
+]
+PLACEMENT_ACCEPTED = [
+    "\\begin{array}[tb]{cc} a & b \\end{array}", "\\begin{array}[ t ]{cc} a & b \\end{array}",
+    "\\begin{array}[c t]{cc} a & b \\end{array}", "\\begin{array}[]{cc} a & b \\end{array}",
+    "\\begin{array}[{t}]{cc} a & b \\end{array}", "\\begin{array}[tt]{c} a \\end{array}",
+    "\\begin{array}[tt^]{c} a \\end{array}", "\\begin{array}[xx\\alpha]{c} a \\end{array}",
+    "\\begin{array}[x\\hat]{c} a \\end{array}", "\\begin{array}[ \\alpha]{c} a \\end{array}",
+    "\\begin{aligned}[tb] a & b \\end{aligned}", "\\begin{aligned}[ t ] a & b \\end{aligned}",
+    "\\begin{aligned}[c t] a & b \\end{aligned}", "\\begin{aligned}[] a & b \\end{aligned}",
+    "\\begin{aligned}[{t}] a & b \\end{aligned}", "\\begin{aligned}[{\\frac}] a & b \\end{aligned}",
+    "\\begin{aligned}[{^}] a & b \\end{aligned}", "\\begin{aligned}[{&}] a & b \\end{aligned}",
+    "\\begin{aligned}[ \\widehat] a & b \\end{aligned}",
+    "\\begin{gathered}[{\\text}] a \\\\ b \\end{gathered}",
+    "\\begin{gathered}[ \\widetilde] a \\\\ b \\end{gathered}",
+]
+
+
+@pytest.mark.parametrize("formula, words", PLACEMENT_REFUSED,
+                         ids=[f for f, _ in PLACEMENT_REFUSED])
+def test_a_placement_past_its_first_token_is_refused_with_what_to_write(formula, words):
+    assert_refused_naming(formula, words)
+
+
+def test_a_placement_past_its_first_token_is_accepted_where_latex_draws_it():
+    assert_accepted(PLACEMENT_ACCEPTED)
+
+
+@needs_latex
+def test_latex_agrees_with_the_placements_past_their_first_token(tmp_path):
+    assert_latex_refuses([f for f, _ in PLACEMENT_REFUSED])
+    assert_build_draws(PLACEMENT_ACCEPTED, tmp_path)
+
+
+@needs_latex
+@pytest.mark.parametrize("env", sorted(PLACED_FURTHER))
+def test_the_check_reads_a_placement_past_its_first_token_as_latex_reads_it(env):
+    """Each swept token after a character, a blank or two characters alike, or braced, as
+    an environment's placement: the check accepts it exactly when LaTeX draws it."""
+    slot = next(s for s in PLACED if f"{{{env}}}" in s)
+    formulas = [slot % (form % t) for form in PLACED_FURTHER[env] for t in SWEPT
+                if t != "\\c "]
+    drawn = latex_draws(formulas)
+    assert {f: latex_problem(f) is None for f in formulas} == drawn

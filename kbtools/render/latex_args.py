@@ -385,11 +385,11 @@ def opening(env: str, tex: str, at: int) -> tuple[int | None, int, bool] | str:
     if env == "array":
         at = past_blanks(tex, at)
         if tex[at:at + 1] == "[":  # `{array}[t]`: where it sits on the line
-            close = tex.find("]", at)
-            if close < 0:
+            place = placement(env, tex, at)
+            if place is None:
                 return ("\\begin{array}[ without its ] (LaTeX: \"Runaway argument\"): "
                         "write \\begin{array}[t]{cc}")
-            at = close + 1
+            at = place[2] + 1
         spec = argument(tex, at)
         if spec is None:
             return ("\\begin{array} without its column letters (LaTeX: \"Missing # inserted "
@@ -472,20 +472,71 @@ PLACEMENT_STOPS: dict[str, frozenset[str]] = {
 }
 
 
+PLACEMENT_SECOND_STOPS = frozenset({"cline", "multicolumn"})  # {array}'s, after a character
+_PLACEMENT_ENVS = frozenset({"array", "aligned", "alignedat", "gathered"})
+
+
+def placement(env: str, tex: str, at: int) -> tuple[int, int, int] | None:
+    """The placement `[…]` at `tex[at:]` (blanks first) of `env`, as LaTeX's optional argument
+    takes it: (where what it holds starts and ends, one pair of braces around all of it
+    stripped as TeX strips them; where the `]` is), or None when there is none."""
+    at = past_blanks(tex, at)
+    if env not in _PLACEMENT_ENVS or tex[at:at + 1] != "[":
+        return None
+    close, depth, j = -1, 0, at + 1
+    while j < len(tex) and close < 0:
+        depth += {"{": 1, "}": -1}.get(tex[j], 0)
+        close = j if tex[j] == "]" and not depth else -1
+        j += 2 if tex[j] == "\\" else 1
+    if close < 0:
+        return None
+    group = argument(tex, at + 1, close) if tex[at + 1:at + 2] == "{" else None
+    if group and group[2] == close:  # `[{t}]` is `[t]`
+        return group[0], group[1], close
+    return at + 1, close, close
+
+
 def placement_problem(env: str, tex: str, at: int) -> str | None:
     """Why LaTeX stops at the placement `[…]` at `tex[at:]` (blanks first) of `env`, or None:
-    its first token (an outer pair of braces stripped, as TeX strips them) is one of
-    `PLACEMENT_STOPS`."""
-    at = past_blanks(tex, at)
-    stops = PLACEMENT_STOPS.get(env)
-    if not stops or tex[at:at + 1] != "[":
+    its first token is one of `PLACEMENT_STOPS` (amsmath's environments expand none after a
+    blank, which `\\romannumeral` takes), or {array}'s second token, after a character, is
+    one of `PLACEMENT_SECOND_STOPS` (`\\if` expands it too)."""
+    place = placement(env, tex, at)
+    if place is None or place[0] == place[1]:
         return None
-    first = argument(tex, at + 1)
-    if first is None:
+    start, end = place[0], place[1]
+    blank = tex[start].isspace()
+    m = _CONTROL.match(tex, past_blanks(tex, start), end)
+    first = m.group(0) if m else tex[past_blanks(tex, start)]
+    if env != "array" and blank or not (first[1:] in PLACEMENT_STOPS[env] or env == "array"
+                                        and (blank or len(first) == 1)):
         return None
-    m = _CONTROL.match(tex, past_blanks(tex, first[0]))
-    if not m or m.group(0)[1:] not in stops:
+    if first[1:] not in PLACEMENT_STOPS[env] or blank:  # {array}: its second token
+        second = _CONTROL.match(tex, past_blanks(tex, start) if blank else start + 1, end)
+        if not second or second.group(0)[1:] not in PLACEMENT_SECOND_STOPS:
+            return None
+        first = second.group(0)
+    return (f"'\\begin{{{env}}}[{shown(tex[start:end])}': the placement [ … ] of {{{env}}} is "
+            f"t, b or c; LaTeX expands the command {first} there, and stops: write [t], [b] "
+            "or [c], or leave it out")
+
+
+def array_placement_math(tex: str, at: int) -> str | None:
+    """What LaTeX sets as math before the box of an {array} whose placement is at `tex[at:]`:
+    `\\@array` compares its first two tokens with `\\if`, and when they are the same character
+    (`[tt…]`) sets the rest, followed by `t`, as math (`[tt\\frac]`: `\\frac t\\vtop`). None
+    when it sets none."""
+    place = placement("array", tex, at)
+    held = tex[place[0]:place[1]] if place else ""
+    if len(held) > 1 and held[0] == held[1] and held[0] not in "\\{} \t\n":
+        return held[2:] + " t"
+    return None
+
+
+def row_in_placement(held: str) -> str | None:
+    """Why LaTeX stops at the math `held` an {array}'s placement sets before its box
+    (`array_placement_math`) when it holds a row's `\\\\`, braced or not, or None."""
+    if not any(m.group(0) == "\\\\" for m in _CONTROL.finditer(held)):
         return None
-    return (f"'\\begin{{{env}}}[{shown(m.group(0))}': the placement [ … ] of {{{env}}} is t, b "
-            f"or c; LaTeX expands the command {m.group(0)} there, and stops: write [t], [b] or "
-            "[c], or leave it out")
+    return ("'\\\\' in what LaTeX sets as math before the {array} (LaTeX: \"Missing \\endgroup "
+            "inserted\"): write [t], [b] or [c]")

@@ -61,6 +61,15 @@ def past_blank_pieces(pieces: Pieces, at: int) -> int:
     return at
 
 
+def prime_refused(pieces: Pieces, at: int, command: str) -> bool:
+    """Whether a prime `'` at `pieces[at]`, the argument of `command`, stops LaTeX: a math
+    field (`SIZE_UNBRACED`) takes it as a superscript with nothing to raise (`x^'`, `\\sqrt'`,
+    `\\mathop'`: "Missing { inserted"); a macro (`\\frac'2`, and `\\sqrt[3]'`, whose `[…]`
+    makes it one) sets it as a prime."""
+    before = pieces[at - 1 - pieces[at - 1][2].isspace()][2] if at > 1 else ""
+    return command in SIZE_UNBRACED and before != "]"
+
+
 def delimiter_end(pieces: Pieces, at: int, command: str) -> int | str:
     """Where reading goes on after the delimiter `\\command` takes at `pieces[at]` (blanks
     first), or why LaTeX refuses what is there."""

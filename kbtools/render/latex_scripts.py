@@ -7,6 +7,8 @@ is no operator (`OPERATORS`). `latex_structure` finds them."""
 from __future__ import annotations
 
 from kbtools.render.latex_args import shown
+from kbtools.render.latex_delims import SIZE_UNBRACED
+from kbtools.render.latex_text import TEXT_ACCENTS
 
 
 def double_script(base_at: int, first: tuple[int, bool], pieces: list[tuple[int, int, str]],
@@ -110,3 +112,81 @@ def cfrac_scripts(kind: str, written: str) -> str:
             f"\\cfrac[l…] right after the numerator, whose last base has a {word} already "
             f"(LaTeX: \"Double {word}\"): write the {word} in the numerator, as "
             f"\\cfrac[l]{{a{kind}{{32}}}}{{b}}")
+
+
+# Commands with arguments that TeX takes unbraced where it reads a math field (a script, the
+# radicand of `\\sqrt`, the argument of a math class such as `\\mathop`: `SIZE_UNBRACED`). TeX
+# expands them there, and they read their own arguments from what follows: `x^\\mathrm{T}`,
+# `x_\\text{max}`, `x^\\frac12` are `x^{\\mathrm{T}}`, `x_{\\text{max}}`, `x^{\\frac12}`. Any
+# other (`x^\\hat a`, `\\sqrt\\mbox{a}`, `x^\\c{c}`) needs braces ("Missing { inserted").
+UNBRACED_IN_SCRIPT = frozenset("""frac dddot ddddot mathrm mathbf mathit mathsf mathtt mathcal
+    mathbb mathfrak mathnormal text textrm textbf textit textsf texttt textnormal textup
+    textsl emph""".split())
+# Any other command (a macro: `\\frac`, `\\hat`, `\\text` …) takes the one token of such a
+# command as its argument and sets it where the arguments it takes are not (`\\frac\\text{a}{b}`:
+# "Missing } inserted"; `\\hat\\mathrm a`: "Argument of \\math@egroup has an extra }"), but
+# for these pairs, which the renderer's LaTeX draws, the command's own arguments given by the
+# macro and what follows set as math (tests/test_latex_nested.py sweeps every pair): amsmath's
+# accents on an accent (`\\hat\\bar a`), the math fonts on a font and a few more, `\\pmod`
+# and `\\pod` (whose own `)` is taken), and the arrows over and under (`\\overrightarrow\\hat a`:
+# `ARROW_TAKES`).
+_ACCENTS = frozenset("acute bar breve check ddot dot grave hat mathring tilde vec".split())
+_FONTS = frozenset("mathbb mathbf mathcal mathfrak mathit mathnormal mathrm mathsf mathtt".split())
+_MODULO = frozenset({"pmod", "pod"})
+_IN_FONTS = _FONTS | _MODULO | frozenset("c mbox overline underline".split())
+NESTED_UNBRACED: dict[str, frozenset[str]] = {
+    **dict.fromkeys(_ACCENTS, _ACCENTS),
+    # the symbol fonts' alphabets; the others (`\\mathbf` …) set up their font on first use,
+    # which stops LaTeX inside `\\stackrel` (drawn only after another formula used it)
+    **dict.fromkeys("mathrm mathcal mathbb mathnormal".split(), _IN_FONTS | {
+        "overset", "underset", "stackrel"}),
+    **dict.fromkeys("mathbf mathit mathsf mathtt mathfrak".split(), _IN_FONTS),
+    **dict.fromkeys("frac dfrac tfrac binom dbinom tbinom boldsymbol boxed".split(), _MODULO),
+    "cfrac": _MODULO, "substack": _MODULO | {"substack"},
+}
+ARROWS = frozenset("""overleftarrow overleftrightarrow overrightarrow underleftarrow
+    underleftrightarrow underrightarrow""".split())
+TEXT_COMMANDS = frozenset("""text mbox textrm textbf textit textsf texttt textnormal textup
+    textsl emph b d""".split())  # their argument is text (`\\b`, `\\d`: a text accent's)
+MACRO_ACCENTS = frozenset("bcd")  # OT1's macros among the text accents (the rest: `\\accent`)
+
+
+def arrow_takes(outer: str, inner: str, takes: int) -> bool:
+    """Whether LaTeX draws `\\inner` (taking `takes` arguments) unbraced after `\\outer`
+    without its own arguments: `\\pmod`, `\\pod` give it their `)`, amsmath's arrows their
+    `\\hfil` (one argument, not a math field's: `\\sqrt`, `\\mathop` … need a math list);
+    neither gives one to an accent that is TeX's `\\accent` (`\\u`, `\\'`)."""
+    if inner in TEXT_ACCENTS and inner not in MACRO_ACCENTS:
+        return False
+    return outer in _MODULO or outer in ARROWS and takes == 1 and inner not in SIZE_UNBRACED
+
+
+def unbraced_argument(outer: str, inner: str, takes: int, later: bool) -> str | int:
+    """What LaTeX makes of the command `\\inner`, which takes `takes` arguments of its own (a
+    text accent, `\\c`, `\\'` …, one), written unbraced as an argument of `outer` (a `^`/`_`
+    or a command's name; `later`: not its first argument, where LaTeX draws none): why it
+    stops, or how many of `\\inner`'s arguments are read from what follows (a math field,
+    `SIZE_UNBRACED`, leaves all to it; in the other pairs LaTeX draws, `NESTED_UNBRACED` and
+    `arrow_takes`, the macro gives it its first, the rest follow: `\\mathrm\\overset{a}`)."""
+    accent = inner in TEXT_ACCENTS
+    field = outer in SIZE_UNBRACED
+    if field and not accent and inner in UNBRACED_IN_SCRIPT:
+        return takes
+    if not field and not later and (inner in NESTED_UNBRACED.get(outer, ())
+                                    or arrow_takes(outer, inner, takes)):
+        return takes - 1  # the macro gives it one token (`\\pmod` its `)`, a font its end)
+    inside = f"\\{inner}{{c}}" if accent and outer in TEXT_COMMANDS else \
+        f"\\text{{\\{inner}{{c}}}}" if accent else f"\\{inner}{{…}}"
+    if outer in ("^", "_"):
+        written = f"x{outer}{{{inside}}}"
+        what = f"as a {'superscript' if outer == '^' else 'subscript'}"
+    else:
+        written = f"\\{outer}{{{inside}}}"
+        what = f"as the argument of \\{outer}"
+    latex = "Missing { inserted" if field else \
+        "Missing } inserted\" or \"Argument of … has an extra }"
+    if accent:
+        return (f"the text accent \\{inner} {what} needs braces around it and its letter "
+                f"(LaTeX: \"{latex}\"): write {written}")
+    return (f"\\{inner} {what} needs braces (LaTeX: \"{latex}\"): write {written}, as "
+            "x^{\\hat a}, x_{\\sqrt{2}} or \\frac{\\text{a}}{b}")

@@ -5,35 +5,29 @@ allowlist (`latex_allow`) cannot see token by token.
 (`latex_source.tex_source`: a typed `²` is `^{2}`, `′` is `'`) and returns one line naming
 what LaTeX would stop at and what to write, or None:
 
-- a base with two superscripts or two subscripts (`x^2^3`, `x²^3`, `x_1_2`, `x^2'`, `x'^2^3`,
-  `x' ^2`: TeX's "Double superscript"): a prime `'` is a superscript, merged with a `^`
-  written right after it (`x'^2`) but not with one after a blank; `{}`, a command, a
-  letter or a blank-making command (`\\,`) starts a new base, a blank does not, nor do
-  `\\limits` and `\\nolimits`;
+- a base with two superscripts or two subscripts (`x^2^3`, `x²^3`, `x_1_2`, `x' ^2`: "Double
+  superscript"): a prime is one, merged with a `^` right after it (`x'^2`); `{}`, a command,
+  a letter or `\\,` starts a new base, a blank, `\\limits` and `\\nolimits` do not;
 - a `^` or `_` with nothing to raise or lower (`x^`, `x^_2`, `{x_}`), and a command with
   fewer arguments than it takes (`\\frac{1}`, `\\sqrt`, `\\hat`, `\\mathrm` at the end of
   the formula or of a group: "Missing { inserted");
-- `&` outside an environment with columns (`a & b`, `{a & b}`, `\\text{a & b}`, in
-  `gathered`, a third column in `cases`): "Misplaced alignment tab";
+- `&` outside an environment with columns (`a & b`, `\\text{a & b}`, in `gathered`);
 - `\\left`, `\\middle` and `\\right` that do not pair within one group or environment
   (`\\right) x \\left(`, `{\\left( } \\right)`, `\\left( \\begin{matrix} \\right)`), and an
   `\\end` inside a group or `\\left…\\right` opened after its `\\begin`; what follows each,
   and a size (`\\big`), that is no delimiter (`latex_delims`: "Missing delimiter");
-- the math of a command's optional `[…]` (`\\sqrt[\\frac{1}]{x}`), up to its first `]`
-  outside braces, and `$…$` in text, math again (`\\text{a $\\frac{1}$ b}`);
-- a text accent (`\\'`, `\\"`, `\\^`, `\\~`, `\\=`, `\\.`, `` \\` ``) in math ("Please use
-  \\mathaccent for accents in math mode");
+- the math of a command's optional `[…]` (`\\sqrt[\\frac{1}]{x}`), and `$…$` in text;
+- a text accent in math (`latex_text.accent_in_math`: "Please use \\mathaccent");
 - a dimension that is none (`\\hspace{x}`, `\\mkern3pt`, `\\\\[x]`, `\\\\ [0,1]` in {array}),
   column letters LaTeX's own {array} has not (`{q}`, `>{…}`, `p{x}`, none), a row with more
   cells than its columns (`*{3}{c}`, `\\multicolumn{2}` counted), `\\hline`/`\\cline` not at
-  the start of a row and `\\multicolumn` not at the start of a cell (`latex_args` reads the
-  numbers, dimensions and column letters as TeX does; the math of an `@{…}` among column
-  letters is read as the rest of the formula);
-- a math command, `^`, `_` or `\\|` inside `\\text{…}` ("Missing $ inserted"), and a row's
-  `\\\\` inside braces within a cell (`latex_text` has what text takes, and the messages).
+  the start of a row and `\\multicolumn` not at the start of a cell (`latex_args` reads them
+  as TeX does; an `@{…}` among column letters is math, read as the rest of the formula);
+- a math command, `^`, `_` or `\\|` inside `\\text{…}`, a row's `\\\\` inside braces in a cell;
+- an unbraced command with arguments as another's argument (`latex_scripts.unbraced_argument`).
 
-`latex_problem` runs it after the allowlist, so braces and environments pair by then. One
-pass over the formula's pieces with an explicit stack: linear, no recursion.
+`latex_problem` runs it after the allowlist, so braces and environments pair by then. One pass
+with an explicit stack: linear, no recursion (but for an {array}'s placement, `_placement`).
 """
 
 from __future__ import annotations
@@ -48,10 +42,13 @@ from kbtools.render.latex_args import (
     MISSING_NUMBER,
     Slip,
     argument,
+    array_placement_math,
     dimension,
     number,
     opening,
+    placement,
     row_end,
+    row_in_placement,
     shown,
     spec_columns,
     spec_problem,
@@ -71,6 +68,7 @@ from kbtools.render.latex_delims import (
     optional_crossed,
     optional_ends,
     optional_tab,
+    prime_refused,
     size_alone,
     size_argument,
     smash_problem,
@@ -81,11 +79,13 @@ from kbtools.render.latex_scripts import (
     double_script,
     limits_problem,
     missing_argument,
+    unbraced_argument,
 )
 from kbtools.render.latex_text import (
     ACCENTS_IN_MATH,
     OWN_MATH,
     TEXT_ACCENTS,
+    accent_in_math,
     accent_problem,
     cline_end,
     crossing,
@@ -120,11 +120,6 @@ ARGUMENTS: dict[str, int] = {
 }
 TEXT_ARGUMENT = frozenset("""text mbox textrm textbf textit textsf texttt textnormal textup
     textsl emph b d""".split())  # `\\b`, `\\d`: a text accent, in a box of its own in math
-# Commands with arguments that LaTeX takes as a script without braces (`x^\mathrm{T}`,
-# `x_\text{max}`, `x^\frac12`); any other (`x^\hat a`, `x^\sqrt{2}`) needs them.
-UNBRACED_IN_SCRIPT = frozenset("""frac dddot ddddot mathrm mathbf mathit mathsf mathtt mathcal
-    mathbb mathfrak mathnormal text textrm textbf textit textsf texttt textnormal textup
-    textsl emph""".split())
 # What ends a formula's group or row, or needs a base of its own: no argument
 NOT_ARGUMENT = frozenset({"}", "&", "^", "_", "\\\\", "\\right", "\\middle", "\\end", "$",
                           "\\)"})
@@ -303,6 +298,8 @@ def structure_problem(tex: str, written: str = "") -> str | None:
                 if isinstance(opened, str):
                     return opened
                 i = _skip(pieces, i, opened[1])
+                if problem := _placement(name, tex, m.end() if m else end, pieces, ends):
+                    return problem
                 frame.new_base(start)
                 _push(stack, _Frame("env", name, start, base=end, tabs_allowed=opened[0],
                                     row_start=True, cell_start=True))
@@ -327,9 +324,11 @@ def structure_problem(tex: str, written: str = "") -> str | None:
             else:
                 frame.new_base(end)
         elif word and word in TEXT_ACCENTS and word not in ACCENTS_IN_MATH:
-            return (f"\\{word} is a text accent, which LaTeX refuses in math (\"Please use "
-                    f"\\mathaccent\"): write \\acute{{e}}, \\hat{{a}}, \\ddot{{o}} … in math, or "
-                    f"the accented letter in \\text{{}}")
+            read = accent_in_math(word, tex, end)  # `\\c{A}`, `\\r{A}` draw in math
+            if isinstance(read, str):
+                return read
+            frame.new_base(start)
+            i = _skip(pieces, i, read)
         elif word in KEEP_BASE:
             if frame.name == "cfrac" and not tex[frame.base:start].strip():
                 return cfrac_problem(piece, "Limit controls must follow a math operator")
@@ -442,15 +441,18 @@ def _argument(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int, 
         return at + 1
     frame.optional = False
     if piece in NOT_ARGUMENT or piece in ("\\left", "\\begin") or \
-            (piece == "'" and frame.command in ("^", "_")):
+            (piece == "'" and prime_refused(pieces, at, frame.command)):
         return _missing(frame.command)
-    if frame.command in ("^", "_") and piece[1:] in ARGUMENTS and \
-            piece[1:] not in UNBRACED_IN_SCRIPT:
-        return (f"{piece} as a {'superscript' if frame.command == '^' else 'subscript'} "
-                f"needs braces (LaTeX: \"Missing {{ inserted\"): write "
-                f"{frame.command}{{{piece}{{…}}}}, as x^{{\\hat a}} or x_{{\\sqrt{{2}}}}")
     if frame.command in TEXT_ARGUMENT and (problem := math_in_text(piece)):
         return problem  # `\\text\\alpha`: one token of text
+    if (inner := piece[1:]) in ARGUMENTS or inner in TEXT_ACCENTS:  # `x_\\text\\infty`
+        read = unbraced_argument(frame.command, inner, ARGUMENTS.get(inner, 1),
+                                 frame.need < ARGUMENTS.get(frame.command, 1))
+        if isinstance(read, str):
+            return read
+        if read:  # it reads (the rest of) its own arguments from what follows
+            frame.need, frame.command = read, inner
+            return at + 1
     frame.need -= 1
     if piece[1:] in SIZES and frame.command not in SIZE_ANY:  # `x^\\big(`: its delimiter
         return _size(stack, pieces, at + 1, piece[1:]) if frame.command in SIZE_UNBRACED \
@@ -464,6 +466,22 @@ def _argument(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int, 
         _push(stack, _Frame(kind, name, start, base=end, carry=frame.carry if numerator
                             else None), rows=frame.command == "substack")
     return at + 1
+
+
+def _placement(env: str, tex: str, at: int, pieces: list[tuple[int, int, str]],
+               ends: dict[int, int]) -> str | None:
+    """Read an environment's placement at `tex[at:]` as LaTeX does: the math {array} sets
+    before its box (`array_placement_math`) checked, amsmath's `[{…}]` read as `[…]`."""
+    held = array_placement_math(tex, at) if env == "array" else None
+    if held and (problem := structure_problem(held) or row_in_placement(held)):
+        return ("the placement [ … ] of {array} begins with two letters alike, so LaTeX sets "
+                f"the rest as math before it ({held}): {problem}")
+    place = placement(env, tex, at)
+    if env != "array" and place and place[0] > tex.index("[", at) + 1:  # braces stripped
+        k = _skip(pieces, 0, place[0] - 1)
+        for j in (k, ends[k]):
+            pieces[j] = (*pieces[j][:2], " ")
+    return None
 
 
 def _push(stack: list[_Frame], frame: _Frame, rows: bool = False) -> None:

@@ -39,6 +39,17 @@ MATH_IN_TEXT = frozenset({"^", "_", "\\|"})  # characters and symbols that are m
 # the allowed text accents (`accent_problem`): in text only, but `ACCENTS_IN_MATH`
 TEXT_ACCENTS = frozenset([*"'`\"^~=.", *"u v H c d b r t".split()])
 ACCENTS_IN_MATH = frozenset("bd")  # `\\b{o}`, `\\d{o}`: a box of their own, in math too
+# `\\c` (OT1) boxes its argument and draws the cedilla below with `\\ooalign` (which math
+# takes) unless the box is exactly 1ex high, when it uses TeX's `\\accent` (which stops LaTeX
+# in math: "Please use \\mathaccent"). The box is as high as its highest character: those of
+# the renderer's text font (cmr12) that are 1ex high, and those lower; every other printable
+# ASCII character is higher (as the renderer's LaTeX was found to draw `x \\c{…}`).
+CEDILLA_AT_EX = frozenset("acemnopqrsuvwxyz-:;|")
+CEDILLA_BELOW_EX = frozenset(",.=")
+CEDILLA_UNKNOWN = frozenset("\\#$%&^_~")  # commands, and what is no character in text
+# accent and letter pairs OT1 defines as a character or a command of their own, which math
+# takes: `\\r{A}` (Å), `\\.{i}` (i), `\\c{g}` (a comma above)
+COMPOSITES_IN_MATH = frozenset({("r", "A"), (".", "i"), ("c", "g")})
 
 
 def math_in_text(piece: str) -> str | None:
@@ -54,6 +65,27 @@ def math_in_text(piece: str) -> str | None:
         example = f"\\text{{a }} {piece}{'{…}' * (word in ONLY_IN_MATH)} \\text{{ b}}"
     return (f"'{piece}' inside \\text{{…}} (text, where LaTeX takes no math: \"{latex}\"): "
             f"end the text before it, as {example}")
+
+
+def accent_in_math(word: str, tex: str, at: int) -> int | str:
+    """Where reading goes on after the text accent `\\word` in math whose argument starts at
+    `tex[at:]`, or why LaTeX refuses it there. OT1's accents are TeX's `\\accent`, refused in
+    math, but for the composites OT1 defines (`COMPOSITES_IN_MATH`), `\\b` and `\\d` (a box
+    of their own: not asked here) and `\\c` when its argument is not 1ex high (`\\c{A}`,
+    `\\c{}`; the check weighs characters only, so `\\c{\\S}` is refused though it draws)."""
+    arg = argument(tex, at)
+    inside = tex[arg[0]:arg[1]] if arg else "\\"
+    letters = "".join(inside.split()).replace("{", "").replace("}", "")
+    first = argument(inside, 0)  # a composite is chosen by the first token (the rest dropped)
+    if (word, inside[first[0]:first[1]].strip() if first else "") in COMPOSITES_IN_MATH or \
+            word == "c" and letters.isascii() and not CEDILLA_UNKNOWN & set(letters) and \
+            (set(letters) - CEDILLA_BELOW_EX - CEDILLA_AT_EX or not CEDILLA_AT_EX & set(letters)):
+        return arg[2] if arg else at
+    cedilla = ", or \\c{A} (a cedilla drawn in math only under what is not 1ex high)" * \
+        (word == "c")
+    return (f"\\{word} is a text accent, which LaTeX refuses in math (\"Please use "
+            f"\\mathaccent\"): write \\acute{{e}}, \\hat{{a}}, \\ddot{{o}} … in math, or "
+            f"the accented letter in \\text{{}}{cedilla}")
 
 
 def accent_problem(word: str, after: str, takes_argument: bool) -> str | None:
