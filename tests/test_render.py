@@ -103,13 +103,15 @@ def test_render_is_deterministic_and_cached(tmp_path):
 @needs_latex
 def test_latex_error_is_reported_not_raised(tmp_path):
     failures: dict[str, str] = {}
-    # passes the static check (a text command, unbraced, as a script is not followed into
-    # its own argument: docs/formulas.md's known gaps), fails in LaTeX
-    bad = "x_\\text\\infty"
+    # passes the static check (which knows no font's glyphs: docs/formulas.md's known
+    # gaps), stops LaTeX: msbm10 has no lower-case letters
+    bad = "\\mathbb{b}"
+    assert latex_problem(bad) is None
     got = render_formulas(["x", bad, "y"], tmp_path, failures=failures)
     assert set(got) == {"x", "y"}
-    assert failures == {bad: "LaTeX could not render this formula: Missing $ inserted"}
-    with pytest.raises(RenderError, match="could not render"):
+    assert failures == {bad: "LaTeX has no glyph for a character of this formula (font "
+                             "msbm10); write it as a command (\\alpha, \\leq) or leave it out"}
+    with pytest.raises(RenderError, match="no glyph"):
         render_svg(bad)
 
 
