@@ -61,12 +61,13 @@ class _Batch:
         return data if head[1] == b"blob" else None
 
     def close(self) -> None:
+        """End git: its input closed, and its output too (a block left mid-read, by Ctrl-C
+        or an error, may leave an object unread that git would wait to write)."""
         proc = self.cmd.proc
-        if proc.stdin is not None:
-            proc.stdin.close()  # end of input: git exits
+        for stream in (proc.stdin, proc.stdout):
+            if stream is not None:
+                stream.close()
         proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
 
 
 @contextmanager

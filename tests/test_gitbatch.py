@@ -4,7 +4,10 @@ judgement starting as many git processes for six verified documents as for two."
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 import git as gitpython
@@ -202,3 +205,29 @@ def test_answers_no_commit_can_change_are_asked_once_in_a_block(tmp_path, monkey
             assert not_ancestors(repo, shas[::-1], shas[2]) == late
             assert not_ancestors(repo, shas[:1], shas[2]) == {shas[0]}
             assert spawned.count == 5  # asked again of git: nothing
+
+
+def test_a_block_left_mid_read_ends_its_git(tmp_path):
+    """Stopped while git was writing an object larger than a pipe holds (Ctrl-C, an error
+    in the loop), the block still ends its git process rather than waiting on it (it
+    waited for ever: the test runs the block in a thread to see it end)."""
+    root = make_repo(tmp_path / "r", "sha1")
+    ended: list[gitbatch._Batch] = []
+
+    def stop_mid_read(repo: gitpython.Repo) -> None:
+        with contextlib.suppress(RuntimeError), gitbatch.batched(repo):
+            batch = gitbatch.reader(repo)
+            assert batch is not None and batch.cmd.proc.stdin is not None
+            batch.cmd.proc.stdin.write(b"HEAD:big.bin\n")  # asked, and never read
+            batch.cmd.proc.stdin.flush()
+            time.sleep(0.2)  # git writes what the pipe holds, then waits
+            ended.append(batch)
+            raise RuntimeError("stopped")
+
+    with open_repo(root) as repo:
+        worker = threading.Thread(target=stop_mid_read, args=(repo,), daemon=True)
+        worker.start()
+        worker.join(60)
+        assert not worker.is_alive(), "the block waited on its git process"
+        assert ended[0].cmd.proc.poll() is not None
+        assert gitbatch.reader(repo) is None
