@@ -232,3 +232,30 @@ def test_a_release_killed_with_sigkill_leaves_no_temporary_directory(kr: Path, t
     assert list(tmpdir.iterdir()) == []
     assert make_release(kr, dist).tag == "kb-r1"
     assert [p.name for p in (kr / ".git" / "kb").iterdir() if "release-index" in p.name] == []
+
+
+@pytest.mark.parametrize("known", [(), ("user.name", "user.email")])
+def test_a_machine_where_git_knows_no_one_releases_as_kb(kr: Path, tmp_path: Path, monkeypatch,
+                                                         known):
+    """A fresh CI runner or machine has no user.name/user.email and no address git can
+    guess: `kb release` committed nothing ("unable to auto-detect email address"). It now
+    commits and tags as kb release; where git knows someone, as them."""
+    home = tmp_path / "home"
+    home.mkdir()
+    for var in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME",
+                "GIT_COMMITTER_EMAIL", "EMAIL", "GIT_CONFIG_GLOBAL"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    if known:
+        git(home, "config", "--global", "user.name", "Rel Eng")
+        git(home, "config", "--global", "user.email", "releng@ex.org")
+    probe = subprocess.run(["git", "var", "GIT_COMMITTER_IDENT"], cwd=kr, capture_output=True)
+    if not known and probe.returncode == 0:  # a host name with a domain makes an address
+        pytest.skip("this machine's name lets git guess an address")
+    info = make_release(kr, make_dist(tmp_path / "dist", sample_files(1), commit="abc123"))
+    who = "Rel Eng <releng@ex.org>" if known else "kb release <kb-release@localhost>"
+    assert who in git(kr, "cat-file", "tag", "refs/kb/tags/kb-r1")
+    assert git(kr, "log", "-1", "--format=%an <%ae>|%cn <%ce>", info.commit).strip() == \
+        f"{who}|{who}"

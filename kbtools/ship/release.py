@@ -64,12 +64,14 @@ from kbtools.ship.git import (
     tag_name,
     update_refs,
 )
-from kbtools.ship.gitrun import run_git
+from kbtools.ship.gitrun import run_git, run_raw
 from kbtools.ship.signing import key_id, load_private, public_record, sign
 from kbtools.ship.verify import tree_problems
 
 RELEASE_FORMAT = 1
 RELEASE_INDEX_DIR = "kb/release-index"  # under the git dir: the private index of a release tree
+# who the artifacts commits and tags are by where git knows no one (`_identity`)
+RELEASE_IDENTITY = ("kb release", "kb-release@localhost")
 
 
 @dataclass(frozen=True)
@@ -256,6 +258,20 @@ def _aborted_tags(gd: Path, parent: str | None, newest: int, published: set[int]
     return out
 
 
+def _identity(gd: Path) -> dict[str, str]:
+    """The environment naming kb (`RELEASE_IDENTITY`) as the author or committer of what
+    `kb release` commits and tags, for each role git finds no one for (a fresh CI runner or
+    machine: no user.name/user.email, no GIT_* variables, no address to guess; git refused
+    the commit, "unable to auto-detect email address"); {} when git knows both. Who made a
+    release is vouched for by its signature, not by its committer."""
+    env: dict[str, str] = {}
+    for role in ("AUTHOR", "COMMITTER"):
+        if run_raw(gd, ("var", f"GIT_{role}_IDENT")).returncode:
+            env |= {f"GIT_{role}_NAME": RELEASE_IDENTITY[0],
+                    f"GIT_{role}_EMAIL": RELEASE_IDENTITY[1]}
+    return env
+
+
 def _commit_and_tag(gd: Path, tree: str, parent: str | None, local_head: str,
                     rel: dict[str, Any], aborted: dict[int, str]) -> str:
     """Commit `tree` on the artifacts branch and tag it, moving both refs in one
@@ -265,9 +281,10 @@ def _commit_and_tag(gd: Path, tree: str, parent: str | None, local_head: str,
     tag, serial, mhash = rel["tag"], rel["serial"], rel["manifest_sha256"]
     source_commit = rel["source"]["commit"]
     msg = f"kb release {tag}: source {source_commit}, manifest sha256 {mhash}\n"
+    ident = _identity(gd)
     commit = run_git(gd, "commit-tree", tree, *(["-p", parent] if parent else []),
-                     "-m", msg).strip()
-    tagger = run_git(gd, "var", "GIT_COMMITTER_IDENT").strip()
+                     "-m", msg, env=ident).strip()
+    tagger = run_git(gd, "var", "GIT_COMMITTER_IDENT", env=ident).strip()
     tag_text = (f"object {commit}\ntype commit\ntag {tag}\ntagger {tagger}\n\n"
                 f"kb release {serial}\n\nsource-commit: {source_commit}\n"
                 f"manifest-sha256: {mhash}\n")
