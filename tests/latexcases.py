@@ -6,7 +6,7 @@ formula, run alone, and the build draws every accepted one)."""
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -49,6 +49,33 @@ def assert_build_draws(formulas: Sequence[str], out: Path) -> None:
     failures: dict[str, str] = {}
     done = fm.render_formulas(list(formulas), out, failures=failures)
     assert not failures and len(done) == len(formulas), failures
+
+
+def list_tests(refused: Sequence[tuple[str, Sequence[str]]], accepted: Sequence[str]
+               ) -> tuple[Callable[..., None], ...]:
+    """The four tests of a file's lists, `refused` (each formula with the words its message
+    names) and `accepted`, for the file to name (test_the_check_refuses_with_what_to_write,
+    test_the_check_accepts_what_latex_draws, test_latex_refuses_each_formula_the_check_refuses,
+    test_the_build_draws_each_formula_the_check_accepts): the check's verdicts, then the
+    renderer's LaTeX agreeing with them."""
+
+    @pytest.mark.parametrize(("formula", "words"), refused, ids=[f for f, _ in refused])
+    def refuses(formula: str, words: Sequence[str]) -> None:
+        assert_refused_naming(formula, words)
+
+    def accepts() -> None:
+        assert_accepted(accepted)
+
+    @needs_latex
+    def latex_refuses() -> None:
+        """The check refuses only what the renderer's LaTeX stops at (each run alone)."""
+        assert_latex_refuses([f for f, _ in refused])
+
+    @needs_latex
+    def build_draws(tmp_path: Path) -> None:
+        assert_build_draws(accepted, tmp_path)
+
+    return refuses, accepts, latex_refuses, build_draws
 
 
 def latex_verdicts(formulas: Sequence[str], batch: int = 40) -> dict[str, bool]:

@@ -30,10 +30,8 @@ from hypothesis import strategies as st
 from kbtools.render.latex_allow import MAX_FORMULA_CHARS, latex_problem
 from kbtools.render.latex_structure import ARGUMENTS
 from tests.latexcases import (
-    assert_accepted,
-    assert_build_draws,
-    assert_latex_refuses,
     assert_refused_naming,
+    list_tests,
     needs_latex,
 )
 from tests.test_latex_delims import SWEPT, latex_draws
@@ -110,13 +108,9 @@ ACCEPTED = [
 ]
 
 
-@pytest.mark.parametrize("formula,words", REFUSED, ids=[f for f, _ in REFUSED])
-def test_the_check_refuses_with_what_to_write(formula, words):
-    assert_refused_naming(formula, words)
-
-
-def test_the_check_accepts_what_latex_draws():
-    assert_accepted(ACCEPTED)
+(test_the_check_refuses_with_what_to_write, test_the_check_accepts_what_latex_draws,
+ test_latex_refuses_each_formula_the_check_refuses,
+ test_the_build_draws_each_formula_the_check_accepts) = list_tests(REFUSED, ACCEPTED)
 
 
 # drawn by LaTeX, yet refused: a top-level `$…$` around no text sets nothing, and is a
@@ -127,16 +121,6 @@ BLANK_TEXT = ["x $$ y", "x $ $ y", " y $$ z ", "a $$ b $$ c", "\\pmod{$ $}"]
 @pytest.mark.parametrize("formula", BLANK_TEXT)
 def test_a_top_level_dollar_pair_around_no_text_is_refused(formula):
     assert_refused_naming(formula, ["'$$' inside a formula", "line of its own"])
-
-
-@needs_latex
-def test_latex_refuses_each_formula_the_check_refuses():
-    assert_latex_refuses([f for f, _ in REFUSED])
-
-
-@needs_latex
-def test_the_build_draws_each_formula_the_check_accepts(tmp_path):
-    assert_build_draws(ACCEPTED, tmp_path)
 
 
 # what the allowlist refuses anywhere, whatever LaTeX's conditional skips (`$`, `#`, and

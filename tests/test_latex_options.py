@@ -29,6 +29,7 @@ from tests.latexcases import (
     assert_latex_refuses,
     assert_refused_naming,
     latex_verdicts,
+    list_tests,
     needs_latex,
 )
 from tests.test_latex_delims import latex_draws
@@ -71,23 +72,9 @@ ACCEPTED = [
 ]
 
 
-@pytest.mark.parametrize("formula, words", REFUSED, ids=[f for f, _ in REFUSED])
-def test_the_check_refuses_with_what_to_write(formula, words):
-    assert_refused_naming(formula, words)
-
-
-def test_the_check_accepts_what_latex_draws():
-    assert_accepted(ACCEPTED)
-
-
-@needs_latex
-def test_latex_refuses_each_formula_the_check_refuses():
-    assert_latex_refuses([f for f, _ in REFUSED])
-
-
-@needs_latex
-def test_the_build_draws_each_formula_the_check_accepts(tmp_path):
-    assert_build_draws(ACCEPTED, tmp_path)
+(test_the_check_refuses_with_what_to_write, test_the_check_accepts_what_latex_draws,
+ test_latex_refuses_each_formula_the_check_refuses,
+ test_the_build_draws_each_formula_the_check_accepts) = list_tests(REFUSED, ACCEPTED)
 
 
 # every allowlisted command, control symbol and ASCII character, but those the allowlist

@@ -23,13 +23,7 @@ from kbtools.config import load_config
 from kbtools.errors import FindingsError
 from kbtools.render.latex_allow import MAX_FORMULA_CHARS, latex_problem
 from tests.kbfixtures import GOOD_FM
-from tests.latexcases import (
-    assert_accepted,
-    assert_build_draws,
-    assert_latex_refuses,
-    assert_refused_naming,
-    needs_latex,
-)
+from tests.latexcases import list_tests
 
 # (formula, what the message must name): two scripts of one kind on one base, every spelling
 DOUBLE = [
@@ -234,25 +228,10 @@ ACCEPTED = ["x'^2", "x''", "x'''^2", "x_1'", "x_1'^2", "x^{2}_{1}", "{x^2}^3", "
             "x = 1 \\tag{1}", "\\text{\\'e}", *ROWS_ACCEPTED, *GAPS_ACCEPTED]
 
 
-@pytest.mark.parametrize("formula, words", DOUBLE + OTHER + ROWS + GAPS,
-                         ids=[f for f, _ in DOUBLE + OTHER + ROWS + GAPS])
-def test_the_check_refuses_with_what_to_write(formula, words):
-    assert_refused_naming(formula, words)
-
-
-def test_the_check_accepts_what_latex_draws():
-    assert_accepted(ACCEPTED)
-
-
-@needs_latex
-def test_latex_refuses_each_formula_the_check_refuses():
-    """The check refuses only what the renderer's LaTeX stops at (each run alone)."""
-    assert_latex_refuses([f for f, _ in DOUBLE + OTHER + ROWS + GAPS])
-
-
-@needs_latex
-def test_the_build_draws_each_formula_the_check_accepts(tmp_path):
-    assert_build_draws(ACCEPTED, tmp_path)
+(test_the_check_refuses_with_what_to_write, test_the_check_accepts_what_latex_draws,
+ test_latex_refuses_each_formula_the_check_refuses,
+ test_the_build_draws_each_formula_the_check_accepts) = list_tests(
+    DOUBLE + OTHER + ROWS + GAPS, ACCEPTED)
 
 
 BODY = "# 公式\n\n面积比 $x²^3$ 与\n\n$$\nx_1_2\n$$\n\n以及 $\\frac{1}$ 和 $a & b$。\n"

@@ -28,10 +28,7 @@ from kbtools.render.latex_structure import ARGUMENTS
 from kbtools.render.latex_text import TEXT_ACCENTS
 from tests.kbfixtures import GOOD_FM
 from tests.latexcases import (
-    assert_accepted,
-    assert_build_draws,
-    assert_latex_refuses,
-    assert_refused_naming,
+    list_tests,
     needs_latex,
 )
 from tests.test_latex_delims import SWEPT, latex_draws
@@ -75,23 +72,9 @@ ACCEPTED = [
 ]
 
 
-@pytest.mark.parametrize("formula,words", REFUSED, ids=[f for f, _ in REFUSED])
-def test_the_check_refuses_with_what_to_write(formula, words):
-    assert_refused_naming(formula, words)
-
-
-def test_the_check_accepts_what_latex_draws():
-    assert_accepted(ACCEPTED)
-
-
-@needs_latex
-def test_latex_refuses_each_formula_the_check_refuses():
-    assert_latex_refuses([f for f, _ in REFUSED])
-
-
-@needs_latex
-def test_the_build_draws_each_formula_the_check_accepts(tmp_path):
-    assert_build_draws(ACCEPTED, tmp_path)
+(test_the_check_refuses_with_what_to_write, test_the_check_accepts_what_latex_draws,
+ test_latex_refuses_each_formula_the_check_refuses,
+ test_the_build_draws_each_formula_the_check_accepts) = list_tests(REFUSED, ACCEPTED)
 
 
 @needs_latex
