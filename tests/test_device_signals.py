@@ -20,7 +20,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import test_device_interrupts
 from click.testing import CliRunner
+from test_device_field import KILLED_AT  # kb in a process SIGKILLed at a function
 from test_release_helpers import Pub
 
 from kbtools.cli import main
@@ -160,23 +162,8 @@ def test_a_sigterm_after_the_switch_says_the_switch_completed(one, monkeypatch):
 
 # ------------------------------------------------------------------ rollback.log
 
-# `kb` run in a process of its own, killed outright (SIGKILL: no clean-up runs, as at a
-# power cut) as the function named is called ("before") or once it returned ("after").
-KILLED_AT = """
-import importlib, os, signal, sys
-module, name, when = sys.argv[1:4]
-m = importlib.import_module(module)
-real = getattr(m, name)
-def killed(*args, **kwargs):
-    if when == "before":
-        os.kill(os.getpid(), signal.SIGKILL)
-    result = real(*args, **kwargs)
-    os.kill(os.getpid(), signal.SIGKILL)
-setattr(m, name, killed)
-from kbtools.cli import main
-sys.argv = ["kb", *sys.argv[4:]]
-main()
-"""
+# the fixture of kb-r1 and kb-r2 synced, kb-r2 serving
+two = test_device_interrupts.two
 
 
 def killed_at(module: str, name: str, when: str, *args: object) -> None:
@@ -189,17 +176,6 @@ def rollback_log(device: Path) -> list[tuple[str | None, str]]:
     log = device / "rollback.log"
     lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
     return [(e["from"], e["to"]) for e in map(json.loads, lines)]
-
-
-@pytest.fixture
-def two(tmp_path: Path) -> tuple[Pub, Path]:
-    """kb-r1 and kb-r2 synced; kb-r2 serves."""
-    pub = Pub(tmp_path)
-    device = tmp_path / "dev"
-    for _ in range(2):
-        pub.release()
-        assert kb("sync", pub.art, "--to", device)[0] == 0
-    return pub, device
 
 
 @pytest.mark.parametrize("then", ["sync", "status-then-sync", "rollback"])
