@@ -1,7 +1,7 @@
 """Provenance from Git: who changed a document, and when.
 
-- per-document history: `doc_changes`, the commits that touched one document, each with
-  its parsed state before and after (`DocChange`);
+- per-document history (`kbtools.doc_changes.doc_changes`) is built on the states read
+  here (`DocChange`, `states_at`);
 - blame at build time: `blame_lines` + `chunk_provenance` stamp every chunk with the last
   commit that changed its lines;
 - repository helpers: `open_repo` / `require_repo` (review and agents open the
@@ -26,7 +26,7 @@ import bisect
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
@@ -42,11 +42,9 @@ from kbtools.errors import KbError, UsageError
 from kbtools.gitobjects import (
     CommitInfo,
     commit_authors,
-    commit_log,
     paths_with_folders,
     read_blobs,
     read_commit,
-    unquote_path,
 )
 from kbtools.gitobjects import merge_base as base_of
 from kbtools.pathspecs import literal
@@ -378,102 +376,6 @@ def states_at(repo: git.Repo, wanted: list[tuple[str, str]]) -> dict[tuple[str, 
     pairs = list(dict.fromkeys(wanted))
     return {pair: None if text is None else state_from_text(text, pair[1])
             for pair, text in zip(pairs, blob_texts(repo, pairs), strict=True)}
-
-
-# ---------------------------------------------------------------- per-document history
-
-
-Version = Callable[[DocState], object]
-# one commit's part in a document's history as `git log --follow --name-status` shows it:
-# (commit, status, path before, path after)
-Touch = tuple[CommitInfo, str, str, str]
-
-
-def doc_changes(repo: git.Repo, rev: str, path: str, version: Version = DocState.key
-                ) -> list[DocChange]:
-    """Commits reachable from `rev` that touched git path `path` (following renames),
-    newest first in topological order, each with the document's state before and after.
-    In a shallow clone the oldest entry may be `cut`: a boundary commit, shown as the
-    document's creation though its past is merely missing.
-
-    A merge appears only when it made the document a version no parent had (a conflict
-    resolution or a combination of both sides): then it counts as a change by the merger
-    against the first parent. A merge that took one side's version is left out; that
-    side's own commits are listed. `version(state)` says which states are the same
-    version (default: equal body and front matter).
-    """
-    if rev.startswith("-"):  # an option to git, never a revision (callers resolve theirs)
-        return []
-    plain_paths(repo)
-    try:
-        records = commit_log(repo, "--follow", "-M", "--topo-order",
-                             "--diff-merges=first-parent", "--name-status", rev, "--", literal(path))
-    except git.GitCommandError:
-        return []
-    touched: list[Touch] = []
-    for info, lines in records:
-        if lines:
-            parts = [unquote_path(p) for p in lines[0].split("\t")]
-            touched.append((info, parts[0], parts[1], parts[-1]))
-            if parts[0][0] == "C":  # a copy starts a new document: its source's past is
-                break  # not its own
-    states = states_at(repo, states_wanted(touched))
-    return changes_from(touched, states, shallow_boundary(repo), version)
-
-
-Sides = Mapping[str, tuple[str, ...]]  # merge id → a document's name in each later parent
-
-
-def side_names(info: CommitInfo, old: str, new: str, sides: Sides) -> list[tuple[str, str]]:
-    """The (commit, path) pairs where merge `info`'s other parents may hold the document: its
-    name there when `sides` knows it, its names before and after the merge."""
-    known = sides.get(info.sha, ())
-    return [(p, name) for k, p in enumerate(info.parents[1:])
-            for name in dict.fromkeys((*known[k:k + 1], new, old))]
-
-
-def states_wanted(touched: Iterable[Touch], sides: Sides | None = None) -> list[tuple[str, str]]:
-    """The (commit, path) pairs `changes_from` reads the document's states at."""
-    wanted = []
-    for info, status, old, new in touched:
-        if info.parents and status[0] not in "AC":
-            wanted.append((info.parents[0], old))
-        if not status.startswith("D"):
-            wanted.append((info.sha, new))
-        wanted += side_names(info, old, new, sides or {})
-    return wanted
-
-
-def changes_from(touched: Iterable[Touch],
-                 states: Mapping[tuple[str, str], DocState | None],
-                 boundary: frozenset[str], version: Version = DocState.key,
-                 sides: Sides | None = None) -> list[DocChange]:
-    """`doc_changes` of the commits `git log --follow` lists for a document (`touched`),
-    with its `states` (`states_wanted`), a shallow clone's `boundary` and its names in the
-    other parents of merges (`sides`)."""
-    changes: list[DocChange] = []
-    for info, status, old, new in touched:
-        before = None
-        if info.parents and status[0] not in "AC":
-            before = states[info.parents[0], old]
-        after = None if status.startswith("D") else states[info.sha, new]
-        if len(info.parents) > 1 and takes_a_side(
-                [states[pair] for pair in side_names(info, old, new, sides or {})],
-                after, version):
-            continue
-        changes.append(DocChange(info, new, before, after,
-                                 cut=status[0] == "A" and info.sha in boundary))
-    return changes
-
-
-def takes_a_side(others: list[DocState | None], after: DocState | None,
-                 version: Version = DocState.key) -> bool:
-    """True when a merge's result `after` is the version some parent other than the first
-    already had (`others`: the document in those parents, under its new and its old name)."""
-    if after is None:
-        return True
-    key = version(after)
-    return any(state is not None and version(state) == key for state in others)
 
 
 # ---------------------------------------------------------------- blame (build time)

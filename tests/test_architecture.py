@@ -137,7 +137,7 @@ LAYERS = [
     {"config"},
     {"corpus"},
     {"markdown", "provenance", "embed"},
-    {"blame_runs"},
+    {"blame_runs", "doc_changes"},
     {"render", "decision", "review", "index"},
     {"check", "query"},
     {"build"},

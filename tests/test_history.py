@@ -14,15 +14,16 @@ import pytest
 from click.testing import CliRunner
 from git.util import Actor
 
+import kbtools.doc_changes
 import kbtools.provenance
 from kbtools.cli import main
+from kbtools.doc_changes import doc_changes
 from kbtools.errors import KbError
 from kbtools.provenance import (
     UNCOMMITTED,
     LineProvenance,
     blame_lines,
     chunk_provenance,
-    doc_changes,
     parse_line_porcelain,
 )
 from kbtools.review.history import doc_history, recent_changes
@@ -169,10 +170,11 @@ def test_doc_changes_are_neutral(r: Repo) -> None:
                                                               "verified_at"}))
 
 
-def test_provenance_has_no_review_vocabulary() -> None:
-    """Verification semantics live in kbtools.review; provenance neither imports nor names
-    them (its docstring may point there)."""
-    path = Path(kbtools.provenance.__file__)
+@pytest.mark.parametrize("module", [kbtools.provenance, kbtools.doc_changes])
+def test_provenance_has_no_review_vocabulary(module) -> None:
+    """Verification semantics live in kbtools.review; provenance and the histories read on
+    it neither import nor name them (a docstring may point there)."""
+    path = Path(module.__file__)
     tree = ast.parse(path.read_text(encoding="utf-8"))
     docstring = ast.get_docstring(tree, clean=False)
     words = []

@@ -13,7 +13,7 @@ from git import Repo as git_repo
 from reviewkb import ALICE, KB, RITA, doc_text
 
 from kbtools.config import load_config
-from kbtools.provenance import doc_changes
+from kbtools.doc_changes import doc_changes
 from kbtools.review.approve import approve
 from kbtools.review.drafts import waiting_drafts
 from kbtools.review.history import doc_history, recent_changes

@@ -1,5 +1,5 @@
 """`kb review pending` reads the history once for every document (`lineage.histories_of`):
-the same histories as one `git log --follow` per document (`provenance.doc_changes`), and a
+the same histories as one `git log --follow` per document (`doc_changes.doc_changes`), and a
 number of git processes that does not grow with the number of documents."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from git import Repo as git_repo
 
 from kbtools.config import load_config
 from kbtools.corpus import iter_documents
-from kbtools.provenance import doc_changes
+from kbtools.doc_changes import doc_changes
 from kbtools.review.lineage import UNKNOWN, Lineage, Step, changes_of, histories_of, scan, source
 from kbtools.review.pending import awaiting, pending, uncommitted
 from kbtools.review.verification import non_content_fields

@@ -1,7 +1,7 @@
 """The whole history read once, so that reviewing D documents does not walk it D times.
 
 `kb check` (`verification-lapsed`), the build's `verified` and `kb review check` judge every
-verified document on its own history: a `git log --follow` (`provenance.doc_changes`), the
+verified document on its own history: a `git log --follow` (`doc_changes.doc_changes`), the
 commit its review landed on (`provenance.landing_base`, a `git rev-list`) and a blame. Each
 walks the history from the head back, so D documents in a history of C commits cost D × C
 (1,000 documents in 1,000 commits: minutes). `scan` reads the history once (one `git log`,
@@ -55,6 +55,7 @@ from typing import cast
 
 import git
 
+from kbtools.doc_changes import Touch, Version, changes_from, doc_changes, states_wanted
 from kbtools.gitobjects import (
     CommitInfo,
     commit_log,
@@ -67,15 +68,10 @@ from kbtools.gitobjects import (
 from kbtools.provenance import (
     DocChange,
     DocState,
-    Touch,
-    Version,
-    changes_from,
-    doc_changes,
     is_shallow,
     landing_base,
     plain_paths,
     states_at,
-    states_wanted,
 )
 from kbtools.review.walktree import Tree, walk_tree
 
@@ -280,7 +276,7 @@ def history_of(repo: git.Repo, lineage: Lineage | None, rev: str, path: str
 
 def changes_of(repo: git.Repo, rev: str, path: str, version: Version = DocState.key,
                lineage: Lineage | None = None) -> list[DocChange]:
-    """`provenance.doc_changes(repo, rev, path, version)`, from `lineage` where it knows
+    """`doc_changes.doc_changes(repo, rev, path, version)`, from `lineage` where it knows
     the answer (`rev` its head, and `path` read by `histories_of`, or written by one commit
     and maybe renamed since)."""
     if lineage is None or rev != lineage.head.sha:
