@@ -9,6 +9,7 @@ one, publishes kb-r2 and returns the `kb sync` output that switched to it.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,3 +101,16 @@ def second_release(d: Device) -> str:
     code, out = d.sync()
     assert code == 0, out
     return out
+
+
+def copy_of(d: Device, tmp_path: Path) -> Device:
+    """A copy of `d` whose device directory (tmp_path/device) a test may change."""
+    target = tmp_path / "device"
+    shutil.copytree(d.dev, target, symlinks=True)
+    return Device(d.kr, d.art, target, d.key)
+
+
+def kb(*args: object) -> tuple[int, str, str]:
+    """`kb ARGS` in this process: (exit code, stdout, stderr)."""
+    res = CliRunner().invoke(main, [str(a) for a in args])
+    return res.exit_code, res.stdout, res.stderr

@@ -20,13 +20,11 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-from device_fixtures import Device, make_device
+from device_fixtures import Device, copy_of, kb, make_device
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_release_helpers import Pub
 
-from kbtools.cli import main
 from kbtools.ship import git as shipgit
 from kbtools.ship import gitrun, operate
 
@@ -36,17 +34,6 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def device(tmp_path_factory) -> Device:
     return make_device(tmp_path_factory.mktemp("field"))
-
-
-def copy_of(d: Device, tmp_path: Path) -> Device:
-    target = tmp_path / "device"
-    shutil.copytree(d.dev, target, symlinks=True)
-    return Device(d.kr, d.art, target, d.key)
-
-
-def kb(*args: object) -> tuple[int, str, str]:
-    res = CliRunner().invoke(main, [str(a) for a in args])
-    return res.exit_code, res.stdout, res.stderr
 
 
 def set_source(device_dir: Path, source: str) -> None:

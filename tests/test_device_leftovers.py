@@ -8,15 +8,12 @@ trusted on first use) with kb-r1 and kb-r2 synced; tests work on copies.
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-from device_fixtures import Device, make_device, second_release
+from device_fixtures import Device, copy_of, kb, make_device, second_release
 
 from kbtools import fsutil
-from kbtools.cli import main
 from kbtools.index.manifest import load_manifest
 from kbtools.index.selfcheck import derived_problems
 from kbtools.ship import device as dev
@@ -30,17 +27,6 @@ def device(tmp_path_factory) -> Device:
     d = make_device(tmp_path_factory.mktemp("leftovers"))
     second_release(d)
     return d
-
-
-def copy_of(d: Device, tmp_path: Path) -> Device:
-    target = tmp_path / "device"
-    shutil.copytree(d.dev, target, symlinks=True)
-    return Device(d.kr, d.art, target, d.key)
-
-
-def kb(*args: object) -> tuple[int, str, str]:
-    res = CliRunner().invoke(main, [str(a) for a in args])
-    return res.exit_code, res.stdout, res.stderr
 
 
 def leftovers(device_dir: Path) -> list[str]:

@@ -14,17 +14,9 @@ from kbtools.errors import TableError
 from kbtools.serve.app import create_app
 from kbtools.serve.i18n import error_zh
 from tests.hostile import built_repo_index
+from tests.kbfixtures import GOOD_FM
 
-DOC = """---
-title: 设备巡检规程
-category: engineering
-project: demo
-source: test
-author: alice@example.org
-timestamp: "2026-03-14T09:30:00+08:00"
-verified: false
----
-
+DOC = GOOD_FM.replace("Generated", "设备巡检规程") + """
 # 设备巡检规程
 
 ## 4. 风险判定
