@@ -9,6 +9,8 @@ from typing import Any
 
 import git
 
+from kbtools.decision import DecisionTable, build_table
+
 REPO = Path(__file__).resolve().parents[1]
 
 # Front matter that passes the default schemas (category engineering needs a project).
@@ -156,3 +158,13 @@ def top_evaluation(dist: Path, question: str, doc: str) -> dict[str, Any]:
     assert top["doc"] == f"knowledge/{doc}" and top["evaluation"] is not None, top
     evaluation: dict[str, Any] = top["evaluation"]
     return evaluation
+
+
+def bare_table(header: str, heading: str = "") -> DecisionTable:
+    """A decision table of one input `header` (bounds 40 in its unit) and an Action, under
+    `heading` when given: what the decision-input tests read a question's values against."""
+    table = build_table([header, "Action"], [["<40", "none"], [">=40", "vent"]],
+                        decision=f"inputs={header}; outputs=Action",
+                        heading_path=(heading,) if heading else ())
+    assert table is not None
+    return table

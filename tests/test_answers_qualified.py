@@ -15,7 +15,7 @@ from hostile import make_repo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from kbfixtures import GREENHOUSE_PAGE as GREENHOUSE
-from kbfixtures import VENT_PAGE, top_evaluation
+from kbfixtures import VENT_PAGE, bare_table, top_evaluation
 from test_answers_approximate import surfaces
 
 from kbtools.build.pipeline import BuildOptions, build
@@ -169,7 +169,7 @@ def test_english_phrases_naming_no_other_thing_still_fill(question):
 ])
 def test_an_english_possessive_pressure_is_judged_with_or_without_a_heading(
         heading, question, other):
-    got = read_inputs(question, _bare("Pressure (psi)", heading))
+    got = read_inputs(question, bare_table("Pressure (psi)", heading))
     assert (got.values, got.others) == ({}, {"Pressure (psi)": ("30psi", other)})
 
 
@@ -177,7 +177,7 @@ def test_a_phrase_naming_the_inputs_own_thing_names_the_input():
     """``the temperature of the seal is 140`` on a seal table's Temperature names it (a
     number without a unit, read only after its name), as ``seal temperature 140`` does;
     ``of the oil`` names another thing's, and ``in tank 2`` says which one, not its value."""
-    seal = _bare("Temperature (°F)", "Seal checks")
+    seal = bare_table("Temperature (°F)", "Seal checks")
     assert read_inputs("the temperature of the seal is 140", seal).values == \
         {"Temperature (°F)": "140"}
     assert read_inputs("the temperature of the oil is 140", seal).values == {}
@@ -190,9 +190,9 @@ def test_a_phrase_naming_the_thing_a_heading_names_qualifies_nothing_only_under_
     pressure; on a table that says nothing of a boiler, another thing's."""
     for question, other in (("pressure in the boiler 30 psi", "pressure in the boiler"),
                             ("the boiler's pressure is 30 psi", "boiler's pressure")):
-        assert read_inputs(question, _bare("Pressure (psi)", "Boiler checks")).values == \
+        assert read_inputs(question, bare_table("Pressure (psi)", "Boiler checks")).values == \
             {"Pressure (psi)": "30"}, question
-        assert read_inputs(question, _bare("Pressure (psi)")).others == \
+        assert read_inputs(question, bare_table("Pressure (psi)")).others == \
             {"Pressure (psi)": ("30psi", other)}, question
 
 
@@ -210,15 +210,6 @@ def test_the_thing_a_table_is_about_qualifies_nothing():
     assert read_inputs("oil temperature 170 F", seal).values == {}
 
 
-def _bare(header: str, heading: str = ""):
-    """A table of one input `header` (its unit's bounds 40), under `heading` when given."""
-    table = build_table([header, "Action"], [["<40", "none"], [">=40", "vent"]],
-                        decision=f"inputs={header}; outputs=Action",
-                        heading_path=(heading,) if heading else ())
-    assert table is not None
-    return table
-
-
 @pytest.mark.parametrize("heading", ["", "Boiler checks"])
 @pytest.mark.parametrize(("question", "other"), [
     ("oil pressure 30 psi", "oil pressure"), ("oil pressure is 30 psi", "oil pressure"),
@@ -231,7 +222,7 @@ def test_any_english_name_qualified_by_a_noun_is_judged_with_or_without_a_headin
     """``oil pressure`` on a table of Pressure: another thing's pressure, whether or not a
     heading names what the table is about (only temperature-like names were judged on a
     table without one: the value filled Pressure)."""
-    got = read_inputs(question, _bare("Pressure (psi)", heading))
+    got = read_inputs(question, bare_table("Pressure (psi)", heading))
     assert (got.values, got.others) == ({}, {"Pressure (psi)": ("30psi", other)})
 
 
@@ -245,7 +236,7 @@ def test_any_english_name_qualified_by_a_noun_is_judged_with_or_without_a_headin
     "daily minimum pressure 30 psi",
 ])
 def test_a_question_saying_the_inputs_own_quantity_fills_it(heading, question):
-    assert read_inputs(question, _bare("Pressure (psi)", heading)).values == \
+    assert read_inputs(question, bare_table("Pressure (psi)", heading)).values == \
         {"Pressure (psi)": "30"}
 
 
@@ -257,18 +248,18 @@ def test_a_question_saying_the_inputs_own_quantity_fills_it(heading, question):
 ])
 def test_other_english_quantities_on_a_bare_table_are_judged_alike(header, question, value,
                                                                    other):
-    got = read_inputs(question, _bare(header))
+    got = read_inputs(question, bare_table(header))
     assert (got.values, got.others) == ({}, {header: (value, other)})
-    assert read_inputs(question.split(" ", 1)[1], _bare(header)).values == \
+    assert read_inputs(question.split(" ", 1)[1], bare_table(header)).values == \
         {header: value.rstrip("in/s%gpmV")}
 
 
 def test_the_thing_a_heading_names_qualifies_nothing_only_under_it():
     """``boiler pressure``: the boiler table's own pressure; on a table that says nothing of
     a boiler, another thing's."""
-    assert read_inputs("boiler pressure 30 psi", _bare("Pressure (psi)", "Boiler checks")) \
+    assert read_inputs("boiler pressure 30 psi", bare_table("Pressure (psi)", "Boiler checks")) \
         .values == {"Pressure (psi)": "30"}
-    assert read_inputs("boiler pressure 30 psi", _bare("Pressure (psi)")).others == \
+    assert read_inputs("boiler pressure 30 psi", bare_table("Pressure (psi)")).others == \
         {"Pressure (psi)": ("30psi", "boiler pressure")}
 
 
@@ -282,7 +273,7 @@ def test_the_thing_a_heading_names_qualifies_nothing_only_under_it():
 def test_a_chinese_name_cut_short_in_a_compound_is_another_things(header, question, value,
                                                                   other):
     """油压 is 油压力 as 油温 is 油温度: the oil's pressure, not the table's 压力."""
-    got = read_inputs(question, _bare(header))
+    got = read_inputs(question, bare_table(header))
     assert (got.values, got.others) == ({}, {header: (value, other)})
 
 
@@ -290,13 +281,13 @@ def test_a_chinese_name_cut_short_in_a_compound_is_another_things(header, questi
                                       "1.2MPa", "最大压力1.2MPa", "平均压力1.2MPa",
                                       "最小压力是1.2MPa"])
 def test_chinese_names_of_the_pressure_itself_still_bind(question):
-    assert read_inputs(question, _bare("压力(MPa)")).values == {"压力(MPa)": "1.2"}
+    assert read_inputs(question, bare_table("压力(MPa)")).values == {"压力(MPa)": "1.2"}
 
 
 @pytest.mark.parametrize("question", ["电压380V", "变压器输出380V", "380V"])
 def test_a_name_ending_in_a_cut_form_is_not_that_quantity(question):
     """电压 ends with the 压 of 油压 but is no 压力: the 压 of 变压器 qualifies nothing of it."""
-    assert read_inputs(question, _bare("电压(V)")).values == {"电压(V)": "380"}
+    assert read_inputs(question, bare_table("电压(V)")).values == {"电压(V)": "380"}
 
 
 def test_the_note_is_in_the_language_of_the_question():
@@ -391,7 +382,7 @@ def test_any_thing_qualifying_the_short_form_keeps_its_value(modifier, value):
        value=st.integers(min_value=1, max_value=99))
 def test_any_thing_qualifying_a_cut_pressure_keeps_its_value(modifier, value):
     """X压N MPa, N MPa的X压: whatever thing X is, N is its pressure, not the table's 压力."""
-    table = _bare("压力(MPa)")
+    table = bare_table("压力(MPa)")
     for question in (f"{modifier}压{value}MPa", f"{value}MPa的{modifier}压"):
         got = read_inputs(question, table)
         assert (got.values, got.others) == \
@@ -417,7 +408,7 @@ def test_any_english_noun_qualifying_a_name_keeps_its_value(header, heading, mod
     heading, N is its pressure, not the table's; ``pressure N psi`` and ``the pressure is N
     psi`` fill the table's."""
     column, name, unit = header
-    table = _bare(column, heading)
+    table = bare_table(column, heading)
     for question in (f"{modifier} {name} {value} {unit}", f"{value} {unit} {modifier} {name}"):
         got = read_inputs(question, table)
         assert got.values == {} and got.others[column][1] == f"{modifier} {name}", question
@@ -439,7 +430,7 @@ def test_any_english_noun_a_name_is_said_of_keeps_its_value(header, heading, thi
     X``: whatever thing X is, N is its pressure, not the table's; ``a pressure of N psi`` and
     ``the pressure of the air is N psi`` fill the table's."""
     column, name, unit = header
-    table = _bare(column, heading)
+    table = bare_table(column, heading)
     for question, other in ((f"{name} of the {thing} is {value} {unit}", f"{name} of the {thing}"),
                             (f"the {thing}'s {name} is {value} {unit}", f"{thing}'s {name}"),
                             (f"{value} {unit} {name} of the {thing}", f"{name} of the {thing}")):

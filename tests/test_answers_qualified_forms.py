@@ -19,7 +19,7 @@ import pytest
 from hostile import make_repo
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from kbfixtures import GREENHOUSE_PAGE, VENT_PAGE, titled_page, top_evaluation
+from kbfixtures import GREENHOUSE_PAGE, VENT_PAGE, bare_table, titled_page, top_evaluation
 from test_answers_qualified import NOT_MODIFIERS
 
 from kbtools.build.pipeline import BuildOptions, build
@@ -37,15 +37,6 @@ VENT = build_table(["Temperature (°C)", "Humidity (%)", "Action"],
                    [["<20", "<85", "close"], [">=20", ">=85", "open"], [">=20", "<85", "keep"]],
                    decision="inputs=Temperature (°C),Humidity (%); outputs=Action",
                    heading_path=("Greenhouse ventilation",))
-
-
-def _bare(header: str, heading: str = ""):
-    """A table of one input `header`, under `heading` when given."""
-    table = build_table([header, "Action"], [["<40", "none"], [">=40", "vent"]],
-                        decision=f"inputs={header}; outputs=Action",
-                        heading_path=(heading,) if heading else ())
-    assert table is not None
-    return table
 
 
 # 1. a comma between a name and its value
@@ -79,16 +70,16 @@ def test_a_chinese_name_a_comma_parts_from_its_value_keeps_it(question, value, o
 
 
 def test_a_pressure_a_comma_parts_from_its_value_is_judged_alike():
-    for question, table, other in (("oil pressure, 30 psi", _bare("Pressure (psi)"),
+    for question, table, other in (("oil pressure, 30 psi", bare_table("Pressure (psi)"),
                                     "oil pressure"),
-                                   ("油压，1.2MPa", _bare("压力(MPa)"), "油压")):
+                                   ("油压，1.2MPa", bare_table("压力(MPa)"), "油压")):
         got = read_inputs(question, table)
         assert got.values == {} and got.others[table.header[0]][1] == other, question
 
 
 def test_another_tables_input_a_comma_parts_from_its_value_keeps_it():
     """The knowledge's names (`Others`): 油温 of a pump table, across a comma as without."""
-    table = _bare("温度(℃)")
+    table = bare_table("温度(℃)")
     vocabulary = input_names(["油温(℃)"])
     assert find_inputs("油温，80度", table, vocabulary=vocabulary) == {}
     assert find_inputs("温度，80度", table, vocabulary=vocabulary) == {"温度(℃)": "80"}
@@ -133,7 +124,7 @@ def test_a_value_before_a_possessive_name_is_that_things(question, value, other)
     ("30 psi tyres\u2019 pressure", "tyres\u2019 pressure"),
 ])
 def test_a_pressure_before_a_possessive_name_is_that_things(question, other):
-    got = read_inputs(question, _bare("Pressure (psi)"))
+    got = read_inputs(question, bare_table("Pressure (psi)"))
     assert (got.values, got.others) == ({}, {"Pressure (psi)": ("30psi", other)})
 
 
@@ -156,7 +147,7 @@ def test_any_english_possessive_after_a_value_or_before_a_comma_keeps_it(
     """``N psi X's pressure``, ``the X's pressure, N psi``, ``pressure of the X, N psi``:
     whatever thing X is, N is its pressure, not the table's."""
     column, name, unit = header
-    table = _bare(column, heading)
+    table = bare_table(column, heading)
     owner = thing + mark
     for question, other in ((f"{value} {unit} {owner} {name}", f"{owner} {name}"),
                             (f"the {owner} {name}, {value} {unit}", f"{owner} {name}"),
@@ -197,7 +188,7 @@ def test_a_room_or_indoors_fills_the_generic_input_with_or_without_a_room_headin
     """English and Chinese agree: ``temperature in the room`` was another thing's on a
     table whose heading names no room, though 室内温度 filled any table's 温度."""
     for header in ("Temperature (°C)", "温度(℃)"):
-        got = read_inputs(question, _bare(header, heading))
+        got = read_inputs(question, bare_table(header, heading))
         assert (got.values, got.others) == ({header: "22"}, {}), (header, heading)
 
 
@@ -207,7 +198,7 @@ def test_a_room_or_indoors_fills_the_generic_input_with_or_without_a_room_headin
     ("室外温度22度", "室外温度"),
 ])
 def test_outdoors_is_another_place(question, other):
-    got = read_inputs(question, _bare("Temperature (°C)", "Greenhouse ventilation"))
+    got = read_inputs(question, bare_table("Temperature (°C)", "Greenhouse ventilation"))
     assert got.values == {}
     if other:
         assert got.others == {"Temperature (°C)": ("22" + ("C" if "C" in question else "度"),
@@ -225,7 +216,7 @@ def test_outdoors_is_another_place(question, other):
     ("减压到0.8MPa", "压力(MPa)", "0.8"), ("泄压到0.5MPa", "压力(MPa)", "0.5"),
 ])
 def test_a_verb_of_change_is_no_thing(question, header, value):
-    got = read_inputs(question, _bare(header, "大棚" if "大棚" in question else ""))
+    got = read_inputs(question, bare_table(header, "大棚" if "大棚" in question else ""))
     assert got.values == {header: value} and got.others == {}, got
 
 
@@ -237,7 +228,7 @@ def test_a_verb_of_change_is_no_thing(question, header, value):
     ("减压阀3MPa", "压力(MPa)", "3MPa", "减压"),
 ])
 def test_a_thing_before_a_verb_of_change_still_qualifies(question, header, value, other):
-    got = read_inputs(question, _bare(header))
+    got = read_inputs(question, bare_table(header))
     assert (got.values, got.others) == ({}, {header: (value, other)})
 
 
@@ -251,7 +242,7 @@ def test_a_thing_before_a_verb_of_change_still_qualifies(question, header, value
 def test_any_verb_of_change_fills_and_a_thing_before_it_keeps_its_value(verb, short, to,
                                                                       value, thing):
     name, unit, header = short
-    table = _bare(header)
+    table = bare_table(header)
     got = read_inputs(f"{verb}{name}{to}{value}{unit}", table)
     assert (got.values, got.others) == ({header: str(value)}, {}), (verb, to)
     got = read_inputs(f"{thing}{verb}{name}{to}{value}{unit}", table)
@@ -322,4 +313,4 @@ def test_a_room_or_a_verb_of_change_evaluates_the_table(dist, question, doc, inp
 ])
 def test_a_table_of_the_thing_takes_its_value_in_each_form(header, question):
     """What is another thing's on a generic table is the own input of that thing's table."""
-    assert read_inputs(question, _bare(header)).values == {header: "80"}
+    assert read_inputs(question, bare_table(header)).values == {header: "80"}

@@ -19,7 +19,14 @@ import pytest
 from hostile import make_repo
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from kbfixtures import GREENHOUSE_PAGE, SCAB_DOC, VENT_PAGE, titled_page, top_evaluation
+from kbfixtures import (
+    GREENHOUSE_PAGE,
+    SCAB_DOC,
+    VENT_PAGE,
+    bare_table,
+    titled_page,
+    top_evaluation,
+)
 from test_answers_qualified import NOT_MODIFIERS
 
 from kbtools.build.pipeline import BuildOptions, build
@@ -43,15 +50,6 @@ SCAB_HEADED = build_table(["温度(℃)", "相对湿度(%)", "风险"],
                           [["<15", "*", "低"], ["≥15", "≥85", "高"], ["≥15", "<85", "中"]],
                           decision="inputs=温度(℃),相对湿度(%); outputs=风险",
                           heading_path=("小麦赤霉病风险",))  # its own subject: 赤霉病
-
-
-def _bare(header: str, heading: str = ""):
-    """A table of one input `header`, under `heading` when given."""
-    table = build_table([header, "Action"], [["<40", "none"], [">=40", "vent"]],
-                        decision=f"inputs={header}; outputs=Action",
-                        heading_path=(heading,) if heading else ())
-    assert table is not None
-    return table
 
 
 # 1. 、 and ; part a name from its value as a comma does
@@ -131,7 +129,7 @@ def test_a_trailing_name_after_another_thing_still_names_another():
     ("pressure in the boiler 1.2 MPa", "Pressure (MPa)", "1.2MPa", "pressure in the boiler"),
 ])
 def test_a_place_inside_another_thing_is_that_things(question, header, value, other):
-    got = read_inputs(question, _bare(header))
+    got = read_inputs(question, bare_table(header))
     assert (got.values, got.others) == ({}, {header: (value, other)})
 
 
@@ -146,7 +144,7 @@ def test_a_place_inside_another_thing_is_that_things(question, header, value, ot
 ])
 def test_a_place_inside_the_tables_own_thing_or_the_surroundings_fills(question, header,
                                                                      heading, value):
-    got = read_inputs(question, _bare(header, heading))
+    got = read_inputs(question, bare_table(header, heading))
     assert (got.values, got.others) == ({header: value}, {}), got
 
 
@@ -157,7 +155,7 @@ def test_a_place_inside_the_tables_own_thing_or_the_surroundings_fills(question,
 def test_a_time_before_a_name_qualifies_nothing(question):
     """夜间温度 is the night-time temperature, as ``night temperature`` is: the input's (the
     time before 间, 里, 中 is no thing in which it is measured)."""
-    got = read_inputs(question, _bare("温度(℃)"))
+    got = read_inputs(question, bare_table("温度(℃)"))
     assert (got.values, got.others) == ({"温度(℃)": "25"}, {})
 
 
@@ -169,7 +167,7 @@ def test_a_time_before_a_name_qualifies_nothing(question):
 def test_any_thing_before_a_place_word_keeps_its_value(thing, place, value):
     """X内压力N MPa: whatever thing X is, N is the pressure in it, not the table's 压力, as
     ``pressure in the X`` is; the note names the phrase as written."""
-    table = _bare("压力(MPa)")
+    table = bare_table("压力(MPa)")
     got = read_inputs(f"{thing}{place}压力{value}MPa", table)
     assert (got.values, got.others) == \
         ({}, {"压力(MPa)": (f"{value}MPa", f"{thing}{place}压力")})
@@ -182,7 +180,7 @@ def test_any_thing_before_a_place_word_keeps_its_value(thing, place, value):
     ("气缸温度22度", "气缸温度"), ("气缸内温度22度", "气缸内温度"), ("中缸温度22度", "中缸温度"),
 ])
 def test_the_note_names_the_whole_phrase_the_author_wrote(question, other):
-    got = read_inputs(question, _bare("温度(℃)", "室内环境调控"))
+    got = read_inputs(question, bare_table("温度(℃)", "室内环境调控"))
     assert (got.values, got.others) == ({}, {"温度(℃)": ("22度", other)})
 
 
@@ -210,7 +208,7 @@ def test_a_value_before_a_possessive_phrase_is_that_things(question, other):
     ("22 C temperature outdoors", "temperature outdoors"),
 ])
 def test_an_adverb_of_another_place_after_the_name_is_another_places(heading, question, other):
-    got = read_inputs(question, _bare("Temperature (°C)", heading))
+    got = read_inputs(question, bare_table("Temperature (°C)", heading))
     assert (got.values, got.others) == ({}, {"Temperature (°C)": ("22C", other)})
 
 
@@ -228,7 +226,7 @@ def test_an_adverb_of_another_place_after_the_name_is_another_places(heading, qu
     ("after it dropped to about 5 C", "Temperature (°C)", "5"),
 ])
 def test_an_english_verb_of_change_is_no_thing(question, header, value):
-    got = read_inputs(question, _bare(header))
+    got = read_inputs(question, bare_table(header))
     assert (got.values, got.others) == ({header: value}, {}), got
 
 
@@ -242,13 +240,13 @@ def test_an_english_verb_of_change_is_no_thing(question, header, value):
 ])
 def test_a_thing_before_an_english_verb_of_change_still_qualifies(question, header, value,
                                                                  other):
-    got = read_inputs(question, _bare(header))
+    got = read_inputs(question, bare_table(header))
     assert (got.values, got.others) == ({}, {header: (value, other)})
 
 
 def test_a_change_by_an_amount_or_up_to_a_bound_is_no_value():
     """``rose by 5 C`` is a change, ``heated up to 80 C`` a bound: the input stays missing."""
-    table = _bare("Temperature (°C)")
+    table = bare_table("Temperature (°C)")
     for question in ("the temperature rose by 5 C", "heated up to 80 C"):
         assert read_inputs(question, table).values == {}, question
 
@@ -267,7 +265,7 @@ _THINGS = st.text("abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=9).filter(
 def test_any_english_verb_of_change_fills_and_a_thing_before_it_keeps_its_value(
         verb, value, thing, header):
     column, unit = header
-    table = _bare(column)
+    table = bare_table(column)
     got = read_inputs(f"{verb} to {value} {unit}", table)
     assert (got.values, got.others) == ({column: str(value)}, {}), verb
     got = read_inputs(f"the {thing} {verb} to {value} {unit}", table)
