@@ -160,6 +160,15 @@ def top_evaluation(dist: Path, question: str, doc: str) -> dict[str, Any]:
     return evaluation
 
 
+def assert_asks_naming(dist: Path, question: str, doc: str, column: str,
+                       inputs: dict[str, str], note: str) -> None:
+    """`kb query QUESTION` on `dist` answers from knowledge/`doc`'s table by asking for input
+    `column`, the others filled (`inputs`), saying whose value the question gave (`note`)."""
+    ev = top_evaluation(dist, question, doc)
+    assert (ev["status"], ev["inputs"], ev["missing"]) == ("missing_inputs", inputs, [column])
+    assert ev["said_of_other"] == {column: note} and note in ev["message"]
+
+
 def bare_table(header: str, heading: str = "") -> DecisionTable:
     """A decision table of one input `header` (bounds 40 in its unit) and an Action, under
     `heading` when given: what the decision-input tests read a question's values against."""

@@ -23,6 +23,7 @@ from kbfixtures import (
     GREENHOUSE_PAGE,
     SCAB_DOC,
     VENT_PAGE,
+    assert_asks_naming,
     bare_table,
     titled_page,
     top_evaluation,
@@ -307,9 +308,7 @@ def dist(tmp_path_factory):
 ])
 def test_the_answer_asks_for_the_input_naming_the_phrase(dist, question, doc, column, inputs,
                                                          note):
-    ev = top_evaluation(dist, question, doc)
-    assert (ev["status"], ev["inputs"], ev["missing"]) == ("missing_inputs", inputs, [column])
-    assert ev["said_of_other"] == {column: note} and note in ev["message"]
+    assert_asks_naming(dist, question, doc, column, inputs, note)
 
 
 @pytest.mark.parametrize(("question", "doc", "inputs", "outputs"), [

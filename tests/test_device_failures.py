@@ -13,7 +13,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import shutil
 import socket
 import sqlite3
 import subprocess
@@ -23,11 +22,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
-from device_fixtures import Device, make_device, second_release
+from device_fixtures import Device, copy_of, kb, make_device, second_release
 from test_release_helpers import forge_release, git
 
-from kbtools.cli import main
 from kbtools.ship import device as dev
 from kbtools.ship import git as shipgit
 from kbtools.ship import gitrun, install
@@ -54,17 +51,6 @@ def device(tmp_path_factory) -> Device:
 
 def mirror_r2(d: Device) -> Path:
     return d.art.parent / "art-r2.git"
-
-
-def copy_of(d: Device, tmp_path: Path) -> Device:
-    target = tmp_path / "device"
-    shutil.copytree(d.dev, target, symlinks=True)
-    return Device(d.kr, d.art, target, d.key)
-
-
-def kb(*args: str) -> tuple[int, str, str]:
-    res = CliRunner().invoke(main, [str(a) for a in args])
-    return res.exit_code, res.stdout, res.stderr
 
 
 def one_error(err: str) -> str:

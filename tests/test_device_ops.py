@@ -22,6 +22,7 @@ from device_fixtures import (
     EDITED_SECTION,
     REMOVED,
     Device,
+    copy_of,
     make_device,
     second_release,
 )
@@ -41,12 +42,6 @@ pytestmark = pytest.mark.slow
 def device(tmp_path_factory) -> tuple[Device, str]:
     d = make_device(tmp_path_factory.mktemp("ops"))
     return d, second_release(d)
-
-
-def copy_of(d: Device, tmp_path: Path) -> Device:
-    dev = tmp_path / "device"
-    shutil.copytree(d.dev, dev, symlinks=True)
-    return Device(d.kr, d.art, dev, d.key)
 
 
 def kb(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
