@@ -207,16 +207,36 @@ def test_property_accepted_formulas_only_hold_allowed_tokens(text):
     unescaped = norm
     for n in ("\\\\", "\\%", "\\#", "\\$"):
         unescaped = unescaped.replace(n, "")
-    assert not set("%#$") & set(_outside_text(unescaped))  # `$…$` only in `\text{…}`
+    outside = _outside_text(unescaped)
+    assert not set("%#") & set(outside)
+    # `$` only in `\text{…}`, or around text at the top level (`x $y$ z`, docs/formulas.md)
+    assert _top_level_pairs(outside), outside
     assert not any(ord(c) < 32 or 0x7F <= ord(c) <= 0x9F or 0xD800 <= ord(c) <= 0xDFFF
                    for c in norm)
 
 
+def _top_level_pairs(formula: str) -> bool:
+    """Whether every `$` of `formula` stands outside braces (`\\{`, `\\}` are none) and
+    they pair up."""
+    depth, dollars = 0, 0
+    for ch in formula.replace("\\{", "").replace("\\}", ""):
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        if ch == "$":
+            if depth:
+                return False
+            dollars += 1
+    return dollars % 2 == 0
+
+
 def _outside_text(formula: str) -> str:
-    """`formula` without the braced arguments of `\\text`, `\\mbox`, `\\textbf` … (a reference
+    """`formula` without the braced arguments of `\\text`, `\\mbox`, `\\textbf` … and of the
+    commands whose argument LaTeX sets in a `$…$` of its own, where `$…$` is text too
+    (`\\boxed`, `\\boldsymbol`, `\\substack`, the arrows, `\\sideset`, `\\pmod`: a reference
     reading of its own, not the renderer's)."""
     out, at = [], 0
-    for m in re.finditer(r"\\(?:text(?:rm|bf|it|sf|tt|normal|up|sl)?|mbox|emph) *\{", formula):
+    for m in re.finditer(r"\\(?:text(?:rm|bf|it|sf|tt|normal|up|sl)?|mbox|emph|boxed|boldsymbol"
+                         r"|substack|(?:over|under)(?:left|right|leftright)arrow|sideset|pmod) *\{",
+                         formula):
         if m.start() < at:
             continue
         out.append(formula[at:m.start()])
