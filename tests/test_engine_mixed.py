@@ -21,8 +21,12 @@ ENGLISH = ["knowledge/engineering/api-authentication.md",
            "knowledge/engineering/runbook-ingest-5xx.md"]
 CHINESE = sorted(str(p.relative_to(REPO)) for folder in ("crops", "equipment")
                  for p in (REPO / "knowledge" / folder).glob("*.md"))
-QUESTIONS = ["How do I rotate a client secret?", "What should I check when ingest returns 502?",
-             "How do I bake sourdough bread?", "token expiry for devices"]
+ABOUT_ENGLISH = ["How do I rotate a client secret?", "What should I check when ingest returns 502?",
+                 "token expiry for devices"]
+# the Chinese pages' subjects asked in English are read by the multilingual model
+# (kbtools.query.crosslingual), in Milvus as locally
+QUESTIONS = [*ABOUT_ENGLISH, "How do I bake sourdough bread?", "corn rust symptoms",
+             "How often should the return filter be replaced?"]
 
 
 @pytest.fixture(scope="module")
@@ -45,11 +49,20 @@ def test_a_minority_model_finds_its_chunks_in_milvus(mixed):
     share = remote.candidate_source.partial["minilm"]
     assert share < 0.3  # the English model has vectors for a minority of the chunks
     for q in QUESTIONS:
-        a_list = vector_lists(local, q, [], None, local=True)["vector:minilm"]
-        b_list = vector_lists(remote, q, [], None, local=False)["vector:minilm"]
-        assert len(a_list.keys) and b_list.keys.tolist() == a_list.keys.tolist(), q
-        # unfiltered HNSW: f16 vectors in usearch, f32 in Milvus (docs/scale.md)
-        assert b_list.scores.tolist() == pytest.approx(a_list.scores.tolist(), abs=1e-3), q
+        a_lists = vector_lists(local, q, [], None, local=True)
+        b_lists = vector_lists(remote, q, [], None, local=False)
+        assert a_lists.keys() == b_lists.keys(), q
+        if q in ABOUT_ENGLISH:  # read by the English model; the others across languages
+            assert list(a_lists) == ["vector:minilm"], q
+        for name, a_list in a_lists.items():
+            b_list = b_lists[name]
+            assert len(a_list.keys) and set(b_list.keys.tolist()) == set(a_list.keys.tolist())
+            # unfiltered HNSW: f16 vectors in usearch, f32 in Milvus (docs/scale.md): the
+            # same candidates, in the same order but for near ties far down (the whole
+            # USE list of "sourdough bread" swaps two at 0.0515)
+            score_of = dict(zip(a_list.keys.tolist(), a_list.scores.tolist(), strict=True))
+            assert all(abs(score_of[y] - score_of[x]) < 1e-3 for x, y in zip(
+                a_list.keys.tolist(), b_list.keys.tolist(), strict=True)), (q, name)
         a, b = (search(index, q, k=5, keep_results=True) for index in (local, remote))
         assert [r.chunk_id for r in b.results] == [r.chunk_id for r in a.results], q
         assert (b.no_answer, b.reason) == (a.no_answer, a.reason), q

@@ -50,9 +50,10 @@ from kbtools.index.synonyms import parse as parse_synonyms
 from kbtools.index.tokenize import Tokenizer
 from kbtools.query import pages
 from kbtools.query.candidates import CandidateRequest
+from kbtools.query.crosslingual import vector_lists
 from kbtools.query.fusion import Ranked
 from kbtools.query.inherit import sharing
-from kbtools.query.search import query_models, rank_exactly
+from kbtools.query.search import rank_exactly
 
 MAX_EF = 32768  # Milvus's bound on a HNSW search's ef
 PAGE_ROWS = 256  # meta rows read by one query: at most ~15 MB (pieces of 60,000 characters)
@@ -275,8 +276,8 @@ class MilvusCandidates:
             hits = sorted((h for h in hits if h[1] > 0), key=lambda h: (-h[1], h[0]))
             lists["bm25"] = _ranked(hits[: req.count])
         if req.mode in ("hybrid", "vector"):
-            for model in query_models(index, req.text):
-                lists[f"vector:{model}"] = self._vector(index, model, req, filt)
+            lists.update(vector_lists(index, req.text,
+                                      lambda model: self._vector(index, model, req, filt)))
         return lists
 
     def _vector(self, index: KbIndex, model: str, req: CandidateRequest, filt: str) -> Ranked:

@@ -118,6 +118,10 @@ class FusionParams:
     unverified_weight: float = 0.9  # reviewed knowledge wins a near tie with an unreviewed draft
     min_cosine: float = 0.5  # no-answer: best vector similarity below this …
     min_coverage: float = 0.25  # … and less than this share of the question's term weight matched
+    # no-answer, a question read across languages (kbtools.query.crosslingual): its best
+    # vector similarity below this (under USE, an English question and the Chinese section
+    # answering it: 0.31–0.44; out-of-scope questions' best Chinese chunks 0.10–0.31)
+    min_cross_cosine: float = 0.33
     max_unknown_share: float = 1.0  # no-answer: unknown terms carry this share of the question …
     doc_decay: float = 0.5  # each further section of a shown document (kbtools.query.distinct)
     # hybrid: bonus of the question's closest page (kbtools.query.pages); 0.2 measured best
@@ -486,7 +490,7 @@ def answerable(hits: list[Hit], coverage: np.ndarray, p: FusionParams, *, has_te
                unknown_terms: Sequence[str] = (), unknown_codes: Sequence[str] = (),
                unknown_share: float = 0.0,
                exact: bool = False, paste: bool = False, name_share: float = 1.0,
-               line_share: float = 0.0) -> bool:
+               line_share: float = 0.0, crossed: bool = False) -> bool:
     """The relevance threshold: is the best hit good enough to answer from?
 
     A hit *about* an identifier of the question (``exact``: its fault-code row, its section)
@@ -503,7 +507,11 @@ def answerable(hits: list[Hit], coverage: np.ndarray, p: FusionParams, *, has_te
     strong vector match instead: one naming such an unknown code or setting (E99, HX-900,
     tidb_auto_vacuum_interval; in a paste, as said above), and one whose unknown content words carry
     ``max_unknown_share`` or more of its weight (叉车, SAML, Elasticsearch: a subject the
-    knowledge does not cover).
+    knowledge does not cover). A question read across languages (``crossed``: its vectors
+    are the base model's, the answer written in another language) is answerable when the
+    best vector similarity reaches ``min_cross_cosine``, which such similarities reach when
+    relevant; the words of its own language the knowledge never writes are no sign of an
+    uncovered subject there, so their share does not count (codes and settings still do).
     """
     if not hits:
         return False
@@ -516,7 +524,11 @@ def answerable(hits: list[Hit], coverage: np.ndarray, p: FusionParams, *, has_te
     best_cos = max((h.why.get("vector_score") or 0.0) for h in hits[:3])
     if unknown:
         return best_cos >= p.min_cosine + 0.15
-    if unknown_share >= p.max_unknown_share:
+    if crossed:
+        threshold = p.min_cross_cosine
+    elif unknown_share >= p.max_unknown_share:
         return best_cos >= p.min_cosine + 0.1
+    else:
+        threshold = p.min_cosine
     best_cov = float(coverage[:3].max()) if has_terms and len(coverage) else 0.0
-    return best_cos >= p.min_cosine or best_cov >= p.min_coverage
+    return best_cos >= threshold or best_cov >= p.min_coverage

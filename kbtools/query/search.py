@@ -32,7 +32,6 @@ from kbtools.embed.sentence_models import get_cross_encoder
 from kbtools.errors import IndexLoadError
 from kbtools.index import vectors
 from kbtools.index.reader import KbIndex, settle
-from kbtools.index.tokenize import question_language
 from kbtools.query import (
     anchors,
     answers,
@@ -47,6 +46,14 @@ from kbtools.query import (
 )
 from kbtools.query.candidates import CandidateRequest, source_of
 from kbtools.query.coverage import Coverage
+from kbtools.query.crosslingual import (
+    crossed,
+    crossed_lists,
+    crossed_params,
+    list_models,
+    query_models,
+    vector_lists,
+)
 from kbtools.query.expansion import EXPANSION_WEIGHT, expand, unknown_codes
 from kbtools.query.filters import (
     Condition,
@@ -175,6 +182,9 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
                                widen_mask(index, mask), tuple(ids) + exp.full_ids, depth,
                                exp.weighed_ids(), EXPANSION_WEIGHT, tuple(exp.weights.items()))
     lists = inherit(index, source_of(index, LOCAL_CANDIDATES).ranked_lists(index, request), mask)
+    across = crossed(index, text, lists)
+    if across:  # read across languages (kbtools.query.crosslingual)
+        lists, params = crossed_lists(index, text, lists), crossed_params(params)
     today = freshness.today_or(today)
     boost = boost_vector(index, routed)
     fused = _fused(index, lists, params, boost, today, text, mode)
@@ -183,7 +193,7 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
         lists = feedback_lists
         fused = _fused(index, lists, params, boost, today, text, mode)
     wanted = specific_identifiers(index, text)
-    held = (identifier_holders(index, wanted, mask, query_models(index, text))
+    held = (identifier_holders(index, wanted, mask, list_models(lists) or query_models(index, text))
             | key_definitions(index, wanted, mask) if mode != "vector" else set())
     head = max(k * 8, 50)  # ranked on; further down, only the holders of identifiers
     covered = Coverage(index, terms, ids, unknown, exp, valued, text)  # once per chunk and search
@@ -224,7 +234,8 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
         unknown_terms=unknown, unknown_codes=[f"{p} {n}" for p, n in codes], exact=exact,
         unknown_share=calibration.unknown_share(index, ids + list(exp.ids), subjects),
         paste=asked.paste, name_share=calibration.name_share(index, ids + list(exp.ids), subjects)
-        if asked.paste else 1.0, line_share=covered.line_share(asked.lines, picked[:3]))
+        if asked.paste else 1.0, line_share=covered.line_share(asked.lines, picked[:3]),
+        crossed=across)
     if verdict or keep_results:  # the rows shown, whole (one query; `more` is shown too)
         shown = [h.num for h in picked] + [n for h in picked for n in more.get(h.num, ())]
         rows.update(index.store.chunks([n for n in dict.fromkeys(shown) if n not in rows]))
@@ -380,20 +391,9 @@ def _candidates(index: KbIndex, text: str, mode: str, mask: np.ndarray | None, i
             lists["bm25"] = fusion.top(scores if mask is None else np.where(mask, scores, 0.0),
                                        count)
     if mode in ("hybrid", "vector"):
-        for model in query_models(index, text):
-            lists[f"vector:{model}"] = _vector_candidates(index, model, text, mask, count)
+        lists.update(vector_lists(index, text, lambda model: _vector_candidates(
+            index, model, text, mask, count)))
     return lists
-
-
-def query_models(index: KbIndex, text: str) -> list[str]:
-    """Models to embed the question with: the language model configured for the question's
-    language (`question_language`) when the index has it (its vectors are the stronger
-    ones), else the base model."""
-    emb = index.manifest["config"]["values"]["embedding"]
-    lang_model = emb.get("languages", {}).get(question_language(text))
-    if lang_model and lang_model in index.manifest["models"]:
-        return [lang_model]
-    return [emb["model"]] if emb["model"] in index.manifest["models"] else sorted(index.manifest["models"])
 
 
 def _vector_candidates(index: KbIndex, model: str, text: str, mask: np.ndarray | None,

@@ -1,0 +1,176 @@
+"""Which vector model reads a question, when the knowledge may be written in another language.
+
+Every chunk is embedded with the base model (multilingual: USE), and the chunks of a
+configured language (`[embedding] languages`: English → MiniLM) with that language's model
+too, whose vectors are the stronger ones within it. A question in that language is read by
+its model (`query_models`), which sees that language's chunks only: an English question
+about a page written in Chinese ("corn rust symptoms", 玉米南方锈病) reached it through BM25
+alone, that is only through a synonym an author happened to write, and was otherwise
+answered from the wrong English pages or not at all.
+
+So where the index holds chunks the language model does not cover (`partial`), the
+question is also read by the base model, over every chunk (`vector_lists`). Similarity
+across languages runs lower than within one (USE: 0.31–0.44 for an English question and
+the Chinese section answering it, against 0.38–0.53 for the same question in Chinese), so
+a chunk the language model cannot see at the top of the base model's list is strong
+evidence that the answer is written in another language: the base model's list is then
+the question's vector list (its English chunks ranked by it too, on one scale with the
+rest). Otherwise the language model's list is, as before. An index whose chunks the
+language model covers whole (an English corpus under MiniLM) is read as before, with no
+second embedding.
+
+A question read across languages (`crossed`) weighs its vectors as much as the shape
+weighting ever does, fixed (`crossed_params`): its BM25 list holds the chunks of its own
+language that share a word with it ("symptoms", "often"), which the base model, reading
+every chunk, ranked below the other language's (a synonym an author wrote still reaches
+the other language's chunks through BM25, at the rest of the weight). It is judged by the no-answer rule against the
+cross-language similarity threshold (`FusionParams.min_cross_cosine`), and the question's
+words the knowledge never writes do not count as a subject it does not cover: they are
+the other language's words (`kbtools.query.fusion.answerable`).
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from collections.abc import Callable
+from dataclasses import replace
+
+import numpy as np
+
+from kbtools.index.reader import KbIndex
+from kbtools.index.tokenize import question_language
+from kbtools.query.fusion import FusionParams, Ranked
+from kbtools.query.inherit import vector_models
+
+# per opened index and model: does some chunk lack that model's vectors (own or shared)?
+_PARTIAL: weakref.WeakKeyDictionary[KbIndex, dict[str, bool]] = weakref.WeakKeyDictionary()
+
+
+def _embedding(index: KbIndex) -> dict[str, object]:
+    emb: dict[str, object] = index.manifest["config"]["values"]["embedding"]
+    return emb
+
+
+# a word of a language written in Latin letters: three letters or more (not a code's
+# letters: E17, HX-260), and after a number more than three (30 days; not a unit: 17.5MPa,
+# 30 rpm)
+_LETTERS = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{3,}(?![A-Za-z0-9])|(?<=[0-9])[A-Za-z]+")
+_AFTER_NUMBER = re.compile(r"[0-9] ?$")
+
+
+def worded(text: str) -> bool:
+    """Does the question hold a word (`_LETTERS`), or is it numbers, units and codes only,
+    which belong to no language?"""
+    for m in _LETTERS.finditer(text):
+        unit = bool(_AFTER_NUMBER.search(text, max(0, m.start() - 2), m.start()))
+        if len(m.group()) >= 3 and not (unit and len(m.group()) <= 3):
+            return True
+    return False
+
+
+def language_model(index: KbIndex, text: str) -> str | None:
+    """The model configured for the question's language (`question_language`), when the
+    index holds its vectors; None: the question is read by the base model, as is one of
+    numbers, units and codes only (`worded`: no language's model is the stronger one)."""
+    language = question_language(text)
+    if language == "en" and not worded(text):
+        return None
+    languages = _embedding(index).get("languages") or {}
+    model = languages.get(language) if isinstance(languages, dict) else None
+    return model if isinstance(model, str) and model in index.manifest["models"] else None
+
+
+def base_model(index: KbIndex) -> str | None:
+    """The model every chunk is embedded with, when the index holds its vectors."""
+    model = _embedding(index).get("model")
+    return model if isinstance(model, str) and model in index.manifest["models"] else None
+
+
+def query_models(index: KbIndex, text: str) -> list[str]:
+    """Models to embed the question with when no cross-language reading is asked: the
+    language model configured for the question's language when the index has it (its
+    vectors are the stronger ones), else the base model, else every model the index has."""
+    lang = language_model(index, text)
+    if lang:
+        return [lang]
+    base = base_model(index)
+    return [base] if base else sorted(index.manifest["models"])
+
+
+def partial(index: KbIndex, model: str) -> bool:
+    """Does some chunk of `index` have no vector of `model`, neither its own nor one it
+    shares with its section? (Made once per opened index.)"""
+    known = _PARTIAL.setdefault(index, {})
+    if model not in known:
+        kinds = np.unique(vector_models(index))
+        known[model] = any(model not in str(kind).split(",") for kind in kinds)
+    return known[model]
+
+
+def covers(index: KbIndex, model: str, num: int) -> bool:
+    """Is chunk `num` scored by `model`'s vectors (its own or its section's)?"""
+    return model in str(vector_models(index)[num]).split(",")
+
+
+def vector_lists(index: KbIndex, text: str,
+                 search: Callable[[str], Ranked]) -> dict[str, Ranked]:
+    """The question's vector candidate lists, named ``vector:<model>``, each made by
+    `search(model)` (the local graph or an engine, with the question's filters): the base
+    model's over every chunk when the best chunk it finds is one the question language's
+    model cannot see (module docstring), else the usual models' (`query_models`)."""
+    lang, base = language_model(index, text), base_model(index)
+    if lang and base and base != lang and partial(index, lang):
+        across = search(base)
+        if len(across.keys) and not covers(index, lang, int(across.keys[0])):
+            return {f"vector:{base}": across}
+    return {f"vector:{model}": search(model) for model in query_models(index, text)}
+
+
+def list_models(lists: dict[str, Ranked]) -> list[str]:
+    """The models of the vector lists among `lists`, in their order."""
+    return [name.split(":", 1)[1] for name in lists if name.startswith("vector:")]
+
+
+def crossed(index: KbIndex, text: str, lists: dict[str, Ranked]) -> bool:
+    """Was the question read across languages: its language has a model of its own in the
+    index, and its vector list is another model's (`vector_lists`)?"""
+    lang = language_model(index, text)
+    models = list_models(lists)
+    return lang is not None and bool(models) and lang not in models
+
+
+def crossed_params(params: FusionParams) -> FusionParams:
+    """`params` for a question read across languages (module docstring): BM25 and vectors
+    weighed fixed, the vectors at the shape weighting's most (``shape_scale``)."""
+    if params.weighting != "shape":
+        return params
+    return replace(params, weighting="fixed", bm25_weight=1.0 - params.shape_scale,
+                   vector_weight=params.shape_scale)
+
+
+# per opened index and model: per chunk, is it scored by that model's vectors?
+_COVERS: weakref.WeakKeyDictionary[KbIndex, dict[str, np.ndarray]] = weakref.WeakKeyDictionary()
+
+
+def covered(index: KbIndex, model: str) -> np.ndarray:
+    """Per chunk of `index`: is it scored by `model`'s vectors (its own or its section's)?"""
+    known = _COVERS.setdefault(index, {})
+    if model not in known:
+        kinds = vector_models(index)
+        names, inverse = np.unique(kinds, return_inverse=True)
+        has = np.array([model in str(n).split(",") for n in names], dtype=bool)
+        known[model] = has[inverse]
+    return known[model]
+
+
+def crossed_lists(index: KbIndex, text: str, lists: dict[str, Ranked]) -> dict[str, Ranked]:
+    """`lists` of a question read across languages with its BM25 list left without the
+    chunks of its own language that the base model did not list: words shared by chance."""
+    lang, bm25 = language_model(index, text), lists.get("bm25")
+    if lang is None or bm25 is None or not len(bm25.keys):
+        return lists
+    listed = np.concatenate([r.keys for name, r in lists.items() if name.startswith("vector:")])
+    keep = ~covered(index, lang)[bm25.keys] | np.isin(bm25.keys, listed)
+    ranks = None if bm25.ranks is None else bm25.ranks[keep]
+    return {**lists, "bm25": Ranked(bm25.keys[keep], bm25.scores[keep], ranks)}
