@@ -329,9 +329,7 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
     text = "\n".join(uncommented(parsed.lines, parsed.comments)[a - 1:b])
     if len(text) > max_chars:
         truncated = True
-        text = text[:max_chars]
-        if text.endswith("\n"):  # cut between two lines: the next one is not returned
-            text = text[:-1]
+        text = whole_lines(text, max_chars)
         b = a + text.count("\n")
     if hpath is None:
         hpath = path_over(parsed, lines, a, b)
@@ -342,6 +340,19 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
                        verified=src.meta.get("verified") is True and reason is None,
                        reason=reason,
                        truncated=truncated, subsections=subsections, metadata=dict(src.meta))
+
+
+def whole_lines(text: str, max_chars: int) -> str:
+    """The first of `text`'s lines that fit in `max_chars` characters, whole. A read cut
+    inside a line cited that line as returned, so the rest of it was in no read (the next
+    one starts at `line_end + 1`) and a table row or a sentence came back half. A first line
+    longer than `max_chars` alone has no line break to cut at: it comes back cut within
+    itself, rather than nothing. Blank lines the cut leaves last are not returned (nor
+    cited): they say nothing, and the next read starts with them."""
+    end = text.rfind("\n", 0, max_chars + 1)  # a break just past the limit ends a whole line
+    if end <= 0 or not text[:end].strip():
+        return text[:max_chars]
+    return text[:end].rstrip("\n")
 
 
 def uncommented(lines: Sequence[str], comments: Sequence[tuple[int, int]]) -> list[str]:
