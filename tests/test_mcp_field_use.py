@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_mcp import KB, committed_repo, data, git, session
+from tests.test_mcp import KB, committed_repo, data, error_text, git, session
 
 LONG = "knowledge/notes/long-log.md"
 HEAD = """---
@@ -141,3 +141,41 @@ def test_the_same_report_with_crlf_cr_or_lf_lines_is_one_draft(tmp_path):
     assert first["existing"] is False
     assert [d["existing"] for d in again] == [True, True]
     assert {d["branch"] for d in again} == {first["branch"]}
+
+
+@pytest.mark.parametrize("doc,told", [
+    ("knowledge/crops/risk.md:21-27 § 霜霉病风险判定 > 2. 风险等级表",
+     "table='霜霉病风险判定 > 2. 风险等级表'"),
+    ("knowledge/crops/risk.md:21-27", "the section the lines lie in as table"),
+    ("knowledge/crops/risk.md#2-风险等级表", "by its heading as table"),
+])
+def test_a_citation_given_as_evaluate_tables_doc_is_told_to_use_table(tmp_path, doc, told):
+    """An agent that passed a citation or a link as evaluate_table's `doc` was told to give
+    `heading_path` or `line_start`/`line_end`, which evaluate_table refuses as unknown
+    arguments: it now names the section as the `table` argument, and that call works."""
+    repo = committed_repo(tmp_path / "kb")
+    inputs = {"温度": 18, "相对湿度": 90}
+
+    async def scenario(c):
+        refused = await c.call_tool("evaluate_table", {"doc": doc, "inputs": inputs})
+        followed = await c.call_tool("evaluate_table", {
+            "doc": "knowledge/crops/risk.md", "table": "霜霉病风险判定 > 2. 风险等级表",
+            "inputs": inputs})
+        return refused, followed
+
+    refused, followed = session(repo, scenario=scenario)
+    message = error_text(refused)
+    assert told in message and "'knowledge/crops/risk.md'" in message
+    assert "heading_path" not in message and "line_start" not in message
+    assert data(followed)["outputs"] == [{"风险等级": "高", "建议措施": "立即喷药"}]
+
+
+def test_a_citation_given_as_reads_doc_still_says_heading_path_and_lines(tmp_path):
+    """`read` takes a section and lines: its hint is unchanged."""
+    repo = committed_repo(tmp_path / "kb")
+
+    async def scenario(c):
+        return await c.call_tool("read", {"doc": "knowledge/crops/risk.md:21-27 § 2. 风险等级表"})
+
+    message = error_text(session(repo, scenario=scenario))
+    assert "line_start=21, line_end=27" in message and "heading_path='2. 风险等级表'" in message

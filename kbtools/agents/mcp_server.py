@@ -331,7 +331,7 @@ def tool_recent(ctx: Context, days: int | None = None, n: int | None = None) -> 
 def tool_evaluate_table(ctx: Context, doc: str, inputs: dict[str, Any],
                         table: str | int | None = None, policy: str | None = None) -> dict[str, Any]:
     kn = ctx.knowledge()
-    path = kn.resolve(doc)
+    path = kn.resolve(doc, section_arg="table")
     values = {str(k): input_value(v, str(k)) for k, v in inputs.items()}
     result = evaluate_table(path, table, values, policy=policy, doc=kn.rel(path))
     out = result.to_dict()
