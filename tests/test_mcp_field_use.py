@@ -179,3 +179,25 @@ def test_a_citation_given_as_reads_doc_still_says_heading_path_and_lines(tmp_pat
 
     message = error_text(session(repo, scenario=scenario))
     assert "line_start=21, line_end=27" in message and "heading_path='2. 风险等级表'" in message
+
+
+def test_evaluate_table_answers_a_row_the_inputs_not_given_cannot_change(tmp_path):
+    """evaluate_table refused {温度: 12} ("missing input 相对湿度") although row 1 (<15, *)
+    is the answer whatever the humidity, and search answers it so; it still asks when the
+    humidity decides (15-20: 中 or 高)."""
+    repo = committed_repo(tmp_path / "kb")
+    risk = "knowledge/crops/risk.md"
+
+    async def scenario(c):
+        return [await c.call_tool("evaluate_table", {"doc": risk, "inputs": inputs})
+                for inputs in ({"温度": 12}, {"温度": "18"}, {"相对湿度": "90"})]
+
+    low, middle, humid = session(repo, scenario=scenario)
+    got = data(low)
+    assert (got["status"], got["selected"], got["outputs"]) == (
+        "match", [1], [{"风险等级": "低", "建议措施": "常规巡查"}])
+    assert got["message"] == "row 1 matches; not given, but any value is accepted: 相对湿度(%)"
+    assert got["inputs"] == {"温度(℃)": "12"}
+    assert got["matches"][0]["cells"][1]["reason"].startswith("not given")
+    assert "missing input for column(s) 相对湿度(%)" in error_text(middle)
+    assert "missing input for column(s) 温度(℃)" in error_text(humid)
