@@ -166,7 +166,9 @@ Use whenever a document holds a decision table and you have the input values: th
 names the matching row, why each cell matched, and the outputs, with a citation. Pass
 `inputs` as {column: value} (column header with or without unit, e.g. {"温度": "18",
 "相对湿度": "90"}); `table` by name, 1-based index or the section it lies in (a heading, a
-citation's heading path or a section number: "4.4") when the document has several. status "no_match" means "no rule matches, needs human review": report that, do not
+citation's heading path or a section number: "4.4") when the document has several. An input
+left out is answered without when the chosen row takes any value of it (its cell says "not
+given"); when it decides the row, the error names the inputs to ask the user for. status "no_match" means "no rule matches, needs human review": report that, do not
 guess an answer. Do not use for tables that are not rules (use `read`).
 """
 
