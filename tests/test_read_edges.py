@@ -148,7 +148,9 @@ def test_heading_and_whole_document_reads_stop_at_max_lines(tmp_path):
             read_section(kn, "knowledge/long.md", line_start=sec.line_end,
                          line_end=sec.line_end).markdown)
     short = read_section(kn, "knowledge/long.md", "长节", max_chars=100)
-    assert short.truncated and len(short.markdown) == 100  # the character cap still holds
+    assert short.truncated and len(short.markdown) <= 100  # the character cap still holds,
+    assert short.markdown == read_section(  # at a line's end (session 30)
+        kn, "knowledge/long.md", line_start=short.line_start, line_end=short.line_end).markdown
 
 
 def test_a_read_cut_between_two_lines_cites_the_last_line_it_returns(tmp_path):

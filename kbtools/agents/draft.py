@@ -158,8 +158,10 @@ def split_body(body: str, argument: Callable[[str], str] = argument_name
     """A body may bring its own front matter: keep its fields, drop verification ones. A
     block between two `---` lines at its top that is not YAML fields is refused, naming the
     line (kept as text, its fields were lost without a word); a `---` never closed opens
-    the text with a rule."""
-    text = body.replace("\r\n", "\n")
+    the text with a rule. Line breaks become LF: a client's CRLF or bare CR (old Mac text,
+    some forms and terminals) made a draft `kb check` warns of, read as one line by other
+    tools."""
+    text = body.replace("\r\n", "\n").replace("\r", "\n")
     if not text.startswith("---"):
         return {}, text
     src = parse_source(text, Path("draft.md"), "draft.md")

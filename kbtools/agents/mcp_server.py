@@ -166,7 +166,9 @@ Use whenever a document holds a decision table and you have the input values: th
 names the matching row, why each cell matched, and the outputs, with a citation. Pass
 `inputs` as {column: value} (column header with or without unit, e.g. {"温度": "18",
 "相对湿度": "90"}); `table` by name, 1-based index or the section it lies in (a heading, a
-citation's heading path or a section number: "4.4") when the document has several. status "no_match" means "no rule matches, needs human review": report that, do not
+citation's heading path or a section number: "4.4") when the document has several. An input
+left out is answered without when the chosen row takes any value of it (its cell says "not
+given"); when it decides the row, the error names the inputs to ask the user for. status "no_match" means "no rule matches, needs human review": report that, do not
 guess an answer. Do not use for tables that are not rules (use `read`).
 """
 
@@ -331,7 +333,7 @@ def tool_recent(ctx: Context, days: int | None = None, n: int | None = None) -> 
 def tool_evaluate_table(ctx: Context, doc: str, inputs: dict[str, Any],
                         table: str | int | None = None, policy: str | None = None) -> dict[str, Any]:
     kn = ctx.knowledge()
-    path = kn.resolve(doc)
+    path = kn.resolve(doc, section_arg="table")
     values = {str(k): input_value(v, str(k)) for k, v in inputs.items()}
     result = evaluate_table(path, table, values, policy=policy, doc=kn.rel(path))
     out = result.to_dict()

@@ -58,24 +58,33 @@ _CITED = re.compile(r"(?P<path>.+?\.(?:md|markdown))(?P<lines>:(?P<a>\d+)(?:-(?P
                     r"(?:\s*§\s*(?P<heading>.*?))?(?P<anchor>#.*)?", re.IGNORECASE | re.DOTALL)
 
 
-def _cited_hint(cited: re.Match[str]) -> str:
+def _cited_hint(cited: re.Match[str], section_arg: str = "heading_path") -> str:
     """What to send instead of a citation or a link given as a document path: an agent passed
     `knowledge/x.md:53-60 § A > B` (the citation it was told to cite) or `knowledge/x.md#b`,
-    and was told only Markdown documents can be read."""
+    and was told only Markdown documents can be read. `section_arg` is the argument the call
+    takes a section as: `heading_path` (with line_start/line_end) for a read; a call that
+    takes no lines (evaluate_table's `table`) is told to name the section there, not sent
+    to arguments it refuses."""
     parts = []
-    if cited.group("lines"):
+    reads = section_arg == "heading_path"
+    if cited.group("lines") and reads:
         parts.append(f"its lines as line_start={cited.group('a')}, line_end="
                      f"{cited.group('b') or cited.group('a')}")
     if cited.group("heading"):
-        parts.append(f"its section as heading_path='{_shown(cited.group('heading').strip())}'")
+        parts.append(f"its section as {section_arg}='{_shown(cited.group('heading').strip())}'")
+    elif cited.group("lines") and not reads:
+        parts.append(f"the section the lines lie in as {section_arg} (a heading or a section "
+                     "number), not line numbers")
     if cited.group("anchor"):
-        parts.append("a section by its heading as heading_path, not by its #anchor")
+        parts.append(f"a section by its heading as {section_arg}, not by its #anchor")
     return (f"a document path names the file alone ('{_shown(cited.group('path'))}'); give "
             + " or ".join(parts))
 
 
-def check_doc_path(doc: str) -> str:
-    """Validate a document path given by a caller; returns it as a clean posix path."""
+def check_doc_path(doc: str, section_arg: str = "heading_path") -> str:
+    """Validate a document path given by a caller; returns it as a clean posix path. A
+    citation or link given as the path is refused saying where its parts go: a section as
+    `section_arg` (`_cited_hint`)."""
     if not isinstance(doc, str) or not doc.strip():
         raise UsageError("document path is empty")
     text = doc.strip()
@@ -97,7 +106,8 @@ def check_doc_path(doc: str) -> str:
                          f"{MAX_NAME_BYTES} bytes")
     if not parts or not parts[-1].lower().endswith((".md", ".markdown")):
         if (cited := _CITED.fullmatch(text)) and any(cited.group("lines", "heading", "anchor")):
-            raise UsageError(f"refused document path '{shown}': {_cited_hint(cited)}")
+            raise UsageError(f"refused document path '{shown}': "
+                             f"{_cited_hint(cited, section_arg)}")
         raise UsageError(f"refused document path '{shown}': only Markdown documents can be read")
     return "/".join(parts)
 
@@ -149,10 +159,12 @@ class Knowledge:
         prefix = allowed.relative_to(base).as_posix()
         return () if prefix in ("", ".") else (prefix,)
 
-    def resolve(self, doc: str) -> Path:
+    def resolve(self, doc: str, section_arg: str = "heading_path") -> Path:
         """The file of `doc`, or UsageError/KbError. `doc` is a path relative to `base` (as
-        cited) or to a knowledge folder (`folders`), in a repository and in an index alike."""
-        rel = check_doc_path(doc)
+        cited) or to a knowledge folder (`folders`), in a repository and in an index alike.
+        `section_arg`: the caller's argument for a section, which a refused citation-as-path
+        is told to use (`check_doc_path`)."""
+        rel = check_doc_path(doc, section_arg)
         allowed = self.allowed.resolve()
         found = self._existing(doc, self.base / rel, allowed)
         if found is None:
@@ -329,9 +341,7 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
     text = "\n".join(uncommented(parsed.lines, parsed.comments)[a - 1:b])
     if len(text) > max_chars:
         truncated = True
-        text = text[:max_chars]
-        if text.endswith("\n"):  # cut between two lines: the next one is not returned
-            text = text[:-1]
+        text = whole_lines(text, max_chars)
         b = a + text.count("\n")
     if hpath is None:
         hpath = path_over(parsed, lines, a, b)
@@ -342,6 +352,19 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
                        verified=src.meta.get("verified") is True and reason is None,
                        reason=reason,
                        truncated=truncated, subsections=subsections, metadata=dict(src.meta))
+
+
+def whole_lines(text: str, max_chars: int) -> str:
+    """The first of `text`'s lines that fit in `max_chars` characters, whole. A read cut
+    inside a line cited that line as returned, so the rest of it was in no read (the next
+    one starts at `line_end + 1`) and a table row or a sentence came back half. A first line
+    longer than `max_chars` alone has no line break to cut at: it comes back cut within
+    itself, rather than nothing. Blank lines the cut leaves last are not returned (nor
+    cited): they say nothing, and the next read starts with them."""
+    end = text.rfind("\n", 0, max_chars + 1)  # a break just past the limit ends a whole line
+    if end <= 0 or not text[:end].strip():
+        return text[:max_chars]
+    return text[:end].rstrip("\n")
 
 
 def uncommented(lines: Sequence[str], comments: Sequence[tuple[int, int]]) -> list[str]:

@@ -37,6 +37,8 @@ from kbtools.decision.units import scale, unit_group
 from kbtools.errors import TableError
 
 NO_MATCH_MESSAGE = "no rule matches, needs human review"
+# a cell of an input column not given, in a row that takes any value there
+NOT_GIVEN_REASON = "not given; any value accepted (* or empty cell)"
 MAX_PLAIN_DIGITS = 30  # a float input is written out without an exponent up to this length
 SHOWN_VALUE_CHARS = 40  # an input value as quoted in an error message
 
@@ -91,6 +93,8 @@ class CellMatch:
     def reason_in(self, lang: str) -> str:
         """`reason` in `lang` (``en`` or ``zh``; the web page's words), from the cell as written
         and the value as given, as `match_rules` judged them."""
+        if self.reason == NOT_GIVEN_REASON:
+            return "未给出；接受任意值（* 或空单元格）" if lang == "zh" else self.reason
         number = number_in(self.value, self.unit) if self.unit else parse_number(self.value)
         return cell_reason(parse_condition(self.condition), self.value, number, self.matched,
                            lang, self.unit)
@@ -150,8 +154,13 @@ def match_rules(table: DecisionTable, inputs: Mapping[str, str], *, policy: str 
                 doc: str = "", table_index: int = 0) -> TableResult:
     """Match `inputs` (column → value) against every row. Never guesses: no row → "no_match".
 
-    `policy` overrides the table's own (``first`` or ``all``). Raises TableError when an input
-    names no input column, one is missing, or a numeric column gets a value that is no number.
+    `policy` overrides the table's own (``first`` or ``all``). An input column not given is
+    left out only when the answer cannot depend on it: every row the policy selects takes any
+    value there (``*``), and no row matches whatever it is (no_match); its cells say "not
+    given". This is how a search evaluates a question's values, so `kb table eval`, the MCP
+    tool, the API and the web form answer as the search results page does. Raises TableError
+    when an input names no input column, a missing one decides the answer (or none is
+    given), or a numeric column gets a value that is no number.
     """
     policy = policy or table.policy
     if policy not in POLICIES:
@@ -160,6 +169,9 @@ def match_rules(table: DecisionTable, inputs: Mapping[str, str], *, policy: str 
                          values={"policy": policy, "policies": ", ".join(POLICIES)})
     where = f"{doc}: {table.label()}" if doc else table.label()
     given = _input_columns(table, inputs, where)
+    missing = [i for i in table.inputs if i not in given]
+    if len(missing) == len(table.inputs):
+        raise _missing_error(table, missing, where)
     numbers = _input_numbers(table, given, where)
     units = {i: u for i in table.numeric if i in given and scale(
         unit_of(given[i]), u := column_unit(table.header[i], (r[i] for r in table.rows)))}
@@ -167,6 +179,10 @@ def match_rules(table: DecisionTable, inputs: Mapping[str, str], *, policy: str 
     for n, conds in enumerate(table.conditions, 1):
         cells = []
         for i in table.inputs:
+            if i not in given:  # judged below: the row is certain only if it takes any value
+                cells.append(CellMatch(table.header[i], table.rows[n - 1][i], "", True,
+                                       NOT_GIVEN_REASON))
+                continue
             unit = units.get(i, "")
             ok = _check_cell(conds[i], given[i], numbers[i])
             reason = cell_reason(conds[i], given[i], numbers[i], ok, "en", unit)
@@ -179,14 +195,37 @@ def match_rules(table: DecisionTable, inputs: Mapping[str, str], *, policy: str 
                           for r, c, text, href in table.links
                           if r == n - 1 and c in table.outputs)
             matches.append(RowMatch(n, table.line_of(n), tuple(cells), outs, links))
-    shown_inputs = {table.header[i]: given[i] for i in table.inputs}
-    if not matches:
+    shown_inputs = {table.header[i]: given[i] for i in table.inputs if i in given}
+    if not matches:  # no value of a missing input could make a row match
         return TableResult("no_match", NO_MATCH_MESSAGE, policy, doc, table, shown_inputs, (),
                            (), (), table_index)
     chosen = matches if policy == "all" else matches[:1]
-    return TableResult("match", _match_message(matches, policy), policy, doc, table,
-                       shown_inputs, tuple(matches), tuple(m.row for m in chosen),
-                       tuple(m.outputs for m in chosen), table_index)
+    if any(table.conditions[m.row - 1][i].kind != "any" for m in chosen for i in missing):
+        raise _missing_error(table, missing, where)  # the answer depends on a missing value
+    certain = [m for m in matches if all(table.conditions[m.row - 1][i].kind == "any"
+                                         for i in missing)]
+    message = _match_message(matches, policy) if not missing else _not_given_message(
+        chosen, [table.header[i] for i in missing])
+    return TableResult("match", message, policy, doc, table, shown_inputs, tuple(certain),
+                       tuple(m.row for m in chosen), tuple(m.outputs for m in chosen),
+                       table_index)
+
+
+def _missing_error(table: DecisionTable, missing: list[int], where: str) -> TableError:
+    """The error for input columns not given that the answer depends on."""
+    names = [table.header[i] for i in missing]
+    return TableError(f"{where}: missing input for column(s) {', '.join(names)}; give e.g. "
+                      f"{column_key(names[0])}=VALUE", key="table_missing_input",
+                      values={"columns": "、".join(names)})
+
+
+def _not_given_message(chosen: list[RowMatch], missing: list[str]) -> str:
+    """A match made without some inputs, each of which every chosen row takes any value of
+    (as search says it of a question's values: `kbtools.query.answers`)."""
+    rows = ", ".join(str(m.row) for m in chosen)
+    return (f"{'row' if len(chosen) == 1 else 'rows'} {rows} "
+            f"{'matches' if len(chosen) == 1 else 'match'}; not given, but any value is "
+            f"accepted: {', '.join(missing)}")
 
 
 def link_target(doc: str, href: str) -> str:
@@ -270,7 +309,8 @@ def cell_reason(cond: Condition, value: str, number: float | None, ok: bool,
 
 
 def _input_columns(table: DecisionTable, inputs: Mapping[str, str], where: str) -> dict[int, str]:
-    """Input column index → value; every input column must be given, once, and only those.
+    """Input column index → value; each input column given once at most, and only those
+    (which may be left out is `match_rules`' to judge).
     Two names of one column (``温度`` and ``温度(℃)``, or its number) with different values
     are refused: the last one given silently decided the row."""
     names = ", ".join(table.header[j] for j in table.inputs)
@@ -292,11 +332,6 @@ def _input_columns(table: DecisionTable, inputs: Mapping[str, str], where: str) 
                              values={"column": table.header[i], "first": f"{named[i]}={given[i]}",
                                      "second": f"{key}={value}"})
         given[i], named[i] = str(value), key
-    missing = [table.header[i] for i in table.inputs if i not in given]
-    if missing:
-        raise TableError(f"{where}: missing input for column(s) {', '.join(missing)}; give e.g. "
-                         f"{column_key(missing[0])}=VALUE", key="table_missing_input",
-                         values={"columns": "、".join(missing)})
     return given
 
 

@@ -205,11 +205,12 @@ def timed_search(served: Served, q: str, *, k: int = 5, where: list[str] | None 
     return response, (t1 - t0) * 1000, (t2 - t1) * 1000
 
 
-def document(served: Served, doc: str) -> SourceDoc:
-    """The shipped source of `doc` (UsageError for a refused path, 404 when absent)."""
+def document(served: Served, doc: str, section_arg: str = "heading_path") -> SourceDoc:
+    """The shipped source of `doc` (UsageError for a refused path, 404 when absent);
+    `section_arg` as `Knowledge.resolve` takes it."""
     kn = served.knowledge
     try:
-        path = kn.resolve(doc)
+        path = kn.resolve(doc, section_arg)
     except UsageError:
         raise
     except KbError as exc:
@@ -289,7 +290,7 @@ def review_status(served: Served, src: SourceDoc, today: date | None = None) -> 
 
 
 def decision_tables(served: Served, doc: str) -> tuple[SourceDoc, list[DecisionTable | TableError]]:
-    src = document(served, doc)
+    src = document(served, doc, section_arg="table")  # a table is chosen by `table`
     return src, document_tables(src)
 
 

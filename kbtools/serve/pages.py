@@ -438,9 +438,9 @@ def table_page(p: Page, served: Served) -> HTMLResponse:
     values = {i: params.get(f"in.{i}", "").strip()[:MAX_INPUT_CHARS] for i in dt.inputs}
     result = None
     error = None
-    if params.get("go") and all(values.values()):
+    if params.get("go") and any(values.values()):  # the library says which missing ones matter
         try:
-            result = match_rules(dt, {dt.header[i]: v for i, v in values.items()},
+            result = match_rules(dt, {dt.header[i]: v for i, v in values.items() if v},
                                      doc=src.rel, table_index=n)
         except InputError as exc:
             error = one_line(exc.message_in(p.lang))

@@ -55,14 +55,17 @@ def _decision_table(served: Served, doc: str, line: int) -> tuple[int, DecisionT
     return (n, dt) if n is not None and isinstance(dt, DecisionTable) else None
 
 
-def _table_url(n: int, dt: DecisionTable, doc: str, given: dict[str, str]) -> str:
+def _table_url(n: int, dt: DecisionTable, doc: str, given: dict[str, str],
+               matched: bool = False) -> str:
     """The form of table `n` of `doc`, filled with the values the question `given` it (column
     → value, as the evaluation above the result read them) and decided when none is
-    missing."""
+    missing, or when the evaluation `matched` without them (every row it chose takes any
+    value of those): the form then shows the row the result shows, where it asked for the
+    inputs no answer depends on."""
     params: list[tuple[str, Any]] = [("table", n)]
     if given and set(given) <= set(dt.header):
         params += [(f"in.{i}", given[dt.header[i]]) for i in dt.inputs if dt.header[i] in given]
-        if all(dt.header[i] in given for i in dt.inputs):
+        if matched or all(dt.header[i] in given for i in dt.inputs):
             params.append(("go", 1))
     return app_url("table", doc) + "?" + urlencode(params)
 
@@ -154,7 +157,8 @@ def result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
         found = _decision_table(served, r.doc, r.line_start)
         if found is not None:
             given = dict((r.evaluation or {}).get("inputs") or {})
-            view["table_url"] = _table_url(*found, r.doc, given)
+            matched = (r.evaluation or {}).get("status") == "match"
+            view["table_url"] = _table_url(*found, r.doc, given, matched)
         if table is not None:
             text = ops.passage_markdown(served, r.doc, table["text"], table["line_start"],
                                         table["line_end"])
