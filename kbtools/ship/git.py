@@ -462,9 +462,12 @@ def point_head_at(remote: str, branch: str) -> bool:
     return True
 
 
-def remote_head(git_dir: Path | str, remote: str) -> str | None:
-    """The ref a remote's HEAD names (``refs/heads/kb-index``), None when unknown."""
-    out = run_git(git_dir, "ls-remote", "--symref", remote, "HEAD", check=False)
+def remote_head(git_dir: Path | str, remote: str, limits: NetLimits | None = None
+                ) -> str | None:
+    """The ref a remote's HEAD names (``refs/heads/kb-index``), None when unknown; asked
+    within `limits` (ReleaseError past them)."""
+    out = run_git(git_dir, "ls-remote", "--symref", remote, "HEAD", check=False,
+                  limits=limits)
     for line in out.split("\n"):
         if line.startswith("ref: ") and line.endswith("\tHEAD"):
             return line[len("ref: "):-len("\tHEAD")]

@@ -42,11 +42,13 @@ from kbtools.ship.device import (
     served_release,
     served_tag,
     settle_rollback,
+    switch_outcome,
     switch_to,
     unlogged_rollback,
     write_state,
 )
 from kbtools.ship.git import ignored_tags, list_source, parse_serial
+from kbtools.ship.gitrun import interrupts_held
 from kbtools.ship.install import (
     rederive,
     release_file_problems,
@@ -201,8 +203,9 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
         state, state_problem = {}, exc.message
     rdir = served_release(path)
     keys, key_problem = pinned_keys(path)
-    out: dict[str, Any] = {"device": str(path), "served": None, "last_sync":
-                           state.get("last_sync"), "releases": len(release_dirs(path)),
+    out: dict[str, Any] = {"device": str(path), "served": None,
+                           "last_sync": switch_outcome(path, state.get("last_sync")),
+                           "releases": len(release_dirs(path)),
                            "rolled_back": state.get("rolled_back", []),
                            "state_problem": state_problem,
                            "current_problem": current_problem(path),
@@ -258,21 +261,28 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
         raise SyncError("no earlier local release to roll back to (no device here: `kb sync "
                         "SOURCE --to DIR` makes one)", path=str(path))
     with locked(path, "kb rollback"):
-        check_device_dir(path)
-        warnings = settle_rollback(path, load_state(path), "kb rollback")  # one killed
         current = served_tag(path)
-        have = release_dirs(path)
-        tag = _rollback_target(path, current, have, tag)
+        again = f"kb rollback {tag or ''}".rstrip()
         try:
-            entry = _rollback_locked(path, current, tag, have[tag])
+            check_device_dir(path)
+            warnings = settle_rollback(path, load_state(path), "kb rollback")  # one killed
+            have = release_dirs(path)
+            tag = _rollback_target(path, current, have, tag)
+            again = f"kb rollback {tag}"
+            try:
+                entry = _rollback_locked(path, current, tag, have[tag])
+            except OSError as exc:  # a full disk, a read-only releases/: which release serves
+                with interrupts_held():
+                    clean_staging(path)
+                    _settle_stopped(path)
+                    raise cannot_write(path, exc, current) from None
         except KeyboardInterrupt:  # Ctrl-C, or SIGTERM under `kb rollback`
-            _settle_stopped(path)
-            raise interrupted(path, current, f"kb rollback {tag}",
-                              after="nothing more to run") from None
-        except OSError as exc:  # a full disk, a read-only releases/: which release serves
-            clean_staging(path)
-            _settle_stopped(path)
-            raise cannot_write(path, exc, current) from None
+            with interrupts_held():  # a second stop waits for the clean-up and the line
+                with contextlib.suppress(OSError):
+                    clean_staging(path)
+                _settle_stopped(path)
+                raise interrupted(path, current, again,
+                                  after="nothing more to run") from None
         return entry | {"warnings": list(warnings)} if warnings else entry
 
 

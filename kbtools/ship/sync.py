@@ -37,13 +37,13 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from kbtools.config import Config, load_config
-from kbtools.errors import KbError, SyncError, UsageError
+from kbtools.errors import Interrupted, KbError, SyncError, UsageError
 from kbtools.fsutil import mkdir_beneath
 from kbtools.index.layout import RELEASES, STATE, DeviceLayout, ReleaseLayout
 from kbtools.index.manifest import load_manifest, verify_files
@@ -61,7 +61,13 @@ from kbtools.ship.git import (
     rev_parse,
     tag_name,
 )
-from kbtools.ship.gitrun import NetLimits, default_limits, run_git
+from kbtools.ship.gitrun import (
+    NetLimits,
+    default_limits,
+    interrupts_held,
+    limits_from,
+    run_git,
+)
 from kbtools.ship.install import (
     Installed,
     install_release,
@@ -201,48 +207,68 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
     device.mkdir(parents=True, exist_ok=True)
     device = device.resolve()
     with dev.locked(device, "kb sync"):
-        dev.check_device_dir(device)
-        state = dev.load_state(device)
-        # a rollback killed between its switch and its rollback.log line: logged now
-        settled = dev.settle_rollback(device, state, "kb sync")
         served_before = dev.served_tag(device)
+        state: dict[str, Any] | None = None
         try:
-            result = _sync_locked(source, device, state, trusted or [], branch, keep,
-                                  max_age_days, limits or default_limits())
-            result = replace(result, warnings=settled + result.warnings + _prune_copies())
-        except KeyboardInterrupt:  # Ctrl-C, or SIGTERM under `kb sync`: say where it stopped
-            # (after the switch too: the new release serves, the source is the one to use)
-            stopped = dev.interrupted(device, served_before, "kb sync",
-                                      after="run `kb sync` again to prune old releases")
-            with contextlib.suppress(OSError):  # what it staged (the lock is still held)
-                dev.clean_staging(device)
+            dev.check_device_dir(device)
+            state = dev.load_state(device)
+            # a rollback killed between its switch and its rollback.log line: logged now
+            settled = dev.settle_rollback(device, state, "kb sync")
+            try:
+                result = _sync_locked(source, device, state, trusted or [], branch, keep,
+                                      max_age_days, limits or default_limits())
+                result = replace(result, warnings=settled + result.warnings + _prune_copies())
+            except (KbError, OSError) as exc:
+                raise _failed(device, state, source, served_before, exc) from None
+            state["last_sync"] = {"ok": True, "source": source, "tag": result.tag,
+                                  "changed": result.changed, "at": _now(),
+                                  "warnings": list(result.warnings)}
+            state["source"] = source
+            state["highest_serial"] = max(result.serial, int(state.get("highest_serial", 0)))
+            return replace(result, warnings=result.warnings + _record(device, state))
+        except KeyboardInterrupt:  # Ctrl-C, or SIGTERM under `kb sync`, anywhere under the
+            # lock: the failure's clean-up and the last record too (after the switch, the new
+            # release serves and state.json says so, naming the source to use)
+            raise _stopped(device, state, source, served_before) from None
+
+
+def _stopped(device: Path, state: dict[str, Any] | None, source: str, before: str | None
+             ) -> Interrupted:
+    """Clean up after a sync stopped (Ctrl-C, SIGTERM) with the lock held, having found
+    `before` served: what it staged removed, the stop recorded as the last sync in
+    `state` (unless state.json could not be read: never written over then), naming the
+    release that serves now and, after the switch, its source; and the one line saying so.
+    A second stop meanwhile is held until this is done (`interrupts_held`)."""
+    with interrupts_held():
+        with contextlib.suppress(OSError):  # what it staged (the lock is still held)
+            dev.clean_staging(device)
+        stopped = dev.interrupted(device, before, "kb sync",
+                                  after="run `kb sync` again to prune old releases")
+        if state is not None:
             now = dev.served_tag(device)
             state["last_sync"] = {"ok": False, "source": source, "at": _now(),
                                   "error": f"interrupted: {stopped.message}"}
-            if now != served_before:
+            if now != before:
                 state["last_sync"]["tag"] = now
                 state["source"] = source
             with contextlib.suppress(OSError):
                 dev.write_state(device, state)
-            raise stopped from None
-        except (KbError, OSError) as exc:
-            if isinstance(exc, OSError):
-                exc = dev.cannot_write(device, exc, served_before)
-            dev.clean_staging(device)
-            exc = _repair_served(device, exc)
-            state["last_sync"] = {"ok": False, "source": source, "error": str(exc),
-                                  "at": _now()}
-            try:
-                dev.write_state(device, state)
-            except OSError:
-                pass
-            raise exc from None
-        state["last_sync"] = {"ok": True, "source": source, "tag": result.tag,
-                              "changed": result.changed, "at": _now(),
-                              "warnings": list(result.warnings)}
-        state["source"] = source
-        state["highest_serial"] = max(result.serial, int(state.get("highest_serial", 0)))
-        return replace(result, warnings=result.warnings + _record(device, state))
+    return stopped
+
+
+def _failed(device: Path, state: dict[str, Any], source: str, before: str | None,
+            exc: KbError | OSError) -> KbError:
+    """The error a sync that failed with the lock held stops with (one that a write refused
+    names the file and which release serves), after its clean-up: what it staged removed,
+    the served index derived again when it fails its check (`_repair_served`), the failure
+    recorded as the last sync."""
+    err = dev.cannot_write(device, exc, before) if isinstance(exc, OSError) else exc
+    dev.clean_staging(device)
+    err = _repair_served(device, err)
+    state["last_sync"] = {"ok": False, "source": source, "error": str(err), "at": _now()}
+    with contextlib.suppress(OSError):
+        dev.write_state(device, state)
+    return err
 
 
 def _record(device: Path, state: dict[str, Any]) -> tuple[str, ...]:
@@ -315,14 +341,9 @@ def sync_device(device: Path, source: str | None = None, *, trusted: Sequence[Pa
 
 
 def sync_limits(cfg: Config, given: dict[str, float | None] | None = None) -> NetLimits:
-    """kb.toml ``[sync]`` (validated against its schema when loaded) over the defaults,
-    the constants of `kbtools.ship.gitrun` (read now, not copied into kb.toml's defaults),
-    and the values in `given` (None: not given) over both."""
-    table = {**asdict(default_limits()), **cfg.section("sync"),
-             **{k: v for k, v in (given or {}).items() if v is not None}}
-    return NetLimits(stall_seconds=float(table["stall_seconds"]),
-                     stall_bytes=int(table["stall_bytes"]),
-                     list_timeout=float(table["list_timeout"]))
+    """kb.toml ``[sync]`` over the defaults, the values in `given` (None: not given; `kb
+    sync`'s options) over both (`gitrun.limits_from`)."""
+    return limits_from(cfg.section("sync"), given)
 
 
 def _now() -> str:
@@ -403,6 +424,11 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     else:
         state.pop("rolled_back", None)
     state["pending_trust"] = trust.pending(begin, tag)
+    # killed from here to the outcome's record (SIGKILL, a power cut), state.json would name
+    # the sync before as the last one, and its source, while this release may serve: the
+    # switch under way is recorded instead, read against `current` (`dev.switch_outcome`)
+    state["last_sync"] = dev.switching(source, current, tag, _now())
+    state["source"] = source
     dev.write_state(device, state)
     pinned = trust.apply(device, plan, tag)
     dev.switch_to(device, tag)
