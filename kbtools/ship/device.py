@@ -82,7 +82,7 @@ __all__ = ["append_log", "cannot_write", "check_device_dir", "clean_staging",
            "default_device_dir", "device_dir", "dir_size", "discard", "fsync_dir",
            "interrupted", "is_device_dir", "load_state", "locked", "prune", "read_json",
            "read_state", "release_dirs", "require_device", "served_release", "served_tag",
-           "settle_rollback", "switch_outcome", "switch_to", "switching", "unlogged_rollback",
+           "settle_rollback", "still_serves", "switch_outcome", "switch_to", "switching", "unlogged_rollback",
            "write_state"]
 
 MAX_STATE_BYTES = 16 << 20
@@ -166,6 +166,13 @@ def switch_to(path: Path, tag: str) -> None:
     fsync_dir(path)
 
 
+def still_serves(path: Path) -> str:
+    """What a command that changed nothing says of the device: ``kb-r4 still serves
+    (unchanged)``, or that no release is served yet."""
+    now = served_tag(path)
+    return f"{now} still serves (unchanged)" if now else "no release is served yet"
+
+
 def interrupted(path: Path, before: str | None, again: str, *,
                 after: str | None = None) -> Interrupted:
     """What to say of a command stopped (Ctrl-C, SIGTERM) while it held the device lock,
@@ -174,8 +181,8 @@ def interrupted(path: Path, before: str | None, again: str, *,
     `after` (default: `again` run again) is what remains once it had."""
     now = served_tag(path)
     if now == before:
-        serving = f"{now} still serves (unchanged)" if now else "no release is served yet"
-        return Interrupted(f"{serving}; run `{again}` again to finish", path=str(path))
+        return Interrupted(f"{still_serves(path)}; run `{again}` again to finish",
+                           path=str(path))
     return Interrupted(f"the switch completed: {now} serves now (was {before or 'nothing'})"
                        f"; {after or f'run `{again}` again to finish'}", path=str(path))
 
@@ -227,9 +234,11 @@ def locked(path: Path, what: str = "kb") -> Iterator[None]:
     path.mkdir(parents=True, exist_ok=True)
     try:
         fd = open_beneath(path, LOCK, os.O_RDWR | os.O_CREAT)
-    except OSError as exc:
-        raise SyncError(f"cannot lock the device directory: {exc.filename}: {exc.strerror}",
-                        path=str(path)) from None
+    except OSError as exc:  # a read-only mount, another account's directory: nothing done
+        raise SyncError(f"cannot lock the device directory: {exc.filename}: {exc.strerror}; "
+                        f"nothing was changed, {still_serves(path)}: {what} writes there "
+                        "(make the directory writable for this account, or run it as the "
+                        "account that owns it)", path=str(path)) from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

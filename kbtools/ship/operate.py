@@ -47,7 +47,14 @@ from kbtools.ship.device import (
     unlogged_rollback,
     write_state,
 )
-from kbtools.ship.git import ignored_tags, list_source, parse_serial
+from kbtools.ship.git import (
+    ignored_tags,
+    is_bundle,
+    list_source,
+    moved_tags,
+    parse_serial,
+    tag_name,
+)
 from kbtools.ship.gitrun import interrupts_held
 from kbtools.ship.install import (
     rederive,
@@ -98,8 +105,10 @@ RELEASES_TIMEOUT = 30
 def list_releases(path: Path, *, remote: bool = True, branch: str = "kb-index",
                   timeout: int = RELEASES_TIMEOUT) -> tuple[list[dict[str, Any]], list[str]]:
     """Local releases plus those offered by the last sync source (asked for at most
-    `timeout` seconds); also warnings."""
-    rows = local_releases(path)
+    `timeout` seconds); also warnings. Each row's ``at_source`` says whether the source
+    still offers it (None: not asked, or a bundle), ``moved_at_source`` whether its tag
+    there was moved (`_at_source`)."""
+    rows = [r | {"at_source": None, "moved_at_source": False} for r in local_releases(path)]
     warnings: list[str] = []
     source = read_state(path).get("source")
     if remote and source:
@@ -111,6 +120,8 @@ def list_releases(path: Path, *, remote: bool = True, branch: str = "kb-index",
         else:
             warnings.extend(ignored_tags(source, refs))
             have = {r["tag"] for r in rows}
+            if not is_bundle(source):  # a bundle may carry only the newer releases
+                _at_source(path, rows, refs.tags)
             rolled = set(read_state(path).get("rolled_back", []))
             for serial, (ref, _sha) in sorted(refs.tags.items(), reverse=True):
                 tag = ref.rsplit("/", 1)[-1]
@@ -118,9 +129,26 @@ def list_releases(path: Path, *, remote: bool = True, branch: str = "kb-index",
                     rows.append({"tag": tag, "serial": serial, "local": False,
                                  "current": False, "rolled_back": tag in rolled,
                                  "source_commit": None, "created": None,
-                                 "signed_by": None, "size": None})
+                                 "signed_by": None, "size": None, "at_source": True,
+                                 "moved_at_source": False})
             rows.sort(key=lambda r: int(r["serial"]), reverse=True)
     return rows, warnings
+
+
+def _at_source(path: Path, rows: list[dict[str, Any]], offered: dict[int, tuple[str, str]]
+               ) -> None:
+    """Mark the device's releases in `rows` by what the source listed now (`offered`):
+    ``at_source`` whether it still offers the tag (a served release whose tag was deleted
+    there makes `kb sync` refuse a downgrade), ``moved_at_source`` whether its tag there
+    names another object than the one verified here (a force-push: sync keeps this one)."""
+    names = {tag_name(s) for s in offered}
+    try:
+        moved = moved_tags(DeviceLayout(path).repo, offered, {r["tag"] for r in rows})
+    except SyncError:  # no repository to compare with: said by nothing else either
+        moved = {}
+    for r in rows:
+        r["at_source"] = r["tag"] in names
+        r["moved_at_source"] = r["tag"] in moved
 
 
 # `kb releases` lists this many of the newest releases by default (a device after a year of

@@ -57,6 +57,7 @@ from kbtools.ship.git import (
     is_ancestor,
     is_bundle,
     list_source,
+    moved_tags,
     parse_serial,
     rev_parse,
     tag_name,
@@ -357,14 +358,18 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     if not (gd / "HEAD").is_file():
         run_git(gd, "init", "-q", "--bare", error=SyncError)
     begin = trust.start(device, extra_keys)
-    refs = list_source(gd, source, branch, limits=limits)
+    try:
+        refs = list_source(gd, source, branch, limits=limits)
+    except SyncError as exc:  # unreachable, refused, damaged: the device as it was
+        raise SyncError(f"{exc.message}; {dev.still_serves(device)}", path=exc.path) from None
     if refs.branch_ref is None:
-        raise SyncError(f"no {branch} branch at the source (is it an artifacts repo?)",
-                        path=source)
+        raise SyncError(f"no {branch} branch at the source (is it an artifacts repo?); "
+                        f"{dev.still_serves(device)}", path=source)
     rolled_back = set(state.get("rolled_back", []))
     offered = {s: r for s, r in refs.tags.items() if tag_name(s) not in rolled_back}
     if not offered:
-        raise SyncError("the source has no release tags to serve", path=source)
+        raise SyncError(f"the source has no release tags to serve; "
+                        f"{dev.still_serves(device)}", path=source)
     serial = max(offered)
     current = dev.served_tag(device)
     moved = moved_tags(gd, refs.tags, set(dev.release_dirs(device)))
@@ -388,10 +393,11 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
                         "unchanged", path=source)
     skipped = tuple(tag_name(s) for s in sorted(refs.tags) if s > serial
                     and tag_name(s) in rolled_back)
-    if serial < floor:
+    if serial < floor:  # every tag at or above the floor gone from the source
         raise SyncError(f"newest release at the source is {tag}, older than "
-                        f"{tag_name(floor)} already accepted; refusing a downgrade "
-                        "(use `kb rollback` to serve an older local release)", path=source)
+                        f"{tag_name(floor)} already accepted here ({withdrawn(floor, current)}"
+                        f"); refusing a downgrade, {dev.still_serves(device)} (`kb rollback` "
+                        "serves an older local release)", path=source)
     fetched, hashed = 0, dict[str, Signature]()
     final = DeviceLayout(device).release(tag)
     redo = _discard_unsound(device, tag, hashed)
@@ -442,6 +448,17 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
                       warnings, tuple(pinned), skipped)
 
 
+def withdrawn(floor: int, current: str | None) -> str:
+    """The releases a source that offers none at or above `floor` withdrew, as a sync
+    refusing the downgrade names them: the served one and the highest accepted."""
+    top = tag_name(floor)
+    if current is None or current == top:
+        return (f"{top} is no longer offered there: its tag was deleted, or this is another "
+                "source")
+    return (f"neither {current}, served here, nor {top} is offered there any more: their "
+            "tags were deleted, or this is another source")
+
+
 def _discard_unsound(device: Path, tag: str, hashed: dict[str, Signature]
                      ) -> tuple[str, ...]:
     """releases/<tag>, the release to serve, is there already when a sync was stopped after
@@ -470,23 +487,6 @@ def _discard_unsound(device: Path, tag: str, hashed: dict[str, Signature]
     dev.discard(device, tag)
     return (f"{RELEASES}/{tag}, already on the device (a sync stopped before its switch), "
             f"failed its check ({why}); it was installed again from the source",)
-
-
-def moved_tags(gd: Path, offered: dict[int, tuple[str, str]], held: set[str]
-               ) -> dict[str, tuple[str, str]]:
-    """The release tags of releases the device holds (installed or served) whose tag at
-    the source is another object than the one the device fetched (a force-push): tag ->
-    (the object fetched, the source's now)."""
-    out = run_git(gd, "for-each-ref", "--format=%(objectname) %(refname)", "refs/tags/",
-                  error=SyncError)
-    fetched = dict(line.split(" ", 1)[::-1] for line in out.splitlines() if " " in line)
-    moved: dict[str, tuple[str, str]] = {}
-    for serial, (_, now) in offered.items():
-        tag = tag_name(serial)
-        had = fetched.get(f"refs/tags/{tag}")
-        if tag in held and had is not None and had != now:
-            moved[tag] = (had, now)
-    return moved
 
 
 def moved_note(tag: str, had: str, now: str, *, served: bool) -> str:
