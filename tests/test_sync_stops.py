@@ -156,6 +156,21 @@ def test_a_sync_killed_between_its_switch_and_its_record_leaves_state_naming_it(
     assert state(device)["last_sync"]["ok"] is True
 
 
+def test_a_rollback_after_a_sync_killed_after_its_switch_keeps_what_it_did(one):
+    """The record of the switch under way is read against `current`: a rollback moving
+    `current` settles it first, or `kb status` said the sync never switched."""
+    pub, device = one
+    proc = subprocess.run([sys.executable, "-c", KILLED_AT, "kbtools.ship.sync", "_record",
+                           "before", "sync", str(pub.art), "--to", str(device)],
+                          capture_output=True, text=True)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    code, out, err = kb("rollback", "--to", device)
+    assert code == 0 and out == "serving kb-r1 (was kb-r2)\n", err
+    code, out, _ = kb("status", "--to", device, "--json")
+    last = json.loads(out)["last_sync"]
+    assert last["tag"] == "kb-r2" and last["error"].startswith("killed after its switch"), last
+
+
 @pytest.mark.parametrize("stage", [("kbtools.ship.trust", "apply"),
                                    ("kbtools.ship.device", "switch_to")],
                          ids=lambda s: s[1])

@@ -27,9 +27,15 @@ only in the last step, by one rename):
    checkout of a release goes through too);
 7. rename staging -> releases/<tag>, record its serial as the highest accepted (before the
    switch) with the keys it was checked with (`trust.pending`: killed after the next
-   step, the next sync checks it with them again), pin keys (first use or rotation),
+   step, the next sync checks it with them again) and the switch under way
+   (`device.switching`, which `kb status` reads against `current` when the sync was
+   killed before recording its outcome), pin keys (first use or rotation),
    replace the `current` symlink, prune old
    releases (a failure to prune is a warning: the new release is already served).
+
+Stopped anywhere under the lock (Ctrl-C, SIGTERM), what it staged is removed, the stop is
+recorded in state.json naming the release `current` serves, and one line says so
+(`_stopped`); a second stop meanwhile waits for that clean-up.
 """
 
 from __future__ import annotations
