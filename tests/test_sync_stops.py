@@ -156,6 +156,21 @@ def test_a_sync_killed_between_its_switch_and_its_record_leaves_state_naming_it(
     assert state(device)["last_sync"]["ok"] is True
 
 
+def test_a_first_sync_killed_before_its_switch_says_nothing_serves(tmp_path):
+    pub = Pub(tmp_path)
+    device = tmp_path / "dev"
+    pub.release()
+    proc = subprocess.run([sys.executable, "-c", KILLED_AT, "kbtools.ship.device",
+                           "switch_to", "before", "sync", str(pub.art), "--to", str(device)],
+                          capture_output=True, text=True)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    code, out, _ = kb("status", "--to", device, "--json")
+    assert code == 0 and json.loads(out)["last_sync"]["error"] == (
+        "killed before its switch to kb-r1: no release serves; run `kb sync` again to finish")
+    code, out, err = kb("sync", "--to", device)  # the source was recorded with the switch
+    assert code == 0 and out.startswith("serving kb-r1 (was nothing)"), err
+
+
 def test_a_rollback_after_a_sync_killed_after_its_switch_keeps_what_it_did(one):
     """The record of the switch under way is read against `current`: a rollback moving
     `current` settles it first, or `kb status` said the sync never switched."""

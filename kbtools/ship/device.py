@@ -207,8 +207,8 @@ def switch_outcome(path: Path, last: Any) -> Any:
         why = (f"killed after its switch, before its outcome was recorded: {tag} serves "
                "(verified); run `kb sync` to finish (prune old releases)")
     else:
-        why = (f"killed before its switch to {tag}: {now or 'no release'} still serves; "
-               "run `kb sync` again to finish")
+        serves = f"{now} still serves" if now else "no release serves"
+        why = f"killed before its switch to {tag}: {serves}; run `kb sync` again to finish"
     return {k: v for k, v in last.items() if k != "switching"} | {"tag": now, "error": why}
 
 
