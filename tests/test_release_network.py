@@ -69,8 +69,8 @@ def test_a_push_over_a_silent_link_is_given_up_in_one_line(link, tmp_path, monke
     code, _, err = outcome[0]
     lines = err.strip().splitlines()
     assert code == 1 and len(lines) == 1, err
-    assert lines[0] == ("kb: error: git push failed: no progress for 3 s (the remote stopped "
-                        "answering); try again later"), err
+    assert lines[0] == (f"kb: error: {url}: git push failed: no progress for 3 s (the remote "
+                        "stopped answering); try again later"), err
     assert git(tmp_path / "art.git", "for-each-ref") == ""  # nothing published
     proxy.mode = "pass"
     code, out, err = kb_release(kr, dist, url)  # recorded locally: pushed as it is
@@ -104,8 +104,9 @@ def test_a_push_gives_up_after_the_stall_limit_kb_toml_or_the_option_sets(link, 
     worker.join(120)  # a bound against hanging the suite, not a timing assertion
     assert outcome, "kb release hung on a silent link"
     code, _, err = outcome[0]
-    assert (code, err) == (1, "kb: error: git push failed: no progress for 3 s (the remote "
-                              "stopped answering); try again later\n"), err
+    assert (code, err) == (1, f"kb: error: {proxy.url('art.git')}: git push failed: no "
+                              "progress for 3 s (the remote stopped answering); try again "
+                              "later\n"), err
     assert git(tmp_path / "art.git", "for-each-ref") == ""  # nothing published
 
 
@@ -123,8 +124,8 @@ def test_listing_a_remote_that_never_answers_is_given_up_at_the_list_timeout(lin
         worker.join(120)
     assert outcome, "kb release hung on a remote that never answers"
     code, _, err = outcome[0]
-    assert (code, err) == (1, "kb: error: git ls-remote failed: no answer within 2 s (the "
-                              "source stopped answering); try again later\n"), err
+    assert (code, err) == (1, f"kb: error: {url}: git ls-remote failed: no answer within 2 s "
+                              "(the remote stopped answering); try again later\n"), err
     assert git(kr, "for-each-ref", "refs/kb/") == ""  # nothing recorded
 
 
@@ -164,3 +165,44 @@ def test_release_limits_keep_the_defaults_and_are_not_a_devices(tmp_path):
     assert sync_limits(cfg) == NetLimits(900.0, 1000, 240.0)
     assert release_limits(cfg, {"stall_seconds": 5, "stall_bytes": None,
                                 "list_timeout": 30}) == NetLimits(5.0, 200, 30.0)
+
+
+class HeadStalls(Proxy):
+    """Passes kb release's first two connections (listing the remote, the push) and stalls
+    the rest (reading the remote's HEAD after the push). `Proxy._accept` reads `mode` twice
+    for each connection it forwards."""
+
+    def __init__(self, port: int):
+        self.reads = 0
+        super().__init__(port)
+
+    @property  # type: ignore[override]
+    def mode(self) -> str:
+        self.reads += 1
+        return "stall" if self.reads > 4 else "pass"
+
+    @mode.setter
+    def mode(self, value: str) -> None:
+        pass
+
+
+def test_a_published_release_whose_remote_head_cannot_be_read_is_a_warning(tmp_path):
+    """The push succeeded, then reading the remote's HEAD stalled: `kb release` failed
+    ("git ls-remote failed") as if nothing were published."""
+    kr = make_knowledge_repo(tmp_path / "kr")
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "art.git")], check=True)
+    dist = make_dist(tmp_path / "dist", sample_files(1), commit="s1")
+    daemon = GitDaemon(tmp_path, push=True)
+    proxy = HeadStalls(daemon.port)
+    try:
+        url = proxy.url("art.git")
+        code, out, err = kb_release(kr, dist, url, "--list-timeout", "2")
+    finally:
+        proxy.close()
+        daemon.stop()
+    assert code == 0 and out.startswith("kb-r1\tnew release\t"), err
+    assert err == (f"warning: {url}: kb-r1 is published, but its HEAD could not be read (git "
+                   "ls-remote failed: no answer within 2 s (the remote stopped answering); try "
+                   "again later); make sure kb-index is the repository's default branch\n"), err
+    assert git(tmp_path / "art.git", "rev-parse", "refs/tags/kb-r1^{commit}") == \
+        git(kr, "rev-parse", "refs/kb/heads/kb-index")

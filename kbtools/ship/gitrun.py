@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from kbtools.errors import KbError, ReleaseError
+from kbtools.errors import KbError, ReleaseError, SyncError
 
 GIT_ENV: dict[str, str] = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 
@@ -293,7 +293,8 @@ def run_git(git_dir: Path | str, *args: str, env: dict[str, str] | None = None,
         proc = run_raw(git_dir, args, env, stdin, timeout, limits)
     except GitTimeout as exc:
         command = subcommand(args)
-        other = "the remote" if command == "push" else "the source"
+        # a device's sync (SyncError) reads from its source; `kb release` talks to its remote
+        other = "the source" if issubclass(error, SyncError) else "the remote"
         raise error(f"git {command} failed: {exc} ({other} stopped answering); try again "
                     "later") from None
     if check and proc.returncode != 0:

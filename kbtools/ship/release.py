@@ -365,8 +365,17 @@ def _write_tree(gd: Path, dist: Path, manifest: dict[str, Any], rel_bytes: bytes
     return tree
 
 
+def _at_remote(gd: Path, remote: str, *args: str, limits: NetLimits) -> str:
+    """`run_git` of a command talking to `remote` (listing, fetching, pushing), given up past
+    `limits`; a failure names the remote, as a sync's names its source."""
+    try:
+        return run_git(gd, *args, limits=limits)
+    except ReleaseError as exc:
+        raise ReleaseError(exc.message, path=remote) from None
+
+
 def _remote_refs(gd: Path, remote: str, limits: NetLimits) -> dict[str, str]:
-    out = run_git(gd, "ls-remote", remote, limits=limits)
+    out = _at_remote(gd, remote, "ls-remote", remote, limits=limits)
     refs: dict[str, str] = {}
     for line in out.split("\n"):  # not splitlines: a ref name may hold U+2028
         sha, _, ref = line.partition("\t")
@@ -385,8 +394,9 @@ def _fetch_published(gd: Path, remote: str, branch: str, limits: NetLimits
     if f"refs/heads/{branch}" not in refs:
         return published, ()
     staging = f"refs/kb/remote/{branch}"
-    run_git(gd, "fetch", "-q", "--no-tags", remote, f"+refs/heads/{branch}:{staging}",
-            f"+refs/tags/{TAG_PREFIX}*:{LOCAL_TAGS}{TAG_PREFIX}*", limits=limits)
+    _at_remote(gd, remote, "fetch", "-q", "--no-tags", remote,
+               f"+refs/heads/{branch}:{staging}",
+               f"+refs/tags/{TAG_PREFIX}*:{LOCAL_TAGS}{TAG_PREFIX}*", limits=limits)
     theirs = rev_parse(gd, staging)
     ours = rev_parse(gd, LOCAL_HEADS + branch)
     if theirs is None or theirs == ours:
@@ -472,8 +482,9 @@ def _push(gd: Path, remote: str, branch: str, tag_ref: str, limits: NetLimits
     dangling HEAD at the branch. Returns a warning when the remote's HEAD names another
     branch (a plain clone would not check out the releases)."""
     tag = tag_ref.rsplit("/", 1)[-1]
-    run_git(gd, "push", "-q", "--atomic", remote, f"{LOCAL_HEADS}{branch}:refs/heads/{branch}",
-            f"{tag_ref}:refs/tags/{tag}", limits=limits)
+    _at_remote(gd, remote, "push", "-q", "--atomic", remote,
+               f"{LOCAL_HEADS}{branch}:refs/heads/{branch}", f"{tag_ref}:refs/tags/{tag}",
+               limits=limits)
     point_head_at(remote, branch)
     try:
         head = remote_head(gd, remote, limits)
