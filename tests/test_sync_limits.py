@@ -108,7 +108,8 @@ def test_a_silent_source_is_given_up_after_the_list_timeout_set(tmp_path, monkey
         url = f"git://127.0.0.1:{listener.getsockname()[1]}/art.git"
         code, _, err = bounded("sync", url, "--to", tmp_path / "dev", *args)
     assert code == 1 and err == (f"kb: error: {url}: git ls-remote failed: no answer within "
-                                 "2 s (the source stopped answering); try again later\n"), err
+                                 "2 s (the source stopped answering); try again later; no "
+                                 "release is served yet\n"), err
 
 
 @pytest.mark.parametrize(("text", "line", "message"), [

@@ -43,6 +43,31 @@ def terminate_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGTERM, before)
 
 
+def net_limit_options(table: str, what: str) -> Callable[[F], F]:
+    """--stall-seconds, --stall-bytes and --list-timeout: when a command gives git up on
+    a link that stops answering; unset, kb.toml's `table` (``sync``, ``release``), else the
+    defaults of `kbtools.ship.gitrun`. `what` names the transfer watched ("a fetch", "a
+    push or fetch"). One decorator, so `kb sync` and `kb release` take them alike."""
+    def decorate(f: F) -> F:
+        f = click.option(
+            "--list-timeout", type=click.FloatRange(1, 86400), default=None,
+            metavar="SECONDS",
+            help=f"Give up listing the {'remote' if table == 'release' else 'source'}'s releases "
+                 f"after this many seconds. Default: kb.toml [{table}] list_timeout, else "
+                 "240.")(f)
+        f = click.option(
+            "--stall-bytes", type=click.IntRange(1), default=None, metavar="BYTES",
+            help=f"The http(s) speed, in bytes per second, under which {what} counts as "
+                 f"stalled. Default: kb.toml [{table}] stall_bytes, else 1000.")(f)
+        return click.option(
+            "--stall-seconds", type=click.FloatRange(1, 86400), default=None,
+            metavar="SECONDS",
+            help=f"Give {what} up after this many seconds without progress (and, over "
+                 "http(s), under --stall-bytes per second that long). Default: kb.toml "
+                 f"[{table}] stall_seconds, else 60.")(f)
+    return decorate
+
+
 def json_option(f: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")(f)
 

@@ -37,7 +37,8 @@ def releases(to: Path | None, local_only: bool, limit: int, timeout: int,
 
     The first line names the device directory read. Columns: current marker (*), tag,
     serial, where (local/remote), source commit, created, size in bytes, and a note:
-    "served", or "rolled back from" for a release `kb sync` skips since `kb rollback`.
+    "served", or "rolled back from" for a release `kb sync` skips since `kb rollback`;
+    a release here whose tag the source no longer offers, or has moved, is said so.
     Releases left out by --limit are counted on stderr.
     """
     path = require_device(device_dir(to))
@@ -62,8 +63,13 @@ def releases(to: Path | None, local_only: bool, limit: int, timeout: int,
 
 
 def _row(r: dict[str, Any]) -> tuple[str, ...]:
-    note = "served" if r["current"] else ("rolled back from (sync skips it)"
-                                          if r.get("rolled_back") else "")
+    notes = ["served" if r["current"] else ("rolled back from (sync skips it)"
+                                            if r.get("rolled_back") else "")]
+    if r["local"] and r.get("at_source") is False:
+        notes.append("no longer at the source (its tag was deleted there)")
+    if r.get("moved_at_source"):
+        notes.append("moved at the source (this device keeps the one it verified)")
+    note = "; ".join(n for n in notes if n)
     return ("*" if r["current"] else " ", r["tag"], str(r["serial"]),
             "local" if r["local"] else "remote", (r["source_commit"] or "-")[:12],
             r["created"] or "-", str(r["size"]) if r["size"] is not None else "-", note)

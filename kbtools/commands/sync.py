@@ -6,7 +6,13 @@ from pathlib import Path
 
 import click
 
-from kbtools.commands.output import echo_json, json_option, terminate_interrupts, to_option
+from kbtools.commands.output import (
+    echo_json,
+    json_option,
+    net_limit_options,
+    terminate_interrupts,
+    to_option,
+)
 from kbtools.errors import KbError, plural
 from kbtools.ship.changes import ReleaseDiff, diff_releases
 from kbtools.ship.device import device_dir, release_dirs
@@ -24,18 +30,7 @@ SHOWN_DOCS = 5  # documents named after a switch; `kb diff` shows all
                    "DIR/trusted_keys/, releases must be signed by a given key (or one in "
                    "kb.toml release.trusted_keys), which is then pinned. Once keys are "
                    "pinned, only they count (see `kb trust`). Repeatable.")
-@click.option("--stall-seconds", type=click.FloatRange(1, 86400), default=None,
-              metavar="SECONDS",
-              help="Give a fetch up after this many seconds without progress (and, over "
-                   "http(s), under --stall-bytes per second that long). Default: kb.toml "
-                   "[sync] stall_seconds, else 60.")
-@click.option("--stall-bytes", type=click.IntRange(1), default=None, metavar="BYTES",
-              help="The http(s) speed, in bytes per second, under which a fetch counts as "
-                   "stalled. Default: kb.toml [sync] stall_bytes, else 1000.")
-@click.option("--list-timeout", type=click.FloatRange(1, 86400), default=None,
-              metavar="SECONDS",
-              help="Give up listing the source's releases after this many seconds. "
-                   "Default: kb.toml [sync] list_timeout, else 240.")
+@net_limit_options("sync", "a fetch")
 @json_option
 def sync(source: str | None, to: Path | None, trusted: tuple[Path, ...],
          stall_seconds: float | None, stall_bytes: int | None, list_timeout: float | None,

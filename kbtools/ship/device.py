@@ -82,7 +82,8 @@ __all__ = ["append_log", "cannot_write", "check_device_dir", "clean_staging",
            "default_device_dir", "device_dir", "dir_size", "discard", "fsync_dir",
            "interrupted", "is_device_dir", "load_state", "locked", "prune", "read_json",
            "read_state", "release_dirs", "require_device", "served_release", "served_tag",
-           "settle_rollback", "switch_to", "unlogged_rollback", "write_state"]
+           "settle_rollback", "still_serves", "switch_outcome", "switch_to", "switching", "unlogged_rollback",
+           "write_state"]
 
 MAX_STATE_BYTES = 16 << 20
 _ENTRIES = (RELEASES, REPO, TRUSTED, STATE, ROLLBACK_LOG, TRUST_LOG, LOCK, QUERY_LOG,
@@ -165,6 +166,13 @@ def switch_to(path: Path, tag: str) -> None:
     fsync_dir(path)
 
 
+def still_serves(path: Path) -> str:
+    """What a command that changed nothing says of the device: ``kb-r4 still serves
+    (unchanged)``, or that no release is served yet."""
+    now = served_tag(path)
+    return f"{now} still serves (unchanged)" if now else "no release is served yet"
+
+
 def interrupted(path: Path, before: str | None, again: str, *,
                 after: str | None = None) -> Interrupted:
     """What to say of a command stopped (Ctrl-C, SIGTERM) while it held the device lock,
@@ -173,10 +181,35 @@ def interrupted(path: Path, before: str | None, again: str, *,
     `after` (default: `again` run again) is what remains once it had."""
     now = served_tag(path)
     if now == before:
-        serving = f"{now} still serves (unchanged)" if now else "no release is served yet"
-        return Interrupted(f"{serving}; run `{again}` again to finish", path=str(path))
+        return Interrupted(f"{still_serves(path)}; run `{again}` again to finish",
+                           path=str(path))
     return Interrupted(f"the switch completed: {now} serves now (was {before or 'nothing'})"
                        f"; {after or f'run `{again}` again to finish'}", path=str(path))
+
+
+def switching(source: str, before: str | None, tag: str, at: str) -> dict[str, Any]:
+    """state.json's ``last_sync`` written just before a sync's switch from `before` to
+    `tag` (replaced by the outcome once it is known). Only `current` can say whether a sync
+    killed meanwhile switched (two files are never written at once): `switch_outcome`
+    reads the record against it."""
+    return {"ok": False, "source": source, "at": at, "tag": tag, "from": before,
+            "switching": True, "error": f"stopped at its switch to {tag}"}
+
+
+def switch_outcome(path: Path, last: Any) -> Any:
+    """``last_sync`` as `kb status` shows it: a record of a switch under way (`switching`)
+    left by a sync killed before its outcome was written names the release that serves,
+    whether the switch happened, and what to run; any other record as it is."""
+    if not isinstance(last, dict) or not last.get("switching"):
+        return last
+    tag, now = last.get("tag"), served_tag(path)
+    if now == tag:
+        why = (f"killed after its switch, before its outcome was recorded: {tag} serves "
+               "(verified); run `kb sync` to finish (prune old releases)")
+    else:
+        serves = f"{now} still serves" if now else "no release serves"
+        why = f"killed before its switch to {tag}: {serves}; run `kb sync` again to finish"
+    return {k: v for k, v in last.items() if k != "switching"} | {"tag": now, "error": why}
 
 
 def cannot_write(path: Path, exc: OSError, before: str | None) -> SyncError:
@@ -201,9 +234,11 @@ def locked(path: Path, what: str = "kb") -> Iterator[None]:
     path.mkdir(parents=True, exist_ok=True)
     try:
         fd = open_beneath(path, LOCK, os.O_RDWR | os.O_CREAT)
-    except OSError as exc:
-        raise SyncError(f"cannot lock the device directory: {exc.filename}: {exc.strerror}",
-                        path=str(path)) from None
+    except OSError as exc:  # a read-only mount, another account's directory: nothing done
+        raise SyncError(f"cannot lock the device directory: {exc.filename}: {exc.strerror}; "
+                        f"nothing was changed, {still_serves(path)}: {what} writes there "
+                        "(make the directory writable for this account, or run it as the "
+                        "account that owns it)", path=str(path)) from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -462,10 +462,30 @@ def point_head_at(remote: str, branch: str) -> bool:
     return True
 
 
-def remote_head(git_dir: Path | str, remote: str) -> str | None:
-    """The ref a remote's HEAD names (``refs/heads/kb-index``), None when unknown."""
-    out = run_git(git_dir, "ls-remote", "--symref", remote, "HEAD", check=False)
+def remote_head(git_dir: Path | str, remote: str, limits: NetLimits | None = None
+                ) -> str | None:
+    """The ref a remote's HEAD names (``refs/heads/kb-index``), None when unknown; asked
+    within `limits` (ReleaseError past them)."""
+    out = run_git(git_dir, "ls-remote", "--symref", remote, "HEAD", check=False,
+                  limits=limits)
     for line in out.split("\n"):
         if line.startswith("ref: ") and line.endswith("\tHEAD"):
             return line[len("ref: "):-len("\tHEAD")]
     return None
+
+
+def moved_tags(gd: Path, offered: dict[int, tuple[str, str]], held: set[str]
+               ) -> dict[str, tuple[str, str]]:
+    """The release tags of releases the device holds (installed or served) whose tag at
+    the source is another object than the one the device fetched (a force-push): tag ->
+    (the object fetched, the source's now)."""
+    out = run_git(gd, "for-each-ref", "--format=%(objectname) %(refname)", "refs/tags/",
+                  error=SyncError)
+    fetched = dict(line.split(" ", 1)[::-1] for line in out.splitlines() if " " in line)
+    moved: dict[str, tuple[str, str]] = {}
+    for serial, (_, now) in offered.items():
+        tag = tag_name(serial)
+        had = fetched.get(f"refs/tags/{tag}")
+        if tag in held and had is not None and had != now:
+            moved[tag] = (had, now)
+    return moved

@@ -16,12 +16,12 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from kbtools.errors import KbError, ReleaseError
+from kbtools.errors import KbError, ReleaseError, SyncError
 
 GIT_ENV: dict[str, str] = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 
@@ -63,6 +63,21 @@ class NetLimits:
 def default_limits() -> NetLimits:
     """The limits of this module's constants (read when called)."""
     return NetLimits(STALL_SECONDS, STALL_BYTES, NETWORK_TIMEOUT.get("ls-remote") or 0)
+
+
+def limits_from(table: Mapping[str, Any], given: Mapping[str, float | None] | None = None
+                ) -> NetLimits:
+    """The limits a kb.toml table sets (its ``stall_seconds``, ``stall_bytes`` and
+    ``list_timeout``, validated against the schema when kb.toml was loaded; other keys are
+    the table's own business) over `default_limits` (read now, not copied into kb.toml's
+    defaults), and the values in `given` (None: not given; a command's options) over both:
+    `kb sync` reads ``[sync]``, `kb release` ``[release]``."""
+    fields = asdict(default_limits())
+    chosen = {**fields, **{k: v for k, v in table.items() if k in fields},
+              **{k: v for k, v in (given or {}).items() if v is not None}}
+    return NetLimits(stall_seconds=float(chosen["stall_seconds"]),
+                     stall_bytes=int(chosen["stall_bytes"]),
+                     list_timeout=float(chosen["list_timeout"]))
 
 
 class GitTimeout(Exception):
@@ -141,6 +156,24 @@ def started(argv: list[str], env: dict[str, str], *, stdin: int | IO[bytes] = su
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
             raise
+
+
+@contextlib.contextmanager
+def interrupts_held() -> Iterator[list[int]]:
+    """Ctrl-C and SIGTERM recorded (in the list yielded), not acted on, while the block
+    runs; then dropped. For the clean-up of a command already stopping (`kb sync` and `kb
+    rollback` removing what they staged, recording where they stopped, saying so): a second
+    stop there (a service manager's second SIGTERM, Ctrl-C pressed twice) cut it short,
+    leaving the staged release behind, state.json unwritten and a bare `kb: interrupted`.
+    The clean-up only touches the device's own disk, so holding a stop for its length is
+    short; SIGKILL still ends kb at once, and the next `kb sync` finishes the clean-up."""
+    held: list[int] = []
+    handlers = _hold(held)
+    try:
+        yield held
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
 
 
 def _hold(held: list[int]) -> dict[int, Any]:
@@ -260,7 +293,8 @@ def run_git(git_dir: Path | str, *args: str, env: dict[str, str] | None = None,
         proc = run_raw(git_dir, args, env, stdin, timeout, limits)
     except GitTimeout as exc:
         command = subcommand(args)
-        other = "the remote" if command == "push" else "the source"
+        # a device's sync (SyncError) reads from its source; `kb release` talks to its remote
+        other = "the source" if issubclass(error, SyncError) else "the remote"
         raise error(f"git {command} failed: {exc} ({other} stopped answering); try again "
                     "later") from None
     if check and proc.returncode != 0:

@@ -42,11 +42,20 @@ from kbtools.ship.device import (
     served_release,
     served_tag,
     settle_rollback,
+    switch_outcome,
     switch_to,
     unlogged_rollback,
     write_state,
 )
-from kbtools.ship.git import ignored_tags, list_source, parse_serial
+from kbtools.ship.git import (
+    ignored_tags,
+    is_bundle,
+    list_source,
+    moved_tags,
+    parse_serial,
+    tag_name,
+)
+from kbtools.ship.gitrun import interrupts_held
 from kbtools.ship.install import (
     rederive,
     release_file_problems,
@@ -96,8 +105,10 @@ RELEASES_TIMEOUT = 30
 def list_releases(path: Path, *, remote: bool = True, branch: str = "kb-index",
                   timeout: int = RELEASES_TIMEOUT) -> tuple[list[dict[str, Any]], list[str]]:
     """Local releases plus those offered by the last sync source (asked for at most
-    `timeout` seconds); also warnings."""
-    rows = local_releases(path)
+    `timeout` seconds); also warnings. Each row's ``at_source`` says whether the source
+    still offers it (None: not asked, or a bundle), ``moved_at_source`` whether its tag
+    there was moved (`_at_source`)."""
+    rows = [r | {"at_source": None, "moved_at_source": False} for r in local_releases(path)]
     warnings: list[str] = []
     source = read_state(path).get("source")
     if remote and source:
@@ -109,6 +120,8 @@ def list_releases(path: Path, *, remote: bool = True, branch: str = "kb-index",
         else:
             warnings.extend(ignored_tags(source, refs))
             have = {r["tag"] for r in rows}
+            if not is_bundle(source):  # a bundle may carry only the newer releases
+                _at_source(path, rows, refs.tags)
             rolled = set(read_state(path).get("rolled_back", []))
             for serial, (ref, _sha) in sorted(refs.tags.items(), reverse=True):
                 tag = ref.rsplit("/", 1)[-1]
@@ -116,9 +129,26 @@ def list_releases(path: Path, *, remote: bool = True, branch: str = "kb-index",
                     rows.append({"tag": tag, "serial": serial, "local": False,
                                  "current": False, "rolled_back": tag in rolled,
                                  "source_commit": None, "created": None,
-                                 "signed_by": None, "size": None})
+                                 "signed_by": None, "size": None, "at_source": True,
+                                 "moved_at_source": False})
             rows.sort(key=lambda r: int(r["serial"]), reverse=True)
     return rows, warnings
+
+
+def _at_source(path: Path, rows: list[dict[str, Any]], offered: dict[int, tuple[str, str]]
+               ) -> None:
+    """Mark the device's releases in `rows` by what the source listed now (`offered`):
+    ``at_source`` whether it still offers the tag (a served release whose tag was deleted
+    there makes `kb sync` refuse a downgrade), ``moved_at_source`` whether its tag there
+    names another object than the one verified here (a force-push: sync keeps this one)."""
+    names = {tag_name(s) for s in offered}
+    try:
+        moved = moved_tags(DeviceLayout(path).repo, offered, {r["tag"] for r in rows})
+    except SyncError:  # no repository to compare with: said by nothing else either
+        moved = {}
+    for r in rows:
+        r["at_source"] = r["tag"] in names
+        r["moved_at_source"] = r["tag"] in moved
 
 
 # `kb releases` lists this many of the newest releases by default (a device after a year of
@@ -201,8 +231,9 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
         state, state_problem = {}, exc.message
     rdir = served_release(path)
     keys, key_problem = pinned_keys(path)
-    out: dict[str, Any] = {"device": str(path), "served": None, "last_sync":
-                           state.get("last_sync"), "releases": len(release_dirs(path)),
+    out: dict[str, Any] = {"device": str(path), "served": None,
+                           "last_sync": switch_outcome(path, state.get("last_sync")),
+                           "releases": len(release_dirs(path)),
                            "rolled_back": state.get("rolled_back", []),
                            "state_problem": state_problem,
                            "current_problem": current_problem(path),
@@ -258,21 +289,28 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
         raise SyncError("no earlier local release to roll back to (no device here: `kb sync "
                         "SOURCE --to DIR` makes one)", path=str(path))
     with locked(path, "kb rollback"):
-        check_device_dir(path)
-        warnings = settle_rollback(path, load_state(path), "kb rollback")  # one killed
         current = served_tag(path)
-        have = release_dirs(path)
-        tag = _rollback_target(path, current, have, tag)
+        again = f"kb rollback {tag or ''}".rstrip()
         try:
-            entry = _rollback_locked(path, current, tag, have[tag])
+            check_device_dir(path)
+            warnings = settle_rollback(path, load_state(path), "kb rollback")  # one killed
+            have = release_dirs(path)
+            tag = _rollback_target(path, current, have, tag)
+            again = f"kb rollback {tag}"
+            try:
+                entry = _rollback_locked(path, current, tag, have[tag])
+            except OSError as exc:  # a full disk, a read-only releases/: which release serves
+                with interrupts_held():
+                    clean_staging(path)
+                    _settle_stopped(path)
+                    raise cannot_write(path, exc, current) from None
         except KeyboardInterrupt:  # Ctrl-C, or SIGTERM under `kb rollback`
-            _settle_stopped(path)
-            raise interrupted(path, current, f"kb rollback {tag}",
-                              after="nothing more to run") from None
-        except OSError as exc:  # a full disk, a read-only releases/: which release serves
-            clean_staging(path)
-            _settle_stopped(path)
-            raise cannot_write(path, exc, current) from None
+            with interrupts_held():  # a second stop waits for the clean-up and the line
+                with contextlib.suppress(OSError):
+                    clean_staging(path)
+                _settle_stopped(path)
+                raise interrupted(path, current, again,
+                                  after="nothing more to run") from None
         return entry | {"warnings": list(warnings)} if warnings else entry
 
 
@@ -289,6 +327,10 @@ def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path
     """`rollback` from `current` to the local release `tag` (in `rdir`), the lock held;
     returns its rollback.log entry."""
     state = load_state(path)  # first: one that cannot be read stops the rollback unswitched
+    # a sync killed at its switch left it under way: settled against `current` now, before
+    # this rollback moves `current` (written with the state below)
+    if "last_sync" in state:
+        state["last_sync"] = switch_outcome(path, state["last_sync"])
     # release.json / release.sig edited since install: written back from the release commit
     # (only bytes of the sha256 verified.json recorded), as an up-to-date sync does for the
     # served release; the checks below then find the signed ones, or refuse

@@ -64,7 +64,7 @@ from kbtools.ship.git import (
     tag_name,
     update_refs,
 )
-from kbtools.ship.gitrun import run_git, run_raw
+from kbtools.ship.gitrun import NetLimits, default_limits, limits_from, run_git, run_raw
 from kbtools.ship.signing import key_id, load_private, public_record, sign
 from kbtools.ship.verify import tree_problems
 
@@ -117,6 +117,15 @@ def release_settings(cfg: Config | None = None) -> ReleaseSettings:
     return ReleaseSettings.from_config(cfg if cfg is not None else load_config())
 
 
+def release_limits(cfg: Config, given: dict[str, float | None] | None = None) -> NetLimits:
+    """When `kb release` gives up talking to its remote: kb.toml ``[release]``'s
+    ``stall_seconds``, ``stall_bytes`` and ``list_timeout`` over the defaults, the values in
+    `given` (None: not given; `kb release`'s options) over both (`gitrun.limits_from`).
+    Not ``[sync]``'s: those are a device's link (a satellite link may need minutes of
+    patience), and a CI job pushing releases should still give a dead remote up soon."""
+    return limits_from(cfg.section("release"), given)
+
+
 def read_release_json(gd: Path, commit: str) -> dict[str, Any] | None:
     """The release.json of a release commit, or None when missing or not JSON."""
     data = read_blob(gd, commit, RELEASE_JSON)
@@ -145,8 +154,11 @@ def age_days(created: Any, now: datetime | None = None) -> float | None:
 
 def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: str | None = None,
                  sign_key: Path | None = None, next_keys: Sequence[Path] = (),
-                 now: datetime | None = None) -> ReleaseInfo:
+                 now: datetime | None = None, limits: NetLimits | None = None) -> ReleaseInfo:
     """Record `dist` as the next release; a no-op when the newest release already holds it.
+    Talking to `remote` (listing, fetching, pushing), git is given up past `limits`
+    (default: `gitrun.default_limits`; `kb release` passes kb.toml ``[release]``'s,
+    `release_limits`).
 
     `next_keys` (private key files) rotate trust: release.json names their public keys and
     release.sig carries a cosignature by each, so devices trusting `sign_key` hand its trust
@@ -161,7 +173,8 @@ def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: st
                            "trust over to a new key", path=str(dist))
     gd = find_git_dir(root)
     local_head = LOCAL_HEADS + branch
-    published, dropped = _fetch_published(gd, remote, branch) if remote else (set(), ())
+    lim = limits or default_limits()
+    published, dropped = _fetch_published(gd, remote, branch, lim) if remote else (set(), ())
     parent = rev_parse(gd, local_head)
     mhash = sha256_file(ReleaseLayout(dist).manifest)
     source = manifest["source"]
@@ -171,7 +184,7 @@ def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: st
         info = _info(prev, parent, new=False, pushed=remote or None, manifest=manifest)
         if remote:
             info = replace(info, warnings=dropped + _push(gd, remote, branch,
-                                                          LOCAL_TAGS + info.tag))
+                                                          LOCAL_TAGS + info.tag, lim))
         return replace(info, warnings=dirty + info.warnings)
     aborted = _aborted_tags(gd, parent, int(prev.get("serial", 0)), published)
     serial = max([int(prev.get("serial", 0)), *published,
@@ -190,7 +203,8 @@ def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: st
     sig_bytes = sign(private, rel_bytes, successors) if private is not None else None
     tree = _write_tree(gd, dist, manifest, rel_bytes, sig_bytes)
     commit = _commit_and_tag(gd, tree, parent, local_head, rel, aborted)
-    warnings = _publish(gd, remote, branch, tag_name(serial), parent, commit) if remote else ()
+    warnings = (_publish(gd, remote, branch, tag_name(serial), parent, commit, lim)
+                if remote else ())
     return replace(_info(rel, commit, new=True, pushed=remote or None, manifest=manifest),
                    warnings=dirty + dropped + warnings)
 
@@ -351,8 +365,17 @@ def _write_tree(gd: Path, dist: Path, manifest: dict[str, Any], rel_bytes: bytes
     return tree
 
 
-def _remote_refs(gd: Path, remote: str) -> dict[str, str]:
-    out = run_git(gd, "ls-remote", remote)
+def _at_remote(gd: Path, remote: str, *args: str, limits: NetLimits) -> str:
+    """`run_git` of a command talking to `remote` (listing, fetching, pushing), given up past
+    `limits`; a failure names the remote, as a sync's names its source."""
+    try:
+        return run_git(gd, *args, limits=limits)
+    except ReleaseError as exc:
+        raise ReleaseError(exc.message, path=remote) from None
+
+
+def _remote_refs(gd: Path, remote: str, limits: NetLimits) -> dict[str, str]:
+    out = _at_remote(gd, remote, "ls-remote", remote, limits=limits)
     refs: dict[str, str] = {}
     for line in out.split("\n"):  # not splitlines: a ref name may hold U+2028
         sha, _, ref = line.partition("\t")
@@ -360,18 +383,20 @@ def _remote_refs(gd: Path, remote: str) -> dict[str, str]:
     return refs
 
 
-def _fetch_published(gd: Path, remote: str, branch: str) -> tuple[set[int], tuple[str, ...]]:
+def _fetch_published(gd: Path, remote: str, branch: str, limits: NetLimits
+                     ) -> tuple[set[int], tuple[str, ...]]:
     """Bring the remote's artifacts branch and release tags into refs/kb/*; returns the
     serials of the release tags the remote holds, and one line naming the local releases
     `_take_back` dropped (none when it dropped none)."""
-    refs = _remote_refs(gd, remote)
+    refs = _remote_refs(gd, remote, limits)
     published = {s for s in map(parse_serial, (r for r in refs if r.startswith("refs/tags/")))
                  if s is not None}
     if f"refs/heads/{branch}" not in refs:
         return published, ()
     staging = f"refs/kb/remote/{branch}"
-    run_git(gd, "fetch", "-q", "--no-tags", remote, f"+refs/heads/{branch}:{staging}",
-            f"+refs/tags/{TAG_PREFIX}*:{LOCAL_TAGS}{TAG_PREFIX}*")
+    _at_remote(gd, remote, "fetch", "-q", "--no-tags", remote,
+               f"+refs/heads/{branch}:{staging}",
+               f"+refs/tags/{TAG_PREFIX}*:{LOCAL_TAGS}{TAG_PREFIX}*", limits=limits)
     theirs = rev_parse(gd, staging)
     ours = rev_parse(gd, LOCAL_HEADS + branch)
     if theirs is None or theirs == ours:
@@ -422,16 +447,16 @@ def _take_back(gd: Path, refs: dict[str, str], branch: str, ours: str, theirs: s
 
 
 def _publish(gd: Path, remote: str, branch: str, tag: str, parent: str | None,
-             commit: str) -> tuple[str, ...]:
+             commit: str, limits: NetLimits) -> tuple[str, ...]:
     """Push the new release `tag` (`commit`, made on `parent`). When the remote's branch
     moved meanwhile (another `kb release` published first), the push is refused as a whole
     (``--atomic``) and the release is taken back here too, so that running `kb release`
     again makes the next serial on top of the published one; returns `_push`'s warnings."""
     try:
-        return _push(gd, remote, branch, LOCAL_TAGS + tag)
+        return _push(gd, remote, branch, LOCAL_TAGS + tag, limits)
     except ReleaseError as exc:
         try:
-            theirs = _remote_refs(gd, remote).get(f"refs/heads/{branch}")
+            theirs = _remote_refs(gd, remote, limits).get(f"refs/heads/{branch}")
         except ReleaseError:
             raise exc from None
         if theirs in (None, parent, commit):
@@ -450,16 +475,22 @@ def _publish(gd: Path, remote: str, branch: str, tag: str, parent: str | None,
                            f"{kept}; run kb release again") from None
 
 
-def _push(gd: Path, remote: str, branch: str, tag_ref: str) -> tuple[str, ...]:
+def _push(gd: Path, remote: str, branch: str, tag_ref: str, limits: NetLimits
+          ) -> tuple[str, ...]:
     """Push branch and tag, both or neither (``--atomic``: a branch refused as not a
     fast-forward never leaves the tag published off the branch); point a local remote's
     dangling HEAD at the branch. Returns a warning when the remote's HEAD names another
     branch (a plain clone would not check out the releases)."""
     tag = tag_ref.rsplit("/", 1)[-1]
-    run_git(gd, "push", "-q", "--atomic", remote, f"{LOCAL_HEADS}{branch}:refs/heads/{branch}",
-            f"{tag_ref}:refs/tags/{tag}")
+    _at_remote(gd, remote, "push", "-q", "--atomic", remote,
+               f"{LOCAL_HEADS}{branch}:refs/heads/{branch}", f"{tag_ref}:refs/tags/{tag}",
+               limits=limits)
     point_head_at(remote, branch)
-    head = remote_head(gd, remote)
+    try:
+        head = remote_head(gd, remote, limits)
+    except ReleaseError as exc:  # published: asking which branch a clone checks out failed
+        return (f"{remote}: {tag} is published, but its HEAD could not be read ({exc.message}); "
+                f"make sure {branch} is the repository's default branch",)
     if head == f"refs/heads/{branch}":
         return ()
     return (f"{remote}: HEAD names {head or 'no branch'}, so `git clone` will not check out "

@@ -27,9 +27,15 @@ only in the last step, by one rename):
    checkout of a release goes through too);
 7. rename staging -> releases/<tag>, record its serial as the highest accepted (before the
    switch) with the keys it was checked with (`trust.pending`: killed after the next
-   step, the next sync checks it with them again), pin keys (first use or rotation),
+   step, the next sync checks it with them again) and the switch under way
+   (`device.switching`, which `kb status` reads against `current` when the sync was
+   killed before recording its outcome), pin keys (first use or rotation),
    replace the `current` symlink, prune old
    releases (a failure to prune is a warning: the new release is already served).
+
+Stopped anywhere under the lock (Ctrl-C, SIGTERM), what it staged is removed, the stop is
+recorded in state.json naming the release `current` serves, and one line says so
+(`_stopped`); a second stop meanwhile waits for that clean-up.
 """
 
 from __future__ import annotations
@@ -37,13 +43,13 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from kbtools.config import Config, load_config
-from kbtools.errors import KbError, SyncError, UsageError
+from kbtools.errors import Interrupted, KbError, SyncError, UsageError
 from kbtools.fsutil import mkdir_beneath
 from kbtools.index.layout import RELEASES, STATE, DeviceLayout, ReleaseLayout
 from kbtools.index.manifest import load_manifest, verify_files
@@ -57,11 +63,18 @@ from kbtools.ship.git import (
     is_ancestor,
     is_bundle,
     list_source,
+    moved_tags,
     parse_serial,
     rev_parse,
     tag_name,
 )
-from kbtools.ship.gitrun import NetLimits, default_limits, run_git
+from kbtools.ship.gitrun import (
+    NetLimits,
+    default_limits,
+    interrupts_held,
+    limits_from,
+    run_git,
+)
 from kbtools.ship.install import (
     Installed,
     install_release,
@@ -201,48 +214,68 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
     device.mkdir(parents=True, exist_ok=True)
     device = device.resolve()
     with dev.locked(device, "kb sync"):
-        dev.check_device_dir(device)
-        state = dev.load_state(device)
-        # a rollback killed between its switch and its rollback.log line: logged now
-        settled = dev.settle_rollback(device, state, "kb sync")
         served_before = dev.served_tag(device)
+        state: dict[str, Any] | None = None
         try:
-            result = _sync_locked(source, device, state, trusted or [], branch, keep,
-                                  max_age_days, limits or default_limits())
-            result = replace(result, warnings=settled + result.warnings + _prune_copies())
-        except KeyboardInterrupt:  # Ctrl-C, or SIGTERM under `kb sync`: say where it stopped
-            # (after the switch too: the new release serves, the source is the one to use)
-            stopped = dev.interrupted(device, served_before, "kb sync",
-                                      after="run `kb sync` again to prune old releases")
-            with contextlib.suppress(OSError):  # what it staged (the lock is still held)
-                dev.clean_staging(device)
+            dev.check_device_dir(device)
+            state = dev.load_state(device)
+            # a rollback killed between its switch and its rollback.log line: logged now
+            settled = dev.settle_rollback(device, state, "kb sync")
+            try:
+                result = _sync_locked(source, device, state, trusted or [], branch, keep,
+                                      max_age_days, limits or default_limits())
+                result = replace(result, warnings=settled + result.warnings + _prune_copies())
+            except (KbError, OSError) as exc:
+                raise _failed(device, state, source, served_before, exc) from None
+            state["last_sync"] = {"ok": True, "source": source, "tag": result.tag,
+                                  "changed": result.changed, "at": _now(),
+                                  "warnings": list(result.warnings)}
+            state["source"] = source
+            state["highest_serial"] = max(result.serial, int(state.get("highest_serial", 0)))
+            return replace(result, warnings=result.warnings + _record(device, state))
+        except KeyboardInterrupt:  # Ctrl-C, or SIGTERM under `kb sync`, anywhere under the
+            # lock: the failure's clean-up and the last record too (after the switch, the new
+            # release serves and state.json says so, naming the source to use)
+            raise _stopped(device, state, source, served_before) from None
+
+
+def _stopped(device: Path, state: dict[str, Any] | None, source: str, before: str | None
+             ) -> Interrupted:
+    """Clean up after a sync stopped (Ctrl-C, SIGTERM) with the lock held, having found
+    `before` served: what it staged removed, the stop recorded as the last sync in
+    `state` (unless state.json could not be read: never written over then), naming the
+    release that serves now and, after the switch, its source; and the one line saying so.
+    A second stop meanwhile is held until this is done (`interrupts_held`)."""
+    with interrupts_held():
+        with contextlib.suppress(OSError):  # what it staged (the lock is still held)
+            dev.clean_staging(device)
+        stopped = dev.interrupted(device, before, "kb sync",
+                                  after="run `kb sync` again to prune old releases")
+        if state is not None:
             now = dev.served_tag(device)
             state["last_sync"] = {"ok": False, "source": source, "at": _now(),
                                   "error": f"interrupted: {stopped.message}"}
-            if now != served_before:
+            if now != before:
                 state["last_sync"]["tag"] = now
                 state["source"] = source
             with contextlib.suppress(OSError):
                 dev.write_state(device, state)
-            raise stopped from None
-        except (KbError, OSError) as exc:
-            if isinstance(exc, OSError):
-                exc = dev.cannot_write(device, exc, served_before)
-            dev.clean_staging(device)
-            exc = _repair_served(device, exc)
-            state["last_sync"] = {"ok": False, "source": source, "error": str(exc),
-                                  "at": _now()}
-            try:
-                dev.write_state(device, state)
-            except OSError:
-                pass
-            raise exc from None
-        state["last_sync"] = {"ok": True, "source": source, "tag": result.tag,
-                              "changed": result.changed, "at": _now(),
-                              "warnings": list(result.warnings)}
-        state["source"] = source
-        state["highest_serial"] = max(result.serial, int(state.get("highest_serial", 0)))
-        return replace(result, warnings=result.warnings + _record(device, state))
+    return stopped
+
+
+def _failed(device: Path, state: dict[str, Any], source: str, before: str | None,
+            exc: KbError | OSError) -> KbError:
+    """The error a sync that failed with the lock held stops with (one that a write refused
+    names the file and which release serves), after its clean-up: what it staged removed,
+    the served index derived again when it fails its check (`_repair_served`), the failure
+    recorded as the last sync."""
+    err = dev.cannot_write(device, exc, before) if isinstance(exc, OSError) else exc
+    dev.clean_staging(device)
+    err = _repair_served(device, err)
+    state["last_sync"] = {"ok": False, "source": source, "error": str(err), "at": _now()}
+    with contextlib.suppress(OSError):
+        dev.write_state(device, state)
+    return err
 
 
 def _record(device: Path, state: dict[str, Any]) -> tuple[str, ...]:
@@ -315,14 +348,9 @@ def sync_device(device: Path, source: str | None = None, *, trusted: Sequence[Pa
 
 
 def sync_limits(cfg: Config, given: dict[str, float | None] | None = None) -> NetLimits:
-    """kb.toml ``[sync]`` (validated against its schema when loaded) over the defaults,
-    the constants of `kbtools.ship.gitrun` (read now, not copied into kb.toml's defaults),
-    and the values in `given` (None: not given) over both."""
-    table = {**asdict(default_limits()), **cfg.section("sync"),
-             **{k: v for k, v in (given or {}).items() if v is not None}}
-    return NetLimits(stall_seconds=float(table["stall_seconds"]),
-                     stall_bytes=int(table["stall_bytes"]),
-                     list_timeout=float(table["list_timeout"]))
+    """kb.toml ``[sync]`` over the defaults, the values in `given` (None: not given; `kb
+    sync`'s options) over both (`gitrun.limits_from`)."""
+    return limits_from(cfg.section("sync"), given)
 
 
 def _now() -> str:
@@ -336,14 +364,18 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     if not (gd / "HEAD").is_file():
         run_git(gd, "init", "-q", "--bare", error=SyncError)
     begin = trust.start(device, extra_keys)
-    refs = list_source(gd, source, branch, limits=limits)
+    try:
+        refs = list_source(gd, source, branch, limits=limits)
+    except SyncError as exc:  # unreachable, refused, damaged: the device as it was
+        raise SyncError(f"{exc.message}; {dev.still_serves(device)}", path=exc.path) from None
     if refs.branch_ref is None:
-        raise SyncError(f"no {branch} branch at the source (is it an artifacts repo?)",
-                        path=source)
+        raise SyncError(f"no {branch} branch at the source (is it an artifacts repo?); "
+                        f"{dev.still_serves(device)}", path=source)
     rolled_back = set(state.get("rolled_back", []))
     offered = {s: r for s, r in refs.tags.items() if tag_name(s) not in rolled_back}
     if not offered:
-        raise SyncError("the source has no release tags to serve", path=source)
+        raise SyncError(f"the source has no release tags to serve; "
+                        f"{dev.still_serves(device)}", path=source)
     serial = max(offered)
     current = dev.served_tag(device)
     moved = moved_tags(gd, refs.tags, set(dev.release_dirs(device)))
@@ -367,10 +399,11 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
                         "unchanged", path=source)
     skipped = tuple(tag_name(s) for s in sorted(refs.tags) if s > serial
                     and tag_name(s) in rolled_back)
-    if serial < floor:
+    if serial < floor:  # every tag at or above the floor gone from the source
         raise SyncError(f"newest release at the source is {tag}, older than "
-                        f"{tag_name(floor)} already accepted; refusing a downgrade "
-                        "(use `kb rollback` to serve an older local release)", path=source)
+                        f"{tag_name(floor)} already accepted here ({withdrawn(floor, current)}"
+                        f"); refusing a downgrade, {dev.still_serves(device)} (`kb rollback` "
+                        "serves an older local release)", path=source)
     fetched, hashed = 0, dict[str, Signature]()
     final = DeviceLayout(device).release(tag)
     redo = _discard_unsound(device, tag, hashed)
@@ -403,6 +436,11 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     else:
         state.pop("rolled_back", None)
     state["pending_trust"] = trust.pending(begin, tag)
+    # killed from here to the outcome's record (SIGKILL, a power cut), state.json would name
+    # the sync before as the last one, and its source, while this release may serve: the
+    # switch under way is recorded instead, read against `current` (`dev.switch_outcome`)
+    state["last_sync"] = dev.switching(source, current, tag, _now())
+    state["source"] = source
     dev.write_state(device, state)
     pinned = trust.apply(device, plan, tag)
     dev.switch_to(device, tag)
@@ -414,6 +452,17 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     intact.vouch(final, hashed)
     return SyncResult(tag, serial, current, True, source, plan.signed_by, fetched,
                       warnings, tuple(pinned), skipped)
+
+
+def withdrawn(floor: int, current: str | None) -> str:
+    """The releases a source that offers none at or above `floor` withdrew, as a sync
+    refusing the downgrade names them: the served one and the highest accepted."""
+    top = tag_name(floor)
+    if current is None or current == top:
+        return (f"{top} is no longer offered there: its tag was deleted, or this is another "
+                "source")
+    return (f"neither {current}, served here, nor {top} is offered there any more: their "
+            "tags were deleted, or this is another source")
 
 
 def _discard_unsound(device: Path, tag: str, hashed: dict[str, Signature]
@@ -444,23 +493,6 @@ def _discard_unsound(device: Path, tag: str, hashed: dict[str, Signature]
     dev.discard(device, tag)
     return (f"{RELEASES}/{tag}, already on the device (a sync stopped before its switch), "
             f"failed its check ({why}); it was installed again from the source",)
-
-
-def moved_tags(gd: Path, offered: dict[int, tuple[str, str]], held: set[str]
-               ) -> dict[str, tuple[str, str]]:
-    """The release tags of releases the device holds (installed or served) whose tag at
-    the source is another object than the one the device fetched (a force-push): tag ->
-    (the object fetched, the source's now)."""
-    out = run_git(gd, "for-each-ref", "--format=%(objectname) %(refname)", "refs/tags/",
-                  error=SyncError)
-    fetched = dict(line.split(" ", 1)[::-1] for line in out.splitlines() if " " in line)
-    moved: dict[str, tuple[str, str]] = {}
-    for serial, (_, now) in offered.items():
-        tag = tag_name(serial)
-        had = fetched.get(f"refs/tags/{tag}")
-        if tag in held and had is not None and had != now:
-            moved[tag] = (had, now)
-    return moved
 
 
 def moved_note(tag: str, had: str, now: str, *, served: bool) -> str:
