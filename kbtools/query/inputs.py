@@ -40,6 +40,7 @@ from kbtools.decision.units import bare_degrees, degrees_fit, family, scale, uni
 from kbtools.query.places import place_of
 from kbtools.query.quantities import (
     EN_PLAIN,
+    WEATHER,
     Others,
     Qualified,
     before_comma,
@@ -191,12 +192,13 @@ def read_inputs(question: str, table: DecisionTable,
     names = {i: names_of(table.header[i], synonyms) for i in table.inputs}
     own = frozenset(n for i in table.inputs for n in names[i])
     # where the question names another table's input: no value said of it is this table's
-    elsewhere = Others.of(frozenset(vocabulary), own) if vocabulary and found_numbers \
-        else Others()
-    spans = elsewhere.spans(text)
     wholes = {i: {key_text(table.header[i]),
                   *(compact(s) for s in synonyms.get(column_key(table.header[i]), ()))}
               for i in table.inputs}
+    elsewhere = Others.of(frozenset(vocabulary), own,
+                          frozenset(w for i in table.inputs for w in wholes[i])) \
+        if vocabulary and found_numbers else Others()
+    spans = elsewhere.spans(text)
     # a name qualified into another thing's (油温, ``oil temperature``): see `Qualified`
     cells = tuple(c[j].text for c in table.conditions for j in table.inputs
                   if c[j].kind == "text")
@@ -570,8 +572,8 @@ def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}
                 for w in lead)  # ``has rained``
     joiner = next((j for j in NAME_STARTS if word.startswith(j)), "")
     word = word[len(joiner):]  # 和湿度 90%, 然后湿度 90% name 湿度
-    if not word:
-        return True  # 然后 24 度: said of nothing named, as 24 度 alone
+    if not word or word.endswith(WEATHER):
+        return True  # 然后 24 度, 下大雨 22度: said of nothing named, as 24 度 alone
     chars = {ch for ch in key if is_cjk(ch)}
     if any(v in key for v in RUNNING):  # 用了 2100 小时 for 运行小时: the same time counted
         chars |= set("".join(RUNNING))

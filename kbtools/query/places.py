@@ -36,6 +36,7 @@ from kbtools.query.values import (
     UNIT_CLASSES,
     drop_fillers,
     strip_fillers,
+    unit_after,
 )
 from kbtools.query.wording import is_cjk
 
@@ -118,6 +119,8 @@ def _chinese_place(qualified: Qualified, head: str) -> str | None:
                 (run and head[:len(head) - len(run)].endswith(NAME_STARTS)):
             break  # 然后外面: the words after the lead only
         run = ch + run
+    if head[:len(head) - len(run)][-1:].isdigit():  # 30度棚内24度: no 度 of the 30 in it
+        run = run[len(unit_after(run)[0]):]
 
     def own(thing: str) -> bool:  # no thing, here, a room, or the table's own (棚 of 大棚)
         return not thing or thing[-1] in qualified.mine or thing.endswith(ROOMS + HERE)

@@ -29,7 +29,7 @@ qualifying the quantity, as ``pressure in the boiler`` does (锅炉内压力, �
 the phrase as written; `LOCATIVES`): the words that qualify nothing are judged before it
 (棚内温度 on a 大棚 table, 室内温度, 空气中的温度). The surroundings a generic quantity means (气温, ``air temperature``:
 `AMBIENT`; a room or indoors, 室温, ``room temperature``, ``temperature in the room``, on any
-table: `ROOMS`; ``outdoors``, ``outside the tank`` are another place: `OUTSIDE`), how high it is (高温: `DEGREES`), when (夜间温度, 白天温度: `TIMES`), a verb of change before a short form
+table: `ROOMS`; ``outdoors``, ``outside the tank`` are another place: `OUTSIDE`), how high it is (高温: `DEGREES`), when (夜间温度, 白天温度: `TIMES`; 下雨温度: `WEATHER`), a verb of change before a short form
 (升温到80度, 加压至3MPa: `CHANGES`; 油升温 is still the oil's) or an English one before ``to``
 (``heated to 80 C``: `EN_CHANGES`; ``oil heated to`` is the oil's), words of the table's own
 heading or of the input's names (a Chinese modifier judged by its last character, the one
@@ -100,10 +100,16 @@ EN_CHANGE_WAYS = ("down", "back")
 # a Chinese modifier ending so says how high the quantity is, not of what (高温35度, 30度的低温,
 # 常温, 最大压力, 平均温度): the input's quantity still
 DEGREES = ("高", "低", "常", "恒", "大", "小", "均")
+# words before a Chinese quantity's name that say over which time it is taken or that it is
+# the air's (日均温, 日平均气温, 月平均温度, 白天平均气温): the same quantity (`measure`)
+MEASURES = ("平均", "均", "空气", "环境", "气", "旬", "白天", "日", "天", "周", "月", "年", "夜", "昼")
 # a Chinese modifier ending so says when the quantity is measured, not of what (夜间温度, 白天温度,
 # 冬天里的温度, 花期温度, 实时温度, 中午温度), as ``night temperature`` does (`EN_PLAIN`)
 TIMES = ("白天", "晚上", "早上", "上午", "下午", "中午", "夜", "晚", "晨", "昼", "午", "日", "天",
          "周", "月", "季", "年", "期", "时")
+# the weather said before a name (下雨温度, 下雪 气温, 阴雨湿度, 雨后温度): when it is measured,
+# as `TIMES` are, not a thing's (雨水温度 is the rainwater's)
+WEATHER = ("雨", "雪", "雨后", "雪后")
 # a run of more Chinese characters than this before a name is a phrase of its own (小麦赤霉病
 # 温度22度), not a modifier of the name
 PHRASE = 3
@@ -203,15 +209,20 @@ class Others:
 
     @classmethod
     @functools.lru_cache(maxsize=256)  # a table is read for many questions: made once
-    def of(cls, vocabulary: frozenset[str], own: frozenset[str]) -> Others:
+    def of(cls, vocabulary: frozenset[str], own: frozenset[str],
+           wholes: frozenset[str] = frozenset()) -> Others:
         """The names of `vocabulary` (`input_names`) that are not among `own`, the names of
         the table's inputs (`query.inputs.names_of`: with their parts and synonyms), nor
         short forms of them (``bearing temp`` of ``Bearing temperature``), nor the generic
         name one of them ends with (温度 of 油温度, as 油温 is written in full: 油的温度 may be
-        the oil's)."""
+        the oil's), nor another name of the quantity one of `wholes` (the inputs' whole names
+        and their synonyms) is measured as (`measure`: 日均温 of a table of 温度, 气温 of one
+        of 日均温 — the daily mean air temperature either means; not 地温, 油温)."""
         mine = frozenset(form for name in own for form in short_forms(name))
+        same = {measure(w) for w in wholes}
         return cls(tuple(sorted((n for n in vocabulary if n not in mine and
-                                 not any(_ends_with(m, n) for m in mine)),
+                                 not any(_ends_with(m, n) for m in mine) and
+                                 measure(n) not in same),
                                 key=lambda n: (-len(n), n))), mine,
                    frozenset(ch for name in own for ch in name if is_cjk(ch)))
 
@@ -231,6 +242,27 @@ class Others:
                     out.append((at, end))
                 at = text.find(name, at + 1)
         return out
+
+
+def measure(name: str) -> str:
+    """The quantity a compacted input name measures, without the words that say over which
+    time it is taken or that it is the air's (`MEASURES`): 日均温, 日平均气温, 平均温度 and 气温 are
+    温度 (a Chinese short form in a compound written in full); ``daily mean temperature`` and
+    ``air temperature`` are ``temperature``. A name with another word (油温, 地温, ``oil
+    temperature``) is itself: the quantity of another thing."""
+    if name[:1].isascii():
+        words = name.split()
+        while len(words) > 1 and (words[0] in EN_PLAIN or words[0] in AMBIENT):
+            words.pop(0)
+        return " ".join(words)
+    for full, short in CONTRACTIONS:
+        head = full if name.endswith(full) else short if name.endswith(short) else ""
+        rest = name[:-len(head)] if head else name
+        while head and rest and (word := next((w for w in MEASURES if rest.endswith(w)), "")):
+            rest = rest[:-len(word)]
+        if head and not rest:
+            return full
+    return name
 
 
 def _ends_with(name: str, part: str) -> bool:
@@ -410,11 +442,12 @@ class Qualified:
             place = next((p for p in LOCATIVES if word.endswith(p)), "")  # 锅炉内: 锅炉's
             thing = word[:len(word) - len(place)]
             if rivals is not None:
-                if not thing or thing.endswith(TIMES) or thing[-1] in self.mine - rivals or \
+                if not thing or thing.endswith(TIMES + WEATHER) or \
+                        thing[-1] in self.mine - rivals or \
                         thing.endswith(self.values):
                     return ""
             elif not thing or len(thing) > PHRASE or \
-                    thing.endswith(AMBIENT + ROOMS + DEGREES + TIMES) or \
+                    thing.endswith(AMBIENT + ROOMS + DEGREES + TIMES + WEATHER) or \
                     thing[-1] in self.mine or thing.endswith(self.values):  # 中温, 空气中
                 return ""  # 温度, 大棚(内)温度 (a 大棚 table), 小麦温度 (a table of 小麦)
             cut = max((n for n in range(2, len(thing))  # a place before the thing: 棚里

@@ -14,11 +14,13 @@ from collections.abc import Mapping, Sequence
 from kbtools.decision.model import MIN_PART
 from kbtools.query.values import (
     AMOUNT_LEADS,
+    CJK_NUMBER,
     DURATIONS,
     SUBJECTS,
     UNIT_CLASSES,
     compact,
     drop_fillers,
+    unit_after,
 )
 
 # Short forms people write for a quantity a table's header spells out, as synonym groups
@@ -238,8 +240,10 @@ def glued_noun(text: str, at: int) -> str:
     26度: 温度 is the 26's)."""
     rest = text[at:at + 24]
     if rest[:1] and is_cjk(rest[0]):
-        end = next((n for n, ch in enumerate(rest) if not is_cjk(ch)), len(rest))
-        if rest.startswith(GLUED_NOT_NOUNS) or rest[end:end + 1].isdigit():
+        end = next((n for n, ch in enumerate(rest) if not is_cjk(ch) or _amount_at(rest, n)),
+                   len(rest))
+        if rest.startswith(GLUED_NOT_NOUNS) or rest[end:end + 1].isdigit() or \
+                _amount_at(rest, end):  # 85%下了四天雨: a clause of its own amount
             return ""
         return rest[:end]
     words: list[str] = []
@@ -252,6 +256,14 @@ def glued_noun(text: str, at: int) -> str:
             break
     noun = " ".join(words)
     return "" if rest[len(noun):].lstrip(" ")[:1].isdigit() else noun
+
+
+def _amount_at(text: str, at: int) -> bool:
+    """Whether a Chinese numeral and a unit start at position `at` of `text` (四天, 三个月): an
+    amount, as digits would be, which no noun holds."""
+    m = CJK_NUMBER.match(text, at)
+    return m is not None and (bool(m.group(1)) or  # 百分之九十
+                              unit_after(text[m.end():].removeprefix("个"))[2] is not None)
 
 
 def fraction_of(text: str, at: int) -> str:
