@@ -89,7 +89,8 @@ def test_a_name_of_another_things_temperature_still_fills_neither(name, other, t
 @pytest.mark.parametrize("question", [
     "今天下雨 温度22度", "下雨 温度22度", "昨天下了雨 温度22度", "一直在下雨 温度 22 度",
     "下雨，温度22度", "今天下雨温度22度", "下雪 气温22度", "阴雨 温度22度", "小雨 温度22度",
-    "下雨天温度22度", "雨后温度22度", "今天下大雨 22度", "下着小雨温度22度",
+    "下雨天温度22度", "雨后温度22度", "今天下大雨 22度", "下着小雨温度22度", "天晴温度22度",
+    "多云 温度22度", "刮风温度22度", "下过雨 气温22度",
 ])
 def test_rain_before_a_separate_temperature_leaves_it_the_airs(question):
     got = _read(question, SCAB)
@@ -98,7 +99,8 @@ def test_rain_before_a_separate_temperature_leaves_it_the_airs(question):
 
 @pytest.mark.parametrize(("question", "other"), [
     ("下雨 油温22度", "油温"), ("今天下雨 水的温度22度", "水的温度"), ("雨水温度22度", "雨水温度"),
-    ("下雨了 水温22度", "水温"), ("雪地温度22度", "雪地温度")])
+    ("下雨了 水温22度", "水温"), ("雪地温度22度", "雪地温度"), ("热风温度22度", "热风温度"),
+    ("进风温度22度", "进风温度"), ("喷雾温度22度", "喷雾温度")])
 def test_a_thing_after_the_weather_still_qualifies_its_name(question, other):
     got = read_inputs(question, bare_table("温度(℃)"))
     assert got.values == {} and other in got.others["温度(℃)"][1], got
@@ -288,3 +290,50 @@ def test_field_forms_evaluate_the_table(dist, question, doc, inputs, outputs):
 def test_another_things_temperature_still_asks(dist):
     assert_asks_naming(dist, "小麦赤霉病风险 油温22度 湿度90%", "scab.md", "温度(℃)",
                        {"相对湿度(%)": "90"}, "22度说的是油温，不是温度(℃)")
+
+
+# beyond the cases reported: forms of the same classes a field user types
+
+@pytest.mark.parametrize(("question", "values"), [
+    ("30C outside 24C inside", {"Temperature (°C)": "24"}),  # each place after its value
+    ("24 C inside 30 C outside", {"Temperature (°C)": "24"}),
+    ("indoor 24 C outdoor 30 C", {"Temperature (°C)": "24"}),  # each before its value
+    ("the temperature is 30 C outside and 24 C inside", {"Temperature (°C)": "24"}),
+    ("80 percent humidity and 24 C", {"Humidity (%)": "80", "Temperature (°C)": "24"}),
+    ("90% humidity with 24 C", {"Humidity (%)": "90", "Temperature (°C)": "24"}),
+])
+def test_each_value_goes_to_what_is_said_of_it(question, values):
+    assert _read(question, VENT).values == values
+
+
+def test_a_named_value_said_of_another_place_asks():
+    got = _read("temperature 30 C outside", VENT)
+    assert (got.values, got.others) == ({}, {"Temperature (°C)": ("30C", "outside")})
+
+
+@pytest.mark.parametrize(("question", "values"), [
+    ("2 days ago it was 24 C", {"Temperature (°C)": "24"}),
+    ("two days ago it was 24 C, rained 3 days", {"Temperature (°C)": "24", "Rain days": "3"}),
+    ("3 days later 24 C", {"Temperature (°C)": "24"}),
+    ("3 days of rain and 80 percent humidity", {"Rain days": "3", "Humidity (%)": "80"}),
+    ("4 days of rain or more", {}), ("4 days of heavy rain or more, 24 C", {"Temperature (°C)": "24"}),
+    ("four days of rain at least", {}),
+    ("4 days of rain at night, 24 C", {"Rain days": "4", "Temperature (°C)": "24"}),
+])
+def test_a_time_ago_counts_no_days_and_a_bound_after_the_rain_is_one(question, values):
+    assert _read(question, VENT).values == values
+
+
+@pytest.mark.parametrize(("question", "values"), [
+    ("2天前温度24度", {"温度(℃)": "24"}), ("三天前 24度", {"温度(℃)": "24"}),
+    ("下了4天雨，2天前温度24度", {"温度(℃)": "24", "连续降雨天数": "4"}),
+    ("一周前 湿度90%", {"相对湿度(%)": "90"}), ("昨天之前温度22度", {"温度(℃)": "22"}),
+    ("3天后 24度", {"温度(℃)": "24"}), ("晴了4天 温度22度", {"温度(℃)": "22"}),
+])
+def test_days_before_a_value_are_a_time_not_a_count(question, values):
+    assert _read(question, SCAB).values == values
+
+
+def test_a_place_word_before_another_thing_is_still_that_things():
+    got = read_inputs("炉前温度22度", bare_table("温度(℃)"))
+    assert (got.values, got.others) == ({}, {"温度(℃)": ("22度", "炉前温度")})

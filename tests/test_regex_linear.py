@@ -41,6 +41,9 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.numerals._EN_WORD": "finditer",  # a question: its English words
     "kbtools.decision.numerals._JOINED": "match",  # what follows English number words
     "kbtools.query.values._EN_SPAN_GAP": "fullmatch",  # the text between two numbers
+    "kbtools.query.values._AGO": "match",  # what follows a duration
+    "kbtools.query.values._EN_OBJECT": "match",  # what follows a duration
+    "kbtools.query.places._VALUE_AHEAD": "match",  # what follows a place word
     "kbtools.serve.ops._TAG": "match",  # /api/diff?old=&new=
     "kbtools.serve.i18n._LANG_TAG": "fullmatch",  # a front-matter `lang` value
     "kbtools.serve.docview._IMG_ONLY": "fullmatch",  # a raw HTML block or inline tag

@@ -53,7 +53,6 @@ from kbtools.query.values import (
     BOUND_AFTER,
     DURATIONS,
     EN_NUMERALS,
-    NAME_STARTS,
     STOP_GAP,
     TEMPERATURES,
     UNIT_CLASSES,
@@ -65,6 +64,7 @@ from kbtools.query.values import (
     strip_fillers,
 )
 from kbtools.query.wording import (
+    NAME_STARTS,
     amount_subject,
     fraction_names,
     fraction_of,
@@ -222,6 +222,12 @@ def read_inputs(question: str, table: DecisionTable,
             if found is None:
                 continue
             num, numeral = found
+            x = found_numbers[num] if not numeral else None
+            place = place_of(quals[i], text, x.start, x.after) if x else None
+            if x and place:  # ``the temperature is 30 c outside``: another place's, said so
+                said.setdefault(table.header[i], (x.written, place))
+                claimed.add(num)
+                break
             if numeral:  # 日均温二十六度: a value, but not one read here
                 blocked.add(i)
             elif (value := given_value(found_numbers[num], table, i)) is not None:
@@ -572,8 +578,8 @@ def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}
                 for w in lead)  # ``has rained``
     joiner = next((j for j in NAME_STARTS if word.startswith(j)), "")
     word = word[len(joiner):]  # 和湿度 90%, 然后湿度 90% name 湿度
-    if not word or word.endswith(WEATHER):
-        return True  # 然后 24 度, 下大雨 22度: said of nothing named, as 24 度 alone
+    if not word or word.endswith(WEATHER) and _unit_of(header) not in DURATIONS:
+        return True  # 然后 24 度, 下大雨 22度: said of nothing named (晴了4天: sunny days)
     chars = {ch for ch in key if is_cjk(ch)}
     if any(v in key for v in RUNNING):  # 用了 2100 小时 for 运行小时: the same time counted
         chars |= set("".join(RUNNING))

@@ -82,6 +82,9 @@ SPELLED_UNITS: dict[str, str] = {
 DURATIONS = frozenset(n for n, c in enumerate(UNIT_CLASSES)
                        if c[0] in ("小时", "天数", "周", "个月", "年"))
 _OLD = re.compile(r"old(?![a-z])")
+# words after a duration that make it a time (3天前, 2周以后, ``2 days ago``, ``3 days later``)
+AGO_WORDS = ("以前", "之前", "以后", "之后", "前", "后")
+_AGO = re.compile(rf"(?:{'|'.join(AGO_WORDS)}|(?:ago|later|earlier|from now)(?![a-z]))")
 # words that are no count noun between a number and its unit (``4 more days``: a bound)
 _NOT_NOUNS = frozenset(("more", "less", "fewer", "over", "under", "than", "and", "the", "extra",
                         "other", "another", "additional", "full", "whole", "straight"))
@@ -129,6 +132,8 @@ _EN_BOUND_AFTER = re.compile(
     r"(?:or (?:more|less|above|below|higher|lower|over|under|greater|fewer)|"
     r"and (?:up|above|over|higher|more|rising|falling)|plus|-?odd|max|maximum|min|minimum|"
     r"at (?:most|least)|tops|below|above|under|over)(?![a-z])")
+# what a duration counts (``4 days of heavy rain``), before a bound after it (``or more``)
+_EN_OBJECT = re.compile(r"of(?: (?!or |and |at |plus )[a-z]+){1,3} ")
 _EN_SPAN_AFTER = re.compile(r"(?:to|and|or|through|thru) ?-?\d")
 _EN_SPAN_BEFORE = re.compile(r"\d[^\d,;]{0,12}?(?<![a-z])(?:to|and|or|through|thru) ?$")
 # … with only the joining word between the two (and the unit of the first)
@@ -342,6 +347,9 @@ def numbers(text: str, cased: str = "") -> list[Number]:
         if before.endswith("华氏"):
             known = "°f"  # 华氏80度: in °F, whatever follows
         clause = after.lstrip(" ")
+        ago = _AGO.match(clause) if unit in DURATIONS else None
+        if ago:  # 3天前, ``2 days ago``: a time, as 3月 of 3月2日 is, no amount of days
+            unit, skip = None, skip + len(after) - len(clause) + ago.end()
         owned = POSSESSIONS if unit in DURATIONS else frozenset()  # the pump has 2100 h
         run = "age" if unit in DURATIONS and _OLD.match(clause) else \
             _word_before(text, start, floor, owned)
@@ -361,6 +369,7 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                      or (rest[:1] == " " and rest[1:2].isdigit())  # 1 200: 1200, or two
                      or (before[-1:] == " " and before[-2:-1].isdigit())
                      or _EN_BOUND_BEFORE.search(longer) or _EN_BOUND_AFTER.match(clause)
+                     or unit in DURATIONS and _object_bound(text[end + skip:end + skip + 48])
                      or _EN_NEGATED.match(clause))
         if suffix == known and len(cased) == len(text) and \
                 (at := text.find(suffix, end, end + 26)) >= 0:
@@ -371,7 +380,7 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                           approximate(text[max(0, start - 16):start], clause)))
         groups.append(unit_group("℃") if unit == BARE_DEGREES else  # 22 degrees to 25℃
                       unit_group(known) if known else None)
-        if unit is not None:  # not the 月 of 3月2日: a date's 2 follows its month, not a value
+        if unit is not None or ago:  # not the 月 of 3月2日: a date's 2 follows its month
             floor = max(floor, end + skip)
     # an end of a span (22~25度, ``10 to 20``) is no exact value; two numbers in units known to
     # differ, or counting things named apart, are two values, not a span (``at 70 °F and 85%
@@ -400,6 +409,13 @@ def spoken_tenths(after: str) -> bool:
     rest = after[m.end():]
     return not (rest[:1].isdigit() or rest[:1] in (".", "%") or NUMERAL_RUN.match(rest) or
                 unit_after(rest)[0])
+
+
+def _object_bound(clause: str) -> bool:
+    """Whether a bound follows what a duration counts (``4 days of heavy rain or more``)."""
+    clause = clause.lstrip(" ")
+    of = _EN_OBJECT.match(clause)
+    return of is not None and _EN_BOUND_AFTER.match(clause, of.end()) is not None
 
 
 def approximate(before: str, clause: str) -> bool:
@@ -529,14 +545,6 @@ def _word_before(text: str, start: int, floor: int = 0,
     return " ".join(words[-3 if words and words[-1] in AMOUNT_LEADS else -2:])
 
 
-# words that join two quantities named one after the other (温度22度和湿度90%): what follows
-# one starts a name of its own, not a compound with it (和湿度 is 湿度; 土壤湿度 is not)
-JOINERS = ("以及", "并且", "和", "与", "及", "跟", "同", "并", "且")
-# words of time, sequence or contrast after which a name starts anew as well (温度22度，然后温度
-# 23度: the same 温度 named again, as ``then the temperature`` is; 最低温度 is another one)
-CLAUSE_LEADS = ("然后", "随后", "之后", "后来", "接着", "现在", "目前", "当前", "如今", "今天",
-                "昨天", "但是", "可是", "不过", "而且", "另外", "同时", "但", "而", "又", "再")
-NAME_STARTS = tuple(sorted(JOINERS + CLAUSE_LEADS, key=len, reverse=True))
 # words that may stand between an input's name and its value (温度为22度, 湿度达到90%,
 # ``temperature is 75``, ``pressure reads 35 psi``, ``the load's 85%``); 零下 and 负 too: they make the number
 # negative, `BELOW_ZERO`; 华氏 puts it in °F, refused

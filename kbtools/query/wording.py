@@ -23,6 +23,14 @@ from kbtools.query.values import (
     unit_after,
 )
 
+# words that join two quantities named one after the other (温度22度和湿度90%): what follows
+# one starts a name of its own, not a compound with it (和湿度 is 湿度; 土壤湿度 is not)
+JOINERS = ("以及", "并且", "和", "与", "及", "跟", "同", "并", "且")
+# words of time, sequence or contrast after which a name starts anew as well (温度22度，然后温度
+# 23度: the same 温度 named again, as ``then the temperature`` is; 最低温度 is another one)
+CLAUSE_LEADS = ("然后", "随后", "之后", "后来", "接着", "现在", "目前", "当前", "如今", "今天",
+                "昨天", "但是", "可是", "不过", "而且", "另外", "同时", "但", "而", "又", "再")
+NAME_STARTS = tuple(sorted(JOINERS + CLAUSE_LEADS, key=len, reverse=True))
 # Short forms people write for a quantity a table's header spells out, as synonym groups
 # (the form `kbtools.index.synonyms` gives `query.inputs`): ``rh 90%`` names 相对湿度(%) and
 # ``Relative humidity (%)``, ``temp 26`` names ``Temperature (°C)``. Only abbreviations that
@@ -283,8 +291,10 @@ def fraction_of(text: str, at: int) -> str:
     for word in _OF_LEADS:
         rest = rest.removeprefix(word)
     words = []
-    for w in rest.split(" ")[:3]:  # up to a comma or a number: ``of leaves,then``
+    for w in rest.split(" ")[:3]:  # up to a comma, a number or ``and``: ``of leaves,then``
         head = _latin_head(w)
+        if head in _EN_NOT_NOUNS:
+            break  # ``4 days of rain and 80% humidity``: rain
         if head:
             words.append(head)
         if head != w or not head:
