@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import pytest
 from hostile import make_repo
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from kbfixtures import (
     SCAB_DOC,
     VENT_PAGE,
@@ -28,9 +30,10 @@ from kbfixtures import (
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.decision import build_table
+from kbtools.decision.numerals import english_number
 from kbtools.query.inputs import read_inputs
 from kbtools.query.quantities import input_names
-from kbtools.query.values import numbers
+from kbtools.query.values import compact, numbers
 
 SCAB = build_table(["温度(℃)", "相对湿度(%)", "连续降雨天数", "风险等级"],
                    [["<15", "*", "*", "低"], ["15-20", "<85", "*", "低"],
@@ -337,3 +340,50 @@ def test_days_before_a_value_are_a_time_not_a_count(question, values):
 def test_a_place_word_before_another_thing_is_still_that_things():
     got = read_inputs("炉前温度22度", bare_table("温度(℃)"))
     assert (got.values, got.others) == ({}, {"温度(℃)": ("22度", "炉前温度")})
+
+
+@pytest.mark.parametrize(("words", "value"), [
+    ("four", "4"), ("twenty four", "24"), ("twenty-four", "24"), ("a hundred", "100"),
+    ("one hundred and twenty", "120"), ("twenty five hundred", "2500"), ("zero", "0"),
+    ("two thousand one hundred", "2100"), ("ten thousand", "10000"),
+    ("two four", None), ("hundred", None), ("a", None), ("twenty ten", None),
+    ("one hundred and", None), ("two thousand three thousand", None), ("and five", None),
+])
+def test_english_number_reads_only_a_number_said_so(words, value):
+    assert english_number(words.replace("-", " ").split()) == value
+
+
+_ONES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+         "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+         "eighteen", "nineteen"]
+_TENS = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+
+
+def _said(n: int, *, joined: bool) -> str:
+    """`n` (0 ≤ n < 10⁶) in English words, with ``and`` after a hundred when `joined`."""
+    if n < 20:
+        return _ONES[n]
+    if n < 100:
+        return _TENS[n // 10] + ("-" + _ONES[n % 10] if n % 10 else "")
+    if n < 1000:
+        rest = n % 100
+        return _ONES[n // 100] + " hundred" + \
+            ((" and " if joined else " ") + _said(rest, joined=joined) if rest else "")
+    rest = n % 1000
+    return _said(n // 1000, joined=joined) + " thousand" + \
+        (" " + _said(rest, joined=joined) if rest else "")
+
+
+@settings(max_examples=300, deadline=None)
+@given(n=st.integers(min_value=0, max_value=999_999), joined=st.booleans())
+def test_every_number_said_in_words_reads_back_before_a_unit(n, joined):
+    said = _said(n, joined=joined)
+    assert english_number(said.replace("-", " ").split()) == str(n)
+    assert compact(f"{said} hours") == f"{n} hours"
+    assert compact(f"{said} of the vents") == f"{said} of the vents"  # no unit: as written
+
+
+@pytest.mark.parametrize("question", ["ninety-nine point five percent humidity",
+                                      "humidity twenty point five percent"])
+def test_a_decimal_said_in_words_is_no_value(question):
+    assert "Humidity (%)" not in _read(question, VENT).values

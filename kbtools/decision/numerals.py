@@ -183,9 +183,10 @@ def _number_run(text: str, words: list[re.Match[str]], n: int) -> tuple[int, str
     first = words[n]
     before = text[first.start() - 1] if first.start() else ""
     if before.isascii() and before.isalnum() or before in ("-", "'") or \
-            n and words[n - 1].group().lower() in _EN_NUMBER_WORDS and \
+            n and words[n - 1].group().lower() in _EN_NUMBER_WORDS | {"point"} and \
             text[words[n - 1].end():first.start()] in (" ", "-"):
-        return None  # inside a word, or the rest of number words that are no number
+        return None  # inside a word, the rest of number words that are no number, or the
+        # decimals of one (ninety-nine point five: not read, no 5)
     best = None
     end = n
     while end < min(len(words), n + EN_MAX_WORDS) and \
@@ -194,7 +195,8 @@ def _number_run(text: str, words: list[re.Match[str]], n: int) -> tuple[int, str
         end += 1
         value = english_number([w.group().lower() for w in words[n:end]])
         after = text[words[end - 1].end():words[end - 1].end() + 1]
-        if value is not None and not (after.isalnum() or after in "-'" and after):
+        if value is not None and not (after.isalnum() or after in "-'" and after) and \
+                not text.startswith(" point ", words[end - 1].end()):
             best = (end, value)
     return best
 
