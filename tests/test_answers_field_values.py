@@ -387,3 +387,29 @@ def test_every_number_said_in_words_reads_back_before_a_unit(n, joined):
                                       "humidity twenty point five percent"])
 def test_a_decimal_said_in_words_is_no_value(question):
     assert "Humidity (%)" not in _read(question, VENT).values
+
+
+DAILY = build_table(["Daily mean temperature (°C)", "Action"], [["<20", "a"], [">=20", "b"]],
+                    decision="inputs=Daily mean temperature (°C); outputs=Action")
+GENERIC = build_table(["Temperature (°C)", "Action"], [["<20", "a"], [">=20", "b"]],
+                      decision="inputs=Temperature (°C); outputs=Action")
+EN_VOCABULARY = input_names(["Temperature (°C)", "Daily mean temperature (°C)",
+                             "Oil temperature (°C)", "Soil temperature (°C)"])
+
+
+@pytest.mark.parametrize("name", ["daily mean temperature", "mean temperature", "temperature",
+                                  "air temperature", "the air temperature is",
+                                  "average daily temperature is", "ambient temperature"])
+@pytest.mark.parametrize("table", [DAILY, GENERIC])
+def test_an_english_name_of_the_same_quantity_fills_either_table(name, table):
+    assert table is not None
+    got = read_inputs(f"{name} 22 C", table, {}, EN_VOCABULARY)
+    assert (got.values, got.others) == ({table.header[0]: "22"}, {}), got
+
+
+@pytest.mark.parametrize("name", ["oil temperature", "soil temperature", "bearing temperature"])
+@pytest.mark.parametrize("table", [DAILY, GENERIC])
+def test_an_english_name_of_another_things_temperature_fills_neither(name, table):
+    assert table is not None
+    got = read_inputs(f"{name} 22 C", table, {}, EN_VOCABULARY)
+    assert (got.values, got.others) == ({}, {table.header[0]: ("22C", name)}), got

@@ -39,6 +39,7 @@ from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.decision.units import bare_degrees, degrees_fit, family, scale, unit_group
 from kbtools.query.places import place_of
 from kbtools.query.quantities import (
+    AMBIENT,
     EN_PLAIN,
     WEATHER,
     Others,
@@ -574,8 +575,8 @@ def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}
         *lead, last = words
         return len(last) >= 3 and any(w.startswith(last) or stems_meet(w, last)  # rained
                                       for w in own) and \
-            all(w in _EN_NAMELESS or not drop_fillers(w) or any(o.startswith(w) for o in own)
-                for w in lead)  # ``has rained``
+            all(w in _EN_NAMELESS or w in AMBIENT or not drop_fillers(w) or
+                any(o.startswith(w) for o in own) for w in lead)  # ``has rained``, ``air``
     joiner = next((j for j in NAME_STARTS if word.startswith(j)), "")
     word = word[len(joiner):]  # 和湿度 90%, 然后湿度 90% name 湿度
     if not word or word.endswith(WEATHER) and _unit_of(header) not in DURATIONS:
