@@ -48,7 +48,10 @@ T, L, H = SEAL.header[:3] if SEAL else ("", "", "")
     ("seal temperature between 150 and 170, leak rate 1, running hours 100", {L: "1", H: "100"}),
     ("seal temperature 140 or more, leak rate 1,5 drops", {}),
     ("seal temperature 1 200, leak rate 1, running hours 100", {L: "1", H: "100"}),
-    ("seal temperature seventy-five degrees, leak rate 1, running hours 100", {L: "1", H: "100"}),
+    # number words with no unit after them (with one they are read: session 30)
+    ("seal temperature seventy-five, leak rate 1, running hours 100", {L: "1", H: "100"}),
+    ("seal temperature seventy-five degrees, leak rate 1, running hours 100",
+     {T: "75", L: "1", H: "100"}),
     ("seal temperature 140, leak rate 2, running hours up to 9000", {T: "140", L: "2"}),
     ("bearing temperature 190 F, leak rate 1, running hours 100", {L: "1", H: "100"}),
     # … after a comma too (the word before was read as '1,bearing', no word: 190 was the seal's)

@@ -24,7 +24,7 @@ from kbtools.config import load_config
 from kbtools.decision import build_table
 from kbtools.query.answers import missing_message, said_of_other_note
 from kbtools.query.inputs import read_inputs
-from kbtools.query.quantities import AMBIENT, CHANGES, EN_PLAIN, ROOMS, TIMES
+from kbtools.query.quantities import AMBIENT, CHANGES, EN_PLAIN, ROOMS, TIMES, WEATHER
 from kbtools.query.values import EN_NUMERALS
 from kbtools.query.wording import ABBREVIATIONS
 
@@ -359,7 +359,8 @@ def test_a_named_value_still_answers(dist):
 # built-in names (`ABBREVIATIONS`: 相对湿度), which count as the table's own (`Qualified.of`)
 NOT_MODIFIERS = set("温度湿的内里中间气空环境和与及跟同并且又再而但是为约在达到了已有共都均近负"
                      "零一二三四五六七八九十百千万两几多余来摄氏华℃高低常恒大小均") | \
-    {ch for w in (*ROOMS, *CHANGES, *TIMES) for ch in w if "\u4e00" <= ch <= "\u9fff"} | \
+    {ch for w in (*ROOMS, *CHANGES, *TIMES, *WEATHER) for ch in w
+     if "\u4e00" <= ch <= "\u9fff"} | \
     {ch for g in ABBREVIATIONS for t in g for ch in t if "\u4e00" <= ch <= "\u9fff"}
 
 

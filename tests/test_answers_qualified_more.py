@@ -33,8 +33,9 @@ from test_answers_qualified import NOT_MODIFIERS
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.decision import build_table
+from kbtools.query.changes import EN_CHANGES
 from kbtools.query.inputs import read_inputs
-from kbtools.query.quantities import AMBIENT, EN_CHANGES, EN_PLAIN, ROOMS
+from kbtools.query.quantities import AMBIENT, EN_PLAIN, ROOMS
 from kbtools.query.values import EN_NUMERALS, FILLERS
 
 BARE = build_table(["温度(℃)", "湿度(%)", "措施"],

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from kbtools.decision.numerals import _written
 from kbtools.query.coverage import value_terms
-from kbtools.query.values import numeral_values
+from kbtools.query.digits import numeral_values
 
 
 def _substrings(text: str) -> list[str]:

@@ -14,9 +14,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kbtools.index.reader import open_index
-from kbtools.query.digits import NOT_A_COUNT_AFTER, numeral_spellings
+from kbtools.query.digits import NOT_A_COUNT_AFTER, numeral_spellings, numeral_values
 from kbtools.query.search import search
-from kbtools.query.values import numeral_values
 from tests.kbfixtures import built_pages
 
 SECTIONS = [

@@ -38,6 +38,12 @@ AUTHOR: dict[str, str] = {
     "kbtools.serve.pages._FORMULA_NAME": "match",  # a URL path segment
     "kbtools.decision.conditions._BOUND_JOIN": "finditer",  # a table cell (at most 80 characters)
     "kbtools.serve.pages._LINES": "match",  # the ?lines= parameter
+    "kbtools.decision.numerals._EN_WORD": "finditer",  # a question: its English words
+    "kbtools.decision.numerals._JOINED": "match",  # what follows English number words
+    "kbtools.query.values._EN_SPAN_GAP": "fullmatch",  # the text between two numbers
+    "kbtools.query.values._AGO": "match",  # what follows a duration
+    "kbtools.query.values._EN_OBJECT": "match",  # what follows a duration
+    "kbtools.query.places._VALUE_AHEAD": "match",  # what follows a place word
     "kbtools.serve.ops._TAG": "match",  # /api/diff?old=&new=
     "kbtools.serve.i18n._LANG_TAG": "fullmatch",  # a front-matter `lang` value
     "kbtools.serve.docview._IMG_ONLY": "fullmatch",  # a raw HTML block or inline tag
@@ -210,7 +216,7 @@ OTHER: dict[str, str] = {
                                        "character class and an optional literal-led run",
     "kbtools.query.values._SPOKEN_TENTHS": "matched at a number's unit end; one character "
                                            "class and a look-ahead",
-    "kbtools.query.values._NUMERAL_RUN": "the at most 12 characters of the word before a "
+    "kbtools.query.values.NUMERAL_RUN": "the at most 12 characters of the word before a "
                                          "number; one character class",
     "kbtools.query.places._VALUE_BEFORE": "the at most EN_REACH characters before a "
                                           "value",

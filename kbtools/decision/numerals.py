@@ -7,10 +7,19 @@ or four), ``二三十`` (twenty or thirty), ``二十五六`` and ``一万五`` (
 no numbers: a reader leaves them unread rather than guess. ``两`` is read as ``二``, ``〇`` as
 ``零``; values reach 99,999,999 (``亿`` is not read).
 
+English number words as numbers (`english_number`): ``four`` → ``4``, ``twenty-four`` →
+``24``, ``two thousand one hundred`` → ``2100``, ``a hundred and twenty`` → ``120``, ``twenty
+five hundred`` → ``2500``; words in an order no number is said in (``two four``, ``hundred
+hundred``) are none, and `spell_numbers` writes the words of a text that are a number in
+digits where a test says the number is a value there (a unit follows it).
+
 Pure: imports nothing from kbtools.
 """
 
 from __future__ import annotations
+
+import re
+from collections.abc import Callable
 
 DIGITS = "零一二三四五六七八九"
 UNITS = {"十": 10, "百": 100, "千": 1000}
@@ -75,3 +84,122 @@ def _below_10k(n: int, *, leading: bool) -> str:
             gap = False
         out.append(unit if size == 10 and d == 1 and leading and not out else DIGITS[d] + unit)
     return "".join(out)
+
+
+# English number words: below twenty, the tens, and the multipliers
+EN_SMALL = {w: n for n, w in enumerate((
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+    "nineteen"))}
+EN_TENS = {w: 10 * n for n, w in enumerate(
+    ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"), start=2)}
+EN_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+# a word of a number, or ``a`` before a multiplier (``a hundred``) and ``and`` after one
+# (``one hundred and twenty``), each with where it ends: joined by a space or a hyphen
+_EN_WORD = re.compile(r"[a-z]+", re.IGNORECASE)
+# no number is said in more words than this (nine hundred and ninety-nine thousand nine
+# hundred and ninety-nine: 12); a longer run is read no further
+EN_MAX_WORDS = 12
+
+
+def english_number(words: list[str]) -> str | None:
+    """The value of number words `words` (lower case) as a decimal string, or None when they
+    are no number said so (see the module doc): ``and`` only after a multiplier and before
+    more words, ``a`` only before one."""
+    total = current = 0  # (the millions and thousands said, the number below them)
+    last = ""  # what the word before was: small, tens, unit (of a tens), hundred, scale, a, and
+    for n, word in enumerate(words):
+        if word in EN_SMALL:
+            if last not in ("", "hundred", "scale", "and") and \
+                    not (last == "tens" and EN_SMALL[word] < 10 and EN_SMALL[word]):
+                return None
+            current += EN_SMALL[word]
+            last = "unit" if last == "tens" else "small"
+        elif word in EN_TENS:
+            if last not in ("", "hundred", "scale", "and"):
+                return None
+            current += EN_TENS[word]
+            last = "tens"
+        elif word == "hundred":
+            if last == "a":
+                current = 1
+            if not 0 < current < 100 or last not in ("small", "tens", "unit", "a"):
+                return None
+            current *= 100
+            last = "hundred"
+        elif word in EN_SCALES:
+            if last == "a":
+                current = 1
+            size = EN_SCALES[word]
+            if not current or last in ("scale", "and") or (total and total < size * 1000):
+                return None  # (two thousand three thousand, a million thousand)
+            total, current, last = total + current * size, 0, "scale"
+        elif word == "a" and n == 0 and len(words) > 1:
+            last = "a"
+        elif word == "and" and last in ("hundred", "scale") and n + 1 < len(words):
+            last = "and"
+        else:
+            return None
+    return str(total + current) if last not in ("", "a", "and") else None
+
+
+def spell_numbers(text: str, is_value: Callable[[str], bool]) -> str:
+    """`text` with each run of English number words written in digits (``four days`` → ``4
+    days``) when `is_value` says what follows the run makes it a value (a unit after it), or
+    it joins another number so (``ten to 20 hours``: a span's end, read as the span it is).
+    Words that are no number, and number words followed by anything else (``one of the
+    vents``, ``temperature twenty``), are left as written. Each run is the longest words from
+    its start that are a number (``ten and twenty``: ten, then twenty)."""
+    for _ in range(2):  # ten to twenty hours: twenty first, then ten before its 20
+        out, at = [], 0
+        words = list(_EN_WORD.finditer(text))
+        n = 0
+        while n < len(words):
+            run = _number_run(text, words, n)
+            if run is None:
+                n += 1
+                continue
+            end, value = run
+            stop = words[end - 1].end()
+            rest = text[stop:]
+            if is_value(rest) or _JOINED.match(rest):
+                out += [text[at:words[n].start()], value]
+                at = stop
+            n = end
+        text = "".join(out) + text[at:]
+    return text
+
+
+# a number word before a span or list word and a digit (``ten to 20``, ``four or 5``)
+_JOINED = re.compile(r" (?:to|and|or|through|thru) -?\d")
+
+
+def _number_run(text: str, words: list[re.Match[str]], n: int) -> tuple[int, str] | None:
+    """The longest run of words from `words[n]` that is a number (`english_number`), joined
+    by one space or hyphen and no Latin letter or digit glued to either end (a Chinese
+    character may be: 液压油two thousand hours), as (the index after its last word, its
+    value); None when there is none, or when `words[n]` follows a number word (the four of
+    ``two four days``: the rest of words that are no number, not a number of its own)."""
+    first = words[n]
+    before = text[first.start() - 1] if first.start() else ""
+    if before.isascii() and before.isalnum() or before in ("-", "'") or \
+            n and words[n - 1].group().lower() in _EN_NUMBER_WORDS | {"point"} and \
+            text[words[n - 1].end():first.start()] in (" ", "-"):
+        return None  # inside a word, the rest of number words that are no number, or the
+        # decimals of one (ninety-nine point five: not read, no 5)
+    best = None
+    end = n
+    while end < min(len(words), n + EN_MAX_WORDS) and \
+            words[end].group().lower() in _EN_VOCABULARY and \
+            (end == n or text[words[end - 1].end():words[end].start()] in (" ", "-")):
+        end += 1
+        value = english_number([w.group().lower() for w in words[n:end]])
+        after = text[words[end - 1].end():words[end - 1].end() + 1]
+        if value is not None and not (after.isalnum() or after in "-'" and after) and \
+                not text.startswith(" point ", words[end - 1].end()):
+            best = (end, value)
+    return best
+
+
+_EN_NUMBER_WORDS = frozenset((*EN_SMALL, *EN_TENS, *EN_SCALES))
+_EN_VOCABULARY = _EN_NUMBER_WORDS | {"a", "and"}

@@ -32,7 +32,7 @@ UNIT_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
 GROUP_OF = {unit: i for i, group in enumerate(UNIT_GROUPS) for unit in group}
 # ``degrees`` alone: a temperature, in whichever degrees the column counts (``22 degrees``
 # in a ℃ column is 22 ℃, ``160 degrees`` in a °F one 160 °F); in any other column no value
-BARE_DEGREES = frozenset(("degrees", "degree", "deg"))
+BARE_DEGREES = frozenset(("degrees", "degree", "deg", "°"))  # 24°: no scale named
 TEMPERATURE_GROUPS = frozenset((GROUP_OF["℃"], GROUP_OF["°f"]))
 TIME_GROUPS = frozenset(GROUP_OF[u] for u in ("s", "min", "h", "d", "week", "month", "year"))
 # what multiplies a number rather than naming its unit ("2万" hours is 20,000, not 2)

@@ -16,9 +16,9 @@ import numpy as np
 
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.index.reader import KbIndex
+from kbtools.query.digits import numeral_values
 from kbtools.query.expansion import NO_EXPANSION, Expansion
 from kbtools.query.fusion import Hit
-from kbtools.query.values import numeral_values
 from kbtools.textfind import occurrences
 
 
@@ -115,7 +115,7 @@ def value_terms(question: str, unknown: Sequence[str]) -> set[str]:
     one-character term it writes only right after an Arabic number (80度, 3 天: the unit of
     a value, which the knowledge may write otherwise, ℃), and a term it writes only inside
     values in Chinese numerals (八十, 十度 and 八十度 of 八十度; 三天, 百分之九十:
-    `values.numeral_values`). A subject is none: the 蛆 of 韭菜根蛆, or a word holding a
+    `digits.numeral_values`). A subject is none: the 蛆 of 韭菜根蛆, or a word holding a
     numeral and more (十字花科, 七星瓢虫, 一氧化碳) or a numeral not written the standard way
     (三七)."""
     numeral = unknown and not NUMERAL_CHARS.isdisjoint(question)

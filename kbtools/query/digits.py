@@ -13,7 +13,7 @@ numeral (三小时, 二十分钟, 十分钟: not the 十分 of 十分灵活)."""
 from __future__ import annotations
 
 from kbtools.decision.numerals import chinese_number
-from kbtools.query.values import CJK_NUMBER, numeral_values
+from kbtools.query.values import CJK_NUMBER, NUMERAL_RUN, unit_after
 
 # a numeral and a unit's character that make a word meaning no amount: 十分 (very), 四周
 # (all around), 万分 (extremely), 十足 (full), 四方/八方 (every side)
@@ -87,3 +87,28 @@ def counted_unit(text: str, start: int, end: int, spans: dict[int, int]) -> str:
     if not unit and text[start:end] == "两" and rest[:1] in MEASURE_WORDS:
         unit = rest[0]
     return "" if rest[len(unit):len(unit) + 1] == "半" else unit
+
+
+def numeral_values(text: str) -> list[tuple[int, int]]:
+    """Where `text` (as written) gives a value in Chinese numerals, as (start, end): a numeral
+    written the standard way (`chinese_number`: 八十, 二十五, 十五点五; 百分之 before it
+    included), with what follows it of the measure word 个 and a one-character unit (八十度,
+    三天, 三个月, 八十 度; not the 年 of 三年级, nor a character no unit is: the 字 of 十字花科,
+    the 星 of 七星瓢虫, nor the numeral after a 个 or a space: 三个十一). 一 alone is a value only so followed (一些, 一氧化碳 hold none); a
+    numeral written otherwise (三七, 三四天, 百日咳) is none."""
+    out = []
+    for m in CJK_NUMBER.finditer(text):
+        if chinese_number(m.group(2)) is None:
+            continue
+        rest = text[m.end():m.end() + 24].lstrip()
+        end = m.end() + len(text[m.end():m.end() + 24]) - len(rest)  # after the spaces
+        measure = int(rest.startswith("个"))
+        unit = unit_after(rest[measure:])[0]
+        if NUMERAL_RUN.match(unit):  # 三个十一, 三 十: another numeral, no unit of this one
+            unit = ""
+        width = measure + (len(unit) == 1)
+        if width:
+            out.append((m.start(), end + width))
+        elif m.group(0) != "一":
+            out.append((m.start(), m.end()))
+    return out

@@ -39,7 +39,9 @@ from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.decision.units import bare_degrees, degrees_fit, family, scale, unit_group
 from kbtools.query.places import place_of
 from kbtools.query.quantities import (
+    AMBIENT,
     EN_PLAIN,
+    WEATHER,
     Others,
     Qualified,
     before_comma,
@@ -52,7 +54,6 @@ from kbtools.query.values import (
     BOUND_AFTER,
     DURATIONS,
     EN_NUMERALS,
-    NAME_STARTS,
     STOP_GAP,
     TEMPERATURES,
     UNIT_CLASSES,
@@ -64,6 +65,7 @@ from kbtools.query.values import (
     strip_fillers,
 )
 from kbtools.query.wording import (
+    NAME_STARTS,
     amount_subject,
     fraction_names,
     fraction_of,
@@ -191,12 +193,13 @@ def read_inputs(question: str, table: DecisionTable,
     names = {i: names_of(table.header[i], synonyms) for i in table.inputs}
     own = frozenset(n for i in table.inputs for n in names[i])
     # where the question names another table's input: no value said of it is this table's
-    elsewhere = Others.of(frozenset(vocabulary), own) if vocabulary and found_numbers \
-        else Others()
-    spans = elsewhere.spans(text)
     wholes = {i: {key_text(table.header[i]),
                   *(compact(s) for s in synonyms.get(column_key(table.header[i]), ()))}
               for i in table.inputs}
+    elsewhere = Others.of(frozenset(vocabulary), own,
+                          frozenset(w for i in table.inputs for w in wholes[i])) \
+        if vocabulary and found_numbers else Others()
+    spans = elsewhere.spans(text)
     # a name qualified into another thing's (油温, ``oil temperature``): see `Qualified`
     cells = tuple(c[j].text for c in table.conditions for j in table.inputs
                   if c[j].kind == "text")
@@ -220,6 +223,12 @@ def read_inputs(question: str, table: DecisionTable,
             if found is None:
                 continue
             num, numeral = found
+            x = found_numbers[num] if not numeral else None
+            place = place_of(quals[i], text, x.start, x.after) if x else None
+            if x and place:  # ``the temperature is 30 c outside``: another place's, said so
+                said.setdefault(table.header[i], (x.written, place))
+                claimed.add(num)
+                break
             if numeral:  # 日均温二十六度: a value, but not one read here
                 blocked.add(i)
             elif (value := given_value(found_numbers[num], table, i)) is not None:
@@ -566,12 +575,12 @@ def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}
         *lead, last = words
         return len(last) >= 3 and any(w.startswith(last) or stems_meet(w, last)  # rained
                                       for w in own) and \
-            all(w in _EN_NAMELESS or not drop_fillers(w) or any(o.startswith(w) for o in own)
-                for w in lead)  # ``has rained``
+            all(w in _EN_NAMELESS or w in AMBIENT or not drop_fillers(w) or
+                any(o.startswith(w) for o in own) for w in lead)  # ``has rained``, ``air``
     joiner = next((j for j in NAME_STARTS if word.startswith(j)), "")
     word = word[len(joiner):]  # 和湿度 90%, 然后湿度 90% name 湿度
-    if not word:
-        return True  # 然后 24 度: said of nothing named, as 24 度 alone
+    if not word or word.endswith(WEATHER) and _unit_of(header) not in DURATIONS:
+        return True  # 然后 24 度, 下大雨 22度: said of nothing named (晴了4天: sunny days)
     chars = {ch for ch in key if is_cjk(ch)}
     if any(v in key for v in RUNNING):  # 用了 2100 小时 for 运行小时: the same time counted
         chars |= set("".join(RUNNING))

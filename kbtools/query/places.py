@@ -31,13 +31,13 @@ from kbtools.query.quantities import (
     Qualified,
 )
 from kbtools.query.values import (
-    NAME_STARTS,
     STOP_GAP,
     UNIT_CLASSES,
     drop_fillers,
     strip_fillers,
+    unit_after,
 )
-from kbtools.query.wording import is_cjk
+from kbtools.query.wording import NAME_STARTS, is_cjk
 
 # Chinese words of the outside, standing after what they are outside of or alone (外面30度,
 # 大棚外面, 外边, 外头); a bare 外 only after a room's or the table's own thing's character
@@ -58,6 +58,8 @@ _WORDS = re.compile(r"[a-z'’]+")
 # a value and its unit ending the text before another value (``30 c 60%``, 30度60%)
 _VALUE_BEFORE = re.compile(r"(\d+(?:\.\d+)?)( ?[^\d\s,;:、，；：]{1,8})$")
 _UNITS = frozenset(w for c in UNIT_CLASSES for w in c)
+# a value, its unit and the word after it (``24 c inside``)
+_VALUE_AHEAD = re.compile(r"\d+(?:\.\d+)? ?[^\d\s,;:、，；：]{0,8} ([a-z]+)")
 _JOINS = frozenset(("and", "or", "but", "then", "while", "whereas"))  # start another item
 
 
@@ -75,8 +77,10 @@ def place_of(qualified: Qualified, text: str, at: int, after: int) -> str | None
     if first and first[0].rstrip(",.;") in OUTSIDE + ROOMS:  # not ``6 years in service``
         found = qualified.phrase(text, start)  # ``30 c outside the tank``, ``24 c indoors``
         stop = found[0] if found is not None else start + 1 + len(first[0])
-        if not strip_fillers(text[stop:stop + EN_REACH])[:1].isdigit():  # not the label of
-            if found is not None:  # the next value (``indoor 24 c outdoor 30 c``)
+        ahead = strip_fillers(text[stop:stop + EN_REACH])
+        if not ahead[:1].isdigit() or _placed(ahead):  # not the label of the next value
+            if found is not None:  # (``indoor 24 c outdoor 30 c``; but ``30 c outside 24 c
+                # inside``: each value's word after it)
                 return text[start:found[0]].strip(" ") if found[1] else ""
             return ""  # ``24 c inside``: a bare adverb `phrase` reads no phrase of
     head = drop_fillers(text[max(0, at - EN_REACH):at]).rstrip(" ")
@@ -87,6 +91,13 @@ def place_of(qualified: Qualified, text: str, at: int, after: int) -> str | None
     if head[-1:].isascii():
         return _english_place(qualified, head)
     return _chinese_place(qualified, head)
+
+
+def _placed(text: str) -> bool:
+    """Whether the value starting `text` is followed by a place word of its own (``24 c
+    inside``): the place words of the question then follow their values."""
+    m = _VALUE_AHEAD.match(text)
+    return m is not None and m.group(1) in OUTSIDE + ROOMS
 
 
 def _english_place(qualified: Qualified, head: str) -> str | None:
@@ -118,6 +129,8 @@ def _chinese_place(qualified: Qualified, head: str) -> str | None:
                 (run and head[:len(head) - len(run)].endswith(NAME_STARTS)):
             break  # 然后外面: the words after the lead only
         run = ch + run
+    if head[:len(head) - len(run)][-1:].isdigit():  # 30度棚内24度: no 度 of the 30 in it
+        run = run[len(unit_after(run)[0]):]
 
     def own(thing: str) -> bool:  # no thing, here, a room, or the table's own (棚 of 大棚)
         return not thing or thing[-1] in qualified.mine or thing.endswith(ROOMS + HERE)

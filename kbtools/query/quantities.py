@@ -29,9 +29,9 @@ qualifying the quantity, as ``pressure in the boiler`` does (锅炉内压力, �
 the phrase as written; `LOCATIVES`): the words that qualify nothing are judged before it
 (棚内温度 on a 大棚 table, 室内温度, 空气中的温度). The surroundings a generic quantity means (气温, ``air temperature``:
 `AMBIENT`; a room or indoors, 室温, ``room temperature``, ``temperature in the room``, on any
-table: `ROOMS`; ``outdoors``, ``outside the tank`` are another place: `OUTSIDE`), how high it is (高温: `DEGREES`), when (夜间温度, 白天温度: `TIMES`), a verb of change before a short form
+table: `ROOMS`; ``outdoors``, ``outside the tank`` are another place: `OUTSIDE`), how high it is (高温: `DEGREES`), when (夜间温度, 白天温度: `TIMES`; 下雨温度: `WEATHER`), a verb of change before a short form
 (升温到80度, 加压至3MPa: `CHANGES`; 油升温 is still the oil's) or an English one before ``to``
-(``heated to 80 C``: `EN_CHANGES`; ``oil heated to`` is the oil's), words of the table's own
+(``heated to 80 C``: `changes.EN_CHANGES`; ``oil heated to`` is the oil's), words of the table's own
 heading or of the input's names (a Chinese modifier judged by its last character, the one
 bound to the name: 棚里油温 is the oil's, 大棚油温 on a 大棚 table the 大棚油温's), an English word that names no thing (``the``, ``if``: `EN_PLAIN`), and
 a run of Chinese too long to be a modifier (`PHRASE`: 小麦赤霉病温度) qualify nothing.
@@ -48,17 +48,18 @@ from dataclasses import dataclass
 
 from kbtools.decision import column_key, normalize_text
 from kbtools.decision.conditions import header_unit_start
+from kbtools.query.changes import EN_CHANGES, change_before, clause_words
 from kbtools.query.values import (
+    AGO_WORDS,
     EN_NUMERALS,
     FILLERS,
-    NAME_STARTS,
     STOP_GAP,
     UNIT_CLASSES,
     compact,
     drop_fillers,
     strip_fillers,
 )
-from kbtools.query.wording import ABBREVIATIONS, counted_object, is_cjk
+from kbtools.query.wording import ABBREVIATIONS, NAME_STARTS, counted_object, is_cjk
 
 # In a Chinese compound a generic quantity's name may be cut to its first character: 油温 is
 # 油温度, 水温 水温度, 油压 油压力, 水压 水压力. (full name, its short form in a compound)
@@ -80,30 +81,18 @@ ROOMS = ("室", "屋", "房", "房间", "room", "rooms", "indoor", "indoors", "i
 # a verb of change before a Chinese quantity's short form (升温到80度, 加压至3MPa): says how the
 # quantity went, not of what; a thing before it still qualifies it (油升温到80度 is the oil's)
 CHANGES = ("升", "降", "加", "增", "减", "泄", "保", "稳", "控", "调", "提")
-# English verbs of change before ``to`` and a value (``heated to 80 c``, ``the pressure was
-# raised to 30 psi``, ``we cooled the room down to 5 c``): say how the quantity went, not of
-# what, as `CHANGES` do; a thing before the verb or after it still qualifies it (``oil heated
-# to 80 c``, ``heated the oil to 80 c``: the oil's)
-EN_CHANGES = frozenset((
-    "heat", "heats", "heated", "heating", "warm", "warms", "warmed", "warming", "cool", "cools",
-    "cooled", "cooling", "chill", "chills", "chilled", "chilling", "raise", "raises", "raised",
-    "raising", "lower", "lowers", "lowered", "lowering", "increase", "increases", "increased",
-    "increasing", "decrease", "decreases", "decreased", "decreasing", "reduce", "reduces",
-    "reduced", "reducing", "drop", "drops", "dropped", "dropping", "rise", "rises", "rose",
-    "risen", "rising", "fall", "falls", "fell", "fallen", "falling", "climb", "climbs",
-    "climbed", "climbing", "pressurize", "pressurizes", "pressurized", "pressurised",
-    "depressurized", "depressurised", "pump", "pumps", "pumped", "inflate", "inflated",
-    "deflate", "deflated", "boost", "boosted", "adjust", "adjusted", "bring", "brought",
-    "ramp", "ramped", "jump", "jumped", "go", "goes", "went", "gone", "set"))
-# words between such a verb and ``to`` that say which way (``cooled down to``, ``back to``)
-EN_CHANGE_WAYS = ("down", "back")
 # a Chinese modifier ending so says how high the quantity is, not of what (高温35度, 30度的低温,
 # 常温, 最大压力, 平均温度): the input's quantity still
 DEGREES = ("高", "低", "常", "恒", "大", "小", "均")
+# words before a name saying over which time it is taken or that it is the air's (日均温, 日平均气温)
+MEASURES = ("平均", "均", "空气", "环境", "气", "旬", "白天", "日", "天", "周", "月", "年", "夜", "昼")
 # a Chinese modifier ending so says when the quantity is measured, not of what (夜间温度, 白天温度,
 # 冬天里的温度, 花期温度, 实时温度, 中午温度), as ``night temperature`` does (`EN_PLAIN`)
 TIMES = ("白天", "晚上", "早上", "上午", "下午", "中午", "夜", "晚", "晨", "昼", "午", "日", "天",
          "周", "月", "季", "年", "期", "时")
+# the weather said before a name (下雨温度, 阴雨湿度, 雨后温度, 天晴温度, 刮风 温度): when it is measured,
+# as `TIMES` say, not of what (雨水温度 is the rainwater's; 热风, 进风, 喷雾 are things)
+WEATHER = ("雨", "雪", "雨后", "雪后", "晴", "多云", "刮风", "起风", "大风")
 # a run of more Chinese characters than this before a name is a phrase of its own (小麦赤霉病
 # 温度22度), not a modifier of the name
 PHRASE = 3
@@ -203,15 +192,20 @@ class Others:
 
     @classmethod
     @functools.lru_cache(maxsize=256)  # a table is read for many questions: made once
-    def of(cls, vocabulary: frozenset[str], own: frozenset[str]) -> Others:
+    def of(cls, vocabulary: frozenset[str], own: frozenset[str],
+           wholes: frozenset[str] = frozenset()) -> Others:
         """The names of `vocabulary` (`input_names`) that are not among `own`, the names of
         the table's inputs (`query.inputs.names_of`: with their parts and synonyms), nor
         short forms of them (``bearing temp`` of ``Bearing temperature``), nor the generic
         name one of them ends with (温度 of 油温度, as 油温 is written in full: 油的温度 may be
-        the oil's)."""
+        the oil's), nor another name of the quantity one of `wholes` (the inputs' whole names
+        and their synonyms) is measured as (`measure`: 日均温 of a table of 温度, 气温 of one
+        of 日均温 — the daily mean air temperature either means; not 地温, 油温)."""
         mine = frozenset(form for name in own for form in short_forms(name))
+        same = {measure(w) for w in wholes}
         return cls(tuple(sorted((n for n in vocabulary if n not in mine and
-                                 not any(_ends_with(m, n) for m in mine)),
+                                 not any(_ends_with(m, n) for m in mine) and
+                                 measure(n) not in same),
                                 key=lambda n: (-len(n), n))), mine,
                    frozenset(ch for name in own for ch in name if is_cjk(ch)))
 
@@ -231,6 +225,26 @@ class Others:
                     out.append((at, end))
                 at = text.find(name, at + 1)
         return out
+
+
+def measure(name: str) -> str:
+    """The quantity a compacted input name measures, without the words saying over which time
+    it is taken or that it is the air's (`MEASURES`; English: `EN_PLAIN`, `AMBIENT`): 日均温,
+    日平均气温 and 气温 are 温度, ``daily mean temperature`` is ``temperature``; 油温, 地温 and
+    ``oil temperature`` are themselves, another thing's."""
+    if name[:1].isascii():
+        words = name.split()
+        while len(words) > 1 and (words[0] in EN_PLAIN or words[0] in AMBIENT):
+            words.pop(0)
+        return " ".join(words)
+    for full, short in CONTRACTIONS:
+        head = full if name.endswith(full) else short if name.endswith(short) else ""
+        rest = name[:-len(head)] if head else name
+        while head and rest and (word := next((w for w in MEASURES if rest.endswith(w)), "")):
+            rest = rest[:-len(word)]
+        if head and not rest:
+            return full
+    return name
 
 
 def _ends_with(name: str, part: str) -> bool:
@@ -316,7 +330,7 @@ class Qualified:
         return self.named_after(text, end)
 
     def changed_to(self, text: str, at: int) -> str | None:
-        """None when no English verb of change leads the value at `at` (`change_before`); else
+        """None when no English verb of change leads the value at `at` (`changes.change_before`); else
         the thing the change is said of, "" when none is (``heated to 80 c``, ``the
         temperature rose to``, ``we cooled the room down to``): its object (``heated the oil
         to``: oil), else its subject — a name of the input qualified as before a value (``the
@@ -334,7 +348,7 @@ class Qualified:
                not (subject > len(h) and _latin(text[subject - len(h) - 1]))
                for h in self.heads if subject >= len(h)):
             return self.before(text, start)  # ``the oil temperature rose to``
-        return self._thing(_clause(text[:subject]))
+        return self._thing(clause_words(text[:subject]))
 
     def _thing(self, words: list[str]) -> str:
         """The last words of `words` that name a thing (at most `PHRASE_WORDS`, none of
@@ -403,18 +417,24 @@ class Qualified:
                 lo += max((len(u) for c in UNIT_CLASSES for u in c  # unit of the 3
                            if u and is_cjk(u[0]) and text.startswith(u, lo)),
                           default=int(text[lo - 1].isdigit()))  # 30%土壤湿度: no unit
+                lo += next((len(w) for w in AGO_WORDS if text.startswith(w, lo)), 0)  # 3天前
             possessive = text[lo:at].endswith("的")  # 油的温度: 油 qualifies it
             word = text[lo:at - possessive]
             verb = int(not possessive and self.changed(text, at))  # 升温到80度: no thing
             word = word[:len(word) - verb]
             place = next((p for p in LOCATIVES if word.endswith(p)), "")  # 锅炉内: 锅炉's
             thing = word[:len(word) - len(place)]
+            ago = next((w for w in AGO_WORDS if thing.endswith(w)), "")
+            if ago and not place and (thing[:-len(ago)].endswith(TIMES) or
+                                      thing == ago and len(ago) > 1):
+                return ""  # 一周前湿度, 昨天之前温度: a time before, no thing's
             if rivals is not None:
-                if not thing or thing.endswith(TIMES) or thing[-1] in self.mine - rivals or \
+                if not thing or thing.endswith(TIMES + WEATHER) or \
+                        thing[-1] in self.mine - rivals or \
                         thing.endswith(self.values):
                     return ""
             elif not thing or len(thing) > PHRASE or \
-                    thing.endswith(AMBIENT + ROOMS + DEGREES + TIMES) or \
+                    thing.endswith(AMBIENT + ROOMS + DEGREES + TIMES + WEATHER) or \
                     thing[-1] in self.mine or thing.endswith(self.values):  # 中温, 空气中
                 return ""  # 温度, 大棚(内)温度 (a 大棚 table), 小麦温度 (a table of 小麦)
             cut = max((n for n in range(2, len(thing))  # a place before the thing: 棚里
@@ -509,33 +529,6 @@ def before_comma(text: str, end: int) -> int:
                 return -1
             break
     return len(drop_fillers(text[:end - 1]).rstrip(" "))
-
-
-def change_before(text: str, at: int) -> tuple[int, list[str]] | None:
-    """Where an English verb of change (`EN_CHANGES`) and ``to`` before position `at` of
-    compacted `text` start, filler words before the value dropped (``dropped to about 5
-    c``), and the words of its object (``heated the oil to``: the, oil; ``cooled the room
-    down to``: the, room); None when no such verb leads the value (``rose by 5 c`` is a
-    change, not a value; ``heated up to 80 c`` a bound, which `values.numbers` makes no
-    exact value)."""
-    head = drop_fillers(text[:at]).rstrip(" ")
-    if not (head == "to" or head.endswith(" to")):
-        return None
-    words = _clause(head[:-2])
-    for n in range(len(words) - 1, max(-1, len(words) - 6), -1):
-        if words[n] in EN_CHANGES:
-            obj = [w for w in words[n + 1:] if w not in EN_CHANGE_WAYS]
-            return len(head[:-2].rstrip(" ")) - len(" ".join(words[n:])), obj
-    return None
-
-
-def _clause(text: str) -> list[str]:
-    """The Latin words that end compacted `text`, back to a clause mark, number or other
-    script."""
-    at = len(text)
-    while at and (text[at - 1].isascii() and (text[at - 1].isalpha() or text[at - 1] in " '")):
-        at -= 1
-    return text[at:].split()
 
 
 def _last_word(text: str, word: str, end: int) -> int:

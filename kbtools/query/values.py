@@ -33,7 +33,7 @@ import unicodedata
 from dataclasses import dataclass, replace
 
 from kbtools.decision.conditions import normalize_cell, normalize_text
-from kbtools.decision.numerals import chinese_number
+from kbtools.decision.numerals import chinese_number, spell_numbers
 from kbtools.decision.units import MAGNITUDE_WORDS, MAGNITUDES, UNIT_GROUPS, unit_group
 
 # Units that mark what a number measures (the same quantity in a header and a question).
@@ -65,7 +65,7 @@ UNIT_CLASSES: tuple[tuple[str, ...], ...] = (
     ("cal/cm2",),
     ("hp", "horsepower"),
     ("cfm",),
-    ("degrees", "degree", "deg"),  # no scale named: a temperature in the column's degrees
+    ("degrees", "degree", "deg", "°"),  # no scale named: a temperature in the column's degrees
 )
 BARE_DEGREES = len(UNIT_CLASSES) - 1
 TEMPERATURES = frozenset((0, next(n for n, c in enumerate(UNIT_CLASSES) if "°f" in c)))
@@ -82,6 +82,9 @@ SPELLED_UNITS: dict[str, str] = {
 DURATIONS = frozenset(n for n, c in enumerate(UNIT_CLASSES)
                        if c[0] in ("小时", "天数", "周", "个月", "年"))
 _OLD = re.compile(r"old(?![a-z])")
+# words after a duration that make it a time (3天前, 2周以后, ``2 days ago``, ``3 days later``)
+AGO_WORDS = ("以前", "之前", "以后", "之后", "前", "后")
+_AGO = re.compile(rf"(?:{'|'.join(AGO_WORDS)}|(?:ago|later|earlier|from now)(?![a-z]))")
 # words that are no count noun between a number and its unit (``4 more days``: a bound)
 _NOT_NOUNS = frozenset(("more", "less", "fewer", "over", "under", "than", "and", "the", "extra",
                         "other", "another", "additional", "full", "whole", "straight"))
@@ -104,7 +107,7 @@ BOUND_BEFORE = ("不到", "不足", "不超过", "不高于", "不低于", "不�
                 "快到", "未满", "不满", "未到", "从", "<", ">", "≤", "≥")
 BOUND_AFTER = ("多", "余", "几", "来", "以上", "以下", "以内", "之上", "之下", "出头", "+")
 _WORD_BEFORE = re.compile(r"[\u3400-\u9fffa-z]+$")  # the word a number follows, if any
-_NUMERAL_RUN = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
+NUMERAL_RUN = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
 # a Chinese numeral (百分之九十 as a percentage), read when standard (`chinese_number`)
 CJK_NUMBER = re.compile(r"(百分之)?([零〇一二两三四五六七八九十百千万]+(?:点[零〇一二三四五六七八九]+)?)")
 # a digit right after a number's unit: 二十六度五 (26.5 said the spoken way), 26度5; 一 and 两
@@ -129,8 +132,12 @@ _EN_BOUND_AFTER = re.compile(
     r"(?:or (?:more|less|above|below|higher|lower|over|under|greater|fewer)|"
     r"and (?:up|above|over|higher|more|rising|falling)|plus|-?odd|max|maximum|min|minimum|"
     r"at (?:most|least)|tops|below|above|under|over)(?![a-z])")
+# what a duration counts (``4 days of heavy rain``), before a bound after it (``or more``)
+_EN_OBJECT = re.compile(r"of(?: (?!or |and |at |plus )[a-z]+){1,3} ")
 _EN_SPAN_AFTER = re.compile(r"(?:to|and|or|through|thru) ?-?\d")
 _EN_SPAN_BEFORE = re.compile(r"\d[^\d,;]{0,12}?(?<![a-z])(?:to|and|or|through|thru) ?$")
+# … with only the joining word between the two (and the unit of the first)
+_EN_SPAN_GAP = re.compile(r" ?(?:to|and|or|through|thru) ?")
 _EN_NEGATED = re.compile(r"(?:(?!and |or |but )[a-z/]{1,12} )?"
                          r"(?:not|no|never|without|[a-z]{1,8}n['’]t)(?![a-z])")
 # words that make a number an approximate value (大约90%, 90%左右, 近90%, ``about 90%``,
@@ -219,11 +226,31 @@ def compact(text: str, *, fold: bool = True) -> str:
             # spoken way, 26度5; the word before the second is none)
             if not keep:
                 continue
+        elif ch.isdigit() and "".join(out[-2:]).casefold() in _LETTER_UNITS and \
+                (len(out) < 3 or out[-3].isdigit() or out[-3] == " "):
+            out.append(" ")  # 24°c85%: the c is 24's unit, no letter of an identifier c85
         elif ch == "." and _abbreviation(out) and (text[i + 1:i + 2].isdigit() or (
                 text[i + 1:i + 2] == " " and text[i + 2:i + 3].isdigit())):
             ch = " " if text[i + 1:i + 2].isdigit() else ""  # approx. 90%: approx 90%
         out.append(ch)
-    return "".join(out)
+    return spell_numbers("".join(out), _unit_follows)  # ``four days``: 4 days
+
+
+def _unit_follows(rest: str) -> bool:
+    """Whether `rest` (what follows English number words) starts with a unit, or with the
+    words a number counts and a unit of time (``rainy days``), making the words a value as a
+    unit after a Chinese numeral does (``four days``, ``eighty percent``; not the a of ``one
+    a day``, an article)."""
+    rest = rest.casefold()
+    suffix = unit_after(rest)[0]
+    noun = count_noun(rest)[0]  # (not ``one`` of ``one one days``: no thing counted)
+    return bool(suffix and suffix != "a" and suffix not in MAGNITUDE_WORDS) or \
+        bool(noun) and not EN_NUMERALS.match(noun)
+
+
+# a degree sign and the letter of its scale (℃ is °c after NFKC): a number right after one
+# is a value of its own (24°c85%), as one after 度 is (24度85%)
+_LETTER_UNITS = ("°c", "°f")
 
 
 def _abbreviation(out: list[str]) -> bool:
@@ -252,7 +279,7 @@ def _is_word_at(text: str, word: str) -> bool:
     return not (word[-1].isascii() and word[-1].isalpha() and nxt.isascii() and nxt.isalpha())
 
 
-def _unit_after(rest: str) -> tuple[str, str, int | None]:
+def unit_after(rest: str) -> tuple[str, str, int | None]:
     """(the unit or multiplying word as written at the start of `rest`, the unit the tables
     know it by, its UNIT_CLASSES index). One space may stand before a Latin word (75 F)."""
     if rest[:1] == " " and rest[1:2].isalpha():
@@ -265,7 +292,7 @@ def _unit_after(rest: str) -> tuple[str, str, int | None]:
     known = SPELLED_UNITS.get(suffix, suffix)
     measured = known
     if suffix in MAGNITUDES or suffix in MAGNITUDE_WORDS:  # 2万小时, 1.2k rpm: what it counts
-        measured = _unit_after(rest[len(suffix):])[1]
+        measured = unit_after(rest[len(suffix):])[1]
     unit = next((n for n, c in enumerate(UNIT_CLASSES) if measured in c), None)
     return suffix, known, unit
 
@@ -283,36 +310,11 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
         unit = rest[1:] if rest.startswith("个") else rest  # the measure word 个: `numbers`
         if m.group(1):
             rest = "%" + rest
-        elif m.group(2) == "一" or _unit_after(unit)[2] is None:
+        elif m.group(2) == "一" or unit_after(unit)[2] is None:
             continue
         if (value := chinese_number(m.group(2))) is not None:
             spans.append((m.start(), m.end(), value, rest[:24]))
     return sorted(spans)
-
-
-def numeral_values(text: str) -> list[tuple[int, int]]:
-    """Where `text` (as written) gives a value in Chinese numerals, as (start, end): a numeral
-    written the standard way (`chinese_number`: 八十, 二十五, 十五点五; 百分之 before it
-    included), with what follows it of the measure word 个 and a one-character unit (八十度,
-    三天, 三个月, 八十 度; not the 年 of 三年级, nor a character no unit is: the 字 of 十字花科,
-    the 星 of 七星瓢虫, nor the numeral after a 个 or a space: 三个十一). 一 alone is a value only so followed (一些, 一氧化碳 hold none); a
-    numeral written otherwise (三七, 三四天, 百日咳) is none."""
-    out = []
-    for m in CJK_NUMBER.finditer(text):
-        if chinese_number(m.group(2)) is None:
-            continue
-        rest = text[m.end():m.end() + 24].lstrip()
-        end = m.end() + len(text[m.end():m.end() + 24]) - len(rest)  # after the spaces
-        measure = int(rest.startswith("个"))
-        unit = _unit_after(rest[measure:])[0]
-        if _NUMERAL_RUN.match(unit):  # 三个十一, 三 十: another numeral, no unit of this one
-            unit = ""
-        width = measure + (len(unit) == 1)
-        if width:
-            out.append((m.start(), end + width))
-        elif m.group(0) != "一":
-            out.append((m.start(), m.end()))
-    return out
 
 
 def numbers(text: str, cased: str = "") -> list[Number]:
@@ -327,14 +329,14 @@ def numbers(text: str, cased: str = "") -> list[Number]:
     for start, end, value, rest in _spans(text):
         before = text[max(0, start - 3):start]
         longer = text[max(0, start - 24):start]
-        suffix, known, unit = _unit_after(rest)
+        suffix, known, unit = unit_after(rest)
         # (第3个雨天 is an ordinal: no count)
         noun, gap = count_noun(rest) if not suffix and not before.endswith("第") else ("", 0)
         if noun:
-            suffix, known, unit = _unit_after(rest[gap:])
-        elif not suffix and rest.startswith("个") and _unit_after(rest[1:])[2] is not None:
+            suffix, known, unit = unit_after(rest[gap:])
+        elif not suffix and rest.startswith("个") and unit_after(rest[1:])[2] is not None:
             gap = 1  # 5个小时: the measure word 个 between a number and its unit
-            suffix, known, unit = _unit_after(rest[1:])
+            suffix, known, unit = unit_after(rest[1:])
         if (before.endswith(BELOW_ZERO) or _EN_BELOW_ZERO.search(longer)) and \
                 not value.startswith("-"):
             value = "-" + value  # 零下5度, minus 5 degrees are -5
@@ -345,23 +347,29 @@ def numbers(text: str, cased: str = "") -> list[Number]:
         if before.endswith("华氏"):
             known = "°f"  # 华氏80度: in °F, whatever follows
         clause = after.lstrip(" ")
+        ago = _AGO.match(clause) if unit in DURATIONS else None
+        if ago:  # 3天前, ``2 days ago``: a time, as 3月 of 3月2日 is, no amount of days
+            unit, skip = None, skip + len(after) - len(clause) + ago.end()
         owned = POSSESSIONS if unit in DURATIONS else frozenset()  # the pump has 2100 h
         run = "age" if unit in DURATIONS and _OLD.match(clause) else \
             _word_before(text, start, floor, owned)
         spans.append((bool(_SPAN_AFTER.match(rest) or _SPAN_AFTER.match(after)
                            or _EN_SPAN_AFTER.match(clause)),
                       bool(_SPAN_BEFORE.search(text[max(0, start - 8):start])
-                           or _EN_SPAN_BEFORE.search(text[max(0, start - 16):start]))))
+                           or _EN_SPAN_BEFORE.search(text[max(0, start - 16):start]) and
+                           # (``30 c outside and 24 c``: each said of its place, no span)
+                           _EN_SPAN_GAP.fullmatch(text[out[-1].after if out else 0:start]))))
         lists.append(bool(_LIST_AFTER.match(rest) or _LIST_AFTER.match(after)))
         exact = not (before.endswith(BOUND_BEFORE) or after.startswith(BOUND_AFTER)
                      or "每" in run  # 每天运行20小时: a rate
                      or negated(after)  # 连续5天没有下雨: not the column's value
-                     or _SPOKEN_TENTHS.match(after)  # 二十六度五: 26.5, spoken
+                     or spoken_tenths(after)  # 二十六度五: 26.5, spoken
                      or (rest[:1] == "," and rest[1:2].isdigit())  # 1,2: a list or 1.2
                      or (before[-1:] == "," and before[-2:-1].isdigit())  # the 2 of 1,2
                      or (rest[:1] == " " and rest[1:2].isdigit())  # 1 200: 1200, or two
                      or (before[-1:] == " " and before[-2:-1].isdigit())
                      or _EN_BOUND_BEFORE.search(longer) or _EN_BOUND_AFTER.match(clause)
+                     or unit in DURATIONS and _object_bound(text[end + skip:end + skip + 48])
                      or _EN_NEGATED.match(clause))
         if suffix == known and len(cased) == len(text) and \
                 (at := text.find(suffix, end, end + 26)) >= 0:
@@ -372,7 +380,7 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                           approximate(text[max(0, start - 16):start], clause)))
         groups.append(unit_group("℃") if unit == BARE_DEGREES else  # 22 degrees to 25℃
                       unit_group(known) if known else None)
-        if unit is not None:  # not the 月 of 3月2日: a date's 2 follows its month, not a value
+        if unit is not None or ago:  # not the 月 of 3月2日: a date's 2 follows its month
             floor = max(floor, end + skip)
     # an end of a span (22~25度, ``10 to 20``) is no exact value; two numbers in units known to
     # differ, or counting things named apart, are two values, not a span (``at 70 °F and 85%
@@ -389,6 +397,25 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                 nouns[n] == nouns[n + 1]:
             out[n], out[n + 1] = replace(out[n], exact=False), replace(out[n + 1], exact=False)
     return out
+
+
+def spoken_tenths(after: str) -> bool:
+    """Whether what follows a number's unit is the tenths of a decimal said the spoken way
+    (26度5, 二十六度五: 26.5): one digit or numeral, not the start of a number of its own — more
+    digits, a decimal point, a unit or a percent sign after it (24度85%, 24度5天: two values)."""
+    m = _SPOKEN_TENTHS.match(after)
+    if m is None:
+        return False
+    rest = after[m.end():]
+    return not (rest[:1].isdigit() or rest[:1] in (".", "%") or NUMERAL_RUN.match(rest) or
+                unit_after(rest)[0])
+
+
+def _object_bound(clause: str) -> bool:
+    """Whether a bound follows what a duration counts (``4 days of heavy rain or more``)."""
+    clause = clause.lstrip(" ")
+    of = _EN_OBJECT.match(clause)
+    return of is not None and _EN_BOUND_AFTER.match(clause, of.end()) is not None
 
 
 def approximate(before: str, clause: str) -> bool:
@@ -430,7 +457,7 @@ def count_noun(rest: str) -> tuple[str, int]:
                     and not drop_fillers(w) == "" for w in noun):
                 break
             gap = 1 + len(" ".join(noun)) + 1
-            suffix, _, unit = _unit_after(rest[gap:])
+            suffix, _, unit = unit_after(rest[gap:])
             if unit in DURATIONS and suffix.isascii() and len(suffix) > 1:
                 return " ".join(noun), gap
         return "", 0
@@ -440,10 +467,10 @@ def count_noun(rest: str) -> tuple[str, int]:
         if not "\u3400" <= ch <= "\u9fff":
             break
         run += ch
-    if not run or _unit_after(run)[0] or run.startswith(BOUND_AFTER) or negated(run):
+    if not run or unit_after(run)[0] or run.startswith(BOUND_AFTER) or negated(run):
         return "", 0
     for k in range(1, min(4, len(run) - 1) + 1):
-        suffix, _, unit = _unit_after(rest[lead + k:])
+        suffix, _, unit = unit_after(rest[lead + k:])
         if unit in DURATIONS and suffix and not suffix.isascii():
             return run[:k], lead + k
     return "", 0
@@ -495,17 +522,20 @@ def _word_before(text: str, start: int, floor: int = 0,
     if word:  # cut after a numeral: the word before 二日 in 三月二日 is 月; not after a
         # 一 or 两 of a word (一直, 一般, 两边: no unit after it), 雨一直下 is one word
         found = word.group(0)
-        cut = [m for m in _NUMERAL_RUN.finditer(found)
-               if m.group() not in ("一", "两") or _unit_after(found[m.end():])[0]]
+        cut = [m for m in NUMERAL_RUN.finditer(found)
+               if m.group() not in ("一", "两") or unit_after(found[m.end():])[0]]
         run = found[cut[-1].end():] if cut else found
         if cut or text[word.start() - 1:word.start()].isdigit():
-            unit = _unit_after(run)[0]  # the unit of the number before: 30度湿度90%
+            unit = unit_after(run)[0]  # the unit of the number before: 30度湿度90%
             run = run[len(unit):] if unit and len(run) > len(unit) else run
         return run
     latin = _EN_WORDS_BEFORE.search(text, max(floor, start - 32), start)
     if not latin:
         return ""
     words = latin.group(0).split()
+    joined = [n for n, w in enumerate(words) if w in ("and", "with", "plus")]
+    if joined and floor and not text[floor:latin.start()].strip():
+        words = words[joined[-1] + 1:]  # 80 percent humidity and 24 c: the 80's name
     if _UNIT_BEFORE.search(text, max(0, latin.start() - 16), latin.start()):
         words = words[1:]  # the unit of the number before (35 psi at 1800 rpm, 0.2 in/s at)
     while words and drop_fillers(words[-1]) == "" and words[-1] not in keep:
@@ -515,14 +545,6 @@ def _word_before(text: str, start: int, floor: int = 0,
     return " ".join(words[-3 if words and words[-1] in AMOUNT_LEADS else -2:])
 
 
-# words that join two quantities named one after the other (温度22度和湿度90%): what follows
-# one starts a name of its own, not a compound with it (和湿度 is 湿度; 土壤湿度 is not)
-JOINERS = ("以及", "并且", "和", "与", "及", "跟", "同", "并", "且")
-# words of time, sequence or contrast after which a name starts anew as well (温度22度，然后温度
-# 23度: the same 温度 named again, as ``then the temperature`` is; 最低温度 is another one)
-CLAUSE_LEADS = ("然后", "随后", "之后", "后来", "接着", "现在", "目前", "当前", "如今", "今天",
-                "昨天", "但是", "可是", "不过", "而且", "另外", "同时", "但", "而", "又", "再")
-NAME_STARTS = tuple(sorted(JOINERS + CLAUSE_LEADS, key=len, reverse=True))
 # words that may stand between an input's name and its value (温度为22度, 湿度达到90%,
 # ``temperature is 75``, ``pressure reads 35 psi``, ``the load's 85%``); 零下 and 负 too: they make the number
 # negative, `BELOW_ZERO`; 华氏 puts it in °F, refused

@@ -14,13 +14,23 @@ from collections.abc import Mapping, Sequence
 from kbtools.decision.model import MIN_PART
 from kbtools.query.values import (
     AMOUNT_LEADS,
+    CJK_NUMBER,
     DURATIONS,
     SUBJECTS,
     UNIT_CLASSES,
     compact,
     drop_fillers,
+    unit_after,
 )
 
+# words that join two quantities named one after the other (温度22度和湿度90%): what follows
+# one starts a name of its own, not a compound with it (和湿度 is 湿度; 土壤湿度 is not)
+JOINERS = ("以及", "并且", "和", "与", "及", "跟", "同", "并", "且")
+# words of time, sequence or contrast after which a name starts anew as well (温度22度，然后温度
+# 23度: the same 温度 named again, as ``then the temperature`` is; 最低温度 is another one)
+CLAUSE_LEADS = ("然后", "随后", "之后", "后来", "接着", "现在", "目前", "当前", "如今", "今天",
+                "昨天", "但是", "可是", "不过", "而且", "另外", "同时", "但", "而", "又", "再")
+NAME_STARTS = tuple(sorted(JOINERS + CLAUSE_LEADS, key=len, reverse=True))
 # Short forms people write for a quantity a table's header spells out, as synonym groups
 # (the form `kbtools.index.synonyms` gives `query.inputs`): ``rh 90%`` names 相对湿度(%) and
 # ``Relative humidity (%)``, ``temp 26`` names ``Temperature (°C)``. Only abbreviations that
@@ -238,8 +248,10 @@ def glued_noun(text: str, at: int) -> str:
     26度: 温度 is the 26's)."""
     rest = text[at:at + 24]
     if rest[:1] and is_cjk(rest[0]):
-        end = next((n for n, ch in enumerate(rest) if not is_cjk(ch)), len(rest))
-        if rest.startswith(GLUED_NOT_NOUNS) or rest[end:end + 1].isdigit():
+        end = next((n for n, ch in enumerate(rest) if not is_cjk(ch) or _amount_at(rest, n)),
+                   len(rest))
+        if rest.startswith(GLUED_NOT_NOUNS) or rest[end:end + 1].isdigit() or \
+                _amount_at(rest, end):  # 85%下了四天雨: a clause of its own amount
             return ""
         return rest[:end]
     words: list[str] = []
@@ -252,6 +264,14 @@ def glued_noun(text: str, at: int) -> str:
             break
     noun = " ".join(words)
     return "" if rest[len(noun):].lstrip(" ")[:1].isdigit() else noun
+
+
+def _amount_at(text: str, at: int) -> bool:
+    """Whether a Chinese numeral and a unit start at position `at` of `text` (四天, 三个月): an
+    amount, as digits would be, which no noun holds."""
+    m = CJK_NUMBER.match(text, at)
+    return m is not None and (bool(m.group(1)) or  # 百分之九十
+                              unit_after(text[m.end():].removeprefix("个"))[2] is not None)
 
 
 def fraction_of(text: str, at: int) -> str:
@@ -271,8 +291,10 @@ def fraction_of(text: str, at: int) -> str:
     for word in _OF_LEADS:
         rest = rest.removeprefix(word)
     words = []
-    for w in rest.split(" ")[:3]:  # up to a comma or a number: ``of leaves,then``
+    for w in rest.split(" ")[:3]:  # up to a comma, a number or ``and``: ``of leaves,then``
         head = _latin_head(w)
+        if head in _EN_NOT_NOUNS:
+            break  # ``4 days of rain and 80% humidity``: rain
         if head:
             words.append(head)
         if head != w or not head:
