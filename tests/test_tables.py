@@ -403,6 +403,26 @@ def test_cli_eval_text_and_json(doc):
     assert data["citation"].endswith("risk.md:16")
 
 
+def test_cli_eval_takes_a_citation_as_the_document(doc, monkeypatch):
+    """A citation pasted as DOC (what `kb query`, `--json` and the MCP tools cite: x.md:16,
+    x.md:11-16 § heading) was "no such file": its lines now name the table."""
+    runner = CliRunner()
+    cited = json.loads(runner.invoke(main, ["table", "eval", str(doc), "--table", "1",
+                                            "温度=30", "相对湿度=10", "--json"]).output)
+    res = runner.invoke(main, ["table", "eval", cited["citation"], "温度=18", "相对湿度=90"])
+    assert res.exit_code == 0 and "row 3 matches" in res.output, res.output
+    monkeypatch.chdir(doc.parent)
+    res = runner.invoke(main, ["table", "eval", "risk.md:22-24 § 霜霉病风险判定 > 保养周期",
+                               "运行小时=10"])
+    assert res.exit_code == 0 and "NO MATCH" in res.output, res.output
+    res = runner.invoke(main, ["table", "eval", "risk.md:29", "温度=18"])
+    assert res.exit_code == 2  # a usage error, as "no such file" was
+    assert "no decision table at risk.md line 29 (its decision tables: lines 11-16, lines " \
+        "22-24)" in res.output, res.output
+    res = runner.invoke(main, ["table", "eval", "risk.md:13", "--table", "2", "运行小时=10"])
+    assert res.exit_code == 2 and "give one of them" in res.output, res.output
+
+
 def test_cli_no_match(doc):
     res = CliRunner().invoke(main, ["table", "eval", str(doc), "--table", "2", "运行小时=10"])
     assert res.exit_code == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,47 @@ def _doc_path(doc: str, index: Path | None) -> tuple[Path, str]:
     return path, kn.rel(path)
 
 
+# a citation given as DOC (what `kb query` and the MCP tools cite: ``x.md:65-73``, with a
+# heading path after § or not): its lines name the table
+_CITED = re.compile(r"(?P<path>.+?\.(?:md|markdown)):(?P<a>\d+)(?:[-–](?P<b>\d+))?"
+                    r"(?:\s*§.*)?", re.IGNORECASE | re.DOTALL)
+
+
+def cited_lines(doc: str, index: Path | None) -> tuple[str, tuple[int, int] | None]:
+    """DOC and the lines it cites, when DOC is a citation (`_CITED`) of a document rather
+    than a file of that name: a user or an agent pasting where a result came from was told
+    "no such file"."""
+    m = _CITED.fullmatch(doc.strip())
+    if m is None or (index is None and _is_file(doc)):
+        return doc, None
+    a = int(m.group("a"))
+    return m.group("path"), (a, int(m.group("b") or a))
+
+
+def _is_file(doc: str) -> bool:
+    try:
+        return Path(doc).is_file()
+    except OSError:
+        return False
+
+
+def _table_at(path: Path, label: str, lines: tuple[int, int], which: str | None) -> int:
+    """The number of the decision table of `path` that the cited `lines` fall in (or
+    overlap); UsageError when --table names one too, or when none lies there."""
+    span = line_span(lines[0], lines[1], "-")
+    if which is not None:
+        raise UsageError(f"{label} {span} names a table by its lines and --table names one "
+                         "too: give one of them")
+    tables = list_tables(path)
+    for t in tables:
+        if t["line_start"] <= lines[1] and lines[0] <= t["line_end"]:
+            return int(t["index"])
+    where = ", ".join(line_span(t["line_start"], t["line_end"], "-") for t in tables)
+    raise UsageError(f"no decision table at {label} {span}" +
+                     (f" (its decision tables: {where})" if where else
+                      " (it has no decision tables)"))
+
+
 @click.group("table")
 def table() -> None:
     """Decision tables: Markdown tables read as rules (see docs/agents.md)."""
@@ -77,10 +119,15 @@ def eval_(doc: str, inputs: tuple[str, ...], which: str | None, policy: str | No
     concentration), or a 1-based column number. Prints the matching row, why each cell matched, and the outputs; when no row
     matches it says so ("no rule matches, needs human review") and never guesses.
 
+    DOC may be a citation as results give it (knowledge/crops/x.md:65-73): the decision
+    table at those lines is evaluated.
+
     Example: kb table eval knowledge/crops/x.md 温度=18 相对湿度=90
     """
+    doc, lines = cited_lines(doc, index)
     path, label = _doc_path(doc, index)
-    result = evaluate_table(path, which, parse_pairs(inputs), policy=policy, doc=label)
+    chosen = which if lines is None else _table_at(path, label, lines, which)
+    result = evaluate_table(path, chosen, parse_pairs(inputs), policy=policy, doc=label)
     if as_json:
         echo_json(result.to_dict())
     else:
