@@ -114,3 +114,14 @@ def kb(*args: object) -> tuple[int, str, str]:
     """`kb ARGS` in this process: (exit code, stdout, stderr)."""
     res = CliRunner().invoke(main, [str(a) for a in args])
     return res.exit_code, res.stdout, res.stderr
+
+
+def can_mount_read_only(tmp_path: Path) -> bool:
+    """Can this process bind-mount a directory read-only in a user namespace (`unshare`)?
+    A real read-only device directory; runners that forbid it skip the tests needing one."""
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    proc = subprocess.run(["unshare", "-rm", "sh", "-c", f"mount --bind {probe} {probe} && "
+                           f"mount -o remount,bind,ro {probe} && ! touch {probe}/x"],
+                          capture_output=True)
+    return proc.returncode == 0

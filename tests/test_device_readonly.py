@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from device_fixtures import make_device
+from device_fixtures import can_mount_read_only, make_device
 
 from kbtools.cli import main
 from kbtools.index.layout import ReleaseLayout
@@ -135,18 +135,9 @@ def test_a_read_only_device_and_kb_home_refuse_in_one_line(device, tmp_path, rea
         "and run `kb sync`, or set KB_HOME to a writable directory")
 
 
-def _can_mount_read_only(tmp_path: Path) -> bool:
-    probe = tmp_path / "probe"
-    probe.mkdir()
-    proc = subprocess.run(["unshare", "-rm", "sh", "-c", f"mount --bind {probe} {probe} && "
-                           f"mount -o remount,bind,ro {probe} && ! touch {probe}/x"],
-                          capture_output=True)
-    return proc.returncode == 0
-
-
 def test_a_real_read_only_mount(device, tmp_path):
     """The same through a real read-only bind mount (a mount namespace of its own)."""
-    if shutil.which("unshare") is None or not _can_mount_read_only(tmp_path):
+    if shutil.which("unshare") is None or not can_mount_read_only(tmp_path):
         pytest.skip("no unprivileged mount namespaces here")
     dev = older_device(device, tmp_path)
     before = snapshot(dev)

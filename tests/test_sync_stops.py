@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import test_device_interrupts
 from device_fixtures import kb
 from test_device_field import KILLED_AT  # kb in a process SIGKILLed at a function
 from test_release_helpers import Pub
@@ -60,15 +61,7 @@ def state(device: Path) -> dict:
     return json.loads((device / "state.json").read_text(encoding="utf-8"))
 
 
-@pytest.fixture
-def one(tmp_path: Path) -> tuple[Pub, Path]:
-    """kb-r1 synced, kb-r2 published at the source."""
-    pub = Pub(tmp_path)
-    device = tmp_path / "dev"
-    pub.release()
-    assert kb("sync", pub.art, "--to", device)[0] == 0
-    pub.release()
-    return pub, device
+one = test_device_interrupts.one  # kb-r1 synced, kb-r2 published at the source
 
 
 UNCHANGED = "kb: interrupted: kb-r1 still serves (unchanged); run `kb sync` again to finish\n"

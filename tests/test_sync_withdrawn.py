@@ -18,23 +18,16 @@ import sys
 from pathlib import Path
 
 import pytest
-from device_fixtures import kb
-from test_release_helpers import Pub, free_port, git
+import test_device_interrupts
+from device_fixtures import can_mount_read_only, kb
+from test_release_helpers import free_port, git
 
 from kbtools.ship import device as dev
 
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def two(tmp_path: Path) -> tuple[Pub, Path]:
-    """kb-r1 and kb-r2 synced from the source, kb-r2 serving."""
-    pub = Pub(tmp_path)
-    device = tmp_path / "dev"
-    for _ in range(2):
-        pub.release()
-        assert kb("sync", pub.art, "--to", device)[0] == 0
-    return pub, device
+two = test_device_interrupts.two  # kb-r1 and kb-r2 synced from the source, kb-r2 serving
 
 
 def releases_json(device: Path) -> dict[str, dict]:
@@ -125,20 +118,11 @@ def test_a_source_that_cannot_be_reached_says_what_still_serves(two):
     assert code == 0 and "kb-r2" in out and err == ""
 
 
-def _can_mount_read_only(tmp_path: Path) -> bool:
-    probe = tmp_path / "probe"
-    probe.mkdir()
-    proc = subprocess.run(["unshare", "-rm", "sh", "-c", f"mount --bind {probe} {probe} && "
-                           f"mount -o remount,bind,ro {probe} && ! touch {probe}/x"],
-                          capture_output=True)
-    return proc.returncode == 0
-
-
 @pytest.mark.parametrize("command", ["sync", "rollback"])
 def test_sync_and_rollback_on_a_read_only_device_say_what_serves(two, tmp_path, command):
     """A read-only mount (ProtectSystem=strict): "cannot lock the device directory: …:
     Read-only file system", and nothing of which release served or what to do."""
-    if shutil.which("unshare") is None or not _can_mount_read_only(tmp_path):
+    if shutil.which("unshare") is None or not can_mount_read_only(tmp_path):
         pytest.skip("no unprivileged mount namespaces here")
     _, device = two
     args = "sync" if command == "sync" else "rollback kb-r1"
