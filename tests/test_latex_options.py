@@ -16,6 +16,7 @@ command, control symbol and ASCII character as the placement of {array}, {aligne
 
 from __future__ import annotations
 
+import random
 import string
 
 import pytest
@@ -237,5 +238,22 @@ def test_the_check_reads_commands_alike_in_a_placement_as_latex_reads_them(form)
     slot = PLACED[0]
     formulas = sorted({slot % (form % t) for t in SWEPT
                        if t != "\\c " and not (t in ARGUMENT_STOPS and form.startswith("%s"))})
+    drawn = latex_draws(formulas)
+    assert {f: latex_problem(f) is None for f in formulas} == drawn
+
+
+@needs_latex
+@pytest.mark.parametrize("seed", [1, 2])
+def test_pairs_of_commands_in_a_placement_are_read_as_latex_reads_them(seed):
+    """Pairs of swept commands (and `~`), a sample drawn with a fixed seed, followed by a
+    command, a letter, a script or a prime: the check accepts exactly what LaTeX draws (a
+    row's end after them is a known gap: `[\\psi\\mspace\\\\]` passes, `[\\psi\\b\\\\]` is
+    refused, LaTeX judging them otherwise)."""
+    rng = random.Random(seed)
+    tokens = [t for t in SWEPT if t.startswith("\\") and t not in ARGUMENT_STOPS | {"\\c "}]
+    tokens.append("~")
+    formulas = sorted({PLACED[0] % (a + b + c) for a in rng.sample(tokens, 15)
+                       for b in rng.sample(tokens, 15)
+                       for c in ["\\frac", "x", "^", "\\sqrt", "'"]})
     drawn = latex_draws(formulas)
     assert {f: latex_problem(f) is None for f in formulas} == drawn

@@ -539,7 +539,7 @@ IF_NOT_ALIKE_FIRST = frozenset("""AA AE Big Bigg Downarrow L O OE SS Uparrow Upd
     lrcorner lvert mathbf mathfrak mathit mathsf mathtt o oe qquad quad rVert rangle rbrace
     rbrack rceil rfloor rvert ss surd text ulcorner uparrow updownarrow urcorner varinjlim
     varliminf varlimsup varprojlim vert \\ { | }""".split()) | _TEXT_SYMBOLS
-IF_NOT_ALIKE_SECOND = frozenset("""AA AE L O OE SS aa ae i j l lbrack mspace o oe pmod pod
+IF_NOT_ALIKE_SECOND = frozenset("""AA AE L O OE SS aa ae i j l lbrack mspace o oe
     rbrack ss \\""".split()) | _TEXT_SYMBOLS
 # Commands whose own expansion gives `\\if` two alike, first: set as math with all that follows
 # (`[\\sqrt x\\frac]`: `\\sqrt x\\frac t\\vtop`), as `~`; `IF_SECOND_STOPS`: stop LaTeX second.
@@ -553,7 +553,8 @@ IF_SELF_ALIKE = frozenset("""! $ * , - : > Longleftarrow Longleftrightarrow Long
     thinspace underleftarrow underleftrightarrow underline underrightarrow vdots widehat
     widetilde xleftarrow xrightarrow""".split())
 IF_SECOND_STOPS = frozenset("varinjlim varliminf varlimsup varprojlim widehat widetilde".split())
-IF_CONSUMED = frozenset("limits nolimits middle mkern".split())  # second: not set, unlike
+IF_CONSUMED = frozenset("""limits nolimits middle mkern mathop mathbin mathrel mathord
+    mathpunct mathopen mathclose mathinner""".split())  # primitives `\\if` takes, not set
 _NOT_PRIMITIVE = IF_NOT_ALIKE_FIRST | IF_SELF_ALIKE | PLACEMENT_STOPS["array"]
 
 
