@@ -63,3 +63,12 @@ def test_each_ot1_letter_draws_where_the_check_accepts_it(letter):
                 f"\\text{{\\'{{\\{letter}}}}}"]
     drawn = latex_draws(formulas)
     assert {f: latex_problem(f) is None for f in formulas} == drawn
+
+
+def test_deeply_nested_accents_under_a_cedilla_get_an_answer_quickly():
+    """Nesting is weighed to `MAX_NESTED_ACCENTS` levels, deeper is refused: no recursion
+    past Python's limit (`kb check` would report "formula check failed")."""
+    for formula in ("x \\c{" + "\\u{" * 3000 + "A" + "}" * 3001, "x \\c{" + "\\u " * 3000 + "A}"):
+        problem = latex_problem(formula)
+        assert problem is not None and "\n" not in problem
+    assert latex_problem("x \\c{\\u{\\u{A}}}") is None

@@ -60,6 +60,7 @@ TEXT_MODE_NOT_SYMBOLS = frozenset("""text mbox textrm textbf textit textsf textt
     bigg Bigg hline cline multicolumn CJKfamily""".split()) | TEXT_ACCENTS
 CEDILLA_BELOW_EX_COMMANDS = frozenset("""quad qquad enspace thinspace medspace thickspace
     negthinspace negmedspace negthickspace dots dotso ldots textunderscore""".split())
+MAX_NESTED_ACCENTS = 8
 _CEDILLA_PIECE = re.compile(r"\\(?:[A-Za-z]+|.?)|.", re.S)
 # accent and letter pairs OT1 defines as a character or a command of their own, which math
 # takes: `\\r{A}` (Å), `\\.{i}` and `\\.{\\i}` (i), `\\c{g}` (a comma above)
@@ -101,12 +102,15 @@ def accent_in_math(word: str, tex: str, at: int) -> int | str:
             f"the accented letter in \\text{{}}{cedilla}")
 
 
-def cedilla_heights(inside: str) -> set[str] | None:
+def cedilla_heights(inside: str, depth: int = 0) -> set[str] | None:
     """How high the pieces of `inside`, the text `\\c` boxes, are against 1ex: a set of
     "higher", "at" and "below" (empty for no piece), or None when one is not known (a
     non-ASCII character, a command with arguments, a control symbol). Braces and blanks
     weigh nothing; a text accent weighs as what it is put on, and higher when it sits above
-    (`\\c{\\u A}`, `\\c{\\r{a}}`) and is put on something."""
+    (`\\c{\\u A}`, `\\c{\\r{a}}`) and is put on something; accents nested deeper than
+    `MAX_NESTED_ACCENTS` are not weighed (each level reads its argument once more)."""
+    if depth > MAX_NESTED_ACCENTS:
+        return None
     heights: set[str] = set()
     at = 0
     while (m := _CEDILLA_PIECE.match(inside, at)) is not None:
@@ -116,7 +120,7 @@ def cedilla_heights(inside: str) -> set[str] | None:
             continue
         if word in TEXT_ACCENTS:
             arg = argument(inside, at)
-            under = cedilla_heights(inside[arg[0]:arg[1]]) if arg else None
+            under = cedilla_heights(inside[arg[0]:arg[1]], depth + 1) if arg else None
             if under is None:
                 return None
             heights |= under | ({"higher"} if under and word not in ("c", "d", "b") else set())
