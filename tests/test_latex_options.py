@@ -16,6 +16,7 @@ command, control symbol and ASCII character as the placement of {array}, {aligne
 
 from __future__ import annotations
 
+import random
 import string
 
 import pytest
@@ -176,5 +177,83 @@ def test_the_check_reads_a_placement_past_its_first_token_as_latex_reads_it(env)
     slot = next(s for s in PLACED if f"{{{env}}}" in s)
     formulas = [slot % (form % t) for form in PLACED_FURTHER[env] for t in SWEPT
                 if t != "\\c "]
+    drawn = latex_draws(formulas)
+    assert {f: latex_problem(f) is None for f in formulas} == drawn
+
+
+# {array}'s `\if` takes two control sequences it cannot expand as alike, so `[\alpha\beta
+# \frac]` sets `\frac t\vtop` as math (LaTeX: "Missing { inserted") and was passed; a command
+# whose own expansion gives `\if` two such tokens sets itself and all after it there
+# (`[\sqrt x\frac]`); a primitive second (`\limits`) is taken whole, unset.
+ALIKE_REFUSED = [
+    ("\\begin{array}[\\alpha\\beta\\frac]{c} a \\end{array}", ["two commands", "\\frac"]),
+    ("\\begin{array}[\\infty \\le x^2^3]{c} a \\end{array}", ["two commands", "double"]),
+    ("\\begin{array}[\\cdot\\times\\\\]{c} a \\end{array}", ["Missing \\endgroup"]),
+    ("\\begin{array}[\\sqrt x\\frac]{c} a \\end{array}", ["\\sqrt", "\\frac"]),
+    ("\\begin{array}[\\textbf\\alpha x]{c} a \\end{array}", ["'\\alpha' inside \\text"]),
+    ("\\begin{array}[~\\alpha\\frac]{c} a \\end{array}", ["~", "\\frac"]),
+    ("\\begin{array}[\\alpha ~\\frac]{c} a \\end{array}", ["two commands", "\\frac"]),
+    ("\\begin{array}[\\alpha\\widehat x]{c} a \\end{array}", ["placement", "\\widehat"]),
+    ("\\begin{array}[{\\Gamma\\Delta\\frac}]{c} a \\end{array}", ["two commands"]),
+    ("\\begin{array}[\\, \\alpha\\frac]{c} a \\end{array}", ["\\,", "\\frac"]),
+]
+ALIKE_ACCEPTED = [
+    "\\begin{array}[\\alpha\\beta x]{c} a \\end{array}",
+    "\\begin{array}[\\alpha \\beta \\frac12]{c} a \\end{array}",
+    "\\begin{array}[\\alpha\\textdegree\\frac]{c} a \\end{array}",
+    "\\begin{array}[\\alpha \\limits x]{c} a \\end{array}",
+    "\\begin{array}[\\alpha\\mkern x]{c} a \\end{array}",
+    "\\begin{array}[\\alpha x\\frac]{c} a \\end{array}",
+    "\\begin{array}[\\sqrt x]{c} a \\end{array}", "\\begin{array}[\\quad\\alpha\\frac]{c} a \\end{array}",
+]
+
+
+@pytest.mark.parametrize("formula, words", ALIKE_REFUSED, ids=[f for f, _ in ALIKE_REFUSED])
+def test_a_placement_of_two_commands_alike_is_refused_with_what_latex_stops_at(formula, words):
+    assert_refused_naming(formula, words)
+
+
+def test_a_placement_of_commands_is_accepted_where_latex_draws_it():
+    assert_accepted(ALIKE_ACCEPTED)
+
+
+@needs_latex
+def test_latex_agrees_with_the_placements_of_commands(tmp_path):
+    assert_latex_refuses([f for f, _ in ALIKE_REFUSED])
+    assert_build_draws(ALIKE_ACCEPTED, tmp_path)
+
+
+# every swept token first, then `\alpha` and a command or a letter; after `\alpha`; before
+# a letter and a command (a primitive `\if` takes alone, or a macro setting itself there)
+ALIKE_FORMS = ["%s\\alpha\\frac", "%s\\alpha x", "\\alpha %s\\frac", "\\alpha %sx", "%sx\\frac"]
+# `\binom` and the other fractions stop LaTeX alone as a placement (`PLACEMENT_STOPS`), and
+# draw when two tokens follow for their arguments: refused, a gap left
+ARGUMENT_STOPS = {"\\binom ", "\\dbinom ", "\\tbinom ", "\\cfrac ", "\\dfrac ", "\\tfrac ",
+                  "\\stackrel "}
+
+
+@needs_latex
+@pytest.mark.parametrize("form", ALIKE_FORMS)
+def test_the_check_reads_commands_alike_in_a_placement_as_latex_reads_them(form):
+    slot = PLACED[0]
+    formulas = sorted({slot % (form % t) for t in SWEPT
+                       if t != "\\c " and not (t in ARGUMENT_STOPS and form.startswith("%s"))})
+    drawn = latex_draws(formulas)
+    assert {f: latex_problem(f) is None for f in formulas} == drawn
+
+
+@needs_latex
+@pytest.mark.parametrize("seed", [1, 2])
+def test_pairs_of_commands_in_a_placement_are_read_as_latex_reads_them(seed):
+    """Pairs of swept commands (and `~`), a sample drawn with a fixed seed, followed by a
+    command, a letter, a script or a prime: the check accepts exactly what LaTeX draws (a
+    row's end after them is a known gap: `[\\psi\\mspace\\\\]` passes, `[\\psi\\b\\\\]` is
+    refused, LaTeX judging them otherwise)."""
+    rng = random.Random(seed)
+    tokens = [t for t in SWEPT if t.startswith("\\") and t not in ARGUMENT_STOPS | {"\\c "}]
+    tokens.append("~")
+    formulas = sorted({PLACED[0] % (a + b + c) for a in rng.sample(tokens, 15)
+                       for b in rng.sample(tokens, 15)
+                       for c in ["\\frac", "x", "^", "\\sqrt", "'"]})
     drawn = latex_draws(formulas)
     assert {f: latex_problem(f) is None for f in formulas} == drawn

@@ -103,9 +103,9 @@ def test_render_is_deterministic_and_cached(tmp_path):
 @needs_latex
 def test_latex_error_is_reported_not_raised(tmp_path):
     failures: dict[str, str] = {}
-    # passes the static check (which knows no font's glyphs: docs/formulas.md's known
-    # gaps), stops LaTeX: msbm10 has no lower-case letters
-    bad = "\\mathbb{b}"
+    # passes the static check (docs/formulas.md's known gaps: it does not read what
+    # `\cfrac[l…]` sets in the alphabet around it), stops LaTeX: msbm10 has no b
+    bad = "\\mathbb{\\cfrac[lb]{x}{y}}"
     assert latex_problem(bad) is None
     got = render_formulas(["x", bad, "y"], tmp_path, failures=failures)
     assert set(got) == {"x", "y"}

@@ -23,6 +23,7 @@ import unicodedata
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from kbtools.render.latex_fonts import alphabet_problem
 from kbtools.render.latex_source import (
     TAG,
     TAG_ARG,
@@ -208,7 +209,8 @@ def latex_problem(source: str) -> str | None:
         return f"\\begin{{{stack[-1]}}} is never ended"
     if lefts != rights:
         return f"\\left and \\right do not pair ({lefts} vs {rights})"
-    return structure_problem(tex_source(text), text) or glyph_problem(text)
+    tex = tex_source(text)
+    return structure_problem(tex, text) or glyph_problem(text) or alphabet_problem(tex)
 
 
 def dollar_problem(formula: str) -> str | None:

@@ -500,7 +500,8 @@ def placement_problem(env: str, tex: str, at: int) -> str | None:
     """Why LaTeX stops at the placement `[…]` at `tex[at:]` (blanks first) of `env`, or None:
     its first token is one of `PLACEMENT_STOPS` (amsmath's environments expand none after a
     blank, which `\\romannumeral` takes), or {array}'s second token, after a character, is
-    one of `PLACEMENT_SECOND_STOPS` (`\\if` expands it too)."""
+    one of `PLACEMENT_SECOND_STOPS`, after a command `\\if` finds alike with it one of
+    `IF_SECOND_STOPS` (`\\if` expands it too)."""
     place = placement(env, tex, at)
     if place is None or place[0] == place[1]:
         return None
@@ -508,10 +509,13 @@ def placement_problem(env: str, tex: str, at: int) -> str | None:
     blank = tex[start].isspace()
     m = _CONTROL.match(tex, past_blanks(tex, start), end)
     first = m.group(0) if m else tex[past_blanks(tex, start)]
-    if env != "array" and blank or not (first[1:] in PLACEMENT_STOPS[env] or env == "array"
-                                        and (blank or len(first) == 1)):
+    alike = alike_second(tex[start:end]) if env == "array" else None
+    if alike and alike[1][1:] in IF_SECOND_STOPS:  # `[\\alpha\\widehat]`: `\\if` expands it
+        first = alike[1]
+    elif env != "array" and blank or not (first[1:] in PLACEMENT_STOPS[env] or env == "array"
+                                          and (blank or len(first) == 1)):
         return None
-    if first[1:] not in PLACEMENT_STOPS[env] or blank:  # {array}: its second token
+    elif first[1:] not in PLACEMENT_STOPS[env] or blank:  # {array}: its second token
         second = _CONTROL.match(tex, past_blanks(tex, start) if blank else start + 1, end)
         if not second or second.group(0)[1:] not in PLACEMENT_SECOND_STOPS:
             return None
@@ -521,16 +525,69 @@ def placement_problem(env: str, tex: str, at: int) -> str | None:
             "or [c], or leave it out")
 
 
-def array_placement_math(tex: str, at: int) -> str | None:
-    """What LaTeX sets as math before the box of an {array} whose placement is at `tex[at:]`:
-    `\\@array` compares its first two tokens with `\\if`, and when they are the same character
-    (`[tt…]`) sets the rest, followed by `t`, as math (`[tt\\frac]`: `\\frac t\\vtop`). None
-    when it sets none."""
+_TEXT_SYMBOLS = frozenset("""textasciicircum textasciitilde textbackslash textbar textbullet
+    textcelsius textcopyright textdegree textdiv textgreater textless textmu textohm
+    textperiodcentered textperthousand textpm textregistered textsection texttimes
+    texttrademark textunderscore""".split())
+# {array}'s `\\if` takes two control sequences it cannot expand as alike; not these, first in
+# a placement (their expansion gives `\\if` a character, or two tokens of its own) or second
+# (a character, or math that draws), every other is (tests/test_latex_options.py sweeps each
+# allowlisted command first and second against the renderer's LaTeX).
+IF_NOT_ALIKE_FIRST = frozenset("""AA AE Big Bigg Downarrow L O OE SS Uparrow Updownarrow Vert
+    aa ae backslash big bigg checkmark copyright dag dashleftarrow dashrightarrow ddag ddddot
+    dddot downarrow frac hline i j l lVert langle lbrace lbrack lceil lfloor llcorner
+    lrcorner lvert mathbf mathfrak mathit mathsf mathtt o oe qquad quad rVert rangle rbrace
+    rbrack rceil rfloor rvert ss surd text ulcorner uparrow updownarrow urcorner varinjlim
+    varliminf varlimsup varprojlim vert \\ { | }""".split()) | _TEXT_SYMBOLS
+IF_NOT_ALIKE_SECOND = frozenset("""AA AE L O OE SS aa ae i j l lbrack mspace o oe
+    rbrack ss \\""".split()) | _TEXT_SYMBOLS
+# Commands whose own expansion gives `\\if` two alike, first: set as math with all that follows
+# (`[\\sqrt x\\frac]`: `\\sqrt x\\frac t\\vtop`), as `~`; `IF_SECOND_STOPS`: stop LaTeX second.
+IF_SELF_ALIKE = frozenset("""! $ * , - : > Longleftarrow Longleftrightarrow Longrightarrow P S
+    _ bmod bowtie boxed choose colon cong ddots doteq dots dotsi dotso emph enspace
+    hookleftarrow hookrightarrow idotsint iff iiiint iiint iint impliedby implies ldots
+    longleftarrow longleftrightarrow longmapsto longrightarrow mapsto mathbb mathcal
+    mathnormal mathrm mbox medspace mod models ne negmedspace negthickspace negthinspace neq
+    notin operatorname over overleftarrow overleftrightarrow overline overrightarrow pmb pmod
+    pod pounds smash sqrt textbf textit textnormal textrm textsf textsl texttt textup
+    thinspace underleftarrow underleftrightarrow underline underrightarrow vdots widehat
+    widetilde xleftarrow xrightarrow""".split())
+IF_SECOND_STOPS = frozenset("varinjlim varliminf varlimsup varprojlim widehat widetilde".split())
+IF_CONSUMED = frozenset("""limits nolimits middle mkern mathop mathbin mathrel mathord
+    mathpunct mathopen mathclose mathinner""".split())  # primitives `\\if` takes, not set
+_NOT_PRIMITIVE = IF_NOT_ALIKE_FIRST | IF_SELF_ALIKE | PLACEMENT_STOPS["array"]
+
+
+def array_placement_math(tex: str, at: int) -> tuple[str, str] | None:
+    """What LaTeX sets as math before the box of an {array} whose placement is at `tex[at:]`,
+    and why, or None: `\\@array` compares its first two tokens with `\\if`; alike (`[tt…]`,
+    `[\\alpha\\beta…]`), it sets the rest and a `t` as math (`[tt\\frac]`: `\\frac t\\vtop`)."""
     place = placement("array", tex, at)
     held = tex[place[0]:place[1]] if place else ""
     if len(held) > 1 and held[0] == held[1] and held[0] not in "\\{} \t\n":
-        return held[2:] + " t"
-    return None
+        return held[2:] + " t", "two letters alike"
+    first = _CONTROL.match(held) or re.match("~", held)
+    if first and (first.group(0) == "~" or first.group(0)[1:] in IF_SELF_ALIKE):
+        return held + " t", f"{first.group(0)}, which LaTeX expands to two tokens \\if finds alike"
+    second = alike_second(held)
+    if second is None or second[1][1:] in IF_SECOND_STOPS:  # `placement_problem` names it
+        return None
+    skip = len(second[1]) * (second[1][1:] in IF_CONSUMED)  # a primitive `\\if` takes whole
+    return held[second[0] + skip:] + " t", "two commands \\if finds alike"
+
+
+def alike_second(held: str) -> tuple[int, str] | None:
+    """Where the second token of an {array}'s placement `held` starts, and the token, when
+    `\\if` finds it alike with the first (two control sequences it cannot expand), else None.
+    A blank after a control word is no token; after `\\,` it is one."""
+    first = _CONTROL.match(held)
+    if not first or first.group(0)[1:] in _NOT_PRIMITIVE:
+        return None
+    at = past_blanks(held, first.end()) if first.group(0)[1:].isalpha() else first.end()
+    second = _CONTROL.match(held, at) or re.match("~", held[at:])
+    if not second or second.group(0)[1:] in IF_NOT_ALIKE_SECOND:
+        return None
+    return at, second.group(0)
 
 
 def row_in_placement(held: str) -> str | None:

@@ -6,9 +6,18 @@ is no operator (`OPERATORS`). `latex_structure` finds them."""
 
 from __future__ import annotations
 
-from kbtools.render.latex_args import shown
+from kbtools.render.latex_args import (
+    ARRAY_BASED,
+    MISSING_NUMBER,
+    Slip,
+    argument,
+    number,
+    shown,
+    spec_columns,
+    spec_problem,
+)
 from kbtools.render.latex_delims import SIZE_UNBRACED
-from kbtools.render.latex_text import TEXT_ACCENTS
+from kbtools.render.latex_text import TEXT_ACCENTS, rule_problem, tab_problem
 
 
 def double_script(base_at: int, first: tuple[int, bool], pieces: list[tuple[int, int, str]],
@@ -104,6 +113,31 @@ def limits_problem(word: str) -> str:
             f"write \\mathop{{x}}\\{word}_a, or leave it out")
 
 
+# amsmath's `\\pod{X}` is `(X)` and `\\pmod{X}` `(mod X)`: their argument is set in the math
+# around them, not in a group of its own, so a token LaTeX refuses as another command's
+# argument may be theirs, as the renderer's LaTeX draws it (tests/test_latex_modulo.py)
+MODULO = frozenset({"pmod", "pod"})
+
+
+def modulo_argument(command: str, piece: str, kind: str, name: str) -> int | str | None:
+    """How `\\command` (`MODULO`) takes `piece` as its unbraced argument, in a frame of `kind`
+    and `name` (`latex_structure._Frame`): 1 when it takes it (a `^` or `_`: `(mod ^)` raises
+    the `)`), 0 when it takes it and the piece is read again as written (a `$` or an own-math
+    argument's end where a math list ends: `\\pmod` at a formula's end takes the renderer's
+    `$`; `\\right`), why LaTeX stops (`\\pmod\\limits`: after `(`), or None: read it as any
+    command's argument."""
+    if command not in MODULO:
+        return None
+    if piece in ("^", "_"):
+        return 1
+    top = kind in ("top", "inline") or name in ("top", "boxed")
+    if piece in ("\\right", "\\middle") or top and piece == "$" or name == "boxed" and piece == "}":
+        return 0
+    if piece in ("\\limits", "\\nolimits"):
+        return limits_problem(piece[1:])
+    return None
+
+
 def cfrac_scripts(kind: str, written: str) -> str:
     """The message for `\\cfrac[l…]` whose `…` begins with a script (`kind`: `^` or `_`)
     the numerator's last base has already: LaTeX sets it right after the numerator."""
@@ -190,3 +224,39 @@ def unbraced_argument(outer: str, inner: str, takes: int, later: bool) -> str | 
                 f"(LaTeX: \"{latex}\"): write {written}")
     return (f"\\{inner} {what} needs braces (LaTeX: \"{latex}\"): write {written}, as "
             "x^{\\hat a}, x_{\\sqrt{2}} or \\frac{\\text{a}}{b}")
+
+
+def multicolumn_read(env: str | None, tabs: int, tabs_allowed: int | None, tex: str,
+                     at: int) -> tuple[int, bool, int] | str:
+    """Where reading `\\multicolumn`'s arguments at `tex[at:]` goes on (its number read; its
+    column letters too unless they are braced, the bool: then `latex_structure` reads them; its
+    cell's text is read as any argument) and the `&` its row has then, or why LaTeX refuses
+    them. `env`: the environment whose cell it starts (None: it starts none); `tabs`: the `&`
+    of its row so far, `tabs_allowed` the most the environment takes (None: any)."""
+    if env is None:
+        return rule_problem("multicolumn")
+    if env not in ARRAY_BASED:
+        return (f"\\multicolumn in {{{env}}} (LaTeX: \"Undefined control sequence\"): "
+                "it spans columns of an {array}, a matrix or {cases} only; write the rows "
+                "in {array}")
+    count = argument(tex, at)
+    spec = argument(tex, count[2]) if count else None
+    n = number(tex[count[0]:count[1]]) if count else MISSING_NUMBER
+    if count is None or spec is None:
+        return missing_argument("multicolumn", 3)
+    if isinstance(n, Slip):
+        return (f"\\multicolumn{{{shown(tex[count[0]:count[1]])}}}: its first argument is the "
+                f"number of columns it spans (LaTeX: \"{n.latex}\"): write "
+                "\\multicolumn{2}{c}{x}")
+    columns = spec_columns(tex, spec[0], spec[1])
+    if isinstance(columns, Slip):
+        return spec_problem(columns, tex[spec[0]:spec[1]], "\\multicolumn{2}{c}{x}")
+    if columns > 1:
+        return (f"\\multicolumn{{…}}{{{shown(tex[spec[0]:spec[1]])}}}: the column letters of "
+                "a \\multicolumn make one column (LaTeX: \"Missing \\endgroup inserted\"): "
+                "write \\multicolumn{2}{c}{x}")
+    tabs += max(n, 1) - 1
+    if tabs_allowed is not None and tabs > tabs_allowed:
+        return tab_problem(env, tabs_allowed)
+    braced = spec[2] != spec[1]
+    return (spec[0] if braced else spec[2]), braced, tabs

@@ -25,19 +25,19 @@ from kbtools.render.glyphs import (
     needs_bsmi,
     text_glyph,
 )
-from kbtools.render.latex_text import OWN_MATH
+from kbtools.render.latex_text import OWN_MATH, TEXT_ACCENTS
 
 # The text symbols (`latex_allow.COMMAND_GROUPS`): in math mode set as text (`tex_source`).
 TEXT_SYMBOL_NAMES = """textdegree textcelsius textmu textperthousand textpm texttimes
         textdiv textbackslash textasciitilde textasciicircum textunderscore textbar
         textless textgreater textbullet textregistered texttrademark textcopyright
-        textsection textperiodcentered textohm i j"""
+        textsection textperiodcentered textohm i j ss SS o O ae AE oe OE aa AA l L"""
 
 # Commands whose braced argument is text, where CJKutf8 typesets any character it has a glyph
 # for; everywhere else a formula is in math mode, whose fonts hold no Chinese, Greek or other
 # non-ASCII character (TeX drops such a character, or a text symbol, from the page).
 TEXT_ARGUMENT = frozenset("text mbox textrm textbf textit textsf texttt textnormal textup "
-                          "textsl emph b d".split())  # `\\b`, `\\d`: in text in math too
+                          "textsl emph".split()) | TEXT_ACCENTS  # `\\c{…}` in math: a box of text
 TEXT_SYMBOLS = frozenset(TEXT_SYMBOL_NAMES.split())
 # Characters an input method types in math mode, as the math commands Typora's and
 # Obsidian's MathJax draw them with (spacing of relations and operators kept); any other
@@ -125,7 +125,9 @@ def pieces(formula: str) -> Iterator[Piece]:
                 modes.append("boxed")
                 owners.append(boxed)
             elif pmod_at >= 0 and not formula[pmod_at:m.start()].strip():
-                modes.append(top)  # `\\pmod{…}`: its braces are no group (a macro's argument)
+                # `\\pmod{…}`: its braces are no group (a macro's argument); where a math list
+                # is at its top (the formula's, `\\boxed`'s, `$…$` in text) `$` sets text there
+                modes.append("" if top in ("", "boxed", "$") else top)
             else:
                 modes.append("text" if in_text or arg else "math")
         elif piece == "}":

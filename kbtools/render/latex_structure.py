@@ -37,21 +37,14 @@ from dataclasses import dataclass
 
 from kbtools.render.glyphs import SUBSCRIPTS, SUPERSCRIPTS
 from kbtools.render.latex_args import (
-    ARRAY_BASED,
     DIMENSION_ARGUMENT,
-    MISSING_NUMBER,
-    Slip,
     argument,
     array_placement_math,
     dimension,
-    number,
     opening,
     placement,
     row_end,
     row_in_placement,
-    shown,
-    spec_columns,
-    spec_problem,
 )
 from kbtools.render.latex_delims import (
     CFRAC_NO_HFILL,
@@ -74,11 +67,14 @@ from kbtools.render.latex_delims import (
     smash_problem,
 )
 from kbtools.render.latex_scripts import (
+    MODULO,
     OPERATORS,
     cfrac_scripts,
     double_script,
     limits_problem,
     missing_argument,
+    modulo_argument,
+    multicolumn_read,
     unbraced_argument,
 )
 from kbtools.render.latex_text import (
@@ -363,9 +359,11 @@ def structure_problem(tex: str, written: str = "") -> str | None:
                 i = _skip(pieces, i, read)
             frame.row_start = frame.cell_start = True
         elif word == "multicolumn":
-            spans = _multicolumn(frame, at_cell, tex, end)
+            spans = multicolumn_read(frame.name if frame.kind == "env" and at_cell else None,
+                                     frame.tabs, frame.tabs_allowed, tex, end)
             if isinstance(spans, str):
                 return spans
+            frame.tabs = spans[2]
             i = _skip(pieces, i, spans[0])
             frame.new_base(start)
             frame.need, frame.command, frame.optional = 1, word, False
@@ -386,8 +384,8 @@ def structure_problem(tex: str, written: str = "") -> str | None:
     frame = stack[-1]
     if frame.stop >= 0:  # its `]` was read as a delimiter or an argument's
         return _crossed(stack, pieces, tex)
-    if frame.need:
-        return _missing(frame.command)
+    if frame.need and not (frame.command in MODULO and frame.kind == "top"):
+        return _missing(frame.command)  # `\\pmod` at the end takes the renderer's `$`
     return None
 
 
@@ -440,6 +438,9 @@ def _argument(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int, 
         _push(stack, _Frame("opt", frame.command, start, base=end, stop=stop))
         return at + 1
     frame.optional = False
+    if (read := modulo_argument(frame.command, piece, frame.kind, frame.name)) is not None:
+        frame.need -= not isinstance(read, str)  # `\\pmod^2`, `\\pmod` at the end: `$`
+        return read if isinstance(read, str) else at + read
     if piece in NOT_ARGUMENT or piece in ("\\left", "\\begin") or \
             (piece == "'" and prime_refused(pieces, at, frame.command)):
         return _missing(frame.command)
@@ -460,8 +461,8 @@ def _argument(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int, 
     if piece == "{":
         kind = "text" if frame.command in TEXT_ARGUMENT else "group"
         # `\\substack{a \\\\ b}` is a {subarray}: its rows end inside its braces
-        name = "boxed" if frame.command in OWN_MATH else "top" if frame.command in ("pmod",
-            "pod") and (frame.kind == "top" or frame.name == "top") else ""  # `$` sets text
+        name = "boxed" if frame.command in OWN_MATH else "top" if frame.command in MODULO and \
+            (frame.kind in ("top", "inline") or frame.name in ("top", "boxed")) else ""  # `$`
         numerator = frame.command == "cfrac" and frame.need == 1
         _push(stack, _Frame(kind, name, start, base=end, carry=frame.carry if numerator
                             else None), rows=frame.command == "substack")
@@ -473,9 +474,9 @@ def _placement(env: str, tex: str, at: int, pieces: list[tuple[int, int, str]],
     """Read an environment's placement at `tex[at:]` as LaTeX does: the math {array} sets
     before its box (`array_placement_math`) checked, amsmath's `[{…}]` read as `[…]`."""
     held = array_placement_math(tex, at) if env == "array" else None
-    if held and (problem := structure_problem(held) or row_in_placement(held)):
-        return ("the placement [ … ] of {array} begins with two letters alike, so LaTeX sets "
-                f"the rest as math before it ({held}): {problem}")
+    if held and (problem := structure_problem(held[0]) or row_in_placement(held[0])):
+        return (f"the placement [ … ] of {{array}} begins with {held[1]}, so LaTeX sets "
+                f"the rest as math before it ({held[0]}): {problem}")
     place = placement(env, tex, at)
     if env != "array" and place and place[0] > tex.index("[", at) + 1:  # braces stripped
         k = _skip(pieces, 0, place[0] - 1)
@@ -527,39 +528,6 @@ def _letters(stack: list[_Frame], pieces: list[tuple[int, int, str]], at: int,
 def _row_end(stack: list[_Frame], tex: str, at: int) -> int | str:
     env = next((f.name for f in reversed(stack) if f.kind == "env"), "")
     return row_end(env, stack[-1].kind == "text", tex, at)
-
-
-def _multicolumn(frame: _Frame, at_cell: bool, tex: str, at: int) -> tuple[int, bool] | str:
-    """Where reading `\\multicolumn`'s arguments at `tex[at:]` goes on (its number read; its
-    column letters too unless they are braced, the bool: then `_letters` reads them; its
-    cell's text is read as any argument), or why LaTeX refuses them."""
-    if frame.kind != "env" or not at_cell:
-        return rule_problem("multicolumn")
-    if frame.name not in ARRAY_BASED:
-        return (f"\\multicolumn in {{{frame.name}}} (LaTeX: \"Undefined control sequence\"): "
-                "it spans columns of an {array}, a matrix or {cases} only; write the rows "
-                "in {array}")
-    count = argument(tex, at)
-    spec = argument(tex, count[2]) if count else None
-    n = number(tex[count[0]:count[1]]) if count else MISSING_NUMBER
-    if count is None or spec is None:
-        return _missing("multicolumn")
-    if isinstance(n, Slip):
-        return (f"\\multicolumn{{{shown(tex[count[0]:count[1]])}}}: its first argument is the "
-                f"number of columns it spans (LaTeX: \"{n.latex}\"): write "
-                "\\multicolumn{2}{c}{x}")
-    columns = spec_columns(tex, spec[0], spec[1])
-    if isinstance(columns, Slip):
-        return spec_problem(columns, tex[spec[0]:spec[1]], "\\multicolumn{2}{c}{x}")
-    if columns > 1:
-        return (f"\\multicolumn{{…}}{{{shown(tex[spec[0]:spec[1]])}}}: the column letters of "
-                "a \\multicolumn make one column (LaTeX: \"Missing \\endgroup inserted\"): "
-                "write \\multicolumn{2}{c}{x}")
-    frame.tabs += max(n, 1) - 1
-    if frame.tabs_allowed is not None and frame.tabs > frame.tabs_allowed:
-        return tab_problem(frame.name, frame.tabs_allowed)
-    braced = spec[2] != spec[1]
-    return (spec[0] if braced else spec[2]), braced
 
 
 def _skip(pieces: list[tuple[int, int, str]], i: int, to: int) -> int:

@@ -15,6 +15,8 @@ LaTeX refuses ("Missing } inserted", "Misplaced \\cr"); outside any environment 
 
 from __future__ import annotations
 
+import re
+
 from kbtools.render.latex_args import Slip, argument, number, shown
 
 TEXT_MODE = frozenset("""text mbox textrm textbf textit textsf texttt textnormal textup
@@ -24,7 +26,7 @@ TEXT_MODE = frozenset("""text mbox textrm textbf textit textsf texttt textnormal
     textohm quad qquad enspace thinspace medspace thickspace negthinspace negmedspace
     negthickspace hspace phantom hphantom vphantom smash underline pmb boxed big Big bigg
     Bigg lbrack rbrack ldots dots dotso vdots S P dag ddag copyright pounds checkmark hline
-    cline multicolumn u v H c d b r t i j""".split()) | {"CJKfamily"}  # the renderer's own font switch (`glyphs`)
+    cline multicolumn u v H c d b r t i j ss SS o O ae AE oe OE aa AA l L""".split()) | {"CJKfamily"}  # the renderer's own font switch (`glyphs`)
 # math commands whose own error LaTeX gives in text (LaTeX's math fonts, amsmath's accents)
 ONLY_IN_MATH = frozenset("""mathrm mathbf mathit mathsf mathtt mathcal mathbb mathfrak
     mathnormal hat check tilde acute grave dot ddot breve bar vec mathring""".split())
@@ -46,10 +48,23 @@ ACCENTS_IN_MATH = frozenset("bd")  # `\\b{o}`, `\\d{o}`: a box of their own, in 
 # ASCII character is higher (as the renderer's LaTeX was found to draw `x \\c{…}`).
 CEDILLA_AT_EX = frozenset("acemnopqrsuvwxyz-:;|")
 CEDILLA_BELOW_EX = frozenset(",.=")
-CEDILLA_UNKNOWN = frozenset("\\#$%&^_~")  # commands, and what is no character in text
+CEDILLA_UNKNOWN = frozenset("\\#$%&^_~")  # what is no character in text
+# The text-mode commands without arguments (`TEXT_MODE`) weighed the same way (as the
+# renderer's LaTeX draws `x \c{\S}`, `x \c{\quad c}`; tests/test_latex_cedilla.py): 1ex
+# high, lower (a space, dots on the baseline, `\textunderscore`); every other one is higher.
+# A command with arguments under `\c` (`\c{\textbf{c}}`) is not weighed: refused.
+CEDILLA_AT_EX_COMMANDS = frozenset("i j ae oe textmu".split())
+# the `TEXT_MODE` commands that take an argument (or are no symbol): not weighed
+TEXT_MODE_NOT_SYMBOLS = frozenset("""text mbox textrm textbf textit textsf texttt textnormal
+    textup textsl emph hspace phantom hphantom vphantom smash underline pmb boxed big Big
+    bigg Bigg hline cline multicolumn CJKfamily""".split()) | TEXT_ACCENTS
+CEDILLA_BELOW_EX_COMMANDS = frozenset("""quad qquad enspace thinspace medspace thickspace
+    negthinspace negmedspace negthickspace dots dotso ldots textunderscore""".split())
+MAX_NESTED_ACCENTS = 8
+_CEDILLA_PIECE = re.compile(r"\\(?:[A-Za-z]+|.?)|.", re.S)
 # accent and letter pairs OT1 defines as a character or a command of their own, which math
-# takes: `\\r{A}` (Å), `\\.{i}` (i), `\\c{g}` (a comma above)
-COMPOSITES_IN_MATH = frozenset({("r", "A"), (".", "i"), ("c", "g")})
+# takes: `\\r{A}` (Å), `\\.{i}` and `\\.{\\i}` (i), `\\c{g}` (a comma above)
+COMPOSITES_IN_MATH = frozenset({("r", "A"), (".", "i"), (".", "\\i"), ("c", "g")})
 
 
 def math_in_text(piece: str) -> str | None:
@@ -72,20 +87,53 @@ def accent_in_math(word: str, tex: str, at: int) -> int | str:
     `tex[at:]`, or why LaTeX refuses it there. OT1's accents are TeX's `\\accent`, refused in
     math, but for the composites OT1 defines (`COMPOSITES_IN_MATH`), `\\b` and `\\d` (a box
     of their own: not asked here) and `\\c` when its argument is not 1ex high (`\\c{A}`,
-    `\\c{}`; the check weighs characters only, so `\\c{\\S}` is refused though it draws)."""
+    `\\c{}`, `\\c{\\S}`: `cedilla_heights`)."""
     arg = argument(tex, at)
     inside = tex[arg[0]:arg[1]] if arg else "\\"
-    letters = "".join(inside.split()).replace("{", "").replace("}", "")
     first = argument(inside, 0)  # a composite is chosen by the first token (the rest dropped)
+    heights = cedilla_heights(inside) if word == "c" else None
     if (word, inside[first[0]:first[1]].strip() if first else "") in COMPOSITES_IN_MATH or \
-            word == "c" and letters.isascii() and not CEDILLA_UNKNOWN & set(letters) and \
-            (set(letters) - CEDILLA_BELOW_EX - CEDILLA_AT_EX or not CEDILLA_AT_EX & set(letters)):
+            heights is not None and ("higher" in heights or "at" not in heights):
         return arg[2] if arg else at
     cedilla = ", or \\c{A} (a cedilla drawn in math only under what is not 1ex high)" * \
         (word == "c")
     return (f"\\{word} is a text accent, which LaTeX refuses in math (\"Please use "
             f"\\mathaccent\"): write \\acute{{e}}, \\hat{{a}}, \\ddot{{o}} … in math, or "
             f"the accented letter in \\text{{}}{cedilla}")
+
+
+def cedilla_heights(inside: str, depth: int = 0) -> set[str] | None:
+    """How high the pieces of `inside`, the text `\\c` boxes, are against 1ex: a set of
+    "higher", "at" and "below" (empty for no piece), or None when one is not known (a
+    non-ASCII character, a command with arguments, a control symbol). Braces and blanks
+    weigh nothing; a text accent weighs as what it is put on, and higher when it sits above
+    (`\\c{\\u A}`, `\\c{\\r{a}}`) and is put on something; accents nested deeper than
+    `MAX_NESTED_ACCENTS` are not weighed (each level reads its argument once more)."""
+    if depth > MAX_NESTED_ACCENTS:
+        return None
+    heights: set[str] = set()
+    at = 0
+    while (m := _CEDILLA_PIECE.match(inside, at)) is not None:
+        piece, at = m.group(0), m.end()
+        word = piece[1:]
+        if piece.isspace() or piece in "{}":
+            continue
+        if word in TEXT_ACCENTS:
+            arg = argument(inside, at)
+            under = cedilla_heights(inside[arg[0]:arg[1]], depth + 1) if arg else None
+            if under is None:
+                return None
+            heights |= under | ({"higher"} if under and word not in ("c", "d", "b") else set())
+            at = arg[2] if arg else at
+        elif word.isalpha() and word in TEXT_MODE and word not in TEXT_MODE_NOT_SYMBOLS:
+            heights.add("at" if word in CEDILLA_AT_EX_COMMANDS else
+                        "below" if word in CEDILLA_BELOW_EX_COMMANDS else "higher")
+        elif len(piece) == 1 and piece.isascii() and piece not in CEDILLA_UNKNOWN:
+            heights.add("at" if piece in CEDILLA_AT_EX else
+                        "below" if piece in CEDILLA_BELOW_EX else "higher")
+        else:
+            return None
+    return heights
 
 
 def accent_problem(word: str, after: str, takes_argument: bool) -> str | None:
