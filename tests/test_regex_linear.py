@@ -44,6 +44,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.values._AGO": "match",  # what follows a duration
     "kbtools.query.values._EN_OBJECT": "match",  # what follows a duration
     "kbtools.query.places._VALUE_AHEAD": "match",  # what follows a place word
+    "kbtools.query.crosslingual._LETTERS": "finditer",  # a question: its Latin words
+    "kbtools.query.crosslingual._AFTER_NUMBER": "search",  # a question, before a word
     "kbtools.serve.ops._TAG": "match",  # /api/diff?old=&new=
     "kbtools.serve.i18n._LANG_TAG": "fullmatch",  # a front-matter `lang` value
     "kbtools.serve.docview._IMG_ONLY": "fullmatch",  # a raw HTML block or inline tag
@@ -167,6 +169,10 @@ AUTHOR: dict[str, str] = {
     "kbtools.render.latex_source.TAG_ARG": "match",  # after a formula's \tag
     "kbtools.render.latex_source._TEX_PIECE": "finditer",
     "kbtools.render.latex_structure._PIECE": "finditer",
+    "kbtools.render.latex_fonts._PIECE": "finditer",  # a formula in a math alphabet
+    "kbtools.render.latex_fonts._ENV": "finditer",  # a formula's environments
+    "kbtools.render.latex_text._CEDILLA_PIECE": "match",  # the argument of \\c
+    "kbtools.render.latex_args:~": "match",  # a placement's held tokens
     "kbtools.render.latex_structure._ENV_NAME": "match",  # after each \\begin and \\end
     "kbtools.render.latex_args._NUMBER_START": "match",  # a formula's number or dimension
     "kbtools.render.latex_args._CONTROL": "match",  # a command in an argument or column letters

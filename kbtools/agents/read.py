@@ -81,6 +81,16 @@ def _cited_hint(cited: re.Match[str], section_arg: str = "heading_path") -> str:
             + " or ".join(parts))
 
 
+def citation_lines(doc: str) -> tuple[str, int, int] | None:
+    """(document path, first line, last line) of a citation given where a document is asked
+    for (``x.md:65-73``, with a heading path after § or not), or None for anything else."""
+    cited = _CITED.fullmatch(doc.strip())
+    if cited is None or not cited.group("lines") or cited.group("anchor"):
+        return None
+    first = int(cited.group("a"))
+    return cited.group("path"), first, int(cited.group("b") or first)
+
+
 def check_doc_path(doc: str, section_arg: str = "heading_path") -> str:
     """Validate a document path given by a caller; returns it as a clean posix path. A
     citation or link given as the path is refused saying where its parts go: a section as

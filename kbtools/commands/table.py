@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 import click
 
-from kbtools.agents.read import open_knowledge
+from kbtools.agents.read import citation_lines, open_knowledge
 from kbtools.commands.output import echo_json, json_option
 from kbtools.decision import POLICIES, TableResult
 from kbtools.decision.documents import evaluate_table, list_tables
@@ -53,21 +52,14 @@ def _doc_path(doc: str, index: Path | None) -> tuple[Path, str]:
     return path, kn.rel(path)
 
 
-# a citation given as DOC (what `kb query` and the MCP tools cite: ``x.md:65-73``, with a
-# heading path after § or not): its lines name the table
-_CITED = re.compile(r"(?P<path>.+?\.(?:md|markdown)):(?P<a>\d+)(?:[-–](?P<b>\d+))?"
-                    r"(?:\s*§.*)?", re.IGNORECASE | re.DOTALL)
-
-
 def cited_lines(doc: str, index: Path | None) -> tuple[str, tuple[int, int] | None]:
-    """DOC and the lines it cites, when DOC is a citation (`_CITED`) of a document rather
-    than a file of that name: a user or an agent pasting where a result came from was told
-    "no such file"."""
-    m = _CITED.fullmatch(doc.strip())
-    if m is None or (index is None and _is_file(doc)):
+    """DOC and the lines it cites, when DOC is a citation (what `kb query` and the MCP tools
+    cite: ``x.md:65-73``, `citation_lines`) rather than a file of that name: a user or an
+    agent pasting where a result came from was told "no such file"."""
+    cited = citation_lines(doc)
+    if cited is None or (index is None and _is_file(doc)):
         return doc, None
-    a = int(m.group("a"))
-    return m.group("path"), (a, int(m.group("b") or a))
+    return cited[0], (cited[1], cited[2])
 
 
 def _is_file(doc: str) -> bool:
