@@ -47,6 +47,7 @@ from kbtools.query.quantities import (
     before_comma,
     covered,
     key_text,
+    whole_names,
 )
 from kbtools.query.values import (
     APPROX_AFTER,
@@ -135,14 +136,13 @@ def _unit_of(header: str) -> int | None:
 
 def names_of(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> list[str]:
     """How a question may name an input column, longest first, compacted as the question is
-    (`values.compact`): the header without its unit, its leading and trailing parts
+    (`values.compact`): its whole names (`quantities.whole_names`: the header without its
+    unit, its synonyms, the names of the quantity it measures), their leading and trailing parts
     (`decision.model.name_parts`, the rule `kb table eval` and MCP `evaluate_table` name a
     column by too: 湿度 for 相对湿度, ``temperature`` for ``Seal temperature``) that are
-    not filler words alone, and the synonyms of the header and of those parts (软管 for
-    ``Hose age`` when the synonyms file has 软管 = hose), and the parts of the header's
-    synonyms (``humidity`` of ``relative humidity`` for 相对湿度)."""
-    key = key_text(header)
-    wholes = {key, *(compact(s) for s in synonyms.get(column_key(header), ()))}
+    not filler words alone, and the synonyms of those parts (软管 for ``Hose age`` when the
+    synonyms file has 软管 = hose; ``humidity`` of ``relative humidity`` for 相对湿度)."""
+    wholes = whole_names(header, synonyms)
     names = set(wholes)  # the parts of each, as of the header: ``humidity`` of the
     parts = {p for w in wholes for p in name_parts(w) if strip_fillers(p)}  # relative
     names |= parts | {compact(s) for p in parts for s in synonyms.get(column_key(p), ())}
@@ -193,9 +193,7 @@ def read_inputs(question: str, table: DecisionTable,
     names = {i: names_of(table.header[i], synonyms) for i in table.inputs}
     own = frozenset(n for i in table.inputs for n in names[i])
     # where the question names another table's input: no value said of it is this table's
-    wholes = {i: {key_text(table.header[i]),
-                  *(compact(s) for s in synonyms.get(column_key(table.header[i]), ()))}
-              for i in table.inputs}
+    wholes = {i: whole_names(table.header[i], synonyms) for i in table.inputs}
     elsewhere = Others.of(frozenset(vocabulary), own,
                           frozenset(w for i in table.inputs for w in wholes[i])) \
         if vocabulary and found_numbers else Others()

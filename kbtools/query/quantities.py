@@ -155,6 +155,22 @@ def input_names(headers: Iterable[str],
     return frozenset(out)
 
 
+def whole_names(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> set[str]:
+    """The whole names of an input column, compacted: the header without its unit, the other
+    terms of its synonym group, and the names of the quantity it measures, when that is a
+    more general one (`measure`: 日均温 and ``daily mean temperature`` measure 温度
+    and ``temperature``) — that name and the terms of its group (温度 = 气温 = temperature =
+    air temperature), which name the same quantity measured the same way, as 气温 already
+    names 日均温 in Chinese. So ``temperature 28 C`` fills 日均温(℃) as 气温28度 does, and a
+    name qualifying one of them (``soil temperature``, 土壤温度) is another thing's."""
+    wholes = {key_text(header), *(compact(s) for s in synonyms.get(column_key(header), ()))}
+    for name in list(wholes):
+        general = measure(name)
+        if general != name:
+            wholes |= {general, *(compact(s) for s in synonyms.get(column_key(general), ()))}
+    return {w for w in wholes if w}
+
+
 def short_forms(name: str) -> set[str]:
     """`name` and the forms of it a question may write instead: a trailing English word
     replaced by the other English terms of its `ABBREVIATIONS` group (``oil temp`` for ``oil
