@@ -124,6 +124,57 @@ def test_a_place_after_its_value_on_a_table_of_no_greenhouse_is_as_before_it():
         assert "温度(℃)" not in got.values and "温度(℃)" in got.others, (question, got)
 
 
+# 3. more English questions a technician types against the three tables
+
+HOURS = build_table(["运行小时", "保养项目"], [["<2000", "继续使用"], ["≥2000", "更换液压油"]],
+                    decision="inputs=运行小时; outputs=保养项目",
+                    heading_path=("第6章 定期保养", "6.2 液压油更换判定"))
+
+
+@pytest.mark.parametrize(("question", "table", "values"), [
+    ("corn southern rust temperature 28 C humidity 85%", CORN,
+     {"日均温(℃)": "28", "相对湿度(%)": "85"}),
+    ("southern rust risk temperature 28 humidity 85", CORN,
+     {"日均温(℃)": "28", "相对湿度(%)": "85"}),
+    ("wheat scab risk temperature 22 C humidity 90%", SCAB,
+     {"温度(℃)": "22", "相对湿度(%)": "90"}),
+    ("fusarium head blight temperature 22 C", SCAB, {"温度(℃)": "22"}),
+    ("小麦赤霉病风险温度22度湿度90%", SCAB, {"温度(℃)": "22", "相对湿度(%)": "90"}),
+    ("hydraulic oil 2100 hours", HOURS, {"运行小时": "2100"}),
+    ("the hydraulic oil is at 2100 hours", HOURS, {"运行小时": "2100"}),
+    ("液压油2100小时", HOURS, {"运行小时": "2100"}),
+])
+def test_the_tables_own_subject_in_english_qualifies_no_name(question, table, values):
+    """Words of the table's subject (southern rust = 南方锈病, hydraulic oil = 液压油 by the
+    synonyms) or of what is asked (risk) before a name or a value name no other thing, as
+    小麦赤霉病风险温度 does in Chinese: typed without commas, they no longer leave it missing."""
+    got = _read(question, table)
+    assert (got.values, got.others) == (values, {}), got
+
+
+@pytest.mark.parametrize(("question", "table", "column", "other"), [
+    ("southern rust, soil temperature 28 C", CORN, "日均温(℃)", "soil temperature"),
+    ("wheat scab bearing temperature 22 C", SCAB, "温度(℃)", "bearing temperature"),
+])
+def test_another_thing_after_the_subject_is_still_another(question, table, column, other):
+    got = _read(question, table)
+    assert column not in got.values and got.others[column][1] == other, got
+
+
+@pytest.mark.parametrize("question", ["filter element 2100 hours", "滤芯2100小时"])
+def test_another_things_hours_fill_no_running_hours(question):
+    assert _read(question, HOURS).values == {}
+
+
+@pytest.mark.parametrize("question", ["it's 28 C outside, humidity 85%",
+                                      "28 C outside, RH 85%", "28 C outdoors,humidity 85%"])
+def test_a_place_word_before_a_comma_is_the_values(question):
+    """``outside,humidity`` (compacted): the place word before the comma is the 28's, as
+    without the humidity after it."""
+    got = _read(question, CORN)
+    assert got.values == {"相对湿度(%)": "85"} and got.others["日均温(℃)"][0] == "28C", got
+
+
 # end to end: `kb query` over the example knowledge's three Chinese tables
 
 DOCS = ["knowledge/_synonyms.txt", "knowledge/crops/wheat-scab.md",

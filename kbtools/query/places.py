@@ -83,8 +83,9 @@ def place_of(qualified: Qualified, text: str, at: int, after: int) -> str | None
     `qualified` holds the input's own words (`Qualified.mine`: its names and the table's
     heading)."""
     start = after - (text[after - 1:after] == " ")  # the space `phrase` reads a word after
-    first = text[start:].split(" ", 2)[1:2]
-    if first and first[0].rstrip(",.;") in OUTSIDE + ROOMS:  # not ``6 years in service``
+    first = _WORDS.findall(text[start:].split(" ", 2)[1:2][0])[:1] \
+        if text[start:start + 1] == " " else []  # ``outside,humidity``: before the comma
+    if first and first[0] in OUTSIDE + ROOMS:  # not ``6 years in service``
         found = qualified.phrase(text, start)  # ``30 c outside the tank``, ``24 c indoors``
         stop = found[0] if found is not None else start + 1 + len(first[0])
         ahead = strip_fillers(text[stop:stop + EN_REACH])

@@ -116,6 +116,9 @@ EN_PLAIN = frozenset((
     # when it is (``the temperature in the morning``, ``night temperature``)
     "morning", "afternoon", "evening", "night", "nighttime", "daytime", "day", "noon", "midday",
     "midnight", "tonight", "yesterday", "tomorrow", "week", "month", "year",
+    # what the question asks for, no thing a quantity is of (``wheat scab risk temperature 22
+    # C``: a question typed without commas; 风险温度 under a 风险 heading is the table's own)
+    "risk", "risks", "danger", "hazard", "forecast", "outlook", "advice", "recommendation",
     *(w for w in FILLERS if w.isascii() and w.isalpha())))
 
 # English prepositions after a name that say whose quantity it is (``temperature of the oil``,

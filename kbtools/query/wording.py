@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from kbtools.decision.model import MIN_PART
+from kbtools.decision.model import MIN_PART, DecisionTable
 from kbtools.query.values import (
     AMOUNT_LEADS,
     CJK_NUMBER,
@@ -163,6 +163,18 @@ def names_word(text: str, value: str) -> bool:
             return True
         start = text.find(value, start + 1)
     return False
+
+
+def subject_words(table: DecisionTable, synonyms: Mapping[str, Sequence[str]] = {}) -> str:
+    """What a table is about, as the words of a question may name it: its name and heading
+    path, and the other terms of each synonym group one of whose terms they write (南方锈病 =
+    southern rust, 液压油 = hydraulic oil): ``southern rust temperature 28 C`` is the table's
+    own subject's temperature, as 南方锈病温度28度 is, and ``hydraulic oil 2100 hours`` its
+    running hours, as 液压油2100小时 are."""
+    context = " ".join((table.name, *table.heading_path))
+    bare = compact(context).replace(" ", "")
+    return " ".join((context, *(t for key, group in synonyms.items()
+                                if len(key) > 1 and key in bare for t in group)))
 
 
 def other_script(word: str, key: str) -> bool:
