@@ -175,6 +175,36 @@ def test_a_place_word_before_a_comma_is_the_values(question):
     assert got.values == {"相对湿度(%)": "85"} and got.others["日均温(℃)"][0] == "28C", got
 
 
+@pytest.mark.parametrize(("question", "days"), [
+    ("22 C, 90%, rain for 5 consecutive days", "5"), ("22 C, 90%, 4 consecutive rainy days", "4"),
+    ("22 C with 90% humidity and 4 straight days of rain", "4"),
+    ("22 C, 90%, 4 consecutive days of rain", "4"), ("22 C, 90%, rained 4 successive days", "4"),
+    ("22 C, 90%, four consecutive days of rain", "4"),
+    ("22 C, 90% humidity, rain for the past 4 days", "4"),
+    ("22 C, 90%, over the past 3 days it rained", "3"),
+    ("22 C, 90%, 4 consecutive days without rain", None),
+    ("22 C, 90%, 4 consecutive days of wind", None),
+    ("22 C, 90%, it has rained 4 consecutive days or more", None),
+    ("22 C, 90%, rain past 4 days", None),  # past: beyond, a bound
+])
+def test_days_of_rain_said_to_run_unbroken(question, days):
+    """``consecutive``, ``straight`` between the number and ``days`` say the rain ran
+    unbroken, as 连续 does (the column counts 连续降雨天数); ``the past 4 days`` is a time
+    up to now, no bound. A negation, another object or a bound after them still leaves the
+    days missing."""
+    got = _read(question, SCAB)
+    assert (got.values.get("温度(℃)"), got.values.get("连续降雨天数")) == ("22", days), got
+
+
+@pytest.mark.parametrize(("question", "hours"), [
+    ("2,100 hours of operation", "2100"), ("2100 operation hours", "2100"),
+    ("1800 hours of operation since the oil change", "1800"),
+    ("2100 hours of downtime", None), ("2100 hours of idling", None)])
+def test_hours_of_operation_are_running_hours(question, hours):
+    """``operation`` shares its stem with ``operating`` (operating hours = 运行小时)."""
+    assert _read(question, HOURS).values.get("运行小时") == hours
+
+
 # end to end: `kb query` over the example knowledge's three Chinese tables
 
 DOCS = ["knowledge/_synonyms.txt", "knowledge/crops/wheat-scab.md",

@@ -147,8 +147,22 @@ def _names_by_stem(noun: str, text: str) -> bool:
 
 def stems_meet(a: str, b: str) -> bool:
     """Whether one of two English words starts with the other, the shorter of three letters
-    or more (``rain`` and ``rainy``)."""
-    return len(min(a, b, key=len)) >= 3 and (a.startswith(b) or b.startswith(a))
+    or more (``rain`` and ``rainy``), or they do without a suffix that makes a noun or a form
+    of a verb of the same stem (`_STEM_SUFFIXES`: ``operation`` and ``operating``)."""
+    def meet(x: str, y: str) -> bool:
+        return len(min(x, y, key=len)) >= 3 and (x.startswith(y) or y.startswith(x))
+    return meet(a, b) or meet(_stem(a), _stem(b))
+
+
+# suffixes of an English noun or verb form that leave its stem (``operation``, ``operating``,
+# ``operated``: operat), cut only where a stem of `_MIN_STEM` letters or more is left
+_STEM_SUFFIXES = ("ions", "ion", "ing", "ed")
+_MIN_STEM = 5
+
+
+def _stem(word: str) -> str:
+    suffix = next((s for s in _STEM_SUFFIXES if word.endswith(s)), "")
+    return word[:-len(suffix)] if suffix and len(word) - len(suffix) >= _MIN_STEM else word
 
 
 def names_word(text: str, value: str) -> bool:
