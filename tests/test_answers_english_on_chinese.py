@@ -21,6 +21,7 @@ from kbtools.index.synonyms import parse
 from kbtools.query.inputs import read_inputs
 from kbtools.query.quantities import input_names
 from kbtools.query.search import search
+from kbtools.query.wording import names_subject
 
 # the example knowledge's synonyms, keyed as `kb query` keys them (`search.input_synonyms`)
 SYNONYMS = {column_key(t): o for t, o in parse(
@@ -234,11 +235,26 @@ def _evaluation(index, question, doc):
      {"日均温(℃)": "28", "相对湿度(%)": "85"}, {"风险等级": "高"}),
     ("wheat scab: temperature 22 C, RH 90%, it rained 4 days", "crops/wheat-scab.md",
      {"温度(℃)": "22", "相对湿度(%)": "90", "连续降雨天数": "4"}, {"风险等级": "极高"}),
+    # the corn table ranked first for the numbers both tables hold; the question names 赤霉病
+    ("wheat scab risk at 22 C and 90% humidity with 4 days of rain", "crops/wheat-scab.md",
+     {"温度(℃)": "22", "相对湿度(%)": "90", "连续降雨天数": "4"}, {"风险等级": "极高"}),
+    ("wheat scab: 25 degrees, 80 percent humidity, no rain", "crops/wheat-scab.md",
+     {"温度(℃)": "25", "相对湿度(%)": "80"}, {"风险等级": "中"}),
+    ("corn southern rust, daily mean temp 31 C, relative humidity 82%",
+     "crops/corn-southern-rust.md", {"日均温(℃)": "31", "相对湿度(%)": "82"}, {"风险等级": "高"}),
 ])
 def test_english_questions_evaluate_the_chinese_tables(example, question, doc, inputs, outputs):
     ev = _evaluation(example, question, doc)
     assert (ev["status"], ev["inputs"], ev["said_of_other"]) == ("match", inputs, {}), ev
     assert {k: ev["outputs"][k] for k in outputs} == outputs, ev
+
+
+@pytest.mark.parametrize(("question", "table", "named"), [
+    ("wheat scab risk at 22 C", SCAB, True), ("fusarium head blight 22 C", SCAB, True),
+    ("小麦赤霉病 22度", SCAB, True), ("烂穗病 22度", SCAB, True), ("wheat scab risk", CORN, False),
+    ("southern rust 28 C", CORN, True), ("rusty 28 C", CORN, False), ("temperature 22 C", SCAB, False)])
+def test_a_question_names_a_tables_subject_by_the_synonyms(question, table, named):
+    assert names_subject(question, table, SYNONYMS) is named
 
 
 def test_soil_temperature_still_asks_for_the_daily_mean(example):

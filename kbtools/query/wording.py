@@ -191,6 +191,24 @@ def subject_words(table: DecisionTable, synonyms: Mapping[str, Sequence[str]] = 
                                 if len(key) > 1 and key in bare for t in group)))
 
 
+def names_subject(question: str, table: DecisionTable,
+                  synonyms: Mapping[str, Sequence[str]] = {}) -> bool:
+    """Whether `question` names what `table` is about by a synonym group one of whose terms
+    its name or heading path writes (``wheat scab`` = 赤霉病, under 小麦赤霉病…): a Latin term as
+    whole words, a Chinese one anywhere."""
+    text = compact(question)
+    bare = text.replace(" ", "")
+    heading = compact(" ".join((table.name, *table.heading_path))).replace(" ", "")
+    for key, group in synonyms.items():
+        if len(key) < 2 or key not in heading:
+            continue
+        for term in (key, *group):
+            said = compact(term)
+            if said and (names_word(text, said) if is_latin(said[:1]) else said in bare):
+                return True
+    return False
+
+
 def other_script(word: str, key: str) -> bool:
     """Whether `word` is written in a script `key` has none of: CJK against a header of
     Latin words, or Latin against a header of CJK characters."""
