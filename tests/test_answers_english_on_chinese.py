@@ -206,6 +206,15 @@ def test_hours_of_operation_are_running_hours(question, hours):
     assert _read(question, HOURS).values.get("运行小时") == hours
 
 
+@pytest.mark.parametrize(("question", "hours"), [
+    ("hydraulic oil change HX-260 2100 running hours", "2100"), ("HX-260 2100小时", "2100"),
+    ("HX-260 1 200 hours", None)])  # 1 200: 1200, or two numbers
+def test_a_value_after_a_machine_code_is_no_group_of_digits(question, hours):
+    """The 260 of HX-260 is the code's, no number whose digits the 2100 would continue
+    (1 200 is no value: 1200, or two)."""
+    assert _read(question, HOURS).values.get("运行小时") == hours
+
+
 # end to end: `kb query` over the example knowledge's three Chinese tables
 
 DOCS = ["knowledge/_synonyms.txt", "knowledge/crops/wheat-scab.md",

@@ -152,8 +152,9 @@ def decision_table(index: KbIndex, doc: str, table_index: int,
 
 def evaluate_question(index: KbIndex, question: str, tables: Iterable[tuple[str, int, int]],
                       synonyms: Mapping[str, Sequence[str]] = {}) -> Evaluation | None:
-    """Evaluate the best-ranked decision table that the question gives input values for;
-    None when there is none. `tables`: (document, table index, first line) of the table
+    """Evaluate the best-ranked decision table that the question gives input values for,
+    a table whose subject it names by the synonyms first (`wording.names_subject`); None
+    when there is none. `tables`: (document, table index, first line) of the table
     chunks (TABLE_KINDS) among the first TABLE_DEPTH candidates, best first
     (`kbtools.query.sections.SectionTable.tables_of`)."""
     seen: dict[tuple[str, int], int] = {}  # (doc, table index) → a line of that table

@@ -370,7 +370,8 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                      or (rest[:1] == "," and rest[1:2].isdigit())  # 1,2: a list or 1.2
                      or (before[-1:] == "," and before[-2:-1].isdigit())  # the 2 of 1,2
                      or (rest[:1] == " " and rest[1:2].isdigit())  # 1 200: 1200, or two
-                     or (before[-1:] == " " and before[-2:-1].isdigit())
+                     or (before[-1:] == " " and before[-2:-1].isdigit() and  # not the
+                         bool(out) and out[-1].end == start - 1)  # code's: hx-260 2100
                      or _EN_BOUND_BEFORE.search(longer) or _EN_BOUND_AFTER.match(clause)
                      or unit in DURATIONS and _object_bound(text[end + skip:end + skip + 48])
                      or _EN_NEGATED.match(clause))
