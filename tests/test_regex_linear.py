@@ -46,6 +46,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.places._VALUE_AHEAD": "match",  # what follows a place word
     "kbtools.query.crosslingual._LETTERS": "finditer",  # a question: its Latin words
     "kbtools.query.crosslingual._AFTER_NUMBER": "search",  # a question, before a word
+    "kbtools.query.places._DIGITS": "match",  # what follows a Chinese place word
+    "kbtools.query.inputs._LATIN_WORDS": "findall",  # a table's subject words
     "kbtools.serve.ops._TAG": "match",  # /api/diff?old=&new=
     "kbtools.serve.i18n._LANG_TAG": "fullmatch",  # a front-matter `lang` value
     "kbtools.serve.docview._IMG_ONLY": "fullmatch",  # a raw HTML block or inline tag
@@ -235,10 +237,10 @@ OTHER: dict[str, str] = {
     "kbtools.query.values.STOP_GAP": "a gap of at most NAME_GAP_LATIN characters",
     "kbtools.query.values._EN_BELOW_ZERO": "at most 24 characters before a number",
     "kbtools.query.values._EN_BOUND_BEFORE": "at most 24 characters before a number",
-    "kbtools.query.values._EN_BOUND_AFTER": "at most 24 characters after a number (match)",
-    "kbtools.query.values._EN_SPAN_AFTER": "at most 24 characters after a number (match)",
+    "kbtools.query.values._EN_BOUND_AFTER": "at most AFTER_CHARS characters after a number (match)",
+    "kbtools.query.values._EN_SPAN_AFTER": "at most AFTER_CHARS characters after a number (match)",
     "kbtools.query.values._EN_SPAN_BEFORE": "at most 16 characters before a number",
-    "kbtools.query.values._EN_NEGATED": "at most 24 characters after a number (match)",
+    "kbtools.query.values._EN_NEGATED": "at most AFTER_CHARS characters after a number (match)",
     "kbtools.query.values._EN_WORDS_BEFORE": "at most 32 characters before a number",
     "kbtools.query.values._UNIT_BEFORE": "at most 16 characters before a number's words",
     "kbtools.query.values.EN_NUMERALS": "at most 26 characters after an input's name (match)",

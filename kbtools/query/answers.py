@@ -40,7 +40,7 @@ from kbtools.query.inputs import (
     read_inputs,
 )
 from kbtools.query.quantities import input_names
-from kbtools.query.wording import is_cjk
+from kbtools.query.wording import is_cjk, names_subject
 
 __all__ = [  # the input readers of `kbtools.query.inputs` stay importable from here
     "NAME_GAP", "NAME_GAP_LATIN", "TABLE_DEPTH", "TABLE_KINDS", "Evaluation", "Inputs",
@@ -152,18 +152,21 @@ def decision_table(index: KbIndex, doc: str, table_index: int,
 
 def evaluate_question(index: KbIndex, question: str, tables: Iterable[tuple[str, int, int]],
                       synonyms: Mapping[str, Sequence[str]] = {}) -> Evaluation | None:
-    """Evaluate the best-ranked decision table that the question gives input values for;
-    None when there is none. `tables`: (document, table index, first line) of the table
+    """Evaluate the best-ranked decision table that the question gives input values for,
+    a table whose subject it names by the synonyms first (`wording.names_subject`); None
+    when there is none. `tables`: (document, table index, first line) of the table
     chunks (TABLE_KINDS) among the first TABLE_DEPTH candidates, best first
     (`kbtools.query.sections.SectionTable.tables_of`)."""
     seen: dict[tuple[str, int], int] = {}  # (doc, table index) → a line of that table
     for doc, ti, line in tables:
         if ti:
             seen.setdefault((doc, ti), line)
-    for (doc, ti), line in seen.items():  # the best-ranked table the question gives values for
-        dt = decision_table(index, doc, ti, line)
-        if dt is None:
-            continue
+    found_tables = [(doc, ti, dt) for (doc, ti), line in seen.items()
+                    if (dt := decision_table(index, doc, ti, line)) is not None]
+    # a table whose subject the question names comes first (``wheat scab risk at 22 C``: the
+    # 赤霉病 table, not the corn table ranked above it for the numbers both hold)
+    found_tables.sort(key=lambda t: not names_subject(question, t[2], synonyms))
+    for doc, ti, dt in found_tables:  # the best-ranked table the question gives values for
         given = read_inputs(question, dt, synonyms, input_vocabulary(index, synonyms))
         found = given.values
         # inferred tables answer only when fully given; a value said only of another

@@ -47,6 +47,7 @@ from kbtools.query.quantities import (
     before_comma,
     covered,
     key_text,
+    whole_names,
 )
 from kbtools.query.values import (
     APPROX_AFTER,
@@ -76,6 +77,7 @@ from kbtools.query.wording import (
     object_names,
     other_script,
     stems_meet,
+    subject_words,
     tied,
     with_abbreviations,
 )
@@ -135,14 +137,13 @@ def _unit_of(header: str) -> int | None:
 
 def names_of(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> list[str]:
     """How a question may name an input column, longest first, compacted as the question is
-    (`values.compact`): the header without its unit, its leading and trailing parts
+    (`values.compact`): its whole names (`quantities.whole_names`: the header without its
+    unit, its synonyms, the names of the quantity it measures), their leading and trailing parts
     (`decision.model.name_parts`, the rule `kb table eval` and MCP `evaluate_table` name a
     column by too: 湿度 for 相对湿度, ``temperature`` for ``Seal temperature``) that are
-    not filler words alone, and the synonyms of the header and of those parts (软管 for
-    ``Hose age`` when the synonyms file has 软管 = hose), and the parts of the header's
-    synonyms (``humidity`` of ``relative humidity`` for 相对湿度)."""
-    key = key_text(header)
-    wholes = {key, *(compact(s) for s in synonyms.get(column_key(header), ()))}
+    not filler words alone, and the synonyms of those parts (软管 for ``Hose age`` when the
+    synonyms file has 软管 = hose; ``humidity`` of ``relative humidity`` for 相对湿度)."""
+    wholes = whole_names(header, synonyms)
     names = set(wholes)  # the parts of each, as of the header: ``humidity`` of the
     parts = {p for w in wholes for p in name_parts(w) if strip_fillers(p)}  # relative
     names |= parts | {compact(s) for p in parts for s in synonyms.get(column_key(p), ())}
@@ -193,9 +194,7 @@ def read_inputs(question: str, table: DecisionTable,
     names = {i: names_of(table.header[i], synonyms) for i in table.inputs}
     own = frozenset(n for i in table.inputs for n in names[i])
     # where the question names another table's input: no value said of it is this table's
-    wholes = {i: {key_text(table.header[i]),
-                  *(compact(s) for s in synonyms.get(column_key(table.header[i]), ()))}
-              for i in table.inputs}
+    wholes = {i: whole_names(table.header[i], synonyms) for i in table.inputs}
     elsewhere = Others.of(frozenset(vocabulary), own,
                           frozenset(w for i in table.inputs for w in wholes[i])) \
         if vocabulary and found_numbers else Others()
@@ -203,8 +202,9 @@ def read_inputs(question: str, table: DecisionTable,
     # a name qualified into another thing's (油温, ``oil temperature``): see `Qualified`
     cells = tuple(c[j].text for c in table.conditions for j in table.inputs
                   if c[j].kind == "text")
+    subject = subject_words(table, synonyms)
     quals = {i: Qualified.of(tuple(n for n in names[i] if any(w.endswith(n) for w in wholes[i])),
-                             " ".join((table.name, *table.heading_path)), cells,
+                             subject, cells,
                              _tails(names[i], wholes[i]))
              for i in table.inputs}
     said: dict[str, tuple[str, str]] = {}  # input column → a value said of another thing
@@ -282,7 +282,7 @@ def read_inputs(question: str, table: DecisionTable,
             # Chinese word before it names the column (用了2100小时的油: the oil's use)
             counts = object_names(text, x.after, key_text(table.header[i]), names[i],
                                   synonyms) if x.unit in DURATIONS else None
-            word = _unnamed_output(x.word, table)
+            word = _unnamed_output(x.word, table, subject)
             if (place == "" or quals[i].changed_to(text, x.start) == "" or  # heated to 80 c
                     counts or (counts is None or is_cjk(word[-1:] or "a")) and _may_name(
                         word, table.header[i], synonyms, fraction=x.unit == _PERCENT)) and \
@@ -507,19 +507,22 @@ def _lead_ok(text: str, start: int) -> bool:
     return not prev or prev in _EN_NAMELESS  # ``then temperature``: a name of its own
 
 
-def _unnamed_output(word: str, table: DecisionTable) -> str:
+_LATIN_WORDS = re.compile(r"[a-z0-9]+")
+
+
+def _unnamed_output(word: str, table: DecisionTable, heading: str) -> str:
     """The word before a number, "" when it names one of the table's outputs (``oil change
     interval at 70 °F``: the interval is asked for, the 70 °F is not its value): an output
     column's name is no input's name; "" too when it is written of the table's own heading's
     characters or words (赤霉病 22度 on a table under 小麦赤霉病风险, ``greenhouse is at 24 c``
-    under Greenhouse ventilation: its subject, no quantity; 病叶率 3% still names another)."""
+    under Greenhouse ventilation: its subject, no quantity; 病叶率 3% still names another).
+    `heading`: the table's `wording.subject_words` (``hydraulic oil 2100 hours`` under 液压油更换判定)."""
     if not word:
         return word
-    heading = " ".join((table.name, *table.heading_path))
     if is_cjk(word[0]) and set(word) <= set(heading):
         return ""
     said = {w for w in word.split() if drop_fillers(w)}  # not ``the``, ``is``
-    if word.isascii() and said and said <= set(compact(heading).split()):
+    if word.isascii() and said and said <= set(_LATIN_WORDS.findall(compact(heading))):
         return ""  # ``the greenhouse is at 24 c`` under Greenhouse ventilation
     for j in table.outputs:
         key = key_text(table.header[j])

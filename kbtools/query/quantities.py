@@ -116,6 +116,9 @@ EN_PLAIN = frozenset((
     # when it is (``the temperature in the morning``, ``night temperature``)
     "morning", "afternoon", "evening", "night", "nighttime", "daytime", "day", "noon", "midday",
     "midnight", "tonight", "yesterday", "tomorrow", "week", "month", "year",
+    # what the question asks for, no thing a quantity is of (``wheat scab risk temperature 22
+    # C``: a question typed without commas; 风险温度 under a 风险 heading is the table's own)
+    "risk", "risks", "danger", "hazard", "forecast", "outlook", "advice", "recommendation",
     *(w for w in FILLERS if w.isascii() and w.isalpha())))
 
 # English prepositions after a name that say whose quantity it is (``temperature of the oil``,
@@ -153,6 +156,22 @@ def input_names(headers: Iterable[str],
             if name:
                 out.update(short_forms(name))
     return frozenset(out)
+
+
+def whole_names(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> set[str]:
+    """The whole names of an input column, compacted: the header without its unit, the other
+    terms of its synonym group, and the names of the quantity it measures, when that is a
+    more general one (`measure`: 日均温 and ``daily mean temperature`` measure 温度
+    and ``temperature``) — that name and the terms of its group (温度 = 气温 = temperature =
+    air temperature), which name the same quantity measured the same way, as 气温 already
+    names 日均温 in Chinese. So ``temperature 28 C`` fills 日均温(℃) as 气温28度 does, and a
+    name qualifying one of them (``soil temperature``, 土壤温度) is another thing's."""
+    wholes = {key_text(header), *(compact(s) for s in synonyms.get(column_key(header), ()))}
+    for name in list(wholes):
+        general = measure(name)
+        if general != name:
+            wholes |= {general, *(compact(s) for s in synonyms.get(column_key(general), ()))}
+    return {w for w in wholes if w}
 
 
 def short_forms(name: str) -> set[str]:

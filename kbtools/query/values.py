@@ -85,6 +85,8 @@ _OLD = re.compile(r"old(?![a-z])")
 # words after a duration that make it a time (3天前, 2周以后, ``2 days ago``, ``3 days later``)
 AGO_WORDS = ("以前", "之前", "以后", "之后", "前", "后")
 _AGO = re.compile(rf"(?:{'|'.join(AGO_WORDS)}|(?:ago|later|earlier|from now)(?![a-z]))")
+# words between a number and its unit of time saying it ran unbroken (``4 consecutive days``)
+RUN_WORDS = frozenset(("consecutive", "straight", "successive", "continuous", "solid"))
 # words that are no count noun between a number and its unit (``4 more days``: a bound)
 _NOT_NOUNS = frozenset(("more", "less", "fewer", "over", "under", "than", "and", "the", "extra",
                         "other", "another", "additional", "full", "whole", "straight"))
@@ -99,6 +101,7 @@ SUFFIXES = sorted({*SPELLED_UNITS, *MAGNITUDE_WORDS, *_UNIT_WORDS,
 _NUMBER = re.compile(r"(?<![a-z0-9_.\-])(-?(?:\d{1,3}(?:,\d{3})+(?!\d|,\d)|\d+)(?:\.\d+)?)")
 _STOP = ",，、。;；!?！？"
 STOP_GAP = re.compile(rf"[{_STOP}\d]")
+AFTER_CHARS = 40  # how much of the text after a number `numbers` reads it in (its unit, clause)
 
 # words that make a number below zero, or a bound or a span rather than a value
 BELOW_ZERO = ("零下", "负")
@@ -126,7 +129,7 @@ _SPAN_BEFORE = re.compile(r"[\d零〇一二两三四五六七八九十百千万]
 _EN_BELOW_ZERO = re.compile(r"(?<![a-z])(?:minus|negative) $")
 _EN_BOUND_BEFORE = re.compile(
     r"(?<![a-z'’])(?:below|under|over|above|than|least|most|max|maximum|min|minimum|not|no|"
-    r"never|nearly|almost|approaching|exceeding|exceeds|exceeded|beyond|past|within|from|"
+    r"never|nearly|almost|approaching|exceeding|exceeds|exceeded|beyond|(?<!the )past|within|from|"
     r"between|up to|[a-z]{1,8}n['’]t) ?$")
 _EN_BOUND_AFTER = re.compile(
     r"(?:or (?:more|less|above|below|higher|lower|over|under|greater|fewer)|"
@@ -243,9 +246,9 @@ def _unit_follows(rest: str) -> bool:
     a day``, an article)."""
     rest = rest.casefold()
     suffix = unit_after(rest)[0]
-    noun = count_noun(rest)[0]  # (not ``one`` of ``one one days``: no thing counted)
+    noun, gap = count_noun(rest)  # (not ``one`` of ``one one days``: no thing counted)
     return bool(suffix and suffix != "a" and suffix not in MAGNITUDE_WORDS) or \
-        bool(noun) and not EN_NUMERALS.match(noun)
+        bool(gap) and not EN_NUMERALS.match(noun)
 
 
 # a degree sign and the letter of its scale (℃ is °c after NFKC): a number right after one
@@ -298,22 +301,22 @@ def unit_after(rest: str) -> tuple[str, str, int | None]:
 
 
 def _spans(text: str) -> list[tuple[int, int, str, str]]:
-    """Each number of `text` as (start, end, value, the 24 characters after it): the Arabic
-    ones, and the Chinese numerals written the standard way (`decision.numerals`) that a unit
-    follows (二十六度, 三个小时: the 个 dropped) or 百分之 leads (百分之九十 is 90 followed by
-    %). A numeral no unit follows is no number here (一些, 十分, 二十多), nor is 一 alone (一度
-    is also "once")."""
-    spans = [(m.start(), m.end(), m.group(1).replace(",", ""), text[m.end():m.end() + 24])
-             for m in _NUMBER.finditer(text)]
+    """Each number of `text` as (start, end, value, the `AFTER_CHARS` characters after it:
+    its unit, a clause bounding or negating it): the Arabic ones, and the Chinese numerals
+    written the standard way (`decision.numerals`) that a unit follows (二十六度, 三个小时: the
+    个 dropped) or 百分之 leads (百分之九十 is 90 followed by %). A numeral no unit follows is
+    no number here (一些, 十分, 二十多), nor is 一 alone (一度 is also "once")."""
+    spans = [(m.start(), m.end(), m.group(1).replace(",", ""),
+              text[m.end():m.end() + AFTER_CHARS]) for m in _NUMBER.finditer(text)]
     for m in CJK_NUMBER.finditer(text):
-        rest = text[m.end():m.end() + 24]
+        rest = text[m.end():m.end() + AFTER_CHARS]
         unit = rest[1:] if rest.startswith("个") else rest  # the measure word 个: `numbers`
         if m.group(1):
             rest = "%" + rest
         elif m.group(2) == "一" or unit_after(unit)[2] is None:
             continue
         if (value := chinese_number(m.group(2))) is not None:
-            spans.append((m.start(), m.end(), value, rest[:24]))
+            spans.append((m.start(), m.end(), value, rest[:AFTER_CHARS]))
     return sorted(spans)
 
 
@@ -332,7 +335,7 @@ def numbers(text: str, cased: str = "") -> list[Number]:
         suffix, known, unit = unit_after(rest)
         # (第3个雨天 is an ordinal: no count)
         noun, gap = count_noun(rest) if not suffix and not before.endswith("第") else ("", 0)
-        if noun:
+        if gap:  # ``4 rainy days``, ``4 consecutive days``
             suffix, known, unit = unit_after(rest[gap:])
         elif not suffix and rest.startswith("个") and unit_after(rest[1:])[2] is not None:
             gap = 1  # 5个小时: the measure word 个 between a number and its unit
@@ -367,7 +370,8 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                      or (rest[:1] == "," and rest[1:2].isdigit())  # 1,2: a list or 1.2
                      or (before[-1:] == "," and before[-2:-1].isdigit())  # the 2 of 1,2
                      or (rest[:1] == " " and rest[1:2].isdigit())  # 1 200: 1200, or two
-                     or (before[-1:] == " " and before[-2:-1].isdigit())
+                     or (before[-1:] == " " and before[-2:-1].isdigit() and  # not the
+                         bool(out) and out[-1].end == start - 1)  # code's: hx-260 2100
                      or _EN_BOUND_BEFORE.search(longer) or _EN_BOUND_AFTER.match(clause)
                      or unit in DURATIONS and _object_bound(text[end + skip:end + skip + 48])
                      or _EN_NEGATED.match(clause))
@@ -445,18 +449,19 @@ def count_noun(rest: str) -> tuple[str, int]:
     """(the words that stand between a number and a unit of time, naming what it counts, how
     far the unit starts in `rest`, what follows the number): ``4 rainy days`` → (rainy, 7),
     4个雨天 → (雨, 2); ("", 0) when `rest` does not start so. English: one or two words of
-    three letters or more, no filler or bound (``4 more days``); Chinese: one to four
-    characters after an optional 个, not a word that makes a bound (20多天, 20来天) or a
-    unit itself (5个小时)."""
+    three letters or more, no filler or bound (``4 more days``), after a `RUN_WORDS` word or
+    not (``4 consecutive days`` → ("", 13): no noun, the unit past it); Chinese: one to four
+    characters after an optional 个, not a word making a bound (20多天) or a unit (5个小时)."""
     if rest[:1] == " " and rest[1:2].isascii() and rest[1:2].isalpha():
-        words = rest[1:].split(" ", 3)
-        for n in (1, 2):
-            noun = words[:n]
-            if len(words) <= n or not all(
+        words = rest[1:].split(" ", 4)
+        lead = 1 if words[0] in RUN_WORDS else 0  # ``4 consecutive (rainy) days``
+        for n in (0, 1, 2) if lead else (1, 2):
+            noun = words[lead:lead + n]
+            if len(words) <= lead + n or not all(
                     w.isascii() and w.isalpha() and len(w) >= 3 and w not in _NOT_NOUNS
-                    and not drop_fillers(w) == "" for w in noun):
+                    and w not in RUN_WORDS and not drop_fillers(w) == "" for w in noun):
                 break
-            gap = 1 + len(" ".join(noun)) + 1
+            gap = 1 + len(" ".join(words[:lead + n])) + 1
             suffix, _, unit = unit_after(rest[gap:])
             if unit in DURATIONS and suffix.isascii() and len(suffix) > 1:
                 return " ".join(noun), gap

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from kbtools.decision.model import MIN_PART
+from kbtools.decision.model import MIN_PART, DecisionTable
 from kbtools.query.values import (
     AMOUNT_LEADS,
     CJK_NUMBER,
@@ -147,8 +147,22 @@ def _names_by_stem(noun: str, text: str) -> bool:
 
 def stems_meet(a: str, b: str) -> bool:
     """Whether one of two English words starts with the other, the shorter of three letters
-    or more (``rain`` and ``rainy``)."""
-    return len(min(a, b, key=len)) >= 3 and (a.startswith(b) or b.startswith(a))
+    or more (``rain`` and ``rainy``), or they do without a suffix that makes a noun or a form
+    of a verb of the same stem (`_STEM_SUFFIXES`: ``operation`` and ``operating``)."""
+    def meet(x: str, y: str) -> bool:
+        return len(min(x, y, key=len)) >= 3 and (x.startswith(y) or y.startswith(x))
+    return meet(a, b) or meet(_stem(a), _stem(b))
+
+
+# suffixes of an English noun or verb form that leave its stem (``operation``, ``operating``,
+# ``operated``: operat), cut only where a stem of `_MIN_STEM` letters or more is left
+_STEM_SUFFIXES = ("ions", "ion", "ing", "ed")
+_MIN_STEM = 5
+
+
+def _stem(word: str) -> str:
+    suffix = next((s for s in _STEM_SUFFIXES if word.endswith(s)), "")
+    return word[:-len(suffix)] if suffix and len(word) - len(suffix) >= _MIN_STEM else word
 
 
 def names_word(text: str, value: str) -> bool:
@@ -162,6 +176,36 @@ def names_word(text: str, value: str) -> bool:
         if not is_latin(text[start - 1:start]) and not is_latin(text[end + len(plural):][:1]):
             return True
         start = text.find(value, start + 1)
+    return False
+
+
+def subject_words(table: DecisionTable, synonyms: Mapping[str, Sequence[str]] = {}) -> str:
+    """What a table is about, as the words of a question may name it: its name and heading
+    path, and the other terms of each synonym group one of whose terms they write (南方锈病 =
+    southern rust, 液压油 = hydraulic oil): ``southern rust temperature 28 C`` is the table's
+    own subject's temperature, as 南方锈病温度28度 is, and ``hydraulic oil 2100 hours`` its
+    running hours, as 液压油2100小时 are."""
+    context = " ".join((table.name, *table.heading_path))
+    bare = compact(context).replace(" ", "")
+    return " ".join((context, *(t for key, group in synonyms.items()
+                                if len(key) > 1 and key in bare for t in group)))
+
+
+def names_subject(question: str, table: DecisionTable,
+                  synonyms: Mapping[str, Sequence[str]] = {}) -> bool:
+    """Whether `question` names what `table` is about by a synonym group one of whose terms
+    its name or heading path writes (``wheat scab`` = 赤霉病, under 小麦赤霉病…): a Latin term as
+    whole words, a Chinese one anywhere."""
+    text = compact(question)
+    bare = text.replace(" ", "")
+    heading = compact(" ".join((table.name, *table.heading_path))).replace(" ", "")
+    for key, group in synonyms.items():
+        if len(key) < 2 or key not in heading:
+            continue
+        for term in (key, *group):
+            said = compact(term)
+            if said and (names_word(text, said) if is_latin(said[:1]) else said in bare):
+                return True
     return False
 
 
