@@ -177,3 +177,29 @@ def bare_table(header: str, heading: str = "") -> DecisionTable:
                         heading_path=(heading,) if heading else ())
     assert table is not None
     return table
+
+
+def scab_table(heading: tuple[str, ...]) -> DecisionTable:
+    """The example's wheat-scab risk table (温度, 相对湿度, 连续降雨天数 → 风险等级) under
+    `heading`: what the decision-input tests read Chinese and English questions against."""
+    table = build_table(["温度(℃)", "相对湿度(%)", "连续降雨天数", "风险等级"],
+                        [["<15", "*", "*", "低"], ["15-20", "<85", "*", "低"],
+                         ["15-20", "≥85", "≤3", "中"], ["15-20", "≥85", ">3", "高"],
+                         [">20", "<85", "*", "中"], [">20", "≥85", "≤3", "高"],
+                         [">20", "≥85", ">3", "极高"]],
+                        decision="inputs=温度(℃),相对湿度(%),连续降雨天数; outputs=风险等级",
+                        heading_path=heading)
+    assert table is not None
+    return table
+
+
+def corn_table(heading: tuple[str, ...]) -> DecisionTable:
+    """The example's corn southern-rust risk table (日均温, 相对湿度 → 风险等级) under
+    `heading`."""
+    table = build_table(["日均温(℃)", "相对湿度(%)", "风险等级"],
+                        [["<20", "*", "低"], ["20~32", "<80", "中"], ["20~32", "≥80", "高"],
+                         [">32", "*", "中"]],
+                        decision="inputs=日均温(℃),相对湿度(%); outputs=风险等级",
+                        heading_path=heading)
+    assert table is not None
+    return table

@@ -11,7 +11,7 @@ read with the knowledge's own synonyms file (温度 = 气温 = temperature = air
 from __future__ import annotations
 
 import pytest
-from kbfixtures import REPO, bare_table, copy_example
+from kbfixtures import REPO, bare_table, copy_example, corn_table, scab_table
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
@@ -26,18 +26,8 @@ from kbtools.query.wording import names_subject
 # the example knowledge's synonyms, keyed as `kb query` keys them (`search.input_synonyms`)
 SYNONYMS = {column_key(t): o for t, o in parse(
     (REPO / "knowledge" / "_synonyms.txt").read_text(encoding="utf-8"))[0].mapping().items()}
-SCAB = build_table(["温度(℃)", "相对湿度(%)", "连续降雨天数", "风险等级"],
-                   [["<15", "*", "*", "低"], ["15-20", "<85", "*", "低"],
-                    ["15-20", "≥85", "≤3", "中"], ["15-20", "≥85", ">3", "高"],
-                    [">20", "<85", "*", "中"], [">20", "≥85", "≤3", "高"],
-                    [">20", "≥85", ">3", "极高"]],
-                   decision="inputs=温度(℃),相对湿度(%),连续降雨天数; outputs=风险等级",
-                   heading_path=("小麦赤霉病监测与防控操作规程", "3.2 风险等级判定表"))
-CORN = build_table(["日均温(℃)", "相对湿度(%)", "风险等级"],
-                   [["<20", "*", "低"], ["20~32", "<80", "中"], ["20~32", "≥80", "高"],
-                    [">32", "*", "中"]],
-                   decision="inputs=日均温(℃),相对湿度(%); outputs=风险等级",
-                   heading_path=("玉米南方锈病识别与防治", "3. 风险判定表"))
+SCAB = scab_table(("小麦赤霉病监测与防控操作规程", "3.2 风险等级判定表"))
+CORN = corn_table(("玉米南方锈病识别与防治", "3. 风险判定表"))
 VOCABULARY = input_names(["温度(℃)", "相对湿度(%)", "连续降雨天数", "日均温(℃)", "运行小时"],
                          SYNONYMS)
 

@@ -23,6 +23,8 @@ from kbfixtures import (
     VENT_PAGE,
     assert_asks_naming,
     bare_table,
+    corn_table,
+    scab_table,
     titled_page,
     top_evaluation,
 )
@@ -35,18 +37,8 @@ from kbtools.query.inputs import read_inputs
 from kbtools.query.quantities import input_names
 from kbtools.query.values import compact, numbers
 
-SCAB = build_table(["温度(℃)", "相对湿度(%)", "连续降雨天数", "风险等级"],
-                   [["<15", "*", "*", "低"], ["15-20", "<85", "*", "低"],
-                    ["15-20", "≥85", "≤3", "中"], ["15-20", "≥85", ">3", "高"],
-                    [">20", "<85", "*", "中"], [">20", "≥85", "≤3", "高"],
-                    [">20", "≥85", ">3", "极高"]],
-                   decision="inputs=温度(℃),相对湿度(%),连续降雨天数; outputs=风险等级",
-                   heading_path=("小麦赤霉病", "3. 发生条件与风险判定"))
-CORN = build_table(["日均温(℃)", "相对湿度(%)", "风险等级"],
-                   [["<20", "*", "低"], ["20~32", "<80", "中"], ["20~32", "≥80", "高"],
-                    [">32", "*", "中"]],
-                   decision="inputs=日均温(℃),相对湿度(%); outputs=风险等级",
-                   heading_path=("玉米南方锈病", "3. 发生条件与风险判定"))
+SCAB = scab_table(("小麦赤霉病", "3. 发生条件与风险判定"))
+CORN = corn_table(("玉米南方锈病", "3. 发生条件与风险判定"))
 VENT = build_table(["Temperature (°C)", "Humidity (%)", "Rain days", "Action"],
                    [["<20", "*", "*", "close"], [">=20", ">=85", "*", "open"],
                     [">=20", "<85", "<=3", "keep"], [">=20", "<85", ">3", "open"]],
