@@ -43,8 +43,8 @@ from kbtools.index.tokenize import question_language
 from kbtools.query.fusion import FusionParams, Ranked
 from kbtools.query.inherit import vector_models
 
-# per opened index and model: does some chunk lack that model's vectors (own or shared)?
-_PARTIAL: weakref.WeakKeyDictionary[KbIndex, dict[str, bool]] = weakref.WeakKeyDictionary()
+# per opened index and model: per chunk, is it scored by that model's vectors?
+_COVERS: weakref.WeakKeyDictionary[KbIndex, dict[str, np.ndarray]] = weakref.WeakKeyDictionary()
 
 
 def _embedding(index: KbIndex) -> dict[str, object]:
@@ -98,19 +98,20 @@ def query_models(index: KbIndex, text: str) -> list[str]:
     return [base] if base else sorted(index.manifest["models"])
 
 
-def partial(index: KbIndex, model: str) -> bool:
-    """Does some chunk of `index` have no vector of `model`, neither its own nor one it
-    shares with its section? (Made once per opened index.)"""
-    known = _PARTIAL.setdefault(index, {})
+def covered(index: KbIndex, model: str) -> np.ndarray:
+    """Per chunk of `index`: is it scored by `model`'s vectors (its own, or those of the
+    section whose vector it shares)? Made once per opened index."""
+    known = _COVERS.setdefault(index, {})
     if model not in known:
-        kinds = np.unique(vector_models(index))
-        known[model] = any(model not in str(kind).split(",") for kind in kinds)
+        names, inverse = np.unique(vector_models(index), return_inverse=True)
+        has = np.array([model in str(n).split(",") for n in names], dtype=bool)
+        known[model] = has[inverse]
     return known[model]
 
 
-def covers(index: KbIndex, model: str, num: int) -> bool:
-    """Is chunk `num` scored by `model`'s vectors (its own or its section's)?"""
-    return model in str(vector_models(index)[num]).split(",")
+def partial(index: KbIndex, model: str) -> bool:
+    """Does some chunk of `index` have no vector of `model` (`covered`)?"""
+    return not bool(covered(index, model).all())
 
 
 def vector_lists(index: KbIndex, text: str,
@@ -122,7 +123,7 @@ def vector_lists(index: KbIndex, text: str,
     lang, base = language_model(index, text), base_model(index)
     if lang and base and base != lang and partial(index, lang):
         across = search(base)
-        if len(across.keys) and not covers(index, lang, int(across.keys[0])):
+        if len(across.keys) and not covered(index, lang)[int(across.keys[0])]:
             return {f"vector:{base}": across}
     return {f"vector:{model}": search(model) for model in query_models(index, text)}
 
@@ -147,21 +148,6 @@ def crossed_params(params: FusionParams) -> FusionParams:
         return params
     return replace(params, weighting="fixed", bm25_weight=1.0 - params.shape_scale,
                    vector_weight=params.shape_scale)
-
-
-# per opened index and model: per chunk, is it scored by that model's vectors?
-_COVERS: weakref.WeakKeyDictionary[KbIndex, dict[str, np.ndarray]] = weakref.WeakKeyDictionary()
-
-
-def covered(index: KbIndex, model: str) -> np.ndarray:
-    """Per chunk of `index`: is it scored by `model`'s vectors (its own or its section's)?"""
-    known = _COVERS.setdefault(index, {})
-    if model not in known:
-        kinds = vector_models(index)
-        names, inverse = np.unique(kinds, return_inverse=True)
-        has = np.array([model in str(n).split(",") for n in names], dtype=bool)
-        known[model] = has[inverse]
-    return known[model]
 
 
 def crossed_lists(index: KbIndex, text: str, lists: dict[str, Ranked]) -> dict[str, Ranked]:
