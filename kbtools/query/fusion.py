@@ -486,6 +486,10 @@ PASTE_NAME_SHARE = 0.5
 PASTE_LINE_SHARE = 0.6
 
 
+# the best hits the no-answer rule reads (`answerable`), however many results are shown
+JUDGED = 3
+
+
 def answerable(hits: list[Hit], coverage: np.ndarray, p: FusionParams, *, has_terms: bool,
                unknown_terms: Sequence[str] = (), unknown_codes: Sequence[str] = (),
                unknown_share: float = 0.0,
@@ -521,7 +525,7 @@ def answerable(hits: list[Hit], coverage: np.ndarray, p: FusionParams, *, has_te
         (not paste or name_share >= PASTE_NAME_SHARE)
     if exact and not unknown:
         return True
-    best_cos = max((h.why.get("vector_score") or 0.0) for h in hits[:3])
+    best_cos = max((h.why.get("vector_score") or 0.0) for h in hits[:JUDGED])
     if unknown:
         return best_cos >= p.min_cosine + 0.15
     if crossed:
@@ -530,5 +534,5 @@ def answerable(hits: list[Hit], coverage: np.ndarray, p: FusionParams, *, has_te
         return best_cos >= p.min_cosine + 0.1
     else:
         threshold = p.min_cosine
-    best_cov = float(coverage[:3].max()) if has_terms and len(coverage) else 0.0
+    best_cov = float(coverage[:JUDGED].max()) if has_terms and len(coverage) else 0.0
     return best_cos >= threshold or best_cov >= p.min_coverage

@@ -15,7 +15,7 @@ import numpy as np
 
 from kbtools.index.reader import KbIndex
 from kbtools.index.store import identifier_text
-from kbtools.query.fusion import Hit
+from kbtools.query.fusion import JUDGED, Hit
 from kbtools.query.identifiers import is_dotted_key, text_names
 
 
@@ -62,7 +62,8 @@ def named_keys(index: KbIndex, unknown: list[str], wanted: list[str], picked: li
     keys = {t: i for i in wanted if is_dotted_key(i) for t in index.bm25.tok(i) if t in unknown}
     if not keys:
         return []
-    texts = index.store.identifier_texts([h.num for h in picked[:3] if h.num not in rows])
-    texts.update((h.num, identifier_text(rows[h.num])) for h in picked[:3] if h.num in rows)
+    best = picked[:JUDGED]
+    texts = index.store.identifier_texts([h.num for h in best if h.num not in rows])
+    texts.update((h.num, identifier_text(rows[h.num])) for h in best if h.num in rows)
     return [t for t, ident in keys.items() if any(text_names(ident, *texts[h.num])
-                                                  for h in picked[:3] if h.num in texts)]
+                                                  for h in best if h.num in texts)]

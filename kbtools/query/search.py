@@ -118,6 +118,11 @@ DEFAULT_K = 5  # results of a search that names no k in its call or its index's 
 # Candidates per retriever for each result asked for (at least [query] candidates): one result
 # per section and document diversity need a deeper list to fill k with distinct answers.
 CANDIDATES_PER_RESULT = 20
+# A search for fewer results than the default ranks as the default does (its candidate depth,
+# the verdict judged on its first `fusion.JUDGED` results), so its results are the default's
+# first: fusion normalises each list over its depth, and an agent asking for 3 was answered from
+# other first results (tidb_faq_zh: 86 of 248 questions' first three, 6 first results)
+# or told "no answer" where the default answers (scifact: 3 of 300 asked for one).
 # a filtered vector search over at most this many allowed chunks ranks them all exactly (the
 # vectors are read from memory here; the engine's limit is lower); beyond, the graph is searched
 EXACT_FILTERED = 20000
@@ -176,7 +181,7 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     unknown = [t for t in unknown if t not in exp.covers and t not in valued]  # a synonym's
     if exp:
         filters = replace(filters, expanded=exp.shown)
-    depth = max(params.candidates, CANDIDATES_PER_RESULT * k)
+    depth = max(params.candidates, CANDIDATES_PER_RESULT * max(k, DEFAULT_K))
     # chunks sharing a section's vector are scored through it (kbtools.query.inherit)
     request = CandidateRequest(text, mode, tuple(parsed), verified_only,
                                widen_mask(index, mask), tuple(ids) + exp.full_ids, depth,
@@ -219,22 +224,21 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
                                            table.tables_of(hits), input_synonyms(index))
     levels = identifier_levels(index, wanted, hits, rows, unranked(hits)) if wanted else {}
     hits, more = _distinct(levels, hits, table, rows, params, evaluation, index)
-    picked = _suppress_nested(table, hits, k)
-    coverage = covered.of(picked)
+    judged = _suppress_nested(table, hits, max(k, fusion.JUDGED))  # the verdict reads these,
+    picked, best = judged[:k], judged[:fusion.JUDGED]  # k of them are shown
     exact = bool(wanted) and any(is_about(levels[h.num] if h.num in levels else
-                                          identifier_level(wanted, rows[h.num]))
-                                 for h in picked[:3])
+                                          identifier_level(wanted, rows[h.num])) for h in best)
     if exact and unknown:  # a dotted key named by a best hit's heading path is no unknown
-        named = named_keys(index, unknown, wanted, picked, rows)
+        named = named_keys(index, unknown, wanted, best, rows)
         unknown = [t for t in unknown if t not in named]
     codes = unknown_codes(index, text)  # E 99, as E99: a code the knowledge never mentions
     subjects = [t for t in unknown if t not in covered.values]  # 八十度 is a value, no subject
     verdict = evaluation is not None or fusion.answerable(
-        picked, coverage, calibrated(index, params), has_terms=bool(ids or unknown or exp or valued),
+        best, covered.of(best), calibrated(index, params), has_terms=bool(ids or unknown or exp or valued),
         unknown_terms=unknown, unknown_codes=[f"{p} {n}" for p, n in codes], exact=exact,
         unknown_share=calibration.unknown_share(index, ids + list(exp.ids), subjects),
         paste=asked.paste, name_share=calibration.name_share(index, ids + list(exp.ids), subjects)
-        if asked.paste else 1.0, line_share=covered.line_share(asked.lines, picked[:3]),
+        if asked.paste else 1.0, line_share=covered.line_share(asked.lines, best),
         crossed=across)
     if verdict or keep_results:  # the rows shown, whole (one query; `more` is shown too)
         shown = [h.num for h in picked] + [n for h in picked for n in more.get(h.num, ())]
