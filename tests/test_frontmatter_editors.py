@@ -159,7 +159,8 @@ def test_a_misspelt_required_key_is_one_finding(kb):
         encoding="utf-8")
     res = CliRunner().invoke(main, ["check", "--no-cache"])
     assert res.stdout.splitlines() == [
-        "knowledge/a.md:2:1: error: fm-unknown-key: unknown key 'Title'; did you mean 'title'?",
+        "knowledge/a.md:2:1: error: fm-unknown-key: unknown key 'Title'; did you mean 'title'? "
+        "(`kb check --fix` renames it)",
         "knowledge/a.md:3:1: error: fm-unknown-key: unknown key 'categroy'; did you mean "
         "'category'?"]
     (kb / "knowledge" / "a.md").write_text(GOOD_FM.replace("title: Generated\n", "")

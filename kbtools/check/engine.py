@@ -244,6 +244,8 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
         add(*problem)
     anchors: list[AnchorTarget] = []
     edits: list[Edit] = [*yaml_edits, *mend.scan_edits(result.hash_lines, result.spaced)]
+    if ctx.schema_checks:
+        edits.extend(frontmatter.key_edits(src, ctx.schemas_dir))
     if any(e.code == "fm-missing" for e in src.errors):
         edits.extend(e for e in [mend.misplaced_edit(src.text)] if e is not None)
     images: list[assets.ImageLink] = []

@@ -19,7 +19,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from kbtools.check.fm_example import example_block
-from kbtools.check.mend import INVISIBLE, misplaced_block, misplaced_edit
+from kbtools.check.links import Edit
+from kbtools.check.mend import INVISIBLE, key_renames, key_spelling, misplaced_block, misplaced_edit
 from kbtools.corpus import SourceDoc
 from kbtools.schemas import validator_for
 
@@ -326,15 +327,27 @@ def _typos(src: SourceDoc, validator: Draft202012Validator) -> dict[str, str]:
     known = sorted(schema.get("properties", {}))
     out = {}
     for key in src.meta:
-        if key not in known:
-            close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+        if key not in known:  # (`TITLE` is no close match of `title` to difflib)
+            spelt = key_spelling(str(key))
+            close = [spelt] if spelt in known else \
+                difflib.get_close_matches(spelt, known, n=1, cutoff=0.6)
             out[key] = close[0] if close and not _editor_setting(str(key)) else ""
     return out
 
 
+def key_edits(src: SourceDoc, schemas_dir: Path | None) -> list[Edit]:
+    """What `kb check --fix` writes for the unknown keys that are known ones written in
+    another case or with another separator (`Title:` -> `title:`; `mend.key_renames`)."""
+    return list(key_renames(src, _typos(src, validator_for("frontmatter", schemas_dir)))
+                .values()) if src.meta and not src.errors else []
+
+
 def _unknown_keys(src: SourceDoc, validator: Draft202012Validator) -> Iterator[Problem]:
-    for key, close in _typos(src, validator).items():
-        hint = (f"; did you mean {close!r}?" if close else
+    typos = _typos(src, validator)
+    renamed = key_renames(src, typos)
+    for key, close in typos.items():
+        fixed = " (`kb check --fix` renames it)" if key in renamed else ""
+        hint = (f"; did you mean {close!r}?{fixed}" if close else
                 "; the schema has no such key: delete it, or declare it in the schema "
                 "(schemas/frontmatter.schema.json, or the category's)")
         if _editor_setting(str(key)):
