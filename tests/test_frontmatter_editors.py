@@ -105,10 +105,11 @@ def test_yaml_errors_an_editor_habit_causes_say_what_to_write(kb):
     res = CliRunner().invoke(main, ["check", "--no-cache"])
     assert res.stdout.splitlines() == [
         "knowledge/a.md:2:10: error: yaml-syntax: mapping values are not allowed in this "
-        "context: a ': ' inside the value of 'title'; quote the value: title: \"注意: 断电后检修\""]
+        "context: a ': ' inside the value of 'title'; quote the value: title: \"注意: 断电后检修\" "
+        "(`kb check --fix` does)"]
     assert findings(kb, "tags:\n\t- 水稻\n") == [
         "knowledge/a.md:10:1: error: yaml-syntax: found character that cannot start any token: "
-        "indent with spaces, not a tab"]
+        "indent with spaces, not a tab (`kb check --fix` does)"]
     text = HEAD.replace("verified: false", "verified: 是")
     (kb / "knowledge" / "a.md").write_text(text + BODY, encoding="utf-8")
     res = CliRunner().invoke(main, ["check", "--no-cache"])
@@ -127,7 +128,8 @@ def test_a_key_chinese_input_separates_oddly_is_named_on_its_own_line(kb, line, 
     res = CliRunner().invoke(main, ["check", "--no-cache"])
     assert res.stdout.splitlines() == [
         f"knowledge/a.md:2:6: error: yaml-syntax: {said}, which YAML does not read as ': ': "
-        "write title: 稻飞虱 (mapping values are not allowed in this context)"]
+        "write title: 稻飞虱 (mapping values are not allowed in this context) "
+        "(`kb check --fix` does)"]
 
 
 def test_long_empty_indented_and_spaced_values_say_what_is_wrong(kb):
@@ -228,10 +230,10 @@ def lines_of(kb: Path, text: str) -> list[str]:
                         "value with ']'"),
     ("title: 'Farmer's guide'", "2:16: error: yaml-syntax: did not find expected key: the ' "
                                 "inside the value of 'title' ends it early; write title: "
-                                "\"Farmer's guide\""),
+                                "\"Farmer's guide\" (`kb check --fix` does)"),
     ('title: "say "hi" now"', "2:14: error: yaml-syntax: did not find expected key: the \" "
                               "inside the value of 'title' ends it early; write title: "
-                              "'say \"hi\" now'")])
+                              "'say \"hi\" now' (`kb check --fix` does)")])
 def test_a_quote_or_bracket_left_open_is_named_where_it_opens(kb, written, said):
     """YAML named the end of the front matter ("found unexpected end of stream", two lines
     below) or "did not find expected key", not the value to mend."""

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import difflib
 import re
-import unicodedata
 from collections.abc import Iterator
 from datetime import date, datetime
 from pathlib import Path
@@ -21,6 +20,7 @@ from jsonschema.exceptions import ValidationError
 from kbtools.check.fm_example import example_block
 from kbtools.check.links import Edit
 from kbtools.check.mend import INVISIBLE, key_renames, key_spelling, misplaced_block, misplaced_edit
+from kbtools.check.yaml_syntax import fm_lines, syntax_problem, words
 from kbtools.corpus import SourceDoc
 from kbtools.schemas import validator_for
 
@@ -38,7 +38,7 @@ def parse_problems(src: SourceDoc, schemas_dir: Path | None = None,
     """The corpus reader's front-matter errors (a YAML error a `#` caused named at that
     `#`, a missing block with the smallest one the schemas in `schemas_dir` accept), and
     list values written with Obsidian's `#`."""
-    out = [_yaml_syntax(src, e.line, e.col, e.message) if e.code == "yaml-syntax"
+    out = [syntax_problem(src, e.line, e.col, e.message) if e.code == "yaml-syntax"
            else (e.code, e.line, e.col, e.message + _where_to_close(src.text))
            if e.code == "fm-unterminated"
            else (e.code, e.line, e.col, _misplaced(src.text) or "no front matter block: begin "
@@ -88,121 +88,11 @@ def _where_to_close(text: str) -> str:
     return ""
 
 
-def _fm_lines(src: SourceDoc) -> list[tuple[int, str]]:
-    """The front matter's lines with their numbers (the fences left out)."""
-    if src.fm_end_line <= 1:
-        return []
-    lines = src.text.split("\n")
-    return [(n, lines[n - 1]) for n in range(2, min(src.fm_end_line, len(lines) + 1))]
-
-
-def _yaml_syntax(src: SourceDoc, line: int, col: int, message: str) -> Problem:
-    """A YAML syntax error at `line`, with what to write when the cause is one an editor's
-    habit makes: a front-matter line up to it opening a comment where a flow list's item
-    should be (`tags: [#迁飞性害虫, #水稻]`: Obsidian's inline tags; the error is that
-    line's: YAML read the rest of it as a comment), a `: ` inside a value (`title: 注意:
-    断电`), a tab indenting a line."""
-    lines = dict(_fm_lines(src))
-    for number, text in lines.items():
-        if number > line:
-            break
-        at = _flow_comment(text)
-        if at:
-            key, _, value = text.partition(":")
-            return ("yaml-syntax", number, at,
-                    f"{key.strip()}: a '#' here starts a YAML comment, so the rest of the line "
-                    f"is not read (Obsidian's #tag?): write the items without '#', "
-                    f"[{', '.join(_words(value))}] ({message})")
-    for number, text in lines.items():
-        if number > line:
-            break
-        sep = _odd_separator(text)
-        if sep:
-            key = text.partition(sep)[0]
-            return ("yaml-syntax", number, len(key) + 1,
-                    f"{key}: {unicodedata.name(sep[-1]).lower()} {sep[-1]!r} after the key, "
-                    f"which YAML does not read as ': ': write {key}: "
-                    f"{text.partition(sep)[2].strip()} ({message})")
-    text = lines.get(line, "")
-    quoted = _quote_inside(text)
-    if quoted:
-        return ("yaml-syntax", line, col, f"{message}: {quoted}")
-    key, colon, value = text.partition(": ")
-    if "mapping values are not allowed" in message and colon and ": " in value \
-            and key.strip() and not key[:1].isspace() and value.strip()[:1] not in ("'", '"'):
-        quoted = value.strip().replace('"', '\\"')
-        return ("yaml-syntax", line, col, f"{message}: a ': ' inside the value of {key!r}; "
-                f"quote the value: {key}: \"{quoted}\"")
-    if "\t" in text[:len(text) - len(text.lstrip())]:
-        return ("yaml-syntax", line, col, f"{message}: indent with spaces, not a tab")
-    if text[:1] == " " and colon and "mapping values are not allowed" in message \
-            and lines.get(line - 1, " ")[:1] not in (" ", "-") \
-            and lines.get(line - 1, "").rstrip()[-1:] != ":":
-        return ("yaml-syntax", line, col, f"{message}: {key.strip()!r} is indented under a "
-                f"key that has a value: start the line at its first column")
-    return ("yaml-syntax", line, col, message)
-
-
-def _quote_inside(text: str) -> str:
-    """What to write when a top-level key's quoted value holds its own quote, which ends it
-    early (`title: 'Farmer's guide'`, `title: "say "hi""`), "" when it does not."""
-    key, _, value = text.partition(": ")
-    value = value.strip()
-    if not key.strip() or key[:1].isspace() or len(value) < 2 or value[0] not in "'\"":
-        return ""
-    mark = value[0]
-    inner = value[1:-1] if value.endswith(mark) else value[1:]
-    if mark == "'" and "'" in inner.replace("''", ""):
-        fixed = '"' + inner.replace("''", "'").replace("\\", "\\\\").replace('"', '\\"') + '"'
-    elif mark == '"' and '"' in inner.replace('\\"', ""):
-        fixed = "'" + inner.replace('\\"', '"').replace("'", "''") + "'"
-    else:
-        return ""
-    return (f"the {mark} inside the value of {key.strip()!r} ends it early; "
-            f"write {key.strip()}: {fixed}")
-
-
-def _odd_separator(text: str) -> str:
-    """How a top-level key of `text` is separated from its value when YAML does not read
-    it as a key (Chinese input's full-width `：`, a no-break or ideographic space after
-    `:`), "" when it is not so."""
-    if text[:1].isspace() or ": " in text or text.rstrip().endswith(":"):
-        return ""
-    for sep in ("：", ":\u00a0", ":\u3000", ":\u202f"):
-        key = text.partition(sep)[0]
-        if sep in text and key and " " not in key and "：" not in key:
-            return sep
-    return ""
-
-
-def _flow_comment(text: str) -> int:
-    """The column of a `#` right after a flow list's `[` or `,` on a front-matter line
-    (outside quotes), 0 when there is none."""
-    before, quote = "", ""
-    for i, ch in enumerate(text):
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "\"'":
-            quote = ch
-        elif ch == "#" and before in ("[", ","):
-            return i + 1
-        elif not ch.isspace():
-            before = ch
-    return 0
-
-
-def _words(written: str) -> list[str]:
-    """The words of an Obsidian tag line (`#迁飞性害虫 #水稻`, `[#a, #b]`), without `#`."""
-    for mark in "[],，":
-        written = written.replace(mark, " ")
-    return [w.strip("#") for w in written.split() if w.strip("#")]
-
-
 def _hash_tags(src: SourceDoc) -> Iterator[Problem]:
     """A list item (of any top-level list) written `"#迁飞性害虫"`: Obsidian's inline tag,
     quoted so YAML keeps it; the index would keep the `#`, so `--where tags=迁飞性害虫`,
     facets and routing miss the document."""
-    lines = dict(_fm_lines(src))
+    lines = dict(fm_lines(src))
     for key, value in src.meta.items():
         if not isinstance(value, list):
             continue
@@ -456,7 +346,7 @@ def _comment_eaten(src: SourceDoc, path: list[Any], expected: Any) -> Problem | 
         written = lines[line - 1].partition(":")[2].strip()
         if not _comment_first(written, expected):
             return None
-        listed = f"[{', '.join(_words(written))}]"
+        listed = f"[{', '.join(words(written))}]"
         quoted = '"' + written.replace('"', '\\"') + '"'
         fix = (f"{listed} for a list of tags (Obsidian's #tag?), or {key}: {quoted} for text"
                if expected is None else f"{listed} (Obsidian's #tag?)" if "array" in expected
@@ -479,7 +369,7 @@ def _comment_eaten(src: SourceDoc, path: list[Any], expected: Any) -> Problem | 
         return None
     return ("fm-type", number, text.index("#") + 1,
             f"{key}.{path[1]}: {written!r} after '-' is a YAML comment, so the item is empty "
-            f"(Obsidian's #tag?): write - {' '.join(_words(written))}")
+            f"(Obsidian's #tag?): write - {' '.join(words(written))}")
 
 
 def _plain(text: str) -> str:
