@@ -114,7 +114,8 @@ FORMAT = 68  # bump when a check's findings for the same inputs change (5: `$` i
 # (`\mathbb{b}`), `\pmod` at a formula's end, `\c` over text commands, placements of two
 # commands alike (session 30); 68: a front matter key in another case or separator
 # (`TITLE`, `Valid-Until`) names the schema's and `--fix` renames it; a YAML syntax finding
-# of an editor's habit says `--fix` mends it (session 31)
+# of an editor's habit says `--fix` mends it; a link's `#^block` anchor says what to link
+# (session 31)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 
