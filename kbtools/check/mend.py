@@ -115,7 +115,7 @@ def key_spelling(key: str) -> str:
     """A front matter key as the schema would spell it: case folded, each run of `-` and
     spaces an `_` (`TITLE`, `Valid-Until` and `fault codes` are `title`, `valid_until`,
     `fault_codes`)."""
-    return re.sub(r"[-\s]+", "_", key.strip()).casefold()
+    return "_".join(key.replace("-", " ").split()).casefold()
 
 
 def key_renames(src: SourceDoc, typos: dict[str, str]) -> dict[str, Edit]:
@@ -131,7 +131,7 @@ def key_renames(src: SourceDoc, typos: dict[str, str]) -> dict[str, Edit]:
     out = {}
     for close, keys in becoming.items():
         line = src.key_lines.get(keys[0], 0)
-        if len(keys) == 1 and 0 < line <= len(lines) \
-                and re.match(re.escape(keys[0]) + r"[ \t]*:", lines[line - 1]):
+        text = lines[line - 1] if len(keys) == 1 and 0 < line <= len(lines) else ""
+        if text.startswith(keys[0]) and text[len(keys[0]):].lstrip(" \t").startswith(":"):
             out[keys[0]] = Edit(line, 1, keys[0], close)
     return out
