@@ -75,7 +75,8 @@ CHUNKER_VERSION = "29"  # bump when output changes for the same input (index fin
 # picture's) context line is the nearest one not blank nor a hidden `%% comment %%`
 # 28: a link names the anchor its heading's page gives it (`Link.anchor`: `#注意事项-1`)
 # 29: each picture of an HTML block (Typora's `<p align="center">` around one `<img>` a
-# line) has its image chunk at its own line (they all had the block's first line)
+# line) has its image chunk at its own line (they all had the block's first line); a
+# paragraph is not cut inside a quotation (“…”, 「…」) shorter than target_chars
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 
