@@ -96,6 +96,7 @@ def test_a_quote_inside_a_quoted_value_is_requoted(kb):
 @pytest.mark.parametrize("line", [
     "title: 注意: 断电 # 备注",  # a comment: is it part of the title?
     "title: 注意:\t断电: 检修\t",  # (a tab: kept as written? left to the author)
+    "title: 'Farmer's guide' # 草稿",
 ])
 def test_what_is_not_mechanical_is_left_and_not_promised(kb, line):
     path = written(kb, "title: Generated", line)

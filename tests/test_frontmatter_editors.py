@@ -267,3 +267,20 @@ def test_a_value_the_schema_does_not_allow_names_the_one_meant(kb):
     assert res.stdout.splitlines() == [
         "knowledge/a.md:9:1: error: fm-value: verified_by: '李四' is too short: write at least "
         "3 characters (the reviewer's email)"]
+
+
+@pytest.mark.parametrize(("written", "meant"), [
+    ("2024-05-01", "2024-05-01T00:00:00"), ("2024-05-01 10:00", "2024-05-01T10:00:00"),
+    ('"2024-05-01T10:00:00"', "2024-05-01T10:00:00"), ("2024/5/1", "2024-05-01T00:00:00"),
+    ("2024年5月1日", "2024-05-01T00:00:00")])
+def test_a_timestamp_without_offset_is_shown_written_with_one(kb, written, meant):
+    """Obsidian's templates write `date: 2024-05-01` (a date, no time, no offset), which
+    `timestamp:` refuses; the finding showed 2026-03-14T09:30:00+08:00, not the author's own
+    date written as the schema asks. The offset is the author's: kbtools cannot guess it."""
+    text = HEAD.replace('"2026-03-14T09:30:00+08:00"', written)
+    (kb / "knowledge" / "a.md").write_text(text + BODY, encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.stdout.splitlines() == [
+        f"knowledge/a.md:7:1: error: fm-timestamp: timestamp: {written.strip(chr(34))!r} is "
+        f"not an ISO 8601 timestamp with offset: it has no offset, which kbtools cannot guess: "
+        f"write timestamp: \"{meant}+08:00\" with your time zone's offset (Z for UTC)"]

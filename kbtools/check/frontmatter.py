@@ -309,7 +309,10 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
                f"{path}: expected {err.validator_value}, got {got}{read}{where}")
     elif top in TIMESTAMP_KEYS and kind in ("pattern", "format"):
         spaced = str(err.instance).replace(" ", "T", 1)
+        naive = _naive_timestamp(str(err.instance))
         fix = (f": write {top}: \"{spaced}\"" if _offset_timestamp(spaced)
+               else f": it has no offset, which kbtools cannot guess: write {top}: "
+               f"\"{naive}+08:00\" with your time zone's offset (Z for UTC)" if naive
                else " (e.g. 2026-03-14T09:30:00+08:00)")
         yield ("fm-timestamp", line, 1,
                f"{path}: {err.instance!r} is not an ISO 8601 timestamp with offset{fix}{where}")
@@ -400,6 +403,20 @@ def _comment_first(written: str, expected: Any) -> bool:
         return written.startswith("#")
     return written.startswith("#") and written[1:2] not in ("", "#") \
         and not written[1:2].isspace()
+
+
+def _naive_timestamp(text: str) -> str:
+    """`text` as the date and time it says without an offset (Obsidian's `2024-05-01`, a
+    `2024-05-01 10:00`, `2024/5/1`: midnight for a date alone), as the schema writes it
+    less the offset; "" when it says no date, or says its offset."""
+    try:
+        when = datetime.fromisoformat(text.strip().replace(" ", "T", 1))
+    except ValueError:
+        iso = _iso_date(text)
+        if iso is None:
+            return ""
+        when = datetime.fromisoformat(iso)
+    return "" if when.tzinfo is not None else when.isoformat(timespec="seconds")
 
 
 def _offset_timestamp(text: str) -> bool:

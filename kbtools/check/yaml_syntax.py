@@ -9,7 +9,7 @@ the habit that stopped it. The habits, each read from the line it is on:
 - Chinese input's full-width colon, or a no-break or ideographic space, after a key
   (`title：稻飞虱`): fixed to `: `;
 - a quoted value holding its own quote (`title: 'Farmer's guide'`): fixed by quoting it
-  with the other quote;
+  with the other quote, unless it holds a ` #`;
 - a `: ` inside a plain value (`title: 注意: 断电后检修`): fixed by quoting the value, unless
   it holds a ` #` (is the rest a comment or the title's?), a tab, or opens with a YAML
   indicator (`[`, `{`, `&`, `*`, `!`, `|`, `>`, `%`, `@`, a backtick);
@@ -84,8 +84,10 @@ def syntax_check(src: SourceDoc, line: int, col: int,
     text = lines.get(line, "")
     requoted = _quote_inside(text, line)
     if requoted is not None:
-        said, edit = requoted
-        return ("yaml-syntax", line, col, f"{message}: {said}{FIXES}"), [edit]
+        said, edit = requoted  # (not with a ` #`: is the rest a comment or the value's?)
+        edits = [] if " #" in edit.old else [edit]
+        return ("yaml-syntax", line, col, f"{message}: {said}" + (FIXES if edits else "")), \
+            edits
     key, colon, value = text.partition(": ")
     if MAPPING in message and colon and ": " in value \
             and key.strip() and not key[:1].isspace() and value.strip()[:1] not in ("'", '"'):
