@@ -133,3 +133,33 @@ def test_crlf_and_bom_are_kept_and_each_yaml_habit_is_fixed_in_turn(kb):
     assert fix()[0] == f"{DOC}:10:1: fixed: '\\t' -> '  '"
     assert path.read_bytes() == text.replace("注意: 断电", '"注意: 断电"').replace(
         "\t", "  ").encode("utf-8")
+
+
+@pytest.mark.parametrize(("key", "old", "value", "new"), [
+    ("timestamp", '"2026-03-14T09:30:00+08:00"', "2026-03-14 09:30:00+08:00",
+     '"2026-03-14T09:30:00+08:00"'),
+    ("timestamp", '"2026-03-14T09:30:00+08:00"', '"2026-03-14 09:30:00Z"',
+     '"2026-03-14T09:30:00Z"'),
+    ("valid_until", None, "2026/03/19", '"2026-03-19"'),
+    ("valid_until", None, '"2026年3月9日"', '"2026-03-09"')])
+def test_a_timestamp_or_date_written_another_way_is_rewritten_as_the_finding_says(
+        kb, key, old, value, new):
+    if old is None:  # a key of its own line, below the others
+        path = written(kb, "verified: false\n", f"verified: false\n{key}: {value}\n")
+    else:
+        path = written(kb, old, value)
+    [finding] = check()
+    assert finding.endswith(f"write {key}: {new}{FIXES}")
+    line = int(finding.split(":")[1])
+    assert fix() == [f"{DOC}:{line}:{len(key) + 3}: fixed: {value} -> {new}"]
+    assert f"\n{key}: {new}\n" in path.read_text(encoding="utf-8")
+    assert check() == []
+
+
+def test_a_timestamp_with_a_comment_or_without_offset_is_left(kb):
+    for value in ("2026-03-14 09:30:00+08:00 # 初稿", "2024-05-01"):
+        path = written(kb, '"2026-03-14T09:30:00+08:00"', value)
+        [finding] = check()
+        assert not finding.endswith(FIXES)
+        assert fix() == [finding]
+        assert f"timestamp: {value}\n" in path.read_text(encoding="utf-8")

@@ -95,7 +95,7 @@ def test_a_date_written_another_way_is_one_finding_saying_how_to_write_it(kb, wr
     Invalid isoformat string"."""
     assert findings(kb, f"valid_until: {written}\n") == [
         f"knowledge/a.md:9:1: error: fm-value: valid_until: {written.strip(chr(34))!r} is not a "
-        f"date: write valid_until: \"{iso}\""]
+        f"date: write valid_until: \"{iso}\" (`kb check --fix` does)"]
 
 
 def test_yaml_errors_an_editor_habit_causes_say_what_to_write(kb):
@@ -150,7 +150,8 @@ def test_long_empty_indented_and_spaced_values_say_what_is_wrong(kb):
     (kb / "knowledge" / "a.md").write_text(spaced + BODY, encoding="utf-8")
     assert CliRunner().invoke(main, ["check", "--no-cache"]).stdout.splitlines() == [
         "knowledge/a.md:7:1: error: fm-timestamp: timestamp: '2026-03-14 09:30:00+08:00' is "
-        "not an ISO 8601 timestamp with offset: write timestamp: \"2026-03-14T09:30:00+08:00\""]
+        "not an ISO 8601 timestamp with offset: write timestamp: \"2026-03-14T09:30:00+08:00\" "
+        "(`kb check --fix` does)"]
 
 
 def test_a_misspelt_required_key_is_one_finding(kb):

@@ -25,6 +25,7 @@ from kbtools.corpus import SourceDoc
 from kbtools.schemas import validator_for
 
 TIMESTAMP_KEYS = ("timestamp", "verified_at")
+FIXES = " (`kb check --fix` does)"
 # (code, line, col, message) tuples; the caller turns them into Findings with a level.
 Problem = tuple[str, int, int, str]
 
@@ -310,15 +311,16 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
     elif top in TIMESTAMP_KEYS and kind in ("pattern", "format"):
         spaced = str(err.instance).replace(" ", "T", 1)
         naive = _naive_timestamp(str(err.instance))
-        fix = (f": write {top}: \"{spaced}\"" if _offset_timestamp(spaced)
-               else f": it has no offset, which kbtools cannot guess: write {top}: "
+        fix = (f": write {top}: \"{spaced}\"" + (FIXES if _value_edit(src, top) else "")
+               if _offset_timestamp(spaced) else f": it has no offset, which kbtools cannot guess: write {top}: "
                f"\"{naive}+08:00\" with your time zone's offset (Z for UTC)" if naive
                else " (e.g. 2026-03-14T09:30:00+08:00)")
         yield ("fm-timestamp", line, 1,
                f"{path}: {err.instance!r} is not an ISO 8601 timestamp with offset{fix}{where}")
     elif top in DATE_KEYS and kind == "pattern":
         iso = _iso_date(err.instance) if isinstance(err.instance, str) else None
-        hint = f": write {top}: \"{iso}\"" if iso else " (YYYY-MM-DD, e.g. 2026-12-31)"
+        hint = f": write {top}: \"{iso}\"" + (FIXES if _value_edit(src, top) else "") \
+            if iso else " (YYYY-MM-DD, e.g. 2026-12-31)"
         yield ("fm-value", line, 1, f"{path}: {err.instance!r} is not a date{hint}{where}")
     elif kind == "uniqueItems" and (repeated := _repeated(err.instance)):
         yield ("fm-value", line, 1, f"{path}: {', '.join(map(repr, repeated))} listed more than "
@@ -474,6 +476,31 @@ def _timestamps(src: SourceDoc) -> Iterator[Problem]:
 
 
 DATE_KEYS = ("valid_until",)
+
+
+def value_edits(src: SourceDoc) -> list[Edit]:
+    """What `kb check --fix` writes for a timestamp written with a space for its `T` and a
+    date written another common way (`2026/03/19`, `2026年3月19日`): what their findings say
+    to write (`_value_edit`)."""
+    return [e for key in (*TIMESTAMP_KEYS, *DATE_KEYS) if (e := _value_edit(src, key))]
+
+
+def _value_edit(src: SourceDoc, key: str) -> Edit | None:
+    """The edit writing top-level `key`'s value as the schema asks, quoted, where only its
+    spelling differs (a timestamp's space for `T`; a date's `/`, `.` or 年月日); None for
+    another value, one written below its key or one a comment follows."""
+    value = src.meta.get(key)
+    if not isinstance(value, str):
+        return None
+    spaced = value.replace(" ", "T", 1)
+    new = (spaced if _offset_timestamp(spaced) else "") if key in TIMESTAMP_KEYS \
+        else _iso_date(value) or ""
+    written, line = _written(src, key), src.key_lines.get(key, 0)
+    text = src.text.split("\n")[line - 1] if line else ""
+    if not new or new == value or not written or "#" in text.partition(":")[2]:
+        return None
+    at = text.find(written, text.index(":") + 1)
+    return Edit(line, at + 1, written, f'"{new}"') if at >= 0 else None
 
 
 def _iso_date(text: str) -> str | None:
