@@ -163,3 +163,25 @@ def test_a_timestamp_with_a_comment_or_without_offset_is_left(kb):
         assert not finding.endswith(FIXES)
         assert fix() == [finding]
         assert f"timestamp: {value}\n" in path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("value", "items"), [
+    ("迁飞性害虫，水稻", "[迁飞性害虫, 水稻]"), ("稻瘟病、纹枯病；稻曲病", "[稻瘟病, 纹枯病, 稻曲病]"),
+    ("wheat scab, head blight", "[wheat scab, head blight]")])
+def test_a_list_written_as_one_text_is_written_as_a_list(kb, value, items):
+    path = written(kb, "verified: false\n", f"verified: false\ntags: {value}\n")
+    [finding] = check()
+    assert finding.endswith(f"(write a list: tags: {items}){FIXES}")
+    assert fix() == [f"{DOC}:9:7: fixed: {value} -> {items}"]
+    assert f"\ntags: {items}\n" in path.read_text(encoding="utf-8")
+    assert check() == []
+
+
+@pytest.mark.parametrize("value", ["yes, no", "a, 'b", "病害 # 草稿，虫害"])
+def test_a_list_yaml_would_read_otherwise_is_left(kb, value):
+    """`[yes, no]` is two booleans to YAML; a quote left open; a comment."""
+    path = written(kb, "verified: false\n", f"verified: false\ntags: {value}\n")
+    found = check()
+    assert not any(f.endswith(FIXES) for f in found)
+    assert fix() == found
+    assert f"\ntags: {value}\n" in path.read_text(encoding="utf-8")

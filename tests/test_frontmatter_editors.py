@@ -85,7 +85,7 @@ def test_without_the_schema_a_tag_yaml_reads_as_a_comment_still_says_so(kb):
 def test_a_list_written_as_one_string_says_how_to_write_it(kb):
     assert findings(kb, "tags: 迁飞性害虫，水稻\n") == [
         "knowledge/a.md:9:1: error: fm-type: tags: expected array, got str (write a list: "
-        "tags: [迁飞性害虫, 水稻])"]
+        "tags: [迁飞性害虫, 水稻]) (`kb check --fix` does)"]
 
 
 @pytest.mark.parametrize(("written", "iso"), [

@@ -247,7 +247,7 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
     edits: list[Edit] = [*yaml_edits, *mend.scan_edits(result.hash_lines, result.spaced)]
     edits.extend(yaml_syntax.syntax_edits(src))
     if ctx.schema_checks:
-        edits.extend([*frontmatter.key_edits(src, ctx.schemas_dir),
+        edits.extend([*frontmatter.schema_edits(src, ctx.schemas_dir),
                       *frontmatter.value_edits(src)])
     if any(e.code == "fm-missing" for e in src.errors):
         edits.extend(e for e in [mend.misplaced_edit(src.text)] if e is not None)

@@ -226,11 +226,34 @@ def _typos(src: SourceDoc, validator: Draft202012Validator) -> dict[str, str]:
     return out
 
 
-def key_edits(src: SourceDoc, schemas_dir: Path | None) -> list[Edit]:
+def schema_edits(src: SourceDoc, schemas_dir: Path | None) -> list[Edit]:
     """What `kb check --fix` writes for the unknown keys that are known ones written in
-    another case or with another separator (`Title:` -> `title:`; `mend.key_renames`)."""
-    return list(key_renames(src, _typos(src, validator_for("frontmatter", schemas_dir)))
-                .values()) if src.meta and not src.errors else []
+    another case or with another separator (`Title:` -> `title:`; `mend.key_renames`), and
+    for a list written as one text (`tags: 迁飞性害虫，水稻`; `_list_edit`)."""
+    if not src.meta or src.errors:
+        return []
+    base = validator_for("frontmatter", schemas_dir)
+    lists = [e for key, rule in base.schema.get("properties", {}).items()
+             if rule.get("type") == "array" and (e := _list_edit(src, key))]
+    return [*key_renames(src, _typos(src, base)).values(), *lists]
+
+
+def _list_edit(src: SourceDoc, key: str) -> Edit | None:
+    """The edit writing top-level `key`'s text value, written on its line, as the flow list
+    of its items (`迁飞性害虫，水稻` -> `[迁飞性害虫, 水稻]`), when YAML reads that list as those
+    items (not `[yes, no]`, two booleans) and no comment follows it; else None."""
+    value, written = src.meta.get(key), _written(src, key)
+    line = src.key_lines.get(key, 0)
+    text = src.text.split("\n")[line - 1] if line else ""
+    if not isinstance(value, str) or not written or "#" in text.partition(":")[2]:
+        return None
+    new = f"[{', '.join(_items(value))}]"
+    try:
+        same = yaml.safe_load(new) == _items(value)
+    except yaml.YAMLError:
+        same = False
+    at = text.find(written, text.index(":") + 1)
+    return Edit(line, at + 1, written, new) if same and at >= 0 else None
 
 
 def _unknown_keys(src: SourceDoc, validator: Draft202012Validator) -> Iterator[Problem]:
@@ -301,7 +324,8 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
             read = " (write true or false)"
         elif err.validator_value == "array" and isinstance(err.instance, str) \
                 and len(err.absolute_path) == 1:
-            read = f" (write a list: {top}: [{', '.join(_items(err.instance))}])"
+            read = f" (write a list: {top}: [{', '.join(_items(err.instance))}])" + (
+                FIXES if _list_edit(src, str(top)) else "")
         elif err.validator_value == "string" and isinstance(err.instance, list) \
                 and len(err.absolute_path) == 1 and err.instance \
                 and all(isinstance(x, str) for x in err.instance):
