@@ -20,12 +20,11 @@ from jsonschema.exceptions import ValidationError
 from kbtools.check.fm_example import example_block
 from kbtools.check.links import Edit
 from kbtools.check.mend import INVISIBLE, key_renames, key_spelling, misplaced_block, misplaced_edit
-from kbtools.check.yaml_syntax import fm_lines, syntax_problem, words
+from kbtools.check.yaml_syntax import FIXES, fm_lines, syntax_problem, words
 from kbtools.corpus import SourceDoc
 from kbtools.schemas import validator_for
 
 TIMESTAMP_KEYS = ("timestamp", "verified_at")
-FIXES = " (`kb check --fix` does)"
 # (code, line, col, message) tuples; the caller turns them into Findings with a level.
 Problem = tuple[str, int, int, str]
 
