@@ -288,3 +288,23 @@ def test_a_document_changed_since_it_was_checked_is_not_fixed_in_part(tmp_path):
     assert change.format() == f"knowledge/a.md:{line}:5: not fixed: changed since it was " \
         "checked (no 'pump.md' here now): nothing of it was written; run `kb check --fix` again"
     assert doc.read_text(encoding="utf-8") == edited
+
+
+def test_a_link_to_an_obsidian_block_says_pages_link_to_headings(tmp_path):
+    """Obsidian with wikilinks off (as docs/knowledge-authoring.md asks) writes a link to a
+    paragraph's block id as `[x](doc.md#^id)`: "no heading '#^leak-rule'" read as if the
+    id were mistyped, though the paragraph holds it; a page gives blocks no anchor."""
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "manual.md").write_text(
+        GOOD_FM + "# 手册\n\n## 泄漏\n\n每分钟不超过 5 滴。 ^leak-rule\n\n## Limits\n\n"
+        "Below 8 bar. ^limit\n", encoding="utf-8")
+    (root / "knowledge" / "a.md").write_text(
+        GOOD_FM + "# T\n\n见 [规则](manual.md#^leak-rule)，[limit](manual.md#%5Elimit) "
+        "[ok](manual.md#泄漏)\n", encoding="utf-8")
+    found = check_paths([root / "knowledge"], load_config(root))
+    assert [(f.line, f.col, f.code) for f in found] == [(12, 8, "link-anchor"),
+                                                        (12, 38, "link-anchor")]
+    assert [f.message for f in found] == [
+        f"no heading '#^{name}' in knowledge/manual.md; '#^{name}' is an Obsidian block "
+        "reference, and a page gives a block no anchor: link the heading above the block "
+        "(or the document)" for name in ("leak-rule", "limit")]

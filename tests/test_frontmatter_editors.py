@@ -85,7 +85,7 @@ def test_without_the_schema_a_tag_yaml_reads_as_a_comment_still_says_so(kb):
 def test_a_list_written_as_one_string_says_how_to_write_it(kb):
     assert findings(kb, "tags: 迁飞性害虫，水稻\n") == [
         "knowledge/a.md:9:1: error: fm-type: tags: expected array, got str (write a list: "
-        "tags: [迁飞性害虫, 水稻])"]
+        "tags: [迁飞性害虫, 水稻]) (`kb check --fix` does)"]
 
 
 @pytest.mark.parametrize(("written", "iso"), [
@@ -95,7 +95,7 @@ def test_a_date_written_another_way_is_one_finding_saying_how_to_write_it(kb, wr
     Invalid isoformat string"."""
     assert findings(kb, f"valid_until: {written}\n") == [
         f"knowledge/a.md:9:1: error: fm-value: valid_until: {written.strip(chr(34))!r} is not a "
-        f"date: write valid_until: \"{iso}\""]
+        f"date: write valid_until: \"{iso}\" (`kb check --fix` does)"]
 
 
 def test_yaml_errors_an_editor_habit_causes_say_what_to_write(kb):
@@ -105,10 +105,11 @@ def test_yaml_errors_an_editor_habit_causes_say_what_to_write(kb):
     res = CliRunner().invoke(main, ["check", "--no-cache"])
     assert res.stdout.splitlines() == [
         "knowledge/a.md:2:10: error: yaml-syntax: mapping values are not allowed in this "
-        "context: a ': ' inside the value of 'title'; quote the value: title: \"注意: 断电后检修\""]
+        "context: a ': ' inside the value of 'title'; quote the value: title: \"注意: 断电后检修\" "
+        "(`kb check --fix` does)"]
     assert findings(kb, "tags:\n\t- 水稻\n") == [
         "knowledge/a.md:10:1: error: yaml-syntax: found character that cannot start any token: "
-        "indent with spaces, not a tab"]
+        "indent with spaces, not a tab (`kb check --fix` does)"]
     text = HEAD.replace("verified: false", "verified: 是")
     (kb / "knowledge" / "a.md").write_text(text + BODY, encoding="utf-8")
     res = CliRunner().invoke(main, ["check", "--no-cache"])
@@ -127,7 +128,8 @@ def test_a_key_chinese_input_separates_oddly_is_named_on_its_own_line(kb, line, 
     res = CliRunner().invoke(main, ["check", "--no-cache"])
     assert res.stdout.splitlines() == [
         f"knowledge/a.md:2:6: error: yaml-syntax: {said}, which YAML does not read as ': ': "
-        "write title: 稻飞虱 (mapping values are not allowed in this context)"]
+        "write title: 稻飞虱 (mapping values are not allowed in this context) "
+        "(`kb check --fix` does)"]
 
 
 def test_long_empty_indented_and_spaced_values_say_what_is_wrong(kb):
@@ -148,7 +150,8 @@ def test_long_empty_indented_and_spaced_values_say_what_is_wrong(kb):
     (kb / "knowledge" / "a.md").write_text(spaced + BODY, encoding="utf-8")
     assert CliRunner().invoke(main, ["check", "--no-cache"]).stdout.splitlines() == [
         "knowledge/a.md:7:1: error: fm-timestamp: timestamp: '2026-03-14 09:30:00+08:00' is "
-        "not an ISO 8601 timestamp with offset: write timestamp: \"2026-03-14T09:30:00+08:00\""]
+        "not an ISO 8601 timestamp with offset: write timestamp: \"2026-03-14T09:30:00+08:00\" "
+        "(`kb check --fix` does)"]
 
 
 def test_a_misspelt_required_key_is_one_finding(kb):
@@ -159,7 +162,8 @@ def test_a_misspelt_required_key_is_one_finding(kb):
         encoding="utf-8")
     res = CliRunner().invoke(main, ["check", "--no-cache"])
     assert res.stdout.splitlines() == [
-        "knowledge/a.md:2:1: error: fm-unknown-key: unknown key 'Title'; did you mean 'title'?",
+        "knowledge/a.md:2:1: error: fm-unknown-key: unknown key 'Title'; did you mean 'title'? "
+        "(`kb check --fix` renames it)",
         "knowledge/a.md:3:1: error: fm-unknown-key: unknown key 'categroy'; did you mean "
         "'category'?"]
     (kb / "knowledge" / "a.md").write_text(GOOD_FM.replace("title: Generated\n", "")
@@ -227,10 +231,10 @@ def lines_of(kb: Path, text: str) -> list[str]:
                         "value with ']'"),
     ("title: 'Farmer's guide'", "2:16: error: yaml-syntax: did not find expected key: the ' "
                                 "inside the value of 'title' ends it early; write title: "
-                                "\"Farmer's guide\""),
+                                "\"Farmer's guide\" (`kb check --fix` does)"),
     ('title: "say "hi" now"', "2:14: error: yaml-syntax: did not find expected key: the \" "
                               "inside the value of 'title' ends it early; write title: "
-                              "'say \"hi\" now'")])
+                              "'say \"hi\" now' (`kb check --fix` does)")])
 def test_a_quote_or_bracket_left_open_is_named_where_it_opens(kb, written, said):
     """YAML named the end of the front matter ("found unexpected end of stream", two lines
     below) or "did not find expected key", not the value to mend."""
@@ -264,3 +268,20 @@ def test_a_value_the_schema_does_not_allow_names_the_one_meant(kb):
     assert res.stdout.splitlines() == [
         "knowledge/a.md:9:1: error: fm-value: verified_by: '李四' is too short: write at least "
         "3 characters (the reviewer's email)"]
+
+
+@pytest.mark.parametrize(("written", "meant"), [
+    ("2024-05-01", "2024-05-01T00:00:00"), ("2024-05-01 10:00", "2024-05-01T10:00:00"),
+    ('"2024-05-01T10:00:00"', "2024-05-01T10:00:00"), ("2024/5/1", "2024-05-01T00:00:00"),
+    ("2024年5月1日", "2024-05-01T00:00:00")])
+def test_a_timestamp_without_offset_is_shown_written_with_one(kb, written, meant):
+    """Obsidian's templates write `date: 2024-05-01` (a date, no time, no offset), which
+    `timestamp:` refuses; the finding showed 2026-03-14T09:30:00+08:00, not the author's own
+    date written as the schema asks. The offset is the author's: kbtools cannot guess it."""
+    text = HEAD.replace('"2026-03-14T09:30:00+08:00"', written)
+    (kb / "knowledge" / "a.md").write_text(text + BODY, encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.stdout.splitlines() == [
+        f"knowledge/a.md:7:1: error: fm-timestamp: timestamp: {written.strip(chr(34))!r} is "
+        f"not an ISO 8601 timestamp with offset: it has no offset, which kbtools cannot guess: "
+        f"write timestamp: \"{meant}+08:00\" with your time zone's offset (Z for UTC)"]

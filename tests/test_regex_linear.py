@@ -72,6 +72,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.build.chunk_text.SENTENCE_END": "finditer",
     "kbtools.build.chunk_text.CLAUSE_END": "finditer",
     "kbtools.build.chunk_text.PROTECTED_INLINE": "finditer",
+    "kbtools.build.chunk_text.QUOTED": "finditer",  # a paragraph's text
     "kbtools.build.xref._REF_NUM": "finditer",
     "kbtools.build.xref._REF_EN": "finditer",
     "kbtools.build.xref._REF_BEFORE": "search",  # on the 80 characters before a number
@@ -437,6 +438,8 @@ WORST = [
     ("kbtools.build.chunk_text.SENTENCE_END", "\n" * N),
     ("kbtools.build.chunk_text.PROTECTED_INLINE", "[" * N),
     ("kbtools.build.chunk_text.PROTECTED_INLINE", "[](" * (N // 3)),
+    ("kbtools.build.chunk_text.QUOTED", "“" + "a" * N),
+    ("kbtools.build.chunk_text.QUOTED", "“a「" * (N // 3)),
     ("kbtools.build.chunk_fine.IMAGE_MARKUP", "![" * (5 * N // 2)),
     ("kbtools.build.xref._MD_LINK", "[" * N),
     ("kbtools.build.xref._MD_LINK", "[](" * (N // 3)),

@@ -27,7 +27,7 @@ from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "28"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "29"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -74,6 +74,9 @@ CHUNKER_VERSION = "28"  # bump when output changes for the same input (index fin
 # 27: a chunk's lines start and end at lines a reader sees: a code block's (formula's,
 # picture's) context line is the nearest one not blank nor a hidden `%% comment %%`
 # 28: a link names the anchor its heading's page gives it (`Link.anchor`: `#注意事项-1`)
+# 29: each picture of an HTML block (Typora's `<p align="center">` around one `<img>` a
+# line) has its image chunk at its own line (they all had the block's first line); a
+# paragraph is not cut inside a quotation (“…”, 「…」) shorter than target_chars
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

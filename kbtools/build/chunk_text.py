@@ -28,6 +28,9 @@ GONE = "\x00"  # marks where hidden markup was while `SourceText.shown` drops em
 SENTENCE_END = re.compile(r"[。！？；!?]+[”’\"'」』）)\]]*|(?<!\.)\.++[”’\"')\]]*+(?=\s|$)"
                           r"|\n(?=[^\S\n]*\n)")
 CLAUSE_END = re.compile(r"[，、：,:;]\s*|\s+")
+# a quotation within a line (“…”, 「…」, 『…』): no sentence cut inside one shorter than the
+# target size (`SourceText.sentences`); linear: a match attempt stops at the next opener
+QUOTED = re.compile(r"“[^“”\n]*+”|「[^「」\n]*+」|『[^『』\n]*+』")
 PROTECTED_INLINE = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$|`[^`\n]+`"
                               r"|\[[^\[\]\n]*\]\((?:[^()\n]|\([^()\n]*\))*+\)", re.S)
 
@@ -173,18 +176,25 @@ class SourceText:
 
         `fine` cuts at clauses and spaces instead, and hard-cuts what is still longer than
         max_chars, so nothing exceeds it."""
-        out = self._cut(start, end, CLAUSE_END if fine else SENTENCE_END, every_cut=fine)
+        quoted = 0 if fine else cfg.target_chars
+        out = self._cut(start, end, CLAUSE_END if fine else SENTENCE_END, every_cut=fine,
+                        quoted=quoted)
         if fine:
             out = _hard_cuts(out, cfg)
         trimmed = [self.trim(u.start, u.end) for u in out]
         return [Unit(a, b, sentence=True) for a, b in trimmed if b > a] or \
             [Unit(start, end, sentence=True)]
 
-    def _cut(self, start: int, end: int, pattern: re.Pattern[str], every_cut: bool) -> list[Unit]:
-        """Units ending at each match of `pattern` outside a protected inline span; unless
+    def _cut(self, start: int, end: int, pattern: re.Pattern[str], every_cut: bool,
+             quoted: int = 0) -> list[Unit]:
+        """Units ending at each match of `pattern` outside a protected inline span, and
+        outside a quotation of at most `quoted` characters (0: none is kept whole); unless
         `every_cut`, a unit is at least two characters long."""
         text = self.text[start:end]
-        guard = [(m.start(), m.end()) for m in PROTECTED_INLINE.finditer(text)]
+        spans = [(m.start(), m.end()) for m in PROTECTED_INLINE.finditer(text)]
+        if quoted:
+            spans += [m.span() for m in QUOTED.finditer(text) if m.end() - m.start() <= quoted]
+        guard = _merged(spans)
         starts = [a for a, _ in guard]  # sorted, and the spans do not overlap
         cuts = [m.end() for m in pattern.finditer(text) if not _guarded(m.end(), guard, starts)]
         out: list[Unit] = []
@@ -198,6 +208,17 @@ class SourceText:
         if prev < len(text):
             out.append(Unit(start + prev, end, sentence=True))
         return out
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """`spans` sorted, those that overlap joined (a code span inside a quotation)."""
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if out and a < out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
 
 
 def _guarded(pos: int, guard: list[tuple[int, int]], starts: list[int]) -> bool:

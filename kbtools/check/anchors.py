@@ -51,6 +51,15 @@ def read_slugs(rel: str, known: dict[str, frozenset[str] | None], root: Path,
     return known[rel]
 
 
+def _block_hint(fragment: str) -> str:
+    """What to link instead of an Obsidian block reference (`#^leak-rule`: what Obsidian
+    writes for a link to a paragraph when it writes standard links); "" for another."""
+    if not fragment.startswith("^"):
+        return ""
+    return (f"; '#{fragment}' is an Obsidian block reference, and a page gives a block no "
+            "anchor: link the heading above the block (or the document)")
+
+
 def anchor_findings(rel: str, anchors: Iterable[AnchorTarget], edits: Iterable[Edit],
                     slugs_of: SlugsOf) -> list[Finding]:
     """`link-anchor` for each anchor of the document `rel`, and each anchor a wikilink's
@@ -64,8 +73,8 @@ def anchor_findings(rel: str, anchors: Iterable[AnchorTarget], edits: Iterable[E
         fragment = unquote(a.fragment)
         if slugs is None or fragment in slugs:
             continue
-        message = f"no heading '#{fragment}' in {_where(a.doc, rel)}" + \
-            _hint(closest_headings(fragment, slugs))
+        message = f"no heading '#{fragment}' in {_where(a.doc, rel)}" + (
+            _block_hint(fragment) or _hint(closest_headings(fragment, slugs)))
         edit = fixed.get((a.line, a.col))
         if edit is not None:  # a path fix rewrites this link: say what it does to the anchor
             written = settle(edit, slugs_of, rel)[0] or edit

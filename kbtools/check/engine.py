@@ -39,6 +39,7 @@ from kbtools.check import (
     vocabulary,
     wikilinks,
     yaml11,
+    yaml_syntax,
 )
 from kbtools.check.cache import ScanCache, key_for, to_json
 from kbtools.check.codes import CODES, FRONT_MATTER_CODES
@@ -244,6 +245,10 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
         add(*problem)
     anchors: list[AnchorTarget] = []
     edits: list[Edit] = [*yaml_edits, *mend.scan_edits(result.hash_lines, result.spaced)]
+    edits.extend(yaml_syntax.syntax_edits(src))
+    if ctx.schema_checks:
+        edits.extend([*frontmatter.schema_edits(src, ctx.schemas_dir),
+                      *frontmatter.value_edits(src)])
     if any(e.code == "fm-missing" for e in src.errors):
         edits.extend(e for e in [mend.misplaced_edit(src.text)] if e is not None)
     images: list[assets.ImageLink] = []

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import difflib
 import re
-import unicodedata
 from collections.abc import Iterator
 from datetime import date, datetime
 from pathlib import Path
@@ -19,7 +18,9 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from kbtools.check.fm_example import example_block
-from kbtools.check.mend import INVISIBLE, misplaced_block, misplaced_edit
+from kbtools.check.links import Edit
+from kbtools.check.mend import INVISIBLE, key_renames, key_spelling, misplaced_block, misplaced_edit
+from kbtools.check.yaml_syntax import FIXES, fm_lines, syntax_problem, words
 from kbtools.corpus import SourceDoc
 from kbtools.schemas import validator_for
 
@@ -37,7 +38,7 @@ def parse_problems(src: SourceDoc, schemas_dir: Path | None = None,
     """The corpus reader's front-matter errors (a YAML error a `#` caused named at that
     `#`, a missing block with the smallest one the schemas in `schemas_dir` accept), and
     list values written with Obsidian's `#`."""
-    out = [_yaml_syntax(src, e.line, e.col, e.message) if e.code == "yaml-syntax"
+    out = [syntax_problem(src, e.line, e.col, e.message) if e.code == "yaml-syntax"
            else (e.code, e.line, e.col, e.message + _where_to_close(src.text))
            if e.code == "fm-unterminated"
            else (e.code, e.line, e.col, _misplaced(src.text) or "no front matter block: begin "
@@ -87,121 +88,11 @@ def _where_to_close(text: str) -> str:
     return ""
 
 
-def _fm_lines(src: SourceDoc) -> list[tuple[int, str]]:
-    """The front matter's lines with their numbers (the fences left out)."""
-    if src.fm_end_line <= 1:
-        return []
-    lines = src.text.split("\n")
-    return [(n, lines[n - 1]) for n in range(2, min(src.fm_end_line, len(lines) + 1))]
-
-
-def _yaml_syntax(src: SourceDoc, line: int, col: int, message: str) -> Problem:
-    """A YAML syntax error at `line`, with what to write when the cause is one an editor's
-    habit makes: a front-matter line up to it opening a comment where a flow list's item
-    should be (`tags: [#迁飞性害虫, #水稻]`: Obsidian's inline tags; the error is that
-    line's: YAML read the rest of it as a comment), a `: ` inside a value (`title: 注意:
-    断电`), a tab indenting a line."""
-    lines = dict(_fm_lines(src))
-    for number, text in lines.items():
-        if number > line:
-            break
-        at = _flow_comment(text)
-        if at:
-            key, _, value = text.partition(":")
-            return ("yaml-syntax", number, at,
-                    f"{key.strip()}: a '#' here starts a YAML comment, so the rest of the line "
-                    f"is not read (Obsidian's #tag?): write the items without '#', "
-                    f"[{', '.join(_words(value))}] ({message})")
-    for number, text in lines.items():
-        if number > line:
-            break
-        sep = _odd_separator(text)
-        if sep:
-            key = text.partition(sep)[0]
-            return ("yaml-syntax", number, len(key) + 1,
-                    f"{key}: {unicodedata.name(sep[-1]).lower()} {sep[-1]!r} after the key, "
-                    f"which YAML does not read as ': ': write {key}: "
-                    f"{text.partition(sep)[2].strip()} ({message})")
-    text = lines.get(line, "")
-    quoted = _quote_inside(text)
-    if quoted:
-        return ("yaml-syntax", line, col, f"{message}: {quoted}")
-    key, colon, value = text.partition(": ")
-    if "mapping values are not allowed" in message and colon and ": " in value \
-            and key.strip() and not key[:1].isspace() and value.strip()[:1] not in ("'", '"'):
-        quoted = value.strip().replace('"', '\\"')
-        return ("yaml-syntax", line, col, f"{message}: a ': ' inside the value of {key!r}; "
-                f"quote the value: {key}: \"{quoted}\"")
-    if "\t" in text[:len(text) - len(text.lstrip())]:
-        return ("yaml-syntax", line, col, f"{message}: indent with spaces, not a tab")
-    if text[:1] == " " and colon and "mapping values are not allowed" in message \
-            and lines.get(line - 1, " ")[:1] not in (" ", "-") \
-            and lines.get(line - 1, "").rstrip()[-1:] != ":":
-        return ("yaml-syntax", line, col, f"{message}: {key.strip()!r} is indented under a "
-                f"key that has a value: start the line at its first column")
-    return ("yaml-syntax", line, col, message)
-
-
-def _quote_inside(text: str) -> str:
-    """What to write when a top-level key's quoted value holds its own quote, which ends it
-    early (`title: 'Farmer's guide'`, `title: "say "hi""`), "" when it does not."""
-    key, _, value = text.partition(": ")
-    value = value.strip()
-    if not key.strip() or key[:1].isspace() or len(value) < 2 or value[0] not in "'\"":
-        return ""
-    mark = value[0]
-    inner = value[1:-1] if value.endswith(mark) else value[1:]
-    if mark == "'" and "'" in inner.replace("''", ""):
-        fixed = '"' + inner.replace("''", "'").replace("\\", "\\\\").replace('"', '\\"') + '"'
-    elif mark == '"' and '"' in inner.replace('\\"', ""):
-        fixed = "'" + inner.replace('\\"', '"').replace("'", "''") + "'"
-    else:
-        return ""
-    return (f"the {mark} inside the value of {key.strip()!r} ends it early; "
-            f"write {key.strip()}: {fixed}")
-
-
-def _odd_separator(text: str) -> str:
-    """How a top-level key of `text` is separated from its value when YAML does not read
-    it as a key (Chinese input's full-width `：`, a no-break or ideographic space after
-    `:`), "" when it is not so."""
-    if text[:1].isspace() or ": " in text or text.rstrip().endswith(":"):
-        return ""
-    for sep in ("：", ":\u00a0", ":\u3000", ":\u202f"):
-        key = text.partition(sep)[0]
-        if sep in text and key and " " not in key and "：" not in key:
-            return sep
-    return ""
-
-
-def _flow_comment(text: str) -> int:
-    """The column of a `#` right after a flow list's `[` or `,` on a front-matter line
-    (outside quotes), 0 when there is none."""
-    before, quote = "", ""
-    for i, ch in enumerate(text):
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "\"'":
-            quote = ch
-        elif ch == "#" and before in ("[", ","):
-            return i + 1
-        elif not ch.isspace():
-            before = ch
-    return 0
-
-
-def _words(written: str) -> list[str]:
-    """The words of an Obsidian tag line (`#迁飞性害虫 #水稻`, `[#a, #b]`), without `#`."""
-    for mark in "[],，":
-        written = written.replace(mark, " ")
-    return [w.strip("#") for w in written.split() if w.strip("#")]
-
-
 def _hash_tags(src: SourceDoc) -> Iterator[Problem]:
     """A list item (of any top-level list) written `"#迁飞性害虫"`: Obsidian's inline tag,
     quoted so YAML keeps it; the index would keep the `#`, so `--where tags=迁飞性害虫`,
     facets and routing miss the document."""
-    lines = dict(_fm_lines(src))
+    lines = dict(fm_lines(src))
     for key, value in src.meta.items():
         if not isinstance(value, list):
             continue
@@ -326,15 +217,50 @@ def _typos(src: SourceDoc, validator: Draft202012Validator) -> dict[str, str]:
     known = sorted(schema.get("properties", {}))
     out = {}
     for key in src.meta:
-        if key not in known:
-            close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+        if key not in known:  # (`TITLE` is no close match of `title` to difflib)
+            spelt = key_spelling(str(key))
+            close = [spelt] if spelt in known else \
+                difflib.get_close_matches(spelt, known, n=1, cutoff=0.6)
             out[key] = close[0] if close and not _editor_setting(str(key)) else ""
     return out
 
 
+def schema_edits(src: SourceDoc, schemas_dir: Path | None) -> list[Edit]:
+    """What `kb check --fix` writes for the unknown keys that are known ones written in
+    another case or with another separator (`Title:` -> `title:`; `mend.key_renames`), and
+    for a list written as one text (`tags: 迁飞性害虫，水稻`; `_list_edit`)."""
+    if not src.meta or src.errors:
+        return []
+    base = validator_for("frontmatter", schemas_dir)
+    lists = [e for key, rule in base.schema.get("properties", {}).items()
+             if rule.get("type") == "array" and (e := _list_edit(src, key))]
+    return [*key_renames(src, _typos(src, base)).values(), *lists]
+
+
+def _list_edit(src: SourceDoc, key: str) -> Edit | None:
+    """The edit writing top-level `key`'s text value, written on its line, as the flow list
+    of its items (`迁飞性害虫，水稻` -> `[迁飞性害虫, 水稻]`), when YAML reads that list as those
+    items (not `[yes, no]`, two booleans) and no comment follows it; else None."""
+    value, written = src.meta.get(key), _written(src, key)
+    line = src.key_lines.get(key, 0)
+    text = src.text.split("\n")[line - 1] if line else ""
+    if not isinstance(value, str) or not written or "#" in text.partition(":")[2]:
+        return None
+    new = f"[{', '.join(_items(value))}]"
+    try:
+        same = yaml.safe_load(new) == _items(value)
+    except yaml.YAMLError:
+        same = False
+    at = text.find(written, text.index(":") + 1)
+    return Edit(line, at + 1, written, new) if same and at >= 0 else None
+
+
 def _unknown_keys(src: SourceDoc, validator: Draft202012Validator) -> Iterator[Problem]:
-    for key, close in _typos(src, validator).items():
-        hint = (f"; did you mean {close!r}?" if close else
+    typos = _typos(src, validator)
+    renamed = key_renames(src, typos)
+    for key, close in typos.items():
+        fixed = " (`kb check --fix` renames it)" if key in renamed else ""
+        hint = (f"; did you mean {close!r}?{fixed}" if close else
                 "; the schema has no such key: delete it, or declare it in the schema "
                 "(schemas/frontmatter.schema.json, or the category's)")
         if _editor_setting(str(key)):
@@ -397,7 +323,8 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
             read = " (write true or false)"
         elif err.validator_value == "array" and isinstance(err.instance, str) \
                 and len(err.absolute_path) == 1:
-            read = f" (write a list: {top}: [{', '.join(_items(err.instance))}])"
+            read = f" (write a list: {top}: [{', '.join(_items(err.instance))}])" + (
+                FIXES if _list_edit(src, str(top)) else "")
         elif err.validator_value == "string" and isinstance(err.instance, list) \
                 and len(err.absolute_path) == 1 and err.instance \
                 and all(isinstance(x, str) for x in err.instance):
@@ -406,13 +333,17 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
                f"{path}: expected {err.validator_value}, got {got}{read}{where}")
     elif top in TIMESTAMP_KEYS and kind in ("pattern", "format"):
         spaced = str(err.instance).replace(" ", "T", 1)
-        fix = (f": write {top}: \"{spaced}\"" if _offset_timestamp(spaced)
+        naive = _naive_timestamp(str(err.instance))
+        fix = (f": write {top}: \"{spaced}\"" + (FIXES if _value_edit(src, top) else "")
+               if _offset_timestamp(spaced) else f": it has no offset, which kbtools cannot guess: write {top}: "
+               f"\"{naive}+08:00\" with your time zone's offset (Z for UTC)" if naive
                else " (e.g. 2026-03-14T09:30:00+08:00)")
         yield ("fm-timestamp", line, 1,
                f"{path}: {err.instance!r} is not an ISO 8601 timestamp with offset{fix}{where}")
     elif top in DATE_KEYS and kind == "pattern":
         iso = _iso_date(err.instance) if isinstance(err.instance, str) else None
-        hint = f": write {top}: \"{iso}\"" if iso else " (YYYY-MM-DD, e.g. 2026-12-31)"
+        hint = f": write {top}: \"{iso}\"" + (FIXES if _value_edit(src, top) else "") \
+            if iso else " (YYYY-MM-DD, e.g. 2026-12-31)"
         yield ("fm-value", line, 1, f"{path}: {err.instance!r} is not a date{hint}{where}")
     elif kind == "uniqueItems" and (repeated := _repeated(err.instance)):
         yield ("fm-value", line, 1, f"{path}: {', '.join(map(repr, repeated))} listed more than "
@@ -443,7 +374,7 @@ def _comment_eaten(src: SourceDoc, path: list[Any], expected: Any) -> Problem | 
         written = lines[line - 1].partition(":")[2].strip()
         if not _comment_first(written, expected):
             return None
-        listed = f"[{', '.join(_words(written))}]"
+        listed = f"[{', '.join(words(written))}]"
         quoted = '"' + written.replace('"', '\\"') + '"'
         fix = (f"{listed} for a list of tags (Obsidian's #tag?), or {key}: {quoted} for text"
                if expected is None else f"{listed} (Obsidian's #tag?)" if "array" in expected
@@ -466,7 +397,7 @@ def _comment_eaten(src: SourceDoc, path: list[Any], expected: Any) -> Problem | 
         return None
     return ("fm-type", number, text.index("#") + 1,
             f"{key}.{path[1]}: {written!r} after '-' is a YAML comment, so the item is empty "
-            f"(Obsidian's #tag?): write - {' '.join(_words(written))}")
+            f"(Obsidian's #tag?): write - {' '.join(words(written))}")
 
 
 def _plain(text: str) -> str:
@@ -497,6 +428,20 @@ def _comment_first(written: str, expected: Any) -> bool:
         return written.startswith("#")
     return written.startswith("#") and written[1:2] not in ("", "#") \
         and not written[1:2].isspace()
+
+
+def _naive_timestamp(text: str) -> str:
+    """`text` as the date and time it says without an offset (Obsidian's `2024-05-01`, a
+    `2024-05-01 10:00`, `2024/5/1`: midnight for a date alone), as the schema writes it
+    less the offset; "" when it says no date, or says its offset."""
+    try:
+        when = datetime.fromisoformat(text.strip().replace(" ", "T", 1))
+    except ValueError:
+        iso = _iso_date(text)
+        if iso is None:
+            return ""
+        when = datetime.fromisoformat(iso)
+    return "" if when.tzinfo is not None else when.isoformat(timespec="seconds")
 
 
 def _offset_timestamp(text: str) -> bool:
@@ -554,6 +499,31 @@ def _timestamps(src: SourceDoc) -> Iterator[Problem]:
 
 
 DATE_KEYS = ("valid_until",)
+
+
+def value_edits(src: SourceDoc) -> list[Edit]:
+    """What `kb check --fix` writes for a timestamp written with a space for its `T` and a
+    date written another common way (`2026/03/19`, `2026年3月19日`): what their findings say
+    to write (`_value_edit`)."""
+    return [e for key in (*TIMESTAMP_KEYS, *DATE_KEYS) if (e := _value_edit(src, key))]
+
+
+def _value_edit(src: SourceDoc, key: str) -> Edit | None:
+    """The edit writing top-level `key`'s value as the schema asks, quoted, where only its
+    spelling differs (a timestamp's space for `T`; a date's `/`, `.` or 年月日); None for
+    another value, one written below its key or one a comment follows."""
+    value = src.meta.get(key)
+    if not isinstance(value, str):
+        return None
+    spaced = value.replace(" ", "T", 1)
+    new = (spaced if _offset_timestamp(spaced) else "") if key in TIMESTAMP_KEYS \
+        else _iso_date(value) or ""
+    written, line = _written(src, key), src.key_lines.get(key, 0)
+    text = src.text.split("\n")[line - 1] if line else ""
+    if not new or new == value or not written or "#" in text.partition(":")[2]:
+        return None
+    at = text.find(written, text.index(":") + 1)
+    return Edit(line, at + 1, written, f'"{new}"') if at >= 0 else None
 
 
 def _iso_date(text: str) -> str | None:

@@ -1,4 +1,4 @@
-"""What `kb check --fix` writes for three content warnings, each only where it is unambiguous:
+"""What `kb check --fix` writes for four findings, each only where it is unambiguous:
 
 - `heading-no-space`: `##安装` -> `## 安装` (the heading the line was meant to be, as the
   warning says; a tag or a number, `#3机组`, is no warning and no edit);
@@ -6,6 +6,10 @@
   `![泵](泵 外观.png)` -> `![泵](泵%20外观.png)`; not when the path holds a `%` already (is
   `%20` a space or a file's name?), a tab (a space meant? no file's name has one) or its
   `#anchor` a space (no heading's anchor has one);
+- `fm-unknown-key` of a key written in another case or with another separator than the
+  schema's (`Title:`, `TITLE:`, `Valid-Until:`, `fault codes:`): renamed to the schema's
+  (`title:`), unless that would repeat a key (`Tags:` beside `tags:`, `Title:` beside
+  `TITLE:`: which value is meant is the author's call) or the key is quoted;
 - `fm-missing` of a front matter block below line 1: the blank lines, spaces or invisible
   characters above its `---` deleted, when what its fences hold is a YAML mapping (a
   Markdown rule, `---`, above text is left alone).
@@ -19,7 +23,7 @@ import re
 from collections.abc import Iterable
 
 from kbtools.check.links import Edit
-from kbtools.corpus import END_FENCE, FENCE, load_yaml
+from kbtools.corpus import END_FENCE, FENCE, SourceDoc, load_yaml
 
 # `#`s and what follows them at once (linear: one run of `#`, then the rest of the line)
 _HASHED = re.compile(r"(#{1,6})([^\s#].*)")
@@ -105,3 +109,29 @@ def scan_edits(hash_lines: Iterable[tuple[int, str]],
                 new = new[:link.col - 1] + link.new + new[link.col - 1 + len(link.old):]
         edits.append(Edit(line, 1, old, spaced_heading(new) or new))
     return edits + [edit for line_edits in links.values() for edit in line_edits]
+
+
+def key_spelling(key: str) -> str:
+    """A front matter key as the schema would spell it: case folded, each run of `-` and
+    spaces an `_` (`TITLE`, `Valid-Until` and `fault codes` are `title`, `valid_until`,
+    `fault_codes`)."""
+    return "_".join(key.replace("-", " ").split()).casefold()
+
+
+def key_renames(src: SourceDoc, typos: dict[str, str]) -> dict[str, Edit]:
+    """The edits renaming each unknown top-level key of `src` whose "did you mean" (`typos`:
+    unknown key -> the known key closest, or "") is the key spelt as the schema spells it,
+    by the unknown key. None where the known key is written already, two keys would become
+    it, or the key is not written plainly at the start of its line (quoted, `? key`)."""
+    lines = src.text.split("\n")
+    becoming: dict[str, list[str]] = {}
+    for key, close in typos.items():
+        if close and key_spelling(str(key)) == close and close not in src.meta:
+            becoming.setdefault(close, []).append(str(key))
+    out = {}
+    for close, keys in becoming.items():
+        line = src.key_lines.get(keys[0], 0)
+        text = lines[line - 1] if len(keys) == 1 and 0 < line <= len(lines) else ""
+        if text.startswith(keys[0]) and text[len(keys[0]):].lstrip(" \t").startswith(":"):
+            out[keys[0]] = Edit(line, 1, keys[0], close)
+    return out

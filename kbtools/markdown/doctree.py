@@ -53,7 +53,7 @@ from kbtools.markdown.parser import (
     fence_language,
     heading_text,
     heading_title,
-    img_attributes,
+    img_tags,
     is_math_fence,
     is_toc_marker,
     normalize_href,
@@ -83,8 +83,12 @@ def annotations_of(html: str) -> dict[str, str]:
 
 
 def html_images(html: str, line: int) -> tuple[Image, ...]:
-    return tuple(Image(a.get("alt", ""), a.get("title", ""), a["src"], line)
-                 for a in img_attributes(html))
+    """The pictures of `html`, which starts at file line `line`, each at the line its
+    `<img` tag opens on (a block's content keeps its line breaks, less a list item's
+    indentation or a quote's `>`)."""
+    return tuple(Image(a.get("alt", ""), a.get("title", ""), a["src"],
+                       line + html.count("\n", 0, at))
+                 for at, a in img_tags(html))
 
 
 class _Builder:

@@ -415,11 +415,18 @@ def token_text(tok: Token, *, anchor: bool = False) -> str:
 def img_attributes(html: str) -> list[dict[str, str]]:
     """The attributes of each `<img>` tag of `html` with a `src`, by lower-case name, their
     character references decoded (as `kb check` reads them: `alt="A &amp; B"` is `A & B`)."""
+    return [attrs for _, attrs in img_tags(html)]
+
+
+def img_tags(html: str) -> list[tuple[int, dict[str, str]]]:
+    """`img_attributes` with the offset in `html` where each tag starts: an HTML block of
+    several pictures (Typora's `<p align="center">` around one `<img>` a line) dates each
+    picture to its own line, not all to the block's first."""
     out = []
-    for tag in IMG_TAG.findall(html):
-        attrs = {k.lower(): unescape(v.strip("\"'")) for k, v in ATTR.findall(tag)}
+    for m in IMG_TAG.finditer(html):
+        attrs = {k.lower(): unescape(v.strip("\"'")) for k, v in ATTR.findall(m.group())}
         if attrs.get("src"):
-            out.append(attrs)
+            out.append((m.start(), attrs))
     return out
 
 

@@ -1,0 +1,184 @@
+"""A front matter's YAML syntax errors that an editor's habit causes: each finding says what
+to write, and `kb check --fix` writes it where that is mechanical.
+
+YAML names where it stopped reading ("mapping values are not allowed in this context"), not
+the habit that stopped it. The habits, each read from the line it is on:
+
+- Obsidian's inline tags in a flow list (`tags: [#迁飞性害虫, #水稻]`): a `#` there starts a
+  comment (said, not fixed: which words are tags is the author's);
+- Chinese input's full-width colon, or a no-break or ideographic space, after a key
+  (`title：稻飞虱`): fixed to `: `;
+- a quoted value holding its own quote (`title: 'Farmer's guide'`): fixed by quoting it
+  with the other quote, unless it holds a ` #`;
+- a `: ` inside a plain value (`title: 注意: 断电后检修`): fixed by quoting the value, unless
+  it holds a ` #` (is the rest a comment or the title's?), a tab, or opens with a YAML
+  indicator (`[`, `{`, `&`, `*`, `!`, `|`, `>`, `%`, `@`, a backtick);
+- a tab indenting a line: each tab indenting a front-matter line is fixed to two spaces,
+  unless a line is indented by tabs and spaces both (how deep it was meant is the author's).
+
+YAML stops at its first error, so one finding is made at a time; a second habit is found,
+and fixed, by the next `kb check --fix`. Edits are `kbtools.check.links.Edit`s, written with
+the others by `kbtools.check.fix` (atomically, keeping the file's line endings and BOM).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from kbtools.check.links import Edit
+from kbtools.corpus import SourceDoc
+
+Problem = tuple[str, int, int, str]  # (code, line, col, message), as `frontmatter`'s
+FIXES = " (`kb check --fix` does)"
+MAPPING = "mapping values are not allowed"  # YAML's message of a `: ` where none may be
+INDICATORS = tuple("[{&*!|>%@`")  # a plain value opening with one is not one to quote
+SEPARATORS = ("：", ":\u00a0", ":\u3000", ":\u202f")
+
+
+def fm_lines(src: SourceDoc) -> list[tuple[int, str]]:
+    """The front matter's lines with their numbers (the fences left out)."""
+    if src.fm_end_line <= 1:
+        return []
+    lines = src.text.split("\n")
+    return [(n, lines[n - 1]) for n in range(2, min(src.fm_end_line, len(lines) + 1))]
+
+
+def syntax_problem(src: SourceDoc, line: int, col: int, message: str) -> Problem:
+    """The finding of YAML's syntax error `message` at `line`, `col`: what to write when an
+    editor's habit caused it, and whether `kb check --fix` writes it."""
+    return syntax_check(src, line, col, message)[0]
+
+
+def syntax_edits(src: SourceDoc) -> list[Edit]:
+    """What `kb check --fix` writes for the YAML syntax errors of `src` (`syntax_check`)."""
+    return [edit for e in src.errors if e.code == "yaml-syntax"
+            for edit in syntax_check(src, e.line, e.col, e.message)[1]]
+
+
+def syntax_check(src: SourceDoc, line: int, col: int,
+                 message: str) -> tuple[Problem, list[Edit]]:
+    """The finding of a YAML syntax error and the edits mending it (none when what to write
+    is the author's call)."""
+    lines = dict(fm_lines(src))
+    for number, text in lines.items():
+        if number > line:
+            break
+        at = _flow_comment(text)
+        if at:
+            key, _, value = text.partition(":")
+            return ("yaml-syntax", number, at,
+                    f"{key.strip()}: a '#' here starts a YAML comment, so the rest of the line "
+                    f"is not read (Obsidian's #tag?): write the items without '#', "
+                    f"[{', '.join(words(value))}] ({message})"), []
+    for number, text in lines.items():
+        if number > line:
+            break
+        sep = _odd_separator(text)
+        if sep:
+            key = text.partition(sep)[0]
+            return ("yaml-syntax", number, len(key) + 1,
+                    f"{key}: {unicodedata.name(sep[-1]).lower()} {sep[-1]!r} after the key, "
+                    f"which YAML does not read as ': ': write {key}: "
+                    f"{text.partition(sep)[2].strip()} ({message}){FIXES}"), \
+                [Edit(number, len(key) + 1, sep, ": ")]
+    text = lines.get(line, "")
+    requoted = _quote_inside(text, line)
+    if requoted is not None:
+        said, edit = requoted  # (not with a ` #`: is the rest a comment or the value's?)
+        edits = [] if " #" in edit.old else [edit]
+        return ("yaml-syntax", line, col, f"{message}: {said}" + (FIXES if edits else "")), \
+            edits
+    key, colon, value = text.partition(": ")
+    if MAPPING in message and colon and ": " in value \
+            and key.strip() and not key[:1].isspace() and value.strip()[:1] not in ("'", '"'):
+        quoted = double_quoted(value.strip())
+        plain = " #" not in value and "\t" not in value.strip() \
+            and not value.strip().startswith(INDICATORS)
+        at = len(text) - len(value.lstrip()) + 1
+        edits = [Edit(line, at, value.strip(), quoted)] if plain else []
+        return ("yaml-syntax", line, col, f"{message}: a ': ' inside the value of {key!r}; "
+                f"quote the value: {key}: {quoted}" + (FIXES if edits else "")), edits
+    if "\t" in text[:len(text) - len(text.lstrip())]:
+        edits = _tab_edits(lines)
+        return ("yaml-syntax", line, col, f"{message}: indent with spaces, not a tab"
+                + (FIXES if edits else "")), edits
+    if text[:1] == " " and colon and MAPPING in message \
+            and lines.get(line - 1, " ")[:1] not in (" ", "-") \
+            and lines.get(line - 1, "").rstrip()[-1:] != ":":
+        return ("yaml-syntax", line, col, f"{message}: {key.strip()!r} is indented under a "
+                f"key that has a value: start the line at its first column"), []
+    return ("yaml-syntax", line, col, message), []
+
+
+def double_quoted(text: str) -> str:
+    """`text` as a YAML double-quoted value (`\\` and `"` escaped)."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _tab_edits(lines: dict[int, str]) -> list[Edit]:
+    """Each run of tabs indenting a front-matter line as two spaces a tab; none when a line
+    is indented by tabs and spaces both."""
+    edits = []
+    for number, text in lines.items():
+        indent = text[:len(text) - len(text.lstrip(" \t"))]
+        if "\t" in indent and " " in indent:
+            return []
+        if indent.startswith("\t"):
+            edits.append(Edit(number, 1, indent, "  " * len(indent)))
+    return edits
+
+
+def _quote_inside(text: str, line: int) -> tuple[str, Edit] | None:
+    """What to write when a top-level key's quoted value holds its own quote, which ends it
+    early (`title: 'Farmer's guide'`, `title: "say "hi""`), and the edit writing it on file
+    line `line` (`text`); None when it does not."""
+    key, _, value = text.partition(": ")
+    value = value.strip()
+    if not key.strip() or key[:1].isspace() or len(value) < 2 or value[0] not in "'\"":
+        return None
+    mark = value[0]
+    inner = value[1:-1] if value.endswith(mark) else value[1:]
+    if mark == "'" and "'" in inner.replace("''", ""):
+        fixed = double_quoted(inner.replace("''", "'"))
+    elif mark == '"' and '"' in inner.replace('\\"', ""):
+        fixed = "'" + inner.replace('\\"', '"').replace("'", "''") + "'"
+    else:
+        return None
+    return (f"the {mark} inside the value of {key.strip()!r} ends it early; "
+            f"write {key.strip()}: {fixed}"), Edit(line, text.index(value) + 1, value, fixed)
+
+
+def _odd_separator(text: str) -> str:
+    """How a top-level key of `text` is separated from its value when YAML does not read
+    it as a key (Chinese input's full-width `：`, a no-break or ideographic space after
+    `:`), "" when it is not so."""
+    if text[:1].isspace() or ": " in text or text.rstrip().endswith(":"):
+        return ""
+    for sep in SEPARATORS:
+        key = text.partition(sep)[0]
+        if sep in text and key and " " not in key and "：" not in key:
+            return sep
+    return ""
+
+
+def _flow_comment(text: str) -> int:
+    """The column of a `#` right after a flow list's `[` or `,` on a front-matter line
+    (outside quotes), 0 when there is none."""
+    before, quote = "", ""
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#" and before in ("[", ","):
+            return i + 1
+        elif not ch.isspace():
+            before = ch
+    return 0
+
+
+def words(written: str) -> list[str]:
+    """The words of an Obsidian tag line (`#迁飞性害虫 #水稻`, `[#a, #b]`), without `#`."""
+    for mark in "[],，":
+        written = written.replace(mark, " ")
+    return [w.strip("#") for w in written.split() if w.strip("#")]

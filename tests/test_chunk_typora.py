@@ -1,0 +1,75 @@
+"""Pictures as Typora writes them, chunked at the lines they stand on.
+
+Typora centres or resizes a picture by writing HTML: `<p align="center">` on a line, then one
+`<img src=… style="zoom:50%">` per picture on the lines below, then `</p>`. Every picture of
+such an HTML block was dated to the block's first line: its image chunk cited and showed the
+`<p>` line (no text a reader sees), so the chunk was empty and dropped, and the picture had no
+chunk at all; where the first line was itself a picture, every other picture of the block got
+that first picture's line and text (its citation named the wrong picture)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kbtools.build.chunk import ChunkConfig, chunk_document
+from kbtools.corpus import parse_source
+from kbtools.markdown.doctree import parse
+from kbtools.markdown.nodes import block_images
+from tests.kbfixtures import GOOD_FM
+from tests.test_chunk import SMALL, check_invariants
+
+REL = "knowledge/t/pics.md"
+BODY_LINE = GOOD_FM.count("\n") + 1  # the file line of the body's first line
+
+
+def _src(body: str):
+    return parse_source(GOOD_FM + body, Path("/r") / REL, REL)
+
+
+def _line_of(body: str, needle: str) -> int:
+    """The file line of the body line holding `needle`."""
+    [n] = [i for i, line in enumerate(body.split("\n")) if needle in line]
+    return BODY_LINE + n
+
+
+CENTRED = ("# 病害图谱\n\n叶片症状如下。\n\n<p align=\"center\">\n"
+           "<img src=\"../../assets/叶斑.png\" alt=\"叶斑\" style=\"zoom:50%\">\n"
+           "<img src=\"../../assets/病穗.png\" alt=\"病穗\" style=\"zoom:33%\">\n"
+           "</p>\n\n发病初期及时用药。\n")
+# the first line a picture, the block's other pictures below it (English, a `<div>`)
+STACKED = ("# Pump photos\n\nThe housing after ten years.\n\n"
+           "<img src=\"housing.png\" alt=\"housing\" width=\"300\">\n"
+           "<div>\n  <img alt=\"seal\" src=\"seal.png\">\n</div>\n"
+           "<IMG SRC=\"rotor.png\" ALT=\"rotor\">\n\nReplace the seal first.\n")
+# inside a list item and a quote: the block's lines are the item's, indented or quoted
+NESTED = ("# 安装\n\n1. 拆下外壳：\n\n   <center>\n   <img src=\"a.png\" alt=\"外壳\">\n"
+          "   <img src=\"b.png\" alt=\"螺丝\">\n   </center>\n\n2. 装回。\n\n"
+          "> <div>\n> <img src=\"c.png\" alt=\"引用里的图\">\n> </div>\n")
+
+
+@pytest.mark.parametrize("body", [CENTRED, STACKED, NESTED], ids=["centred", "stacked", "nested"])
+def test_each_picture_of_an_html_block_is_dated_to_its_own_line(body):
+    src = _src(body)
+    images = [img for _, b in parse(src).blocks() for img in block_images(b)]
+    assert images
+    for img in images:
+        assert img.line == _line_of(body, img.src), img
+
+
+@pytest.mark.parametrize("body", [CENTRED, STACKED, NESTED], ids=["centred", "stacked", "nested"])
+@pytest.mark.parametrize("cfg", [ChunkConfig(), SMALL], ids=["default", "small"])
+def test_each_picture_has_a_chunk_citing_and_showing_its_line(body, cfg):
+    src = _src(body)
+    chunks = chunk_document(src, cfg)
+    check_invariants(src, chunks)
+    pictures = [c for c in chunks if c.kind == "image"]
+    wanted = [img.src for _, b in parse(src).blocks() for img in block_images(b)]
+    assert sorted(c.extra["src"] for c in pictures) == sorted(wanted)
+    lines = src.text.split("\n")
+    for c in pictures:
+        at = _line_of(body, c.extra["src"])
+        assert c.line_start <= at <= c.line_end, (c.extra["src"], c.line_start, c.line_end)
+        assert lines[at - 1].strip() in c.text  # the picture's own tag is shown
+        assert c.extra["alt"] in c.embed_text
