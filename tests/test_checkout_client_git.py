@@ -29,7 +29,7 @@ def own(published, tmp_path) -> dict[str, Path]:
     client's clone of it."""
     art = tmp_path / "art.git"
     shutil.copytree(published["art"], art)
-    tree = tmp_path / "client"
+    tree = tmp_path / "客户 client"  # a path with a blank and Chinese
     clone(f"file://{art}", tree)
     return {"art": art, "tree": tree, "key": published["key"]}
 
@@ -53,6 +53,8 @@ def test_serve_names_the_release_after_a_pull_brings_a_newer_one(own):
 @pytest.mark.parametrize("edit, says", [
     (lambda t: (t / "data" / "extra.jsonl").write_text("{}\n"),
      "data/extra.jsonl is not part of the signed release kb-r2"),
+    (lambda t: (t / "data" / "额外 笔记.jsonl").write_text("{}\n"),
+     "data/额外 笔记.jsonl is not part of the signed release kb-r2"),
     (lambda t: os.chmod(t / "data" / "docs.jsonl", 0o755),
      "data/docs.jsonl differs from the signed release kb-r2"),
     (lambda t: ((t / "data" / "docs.jsonl").rename(t / "data" / "moved"),

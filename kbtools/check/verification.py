@@ -3,8 +3,10 @@
 `kb check` runs this inside a Git repository (`make_context(cfg, history=True)`): for every
 checked document whose front matter says `verified: true`, `review_coverage` finds the
 review behind it and what changed since. One warning per changed run of body lines (at its
-first line, naming the range and who changed it), or one for the whole document (at its
-`verified` line) when the review itself does not hold or its front matter changed. The
+first line, naming the range and who changed it), or one for the whole document when the
+review itself does not hold (at its `verified_by` line when that is what is wrong: not a
+reviewer, their own writing, an unattested commit; else its `verified` line) or its front
+matter changed (at the first changed field's line), as `kb review check` names them. The
 build serves exactly those passages as unverified (`kbtools.build.verified`); the warning
 says so before a release does. Outside Git nothing is reported (the build then marks every
 verified document unchecked).
@@ -12,6 +14,7 @@ verified document unchecked).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from kbtools.config import Config
@@ -49,14 +52,16 @@ def lapse_findings(cfg: Config, rels: list[str]) -> list[Finding]:
             if not scanned:  # the history read once for every verified document
                 lineage, scanned = scan(repo), True
             cov = review_coverage(repo, cfg, rel, text, lineage=lineage)
-            out += coverage_findings(cov, src.key_lines.get("verified", 1))
+            out += coverage_findings(cov, src.key_lines)
     return out
 
 
-def coverage_findings(cov: ReviewCoverage, verified_line: int) -> list[Finding]:
-    """The warnings for one document's coverage (`verified_line`: its `verified` key)."""
+def coverage_findings(cov: ReviewCoverage, key_lines: Mapping[str, int]) -> list[Finding]:
+    """The warnings for one document's coverage (`key_lines`: the line of each front-matter
+    key in the text judged, the work tree's, which may differ from the reviewed text's)."""
     if cov.reason is not None:
-        return [finding(cov.doc, verified_line, 1, "warning", CODE,
+        line = key_lines.get(cov.key) or key_lines.get("verified") or 1
+        return [finding(cov.doc, line, 1, "warning", CODE,
                         f"verification lapsed: {cov.reason}; {AGAIN}")]
     return [finding(cov.doc, a, 1, "warning", CODE,
                     f"{line_span(a, b, '-')} of this verified document: {reason}; {AGAIN}")
