@@ -101,7 +101,9 @@ def test_body_edited_after_review_is_named_at_the_changed_lines(kb: KB) -> None:
            "2026-02-03T10:00:00+08:00")
     checked, judged = both(kb)
     first_new = line_of(kb, "Spray at first sign.") + 1  # the blank line before 再喷一次
-    assert at(checked, first_new) and "of this verified document" in checked[0]
+    last = len((kb.root / DOC).read_text(encoding="utf-8").splitlines())
+    assert at(checked, first_new), checked
+    assert f"lines {first_new}-{last} of this verified document" in checked[0]  # not last+1
     assert at(judged, line_of(kb, "verified:")) and "body changed" in judged[0]
 
 
@@ -121,3 +123,8 @@ def test_non_content_edit_and_a_rename_keep_the_review(kb: KB) -> None:
     assert res.exit_code == 0 and "0 documents awaiting review" in res.output, res.output
     res = CliRunner().invoke(main, ["review", "check", "--base", kb.base])
     assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(main, ["history", new])  # the old name of the reviewed commit
+    assert res.exit_code == 0, res.output
+    said = res.stdout.split("verification events:")[0].splitlines()
+    assert said[2] == "    no content change"  # the rename itself, under the new name
+    assert f"    verified by rita@ex.org (as {DOC})" in said

@@ -320,8 +320,11 @@ def diff_lines(old: str, new: str) -> tuple[set[int], tuple[int, ...]]:
     and the positions p of `new` where lines of `old` were deleted (between p - 1 and p).
 
     Common leading and trailing lines are matched first, so the usual local edit costs
-    linear time; difflib's junk heuristic bounds the rest on pathological inputs."""
-    a, b = old.split("\n"), new.split("\n")
+    linear time; difflib's junk heuristic bounds the rest on pathological inputs. Lines are
+    numbered as an editor and blame number them (`text_lines`): the newline ending the last
+    line starts no line of its own, which made a paragraph appended at the end "lines
+    17-19" of an 18-line document."""
+    a, b = text_lines(old), text_lines(new)
     head = 0
     while head < min(len(a), len(b)) and a[head] == b[head]:
         head += 1
@@ -342,3 +345,12 @@ def diff_lines(old: str, new: str) -> tuple[set[int], tuple[int, ...]]:
         elif tag == "delete":
             deleted.append(head + j1 + 1)
     return changed, tuple(deleted)
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines of `text` as an editor numbers them: split at every newline, no empty line
+    after a final newline ("a\nb\n" is ["a", "b"]; "a\nb" too; "\n" is [""]; "" is none)."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
