@@ -127,7 +127,8 @@ def opened(tree: Path) -> tuple[str, str | None]:
 def one_line_refusal(tree: Path) -> str:
     """What `kb query` and `kb status` say refusing the checkout (the same one line)."""
     said = refused(tree)
-    code, _, err = kb("status", "--index", str(tree))
+    code, out, err = kb("status", "--index", str(tree))
+    assert "release kb-r" in out and out.rstrip().endswith("; refused, see below"), out
     tail = said.split(": release signed by ", 1)[-1]  # (status names the checkout first)
     assert code == 1 and len(err.strip().splitlines()) == 1 and err.strip().endswith(tail.strip())
     return said
