@@ -128,3 +128,22 @@ def test_non_content_edit_and_a_rename_keep_the_review(kb: KB) -> None:
     said = res.stdout.split("verification events:")[0].splitlines()
     assert said[2] == "    no content change"  # the rename itself, under the new name
     assert f"    verified by rita@ex.org (as {DOC})" in said
+
+
+@pytest.mark.parametrize("body, says", [
+    # the last paragraph cut: the lines are gone from the end, line 16 is unchanged
+    ("# Rust\n\nSpray at first sign.\n", "lines deleted at the end (after line {last})"),
+    # a paragraph cut from the middle: between the lines around it
+    ("# Rust\n\n二次喷药。\n", "lines deleted between lines {before} and {after}"),
+])
+def test_lines_deleted_after_review_are_named_as_deleted(kb: KB, body, says) -> None:
+    reviewed = "# Rust\n\nSpray at first sign.\n\n二次喷药。\n"
+    kb.put(doc_text(reviewed), "Add rust SOP", ALICE, "2026-02-01T10:00:00+08:00")
+    kb.put(doc_text(reviewed, **REVIEWED), "Verify", RITA, "2026-02-02T10:00:00+08:00")
+    kb.put(doc_text(body, **REVIEWED), "Cut", ALICE, "2026-02-03T10:00:00+08:00")
+    code, checked = run(kb, "check")
+    assert code == 0 and len(checked) == 1, checked
+    last = len((kb.root / DOC).read_text(encoding="utf-8").splitlines())
+    title = line_of(kb, "# Rust")
+    expected = says.format(last=last, before=title + 1, after=title + 2)
+    assert f"{expected} of this verified document: changed after review" in checked[0], checked

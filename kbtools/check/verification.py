@@ -23,7 +23,7 @@ from kbtools.errors import SourceError, line_span
 from kbtools.findings import Finding, finding
 from kbtools.gitbatch import batched
 from kbtools.provenance import open_repo
-from kbtools.review.lapse import ReviewCoverage, review_coverage
+from kbtools.review.lapse import ReviewCoverage, review_coverage, text_lines
 from kbtools.review.lineage import Lineage, scan
 from kbtools.review.verification import is_verified
 
@@ -52,17 +52,30 @@ def lapse_findings(cfg: Config, rels: list[str]) -> list[Finding]:
             if not scanned:  # the history read once for every verified document
                 lineage, scanned = scan(repo), True
             cov = review_coverage(repo, cfg, rel, text, lineage=lineage)
-            out += coverage_findings(cov, src.key_lines)
+            out += coverage_findings(cov, src.key_lines, len(text_lines(text)))
     return out
 
 
-def coverage_findings(cov: ReviewCoverage, key_lines: Mapping[str, int]) -> list[Finding]:
+def coverage_findings(cov: ReviewCoverage, key_lines: Mapping[str, int],
+                      last_line: int | None = None) -> list[Finding]:
     """The warnings for one document's coverage (`key_lines`: the line of each front-matter
-    key in the text judged, the work tree's, which may differ from the reviewed text's)."""
+    key in the text judged, the work tree's, which may differ from the reviewed text's;
+    `last_line`: how many lines it has, to say that lines were deleted at its end)."""
     if cov.reason is not None:
         line = key_lines.get(cov.key) or key_lines.get("verified") or 1
         return [finding(cov.doc, line, 1, "warning", CODE,
                         f"verification lapsed: {cov.reason}; {AGAIN}")]
     return [finding(cov.doc, a, 1, "warning", CODE,
-                    f"{line_span(a, b, '-')} of this verified document: {reason}; {AGAIN}")
-            for a, b, reason in cov.ranges()]
+                    f"{_where(cov, a, b, last_line)} of this verified document: {reason}; "
+                    f"{AGAIN}") for a, b, reason in cov.ranges()]
+
+
+def _where(cov: ReviewCoverage, a: int, b: int, last_line: int | None) -> str:
+    """Lines a..b of a range of `cov.ranges()`, or where lines were deleted when that is
+    all the range is (it spans the lines on both sides of the deletion: "lines 16-17"
+    named an unchanged line 16, and a line 17 past the end of a 16-line document)."""
+    if b != a + 1 or b not in cov.deleted or a in cov.changed or b in cov.changed:
+        return line_span(a, b, "-")
+    if last_line is not None and b > last_line:
+        return f"lines deleted at the end (after line {a})"
+    return f"lines deleted between lines {a} and {b}"
