@@ -43,11 +43,16 @@ def test_serve_names_the_release_after_a_pull_brings_a_newer_one(own):
         git(tree, "fetch", "-q", "--tags")  # fetched, not checked out: still kb-r2
         assert c.post("/api/search", json={"q": QUESTION, "k": 1}).json()[
             "release"]["tag"] == "kb-r2"
+        code, out, _ = kb("status", "--index", str(tree))  # and kb status says what waits
+        assert code == 0 and f"newer release {newer} in this clone, not checked out: questions " \
+            f"are answered from kb-r2 until `git checkout {newer}`" in out, out
         git(tree, "merge", "-q", "--ff-only", "origin/kb-index")
         after = c.post("/api/search", json={"q": QUESTION, "k": 1}).json()
         assert after["release"]["tag"] == newer and after["results"]
         assert c.get("/api/healthz").json()["release"]["tag"] == newer
     assert clean(tree)
+    code, out, _ = kb("status", "--index", str(tree))
+    assert code == 0 and f"release {newer}" in out and "newer release" not in out
 
 
 @pytest.mark.parametrize("edit, says", [

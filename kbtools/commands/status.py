@@ -118,6 +118,10 @@ def _checkout(co: dict[str, Any], as_json: bool) -> None:
         click.echo(f"checkout {co['checkout']}: release {co['tag']} (source "
                    f"{(co['source_commit'] or '-')[:12]}, HEAD {(co['head'] or '-')[:12]}); "
                    f"{ready}" + (f"; signed by {co['signed_by']}" if co["signed_by"] else ""))
+        if co.get("newer") and not co["problem"]:  # a refused one answers nothing
+            click.echo(f"newer release {co['newer']} in this clone, not checked out: questions are "
+                       f"answered from {co['tag']} until `git checkout {co['newer']}` (or "
+                       "`git pull --ff-only` on the release branch)")
     if co["problem"]:
         raise SyncError(co["problem"], path=co["checkout"])
 

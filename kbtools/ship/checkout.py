@@ -365,10 +365,11 @@ def checkout_status(path: Path) -> dict[str, Any] | None:
     layout, tree = found
     out: dict[str, Any] = {"checkout": str(layout.root), "head": rev_parse(tree.git_dir, "HEAD"),
                            "tag": None, "source_commit": None, "signed_by": None,
-                           "derived": None, "problem": None}
+                           "derived": None, "problem": None, "newer": None}
     try:
         at_head = head_release(tree)
         out["tag"] = tag = at_head[1]
+        out["newer"] = newer_tag(tree, at_head[2])
         verify_checkout(layout, tree, check_head(layout, tree, at_head))
     except KbError as exc:
         out["problem"] = (_missing_objects(tree, exc) if isinstance(exc, SyncError)
@@ -383,3 +384,11 @@ def checkout_status(path: Path) -> dict[str, Any] | None:
         rel = read_json(ReleaseLayout(layout.root).release_json)
         out["source_commit"] = (rel.get("source") or {}).get("commit")
     return out
+
+
+def newer_tag(tree: WorkTree, serial: int) -> str | None:
+    """The newest release tag of the clone when it is newer than the one checked out (a
+    `git fetch` brought it, nothing checked it out): `kb status` says so, since questions
+    keep being answered from the release checked out."""
+    newest = max(release_tags(tree.git_dir, f"refs/tags/{TAG_PREFIX}*"), default=serial)
+    return f"{TAG_PREFIX}{newest}" if newest > serial else None
