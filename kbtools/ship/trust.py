@@ -67,8 +67,9 @@ class TrustStart:
     keys: tuple[PublicKey, ...]
     first_use: bool = False
     warnings: tuple[str, ...] = ()
-    # key id -> why it was last unpinned here (trust.log), for keys not pinned now
-    unpinned: dict[str, str] = field(default_factory=dict)
+    # where the keys are pinned (their trust.log says why a key was unpinned, read only
+    # when a release is refused: `unpinned_keys`)
+    device: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -128,8 +129,7 @@ def start(device: Path, given: Sequence[Path]) -> TrustStart:
     warnings = tuple(f"key {k.key_id} ({k.source}) is not pinned on this device and was not "
                      f"used (pinned: {ids}; `kb trust add` pins a key)"
                      for k in offered if k.key_id not in {p.key_id for p in pinned})
-    return TrustStart(tuple(pinned), warnings=warnings,
-                      unpinned=unpinned_keys(device, {k.key_id for k in pinned}))
+    return TrustStart(tuple(pinned), warnings=warnings, device=device)
 
 
 def unpinned_keys(device: Path, pinned: set[str]) -> dict[str, str]:
@@ -165,7 +165,8 @@ def resumed(begin: TrustStart, record: Any, tag: str) -> TrustStart:
     keys = tuple(parse_public(str(pem).encode(), "state.json (a sync of "
                               f"{tag} that stopped before its switch)")
                  for pem in record["keys"])
-    return TrustStart(keys, first_use=bool(record.get("first_use")), warnings=begin.warnings)
+    return TrustStart(keys, first_use=bool(record.get("first_use")), warnings=begin.warnings,
+                      device=begin.device)
 
 
 class MissingHistory(SyncError):
@@ -203,9 +204,11 @@ def plan(gd: Path | None, meta: ReleaseMeta, begin: TrustStart, floor: int,
         claimed = claimed_signer(meta.sig_bytes)
         if begin.first_use or claimed is None or claimed in {k.key_id for k in keys}:
             raise
-        if claimed in begin.unpinned:  # trust left this key: saying "pin it" would mislead
+        unpinned = unpinned_keys(begin.device, {k.key_id for k in keys}) \
+            if begin.device is not None else {}
+        if claimed in unpinned:  # trust left this key: saying "pin it" would mislead
             raise SyncError(f"{exc.message}: it was pinned here and unpinned "
-                            f"({begin.unpinned[claimed]}; pinned now: "
+                            f"({unpinned[claimed]}; pinned now: "
                             f"{', '.join(k.key_id for k in keys)}), so what it signs is no "
                             "longer taken; use a release signed by a pinned key (a later "
                             "one), or `kb trust add PUB` if that key is to be trusted again",
