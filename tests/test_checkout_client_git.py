@@ -137,3 +137,20 @@ def one_line_refusal(tree: Path) -> str:
     tail = said.split(": release signed by ", 1)[-1]  # (status names the checkout first)
     assert code == 1 and len(err.strip().splitlines()) == 1 and err.strip().endswith(tail.strip())
     return said
+
+
+@pytest.mark.parametrize("how", [("--filter=blob:none",), ("--filter=blob:none", "--sparse")])
+def test_partial_clone_with_an_edit_names_the_edit_not_missing_files(own, tmp_path, how):
+    """A partial clone lacks the blobs of the releases it never checked out (history), and
+    a sparse one most of its own: neither is why an untracked file is refused, yet every
+    refusal was reported as "8 files of the release checked out are not in this partial
+    clone and could not be fetched" — with the remote reachable."""
+    git(own["art"], "config", "uploadpack.allowFilter", "true")
+    tree = tmp_path / "partial 部分"
+    clone(f"file://{own['art']}", tree, *how)
+    (tree / "额外.txt").write_text("mine", encoding="utf-8")
+    for _ in ("remote reachable", "remote gone"):
+        said = refused(tree)
+        assert "额外.txt is not part of the signed release kb-r2" in said
+        assert "partial clone" not in said, said
+        shutil.rmtree(own["art"], ignore_errors=True)
