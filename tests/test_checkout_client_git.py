@@ -134,8 +134,8 @@ def one_line_refusal(tree: Path) -> str:
     said = refused(tree)
     code, out, err = kb("status", "--index", str(tree))
     assert "release kb-r" in out and out.rstrip().endswith("; refused, see below"), out
-    tail = said.split(": release signed by ", 1)[-1]  # (status names the checkout first)
-    assert code == 1 and len(err.strip().splitlines()) == 1 and err.strip().endswith(tail.strip())
+    tail = said.strip().split(": ", 3)[-1]  # "kb: error: WHERE: what" (WHERE may differ)
+    assert code == 1 and len(err.strip().splitlines()) == 1 and err.strip().endswith(tail)
     return said
 
 
@@ -154,3 +154,24 @@ def test_partial_clone_with_an_edit_names_the_edit_not_missing_files(own, tmp_pa
         assert "额外.txt is not part of the signed release kb-r2" in said
         assert "partial clone" not in said, said
         shutil.rmtree(own["art"], ignore_errors=True)
+
+
+def test_partial_clone_following_a_rotation_offline_says_what_it_lacks(tmp_path):
+    """A `--filter=blob:none` clone pinning key A, checked out at kb-r3 (signed by B after
+    kb-r2's rotation), its remote gone: following the rotation reads earlier releases'
+    release.json, never fetched. It said only git's "git cat-file failed: fatal: '…' does
+    not appear to be a git repository"; with the remote back it is taken."""
+    keys, pub = Keys(tmp_path), Pub(tmp_path)
+    pub.release(keys.a)
+    pub.release(keys.a, next_keys=(keys.b,))
+    pub.release(keys.b)
+    git(pub.art, "config", "uploadpack.allowFilter", "true")
+    tree = tmp_path / "c"
+    clone(f"file://{pub.art}", tree, "--filter=blob:none")
+    assert kb("trust", "add", str(keys.a_pub), "--to", str(tree))[0] == 0
+    away = pub.art.rename(tmp_path / "away.git")
+    says = one_line_refusal(tree)
+    assert "of earlier releases (read to follow key rotations) are not in this partial " \
+        "clone and could not be fetched from its remote" in says, says
+    away.rename(pub.art)
+    assert opened(tree) == ("kb-r3", keys.b_id) and clean(tree)

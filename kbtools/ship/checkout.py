@@ -186,15 +186,27 @@ def _missing_objects(tree: WorkTree, exc: SyncError) -> SyncError:
     problem of the checkout's own state (`CheckoutStateError`: an edited work tree)."""
     if isinstance(exc, CheckoutStateError):
         return exc
-    listed = run_git(tree.git_dir, "rev-list", "--objects", "--missing=print", "HEAD^{tree}",
-                     check=False, error=SyncError)
-    missing = sum(1 for line in listed.splitlines() if line.startswith("?"))
+    missing = _count_missing(tree, "HEAD^{tree}")
+    what = "of the release checked out"
+    if not missing and exc.message.startswith("git ") and " failed: " in exc.message:
+        # a git command failed reading objects: those of earlier releases, read to follow
+        # key rotations, which a partial clone fetches only then
+        missing, what = _count_missing(tree, "HEAD"), "of earlier releases (read to follow " \
+            "key rotations)"
     if not missing:
         return exc
-    return SyncError(f"{plural(missing, 'file')} of the release checked out "
+    return SyncError(f"{plural(missing, 'file')} {what} "
                      "are not in this partial clone and could not be fetched from its remote "
                      f"({exc.message}); reconnect it and ask again, or clone without --filter",
                      path=exc.path)
+
+
+def _count_missing(tree: WorkTree, start: str) -> int:
+    """How many objects reachable from `start` (a tree: its files; a commit: its history
+    too) the clone lacks (a partial clone's)."""
+    listed = run_git(tree.git_dir, "rev-list", "--objects", "--missing=print", start,
+                     check=False, error=SyncError)
+    return sum(1 for line in listed.splitlines() if line.startswith("?"))
 
 
 def _open_checkout(layout: CheckoutLayout, tree: WorkTree, keep: int) -> CheckoutRelease:
