@@ -175,3 +175,12 @@ def test_partial_clone_following_a_rotation_offline_says_what_it_lacks(tmp_path)
         "clone and could not be fetched from its remote" in says, says
     away.rename(pub.art)
     assert opened(tree) == ("kb-r3", keys.b_id) and clean(tree)
+
+
+def test_a_folder_of_the_checkout_given_as_the_index_names_the_checkout(own):
+    """`--index kb/data` said "no index here: run `kb build` …"."""
+    tree = own["tree"]
+    code, out, err = kb("query", "--index", str(tree / "data"), QUESTION)
+    assert code != 0 and out == "" and len(err.strip().splitlines()) == 1
+    assert f"a folder inside the git checkout of a release {tree}: pass --index {tree}" in err
+    assert ask(tree)["release"]["tag"] == "kb-r2"
