@@ -152,7 +152,7 @@ def judged(root: Path, rels: list[str], monkeypatch: pytest.MonkeyPatch
         for rel in rels:
             text = (root / rel).read_text("utf-8")
             cov = review_coverage(repo, cfg, rel, text)
-            alone += coverage_findings(cov, parse_source(text, Path(rel), rel).key_lines["verified"])
+            alone += coverage_findings(cov, parse_source(text, Path(rel), rel).key_lines)
     with monkeypatch.context() as m:
         spawned = Spawned(m)
         together = lapse_findings(cfg, rels)

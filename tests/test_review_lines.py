@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbtools.provenance import LineProvenance
-from kbtools.review.lapse import Change, ReviewCoverage, diff_lines
+from kbtools.review.lapse import Change, ReviewCoverage, diff_lines, text_lines
 
 LINES = st.lists(st.sampled_from(["", "a", "b", "| x | 1 |", "| y | 2 |", "## H", "c"]),
                  max_size=40)
@@ -22,9 +22,9 @@ LINES = st.lists(st.sampled_from(["", "a", "b", "| x | 1 |", "| y | 2 |", "## H"
 def test_diff_lines_unchanged_lines_are_the_reviewed_ones_in_order(old, new):
     a, b = "\n".join(old), "\n".join(new)
     changed, deleted = diff_lines(a, b)
-    blines = b.split("\n")
+    blines = text_lines(b)  # numbered as an editor does (no line after a final newline)
     kept = [blines[i] for i in range(len(blines)) if i + 1 not in changed]
-    it = iter(a.split("\n"))
+    it = iter(text_lines(a))
     assert all(any(x == y for y in it) for x in kept)  # an in-order subsequence of old
     if a == b:
         assert changed == set() and deleted == ()
@@ -42,8 +42,8 @@ def test_diff_lines_finds_every_single_edit(old, data):
     assert i + 1 in changed
     a, gone = "\n".join(old), "\n".join(old[:i] + old[i + 1:])
     changed, deleted = diff_lines(a, gone)
-    assert changed == set() or len(old) == 1  # [x] -> []: "" replaces x
-    assert len(deleted) == (0 if a == gone or len(old) == 1 else 1)
+    assert changed == set()  # one line removed changes no other ([x] -> []: x deleted)
+    assert len(deleted) == (0 if text_lines(a) == text_lines(gone) else 1)
 
 
 def test_diff_lines_is_fast_on_a_pathological_document():
@@ -72,3 +72,16 @@ def test_the_newest_of_changes_made_in_one_second_is_the_later_authored():
     reason = ReviewCoverage("d.md", changed=changes).line_reason(1, 2)
     assert reason == ("changed after review on 2026-02-02 by Alice <alice@ex.org> "
                       f"(commit {'b' * 10})")
+
+
+def test_a_paragraph_appended_at_the_end_is_those_lines_only():
+    """The newline ending a document starts no line: appending a paragraph to an 18-line
+    document changed "lines 17-19" (19 does not exist); Chinese and English alike."""
+    reviewed = "# Rust\n\nSpray at first sign.\n"
+    for more in ("And again after a week.", "一周后再喷一次。"):
+        changed, deleted = diff_lines(reviewed, reviewed + "\n" + more + "\n")
+        assert (changed, deleted) == ({4, 5}, ())
+    assert diff_lines(reviewed, reviewed.rstrip("\n")) == (set(), ())  # only the newline
+    assert diff_lines(reviewed, "# Rust\n\n") == (set(), (3,))  # the last line deleted
+    assert text_lines("a\nb\n") == text_lines("a\nb") == ["a", "b"]
+    assert text_lines("") == [] and text_lines("\n") == [""]

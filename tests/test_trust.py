@@ -137,9 +137,10 @@ def test_rotation_hands_trust_over(keys: Keys, pub: Pub, tmp_path: Path):
     assert pinned(dev) == [keys.b_id]
     pub.release(keys.b)
     assert kb("sync", pub.art, "--to", dev)[0] == 0 and device.served_tag(dev) == "kb-r3"
-    # the old key is no longer trusted
+    # the old key is no longer trusted, and the refusal says that a rotation handed it over
     pub.release(keys.a)
-    refused(dev, pub.art, f"untrusted key {keys.a_id}")
+    refused(dev, pub.art, f"untrusted key {keys.a_id}: it was pinned here and unpinned "
+            f"(handed over by kb-r2; pinned now: {keys.b_id})")
 
 
 def test_a_device_that_skipped_the_rotation_follows_it(keys: Keys, pub: Pub, tmp_path: Path):
@@ -200,8 +201,10 @@ def test_a_publisher_key_replaced_without_rotation_is_refused_saying_how_to_pin_
     code, out = kb("sync", pub.art, "--to", dev)
     assert code == 0 and device.served_tag(dev) == "kb-r2", out
     pub.release(keys.a)  # whoever holds the revoked key
-    refused(dev, pub.art, f"untrusted key {keys.a_id} (pinned: {keys.b_id}; no release since "
-            "kb-r2 hands trust over")
+    # the operator revoked it: the refusal says so instead of "pin the publisher's new key"
+    refused(dev, pub.art, f"untrusted key {keys.a_id}: it was pinned here and unpinned "
+            f"(removed by operator; pinned now: {keys.b_id}), so what it signs is no longer "
+            "taken")
 
 
 def test_a_new_device_trusting_the_old_key_follows_the_rotation(keys: Keys, pub: Pub,

@@ -3,8 +3,10 @@
 `kb check` runs this inside a Git repository (`make_context(cfg, history=True)`): for every
 checked document whose front matter says `verified: true`, `review_coverage` finds the
 review behind it and what changed since. One warning per changed run of body lines (at its
-first line, naming the range and who changed it), or one for the whole document (at its
-`verified` line) when the review itself does not hold or its front matter changed. The
+first line, naming the range and who changed it), or one for the whole document when the
+review itself does not hold (at its `verified_by` line when that is what is wrong: not a
+reviewer, their own writing, an unattested commit; else its `verified` line) or its front
+matter changed (at the first changed field's line), as `kb review check` names them. The
 build serves exactly those passages as unverified (`kbtools.build.verified`); the warning
 says so before a release does. Outside Git nothing is reported (the build then marks every
 verified document unchecked).
@@ -12,6 +14,7 @@ verified document unchecked).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from kbtools.config import Config
@@ -20,7 +23,7 @@ from kbtools.errors import SourceError, line_span
 from kbtools.findings import Finding, finding
 from kbtools.gitbatch import batched
 from kbtools.provenance import open_repo
-from kbtools.review.lapse import ReviewCoverage, review_coverage
+from kbtools.review.lapse import ReviewCoverage, review_coverage, text_lines
 from kbtools.review.lineage import Lineage, scan
 from kbtools.review.verification import is_verified
 
@@ -49,15 +52,30 @@ def lapse_findings(cfg: Config, rels: list[str]) -> list[Finding]:
             if not scanned:  # the history read once for every verified document
                 lineage, scanned = scan(repo), True
             cov = review_coverage(repo, cfg, rel, text, lineage=lineage)
-            out += coverage_findings(cov, src.key_lines.get("verified", 1))
+            out += coverage_findings(cov, src.key_lines, len(text_lines(text)))
     return out
 
 
-def coverage_findings(cov: ReviewCoverage, verified_line: int) -> list[Finding]:
-    """The warnings for one document's coverage (`verified_line`: its `verified` key)."""
+def coverage_findings(cov: ReviewCoverage, key_lines: Mapping[str, int],
+                      last_line: int | None = None) -> list[Finding]:
+    """The warnings for one document's coverage (`key_lines`: the line of each front-matter
+    key in the text judged, the work tree's, which may differ from the reviewed text's;
+    `last_line`: how many lines it has, to say that lines were deleted at its end)."""
     if cov.reason is not None:
-        return [finding(cov.doc, verified_line, 1, "warning", CODE,
+        line = key_lines.get(cov.key) or key_lines.get("verified") or 1
+        return [finding(cov.doc, line, 1, "warning", CODE,
                         f"verification lapsed: {cov.reason}; {AGAIN}")]
     return [finding(cov.doc, a, 1, "warning", CODE,
-                    f"{line_span(a, b, '-')} of this verified document: {reason}; {AGAIN}")
-            for a, b, reason in cov.ranges()]
+                    f"{_where(cov, a, b, last_line)} of this verified document: {reason}; "
+                    f"{AGAIN}") for a, b, reason in cov.ranges()]
+
+
+def _where(cov: ReviewCoverage, a: int, b: int, last_line: int | None) -> str:
+    """Lines a..b of a range of `cov.ranges()`, or where lines were deleted when that is
+    all the range is (it spans the lines on both sides of the deletion: "lines 16-17"
+    named an unchanged line 16, and a line 17 past the end of a 16-line document)."""
+    if b != a + 1 or b not in cov.deleted or a in cov.changed or b in cov.changed:
+        return line_span(a, b, "-")
+    if last_line is not None and b > last_line:
+        return f"lines deleted at the end (after line {a})"
+    return f"lines deleted between lines {a} and {b}"

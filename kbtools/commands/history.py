@@ -18,16 +18,20 @@ from kbtools.review.verification import non_content_fields
 def history(doc: str, rev: str, as_json: bool) -> None:
     """List the commits that touched DOC (newest first, following renames) with author,
     date, message and what changed, then its verification events (oldest first). A path
-    the document was deleted from and added to again shows its earlier life too."""
+    the document was deleted from and added to again shows its earlier life too; a commit
+    from before a rename says the name it had then ("as OLD")."""
     cfg = load_kb_config(path_start(doc))
     result = doc_history(cfg.root, doc_rel(cfg, doc), non_content_fields(cfg), rev)
     if as_json:
         echo_json(result)
         return
+    newest = result["commits"][0]["path"] if result["commits"] else None
     for c in result["commits"]:
         click.echo(f"{c['commit'][:10]}  {c['date']}  {c['author']} <{c['author_email']}>")
         click.echo(f"    {c['message']}")
-        click.echo(f"    {'; '.join(c['changes'])}")
+        # a commit from before a rename (`git mv`) names the document as it was then
+        named = f" (as {c['path']})" if c["path"] != newest else ""
+        click.echo(f"    {'; '.join(c['changes'])}{named}")
     if result["verifications"]:
         click.echo("verification events:")
     for e in result["verifications"]:

@@ -111,10 +111,17 @@ def _checkout(co: dict[str, Any], as_json: bool) -> None:
     if as_json:
         echo_json(co)
     elif co["tag"]:
-        ready = "index derived" if co["derived"] else "index derived on first query"
+        # a checkout that would be refused is not derived by the next query: say so (the
+        # reason follows, on stderr)
+        ready = ("index derived" if co["derived"] else "refused, see below" if co["problem"]
+                 else "index derived on first query")
         click.echo(f"checkout {co['checkout']}: release {co['tag']} (source "
                    f"{(co['source_commit'] or '-')[:12]}, HEAD {(co['head'] or '-')[:12]}); "
                    f"{ready}" + (f"; signed by {co['signed_by']}" if co["signed_by"] else ""))
+        if co.get("newer") and not co["problem"]:  # a refused one answers nothing
+            click.echo(f"newer release {co['newer']} in this clone, not checked out: questions are "
+                       f"answered from {co['tag']} until `git checkout {co['newer']}` (or "
+                       "`git pull --ff-only` on the release branch)")
     if co["problem"]:
         raise SyncError(co["problem"], path=co["checkout"])
 

@@ -340,9 +340,20 @@ def resolve_index_path(path: Path | None) -> Path:
             raise IndexLoadError("device directory has no served release yet (run `kb sync`)",
                                  path=str(path), key="index_missing")
         return served
+    top = checkout_above(path)
+    if top is not None:  # `--index kb/data`: the index is the whole checkout
+        raise IndexLoadError(f"a folder inside the git checkout of a release {top}: pass "
+                             f"--index {top}", path=str(path), key="index_missing")
     raise IndexLoadError("no index here: run `kb build`, or `kb sync` on a device, or pass "
                          "--index" + (nearby_knowledge(near) if near else ""), path=str(path),
                          key="index_missing")
+
+
+def checkout_above(path: Path) -> Path | None:
+    """The top of the git checkout of a release that `path` lies inside (a folder of it
+    given as the index), or None."""
+    return next((p for p in path.absolute().parents if CheckoutLayout.looks_like_checkout(p)),
+                None)
 
 
 def nearby_knowledge(cfg: Config) -> str:

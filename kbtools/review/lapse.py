@@ -53,7 +53,13 @@ from kbtools.provenance import (
     state_from_text,
 )
 from kbtools.review.lineage import Lineage, base_of_landing, blamed_whole, scan
-from kbtools.review.policy import judge_doc, review_settings, reviewers_for, trusted_mailmap
+from kbtools.review.policy import (
+    doc_breaches,
+    judge_doc,
+    review_settings,
+    reviewers_for,
+    trusted_mailmap,
+)
 from kbtools.review.verification import (
     content_fields_changed,
     last_verification,
@@ -146,6 +152,7 @@ class ReviewCoverage:
     doc: str
     review: Review | None = None
     reason: str | None = None
+    key: str = "verified"  # the front-matter key `reason` is about (verified_by, a field)
     changed: Mapping[int, Change] = field(default_factory=dict)
     deleted: tuple[int, ...] = ()
     reviewed_text: str | None = None  # the document at the review commit
@@ -234,9 +241,10 @@ def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
                     str(at_review.meta.get("verified_at") or ""), rch.path)
     base = base_of_landing(repo, rch.commit.sha, head.sha, lineage)  # as for kb.toml
     mailmap = trusted_mailmap(repo, base.sha if base is not None else rch.commit.sha)
-    problems = judge_doc(rel, at_review, changes[v:], reviewers_for(rel, cfg), nc, mailmap)
-    if problems:
-        return ReviewCoverage(rel, review, reason=f"review not valid: {problems[0].message}")
+    breaches = doc_breaches(rel, at_review, changes[v:], reviewers_for(rel, cfg), nc, mailmap)
+    if breaches:
+        key, _, message = breaches[0]
+        return ReviewCoverage(rel, review, reason=f"review not valid: {message}", key=key)
     current = state_from_text(text, rel)
     if verification(current) != verification(at_review):
         return ReviewCoverage(rel, review, reason=UNCOMMITTED_VERIFICATION)
@@ -247,7 +255,7 @@ def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
     if fields:
         who = _field_change(after, fields, nc) or latest
         return ReviewCoverage(rel, review, reason=f"front matter {', '.join(fields)}: "
-                              + changed_after(who, review))
+                              + changed_after(who, review), key=fields[0])
     reviewed_text = blob_text(repo, review.commit, review.path) or ""
     body_line = parse_source(text, Path(rel), rel).body_line
     if blame is None and blamed_whole(repo, lineage, gpath, review.commit):
@@ -312,8 +320,11 @@ def diff_lines(old: str, new: str) -> tuple[set[int], tuple[int, ...]]:
     and the positions p of `new` where lines of `old` were deleted (between p - 1 and p).
 
     Common leading and trailing lines are matched first, so the usual local edit costs
-    linear time; difflib's junk heuristic bounds the rest on pathological inputs."""
-    a, b = old.split("\n"), new.split("\n")
+    linear time; difflib's junk heuristic bounds the rest on pathological inputs. Lines are
+    numbered as an editor and blame number them (`text_lines`): the newline ending the last
+    line starts no line of its own, which made a paragraph appended at the end "lines
+    17-19" of an 18-line document."""
+    a, b = text_lines(old), text_lines(new)
     head = 0
     while head < min(len(a), len(b)) and a[head] == b[head]:
         head += 1
@@ -334,3 +345,12 @@ def diff_lines(old: str, new: str) -> tuple[set[int], tuple[int, ...]]:
         elif tag == "delete":
             deleted.append(head + j1 + 1)
     return changed, tuple(deleted)
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines of `text` as an editor numbers them: split at every newline, no empty line
+    after a final newline ("a\nb\n" is ["a", "b"]; "a\nb" too; "\n" is [""]; "" is none)."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines

@@ -55,7 +55,7 @@ from typing import cast
 
 import git
 
-from kbtools.doc_changes import Touch, Version, changes_from, doc_changes, states_wanted
+from kbtools.doc_changes import Parts, Touch, Version, changes_from, doc_changes, states_wanted
 from kbtools.gitobjects import (
     CommitInfo,
     commit_log,
@@ -275,23 +275,24 @@ def history_of(repo: git.Repo, lineage: Lineage | None, rev: str, path: str
 
 
 def changes_of(repo: git.Repo, rev: str, path: str, version: Version = DocState.key,
-               lineage: Lineage | None = None) -> list[DocChange]:
-    """`doc_changes.doc_changes(repo, rev, path, version)`, from `lineage` where it knows
-    the answer (`rev` its head, and `path` read by `histories_of`, or written by one commit
-    and maybe renamed since)."""
+               lineage: Lineage | None = None, parts: Parts | None = None
+               ) -> list[DocChange]:
+    """`doc_changes.doc_changes(repo, rev, path, version, parts)`, from `lineage` where
+    it knows the answer (`rev` its head, and `path` read by `histories_of`, or written by
+    one commit and maybe renamed since)."""
     if lineage is None or rev != lineage.head.sha:
-        return doc_changes(repo, rev, path, version)
+        return doc_changes(repo, rev, path, version, parts)
     steps = None if path in lineage.histories else history_of(repo, lineage, rev, path)
     if steps is None:
         if path not in lineage.histories:  # read on its own
             histories_of(repo, lineage, [path])
         read = lineage.histories[path]
         if read is None:  # `histories_of` could not read it: git is asked
-            return doc_changes(repo, rev, path, version)
+            return doc_changes(repo, rev, path, version, parts)
         sides = lineage.side_names.get(path, {})
         wanted = [pair for pair in states_wanted(read, sides) if pair not in lineage.states]
         lineage.states.update(states_at(repo, wanted))
-        return changes_from(read, lineage.states, frozenset(), version, sides)
+        return changes_from(read, lineage.states, frozenset(), version, sides, parts)
     wanted = [(info.sha, new) for info, _, _, new in steps]
     wanted += [(info.parents[0], old) for info, status, old, _ in steps if status != "A"]
     states = states_at(repo, wanted)

@@ -135,7 +135,21 @@ def judge_doc(path: str, head: DocState, changes: list[DocChange], reviewers: li
               non_content: frozenset[str], mailmap: Mailmap | None = None) -> list[Finding]:
     """Policy findings for one document that is verified at head. `changes` newest first.
     Who wrote a commit, and whom a trailer names, are read through `mailmap` (the trusted
-    revision's `.mailmap`, `trusted_mailmap`), as `git log --use-mailmap` prints them."""
+    revision's `.mailmap`, `trusted_mailmap`), as `git log --use-mailmap` prints them.
+    Each finding is at the line of the front-matter key its breach names (`doc_breaches`),
+    else at the `verified` line."""
+    return [Finding(path, head.key_lines.get(key) or head.key_lines.get("verified") or 1, 1,
+                    "error", code, message)
+            for key, code, message in doc_breaches(path, head, changes, reviewers,
+                                                   non_content, mailmap)]
+
+
+def doc_breaches(path: str, head: DocState, changes: list[DocChange], reviewers: list[str],
+                 non_content: frozenset[str], mailmap: Mailmap | None = None
+                 ) -> list[Breach]:
+    """The rules `judge_doc` applies, as (front-matter key, code, message): the key lets a
+    caller judging another text of the document (`kb check`, the work tree) name the line
+    that key has there."""
     by = mapped(mailmap or {}, "", str(head.meta.get("verified_by") or ""))
     breaches = reviewer_breaches(path, by, reviewers)
     v = last_verification(changes)
@@ -154,8 +168,7 @@ def judge_doc(path: str, head: DocState, changes: list[DocChange], reviewers: li
         breaches += freshness_breaches(head, changes, v, non_content)
         breaches += attestation_breaches(changes[v], by, mailmap)
         breaches += self_review_breaches(head, changes, v, by, non_content, mailmap)
-    return [Finding(path, head.key_lines.get(key) or head.key_lines.get("verified") or 1, 1,
-                    "error", code, message) for key, code, message in breaches]
+    return breaches
 
 
 def reviewer_breaches(path: str, by: str, reviewers: list[str]) -> list[Breach]:
@@ -181,9 +194,13 @@ def freshness_breaches(head: DocState, changes: list[DocChange], v: int,
     vch = changes[v]
     last = unreviewed_change(changes, non_content)  # after the verification at `v`
     if last is not None:
-        what = (", ".join(content_fields_changed(last.after, last.before, non_content))
-                if last.before and last.after else "content")
-        out.append(("verified", "review-unverified-change",
+        fields = (content_fields_changed(last.after, last.before, non_content)
+                  if last.before and last.after else [])
+        what = ", ".join(fields) or "content"
+        # at the changed field's line when a front-matter field changed (the body, or a
+        # field since removed, has none: the verified line then)
+        key = next((f for f in fields if f != "body" and f in head.key_lines), "verified")
+        out.append((key, "review-unverified-change",
                     f"{what} changed in {last.commit.short} by {last.commit.author_email} after "
                     f"the verification in {vch.commit.short}; needs fresh verification "
                     "(kb review approve)"))

@@ -87,12 +87,17 @@ def author_names(author: Any, email: str) -> bool:
 def reviewed_changes(repo: git.Repo, rev: str, path: str, non_content: frozenset[str],
                      lineage: Lineage | None = None) -> list[DocChange]:
     """`doc_changes` as review sees them: a merge is a change of its own unless some
-    parent already had the merged content and verification. `lineage`: the history read
-    once for many documents (`kbtools.review.lineage`)."""
-    def version(state: DocState) -> object:
-        return content_key(state, non_content), verification(state)
+    parent already had the merged content and verification; one that took a side's
+    content with a verification no parent had (a reviewer verifying while merging) is a
+    change against that side: it wrote the verification, not the content. `lineage`: the history read once
+    for many documents (`kbtools.review.lineage`)."""
+    def content(state: DocState) -> object:
+        return content_key(state, non_content)
 
-    return changes_of(repo, rev, path, version, lineage)
+    def version(state: DocState) -> object:
+        return content(state), verification(state)
+
+    return changes_of(repo, rev, path, version, lineage, (content, verification))
 
 
 def verification_event(change: DocChange) -> str | None:

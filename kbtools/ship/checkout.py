@@ -68,6 +68,12 @@ _DESCRIBE = {"??": "is not part of", "!!": "is not part of", "A": "is not part o
              "D": "is missing from"}
 
 
+class CheckoutStateError(SyncError):
+    """The checkout is not a clean release checkout: no commit, no release tags, HEAD not a
+    release tag, or a work tree that differs from it. Its own state, not git objects it
+    could not read, so never reported as a partial clone's missing files."""
+
+
 @dataclass(frozen=True)
 class CheckoutRelease:
     """The release a checkout holds and where its verified, derived copy lives."""
@@ -103,15 +109,15 @@ def head_release(tree: WorkTree) -> tuple[str, str, int]:
     HEAD (or no HEAD at all)."""
     head = rev_parse(tree.git_dir, "HEAD")
     if head is None:
-        raise SyncError("the checkout has no commit checked out", path=str(tree.top))
+        raise CheckoutStateError("the checkout has no commit checked out", path=str(tree.top))
     tags = release_tags_at(tree.git_dir, head)
     if not tags and not release_tags(tree.git_dir, f"refs/tags/{TAG_PREFIX}*"):
-        raise SyncError("the clone has no release tags (kb-r<N>), so HEAD "
+        raise CheckoutStateError("the clone has no release tags (kb-r<N>), so HEAD "
                         f"{head[:12]} cannot be checked as a signed release; fetch them "
                         "with `git fetch --tags` (a clone made with --no-tags has none)",
                         path=str(tree.top))
     if not tags:
-        raise SyncError(f"HEAD {head[:12]} is not a signed release tag (kb-r<N>); "
+        raise CheckoutStateError(f"HEAD {head[:12]} is not a signed release tag (kb-r<N>); "
                         "`git checkout` a release tag (`git tag -l 'kb-r*'` lists them)",
                         path=str(tree.top))
     named = (read_release_json(tree.git_dir, head) or {}).get("tag")
@@ -151,7 +157,7 @@ def check_head(layout: CheckoutLayout, tree: WorkTree,
     head, tag, serial = found or head_release(tree)
     problem = work_tree_problem(tree, tag)
     if problem is not None:
-        raise SyncError(problem, path=where)
+        raise CheckoutStateError(problem, path=where)
     commit, tag_mhash = tag_manifest_hash(tree.git_dir, f"refs/tags/{tag}", where)
     if commit != head:
         raise SyncError(f"{tag} moved while it was being read; try again", path=where)
@@ -175,16 +181,32 @@ def open_checkout(layout: CheckoutLayout, tree: WorkTree, *,
 def _missing_objects(tree: WorkTree, exc: SyncError) -> SyncError:
     """`exc`, saying so when HEAD's files are not all in the clone: a partial clone
     (``--filter``) fetches them when read, which fails once its remote is out of reach
-    (git's reason alone names only the remote)."""
-    listed = run_git(tree.git_dir, "rev-list", "--objects", "--missing=print", "HEAD",
-                     check=False, error=SyncError)
-    missing = sum(1 for line in listed.splitlines() if line.startswith("?"))
+    (git's reason alone names only the remote). Only the files of HEAD's tree count (a
+    partial clone never holds those of releases it did not check out), and never for a
+    problem of the checkout's own state (`CheckoutStateError`: an edited work tree)."""
+    if isinstance(exc, CheckoutStateError):
+        return exc
+    missing = _count_missing(tree, "HEAD^{tree}")
+    what = "of the release checked out"
+    if not missing and exc.message.startswith("git ") and " failed: " in exc.message:
+        # a git command failed reading objects: those of earlier releases, read to follow
+        # key rotations, which a partial clone fetches only then
+        missing, what = _count_missing(tree, "HEAD"), "of earlier releases (read to follow " \
+            "key rotations)"
     if not missing:
         return exc
-    return SyncError(f"{plural(missing, 'file')} of the release checked out "
+    return SyncError(f"{plural(missing, 'file')} {what} "
                      "are not in this partial clone and could not be fetched from its remote "
                      f"({exc.message}); reconnect it and ask again, or clone without --filter",
                      path=exc.path)
+
+
+def _count_missing(tree: WorkTree, start: str) -> int:
+    """How many objects reachable from `start` (a tree: its files; a commit: its history
+    too) the clone lacks (a partial clone's)."""
+    listed = run_git(tree.git_dir, "rev-list", "--objects", "--missing=print", start,
+                     check=False, error=SyncError)
+    return sum(1 for line in listed.splitlines() if line.startswith("?"))
 
 
 def _open_checkout(layout: CheckoutLayout, tree: WorkTree, keep: int) -> CheckoutRelease:
@@ -365,10 +387,11 @@ def checkout_status(path: Path) -> dict[str, Any] | None:
     layout, tree = found
     out: dict[str, Any] = {"checkout": str(layout.root), "head": rev_parse(tree.git_dir, "HEAD"),
                            "tag": None, "source_commit": None, "signed_by": None,
-                           "derived": None, "problem": None}
+                           "derived": None, "problem": None, "newer": None}
     try:
         at_head = head_release(tree)
         out["tag"] = tag = at_head[1]
+        out["newer"] = newer_tag(tree, at_head[2])
         verify_checkout(layout, tree, check_head(layout, tree, at_head))
     except KbError as exc:
         out["problem"] = (_missing_objects(tree, exc) if isinstance(exc, SyncError)
@@ -383,3 +406,11 @@ def checkout_status(path: Path) -> dict[str, Any] | None:
         rel = read_json(ReleaseLayout(layout.root).release_json)
         out["source_commit"] = (rel.get("source") or {}).get("commit")
     return out
+
+
+def newer_tag(tree: WorkTree, serial: int) -> str | None:
+    """The newest release tag of the clone when it is newer than the one checked out (a
+    `git fetch` brought it, nothing checked it out): `kb status` says so, since questions
+    keep being answered from the release checked out."""
+    newest = max(release_tags(tree.git_dir, f"refs/tags/{TAG_PREFIX}*"), default=serial)
+    return f"{TAG_PREFIX}{newest}" if newest > serial else None

@@ -67,6 +67,9 @@ class TrustStart:
     keys: tuple[PublicKey, ...]
     first_use: bool = False
     warnings: tuple[str, ...] = ()
+    # where the keys are pinned (their trust.log says why a key was unpinned, read only
+    # when a release is refused: `unpinned_keys`)
+    device: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -126,7 +129,22 @@ def start(device: Path, given: Sequence[Path]) -> TrustStart:
     warnings = tuple(f"key {k.key_id} ({k.source}) is not pinned on this device and was not "
                      f"used (pinned: {ids}; `kb trust add` pins a key)"
                      for k in offered if k.key_id not in {p.key_id for p in pinned})
-    return TrustStart(tuple(pinned), warnings=warnings)
+    return TrustStart(tuple(pinned), warnings=warnings, device=device)
+
+
+def unpinned_keys(device: Path, pinned: set[str]) -> dict[str, str]:
+    """Key id -> why it was last unpinned (trust.log), for each key once pinned here and
+    not pinned now: a release it signs is refused because trust left it (a rotation
+    handed it over, an operator removed it), which is said so rather than "pin the
+    publisher's new key" (a checkout of a tag from before a rotation, a revoked key)."""
+    why: dict[str, str] = {}
+    for entry in _read_log(device):
+        kid, action = str(entry.get("key_id", "")), entry.get("action")
+        if action == "unpin":
+            why[kid] = str(entry.get("why") or "unpinned")
+        elif action == "pin":
+            why.pop(kid, None)
+    return {kid: reason for kid, reason in why.items() if kid not in pinned}
 
 
 def pending(begin: TrustStart, tag: str) -> dict[str, Any]:
@@ -147,7 +165,8 @@ def resumed(begin: TrustStart, record: Any, tag: str) -> TrustStart:
     keys = tuple(parse_public(str(pem).encode(), "state.json (a sync of "
                               f"{tag} that stopped before its switch)")
                  for pem in record["keys"])
-    return TrustStart(keys, first_use=bool(record.get("first_use")), warnings=begin.warnings)
+    return TrustStart(keys, first_use=bool(record.get("first_use")), warnings=begin.warnings,
+                      device=begin.device)
 
 
 class MissingHistory(SyncError):
@@ -185,10 +204,20 @@ def plan(gd: Path | None, meta: ReleaseMeta, begin: TrustStart, floor: int,
         claimed = claimed_signer(meta.sig_bytes)
         if begin.first_use or claimed is None or claimed in {k.key_id for k in keys}:
             raise
+        unpinned = unpinned_keys(begin.device, {k.key_id for k in keys}) \
+            if begin.device is not None else {}
+        if claimed in unpinned:  # trust left this key: saying "pin it" would mislead
+            raise SyncError(f"{exc.message}: it was pinned here and unpinned "
+                            f"({unpinned[claimed]}; pinned now: "
+                            f"{', '.join(k.key_id for k in keys)}), so what it signs is no "
+                            "longer taken; use a release signed by a pinned key (a later "
+                            "one), or `kb trust add PUB` if that key is to be trusted again",
+                            path=where) from None
+        since = f"since {tag_name(floor)}" if floor else "before it"
         # a publisher that replaced its key without a rotation (the old one lost or
         # compromised): trusting the new key is the operator's decision, say how
         raise SyncError(f"{exc.message} (pinned: {', '.join(k.key_id for k in keys)}; no "
-                        f"release since {tag_name(floor)} hands trust over to it: if the "
+                        f"release {since} hands trust over to it: if the "
                         "publisher replaced its key, confirm the new key's id with them and "
                         "pin it with `kb trust add PUB`)", path=where) from None
     return TrustPlan(signer, tuple(_rotate(keys, signer, meta, why, where, handed)), why,
