@@ -87,9 +87,22 @@ class EngineUrl:
 
     @classmethod
     def parse(cls, text: str) -> EngineUrl:
+        """``milvus://HOST:PORT[/DB]``; anything else in it is a UsageError rather than
+        dropped: credentials (``milvus://root:pw@host``, as other Milvus clients take them)
+        would be ignored, so the engine refused the connection as unauthenticated, and a
+        password would be shown in every message naming the engine; ``?…`` and ``#…``
+        would be ignored too."""
         parts = urlsplit(text)
         if parts.scheme != "milvus" or not parts.hostname:
             raise UsageError(f"bad --engine {text!r}: use milvus://HOST:PORT[/DB]")
+        if "@" in parts.netloc:  # the text stays out of the message: it holds a secret
+            raise UsageError("bad --engine: credentials in it are not read; write them "
+                             "(user:password or an API key) in a file given as --token-file "
+                             "(--engine-token-file for kb serve), and use "
+                             "milvus://HOST:PORT[/DB]")
+        if parts.query or parts.fragment or text.rstrip().endswith(("?", "#")):
+            raise UsageError(f"bad --engine {text!r}: use milvus://HOST:PORT[/DB] (options "
+                             "after ? or # are not read)")
         try:
             port = DEFAULT_PORT if parts.port is None else parts.port
         except ValueError:  # not a number, or beyond 65535
@@ -151,7 +164,8 @@ def read_token(path: Path | None) -> str:
     if path is None:
         return ""
     try:
-        token = path.read_text(encoding="utf-8").strip()
+        # utf-8-sig: a byte-order mark (Windows editors write one) is not the token's
+        token = path.read_text(encoding="utf-8-sig").strip()
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read the token file: {exc}", path=str(path)) from None
     if not token or len(token.splitlines()) > 1:  # empty: kb would connect without one
@@ -204,6 +218,11 @@ def engine_error(url: EngineUrl, exc: BaseException, doing: str,
         hint = ("check the engine's credentials (--token-file, --engine-token-file for kb "
                 "serve: user:password or an API key) and their privileges")
         key = "engine_refused"
+    elif "unimplemented" in low:  # a gRPC server answered, with no Milvus service in it
+        hint = ("is --engine the port of a Milvus server's gRPC API (default 19530)? another "
+                "service (or a Milvus older than its client, pymilvus, supports) answered "
+                "there")
+        key = "engine_unreachable"
     elif any(w in low for w in ("unavailable", "connect", "timeout", "deadline", "refused")):
         hint = "is the server running and reachable? (check --engine and the network)"
         key = "engine_unreachable"
