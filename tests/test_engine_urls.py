@@ -4,15 +4,20 @@ another gRPC service answers. Each is one line naming what to do, before or on c
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from concurrent import futures
+from pathlib import Path
 
 import grpc
 import pytest
 from click.testing import CliRunner
 
 from kbtools.cli import main
-from kbtools.engine.milvus import EngineUrl, read_token
+from kbtools.engine.milvus import MAX_TOKEN_BYTES, EngineUrl, read_token
 from kbtools.errors import UsageError
+from tests.hostile import env
 
 QUESTION = "E17 故障怎么处理"
 
@@ -73,3 +78,22 @@ def test_another_grpc_service_on_the_port_is_named(other_grpc, command):
     assert len(lines) == 1 and url in lines[0], res.output
     assert "is --engine the port of a Milvus server's gRPC API (default 19530)?" in lines[0]
     assert "see the engine's log" not in lines[0]
+
+
+def test_a_token_file_that_never_ends_is_refused_at_once(tmp_path):
+    """``--token-file`` naming a FIFO nobody writes or a device (/dev/zero) held the command
+    forever, reading; a file far larger than any token was read whole. Only a regular file
+    of at most `MAX_TOKEN_BYTES` is read, without blocking."""
+    fifo = tmp_path / "token.fifo"
+    os.mkfifo(fifo)
+    big = tmp_path / "token.big"
+    big.write_bytes(b"k" * (MAX_TOKEN_BYTES + 1))
+    for path, words in [(fifo, "not a regular file"), (Path("/dev/zero"), "not a regular file"),
+                        (big, f"larger than {MAX_TOKEN_BYTES} bytes")]:
+        res = subprocess.run(
+            [sys.executable, "-m", "kbtools", "query", "--engine", "milvus://127.0.0.1:1/kb",
+             "--token-file", str(path), QUESTION], capture_output=True, text=True, timeout=60,
+            env=env(tmp_path / "home"))
+        assert res.returncode == 2, res.stderr
+        assert res.stderr.strip().splitlines() == [
+            f"kb: error: {path}: cannot read the token file: {words}"]

@@ -37,6 +37,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from kbtools.errors import EngineError, ServedError, UsageError
+from kbtools.fsutil import read_regular
 
 ALIAS = "kb_current"
 PREFIX = "kb_"
@@ -159,15 +160,21 @@ def timeout_of(method: str) -> float | None:
     return READ_TIMEOUT if method in READ_CALLS else WRITE_TIMEOUT
 
 
+MAX_TOKEN_BYTES = 4096  # a user:password or an API key is far shorter
+
+
 def read_token(path: Path | None) -> str:
     """The engine token (``user:password`` or an API key) from --token-file, '' without."""
     if path is None:
         return ""
     try:
-        # utf-8-sig: a byte-order mark (Windows editors write one) is not the token's
-        token = path.read_text(encoding="utf-8-sig").strip()
+        # only a regular file, read without blocking and bounded: --token-file /dev/zero or
+        # a FIFO held the command forever. utf-8-sig: a byte-order mark (Windows editors
+        # write one) is not the token's.
+        token = read_regular(path, MAX_TOKEN_BYTES).decode("utf-8-sig").strip()
     except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read the token file: {exc}", path=str(path)) from None
+        why = getattr(exc, "strerror", None) or exc
+        raise UsageError(f"cannot read the token file: {why}", path=str(path)) from None
     if not token or len(token.splitlines()) > 1:  # empty: kb would connect without one
         raise UsageError(f"the token file holds {'nothing' if not token else 'several lines'}; "
                          "write one line: user:password or an API key", path=str(path))
