@@ -32,6 +32,12 @@ def test_a_pruned_older_release_is_loaded_for_a_rollback(signed, milvus):  # noq
     r3 = publish(eng, check_release(_rel(dev, 3)), keep=2)
     assert r3.pruned == (r1.collection,)  # kb-r1 is gone from the engine
 
+    res = _kb("rollback", "--engine", url, "kb-r1")
+    assert res.exit_code == 1 and len(res.output.strip().splitlines()) == 1, res.output
+    assert ("release 'kb-r1' is not published (published: kb-r2, kb-r3); publish it first "
+            "(`kb publish --engine … --index RELEASE`: an older one is loaded without moving "
+            "the alias), then roll back") in res.output
+
     res = _kb("publish", "--engine", url, "--index", str(_rel(dev, 1)), "--keep", "2")
     assert res.exit_code == 0, res.output
     lines = res.stdout.strip().splitlines()

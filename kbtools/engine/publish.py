@@ -492,7 +492,9 @@ def rollback(engine: Engine, tag: str | None = None, alias: str = ALIAS) -> dict
         found = [r for r in releases if tag in (r["tag"], r["collection"])]
         if not found:
             have = ", ".join(r["tag"] or r["collection"] for r in releases) or "none"
-            raise EngineError(f"release {tag!r} is not published (published: {have})",
+            raise EngineError(f"release {tag!r} is not published (published: {have}); "
+                              "publish it first (`kb publish --engine … --index RELEASE`: an "
+                              "older one is loaded without moving the alias), then roll back",
                               path=str(engine.url))
     else:
         names = [r["collection"] for r in releases]
