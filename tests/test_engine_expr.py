@@ -3,15 +3,25 @@ real Milvus selects exactly the rows the local filter mask selects."""
 
 from __future__ import annotations
 
+import json
 import re
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.cli import main
+from kbtools.config import load_config
 from kbtools.engine import expr
+from kbtools.engine.milvus import connect_url
+from kbtools.engine.publish import check_release, publish
 from kbtools.query.filters import _compare, number_key, order_number
+from tests.hostile import make_repo
+from tests.kbfixtures import REPO
 from tests.milvus_server import facts_collection, milvus  # noqa: F401 - the session fixture
 
 HOSTILE = ['"', "'", "\\", '\\"', '" or true or "', "') or (1==1", "a\nb", "\r", "\x00",
@@ -174,3 +184,63 @@ def test_a_number_written_otherwise_is_the_same_number(digits, places, zeros, sh
     keys = {number_key(f) for f in forms}
     assert len(keys) == 1 and None not in keys, forms
     assert number_key(format(value + Decimal(1).scaleb(-places), "f")) not in keys
+
+
+# front matter holding lists of lists, end to end --------------------------------------
+SCHEMAS = REPO / "kbtools" / "data" / "schemas"
+NESTED = {  # document → its `rotation` (a nested list), `plots` (lists of numbers)
+    "knowledge/wheat.md": ("[[小麦, 玉米], [大豆]]", "[[1, 2], [3.0]]"),
+    "knowledge/rice.md": ("[[Rice], [小麦]]", "[[10]]"),
+    "knowledge/soy.md": ("[大豆, [Sorghum, 玉米]]", "[2, [25]]"),
+    "knowledge/flat.md": ("玉米", "7"),
+}
+
+
+def _nested_doc(title: str, rotation: str, plots: str) -> str:
+    return (f"---\ntitle: {title}\ncategory: engineering\nproject: demo\nsource: test\n"
+            f"author: alice@example.org\ntimestamp: \"2026-03-14T09:30:00+08:00\"\n"
+            f"verified: false\nrotation: {rotation}\nplots: {plots}\n---\n\n# {title}\n\n"
+            f"Irrigation schedule of the {title} rotation plots: check the pump seal.\n")
+
+
+@pytest.fixture(scope="module")
+def nested(tmp_path_factory, milvus):  # noqa: F811
+    """A repo whose documents hold nested lists in their front matter, built, and published
+    into the engine: (local dist/, engine URL)."""
+    docs = {path: _nested_doc(Path(path).stem, *values) for path, values in NESTED.items()}
+    schema = json.loads((SCHEMAS / "frontmatter.schema.json").read_text(encoding="utf-8"))
+    schema["properties"].update(rotation={}, plots={})  # declared: any YAML value
+    docs["schemas/frontmatter.schema.json"] = json.dumps(schema, ensure_ascii=False)
+    repo = make_repo(tmp_path_factory.mktemp("nested") / "kr", docs=docs)
+    build(load_config(repo), BuildOptions(progress=False))
+    url = milvus.url("nested")
+    engine = connect_url(url, create_db=True)
+    try:
+        publish(engine, check_release(repo / "dist"))
+    finally:
+        engine.close()
+    return repo / "dist", url
+
+
+def _docs_found(args: list[str]) -> list[str]:
+    res = CliRunner().invoke(main, ["query", "--json", "-k", "20", *args])
+    assert res.exit_code == 0, res.output
+    return sorted({r["doc"] for r in json.loads(res.output)["results"]})
+
+
+@pytest.mark.parametrize(("where", "docs"), [
+    ("rotation=小麦", ["rice", "wheat"]), ("rotation=rice", ["rice"]),
+    ("rotation=SORGHUM", ["soy"]), ("rotation=玉米", ["flat", "soy", "wheat"]),
+    ("rotation!=大豆", ["flat", "good", "rice"]), ("rotation>=大", ["flat", "rice", "soy", "wheat"]),
+    ("plots=3", ["wheat"]), ("plots=25.0", ["soy"]), ("plots>=10", ["rice", "soy"]),
+    ("plots<=1", ["wheat"]), ("plots!=2", ["flat", "good", "rice"]),
+])
+def test_members_of_nested_lists_filter_alike_in_the_engine(nested, where, docs):
+    """A list inside a front-matter list (``rotation: [[小麦, 玉米], [大豆]]``) matches a filter
+    when any of its members does, locally; the engine stored the inner list as one text
+    ("['小麦', '玉米']"), so `--where rotation=小麦` found none of its documents there."""
+    dist, url = nested
+    question = ["irrigation pump seal", "--where", where]
+    local = _docs_found([*question, "--index", str(dist)])
+    assert local == [f"knowledge/{d}.md" for d in docs]
+    assert _docs_found([*question, "--engine", url]) == local

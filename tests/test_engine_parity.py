@@ -25,7 +25,7 @@ from kbtools.query import anchors, neighbours
 from kbtools.query.candidates import CandidateRequest
 from kbtools.query.filters import filter_mask, parse_where
 from kbtools.query.fusion import FusionParams, Ranked
-from kbtools.query.inherit import widen_mask
+from kbtools.query.inherit import inherit, widen_mask
 from kbtools.query.quality import load_questions
 from kbtools.query.search import LOCAL_CANDIDATES, search
 from tests.hostile import git, make_repo
@@ -155,6 +155,37 @@ def test_filtered_candidates_and_answers_are_the_local_ones(example, where, veri
             keep_results=True).to_dict()) for index in (local, remote))
         assert a == b and ra == rb, q["query"]  # exact under filters: the same ranks
         assert sb == pytest.approx(sa, abs=1e-4), q["query"]
+
+
+def bm25_list(index: KbIndex, question: str, where: list[str], count: int, *,
+              local: bool) -> list[int]:
+    """The BM25 candidates of one search as fusion gets them: searched under the request's
+    mask (widened as `search` widens it), then only the allowed chunks kept (`inherit`)."""
+    parsed = parse_where(where)
+    mask = filter_mask(index, parsed, False)
+    ids = tuple(index.bm25.query_terms(question)[1])
+    req = CandidateRequest(question, "bm25", tuple(parsed), False, widen_mask(index, mask),
+                           ids, count)
+    source = LOCAL_CANDIDATES if local else index.candidate_source  # type: ignore[attr-defined]
+    ranked = inherit(index, source.ranked_lists(index, req), mask)["bm25"]
+    return [int(n) for n in ranked.keys]
+
+
+@pytest.mark.parametrize("where", [["kind=table"], ["kind=formula"], ["kind=code"],
+                                   ["kind!=section"]])
+def test_bm25_candidates_under_kind_filters_are_the_local_ones(example, where):
+    """A table, formula or code chunk shares its section's vector, so the local search
+    ranks BM25 among the allowed chunks and those sections, then keeps the allowed ones;
+    the engine searched the allowed chunks alone and returned more of them (``液压油 更换``
+    under ``kind=table``, 5 deep: 5 tables in Milvus, 3 locally), so fusion ranked them
+    otherwise."""
+    local, remote = example
+    for question in ["液压油 更换", "施药 稀释 倍数", "小麦 赤霉病 防治", "token expiry",
+                     "How do I rotate a client secret?"]:
+        for count in (3, 5, 10, 50):
+            want = bm25_list(local, question, where, count, local=True)
+            assert bm25_list(remote, question, where, count, local=False) == want, \
+                (question, count)
 
 
 @pytest.fixture

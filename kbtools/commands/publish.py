@@ -32,9 +32,11 @@ def publish_cmd(engine: str | None, token_file: Path | None, index_path: Path | 
     """Publish a release into a Milvus engine and point the alias at it.
 
     The release is verified first (manifest hashes, release.json, the signature when keys
-    are configured, not older than the published one); nothing is written before that.
-    Then its collection is loaded, indexed, loaded into memory and counted, and only then
-    the alias moves, in one call. Publishing the same release again changes nothing.
+    are configured); nothing is written before that. Then its collection is loaded,
+    indexed, loaded into memory and counted, and only then the alias moves, in one call.
+    Publishing the same release again changes nothing. A release older than the served one
+    is loaded (when the engine does not hold it already) but the alias stays: `kb rollback
+    --engine … TAG` serves it.
     """
     if engine is None:
         raise UsageError("give --engine milvus://HOST:PORT[/DB]")
@@ -48,6 +50,11 @@ def publish_cmd(engine: str | None, token_file: Path | None, index_path: Path | 
         eng.close()
     if as_json:
         echo_json(res.to_dict())
+    elif not res.moved and res.changed:
+        click.echo(f"loaded {res.tag} as {res.collection} ({res.chunks} chunks, "
+                   f"{res.seconds}s); it is older than the served release, so alias {alias} "
+                   f"still points at {res.previous}: `kb rollback --engine {eng.url}"
+                   f"{'' if alias == ALIAS else ' --alias ' + alias} {res.tag}` serves it")
     elif res.changed:
         click.echo(f"published {res.tag or 'local build'} as {res.collection} "
                    f"({res.chunks} chunks, {res.seconds}s); alias {alias} moved"

@@ -2,10 +2,11 @@
 
 `kbtools.query.filters.filter_mask` compares values as numbers when both sides are numbers
 (``=``, ``!=``: by `number_key`, so ``1.0`` is ``1``; ``>=``, ``<=``: by `order_number`, exactly,
-infinities too), else as text (``=``, ``!=`` case-insensitively; ``>=``, ``<=`` as strings), and lets a list match
-when any member does. Milvus has no case folding, number reading or "any member ≥", so each
-published chunk carries three JSON fields computed from its facts (front matter plus the
-chunk's ``doc``, ``kind`` and ``verified``), and filters test those:
+infinities too), else as text (``=``, ``!=`` case-insensitively; ``>=``, ``<=`` as
+strings), and lets a list match when any member does (a member that is a list: when any of
+its members does, at any depth). Milvus has no case folding, number reading or "any member
+≥", so each published chunk carries three JSON fields computed from its facts (front
+matter plus the chunk's ``doc``, ``kind`` and ``verified``), and filters test those:
 
 * ``f_eq[key]``: the case-folded values as a list → ``json_contains`` for ``=`` / ``!=``;
 * ``f_num[key]``: the `number_key` of each member that reads as a number → ``json_contains``
@@ -32,7 +33,7 @@ structure (tests/test_engine_expr.py checks that property).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from kbtools.query.filter_numbers import number_key, order_number, order_text
@@ -43,8 +44,9 @@ ORD_FIELD = "f_ord"
 # how `filter_fields` makes a chunk's filter fields: bump it whenever the same facts would
 # be stored otherwise (1: f_eq and f_ord; 2: f_num too, numbers equal as numbers; 3:
 # f_ord's nmax/nmin as `order_text`, exact, infinities kept; infinities in f_num; 4:
-# numbers with exponents beyond Decimal's, 1e1000000000000000000, numbers, not text)
-FILTER_RULES = "4"
+# numbers with exponents beyond Decimal's, 1e1000000000000000000, numbers, not text; 5:
+# the members of nested lists, [[小麦, 玉米]], each a value, as the local mask reads them)
+FILTER_RULES = "5"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 
 # Milvus reads only these escapes in a string literal (\u, \x, \b, \0 … are refused);
@@ -66,6 +68,18 @@ def _as_text(value: Any) -> str | None:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+def _members(value: Any) -> Iterator[Any]:
+    """The values a fact holds as `kbtools.query.filters` compares them: a list's members,
+    a nested list's members at any depth (``[[小麦, 玉米], [水稻]]`` holds 小麦, 玉米 and
+    水稻: the local mask matches a list when any member does, and a member that is a list
+    is matched alike), anything else the one value itself."""
+    if isinstance(value, list):
+        for member in value:
+            yield from _members(member)
+    else:
+        yield value
 
 
 def chunk_facts(metadata: dict[str, Any], doc: str, kind: str, verified: bool) -> dict[str, Any]:
@@ -92,8 +106,7 @@ def filter_fields(facts: dict[str, Any]) -> dict[str, dict[str, Any]]:
     numbers: dict[str, list[str]] = {}
     order: dict[str, dict[str, Any]] = {}
     for key, value in facts.items():
-        members = value if isinstance(value, list) else [value]
-        texts = [t for t in (_as_text(v) for v in members) if t is not None]
+        texts = [t for t in (_as_text(v) for v in _members(value)) if t is not None]
         if not texts:
             continue
         eq[key] = sorted({t.casefold() for t in texts})

@@ -37,6 +37,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from kbtools.errors import EngineError, ServedError, UsageError
+from kbtools.fsutil import read_regular
 
 ALIAS = "kb_current"
 PREFIX = "kb_"
@@ -87,9 +88,22 @@ class EngineUrl:
 
     @classmethod
     def parse(cls, text: str) -> EngineUrl:
+        """``milvus://HOST:PORT[/DB]``; anything else in it is a UsageError rather than
+        dropped: credentials (``milvus://root:pw@host``, as other Milvus clients take them)
+        would be ignored, so the engine refused the connection as unauthenticated, and a
+        password would be shown in every message naming the engine; ``?…`` and ``#…``
+        would be ignored too."""
         parts = urlsplit(text)
         if parts.scheme != "milvus" or not parts.hostname:
             raise UsageError(f"bad --engine {text!r}: use milvus://HOST:PORT[/DB]")
+        if "@" in parts.netloc:  # the text stays out of the message: it holds a secret
+            raise UsageError("bad --engine: credentials in it are not read; write them "
+                             "(user:password or an API key) in a file given as --token-file "
+                             "(--engine-token-file for kb serve), and use "
+                             "milvus://HOST:PORT[/DB]")
+        if parts.query or parts.fragment or text.rstrip().endswith(("?", "#")):
+            raise UsageError(f"bad --engine {text!r}: use milvus://HOST:PORT[/DB] (options "
+                             "after ? or # are not read)")
         try:
             port = DEFAULT_PORT if parts.port is None else parts.port
         except ValueError:  # not a number, or beyond 65535
@@ -146,14 +160,21 @@ def timeout_of(method: str) -> float | None:
     return READ_TIMEOUT if method in READ_CALLS else WRITE_TIMEOUT
 
 
+MAX_TOKEN_BYTES = 4096  # a user:password or an API key is far shorter
+
+
 def read_token(path: Path | None) -> str:
     """The engine token (``user:password`` or an API key) from --token-file, '' without."""
     if path is None:
         return ""
     try:
-        token = path.read_text(encoding="utf-8").strip()
+        # only a regular file, read without blocking and bounded: --token-file /dev/zero or
+        # a FIFO held the command forever. utf-8-sig: a byte-order mark (Windows editors
+        # write one) is not the token's.
+        token = read_regular(path, MAX_TOKEN_BYTES).decode("utf-8-sig").strip()
     except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read the token file: {exc}", path=str(path)) from None
+        why = getattr(exc, "strerror", None) or exc
+        raise UsageError(f"cannot read the token file: {why}", path=str(path)) from None
     if not token or len(token.splitlines()) > 1:  # empty: kb would connect without one
         raise UsageError(f"the token file holds {'nothing' if not token else 'several lines'}; "
                          "write one line: user:password or an API key", path=str(path))
@@ -204,6 +225,11 @@ def engine_error(url: EngineUrl, exc: BaseException, doing: str,
         hint = ("check the engine's credentials (--token-file, --engine-token-file for kb "
                 "serve: user:password or an API key) and their privileges")
         key = "engine_refused"
+    elif "unimplemented" in low:  # a gRPC server answered, with no Milvus service in it
+        hint = ("is --engine the port of a Milvus server's gRPC API (default 19530)? another "
+                "service (or a Milvus older than its client, pymilvus, supports) answered "
+                "there")
+        key = "engine_unreachable"
     elif any(w in low for w in ("unavailable", "connect", "timeout", "deadline", "refused")):
         hint = "is the server running and reachable? (check --engine and the network)"
         key = "engine_unreachable"

@@ -1,18 +1,22 @@
 """`kb publish --engine`, `kb rollback --engine`: releases into Milvus, behind an alias.
 
 `publish` verifies the release first (every manifest-listed file by size and sha256, the
-manifest hash named by release.json, the signature when keys are configured, no older
-than the published release — nothing is written to the engine before that), then loads
-the release into its own collections (`kbtools.engine.milvus`), builds the indexes, loads
-them, checks the row count against the release, marks the collection complete and only
-then moves the alias in one call. Re-publishing a release already published is a no-op
-when the alias serves it complete (both its collections, marked complete: what its readers
-need); one the alias serves incomplete (its ``__meta`` dropped) is loaded into another
-collection, the alias moved there and the broken one dropped (`_release_name`); whatever
-an interrupted publish left of a release (`_complete` says it is not) is dropped and loaded
-again, unless another publish is loading it now (`kbtools.engine.claim`: then this one says
-so and stops). Old releases are dropped beyond `keep`, and so are releases marked complete
-whose ``__meta`` is gone (`prune`); never one an alias serves.
+manifest hash named by release.json, the signature when keys are configured, not another
+release of the served one's serial — nothing is written to the engine before that), then
+loads the release into its own collections (`kbtools.engine.milvus`), builds the indexes,
+loads them, checks the row count against the release, marks the collection complete and
+only then moves the alias in one call. A release older than the served one (`_older`)
+never takes the alias from it: one the engine holds ready is refused (`kb rollback` serves
+it); one it does not (pruned, or published by a kb of other rules: what `rollback` says
+to publish again) is loaded and the alias left where it is, so that a rollback can serve
+it. Re-publishing a release already published is a no-op when the alias serves it
+complete (both its collections, marked complete: what its readers need); one the alias
+serves incomplete (its ``__meta`` dropped) is loaded into another collection, the alias
+moved there and the broken one dropped (`_release_name`); whatever an interrupted publish
+left of a release (`_complete` says it is not) is dropped and loaded again, unless another
+publish is loading it now (`kbtools.engine.claim`: then this one says so and stops). Old
+releases are dropped beyond `keep`, and so are releases marked complete whose ``__meta``
+is gone (`prune`); never one an alias serves.
 """
 
 from __future__ import annotations
@@ -180,6 +184,7 @@ class PublishResult:
     previous: str | None
     pruned: tuple[str, ...] = ()
     seconds: float = 0.0
+    moved: bool = True  # the alias points at `collection` now (False: unchanged)
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__, pruned=list(self.pruned))
@@ -204,15 +209,24 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
                                            or current in damaged)
         if current == name and not broken:
             return PublishResult(str(engine.url), name, checked.tag, checked.serial,
-                                 0, False, current)
-        _refuse_older(engine, checked, cur)
-        if not _complete(engine, name) or name in damaged:
+                                 0, False, current, moved=False)
+        older = _older(engine, checked, cur)
+        usable = _complete(engine, name) and name not in damaged
+        if older is not None and usable:
+            raise EngineError(f"{older}; use `kb rollback --engine … {checked.tag}` to serve "
+                              "it", path=str(engine.url))
+        if not usable:
             # what an interrupted publish left of it is dropped; one loading it refused
             with claimed(engine, name) as claim:
                 _load(engine, index, checked, name, derived, say, claim)
         _check_count(engine, name, count)
     finally:
         index.close()
+    if older is not None:  # loaded for a rollback to serve; nothing pruned meanwhile
+        say(f"{older}: alias {alias} left at {current}")
+        return PublishResult(str(engine.url), name, checked.tag, checked.serial, count, True,
+                             current, seconds=round(time.perf_counter() - t0, 3),
+                             moved=False)
     engine.point_alias(name, alias)
     say(f"alias {alias} -> {name}")
     pruned = prune(engine, keep, alias, say)
@@ -357,16 +371,20 @@ def _complete(engine: Engine, name: str) -> bool:
     return all(has) and engine.properties(name).get(P_COMPLETE) == "1"
 
 
-def _refuse_older(engine: Engine, checked: CheckedRelease, cur: dict[str, str]) -> None:
+def _older(engine: Engine, checked: CheckedRelease, cur: dict[str, str]) -> str | None:
+    """Why `checked` must not replace the served release whose collection properties are
+    `cur` (None: it may): a signed release older than the served signed one. Another
+    release of the served one's serial is refused (EngineError, nothing written): two
+    releases claiming one place in the order. Local builds carry no order."""
     serial = int(cur.get(P_SERIAL, "-1"))
-    if checked.serial < 0 or serial < 0:
-        return  # local builds carry no order
-    if checked.serial < serial or (checked.serial == serial
-                                   and cur.get(P_MANIFEST) != checked.manifest_sha256):
-        raise EngineError(f"release {checked.tag} (serial {checked.serial}) is not newer than "
-                          f"the published {cur.get(P_TAG)} (serial {serial}); use `kb "
-                          "rollback --engine …` to serve an older release",
+    if checked.serial < 0 or serial < 0 or checked.serial > serial:
+        return None
+    why = (f"release {checked.tag} (serial {checked.serial}) is not newer than the published "
+           f"{cur.get(P_TAG)} (serial {serial})")
+    if checked.serial == serial and cur.get(P_MANIFEST) != checked.manifest_sha256:
+        raise EngineError(f"{why}, and has another manifest than it; refusing to publish",
                           path=str(engine.url))
+    return why if checked.serial < serial else None
 
 
 def _load(engine: Engine, index: KbIndex, checked: CheckedRelease, name: str,
@@ -474,7 +492,9 @@ def rollback(engine: Engine, tag: str | None = None, alias: str = ALIAS) -> dict
         found = [r for r in releases if tag in (r["tag"], r["collection"])]
         if not found:
             have = ", ".join(r["tag"] or r["collection"] for r in releases) or "none"
-            raise EngineError(f"release {tag!r} is not published (published: {have})",
+            raise EngineError(f"release {tag!r} is not published (published: {have}); "
+                              "publish it first (`kb publish --engine … --index RELEASE`: an "
+                              "older one is loaded without moving the alias), then roll back",
                               path=str(engine.url))
     else:
         names = [r["collection"] for r in releases]

@@ -264,7 +264,14 @@ class MilvusCandidates:
         return [(int(h["entity"]["num"]), float(h["distance"])) for h in got[0]]
 
     def ranked_lists(self, index: KbIndex, req: CandidateRequest) -> dict[str, Ranked]:
-        filt = expr.where_expression(req.where, req.verified_only)
+        """The candidate lists of `req`, as the local source makes them: each searched
+        among the chunks the request's mask allows, which is the filters widened to the
+        sections whose vectors allowed chunks share (`kbtools.query.inherit.widen_mask`),
+        for BM25 as for vectors; `inherit` then keeps the allowed ones. (BM25 searched
+        under the filters alone returned more allowed chunks than the local list keeps,
+        whose cut also counts those sections: other fused ranks under ``kind=table``.)"""
+        filt = widened(expr.where_expression(req.where, req.verified_only),
+                       _lenders(index, req))
         lists: dict[str, Ranked] = {}
         if req.mode in ("hybrid", "bm25") and (req.term_ids or req.expansion_ids):
             weights = {int(i): req.expansion_weight for i in req.expansion_ids}
@@ -294,9 +301,6 @@ class MilvusCandidates:
             allowed = np.flatnonzero(req.mask & self._has_vector(index, model))
             if len(allowed) <= EXACT_FILTERED:
                 return self._exact(index, model, q, allowed, req.count)
-        lenders = _lenders(index, req)
-        if filt and len(lenders):  # widened as locally: the sections allowed chunks share
-            filt = f"({filt}) or num in [{', '.join(str(int(n)) for n in lenders)}]"
         ef = max(self.ef, req.count)
         if model in self.partial:
             has = f"array_contains(models, {expr.literal(model)})"
@@ -342,6 +346,13 @@ class MilvusCandidates:
                               f"{len(allowed) - found} of the {len(allowed)} chunks a filter "
                               "allows; publish it again", path=str(self.engine.url))
         return rank_exactly(allowed, mat, q, count)
+
+
+def widened(filt: str, lenders: np.ndarray) -> str:
+    """Filter expression `filt` widened to the chunks `lenders` too (`_lenders`)."""
+    if not filt or not len(lenders):
+        return filt
+    return f"({filt}) or num in [{', '.join(str(int(n)) for n in lenders)}]"
 
 
 def _lenders(index: KbIndex, req: CandidateRequest) -> np.ndarray:
