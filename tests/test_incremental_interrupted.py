@@ -1,0 +1,78 @@
+"""An incremental `kb build` stopped by SIGTERM at any stage: the previous index keeps
+serving whole (its manifest, its self-check, its answers) and the next build writes what a
+full `--no-cache` build of the tree writes."""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+
+import pytest
+from hostile import GOOD_DOC, kb, make_repo
+from test_build_staging import build_until, staging_dirs
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.config import load_config
+from kbtools.index.selfcheck import check_derived
+from tests.test_incremental import store_rows, tree
+
+
+def _docs(n: int) -> dict[str, str]:
+    return {f"knowledge/{'zh' if i % 2 else 'en'}/d{i:03}.md":
+            GOOD_DOC.replace("Pump maintenance", f"Pump {i}")
+            + (f"\n第 {i} 节：密封件磨损编号 {i}。\n" if i % 2 else
+               f"\nSection {i} on seal wear number {i}.\n") for i in range(n)}
+
+
+def _answer(stdout: bytes) -> dict:
+    out = json.loads(stdout)
+    out.pop("took_ms")
+    return out
+
+
+@pytest.mark.parametrize("stage", ["check", "chunk", "render", "blame", "embed", "index"])
+def test_an_interrupted_incremental_build_keeps_the_previous_index(tmp_path, stage):
+    repo = make_repo(tmp_path / "repo", docs=_docs(40))
+    home = tmp_path / "home"
+    assert kb(repo, "build", "-q", home=home).returncode == 0
+    dist = repo / "dist"
+    before = (dist / "manifest.json").read_bytes()
+    old = kb(repo, "query", "seal wear number 8", "--json", home=home)
+    assert old.returncode == 0 and b"number 8" in old.stdout
+    doc = repo / "knowledge/en/d008.md"
+    doc.write_text(doc.read_text(encoding="utf-8").replace("seal wear number 8",
+                                                           "gasket creep number 8"),
+                   encoding="utf-8")
+    (repo / "knowledge/zh/d011.md").unlink()
+    (repo / "knowledge/zh/d041.md").write_text(
+        GOOD_DOC.replace("Pump maintenance", "水泵 41") + "\n第 41 节：叶轮汽蚀。\n",
+        encoding="utf-8")
+
+    full = tmp_path / "full"  # what the edited tree builds to
+    build(load_config(repo), BuildOptions(out=full, progress=False, use_cache=False))
+    after = (full / "manifest.json").read_bytes()
+
+    proc = build_until(repo, home, stage.encode())
+    proc.send_signal(signal.SIGTERM)
+    code = proc.wait(timeout=120)
+    proc.stderr.close()  # type: ignore[union-attr]
+    served = (dist / "manifest.json").read_bytes()
+    # stopped before the swap: the previous index, whole; after it (only once the
+    # "index" stage is done): the new one, whole
+    assert served == before or (stage == "index" and served == after), (stage, code)
+    if served == before:
+        assert _answer(kb(repo, "query", "seal wear number 8", "--json", home=home).stdout) \
+            == _answer(old.stdout)
+    assert check_derived(dist) == []
+
+    again = kb(repo, "build", "-q", home=home)
+    assert again.returncode == 0, again.stderr.decode()
+    assert staging_dirs(repo) == set()
+    assert tree(dist, "data") == tree(full, "data")
+    assert (dist / "manifest.json").read_bytes() == after
+    assert tree(dist, "index/bm25") == tree(full, "index/bm25")
+    assert store_rows(dist) == store_rows(full)
+    assert check_derived(dist) == []
+    new = kb(repo, "query", "gasket creep number 8", "--json", home=home)
+    assert b"gasket creep number 8" in new.stdout
