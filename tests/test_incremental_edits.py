@@ -148,13 +148,51 @@ def english_edit(repo: Path) -> None:
     _replace(repo, ADR, "\n## ", "\nDevices keep a write-ahead log of every sync.\n\n## ")
 
 
+def crlf(repo: Path) -> None:
+    """Saved with Windows line endings (the copy in data/source/ keeps LF)."""
+    path = repo / FAULTS
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+
+
+def bom(repo: Path) -> None:
+    path = repo / ADR
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+
+
+def touch(repo: Path) -> None:
+    """Saved without a change (a new modification time, the same bytes)."""
+    path = repo / FAULTS
+    path.write_bytes(path.read_bytes())
+
+
+def mailmap(repo: Path) -> None:
+    """`.mailmap` maps the importer to another name: every line's blame says so."""
+    (repo / ".mailmap").write_text("Tidy Author <tidy@example.com> <author@example.com>\n",
+                                   encoding="utf-8")
+
+
+def ignored(repo: Path) -> None:
+    """A new document that `.gitignore` names (a local note): the build reads it all the same."""
+    (repo / ".gitignore").write_text("knowledge/**/local-*.md\n", encoding="utf-8")
+    shutil.copy(repo / ADR, repo / "knowledge/engineering/local-notes.md")
+
+
+def vocabulary(repo: Path) -> None:
+    """Fewer front-matter fields feed the dictionary and the facets."""
+    with (repo / "kb.toml").open("a", encoding="utf-8") as fh:
+        fh.write('\n[vocabulary]\ndictionary = ["crop", "disease", "tags"]\n'
+                 'facets = ["category", "crop", "tags"]\n')
+
+
 EDITS: dict[str, Callable[[Path], None]] = {
     "git-mv": git_mv, "move-folder": move_folder, "verify": verify, "retag": retag,
     "dictionary": dictionary, "synonyms": synonyms, "chunk-sizes": chunk_sizes,
     "model-settings": model_settings, "image": image, "formula": formula,
     "duplicate": duplicate, "heading": heading, "chinese-name": chinese_name,
     "case-only": case_only, "drop-folder": drop_folder, "reviewers": reviewers,
-    "query-settings": query_settings, "english-edit": english_edit,
+    "query-settings": query_settings, "english-edit": english_edit, "crlf": crlf,
+    "bom": bom, "touch": touch, "mailmap": mailmap, "ignored": ignored,
+    "vocabulary": vocabulary,
 }
 
 

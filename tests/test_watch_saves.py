@@ -155,3 +155,32 @@ def test_a_broken_save_names_file_and_line_and_the_index_keeps_serving(tmp_path)
     finally:
         stop.set()
         thread.join(timeout=10)
+
+
+def test_obsidian_trash_and_a_committed_git_mv(tmp_path):
+    """Obsidian deletes a note by moving it into the vault's `.trash/` (`.obsidian/` written
+    meanwhile); an author then renames a note with `git mv` and commits: each time the index
+    the watcher ends with is the full build's (blame of the new commit included)."""
+    import git
+
+    repo, updates, stop, thread = _watched(tmp_path)
+    try:
+        vault = repo / "knowledge"
+        (vault / ".obsidian").mkdir()
+        (vault / ".obsidian" / "workspace.json").write_text("{}", encoding="utf-8")
+        (vault / ".trash").mkdir()
+        (repo / RICE).rename(vault / ".trash" / "rice-blast.md")
+        _quiet(updates, 2)
+        assert updates[-1].error is None and updates[-1].stats.documents == 2
+        _as_full_build(repo, tmp_path)
+        seen = len(updates)
+        r = git.Repo(repo)
+        r.git.mv(ADR, "knowledge/engineering/设备上的-sqlite.md")
+        r.git.add("-A")
+        r.git.commit("-q", "-m", "rename the ADR")
+        _quiet(updates, seen + 1)
+        assert updates[-1].error is None and updates[-1].stats.documents == 2
+        _as_full_build(repo, tmp_path)
+    finally:
+        stop.set()
+        thread.join(timeout=10)
