@@ -6,6 +6,7 @@ the same without Git; here every build blames and judges reviews, as `kb build` 
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -265,3 +266,53 @@ def test_an_image_added_after_the_document_that_shows_it(base, tmp_path):
         assert_equal_to_full(repo, dist, tmp_path / f"full-{source}")
         shipped = dist / "data/source/assets/images/aphid.png"
         assert shipped.is_file() == (source is not None)
+
+
+@pytest.mark.parametrize("edit", ["git-mv", "dictionary", "drop-folder"])
+def test_a_device_syncs_an_authors_edit_redoing_only_what_changed(base, tmp_path, edit):
+    """A device serving the first release syncs the release of an edit: its index is
+    derived from the served one (only the changed shards redone) and holds what a fresh
+    derivation of the release holds."""
+    import subprocess
+
+    from kbtools.index.incremental import changed_shards
+    from kbtools.index.materialize import materialize
+    from kbtools.ship import device
+    from kbtools.ship.release import make_release
+    from kbtools.ship.sync import sync
+
+    def _release(repo: Path, art: Path, message: str) -> None:
+        _commit(repo, message)
+        cfg = load_config(repo)
+        build(cfg, BuildOptions(progress=False, lenient=True))
+        make_release(repo, cfg.path("dist"), remote=str(art))
+
+    repo0, _ = base
+    repo = tmp_path / "repo"
+    shutil.copytree(repo0, repo)
+    art = tmp_path / "art.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(art)], check=True)
+    _release(repo, art, "first")
+    dev = tmp_path / "device"
+    assert sync(str(art), dev).tag == "kb-r1"
+    first = device.served_release(dev)
+    assert first is not None
+    kept = tmp_path / "first"
+    shutil.copytree(first, kept)
+    EDITS[edit](repo)
+    _release(repo, art, edit)
+    assert sync(str(art), dev).tag == "kb-r2"
+    served = device.served_release(dev)
+    assert served is not None and check_derived(served) == []
+    verified = json.loads((served / "verified.json").read_text(encoding="utf-8"))
+    assert verified["derivation"] == "incremental"
+    redone = changed_shards(served, kept)
+    # (a word of the dictionary changes no chunk: BM25 alone is derived again)
+    assert bool(redone) == (edit != "dictionary")
+    assert len(redone) < len(list((served / "data/chunks").iterdir()))
+    fresh = tmp_path / "fresh"
+    shutil.copytree(served, fresh, ignore=shutil.ignore_patterns("index"))
+    materialize(fresh)
+    assert store_rows(served) == store_rows(fresh)
+    assert tree(served, "index/bm25") == tree(fresh, "index/bm25")
+    assert answers(served) == answers(fresh)
