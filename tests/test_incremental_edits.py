@@ -316,3 +316,26 @@ def test_a_device_syncs_an_authors_edit_redoing_only_what_changed(base, tmp_path
     assert store_rows(served) == store_rows(fresh)
     assert tree(served, "index/bm25") == tree(fresh, "index/bm25")
     assert answers(served) == answers(fresh)
+
+
+@pytest.mark.parametrize("saved", [b"\xef\xbb\xbf", b"\xef\xbb\xbf\r\n"],
+                         ids=["bom", "bom-blank-first-line"])
+def test_a_dictionary_saved_with_a_byte_order_mark_keeps_its_words(base, tmp_path, saved):
+    """Windows Notepad saves `_dict.txt` as UTF-8 with a byte-order mark: its first word
+    became "\\ufeff赤霉病" in data/dictionary.txt, a word no text holds (kb check, which
+    strips the mark, said nothing). The index is the one of the file without the mark."""
+    repo0, _ = base
+    repo = tmp_path / "repo"
+    shutil.copytree(repo0, repo)
+    path = repo / "knowledge/_dict.txt"
+    plain = path.read_bytes()
+    assert plain.startswith("赤霉病 ".encode())
+    path.write_bytes(saved + plain.replace(b"\n", b"\r\n" if b"\r" in saved else b"\n"))
+    cfg = load_config(repo)
+    build(cfg, BuildOptions(out=tmp_path / "marked", **OPTS))
+    path.write_bytes(plain)
+    build(cfg, BuildOptions(out=tmp_path / "plain", **OPTS))
+    words = (tmp_path / "marked/data/dictionary.txt").read_text(encoding="utf-8").split()
+    assert "赤霉病" in words and not any("\ufeff" in w for w in words)
+    assert tree(tmp_path / "marked", "data") == tree(tmp_path / "plain", "data")
+    assert tree(tmp_path / "marked", "index/bm25") == tree(tmp_path / "plain", "index/bm25")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import signal
-from pathlib import Path
 
 import pytest
 from hostile import GOOD_DOC, kb, make_repo

@@ -13,9 +13,9 @@ from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.index.reader import open_index
 from kbtools.query.search import search
+from tests.kbfixtures import copy_example
 from tests.test_incremental import store_rows, tree
 from tests.test_watch import ADR, _hashed, _start, _wait
-from tests.kbfixtures import copy_example
 
 DOCS = [ADR, "knowledge/crops/rice-blast.md", "knowledge/crops/field-survey-methods.md"]
 RICE = "knowledge/crops/rice-blast.md"
