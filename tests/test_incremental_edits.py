@@ -185,6 +185,12 @@ def vocabulary(repo: Path) -> None:
                  'facets = ["category", "crop", "tags"]\n')
 
 
+def broken_yaml(repo: Path) -> None:
+    """A front-matter syntax error (--lenient: the document is indexed with what was read)."""
+    _replace(repo, "knowledge/crops/wheat-scab.md", "tags: [SOP,", "tags: [SOP")
+    _replace(repo, "knowledge/crops/wheat-scab.md", "扬花期]", "扬花期")
+
+
 EDITS: dict[str, Callable[[Path], None]] = {
     "git-mv": git_mv, "move-folder": move_folder, "verify": verify, "retag": retag,
     "dictionary": dictionary, "synonyms": synonyms, "chunk-sizes": chunk_sizes,
@@ -193,7 +199,7 @@ EDITS: dict[str, Callable[[Path], None]] = {
     "case-only": case_only, "drop-folder": drop_folder, "reviewers": reviewers,
     "query-settings": query_settings, "english-edit": english_edit, "crlf": crlf,
     "bom": bom, "touch": touch, "mailmap": mailmap, "ignored": ignored,
-    "vocabulary": vocabulary,
+    "vocabulary": vocabulary, "broken-yaml": broken_yaml,
 }
 
 
@@ -339,3 +345,43 @@ def test_a_dictionary_saved_with_a_byte_order_mark_keeps_its_words(base, tmp_pat
     assert "赤霉病" in words and not any("\ufeff" in w for w in words)
     assert tree(tmp_path / "marked", "data") == tree(tmp_path / "plain", "data")
     assert tree(tmp_path / "marked", "index/bm25") == tree(tmp_path / "plain", "index/bm25")
+
+
+def test_skip_invalid_leaves_out_a_broken_document_then_takes_it_back(base, tmp_path):
+    """`kb build --skip-invalid` into the same dist/: a document broken, then fixed."""
+    repo0, dist0 = base
+    repo, dist = tmp_path / "repo", tmp_path / "dist"
+    shutil.copytree(repo0, repo)
+    shutil.copytree(dist0, dist)
+    cfg = load_config(repo)
+    opts = dict(progress=False, skip_invalid=True)
+    good = (repo / ADR).read_bytes()
+    (repo / ADR).write_text("---\ntitle: [broken\n---\n\n# Broken\n\nText.\n", encoding="utf-8")
+    for step in ("broken", "fixed"):
+        stats = build(cfg, BuildOptions(out=dist, **opts))
+        assert stats.derivation == "incremental"
+        assert [s["doc"] for s in stats.skipped] == ([ADR] if step == "broken" else [])
+        full = tmp_path / f"full-{step}"
+        build(cfg, BuildOptions(out=full, use_cache=False, **opts))
+        assert tree(dist, "data") == tree(full, "data")
+        assert (dist / "manifest.json").read_bytes() == (full / "manifest.json").read_bytes()
+        assert store_rows(dist) == store_rows(full)
+        assert answers(dist) == answers(full)
+        (repo / ADR).write_bytes(good)
+
+
+def test_settings_changed_and_changed_back(base, tmp_path):
+    """kb.toml's chunk sizes and models changed, then put back: every build into the one
+    dist/ (caches of both settings warm) writes what a full build of its settings writes."""
+    repo0, dist0 = base
+    repo, dist = tmp_path / "repo", tmp_path / "dist"
+    shutil.copytree(repo0, repo)
+    shutil.copytree(dist0, dist)
+    toml = repo / "kb.toml"
+    original = toml.read_bytes()
+    for step, edit in enumerate((chunk_sizes, model_settings, None, chunk_sizes, None)):
+        toml.write_bytes(original)
+        if edit is not None:
+            edit(repo)
+        build(load_config(repo), BuildOptions(out=dist, **OPTS))
+        assert_equal_to_full(repo, dist, tmp_path / f"full-{step}")

@@ -148,8 +148,14 @@ def test_a_broken_save_names_file_and_line_and_the_index_keeps_serving(tmp_path)
         line = len(text.splitlines()) + 2
         assert formula.stats is None and f"{RICE}:{line}:" in formula.error, formula.error
         assert _top(repo, "稻瘟病") == before
-        doc.write_text(text + "\n稻瘟病修复后的说明。\n", encoding="utf-8")
+        doc.write_text(text, encoding="utf-8")  # undone: the bytes of the first build
         _quiet(updates, 4)
+        assert updates[-1].error is None and updates[-1].changed == (RICE,)
+        assert _top(repo, "稻瘟病") == before
+        _as_full_build(repo, tmp_path)
+        seen = len(updates)
+        doc.write_text(text + "\n稻瘟病修复后的说明。\n", encoding="utf-8")
+        _quiet(updates, seen + 1)
         assert updates[-1].error is None
         _as_full_build(repo, tmp_path)
     finally:
