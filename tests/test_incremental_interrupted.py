@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import signal
+from pathlib import Path
 
 import pytest
 from hostile import GOOD_DOC, kb, make_repo
@@ -13,7 +14,9 @@ from test_build_staging import build_until, staging_dirs
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
+from kbtools.index.reader import open_index
 from kbtools.index.selfcheck import check_derived
+from kbtools.query.search import search
 from tests.test_incremental import store_rows, tree
 
 
@@ -75,3 +78,61 @@ def test_an_interrupted_incremental_build_keeps_the_previous_index(tmp_path, sta
     assert check_derived(dist) == []
     new = kb(repo, "query", "gasket creep number 8", "--json", home=home)
     assert b"gasket creep number 8" in new.stdout
+
+
+@pytest.mark.parametrize("step", ["_store", "_bm25", "_graph"])
+def test_another_build_swapping_dist_mid_derivation_is_not_mixed_in(tmp_path, step):
+    """`kb watch` and a `kb build` in a terminal write one dist/: the other build's tree
+    swapped in while this one derives index/ from dist/ (here: just as its store, BM25 or
+    graph step starts) gave a derivation reading one tree's manifest and another's files.
+    The result is the index a full build of this build's tree derives."""
+    import shutil
+    import sys
+
+    from kbtools.fsutil import replace_dir
+    from kbtools.index import incremental
+
+    repo = make_repo(tmp_path / "repo", docs=_docs(12))
+    cfg = load_config(repo)
+    dist = repo / "dist"
+    opts = dict(progress=False)
+    build(cfg, BuildOptions(out=dist, **opts))
+    (repo / "knowledge/en/d004.md").unlink()  # the other build's tree: without d004
+    other = tmp_path / "other"
+    build(cfg, BuildOptions(out=other, use_cache=False, **opts))
+    shutil.copy(repo / "knowledge/en/d002.md", repo / "knowledge/en/d004.md")  # this one's
+    (repo / "knowledge/zh/d003.md").unlink()
+
+    swapped = []
+    code = getattr(incremental, step).__code__
+
+    def swap_in(frame, event, arg):  # the other build's swap, at that moment
+        if event == "call" and frame.f_code is code and not swapped:
+            swapped.append(frame.f_code.co_name)
+            replace_dir(other, dist)
+
+    sys.setprofile(swap_in)
+    try:
+        build(cfg, BuildOptions(out=dist, **opts))
+    finally:
+        sys.setprofile(None)
+    assert swapped == [step]
+    full = tmp_path / "full"
+    build(cfg, BuildOptions(out=full, use_cache=False, **opts))
+    assert tree(dist, "data") == tree(full, "data")
+    assert check_derived(dist) == []
+    assert store_rows(dist) == store_rows(full)
+    assert tree(dist, "index/bm25") == tree(full, "index/bm25")
+    for question in ("seal wear number 2", "密封件磨损编号 5", "pump 7"):
+        assert _search(dist, question) == _search(full, question)
+
+
+def _search(dist: Path, question: str) -> dict:
+    index = open_index(dist)
+    try:
+        out = search(index, question, k=5, keep_results=True).to_dict()
+    finally:
+        index.close()
+    out.pop("took_ms")
+    assert out["results"]
+    return out
