@@ -136,3 +136,54 @@ def _search(dist: Path, question: str) -> dict:
     out.pop("took_ms")
     assert out["results"]
     return out
+
+
+@pytest.mark.parametrize("at", ["_embed", "write_release"])
+def test_another_build_swapping_dist_after_shards_were_planned(tmp_path, at):
+    """The other build's tree swapped in after this build chose the shards it takes from
+    dist/ as they are (before they were linked, before the page vectors copied their
+    rows): another tree's files were taken under this one's manifest entries."""
+    import sys
+
+    from kbtools.build import pipeline
+    from kbtools.fsutil import replace_dir
+    from kbtools.index.layout import shard_of
+    from kbtools.query import pages
+
+    repo = make_repo(tmp_path / "repo", docs=_docs(12))
+    cfg = load_config(repo)
+    dist = repo / "dist"
+    opts = dict(progress=False)
+    build(cfg, BuildOptions(out=dist, **opts))
+    edited, other_doc = "knowledge/en/d002.md", next(
+        f"knowledge/{'zh' if i % 2 else 'en'}/d{i:03}.md" for i in range(3, 12)
+        if shard_of(f"knowledge/{'zh' if i % 2 else 'en'}/d{i:03}.md") != shard_of(
+            "knowledge/en/d002.md"))
+    kept_text = (repo / other_doc).read_text(encoding="utf-8")
+    (repo / other_doc).write_text(kept_text + "\nOnly in the other build.\n", encoding="utf-8")
+    other = tmp_path / "other"
+    build(cfg, BuildOptions(out=other, use_cache=False, **opts))
+    (repo / other_doc).write_text(kept_text, encoding="utf-8")
+    (repo / edited).write_text((repo / edited).read_text(encoding="utf-8") + "\nEdited.\n",
+                               encoding="utf-8")
+
+    code = (pipeline._embed if at == "_embed" else pages.write_release).__code__
+    swapped = []
+
+    def swap_in(frame, event, arg):
+        if event == "call" and frame.f_code is code and not swapped:
+            swapped.append(at)
+            replace_dir(other, dist)
+
+    sys.setprofile(swap_in)
+    try:
+        build(cfg, BuildOptions(out=dist, **opts))
+    finally:
+        sys.setprofile(None)
+    assert swapped == [at]
+    full = tmp_path / "full"
+    build(cfg, BuildOptions(out=full, use_cache=False, **opts))
+    assert tree(dist, "data") == tree(full, "data")
+    assert (dist / "manifest.json").read_bytes() == (full / "manifest.json").read_bytes()
+    assert check_derived(dist) == []
+    assert store_rows(dist) == store_rows(full)

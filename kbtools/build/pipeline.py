@@ -227,7 +227,7 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
             + blame_key(memo.history, s.rel, provenance.get(s.rel)) for s in sources}
     reuse = ShardReuse(memo.disk if opts.use_cache else None, out, _reuse_context(cfg), keys,
                        {rel for rel in keys if rel not in covs})
-    kept = reuse.plan()
+    kept = reuse.plan(staging)  # (linked into staging at once)
     per_doc = {s.rel: drop_unrendered(memo.chunks(s, raw[s.rel], ccfg, resolver, resolver_key,
                                                   csv_names, salts[s.rel]), unrendered)
                for s in sources if shard_of(s.rel) not in kept}
@@ -269,7 +269,7 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     timer.lap("embed")
 
     write_shards(layout, records, vectors, lines)
-    linked = reuse.link(staging, kept)
+    linked = reuse.entries(kept)
     models = kept_models(models, kept, reuse.previous)
     _write_data(layout, sources, counts, provenance, cfg, user_dict, groups,
                 langs)

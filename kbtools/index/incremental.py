@@ -29,7 +29,6 @@ return False, and the caller derives everything afresh.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sqlite3
 from dataclasses import dataclass, field
@@ -51,6 +50,7 @@ from kbtools.index.layout import (
     VECTOR_DIR,
     ReleaseLayout,
     shard_of,
+    tree_identity,
 )
 from kbtools.index.selfcheck import derivation_info, derivation_problem, sampled_shards
 from kbtools.index.store import insert_chunks, insert_docs
@@ -195,7 +195,7 @@ def derive_incremental(root: Path, previous: Path) -> bool:
     try:
         if not old.is_release() or old.root.resolve() == new.root.resolve():
             return False
-        tree = _tree(previous)
+        tree = tree_identity(previous)
         plan = _plan(new, old)
         if plan is None:
             return False
@@ -210,17 +210,9 @@ def derive_incremental(root: Path, previous: Path) -> bool:
             _graph(new, old, plan, model, cfg["index"])
         # another build into the same dist/ (`kb watch` and a `kb build`) swapped its tree
         # in meanwhile: the files read may be of two trees, the plan of one
-        return _tree(previous) == tree
+        return tree_identity(previous) == tree
     except (OSError, ValueError, KeyError, sqlite3.Error, KbError):
         return False
-
-
-def _tree(path: Path) -> tuple[int, int, int]:
-    """The identity of the directory at `path` (device, inode, change time): a build's swap
-    puts another directory at the name (`fsutil.replace_dir`), so a tree read whole has the
-    identity it had before."""
-    st = os.stat(path)
-    return st.st_dev, st.st_ino, st.st_ctime_ns
 
 
 def _moves(plan: Plan) -> list[tuple[int, int, int]]:
