@@ -168,13 +168,14 @@ class ShardReuse:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 try:
                     os.link(self.out / rel, target)
+                except OSError:  # no hard links here: a copy, of the file if it stayed
+                    before = _stat(self.out / rel)
+                    made.append(target)
+                    shutil.copyfile(self.out / rel, target)
+                    got = before if _stat(self.out / rel) == before else []
+                else:
                     made.append(target)
                     got = _stat(target)
-                except OSError:
-                    before = _stat(self.out / rel)
-                    shutil.copyfile(self.out / rel, target)
-                    made.append(target)
-                    got = before if _stat(self.out / rel) == before else []
                 if got != entry.stats.get(rel):
                     raise OSError(f"{rel} is not the file the previous build wrote")
         except OSError:
@@ -277,13 +278,14 @@ class TableReuse:
         entry = self.entries[rel] = {"sha256": sha, "size": len(data)}
         got = self.before.get(rel)
         if got is not None and got[0] == sha:
-            try:
-                if _stat(self.out / rel) == got[1:]:
-                    os.link(self.out / rel, target)
+            try:  # linked, then checked as linked: the file recorded, whatever `out` is now
+                os.link(self.out / rel, target)
+                if _stat(target) == got[1:]:
                     self.linked[rel] = entry
                     return
             except OSError:
                 pass  # written below
+            target.unlink(missing_ok=True)  # (never written through a link to `out`)
         target.write_bytes(data)
 
     def record(self) -> None:
