@@ -8,6 +8,7 @@ its manifest.
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import shutil
@@ -226,7 +227,7 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
             + blame_key(memo.history, s.rel, provenance.get(s.rel)) for s in sources}
     reuse = ShardReuse(memo.disk if opts.use_cache else None, out, _reuse_context(cfg), keys,
                        {rel for rel in keys if rel not in covs})
-    kept = reuse.plan()
+    kept = reuse.plan(staging)  # (linked into staging at once)
     per_doc = {s.rel: drop_unrendered(memo.chunks(s, raw[s.rel], ccfg, resolver, resolver_key,
                                                   csv_names, salts[s.rel]), unrendered)
                for s in sources if shard_of(s.rel) not in kept}
@@ -268,7 +269,7 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     timer.lap("embed")
 
     write_shards(layout, records, vectors, lines)
-    linked = reuse.link(staging, kept)
+    linked = reuse.entries(kept)
     models = kept_models(models, kept, reuse.previous)
     _write_data(layout, sources, counts, provenance, cfg, user_dict, groups,
                 langs)
@@ -504,8 +505,10 @@ def _synonyms(cfg: Config, opts: BuildOptions) -> Synonyms:
 
 def _repo_text(cfg: Config, opts: BuildOptions, path: Path, what: str) -> str:
     """A text file of the repository (empty when there is none). It is read like a document
-    (inside the root, a regular file, bounded); with --lenient/--skip-invalid one that may
-    not be read is left out with a warning."""
+    (inside the root, a regular file, bounded; a UTF-8 byte-order mark, which Windows
+    Notepad writes, left out as `kb check` leaves it out: kept, it became part of the first
+    word); with --lenient/--skip-invalid one that may not be read is left out with a
+    warning."""
     if not (path.exists() or path.is_symlink()):
         return ""
     shown = display_path(path.relative_to(cfg.root).as_posix()) \
@@ -518,10 +521,12 @@ def _repo_text(cfg: Config, opts: BuildOptions, path: Path, what: str) -> str:
         if opts.progress:
             print(f"kb build: warning: {what} {shown} not read: {exc.message}", file=sys.stderr)
         return ""
+    body = data.removeprefix(codecs.BOM_UTF8)
     try:
-        text = data.decode("utf-8")
+        text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{what} is not UTF-8 (byte {exc.start}); save it as UTF-8",
+        at = exc.start + len(data) - len(body)  # counted in the file's bytes
+        raise ConfigError(f"{what} is not UTF-8 (byte {at}); save it as UTF-8",
                           path=str(path)) from None
     return text.replace("\r\n", "\n").replace("\r", "\n")
 

@@ -130,8 +130,9 @@ class ShardReuse:
     def _name(self, shard: str) -> str:
         return json.dumps([str(self.out), shard])
 
-    def plan(self) -> dict[str, ShardEntry]:
-        """The shards of the previous output that can be taken as they are."""
+    def plan(self, staging: Path) -> dict[str, ShardEntry]:
+        """The shards of the previous output that can be taken as they are, hard-linked into
+        `staging` at once (`_take`)."""
         if self.cache is None or not self.previous:
             return {}
         artifacts = self.previous.get("artifacts", {})
@@ -150,26 +151,43 @@ class ShardReuse:
                     continue
             except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 continue  # a damaged entry or a file gone: written again
-            kept[shard] = entry
+            if self._take(staging, entry):
+                kept[shard] = entry
         return kept
 
-    def link(self, staging: Path, kept: dict[str, ShardEntry]) -> dict[str, dict[str, Any]]:
-        """Hard-link the kept shards' files into `staging` (a copy where links fail);
-        returns their manifest entries."""
-        entries: dict[str, dict[str, Any]] = {}
-        made: set[Path] = set()
-        for entry in kept.values():
-            for rel, meta in entry.files.items():
+    def _take(self, staging: Path, entry: ShardEntry) -> bool:
+        """Hard-link a shard's files into `staging` (a copy where links fail) and confirm
+        each is the file the entry recorded, (inode, size, mtime) as the link has it: the
+        link holds that file whatever happens to `out` after (another build's tree swapped
+        in: `kb watch` and a `kb build` into one dist/). False, nothing left in `staging`,
+        when one is not."""
+        made: list[Path] = []
+        try:
+            for rel in entry.files:
                 target = staging / rel
-                if target.parent not in made:
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    made.add(target.parent)
+                target.parent.mkdir(parents=True, exist_ok=True)
                 try:
                     os.link(self.out / rel, target)
-                except OSError:
+                except OSError:  # no hard links here: a copy, of the file if it stayed
+                    before = _stat(self.out / rel)
+                    made.append(target)
                     shutil.copyfile(self.out / rel, target)
-                entries[rel] = meta
-        return entries
+                    got = before if _stat(self.out / rel) == before else []
+                else:
+                    made.append(target)
+                    got = _stat(target)
+                if got != entry.stats.get(rel):
+                    raise OSError(f"{rel} is not the file the previous build wrote")
+        except OSError:
+            for target in made:
+                target.unlink(missing_ok=True)
+            return False
+        return True
+
+    @staticmethod
+    def entries(kept: dict[str, ShardEntry]) -> dict[str, dict[str, Any]]:
+        """The manifest entries of the kept shards' files (linked by `plan`)."""
+        return {rel: meta for entry in kept.values() for rel, meta in entry.files.items()}
 
     def record(self, models: dict[str, tuple[str, ...]], counts: dict[str, int],
                artifacts: dict[str, dict[str, Any]], shared: dict[str, int]) -> None:
@@ -260,13 +278,14 @@ class TableReuse:
         entry = self.entries[rel] = {"sha256": sha, "size": len(data)}
         got = self.before.get(rel)
         if got is not None and got[0] == sha:
-            try:
-                if _stat(self.out / rel) == got[1:]:
-                    os.link(self.out / rel, target)
+            try:  # linked, then checked as linked: the file recorded, whatever `out` is now
+                os.link(self.out / rel, target)
+                if _stat(target) == got[1:]:
                     self.linked[rel] = entry
                     return
             except OSError:
                 pass  # written below
+            target.unlink(missing_ok=True)  # (never written through a link to `out`)
         target.write_bytes(data)
 
     def record(self) -> None:

@@ -50,6 +50,7 @@ from kbtools.index.layout import (
     VECTOR_DIR,
     ReleaseLayout,
     shard_of,
+    tree_identity,
 )
 from kbtools.index.selfcheck import derivation_info, derivation_problem, sampled_shards
 from kbtools.index.store import insert_chunks, insert_docs
@@ -194,6 +195,7 @@ def derive_incremental(root: Path, previous: Path) -> bool:
     try:
         if not old.is_release() or old.root.resolve() == new.root.resolve():
             return False
+        tree = tree_identity(previous)
         plan = _plan(new, old)
         if plan is None:
             return False
@@ -206,9 +208,11 @@ def derive_incremental(root: Path, previous: Path) -> bool:
             _bm25_afresh(new, plan, cfg)
         for model in sorted(json.loads(new.manifest.read_text(encoding="utf-8"))["models"]):
             _graph(new, old, plan, model, cfg["index"])
+        # another build into the same dist/ (`kb watch` and a `kb build`) swapped its tree
+        # in meanwhile: the files read may be of two trees, the plan of one
+        return tree_identity(previous) == tree
     except (OSError, ValueError, KeyError, sqlite3.Error, KbError):
         return False
-    return True
 
 
 def _moves(plan: Plan) -> list[tuple[int, int, int]]:

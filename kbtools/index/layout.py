@@ -427,3 +427,12 @@ def default_device_dir(explicit: Path | None = None) -> Path:
         return explicit
     env = os.environ.get("KB_INDEX")
     return Path(env) if env else kb_home() / "device"
+
+
+def tree_identity(path: Path) -> tuple[int, int, int]:
+    """The identity of the directory at `path` (device, inode, change time). A build's swap
+    puts another directory at the name (`fsutil.replace_dir`): a reader of a dist/ that
+    another build may replace (`kb watch` and a `kb build` in a terminal) took its files
+    from one tree when the identity is the same after the reads as before."""
+    st = os.stat(path)
+    return st.st_dev, st.st_ino, st.st_ctime_ns

@@ -29,6 +29,7 @@ import weakref
 from collections.abc import Collection
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -37,7 +38,14 @@ from kbtools.embed.base import embed_question
 from kbtools.embed.registry import get_embedder
 from kbtools.errors import IndexLoadError
 from kbtools.fsutil import atomic_write_bytes, read_json_lines
-from kbtools.index.layout import ReleaseLayout, shard_of
+from kbtools.index.layout import (
+    CHUNK_DIR,
+    DATA_DIR,
+    VECTOR_DIR,
+    ReleaseLayout,
+    shard_of,
+    tree_identity,
+)
 from kbtools.index.reader import KbIndex, load_release_info
 from kbtools.query.fusion import Fused
 
@@ -130,8 +138,10 @@ def _updated(index: KbIndex, model: str, previous: Path, kept: set[str]) -> np.n
     (`write_release`); None when the previous ones cannot be used."""
     old = ReleaseLayout(previous)
     try:
+        tree = tree_identity(previous)  # (another build may swap its tree in meanwhile)
         old_manifest = json.loads(old.manifest.read_text(encoding="utf-8"))
-        if old_manifest.get("models", {}).get(model) != index.manifest["models"][model]:
+        if old_manifest.get("models", {}).get(model) != index.manifest["models"][model] \
+                or not _same_shards(old_manifest, index.manifest, kept):
             return None
         path = old.pages(model)
         entry = old_manifest["artifacts"].get(path.relative_to(old.root).as_posix())
@@ -144,6 +154,8 @@ def _updated(index: KbIndex, model: str, previous: Path, kept: set[str]) -> np.n
             old_row = {name: i for i, name in enumerate(old_index.store.doc_names())}
         finally:
             old_index.close()
+        if tree_identity(previous) != tree:
+            return None
     except (OSError, ValueError, KeyError, TypeError, IndexLoadError):
         return None
     names = index.store.doc_names()  # (the order of `index.docs()`)
@@ -160,6 +172,19 @@ def _updated(index: KbIndex, model: str, previous: Path, kept: set[str]) -> np.n
         if name in kept and name in old_row:
             pages[i] = old_pages[old_row[name]]
     return pages if pages.any() else None  # (no vectors left at all: a full computation says how)
+
+
+def _same_shards(old: dict[str, Any], new: dict[str, Any], kept: set[str]) -> bool:
+    """Whether the previous release holds the `kept` documents' shards with the entries
+    (sha256) this one has: then their rows there are of the same vectors. (A dist/ replaced
+    by another build after this one took those shards from it holds other ones.)"""
+    shards = {shard_of(doc) for doc in kept}
+
+    def of_kept(artifacts: dict[str, Any]) -> dict[str, Any]:
+        return {rel: entry for rel, entry in artifacts.items()
+                if rel.startswith((f"{DATA_DIR}/{CHUNK_DIR}/", f"{DATA_DIR}/{VECTOR_DIR}/"))
+                and rel.rsplit("/", 1)[1].split(".", 1)[0] in shards}
+    return of_kept(old.get("artifacts", {})) == of_kept(new.get("artifacts", {}))
 
 
 def _doc_vectors(layout: ReleaseLayout, model: str, names: list[str], redo: list[int]

@@ -1,0 +1,192 @@
+"""`kb watch` as editors save: whatever the steps of a save, once the watcher is quiet its
+index is the one a full `--no-cache` build of the same tree writes (data/ and the manifest
+byte for byte, the store's rows), and a save that does not build leaves the previous index
+serving with the problem named by file and line."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.config import load_config
+from kbtools.index.reader import open_index
+from kbtools.query.search import search
+from tests.kbfixtures import copy_example
+from tests.test_incremental import store_rows, tree
+from tests.test_watch import ADR, _hashed, _start, _wait
+
+DOCS = [ADR, "knowledge/crops/rice-blast.md", "knowledge/crops/field-survey-methods.md"]
+RICE = "knowledge/crops/rice-blast.md"
+
+
+def _quiet(updates: list, at_least: int, quiet: float = 1.5, timeout: float = 120) -> None:
+    """Wait for `at_least` updates and then `quiet` seconds without another."""
+    _wait(updates, at_least, timeout)
+    seen, since = len(updates), time.time()
+    end = time.time() + timeout
+    while time.time() - since < quiet and time.time() < end:
+        time.sleep(0.05)
+        if len(updates) != seen:
+            seen, since = len(updates), time.time()
+
+
+def _as_full_build(repo: Path, tmp: Path) -> None:
+    full = tmp / "full"
+    shutil.rmtree(full, ignore_errors=True)
+    build(load_config(repo), BuildOptions(out=full, progress=False, use_cache=False))
+    dist = repo / "dist"
+    assert tree(dist, "data") == tree(full, "data")
+    assert (dist / "manifest.json").read_bytes() == (full / "manifest.json").read_bytes()
+    assert store_rows(dist) == store_rows(full)
+
+
+def _top(repo: Path, question: str) -> str:
+    index = open_index(repo / "dist")
+    try:
+        hits = search(index, question, k=1).to_dict()["results"]
+    finally:
+        index.close()
+    return hits[0]["text"] if hits else ""
+
+
+def _watched(tmp_path: Path) -> tuple[Path, list, object, object]:
+    repo = copy_example(tmp_path / "repo", DOCS)
+    _hashed(repo)
+    updates: list = []
+    stop, thread = _start(repo, updates)
+    _wait(updates, 1)
+    return repo, updates, stop, thread
+
+
+def test_a_burst_of_saves_ends_with_the_last_one_served(tmp_path):
+    """Five saves 20 ms apart (an editor's autosave, a formatter after the save): the index
+    the watcher ends with holds the last, as a full build does."""
+    repo, updates, stop, thread = _watched(tmp_path)
+    try:
+        doc = repo / ADR
+        text = doc.read_text(encoding="utf-8")
+        for i in range(5):
+            doc.write_text(text + f"\n## Wombat {i}\n\nWombat burrows number {i}17.\n",
+                           encoding="utf-8")
+            time.sleep(0.02)
+        _quiet(updates, 2)
+        assert [u.error for u in updates] == [None] * len(updates)
+        assert "Wombat burrows number 417" in _top(repo, "wombat burrows number")
+        _as_full_build(repo, tmp_path)
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+
+
+def test_a_save_then_an_immediate_delete_leaves_the_document_out(tmp_path):
+    repo, updates, stop, thread = _watched(tmp_path)
+    try:
+        doc = repo / RICE
+        doc.write_text(doc.read_text(encoding="utf-8") + "\n稻瘟病补充说明。\n", encoding="utf-8")
+        doc.unlink()
+        _quiet(updates, 2)
+        last = updates[-1]
+        assert last.error is None and last.stats.documents == 2
+        assert RICE in last.changed
+        _as_full_build(repo, tmp_path)
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+
+
+def test_an_atomic_save_through_a_temporary_file_and_vim_backups(tmp_path):
+    """VS Code/Typora write `x.md.tmp` and rename it over `x.md`; vim renames `x.md` to
+    `x.md~`, writes `x.md` anew (its `4913` probe and `.x.md.swp` around it) and removes the
+    backup: the document is never absent from the index the watcher ends with."""
+    repo, updates, stop, thread = _watched(tmp_path)
+    try:
+        doc = repo / ADR
+        text = doc.read_text(encoding="utf-8")
+        tmp = doc.with_name(doc.name + ".tmp")
+        tmp.write_text(text + "\n## Numbat\n\nNumbats eat termites.\n", encoding="utf-8")
+        tmp.replace(doc)
+        _quiet(updates, 2)
+        assert "Numbats eat termites" in _top(repo, "what do numbats eat")
+        seen = len(updates)
+        swap = doc.with_name("." + doc.name + ".swp")
+        swap.write_bytes(b"b0VIM 9.0")
+        (doc.parent / "4913").write_text("")
+        (doc.parent / "4913").unlink()
+        backup = doc.with_name(doc.name + "~")
+        doc.rename(backup)
+        doc.write_text(text + "\n## Bilby\n\nBilbies dig spiral burrows.\n", encoding="utf-8")
+        backup.unlink()
+        swap.unlink()
+        _quiet(updates, seen + 1)
+        assert all(u.error is None for u in updates)
+        assert all(u.stats.documents == 3 for u in updates[seen:])
+        assert "Bilbies dig spiral burrows" in _top(repo, "bilbies dig spiral burrows")
+        _as_full_build(repo, tmp_path)
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+
+
+def test_a_broken_save_names_file_and_line_and_the_index_keeps_serving(tmp_path):
+    """A save with a front-matter syntax error, then a formula that does not render, then
+    fixed: each error names the file and the line, the previous index answers meanwhile,
+    the fix is served as a full build serves it."""
+    repo, updates, stop, thread = _watched(tmp_path)
+    try:
+        doc = repo / RICE
+        text = doc.read_text(encoding="utf-8")
+        before = _top(repo, "稻瘟病")
+        assert before
+        doc.write_text(text.replace("verified: true", "verified: [true", 1), encoding="utf-8")
+        broken = _wait(updates, 2)
+        assert broken.stats is None and f"{RICE}:7:" in broken.error, broken.error
+        assert _top(repo, "稻瘟病") == before
+        doc.write_text(text + "\n$$ \\frac{1 $$\n", encoding="utf-8")
+        formula = _wait(updates, 3)
+        line = len(text.splitlines()) + 2
+        assert formula.stats is None and f"{RICE}:{line}:" in formula.error, formula.error
+        assert _top(repo, "稻瘟病") == before
+        doc.write_text(text, encoding="utf-8")  # undone: the bytes of the first build
+        _quiet(updates, 4)
+        assert updates[-1].error is None and updates[-1].changed == (RICE,)
+        assert _top(repo, "稻瘟病") == before
+        _as_full_build(repo, tmp_path)
+        seen = len(updates)
+        doc.write_text(text + "\n稻瘟病修复后的说明。\n", encoding="utf-8")
+        _quiet(updates, seen + 1)
+        assert updates[-1].error is None
+        _as_full_build(repo, tmp_path)
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+
+
+def test_obsidian_trash_and_a_committed_git_mv(tmp_path):
+    """Obsidian deletes a note by moving it into the vault's `.trash/` (`.obsidian/` written
+    meanwhile); an author then renames a note with `git mv` and commits: each time the index
+    the watcher ends with is the full build's (blame of the new commit included)."""
+    import git
+
+    repo, updates, stop, thread = _watched(tmp_path)
+    try:
+        vault = repo / "knowledge"
+        (vault / ".obsidian").mkdir()
+        (vault / ".obsidian" / "workspace.json").write_text("{}", encoding="utf-8")
+        (vault / ".trash").mkdir()
+        (repo / RICE).rename(vault / ".trash" / "rice-blast.md")
+        _quiet(updates, 2)
+        assert updates[-1].error is None and updates[-1].stats.documents == 2
+        _as_full_build(repo, tmp_path)
+        seen = len(updates)
+        r = git.Repo(repo)
+        r.git.mv(ADR, "knowledge/engineering/设备上的-sqlite.md")
+        r.git.add("-A")
+        r.git.commit("-q", "-m", "rename the ADR")
+        _quiet(updates, seen + 1)
+        assert updates[-1].error is None and updates[-1].stats.documents == 2
+        _as_full_build(repo, tmp_path)
+    finally:
+        stop.set()
+        thread.join(timeout=10)
