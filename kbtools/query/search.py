@@ -50,6 +50,7 @@ from kbtools.query.crosslingual import (
     crossed,
     crossed_lists,
     crossed_params,
+    foreign_words,
     list_models,
     query_models,
     vector_lists,
@@ -84,7 +85,8 @@ from kbtools.query.specific import (
     unlisted_holders,
     unranked,
 )
-from kbtools.query.unknown import question_forms, shown_matched, shown_unknown
+from kbtools.query.unknown import as_written, question_forms, shown_matched, shown_unknown
+from kbtools.query.wording import short_form_value
 
 _UNVERIFIED: weakref.WeakKeyDictionary[KbIndex, np.ndarray | None] = weakref.WeakKeyDictionary()
 
@@ -227,7 +229,8 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     if exact and unknown:  # a dotted key named by a best hit's heading path is no unknown
         named = named_keys(index, unknown, wanted, picked, rows)
         unknown = [t for t in unknown if t not in named]
-    codes = unknown_codes(index, text)  # E 99, as E99: a code the knowledge never mentions
+    codes = [c for c in unknown_codes(index, text)  # E 99, as E99: a code the knowledge
+             if not short_form_value("".join(c))]  # never mentions (RH 85 is a humidity)
     subjects = [t for t in unknown if t not in covered.values]  # 八十度 is a value, no subject
     verdict = evaluation is not None or fusion.answerable(
         picked, coverage, calibrated(index, params), has_terms=bool(ids or unknown or exp or valued),
@@ -235,7 +238,8 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
         unknown_share=calibration.unknown_share(index, ids + list(exp.ids), subjects),
         paste=asked.paste, name_share=calibration.name_share(index, ids + list(exp.ids), subjects)
         if asked.paste else 1.0, line_share=covered.line_share(asked.lines, picked[:3]),
-        crossed=across)
+        crossed=across or bool(subjects) and foreign_words(  # 玉米 rust 症状: read across
+            text, subjects, as_written(index.bm25.tok, text, subjects)))
     if verdict or keep_results:  # the rows shown, whole (one query; `more` is shown too)
         shown = [h.num for h in picked] + [n for h in picked for n in more.get(h.num, ())]
         rows.update(index.store.chunks([n for n in dict.fromkeys(shown) if n not in rows]))
@@ -246,7 +250,8 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
                           more.get(h.num, ()), rows,
                           evaluation if h.why.get("evaluated") else None, today)
                     for rank, h in enumerate(picked, 1)) if verdict or keep_results else ()
-    written, names = shown_unknown(index.bm25.tok, text, unknown, codes)  # as the user wrote
+    written, names = shown_unknown(index.bm25.tok, text, unknown, codes,  # as the user wrote
+                                   covered.values)
     return SearchResponse(text, index.release, replace(filters, unknown_terms=written),
                           no_answer=not verdict, results=results,
                           reason=None if verdict else NO_ANSWER_REASON,
