@@ -61,6 +61,7 @@ from kbtools.query.filters import (
     checked_conditions,
     emptying_filters,
     filter_mask,
+    meant_values,
     parse_where,
     resolve_docs,
     where_text,
@@ -70,6 +71,7 @@ from kbtools.query.inherit import inherit, widen_mask
 from kbtools.query.keys import key_definitions, named_keys
 from kbtools.query.question import question_text, searched_question, valued_text
 from kbtools.query.results import (
+    FILTERED_AWAY,
     FILTERED_OUT,
     Citation,
     SearchFilters,
@@ -170,7 +172,9 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
         emptied, together = emptying_filters(index, parsed, verified_only)
         return SearchResponse(text, index.release, filters, reason=FILTERED_OUT,
                               condensed=condensed, together=together,
-                              emptied_by=tuple(where_text(*c) for c in emptied))
+                              emptied_by=tuple(where_text(*c) for c in emptied),
+                              meant=() if together else tuple(dict.fromkeys(
+                                  m for c in emptied for m in meant_values(index, c))))
 
     terms, ids, unknown = index.bm25.query_terms(text)
     exp = expand(index, text, [r["value"] for r in routed if r["field"] == ALIASES])
@@ -250,11 +254,16 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
                           more.get(h.num, ()), rows,
                           evaluation if h.why.get("evaluated") else None, today)
                     for rank, h in enumerate(picked, 1)) if verdict or keep_results else ()
+    reason = None if verdict else NO_ANSWER_REASON
+    if not verdict and mask is not None and not search(
+            index, query, k=k, mode=mode, params=params, verified_only=False,
+            reranker=reranker, today=today).no_answer:
+        reason = FILTERED_AWAY  # the filters, not the knowledge, left it unanswered
     written, names = shown_unknown(index.bm25.tok, text, unknown, codes,  # as the user wrote
                                    covered.values)
     return SearchResponse(text, index.release, replace(filters, unknown_terms=written),
                           no_answer=not verdict, results=results,
-                          reason=None if verdict else NO_ANSWER_REASON,
+                          reason=reason,
                           took_ms=round((time.perf_counter() - t0) * 1000, 2),
                           condensed=condensed, not_in_knowledge=names)
 
