@@ -69,7 +69,7 @@ from kbtools.query.filters import (
 from kbtools.query.identifiers import is_about, promote
 from kbtools.query.inherit import inherit, widen_mask
 from kbtools.query.keys import key_definitions, named_keys
-from kbtools.query.question import question_text, searched_question, valued_text
+from kbtools.query.question import has_words, question_text, searched_question, valued_text
 from kbtools.query.results import (
     FILTERED_AWAY,
     FILTERED_OUT,
@@ -126,6 +126,7 @@ CANDIDATES_PER_RESULT = 20
 # vectors are read from memory here; the engine's limit is lower); beyond, the graph is searched
 EXACT_FILTERED = 20000
 NO_ANSWER_REASON = "no passage is relevant enough (below the relevance threshold)"
+NO_WORDS_REASON = "the question has no word to search"  # a letter or marks alone
 
 
 # A question's products (its page similarities, a filtered vector search) are small: on one
@@ -162,6 +163,9 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
                               condensed=condensed)
     parsed = resolve_docs(index, parsed)  # doc=crops/x.md, as `read` takes it
     mask = filter_mask(index, parsed, verified_only)
+    if not has_words(text):  # E, x, ？！。: nothing to search (filters checked first)
+        return SearchResponse(text, index.release, filters, reason=NO_WORDS_REASON,
+                              condensed=condensed)
     routed = route(index, text)
     filters = replace(filters, routed=tuple(dict(r, effect="boost") for r in routed))
     n = index.store.count()
