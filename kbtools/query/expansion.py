@@ -207,6 +207,20 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
                 if weight > 1:
                     weights[jid] = weight
             shown.append({"term": " ".join(words), "expanded": joined, "from": "spelling"})
+    for m in LATIN_RUN.finditer(unicodedata.normalize("NFKC", text)):  # pg-terminate-backend
+        run = m.group(0).lower()
+        if "-" not in run and "." not in run:
+            continue  # (most runs: no separator to respell)
+        parts = [t for t in bm25.tok(run) if t not in bm25.vocab]
+        whole = next((t for sep in "_-." for t in [bm25.tok(separated(run, sep))]
+                      if len(t) == 1 and t[0] in bm25.vocab), None) if parts else None
+        if whole is None or whole[0] in own or whole[0] in terms:
+            continue
+        terms[whole[0]] = bm25.vocab[whole[0]]
+        full.add(bm25.vocab[whole[0]])
+        for w in parts:  # the run's pieces the index lacks are the identifier's
+            covers[w] = tuple(dict.fromkeys([*covers.get(w, ()), whole[0]]))
+        shown.append({"term": m.group(0), "expanded": whole, "from": "spelling"})
     for written, arabic in _numerals(text):  # 三十天 also as 30天, 百分之九十 as 90%
         digits = [w for w in dict.fromkeys(bm25.tok(arabic))
                   if w in bm25.vocab and any(ch.isdigit() for ch in w)]
@@ -284,11 +298,19 @@ def compound_weight(index: KbIndex, joined: int, parts: list[str]) -> float:
     return max(1.0, missed / own) if missed > 0 else 0.0
 
 
+def separated(token: str, sep: str) -> str:
+    """`token` with `sep` for each of its hyphens, underscores and dots (an identifier typed
+    with other separators than the knowledge writes: ``pg-terminate-backend`` for
+    ``pg_terminate_backend``, whose hyphens the tokenizer splits at)."""
+    return "".join(sep if ch in "-_." else ch for ch in token)
+
+
 def spellings(token: str) -> list[str]:
     """Other spellings of a question token that the index may hold instead: with one hyphen
     inserted (``rs485`` → ``rs-485``, ``deadhead`` → ``dead-head``, ``f03`` → ``f-03``) or
-    without its hyphens, underscores and dots, or with hyphens for them (``tag-out`` →
-    ``tagout``, ``rs_485`` → ``rs-485``). Tried only for a
+    without its hyphens, underscores and dots, or with one of them for all of them
+    (``tag-out`` → ``tagout``, ``rs_485`` → ``rs-485``, ``pg-terminate-backend`` →
+    ``pg_terminate_backend``, ``server_port`` → ``server.port``). Tried only for a
     token the index does not have, so a word it has is never searched as another."""
     if not token.isascii() or len(token) < 3:
         return []
@@ -296,7 +318,7 @@ def spellings(token: str) -> list[str]:
            if token[i - 1].isalnum() and token[i].isalnum()]
     joined = "".join(ch for ch in token if ch not in "-_.")
     if joined != token and joined:
-        out += [joined, "".join("-" if ch in "_." else ch for ch in token)]
+        out += [joined, *(separated(token, sep) for sep in "-_.")]
     return [v for v in dict.fromkeys(out) if v != token]
 
 

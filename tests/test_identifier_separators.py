@@ -1,0 +1,45 @@
+"""An identifier typed with other separators than the knowledge writes (session 31): a
+technician types ``pg-terminate-backend`` or ``invalid-client`` for the
+``pg_terminate_backend`` and ``invalid_client`` of the knowledge (hyphens for underscores, as
+the other way round was already found). The document holding it comes first; an identifier
+the knowledge holds in no spelling is still no answer. Real build of the example."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from kbtools.cli import main
+from kbtools.query.expansion import spellings
+
+
+def _ask(index, question):
+    result = CliRunner().invoke(main, ["query", "--index", str(index), "--no-log", "--json",
+                                       "-k", "3", question])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+@pytest.mark.parametrize("question, doc", [
+    ("pg-terminate-backend", "knowledge/engineering/runbook-ingest-5xx.md"),
+    ("什么时候用 pg-terminate-backend", "knowledge/engineering/runbook-ingest-5xx.md"),
+    ("invalid-client error", "knowledge/engineering/api-authentication.md"),
+    ("queued.observations", "knowledge/engineering/runbook-ingest-5xx.md"),
+])
+def test_an_identifier_with_other_separators_finds_its_document(example_index, question, doc):
+    out = _ask(example_index, question)
+    assert not out["no_answer"], out.get("reason")
+    assert out["results"][0]["doc"] == doc
+
+
+@pytest.mark.parametrize("question", ["pg-terminate-frontend", "invalid-clients-token"])
+def test_an_identifier_held_in_no_spelling_is_no_answer(example_index, question):
+    assert _ask(example_index, question)["no_answer"]
+
+
+def test_the_spellings_of_a_token_with_separators():
+    assert "pg_terminate_backend" in spellings("pg-terminate-backend")
+    assert "server.port" in spellings("server_port")
+    assert "rs-485" in spellings("rs_485")
