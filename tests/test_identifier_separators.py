@@ -43,3 +43,15 @@ def test_the_spellings_of_a_token_with_separators():
     assert "pg_terminate_backend" in spellings("pg-terminate-backend")
     assert "server.port" in spellings("server_port")
     assert "rs-485" in spellings("rs_485")
+
+
+@pytest.mark.parametrize("question", ["ENC-5M", "enc-5m", "ENC5M", "Ｅｎｃ－５Ｍ", "ENC-5M?"])
+def test_a_part_number_alone_finds_a_document_holding_it_first(example_index, question):
+    """A question that is a part number and nothing else: the passages holding it come
+    first, whether or not one is keyed by it (the spare-parts list and the fault-code row
+    only mention ENC-5M; a passage holding none of it ranked above them by its vector)."""
+    out = _ask(example_index, question)
+    assert not out["no_answer"], out.get("reason")
+    assert out["results"][0]["doc"] in ("knowledge/equipment/hx260-ch07-spare-parts.md",
+                                        "knowledge/equipment/hx260-ch05-fault-codes.md")
+    assert "ENC-5M" in out["results"][0]["text"]

@@ -66,7 +66,7 @@ from kbtools.query.filters import (
     resolve_docs,
     where_text,
 )
-from kbtools.query.identifiers import is_about, promote
+from kbtools.query.identifiers import identifiers, is_about, only_identifiers, promote
 from kbtools.query.inherit import inherit, widen_mask
 from kbtools.query.keys import key_definitions, named_keys
 from kbtools.query.question import has_words, question_text, searched_question, valued_text
@@ -228,6 +228,9 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     evaluation = answers.evaluate_question(index, valued_text(query, asked),
                                            table.tables_of(hits), input_synonyms(index))
     levels = identifier_levels(index, wanted, hits, rows, unranked(hits)) if wanted else {}
+    if wanted and only_identifiers(text, identifiers(text)):  # ENC-5M: a holder answers it,
+        levels = {num: 2 * level + 1 if level else 0  # after those about it (the E17 row)
+                  for num, level in levels.items()}
     hits, more = _distinct(levels, hits, table, rows, params, evaluation, index)
     picked = _suppress_nested(table, hits, k)
     coverage = covered.of(picked)
