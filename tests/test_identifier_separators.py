@@ -55,3 +55,17 @@ def test_a_part_number_alone_finds_a_document_holding_it_first(example_index, qu
     assert out["results"][0]["doc"] in ("knowledge/equipment/hx260-ch07-spare-parts.md",
                                         "knowledge/equipment/hx260-ch05-fault-codes.md")
     assert "ENC-5M" in out["results"][0]["text"]
+
+
+@pytest.mark.parametrize("question", ["adr-0002", "ADR-2", "adr0002", "ADR-0002 decision"])
+def test_a_code_the_knowledge_writes_apart_and_zero_padded_is_found(example_index, question):
+    """``ADR 0002`` in the knowledge, typed joined, hyphenated or without its zeros: the
+    number is looked for zero-padded too (its unpadded 2 is in too many chunks to look in)."""
+    out = _ask(example_index, question)
+    assert not out["no_answer"], out.get("reason")
+    assert out["results"][0]["doc"] == "knowledge/engineering/adr-0002-short-lived-tokens.md"
+
+
+def test_a_code_written_in_no_spelling_is_still_named(example_index):
+    out = _ask(example_index, "ADR-0009")
+    assert out["no_answer"] and out["not_in_knowledge"] == ["ADR-0009"]

@@ -63,6 +63,7 @@ from kbtools.index.reader import KbIndex
 from kbtools.index.synonyms import parse
 from kbtools.index.tokenize import EN_STOP
 from kbtools.query.codes import (
+    MAX_PADDING,
     code_parts,
     joined_spellings,
     key_line,
@@ -350,24 +351,27 @@ def split_spelling(index: KbIndex, token: str) -> tuple[list[str], list[str]]:
     err9007): ([the prefix as that chunk writes it, the number], [the number]); ([], [])
     unless one of the at most SPLIT_CHUNKS chunks holding the number writes the code so
     (`kbtools.query.codes.written_apart`): that the index holds NF and 2, or K and 164,
-    somewhere does not make NF2 or K164 the words NF 2 or K 164."""
+    somewhere does not make NF2 or K164 the words NF 2 or K 164. The number is looked for
+    as the code writes it without leading zeros and zero-padded (``ADR 0002`` for
+    adr-0002 and adr2)."""
     vocab, bm25 = index.bm25.vocab, index.bm25
-    pairs = [(p, n) for p, n in split_spellings(token) if p in vocab and n in vocab]
+    pairs = [(p, z) for p, n in split_spellings(token)  # ADR 0002 for adr-0002: zero-padded
+             for z in [n, *(n.rjust(w, "0") for w in range(len(n) + 1, MAX_PADDING + 1))]
+             if p in vocab and z in vocab]
     pattern = written_apart(token)
     if not pairs or pattern is None:
         return [], []
-    number = pairs[0][1]
-    nid = vocab[number]
-    if float(bm25.share([nid])[0]) * max(bm25.num_docs, 1) > SPLIT_CHUNKS:
-        return [], []
-    texts = index.store.identifier_texts(bm25.holders([nid], SPLIT_CHUNKS))
-    found = next((m for text, heading, _ in texts.values()
-                  for m in (pattern.search(text) or pattern.search(heading),) if m), None)
-    if found is None:
-        return [], []
-    # the prefix as the knowledge writes it (error, not also the err of Go code's err != nil)
-    words = [w for w in (found.group("prefix").lower(), number) if w in vocab]
-    return words, [number]
+    for number in dict.fromkeys(n for _, n in pairs):  # 2 of ADR 2, else 0002 of ADR 0002
+        nid = vocab[number]
+        if float(bm25.share([nid])[0]) * max(bm25.num_docs, 1) > SPLIT_CHUNKS:
+            continue
+        texts = index.store.identifier_texts(bm25.holders([nid], SPLIT_CHUNKS))
+        found = next((m for text, heading, _ in texts.values()
+                      for m in (pattern.search(text) or pattern.search(heading),) if m), None)
+        if found is not None:
+            # the prefix as the knowledge writes it (error, not the err of Go's err != nil)
+            return [w for w in (found.group("prefix").lower(), number) if w in vocab], [number]
+    return [], []
 
 
 def joined_code(index: KbIndex, prefix: str, number: str) -> list[str] | None:
