@@ -99,8 +99,8 @@ def test_a_search_that_finds_something_names_no_filter(dist):
 def test_kb_query_names_the_filter_that_leaves_nothing(dist):
     res = _kb("query", Q, "--index", str(dist), "--where", "crop=banana", "--no-log")
     assert res.exit_code == 0, res.output
-    assert ("No answer in the knowledge: no document has crop=banana, so no chunk matches the "
-            "filters.") in res.output
+    assert ("No answer with these filters: no document has crop=banana, so no chunk matches "
+            "the filters.") in res.output  # the filters, not the knowledge (session 31)
     both = _kb("query", Q, "--index", str(dist), "--where", "crop=玉米", "--where", "size=5",
                "--no-log")
     assert "no document has crop=玉米; size=5 together, so no chunk matches" in both.output

@@ -17,7 +17,7 @@ from kbtools.errors import KbError, UsageError, valid_unicode
 from kbtools.index.reader import KbIndex
 from kbtools.query.log import record_question
 from kbtools.query.quality import check_question, question_lines
-from kbtools.query.results import UNCOMMITTED, SearchResponse
+from kbtools.query.results import FILTERED_AWAY, UNCOMMITTED, SearchResponse
 from kbtools.query.search import search
 from kbtools.ship.checkout import open_index
 
@@ -180,9 +180,15 @@ def render(res: SearchResponse, explain: bool) -> None:
         click.echo(click.style(condensed_note(res.condensed), fg="yellow"))
     names, more = res.names_shown()  # codes and names no document holds
     missing = ", ".join(names) + (f" and {more} more" if more else "")
-    if res.no_answer:
-        click.echo(f"No answer in the knowledge: {res.reason_text() or 'nothing relevant'}. "
+    if res.no_answer and res.reason == FILTERED_AWAY:
+        click.echo(f"No answer among the documents with {res.filters_text()}: nothing there "
+                   f"is relevant enough; without the filters the knowledge answers it. "
                    f"[{origin} @ {commit}]")
+    elif res.no_answer:
+        where = "with these filters" if res.filtered() else "in the knowledge"
+        click.echo(f"No answer {where}: {res.reason_text() or 'nothing relevant'}. "
+                   f"[{origin} @ {commit}]")
+    if res.no_answer:
         if missing:
             click.echo(f"Not in the knowledge: {missing}")
         return

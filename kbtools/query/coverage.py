@@ -19,6 +19,7 @@ from kbtools.index.reader import KbIndex
 from kbtools.query.digits import numeral_values
 from kbtools.query.expansion import NO_EXPANSION, Expansion
 from kbtools.query.fusion import Hit
+from kbtools.query.wording import short_form_value
 from kbtools.textfind import occurrences
 
 
@@ -117,10 +118,11 @@ def value_terms(question: str, unknown: Sequence[str]) -> set[str]:
     values in Chinese numerals (八十, 十度 and 八十度 of 八十度; 三天, 百分之九十:
     `digits.numeral_values`). A subject is none: the 蛆 of 韭菜根蛆, or a word holding a
     numeral and more (十字花科, 七星瓢虫, 一氧化碳) or a numeral not written the standard way
-    (三七)."""
+    (三七). A short form typed against its number (rh85: `wording.short_form_value`) is
+    a value too."""
     numeral = unknown and not NUMERAL_CHARS.isdisjoint(question)
     spans = numeral_values(question) if numeral else []  # read only where there may be one
-    out = set()
+    out = {t for t in unknown if short_form_value(t)}  # rh85: 85 of the rh named
     for t in unknown:
         starts = occurrences(question, t)  # once per term, for both readings
         if starts and ((len(t) == 1 and all(question[:at].rstrip()[-1:].isdigit()

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -139,6 +139,28 @@ def crossed(index: KbIndex, text: str, lists: dict[str, Ranked]) -> bool:
     lang = language_model(index, text)
     models = list_models(lists)
     return lang is not None and bool(models) and lang not in models
+
+
+# a word of a language in Latin letters as the index holds it (lower case, stemmed): three
+# letters or more and nothing else (not a code, E71, nor a setting, max_upload_retries)
+_WORD_TERM = re.compile(r"[a-z]{3,}")
+_ACRONYM = re.compile(r"[A-Z]{2,}")
+
+
+def foreign_words(text: str, unknown: Sequence[str], written: Mapping[str, str]) -> bool:
+    """Are the only words of the Chinese question `text` that the knowledge never writes
+    (`unknown`: index terms, each as the question writes it in `written`) words of a language
+    in Latin letters ("玉米 rust 症状", "E17 报警 怎么 reset")? A technician mixes in the English
+    word for what the knowledge writes in Chinese, and the base model reads such a question
+    across the two languages, as it reads an English one over Chinese knowledge (`crossed`):
+    the no-answer rule judges it so (`kbtools.query.fusion.answerable`). A code or setting (E71,
+    ``max_upload_retries``) or an acronym typed in capitals (SAML, RDS: a product or protocol's
+    name) is no word of a language but a name the knowledge does not cover; a Chinese word
+    it never writes (叉车) a subject it does not cover."""
+    if not unknown or question_language(text) != "zh":
+        return False
+    return all(_WORD_TERM.fullmatch(t) and not _ACRONYM.fullmatch(written.get(t, t))
+               for t in unknown)
 
 
 def crossed_params(params: FusionParams) -> FusionParams:

@@ -63,6 +63,7 @@ from kbtools.index.reader import KbIndex
 from kbtools.index.synonyms import parse
 from kbtools.index.tokenize import EN_STOP
 from kbtools.query.codes import (
+    MAX_PADDING,
     code_parts,
     joined_spellings,
     key_line,
@@ -207,6 +208,20 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
                 if weight > 1:
                     weights[jid] = weight
             shown.append({"term": " ".join(words), "expanded": joined, "from": "spelling"})
+    for m in LATIN_RUN.finditer(unicodedata.normalize("NFKC", text)):  # pg-terminate-backend
+        run = m.group(0).lower()
+        if "-" not in run and "." not in run:
+            continue  # (most runs: no separator to respell)
+        parts = [t for t in bm25.tok(run) if t not in bm25.vocab]
+        whole = next((t for sep in "_-." for t in [bm25.tok(separated(run, sep))]
+                      if len(t) == 1 and t[0] in bm25.vocab), None) if parts else None
+        if whole is None or whole[0] in own or whole[0] in terms:
+            continue
+        terms[whole[0]] = bm25.vocab[whole[0]]
+        full.add(bm25.vocab[whole[0]])
+        for w in parts:  # the run's pieces the index lacks are the identifier's
+            covers[w] = tuple(dict.fromkeys([*covers.get(w, ()), whole[0]]))
+        shown.append({"term": m.group(0), "expanded": whole, "from": "spelling"})
     for written, arabic in _numerals(text):  # 三十天 also as 30天, 百分之九十 as 90%
         digits = [w for w in dict.fromkeys(bm25.tok(arabic))
                   if w in bm25.vocab and any(ch.isdigit() for ch in w)]
@@ -284,11 +299,19 @@ def compound_weight(index: KbIndex, joined: int, parts: list[str]) -> float:
     return max(1.0, missed / own) if missed > 0 else 0.0
 
 
+def separated(token: str, sep: str) -> str:
+    """`token` with `sep` for each of its hyphens, underscores and dots (an identifier typed
+    with other separators than the knowledge writes: ``pg-terminate-backend`` for
+    ``pg_terminate_backend``, whose hyphens the tokenizer splits at)."""
+    return "".join(sep if ch in "-_." else ch for ch in token)
+
+
 def spellings(token: str) -> list[str]:
     """Other spellings of a question token that the index may hold instead: with one hyphen
     inserted (``rs485`` → ``rs-485``, ``deadhead`` → ``dead-head``, ``f03`` → ``f-03``) or
-    without its hyphens, underscores and dots, or with hyphens for them (``tag-out`` →
-    ``tagout``, ``rs_485`` → ``rs-485``). Tried only for a
+    without its hyphens, underscores and dots, or with one of them for all of them
+    (``tag-out`` → ``tagout``, ``rs_485`` → ``rs-485``, ``pg-terminate-backend`` →
+    ``pg_terminate_backend``, ``server_port`` → ``server.port``). Tried only for a
     token the index does not have, so a word it has is never searched as another."""
     if not token.isascii() or len(token) < 3:
         return []
@@ -296,7 +319,7 @@ def spellings(token: str) -> list[str]:
            if token[i - 1].isalnum() and token[i].isalnum()]
     joined = "".join(ch for ch in token if ch not in "-_.")
     if joined != token and joined:
-        out += [joined, "".join("-" if ch in "_." else ch for ch in token)]
+        out += [joined, *(separated(token, sep) for sep in "-_.")]
     return [v for v in dict.fromkeys(out) if v != token]
 
 
@@ -328,24 +351,27 @@ def split_spelling(index: KbIndex, token: str) -> tuple[list[str], list[str]]:
     err9007): ([the prefix as that chunk writes it, the number], [the number]); ([], [])
     unless one of the at most SPLIT_CHUNKS chunks holding the number writes the code so
     (`kbtools.query.codes.written_apart`): that the index holds NF and 2, or K and 164,
-    somewhere does not make NF2 or K164 the words NF 2 or K 164."""
+    somewhere does not make NF2 or K164 the words NF 2 or K 164. The number is looked for
+    as the code writes it without leading zeros and zero-padded (``ADR 0002`` for
+    adr-0002 and adr2)."""
     vocab, bm25 = index.bm25.vocab, index.bm25
-    pairs = [(p, n) for p, n in split_spellings(token) if p in vocab and n in vocab]
+    pairs = [(p, z) for p, n in split_spellings(token)  # ADR 0002 for adr-0002: zero-padded
+             for z in [n, *(n.rjust(w, "0") for w in range(len(n) + 1, MAX_PADDING + 1))]
+             if p in vocab and z in vocab]
     pattern = written_apart(token)
     if not pairs or pattern is None:
         return [], []
-    number = pairs[0][1]
-    nid = vocab[number]
-    if float(bm25.share([nid])[0]) * max(bm25.num_docs, 1) > SPLIT_CHUNKS:
-        return [], []
-    texts = index.store.identifier_texts(bm25.holders([nid], SPLIT_CHUNKS))
-    found = next((m for text, heading, _ in texts.values()
-                  for m in (pattern.search(text) or pattern.search(heading),) if m), None)
-    if found is None:
-        return [], []
-    # the prefix as the knowledge writes it (error, not also the err of Go code's err != nil)
-    words = [w for w in (found.group("prefix").lower(), number) if w in vocab]
-    return words, [number]
+    for number in dict.fromkeys(n for _, n in pairs):  # 2 of ADR 2, else 0002 of ADR 0002
+        nid = vocab[number]
+        if float(bm25.share([nid])[0]) * max(bm25.num_docs, 1) > SPLIT_CHUNKS:
+            continue
+        texts = index.store.identifier_texts(bm25.holders([nid], SPLIT_CHUNKS))
+        found = next((m for text, heading, _ in texts.values()
+                      for m in (pattern.search(text) or pattern.search(heading),) if m), None)
+        if found is not None:
+            # the prefix as the knowledge writes it (error, not the err of Go's err != nil)
+            return [w for w in (found.group("prefix").lower(), number) if w in vocab], [number]
+    return [], []
 
 
 def joined_code(index: KbIndex, prefix: str, number: str) -> list[str] | None:

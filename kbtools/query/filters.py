@@ -3,8 +3,10 @@ a mask of the chunks a search may return (with ``--verified-only``)."""
 
 from __future__ import annotations
 
+import difflib
 import re
 import threading
+import unicodedata
 import weakref
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
@@ -256,12 +258,58 @@ def check_filters(index: KbIndex, where: Sequence[Condition]) -> None:
     docs = index.docs()
     for key, op, want in where:
         if key not in known:
-            raise FilterError("unknown", f"key {key!r}; known keys: {', '.join(sorted(known))}",
+            meant = close_key(key, known)
+            hint = f" (did you mean {meant}?)" if meant else ""
+            raise FilterError("unknown", f"key {key!r}{hint}; known keys: "
+                              f"{', '.join(sorted(known))}",
                               key="unknown_where_key",
                               values={"key": key, "keys": ", ".join(sorted(known))})
         _check_value(key, op, want, index)
         if key not in CHUNK_KEYS and key != "verified" and op in (">=", "<="):
             _check_order(key, op, want, [d["metadata"].get(key) for d in docs])
+
+
+# a value or key no document has is named with those that differ from it by a typo: at
+# least this similar (difflib's ratio, case aside; 玉木 for 玉米 is 0.5), at most this many
+VALUE_LIKENESS = 0.5
+KEY_LIKENESS = 0.75
+SUGGESTED = 3
+_LOOSE = re.compile(r"[\s_\-./]+")
+
+
+def _loose(text: str) -> str:
+    """`text` as a typo-tolerant comparison reads it: NFKC, case-folded, without spaces and
+    the marks people type or leave out inside a name (HX260 for HX-260, crop protection for
+    crop-protection)."""
+    return _LOOSE.sub("", unicodedata.normalize("NFKC", text).casefold())
+
+
+def _likeness(a: str, b: str) -> float:
+    """1.0 for two spellings of one name (`_loose`), else difflib's ratio of the two."""
+    la, lb = _loose(a), _loose(b)
+    return 1.0 if la == lb else difflib.SequenceMatcher(None, la, lb).ratio()
+
+
+def close_key(key: str, known: Iterable[str]) -> str | None:
+    """The known filter key `key` is most likely a typo of (crops → crop, Tags → tags), None
+    when none is close (`KEY_LIKENESS`)."""
+    scored = sorted(((_likeness(key, k), k) for k in known), key=lambda p: (-p[0], p[1]))
+    return scored[0][1] if scored and scored[0][0] >= KEY_LIKENESS else None
+
+
+def meant_values(index: KbIndex, condition: Condition) -> list[str]:
+    """For a filter ``key=value`` that no document has, the filters it may be a typo of (a
+    value documents give the key, `VALUE_LIKENESS` alike or more, the closest first, at most
+    `SUGGESTED`), as `where_text` writes them: ``crop=玉米`` for crop=玉木, ``equipment=HX-260
+    注塑机`` for equipment=HX260 注塑机. [] for another operator, a chunk's own key (``doc``
+    names its documents itself: `doc_value`) or a value nothing resembles (crop=香蕉)."""
+    key, op, want = condition
+    if op != "=" or key in CHUNK_KEYS or key == "verified":
+        return []
+    held = {str(v) for d in index.docs() for v in _scalars([d["metadata"].get(key)])
+            if not isinstance(v, bool)}
+    scored = sorted(((_likeness(want, v), v) for v in held), key=lambda p: (-p[0], p[1]))
+    return [where_text(key, op, v) for r, v in scored[:SUGGESTED] if r >= VALUE_LIKENESS]
 
 
 def _check_value(key: str, op: str, want: str, index: KbIndex) -> None:

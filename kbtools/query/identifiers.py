@@ -203,6 +203,19 @@ def _is_key_line(ident: str, line: str) -> bool:
 _FULL_WIDTH = tuple((chr(0xFEE0 + ord(c)), c) for c in ":,()?;!")
 
 
+_MARKS = re.compile(r"[\W_]+")
+
+
+def only_identifiers(question: str, found: Sequence[str]) -> bool:
+    """Is `question` its identifiers `found` (`identifiers`) and nothing else but spaces and
+    marks (``ENC-5M``, ``E17?``, ``FAN-92 SQ-110``)? A chunk merely holding one of them then
+    answers it as well as any: there are no other words for the ranking to weigh."""
+    rest = unicodedata.normalize("NFKC", question)
+    for ident in sorted(found, key=len, reverse=True):
+        rest = re.sub(re.escape(ident), " ", rest, flags=re.IGNORECASE)
+    return bool(found) and not _MARKS.sub("", rest)
+
+
 def nfkc(text: str) -> str:
     """unicodedata.normalize("NFKC", text), for the common case (Chinese text whose only
     compatibility characters are full-width ：，（） …) some 10× faster: those replaced,

@@ -79,6 +79,7 @@ from kbtools.query.wording import (
     stems_meet,
     subject_words,
     tied,
+    unglued,
     with_abbreviations,
 )
 
@@ -183,6 +184,7 @@ def read_inputs(question: str, table: DecisionTable,
     a value said of one that names none of this table's inputs (油温80度, ``bearing
     temperature 80 C`` on a table of ``温度(℃)``) is given to none of them."""
     synonyms = with_abbreviations(synonyms)
+    question = unglued(question)  # rh85%: rh 85%
     text = compact(question)
     found_numbers = numbers(text, compact(question, fold=False))
     claimed: set[int] = set()

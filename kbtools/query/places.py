@@ -189,8 +189,10 @@ def _chinese_place(qualified: Qualified, head: str) -> str | None:
     def own(thing: str) -> bool:  # no thing, here, a room, or the table's own (棚 of 大棚)
         return not thing or thing[-1] in qualified.mine or thing.endswith(ROOMS + HERE)
 
-    word = next((w for w in CJK_OUTSIDE + CJK_OUTDOORS if run.endswith(w)), "")
-    if word:  # 外面, 棚外面 (the table's own thing outside of which), 户外
+    if word := next((w for w in CJK_OUTDOORS if run.endswith(w)), ""):
+        return word  # 户外, 室外: a word of its own (not 米室外 of 玉米 室外28度)
+    word = next((w for w in CJK_OUTSIDE if run.endswith(w)), "")
+    if word:  # 外面, 棚外面 (the table's own thing outside of which)
         thing = run[:-len(word)]
         return run[-len(word) - 1:] if thing and own(thing) else word
     if run.endswith("外") and len(run) > 1 and own(run[:-1]):

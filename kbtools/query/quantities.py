@@ -452,6 +452,9 @@ class Qualified:
                         thing[-1] in self.mine - rivals or \
                         thing.endswith(self.values):
                     return ""
+            elif (own := self.subject_end(thing)) and not possessive and not place and \
+                    not thing[own:].endswith(AMBIENT + ROOMS + DEGREES + TIMES + WEATHER):
+                lo, thing = lo + own, thing[own:]  # 小麦赤霉病风险|油温, 下雨|油温: the 油's
             elif not thing or len(thing) > PHRASE or \
                     thing.endswith(AMBIENT + ROOMS + DEGREES + TIMES + WEATHER) or \
                     thing[-1] in self.mine or thing.endswith(self.values):  # 中温, 空气中
@@ -474,6 +477,22 @@ class Qualified:
                     lead not in self.mine and text[end - len(lead):end] == lead:
                 return lead + mark
         return ""
+
+    def subject_end(self, thing: str) -> int:
+        """Where the words of the table's own subject end in a modifier `thing` that starts
+        with two or more of their characters and ends in others (小麦赤霉病风险|油, 赤霉病|水 on
+        the wheat-scab table, whose heading holds 小麦赤霉病 and 风险): what follows names the
+        thing (油温 is the oil's) however long the words before it, which a question typed
+        without a comma runs into it; so do words of weather or time of two characters or
+        more before it (下雨|油, 今天|油; 雨水 is the rainwater). 0 when `thing` holds no such words before its last
+        characters (油, 大棚 on another table; 室|外 is one word) or ends in one (小麦赤霉病:
+        the subject)."""
+        if not thing or thing[-1] in self.mine:
+            return 0
+        when = (n for n in range(2, len(thing))  # 下雨|油, 今天|油: when, then the thing
+                if thing[:n].endswith(WEATHER + TIMES))
+        own = next((n for n, ch in enumerate(thing) if ch not in self.mine), 0)
+        return max((*when, *([own] if own >= 2 else [])), default=0)
 
     @staticmethod
     def changed(text: str, at: int) -> bool:

@@ -110,6 +110,20 @@ def searched_question(query: str, weigh: Weigh) -> Searched:
                     tuple(p for p in parts if p in short) if paste else ())
 
 
+_RUN = re.compile(r"[^\W_]+")  # a run of letters, digits or Chinese characters
+_LATIN_RUN = re.compile(r"[A-Za-z0-9]+")
+
+
+def has_words(text: str) -> bool:
+    """Does the (cleaned) question hold a word to search: a run of two letters or digits or
+    more (E17, ok, 17), or a letter of another script (锈, a Chinese word of one character)?
+    One Latin letter or digit, a few of them apart, or marks alone (``E``, ``x y``, ``5``,
+    ``？！。``) name nothing: BM25 would answer them from whatever chunk holds the letter as a
+    token (the e of e-mail)."""
+    norm = unicodedata.normalize("NFKC", text)
+    return any(not _LATIN_RUN.fullmatch(run) or len(run) > 1 for run in _RUN.findall(norm))
+
+
 def valued_text(query: str, asked: Searched) -> str:
     """The text a question's values are read from for the decision tables
     (`kbtools.query.answers.evaluate_question`): the searched text (`asked`), but with its

@@ -28,6 +28,9 @@ NAMES_SHOWN = 8
 # why a search has nothing to search when its filters leave no chunk (`SearchResponse.reason`,
 # a stable key); `SearchResponse.emptied_by` names the filters
 FILTERED_OUT = "no chunk matches the filters"
+# the filters keep chunks, none relevant enough, and the question searched without them is
+# answered: the filters, not the knowledge, left it without an answer
+FILTERED_AWAY = "nothing relevant among the documents the filters keep"
 # the commit stamped on a passage with lines not yet committed (`kbtools.provenance.UNCOMMITTED`,
 # not imported: GitPython stays off the query path)
 UNCOMMITTED = "uncommitted"
@@ -204,6 +207,9 @@ class SearchResponse:
     # chunk, else all of them with `together` (they leave none only together)
     emptied_by: tuple[str, ...] = ()
     together: bool = False
+    # reason FILTERED_OUT: filters documents do have that an emptying one may be a typo of
+    # (``crop=玉米`` for crop=玉木: `kbtools.query.filters.meant_values`)
+    meant: tuple[str, ...] = ()
 
     def reason_text(self) -> str | None:
         """`reason` in a sentence for a person (`kb query`): with the filters that leave
@@ -211,7 +217,18 @@ class SearchResponse:
         if self.reason != FILTERED_OUT or not self.emptied_by:
             return self.reason
         both = " together" if self.together else ""
-        return f"no document has {'; '.join(self.emptied_by)}{both}, so {FILTERED_OUT}"
+        meant = f" (did you mean {' or '.join(self.meant)}?)" if self.meant else ""
+        return f"no document has {'; '.join(self.emptied_by)}{both}{meant}, so {FILTERED_OUT}"
+
+    def filtered(self) -> bool:
+        """Did the filters, not the knowledge, leave the question without an answer (no
+        chunk passes them, or none they keep is relevant and the knowledge answers it)?"""
+        return self.reason in (FILTERED_OUT, FILTERED_AWAY)
+
+    def filters_text(self) -> str:
+        """The filters as a person reads them: ``crop=小麦; verified=true``."""
+        return "; ".join([*self.filters.where, *(["verified=true"]
+                                                 if self.filters.verified_only else [])])
 
     def names_shown(self) -> tuple[tuple[str, ...], int]:
         """The first `NAMES_SHOWN` of `not_in_knowledge` and how many more there are: what
@@ -237,6 +254,8 @@ class SearchResponse:
             out["reason"] = self.reason
         if self.emptied_by:
             out["reason_values"] = {"filters": list(self.emptied_by), "together": self.together}
+            if self.meant:
+                out["reason_values"]["did_you_mean"] = list(self.meant)
         if self.took_ms is not None:
             out["took_ms"] = self.took_ms
         return out

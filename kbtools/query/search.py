@@ -50,6 +50,7 @@ from kbtools.query.crosslingual import (
     crossed,
     crossed_lists,
     crossed_params,
+    foreign_words,
     list_models,
     query_models,
     vector_lists,
@@ -60,15 +61,17 @@ from kbtools.query.filters import (
     checked_conditions,
     emptying_filters,
     filter_mask,
+    meant_values,
     parse_where,
     resolve_docs,
     where_text,
 )
-from kbtools.query.identifiers import is_about, promote
+from kbtools.query.identifiers import identifiers, is_about, only_identifiers, promote
 from kbtools.query.inherit import inherit, widen_mask
 from kbtools.query.keys import key_definitions, named_keys
-from kbtools.query.question import question_text, searched_question, valued_text
+from kbtools.query.question import has_words, question_text, searched_question, valued_text
 from kbtools.query.results import (
+    FILTERED_AWAY,
     FILTERED_OUT,
     Citation,
     SearchFilters,
@@ -84,7 +87,8 @@ from kbtools.query.specific import (
     unlisted_holders,
     unranked,
 )
-from kbtools.query.unknown import question_forms, shown_matched, shown_unknown
+from kbtools.query.unknown import as_written, question_forms, shown_matched, shown_unknown
+from kbtools.query.wording import short_form_value
 
 _UNVERIFIED: weakref.WeakKeyDictionary[KbIndex, np.ndarray | None] = weakref.WeakKeyDictionary()
 
@@ -127,6 +131,7 @@ CANDIDATES_PER_RESULT = 20
 # vectors are read from memory here; the engine's limit is lower); beyond, the graph is searched
 EXACT_FILTERED = 20000
 NO_ANSWER_REASON = "no passage is relevant enough (below the relevance threshold)"
+NO_WORDS_REASON = "the question has no word to search"  # a letter or marks alone
 
 
 # A question's products (its page similarities, a filtered vector search) are small: on one
@@ -163,6 +168,9 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
                               condensed=condensed)
     parsed = resolve_docs(index, parsed)  # doc=crops/x.md, as `read` takes it
     mask = filter_mask(index, parsed, verified_only)
+    if not has_words(text):  # E, x, ？！。: nothing to search (filters checked first)
+        return SearchResponse(text, index.release, filters, reason=NO_WORDS_REASON,
+                              condensed=condensed)
     routed = route(index, text)
     filters = replace(filters, routed=tuple(dict(r, effect="boost") for r in routed))
     n = index.store.count()
@@ -173,7 +181,9 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
         emptied, together = emptying_filters(index, parsed, verified_only)
         return SearchResponse(text, index.release, filters, reason=FILTERED_OUT,
                               condensed=condensed, together=together,
-                              emptied_by=tuple(where_text(*c) for c in emptied))
+                              emptied_by=tuple(where_text(*c) for c in emptied),
+                              meant=() if together else tuple(dict.fromkeys(
+                                  m for c in emptied for m in meant_values(index, c))))
 
     terms, ids, unknown = index.bm25.query_terms(text)
     exp = expand(index, text, [r["value"] for r in routed if r["field"] == ALIASES])
@@ -223,6 +233,9 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     evaluation = answers.evaluate_question(index, valued_text(query, asked),
                                            table.tables_of(hits), input_synonyms(index))
     levels = identifier_levels(index, wanted, hits, rows, unranked(hits)) if wanted else {}
+    if wanted and only_identifiers(text, identifiers(text)):  # ENC-5M: a holder answers it,
+        levels = {num: 2 * level + 1 if level else 0  # after those about it (the E17 row)
+                  for num, level in levels.items()}
     hits, more = _distinct(levels, hits, table, rows, params, evaluation, index)
     judged = _suppress_nested(table, hits, max(k, fusion.JUDGED))  # the verdict reads these,
     picked, best = judged[:k], judged[:fusion.JUDGED]  # k of them are shown
@@ -231,7 +244,8 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     if exact and unknown:  # a dotted key named by a best hit's heading path is no unknown
         named = named_keys(index, unknown, wanted, best, rows)
         unknown = [t for t in unknown if t not in named]
-    codes = unknown_codes(index, text)  # E 99, as E99: a code the knowledge never mentions
+    codes = [c for c in unknown_codes(index, text)  # E 99, as E99: a code the knowledge
+             if not short_form_value("".join(c))]  # never mentions (RH 85 is a humidity)
     subjects = [t for t in unknown if t not in covered.values]  # 八十度 is a value, no subject
     verdict = evaluation is not None or fusion.answerable(
         best, covered.of(best), calibrated(index, params), has_terms=bool(ids or unknown or exp or valued),
@@ -239,7 +253,8 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
         unknown_share=calibration.unknown_share(index, ids + list(exp.ids), subjects),
         paste=asked.paste, name_share=calibration.name_share(index, ids + list(exp.ids), subjects)
         if asked.paste else 1.0, line_share=covered.line_share(asked.lines, best),
-        crossed=across)
+        crossed=across or bool(subjects) and foreign_words(  # 玉米 rust 症状: read across
+            text, subjects, as_written(index.bm25.tok, text, subjects)))
     if verdict or keep_results:  # the rows shown, whole (one query; `more` is shown too)
         shown = [h.num for h in picked] + [n for h in picked for n in more.get(h.num, ())]
         rows.update(index.store.chunks([n for n in dict.fromkeys(shown) if n not in rows]))
@@ -250,10 +265,16 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
                           more.get(h.num, ()), rows,
                           evaluation if h.why.get("evaluated") else None, today)
                     for rank, h in enumerate(picked, 1)) if verdict or keep_results else ()
-    written, names = shown_unknown(index.bm25.tok, text, unknown, codes)  # as the user wrote
+    reason = None if verdict else NO_ANSWER_REASON
+    if not verdict and mask is not None and not search(
+            index, query, k=k, mode=mode, params=params, verified_only=False,
+            reranker=reranker, today=today).no_answer:
+        reason = FILTERED_AWAY  # the filters, not the knowledge, left it unanswered
+    written, names = shown_unknown(index.bm25.tok, text, unknown, codes,  # as the user wrote
+                                   covered.values)
     return SearchResponse(text, index.release, replace(filters, unknown_terms=written),
                           no_answer=not verdict, results=results,
-                          reason=None if verdict else NO_ANSWER_REASON,
+                          reason=reason,
                           took_ms=round((time.perf_counter() - t0) * 1000, 2),
                           condensed=condensed, not_in_knowledge=names)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from kbtools.index.tokenize import CJK, other_spellings, to_simplified
 from kbtools.query.compounds import LATIN_RUN
@@ -99,15 +99,18 @@ def shown_matched(tok: Callable[[str], list[str]], asked: Mapping[str, str | Non
 
 
 def shown_unknown(tok: Callable[[str], list[str]], text: str, unknown: Sequence[str],
-                  codes: Sequence[tuple[str, str]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+                  codes: Sequence[tuple[str, str]], values: Collection[str] = ()
+                  ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(the question's unknown words, the codes and names among them), as it writes them,
     each once: the `unknown` terms (`as_written`; names: `fusion.unknown_names`), and each
     code typed as two words that is nowhere in the knowledge (`codes`: (prefix, number) as
     written, `kbtools.query.expansion.unknown_codes`) as typed (``E 99``), in the place of
-    its two words."""
+    its two words. `values`: the unknown terms that only make up values (rh85:
+    `kbtools.query.coverage.value_terms`), no names the knowledge lacks."""
     written = as_written(tok, text, unknown)
     typed = [f"{p} {n}" for p, n in codes]
     parts = {w: f"{p} {n}" for p, n in codes for w in (p, n)}
     shown = [parts.get(written[t], written[t]) for t in unknown]
-    names = [written[t] for t in unknown_names(unknown) if written[t] not in parts]
+    names = [written[t] for t in unknown_names([t for t in unknown if t not in values])
+             if written[t] not in parts]
     return tuple(dict.fromkeys([*shown, *typed])), tuple(dict.fromkeys([*names, *typed]))

@@ -42,6 +42,30 @@ ABBREVIATIONS: tuple[tuple[str, ...], ...] = (
 )
 
 
+# a one-word short form typed against its value, as a logger's display shows it (rh85%,
+# RH90%, temp24): the short form as a whole word, a number right after it
+_GLUED = re.compile("(?<![A-Za-z0-9_.-])(" + "|".join(sorted(
+    (t for g in ABBREVIATIONS for t in g if t.isascii() and t.isalpha()), key=len, reverse=True))
+    + r")(?=\d)", re.IGNORECASE)
+
+
+def unglued(question: str) -> str:
+    """`question` with a space between a one-word short form of `ABBREVIATIONS` and the
+    number typed against it (``rh85%`` → ``rh 85%``, ``temp24 C`` → ``temp 24 C``), so the
+    value is read as the short form's, as it is when typed apart: digits right after letters
+    are otherwise part of an identifier (E17, c85). A longer word holding the letters
+    (``hrh85``, ``temper85``) is left as it is."""
+    return _GLUED.sub(r"\1 ", question)
+
+
+def short_form_value(term: str) -> bool:
+    """Is `term` (a token, a code typed as two words joined) a one-word short form of
+    `ABBREVIATIONS` and the number typed against it (rh85, RH90, temp24, ``RH 85`` as the
+    prefix and number of a code): a value of a named quantity, no name a knowledge lacks."""
+    return bool(_GLUED.match(term)) and bool(re.fullmatch(r"\d+(?:\.\d+)?",
+                                                          _GLUED.sub("", term, count=1)))
+
+
 def with_abbreviations(synonyms: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
     """`synonyms` (spaceless term → the other terms of its group, as `query.search`
     keys them) with the groups of `ABBREVIATIONS` added to them."""

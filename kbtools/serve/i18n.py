@@ -13,8 +13,8 @@ from typing import Any
 
 from kbtools.errors import PAGE_FILTERS, KbError, one_line, surface_message
 from kbtools.index.tokenize import language_of
-from kbtools.query.results import FILTERED_OUT
-from kbtools.query.search import NO_ANSWER_REASON
+from kbtools.query.results import FILTERED_AWAY, FILTERED_OUT
+from kbtools.query.search import NO_ANSWER_REASON, NO_WORDS_REASON
 
 LANGS = ("zh", "en")
 DEFAULT_LANG = "zh"
@@ -160,8 +160,10 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
 REASONS: dict[str, str] = {
     NO_ANSWER_REASON: "没有段落达到相关度阈值",
     "empty question": "问题为空",
+    NO_WORDS_REASON: "问题中没有可检索的词",
     "the index is empty": "索引是空的",
     FILTERED_OUT: "没有符合筛选条件的段落",
+    FILTERED_AWAY: "筛选后的文档中没有足够相关的段落（不加筛选时知识库有答案）",
     "nothing matched": "没有匹配的内容",
 }
 
