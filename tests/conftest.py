@@ -46,6 +46,16 @@ def isolated_home(tmp_path_factory, monkeypatch):
 
 
 @pytest.fixture
+def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty knowledge repository (a blank kb.toml, knowledge/) as the working directory,
+    for `kb check` of documents a test writes; a test module's own `kb` replaces it."""
+    (tmp_path / "kb.toml").write_text("")
+    (tmp_path / "knowledge").mkdir()
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
 def repo_root() -> Path:
     return REPO
 

@@ -8,8 +8,6 @@ and `kb check --fix` renames it where nothing else is written under that name.""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from click.testing import CliRunner
 
@@ -19,13 +17,6 @@ from tests.kbfixtures import GOOD_FM
 BODY = "\n# 稻飞虱\n\n迁飞性害虫。\n"
 DOC = "knowledge/a.md"
 
-
-@pytest.fixture
-def kb(tmp_path: Path, monkeypatch) -> Path:
-    (tmp_path / "kb.toml").write_text("")
-    (tmp_path / "knowledge").mkdir()
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
 
 
 def check(*args: str) -> list[str]:

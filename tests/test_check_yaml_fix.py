@@ -21,13 +21,6 @@ DOC = "knowledge/a.md"
 FIXES = " (`kb check --fix` does)"
 
 
-@pytest.fixture
-def kb(tmp_path: Path, monkeypatch) -> Path:
-    (tmp_path / "kb.toml").write_text("")
-    (tmp_path / "knowledge").mkdir()
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
 
 def check() -> list[str]:
     return CliRunner().invoke(main, ["check", "--no-cache"]).stdout.splitlines()

@@ -20,13 +20,6 @@ HEAD = GOOD_FM.removesuffix("---\n")  # lines 1-8; a line added here is line 9
 BODY = "---\n# 稻飞虱\n\n迁飞性害虫。\n"
 
 
-@pytest.fixture
-def kb(tmp_path: Path, monkeypatch) -> Path:
-    (tmp_path / "kb.toml").write_text("")
-    (tmp_path / "knowledge").mkdir()
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
 
 def findings(kb: Path, front: str, *args: str) -> list[str]:
     (kb / "knowledge" / "a.md").write_text(HEAD + front + BODY, encoding="utf-8")

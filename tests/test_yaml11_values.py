@@ -22,14 +22,6 @@ from kbtools.corpus import parse_source
 from tests.test_frontmatter_editors import BODY, HEAD
 
 
-@pytest.fixture
-def kb(tmp_path: Path, monkeypatch) -> Path:
-    (tmp_path / "kb.toml").write_text("")
-    (tmp_path / "knowledge").mkdir()
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 def check(kb: Path, front: str, *args: str) -> tuple[int, list[str]]:
     (kb / "knowledge" / "a.md").write_text(HEAD + front + BODY, encoding="utf-8")
     res = CliRunner().invoke(main, ["check", *args])
