@@ -87,9 +87,7 @@ def test_another_build_swapping_dist_mid_derivation_is_not_mixed_in(tmp_path, st
     graph step starts) gave a derivation reading one tree's manifest and another's files.
     The result is the index a full build of this build's tree derives."""
     import shutil
-    import sys
 
-    from kbtools.fsutil import replace_dir
     from kbtools.index import incremental
 
     repo = make_repo(tmp_path / "repo", docs=_docs(12))
@@ -103,20 +101,7 @@ def test_another_build_swapping_dist_mid_derivation_is_not_mixed_in(tmp_path, st
     shutil.copy(repo / "knowledge/en/d002.md", repo / "knowledge/en/d004.md")  # this one's
     (repo / "knowledge/zh/d003.md").unlink()
 
-    swapped = []
-    code = getattr(incremental, step).__code__
-
-    def swap_in(frame, event, arg):  # the other build's swap, at that moment
-        if event == "call" and frame.f_code is code and not swapped:
-            swapped.append(frame.f_code.co_name)
-            replace_dir(other, dist)
-
-    sys.setprofile(swap_in)
-    try:
-        build(cfg, BuildOptions(out=dist, **opts))
-    finally:
-        sys.setprofile(None)
-    assert swapped == [step]
+    assert _build_swapped_at(getattr(incremental, step), cfg, dist, other, opts)
     full = tmp_path / "full"
     build(cfg, BuildOptions(out=full, use_cache=False, **opts))
     assert tree(dist, "data") == tree(full, "data")
@@ -125,6 +110,28 @@ def test_another_build_swapping_dist_mid_derivation_is_not_mixed_in(tmp_path, st
     assert tree(dist, "index/bm25") == tree(full, "index/bm25")
     for question in ("seal wear number 2", "密封件磨损编号 5", "pump 7"):
         assert _search(dist, question) == _search(full, question)
+
+
+def _build_swapped_at(fn, cfg, dist: Path, other: Path, opts: dict) -> bool:
+    """Build into `dist` while another build's tree `other` is swapped in (`replace_dir`, as
+    that build's end does) at the first call of `fn`; whether that call came."""
+    import sys
+
+    from kbtools.fsutil import replace_dir
+
+    swapped = []
+
+    def swap_in(frame, event, arg):
+        if event == "call" and frame.f_code is fn.__code__ and not swapped:
+            swapped.append(True)
+            replace_dir(other, dist)
+
+    sys.setprofile(swap_in)
+    try:
+        build(cfg, BuildOptions(out=dist, **opts))
+    finally:
+        sys.setprofile(None)
+    return bool(swapped)
 
 
 def _search(dist: Path, question: str) -> dict:
@@ -143,10 +150,8 @@ def test_another_build_swapping_dist_after_shards_were_planned(tmp_path, at):
     """The other build's tree swapped in after this build chose the shards it takes from
     dist/ as they are (before they were linked, before the page vectors copied their
     rows): another tree's files were taken under this one's manifest entries."""
-    import sys
 
     from kbtools.build import pipeline
-    from kbtools.fsutil import replace_dir
     from kbtools.index.layout import shard_of
     from kbtools.query import pages
 
@@ -167,20 +172,8 @@ def test_another_build_swapping_dist_after_shards_were_planned(tmp_path, at):
     (repo / edited).write_text((repo / edited).read_text(encoding="utf-8") + "\nEdited.\n",
                                encoding="utf-8")
 
-    code = (pipeline._embed if at == "_embed" else pages.write_release).__code__
-    swapped = []
-
-    def swap_in(frame, event, arg):
-        if event == "call" and frame.f_code is code and not swapped:
-            swapped.append(at)
-            replace_dir(other, dist)
-
-    sys.setprofile(swap_in)
-    try:
-        build(cfg, BuildOptions(out=dist, **opts))
-    finally:
-        sys.setprofile(None)
-    assert swapped == [at]
+    assert _build_swapped_at(pipeline._embed if at == "_embed" else pages.write_release,
+                             cfg, dist, other, opts)
     full = tmp_path / "full"
     build(cfg, BuildOptions(out=full, use_cache=False, **opts))
     assert tree(dist, "data") == tree(full, "data")
