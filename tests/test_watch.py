@@ -175,10 +175,10 @@ ADR = "knowledge/engineering/adr-0001-sqlite-on-devices.md"
 
 
 @contextlib.contextmanager
-def _watching(tmp_path):
-    """The example repository (test-hash vectors) watched on a thread: (repo, updates) once
-    its first build is in; the watcher stopped after."""
-    repo = copy_example(tmp_path / "repo", [ADR])
+def _watching(tmp_path, docs=(ADR,)):
+    """The example repository's `docs` (test-hash vectors) watched on a thread: (repo,
+    updates) once its first build is in; the watcher stopped after."""
+    repo = copy_example(tmp_path / "repo", list(docs))
     _hashed(repo)
     updates: list = []
     stop, thread = _start(repo, updates)

@@ -13,9 +13,8 @@ from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.index.reader import open_index
 from kbtools.query.search import search
-from tests.kbfixtures import copy_example
 from tests.test_incremental import store_rows, tree
-from tests.test_watch import ADR, _hashed, _start, _wait
+from tests.test_watch import ADR, _wait, _watching
 
 DOCS = [ADR, "knowledge/crops/rice-blast.md", "knowledge/crops/field-survey-methods.md"]
 RICE = "knowledge/crops/rice-blast.md"
@@ -51,20 +50,10 @@ def _top(repo: Path, question: str) -> str:
     return hits[0]["text"] if hits else ""
 
 
-def _watched(tmp_path: Path) -> tuple[Path, list, object, object]:
-    repo = copy_example(tmp_path / "repo", DOCS)
-    _hashed(repo)
-    updates: list = []
-    stop, thread = _start(repo, updates)
-    _wait(updates, 1)
-    return repo, updates, stop, thread
-
-
 def test_a_burst_of_saves_ends_with_the_last_one_served(tmp_path):
     """Five saves 20 ms apart (an editor's autosave, a formatter after the save): the index
     the watcher ends with holds the last, as a full build does."""
-    repo, updates, stop, thread = _watched(tmp_path)
-    try:
+    with _watching(tmp_path, DOCS) as (repo, updates):
         doc = repo / ADR
         text = doc.read_text(encoding="utf-8")
         for i in range(5):
@@ -75,14 +64,10 @@ def test_a_burst_of_saves_ends_with_the_last_one_served(tmp_path):
         assert [u.error for u in updates] == [None] * len(updates)
         assert "Wombat burrows number 417" in _top(repo, "wombat burrows number")
         _as_full_build(repo, tmp_path)
-    finally:
-        stop.set()
-        thread.join(timeout=10)
 
 
 def test_a_save_then_an_immediate_delete_leaves_the_document_out(tmp_path):
-    repo, updates, stop, thread = _watched(tmp_path)
-    try:
+    with _watching(tmp_path, DOCS) as (repo, updates):
         doc = repo / RICE
         doc.write_text(doc.read_text(encoding="utf-8") + "\n稻瘟病补充说明。\n", encoding="utf-8")
         doc.unlink()
@@ -91,17 +76,13 @@ def test_a_save_then_an_immediate_delete_leaves_the_document_out(tmp_path):
         assert last.error is None and last.stats.documents == 2
         assert RICE in last.changed
         _as_full_build(repo, tmp_path)
-    finally:
-        stop.set()
-        thread.join(timeout=10)
 
 
 def test_an_atomic_save_through_a_temporary_file_and_vim_backups(tmp_path):
     """VS Code/Typora write `x.md.tmp` and rename it over `x.md`; vim renames `x.md` to
     `x.md~`, writes `x.md` anew (its `4913` probe and `.x.md.swp` around it) and removes the
     backup: the document is never absent from the index the watcher ends with."""
-    repo, updates, stop, thread = _watched(tmp_path)
-    try:
+    with _watching(tmp_path, DOCS) as (repo, updates):
         doc = repo / ADR
         text = doc.read_text(encoding="utf-8")
         tmp = doc.with_name(doc.name + ".tmp")
@@ -124,17 +105,13 @@ def test_an_atomic_save_through_a_temporary_file_and_vim_backups(tmp_path):
         assert all(u.stats.documents == 3 for u in updates[seen:])
         assert "Bilbies dig spiral burrows" in _top(repo, "bilbies dig spiral burrows")
         _as_full_build(repo, tmp_path)
-    finally:
-        stop.set()
-        thread.join(timeout=10)
 
 
 def test_a_broken_save_names_file_and_line_and_the_index_keeps_serving(tmp_path):
     """A save with a front-matter syntax error, then a formula that does not render, then
     fixed: each error names the file and the line, the previous index answers meanwhile,
     the fix is served as a full build serves it."""
-    repo, updates, stop, thread = _watched(tmp_path)
-    try:
+    with _watching(tmp_path, DOCS) as (repo, updates):
         doc = repo / RICE
         text = doc.read_text(encoding="utf-8")
         before = _top(repo, "稻瘟病")
@@ -158,9 +135,6 @@ def test_a_broken_save_names_file_and_line_and_the_index_keeps_serving(tmp_path)
         _quiet(updates, seen + 1)
         assert updates[-1].error is None
         _as_full_build(repo, tmp_path)
-    finally:
-        stop.set()
-        thread.join(timeout=10)
 
 
 def test_obsidian_trash_and_a_committed_git_mv(tmp_path):
@@ -169,8 +143,7 @@ def test_obsidian_trash_and_a_committed_git_mv(tmp_path):
     the watcher ends with is the full build's (blame of the new commit included)."""
     import git
 
-    repo, updates, stop, thread = _watched(tmp_path)
-    try:
+    with _watching(tmp_path, DOCS) as (repo, updates):
         vault = repo / "knowledge"
         (vault / ".obsidian").mkdir()
         (vault / ".obsidian" / "workspace.json").write_text("{}", encoding="utf-8")
@@ -187,6 +160,3 @@ def test_obsidian_trash_and_a_committed_git_mv(tmp_path):
         _quiet(updates, seen + 1)
         assert updates[-1].error is None and updates[-1].stats.documents == 2
         _as_full_build(repo, tmp_path)
-    finally:
-        stop.set()
-        thread.join(timeout=10)
