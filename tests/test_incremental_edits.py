@@ -18,7 +18,7 @@ from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.index.selfcheck import check_derived
 from tests.kbfixtures import copy_example
-from tests.test_incremental import TEST_HASH, answers, store_rows, tree
+from tests.test_incremental import TEST_HASH, answers, change_formula, store_rows, tree
 
 OPTS = dict(progress=False, lenient=True)
 FAULTS = "knowledge/equipment/hx260-ch05-fault-codes.md"
@@ -104,14 +104,6 @@ def image(repo: Path) -> None:
                     "![穗颈瘟](../../assets/images/rice-neck.png)\n", encoding="utf-8")
 
 
-def formula(repo: Path) -> None:
-    doc = next(p for p in sorted((repo / "knowledge").rglob("*.md"))
-               if "$$" in p.read_text(encoding="utf-8"))
-    text = doc.read_text(encoding="utf-8")
-    at = text.index("$$") + 2
-    doc.write_text(text[:at] + " 2 \\times " + text[at:], encoding="utf-8")
-
-
 def duplicate(repo: Path) -> None:
     """The same bytes under a second name (a copy an author forgot to change)."""
     shutil.copy(repo / FAULTS, repo / FAULTS.replace(".md", "-copy.md"))
@@ -194,7 +186,7 @@ def broken_yaml(repo: Path) -> None:
 EDITS: dict[str, Callable[[Path], None]] = {
     "git-mv": git_mv, "move-folder": move_folder, "verify": verify, "retag": retag,
     "dictionary": dictionary, "synonyms": synonyms, "chunk-sizes": chunk_sizes,
-    "model-settings": model_settings, "image": image, "formula": formula,
+    "model-settings": model_settings, "image": image, "formula": change_formula,
     "duplicate": duplicate, "heading": heading, "chinese-name": chinese_name,
     "case-only": case_only, "drop-folder": drop_folder, "reviewers": reviewers,
     "query-settings": query_settings, "english-edit": english_edit, "crlf": crlf,
