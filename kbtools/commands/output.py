@@ -136,6 +136,16 @@ def refuse_engine_mix(engine: str | None, *, local_only: tuple[str, ...] = (),
                          "leave it out")
 
 
+def lapse_message(lapse: dict[str, Any]) -> str:
+    """What `kb build` and `kb release` say of a document whose verification lapsed (an
+    entry of the manifest's `verification.lapsed`): its path and the line `kb check` names
+    (`path:line`, so an editor opens it there; the path alone for a manifest of an older
+    kb, which records no line), and how many passages are served as unverified, and why."""
+    where = f"{lapse['doc']}:{lapse['line']}" if lapse.get("line") else lapse["doc"]
+    return (f"verification lapsed: {where}: {lapse['chunks']} of {lapse['of']} passages "
+            f"served as unverified: {lapse['reason']}")
+
+
 def echo_json(data: Any) -> None:
     """Pretty JSON on stdout; text that is not valid Unicode (lone surrogates from input that
     was not UTF-8) is printed as U+FFFD rather than failing the output. On a stdout that
