@@ -86,3 +86,49 @@ def test_fix_keeps_a_windows_files_bytes_but_the_key(kb):
     path.write_bytes(text.encode("utf-8"))
     assert f"{DOC}:3:1: fixed: Category -> category" in fix()
     assert path.read_bytes() == text.replace("Category:", "category:").encode("utf-8")
+
+
+@pytest.mark.parametrize(("alias", "value", "offset"), [
+    ("date", "2024-05-01", False), ("created", '"2024-05-01 10:00"', False),
+    ("updated", '"2026-03-14T09:30:00+08:00"', True), ("Date Created", "2024年5月1日", False)])
+def test_an_editors_date_key_is_the_timestamp_meant(kb, alias, value, offset):
+    """Obsidian's `date: 2024-05-01` (or `created:`, `updated:`) with no `timestamp` was two
+    findings: "unknown key 'date'" with no hint, and "timestamp is missing". It is the
+    timestamp meant; `--fix` renames the key and keeps the value the author wrote, whose
+    offset kbtools cannot guess (the timestamp finding then says what to write)."""
+    path = kb / DOC
+    path.write_text(GOOD_FM.replace('timestamp: "2026-03-14T09:30:00+08:00"',
+                                    f"{alias}: {value}") + BODY, encoding="utf-8")
+    assert check() == [f"{DOC}:7:1: error: fm-unknown-key: unknown key {alias!r}; did you "
+                       "mean 'timestamp'? (`kb check --fix` renames it)"]
+    assert fix()[0] == f"{DOC}:7:1: fixed: {alias} -> timestamp"
+    assert f"\ntimestamp: {value}\n" in path.read_text(encoding="utf-8")
+    left = check()
+    if offset:
+        assert left == []
+    else:
+        assert len(left) == 1 and "fm-timestamp" in left[0] and "no offset" in left[0], left
+
+
+def test_a_date_key_is_not_renamed_when_it_says_no_date_or_timestamp_is_there(kb):
+    path = kb / DOC
+    path.write_text(GOOD_FM.replace('timestamp: "2026-03-14T09:30:00+08:00"',
+                                    "date: 上周") + BODY, encoding="utf-8")
+    assert check() == [f"{DOC}:7:1: error: fm-unknown-key: unknown key 'date'; did you "
+                       "mean 'timestamp'?"]
+    fix()
+    assert "\ndate: 上周\n" in path.read_text(encoding="utf-8")
+    path.write_text(GOOD_FM.replace("verified: false", "verified: false\ncreated: 2024-05-01"
+                                    "\nupdated: 2024-06-01") + BODY, encoding="utf-8")
+    got = check()  # timestamp is written: created/updated are keys the schema lacks
+    assert len(got) == 2 and all("the schema has no such key" in g for g in got), got
+    path.write_text(GOOD_FM.replace('timestamp: "2026-03-14T09:30:00+08:00"',
+                                    "created: 2024-05-01\nupdated: 2024-06-01") + BODY,
+                    encoding="utf-8")
+    got = check()  # two dates, one timestamp: which one is for the author to say
+    assert got == [f"{DOC}:7:1: error: fm-unknown-key: unknown key 'created'; did you mean "
+                   "'timestamp'?",
+                   f"{DOC}:8:1: error: fm-unknown-key: unknown key 'updated'; did you mean "
+                   "'timestamp'?"]
+    fix()
+    assert "created: 2024-05-01\nupdated: 2024-06-01" in path.read_text(encoding="utf-8")

@@ -336,9 +336,12 @@ def test_cli_pending_diff_approve(kb: KB, monkeypatch) -> None:
     written(kb)
     out = run(kb, monkeypatch, "review", "pending")
     assert out.exit_code == 0
-    assert f"unverified                  {DOC}  (Alice, committed by alice@ex.org)" in out.stdout
+    line = (kb.root / DOC).read_text().splitlines().index("verified: false") + 1
+    assert f"unverified                  {DOC}:{line}  (Alice, committed by alice@ex.org)" \
+        in out.stdout  # at its `verified` line, as path:line
     rows = json.loads(run(kb, monkeypatch, "review", "pending", "--json").stdout)
     assert rows[0]["doc"] == DOC and rows[0]["reason"] == "unverified"
+    assert rows[0]["line"] == line
     d = run(kb, monkeypatch, "review", "diff", DOC)
     assert d.exit_code == 0 and "+Spray at first sign." in d.stdout
     assert run(kb, monkeypatch, "review", "diff", "knowledge/none.md").exit_code == 1

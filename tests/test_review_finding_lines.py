@@ -6,6 +6,7 @@ repositories with commits by several identities (tests/reviewkb.py)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -147,3 +148,42 @@ def test_lines_deleted_after_review_are_named_as_deleted(kb: KB, body, says) -> 
     title = line_of(kb, "# Rust")
     expected = says.format(last=last, before=title + 1, after=title + 2)
     assert f"{expected} of this verified document: changed after review" in checked[0], checked
+
+
+def pending_lines(kb: KB) -> list[tuple[str, int | None]]:
+    """`kb review pending`'s place for each document, as printed and in --json."""
+    res = CliRunner().invoke(main, ["review", "pending"])
+    assert res.exit_code == 0, res.output
+    printed = [ln.split()[2] for ln in res.stdout.splitlines()]
+    rows = json.loads(CliRunner().invoke(main, ["review", "pending", "--json"]).stdout)
+    return list(zip(printed, [r["line"] for r in rows], strict=True))
+
+
+def test_pending_and_the_build_name_the_line_kb_check_names(kb: KB) -> None:
+    """`kb review pending` and the build's "verification lapsed" named the file only;
+    `kb check` names `path:line:col`. Each names the line `kb check` does: `verified_by`
+    for who reviewed, the first changed line of a body edited after review, the field of
+    a front matter edited after review, and `verified` for an unverified document."""
+    kb.put(doc_text(), "Add rust SOP", ALICE, "2026-02-01T10:00:00+08:00")
+    line = line_of(kb, "verified:")
+    assert pending_lines(kb) == [(f"{DOC}:{line}", line)]  # unverified
+    kb.put(doc_text(**{**REVIEWED, "by": MALLORY.email}), "Verify", MALLORY,
+           "2026-02-02T10:00:00+08:00")
+    line = line_of(kb, "verified_by:")
+    assert run(kb, "check")[1][0].startswith(f"{DOC}:{line}:1: ")
+    assert pending_lines(kb) == [(f"{DOC}:{line}", line)]
+    res = CliRunner().invoke(main, ["build"])
+    assert res.exit_code == 0, res.output
+    assert f"verification lapsed: {DOC}:{line}: 1 of 1 passages" in res.stderr, res.stderr
+    kb.put(doc_text(**REVIEWED), "Verify", RITA, "2026-02-03T10:00:00+08:00")
+    assert pending_lines(kb) == []
+    kb.put(doc_text(BODY + "\n再喷一次。\n", **REVIEWED), "More", ALICE,
+           "2026-02-04T10:00:00+08:00")
+    line = line_of(kb, "Spray at first sign.") + 1
+    assert run(kb, "check")[1][0].startswith(f"{DOC}:{line}:1: ")
+    assert pending_lines(kb) == [(f"{DOC}:{line}", line)]  # changed-since-verification
+    kb.put(doc_text(**REVIEWED, title="小麦锈病"), "Retitle", ALICE, "2026-02-05T10:00:00+08:00")
+    line = line_of(kb, "title:")
+    assert pending_lines(kb) == [(f"{DOC}:{line}", line)]
+    (kb.root / DOC).write_text(doc_text(BODY + "改了。\n"), encoding="utf-8")
+    assert pending_lines(kb) == [(DOC, None)]  # uncommitted: no one line

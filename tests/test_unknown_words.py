@@ -135,3 +135,38 @@ def test_a_long_paste_lists_the_first_few_unknown_terms_and_counts_the_rest(exam
     assert few["unknown_terms"] == list(every[:NAMES_SHOWN]) and "unknown_terms_more" not in few
     description = openapi_document()["components"]["schemas"]["SearchResponse"]["properties"]
     assert "unknown_terms_more" in description["filters"]["description"]
+
+
+def test_a_version_or_address_no_document_holds_is_shown_whole():
+    """`v2.3.1` is the term 2.3.1, `10.0.0.1:8080` the terms 10.0.0.1 and 8080: neither
+    looked like a code or a name, so neither was said to be missing from the knowledge."""
+    tok = Tokenizer()
+    assert shown_unknown(tok, "v2.3.1 升级 步骤", ["2.3.1", "升级"], []) == (
+        ("v2.3.1", "升级"), ("v2.3.1",))
+    assert shown_unknown(tok, "10.0.0.1:8080 连不上", ["10.0.0.1", "8080", "连不上"], []) == (
+        ("10.0.0.1:8080", "连不上"), ("10.0.0.1:8080",))
+    assert shown_unknown(tok, "Upgrade to V1.2.0-rc1.", ["v1.2.0-rc1"], [])[1] == ("V1.2.0-rc1",)
+    # a decimal is a value, a known address's port alone no address the knowledge lacks
+    assert shown_unknown(tok, "压力 2.5 MPa", ["2.5", "mpa"], [])[1] == ()
+    assert shown_unknown(tok, "10.0.0.1:9090", ["9090"], [])[1] == ()
+
+
+@pytest.mark.parametrize(("question", "no_answer", "names"), [
+    ("v2.3.1 升级 步骤", True, ("v2.3.1",)),
+    ("10.0.0.1:8080 连不上", True, ("10.0.0.1:8080",)),
+    ("192.168.1.20 无法访问", True, ("192.168.1.20",)),
+    ("upgrade to 2.3.1 steps", True, ("2.3.1",)),
+    ("E17 伺服过载 v9.8.7 固件怎么处理", False, ("v9.8.7",)),
+    ("E17 servo overload after upgrading to 4.17.2", False, ("4.17.2",)),
+    ("E71 报警怎么处理", True, ("E71",)),
+    ("保压压力 2.5 MPa 正常吗", False, ())])
+def test_a_version_or_address_is_listed_as_a_code_is(example, question, no_answer, names):
+    """Listed under "Not in the knowledge" as E71 is; which questions are answered stays."""
+    res = search(example, question, k=3)
+    assert (res.no_answer, res.not_in_knowledge) == (no_answer, names)
+
+
+def test_kb_query_names_the_version_the_knowledge_lacks(example_index):
+    res = CliRunner().invoke(main, ["query", "v2.3.1 升级 步骤", "--index", str(example_index)])
+    assert res.exit_code == 0 and res.output.startswith("No answer in the knowledge")
+    assert res.output.splitlines()[1] == "Not in the knowledge: v2.3.1"

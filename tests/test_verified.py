@@ -370,6 +370,7 @@ def test_manifest_lists_lapsed_documents(scenario):
         next(ln for ln in (scenario / FAULTS).read_text(encoding="utf-8").split("\n")
              if ln.startswith("| E17 |"))) + 1
     assert lapsed[FAULTS]["lines"] == [[e17_line, e17_line]]
+    assert lapsed[FAULTS]["line"] == e17_line  # where `kb check` names it
     assert 1 <= lapsed[FAULTS]["chunks"] < lapsed[FAULTS]["of"]
     assert lapsed[FAULTS]["reason"].startswith("changed after review on")
     assert lapsed[FAULTS]["review"]["by"] == ZHANG.email
@@ -388,7 +389,9 @@ def test_release_lists_lapses_and_a_synced_device_serves_the_same(scenario, tmp_
     git.Repo.init(art, bare=True)
     res = runner.invoke(main, ["release", "--remote", str(art), "--sign-key", str(tmp_path / "rel")])
     assert res.exit_code == 0, res.output
-    assert f"verification lapsed: {FAULTS}: " in res.output
+    line = load_manifest(scenario / "dist")["verification"]["lapsed"]
+    line = next(x["line"] for x in line if x["doc"] == FAULTS)  # path:line, as kb check
+    assert f"verification lapsed: {FAULTS}:{line}: " in res.output
     assert "changed after review on" in res.output
     assert f"verification lapsed: {ENG['untouched']}" not in res.output
     assert "lapsed" not in res.stdout and len(res.stdout.splitlines()) == 1  # the tag line only

@@ -257,7 +257,7 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     langs = {rel: o.lang for rel, o in outlines.items()}
     records, lines = _records(per_doc, provenance, cfg, covs, checks, memo, langs)
     memo.flush()
-    stats.lapsed = verified.lapsed(covs, records)
+    stats.lapsed = verified.lapsed(covs, records, {s.rel: s.key_lines for s in sources})
     timer.lap("blame")
 
     shared: dict[str, int] = {}  # per written shard; kept shards bring their own count

@@ -82,10 +82,12 @@ def chunk_verification(cov: ReviewCoverage, chunk: Chunk, reviewed: set[ChunkKey
             "review": cov.review.to_dict() if cov.review else None}
 
 
-def lapsed(covs: dict[str, ReviewCoverage], records: list[dict[str, Any]]
-           ) -> list[dict[str, Any]]:
-    """Documents with chunks whose verification lapsed: doc, chunks (lapsed) of
-    (all), reason (the first lapsed chunk's), changed line ranges, review."""
+def lapsed(covs: dict[str, ReviewCoverage], records: list[dict[str, Any]],
+           key_lines: Mapping[str, Mapping[str, int]] = {}) -> list[dict[str, Any]]:
+    """Documents with chunks whose verification lapsed: doc, line (where `kb check` names
+    the lapse, `ReviewCoverage.first_line`; `key_lines`: each document's front-matter key
+    lines), chunks (lapsed) of (all), reason (the first lapsed chunk's), changed line
+    ranges, review."""
     counts: dict[str, list[int]] = {}
     first: dict[str, str] = {}
     for r in records:
@@ -101,6 +103,7 @@ def lapsed(covs: dict[str, ReviewCoverage], records: list[dict[str, Any]]
     for doc, (bad, total) in sorted(counts.items()):
         if bad:
             summary = covs[doc].to_dict()
-            out.append({"doc": doc, "chunks": bad, "of": total, "reason": first[doc],
+            out.append({"doc": doc, "line": covs[doc].first_line(key_lines.get(doc, {})),
+                        "chunks": bad, "of": total, "reason": first[doc],
                         "lines": summary["lines"], "review": summary["review"]})
     return out

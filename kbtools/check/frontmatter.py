@@ -25,6 +25,13 @@ from kbtools.corpus import SourceDoc
 from kbtools.schemas import validator_for
 
 TIMESTAMP_KEYS = ("timestamp", "verified_at")
+# keys editors and their templates write for when a note was written (Obsidian's `date`,
+# `created`, `updated`; Hugo's `lastmod`), as `mend.key_spelling` spells them: the schema's
+# `timestamp` is meant when the front matter has none
+TIMESTAMP_ALIASES = frozenset({
+    "date", "created", "updated", "modified", "created_at", "updated_at", "modified_at",
+    "date_created", "date_modified", "date_updated", "last_modified", "last_updated",
+    "lastmod", "created_on", "updated_on"})
 # (code, line, col, message) tuples; the caller turns them into Findings with a level.
 Problem = tuple[str, int, int, str]
 
@@ -219,10 +226,28 @@ def _typos(src: SourceDoc, validator: Draft202012Validator) -> dict[str, str]:
     for key in src.meta:
         if key not in known:  # (`TITLE` is no close match of `title` to difflib)
             spelt = key_spelling(str(key))
-            close = [spelt] if spelt in known else \
-                difflib.get_close_matches(spelt, known, n=1, cutoff=0.6)
+            close = [spelt] if spelt in known else ["timestamp"] if _timestamp_alias(
+                src, key, known) else difflib.get_close_matches(spelt, known, n=1, cutoff=0.6)
             out[key] = close[0] if close and not _editor_setting(str(key)) else ""
     return out
+
+
+def _timestamp_alias(src: SourceDoc, key: Any, known: list[str]) -> bool:
+    """Whether `key` is an editor's name for the timestamp (`TIMESTAMP_ALIASES`) in a front
+    matter that writes no `timestamp` the schema knows."""
+    return key_spelling(str(key)) in TIMESTAMP_ALIASES and "timestamp" in known \
+        and "timestamp" not in src.meta
+
+
+def _dated(src: SourceDoc, typos: dict[str, str]) -> frozenset[str]:
+    """The keys of `typos` meaning the timestamp under another name whose value says a date
+    and time (with its offset or without: the key is renamed, the value kept as written, and
+    an offset kbtools cannot guess is then the timestamp finding's to ask for)."""
+    return frozenset(
+        str(key) for key, close in typos.items()
+        if close == "timestamp" and key_spelling(str(key)) in TIMESTAMP_ALIASES
+        and isinstance(value := src.meta.get(key), str)
+        and (_offset_timestamp(value.replace(" ", "T", 1)) or _naive_timestamp(value)))
 
 
 def schema_edits(src: SourceDoc, schemas_dir: Path | None) -> list[Edit]:
@@ -234,7 +259,8 @@ def schema_edits(src: SourceDoc, schemas_dir: Path | None) -> list[Edit]:
     base = validator_for("frontmatter", schemas_dir)
     lists = [e for key, rule in base.schema.get("properties", {}).items()
              if rule.get("type") == "array" and (e := _list_edit(src, key))]
-    return [*key_renames(src, _typos(src, base)).values(), *lists]
+    typos = _typos(src, base)
+    return [*key_renames(src, typos, _dated(src, typos)).values(), *lists]
 
 
 def _list_edit(src: SourceDoc, key: str) -> Edit | None:
@@ -257,7 +283,7 @@ def _list_edit(src: SourceDoc, key: str) -> Edit | None:
 
 def _unknown_keys(src: SourceDoc, validator: Draft202012Validator) -> Iterator[Problem]:
     typos = _typos(src, validator)
-    renamed = key_renames(src, typos)
+    renamed = key_renames(src, typos, _dated(src, typos))
     for key, close in typos.items():
         fixed = " (`kb check --fix` renames it)" if key in renamed else ""
         hint = (f"; did you mean {close!r}?{fixed}" if close else

@@ -118,15 +118,17 @@ def key_spelling(key: str) -> str:
     return "_".join(key.replace("-", " ").split()).casefold()
 
 
-def key_renames(src: SourceDoc, typos: dict[str, str]) -> dict[str, Edit]:
+def key_renames(src: SourceDoc, typos: dict[str, str],
+                meant: frozenset[str] = frozenset()) -> dict[str, Edit]:
     """The edits renaming each unknown top-level key of `src` whose "did you mean" (`typos`:
     unknown key -> the known key closest, or "") is the key spelt as the schema spells it,
-    by the unknown key. None where the known key is written already, two keys would become
-    it, or the key is not written plainly at the start of its line (quoted, `? key`)."""
+    or that `meant` names (another name of that key, its value fit for it), by the unknown
+    key. None where the known key is written already, two keys would become it, or the key is not written plainly at the start of its line (quoted, `? key`)."""
     lines = src.text.split("\n")
     becoming: dict[str, list[str]] = {}
     for key, close in typos.items():
-        if close and key_spelling(str(key)) == close and close not in src.meta:
+        if close and (key_spelling(str(key)) == close or str(key) in meant) \
+                and close not in src.meta:
             becoming.setdefault(close, []).append(str(key))
     out = {}
     for close, keys in becoming.items():

@@ -62,8 +62,7 @@ def coverage_findings(cov: ReviewCoverage, key_lines: Mapping[str, int],
     key in the text judged, the work tree's, which may differ from the reviewed text's;
     `last_line`: how many lines it has, to say that lines were deleted at its end)."""
     if cov.reason is not None:
-        line = key_lines.get(cov.key) or key_lines.get("verified") or 1
-        return [finding(cov.doc, line, 1, "warning", CODE,
+        return [finding(cov.doc, cov.first_line(key_lines), 1, "warning", CODE,
                         f"verification lapsed: {cov.reason}; {AGAIN}")]
     return [finding(cov.doc, a, 1, "warning", CODE,
                     f"{_where(cov, a, b, last_line)} of this verified document: {reason}; "

@@ -8,7 +8,7 @@ import click
 
 from kbtools.build.embed_stage import seed_cache
 from kbtools.build.pipeline import BuildOptions, BuildStats, build
-from kbtools.commands.output import echo_json, json_option
+from kbtools.commands.output import echo_json, json_option, lapse_message
 from kbtools.config import load_config, load_kb_config
 from kbtools.errors import plural
 
@@ -45,8 +45,7 @@ def build_cmd(out: Path | None, corpus: Path | None, lenient: bool, skip_invalid
     for s in stats.skipped:
         click.echo(f"skipped {s['doc']}: {', '.join(s['errors'])}", err=True)
     for lapse in stats.lapsed:
-        click.echo(f"verification lapsed: {lapse['doc']}: {lapse['chunks']} of {lapse['of']} "
-                   f"passages served as unverified: {lapse['reason']}", err=True)
+        click.echo(lapse_message(lapse), err=True)
     click.echo(f"built {stats.out}: {plural(stats.documents, 'document')}, "
                f"{plural(stats.chunks, 'chunk')} ({_vectors(stats)}), "
                f"{plural(stats.formulas, 'formula')}, {plural(stats.tables, 'table')}, "

@@ -6,10 +6,9 @@ from pathlib import Path
 
 import click
 
-from kbtools.commands.output import engine_options
+from kbtools.commands.output import engine_options, refuse_engine_mix
 from kbtools.engine.milvus import connect_url
 from kbtools.engine.remote import EngineReader
-from kbtools.errors import UsageError
 
 
 @click.command("mcp")
@@ -31,7 +30,6 @@ def mcp(index: Path | None, allow_write: bool, no_log: bool, engine: str | None,
     """
     from kbtools.agents.mcp_server import serve
 
-    if engine is not None and index is not None:
-        raise UsageError("give --index or --engine, not both")
+    refuse_engine_mix(engine, local_only=("index",))
     opener = EngineReader(connect_url(engine, token_file)).current if engine else None
     serve(index=index, allow_write=allow_write, query_log=not no_log, opener=opener)

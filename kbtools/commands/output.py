@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from click.core import ParameterSource
 
-from kbtools.errors import valid_unicode
+from kbtools.errors import UsageError, valid_unicode
 from kbtools.findings import Finding, verdict
 from kbtools.fsutil import json_line, unicode_stream
 from kbtools.index.layout import device_of_release
@@ -108,6 +109,41 @@ def engine_options(f: F) -> F:
                              "instead of local files.")(f)
 
 
+
+
+ENGINE_URL = "milvus://HOST:PORT[/DB]"
+
+
+def refuse_engine_mix(engine: str | None, *, local_only: tuple[str, ...] = (),
+                      engine_only: tuple[str, ...] = ("token_file",)) -> None:
+    """Refuse (UsageError, exit 2) an option the current command would ignore: one of
+    `local_only` (parameter names: `to`, `index`, which name local files) given with
+    --engine, or one of `engine_only` (`token_file`, `alias`) given without it. Such an
+    option was dropped silently: `kb rollback --engine … --to DIR` moved the engine's alias
+    and left the device the operator named as it was. Only options given (command line or
+    environment) count; a default never does."""
+    ctx = click.get_current_context()
+    names = local_only if engine is not None else engine_only
+    for param in ctx.command.params:
+        if param.name not in names or ctx.get_parameter_source(param.name) in (
+                None, ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP):
+            continue
+        flag = max(param.opts, key=len)
+        if engine is not None:
+            raise UsageError(f"{flag} names local files, which --engine does not use: give "
+                             f"{flag} or --engine, not both")
+        raise UsageError(f"{flag} is for an engine: give --engine {ENGINE_URL} with it, or "
+                         "leave it out")
+
+
+def lapse_message(lapse: dict[str, Any]) -> str:
+    """What `kb build` and `kb release` say of a document whose verification lapsed (an
+    entry of the manifest's `verification.lapsed`): its path and the line `kb check` names
+    (`path:line`, so an editor opens it there; the path alone for a manifest of an older
+    kb, which records no line), and how many passages are served as unverified, and why."""
+    where = f"{lapse['doc']}:{lapse['line']}" if lapse.get("line") else lapse["doc"]
+    return (f"verification lapsed: {where}: {lapse['chunks']} of {lapse['of']} passages "
+            f"served as unverified: {lapse['reason']}")
 
 
 def echo_json(data: Any) -> None:

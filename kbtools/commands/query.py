@@ -9,7 +9,13 @@ from typing import Any, BinaryIO
 import click
 
 from kbtools.agents.arguments import MAX_QUESTION_CHARS
-from kbtools.commands.output import echo_json, echo_jsonl, engine_options, json_option
+from kbtools.commands.output import (
+    echo_json,
+    echo_jsonl,
+    engine_options,
+    json_option,
+    refuse_engine_mix,
+)
 from kbtools.config import MAX_K
 from kbtools.engine.milvus import connect_url
 from kbtools.engine.remote import open_engine_index
@@ -65,8 +71,7 @@ def query_cmd(question: str | None, index_path: Path | None, k: int | None, wher
         raise UsageError("give a QUESTION or --batch FILE.jsonl")
     if batch is not None and question is not None:
         raise UsageError("give a QUESTION or --batch FILE.jsonl, not both")
-    if engine is not None and index_path is not None:
-        raise UsageError("give --index or --engine, not both")
+    refuse_engine_mix(engine, local_only=("index_path",))
     if question is not None and len(question) > MAX_QUESTION_CHARS:  # as the API and MCP
         raise UsageError(f"question longer than {MAX_QUESTION_CHARS} characters")
     index = (open_engine_index(connect_url(engine, token_file)) if engine is not None

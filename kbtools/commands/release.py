@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from kbtools.commands.output import echo_json, json_option, net_limit_options
+from kbtools.commands.output import echo_json, json_option, lapse_message, net_limit_options
 from kbtools.config import load_config_near
 from kbtools.ship.release import make_release, release_limits, release_settings
 
@@ -56,5 +56,4 @@ def release(dist: Path | None, remote: str | None, no_push: bool, sign_key: Path
     for warning in info.warnings:
         click.echo(f"warning: {warning}", err=True)
     for lapse in info.lapsed:
-        click.echo(f"verification lapsed: {lapse['doc']}: {lapse['chunks']} of {lapse['of']} "
-                   f"passages served as unverified: {lapse['reason']}", err=True)
+        click.echo(lapse_message(lapse), err=True)

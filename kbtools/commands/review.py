@@ -63,7 +63,8 @@ def pending(as_json: bool) -> None:
             who += f", committed by {r['git_author_email']}"
         if r["branch"]:
             who += f", on branch {r['branch']}"
-        click.echo(f"{r['age_days']:>7.1f}d  {r['reason']:<27} {r['doc']}  ({who})")
+        where = f"{r['doc']}:{r['line']}" if r.get("line") else r["doc"]
+        click.echo(f"{r['age_days']:>7.1f}d  {r['reason']:<27} {where}  ({who})")
     click.echo(f"{plural(len(rows), 'document')} awaiting review", err=True)
 
 

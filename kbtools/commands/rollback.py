@@ -10,6 +10,7 @@ from kbtools.commands.output import (
     echo_json,
     engine_options,
     json_option,
+    refuse_engine_mix,
     terminate_interrupts,
     to_option,
 )
@@ -35,6 +36,7 @@ def rollback(tag: str | None, to: Path | None, engine: str | None, token_file: P
     --engine, moves the engine's alias to TAG (default: the newest published release older
     than the served one).
     """
+    refuse_engine_mix(engine, local_only=("to",), engine_only=("token_file", "alias"))
     if engine is not None:
         eng = connect_url(engine, token_file)
         try:

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from kbtools.commands.output import refuse_engine_mix
+
 
 @click.command("serve")
 @click.option("--index", type=click.Path(path_type=Path), default=None,
@@ -38,5 +40,6 @@ def serve(index: Path | None, host: str, port: int, token_file: Path | None,
     under /api/ from the current release, offline. See docs/serve.md."""
     from kbtools.serve.app import run
 
+    refuse_engine_mix(engine, local_only=("index",), engine_only=("engine_token_file",))
     run(index, host=host, port=port, token_file=token_file, open_network=open_network,
         workers=workers, engine=engine, engine_token_file=engine_token_file)

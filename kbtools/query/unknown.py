@@ -23,6 +23,13 @@ from kbtools.query.fusion import unknown_names
 from kbtools.query.identifiers import nfkc
 
 _CJK_TERM = re.compile(rf"[{CJK}]")
+# a version (v2.3.1, 2.3.1, V1.2.0-rc1: a `v` and one dot, or two dots) or a network
+# address with its port (10.0.0.1:8080) as a question writes it: what the user names, as a
+# code, and a name the knowledge lacks whether or not its tokens (2.3.1; 10.0.0.1 and 8080)
+# look like one; a decimal (2.5, v aside) is a value, not listed
+_VERSION_OR_ADDRESS = re.compile(
+    r"(?<![\w.:])(?:[vV]\d+(?:\.\d+)+|\d+(?:\.\d+){2,})"
+    r"(?:[-+][0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?(?::\d{1,5})?(?!\w|[.:]\w)")
 
 
 def as_written(tok: Callable[[str], list[str]], text: str,
@@ -105,12 +112,31 @@ def shown_unknown(tok: Callable[[str], list[str]], text: str, unknown: Sequence[
     each once: the `unknown` terms (`as_written`; names: `fusion.unknown_names`), and each
     code typed as two words that is nowhere in the knowledge (`codes`: (prefix, number) as
     written, `kbtools.query.expansion.unknown_codes`) as typed (``E 99``), in the place of
-    its two words. `values`: the unknown terms that only make up values (rh85:
-    `kbtools.query.coverage.value_terms`), no names the knowledge lacks."""
+    its two words; a version or address no document holds (`versions_and_addresses`) whole,
+    as written, in the place of its terms, and among the names. `values`: the unknown terms
+    that only make up values (rh85: `kbtools.query.coverage.value_terms`), no names the
+    knowledge lacks."""
     written = as_written(tok, text, unknown)
     typed = [f"{p} {n}" for p, n in codes]
     parts = {w: f"{p} {n}" for p, n in codes for w in (p, n)}
-    shown = [parts.get(written[t], written[t]) for t in unknown]
-    names = [written[t] for t in unknown_names([t for t in unknown if t not in values])
-             if written[t] not in parts]
+    wholes = versions_and_addresses(tok, text, [t for t in unknown if t not in values])
+    shown = [wholes.get(t) or parts.get(written[t], written[t]) for t in unknown]
+    named = set(unknown_names([t for t in unknown if t not in values]))
+    names = [wholes.get(t) or written[t] for t in unknown
+             if t in wholes or t in named and written[t] not in parts]
     return tuple(dict.fromkeys([*shown, *typed])), tuple(dict.fromkeys([*names, *typed]))
+
+
+def versions_and_addresses(tok: Callable[[str], list[str]], text: str,
+                           unknown: Sequence[str]) -> dict[str, str]:
+    """Each term of `unknown` (tokens no document holds) that is part of a version or an
+    address `text` writes (`_VERSION_OR_ADDRESS`) whose own first term is unknown -> that
+    version or address as written (``v2.3.1`` for the term 2.3.1; ``10.0.0.1:8080`` for
+    10.0.0.1 and for 8080). Display only: which questions are answered reads the terms."""
+    lacking = set(unknown)
+    out: dict[str, str] = {}
+    for m in _VERSION_OR_ADDRESS.finditer(nfkc(text)) if lacking else ():
+        terms = tok(m.group(0))
+        if terms and terms[0] in lacking:
+            out.update((t, m.group(0)) for t in terms if t in lacking and t not in out)
+    return out

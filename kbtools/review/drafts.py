@@ -140,7 +140,7 @@ def _entry(branch: str, first: CommitInfo | None, gpath: str, data: bytes, root_
     rel = gpath.removeprefix(root_prefix)
     meta = parse_source(data.decode("utf-8", errors="replace"), Path(rel), rel).meta
     since = first.authored_at if first else datetime.now().astimezone()
-    return {"doc": rel, "title": meta.get("title"), "reason": "draft",
+    return {"doc": rel, "line": None, "title": meta.get("title"), "reason": "draft",
             "author": meta.get("author"), "source": meta.get("source"), "branch": branch,
             "git_author": first.author_name if first else None,
             "git_author_email": first.author_email if first else None,

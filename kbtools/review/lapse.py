@@ -179,6 +179,15 @@ class ReviewCoverage:
         """The reason for a change that has no line of its own (a deletion, a header)."""
         return self.reason or changed_after(self.latest, self.review)
 
+    def first_line(self, key_lines: Mapping[str, int]) -> int:
+        """The line `kb check`'s first `verification-lapsed` warning names (`key_lines`: the
+        line of each front-matter key of the text judged): the line of the key a review
+        that does not hold is about (`verified_by` for who reviewed, a changed field), else
+        the first changed body line, else the `verified` line (1 when none is written)."""
+        if self.reason is None and (runs := self.ranges()):
+            return runs[0][0]
+        return key_lines.get(self.key) or key_lines.get("verified") or 1
+
     def ranges(self) -> list[tuple[int, int, str]]:
         """Changed body lines as (first, last, reason), contiguous runs in order; a
         deletion between lines p - 1 and p is the range (p - 1, p)."""

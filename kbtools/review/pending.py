@@ -29,9 +29,11 @@ from kbtools.review.verification import (
 
 def pending(cfg: Config, now: datetime | None = None) -> list[dict[str, Any]]:
     """Documents awaiting review, oldest first: unverified ones, verified ones whose
-    content changed since their verification, and uncommitted ones. Each: doc, title,
-    reason, author (front matter), git_author, git_author_email, commit (the oldest
-    change not yet verified), since, age_days (never below 0: a commit dated ahead of this
+    content changed since their verification, and uncommitted ones. Each: doc, line (where
+    the reviewer acts, as `kb check` names it: a verification's `verified_by` or the change
+    that lapsed it, an unverified document's `verified`; None for an uncommitted document or
+    a draft), title, reason, author (front matter), git_author, git_author_email, commit
+    (the oldest change not yet verified), since, age_days (never below 0: a commit dated ahead of this
     clock, a skewed author's or this device's, is as new as can be). Reasons: unverified,
     changed-since-verification, uncommitted, verification-lapsed, history-missing (see
     `awaiting`), and draft: a document a draft branch (`draft/...`, local or a remote's)
@@ -82,9 +84,10 @@ def uncommitted(repo: git.Repo, cfg: Config) -> set[str]:
     return {item[3:] for item in status.split("\0") if len(item) > 3}
 
 
-def pending_entry(src: SourceDoc, reason: str) -> dict[str, Any]:
-    """An entry dated by the file's modification time (no commit known yet)."""
-    return {"doc": src.rel, "title": src.meta.get("title"), "reason": reason,
+def pending_entry(src: SourceDoc, reason: str, line: int | None = None) -> dict[str, Any]:
+    """An entry dated by the file's modification time (no commit known yet); `line`: where
+    in the document the reviewer acts (None: no one line)."""
+    return {"doc": src.rel, "line": line, "title": src.meta.get("title"), "reason": reason,
             "author": src.meta.get("author"), "source": src.meta.get("source"), "branch": None,
             "git_author": None, "git_author_email": None, "commit": None,
             "since": datetime.fromtimestamp(src.path.stat().st_mtime).astimezone()}
@@ -105,18 +108,24 @@ def awaiting(repo: git.Repo, cfg: Config, src: SourceDoc, gpath: str,
     changes = reviewed_changes(repo, rev, gpath, non_content, lineage)
     waiting = since_verification(changes, non_content)
     reason = "unverified"
+    line = src.key_lines.get("verified") or None
     if is_verified(src.meta):
         v = last_verification(changes)
-        if v is not None and changes[v].cut:
+        line = src.key_lines.get("verified_by") or line
+        cov = None if v is not None and changes[v].cut else \
+            review_coverage(repo, cfg, src.rel, src.text, lineage=lineage)
+        if cov is None:
             reason = "history-missing"
         elif waiting:
             reason = "changed-since-verification"
-        elif review_coverage(repo, cfg, src.rel, src.text, lineage=lineage).covers_all():
+        elif cov.covers_all():
             return None
         else:  # `kb check` says verification-lapsed: a review that does not hold
             reason = "verification-lapsed"
             waiting = covered_changes(changes, v, non_content) if v is not None else []
-    entry = pending_entry(src, reason)
+        if cov is not None and not cov.covers_all():  # where `kb check` names it
+            line = cov.first_line(src.key_lines)
+    entry = pending_entry(src, reason, line)
     named = unreviewed_change(changes, non_content) if reason != "verification-lapsed" else None
     first = named or (waiting[-1] if waiting else (changes[0] if changes else None))
     if first is not None and first.cut:
