@@ -46,6 +46,15 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.places._VALUE_AHEAD": "match",  # what follows a place word
     "kbtools.query.crosslingual._LETTERS": "finditer",  # a question: its Latin words
     "kbtools.query.crosslingual._AFTER_NUMBER": "search",  # a question, before a word
+    "kbtools.query.crosslingual._ACRONYM": "fullmatch",  # a question's word as written
+    "kbtools.query.crosslingual._WORD_TERM": "fullmatch",  # a question's term
+    "kbtools.query.filters._LOOSE": "sub",  # a --where value, a front-matter value
+    "kbtools.query.identifiers._MARKS": "sub",  # a question less its identifiers
+    "kbtools.query.question._RUN": "findall",  # a question
+    "kbtools.query.question._LATIN_RUN": "fullmatch",  # a run of a question's letters
+    "kbtools.query.unknown._VERSION_OR_ADDRESS": "finditer",  # a question
+    "kbtools.query.wording._GLUED": "sub",  # a question (also match on one of its terms)
+    r"kbtools.query.wording:\d+(?:\.\d+)?": "fullmatch",  # a term less its short form
     "kbtools.query.places._DIGITS": "match",  # what follows a Chinese place word
     "kbtools.query.inputs._LATIN_WORDS": "findall",  # a table's subject words
     "kbtools.serve.ops._TAG": "match",  # /api/diff?old=&new=
