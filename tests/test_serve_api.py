@@ -571,3 +571,14 @@ def test_the_openapi_description_is_what_the_api_accepts_and_returns(client):
     assert conforms("Section", client.get("/api/read", params={"doc": f"{SCAB}:71"}).json()) == []
     assert conforms("Error", client.get("/api/read", params={"doc": "nope.md"}).json()) == []
     assert conforms("Health", client.get("/api/healthz").json()) == []
+
+
+@pytest.mark.parametrize("value, said", [(None, "null (leave a value not known out)"),
+                                         ([22], "a list"), ({"v": 22}, "an object"),
+                                         (True, "a boolean")])
+def test_an_input_that_is_no_string_or_number_is_named_as_json_names_it(client, value, said):
+    """An LLM sends null for a value it does not know: the error said "not NoneType"
+    (session 31), a name from the server's language, not the request's."""
+    message = error_of(client.post("/api/table/evaluate", json={
+        "doc": SCAB, "inputs": {"温度": value, "相对湿度": "90", "连续降雨天数": "4"}}), 400)
+    assert message == f"input '温度' must be a string or a number, not {said}"
