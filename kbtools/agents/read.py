@@ -81,16 +81,6 @@ def _cited_hint(cited: re.Match[str], section_arg: str = "heading_path") -> str:
             + " or ".join(parts))
 
 
-def citation_lines(doc: str) -> tuple[str, int, int] | None:
-    """(document path, first line, last line) of a citation given where a document is asked
-    for (``x.md:65-73``, with a heading path after § or not), or None for anything else."""
-    cited = _CITED.fullmatch(doc.strip())
-    if cited is None or not cited.group("lines") or cited.group("anchor"):
-        return None
-    first = int(cited.group("a"))
-    return cited.group("path"), first, int(cited.group("b") or first)
-
-
 @dataclass(frozen=True)
 class Cited:
     """A citation given where a document path is asked for, as search results print it
@@ -116,6 +106,15 @@ def cited(doc: Any) -> Cited | None:
         return Cited(found.group("path").strip(), None, heading) if heading else None
     first = int(found.group("a"))
     return Cited(found.group("path").strip(), (first, int(found.group("b") or first)), heading)
+
+
+def citation_lines(doc: str) -> tuple[str, int, int] | None:
+    """(document path, first line, last line) of a citation given where a document is asked
+    for (``x.md:65-73``, with a heading path after § or not), or None for anything else."""
+    given = cited(doc)
+    if given is None or given.lines is None:
+        return None
+    return given.doc, given.lines[0], given.lines[1]
 
 
 def check_doc_path(doc: str, section_arg: str = "heading_path") -> str:
