@@ -580,3 +580,46 @@ def test_every_tool_parameter_says_what_it_is_for(tmp_path):
     assert schemas["draft_report"]["properties"]["category"]["enum"] == [
         "crop-protection", "engineering", "equipment-maintenance", "field-report"]
     assert "field-report" in schemas["draft_report"]["properties"]["category"]["description"]
+
+
+def test_a_results_citation_is_passed_back_as_given(built, tmp_path):
+    """An agent told to cite each result's `citation` passes that text back as `doc`, as
+    `kb table eval` takes it: `read` and `evaluate_table` refused it as "a document path
+    names the file alone" and made the agent take it apart (session 31)."""
+    texts = {"knowledge/crops/risk.md": RISK.splitlines(),
+             "knowledge/notes/injected.md": INJECTED.splitlines()}
+    risk = texts["knowledge/crops/risk.md"]
+
+    async def scenario(c):
+        got: dict = {"search": data(await c.call_tool("search", {"query": "霜霉病 风险等级 表",
+                                                                 "k": 5}))}
+        for r in got["search"]["results"]:
+            got[r["citation"]] = data(await c.call_tool("read", {"doc": r["citation"]}))
+        row = "knowledge/crops/risk.md:27"  # a table row cited alone, without § heading
+        got["row"] = data(await c.call_tool("read", {"doc": row}))
+        got["table"] = data(await c.call_tool("evaluate_table", {
+            "doc": row + " § 霜霉病风险判定 > 2. 风险等级表", "inputs": {"温度": "18℃", "相对湿度": "90 %"}}))
+        got["nothing"] = await c.call_tool("evaluate_table", {
+            "doc": "knowledge/crops/risk.md:15-16", "inputs": {"温度": "18"}})
+        got["both"] = await c.call_tool("read", {"doc": row, "heading_path": "1"})
+        got["twice"] = await c.call_tool("evaluate_table", {
+            "doc": row, "table": 1, "inputs": {"温度": "18", "相对湿度": "90"}})
+        return got
+
+    got = session(tmp_path, "--index", str(built / "dist"), scenario=scenario)
+    results = got["search"]["results"]
+    assert results
+    for r in results:
+        section = got[r["citation"]]
+        assert section["doc"] == r["doc"]
+        assert section["line_start"] <= r["line_start"] and r["line_end"] <= section["line_end"]
+        for line in texts[r["doc"]][r["line_start"] - 1:r["line_end"]]:
+            assert line in section["markdown"]
+    assert got["row"]["line_start"] == got["row"]["line_end"] == 27
+    assert got["row"]["markdown"] == risk[26]
+    assert got["table"]["outputs"] == [{"风险等级": "高", "建议措施": "立即喷药"}]
+    assert error_text(got["nothing"]).endswith(
+        "no decision table at knowledge/crops/risk.md lines 15-16 (its decision tables: "
+        "lines 23-28)")
+    assert "is a citation" in error_text(got["both"])
+    assert "names one too" in error_text(got["twice"])

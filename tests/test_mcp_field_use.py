@@ -143,42 +143,56 @@ def test_the_same_report_with_crlf_cr_or_lf_lines_is_one_draft(tmp_path):
     assert {d["branch"] for d in again} == {first["branch"]}
 
 
-@pytest.mark.parametrize("doc,told", [
-    ("knowledge/crops/risk.md:21-27 § 霜霉病风险判定 > 2. 风险等级表",
-     "table='霜霉病风险判定 > 2. 风险等级表'"),
-    ("knowledge/crops/risk.md:21-27", "the section the lines lie in as table"),
-    ("knowledge/crops/risk.md#2-风险等级表", "by its heading as table"),
+@pytest.mark.parametrize("doc", [
+    "knowledge/crops/risk.md:21-27 § 霜霉病风险判定 > 2. 风险等级表",
+    "knowledge/crops/risk.md:21-27",
+    "knowledge/crops/risk.md:27",
+    "knowledge/crops/risk.md § 2. 风险等级表",
 ])
-def test_a_citation_given_as_evaluate_tables_doc_is_told_to_use_table(tmp_path, doc, told):
-    """An agent that passed a citation or a link as evaluate_table's `doc` was told to give
-    `heading_path` or `line_start`/`line_end`, which evaluate_table refuses as unknown
-    arguments: it now names the section as the `table` argument, and that call works."""
+def test_a_citation_given_as_evaluate_tables_doc_evaluates_its_table(tmp_path, doc):
+    """An agent passes a result's citation back as evaluate_table's `doc`: it was refused
+    and told to give the section as `table` (session 30); it now evaluates the table at
+    the cited lines (or in the cited section), as `kb table eval` does (session 31)."""
     repo = committed_repo(tmp_path / "kb")
     inputs = {"温度": 18, "相对湿度": 90}
 
     async def scenario(c):
-        refused = await c.call_tool("evaluate_table", {"doc": doc, "inputs": inputs})
-        followed = await c.call_tool("evaluate_table", {
-            "doc": "knowledge/crops/risk.md", "table": "霜霉病风险判定 > 2. 风险等级表",
-            "inputs": inputs})
-        return refused, followed
+        return await c.call_tool("evaluate_table", {"doc": doc, "inputs": inputs})
 
-    refused, followed = session(repo, scenario=scenario)
-    message = error_text(refused)
-    assert told in message and "'knowledge/crops/risk.md'" in message
-    assert "heading_path" not in message and "line_start" not in message
-    assert data(followed)["outputs"] == [{"风险等级": "高", "建议措施": "立即喷药"}]
+    got = data(session(repo, scenario=scenario))
+    assert got["doc"] == "knowledge/crops/risk.md"
+    assert got["outputs"] == [{"风险等级": "高", "建议措施": "立即喷药"}]
 
 
-def test_a_citation_given_as_reads_doc_still_says_heading_path_and_lines(tmp_path):
-    """`read` takes a section and lines: its hint is unchanged."""
+def test_a_link_given_as_evaluate_tables_doc_is_told_to_use_table(tmp_path):
+    """A link with an anchor is no citation: its section goes in `table`, as it is told."""
     repo = committed_repo(tmp_path / "kb")
 
     async def scenario(c):
-        return await c.call_tool("read", {"doc": "knowledge/crops/risk.md:21-27 § 2. 风险等级表"})
+        return await c.call_tool("evaluate_table", {"doc": "knowledge/crops/risk.md#2-风险等级表",
+                                                    "inputs": {"温度": 18}})
 
     message = error_text(session(repo, scenario=scenario))
-    assert "line_start=21, line_end=27" in message and "heading_path='2. 风险等级表'" in message
+    assert "by its heading as table" in message and "'knowledge/crops/risk.md'" in message
+    assert "heading_path" not in message and "line_start" not in message
+
+
+def test_a_citation_given_as_reads_doc_reads_its_section(tmp_path):
+    """`read` given a citation reads the cited section (session 31; it was refused with a
+    hint to give heading_path or line_start/line_end), and its lines when the heading path
+    no longer holds them."""
+    repo = committed_repo(tmp_path / "kb")
+
+    async def scenario(c):
+        return [await c.call_tool("read", {"doc": doc}) for doc in (
+            "knowledge/crops/risk.md:21-27 § 2. 风险等级表",
+            "knowledge/crops/risk.md:16-18 § 2. 风险等级表")]
+
+    section, lines = (data(r) for r in session(repo, scenario=scenario))
+    assert section["heading_path"] == ["霜霉病风险判定", "2. 风险等级表"]
+    assert "| 15~20 | ≥85 | 高 | 立即喷药 |" in section["markdown"]
+    assert (lines["line_start"], lines["line_end"]) == (16, 18)
+    assert lines["markdown"].startswith("## 1. 发生条件")
 
 
 def test_evaluate_table_answers_a_row_the_inputs_not_given_cannot_change(tmp_path):

@@ -300,25 +300,39 @@ def test_doc_value_resolves_a_short_path_like_read():
         doc_value("=", "crops/a.md", nested)  # under `knowledge` and `knowledge/crops`
 
 
-@pytest.mark.parametrize("doc,hint", [
-    ("knowledge/edge.md:7-9", "give its lines as line_start=7, line_end=9"),
-    ("knowledge/edge.md:7", "give its lines as line_start=7, line_end=7"),
-    ("knowledge/edge.md:7-9 § 边界 > 注意事项",
-     "give its lines as line_start=7, line_end=9 or its section as heading_path='边界 > 注意事项'"),
-    ("knowledge/edge.md § 边界", "give its section as heading_path='边界'"),
-    ("knowledge/edge.md#注意事项", "give a section by its heading as heading_path, not by its "
-                                "#anchor"),
-])
-def test_a_citation_or_a_link_given_as_the_document_says_what_to_send(repo, doc, hint):
-    """An agent passed the citation it was told to cite (`doc:7-9 § A > B`) or a link's
-    `#anchor` as `doc` and read "only Markdown documents can be read" about a Markdown
-    document; the error now names the file and where the lines or the section go."""
+def test_a_link_given_as_the_document_says_what_to_send(repo):
+    """An agent passed a link's `#anchor` as `doc` and read "only Markdown documents can be
+    read" about a Markdown document; the error names the file and where the section goes."""
+    doc = "knowledge/edge.md#注意事项"
     with pytest.raises(UsageError) as info:
         read_section(open_knowledge(repo), doc)
-    assert info.value.message == (f"refused document path '{doc}': a document path names the "
-                                  f"file alone ('knowledge/edge.md'); {hint}")
+    assert info.value.message == (
+        f"refused document path '{doc}': a document path names the file alone "
+        "('knowledge/edge.md'); give a section by its heading as heading_path, not by its "
+        "#anchor")
     with pytest.raises(UsageError, match="only Markdown documents can be read"):
         read_section(open_knowledge(repo), "knowledge/edge.txt")
+
+
+@pytest.mark.parametrize("doc,heading,lines", [
+    ("knowledge/edge.md:7-9", None, (7, 9)),
+    ("knowledge/edge.md:7", None, (7, 7)),
+    ("knowledge/edge.md:7-9 § 边界 > 注意事项", None, (7, 9)),  # not there: its lines
+    ("knowledge/edge.md:19-21 § 边界 > 注意事项", None, (19, 21)),  # the second of two
+    ("knowledge/edge.md:9 § 边界 > Temperature < 10 °C or > 30 °C",
+     "Temperature < 10 °C or > 30 °C", None),
+    ("knowledge/edge.md § 边界", "边界", None),
+])
+def test_a_citation_given_as_the_document_reads_what_it_cites(repo, doc, heading, lines):
+    """The citation an agent is told to cite (`doc:7-9 § A > B`) given as `doc` reads its
+    section, or its lines (session 31): it was refused with where to put its parts."""
+    kn = open_knowledge(repo)
+    got = read_section(kn, doc)
+    want = read_section(kn, "knowledge/edge.md", heading, *(lines or (None, None)))
+    assert (got.heading_path, got.line_start, got.line_end, got.markdown) == (
+        want.heading_path, want.line_start, want.line_end, want.markdown)
+    with pytest.raises(UsageError, match="is a citation"):
+        read_section(kn, doc, line_start=1)
 
 
 def test_a_long_heading_path_not_found_is_quoted_short(repo):

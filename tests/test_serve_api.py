@@ -167,12 +167,14 @@ def test_table_evaluate_no_rule_matches(client):
     ({"doc": "../x.md", "inputs": {"温度": 22}}, 400, "'..'"),
     ({"doc": "knowledge/crops/none.md", "inputs": {"温度": 22}}, 404, None),
     ({"doc": "knowledge/crops/rice-blast.md", "inputs": {"x": "1"}, "table": "nope"}, 400, None),
-    # a citation as the path: told to give the section as 'table', the field this takes
-    # (it was told heading_path or line_start/line_end, which it refuses; session 30)
-    ({"doc": f"{SCAB}:65-73", "inputs": {"温度": 22}}, 400, "the lines lie in as table"),
+    # a link as the path: told to give the section as 'table', the field this takes (it
+    # was told heading_path, which it refuses; session 30); a citation is the table at its
+    # lines (session 31), which asks for the inputs it lacks
     ({"doc": f"{SCAB}#32-风险等级判定表", "inputs": {"温度": 22}}, 400, "heading as table,"),
+    ({"doc": f"{SCAB}:65-73", "inputs": {"温度": 22}}, 400,
+     "3.2 风险等级判定表: missing input for column(s) 相对湿度(%), 连续降雨天数"),
     ({"doc": f"{SCAB}:65-73 § 3.2 风险等级判定表", "inputs": {"温度": 22}}, 400,
-     "as table='3.2 风险等级判定表'"),
+     "3.2 风险等级判定表: missing input for column(s) 相对湿度(%), 连续降雨天数"),
 ])
 def test_table_evaluate_errors(client, payload, status, words):
     message = error_of(client.post("/api/table/evaluate", json=payload), status)
@@ -478,3 +480,107 @@ def test_pages_and_health_never_wait_behind_searches(repo):
         searching.join(60)
     assert while_searching == {url: 200 for url in answered} and len(answered) == 5
     assert found["r"].status_code == 200
+
+
+def cite(hit) -> str:
+    """A result's citation as `kb query` and the MCP tools print it (`Citation.text`)."""
+    return (f"{hit['doc']}:{hit['line_start']}-{hit['line_end']} § "
+            + " > ".join(hit["heading_path"]))
+
+
+@pytest.mark.parametrize("question, doc", [
+    ("how to calibrate a sprayer", "knowledge/crops/sprayer-calibration.md"),
+    ("pesticide dilution calculation", "knowledge/crops/pesticide-dilution-and-phi.md"),
+    ("first aid for pesticide poisoning", "knowledge/crops/pesticide-operator-safety.md"),
+])
+def test_an_english_question_over_chinese_knowledge_is_answered_with_citations(
+        client, repo, question, doc):
+    """The served knowledge is Chinese only, so its index holds no vectors of the English
+    model: an English question was judged as one in the knowledge's own language, every
+    word of it one the knowledge never writes, and was "no answer" beside the Chinese page
+    answering it (session 31). Its citations read back as given."""
+    got = client.get("/api/search", params={"q": question, "k": 3}).json()
+    assert got["no_answer"] is False, got
+    top = next(r for r in got["results"] if r["doc"] == doc)  # among the first 3
+    section = client.get("/api/read", params={"doc": cite(top)}).json()
+    assert section["doc"] == doc
+    assert section["line_start"] <= top["line_start"] and top["line_end"] <= section["line_end"]
+    lines = (repo / doc).read_text(encoding="utf-8").splitlines()
+    assert all(line in section["markdown"]
+               for line in lines[top["line_start"] - 1:top["line_end"]])
+
+
+def test_an_off_topic_english_question_over_chinese_knowledge_stays_unanswered(client):
+    got = client.get("/api/search", params={"q": "How do I bake sourdough bread?"}).json()
+    assert got["no_answer"] is True and got["results"] == []
+
+
+def test_a_citation_is_taken_as_the_document(client):
+    """What search cites (`x.md:65-73 § A > B`, or `x.md:71`) is taken where a document is
+    asked for, as `kb table eval` takes it (session 31): the API refused it as a path."""
+    inputs = {"温度": "22℃", "相对湿度": "90 %", "连续降雨天数": "4天"}
+    for doc in (f"{SCAB}:71", f"{SCAB}:65-73 § 3.2 风险等级判定表", f"{SCAB} § 3.2 风险等级判定表"):
+        resp = client.post("/api/table/evaluate", json={"doc": doc, "inputs": inputs})
+        assert resp.status_code == 200, resp.text
+        assert resp.json()["outputs"][0]["风险等级"] == "极高"
+    row = client.get("/api/read", params={"doc": f"{SCAB}:71"}).json()
+    assert (row["line_start"], row["line_end"]) == (71, 71) and row["markdown"].startswith("| >20")
+    section = client.get("/api/read", params={"doc": f"{SCAB}:71-71 § 3.2 风险等级判定表"}).json()
+    assert section["heading_path"][-1] == "3.2 风险等级判定表" and "| 温度(℃)" in section["markdown"]
+    message = error_of(client.post("/api/table/evaluate", json={
+        "doc": f"{SCAB}:1-3", "inputs": inputs}), 400)
+    assert message.startswith(f"no decision table at {SCAB} lines 1-3 (its decision tables: ")
+    message = error_of(client.get("/api/read", params={"doc": f"{SCAB}:71", "line_start": 1}), 400)
+    assert "is a citation" in message
+    assert error_of(client.get("/api/read", params={"doc": f"{SCAB}#3"}), 400)
+
+
+def conforms(name: str, instance) -> list[str]:
+    """What in `instance` the served OpenAPI document's schema `name` refuses ([]: nothing)."""
+    import jsonschema
+
+    schema = {"$ref": f"#/components/schemas/{name}",
+              "components": openapi_document()["components"]}
+    validator = jsonschema.Draft202012Validator(schema)
+    return [e.message for e in validator.iter_errors(instance)]
+
+
+def test_the_openapi_description_is_what_the_api_accepts_and_returns(client):
+    """The OpenAPI document described a search body as `query` alone, `where` a list, `k`
+    an integer and `verified_only` a boolean, while the API takes `q` too, one filter as a
+    string, digits and flag words, as the MCP tool does (session 31): a client generated
+    from it refused what the API answers. Real responses validate against it too."""
+    accepted = [{"query": "赤霉病", "where": "crop=小麦"}, {"q": "赤霉病", "k": "3"},
+                {"query": "赤霉病", "verified_only": "yes", "k": None},
+                {"query": "赤霉病", "where": ["crop=小麦", "verified=true"], "k": 2,
+                 "verified_only": False}]
+    for body in accepted:
+        resp = client.post("/api/search", json=body)
+        assert resp.status_code == 200, (body, resp.text)
+        assert conforms("SearchRequest", body) == [], body
+        assert conforms("SearchResponse", resp.json()) == []
+    refused = [{"query": "赤霉病", "q": "赤霉病"}, {"query": "赤霉病", "k": 0},
+               {"query": "赤霉病", "verified_only": "maybe"}, {"k": 3},
+               {"query": "赤霉病", "top": 3}]
+    for body in refused:
+        assert client.post("/api/search", json=body).status_code == 400, body
+        assert conforms("SearchRequest", body), body
+    inputs = {"温度": "22℃", "相对湿度": 90, "连续降雨天数": "4"}
+    for body in ({"doc": SCAB, "inputs": inputs}, {"doc": f"{SCAB}:71", "inputs": inputs,
+                                                    "policy": "all"}):
+        assert conforms("TableRequest", body) == []
+        assert conforms("TableResult", client.post("/api/table/evaluate", json=body).json()) == []
+    assert conforms("Section", client.get("/api/read", params={"doc": f"{SCAB}:71"}).json()) == []
+    assert conforms("Error", client.get("/api/read", params={"doc": "nope.md"}).json()) == []
+    assert conforms("Health", client.get("/api/healthz").json()) == []
+
+
+@pytest.mark.parametrize("value, said", [(None, "null (leave a value not known out)"),
+                                         ([22], "a list"), ({"v": 22}, "an object"),
+                                         (True, "a boolean")])
+def test_an_input_that_is_no_string_or_number_is_named_as_json_names_it(client, value, said):
+    """An LLM sends null for a value it does not know: the error said "not NoneType"
+    (session 31), a name from the server's language, not the request's."""
+    message = error_of(client.post("/api/table/evaluate", json={
+        "doc": SCAB, "inputs": {"温度": value, "相对湿度": "90", "连续降雨天数": "4"}}), 400)
+    assert message == f"input '温度' must be a string or a number, not {said}"

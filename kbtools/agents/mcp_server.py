@@ -60,12 +60,12 @@ from kbtools.agents.parameters import (
     VerifiedOnly,
     category_parameter,
 )
-from kbtools.agents.read import open_knowledge, read_section
+from kbtools.agents.read import cited, open_knowledge, read_section
 from kbtools.agents.recent import recent
 from kbtools.agents.stdio import Wire
 from kbtools.config import CONFIG_NAME, MAX_K, find_root
 from kbtools.decision import input_value
-from kbtools.decision.documents import evaluate_table
+from kbtools.decision.documents import as_source, cited_table, document_tables, evaluate_table
 from kbtools.errors import (
     IndexLoadError,
     KbError,
@@ -143,11 +143,12 @@ Read one section of a knowledge document (with its subsections) or a line range.
 Use after `search` to see the full context of a hit: pass the hit's `doc` and its
 `heading_path` (list of headings, or "A > B"; the last heading alone is enough when unique,
 a section number like "4.3" or "section 4.3" works too, and so does a heading as the
-Markdown writes it), or `line_start`/`line_end` (at most 400 lines).
+Markdown writes it), or `line_start`/`line_end` (at most 400 lines). A result's `citation`
+given whole as `doc` (knowledge/crops/x.md:65-73 § A > B) reads its section, or its lines.
 Without either, returns the document from the top (bounded). The Markdown comes back in
 `markdown` (quoted data) with a `citation`.
 Do not use to search (use `search`); paths must be repo-relative document paths as cited
-(e.g. knowledge/crops/x.md): absolute paths, '..' and links leaving the knowledge are refused.
+(e.g. knowledge/crops/x.md, or a citation): absolute paths, '..' and links leaving the knowledge are refused.
 """
 
 RECENT_DOC = """\
@@ -166,7 +167,8 @@ Use whenever a document holds a decision table and you have the input values: th
 names the matching row, why each cell matched, and the outputs, with a citation. Pass
 `inputs` as {column: value} (column header with or without unit, e.g. {"温度": "18",
 "相对湿度": "90"}); `table` by name, 1-based index or the section it lies in (a heading, a
-citation's heading path or a section number: "4.4") when the document has several. An input
+citation's heading path or a section number: "4.4") when the document has several; or a
+result's `citation` as `doc` (knowledge/crops/x.md:65-73): the table at those lines. An input
 left out is answered without when the chosen row takes any value of it (its cell says "not
 given"); when it decides the row, the error names the inputs to ask the user for. status "no_match" means "no rule matches, needs human review": report that, do not
 guess an answer. Do not use for tables that are not rules (use `read`).
@@ -333,8 +335,13 @@ def tool_recent(ctx: Context, days: int | None = None, n: int | None = None) -> 
 def tool_evaluate_table(ctx: Context, doc: str, inputs: dict[str, Any],
                         table: str | int | None = None, policy: str | None = None) -> dict[str, Any]:
     kn = ctx.knowledge()
-    path = kn.resolve(doc, section_arg="table")
+    given = cited(doc)  # a result's citation: the table at its lines (as `kb table eval`)
+    path = kn.resolve(given.doc if given else doc, section_arg="table")
     values = {str(k): input_value(v, str(k)) for k, v in inputs.items()}
+    if given is not None:
+        src = as_source(path)
+        table = cited_table(document_tables(src), given.lines, given.heading, table,
+                            kn.rel(path))
     result = evaluate_table(path, table, values, policy=policy, doc=kn.rel(path))
     out = result.to_dict()
     out["release"] = ctx.release()

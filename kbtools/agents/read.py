@@ -81,14 +81,40 @@ def _cited_hint(cited: re.Match[str], section_arg: str = "heading_path") -> str:
             + " or ".join(parts))
 
 
+@dataclass(frozen=True)
+class Cited:
+    """A citation given where a document path is asked for, as search results print it
+    (``knowledge/x.md:65-73 § A > B``; lines, a heading path or both): the document, the
+    lines (None: none given) and the heading path (empty: none given)."""
+
+    doc: str
+    lines: tuple[int, int] | None
+    heading: str
+
+
+def cited(doc: Any) -> Cited | None:
+    """`doc` as a citation, or None when it is none (a plain path, a link with an ``#``
+    anchor, no Markdown file). Agents are told to cite each result's `citation` and pass
+    back what search printed: refusing that text as a path made them rebuild the call."""
+    if not isinstance(doc, str):
+        return None
+    found = _CITED.fullmatch(doc.strip())
+    if found is None or found.group("anchor"):
+        return None
+    heading = (found.group("heading") or "").strip()
+    if not found.group("lines"):
+        return Cited(found.group("path").strip(), None, heading) if heading else None
+    first = int(found.group("a"))
+    return Cited(found.group("path").strip(), (first, int(found.group("b") or first)), heading)
+
+
 def citation_lines(doc: str) -> tuple[str, int, int] | None:
     """(document path, first line, last line) of a citation given where a document is asked
     for (``x.md:65-73``, with a heading path after § or not), or None for anything else."""
-    cited = _CITED.fullmatch(doc.strip())
-    if cited is None or not cited.group("lines") or cited.group("anchor"):
+    given = cited(doc)
+    if given is None or given.lines is None:
         return None
-    first = int(cited.group("a"))
-    return cited.group("path"), first, int(cited.group("b") or first)
+    return given.doc, given.lines[0], given.lines[1]
 
 
 def check_doc_path(doc: str, section_arg: str = "heading_path") -> str:
@@ -115,9 +141,9 @@ def check_doc_path(doc: str, section_arg: str = "heading_path") -> str:
         raise UsageError(f"refused document path '{shown}': a name longer than "
                          f"{MAX_NAME_BYTES} bytes")
     if not parts or not parts[-1].lower().endswith((".md", ".markdown")):
-        if (cited := _CITED.fullmatch(text)) and any(cited.group("lines", "heading", "anchor")):
+        if (found := _CITED.fullmatch(text)) and any(found.group("lines", "heading", "anchor")):
             raise UsageError(f"refused document path '{shown}': "
-                             f"{_cited_hint(cited, section_arg)}")
+                             f"{_cited_hint(found, section_arg)}")
         raise UsageError(f"refused document path '{shown}': only Markdown documents can be read")
     return "/".join(parts)
 
@@ -316,17 +342,28 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
                  line_start: int | None = None, line_end: int | None = None,
                  max_chars: int = MAX_CHARS) -> SectionText:
     """One section (with its subsections) or a line range of a document, bounded in size."""
+    given = cited(doc)
+    if given is not None:  # a citation: its section, or else its lines
+        if heading_path or line_start is not None or line_end is not None:
+            raise UsageError(f"'{_shown(doc)}' is a citation, which names its section or "
+                             "lines itself: give the document path alone with heading_path "
+                             "or line_start/line_end, or the citation alone")
+        doc = given.doc
     path = kn.resolve(doc)
     src = kn.read(path)
     parsed = parse(src)
     lines = parsed.lines
     last = line_count(src.text)
+    sec = None
+    if given is not None:
+        sec = cited_section(parsed, given)
+        line_start, line_end = (None, None) if sec is not None else given.lines or (None, None)
     wanted = split_heading_path(heading_path)
     subsections: tuple[str, ...] = ()
     if wanted and (line_start is not None or line_end is not None):
         raise UsageError("give either a heading path or a line range, not both")
-    if wanted:
-        sec = find_section(parsed, heading_path or wanted)
+    if sec is not None or wanted:
+        sec = sec or find_section(parsed, heading_path or wanted)
         a, b, hpath = sec.line_start, sec.line_end, sec.heading_path
         subsections = tuple(s.title for s in sec.sections)
     elif line_start is not None or line_end is not None:
@@ -362,6 +399,23 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
                        verified=src.meta.get("verified") is True and reason is None,
                        reason=reason,
                        truncated=truncated, subsections=subsections, metadata=dict(src.meta))
+
+
+def cited_section(parsed: Any, given: Cited) -> Any:
+    """The section a read of citation `given` reads, or None to read its lines: the section
+    its heading path names that holds its lines (a table row's citation reads the whole
+    table with its header, as the result's section; of several sections under one heading
+    path, the one the lines lie in), the innermost when several do. A heading path without
+    lines names its section alone (KbError when it names none, or several)."""
+    if given.lines is None:
+        return find_section(parsed, given.heading)
+    first, last = given.lines
+    parts, seps = heading_parts(given.heading)
+    holding = [s for s in parsed.sections() if given.heading
+               and path_matches(parts, seps, s.heading_path)
+               and s.line_start <= first and last <= s.line_end]
+    # none: no heading given, or one since renamed or moved; the lines still say where
+    return min(holding, key=lambda s: s.line_end - s.line_start) if holding else None
 
 
 def whole_lines(text: str, max_chars: int) -> str:

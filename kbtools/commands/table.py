@@ -10,7 +10,13 @@ import click
 from kbtools.agents.read import citation_lines, open_knowledge
 from kbtools.commands.output import echo_json, json_option
 from kbtools.decision import POLICIES, TableResult
-from kbtools.decision.documents import evaluate_table, list_tables
+from kbtools.decision.documents import (
+    as_source,
+    cited_table,
+    document_tables,
+    evaluate_table,
+    list_tables,
+)
 from kbtools.errors import KbError, UsageError, line_span, one_line
 
 
@@ -69,21 +75,10 @@ def _is_file(doc: str) -> bool:
         return False
 
 
-def _table_at(path: Path, label: str, lines: tuple[int, int], which: str | None) -> int:
-    """The number of the decision table of `path` that the cited `lines` fall in (or
-    overlap); UsageError when --table names one too, or when none lies there."""
-    span = line_span(lines[0], lines[1], "-")
-    if which is not None:
-        raise UsageError(f"{label} {span} names a table by its lines and --table names one "
-                         "too: give one of them")
-    tables = list_tables(path)
-    for t in tables:
-        if t["line_start"] <= lines[1] and lines[0] <= t["line_end"]:
-            return int(t["index"])
-    where = ", ".join(line_span(t["line_start"], t["line_end"], "-") for t in tables)
-    raise UsageError(f"no decision table at {label} {span}" +
-                     (f" (its decision tables: {where})" if where else
-                      " (it has no decision tables)"))
+def _table_at(path: Path, label: str, lines: tuple[int, int], which: str | None) -> int | str | None:
+    """The decision table of `path` that the cited `lines` fall in or overlap
+    (`cited_table`); UsageError when --table names one too, or when none lies there."""
+    return cited_table(document_tables(as_source(path)), lines, "", which, label, "--table")
 
 
 @click.group("table")

@@ -242,6 +242,16 @@ def link_target(doc: str, href: str) -> str:
     return posixpath.normpath(posixpath.join(posixpath.dirname(doc), unquote(path))) + anchor
 
 
+def _json_kind(value: object) -> str:
+    """What a JSON value is, as an agent wrote it (``null``, ``a list``): the inputs come as
+    JSON, and "not NoneType" named Python's type for the ``null`` an LLM sends for a value
+    it does not know."""
+    kinds = ((bool, "a boolean"), (type(None), "null (leave a value not known out)"),
+             (list, "a list"), (dict, "an object"))
+    return next((said for kind, said in kinds if isinstance(value, kind)),
+                type(value).__name__)
+
+
 def input_value(value: object, name: str = "") -> str:
     """One input given as JSON (API, MCP: a string or a number) as the text `match_rules`
     reads, the one conversion every adapter uses.
@@ -256,8 +266,7 @@ def input_value(value: object, name: str = "") -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TableError(f"{label} must be a string or a number, not "
-                         f"{'a boolean' if isinstance(value, bool) else type(value).__name__}")
+        raise TableError(f"{label} must be a string or a number, not {_json_kind(value)}")
     if isinstance(value, int):
         try:
             float(value)

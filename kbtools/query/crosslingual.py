@@ -138,7 +138,26 @@ def crossed(index: KbIndex, text: str, lists: dict[str, Ranked]) -> bool:
     index, and its vector list is another model's (`vector_lists`)?"""
     lang = language_model(index, text)
     models = list_models(lists)
-    return lang is not None and bool(models) and lang not in models
+    if lang is None:  # its language's model has no chunk here: every chunk is in another
+        return absent_language(index, text) and bool(models)
+    return bool(models) and lang not in models
+
+
+def absent_language(index: KbIndex, text: str) -> bool:
+    """Is the question worded in a language configured with a model of its own
+    (`[embedding] languages`) of which the index holds no vectors? A build adds that model
+    only for chunks written in its language, so such an index holds none: an English
+    question over Chinese-only knowledge is then read by the base model alone, across
+    languages, and is judged as one (`crossed`). It was judged as a question in the
+    knowledge's own language, its every word one the knowledge never writes: "wheat scab
+    risk" was no answer beside the Chinese page on 小麦赤霉病."""
+    language = question_language(text)
+    if language == "en" and not worded(text):
+        return False
+    languages = _embedding(index).get("languages") or {}
+    model = languages.get(language) if isinstance(languages, dict) else None
+    return (isinstance(model, str) and model not in index.manifest["models"]
+            and base_model(index) is not None)
 
 
 # a word of a language in Latin letters as the index holds it (lower case, stemmed): three

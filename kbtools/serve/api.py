@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from kbtools.agents.read import read_section
+from kbtools.agents.read import cited, read_section
 from kbtools.errors import (
     API_FILTERS,
     EngineError,
@@ -167,7 +167,8 @@ def read(request: Request, body: dict[str, Any]) -> Any:
     if not doc:
         raise ApiError(400, "missing 'doc' (a document path as cited)")
     served = _served(request)
-    ops.document(served, doc)  # 400 for a refused path, 404 for a missing document
+    citation = cited(doc)  # a result's citation names the document (read_section the rest)
+    ops.document(served, citation.doc if citation else doc)  # 400 refused path, 404 missing doc
     # repeated, the headings of a path one by one (as a list is sent in a query string), as
     # the MCP tool takes a list: the last one alone was read, under whatever parents
     given = params.getlist("heading_path")

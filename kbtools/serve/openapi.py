@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from kbtools import __version__
-from kbtools.agents.arguments import MAX_QUESTION_CHARS
+from kbtools.agents.arguments import FLAG_WORDS, MAX_QUESTION_CHARS, MAX_WHERE
 from kbtools.config import MAX_K
+from kbtools.query.filters import MAX_WHERE_CHARS
 from kbtools.query.results import NAMES_SHOWN, QUERY_FORMAT
 
 _ERROR = {"description": "error", "content": {"application/json": {"schema": {
@@ -30,6 +31,11 @@ def _param(name: str, description: str, schema: dict[str, Any], *,
             "schema": schema}
 
 
+# the words `kbtools.agents.arguments.flag` reads as true or false, any case, or blank
+_FLAG_PATTERN = ("^\\s*(?:" + "|".join(
+    "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in word)
+    for word in sorted(FLAG_WORDS)) + ")?\\s*$")
+
 _SEARCH_PARAMS = [
     _param("q", f"the question (Chinese or English), at most {MAX_QUESTION_CHARS} characters "
                 f"(a longer one by POST: a query string holds at most 8192 bytes); a pasted "
@@ -38,8 +44,10 @@ _SEARCH_PARAMS = [
     _param("k", "number of results", {"type": "integer", "minimum": 1,
                                       "maximum": MAX_K, "default": 5}),
     _param("where", "filters KEY=VALUE, KEY>=VALUE, KEY<=VALUE, KEY!=VALUE (repeatable)",
-           {"type": "array", "items": {"type": "string", "maxLength": 1000}, "maxItems": 20}),
-    _param("verified_only", "only verified passages", {"type": "boolean"}),
+           {"type": "array", "items": {"type": "string", "maxLength": MAX_WHERE_CHARS},
+            "maxItems": MAX_WHERE}),
+    _param("verified_only", "only verified passages: true/false, yes/no, on/off, 1/0",
+           {"anyOf": [{"type": "boolean"}, {"type": "string", "pattern": _FLAG_PATTERN}]}),
 ]
 
 _SCHEMAS: dict[str, Any] = {
@@ -86,16 +94,36 @@ _SCHEMAS: dict[str, Any] = {
             "results": {"type": "array", "items": {"type": "object", "required": [
                 "rank", "score", "chunk_id", "doc", "heading_path", "line_start", "line_end",
                 "text", "verified"]}}}},
-    "SearchRequest": {"type": "object", "required": ["query"], "properties": {
-        "query": {"type": "string", "maxLength": MAX_QUESTION_CHARS},
-        "k": {"type": "integer", "minimum": 1, "maximum": MAX_K},
-        "where": {"type": "array", "items": {"type": "string"}, "maxItems": 20},
-        "verified_only": {"type": "boolean"}}},
+    # what `api.search` accepts in a body (`ops.check_k`, `check_where`, `check_flag`): the
+    # question as `query` or `q` (one of them), a number as ASCII digits too, one filter as
+    # a string, a flag as a word; null is the parameter left out
+    "SearchRequest": {
+        "type": "object", "additionalProperties": False,
+        "oneOf": [{"required": ["query"]}, {"required": ["q"]}],
+        "properties": {
+            "query": {"type": "string", "maxLength": MAX_QUESTION_CHARS},
+            "q": {"type": "string", "maxLength": MAX_QUESTION_CHARS,
+                  "description": "the question, as GET names it (give `query` or `q`)"},
+            "k": {"anyOf": [{"type": "integer", "minimum": 1, "maximum": MAX_K},
+                            {"type": "string", "pattern": r"^\s*[0-9]{1,12}\s*$",
+                             "description": f"a whole number from 1 to {MAX_K} in digits"},
+                            {"const": ""}, {"type": "null"}]},
+            "where": {"anyOf": [
+                {"type": "array", "items": {"type": "string", "maxLength": MAX_WHERE_CHARS},
+                 "maxItems": MAX_WHERE},
+                {"type": "string", "maxLength": MAX_WHERE_CHARS,
+                 "description": "one filter"}, {"type": "null"}]},
+            "verified_only": {"anyOf": [
+                {"type": "boolean"}, {"enum": [0, 1]}, {"type": "null"},
+                {"type": "string", "pattern": _FLAG_PATTERN,
+                 "description": "a word: true/false, yes/no, on/off, 1/0 (any case)"}]}}},
     "Section": {"type": "object", "description": "as the MCP tool `read` returns it",
                 "required": ["doc", "heading_path", "line_start", "line_end", "markdown",
                              "citation", "verified", "release"]},
     "TableRequest": {"type": "object", "required": ["doc", "inputs"], "properties": {
-        "doc": {"type": "string"}, "table": {"type": ["string", "integer"], "description": (
+        "doc": {"type": "string", "description": "document path as cited, or a result's "
+                "whole citation ('x.md:65-73'): the decision table at those lines"},
+        "table": {"type": ["string", "integer"], "description": (
             "a 1-based number, a name, or the section the table lies in as /api/read takes "
             "one: a heading, a heading path or a section number ('4.4', 'section 4.4')")},
         "policy": {"enum": ["first", "all"]},
@@ -131,7 +159,9 @@ def openapi_document() -> dict[str, Any]:
             "/api/read": {"get": {
                 "summary": "Read a section of a document, or a line range",
                 "parameters": [
-                    _param("doc", "document path as cited", {"type": "string"}, required=True),
+                    _param("doc", "document path as cited, or a result's whole citation "
+                           "('x.md:65-73 § A > B': its section, or its lines)",
+                           {"type": "string"}, required=True),
                     _param("heading_path", "heading path ('A > B') or section number; "
                            "given once per heading (heading_path=A&heading_path=B), the "
                            "headings of the path as the MCP tool's list",
