@@ -97,14 +97,51 @@ def for_subfolder(template: str, text: str, prefix: str) -> str:
     return text
 
 
+# files of the skeleton a project already has for its own ends: merged, never overwritten
+MERGED = (".gitignore",)
+
+
+def merge_lines(ours: bytes, theirs: bytes) -> bytes | None:
+    """`theirs` (a file the project already had) with the lines of `ours` it lacks appended,
+    or None when it lacks none. Why: a README-and-.gitignore repository made `kb init` refuse
+    its .gitignore, and `--force` then replaced the project's ignores with ours; a comment
+    line of ours is kept only before a line that is appended."""
+    have = {line.strip() for line in theirs.decode("utf-8", "replace").splitlines()}
+    added: list[str] = []
+    comment: list[str] = []
+    for line in ours.decode().splitlines():
+        if line.startswith("#"):
+            comment.append(line)
+        elif line.strip() and line.strip() not in have:
+            added += [*comment, line]
+            comment = []
+        else:
+            comment = []
+    if not added:
+        return None
+    sep = b"" if not theirs or theirs.endswith(b"\n") else b"\n"
+    return theirs + sep + ("\n".join(added) + "\n").encode()
+
+
 def scaffold(target: Path, force: bool = False) -> tuple[list[Path], bool]:
-    """Write the skeleton into `target`. Returns (files written, whether git init ran)."""
+    """Write the skeleton into `target`. Returns (files written, whether git init ran).
+
+    A file named in `MERGED` the target already has gets our lines it lacks (it is left
+    alone when it lacks none), with or without `force`: it is the project's, not ours."""
     if target.exists() and not target.is_dir():
         raise KbError("exists and is not a directory", path=str(target))
     files = plan(target)
+    kept: set[Path] = set()  # the project's own files, merged with ours
+    for name in MERGED:
+        path = target / name
+        if path.is_file() and not path.is_symlink():
+            kept.add(path)
+            merged = merge_lines(files.pop(path), path.read_bytes())
+            if merged is not None:
+                files[path] = merged
     if not force:
         for path in files:
-            if path.exists() or path.is_symlink():
+            if path not in kept and (path.exists() or path.is_symlink()):
                 raise KbError("already exists; use --force to overwrite", path=str(path))
     mode = _file_mode()
     for path, data in files.items():

@@ -289,3 +289,46 @@ def test_the_scaffold_hooks_follow_the_knowledge_folder_kb_toml_names(tmp_path):
     failed = pre_commit()
     assert failed.returncode == 1
     assert "docs/kb/getting-started.md:3:1: error: fm-unknown-category" in failed.stdout
+
+
+@pytest.mark.parametrize("ignores", [b"node_modules/\ndist/\n", "# 草稿\n草稿/\n*.tmp".encode()],
+                         ids=["en", "zh-no-final-newline"])
+def test_init_into_a_project_with_commits_a_readme_and_a_gitignore(tmp_path, monkeypatch,
+                                                                   ignores):
+    """A project's own .gitignore made `kb init` refuse, and `--force` replaced its ignores
+    with ours: it is merged now (our lines it lacks appended, once), and the new knowledge
+    base checks, builds and answers with no other step."""
+    project = tmp_path / "项目 one"
+    project.mkdir()
+    (project / "README.md").write_text("# Mine\n")
+    (project / ".gitignore").write_bytes(ignores)
+    repo = git.Repo.init(project)
+    repo.git.add(A=True)
+    repo.git.commit("-qm", "start", "--no-verify")
+    result = kb("init", "--json", str(project))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["git_init"] is False and data["warnings"] == []
+    assert ".gitignore" in data["files"] and "README.md" not in data["files"]
+    merged = (project / ".gitignore").read_text()
+    assert merged.startswith(ignores.decode())  # theirs first, untouched
+    lines = merged.splitlines()
+    for line in ("dist/", ".kb-cache/", "__pycache__/"):
+        assert lines.count(line) == 1, merged
+    assert (project / "README.md").read_text() == "# Mine\n"
+
+    forced = kb("init", "--force", "--json", str(project))  # ours again, theirs kept
+    assert forced.exit_code == 0, forced.output
+    assert ".gitignore" not in json.loads(forced.stdout)["files"]  # nothing left to add
+    assert (project / ".gitignore").read_text() == merged
+    assert (project / "README.md").read_text() == "# Mine\n"
+
+    monkeypatch.chdir(project)
+    assert kb("check").exit_code == 0
+    built = kb("build", "-q")
+    assert built.exit_code == 0, built.output
+    answer = kb("query", "--json", "how do I write front matter")
+    assert answer.exit_code == 0, answer.output
+    assert json.loads(answer.stdout)["results"][0]["doc"] == "knowledge/getting-started.md"
+    repo.git.add(A=True)
+    assert repo.git.status("--porcelain", "--untracked-files=all").count("dist/") == 0

@@ -13,7 +13,8 @@ from kbtools.scaffold import enclosing_root, scaffold
 
 @click.command("init")
 @click.argument("directory", type=click.Path(path_type=Path))
-@click.option("--force", is_flag=True, help="Overwrite files that already exist.")
+@click.option("--force", is_flag=True, help="Overwrite the files of the skeleton that already exist "
+              "(a .gitignore is merged, never overwritten).")
 @json_option
 def init(directory: Path, force: bool, as_json: bool) -> None:
     """Create a new knowledge repository in DIRECTORY.
@@ -23,7 +24,7 @@ def init(directory: Path, force: bool, as_json: bool) -> None:
     runs `git init` when DIRECTORY is not inside a Git repository (on branch main, the one
     the workflows run on). Inside a bigger repository the hooks and workflows are written
     for its root, with paths under DIRECTORY, to be moved there. Existing files are never
-    overwritten unless --force is given.
+    overwritten unless --force is given; an existing .gitignore gets the lines it lacks.
     """
     written, git_ran = scaffold(directory, force)
     rels = [p.relative_to(directory).as_posix() for p in written]
