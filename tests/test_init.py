@@ -332,3 +332,29 @@ def test_init_into_a_project_with_commits_a_readme_and_a_gitignore(tmp_path, mon
     assert json.loads(answer.stdout)["results"][0]["doc"] == "knowledge/getting-started.md"
     repo.git.add(A=True)
     assert repo.git.status("--porcelain", "--untracked-files=all").count("dist/") == 0
+
+
+@pytest.mark.skipif(not (BIN / "pre-commit").exists() or shutil.which("git") is None,
+                    reason="pre-commit or git not installed")
+def test_readme_start_a_knowledge_repository_runs(tmp_path):
+    """The README's "Start a knowledge repository" commands, run as written by bash: the
+    commit goes through the installed hook, and a broken document is then refused."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Start a knowledge repository", 1)[1].split("```bash\n", 1)[1]
+    script = block.split("```", 1)[0]
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
+           "PRE_COMMIT_HOME": str(tmp_path / "pc"), "KB_HOME": str(tmp_path / "home"),
+           "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@ex.org",
+           "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@ex.org"}
+    ran = subprocess.run(["bash", "-euc", script], cwd=tmp_path, env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    kr = tmp_path / "my-kb"
+    hooked = ran.stdout + ran.stderr  # the hook ran on the commit
+    assert "kb check" in hooked and "Passed" in hooked, hooked
+    assert git.Repo(kr).git.status("--porcelain") == ""
+    doc = kr / "knowledge" / "getting-started.md"
+    doc.write_text(doc.read_text().replace("category: engineering", "category: 无此类"))
+    refused = subprocess.run(["git", "commit", "-qam", "broken"], cwd=kr, env=env,
+                             capture_output=True, text=True, timeout=300)
+    assert refused.returncode == 1 and "fm-unknown-category" in refused.stdout + refused.stderr
