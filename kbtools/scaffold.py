@@ -10,6 +10,7 @@ which runs on pushes to ``main``, never ran).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -139,18 +140,57 @@ def scaffold(target: Path, force: bool = False) -> tuple[list[Path], bool]:
             merged = merge_lines(files.pop(path), path.read_bytes())
             if merged is not None:
                 files[path] = merged
+    for path in files:
+        _refuse_in_the_way(target, path)
     if not force:
         for path in files:
             if path not in kept and (path.exists() or path.is_symlink()):
                 raise KbError("already exists; use --force to overwrite", path=str(path))
-    mode = _file_mode()
-    for path, data in files.items():
-        try:
-            atomic_write_bytes(path, data)
-            path.chmod(mode)  # atomic writes start from a private temp file (0600)
-        except OSError as exc:
-            raise KbError(f"cannot write: {exc.strerror or exc}", path=str(path)) from None
+    _write_all(files, kept)
     return sorted(files), _git_init(target)
+
+
+def _refuse_in_the_way(target: Path, path: Path) -> None:
+    """Refuse, before anything is written, a file `path` of the skeleton that cannot be
+    written because it or a folder above it (up to `target`) exists as the other kind: a
+    file named `knowledge` once left half a skeleton behind and "cannot write: File
+    exists", and every later `kb init` then refused the half as already there."""
+    if path.is_dir() and not path.is_symlink():
+        raise KbError("exists and is a folder, where kb init writes a file", path=str(path))
+    for folder in path.relative_to(target).parents:
+        here = target / folder
+        if here != target and here.exists() and not here.is_dir():
+            raise KbError("exists and is not a folder, where kb init writes one",
+                          path=str(here))
+
+
+def _write_all(files: dict[Path, bytes], kept: set[Path]) -> None:
+    """Write `files`, all or none: when one cannot be written (a read-only folder, a full
+    disk), the files and folders this call made are removed again and the project's own
+    (`kept`) files are left as they were, so the same `kb init` can run again once the cause
+    is fixed."""
+    mode = _file_mode()
+    made: list[Path] = []  # files and folders that were not there before, in creation order
+    before = {path: path.read_bytes() for path in kept if path in files}
+    try:
+        for path, data in files.items():
+            made += [d for d in reversed([path.parent, *path.parent.parents])
+                     if not d.exists() and d not in made]
+            new = not path.exists()
+            atomic_write_bytes(path, data)
+            if new:
+                made.append(path)
+            if path not in kept:
+                path.chmod(mode)  # atomic writes start from a private temp file (0600)
+    except OSError as exc:
+        for done in reversed(made):
+            with contextlib.suppress(OSError):
+                done.rmdir() if done.is_dir() else done.unlink()
+        for path, data in before.items():
+            with contextlib.suppress(OSError):
+                atomic_write_bytes(path, data)
+        raise KbError(f"cannot write: {exc.strerror or exc}; nothing was written",
+                      path=str(path)) from None
 
 
 def _file_mode() -> int:

@@ -358,3 +358,61 @@ def test_readme_start_a_knowledge_repository_runs(tmp_path):
     refused = subprocess.run(["git", "commit", "-qam", "broken"], cwd=kr, env=env,
                              capture_output=True, text=True, timeout=300)
     assert refused.returncode == 1 and "fm-unknown-category" in refused.stdout + refused.stderr
+
+
+def _lock(folder: Path) -> bool:
+    """Make `folder` refuse new files (chmod for a user, the immutable flag for root, who
+    ignores modes); False when neither holds here."""
+    folder.chmod(0o555)
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "+i", str(folder)], capture_output=True)
+    try:
+        (folder / "probe").touch()
+    except OSError:
+        return True
+    (folder / "probe").unlink()
+    return False
+
+
+def _unlock(folder: Path) -> None:
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "-i", str(folder)], capture_output=True)
+    folder.chmod(0o755)
+
+
+@pytest.mark.parametrize("name", ["kb", "知识 库"])
+def test_init_that_cannot_write_leaves_nothing_behind(tmp_path, name):
+    """A read-only folder met half-way left half a skeleton, which every later `kb init`
+    refused as already there; now nothing is left and the project's .gitignore is as it
+    was, so the same command succeeds once the folder is writable."""
+    target = tmp_path / name
+    (target / "schemas").mkdir(parents=True)
+    (target / ".gitignore").write_text("build/\n")
+    if not _lock(target / "schemas"):
+        pytest.skip("no way to make a folder read-only here")
+    try:
+        result = kb("init", str(target))
+    finally:
+        _unlock(target / "schemas")
+    assert result.exit_code == 1
+    assert "cannot write" in result.stderr and "nothing was written" in result.stderr
+    assert sorted(p.name for p in target.iterdir()) == [".gitignore", "schemas"]
+    assert (target / ".gitignore").read_text() == "build/\n"
+    assert list((target / "schemas").iterdir()) == []
+    assert kb("init", str(target)).exit_code == 0
+
+
+@pytest.mark.parametrize("in_the_way", ["knowledge", ".github/workflows", "assets/.gitkeep/"])
+def test_init_refuses_a_file_where_it_needs_a_folder_before_writing(tmp_path, in_the_way):
+    target = tmp_path / "kr"
+    blocker = target / in_the_way.rstrip("/")
+    blocker.parent.mkdir(parents=True)
+    if in_the_way.endswith("/"):
+        blocker.mkdir()  # a folder where a file goes
+    else:
+        blocker.write_text("x")
+    for args in (["init"], ["init", "--force"]):
+        result = kb(*args, str(target))
+        assert result.exit_code == 1
+        assert f"{blocker}: exists and is" in result.stderr, result.stderr
+        assert sorted(p.name for p in target.iterdir()) == [in_the_way.split("/")[0]]
