@@ -45,11 +45,15 @@ def plan(target: Path) -> dict[Path, bytes]:
     outer = enclosing_root(target)
     prefix = (target.resolve().relative_to(outer.resolve()).as_posix()
               if outer is not None else "")
+    branch = workflow_branch(target)
     files: dict[Path, bytes] = {}
     for template, dest in LAYOUT.items():
         data = (TEMPLATES / template).read_bytes()
         if prefix and template in AT_GIT_ROOT:
             data = for_subfolder(template, data.decode(), prefix).encode()
+        if branch != BRANCH and template.startswith("workflows/"):
+            data = data.replace(f"branches: [{BRANCH}]".encode(), (
+                "branches: [" + json.dumps(branch, ensure_ascii=False) + "]").encode())
         files[target / dest] = data
     for schema in sorted(PACKAGE_SCHEMAS.rglob("*.schema.json")):
         files[target / "schemas" / schema.relative_to(PACKAGE_SCHEMAS)] = schema.read_bytes()
@@ -203,9 +207,7 @@ def enclosing_root(target: Path) -> Path | None:
     """The work tree of the Git repository `target` lies inside, when that is not `target`
     itself: there the scaffold's .pre-commit-config.yaml and .github/workflows/ do nothing
     (git and GitHub read them at a repository's root only)."""
-    here = target.absolute()
-    while not here.is_dir() and here != here.parent:  # not made yet: from its nearest folder
-        here = here.parent
+    here = _nearest_folder(target)
     try:
         root = gitpython.Repo(here, search_parent_directories=True).working_tree_dir
     except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError):
@@ -213,6 +215,35 @@ def enclosing_root(target: Path) -> Path | None:
     if root is None or Path(root).resolve() == target.resolve():
         return None
     return Path(root)
+
+
+def _nearest_folder(target: Path) -> Path:
+    """`target`, or when it is not made yet the nearest folder above it that is."""
+    here = target.absolute()
+    while not here.is_dir() and here != here.parent:
+        here = here.parent
+    return here
+
+
+def workflow_branch(target: Path) -> str:
+    """The branch the workflows should run on pushes to: the default branch of the `origin`
+    remote of the repository `target` lies in, else that repository's current branch, else
+    (no repository yet: `kb init` makes one on it) `BRANCH`. Why: written for `main` into a
+    project on `master`, the release workflow never ran and no release was ever made."""
+    here = _nearest_folder(target)
+    try:
+        repo = gitpython.Repo(here, search_parent_directories=True)
+    except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError):
+        return BRANCH
+    for ref, strip in (("refs/remotes/origin/HEAD", "refs/remotes/origin/"),
+                       ("HEAD", "refs/heads/")):
+        try:
+            name = str(repo.git.symbolic_ref("-q", ref)).strip()
+        except gitpython.GitCommandError:  # not set, or a detached HEAD
+            continue
+        if name.startswith(strip) and name != strip:
+            return name.removeprefix(strip)
+    return BRANCH
 
 
 def _git_init(target: Path) -> bool:

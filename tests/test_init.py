@@ -416,3 +416,28 @@ def test_init_refuses_a_file_where_it_needs_a_folder_before_writing(tmp_path, in
         assert result.exit_code == 1
         assert f"{blocker}: exists and is" in result.stderr, result.stderr
         assert sorted(p.name for p in target.iterdir()) == [in_the_way.split("/")[0]]
+
+
+@pytest.mark.parametrize(("branch", "origin"), [("master", None), ("主干", None),
+                                                ("wip", "trunk")])
+def test_init_in_an_existing_repository_runs_the_workflows_on_its_branch(tmp_path, branch,
+                                                                          origin):
+    """Written for `main` into a project on `master`, the release workflow never ran: the
+    workflows follow the origin's default branch, else the repository's current one."""
+    project = tmp_path / "p"
+    repo = git.Repo.init(project)
+    repo.git.symbolic_ref("HEAD", f"refs/heads/{branch}")
+    (project / "README.md").write_text("# P\n")
+    repo.git.add(A=True)
+    repo.git.commit("-qm", "start", "--no-verify")
+    if origin:
+        repo.git.update_ref(f"refs/remotes/origin/{origin}", "HEAD")
+        repo.git.symbolic_ref("refs/remotes/origin/HEAD", f"refs/remotes/origin/{origin}")
+    result = kb("init", str(project))
+    assert result.exit_code == 0, result.output
+    expected = origin or branch
+    assert f"the workflows run on pushes to {expected}" in result.stderr
+    for name in ("kb-release.yml", "kb-check.yml"):
+        workflow = yaml.safe_load((project / ".github" / "workflows" / name).read_text())
+        assert workflow[True]["push"]["branches"] == [expected], name
+    assert json.loads(kb("init", "--force", "--json", str(project)).stdout)["branch"] == expected

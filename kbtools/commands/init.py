@@ -8,7 +8,7 @@ import click
 
 from kbtools.commands.output import echo_json, json_option
 from kbtools.errors import plural
-from kbtools.scaffold import enclosing_root, scaffold
+from kbtools.scaffold import BRANCH, enclosing_root, scaffold, workflow_branch
 
 
 @click.command("init")
@@ -22,10 +22,13 @@ def init(directory: Path, force: bool, as_json: bool) -> None:
     Writes kb.toml, schemas/, knowledge/ with one example document, assets/,
     .pre-commit-config.yaml (runs `kb check`), .github/workflows/ and .gitignore, and
     runs `git init` when DIRECTORY is not inside a Git repository (on branch main, the one
-    the workflows run on). Inside a bigger repository the hooks and workflows are written
-    for its root, with paths under DIRECTORY, to be moved there. Existing files are never
-    overwritten unless --force is given; an existing .gitignore gets the lines it lacks.
+    the workflows run on; in an existing repository they run on its origin's default
+    branch, else its current one). Inside a bigger repository the hooks and workflows are
+    written for its root, with paths under DIRECTORY, to be moved there. Existing files are
+    never overwritten unless --force is given; an existing .gitignore gets the lines it
+    lacks.
     """
+    branch = workflow_branch(directory)  # before `git init`, which starts on BRANCH
     written, git_ran = scaffold(directory, force)
     rels = [p.relative_to(directory).as_posix() for p in written]
     outer = enclosing_root(directory)
@@ -37,12 +40,14 @@ def init(directory: Path, force: bool, as_json: bool) -> None:
              if outer is not None else None)
     if as_json:
         echo_json({"directory": str(directory), "files": rels, "git_init": git_ran,
-                   "warnings": [inert] if inert else []})
+                   "branch": branch, "warnings": [inert] if inert else []})
         return
     if inert:
         click.echo(f"kb init: warning: {inert}", err=True)
     for rel in rels:
         click.echo(rel)
     note = " (git init)" if git_ran else ""
+    if branch != BRANCH:
+        note += f" (the workflows run on pushes to {branch}, this repository's branch)"
     click.echo(f"kb init: {plural(len(rels), 'file')} written in {directory}{note}; next: kb check",
                err=True)
