@@ -246,6 +246,24 @@ def workflow_branch(target: Path) -> str:
     return BRANCH
 
 
+def ignored(target: Path, paths: list[Path]) -> list[Path]:
+    """Those of `paths` (files `kb init` wrote in `target`) that Git ignores: a project's own
+    .gitignore (`*.json`, `schemas/`, `.github/`) kept them out of every commit, and CI and
+    every other clone failed on what only the author's disk held."""
+    try:
+        repo = gitpython.Repo(target, search_parent_directories=True)
+    except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError):
+        return []
+    root = repo.working_tree_dir
+    if root is None:
+        return []
+    # untracked and ignored, NUL-separated paths from the work tree's root (no quoting)
+    out = repo.git.ls_files("--others", "--ignored", "--exclude-standard", "-z", "--",
+                            *(str(p.absolute()) for p in paths))
+    named = {(Path(root) / name).resolve() for name in str(out).split("\0") if name}
+    return [p for p in paths if p.resolve() in named]
+
+
 def _git_init(target: Path) -> bool:
     try:
         gitpython.Repo(target, search_parent_directories=True)

@@ -441,3 +441,27 @@ def test_init_in_an_existing_repository_runs_the_workflows_on_its_branch(tmp_pat
         workflow = yaml.safe_load((project / ".github" / "workflows" / name).read_text())
         assert workflow[True]["push"]["branches"] == [expected], name
     assert json.loads(kb("init", "--force", "--json", str(project)).stdout)["branch"] == expected
+
+
+@pytest.mark.parametrize(("ignores", "target", "named"), [
+    ("*.json\n", ".", "schemas/categories/crop-protection.schema.json, "),
+    (".github/\n", ".", "Git ignores .github/workflows/kb-check.yml, "
+                        ".github/workflows/kb-release.yml (a .gitignore"),
+    ("知识/\n", "知识", "Git ignores .github/workflows/kb-check.yml, "
+                   ".github/workflows/kb-release.yml, .gitignore, .pre-commit-config.yaml "
+                   "and 11 more (a .gitignore"),
+])
+def test_init_says_when_the_projects_gitignore_hides_what_it_wrote(tmp_path, ignores, target,
+                                                                  named):
+    """A project's `*.json` or `schemas/` ignore kept the scaffold out of every commit: the
+    author's `kb check` passed, CI and every other clone failed on the missing files."""
+    project = tmp_path / "p"
+    git.Repo.init(project)
+    (project / ".gitignore").write_text(ignores, encoding="utf-8")
+    result = kb("init", "--json", str(project / target))
+    assert result.exit_code == 0, result.output
+    warnings = json.loads(result.stdout)["warnings"]
+    assert any(named in w and "would never be committed" in w for w in warnings), warnings
+    (project / ".gitignore").write_text("# nothing\n", encoding="utf-8")
+    again = json.loads(kb("init", "--force", "--json", str(project / target)).stdout)
+    assert not any("Git ignores" in w for w in again["warnings"]), again

@@ -8,7 +8,7 @@ import click
 
 from kbtools.commands.output import echo_json, json_option
 from kbtools.errors import plural
-from kbtools.scaffold import BRANCH, enclosing_root, scaffold, workflow_branch
+from kbtools.scaffold import BRANCH, enclosing_root, ignored, scaffold, workflow_branch
 
 
 @click.command("init")
@@ -38,12 +38,20 @@ def init(directory: Path, force: bool, as_json: bool) -> None:
              f"): move them there, merging the hooks into its own .pre-commit-config.yaml if "
              f"it has one"
              if outer is not None else None)
+    warnings = [inert] if inert else []
+    hidden = [p.relative_to(directory).as_posix() for p in ignored(directory, written)]
+    if hidden:
+        more = f" and {len(hidden) - 4} more" if len(hidden) > 5 else ""
+        named = ", ".join(hidden[:4] if more else hidden) + more
+        warnings.append(f"Git ignores {named} (a .gitignore of the project): "
+                        f"they would never be committed, and CI and other clones would lack "
+                        f"them; un-ignore them (`git check-ignore -v PATH` names the line)")
     if as_json:
         echo_json({"directory": str(directory), "files": rels, "git_init": git_ran,
-                   "branch": branch, "warnings": [inert] if inert else []})
+                   "branch": branch, "warnings": warnings})
         return
-    if inert:
-        click.echo(f"kb init: warning: {inert}", err=True)
+    for warning in warnings:
+        click.echo(f"kb init: warning: {warning}", err=True)
     for rel in rels:
         click.echo(rel)
     note = " (git init)" if git_ran else ""
