@@ -124,8 +124,9 @@ def merge_lines(ours: bytes, theirs: bytes) -> bytes | None:
             comment = []
     if not added:
         return None
-    sep = b"" if not theirs or theirs.endswith(b"\n") else b"\n"
-    return theirs + sep + ("\n".join(added) + "\n").encode()
+    eol = b"\r\n" if b"\r\n" in theirs else b"\n"  # a Windows editor's file stays CRLF
+    sep = b"" if not theirs or theirs.endswith(b"\n") else eol
+    return theirs + sep + eol.join(line.encode() for line in added) + eol
 
 
 def scaffold(target: Path, force: bool = False) -> tuple[list[Path], bool]:

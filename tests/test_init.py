@@ -291,8 +291,9 @@ def test_the_scaffold_hooks_follow_the_knowledge_folder_kb_toml_names(tmp_path):
     assert "docs/kb/getting-started.md:3:1: error: fm-unknown-category" in failed.stdout
 
 
-@pytest.mark.parametrize("ignores", [b"node_modules/\ndist/\n", "# 草稿\n草稿/\n*.tmp".encode()],
-                         ids=["en", "zh-no-final-newline"])
+@pytest.mark.parametrize("ignores", [b"node_modules/\ndist/\n", "# 草稿\n草稿/\n*.tmp".encode(),
+                                     b"build/\r\n.kb-cache/\r\n"],
+                         ids=["en", "zh-no-final-newline", "crlf"])
 def test_init_into_a_project_with_commits_a_readme_and_a_gitignore(tmp_path, monkeypatch,
                                                                    ignores):
     """A project's own .gitignore made `kb init` refuse, and `--force` replaced its ignores
@@ -310,8 +311,10 @@ def test_init_into_a_project_with_commits_a_readme_and_a_gitignore(tmp_path, mon
     data = json.loads(result.stdout)
     assert data["git_init"] is False and data["warnings"] == []
     assert ".gitignore" in data["files"] and "README.md" not in data["files"]
-    merged = (project / ".gitignore").read_text()
+    merged = (project / ".gitignore").read_bytes().decode()
     assert merged.startswith(ignores.decode())  # theirs first, untouched
+    if b"\r\n" in ignores:  # a CRLF file stays CRLF throughout
+        assert merged.count("\n") == merged.count("\r\n")
     lines = merged.splitlines()
     for line in ("dist/", ".kb-cache/", "__pycache__/"):
         assert lines.count(line) == 1, merged
@@ -320,7 +323,7 @@ def test_init_into_a_project_with_commits_a_readme_and_a_gitignore(tmp_path, mon
     forced = kb("init", "--force", "--json", str(project))  # ours again, theirs kept
     assert forced.exit_code == 0, forced.output
     assert ".gitignore" not in json.loads(forced.stdout)["files"]  # nothing left to add
-    assert (project / ".gitignore").read_text() == merged
+    assert (project / ".gitignore").read_bytes().decode() == merged
     assert (project / "README.md").read_text() == "# Mine\n"
 
     monkeypatch.chdir(project)
