@@ -7,6 +7,7 @@ against `schemas/kb.schema.json` (shipped inside the package as well).
 from __future__ import annotations
 
 import copy
+import difflib
 import hashlib
 import json
 import os
@@ -333,11 +334,23 @@ def _validate(user: dict[str, Any], path: Path, text: str) -> None:
         err = errors[0]
         keys = [str(p) for p in err.absolute_path]
         where = ".".join(keys) or "(top level)"
+        hint = ""
         if err.validator == "additionalProperties" and isinstance(err.instance, dict):
             known = err.schema.get("properties", {}) if isinstance(err.schema, dict) else {}
-            keys += sorted(k for k in err.instance if k not in known)[:1]  # its line, not the table's
-        raise ConfigError(f"{where}: {err.message}", path=str(path), line=_key_line(text, keys))
+            unknown = sorted(k for k in err.instance if k not in known)[:1]
+            keys += unknown  # its line, not the table's
+            hint = did_you_mean(unknown[0], sorted(known)) if unknown else ""
+        raise ConfigError(f"{where}: {err.message}{hint}", path=str(path),
+                          line=_key_line(text, keys))
     _check_chunk_sizes(user.get("chunk", {}), path, text)
+
+
+def did_you_mean(key: str, known: list[str]) -> str:
+    """`` (did you mean 'paths'?)`` for a kb.toml key or table `key` close to one of `known`
+    (a mistyped `[path]` or `[embeddings]` table was refused with the schema's words only,
+    which name the key but not the one meant), else ``""``."""
+    close = difflib.get_close_matches(key.lower(), known, n=2, cutoff=0.6)
+    return f" (did you mean {' or '.join(repr(k) for k in close)}?)" if close else ""
 
 
 def _check_chunk_sizes(chunk: dict[str, Any], path: Path, text: str) -> None:

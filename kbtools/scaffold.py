@@ -10,6 +10,7 @@ which runs on pushes to ``main``, never ran).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -44,11 +45,15 @@ def plan(target: Path) -> dict[Path, bytes]:
     outer = enclosing_root(target)
     prefix = (target.resolve().relative_to(outer.resolve()).as_posix()
               if outer is not None else "")
+    branch = workflow_branch(target)
     files: dict[Path, bytes] = {}
     for template, dest in LAYOUT.items():
         data = (TEMPLATES / template).read_bytes()
         if prefix and template in AT_GIT_ROOT:
             data = for_subfolder(template, data.decode(), prefix).encode()
+        if branch != BRANCH and template.startswith("workflows/"):
+            data = data.replace(f"branches: [{BRANCH}]".encode(), (
+                "branches: [" + json.dumps(branch, ensure_ascii=False) + "]").encode())
         files[target / dest] = data
     for schema in sorted(PACKAGE_SCHEMAS.rglob("*.schema.json")):
         files[target / "schemas" / schema.relative_to(PACKAGE_SCHEMAS)] = schema.read_bytes()
@@ -97,23 +102,100 @@ def for_subfolder(template: str, text: str, prefix: str) -> str:
     return text
 
 
+# files of the skeleton a project already has for its own ends: merged, never overwritten
+MERGED = (".gitignore",)
+
+
+def merge_lines(ours: bytes, theirs: bytes) -> bytes | None:
+    """`theirs` (a file the project already had) with the lines of `ours` it lacks appended,
+    or None when it lacks none. Why: a README-and-.gitignore repository made `kb init` refuse
+    its .gitignore, and `--force` then replaced the project's ignores with ours; a comment
+    line of ours is kept only before a line that is appended."""
+    have = {line.strip() for line in theirs.decode("utf-8", "replace").splitlines()}
+    added: list[str] = []
+    comment: list[str] = []
+    for line in ours.decode().splitlines():
+        if line.startswith("#"):
+            comment.append(line)
+        elif line.strip() and line.strip() not in have:
+            added += [*comment, line]
+            comment = []
+        else:
+            comment = []
+    if not added:
+        return None
+    eol = b"\r\n" if b"\r\n" in theirs else b"\n"  # a Windows editor's file stays CRLF
+    sep = b"" if not theirs or theirs.endswith(b"\n") else eol
+    return theirs + sep + eol.join(line.encode() for line in added) + eol
+
+
 def scaffold(target: Path, force: bool = False) -> tuple[list[Path], bool]:
-    """Write the skeleton into `target`. Returns (files written, whether git init ran)."""
+    """Write the skeleton into `target`. Returns (files written, whether git init ran).
+
+    A file named in `MERGED` the target already has gets our lines it lacks (it is left
+    alone when it lacks none), with or without `force`: it is the project's, not ours."""
     if target.exists() and not target.is_dir():
         raise KbError("exists and is not a directory", path=str(target))
     files = plan(target)
+    kept: set[Path] = set()  # the project's own files, merged with ours
+    for name in MERGED:
+        path = target / name
+        if path.is_file() and not path.is_symlink():
+            kept.add(path)
+            merged = merge_lines(files.pop(path), path.read_bytes())
+            if merged is not None:
+                files[path] = merged
+    for path in files:
+        _refuse_in_the_way(target, path)
     if not force:
         for path in files:
-            if path.exists() or path.is_symlink():
+            if path not in kept and (path.exists() or path.is_symlink()):
                 raise KbError("already exists; use --force to overwrite", path=str(path))
-    mode = _file_mode()
-    for path, data in files.items():
-        try:
-            atomic_write_bytes(path, data)
-            path.chmod(mode)  # atomic writes start from a private temp file (0600)
-        except OSError as exc:
-            raise KbError(f"cannot write: {exc.strerror or exc}", path=str(path)) from None
+    _write_all(files, kept)
     return sorted(files), _git_init(target)
+
+
+def _refuse_in_the_way(target: Path, path: Path) -> None:
+    """Refuse, before anything is written, a file `path` of the skeleton that cannot be
+    written because it or a folder above it (up to `target`) exists as the other kind: a
+    file named `knowledge` once left half a skeleton behind and "cannot write: File
+    exists", and every later `kb init` then refused the half as already there."""
+    if path.is_dir() and not path.is_symlink():
+        raise KbError("exists and is a folder, where kb init writes a file", path=str(path))
+    for folder in path.relative_to(target).parents:
+        here = target / folder
+        if here != target and here.exists() and not here.is_dir():
+            raise KbError("exists and is not a folder, where kb init writes one",
+                          path=str(here))
+
+
+def _write_all(files: dict[Path, bytes], kept: set[Path]) -> None:
+    """Write `files`, all or none: when one cannot be written (a read-only folder, a full
+    disk), the files and folders this call made are removed again and the project's own
+    (`kept`) files are left as they were, so the same `kb init` can run again once the cause
+    is fixed."""
+    mode = _file_mode()
+    made: list[Path] = []  # files and folders that were not there before, in creation order
+    before = {path: path.read_bytes() for path in kept if path in files}
+    try:
+        for path, data in files.items():
+            made += [d for d in reversed([path.parent, *path.parent.parents])
+                     if not d.exists() and d not in made]
+            new = not path.exists()
+            atomic_write_bytes(path, data)
+            if new:
+                made.append(path)
+            if path not in kept:
+                path.chmod(mode)  # atomic writes start from a private temp file (0600)
+    except OSError as exc:
+        for done in reversed(made):
+            with contextlib.suppress(OSError):
+                done.rmdir() if done.is_dir() else done.unlink()
+        for path, data in before.items():
+            with contextlib.suppress(OSError):
+                atomic_write_bytes(path, data)
+        raise KbError(f"cannot write: {exc.strerror or exc}; nothing was written",
+                      path=str(path)) from None
 
 
 def _file_mode() -> int:
@@ -126,9 +208,7 @@ def enclosing_root(target: Path) -> Path | None:
     """The work tree of the Git repository `target` lies inside, when that is not `target`
     itself: there the scaffold's .pre-commit-config.yaml and .github/workflows/ do nothing
     (git and GitHub read them at a repository's root only)."""
-    here = target.absolute()
-    while not here.is_dir() and here != here.parent:  # not made yet: from its nearest folder
-        here = here.parent
+    here = _nearest_folder(target)
     try:
         root = gitpython.Repo(here, search_parent_directories=True).working_tree_dir
     except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError):
@@ -136,6 +216,53 @@ def enclosing_root(target: Path) -> Path | None:
     if root is None or Path(root).resolve() == target.resolve():
         return None
     return Path(root)
+
+
+def _nearest_folder(target: Path) -> Path:
+    """`target`, or when it is not made yet the nearest folder above it that is."""
+    here = target.absolute()
+    while not here.is_dir() and here != here.parent:
+        here = here.parent
+    return here
+
+
+def workflow_branch(target: Path) -> str:
+    """The branch the workflows should run on pushes to: the default branch of the `origin`
+    remote of the repository `target` lies in, else that repository's current branch, else
+    (no repository yet: `kb init` makes one on it) `BRANCH`. Why: written for `main` into a
+    project on `master`, the release workflow never ran and no release was ever made."""
+    here = _nearest_folder(target)
+    try:
+        repo = gitpython.Repo(here, search_parent_directories=True)
+    except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError):
+        return BRANCH
+    for ref, strip in (("refs/remotes/origin/HEAD", "refs/remotes/origin/"),
+                       ("HEAD", "refs/heads/")):
+        try:
+            name = str(repo.git.symbolic_ref("-q", ref)).strip()
+        except gitpython.GitCommandError:  # not set, or a detached HEAD
+            continue
+        if name.startswith(strip) and name != strip:
+            return name.removeprefix(strip)
+    return BRANCH
+
+
+def ignored(target: Path, paths: list[Path]) -> list[Path]:
+    """Those of `paths` (files `kb init` wrote in `target`) that Git ignores: a project's own
+    .gitignore (`*.json`, `schemas/`, `.github/`) kept them out of every commit, and CI and
+    every other clone failed on what only the author's disk held."""
+    try:
+        repo = gitpython.Repo(target, search_parent_directories=True)
+    except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError):
+        return []
+    root = repo.working_tree_dir
+    if root is None:
+        return []
+    # untracked and ignored, NUL-separated paths from the work tree's root (no quoting)
+    out = repo.git.ls_files("--others", "--ignored", "--exclude-standard", "-z", "--",
+                            *(str(p.absolute()) for p in paths))
+    named = {(Path(root) / name).resolve() for name in str(out).split("\0") if name}
+    return [p for p in paths if p.resolve() in named]
 
 
 def _git_init(target: Path) -> bool:

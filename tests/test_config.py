@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import git
+import pytest
 from click.testing import CliRunner
 
 from kbtools.cli import main
@@ -42,3 +43,21 @@ def test_paths_written_with_backslashes_name_the_same_folders(tmp_path, monkeypa
     assert res.exit_code == 0, res.output
     assert "1 document, 0 errors, 0 warnings" in res.stderr
     assert not any("\\" in p.name for p in tmp_path.rglob("*"))  # no `build\cache` folder
+
+
+@pytest.mark.parametrize(("toml", "line", "hint"), [
+    ('[path]\nknowledge = "knowledge"\n', 1, " (did you mean 'paths'?)"),
+    ('[paths]\nknowlege = "knowledge"\n', 2, " (did you mean 'knowledge'?)"),
+    ('[Embedding]\nmodel = "use"\n', 1, " (did you mean 'embedding'?)"),
+    ('# 设置\n["路径"]\nknowledge = "knowledge"\n', 2, ""),
+])
+def test_a_mistyped_kb_toml_key_names_the_one_meant(tmp_path, monkeypatch, toml, line, hint):
+    """A newcomer's `[path]` for `[paths]` was refused with the schema's words only."""
+    (tmp_path / "kb.toml").write_text(toml, encoding="utf-8")
+    (tmp_path / "knowledge").mkdir()
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["check"])
+    assert result.exit_code == 1
+    [message] = result.stderr.splitlines()
+    assert message.startswith(f"kb: error: {tmp_path / 'kb.toml'}:{line}: ")
+    assert message.endswith("was unexpected)" + hint), message

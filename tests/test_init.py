@@ -289,3 +289,182 @@ def test_the_scaffold_hooks_follow_the_knowledge_folder_kb_toml_names(tmp_path):
     failed = pre_commit()
     assert failed.returncode == 1
     assert "docs/kb/getting-started.md:3:1: error: fm-unknown-category" in failed.stdout
+
+
+@pytest.mark.parametrize("ignores", [b"node_modules/\ndist/\n", "# 草稿\n草稿/\n*.tmp".encode(),
+                                     b"build/\r\n.kb-cache/\r\n"],
+                         ids=["en", "zh-no-final-newline", "crlf"])
+def test_init_into_a_project_with_commits_a_readme_and_a_gitignore(tmp_path, monkeypatch,
+                                                                   ignores):
+    """A project's own .gitignore made `kb init` refuse, and `--force` replaced its ignores
+    with ours: it is merged now (our lines it lacks appended, once), and the new knowledge
+    base checks, builds and answers with no other step."""
+    project = tmp_path / "项目 one"
+    project.mkdir()
+    (project / "README.md").write_text("# Mine\n")
+    (project / ".gitignore").write_bytes(ignores)
+    repo = git.Repo.init(project)
+    repo.git.add(A=True)
+    repo.git.commit("-qm", "start", "--no-verify")
+    result = kb("init", "--json", str(project))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["git_init"] is False and data["warnings"] == []
+    assert ".gitignore" in data["files"] and "README.md" not in data["files"]
+    merged = (project / ".gitignore").read_bytes().decode()
+    assert merged.startswith(ignores.decode())  # theirs first, untouched
+    if b"\r\n" in ignores:  # a CRLF file stays CRLF throughout
+        assert merged.count("\n") == merged.count("\r\n")
+    lines = merged.splitlines()
+    for line in ("dist/", ".kb-cache/", "__pycache__/"):
+        assert lines.count(line) == 1, merged
+    assert (project / "README.md").read_text() == "# Mine\n"
+
+    forced = kb("init", "--force", "--json", str(project))  # ours again, theirs kept
+    assert forced.exit_code == 0, forced.output
+    assert ".gitignore" not in json.loads(forced.stdout)["files"]  # nothing left to add
+    assert (project / ".gitignore").read_bytes().decode() == merged
+    assert (project / "README.md").read_text() == "# Mine\n"
+
+    monkeypatch.chdir(project)
+    assert kb("check").exit_code == 0
+    built = kb("build", "-q")
+    assert built.exit_code == 0, built.output
+    answer = kb("query", "--json", "how do I write front matter")
+    assert answer.exit_code == 0, answer.output
+    assert json.loads(answer.stdout)["results"][0]["doc"] == "knowledge/getting-started.md"
+    repo.git.add(A=True)
+    assert repo.git.status("--porcelain", "--untracked-files=all").count("dist/") == 0
+
+
+@pytest.mark.skipif(not (BIN / "pre-commit").exists() or shutil.which("git") is None,
+                    reason="pre-commit or git not installed")
+def test_readme_start_a_knowledge_repository_runs(tmp_path):
+    """The README's "Start a knowledge repository" commands, run as written by bash: the
+    commit goes through the installed hook, and a broken document is then refused."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Start a knowledge repository", 1)[1].split("```bash\n", 1)[1]
+    script = block.split("```", 1)[0]
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
+           "PRE_COMMIT_HOME": str(tmp_path / "pc"), "KB_HOME": str(tmp_path / "home"),
+           "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@ex.org",
+           "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@ex.org"}
+    ran = subprocess.run(["bash", "-euc", script], cwd=tmp_path, env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    kr = tmp_path / "my-kb"
+    hooked = ran.stdout + ran.stderr  # the hook ran on the commit
+    assert "kb check" in hooked and "Passed" in hooked, hooked
+    assert git.Repo(kr).git.status("--porcelain") == ""
+    doc = kr / "knowledge" / "getting-started.md"
+    doc.write_text(doc.read_text().replace("category: engineering", "category: 无此类"))
+    refused = subprocess.run(["git", "commit", "-qam", "broken"], cwd=kr, env=env,
+                             capture_output=True, text=True, timeout=300)
+    assert refused.returncode == 1 and "fm-unknown-category" in refused.stdout + refused.stderr
+
+
+def _lock(folder: Path) -> bool:
+    """Make `folder` refuse new files (chmod for a user, the immutable flag for root, who
+    ignores modes); False when neither holds here."""
+    folder.chmod(0o555)
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "+i", str(folder)], capture_output=True)
+    try:
+        (folder / "probe").touch()
+    except OSError:
+        return True
+    (folder / "probe").unlink()
+    return False
+
+
+def _unlock(folder: Path) -> None:
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "-i", str(folder)], capture_output=True)
+    folder.chmod(0o755)
+
+
+@pytest.mark.parametrize("name", ["kb", "知识 库"])
+def test_init_that_cannot_write_leaves_nothing_behind(tmp_path, name):
+    """A read-only folder met half-way left half a skeleton, which every later `kb init`
+    refused as already there; now nothing is left and the project's .gitignore is as it
+    was, so the same command succeeds once the folder is writable."""
+    target = tmp_path / name
+    (target / "schemas").mkdir(parents=True)
+    (target / ".gitignore").write_text("build/\n")
+    if not _lock(target / "schemas"):
+        pytest.skip("no way to make a folder read-only here")
+    try:
+        result = kb("init", str(target))
+    finally:
+        _unlock(target / "schemas")
+    assert result.exit_code == 1
+    assert "cannot write" in result.stderr and "nothing was written" in result.stderr
+    assert sorted(p.name for p in target.iterdir()) == [".gitignore", "schemas"]
+    assert (target / ".gitignore").read_text() == "build/\n"
+    assert list((target / "schemas").iterdir()) == []
+    assert kb("init", str(target)).exit_code == 0
+
+
+@pytest.mark.parametrize("in_the_way", ["knowledge", ".github/workflows", "assets/.gitkeep/"])
+def test_init_refuses_a_file_where_it_needs_a_folder_before_writing(tmp_path, in_the_way):
+    target = tmp_path / "kr"
+    blocker = target / in_the_way.rstrip("/")
+    blocker.parent.mkdir(parents=True)
+    if in_the_way.endswith("/"):
+        blocker.mkdir()  # a folder where a file goes
+    else:
+        blocker.write_text("x")
+    for args in (["init"], ["init", "--force"]):
+        result = kb(*args, str(target))
+        assert result.exit_code == 1
+        assert f"{blocker}: exists and is" in result.stderr, result.stderr
+        assert sorted(p.name for p in target.iterdir()) == [in_the_way.split("/")[0]]
+
+
+@pytest.mark.parametrize(("branch", "origin"), [("master", None), ("主干", None),
+                                                ("wip", "trunk")])
+def test_init_in_an_existing_repository_runs_the_workflows_on_its_branch(tmp_path, branch,
+                                                                          origin):
+    """Written for `main` into a project on `master`, the release workflow never ran: the
+    workflows follow the origin's default branch, else the repository's current one."""
+    project = tmp_path / "p"
+    repo = git.Repo.init(project)
+    repo.git.symbolic_ref("HEAD", f"refs/heads/{branch}")
+    (project / "README.md").write_text("# P\n")
+    repo.git.add(A=True)
+    repo.git.commit("-qm", "start", "--no-verify")
+    if origin:
+        repo.git.update_ref(f"refs/remotes/origin/{origin}", "HEAD")
+        repo.git.symbolic_ref("refs/remotes/origin/HEAD", f"refs/remotes/origin/{origin}")
+    result = kb("init", str(project))
+    assert result.exit_code == 0, result.output
+    expected = origin or branch
+    assert f"the workflows run on pushes to {expected}" in result.stderr
+    for name in ("kb-release.yml", "kb-check.yml"):
+        workflow = yaml.safe_load((project / ".github" / "workflows" / name).read_text())
+        assert workflow[True]["push"]["branches"] == [expected], name
+    assert json.loads(kb("init", "--force", "--json", str(project)).stdout)["branch"] == expected
+
+
+@pytest.mark.parametrize(("ignores", "target", "named"), [
+    ("*.json\n", ".", "schemas/categories/crop-protection.schema.json, "),
+    (".github/\n", ".", "Git ignores .github/workflows/kb-check.yml, "
+                        ".github/workflows/kb-release.yml (a .gitignore"),
+    ("知识/\n", "知识", "Git ignores .github/workflows/kb-check.yml, "
+                   ".github/workflows/kb-release.yml, .gitignore, .pre-commit-config.yaml "
+                   "and 11 more (a .gitignore"),
+])
+def test_init_says_when_the_projects_gitignore_hides_what_it_wrote(tmp_path, ignores, target,
+                                                                  named):
+    """A project's `*.json` or `schemas/` ignore kept the scaffold out of every commit: the
+    author's `kb check` passed, CI and every other clone failed on the missing files."""
+    project = tmp_path / "p"
+    git.Repo.init(project)
+    (project / ".gitignore").write_text(ignores, encoding="utf-8")
+    result = kb("init", "--json", str(project / target))
+    assert result.exit_code == 0, result.output
+    warnings = json.loads(result.stdout)["warnings"]
+    assert any(named in w and "would never be committed" in w for w in warnings), warnings
+    (project / ".gitignore").write_text("# nothing\n", encoding="utf-8")
+    again = json.loads(kb("init", "--force", "--json", str(project / target)).stdout)
+    assert not any("Git ignores" in w for w in again["warnings"]), again

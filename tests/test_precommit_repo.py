@@ -66,3 +66,41 @@ def test_the_caches_stay_out_of_git_without_a_gitignore_naming_them(tmp_path, mo
     made = kr / (cache or ".kb-cache")
     assert (made / "embeddings.sqlite").is_file() and (made / "check-results.sqlite").is_file()
     assert git.Repo(kr).git.status("--porcelain", "--untracked-files=all") == ""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (REPO / ".git").exists(), reason="not a git checkout")
+def test_another_repository_uses_this_one_as_its_hook_repository(tmp_path):
+    """`pre-commit try-repo <this checkout> <hook>` from a knowledge repository with its own
+    kb.toml (its knowledge in `docs/知识 库/`): pre-commit installs kbtools from here, and
+    `kb-check-all` checks the folder that kb.toml names, staged, with a Chinese file name."""
+    kr = tmp_path / "kr"
+    assert CliRunner().invoke(main, ["init", str(kr)]).exit_code == 0
+    (kr / ".pre-commit-config.yaml").unlink()  # the hooks come from this repository instead
+    (kr / "docs").mkdir()
+    (kr / "knowledge").rename(kr / "docs" / "知识 库")
+    toml = kr / "kb.toml"
+    toml.write_text(toml.read_text().replace('knowledge = "knowledge"',
+                                             'knowledge = "docs/知识 库"'))
+    doc = kr / "docs" / "知识 库" / "入门 指南.md"
+    (kr / "docs" / "知识 库" / "getting-started.md").rename(doc)
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pc"),
+           "KB_HOME": str(tmp_path / "home")}
+    repo = git.Repo(kr)
+
+    def try_repo() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(REPO),
+                               "kb-check-all"], cwd=kr, env=env, capture_output=True,
+                              text=True, timeout=900)
+
+    repo.git.add(A=True)
+    passed = try_repo()
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "kb check (whole folder)" in passed.stdout and "Passed" in passed.stdout
+    good = doc.read_text(encoding="utf-8")
+    doc.write_text(good.replace("category: engineering", "category: 无此类"), encoding="utf-8")
+    repo.git.add(A=True)
+    doc.write_text(good, encoding="utf-8")  # fixed in the work tree only: the commit is not
+    failed = try_repo()
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "docs/知识 库/入门 指南.md:3:1: error: fm-unknown-category" in failed.stdout

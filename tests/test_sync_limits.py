@@ -117,7 +117,8 @@ def test_a_silent_source_is_given_up_after_the_list_timeout_set(tmp_path, monkey
     ("[release]\nkeep = 3\n\n[sync]\nstall_bytes = \"fast\"\n", 5,
      "sync.stall_bytes: 'fast' is not of type 'integer'"),
     ("[sync]\nlist_timeout = 2\nstall = 5\n", 3,
-     "sync: Additional properties are not allowed ('stall' was unexpected)"),
+     "sync: Additional properties are not allowed ('stall' was unexpected) "
+     "(did you mean 'stall_bytes'?)"),
     ("[sync]\n# 同步：慢速链路\nstall_seconds = -1.5\n", 3,
      "sync.stall_seconds: -1.5 is less than the minimum of 1"),
 ])

@@ -8,12 +8,13 @@ import click
 
 from kbtools.commands.output import echo_json, json_option
 from kbtools.errors import plural
-from kbtools.scaffold import enclosing_root, scaffold
+from kbtools.scaffold import BRANCH, enclosing_root, ignored, scaffold, workflow_branch
 
 
 @click.command("init")
 @click.argument("directory", type=click.Path(path_type=Path))
-@click.option("--force", is_flag=True, help="Overwrite files that already exist.")
+@click.option("--force", is_flag=True, help="Overwrite the files of the skeleton that already exist "
+              "(a .gitignore is merged, never overwritten).")
 @json_option
 def init(directory: Path, force: bool, as_json: bool) -> None:
     """Create a new knowledge repository in DIRECTORY.
@@ -21,10 +22,13 @@ def init(directory: Path, force: bool, as_json: bool) -> None:
     Writes kb.toml, schemas/, knowledge/ with one example document, assets/,
     .pre-commit-config.yaml (runs `kb check`), .github/workflows/ and .gitignore, and
     runs `git init` when DIRECTORY is not inside a Git repository (on branch main, the one
-    the workflows run on). Inside a bigger repository the hooks and workflows are written
-    for its root, with paths under DIRECTORY, to be moved there. Existing files are never
-    overwritten unless --force is given.
+    the workflows run on; in an existing repository they run on its origin's default
+    branch, else its current one). Inside a bigger repository the hooks and workflows are
+    written for its root, with paths under DIRECTORY, to be moved there. Existing files are
+    never overwritten unless --force is given; an existing .gitignore gets the lines it
+    lacks.
     """
+    branch = workflow_branch(directory)  # before `git init`, which starts on BRANCH
     written, git_ran = scaffold(directory, force)
     rels = [p.relative_to(directory).as_posix() for p in written]
     outer = enclosing_root(directory)
@@ -34,14 +38,24 @@ def init(directory: Path, force: bool, as_json: bool) -> None:
              f"): move them there, merging the hooks into its own .pre-commit-config.yaml if "
              f"it has one"
              if outer is not None else None)
+    warnings = [inert] if inert else []
+    hidden = [p.relative_to(directory).as_posix() for p in ignored(directory, written)]
+    if hidden:
+        more = f" and {len(hidden) - 4} more" if len(hidden) > 5 else ""
+        named = ", ".join(hidden[:4] if more else hidden) + more
+        warnings.append(f"Git ignores {named} (a .gitignore of the project): "
+                        f"they would never be committed, and CI and other clones would lack "
+                        f"them; un-ignore them (`git check-ignore -v PATH` names the line)")
     if as_json:
         echo_json({"directory": str(directory), "files": rels, "git_init": git_ran,
-                   "warnings": [inert] if inert else []})
+                   "branch": branch, "warnings": warnings})
         return
-    if inert:
-        click.echo(f"kb init: warning: {inert}", err=True)
+    for warning in warnings:
+        click.echo(f"kb init: warning: {warning}", err=True)
     for rel in rels:
         click.echo(rel)
     note = " (git init)" if git_ran else ""
+    if branch != BRANCH:
+        note += f" (the workflows run on pushes to {branch}, this repository's branch)"
     click.echo(f"kb init: {plural(len(rels), 'file')} written in {directory}{note}; next: kb check",
                err=True)
