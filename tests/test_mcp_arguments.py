@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tests.test_mcp import committed_repo, data, error_text, git, session
+from mcpfixtures import committed_repo, data, error_text, git, session
 
 RISK = "knowledge/crops/risk.md"
 

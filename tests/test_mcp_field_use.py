@@ -9,8 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from tests.test_mcp import KB, committed_repo, data, error_text, git, session
+from mcpfixtures import KB, committed_repo, data, error_text, git, session
 
 LONG = "knowledge/notes/long-log.md"
 HEAD = """---

@@ -11,8 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from tests.test_mcp import committed_repo
+from mcpfixtures import committed_repo
 
 HELLO = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {},
