@@ -246,14 +246,16 @@ def test_a_corrupted_index_is_caught_by_the_self_check(base, tmp_path, what):
 
 # --- a device: a real release, a real sync of a second one ----------------------------
 
-def _release(repo: Path, art: Path, message: str):
+def release(repo: Path, art: Path, message: str):
+    """Commit the work tree (an edit may leave nothing to commit: a commit all the same),
+    build it and push its release to `art`."""
     import git as gitpython
 
     from kbtools.ship.release import make_release
 
     r = gitpython.Repo(repo)
     r.git.add("-A")
-    r.git.commit("-q", "-m", message)
+    r.git.commit("-q", "--allow-empty", "-m", message)
     cfg = load_config(repo)
     build(cfg, BuildOptions(progress=False, lenient=True))
     return make_release(repo, cfg.path("dist"), remote=str(art))
@@ -272,7 +274,7 @@ def test_device_derives_a_second_release_from_the_served_one(base, tmp_path, cor
     shutil.copytree(repo0, repo)
     art = tmp_path / "art.git"
     subprocess.run(["git", "init", "-q", "--bare", str(art)], check=True)
-    _release(repo, art, "first")
+    release(repo, art, "first")
     dev = tmp_path / "device"
     assert sync(str(art), dev).tag == "kb-r1"
     first = device.served_release(dev)
@@ -281,7 +283,7 @@ def test_device_derives_a_second_release_from_the_served_one(base, tmp_path, cor
         _sql(first, "UPDATE chunks SET embed_text = 'x' WHERE num = 1")
         assert status(dev)["served"]["problems"]
     edit_paragraph(repo)
-    _release(repo, art, "one paragraph")
+    release(repo, art, "one paragraph")
     assert sync(str(art), dev).tag == "kb-r2"
     served = device.served_release(dev)
     assert served is not None and check_derived(served) == []

@@ -18,7 +18,14 @@ from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.index.selfcheck import check_derived
 from tests.kbfixtures import copy_example
-from tests.test_incremental import TEST_HASH, answers, change_formula, store_rows, tree
+from tests.test_incremental import (
+    TEST_HASH,
+    answers,
+    change_formula,
+    release,
+    store_rows,
+    tree,
+)
 
 OPTS = dict(progress=False, lenient=True)
 FAULTS = "knowledge/equipment/hx260-ch05-fault-codes.md"
@@ -276,21 +283,14 @@ def test_a_device_syncs_an_authors_edit_redoing_only_what_changed(base, tmp_path
     from kbtools.index.incremental import changed_shards
     from kbtools.index.materialize import materialize
     from kbtools.ship import device
-    from kbtools.ship.release import make_release
     from kbtools.ship.sync import sync
-
-    def _release(repo: Path, art: Path, message: str) -> None:
-        _commit(repo, message)
-        cfg = load_config(repo)
-        build(cfg, BuildOptions(progress=False, lenient=True))
-        make_release(repo, cfg.path("dist"), remote=str(art))
 
     repo0, _ = base
     repo = tmp_path / "repo"
     shutil.copytree(repo0, repo)
     art = tmp_path / "art.git"
     subprocess.run(["git", "init", "-q", "--bare", str(art)], check=True)
-    _release(repo, art, "first")
+    release(repo, art, "first")
     dev = tmp_path / "device"
     assert sync(str(art), dev).tag == "kb-r1"
     first = device.served_release(dev)
@@ -298,7 +298,7 @@ def test_a_device_syncs_an_authors_edit_redoing_only_what_changed(base, tmp_path
     kept = tmp_path / "first"
     shutil.copytree(first, kept)
     EDITS[edit](repo)
-    _release(repo, art, edit)
+    release(repo, art, edit)
     assert sync(str(art), dev).tag == "kb-r2"
     served = device.served_release(dev)
     assert served is not None and check_derived(served) == []
