@@ -66,6 +66,40 @@ def test_a_burst_of_saves_ends_with_the_last_one_served(tmp_path):
         _as_full_build(repo, tmp_path)
 
 
+
+def test_saves_that_never_pause_are_built_while_they_go_on(tmp_path):
+    """A save every 20 ms (an autosave on each keystroke, a script logging into knowledge/)
+    never left the watcher QUIET_SECONDS of quiet, so nothing was built until it stopped:
+    the saves gathered for GATHER_SECONDS are built while the stream goes on, and the
+    index the watcher ends with holds the last save, as a full build does."""
+    import threading
+
+    with _watching(tmp_path, DOCS) as (repo, updates):
+        doc = repo / ADR
+        text = doc.read_text(encoding="utf-8")
+        done, saved = threading.Event(), []
+
+        def stream() -> None:
+            for i in range(1500):  # 30 s at most
+                if done.is_set():
+                    return
+                doc.write_text(text + f"\n## Quokka\n\nQuokka count {i}.\n", encoding="utf-8")
+                saved.append(i)
+                time.sleep(0.02)
+
+        writer = threading.Thread(target=stream, daemon=True)
+        writer.start()
+        try:
+            _wait(updates, 2, timeout=60)
+            assert writer.is_alive(), "the first update came only after the saves stopped"
+        finally:
+            done.set()
+            writer.join()
+        _quiet(updates, 2)
+        assert [u.error for u in updates] == [None] * len(updates)
+        assert f"Quokka count {saved[-1]}." in _top(repo, "quokka count")
+        _as_full_build(repo, tmp_path)
+
 def test_a_save_then_an_immediate_delete_leaves_the_document_out(tmp_path):
     with _watching(tmp_path, DOCS) as (repo, updates):
         doc = repo / RICE
@@ -160,3 +194,24 @@ def test_obsidian_trash_and_a_committed_git_mv(tmp_path):
         _quiet(updates, seen + 1)
         assert updates[-1].error is None and updates[-1].stats.documents == 2
         _as_full_build(repo, tmp_path)
+
+
+def test_a_stream_of_changes_is_gathered_for_a_bounded_time():
+    """Changes that never pause (a source whose every `get` has one waiting) are gathered
+    for GATHER_SECONDS, not until they stop."""
+    import queue
+    import threading
+
+    from kbtools.build import watch
+
+    class Endless(queue.Queue):
+        def get(self, block=True, timeout=None):
+            time.sleep(0.01)
+            return "knowledge/x.md"
+
+    got: list[set[str]] = []
+    gatherer = threading.Thread(target=lambda: got.append(watch.gathered(Endless(), "a.md")),
+                                daemon=True)
+    gatherer.start()
+    gatherer.join(timeout=watch.GATHER_SECONDS + 30)
+    assert got == [{"a.md", "knowledge/x.md"}], "still gathering a stream that never pauses"

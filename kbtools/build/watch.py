@@ -57,6 +57,10 @@ from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import settle
 
 QUIET_SECONDS = 0.15
+# ... but no longer than this after the first change: under a stream of writes closer than
+# QUIET_SECONDS (an autosave on every keystroke, a sync client, a script writing a log into
+# knowledge/) the saves so far are built, and those after them by the next update
+GATHER_SECONDS = 2.0
 
 
 @dataclass(frozen=True)
@@ -221,12 +225,7 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
                 first = events.get(timeout=0.2)
             except queue.Empty:
                 continue
-            changed = {first}
-            while True:  # debounce: editors write in several steps
-                try:
-                    changed.add(events.get(timeout=QUIET_SECONDS))
-                except queue.Empty:
-                    break
+            changed = gathered(events, first)
             files = {p for p in changed if gitf is None or not gitf.moves_head(Path(p))}
             moved, head = _head_moved(cfg, head, files != changed)
             if moved is None and not files:
@@ -253,6 +252,19 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
     finally:
         observer.stop()
         observer.join()
+
+
+def gathered(events: queue.Queue[str], first: str) -> set[str]:
+    """`first` and the changes queued after it until QUIET_SECONDS pass without one (editors
+    save in several steps) or GATHER_SECONDS after `first` (a stream that never pauses)."""
+    changed = {first}
+    until = time.monotonic() + GATHER_SECONDS
+    while (left := until - time.monotonic()) > 0:
+        try:
+            changed.add(events.get(timeout=min(QUIET_SECONDS, left)))
+        except queue.Empty:
+            break
+    return changed
 
 
 def _head_moved(cfg: Config, head: HeadState | None, touched: bool
