@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 
 import git as gitpython  # GitPython
+import yaml
 
 from kbtools.errors import KbError
 from kbtools.fsutil import atomic_write_bytes
@@ -103,7 +104,7 @@ def for_subfolder(template: str, text: str, prefix: str) -> str:
 
 
 # files of the skeleton a project already has for its own ends: merged, never overwritten
-MERGED = (".gitignore",)
+MERGED = (".gitignore", ".pre-commit-config.yaml")
 
 
 def merge_lines(ours: bytes, theirs: bytes) -> bytes | None:
@@ -129,6 +130,57 @@ def merge_lines(ours: bytes, theirs: bytes) -> bytes | None:
     return theirs + sep + eol.join(line.encode() for line in added) + eol
 
 
+OUR_HOOKS = {"kb-check", "kb-check-links"}
+
+
+def merge_hooks(ours: bytes, theirs: bytes) -> bytes | None:
+    """`theirs` (a project's own .pre-commit-config.yaml) with the repository entry of our
+    hooks appended to its `repos:` (and our `default_install_hook_types` when it names
+    none), its own text, comments and hooks kept; None when it has our hooks already.
+    Why: `kb init` in a project using pre-commit (black, ruff) refused its config, and
+    `--force` replaced the project's hooks with ours. Raises ValueError for a file this
+    cannot extend safely (not YAML, `repos:` in flow style): `kb init` then refuses it,
+    and `--force` overwrites it, as before."""
+    text = theirs.decode("utf-8")
+    eol = "\r\n" if "\r\n" in text else "\n"
+    text = text.replace("\r\n", "\n")
+    config = yaml.safe_load(text) or {}
+    repos = config.get("repos", []) if isinstance(config, dict) else None
+    if not isinstance(repos, list):
+        raise ValueError("not a pre-commit configuration")
+    if any(hook.get("id") in OUR_HOOKS for repo in repos if isinstance(repo, dict)
+           for hook in repo.get("hooks") or () if isinstance(hook, dict)):
+        return None
+    template = ours.decode()
+    entry = template[template.index("\nrepos:\n") + len("\nrepos:\n"):]
+    lines = text.splitlines()
+    at = next((i for i, line in enumerate(lines) if re.match(r"repos:[ \t]*(#.*)?$", line)),
+              None)
+    if at is None:
+        if "repos" in config:  # `repos: []`, or another flow style
+            raise ValueError("its repos: list is not a block list")
+        lines += ["repos:"]
+        at = len(lines) - 1
+    end = next((i for i in range(at + 1, len(lines)) if lines[i][:1] not in ("", " ", "-", "#")),
+               len(lines))
+    while end > at + 1 and (not lines[end - 1].strip() or lines[end - 1].startswith("#")):
+        end -= 1  # before the blank and comment lines that end the list
+    item = next((line for line in lines[at + 1:end] if line.strip()
+                 and not line.lstrip().startswith("#")), "  -")
+    indent = " " * (len(item) - len(item.lstrip()))
+    added = [indent + line[2:] if line.startswith("  ") else line
+              for line in entry.rstrip("\n").split("\n")]
+    lines[end:end] = added
+    if "default_install_hook_types" not in config:
+        lines.insert(at, next(line for line in template.splitlines()
+                              if line.startswith("default_install_hook_types:")))
+    merged = "\n".join(lines) + "\n"
+    check = yaml.safe_load(merged)
+    if check.get("repos", [])[:len(repos)] != repos or len(check["repos"]) != len(repos) + 1:
+        raise ValueError("its repos: list could not be extended")
+    return merged.replace("\n", eol).encode("utf-8")
+
+
 def scaffold(target: Path, force: bool = False) -> tuple[list[Path], bool]:
     """Write the skeleton into `target`. Returns (files written, whether git init ran).
 
@@ -141,8 +193,13 @@ def scaffold(target: Path, force: bool = False) -> tuple[list[Path], bool]:
     for name in MERGED:
         path = target / name
         if path.is_file() and not path.is_symlink():
+            merge = merge_hooks if name == ".pre-commit-config.yaml" else merge_lines
+            try:
+                merged = merge(files[path], path.read_bytes())
+            except (ValueError, yaml.YAMLError):  # not one to extend: refused, or --force
+                continue
             kept.add(path)
-            merged = merge_lines(files.pop(path), path.read_bytes())
+            del files[path]
             if merged is not None:
                 files[path] = merged
     for path in files:

@@ -66,6 +66,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.serve.docview._DISCLOSURE_TAG": "split",  # a raw HTML block
     "kbtools.serve.docview._ANY_TAG": "search",  # the text between a raw HTML block's tags
     "kbtools.build.xref._REF_LINK": "finditer",  # a chunk's text
+    "kbtools.scaffold:repos:[ \\t]*(#.*)?$": "match",  # a line of a project's hook config
     "kbtools.agents.draft.CJK": "search",
     "kbtools.agents.draft:[^a-z0-9]+": "sub",
     "kbtools.check.frontmatter:(?:^|\\s)#.*$": "sub",  # a front-matter line's value

@@ -26,7 +26,7 @@ def init(directory: Path, force: bool, as_json: bool) -> None:
     branch, else its current one). Inside a bigger repository the hooks and workflows are
     written for its root, with paths under DIRECTORY, to be moved there. Existing files are
     never overwritten unless --force is given; an existing .gitignore gets the lines it
-    lacks.
+    lacks, and an existing .pre-commit-config.yaml kb's hooks added to its own.
     """
     branch = workflow_branch(directory)  # before `git init`, which starts on BRANCH
     written, git_ran = scaffold(directory, force)
