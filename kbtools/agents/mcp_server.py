@@ -342,7 +342,8 @@ def tool_evaluate_table(ctx: Context, doc: str, inputs: dict[str, Any],
         src = as_source(path)
         table = cited_table(document_tables(src), given.lines, given.heading, table,
                             kn.rel(path))
-    result = evaluate_table(path, table, values, policy=policy, doc=kn.rel(path))
+    result = evaluate_table(path, table, values, policy=policy, doc=kn.rel(path),
+                            synonyms=kn.table_synonyms)
     out = result.to_dict()
     out["release"] = ctx.release()
     return out

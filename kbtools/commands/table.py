@@ -68,6 +68,15 @@ def cited_lines(doc: str, index: Path | None) -> tuple[str, tuple[int, int] | No
     return cited[0], (cited[1], cited[2])
 
 
+def _synonyms(index: Path | None) -> dict[str, list[str]]:
+    """The synonym groups that also name a table's inputs (`Knowledge.table_synonyms`): the
+    index's with --index, else the repository's; none outside a repository."""
+    try:
+        return open_knowledge(index=index).table_synonyms
+    except KbError:
+        return {}
+
+
 def _is_file(doc: str) -> bool:
     try:
         return Path(doc).is_file()
@@ -114,7 +123,8 @@ def eval_(doc: str, inputs: tuple[str, ...], which: str | None, policy: str | No
     doc, lines = cited_lines(doc, index)
     path, label = _doc_path(doc, index)
     chosen = which if lines is None else _table_at(path, label, lines, which)
-    result = evaluate_table(path, chosen, parse_pairs(inputs), policy=policy, doc=label)
+    result = evaluate_table(path, chosen, parse_pairs(inputs), policy=policy, doc=label,
+                            synonyms=_synonyms(index))
     if as_json:
         echo_json(result.to_dict())
     else:

@@ -32,7 +32,8 @@ from starlette.types import Scope
 from kbtools.agents.arguments import MAX_INPUT_CHARS, MAX_QUESTION_CHARS
 from kbtools.decision.conditions import header_unit_start
 from kbtools.decision.documents import document_tables, select_table
-from kbtools.decision.matching import InputError, match_rules
+from kbtools.decision.given import InputError
+from kbtools.decision.matching import match_rules
 from kbtools.decision.model import DecisionTable
 from kbtools.errors import PAGE_FILTERS, KbError, TableError, UsageError, one_line, surface_message
 from kbtools.query.filters import (
