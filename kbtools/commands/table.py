@@ -112,8 +112,15 @@ def eval_(doc: str, inputs: tuple[str, ...], which: str | None, policy: str | No
 
     KEY is a column header with or without its unit (温度 for 温度(℃)), a leading or trailing
     part of one input's name as a question names it (湿度 for 相对湿度, cycles for Cycles of
-    concentration), or a 1-based column number. Prints the matching row, why each cell matched, and the outputs; when no row
+    concentration), a term the knowledge's _synonyms.txt groups with one (temperature for
+    温度 when it says 温度 = temperature), or a 1-based column number. Prints the matching row, why each cell matched, and the outputs; when no row
     matches it says so ("no rule matches, needs human review") and never guesses.
+
+    VALUE may be rough (约25度, 25℃左右: read as 25 and said so), in Chinese numerals
+    (二十五度), or a range (22-25度: answered when one row holds all of it, else the rows
+    it spans are named). Refused, naming the column and what it takes: a value no such
+    quantity can be (湿度=130%), a date that does not exist, two values at once
+    (E17和E71), a text no row of its column names.
 
     DOC may be a citation as results give it (knowledge/crops/x.md:65-73): the decision
     table at those lines is evaluated.

@@ -36,6 +36,7 @@ from kbtools.decision.conditions import (
     parse_number,
     read_numerals,
 )
+from kbtools.decision.numerals import NUMERAL_CHARS, spell_numbers
 from kbtools.decision.units import limits
 from kbtools.decision.words import APPROX_ABBREVIATIONS, APPROX_AFTER, APPROX_BEFORE
 from kbtools.errors import TableError
@@ -48,8 +49,9 @@ DEPENDS_NOTE = "the answer depends on the exact value"
 NEAR_BOUND = 0.05
 # words after an approximation word and before its number (大约是25度, 大概在25度)
 _APPROX_FILLERS = ("是", "在", "为", ".")
-# what separates the values of an input that lists several (E17和E71, E17, E71, E17/E71)
-_SEVERAL = re.compile(r"\s*(?:和|与|及|跟|或者|或|、|,|;|/|&|\band\b|\bor\b)\s*", re.IGNORECASE)
+# what separates the values of an input that lists several (E17和E71, E17, E71, E17/E71),
+# in a value whose whitespace `normalize_cell` made single spaces
+_SEVERAL = re.compile(r" ?(?:和|与|及|跟|或者|或|、|,|;|/|&|\band\b|\bor\b) ?", re.IGNORECASE)
 # a date as written: 2026-02-30, 2026/2/30, 2026.02.30, 2026年2月30日
 SHOWN_VALUE_CHARS = 40  # an input value as quoted in an error message
 _DATE = re.compile(r"^(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*日?$")
@@ -73,11 +75,35 @@ def read_given(value: str, numeric: bool) -> Given:
     if not numeric:
         return Given(value, written=value)
     text, rough = _unrough(normalize_cell(value))
-    text = read_numerals(text)
+    text = _spelled(read_numerals(_signed(text)))
     if parse_number(text) is not None:
         return Given(text, None, rough, value)
     span = parse_condition(text)
     return Given(text, span if span.is_rangeish else None, rough, value)
+
+
+# words before a number that make it negative: 零下5度 (below zero), 负5 (minus)
+_BELOW_ZERO = ("零下", "负")
+
+
+def _signed(text: str) -> str:
+    """`text` with a word saying its number is below zero written as a minus (``零下5度`` →
+    ``-5度``, ``零下五度`` → ``-五度``)."""
+    for word in _BELOW_ZERO:
+        rest = text[len(word):].lstrip()
+        if text.startswith(word) and (rest[:1].isdigit() or rest[:1] in NUMERAL_CHARS):
+            return "-" + rest
+    return text
+
+
+def _spelled(text: str) -> str:
+    """`text` with English number words leading it in digits when that makes it a number
+    (``twenty-five C`` → ``25 C``, ``two days`` → ``2 days``); else as it is."""
+    if not text[:1].isascii() or not text[:1].isalpha():
+        return text
+    digits = spell_numbers(text, lambda rest: True)
+    return digits if parse_number(digits) is not None or \
+        parse_condition(digits).is_rangeish else text
 
 
 def _unrough(text: str) -> tuple[str, bool]:
@@ -106,7 +132,7 @@ def _unrough(text: str) -> tuple[str, bool]:
 
 def _numberish(text: str) -> bool:
     """Whether `text` reads as a number or a range once its numerals are read."""
-    text = read_numerals(text)
+    text = _spelled(read_numerals(_signed(text)))
     return parse_number(text) is not None or parse_condition(text).is_rangeish
 
 
@@ -136,23 +162,32 @@ def bad_date(value: str) -> tuple[str, str] | None:
     return None
 
 
-def impossible(xs: list[float], unit: str, bounds: list[float]) -> tuple[str, str] | None:
+def impossible(xs: list[float], unit: str,
+               cells: list[tuple[float, float]]) -> tuple[str, str] | None:
     """Why the numbers `xs`, in the column's `unit`, are no value of it: one lies beyond what
     a quantity in that unit can be (`units.limits`: below absolute zero, a percentage over
-    100, a negative duration), and beyond every bound the column's own cells write
-    (`bounds`: an author writing ``>100`` in % means more than 100 is possible). (English,
-    Chinese: the range it takes); None when every one may be."""
+    100, a negative duration) and beyond what the column's own cells (`cells`: each one's
+    (lower, upper) bound) say it may be: an author writing ``>100`` or ``100-200`` in a %
+    column means more than 100 is possible. (English, Chinese: the range it takes); None when
+    every one may be."""
     found = limits(unit)
     if found is None:
         return None
-    lo = min([found[0], *bounds])
-    hi = max([found[1], *bounds])
+    lo, hi = found
+    for a, b in cells:  # a cell reaching past a limit from a bound at or past it
+        if (math.isfinite(a) and a >= found[1]) or (math.isfinite(b) and b > found[1]):
+            hi = max(hi, b)
+        if (math.isfinite(b) and b <= found[0]) or (math.isfinite(a) and a < found[0]):
+            lo = min(lo, a)
     if all(lo <= x <= hi for x in xs):
         return None
-    shown = f"{format_number(lo)}–{format_number(hi)} {unit}" if math.isfinite(hi) else \
-        f"{format_number(lo)} {unit} or more"
-    shown_zh = f"{format_number(lo)}–{format_number(hi)} {unit}" if math.isfinite(hi) else \
-        f"不低于 {format_number(lo)} {unit}"
+    low = "" if math.isinf(lo) else format_number(lo)
+    if math.isfinite(hi):
+        span = f"{low}–{format_number(hi)} {unit}"
+        shown = span if low else f"at most {format_number(hi)} {unit}"
+        shown_zh = span if low else f"不高于 {format_number(hi)} {unit}"
+    else:
+        shown, shown_zh = f"{low} {unit} or more", f"不低于 {low} {unit}"
     return (f"impossible: this column takes {shown}",
             f"不可能的值：这一列的取值范围是{shown_zh}")
 

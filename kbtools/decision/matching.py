@@ -165,9 +165,10 @@ def match_rules(table: DecisionTable, inputs: Mapping[str, str], *, policy: str 
     units = {i: u for i in table.numeric if i in given and scale(
         unit_of(reads[i].text), u := column_unit(table.header[i], (r[i] for r in table.rows)))}
     matches, partial = [], []
+    blank = table.blank_rows()
     for n, conds in enumerate(table.conditions, 1):
-        if not any(cell.strip() for cell in table.rows[n - 1]):
-            continue  # a blank row (an empty line an editor left in the table) is no rule
+        if n in blank:
+            continue  # an empty line an editor left in the table is no rule
         cells, part = [], False
         for i in table.inputs:
             if i not in given:  # judged below: the row is certain only if it takes any value

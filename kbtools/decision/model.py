@@ -67,6 +67,24 @@ class DecisionTable:
         """Source line of 1-based body row `row` (0 when unknown)."""
         return self.row_lines[row - 1] if 0 < row <= len(self.row_lines) else 0
 
+    def blank_rows(self) -> frozenset[int]:
+        """The 1-based body rows whose every cell is empty: an empty line an editor left in
+        the table, which is no rule (it would take any input): `match_rules` skips them."""
+        return frozenset(n for n, row in enumerate(self.rows, 1)
+                         if not any(c.strip() for c in row))
+
+    def without_blank_rows(self) -> DecisionTable:
+        """The table without its `blank_rows` (what `kb check` looks for gaps in)."""
+        blank = self.blank_rows()
+        if not blank:
+            return self
+        keep = [n for n in range(1, len(self.rows) + 1) if n not in blank]
+        return replace(self, rows=tuple(self.rows[n - 1] for n in keep),
+                       conditions=tuple(self.conditions[n - 1] for n in keep),
+                       row_lines=tuple(self.line_of(n) for n in keep),
+                       links=tuple((keep.index(r + 1), c, t, h) for r, c, t, h in self.links
+                                   if r + 1 in keep))
+
     def label(self) -> str:
         """How messages name the table: its name, else its heading path, else its line."""
         where = " > ".join(self.heading_path)

@@ -81,19 +81,23 @@ def _several_error(where: str, column: str, value: str) -> InputError:
 
 def _rows(table: DecisionTable) -> list[int]:
     """The 0-based body rows that are rules (a row of empty cells is none)."""
-    return [n for n, row in enumerate(table.rows) if any(c.strip() for c in row)]
+    blank = table.blank_rows()
+    return [n for n in range(len(table.rows)) if n + 1 not in blank]
 
 
 def _check_text_value(table: DecisionTable, i: int, read: Given, where: str,
                       synonyms: Mapping[str, Sequence[str]]) -> Given:
     """A value of a text column whose every row names its value (none takes any value): it
     must be one of them, or a synonym of one (read as it), else InputError naming them
-    (灌浆期 where the rows say 苗期, 拔节期, 扬花期; ``E17和E71``: two values)."""
+    (灌浆期 where the rows say 苗期, 拔节期, 扬花期; ``E17和E71``: two values). A number in a
+    column of numbers (档位 1, 2, 3) is left to match no row, as a numeric column's is."""
     value = read.text
     conds = [table.conditions[n][i] for n in _rows(table)]
     number = parse_number(value)
     if any(c.kind == "any" for c in conds) or any(_text_accepts(c, value, number) for c in conds):
         return read
+    if number is not None and any(c.kind == "number" for c in conds):
+        return read  # a number between a column's listed numbers: no rule, as in a numeric one
     same = {c.raw.strip() for c in conds if c.kind == "text" and column_key(value) in
             {column_key(t) for t in synonyms.get(column_key(c.raw), ())}}
     if len(same) == 1:
@@ -139,11 +143,9 @@ def _span_in_column_unit(table: DecisionTable, i: int, read: Given, where: str) 
 def check_possible(table: DecisionTable, i: int, value: str, xs: Sequence[float], unit: str,
                    where: str) -> None:
     """InputError when a number given column `i` (`xs`, in its `unit`) is none its quantity
-    can be (`given.impossible`), beyond the bounds its own cells write too."""
-    bounds = [b for n in _rows(table) for b in (table.conditions[n][i].lo,
-                                                 table.conditions[n][i].hi)
-              if table.conditions[n][i].numeric and math.isfinite(b)]
-    why = impossible(list(xs), unit, bounds)
+    can be (`given.impossible`), nor one its own cells reach."""
+    cells = [(c.lo, c.hi) for n in _rows(table) if (c := table.conditions[n][i]).numeric]
+    why = impossible(list(xs), unit, cells)
     if why is not None:
         raise InputError(where, table.header[i], value, unit, said=why)
 

@@ -442,7 +442,8 @@ def table_page(p: Page, served: Served) -> HTMLResponse:
     if params.get("go") and any(values.values()):  # the library says which missing ones matter
         try:
             result = match_rules(dt, {dt.header[i]: v for i, v in values.items() if v},
-                                     doc=src.rel, table_index=n)
+                                 doc=src.rel, table_index=n,
+                                 synonyms=served.knowledge.table_synonyms)
         except InputError as exc:
             error = one_line(exc.message_in(p.lang))
         except TableError as exc:
