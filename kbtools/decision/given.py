@@ -138,10 +138,11 @@ def _numberish(text: str) -> bool:
 
 def several(value: str) -> list[str]:
     """The values `value` lists (``E17和E71``, ``E17, E71``, ``18、25``), at least two; []
-    when it lists none (a number with thousands, ``1,000``, is one value)."""
+    when it lists none (a number with thousands, ``1,000``, is one value; ``1,5`` is not
+    taken for two either)."""
     text = normalize_cell(value)
-    if parse_number(text) is not None:
-        return []
+    if parse_number(text) is not None or text.lstrip("+-").replace(",", "", 1).isdigit():
+        return []  # 1,5: a decimal comma or a list, which no one can tell ("not a number")
     parts = [p for p in _SEVERAL.split(text) if p.strip()]
     return parts if len(parts) > 1 and len(_SEVERAL.findall(text)) == len(parts) - 1 else []
 
