@@ -329,3 +329,27 @@ def test_below_zero_words_and_english_number_words_are_numbers(value, row):
                         decision="inputs=温度")
     assert table is not None
     assert match_rules(table, {"温度": value}).outputs == ({"风险": row},)
+
+
+def test_the_table_form_refuses_in_the_page_language(repo):
+    """The web page's table form takes the same path: its refusals read in Chinese."""
+    with TestClient(create_app(repo / "dist"), base_url="http://127.0.0.1") as client:
+        def form(**values: str):
+            return client.get("/table/knowledge/scab.md", params={"table": "1", "go": "1",
+                                                                   **values})
+        wet = form(**{"in.0": "24", "in.1": "130%", "in.2": "2"})
+        spans = form(**{"in.0": "18-25度", "in.1": "90", "in.2": "2"})
+        rough = form(**{"in.0": "约25度", "in.1": "90", "in.2": "2"})
+    assert wet.status_code == 400 and "不可能的值：这一列的取值范围是0–100 %" in wet.text
+    assert spans.status_code == 400 and \
+        "这个范围跨了多条规则：第 3 行（15-20 → 中）、第 6 行（&gt;20 → 高）各管其中一部分" in spans.text
+    assert rough.status_code == 200 and "25 满足 &gt; 20" in rough.text
+
+
+def test_a_range_written_backwards_is_the_same_range():
+    table = build_table(["温度(℃)", "风险"], [["<15", "低"], ["15-20", "中"], [">20", "高"]],
+                        decision="inputs=温度")
+    assert table is not None
+    assert match_rules(table, {"温度": "25-22度"}).outputs == ({"风险": "高"},)
+    with pytest.raises(TableError, match=r"row 2 \(15-20 → 中\), row 3 \(>20 → 高\)"):
+        match_rules(table, {"温度": "25-18度"})

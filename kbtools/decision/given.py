@@ -24,7 +24,7 @@ from __future__ import annotations
 import calendar
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kbtools.decision.conditions import (
     Condition,
@@ -79,6 +79,8 @@ def read_given(value: str, numeric: bool) -> Given:
     if parse_number(text) is not None:
         return Given(text, None, rough, value)
     span = parse_condition(text)
+    if span.kind == "range" and span.lo > span.hi:  # 25-18度: the range from 18 to 25
+        span = replace(span, lo=span.hi, hi=span.lo, lo_incl=span.hi_incl, hi_incl=span.lo_incl)
     return Given(text, span if span.is_rangeish else None, rough, value)
 
 
