@@ -316,12 +316,14 @@ def test_ph_bands_with_excluded_ends_answer_the_boundary_right(tmp_path):
 
 
 def test_an_input_value_with_a_bound_word_is_no_number():
-    """温度=30以上 was read as 30: a bound is not a value."""
+    """温度=30以上 was read as 30: a bound is not a value. Since session 32 it is the range it
+    says: answered when one row holds all of it, else the rows it spans are named."""
     table = build_table(["温度(℃)", "措施"], [["<30", "正常"], ["30 ℃ 以上", "遮阴"]],
                         decision="inputs=温度(℃)")
     assert table is not None
-    with pytest.raises(TableError, match="is not a number"):
-        match_rules(table, {"温度": "30以上"})
+    assert match_rules(table, {"温度": "30以上"}).outputs == ({"措施": "遮阴"},)
+    with pytest.raises(TableError, match=r"row 1 \(<30 → 正常\), row 2 \(30 ℃ 以上 → 遮阴\)"):
+        match_rules(table, {"温度": "25以上"})
 
 
 # ----------------------------------------------------------------- formulas: 2.8 < v ≤ 7.1

@@ -40,6 +40,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.serve.pages._LINES": "match",  # the ?lines= parameter
     "kbtools.decision.numerals._EN_WORD": "finditer",  # a question: its English words
     "kbtools.decision.numerals._JOINED": "match",  # what follows English number words
+    "kbtools.decision.given._SEVERAL": "split",  # an input value (CLI, API, MCP)
+    "kbtools.decision.given._DATE": "match",  # an input value
     "kbtools.query.values._EN_SPAN_GAP": "fullmatch",  # the text between two numbers
     "kbtools.query.values._AGO": "match",  # what follows a duration
     "kbtools.query.values._EN_OBJECT": "match",  # what follows a duration

@@ -148,12 +148,12 @@ def test_table_evaluate_the_wheat_scab_inputs(client):
     assert body["release"]["source_commit"]
 
 
-def test_table_evaluate_no_rule_matches(client):
-    body = client.post("/api/table/evaluate", json={
-        "doc": SCAB, "inputs": {"温度": 18, "相对湿度": 90, "连续降雨天数": -1}}).json()
-    assert body["status"] in ("match", "no_match")  # the table's rows decide, not the server
-    if body["status"] == "no_match":
-        assert body["message"] == "no rule matches, needs human review"
+def test_table_evaluate_refuses_a_value_no_such_quantity_can_be(client):
+    """-1 rainy days was answered from a row taking ``≤3`` (session 32: refused, naming what
+    the column takes, as `kb table eval` and the MCP tool refuse it)."""
+    message = error_of(client.post("/api/table/evaluate", json={
+        "doc": SCAB, "inputs": {"温度": 18, "相对湿度": 90, "连续降雨天数": -1}}), 400)
+    assert "input 连续降雨天数='-1': impossible: this column takes 0 天 or more" in message
 
 
 @pytest.mark.parametrize("payload, status, words", [

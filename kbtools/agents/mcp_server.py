@@ -171,7 +171,12 @@ citation's heading path or a section number: "4.4") when the document has severa
 result's `citation` as `doc` (knowledge/crops/x.md:65-73): the table at those lines. An input
 left out is answered without when the chosen row takes any value of it (its cell says "not
 given"); when it decides the row, the error names the inputs to ask the user for. status "no_match" means "no rule matches, needs human review": report that, do not
-guess an answer. Do not use for tables that are not rules (use `read`).
+guess an answer. Pass values as the user said them: a rough value (约25度, "about 25 C") is
+answered and said to be rough, a range (22-25度) answered when one row holds it, else the
+error names the rows it spans: ask the user for one value. An error for an impossible value
+(湿度 130%), two values at once (E17和E71) or a value the column does not take names what it
+takes: ask again, evaluate each value on its own. Do not use for tables that are not rules
+(use `read`).
 """
 
 DRAFT_DOC = """\
@@ -342,7 +347,8 @@ def tool_evaluate_table(ctx: Context, doc: str, inputs: dict[str, Any],
         src = as_source(path)
         table = cited_table(document_tables(src), given.lines, given.heading, table,
                             kn.rel(path))
-    result = evaluate_table(path, table, values, policy=policy, doc=kn.rel(path))
+    result = evaluate_table(path, table, values, policy=policy, doc=kn.rel(path),
+                            synonyms=kn.table_synonyms)
     out = result.to_dict()
     out["release"] = ctx.release()
     return out

@@ -23,6 +23,7 @@ from kbtools.build.verified import coverages
 from kbtools.check.engine import max_document_bytes
 from kbtools.config import Config, load_config
 from kbtools.corpus import DEFAULT_MAX_BYTES, SourceDoc, decode, parse_source, read_doc
+from kbtools.decision import column_key
 from kbtools.errors import (
     IndexLoadError,
     KbError,
@@ -33,6 +34,8 @@ from kbtools.errors import (
 )
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex
+from kbtools.index.synonyms import SOURCE_NAME as SYNONYMS_SOURCE
+from kbtools.index.synonyms import parse as parse_synonyms
 from kbtools.markdown.doctree import parse
 from kbtools.markdown.heading_paths import heading_parts, norm, path_matches, split_heading_path
 from kbtools.query.filters import shared_folders
@@ -194,6 +197,24 @@ class Knowledge:
             return ()
         prefix = allowed.relative_to(base).as_posix()
         return () if prefix in ("", ".") else (prefix,)
+
+    @cached_property
+    def table_synonyms(self) -> dict[str, list[str]]:
+        """The synonym groups that also name a decision table's inputs and text values
+        (`kbtools.decision.match_rules`: ``temperature=24`` for 温度(℃)), keyed by
+        `column_key` as a search keys them (`query.search.input_synonyms`): the groups an
+        index ships, else the repository's ``knowledge/_synonyms.txt``; none when absent or
+        unreadable (`kb check` reports such a file), so `kb table eval`, MCP
+        `evaluate_table` and ``/api/table/evaluate`` name columns alike."""
+        if self.idx is not None:
+            groups = self.idx.synonyms()
+        else:
+            try:
+                text = (self.allowed / SYNONYMS_SOURCE).read_text(encoding="utf-8-sig")
+            except (OSError, UnicodeDecodeError):
+                text = ""
+            groups = parse_synonyms(text)[0]
+        return {column_key(term): others for term, others in groups.mapping().items()}
 
     def resolve(self, doc: str, section_arg: str = "heading_path") -> Path:
         """The file of `doc`, or UsageError/KbError. `doc` is a path relative to `base` (as

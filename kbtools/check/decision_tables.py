@@ -76,8 +76,8 @@ def analyse(table: DecisionTable, *, declared: bool = False) -> list[TableFindin
     `declared` its policy overlaps on purpose: only overlaps an empty cell may explain (one
     meant as "as above") are reported then."""
     findings = overlap_findings(table, declared=declared)
-    if table.numeric:
-        findings += gap_findings(table)
+    if table.numeric:  # a blank row is no rule (`match_rules` skips it): it covers no gap
+        findings += gap_findings(table.without_blank_rows())
     return findings
 
 
@@ -91,7 +91,10 @@ def overlap_findings(table: DecisionTable, *, declared: bool = False) -> list[Ta
     conds = table.conditions
     found: list[tuple[int, int]] = []  # the first overlapping pairs, a max-heap by negation
     overlaps = checked = 0
+    blank = table.blank_rows()
     for a, b in overlap_candidates(table):
+        if a + 1 in blank or b + 1 in blank:  # no rule (`match_rules` skips it)
+            continue
         if checked == MAX_OVERLAP_CHECKS:
             break
         checked += 1

@@ -68,6 +68,15 @@ def cited_lines(doc: str, index: Path | None) -> tuple[str, tuple[int, int] | No
     return cited[0], (cited[1], cited[2])
 
 
+def _synonyms(index: Path | None) -> dict[str, list[str]]:
+    """The synonym groups that also name a table's inputs (`Knowledge.table_synonyms`): the
+    index's with --index, else the repository's; none outside a repository."""
+    try:
+        return open_knowledge(index=index).table_synonyms
+    except KbError:
+        return {}
+
+
 def _is_file(doc: str) -> bool:
     try:
         return Path(doc).is_file()
@@ -103,8 +112,15 @@ def eval_(doc: str, inputs: tuple[str, ...], which: str | None, policy: str | No
 
     KEY is a column header with or without its unit (温度 for 温度(℃)), a leading or trailing
     part of one input's name as a question names it (湿度 for 相对湿度, cycles for Cycles of
-    concentration), or a 1-based column number. Prints the matching row, why each cell matched, and the outputs; when no row
+    concentration), a term the knowledge's _synonyms.txt groups with one (temperature for
+    温度 when it says 温度 = temperature), or a 1-based column number. Prints the matching row, why each cell matched, and the outputs; when no row
     matches it says so ("no rule matches, needs human review") and never guesses.
+
+    VALUE may be rough (约25度, 25℃左右: read as 25 and said so), in Chinese numerals
+    (二十五度), or a range (22-25度: answered when one row holds all of it, else the rows
+    it spans are named). Refused, naming the column and what it takes: a value no such
+    quantity can be (湿度=130%), a date that does not exist, two values at once
+    (E17和E71), a text no row of its column names.
 
     DOC may be a citation as results give it (knowledge/crops/x.md:65-73): the decision
     table at those lines is evaluated.
@@ -114,7 +130,8 @@ def eval_(doc: str, inputs: tuple[str, ...], which: str | None, policy: str | No
     doc, lines = cited_lines(doc, index)
     path, label = _doc_path(doc, index)
     chosen = which if lines is None else _table_at(path, label, lines, which)
-    result = evaluate_table(path, chosen, parse_pairs(inputs), policy=policy, doc=label)
+    result = evaluate_table(path, chosen, parse_pairs(inputs), policy=policy, doc=label,
+                            synonyms=_synonyms(index))
     if as_json:
         echo_json(result.to_dict())
     else:

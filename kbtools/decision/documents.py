@@ -64,6 +64,7 @@ def table_from_markdown(table: Table, lines: Sequence[str] = ()) -> DecisionTabl
     """
     decision = decision_annotation(table)
     if decision is not None and lines:
+        _check_cut(table, lines)
         for n, line in enumerate(table.row_lines, 1):
             width = (raw_row_width(lines[line - 1]) if 0 < line <= len(lines)
                      else len(table.header))
@@ -76,6 +77,24 @@ def table_from_markdown(table: Table, lines: Sequence[str] = ()) -> DecisionTabl
                      line_end=table.line_end, heading_path=table.heading_path,
                      name=table.annotations.get(CSV_ANNOTATION) or "")
     return dt if dt is None else replace(dt, links=cell_links(table))
+
+
+MAX_BLANK_LINES = 2  # blank lines after a table through which a cut-off row is looked for
+
+
+def _check_cut(table: Table, lines: Sequence[str]) -> None:
+    """TableError when a blank line (or two) ends an annotated table and a row of its width
+    follows: Markdown ends a table at a blank line, so the rows after it, which an editor
+    shows as one table, would silently be no rules."""
+    end = table.line_end  # 1-based: the table's last line
+    for n in range(end, min(end + MAX_BLANK_LINES, len(lines) - 1)):
+        if lines[n].strip():
+            return
+        after = lines[n + 1]
+        if after.strip().startswith("|") and raw_row_width(after) == len(table.header):
+            raise TableError(f"table at line {table.line_start}: the blank line {n + 1} ends "
+                             f"the table, so the row at line {n + 2} is no rule: remove the "
+                             "blank line", line=n + 1)
 
 
 def cell_links(table: Table) -> tuple[tuple[int, int, str, str], ...]:
@@ -243,14 +262,16 @@ def _table_in_section(good: Sequence[tuple[int, DecisionTable]], text: str,
 
 def evaluate_table(doc_path_or_src: DocRef, table: str | int | None,
                    inputs: Mapping[str, str], *, policy: str | None = None,
-                   doc: str | None = None) -> TableResult:
+                   doc: str | None = None,
+                   synonyms: Mapping[str, Sequence[str]] = {}) -> TableResult:
     """Evaluate one decision table of a document against inputs (column → value).
 
     `table` chooses among several tables (see `select_table`); `doc` is the name the result
-    and errors use for the document (default: its path as read). The library entry point
-    behind `kb table eval` and the MCP tool `evaluate_table`.
+    and errors use for the document (default: its path as read); `synonyms` the knowledge's
+    synonym groups keyed by `column_key` (`match_rules`). The library entry point behind
+    `kb table eval` and the MCP tool `evaluate_table`.
     """
     src = as_source(doc_path_or_src)
     label = doc or src.rel
     n, dt = select_table(document_tables(src), table, label)
-    return match_rules(dt, inputs, policy=policy, doc=label, table_index=n)
+    return match_rules(dt, inputs, policy=policy, doc=label, table_index=n, synonyms=synonyms)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import posixpath
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -32,7 +32,24 @@ from kbtools.decision.conditions import (
     parse_number,
     unit_of,
 )
-from kbtools.decision.model import POLICIES, DecisionTable, find_input
+from kbtools.decision.given import (
+    APPROXIMATE_NOTE,
+    DEPENDS_NOTE,
+    Given,
+    InputError,
+    covers,
+    meets,
+    near_bound,
+    quoted,
+    read_given,
+)
+from kbtools.decision.model import POLICIES, DecisionTable, find_input, inputs_named
+from kbtools.decision.refusals import (
+    check_merged_cells,
+    check_possible,
+    read_inputs,
+    span_error,
+)
 from kbtools.decision.units import scale, unit_group
 from kbtools.errors import TableError
 
@@ -40,43 +57,6 @@ NO_MATCH_MESSAGE = "no rule matches, needs human review"
 # a cell of an input column not given, in a row that takes any value there
 NOT_GIVEN_REASON = "not given; any value accepted (* or empty cell)"
 MAX_PLAIN_DIGITS = 30  # a float input is written out without an exponent up to this length
-SHOWN_VALUE_CHARS = 40  # an input value as quoted in an error message
-
-
-class InputError(TableError):
-    """An input value the table cannot compare (no number in a numeric column, too large, or
-    in another unit): `message` in English, `message_in(lang)` in the web page's words."""
-
-    def __init__(self, where: str, column: str, value: str, column_unit: str = "", *,
-                 fraction: bool = False):
-        self.column, self.value, self.column_unit = column, value, column_unit
-        self.fraction = fraction
-        super().__init__(f"{where}: input {column}='{_quoted(value)}'{self._why('en')}")
-
-    def _why(self, lang: str) -> str:
-        zh = lang == "zh"
-        if self.fraction:
-            x = parse_number(self.value) or 0.0
-            shown, whole = format_number(x), format_number(round(x * 100, 9))
-            return (f"：这一列以 % 计，{shown} 会被读作 {shown}%；若指 {whole}%，请输入 {whole}"
-                    f"（确指 {shown}% 时写 {shown}%）" if zh else
-                    f": the column is in %, where {shown} reads as {shown} %; give {whole} for "
-                    f"{whole} % (or write {shown}% if {shown} % is meant)")
-        if overflows(self.value):
-            return ("：数值太大，无法比较" if zh else
-                    " is too large a number to compare (beyond the range of a float)")
-        if parse_number(self.value) is None:
-            return ("：不是数，这一列的条件是数值" if zh else
-                    " is not a number, and this column holds numeric conditions")
-        why = input_unit_problem(self.value, self.column_unit, lang)
-        return ("：" if zh else ": ") + (why or "")
-
-    def message_in(self, lang: str) -> str:
-        """The message in `lang` (``en``: `message`; ``zh``: Chinese, without the table's
-        name, which the page shows above it)."""
-        if lang != "zh":
-            return self.message
-        return f"输入 {self.column} = “{_quoted(self.value)}”{self._why('zh')}"
 
 
 @dataclass(frozen=True)
@@ -95,9 +75,10 @@ class CellMatch:
         and the value as given, as `match_rules` judged them."""
         if self.reason == NOT_GIVEN_REASON:
             return "未给出；接受任意值（* 或空单元格）" if lang == "zh" else self.reason
-        number = number_in(self.value, self.unit) if self.unit else parse_number(self.value)
-        return cell_reason(parse_condition(self.condition), self.value, number, self.matched,
-                           lang, self.unit)
+        cond = parse_condition(self.condition)
+        text = read_given(self.value, cond.numeric).text  # 约25度 is 25度
+        number = number_in(text, self.unit) if self.unit else parse_number(text)
+        return cell_reason(cond, self.value, number, self.matched, lang, self.unit)
 
 
 @dataclass(frozen=True)
@@ -151,7 +132,8 @@ class TableResult:
 
 
 def match_rules(table: DecisionTable, inputs: Mapping[str, str], *, policy: str | None = None,
-                doc: str = "", table_index: int = 0) -> TableResult:
+                doc: str = "", table_index: int = 0,
+                synonyms: Mapping[str, Sequence[str]] = {}) -> TableResult:
     """Match `inputs` (column → value) against every row. Never guesses: no row → "no_match".
 
     `policy` overrides the table's own (``first`` or ``all``). An input column not given is
@@ -160,7 +142,13 @@ def match_rules(table: DecisionTable, inputs: Mapping[str, str], *, policy: str 
     given". This is how a search evaluates a question's values, so `kb table eval`, the MCP
     tool, the API and the web form answer as the search results page does. Raises TableError
     when an input names no input column, a missing one decides the answer (or none is
-    given), or a numeric column gets a value that is no number.
+    given), or a numeric column gets a value that is no number; and InputError or TableError
+    for what `kbtools.decision.refusals` refuses (a value none of its column's: a date that
+    does not exist, several values, a text no row takes, a number its quantity cannot be; a
+    range rows split; a merged-looking empty cell deciding the row). A value said roughly
+    (约25度), in Chinese numerals (二十五度) or as a range (22-25度) is read as
+    `kbtools.decision.given` says. `synonyms` (the knowledge's synonym groups keyed by
+    `column_key`) name columns (``temperature`` for 温度(℃)) and text values too.
     """
     policy = policy or table.policy
     if policy not in POLICIES:
@@ -168,26 +156,34 @@ def match_rules(table: DecisionTable, inputs: Mapping[str, str], *, policy: str 
                          key="table_policy",
                          values={"policy": policy, "policies": ", ".join(POLICIES)})
     where = f"{doc}: {table.label()}" if doc else table.label()
-    given = _input_columns(table, inputs, where)
+    given = _input_columns(table, inputs, where, synonyms)
     missing = [i for i in table.inputs if i not in given]
     if len(missing) == len(table.inputs):
         raise _missing_error(table, missing, where)
-    numbers = _input_numbers(table, given, where)
+    reads = read_inputs(table, given, where, synonyms)
+    numbers = _input_numbers(table, reads, where)
     units = {i: u for i in table.numeric if i in given and scale(
-        unit_of(given[i]), u := column_unit(table.header[i], (r[i] for r in table.rows)))}
-    matches = []
+        unit_of(reads[i].text), u := column_unit(table.header[i], (r[i] for r in table.rows)))}
+    matches, partial = [], []
+    blank = table.blank_rows()
     for n, conds in enumerate(table.conditions, 1):
-        cells = []
+        if n in blank:
+            continue  # an empty line an editor left in the table is no rule
+        cells, part = [], False
         for i in table.inputs:
             if i not in given:  # judged below: the row is certain only if it takes any value
                 cells.append(CellMatch(table.header[i], table.rows[n - 1][i], "", True,
                                        NOT_GIVEN_REASON))
                 continue
             unit = units.get(i, "")
-            ok = _check_cell(conds[i], given[i], numbers[i])
+            ok = _check_cell(conds[i], reads[i], numbers[i])
+            part = part or (not ok and _partly(conds[i], reads[i]))
             reason = cell_reason(conds[i], given[i], numbers[i], ok, "en", unit)
             cells.append(CellMatch(table.header[i], table.rows[n - 1][i], given[i], ok, reason,
                                    unit))
+        if part and all(c.matched or _partly(conds[i], reads.get(i))
+                        for c, i in zip(cells, table.inputs, strict=True)):
+            partial.append(n)
         if all(c.matched for c in cells):
             outs = {table.header[j]: table.rows[n - 1][j].strip() for j in table.outputs}
             links = tuple({"column": table.header[c], "text": text, "href": href,
@@ -195,6 +191,8 @@ def match_rules(table: DecisionTable, inputs: Mapping[str, str], *, policy: str 
                           for r, c, text, href in table.links
                           if r == n - 1 and c in table.outputs)
             matches.append(RowMatch(n, table.line_of(n), tuple(cells), outs, links))
+    if partial:  # a range some rows hold only part of: the answer depends on the value
+        raise span_error(table, reads, [m.row for m in matches], partial, where)
     shown_inputs = {table.header[i]: given[i] for i in table.inputs if i in given}
     if not matches:  # no value of a missing input could make a row match
         return TableResult("no_match", NO_MATCH_MESSAGE, policy, doc, table, shown_inputs, (),
@@ -202,10 +200,13 @@ def match_rules(table: DecisionTable, inputs: Mapping[str, str], *, policy: str 
     chosen = matches if policy == "all" else matches[:1]
     if any(table.conditions[m.row - 1][i].kind != "any" for m in chosen for i in missing):
         raise _missing_error(table, missing, where)  # the answer depends on a missing value
+    check_merged_cells(table, [m.row for m in matches], [m.row for m in chosen],
+                       {i: _accepts(reads[i], numbers[i]) for i in given}, where)
     certain = [m for m in matches if all(table.conditions[m.row - 1][i].kind == "any"
                                          for i in missing)]
     message = _match_message(matches, policy) if not missing else _not_given_message(
         chosen, [table.header[i] for i in missing])
+    message += _rough_note(table, reads, numbers, chosen)
     return TableResult("match", message, policy, doc, table, shown_inputs, tuple(certain),
                        tuple(m.row for m in chosen), tuple(m.outputs for m in chosen),
                        table_index)
@@ -262,7 +263,7 @@ def input_value(value: object, name: str = "") -> str:
     reads too). TableError for a boolean (``true`` is never 1: a decision must not rest on
     it), NaN or ±infinity, an int beyond the range of a float, and any other type.
     """
-    label = f"input '{_quoted(name)}'" if name else "an input"
+    label = f"input '{quoted(name)}'" if name else "an input"
     if isinstance(value, str):
         return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -282,18 +283,48 @@ def input_value(value: object, name: str = "") -> str:
     return plain if len(plain) <= MAX_PLAIN_DIGITS else repr(value)
 
 
-def _quoted(text: str) -> str:
-    """An input value or name as an error message quotes it: cut at `SHOWN_VALUE_CHARS`."""
-    return text if len(text) <= SHOWN_VALUE_CHARS else text[:SHOWN_VALUE_CHARS - 1] + "…"
-
-
-def _check_cell(cond: Condition, value: str, number: float | None) -> bool:
-    """Whether one cell accepts `value` (`number` is its parsed form)."""
+def _check_cell(cond: Condition, given: Given, number: float | None) -> bool:
+    """Whether one cell accepts the value `given` (`number` is its parsed form): a range or
+    bound given (`Given.span`) only when the cell holds all of it."""
     if cond.kind == "any":
         return True
+    if given.span is not None:
+        return cond.numeric and covers(cond, given.span)
     if cond.kind == "text" or number is None:  # text, or a bare number in a text column
-        return normalize_text(value) == normalize_text(cond.raw)
+        return normalize_text(given.text) == normalize_text(cond.raw)
     return cond.accepts_number(number)
+
+
+def _partly(cond: Condition, given: Given | None) -> bool:
+    """Whether the cell holds some but not all of a range given (`Given.span`)."""
+    return given is not None and given.span is not None and cond.numeric and \
+        meets(cond, given.span) and not covers(cond, given.span)
+
+
+def _accepts(given: Given, number: float | None) -> Callable[[Condition], bool]:
+    """Whether a cell would accept the value `given` (for `refusals.check_merged_cells`)."""
+    return lambda cond: _check_cell(cond, given, number)
+
+
+def _rough_note(table: DecisionTable, reads: Mapping[int, Given],
+                numbers: Mapping[int, float | None], chosen: list[RowMatch]) -> str:
+    """`` (approximate value: 温度(℃) 约25度; the answer depends on the exact value: 温度(℃)
+    >20)`` for the values given roughly, naming the bound of a chosen row each lies near
+    (`given.near_bound`), as a search says it of a question's rough value; "" for none."""
+    rough = [i for i in table.inputs if i in reads and reads[i].approximate]
+    if not rough:
+        return ""
+    named = ", ".join(f"{table.header[i]} {reads[i].written.strip()}" for i in rough)
+    near = {}
+    for i in rough:
+        x = numbers[i]
+        cond = next((c for m in chosen if x is not None and
+                     near_bound(c := table.conditions[m.row - 1][i], x)), None)
+        if cond is not None:
+            near[table.header[i]] = cond.raw.strip()
+    depends = f"; {DEPENDS_NOTE}: " + ", ".join(f"{k} {c}" for k, c in near.items()) \
+        if near else ""
+    return f" ({APPROXIMATE_NOTE}: {named}{depends})"
 
 
 def cell_reason(cond: Condition, value: str, number: float | None, ok: bool,
@@ -307,6 +338,10 @@ def cell_reason(cond: Condition, value: str, number: float | None, ok: bool,
     zh, shown = lang == "zh", value.strip()
     if cond.kind == "any":
         return "接受任意值（* 或空单元格）" if zh else "any value accepted (* or empty cell)"
+    if cond.numeric and number is None and read_given(value, True).span is not None:
+        if zh:  # a range given (22-25度): the cell holds all of it, or not
+            return f"“{shown}”的{'每个值都满足' if ok else '并非每个值都满足'} {cond.describe(lang)}"
+        return f"'{shown}': {'every' if ok else 'not every'} value of it is {cond.describe()}"
     if cond.kind == "text" or number is None:
         if zh:
             return f"“{shown}”{'等于' if ok else '不等于'}“{cond.raw.strip()}”（文本，不区分大小写）"
@@ -317,7 +352,8 @@ def cell_reason(cond: Condition, value: str, number: float | None, ok: bool,
     return f"{format_number(number)} {'is' if ok else 'is not'} {cond.describe()}"
 
 
-def _input_columns(table: DecisionTable, inputs: Mapping[str, str], where: str) -> dict[int, str]:
+def _input_columns(table: DecisionTable, inputs: Mapping[str, str], where: str,
+                   synonyms: Mapping[str, Sequence[str]] = {}) -> dict[int, str]:
     """Input column index → value; each input column given once at most, and only those
     (which may be left out is `match_rules`' to judge).
     Two names of one column (``温度`` and ``温度(℃)``, or its number) with different values
@@ -326,7 +362,13 @@ def _input_columns(table: DecisionTable, inputs: Mapping[str, str], where: str) 
     given: dict[int, str] = {}
     named: dict[int, str] = {}  # column index → the key that gave its value
     for key, value in inputs.items():
-        i = find_input(table, key)
+        i = find_input(table, key, synonyms)
+        shared = inputs_named(table, key) if i is None else []
+        if len(shared) > 1:  # 温度 of 棚内温度 and 棚外温度
+            which = ", ".join(table.header[j] for j in shared)
+            raise TableError(f"{where}: no column '{key}': it names {len(shared)} inputs "
+                             f"({which}); give the whole name", key="table_no_column",
+                             values={"column": key, "inputs": names})
         if i is None:
             raise TableError(f"{where}: no column '{key}' (inputs are {names})",
                              key="table_no_column", values={"column": key, "inputs": names})
@@ -344,19 +386,29 @@ def _input_columns(table: DecisionTable, inputs: Mapping[str, str], where: str) 
     return given
 
 
-def _input_numbers(table: DecisionTable, given: dict[int, str],
+def _input_numbers(table: DecisionTable, reads: Mapping[int, Given],
                    where: str) -> dict[int, float | None]:
-    """Each given value as a number (None for text); a numeric column must get a number."""
+    """Each value read as a number (None for text and for a range given); a numeric column
+    must get a number or a range, and one that its quantity can be (`given.impossible`)."""
     numbers: dict[int, float | None] = {}
-    for i, value in given.items():
+    for i, read in reads.items():
+        value = read.text  # as compared; an error quotes it as given unless read roughly
+        shown = read.text if read.approximate else read.written
         unit = column_unit(table.header[i], (row[i] for row in table.rows))
         numbers[i] = number_in(value, unit) if i in table.numeric else parse_number(value)
+        if i in table.numeric and read.span is not None:  # in the column's unit already
+            numbers[i] = None
+            ends = [x for x in (read.span.lo, read.span.hi) if math.isfinite(x)]
+            check_possible(table, i, read.written, ends, unit, where)
+            continue
         if overflows(value) or (i in table.numeric and numbers[i] is None):
-            raise InputError(where, table.header[i], value)
+            raise InputError(where, table.header[i], shown)
         if i in table.numeric and input_unit_problem(value, unit):
-            raise InputError(where, table.header[i], value, unit)
+            raise InputError(where, table.header[i], shown, unit)
         if i in table.numeric and _fraction_of_percent(table, i, value, unit):
-            raise InputError(where, table.header[i], value, unit, fraction=True)
+            raise InputError(where, table.header[i], shown, unit, fraction=True)
+        if i in table.numeric:
+            check_possible(table, i, read.written, [numbers[i] or 0.0], unit, where)
     return numbers
 
 

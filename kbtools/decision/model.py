@@ -67,6 +67,24 @@ class DecisionTable:
         """Source line of 1-based body row `row` (0 when unknown)."""
         return self.row_lines[row - 1] if 0 < row <= len(self.row_lines) else 0
 
+    def blank_rows(self) -> frozenset[int]:
+        """The 1-based body rows whose every cell is empty: an empty line an editor left in
+        the table, which is no rule (it would take any input): `match_rules` skips them."""
+        return frozenset(n for n, row in enumerate(self.rows, 1)
+                         if not any(c.strip() for c in row))
+
+    def without_blank_rows(self) -> DecisionTable:
+        """The table without its `blank_rows` (what `kb check` looks for gaps in)."""
+        blank = self.blank_rows()
+        if not blank:
+            return self
+        keep = [n for n in range(1, len(self.rows) + 1) if n not in blank]
+        return replace(self, rows=tuple(self.rows[n - 1] for n in keep),
+                       conditions=tuple(self.conditions[n - 1] for n in keep),
+                       row_lines=tuple(self.line_of(n) for n in keep),
+                       links=tuple((keep.index(r + 1), c, t, h) for r, c, t, h in self.links
+                                   if r + 1 in keep))
+
     def label(self) -> str:
         """How messages name the table: its name, else its heading path, else its line."""
         where = " > ".join(self.heading_path)
@@ -198,16 +216,38 @@ def _spaced_key(text: str) -> str:
     return " ".join((norm[:header_unit_start(norm)].strip() or norm).casefold().split())
 
 
-def find_input(table: DecisionTable, name: str) -> int | None:
+def find_input(table: DecisionTable, name: str,
+               synonyms: Mapping[str, Sequence[str]] = {}) -> int | None:
     """The column `name` names in a caller's inputs (`kb table eval`, MCP `evaluate_table`):
     the column `find_column` finds, else the one input whose name `name` is a part of
-    (`name_parts`: ``cycles`` for ``Cycles of concentration``), as a question names it."""
+    (`name_parts`: ``cycles`` for ``Cycles of concentration``), as a question names it, else
+    the one input it is a synonym of (`synonyms`: the knowledge's ``_synonyms.txt`` keyed by
+    `column_key`, as `kbtools.query.search.input_synonyms` makes it: ``temperature`` for
+    温度(℃) and 温度 for ``Temperature (°C)`` when the file has 温度 = temperature)."""
     i = find_column(table.header, name)
     if i is not None:
         return i
-    key = _spaced_key(name)
-    named = [j for j in table.inputs if key in name_parts(_spaced_key(table.header[j]))]
+    named = inputs_named(table, name)
+    if not named and synonyms:
+        key = column_key(name)
+        named = [j for j in table.inputs if key in synonym_names(table.header[j], synonyms)]
     return named[0] if len(named) == 1 else None
+
+
+def inputs_named(table: DecisionTable, name: str) -> list[int]:
+    """The input columns whose name `name` is a part of (`name_parts`)."""
+    key = _spaced_key(name)
+    return [j for j in table.inputs if key in name_parts(_spaced_key(table.header[j]))]
+
+
+def synonym_names(header: str, synonyms: Mapping[str, Sequence[str]]) -> set[str]:
+    """The names (as `column_key` writes them) the synonyms give a column: the other terms of
+    the group of its name or of a part of it (湿度 of 相对湿度), and their parts (``humidity``
+    of ``relative humidity``)."""
+    own = {column_key(header)} | {column_key(p) for p in name_parts(_spaced_key(header))}
+    terms = [t for n in own for t in synonyms.get(n, ())]
+    return {column_key(t) for t in terms} | \
+        {column_key(p) for t in terms for p in name_parts(_spaced_key(t))}
 
 
 # --------------------------------------------------------------------------- build_table

@@ -104,3 +104,28 @@ def degrees_fit(column: str) -> bool:
     """Whether a number in bare degrees is a value of a column in unit `column`: one whose
     unit is a temperature in degrees (℃, °F)."""
     return unit_group(column) in TEMPERATURE_GROUPS
+
+
+# What a value in a unit can be at all, as (lowest, highest) in that unit: no temperature is
+# below absolute zero, a share in % lies in 0–100 (‰: 0–1000), and a duration, a length, a
+# mass, a volume, an area or a speed is not negative. A value beyond is a typo or a wrong
+# field (湿度 130%, -300度), refused by `kbtools.decision.given.impossible` rather than
+# answered from the last row; a column whose own bounds go beyond (``>100`` in a growth-rate
+# %) takes what its author wrote. Units not listed (pressure, which a vacuum makes negative,
+# voltage, current) are not judged.
+_NOT_NEGATIVE = ("s", "min", "h", "d", "week", "month", "year", "mm", "cm", "m", "km", "mg",
+                 "g", "斤", "kg", "t", "ml", "l", "亩", "公顷", "m2", "cm2", "mm2", "km2", "m3",
+                 "cm3", "rpm", "mm/s", "in/s", "gpm", "cfm")
+LIMITS: dict[int, tuple[float, float]] = {
+    GROUP_OF["℃"]: (-273.15, float("inf")), GROUP_OF["°f"]: (-459.67, float("inf")),
+    GROUP_OF["开尔文"]: (0.0, float("inf")), GROUP_OF["%"]: (0.0, 100.0),
+    GROUP_OF["‰"]: (0.0, 1000.0),
+    **{GROUP_OF[u]: (0.0, float("inf")) for u in _NOT_NEGATIVE},
+}
+
+
+def limits(unit: str) -> tuple[float, float] | None:
+    """(lowest, highest) a value in `unit` (normalised) can take (`LIMITS`); None when its
+    unit is not judged."""
+    group = unit_group(unit)
+    return LIMITS.get(group) if group is not None else None

@@ -36,6 +36,20 @@ WORD_SUFFIXES: tuple[tuple[str, str], ...] = tuple(sorted((
 # next to a number. A leading ``=`` then is equality (``=3`` is the number 3).
 OPERATOR_SPELLINGS: tuple[tuple[str, str], ...] = (
     ("=>", "≥"), ("=<", "≤"), ("> =", "≥"), ("< =", "≤"), ("==", "="))
+# words that make a number an approximate value (大约90%, 90%左右, 近90%, ``about 90%``,
+# ``approx. 90%``, ``~90%``, ``90% or so``): read as the value, marked approximate so an
+# answer says so (a question's: `kbtools.query.values`; a caller's input:
+# `kbtools.decision.given`). Before it (a Latin one as a whole word; filler words may stand
+# between: 大约是90%, 大概在90%), and after it and its unit. 近 only as a word of its own:
+# 接近, 将近 (``nearly``) are bounds (`BOUND_BEFORE`), 最近3天 and 附近 name no amount
+APPROX_BEFORE = ("大约", "大概", "大致", "约为", "约莫", "约合", "约", "差不多", "估计", "近", "~", "≈",
+                 "about", "around", "approximately", "approx", "apprx", "roughly", "circa",
+                 "ca", "estimated", "est", "some")
+APPROX_AFTER = ("左右", "上下", "前后", "or so", "or thereabouts", "give or take", "-ish", "ish",
+                "approximately", "approx", "roughly")
+# abbreviations of APPROX_BEFORE written with a period (``approx. 90%``, ``ca. 90%``): the
+# period is dropped by `compact`, as it is no sentence end (``at 20 C. 90% humidity``)
+APPROX_ABBREVIATIONS = ("approx", "apprx", "ca", "est")
 RANGE_WORDS = ((("between ", " and "), ("from ", " to "), ("", " to "), ("", " through "),
                 ("", " thru ")))
 

@@ -20,13 +20,13 @@ parsed; cached per index). The input readers are importable from here too (`__al
 
 from __future__ import annotations
 
-import math
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kbtools.decision import NO_MATCH_MESSAGE, DecisionTable, match_rules
+from kbtools.decision.given import APPROXIMATE_NOTE, DEPENDS_NOTE, near_bound
 from kbtools.errors import KbError
 from kbtools.index.reader import KbIndex
 from kbtools.index.store import LAST_LINE
@@ -80,7 +80,7 @@ class Evaluation:
     # ``about 90%``): evaluated as that value, and the message says so (`APPROXIMATE_NOTE`)
     approximate: dict[str, str] = field(default_factory=dict)
     # approximate input column → the matched row's condition whose bound its value is within
-    # `NEAR_BOUND` of (``about 30 C`` on ``>= 30``): the answer depends on the exact value
+    # `given.NEAR_BOUND` of (``about 30 C`` on ``>= 30``): the answer depends on the exact value
     near_bound: dict[str, str] = field(default_factory=dict)
     # missing input column → why the value in its unit the question gave is not its (``80度
     # 说的是油温，不是温度(℃)``: `said_of_other_note`), in the question's language
@@ -183,14 +183,6 @@ def evaluate_question(index: KbIndex, question: str, tables: Iterable[tuple[str,
     return None
 
 
-APPROXIMATE_NOTE = "approximate value"
-DEPENDS_NOTE = "the answer depends on the exact value"
-# how near a bound of the matched row an approximate value must be for the answer to depend
-# on the exact value: this share of the larger of the two magnitudes (``about 30`` on
-# ``>= 30`` or ``< 31``; not ``about 90%`` on ``>= 85``)
-NEAR_BOUND = 0.05
-
-
 def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
                     conflicts: Mapping[str, tuple[str, ...]] = {},
                     approximate: Mapping[str, str] = {},
@@ -219,7 +211,7 @@ def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
 def near_bounds(dt: DecisionTable, found: Mapping[str, str], rough: Iterable[str],
                 rows: Sequence[int]) -> dict[str, str]:
     """Input column → the condition (as written) of a selected row (1-based `rows`) whose
-    finite bound the value given roughly for that column is within `NEAR_BOUND` of: a
+    finite bound the value given roughly for that column is within `given.NEAR_BOUND` of: a
     slightly different value would select another row (or none)."""
     out: dict[str, str] = {}
     for column in rough:
@@ -230,10 +222,7 @@ def near_bounds(dt: DecisionTable, found: Mapping[str, str], rough: Iterable[str
         at = dt.header.index(column)
         for row in rows:
             cond = dt.conditions[row - 1][at]
-            if not cond.numeric:
-                continue
-            if any(math.isfinite(b) and abs(x - b) <= NEAR_BOUND * max(abs(x), abs(b))
-                   for b in (cond.lo, cond.hi)):
+            if near_bound(cond, x):
                 out[column] = cond.raw.strip()
                 break
     return out

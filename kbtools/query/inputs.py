@@ -37,6 +37,7 @@ from kbtools.decision.conditions import (
 from kbtools.decision.model import name_parts
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.decision.units import bare_degrees, degrees_fit, family, scale, unit_group
+from kbtools.decision.words import APPROX_AFTER
 from kbtools.query.places import place_of
 from kbtools.query.quantities import (
     AMBIENT,
@@ -50,7 +51,6 @@ from kbtools.query.quantities import (
     whole_names,
 )
 from kbtools.query.values import (
-    APPROX_AFTER,
     BARE_DEGREES,
     BOUND_AFTER,
     DURATIONS,

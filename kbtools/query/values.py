@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 from kbtools.decision.conditions import normalize_cell, normalize_text
 from kbtools.decision.numerals import chinese_number, spell_numbers
 from kbtools.decision.units import MAGNITUDE_WORDS, MAGNITUDES, UNIT_GROUPS, unit_group
+from kbtools.decision.words import APPROX_ABBREVIATIONS, APPROX_AFTER, APPROX_BEFORE
 
 # Units that mark what a number measures (the same quantity in a header and a question).
 # Single Latin letters (f, c, h) name a unit only where no letter follows them.
@@ -143,19 +144,6 @@ _EN_SPAN_BEFORE = re.compile(r"\d[^\d,;]{0,12}?(?<![a-z])(?:to|and|or|through|th
 _EN_SPAN_GAP = re.compile(r" ?(?:to|and|or|through|thru) ?")
 _EN_NEGATED = re.compile(r"(?:(?!and |or |but )[a-z/]{1,12} )?"
                          r"(?:not|no|never|without|[a-z]{1,8}n['’]t)(?![a-z])")
-# words that make a number an approximate value (大约90%, 90%左右, 近90%, ``about 90%``,
-# ``approx. 90%``, ``~90%``, ``90% or so``): read as the value, marked `Number.approximate`
-# so an answer says so. Before it (a Latin one as a whole word; filler words may stand
-# between: 大约是90%, 大概在90%), and after it and its unit. 近 only as a word of its own:
-# 接近, 将近 (``nearly``) are bounds (`BOUND_BEFORE`), 最近3天 and 附近 name no amount
-APPROX_BEFORE = ("大约", "大概", "大致", "约为", "约莫", "约合", "约", "差不多", "估计", "近", "~", "≈",
-                 "about", "around", "approximately", "approx", "apprx", "roughly", "circa",
-                 "ca", "estimated", "est", "some")
-APPROX_AFTER = ("左右", "上下", "前后", "or so", "or thereabouts", "give or take", "-ish", "ish",
-                "approximately", "approx", "roughly")
-# abbreviations of APPROX_BEFORE written with a period (``approx. 90%``, ``ca. 90%``): the
-# period is dropped by `compact`, as it is no sentence end (``at 20 C. 90% humidity``)
-APPROX_ABBREVIATIONS = ("approx", "apprx", "ca", "est")
 # words ending in 近 that make no approximate value of the number after them
 _NOT_NEAR = ("最", "附", "临", "靠", "邻", "接", "将")
 

@@ -336,7 +336,8 @@ def evaluate(served: Served, doc: str, inputs: dict[str, str], table: str | int 
     if given is not None:
         table = cited_table(tables, given.lines, given.heading, table, src.rel)
     n, dt = select_table(tables, table, src.rel)
-    return match_rules(dt, inputs, policy=policy, doc=src.rel, table_index=n)
+    return match_rules(dt, inputs, policy=policy, doc=src.rel, table_index=n,
+                       synonyms=served.knowledge.table_synonyms)
 
 
 def release_info(served: Served) -> dict[str, Any]:

@@ -32,7 +32,8 @@ from starlette.types import Scope
 from kbtools.agents.arguments import MAX_INPUT_CHARS, MAX_QUESTION_CHARS
 from kbtools.decision.conditions import header_unit_start
 from kbtools.decision.documents import document_tables, select_table
-from kbtools.decision.matching import InputError, match_rules
+from kbtools.decision.given import InputError
+from kbtools.decision.matching import match_rules
 from kbtools.decision.model import DecisionTable
 from kbtools.errors import PAGE_FILTERS, KbError, TableError, UsageError, one_line, surface_message
 from kbtools.query.filters import (
@@ -441,7 +442,8 @@ def table_page(p: Page, served: Served) -> HTMLResponse:
     if params.get("go") and any(values.values()):  # the library says which missing ones matter
         try:
             result = match_rules(dt, {dt.header[i]: v for i, v in values.items() if v},
-                                     doc=src.rel, table_index=n)
+                                 doc=src.rel, table_index=n,
+                                 synonyms=served.knowledge.table_synonyms)
         except InputError as exc:
             error = one_line(exc.message_in(p.lang))
         except TableError as exc:

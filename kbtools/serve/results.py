@@ -12,7 +12,8 @@ from urllib.parse import quote_plus, urlencode
 
 from markupsafe import Markup
 
-from kbtools.decision.matching import NO_MATCH_MESSAGE, InputError, match_rules
+from kbtools.decision.given import InputError
+from kbtools.decision.matching import NO_MATCH_MESSAGE, match_rules
 from kbtools.decision.model import DecisionTable
 from kbtools.errors import TableError
 from kbtools.serve import ops

@@ -1,0 +1,266 @@
+"""What a caller's input value says before a decision table compares it (`kb table eval`, MCP
+`evaluate_table`, ``/api/table/evaluate``: all through `kbtools.decision.matching.match_rules`).
+
+A field user types a value as they would say it, and the table must either answer for exactly
+that or say why it cannot:
+
+- a rough value (``约25度``, ``25℃左右``, ``about 25 C``) is read as its number and marked
+  approximate (`read_given`), so the answer says so and names the bound it lies near
+  (`near_bound`), as a search does for a question's rough value;
+- a Chinese numeral (``二十五度``, ``两天``) is read as its number in a numeric column;
+- a range or a bound (``22-25度``, ``22~25℃``, ``25度以上``) is an interval (`Given.span`): a row
+  answers when its cell holds all of it (`covers`); rows that each hold a part of it
+  (`meets`) are named rather than one picked;
+- several values in one (``E17和E71``, ``18, 25``: `several`), a date that does not exist
+  (``2026-02-30``: `bad_date`) and a number no such quantity can be (``130%``, ``-300度``:
+  `impossible`) are refused, naming the column and what it takes.
+
+`InputError` is how a value is refused, in English and (the web page) Chinese. Pure: imports
+`kbtools.decision.conditions`, `units`, `words` and `kbtools.errors`.
+"""
+
+from __future__ import annotations
+
+import calendar
+import math
+import re
+from dataclasses import dataclass, replace
+
+from kbtools.decision.conditions import (
+    Condition,
+    format_number,
+    input_unit_problem,
+    normalize_cell,
+    overflows,
+    parse_condition,
+    parse_number,
+    read_numerals,
+)
+from kbtools.decision.numerals import NUMERAL_CHARS, spell_numbers
+from kbtools.decision.units import limits
+from kbtools.decision.words import APPROX_ABBREVIATIONS, APPROX_AFTER, APPROX_BEFORE
+from kbtools.errors import TableError
+
+APPROXIMATE_NOTE = "approximate value"
+DEPENDS_NOTE = "the answer depends on the exact value"
+# how near a bound of the matched row a rough value must be for the answer to depend on the
+# exact value: this share of the larger of the two magnitudes (``about 30`` on ``>= 30`` or
+# ``< 31``; not ``about 90%`` on ``>= 85``)
+NEAR_BOUND = 0.05
+# words after an approximation word and before its number (大约是25度, 大概在25度)
+_APPROX_FILLERS = ("是", "在", "为", ".")
+# what separates the values of an input that lists several (E17和E71, E17, E71, E17/E71),
+# in a value whose whitespace `normalize_cell` made single spaces
+_SEVERAL = re.compile(r" ?(?:和|与|及|跟|或者|或|、|,|;|/|&|\band\b|\bor\b) ?", re.IGNORECASE)
+# a date as written: 2026-02-30, 2026/2/30, 2026.02.30, 2026年2月30日
+SHOWN_VALUE_CHARS = 40  # an input value as quoted in an error message
+_DATE = re.compile(r"^(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*日?$")
+
+
+@dataclass(frozen=True)
+class Given:
+    """One input value as a table compares it: `text` (approximation words dropped, Chinese
+    numerals read in a numeric column), `span` when it gives a range or bound rather than one
+    value, `approximate` when it was said roughly."""
+
+    text: str
+    span: Condition | None = None
+    approximate: bool = False
+    written: str = ""  # the value as given, which messages quote
+
+
+def read_given(value: str, numeric: bool) -> Given:
+    """`value` as given to an input column (`numeric`: one holding numeric conditions).
+    A text column compares the value as written."""
+    if not numeric:
+        return Given(value, written=value)
+    text, rough = _unrough(normalize_cell(value))
+    text = _spelled(read_numerals(_signed(text)))
+    if parse_number(text) is not None:
+        return Given(text, None, rough, value)
+    span = parse_condition(text)
+    if span.kind == "range" and span.lo > span.hi:  # 25-18度: the range from 18 to 25
+        span = replace(span, lo=span.hi, hi=span.lo, lo_incl=span.hi_incl, hi_incl=span.lo_incl)
+    return Given(text, span if span.is_rangeish else None, rough, value)
+
+
+# words before a number that make it negative: 零下5度 (below zero), 负5 (minus)
+_BELOW_ZERO = ("零下", "负")
+
+
+def _signed(text: str) -> str:
+    """`text` with a word saying its number is below zero written as a minus (``零下5度`` →
+    ``-5度``, ``零下五度`` → ``-五度``)."""
+    for word in _BELOW_ZERO:
+        rest = text[len(word):].lstrip()
+        if text.startswith(word) and (rest[:1].isdigit() or rest[:1] in NUMERAL_CHARS):
+            return "-" + rest
+    return text
+
+
+def _spelled(text: str) -> str:
+    """`text` with English number words leading it in digits when that makes it a number
+    (``twenty-five C`` → ``25 C``, ``two days`` → ``2 days``); else as it is."""
+    if not text[:1].isascii() or not text[:1].isalpha():
+        return text
+    digits = spell_numbers(text, lambda rest: True)
+    return digits if parse_number(digits) is not None or \
+        parse_condition(digits).is_rangeish else text
+
+
+def _unrough(text: str) -> tuple[str, bool]:
+    """`text` without the word that makes it rough (约25度, 25℃左右, ``about 25``), and whether
+    there was one; as written when what is left is no number."""
+    key = text.casefold()
+    for word in sorted(APPROX_BEFORE, key=len, reverse=True):
+        rest = text[len(word):]
+        if not key.startswith(word) or (word.isascii() and word.isalpha() and
+                                        rest[:1].isascii() and rest[:1].isalpha()):
+            continue
+        rest = rest.lstrip()
+        if word in APPROX_ABBREVIATIONS or not word.isascii():
+            rest = next((rest[len(f):].lstrip() for f in _APPROX_FILLERS
+                         if rest.startswith(f)), rest)
+        if _numberish(rest):
+            return rest, True
+    for word in sorted(APPROX_AFTER, key=len, reverse=True):
+        rest = text[:len(text) - len(word)].rstrip(" -.")
+        if key.endswith(word) and not (word[:1].isascii() and word[:1].isalpha() and
+                                       text[len(rest):len(rest) + 1].isalpha()) \
+                and _numberish(rest):
+            return rest, True
+    return text, False
+
+
+def _numberish(text: str) -> bool:
+    """Whether `text` reads as a number or a range once its numerals are read."""
+    text = _spelled(read_numerals(_signed(text)))
+    return parse_number(text) is not None or parse_condition(text).is_rangeish
+
+
+def several(value: str) -> list[str]:
+    """The values `value` lists (``E17和E71``, ``E17, E71``, ``18、25``), at least two; []
+    when it lists none (a number with thousands, ``1,000``, is one value; ``1,5`` is not
+    taken for two either)."""
+    text = normalize_cell(value)
+    if parse_number(text) is not None or text.lstrip("+-").replace(",", "", 1).isdigit():
+        return []  # 1,5: a decimal comma or a list, which no one can tell ("not a number")
+    parts = [p for p in _SEVERAL.split(text) if p.strip()]
+    return parts if len(parts) > 1 and len(_SEVERAL.findall(text)) == len(parts) - 1 else []
+
+
+def bad_date(value: str) -> tuple[str, str] | None:
+    """Why `value`, written as a date (``2026-02-30``, ``2026年2月30日``), is no date: (English,
+    Chinese); None when it is a date or not written as one."""
+    m = _DATE.match(normalize_cell(value))
+    if m is None:
+        return None
+    year, month, day = (int(g) for g in m.groups())
+    if not 1 <= month <= 12:
+        return (f"no such date (there is no month {month})", f"没有这一天（没有 {month} 月）")
+    days = calendar.monthrange(year, month)[1]
+    if not 1 <= day <= days:
+        return (f"no such date ({year}-{month:02d} has {days} days)",
+                f"没有这一天（{year} 年 {month} 月只有 {days} 天）")
+    return None
+
+
+def impossible(xs: list[float], unit: str,
+               cells: list[tuple[float, float]]) -> tuple[str, str] | None:
+    """Why the numbers `xs`, in the column's `unit`, are no value of it: one lies beyond what
+    a quantity in that unit can be (`units.limits`: below absolute zero, a percentage over
+    100, a negative duration) and beyond what the column's own cells (`cells`: each one's
+    (lower, upper) bound) say it may be: an author writing ``>100`` or ``100-200`` in a %
+    column means more than 100 is possible. (English, Chinese: the range it takes); None when
+    every one may be."""
+    found = limits(unit)
+    if found is None:
+        return None
+    lo, hi = found
+    for a, b in cells:  # a cell reaching past a limit from a bound at or past it
+        if (math.isfinite(a) and a >= found[1]) or (math.isfinite(b) and b > found[1]):
+            hi = max(hi, b)
+        if (math.isfinite(b) and b <= found[0]) or (math.isfinite(a) and a < found[0]):
+            lo = min(lo, a)
+    if all(lo <= x <= hi for x in xs):
+        return None
+    low = "" if math.isinf(lo) else format_number(lo)
+    if math.isfinite(hi):
+        span = f"{low}–{format_number(hi)} {unit}"
+        shown = span if low else f"at most {format_number(hi)} {unit}"
+        shown_zh = span if low else f"不高于 {format_number(hi)} {unit}"
+    else:
+        shown, shown_zh = f"{low} {unit} or more", f"不低于 {low} {unit}"
+    return (f"impossible: this column takes {shown}",
+            f"不可能的值：这一列的取值范围是{shown_zh}")
+
+
+def covers(cond: Condition, span: Condition) -> bool:
+    """Whether every value of `span` satisfies the cell's condition `cond` (numeric or any)."""
+    if cond.kind == "any":
+        return True
+    low = span.lo > cond.lo or (span.lo == cond.lo and (cond.lo_incl or not span.lo_incl))
+    high = span.hi < cond.hi or (span.hi == cond.hi and (cond.hi_incl or not span.hi_incl))
+    return low and high
+
+
+def meets(cond: Condition, span: Condition) -> bool:
+    """Whether some value of `span` satisfies the cell's condition `cond`."""
+    if cond.kind == "any":
+        return True
+    lo, lo_incl = max((cond.lo, cond.lo_incl), (span.lo, span.lo_incl),
+                      key=lambda e: (e[0], not e[1]))
+    hi, hi_incl = min((cond.hi, cond.hi_incl), (span.hi, span.hi_incl),
+                      key=lambda e: (e[0], e[1]))
+    return lo < hi or (lo == hi and lo_incl and hi_incl)
+
+
+def near_bound(cond: Condition, x: float) -> bool:
+    """Whether `x` lies within `NEAR_BOUND` of a finite bound of the numeric `cond`: a
+    slightly different value would fall on the bound's other side."""
+    return cond.numeric and any(
+        math.isfinite(b) and abs(x - b) <= NEAR_BOUND * max(abs(x), abs(b))
+        for b in (cond.lo, cond.hi))
+
+
+class InputError(TableError):
+    """An input value the table cannot compare (no number in a numeric column, too large, or
+    in another unit): `message` in English, `message_in(lang)` in the web page's words."""
+
+    def __init__(self, where: str, column: str, value: str, column_unit: str = "", *,
+                 fraction: bool = False, said: tuple[str, str] | None = None):
+        self.column, self.value, self.column_unit = column, value, column_unit
+        self.fraction, self.said = fraction, said
+        super().__init__(f"{where}: input {column}='{quoted(value)}'{self._why('en')}")
+
+    def _why(self, lang: str) -> str:
+        zh = lang == "zh"
+        if self.said is not None:  # why, in English and Chinese (`kbtools.decision.given`)
+            return f"：{self.said[1]}" if zh else f": {self.said[0]}"
+        if self.fraction:
+            x = parse_number(self.value) or 0.0
+            shown, whole = format_number(x), format_number(round(x * 100, 9))
+            return (f"：这一列以 % 计，{shown} 会被读作 {shown}%；若指 {whole}%，请输入 {whole}"
+                    f"（确指 {shown}% 时写 {shown}%）" if zh else
+                    f": the column is in %, where {shown} reads as {shown} %; give {whole} for "
+                    f"{whole} % (or write {shown}% if {shown} % is meant)")
+        if overflows(self.value):
+            return ("：数值太大，无法比较" if zh else
+                    " is too large a number to compare (beyond the range of a float)")
+        if parse_number(self.value) is None:
+            return ("：不是数，这一列的条件是数值" if zh else
+                    " is not a number, and this column holds numeric conditions")
+        why = input_unit_problem(self.value, self.column_unit, lang)
+        return ("：" if zh else ": ") + (why or "")
+
+    def message_in(self, lang: str) -> str:
+        """The message in `lang` (``en``: `message`; ``zh``: Chinese, without the table's
+        name, which the page shows above it)."""
+        if lang != "zh":
+            return self.message
+        return f"输入 {self.column} = “{quoted(self.value)}”{self._why('zh')}"
+
+
+def quoted(text: str) -> str:
+    """An input value or name as an error message quotes it: cut at `SHOWN_VALUE_CHARS`."""
+    return text if len(text) <= SHOWN_VALUE_CHARS else text[:SHOWN_VALUE_CHARS - 1] + "…"
