@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 import pytest
 from browserfixtures import browser, needs_chromium, page, serve
-from servefixtures import make_served_repo, navigate
+from servefixtures import make_served_repo
 
 from kbtools.config import load_config
 from kbtools.ship.release import make_release
@@ -224,3 +224,19 @@ def test_a_full_width_question_finds_what_its_half_width_finds(page, server, ful
     found = docs(page)
     page.get(server + "/?q=" + quote(half))
     assert found and found[0] == FAULTS and found[:3] == docs(page)[:3]
+
+
+@pytest.mark.parametrize(("inputs", "said"), [("in.0=22&in.1=90&in.2=4", "极高"),
+                                              ("in.0=72°F&in.1=90&in.2=4", "请换算成")])
+def test_after_deciding_the_focus_is_on_the_outcome(page, server, inputs, said):
+    """Deciding from the keyboard (Enter in a field) left the focus in the form: a screen
+    reader said nothing of the outcome below it, or of the value refused."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    page.get(f"{server}/table/knowledge/crops/wheat-scab.md?table=1&{quote(inputs, safe='=&')}")
+    page.execute_script("window.kbOldPage = true")
+    page.find_element(By.CSS_SELECTOR, "form.decide input[type=text]").send_keys(Keys.ENTER)
+    wait_until(page, "return window.kbOldPage !== true && document.readyState === 'complete'")
+    assert page.execute_script("return document.activeElement.id") == "result"
+    assert said in page.find_element(By.ID, "result").text
