@@ -240,3 +240,36 @@ def test_after_deciding_the_focus_is_on_the_outcome(page, server, inputs, said):
     wait_until(page, "return window.kbOldPage !== true && document.readyState === 'complete'")
     assert page.execute_script("return document.activeElement.id") == "result"
     assert said in page.find_element(By.ID, "result").text
+
+
+@pytest.mark.parametrize("address", ["/?q=" + quote("小麦赤霉病 温度 用药"),
+                                     "/table/knowledge/crops/wheat-scab.md?table=1&in.0=22"
+                                     "&in.1=90&in.2=4&go=1#result"])
+def test_back_to_a_page_whose_findings_take_the_focus_returns_where_it_was_left(
+        page, server, address):
+    """The focus put on the results' count by `autofocus` scrolled a page loaded again (one
+    the back/forward cache does not keep) back to its top: Back from the third result
+    showed the first. The page is returned to where it was left."""
+    from selenium.webdriver.common.by import By
+
+    added = page.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
+                                 {"source": "window.addEventListener('unload', () => {})"})
+    page.set_window_size(390, 844)
+    try:
+        page.get(server + address)
+        assert page.execute_script("return document.activeElement.tabIndex === -1")  # found
+        page.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
+        left = page.execute_script("return window.scrollY")
+        assert left > 800
+        link = page.find_elements(By.CSS_SELECTOR, "article.result h2 a, p.where a")[-1]
+        page.execute_script("window.kbOldPage = true; arguments[0].click()", link)
+        wait_until(page, "return window.kbOldPage !== true && document.readyState === 'complete'")
+        page.back()
+        wait_until(page, "return document.readyState === 'complete' && "
+                         "location.pathname === arguments[0]", address.split("?")[0])
+        page.execute_script("return new Promise(r => setTimeout(r, 500))")
+        assert abs(page.execute_script("return window.scrollY") - left) < 200
+    finally:
+        page.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument",
+                             {"identifier": added["identifier"]})
+        page.set_window_size(1024, 768)

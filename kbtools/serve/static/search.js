@@ -1,4 +1,5 @@
-// The search page's question box (a textarea: a pasted log keeps its lines). Without this
+// The pages' one script. The search page's question box (a textarea: a pasted log keeps its
+// lines), and the focus on what a search or a decision found. Without this
 // script the box and its button work as any form; with it, Enter searches and Shift+Enter
 // starts a new line, the box grows with its text where CSS `field-sizing` is unknown, and a
 // search that does not arrive (the network down, no answer in time) is said on the page with
@@ -7,6 +8,15 @@
 // Loaded from this server (the pages' CSP allows no inline script and nothing elsewhere).
 (function () {
   "use strict";
+  // What a search or a decision found (the results' count, a decision's outcome) takes the
+  // focus when the page is reached afresh (a screen reader says it, Tab goes on from it);
+  // not back or forward to it, nor a reload: those return to where the page was left.
+  var found = document.querySelector("[data-focus]");
+  var entries = window.performance && performance.getEntriesByType ?
+    performance.getEntriesByType("navigation") : [];
+  if (found && (!entries.length || entries[0].type === "navigate")) {
+    found.focus();
+  }
   var box = document.getElementById("kb-q");
   if (!box || !box.form) {
     return;
