@@ -273,3 +273,18 @@ def test_back_to_a_page_whose_findings_take_the_focus_returns_where_it_was_left(
         page.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument",
                              {"identifier": added["identifier"]})
         page.set_window_size(1024, 768)
+
+
+def test_back_to_a_page_a_search_left_says_nothing_and_searches_again(page, server):
+    """The page a search left is kept whole by the back/forward cache, its script's state
+    too: back to it, "searching…" is not still said, and Enter searches again."""
+    page.get(server + "/?q=" + quote("E08 报警"))
+    type_over(page, "喷雾器 校准")
+    submit_and_load(page)
+    page.back()
+    wait_until(page, "return document.readyState === 'complete' && "
+                     "new URLSearchParams(location.search).get('q') === 'E08 报警'")
+    assert note(page) == "" and box_value(page) == "E08 报警"
+    type_over(page, "小麦赤霉病 用药")
+    submit_and_load(page)
+    assert "q=" + quote("小麦赤霉病") in page.current_url
