@@ -288,3 +288,22 @@ def test_back_to_a_page_a_search_left_says_nothing_and_searches_again(page, serv
     type_over(page, "小麦赤霉病 用药")
     submit_and_load(page)
     assert "q=" + quote("小麦赤霉病") in page.current_url
+
+
+def test_a_pasted_log_sent_by_the_script_is_held_shown_and_logged_once(page, server, device):
+    """A paste too long for an address goes to its held key as the form did, its results
+    page read once: the question is logged once."""
+    from selenium.webdriver.common.by import By
+
+    marker = os.urandom(4).hex()
+    log = "\n".join([f"07:59:59 开机 {marker}"] + [
+        f"08:00:{i:02d} 周期{1000 + i} 注射完成 保压正常 模温正常 螺杆转速正常"
+        for i in range(60)] + ["08:01:00 报警 E08 液压油温过高"])
+    page.get(server + "/")
+    page.find_element(By.ID, "kb-q").click()
+    page.execute_cdp_cmd("Input.insertText", {"text": log})
+    submit_and_load(page)
+    assert "held=" in page.current_url and box_value(page) == log
+    assert docs(page)[0] == FAULTS
+    lines = (device / "queries.jsonl").read_text(encoding="utf-8").splitlines()
+    assert sum(json.loads(x)["question"].startswith(log[:40]) for x in lines) == 1  # (cut)
