@@ -11,7 +11,6 @@ a question typed with full-width characters finds what its half-width spelling f
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from urllib.parse import quote
 
@@ -102,7 +101,9 @@ def test_a_search_sent_while_the_network_is_down_says_so_and_keeps_the_question(
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
-    question = f"{words} {os.urandom(3).hex()}"  # asked by no other test: its log lines counted
+    question = words
+    logged = asked(device, question)  # (a random word added would be a code not in the
+    # knowledge: no answer)
     page.get(server + "/?q=" + quote("E08 报警"))
     before, address = docs(page), page.current_url
     page.execute_cdp_cmd("Network.enable", {})
@@ -128,7 +129,7 @@ def test_a_search_sent_while_the_network_is_down_says_so_and_keeps_the_question(
     assert quote(question.split()[0]) in page.current_url
     assert box_value(page) == question and note(page) == ""
     assert docs(page) and docs(page) != before
-    assert asked(device, question) == 1  # the page the search arrived at was not asked again
+    assert asked(device, question) == logged + 1  # its page was not asked a second time
     page.refresh()
     assert box_value(page) == question and note(page) == ""  # sent: nothing kept aside
 
@@ -141,7 +142,7 @@ def test_a_search_the_server_does_not_answer_in_time_says_so_and_keeps_the_quest
     page.get(server + "/")
     assert int(page.execute_script("return document.querySelector('form.search').dataset.wait")) >= 20
     page.execute_script("document.querySelector('form.search').dataset.wait = '2'")  # not 60 s
-    question = "喷雾器 校准 " + os.urandom(3).hex()
+    question = "喷雾器 校准 步骤"
     type_over(page, question)
     page.execute_cdp_cmd("Fetch.enable", {"patterns": [{"urlPattern": "*"}]})  # held, unanswered
     try:
@@ -295,15 +296,19 @@ def test_a_pasted_log_sent_by_the_script_is_held_shown_and_logged_once(page, ser
     page read once: the question is logged once."""
     from selenium.webdriver.common.by import By
 
-    marker = os.urandom(4).hex()
-    log = "\n".join([f"07:59:59 开机 {marker}"] + [
+    log = "\n".join(["07:59:59 开机 自检通过"] + [
         f"08:00:{i:02d} 周期{1000 + i} 注射完成 保压正常 模温正常 螺杆转速正常"
         for i in range(60)] + ["08:01:00 报警 E08 液压油温过高"])
+    def logged() -> int:  # (the log cuts a long question)
+        path = device / "queries.jsonl"
+        lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+        return sum(json.loads(x)["question"].startswith(log[:200]) for x in lines)
+
+    before = logged()
     page.get(server + "/")
     page.find_element(By.ID, "kb-q").click()
     page.execute_cdp_cmd("Input.insertText", {"text": log})
     submit_and_load(page)
     assert "held=" in page.current_url and box_value(page) == log
     assert docs(page)[0] == FAULTS
-    lines = (device / "queries.jsonl").read_text(encoding="utf-8").splitlines()
-    assert sum(json.loads(x)["question"].startswith(log[:40]) for x in lines) == 1  # (cut)
+    assert logged() == before + 1
