@@ -218,10 +218,10 @@ def test_same_document_links_in_results_lead_to_the_document(client):
 def test_no_answer_reason_is_in_the_pages_language(client):
     q = "火星上种土豆的法律责任"
     zh = client.get("/", params={"q": q}).text
-    assert "<p class=\"no-answer\">没有找到足够相关的内容</p>" in zh
+    assert re.search(r'<p class="no-answer"[^>]*>没有找到足够相关的内容</p>', zh)
     assert "relevance threshold" not in zh
     en = client.get("/", params={"q": q, "lang": "en"}).text
-    assert "<p class=\"no-answer\">Nothing relevant enough was found</p>" in en
+    assert re.search(r'<p class="no-answer"[^>]*>Nothing relevant enough was found</p>', en)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -230,7 +230,7 @@ def test_a_no_answer_page_says_it_once_and_names_the_release_once(client, lang):
     relevance threshold))" and showed the release line above the results and in the footer."""
     page = client.get("/", params={"q": "recipe for cookies"},
                       headers={"accept-language": lang}).text
-    [line] = re.findall(r'<p class="no-answer">(.*?)</p>', page)
+    [line] = re.findall(r'<p class="no-answer"[^>]*>(.*?)</p>', page)
     assert "(" not in line and "（" not in line
     assert page.count('<span class="tag">') == 1
     answered = client.get("/", params={"q": "apply database migrations fgctl db migrate"},

@@ -38,6 +38,15 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "held_gone": ("这个问题已不在服务器上（长问题只保留一小时，服务器重启后也会清空），请重新输入或粘贴。",
                   "This question is no longer held by the server (a long question is kept for "
                   "an hour, and not across a restart): please paste or type it again."),
+    # a search on its way, and one that did not arrive (search.js): the question stays
+    "sending": ("正在搜索…", "Searching…"),
+    "send_failed": ("没有连上服务器（网络断了？），没有进行搜索。问题还在框里，网络恢复后再搜索一次。",
+                    "The server could not be reached (is the network down?), so nothing was "
+                    "searched. Your question is still in the box: search again when the "
+                    "network is back."),
+    "send_slow": ("服务器 {seconds} 秒内没有回答（网络太慢或服务器太忙）。问题还在框里，可以再搜索一次。",
+                  "The server did not answer within {seconds} seconds (a slow network or a "
+                  "busy server). Your question is still in the box: search again."),
     "search_placeholder": ("输入问题，例如：小麦赤霉病 温度 22 度 湿度 90% 怎么办",
                            "Ask a question, e.g. wheat scab risk at 22 °C and 90% humidity"),
     "verified_only": ("只看已审核", "Verified only"),

@@ -84,6 +84,10 @@ MAX_FACET_VALUES = 200  # values listed per facet
 MAX_PASTE_CHARS = 4 * MAX_QUESTION_CHARS
 MAX_FORM_BYTES = 12 * MAX_PASTE_CHARS + 16 * 1024
 HELD_PARAM = "held"
+# How long the search page's script waits for a search's answer before saying on the page
+# that the server did not answer (the question kept in the box): a first search on a slow
+# device, a pasted log condensed, take seconds, not a minute.
+SEARCH_WAIT_SECONDS = 60
 FILTER_PREFIX = "f."  # a search address's filter: f.KEY=VALUE
 FORM_TYPE = "application/x-www-form-urlencoded"
 _FORMULA_NAME = re.compile(r"^[0-9a-f]{64}\.svg$")
@@ -314,7 +318,7 @@ def search_page(p: Page, served: Served) -> Response:
     q_lang = content_lang(None, q) if q.strip() else None
     page = p.render("search.html", 410 if p.gone else 400 if refused else 200, q=q,
                     q_lang=q_lang, facets=facets, chosen=chosen, picked=pairs, filter_note=note,
-                    verified=verified, max_question=MAX_QUESTION_CHARS,
+                    verified=verified, max_question=MAX_QUESTION_CHARS, search_wait=SEARCH_WAIT_SECONDS,
                     pasted_chars=p.pasted_chars, gone=p.gone, response=response,
                     results=results, release=served.index.release.to_dict())
     if tag is not None:

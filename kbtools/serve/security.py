@@ -32,8 +32,10 @@ from urllib.parse import parse_qsl, quote, unquote_plus
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+# connect-src: the search page's script sends its form itself (to say on the page when it
+# does not arrive), to this server only
 PAGE_CSP = ("default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; "
-            "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+            "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 PDF_CSP = PAGE_CSP + "; sandbox"
 MAX_QUERY_STRING = 8192
