@@ -72,7 +72,7 @@ from kbtools.query.codes import (
     split_spellings,
     written_apart,
 )
-from kbtools.query.compounds import LATIN_RUN, compounds, splits
+from kbtools.query.compounds import LATIN_RUN, coded_compound, compounds, splits
 from kbtools.query.digits import numeral_spellings
 
 EXPANSION_WEIGHT = 0.5  # an expanded term's BM25 score counts half of a question term's
@@ -222,6 +222,16 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
         for w in parts:  # the run's pieces the index lacks are the identifier's
             covers[w] = tuple(dict.fromkeys([*covers.get(w, ()), whole[0]]))
         shown.append({"term": m.group(0), "expanded": whole, "from": "spelling"})
+    for q in own:  # Rad53-dependent as Rad53 and dependent, where the index lacks it whole
+        if q in bm25.vocab or q in covers or (coded := coded_parts(index, q)) is None:
+            continue
+        covers[q] = coded
+        searched = [w for w in coded if w not in own and w not in terms]
+        for w in searched:
+            terms[w] = bm25.vocab[w]
+            full.add(bm25.vocab[w])
+        if searched:
+            shown.append({"term": q, "expanded": searched, "from": "spelling"})
     for written, arabic in _numerals(text):  # 三十天 also as 30天, 百分之九十 as 90%
         digits = [w for w in dict.fromkeys(bm25.tok(arabic))
                   if w in bm25.vocab and any(ch.isdigit() for ch in w)]
@@ -248,6 +258,21 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
             shown.append({"term": f"{prefix} {number}", "expanded": searched, "from": "spelling"})
     return Expansion(tuple(terms), tuple(terms.values()), covers, tuple(shown),
                      tuple(i for i in terms.values() if i in full), weights)
+
+
+def coded_parts(index: KbIndex, token: str) -> tuple[str, ...] | None:
+    """The index's tokens of a coded compound's name and words (`compounds.coded_compound`:
+    rad53 and depend of ``rad53-dependent``), searched for it as the question's own words
+    where the index lacks the compound whole; None when it is none or the index lacks the
+    name (its words alone, depend, mediat, are not what the question asks about)."""
+    parts = coded_compound(token)
+    if parts is None:
+        return None
+    tok, vocab = index.bm25.tok, index.bm25.vocab
+    name = [t for t in tok(parts[0]) if t in vocab]
+    if not name:
+        return None
+    return tuple(dict.fromkeys([*name, *(t for w in parts[1] for t in tok(w) if t in vocab)]))
 
 
 def _numerals(text: str) -> list[tuple[str, str]]:
