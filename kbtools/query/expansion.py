@@ -55,6 +55,7 @@ from __future__ import annotations
 import re
 import unicodedata
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,6 +75,7 @@ from kbtools.query.codes import (
 )
 from kbtools.query.compounds import LATIN_RUN, coded_compound, compounds, splits
 from kbtools.query.digits import numeral_spellings
+from kbtools.query.typos import MAX_WORDS, corrected
 
 EXPANSION_WEIGHT = 0.5  # an expanded term's BM25 score counts half of a question term's
 
@@ -126,7 +128,8 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
     where the documentation says "limit") weighs as the question's own word: EXPANSION_WEIGHT
     lets a passage that uses the question's word win a tie, and here none can."""
     bm25 = index.bm25
-    own = set(bm25.tok(text))
+    said = list(dict.fromkeys(bm25.tok(text)))  # the question's tokens, in its order
+    own = set(said)
     mine = index.synonyms()
     named: list[tuple[str, list[str], str]] = [
         (t, mine.others(t), "synonyms") for t in mine.found_in(text)]
@@ -232,6 +235,15 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
             full.add(bm25.vocab[w])
         if searched:
             shown.append({"term": q, "expanded": searched, "from": "spelling"})
+    unknown = [q for q in said if q not in bm25.vocab and q not in covers and q not in terms]
+    for q in unknown[:MAX_WORDS]:  # microenviroment, echo-domain (kbtools.query.typos)
+        if (fixed := corrected(q, bm25.vocab, lambda ids: bm25.share(ids).tolist())) is None:
+            continue
+        covers[q] = (fixed,)
+        if fixed not in own and fixed not in terms:  # a guess: weighed as a synonym
+            terms[fixed] = bm25.vocab[fixed]
+            shown.append({"term": typed(text, q, remembered), "expanded": [fixed],
+                          "from": "spelling"})
     for written, arabic in _numerals(text):  # 三十天 also as 30天, 百分之九十 as 90%
         digits = [w for w in dict.fromkeys(bm25.tok(arabic))
                   if w in bm25.vocab and any(ch.isdigit() for ch in w)]
@@ -258,6 +270,13 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
             shown.append({"term": f"{prefix} {number}", "expanded": searched, "from": "spelling"})
     return Expansion(tuple(terms), tuple(terms.values()), covers, tuple(shown),
                      tuple(i for i in terms.values() if i in full), weights)
+
+
+def typed(text: str, token: str, tokens: Callable[[str], list[str]]) -> str:
+    """The word of `text` as typed (lower case) whose one token is `token`; else `token`
+    (echodomain of echo-domain: no one word)."""
+    return next((w for m in LATIN_RUN.finditer(unicodedata.normalize("NFKC", text))
+                 for w in (m.group(0).lower(),) if tokens(w) == [token]), token)
 
 
 def coded_parts(index: KbIndex, token: str) -> tuple[str, ...] | None:
