@@ -100,3 +100,25 @@ def splits(word: str) -> list[tuple[str, str]]:
         return []
     cuts = sorted(range(1, len(word)), key=lambda i: (-min(i, len(word) - i), i))
     return [(word[:i], word[i:]) for i in cuts if word[:i] not in EN_STOP]
+
+
+# A name with a letter and a digit, then words by hyphens (Rad53-dependent, IP3R-mediated,
+# miR-21-induced, x86-based, S3-compatible): `coded_compound`
+_CODED = re.compile(r"([a-z0-9]+(?:-[a-z0-9]+)*?)((?:-[a-z]{4,})+)")
+MIN_WORD = 4  # letters of a word after a coded name (-like, -based; not -dev, -bin, -only)
+
+
+def coded_compound(token: str) -> tuple[str, tuple[str, ...]] | None:
+    """(the name, its words) of a token that is a name holding a letter and a digit followed
+    by one or more words of at least `MIN_WORD` letters, by hyphens, none a stop word:
+    ``rad53-dependent`` → (``rad53``, (``dependent``,)), ``moz-tif2-induced`` → (``moz-tif2``,
+    (``induced``,)); else None. The tokenizer keeps such a token whole (a code with digits is
+    one token: E-17, RS-485, IL-17A), so a question writing it meets only a text writing the
+    same compound, not the many that name the code alone ("depends on Rad53"). Not a value
+    (10-fold, 3-dimensional, COVID-19: no letter in the name before the words), nor a
+    short or stop-word tail (python3-dev, ipv6-only)."""
+    m = _CODED.fullmatch(token)
+    if m is None or not (re.search(r"[a-z]", m.group(1)) and re.search(r"\d", m.group(1))):
+        return None
+    words = tuple(m.group(2)[1:].split("-"))
+    return None if any(w in EN_STOP for w in words) else (m.group(1), words)

@@ -55,6 +55,7 @@ from __future__ import annotations
 import re
 import unicodedata
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,8 +73,9 @@ from kbtools.query.codes import (
     split_spellings,
     written_apart,
 )
-from kbtools.query.compounds import LATIN_RUN, compounds, splits
+from kbtools.query.compounds import LATIN_RUN, coded_compound, compounds, splits
 from kbtools.query.digits import numeral_spellings
+from kbtools.query.typos import MAX_WORDS, corrected
 
 EXPANSION_WEIGHT = 0.5  # an expanded term's BM25 score counts half of a question term's
 
@@ -126,7 +128,8 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
     where the documentation says "limit") weighs as the question's own word: EXPANSION_WEIGHT
     lets a passage that uses the question's word win a tie, and here none can."""
     bm25 = index.bm25
-    own = set(bm25.tok(text))
+    said = list(dict.fromkeys(bm25.tok(text)))  # the question's tokens, in its order
+    own = set(said)
     mine = index.synonyms()
     named: list[tuple[str, list[str], str]] = [
         (t, mine.others(t), "synonyms") for t in mine.found_in(text)]
@@ -222,6 +225,25 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
         for w in parts:  # the run's pieces the index lacks are the identifier's
             covers[w] = tuple(dict.fromkeys([*covers.get(w, ()), whole[0]]))
         shown.append({"term": m.group(0), "expanded": whole, "from": "spelling"})
+    for q in own:  # Rad53-dependent as Rad53 and dependent, where the index lacks it whole
+        if q in bm25.vocab or q in covers or (coded := coded_parts(index, q)) is None:
+            continue
+        covers[q] = coded
+        searched = [w for w in coded if w not in own and w not in terms]
+        for w in searched:
+            terms[w] = bm25.vocab[w]
+            full.add(bm25.vocab[w])
+        if searched:
+            shown.append({"term": q, "expanded": searched, "from": "spelling"})
+    unknown = [q for q in said if q not in bm25.vocab and q not in covers and q not in terms]
+    for q in unknown[:MAX_WORDS]:  # microenviroment, echo-domain (kbtools.query.typos)
+        if (fixed := corrected(q, bm25.vocab, lambda ids: bm25.share(ids).tolist())) is None:
+            continue
+        covers[q] = (fixed,)
+        if fixed not in own and fixed not in terms:  # a guess: weighed as a synonym
+            terms[fixed] = bm25.vocab[fixed]
+            shown.append({"term": typed(text, q, remembered), "expanded": [fixed],
+                          "from": "spelling"})
     for written, arabic in _numerals(text):  # 三十天 also as 30天, 百分之九十 as 90%
         digits = [w for w in dict.fromkeys(bm25.tok(arabic))
                   if w in bm25.vocab and any(ch.isdigit() for ch in w)]
@@ -248,6 +270,28 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
             shown.append({"term": f"{prefix} {number}", "expanded": searched, "from": "spelling"})
     return Expansion(tuple(terms), tuple(terms.values()), covers, tuple(shown),
                      tuple(i for i in terms.values() if i in full), weights)
+
+
+def typed(text: str, token: str, tokens: Callable[[str], list[str]]) -> str:
+    """The word of `text` as typed (lower case) whose one token is `token`; else `token`
+    (echodomain of echo-domain: no one word)."""
+    return next((w for m in LATIN_RUN.finditer(unicodedata.normalize("NFKC", text))
+                 for w in (m.group(0).lower(),) if tokens(w) == [token]), token)
+
+
+def coded_parts(index: KbIndex, token: str) -> tuple[str, ...] | None:
+    """The index's tokens of a coded compound's name and words (`compounds.coded_compound`:
+    rad53 and depend of ``rad53-dependent``), searched for it as the question's own words
+    where the index lacks the compound whole; None when it is none or the index lacks the
+    name (its words alone, depend, mediat, are not what the question asks about)."""
+    parts = coded_compound(token)
+    if parts is None:
+        return None
+    tok, vocab = index.bm25.tok, index.bm25.vocab
+    name = [t for t in tok(parts[0]) if t in vocab]
+    if not name:
+        return None
+    return tuple(dict.fromkeys([*name, *(t for w in parts[1] for t in tok(w) if t in vocab)]))
 
 
 def _numerals(text: str) -> list[tuple[str, str]]:
