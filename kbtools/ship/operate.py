@@ -44,6 +44,7 @@ from kbtools.ship.device import (
     settle_rollback,
     switch_outcome,
     switch_to,
+    under_way,
     unlogged_rollback,
     write_state,
 )
@@ -243,7 +244,7 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
     rdir = served_release(path)
     keys, key_problem = pinned_keys(path)
     out: dict[str, Any] = {"device": str(path), "served": None,
-                           "last_sync": _readable(switch_outcome(path, state.get("last_sync"))),
+                           "last_sync": _readable(under_way(path, state.get("last_sync"))),
                            "releases": len(release_dirs(path)),
                            "rolled_back": state.get("rolled_back", []),
                            "state_problem": state_problem,

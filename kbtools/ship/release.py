@@ -67,9 +67,8 @@ from kbtools.ship.git import (
 from kbtools.ship.gitrun import NetLimits, default_limits, limits_from, run_git, run_raw
 from kbtools.ship.signing import key_id, load_private, public_record, sign
 from kbtools.ship.sourceurl import scrub, scrubbed, shown_source
-from kbtools.ship.verify import tree_problems
+from kbtools.ship.verify import RELEASE_FORMAT, tree_problems
 
-RELEASE_FORMAT = 1
 RELEASE_INDEX_DIR = "kb/release-index"  # under the git dir: the private index of a release tree
 # who the artifacts commits and tags are by where git knows no one (`_identity`)
 RELEASE_IDENTITY = ("kb release", "kb-release@localhost")

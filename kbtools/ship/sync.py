@@ -228,8 +228,7 @@ def _shown(res: SyncResult) -> SyncResult:
 
 def _sync(source: str, device: Path, trusted: list[Path], branch: str, keep: int,
           max_age_days: int, limits: NetLimits) -> SyncResult:
-    """`sync` under the device lock: state.json keeps `source` as given (the next `kb sync`
-    without SOURCE), and names it without credentials where people read it."""
+    """`sync` under the lock; state.json keeps `source` as given, shows it `shown_source`."""
     with dev.locked(device, "kb sync"):
         served_before = dev.served_tag(device)
         state: dict[str, Any] | None = None
@@ -238,6 +237,7 @@ def _sync(source: str, device: Path, trusted: list[Path], branch: str, keep: int
             state = dev.load_state(device)
             # a rollback killed between its switch and its rollback.log line: logged now
             settled = dev.settle_rollback(device, state, "kb sync")
+            dev.record_start(device, state, shown_source(source), served_before, _now())
             try:
                 result = _sync_locked(source, device, state, trusted, branch, keep,
                                       max_age_days, limits)
