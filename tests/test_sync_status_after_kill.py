@@ -21,6 +21,8 @@ from device_fixtures import kb
 from test_device_field import KILLED_AT
 from test_release_helpers import Pub
 
+from kbtools.ship.signing import keygen
+
 pytestmark = pytest.mark.slow
 
 # (module, function, when) as in test_device_field.STAGES, before the switch under way is
@@ -113,3 +115,49 @@ def test_status_says_a_sync_is_under_way_while_one_holds_the_lock(published, tmp
         _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     assert last_sync_line(kb("status", "--to", device, "--quick")[1]).endswith(": ok")
+
+
+# `kb sync` killed (SIGKILL) just before it renames the temporary file it wrote over the
+# file named (`fsutil.atomic_write_beneath`): the file written whole beside it, never renamed
+KILLED_AT_RENAME = """
+import os, signal, sys
+name = sys.argv[1]
+real = os.replace
+def replace(src, dst, *args, **kwargs):
+    if os.fspath(dst).endswith(name):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real(src, dst, *args, **kwargs)
+os.replace = replace
+from kbtools.cli import main
+sys.argv = ["kb", *sys.argv[2:]]
+main()
+"""
+
+
+@pytest.mark.parametrize("name", ["state.json", ".pub"])
+def test_the_files_a_sync_killed_before_a_rename_wrote_are_removed_by_the_next(tmp_path,
+                                                                               name):
+    """state.json and a key pinned on first use are each written beside and renamed over;
+    a sync killed between the two left the written file in the device directory (or in
+    trusted_keys/) for good, one more for every such kill."""
+    key = tmp_path / "release.key"
+    keygen(key)
+    pub = Pub(tmp_path, sign_key=key)
+    pub.release()
+    device = tmp_path / "device"
+    device.mkdir()
+    proc = subprocess.run([sys.executable, "-c", KILLED_AT_RENAME, name, "sync", str(pub.art),
+                           "--to", str(device), "--trusted-key", f"{key}.pub"],
+                          capture_output=True, text=True)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    assert leftovers(device), "the kill left no written file behind"
+    code, out, err = kb("sync", pub.art, "--to", device, "--trusted-key", f"{key}.pub")
+    assert code == 0 and "kb-r1" in out, err
+    assert leftovers(device) == []
+    assert kb("status", "--to", device, "--quick")[0] == 0
+
+
+def leftovers(device: Path) -> list[str]:
+    """Temporary files of an atomic write in the device directory and trusted_keys/."""
+    return sorted(p.name for d in (device, device / "trusted_keys") if d.is_dir()
+                  for p in d.iterdir() if p.name.startswith(".") and p.name.endswith(".tmp"))

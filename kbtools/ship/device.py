@@ -478,7 +478,11 @@ def clean_staging(path: Path) -> None:
                     shutil.rmtree(p, ignore_errors=True)
                 else:  # a temporary git index (or its .lock) from a killed export
                     p.unlink(missing_ok=True)
-    for p in path.glob(f".{CURRENT}.*.tmp"):
+    # what a killed atomic write (`fsutil.atomic_write_beneath`) wrote beside the file it was
+    # to replace: `current`, state.json, a key being pinned
+    keys = path / TRUSTED
+    for p in [*path.glob(f".{CURRENT}.*.tmp"), *path.glob(f".{STATE}.*.tmp"),
+              *(keys.glob(".*.pub.*.tmp") if keys.is_dir() and not keys.is_symlink() else ())]:
         p.unlink(missing_ok=True)
     # git lock files left by a killed fetch, and the part of a pack an interrupted fetch had
     # received (git keeps tmp_pack_* when the connection drops or it is killed: every cut of
