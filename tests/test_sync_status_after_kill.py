@@ -99,10 +99,7 @@ def test_status_says_a_sync_is_under_way_while_one_holds_the_lock(published, tmp
                              "sync", str(pub.art), "--to", str(device)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 60
-        while not Path(f"/proc/{proc.pid}/stat").read_text().split(") ")[1].startswith("T"):
-            assert time.monotonic() < deadline and proc.poll() is None, proc.stderr
-            time.sleep(0.05)
+        wait_stopped(proc)
         code, out, err = kb("status", "--to", device, "--quick")
         assert code == 0, err
         line = last_sync_line(out)
@@ -161,3 +158,38 @@ def leftovers(device: Path) -> list[str]:
     """Temporary files of an atomic write in the device directory and trusted_keys/."""
     return sorted(p.name for d in (device, device / "trusted_keys") if d.is_dir()
                   for p in d.iterdir() if p.name.startswith(".") and p.name.endswith(".tmp"))
+
+
+def wait_stopped(proc: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 60
+    while not Path(f"/proc/{proc.pid}/stat").read_text().split(") ")[1].startswith("T"):
+        assert time.monotonic() < deadline and proc.poll() is None, proc.stderr
+        time.sleep(0.05)
+
+
+def test_two_syncs_at_once_take_turns_and_the_second_fetches_nothing(published, tmp_path):
+    """cron's `kb sync` and a user's at once: the second waits for the first, saying who
+    holds the lock, then finds the device up to date (a guard: already so)."""
+    pub, original = published
+    device = tmp_path / "device"
+    shutil.copytree(original, device, symlinks=True)
+    first = subprocess.Popen([sys.executable, "-c", STOPPED_AT, "kbtools.ship.sync", "fetch",
+                              "sync", str(pub.art), "--to", str(device)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    second = None
+    try:
+        wait_stopped(first)  # holding the lock, about to fetch
+        second = subprocess.Popen([sys.executable, "-m", "kbtools", "sync", "--to",
+                                   str(device)], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        time.sleep(1)
+        assert second.poll() is None  # waiting
+    finally:
+        first.send_signal(signal.SIGCONT)
+        out1, err1 = first.communicate(timeout=120)
+        out2, err2 = second.communicate(timeout=120) if second else ("", "")
+    assert first.returncode == 0 and out1.startswith("serving kb-r3 (was kb-r2)"), err1
+    assert second is not None and second.returncode == 0, err2
+    assert out2 == "up to date: serving kb-r3\n", out2
+    assert err2 == (f"kb: waiting for {device / '.lock'}: held by kb sync (pid "
+                    f"{first.pid})\n"), err2
