@@ -160,3 +160,18 @@ def test_a_release_remote_with_credentials_is_named_without_them(served, tmp_pat
             make_release(pub.kr, dist, remote=remote, sign_key=pub.sign_key)
         assert str(caught.value).startswith(f"{shown_source(remote)}: git "), caught.value
         assert_no_secret(str(caught.value))
+
+
+def test_a_last_sync_recorded_with_credentials_by_an_older_kb_is_shown_without(served,
+                                                                               tmp_path):
+    pub, url = served
+    device = tmp_path / "device"
+    assert kb("sync", url, "--to", device, "--trusted-key", str(pub.sign_key) + ".pub")[0] == 0
+    state = json.loads((device / "state.json").read_text(encoding="utf-8"))
+    state["last_sync"] = {"ok": False, "source": url, "at": "2026-01-01T00:00:00+00:00",
+                          "error": f"{url}: git ls-remote failed: …", "warnings": [url]}
+    (device / "state.json").write_text(json.dumps(state), encoding="utf-8")
+    for args in (["status"], ["status", "--json"]):
+        code, out, err = kb(*args, "--to", device, "--quick")
+        assert code == 0 and shown_source(url) in out, out
+        assert_no_secret(out, err)
