@@ -23,8 +23,10 @@ from kbtools.errors import KbError
 MASK = "***"
 
 # scheme://userinfo@ — the user information runs to the last "@" before the authority ends
-# ("/", "?", "#", whitespace, or a quote a message put around the URL)
-_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)"
+# ("/", "?", "#", whitespace, or a quote a message put around the URL). Linear on any text
+# (a git message may carry what a server sent): the scheme is bounded, and the user
+# information's "@"-separated runs cannot overlap, nor run past the "/" of a next "://"
+_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]{0,31}://)"
                        r"(?P<userinfo>[^/?#\s'\"`<>@]*(?:@[^/?#\s'\"`<>@]*)*)@")
 # schemes where a user name alone may be a token
 _TOKEN_SCHEMES = frozenset({"http://", "https://", "ftp://", "ftps://"})
