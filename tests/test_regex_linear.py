@@ -74,6 +74,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.check.frontmatter:(?:^|\\s)#.*$": "sub",  # a front-matter line's value
     "kbtools.check.mend._HASHED": "fullmatch",  # a paragraph's line opening with `#`
     "kbtools.markdown.spaced._SPACED": "finditer",  # an inline run's text
+    "kbtools.ship.sourceurl._USERINFO": "sub",  # a git message naming a source (a server's text)
     "kbtools.errors._TERMINAL_CONTROL": "sub",  # text a command prints (knowledge, questions)
     "kbtools.render.table_csv.PLAIN_VALUE": "match",  # a table cell
     "kbtools.agents.read._DRIVE": "match",

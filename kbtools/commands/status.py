@@ -103,7 +103,10 @@ def _device(st: dict[str, Any]) -> None:
     if st["state_problem"]:
         click.echo(st["state_problem"])
     last = st["last_sync"]
-    if last:
+    if last and last.get("under_way"):
+        click.echo(f"last sync {last['at']}: under way ({last['holder']} holds the device "
+                   f"lock); {last['tag'] or 'no release'} serves until it switches")
+    elif last:
         click.echo(f"last sync {last['at']}: " + ("ok" if last["ok"] else f"FAILED: {last['error']}"))
 
 

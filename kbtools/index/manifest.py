@@ -147,15 +147,28 @@ def parse_manifest(data: bytes, where: str) -> dict[str, Any]:
         raise IndexLoadError(f"manifest is not valid JSON: {exc}", path=str(path)) from None
     if not isinstance(manifest, dict) or manifest.get("format_version") != FORMAT_VERSION:
         version = manifest.get("format_version") if isinstance(manifest, dict) else None
-        raise IndexLoadError(
-            f"index format version {version!r} is not supported (this kb reads {FORMAT_VERSION}); "
-            "rebuild or sync a compatible release", path=str(path))
+        raise IndexLoadError(format_problem(version), path=str(path))
     errors = list(validator_for("manifest").iter_errors(manifest))
     if errors:
         err = errors[0]
         where = ".".join(str(p) for p in err.absolute_path) or "(top level)"
         raise IndexLoadError(f"manifest invalid at {where}: {err.message}", path=str(path))
     return manifest
+
+
+def format_problem(version: object) -> str:
+    """Why a manifest's ``format_version`` is not the one this kbtools reads, and what to
+    do: a newer kbtools made it (upgrade this one), an older one did (build it again), or it
+    names no version."""
+    said = f"index format version {version!r} is not supported"
+    if type(version) is not int:
+        return f"{said} (this kb reads {FORMAT_VERSION}); rebuild or sync a compatible release"
+    if version > FORMAT_VERSION:
+        return (f"{said}: it is newer than the {FORMAT_VERSION} this kbtools reads (made by a "
+                "newer kbtools); upgrade kbtools on this device to read it")
+    return (f"{said}: it is older than the {FORMAT_VERSION} this kbtools reads (made by an "
+            "older kbtools); build it again with `kb build` (a device: sync a release made by "
+            "this kbtools)")
 
 
 def show_path(rel: str) -> str:

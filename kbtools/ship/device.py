@@ -196,10 +196,62 @@ def switching(source: str, before: str | None, tag: str, at: str) -> dict[str, A
             "switching": True, "error": f"stopped at its switch to {tag}"}
 
 
+def record_start(path: Path, state: dict[str, Any], source: str, before: str | None,
+                 at: str) -> None:
+    """Record in `state` and state.json, as a sync starts (holding the lock), that it is
+    running; replaced by the switch under way (`switching`) or the outcome. A sync killed
+    (SIGKILL, a power cut) before either leaves it, and `kb status` says so
+    (`switch_outcome`) rather than showing the sync before as the last one, ok. A device
+    that cannot take the record (a full disk) syncs all the same: its outcome is recorded
+    when it can be."""
+    state["last_sync"] = {"ok": False, "source": source, "at": at, "from": before,
+                          "running": True, "error": "killed before it finished"}
+    with contextlib.suppress(OSError):
+        write_state(path, state)
+
+
+def under_way(path: Path, last: Any) -> Any:
+    """``last_sync`` as `kb status` shows it while a sync holds the device lock (its record
+    says it started, `record_start`, or is switching): under way, by whom, and what serves meanwhile; any
+    other record as `switch_outcome` reads it."""
+    if isinstance(last, dict) and (last.get("running") or last.get("switching")):
+        holder = lock_holder(path)
+        if holder is not None:
+            return {k: v for k, v in last.items() if k not in ("running", "switching")} | {
+                "ok": None, "under_way": True, "holder": holder, "tag": served_tag(path),
+                "error": None}
+    return switch_outcome(path, last)
+
+
+def lock_holder(path: Path) -> str | None:
+    """Who holds the device lock (``kb sync (pid 123)``, "another kb command" without its
+    note), or None when no one does. Only reads: the lock is tried shared, never waited
+    for, and let go at once."""
+    try:
+        fd = open_beneath(path, LOCK, os.O_RDONLY)
+    except OSError:  # no lock file yet (never locked), or not readable: no holder known
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return _lock_holder(fd) or "another kb command"
+    finally:
+        os.close(fd)  # lets go of a lock taken
+    return None
+
+
 def switch_outcome(path: Path, last: Any) -> Any:
     """``last_sync`` as `kb status` shows it: a record of a switch under way (`switching`)
     left by a sync killed before its outcome was written names the release that serves,
-    whether the switch happened, and what to run; any other record as it is."""
+    whether the switch happened, and what to run; one of a sync that started (`record_start`)
+    and was killed before its switch, the same; any other record as it is."""
+    if isinstance(last, dict) and last.get("running"):
+        now = served_tag(path)
+        serves = (still_serves(path) if now == last.get("from")
+                  else f"{now or 'no release'} serves")
+        return {k: v for k, v in last.items() if k != "running"} | {
+            "tag": now, "error": "killed before it finished (SIGKILL or a power cut): "
+                                 f"{serves}; run `kb sync` again to finish"}
     if not isinstance(last, dict) or not last.get("switching"):
         return last
     tag, now = last.get("tag"), served_tag(path)
@@ -426,7 +478,11 @@ def clean_staging(path: Path) -> None:
                     shutil.rmtree(p, ignore_errors=True)
                 else:  # a temporary git index (or its .lock) from a killed export
                     p.unlink(missing_ok=True)
-    for p in path.glob(f".{CURRENT}.*.tmp"):
+    # what a killed atomic write (`fsutil.atomic_write_beneath`) wrote beside the file it was
+    # to replace: `current`, state.json, a key being pinned
+    keys = path / TRUSTED
+    for p in [*path.glob(f".{CURRENT}.*.tmp"), *path.glob(f".{STATE}.*.tmp"),
+              *(keys.glob(".*.pub.*.tmp") if keys.is_dir() and not keys.is_symlink() else ())]:
         p.unlink(missing_ok=True)
     # git lock files left by a killed fetch, and the part of a pack an interrupted fetch had
     # received (git keeps tmp_pack_* when the connection drops or it is killed: every cut of

@@ -11,12 +11,14 @@ raises the caller's error in one line. What is run (refs, trees, blobs, sources)
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -127,6 +129,30 @@ def run_plain(*args: str, env: dict[str, str] | None = None, stdin: bytes | None
 INTERRUPTS = (signal.SIGINT, signal.SIGTERM)  # what stops kb (`kb: interrupted`, exit 130)
 
 
+# Linux's prctl(2) option: the signal a process gets when the thread that forked it ends
+PR_SET_PDEATHSIG = 1
+_PRCTL = ctypes.CDLL(None, use_errno=True).prctl if sys.platform == "linux" else None
+
+
+def _dies_with(parent: int) -> Callable[[], None] | None:
+    """What a git child runs before exec so that it dies with kb, also when kb is killed
+    with SIGKILL (the OOM killer, a service manager's last resort), which runs no clean-up:
+    in a session of its own (`started`), git used to run on, over a stalled link for hours,
+    writing into repo.git while the next sync held the lock. Linux sends it when the
+    thread that started git ends: each git here is waited for, or killed, by the block that
+    started it (`started`, `git.BlobReader`), so that thread outlives it. Only Linux has
+    the parent-death signal; elsewhere nothing is run."""
+    if _PRCTL is None:
+        return None
+    prctl = _PRCTL
+
+    def child() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # kb died between the fork and the line above
+            os._exit(1)
+    return child
+
+
 @contextlib.contextmanager
 def started(argv: list[str], env: dict[str, str], *, stdin: int | IO[bytes] = subprocess.PIPE,
             stderr: int = subprocess.PIPE) -> Iterator[subprocess.Popen[bytes]]:
@@ -143,7 +169,8 @@ def started(argv: list[str], env: dict[str, str], *, stdin: int | IO[bytes] = su
     handlers = _hold(held)
     try:
         proc = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=stderr,
-                                env=env, start_new_session=True)
+                                env=env, start_new_session=True,
+                                preexec_fn=_dies_with(os.getpid()))
     except BaseException:
         _deliver(handlers, held)
         raise

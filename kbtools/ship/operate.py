@@ -44,6 +44,7 @@ from kbtools.ship.device import (
     settle_rollback,
     switch_outcome,
     switch_to,
+    under_way,
     unlogged_rollback,
     write_state,
 )
@@ -65,6 +66,7 @@ from kbtools.ship.install import (
 from kbtools.ship.intact import vouch
 from kbtools.ship.readonly import copies_report
 from kbtools.ship.release import age_days
+from kbtools.ship.sourceurl import scrub, scrubbed
 from kbtools.ship.trust import check_signer, list_keys
 
 
@@ -115,10 +117,11 @@ def list_releases(path: Path, *, remote: bool = True, branch: str = "kb-index",
         try:
             refs = list_source(DeviceLayout(path).repo, source, branch, timeout=timeout)
         except SyncError as exc:  # names the source
-            warnings.append(f"remote releases not listed: {exc}; `kb releases --local` lists "
-                            "this device's without asking it, `--timeout SECONDS` waits longer")
+            warnings.append(f"remote releases not listed: {scrubbed(exc)}; `kb releases "
+                            "--local` lists this device's without asking it, `--timeout "
+                            "SECONDS` waits longer")
         else:
-            warnings.extend(ignored_tags(source, refs))
+            warnings.extend(map(scrub, ignored_tags(source, refs)))
             have = {r["tag"] for r in rows}
             if not is_bundle(source):  # a bundle may carry only the newer releases
                 _at_source(path, rows, refs.tags)
@@ -222,6 +225,15 @@ def current_problem(path: Path) -> str | None:
     return f"serves nothing: {what}; {todo}"
 
 
+def _readable(last: Any) -> Any:
+    """The record of the last sync as `kb status` shows it: its source, error and warnings
+    without a URL's credentials (a record written before kb left them out names them)."""
+    if not isinstance(last, dict):
+        return last
+    return {k: scrub(v) if isinstance(v, str) else [scrub(w) for w in v]
+            if k == "warnings" and isinstance(v, list) else v for k, v in last.items()}
+
+
 def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> dict[str, Any]:
     """Served release, age, verification state now, pinned keys, review lapses in the
     served release, last sync result."""
@@ -232,7 +244,7 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
     rdir = served_release(path)
     keys, key_problem = pinned_keys(path)
     out: dict[str, Any] = {"device": str(path), "served": None,
-                           "last_sync": switch_outcome(path, state.get("last_sync")),
+                           "last_sync": _readable(under_way(path, state.get("last_sync"))),
                            "releases": len(release_dirs(path)),
                            "rolled_back": state.get("rolled_back", []),
                            "state_problem": state_problem,

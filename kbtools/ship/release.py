@@ -38,7 +38,7 @@ from typing import Any
 
 from kbtools import __version__
 from kbtools.config import Config, load_config
-from kbtools.errors import ReleaseError, plural
+from kbtools.errors import KbError, ReleaseError, plural
 from kbtools.fsutil import is_staging_dir, staging_dir
 from kbtools.index.layout import DATA_DIR, MANIFEST, RELEASE_JSON, RELEASE_SIG, ReleaseLayout
 from kbtools.index.manifest import (
@@ -66,9 +66,9 @@ from kbtools.ship.git import (
 )
 from kbtools.ship.gitrun import NetLimits, default_limits, limits_from, run_git, run_raw
 from kbtools.ship.signing import key_id, load_private, public_record, sign
-from kbtools.ship.verify import tree_problems
+from kbtools.ship.sourceurl import scrub, scrubbed, shown_source
+from kbtools.ship.verify import RELEASE_FORMAT, tree_problems
 
-RELEASE_FORMAT = 1
 RELEASE_INDEX_DIR = "kb/release-index"  # under the git dir: the private index of a release tree
 # who the artifacts commits and tags are by where git knows no one (`_identity`)
 RELEASE_IDENTITY = ("kb release", "kb-release@localhost")
@@ -162,8 +162,20 @@ def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: st
 
     `next_keys` (private key files) rotate trust: release.json names their public keys and
     release.sig carries a cosignature by each, so devices trusting `sign_key` hand its trust
-    over to them (`kbtools.ship.trust`).
+    over to them (`kbtools.ship.trust`). The remote is named without a URL's credentials
+    in the result and in errors (`kbtools.ship.sourceurl`): CI logs show both.
     """
+    try:
+        info = _make_release(root, dist, branch, remote, sign_key, next_keys, now, limits)
+    except KbError as exc:
+        raise scrubbed(exc) from None
+    return replace(info, pushed_to=info.pushed_to and shown_source(info.pushed_to),
+                   warnings=tuple(map(scrub, info.warnings)))
+
+
+def _make_release(root: Path, dist: Path, branch: str, remote: str | None,
+                  sign_key: Path | None, next_keys: Sequence[Path], now: datetime | None,
+                  limits: NetLimits | None) -> ReleaseInfo:
     manifest = _checked_dist(dist)
     dirty = dirty_warning(manifest)
     private = load_private(sign_key) if sign_key is not None else None

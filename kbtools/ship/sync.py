@@ -85,6 +85,7 @@ from kbtools.ship.install import (
     tag_manifest_hash,
 )
 from kbtools.ship.release import age_days, release_settings
+from kbtools.ship.sourceurl import scrub, scrubbed, shown_source
 
 
 @dataclass(frozen=True)
@@ -213,6 +214,21 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
     source = normalize_source(source)
     device.mkdir(parents=True, exist_ok=True)
     device = device.resolve()
+    try:
+        return _shown(_sync(source, device, trusted or [], branch, keep, max_age_days,
+                            limits or default_limits()))
+    except KbError as exc:  # the source named without its credentials (`sourceurl`)
+        raise scrubbed(exc) from None
+
+
+def _shown(res: SyncResult) -> SyncResult:
+    """`res` as printed: its source and warnings without a URL's credentials."""
+    return replace(res, source=shown_source(res.source), warnings=tuple(map(scrub, res.warnings)))
+
+
+def _sync(source: str, device: Path, trusted: list[Path], branch: str, keep: int,
+          max_age_days: int, limits: NetLimits) -> SyncResult:
+    """`sync` under the lock; state.json keeps `source` as given, shows it `shown_source`."""
     with dev.locked(device, "kb sync"):
         served_before = dev.served_tag(device)
         state: dict[str, Any] | None = None
@@ -221,13 +237,15 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
             state = dev.load_state(device)
             # a rollback killed between its switch and its rollback.log line: logged now
             settled = dev.settle_rollback(device, state, "kb sync")
+            dev.record_start(device, state, shown_source(source), served_before, _now())
             try:
-                result = _sync_locked(source, device, state, trusted or [], branch, keep,
-                                      max_age_days, limits or default_limits())
-                result = replace(result, warnings=settled + result.warnings + _prune_copies())
+                result = _sync_locked(source, device, state, trusted, branch, keep,
+                                      max_age_days, limits)
+                result = _shown(replace(result, warnings=settled + result.warnings
+                                        + _prune_copies()))
             except (KbError, OSError) as exc:
                 raise _failed(device, state, source, served_before, exc) from None
-            state["last_sync"] = {"ok": True, "source": source, "tag": result.tag,
+            state["last_sync"] = {"ok": True, "source": result.source, "tag": result.tag,
                                   "changed": result.changed, "at": _now(),
                                   "warnings": list(result.warnings)}
             state["source"] = source
@@ -253,8 +271,8 @@ def _stopped(device: Path, state: dict[str, Any] | None, source: str, before: st
                                   after="run `kb sync` again to prune old releases")
         if state is not None:
             now = dev.served_tag(device)
-            state["last_sync"] = {"ok": False, "source": source, "at": _now(),
-                                  "error": f"interrupted: {stopped.message}"}
+            state["last_sync"] = {"ok": False, "source": shown_source(source), "at": _now(),
+                                  "error": f"interrupted: {scrub(stopped.message)}"}
             if now != before:
                 state["last_sync"]["tag"] = now
                 state["source"] = source
@@ -271,8 +289,9 @@ def _failed(device: Path, state: dict[str, Any], source: str, before: str | None
     recorded as the last sync."""
     err = dev.cannot_write(device, exc, before) if isinstance(exc, OSError) else exc
     dev.clean_staging(device)
-    err = _repair_served(device, err)
-    state["last_sync"] = {"ok": False, "source": source, "error": str(err), "at": _now()}
+    err = scrubbed(_repair_served(device, err))
+    state["last_sync"] = {"ok": False, "source": shown_source(source), "error": str(err),
+                          "at": _now()}
     with contextlib.suppress(OSError):
         dev.write_state(device, state)
     return err
@@ -439,7 +458,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     # killed from here to the outcome's record (SIGKILL, a power cut), state.json would name
     # the sync before as the last one, and its source, while this release may serve: the
     # switch under way is recorded instead, read against `current` (`dev.switch_outcome`)
-    state["last_sync"] = dev.switching(source, current, tag, _now())
+    state["last_sync"] = dev.switching(shown_source(source), current, tag, _now())
     state["source"] = source
     dev.write_state(device, state)
     pinned = trust.apply(device, plan, tag)

@@ -5,7 +5,8 @@ A release commit is read as git objects (`kbtools.ship.git.ls_tree`, `read_blobs
 checked out, so nothing in it is interpreted (no links, no attributes, no filters):
 
 1. `read_meta`: release.json, release.sig and manifest.json, regular files of bounded size;
-   release.json must name the tag and serial fetched. (The signature is
+   release.json must name the tag and serial fetched, in a release format this kbtools
+   reads (`RELEASE_FORMAT`; one a newer kbtools made says to upgrade). (The signature is
    `kbtools.ship.trust`'s job, done next.)
 2. `read_manifest`: manifest.json, its sha256 = the one release.json and the tag name, its
    schema, format version and path rules; release.json's source = the manifest's.
@@ -93,6 +94,24 @@ def release_signatures(gd: Path, commits: Sequence[str]) -> list[dict[str, bytes
     return out
 
 
+# the release format `kb release` writes into release.json and the newest this kbtools reads:
+# a release of a newer one may say what this kbtools cannot understand (a field its devices
+# must honour), so it is refused rather than read in part; one without the field is 1
+RELEASE_FORMAT = 1
+
+
+def release_format_problem(rel: dict[str, Any]) -> str | None:
+    """Why release.json's ``release_format`` is not one this kbtools reads, or None."""
+    fmt = rel.get("release_format", 1)
+    if type(fmt) is not int or fmt < 1:
+        return f"release.json names release format {fmt!r}, which is no format version"
+    if fmt > RELEASE_FORMAT:
+        return (f"release.json is release format {fmt}, newer than the {RELEASE_FORMAT} this "
+                "kbtools reads: it was made by a newer kbtools; upgrade kbtools on this "
+                "device to take it")
+    return None
+
+
 def read_meta(gd: Path, commit: str, tag: str, serial: int) -> ReleaseMeta:
     """release.json and release.sig of `commit`; release.json must name `tag` and `serial`."""
     files = top_files(gd, commit, tag)
@@ -106,6 +125,9 @@ def read_meta(gd: Path, commit: str, tag: str, serial: int) -> ReleaseMeta:
     if rel.get("tag") != tag or rel.get("serial") != serial:
         raise SyncError(f"release.json names {rel.get('tag')} (serial {rel.get('serial')}), "
                         f"not the tag it was fetched under", path=tag)
+    problem = release_format_problem(rel)
+    if problem is not None:
+        raise SyncError(f"{problem}; refusing it", path=tag)
     return ReleaseMeta(commit, rel_bytes or b"", rel, files.get(RELEASE_SIG),
                        files.get(MANIFEST))
 
