@@ -278,3 +278,61 @@ def test_a_timestamp_without_offset_is_shown_written_with_one(kb, written, meant
         f"knowledge/a.md:7:1: error: fm-timestamp: timestamp: {written.strip(chr(34))!r} is "
         f"not an ISO 8601 timestamp with offset: it has no offset, which kbtools cannot guess: "
         f"write timestamp: \"{meant}+08:00\" with your time zone's offset (Z for UTC)"]
+
+
+@pytest.mark.parametrize(("written", "said", "fixed"), [
+    ("tags: [液压、检修]\n", "9:8: warning: fm-list-joined: tags: '液压、检修' is one item, its "
+     "values joined by '、' (YAML splits a list at ',' only), so `--where tags=液压`, facets "
+     "and routing miss it: write tags: [液压, 检修] (`kb check --fix` does)",
+     "tags: [液压, 检修]\n"),
+    ("crop: [小麦，玉米, 水稻]\n", "9:8: warning: fm-list-joined: crop: '小麦，玉米' is one item, "
+     "its values joined by '，' (YAML splits a list at ',' only), so `--where crop=小麦`, "
+     "facets and routing miss it: write crop: [小麦, 玉米, 水稻] (`kb check --fix` does)",
+     "crop: [小麦, 玉米, 水稻]\n"),
+    ("tags: [hydraulics；maintenance]  \n", "9:8: warning: fm-list-joined: tags: "
+     "'hydraulics；maintenance' is one item, its values joined by '；' (YAML splits a list "
+     "at ',' only), so `--where tags=hydraulics`, facets and routing miss it: write tags: "
+     "[hydraulics, maintenance] (`kb check --fix` does)", "tags: [hydraulics, maintenance]  \n"),
+    # a block list: said, each value's `- ` line left to the author
+    ("aliases:\n  - 稻瘟病\n  - 油路，液压油路\n", "11:5: warning: fm-list-joined: aliases: "
+     "'油路，液压油路' is one item, its values joined by '，' (YAML splits a list at ',' only), "
+     "so `--where aliases=油路`, facets and routing miss it: write aliases: [稻瘟病, 油路, "
+     "液压油路], or each on a `- ` line of its own", None),
+    # split, a value would be listed twice: said, not fixed
+    ("tags: [液压、检修, 液压]\n", "9:8: warning: fm-list-joined: tags: '液压、检修' is one "
+     "item, its values joined by '、' (YAML splits a list at ',' only), so `--where tags=液压`, "
+     "facets and routing miss it: write tags: [液压, 检修, 液压]", None)])
+def test_a_list_item_joining_values_with_chinese_punctuation_is_named(kb, written, said, fixed):
+    """`tags: [液压、检修]` (Chinese input's 、 or ， typed between values) was one tag,
+    '液压、检修', that `--where tags=液压`, facets and routing never matched, and `kb check`
+    said nothing."""
+    assert findings(kb, written) == [f"knowledge/a.md:{said}"]
+    before = (kb / "knowledge" / "a.md").read_text(encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache", "--fix"])
+    after = (kb / "knowledge" / "a.md").read_text(encoding="utf-8")
+    if fixed is None:
+        assert after == before
+    else:
+        assert after == HEAD + fixed + BODY
+        assert "fixed:" in res.output
+        assert CliRunner().invoke(main, ["check", "--no-cache"]).stdout == ""
+
+
+@pytest.mark.parametrize("written", [
+    "tags: [液压, 检修]\n", 'summary: "液压、检修"\n',
+    "requires_context: [先断电，再验电后开机。]\n",  # a sentence, not values
+    "requires_context: [日均温在十五度以上的连续天数，以及这段时间里的降雨总量]\n",
+    'tags: ["液压, 检修"]\n'])  # quoted with an ASCII comma: the author's one value
+def test_values_and_prose_are_not_taken_for_joined_items(kb, written):
+    assert findings(kb, written) == []
+
+
+@pytest.mark.parametrize(("written", "line", "key"), [
+    ("tags: [液压]\nsummary: 检修\ntags: [检修]\n", 11, "tags"),
+    ("summary: Pump service\nsummary: Seal replacement\n", 10, "summary")])
+def test_a_key_written_twice_says_what_to_write(kb, written, line, key):
+    """`duplicate key 'tags' (first on line 9)` said where, not what to do."""
+    assert findings(kb, written) == [
+        f"knowledge/a.md:{line}:1: error: duplicate-key: duplicate key {key!r} (first on line "
+        f"9): YAML holds one value per key, so the front matter is not read; write {key!r} "
+        f"once, with what both lines say (two lists as one: {key}: [a, b])"]

@@ -30,6 +30,7 @@ from kbtools.check import (
     anchors,
     assets,
     content,
+    fm_items,
     frontmatter,
     links,
     mend,
@@ -245,7 +246,7 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
         add(*problem)
     anchors: list[AnchorTarget] = []
     edits: list[Edit] = [*yaml_edits, *mend.scan_edits(result.hash_lines, result.spaced)]
-    edits.extend(yaml_syntax.syntax_edits(src))
+    edits.extend([*yaml_syntax.syntax_edits(src), *fm_items.joined_edits(src)])
     if ctx.schema_checks:
         edits.extend([*frontmatter.schema_edits(src, ctx.schemas_dir),
                       *frontmatter.value_edits(src)])

@@ -17,10 +17,11 @@ import yaml
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
+from kbtools.check import fm_items
 from kbtools.check.fm_example import example_block
 from kbtools.check.links import Edit
 from kbtools.check.mend import INVISIBLE, key_renames, key_spelling, misplaced_block, misplaced_edit
-from kbtools.check.yaml_syntax import FIXES, fm_lines, syntax_problem, words
+from kbtools.check.yaml_syntax import FIXES, syntax_problem, words
 from kbtools.corpus import SourceDoc
 from kbtools.schemas import validator_for
 
@@ -37,14 +38,15 @@ Problem = tuple[str, int, int, str]
 
 
 # codes of `parse_problems` and `schema_problems` that are warnings (the others are errors)
-WARNING_CODES = frozenset({"fm-tag-hash"})
+WARNING_CODES = frozenset({"fm-tag-hash", "fm-list-joined"})
 
 
 def parse_problems(src: SourceDoc, schemas_dir: Path | None = None,
                    categories: frozenset[str] = frozenset()) -> list[Problem]:
     """The corpus reader's front-matter errors (a YAML error a `#` caused named at that
     `#`, a missing block with the smallest one the schemas in `schemas_dir` accept), and
-    list values written with Obsidian's `#`."""
+    list values written with Obsidian's `#` or joined by Chinese list punctuation
+    (`kbtools.check.fm_items`)."""
     out = [syntax_problem(src, e.line, e.col, e.message) if e.code == "yaml-syntax"
            else (e.code, e.line, e.col, e.message + _where_to_close(src.text))
            if e.code == "fm-unterminated"
@@ -53,7 +55,7 @@ def parse_problems(src: SourceDoc, schemas_dir: Path | None = None,
                  f"{example_block(schemas_dir, categories)}")
            if e.code == "fm-missing" else (e.code, e.line, e.col, e.message)
            for e in src.errors]
-    return out + list(_hash_tags(src))
+    return out + list(fm_items.hash_tags(src)) + list(fm_items.joined_items(src))
 
 
 def _misplaced(text: str) -> str:
@@ -93,42 +95,6 @@ def _where_to_close(text: str) -> str:
         if not line.strip() or line.startswith("#") and line.lstrip("#")[:1] in (" ", ""):
             return f": add a line --- before line {number}, where it ends"
     return ""
-
-
-def _hash_tags(src: SourceDoc) -> Iterator[Problem]:
-    """A list item (of any top-level list) written `"#迁飞性害虫"`: Obsidian's inline tag,
-    quoted so YAML keeps it; the index would keep the `#`, so `--where tags=迁飞性害虫`,
-    facets and routing miss the document."""
-    lines = dict(fm_lines(src))
-    for key, value in src.meta.items():
-        if not isinstance(value, list):
-            continue
-        for item in value:
-            if isinstance(item, str) and _obsidian_tag(item):
-                yield ("fm-tag-hash", _item_line(src, key, item, lines), 1,
-                       f"{key}: {item!r} keeps Obsidian's '#' in the index, so "
-                       f"`--where {key}={item[1:]}`, facets and routing miss it: write "
-                       f"{item[1:]!r} (Obsidian reads it without '#' the same)")
-
-
-def _obsidian_tag(item: str) -> bool:
-    """`#迁飞性害虫`, `#病害/真菌`: `#` and a word as Obsidian writes a tag (no space, not
-    only digits: `#1` is no tag to Obsidian)."""
-    word = item[1:]
-    return item.startswith("#") and bool(word) and not word.startswith("#") \
-        and not any(ch.isspace() for ch in word) and not word.isdigit()
-
-
-def _item_line(src: SourceDoc, key: Any, item: str, lines: dict[int, str]) -> int:
-    """The line of the front matter below top-level `key` (its own line first) that holds
-    `item`, else the key's line."""
-    start = _line(src, key)
-    for number in sorted(n for n in lines if n >= start):
-        if number > start and lines[number][:1] not in (" ", "-", "\t"):
-            break  # the next top-level key
-        if item in lines[number]:
-            return number
-    return start
 
 
 def schema_problems(src: SourceDoc, schemas_dir: Path | None,

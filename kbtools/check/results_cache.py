@@ -43,7 +43,7 @@ from kbtools.cachedb import open_cache_db
 from kbtools.render.glyphs import fonts_signature
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 69  # bump when a check's findings for the same inputs change (5: `$` in code
+FORMAT = 70  # bump when a check's findings for the same inputs change (5: `$` in code
 # spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
 # 9: a percent-encoded destination's column; 10: decision tables' worded conditions,
 # dashes and units, ```latex fences as code; 11: findings a watcher stored after a schema
@@ -117,6 +117,8 @@ FORMAT = 69  # bump when a check's findings for the same inputs change (5: `$` i
 # of an editor's habit says `--fix` mends it; a link's `#^block` anchor says what to link
 # (session 31); 69: an editor's `date:`/`created:`/`updated:` with no `timestamp` is the
 # timestamp meant, renamed by `--fix` when it says a date (session 31, x31)
+# 70: a front-matter list item of values joined by 、/，/； is `fm-list-joined`, split by
+# `--fix` in a one-line flow list; `duplicate-key` says what to write (session 32)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 
