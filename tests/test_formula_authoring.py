@@ -75,6 +75,27 @@ def test_commands_of_packages_the_renderer_lacks_say_what_to_write(tmp_path, for
     assert f"doc.md:{GOOD_FM.count(chr(10)) + 1}:" in out
 
 
+@pytest.mark.parametrize(("body", "line", "said"), [
+    ("$$\nE = mc^2 \\label{eq:energy}\n$$\n", 1,
+     "command \\label (an equation label for \\eqref, which pages do not number) is not "
+     "supported in formulas; number the formula with \\tag{1} and write its number in the "
+     "text: 式 (1)"),
+    ("由式$\\eqref{eq:energy}$可知能量守恒。\n", 1,
+     "command \\eqref (a reference to a \\label, which pages do not number) is not "
+     "supported in formulas; write the number outside the formula, in the text: 见式 (1), "
+     "see (1)"),
+    ("Text.\n\n$$\n\\begin{aligned}\na &= b \\\\\nc &= d \\nonumber\n\\end{aligned}\n$$\n", 3,
+     "command \\nonumber (an unnumbered line of numbered equations) is not supported in "
+     "formulas; delete it: a formula without \\tag has no number")])
+def test_typora_equation_numbering_says_what_to_write(tmp_path, body, line, said):
+    """Typora numbers equations with MathJax's `\\label` and `\\eqref`; `kb check` said
+    "command \\label is not allowed in formulas (see docs/formulas.md)", not what to write."""
+    code, out = check(tmp_path, body)
+    assert code == 1
+    assert out.splitlines() == [
+        f"knowledge/doc.md:{GOOD_FM.count(chr(10)) + line}:1: error: math-invalid: {said}"]
+
+
 @needs_latex
 @pytest.mark.parametrize("formula", ["ℓ = 5", "∆T = 3"])  # ℓ; INCREMENT (U+2206), no Δ
 def test_math_symbols_typed_directly_that_the_check_accepts_are_drawn(tmp_path, formula):
