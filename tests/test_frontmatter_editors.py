@@ -134,7 +134,7 @@ def test_long_empty_indented_and_spaced_values_say_what_is_wrong(kb):
     (kb / "knowledge" / "a.md").write_text(empty + BODY[4:], encoding="utf-8")
     assert CliRunner().invoke(main, ["check", "--no-cache"]).stdout.splitlines() == [
         "knowledge/a.md:2:1: error: fm-type: title: expected string, got nothing (the key is "
-        "empty)"]
+        "empty: write title: <text>)"]
     assert findings(kb, "  summary: x\n") == [
         "knowledge/a.md:9:10: error: yaml-syntax: mapping values are not allowed in this "
         "context: 'summary' is indented under a key that has a value: start the line at its "
@@ -336,3 +336,24 @@ def test_a_key_written_twice_says_what_to_write(kb, written, line, key):
         f"knowledge/a.md:{line}:1: error: duplicate-key: duplicate key {key!r} (first on line "
         f"9): YAML holds one value per key, so the front matter is not read; write {key!r} "
         f"once, with what both lines say (two lists as one: {key}: [a, b])"]
+
+
+def test_an_empty_value_says_what_to_write_and_whether_the_line_may_go(kb):
+    """`author:` said "expected string, got nothing (the key is empty)": not what to write,
+    nor whether the key may simply be deleted."""
+    text = HEAD.replace("author: alice@example.org", "author:").replace(
+        "project: demo", "project:")
+    (kb / "knowledge" / "a.md").write_text(
+        text + "tags:\nsummary: \nverified_by:\n" + BODY, encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.stdout.splitlines() == [
+        "knowledge/a.md:4:1: error: fm-type: project: expected string, got nothing (the key "
+        "is empty: write project: <text>)",  # the category requires it
+        "knowledge/a.md:6:1: error: fm-type: author: expected string, got nothing (the key is "
+        "empty: write author: <text>)",
+        "knowledge/a.md:9:1: error: fm-type: tags: expected array, got nothing (the key is "
+        "empty: write tags: [a, b], or delete the line)",
+        "knowledge/a.md:10:1: error: fm-type: summary: expected string, got nothing (the key "
+        "is empty: write summary: <text>, or delete the line)",
+        "knowledge/a.md:11:1: error: fm-type: verified_by: expected string, got nothing (the "
+        "key is empty: write verified_by: <the reviewer's email>, or delete the line)"]

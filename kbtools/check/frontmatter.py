@@ -105,7 +105,9 @@ def schema_problems(src: SourceDoc, schemas_dir: Path | None,
     base = validator_for("frontmatter", schemas_dir)
     meant = frozenset(_typos(src, base).values())
     out = list(_unknown_keys(src, base))
-    out.extend(_validate(src, base, "", meant))
+    optional = _optional_empty(src, schema_validators(meta, schemas_dir, categories)) \
+        if None in meta.values() else frozenset()
+    out.extend(_validate(src, base, "", meant, optional))
     out.extend(_timestamps(src))
     out.extend(_dates(src))
     category = meta.get("category")
@@ -118,7 +120,7 @@ def schema_problems(src: SourceDoc, schemas_dir: Path | None,
                         f"unknown category {category!r} (known: {known}){hint}"))
         else:
             out.extend(_validate(src, validator_for(f"categories/{category}", schemas_dir),
-                                 category, meant))
+                                 category, meant, optional))
     return out
 
 
@@ -268,12 +270,14 @@ def _editor_setting(key: str) -> bool:
 
 
 def _validate(src: SourceDoc, validator: Draft202012Validator, category: str,
-              meant: frozenset[str]) -> Iterator[Problem]:
+              meant: frozenset[str], optional: frozenset[str] = frozenset()
+              ) -> Iterator[Problem]:
     """Schema errors as problems; a required key in `meant` (an unknown key's "did you
-    mean") is not said to be missing as well: one typo, one finding."""
+    mean") is not said to be missing as well: one typo, one finding. `optional`: the empty
+    keys the document may leave out (`_optional_empty`)."""
     where = f" (category {category!r})" if category else ""
     for err in sorted(validator.iter_errors(src.meta), key=lambda e: [str(p) for p in e.path]):
-        yield from _map_error(src, err, where, meant)
+        yield from _map_error(src, err, where, meant, optional)
 
 
 def _keypath(err: ValidationError) -> str:
@@ -281,7 +285,8 @@ def _keypath(err: ValidationError) -> str:
 
 
 def _map_error(src: SourceDoc, err: ValidationError, where: str,
-               meant: frozenset[str] = frozenset()) -> Iterator[Problem]:
+               meant: frozenset[str] = frozenset(),
+               optional: frozenset[str] = frozenset()) -> Iterator[Problem]:
     top = err.absolute_path[0] if err.absolute_path else None
     line = _line(src, top) if top is not None else _line(src, "")
     kind = err.validator
@@ -307,7 +312,7 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
     if eaten is not None:
         yield eaten
     elif kind == "type":
-        got = "nothing (the key is empty)" if err.instance is None else type(err.instance).__name__
+        got = _empty(err, optional) if err.instance is None else type(err.instance).__name__
         read = _as_read(src, top, err.instance, quote=True) \
             if len(err.absolute_path) == 1 else ""
         if err.validator_value == "boolean" and isinstance(err.instance, str) \
@@ -350,6 +355,40 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
         read = _as_read(src, top, err.instance, quote=True) \
             if len(err.absolute_path) == 1 else ""
         yield ("fm-value", line, 1, f"{path}: {_short_message(err)}{read}{_hint(err)}{where}")
+
+
+EMPTY_EXAMPLES = {"string": "<text>", "array": "[a, b]", "boolean": "false", "integer": "1",
+                  "number": "1"}
+
+
+def _empty(err: ValidationError, optional: frozenset[str]) -> str:
+    """What a type error says of a key written with no value (`author:`): that it is empty
+    and what to write, a value of the type the schema wants (or as its description says: <the
+    reviewer's email>); a key in `optional`, which the
+    document may leave out, may be deleted instead."""
+    path = list(err.absolute_path)
+    if len(path) != 1 or not isinstance(err.validator_value, str):
+        return "nothing (the key is empty)"
+    key = str(path[0])
+    described = err.schema.get("description") if isinstance(err.schema, dict) else None
+    example = f"<{described}>" if isinstance(described, str) and described \
+        else EMPTY_EXAMPLES.get(err.validator_value, "<value>")
+    return (f"nothing (the key is empty: write {key}: {example}"
+            + (", or delete the line)" if key in optional else ")"))
+
+
+def _optional_empty(src: SourceDoc, validators: list[Draft202012Validator]) -> frozenset[str]:
+    """The keys written with no value that the schemas let the document leave out: without
+    the key, none of them says it is required (a category's `project`, `verified_by` once
+    `verified: true`)."""
+    out = set()
+    for key in (k for k, v in src.meta.items() if v is None):
+        rest = {k: v for k, v in src.meta.items() if k != key}
+        if not any(e.validator == "required" and key in e.validator_value
+                   and key not in (e.instance or {})
+                   for v in validators for e in v.iter_errors(rest)):
+            out.add(key)
+    return frozenset(out)
 
 
 def _comment_eaten(src: SourceDoc, path: list[Any], expected: Any) -> Problem | None:
