@@ -119,7 +119,8 @@ FORMAT = 70  # bump when a check's findings for the same inputs change (5: `$` i
 # timestamp meant, renamed by `--fix` when it says a date (session 31, x31)
 # 70: a front-matter list item of values joined by 、/，/； is `fm-list-joined`, split by
 # `--fix` in a one-line flow list; `duplicate-key` says what to write; `\label`, `\eqref`,
-# `\notag` in formulas and a key with no value say what to write (session 32)
+# `\notag` in formulas and a key with no value say what to write; a `$$` formula a blank
+# line splits is one finding, mended by `--fix` (session 32)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 
