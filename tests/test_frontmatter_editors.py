@@ -357,3 +357,19 @@ def test_an_empty_value_says_what_to_write_and_whether_the_line_may_go(kb):
         "is empty: write summary: <text>, or delete the line)",
         "knowledge/a.md:11:1: error: fm-type: verified_by: expected string, got nothing (the "
         "key is empty: write verified_by: <the reviewer's email>, or delete the line)"]
+
+
+@pytest.mark.parametrize(("written", "meant"), [
+    ("tags: 液压 检修", "tags: [液压, 检修]"),  # Obsidian's tags, parted by spaces
+    ("tags: hydraulics seals", "tags: [hydraulics, seals]"),
+    ("tags: hydraulic pump, seals", "tags: [hydraulic pump, seals]"),  # a mark parts them
+    ("aliases: 油路 检修", "aliases: [油路 检修]")])  # an alias may hold a space
+def test_obsidians_tags_parted_by_spaces_are_its_tags(kb, written, meant):
+    """`tags: 液压 检修` (Obsidian reads two tags: a tag holds no space) was told, and fixed,
+    as one tag, `tags: [液压 检修]`."""
+    key = written.split(":")[0]
+    assert findings(kb, written + "\n") == [
+        f"knowledge/a.md:9:1: error: fm-type: {key}: expected array, got str (write a list: "
+        f"{meant}) (`kb check --fix` does)"]
+    CliRunner().invoke(main, ["check", "--no-cache", "--fix"])
+    assert (kb / "knowledge" / "a.md").read_text(encoding="utf-8") == HEAD + meant + "\n" + BODY

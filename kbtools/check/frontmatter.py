@@ -240,9 +240,9 @@ def _list_edit(src: SourceDoc, key: str) -> Edit | None:
     text = src.text.split("\n")[line - 1] if line else ""
     if not isinstance(value, str) or not written or "#" in text.partition(":")[2]:
         return None
-    new = f"[{', '.join(_items(value))}]"
+    new = f"[{', '.join(_items(value, key))}]"
     try:
-        same = yaml.safe_load(new) == _items(value)
+        same = yaml.safe_load(new) == _items(value, key)
     except yaml.YAMLError:
         same = False
     at = text.find(written, text.index(":") + 1)
@@ -320,7 +320,7 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
             read = " (write true or false)"
         elif err.validator_value == "array" and isinstance(err.instance, str) \
                 and len(err.absolute_path) == 1:
-            read = f" (write a list: {top}: [{', '.join(_items(err.instance))}])" + (
+            read = f" (write a list: {top}: [{', '.join(_items(err.instance, top))}])" + (
                 FIXES if _list_edit(src, str(top)) else "")
         elif err.validator_value == "string" and isinstance(err.instance, list) \
                 and len(err.absolute_path) == 1 and err.instance \
@@ -510,10 +510,14 @@ def _short_message(err: ValidationError) -> str:
     return message.replace(shown, shown[:60] + f"…' ({len(str(err.instance))} characters)")
 
 
-def _items(text: str) -> list[str]:
-    """A list written as one string (`迁飞性害虫, 水稻`, `稻瘟病、纹枯病`) as its items."""
+def _items(text: str, key: Any = None) -> list[str]:
+    """A list written as one string (`迁飞性害虫, 水稻`, `稻瘟病、纹枯病`) as its items; the
+    `tags` of Obsidian's `tags: 液压 检修`, where no mark parts them, as its words (Obsidian
+    reads them so: a tag holds no space)."""
     for mark in "，、;；":
         text = text.replace(mark, ",")
+    if key == "tags" and "," not in text:
+        return text.split()
     return [item.strip() for item in text.split(",") if item.strip()]
 
 
