@@ -373,3 +373,21 @@ def test_obsidians_tags_parted_by_spaces_are_its_tags(kb, written, meant):
         f"{meant}) (`kb check --fix` does)"]
     CliRunner().invoke(main, ["check", "--no-cache", "--fix"])
     assert (kb / "knowledge" / "a.md").read_text(encoding="utf-8") == HEAD + meant + "\n" + BODY
+
+
+def test_obsidians_former_key_names_are_renamed_as_obsidian_renames_them(kb):
+    """`alias:` and `tag:` (Obsidian before 1.4, which renames them itself) were "did you
+    mean 'aliases'?" that `kb check --fix` left for the author."""
+    assert findings(kb, "alias: 稻热病\ntag: [水稻]\n") == [
+        "knowledge/a.md:9:1: error: fm-unknown-key: unknown key 'alias'; did you mean "
+        "'aliases'? (`kb check --fix` renames it)",
+        "knowledge/a.md:10:1: error: fm-unknown-key: unknown key 'tag'; did you mean 'tags'? "
+        "(`kb check --fix` renames it)"]
+    for _ in range(2):  # the key, then (YAML read one text) the list
+        CliRunner().invoke(main, ["check", "--no-cache", "--fix"])
+    assert (kb / "knowledge" / "a.md").read_text(encoding="utf-8") == \
+        HEAD + "aliases: [稻热病]\ntags: [水稻]\n" + BODY
+    # not where the key meant is written too: which value is meant is the author's call
+    got = findings(kb, "tag: [水稻]\ntags: [稻瘟病]\n")
+    assert got == ["knowledge/a.md:9:1: error: fm-unknown-key: unknown key 'tag'; did you "
+                   "mean 'tags'?"]

@@ -33,6 +33,9 @@ TIMESTAMP_ALIASES = frozenset({
     "date", "created", "updated", "modified", "created_at", "updated_at", "modified_at",
     "date_created", "date_modified", "date_updated", "last_modified", "last_updated",
     "lastmod", "created_on", "updated_on"})
+# Obsidian's former names of its keys, which Obsidian 1.4 renames to the plural on opening a
+# note (`cssclass`, a setting of the editor, is no knowledge: `_editor_setting`)
+OBSIDIAN_FORMER = {"alias": "aliases", "tag": "tags"}
 # (code, line, col, message) tuples; the caller turns them into Findings with a level.
 Problem = tuple[str, int, int, str]
 
@@ -210,12 +213,15 @@ def _timestamp_alias(src: SourceDoc, key: Any, known: list[str]) -> bool:
 def _dated(src: SourceDoc, typos: dict[str, str]) -> frozenset[str]:
     """The keys of `typos` meaning the timestamp under another name whose value says a date
     and time (with its offset or without: the key is renamed, the value kept as written, and
-    an offset kbtools cannot guess is then the timestamp finding's to ask for)."""
+    an offset kbtools cannot guess is then the timestamp finding's to ask for); and
+    Obsidian's former names of its keys (`alias`, `tag`: `OBSIDIAN_FORMER`), which Obsidian
+    itself renames so, when the schema's key is the one meant."""
     return frozenset(
         str(key) for key, close in typos.items()
         if close == "timestamp" and key_spelling(str(key)) in TIMESTAMP_ALIASES
         and isinstance(value := src.meta.get(key), str)
-        and (_offset_timestamp(value.replace(" ", "T", 1)) or _naive_timestamp(value)))
+        and (_offset_timestamp(value.replace(" ", "T", 1)) or _naive_timestamp(value))
+        or close and OBSIDIAN_FORMER.get(key_spelling(str(key))) == close)
 
 
 def schema_edits(src: SourceDoc, schemas_dir: Path | None) -> list[Edit]:

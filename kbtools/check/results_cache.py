@@ -120,7 +120,8 @@ FORMAT = 70  # bump when a check's findings for the same inputs change (5: `$` i
 # 70: a front-matter list item of values joined by 、/，/； is `fm-list-joined`, split by
 # `--fix` in a one-line flow list; `duplicate-key` says what to write; `\label`, `\eqref`,
 # `\notag` in formulas and a key with no value say what to write; a `$$` formula a blank
-# line splits is one finding, mended by `--fix` (session 32)
+# line splits is one finding, mended by `--fix`; Obsidian's `tags: a b` is two tags and
+# `alias:`/`tag:` are renamed by `--fix` (session 32)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 
