@@ -144,3 +144,18 @@ def test_a_formula_in_a_callout_has_the_text_lines_around_it(repo):
     assert formula["line_start"] == first
     assert lines[formula["line_end"] - 1].startswith("> 完成后签字确认")
     assert formula["text"].endswith("> 完成后签字确认。签字由班长保存，保存期限为三年，供安全检查时查阅。")
+
+
+def test_a_callout_tables_row_is_cited_at_its_line_by_kb_query(repo):
+    """Through the whole pipeline as a user runs it: `kb build`, then `kb query --json`
+    names the row's own line and shows the row, with its callout's caption embedded."""
+    _, lines = chunks_of(repo, CALLOUT_ZH)
+    built = CliRunner().invoke(main, ["build", "-q"])
+    assert built.exit_code == 0, built.output
+    res = CliRunner().invoke(main, ["query", "--json", "挂牌 班长 负责人"])
+    assert res.exit_code == 0, res.output
+    rows = [r for r in json.loads(res.stdout)["results"] if r["kind"] == "table_row"]
+    assert rows, res.stdout
+    row = rows[0]
+    assert row["line_start"] == row["line_end"] == lines.index("> | 挂牌 | 班长 | 在开关处挂禁止合闸牌 |") + 1
+    assert row["text"] == "步骤: 挂牌\n负责人: 班长\n说明: 在开关处挂禁止合闸牌"

@@ -11,8 +11,8 @@ of each is not what the author meant.
   block list is told, each value's `- ` line being the author's to write.
 
 An item is taken for values joined only when every part between the marks is a term (at
-most `TERM_CHARS` Chinese characters or `TERM_WORDS` words, no sentence punctuation): a sentence such as `先断电，再验电后
-开机。` in a list of steps is left alone.
+most `TERM_CHARS` Chinese characters or `TERM_WORDS` words, no sentence punctuation): a
+sentence such as `先断电，再验电后开机。` in a list of steps is left alone.
 """
 
 from __future__ import annotations
