@@ -293,6 +293,12 @@ def test_a_timestamp_without_offset_is_shown_written_with_one(kb, written, meant
      "'hydraulics；maintenance' is one item, its values joined by '；' (YAML splits a list "
      "at ',' only), so `--where tags=hydraulics`, facets and routing miss it: write tags: "
      "[hydraulics, maintenance] (`kb check --fix` does)", "tags: [hydraulics, maintenance]  \n"),
+    # a mark inside brackets parts nothing: the kinds of one value
+    ("disease: [稻瘟病（叶瘟、穗颈瘟）、纹枯病]\n", "9:11: warning: fm-list-joined: disease: "
+     "'稻瘟病（叶瘟、穗颈瘟）、纹枯病' is one item, its values joined by '、' (YAML splits a list at "
+     "',' only), so `--where disease=稻瘟病（叶瘟、穗颈瘟）`, facets and routing miss it: write "
+     "disease: [稻瘟病（叶瘟、穗颈瘟）, 纹枯病] (`kb check --fix` does)",
+     "disease: [稻瘟病（叶瘟、穗颈瘟）, 纹枯病]\n"),
     # a block list: said, each value's `- ` line left to the author
     ("aliases:\n  - 稻瘟病\n  - 油路，液压油路\n", "11:5: warning: fm-list-joined: aliases: "
      "'油路，液压油路' is one item, its values joined by '，' (YAML splits a list at ',' only), "
@@ -319,7 +325,7 @@ def test_a_list_item_joining_values_with_chinese_punctuation_is_named(kb, writte
 
 
 @pytest.mark.parametrize("written", [
-    "tags: [液压, 检修]\n", 'summary: "液压、检修"\n',
+    "tags: [液压, 检修]\n", 'summary: "液压、检修"\n', "aliases: [稻瘟病（叶瘟、穗颈瘟）]\n",
     "requires_context: [先断电，再验电后开机。]\n",  # a sentence, not values
     "requires_context: [日均温在十五度以上的连续天数，以及这段时间里的降雨总量]\n",
     'tags: ["液压, 检修"]\n'])  # quoted with an ASCII comma: the author's one value

@@ -28,6 +28,7 @@ from kbtools.corpus import SourceDoc
 
 Problem = tuple[str, int, int, str]  # (code, line, col, message), as `frontmatter`'s
 JOINERS = "、，；"  # list punctuation of Chinese input, which YAML does not split at
+OPENERS, CLOSERS = "（([【「“《", "）)]】」”》"  # a mark between them parts no values
 TERM_CHARS = 12  # a part of more Chinese characters than this is prose, not a value
 TERM_WORDS = 4  # nor one of more words (an English term: `fusarium head blight`)
 SENTENCE_MARKS = frozenset("。！？!?：:\n")
@@ -71,12 +72,25 @@ def item_line(src: SourceDoc, key: Any, item: str, lines: dict[int, str]) -> int
 
 def split_item(item: str) -> list[str]:
     """The values an item joins with Chinese list punctuation (`液压、检修` -> `液压`, `检修`),
-    or [] when it joins none: one value, or parts that are no terms (prose)."""
-    text = item
-    for mark in JOINERS:
-        text = text.replace(mark, "\x00")
-    parts = [p.strip() for p in text.split("\x00")]
+    or [] when it joins none: one value, a mark inside brackets (`稻瘟病（叶瘟、穗颈瘟）`, one
+    value naming its kinds), or parts that are no terms (prose)."""
+    parts, _ = _parted(item)
     return parts if len(parts) > 1 and all(map(_term, parts)) else []
+
+
+def _parted(item: str) -> tuple[list[str], str]:
+    """`item` parted at its marks outside brackets, and the first such mark ("" for none)."""
+    parts, marks, depth, start = [], "", 0, 0
+    for at, ch in enumerate(item):
+        if ch in OPENERS:
+            depth += 1
+        elif ch in CLOSERS:
+            depth = max(0, depth - 1)
+        elif ch in JOINERS and not depth:
+            parts.append(item[start:at].strip())
+            marks, start = marks or ch, at + 1
+    parts.append(item[start:].strip())
+    return parts, marks
 
 
 def _term(part: str) -> bool:
@@ -101,7 +115,7 @@ def joined_items(src: SourceDoc) -> Iterator[Problem]:
                 continue
             line = item_line(src, key, item, lines)
             col = lines.get(line, "").find(item) + 1 or 1
-            mark = next(ch for ch in item if ch in JOINERS)
+            mark = _parted(item)[1]
             fix = FIXES if joined_edit(src, key) else \
                 ", or each on a `- ` line of its own" if line != src.key_lines.get(str(key)) \
                 else ""
