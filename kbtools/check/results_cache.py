@@ -121,7 +121,8 @@ FORMAT = 70  # bump when a check's findings for the same inputs change (5: `$` i
 # `--fix` in a one-line flow list; `duplicate-key` says what to write; `\label`, `\eqref`,
 # `\notag` in formulas and a key with no value say what to write; a `$$` formula a blank
 # line splits is one finding, mended by `--fix`; Obsidian's `tags: a b` is two tags and
-# `alias:`/`tag:` are renamed by `--fix` (session 32)
+# `alias:`/`tag:` are renamed by `--fix`; an absolute path outside the repository names the
+# one file of its name in it (session 32)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 
