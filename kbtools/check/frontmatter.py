@@ -210,7 +210,7 @@ def _timestamp_alias(src: SourceDoc, key: Any, known: list[str]) -> bool:
         and "timestamp" not in src.meta
 
 
-def _dated(src: SourceDoc, typos: dict[str, str]) -> frozenset[str]:
+def _renamed_as_meant(src: SourceDoc, typos: dict[str, str]) -> frozenset[str]:
     """The keys of `typos` meaning the timestamp under another name whose value says a date
     and time (with its offset or without: the key is renamed, the value kept as written, and
     an offset kbtools cannot guess is then the timestamp finding's to ask for); and
@@ -234,7 +234,7 @@ def schema_edits(src: SourceDoc, schemas_dir: Path | None) -> list[Edit]:
     lists = [e for key, rule in base.schema.get("properties", {}).items()
              if rule.get("type") == "array" and (e := _list_edit(src, key))]
     typos = _typos(src, base)
-    return [*key_renames(src, typos, _dated(src, typos)).values(), *lists]
+    return [*key_renames(src, typos, _renamed_as_meant(src, typos)).values(), *lists]
 
 
 def _list_edit(src: SourceDoc, key: str) -> Edit | None:
@@ -257,7 +257,7 @@ def _list_edit(src: SourceDoc, key: str) -> Edit | None:
 
 def _unknown_keys(src: SourceDoc, validator: Draft202012Validator) -> Iterator[Problem]:
     typos = _typos(src, validator)
-    renamed = key_renames(src, typos, _dated(src, typos))
+    renamed = key_renames(src, typos, _renamed_as_meant(src, typos))
     for key, close in typos.items():
         fixed = " (`kb check --fix` renames it)" if key in renamed else ""
         hint = (f"; did you mean {close!r}?{fixed}" if close else
