@@ -81,13 +81,21 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode,
             continue  # SafeConstructor.construct_mapping reports unhashable keys
         if key in seen:
             raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r} (first on line {seen[key] + 1})",
-                key_node.start_mark)
+                None, None, _duplicate(key, seen[key]), key_node.start_mark)
         try:
             seen[key] = key_node.start_mark.line
         except TypeError:
             pass
     return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
+
+
+def _duplicate(key: Any, first: int) -> str:
+    """What a key written twice is told (`first`: the 0-based line of the YAML text where it
+    is first written, renumbered by `load_yaml`): which value YAML would keep is anyone's
+    guess, so it keeps none, and the author writes the key once with what both said."""
+    return (f"duplicate key {key!r} (first on line {first + 1}): YAML holds one value per "
+            f"key, so the front matter is not read; write {str(key)!r} once, with what both "
+            f"lines say (two lists as one: {key}: [a, b])")
 
 
 def _construct_top(loader: _LineLoader, node: yaml.MappingNode, deep: bool) -> dict[Any, Any]:
@@ -101,8 +109,7 @@ def _construct_top(loader: _LineLoader, node: yaml.MappingNode, deep: bool) -> d
         key = _written(loader, key_node, deep)
         if key in seen:
             raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r} (first on line {seen[key] + 1})",
-                key_node.start_mark)
+                None, None, _duplicate(key, seen[key]), key_node.start_mark)
         seen[key] = key_node.start_mark.line
     loader.flatten_mapping(node)
     out: dict[Any, Any] = {}

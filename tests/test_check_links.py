@@ -308,3 +308,31 @@ def test_a_link_to_an_obsidian_block_says_pages_link_to_headings(tmp_path):
         f"no heading '#^{name}' in knowledge/manual.md; '#^{name}' is an Obsidian block "
         "reference, and a page gives a block no anchor: link the heading above the block "
         "(or the document)" for name in ("leak-rule", "limit")]
+
+
+def test_a_picture_linked_on_the_authors_disk_names_its_copy_in_the_repository(
+        tmp_path, monkeypatch):
+    """Typora links a pasted picture where it lies (`C:\\Users\\…\\泵.png`, `file:///…`,
+    `/Users/…`); the author copies it into assets/ but the finding only said "copy it into
+    the repository": now it names the copy there, when one file has that name."""
+    from click.testing import CliRunner
+
+    from kbtools.cli import main
+
+    (tmp_path / "kb.toml").write_text("")
+    (tmp_path / "knowledge" / "t").mkdir(parents=True)
+    (tmp_path / "assets" / "images" / "old").mkdir(parents=True)
+    for name in ("泵.png", "pump.png", "old/pump.png"):
+        (tmp_path / "assets" / "images" / name).write_bytes(b"\x89PNG\r\n\x1a\n")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "knowledge" / "t" / "a.md").write_text(GOOD_FM + (
+        "# 泵\n\n<img src=\"C:\\Users\\alice\\Pictures\\泵.png\" alt=\"泵\">\n\n"
+        "![泵](file:///C:/Users/alice/Pictures/%E6%B3%B5.png)\n\n"
+        "![泵](/Users/alice/Desktop/泵.png)\n\n"
+        "![pump](/Users/alice/Desktop/pump.png)\n\n"  # two files of that name: none said
+        "![seal](/Users/alice/Desktop/seal.png)\n"), encoding="utf-8")  # none of that name
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    told = [line.split(": error: path-absolute: ")[1] for line in res.stdout.splitlines()]
+    copy = " (the repository has '../../assets/images/泵.png': link that if it is the same file)"
+    assert [t.endswith(copy) for t in told] == [True, True, True, False, False], told
+    assert all("copy it into the repository" in t for t in told)

@@ -86,8 +86,9 @@ def check_invariants(src, chunks):
             for pair in c.text.split("\n"):  # values are plain text: markup is gone
                 assert set(re.findall(r"\w", pair.split(": ", 1)[1])) <= set(span)
         assert c.embed_text.startswith(c.embed_text.split("\n", 1)[0])
-    for n in range(src.body_line, len(lines) + 1):  # a line of markup alone is no text
-        if lines[n - 1].strip() and shown_lines(src, n, n, view).strip():
+    for n in range(src.body_line, len(lines) + 1):  # a line of markup alone is no text,
+        # nor a quote's blank line (`>`, `> >`: the markers alone)
+        if lines[n - 1].replace(">", "").strip() and shown_lines(src, n, n, view).strip():
             assert n in covered, f"line {n} not covered: {lines[n - 1]!r}"
     ids = [c.id for c in chunks]
     assert len(ids) == len(set(ids))

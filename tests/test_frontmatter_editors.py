@@ -134,7 +134,7 @@ def test_long_empty_indented_and_spaced_values_say_what_is_wrong(kb):
     (kb / "knowledge" / "a.md").write_text(empty + BODY[4:], encoding="utf-8")
     assert CliRunner().invoke(main, ["check", "--no-cache"]).stdout.splitlines() == [
         "knowledge/a.md:2:1: error: fm-type: title: expected string, got nothing (the key is "
-        "empty)"]
+        "empty: write title: <text>)"]
     assert findings(kb, "  summary: x\n") == [
         "knowledge/a.md:9:10: error: yaml-syntax: mapping values are not allowed in this "
         "context: 'summary' is indented under a key that has a value: start the line at its "
@@ -278,3 +278,122 @@ def test_a_timestamp_without_offset_is_shown_written_with_one(kb, written, meant
         f"knowledge/a.md:7:1: error: fm-timestamp: timestamp: {written.strip(chr(34))!r} is "
         f"not an ISO 8601 timestamp with offset: it has no offset, which kbtools cannot guess: "
         f"write timestamp: \"{meant}+08:00\" with your time zone's offset (Z for UTC)"]
+
+
+@pytest.mark.parametrize(("written", "said", "fixed"), [
+    ("tags: [液压、检修]\n", "9:8: warning: fm-list-joined: tags: '液压、检修' is one item, its "
+     "values joined by '、' (YAML splits a list at ',' only), so `--where tags=液压`, facets "
+     "and routing miss it: write tags: [液压, 检修] (`kb check --fix` does)",
+     "tags: [液压, 检修]\n"),
+    ("crop: [小麦，玉米, 水稻]\n", "9:8: warning: fm-list-joined: crop: '小麦，玉米' is one item, "
+     "its values joined by '，' (YAML splits a list at ',' only), so `--where crop=小麦`, "
+     "facets and routing miss it: write crop: [小麦, 玉米, 水稻] (`kb check --fix` does)",
+     "crop: [小麦, 玉米, 水稻]\n"),
+    ("tags: [hydraulics；maintenance]  \n", "9:8: warning: fm-list-joined: tags: "
+     "'hydraulics；maintenance' is one item, its values joined by '；' (YAML splits a list "
+     "at ',' only), so `--where tags=hydraulics`, facets and routing miss it: write tags: "
+     "[hydraulics, maintenance] (`kb check --fix` does)", "tags: [hydraulics, maintenance]  \n"),
+    # a mark inside brackets parts nothing: the kinds of one value
+    ("disease: [稻瘟病（叶瘟、穗颈瘟）、纹枯病]\n", "9:11: warning: fm-list-joined: disease: "
+     "'稻瘟病（叶瘟、穗颈瘟）、纹枯病' is one item, its values joined by '、' (YAML splits a list at "
+     "',' only), so `--where disease=稻瘟病（叶瘟、穗颈瘟）`, facets and routing miss it: write "
+     "disease: [稻瘟病（叶瘟、穗颈瘟）, 纹枯病] (`kb check --fix` does)",
+     "disease: [稻瘟病（叶瘟、穗颈瘟）, 纹枯病]\n"),
+    # a block list: said, each value's `- ` line left to the author
+    ("aliases:\n  - 稻瘟病\n  - 油路，液压油路\n", "11:5: warning: fm-list-joined: aliases: "
+     "'油路，液压油路' is one item, its values joined by '，' (YAML splits a list at ',' only), "
+     "so `--where aliases=油路`, facets and routing miss it: write aliases: [稻瘟病, 油路, "
+     "液压油路], or each on a `- ` line of its own", None),
+    # split, a value would be listed twice: said, not fixed
+    ("tags: [液压、检修, 液压]\n", "9:8: warning: fm-list-joined: tags: '液压、检修' is one "
+     "item, its values joined by '、' (YAML splits a list at ',' only), so `--where tags=液压`, "
+     "facets and routing miss it: write tags: [液压, 检修, 液压]", None)])
+def test_a_list_item_joining_values_with_chinese_punctuation_is_named(kb, written, said, fixed):
+    """`tags: [液压、检修]` (Chinese input's 、 or ， typed between values) was one tag,
+    '液压、检修', that `--where tags=液压`, facets and routing never matched, and `kb check`
+    said nothing."""
+    assert findings(kb, written) == [f"knowledge/a.md:{said}"]
+    before = (kb / "knowledge" / "a.md").read_text(encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache", "--fix"])
+    after = (kb / "knowledge" / "a.md").read_text(encoding="utf-8")
+    if fixed is None:
+        assert after == before
+    else:
+        assert after == HEAD + fixed + BODY
+        assert "fixed:" in res.output
+        assert CliRunner().invoke(main, ["check", "--no-cache"]).stdout == ""
+
+
+@pytest.mark.parametrize("written", [
+    "tags: [液压, 检修]\n", 'summary: "液压、检修"\n', "aliases: [稻瘟病（叶瘟、穗颈瘟）]\n",
+    "requires_context: [先断电，再验电后开机。]\n",  # a sentence, not values
+    "requires_context: [日均温在十五度以上的连续天数，以及这段时间里的降雨总量]\n",
+    'tags: ["液压, 检修"]\n'])  # quoted with an ASCII comma: the author's one value
+def test_values_and_prose_are_not_taken_for_joined_items(kb, written):
+    assert findings(kb, written) == []
+
+
+@pytest.mark.parametrize(("written", "line", "key"), [
+    ("tags: [液压]\nsummary: 检修\ntags: [检修]\n", 11, "tags"),
+    ("summary: Pump service\nsummary: Seal replacement\n", 10, "summary")])
+def test_a_key_written_twice_says_what_to_write(kb, written, line, key):
+    """`duplicate key 'tags' (first on line 9)` said where, not what to do."""
+    assert findings(kb, written) == [
+        f"knowledge/a.md:{line}:1: error: duplicate-key: duplicate key {key!r} (first on line "
+        f"9): YAML holds one value per key, so the front matter is not read; write {key!r} "
+        f"once, with what both lines say (two lists as one: {key}: [a, b])"]
+
+
+def test_an_empty_value_says_what_to_write_and_whether_the_line_may_go(kb):
+    """`author:` said "expected string, got nothing (the key is empty)": not what to write,
+    nor whether the key may simply be deleted."""
+    text = HEAD.replace("author: alice@example.org", "author:").replace(
+        "project: demo", "project:")
+    (kb / "knowledge" / "a.md").write_text(
+        text + "tags:\nsummary: \nverified_by:\n" + BODY, encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.stdout.splitlines() == [
+        "knowledge/a.md:4:1: error: fm-type: project: expected string, got nothing (the key "
+        "is empty: write project: <text>)",  # the category requires it
+        "knowledge/a.md:6:1: error: fm-type: author: expected string, got nothing (the key is "
+        "empty: write author: <text>)",
+        "knowledge/a.md:9:1: error: fm-type: tags: expected array, got nothing (the key is "
+        "empty: write tags: [a, b], or delete the line)",
+        "knowledge/a.md:10:1: error: fm-type: summary: expected string, got nothing (the key "
+        "is empty: write summary: <text>, or delete the line)",
+        "knowledge/a.md:11:1: error: fm-type: verified_by: expected string, got nothing (the "
+        "key is empty: write verified_by: <the reviewer's email>, or delete the line)"]
+
+
+@pytest.mark.parametrize(("written", "meant"), [
+    ("tags: 液压 检修", "tags: [液压, 检修]"),  # Obsidian's tags, parted by spaces
+    ("tags: hydraulics seals", "tags: [hydraulics, seals]"),
+    ("tags: hydraulic pump, seals", "tags: [hydraulic pump, seals]"),  # a mark parts them
+    ("aliases: 油路 检修", "aliases: [油路 检修]")])  # an alias may hold a space
+def test_obsidians_tags_parted_by_spaces_are_its_tags(kb, written, meant):
+    """`tags: 液压 检修` (Obsidian reads two tags: a tag holds no space) was told, and fixed,
+    as one tag, `tags: [液压 检修]`."""
+    key = written.split(":")[0]
+    assert findings(kb, written + "\n") == [
+        f"knowledge/a.md:9:1: error: fm-type: {key}: expected array, got str (write a list: "
+        f"{meant}) (`kb check --fix` does)"]
+    CliRunner().invoke(main, ["check", "--no-cache", "--fix"])
+    assert (kb / "knowledge" / "a.md").read_text(encoding="utf-8") == HEAD + meant + "\n" + BODY
+
+
+def test_obsidians_former_key_names_are_renamed_as_obsidian_renames_them(kb):
+    """`alias:` and `tag:` (Obsidian before 1.4, which renames them itself) were "did you
+    mean 'aliases'?" that `kb check --fix` left for the author."""
+    assert findings(kb, "alias: 稻热病\ntag: [水稻]\n") == [
+        "knowledge/a.md:9:1: error: fm-unknown-key: unknown key 'alias'; did you mean "
+        "'aliases'? (`kb check --fix` renames it)",
+        "knowledge/a.md:10:1: error: fm-unknown-key: unknown key 'tag'; did you mean 'tags'? "
+        "(`kb check --fix` renames it)"]
+    for _ in range(2):  # the key, then (YAML read one text) the list
+        CliRunner().invoke(main, ["check", "--no-cache", "--fix"])
+    assert (kb / "knowledge" / "a.md").read_text(encoding="utf-8") == \
+        HEAD + "aliases: [稻热病]\ntags: [水稻]\n" + BODY
+    # not where the key meant is written too: which value is meant is the author's call
+    got = findings(kb, "tag: [水稻]\ntags: [稻瘟病]\n")
+    assert got == ["knowledge/a.md:9:1: error: fm-unknown-key: unknown key 'tag'; did you "
+                   "mean 'tags'?"]

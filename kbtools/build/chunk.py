@@ -27,7 +27,7 @@ from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "29"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "30"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -77,6 +77,9 @@ CHUNKER_VERSION = "29"  # bump when output changes for the same input (index fin
 # 29: each picture of an HTML block (Typora's `<p align="center">` around one `<img>` a
 # line) has its image chunk at its own line (they all had the block's first line); a
 # paragraph is not cut inside a quotation (“…”, 「…」) shorter than target_chars
+# 30: a table in a callout or list item is captioned by the paragraph before it there (it
+# took its section's last short paragraph, even one after it); a quote's blank line (`>`)
+# is no line a reader sees: no chunk starts or ends on it, nor is it a line before or after
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

@@ -29,11 +29,12 @@ from kbtools.markdown.doctree import (
     Html,
     Image,
     ListBlock,
+    ListItem,
     MathBlock,
     Paragraph,
+    Quote,
     Table,
     block_images,
-    iter_blocks,
 )
 from kbtools.markdown.mermaid import mermaid_graph, mermaid_text
 from kbtools.markdown.nodes import Math
@@ -55,6 +56,21 @@ def protected_lines(doc: Document) -> set[int]:
                 and block.line_end > block.line_start):
             out.update(range(block.line_start, block.line_end + 1))
     return out
+
+
+def with_siblings(block: Block, siblings: tuple[Block, ...]
+                  ) -> Iterator[tuple[Block, tuple[Block, ...]]]:
+    """`block` and the blocks nested in it (`iter_blocks`' order), each with the blocks of
+    its own container: a table in a callout or under a numbered step is captioned by the
+    paragraph before it there (`FineChunks.lead_in`), not looked for among the section's
+    blocks, where it is not."""
+    yield block, siblings
+    if isinstance(block, ListBlock):
+        for item in block.items:
+            yield from with_siblings(item, block.items)
+    elif isinstance(block, (ListItem, Quote)):
+        for child in block.children:
+            yield from with_siblings(child, block.children)
 
 
 def heading_lines(doc: Document) -> set[int]:
@@ -87,9 +103,9 @@ class FineChunks:
         """The finer chunks of a section's block and of the blocks nested in it."""
         if isinstance(block, ListBlock):
             yield from self.list_items(block, path, siblings)
-        for inner in iter_blocks(block):
+        for inner, around in with_siblings(block, siblings):
             if isinstance(inner, Table):
-                yield from self.table(inner, path, siblings)
+                yield from self.table(inner, path, around)
             elif isinstance(inner, Code):
                 yield self.code(inner, path)
             elif isinstance(inner, MathBlock):
@@ -115,7 +131,9 @@ class FineChunks:
                                           "checked": item.checked})
 
     def lead_in(self, block: Block, siblings: tuple[Block, ...]) -> str:
-        """The short paragraph right before a list or table ("处理步骤：", "表 2 故障码")."""
+        """The short paragraph right before a list or table ("处理步骤：", "表 2 故障码") among
+        `siblings`, the blocks of its container; "" when there is none (nor when `block` is
+        not among them: what follows it is no caption)."""
         prev: Block | None = None
         anchor = block.line_start
         for b in siblings:
@@ -125,6 +143,8 @@ class FineChunks:
                 anchor = min(anchor, b.line_start)
             else:
                 prev, anchor = b, block.line_start
+        else:
+            return ""
         if isinstance(prev, Paragraph) and prev.line_end >= anchor - 2:
             s, e = self.t.trim(self.t.start(prev.line_start), self.t.end(prev.line_end))
             if e - s <= CAPTION_CHARS:

@@ -17,7 +17,7 @@ from kbtools.build.records import Chunk
 from kbtools.build.xref import HeadingIndex, find_links
 from kbtools.config import DEFAULTS, Config
 from kbtools.errors import ConfigError
-from kbtools.markdown.doctree import Block, Document
+from kbtools.markdown.doctree import Block, Code, Document, Html, MathBlock, Quote
 
 PATH_SEP = " › "
 GONE = "\x00"  # marks where hidden markup was while `SourceText.shown` drops emptied lines
@@ -80,8 +80,10 @@ class SourceText:
     """The file text with line <-> offset conversion (lines are 1-based), and the spans of
     it a reader does not see (`Document.hidden`: HTML tags and comments)."""
 
-    def __init__(self, lines: tuple[str, ...], hidden: tuple[tuple[int, int, str], ...] = ()):
+    def __init__(self, lines: tuple[str, ...], hidden: tuple[tuple[int, int, str], ...] = (),
+                 markers_only: frozenset[int] = frozenset()):
         self.text = "\n".join(lines)
+        self.markers_only = markers_only  # lines of quote markers alone (`quote_blank_lines`)
         self.starts = [0]
         for line in lines[:-1]:
             self.starts.append(self.starts[-1] + len(line) + 1)
@@ -159,6 +161,10 @@ class SourceText:
         return self.shows(self.start(line), self.end(line))
 
     def shows(self, start: int, end: int) -> bool:
+        """Whether a reader sees anything of [start, end), a span of one line: not only
+        whitespace, hidden markup or the `>` of a blank line of a quote or callout."""
+        if self.markers_only and self.line_of(start) in self.markers_only:
+            return False
         return bool(self.text[start:end].strip()) and bool(self.shown(start, end).strip())
 
     def trim_unseen(self, start: int, end: int) -> tuple[int, int]:
@@ -239,12 +245,33 @@ def _hard_cuts(units: list[Unit], cfg: ChunkConfig) -> list[Unit]:
     return out
 
 
+def quote_blank_lines(doc: Document) -> frozenset[int]:
+    """The lines of a quote (an Obsidian callout) holding its `>` markers alone (`>`, `> >`):
+    blank lines of the quote, which no reader sees, so no citation starts or ends on one
+    and none is a code block's or formula's line before or after. A line of a code block,
+    formula or HTML block inside the quote is its content, never one of them."""
+    quoted: set[int] = set()
+    content: set[int] = set()
+    for _, block in doc.blocks():
+        if isinstance(block, Quote):
+            quoted.update(range(block.line_start, block.line_end + 1))
+        elif isinstance(block, (Code, MathBlock, Html)):
+            content.update(range(block.line_start, block.line_end + 1))
+    return frozenset(n for n in quoted - content
+                     if 0 < n <= len(doc.lines) and _markers_only(doc.lines[n - 1]))
+
+
+def _markers_only(line: str) -> bool:
+    """Whether `line` holds quote markers (`>`) and blanks only, at least one marker."""
+    return ">" in line and not line.replace(">", "").strip(" \t")
+
+
 class ChunkMaker:
     """Makes the Chunk records of one document from spans of its text."""
 
     def __init__(self, doc: Document, cfg: ChunkConfig, resolver: HeadingIndex):
         self.doc, self.cfg, self.resolver = doc, cfg, resolver
-        self.t = SourceText(doc.lines, doc.hidden)
+        self.t = SourceText(doc.lines, doc.hidden, quote_blank_lines(doc))
 
     def prefix(self, path: tuple[str, ...]) -> str:
         """"Title › heading › sub-heading", the first line of every embed text."""

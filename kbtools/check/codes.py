@@ -44,6 +44,9 @@ CODES: dict[str, str] = {
     "fm-tag-hash": "a list item written with Obsidian's `#` (`tags: [\"#迁飞性害虫\"]`): "
                    "indexed with it, so `--where tags=迁飞性害虫`, facets and routing miss "
                    "the document (warning)",
+    "fm-list-joined": "a list item holding several values joined by Chinese list "
+                      "punctuation (`tags: [液压、检修]`): one value to the index, so "
+                      "`--where tags=液压`, facets and routing miss the document (warning)",
     "fm-unknown-category": "the category has no schema in schemas/categories/",
     "fm-verified-without-reviewer": "verified: true without verified_by and verified_at",
     "body-empty": "front matter but no content",
@@ -110,5 +113,5 @@ FRONT_MATTER_CODES = frozenset({
     "fm-missing", "fm-unterminated", "fm-empty", "fm-not-mapping", "yaml-syntax",
     "duplicate-key", "yaml-bomb", "fm-missing-key", "fm-unknown-key", "fm-type", "fm-value",
     "fm-timestamp", "fm-unknown-category", "fm-verified-without-reviewer", "fm-tag-hash",
-    "yaml-1.1-value",
+    "yaml-1.1-value", "fm-list-joined",
 })

@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 from collections.abc import Callable, Iterable
 
+from kbtools.check.formula_gaps import Gap
 from kbtools.check.mend import encoded_path, spaced_heading
 from kbtools.corpus import wide_encoding, wide_message
 from kbtools.errors import bidi_control
@@ -175,7 +176,10 @@ def _spaced_problem(line: int, col: int, written: str, path: str) -> Problem:
 
 
 def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
-                  max_table_rows: int = DEFAULT_MAX_TABLE_ROWS) -> list[Problem]:
+                  max_table_rows: int = DEFAULT_MAX_TABLE_ROWS,
+                  gaps: Iterable[Gap] = ()) -> list[Problem]:
+    """The findings of a document's scan; `gaps`: its formulas split by blank lines, each
+    one finding at its opening `$$` instead of two stray ones."""
     out: list[Problem] = []
     for line, marker in scan.unclosed_fences:
         out.append(("code-unclosed", "warning", line, 1,
@@ -208,7 +212,14 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
     out.extend(heading_skips(scan.heading_levels))
     out.extend(hash_headings(scan.hash_lines))
     out.extend(_spaced_problem(*spaced) for spaced in scan.spaced)
+    split = {gap.opener: gap for gap in gaps}
+    paired = {gap.closer for gap in split.values()}
     for line, col in scan.stray_dollars:
+        if line in split:
+            out.append(("math-unbalanced", "error", line, col, split[line].message()))
+            continue
+        if line in paired:
+            continue
         out.append(("math-unbalanced", "error", line, col,
                     "'$$' without a matching '$$' (math block not closed): add a line $$ where "
                     "the formula ends (or write \\$\\$ for two dollar signs)"))

@@ -30,6 +30,7 @@ from kbtools.check import (
     anchors,
     assets,
     content,
+    fm_items,
     frontmatter,
     links,
     mend,
@@ -45,6 +46,7 @@ from kbtools.check.cache import ScanCache, key_for, to_json
 from kbtools.check.codes import CODES, FRONT_MATTER_CODES
 from kbtools.check.decision_tables import table_findings
 from kbtools.check.docresult import DocResult, from_entry, to_entry
+from kbtools.check.formula_gaps import formula_gaps
 from kbtools.check.fscache import FsCache, git_cwd
 from kbtools.check.links import AnchorTarget, Edit
 from kbtools.check.results_cache import ResultsCache
@@ -238,14 +240,17 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
             return DocResult(src.path, rel, tuple(out))
         if key:
             new_scan = (key, to_json(result))
-    for problem in content.scan_problems(result, ctx.latex_problem, ctx.max_table_rows):
+    gaps = formula_gaps(result.stray_dollars, src.text.split("\n")) \
+        if len(result.stray_dollars) > 1 else []
+    for problem in content.scan_problems(result, ctx.latex_problem, ctx.max_table_rows, gaps):
         add(*problem)
     for problem in content.bidi_problems(src.text, src.fm_end_line,
                                          (line for line, _ in result.headings)):
         add(*problem)
     anchors: list[AnchorTarget] = []
     edits: list[Edit] = [*yaml_edits, *mend.scan_edits(result.hash_lines, result.spaced)]
-    edits.extend(yaml_syntax.syntax_edits(src))
+    edits.extend([*yaml_syntax.syntax_edits(src), *fm_items.joined_edits(src)])
+    edits.extend(edit for gap in gaps for edit in gap.edits(src.text.split("\n")))
     if ctx.schema_checks:
         edits.extend([*frontmatter.schema_edits(src, ctx.schemas_dir),
                       *frontmatter.value_edits(src)])

@@ -17,10 +17,11 @@ import yaml
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
+from kbtools.check import fm_items
 from kbtools.check.fm_example import example_block
 from kbtools.check.links import Edit
 from kbtools.check.mend import INVISIBLE, key_renames, key_spelling, misplaced_block, misplaced_edit
-from kbtools.check.yaml_syntax import FIXES, fm_lines, syntax_problem, words
+from kbtools.check.yaml_syntax import FIXES, syntax_problem, words
 from kbtools.corpus import SourceDoc
 from kbtools.schemas import validator_for
 
@@ -32,19 +33,23 @@ TIMESTAMP_ALIASES = frozenset({
     "date", "created", "updated", "modified", "created_at", "updated_at", "modified_at",
     "date_created", "date_modified", "date_updated", "last_modified", "last_updated",
     "lastmod", "created_on", "updated_on"})
+# Obsidian's former names of its keys, which Obsidian 1.4 renames to the plural on opening a
+# note (`cssclass`, a setting of the editor, is no knowledge: `_editor_setting`)
+OBSIDIAN_FORMER = {"alias": "aliases", "tag": "tags"}
 # (code, line, col, message) tuples; the caller turns them into Findings with a level.
 Problem = tuple[str, int, int, str]
 
 
 # codes of `parse_problems` and `schema_problems` that are warnings (the others are errors)
-WARNING_CODES = frozenset({"fm-tag-hash"})
+WARNING_CODES = frozenset({"fm-tag-hash", "fm-list-joined"})
 
 
 def parse_problems(src: SourceDoc, schemas_dir: Path | None = None,
                    categories: frozenset[str] = frozenset()) -> list[Problem]:
     """The corpus reader's front-matter errors (a YAML error a `#` caused named at that
     `#`, a missing block with the smallest one the schemas in `schemas_dir` accept), and
-    list values written with Obsidian's `#`."""
+    list values written with Obsidian's `#` or joined by Chinese list punctuation
+    (`kbtools.check.fm_items`)."""
     out = [syntax_problem(src, e.line, e.col, e.message) if e.code == "yaml-syntax"
            else (e.code, e.line, e.col, e.message + _where_to_close(src.text))
            if e.code == "fm-unterminated"
@@ -53,7 +58,7 @@ def parse_problems(src: SourceDoc, schemas_dir: Path | None = None,
                  f"{example_block(schemas_dir, categories)}")
            if e.code == "fm-missing" else (e.code, e.line, e.col, e.message)
            for e in src.errors]
-    return out + list(_hash_tags(src))
+    return out + list(fm_items.hash_tags(src)) + list(fm_items.joined_items(src))
 
 
 def _misplaced(text: str) -> str:
@@ -95,42 +100,6 @@ def _where_to_close(text: str) -> str:
     return ""
 
 
-def _hash_tags(src: SourceDoc) -> Iterator[Problem]:
-    """A list item (of any top-level list) written `"#迁飞性害虫"`: Obsidian's inline tag,
-    quoted so YAML keeps it; the index would keep the `#`, so `--where tags=迁飞性害虫`,
-    facets and routing miss the document."""
-    lines = dict(fm_lines(src))
-    for key, value in src.meta.items():
-        if not isinstance(value, list):
-            continue
-        for item in value:
-            if isinstance(item, str) and _obsidian_tag(item):
-                yield ("fm-tag-hash", _item_line(src, key, item, lines), 1,
-                       f"{key}: {item!r} keeps Obsidian's '#' in the index, so "
-                       f"`--where {key}={item[1:]}`, facets and routing miss it: write "
-                       f"{item[1:]!r} (Obsidian reads it without '#' the same)")
-
-
-def _obsidian_tag(item: str) -> bool:
-    """`#迁飞性害虫`, `#病害/真菌`: `#` and a word as Obsidian writes a tag (no space, not
-    only digits: `#1` is no tag to Obsidian)."""
-    word = item[1:]
-    return item.startswith("#") and bool(word) and not word.startswith("#") \
-        and not any(ch.isspace() for ch in word) and not word.isdigit()
-
-
-def _item_line(src: SourceDoc, key: Any, item: str, lines: dict[int, str]) -> int:
-    """The line of the front matter below top-level `key` (its own line first) that holds
-    `item`, else the key's line."""
-    start = _line(src, key)
-    for number in sorted(n for n in lines if n >= start):
-        if number > start and lines[number][:1] not in (" ", "-", "\t"):
-            break  # the next top-level key
-        if item in lines[number]:
-            return number
-    return start
-
-
 def schema_problems(src: SourceDoc, schemas_dir: Path | None,
                     categories: frozenset[str]) -> list[Problem]:
     meta = src.meta
@@ -139,7 +108,9 @@ def schema_problems(src: SourceDoc, schemas_dir: Path | None,
     base = validator_for("frontmatter", schemas_dir)
     meant = frozenset(_typos(src, base).values())
     out = list(_unknown_keys(src, base))
-    out.extend(_validate(src, base, "", meant))
+    optional = _optional_empty(src, schema_validators(meta, schemas_dir, categories)) \
+        if None in meta.values() else frozenset()
+    out.extend(_validate(src, base, "", meant, optional))
     out.extend(_timestamps(src))
     out.extend(_dates(src))
     category = meta.get("category")
@@ -152,7 +123,7 @@ def schema_problems(src: SourceDoc, schemas_dir: Path | None,
                         f"unknown category {category!r} (known: {known}){hint}"))
         else:
             out.extend(_validate(src, validator_for(f"categories/{category}", schemas_dir),
-                                 category, meant))
+                                 category, meant, optional))
     return out
 
 
@@ -239,15 +210,18 @@ def _timestamp_alias(src: SourceDoc, key: Any, known: list[str]) -> bool:
         and "timestamp" not in src.meta
 
 
-def _dated(src: SourceDoc, typos: dict[str, str]) -> frozenset[str]:
+def _renamed_as_meant(src: SourceDoc, typos: dict[str, str]) -> frozenset[str]:
     """The keys of `typos` meaning the timestamp under another name whose value says a date
     and time (with its offset or without: the key is renamed, the value kept as written, and
-    an offset kbtools cannot guess is then the timestamp finding's to ask for)."""
+    an offset kbtools cannot guess is then the timestamp finding's to ask for); and
+    Obsidian's former names of its keys (`alias`, `tag`: `OBSIDIAN_FORMER`), which Obsidian
+    itself renames so, when the schema's key is the one meant."""
     return frozenset(
         str(key) for key, close in typos.items()
         if close == "timestamp" and key_spelling(str(key)) in TIMESTAMP_ALIASES
         and isinstance(value := src.meta.get(key), str)
-        and (_offset_timestamp(value.replace(" ", "T", 1)) or _naive_timestamp(value)))
+        and (_offset_timestamp(value.replace(" ", "T", 1)) or _naive_timestamp(value))
+        or close and OBSIDIAN_FORMER.get(key_spelling(str(key))) == close)
 
 
 def schema_edits(src: SourceDoc, schemas_dir: Path | None) -> list[Edit]:
@@ -260,7 +234,7 @@ def schema_edits(src: SourceDoc, schemas_dir: Path | None) -> list[Edit]:
     lists = [e for key, rule in base.schema.get("properties", {}).items()
              if rule.get("type") == "array" and (e := _list_edit(src, key))]
     typos = _typos(src, base)
-    return [*key_renames(src, typos, _dated(src, typos)).values(), *lists]
+    return [*key_renames(src, typos, _renamed_as_meant(src, typos)).values(), *lists]
 
 
 def _list_edit(src: SourceDoc, key: str) -> Edit | None:
@@ -272,9 +246,9 @@ def _list_edit(src: SourceDoc, key: str) -> Edit | None:
     text = src.text.split("\n")[line - 1] if line else ""
     if not isinstance(value, str) or not written or "#" in text.partition(":")[2]:
         return None
-    new = f"[{', '.join(_items(value))}]"
+    new = f"[{', '.join(_items(value, key))}]"
     try:
-        same = yaml.safe_load(new) == _items(value)
+        same = yaml.safe_load(new) == _items(value, key)
     except yaml.YAMLError:
         same = False
     at = text.find(written, text.index(":") + 1)
@@ -283,7 +257,7 @@ def _list_edit(src: SourceDoc, key: str) -> Edit | None:
 
 def _unknown_keys(src: SourceDoc, validator: Draft202012Validator) -> Iterator[Problem]:
     typos = _typos(src, validator)
-    renamed = key_renames(src, typos, _dated(src, typos))
+    renamed = key_renames(src, typos, _renamed_as_meant(src, typos))
     for key, close in typos.items():
         fixed = " (`kb check --fix` renames it)" if key in renamed else ""
         hint = (f"; did you mean {close!r}?{fixed}" if close else
@@ -302,12 +276,14 @@ def _editor_setting(key: str) -> bool:
 
 
 def _validate(src: SourceDoc, validator: Draft202012Validator, category: str,
-              meant: frozenset[str]) -> Iterator[Problem]:
+              meant: frozenset[str], optional: frozenset[str] = frozenset()
+              ) -> Iterator[Problem]:
     """Schema errors as problems; a required key in `meant` (an unknown key's "did you
-    mean") is not said to be missing as well: one typo, one finding."""
+    mean") is not said to be missing as well: one typo, one finding. `optional`: the empty
+    keys the document may leave out (`_optional_empty`)."""
     where = f" (category {category!r})" if category else ""
     for err in sorted(validator.iter_errors(src.meta), key=lambda e: [str(p) for p in e.path]):
-        yield from _map_error(src, err, where, meant)
+        yield from _map_error(src, err, where, meant, optional)
 
 
 def _keypath(err: ValidationError) -> str:
@@ -315,7 +291,8 @@ def _keypath(err: ValidationError) -> str:
 
 
 def _map_error(src: SourceDoc, err: ValidationError, where: str,
-               meant: frozenset[str] = frozenset()) -> Iterator[Problem]:
+               meant: frozenset[str] = frozenset(),
+               optional: frozenset[str] = frozenset()) -> Iterator[Problem]:
     top = err.absolute_path[0] if err.absolute_path else None
     line = _line(src, top) if top is not None else _line(src, "")
     kind = err.validator
@@ -341,7 +318,7 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
     if eaten is not None:
         yield eaten
     elif kind == "type":
-        got = "nothing (the key is empty)" if err.instance is None else type(err.instance).__name__
+        got = _empty(err, optional) if err.instance is None else type(err.instance).__name__
         read = _as_read(src, top, err.instance, quote=True) \
             if len(err.absolute_path) == 1 else ""
         if err.validator_value == "boolean" and isinstance(err.instance, str) \
@@ -349,7 +326,7 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
             read = " (write true or false)"
         elif err.validator_value == "array" and isinstance(err.instance, str) \
                 and len(err.absolute_path) == 1:
-            read = f" (write a list: {top}: [{', '.join(_items(err.instance))}])" + (
+            read = f" (write a list: {top}: [{', '.join(_items(err.instance, top))}])" + (
                 FIXES if _list_edit(src, str(top)) else "")
         elif err.validator_value == "string" and isinstance(err.instance, list) \
                 and len(err.absolute_path) == 1 and err.instance \
@@ -384,6 +361,40 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
         read = _as_read(src, top, err.instance, quote=True) \
             if len(err.absolute_path) == 1 else ""
         yield ("fm-value", line, 1, f"{path}: {_short_message(err)}{read}{_hint(err)}{where}")
+
+
+EMPTY_EXAMPLES = {"string": "<text>", "array": "[a, b]", "boolean": "false", "integer": "1",
+                  "number": "1"}
+
+
+def _empty(err: ValidationError, optional: frozenset[str]) -> str:
+    """What a type error says of a key written with no value (`author:`): that it is empty
+    and what to write, a value of the type the schema wants (or as its description says: <the
+    reviewer's email>); a key in `optional`, which the
+    document may leave out, may be deleted instead."""
+    path = list(err.absolute_path)
+    if len(path) != 1 or not isinstance(err.validator_value, str):
+        return "nothing (the key is empty)"
+    key = str(path[0])
+    described = err.schema.get("description") if isinstance(err.schema, dict) else None
+    example = f"<{described}>" if isinstance(described, str) and described \
+        else EMPTY_EXAMPLES.get(err.validator_value, "<value>")
+    return (f"nothing (the key is empty: write {key}: {example}"
+            + (", or delete the line)" if key in optional else ")"))
+
+
+def _optional_empty(src: SourceDoc, validators: list[Draft202012Validator]) -> frozenset[str]:
+    """The keys written with no value that the schemas let the document leave out: without
+    the key, none of them says it is required (a category's `project`, `verified_by` once
+    `verified: true`)."""
+    out = set()
+    for key in (k for k, v in src.meta.items() if v is None):
+        rest = {k: v for k, v in src.meta.items() if k != key}
+        if not any(e.validator == "required" and key in e.validator_value
+                   and key not in (e.instance or {})
+                   for v in validators for e in v.iter_errors(rest)):
+            out.add(key)
+    return frozenset(out)
 
 
 def _comment_eaten(src: SourceDoc, path: list[Any], expected: Any) -> Problem | None:
@@ -505,10 +516,14 @@ def _short_message(err: ValidationError) -> str:
     return message.replace(shown, shown[:60] + f"…' ({len(str(err.instance))} characters)")
 
 
-def _items(text: str) -> list[str]:
-    """A list written as one string (`迁飞性害虫, 水稻`, `稻瘟病、纹枯病`) as its items."""
+def _items(text: str, key: Any = None) -> list[str]:
+    """A list written as one string (`迁飞性害虫, 水稻`, `稻瘟病、纹枯病`) as its items; the
+    `tags` of Obsidian's `tags: 液压 检修`, where no mark parts them, as its words (Obsidian
+    reads them so: a tag holds no space)."""
     for mark in "，、;；":
         text = text.replace(mark, ",")
+    if key == "tags" and "," not in text:
+        return text.split()
     return [item.strip() for item in text.split(",") if item.strip()]
 
 

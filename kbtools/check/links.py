@@ -16,7 +16,7 @@ from pathlib import Path
 from urllib.parse import quote, unquote
 
 from kbtools.check.fscache import FsCache, Resolved, compatible_file, nfc
-from kbtools.check.names import collision_message, windows_problem
+from kbtools.check.names import collision_message, disk_key, windows_problem
 from kbtools.markdown.frontend import Ref
 from kbtools.render.images import IMAGE_TYPES
 
@@ -173,8 +173,8 @@ def _check_target(ref: Ref, doc_rel: str, fs: FsCache) -> tuple[list[LinkProblem
     if target.startswith("//"):
         return _remote(ref, target), None
     if DRIVE.match(target):
-        return [LinkProblem("path-absolute", "error",
-                            f"absolute Windows path {target!r}: {OUTSIDE}")], None
+        return [LinkProblem("path-absolute", "error", f"absolute Windows path {target!r}: "
+                            f"{OUTSIDE}{_copied(target, doc_dir, fs)}")], None
     scheme = SCHEME.match(target)
     if scheme:
         name = scheme.group(1).lower()
@@ -392,7 +392,21 @@ def _absolute(ref: Ref, target: str, base: str, fragment: str, doc_dir: str,
                                        code="path-absolute", said=said)
             return [LinkProblem("path-absolute", "error", f"{said}{edit.new!r}", edit)], \
                 _anchor(ref, res, fragment)
-    return [LinkProblem("path-absolute", "error", f"absolute path {target!r}: {OUTSIDE}")], None
+    return [LinkProblem("path-absolute", "error", f"absolute path {target!r}: {OUTSIDE}"
+                        f"{_copied(base, doc_dir, fs)}")], None
+
+
+def _copied(path: str, doc_dir: str, fs: FsCache) -> str:
+    """What a finding of a file outside the repository adds when a file of its name is in the
+    repository (a picture Typora linked where it lay on the author's disk, copied into the
+    assets folder since): its path from the document, to link if it is that file; "" when
+    there is none, or several (which is meant is the author's to say)."""
+    name = re.split(r"[\\/]", path.rstrip("/\\"))[-1]
+    same = fs.files_named("").get(disk_key(name), ()) if name else ()
+    if len(same) != 1 or posixpath.basename(same[0]) != name:
+        return ""
+    return f" (the repository has {_rel_to(posixpath.normpath(same[0]), doc_dir)!r}: " \
+        "link that if it is the same file)"
 
 
 def _remote(ref: Ref, target: str) -> list[LinkProblem]:

@@ -43,7 +43,7 @@ from kbtools.cachedb import open_cache_db
 from kbtools.render.glyphs import fonts_signature
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 70  # bump when a check's findings for the same inputs change (5: `$` in code
+FORMAT = 71  # bump when a check's findings for the same inputs change (5: `$` in code
 # spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
 # 9: a percent-encoded destination's column; 10: decision tables' worded conditions,
 # dashes and units, ```latex fences as code; 11: findings a watcher stored after a schema
@@ -118,7 +118,12 @@ FORMAT = 70  # bump when a check's findings for the same inputs change (5: `$` i
 # (session 31); 69: an editor's `date:`/`created:`/`updated:` with no `timestamp` is the
 # timestamp meant, renamed by `--fix` when it says a date (session 31, x31); 70: a blank
 # line cutting an annotated decision table before a row of its width is `decision-malformed`
-# (session 32)
+# (session 32, d32); 71: a front-matter list item of values joined by 、/，/； is
+# `fm-list-joined`, split by `--fix` in a one-line flow list; `duplicate-key` says what to
+# write; `\label`, `\eqref`, `\notag` in formulas and a key with no value say what to write;
+# a `$$` formula a blank line splits is one finding, mended by `--fix`; Obsidian's `tags: a b`
+# is two tags and `alias:`/`tag:` are renamed by `--fix`; an absolute path outside the
+# repository names the one file of its name in it (session 32, c32)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

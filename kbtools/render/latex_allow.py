@@ -114,6 +114,16 @@ UNSUPPORTED: dict[str, tuple[str, str]] = {
     "ohm": ("gensymb", "write \\Omega"), "micro": ("gensymb", "write \\mu"),
     "k": ("the ogonek, not in the renderer's OT1 font encoding: \"Command \\k unavailable\"",
           "write the letter with it: ą, ę"),
+    # Typora's and Obsidian's equation numbering (MathJax's): a page has no numbered
+    # equations to refer to, so a label and a reference to it have nothing to name
+    "label": ("an equation label for \\eqref, which pages do not number",
+              "number the formula with \\tag{1} and write its number in the text: 式 (1)"),
+    **dict.fromkeys(("eqref", "ref"), (
+        "a reference to a \\label, which pages do not number",
+        "write the number outside the formula, in the text: 见式 (1), see (1)")),
+    **dict.fromkeys(("notag", "nonumber"), (
+        "an unnumbered line of numbered equations",
+        "delete it: a formula without \\tag has no number")),
 }
 # Control symbols: escaped specials, spacing, line break, text accents, italic correction,
 # discretionary hyphen and times.
