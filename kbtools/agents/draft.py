@@ -320,6 +320,8 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
         day = when[:10]
         slug = slugify(title)
         prefix = git_prefix(repo, cfg.root)
+        if base == "HEAD":
+            settled_head(repo)
         base_commit = read_commit(repo, base)  # None for HEAD in a repository without
         if base_commit is None and base != "HEAD":  # commits: the draft is the root
             raise UsageError(f"unknown Git revision {base!r}")
@@ -340,6 +342,43 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
                          f"{prefix}{folder}/{day}-{slug}.md", prefix, document, meta, message,
                          argument, Actor(name or who, email or "kb-draft@localhost"),
                          committed)
+
+
+# what a file in a worktree's git dir says is under way there, and how to end it: HEAD is then
+# a commit the operation is still writing (a rebase's rewritten one), not a branch's
+IN_PROGRESS = (("rebase-merge", "a rebase", "git rebase --continue or git rebase --abort"),
+               ("rebase-apply", "a rebase", "git rebase --continue or git rebase --abort"),
+               ("MERGE_HEAD", "a merge", "commit it or git merge --abort"),
+               ("CHERRY_PICK_HEAD", "a cherry-pick",
+                "git cherry-pick --continue or git cherry-pick --abort"),
+               ("REVERT_HEAD", "a revert", "git revert --continue or git revert --abort"),
+               ("BISECT_LOG", "a bisect", "git bisect reset"))
+
+
+def settled_head(repo: git.Repo) -> None:
+    """Refuse to base a draft on HEAD while HEAD is no branch's commit: during a rebase,
+    merge, cherry-pick, revert or bisect (it is a commit the operation is still writing, or
+    an old one), or detached at a commit no branch (local or fetched) holds. A draft is based
+    on HEAD, so merging one filed there brought that commit into main with it."""
+    git_dir = Path(repo.git_dir)
+    for name, what, end in IN_PROGRESS:
+        if (git_dir / name).exists():
+            raise UsageError(f"{what} is in progress in this repository, so HEAD is not a "
+                             f"branch's commit and a draft based on it would carry {what}'s "
+                             f"unfinished work: finish it first ({end}); nothing was filed",
+                             path=str(repo.working_tree_dir))
+    try:
+        repo.git.symbolic_ref("-q", "HEAD")
+        return  # on a branch
+    except git.GitCommandError:
+        pass
+    head = repo.git.rev_parse("--verify", "-q", "HEAD")
+    if repo.git.for_each_ref("--count=1", "--contains", head, "refs/heads", "refs/remotes"):
+        return  # detached at a commit a branch holds (a tag, CI's checkout): a clean base
+    raise UsageError(f"HEAD is detached at {head[:12]}, a commit no branch holds: a draft "
+                     "based on it would bring that commit along when merged; check out a "
+                     "branch first (git switch main); nothing was filed",
+                     path=str(repo.working_tree_dir))
 
 
 def _file(repo: git.Repo, cfg: Config, base_commit: CommitInfo | None, branch_name: str,
