@@ -37,11 +37,13 @@ from kbtools.gitobjects import (
     read_commit,
     write_blob,
 )
+from kbtools.pathspecs import literal
 from kbtools.provenance import (
     git_identity,
     git_prefix,
     in_nested_repo,
     nested_repo,
+    plain_paths,
     require_repo,
 )
 from kbtools.review.drafts import remote_branch, remote_names
@@ -76,10 +78,11 @@ class Draft:
     path: str  # relative to the repo (kb) root
     commit: str
     existing: bool = False  # filed before by a call with the same inputs (a retry)
+    merged: bool = False  # ... and merged since: the base it would be filed on holds it
 
     def to_dict(self) -> dict[str, str | bool]:
         return {"branch": self.branch, "path": self.path, "commit": self.commit,
-                "existing": self.existing}
+                "existing": self.existing, "merged": self.merged}
 
 
 def slugify(title: str) -> str:
@@ -337,6 +340,9 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
         with lock:  # a retried call waits for the one it repeats, then finds its draft
             if (filed := _filed_before(repo, f"draft/{day}-{slug}", key, prefix)) is not None:
                 return filed
+            if base_commit is not None and (merged := _merged_before(
+                    repo, base_commit.sha, f"{prefix}{folder}/{day}-{slug}", key)) is not None:
+                return replace(merged, path=merged.path[len(prefix):])
             committed = commit_paths(repo, base_commit.sha if base_commit else None, prefix)
             return _file(repo, cfg, base_commit, f"draft/{day}-{slug}",
                          f"{prefix}{folder}/{day}-{slug}.md", prefix, document, meta, message,
@@ -433,6 +439,27 @@ def _filed_before(repo: git.Repo, branch: str, key: str, prefix: str) -> Draft |
         if len(paths) == 1:
             return Draft(branch=name.strip(), path=paths[0][len(prefix):], commit=sha,
                          existing=True)
+    return None
+
+
+def _merged_before(repo: git.Repo, base: str, stem: str, key: str) -> Draft | None:
+    """The draft a call with the same inputs filed today whose branch is gone because it was
+    merged: `base` holds the file (`stem`.md or a numbered twin, repository paths) and, in
+    its history, the commit that carries `key` (the draft's own, or a squash quoting its
+    message). None when there is none, or the file was removed since (filed again)."""
+    folder = posixpath.dirname(stem)
+    found = plain_paths(repo).log(base, "-1", "--format=%H", "--fixed-strings",
+                                  f"--grep={KEY_TRAILER}: {key}", "--", literal(folder)).strip()
+    if not found:
+        return None
+    added = repo.git.diff_tree("--root", "--no-commit-id", "--name-only", "-r", "-z",
+                               "--diff-filter=A", found).split("\0")
+    own = re.compile(re.escape(stem) + r"(-[0-9]+)?\.md")
+    for path in added:
+        if own.fullmatch(path) and exists(repo, base, path):
+            name = posixpath.basename(path).removesuffix(".md")
+            return Draft(branch=f"draft/{name}", path=path, commit=found, existing=True,
+                         merged=True)
     return None
 
 
