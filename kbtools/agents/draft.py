@@ -156,6 +156,9 @@ def _check_text(name: str, value: str | None, *, multiline: bool) -> None:
                          "written; remove it")
 
 
+BLANK_LINES = re.compile(r"(?:[ \t]*\n)*")  # the empty lines a body may open with
+
+
 def split_body(body: str, argument: Callable[[str], str] = argument_name
                ) -> tuple[dict[str, Any], str]:
     """A body may bring its own front matter: keep its fields, drop verification ones. A
@@ -163,8 +166,13 @@ def split_body(body: str, argument: Callable[[str], str] = argument_name
     line (kept as text, its fields were lost without a word); a `---` never closed opens
     the text with a rule. Line breaks become LF: a client's CRLF or bare CR (old Mac text,
     some forms and terminals) made a draft `kb check` warns of, read as one line by other
-    tools."""
-    text = body.replace("\r\n", "\n").replace("\r", "\n")
+    tools. A byte-order mark and blank lines before the block do not hide it: the body is
+    written without them, so the block was a rule and a heading "key: value" in the draft
+    and its fields were lost."""
+    text = body.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
+    top = BLANK_LINES.match(text)
+    if top is not None and text[top.end():].startswith("---"):
+        text = text[top.end():]  # the document starts there: its body is written stripped
     if not text.startswith("---"):
         return {}, text
     src = parse_source(text, Path("draft.md"), "draft.md")
