@@ -81,3 +81,20 @@ def test_batches_that_hold_no_request(plain):
     assert [[(e["id"], e["error"]["code"]) for e in a] for a in arrays] == [
         [(None, -32600), (None, -32600)]]
     assert {"jsonrpc": "2.0", "id": 9, "result": {}} in answers
+
+
+def test_a_request_before_initialize_says_so(tmp_path):
+    """A client that calls a tool before `initialize` got "Invalid request parameters",
+    as if its arguments were wrong; the answer now says the session is not initialized."""
+    repo = committed_repo(tmp_path / "repo")
+    early = [call(1, "recent", {}), {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    data = b"".join(json.dumps(m).encode() + b"\n" for m in [*early, HELLO])
+    proc = subprocess.run([sys.executable, "-m", "kbtools", "mcp"], cwd=repo,
+                          env=env(repo / ".kbhome"), input=data, capture_output=True,
+                          timeout=120)
+    answers = {a["id"]: a for a in map(json.loads, proc.stdout.decode().splitlines())}
+    for i in (1, 2):
+        error = answers[i]["error"]
+        assert error["code"] == -32602 and "initialize" in error["message"], error
+        assert "\n" not in error["message"]
+    assert "result" in answers[0]

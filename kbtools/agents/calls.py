@@ -184,7 +184,8 @@ def call_shape(parameters: Mapping[str, tuple[str, ...]]) -> ServerMiddleware[An
     SDK cannot read with JSON-RPC's "invalid params" and one line naming the tool and what
     is wrong (`call_problem`); the SDK's own answer was "Invalid request parameters", with
     nothing to say which, for a missing tool name and for arguments sent as a list or a
-    string alike. `parameters`: tool name → the argument names it takes."""
+    string alike, and for any request sent before `initialize` (now said as that).
+    `parameters`: tool name → the argument names it takes."""
     from mcp.shared.exceptions import MCPError
     from mcp_types.jsonrpc import INVALID_PARAMS
 
@@ -192,7 +193,17 @@ def call_shape(parameters: Mapping[str, tuple[str, ...]]) -> ServerMiddleware[An
         problem = call_problem(ctx.params, parameters) if ctx.method == "tools/call" else None
         if problem is not None:
             raise MCPError(code=INVALID_PARAMS, message=problem)
-        return await call_next(ctx)
+        try:
+            return await call_next(ctx)
+        except MCPError as exc:
+            if exc.code == INVALID_PARAMS and not exc.error.data and ctx.method != "initialize" \
+                    and getattr(ctx.session, "client_params", False) is None:
+                # the SDK's answer to a request before the handshake, the same "Invalid
+                # request parameters" as for wrong arguments: say what is missing
+                raise MCPError(code=INVALID_PARAMS, message=one_line(
+                    f"{ctx.method} before the session is initialized: send initialize "
+                    "first, then notifications/initialized")) from None
+            raise
 
     return check
 
