@@ -68,3 +68,17 @@ def test_the_mcp_tool_says_it_was_merged(repo):
     assert first["merged"] is False
     assert "merged since" in again["next"]
     assert drafts(repo) == []
+
+
+def test_a_report_pushed_and_deleted_here_is_not_filed_again(repo, tmp_path):
+    """The draft branch pushed for review and deleted here (`git push -u origin …`, then
+    `git branch -d`): the retry saw `origin/draft/…` as a taken name and filed `…-2`."""
+    git(tmp_path, "init", "-q", "--bare", "shared.git")
+    git(repo, "remote", "add", "team/origin", str(tmp_path / "shared.git"))
+    first = create_draft(repo, **ZH)
+    git(repo, "push", "-q", "team/origin", first.branch)
+    git(repo, "branch", "-q", "-D", first.branch)
+    again = create_draft(repo, **ZH)
+    assert (again.existing, again.merged) == (True, False)
+    assert (again.branch, again.path, again.commit) == (first.branch, first.path, first.commit)
+    assert drafts(repo) == []

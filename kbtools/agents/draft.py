@@ -435,13 +435,23 @@ def _filing_lock(repo: git.Repo) -> AbstractContextManager[None]:
 
 def _filed_before(repo: git.Repo, branch: str, key: str, prefix: str) -> Draft | None:
     """The draft on `branch` (or one of its numbered twins) that a call with the same inputs
-    filed (its tip carries `key`), e.g. before the caller's timeout and retry; or None."""
-    listed = repo.git.for_each_ref("--format=%(refname:strip=2)%00%(objectname)%00%(contents)%00",
-                                   f"refs/heads/{branch}", f"refs/heads/{branch}-*")
+    filed (its tip carries `key`), e.g. before the caller's timeout and retry; or None. A
+    remote's branch counts too (`origin/draft/...`: pushed for review and deleted here),
+    named as the branch it is there."""
+    remotes = remote_names(repo)
+    twin = re.compile(re.escape(branch) + r"(-[0-9]+)?")
+    pushed = [ref for ref in repo.git.for_each_ref("--format=%(refname)", "refs/remotes/"
+                                                   ).split("\n")
+              if ref and twin.fullmatch(remote_branch(ref, remotes))]
+    listed = repo.git.for_each_ref("--format=%(refname)%00%(objectname)%00%(contents)%00",
+                                   f"refs/heads/{branch}", f"refs/heads/{branch}-*", *pushed)
     fields = listed.split("\0")
-    for name, sha, contents in zip(fields[0::3], fields[1::3], fields[2::3], strict=False):
+    for ref, sha, contents in zip(fields[0::3], fields[1::3], fields[2::3], strict=False):
         if f"{KEY_TRAILER}: {key}" not in contents.splitlines():
             continue
+        ref = ref.strip()
+        name = (ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/")
+                else remote_branch(ref, remotes))
         changed = repo.git.diff_tree("--root", "--no-commit-id", "--name-only", "-r", "-z", sha)
         paths = [p for p in changed.split("\0") if p.startswith(prefix) and p.endswith(".md")]
         if len(paths) == 1:
