@@ -234,7 +234,8 @@ def test_mcp_tools_fail_with_one_line_reason(built):
     assert "greater than or equal to 1" in got["zero-k"].content[0].text
     assert f"less than or equal to {MAX_K}" in got["huge-k"].content[0].text
     assert "a valid integer" in got["true-k"].content[0].text  # never read as 1
-    assert "a valid string" in got["true-input"].content[0].text
+    assert "expected a string, a whole number or a number, not a boolean" in \
+        got["true-input"].content[0].text
     assert "title contains the control character '\\x00'" in got["nul-title"].content[0].text
     assert not got["huge-days"].is_error
     assert git(built, "branch", "--list", "draft/*") == ""  # no draft was written

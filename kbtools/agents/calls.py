@@ -26,13 +26,60 @@ def tool_error(exc: BaseException) -> str:
     errors = getattr(exc, "errors", None)
     if callable(errors):  # pydantic's ValidationError: the arguments do not fit the schema
         try:
-            parts = [f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
-                     for e in errors()]
+            parts = schema_errors(errors())
         except Exception:  # a validation error of another shape: its type is enough
             parts = []
         return one_line("invalid arguments: " + ("; ".join(parts) or type(exc).__name__))
     return one_line(f"internal error ({type(exc).__name__}: {exc}); the server log on stderr "
                     "has the details")
+
+
+# the JSON a member of a union type takes, by the name pydantic gives the member in an error's
+# location (`list[constrained-str]`, `constrained-str`, `int` …)
+MEMBER_KINDS = {"str": "a string", "int": "a whole number", "float": "a number",
+                "bool": "a boolean"}
+
+
+def member_kind(tag: Any) -> str | None:
+    """What JSON a union's member named `tag` takes; None when `tag` names no member (an
+    argument's name, a list index, an object's key)."""
+    if not isinstance(tag, str):
+        return None
+    if tag.startswith("list["):
+        return "a list"
+    if tag.startswith("dict["):
+        return "an object"
+    return MEMBER_KINDS.get(tag.removeprefix("constrained-").removeprefix("strict-"))
+
+
+def schema_errors(errors: list[Any]) -> list[str]:
+    """pydantic's errors of a call's arguments as "argument: what is wrong" lines. An
+    argument of several types (a `where` that is a string or a list) failed once per type,
+    each located by the type's internal name (`where.list[constrained-str]: Input should be
+    a valid list; where.constrained-str: …`): such an argument given a value of none of its
+    types is said as the JSON types it takes and the one it got; given a value of one of
+    them that failed inside or a bound, as that type's errors alone, without the name."""
+    parts: list[str] = []
+    unions: dict[tuple[Any, ...], list[tuple[str, tuple[Any, ...], Any]]] = {}
+    for e in errors:
+        loc = tuple(e["loc"])
+        at = next((n for n, p in enumerate(loc) if member_kind(p) is not None), None)
+        if at is None:
+            parts.append(f"{'.'.join(map(str, loc)) or 'arguments'}: {e['msg']}")
+            continue
+        mismatch = str(e.get("type", "")).endswith("_type") and at == len(loc) - 1
+        unions.setdefault(loc[:at], []).append((
+            "" if mismatch else e["msg"], loc[:at] + loc[at + 1:], (loc[at], e.get("input"))))
+    for where, failed in unions.items():
+        name = ".".join(map(str, where)) or "arguments"
+        inside = [f"{'.'.join(map(str, loc))}: {msg}" for msg, loc, _ in failed if msg]
+        if inside:
+            parts += list(dict.fromkeys(inside))
+            continue
+        kinds = list(dict.fromkeys(str(member_kind(tag)) for _, _, (tag, _) in failed))
+        said = ", ".join(kinds[:-1]) + " or " + kinds[-1] if len(kinds) > 1 else kinds[0]
+        parts.append(f"{name}: expected {said}, not {json_kind(failed[0][2][1])}")
+    return parts
 
 
 def tool_exception(exc: BaseException) -> Exception:
@@ -60,6 +107,9 @@ def one_line_errors(base: type, parameters: dict[str, tuple[str, ...]],
         async def call_tool(self, name: str, arguments: dict[str, Any],
                             context: Any = None) -> Any:
             known = parameters.get(name)
+            if known is None:  # the SDK said "Unknown tool: x", not which tools there are
+                raise ToolError(one_line(f"Unknown tool: {name!r}; the tools: "
+                                         f"{', '.join(parameters)}"))
             unknown = sorted(set(arguments or {}) - set(known or ()))
             if known is not None and unknown:  # the SDK drops them: `heading` read the whole doc
                 raise ToolError(one_line(
@@ -134,7 +184,8 @@ def call_shape(parameters: Mapping[str, tuple[str, ...]]) -> ServerMiddleware[An
     SDK cannot read with JSON-RPC's "invalid params" and one line naming the tool and what
     is wrong (`call_problem`); the SDK's own answer was "Invalid request parameters", with
     nothing to say which, for a missing tool name and for arguments sent as a list or a
-    string alike. `parameters`: tool name → the argument names it takes."""
+    string alike, and for any request sent before `initialize` (now said as that).
+    `parameters`: tool name → the argument names it takes."""
     from mcp.shared.exceptions import MCPError
     from mcp_types.jsonrpc import INVALID_PARAMS
 
@@ -142,7 +193,17 @@ def call_shape(parameters: Mapping[str, tuple[str, ...]]) -> ServerMiddleware[An
         problem = call_problem(ctx.params, parameters) if ctx.method == "tools/call" else None
         if problem is not None:
             raise MCPError(code=INVALID_PARAMS, message=problem)
-        return await call_next(ctx)
+        try:
+            return await call_next(ctx)
+        except MCPError as exc:
+            if exc.code == INVALID_PARAMS and not exc.error.data and ctx.method != "initialize" \
+                    and getattr(ctx.session, "client_params", False) is None:
+                # the SDK's answer to a request before the handshake, the same "Invalid
+                # request parameters" as for wrong arguments: say what is missing
+                raise MCPError(code=INVALID_PARAMS, message=one_line(
+                    f"{ctx.method} before the session is initialized: send initialize "
+                    "first, then notifications/initialized")) from None
+            raise
 
     return check
 

@@ -37,11 +37,13 @@ from kbtools.gitobjects import (
     read_commit,
     write_blob,
 )
+from kbtools.pathspecs import literal
 from kbtools.provenance import (
     git_identity,
     git_prefix,
     in_nested_repo,
     nested_repo,
+    plain_paths,
     require_repo,
 )
 from kbtools.review.drafts import remote_branch, remote_names
@@ -76,10 +78,11 @@ class Draft:
     path: str  # relative to the repo (kb) root
     commit: str
     existing: bool = False  # filed before by a call with the same inputs (a retry)
+    merged: bool = False  # ... and merged since: the base it would be filed on holds it
 
     def to_dict(self) -> dict[str, str | bool]:
         return {"branch": self.branch, "path": self.path, "commit": self.commit,
-                "existing": self.existing}
+                "existing": self.existing, "merged": self.merged}
 
 
 def slugify(title: str) -> str:
@@ -153,6 +156,9 @@ def _check_text(name: str, value: str | None, *, multiline: bool) -> None:
                          "written; remove it")
 
 
+BLANK_LINES = re.compile(r"(?:[ \t]*\n)*")  # the empty lines a body may open with
+
+
 def split_body(body: str, argument: Callable[[str], str] = argument_name
                ) -> tuple[dict[str, Any], str]:
     """A body may bring its own front matter: keep its fields, drop verification ones. A
@@ -160,8 +166,13 @@ def split_body(body: str, argument: Callable[[str], str] = argument_name
     line (kept as text, its fields were lost without a word); a `---` never closed opens
     the text with a rule. Line breaks become LF: a client's CRLF or bare CR (old Mac text,
     some forms and terminals) made a draft `kb check` warns of, read as one line by other
-    tools."""
-    text = body.replace("\r\n", "\n").replace("\r", "\n")
+    tools. A byte-order mark and blank lines before the block do not hide it: the body is
+    written without them, so the block was a rule and a heading "key: value" in the draft
+    and its fields were lost."""
+    text = body.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
+    top = BLANK_LINES.match(text)
+    if top is not None and text[top.end():].startswith("---"):
+        text = text[top.end():]  # the document starts there: its body is written stripped
     if not text.startswith("---"):
         return {}, text
     src = parse_source(text, Path("draft.md"), "draft.md")
@@ -320,6 +331,8 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
         day = when[:10]
         slug = slugify(title)
         prefix = git_prefix(repo, cfg.root)
+        if base == "HEAD":
+            settled_head(repo)
         base_commit = read_commit(repo, base)  # None for HEAD in a repository without
         if base_commit is None and base != "HEAD":  # commits: the draft is the root
             raise UsageError(f"unknown Git revision {base!r}")
@@ -335,11 +348,51 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
         with lock:  # a retried call waits for the one it repeats, then finds its draft
             if (filed := _filed_before(repo, f"draft/{day}-{slug}", key, prefix)) is not None:
                 return filed
+            if base_commit is not None and (merged := _merged_before(
+                    repo, base_commit.sha, f"{prefix}{folder}/{day}-{slug}", key)) is not None:
+                return replace(merged, path=merged.path[len(prefix):])
             committed = commit_paths(repo, base_commit.sha if base_commit else None, prefix)
             return _file(repo, cfg, base_commit, f"draft/{day}-{slug}",
                          f"{prefix}{folder}/{day}-{slug}.md", prefix, document, meta, message,
                          argument, Actor(name or who, email or "kb-draft@localhost"),
                          committed)
+
+
+# what a file in a worktree's git dir says is under way there, and how to end it: HEAD is then
+# a commit the operation is still writing (a rebase's rewritten one), not a branch's
+IN_PROGRESS = (("rebase-merge", "a rebase", "git rebase --continue or git rebase --abort"),
+               ("rebase-apply", "a rebase", "git rebase --continue or git rebase --abort"),
+               ("MERGE_HEAD", "a merge", "commit it or git merge --abort"),
+               ("CHERRY_PICK_HEAD", "a cherry-pick",
+                "git cherry-pick --continue or git cherry-pick --abort"),
+               ("REVERT_HEAD", "a revert", "git revert --continue or git revert --abort"),
+               ("BISECT_LOG", "a bisect", "git bisect reset"))
+
+
+def settled_head(repo: git.Repo) -> None:
+    """Refuse to base a draft on HEAD while HEAD is no branch's commit: during a rebase,
+    merge, cherry-pick, revert or bisect (it is a commit the operation is still writing, or
+    an old one), or detached at a commit no branch (local or fetched) holds. A draft is based
+    on HEAD, so merging one filed there brought that commit into main with it."""
+    git_dir = Path(repo.git_dir)
+    for name, what, end in IN_PROGRESS:
+        if (git_dir / name).exists():
+            raise UsageError(f"{what} is in progress in this repository, so HEAD is not a "
+                             f"branch's commit and a draft based on it would carry {what}'s "
+                             f"unfinished work: finish it first ({end}); nothing was filed",
+                             path=str(repo.working_tree_dir))
+    try:
+        repo.git.symbolic_ref("-q", "HEAD")
+        return  # on a branch
+    except git.GitCommandError:
+        pass
+    head = repo.git.rev_parse("--verify", "-q", "HEAD")
+    if repo.git.for_each_ref("--count=1", "--contains", head, "refs/heads", "refs/remotes"):
+        return  # detached at a commit a branch holds (a tag, CI's checkout): a clean base
+    raise UsageError(f"HEAD is detached at {head[:12]}, a commit no branch holds: a draft "
+                     "based on it would bring that commit along when merged; check out a "
+                     "branch first (git switch main); nothing was filed",
+                     path=str(repo.working_tree_dir))
 
 
 def _file(repo: git.Repo, cfg: Config, base_commit: CommitInfo | None, branch_name: str,
@@ -382,18 +435,49 @@ def _filing_lock(repo: git.Repo) -> AbstractContextManager[None]:
 
 def _filed_before(repo: git.Repo, branch: str, key: str, prefix: str) -> Draft | None:
     """The draft on `branch` (or one of its numbered twins) that a call with the same inputs
-    filed (its tip carries `key`), e.g. before the caller's timeout and retry; or None."""
-    listed = repo.git.for_each_ref("--format=%(refname:strip=2)%00%(objectname)%00%(contents)%00",
-                                   f"refs/heads/{branch}", f"refs/heads/{branch}-*")
+    filed (its tip carries `key`), e.g. before the caller's timeout and retry; or None. A
+    remote's branch counts too (`origin/draft/...`: pushed for review and deleted here),
+    named as the branch it is there."""
+    remotes = remote_names(repo)
+    twin = re.compile(re.escape(branch) + r"(-[0-9]+)?")
+    pushed = [ref for ref in repo.git.for_each_ref("--format=%(refname)", "refs/remotes/"
+                                                   ).split("\n")
+              if ref and twin.fullmatch(remote_branch(ref, remotes))]
+    listed = repo.git.for_each_ref("--format=%(refname)%00%(objectname)%00%(contents)%00",
+                                   f"refs/heads/{branch}", f"refs/heads/{branch}-*", *pushed)
     fields = listed.split("\0")
-    for name, sha, contents in zip(fields[0::3], fields[1::3], fields[2::3], strict=False):
+    for ref, sha, contents in zip(fields[0::3], fields[1::3], fields[2::3], strict=False):
         if f"{KEY_TRAILER}: {key}" not in contents.splitlines():
             continue
+        ref = ref.strip()
+        name = (ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/")
+                else remote_branch(ref, remotes))
         changed = repo.git.diff_tree("--root", "--no-commit-id", "--name-only", "-r", "-z", sha)
         paths = [p for p in changed.split("\0") if p.startswith(prefix) and p.endswith(".md")]
         if len(paths) == 1:
             return Draft(branch=name.strip(), path=paths[0][len(prefix):], commit=sha,
                          existing=True)
+    return None
+
+
+def _merged_before(repo: git.Repo, base: str, stem: str, key: str) -> Draft | None:
+    """The draft a call with the same inputs filed today whose branch is gone because it was
+    merged: `base` holds the file (`stem`.md or a numbered twin, repository paths) and, in
+    its history, the commit that carries `key` (the draft's own, or a squash quoting its
+    message). None when there is none, or the file was removed since (filed again)."""
+    folder = posixpath.dirname(stem)
+    found = plain_paths(repo).log(base, "-1", "--format=%H", "--fixed-strings",
+                                  f"--grep={KEY_TRAILER}: {key}", "--", literal(folder)).strip()
+    if not found:
+        return None
+    added = repo.git.diff_tree("--root", "--no-commit-id", "--name-only", "-r", "-z",
+                               "--diff-filter=A", found).split("\0")
+    own = re.compile(re.escape(stem) + r"(-[0-9]+)?\.md")
+    for path in added:
+        if own.fullmatch(path) and exists(repo, base, path):
+            name = posixpath.basename(path).removesuffix(".md")
+            return Draft(branch=f"draft/{name}", path=path, commit=found, existing=True,
+                         merged=True)
     return None
 
 

@@ -190,7 +190,8 @@ as text (a result's `citation` and the release's `source_commit`) or as links re
 the draft's folder (`../crops/x.md`, not `knowledge/crops/x.md`): a draft that `kb check`
 would fail (a link to nothing, a formula that does not render) is refused with the reason.
 Retrying a call that timed out is safe: the same arguments on the same day return the
-draft already filed (`existing: true`) instead of filing it twice.
+draft already filed (`existing: true`; `merged: true` when it has been merged since) instead
+of filing it twice.
 Do not use to edit or correct existing documents, and never to mark anything verified.
 """
 
@@ -358,6 +359,10 @@ def tool_draft(ctx: Context, category: str, title: str, body: str, author: str |
                location: str | None = None) -> dict[str, Any]:
     draft = create_draft(ctx.repo_root(), category, title, body, author=author, location=location,
                          source="agent report via kb mcp")
+    if draft.merged:
+        return {**draft.to_dict(), "verified": False,
+                "next": "this report was already filed by an earlier call with the same "
+                        "arguments and its draft has been merged since: nothing new was written"}
     done = ("this report was already filed by an earlier call with the same arguments (a "
             "retry): nothing new was written; " if draft.existing else "")
     return {**draft.to_dict(), "verified": False,

@@ -12,6 +12,11 @@ answered before the server stops. `end()` (Ctrl-C) ends the input the same way w
 waiting for the client; `finish()`, once the SDK has stopped, sends what it wrote on to the
 client and gives fd 1 back. A request the SDK cannot read, which it drops without a word,
 is answered on the way in with JSON-RPC's "Invalid Request" error (`refusal`).
+
+A JSON-RPC batch (one line holding an array of messages, which protocol revision 2025-03-26
+has clients send and the server still negotiates) the SDK dropped without a word, so the
+client waited for ever: each of its messages now goes to the SDK as a line of its own, and
+the answers to its requests go back to the client as one array once all are in (`Batch`).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import os
 import re
 import threading
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")  # a JSON escape of a UTF-16 surrogate
@@ -90,6 +96,38 @@ def refusal(line: bytes) -> bytes | None:
     return json.dumps(answer).encode("utf-8") + b"\n"
 
 
+NOT_A_MESSAGE = {"jsonrpc": "2.0", "id": None, "error": {
+    "code": INVALID_REQUEST, "message": "Invalid Request: a batch holds JSON-RPC messages (objects), "
+    "at least one"}}
+
+
+@dataclass
+class Batch:
+    """The requests of one batch still waiting for their answer (by id, `id_key`), and the
+    answers it has (JSON texts, in the order they came): the array is sent when none waits."""
+
+    waiting: Counter[str] = field(default_factory=Counter)
+    answers: list[bytes] = field(default_factory=list)
+
+    def array(self) -> bytes | None:
+        """The batch's answer line once every request has its answer; None before, and for
+        a batch that holds no request (notifications alone are not answered)."""
+        if +self.waiting or not self.answers:
+            return None
+        return b"[" + b",".join(self.answers) + b"]\n"
+
+
+def batch_items(line: bytes) -> list[Any] | None:
+    """The messages of `line` when it is a JSON array (a batch), else None."""
+    if not line.lstrip().startswith(b"["):
+        return None
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, list) else None
+
+
 class Wire:
     """See the module docstring."""
 
@@ -104,6 +142,7 @@ class Wire:
         self.feeding = True  # sdk_in is still ours (not yet closed by the input pump)
         self.out: BinaryIO | None = os.fdopen(client_out, "wb", closefd=False)  # None: gone
         self.writing = threading.Lock()  # one line at a time to the client (`_to_client`)
+        self.batches: list[Batch] = []  # batches with requests still waiting (under `changed`)
         import mcp_types  # the SDK's own reading of a line (loaded by the SDK anyway)
 
         self.adapter, self.request_type = mcp_types.jsonrpc_message_adapter, mcp_types.JSONRPCRequest
@@ -134,6 +173,10 @@ class Wire:
                     if self.closing:
                         break
                     line = clean_message(line)
+                    items = batch_items(line)
+                    if items is not None:
+                        self._feed_batch(items, dst)
+                        continue
                     refusal = self._note_request(line)
                     if refusal is not None:  # the SDK would drop it without an answer
                         self._to_client(refusal)
@@ -149,6 +192,55 @@ class Wire:
                     self.feeding = False
                     dst.close()
 
+    def _feed_batch(self, items: list[Any], dst: BinaryIO) -> None:
+        """The messages of a batch to the SDK, each a line of its own; their answers are
+        collected into one array (`_relay`). An empty batch, and an element that is no
+        object, is answered with Invalid Request (id null), as JSON-RPC says."""
+        if not items:
+            self._to_client(json.dumps(NOT_A_MESSAGE).encode("utf-8") + b"\n")
+            return
+        batch, lines = Batch(), []
+        for item in items:
+            if not isinstance(item, dict):
+                batch.answers.append(json.dumps(NOT_A_MESSAGE).encode("utf-8"))
+                continue
+            line = json.dumps(item).encode("utf-8") + b"\n"
+            refused = self._note_request(line)
+            if refused is not None:
+                batch.answers.append(refused.rstrip(b"\n"))
+                continue
+            key = id_key(item.get("id"))
+            if key is not None and "method" in item:  # a request: its answer joins the array
+                batch.waiting[key] += 1
+            lines.append(line)
+        with self.changed:
+            self.batches.append(batch)  # before any line is sent: no answer can come sooner
+        self._batch_done(batch)
+        for line in lines:
+            dst.write(line)
+        dst.flush()
+
+    def _batch_done(self, batch: Batch) -> None:
+        """Send `batch`'s array when it is complete (and forget it), or forget a batch that
+        holds nothing to answer."""
+        with self.changed:
+            if +batch.waiting or batch not in self.batches:
+                return
+            self.batches.remove(batch)
+        array = batch.array()
+        if array is not None:
+            self._to_client(array)
+
+    def _batched(self, key: str, line: bytes) -> Batch | None:
+        """The batch waiting for the answer `line` to request `key`, which takes it; None
+        when no batch waits for it (the answer goes to the client as it is)."""
+        with self.changed:
+            batch = next((b for b in self.batches if b.waiting[key] > 0), None)
+            if batch is not None:
+                batch.waiting[key] -= 1
+                batch.answers.append(line.rstrip(b"\n"))
+        return batch
+
     def _note_request(self, line: bytes) -> bytes | None:
         """Keep the id of a request in `line`, as the SDK reads it (an id that is not a whole
         number or a string makes it a notification, which is not answered); forget the one
@@ -162,13 +254,18 @@ class Wire:
             msg = self.adapter.validate_json(line, by_name=False)
         except ValueError:  # the SDK refuses it (without an answer)
             return refusal(line)
+        done: list[Batch] = []
         with self.changed:
             if isinstance(msg, self.request_type):
                 self.pending[id_key(msg.id) or ""] += 1
             elif getattr(msg, "method", None) == "notifications/cancelled":
                 params = getattr(msg, "params", None) or {}
-                self.pending.pop(id_key(params.get("requestId")) or "", None)
+                cancelled = id_key(params.get("requestId")) or ""
+                self.pending.pop(cancelled, None)
+                done = [b for b in self.batches if b.waiting.pop(cancelled, None)]
                 self.changed.notify_all()
+        for batch in done:  # a cancelled request is not answered, in a batch either
+            self._batch_done(batch)
         return None
 
     def _to_client(self, line: bytes) -> None:
@@ -187,16 +284,23 @@ class Wire:
         self.end(answered=False)
 
     def _relay(self) -> None:
-        """The SDK's lines to the client, up to END_OF_OUTPUT; each answer leaves `pending`."""
+        """The SDK's lines to the client, up to END_OF_OUTPUT; each answer leaves `pending`
+        (an answer to a request of a batch goes with the batch's array)."""
         with os.fdopen(self.sdk_out, "rb") as src:
             for line in src:
                 if line == END_OF_OUTPUT:
                     break
-                self._to_client(line)
                 msg = message(line) if b'"id"' in line else None
-                if msg is not None and "method" not in msg:
+                answer = msg is not None and "method" not in msg
+                key = id_key(msg.get("id")) or "" if msg is not None else ""
+                batch = self._batched(key, line) if answer and self.batches else None
+                if batch is None:
+                    self._to_client(line)
+                else:
+                    self._batch_done(batch)
+                if answer:
                     with self.changed:
-                        self.pending -= Counter([id_key(msg.get("id")) or ""])
+                        self.pending -= Counter([key])
                         self.changed.notify_all()
 
     def end(self, *, answered: bool = True) -> None:

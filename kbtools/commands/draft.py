@@ -38,7 +38,10 @@ def new(category: str, title: str, source_file: BinaryIO, author: str | None,
     """
     result = create_draft(find_root(), category, title, read_body(source_file), author=author,
                           location=location, source=source, argument=_flag)
-    if result.existing:
+    if result.merged:
+        click.echo("kb: already filed (the same draft, today) and merged since: nothing new "
+                   "written", err=True)
+    elif result.existing:
         click.echo("kb: already filed (the same draft, today): nothing new written", err=True)
     if as_json:
         echo_json(result.to_dict())

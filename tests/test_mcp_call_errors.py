@@ -1,0 +1,52 @@
+"""What an agent reads when a call to `kb mcp` is wrong: one line that names the tools it
+can call, or the argument and the JSON types it takes, not the schema's internal names."""
+
+from __future__ import annotations
+
+import pytest
+from mcpfixtures import committed_repo, error_text, session
+
+RISK = "knowledge/crops/risk.md"
+
+
+@pytest.fixture(scope="module")
+def answers(tmp_path_factory) -> dict[str, str]:
+    repo = committed_repo(tmp_path_factory.mktemp("errors") / "repo")
+    calls = {
+        "unknown tool": ("serach", {"query": "x"}),
+        "where a number": ("search", {"query": "x", "where": 5}),
+        "where an object": ("search", {"query": "x", "where": {"category": "x"}}),
+        "where a list of lists": ("search", {"query": "x", "where": [["category=x"]]}),
+        "heading_path a number": ("read", {"doc": RISK, "heading_path": 3}),
+        "table a list": ("evaluate_table", {"doc": RISK, "inputs": {"温度": 1}, "table": [1]}),
+        "input a list": ("evaluate_table", {"doc": RISK, "inputs": {"温度": [18]}}),
+        "days a word": ("recent", {"days": "seven"}),
+    }
+
+    async def scenario(c):
+        return {label: error_text(await c.call_tool(name, args))
+                for label, (name, args) in calls.items()}
+
+    return session(repo, scenario=scenario)
+
+
+def test_an_unknown_tool_is_named_with_the_tools_there_are(answers):
+    text = answers["unknown tool"]
+    assert "serach" in text and "search, read, recent, evaluate_table" in text
+
+
+@pytest.mark.parametrize("label, said", [
+    ("where a number", "where: expected a list or a string, not a number"),
+    ("where an object", "where: expected a list or a string, not an object"),
+    ("where a list of lists", "where.0: Input should be a valid string"),
+    ("heading_path a number", "heading_path: expected a list or a string, not a number"),
+    ("table a list", "table: expected a string or a whole number, not a list"),
+    ("input a list", "inputs.温度: expected a string, a whole number or a number, not a list"),
+    ("days a word", "days: Input should be a valid integer"),
+])
+def test_a_wrong_type_names_the_types_the_argument_takes(answers, label, said):
+    text = answers[label]
+    assert said in text, text
+    assert "\n" not in text
+    for internal in ("constrained-str", "list[", "function-", "int]", "str]"):
+        assert internal not in text, text
