@@ -55,6 +55,7 @@ from __future__ import annotations
 import re
 import unicodedata
 import weakref
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -119,14 +120,17 @@ class Expansion:
 NO_EXPANSION = Expansion()
 
 
-def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
+def expand(index: KbIndex, text: str, routed_aliases: list[str],
+           tokens: Collection[str] | None = None) -> Expansion:
     """The expansion of question `text`: the other terms of each synonym group it names (the
     knowledge's own, then MEASURES) and the titles of the documents whose `routed_aliases`
     it names. The expansion of a MEASURES word that no chunk of the index uses ("maximum"
     where the documentation says "limit") weighs as the question's own word: EXPANSION_WEIGHT
-    lets a passage that uses the question's word win a tie, and here none can."""
+    lets a passage that uses the question's word win a tie, and here none can. `tokens`:
+    the question's tokens when the caller has them (`Bm25.query_terms`' known and unknown
+    terms), so that a search tokenizes its question once."""
     bm25 = index.bm25
-    own = set(bm25.tok(text))
+    own = set(bm25.tok(text) if tokens is None else tokens)
     mine = index.synonyms()
     named: list[tuple[str, list[str], str]] = [
         (t, mine.others(t), "synonyms") for t in mine.found_in(text)]
