@@ -89,3 +89,40 @@ def test_kb_toml_chooses_the_documented_weighting(tmp_path):
     (tmp_path / "kb.toml").write_text('[query]\nweighting = "even"\n', encoding="utf-8")
     with pytest.raises(ConfigError, match=r"weighting.*'even' is not one of"):
         load_config(tmp_path)
+
+
+def best_ranks_by_definition(lists: dict[str, Ranked]) -> dict[int, dict[str, object]]:
+    """Per candidate, its best rank per side with that entry's score and model, taking the
+    entries in list order and keeping a strictly better rank (an equal one keeps the
+    first: an earlier list, or an earlier entry of a list whose chunks share a rank)."""
+    why: dict[int, dict[str, object]] = {}
+    for name, r in lists.items():
+        side = "bm25" if name == "bm25" else "vector"
+        for key, rank, raw in zip(r.keys.tolist(), r.rank_of_each().tolist(),
+                                  r.scores.tolist(), strict=True):
+            w = why.setdefault(key, {})
+            if f"{side}_rank" not in w or rank < w[f"{side}_rank"]:  # type: ignore[operator]
+                w[f"{side}_rank"], w[f"{side}_score"] = rank, round(raw, 6)
+                if side == "vector":
+                    w["vector_model"] = name.split(":", 1)[1]
+    return why
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_fused_why_keeps_each_sides_first_best_rank_with_shared_ranks(seed):
+    # chunks scored through one shared vector share its rank (kbtools.query.inherit), a
+    # chunk may sit in several lists at equal ranks: the first entry of the best rank wins
+    rng = np.random.default_rng(seed)
+    lists: dict[str, Ranked] = {}
+    for name in ["bm25", "vector:use", "vector:minilm"][: int(rng.integers(1, 4))]:
+        n = int(rng.integers(1, 30))
+        keys = rng.choice(40, size=n, replace=False).astype(np.int64)
+        ranks = np.sort(rng.integers(1, n + 1, size=n)).astype(np.int64)
+        scores = np.sort(rng.uniform(0.1, 0.9, size=n).astype(np.float32))[::-1]
+        lists[name] = Ranked(keys, scores, ranks if rng.random() < 0.7 else None)
+    want = best_ranks_by_definition(lists)
+    hits = fuse(lists, FusionParams())
+    assert sorted(h.num for h in hits) == sorted(want)
+    for h in hits:
+        got = {k: v for k, v in h.why.items() if v is not None}
+        assert got == want[h.num]

@@ -80,6 +80,28 @@ def _load(text: str) -> Any:
     return json.loads(text)
 
 
+# distinct flat JSON objects `_load_flat` keeps parsed (a release has a few: the verdicts
+# of unverified documents' chunks are one text)
+FLAT_MEMORY = 256
+_FLAT: dict[str, dict[str, Any]] = {}
+_SCALARS = (str, bool, int, float, type(None))
+
+
+def _load_flat(text: str) -> Any:
+    """`_load` of a JSON column whose object is often the same text (``verification``: every
+    chunk of an unverified document carries the same verdict): an object of scalars is
+    parsed once and handed out as a new dict each time (the caller may change it)."""
+    got = _FLAT.get(text)
+    if got is not None:
+        return dict(got)
+    value = _load(text)
+    if type(value) is dict and len(_FLAT) < FLAT_MEMORY and \
+            all(isinstance(v, _SCALARS) for v in value.values()):
+        _FLAT[text] = value
+        return dict(value)
+    return value
+
+
 def _load_strings(text: str) -> Any:
     """A JSON column holding a list of strings (``heading_path``), without the parser when
     `_dump` wrote it with no escape: then no string holds a quote, so splitting on the
@@ -237,7 +259,7 @@ def _decode(d: dict[str, Any]) -> None:
     d["links"] = _load(d["links"])
     d["extra"] = _load(d["extra"])
     raw = d.get("verification")  # absent in stores derived by an older kbtools
-    d["verification"] = _load(raw) if raw else {
+    d["verification"] = _load_flat(raw) if raw else {
         "verified": False, "status": "unchecked", "reason": NOT_CHECKED, "review": None}
     d["verified"] = bool(d["verification"]["verified"])
 

@@ -36,7 +36,8 @@ from kbtools.index.spellings import respell, written_units
 
 CJK_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF))
 CJK = "".join(f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in CJK_RANGES)
-_RUN = re.compile(rf"([{CJK}·]+)|([a-z0-9][a-z0-9_\-.+#]*[a-z0-9+#]|[a-z0-9])")
+_RUN = re.compile(rf"([{CJK}·]+)|([a-z0-9](?:[a-z0-9_\-.+#]*[a-z0-9+#])?)")  # tail optional:
+# the same runs as a second alternative for a lone character, scanned faster
 _CJK_CHAR = re.compile(rf"[{CJK}]")
 SCRIPT = "t2s"  # OpenCC configuration that normalises the script of Chinese text for tokens
 TOKENS_VERSION = "v8"  # bump when tokens change for the same text (recorded in the manifest)

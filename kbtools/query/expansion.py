@@ -55,7 +55,7 @@ from __future__ import annotations
 import re
 import unicodedata
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,14 +121,19 @@ class Expansion:
 NO_EXPANSION = Expansion()
 
 
-def expand(index: KbIndex, text: str, routed_aliases: list[str]) -> Expansion:
+def expand(index: KbIndex, text: str, routed_aliases: list[str],
+           tokens: Collection[str] | None = None) -> Expansion:
     """The expansion of question `text`: the other terms of each synonym group it names (the
     knowledge's own, then MEASURES) and the titles of the documents whose `routed_aliases`
     it names. The expansion of a MEASURES word that no chunk of the index uses ("maximum"
     where the documentation says "limit") weighs as the question's own word: EXPANSION_WEIGHT
-    lets a passage that uses the question's word win a tie, and here none can."""
+    lets a passage that uses the question's word win a tie, and here none can. `tokens`:
+    the question's tokens when the caller has them (`Bm25.query_terms`' known and unknown
+    terms), so that a search tokenizes its question once."""
     bm25 = index.bm25
-    said = list(dict.fromkeys(bm25.tok(text)))  # the question's tokens, in its order
+    # the question's tokens, in its order (`tokens`: its known terms, then its unknown ones,
+    # each in its order: the unknown ones, all `said` is read for, are in the question's)
+    said = list(dict.fromkeys(bm25.tok(text) if tokens is None else tokens))
     own = set(said)
     mine = index.synonyms()
     named: list[tuple[str, list[str], str]] = [

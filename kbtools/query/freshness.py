@@ -53,8 +53,10 @@ def is_outdated(meta: dict[str, Any], today: date) -> bool:
 def local_today() -> date:
     """The local date now: the one place kbtools reads the clock to decide freshness (search,
     the web app's document page, a long-lived `kb serve` / `kb mcp` asks on every call, so
-    the day turns at local midnight)."""
-    return datetime.now().astimezone().date()
+    the day turns at local midnight). A naive ``datetime.now()`` is the local wall clock
+    already: its date is the one ``astimezone()`` would give, without the time-zone lookup
+    that cost every search a few microseconds."""
+    return datetime.now().date()
 
 
 def today_or(today: date | None) -> date:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -279,9 +279,14 @@ class Fused:
         return np.lexsort((self.keys, -self.scores))
 
     def rescored(self, scores: np.ndarray, note: Note | None = None) -> Fused:
-        """The same candidates with new scores (aligned with `keys`) and a note more."""
-        notes = self.notes if note is None else (*self.notes, note)
-        return replace(self, scores=scores, notes=notes)
+        """The same candidates with new scores (aligned with `keys`) and a note more: a copy
+        of this one's fields with those two set (what `dataclasses.replace` makes, without
+        passing ten fields through `__init__` for each stage that re-weighs)."""
+        out: Fused = object.__new__(Fused)
+        out.__dict__.update(self.__dict__)
+        _set(out, "scores", scores)
+        _set(out, "notes", self.notes if note is None else (*self.notes, note))
+        return out
 
     def hits(self, head: int | None = None, also: set[int] | frozenset[int] = frozenset(),
              ) -> list[Hit]:
@@ -351,18 +356,20 @@ class _Why:
         return why
 
 
-def _best_entries(inv: np.ndarray, ranks: np.ndarray, side: np.ndarray, n: int) -> np.ndarray:
-    """Per candidate (0..n-1), the entry of one side (`side`: a mask over the entries, whose
-    candidates are `inv`) with its best rank, the first of equal ones; -1 when it has none.
-    What taking the entries in turn and keeping a strictly better rank keeps."""
-    best = np.full(n, -1, dtype=np.int64)
-    pos = np.flatnonzero(side)
-    if len(pos):
-        order = pos[np.lexsort((pos, ranks[pos], inv[pos]))]
-        cand = inv[order]
-        first = _run_starts(cand)  # the first entry of each candidate
-        best[cand[first]] = order[first]
-    return best
+def _best_entries(inv: np.ndarray, ranks: np.ndarray, vector: np.ndarray,
+                  n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per candidate (0..n-1), its BM25 entry and its vector entry (`vector`: a mask over the
+    entries, whose candidates are `inv`) with the side's best rank, the first of equal ones;
+    -1 when it has none. What taking the entries in turn and keeping a strictly better rank
+    keeps, both sides in one sort (by candidate, side, rank, position)."""
+    best = np.full((2, n), -1, dtype=np.int64)
+    if len(inv):
+        side = vector.astype(np.int64)
+        order = np.lexsort((np.arange(len(inv)), ranks, side, inv))
+        group = inv[order] * 2 + side[order]
+        first = order[_run_starts(group)]  # the first entry of each (candidate, side)
+        best[side[first], inv[first]] = first
+    return best[0], best[1]
 
 
 def _run_starts(ordered: np.ndarray) -> np.ndarray:
@@ -420,8 +427,7 @@ def fuse_arrays(lists: dict[str, Ranked], p: FusionParams, boost: np.ndarray | N
     # bincount adds in entry order, each sum starting at 0.0: the per-candidate loop's sums
     scores = np.bincount(inv, weights=np.concatenate(contribs), minlength=len(uniq))
     all_ranks, source = np.concatenate(ranks), np.concatenate(model_of)
-    bm25 = _best_entries(inv, all_ranks, source < 0, len(uniq))
-    vec = _best_entries(inv, all_ranks, source >= 0, len(uniq))
+    bm25, vec = _best_entries(inv, all_ranks, source >= 0, len(uniq))
     gain = None
     if boost is not None:
         gain = boost[uniq].astype(np.float64)

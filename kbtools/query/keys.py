@@ -9,6 +9,7 @@ no-answer rule `kbtools.query.fusion.unknown_name`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -18,13 +19,17 @@ from kbtools.index.store import identifier_text
 from kbtools.query.fusion import JUDGED, Hit
 from kbtools.query.identifiers import is_dotted_key, text_names
 
+# `Bm25.query_terms` of a text, or a caller's memory of it: (known terms, ids, unknown terms)
+TermsOf = Callable[[str], tuple[list[str], list[int], list[str]]]
 
-def identifier_terms(index: KbIndex, ident: str) -> list[int]:
-    """The BM25 ids of the identifier's tokens; a dotted key's (`is_dotted_key`) also of
+
+def identifier_terms(index: KbIndex, ident: str, terms_of: TermsOf | None = None) -> list[int]:
+    """The BM25 ids of the identifier's tokens (`terms_of`: `Bm25.query_terms`, or a
+    caller's memory of it); a dotted key's (`is_dotted_key`) also of
     its parts, as the index spells them where it names the key by its heading path
     (``raftstore`` › ``store-pool-size`` for ``raftstore.store-pool-size``, which it may
     never write whole)."""
-    _, ids, _ = index.bm25.query_terms(ident)
+    _, ids, _ = (terms_of or index.bm25.query_terms)(ident)
     if is_dotted_key(ident):
         _, parts, _ = index.bm25.query_terms(" ".join(ident.split(".")))
         ids = list(dict.fromkeys([*ids, *parts]))

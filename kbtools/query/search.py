@@ -21,6 +21,7 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import date
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -186,7 +187,8 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
                                   m for c in emptied for m in meant_values(index, c))))
 
     terms, ids, unknown = index.bm25.query_terms(text)
-    exp = expand(index, text, [r["value"] for r in routed if r["field"] == ALIASES])
+    exp = expand(index, text, [r["value"] for r in routed if r["field"] == ALIASES],
+                 terms + unknown)  # the question tokenized once
     valued = routed_words(index, routed, unknown)  # a front-matter value's words are known,
     unknown = [t for t in unknown if t not in exp.covers and t not in valued]  # a synonym's
     if exp:
@@ -334,9 +336,12 @@ def _reweighed(index: KbIndex, fused: fusion.Fused, lists: dict[str, fusion.Rank
     hubs = hybrid and params.hub_weight > 0
     anchored = hybrid and "bm25" in lists and params.anchor_weight > 0
     linked = hybrid and model is not None and params.link_weight > 0
-    if not (hubs or anchored or linked) or not neighbours.has_links(index) \
-            or fusion.words_found(coverage(fused.hits(GATE_HITS)), params):
+    if not (hubs or anchored or linked) or not neighbours.has_links(index):
         return fused.hits(head, held)
+    ranked = fused.hits(head, held)  # ordered and made once: the gate reads its first
+    gate = ranked[:GATE_HITS] if head >= GATE_HITS else fused.hits(GATE_HITS)
+    if fusion.words_found(coverage(gate), params):
+        return ranked
     if hubs:
         fused = neighbours.with_hubs(index, fused, params.hub_weight)
     hits = fused.hits()
@@ -375,8 +380,9 @@ def _distinct(levels: dict[int, int], hits: list[fusion.Hit], table: sections.Se
     hits = promote(hits, lambda h: about.get(h.num, 0))  # the E17 row stands for its table
     section = table.sections_of(hits)
     hits, more = distinct.one_per_section(hits, section.__getitem__)
-    doc = index.chunk_table().doc
-    hits = promote(distinct.diversify(hits, lambda num: int(doc[num]), params.doc_decay),
+    nums = [h.num for h in hits]  # each hit's document, gathered at once
+    doc = dict(zip(nums, index.chunk_table().doc[nums].tolist(), strict=True))
+    hits = promote(distinct.diversify(hits, doc.__getitem__, params.doc_decay),
                    lambda h: about.get(h.num, 0))
     row = answers.answer_chunk(index, evaluation) if evaluation is not None else None
     if evaluation is None or row is None:
@@ -459,7 +465,14 @@ def calibrated(index: KbIndex, params: fusion.FusionParams) -> fusion.FusionPara
     """The no-answer parameters of this index: its own unknown-share limit when the release
     carries a calibration (`kbtools.query.calibration`), else the configured one."""
     cal = calibration.load(index)
-    return replace(params, max_unknown_share=cal.max_unknown_share) if cal else params
+    return _with_unknown_share(params, cal.max_unknown_share) if cal else params
+
+
+@lru_cache(maxsize=64)
+def _with_unknown_share(params: fusion.FusionParams, limit: float) -> fusion.FusionParams:
+    """`params` with ``max_unknown_share`` `limit` (made once per pair: `dataclasses.replace`
+    of the 25 fields cost every search a few microseconds)."""
+    return replace(params, max_unknown_share=limit)
 
 
 RERANK_DEPTH = 20

@@ -19,7 +19,7 @@ from kbtools.query.codes import spaced_codes, spaced_parts
 from kbtools.query.expansion import index_spellings, joined_code
 from kbtools.query.identifiers import holds_enough, identifiers, match_level, match_levels
 from kbtools.query.inherit import vector_models
-from kbtools.query.keys import identifier_terms
+from kbtools.query.keys import TermsOf, identifier_terms
 
 # An identifier held by more chunks than both of these names a product, not one thing.
 SPECIFIC_SHARE = 0.02
@@ -39,24 +39,34 @@ def specific_identifiers(index: KbIndex, text: str) -> list[str]:
     out = []
     typed = [*identifiers(text), *(joined[0] for p, number in spaced_codes(text, any_case=True)
                                    if p.islower() and (joined := joined_code(index, p, number)))]
-    for ident in dict.fromkeys(index_spelling(index, i) for i in typed):
-        ids = identifier_terms(index, ident)
+    known: dict[str, tuple[list[str], list[int], list[str]]] = {}
+
+    def terms_of(ident: str) -> tuple[list[str], list[int], list[str]]:
+        """`Bm25.query_terms` of an identifier, tokenized once in this call (its spelling
+        is looked up, then its terms: mostly the same text)."""
+        if ident not in known:
+            known[ident] = index.bm25.query_terms(ident)
+        return known[ident]
+
+    for ident in dict.fromkeys(index_spelling(index, i, terms_of) for i in typed):
+        ids = identifier_terms(index, ident, terms_of)
         if ids and float(index.bm25.share(ids).min()) <= limit:
             out.append(ident)
     return out
 
 
-def index_spelling(index: KbIndex, ident: str) -> str:
+def index_spelling(index: KbIndex, ident: str, terms_of: TermsOf | None = None) -> str:
     """The identifier as the index writes it when the index has it only in another spelling
     (`expansion.index_spellings`: with a hyphen inserted or removed, E-17 for the E17 of the
     fault-code table, RS485 for RS-485; a code's other spellings, E17 for E017; a code as
     the two words a chunk writes, ``error 9007`` for ERR9007; a code typed as two words as
     the one the index holds, e17 for ``E 17``: `expansion.joined_code`), else as the question writes
     it: the words are searched for the index's spelling already, and the identifier must be
-    looked for in the same one. An identifier the index holds is left as written."""
+    looked for in the same one. An identifier the index holds is left as written.
+    `terms_of`: `Bm25.query_terms`, or a caller's memory of it."""
     if (spaced := spaced_parts(ident)) is not None:  # E 17 for the E17 the index holds
         return next(iter(joined_code(index, *spaced) or []), ident)
-    _, ids, unknown = index.bm25.query_terms(ident)
+    _, ids, unknown = (terms_of or index.bm25.query_terms)(ident)
     if ids or len(unknown) != 1:
         return ident
     searched, covering = index_spellings(index, unknown[0])
