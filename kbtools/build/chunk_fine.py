@@ -29,12 +29,11 @@ from kbtools.markdown.doctree import (
     Html,
     Image,
     ListBlock,
-    ListItem,
     MathBlock,
     Paragraph,
-    Quote,
     Table,
     block_images,
+    iter_blocks,
 )
 from kbtools.markdown.mermaid import mermaid_graph, mermaid_text
 from kbtools.markdown.nodes import Math
@@ -56,21 +55,6 @@ def protected_lines(doc: Document) -> set[int]:
                 and block.line_end > block.line_start):
             out.update(range(block.line_start, block.line_end + 1))
     return out
-
-
-def with_siblings(block: Block, siblings: tuple[Block, ...]
-                  ) -> Iterator[tuple[Block, tuple[Block, ...]]]:
-    """`block` and the blocks nested in it (`iter_blocks`' order), each with the blocks of
-    its own container: a table in a callout or under a numbered step is captioned by the
-    paragraph before it there (`FineChunks.lead_in`), not looked for among the section's
-    blocks, where it is not."""
-    yield block, siblings
-    if isinstance(block, ListBlock):
-        for item in block.items:
-            yield from with_siblings(item, block.items)
-    elif isinstance(block, (ListItem, Quote)):
-        for child in block.children:
-            yield from with_siblings(child, block.children)
 
 
 def heading_lines(doc: Document) -> set[int]:
@@ -103,9 +87,9 @@ class FineChunks:
         """The finer chunks of a section's block and of the blocks nested in it."""
         if isinstance(block, ListBlock):
             yield from self.list_items(block, path, siblings)
-        for inner, around in with_siblings(block, siblings):
+        for inner in iter_blocks(block):
             if isinstance(inner, Table):
-                yield from self.table(inner, path, around)
+                yield from self.table(inner, path, siblings)
             elif isinstance(inner, Code):
                 yield self.code(inner, path)
             elif isinstance(inner, MathBlock):
@@ -132,8 +116,11 @@ class FineChunks:
 
     def lead_in(self, block: Block, siblings: tuple[Block, ...]) -> str:
         """The short paragraph right before a list or table ("处理步骤：", "表 2 故障码") among
-        `siblings`, the blocks of its container; "" when there is none (nor when `block` is
-        not among them: what follows it is no caption)."""
+        `siblings`, the section's blocks; "" when there is none, and for a block nested in a
+        list item or a callout, which is not among them (the search ran off their end and
+        took the section's last short paragraph, written after it, for its caption). Its
+        own lead-in inside the item is not taken either: measured, it cost aliyun_ecs_zh
+        nDCG@10 0.4581 → 0.4506 (session 32; docs/chunking.md)."""
         prev: Block | None = None
         anchor = block.line_start
         for b in siblings:
