@@ -65,6 +65,18 @@ humidity.
 
 # A decision table of wheat scab risk by temperature and relative humidity, as a page
 # (`SCAB_DOC`) and as parameters of `kbtools.decision.build_table` (`SCAB_TABLE`).
+# the wheat-scab rule of three inputs, as a document writes it (temperature, humidity, rain days)
+RAIN_TABLE = """<!-- decision: inputs=温度(℃),相对湿度(%),连续降雨天数; outputs=风险等级 -->
+| 温度(℃) | 相对湿度(%) | 连续降雨天数 | 风险等级 |
+|---|---|---|---|
+| <15 | * | * | 低 |
+| 15-20 | <85 | * | 低 |
+| 15-20 | ≥85 | ≤3 | 中 |
+| 15-20 | ≥85 | >3 | 高 |
+| >20 | <85 | * | 中 |
+| >20 | ≥85 | ≤3 | 高 |
+| >20 | ≥85 | >3 | 极高 |
+"""
 SCAB_TABLE = (["温度(℃)", "相对湿度(%)", "风险"],
               [["<15", "*", "低"], ["≥15", "≥85", "高"], ["≥15", "<85", "中"]],
               "inputs=温度(℃),相对湿度(%); outputs=风险")

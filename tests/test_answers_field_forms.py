@@ -15,7 +15,14 @@ from __future__ import annotations
 
 import pytest
 from hostile import make_repo
-from kbfixtures import GREENHOUSE_PAGE, SCAB_DOC, VENT_PAGE, titled_page, top_evaluation
+from kbfixtures import (
+    GREENHOUSE_PAGE,
+    RAIN_TABLE,
+    SCAB_DOC,
+    VENT_PAGE,
+    titled_page,
+    top_evaluation,
+)
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
@@ -224,19 +231,8 @@ def test_a_percentage_is_respelled_without_a_unit_after_it(text, spelled):
 
 # end to end: `kb query` evaluates the table, or names the input and why
 
-RAIN_PAGE = titled_page("小麦赤霉病风险判定", """按温度、相对湿度和连续降雨天数判定赤霉病风险。
-
-<!-- decision: inputs=温度(℃),相对湿度(%),连续降雨天数; outputs=风险等级 -->
-| 温度(℃) | 相对湿度(%) | 连续降雨天数 | 风险等级 |
-|---|---|---|---|
-| <15 | * | * | 低 |
-| 15-20 | <85 | * | 低 |
-| 15-20 | ≥85 | ≤3 | 中 |
-| 15-20 | ≥85 | >3 | 高 |
-| >20 | <85 | * | 中 |
-| >20 | ≥85 | ≤3 | 高 |
-| >20 | ≥85 | >3 | 极高 |
-""")
+RAIN_PAGE = titled_page("小麦赤霉病风险判定",
+                      "按温度、相对湿度和连续降雨天数判定赤霉病风险。\n\n" + RAIN_TABLE)
 OIL_PAGE = titled_page("Hydraulic oil change", """Change the hydraulic oil by the running hours
 since the last change.
 

@@ -13,19 +13,14 @@ import pytest
 from kbtools.agents.draft import create_draft
 from kbtools.corpus import parse_source
 from kbtools.errors import UsageError
-from tests.test_draft_repo_states import commit, git
+from tests.test_draft_repo_states import note_repo
 
 FIELDS = "---\ntags: [泵, seal]\nequipment: [HX260]\n---\n"
 
 
 @pytest.fixture
 def repo(tmp_path) -> Path:
-    root = tmp_path / "kb"
-    (root / "knowledge").mkdir(parents=True)
-    (root / "kb.toml").write_text("", encoding="utf-8")
-    git(root, "init", "-q", "-b", "main")
-    commit(root, "note.md", "# Note\n\nfirst\n", "note")
-    return root
+    return note_repo(tmp_path)
 
 
 @pytest.mark.parametrize("lead", ["\ufeff", "\n", "\n\n", "  \n\t\n", "\r\n", "\ufeff\n"],

@@ -11,7 +11,7 @@ import pytest
 from mcpfixtures import data, session
 
 from kbtools.agents.draft import create_draft
-from tests.test_draft_repo_states import commit, drafts, git
+from tests.test_draft_repo_states import drafts, git, note_repo
 
 EN = {"category": "field-report", "title": "Pump leak", "body": "Seal leaked twice.",
       "author": "Ann Lee", "location": "Plant 2"}
@@ -21,12 +21,7 @@ ZH = {"category": "field-report", "title": "三号温室卷帘机异响", "body"
 
 @pytest.fixture
 def repo(tmp_path) -> Path:
-    root = tmp_path / "kb"
-    (root / "knowledge").mkdir(parents=True)
-    (root / "kb.toml").write_text("", encoding="utf-8")
-    git(root, "init", "-q", "-b", "main")
-    commit(root, "note.md", "# Note\n\nfirst\n", "note")
-    return root
+    return note_repo(tmp_path)
 
 
 @pytest.mark.parametrize("report", [EN, ZH], ids=["en", "zh"])

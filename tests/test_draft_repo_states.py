@@ -34,14 +34,20 @@ def commit(root: Path, name: str, text: str, message: str) -> None:
     git(root, "commit", "-q", "-m", message)
 
 
-@pytest.fixture
-def repo(tmp_path) -> Path:
-    """main with one note; branch `side` with two commits that conflict with main's last."""
+def note_repo(tmp_path: Path) -> Path:
+    """A knowledge repository on main with one committed note."""
     root = tmp_path / "kb"
     (root / "knowledge").mkdir(parents=True)
     (root / "kb.toml").write_text("", encoding="utf-8")
     git(root, "init", "-q", "-b", "main")
     commit(root, "note.md", "# Note\n\nfirst\n", "note")
+    return root
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    """main with one note; branch `side` with two commits that conflict with main's last."""
+    root = note_repo(tmp_path)
     git(root, "checkout", "-q", "-b", "side")
     commit(root, "side.md", "# Side\n\nside one\n", "side one")
     commit(root, "note.md", "# Note\n\nside two\n", "side two")

@@ -24,11 +24,9 @@ def edit_release(release: Path, rel: str, text: str) -> None:
     (release / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
 
 
-def test_server_follows_the_served_release(built, tmp_path):
-    """After `kb sync` switches `current`, the next tool call reads the new release."""
+def two_releases(built: Path, tmp_path: Path) -> Path:
+    """A device serving r1 of the built index, with r2 (risk.md's measures edited) beside."""
     import shutil
-
-    from kbtools.agents.mcp_server import Context, tool_read
 
     device = tmp_path / "device"
     for tag in ("r1", "r2"):
@@ -36,6 +34,15 @@ def test_server_follows_the_served_release(built, tmp_path):
     edit_release(device / "releases" / "r2", "data/source/knowledge/crops/risk.md",
                  RISK.replace("摘除病叶", "摘除并带出病叶"))
     os.symlink("releases/r1", device / "current")
+    return device
+
+
+def test_server_follows_the_served_release(built, tmp_path):
+    """After `kb sync` switches `current`, the next tool call reads the new release."""
+
+    from kbtools.agents.mcp_server import Context, tool_read
+
+    device = two_releases(built, tmp_path)
     ctx = Context(index=device, root=tmp_path)
     first = tool_read(ctx, "knowledge/crops/risk.md", "3. 防治措施")
     assert "摘除病叶" in first["markdown"]
@@ -52,19 +59,13 @@ def test_a_sync_during_a_call_does_not_close_the_release_under_it(built, tmp_pat
     closed the release another call was still reading (the server segfaulted, or the
     other call failed with "Cannot operate on a closed database"); now each call reads
     one release throughout, and a replaced one is closed when its last call ends."""
-    import shutil
     import threading
 
     import anyio
 
     from kbtools.agents import mcp_server
 
-    device = tmp_path / "device"
-    for tag in ("r1", "r2"):
-        shutil.copytree(built / "dist", device / "releases" / tag)
-    edit_release(device / "releases" / "r2", "data/source/knowledge/crops/risk.md",
-                 RISK.replace("摘除病叶", "摘除并带出病叶"))
-    os.symlink("releases/r1", device / "current")
+    device = two_releases(built, tmp_path)
     server = mcp_server.build_server(index=device, root=tmp_path, query_log=False)
     section = {"doc": "knowledge/crops/risk.md", "heading_path": "3. 防治措施"}
 

@@ -21,7 +21,7 @@ import anyio
 import pytest
 from click.testing import CliRunner
 from hostile import make_repo
-from kbfixtures import GOOD_FM
+from kbfixtures import GOOD_FM, RAIN_TABLE
 from mcp.server.mcpserver.exceptions import ToolError
 from starlette.testclient import TestClient
 
@@ -35,20 +35,7 @@ from kbtools.decision.documents import evaluate_table
 from kbtools.errors import TableError
 from kbtools.serve.app import create_app
 
-SCAB = GOOD_FM.replace("Generated", "小麦赤霉病风险") + """
-# 小麦赤霉病风险
-
-<!-- decision: inputs=温度(℃),相对湿度(%),连续降雨天数; outputs=风险等级 -->
-| 温度(℃) | 相对湿度(%) | 连续降雨天数 | 风险等级 |
-|---|---|---|---|
-| <15 | * | * | 低 |
-| 15-20 | <85 | * | 低 |
-| 15-20 | ≥85 | ≤3 | 中 |
-| 15-20 | ≥85 | >3 | 高 |
-| >20 | <85 | * | 中 |
-| >20 | ≥85 | ≤3 | 高 |
-| >20 | ≥85 | >3 | 极高 |
-"""
+SCAB = GOOD_FM.replace("Generated", "小麦赤霉病风险") + "\n# 小麦赤霉病风险\n\n" + RAIN_TABLE
 GREENHOUSE = GOOD_FM.replace("Generated", "Greenhouse vents") + """
 # Greenhouse vents
 
