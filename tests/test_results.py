@@ -11,7 +11,7 @@ from kbtools.query.results import Citation, SearchFilters, SearchResponse, Searc
 RESULT_KEYS = ["rank", "score", "chunk_id", "doc", "title", "heading_path", "line_start",
                "line_end", "kind", "text", "verified", "verification", "source", "metadata", "links", "extra",
                "last_commit", "last_author", "last_changed", "why", "evaluated", "more",
-               "outdated", "superseded_by"]
+               "outdated", "superseded_by", "citation"]
 
 
 def _result(heading_path: tuple[str, ...] = ("Ch 5", "5.2 Reset")) -> SearchResult:
@@ -38,9 +38,7 @@ def test_result_dict_keys_in_contract_order():
     d = r.to_dict()
     assert list(d) == RESULT_KEYS
     assert d["heading_path"] == ["Ch 5", "5.2 Reset"] and d["doc"] == r.doc == "knowledge/x.md"
-    with_citation = r.to_dict(citation=True)
-    assert list(with_citation) == [*RESULT_KEYS, "citation"]
-    assert with_citation["citation"] == r.citation.text()
+    assert d["citation"] == r.citation.text() == "knowledge/x.md:3-9 § Ch 5 > 5.2 Reset"
     assert d["evaluated"] is False and d["more"] == [] and "evaluation" not in d
     assert d["outdated"] is False and d["superseded_by"] == []
     flagged = replace(r, outdated=True, superseded_by=("knowledge/new.md",)).to_dict()
@@ -49,8 +47,8 @@ def test_result_dict_keys_in_contract_order():
 
 def test_evaluated_result_carries_its_evaluation_after_the_contract_keys():
     ev = {"status": "match", "outputs": {"风险等级": "极高"}, "cells": []}
-    d = replace(_result(), evaluation=ev).to_dict(citation=True)
-    assert list(d) == [*RESULT_KEYS, "evaluation", "citation"]
+    d = replace(_result(), evaluation=ev).to_dict()
+    assert list(d) == [*RESULT_KEYS[:-1], "evaluation", "citation"]
     assert d["evaluated"] is True and d["evaluation"] == ev
 
 
@@ -75,5 +73,4 @@ def test_response_dict_keys_appear_only_when_set():
     assert d["release"] == {"tag": "v1", "source_commit": "c" * 40, "serial": 3}
     assert list(d["filters"]) == ["where", "verified_only", "routed", "reranked_by",
                                   "unknown_terms", "expanded"]
-    assert "citation" not in d["results"][0]
-    assert full.to_dict(citations=True)["results"][0]["citation"] == "knowledge/x.md:3-9 § Ch 5 > 5.2 Reset"
+    assert d["results"][0]["citation"] == "knowledge/x.md:3-9 § Ch 5 > 5.2 Reset"

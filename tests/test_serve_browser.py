@@ -69,7 +69,7 @@ def test_chinese_search_returns_the_cited_section(page, server):
     if first.get_attribute("class").endswith("kind-table_row"):  # the table, its row marked
         row = first.find_element(By.CSS_SELECTOR, ".passage tr.cited")
         assert row.get_attribute("data-lines") == lines
-    navigate(page, "article.result h2 a")
+    navigate(page, "article.result a.cite")
     assert page.current_url.endswith("#cited")
     cited = page.find_elements(By.CSS_SELECTOR, ".body .cited")
     spans = [tuple(int(x) for x in c.get_attribute("data-lines").split("-")) for c in cited]
@@ -103,7 +103,7 @@ def test_a_pasted_log_longer_than_a_url_is_searched_whole(page, server):
     assert page.find_element(By.NAME, "q").get_attribute("value") == log
     first = page.find_element(By.CSS_SELECTOR, "article.result")
     assert first.get_attribute("data-doc") == "knowledge/equipment/hx260-ch05-fault-codes.md"
-    navigate(page, "article.result h2 a")  # its link stays within the query-string limit
+    navigate(page, "article.result a.cite")  # its link stays within the query-string limit
     assert page.find_elements(By.CSS_SELECTOR, ".body .cited")
 
 
@@ -181,7 +181,7 @@ def test_sync_to_a_second_release_switches_the_page(page, server, device):
     root, art, dev = device
     question = "/?q=" + quote("条锈病 夏孢子堆 旗叶")
     page.get(server + question)
-    before = page.find_element(By.CSS_SELECTOR, "footer .tag").text
+    before = page.find_element(By.CSS_SELECTOR, ".served-release .tag").text
     assert before.startswith("kb-r")
     docs = [a.get_attribute("data-doc") for a in page.find_elements(By.CSS_SELECTOR, "article.result")]
     assert "knowledge/crops/stripe-rust-note.md" not in docs
@@ -192,7 +192,7 @@ def test_sync_to_a_second_release_switches_the_page(page, server, device):
     second = make_release(root, load_config(root).path("dist"), remote=str(art))
     assert sync(str(art), dev).tag == second.tag != before
     page.refresh()
-    assert page.find_element(By.CSS_SELECTOR, "footer .tag").text == second.tag
+    assert page.find_element(By.CSS_SELECTOR, ".served-release .tag").text == second.tag
     first = page.find_element(By.CSS_SELECTOR, "article.result")
     assert first.get_attribute("data-doc") == "knowledge/crops/stripe-rust-note.md"
     page.get(server + "/release")

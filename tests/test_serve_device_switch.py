@@ -33,7 +33,7 @@ def api(url: str) -> tuple[str, bool]:
 
 
 def page(url: str) -> tuple[str, bool]:
-    """The release the search page's footer names, and whether its results cite the
+    """The release the search page names with its results, and whether its results cite the
     pump-seals document."""
     with urllib.request.urlopen(f"{url}/?q={quote(QUESTION)}&lang=en", timeout=60) as resp:
         html = resp.read().decode("utf-8")

@@ -252,3 +252,55 @@ def test_the_table_page_of_a_document_without_one_is_not_found(example_index, la
         page = client.get(f"/table/{doc}", params={"lang": lang})
     assert page.status_code == 404
     assert f'<html lang="{i18n.HTML_LANG[lang]}">' in page.text and words in page.text
+
+
+MERGED = TITLED.format(title="赤霉病风险（合并单元格）", body=(
+    "按温度和相对湿度判定赤霉病风险等级。\n\n"
+    "<!-- decision: inputs=温度(℃),相对湿度(%); outputs=风险等级 -->\n"
+    "| 温度(℃) | 相对湿度(%) | 风险等级 |\n|---|---|---|\n| 15-20 | <85 | 低 |\n"
+    "|  | ≥85 | 中 |\n| >20 | <85 | 中 |\n|  | ≥85 | 高 |"))
+MERGED_EN = TITLED.format(title="Blight risk (merged cells)", body=(
+    "Blight risk by air temperature and relative humidity.\n\n"
+    "<!-- decision: inputs=Temperature (°C),Humidity (%); outputs=Risk -->\n"
+    "| Temperature (°C) | Humidity (%) | Risk |\n|---|---|---|\n| <10 | * | none |\n"
+    "| 10-18 | <80 | low |\n|  | >=80 | medium |\n| >18 | <80 | medium |\n"
+    "|  | >=80 | high |"))
+
+
+@pytest.mark.parametrize("doc, text, asked, question, zh_words, en_words", [
+    ("knowledge/merged.md", MERGED, {"温度(℃)": "25", "相对湿度(%)": "90"},
+     "温度 25 度 相对湿度 90% 赤霉病风险等级",
+     "第 2 行的“温度(℃)”单元格是空的，上方第 1 行写的是“15-20”：空单元格表示任意值，不表示“同上”，"
+     "所以第 2、4 行都匹配。请在第 2 行重新写出这个值（任意值请写 *）。",
+     "row 2 leaves 温度(℃) empty under '15-20' (row 1)"),
+    ("knowledge/merged-en.md", MERGED_EN, {"Temperature (°C)": "22", "Humidity (%)": "85"},
+     "blight risk temperature 22 °C humidity 85%",
+     "第 3 行的“Temperature (°C)”单元格是空的，上方第 2 行写的是“10-18”：空单元格表示任意值，"
+     "不表示“同上”，所以第 3、5 行都匹配。请在第 3 行重新写出这个值（任意值请写 *）。",
+     "row 3 leaves Temperature (°C) empty under '10-18' (row 2)"),
+])
+def test_an_empty_cell_read_as_as_above_is_refused_in_the_pages_language(
+        tmp_path, doc, text, asked, question, zh_words, en_words):
+    """A chosen row that matches only through an empty cell under a filled one (an editor's
+    merged cell) is refused (session 32), but a Chinese page said the refusal in English:
+    the table's form and the search result's evaluation now say it in Chinese, the English
+    page and the JSON API as before."""
+    dist = built_repo_index(tmp_path, {doc: text}, model="test-hash")
+    with TestClient(create_app(dist), base_url="http://127.0.0.1") as client:
+        form = {"table": "1", "go": "1", **{f"in.{i}": v for i, v in enumerate(asked.values())}}
+        pages = {lang: client.get(f"/table/{doc}", params={**form, "lang": lang})
+                 for lang in ("zh", "en")}
+        found = {lang: client.get("/", params={"q": question, "lang": lang}).text
+                 for lang in ("zh", "en")}
+        api = client.post("/api/table/evaluate", json={"doc": doc, "inputs": asked})
+    said = {lang: re.search(r'<p class="error message">(.*?)</p>', page.text, re.S)
+            for lang, page in pages.items()}
+    assert pages["zh"].status_code == pages["en"].status_code == 400
+    assert said["zh"] and html.unescape(said["zh"].group(1)) == zh_words
+    assert said["en"] and en_words in html.unescape(said["en"].group(1))
+    no_rule = {lang: re.search(r'<p class="no-rule">(.*?)</p>', page, re.S)
+               for lang, page in found.items()}
+    assert no_rule["zh"] and zh_words in html.unescape(no_rule["zh"].group(1))
+    assert no_rule["en"] and en_words in html.unescape(no_rule["en"].group(1))
+    message = api.json()["error"]["message"]
+    assert en_words in message and "同上" not in message

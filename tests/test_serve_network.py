@@ -262,7 +262,7 @@ def test_back_to_a_page_whose_findings_take_the_focus_returns_where_it_was_left(
         page.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
         left = page.execute_script("return window.scrollY")
         assert left > 800
-        link = page.find_elements(By.CSS_SELECTOR, "article.result h2 a, p.where a")[-1]
+        link = page.find_elements(By.CSS_SELECTOR, "article.result a.cite, p.where a")[-1]
         page.execute_script("window.kbOldPage = true; arguments[0].click()", link)
         wait_until(page, "return window.kbOldPage !== true && document.readyState === 'complete'")
         page.back()

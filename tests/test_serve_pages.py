@@ -539,7 +539,7 @@ def test_a_one_line_passage_says_line_not_lines_n_to_n(client):
     page = client.get("/", params={"q": "E17 alarm", "lang": "en"})
     client.cookies.clear()  # ?lang=en is remembered in a cookie: the other tests read Chinese
     spans = re.findall(r'<span class="lines">([^<]*)</span>', page.text)
-    urls = re.findall(r'<h2><a href="([^"]*)"', page.text)
+    urls = re.findall(r'<a class="cite" href="([^"]*)"', page.text)
     assert spans and not any(re.fullmatch(r"lines (\d+)–\1", s) for s in spans), spans
     one = [(s, u) for s, u in zip(spans, urls, strict=True) if re.fullmatch(r"line \d+", s)]
     assert one, spans
@@ -559,3 +559,44 @@ def test_an_error_page_footer_names_the_release_read_or_nothing(client):
     no_page = client.get("/nope")
     assert no_page.status_code == 404 and '<footer class="release">' not in no_page.text
     assert '<code class="commit"></code>' not in no_page.text + missing_doc.text
+
+
+ARTICLE = re.compile(r'<article class="result[^"]*" data-doc="([^"]+)" data-lines="(\d+)-(\d+)">'
+                     r"(.*?)</article>", re.S)
+
+
+@pytest.mark.parametrize("lang, lines_word", [("zh", "行"), ("en", "lines")])
+def test_each_result_links_its_citation_to_the_cited_lines_and_names_the_release(
+        client, repo, lang, lines_word):
+    """The citation line (doc › heading path › lines) was plain text beside a title link, and
+    the release only in the footer, ten results below on a phone (issue 13: results with
+    doc › heading path › lines, the release tag and source commit). Each result now has one
+    link, its title and citation, to the document page at the cited lines; the release tag
+    and the source commit's first 12 characters stand with the results, named once."""
+    page = client.get("/", params={"q": "赤霉病 扬花期 用药", "lang": lang}).text
+    client.cookies.clear()
+    release = open_index(repo / "dist").release
+    section = page[page.index('<section class="results"'):]
+    said = re.search(r'<p class="served-release">(.*?)</p>', section, re.S)
+    assert said and section.index('<p class="served-release">') < section.index("<article")
+    shown = htmllib.unescape(re.sub(r"<[^>]+>", "", said.group(1)))
+    words = i18n.translator(lang)
+    assert (release.tag or words("local_build")) in shown and words("release") in shown
+    assert release.source_commit[:12] in shown and words("source_commit") in shown
+    assert page.count('<span class="tag">') == 1 and '<footer class="release">' not in page
+    articles = ARTICLE.findall(page)
+    assert len(articles) >= 3
+    for doc, a, b, body in articles:
+        links = re.findall(r'<a class="cite" href="([^"]+)">(.*?)</a>\s*(?=<p class="badges">)',
+                           body, re.S)
+        assert len(links) == 1, body[:600]
+        href, inside = htmllib.unescape(links[0][0]), links[0][1]
+        assert href.startswith(f"/doc/{quote(doc)}?lines={a}-{b}&") and href.endswith("#cited")
+        text = " ".join(htmllib.unescape(re.sub(r"<[^>]+>", " ", inside)).split())
+        assert "<h2" in inside and not text.startswith(doc)  # the title first
+        assert f"{doc} › " in text and text.endswith(
+            f"{words('line')} {a}" if a == b else f"{lines_word} {a}–{b}")
+        # the same document page the link names, at the cited lines
+        cited = client.get(href.split("#")[0])
+        client.cookies.clear()
+        assert cited.status_code == 200 and 'id="cited"' in cited.text

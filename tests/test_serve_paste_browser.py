@@ -68,7 +68,7 @@ def test_a_pasted_log_grows_the_box_and_back_and_reload_need_no_resubmit(page, s
     results = [a.get_attribute("data-doc") for a in
                page.find_elements(By.CSS_SELECTOR, "article.result")]
     assert results and results[0] == FAULTS
-    navigate(page, "article.result h2 a")
+    navigate(page, "article.result a.cite")
     page.back()
     assert "held=" in page.current_url and value(page) == log
     page.refresh()  # a POSTed page would ask to resubmit (an alert Selenium raises on)

@@ -181,3 +181,40 @@ def test_pages_read_before_the_server_went_away_are_still_there(browser, tmp_pat
     WebDriverWait(phone, 30).until(lambda d: "/doc/" not in d.current_url)
     assert phone.execute_script("return document.body.innerText").strip()
     phone.set_window_size(1024, 768)
+
+
+@pytest.mark.parametrize("size", [PHONE, (820, 1180)])  # a phone, a tablet upright
+def test_a_results_citation_is_one_target_to_its_lines_with_the_release_beside(page, server,
+                                                                               size):
+    """Each result's title and citation (doc › heading path › lines) are one link, as wide as
+    the result and at least 48 px high, to the cited lines of its document; the release tag
+    and source commit are on the first screen with the results (the footer, which named
+    them, is a dozen screens down on a phone), and nothing scrolls sideways, a hundred-
+    character heading path and all."""
+    page.set_window_size(*size)
+    try:
+        page.get(server + "/?q=" + quote(QUESTION))
+        release = page.find_element("css selector", "section.results .served-release")
+        assert release.is_displayed() and release.rect["y"] + release.rect["height"] < _screen(page)
+        assert page.execute_script("return document.querySelector('footer.release')") is None
+        boxes = page.execute_script(
+            "return [...document.querySelectorAll('article.result')].map(a => {"
+            " const c = a.querySelectorAll('a.cite'), r = c[0].getBoundingClientRect();"
+            " return [c.length, r.width, r.height, a.getBoundingClientRect().width,"
+            " a.dataset.lines, c[0].textContent, new URL(c[0].href).searchParams.get('lines')]})")
+        assert len(boxes) >= 3
+        for n, width, height, article, lines, text, linked in boxes:
+            assert n == 1 and height >= 48 and width >= article - 1, (width, height, article)
+            assert linked == lines and "›" in text
+        width, shown = page.execute_script(SIDEWAYS)
+        assert width <= shown
+        hit = f'article.result[data-doc="{LONG}"]'
+        lines = page.find_element("css selector", hit).get_attribute("data-lines")
+        navigate(page, f"{hit} a.cite")
+        assert f"/doc/{quote(LONG)}" in page.current_url and f"lines={lines}" in page.current_url
+        cited = page.find_element("id", "cited")
+        top = page.execute_script("return arguments[0].getBoundingClientRect().top", cited)
+        assert 0 <= top < _screen(page)  # the cited lines are what the page opens at
+        assert int(lines.split("-")[0]) <= int(cited.get_attribute("data-lines").split("-")[0])
+    finally:
+        page.set_window_size(1024, 768)

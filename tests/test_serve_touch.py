@@ -140,7 +140,7 @@ def test_back_after_a_pasted_log_returns_to_its_results_where_they_were_left(pag
         results = [a.get_attribute("data-doc")
                    for a in page.find_elements(By.CSS_SELECTOR, "article.result")]
         assert len(results) > 3
-        fourth = "article.result:nth-of-type(4) h2 a"
+        fourth = "article.result:nth-of-type(4) a.cite"
         page.execute_script("document.querySelector(arguments[0]).scrollIntoView()", fourth)
         left_at = page.execute_script("return window.scrollY")
         assert left_at > 0

@@ -314,7 +314,7 @@ def tool_search(ctx: Context, query: str, k: int = 5, where: list[str] | str | N
     if ctx._cache.get("settled") is not idx:  # the release's first search loaded its models
         keep_warm(idx)  # as `kb serve` does after its warm-up question
         ctx._cache["settled"] = idx
-    return {**response.to_dict(citations=True), "notice": DATA_NOTICE}
+    return {**response.to_dict(), "notice": DATA_NOTICE}
 
 
 def tool_read(ctx: Context, doc: str, heading_path: list[str] | str | None = None,

@@ -11,7 +11,8 @@
   value" picked the wrong row of several.
 
 Each raises `given.InputError` (a value: worded in English and Chinese) or `TableError` (the
-table), naming the column and what it takes. Pure: imports `kbtools.decision` modules and
+table, with the `key` and `values` the web page's Chinese words take: `serve.i18n.ERRORS`),
+naming the column and what it takes. Pure: imports `kbtools.decision` modules and
 `kbtools.errors`.
 """
 
@@ -192,4 +193,6 @@ def check_merged_cells(table: DecisionTable, matched: Sequence[int], chosen: Seq
                     f"{where}: row {r} leaves {table.header[i]} empty under '{cell}' (row "
                     f"{above}); an empty cell means any value, not \"as above\", so rows {rows} "
                     f"all match: write the value again (or * for any value) in row {r}",
-                    line=table.line_of(r) or None)
+                    line=table.line_of(r) or None, key="table_merged_cell",
+                    values={"column": table.header[i], "cell": cell, "row": str(r),
+                            "above": str(above), "rows": "、".join(str(n) for n in matched)})

@@ -5,9 +5,10 @@
 then ``condensed`` when the question was longer than is searched (``{"question_chars", "read_chars", "searched_chars",
 "max_searched_chars"}``: ``query`` is then the part searched, `kbtools.query.question`),
 ``reason`` when there is no answer (with ``reason_values`` naming the filters that leave
-nothing when it is `FILTERED_OUT`) and ``took_ms`` when retrieval ran. The MCP ``search`` tool adds each result's
-``citation`` text. A `Citation` is the one place citation text is made, for people (`kb
-query`) and for agents (MCP, section reads).
+nothing when it is `FILTERED_OUT`) and ``took_ms`` when retrieval ran. Each result ends with its
+``citation`` text (``doc:12-20 § A > B``), the same in `kb query --json`, ``/api/search`` and
+the MCP ``search`` tool, and taken back as a document by ``read`` and table evaluation. A
+`Citation` is the one place citation text is made, for people (`kb query`) and for agents.
 """
 
 from __future__ import annotations
@@ -121,8 +122,9 @@ class SearchResult:
     def line_end(self) -> int:
         return self.citation.line_end
 
-    def to_dict(self, *, citation: bool = False) -> dict[str, Any]:
-        """The result's JSON; with ``citation`` its citation text is added last (MCP)."""
+    def to_dict(self) -> dict[str, Any]:
+        """The result's JSON, its citation text last: every surface gives the same string
+        (`Citation.text`), so no caller assembles one from the fields before it."""
         out = {
             "rank": self.rank,
             "score": self.score,
@@ -151,8 +153,7 @@ class SearchResult:
         }
         if self.evaluation is not None:
             out["evaluation"] = self.evaluation
-        if citation:
-            out["citation"] = self.citation.text()
+        out["citation"] = self.citation.text()
         return out
 
 
@@ -237,12 +238,12 @@ class SearchResponse:
         names = self.not_in_knowledge
         return names[:NAMES_SHOWN], max(0, len(names) - NAMES_SHOWN)
 
-    def to_dict(self, *, citations: bool = False) -> dict[str, Any]:
-        """The JSON contract of `kb query --json`; ``citations`` adds each result's citation text."""
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON contract of `kb query --json` (and of ``/api/search`` and MCP ``search``)."""
         out: dict[str, Any] = {"format": QUERY_FORMAT, "query": self.query,
                                "release": self.release.to_dict(), "no_answer": self.no_answer,
                                "filters": self.filters.to_dict(),
-                               "results": [r.to_dict(citation=citations) for r in self.results]}
+                               "results": [r.to_dict() for r in self.results]}
         names, more = self.names_shown()
         if names:
             out["not_in_knowledge"] = list(names)

@@ -209,6 +209,11 @@ ERRORS: dict[str, str] = {
     "table_two_values": "“{column}”这一列给了两个不同的值（{first} 和 {second}），请只给一个。",
     "table_missing_input": "缺少这些输入列的值：{columns}。",
     "table_policy": "匹配策略只能是 {policies} 之一，不能是“{policy}”。",
+    # a chosen row matched only through an empty cell under a filled one
+    # (`kbtools.decision.refusals.check_merged_cells`)
+    "table_merged_cell": ("第 {row} 行的“{column}”单元格是空的，上方第 {above} 行写的是“{cell}”："
+                          "空单元格表示任意值，不表示“同上”，所以第 {rows} 行都匹配。请在第 {row} "
+                          "行重新写出这个值（任意值请写 *）。"),
     # the search engine (`kb serve --engine`: Milvus)
     "engine_unreachable": "无法连接搜索引擎（Milvus）：请确认引擎正在运行、网络可以连通，稍后再试。",
     "engine_refused": "搜索引擎（Milvus）拒绝了登录凭据，请设备管理员检查凭据和权限。",

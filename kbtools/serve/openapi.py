@@ -93,7 +93,9 @@ _SCHEMAS: dict[str, Any] = {
                                       "holds than `not_in_knowledge` lists (absent when none)"},
             "results": {"type": "array", "items": {"type": "object", "required": [
                 "rank", "score", "chunk_id", "doc", "heading_path", "line_start", "line_end",
-                "text", "verified"]}}}},
+                "text", "verified", "citation"], "properties": {"citation": {
+                    "type": "string", "description": "'doc:12-20 § A > B', as MCP `search` "
+                    "gives it; /api/read and /api/table/evaluate take it as `doc`"}}}}}},
     # what `api.search` accepts in a body (`ops.check_k`, `check_where`, `check_flag`): the
     # question as `query` or `q` (one of them), a number as ASCII digits too, one filter as
     # a string, a flag as a word; null is the parameter left out

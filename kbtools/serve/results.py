@@ -18,7 +18,7 @@ from kbtools.decision.model import DecisionTable
 from kbtools.errors import TableError
 from kbtools.serve import ops
 from kbtools.serve.docview import render_markdown
-from kbtools.serve.i18n import content_lang, content_word, translator
+from kbtools.serve.i18n import content_lang, content_word, error_zh, translator
 from kbtools.serve.marks import highlight_terms
 from kbtools.serve.passes import RenderContext, app_url
 from kbtools.serve.source import Served
@@ -76,7 +76,8 @@ def _evaluation_view(ev: dict[str, Any] | None, dt: DecisionTable | None,
     """What a search result evaluated on the question's values says above its table: the
     matching row and its outputs, the inputs still to give, or that no rule matches and why
     in the page's language (a value the table refused, `dt` judging the inputs again: ``it
-    is in '°f', the column in '°C'``)."""
+    is in '°f', the column in '°C'``; a table's refusal, an empty cell read as "as above",
+    in its Chinese words on a Chinese page)."""
     if ev is None:
         return None
     inputs = dict(ev.get("inputs") or {})
@@ -88,8 +89,8 @@ def _evaluation_view(ev: dict[str, Any] | None, dt: DecisionTable | None,
             match_rules(dt, inputs)
         except InputError as exc:
             detail = exc.message_in(lang)
-        except TableError:
-            pass
+        except TableError as exc:  # the table's refusal in the page's words when it has them
+            detail = (error_zh(exc) if lang == "zh" else None) or detail
     rows = [{"row": r.get("row"), "outputs": dict(r.get("outputs") or {})}
             for r in ev.get("rows") or []] or [{"row": ev.get("row"),
                                                 "outputs": dict(ev.get("outputs") or {})}]
