@@ -70,6 +70,9 @@ AUTHOR: dict[str, str] = {
     "kbtools.build.xref._REF_LINK": "finditer",  # a chunk's text
     "kbtools.scaffold:repos:[ \\t]*(#.*)?$": "match",  # a line of a project's hook config
     "kbtools.agents.draft.CJK": "search",
+    "kbtools.agents.draft.BLANK_LINES": "match",  # the lines a draft's body opens with
+    "kbtools.check.links:[\\\\/]": "split",  # a picture's path as an editor wrote it
+    "kbtools.query.compounds._CODED": "fullmatch",  # one token of the question
     "kbtools.agents.draft:[^a-z0-9]+": "sub",
     "kbtools.check.frontmatter:(?:^|\\s)#.*$": "sub",  # a front-matter line's value
     "kbtools.check.mend._HASHED": "fullmatch",  # a paragraph's line opening with `#`
@@ -279,6 +282,10 @@ OTHER: dict[str, str] = {
     "kbtools.query.identifiers:[a-z]+:[a-z_]+": "one token of the question (fullmatch)",
     "kbtools.query.identifiers:\\d+(?:\\.\\d+)?[A-Za-z]{1,3}": "one token of the question",
     "kbtools.query.calibration:[-/]": "one unknown question term (a character class)",
+    "kbtools.query.compounds:[a-z]": "a coded compound's name (a character class)",
+    "kbtools.query.compounds:\\d": "a coded compound's name (a character class)",
+    "kbtools.agents.draft:<dynamic>": "an escaped branch name or file stem and a fixed "
+                                      "optional `-N` tail (fullmatch of one ref or file name)",
     "kbtools.corpus:first on line (\\d+)": "PyYAML's own error message",
     "kbtools.agents.stdio.SURROGATE_ESCAPE": "six fixed bytes, no repetition",
     "kbtools.agents.stdio.JSON_ESCAPE": "a backslash and one character or four hex "
