@@ -228,8 +228,9 @@ def _pick(device_dir: Path, local: dict[str, Path], which: str | None, *,
 
 def not_on_device(tag: str, local: Iterable[str]) -> str:
     """Why release `tag` is not among a device's `local` releases, in words (what `kb
-    rollback` and `kb diff` say): pruned, never installed, or not published yet (or no
-    release tag at all: ``kb-r03``)."""
+    rollback` and `kb diff` say): pruned, never installed, or not published yet; or no
+    release tag at all (``kb-r03``, ``latest``, ``r2``: the form named, and the local tag
+    its one number means)."""
     tags = sorted(local, key=lambda t: parse_serial(t) or -1)
     if tag_form_problem(tag):
         return f"{tag_form_problem(tag)} (local: {', '.join(tags) or 'none'})"
