@@ -512,15 +512,16 @@ def write_beneath(root: Path, rel: str, data: bytes) -> None:
         os.close(fd)
 
 
-def atomic_write_beneath(root: Path, rel: str, data: bytes) -> None:
+def atomic_write_beneath(root: Path, rel: str, data: bytes, mode: int = 0o666) -> None:
     """Replace root/rel with `data` atomically (temp file + rename inside its directory),
     durably: the file and then its directory are fsynced (a device's state.json and pinned
-    keys must survive a power cut: a pinned key lost would let unsigned releases in)."""
+    keys must survive a power cut: a pinned key lost would let unsigned releases in). The
+    temp file is created with `mode` less the umask: 0o600 is never readable by others."""
     parts = _segments(rel)
     dfd = _open_dir(root, parts[:-1], create=True)
     tmp = f".{parts[-1]}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666, dir_fd=dfd)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, mode, dir_fd=dfd)
         try:
             write_all(fd, data)
             os.fsync(fd)

@@ -212,6 +212,30 @@ def test_kb_diff_cli_text_json_and_errors(device):
     assert "release kb-r7 is not on this device" in out
 
 
+@pytest.mark.parametrize("given, meant", [
+    ("nonsense", ""), ("latest", ""), ("上一个版本", ""), ("v1.0", ""),
+    ("12", ""), ("1", "; kb-r1 is kept here"), ("r2", "; kb-r2 is kept here"),
+    ("KB-R1", "; kb-r1 is kept here"), ("kb_r2", "; kb-r2 is kept here"),
+    ("第１版", "; kb-r1 is kept here"), ("refs/tags/kb-r1", "; kb-r1 is kept here"),
+])
+def test_rollback_or_diff_to_what_is_no_release_tag_says_so(device, given, meant):
+    """`kb rollback nonsense` said "release nonsense is not on this device", as if such a
+    release could arrive: a name that is no release tag at all is named as one, with the
+    tag form and the releases kept, and the kept tag a serial in it names when there is one."""
+    d, _ = device
+    says = (f"{given} is not a release tag (kb-r<serial>, e.g. kb-r12{meant}) "
+            "(local: kb-r1, kb-r2)")
+    code, out = kb("rollback", given, "--to", str(d.dev))
+    assert code == 1 and out == f"kb: error: {d.dev}: {says}\n", out
+    code, out = kb("diff", given, "--to", str(d.dev))  # which also takes a path
+    assert code == 1 and out == (f"kb: error: {d.dev}: {says}; give a local tag or the path "
+                                 "of a release directory\n"), out
+    with pytest.raises(SyncError) as caught:  # the web API's /api/diff?old=
+        diff_releases(d.dev, given, "kb-r2", paths=False)
+    assert caught.value.message == says
+    assert (d.dev / "current").resolve().name == "kb-r2"  # nothing rolled back
+
+
 # ------------------------------------------------------------------ sync output
 
 

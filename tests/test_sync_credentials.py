@@ -11,6 +11,12 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from functools import partial
@@ -175,3 +181,78 @@ def test_a_last_sync_recorded_with_credentials_by_an_older_kb_is_shown_without(s
         code, out, err = kb(*args, "--to", device, "--quick")
         assert code == 0 and shown_source(url) in out, out
         assert_no_secret(out, err)
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o000])
+def test_state_json_keeping_the_credentials_is_readable_by_its_owner_only(
+        served, tmp_path, monkeypatch, umask):
+    """state.json keeps the source as given, token and all (what `kb sync` without SOURCE
+    runs with): it is written 0600 from its first byte, whatever the umask (a service's may
+    be 0), stays so when rewritten, and one an older kb left world-readable is tightened by
+    the next write; as git's credential store keeps ~/.git-credentials."""
+    pub, url = served
+    device = tmp_path / "device"
+    state = device / "state.json"
+    created: list[int] = []
+    real_replace = os.replace
+
+    def replace(src, dst, *, src_dir_fd=None, dst_dir_fd=None):
+        if dst == "state.json":  # the temp file, as it is about to become state.json
+            created.append(stat.S_IMODE(os.stat(src, dir_fd=src_dir_fd).st_mode))
+        return real_replace(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd)
+
+    monkeypatch.setattr(os, "replace", replace)
+    old = os.umask(umask)
+    try:
+        code, _, err = kb("sync", url, "--to", device, "--trusted-key",
+                          str(pub.sign_key) + ".pub")
+        assert code == 0, err
+        assert json.loads(state.read_text(encoding="utf-8"))["source"] == url
+        assert _mode(state) == 0o600 and created and set(created) == {0o600}, created
+        state.chmod(0o644)  # as kb wrote it before
+        pub.release()
+        git(pub.art, "update-server-info")
+        code, out, err = kb("sync", "--to", device)  # the token read back from it
+        assert code == 0 and out.startswith("serving kb-r2 (was kb-r1)"), err
+        assert _mode(state) == 0o600
+        code, _, err = kb("rollback", "--to", device)  # other writers of it too
+        assert code == 0, err
+        assert _mode(state) == 0o600 and set(created) == {0o600}, created
+    finally:
+        os.umask(old)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"),
+                    reason="needs root to run kb as another account")
+def test_another_account_reading_the_device_is_told_whose_state_it_is(served, tmp_path):
+    """`kb status` run by an account that only reads the device (a service user running
+    `kb serve`) cannot read state.json any more: it says whose file it is and why, never
+    "remove it" (which would forget the rollbacks and the highest serial accepted)."""
+    pub, url = served
+    shared = Path(tempfile.mkdtemp(prefix="kb-shared-"))  # outside root's 0700 pytest dir
+    try:
+        shared.chmod(0o755)
+        device = shared / "device"
+        code, _, err = kb("sync", url, "--to", device, "--trusted-key",
+                          str(pub.sign_key) + ".pub")
+        assert code == 0, err
+        home = shared / "home"
+        home.mkdir()
+        shutil.chown(home, "nobody")
+        proc = subprocess.run(
+            ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+             sys.executable, "-m", "kbtools", "status", "--to", str(device), "--quick"],
+            capture_output=True, text=True, cwd=home, timeout=120,
+            env={"PATH": os.environ["PATH"], "KB_HOME": str(home), "HOME": str(home),
+                 "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+        said = proc.stdout + proc.stderr
+        assert "state.json cannot be read (Permission denied): only the account that syncs " \
+            "this device may read it" in said, said
+        assert "remove it" not in said and "serving kb-r1" in said, said
+        assert_no_secret(said)
+    finally:
+        shutil.rmtree(shared)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from kbtools.commands.output import echo_json, json_option
+from kbtools.commands.output import INDEX_DEFAULT, echo_json, json_option
 from kbtools.config import MAX_K
 from kbtools.query.quality import evaluate, failures, gold_not_in_index, numbered_questions, table
 from kbtools.ship.checkout import open_index
@@ -15,7 +15,7 @@ from kbtools.ship.checkout import open_index
 @click.command("eval")
 @click.argument("questions", type=click.Path(path_type=Path, exists=True, dir_okay=False))
 @click.option("--index", "index_path", type=click.Path(path_type=Path),
-              help="Index to evaluate (default: KB_INDEX, ./dist, device).")
+              help=f"Index to evaluate ({INDEX_DEFAULT}).")
 @click.option("-k", "k", type=click.IntRange(1, MAX_K), default=10, show_default=True,
               help="Results per question.")
 @click.option("--baseline", type=click.Choice(["bm25", "vector"]), multiple=True,

@@ -6,16 +6,15 @@ from pathlib import Path
 
 import click
 
-from kbtools.commands.output import engine_options, refuse_engine_mix
+from kbtools.commands.output import INDEX_DEFAULT, engine_options, refuse_engine_mix
 from kbtools.engine.milvus import connect_url
 from kbtools.engine.remote import EngineReader
 
 
 @click.command("mcp")
 @click.option("--index", type=click.Path(path_type=Path), default=None,
-              help="Index to serve: dist/ dir, device dir or git checkout of a release "
-                   "(default: KB_INDEX, ./dist of "
-                   "the repo, or the device directory).")
+              help=f"Index to serve: dist/ dir, device dir or git checkout of a release "
+                   f"({INDEX_DEFAULT}).")
 @click.option("--allow-write", is_flag=True,
               help="Also offer draft_report, which commits unverified drafts on new branches.")
 @click.option("--no-log", "no_log", is_flag=True,

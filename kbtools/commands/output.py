@@ -22,6 +22,12 @@ from kbtools.index.layout import device_of_release
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+# Where a client command (query, eval, serve, mcp) looks for its index when given no --index
+# (`kbtools.ship.checkout.resolve_index_path`), said in each one's --help.
+INDEX_DEFAULT = ("default: KB_INDEX, else the git checkout of a release at or above the "
+                 "current directory, else ./dist of the knowledge repo there, else the device "
+                 "directory; a kb.toml nearer than the checkout means its ./dist")
+
 
 @contextlib.contextmanager
 def terminate_interrupts() -> Iterator[None]:

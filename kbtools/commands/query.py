@@ -10,6 +10,7 @@ import click
 
 from kbtools.agents.arguments import MAX_QUESTION_CHARS
 from kbtools.commands.output import (
+    INDEX_DEFAULT,
     echo_json,
     echo_jsonl,
     engine_options,
@@ -31,8 +32,8 @@ from kbtools.ship.checkout import open_index
 @click.command("query")
 @click.argument("question", required=False)
 @click.option("--index", "index_path", type=click.Path(path_type=Path),
-              help="Index: dist/, a device dir or a git checkout of a release (default: "
-                   "KB_INDEX, ./dist, device).")
+              help=f"Index: dist/, a device dir or a git checkout of a release "
+                   f"({INDEX_DEFAULT}).")
 @click.option("-k", "k", type=click.IntRange(1, MAX_K), default=None,
               help="Number of results (default: kb.toml query.k, else 5).")
 @click.option("--where", multiple=True, metavar="KEY=VALUE",

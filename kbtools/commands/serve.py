@@ -6,14 +6,14 @@ from pathlib import Path
 
 import click
 
-from kbtools.commands.output import refuse_engine_mix
+from kbtools.commands.output import INDEX_DEFAULT, refuse_engine_mix
 
 
 @click.command("serve")
 @click.option("--index", type=click.Path(path_type=Path), default=None,
-              help="Index to serve: a device dir (follows its current release), a dist/ dir "
-                   "or a release dir (default: KB_INDEX, ./dist of the repo, or the device "
-                   "directory).")
+              help=f"Index to serve: a device dir (follows its current release), a git "
+                   f"checkout of a release (follows its HEAD), a dist/ dir or a release dir "
+                   f"({INDEX_DEFAULT}).")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on. Anything but loopback needs --token-file or --open.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True,

@@ -11,7 +11,7 @@ import click
 from kbtools.commands.output import DevicePath, echo_json, json_option, to_option
 from kbtools.errors import SyncError, plural
 from kbtools.index.layout import DeviceLayout
-from kbtools.ship.checkout import checkout_status
+from kbtools.ship.checkout import checkout_status, implicit_checkout
 from kbtools.ship.device import device_dir, require_device
 from kbtools.ship.operate import status as device_status
 from kbtools.ship.readonly import repair_advice
@@ -21,7 +21,10 @@ from kbtools.ship.release import release_settings
 @click.command("status")
 @to_option
 @click.option("--index", "index_path", type=DevicePath(),
-              default=None, help="A git checkout of a release (or a device dir, like --to).")
+              default=None, help="A git checkout of a release (or a device dir, like --to; "
+                                 "default: KB_INDEX, else the git checkout of a release at or "
+                                 "above the current directory unless a kb.toml is nearer, else "
+                                 "the device directory).")
 @click.option("--quick", is_flag=True, help="Skip re-hashing the served files.")
 @json_option
 def status(to: Path | None, index_path: Path | None, quick: bool, as_json: bool) -> None:
@@ -29,10 +32,10 @@ def status(to: Path | None, index_path: Path | None, quick: bool, as_json: bool)
     review lapsed, pinned keys and last sync.
 
     The first line names the device directory read (found as `kb query` finds it). For a
-    git checkout of a release (`--index`, `--to` or $KB_INDEX): HEAD, the release tag it
-    is, whether the work tree is exactly that release and whether its index is derived yet
-    (exit 1 when it would be refused)."""
-    where = device_dir(index_path or to)
+    git checkout of a release (`--index`, `--to`, $KB_INDEX, or the clone the current
+    directory lies in): HEAD, the release tag it is, whether the work tree is exactly that
+    release and whether its index is derived yet (exit 1 when it would be refused)."""
+    where = device_dir(index_path or to or implicit_checkout())
     co = checkout_status(where)
     if co is not None:
         _checkout(co, as_json)

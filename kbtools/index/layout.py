@@ -395,6 +395,19 @@ class CheckoutLayout:
         except OSError:  # a name too long for the OS: no checkout (the reader says why)
             return False
 
+    @staticmethod
+    def holds_release(path: Path) -> bool:
+        """A directory holding a ``.git`` and both release.json and manifest.json at its top,
+        as every release commit does: what finding a checkout from the current directory
+        asks (no path given), where `looks_like_checkout`'s one file of the two would take a
+        repository with a manifest.json of its own (a web app's) for a broken release."""
+        top = ReleaseLayout(path)
+        try:
+            return ((path / GIT_DIR).exists() and top.release_json.is_file()
+                    and top.manifest.is_file())
+        except OSError:
+            return False
+
     @property
     def state(self) -> Path:
         """Where kb keeps derived indexes, pinned keys and logs (plays a device directory's

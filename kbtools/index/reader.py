@@ -349,6 +349,22 @@ def resolve_index_path(path: Path | None) -> Path:
                          key="index_missing")
 
 
+def checkout_here(start: Path | None = None) -> Path | None:
+    """The top of the git checkout of a release that the current directory (`start`) lies
+    in, for a client command given no index (a user who cloned the artifacts repository and
+    cd'd into it, or into a folder below): the nearest folder at or above it that holds one
+    (`CheckoutLayout.holds_release`). None when a kb.toml lies as near or nearer (inside a
+    knowledge repository its own dist/ is meant, even where its top holds files a release
+    has) or there is none."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / CONFIG_NAME).is_file():
+            return None
+        if CheckoutLayout.holds_release(folder):
+            return folder
+    return None
+
+
 def checkout_above(path: Path) -> Path | None:
     """The top of the git checkout of a release that `path` lies inside (a folder of it
     given as the index), or None."""
@@ -362,6 +378,12 @@ def nearby_knowledge(cfg: Config) -> str:
     or, where there is none, the knowledge bases of the Git repository around it (a
     monorepo's docs/kb, when kb runs at its root) and where their index is; "" for none."""
     here = Path.cwd()
+    broken = _broken_checkout(here.resolve())
+    if broken is not None:  # a clone with a release file deleted: not taken, but named
+        top, lacks = broken
+        return (f"; {_shown(top, here)} is a git checkout of a release that lacks {lacks} "
+                f"(`git status` there shows what changed; pass --index {_shown(top, here)} "
+                "to have it checked)")
     if (cfg.root / CONFIG_NAME).is_file():
         where = "" if cfg.root.resolve() == here.resolve() else f" in {_shown(cfg.root, here)}"
         return (f"; the knowledge base{where} has no index in {_shown(cfg.path('dist'), here)}/ "
@@ -385,6 +407,23 @@ def nearby_knowledge(cfg: Config) -> str:
         return (f"; this Git repository's knowledge base {_shown(root, here)}{more} has no "
                 f"index yet: run `kb build` in {_shown(root, here)}")
     return ""
+
+
+def _broken_checkout(here: Path) -> tuple[Path, str] | None:
+    """(top, the release file it lacks) for a git checkout of a release at or above `here`
+    that `checkout_here` passed over for want of release.json or manifest.json, nearer
+    than any kb.toml; None otherwise. Its data/docs.jsonl tells it from a repository with
+    a manifest.json of its own (a web app's), which is none."""
+    for folder in (here, *here.parents):
+        if (folder / CONFIG_NAME).is_file():
+            return None
+        if CheckoutLayout.holds_release(folder):
+            return None  # an intact one (`kb publish` takes none): nothing lacking to name
+        top = ReleaseLayout(folder)
+        if CheckoutLayout.looks_like_checkout(folder) and top.docs.is_file():
+            return folder, (top.release_json if not top.release_json.is_file()
+                            else top.manifest).name
+    return None
 
 
 def _shown(path: Path, here: Path) -> str:

@@ -26,6 +26,7 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ from kbtools.index.layout import (
     unfinished_release,
 )
 from kbtools.ship.device import read_json
-from kbtools.ship.git import parse_serial, tag_form_problem
+from kbtools.ship.git import TAG_PREFIX, parse_serial, tag_form_problem, tag_name
 
 __all__ = ["DocumentChange", "ReleaseDiff", "ReleaseRef", "VerificationChange",
            "diff_dirs", "diff_releases"]
@@ -227,12 +228,21 @@ def _pick(device_dir: Path, local: dict[str, Path], which: str | None, *,
 
 def not_on_device(tag: str, local: Iterable[str]) -> str:
     """Why release `tag` is not among a device's `local` releases, in words (what `kb
-    rollback` and `kb diff` say): pruned, never installed, or not published yet (or no
-    release tag at all: ``kb-r03``)."""
+    rollback` and `kb diff` say): pruned, never installed, or not published yet; or no
+    release tag at all (``kb-r03``, ``latest``, ``r2``: the form named, and the local tag
+    its one number means)."""
     tags = sorted(local, key=lambda t: parse_serial(t) or -1)
     if tag_form_problem(tag):
         return f"{tag_form_problem(tag)} (local: {', '.join(tags) or 'none'})"
     serial = parse_serial(tag)
+    # no release tag at all ("nonsense", "latest", "r2"), none can arrive; or a ref naming
+    # one kept here ("refs/tags/kb-r2"), which is not its name
+    meant = _serial_meant(tag) if serial is None else serial
+    kept = meant is not None and tag_name(meant) in tags and tag != tag_name(meant)
+    if serial is None or kept:
+        return (f"{tag} is not a release tag ({TAG_PREFIX}<serial>, e.g. {TAG_PREFIX}12"
+                + (f"; {tag_name(meant)} is kept here" if kept and meant else "")
+                + f") (local: {', '.join(tags) or 'none'})")
     serials = [s for s in map(parse_serial, tags) if s is not None]
     why = ""
     if serial is not None and serials and serial < min(serials):
@@ -244,6 +254,16 @@ def not_on_device(tag: str, local: Iterable[str]) -> str:
         why = (": `kb sync` installs only the newest release it is offered, so one "
                "published between two syncs never arrives")
     return f"release {tag} is not on this device{why} (local: {', '.join(tags) or 'none'})"
+
+
+def _serial_meant(name: str) -> int | None:
+    """The serial a name that is no release tag may mean: its one run of digits, of any
+    script ("2" in "r2", "KB-R2", "第２版"), when it has exactly one (of at most 9 digits)
+    and it is not 0; else None."""
+    runs = ["".join(run) for digit, run in groupby(name, str.isdecimal) if digit]
+    if len(runs) != 1 or len(runs[0]) > 9:
+        return None
+    return int(runs[0]) or None
 
 
 def _serial_of(root: Path) -> int:

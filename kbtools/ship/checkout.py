@@ -2,7 +2,9 @@
 ``git checkout kb-rN``, ask.
 
 `resolve_index_path` and `open_index` are `kbtools.index.reader`'s, plus this: a path whose
-top holds ``.git`` and release.json is a checkout (`CheckoutLayout`). Opening one:
+top holds ``.git`` and release.json is a checkout (`CheckoutLayout`). Given no index (no
+--index, no $KB_INDEX), a client command takes the checkout the current directory lies in
+(`implicit_checkout`) unless a kb.toml is nearer. Opening one:
 
 1. HEAD must be a commit that a release tag (``refs/tags/kb-r<serial>``, annotated, naming
    the manifest hash) points at; otherwise "HEAD 1a2b3c4d5e6f is not a signed release tag".
@@ -343,11 +345,20 @@ def prune(layout: CheckoutLayout, keep: int, in_use: str) -> list[str]:
 
 # --- the index a client opens ------------------------------------------------------------
 
+def implicit_checkout() -> Path | None:
+    """The git checkout of a release a client command given no index means: the one the
+    current directory lies in (`reader.checkout_here`: a kb.toml nearer wins), unless
+    $KB_INDEX names an index (which wins, as --index does). None for none."""
+    return None if os.environ.get("KB_INDEX") else reader.checkout_here()
+
+
 def resolve_index_path(path: Path | None) -> Path:
     """`kbtools.index.reader.resolve_index_path`, where a git checkout of a release (given,
-    or in $KB_INDEX) resolves to its verified, derived release directory."""
+    in $KB_INDEX, or around the current directory when neither names an index:
+    `implicit_checkout`) resolves to its verified, derived release directory."""
     if path is None and os.environ.get("KB_INDEX"):
         path = Path(os.environ["KB_INDEX"])
+    path = path if path is not None else implicit_checkout()
     if path is not None and (found := find_checkout(path)) is not None:
         return open_checkout(*found).derived
     release = reader.resolve_index_path(path)

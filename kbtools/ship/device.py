@@ -15,7 +15,8 @@
                              the line ``releases/<tag>``, replaced the same way
     DIR/trusted_keys/*.pub   pinned Ed25519 public keys; when any exist, signatures are
                              required (see `kbtools.ship.trust`)
-    DIR/state.json           last sync result, highest serial ever accepted, rolled-back tags
+    DIR/state.json           last sync result and source, highest serial ever accepted,
+                             rolled-back tags; mode 0600 (a source URL's credentials)
     DIR/rollback.log         one JSON line per `kb rollback`
     DIR/trust.log            one JSON line per key pinned or unpinned
     DIR/.lock                flock held by sync, rollback and trust changes (released on kill)
@@ -366,6 +367,11 @@ def load_state(path: Path) -> dict[str, Any]:
         raw = read_beneath(path, STATE, MAX_STATE_BYTES)
     except FileNotFoundError:
         return {}
+    except PermissionError as exc:  # another account (`kb serve` run as a service user)
+        raise SyncError(f"{STATE} cannot be read ({exc.strerror}): only the account that "
+                        "syncs this device may read it (mode 0600: it keeps the source URL "
+                        "with any credentials in it); run this as that account",
+                        path=str(path / STATE)) from None
     except OSError as exc:
         why = exc.strerror or str(exc)
     else:
@@ -382,9 +388,17 @@ def load_state(path: Path) -> dict[str, Any]:
                     "the rollbacks)", path=str(path / STATE))
 
 
+STATE_MODE = 0o600  # state.json keeps the source URL as given, credentials and all
+
+
 def write_state(path: Path, state: dict[str, Any]) -> None:
+    """Replace state.json atomically, readable and writable by the device's account only
+    (`STATE_MODE`, from the temp file's creation on, whatever the umask): it keeps the last
+    source as given, with any token in its URL, for `kb sync` without SOURCE. Every write
+    makes a new file, so one an older kb left world-readable is tightened by the next."""
     atomic_write_beneath(path, STATE,
-                         (json.dumps(state, indent=1, sort_keys=True) + "\n").encode())
+                         (json.dumps(state, indent=1, sort_keys=True) + "\n").encode(),
+                         STATE_MODE)
 
 
 def append_log(path: Path, name: str, entry: dict[str, Any]) -> None:
