@@ -568,11 +568,8 @@ ARTICLE = re.compile(r'<article class="result[^"]*" data-doc="([^"]+)" data-line
 @pytest.mark.parametrize("lang, lines_word", [("zh", "行"), ("en", "lines")])
 def test_each_result_links_its_citation_to_the_cited_lines_and_names_the_release(
         client, repo, lang, lines_word):
-    """The citation line (doc › heading path › lines) was plain text beside a title link, and
-    the release only in the footer, ten results below on a phone (issue 13: results with
-    doc › heading path › lines, the release tag and source commit). Each result now has one
-    link, its title and citation, to the document page at the cited lines; the release tag
-    and the source commit's first 12 characters stand with the results, named once."""
+    """Each result is one link, title and citation, to the cited lines (the citation was plain
+    text), and the release tag and source commit stand with the results (issue 13), once."""
     page = client.get("/", params={"q": "赤霉病 扬花期 用药", "lang": lang}).text
     client.cookies.clear()
     release = open_index(repo / "dist").release
