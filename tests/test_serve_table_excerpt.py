@@ -167,3 +167,25 @@ def test_a_table_no_longer_than_the_window_is_shown_whole(rows):
     for focus in range(1, rows + 3):
         assert table_excerpt(text, 1, rows + 2, focus) is None
     assert table_excerpt(text, 1, rows + 3, 5) is None  # not the table's lines: whole
+
+
+@pytest.mark.parametrize("lang, one, many, cited, source", [
+    ("zh", r"第 (\d+) 行", r"第 (\d+)–(\d+) 行", "引用位置：第 {} 行", "(源文件第 {} 行)"),
+    ("en", r"line (\d+)", r"lines (\d+)–(\d+)", "Cited line {}", "(line {})")])
+def test_line_numbers_read_as_the_pages_language_writes_them(client, repo, lang, one, many,
+                                                              cited, source):
+    """Chinese pages said "行 12–20" and "引用位置 12" (English word order): a file line is
+    "第 12–20 行" there, and a decision table's matching row names its source line apart from
+    its row number ("第 3 行 (源文件第 40 行)", not "第 3 行 (行 40)")."""
+    page = client.get("/", params={"q": "K1500 部件代码 油温档位", "k": 10, "lang": lang}).text
+    spans = re.findall(r'<span class="lines">([^<]*)</span>', page)
+    assert spans and all(re.fullmatch(f"{one}|{many}", s) for s in spans), spans
+    line = next(n for _, doc, n, _ in results(page) if doc == BIG)
+    doc_page = client.get(f"/doc/{BIG}", params={"lines": f"{line}", "lang": lang}).text
+    assert cited.format(line) + "</a>" in doc_page
+    table = client.get(f"/table/{BIG}", params={"in.0": "77.2", "go": "1", "lang": lang}).text
+    client.cookies.clear()
+    rows = (repo / BIG).read_text(encoding="utf-8").split("\n")
+    row_line = next(n for n, text in enumerate(rows, 1) if text.startswith("| 77.0~77.5 |"))
+    label = re.findall(r"<p class=\"row-label\">([^<]*)</p>", table)
+    assert label and label[0].endswith(source.format(row_line)), (label, row_line)

@@ -75,8 +75,9 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "not_in_knowledge_answered": ("知识库中没有：{names}。以下结果回答的是问题的其余部分",
                                   "Not in the knowledge: {names}. The results answer the "
                                   "rest of the question"),
-    "line": ("行", "line"),  # one line: "line 7", not "lines 7–7"
-    "lines": ("行", "lines"),
+    "line": ("第 {n} 行", "line {n}"),  # one line: "line 7", not "lines 7–7"
+    "lines": ("第 {a}–{b} 行", "lines {a}–{b}"),
+    "source_line": ("源文件第 {n} 行", "line {n}"),  # a table row's line (beside "第 3 行")
     "verified": ("已审核", "Verified"),
     "unverified": ("未审核", "Unverified"),
     "changed_after_review": ("审核后有改动", "Changed after review"),
@@ -98,8 +99,8 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "verified_by": ("审核人", "Verified by"),
     "verified_at": ("审核时间", "Verified at"),
     "not_reviewed": ("尚未审核", "Not reviewed"),
-    "cited_lines": ("引用位置", "Cited lines"),
-    "cited_line": ("引用位置", "Cited line"),
+    "cited_lines": ("引用位置：第 {a}–{b} 行", "Cited lines {a}–{b}"),
+    "cited_line": ("引用位置：第 {n} 行", "Cited line {n}"),
     "lines_not_here": ("链接中的行号“{lines}”不在本文档中（链接可能来自旧版本），下面显示全文。",
                        "The link's lines \u201c{lines}\u201d are not in this document (the link may "
                        "be from an older version); the whole document is shown."),
