@@ -55,7 +55,7 @@ from __future__ import annotations
 import re
 import unicodedata
 import weakref
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -151,13 +151,28 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str],
     full: set[int] = set()
     weights: dict[int, float] = {}
     shown = []
+
+    def cover(word: str, by: Iterable[str]) -> None:  # `word` found through `by`
+        covers[word] = tuple(dict.fromkeys([*covers.get(word, ()), *by]))
+
+    def as_own(term: str, words: Iterable[str], *, searched_too: bool = False) -> list[str]:
+        """`words` (indexed) the question lacks, searched as its own words and shown as
+        spellings of `term`; `searched_too`: also those an expansion above searched, which
+        now weigh in full."""
+        found = [w for w in words if w not in own and (searched_too or w not in terms)]
+        for w in found:
+            full.add(terms.setdefault(w, bm25.vocab[w]))
+        if found:
+            shown.append({"term": term, "expanded": found, "from": "spelling"})
+        return found
+
     for term, others, source in named:
         known = list(dict.fromkeys(w for o in others for w in bm25.tok(o) if w in bm25.vocab))
         # the term's words are covered by its group's indexed words, those the question
         # names itself too ("滤芯 filter element": filter and element are not unknown words)
         for q in bm25.tok(term) if known else ():
             if q not in known:
-                covers[q] = tuple(dict.fromkeys([*covers.get(q, ()), *known]))
+                cover(q, known)
         found = [w for w in known if w not in own]
         if not found:
             continue
@@ -172,15 +187,8 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str],
         if q in bm25.vocab:
             continue  # (most words: their spellings are not even made)
         spelled, covering = index_spellings(index, q)
-        searched = [v for v in spelled if v not in own]
-        if not searched:
-            continue
-        for v in searched:
-            terms.setdefault(v, bm25.vocab[v])
-            full.add(bm25.vocab[v])
-        holding = searched if covering == spelled else covering  # (one token: itself)
-        covers[q] = tuple(dict.fromkeys([*covers.get(q, ()), *holding]))
-        shown.append({"term": q, "expanded": searched, "from": "spelling"})
+        if searched := as_own(q, spelled, searched_too=True):
+            cover(q, searched if covering == spelled else covering)  # (one token: itself)
     # a word the index lacks that it writes as two words (checkvalve, lockout: check valve,
     # lock out); only an unknown word is split, so an ordinary question costs nothing here
     gone = {q for q in own if q not in bm25.vocab and q not in covers and q.isascii()
@@ -192,14 +200,9 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str],
             continue
         gone.discard(token[0])
         covers[token[0]] = apart
-        searched = [w for w in apart if w not in own and w not in terms]
-        for w in searched:  # one word typed: its words weigh as one term together
-            terms[w] = bm25.vocab[w]
-            full.add(bm25.vocab[w])
-            if len(apart) > 1:
-                weights[bm25.vocab[w]] = 1 / len(apart)
-        if searched:
-            shown.append({"term": m.group(0), "expanded": searched, "from": "spelling"})
+        found = as_own(m.group(0), apart)
+        for w in found if len(apart) > 1 else ():  # one word typed: its words weigh as one
+            weights[bm25.vocab[w]] = 1 / len(apart)
     remembered = bm25.tok.run_tokens  # (a question's word pairs: mostly the same words)
     for words in compounds(text):  # o ring, check valve, tag-out for the oring, … it holds
         joined = [w for w in remembered("".join(words)) if w in bm25.vocab]
@@ -208,7 +211,7 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str],
         if not (weight := compound_weight(index, bm25.vocab[joined[0]], parts)):
             continue  # written only hyphenated (TiDB-Lightning): its words find it already
         for w in parts:  # (tag of tag-out is no unknown word)
-            covers[w] = tuple(dict.fromkeys([*covers.get(w, ()), *joined]))
+            cover(w, joined)
         if joined[0] not in own and joined[0] not in terms:
             terms[joined[0]] = jid = bm25.vocab[joined[0]]
             if not _together(index, words, parts):  # written only joined: as the question's words
@@ -225,21 +228,14 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str],
                       if len(t) == 1 and t[0] in bm25.vocab), None) if parts else None
         if whole is None or whole[0] in own or whole[0] in terms:
             continue
-        terms[whole[0]] = bm25.vocab[whole[0]]
-        full.add(bm25.vocab[whole[0]])
+        as_own(m.group(0), whole)
         for w in parts:  # the run's pieces the index lacks are the identifier's
-            covers[w] = tuple(dict.fromkeys([*covers.get(w, ()), whole[0]]))
-        shown.append({"term": m.group(0), "expanded": whole, "from": "spelling"})
+            cover(w, whole)
     for q in own:  # Rad53-dependent as Rad53 and dependent, where the index lacks it whole
         if q in bm25.vocab or q in covers or (coded := coded_parts(index, q)) is None:
             continue
         covers[q] = coded
-        searched = [w for w in coded if w not in own and w not in terms]
-        for w in searched:
-            terms[w] = bm25.vocab[w]
-            full.add(bm25.vocab[w])
-        if searched:
-            shown.append({"term": q, "expanded": searched, "from": "spelling"})
+        as_own(q, coded)
     unknown = [q for q in said if q not in bm25.vocab and q not in covers and q not in terms]
     for q in unknown[:MAX_WORDS]:  # microenviroment, echo-domain (kbtools.query.typos)
         if (fixed := corrected(q, bm25.vocab, lambda ids: bm25.share(ids).tolist())) is None:
@@ -256,23 +252,13 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str],
             continue  # the knowledge never writes the number so: nothing to search
         for q in bm25.tok(written):  # (三十, 十天 and 三十天 are no unknown words)
             if q not in bm25.vocab:
-                covers[q] = tuple(dict.fromkeys([*covers.get(q, ()), *digits]))
-        searched = [w for w in digits if w not in own and w not in terms]
-        for w in searched:
-            terms[w] = bm25.vocab[w]
-            full.add(bm25.vocab[w])
-        if searched:
-            shown.append({"term": written, "expanded": searched, "from": "spelling"})
+                cover(q, digits)
+        as_own(written, digits)
     for prefix, number in spaced_codes(text, any_case=True):  # E 17, e 17 for E17
         joined = joined_code(index, prefix, number) or []
-        searched = [v for v in joined if v not in own]
-        for v in searched:
-            terms.setdefault(v, bm25.vocab[v])
-            full.add(bm25.vocab[v])
+        as_own(f"{prefix} {number}", joined, searched_too=True)
         for w in bm25.tok(f"{prefix} {number}") if joined else ():
-            covers[w] = tuple(dict.fromkeys([*covers.get(w, ()), *joined]))
-        if searched:
-            shown.append({"term": f"{prefix} {number}", "expanded": searched, "from": "spelling"})
+            cover(w, joined)
     return Expansion(tuple(terms), tuple(terms.values()), covers, tuple(shown),
                      tuple(i for i in terms.values() if i in full), weights)
 
