@@ -160,6 +160,31 @@ def test_a_folder_that_is_no_release_checkout_is_not_taken_for_one(tree, tmp_pat
         "release.json" in says and "pass --index .. to have it checked" in says, says
 
 
+def test_trust_releases_and_log_in_a_clone_act_on_the_clone_not_the_home_device(
+        published, tree, tmp_path, monkeypatch):
+    """In a clone without --to, `kb trust add` pinned the key on <KB_HOME>/device (a device
+    the user was not looking at) and `kb releases`/`kb log` listed that device: the clone
+    around the current directory is the device they mean, as for `kb query` and `kb status`.
+    A clone has no query log nor synced releases: those two say so, naming the clone."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("KB_HOME", str(home))
+    monkeypatch.chdir(tree / "data")
+    code, out, err = kb("trust", "add", str(published["pub"]))
+    assert code == 0 and out.startswith("pinned "), err
+    assert len(list((tree / ".git" / "kb" / "trusted_keys").glob("*.pub"))) == 1
+    assert not (home / "device").exists() and clean(tree)
+    code, out, _ = kb("trust", "list", "--json")
+    assert code == 0 and len(json.loads(out)) == 1
+    for command in ("releases", "log"):
+        code, out, err = kb(command)
+        assert code == 1 and out == "" and len(err.strip().splitlines()) == 1, err
+        assert str(tree) in err and "git checkout of a release" in err, err
+    assert not (home / "device").exists()
+    monkeypatch.chdir(tmp_path)  # outside the clone: the home device, as before
+    code, out, _ = kb("trust", "list")
+    assert code == 0 and out.startswith("no pinned keys"), out
+
+
 @pytest.mark.parametrize("command", ["query", "serve", "mcp", "status"])
 def test_help_says_where_the_index_is_looked_for(command):
     code, out, _ = kb(command, "--help")

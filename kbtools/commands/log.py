@@ -6,18 +6,19 @@ from pathlib import Path
 
 import click
 
-from kbtools.commands.output import echo_json, json_option, to_option
+from kbtools.commands.output import echo_json, json_option, to_here_option
 from kbtools.errors import UsageError, plural, valid_unicode
 from kbtools.index.layout import DeviceLayout
 from kbtools.query.log import log_settings, parse_since, read_log, set_log_enabled
-from kbtools.ship.device import device_dir, require_device
+from kbtools.ship.checkout import device_or_checkout_here
+from kbtools.ship.device import require_device
 
 
 @click.command("log")
 @click.option("--since", metavar="ISO|AGE",
               help="Only questions from then on: an ISO date/time (UTC unless it says) or an "
                    "age such as 30m, 1h, 2d, 1w.")
-@to_option
+@to_here_option
 @click.option("--off", is_flag=True,
               help="Stop recording questions on this device (settings.json).")
 @click.option("--on", is_flag=True, help="Record questions again.")
@@ -33,7 +34,7 @@ def log(since: str | None, to: Path | None, off: bool, on: bool, as_json: bool) 
         raise UsageError("give --on or --off, not both")
     if (on or off) and since:
         raise UsageError("--since lists questions; it does not go with --on or --off")
-    path = require_device(device_dir(to))
+    path = require_device(device_or_checkout_here(to))
     if on or off:
         set_log_enabled(path, on)
         if as_json:

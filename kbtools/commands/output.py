@@ -105,6 +105,16 @@ def to_option(f: F) -> F:
         help="Device directory (default: $KB_INDEX, else <KB_HOME>/device).")(f)
 
 
+def to_here_option(f: F) -> F:
+    """--to DIR of the device commands that also take the clone around the current
+    directory (`checkout.device_or_checkout_here`): trust, releases and log (`kb diff` also
+    compares two release directories, which needs no device)."""
+    return click.option(
+        "--to", "to", type=DevicePath(), default=None,
+        help="Device directory (default: $KB_INDEX, else the git checkout of a release at or "
+             "above the current directory, else <KB_HOME>/device).")(f)
+
+
 def engine_options(f: F) -> F:
     """--engine URL and --token-file F, shared by publish, query, mcp and rollback."""
     f = click.option("--token-file", type=click.Path(dir_okay=False, path_type=Path),

@@ -7,8 +7,9 @@ from typing import Any
 
 import click
 
-from kbtools.commands.output import echo_json, json_option, terminate_interrupts, to_option
-from kbtools.ship.device import device_dir, require_device
+from kbtools.commands.output import echo_json, json_option, terminate_interrupts, to_here_option
+from kbtools.ship.checkout import device_or_checkout_here
+from kbtools.ship.device import require_device
 from kbtools.ship.operate import (
     RELEASES_LIMIT,
     RELEASES_TIMEOUT,
@@ -21,7 +22,7 @@ HEADER = ("", "TAG", "SERIAL", "WHERE", "SOURCE", "CREATED", "SIZE", "NOTE")
 
 
 @click.command("releases")
-@to_option
+@to_here_option
 @click.option("--local", "local_only", is_flag=True, help="Do not ask the sync source.")
 @click.option("--limit", type=click.IntRange(min=0), default=RELEASES_LIMIT, show_default=True,
               help="List the newest N releases (and every one on the device); 0 lists all. "
@@ -41,7 +42,7 @@ def releases(to: Path | None, local_only: bool, limit: int, timeout: int,
     a release here whose tag the source no longer offers, or has moved, is said so.
     Releases left out by --limit are counted on stderr.
     """
-    path = require_device(device_dir(to))
+    path = require_device(device_or_checkout_here(to))
     with terminate_interrupts():  # SIGTERM kills the git asking the source, as Ctrl-C does
         rows, warnings = list_releases(path, remote=not local_only,
                                        branch=release_settings().branch, timeout=timeout)

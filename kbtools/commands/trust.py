@@ -6,9 +6,8 @@ from pathlib import Path
 
 import click
 
-from kbtools.commands.output import echo_json, json_option, to_option
-from kbtools.ship.checkout import trust_dir
-from kbtools.ship.device import device_dir
+from kbtools.commands.output import echo_json, json_option, to_here_option
+from kbtools.ship.checkout import device_or_checkout_here, trust_dir
 from kbtools.ship.trust import add_key, list_keys, remove_key
 
 
@@ -25,11 +24,11 @@ def trust() -> None:
 
 
 @trust.command("list")
-@to_option
+@to_here_option
 @json_option
 def list_cmd(to: Path | None, as_json: bool) -> None:
     """Show the pinned keys: key id, file, when and why each was pinned."""
-    rows = list_keys(trust_dir(device_dir(to)))
+    rows = list_keys(trust_dir(device_or_checkout_here(to)))
     if as_json:
         echo_json(rows)
     elif not rows:
@@ -41,11 +40,11 @@ def list_cmd(to: Path | None, as_json: bool) -> None:
 
 @trust.command("add")
 @click.argument("public_key", type=click.Path(dir_okay=False, exists=True, path_type=Path))
-@to_option
+@to_here_option
 @json_option
 def add(public_key: Path, to: Path | None, as_json: bool) -> None:
     """Pin PUBLIC_KEY (a `kb keygen` .pub file): releases signed by it are accepted."""
-    res = add_key(trust_dir(device_dir(to)), public_key)
+    res = add_key(trust_dir(device_or_checkout_here(to)), public_key)
     if as_json:
         echo_json(res)
     else:
@@ -54,14 +53,14 @@ def add(public_key: Path, to: Path | None, as_json: bool) -> None:
 
 @trust.command("remove")
 @click.argument("key")
-@to_option
+@to_here_option
 @click.option("--allow-unsigned", is_flag=True,
               help="Allow removing the last pinned key (the device then accepts unsigned "
                    "releases).")
 @json_option
 def remove(key: str, to: Path | None, allow_unsigned: bool, as_json: bool) -> None:
     """Unpin KEY (a key id or the file name in DIR/trusted_keys/)."""
-    res = remove_key(trust_dir(device_dir(to)), key, allow_unsigned=allow_unsigned)
+    res = remove_key(trust_dir(device_or_checkout_here(to)), key, allow_unsigned=allow_unsigned)
     if as_json:
         echo_json(res)
     else:

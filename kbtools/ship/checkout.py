@@ -48,7 +48,7 @@ from kbtools.index.layout import (
 from kbtools.index.selfcheck import derivation_problem
 from kbtools.index.store import stored_infos
 from kbtools.ship import trust
-from kbtools.ship.device import check_device_dir, locked, read_json
+from kbtools.ship.device import check_device_dir, device_dir, locked, read_json
 from kbtools.ship.git import (
     TAG_PREFIX,
     WorkTree,
@@ -350,6 +350,15 @@ def implicit_checkout() -> Path | None:
     current directory lies in (`reader.checkout_here`: a kb.toml nearer wins), unless
     $KB_INDEX names an index (which wins, as --index does). None for none."""
     return None if os.environ.get("KB_INDEX") else reader.checkout_here()
+
+
+def device_or_checkout_here(to: Path | None) -> Path:
+    """The device directory a device command (`kb trust`, `releases`, `log`) given
+    `--to` or nothing acts on (`device.device_dir`), where the git checkout of a release
+    around the current directory (`implicit_checkout`) stands for the device when neither
+    --to nor $KB_INDEX names one, as for `kb query` and `kb status`: in a clone they used
+    to act on <KB_HOME>/device unseen (`kb trust add` pinned a key there, not in the clone)."""
+    return device_dir(to if to is not None else implicit_checkout())
 
 
 def resolve_index_path(path: Path | None) -> Path:
