@@ -13,7 +13,8 @@ repo.git, or a clone of the artifacts repository) and:
 3. exports those files into a new staging directory (no link followed; a file the previous
    release holds with the same sha256 is hard-linked from it, so an unchanged asset folder
    is stored once however many releases a device keeps), checks what is on disk (no extra
-   entries; every artifact's sha256 and size);
+   entries; every artifact's sha256 and size), refused before anything is written when
+   they would not fit on the device's file system (`kbtools.ship.verify.space_problem`);
 4. derives index/ with `kbtools.index.materialize.materialize` (from a previous release's
    index when the caller has one: only changed shards are redone) and checks it with
    `kbtools.index.selfcheck.check_derived` (an older release that pins index/ bytes in the
@@ -158,7 +159,7 @@ def install_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str
     checked = verify_release(gd, commit, tag, serial, tag_mhash, begin, floor)
     meta, plan, manifest, mhash = (checked.meta, checked.plan, checked.manifest,
                                    checked.manifest_sha256)
-    export(gd, checked.entries, staging, unchanged_files(previous, manifest))
+    export(gd, checked.entries, staging, unchanged_files(previous, manifest), where=tag)
     settled, hashed = settled_clock(staging.parent), dict[str, Signature]()
     problems = staging_problems(staging, checked.entries) + verify_files(
         staging, manifest, derived=False, signed=hashed)
