@@ -7,8 +7,9 @@ previous release still served.
 What was already refused stays under guard here too (`..`, absolute, drive and backslash
 paths, control characters, overlong names, a huge manifest); what was not: lookalikes of
 ``..`` (``．．``, ``‥``, ``. .``), bidirectional controls and line separators in names,
-twins that are one file on a FAT SD card (``a.txt`` and ``a.txt.``), and a release whose
-files (a few kilobytes of git pack) would fill the device's disk."""
+twins that are one file on a FAT SD card (``a.txt`` and ``a.txt.``), a release whose
+files (a few kilobytes of git pack) would fill the device's disk, and a manifest naming a
+folder of release files as its embedding model."""
 
 from __future__ import annotations
 
@@ -156,3 +157,17 @@ def test_a_release_that_would_fill_the_disk_is_refused_before_writing(world: Wor
     assert status["served"]["tag"] == "kb-r2", status
     assert int((tmp_path / "avail").read_text()) > 30 << 20
     assert not [n for n in (tmp_path / "releases").read_text().split() if "staging" in n]
+
+
+@pytest.mark.parametrize("where", ["served", "relative", "dotdot"])
+def test_a_release_may_not_name_its_own_files_as_the_model(world: World, where: str):
+    """A model key that is no registered name is loaded by sentence-transformers from a
+    local folder: a signed release naming a folder of the served release (files the
+    publisher chose: pickled weights, a modules.json naming classes to import) made the
+    device try to load them as its model. Refused before any load, in one line."""
+    served = world.dev / "releases" / "kb-r2" / "data"
+    key = {"served": str(served), "relative": f"{world.dev}/releases/./kb-r2/data/chunks",
+           "dotdot": "../../releases/kb-r2/data"}[where]
+    world.forge(lambda e: edit_manifest(e, lambda m: m["models"].update(
+        {key: {"id": key, "fingerprint": "st:evil", "dim": 8}})))
+    world.assert_refused("'..'" if where == "dotdot" else "where release files are written")
