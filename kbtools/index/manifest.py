@@ -14,11 +14,15 @@ sha256 and size. A release ships manifest.json + data/; a device re-derives inde
 check it against ``derived`` because builds are reproducible.
 
 Path rules (`path_problem`, `manifest_path_problems`): a listed path is '/'-separated UTF-8,
-relative, without empty, '.' or '..' segments, backslashes, control characters or git's own
-names (.git, .gitattributes, .gitmodules), under data/ (artifacts) or index/ (derived); no
-two listed paths may collide after Unicode NFC normalization and case folding (they would
-be one file on a case-insensitive or normalizing file system), and no listed file may be a
-parent directory of another. Signed JSON (manifest.json, release.json) is read with
+relative, without empty, '.' or '..' segments, backslashes, control characters, line or
+paragraph separators, bidirectional controls or git's own names (.git, .gitattributes,
+.gitmodules), and without a segment made only of dots and spaces or their lookalikes
+(``．．``, ``‥``: compatibility-normalized (NFKC) they are ``..``, and Windows and FAT drop
+the trailing dots and spaces), under data/ (artifacts) or index/ (derived); no two listed
+paths may collide after Unicode NFC normalization, case folding and the trailing dots and
+spaces of each segment dropped (they would be one file on a case-insensitive, normalizing
+or FAT file system: a device's SD card), and no listed file may be a parent directory of
+another. Signed JSON (manifest.json, release.json) is read with
 `loads_unique`: a key given twice in one object is refused, since JSON readers disagree on
 which of the two counts (Python's takes the last, others the first or either), so such a
 document would not say one thing to every reader. `verify_files` checks those rules before it opens anything, and
@@ -38,7 +42,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from kbtools.errors import IndexLoadError
+from kbtools.errors import IndexLoadError, bidi_control
 from kbtools.fsutil import atomic_write_bytes, open_beneath, read_beneath
 from kbtools.index.layout import DATA_DIR, DERIVED_DIR, MANIFEST, RELEASE_JSON, RELEASE_SIG
 from kbtools.index.stamps import MISSING, Signature, of_stat, signature
@@ -190,11 +194,18 @@ def path_problem(rel: str) -> str | None:
         return "backslash in path"
     if any(unicodedata.category(c) == "Cc" for c in rel):
         return "control character in path"
+    if any(unicodedata.category(c) in ("Zl", "Zp") for c in rel):
+        return "line or paragraph separator in path"
+    if (bidi := bidi_control(rel)) is not None:
+        return f"bidirectional control character {bidi[1]} in path (it shows the name " \
+               "in another order than it is written)"
     if size > MAX_PATH_BYTES:
         return f"path longer than {MAX_PATH_BYTES} bytes"
     for seg in rel.split("/"):
         if seg in ("", ".", ".."):
             return "empty, '.' or '..' path segment"
+        if _only_dots(seg):
+            return f"path segment {seg!r} is only dots and spaces (a lookalike of '..')"
         if len(seg.encode("utf-8")) > MAX_SEGMENT_BYTES:
             return f"path segment longer than {MAX_SEGMENT_BYTES} bytes"
         if seg.casefold() in _GIT_NAMES:
@@ -202,11 +213,21 @@ def path_problem(rel: str) -> str | None:
     return None
 
 
+def _only_dots(seg: str) -> bool:
+    """Whether `seg` is made only of dots and spaces once compatibility-normalized (NFKC):
+    ``..`` written with lookalikes (``．．`` fullwidth, ``‥`` two-dot leader, ``. .``),
+    which a tool that normalizes names, or Windows and FAT dropping a name's trailing dots
+    and spaces, turns into ``.``, ``..`` or nothing. No real file is named so."""
+    return set(unicodedata.normalize("NFKC", seg)) <= {".", " "}
+
+
 def _fold(rel: str) -> str:
     """The name a case-insensitive, normalizing file system sees: normalized again after
     case folding, which can undo a composition (U+01F0 folds to j + U+030C, which must then
-    reorder with a following mark)."""
-    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", rel).casefold())
+    reorder with a following mark), and each segment without its trailing dots and spaces,
+    which Windows and FAT (a device's SD card) drop (``a.txt.`` is ``a.txt`` there)."""
+    folded = unicodedata.normalize("NFC", unicodedata.normalize("NFC", rel).casefold())
+    return "/".join(seg.rstrip(". ") for seg in folded.split("/"))
 
 
 def manifest_path_problems(manifest: dict[str, Any]) -> list[str]:

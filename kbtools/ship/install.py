@@ -9,11 +9,13 @@ repo.git, or a clone of the artifacts repository) and:
    release.json names the tag and serial; the signature is by a trusted key (following
    rotations since serial `floor`); the manifest's hash, schema and path rules; the tree is
    exactly the manifest's artifacts plus the top-level release files, all regular files of
-   the listed sizes; the embedding models are the ones on this machine;
+   the listed sizes; the embedding models are the ones on this machine, none a folder
+   where release files are written (`model_path_problem`);
 3. exports those files into a new staging directory (no link followed; a file the previous
    release holds with the same sha256 is hard-linked from it, so an unchanged asset folder
    is stored once however many releases a device keeps), checks what is on disk (no extra
-   entries; every artifact's sha256 and size);
+   entries; every artifact's sha256 and size), refused before anything is written when
+   they would not fit on the device's file system (`kbtools.ship.verify.space_problem`);
 4. derives index/ with `kbtools.index.materialize.materialize` (from a previous release's
    index when the caller has one: only changed shards are redone) and checks it with
    `kbtools.index.selfcheck.check_derived` (an older release that pins index/ bytes in the
@@ -30,13 +32,14 @@ import json
 import os
 import shutil
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from kbtools.embed.registry import get_embedder
+from kbtools.config import kb_home
+from kbtools.embed.registry import get_embedder, registered_embedders
 from kbtools.errors import KbError, ModelError, SyncError, plural
 from kbtools.fsutil import (
     atomic_write_beneath,
@@ -102,9 +105,42 @@ def tag_field(gd: Path, tag_ref: str, name: str) -> str:
     return value
 
 
-def check_models(manifest: dict[str, Any], where: str) -> None:
-    """This machine must have the exact embedding models the release's vectors came from."""
+def model_path_problem(key: str, untrusted: Sequence[Path]) -> str | None:
+    """Why a release may not name `key` as its embedding model (None: it may): a model key
+    that is no registered name is loaded by sentence-transformers as a Hugging Face id or a
+    local folder, and a folder holding release files (a served release's data/ on the
+    device, a checkout's work tree, a copy under KB_HOME) is bytes the publisher chose:
+    pickled weights, or a modules.json naming classes to import (sentence-transformers
+    before 6.0 trusted a local folder's), would run them. `untrusted`: the directories
+    release files are written to. A key with a '..' segment is refused too."""
+    if key in registered_embedders():
+        return None
+    if ".." in key.replace("\\", "/").split("/"):
+        return f"embedding model {key!r} is a path with '..'"
+    try:
+        target = Path(key).expanduser()
+        real = target.resolve() if target.exists() else None
+    except (OSError, RuntimeError, ValueError):
+        return None
+    for root in untrusted:
+        try:
+            inside = real is not None and real.is_relative_to(root.resolve())
+        except OSError:
+            continue
+        if inside:
+            return (f"embedding model {key!r} is a folder inside {root}, where release "
+                    "files are written: a release may not have the device load its own "
+                    "files as a model")
+    return None
+
+
+def check_models(manifest: dict[str, Any], where: str,
+                 untrusted: Sequence[Path] = ()) -> None:
+    """This machine must have the exact embedding models the release's vectors came from,
+    none of them a folder among `untrusted` (`model_path_problem`)."""
     for key, meta in sorted(manifest.get("models", {}).items()):
+        if (problem := model_path_problem(key, untrusted)) is not None:
+            raise SyncError(f"{problem}; refusing this release", path=where)
         try:
             local = get_embedder(key).fingerprint()
         except ModelError as exc:
@@ -132,7 +168,8 @@ def verify_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str,
     nothing written: release.json names the tag and serial; the signature is by a trusted
     key (rotations since serial `floor` followed); the manifest's hash, schema and path
     rules, and its source the one release.json and the tag name; the tree is exactly the
-    manifest's files, regular, of the listed sizes; the embedding models are the ones here.
+    manifest's files, regular, of the listed sizes; the embedding models are the ones here,
+    none a folder where release files are written.
     SyncError naming the first problem. `install_release` (sync, a checkout's first open)
     and `kb status` of a checkout both run it."""
     meta = read_meta(gd, commit, tag, serial)
@@ -144,7 +181,9 @@ def verify_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str,
                         f"{str(manifest['source']['commit'])[:12]}; refusing this release",
                         path=tag)
     entries = check_tree(gd, commit, manifest, tag)
-    check_models(manifest, tag)
+    # release files land beside the git directory (a device's releases/, a checkout's work
+    # tree) and in KB_HOME (read-only devices' copies, checkouts' derived releases)
+    check_models(manifest, tag, untrusted=(gd.parent, kb_home()))
     return Checked(meta, plan, manifest, mhash, entries)
 
 
@@ -158,7 +197,7 @@ def install_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str
     checked = verify_release(gd, commit, tag, serial, tag_mhash, begin, floor)
     meta, plan, manifest, mhash = (checked.meta, checked.plan, checked.manifest,
                                    checked.manifest_sha256)
-    export(gd, checked.entries, staging, unchanged_files(previous, manifest))
+    export(gd, checked.entries, staging, unchanged_files(previous, manifest), where=tag)
     settled, hashed = settled_clock(staging.parent), dict[str, Signature]()
     problems = staging_problems(staging, checked.entries) + verify_files(
         staging, manifest, derived=False, signed=hashed)

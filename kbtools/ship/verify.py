@@ -14,8 +14,11 @@ checked out, so nothing in it is interpreted (no links, no attributes, no filter
    submodule), its path obeys the path rules, it is manifest.json/release.json/release.sig or
    an artifact the manifest lists under data/, with the listed size; every artifact is there.
 4. `export`: writes exactly those files into the staging directory, each created new, with
-   no link followed below the device directory; `staging_problems` then walks what is on
-   disk (no links, FIFOs or unlisted files) before the hashes are checked.
+   no link followed below the device directory, once `space_problem` found room for them
+   (a signed release of a few kilobytes of git pack can list gigabytes of zeros: it is
+   refused before a byte is written, rather than filling the device's disk, which its
+   query log, state.json and every other program on it share); `staging_problems` then
+   walks what is on disk (no links, FIFOs or unlisted files) before the hashes are checked.
 """
 
 from __future__ import annotations
@@ -195,13 +198,42 @@ def check_tree(gd: Path, commit: str, manifest: dict[str, Any],
     return entries
 
 
+# room left free beside a release's files: the index/ derived from them, state.json, the
+# query log and the logs written after it (and whatever else shares the disk) need some
+SPARE_BYTES = 16 << 20
+
+
+def space_problem(directory: Path, entries: list[TreeEntry],
+                  same: Mapping[str, tuple[Path, str]] | None = None) -> str | None:
+    """Why the (checked) release files of `entries` cannot be written into `directory`'s
+    file system (None when they fit with `SPARE_BYTES` to spare): the bytes of every file
+    not linked from an installed release (`same`), against what this account may still
+    write there (``statvfs``'s available blocks). A file system that cannot say is not
+    refused."""
+    need = sum(e.size or 0 for e in entries if not same or e.path not in same)
+    try:
+        st = os.statvfs(directory)
+    except OSError:
+        return None
+    free = st.f_bavail * st.f_frsize
+    if need + SPARE_BYTES <= free:
+        return None
+    return (f"its files need {need} bytes and {directory} has {free} bytes free (keeping "
+            f"{SPARE_BYTES} spare); nothing of it was written: free space on the device "
+            "(or have the publisher check the release's size) and sync again")
+
+
 def export(gd: Path, entries: list[TreeEntry], staging: Path,
-           same: Mapping[str, tuple[Path, str]] | None = None) -> None:
+           same: Mapping[str, tuple[Path, str]] | None = None, where: str = "") -> None:
     """Write the (checked) release files into a new `staging` directory, nothing else: each
     file created new (O_EXCL) with no link followed, its content streamed from git. `same`
     names, by path, a file of an installed release with the sha256 the new one lists: it is
     hard-linked instead when it is a regular file still of that sha256 (an unchanged photo
-    is stored once on the device, not once per release kept)."""
+    is stored once on the device, not once per release kept). SyncError (naming `where`,
+    nothing written) when they do not fit on the file system (`space_problem`)."""
+    problem = space_problem(staging.parent, entries, same)
+    if problem is not None:
+        raise SyncError(problem, path=where)
     os.mkdir(staging)
     with BlobReader(gd) as reader:
         for e in entries:
