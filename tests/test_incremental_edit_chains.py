@@ -106,6 +106,13 @@ def restore_word_lists(repo: Path) -> None:
         (repo / name).rename(repo / "knowledge" / name)
 
 
+def lose_caches(repo: Path) -> None:
+    """The repository's cache folder removed (`git clean -xdf`, a fresh CI runner that kept
+    dist/) with an edit: the next build has only the previous dist/ to start from."""
+    shutil.rmtree(load_config(repo).cache_dir())
+    _replace(repo, FAULTS, "\n\n", "\n\nAn added sentence about the hydraulic filter.\n\n")
+
+
 CHAINS: dict[str, list[Callable[[Path], None]]] = {
     "rename-with-edit": [rename_with_edit, lambda repo: _commit(repo, "rename with an edit")],
     "line-endings": [to_crlf, to_lf, to_lone_cr, from_lone_cr],
@@ -113,6 +120,7 @@ CHAINS: dict[str, list[Callable[[Path], None]]] = {
     "swap": [swap, swap],
     "duplicate": [duplicate, drop_original, restore_original],
     "word-lists": [drop_word_lists, restore_word_lists],
+    "lost-caches": [lose_caches, lose_caches],
 }
 
 

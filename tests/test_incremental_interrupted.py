@@ -38,10 +38,10 @@ def test_an_interrupted_incremental_build_keeps_the_previous_index(tmp_path, sta
     _interrupted(tmp_path, stage, signal.SIGTERM)
 
 
-# Ctrl-C and a kill -9 (the OOM killer, a CI job cancelled) while it embeds (after "blame"),
-# while it writes data/ and derives index/ (after "embed") and around the swap
+# Ctrl-C and a kill -9 (the OOM killer, a CI job cancelled) while it embeds (after "blame")
+# and while it writes data/ and derives index/ (after "embed")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
-@pytest.mark.parametrize("stage", ["blame", "embed", "index"])
+@pytest.mark.parametrize("stage", ["blame", "embed"])
 def test_ctrl_c_or_a_kill_mid_embed_or_mid_write_keeps_the_previous_index(tmp_path, stage, sig):
     _interrupted(tmp_path, stage, sig)
 
@@ -78,6 +78,8 @@ def _interrupted(tmp_path: Path, stage: str, sig: signal.Signals) -> None:
     # stopped before the swap: the previous index, whole; after it (only once the
     # "index" stage is done): the new one, whole
     assert served == before or (stage == "index" and served == after), (stage, code)
+    if sig == signal.SIGINT and served == before:
+        assert code == 130, code  # Ctrl-C's exit status, not a traceback's
     if served == before:
         assert _answer(kb(repo, "query", "seal wear number 8", "--json", home=home).stdout) \
             == _answer(old.stdout)

@@ -31,7 +31,8 @@ DOCS = ["knowledge/crops/wheat-scab.md", "knowledge/crops/pesticide-dilution-and
 
 def _recreate_reversed(work: Path) -> None:
     """Make every file and folder under `work` (not .git) again, in reverse name order and
-    with random modification times: another directory listing order, other mtimes."""
+    with random modification times (the second build also lists folders reversed:
+    `REVERSED_LISTINGS`)."""
     rng = random.Random(7)
     for folder in sorted((p for p in work.rglob("*") if p.is_dir() and ".git" not in p.parts
                           and p != work / ".git"), reverse=True):
@@ -47,8 +48,55 @@ def _recreate_reversed(work: Path) -> None:
             os.utime(path, (stamp, stamp))
 
 
+# imported by the second build's Python (on its PYTHONPATH): every directory listing
+# comes back in the reverse of the file system's order
+REVERSED_LISTINGS = """
+import os
+
+_listdir, _scandir = os.listdir, os.scandir
+
+
+class _Reversed:
+    # an os.scandir iterator over a list (os.walk calls next() on it)
+
+    def __init__(self, entries):
+        self._entries = iter(entries)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._entries)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def close(self):
+        pass
+
+
+def listdir(path="."):
+    return list(reversed(_listdir(path)))
+
+
+def scandir(path="."):
+    with _scandir(path) as it:
+        return _Reversed(list(reversed(list(it))))
+
+
+os.listdir, os.scandir = listdir, scandir
+"""
+
+
 def _kb_build(repo: Path, home: Path, **overrides: str) -> None:
     environ = env(home)
+    if overrides.pop("REVERSED", ""):
+        (home / "site").mkdir(parents=True, exist_ok=True)
+        (home / "site" / "sitecustomize.py").write_text(REVERSED_LISTINGS, encoding="utf-8")
+        environ["PYTHONPATH"] = os.pathsep.join([str(home / "site"), environ["PYTHONPATH"]])
     environ.update(overrides)
     umask = int(environ.pop("UMASK", "022"), 8)
     proc = subprocess.run(
@@ -68,9 +116,27 @@ def test_the_same_commit_builds_the_same_bytes_on_another_machine(tmp_path):
     _kb_build(first, tmp_path / "home-a", TZ="UTC", LANG="C.UTF-8", LC_ALL="C.UTF-8",
               PYTHONHASHSEED="0", UMASK="022")
     _kb_build(second, tmp_path / "home-b", TZ="Asia/Shanghai", LANG="zh_CN.UTF-8",
-              LC_ALL="POSIX", PYTHONHASHSEED="4242", UMASK="077")
+              LC_ALL="POSIX", PYTHONHASHSEED="4242", UMASK="077", REVERSED="1")
     a, b = first / "dist", second / "dist"
     assert load_manifest(a)["counts"]["documents"] == 7
     assert tree(a, "data").keys() == tree(b, "data").keys()
+    assert tree(a, "data") == tree(b, "data")
+    assert (a / "manifest.json").read_bytes() == (b / "manifest.json").read_bytes()
+
+
+def test_a_linked_worktree_on_a_detached_head_built_from_a_subfolder(tmp_path):
+    """The same commit checked out as a linked worktree (a `.git` file, not a folder) on a
+    detached HEAD, on another branch in the main checkout, `kb build` run from inside
+    knowledge/: the same data/ and manifest as the main checkout's build."""
+    first = copy_example(tmp_path / "repo", DOCS)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=first, capture_output=True,
+                          text=True, check=True).stdout.strip()
+    linked = tmp_path / "linked work tree"
+    subprocess.run(["git", "worktree", "add", "-q", "--detach", str(linked), head], cwd=first,
+                   check=True)
+    subprocess.run(["git", "checkout", "-q", "-b", "另一个分支"], cwd=first, check=True)
+    _kb_build(first, tmp_path / "home-a")
+    _kb_build(linked / "knowledge" / "crops", tmp_path / "home-b", TZ="America/Los_Angeles")
+    a, b = first / "dist", linked / "dist"
     assert tree(a, "data") == tree(b, "data")
     assert (a / "manifest.json").read_bytes() == (b / "manifest.json").read_bytes()
