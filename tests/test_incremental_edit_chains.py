@@ -3,7 +3,7 @@ one dist/ and compared with a full `--no-cache` build of the same tree (data/, m
 BM25 files, store rows, answers: `test_incremental_edits.assert_equal_to_full`): a rename
 with an edit, line endings and a byte-order mark put on and taken off, two documents'
 contents swapped, a duplicate whose original goes, the synonym and dictionary files
-removed and put back."""
+removed and put back, the cache folder lost, a commit's parent checked out and back."""
 
 from __future__ import annotations
 
@@ -113,6 +113,21 @@ def lose_caches(repo: Path) -> None:
     _replace(repo, FAULTS, "\n\n", "\n\nAn added sentence about the hydraulic filter.\n\n")
 
 
+def edit_and_commit(repo: Path) -> None:
+    _replace(repo, SCAB, "\n\n", "\n\n赤霉病防治的补充：扬花初期施药。\n\n")
+    rename_with_edit(repo)
+    _commit(repo, "an edit and a rename")
+
+
+def check_out_parent(repo: Path) -> None:
+    """The commit before checked out (detached): every document's blame goes back too."""
+    _git(repo, "checkout", "-q", "HEAD~1")
+
+
+def check_out_branch(repo: Path) -> None:
+    _git(repo, "checkout", "-q", "-")
+
+
 CHAINS: dict[str, list[Callable[[Path], None]]] = {
     "rename-with-edit": [rename_with_edit, lambda repo: _commit(repo, "rename with an edit")],
     "line-endings": [to_crlf, to_lf, to_lone_cr, from_lone_cr],
@@ -121,6 +136,7 @@ CHAINS: dict[str, list[Callable[[Path], None]]] = {
     "duplicate": [duplicate, drop_original, restore_original],
     "word-lists": [drop_word_lists, restore_word_lists],
     "lost-caches": [lose_caches, lose_caches],
+    "checkouts": [edit_and_commit, check_out_parent, check_out_branch],
 }
 
 

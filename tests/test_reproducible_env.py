@@ -140,3 +140,20 @@ def test_a_linked_worktree_on_a_detached_head_built_from_a_subfolder(tmp_path):
     a, b = first / "dist", linked / "dist"
     assert tree(a, "data") == tree(b, "data")
     assert (a / "manifest.json").read_bytes() == (b / "manifest.json").read_bytes()
+
+
+def test_a_crlf_checkout_of_the_word_lists_builds_the_same_bytes(tmp_path):
+    """core.autocrlf=true (Windows-minded machines) puts CRLF into every text file of the
+    work tree — the documents, `_dict.txt`, `_synonyms.txt`, kb.toml, the schemas — not
+    into the commit: the release is the same."""
+    first = copy_example(tmp_path / "repo", DOCS)
+    other = tmp_path / "crlf"
+    subprocess.run(["git", "clone", "-q", "-c", "core.autocrlf=true", str(first), str(other)],
+                   check=True)
+    for rel in ("knowledge/_dict.txt", "knowledge/_synonyms.txt", "kb.toml"):
+        assert b"\r\n" in (other / rel).read_bytes(), rel
+    _kb_build(first, tmp_path / "home-a")
+    _kb_build(other, tmp_path / "home-b")
+    a, b = first / "dist", other / "dist"
+    assert tree(a, "data") == tree(b, "data")
+    assert (a / "manifest.json").read_bytes() == (b / "manifest.json").read_bytes()
