@@ -35,6 +35,21 @@ def _answer(stdout: bytes) -> dict:
 
 @pytest.mark.parametrize("stage", ["check", "chunk", "render", "blame", "embed", "index"])
 def test_an_interrupted_incremental_build_keeps_the_previous_index(tmp_path, stage):
+    _interrupted(tmp_path, stage, signal.SIGTERM)
+
+
+# Ctrl-C and a kill -9 (the OOM killer, a CI job cancelled) while it embeds (after "blame")
+# and while it writes data/ and derives index/ (after "embed")
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
+@pytest.mark.parametrize("stage", ["blame", "embed"])
+def test_ctrl_c_or_a_kill_mid_embed_or_mid_write_keeps_the_previous_index(tmp_path, stage, sig):
+    _interrupted(tmp_path, stage, sig)
+
+
+def _interrupted(tmp_path: Path, stage: str, sig: signal.Signals) -> None:
+    """Build, edit, start an incremental build and send it `sig` once `stage` is done:
+    dist/ is the previous index or (stopped after "index") the new one, whole; the next
+    build writes the full build's bytes and sweeps the stopped one's staging folder."""
     repo = make_repo(tmp_path / "repo", docs=_docs(40))
     home = tmp_path / "home"
     assert kb(repo, "build", "-q", home=home).returncode == 0
@@ -56,13 +71,15 @@ def test_an_interrupted_incremental_build_keeps_the_previous_index(tmp_path, sta
     after = (full / "manifest.json").read_bytes()
 
     proc = build_until(repo, home, stage.encode())
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(sig)
     code = proc.wait(timeout=120)
     proc.stderr.close()  # type: ignore[union-attr]
     served = (dist / "manifest.json").read_bytes()
     # stopped before the swap: the previous index, whole; after it (only once the
     # "index" stage is done): the new one, whole
     assert served == before or (stage == "index" and served == after), (stage, code)
+    if sig == signal.SIGINT and served == before:
+        assert code == 130, code  # Ctrl-C's exit status, not a traceback's
     if served == before:
         assert _answer(kb(repo, "query", "seal wear number 8", "--json", home=home).stdout) \
             == _answer(old.stdout)
