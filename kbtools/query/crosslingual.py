@@ -182,13 +182,24 @@ def foreign_words(text: str, unknown: Sequence[str], written: Mapping[str, str])
                for t in unknown)
 
 
-def crossed_params(params: FusionParams) -> FusionParams:
+def crossed_params(params: FusionParams, lists: dict[str, Ranked]) -> FusionParams:
     """`params` for a question read across languages (module docstring): BM25 and vectors
-    weighed fixed, the vectors at the shape weighting's most (``shape_scale``)."""
-    if params.weighting != "shape":
+    weighed fixed, the vectors at the shape weighting's most (``shape_scale``) — when the
+    vectors find the other language's answer, their best similarity reaching
+    ``min_cross_cosine``. Below it they found nothing the no-answer rule would answer
+    from, only the least unrelated passages, and the BM25 list is the evidence (a synonym
+    group an author wrote, "fusarium head blight" = 赤霉病): the question is weighed as any
+    other (`params` unchanged), not with the noise rescaled to the most weight."""
+    if params.weighting != "shape" or best_similarity(lists) < params.min_cross_cosine:
         return params
     return replace(params, weighting="fixed", bm25_weight=1.0 - params.shape_scale,
                    vector_weight=params.shape_scale)
+
+
+def best_similarity(lists: dict[str, Ranked]) -> float:
+    """The best similarity of the vector lists among `lists` (0 without any)."""
+    return max((float(r.scores.max()) for name, r in lists.items()
+                if name.startswith("vector:") and len(r.scores)), default=0.0)
 
 
 def crossed_lists(index: KbIndex, text: str, lists: dict[str, Ranked]) -> dict[str, Ranked]:
