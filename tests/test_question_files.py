@@ -269,8 +269,19 @@ def test_gold_documents_missing_from_the_index_are_named(example_index, tmp_path
     assert res.exit_code == 0, res.output
     assert strict_json(res.stdout)["gold_not_in_index"] == [written_otherwise]
     assert res.stderr == (f"kb eval: warning: 1 gold document(s) not in {example_index}, e.g. "
-                          f"{written_otherwise!r}, count as never retrieved; the index names "
-                          "documents like 'knowledge/crops/corn-southern-rust.md'\n")
+                          f"{written_otherwise!r} ({path}:1), count as never retrieved; the "
+                          "index names documents like 'knowledge/crops/corn-southern-rust.md'\n")
+    # the line of the first question naming one, in the file's order (session 33)
+    path.write_text("\r\n".join([json.dumps({"id": "a", "query": "E17 怎么复位？", "gold": [D]}),
+                                 json.dumps({"id": "b", "query": "y", "gold": []}),
+                                 json.dumps({"id": "c", "query": "赤霉病", "gold": [
+                                     {"doc": "zz/gone.md", "relevance": 0}, "crops/scab.md"]}),
+                                 json.dumps({"id": "d", "query": "E17", "gold": ["aa.md"]})]),
+                    encoding="utf-8-sig")
+    res = kb("eval", str(path), "--index", str(example_index), "--json")
+    assert res.exit_code == 0 and strict_json(res.stdout)["gold_not_in_index"] == [
+        "aa.md", "crops/scab.md"]
+    assert f"e.g. 'crops/scab.md' ({path}:3), count as never retrieved" in res.stderr
     path.write_text(json.dumps({"query": "E17 怎么复位？", "gold": [D]}) + "\n", encoding="utf-8")
     res = kb("eval", str(path), "--index", str(example_index), "--json")
     assert res.stderr == "" and strict_json(res.stdout)["gold_not_in_index"] == []

@@ -376,6 +376,21 @@ def gold_not_in_index(index: KbIndex, questions: list[dict[str, Any]]) -> list[s
                    for doc in relevant_docs(q) if doc not in held})
 
 
+def first_missing(numbered: Sequence[tuple[int, dict[str, Any]]],
+                  missing: Sequence[str]) -> tuple[str, int | None]:
+    """The first gold document of `missing` (`gold_not_in_index`) in the file's order and the
+    line of the question naming it (`numbered_questions`), for a warning that points at
+    the line to fix ("e.g. 'crops/x.md' (q.jsonl:12)"); the first of `missing` and None
+    when no question names one."""
+    gone = set(missing)
+    for n, q in numbered:
+        if not unanswerable(q):
+            for g in q.get("gold") or []:
+                if gold_doc(g) in gone and _relevance(g) > 0:
+                    return gold_doc(g), n
+    return missing[0], None
+
+
 def warm_up(index: KbIndex, question: str, mode: str) -> None:
     """Every embedding model of the release loaded, one search made and the release kept warm
     as `kb serve` and `kb mcp` do (`query.search.keep_warm`), untimed: the latency measured is
