@@ -1,7 +1,8 @@
 """`kb eval`: retrieval quality on a question set, optionally against single retrievers.
 
 Question files (`kb eval`, `kb query --batch`) are JSON Lines: one JSON object per line (UTF-8,
-a byte-order mark at the start is dropped; blank lines are skipped); `kb eval` also reads one
+a byte-order mark starting a line is dropped: the file's, or one of files joined together;
+blank lines are skipped); `kb eval` also reads one
 JSON array of such objects (a file whose first character is "["). Every field is checked
 once, when the file is read: a line that breaks the format is a `UsageError` naming FILE:LINE,
 what is wrong and what is expected. Numbers must be finite (no NaN, Infinity or overflow).
@@ -96,8 +97,8 @@ def question_lines(lines: Iterable[bytes], name: str) -> Iterator[tuple[int, dic
     with their line numbers. A line that is not UTF-8, not a JSON object, or holds a
     non-finite number is a `UsageError` naming `name` and the line."""
     for n, raw in enumerate(lines, 1):
-        try:  # utf-8-sig: files from Windows editors start with a byte-order mark
-            line = raw.decode("utf-8-sig" if n == 1 else "utf-8")
+        try:  # utf-8-sig: files from Windows editors start with a byte-order mark, and
+            line = raw.decode("utf-8-sig")  # such files joined (cat, type) start lines with it
         except UnicodeDecodeError as exc:
             raise UsageError(f"not UTF-8 (byte {exc.start + 1} of the line); save the file as "
                              "UTF-8", path=name, line=n) from None
