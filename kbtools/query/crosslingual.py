@@ -20,7 +20,9 @@ language model covers whole (an English corpus under MiniLM) is read as before, 
 second embedding.
 
 A question read across languages (`crossed`) weighs its vectors as much as the shape
-weighting ever does, fixed (`crossed_params`): its BM25 list holds the chunks of its own
+weighting ever does, fixed, when they reach the cross-language threshold (`crossed_params`;
+below it they found nothing, and a synonym's BM25 evidence must not lose to their noise):
+its BM25 list holds the chunks of its own
 language that share a word with it ("symptoms", "often"), which the base model, reading
 every chunk, ranked below the other language's (a synonym an author wrote still reaches
 the other language's chunks through BM25, at the rest of the weight). It is judged by the no-answer rule against the
