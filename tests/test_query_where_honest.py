@@ -1,8 +1,9 @@
 """`kb query --where` says what a filter did (session 31): a value no document has is named
-with the values it may be a typo of ("did you mean crop=玉米"), an unknown key with the
-keys it may be, and a search the filters leave without a relevant passage is not "no
-answer in the knowledge" when the knowledge answers it without them. Real build of the
-example knowledge."""
+with the values it may be a typo of ("did you mean crop=玉米") or a synonym of (session 33:
+"did you mean disease=赤霉病" for disease=wheat scab), an unknown key with the keys it may
+be, and a search the filters leave without a relevant passage is not "no answer in the
+knowledge" when the knowledge answers it without them. Real build of the example
+knowledge."""
 
 from __future__ import annotations
 
@@ -26,6 +27,14 @@ def _run(index: Path, *args: str) -> Any:
     ("equipment=HX260 注塑机", "E17 复位", "equipment=HX-260 注塑机"),
     ("category=crop protection", "赤霉病", "category=crop-protection"),
     ("lang=EN ", "token rotation", None),  # case and spaces aside it is a value: it matches
+    # a synonym of a value documents give (knowledge/_synonyms.txt): the other language's
+    # name, a field name, written in any case (session 33)
+    ("disease=wheat scab", "防治", "disease=赤霉病"),
+    ("disease=Fusarium Head Blight", "防治", "disease=赤霉病"),
+    ("disease=烂麦头", "防治", "disease=赤霉病"),
+    ("disease=爛麥頭", "防治", "disease=赤霉病"),
+    ("pest=fall armyworm", "防治", "pest=草地贪夜蛾"),
+    ("equipment=spray drone", "作业参数", "equipment=植保无人机"),
 ])
 def test_a_value_no_document_has_is_named_with_what_was_meant(example_index, where,
                                                                question, meant):

@@ -139,6 +139,24 @@ def test_byte_order_mark_is_dropped(example_index, tmp_path):
     assert res.exit_code == 0, res.output
 
 
+def test_files_joined_keep_each_ones_byte_order_mark_out(example_index, tmp_path):
+    """Two question files saved by a Windows editor and joined (`type a.jsonl b.jsonl`,
+    `cat`): the second one's byte-order mark starts a line in the middle, which read as
+    "not JSON" on a line that looks right in every editor (session 33)."""
+    one = b'\xef\xbb\xbf{"id": "a", "query": "E17", "gold": ["%s"]}\r\n' % D.encode()
+    two = b'\xef\xbb\xbf{"id": "b", "query": "\xe8\xb5\xa4\xe9\x9c\x89\xe7\x97\x85", "gold": []}\r\n'
+    path = tmp_path / "joined.jsonl"
+    path.write_bytes(one + two)
+    assert [q["id"] for q in load_questions(path)] == ["a", "b"]
+    assert load_questions(path)[1]["query"] == "赤霉病"
+    res = kb("eval", str(path), "--index", str(example_index), "--json")
+    assert res.exit_code == 0, res.output
+    assert [d["line"] for d in strict_json(res.output)["results"][0]["per_question"]] == [1, 2]
+    res = kb("query", "--batch", str(path), "--index", str(example_index), "--json")
+    assert res.exit_code == 0, res.output
+    assert [json.loads(line)["id"] for line in res.output.splitlines()] == ["a", "b"]
+
+
 @pytest.mark.parametrize(("line", "message"), [
     ('{"id": NaN, "query": "E17"}', f"NaN {NOT_FINITE}"),
     ('{"id": Infinity, "query": "E17"}', f"Infinity {NOT_FINITE}"),
@@ -269,8 +287,19 @@ def test_gold_documents_missing_from_the_index_are_named(example_index, tmp_path
     assert res.exit_code == 0, res.output
     assert strict_json(res.stdout)["gold_not_in_index"] == [written_otherwise]
     assert res.stderr == (f"kb eval: warning: 1 gold document(s) not in {example_index}, e.g. "
-                          f"{written_otherwise!r}, count as never retrieved; the index names "
-                          "documents like 'knowledge/crops/corn-southern-rust.md'\n")
+                          f"{written_otherwise!r} ({path}:1), count as never retrieved; the "
+                          "index names documents like 'knowledge/crops/corn-southern-rust.md'\n")
+    # the line of the first question naming one, in the file's order (session 33)
+    path.write_text("\r\n".join([json.dumps({"id": "a", "query": "E17 怎么复位？", "gold": [D]}),
+                                 json.dumps({"id": "b", "query": "y", "gold": []}),
+                                 json.dumps({"id": "c", "query": "赤霉病", "gold": [
+                                     {"doc": "zz/gone.md", "relevance": 0}, "crops/scab.md"]}),
+                                 json.dumps({"id": "d", "query": "E17", "gold": ["aa.md"]})]),
+                    encoding="utf-8-sig")
+    res = kb("eval", str(path), "--index", str(example_index), "--json")
+    assert res.exit_code == 0 and strict_json(res.stdout)["gold_not_in_index"] == [
+        "aa.md", "crops/scab.md"]
+    assert f"e.g. 'crops/scab.md' ({path}:3), count as never retrieved" in res.stderr
     path.write_text(json.dumps({"query": "E17 怎么复位？", "gold": [D]}) + "\n", encoding="utf-8")
     res = kb("eval", str(path), "--index", str(example_index), "--json")
     assert res.stderr == "" and strict_json(res.stdout)["gold_not_in_index"] == []

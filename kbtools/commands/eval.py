@@ -8,7 +8,14 @@ import click
 
 from kbtools.commands.output import INDEX_DEFAULT, echo_json, json_option
 from kbtools.config import MAX_K
-from kbtools.query.quality import evaluate, failures, gold_not_in_index, numbered_questions, table
+from kbtools.query.quality import (
+    evaluate,
+    failures,
+    first_missing,
+    gold_not_in_index,
+    numbered_questions,
+    table,
+)
 from kbtools.ship.checkout import open_index
 
 
@@ -35,10 +42,12 @@ def eval_cmd(questions: Path, index_path: Path | None, k: int, baseline: tuple[s
     qs, lines = [q for _, q in numbered], [n for n, _ in numbered]
     index = open_index(index_path)
     missing = gold_not_in_index(index, qs)
-    if missing:
+    if missing:  # the first question naming one, as FILE:LINE, to fix the path there
         held = next((d["doc"] for d in index.docs()), None)
+        first, line = first_missing(numbered, missing)
+        at = f" ({questions}:{line})" if line else ""
         click.echo(f"kb eval: warning: {len(missing)} gold document(s) not in {index.root}, "
-                   f"e.g. {missing[0]!r}, count as never retrieved; the index names documents "
+                   f"e.g. {first!r}{at}, count as never retrieved; the index names documents "
                    f"like {held!r}", err=True)
     rows = [evaluate(index, qs, mode=m, k=k, lines=lines) for m in ("hybrid", *baseline)]
     if as_json:

@@ -20,7 +20,9 @@ language model covers whole (an English corpus under MiniLM) is read as before, 
 second embedding.
 
 A question read across languages (`crossed`) weighs its vectors as much as the shape
-weighting ever does, fixed (`crossed_params`): its BM25 list holds the chunks of its own
+weighting ever does, fixed, when they reach the cross-language threshold (`crossed_params`;
+below it they found nothing, and a synonym's BM25 evidence must not lose to their noise):
+its BM25 list holds the chunks of its own
 language that share a word with it ("symptoms", "often"), which the base model, reading
 every chunk, ranked below the other language's (a synonym an author wrote still reaches
 the other language's chunks through BM25, at the rest of the weight). It is judged by the no-answer rule against the
@@ -182,13 +184,24 @@ def foreign_words(text: str, unknown: Sequence[str], written: Mapping[str, str])
                for t in unknown)
 
 
-def crossed_params(params: FusionParams) -> FusionParams:
+def crossed_params(params: FusionParams, lists: dict[str, Ranked]) -> FusionParams:
     """`params` for a question read across languages (module docstring): BM25 and vectors
-    weighed fixed, the vectors at the shape weighting's most (``shape_scale``)."""
-    if params.weighting != "shape":
+    weighed fixed, the vectors at the shape weighting's most (``shape_scale``) — when the
+    vectors find the other language's answer, their best similarity reaching
+    ``min_cross_cosine``. Below it they found nothing the no-answer rule would answer
+    from, only the least unrelated passages, and the BM25 list is the evidence (a synonym
+    group an author wrote, "fusarium head blight" = 赤霉病): the question is weighed as any
+    other (`params` unchanged), not with the noise rescaled to the most weight."""
+    if params.weighting != "shape" or best_similarity(lists) < params.min_cross_cosine:
         return params
     return replace(params, weighting="fixed", bm25_weight=1.0 - params.shape_scale,
                    vector_weight=params.shape_scale)
+
+
+def best_similarity(lists: dict[str, Ranked]) -> float:
+    """The best similarity of the vector lists among `lists` (0 without any)."""
+    return max((float(r.scores.max()) for name, r in lists.items()
+                if name.startswith("vector:") and len(r.scores)), default=0.0)
 
 
 def crossed_lists(index: KbIndex, text: str, lists: dict[str, Ranked]) -> dict[str, Ranked]:

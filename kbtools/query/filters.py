@@ -16,6 +16,8 @@ import numpy as np
 
 from kbtools.errors import FilterError, UsageError, valid_unicode
 from kbtools.index.reader import ChunkTable, KbIndex
+from kbtools.index.synonyms import normalize
+from kbtools.index.tokenize import to_simplified
 from kbtools.query.filter_numbers import number_key, order_number
 
 _WHERE = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*(>=|<=|!=|=)(.*)$")  # value stripped below
@@ -298,18 +300,27 @@ def close_key(key: str, known: Iterable[str]) -> str | None:
 
 
 def meant_values(index: KbIndex, condition: Condition) -> list[str]:
-    """For a filter ``key=value`` that no document has, the filters it may be a typo of (a
-    value documents give the key, `VALUE_LIKENESS` alike or more, the closest first, at most
-    `SUGGESTED`), as `where_text` writes them: ``crop=玉米`` for crop=玉木, ``equipment=HX-260
-    注塑机`` for equipment=HX260 注塑机. [] for another operator, a chunk's own key (``doc``
-    names its documents itself: `doc_value`) or a value nothing resembles (crop=香蕉)."""
+    """For a filter ``key=value`` that no document has, the filters it may mean, as
+    `where_text` writes them, at most `SUGGESTED`: first the values documents give the key
+    that are the value's synonyms (a group of the release's synonyms file: ``disease=赤霉病``
+    for disease=wheat scab, disease=烂麦头 or 爛麥頭, the name in the other language or the field's
+    word, which the filter compares as written), then those it may be a typo of
+    (`VALUE_LIKENESS` alike or more, the closest first): ``crop=玉米`` for crop=玉木,
+    ``equipment=HX-260 注塑机`` for equipment=HX260 注塑机. [] for another operator, a
+    chunk's own key (``doc`` names its documents itself: `doc_value`) or a value nothing
+    resembles (crop=香蕉)."""
     key, op, want = condition
     if op != "=" or key in CHUNK_KEYS or key == "verified":
         return []
     held = {str(v) for d in index.docs() for v in _scalars([d["metadata"].get(key)])
             if not isinstance(v, bool)}
-    scored = sorted(((_likeness(want, v), v) for v in held), key=lambda p: (-p[0], p[1]))
-    return [where_text(key, op, v) for r, v in scored[:SUGGESTED] if r >= VALUE_LIKENESS]
+    groups = index.synonyms()  # a Traditional spelling (爛麥頭) of a Simplified group's term
+    same = {normalize(t) for t in groups.others(want) or groups.others(to_simplified(want))}
+    named = sorted(v for v in held if normalize(v) in same)
+    scored = sorted(((_likeness(want, v), v) for v in held if v not in named),
+                    key=lambda p: (-p[0], p[1]))
+    typos = [v for r, v in scored if r >= VALUE_LIKENESS]
+    return [where_text(key, op, v) for v in [*named, *typos][:SUGGESTED]]
 
 
 def _check_value(key: str, op: str, want: str, index: KbIndex) -> None:

@@ -1,7 +1,8 @@
 """`kb eval`: retrieval quality on a question set, optionally against single retrievers.
 
 Question files (`kb eval`, `kb query --batch`) are JSON Lines: one JSON object per line (UTF-8,
-a byte-order mark at the start is dropped; blank lines are skipped); `kb eval` also reads one
+a byte-order mark starting a line is dropped: the file's, or one of files joined together;
+blank lines are skipped); `kb eval` also reads one
 JSON array of such objects (a file whose first character is "["). Every field is checked
 once, when the file is read: a line that breaks the format is a `UsageError` naming FILE:LINE,
 what is wrong and what is expected. Numbers must be finite (no NaN, Infinity or overflow).
@@ -96,8 +97,8 @@ def question_lines(lines: Iterable[bytes], name: str) -> Iterator[tuple[int, dic
     with their line numbers. A line that is not UTF-8, not a JSON object, or holds a
     non-finite number is a `UsageError` naming `name` and the line."""
     for n, raw in enumerate(lines, 1):
-        try:  # utf-8-sig: files from Windows editors start with a byte-order mark
-            line = raw.decode("utf-8-sig" if n == 1 else "utf-8")
+        try:  # utf-8-sig: files from Windows editors start with a byte-order mark, and
+            line = raw.decode("utf-8-sig")  # such files joined (cat, type) start lines with it
         except UnicodeDecodeError as exc:
             raise UsageError(f"not UTF-8 (byte {exc.start + 1} of the line); save the file as "
                              "UTF-8", path=name, line=n) from None
@@ -374,6 +375,21 @@ def gold_not_in_index(index: KbIndex, questions: list[dict[str, Any]]) -> list[s
     held = {d["doc"] for d in index.docs()}
     return sorted({doc for q in questions if not unanswerable(q)
                    for doc in relevant_docs(q) if doc not in held})
+
+
+def first_missing(numbered: Sequence[tuple[int, dict[str, Any]]],
+                  missing: Sequence[str]) -> tuple[str, int | None]:
+    """The first gold document of `missing` (`gold_not_in_index`) in the file's order and the
+    line of the question naming it (`numbered_questions`), for a warning that points at
+    the line to fix ("e.g. 'crops/x.md' (q.jsonl:12)"); the first of `missing` and None
+    when no question names one."""
+    gone = set(missing)
+    for n, q in numbered:
+        if not unanswerable(q):
+            for g in q.get("gold") or []:
+                if gold_doc(g) in gone and _relevance(g) > 0:
+                    return gold_doc(g), n
+    return missing[0], None
 
 
 def warm_up(index: KbIndex, question: str, mode: str) -> None:

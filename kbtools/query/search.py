@@ -201,7 +201,7 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     lists = inherit(index, source_of(index, LOCAL_CANDIDATES).ranked_lists(index, request), mask)
     across = crossed(index, text, lists)
     if across:  # read across languages (kbtools.query.crosslingual)
-        lists, params = crossed_lists(index, text, lists), crossed_params(params)
+        lists, params = crossed_lists(index, text, lists), crossed_params(params, lists)
     today = freshness.today_or(today)
     boost = boost_vector(index, routed)
     fused = _fused(index, lists, params, boost, today, text, mode)
