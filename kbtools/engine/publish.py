@@ -440,8 +440,9 @@ def _check_count(engine: Engine, name: str, want: int) -> None:
 
 def prune(engine: Engine, keep: int, alias: str = ALIAS,
           progress: Progress | None = None) -> list[str]:
-    """Drop complete release collections beyond the newest `keep` (`Engine.releases`
-    order), never one that any alias of the database points at (`alias` is the one just
+    """Drop the complete release collections of releases beyond the newest `keep`
+    (`kept_releases`: a release counts once however many collections hold it), never one
+    that any alias of the database points at (`alias` is the one just
     moved, read again with the others; one another process points an alias at meanwhile
     is kept, and `progress` says so: `Engine.drop`), ``__meta`` collections left
     without their release by an interrupted drop, and releases marked complete whose
@@ -453,7 +454,7 @@ def prune(engine: Engine, keep: int, alias: str = ALIAS,
     releases = engine.releases(properties=True)
     complete = [r for r in releases if r["complete"]]
     served = set(engine.aliased())
-    kept = {r["collection"] for r in complete[-max(keep, 1):]} | served
+    kept = kept_releases(complete, keep) | served
     dropped = []
     doomed = [(r["collection"], True) for r in complete if r["collection"] not in kept]
     doomed += [(r["collection"], True) for r in releases if not r["complete"]
@@ -468,6 +469,21 @@ def prune(engine: Engine, keep: int, alias: str = ALIAS,
     forget_stale_sightings(engine, [(r["collection"], r["properties"]) for r in complete
                                     if r["collection"] not in dropped])
     return dropped
+
+
+def kept_releases(complete: list[dict[str, Any]], keep: int) -> set[str]:
+    """The collections of the newest `keep` (at least 1) releases among `complete`
+    (`Engine.releases`, oldest first), every collection of each: a release published again
+    by a kb of another tokenizer or other rules is a second collection of the same release
+    (`_same_release`), and counting collections kept two of the newest release for `keep 2`
+    and dropped the one before it, which a rollback serves. A release is as new as its
+    newest collection."""
+    newest: list[tuple[str | None, int, str]] = []
+    for r in reversed(complete):
+        if (release := _same_release(r)) not in newest:
+            newest.append(release)
+    wanted = set(newest[:max(keep, 1)])
+    return {r["collection"] for r in complete if _same_release(r) in wanted}
 
 
 def _broken(engine: Engine, name: str) -> bool:
