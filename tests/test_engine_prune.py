@@ -14,15 +14,30 @@ from click.testing import CliRunner
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
-from kbtools.engine.milvus import P_FILTERS, connect_url
+from kbtools.engine import expr
+from kbtools.engine.milvus import (
+    META_SUFFIX,
+    P_COMPLETE,
+    P_DERIVATION,
+    P_FILTERS,
+    P_MANIFEST,
+    P_PUBLISHED,
+    P_SERIAL,
+    P_TAG,
+    P_TOKENS,
+    connect_url,
+)
 from kbtools.engine.publish import check_release, prune, publish, rollback
 from kbtools.engine.remote import EngineReader
 from kbtools.errors import EngineError
 from kbtools.index.reader import open_index
+from kbtools.index.selfcheck import DERIVATION
+from kbtools.index.tokenize import TOKENS_VERSION
 from kbtools.query.search import search
 from tests.hostile import git, make_repo
 from tests.milvus_server import MilvusLite, milvus  # noqa: F401 - the session fixture
 from tests.test_engine_failures import QUESTION, _engine, _rel, signed  # noqa: F401 - fixture
+from tests.test_engine_races import Interposed, _once
 
 
 def _complete_tags(eng) -> list[str]:
@@ -229,3 +244,48 @@ def test_a_release_that_deleted_a_document_answers_as_locally(milvus, tmp_path, 
         local.close()
     finally:
         eng.close()
+
+
+# two publishes at once ---------------------------------------------------------------------
+
+def _marked(eng, name: str, serial: int) -> None:
+    """Collection `name` and its ``__meta``, as a publish leaves release `serial` complete."""
+    for n in (name, name + META_SUFFIX):
+        if not eng.client.has_collection(n):
+            eng.client.create_collection(n, dimension=4)
+    eng.client.alter_collection_properties(name, {
+        P_MANIFEST: f"{serial:064x}", P_SERIAL: str(serial), P_TAG: f"kb-r{serial}",
+        P_COMPLETE: "1", P_PUBLISHED: str(serial), P_TOKENS: TOKENS_VERSION,
+        P_DERIVATION: DERIVATION, P_FILTERS: expr.FILTER_RULES})
+
+
+@pytest.mark.parametrize("complete", [True, False])
+def test_a_release_another_prune_drops_while_this_one_lists_them_is_passed_over(
+        milvus, complete):  # noqa: F811
+    """Two publishes into one database at once (CI runners): one's prune listed the
+    collections, the other's dropped one of them before it was described, and the first
+    publish, its alias already moved, failed "describing collection … failed: … not
+    found"; `kb rollback --engine` likewise. The gone release is passed over."""
+    url = milvus.url(f"listrace_{int(complete)}")
+    a, b = connect_url(url, create_db=True), connect_url(url)
+    try:
+        for serial in (1, 2, 3):
+            _marked(a, f"kb_c{serial}", serial)
+        a.point_alias("kb_c3")
+        for act, want in ((lambda: prune(a, 1), ["kb_c2"]),
+                          (lambda: rollback(a)["to"], "kb_c2")):
+            for serial in (1, 2):
+                _marked(a, f"kb_c{serial}", serial)
+            if not complete:  # what a publish loading it has made so far
+                a.client.drop_collection_properties("kb_c1", [P_COMPLETE])
+            a.client = Interposed(a.client, {"describe_collection": _once(
+                lambda: b.drop("kb_c1"))})
+            try:
+                assert act() == want
+            finally:
+                a.client = a.client.client
+            assert not a.client.has_collection("kb_c1")
+        assert a.alias_target() == "kb_c2"
+    finally:
+        a.close()
+        b.close()

@@ -490,8 +490,8 @@ def _broken(engine: Engine, name: str) -> bool:
     """Release collection `name` was marked complete (loaded and counted) but its ``__meta``
     is gone (dropped by hand, or a drop stopped between the two), and no live publish holds
     it (one loading it anew, `kbtools.engine.claim`, is left alone)."""
-    if engine.properties(name).get(P_COMPLETE) != "1":
-        return False
+    if (engine.listed_properties(name) or {}).get(P_COMPLETE) != "1":
+        return False  # not marked, or dropped since it was listed
     if engine.call("checking a collection", "has_collection", name + META_SUFFIX):
         return False
     return sighted(engine, name) is None
