@@ -16,7 +16,9 @@ moved there and the broken one dropped (`_release_name`); whatever an interrupte
 left of a release (`_complete` says it is not) is dropped and loaded again, unless another
 publish is loading it now (`kbtools.engine.claim`: then this one says so and stops). Old
 releases are dropped beyond `keep`, and so are releases marked complete whose ``__meta``
-is gone (`prune`); never one an alias serves.
+is gone (`prune`); never one an alias serves. A prune failing after the alias moved is a
+warning of the result (`PublishResult.warnings`), not a failed publish: the release is
+served.
 """
 
 from __future__ import annotations
@@ -185,9 +187,10 @@ class PublishResult:
     pruned: tuple[str, ...] = ()
     seconds: float = 0.0
     moved: bool = True  # the alias points at `collection` now (False: unchanged)
+    warnings: tuple[str, ...] = ()  # what failed after the alias moved (pruning)
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__, pruned=list(self.pruned))
+        return dict(self.__dict__, pruned=list(self.pruned), warnings=list(self.warnings))
 
 
 def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: str = ALIAS,
@@ -229,13 +232,22 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
                              moved=False)
     engine.point_alias(name, alias)
     say(f"alias {alias} -> {name}")
-    pruned = prune(engine, keep, alias, say)
-    replaced = [current] if broken and current is not None else []
-    for stale in [*replaced, *(d for d in damaged if d not in (current, name))]:
-        if stale not in pruned and _drop_replaced(engine, stale, say):
-            pruned.append(stale)
+    pruned: list[str] = []
+    warnings: tuple[str, ...] = ()
+    try:
+        pruned += prune(engine, keep, alias, say)
+        replaced = [current] if broken and current is not None else []
+        for stale in [*replaced, *(d for d in damaged if d not in (current, name))]:
+            if stale not in pruned and _drop_replaced(engine, stale, say):
+                pruned.append(stale)
+    except EngineError as exc:
+        # the release is served: a failed clean-up is no failed publish (as a device's
+        # sync warns when pruning fails after its switch); what is left goes next time
+        warnings = (f"pruning old releases failed: {exc.message}; {name} is served, the "
+                    "next publish prunes again",)
     return PublishResult(str(engine.url), name, checked.tag, checked.serial, count, True,
-                         current, tuple(pruned), round(time.perf_counter() - t0, 3))
+                         current, tuple(pruned), round(time.perf_counter() - t0, 3),
+                         warnings=warnings)
 
 
 def _release_name(engine: Engine, checked: CheckedRelease, derived: dict[str, str],
