@@ -48,6 +48,8 @@ def publish_cmd(engine: str | None, token_file: Path | None, index_path: Path | 
         res = publish(eng, checked, keep=keep or settings.keep, alias=alias, progress=say)
     finally:
         eng.close()
+    for warning in res.warnings:
+        click.echo(f"kb publish: warning: {warning}", err=True)
     if as_json:
         echo_json(res.to_dict())
     elif not res.moved and res.changed:

@@ -335,6 +335,18 @@ class Engine:
         desc = self.call(f"describing collection {name}", "describe_collection", name)
         return {str(k): str(v) for k, v in (desc.get("properties") or {}).items()}
 
+    def listed_properties(self, name: str) -> dict[str, str] | None:
+        """`properties` of collection `name`, listed a moment ago; None when it is gone
+        since. Another process's prune or publish may drop a listed release before it is
+        described (two publishes into one database at once): a prune, a rollback or a
+        listing passes over it, where it failed "describing collection … does not exist"
+        after its own alias had already moved."""
+        desc = self.call(f"describing collection {name}", "describe_collection", name,
+                         raced=self._gone(name))
+        if desc is RACED:
+            return None
+        return {str(k): str(v) for k, v in (desc.get("properties") or {}).items()}
+
     def releases(self, *, properties: bool = False) -> list[dict[str, Any]]:
         """Published release collections, oldest first (`publish_order`); with
         `properties`, each with its collection's properties as read (``properties``)."""
@@ -343,8 +355,8 @@ class Engine:
         for name in sorted(names):
             if not name.startswith(PREFIX) or name.endswith(META_SUFFIX):
                 continue
-            props = self.properties(name)
-            if P_MANIFEST not in props:
+            props = self.listed_properties(name)
+            if props is None or P_MANIFEST not in props:
                 continue
             out.append({"collection": name, "tag": props.get(P_TAG) or None,
                         "serial": int(props.get(P_SERIAL, "-1")),

@@ -16,7 +16,9 @@ moved there and the broken one dropped (`_release_name`); whatever an interrupte
 left of a release (`_complete` says it is not) is dropped and loaded again, unless another
 publish is loading it now (`kbtools.engine.claim`: then this one says so and stops). Old
 releases are dropped beyond `keep`, and so are releases marked complete whose ``__meta``
-is gone (`prune`); never one an alias serves.
+is gone (`prune`); never one an alias serves. A prune failing after the alias moved is a
+warning of the result (`PublishResult.warnings`), not a failed publish: the release is
+served.
 """
 
 from __future__ import annotations
@@ -185,9 +187,10 @@ class PublishResult:
     pruned: tuple[str, ...] = ()
     seconds: float = 0.0
     moved: bool = True  # the alias points at `collection` now (False: unchanged)
+    warnings: tuple[str, ...] = ()  # what failed after the alias moved (pruning)
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__, pruned=list(self.pruned))
+        return dict(self.__dict__, pruned=list(self.pruned), warnings=list(self.warnings))
 
 
 def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: str = ALIAS,
@@ -229,13 +232,22 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
                              moved=False)
     engine.point_alias(name, alias)
     say(f"alias {alias} -> {name}")
-    pruned = prune(engine, keep, alias, say)
-    replaced = [current] if broken and current is not None else []
-    for stale in [*replaced, *(d for d in damaged if d not in (current, name))]:
-        if stale not in pruned and _drop_replaced(engine, stale, say):
-            pruned.append(stale)
+    pruned: list[str] = []
+    warnings: tuple[str, ...] = ()
+    try:
+        pruned += prune(engine, keep, alias, say)
+        replaced = [current] if broken and current is not None else []
+        for stale in [*replaced, *(d for d in damaged if d not in (current, name))]:
+            if stale not in pruned and _drop_replaced(engine, stale, say):
+                pruned.append(stale)
+    except EngineError as exc:
+        # the release is served: a failed clean-up is no failed publish (as a device's
+        # sync warns when pruning fails after its switch); what is left goes next time
+        warnings = (f"pruning old releases failed: {exc.message}; {name} is served, the "
+                    "next publish prunes again",)
     return PublishResult(str(engine.url), name, checked.tag, checked.serial, count, True,
-                         current, tuple(pruned), round(time.perf_counter() - t0, 3))
+                         current, tuple(pruned), round(time.perf_counter() - t0, 3),
+                         warnings=warnings)
 
 
 def _release_name(engine: Engine, checked: CheckedRelease, derived: dict[str, str],
@@ -440,8 +452,9 @@ def _check_count(engine: Engine, name: str, want: int) -> None:
 
 def prune(engine: Engine, keep: int, alias: str = ALIAS,
           progress: Progress | None = None) -> list[str]:
-    """Drop complete release collections beyond the newest `keep` (`Engine.releases`
-    order), never one that any alias of the database points at (`alias` is the one just
+    """Drop the complete release collections of releases beyond the newest `keep`
+    (`kept_releases`: a release counts once however many collections hold it), never one
+    that any alias of the database points at (`alias` is the one just
     moved, read again with the others; one another process points an alias at meanwhile
     is kept, and `progress` says so: `Engine.drop`), ``__meta`` collections left
     without their release by an interrupted drop, and releases marked complete whose
@@ -453,7 +466,7 @@ def prune(engine: Engine, keep: int, alias: str = ALIAS,
     releases = engine.releases(properties=True)
     complete = [r for r in releases if r["complete"]]
     served = set(engine.aliased())
-    kept = {r["collection"] for r in complete[-max(keep, 1):]} | served
+    kept = kept_releases(complete, keep) | served
     dropped = []
     doomed = [(r["collection"], True) for r in complete if r["collection"] not in kept]
     doomed += [(r["collection"], True) for r in releases if not r["complete"]
@@ -470,12 +483,27 @@ def prune(engine: Engine, keep: int, alias: str = ALIAS,
     return dropped
 
 
+def kept_releases(complete: list[dict[str, Any]], keep: int) -> set[str]:
+    """The collections of the newest `keep` (at least 1) releases among `complete`
+    (`Engine.releases`, oldest first), every collection of each: a release published again
+    by a kb of another tokenizer or other rules is a second collection of the same release
+    (`_same_release`), and counting collections kept two of the newest release for `keep 2`
+    and dropped the one before it, which a rollback serves. A release is as new as its
+    newest collection."""
+    newest: list[tuple[str | None, int, str]] = []
+    for r in reversed(complete):
+        if (release := _same_release(r)) not in newest:
+            newest.append(release)
+    wanted = set(newest[:max(keep, 1)])
+    return {r["collection"] for r in complete if _same_release(r) in wanted}
+
+
 def _broken(engine: Engine, name: str) -> bool:
     """Release collection `name` was marked complete (loaded and counted) but its ``__meta``
     is gone (dropped by hand, or a drop stopped between the two), and no live publish holds
     it (one loading it anew, `kbtools.engine.claim`, is left alone)."""
-    if engine.properties(name).get(P_COMPLETE) != "1":
-        return False
+    if (engine.listed_properties(name) or {}).get(P_COMPLETE) != "1":
+        return False  # not marked, or dropped since it was listed
     if engine.call("checking a collection", "has_collection", name + META_SUFFIX):
         return False
     return sighted(engine, name) is None
