@@ -54,6 +54,23 @@ def test_lines_that_look_like_a_table_but_are_text_are_named(tmp_path, monkeypat
     assert "no rows, no CSV" in after_item
 
 
+FULL_WIDTH = ("# 表\n\n## 全角竖线\n\n｜名称｜值｜\n｜---｜---｜\n｜压力｜21 MPa｜\n\n"
+              "## 中文破折号\n\n| 名称 | 值 |\n| —— | —— |\n| 温度 | 55 ℃ |\n\n"
+              "## 全角减号\n\n| 名称 | 值 |\n|：－－－|－－－：|\n")
+
+
+def test_a_table_typed_with_a_chinese_input_method_s_bars_or_dashes_is_named(tmp_path,
+                                                                              monkeypatch):
+    code, out = check(tmp_path, monkeypatch, FULL_WIDTH)
+    assert code == 0, out
+    assert [line.split(": warning: table-unread: ")[0] for line in out] == [
+        f"knowledge/t.md:{at(FULL_WIDTH, '｜名称')}:1",
+        f"knowledge/t.md:{at(FULL_WIDTH, '| 名称')}:1",
+        f"knowledge/t.md:{at(FULL_WIDTH, '|：') - 1}:1"]
+    assert all("full-width '｜' or dashes" in line and "ASCII '|' and '-'" in line
+               for line in out)
+
+
 def test_well_formed_tables_are_not_named(tmp_path, monkeypatch):
     body = ("# 表\n\n说明文字\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- 项目\n\n  | x | y |\n"
             "  |---|---|\n  | 3 | 4 |\n\n- 项目\n  | p | q |\n  |---|---|\n\n"

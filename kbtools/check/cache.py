@@ -43,7 +43,7 @@ FORMAT = 30  # bump when `scan` reads the same text differently (3: `<`, `>` kep
 # 26: a wikilink holding an inline HTML tag, `![[p.png|<a>]]`, or ending in a backslash;
 # 27: an `<img>` tag's alt is heading text but no part of its anchor; 28: a quoted table's
 # cells counted without its `>`, paragraph lines opening with `#` (`heading-no-space`); 29: links and images with a space in
-# their path (`link-space`); 30: tables read as text (`table-unread`), table rows holding no
+# their path (`link-space`); 30: tables read as text (`table-unread`: widths, no blank line, full-width `｜`), table rows holding no
 # `|` (`table-text-row`))
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000

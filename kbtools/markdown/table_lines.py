@@ -70,26 +70,44 @@ def is_delimiter_row(line: str) -> bool:
     return True
 
 
+# what a Chinese input method types for `|`, `-` and `:` (full-width bar, dashes, the
+# full-width colon): a table written with them is text to every Markdown reader
+FULL_WIDTH = str.maketrans({"｜": "|", "－": "-", "—": "-", "–": "-", "―": "-", "：": ":"})
+
+
+def _looks_like_table(header: str, delimiter: str) -> bool:
+    return ("-" in delimiter and "|" in header and has_pipe(header)
+            and is_delimiter_row(delimiter))
+
+
 def unread_tables(lines: Sequence[str]) -> list[tuple[int, str]]:
     """`(index of the header line, why)` for each table written inside the paragraph whose
     lines (quote markers and indentation removed) are `lines`: a line with a `|` followed by
     a delimiter row. A table the parser reads is never inside a paragraph, so such lines
-    are text: either the two lines differ in width, or the table continues the paragraph
-    of a list item or a quote above it (a lazy continuation: no blank line before it)."""
+    are text: the two lines differ in width, the table continues the paragraph of a list
+    item or a quote above it (a lazy continuation: no blank line before it), or it is
+    written with a Chinese input method's full-width `｜` or dashes (`——`, `－－`)."""
     out: list[tuple[int, str]] = []
     for i in range(1, len(lines)):
         header, delimiter = lines[i - 1], lines[i]
-        if "-" not in delimiter or "|" not in header or not has_pipe(header) or not is_delimiter_row(delimiter):
-            continue
-        width, under = count_cells(header), count_cells(delimiter)
-        if width != under:
-            why = (f"its header has {width} cells and the '---' line under it {under}: "
-                   "Markdown (GitHub too) makes no table of them; write one '---' per column")
+        if _looks_like_table(header, delimiter):
+            width, under = count_cells(header), count_cells(delimiter)
+            if width != under:
+                why = (f"its header has {width} cells and the '---' line under it {under}: "
+                       "Markdown (GitHub too) makes no table of them; write one '---' per "
+                       "column")
+            else:
+                why = ("written with no blank line after a list item or a quote line, it "
+                       "continues that item's or quote's text: put a blank line before the "
+                       "table (indent it under the item to keep it in the list, start each "
+                       "line with '>' to keep it in the quote)")
+        elif _looks_like_table(header.translate(FULL_WIDTH), delimiter.translate(FULL_WIDTH)):
+            why = ("it is written with full-width '｜' or dashes ('——', '－－', as a Chinese "
+                   "input method types them): Markdown (GitHub too) needs the ASCII '|' and "
+                   "'-'; switch the input method to English punctuation for the table's "
+                   "borders and its '---' line")
         else:
-            why = ("written with no blank line after a list item or a quote line, it "
-                   "continues that item's or quote's text: put a blank line before the table "
-                   "(indent it under the item to keep it in the list, start each line with "
-                   "'>' to keep it in the quote)")
+            continue
         out.append((i - 1, "lines that look like a table are read as text (no rows, no CSV, "
                            f"no decision table): {why}"))
     return out
