@@ -21,8 +21,8 @@ from kbtools.config import load_config
 from kbtools.corpus import parse_source
 from kbtools.errors import FindingsError
 from kbtools.findings import Finding, finding, sort_findings, summary_line, verdict
-from kbtools.markdown.frontend import count_cells
 from kbtools.markdown.parser import github_slugs, slugify
+from kbtools.markdown.table_lines import count_cells
 from kbtools.schemas import PACKAGE_SCHEMAS
 from tests.kbfixtures import GOOD_FM
 
@@ -113,6 +113,7 @@ def test_every_code_is_documented(fixture_findings):
     tested |= {"path-unicode", "path-collision", "path-windows", "path-long"}  # test_portable_names
     tested |= {"editor-leftover", "conflicted-copy"}  # tests/test_editor_leftovers.py
     tested |= {"table-large"}  # tests/test_editor_markdown.py
+    tested |= {"table-unread", "table-text-row"}  # tests/test_table_unread.py
     tested |= {"text-bidi"}  # test_bidi_controls_are_named_where_they_disguise_text
     tested |= {"encoding-utf16", "file-nul"}  # tests/test_windows_files.py
     # the synonyms file and supersedes: tests/test_synonyms.py and tests/test_freshness.py

@@ -85,3 +85,27 @@ def test_a_formula_that_did_not_render_is_named_by_no_chunk(tmp_path):
         assert held and all(c["extra"].get("formulas") ==
                             ([{"svg": formula_relpath(SPEED), "line": LINE}]
                              if SPEED in str(c["text"]) else None) for c in held)
+
+
+
+@needs_latex
+def test_one_formula_in_two_documents_and_a_table_is_one_svg_and_a_row_is_cited_alone(tmp_path):
+    """The same formula in two documents (once as a `$$` block, once in a table cell) is
+    one SVG, which both name; a search for the table's row cites exactly the row's line.
+    (The hash is over the formula as written, whitespace runs collapsed: `v=\frac{s}{t}`
+    spaced otherwise is a second, identical-looking SVG; docs/formulas.md.)"""
+    table = (GOOD_FM + "# 速度表\n\n| 量 | 公式 |\n|---|---|\n| 速度 | $" + SPEED + "$ |\n"
+             "| 动能 | $E_k=\\frac{1}{2}mv^2$ |\n")
+    dist = build_corpus(tmp_path, {"speed.md": DOC, "table.md": table})
+    assert sorted(p.name for p in (dist / "data" / "formulas").glob("*.svg")) == sorted(
+        formula_relpath(latex).split("/")[1] for latex in (SPEED, r"E_k=\frac{1}{2}mv^2"))
+    named = {c["extra"].get("svg") for c in chunks(dist) if c["kind"] == "formula"}
+    named |= {f["svg"] for c in chunks(dist) for f in c["extra"].get("formulas") or []}
+    assert named == {formula_relpath(SPEED)}  # display formulas; the cell's is inline
+    out = CliRunner().invoke(main, ["query", "--index", str(dist), "--mode", "bm25", "--no-log",
+                                    "--json", "动能 公式"])
+    assert out.exit_code == 0, out.output
+    row_line = table.splitlines().index("| 动能 | $E_k=\\frac{1}{2}mv^2$ |") + 1
+    top = json.loads(out.stdout)["results"][0]
+    assert (top["kind"], top["line_start"], top["line_end"]) == ("table_row", row_line, row_line)
+    assert top["citation"] == f"table.md:{row_line}-{row_line} § 速度表"

@@ -27,7 +27,7 @@ from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "31"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "32"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -82,6 +82,8 @@ CHUNKER_VERSION = "31"  # bump when output changes for the same input (index fin
 # is no line a reader sees: no chunk starts or ends on it, nor is it a line before or after
 # 31: a table in a callout or list item is captioned as in 29 (30's lead-in inside the
 # item cost aliyun_ecs_zh nDCG@10 0.4581 -> 0.4506, no caption 0.4557); the `>` lines stay
+# 32: a table row's cell saying only "as above" (`〃`, `同上`, `ditto`) reads the value of
+# the filled cell above it in the row's chunk text (the CSV and the table keep it as written)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

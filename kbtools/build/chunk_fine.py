@@ -20,7 +20,9 @@ from typing import Any
 
 from kbtools.build.chunk_text import ChunkMaker
 from kbtools.build.records import Chunk
+from kbtools.decision.conditions import normalize_cell
 from kbtools.decision.documents import table_from_markdown
+from kbtools.decision.model import DITTO_CELLS
 from kbtools.errors import TableError
 from kbtools.markdown.doctree import (
     Block,
@@ -155,9 +157,11 @@ class FineChunks:
 
     def table_rows(self, table: Table, path: tuple[str, ...], name: str,
                    caption: str) -> Iterator[Chunk]:
-        """Each non-empty row as `header: value` lines (a missing header is `#n`)."""
+        """Each non-empty row as `header: value` lines (a missing header is `#n`), a ditto
+        mark read as the value it repeats (`read_dittos`)."""
         header = [h or f"#{i + 1}" for i, h in enumerate(table.header)]
-        for i, (row, line) in enumerate(zip(table.rows, table.row_lines, strict=True), start=1):
+        for i, (row, line) in enumerate(zip(read_dittos(table.rows), table.row_lines,
+                                            strict=True), start=1):
             pairs = [f"{header[j] if j < len(header) else f'#{j + 1}'}: {v}"
                      for j, v in enumerate(row) if v.strip()]
             if not pairs:
@@ -290,3 +294,22 @@ def drop_unrendered(chunks: list[Chunk], unrendered: set[str]) -> list[Chunk]:
             else:
                 del c.extra["formulas"]
     return chunks
+
+
+def read_dittos(rows: Iterable[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """`rows` with each cell that only says "as above" (`〃`, `同上`, `ditto`, `do.`,
+    `DITTO_CELLS`) read as the value of the nearest filled cell above it in its column.
+    Markdown has no merged cells and experts write a ditto mark instead; a row is a passage
+    of its own, so "品种: 〃" would match no search for the variety it continues. A ditto
+    with no value above stays as written; an empty cell stays empty (it may mean "none")."""
+    above: dict[int, str] = {}
+    out: list[tuple[str, ...]] = []
+    for row in rows:
+        cells = list(row)
+        for j, cell in enumerate(cells):
+            if normalize_cell(cell).casefold() in DITTO_CELLS:
+                cells[j] = above.get(j, cell)
+            elif cell.strip():
+                above[j] = cell
+        out.append(tuple(cells))
+    return out

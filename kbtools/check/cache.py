@@ -24,7 +24,7 @@ import mdit_py_plugins
 from kbtools.cachedb import is_busy, open_cache_db
 from kbtools.markdown.frontend import Ref, Scan, TableShape
 
-FORMAT = 29  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
+FORMAT = 30  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
 # 4: unclosed code fences; 5: a `$` inside a code span closes no formula;
 # 6: `[^1]: …` is a footnote, no link definition; 7: HTML `src`/`href` percent-decoded;
 # 8: inline math written over lines found by its first line; 9: `$$` after text;
@@ -43,7 +43,8 @@ FORMAT = 29  # bump when `scan` reads the same text differently (3: `<`, `>` kep
 # 26: a wikilink holding an inline HTML tag, `![[p.png|<a>]]`, or ending in a backslash;
 # 27: an `<img>` tag's alt is heading text but no part of its anchor; 28: a quoted table's
 # cells counted without its `>`, paragraph lines opening with `#` (`heading-no-space`); 29: links and images with a space in
-# their path (`link-space`))
+# their path (`link-space`); 30: tables read as text (`table-unread`: widths, no blank line, full-width `｜`), table rows holding no
+# `|` (`table-text-row`))
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"
@@ -61,7 +62,9 @@ def to_json(scan: Scan) -> dict[str, Any]:
         "anchors": sorted(scan.anchor_texts.items()),
         "levels": scan.heading_levels,
         "ids": sorted(scan.html_ids),
-        "tables": [[t.line, t.header_cells, [list(r) for r in t.rows]] for t in scan.tables],
+        "tables": [[t.line, t.header_cells, [list(r) for r in t.rows], list(t.text_rows)]
+                   for t in scan.tables],
+        "unread_tables": scan.unread_tables,
         "math": scan.math,
         "dollars": scan.stray_dollars,
         "csv": scan.csv_names,
@@ -84,8 +87,10 @@ def from_json(data: dict[str, Any]) -> Scan:
         anchor_texts={int(a): str(b) for a, b in data["anchors"]},
         heading_levels=[(int(a), int(b)) for a, b in data["levels"]],
         html_ids=set(data["ids"]),
-        tables=[TableShape(a, b, tuple((int(x), int(y)) for x, y in rows))
-                for a, b, rows in data["tables"]],
+        tables=[TableShape(a, b, tuple((int(x), int(y)) for x, y in rows),
+                           tuple(int(x) for x in text))
+                for a, b, rows, text in data["tables"]],
+        unread_tables=[(int(a), str(b)) for a, b in data["unread_tables"]],
         math=[(int(a), str(b), bool(c)) for a, b, c in data["math"]],
         stray_dollars=[(int(a), int(b)) for a, b in data["dollars"]],
         csv_names=[(int(a), str(b)) for a, b in data["csv"]],

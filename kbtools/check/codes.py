@@ -93,6 +93,11 @@ CODES: dict[str, str] = {
     "obsidian-comment": "an Obsidian %% comment never closed: kept as text, shown and "
                         "searched (a closed one is hidden everywhere) (warning)",
     "table-cells": "a table row whose cell count differs from the header",
+    "table-text-row": "a line with no '|' right after a one-column table: Markdown reads it "
+                      "as one more row (warning)",
+    "table-unread": "lines that look like a table but are read as text: header and '---' "
+                    "line of different widths, no blank line after a list item or quote, or "
+                    "full-width ｜ or —— (warning)",
     "table-large": "a Markdown table longer than kb.toml [check] max_table_rows (1,000 rows): "
                    "a passage per row to embed and search (warning)",
     "table-csv-duplicate": "a <!-- csv: name --> annotation used twice in the corpus",

@@ -246,11 +246,18 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
                         "write here the rows readers look up, or raise max_table_rows in kb.toml "
                         "if every row should be found"))
         for line, cells in table.rows:
-            if cells != table.header_cells:
+            if line in table.text_rows:  # a sentence written right after the table
+                out.append(("table-cells" if cells != table.header_cells else "table-text-row",
+                            "error" if cells != table.header_cells else "warning", line, 1,
+                            f"this line has no '|' but Markdown reads it as one more row of "
+                            f"the table above (line {table.line}), which only a blank line "
+                            "ends: put a blank line between the table and the text"))
+            elif cells != table.header_cells:
                 out.append(("table-cells", "error", line, 1,
                             f"table row has {_cells(cells)}, the header (line {table.line}) "
                             f"has {_cells(table.header_cells)}: "
                             f"{_mend(cells, table.header_cells)}"))
+    out.extend(("table-unread", "warning", line, 1, why) for line, why in scan.unread_tables)
     return out
 
 

@@ -46,6 +46,7 @@ from kbtools.markdown.parser import (
     source_text,
 )
 from kbtools.markdown.spaced import spaced_links
+from kbtools.markdown.table_lines import count_cells, has_pipe, unread_tables
 from kbtools.markdown.wikitext import (
     MARKS,
     RUN,
@@ -78,6 +79,8 @@ class TableShape:
     line: int  # header line
     header_cells: int
     rows: tuple[tuple[int, int], ...]  # (line, cell count) per body row
+    # lines of body rows holding no `|`: text written right after the table, read as a row
+    text_rows: tuple[int, ...] = ()
 
 
 @dataclass
@@ -90,6 +93,8 @@ class Scan:
     heading_levels: list[tuple[int, int]] = field(default_factory=list)
     html_ids: set[str] = field(default_factory=set)
     tables: list[TableShape] = field(default_factory=list)
+    # (header line, why) of lines that look like a table and are read as paragraph text
+    unread_tables: list[tuple[int, str]] = field(default_factory=list)
     # (line, latex, display): display is False for inline `$…$`, True for `$$`, ```math
     math: list[tuple[int, str, bool]] = field(default_factory=list)
     stray_dollars: list[tuple[int, int]] = field(default_factory=list)  # (line, col) of `$$` text
@@ -159,25 +164,6 @@ def _table_tag(html: str) -> int:
     while at != -1 and lower[at + 6:at + 7] not in ("", ">", "/", " ", "\t", "\n"):
         at = lower.find("<table", at + 6)
     return at
-
-
-def count_cells(line: str) -> int:
-    """Cells in a GFM table row: split on unescaped pipes, outer pipes optional."""
-    s = line.strip()
-    if s.startswith("|"):
-        s = s[1:]
-    if s.endswith("|") and not s.endswith("\\|"):
-        s = s[:-1]
-    cells, i = 1, 0
-    while i < len(s):
-        ch = s[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == "|":
-            cells += 1
-        i += 1
-    return cells
 
 
 def _needs_inline(content: str, has_refs: bool) -> bool:
@@ -331,6 +317,7 @@ class _Scanner:
         self.table_line = 0  # header line of the table being read
         self.table_header: int | None = None  # its header's cell count, once read
         self.table_rows: list[tuple[int, int]] = []
+        self.text_rows: list[int] = []  # lines of the table's rows that hold no `|`
         # the `csv` annotation of the comment blocks just read, for a table that follows
         # them at once (as the doc tree's `_TableTagger` hands annotations to tables)
         self.csv_pending: tuple[int, str] | None = None
@@ -353,7 +340,9 @@ class _Scanner:
         elif kind == "footnote_reference_open":
             self.note_definitions.append((self.first_row(tok) + self.offset,
                                           str(tok.meta.get("label", ""))))
-        elif kind == "paragraph_open" and tok.level == 0 and tok.map:
+        if kind == "paragraph_open" and tok.map:
+            self.paragraph_tables(*tok.map)
+        if kind == "paragraph_open" and tok.level == 0 and tok.map:
             self.out.hash_lines += [(row + self.offset, self.lines[row])
                                     for row in range(*tok.map) if self.lines[row].startswith("#")]
         elif kind == "inline":
@@ -365,12 +354,12 @@ class _Scanner:
         elif kind == "html_block":
             self.html_block(tok, pending)
         elif kind == "table_open":
-            self.table_header, self.table_rows = None, []
+            self.table_header, self.table_rows, self.text_rows = None, [], []
         elif kind == "tr_open" and tok.map:
             self.table_row(tok.map[0])
         elif kind == "table_close" and self.table_header is not None:
             self.out.tables.append(TableShape(self.table_line, self.table_header,
-                                              tuple(self.table_rows)))
+                                              tuple(self.table_rows), tuple(self.text_rows)))
 
     @staticmethod
     def first_row(tok: Token) -> int:
@@ -422,11 +411,21 @@ class _Scanner:
 
     def table_row(self, row: int) -> None:
         # a quote's table (an Obsidian callout's): its `>` markers are no cell
-        cells = count_cells(_QUOTE_MARKS.sub("", self.lines[row])) if row < len(self.lines) else 0
+        text = _QUOTE_MARKS.sub("", self.lines[row]) if row < len(self.lines) else ""
+        cells = count_cells(text)
         if self.table_header is None:
             self.table_header, self.table_line = cells, row + self.offset
         else:
             self.table_rows.append((row + self.offset, cells))
+            if not has_pipe(text):
+                self.text_rows.append(row + self.offset)
+
+    def paragraph_tables(self, start: int, end: int) -> None:
+        """Note the tables written inside the paragraph on body rows `start`..`end - 1`
+        (`table_lines.unread_tables`): lines the author meant as a table, read as text."""
+        rows = [_QUOTE_MARKS.sub("", line).strip() for line in self.lines[start:end]]
+        self.out.unread_tables += [(start + i + self.offset, why)
+                                   for i, why in unread_tables(rows)]
 
     def html_block(self, tok: Token, pending: tuple[int, str] | None) -> None:
         start, end = tok.map or (0, 1)
