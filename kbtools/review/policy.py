@@ -49,6 +49,7 @@ from kbtools.review.lineage import Lineage, base_of_landing, scan
 from kbtools.review.verification import (
     MAILMAP_NAME,
     Mailmap,
+    address,
     author_names,
     authored_by,
     commit_author,
@@ -120,11 +121,12 @@ def matches(pattern: str, path: str) -> bool:
 
 def reviewers_for(path: str, cfg: Config) -> list[str]:
     """Reviewer emails (lower-case) for `path` (relative to the kb root); the last
-    matching pattern in kb.toml wins, as in CODEOWNERS. [] when none matches."""
+    matching pattern in kb.toml wins, as in CODEOWNERS. [] when none matches. An entry may
+    name a person with their address (`李明 <li.ming@x>`): its address counts (`address`)."""
     found: list[str] = []
     for pattern, emails in cfg.section("review").get("reviewers", {}).items():
         if matches(pattern, path):
-            found = [str(e).strip().lower() for e in emails]
+            found = [address(e) for e in emails]
     return found
 
 

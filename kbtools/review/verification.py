@@ -75,6 +75,37 @@ def content_fields_changed(after: DocState, before: DocState, non_content: froze
 AUTHOR_SEPARATORS = str.maketrans(dict.fromkeys("<>,;:()[]{}\"'（）《》〈〉【】，；：、", " "))
 
 
+# the brackets an address stands in when a person is written with it: "Rita <rita@ex.org>",
+# Chinese input's full-width "李明＜li.ming@x＞", "王芳（wang.fang@x）"
+ADDRESS_BRACKETS = (("<", ">"), ("\uff1c", "\uff1e"), ("(", ")"), ("\uff08", "\uff09"))
+# what else may stand between the words of an identity (not a quote: `o'brien@x`)
+ADDRESS_SEPARATORS = str.maketrans(dict.fromkeys('<>()\uff1c\uff1e\uff08\uff09,;"\uff0c\uff1b\u3001',
+                                                 " "))
+
+
+def address(identity: Any) -> str:
+    """The email address an identity as a team writes it names, lower-case: `rita@ex.org`,
+    `Rita Reviewer <RITA@ex.org>`, `李明 <li.ming@x>`, `李明＜li.ming@x＞`, `王芳（wang.fang@x）`,
+    `wang.fang@x (王芳)`, `mailto:rita@x`. kb.toml `[review.reviewers]`, `verified_by` and
+    `kb review approve --as` are read with it, so a reviewer listed as a person is the same
+    reviewer as their address (an entry `Name <email>` used to match no one). A plain
+    address keeps every character (`o'brien@x`); a text naming no one address (two, or
+    none) is returned as written, lower-case, and so matches no reviewer."""
+    text = str(identity or "").strip().lower()
+    if not any(c.isspace() for c in text) and not any(
+            o in text or c in text for o, c in ADDRESS_BRACKETS):
+        return text.removeprefix("mailto:")
+    for opening, closing in ADDRESS_BRACKETS:
+        start = text.find(opening)
+        end = text.find(closing, start + 1)
+        if start >= 0 and end > start and "@" in (inner := text[start + 1:end].strip()) \
+                and not any(c.isspace() for c in inner):
+            return inner.removeprefix("mailto:")
+    words = [w.strip(".").removeprefix("mailto:")
+             for w in text.translate(ADDRESS_SEPARATORS).split() if "@" in w]
+    return words[0] if len(set(words)) == 1 else text
+
+
 def author_names(author: Any, email: str) -> bool:
     """Whether a front-matter `author` value names `email`: as a whole word (split at blanks
     and the separators around addresses), case-insensitively. "rita@ex.org" is not named by
@@ -218,8 +249,9 @@ def parse_mailmap(text: str) -> Mailmap:
 
 
 def mapped(mailmap: Mailmap, name: str, email: str) -> str:
-    """`email` (written by `name`) as the mailmap names that person, lower-case."""
-    email = email.strip().lower()
+    """`email` (written by `name`; or a person as `address` reads one) as the mailmap names
+    that person, lower-case."""
+    email = address(email)
     key = " ".join(name.split()).lower()
     return mailmap.get((email, key)) or mailmap.get((email, "")) or email
 
