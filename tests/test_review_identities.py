@@ -124,3 +124,22 @@ def test_self_review_by_a_reviewer_listed_by_name_is_refused(tmp_path: Path,
     kb.put(doc_text(), "添加锈病", LI, "2026-02-01T10:00:00+08:00")
     kb.put(doc_text(verified=True, by="李明 <LI.MING@ex.org>", at=NOW), "Verify", LI, NOW)
     assert [f.code for f in kb.check()] == ["review-self-review"]
+
+
+@pytest.mark.parametrize("entry, says", [
+    ("李明", "names no email address"),
+    ("Rita Reviewer", "names no email address"),
+    ("rita@ex.org, ray@ex.org", "names 2 addresses"),
+])
+def test_a_reviewer_entry_naming_no_one_address_is_refused_at_its_line(
+        tmp_path: Path, monkeypatch, entry: str, says: str) -> None:
+    """Such an entry matched no reviewer, silently: every review it was meant for was
+    refused. kb.toml is refused instead, in one line naming the line of the pattern."""
+    kb = KB(tmp_path / "kb")
+    (kb.root / "kb.toml").write_text(
+        '[review]\n\n[review.reviewers]\n"knowledge/**" = ["ray@ex.org"]\n'
+        f'"knowledge/crops/**" = ["rita@ex.org", "{entry}"]\n', encoding="utf-8")
+    for command in (["review", "pending"], ["check"]):
+        code, out = kb_cli(kb.root, monkeypatch, *command)
+        assert code == 1 and out.count("\n") == 1, out
+        assert "kb.toml:5: review.reviewers.knowledge/crops/**: " in out and says in out, out
