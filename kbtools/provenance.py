@@ -72,6 +72,7 @@ class DocState:
     fm_text: str  # the raw front matter (used for comparison when it does not parse)
     ok: bool  # front matter parsed to a mapping
     key_lines: dict[str, int] = field(default_factory=dict)
+    body_line: int = 1  # the file line the body starts at (lines named in findings)
 
     def key(self, ignore: frozenset[str] = NOTHING) -> tuple[str, str]:
         """The body and the front matter without the fields in `ignore`, comparable
@@ -371,7 +372,8 @@ def state_from_text(text: str, rel: str) -> DocState:
     src = parse_source(text, Path(rel), rel)
     fm = text.split("\n")[1:src.fm_end_line - 1] if src.fm_end_line else []
     return DocState(meta=src.meta, body=src.body, fm_text="\n".join(fm),
-                    ok=not src.errors and bool(src.meta), key_lines=src.key_lines)
+                    ok=not src.errors and bool(src.meta), key_lines=src.key_lines,
+                    body_line=src.body_line)
 
 
 def blob_text(repo: git.Repo, commit: str, path: str) -> str | None:

@@ -57,6 +57,7 @@ from kbtools.review.verification import (
     content_fields_changed,
     covered_changes,
     cut_short,
+    diff_lines,
     is_verified,
     last_verification,
     mapped,
@@ -202,9 +203,10 @@ def freshness_breaches(head: DocState, changes: list[DocChange], v: int,
         # at the changed field's line when a front-matter field changed (the body, or a
         # field since removed, has none: the verified line then)
         key = next((f for f in fields if f != "body" and f in head.key_lines), "verified")
+        where = body_changes(vch.after, head) if vch.after is not None else ""
         out.append((key, "review-unverified-change",
                     f"{what} changed in {last.commit.short} by {last.commit.author_email} after "
-                    f"the verification in {vch.commit.short}; needs fresh verification "
+                    f"the verification in {vch.commit.short}{where}; needs fresh verification "
                     "(kb review approve)"))
     at_raw = head.meta.get("verified_at")
     at = parse_iso(at_raw)
@@ -224,6 +226,31 @@ def freshness_breaches(head: DocState, changes: list[DocChange], v: int,
                     f"verified_at {at_raw} is later than the commit that set it "
                     f"({vch.commit.committed_at.isoformat()} in {vch.commit.short})"))
     return out
+
+
+MAX_RUNS = 5  # changed runs of lines a finding lists before "…"
+
+
+def body_changes(reviewed: DocState, head: DocState) -> str:
+    """Which body lines of `head` differ from the `reviewed` text, numbered in the file as
+    `head` holds it: " (lines 16-18, 20)", " (lines deleted after line 15)", "" when the
+    body is the same. What a reviewer looks at, as `kb check` names it."""
+    if reviewed.body == head.body:
+        return ""
+    changed, deleted = diff_lines(reviewed.body, head.body)
+    first = head.body_line - 1  # body line n is file line first + n
+    runs: list[list[int]] = []
+    for n in sorted(changed):
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    if not runs:
+        return f" (lines deleted after line {first + deleted[0] - 1})" if deleted else ""
+    said = [f"{first + a}" if a == b else f"{first + a}-{first + b}" for a, b in runs]
+    more = ", …" if len(said) > MAX_RUNS else ""
+    plural = "s" if len(runs) > 1 or runs[0][0] != runs[0][1] else ""
+    return f" (line{plural} {', '.join(said[:MAX_RUNS])}{more})"
 
 
 def attestation_breaches(vch: DocChange, by: str, mailmap: Mailmap | None = None
