@@ -143,3 +143,20 @@ def test_a_reviewer_entry_naming_no_one_address_is_refused_at_its_line(
         code, out = kb_cli(kb.root, monkeypatch, *command)
         assert code == 1 and out.count("\n") == 1, out
         assert "kb.toml:5: review.reviewers.knowledge/crops/**: " in out and says in out, out
+
+
+@pytest.mark.parametrize("trailer", ["Reviewed-by: 李明＜li.ming@ex.org＞",
+                                     "Reviewed-by: 李明 ＜ Li.Ming@ex.org ＞"])
+def test_a_trailer_typed_with_full_width_brackets_attests(kb: KB, trailer: str) -> None:
+    """Chinese input types ＜＞; git reads the line as a Reviewed-by trailer all the same."""
+    kb.put(doc_text(verified=True, by="li.ming@ex.org", at=NOW),
+           f"审核锈病\n\n{trailer}\n", ALICE, NOW)
+    assert kb.check() == []
+
+
+def test_a_co_author_typed_with_full_width_brackets_may_not_review(kb: KB) -> None:
+    kb.put(doc_text("# Rust\n\nSpray twice.\n"), "补充\n\nCo-authored-by: 李明＜li.ming@ex.org＞\n",
+           ALICE, "2026-02-01T12:00:00+08:00")
+    kb.put(doc_text("# Rust\n\nSpray twice.\n", verified=True, by="li.ming@ex.org", at=NOW),
+           "审核", LI, NOW)
+    assert [f.code for f in kb.check()] == ["review-self-review"]

@@ -197,14 +197,20 @@ def reviewed_by(message: str) -> list[tuple[str, str]]:
     return trailers(message, TRAILER)
 
 
+# the brackets of `Name <email>` as Chinese input writes them (full width)
+WIDE_BRACKETS = str.maketrans({"\uff1c": "<", "\uff1e": ">"})
+
+
 def trailers(message: str, kind: re.Pattern[str]) -> list[tuple[str, str]]:
-    """(name, email) of the trailers `kind` matches in the message's last paragraph."""
+    """(name, email) of the trailers `kind` matches in the message's last paragraph. The
+    address may stand in full-width brackets (`Reviewed-by: 李明＜li.ming@x＞`, as Chinese
+    input types them): git reads that line as the same trailer, and so does this."""
     paragraphs = [p for p in re.split(r"\n\s*\n", message.strip()) if p.strip()]
     if len(paragraphs) < 2:
         return []
     out = []
     for line in unfolded(paragraphs[-1].split("\n")):  # git's lines, not U+2028 & co.
-        m = kind.match(line.strip())
+        m = kind.match(line.strip().translate(WIDE_BRACKETS))
         if m:
             out.append((m["name"].strip(), m["email"].lower()))
     return out
