@@ -160,3 +160,4 @@ def test_a_co_author_typed_with_full_width_brackets_may_not_review(kb: KB) -> No
     kb.put(doc_text("# Rust\n\nSpray twice.\n", verified=True, by="li.ming@ex.org", at=NOW),
            "审核", LI, NOW)
     assert [f.code for f in kb.check()] == ["review-self-review"]
+

@@ -200,7 +200,7 @@ def plan_approval(cfg: Config, repo: git.Repo, head: CommitInfo, doc: str, who: 
     if repo.git.status("--porcelain", "--", literal(gpath)).strip():
         raise ReviewError("has uncommitted changes: commit or discard them first", path=rel)
     if not state.ok:
-        raise ReviewError("front matter does not parse; run kb check", path=rel)
+        raise unparsed(cfg, rel, blob_text(repo, head.sha, gpath) or "")
     reviewers = reviewers_for(rel, cfg)
     if who.email not in reviewers:
         names = ", ".join(reviewers) or "none configured in kb.toml [review.reviewers]"
@@ -240,6 +240,17 @@ def plan_approval(cfg: Config, repo: git.Repo, head: CommitInfo, doc: str, who: 
         raise ReviewError(f"cannot edit front matter: {exc}", path=rel) from None
     validate_front_matter(cfg, rel, new.decode("utf-8").replace("\r\n", "\n"))
     return PlannedEdit(gpath, path, old, new, rel)
+
+
+def unparsed(cfg: Config, rel: str, text: str) -> ReviewError:
+    """The refusal of a document whose front matter does not parse, at the line of the
+    first problem (`kb check`'s code and words): "does not parse" alone left the author to
+    find where."""
+    problems = parse_source(text, cfg.root / rel, rel).errors
+    first = problems[0] if problems else None
+    what = f" ({first.code}: {first.message})" if first else ""
+    return ReviewError(f"front matter does not parse{what}; fix it (kb check) before review",
+                       path=rel, line=first.line if first else None)
 
 
 def validate_front_matter(cfg: Config, rel: str, text: str) -> None:
