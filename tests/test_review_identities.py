@@ -161,3 +161,10 @@ def test_a_co_author_typed_with_full_width_brackets_may_not_review(kb: KB) -> No
            "审核", LI, NOW)
     assert [f.code for f in kb.check()] == ["review-self-review"]
 
+
+
+def test_verified_by_a_name_alone_says_it_names_no_address(kb: KB) -> None:
+    kb.put(doc_text(verified=True, by="李明", at=NOW), "审核", LI, NOW)
+    finding = next(f for f in kb.check() if f.code == "review-not-reviewer")
+    assert finding.message.startswith(
+        f"verified_by 李明 names no email address for {DOC} (reviewers: li.ming@ex.org, ")

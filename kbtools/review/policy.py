@@ -183,9 +183,10 @@ def reviewer_breaches(path: str, by: str, reviewers: list[str]) -> list[Breach]:
                  f"verified_by {by} is not a reviewer: no reviewers are configured for {path} "
                  "in kb.toml [review.reviewers]")]
     if by not in reviewers:
+        # a name alone (`verified_by: 李明`) is no one's address: say what to write
+        what = "names no email address" if "@" not in by else "is not a reviewer"
         return [("verified_by", "review-not-reviewer",
-                 f"verified_by {by} is not a reviewer for {path} "
-                 f"(reviewers: {', '.join(reviewers)})")]
+                 f"verified_by {by} {what} for {path} (reviewers: {', '.join(reviewers)})")]
     return []
 
 
