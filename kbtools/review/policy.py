@@ -276,9 +276,16 @@ def self_review_breaches(head: DocState, changes: list[DocChange], v: int, by: s
     own = [ch for ch in covered_changes(changes, v, non_content)
            if authored_by(ch, by, mailmap)]
     if own:
+        # named only by a Co-authored-by trailer: a squash merge writes one for every
+        # author of the pull request's commits, the reviewer's approval commit included
+        co = [c.commit.short for c in own if commit_author(c, mailmap) != by]
+        why = (f"; {', '.join(co)} names them in a Co-authored-by trailer (a squash merge "
+               "names every commit's author so: merge reviewed pull requests with a merge "
+               "commit)") if co else ""
         return [("verified_by", "review-self-review",
                  f"{by} verifies content they authored "
-                 f"({', '.join(c.commit.short for c in own)}); another reviewer must verify it")]
+                 f"({', '.join(c.commit.short for c in own)}){why}; another reviewer must "
+                 "verify it")]
     if author_names(head.meta.get("author"), by):
         return [("verified_by", "review-self-review",
                  f"{by} verifies a document whose author field names them; another reviewer "
