@@ -113,4 +113,9 @@ def test_a_rename_in_a_monorepo_names_the_new_path_from_the_kb_root(tmp_path: Pa
     assert json.loads(out)["commits"][0]["changes"] == [f"renamed to {NEW}"]
     code, out = kb_cli(top / "docs/kb", monkeypatch, "history", NEW, "--json")
     assert code == 0, out
-    assert json.loads(out)["commits"][0]["changes"] == ["deleted"]  # a deletion stays one
+    commits = json.loads(out)["commits"]
+    assert commits[0]["changes"] == ["deleted"]  # a deletion stays one
+    # each commit's name as `kb history` takes it there, not from the repository's top
+    assert [c["path"] for c in commits] == [NEW, NEW, OLD]
+    code, out = kb_cli(top / "docs/kb", monkeypatch, "history", NEW)
+    assert f"(as {OLD})" in out and "docs/kb/" not in out, out

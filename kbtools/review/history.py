@@ -111,7 +111,10 @@ def doc_history(root: Path, doc: str, non_content: frozenset[str], rev: str = "H
             raise KbError("no commits touch this document (untracked or misspelt?)", path=doc)
         changes += earlier_lives(repo, changes[-1], non_content)
         moved = renamed_away(repo, changes, prefix)
-        commits = [dict(ch.commit.to_dict(), path=ch.path,
+        # each name as `kb history` takes it, relative to the kb root (as `doc`), not the
+        # repository's top: in a monorepo (kb.toml in docs/kb) "as docs/kb/knowledge/a.md"
+        # named a path that `kb history` there finds nothing at
+        commits = [dict(ch.commit.to_dict(), path=ch.path.removeprefix(prefix),
                         changes=describe_change(ch, non_content, moved.get(ch.commit.sha)),
                         reviewed_by=trailer_emails(ch), cut=ch.cut)
                    for ch in changes]
