@@ -343,6 +343,24 @@ def _validate(user: dict[str, Any], path: Path, text: str) -> None:
         raise ConfigError(f"{where}: {err.message}{hint}", path=str(path),
                           line=_key_line(text, keys))
     _check_chunk_sizes(user.get("chunk", {}), path, text)
+    _check_reviewers(user.get("review", {}).get("reviewers", {}), path, text)
+
+
+def _check_reviewers(reviewers: dict[str, list[str]], path: Path, text: str) -> None:
+    """Each `[review.reviewers]` entry names one person by one address (`rita@x`, or
+    `Name <rita@x>`): an entry without one (`"李明"`) or with two (`"a@x, b@y"`) matched no
+    reviewer, silently, and every review it was meant for was refused."""
+    for pattern, entries in reviewers.items():
+        for entry in entries:
+            at = entry.count("@")
+            if at == 1:
+                continue
+            what = ("names no email address" if at == 0 else
+                    f"names {at} addresses: list each reviewer as an item of its own")
+            raise ConfigError(f"review.reviewers.{pattern}: {entry!r} {what} (reviewers are "
+                              "known by their address: write \"li.ming@example.org\" or "
+                              "\"李明 <li.ming@example.org>\")", path=str(path),
+                              line=_key_line(text, ["review", "reviewers", pattern]))
 
 
 def did_you_mean(key: str, known: list[str]) -> str:

@@ -72,6 +72,7 @@ class DocState:
     fm_text: str  # the raw front matter (used for comparison when it does not parse)
     ok: bool  # front matter parsed to a mapping
     key_lines: dict[str, int] = field(default_factory=dict)
+    body_line: int = 1  # the file line the body starts at (lines named in findings)
 
     def key(self, ignore: frozenset[str] = NOTHING) -> tuple[str, str]:
         """The body and the front matter without the fields in `ignore`, comparable
@@ -320,10 +321,14 @@ def git_identity(repo: git.Repo) -> tuple[str, str]:
 
 def doc_rel(cfg: Config, doc: str) -> str:
     """A document argument (relative to the cwd, or to the repo root) as a root-relative
-    posix path (one that exists no more is taken as given: its history is still there).
-    UsageError for a directory: `git log` would take it, and show its documents' history as
-    if it were one document's."""
+    posix path. One that exists no more is still a document (its history is there): of
+    the two readings, the first the history of HEAD knows, else the one relative to the cwd
+    (`cd knowledge && kb history crops/gone.md` names knowledge/crops/gone.md). UsageError
+    for a directory (`git log` would take it, and show its documents' history as if it were
+    one document's) and for a path outside the knowledge base (an absolute path was taken
+    as relative to the root, and reported as a nested repository)."""
     p = Path(doc)
+    inside: list[str] = []
     for cand in (p if p.is_absolute() else Path.cwd() / p, cfg.root / p):
         try:
             rel = cand.resolve().relative_to(cfg.root.resolve()).as_posix()
@@ -336,11 +341,28 @@ def doc_rel(cfg: Config, doc: str) -> str:
             raise UsageError(f"{doc}: a directory, not a document; name one Markdown file")
         if (cfg.root / rel).exists():
             break
+        inside.append(rel)
     else:
-        rel = p.as_posix()
+        if not inside:
+            raise UsageError(f"{doc}: not inside the knowledge base {cfg.root}; name a "
+                             "document below it")
+        rel = next((r for r in dict.fromkeys(inside) if in_history(cfg.root, r)), inside[0])
     if (folder := nested_repo(cfg.root, rel)) is not None:
         raise KbError(in_nested_repo(folder), path=rel)
     return rel
+
+
+def in_history(root: Path, rel: str) -> bool:
+    """Whether a commit reachable from HEAD touched `rel` (relative to kb root `root`)."""
+    repo = open_repo(root)
+    if repo is None:
+        return False
+    with repo:
+        try:
+            return bool(plain_paths(repo).log("-1", "--format=%H", "HEAD", "--",
+                                              literal(git_prefix(repo, root) + rel)).strip())
+        except git.GitCommandError:  # no commits yet
+            return False
 
 
 # ---------------------------------------------------------------- commits and states
@@ -350,7 +372,8 @@ def state_from_text(text: str, rel: str) -> DocState:
     src = parse_source(text, Path(rel), rel)
     fm = text.split("\n")[1:src.fm_end_line - 1] if src.fm_end_line else []
     return DocState(meta=src.meta, body=src.body, fm_text="\n".join(fm),
-                    ok=not src.errors and bool(src.meta), key_lines=src.key_lines)
+                    ok=not src.errors and bool(src.meta), key_lines=src.key_lines,
+                    body_line=src.body_line)
 
 
 def blob_text(repo: git.Repo, commit: str, path: str) -> str | None:

@@ -160,7 +160,8 @@ def test_index_knowledge_reads_data_source(tmp_path):
     src = tmp_path / "dist" / "data" / "source" / "knowledge" / "crops"
     src.mkdir(parents=True)
     (src / "cucumber.md").write_text(DOC, encoding="utf-8")
-    store = SimpleNamespace(span_reason=lambda doc, a, b: None)  # every chunk verified
+    store = SimpleNamespace(span_reason=lambda doc, a, b: None,  # every chunk verified
+                            span_provenance=lambda doc, a, b: {"review": None})
     docs = [{"doc": "knowledge/crops/cucumber.md"}, {"doc": "knowledge/a.md"}]
     data = tmp_path / "dist" / "data"
     kn = open_knowledge(idx=SimpleNamespace(root=tmp_path / "dist", store=store,

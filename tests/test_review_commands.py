@@ -370,3 +370,20 @@ def test_a_kb_toml_saved_by_notepad_is_read(kb: KB) -> None:
     assert kb.check(base=base) == []
     assert load_config(kb.root).data["review"]["reviewers"] == \
         tomllib.loads(KB_TOML)["review"]["reviewers"]
+
+
+@pytest.mark.parametrize("front, line, code", [
+    ("---\ntitle: 锈病\nauthor: [Alice\n---\n", 3, "yaml-syntax"),  # a bracket left open
+    ("# 锈病\n", 1, "fm-missing"),
+    ("---\n---\n", 1, "fm-empty"),
+])
+def test_approving_a_document_whose_front_matter_does_not_parse_names_the_line(
+        kb: KB, monkeypatch, front: str, line: int, code: str) -> None:
+    """Refused at the line of the first problem, with kb check's code and words."""
+    kb.put(front + "\n发现病斑即喷药。\n", "坏的前言", ALICE, "2026-02-01T12:00:00+08:00")
+    as_identity(monkeypatch, RITA)
+    monkeypatch.chdir(kb.root)
+    result = CliRunner().invoke(main, ["review", "approve", DOC])
+    exit_code, out = result.exit_code, result.output
+    assert exit_code == 1 and out.count("\n") == 1, out
+    assert out.startswith(f"kb: error: {DOC}:{line}: front matter does not parse ({code}: "), out

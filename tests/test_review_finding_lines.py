@@ -108,6 +108,27 @@ def test_body_edited_after_review_is_named_at_the_changed_lines(kb: KB) -> None:
     assert at(judged, line_of(kb, "verified:")) and "body changed" in judged[0]
 
 
+@pytest.mark.parametrize("after, says", [
+    ("# Rust\n\nSpray at the first sign.\n\n再喷一次。\n", "lines {n}-{m}"),  # edited, added
+    ("# Rust\n\n发现病斑立即喷药。\n", "line {n}"),  # one line rewritten
+    ("# Rust\n", "lines deleted after line {h}"),  # only deletions
+])
+def test_review_check_says_which_lines_changed_after_review(kb: KB, after: str,
+                                                            says: str) -> None:
+    """The CI gate names the lines a reviewer must look at, as `kb check` does, numbered in
+    the file as committed at head (its finding stays at the `verified` line)."""
+    kb.put(doc_text(), "Add rust SOP", ALICE, "2026-02-01T10:00:00+08:00")
+    kb.put(doc_text(**REVIEWED), "Verify", RITA, "2026-02-02T10:00:00+08:00")
+    kb.put(doc_text(after, **REVIEWED), "Edit", MALLORY, "2026-02-03T10:00:00+08:00")
+    heading = line_of(kb, "# Rust")
+    total = len((kb.root / DOC).read_text(encoding="utf-8").splitlines())
+    code, judged = run(kb, "review", "check", "--base", kb.base)
+    assert code == 1 and len(judged) == 1 and at(judged, line_of(kb, "verified:")), judged
+    expected = says.format(n=heading + 2, m=total, h=heading)
+    assert "review-unverified-change: body changed" in judged[0]
+    assert f"({expected})" in judged[0], judged
+
+
 def test_non_content_edit_and_a_rename_keep_the_review(kb: KB) -> None:
     """`tags` is a non-content field (reviewkb's kb.toml); `git mv` to a Chinese name with
     a blank: the review follows the rename, nothing is pending."""

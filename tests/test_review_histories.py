@@ -287,3 +287,4 @@ def test_a_co_author_of_a_squash_merge_does_not_review_it(tmp_path, co_author):
     put(root, doc(by="rita@ex.org"), "Verify", "rita@ex.org", AT)
     code, findings = review_check(root)
     assert code == 1 and [f["code"] for f in findings] == ["review-self-review"]
+    assert "names them in a Co-authored-by trailer (a squash merge" in findings[0]["message"]

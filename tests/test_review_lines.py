@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbtools.provenance import LineProvenance
-from kbtools.review.lapse import Change, ReviewCoverage, diff_lines, text_lines
+from kbtools.review.lapse import Change, ReviewCoverage
+from kbtools.review.verification import diff_lines, text_lines
 
 LINES = st.lists(st.sampled_from(["", "a", "b", "| x | 1 |", "| y | 2 |", "## H", "c"]),
                  max_size=40)

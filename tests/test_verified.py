@@ -438,6 +438,13 @@ def test_mcp_search_and_read_carry_the_verification(scenario):
     assert E17_NEW_ACTION in table["markdown"] and table["verified"] is False
     assert table["verification"]["reason"].startswith("changed after review on")
     assert reset["verified"] is True and reset["verification"]["reason"] is None
+    # who wrote and who reviewed what was read, as a search result says it
+    review = e17["verification"]["review"]
+    assert review["by"] == ZHANG.email and review["commit"]
+    assert table["verification"]["review"] == review == reset["verification"]["review"]
+    assert (table["last_commit"], table["last_author"]) == (e17["last_commit"], MALLORY.name)
+    assert table["last_changed"] == e17["last_changed"]
+    assert reset["last_author"] != MALLORY.name and reset["last_commit"] != e17["last_commit"]
 
 
 # ---------------------------------------------------------------- kb check

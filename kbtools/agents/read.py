@@ -38,6 +38,7 @@ from kbtools.index.synonyms import SOURCE_NAME as SYNONYMS_SOURCE
 from kbtools.index.synonyms import parse as parse_synonyms
 from kbtools.markdown.doctree import parse
 from kbtools.markdown.heading_paths import heading_parts, norm, path_matches, split_heading_path
+from kbtools.provenance import blame_lines, chunk_provenance
 from kbtools.query.filters import shared_folders
 from kbtools.query.results import Citation
 from kbtools.ship.checkout import open_index
@@ -178,6 +179,28 @@ class Knowledge:
             return None
         return coverages(self.cfg, [src], {})[src.rel].line_reason(line_start, line_end)
 
+    def provenance(self, src: SourceDoc, line_start: int, line_end: int) -> dict[str, Any]:
+        """Who last changed lines line_start..line_end of `src` and the review behind it, as
+        a search result says them: `last_commit`, `last_author`, `last_changed` and
+        `review` (`{"commit", "by", "at"}` of the commit that verified the document, None
+        when it claims no review or none holds). From an index, its chunks over the lines
+        (`Store.span_provenance`); in a repository, the lines' blame and the review
+        history (`review.lapse.review_coverage`, as a build reads them). A `read` used to
+        say only whether the lines were verified: an agent could not cite who verified
+        them, when, or from which commit, as it can a search result."""
+        if self.idx is not None:
+            return self.idx.store.span_provenance(src.rel, line_start, line_end)
+        if self.cfg is None:
+            return {"last_commit": None, "last_author": None, "last_changed": None,
+                    "review": None}
+        out: dict[str, Any] = dict(chunk_provenance(blame_lines(self.cfg.root, src.rel),
+                                                    line_start, line_end))
+        review = None
+        if src.meta.get("verified") is True:
+            cov = coverages(self.cfg, [src], {}).get(src.rel)
+            review = cov.review.to_dict() if cov is not None and cov.review else None
+        return {**out, "review": review}
+
     @cached_property
     def folders(self) -> tuple[str, ...]:
         """The knowledge folders (relative to `base`) a short path is tried under, outermost
@@ -316,6 +339,8 @@ class SectionText:
     reason: str | None = None  # why not verified, when the index says so
     subsections: tuple[str, ...] = ()
     metadata: dict[str, Any] = field(default_factory=dict)
+    # last_commit, last_author, last_changed and review (`Knowledge.provenance`)
+    provenance: dict[str, Any] = field(default_factory=dict)
 
     def citation(self) -> str:
         return Citation(self.doc, self.heading_path, self.line_start, self.line_end).text()
@@ -324,7 +349,10 @@ class SectionText:
         return {"doc": self.doc, "title": self.title, "heading_path": list(self.heading_path),
                 "line_start": self.line_start, "line_end": self.line_end,
                 "citation": self.citation(), "verified": self.verified,
-                "verification": {"verified": self.verified, "reason": self.reason},
+                "verification": {"verified": self.verified, "reason": self.reason,
+                                 "review": self.provenance.get("review")},
+                **{k: self.provenance.get(k) for k in ("last_commit", "last_author",
+                                                       "last_changed")},
                 "truncated": self.truncated, "subsections": list(self.subsections),
                 "markdown": self.markdown}
 
@@ -419,7 +447,8 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
                        line_end=b, markdown=text,
                        verified=src.meta.get("verified") is True and reason is None,
                        reason=reason,
-                       truncated=truncated, subsections=subsections, metadata=dict(src.meta))
+                       truncated=truncated, subsections=subsections, metadata=dict(src.meta),
+                       provenance=kn.provenance(src, a, b))
 
 
 def cited_section(parsed: Any, given: Cited) -> Any:

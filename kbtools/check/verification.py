@@ -23,9 +23,9 @@ from kbtools.errors import SourceError, line_span
 from kbtools.findings import Finding, finding
 from kbtools.gitbatch import batched
 from kbtools.provenance import open_repo
-from kbtools.review.lapse import ReviewCoverage, review_coverage, text_lines
+from kbtools.review.lapse import ReviewCoverage, review_coverage
 from kbtools.review.lineage import Lineage, scan
-from kbtools.review.verification import is_verified
+from kbtools.review.verification import is_verified, text_lines
 
 CODE = "verification-lapsed"
 AGAIN = "served as unverified until a reviewer approves it again (kb review approve)"

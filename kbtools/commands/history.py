@@ -8,7 +8,7 @@ from kbtools.commands.output import echo_json, json_option
 from kbtools.config import load_kb_config, path_start
 from kbtools.provenance import doc_rel
 from kbtools.review.history import doc_history
-from kbtools.review.verification import non_content_fields
+from kbtools.review.verification import address, non_content_fields
 
 
 @click.command("history")
@@ -36,7 +36,7 @@ def history(doc: str, rev: str, as_json: bool) -> None:
         click.echo("verification events:")
     for e in result["verifications"]:
         if e["event"] == "verified":
-            how = ("reviewer's own commit" if e["committed_by"] == str(e["verified_by"]).lower()
+            how = ("reviewer's own commit" if e["committed_by"] == address(e["verified_by"])
                    else f"Reviewed-by: {', '.join(e['reviewed_by']) or 'none'}")
             if e["cut"]:
                 how = "set in a commit not fetched (shallow clone): not checked"

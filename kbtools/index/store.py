@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -336,6 +337,17 @@ def span_verdict(rows: Iterable[dict[str, Any]], line_start: int, line_end: int)
                  if not r["verified"]), None)
 
 
+def _changed_rank(row: Mapping[str, Any]) -> tuple[int, float]:
+    """A chunk row's last change, to pick the newest: uncommitted lines, then by the author
+    date as an instant (None, unknown: oldest)."""
+    if row.get("last_commit") == "uncommitted":
+        return (2, 0.0)
+    try:
+        return (1, datetime.fromisoformat(str(row.get("last_changed"))).timestamp())
+    except ValueError:
+        return (0, 0.0)
+
+
 class Store:
     """Read-only access to a chunk store."""
 
@@ -490,6 +502,19 @@ class Store:
         if not rows:
             rows = self.overlapping(doc, 1, LAST_LINE)
         return span_verdict(rows, line_start, line_end)
+
+    def span_provenance(self, doc: str, line_start: int, line_end: int) -> dict[str, Any]:
+        """What a search result says of who wrote and who reviewed lines line_start..line_end
+        of `doc`, from the chunks over them (the document's when none covers a line):
+        `last_commit`, `last_author`, `last_changed` of the newest of them (uncommitted
+        first, then by author date) and `review`, the review behind the document
+        (`{"commit", "by", "at"}`, None when none)."""
+        rows = self.overlapping(doc, line_start, line_end) or self.overlapping(doc, 1, LAST_LINE)
+        newest = max(rows, key=_changed_rank, default={})
+        review = next((v["review"] for v in (r.get("verification") for r in rows)
+                       if isinstance(v, dict) and isinstance(v.get("review"), dict)), None)
+        return {"last_commit": newest.get("last_commit"), "last_author": newest.get("last_author"),
+                "last_changed": newest.get("last_changed"), "review": review}
 
     def overlapping(self, doc: str, line_start: int, line_end: int) -> list[dict[str, Any]]:
         """Chunks of `doc` overlapping lines line_start..line_end, by first line."""

@@ -41,6 +41,8 @@ from kbtools.review.lapse import review_coverage
 from kbtools.review.lineage import scan
 from kbtools.review.policy import reviewers_for, trusted_mailmap
 from kbtools.review.verification import (
+    ADDRESS_SEPARATORS,
+    address,
     author_names,
     authored_by,
     covered_changes,
@@ -167,13 +169,18 @@ def approval_commit(repo: git.Repo, parent: str, planned: list[PlannedEdit]) -> 
 
 def approver_identity(repo: git.Repo, approver: str | None, now: datetime | None) -> Approver:
     """Who approves (`approver`, else the Git identity) and the verified_at to write.
-    The trailer carries the Git name only when the approver is the Git identity."""
+    `approver` may name a person with their address (`王芳 <wang.fang@x>`, read by
+    `address`): verified_by is the address, the trailer their name as written. Otherwise
+    the trailer carries the Git name only when the approver is the Git identity."""
     name, ident_email = git_identity(repo)
     ident_email = ident_email.lower()
-    email = (approver or ident_email).strip().lower()
+    email = address(approver or ident_email)
     if not email:
         raise ReviewError("no approver: pass --as EMAIL or set git config user.email")
-    if email != ident_email or not name:
+    written = person_name(approver or "", email)
+    if written:  # `--as "王芳 <wang.fang@x>"`: the trailer names them as written
+        name = written
+    elif email != ident_email or not name:
         name = email.split("@")[0]
     when = (now or datetime.now().astimezone()).isoformat(timespec="seconds")
     return Approver(name, email, when)
@@ -193,7 +200,7 @@ def plan_approval(cfg: Config, repo: git.Repo, head: CommitInfo, doc: str, who: 
     if repo.git.status("--porcelain", "--", literal(gpath)).strip():
         raise ReviewError("has uncommitted changes: commit or discard them first", path=rel)
     if not state.ok:
-        raise ReviewError("front matter does not parse; run kb check", path=rel)
+        raise unparsed(cfg, rel, blob_text(repo, head.sha, gpath) or "")
     reviewers = reviewers_for(rel, cfg)
     if who.email not in reviewers:
         names = ", ".join(reviewers) or "none configured in kb.toml [review.reviewers]"
@@ -233,6 +240,17 @@ def plan_approval(cfg: Config, repo: git.Repo, head: CommitInfo, doc: str, who: 
         raise ReviewError(f"cannot edit front matter: {exc}", path=rel) from None
     validate_front_matter(cfg, rel, new.decode("utf-8").replace("\r\n", "\n"))
     return PlannedEdit(gpath, path, old, new, rel)
+
+
+def unparsed(cfg: Config, rel: str, text: str) -> ReviewError:
+    """The refusal of a document whose front matter does not parse, at the line of the
+    first problem (`kb check`'s code and words): "does not parse" alone left the author to
+    find where."""
+    problems = parse_source(text, cfg.root / rel, rel).errors
+    first = problems[0] if problems else None
+    what = f" ({first.code}: {first.message})" if first else ""
+    return ReviewError(f"front matter does not parse{what}; fix it (kb check) before review",
+                       path=rel, line=first.line if first else None)
 
 
 def validate_front_matter(cfg: Config, rel: str, text: str) -> None:
@@ -281,3 +299,14 @@ def commit_approval(repo: git.Repo, planned: list[PlannedEdit], message: str) ->
         for p in planned:
             atomic_write_bytes(p.path, p.old)
         raise ReviewError(f"commit failed, files restored: {git_reason(exc)}") from None
+
+
+def person_name(identity: str, email: str) -> str:
+    """The name written with `email` in `identity` ("王芳" of `王芳 <wang.fang@x>`), "" when
+    it is the address alone. Brackets and blanks around the name are dropped."""
+    low = identity.lower()
+    at = low.find(email)
+    if not email or at < 0:
+        return ""
+    rest = identity[:at] + " " + identity[at + len(email):]
+    return " ".join(rest.translate(ADDRESS_SEPARATORS).replace("mailto:", " ").split())

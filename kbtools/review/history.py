@@ -17,6 +17,7 @@ import git
 
 from kbtools.config import load_config
 from kbtools.errors import KbError
+from kbtools.gitobjects import diff_raw
 from kbtools.provenance import (
     DocChange,
     DocState,
@@ -42,10 +43,12 @@ HISTORY_CUT = ("history stops here (shallow clone: what came before is not fetch
                "git fetch --unshallow)")
 
 
-def describe_change(ch: DocChange, non_content: frozenset[str]) -> list[str]:
-    """Short words for what a commit did to a document."""
+def describe_change(ch: DocChange, non_content: frozenset[str], moved_to: str | None = None
+                    ) -> list[str]:
+    """Short words for what a commit did to a document. `moved_to`: where a commit that
+    took the document from this path renamed it (`renamed_away`), not deleted."""
     if ch.after is None:
-        return ["deleted"]
+        return [f"renamed to {moved_to}" if moved_to else "deleted"]
     if ch.cut:
         words = [HISTORY_CUT]
     elif ch.before is None:
@@ -107,10 +110,39 @@ def doc_history(root: Path, doc: str, non_content: frozenset[str], rev: str = "H
         if not changes:
             raise KbError("no commits touch this document (untracked or misspelt?)", path=doc)
         changes += earlier_lives(repo, changes[-1], non_content)
-        commits = [dict(ch.commit.to_dict(), path=ch.path, changes=describe_change(ch, non_content),
+        moved = renamed_away(repo, changes, prefix)
+        # each name as `kb history` takes it, relative to the kb root (as `doc`), not the
+        # repository's top: in a monorepo (kb.toml in docs/kb) "as docs/kb/knowledge/a.md"
+        # named a path that `kb history` there finds nothing at
+        commits = [dict(ch.commit.to_dict(), path=ch.path.removeprefix(prefix),
+                        changes=describe_change(ch, non_content, moved.get(ch.commit.sha)),
                         reviewed_by=trailer_emails(ch), cut=ch.cut)
                    for ch in changes]
         return {"doc": doc, "commits": commits, "verifications": verification_events(changes)}
+
+
+def renamed_away(repo: git.Repo, changes: list[DocChange], prefix: str) -> dict[str, str]:
+    """Commit → the path (relative to the kb root, `prefix` its place in the repository)
+    that commit renamed the document to, for each change that took it from its path. The
+    history of a name a document left (`kb history OLD.md`) ends in such a change, which
+    git's log of that one path shows as a deletion; rename detection over the whole commit
+    against its first parent (as `git log -M` finds renames) tells a move from a deletion.
+    One `git diff-tree --stdin` for them all."""
+    gone = {ch.commit.sha: ch.path for ch in changes
+            if ch.after is None and ch.before is not None and ch.commit.parents}
+    pairs: list[tuple[str, str | None]] = [
+        (ch.commit.sha, ch.commit.parents[0]) for ch in changes if ch.commit.sha in gone]
+    try:
+        found = diff_raw(repo, pairs, "-M")
+    except git.GitCommandError:
+        return {}
+    out = {}
+    for sha, entries in found.items():
+        to = next((paths[1] for fields, paths in entries
+                   if fields[-1].startswith("R") and paths[0] == gone.get(sha)), None)
+        if to is not None:
+            out[sha] = to[len(prefix):] if to.startswith(prefix) else to
+    return out
 
 
 def earlier_lives(repo: git.Repo, created: DocChange, non_content: frozenset[str]

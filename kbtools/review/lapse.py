@@ -26,7 +26,6 @@ into `verification-lapsed` warnings (`kbtools.check.verification`).
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,6 +61,7 @@ from kbtools.review.policy import (
 )
 from kbtools.review.verification import (
     content_fields_changed,
+    diff_lines,
     last_verification,
     non_content_fields,
     reviewed_changes,
@@ -322,44 +322,3 @@ def _late_lines(repo: git.Repo, review: Review, blame: Sequence[LineProvenance],
                          review.commit)
     return {p.line: Change.of_line(p) for p in blame
             if p.line >= body_line and (p.commit == UNCOMMITTED or p.commit in late)}
-
-
-def diff_lines(old: str, new: str) -> tuple[set[int], tuple[int, ...]]:
-    """Lines of `new` (1-based) that are not matched, in order, by an equal line of `old`,
-    and the positions p of `new` where lines of `old` were deleted (between p - 1 and p).
-
-    Common leading and trailing lines are matched first, so the usual local edit costs
-    linear time; difflib's junk heuristic bounds the rest on pathological inputs. Lines are
-    numbered as an editor and blame number them (`text_lines`): the newline ending the last
-    line starts no line of its own, which made a paragraph appended at the end "lines
-    17-19" of an 18-line document."""
-    a, b = text_lines(old), text_lines(new)
-    head = 0
-    while head < min(len(a), len(b)) and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
-        tail += 1
-    mid_a, mid_b = a[head:len(a) - tail], b[head:len(b) - tail]
-    changed: set[int] = set()
-    deleted: list[int] = []
-    if not mid_a:
-        changed.update(range(head + 1, head + len(mid_b) + 1))
-        return changed, ()
-    if not mid_b:
-        return changed, (head + 1,)
-    for tag, _i1, _i2, j1, j2 in difflib.SequenceMatcher(None, mid_a, mid_b).get_opcodes():
-        if tag in ("replace", "insert"):
-            changed.update(range(head + j1 + 1, head + j2 + 1))
-        elif tag == "delete":
-            deleted.append(head + j1 + 1)
-    return changed, tuple(deleted)
-
-
-def text_lines(text: str) -> list[str]:
-    """The lines of `text` as an editor numbers them: split at every newline, no empty line
-    after a final newline ("a\nb\n" is ["a", "b"]; "a\nb" too; "\n" is [""]; "" is none)."""
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return lines

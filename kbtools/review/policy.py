@@ -49,6 +49,7 @@ from kbtools.review.lineage import Lineage, base_of_landing, scan
 from kbtools.review.verification import (
     MAILMAP_NAME,
     Mailmap,
+    address,
     author_names,
     authored_by,
     commit_author,
@@ -56,6 +57,7 @@ from kbtools.review.verification import (
     content_fields_changed,
     covered_changes,
     cut_short,
+    diff_lines,
     is_verified,
     last_verification,
     mapped,
@@ -120,11 +122,12 @@ def matches(pattern: str, path: str) -> bool:
 
 def reviewers_for(path: str, cfg: Config) -> list[str]:
     """Reviewer emails (lower-case) for `path` (relative to the kb root); the last
-    matching pattern in kb.toml wins, as in CODEOWNERS. [] when none matches."""
+    matching pattern in kb.toml wins, as in CODEOWNERS. [] when none matches. An entry may
+    name a person with their address (`李明 <li.ming@x>`): its address counts (`address`)."""
     found: list[str] = []
     for pattern, emails in cfg.section("review").get("reviewers", {}).items():
         if matches(pattern, path):
-            found = [str(e).strip().lower() for e in emails]
+            found = [address(e) for e in emails]
     return found
 
 
@@ -180,9 +183,10 @@ def reviewer_breaches(path: str, by: str, reviewers: list[str]) -> list[Breach]:
                  f"verified_by {by} is not a reviewer: no reviewers are configured for {path} "
                  "in kb.toml [review.reviewers]")]
     if by not in reviewers:
+        # a name alone (`verified_by: 李明`) is no one's address: say what to write
+        what = "names no email address" if "@" not in by else "is not a reviewer"
         return [("verified_by", "review-not-reviewer",
-                 f"verified_by {by} is not a reviewer for {path} "
-                 f"(reviewers: {', '.join(reviewers)})")]
+                 f"verified_by {by} {what} for {path} (reviewers: {', '.join(reviewers)})")]
     return []
 
 
@@ -200,9 +204,10 @@ def freshness_breaches(head: DocState, changes: list[DocChange], v: int,
         # at the changed field's line when a front-matter field changed (the body, or a
         # field since removed, has none: the verified line then)
         key = next((f for f in fields if f != "body" and f in head.key_lines), "verified")
+        where = body_changes(vch.after, head) if vch.after is not None else ""
         out.append((key, "review-unverified-change",
                     f"{what} changed in {last.commit.short} by {last.commit.author_email} after "
-                    f"the verification in {vch.commit.short}; needs fresh verification "
+                    f"the verification in {vch.commit.short}{where}; needs fresh verification "
                     "(kb review approve)"))
     at_raw = head.meta.get("verified_at")
     at = parse_iso(at_raw)
@@ -222,6 +227,31 @@ def freshness_breaches(head: DocState, changes: list[DocChange], v: int,
                     f"verified_at {at_raw} is later than the commit that set it "
                     f"({vch.commit.committed_at.isoformat()} in {vch.commit.short})"))
     return out
+
+
+MAX_RUNS = 5  # changed runs of lines a finding lists before "…"
+
+
+def body_changes(reviewed: DocState, head: DocState) -> str:
+    """Which body lines of `head` differ from the `reviewed` text, numbered in the file as
+    `head` holds it: " (lines 16-18, 20)", " (lines deleted after line 15)", "" when the
+    body is the same. What a reviewer looks at, as `kb check` names it."""
+    if reviewed.body == head.body:
+        return ""
+    changed, deleted = diff_lines(reviewed.body, head.body)
+    first = head.body_line - 1  # body line n is file line first + n
+    runs: list[list[int]] = []
+    for n in sorted(changed):
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    if not runs:
+        return f" (lines deleted after line {first + deleted[0] - 1})" if deleted else ""
+    said = [f"{first + a}" if a == b else f"{first + a}-{first + b}" for a, b in runs]
+    more = ", …" if len(said) > MAX_RUNS else ""
+    plural = "s" if len(runs) > 1 or runs[0][0] != runs[0][1] else ""
+    return f" (line{plural} {', '.join(said[:MAX_RUNS])}{more})"
 
 
 def attestation_breaches(vch: DocChange, by: str, mailmap: Mailmap | None = None
@@ -246,9 +276,16 @@ def self_review_breaches(head: DocState, changes: list[DocChange], v: int, by: s
     own = [ch for ch in covered_changes(changes, v, non_content)
            if authored_by(ch, by, mailmap)]
     if own:
+        # named only by a Co-authored-by trailer: a squash merge writes one for every
+        # author of the pull request's commits, the reviewer's approval commit included
+        co = [c.commit.short for c in own if commit_author(c, mailmap) != by]
+        why = (f"; {', '.join(co)} names them in a Co-authored-by trailer (a squash merge "
+               "names every commit's author so: merge reviewed pull requests with a merge "
+               "commit)") if co else ""
         return [("verified_by", "review-self-review",
                  f"{by} verifies content they authored "
-                 f"({', '.join(c.commit.short for c in own)}); another reviewer must verify it")]
+                 f"({', '.join(c.commit.short for c in own)}){why}; another reviewer must "
+                 "verify it")]
     if author_names(head.meta.get("author"), by):
         return [("verified_by", "review-self-review",
                  f"{by} verifies a document whose author field names them; another reviewer "

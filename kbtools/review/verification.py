@@ -13,6 +13,7 @@ semantics; the rest of the review package builds on it.
 
 from __future__ import annotations
 
+import difflib
 import re
 from datetime import datetime
 from typing import Any
@@ -73,6 +74,37 @@ def content_fields_changed(after: DocState, before: DocState, non_content: froze
 # what may stand around an address in an `author` field: "Rita <rita@ex.org>",
 # "a@x, b@y", "张伟（zhang.wei@x）", "mailto:rita@ex.org"
 AUTHOR_SEPARATORS = str.maketrans(dict.fromkeys("<>,;:()[]{}\"'（）《》〈〉【】，；：、", " "))
+
+
+# the brackets an address stands in when a person is written with it: "Rita <rita@ex.org>",
+# Chinese input's full-width "李明＜li.ming@x＞", "王芳（wang.fang@x）"
+ADDRESS_BRACKETS = (("<", ">"), ("\uff1c", "\uff1e"), ("(", ")"), ("\uff08", "\uff09"))
+# what else may stand between the words of an identity (not a quote: `o'brien@x`)
+ADDRESS_SEPARATORS = str.maketrans(dict.fromkeys('<>()\uff1c\uff1e\uff08\uff09,;"\uff0c\uff1b\u3001',
+                                                 " "))
+
+
+def address(identity: Any) -> str:
+    """The email address an identity as a team writes it names, lower-case: `rita@ex.org`,
+    `Rita Reviewer <RITA@ex.org>`, `李明 <li.ming@x>`, `李明＜li.ming@x＞`, `王芳（wang.fang@x）`,
+    `wang.fang@x (王芳)`, `mailto:rita@x`. kb.toml `[review.reviewers]`, `verified_by` and
+    `kb review approve --as` are read with it, so a reviewer listed as a person is the same
+    reviewer as their address (an entry `Name <email>` used to match no one). A plain
+    address keeps every character (`o'brien@x`); a text naming no one address (two, or
+    none) is returned as written, lower-case, and so matches no reviewer."""
+    text = str(identity or "").strip().lower()
+    if not any(c.isspace() for c in text) and not any(
+            o in text or c in text for o, c in ADDRESS_BRACKETS):
+        return text.removeprefix("mailto:")
+    for opening, closing in ADDRESS_BRACKETS:
+        start = text.find(opening)
+        end = text.find(closing, start + 1)
+        if start >= 0 and end > start and "@" in (inner := text[start + 1:end].strip()) \
+                and not any(c.isspace() for c in inner):
+            return inner.removeprefix("mailto:")
+    words = [w.strip(".").removeprefix("mailto:")
+             for w in text.translate(ADDRESS_SEPARATORS).split() if "@" in w]
+    return words[0] if len(set(words)) == 1 else text
 
 
 def author_names(author: Any, email: str) -> bool:
@@ -165,14 +197,20 @@ def reviewed_by(message: str) -> list[tuple[str, str]]:
     return trailers(message, TRAILER)
 
 
+# the brackets of `Name <email>` as Chinese input writes them (full width)
+WIDE_BRACKETS = str.maketrans({"\uff1c": "<", "\uff1e": ">"})
+
+
 def trailers(message: str, kind: re.Pattern[str]) -> list[tuple[str, str]]:
-    """(name, email) of the trailers `kind` matches in the message's last paragraph."""
+    """(name, email) of the trailers `kind` matches in the message's last paragraph. The
+    address may stand in full-width brackets (`Reviewed-by: 李明＜li.ming@x＞`, as Chinese
+    input types them): git reads that line as the same trailer, and so does this."""
     paragraphs = [p for p in re.split(r"\n\s*\n", message.strip()) if p.strip()]
     if len(paragraphs) < 2:
         return []
     out = []
     for line in unfolded(paragraphs[-1].split("\n")):  # git's lines, not U+2028 & co.
-        m = kind.match(line.strip())
+        m = kind.match(line.strip().translate(WIDE_BRACKETS))
         if m:
             out.append((m["name"].strip(), m["email"].lower()))
     return out
@@ -218,8 +256,9 @@ def parse_mailmap(text: str) -> Mailmap:
 
 
 def mapped(mailmap: Mailmap, name: str, email: str) -> str:
-    """`email` (written by `name`) as the mailmap names that person, lower-case."""
-    email = email.strip().lower()
+    """`email` (written by `name`; or a person as `address` reads one) as the mailmap names
+    that person, lower-case."""
+    email = address(email)
     key = " ".join(name.split()).lower()
     return mailmap.get((email, key)) or mailmap.get((email, "")) or email
 
@@ -253,3 +292,44 @@ def parse_iso(value: Any) -> datetime | None:
     except ValueError:
         return None
     return dt if dt.tzinfo else None
+
+
+def diff_lines(old: str, new: str) -> tuple[set[int], tuple[int, ...]]:
+    """Lines of `new` (1-based) that are not matched, in order, by an equal line of `old`,
+    and the positions p of `new` where lines of `old` were deleted (between p - 1 and p).
+
+    Common leading and trailing lines are matched first, so the usual local edit costs
+    linear time; difflib's junk heuristic bounds the rest on pathological inputs. Lines are
+    numbered as an editor and blame number them (`text_lines`): the newline ending the last
+    line starts no line of its own, which made a paragraph appended at the end "lines
+    17-19" of an 18-line document."""
+    a, b = text_lines(old), text_lines(new)
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    mid_a, mid_b = a[head:len(a) - tail], b[head:len(b) - tail]
+    changed: set[int] = set()
+    deleted: list[int] = []
+    if not mid_a:
+        changed.update(range(head + 1, head + len(mid_b) + 1))
+        return changed, ()
+    if not mid_b:
+        return changed, (head + 1,)
+    for tag, _i1, _i2, j1, j2 in difflib.SequenceMatcher(None, mid_a, mid_b).get_opcodes():
+        if tag in ("replace", "insert"):
+            changed.update(range(head + j1 + 1, head + j2 + 1))
+        elif tag == "delete":
+            deleted.append(head + j1 + 1)
+    return changed, tuple(deleted)
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines of `text` as an editor numbers them: split at every newline, no empty line
+    after a final newline ("a\nb\n" is ["a", "b"]; "a\nb" too; "\n" is [""]; "" is none)."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
