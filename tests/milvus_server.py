@@ -69,8 +69,11 @@ class MilvusLite:
         self.log.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def milvus(tmp_path_factory) -> Iterator[MilvusLite]:
+    """One server per test module that imports this fixture, stopped after the module: an
+    imported fixture is each module's own, so a session scope kept every module's server
+    (~20, 0.2–0.5 GB each) running to the end of the suite."""
     server = MilvusLite(tmp_path_factory.mktemp("milvus") / "data")
     yield server
     server.stop()

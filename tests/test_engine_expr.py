@@ -22,7 +22,7 @@ from kbtools.engine.publish import check_release, publish
 from kbtools.query.filters import _compare, number_key, order_number
 from tests.hostile import make_repo
 from tests.kbfixtures import REPO
-from tests.milvus_server import facts_collection, milvus  # noqa: F401 - the session fixture
+from tests.milvus_server import facts_collection, milvus  # noqa: F401 - fixture
 
 HOSTILE = ['"', "'", "\\", '\\"', '" or true or "', "') or (1==1", "a\nb", "\r", "\x00",
            "]", "[", "}", "{x}", "%s", "json_contains(", "🙂", "值\"与'", "\u2028", "\t\x1f"]

@@ -15,7 +15,7 @@ from kbtools.engine.publish import check_release, publish
 from kbtools.engine.remote import EngineReader
 from kbtools.index.reader import open_index
 from kbtools.query.search import search
-from tests.milvus_server import milvus  # noqa: F401 - the session fixture
+from tests.milvus_server import milvus  # noqa: F401 - fixture
 from tests.test_answers_other_inputs import GREENHOUSE, PUMP, SYNONYMS, VENT, WATER
 
 

@@ -14,7 +14,7 @@ from kbtools.engine.remote import EngineReader
 from kbtools.index.reader import open_index
 from kbtools.query.search import search
 from tests.kbfixtures import REPO, copy_example
-from tests.milvus_server import milvus  # noqa: F401 - the session fixture
+from tests.milvus_server import milvus  # noqa: F401 - fixture
 from tests.test_engine_parity import vector_lists
 
 ENGLISH = ["knowledge/engineering/api-authentication.md",

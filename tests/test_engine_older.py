@@ -15,7 +15,7 @@ from kbtools.engine.milvus import P_FILTERS, connect_url
 from kbtools.engine.publish import check_release, publish
 from kbtools.engine.remote import EngineReader
 from kbtools.query.search import search
-from tests.milvus_server import milvus  # noqa: F401 - the session fixture
+from tests.milvus_server import milvus  # noqa: F401 - fixture
 from tests.test_engine_failures import QUESTION, _rel, signed  # noqa: F401 - fixture
 
 

@@ -30,7 +30,7 @@ from kbtools.query.quality import load_questions
 from kbtools.query.search import LOCAL_CANDIDATES, search
 from tests.hostile import git, make_repo
 from tests.kbfixtures import REPO, TITLED, copy_example
-from tests.milvus_server import milvus  # noqa: F401 - the session fixture
+from tests.milvus_server import milvus  # noqa: F401 - fixture
 
 DEV_SETS = ["tidb_faq_zh", "aliyun_ecs_zh", "cmrc2018", "scifact"]
 FIRST = 100

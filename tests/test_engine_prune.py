@@ -38,7 +38,7 @@ from kbtools.index.selfcheck import DERIVATION
 from kbtools.index.tokenize import TOKENS_VERSION
 from kbtools.query.search import search
 from tests.hostile import git, make_repo
-from tests.milvus_server import MilvusLite, milvus  # noqa: F401 - the session fixture
+from tests.milvus_server import MilvusLite, milvus  # noqa: F401 - fixture
 from tests.test_engine_failures import QUESTION, _engine, _rel, signed  # noqa: F401 - fixture
 from tests.test_engine_races import Interposed, _once
 

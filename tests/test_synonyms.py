@@ -25,7 +25,7 @@ from kbtools.index.reader import open_index
 from kbtools.index.synonyms import Synonyms, normalize, parse
 from kbtools.query.search import input_synonyms, search
 from tests.kbfixtures import REPO, copy_example
-from tests.milvus_server import milvus  # noqa: F401 - the session fixture
+from tests.milvus_server import milvus  # noqa: F401 - fixture
 
 DOCS = ["knowledge/crops/wheat-scab.md", "knowledge/crops/wheat-aphids.md",
         "knowledge/crops/fall-armyworm.md", "knowledge/crops/corn-southern-rust.md",
