@@ -43,7 +43,7 @@ from kbtools.cachedb import open_cache_db
 from kbtools.render.glyphs import fonts_signature
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 71  # bump when a check's findings for the same inputs change (5: `$` in code
+FORMAT = 72  # bump when a check's findings for the same inputs change (5: `$` in code
 # spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
 # 9: a percent-encoded destination's column; 10: decision tables' worded conditions,
 # dashes and units, ```latex fences as code; 11: findings a watcher stored after a schema
@@ -124,6 +124,8 @@ FORMAT = 71  # bump when a check's findings for the same inputs change (5: `$` i
 # a `$$` formula a blank line splits is one finding, mended by `--fix`; Obsidian's `tags: a b`
 # is two tags and `alias:`/`tag:` are renamed by `--fix`; an absolute path outside the
 # repository names the one file of its name in it (session 32, c32)
+# 72: a boolean written as a word or quoted, a date or timestamp that is no real date say
+# what to write (session 33, o33)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 
