@@ -32,12 +32,12 @@ from kbtools.check import (
     content,
     fm_items,
     frontmatter,
-    linked,
     links,
     mend,
     names,
     renames,
     results_cache,
+    unreleased,
     vocabulary,
     wikilinks,
     yaml11,
@@ -478,15 +478,6 @@ def _leftover(path: Path, ctx: CheckContext) -> Finding:
                    names.leftover_message(original, exists))
 
 
-def _linked_folders(folders: list[Path], ctx: CheckContext) -> Iterable[Finding]:
-    """A `path-symlink-folder` error at each symlinked folder holding Markdown below
-    `folders` (`kbtools.check.linked`): find_markdown does not follow it, nor does the build."""
-    for link in linked.linked_folders(folders):
-        rel = rel_path(link, ctx.root)
-        if ctx.fs.committed(rel) and (message := linked.folder_problem(link, ctx.root, folders)):
-            yield finding(rel, 1, 1, ctx.level(linked.CODE, "error"), linked.CODE, message)
-
-
 def _work(paths: list[Path]) -> list[DocResult]:
     assert _WORKER_CTX is not None
     return [check_file(p, _WORKER_CTX) for p in paths]
@@ -525,7 +516,9 @@ def check_results(paths: list[Path], ctx: CheckContext,
     findings = committed_eol([f for r in results for f in r.findings], ctx.root)
     findings.extend(_leftover(f, ctx) for f in leftovers
                     if ctx.fs.committed(rel_path(f, ctx.root)))
-    findings.extend(_linked_folders([Path(p) for p in paths if Path(p).is_dir()], ctx))
+    findings.extend(unreleased.unreleased_findings([Path(p) for p in paths], ctx.root,
+                                                   ctx.knowledge, ctx.dist, ctx.fs.committed,
+                                                   ctx.level))
     findings.extend(resolve_anchors(results, ctx))
     told = renames.hints([(r.rel, m) for r in results for m in r.missing], ctx.root, ctx.fs,
                          partial(anchors.read_slugs, known=ctx.slugs, root=ctx.root,

@@ -1,4 +1,12 @@
-"""Symlinked folders holding Markdown under the folders `kb check` walks.
+"""Markdown `kb check` is shown that no release will hold, each one finding.
+
+- A file named on the command line (`kb check notes/guide.md`) inside the knowledge
+  repository but outside its knowledge folder: `path-outside-knowledge`, a warning (the
+  file's own checks pass or fail as ever). Why: a new author who saved a document at the
+  repository's top or in a folder of their own was told it passed, and it was never built;
+  the pre-commit hook and CI check the knowledge folder only, so nothing else told them.
+
+Symlinked folders holding Markdown under the folders `kb check` walks:
 
 `corpus.find_markdown` does not follow a symlink to a folder (no loops, nothing read from
 outside the repository), and neither does the build: the documents of a folder an author
@@ -19,12 +27,14 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from kbtools.corpus import MARKDOWN_SUFFIX, OTHER_MARKDOWN_SUFFIXES, is_inside
+from kbtools.corpus import MARKDOWN_SUFFIX, OTHER_MARKDOWN_SUFFIXES, is_inside, rel_path
+from kbtools.findings import Finding, finding
 
-CODE = "path-symlink-folder"
+FOLDER_CODE = "path-symlink-folder"
+OUTSIDE_CODE = "path-outside-knowledge"
 SCAN_LIMIT = 5000  # directory entries looked at in a linked folder before giving up
 
 
@@ -82,3 +92,35 @@ def folder_problem(link: Path, root: Path, checked: list[Path]) -> str | None:
             f"({found!r}): kb follows no symlinked folder, so its documents are neither checked "
             "nor released: put the folder itself here in place of the link (move it, then "
             "git add it)")
+
+
+def unreleased_findings(paths: list[Path], root: Path, knowledge: Path | None,
+                        dist: Path | None, committed: Callable[[str], bool],
+                        level: Callable[[str, str], str]) -> Iterable[Finding]:
+    """The findings of `paths` (what `kb check` was given) that no release will hold: a
+    `path-symlink-folder` error at each symlinked folder holding Markdown below a folder
+    given, and a `path-outside-knowledge` warning for each Markdown file given that lies in
+    the repository `root` but not in its `knowledge` folder (nor in the build's `dist`).
+    `committed`: whether the commit checked holds a root-relative path; `level`: the
+    context's level of a code."""
+    folders = [p for p in paths if p.is_dir()]
+    for link in linked_folders(folders):
+        rel = rel_path(link, root)
+        if committed(rel) and (message := folder_problem(link, root, folders)):
+            yield finding(rel, 1, 1, level(FOLDER_CODE, "error"), FOLDER_CODE, message)
+    if knowledge is None or not knowledge.is_dir():
+        return  # no knowledge folder: a folder of foreign Markdown checked as it is
+    inside = [os.path.realpath(p) for p in (knowledge, dist) if p is not None]
+    folder = rel_path(knowledge, root)
+    for path in paths:
+        rel = rel_path(path, root)
+        if path.is_dir() or path.suffix != MARKDOWN_SUFFIX or rel.startswith("/"):
+            continue
+        named = os.path.abspath(path)  # its folder's real path (`..` and links resolved)
+        real = os.path.join(os.path.realpath(os.path.dirname(named)), os.path.basename(named))
+        if any(is_inside(real, p) for p in inside):
+            continue
+        yield finding(rel, 1, 1, level(OUTSIDE_CODE, "warning"), OUTSIDE_CODE,
+                      f"not in the knowledge folder ({folder}/, kb.toml [paths] knowledge): "
+                      "checked, but kb build leaves it out of the release, and the pre-commit "
+                      f"hook and CI do not check it: move it into {folder}/ to publish it")

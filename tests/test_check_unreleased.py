@@ -1,6 +1,6 @@
 """A folder of documents symlinked into knowledge/ (`ln -s ~/notes knowledge/notes`): kb
 follows no symlinked folder, so `kb check` passed and the build released none of them. Each
-such link is one `path-symlink-folder` error at the link (`kbtools.check.linked`)."""
+such link is one `path-symlink-folder` error at the link (`kbtools.check.unreleased`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import git
 import pytest
 from click.testing import CliRunner
 
-from kbtools.check.linked import markdown_in
+from kbtools.check.unreleased import markdown_in
 from kbtools.cli import main
 from tests.kbfixtures import GOOD_FM
 
@@ -94,3 +94,35 @@ def test_every_markdown_name_counts(tmp_path, name):
     (tmp_path / "x").mkdir()
     (tmp_path / "x" / name).write_text("x")
     assert markdown_in(str(tmp_path)) == f"x/{name}"
+
+
+OUTSIDE = ("warning: path-outside-knowledge: not in the knowledge folder (knowledge/, kb.toml "
+           "[paths] knowledge): checked, but kb build leaves it out of the release, and the "
+           "pre-commit hook and CI do not check it: move it into knowledge/ to publish it")
+
+
+@pytest.mark.parametrize("rel", ["笔记 草稿.md", "notes/Guide.md", "docs/深 层/a b.md"])
+def test_a_document_named_outside_the_knowledge_folder_is_told_so(kb, monkeypatch, rel):
+    path = kb / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(DOC, encoding="utf-8")
+    (kb / "knowledge" / "a.md").write_text(DOC, encoding="utf-8")
+    assert check(rel, "knowledge/a.md") == (0, [f"{rel}:1:1: {OUTSIDE}"])
+    monkeypatch.chdir(kb / "knowledge")  # named from another folder, with `..`
+    assert check(f"../{rel}", "a.md", "../knowledge/a.md") == (0, [f"{rel}:1:1: {OUTSIDE}"])
+
+
+def test_inside_the_knowledge_folder_through_a_link_or_without_one_is_no_finding(kb, tmp_path):
+    (kb / "knowledge" / "a.md").write_text(DOC, encoding="utf-8")
+    (kb / "notes").mkdir()
+    (kb / "notes" / "b.md").write_text(DOC, encoding="utf-8")
+    (kb / "knowledge" / "b.md").symlink_to("../notes/b.md")  # a document, read where it leads
+    (tmp_path / "k").symlink_to(kb / "knowledge")
+    assert check("knowledge/a.md", "knowledge/b.md", str(tmp_path / "k" / "a.md")) == (0, [])
+
+
+def test_a_folder_of_foreign_markdown_without_a_knowledge_folder_is_no_finding(tmp_path,
+                                                                               monkeypatch):
+    (tmp_path / "a.md").write_text(DOC, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert check("a.md") == (0, [])
