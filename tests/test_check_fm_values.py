@@ -98,3 +98,29 @@ def test_a_valid_until_that_is_no_real_date_says_what_to_write(kb, value, said):
                            "valid_until: \"YYYY-MM-DD\" with a real date"])
     assert CliRunner().invoke(main, ["check", "--no-cache", "--fix"]).exit_code == 1
     assert path.read_bytes() == data
+
+
+@pytest.mark.parametrize(("line", "key_line", "said"), [
+    ("title: 2024", 2, "title: expected string, got int (YAML reads 2024 as a number: quote it "
+                       "to keep it as text: title: \"2024\")"),
+    ("section: 3.10", 9, "section: expected string, got float (YAML reads 3.10 as a number: "
+                         "quote it to keep it as text: section: \"3.10\")"),
+    ("author: 12345  # 工号", 6, "author: expected string, got int (YAML reads 12345 as a "
+                                "number: quote it to keep it as text: author: \"12345\")"),
+    ("tags: [2024, 水稻]", 9, "tags.0: expected string, got int (YAML reads it as a number: "
+                            "quote it to keep it as text, as written)"),
+    ("timestamp: 20260314", 7, "timestamp: expected string, got int (write timestamp: "
+                               "\"YYYY-MM-DDThh:mm:ss+08:00\")"),
+    ("valid_until: 2027", 9, "valid_until: expected string, got int (write valid_until: "
+                             "\"YYYY-MM-DD\")"),
+])
+def test_text_written_as_a_number_says_to_quote_it(kb, line, key_line, said):
+    key = line.split(":")[0]
+    lines = [ln for ln in GOOD_FM.split("\n") if not ln.startswith(f"{key}:")]
+    lines.insert(key_line - 1, line)
+    path = kb / DOC
+    data = ("\n".join(lines) + BODY).encode()
+    path.write_bytes(data)
+    assert check() == (1, [f"{DOC}:{key_line}:1: error: fm-type: {said}"])
+    assert CliRunner().invoke(main, ["check", "--no-cache", "--fix"]).exit_code == 1
+    assert path.read_bytes() == data

@@ -13,6 +13,9 @@ Pure functions over the value as YAML read it (and, for booleans, as it was writ
   number (`verified: 是`, `verified: "true"`, `executable: 1`). Why: the finding said
   "expected boolean, got str (write true or false)", naming neither the value nor, for a
   quoted `"true"`, that the quotes are the problem.
+- `text_hint`: what to write for a key wanting text that YAML read as a number or a date
+  (`title: 2024`, `section: 3.10`, `tags: [2024, 水稻]`): quote it. Why: "expected string,
+  got int" said nothing of what to write, and `3.10` is read as 3.1.
 """
 
 from __future__ import annotations
@@ -115,3 +118,27 @@ def boolean_hint(key: str, value: Any, written: str | None) -> str:
     if meant is None:
         return f" ({shown} is {kind} to YAML: write {key}: true or {key}: false)"
     return f" ({shown} is {kind} to YAML, not a boolean: write {key}: {str(meant).lower()})"
+
+
+def text_hint(key: str, value: Any, written: str | None) -> str:
+    """The parenthesis a type error appends for `key` (a top-level key or an item's key
+    path), which wants text, holding `value` as YAML read it (a number or a date), written
+    `written` on the key's line (None or "": not known, as for a list item): quote it."""
+    if isinstance(value, bool) or not isinstance(value, int | float | date):
+        return ""
+    kind = "a date" if isinstance(value, date) else "a number"
+    if written and not isinstance(value, date) and not _number_as_written(written, value):
+        return ""  # YAML 1.1 read it otherwise (`010`, `1:30`): its own warning says how
+    if written and written[:1] not in "[{'\"" and "," not in written:
+        return f" (YAML reads {written} as {kind}: quote it to keep it as text: {key}: \"{written}\")"
+    return f" (YAML reads it as {kind}: quote it to keep it as text, as written)"
+
+
+def _number_as_written(written: str, value: int | float) -> bool:
+    """Whether `written` says the number `value` as a reader would read it (`12345`,
+    `3.10`), not as only YAML 1.1 reads it (`010` is 8, `1:30` is 90): those get the
+    `yaml-1.1-value` warning, which says how YAML read them."""
+    try:
+        return (float(written) if isinstance(value, float) else int(written, 10)) == value
+    except ValueError:
+        return False

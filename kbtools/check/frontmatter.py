@@ -25,6 +25,7 @@ from kbtools.check.fm_values import (
     iso_date,
     naive_timestamp,
     offset_timestamp,
+    text_hint,
 )
 from kbtools.check.links import Edit
 from kbtools.check.mend import INVISIBLE, key_renames, key_spelling, misplaced_block, misplaced_edit
@@ -335,6 +336,14 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
                 and len(err.absolute_path) == 1:
             read = f" (write a list: {top}: [{', '.join(_items(err.instance, top))}])" + (
                 FIXES if _list_edit(src, str(top)) else "")
+        elif err.validator_value == "string" and len(err.absolute_path) == 1 \
+                and top in (*TIMESTAMP_KEYS, *DATE_KEYS) and not isinstance(err.instance, dict):
+            form = "YYYY-MM-DDThh:mm:ss+08:00" if top in TIMESTAMP_KEYS else "YYYY-MM-DD"
+            read = f" (write {top}: \"{form}\")"
+        elif err.validator_value == "string" and top not in (*TIMESTAMP_KEYS, *DATE_KEYS) \
+                and (hint := text_hint(
+                path, err.instance, _written(src, top) if len(err.absolute_path) == 1 else None)):
+            read = hint
         elif err.validator_value == "string" and isinstance(err.instance, list) \
                 and len(err.absolute_path) == 1 and err.instance \
                 and all(isinstance(x, str) for x in err.instance):
