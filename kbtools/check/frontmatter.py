@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from kbtools.check import fm_items
-from kbtools.check.fm_example import example_block
+from kbtools.check.fm_example import example_block, opening_problem
 from kbtools.check.fm_values import (
     boolean_hint,
     date_problem,
@@ -61,12 +61,22 @@ def parse_problems(src: SourceDoc, schemas_dir: Path | None = None,
     out = [syntax_problem(src, e.line, e.col, e.message) if e.code == "yaml-syntax"
            else (e.code, e.line, e.col, e.message + _where_to_close(src.text))
            if e.code == "fm-unterminated"
-           else (e.code, e.line, e.col, _misplaced(src.text) or "no front matter block: begin "
-                 f"the file with these lines (each / a new line): "
-                 f"{example_block(schemas_dir, categories)}")
+           else (e.code, e.line, e.col, _misplaced(src.text) or _opening(src.text, schemas_dir, categories)
+                 or "no front matter block" + _example(schemas_dir, categories))
            if e.code == "fm-missing" else (e.code, e.line, e.col, e.message)
            for e in src.errors]
     return out + list(fm_items.hash_tags(src)) + list(fm_items.joined_items(src))
+
+
+def _example(schemas_dir: Path | None, categories: frozenset[str]) -> str:
+    return f": begin the file with these lines (each / a new line): " \
+        f"{example_block(schemas_dir, categories)}"
+
+
+def _opening(text: str, schemas_dir: Path | None, categories: frozenset[str]) -> str:
+    """`fm_example.opening_problem`'s message, with the block to write when it wants one."""
+    message, example = opening_problem(text)
+    return message + _example(schemas_dir, categories) if message and example else message
 
 
 def _misplaced(text: str) -> str:

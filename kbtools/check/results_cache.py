@@ -125,7 +125,8 @@ FORMAT = 72  # bump when a check's findings for the same inputs change (5: `$` i
 # is two tags and `alias:`/`tag:` are renamed by `--fix`; an absolute path outside the
 # repository names the one file of its name in it (session 32, c32)
 # 72: a boolean written as a word or quoted, a date or timestamp that is no real date, text
-# read as a number say what to write (session 33, o33)
+# read as a number say what to write; `fm-missing` names TOML (+++) front matter, a fence of
+# four dashes and a block below a comment or title (session 33, o33)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 
