@@ -185,7 +185,8 @@ def scaffold(target: Path, force: bool = False) -> tuple[list[Path], bool]:
     """Write the skeleton into `target`. Returns (files written, whether git init ran).
 
     A file named in `MERGED` the target already has gets our lines it lacks (it is left
-    alone when it lacks none), with or without `force`: it is the project's, not ours."""
+    alone when it lacks none), with or without `force`: it is the project's, not ours. A
+    file already holding what would be written is left alone (not written, not refused)."""
     if target.exists() and not target.is_dir():
         raise KbError("exists and is not a directory", path=str(target))
     files = plan(target)
@@ -202,6 +203,8 @@ def scaffold(target: Path, force: bool = False) -> tuple[list[Path], bool]:
             del files[path]
             if merged is not None:
                 files[path] = merged
+    for path in [p for p, data in files.items() if p not in kept and _holds(p, data)]:
+        del files[path]  # already there as kb init writes it: `kb init` again is no error
     for path in files:
         _refuse_in_the_way(target, path)
     if not force:
@@ -210,6 +213,16 @@ def scaffold(target: Path, force: bool = False) -> tuple[list[Path], bool]:
                 raise KbError("already exists; use --force to overwrite", path=str(path))
     _write_all(files, kept)
     return sorted(files), _git_init(target)
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """Whether `path` is a regular file (not a symlink) holding exactly `data`. Why: `kb
+    init` run again in the repository it made refused its own untouched kb.toml ("already
+    exists; use --force"), and `--force` then rewrote every file."""
+    try:
+        return path.is_file() and not path.is_symlink() and path.read_bytes() == data
+    except OSError:
+        return False
 
 
 def _refuse_in_the_way(target: Path, path: Path) -> None:

@@ -75,7 +75,7 @@ def test_json_output_has_exactly_six_fields():
     for item in data:
         assert set(item) == {"path", "line", "col", "level", "code", "message"}
     assert {"path": "wrong-type.md", "line": 8, "col": 1, "level": "error", "code": "fm-type",
-            "message": "verified: expected boolean, got str (write true or false)"} in data
+            "message": "verified: expected boolean, got str ('yes' is text to YAML, not a boolean: write verified: true)"} in data
 
 
 def test_json_clean_is_empty_list(repo):

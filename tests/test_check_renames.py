@@ -201,3 +201,36 @@ def test_a_link_written_in_the_renamed_files_case_is_still_fixed(kb):
     check("--fix", "knowledge")
     assert "[the guide](../a.md), [usage](../a.md#usage)" in \
         (kb / "knowledge/faq/pump.md").read_text("utf-8")
+
+
+@pytest.mark.parametrize("staged", [True, False])
+def test_a_rename_staged_for_the_commit_is_named_and_fixed(kb, staged):
+    """`git mv` then `git commit`: the pre-commit hook refused the links to the old name with
+    "'../guide.md' does not exist" and no new name (the rename was in no history yet)."""
+    (kb / "knowledge/手册").mkdir()
+    git(kb, "mv", "knowledge/guide.md", "knowledge/手册/使用 指南.md")
+    git(kb, "mv", "assets/pump.png", "assets/泵.png")
+    args = ("--staged",) if staged else ()
+    res = check(*args, "knowledge")
+    assert res.exit_code == 1
+    found = missing_lines(res.output)
+    assert len(found) == 4
+    assert sum("renamed to '../手册/使用 指南.md' in the staged changes (not committed yet)"
+               in ln for ln in found) == 3
+    assert any("renamed to '../../assets/泵.png' in the staged changes" in ln for ln in found)
+    assert check("--fix", *args, "knowledge").exit_code == 0
+    text = (kb / "knowledge/faq/pump.md").read_text("utf-8")
+    assert "[the guide](../手册/使用%20指南.md), [usage](../手册/使用%20指南.md#usage)" in text
+    assert "![pump](../../assets/泵.png)" in text
+
+
+def test_a_staged_rename_continues_a_committed_one(kb):
+    git(kb, "mv", "knowledge/guide.md", "knowledge/handbook.md")
+    git(kb, "commit", "-qm", "rename")
+    first = short(kb)
+    git(kb, "mv", "knowledge/handbook.md", "knowledge/manual.md")
+    res = check("--staged", "knowledge")
+    assert "renamed to '../manual.md' in the staged changes (not committed yet) (via " \
+        f"'../handbook.md' in {first})" in res.output
+    git(kb, "reset", "-q", "--", "knowledge/manual.md")  # unstaged: the index has no manual.md
+    assert "in the staged changes" not in check("--staged", "knowledge").output

@@ -63,3 +63,39 @@ def test_otherwise_it_says_what_to_write(repo, raw):
     code, out = check(repo, raw.encode())
     assert code == 1 and len(out) == 1
     assert "fm-missing: no front matter block: begin the file with these lines" in out[0]
+
+
+TOML = "+++\ntitle = \"液压泵\"\ncategory = \"engineering\"\n+++\n"
+
+
+@pytest.mark.parametrize(("raw", "said"), [
+    (TOML + BODY, "line 1 opens TOML front matter (+++, as Hugo writes it), which kbtools does "
+                  "not read: write it as YAML (key: value lines) between '---' lines: begin "
+                  "the file with these lines"),
+    ("\n" + TOML + BODY, "line 2 opens TOML front matter"),
+    ("----" + GOOD_FM[3:] + BODY, "line 1 is 4 dashes: a front matter block opens and closes "
+                                  "with a line of exactly three, '---'"),
+    ("<!-- 草稿 -->\n" + GOOD_FM + BODY, "the front matter block at lines 2-10 is below text "
+                                       "('<!-- 草稿 -->' at line 1), so it is read as text: "
+                                       "move it to the top of the file"),
+    ("# Pump\n\n" + GOOD_FM + BODY, "the front matter block at lines 3-11 is below text "
+                                    "('# Pump' at line 1), so it is read as text: move it to "
+                                    "the top of the file"),
+])
+def test_a_front_matter_of_another_kind_or_place_says_what_it_is(repo, raw, said):
+    """TOML front matter (Hugo), a fence of four dashes and a block below a comment or a
+    title were "no front matter block: begin the file with these lines …" as if none were
+    there; `--fix` changes none of them (what to move or rewrite is the author's call)."""
+    code, out = check(repo, raw.encode())
+    assert code == 1 and len(out) == 1
+    assert out[0].startswith(f"knowledge/pump.md:1:1: error: fm-missing: {said}")
+    if said.endswith(("the file", "'---'")):  # the whole message: no block to write
+        assert out[0] == f"knowledge/pump.md:1:1: error: fm-missing: {said}"
+    assert CliRunner().invoke(main, ["check", "--no-cache", "--fix"]).exit_code == 1
+    assert (repo / "knowledge" / "pump.md").read_bytes() == raw.encode()
+
+
+def test_thematic_breaks_around_text_are_no_front_matter(repo):
+    code, out = check(repo, b"# Pump\n\nText.\n\n---\n\nMore text.\n\n---\n\nEnd.\n")
+    assert code == 1
+    assert "fm-missing: no front matter block: begin the file with these lines" in out[0]

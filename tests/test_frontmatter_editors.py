@@ -72,7 +72,8 @@ def test_without_the_schema_a_tag_yaml_reads_as_a_comment_still_says_so(kb):
     assert findings(kb, "summary: # to do\n", "--no-schema") == []
     got = findings(kb, "valid_until: 2026-02-30\n", "--no-schema")
     assert got == ["knowledge/a.md:9:1: error: fm-value: valid_until: '2026-02-30' is not a "
-                   "real date: day is out of range for month"]
+                   "real date: day is out of range for month: write valid_until: "
+                   "\"YYYY-MM-DD\" with a real date"]
 
 
 def test_a_list_written_as_one_string_says_how_to_write_it(kb):
@@ -107,8 +108,8 @@ def test_yaml_errors_an_editor_habit_causes_say_what_to_write(kb):
     (kb / "knowledge" / "a.md").write_text(text + BODY, encoding="utf-8")
     res = CliRunner().invoke(main, ["check", "--no-cache"])
     assert res.stdout.splitlines() == [
-        "knowledge/a.md:8:1: error: fm-type: verified: expected boolean, got str (write true "
-        "or false)"]
+        "knowledge/a.md:8:1: error: fm-type: verified: expected boolean, got str ('是' is text "
+        "to YAML, not a boolean: write verified: true)"]
 
 
 @pytest.mark.parametrize(("line", "said"), [

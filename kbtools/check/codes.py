@@ -71,6 +71,10 @@ CODES: dict[str, str] = {
                     "<>\"|?*, a trailing dot or space): Git for Windows cannot check out the "
                     "repository",
     "path-long": "a path longer than 200 characters: over Windows' 260 inside a clone (warning)",
+    "path-symlink-folder": "a symlink to a folder holding Markdown: kb follows none, so its "
+                           "documents are neither checked nor released",
+    "path-outside-knowledge": "a document named on the command line outside the knowledge "
+                              "folder: the release leaves it out (warning)",
     "path-symlink-escape": "a symlink leading outside the repository (a document so linked is not read)",
     "image-remote": "a remote image; offline devices cannot load it (warning)",
     "image-no-alt": "an image without alternative text (`![](x.png)`, `<img>` without `alt`): "

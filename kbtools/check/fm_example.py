@@ -12,6 +12,11 @@ accept (the category's name for `category`; else the first that validates of: a 
 an enum's first value, an ISO 8601 timestamp for a `date-time`, a date for a `date`, `…`
 for text, `false`, `[…]`, 0). The category giving the fewest keys is shown (by name on a
 tie); one whose schemas no such block satisfies only when none does.
+
+`opening_problem` says, before that block, why a file that has a front matter of sorts has
+none kbtools reads: TOML between `+++` lines (Hugo's), an opening line of more dashes than
+three, or a `---` block below a line of text (an HTML comment, a title). Why: each was only
+"no front matter block: begin the file with these lines …", as if there were none.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import yaml
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
+from kbtools.corpus import load_yaml
 from kbtools.schemas import FORMAT_CHECKER, validator_for
 
 EXAMPLE_TIMESTAMP = "2026-03-14T09:30:00+08:00"  # a value every `date-time` key accepts
@@ -140,3 +146,44 @@ def _yaml(value: Any) -> str:
     if shown == value or (isinstance(shown, datetime.date) and value[:4].isdigit()):
         return value
     return json.dumps(value, ensure_ascii=False)
+
+
+SEEN_LINES = 40  # how far below line 1 a `---` block is looked for under a line of text
+
+
+def opening_problem(text: str) -> tuple[str, bool]:
+    """Why the front matter that `text` seems to open with is not read, as an `fm-missing`
+    message ("" when it opens with none of: `+++` TOML, a line of four or more dashes, a
+    `---` block holding a YAML mapping within `SEEN_LINES` lines below a line of text, and
+    after a blank line, a heading or an HTML comment, not a paragraph's line), and
+    whether the smallest block to write should follow it (not for a block to move)."""
+    lines = text.split("\n")
+    first = next((n for n, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        return "", True
+    head = lines[first].strip()
+    if head == "+++":
+        return (f"line {first + 1} opens TOML front matter (+++, as Hugo writes it), which "
+                "kbtools does not read: write it as YAML (key: value lines) between '---' "
+                "lines"), True
+    if len(head) > 3 and set(head) == {"-"}:
+        return (f"line {first + 1} is {len(head)} dashes: a front matter block opens and "
+                "closes with a line of exactly three, '---'"), False
+    fences = [n for n in range(first + 1, min(len(lines), first + SEEN_LINES))
+              if lines[n].rstrip() == "---"]
+    above = lines[fences[0] - 1].strip() if fences else ""
+    if len(fences) < 2 or not _mapping("\n".join(lines[fences[0] + 1:fences[1]])) \
+            or above and not above.startswith("#") \
+            and not (above.startswith("<!--") and above.endswith("-->")):
+        return "", True  # (below a paragraph's line, `---` underlines a heading)
+    shown = head if len(head) <= 40 else head[:40] + "…"
+    return (f"the front matter block at lines {fences[0] + 1}-{fences[1] + 1} is below text "
+            f"({shown!r} at line {first + 1}), so it is read as text: move it to the top of "
+            "the file"), False
+
+
+def _mapping(text: str) -> bool:
+    """Whether `text` is YAML holding a mapping of at least one key (front matter), read
+    as the corpus reads front matter (`corpus.load_yaml`)."""
+    data, _, errors = load_yaml(text, 1)  # bounded: an alias bomb is an error, not a hang
+    return not errors and isinstance(data, dict) and bool(data)

@@ -18,7 +18,15 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from kbtools.check import fm_items
-from kbtools.check.fm_example import example_block
+from kbtools.check.fm_example import example_block, opening_problem
+from kbtools.check.fm_values import (
+    boolean_hint,
+    date_problem,
+    iso_date,
+    naive_timestamp,
+    offset_timestamp,
+    text_hint,
+)
 from kbtools.check.links import Edit
 from kbtools.check.mend import INVISIBLE, key_renames, key_spelling, misplaced_block, misplaced_edit
 from kbtools.check.yaml_syntax import FIXES, syntax_problem, words
@@ -53,12 +61,22 @@ def parse_problems(src: SourceDoc, schemas_dir: Path | None = None,
     out = [syntax_problem(src, e.line, e.col, e.message) if e.code == "yaml-syntax"
            else (e.code, e.line, e.col, e.message + _where_to_close(src.text))
            if e.code == "fm-unterminated"
-           else (e.code, e.line, e.col, _misplaced(src.text) or "no front matter block: begin "
-                 f"the file with these lines (each / a new line): "
-                 f"{example_block(schemas_dir, categories)}")
+           else (e.code, e.line, e.col, _misplaced(src.text) or _opening(src.text, schemas_dir, categories)
+                 or "no front matter block" + _example(schemas_dir, categories))
            if e.code == "fm-missing" else (e.code, e.line, e.col, e.message)
            for e in src.errors]
     return out + list(fm_items.hash_tags(src)) + list(fm_items.joined_items(src))
+
+
+def _example(schemas_dir: Path | None, categories: frozenset[str]) -> str:
+    return f": begin the file with these lines (each / a new line): " \
+        f"{example_block(schemas_dir, categories)}"
+
+
+def _opening(text: str, schemas_dir: Path | None, categories: frozenset[str]) -> str:
+    """`fm_example.opening_problem`'s message, with the block to write when it wants one."""
+    message, example = opening_problem(text)
+    return message + _example(schemas_dir, categories) if message and example else message
 
 
 def _misplaced(text: str) -> str:
@@ -220,7 +238,7 @@ def _renamed_as_meant(src: SourceDoc, typos: dict[str, str]) -> frozenset[str]:
         str(key) for key, close in typos.items()
         if close == "timestamp" and key_spelling(str(key)) in TIMESTAMP_ALIASES
         and isinstance(value := src.meta.get(key), str)
-        and (_offset_timestamp(value.replace(" ", "T", 1)) or _naive_timestamp(value))
+        and (offset_timestamp(value.replace(" ", "T", 1)) or naive_timestamp(value))
         or close and OBSIDIAN_FORMER.get(key_spelling(str(key))) == close)
 
 
@@ -321,13 +339,21 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
         got = _empty(err, optional) if err.instance is None else type(err.instance).__name__
         read = _as_read(src, top, err.instance, quote=True) \
             if len(err.absolute_path) == 1 else ""
-        if err.validator_value == "boolean" and isinstance(err.instance, str) \
+        if err.validator_value == "boolean" and isinstance(err.instance, str | int | float) \
                 and len(err.absolute_path) == 1:
-            read = " (write true or false)"
+            read = boolean_hint(str(top), err.instance, _written(src, top))
         elif err.validator_value == "array" and isinstance(err.instance, str) \
                 and len(err.absolute_path) == 1:
             read = f" (write a list: {top}: [{', '.join(_items(err.instance, top))}])" + (
                 FIXES if _list_edit(src, str(top)) else "")
+        elif err.validator_value == "string" and len(err.absolute_path) == 1 \
+                and top in (*TIMESTAMP_KEYS, *DATE_KEYS) and not isinstance(err.instance, dict):
+            form = "YYYY-MM-DDThh:mm:ss+08:00" if top in TIMESTAMP_KEYS else "YYYY-MM-DD"
+            read = f" (write {top}: \"{form}\")"
+        elif err.validator_value == "string" and top not in (*TIMESTAMP_KEYS, *DATE_KEYS) \
+                and (hint := text_hint(
+                path, err.instance, _written(src, top) if len(err.absolute_path) == 1 else None)):
+            read = hint
         elif err.validator_value == "string" and isinstance(err.instance, list) \
                 and len(err.absolute_path) == 1 and err.instance \
                 and all(isinstance(x, str) for x in err.instance):
@@ -336,18 +362,22 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
                f"{path}: expected {err.validator_value}, got {got}{read}{where}")
     elif top in TIMESTAMP_KEYS and kind in ("pattern", "format"):
         spaced = str(err.instance).replace(" ", "T", 1)
-        naive = _naive_timestamp(str(err.instance))
+        naive = naive_timestamp(str(err.instance))
         fix = (f": write {top}: \"{spaced}\"" + (FIXES if _value_edit(src, top) else "")
-               if _offset_timestamp(spaced) else f": it has no offset, which kbtools cannot guess: write {top}: "
+               if offset_timestamp(spaced) else f": it has no offset, which kbtools cannot guess: write {top}: "
                f"\"{naive}+08:00\" with your time zone's offset (Z for UTC)" if naive
+               else f": {wrong}: write {top}: \"YYYY-MM-DDThh:mm:ss+08:00\" with a real date "
+               "and your time zone's offset" if (wrong := date_problem(str(err.instance)))
                else " (e.g. 2026-03-14T09:30:00+08:00)")
         yield ("fm-timestamp", line, 1,
                f"{path}: {err.instance!r} is not an ISO 8601 timestamp with offset{fix}{where}")
     elif top in DATE_KEYS and kind == "pattern":
-        iso = _iso_date(err.instance) if isinstance(err.instance, str) else None
-        hint = f": write {top}: \"{iso}\"" + (FIXES if _value_edit(src, top) else "") \
-            if iso else " (YYYY-MM-DD, e.g. 2026-12-31)"
-        yield ("fm-value", line, 1, f"{path}: {err.instance!r} is not a date{hint}{where}")
+        iso = iso_date(err.instance) if isinstance(err.instance, str) else None
+        wrong = date_problem(err.instance) if isinstance(err.instance, str) else None
+        hint = f"date: write {top}: \"{iso}\"" + (FIXES if _value_edit(src, top) else "") \
+            if iso else f"real date: {wrong}: write {top}: \"YYYY-MM-DD\" with a real date" \
+            if wrong else "date (YYYY-MM-DD, e.g. 2026-12-31)"
+        yield ("fm-value", line, 1, f"{path}: {err.instance!r} is not a {hint}{where}")
     elif kind == "uniqueItems" and (repeated := _repeated(err.instance)):
         yield ("fm-value", line, 1, f"{path}: {', '.join(map(repr, repeated))} listed more than "
                f"once: keep one of each{where}")
@@ -467,30 +497,6 @@ def _comment_first(written: str, expected: Any) -> bool:
         and not written[1:2].isspace()
 
 
-def _naive_timestamp(text: str) -> str:
-    """`text` as the date and time it says without an offset (Obsidian's `2024-05-01`, a
-    `2024-05-01 10:00`, `2024/5/1`: midnight for a date alone), as the schema writes it
-    less the offset; "" when it says no date, or says its offset."""
-    try:
-        when = datetime.fromisoformat(text.strip().replace(" ", "T", 1))
-    except ValueError:
-        iso = _iso_date(text)
-        if iso is None:
-            return ""
-        when = datetime.fromisoformat(iso)
-    return "" if when.tzinfo is not None else when.isoformat(timespec="seconds")
-
-
-def _offset_timestamp(text: str) -> bool:
-    """Whether `text` is a date and time with `T` and an offset (what the schema asks)."""
-    if len(text) < 16 or text[10:11] != "T" or not text[:4].isdigit():
-        return False
-    try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00")).tzinfo is not None
-    except ValueError:
-        return False
-
-
 def _hint(err: ValidationError) -> str:
     """What to write for a value of the wrong length or outside the allowed ones: the
     closest allowed value (`Draft` → `draft`), the length asked, the key's `description`
@@ -536,7 +542,8 @@ def _timestamps(src: SourceDoc) -> Iterator[Problem]:
         try:
             datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError as exc:
-            yield ("fm-timestamp", _line(src, key), 1, f"{key}: {value!r} is not a valid date: {exc}")
+            yield ("fm-timestamp", _line(src, key), 1, f"{key}: {value!r} is not a valid date: "
+                   f"{exc}: write {key}: \"YYYY-MM-DDThh:mm:ss+08:00\" with a real date and time")
 
 
 DATE_KEYS = ("valid_until",)
@@ -557,29 +564,14 @@ def _value_edit(src: SourceDoc, key: str) -> Edit | None:
     if not isinstance(value, str):
         return None
     spaced = value.replace(" ", "T", 1)
-    new = (spaced if _offset_timestamp(spaced) else "") if key in TIMESTAMP_KEYS \
-        else _iso_date(value) or ""
+    new = (spaced if offset_timestamp(spaced) else "") if key in TIMESTAMP_KEYS \
+        else iso_date(value) or ""
     written, line = _written(src, key), src.key_lines.get(key, 0)
     text = src.text.split("\n")[line - 1] if line else ""
     if not new or new == value or not written or "#" in text.partition(":")[2]:
         return None
     at = text.find(written, text.index(":") + 1)
     return Edit(line, at + 1, written, f'"{new}"') if at >= 0 else None
-
-
-def _iso_date(text: str) -> str | None:
-    """A date written another common way (`2026/03/19`, `2026.3.19`, `2026年3月19日`) as
-    YYYY-MM-DD, None when it is no date."""
-    for mark in "/.年月":
-        text = text.replace(mark, "-")
-    parts = text.strip().removesuffix("日").split("-")
-    if len(parts) != 3 or not all(p.isascii() and p.isdigit() for p in parts) \
-            or len(parts[0]) != 4:
-        return None
-    try:
-        return date(int(parts[0]), int(parts[1]), int(parts[2])).isoformat()
-    except ValueError:
-        return None
 
 
 def _dates(src: SourceDoc) -> Iterator[Problem]:
@@ -591,4 +583,5 @@ def _dates(src: SourceDoc) -> Iterator[Problem]:
         try:
             date.fromisoformat(value)
         except ValueError as exc:
-            yield ("fm-value", _line(src, key), 1, f"{key}: {value!r} is not a real date: {exc}")
+            yield ("fm-value", _line(src, key), 1, f"{key}: {value!r} is not a real date: {exc}: "
+                   f"write {key}: \"YYYY-MM-DD\" with a real date")

@@ -17,7 +17,9 @@ every path fix's (`anchors.settle`: the closest heading, or none).
   heading, label and size kept: one run, as a wikilink written again would be a finding
   of its own. Several such files renamed: named, not chosen.
 - History is read once per run, and only when a link's target is missing: one
-  `git log -M --diff-filter=R --name-status -z` over the kb root (documents and assets/).
+  `git log -M --diff-filter=R --name-status -z` over the kb root (documents and assets/),
+  and the renames staged in the index (`git diff --cached -M`): the `git mv` of a commit the
+  pre-commit hook refuses for the links to the old name, named "in the staged changes".
 - Outside Git, in a repository without commits or when git fails: no hint. A shallow
   clone's history stops at its boundary (git reads the boundary commits as roots, whose
   files are added, not renamed): renames before it are not known, and not hinted.
@@ -59,7 +61,7 @@ from kbtools.provenance import git_prefix, open_repo
 class Rename:
     old: str  # root-relative
     new: str
-    short: str  # the commit, abbreviated as git abbreviates it
+    short: str  # the commit, abbreviated as git abbreviates it (or `STAGED`)
 
 
 @dataclass(frozen=True)
@@ -75,30 +77,39 @@ Key = tuple[str, int, int]  # (document, line, col) of a link
 RETOLD = ("path-missing", wikilinks.CODE)  # the findings a hint replaces
 
 
+# where a rename staged for the next commit (`git mv`, `git add -A`) was made, in a hint
+STAGED = "the staged changes (not committed yet)"
+
+
 def read_renames(root: Path) -> list[Rename] | None:
-    """Every rename of a file below `root` in the history of HEAD, oldest first; None
-    outside Git, without commits, or when git fails."""
+    """Every rename of a file below `root` in the history of HEAD, oldest first, then those
+    staged in the Git index (`STAGED`); None outside Git, without commits, or when git fails.
+    Why the staged ones: a commit that renames a document (`git mv`) is refused by the
+    pre-commit hook for the links to its old name, and the rename, not committed yet, was
+    in no history: the finding named no new name and `--fix` wrote none."""
     repo = open_repo(root)
     if repo is None or repo.working_tree_dir is None:
         return None
     with repo:
         try:
             prefix = git_prefix(repo, root)
+            below = [literal(prefix.rstrip("/"))] if prefix else []
             out = repo.git.log("-M", "--diff-filter=R", "--name-status", "-z", "--topo-order",
-                               "--format=%x00%H %h", "HEAD", "--",
-                               *([literal(prefix.rstrip("/"))] if prefix else []))
+                               "--format=%x00%H %h", "HEAD", "--", *below)
+            staged = repo.git.diff("--cached", "-M", "--diff-filter=R", "--name-status", "-z",
+                                   "HEAD", "--", *below)
         except (git.GitCommandError, ValueError, OSError):
             return None
-    return parse_log(str(out), prefix)[::-1]
+    return parse_log(str(out), prefix)[::-1] + parse_log(str(staged), prefix, STAGED)
 
 
-def parse_log(out: str, prefix: str) -> list[Rename]:
+def parse_log(out: str, prefix: str, short: str = "") -> list[Rename]:
     """The renames `git log --format=%x00%H %h --name-status -z` printed, newest first,
     of the paths below `prefix` (relative to it). After a status come its two paths
-    (whatever their characters); any other token is a commit's header."""
+    (whatever their characters); any other token is a commit's header. `short`: where the
+    renames before any header were made (`git diff --name-status -z` prints none)."""
     tokens = out.split("\0")
     found: list[Rename] = []
-    short = ""
     i = 0
     while i < len(tokens):
         token = tokens[i]

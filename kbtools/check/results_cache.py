@@ -43,7 +43,7 @@ from kbtools.cachedb import open_cache_db
 from kbtools.render.glyphs import fonts_signature
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 72  # bump when a check's findings for the same inputs change (5: `$` in code
+FORMAT = 73  # bump when a check's findings for the same inputs change (5: `$` in code
 # spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
 # 9: a percent-encoded destination's column; 10: decision tables' worded conditions,
 # dashes and units, ```latex fences as code; 11: findings a watcher stored after a schema
@@ -126,6 +126,9 @@ FORMAT = 72  # bump when a check's findings for the same inputs change (5: `$` i
 # repository names the one file of its name in it (session 32, c32); 72: lines that look
 # like a table and are read as text are `table-unread`, a line with no `|` read as a row is
 # named as text after the table (session 33, f33)
+# 73: a boolean written as a word or quoted, a date or timestamp that is no real date, text
+# read as a number say what to write; `fm-missing` names TOML (+++) front matter, a fence of
+# four dashes and a block below a comment or title (session 33, o33)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

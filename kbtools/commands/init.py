@@ -25,8 +25,9 @@ def init(directory: Path, force: bool, as_json: bool) -> None:
     the workflows run on; in an existing repository they run on its origin's default
     branch, else its current one). Inside a bigger repository the hooks and workflows are
     written for its root, with paths under DIRECTORY, to be moved there. Existing files are
-    never overwritten unless --force is given; an existing .gitignore gets the lines it
-    lacks, and an existing .pre-commit-config.yaml kb's hooks added to its own.
+    never overwritten unless --force is given (one already as kb init writes it is left
+    alone: kb init again in its own repository writes nothing); an existing .gitignore gets
+    the lines it lacks, and an existing .pre-commit-config.yaml kb's hooks added to its own.
     """
     branch = workflow_branch(directory)  # before `git init`, which starts on BRANCH
     written, git_ran = scaffold(directory, force)
