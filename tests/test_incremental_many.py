@@ -13,10 +13,8 @@ from pathlib import Path
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
-from kbtools.index.reader import open_index
 from kbtools.index.selfcheck import check_derived
-from kbtools.query.search import search
-from tests.test_incremental import store_rows, tree
+from tests.test_incremental import answers, store_rows, tree
 
 N = 300
 OPTS = dict(progress=False, provenance=False)
@@ -91,13 +89,7 @@ def _round(repo: Path, seed: int) -> None:
 
 
 def _answers(dist: Path) -> list[dict]:
-    index = open_index(dist)
-    try:
-        out = [search(index, q, k=5, keep_results=True).to_dict() for q in QUESTIONS]
-    finally:
-        index.close()
-    for a in out:
-        a.pop("took_ms")
+    out = answers(dist, QUESTIONS)
     assert all(a["results"] for a in out)
     return out
 
