@@ -6,7 +6,7 @@ previous release still served.
 
 What was already refused stays under guard here too (`..`, absolute, drive and backslash
 paths, control characters, overlong names, a huge manifest); what was not: lookalikes of
-``..`` (``．．``, ``‥``, ``. .``), bidirectional controls and line separators in names,
+``..`` (``．．``, ``‥``, ``. .``) and bidirectional controls in names,
 twins that are one file on a FAT SD card (``a.txt`` and ``a.txt.``), a release whose
 files (a few kilobytes of git pack) would fill the device's disk, and a manifest naming a
 folder of release files as its embedding model."""
@@ -36,12 +36,13 @@ REFUSED = [
     "data/\u2024\u2024/x",          # one dot leader, twice
     "data/\ufe52\ufe52/x",          # small full stops
     "data/. ./x", "data/.. /x", "data/ /x", "data/.../x",
-    "data/a\u2028b.md", "data/a\u2029b.md",  # line and paragraph separators
     "data/\u202egnp.exe", "data/\u2066x\u2069.md",  # bidirectional controls
     "data/.GIT/config",
 ]
 
 ACCEPTED = [
+    "data/source/a\u2028b.md",  # a line separator: odd names build, release and sync
+    # (tests/test_shards.py); the refusal message shows such a name escaped
     "data/source/knowledge/进口／出口.md",   # a fullwidth solidus is a character in a name
     "data/source/knowledge/说明…第二版.md",
     "data/source/knowledge/v1.2.notes.md", "data/chunks/00.jsonl",
@@ -83,7 +84,6 @@ def world(tmp_path: Path) -> World:
     ("data/\uff0e\uff0e/x.md", "lookalike of '..'"),
     ("data/\u2025/x.md", "lookalike of '..'"),
     ("data/\u202etxt.exe", "bidirectional control character U+202E"),
-    ("data/a\u2028b.md", "line or paragraph separator"),
 ])
 def test_signed_releases_with_hostile_names_are_refused(world: World, rel: str,
                                                         fragment: str):

@@ -14,8 +14,8 @@ sha256 and size. A release ships manifest.json + data/; a device re-derives inde
 check it against ``derived`` because builds are reproducible.
 
 Path rules (`path_problem`, `manifest_path_problems`): a listed path is '/'-separated UTF-8,
-relative, without empty, '.' or '..' segments, backslashes, control characters, line or
-paragraph separators, bidirectional controls or git's own names (.git, .gitattributes,
+relative, without empty, '.' or '..' segments, backslashes, control characters,
+bidirectional controls or git's own names (.git, .gitattributes,
 .gitmodules), and without a segment made only of dots and spaces or their lookalikes
 (``．．``, ``‥``: compatibility-normalized (NFKC) they are ``..``, and Windows and FAT drop
 the trailing dots and spaces), under data/ (artifacts) or index/ (derived); no two listed
@@ -194,8 +194,6 @@ def path_problem(rel: str) -> str | None:
         return "backslash in path"
     if any(unicodedata.category(c) == "Cc" for c in rel):
         return "control character in path"
-    if any(unicodedata.category(c) in ("Zl", "Zp") for c in rel):
-        return "line or paragraph separator in path"
     if (bidi := bidi_control(rel)) is not None:
         return f"bidirectional control character {bidi[1]} in path (it shows the name " \
                "in another order than it is written)"

@@ -198,28 +198,25 @@ def check_tree(gd: Path, commit: str, manifest: dict[str, Any],
     return entries
 
 
-# room left free beside a release's files: the index/ derived from them, state.json, the
-# query log and the logs written after it (and whatever else shares the disk) need some
-SPARE_BYTES = 16 << 20
-
-
 def space_problem(directory: Path, entries: list[TreeEntry],
                   same: Mapping[str, tuple[Path, str]] | None = None) -> str | None:
     """Why the (checked) release files of `entries` cannot be written into `directory`'s
-    file system (None when they fit with `SPARE_BYTES` to spare): the bytes of every file
-    not linked from an installed release (`same`), against what this account may still
-    write there (``statvfs``'s available blocks). A file system that cannot say is not
-    refused."""
+    file system (None when they fit): the bytes of every file not linked from an installed
+    release (`same`), against what this account may still write there (``statvfs``'s
+    available blocks). No margin is asked for beyond them: a small device (an SD card with
+    a few MB left) must take a small release, and what is written after them (index/,
+    state.json) failing for want of room fails the sync as any write does, the previous
+    release still served. A file system that cannot say is not refused."""
     need = sum(e.size or 0 for e in entries if not same or e.path not in same)
     try:
         st = os.statvfs(directory)
     except OSError:
         return None
     free = st.f_bavail * st.f_frsize
-    if need + SPARE_BYTES <= free:
+    if need <= free:
         return None
-    return (f"its files need {need} bytes and {directory} has {free} bytes free (keeping "
-            f"{SPARE_BYTES} spare); nothing of it was written: free space on the device "
+    return (f"its files need {need} bytes and {directory} has {free} bytes free; nothing "
+            "of it was written: free space on the device "
             "(or have the publisher check the release's size) and sync again")
 
 
