@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import signal
 import tempfile
 from pathlib import Path
 
@@ -13,6 +14,11 @@ import pytest
 # Tests run git, kb and LaTeX as subprocesses from workers that also hold gRPC channels to
 # Milvus: without this a forked child can abort before exec (see kbtools.engine.milvus).
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
+# A suite started in the background by a shell without job control (`cmd &`, nohup, some
+# CI runners) inherits Ctrl-C ignored, and Python leaves it so: the tests of Ctrl-C (kb sync
+# in this process; kb build as a child, which inherits it) then saw no interrupt at all.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 # Module-scoped fixtures run before a test's own KB_HOME (`isolated_home`) is set: they get
 # one of their own (the token cache of their builds' derivations lives there).
 _SESSION_HOME = tempfile.mkdtemp(prefix="kbhome-session-")
