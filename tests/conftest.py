@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import shutil
 import signal
@@ -35,8 +36,58 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 
 
+# The suite's disk. Its ~7,400 tests write repositories, indexes, releases and devices under
+# pytest's basetemp; kept to the end of the run (pytest's default) they filled a CI runner's
+# /tmp two thirds of the way through (ENOSPC). What a test writes in `tmp_path` goes when it
+# passes (tmp_path_retention_policy in pyproject.toml), its KB_HOME when it passes, and what a
+# module's fixtures wrote when the module ends with no test failed: a failure keeps its files
+# to look at. Session-scoped fixtures must not write under basetemp (a module would remove
+# what they wrote); none do.
+_FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    report = yield
+    if report.failed:
+        item.stash[_FAILED] = True
+        module = item.getparent(pytest.Module)
+        if module is not None:
+            module.stash[_FAILED] = True
+    return report
+
+
+def remove_tree(path: Path) -> None:
+    """Remove `path`, also where a test left a folder unwritable or unreadable."""
+    def open_up_and_retry(_function, name, _exc_info) -> None:
+        with contextlib.suppress(OSError):
+            os.chmod(os.path.dirname(name), 0o700)
+            if os.path.isdir(name) and not os.path.islink(name):
+                os.chmod(name, 0o700)
+                shutil.rmtree(name, ignore_errors=True)
+            elif os.path.lexists(name):
+                os.unlink(name)
+
+    shutil.rmtree(path, onerror=open_up_and_retry)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def module_files(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """Remove what this module wrote under basetemp when it ends with no test failed.
+    (Set up before the module's other fixtures, so torn down after them: servers and mounts
+    are gone by then.)"""
+    base = tmp_path_factory.getbasetemp()
+    before = set(os.listdir(base))
+    yield
+    if request.node.stash.get(_FAILED, False):
+        return
+    for name in sorted(set(os.listdir(base)) - before):
+        with contextlib.suppress(OSError):
+            remove_tree(base / name)
+
+
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path_factory, monkeypatch):
+def isolated_home(request: pytest.FixtureRequest, tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("kbhome")
     monkeypatch.setenv("KB_HOME", str(home))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
@@ -48,7 +99,10 @@ def isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", os.environ.get("GIT_AUTHOR_EMAIL", "author@example.com"))
     monkeypatch.setenv("GIT_COMMITTER_NAME", os.environ.get("GIT_COMMITTER_NAME", "Test Author"))
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", os.environ.get("GIT_COMMITTER_EMAIL", "author@example.com"))
-    return home
+    yield home
+    if not request.node.stash.get(_FAILED, False):
+        with contextlib.suppress(OSError):
+            remove_tree(home)
 
 
 @pytest.fixture

@@ -43,6 +43,9 @@ def test_a_local_option_with_engine_is_refused(tmp_path: Path, args, option):
     (["rollback", "kb-r1", "--alias", "kb_staging"], "--alias"),
     (["query", "--token-file", "{token}", "how do I reset E17"], "--token-file"),
     (["query", "--batch", "-", "--token-file", "{token}"], "--token-file"),
+    (["query", "--alias", "kb_staging", "how do I reset E17"], "--alias"),
+    (["mcp", "--alias", "kb_staging"], "--alias"),
+    (["serve", "--alias", "kb_staging"], "--alias"),
     (["mcp", "--token-file", "{token}"], "--token-file"),
     (["serve", "--engine-token-file", "{token}"], "--engine-token-file")])
 def test_an_engine_option_without_engine_is_refused(tmp_path: Path, args, option):

@@ -38,6 +38,7 @@ from kbtools.index.selfcheck import DERIVATION
 from kbtools.index.tokenize import TOKENS_VERSION
 from kbtools.query.search import search
 from tests.hostile import git, make_repo
+from tests.kbfixtures import titled_page
 from tests.milvus_server import MilvusLite, milvus  # noqa: F401 - fixture
 from tests.test_engine_failures import QUESTION, _engine, _rel, signed  # noqa: F401 - fixture
 from tests.test_engine_races import Interposed, _once
@@ -124,21 +125,12 @@ def test_knowledge_bases_in_databases_of_their_own_never_prune_each_other(
         eb.close()
 
 
-ZH_DOC = """---
-title: 滴灌维护
-category: engineering
-project: demo
-source: test
-author: li@example.org
-timestamp: "2026-03-14T09:30:00+08:00"
-verified: false
-lang: zh
----
+def zh_page(title: str, body: str) -> str:
+    """A valid Chinese document (`lang: zh`) titled `title` holding `body`."""
+    return titled_page(title, body).replace("verified: false\n", "verified: false\nlang: zh\n")
 
-# 滴灌维护
 
-滴灌管每三周用清水冲洗一次，过滤器每月清洗。
-"""
+ZH_DOC = zh_page("滴灌维护", "滴灌管每三周用清水冲洗一次，过滤器每月清洗。")
 
 
 # a publish cut short ------------------------------------------------------------------------
@@ -202,23 +194,8 @@ def _answering(url: str, within: float = 60.0) -> None:
 
 # the same answers -------------------------------------------------------------------------
 
-DELETED = """---
-title: 水泵密封
-category: engineering
-project: demo
-source: test
-author: li@example.org
-timestamp: "2026-03-14T09:30:00+08:00"
-verified: false
-lang: zh
----
-
-# 水泵密封
-
-水泵机械密封每运行 1500 小时检查一次，漏水时立即更换。
-
-The pump's mechanical seal is inspected every 1500 operating hours.
-"""
+DELETED = zh_page("水泵密封", "水泵机械密封每运行 1500 小时检查一次，漏水时立即更换。\n\n"
+                  "The pump's mechanical seal is inspected every 1500 operating hours.")
 
 
 @pytest.mark.parametrize("where", [[], ["category=engineering"], ["lang=zh"]])

@@ -37,41 +37,22 @@ def rename_with_edit(repo: Path) -> None:
     _replace(repo, moved, "\n## ", "\nEvery device keeps its own SQLite file.\n\n## ")
 
 
-def to_crlf(repo: Path) -> None:
-    for rel in (FAULTS, SCAB):
-        path = repo / rel
-        path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+def rewrite(rels: tuple[str, ...], change: Callable[[bytes], bytes]) -> Callable[[Path], None]:
+    """The edit that rewrites the bytes of the documents `rels` with `change`."""
+    def edit(repo: Path) -> None:
+        for rel in rels:
+            path = repo / rel
+            path.write_bytes(change(path.read_bytes()))
+    return edit
 
 
-def to_lf(repo: Path) -> None:
-    for rel in (FAULTS, SCAB):
-        path = repo / rel
-        path.write_bytes(path.read_bytes().replace(b"\r\n", b"\n"))
-
-
-def to_lone_cr(repo: Path) -> None:
-    """Old Mac line endings (a lone CR) in an English and a Chinese document."""
-    for rel in (ADR, RUST):
-        path = repo / rel
-        path.write_bytes(path.read_bytes().replace(b"\n", b"\r"))
-
-
-def from_lone_cr(repo: Path) -> None:
-    for rel in (ADR, RUST):
-        path = repo / rel
-        path.write_bytes(path.read_bytes().replace(b"\r", b"\n"))
-
-
-def add_bom(repo: Path) -> None:
-    for rel in (ADR, SCAB):
-        path = repo / rel
-        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
-
-
-def drop_bom(repo: Path) -> None:
-    for rel in (ADR, SCAB):
-        path = repo / rel
-        path.write_bytes(path.read_bytes().removeprefix(b"\xef\xbb\xbf"))
+to_crlf = rewrite((FAULTS, SCAB), lambda text: text.replace(b"\n", b"\r\n"))
+to_lf = rewrite((FAULTS, SCAB), lambda text: text.replace(b"\r\n", b"\n"))
+# old Mac line endings (a lone CR) in an English and a Chinese document
+to_lone_cr = rewrite((ADR, RUST), lambda text: text.replace(b"\n", b"\r"))
+from_lone_cr = rewrite((ADR, RUST), lambda text: text.replace(b"\r", b"\n"))
+add_bom = rewrite((ADR, SCAB), lambda text: b"\xef\xbb\xbf" + text)
+drop_bom = rewrite((ADR, SCAB), lambda text: text.removeprefix(b"\xef\xbb\xbf"))
 
 
 def swap(repo: Path) -> None:

@@ -43,7 +43,7 @@ Clean the intake filter weekly during the growing season.
 """
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def published(tmp_path_factory):
     """A knowledge repo with one real release published to a bare artifacts repo."""
     base = tmp_path_factory.mktemp("e2e")

@@ -6,7 +6,12 @@ from pathlib import Path
 
 import click
 
-from kbtools.commands.output import INDEX_DEFAULT, engine_options, refuse_engine_mix
+from kbtools.commands.output import (
+    INDEX_DEFAULT,
+    alias_option,
+    engine_options,
+    refuse_engine_mix,
+)
 from kbtools.engine.milvus import connect_url
 from kbtools.engine.remote import EngineReader
 
@@ -20,8 +25,9 @@ from kbtools.engine.remote import EngineReader
 @click.option("--no-log", "no_log", is_flag=True,
               help="Do not record searches in the device's query log (see `kb log`).")
 @engine_options
+@alias_option("With --engine: the alias to read (one `kb publish --alias` moved).")
 def mcp(index: Path | None, allow_write: bool, no_log: bool, engine: str | None,
-        token_file: Path | None) -> None:
+        token_file: Path | None, alias: str) -> None:
     """Run an MCP server over stdio with search, read, recent and evaluate_table tools.
 
     stdout carries the protocol; logs go to stderr. Register it with an MCP client as the
@@ -29,6 +35,6 @@ def mcp(index: Path | None, allow_write: bool, no_log: bool, engine: str | None,
     """
     from kbtools.agents.mcp_server import serve
 
-    refuse_engine_mix(engine, local_only=("index",))
-    opener = EngineReader(connect_url(engine, token_file)).current if engine else None
+    refuse_engine_mix(engine, local_only=("index",), engine_only=("token_file", "alias"))
+    opener = EngineReader(connect_url(engine, token_file), alias).current if engine else None
     serve(index=index, allow_write=allow_write, query_log=not no_log, opener=opener)

@@ -127,6 +127,14 @@ def engine_options(f: F) -> F:
 
 
 
+def alias_option(help_text: str) -> Callable[[F], F]:
+    """--alias: the Milvus alias a command publishes to, moves or reads (default the one
+    every reader follows)."""
+    from kbtools.engine.milvus import ALIAS
+
+    return click.option("--alias", default=ALIAS, show_default=True, help=help_text)
+
+
 ENGINE_URL = "milvus://HOST:PORT[/DB]"
 
 

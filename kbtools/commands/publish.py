@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from kbtools.commands.output import echo_json, engine_options, json_option
+from kbtools.commands.output import alias_option, echo_json, engine_options, json_option
 from kbtools.engine.milvus import ALIAS, connect_url
 from kbtools.engine.publish import check_release, publish
 from kbtools.errors import UsageError
@@ -24,7 +24,7 @@ from kbtools.ship.release import release_settings
                    "release.trusted_keys; a device's pinned keys always apply). Repeatable.")
 @click.option("--keep", type=click.IntRange(1), default=None,
               help="Releases to keep in the engine (default: kb.toml release.keep).")
-@click.option("--alias", default=ALIAS, show_default=True, help="Alias readers query.")
+@alias_option("Alias to point at the release (readers follow the default one; another, e.g. a staging alias, is read with --alias).")
 @json_option
 def publish_cmd(engine: str | None, token_file: Path | None, index_path: Path | None,
                 trusted: tuple[Path, ...], keep: int | None, alias: str,

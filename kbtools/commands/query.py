@@ -11,6 +11,7 @@ import click
 from kbtools.agents.arguments import MAX_QUESTION_CHARS
 from kbtools.commands.output import (
     INDEX_DEFAULT,
+    alias_option,
     echo_json,
     echo_jsonl,
     engine_options,
@@ -52,10 +53,11 @@ from kbtools.ship.checkout import open_index
 @click.option("--no-log", "no_log", is_flag=True,
               help="Do not record the question in the device's query log (see `kb log`).")
 @engine_options
+@alias_option("With --engine: the alias to read (one `kb publish --alias` moved).")
 @json_option
 def query_cmd(question: str | None, index_path: Path | None, k: int | None, where: tuple[str, ...],
               verified_only: bool | None, mode: str, batch: BinaryIO | None, explain: bool,
-              no_log: bool, engine: str | None, token_file: Path | None,
+              no_log: bool, engine: str | None, token_file: Path | None, alias: str,
               as_json: bool) -> None:
     """Search the knowledge and print cited passages.
 
@@ -72,10 +74,10 @@ def query_cmd(question: str | None, index_path: Path | None, k: int | None, wher
         raise UsageError("give a QUESTION or --batch FILE.jsonl")
     if batch is not None and question is not None:
         raise UsageError("give a QUESTION or --batch FILE.jsonl, not both")
-    refuse_engine_mix(engine, local_only=("index_path",))
+    refuse_engine_mix(engine, local_only=("index_path",), engine_only=("token_file", "alias"))
     if question is not None and len(question) > MAX_QUESTION_CHARS:  # as the API and MCP
         raise UsageError(f"question longer than {MAX_QUESTION_CHARS} characters")
-    index = (open_engine_index(connect_url(engine, token_file)) if engine is not None
+    index = (open_engine_index(connect_url(engine, token_file), alias) if engine is not None
              else open_index(index_path))
     if batch is not None:
         _run_batch(index, batch, k=k, where=list(where), verified_only=verified_only, mode=mode,

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from kbtools.commands.output import (
+    alias_option,
     echo_json,
     engine_options,
     json_option,
@@ -14,7 +15,7 @@ from kbtools.commands.output import (
     terminate_interrupts,
     to_option,
 )
-from kbtools.engine.milvus import ALIAS, connect_url
+from kbtools.engine.milvus import connect_url
 from kbtools.engine.publish import rollback as engine_rollback
 from kbtools.ship.device import device_dir
 from kbtools.ship.operate import rollback as do_rollback
@@ -24,7 +25,7 @@ from kbtools.ship.operate import rollback as do_rollback
 @click.argument("tag", required=False)
 @to_option
 @engine_options
-@click.option("--alias", default=ALIAS, show_default=True, help="With --engine: the alias.")
+@alias_option("With --engine: the alias to move.")
 @json_option
 def rollback(tag: str | None, to: Path | None, engine: str | None, token_file: Path | None,
              alias: str, as_json: bool) -> None:

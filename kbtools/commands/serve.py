@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from kbtools.commands.output import INDEX_DEFAULT, refuse_engine_mix
+from kbtools.commands.output import INDEX_DEFAULT, alias_option, refuse_engine_mix
 
 
 @click.command("serve")
@@ -33,13 +33,14 @@ from kbtools.commands.output import INDEX_DEFAULT, refuse_engine_mix
                    "local files; follows its alias as a device's current release is followed.")
 @click.option("--engine-token-file", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="File holding the engine's token (user:password or API key).")
+@alias_option("With --engine: the alias to read (one `kb publish --alias` moved).")
 def serve(index: Path | None, host: str, port: int, token_file: Path | None,
           open_network: bool, workers: int, engine: str | None,
-          engine_token_file: Path | None) -> None:
+          engine_token_file: Path | None, alias: str) -> None:
     """Serve the web app (search, documents, decision tables, releases) and the JSON API
     under /api/ from the current release, offline. See docs/serve.md."""
     from kbtools.serve.app import run
 
-    refuse_engine_mix(engine, local_only=("index",), engine_only=("engine_token_file",))
+    refuse_engine_mix(engine, local_only=("index",), engine_only=("engine_token_file", "alias"))
     run(index, host=host, port=port, token_file=token_file, open_network=open_network,
-        workers=workers, engine=engine, engine_token_file=engine_token_file)
+        workers=workers, engine=engine, engine_token_file=engine_token_file, engine_alias=alias)

@@ -37,7 +37,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from kbtools.engine.milvus import connect_url
+from kbtools.engine.milvus import ALIAS, connect_url
 from kbtools.engine.remote import EngineReader
 from kbtools.errors import UsageError
 from kbtools.fsutil import read_regular
@@ -137,26 +137,28 @@ def check_bind(host: str, token: str | None, open_network: bool) -> tuple[str, .
 
 
 def open_source(index: Path | None, engine: str | None = None,
-                engine_token_file: Path | None = None) -> ServedIndex:
+                engine_token_file: Path | None = None, engine_alias: str = ALIAS) -> ServedIndex:
     """What to serve: `index` (followed as a device's ``current``), or the release an
-    engine's alias names (``milvus://…``, followed the same way)."""
+    engine's alias `engine_alias` names (``milvus://…``, followed the same way)."""
     if engine is None:
         return ServedIndex(index)
     if index is not None:
         raise UsageError("give --index or --engine, not both")
-    return EngineServedIndex(EngineReader(connect_url(engine, engine_token_file), files=True))
+    return EngineServedIndex(EngineReader(connect_url(engine, engine_token_file), engine_alias,
+                                          files=True))
 
 
 def run(index: Path | None, *, host: str = "127.0.0.1", port: int = 8080,
         token_file: Path | None = None, open_network: bool = False, workers: int = 1,
-        engine: str | None = None, engine_token_file: Path | None = None) -> None:
+        engine: str | None = None, engine_token_file: Path | None = None,
+        engine_alias: str = ALIAS) -> None:
     """Serve until interrupted."""
     token = read_token(token_file) if token_file is not None else None
     allowed = check_bind(host, token, open_network)
     if not is_loopback(host) and token is None:
         print(f"kb serve: WARNING: serving {host}:{port} to the network WITHOUT a token: "
               "anyone who can reach it can read the knowledge", file=sys.stderr)
-    source = open_source(index, engine, engine_token_file)
+    source = open_source(index, engine, engine_token_file, engine_alias)
     source.get()  # fail now, in one line, when there is nothing to serve
     app = create_app(index, token=token, allowed_hosts=allowed, source=source, workers=workers)
     print(f"kb serve: http://{host}:{port}/ (Ctrl-C stops)", file=sys.stderr)
