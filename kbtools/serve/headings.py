@@ -44,3 +44,13 @@ def passage_headings(tokens: list[Token]) -> None:
     for tok in heads:
         tok.tag = f"h{min(int(tok.tag[1]) + shift, 6)}"
         tok.attrs.pop("id", None)
+
+
+def first_heading_level(html: str) -> int | None:
+    """The level of the first heading in rendered HTML (`<h1>` … `<h6>`; a document's raw
+    HTML is escaped, so these tags are its Markdown headings), None when it has none. A
+    document may begin at `##` (its title, in the front matter, heads it as level 1, as
+    `kb check` reads it): its page then shows that title as its `<h1>`, else the page had
+    none and a screen reader's list of headings began at level 2."""
+    found = [(at, level) for level in range(1, 7) if (at := html.find(f"<h{level}")) >= 0]
+    return min(found)[1] if found else None

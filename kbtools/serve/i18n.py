@@ -104,6 +104,11 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "lines_not_here": ("链接中的行号“{lines}”不在本文档中（链接可能来自旧版本），下面显示全文。",
                        "The link's lines \u201c{lines}\u201d are not in this document (the link may "
                        "be from an older version); the whole document is shown."),
+    "lines_past_end": ("链接中的行号“{lines}”超出了本文档的末尾（第 {last} 行），只标出到末尾的部分"
+                       "（链接可能来自旧版本）。",
+                       "The link's lines \u201c{lines}\u201d run past this document's end (line "
+                       "{last}): only those up to it are marked (the link may be from an older "
+                       "version)."),
     "tables": ("决策表", "Decision tables"),
     "inputs": ("输入", "Inputs"),
     "result": ("判定结果", "Result"),

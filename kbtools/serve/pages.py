@@ -48,6 +48,7 @@ from kbtools.query.search import matched_terms
 from kbtools.render.images import SHIPPED_TYPES, shipped_path
 from kbtools.serve import ops
 from kbtools.serve.docview import render_markdown
+from kbtools.serve.headings import first_heading_level
 from kbtools.serve.held import AnswerTags, Held, HeldQuestions
 from kbtools.serve.i18n import (
     HTML_LANG,
@@ -367,6 +368,23 @@ def _cited(value: str | None) -> tuple[int, int] | None:
     return (a, b) if a <= b else None
 
 
+def _cited_in(p: Page, asked: str, first: int, last: int) -> tuple[tuple[int, int] | None,
+                                                                 str | None]:
+    """The lines a link's `lines` cites in a document whose text runs from line `first` to
+    `last`, and the note the page shows above it: no range, or one that holds none of the
+    text (past its end, line 0, the front matter), cites nothing ("not in this document");
+    one that runs past the end is marked up to it and says so (a link made for an older,
+    longer version: what it cited may have moved)."""
+    cited = _cited(asked)
+    if not asked:
+        return None, None
+    if cited is None or cited[0] > last or cited[1] < first:
+        return None, p.t("lines_not_here", lines=asked[:40])
+    if cited[1] > last:
+        return (cited[0], last), p.t("lines_past_end", lines=asked[:40], last=last)
+    return cited, None
+
+
 def _cited_chunks(chunks: list[dict[str, Any]],
                   cited: tuple[int, int] | None) -> list[dict[str, Any]]:
     """The chunks a link to `cited` lines cites: those within the lines (a result's section
@@ -385,9 +403,8 @@ def doc_page(p: Page, served: Served) -> HTMLResponse:
     src = ops.document(served, doc)
     params = p.request.query_params
     asked = params.get("lines", "")
-    cited = _cited(asked)
-    if cited is not None and cited[0] > src.body_line + src.body.count("\n"):
-        cited = None  # past the document's end (a link to an older version)
+    cited, lines_note = _cited_in(p, asked, src.body_line,
+                                  src.body_line + max(len(src.body.splitlines()), 1) - 1)
     q = ops.check_question(params.get("q", ""))
     chunks = ops.doc_chunks(served, src.rel)
     terms = matched_terms(served.index, q, _cited_chunks(chunks, cited)) if q.strip() else []
@@ -403,8 +420,7 @@ def doc_page(p: Page, served: Served) -> HTMLResponse:
     first_table = ops.first_decision_table(document_tables(src))
     meta = {k: v for k, v in src.meta.items() if k not in ("title",)}
     return p.render("doc.html", anchor="cited" if cited else "", doc=src.rel,
-                    lines_note=p.t("lines_not_here", lines=asked[:40])
-                    if asked and cited is None else None,
+                    lines_note=lines_note, title_heading=first_heading_level(body) != 1,
                     title=src.meta.get("title") or src.rel, body=body, doc_lang=doc_lang,
                     meta=meta, review=review, cited=cited, cited_reason=cited_reason,
                     table_url=(app_url("table", src.rel) + "?" + urlencode({"table": first_table})
@@ -443,6 +459,7 @@ def table_page(p: Page, served: Served) -> HTMLResponse:
     values = {i: params.get(f"in.{i}", "").strip()[:MAX_INPUT_CHARS] for i in dt.inputs}
     result = None
     error = None
+    refused: set[int] = set()  # the fields the error is about (marked invalid, described by it)
     if params.get("go") and any(values.values()):  # the library says which missing ones matter
         try:
             result = match_rules(dt, {dt.header[i]: v for i, v in values.items() if v},
@@ -450,17 +467,20 @@ def table_page(p: Page, served: Served) -> HTMLResponse:
                                  synonyms=served.knowledge.table_synonyms)
         except InputError as exc:
             error = one_line(exc.message_in(p.lang))
+            refused = {i for i in dt.inputs if dt.header[i] == exc.column}
         except TableError as exc:
             error = error_in(exc, p.lang)
     elif params.get("go"):
-        error = p.t("missing_inputs") + ": " + ", ".join(dt.header[i] for i, v in values.items() if not v)
+        refused = {i for i, v in values.items() if not v}
+        error = p.t("missing_inputs") + ": " + ", ".join(dt.header[i] for i in values if i in refused)
     selected = set(result.selected) if result else set()
     # an input the table cannot use is a refused request (400, as /api/table/evaluate
     # answers it): the form and the message inline, and scripts and the history see an error
     return p.render("table.html", 400 if error else 200,
                     anchor="result" if result or error else "", doc=src.rel,
                     listing=listing, table=_table_view(dt, n, values),
-                    result=result, selected=selected, error=error, doc_lang=doc_lang,
+                    result=result, selected=selected, error=error, refused=refused,
+                    doc_lang=doc_lang,
                     doc_url=app_url("doc", src.rel), release=served.index.release.to_dict())
 
 
