@@ -38,11 +38,16 @@ SHARED = REPO.parent / "shared"
 
 # The suite's disk. Its ~7,400 tests write repositories, indexes, releases and devices under
 # pytest's basetemp; kept to the end of the run (pytest's default) they filled a CI runner's
-# /tmp two thirds of the way through (ENOSPC). What a test writes in `tmp_path` goes when it
-# passes (tmp_path_retention_policy in pyproject.toml), its KB_HOME when it passes, and what a
-# module's fixtures wrote when the module ends with no test failed: a failure keeps its files
-# to look at. Session-scoped fixtures must not write under basetemp (a module would remove
-# what they wrote); none do.
+# /tmp two thirds of the way through (ENOSPC). What a test wrote in `tmp_path` is removed when
+# it passes, and everything a module's tests and fixtures wrote there (their KB_HOMEs too)
+# when the module ends with no test failed: a failure keeps its files to look at. Only the
+# contents go: the emptied folders stay, so pytest never hands a later test the same path
+# (it numbers from the folders there are), which a process-wide cache keyed by path (an open
+# SQLite file, an opened index) would take for the earlier test's. Not pytest's
+# tmp_path_retention_policy "failed": it removes the folders themselves. And not KB_HOME per
+# test: a module's server resolves KB_HOME during its first test and keeps using it.
+# Session-scoped fixtures must not write under basetemp (a module would empty what they
+# wrote); none do.
 _FAILED = pytest.StashKey[bool]()
 
 
@@ -57,8 +62,18 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     return report
 
 
-def remove_tree(path: Path) -> None:
-    """Remove `path`, also where a test left a folder unwritable or unreadable."""
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):
+    result = yield  # the test's fixtures are finalized: its servers and mounts are gone
+    used = getattr(item, "funcargs", {}).get("tmp_path")
+    if isinstance(used, Path) and not item.stash.get(_FAILED, False):
+        empty_folder(used)
+    return result
+
+
+def empty_folder(folder: Path) -> None:
+    """Remove what `folder` holds, also what a test left unwritable or unreadable, and keep
+    the folder itself (see above). Nothing raised: a file still in use stays."""
     def open_up_and_retry(_function, name, _exc_info) -> None:
         with contextlib.suppress(OSError):
             os.chmod(os.path.dirname(name), 0o700)
@@ -68,12 +83,20 @@ def remove_tree(path: Path) -> None:
             elif os.path.lexists(name):
                 os.unlink(name)
 
-    shutil.rmtree(path, onerror=open_up_and_retry)
+    with contextlib.suppress(OSError):
+        if not folder.is_symlink():
+            folder.chmod(0o700)
+        for entry in os.scandir(folder):
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, onerror=open_up_and_retry)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
 
 
 @pytest.fixture(scope="module", autouse=True)
 def module_files(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
-    """Remove what this module wrote under basetemp when it ends with no test failed.
+    """Empty what this module wrote under basetemp when it ends with no test failed.
     (Set up before the module's other fixtures, so torn down after them: servers and mounts
     are gone by then.)"""
     base = tmp_path_factory.getbasetemp()
@@ -82,12 +105,12 @@ def module_files(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
     if request.node.stash.get(_FAILED, False):
         return
     for name in sorted(set(os.listdir(base)) - before):
-        with contextlib.suppress(OSError):
-            remove_tree(base / name)
+        if (base / name).is_dir() and not (base / name).is_symlink():
+            empty_folder(base / name)
 
 
 @pytest.fixture(autouse=True)
-def isolated_home(request: pytest.FixtureRequest, tmp_path_factory, monkeypatch):
+def isolated_home(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("kbhome")
     monkeypatch.setenv("KB_HOME", str(home))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
@@ -99,10 +122,7 @@ def isolated_home(request: pytest.FixtureRequest, tmp_path_factory, monkeypatch)
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", os.environ.get("GIT_AUTHOR_EMAIL", "author@example.com"))
     monkeypatch.setenv("GIT_COMMITTER_NAME", os.environ.get("GIT_COMMITTER_NAME", "Test Author"))
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", os.environ.get("GIT_COMMITTER_EMAIL", "author@example.com"))
-    yield home
-    if not request.node.stash.get(_FAILED, False):
-        with contextlib.suppress(OSError):
-            remove_tree(home)
+    return home
 
 
 @pytest.fixture
