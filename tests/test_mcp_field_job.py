@@ -6,10 +6,11 @@ builds of two commits."""
 from __future__ import annotations
 
 import os
+import subprocess
 import urllib.parse
 from pathlib import Path
 
-from mcpfixtures import RISK, committed_repo, data, error_text, git, make_repo, session
+from mcpfixtures import KB, RISK, committed_repo, data, error_text, git, make_repo, session
 
 INJECTED = "knowledge/notes/injected.md"
 RISK_DOC = "knowledge/crops/risk.md"
@@ -117,3 +118,78 @@ def test_document_paths_as_links_and_addresses_write_them(tmp_path):
         assert ("literal" in section["markdown"]) is (name == "literal %"), name
     for doc, words in refused.items():
         assert words in error_text(bad[doc]), doc
+
+
+def test_the_whole_loop_on_the_example_leaves_the_checkout_alone(example_index, tmp_path):
+    """Guard (already right, session 34): search → read the cited section (the lines the
+    release's commit holds) → evaluate the decision table search found → file drafts (a
+    Chinese title with '/' and '..', two at once): each on its own new branch, passing
+    `kb check`, never `verified`, and the checked-out branch, the index and uncommitted
+    edits untouched; `verified` and a title of several lines are refused by name."""
+    import anyio
+
+    repo = example_index.parent
+    scab = repo / "knowledge" / "crops" / "wheat-scab.md"
+    scab.write_text(scab.read_text(encoding="utf-8") + "\n未提交的修改。\n", encoding="utf-8")
+    (repo / "staged.txt").write_text("staged", encoding="utf-8")
+    git(repo, "add", "staged.txt")
+
+    def state() -> tuple[str, ...]:
+        status = [line for line in git(repo, "status", "--porcelain").splitlines()
+                  if "server-stderr.log" not in line and ".kbhome" not in line]
+        return (git(repo, "rev-parse", "HEAD"), git(repo, "branch", "--show-current"),
+                "\n".join(status), git(repo, "diff", "--cached"), git(repo, "diff"))
+
+    before = state()
+    report = {"category": "field-report", "author": "Field Tech", "location": "三号田"}
+
+    async def scenario(c):
+        found = data(await c.call_tool("search", {
+            "query": "小麦赤霉病 温度 18 相对湿度 90 连续降雨 2天 风险等级", "k": "5"}))
+        hit = next(r for r in found["results"] if r.get("evaluation"))
+        section = data(await c.call_tool("read", {"doc": hit["citation"]}))
+        table = data(await c.call_tool("evaluate_table", {
+            "doc": hit["doc"], "table": hit["evaluation"]["table_index"],
+            "inputs": {"温度": "18", "相对湿度": "90", "连续降雨天数": 2}}))
+        body = (f"扬花期降雨后复查。依据 {table['citation']}（{found['release']['source_commit']}）："
+                f"{table['outputs'][0]}")
+        drafts = {}
+
+        async def file(title: str) -> None:
+            drafts[title] = await c.call_tool("draft_report", {**report, "title": title,
+                                                               "body": body})
+
+        async with anyio.create_task_group() as group:
+            for title in ("三号田/../赤霉病 复查", "Field 3/4: scab after rain"):
+                group.start_soon(file, title)
+        refused = [await c.call_tool("draft_report", {**report, "title": "x", "body": body,
+                                                      "verified": True}),
+                   await c.call_tool("draft_report", {**report, "title": "赤霉病\n复查",
+                                                      "body": body})]
+        return found, hit, section, table, drafts, refused
+
+    found, hit, section, table, drafts, refused = session(repo, "--allow-write",
+                                                          scenario=scenario)
+    commit = found["release"]["source_commit"]
+    shown = git(repo, "show", f"{commit}:{hit['doc']}").split("\n")
+    assert section["markdown"] == "\n".join(shown[section["line_start"] - 1:section["line_end"]])
+    assert table["status"] == "match" and table["outputs"]
+    assert "verified: unknown argument" in error_text(refused[0])
+    assert "draft title contains the control character '\\n'" in error_text(refused[1])
+    assert state() == before
+    branches = set()
+    for title, res in drafts.items():
+        draft = data(res)
+        assert draft["verified"] is False and draft["branch"].startswith("draft/"), title
+        branches.add(draft["branch"])
+        text = git(repo, "show", f"{draft['branch']}:{draft['path']}")
+        assert "verified: false" in text and f"title: {title}" in text.replace("'", "")
+        assert git(repo, "diff", "--name-only", "HEAD", draft["branch"]).split() == [
+            draft["path"]]
+        tree = tmp_path / draft["branch"].replace("/", "-")
+        git(repo, "worktree", "add", "-q", str(tree), draft["branch"])
+        checked = subprocess.run([KB, "check", draft["path"]], cwd=tree, capture_output=True,
+                                 text=True, env={**os.environ, "KB_HOME": str(tmp_path)})
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        assert " 0 errors" in checked.stdout + checked.stderr
+    assert len(branches) == 2

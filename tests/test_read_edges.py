@@ -308,6 +308,7 @@ def test_doc_value_resolves_a_short_path_like_read():
     ("knowledge/edge.md#Temperature < 10 °C or > 30 °C", 7),  # the heading as written
     ("knowledge/edge.md#vec-与-optionu8-类型说明", 11),  # inline HTML is no text
     ("edge.md#甲--乙", 31),  # a short path, the heading "甲 > 乙"
+    ("knowledge/edge.md#丙 > 甲 > 乙", 31),  # a heading path, as `heading_path` takes it
 ])
 def test_a_link_given_as_the_document_reads_the_section_it_names(repo, doc, line):
     """An agent passed a link (`x.md#anchor`, as documents and decision-table cells link

@@ -133,7 +133,8 @@ def linked(doc: Any) -> tuple[str, str] | None:
 def anchored_section(parsed: Any, src: SourceDoc, anchor: str) -> Any:
     """The section of `parsed` whose heading `anchor` names (KbError when none does): its
     GitHub anchor (``32-风险等级判定表``, as `kb check` checks links), its ``{#custom-id}``,
-    or its heading text, which reads as its anchor (``3.2 风险等级判定表``)."""
+    its heading text, which reads as its anchor (``3.2 风险等级判定表``), or else what
+    `heading_path` takes (a section number, ``#3``)."""
     found = scan(src.body, src.body_line)
     titles = [heading_title(found.anchor_texts.get(line, text)) for line, text in found.headings]
     wanted = {anchor.strip(), slugify(anchor)}
@@ -143,6 +144,10 @@ def anchored_section(parsed: Any, src: SourceDoc, anchor: str) -> Any:
                        None)
             if sec is not None:
                 return sec
+    try:  # a heading as `heading_path` takes one: its number ('#3', '#4.3') or its text
+        return find_section(parsed, anchor)
+    except KbError:
+        pass
     known = ", ".join("#" + slug for slug in github_slugs(titles)[:20])
     raise KbError(f"no heading of {src.rel} has the anchor '#{_shown(anchor.strip())}' "
                   f"(its anchors: {known or 'none'}); give the section as heading_path",
