@@ -108,9 +108,14 @@ def test_document_paths_as_links_and_addresses_write_them(tmp_path):
 
     async def scenario(c):
         return ({k: await c.call_tool("read", {"doc": doc}) for k, (doc, _, _) in reads.items()},
-                {doc: await c.call_tool("read", {"doc": doc}) for doc in refused})
+                {doc: await c.call_tool("read", {"doc": doc}) for doc in refused},
+                [await c.call_tool("read", {"doc": zh, "heading_path": path}) for path in (
+                    ["霜霉病风险判定 > 3. 防治措施"], ["Disease risk › 3. 防治措施"])])
 
-    done, bad = session(repo, scenario=scenario)
+    done, bad, (listed, unknown) = session(repo, scenario=scenario)
+    # a citation's heading path sent as a list of one string (it named no heading "A > B")
+    assert data(listed)["heading_path"] == ["霜霉病风险判定", "3. 防治措施"]
+    assert "no section 'Disease risk › 3. 防治措施'" in error_text(unknown)
     for name, (_, doc, heading) in reads.items():
         section = data(done[name])
         assert section["doc"] == doc, name

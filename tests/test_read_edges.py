@@ -67,6 +67,11 @@ def repo(tmp_path: Path) -> Path:
     ("甲 > 乙", 31),  # the whole string is a heading: preferred to the path 甲 > 乙
     (["甲", "乙"], 25),
     ("丙 > 甲 > 乙", 31),
+    (["边界 > Vec 与 Option<u8> 类型说明"], 11),  # a citation's path as a list of one
+    (["边界 > Temperature < 10 °C or > 30 °C"], 7),
+    (["丙", "甲 > 乙"], 31),  # a heading holding ' > ' as one part of a list
+    (["甲 > 乙"], 31),  # the heading before the path, as for the string
+    (["丙 > 甲", "乙"], 31),
 ])
 def test_a_heading_holding_a_greater_than_sign_is_read_by_its_text(repo, heading, line):
     """`split_heading_path` split at every '>': `Option<u8>` and `> 30 °C` were cut in two,

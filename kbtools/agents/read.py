@@ -39,7 +39,13 @@ from kbtools.index.synonyms import SOURCE_NAME as SYNONYMS_SOURCE
 from kbtools.index.synonyms import parse as parse_synonyms
 from kbtools.markdown.doctree import parse
 from kbtools.markdown.frontend import scan
-from kbtools.markdown.heading_paths import heading_parts, norm, path_matches, split_heading_path
+from kbtools.markdown.heading_paths import (
+    as_one_path,
+    heading_parts,
+    norm,
+    path_matches,
+    split_heading_path,
+)
 from kbtools.markdown.parser import custom_ids, github_slugs, heading_title, slugify
 from kbtools.provenance import blame_lines, chunk_provenance
 from kbtools.query.filters import shared_folders
@@ -425,6 +431,7 @@ def find_section(doc: Any, heading_path: str | list[str] | tuple[str, ...]) -> A
     """The section whose heading path ends with `heading_path` (exactly one, else KbError).
     Of several, the one whose own heading is the whole string (rather than the path its
     ' > ' would split it into), else the one whose full heading path it is."""
+    heading_path = as_one_path(heading_path) or ""
     parts, seps = heading_parts(heading_path)
     found = [s for s in doc.sections() if path_matches(parts, seps, s.heading_path)]
     if len(found) == 1:
