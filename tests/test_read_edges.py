@@ -67,6 +67,11 @@ def repo(tmp_path: Path) -> Path:
     ("甲 > 乙", 31),  # the whole string is a heading: preferred to the path 甲 > 乙
     (["甲", "乙"], 25),
     ("丙 > 甲 > 乙", 31),
+    (["边界 > Vec 与 Option<u8> 类型说明"], 11),  # a citation's path as a list of one
+    (["边界 > Temperature < 10 °C or > 30 °C"], 7),
+    (["丙", "甲 > 乙"], 31),  # a heading holding ' > ' as one part of a list
+    (["甲 > 乙"], 31),  # the heading before the path, as for the string
+    (["丙 > 甲", "乙"], 31),
 ])
 def test_a_heading_holding_a_greater_than_sign_is_read_by_its_text(repo, heading, line):
     """`split_heading_path` split at every '>': `Option<u8>` and `> 30 °C` were cut in two,
@@ -300,16 +305,35 @@ def test_doc_value_resolves_a_short_path_like_read():
         doc_value("=", "crops/a.md", nested)  # under `knowledge` and `knowledge/crops`
 
 
-def test_a_link_given_as_the_document_says_what_to_send(repo):
-    """An agent passed a link's `#anchor` as `doc` and read "only Markdown documents can be
-    read" about a Markdown document; the error names the file and where the section goes."""
-    doc = "knowledge/edge.md#注意事项"
-    with pytest.raises(UsageError) as info:
-        read_section(open_knowledge(repo), doc)
-    assert info.value.message == (
-        f"refused document path '{doc}': a document path names the file alone "
-        "('knowledge/edge.md'); give a section by its heading as heading_path, not by its "
-        "#anchor")
+@pytest.mark.parametrize("doc,line", [
+    ("knowledge/edge.md#注意事项", 15),  # GitHub's anchors: the first of two
+    ("knowledge/edge.md#注意事项-1", 19),  # and the second
+    ("knowledge/edge.md#%E6%B3%A8%E6%84%8F%E4%BA%8B%E9%A1%B9-1", 19),  # as a URL writes it
+    ("knowledge/edge.md#temperature--10-c-or--30-c", 7),  # '<', '>' and '°' dropped
+    ("knowledge/edge.md#Temperature < 10 °C or > 30 °C", 7),  # the heading as written
+    ("knowledge/edge.md#vec-与-optionu8-类型说明", 11),  # inline HTML is no text
+    ("edge.md#甲--乙", 31),  # a short path, the heading "甲 > 乙"
+    ("knowledge/edge.md#丙 > 甲 > 乙", 31),  # a heading path, as `heading_path` takes it
+])
+def test_a_link_given_as_the_document_reads_the_section_it_names(repo, doc, line):
+    """An agent passed a link (`x.md#anchor`, as documents and decision-table cells link
+    sections) as `doc`: it was refused ("a document path names the file alone"), so an
+    agent following a link had to turn the anchor back into a heading. The anchor names
+    the section as `kb check` reads links: GitHub's anchor, URL-escaped or not, or the
+    heading's text."""
+    sec = read_section(open_knowledge(repo), doc)
+    assert (sec.doc, sec.line_start) == ("knowledge/edge.md", line)
+
+
+def test_a_link_naming_no_heading_lists_the_anchors(repo):
+    with pytest.raises(KbError) as info:
+        read_section(open_knowledge(repo), "knowledge/edge.md#install")
+    assert info.value.message.startswith(
+        "no heading of knowledge/edge.md has the anchor '#install' (its anchors: #边界, "
+        "#temperature--10-c-or--30-c, ")
+    assert info.value.message.endswith("); give the section as heading_path")
+    with pytest.raises(UsageError, match="is a link, which names its section"):
+        read_section(open_knowledge(repo), "knowledge/edge.md#注意事项", "边界")
     with pytest.raises(UsageError, match="only Markdown documents can be read"):
         read_section(open_knowledge(repo), "knowledge/edge.txt")
 

@@ -121,10 +121,21 @@ def test_read_a_section_and_a_line_range(client):
     assert (lines["line_start"], lines["line_end"]) == (20, 22)
 
 
+@pytest.mark.parametrize("doc", [SCAB + "#32-风险等级判定表", SCAB + "#3.2 风险等级判定表",
+                                 SCAB.replace("/", "%2F") + "#32-%E9%A3%8E%E9%99%A9%E7%AD%89"
+                                 "%E7%BA%A7%E5%88%A4%E5%AE%9A%E8%A1%A8"])
+def test_read_a_link_or_an_address_as_mcp_reads_it(client, doc):
+    """A link's anchor and a URL-escaped path read what they name, as over MCP (session
+    34): the link was refused (400), the escaped path not found (404)."""
+    body = client.get("/api/read", params={"doc": doc}).json()
+    assert (body["doc"], body["heading_path"][-1]) == (SCAB, "3.2 风险等级判定表")
+
+
 @pytest.mark.parametrize("doc, status", [
     ("../../etc/passwd.md", 400), ("/etc/passwd", 400), ("knowledge/../../x.md", 400),
     ("knowledge\\crops\\wheat-scab.md", 400), ("C:/x.md", 400), ("knowledge/crops/x.txt", 400),
-    ("knowledge/crops/nothing-here.md", 404), ("%2e%2e/%2e%2e/etc/passwd.md", 404),
+    ("knowledge/crops/nothing-here.md", 404),
+    ("%2e%2e/%2e%2e/etc/passwd.md", 400),  # no such file; decoded, '..' (session 34: 404)
 ])
 def test_read_refuses_paths_outside_the_knowledge(client, doc, status):
     error_of(client.get("/api/read", params={"doc": doc}), status)
@@ -532,7 +543,11 @@ def test_a_citation_is_taken_as_the_document(client):
     assert message.startswith(f"no decision table at {SCAB} lines 1-3 (its decision tables: ")
     message = error_of(client.get("/api/read", params={"doc": f"{SCAB}:71", "line_start": 1}), 400)
     assert "is a citation" in message
-    assert error_of(client.get("/api/read", params={"doc": f"{SCAB}#3"}), 400)
+    # a link's anchor reads its section (session 34; refused before), a section number too
+    assert client.get("/api/read", params={"doc": f"{SCAB}#3"}).json()["heading_path"][-1] \
+        == "3. 发病风险判定"
+    assert "has the anchor '#9'" in error_of(client.get("/api/read",
+                                                        params={"doc": f"{SCAB}#9"}), 404)
 
 
 def conforms(name: str, instance) -> list[str]:

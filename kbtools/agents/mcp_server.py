@@ -60,7 +60,13 @@ from kbtools.agents.parameters import (
     VerifiedOnly,
     category_parameter,
 )
-from kbtools.agents.read import cited, open_knowledge, read_section
+from kbtools.agents.read import (
+    check_doc_path,
+    cited,
+    open_knowledge,
+    percent_decoded,
+    read_section,
+)
 from kbtools.agents.recent import recent
 from kbtools.agents.stdio import Wire
 from kbtools.config import CONFIG_NAME, MAX_K, find_root
@@ -72,7 +78,7 @@ from kbtools.errors import (
     UsageError,
 )
 from kbtools.index.layout import ReleaseLayout
-from kbtools.index.reader import KbIndex
+from kbtools.index.reader import KbIndex, ReleaseInfo
 from kbtools.query.log import record_question
 from kbtools.query.results import NAMES_SHOWN
 from kbtools.query.search import keep_warm
@@ -217,6 +223,7 @@ class Context:
     _calls: threading.local = field(default_factory=threading.local)  # this thread's call
     _users: dict[int, int] = field(default_factory=dict)  # id(index) → calls pinned to it
     _retired: list[KbIndex] = field(default_factory=list)  # replaced, closed once unused
+    _held: dict[str, ReleaseInfo] = field(default_factory=dict)  # doc → last release with it
 
     @contextmanager
     def call(self) -> Iterator[None]:
@@ -252,17 +259,54 @@ class Context:
             served = self.opener()
             if served is not self._idx:
                 self._idx = served
+                self._note(served)
             return served
         root = resolve_index_path(self.index)  # IndexLoadError when there is none
         written = ReleaseLayout(root).written()  # a dist/ rebuilt under the same name
         if self._idx is None or (Path(self._idx.root).resolve(), self._written) != \
                 (root.resolve(), written):
             old, self._idx, self._written = self._idx, open_index(root), written
+            self._note(self._idx)
             if old is not None:
                 self._retired.append(old)
                 self._close_retired()
             log.info("serving index %s", self._idx.root)
         return self._idx
+
+    def _note(self, idx: KbIndex) -> None:
+        """Remember which documents release `idx` holds (under `_lock`), for `gone`."""
+        for record in idx.docs():
+            self._held[str(record["doc"])] = idx.release
+
+    def gone(self, exc: KbError, doc: str) -> KbError:
+        """`exc`, or when it says document `doc` is not in the index and a release this
+        server served before held it, an error saying so in words: after a `kb sync` an
+        agent reads again what an earlier answer cited, and "no such document" alone read
+        as a wrong path (it retried spellings) rather than as knowledge the new release
+        dropped."""
+        if exc.key != "no_document":
+            return exc
+        given = cited(doc)
+        names = [given.doc if given else doc]
+        rels = set()
+        for name in [*names, *filter(None, map(percent_decoded, names))]:
+            try:
+                rels.add(check_doc_path(name))
+            except KbError:  # refused as a path: not one a release held
+                pass
+        now = self.idx().release
+        held = sorted({(path, release) for path, release in self._held.items()
+                       if release != now and any(path == rel or path.endswith("/" + rel)
+                                                 for rel in rels)}, key=lambda held: held[0])
+        if len(held) != 1:
+            return exc
+        path, release = held[0]
+        return KbError(f"{path} is not in the release served now ({release_name(now)}): it "
+                       f"was in {release_name(release)}, which this server served before; "
+                       "the knowledge was updated since and no longer holds it (removed or "
+                       "renamed). Search again for what the release served now says, and do "
+                       "not cite the earlier text as current", key="no_document",
+                       values=exc.values)
 
     def _close_retired(self) -> None:
         """Close the replaced releases no call runs on any more (under `_lock`)."""
@@ -297,6 +341,13 @@ class Context:
             return None
 
 
+def release_name(release: ReleaseInfo) -> str:
+    """A release as a message names it: its tag and commit (12 digits)."""
+    commit = f"commit {release.source_commit[:12]}" + (" with uncommitted changes"
+                                                       if release.dirty else "")
+    return f"release {release.tag} ({commit})" if release.tag else f"the build of {commit}"
+
+
 # ----------------------------------------------------------------- tool cores (plain functions)
 
 def tool_search(ctx: Context, query: str, k: int = 5, where: list[str] | str | None = None,
@@ -319,7 +370,10 @@ def tool_search(ctx: Context, query: str, k: int = 5, where: list[str] | str | N
 
 def tool_read(ctx: Context, doc: str, heading_path: list[str] | str | None = None,
               line_start: int | None = None, line_end: int | None = None) -> dict[str, Any]:
-    section = read_section(ctx.knowledge(), doc, heading_path, line_start, line_end)
+    try:
+        section = read_section(ctx.knowledge(), doc, heading_path, line_start, line_end)
+    except KbError as exc:
+        raise ctx.gone(exc, doc) from None
     out = section.to_dict()
     out.pop("markdown")
     out["release"] = ctx.release()
@@ -342,7 +396,10 @@ def tool_evaluate_table(ctx: Context, doc: str, inputs: dict[str, Any],
                         table: str | int | None = None, policy: str | None = None) -> dict[str, Any]:
     kn = ctx.knowledge()
     given = cited(doc)  # a result's citation: the table at its lines (as `kb table eval`)
-    path = kn.resolve(given.doc if given else doc, section_arg="table")
+    try:
+        path = kn.resolve(given.doc if given else doc, section_arg="table")
+    except KbError as exc:
+        raise ctx.gone(exc, doc) from None
     values = {str(k): input_value(v, str(k)) for k, v in inputs.items()}
     if given is not None:
         src = as_source(path)

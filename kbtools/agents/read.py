@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import Any
+from urllib.parse import unquote
 
 from kbtools.build.verified import coverages
 from kbtools.check.engine import max_document_bytes
@@ -37,7 +38,15 @@ from kbtools.index.reader import KbIndex
 from kbtools.index.synonyms import SOURCE_NAME as SYNONYMS_SOURCE
 from kbtools.index.synonyms import parse as parse_synonyms
 from kbtools.markdown.doctree import parse
-from kbtools.markdown.heading_paths import heading_parts, norm, path_matches, split_heading_path
+from kbtools.markdown.frontend import scan
+from kbtools.markdown.heading_paths import (
+    as_one_path,
+    heading_parts,
+    norm,
+    path_matches,
+    split_heading_path,
+)
+from kbtools.markdown.parser import custom_ids, github_slugs, heading_title, slugify
 from kbtools.provenance import blame_lines, chunk_provenance
 from kbtools.query.filters import shared_folders
 from kbtools.query.results import Citation
@@ -112,6 +121,45 @@ def cited(doc: Any) -> Cited | None:
     return Cited(found.group("path").strip(), (first, int(found.group("b") or first)), heading)
 
 
+def linked(doc: Any) -> tuple[str, str] | None:
+    """(document path, anchor) of a link given where a document path is asked for
+    (``knowledge/x.md#32-风险等级判定表``, the anchor URL-escaped or not), or None for
+    anything else. Documents link to each other's sections so, and an agent following such
+    a link passed it whole as the document."""
+    if not isinstance(doc, str):
+        return None
+    found = _CITED.fullmatch(doc.strip())
+    if found is None or not found.group("anchor") or found.group("lines") \
+            or found.group("heading"):
+        return None
+    anchor = found.group("anchor")[1:]
+    return found.group("path").strip(), percent_decoded(anchor) or anchor
+
+
+def anchored_section(parsed: Any, src: SourceDoc, anchor: str) -> Any:
+    """The section of `parsed` whose heading `anchor` names (KbError when none does): its
+    GitHub anchor (``32-风险等级判定表``, as `kb check` checks links), its ``{#custom-id}``,
+    its heading text, which reads as its anchor (``3.2 风险等级判定表``), or else what
+    `heading_path` takes (a section number, ``#3``)."""
+    found = scan(src.body, src.body_line)
+    titles = [heading_title(found.anchor_texts.get(line, text)) for line, text in found.headings]
+    wanted = {anchor.strip(), slugify(anchor)}
+    for (line, text), slug in zip(found.headings, github_slugs(titles), strict=True):
+        if slug in wanted or wanted & set(custom_ids(text)):
+            sec = next((s for s in parsed.sections() if s.heading_path and s.line_start == line),
+                       None)
+            if sec is not None:
+                return sec
+    try:  # a heading as `heading_path` takes one: its number ('#3', '#4.3') or its text
+        return find_section(parsed, anchor)
+    except KbError:
+        pass
+    known = ", ".join("#" + slug for slug in github_slugs(titles)[:20])
+    raise KbError(f"no heading of {src.rel} has the anchor '#{_shown(anchor.strip())}' "
+                  f"(its anchors: {known or 'none'}); give the section as heading_path",
+                  key="no_section", values={"doc": src.rel, "section": _shown(anchor)})
+
+
 def citation_lines(doc: str) -> tuple[str, int, int] | None:
     """(document path, first line, last line) of a citation given where a document is asked
     for (``x.md:65-73``, with a heading path after § or not), or None for anything else."""
@@ -150,6 +198,22 @@ def check_doc_path(doc: str, section_arg: str = "heading_path") -> str:
                              f"{_cited_hint(found, section_arg)}")
         raise UsageError(f"refused document path '{shown}': only Markdown documents can be read")
     return "/".join(parts)
+
+
+def percent_decoded(doc: str) -> str | None:
+    """`doc` with its URL escapes decoded (``knowledge%2Fcrops%2Fx.md``,
+    ``knowledge/%E9%BB%84%E7%93%9C.md``), or None when it has none or they are no UTF-8.
+    An agent copies a document's path from a link or a web page's address, where a Chinese
+    name or every '/' is written so; `Knowledge.resolve` tries the decoded path when the path
+    as given names no file (a file whose name holds '%' is still read as named). The decoded
+    path is checked as any other (``%2E%2E`` is '..', refused)."""
+    if "%" not in doc:
+        return None
+    try:
+        decoded = unquote(doc, errors="strict")
+    except UnicodeDecodeError:
+        return None
+    return decoded if decoded != doc else None
 
 
 @dataclass(frozen=True)
@@ -244,18 +308,24 @@ class Knowledge:
         cited) or to a knowledge folder (`folders`), in a repository and in an index alike.
         `section_arg`: the caller's argument for a section, which a refused citation-as-path
         is told to use (`check_doc_path`)."""
-        rel = check_doc_path(doc, section_arg)
-        allowed = self.allowed.resolve()
-        found = self._existing(doc, self.base / rel, allowed)
-        if found is None:
-            for folder in self.folders:
-                if not rel.startswith(folder + "/"):
-                    found = self._existing(doc, self.base / folder / rel, allowed)
-                    if found is not None:
-                        break
+        found = self._find(doc, section_arg)
+        decoded = percent_decoded(doc)
+        if found is None and decoded is not None:  # a link's path as a URL writes it
+            found = self._find(decoded, section_arg)
         if found is None:
             raise KbError(f"no such document in the {self.where}: {_shown(doc)}",
                           key="no_document", values={"doc": _shown(doc)})
+        return found
+
+    def _find(self, doc: str, section_arg: str) -> Path | None:
+        """The file `doc` names under `base` or under a knowledge folder; None when there is
+        none (`resolve` says so)."""
+        rel = check_doc_path(doc, section_arg)
+        allowed = self.allowed.resolve()
+        found = self._existing(doc, self.base / rel, allowed)
+        for folder in self.folders:
+            if found is None and not rel.startswith(folder + "/"):
+                found = self._existing(doc, self.base / folder / rel, allowed)
         return found
 
     def _existing(self, doc: str, cand: Path, allowed: Path) -> Path | None:
@@ -361,6 +431,7 @@ def find_section(doc: Any, heading_path: str | list[str] | tuple[str, ...]) -> A
     """The section whose heading path ends with `heading_path` (exactly one, else KbError).
     Of several, the one whose own heading is the whole string (rather than the path its
     ' > ' would split it into), else the one whose full heading path it is."""
+    heading_path = as_one_path(heading_path) or ""
     parts, seps = heading_parts(heading_path)
     found = [s for s in doc.sections() if path_matches(parts, seps, s.heading_path)]
     if len(found) == 1:
@@ -391,13 +462,14 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
                  line_start: int | None = None, line_end: int | None = None,
                  max_chars: int = MAX_CHARS) -> SectionText:
     """One section (with its subsections) or a line range of a document, bounded in size."""
-    given = cited(doc)
-    if given is not None:  # a citation: its section, or else its lines
+    given, link = cited(doc), linked(doc)
+    if given is not None or link is not None:  # a citation or a link: its section or lines
         if heading_path or line_start is not None or line_end is not None:
-            raise UsageError(f"'{_shown(doc)}' is a citation, which names its section or "
-                             "lines itself: give the document path alone with heading_path "
-                             "or line_start/line_end, or the citation alone")
-        doc = given.doc
+            raise UsageError(f"'{_shown(doc)}' is a {'link' if link else 'citation'}, which "
+                             "names its section or lines itself: give the document path "
+                             "alone with heading_path or line_start/line_end, or the "
+                             f"{'link' if link else 'citation'} alone")
+        doc = given.doc if given is not None else link[0] if link is not None else doc
     path = kn.resolve(doc)
     src = kn.read(path)
     parsed = parse(src)
@@ -407,6 +479,8 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
     if given is not None:
         sec = cited_section(parsed, given)
         line_start, line_end = (None, None) if sec is not None else given.lines or (None, None)
+    elif link is not None:
+        sec = anchored_section(parsed, src, link[1])
     wanted = split_heading_path(heading_path)
     subsections: tuple[str, ...] = ()
     if wanted and (line_start is not None or line_end is not None):

@@ -52,10 +52,24 @@ _SECTION_REF = re.compile(rf"(?i)(?:section|sect\.|chapter|§|第)[ \t]*({SECTIO
 _NUMBERED = re.compile(r"^\s*(?:第\s*|(?:chapter|section|sect\.|§)\s*)?\d+(?:\.\d+)*[.、章节]?\s*")
 
 
+def as_one_path(heading_path: str | list[str] | tuple[str, ...] | None
+                ) -> str | list[str] | tuple[str, ...] | None:
+    """`heading_path`, or a list one of whose parts holds a ' > ' as the one string its parts
+    written with ' > ' between them make: an agent sent a citation's heading path as a list
+    of one (`["A > B"]`), which named no heading "A > B". As a string, the path reads as a
+    citation's does (a heading whose whole text it is first, else split at ' > ')."""
+    if heading_path is None or isinstance(heading_path, str):
+        return heading_path
+    parts = [str(p).strip() for p in heading_path]
+    return " > ".join(parts) if any(_SEPARATOR.search(p) for p in parts) else heading_path
+
+
 def heading_parts(heading_path: str | list[str] | tuple[str, ...] | None
                   ) -> tuple[list[str], list[str] | None]:
-    """The parts of a heading path and, for a string, the separators written before each
-    part after the first (None for a list: each of its parts is one heading)."""
+    """The parts of a heading path and, for a string (or a list `as_one_path` joins), the
+    separators written before each part after the first (None for a list: each of its
+    parts is one heading)."""
+    heading_path = as_one_path(heading_path)
     if heading_path is None:
         return [], None
     if not isinstance(heading_path, str):

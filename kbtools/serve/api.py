@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from kbtools.agents.read import cited, read_section
+from kbtools.agents.read import cited, linked, read_section
 from kbtools.errors import (
     API_FILTERS,
     EngineError,
@@ -167,8 +167,10 @@ def read(request: Request, body: dict[str, Any]) -> Any:
     if not doc:
         raise ApiError(400, "missing 'doc' (a document path as cited)")
     served = _served(request)
-    citation = cited(doc)  # a result's citation names the document (read_section the rest)
-    ops.document(served, citation.doc if citation else doc)  # 400 refused path, 404 missing doc
+    # a result's citation or a link names the document (read_section the rest)
+    citation, link = cited(doc), linked(doc)
+    named = citation.doc if citation else link[0] if link else doc
+    ops.document(served, named)  # 400 refused path, 404 missing doc
     # repeated, the headings of a path one by one (as a list is sent in a query string), as
     # the MCP tool takes a list: the last one alone was read, under whatever parents
     given = params.getlist("heading_path")
