@@ -176,3 +176,55 @@ def test_block_ids_are_read_where_obsidian_reads_them():
     body = ("# H ^top\n\npara ^p1\n\n- item ^i1\n\n> quote ^q1\n\n| a |\n|---|\n| c ^cell |\n\n"
             "^t1\n\n```\ncode ^c1\n```\n\nx^notid and $a ^b$\n\n2^10\n")
     assert block_ids(body, 1) == {"top": 1, "p1": 3, "i1": 5, "q1": 7, "t1": 13}
+
+
+# A block id on the line right below its block (no blank line between: Markdown reads it as
+# the block's last line), as Obsidian reads it: the id of a callout, quote or list ending
+# there, or of a paragraph. Chunk text, the page and `kb check` showed or missed it.
+UNDER = """# 设备保养
+
+> [!note] 注意
+> - 轴承每月加油
+> - 密封每季检查
+^maintenance-note
+
+停机前先泄压。
+^release-first
+
+- Check the oil level
+- Drain the condensate
+^daily-list
+
+**Torque**
+^torque-id
+"""
+
+
+def _under_src():
+    from kbtools.corpus import parse_source
+
+    return parse_source(GOOD_FM + UNDER, Path("/r/knowledge/t/u.md"), "knowledge/t/u.md")
+
+
+def test_a_block_id_on_the_line_below_its_block_is_no_text():
+    from kbtools.build.chunk import chunk_document
+    from kbtools.serve.docview import render_markdown
+    from kbtools.serve.passes import RenderContext
+
+    chunks = chunk_document(_under_src())
+    assert chunks and all("^" not in c.text and "^" not in c.embed_text for c in chunks)
+    section = chunks[0].text
+    assert "> - 密封每季检查\n\n停机前先泄压。\n\n- Check the oil level" in section, section
+    html = render_markdown(UNDER, RenderContext(doc="knowledge/t/u.md"))
+    assert "^" not in html and "密封每季检查" in html and "<strong>Torque</strong>" in html
+    # the line of the callout and of the list an id below them names
+    assert block_ids(UNDER, 1) == {"maintenance-note": 3, "release-first": 8,
+                                   "daily-list": 11, "torque-id": 15}
+
+
+def test_a_link_to_a_block_id_below_its_block_is_named_with_its_heading(repo):
+    (repo / "knowledge/en/care.md").write_text(GOOD_FM + UNDER, encoding="utf-8")
+    found = findings(repo, "knowledge/en/e.md", "# E\n\n[[care#^maintenance-note]]\n")
+    assert found[0][3].endswith(
+        f"the block (line {FM_LINES + 3} of knowledge/en/care.md) stands under the heading "
+        "'设备保养': write '[care > 设备保养](care.md#设备保养)'")

@@ -32,6 +32,8 @@ from kbtools.markdown.parser import block_id_at, github_slugs, heading_title, pa
 
 # the block tokens whose inline text may end in a block id (a table cell's may not)
 ID_OPENERS = frozenset({"paragraph_open", "heading_open"})
+CONTAINERS = frozenset({"blockquote_open", "blockquote_close", "bullet_list_open",
+                        "bullet_list_close", "ordered_list_open", "ordered_list_close"})
 
 
 @dataclass(frozen=True)
@@ -48,16 +50,25 @@ Blocks = dict[str, BlockAt]
 
 def block_ids(body: str, body_line: int) -> dict[str, int]:
     """The block ids of a document's body, each with the file line of its block (the first
-    id of a name wins, as Obsidian links the first)."""
+    id of a name wins, as Obsidian links the first): the paragraph, item or heading it
+    ends, or, written on a line of its own right below a callout, quote or list (which
+    Markdown reads as their last line), the first line of the outermost one."""
     found: dict[str, int] = {}
     tokens = parse_blocks(body, {})
+    open_at: list[int] = []  # first lines of the quotes and lists open around a token
     for before, tok in zip(tokens, tokens[1:], strict=False):
+        if tok.type in CONTAINERS:
+            if tok.nesting == 1:
+                open_at.append(tok.map[0] if tok.map else 0)
+            elif open_at:
+                open_at.pop()
         if tok.type != "inline" or before.type not in ID_OPENERS or not tok.map:
             continue
         text = tok.content.rstrip()
         at = block_id_at(text)
         if at >= 0:
-            found.setdefault(text[at + 1:], body_line + tok.map[0])
+            below = at > 0 and text[at - 1] == "\n" and open_at
+            found.setdefault(text[at + 1:], body_line + (open_at[0] if below else tok.map[0]))
     return found
 
 
