@@ -228,3 +228,17 @@ def test_a_link_to_a_block_id_below_its_block_is_named_with_its_heading(repo):
     assert found[0][3].endswith(
         f"the block (line {FM_LINES + 3} of knowledge/en/care.md) stands under the heading "
         "'设备保养': write '[care > 设备保养](care.md#设备保养)'")
+
+
+def test_a_block_above_every_heading_and_a_picture_named_with_a_block(repo):
+    """A block before the first heading is linked by the note without an anchor; a block
+    reference to a file that is no note (a picture's name) says what it said before."""
+    (repo / "assets" / "pump.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    body = "Read this first. ^intro\n\n# F\n\n[[#^intro]] [[pump.png#^x]]\n"
+    found = findings(repo, "knowledge/en/f.md", body)
+    assert [message.split("; ", 1)[1] for _, _, _, message in found] == [
+        "a block reference (#^…) has no Markdown equivalent, and a page gives a block no "
+        f"anchor; the block (line {FM_LINES + 1} of this document) stands under no heading: "
+        "write '[f](f.md)'",
+        "a block reference (#^…) has no Markdown equivalent: write a standard link to the "
+        "document or one of its headings"]

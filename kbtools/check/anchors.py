@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import posixpath
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from urllib.parse import unquote
@@ -125,10 +126,15 @@ def _block_wikilink(edit: Edit, rel: str, blocks_of: BlocksOf | None) -> Finding
     link = wikilinks.parse_wikilink(edit.old)
     blocks = blocks_of(edit.doc) if blocks_of is not None else None
     at, said = block_advice(edit.fragment[1:], blocks, _where(edit.doc, rel))
-    message = f"{wikilinks.describe(link)}; a block reference (#^…) has no Markdown " \
-        "equivalent, and a page gives a block no anchor; " + (said or "the note is unread")
-    message += f": write {wikilinks.quoted(_heading_link(link, at, edit.doc, rel))}" \
-        if at is not None else ": write a standard link to the note or one of its headings"
+    message = f"{wikilinks.describe(link)}; a block reference (#^…) has no Markdown equivalent"
+    if not said:  # no note read (a picture's name, an unreadable file): as before
+        message += ": write a standard link to the document or one of its headings"
+    elif at is None:
+        message += f", and a page gives a block no anchor; {said}: write a standard link to " \
+            "the note or one of its headings"
+    else:
+        message += f", and a page gives a block no anchor; {said}: write " \
+            f"{wikilinks.quoted(_heading_link(link, at, edit.doc, rel))}"
     return finding(rel, edit.line, edit.col, "error", wikilinks.CODE,
                    f"{message} ({wikilinks.SETTINGS})")
 
@@ -137,7 +143,8 @@ def _heading_link(link: wikilinks.Wikilink, at: BlockAt, doc: str, rel: str) -> 
     """The standard link to the heading a block stands under (`at`), from `rel`: the
     wikilink's label kept, else `note > heading` as a wikilink's fix writes it; the note
     without an anchor when no heading is above the block."""
-    shown = link.label or " > ".join(p for p in (link.target, at.heading) if p) or doc
+    shown = link.label or " > ".join(p for p in (link.target, at.heading) if p) or \
+        posixpath.splitext(posixpath.basename(doc))[0]  # the note's name, as Obsidian shows it
     written = wikilinks.standard_link(dataclasses.replace(
         link, embed=False, heading="", label=shown), doc, rel)  # `[shown](the note)`
     if not at.slug:
