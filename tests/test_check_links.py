@@ -306,8 +306,10 @@ def test_a_link_to_an_obsidian_block_says_pages_link_to_headings(tmp_path):
                                                         (12, 38, "link-anchor")]
     assert [f.message for f in found] == [
         f"no heading '#^{name}' in knowledge/manual.md; '#^{name}' is an Obsidian block "
-        "reference, and a page gives a block no anchor: link the heading above the block "
-        "(or the document)" for name in ("leak-rule", "limit")]
+        f"reference, and a page gives a block no anchor; the block (line {line} of "
+        f"knowledge/manual.md) stands under the heading '{title}': link '#{slug}'"
+        for name, line, title, slug in (("leak-rule", 14, "泄漏", "泄漏"),
+                                        ("limit", 18, "Limits", "limits"))]
 
 
 def test_a_picture_linked_on_the_authors_disk_names_its_copy_in_the_repository(

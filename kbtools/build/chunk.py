@@ -27,7 +27,7 @@ from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "32"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "33"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -84,6 +84,8 @@ CHUNKER_VERSION = "32"  # bump when output changes for the same input (index fin
 # item cost aliyun_ecs_zh nDCG@10 0.4581 -> 0.4506, no caption 0.4557); the `>` lines stay
 # 32: a table row's cell saying only "as above" (`〃`, `同上`, `ditto`) reads the value of
 # the filled cell above it in the row's chunk text (the CSV and the table keep it as written)
+# 33: an Obsidian block id on a line of its own right below its block (`…\n^id`, the
+# callout's, list's or paragraph's last line to Markdown) is no chunk text (session 34)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

@@ -42,7 +42,7 @@ PARSE_CACHE_FILE = "parsed.sqlite"
 LANG_SPAN = 4000  # a document's language is that of its first characters
 # bump FORMAT when the parse tree of the same bytes changes (markdown/ code) or the entries'
 # layout does; entries made by another kbtools or markdown-it release never match either
-FORMAT = 22  # 2: outlines record the document's language; 3: `<`, `>` kept in text;
+FORMAT = 23  # 2: outlines record the document's language; 3: `<`, `>` kept in text;
 # 4: a `$` inside a code span closes no formula; 5: `[^1]: …` is no link definition;
 # 6: lines counted through inline spans written over several lines; 7: `$$` after text;
 # 8: the formulas and images of headings are in the outline; 9: ```latex fences are code;
@@ -63,6 +63,7 @@ FORMAT = 22  # 2: outlines record the document's language; 3: `<`, `>` kept in t
 # numbers of English (`Chapter 5`, `Section 5.2`) and full-width (`第４章`) headings; 21: the
 # anchor each heading's page gives it, and each link's (`Link.anchor`); 22: each picture of
 # an HTML block at the line its `<img` opens on (all had the block's first line)
+# 23: a block id on the line below its block (`…\n^id`) hidden (`Document.hidden`)
 PARSER_VERSION = (f"{FORMAT}:{__version__}:{markdown_it.__version__}:"
                   f"{mdit_py_plugins.__version__}")
 

@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import posixpath
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from urllib.parse import unquote
 
 from kbtools.check import wikilinks
+from kbtools.check.blocks import BlockAt, Blocks, block_advice
 from kbtools.check.fscache import close_names
 from kbtools.check.links import ASKED, AnchorTarget, Edit, written_path
 from kbtools.corpus import decode, parse_source, read_source
@@ -36,6 +38,7 @@ from kbtools.findings import Finding, finding
 from kbtools.markdown.frontend import scan
 
 SlugsOf = Callable[[str], frozenset[str] | None]  # a document's anchors (None: unreadable)
+BlocksOf = Callable[[str], Blocks | None]  # a note's block ids (`kbtools.check.blocks`)
 
 
 def read_slugs(rel: str, known: dict[str, frozenset[str] | None], root: Path,
@@ -51,20 +54,29 @@ def read_slugs(rel: str, known: dict[str, frozenset[str] | None], root: Path,
     return known[rel]
 
 
-def _block_hint(fragment: str) -> str:
+def _block_hint(fragment: str, doc: str, rel: str, blocks_of: BlocksOf | None) -> str:
     """What to link instead of an Obsidian block reference (`#^leak-rule`: what Obsidian
-    writes for a link to a paragraph when it writes standard links); "" for another."""
+    writes for a link to a paragraph when it writes standard links): the heading the block
+    stands under, or that `doc` has no such block; "" for another fragment."""
     if not fragment.startswith("^"):
         return ""
-    return (f"; '#{fragment}' is an Obsidian block reference, and a page gives a block no "
-            "anchor: link the heading above the block (or the document)")
+    blocks = blocks_of(doc) if blocks_of is not None else None
+    at, said = block_advice(fragment[1:], blocks, _where(doc, rel))
+    head = f"; '#{fragment}' is an Obsidian block reference, and a page gives a block no anchor"
+    if not said:
+        return f"{head}: link the heading above the block (or the document)"
+    if at is None:
+        return f"{head}; {said}: link a heading of it (or the document)"
+    return f"{head}; {said}: " + (f"link '#{at.slug}'" if at.slug else
+                                   "link the document, without an anchor")
 
 
 def anchor_findings(rel: str, anchors: Iterable[AnchorTarget], edits: Iterable[Edit],
-                    slugs_of: SlugsOf) -> list[Finding]:
+                    slugs_of: SlugsOf, blocks_of: BlocksOf | None = None) -> list[Finding]:
     """`link-anchor` for each anchor of the document `rel`, and each anchor a wikilink's
     fix would write, that names no heading of its document; the finding of each edit
-    whose finding says what `--fix` writes, which depends on the headings (`settle`)."""
+    whose finding says what `--fix` writes, which depends on the headings (`settle`), and
+    of each wikilink to a block of a note (`blocks_of`: what it says depends on the note)."""
     edits = list(edits)
     fixed = {(e.line, e.col): e for e in edits if e.fragment and e.old and not e.wikilink}
     out = []
@@ -74,7 +86,8 @@ def anchor_findings(rel: str, anchors: Iterable[AnchorTarget], edits: Iterable[E
         if slugs is None or fragment in slugs:
             continue
         message = f"no heading '#{fragment}' in {_where(a.doc, rel)}" + (
-            _block_hint(fragment) or _hint(closest_headings(fragment, slugs)))
+            _block_hint(fragment, a.doc, rel, blocks_of)
+            or _hint(closest_headings(fragment, slugs)))
         edit = fixed.get((a.line, a.col))
         if edit is not None:  # a path fix rewrites this link: say what it does to the anchor
             written = settle(edit, slugs_of, rel)[0] or edit
@@ -83,6 +96,9 @@ def anchor_findings(rel: str, anchors: Iterable[AnchorTarget], edits: Iterable[E
         out.append(finding(rel, a.line, a.col, "error", "link-anchor", message))
     for edit in edits:
         if not edit.told_with_anchors:
+            continue
+        if edit.wikilink and edit.hint:  # a block reference: named, never written
+            out.append(_block_wikilink(edit, rel, blocks_of))
             continue
         settled, note = settle(edit, slugs_of, rel)
         if not edit.wikilink:  # a path fix: its anchor is an `AnchorTarget`, flagged above
@@ -100,6 +116,41 @@ def anchor_findings(rel: str, anchors: Iterable[AnchorTarget], edits: Iterable[E
             out.append(finding(rel, edit.line, edit.col, "error", "link-anchor",
                                f"wikilink {edit.old!r}: {note}; {then}"))
     return out
+
+
+def _block_wikilink(edit: Edit, rel: str, blocks_of: BlocksOf | None) -> Finding:
+    """The finding of a wikilink to a block of the note `edit.doc` (`[[note#^id]]`): the
+    standard link to the heading the block stands under, which `--fix` does not write (the
+    link would open the section, not the block: the author's call), or that the note has
+    no such block."""
+    link = wikilinks.parse_wikilink(edit.old)
+    blocks = blocks_of(edit.doc) if blocks_of is not None else None
+    at, said = block_advice(edit.fragment[1:], blocks, _where(edit.doc, rel))
+    message = f"{wikilinks.describe(link)}; a block reference (#^…) has no Markdown equivalent"
+    if not said:  # no note read (a picture's name, an unreadable file): as before
+        message += ": write a standard link to the document or one of its headings"
+    elif at is None:
+        message += f", and a page gives a block no anchor; {said}: write a standard link to " \
+            "the note or one of its headings"
+    else:
+        message += f", and a page gives a block no anchor; {said}: write " \
+            f"{wikilinks.quoted(_heading_link(link, at, edit.doc, rel))}"
+    return finding(rel, edit.line, edit.col, "error", wikilinks.CODE,
+                   f"{message} ({wikilinks.SETTINGS})")
+
+
+def _heading_link(link: wikilinks.Wikilink, at: BlockAt, doc: str, rel: str) -> str:
+    """The standard link to the heading a block stands under (`at`), from `rel`: the
+    wikilink's label kept, else `note > heading` as a wikilink's fix writes it; the note
+    without an anchor when no heading is above the block."""
+    shown = link.label or " > ".join(p for p in (link.target, at.heading) if p) or \
+        posixpath.splitext(posixpath.basename(doc))[0]  # the note's name, as Obsidian shows it
+    written = wikilinks.standard_link(dataclasses.replace(
+        link, embed=False, heading="", label=shown), doc, rel)  # `[shown](the note)`
+    if not at.slug:
+        return written
+    dest = "" if doc == rel else written[written.rindex("](") + 2:-1]
+    return f"{written[:written.rindex('](')]}]({dest}#{written_path(at.slug)})"
 
 
 def _hint(close: list[str]) -> str:

@@ -43,6 +43,7 @@ from kbtools.check import (
     yaml11,
     yaml_syntax,
 )
+from kbtools.check.blocks import Blocks, read_blocks
 from kbtools.check.cache import ScanCache, key_for, to_json
 from kbtools.check.codes import CODES, FRONT_MATTER_CODES
 from kbtools.check.decision_tables import table_findings
@@ -107,6 +108,7 @@ class CheckContext:
     max_table_rows: int = content.DEFAULT_MAX_TABLE_ROWS  # kb.toml [check] max_table_rows
     latex_problem: Callable[[str], str | None] | None = None
     slugs: dict[str, frozenset[str] | None] = field(default_factory=dict)
+    blocks: dict[str, Blocks | None] = field(default_factory=dict)  # notes' Obsidian block ids
     scans: ScanCache = field(default_factory=lambda: ScanCache(None))
     history: Config | None = None  # set: check verified documents against Git history
     knowledge: Path | None = None  # the knowledge folder (synonyms file, supersedes targets)
@@ -427,8 +429,10 @@ def resolve_anchors(results: list[DocResult], ctx: CheckContext) -> list[Finding
             ctx.slugs[res.rel] = res.slugs
     slugs_of = partial(anchors.read_slugs, known=ctx.slugs, root=ctx.root,
                        max_bytes=ctx.max_bytes)
+    blocks_of = partial(read_blocks, known=ctx.blocks, root=ctx.root, max_bytes=ctx.max_bytes)
     return [f for res in results
-            for f in anchors.anchor_findings(res.rel, res.anchors, res.edits, slugs_of)]
+            for f in anchors.anchor_findings(res.rel, res.anchors, res.edits, slugs_of,
+                                             blocks_of)]
 
 
 def csv_name_check(results: list[DocResult], ctx: CheckContext) -> list[Finding]:

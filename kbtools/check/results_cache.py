@@ -43,7 +43,7 @@ from kbtools.cachedb import open_cache_db
 from kbtools.render.glyphs import fonts_signature
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 73  # bump when a check's findings for the same inputs change (5: `$` in code
+FORMAT = 74  # bump when a check's findings for the same inputs change (5: `$` in code
 # spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
 # 9: a percent-encoded destination's column; 10: decision tables' worded conditions,
 # dashes and units, ```latex fences as code; 11: findings a watcher stored after a schema
@@ -129,6 +129,8 @@ FORMAT = 73  # bump when a check's findings for the same inputs change (5: `$` i
 # 73: a boolean written as a word or quoted, a date or timestamp that is no real date, text
 # read as a number say what to write; `fm-missing` names TOML (+++) front matter, a fence of
 # four dashes and a block below a comment or title (session 33, o33)
+# 74: a wikilink to a block of one note named with the note's blocks (the heading the
+# block stands under), not cached; one to no file says so (session 34, e34)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

@@ -25,8 +25,10 @@ Linux and GitHub). Exactly one file gives the edit:
   document's); an embedded note or PDF becomes a link (nothing is transcluded).
 
 Paths are written as the other path fixes write them (`links.written_path`). Several
-files, none, or a block reference (`#^id`, no Markdown equivalent) → the finding says so
-and nothing is written; of none, Git history may say where the file went and `--fix`
+files or none → the finding says so and nothing is written; a block reference (`#^id`, no
+Markdown equivalent) to one note is named once the note's blocks are read
+(`kbtools.check.anchors`, `kbtools.check.blocks`: the heading the block stands under, the
+link to write by hand), and nothing is written; of none, Git history may say where the file went and `--fix`
 write the standard link of the wikilink naming it (`kbtools.check.renames`, with
 `matching`, `written_target`, `with_target` and `standard_link` here). The outcome depends on the document's text and on which files
 exist (the results cache's tree signature), never on another document's content (the
@@ -121,16 +123,20 @@ def _problem(link: Wikilink, line: int, col: int, doc_rel: str, fs: FsCache,
                       f"Markdown reads no closing `]]` there, and `kb check --fix` leaves it "
                       f"as it is: write {quoted(bare)} (`kb check --fix` then writes a "
                       f"standard link for it) ({SETTINGS})")
-    if link.block:
-        return _error(f"{head}; a block reference (#^…) has no Markdown equivalent: write a "
-                      f"standard link to the document or one of its headings ({SETTINGS})")
     found = candidates(link, doc_rel, fs, trees) if link.target or link.heading else []
+    if link.block and len(found) == 1:  # named with the note's blocks (`check.anchors`)
+        return LinkProblem(CODE, "error", f"{head}; a block reference (#^…) has no Markdown "
+                           f"equivalent: write a standard link to the document or one of "
+                           f"its headings ({SETTINGS})",
+                           Edit(line, col, link.raw, "", found[0],
+                                link.heading.rsplit("#", 1)[-1], True, hint=True))
     if not found:
         where = " or ".join(f"{t}/" for t in trees) or "the repository"
         said = f"{head}; no file {quoted(link.target or link.raw)} in {where}"
-        # a file of that name in Git history may have been renamed (`kbtools.check.renames`)
+        # a file of that name in Git history may have been renamed (`kbtools.check.renames`;
+        # not for a block reference, whose standard link is written by hand)
         missing = Missing(line, col, link.raw, link.target, "", said, wikilink=True) \
-            if link.target and trees else None
+            if link.target and trees and not link.block else None
         return LinkProblem(CODE, "error", f"{said}: write a standard relative link to an "
                            f"existing file ({SETTINGS})", missing=missing)
     if len(found) > 1:

@@ -181,14 +181,15 @@ def _within(pos: int, spans: list[tuple[int, int, str]]) -> bool:
 def _trailing_ids(content: str, last: Token, heading: bool) -> list[tuple[int, int, str]]:
     """The block id ending a paragraph's or heading's run (as the page leaves it out:
     `kbtools.serve.editors.block_ids`) and a heading's `{#custom-id}` before it, with the
-    spaces before them, as one span."""
+    spaces before them, as one span. An id on the run's last line of its own (`…\n^id`)
+    leaves that line empty, so it is dropped as a line of markup alone."""
     if last.type != "text":
         return []
     end = cut = len(content.rstrip())
     at = block_id_at(last.content)
     tail = last.content[at:].rstrip() if at >= 0 and (at > 0 or not heading) else ""
     if tail and content.endswith(tail, 0, end) and (
-            end == len(tail) or content[end - len(tail) - 1] in " \t"):
+            end == len(tail) or content[end - len(tail) - 1] in " \t\n"):
         cut = len(content[:end - len(tail)].rstrip(" \t"))
     if heading and (m := TRAILING_ID.search(content, 0, cut)) and not escaped_id(content) and \
             last.content[:at if at > 0 else None].rstrip().endswith(m.group().rstrip()):

@@ -238,14 +238,15 @@ def entity_spans(tok: Token) -> tuple[tuple[int, int, str], ...]:
 
 def block_id_at(text: str) -> int:
     """Where a trailing Obsidian block id (`^` and letters, digits or `-`) starts in the text
-    ending a paragraph or heading: after a space, or at 0 when it is all the text; -1 when
-    the text ends otherwise."""
+    ending a paragraph or heading: after a space, or on a line of its own (the block's last
+    line: `…\n^id`, as Obsidian reads an id written right below a callout, list or
+    paragraph), or at 0 when it is all the text; -1 when the text ends otherwise."""
     stripped = text.rstrip()
     at = stripped.rfind("^")
     ident = stripped[at + 1:]
     if at < 0 or not ident or not all(c.isascii() and (c.isalnum() or c == "-") for c in ident):
         return -1
-    return at if at == 0 or stripped[at - 1] in " \t" else -1
+    return at if at == 0 or stripped[at - 1] in " \t\n" else -1
 
 
 def token_span(tok: Token) -> tuple[int, int] | None:

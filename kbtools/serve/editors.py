@@ -126,9 +126,10 @@ def _toc_list(heads: list[tuple[str, str, str]], span: list[int] | None,
 
 
 def block_ids(tokens: list[Token]) -> None:
-    """The Obsidian block id ending each paragraph or heading (`` ^id``) left out (so a
-    heading's anchor is its title's, as `kb check` reads it); a paragraph that is one is not
-    shown. Table cells keep theirs (`| 2 ^3 |` is a cell's text)."""
+    """The Obsidian block id ending each paragraph or heading (`` ^id``, or `^id` on the
+    paragraph's last line of its own: written right below a callout, list or paragraph)
+    left out (so a heading's anchor is its title's, as `kb check` reads it); a paragraph
+    that is one is not shown. Table cells keep theirs (`| 2 ^3 |` is a cell's text)."""
     for i, tok in enumerate(tokens[1:-1], 1):
         children = tok.children if tok.type == "inline" else None
         opener = tokens[i - 1].type
@@ -137,6 +138,10 @@ def block_ids(tokens: list[Token]) -> None:
             continue
         last = children[-1]
         at = block_id_at(last.content)
+        below = at == 0 and len(children) > 1 and children[-2].type == "softbreak"
+        if below and opener == "paragraph_open":  # `…\n^id`: the block's line below it
+            del children[-2:]
+            continue
         if at == 0 and (len(children) > 1 or opener == "heading_open"):
             at = -1  # `**x**^id` is no block id: it needs a space before it
         if at >= 0:
