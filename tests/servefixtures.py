@@ -72,6 +72,24 @@ summary: 含有恶意标记的报告。
 """
 
 
+def zh_doc(title: str, body: str, tags: str = "crop: [小麦]\ndisease: [赤霉病]") -> str:
+    """A valid Chinese crop-protection document titled `title` (front matter only: `body`
+    holds its headings), with `tags` as its last front-matter lines."""
+    return f"""---
+title: {title}
+category: crop-protection
+source: 测试
+author: 测试员
+timestamp: "2026-04-01T09:00:00+08:00"
+verified: false
+lang: zh
+{tags}
+---
+
+{body}
+"""
+
+
 def git(root: Path, *args: str) -> None:
     subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
 

@@ -14,7 +14,7 @@ from urllib.parse import quote
 import pytest
 from browserfixtures import browser, needs_chromium, page, serve
 from kbfixtures import GOOD_FM
-from servefixtures import git, make_served_repo, navigate
+from servefixtures import git, make_served_repo, navigate, zh_doc
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
@@ -25,25 +25,8 @@ __all__ = ["browser", "page"]  # fixtures this module's tests use
 SIZES = [(360, 740), (800, 1280)]  # a phone, a tablet upright
 
 
-def _zh(title: str, body: str) -> str:
-    return f"""---
-title: {title}
-category: crop-protection
-source: 测试
-author: 测试员
-timestamp: "2026-04-01T09:00:00+08:00"
-verified: false
-lang: zh
-crop: [小麦]
-disease: [赤霉病]
----
-
-{body}
-"""
-
-
 WIDE = "knowledge/crops/wide12.md"
-WIDE_DOC = _zh("十二列巡查记录表", "# 十二列巡查记录表\n\n巡查记录按十二列填写，每一行一个田块。\n\n"
+WIDE_DOC = zh_doc("十二列巡查记录表", "# 十二列巡查记录表\n\n巡查记录按十二列填写，每一行一个田块。\n\n"
                + "| " + " | ".join(f"第{c}项指标名称" for c in range(1, 13)) + " |\n"
                + "|---" * 12 + "|\n"
                + "".join("| " + " | ".join(f"田块{r}的第{c}项观测值" for c in range(1, 13)) + " |\n"
@@ -80,16 +63,16 @@ Record every reading in the log book.
 """
 PUMP_ITEM, PUMP_ROW, PUMP_LAST = 18, 26, 29
 NO_H1 = "knowledge/crops/corn-scouting-steps.md"
-NO_H1_DOC = _zh("玉米田间巡查要点", "巡查前准备好记录表。\n\n## 巡查步骤\n\n按五点取样法巡查。\n\n"
+NO_H1_DOC = zh_doc("玉米田间巡查要点", "巡查前准备好记录表。\n\n## 巡查步骤\n\n按五点取样法巡查。\n\n"
                 "### 记录\n\n记录病株数。").replace("[小麦]", "[玉米]")
 BIG_TABLE = "knowledge/crops/big-table.md"
-BIG_TABLE_DOC = _zh("二千行田块台账", "# 二千行田块台账\n\n全县田块台账如下。\n\n"
+BIG_TABLE_DOC = zh_doc("二千行田块台账", "# 二千行田块台账\n\n全县田块台账如下。\n\n"
                     "| 田块编号 | 乡镇 | 面积(亩) | 品种 | 病穗率(%) | 备注 |\n|---|---|---|---|---|---|\n"
                     + "".join(f"| F{r:05d} | 第{r % 17}乡镇 | {r % 50 + 3} | 品种{r % 9} | {r % 23} "
                               f"| 第{r}块田的备注 |\n" for r in range(1, 2001)) + "\n台账结束。")
 BIG_TEXT = "knowledge/crops/big-text.md"
 _PARA = "赤霉病防控需要在扬花期及时用药，田间巡查要记录温度、湿度和降雨天数，并按规程判断风险等级。"
-BIG_TEXT_DOC = _zh("巡查汇编", "# 巡查汇编\n\n" + "".join(
+BIG_TEXT_DOC = zh_doc("巡查汇编", "# 巡查汇编\n\n" + "".join(
     f"## 巡查记录之{i}\n\n" + "\n\n".join(f"{_PARA}本节第{j}段。" for j in range(1, 21)) + "\n\n"
     for i in range(1, 104)))
 DOCS = {WIDE: WIDE_DOC, PUMP: PUMP_DOC, NO_H1: NO_H1_DOC, BIG_TABLE: BIG_TABLE_DOC,

@@ -16,7 +16,7 @@ from urllib.parse import quote, urlencode
 
 import pytest
 from kbfixtures import copy_example
-from servefixtures import DOCS
+from servefixtures import DOCS, zh_doc
 from starlette.testclient import TestClient
 
 from kbtools.build.pipeline import BuildOptions, build
@@ -35,22 +35,9 @@ SCAB = "knowledge/crops/wheat-scab.md"
 DILUTION = "knowledge/crops/pesticide-dilution-and-phi.md"  # formulas
 DEPLOY = "knowledge/engineering/deployment-guide.md"  # English
 NOTE = "knowledge/crops/corn-borer-note.md"
-NOTE_TEXT = """---
-title: 玉米螟田间调查补充说明
-category: crop-protection
-source: 测试
-author: 测试员
-timestamp: "2026-04-01T09:00:00+08:00"
-verified: false
-lang: zh
-crop: [玉米]
-pest: [玉米螟]
----
-
-# 玉米螟田间调查补充说明
-
-玉米螟幼虫蛀食茎秆，调查时注意赤\u00ad霉病与纹\u200b枯病的混发。
-"""
+NOTE_TEXT = zh_doc("玉米螟田间调查补充说明", "# 玉米螟田间调查补充说明\n\n"
+                   "玉米螟幼虫蛀食茎秆，调查时注意赤\u00ad霉病与纹\u200b枯病的混发。",
+                   tags="crop: [玉米]\npest: [玉米螟]")
 
 
 def git(root: Path, *args: str) -> None:

@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import pytest
 from browserfixtures import browser, needs_chromium, page, serve
-from servefixtures import NEW_DOC, git, make_served_repo, navigate
+from servefixtures import NEW_DOC, git, make_served_repo, navigate, zh_doc
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
@@ -24,26 +24,13 @@ SCAB = "knowledge/crops/wheat-scab.md"
 FAULTS = "knowledge/equipment/hx260-ch05-fault-codes.md"
 # a document with links in its text, a cross reference, a wide table whose first column is a
 # long key and whose other columns are Chinese sentences
-WIDE = """---
-title: 喷雾机参数表
-category: crop-protection
-source: 测试
-author: 测试员
-timestamp: "2026-04-01T09:00:00+08:00"
-verified: false
-lang: zh
-crop: [小麦]
-disease: [赤霉病]
----
-
-# 喷雾机参数表
+WIDE = zh_doc("喷雾机参数表", """# 喷雾机参数表
 
 另见[小麦赤霉病](wheat-scab.md)的[第4节](wheat-scab.md#4-药剂与用量)，以及[稀释](pesticide-dilution-and-phi.md)。
 
 | 参数 | 作用域 | 说明 | 备注 |
 |---|---|---|---|
-| sprayer_nozzle_pressure_calibration_interval_extremely_long_name | 全局 | 每次作业前按喷头压力重新校准喷雾量，超过间隔未校准的机具不得下田 | 修改后立即生效，无需重启控制器中的任何组件 |
-"""
+| sprayer_nozzle_pressure_calibration_interval_extremely_long_name | 全局 | 每次作业前按喷头压力重新校准喷雾量，超过间隔未校准的机具不得下田 | 修改后立即生效，无需重启控制器中的任何组件 |""")
 # every kind of page: the search results, a document with the cited lines and links, a
 # decision table decided, the release page listing what changed, an error page
 PAGES = {"search": "/?q=" + quote("赤霉病 风险等级"),
