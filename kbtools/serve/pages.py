@@ -17,7 +17,6 @@ import logging
 import posixpath
 import re
 from collections.abc import Callable
-from importlib.resources import files
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode
 
@@ -71,6 +70,7 @@ from kbtools.serve.passes import app_url, xrefs_of
 from kbtools.serve.results import render_context, result_view
 from kbtools.serve.security import MAX_QUERY_STRING, local_path
 from kbtools.serve.source import Served, ServedIndex, Workers
+from kbtools.serve.staticfiles import package_files, static_url
 
 log = logging.getLogger("kbtools.serve")
 ApiError = ops.ApiError
@@ -96,19 +96,10 @@ _LINES = re.compile(r"^(\d{1,8})(?:-(\d{1,8}))?$")
 
 
 
-def package_files(folder: str) -> dict[str, bytes]:
-    """The files of the package folder `folder` (``templates``, ``static``) by name, read
-    when the server starts: a running server renders and serves its own version's files
-    after `pip install -U kbtools` replaced them on disk (it read each template again once
-    its file changed, and a newer template calling what the running code does not give
-    failed with a 500 until the server was restarted)."""
-    return {f.name: f.read_bytes() for f in files("kbtools.serve").joinpath(folder).iterdir()
-            if f.is_file()}
-
-
 ENV = Environment(loader=DictLoader({name: data.decode("utf-8") for name, data
                                      in package_files("templates").items()}),
                   autoescape=select_autoescape(default=True, default_for_string=True))
+ENV.globals["static_url"] = static_url  # the stylesheet's and script's versioned addresses
 
 
 class Page:
