@@ -166,6 +166,42 @@ def test_a_results_page_reloaded_compressed_is_a_304_and_not_logged_again(client
     assert again.status_code == 304 and again_body == b""
 
 
+@pytest.mark.parametrize("page", [f"/doc/{quote(BIG)}", f"/doc/{quote(DOCS[0])}?lines=20-30",
+                                  "/release", "/", f"/table/{quote(DOCS[0])}"])
+def test_a_page_reloaded_unchanged_is_a_304_not_the_page_again(client, page):
+    """A document, a decision table, the release page, the search form: a reload (pages are
+    ``no-cache``: the browser asks) sent the whole page again, ~45 KB compressed for the
+    big table over a slow link; now its ETag, and a 304 while the page is the same."""
+    path = page + ("&" if "?" in page else "?") + "lang=zh"
+    first, body = raw(client, path, GZIP)
+    assert first.status_code == 200 and first.headers["etag"].startswith('W/"')
+    again, again_body = raw(client, path, {**GZIP, "if-none-match": first.headers["etag"]})
+    assert again.status_code == 304 and again_body == b""
+    assert again.headers["etag"] == first.headers["etag"]
+    assert again.headers["cache-control"] == "private, no-cache"
+    # a plain client gets the strong form, which revalidates as well
+    plain, _ = raw(client, path, PLAIN)
+    assert plain.headers["etag"] == first.headers["etag"].removeprefix("W/")
+    assert raw(client, path, {**PLAIN, "if-none-match": plain.headers["etag"]})[0].status_code \
+        == 304
+    # another page (another language, other cited lines) is another tag: sent whole
+    other = path.replace("lang=zh", "lang=en")
+    changed, changed_body = raw(client, other, {**GZIP, "if-none-match": first.headers["etag"]})
+    assert changed.status_code == 200 and gzip.decompress(changed_body).startswith(b"<!doctype")
+
+
+def test_a_picture_reloaded_unchanged_is_a_304(client, repo):
+    photo = next((repo / "dist" / "data" / "source").rglob("*.png"))
+    rel = photo.relative_to(repo / "dist" / "data" / "source").as_posix()
+    first = client.get(f"/asset/{rel}")
+    assert first.status_code == 200 and first.content == photo.read_bytes()
+    assert first.headers["cache-control"] == "no-cache"  # a new release may change it
+    again = client.get(f"/asset/{rel}", headers={"if-none-match": first.headers["etag"]})
+    assert again.status_code == 304 and again.content == b""
+    stale = client.get(f"/asset/{rel}", headers={"if-none-match": '"0123abcd"'})
+    assert stale.status_code == 200 and stale.content == photo.read_bytes()
+
+
 def test_a_range_request_gets_the_whole_page(client):
     """No response is served in parts: a Range header is ignored (200, the whole body, which
     decompresses to the whole page), never a 206 whose offsets name the compressed bytes."""

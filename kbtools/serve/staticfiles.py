@@ -26,6 +26,7 @@ from starlette.responses import Response
 
 VERSION_PARAM = "v"
 IMMUTABLE = "public, max-age=31536000, immutable"
+MAX_TAGS_HEADER = 4096  # the characters of an If-None-Match header read
 
 
 def package_files(folder: str) -> dict[str, bytes]:
@@ -48,6 +49,13 @@ def static_url(name: str) -> str:
     return f"/static/{name}?{VERSION_PARAM}={STATIC[name][1]}"
 
 
+def holds(request: Request, etag: str) -> bool:
+    """Whether the request's ``If-None-Match`` names `etag` (compared weakly: a tag sent
+    weak, as `kbtools.serve.compress` sends it with a compressed body, matches too)."""
+    asked = request.headers.get("if-none-match", "")[:MAX_TAGS_HEADER]
+    return etag.removeprefix("W/") in {t.strip().removeprefix("W/") for t in asked.split(",")}
+
+
 async def static_file(request: Request) -> Response:
     """A file of the package's static folder: cached for a year under its versioned
     address, revalidated on every use under any other (see the module docstring)."""
@@ -58,9 +66,7 @@ async def static_file(request: Request) -> Response:
     etag = f'"{version}"'
     current = request.query_params.get(VERSION_PARAM) == version
     headers = {"etag": etag, "cache-control": IMMUTABLE if current else "no-cache"}
-    asked = {t.strip().removeprefix("W/") for t in request.headers.get("if-none-match", "")
-             .split(",")}
-    if etag in asked:
+    if holds(request, etag):
         return Response(status_code=304, headers=headers)
     kind = mimetypes.guess_type(request.path_params["name"])[0] or "application/octet-stream"
     return Response(data, media_type=kind, headers=headers)
