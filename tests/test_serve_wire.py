@@ -14,6 +14,7 @@ import gzip
 import hashlib
 import re
 import socket
+import struct
 import threading
 import time
 from urllib.parse import quote
@@ -264,7 +265,7 @@ def server(repo):
     while not srv.started:
         assert thread.is_alive(), "the server did not start"
         time.sleep(0.05)
-    yield port
+    yield srv, port
     srv.should_exit = True
     thread.join(timeout=30)
 
@@ -275,7 +276,7 @@ def test_a_slow_reader_does_not_hold_up_other_searches(server):
     other clients' searches are answered as fast as without it (each page was rendered and
     its worker and release given back before it was sent; a send waits only for its own
     client)."""
-    port = server
+    _, port = server
     url = f"{BASE}:{port}/api/search"
     question = "液压油温过高 oil temperature"
     httpx.get(url, params={"q": question}, timeout=120).raise_for_status()  # models loaded
@@ -304,6 +305,28 @@ def test_a_slow_reader_does_not_hold_up_other_searches(server):
         got += part
     slow.close()
     assert got.count(b"HTTP/1.1 200") == pages and got.rstrip().endswith(b"</html>")
+
+
+def test_a_client_gone_mid_response_leaves_nothing_held(server):
+    """A tablet losing its link in the middle of big pages (the connection reset, megabytes
+    still to send): its connection and request tasks are let go, and the next search is
+    answered."""
+    srv, port = server
+    for gzipped in (False, True):
+        gone = socket.socket()
+        gone.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        gone.connect(("127.0.0.1", port))
+        gone.sendall(f"GET /doc/{quote(BIG)} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: "
+                     f"{'gzip' if gzipped else 'identity'}\r\n\r\n".encode() * 40)
+        assert gone.recv(1024).startswith(b"HTTP/1.1 200")
+        gone.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        gone.close()  # a reset, not a polite close
+        deadline = time.monotonic() + 30
+        while srv.server_state.connections or srv.server_state.tasks:
+            assert time.monotonic() < deadline, "the server still holds a client that left"
+            time.sleep(0.05)
+        r = httpx.get(f"{BASE}:{port}/api/search", params={"q": "液压油温过高"}, timeout=60)
+        assert r.status_code == 200 and r.json()["results"]
 
 
 def test_sizes_on_the_wire(client):
