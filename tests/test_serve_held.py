@@ -22,6 +22,7 @@ from kbtools.config import load_config
 from kbtools.serve import i18n, ops, pages
 from kbtools.serve.app import create_app
 from kbtools.serve.held import Held, HeldQuestions
+from kbtools.serve.staticfiles import static_url
 
 pytestmark = pytest.mark.slow
 
@@ -53,8 +54,8 @@ def test_the_box_keeps_a_pasted_logs_lines_and_cuts_nothing_silently(client):
     box = next(a for t, a in Elements(page).tags if a.get("name") == "q")
     assert next(t for t, a in Elements(page).tags if a.get("name") == "q") == "textarea"
     assert "maxlength" not in box
-    assert '<script src="/static/search.js"></script>' in page
-    script = client.get("/static/search.js")
+    assert f'<script src="{static_url("search.js")}"></script>' in page
+    script = client.get(static_url("search.js"))
     assert script.status_code == 200 and "javascript" in script.headers["content-type"]
     csp = client.get("/").headers["content-security-policy"]
     assert "script-src 'self'" in csp and "unsafe-inline" not in csp

@@ -35,6 +35,7 @@ from kbtools.index.reader import open_index
 from kbtools.index.tokenize import TOKENS_VERSION
 from kbtools.query.search import search
 from kbtools.serve.app import create_app
+from kbtools.serve.staticfiles import STATIC, static_url
 
 SCAB_DOC = "knowledge/crops/wheat-scab.md"
 SCAB_QUESTION = "温度 22 度、湿度 90%、连续降雨 4 天，小麦赤霉病风险多高？"
@@ -297,6 +298,47 @@ def test_the_stylesheet_is_asked_for_again_after_an_upgrade():
         assert again.status_code == 304 and again.content == b""
         assert client.head("/static/style.css").headers["etag"] == css.headers["etag"]
         assert client.get("/static/nope.css").status_code == 404
+
+
+UPGRADED_SERVER = """
+import json
+import re
+import sys
+from pathlib import Path
+import kbtools
+package = Path(kbtools.__file__).parent / "serve"
+assert package.is_relative_to(sys.argv[1]), package
+# the newer kbtools installed (and the server restarted): a newer stylesheet
+(package / "static" / "style.css").write_text("/* a newer kbtools */ body { color: #111 }")
+from starlette.testclient import TestClient
+import kbtools.serve.app
+client = TestClient(kbtools.serve.app.create_app(None), base_url="http://127.0.0.1",
+                    raise_server_exceptions=False)
+link = re.search(r'href="(/static/style.css[^"]*)"', client.get("/nope").text).group(1)
+css = client.get(link)
+older = client.get("/static/style.css?v=" + sys.argv[2])
+print(json.dumps([link, css.text, css.headers["cache-control"], older.text,
+                  older.headers["cache-control"]]))
+"""
+
+
+def test_after_an_upgrade_pages_link_the_new_stylesheet_not_the_kept_one(tmp_path):
+    """The stylesheet and script are kept by the browser for a year under an address naming
+    their version: the newer kbtools' pages name another address, so the browser fetches
+    the newer files and never styles (or scripts) newer pages with the older ones; the
+    older address is answered with the newer file, not to be kept under it."""
+    ours = STATIC["style.css"][1]
+    site = tmp_path / "site"
+    shutil.copytree(Path(kbtools.__file__).parent, site / "kbtools",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    out = subprocess.run([sys.executable, "-P", "-c", UPGRADED_SERVER, str(site), ours],
+                         capture_output=True, text=True, cwd=tmp_path, check=True,
+                         env=os.environ | {"PYTHONPATH": str(site)}).stdout
+    link, css, cache, older, older_cache = json.loads(out)
+    assert link == static_url("style.css").replace(ours, link.rsplit("=", 1)[1])
+    assert link != static_url("style.css") and "a newer kbtools" in css
+    assert cache == "public, max-age=31536000, immutable"
+    assert "a newer kbtools" in older and older_cache == "no-cache"
 
 
 SCHEMAS_UNDER_UPGRADE = """

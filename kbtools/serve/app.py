@@ -20,10 +20,8 @@ server's send buffer full for `SEND_SECONDS`) has its connection dropped.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import ipaddress
 import logging
-import mimetypes
 import re
 import sys
 from pathlib import Path
@@ -42,15 +40,14 @@ from kbtools.engine.remote import EngineReader
 from kbtools.errors import UsageError
 from kbtools.fsutil import read_regular
 from kbtools.serve import api, ops, pages
+from kbtools.serve.compress import Compression
 from kbtools.serve.held import AnswerTags, HeldQuestions
 from kbtools.serve.security import LOOPBACK_HOSTS, Guard
 from kbtools.serve.source import EngineServedIndex, PinRequests, ServedIndex, Workers
+from kbtools.serve.staticfiles import static_file
 
 log = logging.getLogger("kbtools.serve")
 
-# the stylesheet as this kbtools ships it (pages.package_files: read when the server starts)
-STATIC = {name: (data, '"' + hashlib.sha256(data).hexdigest()[:32] + '"')
-          for name, data in pages.package_files("static").items()}
 TOKEN_CHARS = re.compile(r"^[A-Za-z0-9._~+/=-]{16,512}$")
 MAX_TOKEN_FILE = 4096
 MAX_CONNECTIONS = 256  # open at once; uvicorn answers 503 past it
@@ -74,25 +71,8 @@ def create_app(index: Path | str | None, *, token: str | None = None,
     app.state.body_seconds = body_seconds
     app.state.held = HeldQuestions()
     app.state.answer_tags = AnswerTags()
-    return Guard(PinRequests(app, source), token=token, allowed_hosts=allowed_hosts,
+    return Guard(Compression(PinRequests(app, source)), token=token, allowed_hosts=allowed_hosts,
                  refusal_page=pages.refusal_page)
-
-
-async def static_file(request: Request) -> Response:
-    """A file of the package's static folder (the stylesheet). No modification time is
-    sent, so a browser asks again with its ETag on every page (a 304 while unchanged)
-    rather than keeping the stylesheet of the kbtools before an upgrade for days."""
-    found = STATIC.get(request.path_params["name"])
-    if found is None:
-        raise HTTPException(404)
-    data, etag = found
-    headers = {"etag": etag, "cache-control": "no-cache"}
-    asked = {t.strip().removeprefix("W/") for t in request.headers.get("if-none-match", "")
-             .split(",")}
-    if etag in asked:
-        return Response(status_code=304, headers=headers)
-    kind = mimetypes.guess_type(request.path_params["name"])[0] or "application/octet-stream"
-    return Response(data, media_type=kind, headers=headers)
 
 
 async def http_error(request: Request, exc: Exception) -> Response:

@@ -12,12 +12,12 @@ searches), and works as well without it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import posixpath
 import re
 from collections.abc import Callable
-from importlib.resources import files
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode
 
@@ -71,6 +71,7 @@ from kbtools.serve.passes import app_url, xrefs_of
 from kbtools.serve.results import render_context, result_view
 from kbtools.serve.security import MAX_QUERY_STRING, local_path
 from kbtools.serve.source import Served, ServedIndex, Workers
+from kbtools.serve.staticfiles import holds, package_files, static_url
 
 log = logging.getLogger("kbtools.serve")
 ApiError = ops.ApiError
@@ -96,19 +97,10 @@ _LINES = re.compile(r"^(\d{1,8})(?:-(\d{1,8}))?$")
 
 
 
-def package_files(folder: str) -> dict[str, bytes]:
-    """The files of the package folder `folder` (``templates``, ``static``) by name, read
-    when the server starts: a running server renders and serves its own version's files
-    after `pip install -U kbtools` replaced them on disk (it read each template again once
-    its file changed, and a newer template calling what the running code does not give
-    failed with a 500 until the server was restarted)."""
-    return {f.name: f.read_bytes() for f in files("kbtools.serve").joinpath(folder).iterdir()
-            if f.is_file()}
-
-
 ENV = Environment(loader=DictLoader({name: data.decode("utf-8") for name, data
                                      in package_files("templates").items()}),
                   autoescape=select_autoescape(default=True, default_for_string=True))
+ENV.globals["static_url"] = static_url  # the stylesheet's and script's versioned addresses
 
 
 class Page:
@@ -212,8 +204,29 @@ def page(fn: PageFn, *, search: bool = False) -> Callable[[Request], Any]:
                 log.exception("page %s failed", request.url.path)
                 return p.error(500, f"internal error ({type(exc).__name__})")
         workers: Workers = request.app.state.workers
-        return await workers.run(run, search=search)
+        return revalidated(request, await workers.run(run, search=search))
     return handler
+
+
+def revalidated(request: Request, response: Response) -> Response:
+    """A page of 200 without a tag of its own (a document, a decision table, the release
+    page, the search form) tagged with its body's hash, and a 304 when the browser's copy
+    has it: a reload on a slow link costs a round trip, not the page again (pages are
+    ``no-cache``: the browser always asks). A results page keeps its own tag
+    (`held.AnswerTags`: a reload is not logged again)."""
+    if request.method not in ("GET", "HEAD") or response.status_code != 200 \
+            or "etag" in response.headers:
+        return response
+    etag = '"' + hashlib.sha256(response.body).hexdigest()[:32] + '"'
+    if not holds(request, etag):
+        response.headers["etag"] = etag
+        return response
+    kept = Response(status_code=304, headers={"etag": etag,
+                                              "cache-control": response.headers["cache-control"]})
+    for key, value in response.raw_headers:  # the language cookie a ?lang= link sets
+        if key == b"set-cookie":
+            kept.raw_headers.append((key, value))
+    return kept
 
 
 def held_questions(request: Request) -> HeldQuestions:
@@ -522,19 +535,26 @@ async def asset_file(request: Request) -> Response:
 
 async def _data_file(request: Request, rel: str, ctype: str, cache: str,
                      headers: dict[str, str] | None = None) -> Response:
-    def read() -> bytes | Response:
+    """A release file, tagged with its content's hash: a picture or PDF of a page reloaded
+    (``no-cache``) is a 304 while the served release holds the same file, not sent again."""
+    def read() -> tuple[bytes, str] | Response:
         try:
-            return _source(request).get().data_file(rel)
+            data = _source(request).get().data_file(rel)
         except OSError:
             return Response("not found\n", 404, media_type="text/plain")
         except KbError as exc:  # nothing served now (no release, the engine is down)
             return Response(one_line(exc.format()) + "\n", ops.status_of(exc),
                             media_type="text/plain")
+        return data, '"' + hashlib.sha256(data).hexdigest()[:32] + '"'
     workers: Workers = request.app.state.workers
-    data = await workers.run(read)
-    if isinstance(data, Response):
-        return data
-    return Response(data, media_type=ctype, headers={"cache-control": cache, **(headers or {})})
+    found = await workers.run(read)
+    if isinstance(found, Response):
+        return found
+    data, etag = found
+    sent = {"cache-control": cache, "etag": etag, **(headers or {})}
+    if holds(request, etag):
+        return Response(status_code=304, headers=sent)
+    return Response(data, media_type=ctype, headers=sent)
 
 
 def routes() -> list[Route]:

@@ -1,0 +1,72 @@
+"""The package's own files for the browser (``static/``: the stylesheet and the search
+box's script) and how they are cached.
+
+Both are read once when the server starts (`package_files`), with the page templates: a
+server running while `pip install -U kbtools` replaces them keeps serving its own version.
+Each is sent under a versioned address, `static_url` (``/static/style.css?v=<hash>``, the
+hash of what this server sends): a browser keeps the file for a year without asking
+(``immutable``), so a page on a slow link costs no round trip for its stylesheet and
+script. After an upgrade (and restart) the pages, which are never kept without asking
+(``no-cache``), name the new hash: the browser fetches the new files and never runs an
+older script with newer HTML. An address without the current hash (none, or an older
+one) is answered with the current file, ``no-cache`` and its ETag, so it is never kept
+under a name that is not its own; a browser revalidating it gets a 304 while it is
+unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import mimetypes
+from importlib.resources import files
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+
+VERSION_PARAM = "v"
+IMMUTABLE = "public, max-age=31536000, immutable"
+MAX_TAGS_HEADER = 4096  # the characters of an If-None-Match header read
+
+
+def package_files(folder: str) -> dict[str, bytes]:
+    """The files of the package folder `folder` (``templates``, ``static``) by name, read
+    when the server starts: a running server renders and serves its own version's files
+    after `pip install -U kbtools` replaced them on disk (it read each template again once
+    its file changed, and a newer template calling what the running code does not give
+    failed with a 500 until the server was restarted)."""
+    return {f.name: f.read_bytes() for f in files("kbtools.serve").joinpath(folder).iterdir()
+            if f.is_file()}
+
+
+# each static file as this kbtools ships it, and its version (a hash of its bytes)
+STATIC = {name: (data, hashlib.sha256(data).hexdigest()[:32])
+          for name, data in package_files("static").items()}
+
+
+def static_url(name: str) -> str:
+    """The versioned address of the static file `name` (the templates' links to it)."""
+    return f"/static/{name}?{VERSION_PARAM}={STATIC[name][1]}"
+
+
+def holds(request: Request, etag: str) -> bool:
+    """Whether the request's ``If-None-Match`` names `etag` (compared weakly: a tag sent
+    weak, as `kbtools.serve.compress` sends it with a compressed body, matches too)."""
+    asked = request.headers.get("if-none-match", "")[:MAX_TAGS_HEADER]
+    return etag.removeprefix("W/") in {t.strip().removeprefix("W/") for t in asked.split(",")}
+
+
+async def static_file(request: Request) -> Response:
+    """A file of the package's static folder: cached for a year under its versioned
+    address, revalidated on every use under any other (see the module docstring)."""
+    found = STATIC.get(request.path_params["name"])
+    if found is None:
+        raise HTTPException(404)
+    data, version = found
+    etag = f'"{version}"'
+    current = request.query_params.get(VERSION_PARAM) == version
+    headers = {"etag": etag, "cache-control": IMMUTABLE if current else "no-cache"}
+    if holds(request, etag):
+        return Response(status_code=304, headers=headers)
+    kind = mimetypes.guess_type(request.path_params["name"])[0] or "application/octet-stream"
+    return Response(data, media_type=kind, headers=headers)
