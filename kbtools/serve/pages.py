@@ -222,7 +222,8 @@ def revalidated(request: Request, response: Response) -> Response:
         response.headers["etag"] = etag
         return response
     kept = Response(status_code=304, headers={"etag": etag,
-                                              "cache-control": response.headers["cache-control"]})
+                                              "cache-control": response.headers.get(
+                                                  "cache-control", "no-cache")})
     for key, value in response.raw_headers:  # the language cookie a ?lang= link sets
         if key == b"set-cookie":
             kept.raw_headers.append((key, value))
