@@ -18,6 +18,7 @@ from kbtools.errors import FilterError, UsageError, valid_unicode
 from kbtools.index.reader import ChunkTable, KbIndex
 from kbtools.index.synonyms import normalize
 from kbtools.index.tokenize import to_simplified
+from kbtools.markdown.tags import is_tag_key, nested_under, parents, tag_text, wanted_tag
 from kbtools.query.filter_numbers import number_key, order_number
 
 _WHERE = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*(>=|<=|!=|=)(.*)$")  # value stripped below
@@ -130,6 +131,24 @@ def _compare(value: Any, op: str, want: str) -> bool:
     return a >= b if op == ">=" else a <= b
 
 
+def value_matches(key: str, value: Any, op: str, want: str) -> bool:
+    """Whether a document's value of `key` (front matter, or a chunk's own key) passes the
+    filter ``key op want``: as `_compare` has it, but ``=`` / ``!=`` on a tag key read its
+    values as Obsidian's nested tags (`kbtools.markdown.tags`: ``tags=病害`` holds for
+    ``病害/赤霉病``, ``#病害`` and ``病害``; ``!=`` for a document holding none of them)."""
+    if op not in ("=", "!=") or not is_tag_key(key):
+        return _compare(value, op, want)
+    branch = wanted_tag(want)
+    hit = any(_tag_is(v, branch) for v in _scalars([value]))
+    return hit if op == "=" else not hit
+
+
+def _tag_is(value: Any, branch: str) -> bool:
+    """Whether one tag is the branch `branch` or nested under it (`kbtools.markdown.tags`)."""
+    text = tag_text("true" if value is True else "false" if value is False else str(value))
+    return same_value(text, branch) or nested_under(text, branch)
+
+
 def resolve_docs(index: KbIndex, where: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
     """`where` with each ``doc=`` / ``doc!=`` value as the document path it stands for
     (`doc_value`: ``crops/x.md`` → ``knowledge/crops/x.md``), so the mask here and an
@@ -199,8 +218,8 @@ def _condition_mask(index: KbIndex, condition: Condition) -> np.ndarray:
                                            _compare(False, op, want))
         return verified_ok
     docs = index.docs()
-    doc_ok = np.array([_compare(d["doc"] if key == "doc" else d["metadata"].get(key), op, want)
-                       for d in docs], dtype=bool)
+    doc_ok = np.array([value_matches(key, d["doc"] if key == "doc" else d["metadata"].get(key),
+                                     op, want) for d in docs], dtype=bool)
     chunk_ok: np.ndarray = doc_ok[table.doc]
     return chunk_ok
 
@@ -306,7 +325,9 @@ def meant_values(index: KbIndex, condition: Condition) -> list[str]:
     for disease=wheat scab, disease=烂麦头 or 爛麥頭, the name in the other language or the field's
     word, which the filter compares as written), then those it may be a typo of
     (`VALUE_LIKENESS` alike or more, the closest first): ``crop=玉米`` for crop=玉木,
-    ``equipment=HX-260 注塑机`` for equipment=HX260 注塑机. [] for another operator, a
+    ``equipment=HX-260 注塑机`` for equipment=HX260 注塑机; of tags, the branches they are
+    nested under too, without a ``#`` (``tags=病害`` for tags=病虫, where a document is
+    tagged ``病害/赤霉病``). [] for another operator, a
     chunk's own key (``doc`` names its documents itself: `doc_value`) or a value nothing
     resembles (crop=香蕉)."""
     key, op, want = condition
@@ -314,6 +335,8 @@ def meant_values(index: KbIndex, condition: Condition) -> list[str]:
         return []
     held = {str(v) for d in index.docs() for v in _scalars([d["metadata"].get(key)])
             if not isinstance(v, bool)}
+    if is_tag_key(key):  # a branch is a value to name too: tags=病害 for tags=病虫
+        held = {t for v in held for t in (tag_text(v), *parents(tag_text(v))) if t.strip()}
     groups = index.synonyms()  # a Traditional spelling (爛麥頭) of a Simplified group's term
     same = {normalize(t) for t in groups.others(want) or groups.others(to_simplified(want))}
     named = sorted(v for v in held if normalize(v) in same)
