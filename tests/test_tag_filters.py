@@ -22,8 +22,11 @@ from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.engine import expr
+from kbtools.engine.milvus import connect_url
+from kbtools.engine.publish import check_release, publish
 from kbtools.index.reader import open_index
-from kbtools.markdown.tags import parents, wanted_tag
+from kbtools.markdown.parser import parse_tokens
+from kbtools.markdown.tags import inline_tags, parents, wanted_tag
 from kbtools.query.filters import meant_values, value_matches
 from kbtools.query.search import search
 from kbtools.serve.app import create_app
@@ -39,14 +42,19 @@ TAGS = {
     "hydraulic": 'tags: ["#Urgent", Maintenance/Hydraulics]',  # Obsidian's # kept, quoted
     "alias": "aliases: [PLC/HMI]",  # a / in another key is the value's own
     "plain": "",
+    "inline": "",  # its tags are in its text (INLINE)
 }
+# Obsidian's inline tags, and what is none: in code, a link, after C or a URL, only digits
+INLINE = ("Tagged #病害/白粉病 and #Urgent，in text; not `#code`, [#link](good.md), C#, "
+          "https://example.org/#anchor, \\#escaped or #2024.\n\n```\n#fence\n```\n")
 
 
 def _doc(name: str, front: str) -> str:
     return (f"---\ntitle: Pump {name}\ncategory: engineering\nproject: demo\nsource: test\n"
             f"author: alice@example.org\ntimestamp: \"2026-03-14T09:30:00+08:00\"\n"
             f"verified: false\n{front + chr(10) if front else ''}---\n\n# Pump {name}\n\n"
-            f"The {name} pump primes before the pressure test and holds its seal.\n")
+            f"The {name} pump primes before the pressure test and holds its seal.\n"
+            + ("\n" + INLINE if name == "inline" else ""))
 
 
 @pytest.fixture(scope="module")
@@ -68,22 +76,26 @@ def _cli(dist: Path, *args: str):
 
 ALL = {*TAGS, "good"}
 CASES = [
-    ("tags=病害", {"scab", "stripe"}),  # a parent matches the tags nested under it
+    ("tags=病害", {"scab", "stripe", "inline"}),  # a parent matches the tags nested under it
     ("tags=病害/锈病", {"stripe"}),  # a branch matches only its own
     ("tags=病害/赤霉病", {"scab"}),
     ("tags=病害/锈病/条锈病", {"stripe"}),
-    ("tags=#病害", {"scab", "stripe"}),  # as Obsidian's search writes it: tag:#病害
-    ("tags=病害/", {"scab", "stripe"}),
+    ("tags=#病害", {"scab", "stripe", "inline"}),  # as Obsidian's search writes it: tag:#病害
+    ("tags=病害/", {"scab", "stripe", "inline"}),
     ("tags=病害虫", {"pests"}),
     ("tags=赤霉病", set()),  # a later part alone is no branch (Obsidian's search neither)
-    ("tags!=病害", ALL - {"scab", "stripe"}),  # the complement
+    ("tags!=病害", ALL - {"scab", "stripe", "inline"}),  # the complement
     ("tags!=病害/锈病", ALL - {"stripe"}),
     ("tags=crops", {"scab", "stripe"}),  # any letter case, as every filter compares
     ("tags=CROPS/wheat", {"scab", "stripe"}),
     ("tags=maintenance", {"hydraulic"}),
-    ("tags=urgent", {"hydraulic"}),  # a front-matter tag written with its #
-    ("tags=#URGENT", {"hydraulic"}),
-    ("tags!=urgent", ALL - {"hydraulic"}),
+    ("tags=urgent", {"hydraulic", "inline"}),  # a front-matter tag written with its #
+    ("tags=#URGENT", {"hydraulic", "inline"}),
+    ("tags!=urgent", ALL - {"hydraulic", "inline"}),
+    ("tags=病害/白粉病", {"inline"}),  # a tag of the text
+    ("tags!=病害/白粉病", ALL - {"inline"}),
+    ("tags=code", set()), ("tags=link", set()), ("tags=anchor", set()),  # no tags
+    ("tags=escaped", set()), ("tags=2024", set()), ("tags=fence", set()),
     ("aliases=PLC", set()),  # only tags are read as nested
     ("aliases=plc/hmi", {"alias"}),
 ]
@@ -105,7 +117,7 @@ def test_the_api_and_the_search_page_read_nested_tags_alike(dist, where, docs):
         if op == "=":  # the page's menus choose equal values (f.KEY=VALUE)
             page = client.get("/", params={"q": Q, "f." + key: value, "lang": "en"})
             assert page.status_code == 200
-            assert {n for n in ALL if f"knowledge/{n}.md" in page.text} == docs
+            assert {n for n in ALL if f'data-doc="knowledge/{n}.md"' in page.text} == docs
 
 
 def test_mcp_search_reads_nested_tags(dist, tmp_path):
@@ -120,19 +132,20 @@ def test_mcp_search_reads_nested_tags(dist, tmp_path):
 
     parent, other, english = mcp_client([KB, "mcp", "--index", str(dist)], tmp_path, env,
                                         scenario)
-    assert _names(parent.structured_content["results"]) == {"scab", "stripe"}
-    assert _names(other.structured_content["results"]) == ALL - {"scab", "stripe"}
+    assert _names(parent.structured_content["results"]) == {"scab", "stripe", "inline"}
+    assert _names(other.structured_content["results"]) == ALL - {"scab", "stripe", "inline"}
     assert _names(english.structured_content["results"]) == {"scab", "stripe"}
 
 
 def test_results_show_the_tags_as_written(dist):
     res = search(open_index(dist), Q, k=20, where=["tags=病害"], keep_results=True).to_dict()
-    shown = {Path(r["doc"]).stem: r["metadata"]["tags"] for r in res["results"]}
+    shown = {Path(r["doc"]).stem: r["metadata"].get("tags") for r in res["results"]}
     assert shown == {"scab": ["病害/赤霉病", "Crops/Wheat"],
-                     "stripe": ["病害/锈病/条锈病", "crops/wheat"]}
+                     "stripe": ["病害/锈病/条锈病", "crops/wheat"],
+                     "inline": None}  # the front matter as written: its tags are its text's
     urgent = search(open_index(dist), Q, k=20, where=["tags=urgent"], keep_results=True)
-    assert [r["metadata"]["tags"] for r in urgent.to_dict()["results"]] == \
-        [["#Urgent", "Maintenance/Hydraulics"]]
+    assert [r["metadata"].get("tags") for r in urgent.to_dict()["results"]] == \
+        [["#Urgent", "Maintenance/Hydraulics"], None]
 
 
 @pytest.mark.parametrize(("typed", "meant"), [
@@ -193,3 +206,39 @@ def test_the_engine_reads_nested_tags_as_the_local_mask(coll, key, op, want):
     assert sorted(int(r["num"]) for r in got) == local
     if key == "tags" and op == "=" and want in ("病害", "#病害", "病害/"):
         assert local == [0, 1]  # the rule itself, not only agreement
+
+
+# inline tags: read from the parser's tokens ---------------------------------------------
+@pytest.mark.parametrize(("text", "tags"), [
+    ("防治要点 #病害/赤霉病 #小麦 。", ("病害/赤霉病", "小麦")),
+    ("#Urgent，先停机。 #检修:液压", ("Urgent", "检修")),  # ends at punctuation
+    ("先停机。#检修", ()),  # a # after no whitespace starts none
+    ("Line one\n#first-line #snake_case #y1984 #3机组", ("first-line", "snake_case", "y1984",
+                                                       "3机组")),  # a non-digit makes a tag
+    ("**#重点** and _#focus_", ("重点", "focus")),  # emphasis shows the tag
+    ("## 防治 #病害\n\n- #item\n> #quote\n\n| a |\n|---|\n| #cell |", ("病害", "item", "quote",
+                                                                        "cell")),
+    ("#a #a #b", ("a", "b")),  # each once
+    ("C# 和 #3、#1984 or 12#34", ()),  # after a letter, only digits
+    ("`#code` [#link](x.md) [[note#heading]] [[a| #b]] $#m$ %%#note%%", ()),
+    ("https://example.org/page#anchor <span>#html</span> \\#escaped a**#b**", ()),
+    ("```\n#fence\n```\n\n    #indented\n\n<div>\n#block\n</div>", ()),
+])
+def test_inline_tags_are_read_as_obsidian_reads_them(text, tags):
+    assert inline_tags(parse_tokens(text, {})) == tags
+
+
+def test_the_engine_filters_inline_and_nested_tags_as_the_local_index(dist, milvus):  # noqa: F811
+    url = milvus.url("tagrelease")
+    engine = connect_url(url, create_db=True)
+    try:
+        publish(engine, check_release(dist))
+    finally:
+        engine.close()
+    for where in ("tags=病害", "tags!=病害", "tags=urgent", "tags=病害/白粉病", "tags=fence"):
+        local = _cli(dist, "--json", "-k", "20", "--where", where)
+        remote = CliRunner().invoke(main, ["query", Q, "--engine", url, "--no-log", "--json",
+                                           "-k", "20", "--where", where])
+        assert remote.exit_code == 0, remote.output
+        assert _names(json.loads(remote.output)["results"]) == \
+            _names(json.loads(local.output)["results"]), where

@@ -50,7 +50,8 @@ ORD_FIELD = "f_ord"
 # numbers with exponents beyond Decimal's, 1e1000000000000000000, numbers, not text; 5:
 # the members of nested lists, [[小麦, 玉米]], each a value, as the local mask reads them;
 # 6: a tag key's f_eq and f_num hold each tag without its `#`, and f_eq the branches it is
-# nested under, `kbtools.markdown.tags`: tags=病害 finds 病害/赤霉病)
+# nested under, `kbtools.markdown.tags`: tags=病害 finds 病害/赤霉病; and the document's
+# inline tags, `#病害` in its text, `kbtools.query.filters.document_facts`)
 FILTER_RULES = "6"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 
