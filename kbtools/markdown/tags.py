@@ -17,7 +17,14 @@ Obsidian reads as tags; ``aliases``, ``component`` and the rest are plain values
 ``!=`` is the complement (no tag of the document is the value or nested under it); ``>=``
 and ``<=`` compare the tags as written, as they compare any value. The local mask
 (`kbtools.query.filters`) and a Milvus engine's stored fields (`kbtools.engine.expr`, which
-stores each tag's `branches`) both read the rule from here.
+stores the branches each tag lies under, `parents`) both read the rule from here.
+
+A document's tags are also those its text writes (``#病害/白粉病``, ``#Urgent``), as Obsidian
+counts them (its Tags view, ``tag:`` search and Bases' ``file.tags``): the parser reads them
+from each inline run's tokens (`read_inline_tags`, a core rule), the build records them with
+the document (``body_tags`` in data/docs.jsonl, its front matter kept as written) and the
+filters add them to ``tags`` (`with_body_tags`). What is one follows Obsidian's help ("Tag
+format"): `INLINE_TAG`, `is_tag`.
 """
 
 from __future__ import annotations
