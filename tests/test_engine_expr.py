@@ -19,7 +19,7 @@ from kbtools.config import load_config
 from kbtools.engine import expr
 from kbtools.engine.milvus import connect_url
 from kbtools.engine.publish import check_release, publish
-from kbtools.query.filters import _compare, number_key, order_number
+from kbtools.query.filters import number_key, order_number, value_matches
 from tests.hostile import make_repo
 from tests.kbfixtures import REPO
 from tests.milvus_server import facts_collection, milvus  # noqa: F401 - fixture
@@ -108,7 +108,7 @@ def _local(key: str, op: str, want: str) -> list[int]:
     out = []
     for i, f in enumerate(FACTS):
         facts = expr.chunk_facts(f, f"doc{i}.md", "section", i % 2 == 0)
-        if _compare(facts.get(key), op, want):
+        if value_matches(key, facts.get(key), op, want):
             out.append(i)
     return out
 

@@ -160,10 +160,11 @@ def test_a_release_derived_by_other_rules_is_refused_and_published_anew(
     assert props[P_TOKENIZER] == stored_infos(ReleaseLayout(dist).store)["tokenizer"]
 
     monkeypatch.setattr(selfcheck, "DERIVATION", "99")  # a newer kbtools reads it
+    derived = props[P_DERIVATION]  # (2 since documents' inline tags are stored)
     _refused(url, f"release {r1.collection} in the engine was derived by the rules of "
-                  "kbtools derivation 1, this kb derives 99")
-    with pytest.raises(EngineError, match="derivation 1, this kb derives 99, so its readers "
-                       "would refuse it; the alias was not moved"):
+                  f"kbtools derivation {derived}, this kb derives 99")
+    with pytest.raises(EngineError, match=f"derivation {derived}, this kb derives 99, so its "
+                       "readers would refuse it; the alias was not moved"):
         rollback(eng, r1.collection)
     monkeypatch.undo()
 
@@ -179,9 +180,12 @@ def test_a_release_derived_by_other_rules_is_refused_and_published_anew(
     with pytest.raises(EngineError, match="no older published release"):
         rollback(eng)  # never to the stale collection of the same release
 
-    # a release published before either was recorded: derivation 1, libraries not known
+    # a release published before either was recorded: derivation 1, libraries not known;
+    # refused since derivation 2 (its documents' inline tags are not stored)
     eng.client.drop_collection_properties(r2.collection, [P_DERIVATION, P_TOKENIZER])
-    assert search(EngineReader(eng).current(), QUESTION).results
+    assert selfcheck.DERIVATION == "2"
+    _refused(url, f"release {r2.collection} in the engine was derived by the rules of "
+                  "kbtools derivation 1, this kb derives 2")
 
 
 P_FILTERS = "kb.filters"  # (docs/scale.md)
@@ -197,12 +201,12 @@ def test_filter_fields_stored_by_other_rules_are_refused_and_published_anew(
     url = milvus.url("filters")
     eng = connect_url(url, create_db=True)
     r1 = publish(eng, check_release(dist))
-    assert eng.properties(r1.collection)[P_FILTERS] == expr.FILTER_RULES == "5"
+    assert eng.properties(r1.collection)[P_FILTERS] == expr.FILTER_RULES == "6"
     assert search(EngineReader(eng).current(), QUESTION).results
 
     eng.client.drop_collection_properties(r1.collection, [P_FILTERS])  # an older kbtools's
     said = (f"release {r1.collection} in the engine holds filter fields stored by kbtools "
-            "filter rules 1, this kb filters by rules 5")
+            "filter rules 1, this kb filters by rules 6")
     _refused(url, said)
     with pytest.raises(EngineError, match=f"{said}, so its readers would refuse it"):
         rollback(eng, r1.collection)

@@ -30,7 +30,7 @@ def findings(kb: Path, front: str, *args: str) -> list[str]:
 def test_a_quoted_obsidian_tag_is_named_at_its_line(kb):
     assert findings(kb, 'tags: ["#迁飞性害虫", 水稻, "#1", "#a b"]\n') == [
         "knowledge/a.md:9:1: warning: fm-tag-hash: tags: '#迁飞性害虫' keeps Obsidian's '#' "
-        "in the index, so `--where tags=迁飞性害虫`, facets and routing miss it: write "
+        "in the index, so facets and routing miss it: write "
         "'迁飞性害虫' (Obsidian reads it without '#' the same)"]  # "#1", "#a b": no tags
     got = findings(kb, 'tags:\n  - 水稻\n  - "#迁飞性害虫"\n')
     assert len(got) == 1 and got[0].startswith("knowledge/a.md:11:1: warning: fm-tag-hash")

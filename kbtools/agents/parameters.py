@@ -50,7 +50,8 @@ Filters = Annotated[Annotated[list[Filter], Field(max_length=MAX_WHERE)] | Filte
                  "hold): KEY=VALUE, KEY!=VALUE, KEY>=VALUE or KEY<=VALUE. KEY is a front-matter "
                  "field a result's `metadata` shows (category, tags, lang, verified, timestamp "
                  "…) or `doc` (a document path, as `read` takes it). Numbers compare as "
-                 "numbers (size=1 matches 1.0), other values as text, case-insensitively. A "
+                 "numbers (size=1 matches 1.0), other values as text, case-insensitively; "
+                 "tags=X also matches the tags nested under X (X/…) and a #X in the text. A "
                  "value no document has filters everything out (no_answer)."),
     examples=["category=crop-protection", ["verified=true", "doc=crops/wheat-scab.md"]])]
 VerifiedOnly = Annotated[StrictBool | None, Field(

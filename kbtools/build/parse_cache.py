@@ -42,7 +42,7 @@ PARSE_CACHE_FILE = "parsed.sqlite"
 LANG_SPAN = 4000  # a document's language is that of its first characters
 # bump FORMAT when the parse tree of the same bytes changes (markdown/ code) or the entries'
 # layout does; entries made by another kbtools or markdown-it release never match either
-FORMAT = 23  # 2: outlines record the document's language; 3: `<`, `>` kept in text;
+FORMAT = 24  # 2: outlines record the document's language; 3: `<`, `>` kept in text;
 # 4: a `$` inside a code span closes no formula; 5: `[^1]: …` is no link definition;
 # 6: lines counted through inline spans written over several lines; 7: `$$` after text;
 # 8: the formulas and images of headings are in the outline; 9: ```latex fences are code;
@@ -64,6 +64,7 @@ FORMAT = 23  # 2: outlines record the document's language; 3: `<`, `>` kept in t
 # anchor each heading's page gives it, and each link's (`Link.anchor`); 22: each picture of
 # an HTML block at the line its `<img` opens on (all had the block's first line)
 # 23: a block id on the line below its block (`…\n^id`) hidden (`Document.hidden`)
+# 24: the Obsidian tags a document's text writes (`Document.tags`), in its outline
 PARSER_VERSION = (f"{FORMAT}:{__version__}:{markdown_it.__version__}:"
                   f"{mdit_py_plugins.__version__}")
 
@@ -77,11 +78,12 @@ class Outline:
     tables: tuple[nodes.Table, ...]
     formulas: tuple[nodes.Math, ...]
     lang: str  # `kbtools.index.tokenize.language_of` the body's first 4,000 characters
+    tags: tuple[str, ...] = ()  # the Obsidian tags its text writes (`Document.tags`)
 
     @classmethod
     def of(cls, doc: Document, body: str) -> Outline:
         return cls(doc.rel, doc.title, heading_rows(doc), tuple(doc.tables()),
-                   tuple(doc.formulas()), language_of(body[:LANG_SPAN]))
+                   tuple(doc.formulas()), language_of(body[:LANG_SPAN]), doc.tags)
 
 
 _TYPE = "\x00t"  # the key naming a node's class in its JSON object
@@ -116,6 +118,7 @@ def _decode(value: Any) -> Any:
 def encode_outline(outline: Outline) -> str:
     return json.dumps({"title": outline.title, "tables": _encode(outline.tables),
                        "formulas": _encode(outline.formulas), "lang": outline.lang,
+                       "tags": list(outline.tags),
                        "headings": [[list(path), num, sorted(slugs), anchor]
                                     for path, num, slugs, anchor in outline.headings]},
                       ensure_ascii=False)
@@ -126,7 +129,8 @@ def decode_outline(text: str, rel: str) -> Outline:
     headings = tuple((tuple(path), str(num), frozenset(slugs), str(anchor))
                      for path, num, slugs, anchor in data["headings"])
     outline = Outline(rel, str(data["title"]), headings, _decode(data["tables"]),
-                      _decode(data["formulas"]), str(data["lang"]))
+                      _decode(data["formulas"]), str(data["lang"]),
+                      tuple(str(t) for t in data["tags"]))
     for kind, items in ((nodes.Table, outline.tables), (nodes.Math, outline.formulas)):
         if not all(isinstance(x, kind) for x in items):
             raise ValueError("the parse cache holds a malformed outline")

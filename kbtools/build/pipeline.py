@@ -272,7 +272,7 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     linked = reuse.entries(kept)
     models = kept_models(models, kept, reuse.previous)
     _write_data(layout, sources, counts, provenance, cfg, user_dict, groups,
-                langs)
+                langs, {rel: o.tags for rel, o in outlines.items()})
     manifest = _manifest(cfg, root, opts, models, stats, staging, {**linked, **csvs.entries},
                          started)
     write_manifest(staging, manifest, validate=False)  # validated when final, below
@@ -458,15 +458,18 @@ def write_shards(layout: ReleaseLayout, records: list[dict[str, Any]], vectors: 
 
 def _write_data(layout: ReleaseLayout, sources: list[SourceDoc], counts: dict[str, int],
                 provenance: dict[str, BlameRuns], cfg: Config, user_dict: str,
-                groups: Synonyms, langs: dict[str, str]) -> None:
+                groups: Synonyms, langs: dict[str, str],
+                tags: dict[str, tuple[str, ...]]) -> None:
     """data/ besides the shards: docs.jsonl (`counts`: each document's chunk count), the BM25
     dictionary (front-matter values, the user dictionary and the synonyms' terms) and the
-    synonym groups, when there are any; `langs` is each document's language (its
-    outline's)."""
+    synonym groups, when there are any; `langs`, `tags`: each document's language and the
+    Obsidian tags its text writes (its outline's; `body_tags`, which filters add to `tags`)."""
     docs = []
     for s in sorted(sources, key=lambda s: s.rel):
         d = {"doc": s.rel, "metadata": s.meta, "n_chunks": counts[s.rel],
              "lang": langs[s.rel]}
+        if tags.get(s.rel):
+            d["body_tags"] = list(tags[s.rel])
         if s.rel in provenance:
             d.update(history.chunk_provenance(provenance[s.rel], 1, 10**9))
         docs.append(d)

@@ -42,8 +42,7 @@ CODES: dict[str, str] = {
     "fm-value": "a value breaks another schema rule (enum, pattern, length ...)",
     "fm-timestamp": "not an ISO 8601 timestamp with offset, or not a real date",
     "fm-tag-hash": "a list item written with Obsidian's `#` (`tags: [\"#迁飞性害虫\"]`): "
-                   "indexed with it, so `--where tags=迁飞性害虫`, facets and routing miss "
-                   "the document (warning)",
+                   "indexed with it, so facets and routing miss the document (warning)",
     "fm-list-joined": "a list item holding several values joined by Chinese list "
                       "punctuation (`tags: [液压、检修]`): one value to the index, so "
                       "`--where tags=液压`, facets and routing miss the document (warning)",

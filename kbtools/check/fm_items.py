@@ -25,6 +25,7 @@ import yaml
 from kbtools.check.links import Edit
 from kbtools.check.yaml_syntax import FIXES, fm_lines
 from kbtools.corpus import SourceDoc
+from kbtools.markdown.tags import is_tag_key
 
 Problem = tuple[str, int, int, str]  # (code, line, col, message), as `frontmatter`'s
 JOINERS = "、，；"  # list punctuation of Chinese input, which YAML does not split at
@@ -36,18 +37,20 @@ SENTENCE_MARKS = frozenset("。！？!?：:\n")
 
 def hash_tags(src: SourceDoc) -> Iterator[Problem]:
     """A list item (of any top-level list) written `"#迁飞性害虫"`: Obsidian's inline tag,
-    quoted so YAML keeps it; the index would keep the `#`, so `--where tags=迁飞性害虫`,
-    facets and routing miss the document."""
+    quoted so YAML keeps it; the index would keep the `#`, so facets and routing miss the
+    document (and `--where` too, but on `tags`, whose filters read a tag without its `#`:
+    `kbtools.markdown.tags`)."""
     lines = dict(fm_lines(src))
     for key, value in src.meta.items():
         if not isinstance(value, list):
             continue
         for item in value:
             if isinstance(item, str) and obsidian_tag(item):
+                missed = "facets and routing miss it" if is_tag_key(str(key)) else \
+                    f"`--where {key}={item[1:]}`, facets and routing miss it"
                 yield ("fm-tag-hash", item_line(src, key, item, lines), 1,
-                       f"{key}: {item!r} keeps Obsidian's '#' in the index, so "
-                       f"`--where {key}={item[1:]}`, facets and routing miss it: write "
-                       f"{item[1:]!r} (Obsidian reads it without '#' the same)")
+                       f"{key}: {item!r} keeps Obsidian's '#' in the index, so {missed}: "
+                       f"write {item[1:]!r} (Obsidian reads it without '#' the same)")
 
 
 def obsidian_tag(item: str) -> bool:

@@ -8,7 +8,9 @@ its members does, at any depth). Milvus has no case folding, number reading or "
 ≥", so each published chunk carries three JSON fields computed from its facts (front
 matter plus the chunk's ``doc``, ``kind`` and ``verified``), and filters test those:
 
-* ``f_eq[key]``: the case-folded values as a list → ``json_contains`` for ``=`` / ``!=``;
+* ``f_eq[key]``: the case-folded values as a list → ``json_contains`` for ``=`` / ``!=``
+  (of a tag key, each tag without its ``#`` and the branches it is nested under:
+  `kbtools.markdown.tags`);
 * ``f_num[key]``: the `number_key` of each member that reads as a number → ``json_contains``
   for ``=`` / ``!=`` with a value that reads as one;
 * ``f_ord[key]``: per key the extremes ``nmax``/``nmin`` (numeric members, as `order_text`),
@@ -36,6 +38,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from kbtools.markdown.tags import is_tag_key, parents, tag_text, wanted_tag
 from kbtools.query.filter_numbers import number_key, order_number, order_text
 
 EQ_FIELD = "f_eq"
@@ -45,8 +48,11 @@ ORD_FIELD = "f_ord"
 # be stored otherwise (1: f_eq and f_ord; 2: f_num too, numbers equal as numbers; 3:
 # f_ord's nmax/nmin as `order_text`, exact, infinities kept; infinities in f_num; 4:
 # numbers with exponents beyond Decimal's, 1e1000000000000000000, numbers, not text; 5:
-# the members of nested lists, [[小麦, 玉米]], each a value, as the local mask reads them)
-FILTER_RULES = "5"
+# the members of nested lists, [[小麦, 玉米]], each a value, as the local mask reads them;
+# 6: a tag key's f_eq and f_num hold each tag without its `#`, and f_eq the branches it is
+# nested under, `kbtools.markdown.tags`: tags=病害 finds 病害/赤霉病; and the document's
+# inline tags, `#病害` in its text, `kbtools.query.filters.document_facts`)
+FILTER_RULES = "6"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 
 # Milvus reads only these escapes in a string literal (\u, \x, \b, \0 … are refused);
@@ -109,8 +115,12 @@ def filter_fields(facts: dict[str, Any]) -> dict[str, dict[str, Any]]:
         texts = [t for t in (_as_text(v) for v in _members(value)) if t is not None]
         if not texts:
             continue
-        eq[key] = sorted({t.casefold() for t in texts})
-        if keys := {k for t in texts if (k := number_key(t)) is not None}:
+        same = [tag_text(t) for t in texts] if is_tag_key(key) else texts
+        folded = {t.casefold() for t in same}
+        if is_tag_key(key):  # the branches each tag is nested under match it too
+            folded |= {p for t in list(folded) for p in parents(t)}
+        eq[key] = sorted(folded)
+        if keys := {k for t in same if (k := number_key(t)) is not None}:
             numbers[key] = sorted(keys)
         nums = [x for t in texts if (x := order_number(t)) is not None]
         words = [t for t in texts if order_number(t) is None]
@@ -129,8 +139,11 @@ def _path(field: str, key: str, sub: str | None = None) -> str:
 
 
 def condition(key: str, op: str, want: str) -> str:
-    """One parsed ``--where`` (key, op, value) as a Milvus expression."""
+    """One parsed ``--where`` (key, op, value) as a Milvus expression; ``=`` / ``!=`` on a
+    tag key test the tag its value names (`kbtools.markdown.tags.wanted_tag`), which the
+    stored fields hold for the tag and every tag nested under it."""
     if op in ("=", "!="):
+        want = wanted_tag(want) if is_tag_key(key) else want
         test = f"json_contains({_path(EQ_FIELD, key)}, {literal(want.casefold())})"
         if (want_key := number_key(want)) is not None:  # a member reading as a number is
             # equal by number; another (no number) by text, as `filters.same_value` has it

@@ -22,6 +22,7 @@ from kbtools.engine.milvus import Engine
 from kbtools.index import synonyms
 from kbtools.index.reader import KbIndex
 from kbtools.query import anchors, neighbours, pages
+from kbtools.query.filters import document_facts
 
 BATCH = 256
 BLOB_CHARS = 60_000
@@ -182,7 +183,7 @@ def chunk_rows(index: KbIndex, fields: dict[str, str]) -> Iterator[list[dict[str
     """The chunk rows to insert, in batches of BATCH."""
     n = index.store.count()
     sparse = SparseRows.of(index)
-    metas = {d["doc"]: d["metadata"] for d in index.docs()}
+    metas = {d["doc"]: document_facts(d) for d in index.docs()}  # inline tags in `tags`
     table = index.chunk_table()
     parent_of, models_of = table.parent, table.models
     for start in range(0, n, BATCH):

@@ -50,7 +50,7 @@ SELF_CHECK = "selfcheck-1"  # manifest["derived_check"] of releases checked by t
 # how index/ is made of data/: bump it whenever the same data/ would give other index/ files
 # (store columns or values, BM25 files, graphs) under the same TOKENS_VERSION; recorded in
 # the store (`derivation_info`), and an index/ of another is derived again
-DERIVATION = "1"
+DERIVATION = "2"  # 2: the docs table's `body_tags` (a document's inline tags)
 SAMPLED_SHARDS = 12
 SEARCH_DEPTH = 10  # a searched chunk must be among the first this many it finds
 _COLUMNS = ("id", "doc", "kind", "line_start", "line_end", "text", "embed_text")

@@ -31,7 +31,7 @@ PRAGMA page_size = 4096;
 CREATE TABLE docs (
     doc TEXT PRIMARY KEY, title TEXT, category TEXT, verified INTEGER, source TEXT,
     author TEXT, timestamp TEXT, lang TEXT, metadata TEXT,
-    last_commit TEXT, last_author TEXT, last_changed TEXT, n_chunks INTEGER
+    last_commit TEXT, last_author TEXT, last_changed TEXT, n_chunks INTEGER, body_tags TEXT
 );
 CREATE TABLE chunks (
     num INTEGER PRIMARY KEY, id TEXT UNIQUE, doc TEXT, kind TEXT, heading_path TEXT,
@@ -57,6 +57,15 @@ NOT_CHECKED = ("not checked against the review history (release built by an olde
 
 def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def _doc_record(row: sqlite3.Row) -> dict[str, Any]:
+    """A docs row as a document record: its front matter (`metadata`) and the Obsidian
+    tags its text writes (`body_tags`, [] for none) decoded."""
+    d = dict(row)
+    d["metadata"] = json.loads(d["metadata"])
+    d["body_tags"] = _load(d.get("body_tags") or "[]")
+    return d
 
 
 def input_headers(extra: Any) -> list[str]:
@@ -190,13 +199,13 @@ def insert_docs(con: sqlite3.Connection, docs: Iterable[dict[str, Any]], lapsed:
     for d in docs:
         meta = d.get("metadata") or {}
         con.execute(
-            "INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (d["doc"], str(meta.get("title") or ""), str(meta.get("category") or ""),
              1 if meta.get("verified") is True and d["doc"] not in lapsed else 0,
              str(meta.get("source") or ""),
              str(meta.get("author") or ""), str(meta.get("timestamp") or ""),
              d.get("lang") or "", _dump(meta), d.get("last_commit"), d.get("last_author"),
-             d.get("last_changed"), d.get("n_chunks", 0)))
+             d.get("last_changed"), d.get("n_chunks", 0), _dump(d.get("body_tags") or [])))
         for field in facet_fields:
             values = meta.get(field)
             for v in values if isinstance(values, list) else [values]:
@@ -529,8 +538,7 @@ class Store:
             row = self.con.execute("SELECT * FROM docs WHERE doc = ?", (doc,)).fetchone()
             if row is None:
                 return None
-            d = dict(row)
-            d["metadata"] = json.loads(d["metadata"])
+            d = _doc_record(row)
             self._doc_cache[doc] = d
         return self._doc_cache[doc]
 
@@ -540,8 +548,7 @@ class Store:
         for row in self.con.execute("SELECT * FROM docs ORDER BY doc"):
             d = self._doc_cache.get(row["doc"])
             if d is None:
-                d = dict(row)
-                d["metadata"] = json.loads(d["metadata"])
+                d = _doc_record(row)
                 self._doc_cache[d["doc"]] = d
             out.append(d)
         return out

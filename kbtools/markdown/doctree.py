@@ -64,6 +64,7 @@ from kbtools.markdown.parser import (
     token_newlines,
     token_text,
 )
+from kbtools.markdown.tags import inline_tags
 
 # Linear-time pattern (author HTML): the value is stripped in code rather than by a lazy
 # group before \s*$ (`<img>` tags and attributes: `parser.IMG_TAG`, `parser.ATTR`).
@@ -410,7 +411,7 @@ def parse(src: SourceDoc) -> Document:
     comments: list[tuple[int, int]] = []
     hidden = hidden_spans(tokens, lines, offset, comments)
     return Document(src.rel, title, dict(src.meta), root, tuple(lines), src.body_line,
-                    references, hidden, tuple(comments))
+                    references, hidden, tuple(comments), inline_tags(tokens))
 
 
 def doc_title(meta: dict[str, Any], root: Section, rel: str) -> str:

@@ -15,6 +15,8 @@ markdown-it would render); a reference link's token names its definition's label
 Links markdown-it drops as unsafe (`javascript:`, `vbscript:`, `data:` other than images)
 stay text; `file:` links are kept, so the check can report them. Inline HTML tags are
 `html_inline` tokens, left out of a run's text; `<` and `>` in text and code spans are text.
+Each inline run's Obsidian tags (`#病害/赤霉病` in its text) are read into its meta
+(`kbtools.markdown.tags.read_inline_tags`).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from mdit_py_plugins.tasklists import tasklists_plugin
 from kbtools.errors import INVISIBLE
 from kbtools.markdown.comments import COMMENT, comments_plugin
 from kbtools.markdown.highlight import highlight_plugin
+from kbtools.markdown.tags import read_inline_tags
 
 # `$5 and $6`, `$5,$6` and `costs $ 3` must not become math: no space right inside the
 # dollars (write `$x + y$`, not `$ x + y $`) and no digit right outside them (`1$`, `$2`
@@ -113,6 +116,7 @@ def markdown() -> MarkdownIt:
     md.inline.ruler.after("footnote_ref", "inline_note", _inline_note)
     md.use(highlight_plugin)
     md.use(comments_plugin, _noting_span)  # Obsidian's `%% comments %%`: no text
+    md.core.ruler.before("text_join", "obsidian_tags", read_inline_tags)  # `#病害` in text
     md.block.tokenize = _noting_skipped_depth(md.block.tokenize)  # type: ignore[method-assign,assignment]
     return md
 

@@ -18,6 +18,15 @@ from kbtools.errors import FilterError, UsageError, valid_unicode
 from kbtools.index.reader import ChunkTable, KbIndex
 from kbtools.index.synonyms import normalize
 from kbtools.index.tokenize import to_simplified
+from kbtools.markdown.tags import (
+    BODY_TAGS_KEY,
+    is_tag_key,
+    nested_under,
+    parents,
+    tag_text,
+    wanted_tag,
+    with_body_tags,
+)
 from kbtools.query.filter_numbers import number_key, order_number
 
 _WHERE = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*(>=|<=|!=|=)(.*)$")  # value stripped below
@@ -130,6 +139,35 @@ def _compare(value: Any, op: str, want: str) -> bool:
     return a >= b if op == ">=" else a <= b
 
 
+def document_facts(d: dict[str, Any]) -> dict[str, Any]:
+    """A document record's front-matter values as filters read them: its `metadata`, with
+    the Obsidian tags its text writes (`body_tags`) added to `tags` (Obsidian counts both
+    as the note's tags; the record's front matter stays as written)."""
+    body = d.get("body_tags")
+    if not body:
+        return dict(d["metadata"])
+    return {**d["metadata"],
+            BODY_TAGS_KEY: with_body_tags(d["metadata"].get(BODY_TAGS_KEY), body)}
+
+
+def value_matches(key: str, value: Any, op: str, want: str) -> bool:
+    """Whether a document's value of `key` (front matter, or a chunk's own key) passes the
+    filter ``key op want``: as `_compare` has it, but ``=`` / ``!=`` on a tag key read its
+    values as Obsidian's nested tags (`kbtools.markdown.tags`: ``tags=病害`` holds for
+    ``病害/赤霉病``, ``#病害`` and ``病害``; ``!=`` for a document holding none of them)."""
+    if op not in ("=", "!=") or not is_tag_key(key):
+        return _compare(value, op, want)
+    branch = wanted_tag(want)
+    hit = any(_tag_is(v, branch) for v in _scalars([value]))
+    return hit if op == "=" else not hit
+
+
+def _tag_is(value: Any, branch: str) -> bool:
+    """Whether one tag is the branch `branch` or nested under it (`kbtools.markdown.tags`)."""
+    text = tag_text("true" if value is True else "false" if value is False else str(value))
+    return same_value(text, branch) or nested_under(text, branch)
+
+
 def resolve_docs(index: KbIndex, where: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
     """`where` with each ``doc=`` / ``doc!=`` value as the document path it stands for
     (`doc_value`: ``crops/x.md`` → ``knowledge/crops/x.md``), so the mask here and an
@@ -199,8 +237,9 @@ def _condition_mask(index: KbIndex, condition: Condition) -> np.ndarray:
                                            _compare(False, op, want))
         return verified_ok
     docs = index.docs()
-    doc_ok = np.array([_compare(d["doc"] if key == "doc" else d["metadata"].get(key), op, want)
-                       for d in docs], dtype=bool)
+    doc_ok = np.array([value_matches(key, d["doc"] if key == "doc" else
+                                     document_facts(d).get(key), op, want) for d in docs],
+                      dtype=bool)
     chunk_ok: np.ndarray = doc_ok[table.doc]
     return chunk_ok
 
@@ -242,10 +281,11 @@ def _kinds(index: KbIndex) -> _Kinds:
 
 def filter_keys(index: KbIndex) -> frozenset[str]:
     """The keys a filter may name in `index`: the chunk's own (``doc``, ``kind``,
-    ``verified``) and every front-matter key a document gives (made once per index)."""
+    ``verified``), every front-matter key a document gives and ``tags`` where a document's
+    text writes a tag (`document_facts`; made once per index)."""
     if index not in _KEYS:
         _KEYS[index] = frozenset(CHUNK_KEYS | {"verified"} |
-                                 {k for d in index.docs() for k in d["metadata"]})
+                                 {k for d in index.docs() for k in document_facts(d)})
     return _KEYS[index]
 
 
@@ -268,7 +308,7 @@ def check_filters(index: KbIndex, where: Sequence[Condition]) -> None:
                               values={"key": key, "keys": ", ".join(sorted(known))})
         _check_value(key, op, want, index)
         if key not in CHUNK_KEYS and key != "verified" and op in (">=", "<="):
-            _check_order(key, op, want, [d["metadata"].get(key) for d in docs])
+            _check_order(key, op, want, [document_facts(d).get(key) for d in docs])
 
 
 # a value or key no document has is named with those that differ from it by a typo: at
@@ -306,14 +346,18 @@ def meant_values(index: KbIndex, condition: Condition) -> list[str]:
     for disease=wheat scab, disease=烂麦头 or 爛麥頭, the name in the other language or the field's
     word, which the filter compares as written), then those it may be a typo of
     (`VALUE_LIKENESS` alike or more, the closest first): ``crop=玉米`` for crop=玉木,
-    ``equipment=HX-260 注塑机`` for equipment=HX260 注塑机. [] for another operator, a
+    ``equipment=HX-260 注塑机`` for equipment=HX260 注塑机; of tags, the branches they are
+    nested under too, without a ``#`` (``tags=病害`` for tags=病虫, where a document is
+    tagged ``病害/赤霉病``). [] for another operator, a
     chunk's own key (``doc`` names its documents itself: `doc_value`) or a value nothing
     resembles (crop=香蕉)."""
     key, op, want = condition
     if op != "=" or key in CHUNK_KEYS or key == "verified":
         return []
-    held = {str(v) for d in index.docs() for v in _scalars([d["metadata"].get(key)])
+    held = {str(v) for d in index.docs() for v in _scalars([document_facts(d).get(key)])
             if not isinstance(v, bool)}
+    if is_tag_key(key):  # a branch is a value to name too: tags=病害 for tags=病虫
+        held = {t for v in held for t in (tag_text(v), *parents(tag_text(v))) if t.strip()}
     groups = index.synonyms()  # a Traditional spelling (爛麥頭) of a Simplified group's term
     same = {normalize(t) for t in groups.others(want) or groups.others(to_simplified(want))}
     named = sorted(v for v in held if normalize(v) in same)
