@@ -145,7 +145,8 @@ def document_facts(d: dict[str, Any]) -> dict[str, Any]:
     as the note's tags; the record's front matter stays as written)."""
     body = d.get("body_tags")
     if not body:
-        return d["metadata"]  # not copied: read, never changed (a filter runs it per document)
+        meta: dict[str, Any] = d["metadata"]
+        return meta  # not copied: read, never changed (a filter runs it per document)
     return {**d["metadata"],
             BODY_TAGS_KEY: with_body_tags(d["metadata"].get(BODY_TAGS_KEY), body)}
 
