@@ -154,7 +154,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.markdown.mermaid:[\\[\\](){}]": "search",
     "kbtools.markdown.frontend._QUOTE_MARKS": "sub",  # a fence's last line
     "kbtools.markdown.wikitext.WIKILINK": "finditer",  # a run of text (masked, and as written)
-    "kbtools.markdown.tags.INLINE_TAG": "finditer",  # an inline run's text (Obsidian's tags)
+    "kbtools.markdown.inline_tags.INLINE_TAG": "finditer",  # an inline run's text (Obsidian's tags)
     "kbtools.markdown.parser.BR": "match",
     "kbtools.markdown.parser.TRAILING_ID": "search",
     "kbtools.markdown.parser.CUSTOM_ID": "findall",
@@ -488,11 +488,11 @@ WORST = [
     ("kbtools.decision.conditions._RE_MAGNIFIED", "1" * N),
     ("kbtools.decision.conditions._RE_UNIT_TAIL", " " * N + ">"),
     # Obsidian's inline tags (session 34): runs of #, of tags, a tag as long as the input
-    ("kbtools.markdown.tags.INLINE_TAG", "#" * N),
-    ("kbtools.markdown.tags.INLINE_TAG", " #a" * (N // 3)),
-    ("kbtools.markdown.tags.INLINE_TAG", "#" + "病/" * (N // 2) + "#"),
-    ("kbtools.markdown.tags.INLINE_TAG", " " * N + "#"),
-    ("kbtools.markdown.tags.INLINE_TAG", "\0#a" * (N // 3)),
+    ("kbtools.markdown.inline_tags.INLINE_TAG", "#" * N),
+    ("kbtools.markdown.inline_tags.INLINE_TAG", " #a" * (N // 3)),
+    ("kbtools.markdown.inline_tags.INLINE_TAG", "#" + "病/" * (N // 2) + "#"),
+    ("kbtools.markdown.inline_tags.INLINE_TAG", " " * N + "#"),
+    ("kbtools.markdown.inline_tags.INLINE_TAG", "\0#a" * (N // 3)),
 ]
 
 

@@ -25,8 +25,9 @@ from kbtools.engine import expr
 from kbtools.engine.milvus import connect_url
 from kbtools.engine.publish import check_release, publish
 from kbtools.index.reader import open_index
+from kbtools.markdown.inline_tags import inline_tags
 from kbtools.markdown.parser import parse_tokens
-from kbtools.markdown.tags import inline_tags, parents, wanted_tag
+from kbtools.markdown.tags import parents, wanted_tag
 from kbtools.query.filters import meant_values, value_matches
 from kbtools.query.search import search
 from kbtools.serve.app import create_app

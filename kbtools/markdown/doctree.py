@@ -24,6 +24,7 @@ from markdown_it.token import Token
 
 from kbtools.corpus import SourceDoc
 from kbtools.markdown.hidden import hidden_spans
+from kbtools.markdown.inline_tags import inline_tags
 from kbtools.markdown.nodes import (
     Block,
     Code,
@@ -64,7 +65,6 @@ from kbtools.markdown.parser import (
     token_newlines,
     token_text,
 )
-from kbtools.markdown.tags import inline_tags
 
 # Linear-time pattern (author HTML): the value is stripped in code rather than by a lazy
 # group before \s*$ (`<img>` tags and attributes: `parser.IMG_TAG`, `parser.ATTR`).

@@ -229,7 +229,7 @@ class Document:
     # the Markdown `read` returns too (which keeps tags)
     comments: tuple[tuple[int, int], ...] = ()
     # the Obsidian tags its text writes (`#病害/赤霉病`), as written, each once, in order
-    # (`kbtools.markdown.tags.inline_tags`): tags of the document, as Obsidian counts them
+    # (`kbtools.markdown.inline_tags.inline_tags`): tags of the document, as Obsidian counts them
     tags: tuple[str, ...] = ()
 
     def sections(self) -> Iterator[Section]:

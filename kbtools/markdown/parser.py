@@ -16,7 +16,7 @@ Links markdown-it drops as unsafe (`javascript:`, `vbscript:`, `data:` other tha
 stay text; `file:` links are kept, so the check can report them. Inline HTML tags are
 `html_inline` tokens, left out of a run's text; `<` and `>` in text and code spans are text.
 Each inline run's Obsidian tags (`#病害/赤霉病` in its text) are read into its meta
-(`kbtools.markdown.tags.read_inline_tags`).
+(`kbtools.markdown.inline_tags.read_inline_tags`).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from mdit_py_plugins.tasklists import tasklists_plugin
 from kbtools.errors import INVISIBLE
 from kbtools.markdown.comments import COMMENT, comments_plugin
 from kbtools.markdown.highlight import highlight_plugin
-from kbtools.markdown.tags import read_inline_tags
+from kbtools.markdown.inline_tags import read_inline_tags
 
 # `$5 and $6`, `$5,$6` and `costs $ 3` must not become math: no space right inside the
 # dollars (write `$x + y$`, not `$ x + y $`) and no digit right outside them (`1$`, `$2`
