@@ -273,7 +273,7 @@ def server(repo):
 def test_a_slow_reader_does_not_hold_up_other_searches(server):
     """A tablet on a bad link reads big pages a little at a time (pipelined: megabytes,
     more than the kernel's buffers hold, so the server's sending waits on it): meanwhile
-    other clients' searches are answered as fast as without it (each page was rendered and
+    other clients' searches are answered, not held behind it (each page was rendered and
     its worker and release given back before it was sent; a send waits only for its own
     client)."""
     _, port = server
@@ -299,7 +299,9 @@ def test_a_slow_reader_does_not_hold_up_other_searches(server):
         took.append(time.monotonic() - t0)
         assert r.status_code == 200 and r.json()["results"]
         time.sleep(0.3)
-    assert max(took) < 5.0, took
+    # blocked behind the slow reader, a search would wait until it read everything (never,
+    # here): a bound far above a search's time under load, not a speed target
+    assert max(took) < 30.0, took
     assert len(got) < length  # still reading the first page while the searches were answered
     while part := slow.recv(1 << 20):
         got += part
