@@ -198,3 +198,20 @@ def test_the_whole_loop_on_the_example_leaves_the_checkout_alone(example_index, 
         assert checked.returncode == 0, checked.stdout + checked.stderr
         assert " 0 errors" in checked.stdout + checked.stderr
     assert len(branches) == 2
+
+
+def test_a_missing_document_of_a_repository_without_an_index_is_said_so(tmp_path):
+    """`kb mcp` in a knowledge repository with no build reads from its files: a document
+    not there is "no such document in the repository", never the missing index (which
+    a34's "removed by the new release" lookup asked for, and said instead)."""
+    repo = committed_repo(tmp_path / "plain")
+
+    async def scenario(c):
+        return [await c.call_tool(tool, args) for tool, args in (
+            ("read", {"doc": "knowledge/notes/never.md"}),
+            ("evaluate_table", {"doc": "knowledge/notes/never.md", "inputs": {"温度": 18}}))]
+
+    for res in session(repo, scenario=scenario):
+        text = error_text(res)
+        assert "no such document in the repository: knowledge/notes/never.md" in text, text
+        assert "no index" not in text, text

@@ -284,7 +284,7 @@ class Context:
         agent reads again what an earlier answer cited, and "no such document" alone read
         as a wrong path (it retried spellings) rather than as knowledge the new release
         dropped."""
-        if exc.key != "no_document":
+        if exc.key != "no_document" or not self._held:  # no release served yet (a repo)
             return exc
         given = cited(doc)
         names = [given.doc if given else doc]
@@ -294,7 +294,10 @@ class Context:
                 rels.add(check_doc_path(name))
             except KbError:  # refused as a path: not one a release held
                 pass
-        now = self.idx().release
+        try:
+            now = self.idx().release
+        except IndexLoadError:  # none served now (dist/ removed): the error as it was
+            return exc
         held = sorted({(path, release) for path, release in self._held.items()
                        if release != now and any(path == rel or path.endswith("/" + rel)
                                                  for rel in rels)}, key=lambda held: held[0])
