@@ -10,14 +10,20 @@ from __future__ import annotations
 
 import socket
 import subprocess
+import threading
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import uvicorn
 from kbfixtures import copy_example
+from starlette.testclient import TestClient
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
+from kbtools.serve.app import create_app, server_config
 
 DOCS = ["knowledge/crops/wheat-scab.md", "knowledge/crops/pesticide-dilution-and-phi.md",
         "knowledge/crops/sprayer-calibration.md", "knowledge/crops/rice-blast.md",
@@ -162,3 +168,26 @@ def contrast(a: list[float], b: list[float]) -> float:
         return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]
     hi, lo = sorted((lum(a), lum(b)), reverse=True)
     return (hi + 0.05) / (lo + 0.05)
+
+
+def app_client(dist: Path, base_url: str = "http://127.0.0.1") -> Iterator[TestClient]:
+    """A test client of the app over the release `dist` (a module fixture yields from it)."""
+    with TestClient(create_app(dist), base_url=base_url) as client:
+        yield client
+
+
+def threaded_server(app: Any, **config: Any) -> Iterator[tuple[uvicorn.Server, int]]:
+    """`app` served by a real uvicorn server (`server_config(…, **config)`) on a free
+    loopback port, in a thread of this process: (server, port) until the fixture ends."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    srv = uvicorn.Server(server_config(app, "127.0.0.1", port, **config))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    while not srv.started:
+        assert thread.is_alive(), "the server did not start"
+        time.sleep(0.05)
+    yield srv, port
+    srv.should_exit = True
+    thread.join(timeout=30)

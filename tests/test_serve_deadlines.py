@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
 
 import pytest
-import uvicorn
+from servefixtures import threaded_server
 
-from kbtools.serve.app import MAX_CONNECTIONS, create_app, server_config
+from kbtools.serve.app import MAX_CONNECTIONS, create_app
 
 HEAD = b"Host: 127.0.0.1\r\n"
 STALLED = {  # what each kind of stalled client sent before it stopped
@@ -30,20 +29,8 @@ STALLED = {  # what each kind of stalled client sent before it stopped
 def server(tmp_path):
     """A real uvicorn server, with deadlines of a second, over a directory with no release
     (nothing here needs one: a refused request never reaches the index)."""
-    app = create_app(tmp_path, body_seconds=1.0)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    srv = uvicorn.Server(server_config(app, "127.0.0.1", port, header_seconds=1.0,
-                                      send_seconds=1.0))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    while not srv.started:
-        assert thread.is_alive(), "the server did not start"
-        time.sleep(0.05)
-    yield srv, port
-    srv.should_exit = True
-    thread.join(timeout=30)
+    yield from threaded_server(create_app(tmp_path, body_seconds=1.0), header_seconds=1.0,
+                               send_seconds=1.0)
 
 
 def connect(port: int, data: bytes = b"") -> socket.socket:

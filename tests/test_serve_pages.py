@@ -14,7 +14,7 @@ from urllib.parse import quote, urlencode
 
 import pytest
 from kbfixtures import PAGE, copy_example
-from servefixtures import DOCS
+from servefixtures import DOCS, app_client
 from starlette.testclient import TestClient
 
 from kbtools.build.pipeline import BuildOptions, build
@@ -51,8 +51,7 @@ def repo(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def client(repo):
-    with TestClient(create_app(repo / "dist"), base_url=BASE) as c:
-        yield c
+    yield from app_client(repo / "dist", BASE)
 
 
 class Elements(HTMLParser):

@@ -11,11 +11,10 @@ import re
 import git
 import pytest
 from kbfixtures import PAGE, copy_example
-from starlette.testclient import TestClient
+from servefixtures import app_client
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
-from kbtools.serve.app import create_app
 from kbtools.serve.docview import render_markdown
 from kbtools.serve.passes import RenderContext
 from kbtools.serve.results import TABLE_ROWS_AROUND, table_excerpt
@@ -54,8 +53,7 @@ def repo(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def client(repo):
-    with TestClient(create_app(repo / "dist"), base_url=BASE) as c:
-        yield c
+    yield from app_client(repo / "dist", BASE)
 
 
 def results(page: str) -> list[tuple[str, str, int, str]]:

@@ -15,20 +15,18 @@ import hashlib
 import re
 import socket
 import struct
-import threading
 import time
 from urllib.parse import quote
 
 import httpx
 import pytest
-import uvicorn
 from kbfixtures import copy_example
-from servefixtures import DOCS, git
+from servefixtures import DOCS, app_client, git, threaded_server
 from starlette.testclient import TestClient
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
-from kbtools.serve.app import create_app, server_config
+from kbtools.serve.app import create_app
 from kbtools.serve.compress import accepts_gzip
 from kbtools.serve.staticfiles import STATIC
 
@@ -67,8 +65,7 @@ def repo(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def client(repo):
-    with TestClient(create_app(repo / "dist"), base_url=BASE) as c:
-        yield c
+    yield from app_client(repo / "dist", BASE)
 
 
 def versioned(name: str) -> str:
@@ -255,19 +252,7 @@ def test_pages_link_the_stylesheet_and_script_by_version_kept_for_a_year(client)
 
 @pytest.fixture(scope="module")
 def server(repo):
-    app = create_app(repo / "dist")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    srv = uvicorn.Server(server_config(app, "127.0.0.1", port))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    while not srv.started:
-        assert thread.is_alive(), "the server did not start"
-        time.sleep(0.05)
-    yield srv, port
-    srv.should_exit = True
-    thread.join(timeout=30)
+    yield from threaded_server(create_app(repo / "dist"))
 
 
 def test_a_slow_reader_does_not_hold_up_other_searches(server):
