@@ -191,3 +191,13 @@ def threaded_server(app: Any, **config: Any) -> Iterator[tuple[uvicorn.Server, i
     yield srv, port
     srv.should_exit = True
     thread.join(timeout=30)
+
+
+def error_of(resp: Any, status: int) -> str:
+    """The one-line message of an API error response of `status` (its JSON shape checked)."""
+    assert resp.status_code == status, resp.text
+    body = resp.json()
+    assert set(body) == {"error"} and body["error"]["status"] == status
+    message = body["error"]["message"]
+    assert message and "\n" not in message and "Traceback" not in message
+    return message

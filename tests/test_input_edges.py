@@ -15,7 +15,7 @@ import shutil
 
 import pytest
 from click.testing import CliRunner
-from servefixtures import make_served_repo
+from servefixtures import error_of, make_served_repo
 from starlette.testclient import TestClient
 
 from kbtools.agents.read import open_knowledge, read_section, shared_folders
@@ -38,15 +38,6 @@ SCAB = "knowledge/crops/wheat-scab.md"
 SHORT = "crops/wheat-scab.md"
 SCAB_INPUTS = {"相对湿度": 90, "连续降雨天数": 2}
 K_MESSAGE = f"'k' must be a whole number from 1 to {MAX_K}"
-
-
-def error_of(resp, status):
-    assert resp.status_code == status, resp.text
-    body = resp.json()
-    assert set(body) == {"error"} and body["error"]["status"] == status
-    message = body["error"]["message"]
-    assert message and "\n" not in message and "Traceback" not in message
-    return message
 
 
 def post(client, url, raw: str):

@@ -11,7 +11,7 @@ import sys
 import threading
 
 import pytest
-from servefixtures import make_served_repo
+from servefixtures import app_client, error_of, make_served_repo
 from starlette.testclient import TestClient
 
 from kbtools.build.pipeline import BuildOptions, build
@@ -44,17 +44,9 @@ def test_an_index_named_by_a_string_is_served(repo):
 
 @pytest.fixture(scope="module")
 def client(repo):
-    with TestClient(create_app(repo / "dist"), base_url=BASE) as c:
-        yield c
+    yield from app_client(repo / "dist", BASE)
 
 
-def error_of(resp, status):
-    assert resp.status_code == status, resp.text
-    body = resp.json()
-    assert set(body) == {"error"} and body["error"]["status"] == status
-    message = body["error"]["message"]
-    assert message and "\n" not in message and "Traceback" not in message
-    return message
 
 
 def test_search_is_exactly_the_kb_query_json_contract(client, repo):
@@ -549,54 +541,3 @@ def test_a_citation_is_taken_as_the_document(client):
         == "3. 发病风险判定"
     assert "has the anchor '#9'" in error_of(client.get("/api/read",
                                                         params={"doc": f"{SCAB}#9"}), 404)
-
-
-def conforms(name: str, instance) -> list[str]:
-    """What in `instance` the served OpenAPI document's schema `name` refuses ([]: nothing)."""
-    import jsonschema
-
-    schema = {"$ref": f"#/components/schemas/{name}",
-              "components": openapi_document()["components"]}
-    validator = jsonschema.Draft202012Validator(schema)
-    return [e.message for e in validator.iter_errors(instance)]
-
-
-def test_the_openapi_description_is_what_the_api_accepts_and_returns(client):
-    """The OpenAPI document described a search body as `query` alone, `where` a list, `k`
-    an integer and `verified_only` a boolean, while the API takes `q` too, one filter as a
-    string, digits and flag words, as the MCP tool does (session 31): a client generated
-    from it refused what the API answers. Real responses validate against it too."""
-    accepted = [{"query": "赤霉病", "where": "crop=小麦"}, {"q": "赤霉病", "k": "3"},
-                {"query": "赤霉病", "verified_only": "yes", "k": None},
-                {"query": "赤霉病", "where": ["crop=小麦", "verified=true"], "k": 2,
-                 "verified_only": False}]
-    for body in accepted:
-        resp = client.post("/api/search", json=body)
-        assert resp.status_code == 200, (body, resp.text)
-        assert conforms("SearchRequest", body) == [], body
-        assert conforms("SearchResponse", resp.json()) == []
-    refused = [{"query": "赤霉病", "q": "赤霉病"}, {"query": "赤霉病", "k": 0},
-               {"query": "赤霉病", "verified_only": "maybe"}, {"k": 3},
-               {"query": "赤霉病", "top": 3}]
-    for body in refused:
-        assert client.post("/api/search", json=body).status_code == 400, body
-        assert conforms("SearchRequest", body), body
-    inputs = {"温度": "22℃", "相对湿度": 90, "连续降雨天数": "4"}
-    for body in ({"doc": SCAB, "inputs": inputs}, {"doc": f"{SCAB}:71", "inputs": inputs,
-                                                    "policy": "all"}):
-        assert conforms("TableRequest", body) == []
-        assert conforms("TableResult", client.post("/api/table/evaluate", json=body).json()) == []
-    assert conforms("Section", client.get("/api/read", params={"doc": f"{SCAB}:71"}).json()) == []
-    assert conforms("Error", client.get("/api/read", params={"doc": "nope.md"}).json()) == []
-    assert conforms("Health", client.get("/api/healthz").json()) == []
-
-
-@pytest.mark.parametrize("value, said", [(None, "null (leave a value not known out)"),
-                                         ([22], "a list"), ({"v": 22}, "an object"),
-                                         (True, "a boolean")])
-def test_an_input_that_is_no_string_or_number_is_named_as_json_names_it(client, value, said):
-    """An LLM sends null for a value it does not know: the error said "not NoneType"
-    (session 31), a name from the server's language, not the request's."""
-    message = error_of(client.post("/api/table/evaluate", json={
-        "doc": SCAB, "inputs": {"温度": value, "相对湿度": "90", "连续降雨天数": "4"}}), 400)
-    assert message == f"input '温度' must be a string or a number, not {said}"

@@ -22,7 +22,7 @@ from urllib.parse import quote
 
 import pytest
 from click.testing import CliRunner
-from servefixtures import NEW_DOC, git, make_served_repo, wait_serving
+from servefixtures import NEW_DOC, error_of, git, make_served_repo, wait_serving
 from starlette.testclient import TestClient
 
 from kbtools.build.pipeline import BuildOptions, build
@@ -104,13 +104,6 @@ def without_scores(body: dict) -> tuple[dict, list[float]]:
         r.pop("score"), r["why"].pop("vector_score", None), r["why"].pop("bm25_score", None),
         r["why"].pop("linked", None), r["why"].pop("anchor", None))]
     return body, scores
-
-
-def error_of(resp, status: int) -> str:
-    assert resp.status_code == status, resp.text
-    message = resp.json()["error"]["message"]
-    assert message and "\n" not in message and "Traceback" not in message
-    return str(message)
 
 
 def test_search_api_matches_the_local_app_and_kb_query_engine(client, local, url):

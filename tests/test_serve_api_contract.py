@@ -1,0 +1,72 @@
+"""`kb serve`'s JSON API against its own OpenAPI description: what it accepts and returns
+validates against the served document's schemas, and what it refuses is refused there too
+(split from tests/test_serve_api.py)."""
+
+from __future__ import annotations
+
+import pytest
+from servefixtures import app_client, error_of, make_served_repo
+
+from kbtools.serve.openapi import openapi_document
+
+pytestmark = pytest.mark.slow
+
+BASE = "http://127.0.0.1"
+SCAB = "knowledge/crops/wheat-scab.md"
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    yield from app_client(make_served_repo(tmp_path_factory.mktemp("contract") / "kr") / "dist",
+                          BASE)
+
+
+def conforms(name: str, instance) -> list[str]:
+    """What in `instance` the served OpenAPI document's schema `name` refuses ([]: nothing)."""
+    import jsonschema
+
+    schema = {"$ref": f"#/components/schemas/{name}",
+              "components": openapi_document()["components"]}
+    validator = jsonschema.Draft202012Validator(schema)
+    return [e.message for e in validator.iter_errors(instance)]
+
+
+def test_the_openapi_description_is_what_the_api_accepts_and_returns(client):
+    """The OpenAPI document described a search body as `query` alone, `where` a list, `k`
+    an integer and `verified_only` a boolean, while the API takes `q` too, one filter as a
+    string, digits and flag words, as the MCP tool does (session 31): a client generated
+    from it refused what the API answers. Real responses validate against it too."""
+    accepted = [{"query": "赤霉病", "where": "crop=小麦"}, {"q": "赤霉病", "k": "3"},
+                {"query": "赤霉病", "verified_only": "yes", "k": None},
+                {"query": "赤霉病", "where": ["crop=小麦", "verified=true"], "k": 2,
+                 "verified_only": False}]
+    for body in accepted:
+        resp = client.post("/api/search", json=body)
+        assert resp.status_code == 200, (body, resp.text)
+        assert conforms("SearchRequest", body) == [], body
+        assert conforms("SearchResponse", resp.json()) == []
+    refused = [{"query": "赤霉病", "q": "赤霉病"}, {"query": "赤霉病", "k": 0},
+               {"query": "赤霉病", "verified_only": "maybe"}, {"k": 3},
+               {"query": "赤霉病", "top": 3}]
+    for body in refused:
+        assert client.post("/api/search", json=body).status_code == 400, body
+        assert conforms("SearchRequest", body), body
+    inputs = {"温度": "22℃", "相对湿度": 90, "连续降雨天数": "4"}
+    for body in ({"doc": SCAB, "inputs": inputs}, {"doc": f"{SCAB}:71", "inputs": inputs,
+                                                    "policy": "all"}):
+        assert conforms("TableRequest", body) == []
+        assert conforms("TableResult", client.post("/api/table/evaluate", json=body).json()) == []
+    assert conforms("Section", client.get("/api/read", params={"doc": f"{SCAB}:71"}).json()) == []
+    assert conforms("Error", client.get("/api/read", params={"doc": "nope.md"}).json()) == []
+    assert conforms("Health", client.get("/api/healthz").json()) == []
+
+
+@pytest.mark.parametrize("value, said", [(None, "null (leave a value not known out)"),
+                                         ([22], "a list"), ({"v": 22}, "an object"),
+                                         (True, "a boolean")])
+def test_an_input_that_is_no_string_or_number_is_named_as_json_names_it(client, value, said):
+    """An LLM sends null for a value it does not know: the error said "not NoneType"
+    (session 31), a name from the server's language, not the request's."""
+    message = error_of(client.post("/api/table/evaluate", json={
+        "doc": SCAB, "inputs": {"温度": value, "相对湿度": "90", "连续降雨天数": "4"}}), 400)
+    assert message == f"input '温度' must be a string or a number, not {said}"
