@@ -61,6 +61,16 @@ def test_the_openapi_description_is_what_the_api_accepts_and_returns(client):
     assert conforms("Health", client.get("/api/healthz").json()) == []
 
 
+def test_the_openapi_where_says_what_a_filter_matches():
+    """A client reading the OpenAPI document learnt only "filters KEY=VALUE, ...": not which
+    keys, that values compare as numbers or text, nor that `tags=病害` matches the nested
+    `病害/赤霉病` (session 34's filters) as the MCP tool's schema says."""
+    params = {p["name"]: p for p in openapi_document()["paths"]["/api/search"]["get"]["parameters"]}
+    said = params["where"]["description"]
+    for part in ("KEY!=VALUE", "KEY>=VALUE", "`doc`", "numbers", "nested under X", "no_answer"):
+        assert part in said, (part, said)
+
+
 @pytest.mark.parametrize("value, said", [(None, "null (leave a value not known out)"),
                                          ([22], "a list"), ({"v": 22}, "an object"),
                                          (True, "a boolean")])

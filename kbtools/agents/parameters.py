@@ -29,7 +29,7 @@ from kbtools.agents.arguments import (
 from kbtools.agents.read import MAX_CHARS, MAX_LINES
 from kbtools.agents.recent import DEFAULT_N
 from kbtools.config import MAX_K
-from kbtools.query.filters import MAX_WHERE_CHARS
+from kbtools.query.filters import MAX_WHERE_CHARS, WHERE_HELP
 
 DOC = ("A document's repo-relative path as search results cite it (their `doc`); the path "
        "inside the knowledge folder works too. No absolute paths, '..' or non-Markdown files.")
@@ -47,12 +47,7 @@ ResultCount = Annotated[int, Field(
 Filter = Annotated[str, Field(max_length=MAX_WHERE_CHARS)]
 Filters = Annotated[Annotated[list[Filter], Field(max_length=MAX_WHERE)] | Filter | None, Field(
     description=(f"Front-matter filters, one string or a list of at most {MAX_WHERE} (all must "
-                 "hold): KEY=VALUE, KEY!=VALUE, KEY>=VALUE or KEY<=VALUE. KEY is a front-matter "
-                 "field a result's `metadata` shows (category, tags, lang, verified, timestamp "
-                 "…) or `doc` (a document path, as `read` takes it). Numbers compare as "
-                 "numbers (size=1 matches 1.0), other values as text, case-insensitively; "
-                 "tags=X also matches the tags nested under X (X/…) and a #X in the text. A "
-                 "value no document has filters everything out (no_answer)."),
+                 f"hold): {WHERE_HELP}"),
     examples=["category=crop-protection", ["verified=true", "doc=crops/wheat-scab.md"]])]
 VerifiedOnly = Annotated[StrictBool | None, Field(
     description=("true: only passages that are verified now (reviewed, and unchanged since "

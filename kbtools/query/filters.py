@@ -36,6 +36,13 @@ OPERATOR_START = ("=", "<", ">", "!")  # a bare value starting so is a mistyped 
 Condition = tuple[str, str, str]  # one filter: (key, operator, value)
 CHUNK_KEYS = {"doc", "kind"}
 SHOWN_DOCS = 5  # documents an error about a `doc=` value names
+# What a filter is, for the agents' tool schema and the HTTP API's OpenAPI description alike.
+WHERE_HELP = ("KEY=VALUE, KEY!=VALUE, KEY>=VALUE or KEY<=VALUE. KEY is a front-matter "
+              "field a result's `metadata` shows (category, tags, lang, verified, timestamp "
+              "…) or `doc` (a document path, as `read` takes it). Numbers compare as "
+              "numbers (size=1 matches 1.0), other values as text, case-insensitively; "
+              "tags=X also matches the tags nested under X (X/…) and a #X in the text. A "
+              "value no document has filters everything out (no_answer).")
 
 
 def parse_where(items: list[str] | None) -> list[Condition]:

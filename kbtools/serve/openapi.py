@@ -13,7 +13,7 @@ from typing import Any
 from kbtools import __version__
 from kbtools.agents.arguments import FLAG_WORDS, MAX_QUESTION_CHARS, MAX_WHERE
 from kbtools.config import MAX_K
-from kbtools.query.filters import MAX_WHERE_CHARS
+from kbtools.query.filters import MAX_WHERE_CHARS, WHERE_HELP
 from kbtools.query.results import NAMES_SHOWN, QUERY_FORMAT
 
 _ERROR = {"description": "error", "content": {"application/json": {"schema": {
@@ -43,7 +43,7 @@ _SEARCH_PARAMS = [
            {"type": "string", "maxLength": MAX_QUESTION_CHARS}, required=True),
     _param("k", "number of results", {"type": "integer", "minimum": 1,
                                       "maximum": MAX_K, "default": 5}),
-    _param("where", "filters KEY=VALUE, KEY>=VALUE, KEY<=VALUE, KEY!=VALUE (repeatable)",
+    _param("where", f"a front-matter filter (repeatable: all must hold): {WHERE_HELP}",
            {"type": "array", "items": {"type": "string", "maxLength": MAX_WHERE_CHARS},
             "maxItems": MAX_WHERE}),
     _param("verified_only", "only verified passages: true/false, yes/no, on/off, 1/0",
