@@ -273,3 +273,23 @@ def test_every_piece_of_a_cut_callout_embeds_its_title(body):
             words = opener.split("]", 1)[1].lstrip("-+ ") or opener.split("[!")[1].split("]")[0]
             assert words in embedded(c).split("\n> ")[0], (c.kind, c.embed_text)
     assert titled >= 4
+
+
+def test_code_formulas_and_diagrams_in_a_callout_are_chunked_as_outside():
+    """Guard (already right in session 35): a code block, a formula and a Mermaid diagram in
+    a callout have their chunks at their own lines with the callout's title as the line
+    before; a PlantUML block is code (its language kept), a Mermaid one read as its graph."""
+    body = ("\n# 流程\n\n> [!info] 启动流程\n> ```mermaid\n> graph TD\n>   A[启动泵] --> B{压力正常?}\n"
+            ">   B -->|是| C[运行]\n> ```\n\n> [!example]- Start command\n> ```plantuml\n"
+            "> @startuml\n> operator -> cabinet: start\n> @enduml\n> ```\n\n> [!note] 压力公式\n"
+            "> $$\n> P = \\frac{F}{A}\n> $$\n\n结束。\n")
+    chunks, lines = chunks_of(body)
+    kinds = {c.kind: c for c in chunks if c.kind != "section"}
+    assert sorted(kinds) == ["code", "formula", "mermaid"]
+    mermaid, code, formula = kinds["mermaid"], kinds["code"], kinds["formula"]
+    assert embedded(mermaid).startswith("启动泵 → 压力正常?\n压力正常? → 运行（是）")
+    assert code.extra["language"] == "plantuml"
+    for chunk, title in ((mermaid, "启动流程"), (code, "Start command"), (formula, "压力公式")):
+        assert lines[chunk.line_start - 1].endswith(title), chunk
+        fence = chunk.extra.get("code_lines") or chunk.extra["formula_lines"]
+        assert fence[0] == chunk.line_start + 1
