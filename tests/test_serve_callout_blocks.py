@@ -109,7 +109,14 @@ def test_typora_pictures_in_a_wrapper_are_shown_as_pictures(markup, centred):
     assert "zoom" not in html and "align" not in html and "style" not in html
     if "width" in markup:
         assert 'width="300"' in html
-    assert re.search(r'<p class="centred" data-lines="3-|<p data-lines="3-', html)
+    assert re.search(r'<p data-lines="3-\d+"(?: class="centred")?>', html), html
+
+
+def test_a_cited_picture_in_a_wrapper_in_a_callout_has_one_class_attribute():
+    html = page('> [!note] 图\n> <center>\n> <img src="../../assets/pump.png" alt="pump" '
+                'width="200">\n> </center>\n', (3, 3))
+    assert '<p data-lines="2-4" class="centred cited">' in html, html
+    assert html.count('class="callout-title"') == 1 and "&lt;" not in html
 
 
 @pytest.mark.parametrize("markup", [

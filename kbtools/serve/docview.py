@@ -189,8 +189,8 @@ class SafeRenderer(RendererHTML):
         if _IMG_ONLY.fullmatch(content):  # Typora's resized picture: shown, attributes dropped
             return f'<p{_block_attrs(tokens[idx])}>{self._img_tags(content)}</p>\n'
         if _IMG_ONLY.fullmatch(_WRAPPER.sub("", content)):  # the same in a centring wrapper
-            centred = ' class="centred"' if _centres(_WRAPPER.findall(content)) else ""
-            return f'<p{centred}{_block_attrs(tokens[idx])}>{self._img_tags(content)}</p>\n'
+            centred = "centred" if _centres(_WRAPPER.findall(content)) else ""
+            return f'<p{_block_attrs(tokens[idx], centred)}>{self._img_tags(content)}</p>\n'
         box = self._disclosure(tokens[idx])
         return box if box is not None else f'<pre class="raw-html">{escapeHtml(content)}</pre>\n'
 
@@ -427,9 +427,13 @@ def link_target(ctx: RenderContext, href: str) -> str | None:
     return None
 
 
-def _block_attrs(tok: Token) -> str:
-    attrs = "".join(f' {k}="{escapeHtml(str(v))}"' for k, v in tok.attrs.items())
-    return attrs
+def _block_attrs(tok: Token, cls: str = "") -> str:
+    """The attributes the passes gave a block's token (`data-lines`, `cited`), as HTML;
+    `cls` is one more class, joined to the token's own (one `class` attribute)."""
+    attrs = dict(tok.attrs)
+    if cls:
+        attrs["class"] = f"{cls} {attrs['class']}" if attrs.get("class") else cls
+    return "".join(f' {k}="{escapeHtml(str(v))}"' for k, v in attrs.items())
 
 
 
