@@ -13,9 +13,13 @@ import re
 from urllib.parse import unquote
 
 import pytest
+from servefixtures import app_client
 
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.config import load_config
 from kbtools.serve.docview import render_markdown
 from kbtools.serve.passes import RenderContext
+from tests.kbfixtures import GOOD_FM
 
 DOC = "knowledge/t/x.md"
 SHIPPED = {"assets/叶斑.png", "assets/seal.png", "assets/pump.png"}
@@ -128,3 +132,21 @@ def test_a_cited_picture_in_a_wrapper_in_a_callout_has_one_class_attribute():
 def test_a_wrapper_holding_more_than_pictures_is_still_shown_as_escaped_source(markup):
     html = page(f"{markup}\n")
     assert '<pre class="raw-html">' in html and "<img" not in html and "<script" not in html
+
+
+def test_the_served_page_of_a_built_document_marks_a_line_inside_a_callout(tmp_path):
+    """Through a build and the app (`kb serve`): the document's page at `?lines=` of a list
+    item and of a table row inside callouts marks that item and row, in their boxes."""
+    (tmp_path / "knowledge" / "t").mkdir(parents=True)
+    text = GOOD_FM + "\n" + CALLOUTS
+    (tmp_path / "knowledge" / "t" / "callouts.md").write_text(text, encoding="utf-8")
+    build(load_config(tmp_path), BuildOptions(progress=False))
+    lines = text.split("\n")
+    item = lines.index("> - 佩戴防护眼镜和耐油手套。") + 1
+    row = lines.index("> | 60以上 | 停机检查冷却器 |") + 1
+    for client in app_client(tmp_path / "dist"):
+        for line, tag in ((item, "li"), (row, "tr")):
+            html = client.get("/doc/knowledge/t/callouts.md", params={"lines": f"{line}-{line}"}).text
+            assert f'<{tag} data-lines="{line}-{line}" class="cited" id="cited">' in html
+            box = html[:html.index('id="cited"')].rsplit("<blockquote", 1)[1]
+            assert box.startswith(' class="callout callout-'), box
