@@ -12,8 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from kbtools.build.chunk import ChunkConfig, chunk_document
+from kbtools.cli import main
 from kbtools.corpus import parse_source
 from kbtools.markdown.doctree import parse
 from kbtools.markdown.nodes import block_images
@@ -73,3 +75,22 @@ def test_each_picture_has_a_chunk_citing_and_showing_its_line(body, cfg):
         assert c.line_start <= at <= c.line_end, (c.extra["src"], c.line_start, c.line_end)
         assert lines[at - 1].strip() in c.text  # the picture's own tag is shown
         assert c.extra["alt"] in c.embed_text
+
+
+def test_kb_check_finds_a_missing_picture_in_a_wrapper_a_callout_or_a_sized_tag(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Guard (already right in session 35): a picture's path in Typora's `<img … width=…>`,
+    in a centring wrapper or in a callout is checked like `![](…)`'s, at its own line."""
+    (tmp_path / "knowledge" / "t").mkdir(parents=True)
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / "here.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    body = ("# 图\n\n<center>\n<img src=\"../../assets/here.png\" alt=\"在\" width=\"300\">\n"
+            "<img src=\"../../assets/gone1.png\" alt=\"缺一\" width=\"300\">\n</center>\n\n"
+            "<p align=\"center\"><img src=\"../../assets/gone2.png\" alt=\"缺二\"></p>\n\n"
+            "> [!note] Photo\n> <img src=\"../../assets/gone3.png\" alt=\"missing\" height=80>\n")
+    (tmp_path / "knowledge" / "t" / "pics.md").write_text(GOOD_FM + body, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(main, ["check"])
+    missing = [line for line in res.output.splitlines() if "path-missing" in line]
+    assert [m.split(":")[1] for m in missing] == [str(_line_of(body, f"gone{i}")) for i in (1, 2, 3)]
+    assert res.exit_code != 0 and "here.png" not in res.output

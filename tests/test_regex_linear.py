@@ -66,6 +66,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.serve.docview._A_OPEN": "fullmatch",  # a raw HTML inline tag
     "kbtools.serve.docview._A_CLOSE": "fullmatch",  # a raw HTML inline tag
     "kbtools.serve.docview._DISCLOSURE_TAG": "split",  # a raw HTML block
+    "kbtools.serve.docview._WRAPPER": "sub",  # a raw HTML block (also findall)
     "kbtools.serve.docview._ANY_TAG": "search",  # the text between a raw HTML block's tags
     "kbtools.build.xref._REF_LINK": "finditer",  # a chunk's text
     "kbtools.scaffold:repos:[ \\t]*(#.*)?$": "match",  # a line of a project's hook config
@@ -493,6 +494,10 @@ WORST = [
     ("kbtools.markdown.inline_tags.INLINE_TAG", "#" + "病/" * (N // 2) + "#"),
     ("kbtools.markdown.inline_tags.INLINE_TAG", " " * N + "#"),
     ("kbtools.markdown.inline_tags.INLINE_TAG", "\0#a" * (N // 3)),
+    # pictures' centring wrappers on a document's page (session 35): unclosed tags, openers
+    ("kbtools.serve.docview._WRAPPER", "<div " * (N // 5)),
+    ("kbtools.serve.docview._WRAPPER", "<center" + " a=b" * (N // 4)),
+    ("kbtools.serve.docview._WRAPPER", "</p" * (N // 3)),
 ]
 
 

@@ -27,7 +27,7 @@ from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "33"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "34"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -86,6 +86,10 @@ CHUNKER_VERSION = "33"  # bump when output changes for the same input (index fin
 # the filled cell above it in the row's chunk text (the CSV and the table keep it as written)
 # 33: an Obsidian block id on a line of its own right below its block (`…\n^id`, the
 # callout's, list's or paragraph's last line to Markdown) is no chunk text (session 34)
+# 34: a list in a quote or callout has its list item chunks, after the paragraph before it
+# there (a callout's title); a table in one is captioned so; a list or table right after a
+# `<details><summary>` box's title is led in by it; a chunk starting inside a callout below
+# its title embeds the title first (an outer callout's too), as a heading (session 35)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from kbtools.build.chunk_text import ChunkMaker
+from kbtools.build.chunk_text import ChunkMaker, unquoted
 from kbtools.build.records import Chunk
 from kbtools.decision.conditions import normalize_cell
 from kbtools.decision.documents import table_from_markdown
@@ -33,6 +33,7 @@ from kbtools.markdown.doctree import (
     ListBlock,
     MathBlock,
     Paragraph,
+    Quote,
     Table,
     block_images,
     iter_blocks,
@@ -57,6 +58,15 @@ def protected_lines(doc: Document) -> set[int]:
                 and block.line_end > block.line_start):
             out.update(range(block.line_start, block.line_end + 1))
     return out
+
+
+def opens_box(block: Html) -> bool:
+    """Whether an HTML block opens a disclosure box and ends with its title
+    (``<details>`` … ``<summary>扭矩</summary>``, Typora's and GitHub's folded box): the
+    title, all a reader sees of the block, is to the list or table below it what a
+    paragraph before them is (their lead-in)."""
+    html = block.content.strip().lower()
+    return "<details" in html and html.endswith("</summary>")
 
 
 def heading_lines(doc: Document) -> set[int]:
@@ -86,12 +96,21 @@ class FineChunks:
 
     def of_block(self, block: Block, path: tuple[str, ...],
                  siblings: tuple[Block, ...]) -> Iterator[Chunk]:
-        """The finer chunks of a section's block and of the blocks nested in it."""
+        """The finer chunks of a section's block and of the blocks nested in it.
+
+        A list or table in a quote (an Obsidian callout, `> [!warning] 安全`) is chunked
+        as one at the section's level is, among the quote's own blocks: its lead-in is the
+        paragraph before it there, which in a callout is the callout's title. A table nested
+        in a list item keeps its section's caption (`lead_in`)."""
         if isinstance(block, ListBlock):
             yield from self.list_items(block, path, siblings)
+        quoted = {id(child): inner.children for inner in iter_blocks(block)
+                  if isinstance(inner, Quote) for child in inner.children}
         for inner in iter_blocks(block):
+            if isinstance(inner, ListBlock) and id(inner) in quoted:
+                yield from self.list_items(inner, path, quoted[id(inner)])
             if isinstance(inner, Table):
-                yield from self.table(inner, path, siblings)
+                yield from self.table(inner, path, quoted.get(id(inner), siblings))
             elif isinstance(inner, Code):
                 yield self.code(inner, path)
             elif isinstance(inner, MathBlock):
@@ -131,10 +150,12 @@ class FineChunks:
                 anchor = min(anchor, b.line_start)
             else:
                 prev, anchor = b, block.line_start
-        if isinstance(prev, Paragraph) and prev.line_end >= anchor - 2:
+        if (isinstance(prev, Paragraph) or (isinstance(prev, Html) and opens_box(prev))) \
+                and prev.line_end >= anchor - 2:
             s, e = self.t.trim(self.t.start(prev.line_start), self.t.end(prev.line_end))
-            if e - s <= CAPTION_CHARS:
-                return self.t.shown(s, e)
+            if e - s <= CAPTION_CHARS:  # (a quoted one read without its `>` markers)
+                shown = self.t.shown(s, e).strip()
+                return unquoted(shown) if shown.startswith(">") else shown
         return ""
 
     def table(self, table: Table, path: tuple[str, ...],

@@ -2,7 +2,8 @@
 
 `ChunkConfig` holds the sizes; `SourceText` is the file text with line <-> offset arithmetic
 and its cut into sentence units (`sentences`); `ChunkMaker` is the one place a `Chunk` record
-is made from a span of that text (heading-path prefix, embed text, links, hash).
+is made from a span of that text (heading-path prefix, the titles of the Obsidian callouts it
+starts inside, embed text, links, hash).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from kbtools.build.records import Chunk
 from kbtools.build.xref import HeadingIndex, find_links
 from kbtools.config import DEFAULTS, Config
 from kbtools.errors import ConfigError
-from kbtools.markdown.doctree import Block, Code, Document, Html, MathBlock, Quote
+from kbtools.markdown.doctree import Block, Code, Document, Html, MathBlock, Paragraph, Quote
+from kbtools.markdown.parser import callout_marker
 
 PATH_SEP = " › "
 GONE = "\x00"  # marks where hidden markup was while `SourceText.shown` drops emptied lines
@@ -266,12 +268,62 @@ def _markers_only(line: str) -> bool:
     return ">" in line and not line.replace(">", "").strip(" \t")
 
 
+def unquoted(text: str) -> str:
+    """`text` without the quote markers (`>`, `> >`) opening its lines: a callout's title or
+    a quoted lead-in as the words a reader sees."""
+    out = []
+    for line in text.split("\n"):
+        line = line.lstrip()
+        while line.startswith(">"):
+            line = line[1:].lstrip()
+        out.append(line)
+    return "\n".join(out).strip()
+
+
+@dataclass(frozen=True)
+class Callout:
+    """An Obsidian callout's lines (its title's line first) and its title as a reader sees
+    it (the type's name as written when the marker has none: `[!TIP]` reads `TIP`)."""
+
+    first: int
+    last: int
+    title: str
+
+
+def callouts(doc: Document, t: SourceText) -> tuple[Callout, ...]:
+    """The callouts of `doc` (nested ones too), in document order: the quotes whose first
+    paragraph opens with `[!type]` (`kbtools.markdown.parser.callout_marker`)."""
+    out = []
+    for _, block in doc.blocks():
+        if not (isinstance(block, Quote) and block.children
+                and isinstance(block.children[0], Paragraph)):
+            continue
+        line = block.children[0].line_start
+        if callout_marker(unquoted(doc.lines[line - 1])) is None:
+            continue
+        title = unquoted(t.shown(t.start(line), t.end(line)))
+        if title:
+            out.append(Callout(line, block.line_end, title))
+    return tuple(out)
+
+
 class ChunkMaker:
     """Makes the Chunk records of one document from spans of its text."""
 
     def __init__(self, doc: Document, cfg: ChunkConfig, resolver: HeadingIndex):
         self.doc, self.cfg, self.resolver = doc, cfg, resolver
         self.t = SourceText(doc.lines, doc.hidden, quote_blank_lines(doc))
+        self.callouts = callouts(doc, self.t)
+
+    def titles(self, line: int, body: str) -> str:
+        """The titles of the callouts a chunk starting at `line` starts inside, below their
+        title's line (outer ones first), each on a line of its own, less one the embedded
+        `body` opens with: a callout's title is to what it holds what a heading is to its
+        section, so a search for the title's words finds a piece of a long callout, or an
+        item of a list in one after its own lead-in, as it finds the first."""
+        first = unquoted(body.split("\n", 1)[0])
+        return "".join(f"{c.title}\n" for c in self.callouts
+                       if c.first < line <= c.last and c.title != first)
 
     def prefix(self, path: tuple[str, ...]) -> str:
         """"Title › heading › sub-heading", the first line of every embed text."""
@@ -290,7 +342,8 @@ class ChunkMaker:
         embed_body = body if embed is None else embed
         if len(embed_body) > self.cfg.embed_cap:
             embed_body = embed_body[: self.cfg.embed_cap].rstrip() + " …"
-        embed_text = f"{self.prefix(path)}\n{embed_body}"
+        embed_text = f"{self.prefix(path)}\n{self.titles(self.t.line_of(start), embed_body)}" \
+            f"{embed_body}"
         links = find_links(self.t.text[start:end], self.t.line_of(start), self.doc, self.resolver)
         return Chunk(id="", doc=self.doc.rel, heading_path=tuple(path), kind=kind,
                      line_start=self.t.line_of(start),

@@ -5,10 +5,11 @@ shows the blocks the build indexed) and renders with `SafeRenderer`, which diffe
 markdown-it's own renderer in what author content may do:
 
 - raw HTML is never passed through: HTML comments (annotations) are dropped, HTML that is
-  nothing but `<img>` tags (Typora's resized pictures) is shown as the page's own images
-  (their `src`, `alt` and `title` only), an inline `<a href="…">…</a>` in text is a link
-  as `[…](…)` is (its `href` only: `kb check` checks it, the build ships the PDF it names)
-  and an inline `<a id="…"></a>` the anchor `#…` links reach (its id only),
+  nothing but `<img>` tags (Typora's resized pictures), or those in a wrapper centring them
+  (`<center>`, `<p align="center">`, `<div>`), is shown as the page's own images (their
+  `src`, `alt`, `title` and size in pixels only; centred by the page's class `centred`),
+  an inline `<a href="…">…</a>` in text is a link as `[…](…)` is (its `href` only: `kb
+  check` checks it, the build ships the PDF it names) and an inline `<a id="…"></a>` the anchor `#…` links reach (its id only),
   every other HTML block or inline tag is shown as escaped text;
 - an author's ``==highlight==`` is ``<mark class="hl">``;
 - text is escaped first, then the question's matched terms are wrapped in ``<mark>``; a
@@ -81,6 +82,10 @@ from kbtools.serve.passes import RenderContext, link_xrefs, mark_lines, note_omi
 
 # raw HTML that is nothing but pictures (and line breaks): shown as the page's own images
 _IMG_ONLY = re.compile(r"\s*(?:<img\b[^<>]*>\s*(?:<br\s*/?>\s*)*)+", re.I)
+# a wrapper Typora and GitHub writers put around pictures to centre them (`<center>`,
+# `<p align="center">`, `<div style="text-align:center">`) and its end tag; linear: the
+# attributes stop at the tag's first `<` or `>`
+_WRAPPER = re.compile(r"</?(?:center|p|div|figure)\b[^<>]*>", re.I)
 # an inline link written as HTML (`<a href="manual.pdf">`), and its end tag
 _A_OPEN = re.compile(r"<a\s[^<>]*>", re.I)
 _A_CLOSE = re.compile(r"</a\s*>", re.I)
@@ -183,6 +188,9 @@ class SafeRenderer(RendererHTML):
             return ""
         if _IMG_ONLY.fullmatch(content):  # Typora's resized picture: shown, attributes dropped
             return f'<p{_block_attrs(tokens[idx])}>{self._img_tags(content)}</p>\n'
+        if _IMG_ONLY.fullmatch(_WRAPPER.sub("", content)):  # the same in a centring wrapper
+            centred = "centred" if _centres(_WRAPPER.findall(content)) else ""
+            return f'<p{_block_attrs(tokens[idx], centred)}>{self._img_tags(content)}</p>\n'
         box = self._disclosure(tokens[idx])
         return box if box is not None else f'<pre class="raw-html">{escapeHtml(content)}</pre>\n'
 
@@ -350,6 +358,20 @@ def _pixels(value: str | None) -> int:
     return int(text) if text.isascii() and text.isdigit() and 0 < len(text) <= 5 else 0
 
 
+def _centres(tags: list[str]) -> bool:
+    """Whether wrapper tags around pictures centre them: a `<center>`, or an `align` or a
+    `style` whose `text-align` says `center` (the page keeps that as its own class and drops
+    every attribute)."""
+    for tag in tags:
+        if tag[1:7].lower() == "center":
+            return True
+        attrs = {k.lower(): v.strip("\"'").lower() for k, v in ATTR.findall(tag)}
+        style = attrs.get("style", "").replace(" ", "")
+        if attrs.get("align") == "center" or "text-align:center" in style:
+            return True
+    return False
+
+
 def _missing_file(ctx: RenderContext, href: str) -> bool:
     """Whether `href` (written in `ctx.doc`) links a file, neither a document nor a picture,
     that the release does not hold (a spreadsheet, a drawing, a video: `kb check` warned)."""
@@ -405,9 +427,13 @@ def link_target(ctx: RenderContext, href: str) -> str | None:
     return None
 
 
-def _block_attrs(tok: Token) -> str:
-    attrs = "".join(f' {k}="{escapeHtml(str(v))}"' for k, v in tok.attrs.items())
-    return attrs
+def _block_attrs(tok: Token, cls: str = "") -> str:
+    """The attributes the passes gave a block's token (`data-lines`, `cited`), as HTML;
+    `cls` is one more class, joined to the token's own (one `class` attribute)."""
+    attrs = dict(tok.attrs)
+    if cls:
+        attrs["class"] = f"{cls} {attrs['class']}" if attrs.get("class") else cls
+    return "".join(f' {k}="{escapeHtml(str(v))}"' for k, v in attrs.items())
 
 
 
