@@ -107,3 +107,31 @@ def test_without_kb_anywhere_the_hook_says_in_one_line_what_to_do(tmp_path):
                for line in said), said
     assert "Traceback" not in run.stdout + run.stderr
     assert git.Repo(root).git.status("--porcelain") == ""
+
+
+def test_the_python_a_hook_file_written_on_windows_names_is_found(tmp_path):
+    """pre-commit on Windows writes .git/hooks/pre-commit with CRLF line ends, and a
+    virtualenv under `C:\\Users\\Jane Doe` has a space (pre-commit quotes it): the Python
+    it records is read without the CR and whole (else no kb was found there)."""
+    root, kb = _knowledge_repo(tmp_path, "")
+    venv = tmp_path / "Jane Doe" / "虚拟 环境"
+    venv.parent.mkdir()
+    venv.symlink_to(Path(sys.prefix), target_is_directory=True)
+    python = venv / Path(sys.executable).relative_to(sys.prefix)
+    subprocess.run([str(python), "-m", "pre_commit", "install"], cwd=root, check=True,
+                   env=_env(tmp_path, f"{BIN}{os.pathsep}{APP_PATH}"), capture_output=True)
+    for name in ("pre-commit", "pre-merge-commit"):
+        hook = root / ".git" / "hooks" / name
+        assert f"INSTALL_PYTHON='{python}'" in hook.read_text(encoding="utf-8")
+        hook.write_bytes(hook.read_bytes().replace(b"\n", b"\r\n"))
+    doc = kb / "knowledge" / "getting-started.md"
+    doc.write_text(doc.read_text(encoding="utf-8").replace("category: engineering",
+                                                           "category: nonsense"),
+                   encoding="utf-8")
+    git.Repo(root).git.add(A=True)
+    run = subprocess.run([sys.executable, "-m", "pre_commit", "run"], cwd=root,
+                         env=_env(tmp_path, APP_PATH), capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "knowledge/getting-started.md:3:1: error: fm-unknown-category" in run.stdout
+    assert "kb is not on PATH" not in run.stdout
