@@ -70,8 +70,9 @@ def for_subfolder(template: str, text: str, prefix: str) -> str:
     """Template `template` for a knowledge base in the folder `prefix` of its repository (a
     posix path from the Git root, `docs/kb`): the pre-commit hook's `files:` pattern and the
     whole-folder check's `args:` name the folder's knowledge/ (pre-commit runs hooks from the
-    Git root, where no kb.toml is: `kb check` there refuses), and each workflow job runs in the folder,
-    its cache path (relative to the workspace, whatever the working directory) under it.
+    Git root, where no kb.toml is: `kb check` there refuses), and each workflow job runs in
+    the folder, its cache path (relative to the workspace, whatever the working directory)
+    under it.
     The release runs only when the folder changed. Paths are YAML double-quoted scalars (a
     JSON string is one), so a folder named with spaces, `#` or `: ` stays one value."""
     def swap(old: str, new: str) -> str:
