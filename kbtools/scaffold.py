@@ -14,7 +14,6 @@ import contextlib
 import json
 import os
 import re
-import shlex
 from importlib import resources
 from pathlib import Path
 
@@ -70,9 +69,10 @@ AT_GIT_ROOT = ("pre-commit-config.yaml", "workflows/kb-check.yml", "workflows/kb
 def for_subfolder(template: str, text: str, prefix: str) -> str:
     """Template `template` for a knowledge base in the folder `prefix` of its repository (a
     posix path from the Git root, `docs/kb`): the pre-commit hook's `files:` pattern and the
-    whole-folder check name the folder's knowledge/ (pre-commit runs hooks from the Git root,
-    where no kb.toml is: `kb check` there refuses), and each workflow job runs in the folder,
-    its cache path (relative to the workspace, whatever the working directory) under it.
+    whole-folder check's `args:` name the folder's knowledge/ (pre-commit runs hooks from the
+    Git root, where no kb.toml is: `kb check` there refuses), and each workflow job runs in
+    the folder, its cache path (relative to the workspace, whatever the working directory)
+    under it.
     The release runs only when the folder changed. Paths are YAML double-quoted scalars (a
     JSON string is one), so a folder named with spaces, `#` or `: ` stays one value."""
     def swap(old: str, new: str) -> str:
@@ -84,10 +84,9 @@ def for_subfolder(template: str, text: str, prefix: str) -> str:
         files = r"(?i)^knowledge/(.*\.(md|markdown|mdown|mkdn?|mdwn)|_synonyms\.txt)$"
         text = swap(f"files: {files}", "files: " + json.dumps(
             "(?i)^" + re.escape(prefix + "/") + files.removeprefix("(?i)^"), ensure_ascii=False))
-        return swap("entry: kb check\n        language: system\n        pass_filenames: false",
-                    "entry: " + json.dumps(f"kb check {shlex.quote(prefix + '/knowledge')}",
-                                           ensure_ascii=False)
-                    + "\n        language: system\n        pass_filenames: false")
+        links = "entry: *kb-entry\n        language: system\n        pass_filenames: false\n"
+        return swap(links, links + "        args: [" + json.dumps(prefix + "/knowledge",
+                                                             ensure_ascii=False) + "]\n")
     folder = json.dumps(prefix, ensure_ascii=False)
     text = swap("    runs-on: ubuntu-latest\n", "    runs-on: ubuntu-latest\n    defaults:\n"
                 f"      run:\n        working-directory: {folder}\n")

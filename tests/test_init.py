@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import sys
@@ -43,8 +42,9 @@ def test_init_then_check_passes(tmp_path, monkeypatch):
     assert "dist/" in gitignore and ".kb-cache/" in gitignore
     hooks = yaml.safe_load((target / ".pre-commit-config.yaml").read_text())
     hook, whole = hooks["repos"][0]["hooks"]
-    assert hooks["repos"][0]["repo"] == "local" and hook["entry"] == "kb check"
-    assert whole["entry"] == "kb check" and whole["always_run"] is True  # kb.toml's folder
+    assert hooks["repos"][0]["repo"] == "local" and 'exec kb check "$@"' in hook["entry"]
+    assert whole["entry"] == hook["entry"] and whole["always_run"] is True
+    assert "args" not in whole  # kb.toml's folder
     workflow = yaml.safe_load((target / ".github/workflows/kb-check.yml").read_text())
     assert any(step.get("run") == "kb check" for step in workflow["jobs"]["check"]["steps"])
     assert any("kb review check --base" in step.get("run", "")
@@ -103,8 +103,9 @@ def test_init_in_a_subfolder_writes_hooks_and_workflows_for_the_git_root(tmp_pat
     files = re.compile(hooks[0]["files"])
     assert files.match(f"{sub}/knowledge/a/b.md") and files.match(f"{sub}/knowledge/_synonyms.txt")
     assert not files.match("knowledge/a.md") and not files.match(f"{sub}/assets/a.md")
-    assert hooks[0]["entry"] == "kb check"  # its files name the folder: kb.toml found from them
-    assert shlex.split(hooks[1]["entry"]) == ["kb", "check", f"{sub}/knowledge"]
+    assert hooks[0]["entry"] == hooks[1]["entry"]  # `kb check`, on PATH or not
+    assert "args" not in hooks[0]  # its files name the folder: kb.toml found from them
+    assert hooks[1]["args"] == [f"{sub}/knowledge"]
     for name in ("kb-check", "kb-release"):
         flow = yaml.safe_load((target / ".github" / "workflows" / f"{name}.yml").read_text())
         for job in flow["jobs"].values():
