@@ -32,7 +32,9 @@ from kbtools.config import MAX_K
 from kbtools.query.filters import MAX_WHERE_CHARS
 
 DOC = ("A document's repo-relative path as search results cite it (their `doc`); the path "
-       "inside the knowledge folder works too. No absolute paths, '..' or non-Markdown files.")
+       "inside the knowledge folder works too, and so do a result's whole `citation` and a "
+       "link to a section (x.md#anchor), which name the section too. No absolute paths, '..' "
+       "or non-Markdown files.")
 
 # search
 Question = Annotated[str, Field(

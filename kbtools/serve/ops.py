@@ -31,11 +31,11 @@ from kbtools.agents.arguments import (
     is_digits,
     whole_number,
 )
-from kbtools.agents.read import cited
+from kbtools.agents.named import evaluate_named, named
 from kbtools.config import MAX_K
 from kbtools.corpus import SourceDoc
-from kbtools.decision.documents import cited_table, document_tables, select_table
-from kbtools.decision.matching import TableResult, input_value, match_rules
+from kbtools.decision.documents import document_tables
+from kbtools.decision.matching import TableResult, input_value
 from kbtools.decision.model import DecisionTable
 from kbtools.errors import EngineError, IndexLoadError, KbError, TableError, UsageError, one_line
 from kbtools.index.layout import ReleaseLayout
@@ -330,14 +330,12 @@ def check_inputs(inputs: Any) -> dict[str, str]:
 
 def evaluate(served: Served, doc: str, inputs: dict[str, str], table: str | int | None = None,
              policy: str | None = None) -> TableResult:
-    """Evaluate one decision table of `doc` (`kb table eval`, MCP `evaluate_table`)."""
-    given = cited(doc)  # a result's citation: the table at its lines (as `kb table eval`)
-    src, tables = decision_tables(served, given.doc if given else doc)
-    if given is not None:
-        table = cited_table(tables, given.lines, given.heading, table, src.rel)
-    n, dt = select_table(tables, table, src.rel)
-    return match_rules(dt, inputs, policy=policy, doc=src.rel, table_index=n,
-                       synonyms=served.knowledge.table_synonyms)
+    """Evaluate one decision table of `doc` (`kb table eval`, MCP `evaluate_table`): a
+    path, a result's citation or a link, as `agents.named` reads them for every surface."""
+    name = named(doc)
+    src = document(served, name.doc, section_arg="table")
+    return evaluate_named(src, name, inputs, table, policy=policy,
+                          synonyms=served.knowledge.table_synonyms)
 
 
 def release_info(served: Served) -> dict[str, Any]:
