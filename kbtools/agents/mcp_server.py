@@ -395,7 +395,7 @@ def tool_recent(ctx: Context, days: int | None = None, n: int | None = None) -> 
 
 
 def tool_evaluate_table(ctx: Context, doc: str, inputs: dict[str, Any],
-                        table: str | int | None = None, policy: str | None = None) -> dict[str, Any]:
+                        table: str | int | list[str] | None = None, policy: str | None = None) -> dict[str, Any]:
     kn = ctx.knowledge()
     name = named(doc)  # a result's citation or a link: the table it names (`agents.named`)
     try:

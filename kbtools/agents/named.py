@@ -37,6 +37,8 @@ from kbtools.markdown.doctree import parse
 from kbtools.markdown.heading_paths import heading_parts, path_matches
 
 Tables = Sequence[DecisionTable | TableError]
+# a caller's choice of table: a number, a name or a section, or a heading path as a list
+TableArg = str | int | list[str] | tuple[str, ...] | None
 
 
 @dataclass(frozen=True)
@@ -69,18 +71,20 @@ def named(doc: str) -> Named:
     return Named(doc, doc)
 
 
-def named_table(src: SourceDoc, name: Named, table: str | int | None, tables: Tables,
+def named_table(src: SourceDoc, name: Named, table: TableArg, tables: Tables,
                 option: str = "table") -> str | int | None:
     """The choice of table (`select_table`'s `table`) that `name` makes in `src` (whose
     decision tables are `tables`): `table` itself for a plain path; for a citation or a
     link, the table it names, which `table` (called `option` on this surface) may not name
-    too. UsageError/TableError/KbError, one line, when it names no table or several."""
-    if table is not None and str(table).strip() == "":
-        table = None  # an empty `table`, as agents send an argument they do not set
+    too. UsageError/TableError/KbError, one line, when it names no table or several. A
+    list is a heading path (a search result's `heading_path`), as `read` takes one."""
+    choice = " > ".join(table) if isinstance(table, (list, tuple)) else table
+    if choice is not None and str(choice).strip() == "":
+        choice = None  # an empty `table`, as agents send an argument they do not set
     if name.kind == "path":
-        return table
+        return choice
     label = src.rel
-    if table is not None:
+    if choice is not None:
         said = f"#{name.anchor}" if name.anchor is not None else \
             line_span(*name.lines, "-") if name.lines is not None else name.heading
         raise UsageError(f"{label} {one_line(said, 80)} names a table by its {name.kind} and "
@@ -103,7 +107,7 @@ def named_table(src: SourceDoc, name: Named, table: str | int | None, tables: Ta
 
 
 def evaluate_named(src: SourceDoc, name: Named, inputs: Mapping[str, str],
-                   table: str | int | None = None, *, policy: str | None = None,
+                   table: TableArg = None, *, policy: str | None = None,
                    synonyms: Mapping[str, Sequence[str]] = {},
                    option: str = "table") -> TableResult:
     """Evaluate the decision table of `src` that `name` (with `table`) names against

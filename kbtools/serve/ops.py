@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -152,18 +152,21 @@ def check_flag(value: Any) -> bool | None:
 
 
 def check_names(given: Any, takes: Sequence[str], endpoint: str,
-                repeatable: Sequence[str] = ()) -> None:
+                repeatable: Sequence[str] = (), instead: Mapping[str, str] = {}) -> None:
     """Refuse a parameter `endpoint` does not take (`takes`), naming it and the ones it
     takes, as the MCP tools refuse an argument they do not take: one was dropped without a
     word (``/api/read?heading=3.2`` returned the whole document as if it were the section,
     ``top_k`` gave the default number of results). ``token`` is the server's own (a
     browser's first visit, `kbtools.serve.security`), never a parameter of an endpoint.
     In a query string (`given` a QueryParams), a parameter not `repeatable` may be given
-    once: the last of two was read (``doc=a.md&doc=b.md`` read b.md)."""
+    once: the last of two was read (``doc=a.md&doc=b.md`` read b.md). `instead`: what to
+    send for a parameter another endpoint takes (`agents.arguments.TABLE_INSTEAD`), said
+    as the MCP tool says it."""
     unknown = sorted(set(given) - set(takes) - {"token"})
     if unknown:
+        hint = instead.get(unknown[0])
         raise ApiError(400, f"unknown parameter {one_line(unknown[0], 40)!r} ({endpoint} "
-                            f"takes {', '.join(takes)})")
+                            f"takes {', '.join(takes)})" + (f"; {hint}" if hint else ""))
     if isinstance(given, QueryParams):
         twice = [k for k in takes if k not in repeatable and len(given.getlist(k)) > 1]
         if twice:
@@ -328,7 +331,8 @@ def check_inputs(inputs: Any) -> dict[str, str]:
     return out
 
 
-def evaluate(served: Served, doc: str, inputs: dict[str, str], table: str | int | None = None,
+def evaluate(served: Served, doc: str, inputs: dict[str, str],
+             table: str | int | list[str] | None = None,
              policy: str | None = None) -> TableResult:
     """Evaluate one decision table of `doc` (`kb table eval`, MCP `evaluate_table`): a
     path, a result's citation or a link, as `agents.named` reads them for every surface."""
