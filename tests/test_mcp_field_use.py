@@ -173,7 +173,7 @@ def test_a_link_given_as_evaluate_tables_doc_evaluates_its_sections_table(tmp_pa
                                                     "inputs": {"温度": 18, "相对湿度": 90}})
 
     got = data(session(repo, scenario=scenario))
-    assert got["doc"] == "knowledge/crops/risk.md" and got["table_index"] == 1
+    assert got["doc"] == "knowledge/crops/risk.md" and got["table"]["index"] == 1
     assert got["outputs"] == [{"风险等级": "高", "建议措施": "立即喷药"}]
 
 

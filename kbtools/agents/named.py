@@ -29,7 +29,7 @@ from typing import Any
 
 from kbtools.agents.read import anchored_section, cited, find_section, linked
 from kbtools.corpus import SourceDoc
-from kbtools.decision.documents import cited_table, document_tables, select_table
+from kbtools.decision.documents import document_tables, select_table
 from kbtools.decision.matching import TableResult, match_rules
 from kbtools.decision.model import DecisionTable
 from kbtools.errors import TableError, UsageError, line_span, one_line
@@ -84,7 +84,7 @@ def named_table(src: SourceDoc, name: Named, table: TableArg, tables: Tables,
     if name.kind == "path":
         return choice
     label = src.rel
-    if choice is not None:
+    if choice is not None:  # as a citation given with lines too was refused (session 31)
         said = f"#{name.anchor}" if name.anchor is not None else \
             line_span(*name.lines, "-") if name.lines is not None else name.heading
         raise UsageError(f"{label} {one_line(said, 80)} names a table by its {name.kind} and "
@@ -103,7 +103,11 @@ def named_table(src: SourceDoc, name: Named, table: TableArg, tables: Tables,
         # a release moved the lines since the citation was given, its heading path still
         # names the section
         return _one_in(tables, parsed, sections, name.heading, label, option)
-    return cited_table(tables, name.lines, name.heading, None, label, option)  # says none
+    placed = ", ".join(line_span(t.line_start, t.line_end, "-") for t in tables
+                       if isinstance(t, DecisionTable))
+    raise UsageError(f"no decision table at {label} {line_span(*name.lines, '-')}" +
+                     (f" (its decision tables: {placed})" if placed else
+                      " (it has no decision tables)"))
 
 
 def evaluate_named(src: SourceDoc, name: Named, inputs: Mapping[str, str],

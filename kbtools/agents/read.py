@@ -162,15 +162,6 @@ def anchored_section(parsed: Any, src: SourceDoc, anchor: str,
                   key="no_section", values={"doc": src.rel, "section": _shown(anchor)})
 
 
-def citation_lines(doc: str) -> tuple[str, int, int] | None:
-    """(document path, first line, last line) of a citation given where a document is asked
-    for (``x.md:65-73``, with a heading path after § or not), or None for anything else."""
-    given = cited(doc)
-    if given is None or given.lines is None:
-        return None
-    return given.doc, given.lines[0], given.lines[1]
-
-
 def check_doc_path(doc: str, section_arg: str = "heading_path") -> str:
     """Validate a document path given by a caller; returns it as a clean posix path. A
     citation or link given as the path is refused saying where its parts go: a section as
