@@ -133,13 +133,19 @@ CASES = [
     (f"{EN_DOC}#oil-change", {"Running hours": "620"}, None, ({"Action": "Change the oil"}, 1)),
     (f"{EN_DOC}:{HOT_ROW} § Pump service > Alarm limits", {"Temperature": "85"}, None,
      ({"Alarm": "overheating"}, 3)),
-    # a search result's heading path, a list, as the table (as `read` takes it)
+    # a search result's heading path, a list, as the table (as `read` takes it), and a
+    # link's anchor as the table
     (ZH_DOC, {"温度": "5"}, ["病害风险判定", "4. 两张表", "4.2 夜间"], ({"措施": "保温"}, 3)),
+    (ZH_DOC, {"温度": "18", "相对湿度": "90"}, "#32-风险等级判定表", ({"风险等级": "高"}, 1)),
+    ("equipment/pump.md", {"Running hours": "20"}, "#oil-change",
+     ({"Action": "Check the oil level"}, 1)),
     # a section holding two decision tables: their numbers, and where to send one
     (f"{ZH_DOC}#4-两张表", {"温度": "30"}, None,
      ["holding 2 decision tables", "give the document path knowledge/crops/risk.md alone with "
       "{table}=2 or {table}=3"]),
     (f"{EN_DOC}#alarm-limits", {"Pressure": "9"}, None,
+     ["holding 2 decision tables", "{table}=2 or {table}=3"]),
+    (EN_DOC, {"Pressure": "9"}, "#alarm-limits",
      ["holding 2 decision tables", "{table}=2 or {table}=3"]),
     # a heading with no table: said so, with the tables there are
     (f"{ZH_DOC}#5-说明", {"温度": "30"}, None,
@@ -260,6 +266,9 @@ def test_a_link_is_taken_by_kb_table_eval_in_a_repository(dist, monkeypatch):
                                     "Running hours=620"])
     assert res.exit_code == 0, res.stderr
     assert json.loads(res.stdout)["outputs"] == [{"Action": "Change the oil"}]
+    res = CliRunner().invoke(main, ["table", "list", "--json", f"{ZH_DOC}#41-白天"])
+    assert res.exit_code == 0, res.stderr  # the document's tables, as the link's path names
+    assert [t["index"] for t in json.loads(res.stdout)] == [1, 2, 3]
 
 
 @pytest.mark.parametrize("name, hint", [
@@ -336,6 +345,7 @@ def test_what_an_earlier_release_named_is_answered_in_the_one_served_now(tmp_pat
                                                                 "inputs": {"温度": "5"}})}
         gone = [await c.call_tool("evaluate_table", {"doc": doc, "inputs": {"Pressure": 9}})
                 for doc in (f"{EN_DOC}#alarm-limits", f"{EN_DOC}:{HOT_ROW}")]
+        gone.append(await c.call_tool("read", {"doc": f"{EN_DOC}#alarm-limits"}))
         return before, after, gone
 
     before, after, gone = session(tmp_path, "--index", str(device), scenario=scenario)
@@ -391,5 +401,7 @@ def test_every_table_result_of_a_search_is_taken_back_as_it_came(example_index, 
                 assert resp.status_code == 200, (ask, resp.text)
                 assert resp.json()["outputs"][0] == expected
             assert section.structured_content["heading_path"] == hit["heading_path"]
+            read = client.get("/api/read", params={"doc": asks[-1]["doc"]})  # the link
+            assert read.status_code == 200 and read.json()["heading_path"] == hit["heading_path"]
     finally:
         client_gen.close()

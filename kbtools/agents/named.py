@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kbtools.agents.read import anchored_section, cited, find_section, linked
+from kbtools.agents.read import anchored_section, cited, find_section, linked, percent_decoded
 from kbtools.corpus import SourceDoc
 from kbtools.decision.documents import document_tables, select_table
 from kbtools.decision.matching import TableResult, match_rules
@@ -81,6 +81,11 @@ def named_table(src: SourceDoc, name: Named, table: TableArg, tables: Tables,
     choice = " > ".join(table) if isinstance(table, (list, tuple)) else table
     if choice is not None and str(choice).strip() == "":
         choice = None  # an empty `table`, as agents send an argument they do not set
+    if name.kind == "path" and isinstance(choice, str) and choice.strip().startswith("#"):
+        # a link's anchor as the table (`#32-风险等级判定表`): the section it names, as the
+        # link whole as the document names it
+        anchor = choice.strip()[1:]
+        name, choice = Named(name.given, name.doc, anchor=percent_decoded(anchor) or anchor), None
     if name.kind == "path":
         return choice
     label = src.rel

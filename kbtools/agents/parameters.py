@@ -99,7 +99,8 @@ TableChoice = Annotated[list[StrictStr] | StrictStr | StrictInt | None, Field(
     description=("Which decision table, when the document holds several: its 1-based number "
                  "(a search result's `evaluation.table_index`), its name, or the section it lies in as "
                  "`read` takes one: a heading, a citation's heading path, a result's "
-                 "`heading_path` list or a section number ('4.4', 'section 4.4')."),
+                 "`heading_path` list, a section number ('4.4', 'section 4.4') or a link's "
+                 "anchor ('#32-风险等级判定表')."),
     examples=[1, "3.2 风险等级判定表"])]
 Policy = Annotated[Literal["first", "all"] | None, Field(
     description=("Which matching rows to return: 'first' (the first one) or 'all' (every "

@@ -88,8 +88,9 @@ def table() -> None:
 @click.argument("doc")
 @click.argument("inputs", nargs=-1)
 @click.option("--table", "which", metavar="NAME|N",
-              help="Decision table by CSV/annotation name, section (heading or number: "
-                   "4.4), or 1-based index (needed when the document has several).")
+              help="Decision table by CSV/annotation name, section (heading, number: 4.4, "
+                   "or a link's anchor: '#32-风险等级判定表'), or 1-based index (needed when "
+                   "the document has several).")
 @click.option("--policy", type=click.Choice(POLICIES), default=None,
               help="Several matching rows: take the first (default) or list all.")
 @click.option("--index", type=click.Path(path_type=Path), default=None,
@@ -133,7 +134,7 @@ def eval_(doc: str, inputs: tuple[str, ...], which: str | None, policy: str | No
 @json_option
 def list_(doc: str, index: Path | None, as_json: bool) -> None:
     """List the decision tables of DOC with their inputs and outputs."""
-    tables = list_tables(read_doc_arg(doc, index))
+    tables = list_tables(read_doc_arg(named(doc).doc, index))  # a citation's or link's doc
     if as_json:
         echo_json(tables)
     else:

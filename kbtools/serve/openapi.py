@@ -129,8 +129,9 @@ _SCHEMAS: dict[str, Any] = {
         "table": {"anyOf": [{"type": ["string", "integer"]},
                             {"type": "array", "items": {"type": "string"}}], "description": (
             "a 1-based number, a name, or the section the table lies in as /api/read takes "
-            "one: a heading, a heading path (a string, or a result's `heading_path` list) or "
-            "a section number ('4.4', 'section 4.4')")},
+            "one: a heading, a heading path (a string, or a result's `heading_path` list), "
+            "a section number ('4.4', 'section 4.4') or a link's anchor "
+            "('#32-风险等级判定表')")},
         "policy": {"enum": ["first", "all"]},
         "inputs": {"type": "object", "maxProperties": 50,
                    "additionalProperties": {"type": ["string", "number"]}}}},
