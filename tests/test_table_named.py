@@ -159,6 +159,13 @@ CASES = [
     # a link naming its table and `table` naming one too
     (f"{EN_DOC}#oil-change", {"Running hours": "620"}, 1,
      ["names a table by its link and {table} names one too"]),
+    # a plain path's errors, as each surface said them before
+    (ZH_DOC, {"温度": "18"}, 1, ["missing input for column(s) 相对湿度(%)"]),
+    (ZH_DOC, {"温度": "18", "相对湿度": "130"}, 1, ["相对湿度"]),
+    (ZH_DOC, {"风速": "3"}, 1, ["风速"]),
+    (EN_DOC, {"Running hours": "10"}, 9, ["no decision table 9 (there are 3:"]),
+    (EN_DOC, {"Running hours": "10"}, None, ["3 decision tables; choose one by number or name"]),
+    (EN_DOC, {"Running hours": "lots"}, "oil change interval", ["Running hours"]),
     # a document the release does not hold, named by a link or a citation
     ("knowledge/crops/gone.md#32-风险等级判定表", {"温度": "18"}, None,
      ["no such document in the index: knowledge/crops/gone.md"]),
