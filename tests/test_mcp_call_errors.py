@@ -18,7 +18,10 @@ def answers(tmp_path_factory) -> dict[str, str]:
         "where an object": ("search", {"query": "x", "where": {"category": "x"}}),
         "where a list of lists": ("search", {"query": "x", "where": [["category=x"]]}),
         "heading_path a number": ("read", {"doc": RISK, "heading_path": 3}),
+        # a list is a heading path (session 35), of strings
         "table a list": ("evaluate_table", {"doc": RISK, "inputs": {"温度": 1}, "table": [1]}),
+        "table an object": ("evaluate_table", {"doc": RISK, "inputs": {"温度": 1},
+                                               "table": {"n": 1}}),
         "input a list": ("evaluate_table", {"doc": RISK, "inputs": {"温度": [18]}}),
         "days a word": ("recent", {"days": "seven"}),
     }
@@ -40,7 +43,8 @@ def test_an_unknown_tool_is_named_with_the_tools_there_are(answers):
     ("where an object", "where: expected a list or a string, not an object"),
     ("where a list of lists", "where.0: Input should be a valid string"),
     ("heading_path a number", "heading_path: expected a list or a string, not a number"),
-    ("table a list", "table: expected a string or a whole number, not a list"),
+    ("table a list", "table.0: Input should be a valid string"),
+    ("table an object", "table: expected a list, a string or a whole number, not an object"),
     ("input a list", "inputs.温度: expected a string, a whole number or a number, not a list"),
     ("days a word", "days: Input should be a valid integer"),
 ])

@@ -163,17 +163,18 @@ def test_a_citation_given_as_evaluate_tables_doc_evaluates_its_table(tmp_path, d
     assert got["outputs"] == [{"风险等级": "高", "建议措施": "立即喷药"}]
 
 
-def test_a_link_given_as_evaluate_tables_doc_is_told_to_use_table(tmp_path):
-    """A link with an anchor is no citation: its section goes in `table`, as it is told."""
+def test_a_link_given_as_evaluate_tables_doc_evaluates_its_sections_table(tmp_path):
+    """A link with an anchor names the section whose table is evaluated, as `read` reads
+    that section (session 35; it was refused, telling to give the section as `table`)."""
     repo = committed_repo(tmp_path / "kb")
 
     async def scenario(c):
         return await c.call_tool("evaluate_table", {"doc": "knowledge/crops/risk.md#2-风险等级表",
-                                                    "inputs": {"温度": 18}})
+                                                    "inputs": {"温度": 18, "相对湿度": 90}})
 
-    message = error_text(session(repo, scenario=scenario))
-    assert "by its heading as table" in message and "'knowledge/crops/risk.md'" in message
-    assert "heading_path" not in message and "line_start" not in message
+    got = data(session(repo, scenario=scenario))
+    assert got["doc"] == "knowledge/crops/risk.md" and got["table"]["index"] == 1
+    assert got["outputs"] == [{"风险等级": "高", "建议措施": "立即喷药"}]
 
 
 def test_a_citation_given_as_reads_doc_reads_its_section(tmp_path):

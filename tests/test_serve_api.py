@@ -171,10 +171,11 @@ def test_table_evaluate_refuses_a_value_no_such_quantity_can_be(client):
     ({"doc": "../x.md", "inputs": {"温度": 22}}, 400, "'..'"),
     ({"doc": "knowledge/crops/none.md", "inputs": {"温度": 22}}, 404, None),
     ({"doc": "knowledge/crops/rice-blast.md", "inputs": {"x": "1"}, "table": "nope"}, 400, None),
-    # a link as the path: told to give the section as 'table', the field this takes (it
-    # was told heading_path, which it refuses; session 30); a citation is the table at its
-    # lines (session 31), which asks for the inputs it lacks
-    ({"doc": f"{SCAB}#32-风险等级判定表", "inputs": {"温度": 22}}, 400, "heading as table,"),
+    # a link is the table of the section it names (session 35; session 30 refused it, telling
+    # to give the section as 'table'), a citation the table at its lines (session 31): each
+    # asks for the inputs it lacks
+    ({"doc": f"{SCAB}#32-风险等级判定表", "inputs": {"温度": 22}}, 400,
+     "3.2 风险等级判定表: missing input for column(s) 相对湿度(%), 连续降雨天数"),
     ({"doc": f"{SCAB}:65-73", "inputs": {"温度": 22}}, 400,
      "3.2 风险等级判定表: missing input for column(s) 相对湿度(%), 连续降雨天数"),
     ({"doc": f"{SCAB}:65-73 § 3.2 风险等级判定表", "inputs": {"温度": 22}}, 400,

@@ -17,6 +17,16 @@ MAX_INPUT_CHARS = 200  # one input value (or column name)
 MAX_LINE = 10_000_000  # a line number given to read
 MAX_DIGITS = 12  # a whole number given as text (ASCII digits only)
 
+# what to send a table evaluation (MCP `evaluate_table`, /api/table/evaluate) instead of an
+# argument `read` takes: an agent passes a search result's fields on by their names
+TABLE_INSTEAD = {
+    "line_start": "give the lines as a citation in doc ('knowledge/x.md:65-73'): the "
+                  "decision table at those lines",
+    "heading_path": "give the section as table (a heading, a heading path or its number)",
+    "citation": "give the citation as doc",
+}
+TABLE_INSTEAD["line_end"] = TABLE_INSTEAD["line_start"]
+
 
 def whole_number(value: Any, lo: int, hi: int) -> int | None:
     """A request's whole number from `lo` to `hi`, given as a JSON integer or as ASCII digits

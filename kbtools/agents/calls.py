@@ -13,10 +13,15 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from kbtools.agents.arguments import TABLE_INSTEAD
 from kbtools.errors import API_FILTERS, KbError, one_line, surface_message
 
 if TYPE_CHECKING:  # the SDK is loaded when a server is built, not on import
     from mcp.server.context import ServerMiddleware
+
+
+# per tool, what to send instead of an argument it does not take but another tool does
+INSTEAD = {"evaluate_table": TABLE_INSTEAD}
 
 
 def tool_error(exc: BaseException) -> str:
@@ -112,9 +117,10 @@ def one_line_errors(base: type, parameters: dict[str, tuple[str, ...]],
                                          f"{', '.join(parameters)}"))
             unknown = sorted(set(arguments or {}) - set(known or ()))
             if known is not None and unknown:  # the SDK drops them: `heading` read the whole doc
+                hint = INSTEAD.get(name, {}).get(unknown[0])  # a field of a result or of `read`
                 raise ToolError(one_line(
                     f"Error executing tool {name}: invalid arguments: {unknown[0]}: unknown "
-                    f"argument ({name} takes {', '.join(known)})"))
+                    f"argument ({name} takes {', '.join(known)})" + (f"; {hint}" if hint else "")))
             left = optional.get(name, {})
             arguments = {k: v for k, v in (arguments or {}).items()
                          if not (k in left and (v is None or v == "" and left[k]))}

@@ -40,6 +40,7 @@ from kbtools.agents.calls import (
     tool_exception,
 )
 from kbtools.agents.draft import create_draft, draft_config
+from kbtools.agents.named import evaluate_named, named
 from kbtools.agents.parameters import (
     Author,
     Body,
@@ -62,7 +63,6 @@ from kbtools.agents.parameters import (
 )
 from kbtools.agents.read import (
     check_doc_path,
-    cited,
     open_knowledge,
     percent_decoded,
     read_section,
@@ -71,7 +71,6 @@ from kbtools.agents.recent import recent
 from kbtools.agents.stdio import Wire
 from kbtools.config import CONFIG_NAME, MAX_K, find_root
 from kbtools.decision import input_value
-from kbtools.decision.documents import as_source, cited_table, document_tables, evaluate_table
 from kbtools.errors import (
     IndexLoadError,
     KbError,
@@ -174,7 +173,8 @@ names the matching row, why each cell matched, and the outputs, with a citation.
 `inputs` as {column: value} (column header with or without unit, e.g. {"温度": "18",
 "相对湿度": "90"}); `table` by name, 1-based index or the section it lies in (a heading, a
 citation's heading path or a section number: "4.4") when the document has several; or a
-result's `citation` as `doc` (knowledge/crops/x.md:65-73): the table at those lines. An input
+result's `citation` as `doc` (knowledge/crops/x.md:65-73): the table at those lines, or a
+link to its section (knowledge/crops/x.md#32-风险等级判定表), as `read` takes them. An input
 left out is answered without when the chosen row takes any value of it (its cell says "not
 given"); when it decides the row, the error names the inputs to ask the user for. status "no_match" means "no rule matches, needs human review": report that, do not
 guess an answer. Pass values as the user said them: a rough value (约25度, "about 25 C") is
@@ -286,8 +286,7 @@ class Context:
         dropped."""
         if exc.key != "no_document" or not self._held:  # no release served yet (a repo)
             return exc
-        given = cited(doc)
-        names = [given.doc if given else doc]
+        names = [named(doc).doc]  # a citation's or a link's document
         rels = set()
         for name in [*names, *filter(None, map(percent_decoded, names))]:
             try:
@@ -396,20 +395,15 @@ def tool_recent(ctx: Context, days: int | None = None, n: int | None = None) -> 
 
 
 def tool_evaluate_table(ctx: Context, doc: str, inputs: dict[str, Any],
-                        table: str | int | None = None, policy: str | None = None) -> dict[str, Any]:
+                        table: str | int | list[str] | None = None, policy: str | None = None) -> dict[str, Any]:
     kn = ctx.knowledge()
-    given = cited(doc)  # a result's citation: the table at its lines (as `kb table eval`)
+    name = named(doc)  # a result's citation or a link: the table it names (`agents.named`)
     try:
-        path = kn.resolve(given.doc if given else doc, section_arg="table")
+        src = kn.read(kn.resolve(name.doc, section_arg="table"))
     except KbError as exc:
         raise ctx.gone(exc, doc) from None
     values = {str(k): input_value(v, str(k)) for k, v in inputs.items()}
-    if given is not None:
-        src = as_source(path)
-        table = cited_table(document_tables(src), given.lines, given.heading, table,
-                            kn.rel(path))
-    result = evaluate_table(path, table, values, policy=policy, doc=kn.rel(path),
-                            synonyms=kn.table_synonyms)
+    result = evaluate_named(src, name, values, table, policy=policy, synonyms=kn.table_synonyms)
     out = result.to_dict()
     out["release"] = ctx.release()
     return out

@@ -32,7 +32,9 @@ from kbtools.config import MAX_K
 from kbtools.query.filters import MAX_WHERE_CHARS, WHERE_HELP
 
 DOC = ("A document's repo-relative path as search results cite it (their `doc`); the path "
-       "inside the knowledge folder works too. No absolute paths, '..' or non-Markdown files.")
+       "inside the knowledge folder works too, and so do a result's whole `citation` and a "
+       "link to a section (x.md#anchor), which name the section too. No absolute paths, '..' "
+       "or non-Markdown files.")
 
 # search
 Question = Annotated[str, Field(
@@ -88,11 +90,12 @@ TableInputs = Annotated[dict[Annotated[str, Field(max_length=MAX_INPUT_CHARS)], 
                             "leading or trailing part of it, or its 1-based number; a value "
                             "is a string or a number, in the column's unit (no conversion)."),
                               examples=[{"温度": "18", "相对湿度": "90", "连续降雨天数": 2}])]
-TableChoice = Annotated[StrictStr | StrictInt | None, Field(
+TableChoice = Annotated[list[StrictStr] | StrictStr | StrictInt | None, Field(
     description=("Which decision table, when the document holds several: its 1-based number "
                  "(a search result's `evaluation.table_index`), its name, or the section it lies in as "
-                 "`read` takes one: a heading, a citation's heading path or a section number "
-                 "('4.4', 'section 4.4')."),
+                 "`read` takes one: a heading, a citation's heading path, a result's "
+                 "`heading_path` list, a section number ('4.4', 'section 4.4') or a link's "
+                 "anchor ('#32-风险等级判定表')."),
     examples=[1, "3.2 风险等级判定表"])]
 Policy = Annotated[Literal["first", "all"] | None, Field(
     description=("Which matching rows to return: 'first' (the first one) or 'all' (every "

@@ -136,8 +136,10 @@ def linked(doc: Any) -> tuple[str, str] | None:
     return found.group("path").strip(), percent_decoded(anchor) or anchor
 
 
-def anchored_section(parsed: Any, src: SourceDoc, anchor: str) -> Any:
-    """The section of `parsed` whose heading `anchor` names (KbError when none does): its
+def anchored_section(parsed: Any, src: SourceDoc, anchor: str,
+                     section_arg: str = "heading_path") -> Any:
+    """The section of `parsed` whose heading `anchor` names (KbError, telling to name it
+    as `section_arg`, when none does): its
     GitHub anchor (``32-风险等级判定表``, as `kb check` checks links), its ``{#custom-id}``,
     its heading text, which reads as its anchor (``3.2 风险等级判定表``), or else what
     `heading_path` takes (a section number, ``#3``)."""
@@ -156,17 +158,8 @@ def anchored_section(parsed: Any, src: SourceDoc, anchor: str) -> Any:
         pass
     known = ", ".join("#" + slug for slug in github_slugs(titles)[:20])
     raise KbError(f"no heading of {src.rel} has the anchor '#{_shown(anchor.strip())}' "
-                  f"(its anchors: {known or 'none'}); give the section as heading_path",
+                  f"(its anchors: {known or 'none'}); give the section as {section_arg}",
                   key="no_section", values={"doc": src.rel, "section": _shown(anchor)})
-
-
-def citation_lines(doc: str) -> tuple[str, int, int] | None:
-    """(document path, first line, last line) of a citation given where a document is asked
-    for (``x.md:65-73``, with a heading path after § or not), or None for anything else."""
-    given = cited(doc)
-    if given is None or given.lines is None:
-        return None
-    return given.doc, given.lines[0], given.lines[1]
 
 
 def check_doc_path(doc: str, section_arg: str = "heading_path") -> str:

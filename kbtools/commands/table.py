@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import click
 
-from kbtools.agents.read import citation_lines, open_knowledge
+from kbtools.agents.named import Named, evaluate_named, named
+from kbtools.agents.read import open_knowledge
 from kbtools.commands.output import echo_json, json_option
+from kbtools.corpus import SourceDoc
 from kbtools.decision import POLICIES, TableResult
-from kbtools.decision.documents import (
-    as_source,
-    cited_table,
-    document_tables,
-    evaluate_table,
-    list_tables,
-)
+from kbtools.decision.documents import as_source, list_tables
 from kbtools.errors import KbError, UsageError, line_span, one_line
 
 
@@ -35,37 +32,35 @@ def parse_pairs(pairs: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
-def _doc_path(doc: str, index: Path | None) -> tuple[Path, str]:
-    """DOC's file and the name results cite it by: a document of the index with --index; else
-    a Markdown file given directly, or a document of the repository named as cited
-    (``knowledge/crops/x.md``) or inside its knowledge folder (``crops/x.md``)."""
+def read_doc_arg(doc: str, index: Path | None) -> SourceDoc:
+    """DOC's source, named by the path results cite it by: a document of the index with
+    --index; else a Markdown file given directly, or a document of the repository named as
+    cited (``knowledge/crops/x.md``) or inside its knowledge folder (``crops/x.md``)."""
     if index is not None:
         kn = open_knowledge(index=index)
-        path = kn.resolve(doc)
-        return path, kn.rel(path)
+        return kn.read(kn.resolve(doc, section_arg="--table"))
     try:
         found = Path(doc).is_file()
     except OSError as exc:  # a name too long for the OS, a path through a file
         raise UsageError(f"cannot read '{one_line(doc, 80)}': {exc.strerror or exc}") from None
     if found:
-        return Path(doc), doc
+        return replace(as_source(Path(doc)), rel=doc)
     try:
         kn = open_knowledge()
-        path = kn.resolve(doc)
+        path = kn.resolve(doc, section_arg="--table")
     except KbError:  # not a document of this repository either (or not a repository)
         raise UsageError(f"no such file: {one_line(doc, 80)} (on a device, pass --index to "
                          "read the knowledge inside an index)") from None
-    return path, kn.rel(path)
+    return kn.read(path)
 
 
-def cited_lines(doc: str, index: Path | None) -> tuple[str, tuple[int, int] | None]:
-    """DOC and the lines it cites, when DOC is a citation (what `kb query` and the MCP tools
-    cite: ``x.md:65-73``, `citation_lines`) rather than a file of that name: a user or an
-    agent pasting where a result came from was told "no such file"."""
-    cited = citation_lines(doc)
-    if cited is None or (index is None and _is_file(doc)):
-        return doc, None
-    return cited[0], (cited[1], cited[2])
+def doc_source(doc: str, index: Path | None) -> tuple[SourceDoc, Named]:
+    """DOC's source and what it names of it (`agents.named`): a citation as `kb query` and
+    the MCP tools cite (``x.md:65-73 § A > B``) or a link to a section
+    (``x.md#32-风险等级判定表``) names its table as every surface takes it (a user or an
+    agent pasting either was told "no such file"). A file of that very name is that file."""
+    name = Named(doc, doc) if index is None and _is_file(doc) else named(doc)
+    return read_doc_arg(name.doc, index), name
 
 
 def _synonyms(index: Path | None) -> dict[str, list[str]]:
@@ -84,12 +79,6 @@ def _is_file(doc: str) -> bool:
         return False
 
 
-def _table_at(path: Path, label: str, lines: tuple[int, int], which: str | None) -> int | str | None:
-    """The decision table of `path` that the cited `lines` fall in or overlap
-    (`cited_table`); UsageError when --table names one too, or when none lies there."""
-    return cited_table(document_tables(as_source(path)), lines, "", which, label, "--table")
-
-
 @click.group("table")
 def table() -> None:
     """Decision tables: Markdown tables read as rules (see docs/agents.md)."""
@@ -99,8 +88,9 @@ def table() -> None:
 @click.argument("doc")
 @click.argument("inputs", nargs=-1)
 @click.option("--table", "which", metavar="NAME|N",
-              help="Decision table by CSV/annotation name, section (heading or number: "
-                   "4.4), or 1-based index (needed when the document has several).")
+              help="Decision table by CSV/annotation name, section (heading, number: 4.4, "
+                   "or a link's anchor: '#32-风险等级判定表'), or 1-based index (needed when "
+                   "the document has several).")
 @click.option("--policy", type=click.Choice(POLICIES), default=None,
               help="Several matching rows: take the first (default) or list all.")
 @click.option("--index", type=click.Path(path_type=Path), default=None,
@@ -122,16 +112,15 @@ def eval_(doc: str, inputs: tuple[str, ...], which: str | None, policy: str | No
     quantity can be (湿度=130%), a date that does not exist, two values at once
     (E17和E71), a text no row of its column names.
 
-    DOC may be a citation as results give it (knowledge/crops/x.md:65-73): the decision
-    table at those lines is evaluated.
+    DOC may be a citation as results give it (knowledge/crops/x.md:65-73 § A > B): the
+    decision table at those lines is evaluated; or a link to a section
+    (knowledge/crops/x.md#32-风险等级判定表): the decision table of that section.
 
     Example: kb table eval knowledge/crops/x.md 温度=18 相对湿度=90
     """
-    doc, lines = cited_lines(doc, index)
-    path, label = _doc_path(doc, index)
-    chosen = which if lines is None else _table_at(path, label, lines, which)
-    result = evaluate_table(path, chosen, parse_pairs(inputs), policy=policy, doc=label,
-                            synonyms=_synonyms(index))
+    src, name = doc_source(doc, index)
+    result = evaluate_named(src, name, parse_pairs(inputs), which, policy=policy,
+                            synonyms=_synonyms(index), option="--table")
     if as_json:
         echo_json(result.to_dict())
     else:
@@ -145,8 +134,7 @@ def eval_(doc: str, inputs: tuple[str, ...], which: str | None, policy: str | No
 @json_option
 def list_(doc: str, index: Path | None, as_json: bool) -> None:
     """List the decision tables of DOC with their inputs and outputs."""
-    path, _ = _doc_path(doc, index)
-    tables = list_tables(path)
+    tables = list_tables(read_doc_arg(named(doc).doc, index))  # a citation's or link's doc
     if as_json:
         echo_json(tables)
     else:

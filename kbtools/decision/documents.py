@@ -22,7 +22,7 @@ from kbtools.corpus import SourceDoc, decode, parse_source, read_source
 from kbtools.decision.conditions import normalize_text
 from kbtools.decision.matching import TableResult, match_rules
 from kbtools.decision.model import DecisionTable, build_table
-from kbtools.errors import SourceError, TableError, UsageError, line_span, plural
+from kbtools.errors import SourceError, TableError, plural
 from kbtools.markdown.doctree import Table, parse
 from kbtools.markdown.heading_paths import heading_parts, path_matches, section_number
 
@@ -132,31 +132,6 @@ def decision_tables(src: DocRef) -> list[DecisionTable]:
             raise t
         out.append(t)
     return out
-
-
-def cited_table(tables: Sequence[DecisionTable | TableError], lines: tuple[int, int] | None,
-                heading: str, which: str | int | None, label: str,
-                option: str = "table") -> str | int | None:
-    """The choice of table (`select_table`'s `table`) that a citation of document `label`
-    names: the decision table its `lines` fall in or overlap (a result's citation of a row,
-    or of the table), else the section its `heading` path names. `which`: the table the
-    caller named too, under `option` (UsageError: a citation names one already). Shared
-    by `kb table eval`, the MCP tool and the JSON API, which take a citation as the
-    document alike."""
-    span = line_span(lines[0], lines[1], "-") if lines is not None else heading
-    if which is not None:
-        raise UsageError(f"{label} {span} names a table by its citation and {option} names "
-                         "one too: give one of them")
-    if lines is None:
-        return heading
-    placed = [t for t in tables if isinstance(t, DecisionTable)]
-    for n, t in enumerate(tables, 1):
-        if isinstance(t, DecisionTable) and t.line_start <= lines[1] and lines[0] <= t.line_end:
-            return n
-    where = ", ".join(line_span(t.line_start, t.line_end, "-") for t in placed)
-    raise UsageError(f"no decision table at {label} {span}" +
-                     (f" (its decision tables: {where})" if where else
-                      " (it has no decision tables)"))
 
 
 def list_tables(src: DocRef) -> list[dict[str, Any]]:

@@ -24,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from kbtools.agents.arguments import TABLE_INSTEAD
 from kbtools.agents.read import cited, linked, read_section
 from kbtools.errors import (
     API_FILTERS,
@@ -188,13 +189,16 @@ def read(request: Request, body: dict[str, Any]) -> Any:
 
 
 def table_evaluate(request: Request, body: dict[str, Any]) -> Any:
-    ops.check_names(body, TABLE_PARAMS, "/api/table/evaluate")
+    ops.check_names(body, TABLE_PARAMS, "/api/table/evaluate", instead=TABLE_INSTEAD)
     doc = body.get("doc")
     if not isinstance(doc, str) or not doc:
         raise ApiError(400, "missing 'doc' (a document path as cited)")
     table = body.get("table")
-    if table is not None and (isinstance(table, bool) or not isinstance(table, (str, int))):
-        raise ApiError(400, "'table' must be a name, a section (a heading or its number) or a 1-based number")
+    if table is not None and (isinstance(table, bool) or not isinstance(table, (str, int, list))
+                              or isinstance(table, list) and not all(isinstance(h, str)
+                                                                     for h in table)):
+        raise ApiError(400, "'table' must be a name, a section (a heading, a heading path "
+                            "or its number) or a 1-based number")
     policy = body.get("policy")
     if policy is not None and policy not in ("first", "all"):
         raise ApiError(400, "'policy' must be 'first' or 'all'")

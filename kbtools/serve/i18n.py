@@ -208,6 +208,7 @@ ERRORS: dict[str, str] = {
     "no_table_named": "没有名为“{name}”的决策表（这个文档有 {count} 个决策表）。",
     "table_heading_shared": "“{name}”是 {count} 个决策表共同的标题，请按编号选择其中一个。",
     "table_section_shared": "“{name}”所指的章节有 {count} 个决策表，请按编号选择其中一个。",
+    "section_no_table": "“{name}”所指的章节没有决策表。",
     "malformed_table": "第 {line} 行的决策表格式有误，无法使用，需要修改文档。",
     # inputs a decision table cannot match (`kbtools.decision.matching.match_rules`)
     "table_no_column": "决策表没有“{column}”这一列（输入列：{inputs}）。",

@@ -123,11 +123,15 @@ _SCHEMAS: dict[str, Any] = {
                 "required": ["doc", "heading_path", "line_start", "line_end", "markdown",
                              "citation", "verified", "release"]},
     "TableRequest": {"type": "object", "required": ["doc", "inputs"], "properties": {
-        "doc": {"type": "string", "description": "document path as cited, or a result's "
-                "whole citation ('x.md:65-73'): the decision table at those lines"},
-        "table": {"type": ["string", "integer"], "description": (
+        "doc": {"type": "string", "description": "document path as cited, a result's "
+                "whole citation ('x.md:65-73'): the decision table at those lines, or a link "
+                "to a section ('x.md#32-风险等级判定表'): the decision table of that section"},
+        "table": {"anyOf": [{"type": ["string", "integer"]},
+                            {"type": "array", "items": {"type": "string"}}], "description": (
             "a 1-based number, a name, or the section the table lies in as /api/read takes "
-            "one: a heading, a heading path or a section number ('4.4', 'section 4.4')")},
+            "one: a heading, a heading path (a string, or a result's `heading_path` list), "
+            "a section number ('4.4', 'section 4.4') or a link's anchor "
+            "('#32-风险等级判定表')")},
         "policy": {"enum": ["first", "all"]},
         "inputs": {"type": "object", "maxProperties": 50,
                    "additionalProperties": {"type": ["string", "number"]}}}},

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -31,11 +31,11 @@ from kbtools.agents.arguments import (
     is_digits,
     whole_number,
 )
-from kbtools.agents.read import cited
+from kbtools.agents.named import evaluate_named, named
 from kbtools.config import MAX_K
 from kbtools.corpus import SourceDoc
-from kbtools.decision.documents import cited_table, document_tables, select_table
-from kbtools.decision.matching import TableResult, input_value, match_rules
+from kbtools.decision.documents import document_tables
+from kbtools.decision.matching import TableResult, input_value
 from kbtools.decision.model import DecisionTable
 from kbtools.errors import EngineError, IndexLoadError, KbError, TableError, UsageError, one_line
 from kbtools.index.layout import ReleaseLayout
@@ -152,18 +152,21 @@ def check_flag(value: Any) -> bool | None:
 
 
 def check_names(given: Any, takes: Sequence[str], endpoint: str,
-                repeatable: Sequence[str] = ()) -> None:
+                repeatable: Sequence[str] = (), instead: Mapping[str, str] = {}) -> None:
     """Refuse a parameter `endpoint` does not take (`takes`), naming it and the ones it
     takes, as the MCP tools refuse an argument they do not take: one was dropped without a
     word (``/api/read?heading=3.2`` returned the whole document as if it were the section,
     ``top_k`` gave the default number of results). ``token`` is the server's own (a
     browser's first visit, `kbtools.serve.security`), never a parameter of an endpoint.
     In a query string (`given` a QueryParams), a parameter not `repeatable` may be given
-    once: the last of two was read (``doc=a.md&doc=b.md`` read b.md)."""
+    once: the last of two was read (``doc=a.md&doc=b.md`` read b.md). `instead`: what to
+    send for a parameter another endpoint takes (`agents.arguments.TABLE_INSTEAD`), said
+    as the MCP tool says it."""
     unknown = sorted(set(given) - set(takes) - {"token"})
     if unknown:
+        hint = instead.get(unknown[0])
         raise ApiError(400, f"unknown parameter {one_line(unknown[0], 40)!r} ({endpoint} "
-                            f"takes {', '.join(takes)})")
+                            f"takes {', '.join(takes)})" + (f"; {hint}" if hint else ""))
     if isinstance(given, QueryParams):
         twice = [k for k in takes if k not in repeatable and len(given.getlist(k)) > 1]
         if twice:
@@ -328,16 +331,15 @@ def check_inputs(inputs: Any) -> dict[str, str]:
     return out
 
 
-def evaluate(served: Served, doc: str, inputs: dict[str, str], table: str | int | None = None,
+def evaluate(served: Served, doc: str, inputs: dict[str, str],
+             table: str | int | list[str] | None = None,
              policy: str | None = None) -> TableResult:
-    """Evaluate one decision table of `doc` (`kb table eval`, MCP `evaluate_table`)."""
-    given = cited(doc)  # a result's citation: the table at its lines (as `kb table eval`)
-    src, tables = decision_tables(served, given.doc if given else doc)
-    if given is not None:
-        table = cited_table(tables, given.lines, given.heading, table, src.rel)
-    n, dt = select_table(tables, table, src.rel)
-    return match_rules(dt, inputs, policy=policy, doc=src.rel, table_index=n,
-                       synonyms=served.knowledge.table_synonyms)
+    """Evaluate one decision table of `doc` (`kb table eval`, MCP `evaluate_table`): a
+    path, a result's citation or a link, as `agents.named` reads them for every surface."""
+    name = named(doc)
+    src = document(served, name.doc, section_arg="table")
+    return evaluate_named(src, name, inputs, table, policy=policy,
+                          synonyms=served.knowledge.table_synonyms)
 
 
 def release_info(served: Served) -> dict[str, Any]:

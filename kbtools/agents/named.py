@@ -1,0 +1,187 @@
+"""What a caller names a decision table by, read once for every surface.
+
+A search result, a citation and a document's own links name a document and a part of it in
+one string: ``knowledge/x.md:65-73 § A > B`` (a citation: lines, a heading path or both),
+``knowledge/x.md#32-风险等级判定表`` (a link: its anchor, URL-escaped or not, a
+``{#custom-id}``, the heading's text, a section number as ``#3``). `read` takes each as
+its document (`kbtools.agents.read.read_section`); this module makes table evaluation take
+the same strings the same way, for the MCP tool ``evaluate_table``, ``/api/table/evaluate``
+and ``kb table eval`` alike, so the three give one verdict and one error text:
+
+- `named` splits what a caller gave into the document path and the part it names (the
+  citation and link readers of `read`, `cited` and `linked`);
+- `named_table` turns that part into the choice of table `select_table` takes: the table
+  at a citation's lines (checked against its heading path, which outlives a release that
+  moved the lines), or the one decision table of the section a link or a heading path
+  names. A section holding none or several is said in one line naming the tables there
+  and what to send instead (the document path alone with the table's number);
+- `evaluate_named` evaluates it.
+
+Each surface resolves `Named.doc` to a file its own way (a release's files, a repository's,
+a file given on the command line) and hands the source read to `evaluate_named`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kbtools.agents.read import anchored_section, cited, find_section, linked, percent_decoded
+from kbtools.corpus import SourceDoc
+from kbtools.decision.documents import document_tables, select_table
+from kbtools.decision.matching import TableResult, match_rules
+from kbtools.decision.model import DecisionTable
+from kbtools.errors import TableError, UsageError, line_span, one_line
+from kbtools.markdown.doctree import parse
+from kbtools.markdown.heading_paths import heading_parts, path_matches
+
+Tables = Sequence[DecisionTable | TableError]
+# a caller's choice of table: a number, a name or a section, or a heading path as a list
+TableArg = str | int | list[str] | tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
+class Named:
+    """A document as a caller named it: `doc`, its path alone; `lines` and `heading`, what
+    a citation names of it (None and "" when it names none); `anchor`, a link's anchor
+    (URL escapes decoded; None for no link). `given` is the string as the caller sent it."""
+
+    given: str
+    doc: str
+    lines: tuple[int, int] | None = None
+    heading: str = ""
+    anchor: str | None = None
+
+    @property
+    def kind(self) -> str:
+        """``link``, ``citation`` or ``path``: what the caller's messages call it."""
+        if self.anchor is not None:
+            return "link"
+        return "citation" if self.lines is not None or self.heading else "path"
+
+
+def named(doc: str) -> Named:
+    """`doc` as a path, a citation (`cited`) or a link (`linked`), the readers `read` uses."""
+    given, link = cited(doc), linked(doc)
+    if given is not None:
+        return Named(doc, given.doc, given.lines, given.heading)
+    if link is not None:
+        return Named(doc, link[0], anchor=link[1])
+    return Named(doc, doc)
+
+
+def named_table(src: SourceDoc, name: Named, table: TableArg, tables: Tables,
+                option: str = "table") -> str | int | None:
+    """The choice of table (`select_table`'s `table`) that `name` makes in `src` (whose
+    decision tables are `tables`): `table` itself for a plain path; for a citation or a
+    link, the table it names, which `table` (called `option` on this surface) may not name
+    too. UsageError/TableError/KbError, one line, when it names no table or several. A
+    list is a heading path (a search result's `heading_path`), as `read` takes one."""
+    choice = " > ".join(table) if isinstance(table, (list, tuple)) else table
+    if choice is not None and str(choice).strip() == "":
+        choice = None  # an empty `table`, as agents send an argument they do not set
+    if name.kind == "path" and isinstance(choice, str) and choice.strip().startswith("#"):
+        # a link's anchor as the table (`#32-风险等级判定表`): the section it names, as the
+        # link whole as the document names it
+        anchor = choice.strip()[1:]
+        name, choice = Named(name.given, name.doc, anchor=percent_decoded(anchor) or anchor), None
+    if name.kind == "path":
+        return choice
+    label = src.rel
+    if choice is not None:  # as a citation given with lines too was refused (session 31)
+        said = f"#{name.anchor}" if name.anchor is not None else \
+            line_span(*name.lines, "-") if name.lines is not None else name.heading
+        raise UsageError(f"{label} {one_line(said, 80)} names a table by its {name.kind} and "
+                         f"{option} names one too: give one of them")
+    parsed = parse(src)
+    if name.anchor is not None:
+        sec = anchored_section(parsed, src, name.anchor, section_arg=option)
+        return _one_in(tables, parsed, [sec], f"#{name.anchor}", label, option)
+    sections = _sections_named(parsed, name.heading) if name.heading else []
+    if name.lines is None:
+        return _one_in(tables, parsed, sections, name.heading, label, option)
+    at = _at(tables, name.lines)
+    if at is not None and (not sections or at in _inside(tables, sections)):
+        return at
+    if sections:  # the lines hold another table than the heading path's section, or none:
+        # a release moved the lines since the citation was given, its heading path still
+        # names the section
+        return _one_in(tables, parsed, sections, name.heading, label, option)
+    placed = ", ".join(line_span(t.line_start, t.line_end, "-") for t in tables
+                       if isinstance(t, DecisionTable))
+    raise UsageError(f"no decision table at {label} {line_span(*name.lines, '-')}" +
+                     (f" (its decision tables: {placed})" if placed else
+                      " (it has no decision tables)"))
+
+
+def evaluate_named(src: SourceDoc, name: Named, inputs: Mapping[str, str],
+                   table: TableArg = None, *, policy: str | None = None,
+                   synonyms: Mapping[str, Sequence[str]] = {},
+                   option: str = "table") -> TableResult:
+    """Evaluate the decision table of `src` that `name` (with `table`) names against
+    `inputs`: the one entry point of ``evaluate_table``, ``/api/table/evaluate`` and
+    ``kb table eval``. `synonyms` as `match_rules` takes them; `option` is what the
+    surface calls its table argument (``table``, ``--table``) in messages."""
+    tables = document_tables(src)
+    choice = named_table(src, name, table, tables, option)
+    n, dt = select_table(tables, choice, src.rel)
+    return match_rules(dt, inputs, policy=policy, doc=src.rel, table_index=n, synonyms=synonyms)
+
+
+def _sections_named(parsed: Any, heading: str) -> list[Any]:
+    """The sections whose heading path ends with `heading` (as `read` matches one); none
+    when no section does (a heading renamed since the citation was given)."""
+    parts, seps = heading_parts(heading)
+    return [s for s in parsed.sections() if s.heading_path
+            and path_matches(parts, seps, s.heading_path)]
+
+
+def _at(tables: Tables, lines: tuple[int, int]) -> int | None:
+    """The number of the first decision table of `tables` at or across `lines`; None."""
+    return next((n for n, t in enumerate(tables, 1) if isinstance(t, DecisionTable)
+                 and t.line_start <= lines[1] and lines[0] <= t.line_end), None)
+
+
+def _inside(tables: Tables, sections: Sequence[Any]) -> list[int]:
+    """The numbers (1-based, as `select_table` counts) of the tables inside `sections`
+    (their subsections too); a malformed one counts, so choosing it says what is wrong."""
+    out = []
+    for n, t in enumerate(tables, 1):
+        first = t.line_start if isinstance(t, DecisionTable) else t.line or 0
+        if any(s.line_start <= first <= s.line_end for s in sections):
+            out.append(n)
+    return out
+
+
+def _one_in(tables: Tables, parsed: Any, sections: Sequence[Any], said: str, label: str,
+            option: str) -> int:
+    """The number of the one table inside `sections` (what a link or heading path `said`
+    names); one line naming the tables there, or the document's, and what to send
+    instead when there is none or several."""
+    if not sections:  # no heading path matched: read's own refusal, naming the sections
+        find_section(parsed, said)
+    found = _inside(tables, sections)
+    if len(found) == 1:
+        return found[0]
+    span = ", ".join(line_span(s.line_start, s.line_end, "-") for s in sections[:5])
+    opening = f"'{one_line(said, 80)}' names a section of {label} ({span})"
+    listed = found or [n for n, t in enumerate(tables, 1) if isinstance(t, DecisionTable)]
+    where = "; ".join(f"{n}: {_label(tables[n - 1])}" for n in listed[:10])
+    instead = (f"give the document path {label} alone with "
+               + " or ".join(f"{option}={n}" for n in listed[:5]))
+    if found:
+        raise TableError(f"{opening} holding {len(found)} decision tables ({where}): {instead}",
+                         key="table_section_shared",
+                         values={"name": one_line(said, 80), "count": str(len(found))})
+    raise TableError(f"{opening} that holds no decision table" +
+                     (f"; its decision tables: {where}: {instead}" if listed else
+                      "; it has no decision tables"), key="section_no_table",
+                     values={"name": one_line(said, 80)})
+
+
+def _label(t: DecisionTable | TableError) -> str:
+    """A table as a listing names it: its heading path and lines."""
+    if isinstance(t, TableError):
+        return f"malformed table at line {t.line}"
+    return f"{t.label()} ({line_span(t.line_start, t.line_end, '-')})"
