@@ -1,0 +1,90 @@
+"""Symlinks committed to a knowledge repository that lead into its hidden entries: the git
+directory (`.git/config`, where a CI checkout keeps its token as an `http.extraheader`), an
+ignored `.env`, a `.venv`. They lie inside the repository's folder but are no part of its
+knowledge: the walk never takes a hidden entry for a document, so a link may not take it
+there either. Real repositories, the real `kb` CLI in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from hostile import GOOD_DOC, git, kb, make_repo, tree_bytes
+
+TOKEN = "U0VDUkVULVRPS0VOLTRmOWE="  # base64, as actions/checkout writes it
+ENV_SECRET = "SECRET-ENV-7c1e"
+# a PNG signature and header, then the secret: a picture by its bytes
+PNG = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00"
+       b"\x00\x1f\x15\xc4\x89" + ENV_SECRET.encode())
+PDF = b"%PDF-1.4\n% " + ENV_SECRET.encode() + b"\n%%EOF\n"
+
+USES = GOOD_DOC.replace("# Pump maintenance", "# Pump maintenance\n\n"
+                        "![泵](../assets/pump.png)\n\n[手册](../assets/manual.pdf)\n\n"
+                        "![ok](../assets/ok.png)\n\n![缓存](../assets/cache/pump.png)")
+
+
+def hostile_repo(tmp_path: Path) -> Path:
+    """A committed repository whose links lead into .git, .env and .venv, plus controls: a
+    document and a picture linked from inside the knowledge, which stay."""
+    repo = make_repo(tmp_path / "repo", commit=False, docs={"knowledge/uses.md": USES})
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "http.https://github.com/.extraheader", f"AUTHORIZATION: basic {TOKEN}")
+    (repo / ".gitignore").write_text(".env\n.venv/\n", encoding="utf-8")
+    (repo / ".env").write_text(f"---\ntitle: env\n---\n# Env\n\nAPI_KEY={ENV_SECRET}\n",
+                               encoding="utf-8")
+    (repo / ".venv").mkdir()
+    (repo / ".venv" / "pump.png").write_bytes(PNG)
+    (repo / ".git" / "manual.pdf").write_bytes(PDF)
+    (repo / "assets" / "ok.png").write_bytes(PNG.replace(ENV_SECRET.encode(), b"fine"))
+    k = repo / "knowledge"
+    (k / "cfg.md").symlink_to("../.git/config")
+    (k / "配置.md").symlink_to("../.git/config")
+    (k / "env.md").symlink_to("../.env")
+    (k / "twin.md").symlink_to("good.md")  # a document linked from inside: still read
+    (repo / "assets" / "pump.png").symlink_to("../.venv/pump.png")
+    (repo / "assets" / "manual.pdf").symlink_to("../.git/manual.pdf")
+    (repo / "assets" / "cache").symlink_to("../.venv")  # a linked folder on the way
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "knowledge with links")
+    return repo
+
+
+def test_links_into_hidden_entries_are_findings(tmp_path: Path) -> None:
+    repo = hostile_repo(tmp_path)
+    res = kb(repo, "check", "--json", home=tmp_path / "home")
+    assert res.returncode == 1, res.stderr.decode()
+    found: dict[str, set[str]] = {}
+    for f in json.loads(res.stdout):
+        found.setdefault(f["path"], set()).add(f["code"])
+    for doc in ("knowledge/cfg.md", "knowledge/配置.md", "knowledge/env.md"):
+        assert found[doc] == {"path-symlink-escape"}, found
+    escapes = [f["message"] for f in json.loads(res.stdout)
+               if f["path"] == "knowledge/uses.md" and f["code"] == "path-symlink-escape"]
+    assert len(escapes) == 3 and any("cache/pump.png" in m for m in escapes), escapes
+    assert "knowledge/twin.md" not in found, found
+    out = res.stdout.decode()
+    assert TOKEN not in out and ENV_SECRET not in out
+    assert ".git" in out and "hidden" in out  # says where the link leads
+
+
+def test_no_byte_of_a_hidden_entry_reaches_a_release(tmp_path: Path) -> None:
+    repo = hostile_repo(tmp_path)
+    res = kb(repo, "build", "--lenient", "--skip-invalid", "--json", home=tmp_path / "home")
+    assert res.returncode == 0, res.stderr.decode()
+    skipped = {d["doc"]: d["errors"] for d in json.loads(res.stdout)["skipped"]}
+    assert skipped == {"knowledge/cfg.md": ["path-symlink-escape"],
+                       "knowledge/env.md": ["path-symlink-escape"],
+                       "knowledge/配置.md": ["path-symlink-escape"]}, skipped
+    dist = repo / "dist"
+    data = tree_bytes(dist)
+    assert TOKEN.encode() not in data and ENV_SECRET.encode() not in data
+    assert b"extraheader" not in data
+    source = dist / "data" / "source"
+    assert (source / "assets" / "ok.png").is_file()  # the control picture ships
+    assert not (source / "assets" / "pump.png").exists()
+    assert not (source / "assets" / "manual.pdf").exists()
+    assert not (source / "assets" / "cache").exists()
+    with sqlite3.connect(dist / "index" / "store.sqlite") as con:
+        docs = {r[0] for r in con.execute("SELECT DISTINCT doc FROM chunks")}
+    assert "knowledge/twin.md" in docs and "knowledge/cfg.md" not in docs, docs
