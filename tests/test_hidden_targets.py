@@ -88,3 +88,26 @@ def test_no_byte_of_a_hidden_entry_reaches_a_release(tmp_path: Path) -> None:
     with sqlite3.connect(dist / "index" / "store.sqlite") as con:
         docs = {r[0] for r in con.execute("SELECT DISTINCT doc FROM chunks")}
     assert "knowledge/twin.md" in docs and "knowledge/cfg.md" not in docs, docs
+
+
+def test_a_watchers_mailmap_linked_to_dev_zero_or_outside_is_not_followed(tmp_path: Path
+                                                                          ) -> None:
+    """`kb watch` keys its blame on the work tree's `.mailmap`: a committed `.mailmap ->
+    /dev/zero` was read to the end (memory until MemoryError; without a limit, all of it),
+    one leading outside was read too (only hashed). Git itself follows no linked
+    `.mailmap`; the key now reads it as documents are read (`read_source`), bounded."""
+    from forge_helpers import run_forked
+
+    from kbtools.build.history import HistoryMemo, document_provenance
+
+    outside = tmp_path / "outside.txt"
+    outside.write_text("Outside <outside@example.org>\n", encoding="utf-8")
+    for target in ("/dev/zero", str(outside)):
+        repo = make_repo(tmp_path / f"repo{len(target)}")
+        (repo / ".mailmap").symlink_to(target)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", "mailmap")
+        raw = {"knowledge/good.md": (repo / "knowledge" / "good.md").read_bytes()}
+        kind, got = run_forked(lambda repo=repo, raw=raw: sorted(
+            document_provenance(HistoryMemo(), repo, raw)), timeout=30, extra_memory=512 << 20)
+        assert (kind, got) == ("ok", ["knowledge/good.md"]), (target, kind, got)
