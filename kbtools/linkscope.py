@@ -31,16 +31,19 @@ def hidden_target(named: str, real: str, real_root: str) -> str | None:
 
     `named` is the path as named, relative to the root; `real` its real path and
     `real_root` the root's. A hidden entry is a path segment beginning with "." (`.git`,
-    `.env`, `.venv`) in `real` below the root. None when `real` lies outside the root
-    (`is_inside` decides that), has no hidden segment, or is `named` itself (no link on the
-    way)."""
+    `.env`, `.venv`) in `real` below the root, past the folders it shares with `named`: a
+    link from one file of a hidden folder the name is in already to another
+    (`.kb/knowledge/a.md -> b.md`) is not one. None when `real` lies outside the root
+    (`is_inside` decides that), leads into no hidden entry, or is `named` itself (no link
+    on the way)."""
     if real == real_root or not is_inside(real, real_root):
         return None
-    rel = os.path.relpath(real, real_root)
-    parts = rel.split(os.sep)
-    if not any(part.startswith(".") for part in parts):
-        return None
-    if os.path.normpath(named) == rel:
+    parts = os.path.relpath(real, real_root).split(os.sep)
+    said = os.path.normpath(named).split(os.sep)
+    common = 0
+    while common < min(len(parts), len(said)) - 1 and parts[common] == said[common]:
+        common += 1
+    if parts == said or not any(part.startswith(".") for part in parts[common:]):
         return None
     return "/".join(parts)
 

@@ -10,7 +10,10 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
 from hostile import GOOD_DOC, git, kb, make_repo, tree_bytes
+
+from kbtools.linkscope import hidden_target
 
 TOKEN = "U0VDUkVULVRPS0VOLTRmOWE="  # base64, as actions/checkout writes it
 ENV_SECRET = "SECRET-ENV-7c1e"
@@ -111,3 +114,18 @@ def test_a_watchers_mailmap_linked_to_dev_zero_or_outside_is_not_followed(tmp_pa
         kind, got = run_forked(lambda repo=repo, raw=raw: sorted(
             document_provenance(HistoryMemo(), repo, raw)), timeout=30, extra_memory=512 << 20)
         assert (kind, got) == ("ok", ["knowledge/good.md"]), (target, kind, got)
+
+
+@pytest.mark.parametrize(("named", "real", "hidden"), [
+    ("knowledge/cfg.md", "/r/.git/config", ".git/config"),
+    ("knowledge/环境.md", "/r/.env", ".env"),
+    ("assets/cache/p.png", "/r/.venv/p.png", ".venv/p.png"),
+    ("knowledge/a.md", "/r/knowledge/.d/b.md", "knowledge/.d/b.md"),
+    (".kb/knowledge/a.md", "/r/.git/config", ".git/config"),
+    ("knowledge/a.md", "/r/knowledge/b.md", None),  # a link between documents
+    (".github/notes.md", "/r/.github/notes.md", None),  # a hidden path named, no link
+    (".kb/knowledge/a.md", "/r/.kb/knowledge/b.md", None),  # inside the hidden folder named
+    ("knowledge/a.md", "/elsewhere/x.md", None),  # outside: `is_inside`'s to refuse
+])
+def test_hidden_target(named: str, real: str, hidden: str | None) -> None:
+    assert hidden_target(named, real, "/r") == hidden
