@@ -129,3 +129,16 @@ def test_a_watchers_mailmap_linked_to_dev_zero_or_outside_is_not_followed(tmp_pa
 ])
 def test_hidden_target(named: str, real: str, hidden: str | None) -> None:
     assert hidden_target(named, real, "/r") == hidden
+
+
+def test_fix_never_rewrites_through_a_link_into_git(tmp_path: Path) -> None:
+    """`--fix` rewrites a symlinked document's target when it lies inside the repository;
+    never one in `.git` (`check.fix.fix_target`), whatever edits it is handed."""
+    from kbtools.check.fix import fix_target
+    from kbtools.errors import SourceError
+
+    repo = hostile_repo(tmp_path)
+    with pytest.raises(SourceError) as err:
+        fix_target(repo / "knowledge" / "cfg.md", repo)
+    assert err.value.code == "path-symlink-escape" and ".git/config" in err.value.message
+    assert fix_target(repo / "knowledge" / "twin.md", repo) == repo / "knowledge" / "good.md"
