@@ -5,7 +5,8 @@ and the one way a knowledge file is read (`read_source`). Line numbers are 1-bas
 from the top of the original file, front matter included.
 
 Reading author files is defensive: a file is read only when its real path (symlinks
-resolved) lies inside the repository root, it is a regular file (checked on the open file
+resolved) lies inside the repository root and no symlink leads it into a hidden entry there
+(`.git`, `.env`: `kbtools.linkscope`), it is a regular file (checked on the open file
 descriptor, opened without following a final symlink and without blocking, so a FIFO or a
 device never hangs the reader) and it is no larger than the size limit. Anything else raises
 `SourceError` carrying the `kb check` finding code, and nothing of the file is read.
@@ -25,6 +26,7 @@ from typing import Any
 import yaml
 
 from kbtools.errors import SourceError
+from kbtools.linkscope import hidden_target, hidden_where, is_inside
 
 FENCE = re.compile(r"^---[ \t]*$")
 END_FENCE = re.compile(r"^(---|\.\.\.)[ \t]*$")
@@ -279,11 +281,6 @@ def lf_newlines(raw: bytes) -> bytes:
     return raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if b"\r" in raw else raw
 
 
-def is_inside(real: str, real_root: str) -> bool:
-    """Whether the real path `real` is `real_root` or lies below it (both already resolved)."""
-    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
-
-
 def _kind(mode: int) -> str:
     for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
                        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
@@ -308,6 +305,12 @@ def read_source(path: Path, root: Path | None,
         if root is not None and not is_inside(real, os.path.realpath(root)):
             raise SourceError("path-symlink-escape",
                               "document is a symlink leading outside the repository; not read")
+        hidden = None if root is None else hidden_target(
+            os.path.relpath(os.path.abspath(name), os.path.abspath(root)), real,
+            os.path.realpath(root))
+        if hidden is not None:
+            raise SourceError("path-symlink-escape", "document is a symlink leading "
+                              f"{hidden_where(hidden)}; not read")
         st = os.lstat(real)
     except SourceError:
         raise

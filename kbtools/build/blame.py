@@ -20,7 +20,8 @@ import git
 
 from kbtools import provenance
 from kbtools.blame_runs import BlameRuns
-from kbtools.corpus import lf_newlines
+from kbtools.corpus import lf_newlines, read_source
+from kbtools.errors import SourceError
 from kbtools.gitbatch import batched
 from kbtools.gitobjects import status_changed, unquote_path
 from kbtools.provenance import (
@@ -33,6 +34,8 @@ from kbtools.provenance import (
 
 # sha, author (as the commit records it: no .mailmap, as `provenance.blame_lines` reports
 # it), author time and zone, committer time
+# the largest `.mailmap` read for a watcher's blame key (git's own are a few KiB)
+MAILMAP_MAX_BYTES = 1 << 20
 LOG_FORMAT = "--format=%x00%H%x1f%an%x1f%ae%x1f%at%x1f%ad%x1f%ct%x00"
 
 
@@ -117,9 +120,10 @@ def blame_state(root: Path) -> tuple[str, str, frozenset[str]] | None:
             listed = plain_paths(repo).ls_files("-z", "--full-name", "--", ":/")
         except (git.GitCommandError, ValueError):
             return None
-        try:
-            mailmap = (Path(repo.working_tree_dir or root) / ".mailmap").read_bytes()
-        except OSError:
-            mailmap = b""
+        top = Path(repo.working_tree_dir or root)
+        try:  # as a document is read: a committed `.mailmap -> /dev/zero` was read forever
+            mailmap = read_source(top / ".mailmap", top, MAILMAP_MAX_BYTES)
+        except SourceError as exc:  # none, a link git does not follow either, too large
+            mailmap = exc.code.encode()
     tracked = frozenset(p[len(prefix):] for p in listed.split("\x00") if p.startswith(prefix) and p)
     return head, hashlib.sha256(mailmap).hexdigest(), tracked

@@ -22,10 +22,11 @@ from kbtools.check import anchors
 from kbtools.check.anchors import SlugsOf
 from kbtools.check.engine import CheckContext, DocResult, check_results
 from kbtools.check.links import Edit
-from kbtools.corpus import is_inside, read_source
+from kbtools.corpus import read_source
 from kbtools.errors import SourceError, StaleEdit
 from kbtools.findings import Finding, display_path
 from kbtools.fsutil import atomic_write_bytes
+from kbtools.linkscope import hidden_target, hidden_where, is_inside
 
 BOM = b"\xef\xbb\xbf"
 NEWLINE = re.compile(r"(\r\n|\r|\n)")
@@ -69,12 +70,19 @@ class NotFixed:
 
 def fix_target(path: Path, root: Path | None) -> Path:
     """The file to rewrite for `path`: itself, or the file its symlinks lead to when that
-    lies inside `root` (a symlink is never replaced by a file). Raises SourceError."""
+    lies inside `root` and in no hidden entry there, `.git` (a symlink is never replaced by
+    a file). Raises SourceError."""
     real = os.path.realpath(path)
     if real != os.path.abspath(path) and (
             root is None or not is_inside(real, os.path.realpath(root))):
         raise SourceError("path-symlink-escape",
                           "a symlink leading outside the repository; its target is not written")
+    hidden = None if root is None else hidden_target(
+        os.path.relpath(os.path.abspath(path), os.path.abspath(root)), real,
+        os.path.realpath(root))
+    if hidden is not None:  # `.git/config` through a committed link: never rewritten
+        raise SourceError("path-symlink-escape", f"a symlink leading {hidden_where(hidden)}; "
+                          "its target is not written")
     return Path(real)
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kbtools.check.names import disk_key
-from kbtools.corpus import is_inside
+from kbtools.linkscope import hidden_target, is_inside
 
 
 @dataclass(frozen=True)
@@ -219,13 +219,19 @@ class FsCache:
         return self.reals[path]
 
     def stays_inside(self, rel: str) -> bool:
-        """False when symlinks take `rel` outside the repo root."""
+        """False when symlinks take `rel` outside the repo root, or into a hidden entry of
+        it (`.git`, `.env`: `linkscope.hidden_target`, which `hidden` names)."""
         if self.touched is not None:
             self.touched.append(rel)
         if rel not in self.inside:
             real = os.path.realpath(os.path.join(self.root, rel))
-            self.inside[rel] = real == self.real_root or real.startswith(self.real_root + os.sep)
+            self.inside[rel] = is_inside(real, self.real_root) \
+                and hidden_target(rel, real, self.real_root) is None
         return self.inside[rel]
+
+    def hidden(self, rel: str) -> str | None:
+        """The hidden entry (`.git/config`) symlinks lead `rel` into, or None."""
+        return hidden_target(rel, os.path.realpath(os.path.join(self.root, rel)), self.real_root)
 
 
 def nfc(name: str) -> str:

@@ -17,6 +17,7 @@ from urllib.parse import quote, unquote
 
 from kbtools.check.fscache import FsCache, Resolved, compatible_file, nfc
 from kbtools.check.names import collision_message, disk_key, windows_problem
+from kbtools.linkscope import hidden_where
 from kbtools.markdown.frontend import Ref
 from kbtools.render.images import IMAGE_TYPES
 
@@ -299,8 +300,10 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
         return [LinkProblem("path-missing", "error", message, edit)], \
             _anchor(ref, fs.resolve(same), fragment)
     if not fs.stays_inside(res.rel):
+        hidden = fs.hidden(res.rel)
+        where = "outside the repository" if hidden is None else hidden_where(hidden)
         return [LinkProblem("path-symlink-escape", "error",
-                            f"{target!r} is a symlink leading outside the repository")], None
+                            f"{target!r} is a symlink leading {where}")], None
     problems = []
     new_path = _rel_to(res.rel, doc_dir)
     # one edit writes the file's name as on disk (its case and Unicode form), with '/': the

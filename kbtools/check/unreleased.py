@@ -30,8 +30,9 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from kbtools.corpus import MARKDOWN_SUFFIX, OTHER_MARKDOWN_SUFFIXES, is_inside, rel_path
+from kbtools.corpus import MARKDOWN_SUFFIX, OTHER_MARKDOWN_SUFFIXES, rel_path
 from kbtools.findings import Finding, finding
+from kbtools.linkscope import is_inside
 
 FOLDER_CODE = "path-symlink-folder"
 OUTSIDE_CODE = "path-outside-knowledge"

@@ -6,7 +6,8 @@ so the link written in the Markdown resolves inside the release exactly as it do
 repository, and a device (`kb serve`) shows the photo without the knowledge repository.
 
 Only what is safe to show is copied: relative links without a scheme, resolving inside the
-repository root (symlinks included), regular files of a type a browser shows (`IMAGE_TYPES`;
+repository root (symlinks included, none leading into `.git` or another hidden entry),
+regular files of a type a browser shows (`IMAGE_TYPES`;
 an author's SVG is not shipped — formulas are the only SVGs, and they are sanitised) whose
 bytes are a picture of such a type (`picture_kind`), at most `MAX_IMAGE_BYTES` each and of at
 most `MAX_IMAGE_PIXELS` (`pixels.picture_size`: a decompression bomb of a few kilobytes that
@@ -36,9 +37,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from kbtools.corpus import is_inside, read_source
+from kbtools.corpus import read_source
 from kbtools.errors import SourceError
 from kbtools.fsutil import atomic_write_bytes
+from kbtools.linkscope import hidden_target, is_inside
 from kbtools.render.pixels import picture_size
 
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
@@ -160,7 +162,8 @@ def peek(root: Path, rel: str,
          real_dirs: dict[str, str] | None = None) -> tuple[int, bytes, Dimensions] | None:
     """The size, first `HEAD_BYTES` and declared pixels (`pixels.picture_size`, read from
     its header) of the file `rel` under `root`, or None when it is no regular file inside
-    `root` (symlinks followed) or cannot be read.
+    `root` (symlinks followed, but not into a hidden entry there such as `.git`:
+    `linkscope.hidden_target`) or cannot be read.
 
     `real_dirs`, shared by the calls of one pass over many files, keeps the real path of
     each folder (and of `root`) it resolved: a folder of 2,000 pictures is resolved once,
@@ -176,7 +179,7 @@ def peek(root: Path, rel: str,
         real = os.path.join(real_folder, name)
         if not name or name in (".", "..") or stat.S_ISLNK(os.lstat(real).st_mode):
             real = os.path.realpath(real)
-        if not is_inside(real, real_root):
+        if not is_inside(real, real_root) or hidden_target(rel, real, real_root) is not None:
             return None
         if not stat.S_ISREG(os.stat(real).st_mode):
             return None

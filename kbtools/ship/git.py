@@ -489,3 +489,31 @@ def moved_tags(gd: Path, offered: dict[int, tuple[str, str]], held: set[str]
         if tag in held and had is not None and had != now:
             moved[tag] = (had, now)
     return moved
+
+
+def moved_note(tag: str, had: str, now: str, *, served: bool) -> str:
+    """The warning for held release `tag` moved at the source (`moved_tags`)."""
+    keeps = "keeps serving" if served else "keeps"
+    return (f"{tag} was moved at the source (its tag names {now[:12]} now, not the "
+            f"{had[:12]} fetched here; a release tag never changes): this device {keeps} "
+            f"the {tag} it verified")
+
+
+def not_following(gd: Path, served: str | None, commit: str, tag: str, branch: str
+                  ) -> str | None:
+    """Why release `tag` (commit `commit`) may not be installed over `served`, the release
+    a device serves, or None: its commit must descend from the one the device fetched for
+    `served` (`kb release` only ever adds to the artifacts branch, and a remote's moves
+    that are no fast-forward are refused there). A signature names who made a release, not
+    of which knowledge repository, so another artifacts repository signed by the same key
+    (one CI key for two knowledge bases) would otherwise replace the served knowledge as
+    soon as its serial was higher; a branch rewritten under an older release would too.
+    None when nothing is served or the served release's tag is not in `gd`."""
+    if served is None:
+        return None
+    had = rev_parse(gd, f"refs/tags/{served}")
+    if had is None or is_ancestor(gd, had, commit):
+        return None
+    return (f"{tag} does not follow {served}, served here: its commit {commit[:12]} does not "
+            f"descend from {served}'s {had[:12]} on the {branch} branch (a release of "
+            "another artifacts repository signed by the same key, or a rewritten branch)")

@@ -63,7 +63,9 @@ from kbtools.ship.git import (
     is_ancestor,
     is_bundle,
     list_source,
+    moved_note,
     moved_tags,
+    not_following,
     parse_serial,
     rev_parse,
     tag_name,
@@ -189,10 +191,11 @@ def deepen(gd: Path, source: str, branch_ref: str, branch: str,
 
 
 def check_tag(gd: Path, source: str, branch_ref: str, branch: str, tag: str,
-              limits: NetLimits | None = None) -> tuple[str, str]:
-    """The tag must be annotated and point at a commit on the artifacts branch (the
-    history between them fetched, and checked, by `deepen` when the first fetch was
-    shallow)."""
+              limits: NetLimits | None = None, served: str | None = None) -> tuple[str, str]:
+    """The tag must be annotated and point at a commit on the artifacts branch (the history
+    between them fetched, and checked, by `deepen` when the first fetch was shallow) that
+    descends from the one of `served`, the release the device serves (`git.not_following`:
+    another repository's release signed by the same key, or a rewritten branch)."""
     commit, mhash = tag_manifest_hash(gd, f"refs/tags/{tag}", source)
     tip = rev_parse(gd, f"refs/heads/{branch}")
     if tip is None:
@@ -203,6 +206,10 @@ def check_tag(gd: Path, source: str, branch_ref: str, branch: str, tag: str,
         if not is_ancestor(gd, commit, tip):
             raise SyncError(f"{tag} points at commit {commit[:12]} which is not on the "
                             f"{branch} branch; refusing it", path=source)
+    why = not_following(gd, served, commit, tag, branch)
+    if why is not None:
+        raise SyncError(f"{why}; refusing it, {served} still serves (unchanged) (a new device "
+                        "directory takes it)", path=source)
     return commit, mhash
 
 
@@ -514,14 +521,6 @@ def _discard_unsound(device: Path, tag: str, hashed: dict[str, Signature]
             f"failed its check ({why}); it was installed again from the source",)
 
 
-def moved_note(tag: str, had: str, now: str, *, served: bool) -> str:
-    """The warning for held release `tag` moved at the source (`moved_tags`)."""
-    keeps = "keeps serving" if served else "keeps"
-    return (f"{tag} was moved at the source (its tag names {now[:12]} now, not the "
-            f"{had[:12]} fetched here; a release tag never changes): this device {keeps} "
-            f"the {tag} it verified")
-
-
 def prune_releases(device: Path, keep: int, tag: str) -> tuple[str, ...]:
     """Delete releases beyond the newest `keep`; run after the switch to `tag`, so a failure
     (a release directory that cannot be moved aside or removed) is a warning: the new
@@ -579,7 +578,8 @@ def _install(device: Path, source: str, branch_ref: str, branch: str, tag: str, 
     export into staging, files on disk, derived index/) and rename it into releases/.
     Returns who signed, the keys to pin and the signatures of the files hashed."""
     layout = DeviceLayout(device)
-    commit, tag_mhash = check_tag(layout.repo, source, branch_ref, branch, tag, limits)
+    commit, tag_mhash = check_tag(layout.repo, source, branch_ref, branch, tag, limits,
+                                  served=dev.served_tag(device))
     mkdir_beneath(device, RELEASES)
     return install_release(layout.repo, commit, tag, serial, tag_mhash, begin, floor,
                            layout.staging(tag), layout.release(tag),
