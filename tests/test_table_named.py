@@ -15,22 +15,13 @@ from urllib.parse import quote
 import pytest
 from click.testing import CliRunner
 from hostile import built_repo_index
+from kbfixtures import GOOD_FM
 from mcpfixtures import session
 from servefixtures import app_client
 
 from kbtools.cli import main
 
-FRONT = """---
-title: {title}
-category: engineering
-project: demo
-source: test
-author: alice@example.org
-timestamp: "2026-03-14T09:30:00+08:00"
-verified: false
----
-
-"""
+FRONT = GOOD_FM.replace("Generated", "{title}") + "\n"  # FRONT.format(title=…) + body
 
 ZH = FRONT.format(title="病害风险判定") + """# 病害风险判定
 
