@@ -51,10 +51,13 @@ from kbtools.ship import trust
 from kbtools.ship.device import check_device_dir, device_dir, locked, read_json
 from kbtools.ship.git import (
     TAG_PREFIX,
+    UNMERGED,
     WorkTree,
     release_tags,
     release_tags_at,
     rev_parse,
+    tag_name,
+    under_way,
     work_tree,
     work_tree_changes,
 )
@@ -119,24 +122,53 @@ def head_release(tree: WorkTree) -> tuple[str, str, int]:
                         "with `git fetch --tags` (a clone made with --no-tags has none)",
                         path=str(tree.top))
     if not tags:
-        raise CheckoutStateError(f"HEAD {head[:12]} is not a signed release tag (kb-r<N>); "
-                        "`git checkout` a release tag (`git tag -l 'kb-r*'` lists them)",
-                        path=str(tree.top))
+        raise CheckoutStateError(_not_a_release(tree, head), path=str(tree.top))
     named = (read_release_json(tree.git_dir, head) or {}).get("tag")
     serial = next((s for s, t in tags.items() if t == named), max(tags))
     return head, tags[serial], serial  # another tag than release.json's is refused later
 
 
+def _not_a_release(tree: WorkTree, head: str) -> str:
+    """Why HEAD, a commit no release tag names, is refused, and the git command that makes
+    the checkout a release again: `git checkout` of a tag, unless a git command stopped
+    half-way (a `git pull` on conflicts) or the index holds conflicts, where git refuses a
+    checkout ("you need to resolve your current index first"): then its ``--abort`` and
+    ``git reset --hard`` to the newest release of the clone."""
+    doing = under_way(tree)
+    conflicts = [c.path for c in work_tree_changes(tree) if c.code in UNMERGED]
+    line = f"HEAD {head[:12]} is not a signed release tag (kb-r<N>)"
+    if doing is None and not conflicts:
+        return f"{line}; `git checkout` a release tag (`git tag -l 'kb-r*'` lists them)"
+    newest = tag_name(max(release_tags(tree.git_dir, f"refs/tags/{TAG_PREFIX}*")))
+    why = f"{conflicts[0]} has unresolved merge conflicts" if conflicts else "no conflicts left"
+    stopped = f"a `{doing}` stopped half-way in this checkout ({why})" if doing else why
+    return (f"{stopped}: {line}; `{restore_command(doing, newest)}` makes it the newest "
+            f"release here, {newest}")
+
+
+def restore_command(doing: str | None, tag: str) -> str:
+    """The git commands that make a work tree exactly release `tag`, whatever git's index
+    holds (staged changes, conflicts: `git checkout -- .` restores the index's version and
+    refuses an unmerged path), after aborting the git command `doing` stopped half-way."""
+    abort = f"{doing} --abort && " if doing else ""
+    return f"{abort}git reset --hard {tag} && git clean -fdx"
+
+
 def work_tree_problem(tree: WorkTree, tag: str) -> str | None:
-    """One line naming the first way the work tree differs from release `tag`, or None."""
+    """One line naming the first way the work tree differs from release `tag` (a file in
+    conflict first, and the git command stopped half-way that left it), or None."""
     changes = work_tree_changes(tree)
     if not changes:
         return None
-    first = changes[0]
-    what = _DESCRIBE.get(first.code) or _DESCRIBE.get(first.code.strip(), "differs from")
+    conflicts = [c for c in changes if c.code in UNMERGED]
+    first = (conflicts or changes)[0]
+    what = ("has unresolved merge conflicts, unlike" if conflicts else
+            _DESCRIBE.get(first.code) or _DESCRIBE.get(first.code.strip(), "differs from"))
     more = f" (and {len(changes) - 1} more changes)" if len(changes) > 1 else ""
-    return (f"{first.path} {what} the signed release {tag}{more}; `git status` lists the "
-            "changes, `git checkout -- . && git clean -fdx` restores the release")
+    doing = under_way(tree)
+    stopped = f"a `{doing}` stopped half-way in this checkout: " if doing else ""
+    return (f"{stopped}{first.path} {what} the signed release {tag}{more}; `git status` lists "
+            f"the changes, `{restore_command(doing, tag)}` restores the release")
 
 
 @dataclass(frozen=True)
