@@ -30,6 +30,7 @@ with no lock taken and nothing written; one never derived there is refused in on
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +45,7 @@ from kbtools.index.layout import (
     STAGING_SUFFIX,
     CheckoutLayout,
     ReleaseLayout,
+    default_device_dir,
 )
 from kbtools.index.selfcheck import derivation_problem
 from kbtools.index.store import stored_infos
@@ -396,10 +398,14 @@ def device_or_checkout_here(to: Path | None) -> Path:
 def resolve_index_path(path: Path | None) -> Path:
     """`kbtools.index.reader.resolve_index_path`, where a git checkout of a release (given,
     in $KB_INDEX, or around the current directory when neither names an index:
-    `implicit_checkout`) resolves to its verified, derived release directory."""
+    `implicit_checkout`, or the default device directory <KB_HOME>/device made by `git
+    clone`) resolves to its verified, derived release directory."""
     if path is None and os.environ.get("KB_INDEX"):
         path = Path(os.environ["KB_INDEX"])
     path = path if path is not None else implicit_checkout()
+    if path is None and CheckoutLayout.looks_like_checkout(default_device_dir()):
+        path = reader.implicit_index()[0]  # <KB_HOME>/device cloned with git (a built dist/
+        # of the knowledge repository here still wins, as for a device)
     if path is not None and (found := find_checkout(path)) is not None:
         return open_checkout(*found).derived
     release = reader.resolve_index_path(path)
@@ -411,6 +417,29 @@ def open_index(path: Path | None = None) -> reader.KbIndex:
     """`kbtools.index.reader.open_index` for any index a client has: a build, a release or
     device directory, or a git checkout of a release (verified and derived first)."""
     return reader.open_index(resolve_index_path(path))
+
+
+def refuse_device_in_checkout(path: Path) -> None:
+    """Refuse `path` as a device directory (`kb sync --to`) when it is a git checkout of a
+    release or lies in one's work tree: the device's files (releases/, repo.git, state.json)
+    would make the checkout differ from its release, and be refused with it, whose repair,
+    ``git clean -fdx``, deletes them. Its ``.git`` directory is not the work tree (a device
+    there changes nothing a query checks). SyncError naming the git command that updates the
+    checkout instead."""
+    here = path.resolve()
+    for folder in (here, *here.parents):
+        if not CheckoutLayout.looks_like_checkout(folder) or find_checkout(folder) is None:
+            continue
+        inside = here.relative_to(folder).parts
+        if inside[:1] == (".git",):
+            return
+        where = (f"lies inside the git checkout of a release {folder}, whose release it "
+                 "would change: sync into a directory outside it" if inside else
+                 "is a git checkout of a release (a plain git client), not a device "
+                 "directory: kb sync would write its own files into the release")
+        raise SyncError(f"{where}; `git -C {shlex.quote(str(folder))} pull --ff-only` brings "
+                        "the checkout its newest release (verified by the next query)",
+                        path=str(path))
 
 
 def trust_dir(path: Path) -> Path:
