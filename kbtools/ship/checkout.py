@@ -468,8 +468,10 @@ def checkout_status(path: Path) -> dict[str, Any] | None:
     layout, tree = found
     out: dict[str, Any] = {"checkout": str(layout.root), "head": rev_parse(tree.git_dir, "HEAD"),
                            "tag": None, "source_commit": None, "signed_by": None,
-                           "derived": None, "problem": None, "newer": None}
+                           "derived": None, "problem": None, "newer": None, "pinned_keys": None}
     try:
+        # while none is pinned (and kb.toml names none), releases are taken unsigned
+        out["pinned_keys"] = [k.key_id for k in trust.stored_keys(layout.state)]
         at_head = head_release(tree)
         out["tag"] = tag = at_head[1]
         out["newer"] = newer_tag(tree, at_head[2])

@@ -380,7 +380,8 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     dev.clean_staging(device)
     gd = DeviceLayout(device).repo
     if not (gd / "HEAD").is_file():
-        run_git(gd, "init", "-q", "--bare", error=SyncError)
+        # HEAD naming the artifacts branch: `git clone DIR/repo.git` checks out the release
+        run_git(gd, "init", "-q", "--bare", f"--initial-branch={branch}", error=SyncError)
     begin = trust.start(device, extra_keys)
     try:
         refs = list_source(gd, source, branch, limits=limits)
