@@ -209,3 +209,17 @@ def test_status_of_a_checkout_says_whether_signatures_are_checked(own, published
     code, out, _ = kb("status", "--index", str(tree))
     assert code == 0 and "pinned keys: none" not in out, out
     assert "releases must be signed by one" in out, out
+
+
+def test_rollback_in_a_clone_names_the_git_command_and_leaves_the_home_device(
+        own, isolated_home, monkeypatch):
+    """`kb rollback` in a clone (as `kb query` there answers from the clone) rolled back
+    <KB_HOME>/device unseen; it now refuses in one line naming `git checkout kb-rN`."""
+    home = isolated_home / "device"
+    assert kb("sync", str(own["art"]), "--to", str(home))[0] == 0
+    monkeypatch.chdir(own["tree"] / "data")
+    code, out, err = kb("rollback")
+    assert code == 1 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert f"{own['tree']}: this is a git checkout of a release" in err
+    assert "`git checkout kb-rN` rolls back" in err
+    assert ask(home)["release"]["tag"] == "kb-r2" and clean(own["tree"])
