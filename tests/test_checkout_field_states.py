@@ -223,3 +223,23 @@ def test_rollback_in_a_clone_names_the_git_command_and_leaves_the_home_device(
     assert f"{own['tree']}: this is a git checkout of a release" in err
     assert "`git checkout kb-rN` rolls back" in err
     assert ask(home)["release"]["tag"] == "kb-r2" and clean(own["tree"])
+
+
+def test_a_pull_killed_half_way_names_the_lock_it_left_and_is_repaired(own):
+    """A power cut during `git pull`: part of the newer release written into the work tree,
+    HEAD still the older tag, and .git/index.lock left behind, so the repair named (`git
+    reset --hard`) failed with git's "Unable to create '…/index.lock': File exists"."""
+    tree = own["tree"]
+    newer = publish(own, reformat_manifest)
+    git(tree, "fetch", "-q")
+    (tree / "manifest.json").write_bytes(subprocess.run(
+        ["git", "show", "origin/kb-index:manifest.json"], cwd=tree, capture_output=True,
+        check=True).stdout)
+    (tree / ".git" / "index.lock").touch()
+    said = refused(tree)
+    assert "manifest.json differs from the signed release kb-r2" in said
+    assert f"a git command left {tree / '.git' / 'index.lock'} (killed half-way" in said, said
+    run_repair(tree, said)
+    assert ask(tree)["release"]["tag"] == "kb-r2" and clean(tree)
+    git(tree, "pull", "-q", "--ff-only")
+    assert ask(tree)["release"]["tag"] == newer and clean(tree)

@@ -55,6 +55,7 @@ from kbtools.ship.git import (
     TAG_PREFIX,
     UNMERGED,
     WorkTree,
+    index_lock,
     release_tags,
     release_tags_at,
     rev_parse,
@@ -133,32 +134,46 @@ def head_release(tree: WorkTree) -> tuple[str, str, int]:
 def _not_a_release(tree: WorkTree, head: str) -> str:
     """Why HEAD, a commit no release tag names, is refused, and the git command that makes
     the checkout a release again: `git checkout` of a tag, unless a git command stopped
-    half-way (a `git pull` on conflicts) or the index holds conflicts, where git refuses a
-    checkout ("you need to resolve your current index first"): then its ``--abort`` and
-    ``git reset --hard`` to the newest release of the clone."""
-    doing = under_way(tree)
+    half-way (a `git pull` on conflicts, or killed) or the index holds conflicts, where git
+    refuses a checkout ("you need to resolve your current index first"): then what undoes
+    that (`_half_way`) and ``git reset --hard`` to the newest release of the clone."""
+    said, undo = _half_way(tree)
     conflicts = [c.path for c in work_tree_changes(tree) if c.code in UNMERGED]
     line = f"HEAD {head[:12]} is not a signed release tag (kb-r<N>)"
-    if doing is None and not conflicts:
+    if said is None and not conflicts:
         return f"{line}; `git checkout` a release tag (`git tag -l 'kb-r*'` lists them)"
     newest = tag_name(max(release_tags(tree.git_dir, f"refs/tags/{TAG_PREFIX}*")))
     why = f"{conflicts[0]} has unresolved merge conflicts" if conflicts else "no conflicts left"
-    stopped = f"a `{doing}` stopped half-way in this checkout ({why})" if doing else why
-    return (f"{stopped}: {line}; `{restore_command(doing, newest)}` makes it the newest "
+    stopped = f"{said} ({why})" if said else why
+    return (f"{stopped}: {line}; `{undo}{restore_command(newest)}` makes it the newest "
             f"release here, {newest}")
 
 
-def restore_command(doing: str | None, tag: str) -> str:
+def _half_way(tree: WorkTree) -> tuple[str | None, str]:
+    """What a git command stopped half-way in the checkout left, in words (None: nothing),
+    and the commands that undo it, to run before `restore_command`: removing the
+    index.lock a killed one leaves (git writes no index while it is there), then the
+    ``--abort`` of a merge, rebase, am, cherry-pick or revert waiting on the user."""
+    doing, lock = under_way(tree), index_lock(tree)
+    said = [f"a `{doing}` stopped half-way in this checkout"] if doing else []
+    if lock is not None:
+        said.append(f"a git command left {lock} (killed half-way, or running now: remove it "
+                    "only when none runs)")
+    undo = (f"rm -f {shlex.quote(str(lock))} && " if lock else "") + \
+        (f"{doing} --abort && " if doing else "")
+    return ("; ".join(said) or None), undo
+
+
+def restore_command(tag: str) -> str:
     """The git commands that make a work tree exactly release `tag`, whatever git's index
     holds (staged changes, conflicts: `git checkout -- .` restores the index's version and
-    refuses an unmerged path), after aborting the git command `doing` stopped half-way."""
-    abort = f"{doing} --abort && " if doing else ""
-    return f"{abort}git reset --hard {tag} && git clean -fdx"
+    refuses an unmerged path)."""
+    return f"git reset --hard {tag} && git clean -fdx"
 
 
 def work_tree_problem(tree: WorkTree, tag: str) -> str | None:
     """One line naming the first way the work tree differs from release `tag` (a file in
-    conflict first, and the git command stopped half-way that left it), or None."""
+    conflict first, and what a git command stopped half-way left), or None."""
     changes = work_tree_changes(tree)
     if not changes:
         return None
@@ -167,10 +182,10 @@ def work_tree_problem(tree: WorkTree, tag: str) -> str | None:
     what = ("has unresolved merge conflicts, unlike" if conflicts else
             _DESCRIBE.get(first.code) or _DESCRIBE.get(first.code.strip(), "differs from"))
     more = f" (and {len(changes) - 1} more changes)" if len(changes) > 1 else ""
-    doing = under_way(tree)
-    stopped = f"a `{doing}` stopped half-way in this checkout: " if doing else ""
+    said, undo = _half_way(tree)
+    stopped = f"{said}: " if said else ""
     return (f"{stopped}{first.path} {what} the signed release {tag}{more}; `git status` lists "
-            f"the changes, `{restore_command(doing, tag)}` restores the release")
+            f"the changes, `{undo}{restore_command(tag)}` restores the release")
 
 
 @dataclass(frozen=True)

@@ -449,6 +449,14 @@ def under_way(tree: WorkTree) -> str | None:
     return next((what for name, what in _UNDER_WAY if (tree.git_dir / name).exists()), None)
 
 
+def index_lock(tree: WorkTree) -> Path | None:
+    """The index.lock of a work tree when it is there: a git command writing the index holds
+    it, and one killed half-way (a `git pull` at a power cut) leaves it, after which git
+    refuses every command that writes the index until it is removed."""
+    lock = tree.git_dir / "index.lock"
+    return lock if lock.exists() else None
+
+
 def local_repo(remote: str) -> Path | None:
     """The directory of a remote given as a path or a file:// URL (None for others)."""
     if remote.startswith("file://"):
