@@ -243,3 +243,42 @@ def test_a_pull_killed_half_way_names_the_lock_it_left_and_is_repaired(own):
     assert ask(tree)["release"]["tag"] == "kb-r2" and clean(tree)
     git(tree, "pull", "-q", "--ff-only")
     assert ask(tree)["release"]["tag"] == newer and clean(tree)
+
+
+@pytest.mark.parametrize("mutate, says", [
+    (lambda files: (reformat_manifest(files), files.pop("release.sig")),
+     "release is not signed"),
+    (reformat_manifest, "bad signature by key"),  # release.json changed, release.sig old
+])
+def test_a_pulled_release_that_fails_its_signature_names_the_way_back(own, published,
+                                                                       mutate, says):
+    """A clone pinning the publisher's key pulls a release unsigned or whose signature does
+    not verify: refused in one line that names the release served before and the git
+    command back to it (it named neither)."""
+    tree = own["tree"]
+    assert kb("trust", "add", str(published["pub"]), "--to", str(tree))[0] == 0
+    assert ask(tree)["release"]["tag"] == "kb-r2"
+    forge_release(own["art"], mutate)
+    git(tree, "pull", "-q", "--ff-only")
+    said = refused(tree)
+    assert says in said and "`git checkout kb-r2` returns to the release served here before" \
+        in said, said
+    code, _, err = kb("status", "--index", str(tree))
+    assert code == 1 and err.strip().endswith("returns to the release served here before")
+    run_repair(tree, said)
+    assert ask(tree)["release"]["tag"] == "kb-r2" and clean(tree)
+
+
+def test_an_edit_git_is_told_to_ignore_is_never_served(own):
+    """Guard (already right): `git update-index --assume-unchanged` hides an edit from `git
+    status`, yet what is served is read from git objects, never from the work tree."""
+    tree = own["tree"]
+    git(tree, "checkout", "-q", "kb-r1")
+    git(tree, "update-index", "--assume-unchanged", *[
+        str(p.relative_to(tree)) for p in (tree / "data" / "chunks").iterdir()])
+    for shard in (tree / "data" / "chunks").iterdir():
+        shard.write_text(shard.read_text().replace("2000", "9999"))
+    assert clean(tree)  # git shows nothing
+    answer = ask(tree)
+    assert answer["release"]["tag"] == "kb-r1"
+    assert "2000" in answer["results"][0]["text"] and "9999" not in json.dumps(answer)

@@ -226,7 +226,26 @@ def open_checkout(layout: CheckoutLayout, tree: WorkTree, *,
     try:
         return _open_checkout(layout, tree, keep)
     except SyncError as exc:
-        raise _missing_objects(tree, exc) from None
+        raise _way_back(layout, tree, _missing_objects(tree, exc)) from None
+
+
+def _way_back(layout: CheckoutLayout, tree: WorkTree, exc: SyncError) -> SyncError:
+    """`exc`, a release refused for what it is (its signature, its files, objects the clone
+    lacks), naming the git command back to the release this clone served before: the most
+    recently used one derived here for another commit. Not for the checkout's own state
+    (`CheckoutStateError`), whose repair the message names already."""
+    if isinstance(exc, CheckoutStateError):
+        return exc
+    head = rev_parse(tree.git_dir, "HEAD")
+    dirs = sorted(layout.derived_dirs().values(), key=lambda p: p.stat().st_mtime_ns,
+                  reverse=True)
+    for folder in dirs:
+        ver = read_json(ReleaseLayout(folder).verified)
+        if ver.get("commit") != head and isinstance(ver.get("tag"), str):
+            return SyncError(f"{exc.message}; `git checkout {ver['tag']}` returns to the "
+                             "release served here before", path=exc.path, line=exc.line,
+                             key=exc.key, values=exc.values)
+    return exc
 
 
 def _missing_objects(tree: WorkTree, exc: SyncError) -> SyncError:
@@ -492,8 +511,8 @@ def checkout_status(path: Path) -> dict[str, Any] | None:
         out["newer"] = newer_tag(tree, at_head[2])
         verify_checkout(layout, tree, check_head(layout, tree, at_head))
     except KbError as exc:
-        out["problem"] = (_missing_objects(tree, exc) if isinstance(exc, SyncError)
-                          else exc).message
+        out["problem"] = (_way_back(layout, tree, _missing_objects(tree, exc))
+                          if isinstance(exc, SyncError) else exc).message
         return out
     for mhash, folder in layout.derived_dirs().items():
         ver = read_json(ReleaseLayout(folder).verified)
