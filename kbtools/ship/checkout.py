@@ -4,13 +4,18 @@
 `resolve_index_path` and `open_index` are `kbtools.index.reader`'s, plus this: a path whose
 top holds ``.git`` and release.json is a checkout (`CheckoutLayout`). Given no index (no
 --index, no $KB_INDEX), a client command takes the checkout the current directory lies in
-(`implicit_checkout`) unless a kb.toml is nearer. Opening one:
+(`implicit_checkout`) unless a kb.toml is nearer, else <KB_HOME>/device when it is one (a
+`git clone` there). `kb sync` refuses a device directory in a checkout
+(`refuse_device_in_checkout`). Opening one:
 
 1. HEAD must be a commit that a release tag (``refs/tags/kb-r<serial>``, annotated, naming
    the manifest hash) points at; otherwise "HEAD 1a2b3c4d5e6f is not a signed release tag".
 2. The work tree must be exactly that commit: ``git status`` lists nothing — no modified,
    deleted, added, untracked or ignored file ("data/chunks/3f.jsonl differs from the
-   signed release kb-r2").
+   signed release kb-r2"). Each refusal ends with git commands that repair it whatever
+   git's index holds (`restore_command`), after undoing what a git command stopped
+   half-way left (`_half_way`: a `git pull` on conflicts, or killed); a release refused
+   for what it is names the way back to the one served before (`_way_back`).
 3. The release is installed, once per manifest, by `kbtools.ship.install.install_release`
    — the code `kb sync` runs, with the same rules: closed set of regular files, sha256 and
    size of every file, signature by a trusted key when keys are configured (kb.toml
