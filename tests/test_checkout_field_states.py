@@ -282,3 +282,17 @@ def test_an_edit_git_is_told_to_ignore_is_never_served(own):
     answer = ask(tree)
     assert answer["release"]["tag"] == "kb-r1"
     assert "2000" in answer["results"][0]["text"] and "9999" not in json.dumps(answer)
+
+
+def test_a_query_never_writes_the_clones_git_index(own):
+    """kb reads a clone that git commands change meanwhile (a `git pull` under `kb serve`):
+    its `git status` refreshed and rewrote .git/index, taking .git/index.lock, on which a
+    concurrent `git pull` fails ("Another git process seems to be running")."""
+    tree = own["tree"]
+    for shard in (tree / "data").rglob("*.jsonl"):
+        shard.touch()  # same content, newer times: the index's stat data is stale
+    index = tree / ".git" / "index"
+    before = index.stat().st_mtime_ns, index.read_bytes()
+    assert ask(tree)["release"]["tag"] == "kb-r2"
+    assert kb("status", "--index", str(tree))[0] == 0
+    assert (index.stat().st_mtime_ns, index.read_bytes()) == before

@@ -419,12 +419,16 @@ class Change:
 
 def work_tree_changes(tree: WorkTree) -> list[Change]:
     """What differs between the work tree (and index) and HEAD: modified, deleted, added,
-    untracked and ignored files alike (``git status``, every file listed)."""
-    proc = run_plain(f"--git-dir={tree.git_dir}", f"--work-tree={tree.top}", "-c",
-                "core.quotePath=false", "status", "--porcelain=v1", "-z", "--no-renames",
-                "--untracked-files=all", "--ignored=matching", "--ignore-submodules=none")
+    untracked and ignored files alike (``git status``, every file listed). Read only:
+    ``--no-optional-locks`` keeps git from refreshing the index, which takes index.lock, on
+    which a `git pull` running meanwhile on the clone would fail."""
+    proc = run_plain(f"--git-dir={tree.git_dir}", f"--work-tree={tree.top}",
+                     "--no-optional-locks", "-c", "core.quotePath=false", "status",
+                     "--porcelain=v1", "-z", "--no-renames", "--untracked-files=all",
+                     "--ignored=matching", "--ignore-submodules=none")
     if proc.returncode != 0:
-        run_git(tree.git_dir, f"--work-tree={tree.top}", "status", error=SyncError)
+        run_git(tree.git_dir, f"--work-tree={tree.top}", "--no-optional-locks", "status",
+                error=SyncError)
     changes = []
     for rec in proc.stdout.split(b"\0"):
         if len(rec) > 3:
