@@ -64,8 +64,8 @@ from kbtools.ship.git import (
     release_tags,
     release_tags_at,
     rev_parse,
+    stopped_command,
     tag_name,
-    under_way,
     work_tree,
     work_tree_changes,
 )
@@ -159,7 +159,7 @@ def _half_way(tree: WorkTree) -> tuple[str | None, str]:
     and the commands that undo it, to run before `restore_command`: removing the
     index.lock a killed one leaves (git writes no index while it is there), then the
     ``--abort`` of a merge, rebase, am, cherry-pick or revert waiting on the user."""
-    doing, lock = under_way(tree), index_lock(tree)
+    doing, lock = stopped_command(tree), index_lock(tree)
     said = [f"a `{doing}` stopped half-way in this checkout"] if doing else []
     if lock is not None:
         said.append(f"a git command left {lock} (killed half-way, or running now: remove it "

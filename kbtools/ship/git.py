@@ -445,7 +445,7 @@ _UNDER_WAY = (("rebase-merge", "git rebase"), ("rebase-apply/applying", "git am"
               ("CHERRY_PICK_HEAD", "git cherry-pick"), ("REVERT_HEAD", "git revert"))
 
 
-def under_way(tree: WorkTree) -> str | None:
+def stopped_command(tree: WorkTree) -> str | None:
     """The git command stopped half-way in this work tree (``git merge``, ``git rebase``,
     ``git am``, ``git cherry-pick``, ``git revert``: each ends with ``--abort``), or None.
     Read from the files git keeps in the work tree's own git dir while one waits, as git's
