@@ -296,3 +296,17 @@ def test_a_query_never_writes_the_clones_git_index(own):
     assert ask(tree)["release"]["tag"] == "kb-r2"
     assert kb("status", "--index", str(tree))[0] == 0
     assert (index.stat().st_mtime_ns, index.read_bytes()) == before
+
+
+def test_a_pull_with_tags_off_says_to_fetch_the_tag(own):
+    """A clone told to fetch no tags (`remote.origin.tagOpt --no-tags`) pulls a newer
+    release's commit without its tag: it said "`git checkout` a release tag", as for a
+    commit made here, where `git fetch --tags` is what it lacks."""
+    tree = own["tree"]
+    git(tree, "config", "remote.origin.tagOpt", "--no-tags")
+    newer = publish(own)
+    git(tree, "pull", "-q", "--ff-only")
+    said = refused(tree)
+    assert "it is on origin/kb-index, but its release tag is not in this clone" in said, said
+    run_repair(tree, said)
+    assert ask(tree)["release"]["tag"] == newer and clean(tree)

@@ -63,6 +63,7 @@ from kbtools.ship.git import (
     index_lock,
     release_tags,
     release_tags_at,
+    remote_refs_containing,
     rev_parse,
     stopped_command,
     tag_name,
@@ -146,6 +147,10 @@ def _not_a_release(tree: WorkTree, head: str) -> str:
     conflicts = [c.path for c in work_tree_changes(tree) if c.code in UNMERGED]
     line = f"HEAD {head[:12]} is not a signed release tag (kb-r<N>)"
     if said is None and not conflicts:
+        published = remote_refs_containing(tree.git_dir, head)
+        if published:  # pulled with tags off (`--no-tags`, remote.<name>.tagOpt)
+            return (f"{line}: it is on {published[0]}, but its release tag is not in this "
+                    "clone; `git fetch --tags` brings it")
         return f"{line}; `git checkout` a release tag (`git tag -l 'kb-r*'` lists them)"
     newest = tag_name(max(release_tags(tree.git_dir, f"refs/tags/{TAG_PREFIX}*")))
     why = f"{conflicts[0]} has unresolved merge conflicts" if conflicts else "no conflicts left"

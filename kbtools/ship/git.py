@@ -453,6 +453,14 @@ def stopped_command(tree: WorkTree) -> str | None:
     return next((what for name, what in _UNDER_WAY if (tree.git_dir / name).exists()), None)
 
 
+def remote_refs_containing(git_dir: Path | str, commit: str) -> list[str]:
+    """The remote-tracking branches (refs/remotes/) that hold `commit`: a commit fetched
+    from the remote, not made here."""
+    out = run_git(git_dir, "for-each-ref", f"--contains={commit}", "--format=%(refname:short)",
+                  "refs/remotes/", check=False, error=SyncError)
+    return [ref for ref in out.split() if not ref.endswith("/HEAD")]  # origin/HEAD: a link
+
+
 def index_lock(tree: WorkTree) -> Path | None:
     """The index.lock of a work tree when it is there: a git command writing the index holds
     it, and one killed half-way (a `git pull` at a power cut) leaves it, after which git
