@@ -153,8 +153,8 @@ def _not_a_release(tree: WorkTree, head: str) -> str:
                     "clone; `git fetch --tags` brings it")
         return f"{line}; `git checkout` a release tag (`git tag -l 'kb-r*'` lists them)"
     newest = tag_name(max(release_tags(tree.git_dir, f"refs/tags/{TAG_PREFIX}*")))
-    why = f"{conflicts[0]} has unresolved merge conflicts" if conflicts else "no conflicts left"
-    stopped = f"{said} ({why})" if said else why
+    conflict = f"{conflicts[0]} has unresolved merge conflicts" if conflicts else None
+    stopped = f"{said} ({conflict})" if said and conflict else said or conflict
     return (f"{stopped}: {line}; `{undo}{restore_command(newest)}` makes it the newest "
             f"release here, {newest}")
 
@@ -247,15 +247,21 @@ def _way_back(layout: CheckoutLayout, tree: WorkTree, exc: SyncError) -> SyncErr
     if isinstance(exc, CheckoutStateError):
         return exc
     head = rev_parse(tree.git_dir, "HEAD")
-    dirs = sorted(layout.derived_dirs().values(), key=lambda p: p.stat().st_mtime_ns,
-                  reverse=True)
-    for folder in dirs:
+    for folder in sorted(layout.derived_dirs().values(), key=_used, reverse=True):
         ver = read_json(ReleaseLayout(folder).verified)
         if ver.get("commit") != head and isinstance(ver.get("tag"), str):
             return SyncError(f"{exc.message}; `git checkout {ver['tag']}` returns to the "
                              "release served here before", path=exc.path, line=exc.line,
                              key=exc.key, values=exc.values)
     return exc
+
+
+def _used(folder: Path) -> int:
+    """When a derived release was last used (0 when another process pruned it meanwhile)."""
+    try:
+        return folder.stat().st_mtime_ns
+    except OSError:
+        return 0
 
 
 def _missing_objects(tree: WorkTree, exc: SyncError) -> SyncError:

@@ -440,7 +440,7 @@ def work_tree_changes(tree: WorkTree) -> list[Change]:
 UNMERGED = frozenset({"DD", "AU", "UD", "UA", "DU", "AA", "UU"})  # `git status` conflicts
 # what git leaves in a work tree's git dir while a command stopped half-way waits for the
 # user (a `git pull` runs `git merge` or `git rebase`): the file, the command, its abort
-_UNDER_WAY = (("rebase-merge", "git rebase"), ("rebase-apply/applying", "git am"),
+_STOPPED = (("rebase-merge", "git rebase"), ("rebase-apply/applying", "git am"),
               ("rebase-apply", "git rebase"), ("MERGE_HEAD", "git merge"),
               ("CHERRY_PICK_HEAD", "git cherry-pick"), ("REVERT_HEAD", "git revert"))
 
@@ -450,7 +450,7 @@ def stopped_command(tree: WorkTree) -> str | None:
     ``git am``, ``git cherry-pick``, ``git revert``: each ends with ``--abort``), or None.
     Read from the files git keeps in the work tree's own git dir while one waits, as git's
     own prompt does: no git command says it in one line."""
-    return next((what for name, what in _UNDER_WAY if (tree.git_dir / name).exists()), None)
+    return next((what for name, what in _STOPPED if (tree.git_dir / name).exists()), None)
 
 
 def remote_refs_containing(git_dir: Path | str, commit: str) -> list[str]:
