@@ -310,3 +310,15 @@ def test_a_pull_with_tags_off_says_to_fetch_the_tag(own):
     assert "it is on origin/kb-index, but its release tag is not in this clone" in said, said
     run_repair(tree, said)
     assert ask(tree)["release"]["tag"] == newer and clean(tree)
+
+
+def test_sync_inside_a_repository_with_a_manifest_of_its_own_is_not_refused(own, tmp_path):
+    """Guard for the refusal above: a git repository whose top holds a manifest.json of its
+    own (a web app's) is no release checkout; a device inside it is synced."""
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "manifest.json").write_text('{"name": "应用"}\n', encoding="utf-8")
+    git(app, "init", "-q")
+    code, out, err = kb("sync", str(own["art"]), "--to", str(app / "device"))
+    assert code == 0, err
+    assert ask(app / "device")["release"]["tag"] == "kb-r2"

@@ -478,7 +478,11 @@ def refuse_device_in_checkout(path: Path) -> None:
     checkout instead."""
     here = path.resolve()
     for folder in (here, *here.parents):
-        if not CheckoutLayout.looks_like_checkout(folder) or find_checkout(folder) is None:
+        # above `path`, both release files, as a clone is found from the current directory
+        # (a repository with a manifest.json of its own is no release)
+        looks = CheckoutLayout.looks_like_checkout if folder == here else \
+            CheckoutLayout.holds_release
+        if not looks(folder) or find_checkout(folder) is None:
             continue
         inside = here.relative_to(folder).parts
         if inside[:1] == (".git",):
