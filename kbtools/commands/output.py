@@ -99,7 +99,7 @@ class DevicePath(click.Path):
 
 
 def to_option(f: F) -> F:
-    """--to DIR, shared by sync, status, releases and rollback."""
+    """--to DIR of sync, status and diff (status finds the clone around by itself)."""
     return click.option(
         "--to", "to", type=DevicePath(), default=None,
         help="Device directory (default: $KB_INDEX, else <KB_HOME>/device).")(f)
@@ -107,7 +107,8 @@ def to_option(f: F) -> F:
 
 def to_here_option(f: F) -> F:
     """--to DIR of the device commands that also take the clone around the current
-    directory (`checkout.device_or_checkout_here`): trust, releases and log (`kb diff` also
+    directory (`checkout.device_or_checkout_here`): trust, releases, log and rollback (a
+    rollback in a clone rolled back <KB_HOME>/device unseen; `kb diff` also
     compares two release directories, which needs no device)."""
     return click.option(
         "--to", "to", type=DevicePath(), default=None,

@@ -13,17 +13,18 @@ from kbtools.commands.output import (
     json_option,
     refuse_engine_mix,
     terminate_interrupts,
-    to_option,
+    to_here_option,
 )
 from kbtools.engine.milvus import connect_url
 from kbtools.engine.publish import rollback as engine_rollback
-from kbtools.ship.device import device_dir
+from kbtools.ship.checkout import device_or_checkout_here
+from kbtools.ship.device import require_device
 from kbtools.ship.operate import rollback as do_rollback
 
 
 @click.command("rollback")
 @click.argument("tag", required=False)
-@to_option
+@to_here_option
 @engine_options
 @alias_option("With --engine: the alias to move.")
 @json_option
@@ -46,7 +47,7 @@ def rollback(tag: str | None, to: Path | None, engine: str | None, token_file: P
             eng.close()
     else:
         with terminate_interrupts():
-            entry = do_rollback(device_dir(to), tag)
+            entry = do_rollback(require_device(device_or_checkout_here(to)), tag)
     for w in entry.get("warnings", []):
         click.echo(f"kb: warning: {w}", err=True)
     if as_json:

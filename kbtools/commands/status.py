@@ -124,10 +124,23 @@ def _checkout(co: dict[str, Any], as_json: bool) -> None:
         click.echo(f"checkout {co['checkout']}: release {co['tag']} (source "
                    f"{(co['source_commit'] or '-')[:12]}, HEAD {(co['head'] or '-')[:12]}); "
                    f"{ready}" + (f"; signed by {co['signed_by']}" if co["signed_by"] else ""))
-        if co.get("newer") and not co["problem"]:  # a refused one answers nothing
+        if co["problem"]:  # a refused one answers nothing: "refused, see below" ends it
+            return _refused(co)
+        if co["pinned_keys"]:
+            click.echo(f"pinned keys: {', '.join(co['pinned_keys'])} (releases must be signed "
+                       "by one)")
+        elif co["pinned_keys"] == [] and not release_settings().trusted_keys:
+            click.echo("pinned keys: none (releases are taken unsigned until a key is pinned: "
+                       "`kb trust add PUB`)")
+        if co.get("newer"):
             click.echo(f"newer release {co['newer']} in this clone, not checked out: questions are "
                        f"answered from {co['tag']} until `git checkout {co['newer']}` (or "
                        "`git pull --ff-only` on the release branch)")
+    _refused(co)
+
+
+def _refused(co: dict[str, Any]) -> None:
+    """The checkout's problem, raised (one line on stderr, exit 1), when it has one."""
     if co["problem"]:
         raise SyncError(co["problem"], path=co["checkout"])
 

@@ -318,9 +318,7 @@ def resolve_index_path(path: Path | None) -> Path:
         path = Path(os.environ["KB_INDEX"])
     near: Config | None = None  # the configuration found here when no path was given
     if path is None:
-        near = load_config(find_root())
-        candidate = near.path("dist")
-        path = candidate if ReleaseLayout(candidate).is_release() else default_device_dir()
+        path, near = implicit_index()
     if is_staging_dir(path.absolute()):
         raise IndexLoadError("an unfinished build's staging directory, not an index "
                              "(run `kb build`; it removes those a killed build left)",
@@ -347,6 +345,15 @@ def resolve_index_path(path: Path | None) -> Path:
     raise IndexLoadError("no index here: run `kb build`, or `kb sync` on a device, or pass "
                          "--index" + (nearby_knowledge(near) if near else ""), path=str(path),
                          key="index_missing")
+
+
+def implicit_index() -> tuple[Path, Config]:
+    """The index a client given none (no --index, no $KB_INDEX) reads: the knowledge
+    repository's dist/ when it holds a build, else the default device directory; with the
+    configuration found from the current directory (the "no index here" hint names it)."""
+    near = load_config(find_root())
+    candidate = near.path("dist")
+    return (candidate if ReleaseLayout(candidate).is_release() else default_device_dir()), near
 
 
 def checkout_here(start: Path | None = None) -> Path | None:

@@ -4,13 +4,18 @@
 `resolve_index_path` and `open_index` are `kbtools.index.reader`'s, plus this: a path whose
 top holds ``.git`` and release.json is a checkout (`CheckoutLayout`). Given no index (no
 --index, no $KB_INDEX), a client command takes the checkout the current directory lies in
-(`implicit_checkout`) unless a kb.toml is nearer. Opening one:
+(`implicit_checkout`) unless a kb.toml is nearer, else <KB_HOME>/device when it is one (a
+`git clone` there). `kb sync` refuses a device directory in a checkout
+(`refuse_device_in_checkout`). Opening one:
 
 1. HEAD must be a commit that a release tag (``refs/tags/kb-r<serial>``, annotated, naming
    the manifest hash) points at; otherwise "HEAD 1a2b3c4d5e6f is not a signed release tag".
 2. The work tree must be exactly that commit: ``git status`` lists nothing — no modified,
    deleted, added, untracked or ignored file ("data/chunks/3f.jsonl differs from the
-   signed release kb-r2").
+   signed release kb-r2"). Each refusal ends with git commands that repair it whatever
+   git's index holds (`restore_command`), after undoing what a git command stopped
+   half-way left (`_half_way`: a `git pull` on conflicts, or killed); a release refused
+   for what it is names the way back to the one served before (`_way_back`).
 3. The release is installed, once per manifest, by `kbtools.ship.install.install_release`
    — the code `kb sync` runs, with the same rules: closed set of regular files, sha256 and
    size of every file, signature by a trusted key when keys are configured (kb.toml
@@ -30,6 +35,7 @@ with no lock taken and nothing written; one never derived there is refused in on
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +50,7 @@ from kbtools.index.layout import (
     STAGING_SUFFIX,
     CheckoutLayout,
     ReleaseLayout,
+    default_device_dir,
 )
 from kbtools.index.selfcheck import derivation_problem
 from kbtools.index.store import stored_infos
@@ -51,10 +58,15 @@ from kbtools.ship import trust
 from kbtools.ship.device import check_device_dir, device_dir, locked, read_json
 from kbtools.ship.git import (
     TAG_PREFIX,
+    UNMERGED,
     WorkTree,
+    index_lock,
     release_tags,
     release_tags_at,
+    remote_refs_containing,
     rev_parse,
+    stopped_command,
+    tag_name,
     work_tree,
     work_tree_changes,
 )
@@ -119,24 +131,71 @@ def head_release(tree: WorkTree) -> tuple[str, str, int]:
                         "with `git fetch --tags` (a clone made with --no-tags has none)",
                         path=str(tree.top))
     if not tags:
-        raise CheckoutStateError(f"HEAD {head[:12]} is not a signed release tag (kb-r<N>); "
-                        "`git checkout` a release tag (`git tag -l 'kb-r*'` lists them)",
-                        path=str(tree.top))
+        raise CheckoutStateError(_not_a_release(tree, head), path=str(tree.top))
     named = (read_release_json(tree.git_dir, head) or {}).get("tag")
     serial = next((s for s, t in tags.items() if t == named), max(tags))
     return head, tags[serial], serial  # another tag than release.json's is refused later
 
 
+def _not_a_release(tree: WorkTree, head: str) -> str:
+    """Why HEAD, a commit no release tag names, is refused, and the git command that makes
+    the checkout a release again: `git checkout` of a tag, unless a git command stopped
+    half-way (a `git pull` on conflicts, or killed) or the index holds conflicts, where git
+    refuses a checkout ("you need to resolve your current index first"): then what undoes
+    that (`_half_way`) and ``git reset --hard`` to the newest release of the clone."""
+    said, undo = _half_way(tree)
+    conflicts = [c.path for c in work_tree_changes(tree) if c.code in UNMERGED]
+    line = f"HEAD {head[:12]} is not a signed release tag (kb-r<N>)"
+    if said is None and not conflicts:
+        published = remote_refs_containing(tree.git_dir, head)
+        if published:  # pulled with tags off (`--no-tags`, remote.<name>.tagOpt)
+            return (f"{line}: it is on {published[0]}, but its release tag is not in this "
+                    "clone; `git fetch --tags` brings it")
+        return f"{line}; `git checkout` a release tag (`git tag -l 'kb-r*'` lists them)"
+    newest = tag_name(max(release_tags(tree.git_dir, f"refs/tags/{TAG_PREFIX}*")))
+    conflict = f"{conflicts[0]} has unresolved merge conflicts" if conflicts else None
+    stopped = f"{said} ({conflict})" if said and conflict else said or conflict
+    return (f"{stopped}: {line}; `{undo}{restore_command(newest)}` makes it the newest "
+            f"release here, {newest}")
+
+
+def _half_way(tree: WorkTree) -> tuple[str | None, str]:
+    """What a git command stopped half-way in the checkout left, in words (None: nothing),
+    and the commands that undo it, to run before `restore_command`: removing the
+    index.lock a killed one leaves (git writes no index while it is there), then the
+    ``--abort`` of a merge, rebase, am, cherry-pick or revert waiting on the user."""
+    doing, lock = stopped_command(tree), index_lock(tree)
+    said = [f"a `{doing}` stopped half-way in this checkout"] if doing else []
+    if lock is not None:
+        said.append(f"a git command left {lock} (killed half-way, or running now: remove it "
+                    "only when none runs)")
+    undo = (f"rm -f {shlex.quote(str(lock))} && " if lock else "") + \
+        (f"{doing} --abort && " if doing else "")
+    return ("; ".join(said) or None), undo
+
+
+def restore_command(tag: str) -> str:
+    """The git commands that make a work tree exactly release `tag`, whatever git's index
+    holds (staged changes, conflicts: `git checkout -- .` restores the index's version and
+    refuses an unmerged path)."""
+    return f"git reset --hard {tag} && git clean -fdx"
+
+
 def work_tree_problem(tree: WorkTree, tag: str) -> str | None:
-    """One line naming the first way the work tree differs from release `tag`, or None."""
+    """One line naming the first way the work tree differs from release `tag` (a file in
+    conflict first, and what a git command stopped half-way left), or None."""
     changes = work_tree_changes(tree)
     if not changes:
         return None
-    first = changes[0]
-    what = _DESCRIBE.get(first.code) or _DESCRIBE.get(first.code.strip(), "differs from")
+    conflicts = [c for c in changes if c.code in UNMERGED]
+    first = (conflicts or changes)[0]
+    what = ("has unresolved merge conflicts, unlike" if conflicts else
+            _DESCRIBE.get(first.code) or _DESCRIBE.get(first.code.strip(), "differs from"))
     more = f" (and {len(changes) - 1} more changes)" if len(changes) > 1 else ""
-    return (f"{first.path} {what} the signed release {tag}{more}; `git status` lists the "
-            "changes, `git checkout -- . && git clean -fdx` restores the release")
+    said, undo = _half_way(tree)
+    stopped = f"{said}: " if said else ""
+    return (f"{stopped}{first.path} {what} the signed release {tag}{more}; `git status` lists "
+            f"the changes, `{undo}{restore_command(tag)}` restores the release")
 
 
 @dataclass(frozen=True)
@@ -177,7 +236,32 @@ def open_checkout(layout: CheckoutLayout, tree: WorkTree, *,
     try:
         return _open_checkout(layout, tree, keep)
     except SyncError as exc:
-        raise _missing_objects(tree, exc) from None
+        raise _way_back(layout, tree, _missing_objects(tree, exc)) from None
+
+
+def _way_back(layout: CheckoutLayout, tree: WorkTree, exc: SyncError) -> SyncError:
+    """`exc`, a release refused for what it is (its signature, its files, objects the clone
+    lacks), naming the git command back to the release this clone served before: the most
+    recently used one derived here for another commit. Not for the checkout's own state
+    (`CheckoutStateError`), whose repair the message names already."""
+    if isinstance(exc, CheckoutStateError):
+        return exc
+    head = rev_parse(tree.git_dir, "HEAD")
+    for folder in sorted(layout.derived_dirs().values(), key=_used, reverse=True):
+        ver = read_json(ReleaseLayout(folder).verified)
+        if ver.get("commit") != head and isinstance(ver.get("tag"), str):
+            return SyncError(f"{exc.message}; `git checkout {ver['tag']}` returns to the "
+                             "release served here before", path=exc.path, line=exc.line,
+                             key=exc.key, values=exc.values)
+    return exc
+
+
+def _used(folder: Path) -> int:
+    """When a derived release was last used (0 when another process pruned it meanwhile)."""
+    try:
+        return folder.stat().st_mtime_ns
+    except OSError:
+        return 0
 
 
 def _missing_objects(tree: WorkTree, exc: SyncError) -> SyncError:
@@ -364,10 +448,14 @@ def device_or_checkout_here(to: Path | None) -> Path:
 def resolve_index_path(path: Path | None) -> Path:
     """`kbtools.index.reader.resolve_index_path`, where a git checkout of a release (given,
     in $KB_INDEX, or around the current directory when neither names an index:
-    `implicit_checkout`) resolves to its verified, derived release directory."""
+    `implicit_checkout`, or the default device directory <KB_HOME>/device made by `git
+    clone`) resolves to its verified, derived release directory."""
     if path is None and os.environ.get("KB_INDEX"):
         path = Path(os.environ["KB_INDEX"])
     path = path if path is not None else implicit_checkout()
+    if path is None and CheckoutLayout.looks_like_checkout(default_device_dir()):
+        path = reader.implicit_index()[0]  # <KB_HOME>/device cloned with git (a built dist/
+        # of the knowledge repository here still wins, as for a device)
     if path is not None and (found := find_checkout(path)) is not None:
         return open_checkout(*found).derived
     release = reader.resolve_index_path(path)
@@ -379,6 +467,33 @@ def open_index(path: Path | None = None) -> reader.KbIndex:
     """`kbtools.index.reader.open_index` for any index a client has: a build, a release or
     device directory, or a git checkout of a release (verified and derived first)."""
     return reader.open_index(resolve_index_path(path))
+
+
+def refuse_device_in_checkout(path: Path) -> None:
+    """Refuse `path` as a device directory (`kb sync --to`) when it is a git checkout of a
+    release or lies in one's work tree: the device's files (releases/, repo.git, state.json)
+    would make the checkout differ from its release, and be refused with it, whose repair,
+    ``git clean -fdx``, deletes them. Its ``.git`` directory is not the work tree (a device
+    there changes nothing a query checks). SyncError naming the git command that updates the
+    checkout instead."""
+    here = path.resolve()
+    for folder in (here, *here.parents):
+        # above `path`, both release files, as a clone is found from the current directory
+        # (a repository with a manifest.json of its own is no release)
+        looks = CheckoutLayout.looks_like_checkout if folder == here else \
+            CheckoutLayout.holds_release
+        if not looks(folder) or find_checkout(folder) is None:
+            continue
+        inside = here.relative_to(folder).parts
+        if inside[:1] == (".git",):
+            return
+        where = (f"lies inside the git checkout of a release {folder}, whose release it "
+                 "would change: sync into a directory outside it" if inside else
+                 "is a git checkout of a release (a plain git client), not a device "
+                 "directory: kb sync would write its own files into the release")
+        raise SyncError(f"{where}; `git -C {shlex.quote(str(folder))} pull --ff-only` brings "
+                        "the checkout its newest release (verified by the next query)",
+                        path=str(path))
 
 
 def trust_dir(path: Path) -> Path:
@@ -407,15 +522,17 @@ def checkout_status(path: Path) -> dict[str, Any] | None:
     layout, tree = found
     out: dict[str, Any] = {"checkout": str(layout.root), "head": rev_parse(tree.git_dir, "HEAD"),
                            "tag": None, "source_commit": None, "signed_by": None,
-                           "derived": None, "problem": None, "newer": None}
+                           "derived": None, "problem": None, "newer": None, "pinned_keys": None}
     try:
+        # while none is pinned (and kb.toml names none), releases are taken unsigned
+        out["pinned_keys"] = [k.key_id for k in trust.stored_keys(layout.state)]
         at_head = head_release(tree)
         out["tag"] = tag = at_head[1]
         out["newer"] = newer_tag(tree, at_head[2])
         verify_checkout(layout, tree, check_head(layout, tree, at_head))
     except KbError as exc:
-        out["problem"] = (_missing_objects(tree, exc) if isinstance(exc, SyncError)
-                          else exc).message
+        out["problem"] = (_way_back(layout, tree, _missing_objects(tree, exc))
+                          if isinstance(exc, SyncError) else exc).message
         return out
     for mhash, folder in layout.derived_dirs().items():
         ver = read_json(ReleaseLayout(folder).verified)

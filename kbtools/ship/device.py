@@ -113,7 +113,8 @@ def require_device(path: Path) -> Path:
     if CheckoutLayout.looks_like_checkout(path):
         raise SyncError("this is a git checkout of a release (a clone of the artifacts "
                         "repository), not a device directory: pass --to DIR of a device "
-                        "synced with `kb sync`; in the clone, `git diff --stat kb-rA kb-rB` "
+                        "synced with `kb sync`; in the clone, `git checkout kb-rN` rolls "
+                        "back, `git pull --ff-only` updates and `git diff --stat kb-rA kb-rB` "
                         "lists what changed between two releases", path=str(path))
     if not DeviceLayout(path).is_device() and ReleaseLayout(path).is_release():
         raise SyncError("this is a build output, not a device directory; pass --to DIR of "

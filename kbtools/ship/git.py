@@ -419,18 +419,54 @@ class Change:
 
 def work_tree_changes(tree: WorkTree) -> list[Change]:
     """What differs between the work tree (and index) and HEAD: modified, deleted, added,
-    untracked and ignored files alike (``git status``, every file listed)."""
-    proc = run_plain(f"--git-dir={tree.git_dir}", f"--work-tree={tree.top}", "-c",
-                "core.quotePath=false", "status", "--porcelain=v1", "-z", "--no-renames",
-                "--untracked-files=all", "--ignored=matching", "--ignore-submodules=none")
+    untracked and ignored files alike (``git status``, every file listed). Read only:
+    ``--no-optional-locks`` keeps git from refreshing the index, which takes index.lock, on
+    which a `git pull` running meanwhile on the clone would fail."""
+    proc = run_plain(f"--git-dir={tree.git_dir}", f"--work-tree={tree.top}",
+                     "--no-optional-locks", "-c", "core.quotePath=false", "status",
+                     "--porcelain=v1", "-z", "--no-renames", "--untracked-files=all",
+                     "--ignored=matching", "--ignore-submodules=none")
     if proc.returncode != 0:
-        run_git(tree.git_dir, f"--work-tree={tree.top}", "status", error=SyncError)
+        run_git(tree.git_dir, f"--work-tree={tree.top}", "--no-optional-locks", "status",
+                error=SyncError)
     changes = []
     for rec in proc.stdout.split(b"\0"):
         if len(rec) > 3:
             changes.append(Change(rec[:2].decode("ascii", "replace"),
                                   rec[3:].decode("utf-8", "surrogateescape")))
     return changes
+
+
+UNMERGED = frozenset({"DD", "AU", "UD", "UA", "DU", "AA", "UU"})  # `git status` conflicts
+# what git leaves in a work tree's git dir while a command stopped half-way waits for the
+# user (a `git pull` runs `git merge` or `git rebase`): the file, the command, its abort
+_STOPPED = (("rebase-merge", "git rebase"), ("rebase-apply/applying", "git am"),
+              ("rebase-apply", "git rebase"), ("MERGE_HEAD", "git merge"),
+              ("CHERRY_PICK_HEAD", "git cherry-pick"), ("REVERT_HEAD", "git revert"))
+
+
+def stopped_command(tree: WorkTree) -> str | None:
+    """The git command stopped half-way in this work tree (``git merge``, ``git rebase``,
+    ``git am``, ``git cherry-pick``, ``git revert``: each ends with ``--abort``), or None.
+    Read from the files git keeps in the work tree's own git dir while one waits, as git's
+    own prompt does: no git command says it in one line."""
+    return next((what for name, what in _STOPPED if (tree.git_dir / name).exists()), None)
+
+
+def remote_refs_containing(git_dir: Path | str, commit: str) -> list[str]:
+    """The remote-tracking branches (refs/remotes/) that hold `commit`: a commit fetched
+    from the remote, not made here."""
+    out = run_git(git_dir, "for-each-ref", f"--contains={commit}", "--format=%(refname:short)",
+                  "refs/remotes/", check=False, error=SyncError)
+    return [ref for ref in out.split() if not ref.endswith("/HEAD")]  # origin/HEAD: a link
+
+
+def index_lock(tree: WorkTree) -> Path | None:
+    """The index.lock of a work tree when it is there: a git command writing the index holds
+    it, and one killed half-way (a `git pull` at a power cut) leaves it, after which git
+    refuses every command that writes the index until it is removed."""
+    lock = tree.git_dir / "index.lock"
+    return lock if lock.exists() else None
 
 
 def local_repo(remote: str) -> Path | None:

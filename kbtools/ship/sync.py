@@ -54,8 +54,8 @@ from kbtools.fsutil import mkdir_beneath
 from kbtools.index.layout import RELEASES, STATE, DeviceLayout, ReleaseLayout
 from kbtools.index.manifest import load_manifest, verify_files
 from kbtools.index.stamps import Signature, changed_before
+from kbtools.ship import checkout, intact, readonly, trust
 from kbtools.ship import device as dev
-from kbtools.ship import intact, readonly, trust
 from kbtools.ship.git import (
     check_bundle,
     compact,
@@ -111,9 +111,7 @@ class SyncResult:
 
 def normalize_source(source: str) -> str:
     p = Path(source)
-    if "://" not in source and p.exists():
-        return str(p.resolve())
-    return source
+    return str(p.resolve()) if "://" not in source and p.exists() else source
 
 
 def _pack_bytes(gd: Path) -> int:
@@ -219,6 +217,7 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
     """Bring `device` to the newest verified release offered by `source`; network git
     commands given up past `limits` (default: `gitrun.default_limits`)."""
     source = normalize_source(source)
+    checkout.refuse_device_in_checkout(device)  # before anything is written there
     device.mkdir(parents=True, exist_ok=True)
     device = device.resolve()
     try:
@@ -388,7 +387,8 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     dev.clean_staging(device)
     gd = DeviceLayout(device).repo
     if not (gd / "HEAD").is_file():
-        run_git(gd, "init", "-q", "--bare", error=SyncError)
+        # HEAD naming the artifacts branch: `git clone DIR/repo.git` checks out the release
+        run_git(gd, "init", "-q", "--bare", f"--initial-branch={branch}", error=SyncError)
     begin = trust.start(device, extra_keys)
     try:
         refs = list_source(gd, source, branch, limits=limits)
