@@ -48,7 +48,7 @@ from kbtools.serve.source import Served
 from kbtools.ship.changes import diff_releases
 from kbtools.ship.device import read_json
 from kbtools.ship.operate import local_releases
-from kbtools.ship.release import age_days
+from kbtools.ship.release import age_days, clock_behind
 
 _TAG = re.compile(r"^kb-r[0-9]{1,9}$")  # a release tag given to /api/diff
 BODY_SECONDS = 30.0  # a request body (at most 64 KiB) arrives within this, from its headers
@@ -351,6 +351,7 @@ def release_info(served: Served) -> dict[str, Any]:
     age = age_days(created)
     return {**served.index.release.to_dict(), "created": created,
             "age_days": round(age, 2) if age is not None else None,
+            "clock_behind": clock_behind(created) is not None,
             "signed_by": ver.get("signed_by"), "verified_at": ver.get("verified_at"),
             "documents": len(served.index.docs()), "chunks": served.index.store.count()}
 
