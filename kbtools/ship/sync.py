@@ -460,7 +460,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     # switch under way is recorded instead, read against `current` (`dev.switch_outcome`)
     state["last_sync"] = dev.switching(shown_source(source), current, tag, _now())
     state["source"] = source
-    dev.write_state(device, state)
+    dev.write_state_before_switch(device, state, tag)
     pinned = trust.apply(device, plan, tag)
     dev.switch_to(device, tag)
     state.pop("pending_trust")  # written with the sync's outcome (`sync`)
