@@ -256,7 +256,8 @@ def test_stale_release_warns(pub: Pub, tmp_path: Path):
         json.loads(f["release.json"])["created"].encode(), b"2020-01-01T00:00:00+00:00")}))
     res = CliRunner().invoke(main, ["sync", str(pub.art), "--to", str(tmp_path / "d")])
     assert res.exit_code == 0, res.output
-    assert "days old (more than release.max_age_days = 30)" in res.output
+    assert "days old by this device's clock (" in res.output
+    assert "more than release.max_age_days = 30); is the source still updated" in res.output
 
 
 def test_sync_errors_cli(tmp_path: Path):

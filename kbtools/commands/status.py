@@ -65,10 +65,14 @@ def _device(st: dict[str, Any]) -> None:
     else:
         click.echo(f"device {st['device']}")
         state = {True: "verified", False: "FAILS VERIFICATION", None: "not re-checked"}
+        age = "created in the future by this device's clock" if s["clock_behind"] else \
+            _age(s["age_days"]) + (", STALE" if s["stale"] else "")
         click.echo(f"serving {s['tag']} (source {(s['source_commit'] or '-')[:12]}, created "
-                   f"{s['created']}, {_age(s['age_days'])}{', STALE' if s['stale'] else ''})"
+                   f"{s['created']}, {age})"
                    f"; files {state[s['verified_now']]}"
                    + (f"; signed by {s['signed_by']}" if s["signed_by"] else "; unsigned"))
+        if s["clock_behind"]:
+            click.echo(f"  clock: {s['clock_behind']}")
         for p in s["problems"]:
             click.echo(f"  problem: {p}")
         r = s["review"]

@@ -138,6 +138,9 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "tag": ("版本", "Tag"),
     "created": ("发布时间", "Released"),
     "age_days": ("距今天数", "Age (days)"),
+    "clock_behind": ("本设备的时钟早于此版本的发布时间：时钟设置对了吗？（版本照常提供）",
+                     "This device's clock reads before this release was made: is the clock set? "
+                     "(the release is served all the same)"),
     "signed_by": ("签名者", "Signed by"),
     "current": ("当前", "current"),
     "not_device": ("这不是设备目录，只提供当前索引。", "Not a device directory: only this index is served."),

@@ -48,7 +48,7 @@ from kbtools.serve.source import Served
 from kbtools.ship.changes import diff_releases
 from kbtools.ship.device import read_json
 from kbtools.ship.operate import local_releases
-from kbtools.ship.release import age_days
+from kbtools.ship.release import age_days, clock_behind
 
 _TAG = re.compile(r"^kb-r[0-9]{1,9}$")  # a release tag given to /api/diff
 BODY_SECONDS = 30.0  # a request body (at most 64 KiB) arrives within this, from its headers
@@ -343,7 +343,9 @@ def evaluate(served: Served, doc: str, inputs: dict[str, str],
 
 
 def release_info(served: Served) -> dict[str, Any]:
-    """What is served: tag, serial, source commit, when it was released and by whom signed."""
+    """What is served: tag, serial, source commit, when it was released and by whom signed;
+    `clock_behind`, what to say when this machine's clock reads before that release was made
+    (`kbtools.ship.release.clock_behind`), else None."""
     layout = ReleaseLayout(served.root)
     rel = read_json(layout.release_json)
     ver = read_json(layout.verified)
@@ -351,6 +353,7 @@ def release_info(served: Served) -> dict[str, Any]:
     age = age_days(created)
     return {**served.index.release.to_dict(), "created": created,
             "age_days": round(age, 2) if age is not None else None,
+            "clock_behind": clock_behind(created),
             "signed_by": ver.get("signed_by"), "verified_at": ver.get("verified_at"),
             "documents": len(served.index.docs()), "chunks": served.index.store.count()}
 

@@ -402,6 +402,22 @@ def write_state(path: Path, state: dict[str, Any]) -> None:
                          STATE_MODE)
 
 
+def write_state_before_switch(path: Path, state: dict[str, Any], tag: str) -> None:
+    """`write_state` just before a sync switches to releases/<tag>, which it installed. When
+    state.json cannot be written (the disk that release filled), the release is discarded
+    before the error goes on: it serves nothing, and the space it took lets the sync's
+    failure be recorded; otherwise state.json kept the record of the sync as running, and
+    `kb status` called a sync that failed "killed". Its objects stay in repo.git: the next
+    sync, given room, installs it again without fetching it."""
+    try:
+        write_state(path, state)
+    except OSError:
+        if served_tag(path) != tag:
+            with contextlib.suppress(OSError):
+                discard(path, tag)
+        raise
+
+
 def append_log(path: Path, name: str, entry: dict[str, Any]) -> None:
     """Append one JSON line to the device log `name` (rollback.log, trust.log); a log that
     is a link, a FIFO, a device or a hard link is a SyncError, never written through."""

@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
@@ -340,7 +341,28 @@ def failure_reason(proc: subprocess.CompletedProcess[bytes]) -> str:
     reason = lines[bad[0]] if bad else (lines or [f"exit {proc.returncode}"])[0]
     if bad and reason.endswith(":") and bad[0] + 1 < len(lines):
         reason += " " + lines[bad[0] + 1]  # "unable to connect to HOST:" + why
-    return reason
+    return with_clock(reason)
+
+
+# How git's TLS libraries word a certificate they refused: GnuTLS (Debian's git) gives no
+# reason at all, OpenSSL names the date check when that was it.
+CERTIFICATE_REFUSED = ("certificate verification failed", "ssl certificate problem",
+                       "certificate is not yet valid", "certificate has expired")
+
+
+def with_clock(reason: str) -> str:
+    """`reason`, and this machine's clock when it says a TLS certificate was refused.
+
+    A certificate is valid between two dates read against the local clock, so a field
+    device whose clock is far off (no battery-backed clock: it boots in 1970; or set years
+    ahead) has every https source refused, and GnuTLS does not say why. The clock's reading
+    lets the operator see it at once instead of suspecting the source."""
+    if not any(word in reason.lower() for word in CERTIFICATE_REFUSED):
+        return reason
+    now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return (f"{reason} (this machine's clock reads {now}: a certificate is valid only "
+            "between two dates, so a clock far off fails every one; if that is not the "
+            "time, set the clock and try again)")
 
 
 def subcommand(args: tuple[str, ...]) -> str:

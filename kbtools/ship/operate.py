@@ -65,7 +65,7 @@ from kbtools.ship.install import (
 )
 from kbtools.ship.intact import vouch
 from kbtools.ship.readonly import copies_report
-from kbtools.ship.release import age_days
+from kbtools.ship.release import age_days, clock_behind
 from kbtools.ship.sourceurl import scrub, scrubbed
 from kbtools.ship.trust import check_signer, list_keys
 
@@ -277,6 +277,7 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
         "source_commit": (rel.get("source") or {}).get("commit"), "created": created,
         "age_days": round(age, 2) if age is not None else None,
         "stale": bool(age is not None and age > max_age_days),
+        "clock_behind": clock_behind(created, _now()),
         "verified_at": ver.get("verified_at"), "signed_by": ver.get("signed_by"),
         "verified_now": (not problems) if check_files else None, "problems": problems[:5],
         "review": review_lapses(manifest),

@@ -152,6 +152,43 @@ def age_days(created: Any, now: datetime | None = None) -> float | None:
     return ((now or datetime.now(UTC)) - when).total_seconds() / 86400
 
 
+CLOCK_SKEW_DAYS = 1.0  # a release this far "ahead" of a device is clock skew, not a wrong clock
+
+
+def clock_behind(created: Any, now: datetime | None = None) -> str | None:
+    """What to say when this machine's clock (`now`, default: now) reads more than
+    `CLOCK_SKEW_DAYS` before a release's ``created``, else None.
+
+    A field device without a battery-backed clock boots in 1970; its releases then look
+    created in the future and `age_days` is negative (`kb status` said "-20791.8 days
+    old"). Nothing it serves depends on the time (a signature has no dates), so this is a
+    note for the operator, not a refusal: one of the two clocks is wrong, and the device's
+    is the one its logs and state are stamped with."""
+    age = age_days(created, now)
+    if age is None or age >= -CLOCK_SKEW_DAYS:
+        return None
+    reading = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
+    return (f"this device's clock reads {reading}, before the release was created "
+            f"({created}): is the clock set? (the release is served all the same)")
+
+
+def age_warning(tag: str, created: Any, max_age_days: int,
+                now: datetime | None = None) -> str | None:
+    """The warning `kb sync` gives about the release it serves: its clock reads before the
+    release was created (`clock_behind`), or the release is older than `max_age_days` by
+    that clock. The clock's date is named, so that a clock set years ahead is seen for what
+    it is rather than taken for a source that stopped publishing."""
+    behind = clock_behind(created, now)
+    if behind is not None:
+        return f"release {tag}: {behind}"
+    age = age_days(created, now)
+    if age is None or int(age) <= max_age_days:
+        return None
+    return (f"release {tag} is {int(age)} days old by this device's clock "
+            f"({(now or datetime.now(UTC)):%Y-%m-%d}; more than release.max_age_days = "
+            f"{max_age_days}); is the source still updated, and the clock right?")
+
+
 def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: str | None = None,
                  sign_key: Path | None = None, next_keys: Sequence[Path] = (),
                  now: datetime | None = None, limits: NetLimits | None = None) -> ReleaseInfo:

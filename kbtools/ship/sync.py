@@ -86,7 +86,7 @@ from kbtools.ship.install import (
     settled_clock,
     tag_manifest_hash,
 )
-from kbtools.ship.release import age_days, release_settings
+from kbtools.ship.release import age_warning, release_settings
 from kbtools.ship.sourceurl import scrub, scrubbed, shown_source
 
 
@@ -467,7 +467,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     # switch under way is recorded instead, read against `current` (`dev.switch_outcome`)
     state["last_sync"] = dev.switching(shown_source(source), current, tag, _now())
     state["source"] = source
-    dev.write_state(device, state)
+    dev.write_state_before_switch(device, state, tag)
     pinned = trust.apply(device, plan, tag)
     dev.switch_to(device, tag)
     state.pop("pending_trust")  # written with the sync's outcome (`sync`)
@@ -589,11 +589,6 @@ def _install(device: Path, source: str, branch_ref: str, branch: str, tag: str, 
 def _age_warn(release: Path | None, max_age_days: int) -> tuple[str, ...]:
     if release is None:
         return ()
-    created = dev.read_json(ReleaseLayout(release).release_json).get("created")
-    age = age_days(created)
-    if age is None:
-        return ()
-    if int(age) > max_age_days:
-        return (f"release {release.name} is {int(age)} days old (more than "
-                f"release.max_age_days = {max_age_days}); is the source still updated?",)
-    return ()
+    warning = age_warning(release.name, dev.read_json(ReleaseLayout(release).release_json)
+                          .get("created"), max_age_days)
+    return () if warning is None else (warning,)
