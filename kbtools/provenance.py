@@ -126,6 +126,18 @@ class LineProvenance:
 
 # ---------------------------------------------------------------- repository
 
+# Settings (`git -c`) for every git command run on a repository from `open_repo`: what git
+# prints as it does with no settings at all, whatever a build machine's ~/.gitconfig or
+# /etc/gitconfig say, so that two machines building one commit read the same history
+# (`tests/test_reproducible_env.py`). Paths unquoted and text in UTF-8 (see `plain_paths`);
+# the root commit's files listed by `git log` (log.showRoot=false hid the commit that set
+# `verified: true` in a repository's first commit: every review lapsed); no signature
+# checks in log output; `-m` as each parent's diff; `git log -- path` not turned into
+# `--follow`; blame's line matching by git's default diff with its indent heuristic.
+MACHINE_NEUTRAL = ("core.quotePath=false", "i18n.logOutputEncoding=UTF-8",
+                   "log.showRoot=true", "log.showSignature=false", "log.diffMerges=separate",
+                   "log.follow=false", "diff.algorithm=default", "diff.indentHeuristic=true")
+
 
 def open_repo(root: Path) -> git.Repo | None:
     """The Git repository containing `root`, or None. Its git commands print paths as they
@@ -147,9 +159,9 @@ def plain_paths(repo: git.Repo) -> git.cmd.Git:
     mojibake, and provenance depended on the machine). They read `repo` and its work tree
     whatever ``GIT_DIR`` / ``GIT_WORK_TREE`` the environment holds (a hook of another
     repository, a shell set up for one): git would take the index and history of one
-    repository and the files of another, and a build called every file changed."""
-    repo.git.set_persistent_git_options(c=["core.quotePath=false",
-                                           "i18n.logOutputEncoding=UTF-8"])
+    repository and the files of another, and a build called every file changed. And what
+    git prints does not depend on the machine's settings (`MACHINE_NEUTRAL`)."""
+    repo.git.set_persistent_git_options(c=list(MACHINE_NEUTRAL))
     pinned = {"GIT_DIR": os.fspath(repo.git_dir)}
     if repo.working_tree_dir is not None:
         pinned["GIT_WORK_TREE"] = os.fspath(repo.working_tree_dir)

@@ -237,3 +237,25 @@ def test_kb_init_pull_request_build_runs_kb_build_only(tmp_path: Path):
     proc, calls = run_job(workflow, "build", work, {}, tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert [c for c in calls if c.startswith("kb ")] == ["kb build"]
+
+
+@pytest.mark.parametrize("sub", ["", "docs/知识 库"], ids=["root", "subfolder"])
+def test_kb_init_workflows_fetch_the_history_kb_reads(tmp_path: Path, sub: str):
+    """actions/checkout fetches one commit by default (`--depth 1`): blame and the reviews
+    would be missing, and a release built there is not the full clone's (kb build warns:
+    tests/test_reproducible_env.py). Every job of the workflows `kb init` writes that runs
+    kb checks out the whole history, at the Git root or in a subfolder."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    target = tmp_path / sub
+    assert CliRunner().invoke(main, ["init", str(target)]).exit_code == 0
+    jobs = 0
+    for name in ("kb-check", "kb-release"):
+        wf = yaml.safe_load((target / ".github" / "workflows" / f"{name}.yml").read_text())
+        for job in wf["jobs"].values():
+            if not any(re.search(r"(^|\s)kb ", s.get("run", "")) for s in job["steps"]):
+                continue
+            jobs += 1
+            [checkout] = [s for s in job["steps"]
+                          if s.get("uses", "").startswith("actions/checkout@")]
+            assert checkout["with"]["fetch-depth"] == 0, (name, checkout)
+    assert jobs == 3

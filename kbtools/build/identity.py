@@ -7,11 +7,18 @@ dictionary or synonyms file the build read that Git does not track, including on
 ignores (``.git/info/exclude``, ``core.excludesFile``): such a file is in the release but
 in no clone of the commit. So is a file of the commit that the build could not read: a
 document or image a sparse checkout (``git sparse-checkout``) left out of the work tree.
+
+A shallow clone (``git clone --depth``, actions/checkout's default) holds the commit but
+not the history a build reads: who last changed each passage, and the reviews of verified
+documents. Its build is of the same commit but not the same release as a full clone's
+(passages without a last change, verified documents served as unverified), so the source
+says ``"shallow": true`` and `kb build` and `kb release` warn (`SHALLOW_WARNING`). A full
+clone's source has no such key (its manifest is what it always was).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +26,21 @@ import git
 
 from kbtools.gitobjects import tree_id
 from kbtools.pathspecs import top_literal
-from kbtools.provenance import git_prefix, head_commit, open_repo
+from kbtools.provenance import git_prefix, head_commit, open_repo, shallow_boundary
 
 NO_SOURCE = {"commit": "none", "tree": "none", "dirty": True}
+SHALLOW_WARNING = ("built from a shallow clone (manifest source.shallow): the history the "
+                   "build reads is not fetched, so passages have no last change or author "
+                   "and verified documents are served as unverified, unlike a full clone's "
+                   "release of the same commit; fetch the whole history (`git fetch "
+                   "--unshallow`; in GitHub Actions actions/checkout with `fetch-depth: 0`) "
+                   "and build again")
+
+
+def history_warnings(source: Mapping[str, Any]) -> tuple[str, ...]:
+    """What `kb build` and `kb release` say of a manifest's `source` built without the
+    history its release needs (a shallow clone); nothing for a full clone."""
+    return (SHALLOW_WARNING,) if source.get("shallow") is True else ()
 
 
 def head_sha(root: Path) -> str | None:
@@ -45,7 +64,8 @@ def source_identity(root: Path, sub: Path, read: Iterable[str] = (),
     `started`: the commit HEAD was in when the build began reading (`head_sha`). When HEAD
     has moved since (a commit, a pull, a checkout while a long build ran), the files were
     read from a tree that is now neither commit's: the build is dirty, of the commit it
-    started from, never clean at the new one."""
+    started from, never clean at the new one. ``"shallow": true`` when the clone's history
+    is cut short (see above)."""
     repo = open_repo(root)
     if repo is None or repo.working_tree_dir is None:  # (a bare repository has no files)
         return dict(NO_SOURCE)
@@ -62,7 +82,9 @@ def source_identity(root: Path, sub: Path, read: Iterable[str] = (),
                                if p.is_dir() and p.resolve().is_relative_to(top)]
         prefix = git_prefix(repo, root)
         dirty = _differs(repo, dirs, {prefix + r for r in read}, "" if rel == "." else rel)
-    return {"commit": head.sha, "tree": "dirty" if dirty else tree_sha, "dirty": dirty}
+        shallow = bool(shallow_boundary(repo))
+    out = {"commit": head.sha, "tree": "dirty" if dirty else tree_sha, "dirty": dirty}
+    return {**out, "shallow": True} if shallow else out
 
 
 def _differs(repo: git.Repo, dirs: list[str], read: set[str], knowledge: str) -> bool:

@@ -103,6 +103,7 @@ class BuildStats:
     tables: int = 0
     lapsed: list[dict[str, Any]] = field(default_factory=list)  # verification lapsed (manifest)
     source_commit: str = ""
+    shallow: bool = False  # built from a shallow clone: manifest source.shallow (identity.py)
     derivation: str = ""  # how index/ was derived: "incremental" (from the previous output) or "full"
     unchanged: bool = False  # data/ is the previous output's, file for file: no document changed
     seconds: dict[str, float] = field(default_factory=dict)
@@ -561,7 +562,7 @@ def _manifest(cfg: Config, root: Path, opts: BuildOptions, models: Models, stats
                              [cfg.path("assets")], started)
     if opts.corpus:
         source["corpus"] = root.name
-    stats.source_commit = source["commit"]
+    stats.source_commit, stats.shallow = source["commit"], source.get("shallow") is True
     values = {k: cfg.data[k] for k in ("chunk", "embedding", "index", "bm25", "query")}
     if (vocabulary := cfg.vocabulary.recorded()) is not None:
         values["vocabulary"] = vocabulary  # what materialize and the query side read

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from kbtools.build.embed_stage import seed_cache
+from kbtools.build.identity import history_warnings
 from kbtools.build.pipeline import BuildOptions, BuildStats, build
 from kbtools.commands.output import echo_json, json_option, lapse_message
 from kbtools.config import load_config, load_kb_config
@@ -44,6 +45,8 @@ def build_cmd(out: Path | None, corpus: Path | None, lenient: bool, skip_invalid
         return
     for s in stats.skipped:
         click.echo(f"skipped {s['doc']}: {', '.join(s['errors'])}", err=True)
+    for warning in history_warnings({"shallow": stats.shallow}):
+        click.echo(f"warning: {warning}", err=True)
     for lapse in stats.lapsed:
         click.echo(lapse_message(lapse), err=True)
     click.echo(f"built {stats.out}: {plural(stats.documents, 'document')}, "

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools import __version__
+from kbtools.build.identity import history_warnings
 from kbtools.config import Config, load_config
 from kbtools.errors import KbError, ReleaseError, plural
 from kbtools.fsutil import is_staging_dir, staging_dir
@@ -214,7 +215,8 @@ def _make_release(root: Path, dist: Path, branch: str, remote: str | None,
                   sign_key: Path | None, next_keys: Sequence[Path], now: datetime | None,
                   limits: NetLimits | None) -> ReleaseInfo:
     manifest = _checked_dist(dist)
-    dirty = dirty_warning(manifest)
+    # said of every release of this build, new or already made
+    said = dirty_warning(manifest) + history_warnings(manifest.get("source", {}))
     private = load_private(sign_key) if sign_key is not None else None
     successors = tuple(load_private(p) for p in next_keys)
     if successors and private is None:
@@ -234,7 +236,7 @@ def _make_release(root: Path, dist: Path, branch: str, remote: str | None,
         if remote:
             info = replace(info, warnings=dropped + _push(gd, remote, branch,
                                                           LOCAL_TAGS + info.tag, lim))
-        return replace(info, warnings=dirty + info.warnings)
+        return replace(info, warnings=said + info.warnings)
     aborted = _aborted_tags(gd, parent, int(prev.get("serial", 0)), published)
     serial = max([int(prev.get("serial", 0)), *published,
                   *(s for s in used_serials(gd) if s not in aborted)]) + 1
@@ -255,7 +257,7 @@ def _make_release(root: Path, dist: Path, branch: str, remote: str | None,
     warnings = (_publish(gd, remote, branch, tag_name(serial), parent, commit, lim)
                 if remote else ())
     return replace(_info(rel, commit, new=True, pushed=remote or None, manifest=manifest),
-                   warnings=dirty + dropped + warnings)
+                   warnings=said + dropped + warnings)
 
 
 def dirty_warning(manifest: dict[str, Any]) -> tuple[str, ...]:
