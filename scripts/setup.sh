@@ -28,8 +28,6 @@ if [ "$extra" = test ]; then
   command -v chromium >/dev/null || need_apt+=(chromium)
   command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
   [ -n "$(fc-list :lang=zh 2>/dev/null)" ] || need_apt+=(fonts-wqy-microhei)
-  # libfaketime: a device whose clock reads 1970 or 2038 (tests/test_device_clock.py)
-  command -v faketime >/dev/null || need_apt+=(faketime)
 fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   sudo=""

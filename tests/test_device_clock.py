@@ -3,9 +3,10 @@ clock) or is set past 2038, syncing signed releases, answering questions, rollin
 serving pages; and an https source refused because the clock makes its certificate look
 not yet valid or expired.
 
-Real `kb` processes whose clock is shifted by libfaketime (LD_PRELOAD: the wall clock
-reads the real one plus an offset; the file system still stamps files with the kernel's
-clock, as it would after the device's clock was set), a real device synced from signed releases (`device_fixtures`), a real `kb serve`,
+Real `kb` processes whose clock is shifted by a small LD_PRELOAD library compiled here
+(`clock_gettime`, `gettimeofday` and `time` read the real clock plus an offset; the file
+system still stamps files with the kernel's clock, as it would after the device's clock
+was set), a real device synced from signed releases (`device_fixtures`), a real `kb serve`,
 and a real https server with certificates whose dates lie outside the real clock's.
 Nothing in a release depends on the time (Ed25519 signatures carry no dates, and a release
 has no expiry), so a wrong clock changes no answer; it must show, not confuse.
@@ -17,6 +18,7 @@ import datetime as dt
 import ipaddress
 import json
 import os
+import shutil
 import ssl
 import subprocess
 import sys
@@ -43,28 +45,59 @@ KB = str(Path(sys.executable).with_name("kb"))
 QUESTION = "小麦赤霉病 扬花期 巡查"
 ADDED_LINE = "扬花期前三天开始巡查。"
 
+SHIFT_C = r"""
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <sys/time.h>
+#include <time.h>
+static long long shift(void) {
+    const char *s = getenv("KB_TEST_CLOCK_SHIFT");
+    return s ? atoll(s) : 0;
+}
+int clock_gettime(clockid_t id, struct timespec *ts) {
+    static int (*real)(clockid_t, struct timespec *);
+    if (!real) real = (int (*)(clockid_t, struct timespec *))dlsym(RTLD_NEXT, "clock_gettime");
+    int r = real(id, ts);
+    if (r == 0 && (id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE)) ts->tv_sec += shift();
+    return r;
+}
+int gettimeofday(struct timeval *tv, void *tz) {
+    struct timespec ts;
+    int r = clock_gettime(CLOCK_REALTIME, &ts);
+    (void)tz;
+    if (tv) { tv->tv_sec = ts.tv_sec; tv->tv_usec = ts.tv_nsec / 1000; }
+    return r;
+}
+time_t time(time_t *t) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    if (t) *t = ts.tv_sec;
+    return ts.tv_sec;
+}
+"""
 
 CLOCKS = {"1970": dt.datetime(1970, 1, 2, 12, tzinfo=dt.UTC),
           "2038": dt.datetime(2038, 1, 20, 12, tzinfo=dt.UTC)}  # past a 32-bit time_t
 
 
 @pytest.fixture(scope="module")
-def shifter() -> Path:
-    """Debian's libfaketime (package `faketime`, installed by `scripts/setup.sh test`): an
-    LD_PRELOAD library whose FAKETIME offset shifts what a process reads as the time."""
-    found = sorted(Path("/usr/lib").glob("*/faketime/libfaketime.so.1"))
-    if not found:
-        pytest.skip("libfaketime is not installed (apt-get install faketime)")
-    return found[0]
+def shifter(tmp_path_factory) -> Path:
+    """The LD_PRELOAD library that shifts a process's clock (`KB_TEST_CLOCK_SHIFT` seconds)."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler to build the clock-shifting library")
+    base = tmp_path_factory.mktemp("clock")
+    (base / "shift.c").write_text(SHIFT_C)
+    lib = base / "shift.so"
+    subprocess.run([cc, "-shared", "-fPIC", "-O2", "-o", str(lib), str(base / "shift.c"),
+                    "-ldl"], check=True, capture_output=True)
+    return lib
 
 
 def clock_env(shifter: Path, when: dt.datetime) -> dict[str, str]:
-    """The environment that makes a process's clock read `when` (then run on as real time
-    does): the wall clock only; the monotonic clock, which timeouts and event loops read,
-    stays real."""
     shift = int(when.timestamp() - time.time())
-    return {"LD_PRELOAD": str(shifter), "FAKETIME": f"{shift:+d}",
-            "FAKETIME_DONT_FAKE_MONOTONIC": "1", "FAKETIME_NO_CACHE": "1"}
+    return {"LD_PRELOAD": str(shifter), "KB_TEST_CLOCK_SHIFT": str(shift)}
 
 
 @pytest.fixture(scope="module")
