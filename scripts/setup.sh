@@ -28,6 +28,8 @@ if [ "$extra" = test ]; then
   command -v chromium >/dev/null || need_apt+=(chromium)
   command -v chromedriver >/dev/null || need_apt+=(chromium-driver)
   [ -n "$(fc-list :lang=zh 2>/dev/null)" ] || need_apt+=(fonts-wqy-microhei)
+  # a C compiler for the clock-shifting library of tests/test_device_clock.py
+  command -v cc >/dev/null || need_apt+=(gcc libc6-dev)
 fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   sudo=""

@@ -6,7 +6,8 @@ not yet valid or expired.
 Real `kb` processes whose clock is shifted by a small LD_PRELOAD library compiled here
 (`clock_gettime`, `gettimeofday` and `time` read the real clock plus an offset; the file
 system still stamps files with the kernel's clock, as it would after the device's clock
-was set), a real device synced from signed releases (`device_fixtures`), a real `kb serve`,
+was set; Debian's libfaketime 0.9.10 was tried first: with any offset into the future,
+every `time.sleep` of the process failed with EINVAL, so `kb sync` died waiting for git), a real device synced from signed releases (`device_fixtures`), a real `kb serve`,
 and a real https server with certificates whose dates lie outside the real clock's.
 Nothing in a release depends on the time (Ed25519 signatures carry no dates, and a release
 has no expiry), so a wrong clock changes no answer; it must show, not confuse.
