@@ -27,6 +27,13 @@ these values gives the same tokens:
 - a number of 万 or 亿 (`3万`, `1.5 万`, `2亿`) adds the token of the number it is (`30000`,
   `15000`, `200000000`), its parts kept (万一, 万能, 万用表, 万向节 are not numbers).
 
+`code_dashes` writes a dash other than the hyphen-minus (the Unicode hyphen, non-breaking
+hyphen, figure dash, en dash, minus sign, small hyphen-minus; an em dash or horizontal bar
+between a letter and a digit or two digits) between two ASCII letters or digits as ``-``:
+a word processor or a phone's smart punctuation types ``HX–260`` and ``E–17`` for the
+HX-260 and E-17 of a manual, which were cut into ``hx`` and ``260``. An em dash between two
+words (``the pump—when hot—leaks``) is punctuation and stays.
+
 Stored text, snippets and citations keep what the author wrote.
 """
 
@@ -76,6 +83,24 @@ def _torque(m: re.Match[str]) -> str:
     glued = m.start() > 0 and m.string[m.start() - 1].isdigit()
     kilo = "k" if m.group("k") or m.group("k2") else ""
     return f"{' ' if glued else ''}{kilo}N.m "
+
+
+# A dash that is not the hyphen-minus between two ASCII letters or digits, glued to both: the
+# hyphens and the en dash anywhere, the em dash and the horizontal bar next to a digit.
+_DASHES = "\u2010\u2011\u2012\u2013\u2212\ufe63"
+_LONG_DASHES = "\u2014\u2015"
+_CODE_DASH = re.compile(rf"(?<=[A-Za-z0-9])[{_DASHES}](?=[A-Za-z0-9])"
+                        rf"|(?<=[0-9])[{_LONG_DASHES}](?=[A-Za-z0-9])"
+                        rf"|(?<=[A-Za-z])[{_LONG_DASHES}](?=[0-9])")
+_ANY_DASH = re.compile(f"[{_DASHES}{_LONG_DASHES}]")
+
+
+def code_dashes(text: str) -> str:
+    """`text` with each dash that joins two ASCII letters or digits written ``-`` (see the
+    module docstring), the same length; a text without such a dash is returned as is."""
+    if text.isascii() or not _ANY_DASH.search(text):
+        return text
+    return _CODE_DASH.sub("-", text)
 
 
 def written_units(text: str) -> str:
