@@ -34,6 +34,14 @@ a word processor or a phone's smart punctuation types ``HX–260`` and ``E–17`
 HX-260 and E-17 of a manual, which were cut into ``hx`` and ``260``. An em dash between two
 words (``the pump—when hot—leaks``) is punctuation and stays.
 
+`UNIT_WORDS` names the unit written out in full or as a technician types it (``degC``,
+``megabytes``, ``kilopascal``, ``Fahrenheit``) by its symbol's token (``c``, ``mb``, ``kpa``,
+``f``), so that ``30 degC``, ``30 degrees Celsius`` and ``30 °C`` or ``25 megabytes`` and
+``25MB`` are the same tokens; the tokenizer also drops a ``deg``/``degrees`` written before
+the scale (`DEGREE_WORDS`), which ``30 °C`` does not say. Only names of units whose symbol is
+two letters or more, or the temperature scales: ``volts`` and ``amps`` stay words (``v`` and
+``a`` are letters of many other things).
+
 Stored text, snippets and citations keep what the author wrote.
 """
 
@@ -57,6 +65,30 @@ _UNIT_SIGN = re.compile(
 _UNIT_FIRST = re.compile(f"[⁰¹²³⁴-⁹⁻{_OHM_SIGN}{_OMEGA}{_MICRO_SIGN}{_MU}摄华欧]")
 _UNIT_NAMES = {_OHM_SIGN: "ohm", _MICRO_SIGN: "u", _MU: "u", "摄氏度": "℃", "华氏度": "℉",
                "欧姆": "ohm"}
+
+
+# A unit's name (lower case, as the tokenizer sees one Latin run) → its symbol's token
+_UNIT_NAMES_BY_SYMBOL = {
+    "c": "degc celsius centigrade", "f": "degf fahrenheit",
+    "kb": "kilobyte kilobytes", "mb": "megabyte megabytes", "gb": "gigabyte gigabytes",
+    "tb": "terabyte terabytes", "kpa": "kilopascal kilopascals",
+    "mpa": "megapascal megapascals", "khz": "kilohertz", "mhz": "megahertz",
+    "ghz": "gigahertz", "hz": "hertz", "kw": "kilowatt kilowatts",
+    "mm": "millimetre millimetres millimeter millimeters",
+    "cm": "centimetre centimetres centimeter centimeters",
+    "km": "kilometre kilometres kilometer kilometers",
+    "kg": "kilogram kilograms kilogramme kilogrammes",
+    "mg": "milligram milligrams milligramme milligrammes",
+    "ml": "millilitre millilitres milliliter milliliters",
+    "ms": "millisecond milliseconds msec msecs", "ns": "nanosecond nanoseconds",
+    "ma": "milliamp milliamps milliampere milliamperes",
+    "kv": "kilovolt kilovolts", "mv": "millivolt millivolts",
+}
+UNIT_WORDS = {name: symbol for symbol, names in _UNIT_NAMES_BY_SYMBOL.items()
+              for name in names.split()}
+# the words of "degree" a scale may follow (30 deg C, 30 degrees F): their stems
+DEGREE_WORDS = frozenset({"deg", "degre", "degs"})
+DEGREE_SCALES = frozenset({"c", "f"})
 
 
 def _unit(m: re.Match[str]) -> str:

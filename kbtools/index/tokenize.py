@@ -12,8 +12,9 @@ first (full-width → ASCII), and Chinese text is mapped to Simplified script wi
 and Simplified spellings of a word are one token and Traditional text is segmented with the
 (Simplified) jieba dictionary. Only the tokens change: stored text, snippets and citations keep
 the characters the author wrote (`other_spellings` finds a token's spellings in them). A dash
-joining two letters or digits is a hyphen (HX–260 as HX-260: `spellings.code_dashes`), and the
-courtesies a phone question ends with (pls, thanks) are stop words.
+joining two letters or digits is a hyphen (HX–260 as HX-260: `spellings.code_dashes`), the
+courtesies a phone question ends with (pls, thanks) are stop words, and a unit written as a
+word is its symbol (degC and Celsius as C, megabytes as MB: `spellings.UNIT_WORDS`).
 """
 
 from __future__ import annotations
@@ -34,7 +35,14 @@ from typing import Any
 from kbtools.config import kb_home
 from kbtools.errors import ConfigError
 from kbtools.fsutil import atomic_write_text
-from kbtools.index.spellings import code_dashes, respell, written_units
+from kbtools.index.spellings import (
+    DEGREE_SCALES,
+    DEGREE_WORDS,
+    UNIT_WORDS,
+    code_dashes,
+    respell,
+    written_units,
+)
 
 CJK_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF))
 CJK = "".join(f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in CJK_RANGES)
@@ -149,6 +157,8 @@ def _value_tokens(run: str) -> tuple[str, ...]:
     words = latin_words(run)
     if len(words) == 2 and words[1] in _GLUED_UNITS and run == words[0] + words[1]:
         return words
+    if len(words) == 2 and words[1] in UNIT_WORDS:  # 30degc, 25megabytes: 30 c, 25 mb
+        return words[0], UNIT_WORDS[words[1]]
     return tuple(_stem(w) for w in words if w not in EN_STOP)
 
 
@@ -322,8 +332,10 @@ class Tokenizer:
         text, added = respell(to_simplified(norm.lower()))
         aligned = len(norm) == len(text)  # a word's case is read in `norm` at its place
         out: list[str] = []
+        last = 0  # where the run before ended
         for m in _RUN.finditer(text):
             cjk, latin = m.group(1), m.group(2)
+            last, end = m.end(), last
             if cjk:
                 self._cut_cjk(cjk, out)
             elif latin.isalpha() and _clitic(text, m.start(), m.end()):
@@ -334,6 +346,12 @@ class Tokenizer:
                 out.extend(_compound_tokens(latin))
             elif latin[0] in _VALUE_FIRST or not latin.isalpha():
                 out.extend(_value_tokens(latin))
+            elif latin in UNIT_WORDS or latin in DEGREE_SCALES:  # degC, megabytes: c, mb
+                unit = UNIT_WORDS.get(latin, latin)
+                if unit in DEGREE_SCALES and out and out[-1] in DEGREE_WORDS and \
+                        text[end:m.start()].isspace():
+                    out.pop()  # the degrees of 30 degrees C, which 30 °C does not say
+                out.append(unit)
             elif latin not in EN_STOP or latin in _STOP_UNITS and \
                     _NUMBER_BEFORE.search(text, max(0, m.start() - 8), m.start()):
                 out.append(_stem(latin))

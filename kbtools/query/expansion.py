@@ -42,6 +42,13 @@ question words), and is no unknown word; two words the index merely holds (sand,
 make sandbox. Three words are tried when no two are written so (airflowmeter: air flow
 meter).
 
+A word the question writes in the other national spelling (color, liters, aluminum, center
+for the knowledge's colour, litres, aluminium, centre: `english.regional_spellings`) is
+searched in the index's spelling too, as the question's own word where the index lacks the
+question's, at EXPANSION_WEIGHT where it holds both; and an everyday technical abbreviation
+(temp, RH, pwr, dia: `english.ABBREVIATIONS`, ``from: "abbreviations"``) is expanded as
+MEASURES are.
+
 A value the question writes in Chinese numerals (保留三十天, 百分之九十, 二十至三十度:
 `digits.numeral_spellings`) has its number searched in Arabic digits too (30, 90, 20 and
 30), as the question's own word, where the index holds the number so: jieba makes 三十,
@@ -75,6 +82,7 @@ from kbtools.query.codes import (
 )
 from kbtools.query.compounds import LATIN_RUN, coded_compound, compounds, splits
 from kbtools.query.digits import numeral_spellings
+from kbtools.query.english import ABBREVIATIONS, regional_spellings
 from kbtools.query.typos import MAX_WORDS, corrected
 
 EXPANSION_WEIGHT = 0.5  # an expanded term's BM25 score counts half of a question term's
@@ -138,8 +146,9 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str],
     mine = index.synonyms()
     named: list[tuple[str, list[str], str]] = [
         (t, mine.others(t), "synonyms") for t in mine.found_in(text)]
-    named += [(t, [o for o in MEASURES.others(t) if not mine.others(o)], "measures")
-              for t in MEASURES.found_in(text) if not mine.others(t)]
+    named += [(t, [o for o in built.others(t) if not mine.others(o)], source)
+              for built, source in ((MEASURES, "measures"), (ABBREVIATIONS, "abbreviations"))
+              for t in built.found_in(text) if not mine.others(t)]
     docs = index.docs()
     for alias in routed_aliases:
         holders = index.facet_docs("aliases").get(alias.casefold())
@@ -178,7 +187,8 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str],
             continue
         for w in found:
             terms.setdefault(w, bm25.vocab[w])
-        if source == "measures" and not any(q in bm25.vocab for q in bm25.tok(term)):
+        if source in ("measures", "abbreviations") and \
+                not any(q in bm25.vocab for q in bm25.tok(term)):
             full.update(bm25.vocab[w] for w in found)
         shown.append({"term": term, "expanded": others, "from": source})
     # a word the index has only with or without a hyphen (RS485, deadhead), or a code it
@@ -236,6 +246,14 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str],
             continue
         covers[q] = coded
         as_own(q, coded)
+    regional = regional_spellings(text, bm25.tok.run_tokens, bm25.vocab)
+    for word, said_as, other in regional:  # color for colour, liters for litres
+        cover(said_as, other)
+        if said_as not in bm25.vocab:  # the index's only spelling: as the question's own word
+            as_own(word, other)
+        elif found := [w for w in other if w not in own and w not in terms]:
+            terms.update((w, bm25.vocab[w]) for w in found)
+            shown.append({"term": word, "expanded": found, "from": "spelling"})
     unknown = [q for q in said if q not in bm25.vocab and q not in covers and q not in terms]
     for q in unknown[:MAX_WORDS]:  # microenviroment, echo-domain (kbtools.query.typos)
         if (fixed := corrected(q, bm25.vocab, lambda ids: bm25.share(ids).tolist())) is None:
