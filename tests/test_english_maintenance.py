@@ -190,3 +190,49 @@ def test_the_other_national_spelling_of_a_word(word, other):
 @pytest.mark.parametrize("word", ["hour", "four", "tour", "pour", "canoe", "heroes", "e17"])
 def test_short_words_and_codes_have_no_other_spelling(word):
     assert spelling_variants(word) == ()
+
+
+CHILLER = """Act on the chiller by its supply water temperature.
+
+<!-- decision: inputs=Supply temperature (°C); outputs=Action -->
+| Supply temperature (°C) | Action |
+|---|---|
+| <20 | normal |
+| 20-25 | check the condenser fan |
+| >25 | stop the chiller and call maintenance |
+"""
+
+
+@pytest.fixture(scope="module")
+def chiller(tmp_path_factory):
+    root = tmp_path_factory.mktemp("chiller")
+    docs = {"knowledge/chiller.md": PAGE.format(title="Chiller alarm response", source="test",
+                                                body=CHILLER)}
+    repo = make_repo(root, docs=docs)
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    return open_index(repo / "dist")
+
+
+@pytest.mark.parametrize("question", [
+    "chiller supply temperature 23 degC", "chiller supply temp 23 deg c",
+    "supply temp 23c pls", "chiller supply temperature 23 °C?",
+    "chiller supply temperature 23 degrees celsius",
+])
+def test_a_celsius_value_however_written_evaluates_the_table(chiller, question):
+    """Guard (already right): the table reads the value in any spelling of °C."""
+    top = _first(chiller, question, "hybrid").results[0]
+    assert top.evaluation is not None and top.evaluation["status"] == "match"
+    assert top.evaluation["outputs"] == {"Action": "check the condenser fan"}
+
+
+@pytest.mark.parametrize("question", [
+    "chiller supply temperature 75 F", "chiller supply temp 75F",
+    "chiller supply at 75 degrees fahrenheit", "chiller supply temperature 75 degF",
+])
+def test_a_fahrenheit_value_against_a_celsius_table_is_refused_not_converted(chiller, question):
+    """Guard (already right): 75 °F is not read as 75 °C, nor converted (a rounded
+    conversion could cross a row's bound): no row, the column's unit named."""
+    top = _first(chiller, question, "hybrid").results[0]
+    assert top.evaluation is not None and top.evaluation["status"] == "no_match"
+    assert top.evaluation["outputs"] == {}
+    assert "give the value in °C" in top.evaluation["message"]
