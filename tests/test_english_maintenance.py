@@ -236,3 +236,25 @@ def test_a_fahrenheit_value_against_a_celsius_table_is_refused_not_converted(chi
     assert top.evaluation is not None and top.evaluation["status"] == "no_match"
     assert top.evaluation["outputs"] == {}
     assert "give the value in °C" in top.evaluation["message"]
+
+
+def test_an_abbreviation_reaches_the_knowledge_s_own_synonyms(tmp_path):
+    """``temp`` is temperature, and the knowledge's synonyms make temperature its 温度: an
+    English question's abbreviation finds a Chinese passage (the index has no word
+    "temperature" of its own, so temp stayed an unknown word)."""
+    docs = {
+        "knowledge/_synonyms.txt": "温度 = temperature\n液压油 = hydraulic oil\n",
+        "knowledge/oil-temp.md": PAGE.format(title="液压油温度", source="test",
+                                             body="液压油温度超过 60℃ 时检查冷却器。"),
+        "knowledge/oil-level.md": PAGE.format(title="液压油位", source="test",
+                                              body="液压油位低于下限时补充液压油。"),
+    }
+    repo = make_repo(tmp_path, docs=docs)
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    index = open_index(repo / "dist")
+    for question in ("hydraulic oil temp", "hydraulic oil temp pls", "液压油 temp"):
+        res = _first(index, question)
+        assert res.results[0].title == "液压油温度", [r.title for r in res.results]
+        assert not res.filters.unknown_terms, res.filters.unknown_terms
+        shown = next(e for e in res.filters.expanded if e["term"].casefold() == "temp")
+        assert shown["from"] == "abbreviations" and "温度" in shown["expanded"]

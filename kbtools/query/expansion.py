@@ -146,9 +146,12 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str],
     mine = index.synonyms()
     named: list[tuple[str, list[str], str]] = [
         (t, mine.others(t), "synonyms") for t in mine.found_in(text)]
-    named += [(t, [o for o in built.others(t) if not mine.others(o)], source)
-              for built, source in ((MEASURES, "measures"), (ABBREVIATIONS, "abbreviations"))
-              for t in built.found_in(text) if not mine.others(t)]
+    named += [(t, [o for o in MEASURES.others(t) if not mine.others(o)], "measures")
+              for t in MEASURES.found_in(text) if not mine.others(t)]
+    # an abbreviation's words written out, and their synonyms in the knowledge's own groups
+    # (temp: temperature, and 温度 where the knowledge groups 温度 = temperature)
+    named += [(t, [w for o in ABBREVIATIONS.others(t) for w in (o, *mine.others(o))],
+               "abbreviations") for t in ABBREVIATIONS.found_in(text) if not mine.others(t)]
     docs = index.docs()
     for alias in routed_aliases:
         holders = index.facet_docs("aliases").get(alias.casefold())
