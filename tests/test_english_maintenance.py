@@ -59,6 +59,10 @@ PASSAGES = [
     ("Alarm horn", "On every alarm the controller sounds a horn for the shift lead."),
     ("Heater setpoint", "Enter the barrel heater setpoint on the HMI."),
     ("Heater power", "Read the barrel heater power on the HMI."),
+    ("Controller settings", "Set `poll_interval_ms` to 200 and `max_retries` to 5 in the "
+                            "controller file."),
+    ("Gateway settings", "Set `poll_timeout_ms` to 500 and `retry_backoff_s` to 2 in the "
+                         "gateway file."),
     ("HX-260 E21 报警", "HX-260 注塑机 E21 报警：料筒加热器热电偶断线，更换热电偶。"),
     ("HX-160 E21 报警", "HX-160 注塑机 E21 报警：料斗缺料，补充原料。"),
 ]
@@ -169,6 +173,21 @@ def test_a_model_number_with_another_dash_or_typed_on_a_phone(index, question, t
 def test_a_compound_joined_hyphenated_or_spaced_and_inflected(index, question, title):
     """Guard (already right: `kbtools.query.compounds`, the stemmer): e-mail/email,
     setpoint/set point/set-point, plurals and -ing forms."""
+    res = _first(index, question)
+    assert res.results[0].title == title, [r.title for r in res.results]
+    assert not res.filters.unknown_terms, res.filters.unknown_terms
+
+
+@pytest.mark.parametrize(("question", "title"), [
+    ("poll interval ms", "Controller settings"),
+    ("what should poll interval ms be", "Controller settings"),
+    ("max retries setting", "Controller settings"),
+    ("poll timeout ms", "Gateway settings"),
+    ("retry backoff s for the gateway", "Gateway settings"),
+])
+def test_a_setting_s_name_typed_as_words_finds_the_setting(index, question, title):
+    """A phone has no underscore at hand: ``poll interval ms`` for ``poll_interval_ms`` was
+    three unknown words and no answer."""
     res = _first(index, question)
     assert res.results[0].title == title, [r.title for r in res.results]
     assert not res.filters.unknown_terms, res.filters.unknown_terms

@@ -31,6 +31,10 @@ that one (`joined_code`); as two words it is searched as written (``MEK 1``, ``Z
 in lower case (``e 17``) it is a code only where the index holds it joined and not as the two
 words: prose writes words before numbers (``in 2``, ``top 10``).
 
+Words the question writes apart that the index holds joined by underscores as one setting's
+name (``poll interval ms``, ``max retries`` for ``poll_interval_ms``, ``max_retries``) are
+searched as that name, as the question's own word, and are no unknown words.
+
 A compound the question writes apart (``o ring``, ``check valve``, ``tag out``, ``tag-out``:
 `kbtools.query.compounds`) that the index holds joined (oring, checkvalve, tagout) is searched
 joined, as a spelling, and its words are covered by it (tag of tag-out is no unknown word).
@@ -218,6 +222,12 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str],
             weights[bm25.vocab[w]] = 1 / len(apart)
     remembered = bm25.tok.run_tokens  # (a question's word pairs: mostly the same words)
     for words in compounds(text):  # o ring, check valve, tag-out for the oring, … it holds
+        key = remembered("_".join(words))  # poll interval ms: the poll_interval_ms it holds
+        if len(key) == 1 and "_" in key[0] and key[0] in bm25.vocab:
+            as_own(" ".join(words), key)
+            for w in remembered(" ".join(words)):
+                cover(w, key)
+            continue
         joined = [w for w in remembered("".join(words)) if w in bm25.vocab]
         if len(joined) != 1 or joined[0] in (parts := remembered(" ".join(words))):
             continue
