@@ -223,7 +223,8 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str],
     remembered = bm25.tok.run_tokens  # (a question's word pairs: mostly the same words)
     for words in compounds(text):  # o ring, check valve, tag-out for the oring, … it holds
         key = remembered("_".join(words))  # poll interval ms: the poll_interval_ms it holds
-        if len(key) == 1 and "_" in key[0] and key[0] in bm25.vocab:
+        if len(key) == 1 and "_" in key[0] and key[0] in bm25.vocab and \
+                " ".join(words) in text.lower():  # (typed hyphenated: a whole run, below)
             as_own(" ".join(words), key)
             for w in remembered(" ".join(words)):
                 cover(w, key)
