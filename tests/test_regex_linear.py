@@ -138,6 +138,16 @@ AUTHOR: dict[str, str] = {
     "kbtools.index.spellings._TORQUE": "sub",  # a text that has one of _TORQUE_FIRST
     "kbtools.index.spellings._WORD_RANGE": "sub",  # a text with 至 or 到 (search first)
     "kbtools.index.spellings._MYRIAD": "finditer",  # a text with 万 or 亿
+    "kbtools.index.spellings._ANY_DASH": "search",  # every text not ASCII the tokenizer cuts
+    "kbtools.index.spellings._CODE_DASH": "sub",  # a text that has one of _ANY_DASH
+    "kbtools.query.english._LETTERS": "fullmatch",  # a question's Latin word
+    "kbtools.query.english._OUR": "finditer",  # a question's word of letters
+    "kbtools.query.english._OR": "finditer",  # a question's word of letters
+    "kbtools.query.english._RE_END": "search",  # a question's word of letters (sub if found)
+    "kbtools.query.english._ER_END": "search",  # a question's word of letters (sub if found)
+    "kbtools.query.english._ISE": "search",  # a question's word of letters (sub if found)
+    "kbtools.query.english._IZE": "search",  # a question's word of letters (sub if found)
+    "kbtools.query.english._AE_OE": "finditer",  # a question's word of letters
     "kbtools.index.tokenize._PH": "fullmatch",  # one Latin run of a text (latin_words)
     "kbtools.index.tokenize._NUMBER_BEFORE": "search",  # the 8 characters before a stop word
     "kbtools.index.tokenize:[0-9]+": "fullmatch",
@@ -498,6 +508,17 @@ WORST = [
     ("kbtools.serve.docview._WRAPPER", "<div " * (N // 5)),
     ("kbtools.serve.docview._WRAPPER", "<center" + " a=b" * (N // 4)),
     ("kbtools.serve.docview._WRAPPER", "</p" * (N // 3)),
+    # dashes in codes and the other national spelling of a word (session 35): runs of what
+    # each pattern looks behind and ahead for, before an ending that fails
+    ("kbtools.index.spellings._CODE_DASH", "a\u2013" * (N // 2)),
+    ("kbtools.index.spellings._CODE_DASH", "1\u2014" * (N // 2) + "\u2014"),
+    ("kbtools.query.english._OUR", "our" * (N // 3)),
+    ("kbtools.query.english._OR", "or" * (N // 2)),
+    ("kbtools.query.english._RE_END", "tre" * (N // 3) + "x"),
+    ("kbtools.query.english._ER_END", "ter" * (N // 3) + "x"),
+    ("kbtools.query.english._ISE", "ise" * (N // 3) + "x"),
+    ("kbtools.query.english._IZE", "yzation" * (N // 7) + "x"),
+    ("kbtools.query.english._AE_OE", "oe" * (N // 2) + "s"),
 ]
 
 

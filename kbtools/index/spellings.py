@@ -27,6 +27,21 @@ these values gives the same tokens:
 - a number of 万 or 亿 (`3万`, `1.5 万`, `2亿`) adds the token of the number it is (`30000`,
   `15000`, `200000000`), its parts kept (万一, 万能, 万用表, 万向节 are not numbers).
 
+`code_dashes` writes a dash other than the hyphen-minus (the Unicode hyphen, non-breaking
+hyphen, figure dash, en dash, minus sign, small hyphen-minus; an em dash or horizontal bar
+between a letter and a digit or two digits) between two ASCII letters or digits as ``-``:
+a word processor or a phone's smart punctuation types ``HX–260`` and ``E–17`` for the
+HX-260 and E-17 of a manual, which were cut into ``hx`` and ``260``. An em dash between two
+words (``the pump—when hot—leaks``) is punctuation and stays.
+
+`UNIT_WORDS` names the unit written out in full or as a technician types it (``degC``,
+``megabytes``, ``kilopascal``, ``Fahrenheit``) by its symbol's token (``c``, ``mb``, ``kpa``,
+``f``), so that ``30 degC``, ``30 degrees Celsius`` and ``30 °C`` or ``25 megabytes`` and
+``25MB`` are the same tokens; the tokenizer also drops a ``deg``/``degrees`` written before
+the scale (`DEGREE_WORDS`), which ``30 °C`` does not say. Only names of units whose symbol is
+two letters or more, or the temperature scales: ``volts`` and ``amps`` stay words (``v`` and
+``a`` are letters of many other things).
+
 Stored text, snippets and citations keep what the author wrote.
 """
 
@@ -50,6 +65,30 @@ _UNIT_SIGN = re.compile(
 _UNIT_FIRST = re.compile(f"[⁰¹²³⁴-⁹⁻{_OHM_SIGN}{_OMEGA}{_MICRO_SIGN}{_MU}摄华欧]")
 _UNIT_NAMES = {_OHM_SIGN: "ohm", _MICRO_SIGN: "u", _MU: "u", "摄氏度": "℃", "华氏度": "℉",
                "欧姆": "ohm"}
+
+
+# A unit's name (lower case, as the tokenizer sees one Latin run) → its symbol's token
+_UNIT_NAMES_BY_SYMBOL = {
+    "c": "degc celsius centigrade", "f": "degf fahrenheit",
+    "kb": "kilobyte kilobytes", "mb": "megabyte megabytes", "gb": "gigabyte gigabytes",
+    "tb": "terabyte terabytes", "kpa": "kilopascal kilopascals",
+    "mpa": "megapascal megapascals", "khz": "kilohertz", "mhz": "megahertz",
+    "ghz": "gigahertz", "hz": "hertz", "kw": "kilowatt kilowatts",
+    "mm": "millimetre millimetres millimeter millimeters",
+    "cm": "centimetre centimetres centimeter centimeters",
+    "km": "kilometre kilometres kilometer kilometers",
+    "kg": "kilogram kilograms kilogramme kilogrammes",
+    "mg": "milligram milligrams milligramme milligrammes",
+    "ml": "millilitre millilitres milliliter milliliters",
+    "ms": "millisecond milliseconds msec msecs", "ns": "nanosecond nanoseconds",
+    "ma": "milliamp milliamps milliampere milliamperes",
+    "kv": "kilovolt kilovolts", "mv": "millivolt millivolts",
+}
+UNIT_WORDS = {name: symbol for symbol, names in _UNIT_NAMES_BY_SYMBOL.items()
+              for name in names.split()}
+# the words of "degree" a scale may follow (30 deg C, 30 degrees F): their stems
+DEGREE_WORDS = frozenset({"deg", "degre", "degs"})
+DEGREE_SCALES = frozenset({"c", "f"})
 
 
 def _unit(m: re.Match[str]) -> str:
@@ -76,6 +115,24 @@ def _torque(m: re.Match[str]) -> str:
     glued = m.start() > 0 and m.string[m.start() - 1].isdigit()
     kilo = "k" if m.group("k") or m.group("k2") else ""
     return f"{' ' if glued else ''}{kilo}N.m "
+
+
+# A dash that is not the hyphen-minus between two ASCII letters or digits, glued to both: the
+# hyphens and the en dash anywhere, the em dash and the horizontal bar next to a digit.
+_DASHES = "\u2010\u2011\u2012\u2013\u2212\ufe63"
+_LONG_DASHES = "\u2014\u2015"
+_CODE_DASH = re.compile(rf"(?<=[A-Za-z0-9])[{_DASHES}](?=[A-Za-z0-9])"
+                        rf"|(?<=[0-9])[{_LONG_DASHES}](?=[A-Za-z0-9])"
+                        rf"|(?<=[A-Za-z])[{_LONG_DASHES}](?=[0-9])")
+_ANY_DASH = re.compile(f"[{_DASHES}{_LONG_DASHES}]")
+
+
+def code_dashes(text: str) -> str:
+    """`text` with each dash that joins two ASCII letters or digits written ``-`` (see the
+    module docstring), the same length; a text without such a dash is returned as is."""
+    if text.isascii() or not _ANY_DASH.search(text):
+        return text
+    return _CODE_DASH.sub("-", text)
 
 
 def written_units(text: str) -> str:

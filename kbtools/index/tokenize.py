@@ -11,7 +11,10 @@ words as written joined, hyphenated or spaced (O-ring as oring and O ring: `_com
 first (full-width → ASCII), and Chinese text is mapped to Simplified script with OpenCC (`to_simplified`), so Traditional
 and Simplified spellings of a word are one token and Traditional text is segmented with the
 (Simplified) jieba dictionary. Only the tokens change: stored text, snippets and citations keep
-the characters the author wrote (`other_spellings` finds a token's spellings in them).
+the characters the author wrote (`other_spellings` finds a token's spellings in them). A dash
+joining two letters or digits is a hyphen (HX–260 as HX-260: `spellings.code_dashes`), the
+courtesies a phone question ends with (pls, thanks) are stop words, and a unit written as a
+word is its symbol (degC and Celsius as C, megabytes as MB: `spellings.UNIT_WORDS`).
 """
 
 from __future__ import annotations
@@ -32,7 +35,14 @@ from typing import Any
 from kbtools.config import kb_home
 from kbtools.errors import ConfigError
 from kbtools.fsutil import atomic_write_text
-from kbtools.index.spellings import respell, written_units
+from kbtools.index.spellings import (
+    DEGREE_SCALES,
+    DEGREE_WORDS,
+    UNIT_WORDS,
+    code_dashes,
+    respell,
+    written_units,
+)
 
 CJK_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF))
 CJK = "".join(f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in CJK_RANGES)
@@ -40,7 +50,7 @@ _RUN = re.compile(rf"([{CJK}·]+)|([a-z0-9](?:[a-z0-9_\-.+#]*[a-z0-9+#])?)")  # 
 # the same runs as a second alternative for a lone character, scanned faster
 _CJK_CHAR = re.compile(rf"[{CJK}]")
 SCRIPT = "t2s"  # OpenCC configuration that normalises the script of Chinese text for tokens
-TOKENS_VERSION = "v8"  # bump when tokens change for the same text (recorded in the manifest)
+TOKENS_VERSION = "v9"  # bump when tokens change for the same text (recorded in the manifest)
 
 EN_STOP = frozenset("""
 a an the and or but if then else of to in on at by for with from as is are was were be been
@@ -49,6 +59,7 @@ do does did done have has had having i you he she we they them his her our your 
 us what which who whom whose when where why how all any both each few more most other some
 own same too very can will just should would could may might must shall also about above
 after again against below between during further once only out up down off until while
+please pls plz thank thanks thx
 """.split())
 
 ZH_STOP = frozenset("""
@@ -146,6 +157,8 @@ def _value_tokens(run: str) -> tuple[str, ...]:
     words = latin_words(run)
     if len(words) == 2 and words[1] in _GLUED_UNITS and run == words[0] + words[1]:
         return words
+    if len(words) == 2 and words[1] in UNIT_WORDS:  # 30degc, 25megabytes: 30 c, 25 mb
+        return words[0], UNIT_WORDS[words[1]]
     return tuple(_stem(w) for w in words if w not in EN_STOP)
 
 
@@ -315,12 +328,14 @@ class Tokenizer:
         return cut
 
     def __call__(self, text: str) -> list[str]:
-        norm = unicodedata.normalize("NFKC", written_units(text))
+        norm = unicodedata.normalize("NFKC", written_units(code_dashes(text)))
         text, added = respell(to_simplified(norm.lower()))
         aligned = len(norm) == len(text)  # a word's case is read in `norm` at its place
         out: list[str] = []
+        last = 0  # where the run before ended
         for m in _RUN.finditer(text):
             cjk, latin = m.group(1), m.group(2)
+            last, end = m.end(), last
             if cjk:
                 self._cut_cjk(cjk, out)
             elif latin.isalpha() and _clitic(text, m.start(), m.end()):
@@ -331,6 +346,12 @@ class Tokenizer:
                 out.extend(_compound_tokens(latin))
             elif latin[0] in _VALUE_FIRST or not latin.isalpha():
                 out.extend(_value_tokens(latin))
+            elif latin in UNIT_WORDS or latin in DEGREE_SCALES:  # degC, megabytes: c, mb
+                unit = UNIT_WORDS.get(latin, latin)
+                if unit in DEGREE_SCALES and out and out[-1] in DEGREE_WORDS and \
+                        text[end:m.start()].isspace():
+                    out.pop()  # the degrees of 30 degrees C, which 30 °C does not say
+                out.append(unit)
             elif latin not in EN_STOP or latin in _STOP_UNITS and \
                     _NUMBER_BEFORE.search(text, max(0, m.start() - 8), m.start()):
                 out.append(_stem(latin))

@@ -31,6 +31,10 @@ that one (`joined_code`); as two words it is searched as written (``MEK 1``, ``Z
 in lower case (``e 17``) it is a code only where the index holds it joined and not as the two
 words: prose writes words before numbers (``in 2``, ``top 10``).
 
+Words the question writes apart that the index holds joined by underscores as one setting's
+name (``poll interval ms``, ``max retries`` for ``poll_interval_ms``, ``max_retries``) are
+searched as that name, as the question's own word, and are no unknown words.
+
 A compound the question writes apart (``o ring``, ``check valve``, ``tag out``, ``tag-out``:
 `kbtools.query.compounds`) that the index holds joined (oring, checkvalve, tagout) is searched
 joined, as a spelling, and its words are covered by it (tag of tag-out is no unknown word).
@@ -41,6 +45,13 @@ the question typed (each its share: a passage holding check and valve counted th
 question words), and is no unknown word; two words the index merely holds (sand, box) do not
 make sandbox. Three words are tried when no two are written so (airflowmeter: air flow
 meter).
+
+A word the question writes in the other national spelling (color, liters, aluminum, center
+for the knowledge's colour, litres, aluminium, centre: `english.regional_spellings`) is
+searched in the index's spelling too, as the question's own word where the index lacks the
+question's, at EXPANSION_WEIGHT where it holds both; and an everyday technical abbreviation
+(temp, RH, pwr, dia: `english.ABBREVIATIONS`, ``from: "abbreviations"``) is expanded as
+MEASURES are.
 
 A value the question writes in Chinese numerals (保留三十天, 百分之九十, 二十至三十度:
 `digits.numeral_spellings`) has its number searched in Arabic digits too (30, 90, 20 and
@@ -75,6 +86,7 @@ from kbtools.query.codes import (
 )
 from kbtools.query.compounds import LATIN_RUN, coded_compound, compounds, splits
 from kbtools.query.digits import numeral_spellings
+from kbtools.query.english import ABBREVIATIONS, regional_spellings
 from kbtools.query.typos import MAX_WORDS, corrected
 
 EXPANSION_WEIGHT = 0.5  # an expanded term's BM25 score counts half of a question term's
@@ -140,6 +152,10 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str],
         (t, mine.others(t), "synonyms") for t in mine.found_in(text)]
     named += [(t, [o for o in MEASURES.others(t) if not mine.others(o)], "measures")
               for t in MEASURES.found_in(text) if not mine.others(t)]
+    # an abbreviation's words written out, and their synonyms in the knowledge's own groups
+    # (temp: temperature, and 温度 where the knowledge groups 温度 = temperature)
+    named += [(t, [w for o in ABBREVIATIONS.others(t) for w in (o, *mine.others(o))],
+               "abbreviations") for t in ABBREVIATIONS.found_in(text) if not mine.others(t)]
     docs = index.docs()
     for alias in routed_aliases:
         holders = index.facet_docs("aliases").get(alias.casefold())
@@ -178,7 +194,8 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str],
             continue
         for w in found:
             terms.setdefault(w, bm25.vocab[w])
-        if source == "measures" and not any(q in bm25.vocab for q in bm25.tok(term)):
+        if source in ("measures", "abbreviations") and \
+                not any(q in bm25.vocab for q in bm25.tok(term)):
             full.update(bm25.vocab[w] for w in found)
         shown.append({"term": term, "expanded": others, "from": source})
     # a word the index has only with or without a hyphen (RS485, deadhead), or a code it
@@ -205,6 +222,13 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str],
             weights[bm25.vocab[w]] = 1 / len(apart)
     remembered = bm25.tok.run_tokens  # (a question's word pairs: mostly the same words)
     for words in compounds(text):  # o ring, check valve, tag-out for the oring, … it holds
+        key = remembered("_".join(words))  # poll interval ms: the poll_interval_ms it holds
+        if len(key) == 1 and "_" in key[0] and key[0] in bm25.vocab and \
+                " ".join(words) in text.lower():  # (typed hyphenated: a whole run, below)
+            as_own(" ".join(words), key)
+            for w in remembered(" ".join(words)):
+                cover(w, key)
+            continue
         joined = [w for w in remembered("".join(words)) if w in bm25.vocab]
         if len(joined) != 1 or joined[0] in (parts := remembered(" ".join(words))):
             continue
@@ -236,6 +260,14 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str],
             continue
         covers[q] = coded
         as_own(q, coded)
+    regional = regional_spellings(text, bm25.tok.run_tokens, bm25.vocab)
+    for word, said_as, other in regional:  # color for colour, liters for litres
+        cover(said_as, other)
+        if said_as not in bm25.vocab:  # the index's only spelling: as the question's own word
+            as_own(word, other)
+        elif found := [w for w in other if w not in own and w not in terms]:
+            terms.update((w, bm25.vocab[w]) for w in found)
+            shown.append({"term": word, "expanded": found, "from": "spelling"})
     unknown = [q for q in said if q not in bm25.vocab and q not in covers and q not in terms]
     for q in unknown[:MAX_WORDS]:  # microenviroment, echo-domain (kbtools.query.typos)
         if (fixed := corrected(q, bm25.vocab, lambda ids: bm25.share(ids).tolist())) is None:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kbtools.errors import INVISIBLE, valid_unicode
+from kbtools.index.spellings import code_dashes
 
 MAX_QUERY_CHARS = 2000  # searched (BM25, the question's vector, the identifiers)
 MAX_QUESTION_CHARS = 10_000  # read of a question: an 8 KB log fits; surfaces refuse more
@@ -55,14 +56,15 @@ Weigh = Callable[[str], dict[str, float]]  # a piece -> {known term: its weight}
 def clean_lines(query: str, *, clauses: bool = False) -> list[str]:
     """The question's non-empty lines, each as searched: valid Unicode (undecodable bytes and
     lone surrogates from argv, a --batch file or MCP dropped), NFKC, no ANSI colour codes, no
-    control characters, no invisible format characters, whitespace collapsed. At most
+    control characters, no invisible format characters, whitespace collapsed, a dash joining
+    two letters or digits a hyphen (``HX–260`` as HX-260: `code_dashes`). At most
     `MAX_QUESTION_CHARS` of the question are read. With `clauses`, a full-width comma is
     ", " (`valued_text`)."""
     text = valid_unicode(str(query or "")[:MAX_QUESTION_CHARS]).replace("\ufffd", " ")
     if clauses:
         text = text.replace("\uff0c", ", ")
     text = unicodedata.normalize("NFKC", text)[: 4 * MAX_QUESTION_CHARS]  # NFKC may expand
-    text = INVISIBLE.sub("", _ANSI.sub(" ", text))
+    text = code_dashes(INVISIBLE.sub("", _ANSI.sub(" ", text)))
     lines = (" ".join(_CONTROL.sub(" ", line).split()) for line in text.splitlines())
     return [line for line in lines if line]
 
