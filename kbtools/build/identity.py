@@ -12,13 +12,14 @@ A shallow clone (``git clone --depth``, actions/checkout's default) holds the co
 not the history a build reads: who last changed each passage, and the reviews of verified
 documents. Its build is of the same commit but not the same release as a full clone's
 (passages without a last change, verified documents served as unverified), so the source
-says ``"shallow": true`` and `kb build` and `kb release` warn (`SHALLOW_WARNING`). A full
+says ``"shallow": true`` and `kb build` and `kb release` warn
+(`kbtools.index.manifest.history_warnings`). A full
 clone's source has no such key (its manifest is what it always was).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -29,18 +30,6 @@ from kbtools.pathspecs import top_literal
 from kbtools.provenance import git_prefix, head_commit, open_repo, shallow_boundary
 
 NO_SOURCE = {"commit": "none", "tree": "none", "dirty": True}
-SHALLOW_WARNING = ("built from a shallow clone (manifest source.shallow): the history the "
-                   "build reads is not fetched, so passages have no last change or author "
-                   "and verified documents are served as unverified, unlike a full clone's "
-                   "release of the same commit; fetch the whole history (`git fetch "
-                   "--unshallow`; in GitHub Actions actions/checkout with `fetch-depth: 0`) "
-                   "and build again")
-
-
-def history_warnings(source: Mapping[str, Any]) -> tuple[str, ...]:
-    """What `kb build` and `kb release` say of a manifest's `source` built without the
-    history its release needs (a shallow clone); nothing for a full clone."""
-    return (SHALLOW_WARNING,) if source.get("shallow") is True else ()
 
 
 def head_sha(root: Path) -> str | None:

@@ -7,11 +7,11 @@ from pathlib import Path
 import click
 
 from kbtools.build.embed_stage import seed_cache
-from kbtools.build.identity import history_warnings
 from kbtools.build.pipeline import BuildOptions, BuildStats, build
 from kbtools.commands.output import echo_json, json_option, lapse_message
 from kbtools.config import load_config, load_kb_config
 from kbtools.errors import plural
+from kbtools.index.manifest import history_warnings
 
 
 @click.command("build")

@@ -348,3 +348,17 @@ def unlisted_entries(root: Path, expected: set[str], under: str = "") -> list[st
             elif rel not in expected:
                 problems.append(f"{show_path(rel)}: not listed in manifest")
     return problems
+
+
+SHALLOW_WARNING = ("built from a shallow clone (manifest source.shallow): the history the "
+                   "build reads is not fetched, so passages have no last change or author "
+                   "and verified documents are served as unverified, unlike a full clone's "
+                   "release of the same commit; fetch the whole history (`git fetch "
+                   "--unshallow`; in GitHub Actions actions/checkout with `fetch-depth: 0`) "
+                   "and build again")
+
+
+def history_warnings(source: Mapping[str, Any]) -> tuple[str, ...]:
+    """What `kb build` and `kb release` say of a manifest's `source` built without the
+    history its release needs (a shallow clone); nothing for a full clone."""
+    return (SHALLOW_WARNING,) if source.get("shallow") is True else ()

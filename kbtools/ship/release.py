@@ -37,13 +37,13 @@ from pathlib import Path
 from typing import Any
 
 from kbtools import __version__
-from kbtools.build.identity import history_warnings
 from kbtools.config import Config, load_config
 from kbtools.errors import KbError, ReleaseError, plural
 from kbtools.fsutil import is_staging_dir, staging_dir
 from kbtools.index.layout import DATA_DIR, MANIFEST, RELEASE_JSON, RELEASE_SIG, ReleaseLayout
 from kbtools.index.manifest import (
     FORMAT_VERSION,
+    history_warnings,
     load_manifest,
     sha256_file,
     unlisted_entries,
