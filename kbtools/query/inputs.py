@@ -27,77 +27,61 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from kbtools.decision import DecisionTable, column_key, normalize_text
+from kbtools.decision import DecisionTable, column_key
 from kbtools.decision.conditions import (
     column_unit,
-    header_unit_start,
     input_unit_problem,
     unit_of,
 )
 from kbtools.decision.model import name_parts
 from kbtools.decision.numerals import NUMERAL_CHARS
-from kbtools.decision.units import bare_degrees, degrees_fit, family, scale, unit_group
+from kbtools.decision.units import bare_degrees, degrees_fit, scale
 from kbtools.decision.words import APPROX_AFTER
+from kbtools.query.naming import (
+    NAME_GAP,
+    PERCENT,
+    header_unit,
+    lead_ok,
+    may_name,
+    nameless,
+    of_column,
+    said_of_other,
+    unit_fits,
+    unnamed_output,
+)
 from kbtools.query.places import place_of
 from kbtools.query.quantities import (
-    AMBIENT,
     EN_PLAIN,
-    WEATHER,
     Others,
     Qualified,
-    before_comma,
     covered,
     key_text,
     whole_names,
 )
 from kbtools.query.values import (
-    BARE_DEGREES,
     BOUND_AFTER,
     DURATIONS,
     EN_NUMERALS,
     STOP_GAP,
-    TEMPERATURES,
-    UNIT_CLASSES,
     Number,
     bounds_after,
     compact,
-    drop_fillers,
     numbers,
     strip_fillers,
 )
 from kbtools.query.wording import (
     NAME_STARTS,
-    amount_subject,
-    fraction_names,
-    fraction_of,
     is_cjk,
     is_latin,
     names_word,
     noun_names,
     object_names,
-    other_script,
-    stems_meet,
     subject_words,
-    tied,
     unglued,
     with_abbreviations,
 )
 
-NAME_GAP = 4  # at most this many characters between an input's name and its value
 NAME_GAP_LATIN = 24  # … or this many when they are Latin filler words (is currently at)
-# words that may stand before a trailing part of an English header without making it
-# another thing's name (the temperature 160; not bearing temperature 160)
-_EN_LEADS = frozenset(("the", "a", "an", "and", "its", "my", "our", "their", "with", "if",
-                       "when", "at", "but", "so"))
-# words before a number that name no quantity: a number taken by its unit may follow them;
-# nor do they make a name after them another thing's (``then the temperature 23``)
-_EN_NAMELESS = _EN_LEADS | {"it", "this", "that", "they", "we", "i", "you", "while", "once",
-                            "since", "because", "now", "here", "there", "then", "later",
-                            "again", "also", "still", "today", "yesterday", "afterwards"}
-
-
-
-
 def given_value(number: Number, table: DecisionTable, column: int) -> str | None:
     """The value `number` gives input `column`: the number alone, or as written when what
     follows it would change it there (2万, 72°f in a ℃ column, 4周 in a column of days, 2 years
@@ -112,28 +96,6 @@ def given_value(number: Number, table: DecisionTable, column: int) -> str | None
     converts = scale(unit_of(number.written), unit) is not None  # 2 years in months: 24
     return number.written if converts or input_unit_problem(number.written, unit) \
         else number.value
-
-
-def _unit_of(header: str) -> int | None:
-    """The unit class a header declares: in its unit part (``(℃)``; a single letter only as
-    the whole unit, and a rate such as ``(drops/min)`` names none unless it is a class's
-    word: ``(r/min)``; another spelling of a class's unit, ``(月)`` for months), else by a unit word of two characters or more ending it (连续降雨天数,
-    运行小时)."""
-    text = normalize_text(header)
-    unit, key = text[header_unit_start(text):], column_key(header)
-    bare = unit.strip().strip("()[]/").strip()
-    for n, c in enumerate(UNIT_CLASSES):
-        if bare in c or (unit and "/" not in bare and
-                         any(w in unit for w in c if len(w) > 1 or not w.isascii())):
-            return n
-    group = unit_group(bare) if bare else None  # (月): a spelling of a class's unit, months
-    for n, c in enumerate(UNIT_CLASSES):
-        if group is not None and any(unit_group(w) == group for w in c):
-            return n
-    for n, c in enumerate(UNIT_CLASSES):
-        if any(len(w) >= 2 and key.endswith(w) for w in c):
-            return n
-    return None
 
 
 def names_of(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> list[str]:
@@ -249,13 +211,13 @@ def read_inputs(question: str, table: DecisionTable,
             break
     for n, x in enumerate(found_numbers):  # else what a count noun names (4 rainy days)
         counted = [i for i in table.inputs if i in table.numeric and x.noun and
-                   _unit_of(table.header[i]) is not None and
+                   header_unit(table.header[i]) is not None and
                    noun_names(x.noun, key_text(table.header[i]), names[i], synonyms)]
         if n in claimed or len(counted) != 1 or table.header[counted[0]] in out or \
                 counted[0] in blocked:
             continue
         value = given_value(x, table, counted[0])
-        if x.unit != _unit_of(table.header[counted[0]]) and value == x.value:
+        if x.unit != header_unit(table.header[counted[0]]) and value == x.value:
             value = None  # 4 rainy weeks in a column of days it cannot convert to: missing
         if value is not None:
             out[table.header[counted[0]]] = value
@@ -264,16 +226,16 @@ def read_inputs(question: str, table: DecisionTable,
             blocked.add(counted[0])  # 4 rainy days or more: a bound, the input stays missing
         claimed.add(n)
     for i in table.inputs:  # else the one unclaimed number in the column's unit
-        unit = _unit_of(table.header[i])
+        unit = header_unit(table.header[i])
         if i not in table.numeric or unit is None or i in blocked or \
                 (table.header[i] in out and i not in by_name):
             continue
         fits = []
         for n, x in enumerate(found_numbers):
-            if n in claimed or x.noun or not _unit_fits(x.unit, unit):
+            if n in claimed or x.noun or not unit_fits(x.unit, unit):
                 continue
             thing = quals[i].before(text, x.start) or quals[i].after(text, x.after) or \
-                _said_of_other(text, x, spans, elsewhere.own_chars)
+                said_of_other(text, x, spans, elsewhere.own_chars)
             # ``inside 24 c``, 棚内24度: the table's own place; ``outside 30 c``: another's
             place = None if thing else place_of(quals[i], text, x.start, x.after)
             if thing or place:  # 油温80度, 80度的油温, 室外30度: said of another thing, named
@@ -284,19 +246,19 @@ def read_inputs(question: str, table: DecisionTable,
             # Chinese word before it names the column (用了2100小时的油: the oil's use)
             counts = object_names(text, x.after, key_text(table.header[i]), names[i],
                                   synonyms) if x.unit in DURATIONS else None
-            word = _unnamed_output(x.word, table, subject)
+            word = unnamed_output(x.word, table, subject)
             if (place == "" or quals[i].changed_to(text, x.start) == "" or  # heated to 80 c
-                    counts or (counts is None or is_cjk(word[-1:] or "a")) and _may_name(
-                        word, table.header[i], synonyms, fraction=x.unit == _PERCENT)) and \
-                    (x.unit != _PERCENT or _of_column(text, x, table.header[i], synonyms)):
+                    counts or (counts is None or is_cjk(word[-1:] or "a")) and may_name(
+                        word, table.header[i], synonyms, fraction=x.unit == PERCENT)) and \
+                    (x.unit != PERCENT or of_column(text, x, table.header[i], synonyms)):
                 fits.append(n)
-        if not fits or any(sum(_unit_fits(found_numbers[n].unit, _unit_of(table.header[j]))
+        if not fits or any(sum(unit_fits(found_numbers[n].unit, header_unit(table.header[j]))
                                for j in table.inputs) != 1 for n in fits):
             continue  # a unit no column or two take
         if i in by_name:  # temperature 22 C, then 24 C: a second value in the column's unit
             first = by_name[i]
             other = next((found_numbers[n] for n in fits if found_numbers[n].exact and
-                          _nameless(found_numbers[n].word) and
+                          nameless(found_numbers[n].word) and
                           given_value(found_numbers[n], table, i) != out[table.header[i]]),
                          None)
             if other is not None:
@@ -369,22 +331,7 @@ def _tails(names: Sequence[str], wholes: Collection[str]) -> tuple[tuple[str, fr
                  for n in names if n not in wholes and any(w.endswith(n) for w in wholes))
 
 
-def _unit_fits(number: int | None, column: int | None) -> bool:
-    """Whether a number in unit class `number` is a value of column unit class `column`: the
-    same class, another unit of its family that an exact factor converts (2年 in a column of
-    months is 24, 3天 in one of hours 72: `decision.units.scale`, as for a value named by
-    the column's name), or bare degrees (``22 degrees``) in a column of ℃ or °F."""
-    if number is None or column is None:
-        return False
-    return number == column or (number == BARE_DEGREES and column in TEMPERATURES) or \
-        _FAMILIES[number] is not None and _FAMILIES[number] == _FAMILIES[column]
-
-
-_PERCENT = next(n for n, c in enumerate(UNIT_CLASSES) if "%" in c)
 _UNQUALIFIED = Qualified()  # no name qualified into another thing's
-# the `decision.units.SCALES` family of each of `UNIT_CLASSES` (None: converted to no other)
-_FAMILIES = tuple(next((f for w in c if (f := family(w)) is not None), None)
-                  for c in UNIT_CLASSES)
 
 
 def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
@@ -421,7 +368,7 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
                 and not unit_before and qualified.qualifier(text, m.start(), rivals=rivals):
             continue  # 土壤湿度, 绝对湿度 (not 和湿度, 然后湿度: a name of its own; nor 今天湿度,
             # 赤霉病湿度 on a 赤霉病 table: no other thing's, as `Qualified` reads a whole name)
-        if tail and latin and not unit_before and not _lead_ok(text, m.start()):
+        if tail and latin and not unit_before and not lead_ok(text, m.start()):
             continue
         end = m.end()
         if latin and name in qualified.heads and \
@@ -464,133 +411,3 @@ def _named_again(text: str, names: list[str], found: list[Number], claimed: set[
             return found[again[0]]
     return None
 
-
-def _said_of_other(text: str, x: Number, spans: Sequence[tuple[int, int]],
-                   mine: frozenset[str]) -> str:
-    """The name of another table's input number `x` is said of ("" when none), one of
-    `spans` naming it: the
-    name ends right before it, filler words between (油温80度, 油温是80度, ``oil temp reads 80
-    C``) or a few Chinese characters none of which is in `mine`, the table's input names'
-    (油温升到80度; not 油温正常气温25度: 气温 may name its 温度), or an English one starts
-    right after it and its unit (``80 C oil temperature``); a comma may stand between the
-    name and the value (油温，80度: `quantities.before_comma`)."""
-    named = before_comma(text, len(drop_fillers(text[:x.start]).rstrip(" ")))
-    for start, end in spans:
-        if end == named:  # 油温，80度: a comma between the name and its value
-            return text[start:end]
-        gap = drop_fillers(strip_fillers(text[end:x.start]))
-        if end <= x.start and not STOP_GAP.search(text[end:x.start]) and \
-                (not gap or (len(gap) <= NAME_GAP and all(is_cjk(ch) for ch in gap)
-                             and not set(gap) & mine)):
-            return text[start:end]
-        if start >= x.after and is_latin(text[start]) and not text[x.after:start].strip():
-            return text[start:end]
-    return ""
-
-
-def _nameless(word: str) -> bool:
-    """Whether the word before a number names no quantity (none, ``then``, 然后, 现在): a
-    second value in the unit of an input already named is then that input's (最低 15 度,
-    ``bearing 30 C`` are another thing's)."""
-    if word.isascii():
-        return all(w in _EN_NAMELESS for w in word.split())
-    return not word or word in NAME_STARTS
-
-
-def _lead_ok(text: str, start: int) -> bool:
-    """Whether the word before position `start` (if any) leaves a trailing part of an English
-    header naming that header (``the temperature``), not another compound (``bearing
-    temperature``)."""
-    before = text[max(0, start - 16):start].rstrip(" ")
-    at = len(before)
-    while at and before[at - 1].isascii() and before[at - 1].isalpha():
-        at -= 1
-    prev = before[at:]  # the word right before, after a comma too (``100,bearing``)
-    return not prev or prev in _EN_NAMELESS  # ``then temperature``: a name of its own
-
-
-_LATIN_WORDS = re.compile(r"[a-z0-9]+")
-
-
-def _unnamed_output(word: str, table: DecisionTable, heading: str) -> str:
-    """The word before a number, "" when it names one of the table's outputs (``oil change
-    interval at 70 °F``: the interval is asked for, the 70 °F is not its value): an output
-    column's name is no input's name; "" too when it is written of the table's own heading's
-    characters or words (赤霉病 22度 on a table under 小麦赤霉病风险, ``greenhouse is at 24 c``
-    under Greenhouse ventilation: its subject, no quantity; 病叶率 3% still names another).
-    `heading`: the table's `wording.subject_words` (``hydraulic oil 2100 hours`` under 液压油更换判定)."""
-    if not word:
-        return word
-    if is_cjk(word[0]) and set(word) <= set(heading):
-        return ""
-    said = {w for w in word.split() if drop_fillers(w)}  # not ``the``, ``is``
-    if word.isascii() and said and said <= set(_LATIN_WORDS.findall(compact(heading))):
-        return ""  # ``the greenhouse is at 24 c`` under Greenhouse ventilation
-    for j in table.outputs:
-        key = key_text(table.header[j])
-        own = key.split()
-        if (word.isascii() and all(w in own for w in word.split())) or \
-                (not word.isascii() and len(word) >= 2 and word in key):
-            return ""
-    return word
-
-
-def _of_column(text: str, x: Number, header: str,
-               synonyms: Mapping[str, Sequence[str]]) -> bool:
-    """Whether fraction `x` (3%) may be the value of column `header` by its unit: no noun
-    after it says what it is a fraction of (3%的病叶, ``3% of the leaves``:
-    `query.wording.fraction_of`), or that noun names the column."""
-    noun = fraction_of(text, x.after)
-    return not noun or fraction_names(noun, key_text(header), synonyms)
-
-
-# verbs of a thing's use, each naming the time it has been used or run: a column counting it
-# (运行小时, 使用年限, 工作时长) is named by any of them (液压油已经用了2100小时, 跑了300小时)
-RUNNING = ("运行", "使用", "运转", "工作", "用", "跑", "转")
-
-
-def _may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}, *,
-              fraction: bool = False) -> bool:
-    """Whether the word before a number may name column `header` when the number is taken by
-    its unit: no word at all (26℃), or one sharing a character with the key (气温 18℃ for
-    温度, 降雨 2 天 for 连续降雨天数) that is not another thing's compound of its tail (土壤湿度
-    for 相对湿度); English words of the header or the starts of them (``seal``, ``the
-    temp`` for ``Seal temperature``). 病叶率 3%, 3月2日, 第3天, ``bearing temperature 190 F``
-    name something else. A word in a script the header is not written in (软管用了 5 年 for
-    ``Hose age (years)``, ``hose`` for 软管使用年限(年)) is judged by `translates`; of a
-    `fraction` (a number in %, a unit many quantities are measured in: 病叶率 3% against
-    ``Humidity (%)``) only a word a synonym ties to the header names it."""
-    if not word:
-        return True
-    if other_script(word, key_text(header)):
-        known = tied(word, key_text(header), synonyms)
-        return known is True if fraction else known is not False
-    key = column_key(header)
-    if word.isascii():
-        own = key_text(header).split()
-        words = word.split()
-        while words and words[-1] in _EN_NAMELESS:
-            words.pop()  # when it 70°f, if it's 70°f: the number is said of nothing named
-        if not words:
-            return True
-        if (subject := amount_subject(words)) is not None:  # ``the pump ran 5 hours``
-            if not any(stems_meet(w, o) for w in subject for o in own):
-                return True  # an amount of a thing, named by its unit
-            words = subject  # ``suction pressure ran 30 psi``: a quantity, named so
-        *lead, last = words
-        return len(last) >= 3 and any(w.startswith(last) or stems_meet(w, last)  # rained
-                                      for w in own) and \
-            all(w in _EN_NAMELESS or w in AMBIENT or not drop_fillers(w) or
-                any(o.startswith(w) for o in own) for w in lead)  # ``has rained``, ``air``
-    joiner = next((j for j in NAME_STARTS if word.startswith(j)), "")
-    word = word[len(joiner):]  # 和湿度 90%, 然后湿度 90% name 湿度
-    if not word or word.endswith(WEATHER) and _unit_of(header) not in DURATIONS:
-        return True  # 然后 24 度, 下大雨 22度: said of nothing named (晴了4天: sunny days)
-    chars = {ch for ch in key if is_cjk(ch)}
-    if any(v in key for v in RUNNING):  # 用了 2100 小时 for 运行小时: the same time counted
-        chars |= set("".join(RUNNING))
-    if not set(word) & chars:
-        return False
-    tails = [key[n:] for n in range(1, len(key) - 1)]
-    return not any(word.endswith(t) and len(word) > len(t) and is_cjk(word[-len(t) - 1])
-                   for t in tails)

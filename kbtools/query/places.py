@@ -16,7 +16,7 @@ A Chinese place may stand after its value as well as before it (30度棚外，24
 with no place word after that one (棚外30度棚内24度: the 棚内 is the 24's), as in English.
 
 Only such place words are read here: a value after any other word is judged as before
-(`query.inputs._may_name`). 另外, 此外, 以外 (in addition, besides) are no place.
+(`query.naming.may_name`). 另外, 此外, 以外 (in addition, besides) are no place.
 
 Pure.
 """
@@ -102,7 +102,7 @@ def place_of(qualified: Qualified, text: str, at: int, after: int) -> str | None
             place = _chinese_place(qualified, run)  # value (棚外30度棚内24度: the 24's)
             if place is None and run.endswith("外") and not run.endswith(NOT_OUTSIDE):
                 # 30度棚外 on a table of no 棚, 30度锅炉外: outside another thing (before the
-                # value, its word names no input: `query.inputs._may_name`)
+                # value, its word names no input: `query.naming.may_name`)
                 place = run[-PHRASE - 1:]
             if place is not None:
                 return place
@@ -168,7 +168,7 @@ def _english_place(qualified: Qualified, head: str) -> str | None:
     last = words[-1]
     if last in qualified.mine and any(w in OF_THING for w in words[-PHRASE_WORDS - 1:-1]):
         return ""  # ``in the greenhouse it is 24 c``: the table's own (``in the boiler``,
-        # ``in march``: judged as before, by `query.inputs._may_name`)
+        # ``in march``: judged as before, by `query.naming.may_name`)
     if last in OUTSIDE:
         own = last in qualified.mine or last.removesuffix("s") in qualified.mine
         return "" if own else last

@@ -1,0 +1,224 @@
+"""Whether the words around a number name a decision table's input column, for
+`kbtools.query.inputs`: the unit class a column's header declares (`header_unit`) and which
+numbers it takes by their unit (`unit_fits`); whether the word before a number taken by its
+unit may name the column (`may_name`: 气温 18℃ for 温度, ``the seal`` for ``Seal
+temperature``; not 病叶率 3% nor ``bearing temperature``), names an output or the table's own
+subject (`unnamed_output`), names nothing (`nameless`, `lead_ok`), or names another table's
+input the value is said of (`said_of_other`: 油温80度); and whether a fraction is the
+column's (`of_column`: not 3%的病叶).
+
+Pure: the words are data here and in `kbtools.query.values` and `kbtools.query.wording`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from kbtools.decision import DecisionTable, column_key, normalize_text
+from kbtools.decision.conditions import header_unit_start
+from kbtools.decision.units import family, unit_group
+from kbtools.query.quantities import AMBIENT, WEATHER, before_comma, key_text
+from kbtools.query.values import (
+    BARE_DEGREES,
+    DURATIONS,
+    STOP_GAP,
+    TEMPERATURES,
+    UNIT_CLASSES,
+    Number,
+    compact,
+    drop_fillers,
+    strip_fillers,
+)
+from kbtools.query.wording import (
+    NAME_STARTS,
+    amount_subject,
+    fraction_names,
+    fraction_of,
+    is_cjk,
+    is_latin,
+    other_script,
+    stems_meet,
+    tied,
+)
+
+NAME_GAP = 4  # at most this many characters between an input's name and its value
+# words that may stand before a trailing part of an English header without making it
+# another thing's name (the temperature 160; not bearing temperature 160)
+EN_LEADS = frozenset(("the", "a", "an", "and", "its", "my", "our", "their", "with", "if",
+                       "when", "at", "but", "so"))
+# words before a number that name no quantity: a number taken by its unit may follow them;
+# nor do they make a name after them another thing's (``then the temperature 23``)
+EN_NAMELESS = EN_LEADS | {"it", "this", "that", "they", "we", "i", "you", "while", "once",
+                            "since", "because", "now", "here", "there", "then", "later",
+                            "again", "also", "still", "today", "yesterday", "afterwards"}
+
+
+def header_unit(header: str) -> int | None:
+    """The unit class a header declares: in its unit part (``(℃)``; a single letter only as
+    the whole unit, and a rate such as ``(drops/min)`` names none unless it is a class's
+    word: ``(r/min)``; another spelling of a class's unit, ``(月)`` for months), else by a unit word of two characters or more ending it (连续降雨天数,
+    运行小时)."""
+    text = normalize_text(header)
+    unit, key = text[header_unit_start(text):], column_key(header)
+    bare = unit.strip().strip("()[]/").strip()
+    for n, c in enumerate(UNIT_CLASSES):
+        if bare in c or (unit and "/" not in bare and
+                         any(w in unit for w in c if len(w) > 1 or not w.isascii())):
+            return n
+    group = unit_group(bare) if bare else None  # (月): a spelling of a class's unit, months
+    for n, c in enumerate(UNIT_CLASSES):
+        if group is not None and any(unit_group(w) == group for w in c):
+            return n
+    for n, c in enumerate(UNIT_CLASSES):
+        if any(len(w) >= 2 and key.endswith(w) for w in c):
+            return n
+    return None
+
+
+def unit_fits(number: int | None, column: int | None) -> bool:
+    """Whether a number in unit class `number` is a value of column unit class `column`: the
+    same class, another unit of its family that an exact factor converts (2年 in a column of
+    months is 24, 3天 in one of hours 72: `decision.units.scale`, as for a value named by
+    the column's name), or bare degrees (``22 degrees``) in a column of ℃ or °F."""
+    if number is None or column is None:
+        return False
+    return number == column or (number == BARE_DEGREES and column in TEMPERATURES) or \
+        FAMILIES[number] is not None and FAMILIES[number] == FAMILIES[column]
+
+
+PERCENT = next(n for n, c in enumerate(UNIT_CLASSES) if "%" in c)
+# the `decision.units.SCALES` family of each of `UNIT_CLASSES` (None: converted to no other)
+FAMILIES = tuple(next((f for w in c if (f := family(w)) is not None), None)
+                  for c in UNIT_CLASSES)
+
+
+def said_of_other(text: str, x: Number, spans: Sequence[tuple[int, int]],
+                   mine: frozenset[str]) -> str:
+    """The name of another table's input number `x` is said of ("" when none), one of
+    `spans` naming it: the
+    name ends right before it, filler words between (油温80度, 油温是80度, ``oil temp reads 80
+    C``) or a few Chinese characters none of which is in `mine`, the table's input names'
+    (油温升到80度; not 油温正常气温25度: 气温 may name its 温度), or an English one starts
+    right after it and its unit (``80 C oil temperature``); a comma may stand between the
+    name and the value (油温，80度: `quantities.before_comma`)."""
+    named = before_comma(text, len(drop_fillers(text[:x.start]).rstrip(" ")))
+    for start, end in spans:
+        if end == named:  # 油温，80度: a comma between the name and its value
+            return text[start:end]
+        gap = drop_fillers(strip_fillers(text[end:x.start]))
+        if end <= x.start and not STOP_GAP.search(text[end:x.start]) and \
+                (not gap or (len(gap) <= NAME_GAP and all(is_cjk(ch) for ch in gap)
+                             and not set(gap) & mine)):
+            return text[start:end]
+        if start >= x.after and is_latin(text[start]) and not text[x.after:start].strip():
+            return text[start:end]
+    return ""
+
+
+def nameless(word: str) -> bool:
+    """Whether the word before a number names no quantity (none, ``then``, 然后, 现在): a
+    second value in the unit of an input already named is then that input's (最低 15 度,
+    ``bearing 30 C`` are another thing's)."""
+    if word.isascii():
+        return all(w in EN_NAMELESS for w in word.split())
+    return not word or word in NAME_STARTS
+
+
+def lead_ok(text: str, start: int) -> bool:
+    """Whether the word before position `start` (if any) leaves a trailing part of an English
+    header naming that header (``the temperature``), not another compound (``bearing
+    temperature``)."""
+    before = text[max(0, start - 16):start].rstrip(" ")
+    at = len(before)
+    while at and before[at - 1].isascii() and before[at - 1].isalpha():
+        at -= 1
+    prev = before[at:]  # the word right before, after a comma too (``100,bearing``)
+    return not prev or prev in EN_NAMELESS  # ``then temperature``: a name of its own
+
+
+_LATIN_WORDS = re.compile(r"[a-z0-9]+")
+
+
+def unnamed_output(word: str, table: DecisionTable, heading: str) -> str:
+    """The word before a number, "" when it names one of the table's outputs (``oil change
+    interval at 70 °F``: the interval is asked for, the 70 °F is not its value): an output
+    column's name is no input's name; "" too when it is written of the table's own heading's
+    characters or words (赤霉病 22度 on a table under 小麦赤霉病风险, ``greenhouse is at 24 c``
+    under Greenhouse ventilation: its subject, no quantity; 病叶率 3% still names another).
+    `heading`: the table's `wording.subject_words` (``hydraulic oil 2100 hours`` under 液压油更换判定)."""
+    if not word:
+        return word
+    if is_cjk(word[0]) and set(word) <= set(heading):
+        return ""
+    said = {w for w in word.split() if drop_fillers(w)}  # not ``the``, ``is``
+    if word.isascii() and said and said <= set(_LATIN_WORDS.findall(compact(heading))):
+        return ""  # ``the greenhouse is at 24 c`` under Greenhouse ventilation
+    for j in table.outputs:
+        key = key_text(table.header[j])
+        own = key.split()
+        if (word.isascii() and all(w in own for w in word.split())) or \
+                (not word.isascii() and len(word) >= 2 and word in key):
+            return ""
+    return word
+
+
+def of_column(text: str, x: Number, header: str,
+               synonyms: Mapping[str, Sequence[str]]) -> bool:
+    """Whether fraction `x` (3%) may be the value of column `header` by its unit: no noun
+    after it says what it is a fraction of (3%的病叶, ``3% of the leaves``:
+    `query.wording.fraction_of`), or that noun names the column."""
+    noun = fraction_of(text, x.after)
+    return not noun or fraction_names(noun, key_text(header), synonyms)
+
+
+# verbs of a thing's use, each naming the time it has been used or run: a column counting it
+# (运行小时, 使用年限, 工作时长) is named by any of them (液压油已经用了2100小时, 跑了300小时)
+RUNNING = ("运行", "使用", "运转", "工作", "用", "跑", "转")
+
+
+def may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}, *,
+              fraction: bool = False) -> bool:
+    """Whether the word before a number may name column `header` when the number is taken by
+    its unit: no word at all (26℃), or one sharing a character with the key (气温 18℃ for
+    温度, 降雨 2 天 for 连续降雨天数) that is not another thing's compound of its tail (土壤湿度
+    for 相对湿度); English words of the header or the starts of them (``seal``, ``the
+    temp`` for ``Seal temperature``). 病叶率 3%, 3月2日, 第3天, ``bearing temperature 190 F``
+    name something else. A word in a script the header is not written in (软管用了 5 年 for
+    ``Hose age (years)``, ``hose`` for 软管使用年限(年)) is judged by `translates`; of a
+    `fraction` (a number in %, a unit many quantities are measured in: 病叶率 3% against
+    ``Humidity (%)``) only a word a synonym ties to the header names it."""
+    if not word:
+        return True
+    if other_script(word, key_text(header)):
+        known = tied(word, key_text(header), synonyms)
+        return known is True if fraction else known is not False
+    key = column_key(header)
+    if word.isascii():
+        own = key_text(header).split()
+        words = word.split()
+        while words and words[-1] in EN_NAMELESS:
+            words.pop()  # when it 70°f, if it's 70°f: the number is said of nothing named
+        if not words:
+            return True
+        if (subject := amount_subject(words)) is not None:  # ``the pump ran 5 hours``
+            if not any(stems_meet(w, o) for w in subject for o in own):
+                return True  # an amount of a thing, named by its unit
+            words = subject  # ``suction pressure ran 30 psi``: a quantity, named so
+        *lead, last = words
+        return len(last) >= 3 and any(w.startswith(last) or stems_meet(w, last)  # rained
+                                      for w in own) and \
+            all(w in EN_NAMELESS or w in AMBIENT or not drop_fillers(w) or
+                any(o.startswith(w) for o in own) for w in lead)  # ``has rained``, ``air``
+    joiner = next((j for j in NAME_STARTS if word.startswith(j)), "")
+    word = word[len(joiner):]  # 和湿度 90%, 然后湿度 90% name 湿度
+    if not word or word.endswith(WEATHER) and header_unit(header) not in DURATIONS:
+        return True  # 然后 24 度, 下大雨 22度: said of nothing named (晴了4天: sunny days)
+    chars = {ch for ch in key if is_cjk(ch)}
+    if any(v in key for v in RUNNING):  # 用了 2100 小时 for 运行小时: the same time counted
+        chars |= set("".join(RUNNING))
+    if not set(word) & chars:
+        return False
+    tails = [key[n:] for n in range(1, len(key) - 1)]
+    return not any(word.endswith(t) and len(word) > len(t) and is_cjk(word[-len(t) - 1])
+                   for t in tails)
