@@ -193,17 +193,19 @@ def test_a_question_value_whose_unit_would_change_it_is_not_read_as_its_bare_num
 @pytest.mark.parametrize(("question", "column", "given"), [
     ("温度零下5度，湿度 90%，连续降雨 4 天", "温度(℃)", "-5"),  # not 5
     ("温度负3度，湿度 90%，连续降雨 4 天", "温度(℃)", "-3"),
-    ("温度不到15度，湿度 90%，连续降雨 4 天", "温度(℃)", None),  # a bound, not a value
+    # a bound or a span the table reads goes to it as written (`test_answers_ranges`)
+    ("温度不到15度，湿度 90%，连续降雨 4 天", "温度(℃)", "不到15度"),
     ("温度20多度，湿度 90%，连续降雨 4 天", "温度(℃)", None),
     ("温度20来度，湿度 90%，连续降雨 4 天", "温度(℃)", None),  # about 20
-    ("温度 22~25 度，湿度 90%，连续降雨 4 天", "温度(℃)", None),  # a span: neither end
-    ("温度22度到25度，湿度 90%，连续降雨 4 天", "温度(℃)", None),
-    ("温度 22 度，湿度 90% 以上，连续降雨 4 天", "相对湿度(%)", None),
+    ("温度 22~25 度，湿度 90%，连续降雨 4 天", "温度(℃)", "22~25度"),  # a span: not one end
+    ("温度22度到25度，湿度 90%，连续降雨 4 天", "温度(℃)", "22度到25度"),
+    ("温度 22 度，湿度 90% 以上，连续降雨 4 天", "相对湿度(%)", "90%以上"),
     ("温度 22 度，湿度 90%，连续降雨 4 天", "温度(℃)", "22"),
 ])
 def test_a_question_value_is_read_as_the_number_it_means(question, column, given):
     """'零下5度' was read as 5 ℃, '不到15度' as 15, '22~25 度' as 25: a bound or a span is no
-    value, so the table asks for one (missing_inputs) rather than guess a row."""
+    one value; the table gets it as written (read as `kb table eval` reads it), or, when no
+    range the table reads (20多度), asks for one (missing_inputs) rather than guess a row."""
     found = find_inputs(question, SCAB)
     assert found.get(column) == given
     if given is None:
@@ -259,7 +261,7 @@ def test_fahrenheit_and_tenths_are_refused_not_read():
     # not a value: a spoken decimal (26.5), a bound, a span, an either-or, "once" (一度)
     ("温度二十六度五，湿度百分之八九十，连续降雨三四天", {}),
     ("温度二十多度，湿度达到百分之九十以上，连续降雨二十来天", {}),
-    ("温度二十到二十五度，湿度90%", {"相对湿度(%)": "90"}),
+    ("温度二十到二十五度，湿度90%", {"温度(℃)": "二十到二十五度", "相对湿度(%)": "90"}),
     ("温度一度达到三十度，湿度90%", {"相对湿度(%)": "90"}),
     # numerals that count something else: a date, words (一些, 十分)
     ("三月二日开始降雨，一些叶片十分严重，温度十八度", {"温度(℃)": "18"}),

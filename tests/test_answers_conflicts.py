@@ -89,10 +89,11 @@ RUN = build_table(["Run time (h)", "Temperature (°C)", "Action"],
      {"Temperature (°C)": ("22度", "24度")}),
     ("it ran 5 hours, then 6 hours, 22 C", {"Temperature (°C)": "22"},
      {"Run time (h)": ("5hours", "6hours")}),
-    # one value said twice is that value; a list or a bound is no value, and no conflict
+    # one value said twice is that value; a list is no value, and no conflict; a value and a
+    # bound are two (the bound is given as written: `test_answers_ranges`)
     ("22度，现在还是22度", {"Temperature (°C)": "22"}, {}),
     ("22度或24度", {}, {}),
-    ("22度，不到25度", {}, {}),
+    ("22度，不到25度", {}, {"Temperature (°C)": ("22度", "不到25度")}),
 ])
 def test_two_values_found_by_their_unit_for_one_column_are_a_conflict(question, values,
                                                                      conflicts):

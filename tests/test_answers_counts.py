@@ -65,7 +65,11 @@ def test_a_count_noun_names_the_column_it_counts_in_chinese():
     found = find_inputs("温度22度，湿度90%，有4个雨天", SCAB)
     assert found == {"温度(℃)": "22", "相对湿度(%)": "90", "连续降雨天数": "4"}
     assert evaluate_inputs("d.md", 1, SCAB, found).outputs == {"风险等级": "高"}
-    for q in ("温度22度，湿度90%，4个阴雨天以上", "温度22度，湿度90%，4个晴天",
+    # a bound of the count is given as written, which the table reads (≥4)
+    found = find_inputs("温度22度，湿度90%，4个阴雨天以上", SCAB)
+    assert found["连续降雨天数"] == "4个阴雨天以上"
+    assert evaluate_inputs("d.md", 1, SCAB, found).outputs == {"风险等级": "高"}  # >3
+    for q in ("温度22度，湿度90%，4个晴天",
               "温度22度，湿度90%，已经4个工作日", "温度22度，湿度90%，20多天",
               "温度22度，湿度90%，今年第3个雨天"):
         assert "连续降雨天数" not in find_inputs(q, SCAB), q

@@ -43,16 +43,20 @@ T, L, H = SEAL.header[:3] if SEAL else ("", "", "")
      {T: "24°c", L: "1", H: "100"}),
     ("seal temperature 75 F, leak rate 1, running hours 1.2k", {T: "75", L: "1", H: "1.2k"}),
     ("seal temperature 140 F, leak rate 1, 2 thousand hours", {T: "140", L: "1", H: "2thousand"}),
-    # no exact value: a bound, a span, a number word, a decimal comma, another quantity
-    ("seal temperature not above 140, leak rate 1, running hours 100", {L: "1", H: "100"}),
-    ("seal temperature between 150 and 170, leak rate 1, running hours 100", {L: "1", H: "100"}),
-    ("seal temperature 140 or more, leak rate 1,5 drops", {}),
+    # a bound or a span, as written (the table reads it: `test_answers_ranges`)
+    ("seal temperature not above 140, leak rate 1, running hours 100",
+     {T: "not above 140", L: "1", H: "100"}),
+    ("seal temperature between 150 and 170, leak rate 1, running hours 100",
+     {T: "between 150 and 170", L: "1", H: "100"}),
+    ("seal temperature 140 or more, leak rate 1,5 drops", {T: "140 or more"}),
+    # no exact value: a number word, a decimal comma, another quantity
     ("seal temperature 1 200, leak rate 1, running hours 100", {L: "1", H: "100"}),
     # number words with no unit after them (with one they are read: session 30)
     ("seal temperature seventy-five, leak rate 1, running hours 100", {L: "1", H: "100"}),
     ("seal temperature seventy-five degrees, leak rate 1, running hours 100",
      {T: "75", L: "1", H: "100"}),
-    ("seal temperature 140, leak rate 2, running hours up to 9000", {T: "140", L: "2"}),
+    ("seal temperature 140, leak rate 2, running hours up to 9000",
+     {T: "140", L: "2", H: "up to 9000"}),
     ("bearing temperature 190 F, leak rate 1, running hours 100", {L: "1", H: "100"}),
     # … after a comma too (the word before was read as '1,bearing', no word: 190 was the seal's)
     ("leak rate 1, bearing temperature 190 F, running hours 100", {L: "1", H: "100"}),
@@ -290,10 +294,10 @@ YEARS = build_table(["使用年限(年)", "磨损深度(mm)", "处理"],
     ("5 years old hose, 0.3 mm abrasion", {AGE: "5", DEPTH: "0.3"}),
     # another duration is converted when an exact factor does (18 months is 1.5 years, as
     # 'age 18 months' is), else not the column's (weeks to years: the input stays missing);
-    # a bound is no value
+    # a bound is given as written
     ("hose is 260 weeks old with 0.3 mm abrasion", {DEPTH: "0.3"}),
     ("hose is 18 months old, 0.3 mm abrasion", {AGE: "18months", DEPTH: "0.3"}),
-    ("hose is over 5 years old, 0.3 mm abrasion", {DEPTH: "0.3"}),
+    ("hose is over 5 years old, 0.3 mm abrasion", {AGE: "over 5 years", DEPTH: "0.3"}),
 ])
 def test_a_duration_in_years_is_an_age(question, expected):
     assert HOSE is not None
@@ -334,9 +338,9 @@ def test_the_unit_of_the_number_before_is_no_name_of_the_next():
     (SEAL, "9000 hours at 140 F", {T: "140", H: "9000"}),
     (HOSE, "the hose was used for 2 years, 0.3 mm abrasion", {AGE: "2", DEPTH: "0.3"}),
     (HOSE, "used after 5 years", {AGE: "5"}),
-    # a bound after the lead is still no value
+    # a bound after the lead is no value: as written when the table reads it
     (SEAL, "it ran nearly 9000 hours", {}),
-    (SEAL, "it ran more than 9000 hours", {}),
+    (SEAL, "it ran more than 9000 hours", {H: "more than 9000 hours"}),
     # a noun naming another quantity still names it
     (SEAL, "bearing temperature 190 degrees, it ran 5 hours", {H: "5"}),
     (SEAL, "idle time 5 hours, seal temperature 140", {T: "140"}),

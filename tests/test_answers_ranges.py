@@ -48,7 +48,7 @@ MATCHED = [
     ("wheat scab risk above 30 degrees, humidity 90%, 4 rainy days", "above 30 degrees", 7,
      "极高"),
     ("wheat scab risk: temperature at least 25 °C, humidity 90%, 4 rainy days",
-     "at least 25 °C", 7, "极高"),
+     "at least 25°C", 7, "极高"),
     ("wheat scab risk: below 10 C, humidity 90%, 4 rainy days", "below 10 C", 1, "低"),
     ("wheat scab risk: temperature between 21 and 25 C, humidity 90%, 4 rainy days",
      "between 21 and 25 C", 7, "极高"),

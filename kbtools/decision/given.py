@@ -228,9 +228,12 @@ class InputError(TableError):
     in another unit): `message` in English, `message_in(lang)` in the web page's words."""
 
     def __init__(self, where: str, column: str, value: str, column_unit: str = "", *,
-                 fraction: bool = False, said: tuple[str, str] | None = None):
+                 fraction: bool = False, said: tuple[str, str] | None = None,
+                 rows: tuple[int, ...] = ()):
         self.column, self.value, self.column_unit = column, value, column_unit
         self.fraction, self.said = fraction, said
+        # a range given that these rows (1-based) each hold part of (`refusals.span_error`)
+        self.rows = rows
         super().__init__(f"{where}: input {column}='{quoted(value)}'{self._why('en')}")
 
     def _why(self, lang: str) -> str:
@@ -259,6 +262,13 @@ class InputError(TableError):
         if lang != "zh":
             return self.message
         return f"输入 {self.column} = “{quoted(self.value)}”{self._why('zh')}"
+
+    def value_message(self, lang: str) -> str:
+        """The message in `lang` without the table's name (`message_in` ``zh``; in English
+        ``input 温度(℃)='18-25度': …``): what a search result, which shows the table, says."""
+        if lang == "zh":
+            return self.message_in("zh")
+        return f"input {self.column}='{quoted(self.value)}'{self._why('en')}"
 
 
 def quoted(text: str) -> str:

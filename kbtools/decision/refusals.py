@@ -169,7 +169,7 @@ def span_error(table: DecisionTable, reads: Mapping[int, Given], matched: Sequen
         (f"a range only part of which a rule holds: {en} applies to part of it, no row to "
          "the rest; give one value",
          f"这个范围只有一部分落在规则里：{zh}，其余部分没有规则，请给一个确定的值")
-    return InputError(where, table.header[i], reads[i].written, said=said)
+    return InputError(where, table.header[i], reads[i].written, said=said, rows=tuple(rows))
 
 
 def check_merged_cells(table: DecisionTable, matched: Sequence[int], chosen: Sequence[int],

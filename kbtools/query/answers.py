@@ -9,6 +9,9 @@ by evaluating the table, not by the row that merely reads most alike.
   with each cell's reason;
 - ``no_match``: every input found, no row matches: the table, "no rule matches, needs human
   review" (never a guessed row);
+- ``spans_rows``: a range or bound given (22到25度, ``between 20 and 25 C``: `query.ranges`)
+  that no one row holds all of, rows each holding part of it: those rows named (`spans`),
+  in the question's language, as ``kb table eval`` refuses it; never one of them guessed;
 - ``missing_inputs``: some inputs found, others not: the table and the missing inputs named,
   with the values of each the question gave two of (温度22度…温度23度: `conflicts`), and the
   value in an input's unit the question said of another thing (80度 of 油温 for 温度(℃):
@@ -26,12 +29,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kbtools.decision import NO_MATCH_MESSAGE, DecisionTable, match_rules
-from kbtools.decision.given import APPROXIMATE_NOTE, DEPENDS_NOTE, near_bound
+from kbtools.decision.given import APPROXIMATE_NOTE, DEPENDS_NOTE, InputError, near_bound
 from kbtools.errors import KbError
 from kbtools.index.reader import KbIndex
 from kbtools.index.store import LAST_LINE
 from kbtools.query.inputs import (
-    NAME_GAP,
     NAME_GAP_LATIN,
     Inputs,
     find_inputs,
@@ -39,6 +41,7 @@ from kbtools.query.inputs import (
     names_of,
     read_inputs,
 )
+from kbtools.query.naming import NAME_GAP
 from kbtools.query.quantities import input_names
 from kbtools.query.wording import is_cjk, names_subject
 
@@ -57,7 +60,7 @@ TABLE_KINDS = ("table", "table_row")  # the chunks of a table
 class Evaluation:
     """A decision table evaluated on the values a question gives (see the module doc)."""
 
-    status: str  # match | no_match | missing_inputs
+    status: str  # match | no_match | spans_rows | missing_inputs
     message: str
     doc: str
     table: str  # the table's label (name or heading path)
@@ -85,6 +88,9 @@ class Evaluation:
     # missing input column → why the value in its unit the question gave is not its (``80度
     # 说的是油温，不是温度(℃)``: `said_of_other_note`), in the question's language
     said_of_other: dict[str, str] = field(default_factory=dict)
+    # input column → the rows (1-based) each holding part of the range given it (status
+    # ``spans_rows``): which one applies depends on the value within it
+    spans: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """What a search result carries under ``evaluation``: ``table_index`` is the number
@@ -96,7 +102,8 @@ class Evaluation:
                 "conflicts": {k: list(v) for k, v in self.conflicts.items()},
                 "approximate": dict(self.approximate),
                 "near_bound": dict(self.near_bound),
-                "said_of_other": dict(self.said_of_other), "row": self.row,
+                "said_of_other": dict(self.said_of_other),
+                "spans": {k: list(v) for k, v in self.spans.items()}, "row": self.row,
                 "outputs": dict(self.outputs), "cells": [dict(c) for c in self.cells],
                 "rows": [{"row": r["row"], "outputs": dict(r["outputs"]),
                           "cells": [dict(c) for c in r["cells"]]} for r in self.rows]}
@@ -178,7 +185,8 @@ def evaluate_question(index: KbIndex, question: str, tables: Iterable[tuple[str,
             notes = {k: said_of_other_note(k, v, n, chinese=chinese)
                      for k, (v, n) in given.others.items()}
             return replace(evaluate_inputs(doc, ti, dt, found, given.conflicts,
-                                           given.approximate, notes),
+                                           given.approximate, notes,
+                                           lang="zh" if chinese else "en"),
                            table_index=decision_number(index, doc, ti))
     return None
 
@@ -186,7 +194,7 @@ def evaluate_question(index: KbIndex, question: str, tables: Iterable[tuple[str,
 def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
                     conflicts: Mapping[str, tuple[str, ...]] = {},
                     approximate: Mapping[str, str] = {},
-                    said_of_other: Mapping[str, str] = {}) -> Evaluation:
+                    said_of_other: Mapping[str, str] = {}, *, lang: str = "en") -> Evaluation:
     """Match the values found: the rows the table's policy selects (the first matching row,
     or with policy ``all`` every one, as `kb table eval` does). With inputs missing, the
     answer is still certain when every row the given values select accepts any value ("*")
@@ -195,8 +203,9 @@ def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
     as written; evaluated as given, the message ends naming them (``(approximate value:
     相对湿度(%) 90%)``) since a value near a row's bound may belong to the next row.
     `said_of_other`: missing input → why the value in its unit is not its
-    (`said_of_other_note`), said after it in the message."""
-    ev = _evaluate(doc, ti, dt, found, conflicts, said_of_other)
+    (`said_of_other_note`), said after it in the message. A range rows split is refused
+    in `lang` (``zh`` or ``en``: the question's), naming them (status ``spans_rows``)."""
+    ev = _evaluate(doc, ti, dt, found, conflicts, said_of_other, lang)
     rough = {k: v for k, v in approximate.items() if k in found}
     if not rough:
         return ev
@@ -230,7 +239,7 @@ def near_bounds(dt: DecisionTable, found: Mapping[str, str], rough: Iterable[str
 
 def _evaluate(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
               conflicts: Mapping[str, tuple[str, ...]],
-              said_of_other: Mapping[str, str] = {}) -> Evaluation:
+              said_of_other: Mapping[str, str] = {}, lang: str = "en") -> Evaluation:
     """`evaluate_inputs` but for the values given roughly."""
     missing = tuple(dt.header[i] for i in dt.inputs if dt.header[i] not in found)
     conflicts = {k: tuple(v) for k, v in conflicts.items() if k in missing}
@@ -244,6 +253,13 @@ def _evaluate(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
         numeric=tuple(i for i in dt.numeric if dt.header[i] in found))
     try:
         result = match_rules(given, found, doc=doc, table_index=ti)
+    except InputError as exc:
+        if not exc.rows:
+            return Evaluation("no_match", f"{NO_MATCH_MESSAGE} ({exc.message})", doc,
+                              dt.label(), ti, found)
+        # a range over rules (18-25度 over 15-20 and >20): the rows, no guess among them
+        return Evaluation("spans_rows", exc.value_message(lang), doc, dt.label(), ti, found,
+                          spans={exc.column: exc.rows})
     except KbError as exc:  # a value the table cannot take: show the table, say why
         return Evaluation("no_match", f"{NO_MATCH_MESSAGE} ({exc.message})", doc, dt.label(),
                           ti, found)

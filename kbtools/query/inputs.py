@@ -58,6 +58,7 @@ from kbtools.query.quantities import (
     key_text,
     whole_names,
 )
+from kbtools.query.ranges import with_ranges
 from kbtools.query.values import (
     BOUND_AFTER,
     DURATIONS,
@@ -87,10 +88,13 @@ def given_value(number: Number, table: DecisionTable, column: int) -> str | None
     follows it would change it there (2万, 72°f in a ℃ column, 4周 in a column of days, 2 years
     in one of months), so that the table refuses it (`decision.conditions.input_unit_problem`)
     or converts it (`decision.conditions.number_in`) rather than reading the bare number; None for a number that is no exact value (the input is then missing:
-    the table needs one)."""
-    if not number.exact:
-        return None
+    the table needs one). A bound or a range (`ranges.with_ranges`: 25度以上, ``between 20
+    and 25 C``) is given as written: the table reads it as ``kb table eval`` does."""
     unit = column_unit(table.header[column], (row[column] for row in table.rows))
+    if not number.exact:
+        if bare_degrees(unit_of(number.written)) and not degrees_fit(unit):
+            return None  # ``above 30 degrees`` of no temperature
+        return number.range_text or None
     if bare_degrees(unit_of(number.written)):  # 22 degrees: in a ℃ or °F column only
         return number.value if degrees_fit(unit) else None
     converts = scale(unit_of(number.written), unit) is not None  # 2 years in months: 24
@@ -148,7 +152,8 @@ def read_inputs(question: str, table: DecisionTable,
     synonyms = with_abbreviations(synonyms)
     question = unglued(question)  # rh85%: rh 85%
     text = compact(question)
-    found_numbers = numbers(text, compact(question, fold=False))
+    cased = compact(question, fold=False)
+    found_numbers = with_ranges(text, cased, numbers(text, cased))
     claimed: set[int] = set()
     out: dict[str, str] = {}
     conflicts: dict[str, tuple[str, ...]] = {}
@@ -191,7 +196,7 @@ def read_inputs(question: str, table: DecisionTable,
             place = place_of(quals[i], text, x.start, x.after) if x else None
             if x and place:  # ``the temperature is 30 c outside``: another place's, said so
                 said.setdefault(table.header[i], (x.written, place))
-                claimed.add(num)
+                _claim(claimed, found_numbers, num)
                 break
             if numeral:  # 日均温二十六度: a value, but not one read here
                 blocked.add(i)
@@ -201,13 +206,13 @@ def read_inputs(question: str, table: DecisionTable,
             else:
                 blocked.add(i)
             if num >= 0:
-                claimed.add(num)
+                _claim(claimed, found_numbers, num)
                 again = _named_again(text, usable, found_numbers, claimed, found_numbers[num],
                                      spans)
                 if again is not None:  # 温度22度…温度23度: which one is not known
                     out.pop(table.header[i], None)
                     blocked.add(i)
-                    conflicts[table.header[i]] = (found_numbers[num].written, again.written)
+                    conflicts[table.header[i]] = (_said(found_numbers[num]), _said(again))
             break
     for n, x in enumerate(found_numbers):  # else what a count noun names (4 rainy days)
         counted = [i for i in table.inputs if i in table.numeric and x.noun and
@@ -224,7 +229,7 @@ def read_inputs(question: str, table: DecisionTable,
             source[table.header[counted[0]]] = x
         else:
             blocked.add(counted[0])  # 4 rainy days or more: a bound, the input stays missing
-        claimed.add(n)
+        _claim(claimed, found_numbers, n)
     for i in table.inputs:  # else the one unclaimed number in the column's unit
         unit = header_unit(table.header[i])
         if i not in table.numeric or unit is None or i in blocked or \
@@ -252,6 +257,7 @@ def read_inputs(question: str, table: DecisionTable,
                         word, table.header[i], synonyms, fraction=x.unit == PERCENT)) and \
                     (x.unit != PERCENT or of_column(text, x, table.header[i], synonyms)):
                 fits.append(n)
+        fits = _one_per_range(fits, found_numbers)  # 20 c to 24 c: one value, the range
         if not fits or any(sum(unit_fits(found_numbers[n].unit, header_unit(table.header[j]))
                                for j in table.inputs) != 1 for n in fits):
             continue  # a unit no column or two take
@@ -265,32 +271,33 @@ def read_inputs(question: str, table: DecisionTable,
                 out.pop(table.header[i])
                 blocked.add(i)
                 conflicts[table.header[i]] = (first.written, other.written)
-            claimed.update(fits)
+            _claim(claimed, found_numbers, *fits)
             continue
         if len(fits) == 1:
             if (value := given_value(found_numbers[fits[0]], table, i)) is not None:
                 out[table.header[i]] = value
                 source[table.header[i]] = found_numbers[fits[0]]
-            claimed.add(fits[0])
+            _claim(claimed, found_numbers, fits[0])
             continue
         given: dict[str | None, str] = {}  # 温度22度，然后温度24度 on an English table
-        for x in (found_numbers[n] for n in fits if found_numbers[n].exact):
-            given.setdefault(given_value(x, table, i), x.written)
+        for x in (found_numbers[n] for n in fits if found_numbers[n].exact or
+                  found_numbers[n].range_text):
+            given.setdefault(given_value(x, table, i), _said(x))
         if len(given) > 1:  # two values of the one column in their unit: which is not known
             conflicts[table.header[i]] = tuple(given.values())[:2]
             blocked.add(i)
         elif (one := next(iter(given), None)) is not None and \
-                all(found_numbers[n].exact for n in fits):
+                all(found_numbers[n].exact or found_numbers[n].range_text for n in fits):
             out[table.header[i]] = one  # one value said twice (22度，现在还是22度)
             source[table.header[i]] = next((found_numbers[n] for n in fits
                                             if found_numbers[n].approximate), found_numbers[fits[0]])
-        claimed.update(fits)
+        _claim(claimed, found_numbers, *fits)
     for i in table.inputs:  # else a number an English name follows (6 cycles, a 4160 v motor)
         if i not in table.numeric or table.header[i] in out or i in blocked:
             continue
         others = {n for j in table.inputs if j != i for n in names[j]}
         for n, x in enumerate(found_numbers):
-            if n in claimed or not x.exact:
+            if n in claimed or not (x.exact or x.range_text):
                 continue
             follows = next((m for m in names[i] if m.isascii() and m not in others and
                             text.startswith(m, x.after) and
@@ -298,13 +305,14 @@ def read_inputs(question: str, table: DecisionTable,
             if follows is not None and quals[i].after(text, x.after):
                 continue  # ``80 c temperature of the oil``: another thing's (said above)
             if follows is not None:
-                if bounds_after(text[x.after + len(follows):].removeprefix("s")):
+                if not x.range_text and \
+                        bounds_after(text[x.after + len(follows):].removeprefix("s")):
                     blocked.add(i)  # 6 cycles or more: a bound, the input stays missing
                     break
                 if (value := given_value(x, table, i)) is not None:
                     out[table.header[i]] = value
                     source[table.header[i]] = x
-                claimed.add(n)
+                _claim(claimed, found_numbers, n)
                 break
     bare = text.replace(" ", "")
     for i in table.inputs:  # text columns: a cell value the question names
@@ -317,9 +325,36 @@ def read_inputs(question: str, table: DecisionTable,
             out[table.header[i]] = named[0]
     for i, x in by_name.items():
         source.setdefault(table.header[i], x)
-    return Inputs(out, conflicts, {h: source[h].written for h in out
+    return Inputs(out, conflicts, {h: _said(source[h]) for h in out
                                    if h in source and source[h].approximate},
                   {h: v for h, v in said.items() if h not in out and h not in conflicts})
+
+
+def _claim(claimed: set[int], found: Sequence[Number], *taken: int) -> None:
+    """Mark numbers `taken` (indexes into `found`) as given, with the other end of each
+    range among them (the 25 of 22到25度 is no value of another input)."""
+    for n in taken:
+        claimed.add(n)
+        if n >= 0 and found[n].range_text:
+            claimed.update(k for k, y in enumerate(found) if y.range_at == found[n].range_at)
+
+
+def _one_per_range(fits: list[int], found: Sequence[Number]) -> list[int]:
+    """`fits` (indexes into `found`) with the two ends of one range counted once."""
+    seen: set[tuple[int, int]] = set()
+    out = []
+    for n in fits:
+        if found[n].range_text:
+            if found[n].range_at in seen:
+                continue
+            seen.add(found[n].range_at)
+        out.append(n)
+    return out
+
+
+def _said(x: Number) -> str:
+    """Number `x` as a message quotes it: its range or bound when it is one (25度以上)."""
+    return x.range_text or x.written
 
 
 def _tails(names: Sequence[str], wholes: Collection[str]) -> tuple[tuple[str, frozenset[str]], ...]:
@@ -379,7 +414,8 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
         ahead = text[end:end + NAME_GAP_LATIN + 2]
         rest = strip_fillers(ahead)
         at = end + len(ahead) - len(rest)  # a numeral read as a number is taken below
-        if (rest[:1] in NUMERAL_CHARS and not any(x.start == at for x in found)) or \
+        if (rest[:1] in NUMERAL_CHARS and  # (not 二十二至二十五度: a range read below)
+                not any(at in (x.start, x.range_at[0]) for x in found)) or \
                 EN_NUMERALS.match(rest):
             return -1, True
         for n, x in enumerate(found):
@@ -388,7 +424,8 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
             if x.unit is None and not text[end:x.start].strip() and \
                     any(w not in EN_PLAIN for w in text[m.end():end].split()):
                 break  # ``in greenhouse 2``: which one, not its value (not ``of about 3``)
-            gap = text[end:x.start]
+            # 温度低于10度, ``temperature between 20 and 25``: the range's words are its own
+            gap = text[end:x.range_at[0] if x.range_text and x.range_at[0] >= end else x.start]
             limit = NAME_GAP_LATIN if gap.isascii() else NAME_GAP
             if len(gap.replace(" ", "")) <= limit and not STOP_GAP.search(gap) and \
                     not strip_fillers(gap):

@@ -109,7 +109,8 @@ BELOW_ZERO = ("零下", "负")
 BOUND_BEFORE = ("不到", "不足", "不超过", "不高于", "不低于", "不少于", "低于", "小于", "少于",
                 "高于", "大于", "超过", "多于", "至少", "最多", "超", "逾", "接近", "将近",
                 "快到", "未满", "不满", "未到", "从", "<", ">", "≤", "≥")
-BOUND_AFTER = ("多", "余", "几", "来", "以上", "以下", "以内", "之上", "之下", "出头", "+")
+BOUND_AFTER = ("多", "余", "几", "来", "以上", "以下", "以内", "之上", "之下", "出头", "+",
+               "及以上", "及以下", "或以上", "或以下")
 _WORD_BEFORE = re.compile(r"[\u3400-\u9fffa-z]+$")  # the word a number follows, if any
 NUMERAL_RUN = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
 # a Chinese numeral (百分之九十 as a percentage), read when standard (`chinese_number`)
@@ -191,6 +192,11 @@ class Number:
     # days``, 雨 of 4个雨天): the number is then only that thing's value (`count_noun`)
     noun: str = ""
     approximate: bool = False  # 大约90%, 90%左右, ``about 90%``: a value, roughly (`APPROX_BEFORE`)
+    to_next: bool = False  # the lower end of a span whose upper end is the next number (22~25度)
+    # the bound or range it is (an end of) as the question writes it, which the table's
+    # given-value reader reads (25度以上, 22到25度: `kbtools.query.ranges`), and where
+    range_text: str = ""
+    range_at: tuple[int, int] = (0, 0)
 
 
 def _latin(ch: str) -> bool:
@@ -379,9 +385,10 @@ def numbers(text: str, cased: str = "") -> list[Number]:
     # load``, ``4 rainy days and 2 dry days``)
     nouns = [x.noun for x in out]
     for n, (span_after, span_before) in enumerate(spans):
-        if (span_after and _same_quantity(groups, n, n + 1, nouns)) or \
-                (span_before and _same_quantity(groups, n - 1, n, nouns)):
-            out[n] = replace(out[n], exact=False)
+        joined = span_after and _same_quantity(groups, n, n + 1, nouns)
+        if joined or (span_before and _same_quantity(groups, n - 1, n, nouns)):
+            out[n] = replace(out[n], exact=False, to_next=joined and n + 1 < len(out) and
+                             not STOP_GAP.search(text[out[n].end:out[n + 1].start]))
     # two values of one quantity (22度和24度, 22或24度): neither is the value. The second
     # must be in a known unit and the first in that one or none (3天和2次 are two things)
     for n, listed in enumerate(lists[:-1]):

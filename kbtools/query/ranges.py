@@ -1,0 +1,155 @@
+"""A bound or a range a question gives (25度以上, 不低于25度, 22到25度, 二十二至二十五度, ``above
+30 degrees``, ``between 20 and 25 C``, ``20-25C``), found as the question writes it so that a
+decision table reads it with its own given-value reader (`decision.given.read_given`, the one
+``kb table eval`` and MCP ``evaluate_table`` use) and `decision.matching.match_rules` answers
+from the row that holds all of it, or names the rows it spans: a search answers a range as
+``kb table eval`` does, by the same code.
+
+`values.numbers` marks such a number as no exact value (and the lower end of a span it joins to
+the next number, `values.Number.to_next`). `with_ranges` looks around it, within its clause,
+for the longest text the reader reads as a range or a bound: from a word start before it (at
+most `LEFT_CHARS` characters back, not past the number before) to a word end after it and its
+unit (the other end of a range and its unit, a word bounding a number after it: 以上,
+``or more``; not past the next number). Nothing here says which words make a
+bound: the reader does. A number it finds none around (20多度, 从18度升到25度, 22或24度, 二十来度)
+is left as it was: no value, so the table asks for one.
+
+Pure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from kbtools.decision.given import read_given
+from kbtools.decision.numerals import NUMERAL_CHARS
+from kbtools.query.values import BOUND_AFTER, Number, bounds_after, unit_after
+
+LEFT_CHARS = 24  # how far before a number the words making it a bound may start
+RIGHT_WORDS = 3  # how many English words after a number and its unit may bound it
+JOINERS = "-~〜–—到至"  # what joins the two ends of a range (22-25, 22到25)
+CLAUSE_ENDS = frozenset(",，、。;；!?！？")  # a bound never reaches across these
+
+
+def with_ranges(text: str, cased: str, found: list[Number]) -> list[Number]:
+    """`found` (the numbers of the compacted question `text`, `values.numbers`) with each that
+    is a bound or an end of a range given the text of it (`Number.range_text`, as `cased`
+    writes it: ``25 C or more``) and where it lies (`Number.range_at`); both ends of a range
+    get the same. Numbers that are exact values, or that no range the reader takes holds,
+    are returned as they are."""
+    out = list(found)
+    n = 0
+    while n < len(out):
+        x = out[n]
+        last = n + 1 if x.to_next and n + 1 < len(out) else n
+        if x.exact:
+            n += 1
+            continue
+        floor = _unit_end(text, out[n - 1]) if n else 0
+        ceiling = out[last + 1].start if last + 1 < len(out) else len(text)
+        at = _range_at(text, x.start, _unit_end(text, out[last]), floor, ceiling)
+        if at is not None:
+            shown = (cased if len(cased) == len(text) else text)[at[0]:at[1]]
+            unit = next((y.unit for y in out[n:last + 1][::-1] if y.unit is not None),
+                        _unit_in(text[at[0]:at[1]]))
+            word = _word_outside(x.word, text[at[0]:x.start])
+            for k in range(n, last + 1):
+                out[k] = replace(out[k], range_text=shown, range_at=at, word=word,
+                                 unit=out[k].unit if out[k].unit is not None else unit)
+        n = last + 1
+    return out
+
+
+def _unit_in(written: str) -> int | None:
+    """The unit class (`values.UNIT_CLASSES`) of the unit after the last number of a range
+    (the C of ``21-25C``, whose 21 is the number read and 25 no number of its own)."""
+    last = max((n for n, ch in enumerate(written) if ch.isdigit()), default=-1)
+    return unit_after(written[last + 1:])[2] if last >= 0 else None
+
+
+def _word_outside(word: str, lead: str) -> str:
+    """The word before a number (`Number.word`) without the words of its bound (``below`` of
+    ``temperature below``, 低于 of 温度低于): what it says the range is of."""
+    lead = lead.strip()
+    return word[:len(word) - len(lead)].strip() if lead and word.endswith(lead) else word
+
+
+def _unit_end(text: str, x: Number) -> int:
+    """Where number `x` and its unit end (its `after` without the spaces before it)."""
+    end = max(x.after, x.end)
+    while end > x.end and text[end - 1] == " ":
+        end -= 1
+    return end
+
+
+def _range_at(text: str, start: int, end: int, floor: int,
+              ceiling: int) -> tuple[int, int] | None:
+    """(start, end) of the longest text around `text[start:end]` (a number, or the ends of a
+    range, and the unit) that the given-value reader reads as a range or a bound, said
+    exactly (a rough one, 大约22到25度, is the number's own note: `values.approximate`)."""
+    ends = _ends(text, end, ceiling)
+    for s in _starts(text, start, floor):
+        if text[s:s + 1] == "一" and text[s + 1:s + 2] not in NUMERAL_CHARS:
+            continue  # 一度达到三十度: 一度 is "once", as `values.numbers` reads it
+        for e in ends:
+            given = read_given(text[s:e], True)
+            if given.span is not None and not given.approximate:
+                return s, e
+    return None
+
+
+def _latin(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
+
+
+def _starts(text: str, start: int, floor: int) -> list[int]:
+    """Where the text of a bound may start, farthest first: `start`, and each word start
+    before it back to `floor`, `LEFT_CHARS` characters or the clause's start (a Chinese
+    character starts a word anywhere, a Latin word only at its first letter)."""
+    out = [start]
+    p = start - 1
+    while p >= max(floor, start - LEFT_CHARS) and text[p] not in CLAUSE_ENDS:
+        if text[p] != " " and not (p > 0 and _latin(text[p - 1]) and _latin(text[p])):
+            out.append(p)
+        p -= 1
+    return out[::-1]
+
+
+def _ends(text: str, end: int, ceiling: int) -> list[int]:
+    """Where the text of a bound may end, farthest first, never past `ceiling` (the next
+    number) nor the clause: after the other end of a range the question reader read no number
+    of and its unit (the ``25c`` of ``21-25c``: `JOINERS`); after a word that bounds a number
+    after it (以上, ``or more``: `values.BOUND_AFTER`, `values.bounds_after`, at most
+    `RIGHT_WORDS` words); and `end`, where the number and its unit end (以上 is read, not the
+    雨 of 不到4天雨)."""
+    out = [end]
+    rest = text[end:ceiling]
+    lead = rest.lstrip(" ")
+    if lead[:1] in JOINERS:
+        k = len(rest) - len(lead) + 1
+        k += len(rest[k:]) - len(rest[k:].lstrip(" "))
+        digits = k
+        while digits < len(rest) and (rest[digits].isdigit() or rest[digits] == "."):
+            digits += 1
+        if digits > k:
+            suffix = unit_after(rest[digits:])[0]
+            spaced = int(bool(suffix) and rest[digits:digits + 1] == " ")
+            end += digits + spaced + len(suffix)
+            out.insert(0, end)
+            rest = text[end:ceiling]
+    clause = rest.lstrip(" ")
+    at = end + len(rest) - len(clause)
+    word = next((w for w in BOUND_AFTER if clause.startswith(w)), None)
+    if word is not None:
+        return [at + len(word), *out]
+    if bounds_after(clause):
+        ends = []
+        for w in clause.split(" ")[:RIGHT_WORDS]:
+            w = next((w[:n] for n, ch in enumerate(w) if ch in CLAUSE_ENDS), w)
+            if not w:
+                break
+            at += len(w)
+            ends.append(at)
+            at += 1
+        return [*ends[::-1], *out]
+    return out
