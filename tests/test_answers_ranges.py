@@ -207,3 +207,17 @@ def test_the_other_end_of_a_range_is_no_other_inputs_value():
     # 25 is the range's upper end, not a second temperature (no conflict) nor the humidity
     given = read_inputs("温度22到25度，湿度90%", RISK)
     assert given.conflicts == {} and given.values[T] == "22到25度"
+
+
+def test_the_web_page_names_the_rows_in_its_language(repo):
+    from starlette.testclient import TestClient
+
+    from kbtools.serve.app import create_app
+
+    question = "温室通风：温度15到25度，湿度85%"
+    with TestClient(create_app(repo / "dist"), base_url="http://127.0.0.1") as client:
+        zh = client.get("/", params={"q": question, "lang": "zh"}).text
+        en = client.get("/", params={"q": question, "lang": "en"}).text
+    assert "（第 2, 3 行各管其中一部分），请给一个确定的值" in zh
+    assert "rows 2, 3 each apply to part of it): give one value" in en
+    assert "No rule matches" not in en

@@ -58,7 +58,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.wording._GLUED": "sub",  # a question (also match on one of its terms)
     r"kbtools.query.wording:\d+(?:\.\d+)?": "fullmatch",  # a term less its short form
     "kbtools.query.places._DIGITS": "match",  # what follows a Chinese place word
-    "kbtools.query.inputs._LATIN_WORDS": "findall",  # a table's subject words
+    "kbtools.query.naming._LATIN_WORDS": "findall",  # a table's subject words
     "kbtools.serve.ops._TAG": "match",  # /api/diff?old=&new=
     "kbtools.serve.i18n._LANG_TAG": "fullmatch",  # a front-matter `lang` value
     "kbtools.serve.docview._IMG_ONLY": "fullmatch",  # a raw HTML block or inline tag

@@ -117,7 +117,9 @@ match → `outputs` and each cell's `reason`, and `rows`: every row the table's 
 selects, several for a policy-all table; missing_inputs → the `missing` inputs to ask
 for, and `conflicts`: those the question gave two values, with both (ask which one
 applies), and `said_of_other`: those whose value in their unit the question said of another
-thing (80度 of 油温 for 温度: ask for the input's own value); no_match → needs human review, never a guessed row; `approximate`: inputs the
+thing (80度 of 油温 for 温度: ask for the input's own value); spans_rows → a range or bound
+the question gave (22到25度, between 20 and 25 C) that rows each hold part of: `spans` names
+them, ask for one value (a range one row holds is answered: match); no_match → needs human review, never a guessed row; `approximate`: inputs the
 question gave only roughly, 大约90% or about 90% — evaluated as given, say so; `near_bound`: those
 of them near a bound of the matched row, with its condition — the answer depends on the exact
 value, ask for it). `more` lists further

@@ -170,6 +170,9 @@ def _render_evaluation(ev: dict[str, Any]) -> None:
                           for m in ev["missing"])
         click.echo(click.style(f"   evaluated ({given}): give {asked} to get the answer",
                                fg="yellow", bold=True))
+    elif ev["status"] == "spans_rows":  # a range given that rows each hold part of
+        click.echo(click.style(f"   evaluated ({given}): {ev['message']}", fg="yellow",
+                               bold=True))
     else:
         click.echo(click.style(f"   evaluated ({given}): {ev['message']}", fg="red", bold=True))
 

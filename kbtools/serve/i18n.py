@@ -117,6 +117,9 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "rows_omitted": ("⋯ 此处省略 {n} 行，全表见文档 ⋯", "⋯ {n} rows not shown: the document has the whole table ⋯"),
     "no_rule": ("没有匹配的规则，需要人工复核", "No rule matches, needs human review"),
     "missing_inputs": ("还需要输入", "Missing inputs"),
+    "spans_rows": ("{column} 给的范围跨了多条规则（第 {rows} 行各管其中一部分），请给一个确定的值",
+                   "The range given for {column} spans more than one rule (rows {rows} each "
+                   "apply to part of it): give one value"),
     "two_values": ("问题给了两个值：{values}，无法确定用哪一个",
                    "the question gives two values: {values}; which one applies is not known"),
     "evaluated": ("按问题中的数值判定", "Evaluated on the question's values"),

@@ -74,7 +74,8 @@ def _table_url(n: int, dt: DecisionTable, doc: str, given: dict[str, str],
 def _evaluation_view(ev: dict[str, Any] | None, dt: DecisionTable | None,
                      lang: str) -> dict[str, Any] | None:
     """What a search result evaluated on the question's values says above its table: the
-    matching row and its outputs, the inputs still to give, or that no rule matches and why
+    matching row and its outputs, the inputs still to give, the rows a range given spans, or
+    that no rule matches and why
     in the page's language (a value the table refused, `dt` judging the inputs again: ``it
     is in '°f', the column in '°C'``; a table's refusal, an empty cell read as "as above",
     in its Chinese words on a Chinese page)."""
@@ -100,7 +101,9 @@ def _evaluation_view(ev: dict[str, Any] | None, dt: DecisionTable | None,
             "conflicts": {k: list(v) for k, v in (ev.get("conflicts") or {}).items()},
             "approximate": dict(ev.get("approximate") or {}),
             "near_bound": dict(ev.get("near_bound") or {}),
-            "said_of_other": dict(ev.get("said_of_other") or {})}
+            "said_of_other": dict(ev.get("said_of_other") or {}),
+            # a range given that these rows each hold part of (status spans_rows)
+            "spans": {k: list(v) for k, v in (ev.get("spans") or {}).items()}}
 
 
 @dataclass(frozen=True)
