@@ -182,6 +182,11 @@ RISK = build_table(["温度(℃)", "相对湿度(%)", "风险"],
     ("20 C to 24 C, 90% humidity", {T: "20 C to 24 C", "相对湿度(%)": "90"}),
     ("between 20 and 24 degrees, humidity over 85%", {T: "between 20 and 24 degrees",
                                                       "相对湿度(%)": "over 85%"}),
+    # the fewest words read the same: not the name glued to the symbol (温度>25度)
+    ("温度>25度，湿度90%", {T: ">25度", "相对湿度(%)": "90"}),
+    ("温度25度及以上，湿度90%", {T: "25度及以上", "相对湿度(%)": "90"}),  # not 25 exactly
+    ("气温在22℃到25℃之间，湿度90%", {T: "22°C到25°C", "相对湿度(%)": "90"}),
+    ("humidity 90%, temperature from 22 to 25", {T: "22 to 25", "相对湿度(%)": "90"}),
 ])
 def test_the_range_is_read_as_written(question, values):
     assert RISK is not None

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from kbtools.decision.conditions import Condition
 from kbtools.decision.given import read_given
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.query.values import BOUND_AFTER, Number, bounds_after, unit_after
@@ -34,7 +35,8 @@ CLAUSE_ENDS = frozenset(",，、。;；!?！？")  # a bound never reaches acros
 def with_ranges(text: str, cased: str, found: list[Number]) -> list[Number]:
     """`found` (the numbers of the compacted question `text`, `values.numbers`) with each that
     is a bound or an end of a range given the text of it (`Number.range_text`, as `cased`
-    writes it: ``25 C or more``) and where it lies (`Number.range_at`); both ends of a range
+    writes it: ``25 C or more``) and where it lies with the words making it one
+    (`Number.range_at`: ``from 20 to 24 C``, shown as ``20 to 24 C``); both ends of a range
     get the same. Numbers that are exact values, or that no range the reader takes holds,
     are returned as they are."""
     out = list(found)
@@ -47,12 +49,14 @@ def with_ranges(text: str, cased: str, found: list[Number]) -> list[Number]:
             continue
         floor = _unit_end(text, out[n - 1]) if n else 0
         ceiling = out[last + 1].start if last + 1 < len(out) else len(text)
-        at = _range_at(text, x.start, _unit_end(text, out[last]), floor, ceiling)
-        if at is not None:
-            shown = (cased if len(cased) == len(text) else text)[at[0]:at[1]]
+        found_at = _range_at(text, x.start, _unit_end(text, out[last]), floor, ceiling)
+        if found_at is not None:
+            short, end, widest = found_at
+            at = (widest, end)  # the words before it that are the range's, in the widest
+            shown = (cased if len(cased) == len(text) else text)[short:end]
             unit = next((y.unit for y in out[n:last + 1][::-1] if y.unit is not None),
-                        _unit_in(text[at[0]:at[1]]))
-            word = _word_outside(x.word, text[at[0]:x.start])
+                        _unit_in(text[short:end]))
+            word = _word_outside(x.word, text[widest:x.start])
             for k in range(n, last + 1):
                 out[k] = replace(out[k], range_text=shown, range_at=at, word=word,
                                  unit=out[k].unit if out[k].unit is not None else unit)
@@ -83,19 +87,30 @@ def _unit_end(text: str, x: Number) -> int:
 
 
 def _range_at(text: str, start: int, end: int, floor: int,
-              ceiling: int) -> tuple[int, int] | None:
-    """(start, end) of the longest text around `text[start:end]` (a number, or the ends of a
-    range, and the unit) that the given-value reader reads as a range or a bound, said
-    exactly (a rough one, 大约22到25度, is the number's own note: `values.approximate`)."""
+              ceiling: int) -> tuple[int, int, int] | None:
+    """(start, end, start of the longest) of the shortest text of the longest around
+    `text[start:end]` (a number, or the ends of a range, and the unit) that the given-value
+    reader reads as a range or a bound, said exactly (a rough one, 大约22到25度, is the
+    number's own note: `values.approximate`): the longest, as ``not above 30`` is no ``above
+    30``, and of it the fewest words read the same (``20 to 24 C`` of ``from 20 to 24 C``)."""
     ends = _ends(text, end, ceiling)
-    for s in _starts(text, start, floor):
-        if text[s:s + 1] == "一" and text[s + 1:s + 2] not in NUMERAL_CHARS:
-            continue  # 一度达到三十度: 一度 is "once", as `values.numbers` reads it
+    starts = [s for s in _starts(text, start, floor)  # 一度达到三十度: 一度 is "once"
+              if not (text[s:s + 1] == "一" and text[s + 1:s + 2] not in NUMERAL_CHARS)]
+    for n, s in enumerate(starts):
         for e in ends:
-            given = read_given(text[s:e], True)
-            if given.span is not None and not given.approximate:
-                return s, e
+            span = _span(text[s:e])
+            if span is not None:  # the shortest text read the same (>25度, not 温度>25度)
+                return next((t for t in starts[:n:-1] if _span(text[t:e]) == span), s), e, s
     return None
+
+
+def _span(text: str) -> Condition | None:
+    """The range or bound the given-value reader reads `text` as, said exactly (None for a
+    number, no range, or a rough one)."""
+    given = read_given(text, True)
+    if given.span is None or given.approximate:
+        return None
+    return replace(given.span, raw="")
 
 
 def _latin(ch: str) -> bool:
