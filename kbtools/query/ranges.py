@@ -20,6 +20,7 @@ Pure.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 
 from kbtools.decision.conditions import Condition
 from kbtools.decision.given import read_given
@@ -30,6 +31,9 @@ LEFT_CHARS = 24  # how far before a number the words making it a bound may start
 RIGHT_WORDS = 3  # how many English words after a number and its unit may bound it
 JOINERS = "-~〜–—到至"  # what joins the two ends of a range (22-25, 22到25)
 CLAUSE_ENDS = frozenset(",，、。;；!?！？")  # a bound never reaches across these
+# the bounds looked for in one question at most: a question gives a table a few values; a
+# pasted log of hundreds of numbers is not read at length for them (each costs the reader)
+MAX_RANGES = 16
 
 
 def with_ranges(text: str, cased: str, found: list[Number]) -> list[Number]:
@@ -40,13 +44,14 @@ def with_ranges(text: str, cased: str, found: list[Number]) -> list[Number]:
     get the same. Numbers that are exact values, or that no range the reader takes holds,
     are returned as they are."""
     out = list(found)
-    n = 0
-    while n < len(out):
+    n = tried = 0
+    while n < len(out) and tried < MAX_RANGES:
         x = out[n]
         last = n + 1 if x.to_next and n + 1 < len(out) else n
         if x.exact:
             n += 1
             continue
+        tried += 1
         floor = _unit_end(text, out[n - 1]) if n else 0
         ceiling = out[last + 1].start if last + 1 < len(out) else len(text)
         found_at = _range_at(text, x.start, _unit_end(text, out[last]), floor, ceiling)
@@ -104,6 +109,7 @@ def _range_at(text: str, start: int, end: int, floor: int,
     return None
 
 
+@lru_cache(maxsize=1024)  # each table a search tries reads the question's candidates again
 def _span(text: str) -> Condition | None:
     """The range or bound the given-value reader reads `text` as, said exactly (None for a
     number, no range, or a rough one)."""
