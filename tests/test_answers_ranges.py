@@ -207,6 +207,18 @@ def test_what_the_table_reader_takes_as_no_range_stays_missing(question):
     assert evaluate_inputs("d.md", 1, RISK, given.values).status == "missing_inputs"
 
 
+@pytest.mark.parametrize("question", ["35-50℃ 油温正常吗", "22到25度的油温正常吗",
+                                      "油温22到25度，湿度90%，连续降雨4天"])
+def test_a_range_said_of_another_thing_is_no_inputs_value(question):
+    """"35-50℃ 油温正常吗" asks of the oil: read as the wheat-scab table's 温度(℃) (the
+    range's first end was checked for a thing named after it, and 油温 follows the second),
+    it made the corn and wheat tables' evaluated rows the first results over the oil
+    temperature's own row. A range names its thing after its whole, as an exact value does."""
+    assert RISK is not None
+    given = read_inputs(question, RISK)
+    assert T not in given.values, given.values
+
+
 def test_the_other_end_of_a_range_is_no_other_inputs_value():
     assert RISK is not None
     # 25 is the range's upper end, not a second temperature (no conflict) nor the humidity

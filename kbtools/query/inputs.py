@@ -240,7 +240,9 @@ def read_inputs(question: str, table: DecisionTable,
             if n in claimed or x.noun or not unit_fits(x.unit, unit):
                 continue
             thing = quals[i].before(text, x.start) or quals[i].after(text, x.after) or \
-                said_of_other(text, x, spans, elsewhere.own_chars)
+                said_of_other(text, x, spans, elsewhere.own_chars) or (x.range_text and (
+                    quals[i].before(text, x.range_at[0]) or  # 油温22到25度: either end's
+                    quals[i].after(text, x.range_at[1])))  # 35-50℃ 油温
             # ``inside 24 c``, 棚内24度: the table's own place; ``outside 30 c``: another's
             place = None if thing else place_of(quals[i], text, x.start, x.after)
             if thing or place:  # 油温80度, 80度的油温, 室外30度: said of another thing, named
