@@ -19,7 +19,7 @@ from kbtools.index.tokenize import Tokenizer
 from kbtools.query.english import spelling_variants
 from kbtools.query.search import search
 from tests.hostile import make_repo
-from tests.kbfixtures import PAGE
+from tests.kbfixtures import PAGE, built_pages
 
 # (title, body): pairs of a passage and its near miss
 PASSAGES = [
@@ -69,11 +69,7 @@ PASSAGES = [
 
 
 def _build(root: Path) -> Path:
-    docs = {f"knowledge/part-{n}.md": PAGE.format(title=t, source="test", body=b)
-            for n, (t, b) in enumerate(PASSAGES)}
-    repo = make_repo(root, docs=docs)
-    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
-    return repo / "dist"
+    return built_pages(root, PASSAGES, stem="part")  # one page per passage, built
 
 
 @pytest.fixture(scope="module")

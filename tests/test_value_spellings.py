@@ -8,12 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from kbtools.build.pipeline import BuildOptions, build
-from kbtools.config import load_config
 from kbtools.index.reader import open_index
 from kbtools.query.search import search
-from tests.hostile import make_repo
-from tests.kbfixtures import PAGE
+from tests.kbfixtures import built_pages
 
 # (title, body): each passage writes its value in one spelling; the others are near misses
 PASSAGES = [
@@ -54,11 +51,7 @@ PASSAGES = [
 
 
 def _build(root: Path) -> Path:
-    docs = {f"knowledge/part-{n}.md": PAGE.format(title=t, source="test", body=b)
-            for n, (t, b) in enumerate(PASSAGES)}
-    repo = make_repo(root, docs=docs)
-    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
-    return repo / "dist"
+    return built_pages(root, PASSAGES, stem="part")  # one page per passage, built
 
 
 @pytest.fixture(scope="module")
