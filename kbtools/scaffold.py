@@ -13,20 +13,22 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 from importlib import resources
 from pathlib import Path
 
 import git as gitpython  # GitPython
 import yaml
 
+from kbtools.config import CONFIG_NAME, load_config
 from kbtools.errors import KbError
 from kbtools.fsutil import atomic_write_bytes
+from kbtools.hookconfig import merge_hooks, upgrade_hooks
 from kbtools.schemas import PACKAGE_SCHEMAS
 
 # the branch a new repository starts on: the one the scaffold's workflows run on pushes to
 BRANCH = "main"
 TEMPLATES = Path(str(resources.files("kbtools") / "data" / "init"))
+TEMPLATE_HOOKS = TEMPLATES / "pre-commit-config.yaml"
 # template file (under kbtools/data/init) -> path in the new repository
 LAYOUT: dict[str, str] = {
     "kb.toml": "kb.toml",
@@ -81,12 +83,9 @@ def for_subfolder(template: str, text: str, prefix: str) -> str:
         return text.replace(old, new)
 
     if template == "pre-commit-config.yaml":
-        files = r"(?i)^knowledge/(.*\.(md|markdown|mdown|mkdn?|mdwn)|_synonyms\.txt)$"
-        text = swap(f"files: {files}", "files: " + json.dumps(
-            "(?i)^" + re.escape(prefix + "/") + files.removeprefix("(?i)^"), ensure_ascii=False))
-        links = "entry: *kb-entry\n        language: system\n        pass_filenames: false\n"
-        return swap(links, links + "        args: [" + json.dumps(prefix + "/knowledge",
-                                                             ensure_ascii=False) + "]\n")
+        run = "        pass_filenames: false\n        always_run: true\n"
+        return swap(run, run + "        args: [" + json.dumps(prefix + "/knowledge",
+                                                           ensure_ascii=False) + "]\n")
     folder = json.dumps(prefix, ensure_ascii=False)
     text = swap("    runs-on: ubuntu-latest\n", "    runs-on: ubuntu-latest\n    defaults:\n"
                 f"      run:\n        working-directory: {folder}\n")
@@ -129,73 +128,34 @@ def merge_lines(ours: bytes, theirs: bytes) -> bytes | None:
     return theirs + sep + eol.join(line.encode() for line in added) + eol
 
 
-OUR_HOOKS = {"kb-check", "kb-check-links"}
-
-
-def merge_hooks(ours: bytes, theirs: bytes) -> bytes | None:
-    """`theirs` (a project's own .pre-commit-config.yaml) with the repository entry of our
-    hooks appended to its `repos:` (and our `default_install_hook_types` when it names
-    none), its own text, comments and hooks kept; None when it has our hooks already.
-    Why: `kb init` in a project using pre-commit (black, ruff) refused its config, and
-    `--force` replaced the project's hooks with ours. Raises ValueError for a file this
-    cannot extend safely (not YAML, `repos:` in flow style): `kb init` then refuses it,
-    and `--force` overwrites it, as before."""
-    text = theirs.decode("utf-8")
-    eol = "\r\n" if "\r\n" in text else "\n"
-    text = text.replace("\r\n", "\n")
-    config = yaml.safe_load(text) or {}
-    repos = config.get("repos", []) if isinstance(config, dict) else None
-    if not isinstance(repos, list):
-        raise ValueError("not a pre-commit configuration")
-    if any(hook.get("id") in OUR_HOOKS for repo in repos if isinstance(repo, dict)
-           for hook in repo.get("hooks") or () if isinstance(hook, dict)):
-        return None
-    template = ours.decode()
-    entry = template[template.index("\nrepos:\n") + len("\nrepos:\n"):]
-    lines = text.splitlines()
-    at = next((i for i, line in enumerate(lines) if re.match(r"repos:[ \t]*(#.*)?$", line)),
-              None)
-    if at is None:
-        if "repos" in config:  # `repos: []`, or another flow style
-            raise ValueError("its repos: list is not a block list")
-        lines += ["repos:"]
-        at = len(lines) - 1
-    end = next((i for i in range(at + 1, len(lines)) if lines[i][:1] not in ("", " ", "-", "#")),
-               len(lines))
-    while end > at + 1 and (not lines[end - 1].strip() or lines[end - 1].startswith("#")):
-        end -= 1  # before the blank and comment lines that end the list
-    item = next((line for line in lines[at + 1:end] if line.strip()
-                 and not line.lstrip().startswith("#")), "  -")
-    indent = " " * (len(item) - len(item.lstrip()))
-    added = [indent + line[2:] if line.startswith("  ") else line
-              for line in entry.rstrip("\n").split("\n")]
-    lines[end:end] = added
-    if "default_install_hook_types" not in config:
-        lines.insert(at, next(line for line in template.splitlines()
-                              if line.startswith("default_install_hook_types:")))
-    merged = "\n".join(lines) + "\n"
-    check = yaml.safe_load(merged)
-    if check.get("repos", [])[:len(repos)] != repos or len(check["repos"]) != len(repos) + 1:
-        raise ValueError("its repos: list could not be extended")
-    return merged.replace("\n", eol).encode("utf-8")
-
-
-def scaffold(target: Path, force: bool = False) -> tuple[list[Path], bool]:
-    """Write the skeleton into `target`. Returns (files written, whether git init ran).
+def scaffold(target: Path, force: bool = False) -> tuple[list[Path], bool, list[str]]:
+    """Write the skeleton into `target`. Returns (files written, whether git init ran, one
+    line for each change made to a project's own file beyond adding lines).
 
     A file named in `MERGED` the target already has gets our lines it lacks (it is left
-    alone when it lacks none), with or without `force`: it is the project's, not ours. A
-    file already holding what would be written is left alone (not written, not refused)."""
+    alone when it lacks none), with or without `force`: it is the project's, not ours; in
+    a .pre-commit-config.yaml holding the hooks an earlier `kb init` wrote, those hooks
+    are brought to the current one (`upgrade_hooks`; with `force`, kb's hooks the project
+    edited too). A file already holding what would be written is left alone (not written,
+    not refused). Other files of the skeleton that exist are refused, nothing written,
+    unless `force` (overwritten); in a knowledge base already (`_a_knowledge_base`) they
+    are left as they are, with a line naming them."""
     if target.exists() and not target.is_dir():
         raise KbError("exists and is not a directory", path=str(target))
     files = plan(target)
     kept: set[Path] = set()  # the project's own files, merged with ours
+    notes: list[str] = []
     for name in MERGED:
         path = target / name
         if path.is_file() and not path.is_symlink():
-            merge = merge_hooks if name == ".pre-commit-config.yaml" else merge_lines
+            hooks = name == ".pre-commit-config.yaml"
             try:
-                merged = merge(files[path], path.read_bytes())
+                theirs = path.read_bytes()
+                merged = (merge_hooks if hooks else merge_lines)(files[path], theirs)
+                if merged is None and hooks:
+                    merged, note = upgrade_hooks(TEMPLATE_HOOKS.read_text(encoding="utf-8"),
+                                                 theirs, force)
+                    notes += [f"{path}: {note}"] if note else []
             except (ValueError, yaml.YAMLError):  # not one to extend: refused, or --force
                 continue
             kept.add(path)
@@ -206,12 +166,34 @@ def scaffold(target: Path, force: bool = False) -> tuple[list[Path], bool]:
         del files[path]  # already there as kb init writes it: `kb init` again is no error
     for path in files:
         _refuse_in_the_way(target, path)
-    if not force:
-        for path in files:
-            if path not in kept and (path.exists() or path.is_symlink()):
-                raise KbError("already exists; use --force to overwrite", path=str(path))
+    existing = [p for p in files if p not in kept and (p.exists() or p.is_symlink())]
+    if existing and not force:
+        if not _a_knowledge_base(target):
+            raise KbError("already exists; use --force to overwrite", path=str(existing[0]))
+        for path in existing:
+            del files[path]
+        named = ", ".join(p.relative_to(target).as_posix() for p in existing[:6]) + (
+            f" and {len(existing) - 6} more" if len(existing) > 6 else "")
+        notes.append(f"left as they are (not as kb init writes them; --force overwrites "
+                     f"them): {named}")
     _write_all(files, kept)
-    return sorted(files), _git_init(target)
+    return sorted(files), _git_init(target), notes
+
+
+def _a_knowledge_base(target: Path) -> bool:
+    """Whether `target` holds a knowledge base already: its kb.toml and the knowledge folder
+    that names. There `kb init` again leaves the files of the skeleton the project has
+    changed (kb.toml, the workflows, the example) as they are, and still writes what is
+    missing and brings kb's hooks up to date. Why: it refused the whole run for an edited
+    kb.toml or workflow, the state of every repository an earlier `kb init` made, so its
+    hooks were never updated, and `--force` would have replaced the project's kb.toml."""
+    if not (target / CONFIG_NAME).is_file():
+        return False
+    try:
+        cfg = load_config(target)
+    except KbError:
+        return False
+    return cfg.root.resolve() == target.resolve() and cfg.path("knowledge").is_dir()
 
 
 def _holds(path: Path, data: bytes) -> bool:

@@ -142,6 +142,7 @@ LAYERS = [
     {"check", "query"},
     {"build"},
     {"ship"},
+    {"hookconfig"},
     {"agents", "scaffold"},
     {"engine"},
     {"serve"},

@@ -74,7 +74,7 @@ def test_init_adds_its_hooks_to_the_projects_own(tmp_path, name):
     assert all(line in lines for line in theirs.splitlines())  # theirs, in order, untouched
     config, before = yaml.safe_load(merged), yaml.safe_load(theirs) or {}
     assert config["repos"][:-1] == before.get("repos", [])
-    assert [h["id"] for h in config["repos"][-1]["hooks"]] == ["kb-check", "kb-check-links"]
+    assert [h["id"] for h in config["repos"][-1]["hooks"]] == ["kb-check"]
     assert config["default_install_hook_types"] == before.get(
         "default_install_hook_types", ["pre-commit", "pre-merge-commit"])
     assert {k: v for k, v in config.items() if k not in ("repos", "default_install_hook_types")
@@ -122,4 +122,4 @@ def test_a_config_it_cannot_extend_is_refused_and_forced_over(tmp_path, theirs):
     forced = kb("init", "--force", str(project))
     assert forced.exit_code == 0, forced.output
     config = yaml.safe_load((project / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
-    assert [h["id"] for h in config["repos"][0]["hooks"]] == ["kb-check", "kb-check-links"]
+    assert [h["id"] for h in config["repos"][0]["hooks"]] == ["kb-check"]

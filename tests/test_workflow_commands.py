@@ -112,7 +112,7 @@ def test_the_texts_call_kb_where_expected():
             "$RUNNER_TEMP/release.key"] in found  # kb init's release job, its array expanded
     assert ["review", "check", "--base", "origin/VALUE"] in found
     # kb init's hooks: kb from PATH, else by the Python that `pre-commit install` recorded
-    assert calls["pre-commit-config.yaml:kb-check-links"] == [["check", "$@"]] * 2
+    assert calls["pre-commit-config.yaml:kb-check"] == [["check", "$@"]] * 2
     assert {"check", "build", "release", "review", "bundle", "sync", "publish"} <= {
         args[0] for args in found}
 

@@ -30,7 +30,7 @@ def init(directory: Path, force: bool, as_json: bool) -> None:
     the lines it lacks, and an existing .pre-commit-config.yaml kb's hooks added to its own.
     """
     branch = workflow_branch(directory)  # before `git init`, which starts on BRANCH
-    written, git_ran = scaffold(directory, force)
+    written, git_ran, notes = scaffold(directory, force)
     rels = [p.relative_to(directory).as_posix() for p in written]
     outer = enclosing_root(directory)
     inert = (f"{directory} lies inside the Git repository {outer}: its .pre-commit-config.yaml "
@@ -49,10 +49,12 @@ def init(directory: Path, force: bool, as_json: bool) -> None:
                         f"them; un-ignore them (`git check-ignore -v PATH` names the line)")
     if as_json:
         echo_json({"directory": str(directory), "files": rels, "git_init": git_ran,
-                   "branch": branch, "warnings": warnings})
+                   "branch": branch, "warnings": warnings, "changed": notes})
         return
     for warning in warnings:
         click.echo(f"kb init: warning: {warning}", err=True)
+    for note in notes:
+        click.echo(f"kb init: {note}", err=True)
     for rel in rels:
         click.echo(rel)
     note = " (git init)" if git_ran else ""

@@ -1,0 +1,326 @@
+"""kb's hooks in a project's own .pre-commit-config.yaml: added to it (`merge_hooks`), and an
+earlier `kb init`'s hooks brought to the current one (`upgrade_hooks`). Both edit the file's
+text, never re-dump it: the project's other hooks, comments and formatting stay as written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+OUR_HOOKS = ("kb-check", "kb-check-links")
+EARLIER = Path(str(resources.files("kbtools") / "data" / "init" / "earlier-hooks.yaml"))
+
+
+def merge_hooks(ours: bytes, theirs: bytes) -> bytes | None:
+    """`theirs` (a project's own .pre-commit-config.yaml) with the repository entry of our
+    hooks appended to its `repos:` (and our `default_install_hook_types` when it names
+    none), its own text, comments and hooks kept; None when it has our hooks already.
+    Why: `kb init` in a project using pre-commit (black, ruff) refused its config, and
+    `--force` replaced the project's hooks with ours. Raises ValueError for a file this
+    cannot extend safely (not YAML, `repos:` in flow style): `kb init` then refuses it,
+    and `--force` overwrites it, as before."""
+    text = theirs.decode("utf-8")
+    eol = "\r\n" if "\r\n" in text else "\n"
+    text = text.replace("\r\n", "\n")
+    config = yaml.safe_load(text) or {}
+    repos = config.get("repos", []) if isinstance(config, dict) else None
+    if not isinstance(repos, list):
+        raise ValueError("not a pre-commit configuration")
+    if _ours(config):
+        return None
+    template = ours.decode()
+    entry = template[template.index("\nrepos:\n") + len("\nrepos:\n"):]
+    lines = text.splitlines()
+    at = next((i for i, line in enumerate(lines) if re.match(r"repos:[ \t]*(#.*)?$", line)),
+              None)
+    if at is None:
+        if "repos" in config:  # `repos: []`, or another flow style
+            raise ValueError("its repos: list is not a block list")
+        lines += ["repos:"]
+        at = len(lines) - 1
+    end = next((i for i in range(at + 1, len(lines)) if lines[i][:1] not in ("", " ", "-", "#")),
+               len(lines))
+    while end > at + 1 and (not lines[end - 1].strip() or lines[end - 1].startswith("#")):
+        end -= 1  # before the blank and comment lines that end the list
+    item = next((line for line in lines[at + 1:end] if line.strip()
+                 and not line.lstrip().startswith("#")), "  -")
+    indent = " " * (len(item) - len(item.lstrip()))
+    added = [indent + line[2:] if line.startswith("  ") else line
+             for line in entry.rstrip("\n").split("\n")]
+    lines[end:end] = added
+    if "default_install_hook_types" not in config:
+        lines.insert(at, _install_types(template))
+    merged = "\n".join(lines) + "\n"
+    check = yaml.safe_load(merged)
+    if check.get("repos", [])[:len(repos)] != repos or len(check["repos"]) != len(repos) + 1:
+        raise ValueError("its repos: list could not be extended")
+    return merged.replace("\n", eol).encode("utf-8")
+
+
+@dataclass(frozen=True)
+class _Hook:
+    """One hook of ours in the file: its values, and the lines its item spans."""
+    values: dict[str, Any]
+    first: int  # the line of its `-`
+    last: int  # its last line holding a key or a value
+
+
+def upgrade_hooks(template: str, theirs: bytes, force: bool = False
+                  ) -> tuple[bytes | None, str | None]:
+    """`theirs` (a .pre-commit-config.yaml holding hooks with kb's ids) with the hooks an
+    earlier `kb init` wrote (`earlier-hooks.yaml`: `language: system` with `entry: kb
+    check`, which fails in a Git app whose PATH lacks kb's virtualenv; or a staged-files
+    hook beside a whole-folder one, each finding reported twice) replaced by the one hook of
+    `template` (`kb init`'s own configuration), at the first one's place; and one line
+    saying what changed. (None, None) when there is nothing to change. A hook with kb's id
+    that kb did not write so (the project edited it) is left alone, with a line saying so,
+    unless `force`, which replaces it too. Only those lines change: the project's other
+    hooks, its comments and its formatting are kept."""
+    text = theirs.decode("utf-8")
+    eol = "\r\n" if "\r\n" in text else "\n"
+    text = text.replace("\r\n", "\n")
+    lines = text.split("\n")
+    config = yaml.safe_load(text)
+    new_item, new_hook = _template_hook(template)
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    found = [] if root is None else _find_ours(root, config, lines)
+    if not found:
+        return None, None
+    ids = ", ".join(dict.fromkeys(h.values.get("id", "") for h in found))
+    current = [h for h in found if _is_current(h.values, new_hook)]
+    if len(found) == 1 and current:
+        return None, None
+    earlier = _earlier()
+    edited = [h for h in found if not _written_by_kb(h.values, earlier)]
+    if edited and not force:
+        if len(found) == 1 and found[0].values.get("entry") == new_hook["entry"]:
+            return None, None  # the current hook with the project's own options
+        return None, (f"kept kb's hooks ({ids}) as they are: "
+                      f"{', '.join(str(h.values.get('id')) for h in edited)} is not as kb init "
+                      "wrote it: copy the kb-check hook of a new kb init, or run kb init "
+                      "--force, which also overwrites every file of the skeleton")
+    folder = _folder([h.values for h in found])
+    indent = lines[found[0].first][:len(lines[found[0].first])
+                                   - len(lines[found[0].first].lstrip())]
+    replacement = [indent + line[6:] if line.startswith("      ") else line
+                   for line in new_item]
+    if folder is not None:
+        replacement.append(indent + "  args: [" + _json_str(folder) + "]")
+    known = earlier["comments"] | _comments(new_item)
+    out = list(lines)
+    for hook in sorted(found, key=lambda h: h.first, reverse=True):
+        start = hook.first
+        while start > 0 and _comment(out[start - 1]) in known:
+            start -= 1  # kb's own comment lines above the hook go with it
+        out[start:hook.last + 1] = replacement if hook is found[0] else []
+    added_types = isinstance(config, dict) and "default_install_hook_types" not in config
+    if added_types:
+        at = next(i for i, line in enumerate(out) if re.match(r"repos:[ \t]*(#.*)?$", line))
+        out.insert(at, _install_types(template))
+    upgraded = "\n".join(out)
+    if not _same_but_ours(config, yaml.safe_load(upgraded), {**new_hook, **(
+            {"args": [folder]} if folder is not None else {})}):
+        return None, (f"kept kb's hooks ({ids}) as they are: they could not be rewritten in "
+                      "place; copy the kb-check hook of a new kb init's .pre-commit-config.yaml")
+    was = ("`kb check` from PATH" if any(h.values.get("entry") in ("kb check", None)
+                                         or str(h.values.get("entry")).startswith("kb ")
+                                         for h in found)
+           else "a staged-files hook beside a whole-folder one")
+    said = (f"kb's hooks ({ids}; {was}) are now one kb-check hook that finds kb without "
+            "PATH and reports each finding once")
+    if added_types:
+        said += ("; default_install_hook_types added: run pre-commit install again to check "
+                 "merges too")
+    return upgraded.replace("\n", eol).encode("utf-8"), said
+
+
+def _ours(config: Any) -> bool:
+    repos = config.get("repos") if isinstance(config, dict) else None
+    return isinstance(repos, list) and any(
+        hook.get("id") in OUR_HOOKS for repo in repos if isinstance(repo, dict)
+        for hook in repo.get("hooks") or () if isinstance(hook, dict))
+
+
+def _install_types(template: str) -> str:
+    return next(line for line in template.splitlines()
+                if line.startswith("default_install_hook_types:"))
+
+
+def _template_hook(template: str) -> tuple[list[str], dict[str, Any]]:
+    """The lines of the template's hook item (its comments above it included) and its
+    values."""
+    lines = template.rstrip("\n").split("\n")
+    at = next(i for i, line in enumerate(lines) if line.strip() == "hooks:") + 1
+    hooks = yaml.safe_load(template)["repos"][0]["hooks"]
+    if len(hooks) != 1:
+        raise AssertionError("kb init's template holds one hook")
+    return lines[at:], dict(hooks[0])
+
+
+def _find_ours(root: yaml.Node, config: Any, lines: list[str]) -> list[_Hook]:
+    """kb's hooks (by id, in `repo: local` entries) in file order, with their line spans."""
+    found: list[_Hook] = []
+    repos = _value(root, "repos")
+    if not isinstance(repos, yaml.SequenceNode):
+        return found
+    for r, repo in enumerate(repos.value):
+        hooks = _value(repo, "hooks")
+        if _scalar(_value(repo, "repo")) != "local" or not isinstance(hooks, yaml.SequenceNode):
+            continue
+        for h, hook in enumerate(hooks.value):
+            values = config["repos"][r]["hooks"][h]
+            if not isinstance(hook, yaml.MappingNode) or not isinstance(values, dict) \
+                    or values.get("id") not in OUR_HOOKS:
+                continue
+            first = hook.start_mark.line
+            if not lines[first].lstrip().startswith("-"):
+                first -= 1  # `-` alone on the line above
+            last = max(_last_line(value) for _key, value in hook.value)
+            while last > first and (not lines[last].strip()
+                                    or lines[last].lstrip().startswith("#")):
+                last -= 1
+            found.append(_Hook(values, first, last))
+    return found
+
+
+def _value(node: yaml.Node, key: str) -> yaml.Node | None:
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    return next((v for k, v in node.value if _scalar(k) == key), None)
+
+
+def _scalar(node: yaml.Node | None) -> str | None:
+    return node.value if isinstance(node, yaml.ScalarNode) else None
+
+
+def _last_line(node: yaml.Node) -> int:
+    """The last line holding `node`'s text (a block scalar's end mark is past its end)."""
+    end = node.end_mark
+    return end.line if end.column > 0 or end.line == node.start_mark.line else end.line - 1
+
+
+def _earlier() -> dict[str, Any]:
+    data = yaml.safe_load(EARLIER.read_text(encoding="utf-8"))
+    return {"names": {key: set(value) for key, value in data["names"].items()},
+            "entries": set(data["entries"]), "files": list(data["files"]),
+            "comments": set(data["comments"])}
+
+
+def _comment(line: str) -> str | None:
+    stripped = line.strip()
+    return stripped.lstrip("#").strip() if stripped.startswith("#") else None
+
+
+def _comments(item: list[str]) -> set[str]:
+    return {text for text in map(_comment, item) if text is not None}
+
+
+def _written_by_kb(values: dict[str, Any], earlier: dict[str, Any]) -> bool:
+    """Whether a hook with kb's id holds only what some `kb init` wrote (`earlier`)."""
+    hook_id = str(values.get("id"))
+    links = hook_id == "kb-check-links"
+    allowed = {"id", "name", "entry", "language", "files", "pass_filenames", "always_run",
+               "args"}
+    if set(values) - allowed or values.get("language") != "system" \
+            or values.get("name") not in earlier["names"].get(hook_id, ()):
+        return False
+    entry = values.get("entry")
+    folder_entry = (isinstance(entry, str) and len(_words(entry)) == 3
+                    and _words(entry)[:2] == ["kb", "check"])
+    if entry not in earlier["entries"] and not (links and folder_entry):
+        return False
+    whole = values.get("pass_filenames") is False and values.get("always_run") is True
+    if "files" in values:  # a staged-files hook
+        if links or "pass_filenames" in values or "always_run" in values or "args" in values \
+                or _files_folder(values["files"], earlier["files"]) is None:
+            return False
+    elif not whole:
+        return False
+    args = values.get("args")
+    return args is None or (isinstance(args, list) and len(args) == 1
+                            and isinstance(args[0], str))
+
+
+def _is_current(values: dict[str, Any], new: dict[str, Any]) -> bool:
+    return {k: v for k, v in values.items() if k != "args"} == new and (
+        values.get("args") is None or (isinstance(values["args"], list)
+                                       and len(values["args"]) == 1))
+
+
+def _words(entry: str) -> list[str]:
+    try:
+        return shlex.split(entry)
+    except ValueError:
+        return []
+
+
+def _files_folder(pattern: Any, known: list[str]) -> str | None:
+    """The folder a kb-written `files:` pattern names ("" at the root), else None."""
+    if pattern in known:
+        return ""
+    for root in known:
+        tail = root.removeprefix("(?i)").removeprefix("^")
+        if isinstance(pattern, str) and pattern.startswith("(?i)^") and pattern.endswith(tail):
+            escaped = pattern[len("(?i)^"):len(pattern) - len(tail)]
+            folder = re.sub(r"\\(.)", r"\1", escaped)
+            if folder.endswith("/") and re.escape(folder) == escaped:
+                return folder.rstrip("/")
+    return None
+
+
+def _folder(hooks: list[dict[str, Any]]) -> str | None:
+    """The knowledge folder kb's earlier hooks named from the Git root (`args:`, `kb check
+    FOLDER`, a subfolder's `files:` pattern), or None for the one kb.toml names."""
+    for values in hooks:
+        args = values.get("args")
+        if isinstance(args, list) and args:
+            return str(args[0])
+        words = _words(str(values.get("entry", "")))
+        if values.get("id") == "kb-check-links" and len(words) == 3 \
+                and words[:2] == ["kb", "check"] and not words[2].startswith("-"):
+            return None if words[2] in ("knowledge", "knowledge/") else words[2]
+    for values in hooks:
+        prefix = _files_folder(values.get("files"), _earlier()["files"])
+        if prefix:
+            return prefix + "/knowledge"
+    return None
+
+
+def _json_str(text: str) -> str:
+    """A YAML double-quoted scalar (a JSON string is one): a folder with spaces, `#` or
+    `: ` stays one value."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _same_but_ours(before: Any, after: Any, new_hook: dict[str, Any]) -> bool:
+    """Whether `after` is `before` with kb's hooks replaced by `new_hook` and, at most,
+    `default_install_hook_types` added: nothing of the project's changed."""
+    if not isinstance(after, dict) or not isinstance(before, dict):
+        return False
+
+    def strip(config: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        repos = []
+        mine = []
+        for repo in config.get("repos") or []:
+            hooks = [h for h in repo.get("hooks") or [] if h.get("id") not in OUR_HOOKS]
+            mine += [h for h in repo.get("hooks") or [] if h.get("id") in OUR_HOOKS]
+            repos.append({**repo, "hooks": hooks} if "hooks" in repo else repo)
+        rest = {k: v for k, v in config.items()
+                if k not in ("repos", "default_install_hook_types")}
+        return {"repos": repos, **rest}, mine
+
+    kept_before, _ = strip(before)
+    kept_after, mine = strip(after)
+    types = before.get("default_install_hook_types")
+    return (kept_before == kept_after and mine == [new_hook]
+            and (types is None or after.get("default_install_hook_types") == types)
+            and all(repo.get("hooks") for repo in after.get("repos") or []
+                    if "hooks" in repo))

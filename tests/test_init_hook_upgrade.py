@@ -1,0 +1,204 @@
+"""`kb init` in a repository an earlier `kb init` made brings kb's hooks to the current one.
+
+Earlier hooks were `language: system` with `entry: kb check` (every commit from a Git app
+whose PATH lacks kb's virtualenv failed with "Executable `kb` not found"), then a staged-files
+hook beside a whole-folder one (each finding of a failing commit said twice). The
+configurations in tests/fixtures/earlier_hooks/ are what `kb init` wrote at those commits
+(`root-*` from the template of that commit, `subfolder-*` by running that commit's `kb init
+"docs/知识 库"` inside a repository). Only kb's own hooks change: the project's other hooks,
+comments, line ends and formatting are kept; a kb hook the project edited is kept unless
+`--force`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import git
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from kbtools.cli import main
+from kbtools.scaffold import TEMPLATE_HOOKS, for_subfolder
+
+FIXTURES = Path(__file__).parent / "fixtures" / "earlier_hooks"
+EARLIER = sorted(p.name for p in FIXTURES.glob("*.yaml"))
+SUB = "docs/知识 库"
+BIN = Path(sys.executable).parent
+GIT = shutil.which("git")
+APP_PATH = os.pathsep.join(dict.fromkeys([str(Path(GIT).parent) if GIT else "/usr/bin",
+                                          "/usr/bin", "/bin"]))
+
+
+def kb(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def _repository(tmp_path: Path, earlier: str) -> tuple[Path, Path]:
+    """(Git root, the folder `kb init` ran in) of a knowledge repository whose
+    .pre-commit-config.yaml is the earlier `kb init`'s, committed; its kb.toml edited, as a
+    project's is."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    repo = git.Repo.init(root)
+    with repo.config_writer() as config:
+        config.set_value("user", "name", "作者")
+        config.set_value("user", "email", "author@example.org")
+    target = root / SUB if earlier.startswith("subfolder") else root
+    assert kb("init", str(target)).exit_code == 0
+    shutil.copy(FIXTURES / earlier, target / ".pre-commit-config.yaml")
+    toml = target / "kb.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + "\n# 项目自己的设置\n", encoding="utf-8")
+    repo.git.add(A=True)
+    repo.git.commit("-qm", "an earlier kb init", "--no-verify")
+    return root, target
+
+
+def _current(target: Path, root: Path) -> dict[str, object]:
+    text = TEMPLATE_HOOKS.read_text(encoding="utf-8")
+    if target != root:
+        text = for_subfolder("pre-commit-config.yaml", text, target.relative_to(root).as_posix())
+    return dict(yaml.safe_load(text))
+
+
+@pytest.mark.parametrize("earlier", EARLIER)
+def test_kb_init_again_brings_the_hooks_an_earlier_kb_init_wrote_to_the_current_one(
+        tmp_path, earlier):
+    root, target = _repository(tmp_path, earlier)
+    config = target / ".pre-commit-config.yaml"
+    before = config.read_text(encoding="utf-8")
+    result = kb("init", str(target))
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.stderr.splitlines()
+            if line.startswith(f"kb init: {config}: ")]
+    ids = "kb-check" if "kb-check-links" not in before else "kb-check, kb-check-links"
+    assert said == [f"kb init: {config}: kb's hooks ({ids}; " + (
+        "a staged-files hook beside a whole-folder one" if "kb-entry" in before
+        else "`kb check` from PATH") + ") are now one kb-check hook that finds kb without PATH "
+        "and reports each finding once" + (
+            "" if "default_install_hook_types" in before else
+            "; default_install_hook_types added: run pre-commit install again to check "
+            "merges too")]
+    after = config.read_text(encoding="utf-8")
+    assert yaml.safe_load(after)["repos"] == _current(target, root)["repos"]
+    header = before[:before.index("repos:")]  # the file's own comments, kept as written
+    assert all(line in after.splitlines() for line in header.splitlines())
+    assert any(line.startswith("kb init: left as they are") and "kb.toml" in line
+               for line in result.stderr.splitlines())  # the project's kb.toml
+    assert (target / "kb.toml").read_text(encoding="utf-8").endswith("# 项目自己的设置\n")
+    again = kb("init", str(target))  # the current hook: nothing more to do
+    assert again.exit_code == 0 and f"{config}: " not in again.output, again.output
+    assert config.read_text(encoding="utf-8") == after
+
+
+THEIRS = """# 项目自己的钩子 (the project's own hooks)\r
+repos:\r
+- repo: local\r
+  hooks:\r
+  - id: no-fixme   # 行尾注释\r
+    name: no FIXME\r
+    entry: FIXME\r
+    language: pygrep\r
+\r
+  # 我们自己的说明, between two hooks\r
+  - id: kb-check\r
+    name: kb check (front matter, paths, tables, formulas)\r
+    entry: kb check\r
+    language: system\r
+    files: (?i)^knowledge/(.*\\.md|_synonyms\\.txt)$\r
+  - id: my-kb-check\r
+    name: our own kb call\r
+    entry: kb check --lenient\r
+    language: system\r
+    pass_filenames: false\r
+- repo: https://example.org/kbtools\r
+  rev: v0.1.0\r
+  hooks:\r
+  - id: kb-check-all\r
+\r
+# 结尾的注释\r
+"""
+
+
+def test_only_kbs_own_hook_changes_the_projects_lines_and_line_ends_are_kept(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    git.Repo.init(project)
+    (project / ".pre-commit-config.yaml").write_bytes(THEIRS.encode("utf-8"))
+    result = kb("init", str(project))
+    assert result.exit_code == 0, result.output
+    after = (project / ".pre-commit-config.yaml").read_bytes().decode("utf-8")
+    assert after.count("\n") == after.count("\r\n")
+    lines = iter(after.splitlines())
+    ours = THEIRS.splitlines()[10:15]
+    assert all(line in lines for line in THEIRS.splitlines() if line not in ours)  # in order
+    assert ours[2] not in after.splitlines() and ours[4] not in after.splitlines()
+    before, config = yaml.safe_load(THEIRS), yaml.safe_load(after)
+    [hook] = [h for h in config["repos"][0]["hooks"] if h["id"] == "kb-check"]
+    assert [h["id"] for h in config["repos"][0]["hooks"]] == ["no-fixme", "kb-check",
+                                                              "my-kb-check"]
+    assert hook == _current(project, project)["repos"][0]["hooks"][0]
+    assert config["repos"][1] == before["repos"][1]  # kb as a hook repository: not ours
+    assert config["default_install_hook_types"] == ["pre-commit", "pre-merge-commit"]
+
+
+def test_a_kb_hook_the_project_edited_is_kept_unless_force(tmp_path):
+    """`--lenient` added to kb's hook: not as kb init wrote it, so kept, in one line saying
+    what --force does; `--force` replaces it (and, as always, the skeleton's files)."""
+    root, target = _repository(tmp_path, "root-951bcd9a.yaml")
+    config = target / ".pre-commit-config.yaml"
+    edited = config.read_text(encoding="utf-8").replace(
+        "        entry: kb check\n        language: system\n        files:",
+        "        entry: kb check --lenient\n        language: system\n        files:", 1)
+    config.write_text(edited, encoding="utf-8")
+    kept = kb("init", str(target))
+    assert kept.exit_code == 0, kept.output
+    assert f"kb init: {config}: kept kb's hooks (kb-check, kb-check-links) as they are: " \
+           "kb-check is not as kb init wrote it: copy the kb-check hook of a new kb init, or " \
+           "run kb init --force, which also overwrites every file of the skeleton" \
+           in kept.stderr.splitlines()
+    assert config.read_text(encoding="utf-8") == edited
+    forced = kb("init", "--force", str(target))
+    assert forced.exit_code == 0, forced.output
+    assert yaml.safe_load(config.read_text(encoding="utf-8"))["repos"] == _current(
+        target, root)["repos"]
+
+
+@pytest.mark.skipif(not (BIN / "pre-commit").exists() or GIT is None,
+                    reason="pre-commit or git not installed")
+@pytest.mark.skipif(shutil.which("kb", path=APP_PATH) is not None,
+                    reason="a kb outside the virtualenv is on the system PATH")
+def test_after_kb_init_a_commit_from_a_git_app_is_checked_each_finding_once(tmp_path):
+    """The earlier hook, committed to from a Git app (PATH without the virtualenv): "Executable
+    `kb` not found". After `kb init .`: the commit is checked, each finding said once."""
+    root, target = _repository(tmp_path, "root-951bcd9a.yaml")
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PRE_COMMIT")}
+    env["PRE_COMMIT_HOME"] = str(tmp_path / "pc")
+    subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=root, check=True,
+                   env={**env, "PATH": f"{BIN}{os.pathsep}{APP_PATH}"}, capture_output=True)
+    app = {**env, "PATH": APP_PATH}
+    doc = target / "knowledge" / "getting-started.md"
+    good = doc.read_text(encoding="utf-8")
+    doc.write_text(good.replace("category: engineering", "category: 无此类"), encoding="utf-8")
+
+    def commit() -> tuple[int, str]:
+        subprocess.run(["git", "add", "-A"], cwd=root, env=app, check=True)
+        done = subprocess.run(["git", "commit", "-qm", "从应用提交"], cwd=root, env=app,
+                              capture_output=True, text=True, timeout=300)
+        return done.returncode, done.stdout + done.stderr
+
+    code, said = commit()
+    assert code == 1 and "Executable `kb` not found" in said, said
+    assert kb("init", str(target)).exit_code == 0
+    code, said = commit()
+    assert code == 1 and "not found" not in said, said
+    assert said.count("error: fm-unknown-category: unknown category '无此类'") == 1, said
+    doc.write_text(good + "\n从应用补充的一段。\n", encoding="utf-8")
+    code, said = commit()
+    assert code == 0, said
+    assert git.Repo(root).git.status("--porcelain") == ""
