@@ -165,3 +165,28 @@ def test_crlf_under_autocrlf_and_a_bom_pass_an_empty_file_is_refused(author):
     author.git("add", "-A")
     assert author.commit() == (1, ["knowledge/empty.md:1:1: error: file-empty: file is empty"])
     assert author.git("status", "--porcelain").stdout == "A  knowledge/empty.md\n"
+
+
+def test_each_finding_of_a_failing_commit_is_said_once(author):
+    """A staged-files hook and a whole-folder hook both ran and both reported every staged
+    document's finding: each was said twice. One hook now checks the folder as the commit
+    holds it: a staged document's finding and a deleted target's broken link, once each.
+    Files the build never reads are not refused either (the staged-files hook checked them
+    as documents): Typora's copy mid-save and an Obsidian trash note are warnings, an
+    underscore file is no document."""
+    author.write(TARGET, author.text(TARGET).replace(*BAD))
+    author.git("rm", "-q", "knowledge/getting-started.md")
+    author.write(LINKER, author.text(LINKER) + "\n见[入门](getting-started.md)。\n")
+    author.write("knowledge/链接 a#b~.md", "---\ntitle: 半存\n---\n")  # Typora, mid-save
+    author.write("knowledge/.trash/旧.md", "旧笔记\n")
+    author.write("knowledge/_草稿.md", "草稿\n")
+    author.git("add", "-A")
+    done = author.git("commit", "-qm", "msg")
+    said = (done.stdout + done.stderr).splitlines()
+    errors = [line for line in said if ": error: " in line and not line.startswith("kb: ")]
+    assert done.returncode == 1 and [e.split(": error: ")[0] for e in errors] == [
+        f"{TARGET}:3:1", f"{LINKER}:15:7"], said
+    warned = [line.split(": warning: ")[1].split(":")[0] for line in said
+              if ": warning: " in line]
+    assert warned == ["editor-leftover"] * 2, said
+    assert sum(line.startswith("- hook id: ") for line in said) == 1

@@ -24,11 +24,12 @@ import yaml
 from click.testing import CliRunner
 
 from kbtools.cli import main
-from kbtools.scaffold import TEMPLATE_HOOKS, for_subfolder
+from kbtools.scaffold import TEMPLATES, for_subfolder
 
 FIXTURES = Path(__file__).parent / "fixtures" / "earlier_hooks"
 EARLIER = sorted(p.name for p in FIXTURES.glob("*.yaml"))
 SUB = "docs/知识 库"
+TEMPLATE_HOOKS = TEMPLATES / "pre-commit-config.yaml"
 BIN = Path(sys.executable).parent
 GIT = shutil.which("git")
 APP_PATH = os.pathsep.join(dict.fromkeys([str(Path(GIT).parent) if GIT else "/usr/bin",
