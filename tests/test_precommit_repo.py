@@ -17,6 +17,11 @@ from pre_commit.commands.run import filter_by_include_exclude
 from kbtools.cli import main
 from tests.kbfixtures import REPO, copy_example
 
+GIT = shutil.which("git")
+# what a Git app started from the desktop has: git, the shell and sed, no virtualenv
+APP_PATH = os.pathsep.join(dict.fromkeys([str(Path(GIT).parent) if GIT else "/usr/bin",
+                                          "/usr/bin", "/bin"]))
+
 
 @pytest.mark.skipif(not (REPO / ".git").exists(), reason="not a git checkout")
 def test_pre_commit_all_files_passes(tmp_path):
@@ -29,6 +34,44 @@ def test_pre_commit_all_files_passes(tmp_path):
                          capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stdout + res.stderr
     assert "kb check" in res.stdout and "Passed" in res.stdout
+
+
+@pytest.mark.skipif(not (REPO / ".git").exists() or GIT is None, reason="not a git checkout")
+@pytest.mark.skipif(any(shutil.which(tool, path=APP_PATH) for tool in ("kb", "ruff", "mypy")),
+                    reason="kbtools' tools are on the system PATH")
+def test_this_repositorys_hooks_run_from_a_git_app(tmp_path):
+    """This repository's hooks were `language: system` with `kb`, `ruff` and `mypy` taken
+    from PATH: a commit from a Git app whose PATH lacks the virtualenv stopped on
+    "Executable `kb` not found". They run through scripts/hook.sh now, which finds the
+    tools as kb init's hook finds kb (or in .venv), else says in one line what to run."""
+    clone = tmp_path / "kbtools"
+    subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True, timeout=300)
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PRE_COMMIT")}
+    env.update(PATH=APP_PATH, PRE_COMMIT_HOME=str(tmp_path / "pc"))
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=clone, env=env,
+                              capture_output=True, text=True, timeout=600)
+
+    lost = run("run", "ruff", "--files", "kbtools/errors.py")
+    assert lost.returncode == 1 and "Executable" not in lost.stdout, lost.stdout
+    assert [line for line in lost.stdout.splitlines() if line.startswith("ruff: ")] == [
+        f"ruff: not on PATH ({APP_PATH}), nor importable by the Python of "
+        ".git/hooks/pre-commit or by .venv: run bash scripts/setup.sh test, then "
+        ".venv/bin/python -m pre_commit install"]
+    assert run("install").returncode == 0  # from kbtools' environment, as a developer does
+    (clone / "kbtools" / "unused.py").write_text("import os\n", encoding="utf-8")
+    doc = clone / "knowledge" / "engineering" / "api-authentication.md"
+    doc.write_text(doc.read_text(encoding="utf-8").replace("category: engineering",
+                                                           "category: 无此类", 1),
+                   encoding="utf-8")
+    subprocess.run(["git", "add", "-A"], cwd=clone, env=env, check=True)
+    ruff = run("run", "ruff", "--files", "kbtools/unused.py")
+    assert ruff.returncode == 1 and "F401" in ruff.stdout, ruff.stdout
+    check = run("run", "kb-check")
+    assert check.returncode == 1, check.stdout
+    assert check.stdout.count("error: fm-unknown-category") == 1, check.stdout  # once
+    assert "fm-unknown-category: unknown category '无此类'" in check.stdout
 
 
 def test_the_hook_repository_checks_the_knowledge_folder_only():
@@ -73,7 +116,9 @@ def test_the_caches_stay_out_of_git_without_a_gitignore_naming_them(tmp_path, mo
 def test_another_repository_uses_this_one_as_its_hook_repository(tmp_path):
     """`pre-commit try-repo <this checkout> <hook>` from a knowledge repository with its own
     kb.toml (its knowledge in `docs/知识 库/`): pre-commit installs kbtools from here, and
-    `kb-check-all` checks the folder that kb.toml names, staged, with a Chinese file name."""
+    `kb-check-all` checks the folder that kb.toml names, staged, with a Chinese file name.
+    Run as a Git app runs it, with a PATH that lacks the virtualenv: a hook repository's
+    `language: python` hooks run in the environment pre-commit makes for them."""
     kr = tmp_path / "kr"
     assert CliRunner().invoke(main, ["init", str(kr)]).exit_code == 0
     (kr / ".pre-commit-config.yaml").unlink()  # the hooks come from this repository instead
@@ -84,8 +129,9 @@ def test_another_repository_uses_this_one_as_its_hook_repository(tmp_path):
                                              'knowledge = "docs/知识 库"'))
     doc = kr / "docs" / "知识 库" / "入门 指南.md"
     (kr / "docs" / "知识 库" / "getting-started.md").rename(doc)
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pc"),
-           "KB_HOME": str(tmp_path / "home")}
+    env = {**{k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")},
+           "PRE_COMMIT_HOME": str(tmp_path / "pc"), "KB_HOME": str(tmp_path / "home"),
+           "PATH": APP_PATH}
     repo = git.Repo(kr)
 
     def try_repo() -> subprocess.CompletedProcess[str]:
