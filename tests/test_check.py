@@ -116,6 +116,7 @@ def test_every_code_is_documented(fixture_findings):
     tested |= {"table-large"}  # tests/test_editor_markdown.py
     tested |= {"table-unread", "table-text-row"}  # tests/test_table_unread.py
     tested |= {"text-bidi"}  # test_bidi_controls_are_named_where_they_disguise_text
+    tested |= {"merge-conflict"}  # tests/test_merge_conflict_markers.py
     tested |= {"encoding-utf16", "file-nul"}  # tests/test_windows_files.py
     # the synonyms file and supersedes: tests/test_synonyms.py and tests/test_freshness.py
     tested |= {"synonyms-not-a-group", "synonyms-empty-term", "synonyms-term-too-long",

@@ -190,3 +190,27 @@ def test_each_finding_of_a_failing_commit_is_said_once(author):
               if ": warning: " in line]
     assert warned == ["editor-leftover"] * 2, said
     assert sum(line.startswith("- hook id: ") for line in said) == 1
+
+
+def test_a_merge_committed_with_its_conflict_markers_is_refused(author):
+    """Both branches change one line; the conflict `git add`ed as it stands (what a Git
+    app's "mark as resolved" does) was committed through the hook with both sides and Git's
+    markers. Refused now, once, at the markers; resolved, the merge commits."""
+    good = author.text(TARGET)
+    author.git("checkout", "-qb", "维护")
+    author.write(TARGET, good.replace("液压系统压力异常时先停机。", "液压系统压力异常时先泄压。"))
+    author.git("commit", "-qam", "泄压", "--no-verify")
+    author.git("checkout", "-q", "-")
+    author.write(TARGET, good.replace("液压系统压力异常时先停机。", "压力异常时立即停机。"))
+    author.git("commit", "-qam", "停机", "--no-verify")
+    assert author.git("merge", "维护").returncode == 1  # the conflict
+    author.git("add", TARGET)
+    done = author.git("commit", "--no-edit")
+    said = (done.stdout + done.stderr).splitlines()
+    assert done.returncode == 1, said
+    assert [line.split(": error: ")[0] for line in said if ": error: merge-conflict" in line] == [
+        f"{TARGET}:13:1"]
+    author.write(TARGET, good.replace("液压系统压力异常时先停机。", "压力异常时先泄压，再停机。"))
+    author.git("add", TARGET)
+    assert author.git("commit", "--no-edit").returncode == 0
+    assert len(author.git("log", "-1", "--format=%P").stdout.split()) == 2  # the merge

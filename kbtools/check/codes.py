@@ -25,6 +25,8 @@ CODES: dict[str, str] = {
                        "hold a colleague's edit; not indexed",
     "editor-leftover": "an editor's backup (Typora's `x~.md`, `x.md~`, `x.md.orig`) or a note "
                        "in Obsidian's `.trash/`: not read or indexed (warning)",
+    "merge-conflict": "Git's conflict markers (`<<<<<<<`, `=======`, `>>>>>>>`) left in the "
+                      "file: a merge conflict never resolved",
     "fm-missing": "no front matter block",
     "fm-unterminated": "the front matter block is never closed",
     "fm-empty": "the front matter block is empty",

@@ -7,6 +7,7 @@ into Findings. New content checks plug in via `kbtools.check.engine.CONTENT_CHEC
 from __future__ import annotations
 
 import codecs
+import re
 from collections.abc import Callable, Iterable
 
 from kbtools.check.formula_gaps import Gap
@@ -117,6 +118,46 @@ def bidi_problems(text: str, fm_end_line: int, heading_lines: Iterable[int]) -> 
         out.append(("text-bidi", "warning" if where == "the text" else "error", n, found[0] + 1,
                     f"bidirectional control character {found[1]} in {where}: the line shows "
                     "in another order than it is written (Trojan Source); delete it"))
+    return out
+
+
+# Git's conflict markers: seven of one character at a line's start, `<<<<<<< HEAD`, a
+# `=======` line, `>>>>>>> branch` (and diff3's `||||||| base`)
+_OURS = re.compile(r"<{7}(?: .*)?")
+_SPLIT = re.compile(r"={7}[ \t]*")
+_THEIRS = re.compile(r">{7}(?: .*)?")
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+
+
+def conflict_problems(text: str) -> list[Problem]:
+    """`merge-conflict` at each `<<<<<<<` line followed by a `=======` and a `>>>>>>>` line,
+    outside fenced code (a document may show a conflict there). Why: a merge whose conflict
+    was "marked as resolved" in a Git app, or `git add`ed unedited, committed both sides
+    and the markers; the hook passed it (`=======` under a line makes that line a heading),
+    and the release served both versions of the passage."""
+    out: list[Problem] = []
+    fence = ""
+    start: int | None = None
+    split = False
+    for n, line in enumerate(text.split("\n"), 1):
+        opened = _FENCE.match(line)
+        if fence:
+            if opened and opened[1][0] == fence[0] and len(opened[1]) >= len(fence) \
+                    and not line[opened.end():].strip():
+                fence = ""
+            continue
+        if opened and not (opened[1][0] == "`" and "`" in line[opened.end():]):
+            fence, start, split = opened[1], None, False
+        elif _OURS.fullmatch(line):
+            start, split = n, False
+        elif start is not None and _SPLIT.fullmatch(line):
+            split = True
+        elif start is not None and split and _THEIRS.fullmatch(line):
+            out.append(("merge-conflict", "error", start, 1,
+                        f"a merge conflict left unresolved: Git's markers from line {start} "
+                        f"to line {n} hold both sides; keep the text you want, delete the "
+                        "marker lines, then git add the file"))
+            start, split = None, False
     return out
 
 

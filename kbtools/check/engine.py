@@ -250,6 +250,8 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
     for problem in content.bidi_problems(src.text, src.fm_end_line,
                                          (line for line, _ in result.headings)):
         add(*problem)
+    for problem in content.conflict_problems(src.text):
+        add(*problem)
     anchors: list[AnchorTarget] = []
     edits: list[Edit] = [*yaml_edits, *mend.scan_edits(result.hash_lines, result.spaced)]
     edits.extend([*yaml_syntax.syntax_edits(src), *fm_items.joined_edits(src)])

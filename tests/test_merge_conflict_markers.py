@@ -1,0 +1,62 @@
+"""Git's conflict markers left in a document are `merge-conflict`, an error at the
+`<<<<<<<` line. A merge whose conflict a Git app "marked as resolved" (or that was `git
+add`ed unedited) committed both sides with the markers: `kb check` and so the hook passed it
+(the `=======` under a line made that line a heading) and the release served both versions.
+A conflict shown in fenced code, and a heading underlined with `=======`, are no finding.
+The hook's refusal of such a merge commit: tests/test_init_hook_commits.py."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from kbtools.cli import main
+from tests.kbfixtures import titled_page
+
+CONFLICT = """液压油温度超过 80℃ 时停机。
+<<<<<<< HEAD
+Every 2000 running hours, replace the filter.
+=======
+每运行 2000 小时更换滤芯。
+>>>>>>> 维护-分支
+"""
+
+
+def check(kb, body: str) -> list[str]:
+    (kb / "knowledge" / "a.md").write_text(titled_page("液压系统", body), encoding="utf-8")
+    result = CliRunner().invoke(main, ["check"])
+    return [line for line in result.stdout.splitlines() if "merge-conflict" in line]
+
+
+def test_conflict_markers_are_one_error_at_their_first_line(kb):
+    """The page's body starts at line 13 (titled_page): the markers at 14–18."""
+    assert check(kb, CONFLICT) == [
+        "knowledge/a.md:14:1: error: merge-conflict: a merge conflict left unresolved: Git's "
+        "markers from line 14 to line 18 hold both sides; keep the text you want, delete "
+        "the marker lines, then git add the file"]
+
+
+@pytest.mark.parametrize("body,lines", [
+    # diff3 (`merge.conflictStyle diff3`) and zdiff3 add the base between `|||||||` and `=====`
+    (CONFLICT.replace("=======\n", "||||||| 共同祖先\nEvery 1000 hours.\n=======\n"), [14]),
+    (CONFLICT + "\n" + CONFLICT, [14, 21]),
+    # a conflict shown as an example, in a fenced code block (``` or ~~~), is the text
+    ("解决冲突的样子：\n\n```text\n" + CONFLICT + "```\n", []),
+    ("~~~~\n" + CONFLICT + "```\n~~~\n~~~~\n", []),
+    # a setext heading's underline, and markers that never close, are no conflict
+    ("滤芯更换\n=======\n\n每 2000 小时。\n", []),
+    ("<<<<<<< 说明\n没有结束。\n", []),
+    ("``` 行内 ``` 不是代码块\n" + CONFLICT, [15]),
+])
+def test_which_lines_are_a_conflict(kb, body, lines):
+    assert [int(line.split(":")[1]) for line in check(kb, body)] == lines
+
+
+def test_a_conflict_in_the_front_matter_is_named_at_its_line(kb):
+    page = titled_page("冲突", "正文。\n").replace(
+        "verified: false\n",
+        "<<<<<<< HEAD\nverified: false\n=======\nverified: true\n>>>>>>> other\n")
+    (kb / "knowledge" / "a.md").write_text(page, encoding="utf-8")
+    result = CliRunner().invoke(main, ["check"])
+    assert result.exit_code == 1
+    assert "knowledge/a.md:8:1: error: merge-conflict" in result.stdout, result.stdout
