@@ -14,7 +14,8 @@ from kbtools.scaffold import BRANCH, enclosing_root, ignored, scaffold, workflow
 @click.command("init")
 @click.argument("directory", type=click.Path(path_type=Path))
 @click.option("--force", is_flag=True, help="Overwrite the files of the skeleton that already exist "
-              "(a .gitignore is merged, never overwritten).")
+              "(a .gitignore is merged, never overwritten), and replace kb's hooks in "
+              ".pre-commit-config.yaml that the project edited (its other hooks are kept).")
 @json_option
 def init(directory: Path, force: bool, as_json: bool) -> None:
     """Create a new knowledge repository in DIRECTORY.
@@ -25,9 +26,14 @@ def init(directory: Path, force: bool, as_json: bool) -> None:
     the workflows run on; in an existing repository they run on its origin's default
     branch, else its current one). Inside a bigger repository the hooks and workflows are
     written for its root, with paths under DIRECTORY, to be moved there. Existing files are
-    never overwritten unless --force is given (one already as kb init writes it is left
-    alone: kb init again in its own repository writes nothing); an existing .gitignore gets
-    the lines it lacks, and an existing .pre-commit-config.yaml kb's hooks added to its own.
+    never overwritten unless --force is given: they are refused, nothing written, or, in a
+    knowledge base already (a kb.toml and its knowledge folder), left as they are and named
+    in one line (one already as kb init writes it is left alone: kb init again in its own
+    repository writes nothing). An existing .gitignore gets the lines it lacks, and an
+    existing .pre-commit-config.yaml kb's hook added to its own; the hooks an earlier kb
+    init wrote there (`kb check` from PATH, or a staged-files hook beside a whole-folder one)
+    are brought to the current hook in place, saying so in one line, the project's other
+    hooks, comments and formatting kept; a kb hook the project edited is kept unless --force.
     """
     branch = workflow_branch(directory)  # before `git init`, which starts on BRANCH
     written, git_ran, notes = scaffold(directory, force)
