@@ -34,7 +34,7 @@ def merge_hooks(ours: bytes, theirs: bytes) -> bytes | None:
     repos = config.get("repos", []) if isinstance(config, dict) else None
     if not isinstance(repos, list):
         raise ValueError("not a pre-commit configuration")
-    if _ours(config):
+    if has_our_hooks(config):
         return None
     template = ours.decode()
     entry = template[template.index("\nrepos:\n") + len("\nrepos:\n"):]
@@ -142,7 +142,8 @@ def upgrade_hooks(template: str, theirs: bytes, force: bool = False
     return upgraded.replace("\n", eol).encode("utf-8"), said
 
 
-def _ours(config: Any) -> bool:
+def has_our_hooks(config: Any) -> bool:
+    """Whether a loaded .pre-commit-config.yaml has a hook with one of kb's ids."""
     repos = config.get("repos") if isinstance(config, dict) else None
     return isinstance(repos, list) and any(
         hook.get("id") in OUR_HOOKS for repo in repos if isinstance(repo, dict)

@@ -22,7 +22,7 @@ import yaml
 from kbtools.config import CONFIG_NAME, load_config
 from kbtools.errors import KbError
 from kbtools.fsutil import atomic_write_bytes
-from kbtools.hookconfig import merge_hooks, upgrade_hooks
+from kbtools.hookconfig import has_our_hooks, merge_hooks, upgrade_hooks
 from kbtools.schemas import PACKAGE_SCHEMAS
 
 # the branch a new repository starts on: the one the scaffold's workflows run on pushes to
@@ -43,7 +43,10 @@ LAYOUT: dict[str, str] = {
 
 def plan(target: Path) -> dict[Path, bytes]:
     """Every file `kb init` writes (absolute path -> bytes), schemas included. Inside a
-    bigger repository the hooks and workflows are written for its root (`for_subfolder`)."""
+    bigger repository the hooks and workflows are written for its root (`for_subfolder`),
+    into `target` to be moved there; those the root has already (`_moved_to_root`) are
+    left to it, its .pre-commit-config.yaml holding kb's hooks taken as the one to bring up
+    to date."""
     outer = enclosing_root(target)
     prefix = (target.resolve().relative_to(outer.resolve()).as_posix()
               if outer is not None else "")
@@ -53,6 +56,10 @@ def plan(target: Path) -> dict[Path, bytes]:
         data = (TEMPLATES / template).read_bytes()
         if prefix and template in AT_GIT_ROOT:
             data = for_subfolder(template, data.decode(), prefix).encode()
+            if outer is not None and _moved_to_root(outer / dest):
+                if template == "pre-commit-config.yaml":
+                    files[outer / dest] = data
+                continue
         if branch != BRANCH and template.startswith("workflows/"):
             data = data.replace(f"branches: [{BRANCH}]".encode(), (
                 "branches: [" + json.dumps(branch, ensure_ascii=False) + "]").encode())
@@ -61,6 +68,19 @@ def plan(target: Path) -> dict[Path, bytes]:
         files[target / "schemas" / schema.relative_to(PACKAGE_SCHEMAS)] = schema.read_bytes()
     files[target / "assets" / ".gitkeep"] = b""
     return files
+
+
+def _moved_to_root(path: Path) -> bool:
+    """Whether the repository's root has the file `path` of the skeleton already: a workflow
+    of that name, or a .pre-commit-config.yaml holding kb's hooks. Why: after moving them
+    there as `kb init docs/kb` says to, `kb init docs/kb` again wrote a new, inert copy of
+    each into docs/kb, and the root's hooks (an earlier kb init's) were never updated."""
+    if path.name != ".pre-commit-config.yaml":
+        return path.is_file()
+    try:
+        return path.is_file() and has_our_hooks(yaml.safe_load(path.read_bytes()))
+    except (ValueError, yaml.YAMLError):
+        return False
 
 
 # the templates Git and GitHub read at a repository's root only, where pre-commit runs its
@@ -145,10 +165,9 @@ def scaffold(target: Path, force: bool = False) -> tuple[list[Path], bool, list[
     files = plan(target)
     kept: set[Path] = set()  # the project's own files, merged with ours
     notes: list[str] = []
-    for name in MERGED:
-        path = target / name
+    for path in [p for p in files if p.name in MERGED]:
         if path.is_file() and not path.is_symlink():
-            hooks = name == ".pre-commit-config.yaml"
+            hooks = path.name == ".pre-commit-config.yaml"
             try:
                 theirs = path.read_bytes()
                 merged = (merge_hooks if hooks else merge_lines)(files[path], theirs)
@@ -165,7 +184,8 @@ def scaffold(target: Path, force: bool = False) -> tuple[list[Path], bool, list[
     for path in [p for p, data in files.items() if p not in kept and _holds(p, data)]:
         del files[path]  # already there as kb init writes it: `kb init` again is no error
     for path in files:
-        _refuse_in_the_way(target, path)
+        if path.is_relative_to(target):  # else the root's own file, merged
+            _refuse_in_the_way(target, path)
     existing = [p for p in files if p not in kept and (p.exists() or p.is_symlink())]
     if existing and not force:
         if not _a_knowledge_base(target):

@@ -203,3 +203,45 @@ def test_after_kb_init_a_commit_from_a_git_app_is_checked_each_finding_once(tmp_
     code, said = commit()
     assert code == 0, said
     assert git.Repo(root).git.status("--porcelain") == ""
+
+
+@pytest.mark.skipif(not (BIN / "pre-commit").exists() or GIT is None,
+                    reason="pre-commit or git not installed")
+@pytest.mark.skipif(shutil.which("kb", path=APP_PATH) is not None,
+                    reason="a kb outside the virtualenv is on the system PATH")
+def test_kb_init_of_a_subfolder_updates_the_hooks_moved_to_the_root(tmp_path):
+    """`kb init docs/kb` writes its hooks and workflows into docs/kb for the author to move
+    to the root. Once moved, `kb init docs/kb` again wrote a new inert copy of each into
+    docs/kb (saying to move them again) and left the root's earlier hooks as they were. Now
+    the root's files are the ones: its hooks brought up to date, nothing new in docs/kb,
+    and a commit from inside the knowledge folder, from a Git app, is checked."""
+    root, target = _repository(tmp_path, "subfolder-dd52411b.yaml")
+    repo = git.Repo(root)
+    repo.git.mv(str(target / ".pre-commit-config.yaml"), str(root / ".pre-commit-config.yaml"))
+    repo.git.mv(str(target / ".github"), str(root / ".github"))
+    repo.git.commit("-qm", "hooks and workflows at the root, as kb init says", "--no-verify")
+    result = kb("init", str(target))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == ["../../.pre-commit-config.yaml"]
+    assert "lies inside the Git repository" not in result.stderr
+    assert f"kb init: {root / '.pre-commit-config.yaml'}: kb's hooks (kb-check, " \
+           "kb-check-links; `kb check` from PATH) are now one kb-check hook" in result.stderr
+    assert not (target / ".pre-commit-config.yaml").exists()
+    assert not (target / ".github").exists()
+    config = yaml.safe_load((root / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    assert config["repos"] == _current(target, root)["repos"]
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PRE_COMMIT")}
+    env["PRE_COMMIT_HOME"] = str(tmp_path / "pc")
+    subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=root, check=True,
+                   env={**env, "PATH": f"{BIN}{os.pathsep}{APP_PATH}"}, capture_output=True)
+    doc = target / "knowledge" / "getting-started.md"
+    doc.write_text(doc.read_text(encoding="utf-8").replace("category: engineering",
+                                                           "category: 无此类"),
+                   encoding="utf-8")
+    app = {**env, "PATH": APP_PATH}
+    subprocess.run(["git", "add", "-A"], cwd=doc.parent, env=app, check=True)
+    done = subprocess.run(["git", "commit", "-qm", "子目录里提交"], cwd=doc.parent, env=app,
+                          capture_output=True, text=True, timeout=300)
+    said = done.stdout + done.stderr
+    assert done.returncode == 1, said
+    assert said.count("knowledge/getting-started.md:3:1: error: fm-unknown-category") == 1

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
 from kbtools.commands.output import echo_json, json_option
 from kbtools.errors import plural
-from kbtools.scaffold import BRANCH, enclosing_root, ignored, scaffold, workflow_branch
+from kbtools.scaffold import (
+    AT_GIT_ROOT,
+    BRANCH,
+    LAYOUT,
+    enclosing_root,
+    ignored,
+    scaffold,
+    workflow_branch,
+)
 
 
 @click.command("init")
@@ -25,7 +34,9 @@ def init(directory: Path, force: bool, as_json: bool) -> None:
     runs `git init` when DIRECTORY is not inside a Git repository (on branch main, the one
     the workflows run on; in an existing repository they run on its origin's default
     branch, else its current one). Inside a bigger repository the hooks and workflows are
-    written for its root, with paths under DIRECTORY, to be moved there. Existing files are
+    written for its root, with paths under DIRECTORY, to be moved there (those the root has
+    already are left to it, its .pre-commit-config.yaml holding kb's hooks brought up to
+    date as below). Existing files are
     never overwritten unless --force is given: they are refused, nothing written, or, in a
     knowledge base already (a kb.toml and its knowledge folder), left as they are and named
     in one line (one already as kb init writes it is left alone: kb init again in its own
@@ -37,16 +48,18 @@ def init(directory: Path, force: bool, as_json: bool) -> None:
     """
     branch = workflow_branch(directory)  # before `git init`, which starts on BRANCH
     written, git_ran, notes = scaffold(directory, force)
-    rels = [p.relative_to(directory).as_posix() for p in written]
+    rels = [Path(os.path.relpath(p, directory)).as_posix() for p in written]
     outer = enclosing_root(directory)
+    at_root = {directory / LAYOUT[template] for template in AT_GIT_ROOT}
     inert = (f"{directory} lies inside the Git repository {outer}: its .pre-commit-config.yaml "
              f"and .github/workflows/ take effect only at that repository's root: they are "
              f"written for it (paths under {directory.resolve().relative_to(outer.resolve())}/"
              f"): move them there, merging the hooks into its own .pre-commit-config.yaml if "
              f"it has one"
-             if outer is not None else None)
+             if outer is not None and at_root & set(written) else None)
     warnings = [inert] if inert else []
-    hidden = [p.relative_to(directory).as_posix() for p in ignored(directory, written)]
+    hidden = [Path(os.path.relpath(p, directory)).as_posix()
+              for p in ignored(directory, written)]
     if hidden:
         more = f" and {len(hidden) - 4} more" if len(hidden) > 5 else ""
         named = ", ".join(hidden[:4] if more else hidden) + more
