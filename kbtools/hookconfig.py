@@ -107,6 +107,12 @@ def upgrade_hooks(template: str, theirs: bytes, force: bool = False
                       f"{', '.join(str(h.values.get('id')) for h in edited)} is not as kb init "
                       "wrote it: copy the kb-check hook of a new kb init, or run kb init "
                       "--force, which also overwrites every file of the skeleton")
+    unplaced = (f"kept kb's hooks ({ids}) as they are: they could not be rewritten in place; "
+                "copy the kb-check hook of a new kb init's .pre-commit-config.yaml")
+    at = next((i for i, line in enumerate(lines) if re.match(r"repos:[ \t]*(#.*)?$", line)),
+              None)
+    if at is None or any(not re.match(r"[ \t]*-([ \t]|$)", lines[h.first]) for h in found):
+        return None, unplaced  # `repos:` or a hook in flow style (`[{id: kb-check, …}]`)
     folder = _folder([h.values for h in found])
     indent = lines[found[0].first][:len(lines[found[0].first])
                                    - len(lines[found[0].first].lstrip())]
@@ -123,13 +129,15 @@ def upgrade_hooks(template: str, theirs: bytes, force: bool = False
         out[start:hook.last + 1] = replacement if hook is found[0] else []
     added_types = isinstance(config, dict) and "default_install_hook_types" not in config
     if added_types:
-        at = next(i for i, line in enumerate(out) if re.match(r"repos:[ \t]*(#.*)?$", line))
-        out.insert(at, _install_types(template))
+        out.insert(at, _install_types(template))  # `repos:` is above every hook
     upgraded = "\n".join(out)
-    if not _same_but_ours(config, yaml.safe_load(upgraded), {**new_hook, **(
+    try:
+        after = yaml.safe_load(upgraded)
+    except yaml.YAMLError:  # e.g. a project's hook used an anchor of kb's hook (`*kb-entry`)
+        return None, unplaced
+    if not _same_but_ours(config, after, {**new_hook, **(
             {"args": [folder]} if folder is not None else {})}):
-        return None, (f"kept kb's hooks ({ids}) as they are: they could not be rewritten in "
-                      "place; copy the kb-check hook of a new kb init's .pre-commit-config.yaml")
+        return None, unplaced
     was = ("`kb check` from PATH" if any(h.values.get("entry") in ("kb check", None)
                                          or str(h.values.get("entry")).startswith("kb ")
                                          for h in found)

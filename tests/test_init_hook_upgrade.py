@@ -245,3 +245,27 @@ def test_kb_init_of_a_subfolder_updates_the_hooks_moved_to_the_root(tmp_path):
     said = done.stdout + done.stderr
     assert done.returncode == 1, said
     assert said.count("knowledge/getting-started.md:3:1: error: fm-unknown-category") == 1
+
+
+S35 = (FIXTURES / "root-cadc5486.yaml").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("theirs", [
+    "repos: [{repo: local, hooks: [{id: kb-check, name: 'kb check (front matter, paths, "
+    "tables, formulas)', entry: kb check, language: system, files: '^knowledge/.*\\.md$'}]}]\n",
+    S35 + "  - repo: local\n    hooks:\n      - id: 项目的\n        name: 用 kb 的入口\n"
+    "        entry: *kb-entry\n        language: system\n",
+], ids=["flow-style", "kb-anchor-used-by-the-project"])
+def test_hooks_it_cannot_rewrite_in_place_are_kept_with_one_line(tmp_path, theirs):
+    project = tmp_path / "project"
+    project.mkdir()
+    git.Repo.init(project)
+    (project / ".pre-commit-config.yaml").write_text(theirs, encoding="utf-8")
+    result = kb("init", str(project))
+    assert result.exit_code == 0, result.output
+    assert [line for line in result.stderr.splitlines() if "could not" in line] == [
+        f"kb init: {project / '.pre-commit-config.yaml'}: kept kb's hooks (" + (
+            "kb-check" if "[{" in theirs else "kb-check, kb-check-links") + ") as they are: "
+        "they could not be rewritten in place; copy the kb-check hook of a new kb init's "
+        ".pre-commit-config.yaml"]
+    assert (project / ".pre-commit-config.yaml").read_text(encoding="utf-8") == theirs
