@@ -36,11 +36,10 @@ def init(directory: Path, force: bool, as_json: bool) -> None:
     branch, else its current one). Inside a bigger repository the hooks and workflows are
     written for its root, with paths under DIRECTORY, to be moved there (those the root has
     already are left to it, its .pre-commit-config.yaml holding kb's hooks brought up to
-    date as below). Existing files are
-    never overwritten unless --force is given: they are refused, nothing written, or, in a
-    knowledge base already (a kb.toml and its knowledge folder), left as they are and named
-    in one line (one already as kb init writes it is left alone: kb init again in its own
-    repository writes nothing). An existing .gitignore gets the lines it lacks, and an
+    date as below). Existing files are never overwritten unless --force is given: they are
+    refused, nothing written, or, in a knowledge base already (a kb.toml and its knowledge
+    folder), left as they are and named in one line (one already as kb init writes it is
+    left alone: kb init again in its own repository writes nothing). An existing .gitignore gets the lines it lacks, and an
     existing .pre-commit-config.yaml kb's hook added to its own; the hooks an earlier kb
     init wrote there (`kb check` from PATH, or a staged-files hook beside a whole-folder one)
     are brought to the current hook in place, saying so in one line, the project's other
