@@ -214,3 +214,36 @@ def test_a_merge_committed_with_its_conflict_markers_is_refused(author):
     author.git("add", TARGET)
     assert author.git("commit", "--no-edit").returncode == 0
     assert len(author.git("log", "-1", "--format=%P").stdout.split()) == 2  # the merge
+
+
+def test_an_amend_a_case_only_rename_and_a_rebase_exec_are_checked(author):
+    """Guards (already right, session 36): `git commit --amend` is checked as the commit it
+    makes; `git mv Pump.md pump.md` (a case-only rename) breaks a link that names the old
+    case, which a case-sensitive device would not find (`--fix` rewrites it); `git rebase
+    -i --exec 'pre-commit run --from-ref HEAD~1 --to-ref HEAD'` stops at the commit whose
+    document is broken."""
+    author.write("knowledge/Pump.md", titled_page("Pump", "Hydraulic pump, 20 MPa."))
+    author.write(LINKER, author.text(LINKER) + "\n见[泵](Pump.md)。\n")
+    author.git("add", "-A")
+    assert author.commit() == (0, [])
+    good = author.text(TARGET)
+    author.write(TARGET, good.replace(*BAD))
+    author.git("add", TARGET)
+    code, errors = author.commit("--amend")
+    assert code == 1 and [e.split(": error: ")[0] for e in errors] == [f"{TARGET}:3:1"]
+    author.git("reset", "-q", "--hard")
+    author.git("mv", "knowledge/Pump.md", "knowledge/pump.md")
+    code, errors = author.commit()
+    assert code == 1 and [e.split(": error: ")[1].split(":")[0] for e in errors] == [
+        "path-case"] and errors[0].startswith(f"{LINKER}:15:"), errors
+    author.git("reset", "-q", "--hard")
+    author.write(TARGET, good.replace(*BAD))
+    author.git("commit", "-qam", "broken", "--no-verify")
+    author.write(LINKER, author.text(LINKER) + "\n更多。\n")
+    author.git("commit", "-qam", "fine", "--no-verify")
+    done = author.git("-c", "sequence.editor=true", "rebase", "-i", "--exec",
+                      "pre-commit run --from-ref HEAD~1 --to-ref HEAD", "HEAD~2")
+    said = done.stdout + done.stderr
+    assert done.returncode != 0 and f"{TARGET}:3:1: error: fm-unknown-category" in said, said
+    assert author.git("log", "-1", "--format=%s").stdout.strip() == "broken"  # stopped there
+    author.git("rebase", "--abort")
