@@ -190,7 +190,8 @@ def _find_ours(root: yaml.Node, config: Any, lines: list[str]) -> list[_Hook]:
                     or values.get("id") not in OUR_HOOKS:
                 continue
             first = hook.start_mark.line
-            if not lines[first].lstrip().startswith("-"):
+            if not lines[first].lstrip().startswith("-") and first > 0 \
+                    and lines[first - 1].strip() == "-":
                 first -= 1  # `-` alone on the line above
             last = max(_last_line(value) for _key, value in hook.value)
             while last > first and (not lines[last].strip()
