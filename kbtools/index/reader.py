@@ -19,6 +19,7 @@ import json
 import os
 import sqlite3
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -356,18 +357,20 @@ def implicit_index() -> tuple[Path, Config]:
     return (candidate if ReleaseLayout(candidate).is_release() else default_device_dir()), near
 
 
-def checkout_here(start: Path | None = None) -> Path | None:
+def checkout_here(start: Path | None = None,
+                  sparse: Callable[[Path], bool] = lambda _: False) -> Path | None:
     """The top of the git checkout of a release that the current directory (`start`) lies
     in, for a client command given no index (a user who cloned the artifacts repository and
     cd'd into it, or into a folder below): the nearest folder at or above it that holds one
     (`CheckoutLayout.holds_release`). None when a kb.toml lies as near or nearer (inside a
     knowledge repository its own dist/ is meant, even where its top holds files a release
-    has) or there is none."""
+    has) or there is none. `sparse` tells a sparse checkout of a release that leaves those
+    files out of its work tree (`kbtools.ship.sparse`, which runs git)."""
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         if (folder / CONFIG_NAME).is_file():
             return None
-        if CheckoutLayout.holds_release(folder):
+        if CheckoutLayout.holds_release(folder) or sparse(folder):
             return folder
     return None
 

@@ -70,11 +70,12 @@ from kbtools.ship.git import (
     work_tree,
     work_tree_changes,
 )
-from kbtools.ship.gitrun import run_git
+from kbtools.ship.gitrun import run_git, run_plain
 from kbtools.ship.install import install_release, tag_manifest_hash, verify_release
 from kbtools.ship.intact import check_intact
 from kbtools.ship.readonly import served_copy
 from kbtools.ship.release import read_release_json, release_settings
+from kbtools.ship.sparse import is_checkout_top, is_sparse_release
 from kbtools.ship.verify import blob_problems, read_meta
 
 DERIVED_KEEP = 3  # derived releases kept per clone (the one in use is never pruned)
@@ -110,7 +111,7 @@ class CheckoutRelease:
 def find_checkout(path: Path) -> tuple[CheckoutLayout, WorkTree] | None:
     """The checkout layout of `path` when it is the top of a git work tree holding a
     release's files; None for anything else (a build, a device directory...)."""
-    if not CheckoutLayout.looks_like_checkout(path):
+    if not is_checkout_top(path):  # a sparse one too (`kbtools.ship.sparse`)
         return None
     tree = work_tree(path)
     if tree is None:
@@ -433,7 +434,8 @@ def implicit_checkout() -> Path | None:
     """The git checkout of a release a client command given no index means: the one the
     current directory lies in (`reader.checkout_here`: a kb.toml nearer wins), unless
     $KB_INDEX names an index (which wins, as --index does). None for none."""
-    return None if os.environ.get("KB_INDEX") else reader.checkout_here()
+    return None if os.environ.get("KB_INDEX") else reader.checkout_here(
+        sparse=is_sparse_release)
 
 
 def device_or_checkout_here(to: Path | None) -> Path:
@@ -445,6 +447,31 @@ def device_or_checkout_here(to: Path | None) -> Path:
     return device_dir(to if to is not None else implicit_checkout())
 
 
+_IN_A_CLONE = {  # what does in a clone what `kb sync` / `kb diff` do on a device
+    "sync": "`git pull --ff-only` brings this checkout its newest release",
+    "diff": "`git diff --stat kb-rA kb-rB` lists what changed between two releases here"}
+
+
+def device_outside_checkout(to: Path | None, command: str) -> Path:
+    """The device directory `kb sync` or `kb diff` (`command`) acts on: `device_dir(to)`,
+    unless no --to is given and the current directory lies in a git checkout of a release
+    (`implicit_checkout`): `kb query`, `kb status` and `kb rollback` act on that clone there,
+    and these acted on <KB_HOME>/device, another device, unseen. Refused in one line naming
+    both: the git command that does it in the clone, and --to for the device."""
+    here = implicit_checkout() if to is None else None
+    if here is None:
+        return device_dir(to)
+    other, does = device_dir(None), _IN_A_CLONE[command]
+    if command == "sync" and run_plain("-C", str(here), "symbolic-ref", "-q",
+                                       "HEAD").returncode != 0:  # detached: pull refuses
+        does = ("`git fetch --tags` and `git checkout` of the newest release tag bring this "
+                "checkout (a detached HEAD) its newest release")
+    raise SyncError(f"this is a git checkout of a release, where `kb query` and `kb status` "
+                    f"read the clone: {does}; `kb {command} --to "
+                    f"{shlex.quote(str(other))}` acts on the device directory instead",
+                    path=str(here))
+
+
 def resolve_index_path(path: Path | None) -> Path:
     """`kbtools.index.reader.resolve_index_path`, where a git checkout of a release (given,
     in $KB_INDEX, or around the current directory when neither names an index:
@@ -453,7 +480,7 @@ def resolve_index_path(path: Path | None) -> Path:
     if path is None and os.environ.get("KB_INDEX"):
         path = Path(os.environ["KB_INDEX"])
     path = path if path is not None else implicit_checkout()
-    if path is None and CheckoutLayout.looks_like_checkout(default_device_dir()):
+    if path is None and is_checkout_top(default_device_dir()):
         path = reader.implicit_index()[0]  # <KB_HOME>/device cloned with git (a built dist/
         # of the knowledge repository here still wins, as for a device)
     if path is not None and (found := find_checkout(path)) is not None:
@@ -482,7 +509,7 @@ def refuse_device_in_checkout(path: Path) -> None:
         # (a repository with a manifest.json of its own is no release)
         looks = CheckoutLayout.looks_like_checkout if folder == here else \
             CheckoutLayout.holds_release
-        if not looks(folder) or find_checkout(folder) is None:
+        if not (looks(folder) or is_sparse_release(folder)) or find_checkout(folder) is None:
             continue
         inside = here.relative_to(folder).parts
         if inside[:1] == (".git",):
@@ -539,8 +566,8 @@ def checkout_status(path: Path) -> dict[str, Any] | None:
         if ver.get("commit") == out["head"] and ver.get("tag") == tag:
             out.update(derived=str(folder), manifest_sha256=mhash,
                        source_commit=ver.get("source_commit"), signed_by=ver.get("signed_by"))
-    if out["source_commit"] is None:
-        rel = read_json(ReleaseLayout(layout.root).release_json)
+    if out["source_commit"] is None:  # from git objects: a sparse work tree may lack it
+        rel = read_release_json(tree.git_dir, out["head"]) or {}
         out["source_commit"] = (rel.get("source") or {}).get("commit")
     return out
 

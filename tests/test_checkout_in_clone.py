@@ -1,0 +1,156 @@
+"""`kb` run inside a plain-git client the way a technician leaves it: a sparse checkout
+without the top-level release files, a subfolder, a linked work tree (`git worktree add`),
+a device made before repo.git's HEAD named the release branch. Each command either acts on
+the clone it stands in or refuses in one line naming the clone and the device directory —
+never acts on <KB_HOME>/device, another device, unseen. Real bare repositories over
+file://, real signed releases."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_checkout import QUESTION, ask, clean, clone, kb, refused
+from test_checkout_field_states import own, publish
+from test_release_helpers import git
+
+__all__ = ["own", "published"]  # fixtures shared with test_checkout(_field_states)
+from test_checkout import published  # noqa: E402
+
+
+def asked_here(where: Path, monkeypatch) -> dict:
+    """`kb query` given no index, run from `where`."""
+    monkeypatch.chdir(where)
+    code, out, err = kb("query", QUESTION, "-k", "1", "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def home_device_behind(own, isolated_home) -> tuple[Path, str]:
+    """<KB_HOME>/device synced at kb-r2, then the clone pulled a newer release: whatever
+    answers from the device says kb-r2. Returns the device and the clone's release."""
+    home = isolated_home / "device"
+    assert kb("sync", str(own["art"]), "--to", str(home))[0] == 0
+    newer = publish(own)
+    git(own["tree"], "pull", "-q", "--ff-only")
+    return home, newer
+
+
+def worktree(tree: Path, where: Path) -> Path:
+    """A linked work tree of the clone (`git worktree add`), on the release branch's tip."""
+    git(tree, "worktree", "add", "-q", "--detach", str(where), "HEAD")
+    return where
+
+
+@pytest.mark.parametrize("linked", [False, True])
+def test_a_sparse_checkout_without_the_release_files_answers(own, isolated_home, monkeypatch,
+                                                            tmp_path, linked):
+    """`git sparse-checkout set --no-cone '/data/'` leaves release.json, manifest.json and
+    release.sig out of the work tree: `kb query --index` said "no index here", and `kb
+    query` in it answered from <KB_HOME>/device. A release is verified from git objects,
+    which the sparse clone holds: it answers from its own release."""
+    home, newer = home_device_behind(own, isolated_home)
+    tree = worktree(own["tree"], tmp_path / "linked 链接") if linked else own["tree"]
+    git(tree, "sparse-checkout", "set", "--no-cone", "/data/")
+    assert not (tree / "release.json").exists() and not (tree / "manifest.json").exists()
+    assert ask(tree)["release"]["tag"] == newer
+    for where in (tree, tree / "data"):
+        assert asked_here(where, monkeypatch)["release"]["tag"] == newer
+        code, out, err = kb("status")
+        assert code == 0 and out.startswith(f"checkout {tree}: release {newer}"), (out, err)
+    assert clean(tree)
+    shard = next((tree / "data" / "chunks").iterdir())
+    shard.write_text("{}\n")  # what is checked out is checked as in a full clone
+    said = refused(tree)
+    assert f"data/chunks/{shard.name} differs from the signed release {newer}" in said, said
+    git(tree, "checkout", "--", "data")
+    assert ask(tree)["release"]["tag"] == newer
+    assert json.loads(kb("status", "--to", str(home), "--json")[1])["served"]["tag"] == "kb-r2"
+
+
+def test_a_release_file_deleted_by_hand_is_no_sparse_checkout(own):
+    """Guard for the above: a top-level release file removed by hand (not left out by
+    sparse patterns, not skip-worktree) is refused by name, sparse-checkout file or not."""
+    tree = own["tree"]
+    git(tree, "sparse-checkout", "set", "--no-cone", "/*")  # sparse, everything checked out
+    (tree / "release.json").unlink()
+    said = refused(tree)
+    assert "release.json is missing from the signed release kb-r2" in said, said
+
+
+@pytest.mark.parametrize("command", ["sync", "diff"])
+def test_sync_and_diff_in_a_clone_name_it_and_the_device(own, isolated_home, monkeypatch,
+                                                          tmp_path, command):
+    """`kb sync` and `kb diff` given no --to in a clone (its top, a subfolder, a linked
+    work tree) acted on <KB_HOME>/device while `kb query`, `kb status` and `kb rollback`
+    act on the clone: a sync synced that other device, a diff described it. Refused in one
+    line naming the clone, the git command that does it there and --to for the device."""
+    tree = own["tree"]
+    home = isolated_home / "device"
+    linked = worktree(tree, tmp_path / "linked")
+    args = [command, str(own["art"])] if command == "sync" else [command]
+    for where, top in ((tree, tree), (tree / "data", tree), (linked, linked)):
+        monkeypatch.chdir(where)
+        code, out, err = kb(*args)
+        assert code == 1 and out == "" and len(err.strip().splitlines()) == 1, err
+        assert err.startswith(f"kb: error: {top}: this is a git checkout of a release"), err
+        assert f"`kb {command} --to {home}` acts on the device directory" in err, err
+        assert ("git diff --stat" if command == "diff" else "newest release") in err, err
+        assert not home.exists()  # nothing synced there
+        assert asked_here(where, monkeypatch)["release"]["tag"] == "kb-r2"
+    monkeypatch.chdir(tree)
+    assert kb("sync", str(own["art"]), "--to", str(home))[0] == 0  # --to still means it
+    code, out, err = kb("diff", "--to", str(home))
+    assert code == 0 and "knowledge/good.md" in out, err
+    assert clean(tree)
+
+
+def test_diff_of_two_release_directories_needs_no_device_in_a_clone(own, published,
+                                                                    monkeypatch):
+    """Guard: `kb diff DIR_A DIR_B` compares two release directories wherever it runs."""
+    monkeypatch.chdir(own["tree"])
+    dist = published["kr"] / "dist"
+    code, out, err = kb("diff", str(dist), str(dist))
+    assert code == 0 and out.endswith(f"{dist} → {dist}: no changes\n"), (out, err)
+
+
+def old_layout(device: Path) -> None:
+    """What devices synced before session 35 hold: repo.git made by `git init --bare`, its
+    HEAD naming master, a branch that never exists there."""
+    git(device / "repo.git", "symbolic-ref", "HEAD", "refs/heads/master")
+
+
+def test_an_old_devices_repo_head_is_repaired_by_the_next_sync(own, tmp_path):
+    """`git clone DEVICE/repo.git` of a device made before session 35 checked out nothing
+    ("remote HEAD refers to nonexistent ref"), its HEAD naming master: the next `kb sync`,
+    up to date or not, points it at the release branch."""
+    device = tmp_path / "device"
+    assert kb("sync", str(own["art"]), "--to", str(device))[0] == 0
+    old_layout(device)
+    assert "nonexistent ref" in clone(str(device / "repo.git"), tmp_path / "before")
+    code, out, err = kb("sync", "--to", str(device))  # nothing newer: up to date
+    assert code == 0 and out.startswith("up to date"), err
+    assert git(device / "repo.git", "symbolic-ref", "HEAD").strip() == "refs/heads/kb-index"
+    tree = tmp_path / "after"
+    assert "nonexistent ref" not in clone(str(device / "repo.git"), tree)
+    assert ask(tree)["release"]["tag"] == "kb-r2" and clean(tree)
+    old_layout(device)
+    newer = publish(own)  # a sync that takes a newer release repairs it too
+    assert kb("sync", "--to", str(device))[0] == 0
+    git(tree, "pull", "-q", "--ff-only")
+    assert ask(tree)["release"]["tag"] == newer
+
+
+def test_a_repo_head_naming_a_branch_that_exists_is_left(own, tmp_path):
+    """Guard: HEAD repaired only when the branch it names does not exist."""
+    device = tmp_path / "device"
+    assert kb("sync", str(own["art"]), "--to", str(device))[0] == 0
+    repo = device / "repo.git"
+    git(repo, "branch", "mine", "kb-index")
+    git(repo, "symbolic-ref", "HEAD", "refs/heads/mine")
+    assert kb("sync", "--to", str(device))[0] == 0
+    assert git(repo, "symbolic-ref", "HEAD").strip() == "refs/heads/mine"
+    assert subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"],
+                          capture_output=True).returncode == 0
