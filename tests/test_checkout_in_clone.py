@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from test_checkout import QUESTION, ask, clean, clone, kb, refused
-from test_checkout_field_states import own, publish
+from test_checkout_field_states import own, publish, run_repair
 from test_release_helpers import git
 
 __all__ = ["own", "published"]  # fixtures shared with test_checkout(_field_states)
@@ -154,3 +154,99 @@ def test_a_repo_head_naming_a_branch_that_exists_is_left(own, tmp_path):
     assert git(repo, "symbolic-ref", "HEAD").strip() == "refs/heads/mine"
     assert subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"],
                           capture_output=True).returncode == 0
+
+
+def note_committed(tree: Path, own) -> str:
+    (tree / "NOTE 备注.txt").write_text("pump 3 checked\n", encoding="utf-8")
+    git(tree, "add", "-A")
+    git(tree, "commit", "-qm", "field note")
+    return "kb-r2"
+
+
+def note_committed_detached(tree: Path, own) -> str:
+    git(tree, "checkout", "-q", "--detach")
+    return note_committed(tree, own)
+
+
+def note_rebased(tree: Path, own) -> str:
+    """A note committed, then `git pull --rebase` of a newer release: the note replayed
+    on top of it (no conflict: the release never has that file)."""
+    note_committed(tree, own)
+    newer = publish(own)
+    git(tree, "pull", "-q", "--rebase")
+    return newer
+
+
+def note_merged(tree: Path, own) -> str:
+    note_committed(tree, own)
+    newer = publish(own)
+    git(tree, "pull", "-q", "--no-rebase", "--no-edit")
+    return newer
+
+
+@pytest.mark.parametrize("make, commits", [(note_committed, 1), (note_committed_detached, 1),
+                                           (note_rebased, 1), (note_merged, 2)])
+def test_commits_made_in_a_clone_are_named_and_the_repair_keeps_its_branch(own, make,
+                                                                            commits):
+    """Commits on top of a release (a note committed, then `git pull --rebase` or a merge
+    pull of a newer one): refused with "`git checkout` a release tag (`git tag -l
+    'kb-r*'` lists them)", naming neither the commits nor a command that repairs it; a
+    `git checkout` of the tag detaches HEAD, after which `git pull --ff-only` fails. Now
+    named, and `git reset --hard` to the release below keeps the branch pulling."""
+    tree = own["tree"]
+    below = make(tree, own)
+    said = refused(tree)
+    assert f"{'1 commit' if commits == 1 else f'{commits} commits'} made in this clone on " \
+           f"top of release {below} (`git log {below}..HEAD`" in said, said
+    run_repair(tree, said)
+    assert ask(tree)["release"]["tag"] == below and clean(tree)
+    newest = publish(own)
+    if make is note_committed_detached:  # no branch to pull: fetch, check the tag out
+        git(tree, "fetch", "-q")
+        git(tree, "checkout", "-q", newest)
+    else:
+        git(tree, "pull", "-q", "--ff-only")
+    assert ask(tree)["release"]["tag"] == newest and clean(tree)
+
+
+def test_a_commit_pushed_without_its_tag_names_the_release_below(own):
+    """A commit on the artifacts branch that no release tag names (pushed by hand, or a
+    publish whose tag never arrived), pulled with tags on: the refusal said "`git fetch
+    --tags` brings it", which brings nothing, so it repeated after the repair."""
+    art, tree = own["art"], own["tree"]
+    tip = git(art, "rev-parse", "refs/heads/kb-index").strip()
+    untagged = git(art, "commit-tree", f"{tip}^{{tree}}", "-p", tip, "-m", "no tag").strip()
+    git(art, "update-ref", "refs/heads/kb-index", untagged)
+    git(tree, "pull", "-q", "--ff-only")
+    said = refused(tree)
+    assert "it is on origin/kb-index, but no release tag names it there" in said, said
+    run_repair(tree, said)
+    assert ask(tree)["release"]["tag"] == "kb-r2" and clean(tree)
+
+
+def test_a_clone_on_a_card_that_marks_files_executable_answers(own):
+    """A clone copied to a card whose file system shows every file executable (FAT,
+    exFAT: `core.fileMode` left true by the copy): every release file was "differs from
+    the signed release", and the repair named cannot clear the bits there. A release is
+    regular files read from git objects: the bits change nothing served; content edits
+    are still refused."""
+    tree = own["tree"]
+    for path in tree.rglob("*"):
+        if ".git" not in path.relative_to(tree).parts and path.is_file():
+            path.chmod(0o755)
+    assert git(tree, "config", "core.fileMode").strip() == "true"
+    assert ask(tree)["release"]["tag"] == "kb-r2"
+    docs = tree / "data" / "docs.jsonl"
+    docs.write_text(docs.read_text() + "\n")
+    assert "data/docs.jsonl differs from the signed release kb-r2" in refused(tree)
+
+
+def test_a_clone_whose_remote_moved_answers_offline(own, monkeypatch, tmp_path):
+    """Guard (already right): `git remote set-url` to where the artifacts moved (out of
+    reach now) changes nothing served: a query and `kb status` read the clone only."""
+    tree = own["tree"]
+    git(tree, "remote", "set-url", "origin", str(tmp_path / "moved" / "art.git"))
+    assert ask(tree)["release"]["tag"] == "kb-r2"
+    monkeypatch.chdir(tree)
+    code, out, err = kb("status")
+    assert code == 0 and out.startswith(f"checkout {tree}: release kb-r2"), err

@@ -13,8 +13,8 @@ top holds ``.git`` and release.json is a checkout (`CheckoutLayout`). Given no i
 2. The work tree must be exactly that commit: ``git status`` lists nothing — no modified,
    deleted, added, untracked or ignored file ("data/chunks/3f.jsonl differs from the
    signed release kb-r2"). Each refusal ends with git commands that repair it whatever
-   git's index holds (`restore_command`), after undoing what a git command stopped
-   half-way left (`_half_way`: a `git pull` on conflicts, or killed); a release refused
+   git's index holds (`kbtools.ship.repairs`), after undoing what a git command stopped
+   half-way left (a `git pull` on conflicts, or killed); a release refused
    for what it is names the way back to the one served before (`_way_back`).
 3. The release is installed, once per manifest, by `kbtools.ship.install.install_release`
    — the code `kb sync` runs, with the same rules: closed set of regular files, sha256 and
@@ -58,29 +58,23 @@ from kbtools.ship import trust
 from kbtools.ship.device import check_device_dir, device_dir, locked, read_json
 from kbtools.ship.git import (
     TAG_PREFIX,
-    UNMERGED,
     WorkTree,
-    index_lock,
     release_tags,
     release_tags_at,
-    remote_refs_containing,
     rev_parse,
-    stopped_command,
-    tag_name,
     work_tree,
-    work_tree_changes,
 )
 from kbtools.ship.gitrun import run_git, run_plain
 from kbtools.ship.install import install_release, tag_manifest_hash, verify_release
 from kbtools.ship.intact import check_intact
 from kbtools.ship.readonly import served_copy
 from kbtools.ship.release import read_release_json, release_settings
+from kbtools.ship.repairs import not_a_release, work_tree_problem
 from kbtools.ship.sparse import is_checkout_top, is_sparse_release
 from kbtools.ship.verify import blob_problems, read_meta
 
 DERIVED_KEEP = 3  # derived releases kept per clone (the one in use is never pruned)
-_DESCRIBE = {"??": "is not part of", "!!": "is not part of", "A": "is not part of",
-             "D": "is missing from"}
+
 
 
 class CheckoutStateError(SyncError):
@@ -132,71 +126,10 @@ def head_release(tree: WorkTree) -> tuple[str, str, int]:
                         "with `git fetch --tags` (a clone made with --no-tags has none)",
                         path=str(tree.top))
     if not tags:
-        raise CheckoutStateError(_not_a_release(tree, head), path=str(tree.top))
+        raise CheckoutStateError(not_a_release(tree, head), path=str(tree.top))
     named = (read_release_json(tree.git_dir, head) or {}).get("tag")
     serial = next((s for s, t in tags.items() if t == named), max(tags))
     return head, tags[serial], serial  # another tag than release.json's is refused later
-
-
-def _not_a_release(tree: WorkTree, head: str) -> str:
-    """Why HEAD, a commit no release tag names, is refused, and the git command that makes
-    the checkout a release again: `git checkout` of a tag, unless a git command stopped
-    half-way (a `git pull` on conflicts, or killed) or the index holds conflicts, where git
-    refuses a checkout ("you need to resolve your current index first"): then what undoes
-    that (`_half_way`) and ``git reset --hard`` to the newest release of the clone."""
-    said, undo = _half_way(tree)
-    conflicts = [c.path for c in work_tree_changes(tree) if c.code in UNMERGED]
-    line = f"HEAD {head[:12]} is not a signed release tag (kb-r<N>)"
-    if said is None and not conflicts:
-        published = remote_refs_containing(tree.git_dir, head)
-        if published:  # pulled with tags off (`--no-tags`, remote.<name>.tagOpt)
-            return (f"{line}: it is on {published[0]}, but its release tag is not in this "
-                    "clone; `git fetch --tags` brings it")
-        return f"{line}; `git checkout` a release tag (`git tag -l 'kb-r*'` lists them)"
-    newest = tag_name(max(release_tags(tree.git_dir, f"refs/tags/{TAG_PREFIX}*")))
-    conflict = f"{conflicts[0]} has unresolved merge conflicts" if conflicts else None
-    stopped = f"{said} ({conflict})" if said and conflict else said or conflict
-    return (f"{stopped}: {line}; `{undo}{restore_command(newest)}` makes it the newest "
-            f"release here, {newest}")
-
-
-def _half_way(tree: WorkTree) -> tuple[str | None, str]:
-    """What a git command stopped half-way in the checkout left, in words (None: nothing),
-    and the commands that undo it, to run before `restore_command`: removing the
-    index.lock a killed one leaves (git writes no index while it is there), then the
-    ``--abort`` of a merge, rebase, am, cherry-pick or revert waiting on the user."""
-    doing, lock = stopped_command(tree), index_lock(tree)
-    said = [f"a `{doing}` stopped half-way in this checkout"] if doing else []
-    if lock is not None:
-        said.append(f"a git command left {lock} (killed half-way, or running now: remove it "
-                    "only when none runs)")
-    undo = (f"rm -f {shlex.quote(str(lock))} && " if lock else "") + \
-        (f"{doing} --abort && " if doing else "")
-    return ("; ".join(said) or None), undo
-
-
-def restore_command(tag: str) -> str:
-    """The git commands that make a work tree exactly release `tag`, whatever git's index
-    holds (staged changes, conflicts: `git checkout -- .` restores the index's version and
-    refuses an unmerged path)."""
-    return f"git reset --hard {tag} && git clean -fdx"
-
-
-def work_tree_problem(tree: WorkTree, tag: str) -> str | None:
-    """One line naming the first way the work tree differs from release `tag` (a file in
-    conflict first, and what a git command stopped half-way left), or None."""
-    changes = work_tree_changes(tree)
-    if not changes:
-        return None
-    conflicts = [c for c in changes if c.code in UNMERGED]
-    first = (conflicts or changes)[0]
-    what = ("has unresolved merge conflicts, unlike" if conflicts else
-            _DESCRIBE.get(first.code) or _DESCRIBE.get(first.code.strip(), "differs from"))
-    more = f" (and {len(changes) - 1} more changes)" if len(changes) > 1 else ""
-    said, undo = _half_way(tree)
-    stopped = f"{said}: " if said else ""
-    return (f"{stopped}{first.path} {what} the signed release {tag}{more}; `git status` lists "
-            f"the changes, `{undo}{restore_command(tag)}` restores the release")
 
 
 @dataclass(frozen=True)
