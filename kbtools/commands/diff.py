@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from kbtools.commands.output import echo_json, json_option, to_option
+from kbtools.commands.output import echo_json, json_option, to_device_option
 from kbtools.ship.changes import ReleaseDiff, VerificationChange, diff_releases
 from kbtools.ship.checkout import device_outside_checkout
 from kbtools.ship.device import device_dir, require_device
@@ -15,7 +15,7 @@ from kbtools.ship.device import device_dir, require_device
 @click.command("diff")
 @click.argument("tag_a", required=False)
 @click.argument("tag_b", required=False)
-@to_option
+@to_device_option
 @json_option
 def diff(tag_a: str | None, tag_b: str | None, to: Path | None, as_json: bool) -> None:
     """What changed from release TAG_A to TAG_B: documents added, removed and changed, the

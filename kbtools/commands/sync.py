@@ -11,7 +11,7 @@ from kbtools.commands.output import (
     json_option,
     net_limit_options,
     terminate_interrupts,
-    to_option,
+    to_device_option,
 )
 from kbtools.errors import KbError, plural
 from kbtools.ship.changes import ReleaseDiff, diff_releases
@@ -24,7 +24,7 @@ SHOWN_DOCS = 5  # documents named after a switch; `kb diff` shows all
 
 @click.command("sync")
 @click.argument("source", required=False)
-@to_option
+@to_device_option
 @click.option("--trusted-key", "trusted", multiple=True,
               type=click.Path(dir_okay=False, exists=True, path_type=Path),
               help="Ed25519 public key to trust on first use: while no key is pinned in "
