@@ -8,6 +8,7 @@ file://, real signed releases."""
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -250,3 +251,43 @@ def test_a_clone_whose_remote_moved_answers_offline(own, monkeypatch, tmp_path):
     monkeypatch.chdir(tree)
     code, out, err = kb("status")
     assert code == 0 and out.startswith(f"checkout {tree}: release kb-r2"), err
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_a_folder_of_a_clone_given_to_device_commands_names_the_clone(own, sparse):
+    """`--to CLONE/data` (`--index` for status): `kb status` said "serving nothing yet"
+    (exit 0), `kb releases` and `kb log` showed an empty device, and `kb trust add` wrote
+    trusted_keys/ into the clone's work tree, which the next query then refused. Each now
+    names the clone in one line, as `kb query --index CLONE/data` does."""
+    tree = own["tree"]
+    if sparse:
+        git(tree, "sparse-checkout", "set", "--no-cone", "/data/")
+    folder = str(tree / "data")
+    code, _, err = kb("query", QUESTION, "--index", folder)
+    assert code == 1 and f"inside the git checkout of a release {tree}: pass --index" in err
+    for args in (["status", "--index", folder], ["releases", "--to", folder],
+                 ["log", "--to", folder], ["diff", "--to", folder],
+                 ["rollback", "--to", folder], ["trust", "list", "--to", folder]):
+        code, out, err = kb(*args)
+        assert code == 1 and out == "" and len(err.strip().splitlines()) == 1, (args, out, err)
+        assert f"a folder inside the git checkout of a release {tree}" in err, (args, err)
+    code, _, err = kb("trust", "add", str(own["key"]) + ".pub", "--to", folder)
+    assert code == 1 and f"pass --to {tree}" in err, err
+    assert ask(tree)["release"]["tag"] == "kb-r2" and clean(tree)
+
+
+def test_a_linked_work_tree_whose_clone_moved_names_git_worktree_repair(own, tmp_path,
+                                                                         monkeypatch):
+    """`git worktree add` of a clone later moved: git cannot read the work tree, and kb
+    said "a git checkout of a release: open it with `kb query --index`", also to `kb query
+    --index` itself. It names the missing git directory and `git worktree repair`."""
+    linked = worktree(own["tree"], tmp_path / "linked")
+    moved = tmp_path / "moved 搬走"
+    own["tree"].rename(moved)
+    said = refused(linked)
+    assert "git cannot read this checkout: its .git file names" in said, said
+    monkeypatch.chdir(linked)
+    code, _, err = kb("status")
+    assert code == 1 and "git cannot read this checkout" in err, err
+    run_repair(linked, said.replace("CLONE", shlex.quote(str(moved))))
+    assert ask(linked)["release"]["tag"] == "kb-r2"

@@ -310,10 +310,12 @@ class KbIndex:
             self._unpin()
 
 
-def resolve_index_path(path: Path | None) -> Path:
+def resolve_index_path(path: Path | None,
+                       sparse: Callable[[Path], bool] = lambda _: False) -> Path:
     """--index, else $KB_INDEX, else ./dist of the repo, else the default device dir.
 
-    A device directory resolves to the release it serves now.
+    A device directory resolves to the release it serves now. `sparse` tells a sparse
+    checkout of a release (`checkout_here`), named when `path` is a folder inside one.
     """
     if path is None and os.environ.get("KB_INDEX"):
         path = Path(os.environ["KB_INDEX"])
@@ -339,7 +341,7 @@ def resolve_index_path(path: Path | None) -> Path:
             raise IndexLoadError("device directory has no served release yet (run `kb sync`)",
                                  path=str(path), key="index_missing")
         return served
-    top = checkout_above(path)
+    top = checkout_above(path, sparse)
     if top is not None:  # `--index kb/data`: the index is the whole checkout
         raise IndexLoadError(f"a folder inside the git checkout of a release {top}: pass "
                              f"--index {top}", path=str(path), key="index_missing")
@@ -375,11 +377,12 @@ def checkout_here(start: Path | None = None,
     return None
 
 
-def checkout_above(path: Path) -> Path | None:
+def checkout_above(path: Path, sparse: Callable[[Path], bool] = lambda _: False
+                   ) -> Path | None:
     """The top of the git checkout of a release that `path` lies inside (a folder of it
-    given as the index), or None."""
-    return next((p for p in path.absolute().parents if CheckoutLayout.looks_like_checkout(p)),
-                None)
+    given as the index; `sparse` as for `checkout_here`), or None."""
+    return next((p for p in path.absolute().parents
+                 if CheckoutLayout.looks_like_checkout(p) or sparse(p)), None)
 
 
 def nearby_knowledge(cfg: Config) -> str:

@@ -47,6 +47,7 @@ from kbtools.index import reader
 from kbtools.index.layout import (
     CHECKOUT_STATE,
     DERIVED_CACHE,
+    GIT_DIR,
     STAGING_SUFFIX,
     CheckoutLayout,
     ReleaseLayout,
@@ -70,7 +71,12 @@ from kbtools.ship.intact import check_intact
 from kbtools.ship.readonly import served_copy
 from kbtools.ship.release import read_release_json, release_settings
 from kbtools.ship.repairs import not_a_release, work_tree_problem
-from kbtools.ship.sparse import is_checkout_top, is_sparse_release
+from kbtools.ship.sparse import (
+    checkout_containing,
+    git_dir_named,
+    is_checkout_top,
+    is_sparse_release,
+)
 from kbtools.ship.verify import blob_problems, read_meta
 
 DERIVED_KEEP = 3  # derived releases kept per clone (the one in use is never pruned)
@@ -109,6 +115,13 @@ def find_checkout(path: Path) -> tuple[CheckoutLayout, WorkTree] | None:
         return None
     tree = work_tree(path)
     if tree is None:
+        named = git_dir_named(path)
+        if named is not None and named.name != GIT_DIR and not named.is_dir():
+            raise SyncError(f"git cannot read this checkout: its .git file names {named}, "
+                            "which is gone (the clone it was added to with `git worktree add` "
+                            "was moved or deleted); `git -C CLONE worktree repair "
+                            f"{shlex.quote(str(path.absolute()))}` run with the clone's new "
+                            "place relinks it", path=str(path))
         return None
     return CheckoutLayout(tree.top, tree.common_dir), tree
 
@@ -418,7 +431,7 @@ def resolve_index_path(path: Path | None) -> Path:
         # of the knowledge repository here still wins, as for a device)
     if path is not None and (found := find_checkout(path)) is not None:
         return open_checkout(*found).derived
-    release = reader.resolve_index_path(path)
+    release = reader.resolve_index_path(path, sparse=is_sparse_release)
     check_intact(release)  # a device's files edited after sync: refused, as `kb status` does
     return served_copy(release)  # a read-only device: see readonly.py
 
@@ -460,6 +473,10 @@ def trust_dir(path: Path) -> Path:
     """Where `kb trust` keeps the pinned keys for `path`: a checkout's ``<git-dir>/kb``
     (never its work tree), else `path` itself (a device directory)."""
     found = find_checkout(path)
+    top = checkout_containing(path) if found is None else None
+    if top is not None:  # kb trust add would write trusted_keys/ into its work tree
+        raise SyncError(f"a folder inside the git checkout of a release {top}: pass --to "
+                        f"{top} (a clone's keys are kept in its git directory)", path=str(path))
     if found is None:
         return path
     layout = found[0]

@@ -29,24 +29,32 @@ SPARSE_FILE = ("info", "sparse-checkout")  # under a work tree's own git directo
 _GITDIR_LINE = "gitdir:"  # a linked work tree's (or submodule's) .git file
 
 
-def sparse_file(top: Path) -> Path | None:
-    """The sparse-checkout patterns file of the work tree whose top is `top` (in its own
-    git directory: a linked work tree, `git worktree add`, has one of its own), or None
-    when `top` has no ``.git`` or names none. Nothing but the file system is read."""
+def git_dir_named(top: Path) -> Path | None:
+    """The git directory of the work tree whose top is `top`: its ``.git`` directory, or
+    the one its ``.git`` file names (a linked work tree, `git worktree add`, or a
+    submodule), which may not exist; None when there is neither. File system only."""
     dot = top / GIT_DIR
     try:
         if dot.is_dir():
-            git_dir = dot
-        elif dot.is_file():
-            line = dot.read_text(encoding="utf-8", errors="replace").strip()
-            if not line.startswith(_GITDIR_LINE):
-                return None
-            git_dir = Path(line[len(_GITDIR_LINE):].strip())
-            git_dir = git_dir if git_dir.is_absolute() else top / git_dir
-        else:
+            return dot
+        if not dot.is_file():
             return None
-        found = git_dir.joinpath(*SPARSE_FILE)
-        return found if found.is_file() else None
+        line = dot.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+    if not line.startswith(_GITDIR_LINE):
+        return None
+    named = Path(line[len(_GITDIR_LINE):].strip())
+    return named if named.is_absolute() else top / named
+
+
+def sparse_file(top: Path) -> Path | None:
+    """The sparse-checkout patterns file of the work tree whose top is `top` (in its own
+    git directory: a linked work tree has one of its own), or None when it has none."""
+    git_dir = git_dir_named(top)
+    found = git_dir.joinpath(*SPARSE_FILE) if git_dir is not None else None
+    try:
+        return found if found is not None and found.is_file() else None
     except OSError:
         return None
 
@@ -76,3 +84,17 @@ def is_checkout_top(path: Path) -> bool:
     """`CheckoutLayout.looks_like_checkout`, or a sparse checkout of a release (no git run
     unless `path` is a sparse checkout lacking a release file)."""
     return CheckoutLayout.looks_like_checkout(path) or is_sparse_release(path)
+
+
+def checkout_containing(path: Path) -> Path | None:
+    """The top of the git checkout of a release that `path` is, or lies in (sparse or
+    not), or None: a device command given a clone's folder (``--to CLONE/data``) acted on
+    it as on an empty device (`kb status` "serving nothing yet", `kb trust add` wrote
+    trusted_keys/ into the clone's work tree). Above `path`, both release files count (or
+    a sparse checkout of them), as a clone is found from the current directory: a
+    repository with a manifest.json of its own (a web app's) holds devices."""
+    here = path.absolute()
+    if is_checkout_top(here):
+        return here
+    return next((p for p in here.parents
+                 if CheckoutLayout.holds_release(p) or is_sparse_release(p)), None)
