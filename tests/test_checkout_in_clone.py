@@ -291,3 +291,36 @@ def test_a_linked_work_tree_whose_clone_moved_names_git_worktree_repair(own, tmp
     assert code == 1 and "git cannot read this checkout" in err, err
     run_repair(linked, said.replace("CLONE", shlex.quote(str(moved))))
     assert ask(linked)["release"]["tag"] == "kb-r2"
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_a_clone_with_nothing_checked_out_names_the_repair(own, isolated_home, monkeypatch,
+                                                            tmp_path, sparse):
+    """`git clone --no-checkout` (then, say, sparse patterns set before the first checkout,
+    which checks out nothing either): no git index, no file. `kb query` in it answered
+    from <KB_HOME>/device, and with --index said "no index here". It is refused naming the
+    files missing and the repair, which checks out the release (the sparse part only)."""
+    home, newer = home_device_behind(own, isolated_home)
+    tree = tmp_path / "nothing 空"
+    clone(f"file://{own['art']}", tree, "--no-checkout")
+    if sparse:
+        git(tree, "sparse-checkout", "set", "--no-cone", "/data/")
+    assert not (tree / "data").exists()
+    said = refused(tree)
+    assert f"is missing from the signed release {newer}" in said, said
+    monkeypatch.chdir(tree)
+    code, out, err = kb("query", QUESTION)
+    assert code == 1 and out == "" and err == said, err
+    run_repair(tree, said)
+    assert (tree / "release.json").exists() is not sparse and (tree / "data").is_dir()
+    assert asked_here(tree, monkeypatch)["release"]["tag"] == newer and clean(tree)
+
+
+def test_a_clone_made_for_a_file_system_without_links_or_modes_answers(own, tmp_path):
+    """Guard (already right): a clone configured as git configures one on FAT
+    (core.symlinks=false, core.fileMode=false) answers and stays clean: a release has
+    regular files only, read from git objects."""
+    tree = tmp_path / "fat"
+    clone(f"file://{own['art']}", tree, "--config", "core.symlinks=false",
+          "--config", "core.fileMode=false")
+    assert ask(tree)["release"]["tag"] == "kb-r2" and clean(tree)

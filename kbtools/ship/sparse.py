@@ -26,6 +26,7 @@ from kbtools.index.layout import GIT_DIR, CheckoutLayout, ReleaseLayout
 from kbtools.ship.gitrun import run_plain
 
 SPARSE_FILE = ("info", "sparse-checkout")  # under a work tree's own git directory
+GIT_INDEX = "index"  # git's index, in a work tree's own git directory (none before a checkout)
 _GITDIR_LINE = "gitdir:"  # a linked work tree's (or submodule's) .git file
 
 
@@ -60,14 +61,29 @@ def sparse_file(top: Path) -> Path | None:
 
 
 def is_sparse_release(top: Path) -> bool:
-    """Whether `top` is the top of a sparse checkout of a release that leaves a top-level
-    release file out of the work tree (see the module's text). False for a folder whose top
-    holds both (`CheckoutLayout.holds_release` takes it) and for any folder that is no
-    sparse checkout, without running git."""
-    if CheckoutLayout.holds_release(top) or sparse_file(top) is None:
+    """Whether `top` is the top of a checkout of a release whose work tree leaves a top-level
+    release file out: a sparse checkout (see the module's text), or a clone with nothing
+    checked out yet (``git clone --no-checkout``, sparse patterns set before the first
+    checkout: no git index at all), which is then refused naming the files missing and
+    `git reset --hard kb-rN`, where it answered from <KB_HOME>/device. False for a folder
+    whose top holds both (`CheckoutLayout.holds_release` takes it) and, without running
+    git, for a folder with neither a sparse-checkout file nor a git directory lacking its
+    index."""
+    git_dir = git_dir_named(top)
+    if git_dir is None or CheckoutLayout.holds_release(top):
         return False
     rel = ReleaseLayout(top)
     names = {p.name: p for p in (rel.release_json, rel.manifest)}
+    try:
+        unchecked = git_dir.is_dir() and not (git_dir / GIT_INDEX).exists()
+    except OSError:
+        return False
+    if unchecked:
+        listed = run_plain("-C", str(top), "ls-tree", "-z", "--name-only", "HEAD", "--", *names)
+        return listed.returncode == 0 and set(listed.stdout.split(b"\0")) - {b""} == {
+            n.encode() for n in names}
+    if sparse_file(top) is None:
+        return False
     proc = run_plain("-C", str(top), "--no-optional-locks", "ls-files", "-t", "-z", "--",
                      *names)
     if proc.returncode != 0:
