@@ -273,6 +273,10 @@ def test_a_folder_of_a_clone_given_to_device_commands_names_the_clone(own, spars
         assert f"a folder inside the git checkout of a release {tree}" in err, (args, err)
     code, _, err = kb("trust", "add", str(own["key"]) + ".pub", "--to", folder)
     assert code == 1 and f"pass --to {tree}" in err, err
+    inner = tree / ".git" / "device"  # in its git directory: no release changed, allowed
+    assert kb("sync", str(own["art"]), "--to", str(inner))[0] == 0
+    code, out, err = kb("status", "--to", str(inner))
+    assert code == 0 and out.startswith(f"device {inner}"), err
     assert ask(tree)["release"]["tag"] == "kb-r2" and clean(tree)
 
 

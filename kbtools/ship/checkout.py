@@ -82,7 +82,6 @@ from kbtools.ship.verify import blob_problems, read_meta
 DERIVED_KEEP = 3  # derived releases kept per clone (the one in use is never pruned)
 
 
-
 class CheckoutStateError(SyncError):
     """The checkout is not a clean release checkout: no commit, no release tags, HEAD not a
     release tag, or a work tree that differs from it. Its own state, not git objects it

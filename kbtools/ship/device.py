@@ -112,12 +112,11 @@ def require_device(path: Path) -> Path:
         raise SyncError(UNFINISHED, path=str(path))
     top = checkout_containing(path)
     if top is not None:
-        inside = "" if top == path.absolute() else \
-            f"a folder inside the git checkout of a release {top}, not a device directory (nor "
-        raise SyncError((f"{inside}the clone itself: `kb status --index {top}` reads it); "
-                         if inside else "this is a git checkout of a release (a clone of the "
-                         "artifacts repository), not a device directory: ") +
-                        "pass --to DIR of a device "
+        what = ("this is a git checkout of a release (a clone of the artifacts repository), "
+                "not a device directory" if top == path.absolute() else
+                f"a folder inside the git checkout of a release {top}, not a device directory "
+                f"nor the clone itself (`kb status --index {top}` reads that)")
+        raise SyncError(f"{what}: pass --to DIR of a device "
                         "synced with `kb sync`; in the clone, `git checkout kb-rN` rolls "
                         "back, `git pull --ff-only` updates and `git diff --stat kb-rA kb-rB` "
                         "lists what changed between two releases", path=str(path))

@@ -112,5 +112,8 @@ def checkout_containing(path: Path) -> Path | None:
     here = path.absolute()
     if is_checkout_top(here):
         return here
-    return next((p for p in here.parents
-                 if CheckoutLayout.holds_release(p) or is_sparse_release(p)), None)
+    for top in here.parents:
+        if CheckoutLayout.holds_release(top) or is_sparse_release(top):
+            # in its git directory, not its work tree: a device there changes no release
+            return None if here.relative_to(top).parts[:1] == (GIT_DIR,) else top
+    return None
