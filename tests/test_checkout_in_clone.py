@@ -1,6 +1,7 @@
 """`kb` run inside a plain-git client the way a technician leaves it: a sparse checkout
-without the top-level release files, a subfolder, a linked work tree (`git worktree add`),
-a device made before repo.git's HEAD named the release branch. Each command either acts on
+without the top-level release files, nothing checked out, a subfolder, a linked work tree
+(`git worktree add`), commits made on top of a release, a card that marks files
+executable; and a device made before repo.git's HEAD named the release branch. Each command either acts on
 the clone it stands in or refuses in one line naming the clone and the device directory —
 never acts on <KB_HOME>/device, another device, unseen. Real bare repositories over
 file://, real signed releases."""
@@ -13,12 +14,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_checkout import QUESTION, ask, clean, clone, kb, refused
+from test_checkout import QUESTION, ask, clean, clone, kb, published, refused
 from test_checkout_field_states import own, publish, run_repair
 from test_release_helpers import git
 
 __all__ = ["own", "published"]  # fixtures shared with test_checkout(_field_states)
-from test_checkout import published  # noqa: E402
 
 
 def asked_here(where: Path, monkeypatch) -> dict:
