@@ -6,15 +6,16 @@ from pathlib import Path
 
 import click
 
-from kbtools.commands.output import echo_json, json_option, to_option
+from kbtools.commands.output import echo_json, json_option, to_device_option
 from kbtools.ship.changes import ReleaseDiff, VerificationChange, diff_releases
+from kbtools.ship.checkout import device_outside_checkout
 from kbtools.ship.device import device_dir, require_device
 
 
 @click.command("diff")
 @click.argument("tag_a", required=False)
 @click.argument("tag_b", required=False)
-@to_option
+@to_device_option
 @json_option
 def diff(tag_a: str | None, tag_b: str | None, to: Path | None, as_json: bool) -> None:
     """What changed from release TAG_A to TAG_B: documents added, removed and changed, the
@@ -24,7 +25,9 @@ def diff(tag_a: str | None, tag_b: str | None, to: Path | None, as_json: bool) -
     against the served one. A TAG may also be the path of a release directory (a build's
     dist/, a device's releases/<tag>).
     """
-    path = require_device(device_dir(to))
+    # two release directories need no device: no clone around is refused for them
+    paths = bool(tag_a and tag_b) and all(Path(t).is_dir() for t in (tag_a or "", tag_b or ""))
+    path = require_device(device_dir(to) if paths else device_outside_checkout(to, "diff"))
     res = diff_releases(path, tag_a, tag_b) if tag_b or tag_a else diff_releases(path)
     if as_json:
         echo_json(res.to_dict())

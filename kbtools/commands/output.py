@@ -99,10 +99,20 @@ class DevicePath(click.Path):
 
 
 def to_option(f: F) -> F:
-    """--to DIR of sync, status and diff (status finds the clone around by itself)."""
+    """--to DIR of status (which finds the clone around by itself)."""
     return click.option(
         "--to", "to", type=DevicePath(), default=None,
         help="Device directory (default: $KB_INDEX, else <KB_HOME>/device).")(f)
+
+
+def to_device_option(f: F) -> F:
+    """--to DIR of sync and diff, which never take the clone around the current directory
+    for the device, nor <KB_HOME>/device while standing in one
+    (`checkout.device_outside_checkout`)."""
+    return click.option(
+        "--to", "to", type=DevicePath(), default=None,
+        help="Device directory (default: $KB_INDEX, else <KB_HOME>/device; needed inside a "
+             "git checkout of a release, where git does this).")(f)
 
 
 def to_here_option(f: F) -> F:

@@ -11,11 +11,12 @@ from kbtools.commands.output import (
     json_option,
     net_limit_options,
     terminate_interrupts,
-    to_option,
+    to_device_option,
 )
 from kbtools.errors import KbError, plural
 from kbtools.ship.changes import ReleaseDiff, diff_releases
-from kbtools.ship.device import device_dir, release_dirs
+from kbtools.ship.checkout import device_outside_checkout
+from kbtools.ship.device import release_dirs
 from kbtools.ship.sync import SyncResult, sync_device
 
 SHOWN_DOCS = 5  # documents named after a switch; `kb diff` shows all
@@ -23,7 +24,7 @@ SHOWN_DOCS = 5  # documents named after a switch; `kb diff` shows all
 
 @click.command("sync")
 @click.argument("source", required=False)
-@to_option
+@to_device_option
 @click.option("--trusted-key", "trusted", multiple=True,
               type=click.Path(dir_okay=False, exists=True, path_type=Path),
               help="Ed25519 public key to trust on first use: while no key is pinned in "
@@ -47,7 +48,7 @@ def sync(source: str | None, to: Path | None, trusted: tuple[Path, ...],
     stops answering is given up (limits: the options below, kb.toml [sync]); the served
     release is then unchanged.
     """
-    path = device_dir(to)
+    path = device_outside_checkout(to, "sync")
     with terminate_interrupts():
         res = sync_device(path, source, trusted=trusted,
                           limits={"stall_seconds": stall_seconds, "stall_bytes": stall_bytes,

@@ -19,6 +19,7 @@ import json
 import os
 import sqlite3
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -309,10 +310,12 @@ class KbIndex:
             self._unpin()
 
 
-def resolve_index_path(path: Path | None) -> Path:
+def resolve_index_path(path: Path | None,
+                       sparse: Callable[[Path], bool] = lambda _: False) -> Path:
     """--index, else $KB_INDEX, else ./dist of the repo, else the default device dir.
 
-    A device directory resolves to the release it serves now.
+    A device directory resolves to the release it serves now. `sparse` tells a sparse
+    checkout of a release (`checkout_here`), named when `path` is a folder inside one.
     """
     if path is None and os.environ.get("KB_INDEX"):
         path = Path(os.environ["KB_INDEX"])
@@ -338,7 +341,7 @@ def resolve_index_path(path: Path | None) -> Path:
             raise IndexLoadError("device directory has no served release yet (run `kb sync`)",
                                  path=str(path), key="index_missing")
         return served
-    top = checkout_above(path)
+    top = checkout_above(path, sparse)
     if top is not None:  # `--index kb/data`: the index is the whole checkout
         raise IndexLoadError(f"a folder inside the git checkout of a release {top}: pass "
                              f"--index {top}", path=str(path), key="index_missing")
@@ -356,27 +359,30 @@ def implicit_index() -> tuple[Path, Config]:
     return (candidate if ReleaseLayout(candidate).is_release() else default_device_dir()), near
 
 
-def checkout_here(start: Path | None = None) -> Path | None:
+def checkout_here(start: Path | None = None,
+                  sparse: Callable[[Path], bool] = lambda _: False) -> Path | None:
     """The top of the git checkout of a release that the current directory (`start`) lies
     in, for a client command given no index (a user who cloned the artifacts repository and
     cd'd into it, or into a folder below): the nearest folder at or above it that holds one
     (`CheckoutLayout.holds_release`). None when a kb.toml lies as near or nearer (inside a
     knowledge repository its own dist/ is meant, even where its top holds files a release
-    has) or there is none."""
+    has) or there is none. `sparse` tells a sparse checkout of a release that leaves those
+    files out of its work tree (`kbtools.ship.sparse`, which runs git)."""
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         if (folder / CONFIG_NAME).is_file():
             return None
-        if CheckoutLayout.holds_release(folder):
+        if CheckoutLayout.holds_release(folder) or sparse(folder):
             return folder
     return None
 
 
-def checkout_above(path: Path) -> Path | None:
+def checkout_above(path: Path, sparse: Callable[[Path], bool] = lambda _: False
+                   ) -> Path | None:
     """The top of the git checkout of a release that `path` lies inside (a folder of it
-    given as the index), or None."""
-    return next((p for p in path.absolute().parents if CheckoutLayout.looks_like_checkout(p)),
-                None)
+    given as the index; `sparse` as for `checkout_here`), or None."""
+    return next((p for p in path.absolute().parents
+                 if CheckoutLayout.looks_like_checkout(p) or sparse(p)), None)
 
 
 def nearby_knowledge(cfg: Config) -> str:

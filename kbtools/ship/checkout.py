@@ -13,8 +13,8 @@ top holds ``.git`` and release.json is a checkout (`CheckoutLayout`). Given no i
 2. The work tree must be exactly that commit: ``git status`` lists nothing — no modified,
    deleted, added, untracked or ignored file ("data/chunks/3f.jsonl differs from the
    signed release kb-r2"). Each refusal ends with git commands that repair it whatever
-   git's index holds (`restore_command`), after undoing what a git command stopped
-   half-way left (`_half_way`: a `git pull` on conflicts, or killed); a release refused
+   git's index holds (`kbtools.ship.repairs`), after undoing what a git command stopped
+   half-way left (a `git pull` on conflicts, or killed); a release refused
    for what it is names the way back to the one served before (`_way_back`).
 3. The release is installed, once per manifest, by `kbtools.ship.install.install_release`
    — the code `kb sync` runs, with the same rules: closed set of regular files, sha256 and
@@ -47,6 +47,7 @@ from kbtools.index import reader
 from kbtools.index.layout import (
     CHECKOUT_STATE,
     DERIVED_CACHE,
+    GIT_DIR,
     STAGING_SUFFIX,
     CheckoutLayout,
     ReleaseLayout,
@@ -58,28 +59,27 @@ from kbtools.ship import trust
 from kbtools.ship.device import check_device_dir, device_dir, locked, read_json
 from kbtools.ship.git import (
     TAG_PREFIX,
-    UNMERGED,
     WorkTree,
-    index_lock,
     release_tags,
     release_tags_at,
-    remote_refs_containing,
     rev_parse,
-    stopped_command,
-    tag_name,
     work_tree,
-    work_tree_changes,
 )
-from kbtools.ship.gitrun import run_git
+from kbtools.ship.gitrun import run_git, run_plain
 from kbtools.ship.install import install_release, tag_manifest_hash, verify_release
 from kbtools.ship.intact import check_intact
 from kbtools.ship.readonly import served_copy
 from kbtools.ship.release import read_release_json, release_settings
+from kbtools.ship.repairs import not_a_release, work_tree_problem
+from kbtools.ship.sparse import (
+    checkout_containing,
+    git_dir_named,
+    is_checkout_top,
+    is_sparse_release,
+)
 from kbtools.ship.verify import blob_problems, read_meta
 
 DERIVED_KEEP = 3  # derived releases kept per clone (the one in use is never pruned)
-_DESCRIBE = {"??": "is not part of", "!!": "is not part of", "A": "is not part of",
-             "D": "is missing from"}
 
 
 class CheckoutStateError(SyncError):
@@ -110,10 +110,17 @@ class CheckoutRelease:
 def find_checkout(path: Path) -> tuple[CheckoutLayout, WorkTree] | None:
     """The checkout layout of `path` when it is the top of a git work tree holding a
     release's files; None for anything else (a build, a device directory...)."""
-    if not CheckoutLayout.looks_like_checkout(path):
+    if not is_checkout_top(path):  # a sparse one too (`kbtools.ship.sparse`)
         return None
     tree = work_tree(path)
     if tree is None:
+        named = git_dir_named(path)
+        if named is not None and named.name != GIT_DIR and not named.is_dir():
+            raise SyncError(f"git cannot read this checkout: its .git file names {named}, "
+                            "which is gone (the clone it was added to with `git worktree add` "
+                            "was moved or deleted); `git -C CLONE worktree repair "
+                            f"{shlex.quote(str(path.absolute()))}` run with the clone's new "
+                            "place relinks it", path=str(path))
         return None
     return CheckoutLayout(tree.top, tree.common_dir), tree
 
@@ -131,71 +138,10 @@ def head_release(tree: WorkTree) -> tuple[str, str, int]:
                         "with `git fetch --tags` (a clone made with --no-tags has none)",
                         path=str(tree.top))
     if not tags:
-        raise CheckoutStateError(_not_a_release(tree, head), path=str(tree.top))
+        raise CheckoutStateError(not_a_release(tree, head), path=str(tree.top))
     named = (read_release_json(tree.git_dir, head) or {}).get("tag")
     serial = next((s for s, t in tags.items() if t == named), max(tags))
     return head, tags[serial], serial  # another tag than release.json's is refused later
-
-
-def _not_a_release(tree: WorkTree, head: str) -> str:
-    """Why HEAD, a commit no release tag names, is refused, and the git command that makes
-    the checkout a release again: `git checkout` of a tag, unless a git command stopped
-    half-way (a `git pull` on conflicts, or killed) or the index holds conflicts, where git
-    refuses a checkout ("you need to resolve your current index first"): then what undoes
-    that (`_half_way`) and ``git reset --hard`` to the newest release of the clone."""
-    said, undo = _half_way(tree)
-    conflicts = [c.path for c in work_tree_changes(tree) if c.code in UNMERGED]
-    line = f"HEAD {head[:12]} is not a signed release tag (kb-r<N>)"
-    if said is None and not conflicts:
-        published = remote_refs_containing(tree.git_dir, head)
-        if published:  # pulled with tags off (`--no-tags`, remote.<name>.tagOpt)
-            return (f"{line}: it is on {published[0]}, but its release tag is not in this "
-                    "clone; `git fetch --tags` brings it")
-        return f"{line}; `git checkout` a release tag (`git tag -l 'kb-r*'` lists them)"
-    newest = tag_name(max(release_tags(tree.git_dir, f"refs/tags/{TAG_PREFIX}*")))
-    conflict = f"{conflicts[0]} has unresolved merge conflicts" if conflicts else None
-    stopped = f"{said} ({conflict})" if said and conflict else said or conflict
-    return (f"{stopped}: {line}; `{undo}{restore_command(newest)}` makes it the newest "
-            f"release here, {newest}")
-
-
-def _half_way(tree: WorkTree) -> tuple[str | None, str]:
-    """What a git command stopped half-way in the checkout left, in words (None: nothing),
-    and the commands that undo it, to run before `restore_command`: removing the
-    index.lock a killed one leaves (git writes no index while it is there), then the
-    ``--abort`` of a merge, rebase, am, cherry-pick or revert waiting on the user."""
-    doing, lock = stopped_command(tree), index_lock(tree)
-    said = [f"a `{doing}` stopped half-way in this checkout"] if doing else []
-    if lock is not None:
-        said.append(f"a git command left {lock} (killed half-way, or running now: remove it "
-                    "only when none runs)")
-    undo = (f"rm -f {shlex.quote(str(lock))} && " if lock else "") + \
-        (f"{doing} --abort && " if doing else "")
-    return ("; ".join(said) or None), undo
-
-
-def restore_command(tag: str) -> str:
-    """The git commands that make a work tree exactly release `tag`, whatever git's index
-    holds (staged changes, conflicts: `git checkout -- .` restores the index's version and
-    refuses an unmerged path)."""
-    return f"git reset --hard {tag} && git clean -fdx"
-
-
-def work_tree_problem(tree: WorkTree, tag: str) -> str | None:
-    """One line naming the first way the work tree differs from release `tag` (a file in
-    conflict first, and what a git command stopped half-way left), or None."""
-    changes = work_tree_changes(tree)
-    if not changes:
-        return None
-    conflicts = [c for c in changes if c.code in UNMERGED]
-    first = (conflicts or changes)[0]
-    what = ("has unresolved merge conflicts, unlike" if conflicts else
-            _DESCRIBE.get(first.code) or _DESCRIBE.get(first.code.strip(), "differs from"))
-    more = f" (and {len(changes) - 1} more changes)" if len(changes) > 1 else ""
-    said, undo = _half_way(tree)
-    stopped = f"{said}: " if said else ""
-    return (f"{stopped}{first.path} {what} the signed release {tag}{more}; `git status` lists "
-            f"the changes, `{undo}{restore_command(tag)}` restores the release")
 
 
 @dataclass(frozen=True)
@@ -433,7 +379,8 @@ def implicit_checkout() -> Path | None:
     """The git checkout of a release a client command given no index means: the one the
     current directory lies in (`reader.checkout_here`: a kb.toml nearer wins), unless
     $KB_INDEX names an index (which wins, as --index does). None for none."""
-    return None if os.environ.get("KB_INDEX") else reader.checkout_here()
+    return None if os.environ.get("KB_INDEX") else reader.checkout_here(
+        sparse=is_sparse_release)
 
 
 def device_or_checkout_here(to: Path | None) -> Path:
@@ -445,6 +392,31 @@ def device_or_checkout_here(to: Path | None) -> Path:
     return device_dir(to if to is not None else implicit_checkout())
 
 
+_IN_A_CLONE = {  # what does in a clone what `kb sync` / `kb diff` do on a device
+    "sync": "`git pull --ff-only` brings this checkout its newest release",
+    "diff": "`git diff --stat kb-rA kb-rB` lists what changed between two releases here"}
+
+
+def device_outside_checkout(to: Path | None, command: str) -> Path:
+    """The device directory `kb sync` or `kb diff` (`command`) acts on: `device_dir(to)`,
+    unless no --to is given and the current directory lies in a git checkout of a release
+    (`implicit_checkout`): `kb query`, `kb status` and `kb rollback` act on that clone there,
+    and these acted on <KB_HOME>/device, another device, unseen. Refused in one line naming
+    both: the git command that does it in the clone, and --to for the device."""
+    here = implicit_checkout() if to is None else None
+    if here is None:
+        return device_dir(to)
+    other, does = device_dir(None), _IN_A_CLONE[command]
+    if command == "sync" and run_plain("-C", str(here), "symbolic-ref", "-q",
+                                       "HEAD").returncode != 0:  # detached: pull refuses
+        does = ("`git fetch --tags` and `git checkout` of the newest release tag bring this "
+                "checkout (a detached HEAD) its newest release")
+    raise SyncError(f"this is a git checkout of a release, where `kb query` and `kb status` "
+                    f"read the clone: {does}; `kb {command} --to "
+                    f"{shlex.quote(str(other))}` acts on the device directory instead",
+                    path=str(here))
+
+
 def resolve_index_path(path: Path | None) -> Path:
     """`kbtools.index.reader.resolve_index_path`, where a git checkout of a release (given,
     in $KB_INDEX, or around the current directory when neither names an index:
@@ -453,12 +425,12 @@ def resolve_index_path(path: Path | None) -> Path:
     if path is None and os.environ.get("KB_INDEX"):
         path = Path(os.environ["KB_INDEX"])
     path = path if path is not None else implicit_checkout()
-    if path is None and CheckoutLayout.looks_like_checkout(default_device_dir()):
+    if path is None and is_checkout_top(default_device_dir()):
         path = reader.implicit_index()[0]  # <KB_HOME>/device cloned with git (a built dist/
         # of the knowledge repository here still wins, as for a device)
     if path is not None and (found := find_checkout(path)) is not None:
         return open_checkout(*found).derived
-    release = reader.resolve_index_path(path)
+    release = reader.resolve_index_path(path, sparse=is_sparse_release)
     check_intact(release)  # a device's files edited after sync: refused, as `kb status` does
     return served_copy(release)  # a read-only device: see readonly.py
 
@@ -482,7 +454,7 @@ def refuse_device_in_checkout(path: Path) -> None:
         # (a repository with a manifest.json of its own is no release)
         looks = CheckoutLayout.looks_like_checkout if folder == here else \
             CheckoutLayout.holds_release
-        if not looks(folder) or find_checkout(folder) is None:
+        if not (looks(folder) or is_sparse_release(folder)) or find_checkout(folder) is None:
             continue
         inside = here.relative_to(folder).parts
         if inside[:1] == (".git",):
@@ -500,6 +472,10 @@ def trust_dir(path: Path) -> Path:
     """Where `kb trust` keeps the pinned keys for `path`: a checkout's ``<git-dir>/kb``
     (never its work tree), else `path` itself (a device directory)."""
     found = find_checkout(path)
+    top = checkout_containing(path) if found is None else None
+    if top is not None:  # kb trust add would write trusted_keys/ into its work tree
+        raise SyncError(f"a folder inside the git checkout of a release {top}: pass --to "
+                        f"{top} (a clone's keys are kept in its git directory)", path=str(path))
     if found is None:
         return path
     layout = found[0]
@@ -539,8 +515,8 @@ def checkout_status(path: Path) -> dict[str, Any] | None:
         if ver.get("commit") == out["head"] and ver.get("tag") == tag:
             out.update(derived=str(folder), manifest_sha256=mhash,
                        source_commit=ver.get("source_commit"), signed_by=ver.get("signed_by"))
-    if out["source_commit"] is None:
-        rel = read_json(ReleaseLayout(layout.root).release_json)
+    if out["source_commit"] is None:  # from git objects: a sparse work tree may lack it
+        rel = read_release_json(tree.git_dir, out["head"]) or {}
         out["source_commit"] = (rel.get("source") or {}).get("commit")
     return out
 

@@ -70,7 +70,6 @@ from kbtools.index.layout import (
     TRUST_LOG,
     TRUSTED,
     UNFINISHED,
-    CheckoutLayout,
     DeviceLayout,
     ReleaseLayout,
     default_device_dir,
@@ -78,6 +77,7 @@ from kbtools.index.layout import (
     is_release_name,
     unfinished_release,
 )
+from kbtools.ship.sparse import checkout_containing
 
 __all__ = ["append_log", "cannot_write", "check_device_dir", "clean_staging",
            "default_device_dir", "device_dir", "dir_size", "discard", "fsync_dir",
@@ -110,9 +110,13 @@ def require_device(path: Path) -> Path:
     interrupted sync left in a device's releases/ (`unfinished_release`)."""
     if unfinished_release(path) is not None:
         raise SyncError(UNFINISHED, path=str(path))
-    if CheckoutLayout.looks_like_checkout(path):
-        raise SyncError("this is a git checkout of a release (a clone of the artifacts "
-                        "repository), not a device directory: pass --to DIR of a device "
+    top = checkout_containing(path)
+    if top is not None:
+        what = ("this is a git checkout of a release (a clone of the artifacts repository), "
+                "not a device directory" if top == path.absolute() else
+                f"a folder inside the git checkout of a release {top}, not a device directory "
+                f"nor the clone itself (`kb status --index {top}` reads that)")
+        raise SyncError(f"{what}: pass --to DIR of a device "
                         "synced with `kb sync`; in the clone, `git checkout kb-rN` rolls "
                         "back, `git pull --ff-only` updates and `git diff --stat kb-rA kb-rB` "
                         "lists what changed between two releases", path=str(path))

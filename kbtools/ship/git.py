@@ -421,9 +421,13 @@ def work_tree_changes(tree: WorkTree) -> list[Change]:
     """What differs between the work tree (and index) and HEAD: modified, deleted, added,
     untracked and ignored files alike (``git status``, every file listed). Read only:
     ``--no-optional-locks`` keeps git from refreshing the index, which takes index.lock, on
-    which a `git pull` running meanwhile on the clone would fail."""
+    which a `git pull` running meanwhile on the clone would fail. Executable bits are not
+    compared (``core.fileMode=false``): a release is regular files read from git objects,
+    and a clone copied to a card whose file system marks every file executable (FAT,
+    exFAT) listed each as changed, refused with a repair that file system cannot make."""
     proc = run_plain(f"--git-dir={tree.git_dir}", f"--work-tree={tree.top}",
-                     "--no-optional-locks", "-c", "core.quotePath=false", "status",
+                     "--no-optional-locks", "-c", "core.quotePath=false",
+                     "-c", "core.fileMode=false", "status",
                      "--porcelain=v1", "-z", "--no-renames", "--untracked-files=all",
                      "--ignored=matching", "--ignore-submodules=none")
     if proc.returncode != 0:

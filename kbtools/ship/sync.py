@@ -67,6 +67,7 @@ from kbtools.ship.git import (
     moved_tags,
     not_following,
     parse_serial,
+    point_head_at,
     rev_parse,
     tag_name,
 )
@@ -389,6 +390,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     if not (gd / "HEAD").is_file():
         # HEAD naming the artifacts branch: `git clone DIR/repo.git` checks out the release
         run_git(gd, "init", "-q", "--bare", f"--initial-branch={branch}", error=SyncError)
+    point_head_at(str(gd), branch)  # a device made before session 35: HEAD named master
     begin = trust.start(device, extra_keys)
     try:
         refs = list_source(gd, source, branch, limits=limits)
