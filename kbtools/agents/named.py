@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kbtools.agents.citation_text import plain_citation
 from kbtools.agents.read import anchored_section, cited, find_section, linked, percent_decoded
 from kbtools.corpus import SourceDoc
 from kbtools.decision.documents import document_tables, select_table, table_from_markdown
@@ -69,7 +70,7 @@ def named(doc: str) -> Named:
         return Named(doc, given.doc, given.lines, given.heading)
     if link is not None:
         return Named(doc, link[0], anchor=link[1])
-    return Named(doc, doc)
+    return Named(doc, plain_citation(doc))  # a path with the release it came from after it
 
 
 def named_table(src: SourceDoc, name: Named, table: TableArg, tables: Tables,
