@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-
 from urllib.parse import quote
 
 import pytest
