@@ -122,6 +122,14 @@ CASES = [
     (f"{ZH_DOC}:{HUMID_ROW}-{HUMID_ROW} § 病害风险判定 > 3.2 风险等级判定表",
      {"温度": "18", "相对湿度": "90"}, None, ({"风险等级": "高"}, 1)),
     (f"{EN_DOC}#oil-change", {"Running hours": "620"}, None, ({"Action": "Change the oil"}, 1)),
+    # a citation as agents and people paste it: with its release after it, as `kb query`
+    # shows it, a code host's line anchor, a link URL-escaped whole
+    (f"{ZH_DOC}:{HUMID_ROW}-{HUMID_ROW} § 病害风险判定 > 3.2 风险等级判定表 @ 0123abcd4567",
+     {"温度": "18", "相对湿度": "90"}, None, ({"风险等级": "高"}, 1)),
+    (f"{ZH_DOC} › 病害风险判定 › 3.2 风险等级判定表 (line {HUMID_ROW})",
+     {"温度": "18", "相对湿度": "90"}, None, ({"风险等级": "高"}, 1)),
+    (f"{EN_DOC}#L{HOT_ROW}", {"Temperature": "85"}, None, ({"Alarm": "overheating"}, 3)),
+    (quote(f"{ZH_DOC}#41-白天", safe=""), {"温度": "30"}, None, ({"措施": "遮阳"}, 2)),
     (f"{EN_DOC}:{HOT_ROW} § Pump service > Alarm limits", {"Temperature": "85"}, None,
      ({"Alarm": "overheating"}, 3)),
     # a search result's heading path, a list, as the table (as `read` takes it), and a
