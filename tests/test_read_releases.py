@@ -133,7 +133,8 @@ def test_a_citation_of_a_pruned_release_reads_the_served_ones_heading_path(devic
     shutil.rmtree(dev / "releases" / "kb-r1")  # as `kb sync` prunes it
     asks = [{"doc": f"{old['citation']} @ {commit[:12]}"},
             {"doc": f"{old['doc']}:{old['line_start']}-{old['line_end']}", "commit": commit},
-            {"doc": f"{REMOVED} § Renamed", "release": "kb-r1"}]
+            {"doc": f"{REMOVED} § Renamed", "release": "kb-r1"},
+            {"doc": f"{EDITED}#2-监测时间窗口 @ {commit[:12]}"}]  # a link to the section
     got = every_surface(dev, tmp_path, asks)
     kind, read = got[0]
     assert kind == "ok" and read["markdown"] == now["markdown"], read
@@ -144,6 +145,9 @@ def test_a_citation_of_a_pruned_release_reads_the_served_ones_heading_path(devic
     assert got[1][0] == "error" and "give the citation's heading path" in got[1][1]
     assert got[2][0] == "error" and "release kb-r1 is no longer on this device" in got[2][1]
     assert "no such document" in got[2][1]
+    kind, linked = got[3]
+    assert kind == "ok" and linked["markdown"] == now["markdown"]
+    assert f"has at '{' > '.join(EDITED_SECTION)}'" in linked["release_gone"]
 
 
 SLASHED = GOOD_FM.replace("Generated", "温湿度监测") + """

@@ -182,8 +182,8 @@ def _read_now(kn: Knowledge, doc: str, heading_path: str | list[str] | None,
     except KbError as exc:
         raise KbError(f"{gone}, and {here} has no such text: {exc.message}",
                       key="release_gone", values=exc.values) from None
-    where = (f"at '{' > '.join(section.heading_path) or section.doc}'" if heading else
-             "at the top of the document")
+    where = (f"at '{' > '.join(section.heading_path)}'" if section.heading_path else
+             "at the top of the document")  # a heading path, a link's section, or neither
     return CitedRead(section, now, gone=f"{gone}; this is what {here} has {where} (lines "
                                         f"{section.line_start}-{section.line_end}): do not "
                                         "cite it as the earlier release's text")
