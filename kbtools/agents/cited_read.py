@@ -91,14 +91,11 @@ def asked_release(doc: str, commit: Any, release: Any) -> tuple[str, str | None,
     the arguments or from the citation's end (UsageError when they disagree or the commit
     is no commit)."""
     plain, said_commit, said_tag = split_release(unescaped(doc))
-    if commit is not None and (not isinstance(commit, str) or not commit.strip()):
-        commit = None if commit == "" else commit
-    if release is not None and (not isinstance(release, str) or not release.strip()):
-        release = None if release == "" else release
+    commit, release = (None if v == "" else v for v in (commit, release))  # as not given
     if commit is not None and not (isinstance(commit, str) and is_commit(commit.strip())):
         raise UsageError(f"'commit' must be a commit's 7 to 64 hexadecimal digits (a result's "
                          f"release source_commit), not '{one_line(str(commit), 80)}'")
-    if release is not None and not isinstance(release, str):
+    if release is not None and not (isinstance(release, str) and release.strip()):
         raise UsageError("'release' must be a release tag (a result's release tag)")
     commit = commit.strip().lower() if commit else None
     release = release.strip() if release else None

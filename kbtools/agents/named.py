@@ -148,17 +148,16 @@ def built_name(src: SourceDoc, tables: Tables, choice: str) -> str | int:
     parsed, n = parse(src), 0
     for table in parsed.tables():  # counted as `document_tables` counts them
         try:
-            n += table_from_markdown(table, parsed.lines) is not None
+            rules = table_from_markdown(table, parsed.lines) is not None
         except TableError:
-            n += 1  # malformed: choosing it says what is wrong
-            if table.index == number:
-                return n
+            rules = True  # malformed: choosing it says what is wrong
+        n += rules
         if table.index == number:
+            if rules:
+                return n
             break
     else:
         return choice
-    if table_from_markdown(table, parsed.lines) is not None:
-        return n
     listed = "; ".join(f"{n}: {_label(t)}" for n, t in enumerate(tables, 1)
                        if isinstance(t, DecisionTable))
     raise TableError(f"'{one_line(text, 80)}' is table {number} of {src.rel} "
