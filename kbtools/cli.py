@@ -59,6 +59,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "watch": ("watch", "watch_cmd"),
     "init": ("init", "init"),
     "table": ("table", "table"),
+    "read": ("read", "read"),
     "recent": ("recent", "recent"),
     "mcp": ("mcp", "mcp"),
     "serve": ("serve", "serve"),

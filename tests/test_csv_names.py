@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from kbtools.corpus import parse_source
 from kbtools.markdown.doctree import parse
-from kbtools.render.table_csv import CsvNames, render_tables, unsafe_name
+from kbtools.render.table_csv import CsvNames, derived_table_number, render_tables, unsafe_name
 
 
 def table_doc(marker: str, annotation: str = "") -> str:
@@ -75,6 +75,22 @@ def test_long_names_are_cut_below_file_name_limits():
 
 segment = st.text(alphabet="aAbB_'. 长-", min_size=1, max_size=4).filter(
     lambda s: s.strip(". ") == s and s not in (".", ".."))
+
+
+def test_a_derived_name_reads_back_as_its_table_number():
+    """Every name a build derives (plain, qualified by folders, by the path's hash too)
+    reads back, with or without ``.csv``, as its table's number in its own document; an
+    annotated name, another document's stem and a bare number read as none."""
+    pairs = [p for rel, m in CLASHING.items() for p in tables_of(rel, table_doc(m) +
+                                                                  table_doc(m + "b"))]
+    names = CsvNames(pairs)
+    for rel, t in pairs:
+        name = names.name(rel, t)
+        assert derived_table_number(rel, name) == t.index, (rel, name)
+        assert derived_table_number(rel, name.upper().removesuffix(".CSV")) == t.index
+    assert derived_table_number("knowledge/a/index.md", "other-1.csv") is None
+    assert derived_table_number("knowledge/a/index.md", "2") is None
+    assert derived_table_number("knowledge/a/index.md", "index-x.csv") is None
 
 
 @settings(max_examples=60, deadline=None)

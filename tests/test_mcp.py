@@ -288,7 +288,7 @@ def test_arguments_are_taken_as_the_json_api_takes_them(built, tmp_path):
     expected = {"long": "query: String should have at most 10000 characters",
                 "top_k": "top_k: unknown argument (search takes query, k, where, verified_only)",
                 "heading": "heading: unknown argument (read takes doc, heading_path, line_start, "
-                           "line_end)",
+                           "line_end, commit, release)",
                 "true-line": "line_start: Input should be a valid integer",
                 "float-line": "line_start: Input should be a valid integer",
                 "zero-line": "line_start: Input should be greater than or equal to 1",

@@ -40,7 +40,8 @@ def test_a_sync_while_serving_is_cited_and_a_removed_document_is_said_so(tmp_pat
     only "no such document in the index", and the agent retried other spellings of a path
     it had read a minute before. It now says the document was in the release served
     before and the new one does not hold it. A document no release held is still just not
-    there, and `read` takes no commit: one given is refused by name."""
+    there. `read` given the first commit reads the first release's text, which the
+    device still keeps (session 36: it was refused by name)."""
     device, first, second = two_builds(tmp_path)
 
     async def scenario(c):
@@ -71,8 +72,10 @@ def test_a_sync_while_serving_is_cited_and_a_removed_document_is_said_so(tmp_pat
         assert "no longer holds it" in text and "\n" not in text
     assert error_text(got["never"]).endswith(
         "no such document in the index: knowledge/notes/never.md")
-    assert "commit: unknown argument (read takes doc, heading_path, line_start, line_end)" \
-        in error_text(got["commit"])
+    earlier = data(got["commit"])
+    assert earlier["release"]["source_commit"] == first
+    assert earlier["served_release"]["source_commit"] == second
+    assert "摘除病叶" in earlier["markdown"] and "摘除并带出病叶" not in earlier["markdown"]
 
 
 def test_document_paths_as_links_and_addresses_write_them(tmp_path):

@@ -179,18 +179,22 @@ def test_a_link_given_as_evaluate_tables_doc_evaluates_its_sections_table(tmp_pa
 
 def test_a_citation_given_as_reads_doc_reads_its_section(tmp_path):
     """`read` given a citation reads the cited section (session 31; it was refused with a
-    hint to give heading_path or line_start/line_end), and its lines when the heading path
-    no longer holds them."""
+    hint to give heading_path or line_start/line_end). Lines its heading path's section no
+    longer holds (an earlier release's, moved since) read that section, as table evaluation
+    reads such a citation (session 36: they read the lines now there, another section's);
+    lines under a heading no section has any more read the lines."""
     repo = committed_repo(tmp_path / "kb")
 
     async def scenario(c):
         return [await c.call_tool("read", {"doc": doc}) for doc in (
             "knowledge/crops/risk.md:21-27 § 2. 风险等级表",
-            "knowledge/crops/risk.md:16-18 § 2. 风险等级表")]
+            "knowledge/crops/risk.md:16-18 § 2. 风险等级表",
+            "knowledge/crops/risk.md:16-18 § 2. 旧的标题")]
 
-    section, lines = (data(r) for r in session(repo, scenario=scenario))
+    section, moved, lines = (data(r) for r in session(repo, scenario=scenario))
     assert section["heading_path"] == ["霜霉病风险判定", "2. 风险等级表"]
     assert "| 15~20 | ≥85 | 高 | 立即喷药 |" in section["markdown"]
+    assert moved["markdown"] == section["markdown"]
     assert (lines["line_start"], lines["line_end"]) == (16, 18)
     assert lines["markdown"].startswith("## 1. 发生条件")
 

@@ -63,7 +63,7 @@ def test_a_sync_during_a_call_does_not_close_the_release_under_it(built, tmp_pat
 
     import anyio
 
-    from kbtools.agents import mcp_server
+    from kbtools.agents import cited_read, mcp_server
 
     device = two_releases(built, tmp_path)
     server = mcp_server.build_server(index=device, root=tmp_path, query_log=False)
@@ -74,7 +74,7 @@ def test_a_sync_during_a_call_does_not_close_the_release_under_it(built, tmp_pat
         assert not res.is_error, res.content[0].text
         return res.structured_content
 
-    real_read, other, switched = mcp_server.read_section, [], []
+    real_read, other, switched = cited_read.read_section, [], []
 
     def read_during_a_sync(*args, **kwargs):
         if not switched:  # the first call: a sync switches, another call reads meanwhile
@@ -86,7 +86,7 @@ def test_a_sync_during_a_call_does_not_close_the_release_under_it(built, tmp_pat
             worker.join()
         return real_read(*args, **kwargs)
 
-    monkeypatch.setattr(mcp_server, "read_section", read_during_a_sync)
+    monkeypatch.setattr(cited_read, "read_section", read_during_a_sync)
     first = call(section)
     assert "摘除病叶" in first["markdown"]  # the release it started on, still open
     assert "摘除并带出病叶" in other[0]["markdown"]  # the other call read the new one

@@ -170,7 +170,7 @@ def test_a_tools_call_the_sdk_cannot_read_says_which_tool_and_what_is_wrong(tmp_
                "argument: value (recent takes days, n)",
             2: f"invalid tools/call: no 'name' (the tool to call: {tools})",
             3: "invalid tools/call of read: 'arguments' is a string, not an object of argument: "
-               "value (read takes doc, heading_path, line_start, line_end)",
+               "value (read takes doc, heading_path, line_start, line_end, commit, release)",
             4: f"invalid tools/call: 'name' is a number, not the name of a tool ({tools})",
             5: "invalid tools/call of nope: 'arguments' is a number, not an object of "
                f"argument: value (no tool 'nope'; the tools: {tools})"}

@@ -228,6 +228,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.filters._DATE": "fullmatch",  # a front-matter value
     "kbtools.query.filter_numbers._EXPONENT_FORM": "fullmatch",  # a front-matter value
     "kbtools.agents.read._CITED": "fullmatch",  # an agent's document path
+    "kbtools.agents.citation_text._SHOWN_LINES": "fullmatch",  # what follows " (line" in a doc
     "kbtools.serve.formula_words._PIECE": "findall",  # a formula's LaTeX
     "kbtools.serve.formula_words:\\s+": "sub",  # the words said of a formula
     "kbtools.serve.formula_words:[\\w.′°%]*": "fullmatch",  # a piece of a formula's words

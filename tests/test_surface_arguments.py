@@ -82,7 +82,7 @@ def test_the_api_refuses_a_parameter_it_does_not_take(api):
     Each is now refused by name, with the parameters the endpoint takes, as MCP refuses it."""
     resp = api.get("/api/read", params={"doc": SCAB, "heading": "3.2"})
     assert api_error(resp) == ("unknown parameter 'heading' (/api/read takes doc, heading_path, "
-                               "line_start, line_end)")
+                               "line_start, line_end, commit, release)")
     section = api.get("/api/read", params={"doc": SCAB, "heading_path": "3.2"})
     assert section.status_code == 200 and section.json()["line_start"] == 60
     for resp in (api.get("/api/search", params={"q": Q, "top_k": 2}),

@@ -122,6 +122,14 @@ CASES = [
     (f"{ZH_DOC}:{HUMID_ROW}-{HUMID_ROW} § 病害风险判定 > 3.2 风险等级判定表",
      {"温度": "18", "相对湿度": "90"}, None, ({"风险等级": "高"}, 1)),
     (f"{EN_DOC}#oil-change", {"Running hours": "620"}, None, ({"Action": "Change the oil"}, 1)),
+    # a citation as agents and people paste it: with its release after it, as `kb query`
+    # shows it, a code host's line anchor, a link URL-escaped whole
+    (f"{ZH_DOC}:{HUMID_ROW}-{HUMID_ROW} § 病害风险判定 > 3.2 风险等级判定表 @ 0123abcd4567",
+     {"温度": "18", "相对湿度": "90"}, None, ({"风险等级": "高"}, 1)),
+    (f"{ZH_DOC} › 病害风险判定 › 3.2 风险等级判定表 (line {HUMID_ROW})",
+     {"温度": "18", "相对湿度": "90"}, None, ({"风险等级": "高"}, 1)),
+    (f"{EN_DOC}#L{HOT_ROW}", {"Temperature": "85"}, None, ({"Alarm": "overheating"}, 3)),
+    (quote(f"{ZH_DOC}#41-白天", safe=""), {"温度": "30"}, None, ({"措施": "遮阳"}, 2)),
     (f"{EN_DOC}:{HOT_ROW} § Pump service > Alarm limits", {"Temperature": "85"}, None,
      ({"Alarm": "overheating"}, 3)),
     # a search result's heading path, a list, as the table (as `read` takes it), and a
@@ -403,3 +411,40 @@ def test_every_table_result_of_a_search_is_taken_back_as_it_came(example_index, 
             assert read.status_code == 200 and read.json()["heading_path"] == hit["heading_path"]
     finally:
         client_gen.close()
+
+
+def test_a_results_table_index_and_csv_name_are_the_table_evaluation_takes(dist, tmp_path):
+    """risk.md holds a plain table (its 2. 常用药剂) before its three decision tables:
+    a search result's `extra.table_index` and its `extra.csv` (a name the build derived,
+    risk-3.csv), passed back as `table`, evaluate the table the result cites, on the CLI,
+    the JSON API and the MCP tool alike. The Markdown table's number is `markdown_table`;
+    the plain table has no `table_index` and its CSV name is said to be no decision table."""
+    hits = []
+    for question in ("白天 温度 措施 开窗 遮阳", "夜间 温度 措施 保温 通风", "常用药剂 戊唑醇"):
+        res = CliRunner().invoke(main, ["query", "--index", str(dist), "--json", "-k", "5",
+                                        question])
+        assert res.exit_code == 0, res.stderr
+        hits += [r for r in json.loads(res.stdout)["results"]
+                 if r["doc"] == ZH_DOC and r["kind"] in ("table", "table_row")]
+    decision = {(r["extra"]["csv"], r["extra"]["table_index"], r["line_start"]) for r in hits
+                if "table_index" in r["extra"]}
+    assert {(csv, n) for csv, n, _ in decision} >= {("risk-3.csv", 2), ("risk-4.csv", 3)}
+    plain = next(r for r in hits if r["extra"]["csv"] == "risk-1.csv")
+    assert plain["extra"]["markdown_table"] == 1 and "table_index" not in plain["extra"]
+    asks = [(csv_or_n, line) for csv, n, line in decision for csv_or_n in (csv, n)]
+    inputs = {"温度": "30"}
+    cli = [cli_outcome(dist, ZH_DOC, inputs, table) for table, _ in asks]
+    client_gen = app_client(dist)
+    client = next(client_gen)
+    try:
+        http = [http_outcome(client, ZH_DOC, inputs, table) for table, _ in asks]
+        refused = http_outcome(client, ZH_DOC, inputs, "risk-1.csv")
+    finally:
+        client_gen.close()
+    mcp = session(tmp_path, "--index", str(dist), scenario=lambda c: mcp_outcomes(
+        c, [(ZH_DOC, inputs, table, None) for table, _ in asks]))
+    for (table, line), a, b, c in zip(asks, cli, http, mcp, strict=True):
+        assert a == b == c and a[0] == "ok", (table, a, b, c)
+        got = a[1]["table"]
+        assert got["line_start"] <= line <= got["line_end"], (table, got)
+    assert refused[0] == "error" and "which is no decision table" in refused[1]

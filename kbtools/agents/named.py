@@ -27,14 +27,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kbtools.agents.citation_text import plain_citation
 from kbtools.agents.read import anchored_section, cited, find_section, linked, percent_decoded
 from kbtools.corpus import SourceDoc
-from kbtools.decision.documents import document_tables, select_table
+from kbtools.decision.documents import document_tables, select_table, table_from_markdown
 from kbtools.decision.matching import TableResult, match_rules
 from kbtools.decision.model import DecisionTable
 from kbtools.errors import TableError, UsageError, line_span, one_line
 from kbtools.markdown.doctree import parse
 from kbtools.markdown.heading_paths import heading_parts, path_matches
+from kbtools.render.table_csv import derived_table_number
 
 Tables = Sequence[DecisionTable | TableError]
 # a caller's choice of table: a number, a name or a section, or a heading path as a list
@@ -68,7 +70,7 @@ def named(doc: str) -> Named:
         return Named(doc, given.doc, given.lines, given.heading)
     if link is not None:
         return Named(doc, link[0], anchor=link[1])
-    return Named(doc, doc)
+    return Named(doc, plain_citation(doc))  # a path with the release it came from after it
 
 
 def named_table(src: SourceDoc, name: Named, table: TableArg, tables: Tables,
@@ -87,7 +89,7 @@ def named_table(src: SourceDoc, name: Named, table: TableArg, tables: Tables,
         anchor = choice.strip()[1:]
         name, choice = Named(name.given, name.doc, anchor=percent_decoded(anchor) or anchor), None
     if name.kind == "path":
-        return choice
+        return built_name(src, tables, choice) if isinstance(choice, str) else choice
     label = src.rel
     if choice is not None:  # as a citation given with lines too was refused (session 31)
         said = f"#{name.anchor}" if name.anchor is not None else \
@@ -127,6 +129,43 @@ def evaluate_named(src: SourceDoc, name: Named, inputs: Mapping[str, str],
     choice = named_table(src, name, table, tables, option)
     n, dt = select_table(tables, choice, src.rel)
     return match_rules(dt, inputs, policy=policy, doc=src.rel, table_index=n, synonyms=synonyms)
+
+
+def built_name(src: SourceDoc, tables: Tables, choice: str) -> str | int:
+    """`choice` as `select_table` takes it: the number of the decision table a build's CSV
+    name of `src` names (`derived_table_number`: ``wheat-scab-1.csv``, a search result's
+    ``extra.csv``, counts every Markdown table of the document), else `choice` itself (an
+    annotated name is the author's and wins). A derived name of a table that is no
+    decision table is said so, with the decision tables there are."""
+    text = choice.strip()
+    wanted = text.lower().removesuffix(".csv")
+    if any(isinstance(t, DecisionTable) and t.name
+           and t.name.strip().lower().removesuffix(".csv") == wanted for t in tables):
+        return choice
+    number = derived_table_number(src.rel, text)
+    if number is None:
+        return choice
+    parsed, n = parse(src), 0
+    for table in parsed.tables():  # counted as `document_tables` counts them
+        try:
+            rules = table_from_markdown(table, parsed.lines) is not None
+        except TableError:
+            rules = True  # malformed: choosing it says what is wrong
+        n += rules
+        if table.index == number:
+            if rules:
+                return n
+            break
+    else:
+        return choice
+    listed = "; ".join(f"{n}: {_label(t)}" for n, t in enumerate(tables, 1)
+                       if isinstance(t, DecisionTable))
+    raise TableError(f"'{one_line(text, 80)}' is table {number} of {src.rel} "
+                     f"({line_span(table.line_start, table.line_end, '-')}), which is no "
+                     "decision table" + (f"; its decision tables: {listed}" if listed else
+                                         "; it has no decision tables"),
+                     key="no_table_named", values={"name": one_line(text, 80),
+                                                   "count": str(len(tables))})
 
 
 def _sections_named(parsed: Any, heading: str) -> list[Any]:

@@ -72,6 +72,17 @@ LineStart = Annotated[LineNumber | None, Field(
                  "in one read (`truncated` says when more follow)."), examples=[60])]
 LineEnd = Annotated[LineNumber | None, Field(
     description="Last line to read (inclusive, as a result's `line_end`).", examples=[75])]
+ReleaseCommit = Annotated[StrictStr | None, Field(
+    max_length=64,
+    description=("The release a citation came from, by its source commit (a result's "
+                 "`release.source_commit`, 7 or more digits): read that release's text while "
+                 "this device keeps it; else what the release served now has at the "
+                 "citation's heading path, with `release_gone` saying so. Leave out to read "
+                 "the release served now."), examples=["3f2a9c1d0b7e"])]
+ReleaseTag = Annotated[StrictStr | None, Field(
+    max_length=200,
+    description="The release a citation came from, by its tag (a result's `release.tag`), "
+                "as `commit`.", examples=["r7"])]
 
 # recent
 Days = Annotated[Annotated[int, Field(strict=True, ge=0), BeforeValidator(digits_as_int)]

@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote
 
+from kbtools.agents.citation_text import plain_citation
 from kbtools.build.verified import coverages
 from kbtools.check.engine import max_document_bytes
 from kbtools.config import Config, load_config
@@ -111,7 +112,7 @@ def cited(doc: Any) -> Cited | None:
     back what search printed: refusing that text as a path made them rebuild the call."""
     if not isinstance(doc, str):
         return None
-    found = _CITED.fullmatch(doc.strip())
+    found = _CITED.fullmatch(plain_citation(doc))  # as shown, or with its release after it
     if found is None or found.group("anchor"):
         return None
     heading = (found.group("heading") or "").strip()
@@ -128,7 +129,7 @@ def linked(doc: Any) -> tuple[str, str] | None:
     a link passed it whole as the document."""
     if not isinstance(doc, str):
         return None
-    found = _CITED.fullmatch(doc.strip())
+    found = _CITED.fullmatch(plain_citation(doc))
     if found is None or not found.group("anchor") or found.group("lines") \
             or found.group("heading"):
         return None
@@ -522,8 +523,10 @@ def cited_section(parsed: Any, given: Cited) -> Any:
     """The section a read of citation `given` reads, or None to read its lines: the section
     its heading path names that holds its lines (a table row's citation reads the whole
     table with its header, as the result's section; of several sections under one heading
-    path, the one the lines lie in), the innermost when several do. A heading path without
-    lines names its section alone (KbError when it names none, or several)."""
+    path, the one the lines lie in), the innermost when several do; when none holds them,
+    the one section it names (lines of an earlier release read the lines now there, under
+    another heading). A heading path without lines names its section alone (KbError when
+    it names none, or several)."""
     if given.lines is None:
         return find_section(parsed, given.heading)
     first, last = given.lines
@@ -531,8 +534,14 @@ def cited_section(parsed: Any, given: Cited) -> Any:
     holding = [s for s in parsed.sections() if given.heading
                and path_matches(parts, seps, s.heading_path)
                and s.line_start <= first and last <= s.line_end]
-    # none: no heading given, or one since renamed or moved; the lines still say where
-    return min(holding, key=lambda s: s.line_end - s.line_start) if holding else None
+    if holding:
+        return min(holding, key=lambda s: s.line_end - s.line_start)
+    # the one section the heading path names, whose lines a release since moved (as table
+    # evaluation reads such a citation: `agents.named`); none: no heading given, or one
+    # renamed since, or several: the lines still say where
+    named = [s for s in parsed.sections() if given.heading and s.heading_path
+             and path_matches(parts, seps, s.heading_path)]
+    return named[0] if len(named) == 1 else None
 
 
 def whole_lines(text: str, max_chars: int) -> str:

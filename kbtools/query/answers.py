@@ -139,6 +139,24 @@ def decision_number(index: KbIndex, doc: str, table_index: int) -> int:
     return numbers.index(table_index) + 1 if table_index in numbers else 0
 
 
+def result_extra(index: KbIndex, doc: str, kind: str, extra: dict[str, Any]) -> dict[str, Any]:
+    """A table or table row chunk's `extra` as a search result gives it: ``table_index``
+    the number of its table among `doc`'s decision tables, the ``table`` that
+    `evaluate_table`, ``/api/table/evaluate`` and ``kb table eval --table`` take (as its
+    ``evaluation.table_index``; left out for a table that is no decision table), and
+    ``markdown_table`` its number among all the document's Markdown tables (what the chunk
+    records as ``table_index``). An agent passing a result's ``table_index`` on evaluated
+    another table, or none, when a plain table came first. Other chunks' as they are."""
+    number = extra.get("table_index") if kind in TABLE_KINDS else None
+    if type(number) is not int:
+        return extra
+    out = {k: v for k, v in extra.items() if k != "table_index"}
+    out["markdown_table"] = number
+    if decided := decision_number(index, doc, number):
+        out["table_index"] = decided
+    return out
+
+
 def decision_table(index: KbIndex, doc: str, table_index: int,
                    line: int) -> DecisionTable | None:
     """Decision table `table_index` of `doc` (its table chunk overlaps `line`), as the build

@@ -136,6 +136,28 @@ def csv_name(doc_rel: str, table: Table) -> str:
                                              doc_rel)
 
 
+def derived_table_number(doc_rel: str, name: str) -> int | None:
+    """The Markdown table number (`Table.index`) that `name` gives to one of `doc_rel`'s
+    tables when a build derived it (`csv_name`, or `CsvNames` qualifying it by the
+    document's folders and a hash of its path: ``wheat-scab-1.csv``,
+    ``crops.wheat-scab-1.csv``, ``crops.x-1a2b3c4d-2.csv``), ``.csv`` optional; None when
+    it is no such name. A search result carries the name as its ``extra.csv``: a caller
+    passing it back as the table named no table, since only annotated names were taken."""
+    key = name.strip().lower()
+    key = key.removesuffix(".csv")
+    head, _, number = key.rpartition("-")
+    if not (number.isascii() and number.isdigit()) or not head:
+        return None
+    digest = hashlib.sha256(doc_rel.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    rest, _, counter = head.rpartition("-")
+    if head.endswith(f"-{digest}"):
+        head = head[:-len(digest) - 1]
+    elif counter.isascii() and counter.isdigit() and rest.endswith(f"-{digest}"):
+        head = rest[:-len(digest) - 1]
+    stem = _safe(PurePosixPath(doc_rel).stem).lower()
+    return int(number) if head == stem or head.endswith("." + stem) else None
+
+
 def _qualified(rel: str, index: int, top: str, used: set[str]) -> str:
     """The first name of `rel`'s table `index` not in `used` (`name_key`s): qualified by
     the document's folders below `top`, then also by a hash of its path, then a counter."""

@@ -25,7 +25,8 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from kbtools.agents.arguments import TABLE_INSTEAD
-from kbtools.agents.read import cited, linked, read_section
+from kbtools.agents.cited_read import read_cited
+from kbtools.agents.named import named
 from kbtools.errors import (
     API_FILTERS,
     EngineError,
@@ -131,7 +132,7 @@ def _served(request: Request) -> Served:
 
 # the parameters each endpoint takes (a search's question as `q` or `query`)
 SEARCH_PARAMS = ("q", "query", "k", "where", "verified_only")
-READ_PARAMS = ("doc", "heading_path", "line_start", "line_end")
+READ_PARAMS = ("doc", "heading_path", "line_start", "line_end", "commit", "release")
 TABLE_PARAMS = ("doc", "inputs", "table", "policy")
 DIFF_PARAMS = ("old", "new")
 
@@ -167,11 +168,8 @@ def read(request: Request, body: dict[str, Any]) -> Any:
     doc = params.get("doc")
     if not doc:
         raise ApiError(400, "missing 'doc' (a document path as cited)")
-    served = _served(request)
-    # a result's citation or a link names the document (read_section the rest)
-    citation, link = cited(doc), linked(doc)
-    named = citation.doc if citation else link[0] if link else doc
-    ops.document(served, named)  # 400 refused path, 404 missing doc
+    source: ServedIndex = request.app.state.source
+    served = source.get()
     # repeated, the headings of a path one by one (as a list is sent in a query string), as
     # the MCP tool takes a list: the last one alone was read, under whatever parents
     given = params.getlist("heading_path")
@@ -179,13 +177,17 @@ def read(request: Request, body: dict[str, Any]) -> Any:
                                        if given else None)
     start = ops.check_line(params.get("line_start"), "line_start")
     end = ops.check_line(params.get("line_end"), "line_end")
-    try:
-        section = read_section(served.knowledge, doc, heading, start, end)
+    try:  # a citation or a link names the section, a commit or a tag the release (MCP's)
+        read = read_cited(served.knowledge, doc, heading, start, end,
+                          commit=params.get("commit"), release=params.get("release"),
+                          device=source.device())
     except UsageError:
         raise
-    except KbError as exc:  # no such section
+    except KbError as exc:  # no such document (said as the other pages say it), or section
+        if exc.key == "no_document":
+            ops.document(served, named(doc).doc)
         raise ApiError(404, exc.message) from None
-    return {**section.to_dict(), "release": served.index.release.to_dict()}
+    return read.to_dict()
 
 
 def table_evaluate(request: Request, body: dict[str, Any]) -> Any:

@@ -173,7 +173,13 @@ def openapi_document() -> dict[str, Any]:
                            "headings of the path as the MCP tool's list",
                            {"type": "array", "items": {"type": "string"}}),
                     _param("line_start", "first line", {"type": "integer", "minimum": 1}),
-                    _param("line_end", "last line", {"type": "integer", "minimum": 1})],
+                    _param("line_end", "last line", {"type": "integer", "minimum": 1}),
+                    _param("commit", "the release a citation came from, by its source "
+                           "commit (7 or more digits): its text while the device keeps it, "
+                           "else the served release's at its heading path with "
+                           "`release_gone` saying so", {"type": "string"}),
+                    _param("release", "the release a citation came from, by its tag, as "
+                           "`commit`", {"type": "string"})],
                 "responses": {"200": _json("Section", "the section"), "400": _ERROR,
                               "404": _ERROR, "503": _ERROR}}},
             "/api/table/evaluate": {"post": {

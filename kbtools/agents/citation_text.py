@@ -1,0 +1,132 @@
+"""A citation as agents and people copy it, read back as the citation `read` takes.
+
+`Citation.text()` writes ``knowledge/x.md:65-73 § A > B``, and every surface takes that
+(`kbtools.agents.read.cited`). What gets pasted back is often more or other:
+
+- the release it came from after it: ``… @ 3f2a9c1d0b7e`` (a citation and the release's
+  ``source_commit``, as agents are told to cite both), ``… (commit 3f2a9c1d0b7e)``, or
+  `kb query`'s closing ``[release r7 @ 3f2a9c1d0b7e]``;
+- what `kb query` shows a person, ``knowledge/x.md › A › B (lines 65–73)``
+  (`Citation.display`);
+- a code host's line anchor, ``knowledge/x.md#L65-L73``;
+- the whole of it URL-escaped, as a web address holds it (``%23`` for ``#``).
+
+`split_release` takes the release off, `as_citation` turns the shown form into the written
+one. Both are plain string operations on the text's tail (and one pattern over at most a
+line's few characters), so no pasted text can make them slow.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote
+
+MIN_COMMIT_DIGITS = 7  # as git abbreviates a commit; fewer name too many commits
+MAX_COMMIT_DIGITS = 64  # a SHA-256 commit
+# the line numbers `Citation.display` ends with, after " (line": "s 65–73)" or " 7)"
+_SHOWN_LINES = re.compile(r"s?\s*(\d{1,9})(?:\s*[–—-]\s*(\d{1,9}))?\s*\)")
+_DOCUMENT_ENDS = (".md", ".markdown")
+
+
+def is_commit(text: str) -> bool:
+    """`text` is a commit as written: 7 to 64 hexadecimal digits."""
+    return (MIN_COMMIT_DIGITS <= len(text) <= MAX_COMMIT_DIGITS and text.isascii()
+            and all(c in "0123456789abcdefABCDEF" for c in text))
+
+
+def _names_document(text: str) -> bool:
+    """`text` holds a Markdown document's name (what a citation starts with)."""
+    low = text.lower()
+    return any(end in low for end in _DOCUMENT_ENDS)
+
+
+def split_release(doc: str) -> tuple[str, str | None, str | None]:
+    """(`doc` without the release it names at its end, the commit, the release tag); the
+    text as given and None, None when it names none. Read: ``@ <commit>``,
+    ``(commit <commit>)`` or ``commit <commit>``, ``[release <tag> @ <commit>]`` and
+    ``[local build @ <commit>]`` (`kb query`'s line, ``+ uncommitted changes`` too)."""
+    text = doc.strip()
+    head, commit, tag = text, None, None
+    if text.endswith("]") and "[" in text:
+        head, _, inner = text[:-1].rpartition("[")
+        words = inner.replace("+ uncommitted changes", "").replace("@", " @ ").split()
+        said = words[:-2]
+        if len(words) < 3 or words[-2] != "@" or not is_commit(words[-1]) or \
+                said != ["local", "build"] and (len(said) != 2 or said[0] != "release"):
+            return text, None, None
+        commit, tag = words[-1], said[1] if said[0] == "release" else None
+    elif text.endswith(")") and "(" in text:
+        head, _, inner = text[:-1].rpartition("(")
+        words = inner.replace(",", " ").split()
+        if len(words) >= 2 and words[-2] == "commit" and is_commit(words[-1]):
+            commit = words[-1]
+            tag = words[1] if len(words) == 4 and words[0] == "release" else None
+            if len(words) not in (2, 4) or len(words) == 4 and tag is None:
+                return text, None, None
+        else:
+            return text, None, None
+    else:
+        before, _, last = text.rpartition("@")
+        if before and is_commit(last.strip()):
+            head, commit = before, last.strip()
+        else:
+            before, _, last = text.rpartition(" ")
+            if before.rstrip().lower().endswith("commit") and is_commit(last):
+                head, commit = before.rstrip()[:-len("commit")], last
+            else:
+                return text, None, None
+    head = head.rstrip()
+    if not head or not _names_document(head):
+        return text, None, None
+    return head, commit.lower(), tag
+
+
+def as_citation(doc: str) -> str:
+    """`doc` as `Citation.text` writes it when it is a citation as `Citation.display` shows
+    it (``x.md › A › B (lines 65–73)``: ``x.md:65-73 § A > B``); else `doc` as given."""
+    text = doc.strip()
+    head, _, tail = text.rpartition(" (line")
+    found = _SHOWN_LINES.fullmatch(tail) if head else None
+    if found is None:
+        return doc
+    path, *headings = (part.strip() for part in head.split("›"))
+    if not path.lower().endswith(_DOCUMENT_ENDS) or not all(headings):
+        return doc
+    first = found.group(1)
+    lines = f"{first}-{found.group(2) or first}"
+    return f"{path}:{lines}" + (f" § {' > '.join(headings)}" if headings else "")
+
+
+def unescaped(doc: str) -> str:
+    """`doc` URL-decoded when it is a link or citation escaped whole (its ``#`` as ``%23``,
+    ``knowledge%2Fcrops%2Fx.md%2332-%E9%A3%8E…``, as a web page's address holds it); else
+    as given. A path escaped alone is decoded when read (`read.percent_decoded`), so that
+    a file whose name holds '%' is still read as named."""
+    if "%" not in doc:
+        return doc
+    try:
+        decoded = unquote(doc, errors="strict")
+    except UnicodeDecodeError:
+        return doc
+    return decoded if any(c in decoded and c not in doc for c in "#§") else doc
+
+
+def line_anchor(doc: str) -> str:
+    """`doc` with a code host's line anchor (``x.md#L65-L73``, ``#L65-73``, ``#L65``) written
+    as a citation's lines (``x.md:65-73``); else as given."""
+    head, _, anchor = doc.rpartition("#")
+    first, _, last = anchor.removeprefix("L").partition("-")
+    last = last.removeprefix("L")
+    if not head or not anchor.startswith("L") or not _digits(first) or last and not _digits(last):
+        return doc
+    return f"{head}:{int(first)}-{int(last or first)}"
+
+
+def _digits(text: str) -> bool:
+    return 0 < len(text) <= 9 and text.isascii() and text.isdigit()
+
+
+def plain_citation(doc: str) -> str:
+    """`doc` without a release after it and in the written form: what `cited` and `linked`
+    read (the release a read is asked for is `split_release`'s business)."""
+    return as_citation(line_anchor(split_release(unescaped(doc))[0]))

@@ -1,0 +1,186 @@
+"""A read of what a citation names, in the release it names: MCP `read`, ``/api/read`` and
+``kb read`` alike.
+
+A citation carries the release it came from (its ``source_commit``, its tag). Read after a
+`kb sync`, its lines may hold other text. `read_cited` reads:
+
+- the release served now, when no release is asked for or the one asked for is it;
+- an earlier release the device still keeps (``releases/<tag>``), named by its tag or by
+  (a prefix of) its source commit, given as `commit`/`release` or after the citation
+  (`citation_text.split_release`): that release's text, with both releases named;
+- otherwise, what the release served now has at the citation's heading path, with one line
+  (`CitedRead.gone`) saying the release asked for is gone and what was read instead. A
+  citation that names lines alone cannot be placed in another release: refused in one line
+  saying what to send.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kbtools.agents.citation_text import is_commit, split_release, unescaped
+from kbtools.agents.read import Knowledge, SectionText, cited, open_knowledge, read_section
+from kbtools.errors import KbError, UsageError, one_line
+from kbtools.index.layout import DeviceLayout, ReleaseLayout, device_of_release
+from kbtools.index.reader import ReleaseInfo
+from kbtools.ship.checkout import open_index
+
+
+def release_name(release: ReleaseInfo) -> str:
+    """A release as a message names it: its tag and commit (12 digits)."""
+    commit = f"commit {release.source_commit[:12]}" + (" with uncommitted changes"
+                                                       if release.dirty else "")
+    return f"release {release.tag} ({commit})" if release.tag else f"the build of {commit}"
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A release a device keeps: its tag, directory and source commit."""
+
+    tag: str
+    root: Path
+    commit: str
+
+
+@dataclass(frozen=True)
+class CitedRead:
+    """A section read (`section`) from `release` (None: a repository's files); `served`,
+    the release served now when `release` is an earlier one; `gone`, one line, when the
+    release asked for is no longer kept and `section` is the served release's."""
+
+    section: SectionText
+    release: ReleaseInfo | None
+    served: ReleaseInfo | None = None
+    gone: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The section's JSON, with the release it was read from (the same on every
+        surface; MCP adds its data notice)."""
+        out = self.section.to_dict()
+        markdown = out.pop("markdown")
+        out["release"] = self.release.to_dict() if self.release is not None else None
+        if self.served is not None:
+            out["served_release"] = self.served.to_dict()
+        if self.gone is not None:
+            out["release_gone"] = self.gone
+        out["markdown"] = markdown
+        return out
+
+
+def kept_releases(device: Path | None) -> list[Kept]:
+    """The releases device `device` keeps, by tag (none for no device)."""
+    if device is None:
+        return []
+    out = []
+    for tag, root in sorted(DeviceLayout(device).release_dirs().items()):
+        try:
+            manifest = json.loads(ReleaseLayout(root).manifest.read_text(encoding="utf-8"))
+            commit = manifest["source"]["commit"]
+        except (OSError, ValueError, KeyError, TypeError):  # half-pruned: not kept
+            continue
+        if isinstance(commit, str):
+            out.append(Kept(tag, root, commit))
+    return out
+
+
+def asked_release(doc: str, commit: Any, release: Any) -> tuple[str, str | None, str | None]:
+    """(`doc` without a release after it, the commit asked for, the tag asked for): from
+    the arguments or from the citation's end (UsageError when they disagree or the commit
+    is no commit)."""
+    plain, said_commit, said_tag = split_release(unescaped(doc))
+    commit, release = (None if v == "" else v for v in (commit, release))  # as not given
+    if commit is not None and not (isinstance(commit, str) and is_commit(commit.strip())):
+        raise UsageError(f"'commit' must be a commit's 7 to 64 hexadecimal digits (a result's "
+                         f"release source_commit), not '{one_line(str(commit), 80)}'")
+    if release is not None and not (isinstance(release, str) and release.strip()):
+        raise UsageError("'release' must be a release tag (a result's release tag)")
+    commit = commit.strip().lower() if commit else None
+    release = release.strip() if release else None
+    for given, said, what in ((commit, said_commit, "commit"), (release, said_tag, "release")):
+        if given and said and not (said.startswith(given) or given.startswith(said)):
+            raise UsageError(f"the citation names {what} {said} and '{what}' is {given}: "
+                             "give one")
+    return plain, commit or said_commit, release or said_tag
+
+
+def _is(info: ReleaseInfo | Kept, commit: str | None, tag: str | None) -> bool:
+    source = info.source_commit if isinstance(info, ReleaseInfo) else info.commit
+    return (commit is None or source.lower().startswith(commit)) and \
+        (tag is None or info.tag == tag)
+
+
+def read_cited(kn: Knowledge, doc: str, heading_path: str | list[str] | None = None,
+               line_start: int | None = None, line_end: int | None = None, *,
+               commit: Any = None, release: Any = None,
+               device: Path | None = None) -> CitedRead:
+    """`read_section` of `doc` in the release `commit`/`release` (or the citation) names:
+    see the module. `device` is the device `kn`'s index was served from, when known (else
+    the one its directory lies in)."""
+    plain, commit, tag = asked_release(doc, commit, release)
+    idx = kn.idx
+    now = idx.release if idx is not None else None
+    if (commit is None and tag is None) or (now is not None and _is(now, commit, tag)):
+        return CitedRead(read_section(kn, plain, heading_path, line_start, line_end), now)
+    device = device or (device_of_release(Path(idx.root)) if idx is not None else None)
+    kept = kept_releases(device)
+    found = [k for k in kept if _is(k, commit, tag)]
+    if len({k.commit for k in found}) > 1:
+        raise UsageError(f"commit {commit} names {len(found)} releases kept here ("
+                         + ", ".join(f"{k.tag}: {k.commit[:12]}" for k in found)
+                         + "): give more of its digits or the release tag")
+    if found:
+        earlier = open_index(found[0].root)
+        try:
+            section = read_section(open_knowledge(idx=earlier), plain, heading_path,
+                                   line_start, line_end)
+            return CitedRead(section, earlier.release, now)
+        finally:
+            earlier.close()
+    return _read_now(kn, plain, heading_path, line_start, line_end, _gone_line(
+        commit, tag, now, kept))
+
+
+def _gone_line(commit: str | None, tag: str | None, now: ReleaseInfo | None,
+               kept: list[Kept]) -> str:
+    """The start of what is said of a release asked for that is not here."""
+    what = f"release {tag}" if tag else f"commit {commit}"
+    if tag and commit:
+        what += f" (commit {commit})"
+    if now is None:
+        return f"{what} is not read here: no release is served, this reads the repository's files"
+    if not kept:
+        return (f"{what} is not the release read here ({release_name(now)}), and no "
+                "earlier release is kept beside it")
+    others = [k.tag for k in kept if k.tag != now.tag]
+    return (f"{what} is no longer on this device (it keeps {release_name(now)}, served now"
+            + (f", and {', '.join(others)}" if others else "") + ")")
+
+
+def _read_now(kn: Knowledge, doc: str, heading_path: str | list[str] | None,
+              line_start: int | None, line_end: int | None, gone: str) -> CitedRead:
+    """What the release served now has at the heading path `doc` (a citation) or
+    `heading_path` names, said to be no read of the release asked for (`gone`)."""
+    given = cited(doc)
+    heading = heading_path or (given.heading if given is not None else None)
+    lines = (line_start, line_end) if line_start is not None or line_end is not None else \
+        given.lines if given is not None else None
+    path = given.doc if given is not None else doc
+    now = kn.idx.release if kn.idx is not None else None
+    here = release_name(now) if now is not None else "the repository's files"
+    if not heading and lines is not None:
+        raise UsageError(f"{gone}: lines {lines[0]}-{lines[1]} of it may hold other text in "
+                         f"{here}; give the citation's heading path (its § part) to read "
+                         "that section there, or search again")
+    try:
+        section = read_section(kn, path if given is not None else doc, heading or None)
+    except KbError as exc:
+        raise KbError(f"{gone}, and {here} has no such text: {exc.message}",
+                      key="release_gone", values=exc.values) from None
+    where = (f"at '{' > '.join(section.heading_path)}'" if section.heading_path else
+             "at the top of the document")  # a heading path, a link's section, or neither
+    return CitedRead(section, now, gone=f"{gone}; this is what {here} has {where} (lines "
+                                        f"{section.line_start}-{section.line_end}): do not "
+                                        "cite it as the earlier release's text")

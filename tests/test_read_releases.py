@@ -1,0 +1,228 @@
+"""A citation read in the release it came from: `kb read`, ``/api/read`` and the MCP tool
+`read` share one resolver (`kbtools.agents.cited_read`) and give one answer.
+
+A real device serving kb-r2 keeps kb-r1 beside it: kb-r2 added a line to wheat-scab.md's
+section 2 (every later line moved) and removed sprayer-calibration.md. A citation kb-r1
+gave out, with its release after it (``… @ <commit>``), or with `commit`/`release`, reads
+kb-r1's text; once kb-r1 is pruned, what kb-r2 has at the citation's heading path, with one
+line saying kb-r1 is gone; a citation of lines alone is then refused saying what to send.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from click.testing import CliRunner
+from device_fixtures import EDITED, EDITED_SECTION, REMOVED, make_device, second_release
+from hostile import built_repo_index
+from kbfixtures import GOOD_FM
+from mcpfixtures import session
+from servefixtures import app_client
+
+from kbtools.agents.citation_text import split_release
+from kbtools.cli import main
+
+NEW_LINE = "扬花期前三天开始巡查。"  # what kb-r2 added to EDITED_SECTION
+
+
+@pytest.fixture(scope="module")
+def device(tmp_path_factory) -> Path:
+    d = make_device(tmp_path_factory.mktemp("reads"))
+    second_release(d)
+    return d.dev
+
+
+def r1_commit(dev: Path) -> str:
+    manifest = json.loads((dev / "releases" / "kb-r1" / "manifest.json").read_text("utf-8"))
+    return str(manifest["source"]["commit"])
+
+
+def cli_read(dev: Path, ask: dict) -> tuple[str, object]:
+    """("ok", the JSON) or ("error", its one line) of `kb read --json --index DEV`."""
+    args = ["read", "--json", "--index", str(dev), ask["doc"]]
+    for name, option in (("heading_path", "--heading"), ("commit", "--commit"),
+                         ("release", "--release")):
+        if name in ask:
+            args += [option, ask[name]]
+    if "line_start" in ask:
+        args += ["--lines", f"{ask['line_start']}-{ask['line_end']}"]
+    res = CliRunner().invoke(main, args)
+    if res.exit_code == 0:
+        return "ok", json.loads(res.stdout)
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("kb: error: "), res.stderr
+    return "error", lines[0].removeprefix("kb: error: ")
+
+
+def http_read(client, ask: dict) -> tuple[str, object]:
+    resp = client.get("/api/read", params=ask)
+    if resp.status_code == 200:
+        return "ok", resp.json()
+    assert resp.status_code in (400, 404), resp.text
+    return "error", resp.json()["error"]["message"]
+
+
+async def mcp_reads(c, asks: list[dict]) -> list[tuple[str, object]]:
+    out = []
+    for ask in asks:
+        res = await c.call_tool("read", ask)
+        if res.is_error:
+            out.append(("error", res.content[0].text.removeprefix(
+                "Error executing tool read: ")))
+        else:
+            got = dict(res.structured_content)
+            got.pop("notice")
+            out.append(("ok", got))
+    return out
+
+
+def every_surface(dev: Path, tmp_path: Path, asks: list[dict]) -> list[tuple[str, object]]:
+    """Each ask on the CLI, the JSON API and the MCP tool: one answer from the three."""
+    cli = [cli_read(dev, ask) for ask in asks]
+    client_gen = app_client(dev)
+    client = next(client_gen)
+    try:
+        http = [http_read(client, ask) for ask in asks]
+    finally:
+        client_gen.close()
+    mcp = session(tmp_path, "--index", str(dev), scenario=lambda c: mcp_reads(c, asks))
+    for ask, a, b, c in zip(asks, cli, http, mcp, strict=True):
+        assert a == b == c, (ask, a, b, c)
+    return cli
+
+
+def test_a_citation_reads_the_release_it_came_from_while_the_device_keeps_it(device,
+                                                                                tmp_path):
+    commit = r1_commit(device)
+    ok, old = cli_read(device / "releases" / "kb-r1",
+                       {"doc": EDITED, "heading_path": EDITED_SECTION[-1]})
+    assert ok == "ok" and NEW_LINE not in old["markdown"]
+    cited = old["citation"]
+    ok, removed = cli_read(device / "releases" / "kb-r1", {"doc": REMOVED})
+    lines_only = f"{removed['doc']}:{removed['line_start']}-{removed['line_end']}"
+    asks = [{"doc": cited},  # the release served now
+            {"doc": f"{cited} @ {commit[:12]}"},  # a citation with its release after it
+            {"doc": f"{cited} [release kb-r1 @ {commit[:12]}]"},  # as `kb query` ends
+            {"doc": cited, "commit": commit},
+            {"doc": EDITED, "heading_path": EDITED_SECTION[-1], "release": "kb-r1"},
+            {"doc": lines_only, "commit": commit[:7]},  # a document kb-r2 removed
+            {"doc": f"{cited} @ {commit[:12]}", "commit": "0" * 12}]  # two commits
+    got = every_surface(device, tmp_path, asks)
+    assert got[0][0] == "ok" and NEW_LINE in got[0][1]["markdown"]
+    assert got[0][1]["release"]["tag"] == "kb-r2" and "served_release" not in got[0][1]
+    for kind, read in got[1:5]:
+        assert kind == "ok" and read["markdown"] == old["markdown"], read
+        assert read["citation"] == cited and read["release"]["tag"] == "kb-r1"
+        assert read["served_release"]["tag"] == "kb-r2" and "release_gone" not in read
+    assert got[5][0] == "ok" and got[5][1]["markdown"] == removed["markdown"]
+    assert got[6][0] == "error" and "give one" in got[6][1]
+
+
+def test_a_citation_of_a_pruned_release_reads_the_served_ones_heading_path(device,
+                                                                           tmp_path):
+    commit = r1_commit(device)
+    ok, old = cli_read(device / "releases" / "kb-r1",
+                       {"doc": EDITED, "heading_path": EDITED_SECTION[-1]})
+    ok, now = cli_read(device, {"doc": EDITED, "heading_path": EDITED_SECTION[-1]})
+    dev = tmp_path / "device"
+    shutil.copytree(device, dev, symlinks=True)
+    shutil.rmtree(dev / "releases" / "kb-r1")  # as `kb sync` prunes it
+    asks = [{"doc": f"{old['citation']} @ {commit[:12]}"},
+            {"doc": f"{old['doc']}:{old['line_start']}-{old['line_end']}", "commit": commit},
+            {"doc": f"{REMOVED} § Renamed", "release": "kb-r1"},
+            {"doc": f"{EDITED}#2-监测时间窗口 @ {commit[:12]}"}]  # a link to the section
+    got = every_surface(dev, tmp_path, asks)
+    kind, read = got[0]
+    assert kind == "ok" and read["markdown"] == now["markdown"], read
+    assert read["release"]["tag"] == "kb-r2" and read["heading_path"] == now["heading_path"]
+    assert read["release_gone"].startswith(f"commit {commit[:12]} is no longer on this "
+                                           "device (it keeps release kb-r2")
+    assert "do not cite it as the earlier release's text" in read["release_gone"]
+    assert got[1][0] == "error" and "give the citation's heading path" in got[1][1]
+    assert got[2][0] == "error" and "release kb-r1 is no longer on this device" in got[2][1]
+    assert "no such document" in got[2][1]
+    kind, linked = got[3]
+    assert kind == "ok" and linked["markdown"] == now["markdown"]
+    assert f"has at '{' > '.join(EDITED_SECTION)}'" in linked["release_gone"]
+
+
+SLASHED = GOOD_FM.replace("Generated", "温湿度监测") + """
+# 温湿度监测
+
+## 1. 温度/湿度 判定
+
+日均温 15～20℃、相对湿度 85% 以上时最易流行。
+
+## 2. I/O 接口
+
+传感器经 RS-485/Modbus 接入。
+
+## 3. 记录
+
+每日记录两次。
+"""
+SLASHED_DOC = "knowledge/crops/温湿度.md"
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory) -> Path:
+    return built_repo_index(tmp_path_factory.mktemp("forms"), {SLASHED_DOC: SLASHED},
+                            model="test-hash")
+
+
+def test_what_agents_paste_reads_the_section_it_names(dist, tmp_path):
+    """A citation or link as agents and people paste it, on every surface, reads the
+    section it names: `kb query`'s shown form, a code host's line anchor, the whole link
+    URL-escaped, a heading with '/' in it, a citation with the served release's commit after
+    it, and an earlier release's lines that now hold another section under its heading
+    path (the heading path decides, as table evaluation reads such a citation)."""
+    commit = json.loads((dist / "manifest.json").read_text("utf-8"))["source"]["commit"]
+    first = line_of(SLASHED, "## 1.")
+    io = line_of(SLASHED, "## 2.")
+    asks = [({"doc": f"{SLASHED_DOC} › 温湿度监测 › 2. I/O 接口 (lines {io}–{io + 2})"}, "2. I/O 接口"),
+            ({"doc": f"{SLASHED_DOC}#L{io}-L{io + 2}"}, "2. I/O 接口"),
+            ({"doc": quote(f"{SLASHED_DOC}#1-温度湿度-判定", safe="")}, "1. 温度/湿度 判定"),
+            ({"doc": SLASHED_DOC, "heading_path": "温度/湿度 判定"}, "1. 温度/湿度 判定"),
+            ({"doc": SLASHED_DOC, "heading_path": "温湿度监测 > 2. I/O 接口"}, "2. I/O 接口"),
+            ({"doc": f"{SLASHED_DOC}:{io}-{io} § 2. I/O 接口 @ {commit[:10]}"}, "2. I/O 接口"),
+            ({"doc": f"{SLASHED_DOC}:{first}-{first + 1} § 温湿度监测 > 2. I/O 接口"},
+             "2. I/O 接口")]
+    got = every_surface(dist, tmp_path, [ask for ask, _ in asks])
+    for (ask, heading), (kind, read) in zip(asks, got, strict=True):
+        assert kind == "ok", (ask, read)
+        assert read["heading_path"] == ["温湿度监测", heading], (ask, read["citation"])
+        assert read["markdown"].startswith(f"## {heading}"), ask
+        assert "release_gone" not in read and "served_release" not in read
+
+
+def line_of(text: str, needle: str) -> int:
+    """The 1-based line of `text` (with its front matter) that starts with `needle`."""
+    return next(n for n, line in enumerate(text.split("\n"), 1) if line.startswith(needle))
+
+
+@pytest.mark.parametrize("given, plain, commit, tag", [
+    ("knowledge/x.md:10-20 § A > B @ 3f2a9c1d0b7e", "knowledge/x.md:10-20 § A > B",
+     "3f2a9c1d0b7e", None),
+    ("knowledge/x.md:10-20 § A > B@3F2A9C1", "knowledge/x.md:10-20 § A > B", "3f2a9c1", None),
+    ("knowledge/x.md:10-20 (commit 3f2a9c1d0b7e)", "knowledge/x.md:10-20", "3f2a9c1d0b7e",
+     None),
+    ("knowledge/x.md § A (release r7, commit 3f2a9c1)", "knowledge/x.md § A", "3f2a9c1", "r7"),
+    ("knowledge/x.md › A (lines 5–9) [release r7 @ 3f2a9c1d0b7e]",
+     "knowledge/x.md › A (lines 5–9)", "3f2a9c1d0b7e", "r7"),
+    ("knowledge/x.md:5 [local build @ 3f2a9c1 + uncommitted changes]", "knowledge/x.md:5",
+     "3f2a9c1", None),
+    ("knowledge/x.md#32-风险等级判定表 @ 3f2a9c1", "knowledge/x.md#32-风险等级判定表", "3f2a9c1",
+     None),
+    # no release: a heading's parentheses or '@', a short or non-hex word, no document
+    ("knowledge/x.md § 版本 (v1.2)", "knowledge/x.md § 版本 (v1.2)", None, None),
+    ("knowledge/x.md:1-2 § a@b", "knowledge/x.md:1-2 § a@b", None, None),
+    ("knowledge/x.md § Ports @ 8080", "knowledge/x.md § Ports @ 8080", None, None),
+    ("knowledge/x.md § Notes @ beef", "knowledge/x.md § Notes @ beef", None, None),
+    ("@3f2a9c1d0b7e", "@3f2a9c1d0b7e", None, None),
+])
+def test_a_citations_release_is_read_off_its_end(given, plain, commit, tag):
+    assert split_release(given) == (plain, commit, tag)
