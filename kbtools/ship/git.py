@@ -30,6 +30,7 @@ from kbtools.fsutil import staging_dir
 from kbtools.pathspecs import top_literal
 from kbtools.ship.gitrun import (
     GIT_ENV,
+    PINNED_ARGS,
     NetLimits,
     failure_reason,
     run_git,
@@ -176,7 +177,7 @@ class BlobReader:
 
     def __init__(self, git_dir: Path | str, error: type[KbError] = SyncError):
         self.error = error
-        self.argv = ["git", f"--git-dir={git_dir}", "cat-file", "--batch"]
+        self.argv = ["git", *PINNED_ARGS, f"--git-dir={git_dir}", "cat-file", "--batch"]
         self._stack = contextlib.ExitStack()
         self._proc: subprocess.Popen[bytes] | None = None
 

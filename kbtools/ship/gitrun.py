@@ -28,6 +28,20 @@ from typing import IO, Any
 from kbtools.errors import KbError, ReleaseError, SyncError
 
 GIT_ENV: dict[str, str] = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+# Settings (`git -c`) for every git command of shipping, whatever the machine's ~/.gitconfig
+# or /etc/gitconfig say, as `provenance.MACHINE_NEUTRAL` does for the knowledge repository:
+# those that change what a command does. A user who signs every commit and tag
+# (``commit.gpgSign``, ``tag.gpgSign``, with ``user.signingkey`` naming a key not on this
+# machine, or a gpg that asks for a passphrase) had `kb release`'s ``commit-tree`` fail or
+# wait on a prompt; ``push.gpgSign`` made its push fail against a server that takes no push
+# certificates. A release is vouched for by kb's own signature of its manifest
+# (`kbtools.ship.signing`), not by git's. Hooks of the user's (``core.hooksPath``, a
+# repository's own ``reference-transaction`` or ``pre-push``) are not run: they aborted the
+# ref updates of a release or a sync that are kb's own business. The other side of a push
+# or fetch runs its own hooks and settings (git passes none of these to it).
+PINNED = ("commit.gpgSign=false", "tag.gpgSign=false", "tag.forceSignAnnotated=false",
+          "push.gpgSign=false", "log.showSignature=false", f"core.hooksPath={os.devnull}")
+PINNED_ARGS = tuple(arg for setting in PINNED for arg in ("-c", setting))
 
 # A network operation that moves less than STALL_BYTES per second for STALL_SECONDS is
 # given up (git's http.lowSpeedLimit/lowSpeedTime, for http(s) sources). Whatever the
@@ -119,13 +133,13 @@ def run_plain(*args: str, env: dict[str, str] | None = None, stdin: bytes | None
     `stdin`, or the open file `stdin_file` read by git itself from where it stands (a pack
     of gigabytes is never read into memory)."""
     full_env = {**os.environ, **GIT_ENV, **(env or {})}
-    with started(["git", *args], full_env,
+    with started(["git", *PINNED_ARGS, *args], full_env,
                  stdin=subprocess.PIPE if stdin_file is None else stdin_file) as proc:
         if timeout is None and stall is None:
             out, err = proc.communicate(None if stdin_file is not None else stdin)
         else:
             out, err = _supervise(proc, stdin, timeout, stall, watch)
-    return subprocess.CompletedProcess(["git", *args], proc.returncode, out, err)
+    return subprocess.CompletedProcess(["git", *PINNED_ARGS, *args], proc.returncode, out, err)
 
 
 INTERRUPTS = (signal.SIGINT, signal.SIGTERM)  # what stops kb (`kb: interrupted`, exit 130)
