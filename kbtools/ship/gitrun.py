@@ -63,6 +63,14 @@ STALL_SECONDS = 60
 NETWORK_TIMEOUT: dict[str, float | None] = {"ls-remote": 4 * STALL_SECONDS, "fetch": None,
                                             "push": None}
 WATCHED = frozenset({"fetch", "push"})  # network commands killed when they make no progress
+# A fetch is stopped once what it has stored passes MAX_FETCH_BYTES (kb.toml [sync]
+# max_fetch_bytes, `kb sync --max-fetch-bytes`): a hostile or broken source (a release with
+# a blob of gigabytes, a pack that never ends) no longer fills a field device's disk. Watched
+# as the stall is, by what arrives in the object directory's pack/ (every transport and a
+# bundle store a fetch as a pack there: `CHECKED_FETCH` keeps it one), every SIZE_POLL
+# seconds; what git had written by then is removed by the caller (`kbtools.ship.fetching`).
+MAX_FETCH_BYTES = 4 << 30  # 4 GiB: ten times the 54k-chunk tidb-docs-cn release
+SIZE_POLL = 0.1
 
 
 @dataclass(frozen=True)
@@ -76,11 +84,13 @@ class NetLimits:
     stall_seconds: float
     stall_bytes: int
     list_timeout: float
+    max_fetch_bytes: int = MAX_FETCH_BYTES  # a fetch storing more is stopped
 
 
 def default_limits() -> NetLimits:
     """The limits of this module's constants (read when called)."""
-    return NetLimits(STALL_SECONDS, STALL_BYTES, NETWORK_TIMEOUT.get("ls-remote") or 0)
+    return NetLimits(STALL_SECONDS, STALL_BYTES, NETWORK_TIMEOUT.get("ls-remote") or 0,
+                     MAX_FETCH_BYTES)
 
 
 def limits_from(table: Mapping[str, Any], given: Mapping[str, float | None] | None = None
@@ -95,11 +105,39 @@ def limits_from(table: Mapping[str, Any], given: Mapping[str, float | None] | No
               **{k: v for k, v in (given or {}).items() if v is not None}}
     return NetLimits(stall_seconds=float(chosen["stall_seconds"]),
                      stall_bytes=int(chosen["stall_bytes"]),
-                     list_timeout=float(chosen["list_timeout"]))
+                     list_timeout=float(chosen["list_timeout"]),
+                     max_fetch_bytes=int(chosen["max_fetch_bytes"]))
 
 
 class GitTimeout(Exception):
     """A network git command ran past its limit and was killed (`run_git` reports it)."""
+
+
+class GitTooLarge(GitTimeout):
+    """A fetch stored more than its limit and was killed (`run_git` raises `FetchTooLarge`):
+    `received` bytes by then, past `limit`."""
+
+    def __init__(self, received: int, limit: int):
+        self.received, self.limit = received, limit
+        super().__init__(f"{received} bytes stored, past {limit}")
+
+
+class FetchTooLarge(SyncError):
+    """A fetch stopped at its size limit (`NetLimits.max_fetch_bytes`); `received` bytes
+    were stored by then, `limit` is the limit."""
+
+    def __init__(self, received: int, limit: int):
+        self.received, self.limit = received, limit
+        super().__init__(f"the fetch stored {size_text(received)}, past this device's limit "
+                         f"of {size_text(limit)}, and was stopped")
+
+
+def size_text(n: int) -> str:
+    """`n` bytes as an operator reads them: 5.0 GiB, 12.3 MiB, 800 kiB, 17 bytes."""
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("kiB", 10)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):.1f} {unit}" if shift > 10 else f"{n >> 10} {unit}"
+    return f"{n} bytes"
 
 
 def run_raw(git_dir: Path | str, args: tuple[str, ...], env: dict[str, str] | None = None,
@@ -121,24 +159,26 @@ def run_raw(git_dir: Path | str, args: tuple[str, ...], env: dict[str, str] | No
         args = ("-c", f"http.lowSpeedLimit={lim.stall_bytes}",
                 "-c", f"http.lowSpeedTime={max(1, round(lim.stall_seconds))}", *args)
     return run_plain(f"--git-dir={git_dir}", *args, env=env, stdin=stdin, timeout=limit,
-                     stall=lim.stall_seconds if command in WATCHED else None, watch=watch)
+                     stall=lim.stall_seconds if command in WATCHED else None, watch=watch,
+                     cap=lim.max_fetch_bytes if command == "fetch" else None)
 
 
 def run_plain(*args: str, env: dict[str, str] | None = None, stdin: bytes | None = None,
               timeout: float | None = None, stall: float | None = None,
-              watch: Path | None = None, stdin_file: IO[bytes] | None = None
-              ) -> subprocess.CompletedProcess[bytes]:
+              watch: Path | None = None, stdin_file: IO[bytes] | None = None,
+              cap: int | None = None) -> subprocess.CompletedProcess[bytes]:
     """Run ``git args`` in `GIT_ENV`, whatever its exit status; killed (`GitTimeout`) past
-    `timeout` seconds, or `stall` seconds without progress (`_supervise`). Its input is
-    `stdin`, or the open file `stdin_file` read by git itself from where it stands (a pack
-    of gigabytes is never read into memory)."""
+    `timeout` seconds, or `stall` seconds without progress (`_supervise`), or (`GitTooLarge`)
+    once more than `cap` bytes arrived in `watch`'s pack/. Its input is `stdin`, or the
+    open file `stdin_file` read by git itself from where it stands (a pack of gigabytes is
+    never read into memory)."""
     full_env = {**os.environ, **GIT_ENV, **(env or {})}
     with started(["git", *PINNED_ARGS, *args], full_env,
                  stdin=subprocess.PIPE if stdin_file is None else stdin_file) as proc:
         if timeout is None and stall is None:
             out, err = proc.communicate(None if stdin_file is not None else stdin)
         else:
-            out, err = _supervise(proc, stdin, timeout, stall, watch)
+            out, err = _supervise(proc, stdin, timeout, stall, watch, cap)
     return subprocess.CompletedProcess(["git", *PINNED_ARGS, *args], proc.returncode, out, err)
 
 
@@ -245,10 +285,12 @@ def _deliver(handlers: dict[int, Any], held: list[int]) -> None:
 
 
 def _supervise(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: float | None,
-               stall: float | None, watch: Path | None) -> tuple[bytes, bytes]:
+               stall: float | None, watch: Path | None, cap: int | None = None
+               ) -> tuple[bytes, bytes]:
     """Wait for `proc`, reading its output; kill its process group and raise `GitTimeout`
     past `timeout` seconds in all, or after `stall` seconds with no output and no object
-    arriving in the object directory `watch` (`_arrivals`)."""
+    arriving in the object directory `watch` (`_arrivals`), or `GitTooLarge` once more than
+    `cap` bytes arrived there."""
     heard = [time.monotonic()]  # when the process last wrote anything
     streams: list[list[bytes]] = [[], []]
 
@@ -272,7 +314,7 @@ def _supervise(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: floa
     try:  # from the first thread on: a SIGTERM while they start left git running
         for t in threads:
             t.start()
-        _wait(proc, watch, timeout, stall, heard)
+        _wait(proc, watch, timeout, stall, heard, cap)
     except BaseException:  # Ctrl-C, SIGTERM, given up: git (in a session of its own) goes
         # too, or it would go on writing into the repository after kb let go of its lock
         with contextlib.suppress(ProcessLookupError):
@@ -287,20 +329,24 @@ def _supervise(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: floa
 
 
 def _wait(proc: subprocess.Popen[bytes], watch: Path | None, timeout: float | None,
-          stall: float | None, heard: list[float]) -> None:
+          stall: float | None, heard: list[float], cap: int | None = None) -> None:
     """Wait for `proc` to end; raise `GitTimeout` past `timeout` seconds in all, or after
     `stall` seconds with no output (`heard[0]`, when it last wrote) and no object arriving in
-    `watch`."""
+    `watch`; `GitTooLarge` once the files of `watch`'s pack/ grew by more than `cap`."""
     started = last = time.monotonic()
     seen = _arrivals(watch)
+    base = seen[0]  # bytes in pack/ before this command stored any
+    poll = SIZE_POLL if cap is not None and watch is not None else 1.0
     while True:
         try:
-            proc.wait(timeout=1.0)
+            proc.wait(timeout=poll)
             return
         except subprocess.TimeoutExpired:
             pass
         now = time.monotonic()
         arrived = _arrivals(watch)
+        if cap is not None and watch is not None and arrived[0] - base > cap:
+            raise GitTooLarge(arrived[0] - base, cap)
         if arrived != seen:
             seen, last = arrived, now
         last = max(last, heard[0])
@@ -337,6 +383,8 @@ def run_git(git_dir: Path | str, *args: str, env: dict[str, str] | None = None,
     given, else its `limits`, `run_raw`)."""
     try:
         proc = run_raw(git_dir, args, env, stdin, timeout, limits)
+    except GitTooLarge as exc:
+        raise FetchTooLarge(exc.received, exc.limit) from None
     except GitTimeout as exc:
         command = subcommand(args)
         # a device's sync (SyncError) reads from its source; `kb release` talks to its remote
