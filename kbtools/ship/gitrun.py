@@ -84,7 +84,8 @@ class NetLimits:
     stall_seconds: float
     stall_bytes: int
     list_timeout: float
-    max_fetch_bytes: int = MAX_FETCH_BYTES  # a fetch storing more is stopped
+    max_fetch_bytes: int | None = MAX_FETCH_BYTES  # a fetch storing more is stopped (None:
+    # no limit, `kb release` fetching from its own remote)
 
 
 def default_limits() -> NetLimits:
@@ -106,7 +107,8 @@ def limits_from(table: Mapping[str, Any], given: Mapping[str, float | None] | No
     return NetLimits(stall_seconds=float(chosen["stall_seconds"]),
                      stall_bytes=int(chosen["stall_bytes"]),
                      list_timeout=float(chosen["list_timeout"]),
-                     max_fetch_bytes=int(chosen["max_fetch_bytes"]))
+                     max_fetch_bytes=None if chosen["max_fetch_bytes"] is None
+                     else int(chosen["max_fetch_bytes"]))
 
 
 class GitTimeout(Exception):

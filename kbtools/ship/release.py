@@ -123,8 +123,10 @@ def release_limits(cfg: Config, given: dict[str, float | None] | None = None) ->
     ``stall_seconds``, ``stall_bytes`` and ``list_timeout`` over the defaults, the values in
     `given` (None: not given; `kb release`'s options) over both (`gitrun.limits_from`).
     Not ``[sync]``'s: those are a device's link (a satellite link may need minutes of
-    patience), and a CI job pushing releases should still give a dead remote up soon."""
-    return limits_from(cfg.section("release"), given)
+    patience), and a CI job pushing releases should still give a dead remote up soon.
+    No size limit on its fetch (``max_fetch_bytes`` guards a device's disk from a source; a
+    release fetches what its own remote published)."""
+    return replace(limits_from(cfg.section("release"), given), max_fetch_bytes=None)
 
 
 def read_release_json(gd: Path, commit: str) -> dict[str, Any] | None:
