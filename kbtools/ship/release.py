@@ -45,6 +45,7 @@ from kbtools.index.manifest import (
     FORMAT_VERSION,
     history_warnings,
     load_manifest,
+    loads_unique,
     sha256_file,
     unlisted_entries,
     verify_files,
@@ -135,7 +136,7 @@ def read_release_json(gd: Path, commit: str) -> dict[str, Any] | None:
     if data is None:
         return None
     try:
-        rel = json.loads(data)
+        rel = loads_unique(data)
     except ValueError:
         return None
     return rel if isinstance(rel, dict) else None
