@@ -8,6 +8,7 @@ proxy, to be caught mid-transfer); the test's limit is 1 MiB, its release a few 
 from __future__ import annotations
 
 import os
+import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -113,3 +114,22 @@ def test_the_limit_is_the_operators_in_kb_toml_and_as_an_option(world, tmp_path:
 def test_the_default_limit_is_generous() -> None:
     assert MAX_FETCH_BYTES == 4 << 30
     assert default_limits().max_fetch_bytes == MAX_FETCH_BYTES
+
+
+def test_a_bundle_larger_than_the_limit_is_refused_before_it_is_read(world,
+                                                                     tmp_path: Path) -> None:
+    """Checking a bundle's objects writes its pack to the device's disk: one larger than the
+    limit is refused from its size, before anything of it is read."""
+    pub, device = world
+    bundle = tmp_path / "r2.bundle"
+    subprocess.run(["git", "--git-dir", str(pub.art), "bundle", "create", str(bundle),
+                    "kb-index", "--tags"], check=True, capture_output=True)
+    assert bundle.stat().st_size > LIMIT
+    before = repo_state(device)
+    with pytest.raises(SyncError) as refused:
+        sync(str(bundle), device, limits=limited(LIMIT))
+    msg = refused.value.message
+    assert "kb-r2: the bundle holds" in msg and "past this device's limit of 1.0 MiB" in msg
+    assert "nothing of it was read" in msg and "--max-fetch-bytes" in msg, msg
+    assert dev.served_tag(device) == "kb-r1" and repo_state(device) == before
+    assert sync(str(bundle), device, limits=limited(BIG * 2)).tag == "kb-r2"

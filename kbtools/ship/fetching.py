@@ -17,6 +17,7 @@ unchanged, and one line says what limit stopped it and how to raise it.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +50,7 @@ def fetch(gd: Path, source: str, branch_ref: str, branch: str, tag_ref: str, tag
     with _bounded(gd, [f"refs/heads/{branch}", f"refs/tags/{tag}"], source, tag, limits):
         try:
             if is_bundle(source):  # git does not fsck a bundle's objects: checked first
+                _bundle_within(source, tag, limits)  # (checking it writes its pack)
                 check_bundle(gd, source)
             run_git(gd, *args, *(["--depth=1"] if first else []), source, *specs,
                     error=SyncError, limits=limits)
@@ -89,6 +91,19 @@ def deepen(gd: Path, source: str, branch_ref: str, branch: str,
                 raise _malformed(exc, source, what) from None
             raise _cut_off(exc, source, what) from None
     return max(0, pack_bytes(gd) - before)
+
+
+def _bundle_within(source: str, tag: str, limits: NetLimits | None) -> None:
+    """A bundle file larger than the fetch limit is refused before its pack is checked
+    (`check_bundle` writes it to the device's disk) or fetched: its pack is most of it."""
+    limit = (limits or default_limits()).max_fetch_bytes
+    size = os.stat(source).st_size
+    if limit is not None and size > limit:
+        raise SyncError(
+            f"{tag}: the bundle holds {size_text(size)}, past this device's limit of "
+            f"{size_text(limit)} for one fetch; nothing of it was read and the served release "
+            "is unchanged (if it is meant to be that large, raise the limit: kb sync "
+            "--max-fetch-bytes BYTES, or max_fetch_bytes in kb.toml [sync])", path=source)
 
 
 def _malformed(exc: SyncError, source: str, what: str) -> SyncError:
