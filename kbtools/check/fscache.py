@@ -234,8 +234,9 @@ class FsCache:
         return self.reals[path]
 
     def stays_inside(self, rel: str) -> bool:
-        """False when symlinks take `rel` outside the repo root, or into a hidden entry of
-        it (`.git`, `.env`: `linkscope.hidden_target`, which `hidden` names)."""
+        """False when symlinks take `rel` outside the repo root, into a hidden entry of
+        it (`.git`, `.env`: `linkscope.hidden_target`) or to a file Git ignores
+        (`kbtools.ignored`): `leads_where` says which."""
         if self.touched is not None:
             self.touched.append(rel)
         if rel not in self.inside:
