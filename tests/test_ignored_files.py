@@ -119,3 +119,24 @@ def test_an_untracked_file_is_read_and_the_build_says_dirty(tmp_path: Path) -> N
     source = repo / "dist" / "data" / "source" / "assets"
     assert (source / "new.png").is_file() and (source / "forced.png").is_file()
     assert json.loads((repo / "dist" / "manifest.json").read_text())["source"]["dirty"] is True
+
+
+def test_a_corpus_in_an_ignored_folder_is_a_folder_of_its_own(tmp_path: Path) -> None:
+    """Guard: `kb build --corpus DIR` of a folder Git ignores as a whole (corpora downloaded
+    into a repository) is no part of that repository: every file of it is read."""
+    repo = make_repo(tmp_path / "repo", commit=False)
+    git(repo, "init", "-q", "-b", "main")
+    (repo / ".gitignore").write_text("corpora/\n", encoding="utf-8")
+    corpus = repo / "corpora" / "x"
+    (corpus / "sub").mkdir(parents=True)
+    (corpus / "a.md").write_text("# Pump\n\nThe pump needs oil every 200 hours.\n")
+    (corpus / "sub" / "b.md").write_text("# B\n\nSee [a](../a.md) and ![p](../p.png)\n")
+    (corpus / "p.png").write_bytes(PNG)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "corpora ignored")
+    res = kb(repo, "build", "--corpus", "corpora/x", "--out", str(tmp_path / "out"),
+             "--lenient", "--json", home=tmp_path / "home")
+    assert res.returncode == 0, res.stderr.decode()
+    source = tmp_path / "out" / "data" / "source"
+    assert {p.relative_to(source).as_posix() for p in source.rglob("*") if p.is_file()} == \
+        {"a.md", "sub/b.md", "p.png"}
