@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
 import types
 from pathlib import Path
 
@@ -97,3 +98,16 @@ def test_the_reader_bounds_depth_without_recursing() -> None:
                  b'{"a":' * 5000 + b"1" + b"}" * 5000, b"[" * DEEP + b"]" * DEEP):
         with pytest.raises(ValueError, match="nested more than"):
             loads_unique(data)
+
+
+def test_a_release_tag_with_a_huge_message_is_refused_before_it_is_read(world: World
+                                                                         ) -> None:
+    """A release tag's message is not signed: one of hundreds of megabytes was read whole
+    (a 200 MB one took the sync to 750 MB of memory); past 64 KiB it is refused unread."""
+    tag = world.forge(lambda e: None)
+    head, _, message = git(world.art, "cat-file", "tag", tag).partition("\n\n")
+    huge = head + "\n\n" + message + ("x" * 99 + "\n") * 2_000  # 200 kB
+    obj = subprocess.run(["git", "--git-dir", str(world.art), "mktag"], input=huge.encode(),
+                         capture_output=True, check=True).stdout.decode().strip()
+    git(world.art, "update-ref", f"refs/tags/{tag}", obj)
+    assert f"{tag}: its tag object is" in world.assert_refused("a release tag is a few hundred")
