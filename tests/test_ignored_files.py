@@ -22,7 +22,8 @@ USES = GOOD_DOC.replace("# Pump maintenance", "# Pump maintenance\n\n"
                         "![泵](../assets/local.png)\n\n[手册](../assets/manual.pdf)\n\n"
                         "[secrets](../secrets.txt)\n\n[cfg](../config/local.yaml)\n\n"
                         "[key](../id_rsa)\n\n![链接](../assets/pic.png)\n\n"
-                        "![ok](../assets/ok.png)")
+                        "![ok](../assets/ok.png)\n\n<img src=\"../private/pic.png\" alt=\"p\">"
+                        "\n\nSee [the key][k].\n\n[k]: ../private/notes.md")
 
 
 def ignoring_repo(tmp_path: Path) -> Path:
@@ -74,7 +75,7 @@ def test_check_names_every_way_to_an_ignored_file(tmp_path: Path) -> None:
     missing = [f["message"] for f in found if f["path"] == "knowledge/uses.md"
                and f["code"] == "path-missing"]
     for name in ("assets/local.png", "assets/manual.pdf", "secrets.txt", "config/local.yaml",
-                 "id_rsa"):
+                 "id_rsa", "private/pic.png", "private/notes.md"):  # (html, reference link)
         assert any(name in m and "ignored by Git" in m for m in missing), (name, missing)
     escapes = [f["message"] for f in found if f["code"] == "path-symlink-escape"]
     assert any("private/pic.png, which Git ignores" in m for m in escapes), escapes
