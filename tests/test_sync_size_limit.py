@@ -133,3 +133,27 @@ def test_a_bundle_larger_than_the_limit_is_refused_before_it_is_read(world,
     assert "nothing of it was read" in msg and "--max-fetch-bytes" in msg, msg
     assert dev.served_tag(device) == "kb-r1" and repo_state(device) == before
     assert sync(str(bundle), device, limits=limited(BIG * 2)).tag == "kb-r2"
+
+
+def test_a_source_listing_refs_without_end_is_given_up(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A source's list of refs is read whole: one advertising refs without end (here 3,000
+    junk tags against a 64 kB limit; 64 MiB by default) is given up once it passes the
+    limit, before it fills the device's memory."""
+    from kbtools.ship import gitrun
+
+    pub = Pub(tmp_path)
+    pub.release()
+    oid = subprocess.run(["git", "--git-dir", str(pub.art), "rev-parse", "kb-index"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    with (pub.art / "packed-refs").open("a", encoding="ascii") as fh:
+        fh.writelines(f"{oid} refs/tags/junk-{i:06d}-{'x' * 40}\n" for i in range(3000))
+    device = tmp_path / "dev"
+    monkeypatch.setattr(gitrun, "MAX_LISTING_BYTES", 64 << 10)
+    with pytest.raises(SyncError) as refused:
+        sync(str(pub.art), device)
+    msg = refused.value.message
+    assert "git ls-remote stopped: the source listed more than 64 kiB of refs" in msg, msg
+    assert dev.served_tag(device) is None
+    monkeypatch.setattr(gitrun, "MAX_LISTING_BYTES", 64 << 20)
+    assert sync(str(pub.art), device).tag == "kb-r1"

@@ -71,6 +71,10 @@ WATCHED = frozenset({"fetch", "push"})  # network commands killed when they make
 # seconds; what git had written by then is removed by the caller (`kbtools.ship.fetching`).
 MAX_FETCH_BYTES = 4 << 30  # 4 GiB: ten times the 54k-chunk tidb-docs-cn release
 SIZE_POLL = 0.1
+# What a source may list (``ls-remote``: two lines of ~60 bytes a release): past it git is
+# stopped, before a source advertising refs without end fills a device's memory (its
+# output is read whole; the listing's time limit bounds it at the speed of the link only).
+MAX_LISTING_BYTES = 64 << 20
 
 
 @dataclass(frozen=True)
@@ -124,6 +128,14 @@ class GitTooLarge(GitTimeout):
         super().__init__(f"{received} bytes stored, past {limit}")
 
 
+class GitListedTooMuch(GitTimeout):
+    """A command wrote more than its limit on its output and was killed: `limit` bytes."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        super().__init__(f"more than {limit} bytes listed")
+
+
 class FetchTooLarge(SyncError):
     """A fetch stopped at its size limit (`NetLimits.max_fetch_bytes`); `received` bytes
     were stored by then, `limit` is the limit."""
@@ -162,25 +174,28 @@ def run_raw(git_dir: Path | str, args: tuple[str, ...], env: dict[str, str] | No
                 "-c", f"http.lowSpeedTime={max(1, round(lim.stall_seconds))}", *args)
     return run_plain(f"--git-dir={git_dir}", *args, env=env, stdin=stdin, timeout=limit,
                      stall=lim.stall_seconds if command in WATCHED else None, watch=watch,
-                     cap=lim.max_fetch_bytes if command == "fetch" else None)
+                     cap=lim.max_fetch_bytes if command == "fetch" else None,
+                     out_cap=MAX_LISTING_BYTES if command == "ls-remote" else None)
 
 
 def run_plain(*args: str, env: dict[str, str] | None = None, stdin: bytes | None = None,
               timeout: float | None = None, stall: float | None = None,
               watch: Path | None = None, stdin_file: IO[bytes] | None = None,
-              cap: int | None = None) -> subprocess.CompletedProcess[bytes]:
+              cap: int | None = None, out_cap: int | None = None
+              ) -> subprocess.CompletedProcess[bytes]:
     """Run ``git args`` in `GIT_ENV`, whatever its exit status; killed (`GitTimeout`) past
     `timeout` seconds, or `stall` seconds without progress (`_supervise`), or (`GitTooLarge`)
-    once more than `cap` bytes arrived in `watch`'s pack/. Its input is `stdin`, or the
+    once more than `cap` bytes arrived in `watch`'s pack/, or (`GitListedTooMuch`) once it
+    wrote more than `out_cap` bytes on its output. Its input is `stdin`, or the
     open file `stdin_file` read by git itself from where it stands (a pack of gigabytes is
     never read into memory)."""
     full_env = {**os.environ, **GIT_ENV, **(env or {})}
     with started(["git", *PINNED_ARGS, *args], full_env,
                  stdin=subprocess.PIPE if stdin_file is None else stdin_file) as proc:
-        if timeout is None and stall is None:
+        if timeout is None and stall is None and out_cap is None:
             out, err = proc.communicate(None if stdin_file is not None else stdin)
         else:
-            out, err = _supervise(proc, stdin, timeout, stall, watch, cap)
+            out, err = _supervise(proc, stdin, timeout, stall, watch, cap, out_cap)
     return subprocess.CompletedProcess(["git", *PINNED_ARGS, *args], proc.returncode, out, err)
 
 
@@ -287,17 +302,26 @@ def _deliver(handlers: dict[int, Any], held: list[int]) -> None:
 
 
 def _supervise(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: float | None,
-               stall: float | None, watch: Path | None, cap: int | None = None
-               ) -> tuple[bytes, bytes]:
+               stall: float | None, watch: Path | None, cap: int | None = None,
+               out_cap: int | None = None) -> tuple[bytes, bytes]:
     """Wait for `proc`, reading its output; kill its process group and raise `GitTimeout`
     past `timeout` seconds in all, or after `stall` seconds with no output and no object
     arriving in the object directory `watch` (`_arrivals`), or `GitTooLarge` once more than
-    `cap` bytes arrived there."""
+    `cap` bytes arrived there, or `GitListedTooMuch` once its output passed `out_cap`."""
     heard = [time.monotonic()]  # when the process last wrote anything
     streams: list[list[bytes]] = [[], []]
+    overflow: list[bool] = []
 
     def drain(fd: int, into: list[bytes]) -> None:
+        size = 0
         for block in iter(lambda: os.read(fd, 1 << 16), b""):
+            size += len(block)
+            if out_cap is not None and into is streams[0] and size > out_cap:
+                overflow.append(True)  # nothing more kept; git is stopped
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                into.clear()
+                return
             into.append(block)
             heard[0] = time.monotonic()
 
@@ -327,6 +351,8 @@ def _supervise(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: floa
         raise
     for t in threads:
         t.join()
+    if overflow and out_cap is not None:
+        raise GitListedTooMuch(out_cap)
     return b"".join(streams[0]), b"".join(streams[1])
 
 
@@ -387,6 +413,11 @@ def run_git(git_dir: Path | str, *args: str, env: dict[str, str] | None = None,
         proc = run_raw(git_dir, args, env, stdin, timeout, limits)
     except GitTooLarge as exc:
         raise FetchTooLarge(exc.received, exc.limit) from None
+    except GitListedTooMuch as exc:
+        whose = "the source" if issubclass(error, SyncError) else "the remote"
+        raise error(f"git {subcommand(args)} stopped: {whose} listed more than "
+                    f"{size_text(exc.limit)} of refs (an artifacts repository lists two "
+                    "short lines a release); refusing it") from None
     except GitTimeout as exc:
         command = subcommand(args)
         # a device's sync (SyncError) reads from its source; `kb release` talks to its remote
