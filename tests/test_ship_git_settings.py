@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from test_release_helpers import Pub
 
+from kbtools.errors import ReleaseError
 from kbtools.ship import device
 from kbtools.ship.sync import sync
 
@@ -72,3 +73,21 @@ def test_a_device_whose_user_runs_hooks_of_their_own_syncs(tmp_path: Path,
     hostile_home(tmp_path, monkeypatch)
     dev = tmp_path / "dev"
     assert sync(str(pub.art), dev).tag == "kb-r1"
+
+
+def test_the_remotes_own_hooks_still_run(tmp_path: Path) -> None:
+    """Guard: what is pinned is the user's side only; an artifacts repository's own
+    ``pre-receive`` (a server's policy) still decides a push."""
+    pub = Pub(tmp_path)
+    hooks = pub.art / "hooks"
+    (hooks / "pre-receive").write_text("#!/bin/sh\necho 'policy: no releases today' >&2\n"
+                                       "exit 1\n")
+    (hooks / "pre-receive").chmod(0o755)
+    with pytest.raises(ReleaseError) as refused:
+        pub.release()
+    # why, in the one line: the ref the hook declined and what the hook said
+    assert "git push failed: [remote rejected]" in refused.value.message
+    assert "(pre-receive hook declined) (the remote says: policy: no releases today)" \
+        in refused.value.message, refused.value.message
+    assert subprocess.run(["git", "--git-dir", str(pub.art), "for-each-ref"],
+                          capture_output=True, text=True, check=True).stdout == ""

@@ -432,6 +432,13 @@ def run_git(git_dir: Path | str, *args: str, env: dict[str, str] | None = None,
 def failure_reason(proc: subprocess.CompletedProcess[bytes]) -> str:
     """The line of a failed git's stderr that says why (its first error or fatal line)."""
     lines = [m.strip() for m in proc.stderr.decode(errors="replace").splitlines() if m.strip()]
+    refused = [m for m in lines if m.startswith("! [") and "rejected]" in m]
+    if refused:  # a push the remote turned down: git's last line ("failed to push some
+        # refs") says nothing of why; the ref's line (a hook declined, not a fast-forward)
+        # and the remote's own words (a hook's message) do
+        said = [m[len("remote:"):].strip() for m in lines if m.startswith("remote:")]
+        words = "; ".join(w for w in said if w and "% (" not in w)[:300]  # (not progress)
+        return refused[0][2:] + (f" (the remote says: {words})" if words else "")
     bad = [i for i, m in enumerate(lines) if m.startswith(("fatal:", "error:"))]
     reason = lines[bad[0]] if bad else (lines or [f"exit {proc.returncode}"])[0]
     if bad and reason.endswith(":") and bad[0] + 1 < len(lines):
