@@ -12,7 +12,8 @@ is an author's work in progress: read, and the build says it is dirty
 (`kbtools.build.identity`).
 
 What Git ignores is listed once per run (`forget` at the start of each `kb check` and `kb
-build`, `ignored_in` on first use; forked workers inherit the list), by one ``git ls-files
+build`, `ignored_in` on first use and every `FRESH_SECONDS` after; forked workers inherit
+the list), by one ``git ls-files
 --others --ignored --exclude-standard --directory``: an ignored folder is one entry, its
 files are not listed. No work tree (a corpus folder outside Git), git missing, or a root
 that Git ignores as a whole (a corpus downloaded into an ignored folder is a folder of its
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,7 +58,9 @@ class Ignored:
         return None
 
 
-_RUN: dict[str, Ignored | None] = {}  # by the real path of a root, for this run
+# by the real path of a root: when it was listed (monotonic seconds) and what
+_RUN: dict[str, tuple[float, Ignored | None]] = {}
+FRESH_SECONDS = 10.0  # a listing older than this is made again (a long-lived process)
 
 
 def forget() -> None:
@@ -66,11 +70,14 @@ def forget() -> None:
 
 
 def ignored_in(real_root: str) -> Ignored | None:
-    """What Git ignores around the root `real_root` (a real path), listed once per run;
-    None when nothing is (see the module doc)."""
-    if real_root not in _RUN:
-        _RUN[real_root] = _listed(real_root)
-    return _RUN[real_root]
+    """What Git ignores around the root `real_root` (a real path), listed once per run, and
+    again when the listing is older than `FRESH_SECONDS` (an MCP server or web app reading
+    the repository for hours); None when nothing is (see the module doc)."""
+    now = time.monotonic()
+    held = _RUN.get(real_root)
+    if held is None or now - held[0] > FRESH_SECONDS:
+        held = _RUN[real_root] = (now, _listed(real_root))
+    return held[1]
 
 
 def ignored_target(real: str, real_root: str) -> str | None:

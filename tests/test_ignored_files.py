@@ -10,6 +10,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
 from hostile import GOOD_DOC, git, kb, make_repo, tree_bytes
 
 SECRETS = {"txt": "SECRET-TXT-1f", "yaml": "SECRET-YAML-2c", "rsa": "SECRET-RSA-3a",
@@ -141,3 +142,23 @@ def test_a_corpus_in_an_ignored_folder_is_a_folder_of_its_own(tmp_path: Path) ->
     source = tmp_path / "out" / "data" / "source"
     assert {p.relative_to(source).as_posix() for p in source.rglob("*") if p.is_file()} == \
         {"a.md", "sub/b.md", "p.png"}
+
+
+def test_a_long_lived_process_sees_a_file_ignored_since(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An MCP server or `kb serve` reads the repository for hours without a new run: what
+    Git ignores is listed again once the listing is older than `FRESH_SECONDS`."""
+    import os
+
+    from kbtools import ignored
+
+    repo = make_repo(tmp_path / "repo")
+    root = os.path.realpath(repo)
+    secret = os.path.join(root, "secrets.txt")
+    (repo / "secrets.txt").write_text("s\n", encoding="utf-8")
+    ignored.forget()
+    assert ignored.ignored_target(secret, root) is None  # untracked, not ignored
+    (repo / ".gitignore").write_text("secrets.txt\n", encoding="utf-8")
+    assert ignored.ignored_target(secret, root) is None  # the listing of a moment ago
+    monkeypatch.setattr(ignored, "FRESH_SECONDS", 0.0)
+    assert ignored.ignored_target(secret, root) == "secrets.txt"
