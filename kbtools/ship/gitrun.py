@@ -30,12 +30,13 @@ from kbtools.errors import KbError, ReleaseError, SyncError
 GIT_ENV: dict[str, str] = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 # Settings (`git -c`) for every git command of shipping, whatever the machine's ~/.gitconfig
 # or /etc/gitconfig say, as `provenance.MACHINE_NEUTRAL` does for the knowledge repository:
-# those that change what a command does. A user who signs every commit and tag
-# (``commit.gpgSign``, ``tag.gpgSign``, with ``user.signingkey`` naming a key not on this
-# machine, or a gpg that asks for a passphrase) had `kb release`'s ``commit-tree`` fail or
-# wait on a prompt; ``push.gpgSign`` made its push fail against a server that takes no push
-# certificates. A release is vouched for by kb's own signature of its manifest
-# (`kbtools.ship.signing`), not by git's. Hooks of the user's (``core.hooksPath``, a
+# those that change what a command does. A user who signs every push (``push.gpgSign``) had
+# `kb release`'s push fail against a server that takes no push certificates; one who signs
+# every commit and tag (``commit.gpgSign``, ``tag.gpgSign``, ``tag.forceSignAnnotated``,
+# with ``user.signingkey`` naming a key not on this machine, or a gpg that asks for a
+# passphrase) is pinned too, so that no git version or command signs (git 2.39's
+# ``commit-tree`` and ``mktag`` do not). A release is vouched for by kb's own signature of
+# its manifest (`kbtools.ship.signing`), not by git's. Hooks of the user's (``core.hooksPath``, a
 # repository's own ``reference-transaction`` or ``pre-push``) are not run: they aborted the
 # ref updates of a release or a sync that are kb's own business. The other side of a push
 # or fetch runs its own hooks and settings (git passes none of these to it).
