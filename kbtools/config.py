@@ -102,7 +102,8 @@ DEFAULTS: dict[str, Any] = {
         "max_age_days": 30,
     },
     # a device's limits on a source that stops answering (stall_seconds, stall_bytes,
-    # list_timeout): unset, the constants of kbtools.ship.gitrun (60 s, 1000 bytes/s, 240 s)
+    # list_timeout) or sends too much (max_fetch_bytes): unset, the constants of
+    # kbtools.ship.gitrun (60 s, 1000 bytes/s, 240 s, 4 GiB)
     "sync": {},
     "review": {
         "reviewers": {},

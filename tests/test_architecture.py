@@ -132,7 +132,7 @@ def test_commands_import_only_the_library_and_shared_output():
 # everywhere: it imports nothing.
 LAYERS = [
     {"errors", "pathspecs", "textfind", "gitbatch", "linkscope"},
-    {"fsutil", "workers", "cachedb", "gitobjects"},
+    {"fsutil", "workers", "cachedb", "gitobjects", "ignored"},
     {"schemas", "findings"},
     {"config"},
     {"corpus"},

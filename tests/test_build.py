@@ -155,9 +155,11 @@ def test_edit_reembeds_only_changed_chunks(tmp_path):
 
 
 def test_a_build_that_read_files_the_commit_lacks_is_dirty(tmp_path):
-    """The manifest ties the release to its commit: a document Git ignores, or an image
-    changed since the commit, is in the release but not in the commit, so it is dirty.
-    Ignored files the build does not read (editor files) leave it clean."""
+    """The manifest ties the release to its commit: an image changed since the commit, or
+    an untracked document, is in the release but not in the commit, so it is dirty. A
+    document Git ignores is no part of the repository (since session 36, `kbtools.ignored`):
+    never read, so it leaves the build clean, as ignored files the build does not read
+    (editor files) do."""
     repo = copy_example(tmp_path / "repo", IMAGED)
     cfg = load_config(repo)
     (repo / ".git" / "info" / "exclude").write_text("knowledge/crops/notes.md\n*.swp\n")
@@ -167,9 +169,16 @@ def test_a_build_that_read_files_the_commit_lacks_is_dirty(tmp_path):
     assert git.Repo(repo).git.status("--porcelain") == ""
     build(cfg, BuildOptions(out=tmp_path / "d1", progress=False))
     manifest = load_manifest(tmp_path / "d1")
-    assert "data/source/knowledge/crops/notes.md" in manifest["artifacts"]
+    assert "data/source/knowledge/crops/notes.md" not in manifest["artifacts"]
+    assert manifest["source"]["dirty"] is False
+    draft = repo / "knowledge" / "crops" / "draft.md"  # untracked, not ignored: read
+    draft.write_text(PAGE.format(title="Draft", source="me", body="A draft."), encoding="utf-8")
+    build(cfg, BuildOptions(out=tmp_path / "d1b", progress=False))
+    manifest = load_manifest(tmp_path / "d1b")
+    assert "data/source/knowledge/crops/draft.md" in manifest["artifacts"]
     assert manifest["source"]["dirty"] is True and manifest["source"]["tree"] == "dirty"
     notes.unlink()
+    draft.unlink()
     (repo / "knowledge" / "crops" / ".x.md.swp").write_bytes(b"\0")
     (repo / "assets" / "unused.txt").write_text("not read by the build\n")
     build(cfg, BuildOptions(out=tmp_path / "d2", progress=False))

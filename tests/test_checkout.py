@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -172,6 +173,9 @@ def client(published, tmp_path) -> Path:
      "manifest.json differs from the signed release kb-r2"),
     (lambda t: ((t / ".git" / "info" / "exclude").write_text("*.tmp\n"),
                 (t / "data" / "x.tmp").write_text("")), "data/x.tmp is not part of the signed"),
+    # a mode the release does not have (setuid, writable by all, executable)
+    (lambda t: os.chmod(t / "data" / "docs.jsonl", 0o4777),
+     "data/docs.jsonl differs from the signed release kb-r2"),
 ])
 def test_edited_work_tree_is_refused_naming_the_file(client, edit, says):
     assert ask(client)["release"]["tag"] == "kb-r2"
@@ -179,6 +183,20 @@ def test_edited_work_tree_is_refused_naming_the_file(client, edit, says):
     assert says in refused(client)
     code, _, err = kb("status", "--index", str(client))
     assert code == 1 and says in err
+
+
+def test_a_release_file_hard_linked_outside_is_served_until_it_changes(client):
+    """A file of the checkout replaced by a hard link to a copy outside it (same bytes) is
+    the release's file; once the copy outside is written, the checkout is refused."""
+    assert ask(client)["release"]["tag"] == "kb-r2"
+    outside = client.parent / "outside.jsonl"
+    shutil.copy(client / "data" / "docs.jsonl", outside)
+    (client / "data" / "docs.jsonl").unlink()
+    os.link(outside, client / "data" / "docs.jsonl")
+    assert ask(client)["release"]["tag"] == "kb-r2"
+    with outside.open("a", encoding="utf-8") as f:
+        f.write("{}\n")
+    assert "data/docs.jsonl differs from the signed release kb-r2" in refused(client)
 
 
 def test_commit_that_is_not_a_release_is_refused(client):

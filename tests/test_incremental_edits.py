@@ -172,7 +172,8 @@ def mailmap(repo: Path) -> None:
 
 
 def ignored(repo: Path) -> None:
-    """A new document that `.gitignore` names (a local note): the build reads it all the same."""
+    """A new document that `.gitignore` names (a local note): no part of the repository, the
+    build leaves it out (`kbtools.ignored`), incremental or not."""
     (repo / ".gitignore").write_text("knowledge/**/local-*.md\n", encoding="utf-8")
     shutil.copy(repo / ADR, repo / "knowledge/engineering/local-notes.md")
 

@@ -156,15 +156,16 @@ def test_a_bad_release_limit_on_the_command_line_is_refused_by_name(link, option
 def test_release_limits_keep_the_defaults_and_are_not_a_devices(tmp_path):
     """Unset, the defaults (60 s, 1000 bytes/s, 240 s); a device's ``[sync]`` (a satellite
     link's patience) does not slow a CI job's push, and an option wins over kb.toml."""
-    assert release_limits(load_config(tmp_path)) == NetLimits(60.0, 1000, 240.0)
+    # (and no size limit on the fetch from its own remote, which a device has: [sync])
+    assert release_limits(load_config(tmp_path)) == NetLimits(60.0, 1000, 240.0, None)
     (tmp_path / "kb.toml").write_text("[sync]\nstall_seconds = 900\n\n[release]\n"
                                       "stall_bytes = 200\nbranch = \"kb-index\"\n",
                                       encoding="utf-8")
     cfg = load_config(tmp_path)
-    assert release_limits(cfg) == NetLimits(60.0, 200, 240.0)
+    assert release_limits(cfg) == NetLimits(60.0, 200, 240.0, None)
     assert sync_limits(cfg) == NetLimits(900.0, 1000, 240.0)
     assert release_limits(cfg, {"stall_seconds": 5, "stall_bytes": None,
-                                "list_timeout": 30}) == NetLimits(5.0, 200, 30.0)
+                                "list_timeout": 30}) == NetLimits(5.0, 200, 30.0, None)
 
 
 class HeadStalls(Proxy):

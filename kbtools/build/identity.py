@@ -3,9 +3,10 @@ at that commit, and whether the files the build read differ from it (``dirty``).
 
 A release claims to be its commit (`kb status`, citations): a build that read anything the
 commit does not hold must say so. Besides a changed tracked file, that is a document, image,
-dictionary or synonyms file the build read that Git does not track, including one Git
-ignores (``.git/info/exclude``, ``core.excludesFile``): such a file is in the release but
-in no clone of the commit. So is a file of the commit that the build could not read: a
+dictionary or synonyms file the build read that Git does not track: such a file is in the
+release but in no clone of the commit. (One Git ignores, by .gitignore,
+``.git/info/exclude`` or ``core.excludesFile``, is never read: `kbtools.ignored`.) So is a
+file of the commit that the build could not read: a
 document or image a sparse checkout (``git sparse-checkout``) left out of the work tree.
 
 A shallow clone (``git clone --depth``, actions/checkout's default) holds the commit but

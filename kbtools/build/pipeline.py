@@ -8,7 +8,6 @@ its manifest.
 
 from __future__ import annotations
 
-import codecs
 import json
 import os
 import shutil
@@ -32,23 +31,22 @@ from kbtools.build.identity import head_sha, source_identity
 from kbtools.build.memo import BuildMemo, headings_key
 from kbtools.build.parse_cache import PARSE_CACHE_FILE, Outline, ParseCache
 from kbtools.build.records import Chunk
+from kbtools.build.repo_text import ignored_file, synonym_groups, user_dictionary
 from kbtools.build.reuse import ShardReuse, TableReuse, Written, kept_models
 from kbtools.build.vector_plan import PLAN_VERSION, plan_models
 from kbtools.check.assets import CODES as LEFT_OUT_CODES
 from kbtools.check.engine import DocResult, check_results, make_context
 from kbtools.config import Config
-from kbtools.corpus import SourceDoc, lf_newlines, load_source, read_source
+from kbtools.corpus import SourceDoc, lf_newlines, load_source
 from kbtools.embed.base import model_meta, vectors_key
 from kbtools.embed.cache import text_key
 from kbtools.embed.registry import get_reference_embedder
 from kbtools.errors import (
-    ConfigError,
     FindingsError,
     KbError,
-    SourceError,
     plural,
 )
-from kbtools.findings import Finding, display_path, finding, one_line_path
+from kbtools.findings import Finding, finding, one_line_path
 from kbtools.fsutil import json_lines, replace_dir, staging_dir
 from kbtools.index import synonyms
 from kbtools.index.layout import DATA_DIR, ReleaseLayout, shard_of
@@ -203,8 +201,8 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
                 cache_file: Path | None, memo: BuildMemo, shipping: Shipping,
                 started: str | None) -> Written:
     layout = ReleaseLayout(staging)
-    user_dict = _user_dictionary(cfg, opts)
-    groups = _synonyms(cfg, opts)
+    user_dict = user_dictionary(cfg, opts.lenient or opts.skip_invalid, opts.progress)
+    groups = synonym_groups(cfg, opts.lenient or opts.skip_invalid, opts.progress)
     ccfg = ChunkConfig.from_config(cfg)
     memo.forget_others({s.rel for s in sources})
     outlines = {s.rel: memo.outline(s, raw[s.rel]) for s in sources}
@@ -494,47 +492,6 @@ def _write_source(source_dir: Path, rel: str, data: bytes) -> None:
     target.write_bytes(lf_newlines(data))
 
 
-def _user_dictionary(cfg: Config, opts: BuildOptions) -> str:
-    """The text of the user dictionary (kb.toml bm25.user_dict), read before anything costly
-    so that a bad file fails the build at its start."""
-    return _repo_text(cfg, opts, cfg.root / str(cfg.get("bm25.user_dict")), "user dictionary")
-
-
-def _synonyms(cfg: Config, opts: BuildOptions) -> Synonyms:
-    """The valid synonym groups of the knowledge folder's _synonyms.txt (`kb check` has
-    reported its bad lines: they stop a strict build before this is read)."""
-    text = _repo_text(cfg, opts, cfg.path("knowledge") / synonyms.SOURCE_NAME, "synonyms file")
-    return synonyms.parse(text)[0]
-
-
-def _repo_text(cfg: Config, opts: BuildOptions, path: Path, what: str) -> str:
-    """A text file of the repository (empty when there is none). It is read like a document
-    (inside the root, a regular file, bounded; a UTF-8 byte-order mark, which Windows
-    Notepad writes, left out as `kb check` leaves it out: kept, it became part of the first
-    word); with --lenient/--skip-invalid one that may not be read is left out with a
-    warning."""
-    if not (path.exists() or path.is_symlink()):
-        return ""
-    shown = display_path(path.relative_to(cfg.root).as_posix()) \
-        if path.is_relative_to(cfg.root) else str(path)
-    try:
-        data = read_source(path, cfg.root)
-    except SourceError as exc:
-        if not (opts.lenient or opts.skip_invalid):
-            raise ConfigError(f"{what} not read: {exc.message}", path=str(path)) from None
-        if opts.progress:
-            print(f"kb build: warning: {what} {shown} not read: {exc.message}", file=sys.stderr)
-        return ""
-    body = data.removeprefix(codecs.BOM_UTF8)
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        at = exc.start + len(data) - len(body)  # counted in the file's bytes
-        raise ConfigError(f"{what} is not UTF-8 (byte {at}); save it as UTF-8",
-                          path=str(path)) from None
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
 def corpus_config(cfg: Config, corpus: Path) -> Config:
     """The settings of `cfg` applied to a foreign folder that is its own knowledge root."""
     data = dict(cfg.data)
@@ -593,7 +550,8 @@ def _read_files(cfg: Config, staging: Path) -> list[str]:
     read = [p.relative_to(source).as_posix() for p in source.rglob("*") if p.is_file()]
     for path in (cfg.root / str(cfg.get("bm25.user_dict")),
                  cfg.path("knowledge") / synonyms.SOURCE_NAME):
-        if path.is_file() and path.resolve().is_relative_to(cfg.root.resolve()):
+        if path.is_file() and path.resolve().is_relative_to(cfg.root.resolve()) \
+                and not ignored_file(path, cfg.root):  # (an ignored one is not read)
             read.append(path.resolve().relative_to(cfg.root.resolve()).as_posix())
     return read
 

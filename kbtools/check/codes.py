@@ -76,8 +76,9 @@ CODES: dict[str, str] = {
                            "documents are neither checked nor released",
     "path-outside-knowledge": "a document named on the command line outside the knowledge "
                               "folder: the release leaves it out (warning)",
-    "path-symlink-escape": "a symlink leading outside the repository, or into a hidden entry "
-                           "of it (.git, .env): a document so linked is not read",
+    "path-symlink-escape": "a symlink leading outside the repository, into a hidden entry "
+                           "of it (.git, .env) or to a file Git ignores: a document so "
+                           "linked is not read",
     "image-remote": "a remote image; offline devices cannot load it (warning)",
     "image-no-alt": "an image without alternative text (`![](x.png)`, `<img>` without `alt`): "
                     "nothing for a screen reader or search (warning)",

@@ -70,6 +70,8 @@ from kbtools.corpus import (
 from kbtools.errors import SourceError
 from kbtools.findings import Finding, display_path, finding, sort_findings
 from kbtools.gitobjects import eol_normalized
+from kbtools.ignored import forget as forget_ignored
+from kbtools.ignored import ignored_entries
 from kbtools.markdown.frontend import MarkdownTooDeep, Scan, scan
 from kbtools.provenance import staged_paths, work_tree_top
 from kbtools.render.formula import FAILURE_DIR, formula_problem
@@ -142,6 +144,7 @@ def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = Tr
     kb.toml cache dir (`outputs`: folders under the root a build writes, besides dist/);
     `history` warns about verified documents changed after their review (`kb check` in Git);
     `staged`: documents in folders and link targets count only in the Git index."""
+    forget_ignored()  # what Git ignores is listed afresh for this run (`kbtools.ignored`)
     configured = cfg.path("schemas")
     schemas_dir = configured if configured.is_dir() else None
     limit = max_bytes or max_document_bytes(cfg)
@@ -156,7 +159,7 @@ def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = Tr
                     "max_table_rows": rows,
                     "knowledge": str(cfg.path("knowledge")), "assets": str(cfg.path("assets")),
                     "categories": sorted(categories), "staged": sorted(tracked or ()),
-                    "git_cwd": typed_in}
+                    "git_cwd": typed_in, "ignored": ignored_entries(cfg.root)}
         results = ResultsCache.open(cache_dir, cfg.root, settings, schemas_dir,
                                     cache_dir / FAILURE_DIR,
                                     [cfg.path("dist"), cache_dir, *outputs])

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kbtools.check.names import disk_key
-from kbtools.linkscope import hidden_target, is_inside
+from kbtools.ignored import ignored_in, ignored_target, ignored_where
+from kbtools.linkscope import hidden_target, hidden_where, is_inside
 
 
 @dataclass(frozen=True)
@@ -93,10 +94,21 @@ class FsCache:
     def __post_init__(self) -> None:
         self.real_root = os.path.realpath(self.root)
 
+    def ignored(self, rel: str) -> bool:
+        """Whether Git ignores the root-relative `rel` (as named): no part of the repository,
+        never read (`kbtools.ignored`)."""
+        return not rel.startswith("/") and ignored_target(
+            os.path.join(self.real_root, os.path.normpath(rel)), self.real_root) is not None
+
     def committed(self, rel: str) -> bool:
-        """Whether the commit holds the root-relative `rel`: always without `tracked` or
-        outside the root; below a tracked symlink (to a folder), judged where it leads."""
-        if self.tracked is None or rel in self.tracked or rel.startswith("/"):
+        """Whether the commit holds the root-relative `rel`: never when Git ignores it;
+        always without `tracked` or outside the root; below a tracked symlink (to a
+        folder), judged where it leads."""
+        if rel.startswith("/"):
+            return True
+        if self.ignored(rel):
+            return False
+        if self.tracked is None or rel in self.tracked:
             return True
         parts = rel.split("/")
         return any("/".join(parts[:i]) in self.tracked
@@ -107,6 +119,9 @@ class FsCache:
         """What to say of the root-relative `rel`, on disk but not in the Git index: the
         `git add` to run from where kb runs (pre-commit runs it at the Git root, which in a
         monorepo is above the knowledge base: `git add knowledge/a.md` would fail there)."""
+        if self.ignored(rel):
+            return ("is ignored by Git (.gitignore): no clone of the repository has it, and kb "
+                    "never reads an ignored file; commit it, or link something else")
         if self.untracked:
             return self.untracked
         if self.git_cwd is None:
@@ -123,7 +138,7 @@ class FsCache:
             except OSError:
                 self.listings[rel_dir] = None
             else:
-                if self.tracked is not None:
+                if self.tracked is not None or self.ignoring():
                     names = [n for n in names if self.committed(posixpath.join(rel_dir, n))]
                 lower: dict[str, list[str]] = {}  # by `disk_key`: names one file on macOS
                 for name in names:
@@ -219,19 +234,39 @@ class FsCache:
         return self.reals[path]
 
     def stays_inside(self, rel: str) -> bool:
-        """False when symlinks take `rel` outside the repo root, or into a hidden entry of
-        it (`.git`, `.env`: `linkscope.hidden_target`, which `hidden` names)."""
+        """False when symlinks take `rel` outside the repo root, into a hidden entry of
+        it (`.git`, `.env`: `linkscope.hidden_target`) or to a file Git ignores
+        (`kbtools.ignored`): `leads_where` says which."""
         if self.touched is not None:
             self.touched.append(rel)
         if rel not in self.inside:
             real = os.path.realpath(os.path.join(self.root, rel))
             self.inside[rel] = is_inside(real, self.real_root) \
-                and hidden_target(rel, real, self.real_root) is None
+                and hidden_target(rel, real, self.real_root) is None \
+                and self._ignored_link(rel, real) is None
         return self.inside[rel]
 
-    def hidden(self, rel: str) -> str | None:
-        """The hidden entry (`.git/config`) symlinks lead `rel` into, or None."""
-        return hidden_target(rel, os.path.realpath(os.path.join(self.root, rel)), self.real_root)
+    def ignoring(self) -> bool:
+        """Whether Git ignores anything in the work tree around the root."""
+        scope = ignored_in(self.real_root)
+        return scope is not None and bool(scope.entries)
+
+    def _ignored_link(self, rel: str, real: str) -> str | None:
+        if posixpath.normpath(rel) == os.path.relpath(real, self.real_root).replace(os.sep, "/"):
+            return None  # no link on the way: `committed` judges the name itself
+        return ignored_target(real, self.real_root)
+
+    def leads_where(self, rel: str) -> str:
+        """Where symlinks lead `rel` that `stays_inside` refuses: outside the repository,
+        into a hidden entry (`.git/config`), or into a file Git ignores."""
+        real = os.path.realpath(os.path.join(self.root, rel))
+        if not is_inside(real, self.real_root):
+            return "outside the repository"
+        hidden = hidden_target(rel, real, self.real_root)
+        if hidden is not None:
+            return hidden_where(hidden)
+        ignored = self._ignored_link(rel, real)
+        return "outside the repository" if ignored is None else ignored_where(ignored)
 
 
 def nfc(name: str) -> str:

@@ -17,7 +17,6 @@ from urllib.parse import quote, unquote
 
 from kbtools.check.fscache import FsCache, Resolved, compatible_file, nfc
 from kbtools.check.names import collision_message, disk_key, windows_problem
-from kbtools.linkscope import hidden_where
 from kbtools.markdown.frontend import Ref
 from kbtools.render.images import IMAGE_TYPES
 
@@ -265,7 +264,8 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
               earlier: list[LinkProblem]) -> tuple[list[LinkProblem], AnchorTarget | None]:
     res = fs.resolve(joined)
     if not res.exists:
-        if fs.tracked is not None and os.path.lexists(os.path.join(fs.root, joined)):
+        if (fs.tracked is not None or fs.ignored(joined)) \
+                and os.path.lexists(os.path.join(fs.root, joined)):
             return [LinkProblem("path-missing", "error",
                                 f"{target!r} is not in the commit ({joined} "
                                 f"{fs.not_staged(joined)})")], None
@@ -300,10 +300,8 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
         return [LinkProblem("path-missing", "error", message, edit)], \
             _anchor(ref, fs.resolve(same), fragment)
     if not fs.stays_inside(res.rel):
-        hidden = fs.hidden(res.rel)
-        where = "outside the repository" if hidden is None else hidden_where(hidden)
         return [LinkProblem("path-symlink-escape", "error",
-                            f"{target!r} is a symlink leading {where}")], None
+                            f"{target!r} is a symlink leading {fs.leads_where(res.rel)}")], None
     problems = []
     new_path = _rel_to(res.rel, doc_dir)
     # one edit writes the file's name as on disk (its case and Unicode form), with '/': the

@@ -32,10 +32,14 @@ SHOWN_DOCS = 5  # documents named after a switch; `kb diff` shows all
                    "kb.toml release.trusted_keys), which is then pinned. Once keys are "
                    "pinned, only they count (see `kb trust`). Repeatable.")
 @net_limit_options("sync", "a fetch")
+@click.option("--max-fetch-bytes", type=click.IntRange(1024), default=None, metavar="BYTES",
+              help="Stop a fetch once it has stored this many bytes (a source sending a "
+                   "release far larger than expected, or without end); nothing of it is "
+                   "kept. Default: kb.toml [sync] max_fetch_bytes, else 4 GiB.")
 @json_option
 def sync(source: str | None, to: Path | None, trusted: tuple[Path, ...],
          stall_seconds: float | None, stall_bytes: int | None, list_timeout: float | None,
-         as_json: bool) -> None:
+         max_fetch_bytes: int | None, as_json: bool) -> None:
     """Bring a device directory to the newest verified release of SOURCE.
 
     SOURCE is an artifacts repository (path, file://, git://, http(s)://) or a bundle
@@ -45,14 +49,15 @@ def sync(source: str | None, to: Path | None, trusted: tuple[Path, ...],
     one atomic rename. Keys pinned or unpinned (first use, rotation) are reported; after a
     switch, what changed since the release served before (in short; `kb diff` for all).
     A newer release the operator rolled back from is skipped, and said so. A source that
-    stops answering is given up (limits: the options below, kb.toml [sync]); the served
-    release is then unchanged.
+    stops answering, or sends more than --max-fetch-bytes, is given up (limits: the options
+    below, kb.toml [sync]); the served release is then unchanged.
     """
     path = device_outside_checkout(to, "sync")
     with terminate_interrupts():
         res = sync_device(path, source, trusted=trusted,
                           limits={"stall_seconds": stall_seconds, "stall_bytes": stall_bytes,
-                                  "list_timeout": list_timeout})
+                                  "list_timeout": list_timeout,
+                                  "max_fetch_bytes": max_fetch_bytes})
     for w in res.warnings:
         click.echo(f"kb: warning: {w}", err=True)
     changes = _changes(path, res)

@@ -135,9 +135,39 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+MAX_JSON_DEPTH = 64  # arrays and objects inside one another; a manifest nests 4 deep
+
+
 def loads_unique(data: bytes | str) -> Any:
-    """JSON like `json.loads`, except that an object naming a key twice is a ValueError."""
-    return json.loads(data, object_pairs_hook=_unique_pairs)
+    """JSON like `json.loads`, except that an object naming a key twice is a ValueError, and
+    so is one nested more than `MAX_JSON_DEPTH` deep. The signed files come from a source
+    and are read before their signature is checked: ``[[[[…`` 100,000 deep (a 200 kB
+    release.json, a 64 KiB release.sig) made Python's reader raise RecursionError, which
+    `kb sync` reported as a crash with a traceback; one a few hundred deep that it read made
+    a later comparison of it do the same."""
+    try:
+        value = json.loads(data, object_pairs_hook=_unique_pairs)
+    except RecursionError:
+        raise ValueError(f"nested more than {MAX_JSON_DEPTH} deep") from None
+    if _depth_over(value, MAX_JSON_DEPTH):
+        raise ValueError(f"nested more than {MAX_JSON_DEPTH} deep")
+    return value
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    """Whether `value` (parsed JSON) nests arrays and objects more than `limit` deep; walked
+    without recursion."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        elif not isinstance(item, list):
+            continue
+        if depth >= limit:
+            return True
+        stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
+    return False
 
 
 def parse_manifest(data: bytes, where: str) -> dict[str, Any]:

@@ -40,6 +40,7 @@ from urllib.parse import unquote, urlsplit
 from kbtools.corpus import read_source
 from kbtools.errors import SourceError
 from kbtools.fsutil import atomic_write_bytes
+from kbtools.ignored import ignored_target
 from kbtools.linkscope import hidden_target, is_inside
 from kbtools.render.pixels import picture_size
 
@@ -163,7 +164,7 @@ def peek(root: Path, rel: str,
     """The size, first `HEAD_BYTES` and declared pixels (`pixels.picture_size`, read from
     its header) of the file `rel` under `root`, or None when it is no regular file inside
     `root` (symlinks followed, but not into a hidden entry there such as `.git`:
-    `linkscope.hidden_target`) or cannot be read.
+    `linkscope.hidden_target`), one Git ignores (`kbtools.ignored`), or cannot be read.
 
     `real_dirs`, shared by the calls of one pass over many files, keeps the real path of
     each folder (and of `root`) it resolved: a folder of 2,000 pictures is resolved once,
@@ -179,7 +180,8 @@ def peek(root: Path, rel: str,
         real = os.path.join(real_folder, name)
         if not name or name in (".", "..") or stat.S_ISLNK(os.lstat(real).st_mode):
             real = os.path.realpath(real)
-        if not is_inside(real, real_root) or hidden_target(rel, real, real_root) is not None:
+        if not is_inside(real, real_root) or hidden_target(rel, real, real_root) is not None \
+                or ignored_target(real, real_root) is not None:  # (no part of the repository)
             return None
         if not stat.S_ISREG(os.stat(real).st_mode):
             return None

@@ -25,11 +25,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kbtools.errors import KbError, ReleaseError, SyncError
+from kbtools.errors import KbError, ReleaseError, SyncError, one_line, plural
 from kbtools.fsutil import staging_dir
 from kbtools.pathspecs import top_literal
 from kbtools.ship.gitrun import (
     GIT_ENV,
+    PINNED_ARGS,
     NetLimits,
     failure_reason,
     run_git,
@@ -176,7 +177,7 @@ class BlobReader:
 
     def __init__(self, git_dir: Path | str, error: type[KbError] = SyncError):
         self.error = error
-        self.argv = ["git", f"--git-dir={git_dir}", "cat-file", "--batch"]
+        self.argv = ["git", *PINNED_ARGS, f"--git-dir={git_dir}", "cat-file", "--batch"]
         self._stack = contextlib.ExitStack()
         self._proc: subprocess.Popen[bytes] | None = None
 
@@ -277,9 +278,22 @@ class SourceRefs:
     not_tags: tuple[str, ...] = ()
 
 
+IGNORED_SHOWN = 5  # refs named as release tags that are none, warned of one by one
+
+
 def ignored_tags(source: str, refs: SourceRefs) -> tuple[str, ...]:
-    """A warning per ref of `source` named as a release tag is that is none (``kb-r03``)."""
-    return tuple(f"{source}: {ref} ignored: {tag_form_problem(ref)}" for ref in refs.not_tags)
+    """A warning per ref of `source` named as a release tag is that is none (``kb-r03``), the
+    first `IGNORED_SHOWN` of them, then how many more. The names are the source's: each
+    warning is one printable line (`one_line`: a ref named with escape sequences or a bell,
+    which a hand-made bundle or a hostile server may list, is shown escaped, never obeyed
+    by the operator's terminal), and a source listing thousands of them does not flood it."""
+    shown = [one_line(f"{source}: {ref} ignored: {tag_form_problem(ref)}")
+             for ref in refs.not_tags[:IGNORED_SHOWN]]
+    more = len(refs.not_tags) - IGNORED_SHOWN
+    if more > 0:
+        shown.append(one_line(f"{source}: {plural(more, 'more ref')} named as release tags "
+                              "ignored (not release tags)"))
+    return tuple(shown)
 
 
 def is_bundle(source: str) -> bool:

@@ -28,6 +28,21 @@ from typing import IO, Any
 from kbtools.errors import KbError, ReleaseError, SyncError
 
 GIT_ENV: dict[str, str] = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+# Settings (`git -c`) for every git command of shipping, whatever the machine's ~/.gitconfig
+# or /etc/gitconfig say, as `provenance.MACHINE_NEUTRAL` does for the knowledge repository:
+# those that change what a command does. A user who signs every push (``push.gpgSign``) had
+# `kb release`'s push fail against a server that takes no push certificates; one who signs
+# every commit and tag (``commit.gpgSign``, ``tag.gpgSign``, ``tag.forceSignAnnotated``,
+# with ``user.signingkey`` naming a key not on this machine, or a gpg that asks for a
+# passphrase) is pinned too, so that no git version or command signs (git 2.39's
+# ``commit-tree`` and ``mktag`` do not). A release is vouched for by kb's own signature of
+# its manifest (`kbtools.ship.signing`), not by git's. Hooks of the user's (``core.hooksPath``, a
+# repository's own ``reference-transaction`` or ``pre-push``) are not run: they aborted the
+# ref updates of a release or a sync that are kb's own business. The other side of a push
+# or fetch runs its own hooks and settings (git passes none of these to it).
+PINNED = ("commit.gpgSign=false", "tag.gpgSign=false", "tag.forceSignAnnotated=false",
+          "push.gpgSign=false", "log.showSignature=false", f"core.hooksPath={os.devnull}")
+PINNED_ARGS = tuple(arg for setting in PINNED for arg in ("-c", setting))
 
 # A network operation that moves less than STALL_BYTES per second for STALL_SECONDS is
 # given up (git's http.lowSpeedLimit/lowSpeedTime, for http(s) sources). Whatever the
@@ -49,6 +64,18 @@ STALL_SECONDS = 60
 NETWORK_TIMEOUT: dict[str, float | None] = {"ls-remote": 4 * STALL_SECONDS, "fetch": None,
                                             "push": None}
 WATCHED = frozenset({"fetch", "push"})  # network commands killed when they make no progress
+# A fetch is stopped once what it has stored passes MAX_FETCH_BYTES (kb.toml [sync]
+# max_fetch_bytes, `kb sync --max-fetch-bytes`): a hostile or broken source (a release with
+# a blob of gigabytes, a pack that never ends) no longer fills a field device's disk. Watched
+# as the stall is, by what arrives in the object directory's pack/ (every transport and a
+# bundle store a fetch as a pack there: `CHECKED_FETCH` keeps it one), every SIZE_POLL
+# seconds; what git had written by then is removed by the caller (`kbtools.ship.fetching`).
+MAX_FETCH_BYTES = 4 << 30  # 4 GiB: ten times the 54k-chunk tidb-docs-cn release
+SIZE_POLL = 0.1
+# What a source may list (``ls-remote``: two lines of ~60 bytes a release): past it git is
+# stopped, before a source advertising refs without end fills a device's memory (its
+# output is read whole; the listing's time limit bounds it at the speed of the link only).
+MAX_LISTING_BYTES = 64 << 20
 
 
 @dataclass(frozen=True)
@@ -62,11 +89,14 @@ class NetLimits:
     stall_seconds: float
     stall_bytes: int
     list_timeout: float
+    max_fetch_bytes: int | None = MAX_FETCH_BYTES  # a fetch storing more is stopped (None:
+    # no limit, `kb release` fetching from its own remote)
 
 
 def default_limits() -> NetLimits:
     """The limits of this module's constants (read when called)."""
-    return NetLimits(STALL_SECONDS, STALL_BYTES, NETWORK_TIMEOUT.get("ls-remote") or 0)
+    return NetLimits(STALL_SECONDS, STALL_BYTES, NETWORK_TIMEOUT.get("ls-remote") or 0,
+                     MAX_FETCH_BYTES)
 
 
 def limits_from(table: Mapping[str, Any], given: Mapping[str, float | None] | None = None
@@ -81,11 +111,48 @@ def limits_from(table: Mapping[str, Any], given: Mapping[str, float | None] | No
               **{k: v for k, v in (given or {}).items() if v is not None}}
     return NetLimits(stall_seconds=float(chosen["stall_seconds"]),
                      stall_bytes=int(chosen["stall_bytes"]),
-                     list_timeout=float(chosen["list_timeout"]))
+                     list_timeout=float(chosen["list_timeout"]),
+                     max_fetch_bytes=None if chosen["max_fetch_bytes"] is None
+                     else int(chosen["max_fetch_bytes"]))
 
 
 class GitTimeout(Exception):
     """A network git command ran past its limit and was killed (`run_git` reports it)."""
+
+
+class GitTooLarge(GitTimeout):
+    """A fetch stored more than its limit and was killed (`run_git` raises `FetchTooLarge`):
+    `received` bytes by then, past `limit`."""
+
+    def __init__(self, received: int, limit: int):
+        self.received, self.limit = received, limit
+        super().__init__(f"{received} bytes stored, past {limit}")
+
+
+class GitListedTooMuch(GitTimeout):
+    """A command wrote more than its limit on its output and was killed: `limit` bytes."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        super().__init__(f"more than {limit} bytes listed")
+
+
+class FetchTooLarge(SyncError):
+    """A fetch stopped at its size limit (`NetLimits.max_fetch_bytes`); `received` bytes
+    were stored by then, `limit` is the limit."""
+
+    def __init__(self, received: int, limit: int):
+        self.received, self.limit = received, limit
+        super().__init__(f"the fetch stored {size_text(received)}, past this device's limit "
+                         f"of {size_text(limit)}, and was stopped")
+
+
+def size_text(n: int) -> str:
+    """`n` bytes as an operator reads them: 5.0 GiB, 12.3 MiB, 800 kiB, 17 bytes."""
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("kiB", 10)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):.1f} {unit}" if shift > 10 else f"{n >> 10} {unit}"
+    return f"{n} bytes"
 
 
 def run_raw(git_dir: Path | str, args: tuple[str, ...], env: dict[str, str] | None = None,
@@ -107,25 +174,30 @@ def run_raw(git_dir: Path | str, args: tuple[str, ...], env: dict[str, str] | No
         args = ("-c", f"http.lowSpeedLimit={lim.stall_bytes}",
                 "-c", f"http.lowSpeedTime={max(1, round(lim.stall_seconds))}", *args)
     return run_plain(f"--git-dir={git_dir}", *args, env=env, stdin=stdin, timeout=limit,
-                     stall=lim.stall_seconds if command in WATCHED else None, watch=watch)
+                     stall=lim.stall_seconds if command in WATCHED else None, watch=watch,
+                     cap=lim.max_fetch_bytes if command == "fetch" else None,
+                     out_cap=MAX_LISTING_BYTES if command == "ls-remote" else None)
 
 
 def run_plain(*args: str, env: dict[str, str] | None = None, stdin: bytes | None = None,
               timeout: float | None = None, stall: float | None = None,
-              watch: Path | None = None, stdin_file: IO[bytes] | None = None
+              watch: Path | None = None, stdin_file: IO[bytes] | None = None,
+              cap: int | None = None, out_cap: int | None = None
               ) -> subprocess.CompletedProcess[bytes]:
     """Run ``git args`` in `GIT_ENV`, whatever its exit status; killed (`GitTimeout`) past
-    `timeout` seconds, or `stall` seconds without progress (`_supervise`). Its input is
-    `stdin`, or the open file `stdin_file` read by git itself from where it stands (a pack
-    of gigabytes is never read into memory)."""
+    `timeout` seconds, or `stall` seconds without progress (`_supervise`), or (`GitTooLarge`)
+    once more than `cap` bytes arrived in `watch`'s pack/, or (`GitListedTooMuch`) once it
+    wrote more than `out_cap` bytes on its output. Its input is `stdin`, or the
+    open file `stdin_file` read by git itself from where it stands (a pack of gigabytes is
+    never read into memory)."""
     full_env = {**os.environ, **GIT_ENV, **(env or {})}
-    with started(["git", *args], full_env,
+    with started(["git", *PINNED_ARGS, *args], full_env,
                  stdin=subprocess.PIPE if stdin_file is None else stdin_file) as proc:
-        if timeout is None and stall is None:
+        if timeout is None and stall is None and out_cap is None:
             out, err = proc.communicate(None if stdin_file is not None else stdin)
         else:
-            out, err = _supervise(proc, stdin, timeout, stall, watch)
-    return subprocess.CompletedProcess(["git", *args], proc.returncode, out, err)
+            out, err = _supervise(proc, stdin, timeout, stall, watch, cap, out_cap)
+    return subprocess.CompletedProcess(["git", *PINNED_ARGS, *args], proc.returncode, out, err)
 
 
 INTERRUPTS = (signal.SIGINT, signal.SIGTERM)  # what stops kb (`kb: interrupted`, exit 130)
@@ -231,15 +303,26 @@ def _deliver(handlers: dict[int, Any], held: list[int]) -> None:
 
 
 def _supervise(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: float | None,
-               stall: float | None, watch: Path | None) -> tuple[bytes, bytes]:
+               stall: float | None, watch: Path | None, cap: int | None = None,
+               out_cap: int | None = None) -> tuple[bytes, bytes]:
     """Wait for `proc`, reading its output; kill its process group and raise `GitTimeout`
     past `timeout` seconds in all, or after `stall` seconds with no output and no object
-    arriving in the object directory `watch` (`_arrivals`)."""
+    arriving in the object directory `watch` (`_arrivals`), or `GitTooLarge` once more than
+    `cap` bytes arrived there, or `GitListedTooMuch` once its output passed `out_cap`."""
     heard = [time.monotonic()]  # when the process last wrote anything
     streams: list[list[bytes]] = [[], []]
+    overflow: list[bool] = []
 
     def drain(fd: int, into: list[bytes]) -> None:
+        size = 0
         for block in iter(lambda: os.read(fd, 1 << 16), b""):
+            size += len(block)
+            if out_cap is not None and into is streams[0] and size > out_cap:
+                overflow.append(True)  # nothing more kept; git is stopped
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                into.clear()
+                return
             into.append(block)
             heard[0] = time.monotonic()
 
@@ -258,7 +341,7 @@ def _supervise(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: floa
     try:  # from the first thread on: a SIGTERM while they start left git running
         for t in threads:
             t.start()
-        _wait(proc, watch, timeout, stall, heard)
+        _wait(proc, watch, timeout, stall, heard, cap)
     except BaseException:  # Ctrl-C, SIGTERM, given up: git (in a session of its own) goes
         # too, or it would go on writing into the repository after kb let go of its lock
         with contextlib.suppress(ProcessLookupError):
@@ -269,24 +352,30 @@ def _supervise(proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: floa
         raise
     for t in threads:
         t.join()
+    if overflow and out_cap is not None:
+        raise GitListedTooMuch(out_cap)
     return b"".join(streams[0]), b"".join(streams[1])
 
 
 def _wait(proc: subprocess.Popen[bytes], watch: Path | None, timeout: float | None,
-          stall: float | None, heard: list[float]) -> None:
+          stall: float | None, heard: list[float], cap: int | None = None) -> None:
     """Wait for `proc` to end; raise `GitTimeout` past `timeout` seconds in all, or after
     `stall` seconds with no output (`heard[0]`, when it last wrote) and no object arriving in
-    `watch`."""
+    `watch`; `GitTooLarge` once the files of `watch`'s pack/ grew by more than `cap`."""
     started = last = time.monotonic()
     seen = _arrivals(watch)
+    base = seen[0]  # bytes in pack/ before this command stored any
+    poll = SIZE_POLL if cap is not None and watch is not None else 1.0
     while True:
         try:
-            proc.wait(timeout=1.0)
+            proc.wait(timeout=poll)
             return
         except subprocess.TimeoutExpired:
             pass
         now = time.monotonic()
         arrived = _arrivals(watch)
+        if cap is not None and watch is not None and arrived[0] - base > cap:
+            raise GitTooLarge(arrived[0] - base, cap)
         if arrived != seen:
             seen, last = arrived, now
         last = max(last, heard[0])
@@ -323,6 +412,13 @@ def run_git(git_dir: Path | str, *args: str, env: dict[str, str] | None = None,
     given, else its `limits`, `run_raw`)."""
     try:
         proc = run_raw(git_dir, args, env, stdin, timeout, limits)
+    except GitTooLarge as exc:
+        raise FetchTooLarge(exc.received, exc.limit) from None
+    except GitListedTooMuch as exc:
+        whose = "the source" if issubclass(error, SyncError) else "the remote"
+        raise error(f"git {subcommand(args)} stopped: {whose} listed more than "
+                    f"{size_text(exc.limit)} of refs (an artifacts repository lists two "
+                    "short lines a release); refusing it") from None
     except GitTimeout as exc:
         command = subcommand(args)
         # a device's sync (SyncError) reads from its source; `kb release` talks to its remote
@@ -337,6 +433,13 @@ def run_git(git_dir: Path | str, *args: str, env: dict[str, str] | None = None,
 def failure_reason(proc: subprocess.CompletedProcess[bytes]) -> str:
     """The line of a failed git's stderr that says why (its first error or fatal line)."""
     lines = [m.strip() for m in proc.stderr.decode(errors="replace").splitlines() if m.strip()]
+    refused = [m for m in lines if m.startswith("! [") and "rejected]" in m]
+    if refused:  # a push the remote turned down: git's last line ("failed to push some
+        # refs") says nothing of why; the ref's line (a hook declined, not a fast-forward)
+        # and the remote's own words (a hook's message) do
+        said = [m[len("remote:"):].strip() for m in lines if m.startswith("remote:")]
+        words = "; ".join(w for w in said if w and "% (" not in w)[:300]  # (not progress)
+        return refused[0][2:] + (f" (the remote says: {words})" if words else "")
     bad = [i for i, m in enumerate(lines) if m.startswith(("fatal:", "error:"))]
     reason = lines[bad[0]] if bad else (lines or [f"exit {proc.returncode}"])[0]
     if bad and reason.endswith(":") and bad[0] + 1 < len(lines):

@@ -95,8 +95,19 @@ def tag_manifest_hash(gd: Path, tag_ref: str, where: str) -> tuple[str, str]:
     return commit, tag_field(gd, tag_ref, "manifest-sha256")
 
 
+# A release tag object is a few hundred bytes (`kb release` writes its serial, source commit
+# and manifest hash); its message is not signed, and one of hundreds of megabytes (read
+# whole, then split) took a device's sync to gigabytes of memory.
+MAX_TAG_BYTES = 64 << 10
+
+
 def tag_field(gd: Path, tag_ref: str, name: str) -> str:
-    """The value of the `name:` line of an annotated tag's message ("" when it has none)."""
+    """The value of the `name:` line of an annotated tag's message ("" when it has none); a
+    tag object larger than `MAX_TAG_BYTES` is refused before it is read."""
+    size = run_git(gd, "cat-file", "-s", tag_ref, error=SyncError).strip()
+    if not size.isdigit() or int(size) > MAX_TAG_BYTES:
+        raise SyncError(f"{tag_ref.rsplit('/', 1)[-1]}: its tag object is {size} bytes; a "
+                        f"release tag is a few hundred (at most {MAX_TAG_BYTES}): refusing it")
     body = run_git(gd, "cat-file", "tag", tag_ref, error=SyncError)
     value = ""
     for line in body.split("\n"):  # git's lines: a tagger name may hold U+2028

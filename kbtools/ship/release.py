@@ -45,6 +45,7 @@ from kbtools.index.manifest import (
     FORMAT_VERSION,
     history_warnings,
     load_manifest,
+    loads_unique,
     sha256_file,
     unlisted_entries,
     verify_files,
@@ -123,8 +124,10 @@ def release_limits(cfg: Config, given: dict[str, float | None] | None = None) ->
     ``stall_seconds``, ``stall_bytes`` and ``list_timeout`` over the defaults, the values in
     `given` (None: not given; `kb release`'s options) over both (`gitrun.limits_from`).
     Not ``[sync]``'s: those are a device's link (a satellite link may need minutes of
-    patience), and a CI job pushing releases should still give a dead remote up soon."""
-    return limits_from(cfg.section("release"), given)
+    patience), and a CI job pushing releases should still give a dead remote up soon.
+    No size limit on its fetch (``max_fetch_bytes`` guards a device's disk from a source; a
+    release fetches what its own remote published)."""
+    return replace(limits_from(cfg.section("release"), given), max_fetch_bytes=None)
 
 
 def read_release_json(gd: Path, commit: str) -> dict[str, Any] | None:
@@ -133,7 +136,7 @@ def read_release_json(gd: Path, commit: str) -> dict[str, Any] | None:
     if data is None:
         return None
     try:
-        rel = json.loads(data)
+        rel = loads_unique(data)
     except ValueError:
         return None
     return rel if isinstance(rel, dict) else None

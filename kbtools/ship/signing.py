@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 from kbtools.errors import KbError, SyncError
 from kbtools.fsutil import atomic_write_bytes, read_regular
+from kbtools.index.manifest import loads_unique
 
 SIG_ALG = "ed25519"
 MAX_KEY_BYTES = 64 << 10
@@ -161,7 +162,7 @@ def cosigned_by(data: bytes, sig_file: bytes, key: PublicKey) -> bool:
     from cryptography.exceptions import InvalidSignature
 
     try:
-        doc = json.loads(sig_file)
+        doc = loads_unique(sig_file)
         sigs = [doc, *doc.get("cosignatures", [])]
         for entry in sigs:
             if entry.get("key_id") == key.key_id:
@@ -175,7 +176,7 @@ def cosigned_by(data: bytes, sig_file: bytes, key: PublicKey) -> bool:
 def claimed_signer(sig_file: bytes | None) -> str | None:
     """The key id a release.sig says signed it (nothing checked), None when it names none."""
     try:
-        kid = json.loads(sig_file or b"")["key_id"]
+        kid = loads_unique(sig_file or b"")["key_id"]
     except (ValueError, KeyError, TypeError):
         return None
     return kid if isinstance(kid, str) else None
@@ -193,7 +194,7 @@ def verify(data: bytes, sig_file: bytes | None, keys: list[PublicKey], *, where:
         raise SyncError("release is not signed, but this device requires a signature by a "
                         "trusted key (`kb trust list`)", path=where)
     try:
-        doc = json.loads(sig_file)
+        doc = loads_unique(sig_file)
         raw = base64.b64decode(doc["signature"], validate=True)
         kid = str(doc["key_id"])
         if doc.get("alg") != SIG_ALG:

@@ -56,12 +56,11 @@ from kbtools.index.manifest import load_manifest, verify_files
 from kbtools.index.stamps import Signature, changed_before
 from kbtools.ship import checkout, intact, readonly, trust
 from kbtools.ship import device as dev
+from kbtools.ship.fetching import deepen, fetch
 from kbtools.ship.git import (
-    check_bundle,
     compact,
     ignored_tags,
     is_ancestor,
-    is_bundle,
     list_source,
     moved_note,
     moved_tags,
@@ -113,80 +112,6 @@ class SyncResult:
 def normalize_source(source: str) -> str:
     p = Path(source)
     return str(p.resolve()) if "://" not in source and p.exists() else source
-
-
-def _pack_bytes(gd: Path) -> int:
-    """Bytes of packs and loose objects in a repo (fetch keeps packs: unpackLimit=1)."""
-    objects = gd / "objects"
-    packs = sum(p.stat().st_size for p in (objects / "pack").glob("*.pack"))
-    loose = sum(p.stat().st_size for p in objects.glob("[0-9a-f][0-9a-f]/*"))
-    return packs + loose
-
-
-# every fetch into a device's repo.git (the release, and any history fetched later): objects
-# kept as the received packs (unpackLimit=1, `_pack_bytes`) and each checked by git first
-# (fsckObjects: a malformed commit or tree is refused, never stored); no automatic gc after
-# it (git would start one detached, running on in repo.git after the sync let go of the
-# device lock): the sync repacks once the release is served (`compact_repo`)
-CHECKED_FETCH = ("-c", "fetch.unpackLimit=1", "-c", "fetch.fsckObjects=true",
-                 "-c", "maintenance.auto=false", "-c", "gc.auto=0", "fetch", "-q")
-
-
-def fetch(gd: Path, source: str, branch_ref: str, branch: str, tag_ref: str, tag: str,
-          limits: NetLimits | None = None) -> int:
-    """Fetch branch + one tag (given up past `limits`); returns bytes added to the device's
-    object store."""
-    before = _pack_bytes(gd)
-    specs = [f"+{branch_ref}:refs/heads/{branch}", f"+{tag_ref}:refs/tags/{tag}"]
-    args = [*CHECKED_FETCH, "--no-tags", "--no-write-fetch-head"]
-    first = rev_parse(gd, f"refs/heads/{branch}") is None and not is_bundle(source)
-    try:
-        if is_bundle(source):  # git does not fsck a bundle's objects: checked first
-            check_bundle(gd, source)
-        run_git(gd, *args, *(["--depth=1"] if first else []), source, *specs, error=SyncError,
-                limits=limits)
-    except SyncError as exc:
-        if ": object " in exc.message:
-            raise _malformed(exc, source, tag) from None
-        if is_bundle(source):
-            raise SyncError(f"bundle is damaged or truncated: {exc}", path=source) from None
-        if not first or "shallow" not in str(exc):
-            raise _cut_off(exc, source, tag) from None
-        try:
-            run_git(gd, *args, source, *specs, error=SyncError,  # dumb HTTP: no shallow
-                    limits=limits)
-        except SyncError as again:
-            raise _cut_off(again, source, tag) from None
-    return max(0, _pack_bytes(gd) - before)
-
-
-def _malformed(exc: SyncError, source: str, what: str) -> SyncError:
-    """fetch.fsckObjects refused a tree or commit git calls malformed."""
-    return SyncError(f"{what}: git refuses an object of this release as malformed "
-                     f"— {exc.message}; refusing it", path=source)
-
-
-def _cut_off(exc: SyncError, source: str, tag: str) -> SyncError:
-    """A fetch that failed on the way (connection cut, refused, stalled): one line naming
-    the source and the release, and that nothing changed on the device."""
-    return SyncError(f"{tag}: {exc.message}; the served release is unchanged (run kb sync "
-                     "again to retry)", path=source)
-
-
-def deepen(gd: Path, source: str, branch_ref: str, branch: str,
-           limits: NetLimits | None = None) -> int:
-    """Fetch the whole history of the artifacts branch into a shallow repo.git; returns the
-    bytes added."""
-    before = _pack_bytes(gd)
-    what = f"the history of {branch}"
-    try:
-        run_git(gd, *CHECKED_FETCH, "--no-tags", "--no-write-fetch-head", "--unshallow",
-                source, f"+{branch_ref}:refs/heads/{branch}", error=SyncError, limits=limits)
-    except SyncError as exc:
-        if ": object " in exc.message:
-            raise _malformed(exc, source, what) from None
-        raise _cut_off(exc, source, what) from None
-    return max(0, _pack_bytes(gd) - before)
 
 
 def check_tag(gd: Path, source: str, branch_ref: str, branch: str, tag: str,

@@ -1,0 +1,189 @@
+"""Fetching a release into a device's repository: checked, bounded, undone when refused.
+
+Every fetch into a device's repo.git (the release, and any history fetched later) keeps its
+objects as the received packs (``fetch.unpackLimit=1``, `pack_bytes`), each checked by git
+first (``fetch.fsckObjects``: a malformed commit or tree is refused, never stored), with no
+automatic gc after it (git would start one detached, running on in repo.git after the sync
+let go of the device lock): the sync repacks once the release is served.
+
+A fetch stores at most `NetLimits.max_fetch_bytes` (kb.toml ``[sync] max_fetch_bytes``, `kb
+sync --max-fetch-bytes`; `gitrun.MAX_FETCH_BYTES` by default): git is stopped once its pack
+grows past it (`gitrun.run_raw`), and one that finished meanwhile (a fast local source) is
+measured when it ends. Either way what it stored is removed and its refs and shallow list are
+put back as they were (`_Undo`): the disk holds what it held before, the served release is
+unchanged, and one line says what limit stopped it and how to raise it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from kbtools.errors import SyncError
+from kbtools.ship.git import check_bundle, is_bundle, rev_parse, update_refs
+from kbtools.ship.gitrun import FetchTooLarge, NetLimits, default_limits, run_git, size_text
+
+
+def pack_bytes(gd: Path) -> int:
+    """Bytes of packs and loose objects in a repo (fetch keeps packs: unpackLimit=1)."""
+    objects = gd / "objects"
+    packs = sum(p.stat().st_size for p in (objects / "pack").glob("*.pack"))
+    loose = sum(p.stat().st_size for p in objects.glob("[0-9a-f][0-9a-f]/*"))
+    return packs + loose
+
+
+CHECKED_FETCH = ("-c", "fetch.unpackLimit=1", "-c", "fetch.fsckObjects=true",
+                 "-c", "maintenance.auto=false", "-c", "gc.auto=0", "fetch", "-q")
+
+
+def fetch(gd: Path, source: str, branch_ref: str, branch: str, tag_ref: str, tag: str,
+          limits: NetLimits | None = None) -> int:
+    """Fetch branch + one tag (given up past `limits`); returns bytes added to the device's
+    object store."""
+    before = pack_bytes(gd)
+    specs = [f"+{branch_ref}:refs/heads/{branch}", f"+{tag_ref}:refs/tags/{tag}"]
+    args = [*CHECKED_FETCH, "--no-tags", "--no-write-fetch-head"]
+    first = rev_parse(gd, f"refs/heads/{branch}") is None and not is_bundle(source)
+    with _bounded(gd, [f"refs/heads/{branch}", f"refs/tags/{tag}"], source, tag, limits):
+        try:
+            if is_bundle(source):  # git does not fsck a bundle's objects: checked first
+                _bundle_within(source, tag, limits)  # (checking it writes its pack)
+                check_bundle(gd, source)
+            run_git(gd, *args, *(["--depth=1"] if first else []), source, *specs,
+                    error=SyncError, limits=limits)
+        except FetchTooLarge:
+            raise
+        except SyncError as exc:
+            if ": object " in exc.message:
+                raise _malformed(exc, source, tag) from None
+            if is_bundle(source):
+                raise SyncError(f"bundle is damaged or truncated: {exc}", path=source) from None
+            if not first or "shallow" not in str(exc):
+                raise _cut_off(exc, source, tag) from None
+            try:
+                run_git(gd, *args, source, *specs, error=SyncError,  # dumb HTTP: no shallow
+                        limits=limits)
+            except FetchTooLarge:
+                raise
+            except SyncError as again:
+                raise _cut_off(again, source, tag) from None
+    return max(0, pack_bytes(gd) - before)
+
+
+def deepen(gd: Path, source: str, branch_ref: str, branch: str,
+           limits: NetLimits | None = None) -> int:
+    """Fetch the whole history of the artifacts branch into a shallow repo.git; returns the
+    bytes added."""
+    before = pack_bytes(gd)
+    what = f"the history of {branch}"
+    with _bounded(gd, [f"refs/heads/{branch}"], source, what, limits):
+        try:
+            run_git(gd, *CHECKED_FETCH, "--no-tags", "--no-write-fetch-head", "--unshallow",
+                    source, f"+{branch_ref}:refs/heads/{branch}", error=SyncError,
+                    limits=limits)
+        except FetchTooLarge:
+            raise
+        except SyncError as exc:
+            if ": object " in exc.message:
+                raise _malformed(exc, source, what) from None
+            raise _cut_off(exc, source, what) from None
+    return max(0, pack_bytes(gd) - before)
+
+
+def _bundle_within(source: str, tag: str, limits: NetLimits | None) -> None:
+    """A bundle file larger than the fetch limit is refused before its pack is checked
+    (`check_bundle` writes it to the device's disk) or fetched: its pack is most of it."""
+    limit = (limits or default_limits()).max_fetch_bytes
+    size = os.stat(source).st_size
+    if limit is not None and size > limit:
+        raise SyncError(
+            f"{tag}: the bundle holds {size_text(size)}, past this device's limit of "
+            f"{size_text(limit)} for one fetch; nothing of it was read and the served release "
+            "is unchanged (if it is meant to be that large, raise the limit: kb sync "
+            "--max-fetch-bytes BYTES, or max_fetch_bytes in kb.toml [sync])", path=source)
+
+
+def _malformed(exc: SyncError, source: str, what: str) -> SyncError:
+    """fetch.fsckObjects refused a tree or commit git calls malformed."""
+    return SyncError(f"{what}: git refuses an object of this release as malformed "
+                     f"— {exc.message}; refusing it", path=source)
+
+
+def _cut_off(exc: SyncError, source: str, tag: str) -> SyncError:
+    """A fetch that failed on the way (connection cut, refused, stalled): one line naming
+    the source and the release, and that nothing changed on the device."""
+    return SyncError(f"{tag}: {exc.message}; the served release is unchanged (run kb sync "
+                     "again to retry)", path=source)
+
+
+@dataclass(frozen=True)
+class _Undo:
+    """What a fetch may change in repo.git, as it was before: the refs it moves, the list of
+    shallow commits, the pack files."""
+
+    refs: dict[str, str | None]
+    shallow: bytes | None
+    packs: frozenset[str]
+
+    @classmethod
+    def taken(cls, gd: Path, refs: list[str]) -> _Undo:
+        shallow = gd / "shallow"
+        return cls({r: rev_parse(gd, r) for r in refs},
+                   shallow.read_bytes() if shallow.is_file() else None, _packs(gd))
+
+    def apply(self, gd: Path) -> None:
+        """Put repo.git back: refs first (nothing then names the new objects), the shallow
+        list, then every pack file the fetch wrote removed."""
+        commands = []
+        for ref, old in self.refs.items():
+            now = rev_parse(gd, ref)
+            if now != old:
+                commands.append(f"update {ref} {old}" if old else f"delete {ref}")
+        if commands:
+            update_refs(gd, commands, "kb sync: fetch over its size limit undone",
+                        error=SyncError)
+        shallow = gd / "shallow"
+        if self.shallow is None:
+            shallow.unlink(missing_ok=True)
+        elif not shallow.is_file() or shallow.read_bytes() != self.shallow:
+            shallow.write_bytes(self.shallow)
+        for name in _packs(gd) - self.packs:
+            (gd / "objects" / "pack" / name).unlink(missing_ok=True)
+
+
+def _packs(gd: Path) -> frozenset[str]:
+    with contextlib.suppress(OSError):
+        return frozenset(p.name for p in (gd / "objects" / "pack").iterdir())
+    return frozenset()
+
+
+@contextlib.contextmanager
+def _bounded(gd: Path, refs: list[str], source: str, what: str,
+             limits: NetLimits | None) -> Iterator[None]:
+    """Run a fetch of `what` into `gd` within `limits.max_fetch_bytes`: stopped past it
+    (`FetchTooLarge` from git's watcher), or measured when it ended; over it, repo.git is
+    put back (`_Undo`) and the sync refused in one line."""
+    limit = (limits or default_limits()).max_fetch_bytes
+    undo = _Undo.taken(gd, refs)
+    before = sum((gd / "objects" / "pack" / n).stat().st_size for n in undo.packs
+                 if n.endswith(".pack"))
+    try:
+        yield
+    except FetchTooLarge as exc:
+        undo.apply(gd)
+        raise _too_large(exc.received, exc.limit, source, what) from None
+    stored = sum(p.stat().st_size for p in (gd / "objects" / "pack").glob("*.pack")) - before
+    if limit is not None and stored > limit:  # it ended between two looks
+        undo.apply(gd)
+        raise _too_large(stored, limit, source, what)
+
+
+def _too_large(received: int, limit: int, source: str, what: str) -> SyncError:
+    return SyncError(
+        f"{what}: the fetch stored {size_text(received)}, past this device's limit of "
+        f"{size_text(limit)}, and was stopped; nothing of it was kept and the served release "
+        "is unchanged (if the release is meant to be that large, raise the limit: kb sync "
+        "--max-fetch-bytes BYTES, or max_fetch_bytes in kb.toml [sync])", path=source)
