@@ -117,7 +117,6 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.conditions._RE_VAR_BETWEEN": "match",
     "kbtools.decision.conditions._RAISED_AFTER_DIGIT": "sub",  # a cell, an input, a question
     "kbtools.decision.conditions._CJK_NUMERAL": "sub",
-    "kbtools.decision.documents:(?<!\\\\)\\|": "split",
     "kbtools.decision.model:[;；]": "split",
     "kbtools.decision.model:[,，、]": "split",
     "kbtools.index.tokenize._RUN": "finditer",
@@ -163,7 +162,6 @@ AUTHOR: dict[str, str] = {
     "kbtools.markdown.mermaid._M_STATE": "match",
     "kbtools.markdown.mermaid._M_SKIP": "match",
     "kbtools.markdown.mermaid:[\\[\\](){}]": "search",
-    "kbtools.markdown.frontend._QUOTE_MARKS": "sub",  # a fence's last line
     "kbtools.markdown.wikitext.WIKILINK": "finditer",  # a run of text (masked, and as written)
     "kbtools.markdown.inline_tags.INLINE_TAG": "finditer",  # an inline run's text (Obsidian's tags)
     "kbtools.markdown.parser.BR": "match",
