@@ -170,8 +170,9 @@ class FineChunks:
             rules = table_from_markdown(table, self.doc.lines)
         except TableError:  # malformed annotation: `kb check` reports it; not evaluated
             rules = None
-        if rules is not None:
-            extra["decision"] = rules.to_record()
+        if rules is not None:  # the callouts holding it say what it is about, as headings do
+            titles = tuple(c.title for c in self.maker.inside.get(table.line_start, ()))
+            extra["decision"] = replace(rules, callouts=titles).to_record()
         yield self.maker.chunk("table", path, start, end,
                                embed=f"{caption}\n{whole}" if caption else whole, extra=extra)
         yield from self.table_rows(table, path, name, caption)
