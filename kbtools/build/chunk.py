@@ -91,7 +91,9 @@ CHUNKER_VERSION = "35"  # bump when output changes for the same input (index fin
 # `<details><summary>` box's title is led in by it; a chunk starting inside a callout below
 # its title embeds the title first (an outer callout's too), as a heading (session 35)
 # 35: a decision table in a callout ships the titles of the callouts holding it
-# (`callouts`), which say what it is about as a heading does (session 36)
+# (`callouts`), which say what it is about as a heading does; a picture whose HTML block
+# holds its caption over several lines (Typora's `<center>` … `<br>` … `图 1 …`) has an image
+# chunk of the block's lines, the caption with it (it had the `<img>` line alone) (session 36)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 
