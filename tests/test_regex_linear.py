@@ -70,6 +70,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.serve.docview._ANY_TAG": "search",  # the text between a raw HTML block's tags
     "kbtools.markdown.figures._TAG": "finditer",  # a raw HTML block (also sub: a line)
     "kbtools.markdown.figures._MARKUP": "search",  # the text between an HTML block's tags
+    "kbtools.serve.callout_frame._BOX_TAG": "sub",  # a raw HTML block
     "kbtools.build.xref._REF_LINK": "finditer",  # a chunk's text
     "kbtools.scaffold:repos:[ \\t]*(#.*)?$": "match",  # a line of a project's hook config
     "kbtools.agents.draft.CJK": "search",
@@ -509,6 +510,8 @@ WORST = [
     ("kbtools.markdown.figures._TAG", "<div " * (N // 5)),
     ("kbtools.markdown.figures._TAG", "<center" + " a=b" * (N // 4)),
     ("kbtools.markdown.figures._TAG", "<a" * (N // 2)),
+    ("kbtools.serve.callout_frame._BOX_TAG", "<details " * (N // 9)),
+    ("kbtools.serve.callout_frame._BOX_TAG", "</summary" + " a=b" * (N // 4)),
     ("kbtools.serve.docview._WRAPPER", "<center" + " a=b" * (N // 4)),
     ("kbtools.serve.docview._WRAPPER", "</p" * (N // 3)),
     # dashes in codes and the other national spelling of a word (session 35): runs of what

@@ -6,7 +6,8 @@ reads `> 预充压力检查`, the file `> [!tip]- 预充压力检查`) from the 
 as a line of the quote; a row of a table in a callout, or a piece further down a long one,
 without the box or title at all. The passage is now shown in the callout's box under its
 title (outer callouts too), only its own lines cited, and the HTML page and `/api/search`
-agree on what each passage is (document, lines, words)."""
+agree on what each passage is (document, lines, words). A row of a table in Typora's
+`<details>` box likewise had no box and no summary (its title)."""
 
 from __future__ import annotations
 
@@ -59,11 +60,38 @@ EN = titled_page("Accumulator safety", f"""## Stored energy
 CODES = titled_page("HX-260 故障代码", "> [!info] 代码一览\n> | 代码 | 含义 |\n> |---|---|\n"
                     + "\n".join(f"> | E{n:02d} | 第{n}号故障的复位方法 |" for n in range(1, 41)))
 
+TORQUE = titled_page("螺栓拧紧力矩", """## 泵座
+
+<details>
+<summary>泵座螺栓拧紧力矩表</summary>
+
+| 螺栓 | 力矩(N·m) |
+|---|---|
+| M8 | 25 |
+| M10 | 49 |
+
+</details>
+
+## Valve block
+
+> [!note] Torque values
+> <details open>
+> <summary>Valve block bolts</summary>
+>
+> | Bolt | Torque (N·m) |
+> |---|---|
+> | M6 | 10 |
+> | M12 | 85 |
+>
+> </details>
+""")
+
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
     dist = built_repo_index(tmp_path_factory.mktemp("callout-results") / "kr", {
-        "knowledge/zh.md": ZH, "knowledge/en.md": EN, "knowledge/codes.md": CODES})
+        "knowledge/zh.md": ZH, "knowledge/en.md": EN, "knowledge/codes.md": CODES,
+        "knowledge/torque.md": TORQUE})
     yield from app_client(dist)
 
 
@@ -155,3 +183,23 @@ def test_a_long_table_in_a_callout_keeps_its_note_of_rows_left_out(client):
                      rf'</tr>\n<tr data-lines="{row - 10}-{row - 10}">', html), html
     assert re.findall(r'<tr data-lines="(\d+)-\d+" class="cited"', html) == [str(row)]
     assert html.count('class="omitted"') == 2  # before the rows shown and after them
+
+
+@pytest.mark.parametrize(("question", "row", "boxes"), [
+    ("M10 螺栓拧紧力矩", "| M10 |", ["<details open", "<summary>"]),
+    ("M12 valve block bolt torque", "| M12 |",
+     ['<blockquote class="callout callout-note"', '<span class="callout-title">',
+      "<details open", "<summary>"]),
+], ids=["details", "details-in-callout"])
+def test_a_row_of_a_table_in_a_details_box_is_shown_under_its_summary(client, question, row,
+                                                                       boxes):
+    """Typora's and GitHub's folded box (`<details><summary>…</summary>`): a row of its table
+    was shown without the box or its summary, the table's title."""
+    line = line_of(TORQUE, row)
+    _, html = passage(client, question, "knowledge/torque.md", (line, line), "zh")
+    at = [html.find(b) for b in boxes]
+    assert -1 not in at and at == sorted(at) and at[-1] < html.index("<table"), html[:600]
+    summary = html[html.index("<summary>"):html.index("</summary>")]
+    assert words(summary) in ("泵座螺栓拧紧力矩表", "Valveblockbolts"), summary
+    assert re.findall(r'<tr data-lines="(\d+)-\d+" class="cited"', html) == [str(line)]
+    assert "&lt;" not in html and html.count("<details") == html.count("</details>") == 1
