@@ -102,8 +102,8 @@ class DecisionTable:
                 "line_start": self.line_start, "line_end": self.line_end,
                 "heading_path": list(self.heading_path), "name": self.name,
                 "policy": self.policy, "annotated": self.annotated,
-                "links": [list(link) for link in self.links],
-                "callouts": list(self.callouts)}
+                "links": [list(link) for link in self.links]} | \
+            ({"callouts": list(self.callouts)} if self.callouts else {})
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> DecisionTable:
