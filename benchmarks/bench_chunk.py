@@ -1,10 +1,12 @@
 """Benchmark: parse + chunk + render of a 10 KB document, and chunks/s over a real corpus.
 
     .venv/bin/python benchmarks/bench_chunk.py [--corpus ../shared/corpora/tidb-docs-cn] [-n 15]
+        [--callouts 500]
 
 Prints (1) the median of parse+chunk, of parse+chunk+render with the SVG cache warm, and of
 parse+chunk+render with a cold cache (LaTeX runs) for a generated 10 KB Chinese/English
-document with 3 formulas and 2 tables; (2) chunks/s of read+parse+chunk over every
+document with 3 formulas and 2 tables, and of parse+chunk for a generated document of
+`--callouts` Obsidian callouts (each with a list); (2) chunks/s of read+parse+chunk over every
 Markdown file of the corpus (cross-document resolver included, built once).
 """
 
@@ -51,6 +53,21 @@ def sample_document(target_bytes: int = 10_000) -> str:
     return "".join(parts)
 
 
+def callout_document(callouts: int) -> str:
+    """A deterministic document of `callouts` Obsidian callouts (a section of four a
+    heading), each titled, holding a paragraph and a list of three steps: chunks inside
+    callouts, the case whose titles the chunker looks up per chunk."""
+    parts = ["---\ntitle: 提示基准 Callouts\ncategory: crops\n---\n\n# 提示基准 Callouts\n"]
+    for n in range(callouts):
+        if n % 4 == 0:
+            parts.append(f"\n## {n // 4 + 1} 检修项目 {n // 4 + 1}\n")
+        kind = ("warning", "tip", "note", "danger")[n % 4]
+        parts.append(f"\n> [!{kind}] 注意事项 {n}\n> 检修第 {n} 号阀组前必须泄压并挂牌上锁。\n>\n"
+                     + "".join(f"> {i}. 第 {i} 步：检查第 {n} 号阀组的密封圈和紧固螺栓，"
+                               "确认无渗漏后再进行下一步。\n" for i in (1, 2, 3)))
+    return "".join(parts)
+
+
 def one_run(text: str, out: Path | None) -> int:
     src = parse_source(text, ROOT / "bench.md", "knowledge/bench.md")
     doc = parse(src)
@@ -75,6 +92,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpus", type=Path, default=ROOT.parent / "shared/corpora/tidb-docs-cn")
     ap.add_argument("-n", type=int, default=15, help="repetitions for the medians")
+    ap.add_argument("--callouts", type=int, default=500,
+                    help="callouts of the generated callout document (0: skip it)")
     args = ap.parse_args()
 
     text = sample_document()
@@ -82,6 +101,12 @@ def main() -> int:
     print(f"document: {len(text.encode())} bytes, {text.count('$$') // 2} formulas, "
           f"{text.count('<!-- csv')} tables, {n_chunks} chunks")
     print(f"parse+chunk                      median {median_ms(lambda: one_run(text, None), args.n):8.1f} ms")
+    if args.callouts:
+        many = callout_document(args.callouts)
+        n_many = one_run(many, None)
+        ms = median_ms(lambda: one_run(many, None), max(3, args.n // 3))
+        print(f"{args.callouts} callouts ({len(many.encode())} bytes, {n_many} chunks): "
+              f"parse+chunk median {ms:8.1f} ms")
     if backend_problem():
         print(f"render skipped: {backend_problem()}")
     else:

@@ -17,6 +17,7 @@ nested, and titled or not.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -293,3 +294,44 @@ def test_code_formulas_and_diagrams_in_a_callout_are_chunked_as_outside():
         assert lines[chunk.line_start - 1].endswith(title), chunk
         fence = chunk.extra.get("code_lines") or chunk.extra["formula_lines"]
         assert fence[0] == chunk.line_start + 1
+
+
+def callout_manual(callouts: int) -> str:
+    """A manual of `callouts` callouts, every fourth nesting one more (a line in it lies in
+    two), each holding a list of two steps."""
+    parts = ["\n# 阀组检修\n"]
+    for n in range(callouts):
+        nested = f"> > [!danger] 内层 {n}\n> > 严禁带压拆卸。\n" if n % 4 == 0 else ""
+        parts.append(f"\n> [!warning] 注意 {n}\n> 1. 泄压第 {n} 号阀组。\n> 2. 挂牌上锁。\n"
+                     f"{nested}")
+    return "".join(parts)
+
+
+def test_a_chunk_s_callout_titles_cost_what_the_callouts_holding_it_cost():
+    """`ChunkMaker.titles` looked through every callout of the document for each chunk
+    (chunks × callouts: a manual of hundreds of callouts); the callouts holding a line are
+    now looked up by the line. Four times the callouts cost about four times as much (it
+    was sixteen), and a line's titles are the same: its callouts, outer ones first."""
+    from kbtools.build.chunk_text import ChunkMaker
+    from kbtools.build.xref import HeadingIndex
+    from kbtools.markdown.doctree import parse
+
+    def cost(callouts: int) -> tuple[float, ChunkMaker, list[str]]:
+        src = parse_source(GOOD_FM + callout_manual(callouts), Path("/r") / REL, REL)
+        doc = parse(src)
+        maker = ChunkMaker(doc, ChunkConfig(), HeadingIndex.build([doc]))
+        best = float("inf")
+        for _ in range(3):
+            start = time.thread_time()
+            for line in range(1, len(doc.lines) + 1):
+                maker.titles(line, "")
+            best = min(best, time.thread_time() - start)
+        return best, maker, list(doc.lines)
+
+    small, _, _ = cost(200)
+    large, maker, lines = cost(800)
+    assert large < 8 * max(small, 1e-3), (small, large)
+    inner = next(n for n, line in enumerate(lines, 1) if line.startswith("> > 严禁"))
+    assert maker.titles(inner, "") == "注意 0\n内层 0\n"
+    assert maker.titles(inner, "> 内层 0") == "注意 0\n"  # the body opening with it: once
+    assert maker.titles(inner - 3, "") == "注意 0\n"  # the outer callout's list

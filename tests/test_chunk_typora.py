@@ -94,3 +94,30 @@ def test_kb_check_finds_a_missing_picture_in_a_wrapper_a_callout_or_a_sized_tag(
     missing = [line for line in res.output.splitlines() if "path-missing" in line]
     assert [m.split(":")[1] for m in missing] == [str(_line_of(body, f"gone{i}")) for i in (1, 2, 3)]
     assert res.exit_code != 0 and "here.png" not in res.output
+
+
+TYPORA_FIGURE = ("# 液压泵\n\n安装前核对铭牌型号。\n\n<center>\n"
+                 "    <img style=\"border-radius: 0.3125em;\" src=\"../../assets/pump.png\" alt=\"泵\">\n"
+                 "    <br>\n"
+                 "    <div style=\"color:orange; display: inline-block; color: #999;\">"
+                 "图 4 液压泵与电机的连接</div>\n</center>\n\n"
+                 "<p align=\"center\"><img src=\"../../assets/seal.png\"><br>Figure 5 The seal</p>\n")
+
+
+@pytest.mark.parametrize("cfg", [ChunkConfig(), SMALL], ids=["default", "small"])
+def test_a_picture_s_image_chunk_holds_the_caption_its_wrapper_holds(cfg):
+    """Typora's captioned picture over several lines (`<center>`, the `<img>`, `<br>`, the
+    caption in a styled `<div>`): its image chunk held the `<img>` line alone, so a search
+    for the caption's words found the picture only through its section. It now cites the
+    picture's line through the caption's, and holds and embeds the caption."""
+    src = _src(TYPORA_FIGURE)
+    chunks = chunk_document(src, cfg)
+    check_invariants(src, chunks)
+    img, cap = _line_of(TYPORA_FIGURE, "<img style"), _line_of(TYPORA_FIGURE, "图 4")
+    [pump] = [c for c in chunks if c.kind == "image" and c.line_start == img]
+    assert pump.line_end == cap
+    assert pump.text.endswith("\n图 4 液压泵与电机的连接") and "<div" not in pump.text
+    assert "图 4 液压泵与电机的连接" in pump.embed_text
+    seal = _line_of(TYPORA_FIGURE, "seal.png")  # a caption on the picture's line: as before
+    assert all(c.text.endswith("Figure 5 The seal") for c in chunks
+               if c.line_start <= seal <= c.line_end and c.kind == "image")

@@ -68,6 +68,9 @@ AUTHOR: dict[str, str] = {
     "kbtools.serve.docview._DISCLOSURE_TAG": "split",  # a raw HTML block
     "kbtools.serve.docview._WRAPPER": "sub",  # a raw HTML block (also findall)
     "kbtools.serve.docview._ANY_TAG": "search",  # the text between a raw HTML block's tags
+    "kbtools.markdown.figures._TAG": "finditer",  # a raw HTML block (also sub: a line)
+    "kbtools.markdown.figures._MARKUP": "search",  # the text between an HTML block's tags
+    "kbtools.serve.callout_frame._BOX_TAG": "sub",  # a raw HTML block
     "kbtools.build.xref._REF_LINK": "finditer",  # a chunk's text
     "kbtools.scaffold:repos:[ \\t]*(#.*)?$": "match",  # a line of a project's hook config
     "kbtools.agents.draft.CJK": "search",
@@ -117,7 +120,6 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.conditions._RE_VAR_BETWEEN": "match",
     "kbtools.decision.conditions._RAISED_AFTER_DIGIT": "sub",  # a cell, an input, a question
     "kbtools.decision.conditions._CJK_NUMERAL": "sub",
-    "kbtools.decision.documents:(?<!\\\\)\\|": "split",
     "kbtools.decision.model:[;；]": "split",
     "kbtools.decision.model:[,，、]": "split",
     "kbtools.index.tokenize._RUN": "finditer",
@@ -163,7 +165,6 @@ AUTHOR: dict[str, str] = {
     "kbtools.markdown.mermaid._M_STATE": "match",
     "kbtools.markdown.mermaid._M_SKIP": "match",
     "kbtools.markdown.mermaid:[\\[\\](){}]": "search",
-    "kbtools.markdown.frontend._QUOTE_MARKS": "sub",  # a fence's last line
     "kbtools.markdown.wikitext.WIKILINK": "finditer",  # a run of text (masked, and as written)
     "kbtools.markdown.inline_tags.INLINE_TAG": "finditer",  # an inline run's text (Obsidian's tags)
     "kbtools.markdown.parser.BR": "match",
@@ -507,6 +508,11 @@ WORST = [
     ("kbtools.markdown.inline_tags.INLINE_TAG", "\0#a" * (N // 3)),
     # pictures' centring wrappers on a document's page (session 35): unclosed tags, openers
     ("kbtools.serve.docview._WRAPPER", "<div " * (N // 5)),
+    ("kbtools.markdown.figures._TAG", "<div " * (N // 5)),
+    ("kbtools.markdown.figures._TAG", "<center" + " a=b" * (N // 4)),
+    ("kbtools.markdown.figures._TAG", "<a" * (N // 2)),
+    ("kbtools.serve.callout_frame._BOX_TAG", "<details " * (N // 9)),
+    ("kbtools.serve.callout_frame._BOX_TAG", "</summary" + " a=b" * (N // 4)),
     ("kbtools.serve.docview._WRAPPER", "<center" + " a=b" * (N // 4)),
     ("kbtools.serve.docview._WRAPPER", "</p" * (N // 3)),
     # dashes in codes and the other national spelling of a word (session 35): runs of what

@@ -19,7 +19,7 @@ from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.serve.docview import render_markdown
 from kbtools.serve.passes import RenderContext
-from tests.kbfixtures import GOOD_FM
+from tests.kbfixtures import GOOD_FM, REPO
 
 DOC = "knowledge/t/x.md"
 SHIPPED = {"assets/叶斑.png", "assets/seal.png", "assets/pump.png"}
@@ -124,12 +124,13 @@ def test_a_cited_picture_in_a_wrapper_in_a_callout_has_one_class_attribute():
 
 
 @pytest.mark.parametrize("markup", [
-    '<div align="center"><img src="../../assets/pump.png"><b onclick="x()">Pump</b></div>\n',
-    '<p align="center"><img src="../../assets/pump.png"> 图 1 水泵</p>\n',
     '<div><script>alert(1)</script><img src="../../assets/pump.png"></div>\n',
     '<table><tr><td><img src="../../assets/pump.png"></td></tr></table>\n',
+    '<center><img src="../../assets/pump.png"><br><a href="javascript:x()">图 1</a></center>\n',
+    '<center><img src="../../assets/pump.png"><!-- 图 1 --></center>\n',
 ])
-def test_a_wrapper_holding_more_than_pictures_is_still_shown_as_escaped_source(markup):
+def test_a_wrapper_holding_more_than_pictures_and_words_is_still_shown_as_escaped_source(
+        markup):
     html = page(f"{markup}\n")
     assert '<pre class="raw-html">' in html and "<img" not in html and "<script" not in html
 
@@ -150,3 +151,71 @@ def test_the_served_page_of_a_built_document_marks_a_line_inside_a_callout(tmp_p
             assert f'<{tag} data-lines="{line}-{line}" class="cited" id="cited">' in html
             box = html[:html.index('id="cited"')].rsplit("<blockquote", 1)[1]
             assert box.startswith(' class="callout callout-'), box
+
+
+TYPORA_CAPTION = """<center>
+    <img style="border-radius: 0.3125em; box-shadow: 0 2px 4px 0 rgba(34,36,38,.12);"
+    src="../../assets/pump.png" alt="泵">
+    <br>
+    <div style="color:orange; border-bottom: 1px solid #d9d9d9; display: inline-block; color: #999; padding: 2px;">图 4 液压泵 &amp; 电机</div>
+</center>
+"""
+
+
+@pytest.mark.parametrize(("markup", "caption", "centred", "above"), [
+    ('<center><img src="../../assets/pump.png" width="300"><br>图 1 液压泵外观</center>\n',
+     "图 1 液压泵外观", True, False),
+    ('<p align="center"><img src="../../assets/pump.png"><br/>Figure 2 The pump from the side'
+     '</p>\n', "Figure 2 The pump from the side", True, False),
+    ('<figure><img src="../../assets/pump.png" alt="pump"><figcaption>图 3 泵的剖面</figcaption>'
+     '</figure>\n', "图 3 泵的剖面", False, False),
+    (TYPORA_CAPTION, "图 4 液压泵 &amp; 电机", True, False),
+    ('<div align="center"><img src="../../assets/pump.png"><b onclick="x()">Pump</b></div>\n',
+     "Pump", True, False),
+    ('<p align="center">图 5 上方的标题<br>\n<img src="../../assets/pump.png"></p>\n',
+     "图 5 上方的标题", True, True),
+    ('<center><img src="../../assets/pump.png"><br>&lt;script&gt;alert(1)&lt;/script&gt; 图 6'
+     '</center>\n', "&lt;script&gt;alert(1)&lt;/script&gt; 图 6", True, False),
+], ids=["center-br", "p-align", "figcaption", "typora-div", "b-onclick", "above", "hostile"])
+def test_a_caption_written_in_a_picture_s_wrapper_is_its_caption(markup, caption, centred,
+                                                                 above):
+    """Typora's and GitHub's captioned pictures: the picture as the page's own image and the
+    caption's words, escaped, as its `<figcaption>` (they were the block's HTML source)."""
+    html = page(f"# 图\n\n{markup}\n正文。\n")
+    last = 2 + markup.count("\n")
+    cls = ' class="centred"' if centred else ""
+    img = r'<img class="photo" src="/asset/assets/pump.png"[^<>]*>'
+    figcaption = f"<figcaption>{re.escape(caption)}</figcaption>"
+    inner = figcaption + img if above else img + figcaption
+    assert re.search(rf'<figure data-lines="3-{last}"{cls}>{inner}</figure>', html), html
+    assert "raw-html" not in html and html.count("<img") == 1
+    for gone in ("<script", "onclick", "style=", "align=", "<b>", "<div", "<center"):
+        assert gone not in html
+
+
+def test_a_caption_s_words_the_question_matched_are_marked():
+    html = render_markdown("<center><img src=\"../../assets/pump.png\"><br>图 1 液压泵外观"
+                           "</center>\n", RenderContext(doc=DOC, cited=(1, 1), terms=["外观"],
+                                                        has_asset=lambda rel: rel in SHIPPED))
+    assert "<figcaption>图 1 液压泵<mark>外观</mark></figcaption>" in html, html
+
+
+def test_a_result_s_passage_holding_a_captioned_picture_shows_it(tmp_path):
+    """Through a build and the app: a section ending in Typora's captioned picture is shown
+    on the results page from its lines as the document page shows them (its last line,
+    whose caption chunk text reads without the tags, made the passage fall back to its
+    chunk text: the indented `<img …>` a code block)."""
+    (tmp_path / "knowledge" / "t").mkdir(parents=True)
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / "pump.png").write_bytes(
+        (REPO / "assets" / "images" / "hx260-return-filter.png").read_bytes())
+    text = GOOD_FM + "\n# 液压泵\n\n液压泵外观如下图所示，安装前核对铭牌型号。\n\n" + TYPORA_CAPTION
+    (tmp_path / "knowledge" / "t" / "pump.md").write_text(text, encoding="utf-8")
+    build(load_config(tmp_path), BuildOptions(progress=False))
+    for client in app_client(tmp_path / "dist"):
+        html = client.get("/", params={"q": "液压泵 电机 铭牌型号"}).text
+        passage = html.split('<div class="passage"', 1)[1].split("</article>", 1)[0]
+        assert re.search(r'<figure data-lines="\d+-\d+" class="centred cited"><img class="photo"'
+                         r'[^<>]*><figcaption>图 4 <mark>液压泵</mark> &amp; <mark>电机'
+                         r'</mark></figcaption></figure>', passage), passage
+        assert "<pre" not in passage and "&lt;img" not in passage

@@ -27,7 +27,7 @@ from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "34"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "35"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -90,6 +90,10 @@ CHUNKER_VERSION = "34"  # bump when output changes for the same input (index fin
 # there (a callout's title); a table in one is captioned so; a list or table right after a
 # `<details><summary>` box's title is led in by it; a chunk starting inside a callout below
 # its title embeds the title first (an outer callout's too), as a heading (session 35)
+# 35: a decision table in a callout ships the titles of the callouts holding it
+# (`callouts`), which say what it is about as a heading does; a picture whose HTML block
+# holds its caption over several lines (Typora's `<center>` … `<br>` … `图 1 …`) has an image
+# chunk of the block's lines, the caption with it (it had the `<img>` line alone) (session 36)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

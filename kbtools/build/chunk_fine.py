@@ -38,6 +38,7 @@ from kbtools.markdown.doctree import (
     block_images,
     iter_blocks,
 )
+from kbtools.markdown.figures import figure_parts
 from kbtools.markdown.mermaid import mermaid_graph, mermaid_text
 from kbtools.markdown.nodes import Math
 from kbtools.render.formula import formula_relpath
@@ -170,8 +171,9 @@ class FineChunks:
             rules = table_from_markdown(table, self.doc.lines)
         except TableError:  # malformed annotation: `kb check` reports it; not evaluated
             rules = None
-        if rules is not None:
-            extra["decision"] = rules.to_record()
+        if rules is not None:  # the callouts holding it say what it is about, as headings do
+            titles = tuple(c.title for c in self.maker.inside.get(table.line_start, ()))
+            extra["decision"] = replace(rules, callouts=titles).to_record()
         yield self.maker.chunk("table", path, start, end,
                                embed=f"{caption}\n{whole}" if caption else whole, extra=extra)
         yield from self.table_rows(table, path, name, caption)
@@ -217,11 +219,15 @@ class FineChunks:
 
     def image(self, img: Image, block: Block, path: tuple[str, ...]) -> Chunk:
         """An image with its line: its neighbours too when it stands alone, only the
-        sentences around it when the line is long."""
+        sentences around it when the line is long; the whole HTML block when that is the
+        picture with its caption (Typora's `<center><img …><br>图 1 …</center>` over lines)."""
         line = img.line if self.first_line <= img.line <= self.last_line else block.line_start
         s, e = self.t.start(line), self.t.end(line)
         rest = IMAGE_MARKUP.sub("", self.t.text[s:e]).strip()
-        if len(rest) < 8 and line not in self.protected:  # the image stands alone
+        if isinstance(block, Html) and len(block.images) == 1 and \
+                figure_parts(block.content) is not None:  # with the caption its wrapper holds
+            s, e = self.t.start(block.line_start), self.t.end(block.line_end)
+        elif len(rest) < 8 and line not in self.protected:  # the image stands alone
             s, e = self.context_span(line, line)
         elif e - s > 2 * CONTEXT_CHARS:  # a long line: the sentences around the image
             pos = self.t.text.find(img.src, s, e)

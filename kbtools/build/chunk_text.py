@@ -314,6 +314,13 @@ class ChunkMaker:
         self.doc, self.cfg, self.resolver = doc, cfg, resolver
         self.t = SourceText(doc.lines, doc.hidden, quote_blank_lines(doc))
         self.callouts = callouts(doc, self.t)
+        # the callouts each line lies in below their title's line, outer ones first (they
+        # come in document order): a chunk's titles are looked up, not searched for among
+        # all of the document's callouts (a manual of hundreds of them: chunks × callouts)
+        self.inside: dict[int, list[Callout]] = {}
+        for c in self.callouts:
+            for line in range(c.first + 1, c.last + 1):
+                self.inside.setdefault(line, []).append(c)
 
     def titles(self, line: int, body: str) -> str:
         """The titles of the callouts a chunk starting at `line` starts inside, below their
@@ -322,8 +329,7 @@ class ChunkMaker:
         section, so a search for the title's words finds a piece of a long callout, or an
         item of a list in one after its own lead-in, as it finds the first."""
         first = unquoted(body.split("\n", 1)[0])
-        return "".join(f"{c.title}\n" for c in self.callouts
-                       if c.first < line <= c.last and c.title != first)
+        return "".join(f"{c.title}\n" for c in self.inside.get(line, ()) if c.title != first)
 
     def prefix(self, path: tuple[str, ...]) -> str:
         """"Title › heading › sub-heading", the first line of every embed text."""

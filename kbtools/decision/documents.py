@@ -12,7 +12,6 @@ Imports `kbtools.corpus`, `kbtools.markdown.doctree`, `kbtools.errors` and the p
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -25,6 +24,7 @@ from kbtools.decision.model import DecisionTable, build_table
 from kbtools.errors import SourceError, TableError, plural
 from kbtools.markdown.doctree import Table, parse
 from kbtools.markdown.heading_paths import heading_parts, path_matches, section_number
+from kbtools.markdown.table_lines import count_cells, without_quote_marks
 
 DocRef = SourceDoc | str | os.PathLike[str]  # a parsed source, or the path of a Markdown file
 DECISION_ANNOTATION = "decision"  # <!-- decision: inputs=…; outputs=… -->
@@ -49,11 +49,9 @@ def decision_annotation(table: Table) -> str | None:
 
 
 def raw_row_width(line: str) -> int:
-    """Cells in a table row as written (the parser pads short rows and drops extra cells)."""
-    text = line.strip()
-    text = text[1:] if text.startswith("|") else text
-    text = text[:-1] if text.endswith("|") and not text.endswith("\\|") else text
-    return len(re.split(r"(?<!\\)\|", text))
+    """Cells in a table row as written (the parser pads short rows and drops extra cells);
+    a quoted row's (an Obsidian callout's table) `>` markers are no cell."""
+    return count_cells(without_quote_marks(line))
 
 
 def table_from_markdown(table: Table, lines: Sequence[str] = ()) -> DecisionTable | None:
@@ -88,9 +86,9 @@ def _check_cut(table: Table, lines: Sequence[str]) -> None:
     shows as one table, would silently be no rules."""
     end = table.line_end  # 1-based: the table's last line
     for n in range(end, min(end + MAX_BLANK_LINES, len(lines) - 1)):
-        if lines[n].strip():
+        if without_quote_marks(lines[n]).strip():
             return
-        after = lines[n + 1]
+        after = without_quote_marks(lines[n + 1])
         if after.strip().startswith("|") and raw_row_width(after) == len(table.header):
             raise TableError(f"table at line {table.line_start}: the blank line {n + 1} ends "
                              f"the table, so the row at line {n + 2} is no rule: remove the "

@@ -62,6 +62,9 @@ class DecisionTable:
     # the links written in cells: (0-based body row, column, link text, target as written),
     # so an output keeps where it points (`[手册](../x.md#a)` reads 手册 as text)
     links: tuple[tuple[int, int, str, str], ...] = ()
+    # the titles of the Obsidian callouts holding the table, outer ones first (`> [!note]
+    # 过滤器更换判定`): what it is about, as its heading path says (`query.wording`)
+    callouts: tuple[str, ...] = ()
 
     def line_of(self, row: int) -> int:
         """Source line of 1-based body row `row` (0 when unknown)."""
@@ -99,7 +102,8 @@ class DecisionTable:
                 "line_start": self.line_start, "line_end": self.line_end,
                 "heading_path": list(self.heading_path), "name": self.name,
                 "policy": self.policy, "annotated": self.annotated,
-                "links": [list(link) for link in self.links]}
+                "links": [list(link) for link in self.links]} | \
+            ({"callouts": list(self.callouts)} if self.callouts else {})
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> DecisionTable:
@@ -125,6 +129,7 @@ class DecisionTable:
                           for r, c, t, h in record.get("links", ()))
             if any(not (0 <= r < len(rows) and 0 <= c < len(header)) for r, c, _, _ in links):
                 raise ValueError("a link outside the table")
+            callouts = tuple(str(t) for t in record.get("callouts", ()))
         except (KeyError, TypeError, ValueError) as exc:
             raise TableError(f"decision table record unreadable: {exc}") from None
         conditions = tuple(tuple(parse_condition(c) for c in r) for r in rows)
@@ -137,7 +142,7 @@ class DecisionTable:
         if table is None:
             raise TableError("decision table record: not a decision table by this kbtools' "
                              "rules")
-        return replace(table, links=links)
+        return replace(table, links=links, callouts=callouts)
 
     def summary(self) -> dict[str, Any]:
         """Name, place, inputs, outputs, row count and policy (the JSON of `kb table list`)."""

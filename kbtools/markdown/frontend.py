@@ -46,7 +46,12 @@ from kbtools.markdown.parser import (
     source_text,
 )
 from kbtools.markdown.spaced import spaced_links
-from kbtools.markdown.table_lines import count_cells, has_pipe, unread_tables
+from kbtools.markdown.table_lines import (
+    count_cells,
+    has_pipe,
+    unread_tables,
+    without_quote_marks,
+)
 from kbtools.markdown.wikitext import (
     MARKS,
     RUN,
@@ -58,7 +63,6 @@ from kbtools.markdown.wikitext import (
 from kbtools.markdown.written import ASCII_PUNCT, decoded_start
 
 MAX_ESCAPED_SEARCH = 256  # see _Locator._find_escaped
-_QUOTE_MARKS = re.compile(r"^(?:[ \t]*>)+")  # a line's blockquote markers
 OPENERS = ("(", "<", ": ", ":", '"', "'", "=")  # what precedes a destination as written
 HEADING_MARKUP = frozenset("`[<*_\\&$!=%")  # a heading without these reads as written
 
@@ -371,7 +375,7 @@ class _Scanner:
         start, end = tok.map or (0, 0)
         if not tok.markup or end < len(self.lines) - _trailing_blank(self.lines):
             return  # closed, or ended by its container (a list item, a quote)
-        last = _QUOTE_MARKS.sub("", self.lines[end - 1]).strip() if end - 1 > start else ""
+        last = without_quote_marks(self.lines[end - 1]).strip() if end - 1 > start else ""
         if len(last) < len(tok.markup) or set(last) != {tok.markup[0]}:
             self.out.unclosed_fences.append((start + self.offset, tok.markup))
 
@@ -411,7 +415,7 @@ class _Scanner:
 
     def table_row(self, row: int) -> None:
         # a quote's table (an Obsidian callout's): its `>` markers are no cell
-        text = _QUOTE_MARKS.sub("", self.lines[row]) if row < len(self.lines) else ""
+        text = without_quote_marks(self.lines[row]) if row < len(self.lines) else ""
         cells = count_cells(text)
         if self.table_header is None:
             self.table_header, self.table_line = cells, row + self.offset
@@ -423,7 +427,7 @@ class _Scanner:
     def paragraph_tables(self, start: int, end: int) -> None:
         """Note the tables written inside the paragraph on body rows `start`..`end - 1`
         (`table_lines.unread_tables`): lines the author meant as a table, read as text."""
-        rows = [_QUOTE_MARKS.sub("", line).strip() for line in self.lines[start:end]]
+        rows = [without_quote_marks(line).strip() for line in self.lines[start:end]]
         self.out.unread_tables += [(start + i + self.offset, why)
                                    for i, why in unread_tables(rows)]
 

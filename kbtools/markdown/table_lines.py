@@ -32,6 +32,19 @@ def _pipes(line: str) -> list[int]:
     return out
 
 
+def without_quote_marks(line: str) -> str:
+    """`line` without the blockquote markers opening it (`>`, `> >`, an Obsidian callout's
+    `> `): a quoted table row as its cells are written. The blank after the last `>` stays."""
+    cut = i = 0
+    while True:
+        while i < len(line) and line[i] in " \t":
+            i += 1
+        if i == len(line) or line[i] != ">":
+            return line[cut:]
+        i += 1
+        cut = i
+
+
 def has_pipe(line: str) -> bool:
     """Does `line` hold a `|` that is no escaped `\\|` (a cell border)?"""
     return bool(_pipes(line))

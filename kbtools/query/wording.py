@@ -204,12 +204,12 @@ def names_word(text: str, value: str) -> bool:
 
 
 def subject_words(table: DecisionTable, synonyms: Mapping[str, Sequence[str]] = {}) -> str:
-    """What a table is about, as the words of a question may name it: its name and heading
-    path, and the other terms of each synonym group one of whose terms they write (南方锈病 =
+    """What a table is about, as the words of a question may name it: its name, heading
+    path and the titles of the callouts holding it, and the other terms of each synonym group one of whose terms they write (南方锈病 =
     southern rust, 液压油 = hydraulic oil): ``southern rust temperature 28 C`` is the table's
     own subject's temperature, as 南方锈病温度28度 is, and ``hydraulic oil 2100 hours`` its
     running hours, as 液压油2100小时 are."""
-    context = " ".join((table.name, *table.heading_path))
+    context = " ".join((table.name, *table.heading_path, *table.callouts))
     bare = compact(context).replace(" ", "")
     return " ".join((context, *(t for key, group in synonyms.items()
                                 if len(key) > 1 and key in bare for t in group)))
@@ -218,11 +218,12 @@ def subject_words(table: DecisionTable, synonyms: Mapping[str, Sequence[str]] = 
 def names_subject(question: str, table: DecisionTable,
                   synonyms: Mapping[str, Sequence[str]] = {}) -> bool:
     """Whether `question` names what `table` is about by a synonym group one of whose terms
-    its name or heading path writes (``wheat scab`` = 赤霉病, under 小麦赤霉病…): a Latin term as
+    its name, heading path or callouts' titles write (``wheat scab`` = 赤霉病, under 小麦赤霉病…): a Latin term as
     whole words, a Chinese one anywhere."""
     text = compact(question)
     bare = text.replace(" ", "")
-    heading = compact(" ".join((table.name, *table.heading_path))).replace(" ", "")
+    heading = compact(" ".join((table.name, *table.heading_path, *table.callouts))
+                      ).replace(" ", "")
     for key, group in synonyms.items():
         if len(key) < 2 or key not in heading:
             continue

@@ -8,6 +8,8 @@ markdown-it's own renderer in what author content may do:
   nothing but `<img>` tags (Typora's resized pictures), or those in a wrapper centring them
   (`<center>`, `<p align="center">`, `<div>`), is shown as the page's own images (their
   `src`, `alt`, `title` and size in pixels only; centred by the page's class `centred`),
+  and with a caption written in that wrapper (`<br>图 1 …`, `<figcaption>`) a `<figure>`
+  whose `<figcaption>` is the caption's words (`kbtools.markdown.figures`),
   an inline `<a href="…">…</a>` in text is a link as `[…](…)` is (its `href` only: `kb
   check` checks it, the build ships the PDF it names) and an inline `<a id="…"></a>` the anchor `#…` links reach (its id only),
   every other HTML block or inline tag is shown as escaped text;
@@ -56,6 +58,7 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
+from kbtools.markdown.figures import FigureParts, figure_parts
 from kbtools.markdown.parser import (
     ATTR,
     BR,
@@ -191,8 +194,22 @@ class SafeRenderer(RendererHTML):
         if _IMG_ONLY.fullmatch(_WRAPPER.sub("", content)):  # the same in a centring wrapper
             centred = "centred" if _centres(_WRAPPER.findall(content)) else ""
             return f'<p{_block_attrs(tokens[idx], centred)}>{self._img_tags(content)}</p>\n'
+        figure = figure_parts(content)  # pictures and their caption (Typora, GitHub)
+        if figure is not None:
+            return self._figure(tokens[idx], figure)
         box = self._disclosure(tokens[idx])
         return box if box is not None else f'<pre class="raw-html">{escapeHtml(content)}</pre>\n'
+
+    def _figure(self, tok: Token, parts: FigureParts) -> str:
+        """Pictures written in HTML with their caption as a `<figure>` of the page's own
+        images (`_img_tags`) and a `<figcaption>` of the caption's words, escaped, the
+        question's terms marked; centred as its wrapper centres it."""
+        pattern = self.pattern if tok.meta.get("cited") else self.outside
+        caption = f"<figcaption>{highlight(parts.caption, pattern)}</figcaption>"
+        pictures = self._img_tags("".join(parts.pictures))
+        cls = "centred" if _centres(list(parts.wrappers)) else ""
+        inner = caption + pictures if parts.above else pictures + caption
+        return f"<figure{_block_attrs(tok, cls)}>{inner}</figure>\n"
 
     def _disclosure(self, tok: Token) -> str | None:
         """An HTML block of `<details>`/`<summary>` tags and text (Typora's and GitHub's

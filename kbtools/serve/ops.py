@@ -40,10 +40,12 @@ from kbtools.decision.model import DecisionTable
 from kbtools.errors import EngineError, IndexLoadError, KbError, TableError, UsageError, one_line
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.store import LAST_LINE
+from kbtools.markdown.figures import tags_hidden
 from kbtools.query import freshness
 from kbtools.query.filters import MAX_WHERE_CHARS, Condition
 from kbtools.query.results import SearchResponse
 from kbtools.query.search import search as run_search
+from kbtools.serve.callout_frame import as_read
 from kbtools.serve.source import Served
 from kbtools.ship.changes import diff_releases
 from kbtools.ship.device import read_json
@@ -226,7 +228,9 @@ def passage_markdown(served: Served, doc: str, text: str, first: int, last: int)
     """The Markdown a result's passage is shown from: `doc`'s file lines `first`-`last` as
     written when `text` (a chunk's text) is those whole lines, else `text`. Chunk text is
     what a reader sees (`&lt;` reads `<`, a comment or a tag is left out), not the Markdown
-    written: the source lines render as the document's page renders them. A passage that
+    written: the source lines render as the document's page renders them (their edges read
+    as chunk text reads them: a callout's title line without its `[!type]` marker, a line
+    of HTML without its tags but pictures, `figures.tags_hidden`). A passage that
     starts or ends inside a line (a long paragraph cut at a sentence), or a source not on
     this device, is shown from its text."""
     try:
@@ -235,8 +239,9 @@ def passage_markdown(served: Served, doc: str, text: str, first: int, last: int)
         return text
     lines = src.text.split("\n")[first - 1:last] if 0 < first <= last else []
     shown = text.strip().split("\n")
-    if len(lines) != last - first + 1 or not _same_edge(lines[0], shown[0], start=True) \
-            or not _same_edge(lines[-1], shown[-1], start=False):
+    if len(lines) != last - first + 1 \
+            or not _same_edge(as_read(tags_hidden(lines[0])), shown[0], start=True) \
+            or not _same_edge(as_read(tags_hidden(lines[-1])), shown[-1], start=False):
         return text
     return "\n".join(lines)
 

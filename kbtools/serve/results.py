@@ -15,8 +15,9 @@ from markupsafe import Markup
 from kbtools.decision.given import InputError
 from kbtools.decision.matching import NO_MATCH_MESSAGE, match_rules
 from kbtools.decision.model import DecisionTable
-from kbtools.errors import TableError
+from kbtools.errors import KbError, TableError
 from kbtools.serve import ops
+from kbtools.serve.callout_frame import Callout, document_callouts, framed
 from kbtools.serve.docview import render_markdown
 from kbtools.serve.i18n import content_lang, content_word, error_zh, translator
 from kbtools.serve.marks import highlight_terms
@@ -176,16 +177,36 @@ def result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
         cut = text.rfind("\n", 0, SNIPPET_CHARS)
         text = text[:cut if cut > 0 else SNIPPET_CHARS] + "\n\n…"
     notes: dict[int, str] = {}
+    line_map: tuple[int, ...] = ()
     if excerpt is not None:
         t = translator(lang)
-        text = excerpt.text
+        text, line_map = excerpt.text, excerpt.line_map
         notes = {line: t("rows_omitted", n=n) for line, n in excerpt.omitted.items()}
+    # a passage inside a callout is shown in its box, under its title, as its page shows it
+    framed_text, framed_map = framed(text, offset + 1, line_map, _callouts(served, r.doc))
+    if framed_text != text:
+        head = framed_text.count("\n") - text.count("\n")  # the title lines put before it
+        notes = {line + head: note for line, note in notes.items()}
+        text, line_map = framed_text, framed_map
     ctx = render_context(served, r.doc, line_offset=offset, cited=cited, terms=terms,
-                   missing_file=translator(lang)("file_not_on_device"), on_doc_page=False, line_map=excerpt.line_map if excerpt else (),
-                   omitted=notes, formula_word=content_word("formula", view["lang"]))
+                   missing_file=translator(lang)("file_not_on_device"), on_doc_page=False,
+                   line_map=line_map, omitted=notes,
+                   formula_word=content_word("formula", view["lang"]))
     ctx.marked[0] = True  # no scroll anchor inside a result list
     view["html"] = Markup(render_markdown(text, ctx))
     return view
+
+
+def _callouts(served: Served, doc: str) -> tuple[Callout, ...]:
+    """The callouts of `doc` (`callout_frame.document_callouts`), found once per opened
+    release (it never changes); none when its source is not on this device."""
+    found: dict[str, tuple[Callout, ...]] = served.cache.setdefault("callouts", {})
+    if doc not in found:
+        try:
+            found[doc] = document_callouts(ops.document(served, doc))
+        except (KbError, ops.ApiError):
+            found[doc] = ()
+    return found[doc]
 
 
 def _link_question(q: str, terms: list[str]) -> str:

@@ -1,0 +1,89 @@
+"""A picture and its caption written together as HTML, as Typora writers and GitHub READMEs
+put them: ``<center><img src="pump.png"><br>图 1 液压泵外观</center>``, ``<p align="center"><img
+…><br/>Figure 2 …</p>``, ``<figure><img …><figcaption>图 3 …</figcaption></figure>``, and
+Typora's much-copied caption style (``<center><img style=…><br><div style="color:#999">图片
+描述</div></center>``).
+
+`figure_parts` reads such an HTML block as its pictures (their `<img>` tags) and the caption's
+text, or None when it holds anything else (a script, a table, a link, a comment): the page
+shows that block as escaped source. `tags_hidden` is a line of HTML as chunk text reads it. Only words come out of the caption: its tags (`<b>`,
+`<font color=…>`, `<span style=…>`) and their attributes are dropped, its character
+references decoded, its blanks collapsed, so the page escapes what an untrusted author wrote
+as text.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+from kbtools.markdown.parser import img_attributes
+
+# an HTML tag or end tag and its name; linear: the attributes stop at the tag's first `<`
+# or `>`, and a `<` no name follows is text (`温度<40`)
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)\b[^<>]*>")
+# tags around a picture or its caption, shown as neither (centring is read from them)
+_MARKUP = re.compile(r"<[!?/A-Za-z]")  # markup left in the text between those tags
+WRAPPERS = frozenset({"center", "p", "div", "figure", "figcaption", "span", "font", "b",
+                      "strong", "em", "i", "u", "small", "big", "sub", "sup"})
+
+
+@dataclass(frozen=True)
+class FigureParts:
+    """An HTML block read as a figure: its `<img>` tags (with `src`), its wrapper tags, and
+    its caption's text (the words before its first picture, then those after it); `above`:
+    all of them stand before the first picture."""
+
+    pictures: tuple[str, ...]
+    wrappers: tuple[str, ...]
+    caption: str
+    above: bool
+
+
+def figure_parts(block: str) -> FigureParts | None:
+    """`block` (an HTML block's source) as pictures and caption, or None when it holds no
+    picture or no caption, or a tag that is no picture, line break or wrapper (`WRAPPERS`)."""
+    pictures: list[str] = []
+    wrappers: list[str] = []
+    text: list[list[str]] = [[], []]  # the words before the first picture, after it
+    pos = 0
+    for m in _TAG.finditer(block):
+        text[bool(pictures)].append(block[pos:m.start()])
+        pos = m.end()
+        name = m.group(2).lower()
+        if name == "img" and not m.group(1) and img_attributes(m.group()):
+            pictures.append(m.group())
+        elif name == "br":
+            text[bool(pictures)].append(" ")
+        elif name in WRAPPERS:
+            wrappers.append(m.group())
+        else:
+            return None
+    text[bool(pictures)].append(block[pos:])
+    before, after = (_words("".join(t)) for t in text)
+    if not pictures or before is None or after is None or not (before or after):
+        return None
+    return FigureParts(tuple(pictures), tuple(wrappers), " ".join(filter(None, (before, after))),
+                       above=not after)
+
+
+def _words(text: str) -> str | None:
+    """The text between a block's tags as a reader reads it; None when it holds markup no
+    tag above read (a comment `<!-- -->`, a `<!DOCTYPE>`, a processing instruction)."""
+    if _MARKUP.search(text):
+        return None
+    return " ".join(html.unescape(text).split())
+
+
+def tags_hidden(line: str) -> str:
+    """`line` as chunk text reads it: its HTML tags left out but pictures (`<br>` a space),
+    character references decoded (`kbtools.markdown.hidden`)."""
+    if "<" not in line and "&" not in line:
+        return line
+    return html.unescape(_TAG.sub(_shown_tag, line))
+
+
+def _shown_tag(m: re.Match[str]) -> str:
+    name = m.group(2).lower()
+    return m.group() if name == "img" else " " if name == "br" else ""
