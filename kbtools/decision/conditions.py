@@ -59,14 +59,16 @@ from kbtools.decision.units import (
     scale,
     unit_word,
 )
-from kbtools.decision.words import WORD_PREFIXES, symbolic
+from kbtools.decision.words import ROUGH_AFTER, WORD_PREFIXES, symbolic
 
 _NUM = r"[+-]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?"  # 1,000: groups of three
 _EXP = r"(?:[eE][+-]?\d+)?"  # inputs only: 1e-07, 2.5E+3
 # a unit: what follows a number up to 12 characters, but never a word that bounds it (30以上,
 # 6.5以下(不含) were read as "= 30", "= 6.5" with a unit "以上", "以下(不含)")
 # ... an area or a volume keeps its power (m², ㎡, cm³ are m2, cm3 after NFKC: 10m² was text)
-_UNIT = r"(?:[cdkm]?m[23](?![\d.])|(?!以上|以下|以内|以外|含)[^\d\s<>=≤≥≦≧~〜\-–—至到,;:*|]){0,12}"
+# (nor a word that bounds it without a comparison, 20多度, or ``+``: 25°C+ is no 25)
+_NOT_UNIT = "|".join(("以上", "以下", "以内", "以外", "含", "之上", "之下", "之间", *ROUGH_AFTER))
+_UNIT = rf"(?:[cdkm]?m[23](?![\d.])|(?!{_NOT_UNIT})[^\d\s<>=≤≥≦≧~〜\-–—至到,;:*|+]){{0,12}}"
 _RANGE_SEP = r"(?:-|~|〜|–|—|至|到)"
 _RE_CMP = re.compile(rf"^(<=|>=|<|>|≤|≥|≦|≧)\s*({_NUM})\s*{_UNIT}$")
 _RE_RANGE = re.compile(rf"^({_NUM})\s*{_UNIT}\s*{_RANGE_SEP}\s*({_NUM})\s*{_UNIT}$")

@@ -37,7 +37,7 @@ from kbtools.decision.conditions import (
     read_numerals,
 )
 from kbtools.decision.numerals import NUMERAL_CHARS, spell_numbers
-from kbtools.decision.units import limits
+from kbtools.decision.units import limits, unit_symbols
 from kbtools.decision.words import APPROX_ABBREVIATIONS, APPROX_AFTER, APPROX_BEFORE
 from kbtools.errors import TableError
 
@@ -75,7 +75,7 @@ def read_given(value: str, numeric: bool) -> Given:
     if not numeric:
         return Given(value, written=value)
     text, rough = _unrough(normalize_cell(value))
-    text = _spelled(read_numerals(_signed(text)))
+    text = unit_symbols(_spelled(read_numerals(_signed(text))))  # 30 degrees F: 30°f
     if parse_number(text) is not None:
         return Given(text, None, rough, value)
     span = parse_condition(text)

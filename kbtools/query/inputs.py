@@ -193,7 +193,7 @@ def read_inputs(question: str, table: DecisionTable,
                 continue
             num, numeral = found
             x = found_numbers[num] if not numeral else None
-            place = place_of(quals[i], text, x.start, x.after) if x else None
+            place = place_of(quals[i], text, *x.extent) if x else None
             if x and place:  # ``the temperature is 30 c outside``: another place's, said so
                 said.setdefault(table.header[i], (x.written, place))
                 _claim(claimed, found_numbers, num)
@@ -239,14 +239,13 @@ def read_inputs(question: str, table: DecisionTable,
         for n, x in enumerate(found_numbers):
             if n in claimed or x.noun or not unit_fits(x.unit, unit):
                 continue
-            thing = quals[i].before(text, x.start) or quals[i].after(text, x.after) or \
-                said_of_other(text, x, spans, elsewhere.own_chars) or (x.range_text and (
-                    quals[i].before(text, x.range_at[0]) or  # 油温22到25度: either end's
-                    quals[i].after(text, x.range_at[1])))  # 35-50℃ 油温
+            # what is said before or after the whole of it (a range's: 油温22到25度, 35-50℃ 油温)
+            thing = quals[i].before(text, x.extent[0]) or quals[i].after(text, x.extent[1]) \
+                or said_of_other(text, x, spans, elsewhere.own_chars)
             # ``inside 24 c``, 棚内24度: the table's own place; ``outside 30 c``: another's
-            place = None if thing else place_of(quals[i], text, x.start, x.after)
+            place = None if thing else place_of(quals[i], text, *x.extent)
             if thing or place:  # 油温80度, 80度的油温, 室外30度: said of another thing, named
-                said.setdefault(table.header[i], (x.written, thing or place or ""))
+                said.setdefault(table.header[i], (_said(x), thing or place or ""))
                 continue
             # 下了4天雨, ``4 days of rain``: what a duration counts, said after it, names the
             # column or not (``4 days of wind``, ``has 30 hours of downtime``), unless a
@@ -338,7 +337,7 @@ def _claim(claimed: set[int], found: Sequence[Number], *taken: int) -> None:
     for n in taken:
         claimed.add(n)
         if n >= 0 and found[n].range_text:
-            claimed.update(k for k, y in enumerate(found) if y.range_at == found[n].range_at)
+            claimed.update(k for k, y in enumerate(found) if y.extent == found[n].extent)
 
 
 def _one_per_range(fits: list[int], found: Sequence[Number]) -> list[int]:
@@ -347,9 +346,9 @@ def _one_per_range(fits: list[int], found: Sequence[Number]) -> list[int]:
     out = []
     for n in fits:
         if found[n].range_text:
-            if found[n].range_at in seen:
+            if found[n].extent in seen:
                 continue
-            seen.add(found[n].range_at)
+            seen.add(found[n].extent)
         out.append(n)
     return out
 
@@ -417,7 +416,7 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
         rest = strip_fillers(ahead)
         at = end + len(ahead) - len(rest)  # a numeral read as a number is taken below
         if (rest[:1] in NUMERAL_CHARS and  # (not 二十二至二十五度: a range read below)
-                not any(at in (x.start, x.range_at[0]) for x in found)) or \
+                not any(at in (x.start, x.extent[0]) for x in found)) or \
                 EN_NUMERALS.match(rest):
             return -1, True
         for n, x in enumerate(found):
@@ -427,7 +426,7 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
                     any(w not in EN_PLAIN for w in text[m.end():end].split()):
                 break  # ``in greenhouse 2``: which one, not its value (not ``of about 3``)
             # 温度低于10度, ``temperature between 20 and 25``: the range's words are its own
-            gap = text[end:x.range_at[0] if x.range_text and x.range_at[0] >= end else x.start]
+            gap = text[end:x.extent[0] if x.extent[0] >= end else x.start]
             limit = NAME_GAP_LATIN if gap.isascii() else NAME_GAP
             if len(gap.replace(" ", "")) <= limit and not STOP_GAP.search(gap) and \
                     not strip_fillers(gap):

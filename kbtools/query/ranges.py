@@ -25,12 +25,14 @@ from functools import lru_cache
 from kbtools.decision.conditions import Condition
 from kbtools.decision.given import read_given
 from kbtools.decision.numerals import NUMERAL_CHARS
+from kbtools.decision.words import RANGE_ENDS, ZH_JOINERS
 from kbtools.query.values import BOUND_AFTER, Number, bounds_after, unit_after
 
 LEFT_CHARS = 24  # how far before a number the words making it a bound may start
 RIGHT_WORDS = 3  # how many English words after a number and its unit may bound it
 JOINERS = "-~〜–—到至"  # what joins the two ends of a range (22-25, 22到25)
 CLAUSE_ENDS = frozenset(",，、。;；!?！？")  # a bound never reaches across these
+SIGNS = "<>≤≥≦≧="  # the comparison signs a bound may start with (>25度, >= 25 c)
 # the bounds looked for in one question at most: a question gives a table a few values; a
 # pasted log of hundreds of numbers is not read at length for them (each costs the reader)
 MAX_RANGES = 16
@@ -39,8 +41,8 @@ MAX_RANGES = 16
 def with_ranges(text: str, cased: str, found: list[Number]) -> list[Number]:
     """`found` (the numbers of the compacted question `text`, `values.numbers`) with each that
     is a bound or an end of a range given the text of it (`Number.range_text`, as `cased`
-    writes it: ``25 C or more``) and where it lies with the words making it one
-    (`Number.range_at`: ``from 20 to 24 C``, shown as ``20 to 24 C``); both ends of a range
+    writes it: ``25 C or more``) and its extent, the whole of it with the words making it one
+    (`Number.extent`: ``from 20 to 24 C``, shown as ``20 to 24 C``); both ends of a range
     get the same. Numbers that are exact values, or that no range the reader takes holds,
     are returned as they are."""
     out = list(found)
@@ -53,17 +55,27 @@ def with_ranges(text: str, cased: str, found: list[Number]) -> list[Number]:
             continue
         tried += 1
         floor = _unit_end(text, out[n - 1]) if n else 0
-        ceiling = out[last + 1].start if last + 1 < len(out) else len(text)
-        found_at = _range_at(text, x.start, _unit_end(text, out[last]), floor, ceiling)
+        found_at = None
+        # the next number joined to it by a word that also lists values (22和25度之间: a range
+        # the reader reads, 22和25度 none) is tried as its other end first
+        joined = last == n and n + 1 < len(out) and not out[n + 1].exact and \
+            text[_unit_end(text, x):out[n + 1].start].strip() in ZH_JOINERS
+        for last in [n + 1, n] if joined else [last]:  # noqa: B020 (the one tried is kept)
+            ceiling = out[last + 1].start if last + 1 < len(out) else len(text)
+            found_at = _range_at(text, x.start, _unit_end(text, out[last]), floor, ceiling)
+            if found_at is not None:
+                break
         if found_at is not None:
             short, end, widest = found_at
-            at = (widest, end)  # the words before it that are the range's, in the widest
+            # the whole of it: from the first word that is the range's, in the widest reading,
+            # to where the text after it starts (as a number's own extent: its spaces too)
+            at = (widest, end + len(text[end:]) - len(text[end:].lstrip(" ")))
             shown = (cased if len(cased) == len(text) else text)[short:end]
             unit = next((y.unit for y in out[n:last + 1][::-1] if y.unit is not None),
                         _unit_in(text[short:end]))
             word = _word_outside(x.word, text[widest:x.start])
             for k in range(n, last + 1):
-                out[k] = replace(out[k], range_text=shown, range_at=at, word=word,
+                out[k] = replace(out[k], range_text=shown, extent=at, word=word,
                                  unit=out[k].unit if out[k].unit is not None else unit)
         n = last + 1
     return out
@@ -105,7 +117,11 @@ def _range_at(text: str, start: int, end: int, floor: int,
         for e in ends:
             span = _span(text[s:e])
             if span is not None:  # the shortest text read the same (>25度, not 温度>25度)
-                return next((t for t in starts[:n:-1] if _span(text[t:e]) == span), s), e, s
+                short = next((t for t in starts[:n:-1] if _span(text[t:e]) == span), s)
+                e = next((f for f in ends[::-1] if f <= e and _span(text[short:f]) == span), e)
+                # words before a comparison sign are what it compares (油温>25度: the reader
+                # reads a name there, ``v ≤ 2.8``), never the bound's own words
+                return short, e, short if text[short:short + 1] in SIGNS else s
     return None
 
 
@@ -160,7 +176,7 @@ def _ends(text: str, end: int, ceiling: int) -> list[int]:
             rest = text[end:ceiling]
     clause = rest.lstrip(" ")
     at = end + len(rest) - len(clause)
-    word = next((w for w in BOUND_AFTER if clause.startswith(w)), None)
+    word = next((w for w in (*BOUND_AFTER, *RANGE_ENDS) if clause.startswith(w)), None)
     if word is not None:
         return [at + len(word), *out]
     if bounds_after(clause):

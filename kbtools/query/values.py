@@ -34,8 +34,23 @@ from dataclasses import dataclass, replace
 
 from kbtools.decision.conditions import normalize_cell, normalize_text
 from kbtools.decision.numerals import chinese_number, spell_numbers
-from kbtools.decision.units import MAGNITUDE_WORDS, MAGNITUDES, UNIT_GROUPS, unit_group
-from kbtools.decision.words import APPROX_ABBREVIATIONS, APPROX_AFTER, APPROX_BEFORE
+from kbtools.decision.units import (
+    MAGNITUDE_WORDS,
+    MAGNITUDES,
+    SPELLED_UNITS,
+    UNIT_GROUPS,
+    unit_group,
+)
+from kbtools.decision.words import (
+    APPROX_ABBREVIATIONS,
+    APPROX_AFTER,
+    APPROX_BEFORE,
+    OPERATOR_SPELLINGS,
+    ROUGH_AFTER,
+    ROUGH_BEFORE,
+    WORD_PREFIXES,
+    WORD_SUFFIXES,
+)
 
 # Units that mark what a number measures (the same quantity in a header and a question).
 # Single Latin letters (f, c, h) name a unit only where no letter follows them.
@@ -70,14 +85,6 @@ UNIT_CLASSES: tuple[tuple[str, ...], ...] = (
 )
 BARE_DEGREES = len(UNIT_CLASSES) - 1
 TEMPERATURES = frozenset((0, next(n for n, c in enumerate(UNIT_CLASSES) if "°f" in c)))
-# English spellings of a unit, as the unit the tables' checks know (written after the value)
-SPELLED_UNITS: dict[str, str] = {
-    **dict.fromkeys(("degrees fahrenheit", "degree fahrenheit", "deg fahrenheit",
-                     "degrees f", "degree f", "deg f", "degf", "fahrenheit"), "°f"),
-    **dict.fromkeys(("degrees celsius", "degree celsius", "deg celsius", "degrees centigrade",
-                     "degrees c", "degree c", "deg c", "degc", "celsius", "centigrade"), "°c"),
-    **dict.fromkeys(("per cent", "pct"), "%"),
-}
 # the classes of durations: a number in one followed by ``old`` is an age (``the hose is 5
 # years old``: the hose is what is that old, the number's word is ``age``)
 DURATIONS = frozenset(n for n, c in enumerate(UNIT_CLASSES)
@@ -106,11 +113,14 @@ AFTER_CHARS = 40  # how much of the text after a number `numbers` reads it in (i
 
 # words that make a number below zero, or a bound or a span rather than a value
 BELOW_ZERO = ("零下", "负")
-BOUND_BEFORE = ("不到", "不足", "不超过", "不高于", "不低于", "不少于", "低于", "小于", "少于",
-                "高于", "大于", "超过", "多于", "至少", "最多", "超", "逾", "接近", "将近",
-                "快到", "未满", "不满", "未到", "从", "<", ">", "≤", "≥")
-BOUND_AFTER = ("多", "余", "几", "来", "以上", "以下", "以内", "之上", "之下", "出头", "+",
-               "及以上", "及以下", "或以上", "或以下")
+# (the words the tables' value reader reads as a comparison, `decision.words`, and those that
+# bound a number without one; English ones are read as whole words below)
+BOUND_BEFORE = tuple(sorted({*ROUGH_BEFORE, *(w for w, _ in WORD_PREFIXES if not w.isascii()),
+                             *(w for w, op in OPERATOR_SPELLINGS if op != "="), "<=", ">=", "<", ">", "≤",
+                             "≥", "≦", "≧"}, key=len, reverse=True))
+BOUND_AFTER = tuple(sorted({*ROUGH_AFTER, *(w for w, _ in WORD_SUFFIXES if not w.isascii()),
+                            "以上", "以下", "+", "及以上", "及以下", "或以上", "或以下"},
+                           key=len, reverse=True))
 _WORD_BEFORE = re.compile(r"[\u3400-\u9fffa-z]+$")  # the word a number follows, if any
 NUMERAL_RUN = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
 # a Chinese numeral (百分之九十 as a percentage), read when standard (`chinese_number`)
@@ -122,7 +132,7 @@ _SPOKEN_TENTHS = re.compile(r"[0-9零〇二三四五六七八九]|[一两](?![\u
 _NEGATED = re.compile(r"[^,，、。;；!?！？\d]{0,4}?(没有|没|未|无|不)")
 _SPAN_AFTER = re.compile(r"(?:~|〜|-|–|—|到|至)[\d零〇一二两三四五六七八九十]")
 # a second value of the same quantity joined to the first: 22度和24度, 22或24度, 3、4天
-_LIST_AFTER = re.compile(r"(?:和|或者|或|、)[\d零〇一二两三四五六七八九十]")
+_LIST_AFTER = re.compile(r"(?:和|与|跟|及|或者|或|、)[\d零〇一二两三四五六七八九十]")
 # the upper end of 22~25度, 从18度升到25度 or 二十到二十五度 (not 高5度，达到22度: a clause apart)
 _SPAN_BEFORE = re.compile(r"[\d零〇一二两三四五六七八九十百千万]"
                           r"[^\d,，、。;；!?！？]{0,4}(?:~|〜|–|—|到|至)$")
@@ -194,9 +204,13 @@ class Number:
     approximate: bool = False  # 大约90%, 90%左右, ``about 90%``: a value, roughly (`APPROX_BEFORE`)
     to_next: bool = False  # the lower end of a span whose upper end is the next number (22~25度)
     # the bound or range it is (an end of) as the question writes it, which the table's
-    # given-value reader reads (25度以上, 22到25度: `kbtools.query.ranges`), and where
+    # given-value reader reads (25度以上, 22到25度: `kbtools.query.ranges`)
     range_text: str = ""
-    range_at: tuple[int, int] = (0, 0)
+    # where the words that say it start and where the text after them starts: the number and
+    # its unit (`start`, `after`), or the whole of the range or bound it is an end of with
+    # the words making it one (``from 20 to 24 c``, 不低于25度: `kbtools.query.ranges`). What
+    # is said before or after it, the thing or the place it is of, is said before or after this
+    extent: tuple[int, int] = (0, 0)
 
 
 def _latin(ch: str) -> bool:
@@ -357,7 +371,8 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                            # (``30 c outside and 24 c``: each said of its place, no span)
                            _EN_SPAN_GAP.fullmatch(text[out[-1].after if out else 0:start]))))
         lists.append(bool(_LIST_AFTER.match(rest) or _LIST_AFTER.match(after)))
-        exact = not (before.endswith(BOUND_BEFORE) or after.startswith(BOUND_AFTER)
+        exact = not (text[max(0, start - 8):start].endswith(BOUND_BEFORE)  # (小于或等于)
+                     or after.startswith(BOUND_AFTER)
                      or "每" in run  # 每天运行20小时: a rate
                      or negated(after)  # 连续5天没有下雨: not the column's value
                      or spoken_tenths(after)  # 二十六度五: 26.5, spoken
@@ -373,9 +388,10 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                 (at := text.find(suffix, end, end + 26)) >= 0:
             known = cased[at:at + len(suffix)]  # as typed: 30°C, not 30°c
         word = run if run.rpartition(" ")[2] in owned else drop_fillers(run)
-        out.append(Number(start, end, value, unit, value + known, exact, word,
-                          end + skip + (len(rest[skip:]) - len(rest[skip:].lstrip(" "))), noun,
-                          approximate(text[max(0, start - 16):start], clause)))
+        past = end + skip + (len(rest[skip:]) - len(rest[skip:].lstrip(" ")))
+        out.append(Number(start, end, value, unit, value + known, exact, word, past, noun,
+                          approximate(text[max(0, start - 16):start], clause),
+                          extent=(start, past)))
         groups.append(unit_group("℃") if unit == BARE_DEGREES else  # 22 degrees to 25℃
                       unit_group(known) if known else None)
         if unit is not None or ago:  # not the 月 of 3月2日: a date's 2 follows its month
