@@ -195,6 +195,22 @@ def impossible(xs: list[float], unit: str,
             f"不可能的值：这一列的取值范围是{shown_zh}")
 
 
+def whole(span: Condition) -> Condition:
+    """`span` on whole numbers, as a column counting whole things takes it (`units.counts_whole`:
+    <4 days is ≤3 days, >3 is ≥4, 2.5-4.5 is 3-4); as it is when it holds no whole number."""
+    lo, hi = span.lo, span.hi
+    if math.isfinite(lo):
+        lo = float(math.ceil(lo) if span.lo_incl else math.floor(lo) + 1)
+    if math.isfinite(hi):
+        hi = float(math.floor(hi) if span.hi_incl else math.ceil(hi) - 1)
+    if lo > hi:
+        return span
+    kind = "range" if math.isfinite(lo) and math.isfinite(hi) else \
+        ("ge" if math.isfinite(lo) else "le")
+    return replace(span, kind=kind, lo=lo, hi=hi, lo_incl=math.isfinite(lo),
+                   hi_incl=math.isfinite(hi))
+
+
 def covers(cond: Condition, span: Condition) -> bool:
     """Whether every value of `span` satisfies the cell's condition `cond` (numeric or any)."""
     if cond.kind == "any":

@@ -66,6 +66,21 @@ GLUED_UNITS = ("°c", "°f", "℃", "℉", "%", "‰")
 NAMED_UNITS = (("小时数", "小时"), ("小时", "小时"), ("天数", "天"), ("日数", "天"),
                ("分钟数", "分钟"), ("分钟", "分钟"), ("周数", "周"), ("月数", "月"), ("年数", "年"))
 
+# what a header names a count of when its name (without its unit) ends in it: 连续降雨天数
+# and ``rain days`` count days, 喷药次数 times, ``number of sprays`` and ``spray count``
+# sprays. Its values are whole numbers, so a bound or a range given it is one on whole
+# numbers (<4 days is ≤3 days): the table means whole days when it splits ≤3 from >3. Not
+# hours or years counted (运行小时数, 使用年数: 2.5 hours or 1.5 years are values of their own)
+COUNTED = ("天数", "日数", "次数", "个数", "人数", "头数", "株数", "只数", "台数", "件数", "粒数",
+           "遍数", "层数", "代数")
+_EN_COUNTED = re.compile(r"^(?:numberof|no\.?of|#)|(?:count|days)$")
+
+
+def counts_whole(key: str) -> bool:
+    """Whether a column whose header without its unit is `key` (`conditions.column_key`:
+    case-folded, no spaces) counts whole things (`COUNTED`)."""
+    return key.endswith(COUNTED) or bool(_EN_COUNTED.search(key))
+
 
 # Families of units one is converted to another in by an exact factor (the size of each in
 # the family's smallest). Not months and days, nor years and days or weeks (a month is no

@@ -1,12 +1,15 @@
 """Comparisons and ranges written in words, Chinese or English (``不低于30``, ``below 150``,
 ``150 to 170``, 介于150和170之间), and `symbolic`, which writes a cell of them in its symbol
 form (``≥30``, ``<150``, ``150~170``) for `kbtools.decision.conditions` to read; the words
-that bound a number without saying how (20多度: `ROUGH_AFTER`). Pure: imports nothing.
+that bound a number without saying how (20多度: `ROUGH_AFTER`). Pure: imports
+`kbtools.decision.units`.
 """
 
 from __future__ import annotations
 
 import re
+
+from kbtools.decision.units import bare_degrees, unit_group, unit_symbols
 
 # Comparisons and ranges written in words, read as the symbol forms (``不低于30`` is ``≥30``,
 # ``below 150`` is ``<150``, ``150 to 170`` is ``150~170``): longest words first, matched
@@ -104,7 +107,8 @@ def symbolic(text: str) -> str:
                 if at > 0 and starts_number(core[at + len(joiner):]):
                     return f"{core[:at].strip()}~{core[at + len(joiner):].strip()}"
     key = text.casefold()
-    if text.isascii():  # the English range words; casefold keeps ASCII positions
+    if len(key) == len(text):  # the English range words (16 to 18°C): where casefold keeps
+        # the positions
         for start, middle in RANGE_WORDS:
             at = key.find(middle, len(start))
             if key.startswith(start) and at >= 0 and starts_number(text[len(start):at]):
@@ -113,14 +117,13 @@ def symbolic(text: str) -> str:
 
 
 _LEAD_NUMBER = re.compile(r"\s*([+-]?\d[\d,]*(?:\.\d+)?)\s*")  # the number a text starts with
-UNIT_CHARS = 16  # the longest unit read after a bound word that stands before it (``+ C``)
 
 
 def _unit_only(text: str) -> bool:
-    """Whether `text` may be a unit after a bound word (`` C``, `` days``, 度): no digits, a
-    few characters, no word of a comparison."""
-    text = text.strip()
-    return 0 < len(text) <= UNIT_CHARS and not any(ch.isdigit() or ch in "<>=≤≥~" for ch in text)
+    """Whether `text` is a unit the tables know (`units.UNIT_GROUPS`, ``degrees``), as after a
+    bound word before it (`` C``, `` days``, 度; not ``items`` of ``1 or more items``)."""
+    text = unit_symbols(text.strip()).casefold()
+    return unit_group(text) is not None or bare_degrees(text)
 
 
 def operators(text: str) -> str:

@@ -37,6 +37,8 @@ from kbtools.decision.model import name_parts
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.decision.units import bare_degrees, degrees_fit, scale
 from kbtools.decision.words import APPROX_AFTER
+from kbtools.index.tokenize import to_simplified
+from kbtools.query.fillers import EN_NUMERALS, strip_fillers
 from kbtools.query.naming import (
     NAME_GAP,
     PERCENT,
@@ -62,13 +64,11 @@ from kbtools.query.ranges import with_ranges
 from kbtools.query.values import (
     BOUND_AFTER,
     DURATIONS,
-    EN_NUMERALS,
     STOP_GAP,
     Number,
     bounds_after,
     compact,
     numbers,
-    strip_fillers,
 )
 from kbtools.query.wording import (
     NAME_STARTS,
@@ -148,11 +148,16 @@ def read_inputs(question: str, table: DecisionTable,
     ``temp``: `query.wording.ABBREVIATIONS`) name it as its synonyms do. `vocabulary`: the
     names of every decision table's inputs in the knowledge (`query.quantities.input_names`);
     a value said of one that names none of this table's inputs (油温80度, ``bearing
-    temperature 80 C`` on a table of ``温度(℃)``) is given to none of them."""
+    temperature 80 C`` on a table of ``温度(℃)``) is given to none of them. A question in
+    Traditional script is read in Simplified (溫度超過20度 as 温度超过20度)."""
     synonyms = with_abbreviations(synonyms)
-    question = unglued(question)  # rh85%: rh 85%
+    # in Simplified script (溫度超過20度: 超过 bounds the 20, as 温度 names the input)
+    written = unglued(question)  # rh85%: rh 85%
+    question = unglued(_simplified(question))
     text = compact(question)
-    cased = compact(question, fold=False)
+    cased = compact(question, fold=False)  # a range as the table reads it: 超过20度
+    shown = compact(written)  # a thing as the question writes it (溫度), where the two line up
+    shown = shown if len(shown) == len(text) else text
     found_numbers = with_ranges(text, cased, numbers(text, cased))
     claimed: set[int] = set()
     out: dict[str, str] = {}
@@ -328,7 +333,26 @@ def read_inputs(question: str, table: DecisionTable,
         source.setdefault(table.header[i], x)
     return Inputs(out, conflicts, {h: _said(source[h]) for h in out
                                    if h in source and source[h].approximate},
-                  {h: v for h, v in said.items() if h not in out and h not in conflicts})
+                  {h: (v, _as_written(thing, text, shown)) for h, (v, thing) in said.items()
+                   if h not in out and h not in conflicts})
+
+
+def _simplified(question: str) -> str:
+    """`question` with each Traditional character in Simplified script (`index.tokenize.
+    to_simplified`: 溫度超過 is 温度超过), one for one; a character whose Simplified form lies
+    beyond the common CJK block (鵟) as it is, a character the reader reads as Chinese."""
+    simple = to_simplified(question)
+    if simple == question or len(simple) != len(question):
+        return question if len(simple) != len(question) else simple
+    return "".join(s if is_cjk(s) or not is_cjk(q) else q
+                   for q, s in zip(question, simple, strict=True))
+
+
+def _as_written(said: str, text: str, shown: str) -> str:
+    """`said`, words of the compacted question `text` read in Simplified script, as the
+    question writes them (`shown`, which lines up with `text`: 溫度, not 温度)."""
+    written = {t: w for t, w in zip(text, shown, strict=True) if t != w}
+    return "".join(written.get(ch, ch) for ch in said) if written else said
 
 
 def _claim(claimed: set[int], found: Sequence[Number], *taken: int) -> None:

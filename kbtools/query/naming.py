@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from kbtools.decision import DecisionTable, column_key, normalize_text
 from kbtools.decision.conditions import header_unit_start
 from kbtools.decision.units import family, unit_group
+from kbtools.query.fillers import drop_fillers, strip_fillers
 from kbtools.query.quantities import AMBIENT, WEATHER, before_comma, key_text
 from kbtools.query.values import (
     BARE_DEGREES,
@@ -27,8 +28,6 @@ from kbtools.query.values import (
     UNIT_CLASSES,
     Number,
     compact,
-    drop_fillers,
-    strip_fillers,
 )
 from kbtools.query.wording import (
     NAME_STARTS,

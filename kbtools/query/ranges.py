@@ -46,6 +46,9 @@ def with_ranges(text: str, cased: str, found: list[Number]) -> list[Number]:
     get the same. Numbers that are exact values, or that no range the reader takes holds,
     are returned as they are."""
     out = list(found)
+    shown_from = cased if len(cased) == len(text) else text
+    if any(x.noun.isascii() and x.noun and not x.exact for x in out):
+        text, shown_from = _without_nouns(text, out), _without_nouns(shown_from, out)
     n = tried = 0
     while n < len(out) and tried < MAX_RANGES:
         x = out[n]
@@ -70,7 +73,7 @@ def with_ranges(text: str, cased: str, found: list[Number]) -> list[Number]:
             # the whole of it: from the first word that is the range's, in the widest reading,
             # to where the text after it starts (as a number's own extent: its spaces too)
             at = (widest, end + len(text[end:]) - len(text[end:].lstrip(" ")))
-            shown = (cased if len(cased) == len(text) else text)[short:end]
+            shown = " ".join(shown_from[short:end].split())  # (a noun's blank as one space)
             unit = next((y.unit for y in out[n:last + 1][::-1] if y.unit is not None),
                         _unit_in(text[short:end]))
             word = _word_outside(x.word, text[widest:x.start])
@@ -79,6 +82,17 @@ def with_ranges(text: str, cased: str, found: list[Number]) -> list[Number]:
                                  unit=out[k].unit if out[k].unit is not None else unit)
         n = last + 1
     return out
+
+
+def _without_nouns(text: str, found: list[Number]) -> str:
+    """`text` with the English words a bound or a range's number counts blanked (the rainy of
+    ``less than 4 rainy days``, `Number.noun`: they say which input it is, not its value),
+    so that the reader reads the number and its unit (``less than 4 days``); the same length."""
+    for x in found:
+        at = text.find(" " + x.noun, x.end, x.after) if x.noun.isascii() and x.noun else -1
+        if at >= 0 and not x.exact:
+            text = text[:at] + " " * (len(x.noun) + 1) + text[at + len(x.noun) + 1:]
+    return text
 
 
 def _unit_in(written: str) -> int | None:
@@ -118,7 +132,8 @@ def _range_at(text: str, start: int, end: int, floor: int,
             span = _span(text[s:e])
             if span is not None:  # the shortest text read the same (>25度, not 温度>25度)
                 short = next((t for t in starts[:n:-1] if _span(text[t:e]) == span), s)
-                e = next((f for f in ends[::-1] if f <= e and _span(text[short:f]) == span), e)
+                e -= next((len(w) for w in RANGE_ENDS if text.endswith(w, short, e) and
+                           _span(text[short:e - len(w)]) == span), 0)  # 22到25度(之间)
                 # words before a comparison sign are what it compares (油温>25度: the reader
                 # reads a name there, ``v ≤ 2.8``), never the bound's own words
                 return short, e, short if text[short:short + 1] in SIGNS else s
@@ -176,9 +191,15 @@ def _ends(text: str, end: int, ceiling: int) -> list[int]:
             rest = text[end:ceiling]
     clause = rest.lstrip(" ")
     at = end + len(rest) - len(clause)
-    word = next((w for w in (*BOUND_AFTER, *RANGE_ENDS) if clause.startswith(w)), None)
-    if word is not None:
-        return [at + len(word), *out]
+    end_word = next((w for w in RANGE_ENDS if clause.startswith(w)), None)
+    if end_word is not None:  # 22和25度之间, read without it when the reader reads it so
+        return [*out, at + len(end_word)]  # (22到25度): tried last
+    word = next((w for w in BOUND_AFTER if clause.startswith(w)), None)
+    if word is not None:  # and the unit after it (``25+ C``, 3+天)
+        at += len(word)
+        suffix = unit_after(text[at:ceiling])[0]
+        spaced = int(bool(suffix) and text[at:at + 1] == " ")
+        return [at + spaced + len(suffix), at][not suffix:] + out
     if bounds_after(clause):
         ends = []
         for w in clause.split(" ")[:RIGHT_WORDS]:

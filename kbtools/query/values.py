@@ -51,6 +51,7 @@ from kbtools.decision.words import (
     WORD_PREFIXES,
     WORD_SUFFIXES,
 )
+from kbtools.query.fillers import EN_NUMERALS, FILLERS, NOT_NEAR, drop_fillers, filler_at
 
 # Units that mark what a number measures (the same quantity in a header and a question).
 # Single Latin letters (f, c, h) name a unit only where no letter follows them.
@@ -155,8 +156,6 @@ _EN_SPAN_BEFORE = re.compile(r"\d[^\d,;]{0,12}?(?<![a-z])(?:to|and|or|through|th
 _EN_SPAN_GAP = re.compile(r" ?(?:to|and|or|through|thru) ?")
 _EN_NEGATED = re.compile(r"(?:(?!and |or |but )[a-z/]{1,12} )?"
                          r"(?:not|no|never|without|[a-z]{1,8}n['’]t)(?![a-z])")
-# words ending in 近 that make no approximate value of the number after them
-_NOT_NEAR = ("最", "附", "临", "靠", "邻", "接", "将")
 
 
 # English words after which a number is an amount said of no name before them (``ran 5
@@ -443,10 +442,10 @@ def approximate(before: str, clause: str) -> bool:
             if before.endswith(word):
                 ahead = before[-len(word) - 1:-len(word)]
                 if not (_latin(ahead) if _latin(word[:1]) else
-                        ahead.isdigit() or (word == "近" and ahead in _NOT_NEAR)):
+                        ahead.isdigit() or (word == "近" and ahead in NOT_NEAR)):
                     return True
         filler = next((w for w in FILLERS if w not in APPROX_BEFORE and
-                       _filler_at(before, w, True)), None)
+                       filler_at(before, w, True)), None)
         if filler is None:
             break
         before = before[:-len(filler)]
@@ -559,52 +558,3 @@ def _word_before(text: str, start: int, floor: int = 0,
     # after a lead of an amount, the words that may name its subject too (suction of
     # ``suction pressure ran``: `query.wording.amount_subject`)
     return " ".join(words[-3 if words and words[-1] in AMOUNT_LEADS else -2:])
-
-
-# words that may stand between an input's name and its value (温度为22度, 湿度达到90%,
-# ``temperature is 75``, ``pressure reads 35 psi``, ``the load's 85%``); 零下 and 负 too: they make the number
-# negative, `BELOW_ZERO`; 华氏 puts it in °F, refused
-FILLERS = sorted(("目前", "现在", "当前", "已经", "大约", "大概", "大致", "约莫", "约合", "差不多",
-                  "估计", "近", "达到", "约为", "共计", "累计",
-                  "零下", "华氏", "是", "为", "约", "在", "达", "到", "了", "已", "有", "共", "都", "均",
-                  "负", ":", "=", "≈",
-                  "is", "are", "was", "were", "of", "at", "now", "currently", "reads", "reading",
-                  "shows", "showing", "measures", "measured", "about", "around", "approximately",
-                  "approx", "apprx", "roughly", "circa", "ca", "estimated", "est", "some", "the", "has", "had", "been", "reached", "reaches", "stands",
-                  "sits", "equals", "minus", "negative", "'s", "’s"), key=len, reverse=True)
-EN_NUMERALS = re.compile(r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
-                         r"twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|"
-                         r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
-                         r"a hundred|a thousand)(?![a-z])")
-
-
-def drop_fillers(word: str) -> str:
-    """`word` without the filler words it ends with (达到 in 气温达到)."""
-    return _without_fillers(word, at_end=True)
-
-
-def strip_fillers(text: str) -> str:
-    """`text` without the filler words (and spaces) it starts with."""
-    return _without_fillers(text, at_end=False)
-
-
-def _without_fillers(text: str, *, at_end: bool) -> str:
-    """`text` without the filler words (`FILLERS`, longest first) at its end or its start; a
-    Latin filler only as a whole word (the is of ``issue`` is none)."""
-    while True:
-        text = text.rstrip(" ") if at_end else text.lstrip(" ")
-        word = next((w for w in FILLERS if _filler_at(text, w, at_end)), None)
-        if word is None:
-            return text
-        text = text[:-len(word)] if at_end else text[len(word):]
-
-
-def _filler_at(text: str, word: str, at_end: bool) -> bool:
-    if not (text.endswith(word) if at_end else text.startswith(word)):
-        return False
-    if word == "近" and at_end and text[-2:-1] in _NOT_NEAR:
-        return False  # 最近, 附近: a word of its own
-    if not (word.isascii() and word.isalpha()):
-        return True
-    beside = text[-len(word) - 1:-len(word)] if at_end else text[len(word):len(word) + 1]
-    return not (beside.isascii() and beside.isalpha())
