@@ -52,6 +52,11 @@ def evaluate(question: str):
     ("temperature at least 25 degrees, humidity 90%, 4 rainy days", "at least 25 degrees", 7),
     ("a temperature of at least 25 degrees, humidity 90%, 4 rainy days",
      "at least 25 degrees", 7),
+    ("temperature equal to or greater than 21 C, humidity 90%, 4 rainy days",
+     "equal to or greater than 21 C", 7),
+    # a unit on both ends, the second after a letter (°C-25): was the value 21
+    ("温度21℃-25℃，湿度90%，连续降雨4天", "21°C-25°C", 7),
+    ("temperature 21°C-25°C, humidity 90%, 4 rainy days", "21°C-25°C", 7),
 ])
 def test_a_bound_or_range_answers_from_the_row_holding_it(question, value, row):
     given, ev = evaluate(question)
@@ -64,6 +69,7 @@ def test_a_bound_or_range_answers_from_the_row_holding_it(question, value, row):
     ("temperature >= 15C, humidity 90%, 4 rainy days", ">=15C"),
     ("温度20度之下，湿度90%，连续降雨4天", "20度之下"),
     ("温度不超过25度，湿度90%，连续降雨4天", "不超过25度"),
+    ("温度18℃-25℃，湿度90%，连续降雨4天", "18°C-25°C"),  # was 18: the 15-20 row
 ])
 def test_a_bound_over_rows_names_them_never_one(question, value):
     given, ev = evaluate(question)
@@ -77,6 +83,8 @@ def test_a_bound_over_rows_names_them_never_one(question, value):
     ("temperature 25 C, humidity 90%, rain for less than 4 days", "less than 4 days", 6),
     ("temperature 25 C, humidity 90%, fewer than 4 days of rain", "fewer than 4 days", 6),
     ("temperature 25 C, humidity 90%, less than 4 rainy days", "less than 4 days", 6),
+    ("rain for 4 days or longer, temperature 25 C, humidity 90%", "4 days or longer", 7),
+    ("rain for 3 days or shorter, temperature 25 C, humidity 90%", "3 days or shorter", 6),
 ])
 def test_a_bound_on_a_count_of_days_is_read_in_whole_days(question, value, row):
     """连续降雨天数 counts days: <4 is ≤3, the ≤3 row's, not a range over ≤3 and >3."""

@@ -31,9 +31,9 @@ WORD_PREFIXES: tuple[tuple[str, str], ...] = tuple(sorted((
                          "minimum")),
 ), key=lambda wo: -len(wo[0])))
 WORD_SUFFIXES: tuple[tuple[str, str], ...] = tuple(sorted((
-    *((w, "≥") for w in ("or more", "or above", "or higher", "or greater", "or over",
+    *((w, "≥") for w in ("or more", "or above", "or higher", "or greater", "or over", "or longer",
                          "and above", "and over", "and up", "+", "minimum", "at minimum")),
-    *((w, "≤") for w in ("以内", "or less", "or below", "or lower", "or fewer", "or under",
+    *((w, "≤") for w in ("以内", "or less", "or below", "or lower", "or fewer", "or under", "or shorter",
                          "and below", "and under", "max", "max.", "maximum", "at most",
                          "at maximum")),
     # above and below as such, as ``above``/``below`` before a number (以上 and 以下 include

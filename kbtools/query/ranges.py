@@ -25,10 +25,12 @@ from functools import lru_cache
 from kbtools.decision.conditions import Condition
 from kbtools.decision.given import read_given
 from kbtools.decision.numerals import NUMERAL_CHARS
-from kbtools.decision.words import RANGE_ENDS, ZH_JOINERS
+from kbtools.decision.words import RANGE_ENDS, WORD_PREFIXES, ZH_JOINERS
 from kbtools.query.values import BOUND_AFTER, Number, bounds_after, unit_after
 
-LEFT_CHARS = 24  # how far before a number the words making it a bound may start
+# how far before a number the words making it a bound may start: the reader's longest word
+# before a number (``equal to or greater than``) and a few more (``is not``)
+LEFT_CHARS = max(len(w) for w, _ in WORD_PREFIXES) + 8
 RIGHT_WORDS = 3  # how many English words after a number and its unit may bound it
 JOINERS = "-~〜–—到至"  # what joins the two ends of a range (22-25, 22到25)
 CLAUSE_ENDS = frozenset(",，、。;；!?！？")  # a bound never reaches across these

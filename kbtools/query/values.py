@@ -137,17 +137,23 @@ _LIST_AFTER = re.compile(r"(?:和|与|跟|及|或者|或|、)[\d零〇一二两�
 # the upper end of 22~25度, 从18度升到25度 or 二十到二十五度 (not 高5度，达到22度: a clause apart)
 _SPAN_BEFORE = re.compile(r"[\d零〇一二两三四五六七八九十百千万]"
                           r"[^\d,，、。;；!?！？]{0,4}(?:~|〜|–|—|到|至)$")
+def _words(known: tuple[tuple[str, str], ...]) -> str:
+    """The English words of the tables' value reader (`decision.words`) as alternatives of a
+    pattern: every bound it reads is one the question's numbers are no exact value by."""
+    return "|".join(re.escape(w) for w, _ in known if w[:1].isalpha() and w.isascii())
+
+
 # English: the same, as whole words (on at most 24 characters before a number, or the
 # clause right after it and its unit)
 _EN_BELOW_ZERO = re.compile(r"(?<![a-z])(?:minus|negative) $")
 _EN_BOUND_BEFORE = re.compile(
     r"(?<![a-z'’])(?:below|under|over|above|than|least|most|max|maximum|min|minimum|not|no|"
     r"never|nearly|almost|approaching|exceeding|exceeds|exceeded|beyond|(?<!the )past|within|from|"
-    r"between|up to|[a-z]{1,8}n['’]t) ?$")
+    r"between|up to|[a-z]{1,8}n['’]t|" + _words(WORD_PREFIXES) + r") ?$")
 _EN_BOUND_AFTER = re.compile(
     r"(?:or (?:more|less|above|below|higher|lower|over|under|greater|fewer)|"
     r"and (?:up|above|over|higher|more|rising|falling)|plus|-?odd|max|maximum|min|minimum|"
-    r"at (?:most|least)|tops|below|above|under|over)(?![a-z])")
+    r"at (?:most|least)|tops|below|above|under|over|" + _words(WORD_SUFFIXES) + r")(?![a-z])")
 # what a duration counts (``4 days of heavy rain``), before a bound after it (``or more``)
 _EN_OBJECT = re.compile(r"of(?: (?!or |and |at |plus )[a-z]+){1,3} ")
 _EN_SPAN_AFTER = re.compile(r"(?:to|and|or|through|thru) ?-?\d")
@@ -400,7 +406,9 @@ def numbers(text: str, cased: str = "") -> list[Number]:
     # load``, ``4 rainy days and 2 dry days``)
     nouns = [x.noun for x in out]
     for n, (span_after, span_before) in enumerate(spans):
-        joined = span_after and _same_quantity(groups, n, n + 1, nouns)
+        # (21°c-25°c: its other end, after a letter, is no number read; the next one is not it)
+        unread = n + 1 < len(out) and any(ch.isdigit() for ch in text[out[n].end:out[n + 1].start])
+        joined = span_after and (unread or _same_quantity(groups, n, n + 1, nouns))
         if joined or (span_before and _same_quantity(groups, n - 1, n, nouns)):
             out[n] = replace(out[n], exact=False, to_next=joined and n + 1 < len(out) and
                              not STOP_GAP.search(text[out[n].end:out[n + 1].start]))
