@@ -54,6 +54,12 @@ def evaluate(question: str):
      "at least 25 degrees", 7),
     ("temperature equal to or greater than 21 C, humidity 90%, 4 rainy days",
      "equal to or greater than 21 C", 7),
+    ("温度低于零下5度，湿度90%，连续降雨4天", "低于零下5度", 1),
+    # two bounds of one range, each with its word
+    ("温度高于20度低于25度，湿度90%，连续降雨4天", "高于20度低于25度", 7),
+    ("温度超过20度但不到25度，湿度90%，连续降雨4天", "超过20度但不到25度", 7),
+    ("temperature over 20 and under 25 C, humidity 90%, 4 rainy days",
+     "over 20 and under 25 C", 7),
     # a unit on both ends, the second after a letter (°C-25): was the value 21
     ("温度21℃-25℃，湿度90%，连续降雨4天", "21°C-25°C", 7),
     ("temperature 21°C-25°C, humidity 90%, 4 rainy days", "21°C-25°C", 7),
@@ -91,6 +97,11 @@ def test_a_bound_on_a_count_of_days_is_read_in_whole_days(question, value, row):
     given, ev = evaluate(question)
     assert given.values[D] == value, given
     assert ev.status == "match" and ev.row == row, ev.message
+
+
+def test_bounds_of_two_inputs_are_no_one_range():
+    given, ev = evaluate("温度超过20度湿度低于85，连续降雨4天")
+    assert given.values == {T: "超过20度", H: "低于85", D: "4"} and ev.row == 5, given
 
 
 def test_a_value_in_fahrenheit_is_never_compared_as_celsius():

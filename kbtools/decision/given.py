@@ -88,14 +88,15 @@ def read_given(value: str, numeric: bool) -> Given:
 _BELOW_ZERO = ("零下", "负")
 
 
+_BELOW_ZERO_AT = re.compile(
+    rf"(?:{'|'.join(_BELOW_ZERO)})\s*(?=[\d{''.join(sorted(NUMERAL_CHARS))}])")
+
+
 def _signed(text: str) -> str:
-    """`text` with a word saying its number is below zero written as a minus (``零下5度`` →
-    ``-5度``, ``零下五度`` → ``-五度``)."""
-    for word in _BELOW_ZERO:
-        rest = text[len(word):].lstrip()
-        if text.startswith(word) and (rest[:1].isdigit() or rest[:1] in NUMERAL_CHARS):
-            return "-" + rest
-    return text
+    """`text` with a word saying its number is below zero written as a minus, wherever the
+    number stands (``零下5度`` → ``-5度``, ``零下五度`` → ``-五度``, ``低于零下5度`` →
+    ``低于-5度``)."""
+    return _BELOW_ZERO_AT.sub("-", text)
 
 
 def _spelled(text: str) -> str:

@@ -26,7 +26,7 @@ from kbtools.decision.conditions import Condition
 from kbtools.decision.given import read_given
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.decision.words import RANGE_ENDS, WORD_PREFIXES, ZH_JOINERS
-from kbtools.query.values import BOUND_AFTER, Number, bounds_after, unit_after
+from kbtools.query.values import BOUND_AFTER, BOUND_BEFORE, Number, bounds_after, unit_after
 
 # how far before a number the words making it a bound may start: the reader's longest word
 # before a number (``equal to or greater than``) and a few more (``is not``)
@@ -61,10 +61,14 @@ def with_ranges(text: str, cased: str, found: list[Number]) -> list[Number]:
         tried += 1
         floor = _unit_end(text, out[n - 1]) if n else 0
         found_at = None
-        # the next number joined to it by a word that also lists values (22和25度之间: a range
-        # the reader reads, 22和25度 none) is tried as its other end first
-        joined = last == n and n + 1 < len(out) and not out[n + 1].exact and \
-            text[_unit_end(text, x):out[n + 1].start].strip() in ZH_JOINERS
+        # the next bound joined to it by words of bounds alone is tried as its other end
+        # first: 22和25度之间 (a range the reader reads, 22和25度 none), 高于20度低于25度,
+        # 20度以上25度以下, ``over 20 and under 25 C``; not a bound of another quantity
+        # (超过20度湿度低于85%: a name between, or a unit known to differ)
+        nxt = out[n + 1] if last == n and n + 1 < len(out) else None
+        joined = nxt is not None and not nxt.exact and \
+            (x.unit is None or nxt.unit is None or x.unit == nxt.unit) and \
+            _joins(text[_unit_end(text, x):nxt.start])
         for last in [n + 1, n] if joined else [last]:  # noqa: B020 (the one tried is kept)
             ceiling = out[last + 1].start if last + 1 < len(out) else len(text)
             found_at = _range_at(text, x.start, _unit_end(text, out[last]), floor, ceiling)
@@ -84,6 +88,26 @@ def with_ranges(text: str, cased: str, found: list[Number]) -> list[Number]:
                                  unit=out[k].unit if out[k].unit is not None else unit)
         n = last + 1
     return out
+
+
+# what may stand between the two bounds of one range: words of bounds, joiners, and
+# conjunctions (高于20度|低于|25度, 20度|以上|25度以下, ``over 20| and under |25 c``)
+_JOINING = tuple(sorted({*BOUND_AFTER, *BOUND_BEFORE, *ZH_JOINERS,
+                         *(w for w, _ in WORD_PREFIXES), "and", "but", "or", "且", "但", "但是",
+                         "而", "又"}, key=len, reverse=True))
+
+
+def _joins(gap: str) -> bool:
+    """Whether `gap`, the text between a bound's number (and its unit) and the next number,
+    holds only words that join two bounds into one range (`_JOINING`)."""
+    rest = gap.strip(" ")
+    while rest:
+        word = next((w for w in _JOINING if rest.startswith(w) and not (
+            w[-1:].isalpha() and w.isascii() and rest[len(w):len(w) + 1].isalpha())), None)
+        if word is None:
+            return False
+        rest = rest[len(word):].strip(" ")
+    return True
 
 
 def _without_nouns(text: str, found: list[Number]) -> str:

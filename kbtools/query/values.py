@@ -376,7 +376,9 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                            # (``30 c outside and 24 c``: each said of its place, no span)
                            _EN_SPAN_GAP.fullmatch(text[out[-1].after if out else 0:start]))))
         lists.append(bool(_LIST_AFTER.match(rest) or _LIST_AFTER.match(after)))
-        exact = not (text[max(0, start - 8):start].endswith(BOUND_BEFORE)  # (小于或等于)
+        lead = text[max(0, start - 10):start]  # (小于或等于; 低于零下5度: the bound before 零下)
+        lead = next((lead[:-len(z)] for z in BELOW_ZERO if lead.endswith(z)), lead)
+        exact = not (lead.endswith(BOUND_BEFORE)
                      or after.startswith(BOUND_AFTER)
                      or "每" in run  # 每天运行20小时: a rate
                      or negated(after)  # 连续5天没有下雨: not the column's value
