@@ -145,6 +145,7 @@ def test_the_table_reads_the_bound_words_as_the_question_does(value, row):
 @pytest.mark.parametrize(("value", "said"), [
     ("20多度", "not a number"),  # was 20: the 15-20 row
     ("15°C+", "a range over more than one rule"),  # was 15: the 15-20 row
+    ("20度以內", "not a number"),  # Traditional script: was 20, the 15-20 row
     ("30 degrees F", "it is in '°F'"),
     ("above 30 degrees F", "it is in '°F'"),
 ])

@@ -66,8 +66,10 @@ _EXP = r"(?:[eE][+-]?\d+)?"  # inputs only: 1e-07, 2.5E+3
 # a unit: what follows a number up to 12 characters, but never a word that bounds it (30以上,
 # 6.5以下(不含) were read as "= 30", "= 6.5" with a unit "以上", "以下(不含)")
 # ... an area or a volume keeps its power (m², ㎡, cm³ are m2, cm3 after NFKC: 10m² was text)
-# (nor a word that bounds it without a comparison, 20多度, or ``+``: 25°C+ is no 25)
-_NOT_UNIT = "|".join(("以上", "以下", "以内", "以外", "含", "之上", "之下", "之间", *ROUGH_AFTER))
+# (nor a word that bounds it without a comparison, 20多度, or ``+``: 25°C+ is no 25; nor
+# these in Traditional script, 20度以內, which a value is refused for, never read as 20)
+_NOT_UNIT = "|".join(("以上", "以下", "以内", "以外", "含", "之上", "之下", "之间", *ROUGH_AFTER,
+                      "以內", "之間", "餘", "幾", "來"))
 _UNIT = rf"(?:[cdkm]?m[23](?![\d.])|(?!{_NOT_UNIT})[^\d\s<>=≤≥≦≧~〜\-–—至到,;:*|+]){{0,12}}"
 _RANGE_SEP = r"(?:-|~|〜|–|—|至|到)"
 _RE_CMP = re.compile(rf"^(<=|>=|<|>|≤|≥|≦|≧)\s*({_NUM})\s*{_UNIT}$")

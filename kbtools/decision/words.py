@@ -51,7 +51,7 @@ ROUGH_AFTER = ("出头", "多", "余", "几", "来")
 # 之间, 22到25度之间: ``between 22 and 25``); without 之间 or 介于, 22和25度 lists two values
 ZH_BETWEEN = (("介于", "之间"), ("介于", "中间"), ("介于", ""), ("在", "之间"), ("在", "中间"),
               ("", "之间"), ("", "中间"))
-RANGE_ENDS = tuple({end for _, end in ZH_BETWEEN if end})  # the words ending a range (之间)
+RANGE_ENDS = tuple(sorted({end for _, end in ZH_BETWEEN if end}))  # words ending a range: 之间
 ZH_JOINERS = ("和", "与", "跟", "及", "到", "至", "-", "~", "〜", "–", "—")
 # Comparison symbols as writers also type them: the two characters the other way round
 # (``=>3``, ``=<3``), apart (``> = 3``), equality doubled (``==3``); each read as its symbol
