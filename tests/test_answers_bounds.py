@@ -89,6 +89,7 @@ def test_a_bound_over_rows_names_them_never_one(question, value):
     ("temperature 25 C, humidity 90%, rain for less than 4 days", "less than 4 days", 6),
     ("temperature 25 C, humidity 90%, fewer than 4 days of rain", "fewer than 4 days", 6),
     ("temperature 25 C, humidity 90%, less than 4 rainy days", "less than 4 days", 6),
+    ("温度不低于二十一度，湿度不少于百分之八十五，连续降雨不到四天", "不到四天", 6),
     ("rain for 4 days or longer, temperature 25 C, humidity 90%", "4 days or longer", 7),
     ("rain for 3 days or shorter, temperature 25 C, humidity 90%", "3 days or shorter", 6),
 ])
@@ -140,6 +141,13 @@ def test_the_table_reads_the_bound_words_as_the_question_does(value, row):
     assert RISK is not None
     result = match_rules(RISK, {T: value})
     assert result.status == "match" and result.selected == (row,), result.message
+
+
+def test_a_percentage_said_in_words_is_read_with_its_bound():
+    given, ev = evaluate("温度25度，湿度百分之八十五以上，连续降雨4天")
+    assert given.values[H] == "百分之八十五以上" and ev.row == 7, given
+    hum = build_table([H, "风险"], [["<85", "低"], ["≥85", "高"]], decision=f"inputs={H}; outputs=风险")
+    assert hum is not None and match_rules(hum, {H: "百分之八十五"}).selected == (2,)
 
 
 @pytest.mark.parametrize(("value", "said"), [

@@ -44,6 +44,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.given._DATE": "match",  # an input value
     "kbtools.decision.words._LEAD_NUMBER": "match",  # a table cell, an input value
     "kbtools.decision.given._BELOW_ZERO_AT": "sub",  # an input value
+    "kbtools.decision.conditions._PERCENT_SAID": "sub",  # a table cell, an input value
     "kbtools.decision.units._SPELLED": "sub",  # an input value
     "kbtools.decision.units._EN_COUNTED": "search",  # a table header without its unit
     "kbtools.query.values._EN_SPAN_GAP": "fullmatch",  # the text between two numbers

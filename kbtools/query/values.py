@@ -395,14 +395,15 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                 (at := text.find(suffix, end, end + 26)) >= 0:
             known = cased[at:at + len(suffix)]  # as typed: 30°C, not 30°c
         word = run if run.rpartition(" ")[2] in owned else drop_fillers(run)
-        past = end + skip + (len(rest[skip:]) - len(rest[skip:].lstrip(" ")))
+        virtual = int(text.startswith("百分之", start))  # (its % is in `rest`, not the text)
+        past = end + skip - virtual + (len(rest[skip:]) - len(rest[skip:].lstrip(" ")))
         out.append(Number(start, end, value, unit, value + known, exact, word, past, noun,
                           approximate(text[max(0, start - 16):start], clause),
                           extent=(start, past)))
         groups.append(unit_group("℃") if unit == BARE_DEGREES else  # 22 degrees to 25℃
                       unit_group(known) if known else None)
         if unit is not None or ago:  # not the 月 of 3月2日: a date's 2 follows its month
-            floor = max(floor, end + skip)
+            floor = max(floor, end + skip - virtual)
     # an end of a span (22~25度, ``10 to 20``) is no exact value; two numbers in units known to
     # differ, or counting things named apart, are two values, not a span (``at 70 °F and 85%
     # load``, ``4 rainy days and 2 dry days``)
