@@ -263,7 +263,8 @@ def test_fahrenheit_and_tenths_are_refused_not_read():
     ("温度26度5，湿度90%", {"相对湿度(%)": "90"}),
     # not a value: a spoken decimal (26.5), a bound, a span, an either-or, "once" (一度)
     ("温度二十六度五，湿度百分之八九十，连续降雨三四天", {}),
-    ("温度二十多度，湿度达到百分之九十以上，连续降雨二十来天", {}),
+    # (a bound is given as written, as 90%以上 is: the table reads it)
+    ("温度二十多度，湿度达到百分之九十以上，连续降雨二十来天", {"相对湿度(%)": "百分之九十以上"}),
     ("温度二十到二十五度，湿度90%", {"温度(℃)": "二十到二十五度", "相对湿度(%)": "90"}),
     ("温度一度达到三十度，湿度90%", {"相对湿度(%)": "90"}),
     # numerals that count something else: a date, words (一些, 十分)
