@@ -227,8 +227,11 @@ def test_a_question_value_is_read_as_the_number_it_means(question, column, given
     # a value given in a way not read here leaves the input missing, never another number
     ("温度二十五六度，湿度90%，最低温15度，连续降雨2天", SCAB,
      {"相对湿度(%)": "90", "连续降雨天数": "2"}),
-    ("气温已超20度，湿度90%，连续降雨2天", SCAB, {"相对湿度(%)": "90", "连续降雨天数": "2"}),
-    ("温度在20度之上，湿度90%，连续降雨3+天", SCAB, {"相对湿度(%)": "90"}),
+    # a bound is given as written, read as the table reads it (test_answers_bounds.py)
+    ("气温已超20度，湿度90%，连续降雨2天", SCAB,
+     {"温度(℃)": "超20度", "相对湿度(%)": "90", "连续降雨天数": "2"}),
+    ("温度在20度之上，湿度90%，连续降雨3+天", SCAB,
+     {"温度(℃)": "20度之上", "相对湿度(%)": "90", "连续降雨天数": "3+天"}),
     ("温度从18度升到25度，湿度90%", SCAB, {"相对湿度(%)": "90"}),
     ("换油后每天运行20小时，已经100天了", HOURS, {}),  # a rate
     ("连续5天没有下雨，温度22度，湿度90%", SCAB, {"温度(℃)": "22", "相对湿度(%)": "90"}),
@@ -260,7 +263,8 @@ def test_fahrenheit_and_tenths_are_refused_not_read():
     ("温度26度5，湿度90%", {"相对湿度(%)": "90"}),
     # not a value: a spoken decimal (26.5), a bound, a span, an either-or, "once" (一度)
     ("温度二十六度五，湿度百分之八九十，连续降雨三四天", {}),
-    ("温度二十多度，湿度达到百分之九十以上，连续降雨二十来天", {}),
+    # (a bound is given as written, as 90%以上 is: the table reads it)
+    ("温度二十多度，湿度达到百分之九十以上，连续降雨二十来天", {"相对湿度(%)": "百分之九十以上"}),
     ("温度二十到二十五度，湿度90%", {"温度(℃)": "二十到二十五度", "相对湿度(%)": "90"}),
     ("温度一度达到三十度，湿度90%", {"相对湿度(%)": "90"}),
     # numerals that count something else: a date, words (一些, 十分)

@@ -27,14 +27,14 @@ from kbfixtures import (
     titled_page,
     top_evaluation,
 )
-from test_answers_qualified import NOT_MODIFIERS
+from test_answers_qualified import names_no_thing
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.decision import build_table
+from kbtools.query.fillers import EN_NUMERALS
 from kbtools.query.inputs import find_inputs, read_inputs
 from kbtools.query.quantities import AMBIENT, CHANGES, EN_PLAIN, ROOMS, input_names
-from kbtools.query.values import EN_NUMERALS
 from kbtools.query.wording import ABBREVIATIONS
 
 BARE = build_table(["温度(℃)", "湿度(%)", "措施"],
@@ -166,7 +166,7 @@ def test_any_english_possessive_after_a_value_or_before_a_comma_keeps_it(
 
 @settings(max_examples=200, deadline=None)
 @given(modifier=st.characters(min_codepoint=0x4E00, max_codepoint=0x9FA5)
-       .filter(lambda ch: ch not in NOT_MODIFIERS),
+       .filter(lambda ch: not names_no_thing(ch)),
        value=st.integers(min_value=0, max_value=120))
 def test_any_chinese_thing_before_a_comma_keeps_its_value(modifier, value):
     """X温，N度: whatever thing X is, N is its temperature; 温度，N度 the table's."""
@@ -245,7 +245,7 @@ def test_a_thing_before_a_verb_of_change_still_qualifies(question, header, value
        to=st.sampled_from(["", "到", "至", "已经到"]), value=st.integers(min_value=0,
                                                                         max_value=99),
        thing=st.characters(min_codepoint=0x4E00, max_codepoint=0x9FA5)
-       .filter(lambda ch: ch not in NOT_MODIFIERS | set("压力")))  # 压力's own: no thing
+       .filter(lambda ch: not names_no_thing(ch) and ch not in "压力"))  # 压力's own: no thing
 def test_any_verb_of_change_fills_and_a_thing_before_it_keeps_its_value(verb, short, to,
                                                                       value, thing):
     name, unit, header = short

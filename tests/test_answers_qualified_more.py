@@ -28,15 +28,15 @@ from kbfixtures import (
     titled_page,
     top_evaluation,
 )
-from test_answers_qualified import NOT_MODIFIERS
+from test_answers_qualified import names_no_thing
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.decision import build_table
 from kbtools.query.changes import EN_CHANGES
+from kbtools.query.fillers import EN_NUMERALS, FILLERS
 from kbtools.query.inputs import read_inputs
 from kbtools.query.quantities import AMBIENT, EN_PLAIN, ROOMS
-from kbtools.query.values import EN_NUMERALS, FILLERS
 from kbtools.query.wording import ABBREVIATIONS
 
 BARE = build_table(["温度(℃)", "湿度(%)", "措施"],
@@ -164,7 +164,7 @@ def test_a_time_before_a_name_qualifies_nothing(question):
 
 @settings(max_examples=200, deadline=None)
 @given(thing=st.characters(min_codepoint=0x4E00, max_codepoint=0x9FA5)
-       .filter(lambda ch: ch not in NOT_MODIFIERS | set("压力")),
+       .filter(lambda ch: not names_no_thing(ch) and ch not in "压力"),
        place=st.sampled_from(["内", "里", "中", "里的", "内的"]),
        value=st.integers(min_value=1, max_value=99))
 def test_any_thing_before_a_place_word_keeps_its_value(thing, place, value):
@@ -248,10 +248,13 @@ def test_a_thing_before_an_english_verb_of_change_still_qualifies(question, head
 
 
 def test_a_change_by_an_amount_or_up_to_a_bound_is_no_value():
-    """``rose by 5 C`` is a change, ``heated up to 80 C`` a bound: the input stays missing."""
+    """``rose by 5 C`` is a change: the input stays missing. ``heated up to 80 C`` is a bound
+    (at most 80 ℃, which the table reads as it reads ``up to 80 C``), never the value 80 nor a
+    value said of a thing named ``up``."""
     table = bare_table("Temperature (°C)")
-    for question in ("the temperature rose by 5 C", "heated up to 80 C"):
-        assert read_inputs(question, table).values == {}, question
+    assert read_inputs("the temperature rose by 5 C", table).values == {}
+    got = read_inputs("heated up to 80 C", table)
+    assert got.values == {"Temperature (°C)": "up to 80 C"} and got.others == {}
 
 
 # a thing: no word of a closed class, filler, verb of change, numeral or name of the input

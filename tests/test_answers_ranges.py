@@ -208,7 +208,11 @@ def test_what_the_table_reader_takes_as_no_range_stays_missing(question):
 
 
 @pytest.mark.parametrize("question", ["35-50℃ 油温正常吗", "22到25度的油温正常吗",
-                                      "油温22到25度，湿度90%，连续降雨4天"])
+                                      "油温22到25度，湿度90%，连续降雨4天",
+                                      # a sign after the name: the name is no word of the bound
+                                      "油温>25度，湿度90%，连续降雨4天",
+                                      "油温≥25℃，湿度90%",
+                                      "oil temperature >= 25 C, humidity 90%"])
 def test_a_range_said_of_another_thing_is_no_inputs_value(question):
     """"35-50℃ 油温正常吗" asks of the oil: read as the wheat-scab table's 温度(℃) (the
     range's first end was checked for a thing named after it, and 油温 follows the second),

@@ -42,6 +42,11 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.numerals._JOINED": "match",  # what follows English number words
     "kbtools.decision.given._SEVERAL": "split",  # an input value (CLI, API, MCP)
     "kbtools.decision.given._DATE": "match",  # an input value
+    "kbtools.decision.words._LEAD_NUMBER": "match",  # a table cell, an input value
+    "kbtools.decision.given._BELOW_ZERO_AT": "sub",  # an input value
+    "kbtools.decision.conditions._PERCENT_SAID": "sub",  # a table cell, an input value
+    "kbtools.decision.units._SPELLED": "sub",  # an input value
+    "kbtools.decision.units._EN_COUNTED": "search",  # a table header without its unit
     "kbtools.query.values._EN_SPAN_GAP": "fullmatch",  # the text between two numbers
     "kbtools.query.values._AGO": "match",  # what follows a duration
     "kbtools.query.values._EN_OBJECT": "match",  # what follows a duration
@@ -274,7 +279,7 @@ OTHER: dict[str, str] = {
     "kbtools.query.values._EN_NEGATED": "at most AFTER_CHARS characters after a number (match)",
     "kbtools.query.values._EN_WORDS_BEFORE": "at most 32 characters before a number",
     "kbtools.query.values._UNIT_BEFORE": "at most 16 characters before a number's words",
-    "kbtools.query.values.EN_NUMERALS": "at most 26 characters after an input's name (match)",
+    "kbtools.query.fillers.EN_NUMERALS": "at most 26 characters after an input's name (match)",
     "kbtools.query.inputs:<dynamic>": "an escaped literal input name found in the question",
     "kbtools.query.codes:<dynamic>": "a code's escaped prefix forms and its digits between "
                                       "fixed look-arounds, searched in chunk texts (linear)",

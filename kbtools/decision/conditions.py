@@ -59,14 +59,18 @@ from kbtools.decision.units import (
     scale,
     unit_word,
 )
-from kbtools.decision.words import WORD_PREFIXES, symbolic
+from kbtools.decision.words import ROUGH_AFTER, WORD_PREFIXES, symbolic
 
 _NUM = r"[+-]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?"  # 1,000: groups of three
 _EXP = r"(?:[eE][+-]?\d+)?"  # inputs only: 1e-07, 2.5E+3
 # a unit: what follows a number up to 12 characters, but never a word that bounds it (30以上,
 # 6.5以下(不含) were read as "= 30", "= 6.5" with a unit "以上", "以下(不含)")
 # ... an area or a volume keeps its power (m², ㎡, cm³ are m2, cm3 after NFKC: 10m² was text)
-_UNIT = r"(?:[cdkm]?m[23](?![\d.])|(?!以上|以下|以内|以外|含)[^\d\s<>=≤≥≦≧~〜\-–—至到,;:*|]){0,12}"
+# (nor a word that bounds it without a comparison, 20多度, or ``+``: 25°C+ is no 25; nor
+# these in Traditional script, 20度以內, which a value is refused for, never read as 20)
+_NOT_UNIT = "|".join(("以上", "以下", "以内", "以外", "含", "之上", "之下", "之间", *ROUGH_AFTER,
+                      "以內", "之間", "餘", "幾", "來"))
+_UNIT = rf"(?:[cdkm]?m[23](?![\d.])|(?!{_NOT_UNIT})[^\d\s<>=≤≥≦≧~〜\-–—至到,;:*|+]){{0,12}}"
 _RANGE_SEP = r"(?:-|~|〜|–|—|至|到)"
 _RE_CMP = re.compile(rf"^(<=|>=|<|>|≤|≥|≦|≧)\s*({_NUM})\s*{_UNIT}$")
 _RE_RANGE = re.compile(rf"^({_NUM})\s*{_UNIT}\s*{_RANGE_SEP}\s*({_NUM})\s*{_UNIT}$")
@@ -463,10 +467,15 @@ def _end(text: str, infinite: float) -> float | None:
 
 def read_numerals(text: str) -> str:
     """`text` with each Chinese numeral written the standard way as its decimal number
-    (``三天以下`` → ``3天以下``); any other numeral (三四, 二十五六) as written."""
+    (``三天以下`` → ``3天以下``), a percentage said so with its sign (``百分之八十五以上`` →
+    ``85%以上``); any other numeral (三四, 二十五六) as written."""
     if not any(ch in NUMERAL_CHARS for ch in text):
         return text
-    return _CJK_NUMERAL.sub(lambda m: chinese_number(m.group(0)) or m.group(0), text)
+    text = _CJK_NUMERAL.sub(lambda m: chinese_number(m.group(0)) or m.group(0), text)
+    return _PERCENT_SAID.sub(r"\1%", text) if "百分之" in text else text
+
+
+_PERCENT_SAID = re.compile(rf"百分之\s*({_NUM})")  # 百分之85: 85%
 
 
 def _numerals(raw: str, plain: str) -> Condition | None:

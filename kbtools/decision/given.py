@@ -37,7 +37,7 @@ from kbtools.decision.conditions import (
     read_numerals,
 )
 from kbtools.decision.numerals import NUMERAL_CHARS, spell_numbers
-from kbtools.decision.units import limits
+from kbtools.decision.units import limits, unit_symbols
 from kbtools.decision.words import APPROX_ABBREVIATIONS, APPROX_AFTER, APPROX_BEFORE
 from kbtools.errors import TableError
 
@@ -75,7 +75,7 @@ def read_given(value: str, numeric: bool) -> Given:
     if not numeric:
         return Given(value, written=value)
     text, rough = _unrough(normalize_cell(value))
-    text = _spelled(read_numerals(_signed(text)))
+    text = unit_symbols(_spelled(read_numerals(_signed(text))))  # 30 degrees F: 30°f
     if parse_number(text) is not None:
         return Given(text, None, rough, value)
     span = parse_condition(text)
@@ -88,14 +88,15 @@ def read_given(value: str, numeric: bool) -> Given:
 _BELOW_ZERO = ("零下", "负")
 
 
+_BELOW_ZERO_AT = re.compile(
+    rf"(?:{'|'.join(_BELOW_ZERO)})\s*(?=[\d{''.join(sorted(NUMERAL_CHARS))}])")
+
+
 def _signed(text: str) -> str:
-    """`text` with a word saying its number is below zero written as a minus (``零下5度`` →
-    ``-5度``, ``零下五度`` → ``-五度``)."""
-    for word in _BELOW_ZERO:
-        rest = text[len(word):].lstrip()
-        if text.startswith(word) and (rest[:1].isdigit() or rest[:1] in NUMERAL_CHARS):
-            return "-" + rest
-    return text
+    """`text` with a word saying its number is below zero written as a minus, wherever the
+    number stands (``零下5度`` → ``-5度``, ``零下五度`` → ``-五度``, ``低于零下5度`` →
+    ``低于-5度``)."""
+    return _BELOW_ZERO_AT.sub("-", text)
 
 
 def _spelled(text: str) -> str:
@@ -193,6 +194,22 @@ def impossible(xs: list[float], unit: str,
         shown, shown_zh = f"{low} {unit} or more", f"不低于 {low} {unit}"
     return (f"impossible: this column takes {shown}",
             f"不可能的值：这一列的取值范围是{shown_zh}")
+
+
+def whole(span: Condition) -> Condition:
+    """`span` on whole numbers, as a column counting whole things takes it (`units.counts_whole`:
+    <4 days is ≤3 days, >3 is ≥4, 2.5-4.5 is 3-4); as it is when it holds no whole number."""
+    lo, hi = span.lo, span.hi
+    if math.isfinite(lo):
+        lo = float(math.ceil(lo) if span.lo_incl else math.floor(lo) + 1)
+    if math.isfinite(hi):
+        hi = float(math.floor(hi) if span.hi_incl else math.ceil(hi) - 1)
+    if lo > hi:
+        return span
+    kind = "range" if math.isfinite(lo) and math.isfinite(hi) else \
+        ("ge" if math.isfinite(lo) else "le")
+    return replace(span, kind=kind, lo=lo, hi=hi, lo_incl=math.isfinite(lo),
+                   hi_incl=math.isfinite(hi))
 
 
 def covers(cond: Condition, span: Condition) -> bool:

@@ -403,8 +403,9 @@ def _input_numbers(table: DecisionTable, reads: Mapping[int, Given],
             continue
         if overflows(value) or (i in table.numeric and numbers[i] is None):
             raise InputError(where, table.header[i], shown)
-        if i in table.numeric and input_unit_problem(value, unit):
-            raise InputError(where, table.header[i], shown, unit)
+        if i in table.numeric and input_unit_problem(value, unit):  # (30°F of 30 degrees F)
+            raise InputError(where, table.header[i], shown if parse_number(shown) is not None
+                             else value, unit)
         if i in table.numeric and _fraction_of_percent(table, i, value, unit):
             raise InputError(where, table.header[i], shown, unit, fraction=True)
         if i in table.numeric:

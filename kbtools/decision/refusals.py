@@ -41,9 +41,10 @@ from kbtools.decision.given import (
     impossible,
     read_given,
     several,
+    whole,
 )
 from kbtools.decision.model import DecisionTable
-from kbtools.decision.units import scale
+from kbtools.decision.units import counts_whole, scale
 from kbtools.errors import TableError
 
 SHOWN_VALUES = 12  # the values of a text column an error names at most
@@ -67,6 +68,8 @@ def read_inputs(table: DecisionTable, given: Mapping[int, str], where: str,
             raise _several_error(where, column, value)
         elif read.span is not None:
             read = _span_in_column_unit(table, i, read, where)
+            if read.span is not None and counts_whole(column_key(column)):  # <4天: ≤3 days
+                read = replace(read, span=whole(read.span))
         out[i] = read
     return out
 

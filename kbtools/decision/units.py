@@ -5,10 +5,12 @@
 A number in a unit of its column's family is converted by the exact factor between them
 (`SCALES`: 2 years in a column of months is 24); any other unit is not converted, and these
 lists say when two spellings are known to be the same unit or known to differ (72 °F against
-a ℃ column is refused). Pure: imports nothing.
+a ℃ column is refused), and their spellings in words (``degrees Fahrenheit``). Pure.
 """
 
 from __future__ import annotations
+
+import re
 
 # Units an input may name, by what they measure: two of one group are the same unit, two of
 # different groups are not (an input in °F against a ℃ column, weeks against days). Any
@@ -30,6 +32,26 @@ UNIT_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
     {"in/s", "ips"}, {"mm/s"}, {"gpm"}, {"cfm"}, {"cal/cm2", "cal/cm²"},
 ))
 GROUP_OF = {unit: i for i, group in enumerate(UNIT_GROUPS) for unit in group}
+# English spellings of a unit, as the unit the tables know (written after the value: ``30
+# degrees F`` is 30 °F, as a question or a caller's value gives it)
+SPELLED_UNITS: dict[str, str] = {
+    **dict.fromkeys(("degrees fahrenheit", "degree fahrenheit", "deg fahrenheit",
+                     "degrees f", "degree f", "deg f", "degf", "fahrenheit"), "°f"),
+    **dict.fromkeys(("degrees celsius", "degree celsius", "deg celsius", "degrees centigrade",
+                     "degrees c", "degree c", "deg c", "degc", "celsius", "centigrade"), "°c"),
+    **dict.fromkeys(("per cent", "pct"), "%"),
+}
+_SPELLED = re.compile(r"(?<=\d)\s*(" + "|".join(
+    re.escape(w) for w in sorted(SPELLED_UNITS, key=len, reverse=True)) + r")(?![a-z])",
+    re.IGNORECASE)
+
+
+def unit_symbols(text: str) -> str:
+    """`text` with each unit spelled in words after a number in its symbol (``above 30
+    degrees F`` → ``above 30°F``), as the tables' readers know it (`SPELLED_UNITS`)."""
+    return _SPELLED.sub(lambda m: SPELLED_UNITS[m.group(1).casefold()].upper(), text)
+
+
 # ``degrees`` alone: a temperature, in whichever degrees the column counts (``22 degrees``
 # in a ℃ column is 22 ℃, ``160 degrees`` in a °F one 160 °F); in any other column no value
 BARE_DEGREES = frozenset(("degrees", "degree", "deg", "°"))  # 24°: no scale named
@@ -43,6 +65,21 @@ MAGNITUDE_WORDS = ("thousand", "million", "billion", "hundred", "dozen")  # 2 th
 GLUED_UNITS = ("°c", "°f", "℃", "℉", "%", "‰")
 NAMED_UNITS = (("小时数", "小时"), ("小时", "小时"), ("天数", "天"), ("日数", "天"),
                ("分钟数", "分钟"), ("分钟", "分钟"), ("周数", "周"), ("月数", "月"), ("年数", "年"))
+
+# what a header names a count of when its name (without its unit) ends in it: 连续降雨天数
+# and ``rain days`` count days, 喷药次数 times, ``number of sprays`` and ``spray count``
+# sprays. Its values are whole numbers, so a bound or a range given it is one on whole
+# numbers (<4 days is ≤3 days): the table means whole days when it splits ≤3 from >3. Not
+# hours or years counted (运行小时数, 使用年数: 2.5 hours or 1.5 years are values of their own)
+COUNTED = ("天数", "日数", "次数", "个数", "人数", "头数", "株数", "只数", "台数", "件数", "粒数",
+           "遍数", "层数", "代数")
+_EN_COUNTED = re.compile(r"^(?:numberof|no\.?of|#)|(?:count|days)$")
+
+
+def counts_whole(key: str) -> bool:
+    """Whether a column whose header without its unit is `key` (`conditions.column_key`:
+    case-folded, no spaces) counts whole things (`COUNTED`)."""
+    return key.endswith(COUNTED) or bool(_EN_COUNTED.search(key))
 
 
 # Families of units one is converted to another in by an exact factor (the size of each in

@@ -8,7 +8,7 @@ Pure.
 
 from __future__ import annotations
 
-from kbtools.query.values import drop_fillers
+from kbtools.query.fillers import drop_fillers
 
 # English verbs of change before ``to`` and a value (``heated to 80 c``, ``the pressure was
 # raised to 30 psi``, ``we cooled the room down to 5 c``): say how the quantity went, not of

@@ -37,6 +37,8 @@ from kbtools.decision.model import name_parts
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.decision.units import bare_degrees, degrees_fit, scale
 from kbtools.decision.words import APPROX_AFTER
+from kbtools.index.tokenize import to_simplified
+from kbtools.query.fillers import EN_NUMERALS, strip_fillers
 from kbtools.query.naming import (
     NAME_GAP,
     PERCENT,
@@ -62,13 +64,11 @@ from kbtools.query.ranges import with_ranges
 from kbtools.query.values import (
     BOUND_AFTER,
     DURATIONS,
-    EN_NUMERALS,
     STOP_GAP,
     Number,
     bounds_after,
     compact,
     numbers,
-    strip_fillers,
 )
 from kbtools.query.wording import (
     NAME_STARTS,
@@ -148,11 +148,16 @@ def read_inputs(question: str, table: DecisionTable,
     ``temp``: `query.wording.ABBREVIATIONS`) name it as its synonyms do. `vocabulary`: the
     names of every decision table's inputs in the knowledge (`query.quantities.input_names`);
     a value said of one that names none of this table's inputs (油温80度, ``bearing
-    temperature 80 C`` on a table of ``温度(℃)``) is given to none of them."""
+    temperature 80 C`` on a table of ``温度(℃)``) is given to none of them. A question in
+    Traditional script is read in Simplified (溫度超過20度 as 温度超过20度)."""
     synonyms = with_abbreviations(synonyms)
-    question = unglued(question)  # rh85%: rh 85%
+    # in Simplified script (溫度超過20度: 超过 bounds the 20, as 温度 names the input)
+    written = unglued(question)  # rh85%: rh 85%
+    question = unglued(_simplified(question))
     text = compact(question)
-    cased = compact(question, fold=False)
+    cased = compact(question, fold=False)  # a range as the table reads it: 超过20度
+    shown = compact(written)  # a thing as the question writes it (溫度), where the two line up
+    shown = shown if len(shown) == len(text) else text
     found_numbers = with_ranges(text, cased, numbers(text, cased))
     claimed: set[int] = set()
     out: dict[str, str] = {}
@@ -193,7 +198,7 @@ def read_inputs(question: str, table: DecisionTable,
                 continue
             num, numeral = found
             x = found_numbers[num] if not numeral else None
-            place = place_of(quals[i], text, x.start, x.after) if x else None
+            place = place_of(quals[i], text, *x.extent) if x else None
             if x and place:  # ``the temperature is 30 c outside``: another place's, said so
                 said.setdefault(table.header[i], (x.written, place))
                 _claim(claimed, found_numbers, num)
@@ -239,14 +244,13 @@ def read_inputs(question: str, table: DecisionTable,
         for n, x in enumerate(found_numbers):
             if n in claimed or x.noun or not unit_fits(x.unit, unit):
                 continue
-            thing = quals[i].before(text, x.start) or quals[i].after(text, x.after) or \
-                said_of_other(text, x, spans, elsewhere.own_chars) or (x.range_text and (
-                    quals[i].before(text, x.range_at[0]) or  # 油温22到25度: either end's
-                    quals[i].after(text, x.range_at[1])))  # 35-50℃ 油温
+            # what is said before or after the whole of it (a range's: 油温22到25度, 35-50℃ 油温)
+            thing = quals[i].before(text, x.extent[0]) or quals[i].after(text, x.extent[1]) \
+                or said_of_other(text, x, spans, elsewhere.own_chars)
             # ``inside 24 c``, 棚内24度: the table's own place; ``outside 30 c``: another's
-            place = None if thing else place_of(quals[i], text, x.start, x.after)
+            place = None if thing else place_of(quals[i], text, *x.extent)
             if thing or place:  # 油温80度, 80度的油温, 室外30度: said of another thing, named
-                said.setdefault(table.header[i], (x.written, thing or place or ""))
+                said.setdefault(table.header[i], (_said(x), thing or place or ""))
                 continue
             # 下了4天雨, ``4 days of rain``: what a duration counts, said after it, names the
             # column or not (``4 days of wind``, ``has 30 hours of downtime``), unless a
@@ -329,7 +333,26 @@ def read_inputs(question: str, table: DecisionTable,
         source.setdefault(table.header[i], x)
     return Inputs(out, conflicts, {h: _said(source[h]) for h in out
                                    if h in source and source[h].approximate},
-                  {h: v for h, v in said.items() if h not in out and h not in conflicts})
+                  {h: (v, _as_written(thing, text, shown)) for h, (v, thing) in said.items()
+                   if h not in out and h not in conflicts})
+
+
+def _simplified(question: str) -> str:
+    """`question` with each Traditional character in Simplified script (`index.tokenize.
+    to_simplified`: 溫度超過 is 温度超过), one for one; a character whose Simplified form lies
+    beyond the common CJK block (鵟) as it is, a character the reader reads as Chinese."""
+    simple = to_simplified(question)
+    if simple == question or len(simple) != len(question):
+        return question if len(simple) != len(question) else simple
+    return "".join(s if is_cjk(s) or not is_cjk(q) else q
+                   for q, s in zip(question, simple, strict=True))
+
+
+def _as_written(said: str, text: str, shown: str) -> str:
+    """`said`, words of the compacted question `text` read in Simplified script, as the
+    question writes them (`shown`, which lines up with `text`: 溫度, not 温度)."""
+    written = {t: w for t, w in zip(text, shown, strict=True) if t != w}
+    return "".join(written.get(ch, ch) for ch in said) if written else said
 
 
 def _claim(claimed: set[int], found: Sequence[Number], *taken: int) -> None:
@@ -338,7 +361,7 @@ def _claim(claimed: set[int], found: Sequence[Number], *taken: int) -> None:
     for n in taken:
         claimed.add(n)
         if n >= 0 and found[n].range_text:
-            claimed.update(k for k, y in enumerate(found) if y.range_at == found[n].range_at)
+            claimed.update(k for k, y in enumerate(found) if y.extent == found[n].extent)
 
 
 def _one_per_range(fits: list[int], found: Sequence[Number]) -> list[int]:
@@ -347,9 +370,9 @@ def _one_per_range(fits: list[int], found: Sequence[Number]) -> list[int]:
     out = []
     for n in fits:
         if found[n].range_text:
-            if found[n].range_at in seen:
+            if found[n].extent in seen:
                 continue
-            seen.add(found[n].range_at)
+            seen.add(found[n].extent)
         out.append(n)
     return out
 
@@ -417,7 +440,7 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
         rest = strip_fillers(ahead)
         at = end + len(ahead) - len(rest)  # a numeral read as a number is taken below
         if (rest[:1] in NUMERAL_CHARS and  # (not 二十二至二十五度: a range read below)
-                not any(at in (x.start, x.range_at[0]) for x in found)) or \
+                not any(at in (x.start, x.extent[0]) for x in found)) or \
                 EN_NUMERALS.match(rest):
             return -1, True
         for n, x in enumerate(found):
@@ -427,7 +450,7 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
                     any(w not in EN_PLAIN for w in text[m.end():end].split()):
                 break  # ``in greenhouse 2``: which one, not its value (not ``of about 3``)
             # 温度低于10度, ``temperature between 20 and 25``: the range's words are its own
-            gap = text[end:x.range_at[0] if x.range_text and x.range_at[0] >= end else x.start]
+            gap = text[end:x.extent[0] if x.extent[0] >= end else x.start]
             limit = NAME_GAP_LATIN if gap.isascii() else NAME_GAP
             if len(gap.replace(" ", "")) <= limit and not STOP_GAP.search(gap) and \
                     not strip_fillers(gap):

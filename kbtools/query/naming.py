@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from kbtools.decision import DecisionTable, column_key, normalize_text
 from kbtools.decision.conditions import header_unit_start
 from kbtools.decision.units import family, unit_group
+from kbtools.query.fillers import drop_fillers, strip_fillers
 from kbtools.query.quantities import AMBIENT, WEATHER, before_comma, key_text
 from kbtools.query.values import (
     BARE_DEGREES,
@@ -27,8 +28,6 @@ from kbtools.query.values import (
     UNIT_CLASSES,
     Number,
     compact,
-    drop_fillers,
-    strip_fillers,
 )
 from kbtools.query.wording import (
     NAME_STARTS,
@@ -96,22 +95,23 @@ FAMILIES = tuple(next((f for w in c if (f := family(w)) is not None), None)
 def said_of_other(text: str, x: Number, spans: Sequence[tuple[int, int]],
                    mine: frozenset[str]) -> str:
     """The name of another table's input number `x` is said of ("" when none), one of
-    `spans` naming it: the
-    name ends right before it, filler words between (油温80度, 油温是80度, ``oil temp reads 80
+    `spans` naming it: the name ends right before the whole of it (`values.Number.extent`:
+    a range's or a bound's, 油温低于25度), filler words between (油温80度, 油温是80度, ``oil temp reads 80
     C``) or a few Chinese characters none of which is in `mine`, the table's input names'
     (油温升到80度; not 油温正常气温25度: 气温 may name its 温度), or an English one starts
     right after it and its unit (``80 C oil temperature``); a comma may stand between the
     name and the value (油温，80度: `quantities.before_comma`)."""
-    named = before_comma(text, len(drop_fillers(text[:x.start]).rstrip(" ")))
+    first, past = x.extent  # the whole of it: a range's or a bound's with its words
+    named = before_comma(text, len(drop_fillers(text[:first]).rstrip(" ")))
     for start, end in spans:
         if end == named:  # 油温，80度: a comma between the name and its value
             return text[start:end]
-        gap = drop_fillers(strip_fillers(text[end:x.start]))
-        if end <= x.start and not STOP_GAP.search(text[end:x.start]) and \
+        gap = drop_fillers(strip_fillers(text[end:first]))
+        if end <= first and not STOP_GAP.search(text[end:first]) and \
                 (not gap or (len(gap) <= NAME_GAP and all(is_cjk(ch) for ch in gap)
                              and not set(gap) & mine)):
             return text[start:end]
-        if start >= x.after and is_latin(text[start]) and not text[x.after:start].strip():
+        if start >= past and is_latin(text[start]) and not text[past:start].strip():
             return text[start:end]
     return ""
 

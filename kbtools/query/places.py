@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 
+from kbtools.query.fillers import drop_fillers, strip_fillers
 from kbtools.query.quantities import (
     EN_PLAIN,
     OF_THING,
@@ -34,13 +35,7 @@ from kbtools.query.quantities import (
     ROOMS,
     Qualified,
 )
-from kbtools.query.values import (
-    STOP_GAP,
-    UNIT_CLASSES,
-    drop_fillers,
-    strip_fillers,
-    unit_after,
-)
+from kbtools.query.values import STOP_GAP, UNIT_CLASSES, unit_after
 from kbtools.query.wording import NAME_STARTS, is_cjk
 
 # Chinese words of the outside, standing after what they are outside of or alone (外面30度,

@@ -25,12 +25,16 @@ from functools import lru_cache
 from kbtools.decision.conditions import Condition
 from kbtools.decision.given import read_given
 from kbtools.decision.numerals import NUMERAL_CHARS
-from kbtools.query.values import BOUND_AFTER, Number, bounds_after, unit_after
+from kbtools.decision.words import RANGE_ENDS, WORD_PREFIXES, ZH_JOINERS
+from kbtools.query.values import BOUND_AFTER, BOUND_BEFORE, Number, bounds_after, unit_after
 
-LEFT_CHARS = 24  # how far before a number the words making it a bound may start
+# how far before a number the words making it a bound may start: the reader's longest word
+# before a number (``equal to or greater than``) and a few more (``is not``)
+LEFT_CHARS = max(len(w) for w, _ in WORD_PREFIXES) + 8
 RIGHT_WORDS = 3  # how many English words after a number and its unit may bound it
 JOINERS = "-~〜–—到至"  # what joins the two ends of a range (22-25, 22到25)
 CLAUSE_ENDS = frozenset(",，、。;；!?！？")  # a bound never reaches across these
+SIGNS = "<>≤≥≦≧="  # the comparison signs a bound may start with (>25度, >= 25 c)
 # the bounds looked for in one question at most: a question gives a table a few values; a
 # pasted log of hundreds of numbers is not read at length for them (each costs the reader)
 MAX_RANGES = 16
@@ -39,11 +43,14 @@ MAX_RANGES = 16
 def with_ranges(text: str, cased: str, found: list[Number]) -> list[Number]:
     """`found` (the numbers of the compacted question `text`, `values.numbers`) with each that
     is a bound or an end of a range given the text of it (`Number.range_text`, as `cased`
-    writes it: ``25 C or more``) and where it lies with the words making it one
-    (`Number.range_at`: ``from 20 to 24 C``, shown as ``20 to 24 C``); both ends of a range
+    writes it: ``25 C or more``) and its extent, the whole of it with the words making it one
+    (`Number.extent`: ``from 20 to 24 C``, shown as ``20 to 24 C``); both ends of a range
     get the same. Numbers that are exact values, or that no range the reader takes holds,
     are returned as they are."""
     out = list(found)
+    shown_from = cased if len(cased) == len(text) else text
+    if any(x.noun.isascii() and x.noun and not x.exact for x in out):
+        text, shown_from = _without_nouns(text, out), _without_nouns(shown_from, out)
     n = tried = 0
     while n < len(out) and tried < MAX_RANGES:
         x = out[n]
@@ -53,20 +60,65 @@ def with_ranges(text: str, cased: str, found: list[Number]) -> list[Number]:
             continue
         tried += 1
         floor = _unit_end(text, out[n - 1]) if n else 0
-        ceiling = out[last + 1].start if last + 1 < len(out) else len(text)
-        found_at = _range_at(text, x.start, _unit_end(text, out[last]), floor, ceiling)
+        found_at = None
+        # the next bound joined to it by words of bounds alone is tried as its other end
+        # first: 22和25度之间 (a range the reader reads, 22和25度 none), 高于20度低于25度,
+        # 20度以上25度以下, ``over 20 and under 25 C``; not a bound of another quantity
+        # (超过20度湿度低于85%: a name between, or a unit known to differ)
+        nxt = out[n + 1] if last == n and n + 1 < len(out) else None
+        joined = nxt is not None and not nxt.exact and \
+            (x.unit is None or nxt.unit is None or x.unit == nxt.unit) and \
+            _joins(text[_unit_end(text, x):nxt.start])
+        for last in [n + 1, n] if joined else [last]:  # noqa: B020 (the one tried is kept)
+            ceiling = out[last + 1].start if last + 1 < len(out) else len(text)
+            found_at = _range_at(text, x.start, _unit_end(text, out[last]), floor, ceiling)
+            if found_at is not None:
+                break
         if found_at is not None:
             short, end, widest = found_at
-            at = (widest, end)  # the words before it that are the range's, in the widest
-            shown = (cased if len(cased) == len(text) else text)[short:end]
+            # the whole of it: from the first word that is the range's, in the widest reading,
+            # to where the text after it starts (as a number's own extent: its spaces too)
+            at = (widest, end + len(text[end:]) - len(text[end:].lstrip(" ")))
+            shown = " ".join(shown_from[short:end].split())  # (a noun's blank as one space)
             unit = next((y.unit for y in out[n:last + 1][::-1] if y.unit is not None),
                         _unit_in(text[short:end]))
             word = _word_outside(x.word, text[widest:x.start])
             for k in range(n, last + 1):
-                out[k] = replace(out[k], range_text=shown, range_at=at, word=word,
+                out[k] = replace(out[k], range_text=shown, extent=at, word=word,
                                  unit=out[k].unit if out[k].unit is not None else unit)
         n = last + 1
     return out
+
+
+# what may stand between the two bounds of one range: words of bounds, joiners, and
+# conjunctions (高于20度|低于|25度, 20度|以上|25度以下, ``over 20| and under |25 c``)
+_JOINING = tuple(sorted({*BOUND_AFTER, *BOUND_BEFORE, *ZH_JOINERS,
+                         *(w for w, _ in WORD_PREFIXES), "and", "but", "or", "且", "但", "但是",
+                         "而", "又"}, key=len, reverse=True))
+
+
+def _joins(gap: str) -> bool:
+    """Whether `gap`, the text between a bound's number (and its unit) and the next number,
+    holds only words that join two bounds into one range (`_JOINING`)."""
+    rest = gap.strip(" ")
+    while rest:
+        word = next((w for w in _JOINING if rest.startswith(w) and not (
+            w[-1:].isalpha() and w.isascii() and rest[len(w):len(w) + 1].isalpha())), None)
+        if word is None:
+            return False
+        rest = rest[len(word):].strip(" ")
+    return True
+
+
+def _without_nouns(text: str, found: list[Number]) -> str:
+    """`text` with the English words a bound or a range's number counts blanked (the rainy of
+    ``less than 4 rainy days``, `Number.noun`: they say which input it is, not its value),
+    so that the reader reads the number and its unit (``less than 4 days``); the same length."""
+    for x in found:
+        at = text.find(" " + x.noun, x.end, x.after) if x.noun.isascii() and x.noun else -1
+        if at >= 0 and not x.exact:
+            text = text[:at] + " " * (len(x.noun) + 1) + text[at + len(x.noun) + 1:]
+    return text
 
 
 def _unit_in(written: str) -> int | None:
@@ -105,7 +157,12 @@ def _range_at(text: str, start: int, end: int, floor: int,
         for e in ends:
             span = _span(text[s:e])
             if span is not None:  # the shortest text read the same (>25度, not 温度>25度)
-                return next((t for t in starts[:n:-1] if _span(text[t:e]) == span), s), e, s
+                short = next((t for t in starts[:n:-1] if _span(text[t:e]) == span), s)
+                e -= next((len(w) for w in RANGE_ENDS if text.endswith(w, short, e) and
+                           _span(text[short:e - len(w)]) == span), 0)  # 22到25度(之间)
+                # words before a comparison sign are what it compares (油温>25度: the reader
+                # reads a name there, ``v ≤ 2.8``), never the bound's own words
+                return short, e, short if text[short:short + 1] in SIGNS else s
     return None
 
 
@@ -160,9 +217,15 @@ def _ends(text: str, end: int, ceiling: int) -> list[int]:
             rest = text[end:ceiling]
     clause = rest.lstrip(" ")
     at = end + len(rest) - len(clause)
+    end_word = next((w for w in RANGE_ENDS if clause.startswith(w)), None)
+    if end_word is not None:  # 22和25度之间, read without it when the reader reads it so
+        return [*out, at + len(end_word)]  # (22到25度): tried last
     word = next((w for w in BOUND_AFTER if clause.startswith(w)), None)
-    if word is not None:
-        return [at + len(word), *out]
+    if word is not None:  # and the unit after it (``25+ C``, 3+天)
+        at += len(word)
+        suffix = unit_after(text[at:ceiling])[0]
+        spaced = int(bool(suffix) and text[at:at + 1] == " ")
+        return [at + spaced + len(suffix), at][not suffix:] + out
     if bounds_after(clause):
         ends = []
         for w in clause.split(" ")[:RIGHT_WORDS]:

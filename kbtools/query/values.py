@@ -34,8 +34,24 @@ from dataclasses import dataclass, replace
 
 from kbtools.decision.conditions import normalize_cell, normalize_text
 from kbtools.decision.numerals import chinese_number, spell_numbers
-from kbtools.decision.units import MAGNITUDE_WORDS, MAGNITUDES, UNIT_GROUPS, unit_group
-from kbtools.decision.words import APPROX_ABBREVIATIONS, APPROX_AFTER, APPROX_BEFORE
+from kbtools.decision.units import (
+    MAGNITUDE_WORDS,
+    MAGNITUDES,
+    SPELLED_UNITS,
+    UNIT_GROUPS,
+    unit_group,
+)
+from kbtools.decision.words import (
+    APPROX_ABBREVIATIONS,
+    APPROX_AFTER,
+    APPROX_BEFORE,
+    OPERATOR_SPELLINGS,
+    ROUGH_AFTER,
+    ROUGH_BEFORE,
+    WORD_PREFIXES,
+    WORD_SUFFIXES,
+)
+from kbtools.query.fillers import EN_NUMERALS, FILLERS, NOT_NEAR, drop_fillers, filler_at
 
 # Units that mark what a number measures (the same quantity in a header and a question).
 # Single Latin letters (f, c, h) name a unit only where no letter follows them.
@@ -70,14 +86,6 @@ UNIT_CLASSES: tuple[tuple[str, ...], ...] = (
 )
 BARE_DEGREES = len(UNIT_CLASSES) - 1
 TEMPERATURES = frozenset((0, next(n for n, c in enumerate(UNIT_CLASSES) if "°f" in c)))
-# English spellings of a unit, as the unit the tables' checks know (written after the value)
-SPELLED_UNITS: dict[str, str] = {
-    **dict.fromkeys(("degrees fahrenheit", "degree fahrenheit", "deg fahrenheit",
-                     "degrees f", "degree f", "deg f", "degf", "fahrenheit"), "°f"),
-    **dict.fromkeys(("degrees celsius", "degree celsius", "deg celsius", "degrees centigrade",
-                     "degrees c", "degree c", "deg c", "degc", "celsius", "centigrade"), "°c"),
-    **dict.fromkeys(("per cent", "pct"), "%"),
-}
 # the classes of durations: a number in one followed by ``old`` is an age (``the hose is 5
 # years old``: the hose is what is that old, the number's word is ``age``)
 DURATIONS = frozenset(n for n, c in enumerate(UNIT_CLASSES)
@@ -106,11 +114,14 @@ AFTER_CHARS = 40  # how much of the text after a number `numbers` reads it in (i
 
 # words that make a number below zero, or a bound or a span rather than a value
 BELOW_ZERO = ("零下", "负")
-BOUND_BEFORE = ("不到", "不足", "不超过", "不高于", "不低于", "不少于", "低于", "小于", "少于",
-                "高于", "大于", "超过", "多于", "至少", "最多", "超", "逾", "接近", "将近",
-                "快到", "未满", "不满", "未到", "从", "<", ">", "≤", "≥")
-BOUND_AFTER = ("多", "余", "几", "来", "以上", "以下", "以内", "之上", "之下", "出头", "+",
-               "及以上", "及以下", "或以上", "或以下")
+# (the words the tables' value reader reads as a comparison, `decision.words`, and those that
+# bound a number without one; English ones are read as whole words below)
+BOUND_BEFORE = tuple(sorted({*ROUGH_BEFORE, *(w for w, _ in WORD_PREFIXES if not w.isascii()),
+                             *(w for w, op in OPERATOR_SPELLINGS if op != "="), "<=", ">=", "<", ">", "≤",
+                             "≥", "≦", "≧"}, key=len, reverse=True))
+BOUND_AFTER = tuple(sorted({*ROUGH_AFTER, *(w for w, _ in WORD_SUFFIXES if not w.isascii()),
+                            "以上", "以下", "+", "及以上", "及以下", "或以上", "或以下"},
+                           key=len, reverse=True))
 _WORD_BEFORE = re.compile(r"[\u3400-\u9fffa-z]+$")  # the word a number follows, if any
 NUMERAL_RUN = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
 # a Chinese numeral (百分之九十 as a percentage), read when standard (`chinese_number`)
@@ -122,21 +133,27 @@ _SPOKEN_TENTHS = re.compile(r"[0-9零〇二三四五六七八九]|[一两](?![\u
 _NEGATED = re.compile(r"[^,，、。;；!?！？\d]{0,4}?(没有|没|未|无|不)")
 _SPAN_AFTER = re.compile(r"(?:~|〜|-|–|—|到|至)[\d零〇一二两三四五六七八九十]")
 # a second value of the same quantity joined to the first: 22度和24度, 22或24度, 3、4天
-_LIST_AFTER = re.compile(r"(?:和|或者|或|、)[\d零〇一二两三四五六七八九十]")
+_LIST_AFTER = re.compile(r"(?:和|与|跟|及|或者|或|、)[\d零〇一二两三四五六七八九十]")
 # the upper end of 22~25度, 从18度升到25度 or 二十到二十五度 (not 高5度，达到22度: a clause apart)
 _SPAN_BEFORE = re.compile(r"[\d零〇一二两三四五六七八九十百千万]"
                           r"[^\d,，、。;；!?！？]{0,4}(?:~|〜|–|—|到|至)$")
+def _words(known: tuple[tuple[str, str], ...]) -> str:
+    """The English words of the tables' value reader (`decision.words`) as alternatives of a
+    pattern: every bound it reads is one the question's numbers are no exact value by."""
+    return "|".join(re.escape(w) for w, _ in known if w[:1].isalpha() and w.isascii())
+
+
 # English: the same, as whole words (on at most 24 characters before a number, or the
 # clause right after it and its unit)
 _EN_BELOW_ZERO = re.compile(r"(?<![a-z])(?:minus|negative) $")
 _EN_BOUND_BEFORE = re.compile(
     r"(?<![a-z'’])(?:below|under|over|above|than|least|most|max|maximum|min|minimum|not|no|"
     r"never|nearly|almost|approaching|exceeding|exceeds|exceeded|beyond|(?<!the )past|within|from|"
-    r"between|up to|[a-z]{1,8}n['’]t) ?$")
+    r"between|up to|[a-z]{1,8}n['’]t|" + _words(WORD_PREFIXES) + r") ?$")
 _EN_BOUND_AFTER = re.compile(
     r"(?:or (?:more|less|above|below|higher|lower|over|under|greater|fewer)|"
     r"and (?:up|above|over|higher|more|rising|falling)|plus|-?odd|max|maximum|min|minimum|"
-    r"at (?:most|least)|tops|below|above|under|over)(?![a-z])")
+    r"at (?:most|least)|tops|below|above|under|over|" + _words(WORD_SUFFIXES) + r")(?![a-z])")
 # what a duration counts (``4 days of heavy rain``), before a bound after it (``or more``)
 _EN_OBJECT = re.compile(r"of(?: (?!or |and |at |plus )[a-z]+){1,3} ")
 _EN_SPAN_AFTER = re.compile(r"(?:to|and|or|through|thru) ?-?\d")
@@ -145,8 +162,6 @@ _EN_SPAN_BEFORE = re.compile(r"\d[^\d,;]{0,12}?(?<![a-z])(?:to|and|or|through|th
 _EN_SPAN_GAP = re.compile(r" ?(?:to|and|or|through|thru) ?")
 _EN_NEGATED = re.compile(r"(?:(?!and |or |but )[a-z/]{1,12} )?"
                          r"(?:not|no|never|without|[a-z]{1,8}n['’]t)(?![a-z])")
-# words ending in 近 that make no approximate value of the number after them
-_NOT_NEAR = ("最", "附", "临", "靠", "邻", "接", "将")
 
 
 # English words after which a number is an amount said of no name before them (``ran 5
@@ -194,9 +209,13 @@ class Number:
     approximate: bool = False  # 大约90%, 90%左右, ``about 90%``: a value, roughly (`APPROX_BEFORE`)
     to_next: bool = False  # the lower end of a span whose upper end is the next number (22~25度)
     # the bound or range it is (an end of) as the question writes it, which the table's
-    # given-value reader reads (25度以上, 22到25度: `kbtools.query.ranges`), and where
+    # given-value reader reads (25度以上, 22到25度: `kbtools.query.ranges`)
     range_text: str = ""
-    range_at: tuple[int, int] = (0, 0)
+    # where the words that say it start and where the text after them starts: the number and
+    # its unit (`start`, `after`), or the whole of the range or bound it is an end of with
+    # the words making it one (``from 20 to 24 c``, 不低于25度: `kbtools.query.ranges`). What
+    # is said before or after it, the thing or the place it is of, is said before or after this
+    extent: tuple[int, int] = (0, 0)
 
 
 def _latin(ch: str) -> bool:
@@ -357,7 +376,10 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                            # (``30 c outside and 24 c``: each said of its place, no span)
                            _EN_SPAN_GAP.fullmatch(text[out[-1].after if out else 0:start]))))
         lists.append(bool(_LIST_AFTER.match(rest) or _LIST_AFTER.match(after)))
-        exact = not (before.endswith(BOUND_BEFORE) or after.startswith(BOUND_AFTER)
+        lead = text[max(0, start - 10):start]  # (小于或等于; 低于零下5度: the bound before 零下)
+        lead = next((lead[:-len(z)] for z in BELOW_ZERO if lead.endswith(z)), lead)
+        exact = not (lead.endswith(BOUND_BEFORE)
+                     or after.startswith(BOUND_AFTER)
                      or "每" in run  # 每天运行20小时: a rate
                      or negated(after)  # 连续5天没有下雨: not the column's value
                      or spoken_tenths(after)  # 二十六度五: 26.5, spoken
@@ -373,19 +395,23 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                 (at := text.find(suffix, end, end + 26)) >= 0:
             known = cased[at:at + len(suffix)]  # as typed: 30°C, not 30°c
         word = run if run.rpartition(" ")[2] in owned else drop_fillers(run)
-        out.append(Number(start, end, value, unit, value + known, exact, word,
-                          end + skip + (len(rest[skip:]) - len(rest[skip:].lstrip(" "))), noun,
-                          approximate(text[max(0, start - 16):start], clause)))
+        virtual = int(text.startswith("百分之", start))  # (its % is in `rest`, not the text)
+        past = end + skip - virtual + (len(rest[skip:]) - len(rest[skip:].lstrip(" ")))
+        out.append(Number(start, end, value, unit, value + known, exact, word, past, noun,
+                          approximate(text[max(0, start - 16):start], clause),
+                          extent=(start, past)))
         groups.append(unit_group("℃") if unit == BARE_DEGREES else  # 22 degrees to 25℃
                       unit_group(known) if known else None)
         if unit is not None or ago:  # not the 月 of 3月2日: a date's 2 follows its month
-            floor = max(floor, end + skip)
+            floor = max(floor, end + skip - virtual)
     # an end of a span (22~25度, ``10 to 20``) is no exact value; two numbers in units known to
     # differ, or counting things named apart, are two values, not a span (``at 70 °F and 85%
     # load``, ``4 rainy days and 2 dry days``)
     nouns = [x.noun for x in out]
     for n, (span_after, span_before) in enumerate(spans):
-        joined = span_after and _same_quantity(groups, n, n + 1, nouns)
+        # (21°c-25°c: its other end, after a letter, is no number read; the next one is not it)
+        unread = n + 1 < len(out) and any(ch.isdigit() for ch in text[out[n].end:out[n + 1].start])
+        joined = span_after and (unread or _same_quantity(groups, n, n + 1, nouns))
         if joined or (span_before and _same_quantity(groups, n - 1, n, nouns)):
             out[n] = replace(out[n], exact=False, to_next=joined and n + 1 < len(out) and
                              not STOP_GAP.search(text[out[n].end:out[n + 1].start]))
@@ -427,10 +453,10 @@ def approximate(before: str, clause: str) -> bool:
             if before.endswith(word):
                 ahead = before[-len(word) - 1:-len(word)]
                 if not (_latin(ahead) if _latin(word[:1]) else
-                        ahead.isdigit() or (word == "近" and ahead in _NOT_NEAR)):
+                        ahead.isdigit() or (word == "近" and ahead in NOT_NEAR)):
                     return True
         filler = next((w for w in FILLERS if w not in APPROX_BEFORE and
-                       _filler_at(before, w, True)), None)
+                       filler_at(before, w, True)), None)
         if filler is None:
             break
         before = before[:-len(filler)]
@@ -543,52 +569,3 @@ def _word_before(text: str, start: int, floor: int = 0,
     # after a lead of an amount, the words that may name its subject too (suction of
     # ``suction pressure ran``: `query.wording.amount_subject`)
     return " ".join(words[-3 if words and words[-1] in AMOUNT_LEADS else -2:])
-
-
-# words that may stand between an input's name and its value (温度为22度, 湿度达到90%,
-# ``temperature is 75``, ``pressure reads 35 psi``, ``the load's 85%``); 零下 and 负 too: they make the number
-# negative, `BELOW_ZERO`; 华氏 puts it in °F, refused
-FILLERS = sorted(("目前", "现在", "当前", "已经", "大约", "大概", "大致", "约莫", "约合", "差不多",
-                  "估计", "近", "达到", "约为", "共计", "累计",
-                  "零下", "华氏", "是", "为", "约", "在", "达", "到", "了", "已", "有", "共", "都", "均",
-                  "负", ":", "=", "≈",
-                  "is", "are", "was", "were", "of", "at", "now", "currently", "reads", "reading",
-                  "shows", "showing", "measures", "measured", "about", "around", "approximately",
-                  "approx", "apprx", "roughly", "circa", "ca", "estimated", "est", "some", "the", "has", "had", "been", "reached", "reaches", "stands",
-                  "sits", "equals", "minus", "negative", "'s", "’s"), key=len, reverse=True)
-EN_NUMERALS = re.compile(r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
-                         r"twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|"
-                         r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
-                         r"a hundred|a thousand)(?![a-z])")
-
-
-def drop_fillers(word: str) -> str:
-    """`word` without the filler words it ends with (达到 in 气温达到)."""
-    return _without_fillers(word, at_end=True)
-
-
-def strip_fillers(text: str) -> str:
-    """`text` without the filler words (and spaces) it starts with."""
-    return _without_fillers(text, at_end=False)
-
-
-def _without_fillers(text: str, *, at_end: bool) -> str:
-    """`text` without the filler words (`FILLERS`, longest first) at its end or its start; a
-    Latin filler only as a whole word (the is of ``issue`` is none)."""
-    while True:
-        text = text.rstrip(" ") if at_end else text.lstrip(" ")
-        word = next((w for w in FILLERS if _filler_at(text, w, at_end)), None)
-        if word is None:
-            return text
-        text = text[:-len(word)] if at_end else text[len(word):]
-
-
-def _filler_at(text: str, word: str, at_end: bool) -> bool:
-    if not (text.endswith(word) if at_end else text.startswith(word)):
-        return False
-    if word == "近" and at_end and text[-2:-1] in _NOT_NEAR:
-        return False  # 最近, 附近: a word of its own
-    if not (word.isascii() and word.isalpha()):
-        return True
-    beside = text[-len(word) - 1:-len(word)] if at_end else text[len(word):len(word) + 1]
-    return not (beside.isascii() and beside.isalpha())

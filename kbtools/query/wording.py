@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from kbtools.decision.model import MIN_PART, DecisionTable
+from kbtools.query.fillers import drop_fillers
 from kbtools.query.values import (
     AMOUNT_LEADS,
     CJK_NUMBER,
@@ -19,7 +20,6 @@ from kbtools.query.values import (
     SUBJECTS,
     UNIT_CLASSES,
     compact,
-    drop_fillers,
     unit_after,
 )
 
