@@ -1,0 +1,77 @@
+"""Knowledge bases sharing one Milvus database: which releases are whose.
+
+A release records the knowledge base it is of: the manifest's ``source.base``
+(`kbtools.build.identity.knowledge_base`: the first commit of its repository's history, and
+its folder when it is not at the top). A publish stores it as the collection property
+``kb.base`` (`P_BASE`), and everything kb decides over the releases of a database stays
+within one knowledge base:
+
+* a publish never moves an alias that serves another knowledge base's release
+  (`refuse_other`): before anything is written it says to give the release an alias of its
+  own (``--alias``, which its readers give too) or a database of its own;
+* ``keep`` counts and prunes only the publishing knowledge base's releases, and
+  ``kb rollback --engine`` goes back (or to TAG) only among the releases of the knowledge
+  base the alias serves (`of_base`), so two knowledge bases tagged ``kb-r1``, ``kb-r2``, …
+  alike never take each other's place.
+
+A release whose knowledge base is not known — published by a kbtools before ``kb.base``
+was recorded, or built from a shallow clone or without a commit — is taken as any knowledge
+base's, as every release of a database was before: it is still found, served and rolled
+back to as before, and publishing a newer release with this kb records the base.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kbtools.engine.milvus import P_BASE, P_TAG
+from kbtools.errors import EngineError
+
+
+def release_base(manifest: dict[str, Any]) -> str | None:
+    """The knowledge base a release's manifest names (None: not known)."""
+    source = manifest.get("source")
+    base = source.get("base") if isinstance(source, dict) else None
+    return base if isinstance(base, str) and base else None
+
+
+def same(a: str | None, b: str | None) -> bool:
+    """Releases of bases `a` and `b` may be of one knowledge base (one not known: yes)."""
+    return a is None or b is None or a == b
+
+
+def of_base(releases: list[dict[str, Any]], base: str | None) -> list[dict[str, Any]]:
+    """The releases among `releases` (`Engine.releases`) that may be of knowledge base
+    `base`: all of them when it is not known."""
+    return [r for r in releases if same(r.get("base"), base)]
+
+
+def shown(base: str) -> str:
+    """A base as messages name it: its commit shortened, its folder as it is."""
+    commit, _, folder = base.partition(":")
+    return f"{commit[:12]}:{folder}" if folder else commit[:12]
+
+
+def refuse_other(url: str, alias: str, current: str | None, props: dict[str, str],
+                 base: str | None) -> None:
+    """EngineError when `alias` serves (collection `current`, its properties `props`) a
+    release of another knowledge base than `base`; nothing was written before."""
+    served = props.get(P_BASE) or None
+    if current is None or served is None or base is None or served == base:
+        return
+    raise EngineError(f"alias {alias} serves {props.get(P_TAG) or current} of another "
+                      f"knowledge base (first commit {shown(served)}), this release is of "
+                      f"{shown(base)}; nothing was written: publish it behind an alias of "
+                      "its own (--alias NAME; its readers give --alias NAME too) or into a "
+                      "database of its own (milvus://HOST:PORT/NAME)", path=url)
+
+
+def foreign_tag(releases: list[dict[str, Any]], tag: str, alias: str,
+                base: str | None) -> str | None:
+    """Why release `tag`, found among `releases` only as another knowledge base's than
+    `base` (the one `alias` serves), is not rolled back to (None: it is not there)."""
+    if base is None or not any(tag in (r["tag"], r["collection"]) for r in releases):
+        return None
+    return (f"release {tag!r} in the engine is of another knowledge base than the one alias "
+            f"{alias} serves (first commit {shown(base)}), so the alias was not moved; "
+            "publish that knowledge base's release first")
