@@ -113,6 +113,9 @@ def test_keep_and_rollback_stay_within_their_knowledge_base(signed, plant, milvu
         rollback(eng, "kb-r1", alias="plant")
     assert eng.alias_target("plant") == b2.collection
     assert rollback(eng, "kb-r2", alias="plant")["to"] == b2.collection
+    with pytest.raises(EngineError, match="several knowledge bases"):
+        rollback(eng, "kb-r2", alias="fresh")  # an alias serving none: whose kb-r2?
+    assert rollback(eng, b2.collection, alias="fresh")["to"] == b2.collection
     assert rollback(eng)["to"] == a1.collection
     assert rollback(eng, "kb-r2")["to"] == a2.collection
     assert PLANT_DOC in _cited(eng, PLANT_QUESTION, "plant")

@@ -66,12 +66,22 @@ def refuse_other(url: str, alias: str, current: str | None, props: dict[str, str
                       "database of its own (milvus://HOST:PORT/NAME)", path=url)
 
 
-def foreign_tag(releases: list[dict[str, Any]], tag: str, alias: str,
-                base: str | None) -> str | None:
-    """Why release `tag`, found among `releases` only as another knowledge base's than
-    `base` (the one `alias` serves), is not rolled back to (None: it is not there)."""
-    if base is None or not any(tag in (r["tag"], r["collection"]) for r in releases):
-        return None
-    return (f"release {tag!r} in the engine is of another knowledge base than the one alias "
-            f"{alias} serves (first commit {shown(base)}), so the alias was not moved; "
-            "publish that knowledge base's release first")
+def tag_problem(releases: list[dict[str, Any]], found: list[dict[str, Any]], tag: str,
+                alias: str, base: str | None) -> str | None:
+    """Why `kb rollback --engine --alias ALIAS TAG` does not serve release `tag` (None: it
+    may, or no knowledge base has it): `found`, its releases among those of knowledge base
+    `base` (the one `alias` serves), is empty but another knowledge base's `releases` carry
+    the tag; or the alias serves no knowledge base known (none, or a release published
+    before bases were recorded) and several knowledge bases' releases carry it."""
+    if not found:
+        if base is None or not any(tag in (r["tag"], r["collection"]) for r in releases):
+            return None
+        return (f"release {tag!r} in the engine is of another knowledge base than the one "
+                f"alias {alias} serves (first commit {shown(base)}), so the alias was not "
+                "moved; publish that knowledge base's release first")
+    if base is None and len({r["base"] for r in found if r["base"]}) > 1:
+        names = ", ".join(r["collection"] for r in found)
+        return (f"release {tag!r} is published for several knowledge bases ({names}) and "
+                f"alias {alias} serves none of them, so it was not moved; give the "
+                "collection of the one to serve instead of the tag")
+    return None

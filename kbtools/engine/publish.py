@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.engine import expr
-from kbtools.engine.bases import foreign_tag, of_base, refuse_other, release_base
+from kbtools.engine.bases import of_base, refuse_other, release_base, tag_problem
 from kbtools.engine.claim import (
     Claim,
     claimed,
@@ -529,7 +529,7 @@ def rollback(engine: Engine, tag: str | None = None, alias: str = ALIAS) -> dict
     releases = of_base(every, base)
     if tag is not None:
         found = [r for r in releases if tag in (r["tag"], r["collection"])]
-        if not found and (other := foreign_tag(every, tag, alias, base)) is not None:
+        if (other := tag_problem(every, found, tag, alias, base)) is not None:
             raise EngineError(other, path=str(engine.url))
         if not found:
             have = ", ".join(r["tag"] or r["collection"] for r in releases) or "none"
