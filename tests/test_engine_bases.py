@@ -95,6 +95,18 @@ def test_a_second_knowledge_base_never_takes_the_first_ones_alias(signed, plant,
     eng.close()
 
 
+def test_a_reader_without_the_alias_of_its_knowledge_base_is_told_which_there_are(
+        plant, milvus):  # noqa: F811
+    """A database holding one knowledge base behind `--alias plant`: `kb query --engine`
+    without --alias said "no release is published here". It names the aliases there."""
+    url = milvus.url("onlyplant")
+    publish(_engine(milvus, "onlyplant"), check_release(_rel(plant, 1)), alias="plant")
+    res = CliRunner().invoke(main, ["query", "--engine", url, PLANT_QUESTION])
+    assert res.exit_code == 1
+    assert "alias kb_current is missing" in res.output and "--alias plant" in res.output, \
+        res.output
+
+
 def test_keep_and_rollback_stay_within_their_knowledge_base(signed, plant, milvus):  # noqa: F811
     """Both tagged kb-r1, kb-r2: the plant knowledge base's publish with `keep 1` dropped
     the crops one's kb-r1 (the release its rollback goes back to), and a rollback of the
