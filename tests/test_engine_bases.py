@@ -22,6 +22,7 @@ from kbtools.engine.remote import EngineReader
 from kbtools.errors import EngineError
 from kbtools.index.manifest import load_manifest
 from kbtools.query.search import search
+from kbtools.serve.app import open_source
 from tests.hostile import git, make_repo
 from tests.milvus_server import milvus  # noqa: F401 - fixture
 from tests.test_engine_failures import QUESTION, _engine, _rel, signed, signed_device  # noqa: F401 - fixture
@@ -92,6 +93,10 @@ def test_a_second_knowledge_base_never_takes_the_first_ones_alias(signed, plant,
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)["results"][0]["doc"] == PLANT_DOC
     assert PLANT_DOC not in _cited(eng, PLANT_QUESTION)
+    # the web app's release list (/release, /api/releases): its own knowledge base's only
+    for alias, want in ((ALIAS, first.collection), ("plant", eng.alias_target("plant"))):
+        listed = open_source(None, url, engine_alias=alias).published()
+        assert [(r["collection"], r["current"]) for r in listed or []] == [(want, True)]
     eng.close()
 
 
