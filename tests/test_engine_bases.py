@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
-from kbtools.engine.milvus import ALIAS, P_BASE
+from kbtools.engine.milvus import ALIAS, P_BASE, connect_url
 from kbtools.engine.publish import check_release, publish, rollback
 from kbtools.engine.remote import EngineReader
 from kbtools.errors import EngineError
@@ -27,6 +27,7 @@ from tests.hostile import git, make_repo
 from tests.milvus_server import milvus  # noqa: F401 - fixture
 from tests.test_engine_failures import QUESTION, _engine, _rel, signed, signed_device  # noqa: F401 - fixture
 from tests.test_engine_prune import ZH_DOC, zh_page
+from tests.test_engine_races import Interposed, _once
 
 PLANT_QUESTION = "滴灌管多久冲洗一次"
 PLANT_DOC = "knowledge/灌溉.md"
@@ -98,6 +99,26 @@ def test_a_second_knowledge_base_never_takes_the_first_ones_alias(signed, plant,
         listed = open_source(None, url, engine_alias=alias).published()
         assert [(r["collection"], r["current"]) for r in listed or []] == [(want, True)]
     eng.close()
+
+
+def test_a_publish_does_not_take_an_alias_another_knowledge_base_took_while_it_loaded(
+        signed, plant, milvus):  # noqa: F811
+    """The plant knowledge base's first publish took kb_current while the crops one's was
+    loading (minutes for a large release): the crops publish then moved the alias over it.
+    It checks the alias again before moving it and leaves it to the plant one."""
+    dev, _ = signed
+    url = milvus.url("tookmeanwhile")
+    eng, other = _engine(milvus, "tookmeanwhile"), connect_url(url)
+    took: list[str] = []
+    eng.client = Interposed(eng.client, {"load_collection": _once(lambda: took.append(
+        publish(other, check_release(_rel(plant, 1))).collection))})
+    with pytest.raises(EngineError, match="another knowledge base.*is loaded but the alias "
+                                          "was not moved"):
+        publish(eng, check_release(_rel(dev, 1)))
+    assert took and other.alias_target() == took[0]
+    assert PLANT_DOC in _cited(other, PLANT_QUESTION)
+    eng.close()
+    other.close()
 
 
 def test_a_reader_without_the_alias_of_its_knowledge_base_is_told_which_there_are(

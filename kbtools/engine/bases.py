@@ -53,15 +53,17 @@ def shown(base: str) -> str:
 
 
 def refuse_other(url: str, alias: str, current: str | None, props: dict[str, str],
-                 base: str | None) -> None:
+                 base: str | None, done: str = "nothing was written") -> None:
     """EngineError when `alias` serves (collection `current`, its properties `props`) a
-    release of another knowledge base than `base`; nothing was written before."""
+    release of another knowledge base than `base`; `done` says what was written before
+    (a publish checks before it writes, and again before it moves the alias: another
+    knowledge base's publish may have taken the alias while this one loaded)."""
     served = props.get(P_BASE) or None
     if current is None or served is None or base is None or served == base:
         return
     raise EngineError(f"alias {alias} serves {props.get(P_TAG) or current} of another "
                       f"knowledge base (first commit {shown(served)}), this release is of "
-                      f"{shown(base)}; nothing was written: publish it behind an alias of "
+                      f"{shown(base)}; {done}: publish it behind an alias of "
                       "its own (--alias NAME; its readers give --alias NAME too) or into a "
                       "database of its own (milvus://HOST:PORT/NAME)", path=url)
 

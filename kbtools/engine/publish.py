@@ -236,6 +236,10 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
         return PublishResult(str(engine.url), name, checked.tag, checked.serial, count, True,
                              current, seconds=round(time.perf_counter() - t0, 3),
                              moved=False)
+    if (now_served := engine.alias_target(alias)) != current:  # moved while this one loaded
+        props = (engine.listed_properties(now_served) or {}) if now_served else {}
+        refuse_other(str(engine.url), alias, now_served, props, checked.base,
+                     done=f"{name} is loaded but the alias was not moved")
     engine.point_alias(name, alias)
     say(f"alias {alias} -> {name}")
     pruned: list[str] = []
