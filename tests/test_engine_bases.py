@@ -180,14 +180,23 @@ def test_a_release_published_before_bases_were_recorded_is_still_found(signed, m
 
 def test_a_release_not_knowing_its_base_is_published_as_before(signed, milvus, tmp_path):  # noqa: F811
     """A build from a shallow clone records no base: publishing it onto a knowledge base's
-    alias is not refused (it cannot be told apart), as before bases were recorded."""
+    alias is not refused (it cannot be told apart), but its `keep 1` drops no release whose
+    knowledge base is known (it may be another's), and a rollback from it serves one only
+    when its collection is named."""
     dev, kr = signed
     eng = _engine(milvus, "nobase")
-    publish(eng, check_release(_rel(dev, 1)))
+    r1 = publish(eng, check_release(_rel(dev, 1)))
+    r2 = publish(eng, check_release(_rel(dev, 2)))
     shallow = tmp_path / "shallow"
     git(tmp_path, "clone", "-q", "--depth", "1", f"file://{kr}", str(shallow))
     shutil.rmtree(shallow / "dist", ignore_errors=True)
     build(load_config(shallow), BuildOptions(progress=False))
-    res = publish(eng, check_release(shallow / "dist"))
+    res = publish(eng, check_release(shallow / "dist"), keep=1)
     assert res.moved and P_BASE not in eng.properties(res.collection)
+    assert res.pruned == ()
+    assert {r["collection"] for r in eng.releases()} == {r1.collection, r2.collection,
+                                                         res.collection}
+    with pytest.raises(EngineError, match="give the collection"):
+        rollback(eng, "kb-r2")
+    assert rollback(eng, r2.collection)["to"] == r2.collection
     eng.close()

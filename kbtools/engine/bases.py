@@ -15,9 +15,10 @@ within one knowledge base:
   alike never take each other's place.
 
 A release whose knowledge base is not known — published by a kbtools before ``kb.base``
-was recorded, or built from a shallow clone or without a commit — is taken as any knowledge
-base's, as every release of a database was before: it is still found, served and rolled
-back to as before, and publishing a newer release with this kb records the base.
+was recorded, or built from a shallow clone or without a commit — may be any knowledge
+base's: it is still found, served, replaced and rolled back to as before, and publishing a
+newer release with this kb records the base; but publishing it never prunes, nor does a
+rollback from it serve, a release whose knowledge base is known (`of_base`).
 """
 
 from __future__ import annotations
@@ -35,15 +36,13 @@ def release_base(manifest: dict[str, Any]) -> str | None:
     return base if isinstance(base, str) and base else None
 
 
-def same(a: str | None, b: str | None) -> bool:
-    """Releases of bases `a` and `b` may be of one knowledge base (one not known: yes)."""
-    return a is None or b is None or a == b
-
-
 def of_base(releases: list[dict[str, Any]], base: str | None) -> list[dict[str, Any]]:
-    """The releases among `releases` (`Engine.releases`) that may be of knowledge base
-    `base`: all of them when it is not known."""
-    return [r for r in releases if same(r.get("base"), base)]
+    """The releases among `releases` (`Engine.releases`) that kb counts, prunes and rolls
+    back among for knowledge base `base`: its own and those whose base is not known (its
+    releases published before bases were recorded, or from a shallow clone); for a base
+    not known, only those whose base is not known either, since a release that may be any
+    knowledge base's must not drop or serve one another knowledge base's is known to be."""
+    return [r for r in releases if r.get("base") in (None, base)]
 
 
 def shown(base: str) -> str:
@@ -72,15 +71,20 @@ def tag_problem(releases: list[dict[str, Any]], found: list[dict[str, Any]], tag
                 alias: str, base: str | None) -> str | None:
     """Why `kb rollback --engine --alias ALIAS TAG` does not serve release `tag` (None: it
     may, or no knowledge base has it): `found`, its releases among those of knowledge base
-    `base` (the one `alias` serves), is empty but another knowledge base's `releases` carry
-    the tag; or the alias serves no knowledge base known (none, or a release published
-    before bases were recorded) and several knowledge bases' releases carry it."""
+    `base` (the one `alias` serves: `of_base`), is empty but another knowledge base's
+    `releases` carry the tag; or the alias serves no knowledge base known (no release yet,
+    or one published before bases were recorded) and several knowledge bases' releases
+    carry it. A collection named (`found` holds it whatever its base) is served."""
     if not found:
-        if base is None or not any(tag in (r["tag"], r["collection"]) for r in releases):
+        if not any(tag in (r["tag"], r["collection"]) for r in releases):
             return None
+        which = (f"(first commit {shown(base)})" if base else
+                 "(not known: published by an earlier kbtools or from a shallow clone)")
+        names = ", ".join(r["collection"] for r in releases if r["tag"] == tag)
         return (f"release {tag!r} in the engine is of another knowledge base than the one "
-                f"alias {alias} serves (first commit {shown(base)}), so the alias was not "
-                "moved; publish that knowledge base's release first")
+                f"alias {alias} serves {which}, so the alias was not moved; publish that "
+                f"knowledge base's release, or give the collection ({names}) to serve it "
+                "anyway")
     if base is None and len({r["base"] for r in found if r["base"]}) > 1:
         names = ", ".join(r["collection"] for r in found)
         return (f"release {tag!r} is published for several knowledge bases ({names}) and "

@@ -530,9 +530,11 @@ def rollback(engine: Engine, tag: str | None = None, alias: str = ALIAS) -> dict
     # (an alias whose collection was dropped underneath serves no knowledge base)
     base = ((engine.listed_properties(current) or {}).get(P_BASE) or None) if current else None
     every = [r for r in engine.releases() if r["complete"]]
-    releases = of_base(every, base)
+    releases = of_base(every, base) if current else every  # an alias serving none: any
     if tag is not None:
-        found = [r for r in releases if tag in (r["tag"], r["collection"])]
+        # a collection named is that one, whichever knowledge base's (`tag_problem` says so)
+        found = ([r for r in every if r["collection"] == tag]
+                 or [r for r in releases if r["tag"] == tag])
         if (other := tag_problem(every, found, tag, alias, base)) is not None:
             raise EngineError(other, path=str(engine.url))
         if not found:
