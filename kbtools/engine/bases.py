@@ -36,12 +36,18 @@ def release_base(manifest: dict[str, Any]) -> str | None:
     return base if isinstance(base, str) and base else None
 
 
+EVERY = "*"  # `of_base`: every release, whatever its knowledge base (no base is "*")
+
+
 def of_base(releases: list[dict[str, Any]], base: str | None) -> list[dict[str, Any]]:
     """The releases among `releases` (`Engine.releases`) that kb counts, prunes and rolls
     back among for knowledge base `base`: its own and those whose base is not known (its
     releases published before bases were recorded, or from a shallow clone); for a base
     not known, only those whose base is not known either, since a release that may be any
-    knowledge base's must not drop or serve one another knowledge base's is known to be."""
+    knowledge base's must not drop or serve one another knowledge base's is known to be.
+    `EVERY`: all of them."""
+    if base == EVERY:
+        return list(releases)
     return [r for r in releases if r.get("base") in (None, base)]
 
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.engine import expr
-from kbtools.engine.bases import of_base, refuse_other, release_base, tag_problem
+from kbtools.engine.bases import EVERY, of_base, refuse_other, release_base, tag_problem
 from kbtools.engine.claim import (
     Claim,
     claimed,
@@ -462,10 +462,10 @@ def _check_count(engine: Engine, name: str, want: int) -> None:
 
 
 def prune(engine: Engine, keep: int, alias: str = ALIAS, progress: Progress | None = None,
-          *, base: str | None = None) -> list[str]:
+          *, base: str | None = EVERY) -> list[str]:
     """Drop the complete release collections of knowledge base `base`'s releases (`of_base`:
-    every release when it is not known) beyond its newest `keep` (`kept_releases`: a
-    release counts once however many collections hold it), never one
+    a publish's; by default every release of the database) beyond its newest `keep`
+    (`kept_releases`: a release counts once however many collections hold it), never one
     that any alias of the database points at (`alias` is the one just
     moved, read again with the others; one another process points an alias at meanwhile
     is kept, and `progress` says so: `Engine.drop`), ``__meta`` collections left
