@@ -2,8 +2,9 @@
 the knowledge base it is of (the manifest's ``source.base``, the collection's ``kb.base``),
 so the second's publish never takes the first's alias, `keep` prunes only a knowledge
 base's own releases, and a rollback never serves another's release, though both are
-tagged kb-r1, kb-r2, … alike. A release published before the base was recorded is still
-found and replaced as before."""
+tagged kb-r1, kb-r2, … alike. A release whose base is not known (published before it was
+recorded, built from a shallow clone) is still found and replaced as before, and prunes or
+rolls back to none whose base is known."""
 
 from __future__ import annotations
 
