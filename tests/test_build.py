@@ -204,8 +204,8 @@ def test_a_build_of_a_sparse_checkout_is_dirty(tmp_path):
     git.Repo(repo).git.sparse_checkout("set", "--cone", "assets", "schemas", *kept)
     assert not (repo / SMALL[0]).exists() and git.Repo(repo).git.status("--porcelain") == ""
     build(cfg, BuildOptions(out=tmp_path / "d1", progress=False))
-    assert load_manifest(tmp_path / "d1")["source"] | {"commit": ""} == {
-        "commit": "", "dirty": True, "tree": "dirty"}
+    assert load_manifest(tmp_path / "d1")["source"] | {"commit": "", "base": ""} == {
+        "commit": "", "base": "", "dirty": True, "tree": "dirty"}
     git.Repo(repo).git.sparse_checkout("disable")
     build(cfg, BuildOptions(out=tmp_path / "d2", progress=False))
     assert load_manifest(tmp_path / "d2")["source"]["dirty"] is False

@@ -65,22 +65,31 @@ def signed(tmp_path_factory):
     returns (device dir, repo with its last build in dist/)."""
     base = tmp_path_factory.mktemp("signed")
     kr = make_repo(base / "kr")
+    extra = [{f"knowledge/note{n}.md": EXTRA_DOC.format(n=n)} for n in (2, 3)]
+    return signed_device(base, kr, extra), kr
+
+
+def signed_device(base: Path, kr: Path, changes: list[dict[str, str]]) -> Path:
+    """Releases kb-r1… of repo `kr` (its own artifacts remote and key under `base`), signed
+    and synced onto a device that pinned the key (returned): kb-r1 of what `kr` holds, each
+    next one after writing the files of one of `changes` (path → text) and committing."""
     art = base / "art.git"
     subprocess.run(["git", "init", "-q", "--bare", str(art)], check=True)
     key = base / "release.key"
     keygen(key)
     dev = base / "dev"
-    for n in (1, 2, 3):
-        if n > 1:
-            (kr / "knowledge" / f"note{n}.md").write_text(EXTRA_DOC.format(n=n),
-                                                         encoding="utf-8")
+    for n, files in enumerate([{}, *changes], start=1):
+        for rel, text in files.items():
+            (kr / rel).parent.mkdir(parents=True, exist_ok=True)
+            (kr / rel).write_text(text, encoding="utf-8")
+        if files:
             git(kr, "add", "-A")
-            git(kr, "commit", "-q", "-m", f"note {n}")
+            git(kr, "commit", "-q", "-m", f"release {n}")
         cfg = load_config(kr)
         build(cfg, BuildOptions(progress=False))
         make_release(kr, cfg.path("dist"), remote=str(art), sign_key=key)
         assert sync(str(art), dev, trusted=[Path(str(key) + ".pub")]).tag == f"kb-r{n}"
-    return dev, kr
+    return dev
 
 
 def _rel(dev: Path, n: int) -> Path:

@@ -206,7 +206,9 @@ def test_a_release_that_deleted_a_document_answers_as_locally(milvus, tmp_path, 
     repo = make_repo(tmp_path / "kr", docs={"knowledge/密封.md": DELETED,
                                            "knowledge/灌溉.md": ZH_DOC})
     build(load_config(repo), BuildOptions(progress=False))
-    eng = connect_url(milvus.url("deleted"), create_db=True)
+    # a database per repository: each is another knowledge base (`test_engine_bases`)
+    db = "deleted_" + "_".join(w.split("=")[0] for w in where)
+    eng = connect_url(milvus.url(db), create_db=True)
     try:
         publish(eng, check_release(repo / "dist"))
         (repo / "knowledge" / "密封.md").unlink()

@@ -16,6 +16,14 @@ documents. Its build is of the same commit but not the same release as a full cl
 says ``"shallow": true`` and `kb build` and `kb release` warn
 (`kbtools.index.manifest.history_warnings`). A full
 clone's source has no such key (its manifest is what it always was).
+
+Which knowledge base the release is of (``base``): the first commit of the history HEAD
+descends from by first parents, and the knowledge base's folder in the repository when its
+kb.toml is not at the top (``<sha>:<folder>``), so releases of one knowledge base share it
+however its history grows and two knowledge bases (two repositories, or two folders of one)
+differ. A search engine holding releases of several uses it to keep them apart
+(`kbtools.engine.publish`). A shallow clone's first commit is where it was cut, not the
+history's: its source has no ``base`` (not known), nor has a build without a commit.
 """
 
 from __future__ import annotations
@@ -73,8 +81,25 @@ def source_identity(root: Path, sub: Path, read: Iterable[str] = (),
         prefix = git_prefix(repo, root)
         dirty = _differs(repo, dirs, {prefix + r for r in read}, "" if rel == "." else rel)
         shallow = bool(shallow_boundary(repo))
-    out = {"commit": head.sha, "tree": "dirty" if dirty else tree_sha, "dirty": dirty}
+        base = None if shallow else knowledge_base(repo, head.sha, prefix)
+    out: dict[str, Any] = {"commit": head.sha, "tree": "dirty" if dirty else tree_sha,
+                           "dirty": dirty}
+    if base is not None:
+        out["base"] = base
     return {**out, "shallow": True} if shallow else out
+
+
+def knowledge_base(repo: git.Repo, commit: str, prefix: str) -> str | None:
+    """The ``base`` of a release of `commit` (see the module docstring): the first commit
+    of its first-parent history, with `prefix` (`git_prefix`: "" or "sub/dir/") after a
+    colon when there is one; None when Git cannot tell."""
+    try:
+        roots = repo.git.rev_list("--max-parents=0", "--first-parent", commit).split()
+    except git.GitCommandError:
+        return None
+    if len(roots) != 1:
+        return None
+    return f"{roots[0]}:{prefix.rstrip('/')}" if prefix else roots[0]
 
 
 def _differs(repo: git.Repo, dirs: list[str], read: set[str], knowledge: str) -> bool:

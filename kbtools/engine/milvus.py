@@ -17,8 +17,8 @@ BM25 terms and rows were derived with — ``kb.tokens`` (the tokenizer version, 
 must make of a question too: `published_tokens`), ``kb.derivation`` and ``kb.tokenizer``
 (the derivation rules and tokenizer libraries its index/ records: `published_derivation`,
 judged as a local index/ is, `kbtools.index.selfcheck.derivation_problem`), ``kb.filters``
-(the rules its rows' filter fields were stored by: `kbtools.engine.expr.filters_problem`) —
-and, once the
+(the rules its rows' filter fields were stored by: `kbtools.engine.expr.filters_problem`),
+``kb.base`` (the knowledge base it is of, when known: `kbtools.engine.bases`) — and, once the
 rows are loaded and counted, ``kb.complete``. Readers only ever go through the alias
 (`ALIAS`, ``kb_current``), which is moved in one call after a complete load, so no reader
 sees a half-loaded release. pymilvus is imported lazily (extra ``kbtools[milvus]``).
@@ -76,6 +76,7 @@ P_TAG, P_SERIAL, P_MANIFEST, P_COMPLETE, P_PUBLISHED, P_TOKENS = (
     "kb.tag", "kb.serial", "kb.manifest", "kb.complete", "kb.published", "kb.tokens")
 P_DERIVATION, P_TOKENIZER = "kb.derivation", "kb.tokenizer"
 P_FILTERS = "kb.filters"  # the rules its filter fields were stored by (`expr.FILTER_RULES`)
+P_BASE = "kb.base"  # the knowledge base the release is of (`kbtools.engine.bases`)
 
 
 @dataclass(frozen=True)
@@ -361,6 +362,7 @@ class Engine:
             out.append({"collection": name, "tag": props.get(P_TAG) or None,
                         "serial": int(props.get(P_SERIAL, "-1")),
                         "manifest_sha256": props[P_MANIFEST],
+                        "base": props.get(P_BASE) or None,
                         # marked only once loaded and counted; its __meta must still exist
                         "complete": props.get(P_COMPLETE) == "1" and name + META_SUFFIX in names,
                         "published": _seconds(props.get(P_PUBLISHED)),

@@ -18,7 +18,9 @@ publish is loading it now (`kbtools.engine.claim`: then this one says so and sto
 releases are dropped beyond `keep`, and so are releases marked complete whose ``__meta``
 is gone (`prune`); never one an alias serves. A prune failing after the alias moved is a
 warning of the result (`PublishResult.warnings`), not a failed publish: the release is
-served.
+served. Releases of several knowledge bases in one database stay apart
+(`kbtools.engine.bases`): an alias serving another's is never moved, and `keep` and
+`rollback` count only the releases of the knowledge base at hand.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.engine import expr
+from kbtools.engine.bases import EVERY, of_base, refuse_other, release_base, tag_problem
 from kbtools.engine.claim import (
     Claim,
     claimed,
@@ -45,6 +48,7 @@ from kbtools.engine.claim import (
 from kbtools.engine.milvus import (
     ALIAS,
     META_SUFFIX,
+    P_BASE,
     P_COMPLETE,
     P_DERIVATION,
     P_FILTERS,
@@ -93,6 +97,7 @@ class CheckedRelease:
     tag: str | None
     serial: int  # -1: a local build (no release.json)
     signed_by: str | None
+    base: str | None = None  # the knowledge base it is of (`kbtools.engine.bases`)
 
 
 def check_release(path: Path | None, trusted: Sequence[Path] = ()) -> CheckedRelease:
@@ -142,7 +147,7 @@ def check_release(path: Path | None, trusted: Sequence[Path] = ()) -> CheckedRel
     served = served_copy(root)
     return CheckedRelease(root, served, mhash, mbytes.decode("utf-8"),
                           rel_bytes.decode("utf-8"), rel.get("tag"), rel.get("serial", -1),
-                          signer)
+                          signer, release_base(manifest))
 
 
 def _release_json(layout: ReleaseLayout) -> tuple[bytes, dict[str, Any]]:
@@ -204,8 +209,9 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
         count = index.store.count()
         want = _meta_wanted(checked, _fields(index), count)
         current = engine.alias_target(alias)
-        name, damaged = _release_name(engine, checked, derived, current, want, say)
         cur = engine.properties(current) if current else {}
+        refuse_other(str(engine.url), alias, current, cur, checked.base)
+        name, damaged = _release_name(engine, checked, derived, current, want, say)
         # what its readers need: both collections, marked complete (not just the mark),
         # its __meta holding this release's record
         broken = current is not None and (not _complete(engine, current)
@@ -230,12 +236,16 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
         return PublishResult(str(engine.url), name, checked.tag, checked.serial, count, True,
                              current, seconds=round(time.perf_counter() - t0, 3),
                              moved=False)
+    if (now_served := engine.alias_target(alias)) != current:  # moved while this one loaded
+        props = (engine.listed_properties(now_served) or {}) if now_served else {}
+        refuse_other(str(engine.url), alias, now_served, props, checked.base,
+                     done=f"{name} is loaded but the alias was not moved")
     engine.point_alias(name, alias)
     say(f"alias {alias} -> {name}")
     pruned: list[str] = []
     warnings: tuple[str, ...] = ()
     try:
-        pruned += prune(engine, keep, alias, say)
+        pruned += prune(engine, keep, alias, say, base=checked.base)
         replaced = [current] if broken and current is not None else []
         for stale in [*replaced, *(d for d in damaged if d not in (current, name))]:
             if stale not in pruned and _drop_replaced(engine, stale, say):
@@ -409,7 +419,8 @@ def _load(engine: Engine, index: KbIndex, checked: CheckedRelease, name: str,
     # (`Engine.releases`, incomplete) until this release is published again or pruned
     create(engine, name, claim, chunk_schema(engine, dims, claim.description()),
            {P_TAG: checked.tag or "", P_SERIAL: str(checked.serial),
-            P_MANIFEST: checked.manifest_sha256, **derived})
+            P_MANIFEST: checked.manifest_sha256, **derived,
+            **({P_BASE: checked.base} if checked.base else {})})
     drop_orphan_meta(engine, name)
     engine.call(f"creating {meta}", "create_collection", meta, schema=meta_schema(engine))
     for i in range(0, len(rows := blob_rows(meta_parts(index, checked, fields))), 64):
@@ -450,9 +461,10 @@ def _check_count(engine: Engine, name: str, want: int) -> None:
     forget_sightings(engine, name)  # no host acts on the claim of a complete collection
 
 
-def prune(engine: Engine, keep: int, alias: str = ALIAS,
-          progress: Progress | None = None) -> list[str]:
-    """Drop the complete release collections of releases beyond the newest `keep`
+def prune(engine: Engine, keep: int, alias: str = ALIAS, progress: Progress | None = None,
+          *, base: str | None = EVERY) -> list[str]:
+    """Drop the complete release collections of knowledge base `base`'s releases (`of_base`:
+    a publish's; by default every release of the database) beyond its newest `keep`
     (`kept_releases`: a release counts once however many collections hold it), never one
     that any alias of the database points at (`alias` is the one just
     moved, read again with the others; one another process points an alias at meanwhile
@@ -464,7 +476,7 @@ def prune(engine: Engine, keep: int, alias: str = ALIAS,
     kept lose any claim sightings left on them (`forget_stale_sightings`)."""
     say = progress or (lambda _m: None)
     releases = engine.releases(properties=True)
-    complete = [r for r in releases if r["complete"]]
+    complete = of_base([r for r in releases if r["complete"]], base)
     served = set(engine.aliased())
     kept = kept_releases(complete, keep) | served
     dropped = []
@@ -512,12 +524,19 @@ def _broken(engine: Engine, name: str) -> bool:
 def rollback(engine: Engine, tag: str | None = None, alias: str = ALIAS) -> dict[str, Any]:
     """Point `alias` at release `tag` (default: the newest complete release older than the
     served one, never the served one as a kb of other derivation rules published it), in
-    its collection derived by this kb's rules; EngineError, the alias unmoved, when there
-    is none."""
+    its collection derived by this kb's rules, among the releases of the knowledge base the
+    alias serves (`of_base`); EngineError, the alias unmoved, when there is none."""
     current = engine.alias_target(alias)
-    releases = [r for r in engine.releases() if r["complete"]]
+    # (an alias whose collection was dropped underneath serves no knowledge base)
+    base = ((engine.listed_properties(current) or {}).get(P_BASE) or None) if current else None
+    every = [r for r in engine.releases() if r["complete"]]
+    releases = of_base(every, base) if current else every  # an alias serving none: any
     if tag is not None:
-        found = [r for r in releases if tag in (r["tag"], r["collection"])]
+        # a collection named is that one, whichever knowledge base's (`tag_problem` says so)
+        found = ([r for r in every if r["collection"] == tag]
+                 or [r for r in releases if r["tag"] == tag])
+        if (other := tag_problem(every, found, tag, alias, base)) is not None:
+            raise EngineError(other, path=str(engine.url))
         if not found:
             have = ", ".join(r["tag"] or r["collection"] for r in releases) or "none"
             raise EngineError(f"release {tag!r} is not published (published: {have}); "

@@ -537,6 +537,14 @@ class EngineReader:
         except EngineError:
             raise
         if name is None:
+            # another knowledge base of the database is read behind an alias of its own
+            others = sorted(set(self.engine.call("listing aliases", "list_aliases")
+                                .get("aliases", [])) - {self.alias})
+            if others:
+                raise EngineError(f"alias {self.alias} is missing here; the database's "
+                                  f"releases are served behind {', '.join(others)}: give "
+                                  f"--alias {others[0]}, or run `kb publish --engine …`",
+                                  path=str(self.engine.url), key="engine_no_release")
             raise EngineError(f"no release is published here (alias {self.alias} is missing); "
                               "run `kb publish --engine …`", path=str(self.engine.url),
                               key="engine_no_release")

@@ -52,6 +52,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from kbtools.agents.read import Knowledge, open_knowledge
 from kbtools.embed.base import embed_question
 from kbtools.embed.registry import get_embedder
+from kbtools.engine.bases import of_base
+from kbtools.engine.milvus import P_BASE
 from kbtools.engine.remote import EngineReader
 from kbtools.errors import IndexLoadError, SyncError
 from kbtools.fsutil import read_fd_regular
@@ -292,11 +294,14 @@ class EngineServedIndex(ServedIndex):
         return str(self.reader.engine.url)
 
     def published(self) -> list[dict[str, Any]] | None:
-        served = self.reader.engine.alias_target(self.reader.alias)
+        engine = self.reader.engine
+        served = engine.alias_target(self.reader.alias)
+        # the releases of the knowledge base served, not every one in the database
+        base = (engine.listed_properties(served) or {}).get(P_BASE) if served else None
         rows = [{**r, "current": r["collection"] == served,
                  "published_at": datetime.fromtimestamp(r["published"], UTC).isoformat(
                      timespec="seconds") if r["published"] else None}
-                for r in self.reader.engine.releases() if r["complete"]]
+                for r in of_base(engine.releases(), base or None) if r["complete"]]
         return rows[::-1]  # newest first, in `Engine.releases` order (a local build by time)
 
     def _locate(self) -> tuple[Any, Callable[[], KbIndex]]:

@@ -1,0 +1,99 @@
+"""Knowledge bases sharing one Milvus database: which releases are whose.
+
+A release records the knowledge base it is of: the manifest's ``source.base``
+(`kbtools.build.identity.knowledge_base`: the first commit of its repository's history, and
+its folder when it is not at the top). A publish stores it as the collection property
+``kb.base`` (`P_BASE`), and everything kb decides over the releases of a database stays
+within one knowledge base:
+
+* a publish never moves an alias that serves another knowledge base's release
+  (`refuse_other`): before anything is written it says to give the release an alias of its
+  own (``--alias``, which its readers give too) or a database of its own;
+* ``keep`` counts and prunes only the publishing knowledge base's releases, and
+  ``kb rollback --engine`` goes back (or to TAG) only among the releases of the knowledge
+  base the alias serves (`of_base`), so two knowledge bases tagged ``kb-r1``, ``kb-r2``, …
+  alike never take each other's place.
+
+A release whose knowledge base is not known — published by a kbtools before ``kb.base``
+was recorded, or built from a shallow clone or without a commit — may be any knowledge
+base's: it is still found, served, replaced and rolled back to as before, and publishing a
+newer release with this kb records the base; but publishing it never prunes, nor does a
+rollback from it serve, a release whose knowledge base is known (`of_base`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kbtools.engine.milvus import P_BASE, P_TAG
+from kbtools.errors import EngineError
+
+
+def release_base(manifest: dict[str, Any]) -> str | None:
+    """The knowledge base a release's manifest names (None: not known)."""
+    source = manifest.get("source")
+    base = source.get("base") if isinstance(source, dict) else None
+    return base if isinstance(base, str) and base else None
+
+
+EVERY = "*"  # `of_base`: every release, whatever its knowledge base (no base is "*")
+
+
+def of_base(releases: list[dict[str, Any]], base: str | None) -> list[dict[str, Any]]:
+    """The releases among `releases` (`Engine.releases`) that kb counts, prunes and rolls
+    back among for knowledge base `base`: its own and those whose base is not known (its
+    releases published before bases were recorded, or from a shallow clone); for a base
+    not known, only those whose base is not known either, since a release that may be any
+    knowledge base's must not drop or serve one another knowledge base's is known to be.
+    `EVERY`: all of them."""
+    if base == EVERY:
+        return list(releases)
+    return [r for r in releases if r.get("base") in (None, base)]
+
+
+def shown(base: str) -> str:
+    """A base as messages name it: its commit shortened, its folder as it is."""
+    commit, _, folder = base.partition(":")
+    return f"{commit[:12]}:{folder}" if folder else commit[:12]
+
+
+def refuse_other(url: str, alias: str, current: str | None, props: dict[str, str],
+                 base: str | None, done: str = "nothing was written") -> None:
+    """EngineError when `alias` serves (collection `current`, its properties `props`) a
+    release of another knowledge base than `base`; `done` says what was written before
+    (a publish checks before it writes, and again before it moves the alias: another
+    knowledge base's publish may have taken the alias while this one loaded)."""
+    served = props.get(P_BASE) or None
+    if current is None or served is None or base is None or served == base:
+        return
+    raise EngineError(f"alias {alias} serves {props.get(P_TAG) or current} of another "
+                      f"knowledge base (first commit {shown(served)}), this release is of "
+                      f"{shown(base)}; {done}: publish it behind an alias of "
+                      "its own (--alias NAME; its readers give --alias NAME too) or into a "
+                      "database of its own (milvus://HOST:PORT/NAME)", path=url)
+
+
+def tag_problem(releases: list[dict[str, Any]], found: list[dict[str, Any]], tag: str,
+                alias: str, base: str | None) -> str | None:
+    """Why `kb rollback --engine --alias ALIAS TAG` does not serve release `tag` (None: it
+    may, or no knowledge base has it): `found`, its releases among those of knowledge base
+    `base` (the one `alias` serves: `of_base`), is empty but another knowledge base's
+    `releases` carry the tag; or the alias serves no knowledge base known (no release yet,
+    or one published before bases were recorded) and several knowledge bases' releases
+    carry it. A collection named (`found` holds it whatever its base) is served."""
+    if not found:
+        if not any(tag in (r["tag"], r["collection"]) for r in releases):
+            return None
+        which = (f"(first commit {shown(base)})" if base else
+                 "(not known: published by an earlier kbtools or from a shallow clone)")
+        names = ", ".join(r["collection"] for r in releases if r["tag"] == tag)
+        return (f"release {tag!r} in the engine is of another knowledge base than the one "
+                f"alias {alias} serves {which}, so the alias was not moved; publish that "
+                f"knowledge base's release, or give the collection ({names}) to serve it "
+                "anyway")
+    if base is None and len({r["base"] for r in found if r["base"]}) > 1:
+        names = ", ".join(r["collection"] for r in found)
+        return (f"release {tag!r} is published for several knowledge bases ({names}) and "
+                f"alias {alias} serves none of them, so it was not moved; give the "
+                "collection of the one to serve instead of the tag")
+    return None
