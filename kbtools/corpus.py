@@ -26,8 +26,8 @@ from typing import Any
 import yaml
 
 from kbtools.errors import SourceError
-from kbtools.ignored import ignored_target, ignored_where
-from kbtools.linkscope import hidden_target, hidden_where, is_inside
+from kbtools.ignored import barred_link
+from kbtools.linkscope import is_inside
 
 FENCE = re.compile(r"^---[ \t]*$")
 END_FENCE = re.compile(r"^(---|\.\.\.)[ \t]*$")
@@ -308,15 +308,11 @@ def read_source(path: Path, root: Path | None,
                               "document is a symlink leading outside the repository; not read")
         named = None if root is None else os.path.relpath(os.path.abspath(name),
                                                           os.path.abspath(root))
-        hidden = None if named is None or root is None else hidden_target(
+        barred = None if named is None or root is None else barred_link(
             named, real, os.path.realpath(root))
-        if hidden is not None:
-            raise SourceError("path-symlink-escape", "document is a symlink leading "
-                              f"{hidden_where(hidden)}; not read")
-        ignored = None if named is None or root is None else _ignored_link(named, real, root)
-        if ignored is not None:
-            raise SourceError("path-symlink-escape", "document is a symlink leading "
-                              f"{ignored_where(ignored)}; not read")
+        if barred is not None:
+            raise SourceError("path-symlink-escape", f"document is a symlink leading {barred}; "
+                              "not read")
         st = os.lstat(real)
     except SourceError:
         raise
@@ -353,16 +349,6 @@ def read_source(path: Path, root: Path | None,
         raise SourceError("file-unreadable", f"cannot read: {_reason(exc)}") from None
     finally:
         os.close(fd)
-
-
-def _ignored_link(named: str, real: str, root: Path) -> str | None:
-    """The entry Git ignores that symlinks lead the root-relative `named` into (its real
-    path `real`), or None: none on the way, or no link (`kbtools.ignored`; a file named by
-    its own ignored path is left out by the walk, not refused here)."""
-    real_root = os.path.realpath(root)
-    if os.path.normpath(named) == os.path.relpath(real, real_root):
-        return None
-    return ignored_target(real, real_root)
 
 
 def _reason(exc: BaseException) -> str:

@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from kbtools.linkscope import is_inside
+from kbtools.linkscope import hidden_target, hidden_where, is_inside
 
 # git's own environment for another repository (a hook of one, a shell set up for one) is
 # not the work tree around the root; and what it lists must not depend on the locale
@@ -101,6 +101,20 @@ def ignored_where(target: str) -> str:
     """Where a link leading to the ignored `target` leads, as a finding says it."""
     return (f"to {target}, which Git ignores (.gitignore: no part of the repository, never "
             "read or released)")
+
+
+def barred_link(named: str, real: str, real_root: str) -> str | None:
+    """Where symlinks lead the root-relative `named` (real path `real`) that no file of
+    the repository may be read from, as a finding says it, or None: into a hidden entry
+    (`linkscope.hidden_target`) or onto what Git ignores (a file named by its own ignored
+    path is left out by the walk, not refused here)."""
+    hidden = hidden_target(named, real, real_root)
+    if hidden is not None:
+        return hidden_where(hidden)
+    if os.path.normpath(named) == os.path.relpath(real, real_root):
+        return None
+    ignored = ignored_target(real, real_root)
+    return None if ignored is None else ignored_where(ignored)
 
 
 def _listed(real_root: str) -> Ignored | None:
