@@ -94,6 +94,17 @@ SCAB_DOC = GOOD_FM.replace("Generated", "小麦赤霉病风险") + """
 """
 
 
+def authored_repo(root: Path) -> git.Repo:
+    """A new Git repository at `root` (made) whose own config names its author (作者), as a
+    writer's machine has one: a commit from a hook or a Git app needs no environment."""
+    root.mkdir(parents=True)
+    repo = git.Repo.init(root)
+    with repo.config_writer() as config:
+        config.set_value("user", "name", "作者")
+        config.set_value("user", "email", "author@example.org")
+    return repo
+
+
 def reviewed_by_trailers(root: Path) -> str:
     """One `Reviewed-by:` line per distinct verified_by under `root` (sorted)."""
     emails = sorted({m.group(1).strip().strip('"').lower()

@@ -18,6 +18,7 @@ from pathlib import Path
 import git
 import pytest
 from click.testing import CliRunner
+from kbfixtures import authored_repo
 
 from kbtools.cli import main
 
@@ -39,11 +40,7 @@ def _knowledge_repo(tmp_path: Path, sub: str) -> tuple[Path, Path]:
     """(Git root, knowledge base) after `kb init` and a first commit; in a subfolder the
     hook configuration is moved to the Git root, as `kb init` says to."""
     root = tmp_path / "repo"
-    root.mkdir()
-    repo = git.Repo.init(root)
-    with repo.config_writer() as config:
-        config.set_value("user", "name", "作者")
-        config.set_value("user", "email", "author@example.org")
+    repo = authored_repo(root)
     kb = root / sub if sub else root
     result = CliRunner().invoke(main, ["init", str(kb)])
     assert result.exit_code == 0, result.output

@@ -22,6 +22,7 @@ import git
 import pytest
 import yaml
 from click.testing import CliRunner
+from kbfixtures import authored_repo
 
 from kbtools.cli import main
 from kbtools.scaffold import TEMPLATES, for_subfolder
@@ -45,11 +46,7 @@ def _repository(tmp_path: Path, earlier: str) -> tuple[Path, Path]:
     .pre-commit-config.yaml is the earlier `kb init`'s, committed; its kb.toml edited, as a
     project's is."""
     root = tmp_path / "repo"
-    root.mkdir()
-    repo = git.Repo.init(root)
-    with repo.config_writer() as config:
-        config.set_value("user", "name", "作者")
-        config.set_value("user", "email", "author@example.org")
+    repo = authored_repo(root)
     target = root / SUB if earlier.startswith("subfolder") else root
     assert kb("init", str(target)).exit_code == 0
     shutil.copy(FIXTURES / earlier, target / ".pre-commit-config.yaml")

@@ -97,18 +97,30 @@ def as_citation(doc: str) -> str:
     return f"{path}:{lines}" + (f" § {' > '.join(headings)}" if headings else "")
 
 
-def unescaped(doc: str) -> str:
-    """`doc` URL-decoded when it is a link or citation escaped whole (its ``#`` as ``%23``,
-    ``knowledge%2Fcrops%2Fx.md%2332-%E9%A3%8E…``, as a web page's address holds it); else
-    as given. A path escaped alone is decoded when read (`read.percent_decoded`), so that
-    a file whose name holds '%' is still read as named."""
+def percent_decoded(doc: str) -> str | None:
+    """`doc` with its URL escapes decoded (``knowledge%2Fcrops%2Fx.md``,
+    ``knowledge/%E9%BB%84%E7%93%9C.md``), or None when it has none or they are no UTF-8.
+    An agent copies a document's path from a link or a web page's address, where a Chinese
+    name or every '/' is written so; `Knowledge.resolve` tries the decoded path when the path
+    as given names no file (a file whose name holds '%' is still read as named). The decoded
+    path is checked as any other (``%2E%2E`` is '..', refused)."""
     if "%" not in doc:
-        return doc
+        return None
     try:
         decoded = unquote(doc, errors="strict")
     except UnicodeDecodeError:
-        return doc
-    return decoded if any(c in decoded and c not in doc for c in "#§") else doc
+        return None
+    return decoded if decoded != doc else None
+
+
+def unescaped(doc: str) -> str:
+    """`doc` URL-decoded when it is a link or citation escaped whole (its ``#`` as ``%23``,
+    ``knowledge%2Fcrops%2Fx.md%2332-%E9%A3%8E…``, as a web page's address holds it); else
+    as given. A path escaped alone is decoded when read (`percent_decoded`), so that a file
+    whose name holds '%' is still read as named."""
+    decoded = percent_decoded(doc)
+    return decoded if decoded is not None and any(c in decoded and c not in doc
+                                                  for c in "#§") else doc
 
 
 def line_anchor(doc: str) -> str:

@@ -39,6 +39,7 @@ from kbtools.agents.calls import (
     text_kept,
     tool_exception,
 )
+from kbtools.agents.citation_text import percent_decoded
 from kbtools.agents.cited_read import read_cited, release_name
 from kbtools.agents.draft import create_draft, draft_config
 from kbtools.agents.named import evaluate_named, named
@@ -64,11 +65,7 @@ from kbtools.agents.parameters import (
     VerifiedOnly,
     category_parameter,
 )
-from kbtools.agents.read import (
-    check_doc_path,
-    open_knowledge,
-    percent_decoded,
-)
+from kbtools.agents.read import check_doc_path, open_knowledge
 from kbtools.agents.recent import recent
 from kbtools.agents.stdio import Wire
 from kbtools.config import CONFIG_NAME, MAX_K, find_root

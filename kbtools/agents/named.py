@@ -27,8 +27,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kbtools.agents.citation_text import plain_citation
-from kbtools.agents.read import anchored_section, cited, find_section, linked, percent_decoded
+from kbtools.agents.citation_text import percent_decoded, plain_citation
+from kbtools.agents.read import anchored_section, cited, find_section, linked
 from kbtools.corpus import SourceDoc
 from kbtools.decision.documents import document_tables, select_table, table_from_markdown
 from kbtools.decision.matching import TableResult, match_rules

@@ -18,9 +18,8 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import Any
-from urllib.parse import unquote
 
-from kbtools.agents.citation_text import plain_citation
+from kbtools.agents.citation_text import percent_decoded, plain_citation
 from kbtools.build.verified import coverages
 from kbtools.check.engine import max_document_bytes
 from kbtools.config import Config, load_config
@@ -192,22 +191,6 @@ def check_doc_path(doc: str, section_arg: str = "heading_path") -> str:
                              f"{_cited_hint(found, section_arg)}")
         raise UsageError(f"refused document path '{shown}': only Markdown documents can be read")
     return "/".join(parts)
-
-
-def percent_decoded(doc: str) -> str | None:
-    """`doc` with its URL escapes decoded (``knowledge%2Fcrops%2Fx.md``,
-    ``knowledge/%E9%BB%84%E7%93%9C.md``), or None when it has none or they are no UTF-8.
-    An agent copies a document's path from a link or a web page's address, where a Chinese
-    name or every '/' is written so; `Knowledge.resolve` tries the decoded path when the path
-    as given names no file (a file whose name holds '%' is still read as named). The decoded
-    path is checked as any other (``%2E%2E`` is '..', refused)."""
-    if "%" not in doc:
-        return None
-    try:
-        decoded = unquote(doc, errors="strict")
-    except UnicodeDecodeError:
-        return None
-    return decoded if decoded != doc else None
 
 
 @dataclass(frozen=True)
