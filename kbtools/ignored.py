@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,11 +91,21 @@ def ignored_target(real: str, real_root: str) -> str | None:
     return os.path.relpath(real, real_root).replace(os.sep, "/")
 
 
-def ignored_entries(root: Path) -> list[str]:
+def ignored_entries(root: Path, leaving: Collection[Path] = ()) -> list[str]:
     """What Git ignores around `root`, sorted (relative to the work tree's top), for a
-    cache of check results to be kept only while it stays the same."""
+    cache of check results to be kept only while it stays the same: hidden entries (a
+    link into one is refused whether ignored or not) and what lies in the folders
+    `leaving` (the build output and the cache a check run writes itself) left out, as a
+    results cache's tree signature leaves them out."""
     scope = ignored_in(os.path.realpath(root))
-    return [] if scope is None else sorted(scope.entries)
+    if scope is None:
+        return []
+    skip = [os.path.realpath(p) for p in leaving]
+    return sorted(e for e in scope.entries
+                  if not any(part.startswith(".") for part in e.split("/"))
+                  and not any(is_inside(os.path.join(scope.top, e.rstrip("/")), s) or
+                              is_inside(s, os.path.join(scope.top, e.rstrip("/")))
+                              for s in skip))
 
 
 def ignored_where(target: str) -> str:

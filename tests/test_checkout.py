@@ -173,9 +173,7 @@ def client(published, tmp_path) -> Path:
      "manifest.json differs from the signed release kb-r2"),
     (lambda t: ((t / ".git" / "info" / "exclude").write_text("*.tmp\n"),
                 (t / "data" / "x.tmp").write_text("")), "data/x.tmp is not part of the signed"),
-    # a mode the release does not have (setuid, writable by all, executable)
-    (lambda t: os.chmod(t / "data" / "docs.jsonl", 0o4777),
-     "data/docs.jsonl differs from the signed release kb-r2"),
+    # a file's mode bits are no content: test_checkout_in_clone's card test (session 36)
 ])
 def test_edited_work_tree_is_refused_naming_the_file(client, edit, says):
     assert ask(client)["release"]["tag"] == "kb-r2"

@@ -5,7 +5,6 @@ real bare repositories over file://, real signed releases."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -60,8 +59,7 @@ def test_serve_names_the_release_after_a_pull_brings_a_newer_one(own):
      "data/extra.jsonl is not part of the signed release kb-r2"),
     (lambda t: (t / "data" / "额外 笔记.jsonl").write_text("{}\n"),
      "data/额外 笔记.jsonl is not part of the signed release kb-r2"),
-    (lambda t: os.chmod(t / "data" / "docs.jsonl", 0o755),
-     "data/docs.jsonl differs from the signed release kb-r2"),
+    # an executable bit is no content: test_checkout_in_clone's card test (session 36)
     (lambda t: ((t / "data" / "docs.jsonl").rename(t / "data" / "moved"),
                 (t / "data" / "docs.jsonl").symlink_to("moved")),
      "data/docs.jsonl differs from the signed release kb-r2"),

@@ -238,6 +238,8 @@ def test_a_clone_on_a_card_that_marks_files_executable_answers(own):
     assert git(tree, "config", "core.fileMode").strip() == "true"
     assert ask(tree)["release"]["tag"] == "kb-r2"
     docs = tree / "data" / "docs.jsonl"
+    docs.chmod(0o4777)  # setuid, writable by all: bits git never keeps, nothing served
+    assert ask(tree)["release"]["tag"] == "kb-r2"
     docs.write_text(docs.read_text() + "\n")
     assert "data/docs.jsonl differs from the signed release kb-r2" in refused(tree)
 

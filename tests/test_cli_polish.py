@@ -34,7 +34,7 @@ def kb(*args: str) -> tuple[int, str]:
 @pytest.mark.parametrize(("typed", "hint"), [
     ("qeury", "Did you mean 'query'?"),
     ("stauts", "Did you mean 'status'?"),
-    ("relase", "Did you mean one of: release, releases?"),
+    ("relase", "Did you mean one of: release, releases, read?"),
     ("rel", "Did you mean one of: release, releases?"),
     ("sycn", "Did you mean 'sync'?"),
     ("frobnicate", "See `kb --help` for the commands."),

@@ -23,7 +23,7 @@ from test_release_helpers import (
 from kbtools.cli import main
 from kbtools.errors import SyncError
 from kbtools.index.manifest import FORMAT_VERSION, load_manifest, verify_files
-from kbtools.ship import device
+from kbtools.ship import device, gitrun
 from kbtools.ship import sync as sync_module
 from kbtools.ship.bundle import create_bundle
 from kbtools.ship.operate import RELEASES_LIMIT, limit_releases, status
@@ -334,10 +334,15 @@ def test_an_unchanged_photo_is_stored_once_however_many_releases_a_device_keeps(
 
 
 def test_repo_git_is_repacked_by_the_sync_under_its_lock_not_by_a_detached_gc(
-        pub: Pub, tmp_path: Path):
+        pub: Pub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """A device syncing every day gains a pack per fetch; git's automatic gc after a fetch
     would run detached, in repo.git, after the sync let go of the device lock. The sync
-    repacks itself (git's `gc --auto` rule), after the switch, holding the lock."""
+    repacks itself (git's `gc --auto` rule), after the switch, holding the lock. Seen
+    through repo.git's pre-auto-gc hook: shipping's git runs no hook (`gitrun.PINNED`),
+    so here the hooks pin is lifted."""
+    monkeypatch.setattr(gitrun, "PINNED_ARGS", tuple(
+        arg for setting in gitrun.PINNED if not setting.startswith("core.hooksPath=")
+        for arg in ("-c", setting)))
     dev = tmp_path / "dev"
     sync(str(pub.art), dev)
     gd = dev / "repo.git"

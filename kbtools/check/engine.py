@@ -159,10 +159,11 @@ def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = Tr
                     "max_table_rows": rows,
                     "knowledge": str(cfg.path("knowledge")), "assets": str(cfg.path("assets")),
                     "categories": sorted(categories), "staged": sorted(tracked or ()),
-                    "git_cwd": typed_in, "ignored": ignored_entries(cfg.root)}
+                    "git_cwd": typed_in}
+        written = [cfg.path("dist"), cache_dir, *outputs]  # what the run or a build writes
+        settings["ignored"] = ignored_entries(cfg.root, written)
         results = ResultsCache.open(cache_dir, cfg.root, settings, schemas_dir,
-                                    cache_dir / FAILURE_DIR,
-                                    [cfg.path("dist"), cache_dir, *outputs])
+                                    cache_dir / FAILURE_DIR, written)
     return CheckContext(root=cfg.root, schemas_dir=schemas_dir, categories=categories,
                         fs=FsCache(cfg.root, tracked=tracked, git_cwd=typed_in), lenient=lenient,
                         schema_checks=schema_checks, max_bytes=limit, max_table_rows=rows,
