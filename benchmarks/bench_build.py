@@ -78,19 +78,25 @@ def main() -> None:
     wcfg = corpus_config(cfg, corpus)
     updates: list = []
     stop = threading.Event()
-    th = threading.Thread(target=watch, args=(wcfg, dist, updates.append, stop, False, True),
+    # the watcher's first build (every chunk cached) and its model warm-up end in its first
+    # report, the "watching" line a user waits for; the save is timed from after it
+    th = threading.Thread(target=watch, args=(wcfg, dist, updates.append, stop, True, True),
                           daemon=True)
     th.start()
-    time.sleep(1.0)
+    t0 = time.perf_counter()
+    while not updates and time.perf_counter() - t0 < 600:
+        time.sleep(0.02)
+    print(f"kb watch: ready (first build, model loaded) in {time.perf_counter() - t0:.2f}s")
+    time.sleep(0.5)
     t0 = time.perf_counter()
     probe = f"kbwatchprobe{int(time.time())}"
     doc.write_text(doc.read_text(encoding="utf-8") + f"\n\n追加段落：{probe}。\n", encoding="utf-8")
-    while not updates and time.perf_counter() - t0 < 600:
+    while len(updates) < 2 and time.perf_counter() - t0 < 600:
         time.sleep(0.02)
     latency = time.perf_counter() - t0
     stop.set()
     ok = search(open_index(dist), probe, k=3).results
-    err = updates[0].error if updates else "no update"
+    err = updates[1].error if len(updates) > 1 else "no update"
     print(f"kb watch: save → queryable in {latency:.2f}s on {s2.chunks} chunks "
           f"(found: {any(probe in r.text for r in ok)}; error: {err})")
     shutil.rmtree(work, ignore_errors=True)

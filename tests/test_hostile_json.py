@@ -111,3 +111,22 @@ def test_a_release_tag_with_a_huge_message_is_refused_before_it_is_read(world: W
                          capture_output=True, check=True).stdout.decode().strip()
     git(world.art, "update-ref", f"refs/tags/{tag}", obj)
     assert f"{tag}: its tag object is" in world.assert_refused("a release tag is a few hundred")
+
+
+@pytest.mark.parametrize("opener, closer", [('{"k": ', "}"), ("[", "]"), ('[{"k": ', "}]")])
+def test_nesting_up_to_the_limit_is_read_and_one_more_is_refused(opener: str,
+                                                                 closer: str) -> None:
+    """The limit counts arrays and objects alike, however they alternate, and wherever the
+    deep part sits (after a wide first level, as a manifest's artifacts are): the top object
+    and 63 inside it are read, one more is refused."""
+    def nested(levels: int) -> str:  # `levels` arrays and objects inside one another
+        times, rest = divmod(levels, opener.count("{") + opener.count("["))
+        return "[" * rest + opener * times + "1" + closer * times + "]" * rest
+    wide = ", ".join(f'"f{i}": {{"size": {i}}}' for i in range(50))
+    for levels, refused in ((MAX_JSON_DEPTH - 1, False), (MAX_JSON_DEPTH, True)):
+        doc = '{"artifacts": {' + wide + '}, "deep": ' + nested(levels) + "}"
+        if refused:
+            with pytest.raises(ValueError, match=f"nested more than {MAX_JSON_DEPTH} deep"):
+                loads_unique(doc)
+        else:
+            assert loads_unique(doc)["artifacts"]["f49"] == {"size": 49}
