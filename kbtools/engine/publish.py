@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.engine import expr
-from kbtools.engine.bases import EVERY, of_base, refuse_other, release_base, tag_problem
+from kbtools.engine.bases import EVERY, adopt, of_base, refuse_other, release_base, tag_problem
 from kbtools.engine.claim import (
     Claim,
     claimed,
@@ -199,8 +199,10 @@ class PublishResult:
 
 
 def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: str = ALIAS,
-            progress: Progress | None = None) -> PublishResult:
-    """Load `checked` into `engine` and point `alias` at it (see the module docstring)."""
+            progress: Progress | None = None, same_base: bool = False) -> PublishResult:
+    """Load `checked` into `engine` and point `alias` at it (see the module docstring).
+    `same_base`: the knowledge base the alias serves is this release's, its history
+    rewritten: its releases become this one's just before the alias moves (`bases.adopt`)."""
     t0 = time.perf_counter()
     say = progress or (lambda _m: None)
     index = open_index(checked.served)  # refuses an index/ derived by other rules
@@ -210,7 +212,8 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
         want = _meta_wanted(checked, _fields(index), count)
         current = engine.alias_target(alias)
         cur = engine.properties(current) if current else {}
-        refuse_other(str(engine.url), alias, current, cur, checked.base)
+        if not same_base:
+            refuse_other(str(engine.url), alias, current, cur, checked.base)
         name, damaged = _release_name(engine, checked, derived, current, want, say)
         # what its readers need: both collections, marked complete (not just the mark),
         # its __meta holding this release's record
@@ -236,10 +239,14 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
         return PublishResult(str(engine.url), name, checked.tag, checked.serial, count, True,
                              current, seconds=round(time.perf_counter() - t0, 3),
                              moved=False)
-    if (now_served := engine.alias_target(alias)) != current:  # moved while this one loaded
+    if (now_served := engine.alias_target(alias)) != current or same_base:
         props = (engine.listed_properties(now_served) or {}) if now_served else {}
-        refuse_other(str(engine.url), alias, now_served, props, checked.base,
-                     done=f"{name} is loaded but the alias was not moved")
+        if same_base:  # (after the load: a failed one relabels nothing)
+            for relabelled in adopt(engine, props.get(P_BASE) or None, checked.base):
+                say(f"{relabelled} is now a release of this knowledge base")
+        else:  # moved while this one loaded
+            refuse_other(str(engine.url), alias, now_served, props, checked.base,
+                         done=f"{name} is loaded but the alias was not moved")
     engine.point_alias(name, alias)
     say(f"alias {alias} -> {name}")
     pruned: list[str] = []
