@@ -10,12 +10,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kbtools.engine import expr
+from kbtools.errors import FilterError
 from kbtools.query.filters import WHERE_HELP, parse_where, value_matches
 from tests.milvus_server import facts_collection, milvus  # noqa: F401 - fixture
 
 FACTS = [  # kinds of values front matter holds: dates, numbers, versions, words, lists
-    {"date": "2024-03-01", "size": 1, "version": "1.9.0", "crop": "小麦", "tags": ["病害/赤霉病"]},
-    {"date": "2024-03-02", "size": "1.0", "version": "1.10.2", "crop": "玉米", "tags": ["虫害"]},
+    {"date": "2024-03-01", "size": 1, "version": "1.9.0", "crop": "小麦", "tags": ["病害/赤霉病"],
+     "作物": "小麦", "亩产-kg": 450},
+    {"date": "2024-03-02", "size": "1.0", "version": "1.10.2", "crop": "玉米", "tags": ["虫害"],
+     "作物": ["玉米", "大豆"], "亩产-kg": "520.0"},
     {"date": dt.date(2023, 12, 31), "size": 2.5, "version": "2.0", "crop": ["小麦", "大豆"]},
     {"date": "2024-03-01T08:00:00Z", "size": [0, 10], "version": "1.9", "crop": "Wheat"},
     {"date": "2025-01-01", "size": "-inf", "version": "10.0.0", "crop": "wheat", "tags": "#Urgent"},
@@ -56,12 +59,26 @@ def _remote(engine, key: str, op: str, want: str) -> list[int]:
     ("crop>wheat", [0, 1, 2, 5, 6]),
     ("tags>病害", [0, 1]),  # tags order as written
     ("tags<病害", [4]),
+    ("作物=大豆", [1]),  # a key a schema declares in Chinese
+    ("亩产-kg>450", [1]),
+    ("作物!=小麦", [1, 2, 3, 4, 5, 6]),
 ])
 def test_strict_orders_match_alike_locally_and_in_milvus(coll, where, rows):
     [(key, op, want)] = parse_where([where])
-    assert op in (">", "<", ">=")
+    assert op in (">", "<", ">=", "=", "!=")
     assert _local(key, op, want) == rows
     assert _remote(coll, key, op, want) == rows
+
+
+def test_a_key_in_any_script_is_a_key():
+    """``--where 作物=小麦`` on a key the front-matter schema declares in Chinese was refused
+    as no filter ("use KEY=VALUE …") though `kb check` and `kb build` took the key; only
+    keys starting with an ASCII letter could be filtered on."""
+    assert parse_where(["作物=小麦", "亩产-kg>=450", "Größe<3", "_x=1"]) == [
+        ("作物", "=", "小麦"), ("亩产-kg", ">=", "450"), ("Größe", "<", "3"), ("_x", "=", "1")]
+    for bad in ("1crop=x", "-crop=x", "=x", "作 物=x"):
+        with pytest.raises(FilterError, match="use KEY=VALUE"):
+            parse_where([bad])
 
 
 def test_strict_is_the_order_without_the_equal_ones():

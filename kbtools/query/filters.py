@@ -29,7 +29,8 @@ from kbtools.markdown.tags import (
 )
 from kbtools.query.filter_numbers import number_key, order_number
 
-_WHERE = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*(>=|<=|!=|=|>|<)(.*)$")  # value stripped below
+# KEY: a front-matter key as a schema may declare it, in any script (作物, stage-期, crop_2)
+_WHERE = re.compile(r"^\s*([^\W\d][\w.-]*)\s*(>=|<=|!=|=|>|<)(.*)$")  # value stripped below
 MAX_WHERE_CHARS = 1000
 OPERATORS = ("=", "!=", ">=", "<=", ">", "<")
 ORDERS = (">=", "<=", ">", "<")  # the operators that order values (`_compare`)
