@@ -159,6 +159,10 @@ def test_a_served_collection_dropped_by_hand_names_the_rollback(signed, milvus):
     assert res.exit_code == 0, res.output
     assert res.output == f"serving {r1.collection} (was no release: the alias was missing)\n"
     assert search(EngineReader(eng).current(), QUESTION).results
+    eng.client.drop_alias(ALIAS)  # as a Milvus server that refuses to drop a served one
+    with pytest.raises(EngineError, match=r"alias kb_current is missing here \(dropped by "
+                                          r"hand.*the newest kb-r1: `kb rollback"):
+        EngineReader(eng).current()
 
 
 # 2 ---------------------------------------------------------------------------------------

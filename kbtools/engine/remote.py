@@ -566,16 +566,17 @@ class EngineReader:
 
     def _unserved(self) -> None:
         """EngineError when the database holds complete releases though no alias serves
-        any (the served release's collection was dropped by hand, which drops its aliases
-        with it): not "no release is published", but the rollback that serves one again."""
+        any (the alias was dropped by hand, or with the collection it served: milvus-lite
+        drops a served collection and its aliases): not "no release is published", but the
+        rollback that serves one again."""
         held = [r for r in self.engine.releases() if r["complete"]]
         if not held:
             return
         named = "" if self.alias == ALIAS else f" --alias {self.alias}"
-        raise EngineError(f"alias {self.alias} is missing here, but the database holds "
+        raise EngineError(f"alias {self.alias} is missing here (dropped by hand, or with "
+                          "the collection it served), but the database holds "
                           f"{len(held)} complete release(s), the newest "
-                          f"{held[-1]['tag'] or held[-1]['collection']} (dropping a "
-                          "release's collection drops its aliases): `kb rollback --engine "
+                          f"{held[-1]['tag'] or held[-1]['collection']}: `kb rollback --engine "
                           f"{self.engine.url}{named}` serves the newest again, or run `kb "
                           "publish --engine …`", path=str(self.engine.url),
                           key="engine_alias_missing")
