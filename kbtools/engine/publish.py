@@ -8,8 +8,8 @@ loads them, checks the row count against the release, marks the collection compl
 only then moves the alias in one call. A release older than the served one (`_older`)
 never takes the alias from it: one the engine holds ready is refused (`kb rollback` serves
 it); one it does not (pruned, or published by a kb of other rules: what `rollback` says
-to publish again) is loaded and the alias left where it is, so that a rollback can serve
-it. Re-publishing a release already published is a no-op when the alias serves it
+to publish again), or one a newer was published over while it loaded, is loaded and the
+alias left where it is, so that a rollback can serve it. Re-publishing a release already published is a no-op when the alias serves it
 complete (both its collections, marked complete: what its readers need); one the alias
 serves incomplete (its ``__meta`` dropped) is loaded into another collection, the alias
 moved there and the broken one dropped (`_release_name`); whatever an interrupted publish
@@ -234,19 +234,22 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
         _check_count(engine, name, count)
     finally:
         index.close()
-    if older is not None:  # loaded for a rollback to serve; nothing pruned meanwhile
-        say(f"{older}: alias {alias} left at {current}")
+    now_served = engine.alias_target(alias) if older is None else current
+    moved = now_served != current  # by another publish or a rollback while this one loaded
+    props = (engine.listed_properties(now_served) or {}) if now_served and (
+        moved or same_base) else {}
+    if moved and not same_base:
+        refuse_other(str(engine.url), alias, now_served, props, checked.base,
+                     done=f"{name} is loaded but the alias was not moved")
+    # a newer release published meanwhile keeps the alias (the older loaded, as above)
+    if (older := older or (_older(engine, checked, props) if moved else None)) is not None:
+        say(f"{older}: alias {alias} left at {now_served}")  # loaded for a rollback to serve
         return PublishResult(str(engine.url), name, checked.tag, checked.serial, count, True,
-                             current, seconds=round(time.perf_counter() - t0, 3),
+                             now_served, seconds=round(time.perf_counter() - t0, 3),
                              moved=False)
-    if (now_served := engine.alias_target(alias)) != current or same_base:
-        props = (engine.listed_properties(now_served) or {}) if now_served else {}
-        if same_base:  # (after the load: a failed one relabels nothing)
-            for relabelled in adopt(engine, props.get(P_BASE) or None, checked.base):
-                say(f"{relabelled} is now a release of this knowledge base")
-        else:  # moved while this one loaded
-            refuse_other(str(engine.url), alias, now_served, props, checked.base,
-                         done=f"{name} is loaded but the alias was not moved")
+    if same_base:  # (after the load: a failed one relabels nothing)
+        for relabelled in adopt(engine, props.get(P_BASE) or None, checked.base):
+            say(f"{relabelled} is now a release of this knowledge base")
     engine.point_alias(name, alias)
     say(f"alias {alias} -> {name}")
     pruned: list[str] = []
