@@ -79,7 +79,8 @@ def adopt(engine: Engine, served: str | None, base: str | None) -> list[str]:
     """`kb publish --same-knowledge-base`: the releases of knowledge base `served` (the
     one the alias serves) that are not of `base` (this release's) become `base`'s (their
     ``kb.base`` rewritten), so that ``keep`` counts and a rollback goes back to them as
-    this knowledge base's; the collections relabelled. Nothing when either is not known."""
+    this knowledge base's. Returns the collections relabelled: none when either base is
+    not known."""
     if served is None or base is None or same_base(served, base):
         return []
     moved = [r["collection"] for r in engine.releases()

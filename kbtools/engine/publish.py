@@ -9,9 +9,9 @@ only then moves the alias in one call. A release older than the served one (`_ol
 never takes the alias from it: one the engine holds ready is refused (`kb rollback` serves
 it); one it does not (pruned, or published by a kb of other rules: what `rollback` says
 to publish again), or one a newer was published over while it loaded, is loaded and the
-alias left where it is, so that a rollback can serve it. Re-publishing a release already published is a no-op when the alias serves it
-complete (both its collections, marked complete: what its readers need); one the alias
-serves incomplete (its ``__meta`` dropped) is loaded into another collection, the alias
+alias left where it is, so that a rollback can serve it. Re-publishing a release already
+published is a no-op when the alias serves it complete (both its collections, marked
+complete: what its readers need); one the alias serves incomplete (its ``__meta`` dropped) is loaded into another collection, the alias
 moved there and the broken one dropped (`_release_name`); whatever an interrupted publish
 left of a release (`_complete` says it is not) is dropped and loaded again, unless another
 publish is loading it now (`kbtools.engine.claim`: then this one says so and stops). Old
