@@ -5,22 +5,23 @@ manifest hash named by release.json, the signature when keys are configured, not
 release of the served one's serial — nothing is written to the engine before that), then
 loads the release into its own collections (`kbtools.engine.milvus`), builds the indexes,
 loads them, checks the row count against the release, marks the collection complete and
-only then moves the alias in one call. A release older than the served one (`_older`)
-never takes the alias from it: one the engine holds ready is refused (`kb rollback` serves
-it); one it does not (pruned, or published by a kb of other rules: what `rollback` says
-to publish again), or one a newer was published over while it loaded, is loaded and the
-alias left where it is, so that a rollback can serve it. Re-publishing a release already
+only then moves the alias in one call. A release older than the served one (`_older`) never
+takes the alias from it: one the engine holds ready is refused (`kb rollback` serves it);
+one it does not (pruned, or published by a kb of other rules: what `rollback` says to
+publish again), or one a newer was published over while it loaded, is loaded and the alias
+left where it is, so that a rollback can serve it. Re-publishing a release already
 published is a no-op when the alias serves it complete (both its collections, marked
-complete: what its readers need); one the alias serves incomplete (its ``__meta`` dropped) is loaded into another collection, the alias
-moved there and the broken one dropped (`_release_name`); whatever an interrupted publish
-left of a release (`_complete` says it is not) is dropped and loaded again, unless another
-publish is loading it now (`kbtools.engine.claim`: then this one says so and stops). Old
-releases are dropped beyond `keep`, and so are releases marked complete whose ``__meta``
-is gone (`prune`); never one an alias serves. A prune failing after the alias moved is a
-warning of the result (`PublishResult.warnings`), not a failed publish: the release is
-served. Releases of several knowledge bases in one database stay apart
-(`kbtools.engine.bases`): an alias serving another's is never moved, and `keep` and
-`rollback` count only the releases of the knowledge base at hand.
+complete: what its readers need); one the alias serves incomplete (its ``__meta`` dropped)
+is loaded into another collection, the alias moved there and the broken one dropped
+(`_release_name`); whatever an interrupted publish left of a release (`_complete` says it
+is not) is dropped and loaded again, unless another publish is loading it now
+(`kbtools.engine.claim`: then this one says so and stops). Old releases are dropped beyond
+`keep`, and so are releases marked complete whose ``__meta`` is gone (`prune`); never one
+an alias serves. A prune failing after the alias moved is a warning of the result
+(`PublishResult.warnings`), not a failed publish: the release is served. Releases of
+several knowledge bases in one database stay apart (`kbtools.engine.bases`): an alias
+serving another's is never moved, and `keep` and `rollback` count only the releases of the
+knowledge base at hand.
 """
 
 from __future__ import annotations
