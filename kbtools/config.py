@@ -345,6 +345,21 @@ def _validate(user: dict[str, Any], path: Path, text: str) -> None:
                           line=_key_line(text, keys))
     _check_chunk_sizes(user.get("chunk", {}), path, text)
     _check_reviewers(user.get("review", {}).get("reviewers", {}), path, text)
+    _check_name(user.get("release", {}).get("knowledge_base"), path, text)
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _check_name(name: str | None, path: Path, text: str) -> None:
+    """``[release] knowledge_base`` names a knowledge base as written (`kbtools.base_identity`):
+    space around it or a control character would make a name that looks like another's."""
+    if name is None or (name == name.strip() and not _CONTROL.search(name)):
+        return
+    raise ConfigError(f"release.knowledge_base: {name!r} has space around it or a control "
+                      "character; write the name alone (\"作物-华北\")", path=str(path),
+                      line=_key_line(text, ["release", "knowledge_base"]))
+
 
 
 def _check_reviewers(reviewers: dict[str, list[str]], path: Path, text: str) -> None:

@@ -62,7 +62,10 @@ def test_subcommand_typos_and_options_still_work():
     ("crop>=<x", "'>=<' is not an operator"),
     ("crop=", "no value after '='"),
     ("crop= ", "no value after '='"),
-    ("crop>x", "use KEY=VALUE, KEY!=VALUE, KEY>=VALUE or KEY<=VALUE"),
+    ("crop>>x", "'>>' is not an operator"),
+    ("crop<>x", "'<>' is not an operator"),  # not "differs": != is
+    ("crop><x", "'><' is not an operator"),
+    ("crop~x", "use KEY=VALUE, KEY!=VALUE, KEY>=VALUE, KEY<=VALUE, KEY>VALUE or KEY<VALUE"),
     ("crop", "use KEY=VALUE"),
 ])
 def test_where_mis_parses_are_errors(where, message):

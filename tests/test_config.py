@@ -61,3 +61,25 @@ def test_a_mistyped_kb_toml_key_names_the_one_meant(tmp_path, monkeypatch, toml,
     [message] = result.stderr.splitlines()
     assert message.startswith(f"kb: error: {tmp_path / 'kb.toml'}:{line}: ")
     assert message.endswith("was unexpected)" + hint), message
+
+
+@pytest.mark.parametrize(("value", "words"), [
+    ('" 作物 "', "has space around it or a control character"),
+    ('"作物\\t华北"', "has space around it or a control character"),
+    ('""', "should be non-empty"),
+    ("3", "is not of type 'string'"),
+    ('"' + "名" * 101 + '"', "is too long"),
+])
+def test_a_knowledge_base_name_is_checked_in_one_line(tmp_path, monkeypatch, value, words):
+    """``[release] knowledge_base`` (`kbtools.base_identity`): a name with space around it
+    would look like another's in every message; it is refused at its line."""
+    (tmp_path / "kb.toml").write_text(f"[release]\nknowledge_base = {value}\n", encoding="utf-8")
+    (tmp_path / "knowledge").mkdir()
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["check"])
+    assert result.exit_code == 1
+    [message] = result.stderr.splitlines()
+    assert message.startswith(f"kb: error: {tmp_path / 'kb.toml'}:2: release.knowledge_base: ")
+    assert words in message, message
+    (tmp_path / "kb.toml").write_text('[release]\nknowledge_base = "作物-华北"\n', encoding="utf-8")
+    assert load_config(tmp_path).section("release")["knowledge_base"] == "作物-华北"

@@ -49,7 +49,7 @@ keys = st.builds(lambda a, b: a + b, st.sampled_from(["a", "Z", "_", "值"]),
 
 
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(key=keys, value=text, op=st.sampled_from(["=", "!=", ">=", "<="]))
+@given(key=keys, value=text, op=st.sampled_from(["=", "!=", ">=", "<=", ">", "<"]))
 def test_values_never_change_the_structure(key, value, op):
     """Whatever the key and value, the expression has the shape of a benign one, and each
     literal in it reads back as the key or value that went in."""
@@ -163,7 +163,7 @@ numeric = st.one_of(
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(key=st.sampled_from(["title", "tags", "year", "n", "lang", "doc", "size", "torque",
                             "code", "big"]), value=st.one_of(text, numeric),
-       op=st.sampled_from(["=", "!=", ">=", "<="]))
+       op=st.sampled_from(["=", "!=", ">=", "<=", ">", "<"]))
 def test_hostile_values_select_what_the_local_mask_selects(coll, key, value, op):
     value = value.strip()  # parse_where strips values
     assert _remote(coll, expr.condition(key, op, value)) == _local(key, op, value)

@@ -139,6 +139,32 @@ def test_a_search_on_a_release_pruned_meanwhile_says_so(signed, milvus):  # noqa
     assert search(reader.current(), QUESTION).results
 
 
+def test_a_served_collection_dropped_by_hand_names_the_rollback(signed, milvus):  # noqa: F811
+    """An operator dropped the served release's collection by hand, which drops its alias
+    too: every reader said "no release is published here … run `kb publish`", though kb-r1
+    stood complete in the database. It names the rollback that serves it again."""
+    dev, _ = signed
+    url = milvus.url("handdrop")
+    eng = _engine(milvus, "handdrop")
+    r1 = publish(eng, check_release(_rel(dev, 1)))
+    r2 = publish(eng, check_release(_rel(dev, 2)))
+    eng.client.drop_collection(r2.collection)
+    assert eng.alias_target() is None  # the alias went with it
+    res = CliRunner().invoke(main, ["query", "--engine", url, QUESTION])
+    assert res.exit_code == 1 and len(res.output.strip().splitlines()) == 1, res.output
+    assert "no release is published" not in res.output, res.output
+    assert "1 complete release(s), the newest kb-r1" in res.output, res.output
+    assert f"`kb rollback --engine {url}` serves the newest again" in res.output, res.output
+    res = CliRunner().invoke(main, ["rollback", "--engine", url])
+    assert res.exit_code == 0, res.output
+    assert res.output == f"serving {r1.collection} (was no release: the alias was missing)\n"
+    assert search(EngineReader(eng).current(), QUESTION).results
+    eng.client.drop_alias(ALIAS)  # as a Milvus server that refuses to drop a served one
+    with pytest.raises(EngineError, match=r"alias kb_current is missing here \(dropped by "
+                                          r"hand.*the newest kb-r1: `kb rollback"):
+        EngineReader(eng).current()
+
+
 # 2 ---------------------------------------------------------------------------------------
 
 class Killed(Exception):

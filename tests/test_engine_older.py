@@ -17,6 +17,7 @@ from kbtools.engine.remote import EngineReader
 from kbtools.query.search import search
 from tests.milvus_server import milvus  # noqa: F401 - fixture
 from tests.test_engine_failures import QUESTION, _rel, signed  # noqa: F401 - fixture
+from tests.test_engine_races import Interposed, _once
 
 
 def _kb(*args: str):
@@ -86,3 +87,25 @@ def test_a_rollback_target_of_other_rules_can_be_published_again_and_served(
     assert json.loads(res.output)["to"] == again.collection
     assert search(EngineReader(eng).current(), QUESTION).release.tag == "kb-r1"
     eng.close()
+
+
+def test_a_newer_release_published_while_an_older_loads_keeps_the_alias(signed, milvus):  # noqa: F811
+    """Two publishers raced: kb-r2 was loading (minutes for a large release) when another
+    published kb-r3; kb-r2's publish then moved the alias back from kb-r3 to itself, and
+    every reader got the older release. It reads the alias again before moving it: kb-r2
+    is loaded for a rollback to serve and the alias stays at kb-r3."""
+    dev, _ = signed
+    url = milvus.url("racingolder")
+    eng, other = connect_url(url, create_db=True), connect_url(url)
+    publish(eng, check_release(_rel(dev, 1)))
+    took: list[str] = []
+    eng.client = Interposed(eng.client, {"load_collection": _once(lambda: took.append(
+        publish(other, check_release(_rel(dev, 3))).collection))})
+    r2 = publish(eng, check_release(_rel(dev, 2)))
+    assert took and not r2.moved and r2.previous == took[0]
+    assert other.alias_target() == took[0]
+    assert EngineReader(other).current().release.tag == "kb-r3"
+    res = _kb("rollback", "--engine", url, "kb-r2")  # loaded: a rollback serves it
+    assert res.exit_code == 0 and other.alias_target() == r2.collection, res.output
+    eng.close()
+    other.close()

@@ -93,7 +93,7 @@ wants = st.one_of(
 
 @settings(max_examples=80, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(want=wants, op=st.sampled_from([">=", "<=", "=", "!="]))
+@given(want=wants, op=st.sampled_from([">=", "<=", ">", "<", "=", "!="]))
 def test_any_number_orders_alike_locally_and_in_milvus(coll, want, op):
     assert _remote(coll, op, want) == _local(op, want)
 
@@ -181,7 +181,7 @@ far_wants = st.one_of(wants, far_numbers.map(lambda n: n[2]),
 
 @settings(max_examples=80, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(want=far_wants, op=st.sampled_from([">=", "<=", "=", "!="]))
+@given(want=far_wants, op=st.sampled_from([">=", "<=", ">", "<", "=", "!="]))
 def test_any_far_number_filters_alike_locally_and_in_milvus(far, want, op):
     assert _far_remote(far, op, want) == _far_local(op, want)
 

@@ -130,10 +130,10 @@ Do not use to fetch a known section in full (use `read`) or to apply a decision 
 `evaluate_table`).
 Args: query (natural language, Chinese or English, at most 10000 characters: a pasted log
 or stack trace longer than 2000 is searched by its distinctive lines); k (1-{max_k}
-results, default 5); where (front-matter filters KEY=VALUE, KEY!=VALUE, KEY>=VALUE or
-KEY<=VALUE, e.g. "verified=true", "doc=crops/x.md", "category=<a category results show in
-`metadata`>"; numbers compare as numbers (size=1 matches 1.0), other values as text,
-case-insensitively; a list matches = when a member does, != when none does; a document without
+results, default 5); where (front-matter filters KEY=VALUE, KEY!=VALUE, KEY>=VALUE,
+KEY<=VALUE, KEY>VALUE or KEY<VALUE, e.g. "verified=true", "doc=crops/x.md", "category=<a category results show in
+`metadata`>"; numbers compare as numbers (size=1 matches 1.0, size>1 does not), other values as
+text (= and != case-insensitively); a list matches = when a member does, != when none does; a document without
 the key matches only !=; filters that leave nothing give no_answer, `reason` "no chunk matches
 the filters" and `reason_values.filters` naming them: tell the user); verified_only.
 `filters` says what the search did with the question: `routed` front-matter values,

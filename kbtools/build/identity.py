@@ -23,7 +23,10 @@ kb.toml is not at the top (``<sha>:<folder>``), so releases of one knowledge bas
 however its history grows and two knowledge bases (two repositories, or two folders of one)
 differ. A search engine holding releases of several uses it to keep them apart
 (`kbtools.engine.publish`). A shallow clone's first commit is where it was cut, not the
-history's: its source has no ``base`` (not known), nor has a build without a commit.
+history's: its source has no ``base`` (not known), nor has a build without a commit. A
+knowledge base named in kb.toml (``[release] knowledge_base``) carries its name in its base
+(`kbtools.base_identity`), which tells apart two that share a first commit and outlives a
+rewritten history.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from typing import Any
 
 import git
 
+from kbtools.base_identity import base_of
 from kbtools.gitobjects import tree_id
 from kbtools.pathspecs import top_literal
 from kbtools.provenance import git_prefix, head_commit, open_repo, shallow_boundary
@@ -52,7 +56,8 @@ def head_sha(root: Path) -> str | None:
 
 
 def source_identity(root: Path, sub: Path, read: Iterable[str] = (),
-                    inputs: Iterable[Path] = (), started: str | None = None) -> dict[str, Any]:
+                    inputs: Iterable[Path] = (), started: str | None = None,
+                    name: str | None = None) -> dict[str, Any]:
     """Commit, tree hash of the knowledge folder `sub`, and whether the build's inputs
     differ from HEAD: a tracked file changed (added, deleted) below `sub` or one of the
     folders `inputs` (the assets), an untracked file below `sub`, or an untracked or
@@ -63,14 +68,16 @@ def source_identity(root: Path, sub: Path, read: Iterable[str] = (),
     has moved since (a commit, a pull, a checkout while a long build ran), the files were
     read from a tree that is now neither commit's: the build is dirty, of the commit it
     started from, never clean at the new one. ``"shallow": true`` when the clone's history
-    is cut short (see above)."""
+    is cut short (see above). `name`: kb.toml's ``[release] knowledge_base``, which the
+    base carries (`kbtools.base_identity`; then known from a shallow clone too)."""
     repo = open_repo(root)
+    unknown = {**NO_SOURCE, **({"base": base_of(None, name)} if name else {})}
     if repo is None or repo.working_tree_dir is None:  # (a bare repository has no files)
-        return dict(NO_SOURCE)
+        return unknown
     with repo:
         head = head_commit(repo)
         if head is None:  # no commit yet
-            return dict(NO_SOURCE)
+            return unknown
         if started is not None and head.sha != started:
             return {"commit": started, "tree": "dirty", "dirty": True}
         top = Path(repo.working_tree_dir).resolve()
@@ -81,7 +88,7 @@ def source_identity(root: Path, sub: Path, read: Iterable[str] = (),
         prefix = git_prefix(repo, root)
         dirty = _differs(repo, dirs, {prefix + r for r in read}, "" if rel == "." else rel)
         shallow = bool(shallow_boundary(repo))
-        base = None if shallow else knowledge_base(repo, head.sha, prefix)
+        base = base_of(None if shallow else knowledge_base(repo, head.sha, prefix), name)
     out: dict[str, Any] = {"commit": head.sha, "tree": "dirty" if dirty else tree_sha,
                            "dirty": dirty}
     if base is not None:

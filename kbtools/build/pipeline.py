@@ -516,7 +516,8 @@ def _manifest(cfg: Config, root: Path, opts: BuildOptions, models: Models, stats
     """The manifest; `known`: entries of files taken from the previous output (not hashed
     again); `started`: HEAD when the build began reading."""
     source = source_identity(root, cfg.path("knowledge"), _read_files(cfg, staging),
-                             [cfg.path("assets")], started)
+                             [cfg.path("assets")], started,
+                             cfg.section("release").get("knowledge_base"))
     if opts.corpus:
         source["corpus"] = root.name
     stats.source_commit, stats.shallow = source["commit"], source.get("shallow") is True

@@ -25,9 +25,14 @@ from kbtools.ship.release import release_settings
 @click.option("--keep", type=click.IntRange(1), default=None,
               help="Releases to keep in the engine (default: kb.toml release.keep).")
 @alias_option("Alias to point at the release (readers follow the default one; another, e.g. a staging alias, is read with --alias).")
+@click.option("--same-knowledge-base", "same_base", is_flag=True,
+              help="The alias serves this release's knowledge base under its old identity "
+                   "(its history was rewritten: filter-repo, squashed first commits): move "
+                   "the alias anyway and make its releases this one's, so keep and "
+                   "rollback count them.")
 @json_option
 def publish_cmd(engine: str | None, token_file: Path | None, index_path: Path | None,
-                trusted: tuple[Path, ...], keep: int | None, alias: str,
+                trusted: tuple[Path, ...], keep: int | None, alias: str, same_base: bool,
                 as_json: bool) -> None:
     """Publish a release into a Milvus engine and point the alias at it.
 
@@ -45,7 +50,8 @@ def publish_cmd(engine: str | None, token_file: Path | None, index_path: Path | 
     eng = connect_url(engine, token_file, create_db=True)
     try:
         say = None if as_json else (lambda m: click.echo(f"kb publish: {m}", err=True))
-        res = publish(eng, checked, keep=keep or settings.keep, alias=alias, progress=say)
+        res = publish(eng, checked, keep=keep or settings.keep, alias=alias, progress=say,
+                      same_base=same_base)
     finally:
         eng.close()
     for warning in res.warnings:

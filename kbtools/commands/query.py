@@ -38,9 +38,10 @@ from kbtools.ship.checkout import open_index
 @click.option("-k", "k", type=click.IntRange(1, MAX_K), default=None,
               help="Number of results (default: kb.toml query.k, else 5).")
 @click.option("--where", multiple=True, metavar="KEY=VALUE",
-              help="Filter on front matter (=, !=, >=, <=): numbers compare as numbers "
-                   "(size=1 matches 1.0), other values as text, case-insensitively; a list "
-                   "matches = (and >=, <=) when a member does, != when none is the value; a "
+              help="Filter on front matter (=, !=, >=, <=, >, <): numbers compare as "
+                   "numbers (size=1 matches 1.0, size>1 does not), other values as text (= "
+                   "and != case-insensitively); a list matches = (and the orders) when a "
+                   "member does, != when none is the value; a "
                    "document without the key matches only !=. Repeatable.")
 @click.option("--verified-only/--include-unverified", default=None,
               help="Only verified documents (default from kb.toml query.verified_only).")

@@ -53,7 +53,8 @@ def rollback(tag: str | None, to: Path | None, engine: str | None, token_file: P
     if as_json:
         echo_json(entry)
     else:
-        click.echo(f"serving {entry['to']} (was {entry['from']})")
+        was = entry["from"] or "no release: the alias was missing"
+        click.echo(f"serving {entry['to']} (was {was})")
         if entry.get("rederived"):
             click.echo(f"re-derived the index of {entry['to']} from its verified data/: it "
                        f"failed its check ({entry['rederived']})")

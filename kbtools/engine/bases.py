@@ -1,14 +1,17 @@
 """Knowledge bases sharing one Milvus database: which releases are whose.
 
 A release records the knowledge base it is of: the manifest's ``source.base``
-(`kbtools.build.identity.knowledge_base`: the first commit of its repository's history, and
-its folder when it is not at the top). A publish stores it as the collection property
-``kb.base`` (`P_BASE`), and everything kb decides over the releases of a database stays
-within one knowledge base:
+(`kbtools.base_identity`: the first commit of its repository's history, and its folder
+when it is not at the top; with the name kb.toml's ``[release] knowledge_base`` gives it,
+when it has one). A publish stores it as the collection property ``kb.base`` (`P_BASE`),
+and everything kb decides over the releases of a database stays within one knowledge base
+(`same_base`: one name, or one first commit where a side has no name):
 
 * a publish never moves an alias that serves another knowledge base's release
   (`refuse_other`): before anything is written it says to give the release an alias of its
-  own (``--alias``, which its readers give too) or a database of its own;
+  own (``--alias``, which its readers give too) or a database of its own, or, when it is
+  the same knowledge base with its history rewritten, to publish with
+  ``--same-knowledge-base`` (`adopt`: its releases become this one's);
 * ``keep`` counts and prunes only the publishing knowledge base's releases, and
   ``kb rollback --engine`` goes back (or to TAG) only among the releases of the knowledge
   base the alias serves (`of_base`), so two knowledge bases tagged ``kb-r1``, ``kb-r2``, …
@@ -25,7 +28,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kbtools.engine.milvus import P_BASE, P_TAG
+from kbtools.base_identity import same_base, shown
+from kbtools.engine.milvus import P_BASE, P_TAG, Engine
 from kbtools.errors import EngineError
 
 
@@ -48,13 +52,8 @@ def of_base(releases: list[dict[str, Any]], base: str | None) -> list[dict[str, 
     `EVERY`: all of them."""
     if base == EVERY:
         return list(releases)
-    return [r for r in releases if r.get("base") in (None, base)]
-
-
-def shown(base: str) -> str:
-    """A base as messages name it: its commit shortened, its folder as it is."""
-    commit, _, folder = base.partition(":")
-    return f"{commit[:12]}:{folder}" if folder else commit[:12]
+    return [r for r in releases if r.get("base") is None
+            or (base is not None and same_base(r["base"], base))]
 
 
 def refuse_other(url: str, alias: str, current: str | None, props: dict[str, str],
@@ -64,13 +63,33 @@ def refuse_other(url: str, alias: str, current: str | None, props: dict[str, str
     (a publish checks before it writes, and again before it moves the alias: another
     knowledge base's publish may have taken the alias while this one loaded)."""
     served = props.get(P_BASE) or None
-    if current is None or served is None or base is None or served == base:
+    if current is None or served is None or base is None or same_base(served, base):
         return
     raise EngineError(f"alias {alias} serves {props.get(P_TAG) or current} of another "
-                      f"knowledge base (first commit {shown(served)}), this release is of "
+                      f"knowledge base ({shown(served)}), this release is of "
                       f"{shown(base)}; {done}: publish it behind an alias of "
                       "its own (--alias NAME; its readers give --alias NAME too) or into a "
-                      "database of its own (milvus://HOST:PORT/NAME)", path=url)
+                      "database of its own (milvus://HOST:PORT/NAME); if it is that "
+                      "knowledge base with its history rewritten (filter-repo, squashed "
+                      "first commits), publish with --same-knowledge-base, which makes its "
+                      "releases this one's", path=url)
+
+
+def adopt(engine: Engine, served: str | None, base: str | None) -> list[str]:
+    """`kb publish --same-knowledge-base`: the releases of knowledge base `served` (the
+    one the alias serves) that are not of `base` (this release's) become `base`'s (their
+    ``kb.base`` rewritten), so that ``keep`` counts and a rollback goes back to them as
+    this knowledge base's. Returns the collections relabelled: none when either base is
+    not known."""
+    if served is None or base is None or same_base(served, base):
+        return []
+    moved = [r["collection"] for r in engine.releases()
+             if r["base"] is not None and same_base(r["base"], served)
+             and not same_base(r["base"], base)]
+    for name in moved:
+        engine.call(f"relabelling {name}", "alter_collection_properties", name,
+                    {P_BASE: base})
+    return moved
 
 
 def tag_problem(releases: list[dict[str, Any]], found: list[dict[str, Any]], tag: str,
@@ -84,7 +103,7 @@ def tag_problem(releases: list[dict[str, Any]], found: list[dict[str, Any]], tag
     if not found:
         if not any(tag in (r["tag"], r["collection"]) for r in releases):
             return None
-        which = (f"(first commit {shown(base)})" if base else
+        which = (f"({shown(base)})" if base else
                  "(not known: published by an earlier kbtools or from a shallow clone)")
         names = ", ".join(r["collection"] for r in releases if r["tag"] == tag)
         return (f"release {tag!r} in the engine is of another knowledge base than the one "

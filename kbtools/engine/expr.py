@@ -1,9 +1,9 @@
 """``--where`` filters as Milvus boolean expressions, with the same meaning as the local mask.
 
 `kbtools.query.filters.filter_mask` compares values as numbers when both sides are numbers
-(``=``, ``!=``: by `number_key`, so ``1.0`` is ``1``; ``>=``, ``<=``: by `order_number`, exactly,
-infinities too), else as text (``=``, ``!=`` case-insensitively; ``>=``, ``<=`` as
-strings), and lets a list match when any member does (a member that is a list: when any of
+(``=``, ``!=``: by `number_key`, so ``1.0`` is ``1``; ``>=``, ``<=``, ``>``, ``<``: by
+`order_number`, exactly, infinities too), else as text (``=``, ``!=`` case-insensitively;
+the orders as strings), and lets a list match when any member does (a member that is a list: when any of
 its members does, at any depth). Milvus has no case folding, number reading or "any member
 ≥", so each published chunk carries three JSON fields computed from its facts (front
 matter plus the chunk's ``doc``, ``kind`` and ``verified``), and filters test those:
@@ -15,7 +15,7 @@ matter plus the chunk's ``doc``, ``kind`` and ``verified``), and filters test th
   for ``=`` / ``!=`` with a value that reads as one;
 * ``f_ord[key]``: per key the extremes ``nmax``/``nmin`` (numeric members, as `order_text`),
   ``smax``/``smin`` (non-numeric members) and ``amax``/``amin`` (all members as strings) →
-  ``>=`` / ``<=``.
+  ``>=`` / ``>`` on the largest, ``<=`` / ``<`` on the smallest.
 
 Milvus compares JSON numbers as floats (exactly only as 64-bit integers), so an order on
 numbers compares their `order_text` instead: a string whose order (Milvus compares strings
@@ -138,6 +138,9 @@ def _path(field: str, key: str, sub: str | None = None) -> str:
     return path if sub is None else f"{path}[{literal(sub)}]"
 
 
+_EXTREME = {">=": "max", ">": "max", "<=": "min", "<": "min"}  # the order operators
+
+
 def condition(key: str, op: str, want: str) -> str:
     """One parsed ``--where`` (key, op, value) as a Milvus expression; ``=`` / ``!=`` on a
     tag key test the tag its value names (`kbtools.markdown.tags.wanted_tag`), which the
@@ -149,12 +152,12 @@ def condition(key: str, op: str, want: str) -> str:
             # equal by number; another (no number) by text, as `filters.same_value` has it
             test = f"({test} or json_contains({_path(NUM_FIELD, key)}, {literal(want_key)}))"
         return test if op == "=" else f"(not {test})"
-    hi, pick = (">=", "max") if op == ">=" else ("<=", "min")
+    pick = _EXTREME[op]  # some member is above (below) the value: the largest (smallest) is
     number = order_number(want)
     if number is None:
-        return f"({_path(ORD_FIELD, key, 'a' + pick)} {hi} {literal(want)})"
-    return (f"({_path(ORD_FIELD, key, 'n' + pick)} {hi} {literal(order_text(number))} or "
-            f"{_path(ORD_FIELD, key, 's' + pick)} {hi} {literal(want)})")
+        return f"({_path(ORD_FIELD, key, 'a' + pick)} {op} {literal(want)})"
+    return (f"({_path(ORD_FIELD, key, 'n' + pick)} {op} {literal(order_text(number))} or "
+            f"{_path(ORD_FIELD, key, 's' + pick)} {op} {literal(want)})")
 
 
 def where_expression(where: Iterable[tuple[str, str, str]], verified_only: bool) -> str:

@@ -5,22 +5,23 @@ manifest hash named by release.json, the signature when keys are configured, not
 release of the served one's serial — nothing is written to the engine before that), then
 loads the release into its own collections (`kbtools.engine.milvus`), builds the indexes,
 loads them, checks the row count against the release, marks the collection complete and
-only then moves the alias in one call. A release older than the served one (`_older`)
-never takes the alias from it: one the engine holds ready is refused (`kb rollback` serves
-it); one it does not (pruned, or published by a kb of other rules: what `rollback` says
-to publish again) is loaded and the alias left where it is, so that a rollback can serve
-it. Re-publishing a release already published is a no-op when the alias serves it
-complete (both its collections, marked complete: what its readers need); one the alias
-serves incomplete (its ``__meta`` dropped) is loaded into another collection, the alias
-moved there and the broken one dropped (`_release_name`); whatever an interrupted publish
-left of a release (`_complete` says it is not) is dropped and loaded again, unless another
-publish is loading it now (`kbtools.engine.claim`: then this one says so and stops). Old
-releases are dropped beyond `keep`, and so are releases marked complete whose ``__meta``
-is gone (`prune`); never one an alias serves. A prune failing after the alias moved is a
-warning of the result (`PublishResult.warnings`), not a failed publish: the release is
-served. Releases of several knowledge bases in one database stay apart
-(`kbtools.engine.bases`): an alias serving another's is never moved, and `keep` and
-`rollback` count only the releases of the knowledge base at hand.
+only then moves the alias in one call. A release older than the served one (`_older`) never
+takes the alias from it: one the engine holds ready is refused (`kb rollback` serves it);
+one it does not (pruned, or published by a kb of other rules: what `rollback` says to
+publish again), or one a newer was published over while it loaded, is loaded and the alias
+left where it is, so that a rollback can serve it. Re-publishing a release already
+published is a no-op when the alias serves it complete (both its collections, marked
+complete: what its readers need); one the alias serves incomplete (its ``__meta`` dropped)
+is loaded into another collection, the alias moved there and the broken one dropped
+(`_release_name`); whatever an interrupted publish left of a release (`_complete` says it
+is not) is dropped and loaded again, unless another publish is loading it now
+(`kbtools.engine.claim`: then this one says so and stops). Old releases are dropped beyond
+`keep`, and so are releases marked complete whose ``__meta`` is gone (`prune`); never one
+an alias serves. A prune failing after the alias moved is a warning of the result
+(`PublishResult.warnings`), not a failed publish: the release is served. Releases of
+several knowledge bases in one database stay apart (`kbtools.engine.bases`): an alias
+serving another's is never moved, and `keep` and `rollback` count only the releases of the
+knowledge base at hand.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.engine import expr
-from kbtools.engine.bases import EVERY, of_base, refuse_other, release_base, tag_problem
+from kbtools.engine.bases import EVERY, adopt, of_base, refuse_other, release_base, tag_problem
 from kbtools.engine.claim import (
     Claim,
     claimed,
@@ -199,8 +200,10 @@ class PublishResult:
 
 
 def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: str = ALIAS,
-            progress: Progress | None = None) -> PublishResult:
-    """Load `checked` into `engine` and point `alias` at it (see the module docstring)."""
+            progress: Progress | None = None, same_base: bool = False) -> PublishResult:
+    """Load `checked` into `engine` and point `alias` at it (see the module docstring).
+    `same_base`: the knowledge base the alias serves is this release's, its history
+    rewritten: its releases become this one's just before the alias moves (`bases.adopt`)."""
     t0 = time.perf_counter()
     say = progress or (lambda _m: None)
     index = open_index(checked.served)  # refuses an index/ derived by other rules
@@ -210,7 +213,8 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
         want = _meta_wanted(checked, _fields(index), count)
         current = engine.alias_target(alias)
         cur = engine.properties(current) if current else {}
-        refuse_other(str(engine.url), alias, current, cur, checked.base)
+        if not same_base:
+            refuse_other(str(engine.url), alias, current, cur, checked.base)
         name, damaged = _release_name(engine, checked, derived, current, want, say)
         # what its readers need: both collections, marked complete (not just the mark),
         # its __meta holding this release's record
@@ -231,15 +235,22 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
         _check_count(engine, name, count)
     finally:
         index.close()
-    if older is not None:  # loaded for a rollback to serve; nothing pruned meanwhile
-        say(f"{older}: alias {alias} left at {current}")
-        return PublishResult(str(engine.url), name, checked.tag, checked.serial, count, True,
-                             current, seconds=round(time.perf_counter() - t0, 3),
-                             moved=False)
-    if (now_served := engine.alias_target(alias)) != current:  # moved while this one loaded
-        props = (engine.listed_properties(now_served) or {}) if now_served else {}
+    now_served = engine.alias_target(alias) if older is None else current
+    moved = now_served != current  # by another publish or a rollback while this one loaded
+    props = (engine.listed_properties(now_served) or {}) if now_served and (
+        moved or same_base) else {}
+    if moved and not same_base:
         refuse_other(str(engine.url), alias, now_served, props, checked.base,
                      done=f"{name} is loaded but the alias was not moved")
+    # a newer release published meanwhile keeps the alias (the older loaded, as above)
+    if (older := older or (_older(engine, checked, props) if moved else None)) is not None:
+        say(f"{older}: alias {alias} left at {now_served}")  # loaded for a rollback to serve
+        return PublishResult(str(engine.url), name, checked.tag, checked.serial, count, True,
+                             now_served, seconds=round(time.perf_counter() - t0, 3),
+                             moved=False)
+    if same_base:  # (after the load: a failed one relabels nothing)
+        for relabelled in adopt(engine, props.get(P_BASE) or None, checked.base):
+            say(f"{relabelled} is now a release of this knowledge base")
     engine.point_alias(name, alias)
     say(f"alias {alias} -> {name}")
     pruned: list[str] = []

@@ -545,6 +545,7 @@ class EngineReader:
                                   f"releases are served behind {', '.join(others)}: give "
                                   f"--alias {others[0]}, or run `kb publish --engine …`",
                                   path=str(self.engine.url), key="engine_no_release")
+            self._unserved()
             raise EngineError(f"no release is published here (alias {self.alias} is missing); "
                               "run `kb publish --engine …`", path=str(self.engine.url),
                               key="engine_no_release")
@@ -561,6 +562,24 @@ class EngineReader:
                     raise
                 self._open = {name: MilvusIndex(self.engine, name, parts)}
             return self._open[name]
+
+
+    def _unserved(self) -> None:
+        """EngineError when the database holds complete releases though no alias serves
+        any (the alias was dropped by hand, or with the collection it served: milvus-lite
+        drops a served collection and its aliases): not "no release is published", but the
+        rollback that serves one again."""
+        held = [r for r in self.engine.releases() if r["complete"]]
+        if not held:
+            return
+        named = "" if self.alias == ALIAS else f" --alias {self.alias}"
+        raise EngineError(f"alias {self.alias} is missing here (dropped by hand, or with "
+                          "the collection it served), but the database holds "
+                          f"{len(held)} complete release(s), the newest "
+                          f"{held[-1]['tag'] or held[-1]['collection']}: `kb rollback --engine "
+                          f"{self.engine.url}{named}` serves the newest again, or run `kb "
+                          "publish --engine …`", path=str(self.engine.url),
+                          key="engine_alias_missing")
 
 
 def open_engine_index(engine: Engine, alias: str = ALIAS) -> MilvusIndex:

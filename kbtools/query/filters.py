@@ -29,24 +29,29 @@ from kbtools.markdown.tags import (
 )
 from kbtools.query.filter_numbers import number_key, order_number
 
-_WHERE = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*(>=|<=|!=|=)(.*)$")  # value stripped below
+# KEY: a front-matter key as a schema may declare it, in any script (作物, stage-期, crop_2)
+_WHERE = re.compile(r"^\s*([^\W\d][\w.-]*)\s*(>=|<=|!=|=|>|<)(.*)$")  # value stripped below
 MAX_WHERE_CHARS = 1000
-OPERATORS = ("=", "!=", ">=", "<=")
+OPERATORS = ("=", "!=", ">=", "<=", ">", "<")
+ORDERS = (">=", "<=", ">", "<")  # the operators that order values (`_compare`)
+OPERATORS_SHOWN = "KEY=VALUE, KEY!=VALUE, KEY>=VALUE, KEY<=VALUE, KEY>VALUE or KEY<VALUE"
 OPERATOR_START = ("=", "<", ">", "!")  # a bare value starting so is a mistyped operator
 Condition = tuple[str, str, str]  # one filter: (key, operator, value)
 CHUNK_KEYS = {"doc", "kind"}
 SHOWN_DOCS = 5  # documents an error about a `doc=` value names
 # What a filter is, for the agents' tool schema and the HTTP API's OpenAPI description alike.
-WHERE_HELP = ("KEY=VALUE, KEY!=VALUE, KEY>=VALUE or KEY<=VALUE. KEY is a front-matter "
+WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
               "field a result's `metadata` shows (category, tags, lang, verified, timestamp "
               "…) or `doc` (a document path, as `read` takes it). Numbers compare as "
-              "numbers (size=1 matches 1.0), other values as text, case-insensitively; "
+              "numbers (size=1 matches 1.0; size>1 does not), other values as text (= and "
+              "!= case-insensitively; dates written YYYY-MM-DD order as dates); "
               "tags=X also matches the tags nested under X (X/…) and a #X in the text. A "
               "value no document has filters everything out (no_answer).")
 
 
 def parse_where(items: list[str] | None) -> list[Condition]:
-    """``KEY=VALUE``, ``KEY!=VALUE``, ``KEY>=VALUE``, ``KEY<=VALUE`` → (key, op, value).
+    """``KEY=VALUE``, ``KEY!=VALUE``, ``KEY>=VALUE``, ``KEY<=VALUE``, ``KEY>VALUE``,
+    ``KEY<VALUE`` → (key, op, value).
 
     What would silently match nothing is an error instead: a doubled or unknown operator
     (``crop==x``, ``crop=>x``, ``crop=<x``: the value would start with the operator's
@@ -60,8 +65,8 @@ def parse_where(items: list[str] | None) -> list[Condition]:
         m = _WHERE.match(item) if len(item) <= MAX_WHERE_CHARS else None
         shown = item if len(item) <= 60 else item[:60] + "…"
         if not m:
-            raise FilterError("bad", f"{shown!r}: use KEY=VALUE, KEY!=VALUE, KEY>=VALUE or "
-                              f"KEY<=VALUE (at most {MAX_WHERE_CHARS} characters)",
+            raise FilterError("bad", f"{shown!r}: use {OPERATORS_SHOWN} "
+                              f"(at most {MAX_WHERE_CHARS} characters)",
                               key="bad_where", values={"where": shown})
         key, op, value = m.group(1), m.group(2), m.group(3).strip()
         if _in_quotes(value):
@@ -69,7 +74,7 @@ def parse_where(items: list[str] | None) -> list[Condition]:
         elif value[:1] in OPERATOR_START:
             bad = op + value[: 1 + (value[1:2] in ("=", "<", ">"))]
             raise FilterError("bad", f"{shown!r}: {bad!r} is not an operator; use "
-                              f"{key}=VALUE, {key}!=VALUE, {key}>=VALUE or {key}<=VALUE (a "
+                              f"{OPERATORS_SHOWN.replace('KEY', key)} (a "
                               f"value that starts so goes in quotes: {key}{op}\"{value}\")",
                               key="bad_where", values={"where": shown})
         if not value.strip():
@@ -142,8 +147,17 @@ def _compare(value: Any, op: str, want: str) -> bool:
         return not same_value(sval, want)
     a, b = order_number(sval), order_number(want)  # exact: no float rounding
     if a is None or b is None:  # not both numbers ("nan" is none): as text (ISO dates too)
-        return sval >= want if op == ">=" else sval <= want
-    return a >= b if op == ">=" else a <= b
+        return _ordered(sval, op, want)
+    return _ordered(a, op, want=b)
+
+
+def _ordered(a: Any, op: str, want: Any) -> bool:
+    """``a op want`` for an order operator (`ORDERS`)."""
+    if op == ">=":
+        return bool(a >= want)
+    if op == "<=":
+        return bool(a <= want)
+    return bool(a > want) if op == ">" else bool(a < want)
 
 
 def document_facts(d: dict[str, Any]) -> dict[str, Any]:
@@ -315,7 +329,7 @@ def check_filters(index: KbIndex, where: Sequence[Condition]) -> None:
                               key="unknown_where_key",
                               values={"key": key, "keys": ", ".join(sorted(known))})
         _check_value(key, op, want, index)
-        if key not in CHUNK_KEYS and key != "verified" and op in (">=", "<="):
+        if key not in CHUNK_KEYS and key != "verified" and op in ORDERS:
             _check_order(key, op, want, [document_facts(d).get(key) for d in docs])
 
 

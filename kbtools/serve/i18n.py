@@ -231,6 +231,8 @@ ERRORS: dict[str, str] = {
     "engine_unreachable": "无法连接搜索引擎（Milvus）：请确认引擎正在运行、网络可以连通，稍后再试。",
     "engine_refused": "搜索引擎（Milvus）拒绝了登录凭据，请设备管理员检查凭据和权限。",
     "engine_no_release": "搜索引擎（Milvus）中还没有发布的知识库版本：需要先发布（kb publish）。",
+    "engine_alias_missing": ("搜索引擎（Milvus）中有已发布的知识库版本，但没有正在使用的版本（可能被手动删除）："
+                             "需要管理员回滚（kb rollback --engine）或重新发布。"),
     "engine_release_gone": "搜索引擎（Milvus）中正在使用的版本已被删除，请稍后刷新页面；若仍不行，需要重新发布。",
     "engine_release_incomplete": "搜索引擎（Milvus）中的知识库版本不完整，需要重新发布。",
     "engine_failed": "搜索引擎（Milvus）出错，暂时无法检索，请稍后再试或联系设备管理员。",

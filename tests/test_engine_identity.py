@@ -1,0 +1,148 @@
+"""Which knowledge base a release is of, when first commits mislead (issue 14): two knowledge
+bases that share a first commit (a repository copied and split in two, two started from one
+template) were one knowledge base to a Milvus database, so the second's publish took the
+first's alias; and a rewritten history (filter-repo, a squash of the first commits) made a
+knowledge base another one, whose publish was refused with no way forward but another alias.
+kb.toml's ``[release] knowledge_base`` names a knowledge base (`kbtools.base_identity`), and
+``kb publish --same-knowledge-base`` takes a rewritten history's releases over."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kbtools.base_identity import base_of, same_base
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.cli import main
+from kbtools.config import load_config
+from kbtools.engine.milvus import P_BASE, connect_url
+from kbtools.engine.publish import check_release, publish, rollback
+from kbtools.errors import EngineError
+from kbtools.index.manifest import load_manifest
+from tests.hostile import git, make_repo
+from tests.milvus_server import milvus  # noqa: F401 - fixture
+from tests.test_engine_prune import zh_page
+
+
+def _named(repo: Path, name: str) -> None:
+    with (repo / "kb.toml").open("a", encoding="utf-8") as f:
+        f.write(f'\n[release]\nknowledge_base = "{name}"\n')
+
+
+def _commit(repo: Path, files: dict[str, str], message: str) -> None:
+    for rel, text in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text, encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+
+
+def _built(repo: Path, out: str) -> Path:
+    """The repository built into `out` (a folder of its own per release)."""
+    build(load_config(repo), BuildOptions(out=repo / out, progress=False))
+    return repo / out
+
+
+def _base(dist: Path) -> str | None:
+    base: str | None = load_manifest(dist)["source"].get("base")
+    return base
+
+
+@pytest.fixture(scope="module")
+def twins(tmp_path_factory):
+    """Two knowledge bases cloned from one template repository, each with a page of its own:
+    their unnamed builds, and their builds once each is named (作物, plant)."""
+    top = tmp_path_factory.mktemp("twins")
+    template = make_repo(top / "template")
+    out = {}
+    for kb, page in (("crops", zh_page("小麦", "小麦赤霉病在抽穗期防治。")),
+                     ("plant", zh_page("过滤器", "过滤器每月拆开清洗一次。"))):
+        repo = top / kb
+        git(top, "clone", "-q", str(template), str(repo))
+        _commit(repo, {f"knowledge/{kb}.md": page}, f"{kb} page")
+        out[kb] = _built(repo, "dist-unnamed")
+        _named(repo, "作物" if kb == "crops" else "plant")
+        _commit(repo, {}, "name the knowledge base")
+        out[kb + "-named"] = _built(repo, "dist-named")
+    return out
+
+
+def test_a_template_s_two_knowledge_bases_are_told_apart_by_their_names(twins):
+    """Both start at the template's first commit: unnamed, their bases are one; named,
+    they differ, and each named base is still the same knowledge base as its own unnamed
+    releases (published before the name was given)."""
+    crops, plant = _base(twins["crops"]), _base(twins["plant"])
+    assert crops and crops == plant  # what a first commit alone can tell
+    named_crops, named_plant = _base(twins["crops-named"]), _base(twins["plant-named"])
+    assert named_crops == json.dumps(["作物", crops], ensure_ascii=False)
+    assert named_crops and named_plant and not same_base(named_crops, named_plant)
+    assert same_base(named_crops, crops) and same_base(named_plant, plant)
+
+
+def test_a_named_knowledge_base_never_takes_its_twin_s_alias(twins, milvus):  # noqa: F811
+    """The plant knowledge base's publish into the database serving the crops one moved
+    kb_current: they shared a first commit. Both named, it is refused before anything is
+    written. The crops one's named release took the alias from its unnamed one, which a
+    rollback still serves as its own. (An unnamed release may be either's: both are named
+    to be told apart, docs/scale.md.)"""
+    eng = connect_url(milvus.url("twins"), create_db=True)
+    first = publish(eng, check_release(twins["crops"]))
+    second = publish(eng, check_release(twins["crops-named"]), keep=2)
+    assert second.moved and eng.alias_target() == second.collection
+    before = sorted(eng.client.list_collections())
+    with pytest.raises(EngineError, match=r'another knowledge base \("作物" \(first commit .*'
+                                          r'this release is of "plant" \(first commit'):
+        publish(eng, check_release(twins["plant-named"]))
+    assert sorted(eng.client.list_collections()) == before
+    assert eng.alias_target() == second.collection
+    plant = publish(eng, check_release(twins["plant-named"]), alias="plant")
+    assert plant.moved and eng.alias_target() == second.collection
+    assert rollback(eng)["to"] == first.collection  # its unnamed release is its own
+    eng.close()
+
+
+def test_a_shallow_clone_of_a_named_knowledge_base_knows_its_base(twins, tmp_path):
+    """A shallow clone (CI's default checkout) cannot tell its first commit, so its
+    release was of no known knowledge base; named, it is its knowledge base's."""
+    repo = twins["plant-named"].parent
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow))
+    base = _base(_built(shallow, "dist"))
+    assert base == base_of(None, "plant")
+    assert same_base(base, _base(twins["plant-named"]) or "")
+
+
+def test_a_rewritten_history_is_taken_over_with_same_knowledge_base(tmp_path, milvus):  # noqa: F811
+    """The history squashed into a new first commit: its publish was refused as another
+    knowledge base's, saying only to use another alias or database. The message names
+    --same-knowledge-base, which moves the alias and makes the old releases this
+    knowledge base's: a rollback goes back to them and keep counts them."""
+    repo = make_repo(tmp_path / "kr")
+    old = _built(repo, "dist-old")
+    _commit(repo, {"knowledge/滴灌.md": zh_page("滴灌", "滴灌管每周冲洗一次。")}, "drip")
+    git(repo, "checkout", "-q", "--orphan", "squashed")
+    git(repo, "commit", "-q", "-m", "squashed history")
+    git(repo, "branch", "-q", "-M", "main")
+    new = _built(repo, "dist-new")
+    assert not same_base(_base(old) or "", _base(new) or "")
+    url = milvus.url("rewritten")
+    eng = connect_url(url, create_db=True)
+    first = publish(eng, check_release(old))
+    res = CliRunner().invoke(main, ["publish", "--engine", url, "--index", str(new)])
+    assert res.exit_code == 1 and len(res.output.strip().splitlines()) == 1, res.output
+    assert "--same-knowledge-base" in res.output and "history rewritten" in res.output
+    assert eng.alias_target() == first.collection
+    res = CliRunner().invoke(main, ["publish", "--engine", url, "--index", str(new),
+                                    "--same-knowledge-base", "--json"])
+    assert res.exit_code == 0, res.output
+    moved = json.loads(res.output)["collection"]
+    assert eng.alias_target() == moved
+    assert eng.properties(first.collection)[P_BASE] == _base(new)
+    assert rollback(eng)["to"] == first.collection
+    eng.point_alias(moved)
+    again = publish(eng, check_release(new), keep=1)  # served already: nothing to do
+    assert not again.changed
+    eng.close()
