@@ -199,6 +199,29 @@ def test_what_agents_paste_reads_the_section_it_names(dist, tmp_path):
         assert "release_gone" not in read and "served_release" not in read
 
 
+WIDE = str.maketrans("0123456789", "０１２３４５６７８９")
+
+
+def test_line_numbers_typed_full_width_read_what_they_name(dist, tmp_path):
+    """A citation's line numbers as a Chinese input method types them (full-width digits,
+    colon, 'L' and dashes, `kb query`'s shown form with them), and line numbers sent as
+    full-width text, read the lines they name on every surface."""
+    io = line_of(SLASHED, "## 2.")
+    wide, wide_end = str(io).translate(WIDE), str(io + 2).translate(WIDE)
+    asks = [{"doc": f"{SLASHED_DOC}：{wide}-{wide_end}"},
+            {"doc": f"{SLASHED_DOC}#Ｌ{wide}－Ｌ{wide_end}"},
+            {"doc": f"{SLASHED_DOC}#L{wide}-L{wide_end}"},
+            {"doc": f"{SLASHED_DOC}:{io}～{io + 2}"},
+            {"doc": f"{SLASHED_DOC}：{wide} § 2. I/O 接口"},
+            {"doc": f"{SLASHED_DOC} › 温湿度监测 › 2. I/O 接口 (lines {wide}–{wide_end})"},
+            {"doc": SLASHED_DOC, "line_start": wide, "line_end": wide_end}]
+    got = every_surface(dist, tmp_path, asks)
+    for ask, (kind, read) in zip(asks, got, strict=True):
+        assert kind == "ok", (ask, read)
+        assert read["heading_path"] == ["温湿度监测", "2. I/O 接口"], (ask, read["citation"])
+        assert read["line_start"] == io and read["markdown"].startswith("## 2. I/O 接口"), ask
+
+
 def line_of(text: str, needle: str) -> int:
     """The 1-based line of `text` (with its front matter) that starts with `needle`."""
     return next(n for n, line in enumerate(text.split("\n"), 1) if line.startswith(needle))

@@ -107,7 +107,7 @@ _SCHEMAS: dict[str, Any] = {
             "q": {"type": "string", "maxLength": MAX_QUESTION_CHARS,
                   "description": "the question, as GET names it (give `query` or `q`)"},
             "k": {"anyOf": [{"type": "integer", "minimum": 1, "maximum": MAX_K},
-                            {"type": "string", "pattern": r"^\s*[0-9]{1,12}\s*$",
+                            {"type": "string", "pattern": r"^\s*[0-9０-９]{1,12}\s*$",
                              "description": f"a whole number from 1 to {MAX_K} in digits"},
                             {"const": ""}, {"type": "null"}]},
             "where": {"anyOf": [
