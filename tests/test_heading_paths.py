@@ -58,3 +58,13 @@ def test_a_heading_path_typed_with_a_chinese_input_method_names_its_section(want
 def test_what_names_another_section_does_not_name_it(wanted):
     parts, seps = heading_parts(wanted)
     assert not path_matches(parts, seps, ZH_PATH)
+
+
+def test_a_results_heading_path_list_holding_a_full_width_sign_still_names_its_section():
+    """A search result's `heading_path` passed back as a list, one of whose headings holds
+    '＞' (小结：温度＞20℃时), names that section whole, as the list's own parts do."""
+    path = ("两种药剂", "小结：温度＞20℃时")
+    parts, seps = heading_parts(list(path))
+    assert path_matches(parts, seps, path, whole=True)
+    parts, seps = heading_parts(["小结：温度＞20℃时"])
+    assert path_matches(parts, seps, path)
