@@ -4,6 +4,8 @@ and the generated CLI reference says `kb`."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from click.testing import CliRunner
 from hostile import make_repo
@@ -127,6 +129,28 @@ def test_where_quotes_and_spaces_are_not_part_of_the_value():
         ("crop", "=", "小麦"), ("crop", "=", "玉米"), ("a", ">=", "1")]
     with pytest.raises(Exception, match="no value"):
         parse_where(['crop=""'])
+
+
+@pytest.mark.parametrize("where, parsed", [
+    ("crop＝小麦", ("crop", "=", "小麦")), ("crop ＝ 小麦", ("crop", "=", "小麦")),
+    ("crop！＝小麦", ("crop", "!=", "小麦")), ("size≥5", ("size", ">=", "5")),
+    ("size ≤ 5", ("size", "<=", "5")), ("timestamp＞＝2026-01-01", ("timestamp", ">=", "2026-01-01")),
+    ("crop\u3000＝\u3000小麦", ("crop", "=", "小麦")),
+    ("title=a＝b", ("title", "=", "a＝b")),  # a value keeps its own full-width sign
+])
+def test_a_filter_whose_operator_a_chinese_input_method_typed_is_read(where, parsed):
+    """`crop＝小麦` (the IME's ＝, ！＝, ＞＝, ≥ …) was refused as "bad filter": the operator
+    is read as ASCII, the key and value as given."""
+    assert parse_where([where]) == [parsed]
+
+
+def test_a_full_width_filter_filters_as_its_ascii_form(dist):
+    wide, narrow = (CliRunner().invoke(main, ["query", "--index", str(dist), "pump seal",
+                                              "--json", "--where", f"category{op}engineering"])
+                    for op in ("＝", "="))
+    assert wide.exit_code == 0, wide.output
+    assert json.loads(wide.stdout)["results"] == json.loads(narrow.stdout)["results"]
+    assert json.loads(wide.stdout)["results"]
 
 
 @pytest.mark.parametrize("args", [("query", "E17", "--index"), ("status", "--index"),

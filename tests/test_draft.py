@@ -453,3 +453,37 @@ def test_a_title_too_long_is_refused_in_a_line_that_says_so(repo: git.Repo) -> N
     assert line.endswith(f"title: {'T' * 60!r}… is too long (at most 200 characters)"), line
     assert len(line) < 300
     assert not repo.git.branch("--list", "draft/*")
+
+
+def test_a_draft_is_the_tools_commit_whatever_the_users_git_commit_settings(
+        repo: git.Repo, tmp_path: Path) -> None:
+    """A user whose Git signs every commit (`commit.gpgSign`, here with no key: the signing
+    program is missing) and writes messages in GBK (`i18n.commitEncoding`, as set on
+    Chinese Windows) files a Chinese draft: it is the tool's commit of what it wrote, so it
+    is filed unsigned (a reviewer's merge is the act that may be signed) and its UTF-8
+    message is said to be UTF-8 (it was labelled GBK, and read back as mojibake); a retry
+    finds it."""
+    home = tmp_path / "home"
+    home.mkdir()
+    run_env = {**env(tmp_path / "kbhome"), "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1",
+               "XDG_CONFIG_HOME": str(home / ".config")}
+    for key, value in (("commit.gpgSign", "true"), ("gpg.program", str(tmp_path / "no-gpg")),
+                       ("user.signingKey", "0xDEADBEEF"), ("i18n.commitEncoding", "gbk")):
+        subprocess.run(["git", "config", "--global", key, value], env=run_env, check=True)
+    root = Path(repo.working_tree_dir)
+    args = [*KB, "draft", "new", "--category", "field-report", "--title", "水泵异响",
+            "--location", "二号泵房", "--from", "-", "--json"]
+    first, again = (subprocess.run(args, cwd=root, env=run_env, input="泵体振动明显。\n".encode(),
+                                   capture_output=True, timeout=120) for _ in range(2))
+    assert first.returncode == 0, first.stderr.decode()
+    filed = json.loads(first.stdout)
+    raw = subprocess.run(["git", "cat-file", "commit", filed["commit"]], cwd=root, env=run_env,
+                         capture_output=True, check=True).stdout.decode("utf-8")
+    headers = raw.partition("\n\n")[0].split("\n")
+    assert not [h for h in headers if h.startswith(("gpgsig", "encoding"))], headers
+    subject = subprocess.run(["git", "-c", "i18n.logOutputEncoding=UTF-8", "log", "-1",
+                              "--format=%s", filed["branch"]], cwd=root, env=run_env,
+                             capture_output=True, check=True).stdout.decode("utf-8")
+    assert subject.strip() == "Draft: 水泵异响"
+    assert again.returncode == 0 and json.loads(again.stdout)["existing"] is True
+    assert json.loads(again.stdout)["branch"] == filed["branch"]

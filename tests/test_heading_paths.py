@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from kbtools.markdown.heading_paths import path_matches, section_number, split_heading_path
+from kbtools.markdown.heading_paths import (
+    heading_parts,
+    path_matches,
+    section_number,
+    split_heading_path,
+)
 
 PATH = ("Pump manual", "Chapter 5 Fault codes")
 
@@ -28,3 +33,38 @@ def test_an_english_numbered_heading_is_named_with_or_without_its_number(wanted)
 @pytest.mark.parametrize("wanted", ["Fault", "6", "Chapter 6", "codes"])
 def test_other_names_do_not_name_it(wanted):
     assert not path_matches(split_heading_path(wanted), None, PATH)
+
+
+ZH_PATH = ("两种药剂", "氰烯菌酯", "3.2 注意事项")
+
+
+@pytest.mark.parametrize("wanted, path", [
+    # '＞' as a Chinese input method types '>', spaced or not, joins a path's headings
+    ("氰烯菌酯＞3.2 注意事项", ZH_PATH), ("氰烯菌酯 ＞ 注意事项", ZH_PATH),
+    ("两种药剂＞氰烯菌酯＞3.2", ZH_PATH),
+    # and a heading holding one is still named by its whole text, or with ASCII '>'
+    ("小结：温度＞20℃时", ("两种药剂", "小结：温度＞20℃时")),
+    ("两种药剂 ＞ 小结：温度＞20℃时", ("两种药剂", "小结：温度＞20℃时")),
+    ("小结:温度>20℃时", ("两种药剂", "小结：温度＞20℃时")),
+    # a numbered heading typed without the space after its number
+    ("3.2注意事项", ZH_PATH), ("氰烯菌酯 > 3.2注意事项", ZH_PATH), ("2024年报", ("2024 年报",)),
+])
+def test_a_heading_path_typed_with_a_chinese_input_method_names_its_section(wanted, path):
+    parts, seps = heading_parts(wanted)
+    assert path_matches(parts, seps, path)
+
+
+@pytest.mark.parametrize("wanted", ["戊唑醇＞注意事项", "3.2注意", "32注意事项", "小结：温度＞20"])
+def test_what_names_another_section_does_not_name_it(wanted):
+    parts, seps = heading_parts(wanted)
+    assert not path_matches(parts, seps, ZH_PATH)
+
+
+def test_a_results_heading_path_list_holding_a_full_width_sign_still_names_its_section():
+    """A search result's `heading_path` passed back as a list, one of whose headings holds
+    '＞' (小结：温度＞20℃时), names that section whole, as the list's own parts do."""
+    path = ("两种药剂", "小结：温度＞20℃时")
+    parts, seps = heading_parts(list(path))
+    assert path_matches(parts, seps, path, whole=True)
+    parts, seps = heading_parts(["小结：温度＞20℃时"])
+    assert path_matches(parts, seps, path)

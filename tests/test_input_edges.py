@@ -50,15 +50,17 @@ def post(client, url, raw: str):
 
 @pytest.mark.parametrize("value", [
     math.inf, -math.inf, math.nan, 1e400, True, False, 2.5, 3.0, 0, -1, MAX_K + 1, 10**400,
-    "0", str(MAX_K + 1), "-1", "+3", "3.0", "1e1", "inf", "nan", "NaN", "٣", "³", "１", "3_0", "",
+    "0", str(MAX_K + 1), "-1", "+3", "3.0", "1e1", "inf", "nan", "NaN", "٣", "³", "①", "3_0", "",
     "9" * 5000, [3], {"k": 3}, None,
 ])
 def test_whole_number_refuses_what_is_not_one(value):
     assert whole_number(value, 1, MAX_K) is None
 
 
-@pytest.mark.parametrize("value, expected", [(1, 1), (20, 20), ("7", 7), (" 7 ", 7), ("020", 20)])
+@pytest.mark.parametrize("value, expected", [(1, 1), (20, 20), ("7", 7), (" 7 ", 7), ("020", 20),
+                                             ("１", 1), ("２０", 20), ("　１５　", 15)])
 def test_whole_number_accepts_ints_and_ascii_digits(value, expected):
+    """ASCII digits, and full-width ones as a Chinese input method types them (１５)."""
     assert whole_number(value, 1, MAX_K) == expected
 
 

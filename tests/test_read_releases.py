@@ -164,6 +164,18 @@ SLASHED = GOOD_FM.replace("Generated", "温湿度监测") + """
 ## 3. 记录
 
 每日记录两次。
+
+## 4. 传感器
+
+### 注意事项
+
+探头每月校准一次。
+
+## 5. 记录仪
+
+### 注意事项
+
+断电后数据保留 72 小时。
 """
 SLASHED_DOC = "knowledge/crops/温湿度.md"
 
@@ -197,6 +209,49 @@ def test_what_agents_paste_reads_the_section_it_names(dist, tmp_path):
         assert read["heading_path"] == ["温湿度监测", heading], (ask, read["citation"])
         assert read["markdown"].startswith(f"## {heading}"), ask
         assert "release_gone" not in read and "served_release" not in read
+
+
+WIDE = str.maketrans("0123456789", "０１２３４５６７８９")
+
+
+def test_line_numbers_typed_full_width_read_what_they_name(dist, tmp_path):
+    """A citation's line numbers as a Chinese input method types them (full-width digits,
+    colon, 'L' and dashes, `kb query`'s shown form with them), and line numbers sent as
+    full-width text, read the lines they name on every surface."""
+    io = line_of(SLASHED, "## 2.")
+    wide, wide_end = str(io).translate(WIDE), str(io + 2).translate(WIDE)
+    asks = [{"doc": f"{SLASHED_DOC}：{wide}-{wide_end}"},
+            {"doc": f"{SLASHED_DOC}#Ｌ{wide}－Ｌ{wide_end}"},
+            {"doc": f"{SLASHED_DOC}#L{wide}-L{wide_end}"},
+            {"doc": f"{SLASHED_DOC}:{io}～{io + 2}"},
+            {"doc": f"{SLASHED_DOC}：{wide} § 2. I/O 接口"},
+            {"doc": f"{SLASHED_DOC} › 温湿度监测 › 2. I/O 接口 (lines {wide}–{wide_end})"},
+            {"doc": SLASHED_DOC, "line_start": wide, "line_end": wide_end}]
+    got = every_surface(dist, tmp_path, asks)
+    for ask, (kind, read) in zip(asks, got, strict=True):
+        assert kind == "ok", (ask, read)
+        assert read["heading_path"] == ["温湿度监测", "2. I/O 接口"], (ask, read["citation"])
+        assert read["line_start"] == io and read["markdown"].startswith("## 2. I/O 接口"), ask
+
+
+def test_a_heading_path_typed_with_full_width_punctuation_reads_its_section(dist, tmp_path):
+    """A heading that repeats (注意事项 under 4 and 5) named with the heading above it as a
+    Chinese input method types the separator ('＞', spaced or not), or with its number typed
+    without a space, reads that one section on every surface; the repeated heading alone is
+    refused naming both."""
+    asks = [{"doc": SLASHED_DOC, "heading_path": "5. 记录仪＞注意事项"},
+            {"doc": SLASHED_DOC, "heading_path": "记录仪 ＞ 注意事项"},
+            {"doc": f"{SLASHED_DOC} § 温湿度监测＞5. 记录仪＞注意事项"},
+            {"doc": SLASHED_DOC, "heading_path": "5.记录仪 > 注意事项"},
+            {"doc": SLASHED_DOC, "heading_path": "注意事项"}]
+    got = every_surface(dist, tmp_path, asks)
+    for ask, (kind, read) in zip(asks[:4], got, strict=False):
+        assert kind == "ok", (ask, read)
+        assert read["heading_path"] == ["温湿度监测", "5. 记录仪", "注意事项"], ask
+        assert "72 小时" in read["markdown"], ask
+    kind, said = got[4]
+    assert kind == "error" and "matches 2 sections" in said
+    assert "4. 传感器 > 注意事项" in said and "5. 记录仪 > 注意事项" in said
 
 
 def line_of(text: str, needle: str) -> int:

@@ -200,6 +200,7 @@ WORST = [
     ("kbtools.query.anchors.WHOLE_LINK", "[a](" * (N // 4)),
     ("kbtools.query.anchors.WHOLE_LINK", "[a](" + "x" * N),
     ("kbtools.markdown.heading_paths._SEPARATOR", " >" * N + "x"),
+    ("kbtools.markdown.heading_paths._SEPARATOR", " " * N + "＞x"),
     ("kbtools.markdown.heading_paths._SECTION_REF", "section" + " " * N + "1" + ".1" * (N // 2) + "x"),
     ("kbtools.query.filters._WHERE", "k=a" + " " * N + "b\n"),
     ("kbtools.review.verification.TRAILER", "Reviewed-by: a" + " " * N + "b"),

@@ -91,7 +91,7 @@ def test_the_api_refuses_a_parameter_it_does_not_take(api):
                                    "where, verified_only)")
     resp = api.post("/api/table/evaluate", json={
         "doc": SCAB, "inputs": {"温度": 18, "相对湿度": 90, "连续降雨天数": 2}, "tables": 2})
-    assert "unknown parameter 'tables' (/api/table/evaluate takes doc, inputs, table, policy)" \
+    assert "unknown parameter 'tables' (/api/table/evaluate takes doc, inputs, table, policy, commit, release)" \
         == api_error(resp)
     assert "unknown parameter 'from'" in api_error(api.get("/api/diff", params={"from": "kb-r1"}))
     # a POST reads its JSON body alone: `?k=3` gave 5 results

@@ -107,6 +107,9 @@ def line_of(text: str, needle: str) -> int:
 
 HOT_ROW = line_of(EN, "| >=80")  # the overheating row of the temperature table
 HUMID_ROW = line_of(ZH, "| 15-20 | ≥85")
+# a line number as a Chinese input method types it, in full-width digits
+WIDE_HOT, WIDE_HUMID = (str(n).translate(str.maketrans("0123456789", "０１２３４５６７８９"))
+                        for n in (HOT_ROW, HUMID_ROW))
 
 # (doc, inputs, table) → a verdict (the outputs of the row chosen and the table's number)
 # or an error (words it holds, with the surface's name of `table`: `{table}`)
@@ -132,6 +135,12 @@ CASES = [
     (quote(f"{ZH_DOC}#41-白天", safe=""), {"温度": "30"}, None, ({"措施": "遮阳"}, 2)),
     (f"{EN_DOC}:{HOT_ROW} § Pump service > Alarm limits", {"Temperature": "85"}, None,
      ({"Alarm": "overheating"}, 3)),
+    # its line numbers typed full-width: the colon, the digits, the 'L', the range's dash
+    (f"{ZH_DOC}：{WIDE_HUMID} § 病害风险判定 > 3.2 风险等级判定表",
+     {"温度": "18", "相对湿度": "90"}, None, ({"风险等级": "高"}, 1)),
+    (f"{EN_DOC}#Ｌ{WIDE_HOT}－Ｌ{WIDE_HOT}", {"Temperature": "85"}, None,
+     ({"Alarm": "overheating"}, 3)),
+    (f"{EN_DOC}:{WIDE_HOT}～{WIDE_HOT}", {"Temperature": "85"}, None, ({"Alarm": "overheating"}, 3)),
     # a search result's heading path, a list, as the table (as `read` takes it), and a
     # link's anchor as the table
     (ZH_DOC, {"温度": "5"}, ["病害风险判定", "4. 两张表", "4.2 夜间"], ({"措施": "保温"}, 3)),
@@ -186,8 +195,8 @@ def cli_outcome(dist: Path, doc: str, inputs: dict, table) -> tuple[str, object]
     if table is not None:
         args += ["--table", " > ".join(table) if isinstance(table, list) else str(table)]
     res = CliRunner().invoke(main, args)
-    if res.exit_code == 0:
-        return "ok", json.loads(res.stdout)
+    if res.exit_code == 0:  # with --index, the release it was read from, as the others say
+        return "ok", {k: v for k, v in json.loads(res.stdout).items() if k != "release"}
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("kb: error: "), res.stderr
     return "error", lines[0].removeprefix("kb: error: ").replace("--table", "table")

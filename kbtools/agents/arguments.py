@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kbtools.agents.citation_text import NARROW_DIGITS
 from kbtools.query import question
 
 # characters of a question (`kb query` refuses more too): a pasted 8 KB log fits, and the
@@ -29,16 +30,17 @@ TABLE_INSTEAD["line_end"] = TABLE_INSTEAD["line_start"]
 
 
 def whole_number(value: Any, lo: int, hi: int) -> int | None:
-    """A request's whole number from `lo` to `hi`, given as a JSON integer or as ASCII digits
-    (a query parameter); None for anything else. Booleans (``true`` is not 1), floats (even
-    ``5.0``, NaN, ±infinity, ``1e400``), signs, other scripts' digits, lists and objects are
-    not whole numbers; a huge one is simply out of range."""
+    """A request's whole number from `lo` to `hi`, given as a JSON integer or as digits (a
+    query parameter: ASCII, or full-width as an input method types them, ``１０``); None for
+    anything else. Booleans (``true`` is not 1), floats (even ``5.0``, NaN, ±infinity,
+    ``1e400``), signs, other scripts' digits, lists and objects are not whole numbers; a huge
+    one is simply out of range."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
         number = value
-    elif isinstance(value, str) and is_digits(value.strip()):
-        number = int(value.strip())
+    elif isinstance(value, str) and is_digits(text := value.strip().translate(NARROW_DIGITS)):
+        number = int(text)
     else:
         return None
     return number if lo <= number <= hi else None
@@ -50,11 +52,11 @@ def is_digits(text: str) -> bool:
 
 
 def digits_as_int(value: Any) -> Any:
-    """`value` as an int when it is a string of ASCII digits (`is_digits`), else as given:
-    a whole number sent as text reads as the JSON API reads it; anything else is left for
-    the schema to accept or refuse."""
-    if isinstance(value, str) and is_digits(value.strip()):
-        return int(value.strip())
+    """`value` as an int when it is a string of digits (`is_digits`, full-width ones read as
+    ASCII), else as given: a whole number sent as text reads as the JSON API reads it
+    (`whole_number`); anything else is left for the schema to accept or refuse."""
+    if isinstance(value, str) and is_digits(text := value.strip().translate(NARROW_DIGITS)):
+        return int(text)
     return value
 
 

@@ -26,6 +26,11 @@ MAX_COMMIT_DIGITS = 64  # a SHA-256 commit
 # the line numbers `Citation.display` ends with, after " (line": "s 65–73)" or " 7)"
 _SHOWN_LINES = re.compile(r"s?\s*(\d{1,9})(?:\s*[–—-]\s*(\d{1,9}))?\s*\)")
 _DOCUMENT_ENDS = (".md", ".markdown")
+# what an input method types where a citation's line numbers stand (NFKC of the full-width
+# forms, and the dashes a range is typed with): `：１０-２０`, `#Ｌ１０－Ｌ２０`, `10～20`
+NARROW_DIGITS = str.maketrans({chr(0xFF10 + n): str(n) for n in range(10)})  # ０-９ → 0-9
+_WIDE = {chr(0xFF10 + n): str(n) for n in range(10)} | {"：": ":", "Ｌ": "L", "ｌ": "l"} | \
+    dict.fromkeys("－–—～〜~", "-")
 
 
 def is_commit(text: str) -> bool:
@@ -92,8 +97,8 @@ def as_citation(doc: str) -> str:
     path, *headings = (part.strip() for part in head.split("›"))
     if not path.lower().endswith(_DOCUMENT_ENDS) or not all(headings):
         return doc
-    first = found.group(1)
-    lines = f"{first}-{found.group(2) or first}"
+    first = found.group(1).translate(NARROW_DIGITS)
+    lines = f"{first}-{(found.group(2) or first).translate(NARROW_DIGITS)}"
     return f"{path}:{lines}" + (f" § {' > '.join(headings)}" if headings else "")
 
 
@@ -138,7 +143,37 @@ def _digits(text: str) -> bool:
     return 0 < len(text) <= 9 and text.isascii() and text.isdigit()
 
 
+def narrow_numbers(text: str) -> str:
+    """`text` with full-width digits, colon and 'L', and a range's dashes (`_WIDE`), as
+    ASCII: a line range as an input method types it (``Ｌ１０－Ｌ２０`` → ``L10-L20``)."""
+    return "".join(_WIDE.get(c, c) for c in text)
+
+
+def narrow_lines(doc: str) -> str:
+    """`doc` with the line numbers after its document's name as ASCII when an input method
+    typed them wide: ``x.md：１０-２０ § A`` → ``x.md:10-20 § A``, ``x.md#Ｌ１０－Ｌ２０`` →
+    ``x.md#L10-L20``, ``x.md:10～20`` → ``x.md:10-20``; else as given. Only the characters
+    up to the heading path (``§``) or the end are read, so a heading keeps its own text."""
+    low = doc.lower()
+    end = max((i + len(e) for e in _DOCUMENT_ENDS for i in (low.rfind(e),) if i >= 0),
+              default=-1)
+    if end < 0 or end >= len(doc) or doc[end] not in ":：#":
+        return doc
+    tail = doc[end:]
+    cut = len(tail)
+    for stop in ("§", "@", "(", "["):  # its heading path, or the release after it
+        at = tail.find(stop)
+        cut = min(cut, at) if at > 0 else cut
+    lines, rest = tail[:cut], tail[cut:]
+    if lines.isascii() or lines[0] == "#" and lines[1:2] not in ("L", "Ｌ", "l", "ｌ"):
+        return doc  # nothing typed wide, or a link's anchor (#32-风险等级判定表)
+    narrow = narrow_numbers(lines.rstrip())
+    if not narrow.isascii() or not any(c.isdigit() for c in narrow):
+        return doc
+    return doc[:end] + narrow + lines[len(lines.rstrip()):] + rest
+
+
 def plain_citation(doc: str) -> str:
     """`doc` without a release after it and in the written form: what `cited` and `linked`
     read (the release a read is asked for is `split_release`'s business)."""
-    return as_citation(line_anchor(split_release(unescaped(doc))[0]))
+    return as_citation(line_anchor(narrow_lines(split_release(unescaped(doc))[0])))

@@ -17,6 +17,8 @@ A citation carries the release it came from (its ``source_commit``, its tag). Re
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -112,6 +114,55 @@ def _is(info: ReleaseInfo | Kept, commit: str | None, tag: str | None) -> bool:
         (tag is None or info.tag == tag)
 
 
+@dataclass(frozen=True)
+class Opened:
+    """Where a read or a table evaluation takes a document from: `kn`, the knowledge of
+    `release` (an earlier release the device keeps, `served` then naming the one served
+    now); or, with `gone` (one line: the release asked for is not here), the served
+    release's knowledge, which the caller must not pass off as the release asked for."""
+
+    kn: Knowledge
+    release: ReleaseInfo | None
+    served: ReleaseInfo | None = None
+    gone: str | None = None
+
+
+@contextmanager
+def asked_knowledge(kn: Knowledge, commit: str | None, tag: str | None,
+                    device: Path | None = None) -> Iterator[Opened]:
+    """The knowledge of the release `commit`/`tag` names (`asked_release`'s), as `Opened`
+    says: `kn` itself when none is asked or the served release is it; an earlier release
+    `device` keeps (closed again on leaving); else `kn` with the line saying it is gone.
+    UsageError when a commit prefix names several kept releases."""
+    idx = kn.idx
+    now = idx.release if idx is not None else None
+    if (commit is None and tag is None) or (now is not None and _is(now, commit, tag)):
+        yield Opened(kn, now)
+        return
+    device = device or (device_of_release(Path(idx.root)) if idx is not None else None)
+    kept = kept_releases(device)
+    found = [k for k in kept if _is(k, commit, tag)]
+    if len({k.commit for k in found}) > 1:
+        raise UsageError(f"commit {commit} names {len(found)} releases kept here ("
+                         + ", ".join(f"{k.tag}: {k.commit[:12]}" for k in found)
+                         + "): give more of its digits or the release tag")
+    if not found:
+        yield Opened(kn, now, gone=_gone_line(commit, tag, now, kept))
+        return
+    earlier = open_index(found[0].root)
+    try:
+        yield Opened(open_knowledge(idx=earlier), earlier.release, now)
+    finally:
+        earlier.close()
+
+
+def served_name(kn: Knowledge) -> str:
+    """What `kn` reads, as a message names it: the release served, or the repository's
+    files."""
+    now = kn.idx.release if kn.idx is not None else None
+    return release_name(now) if now is not None else "the repository's files"
+
+
 def read_cited(kn: Knowledge, doc: str, heading_path: str | list[str] | None = None,
                line_start: int | None = None, line_end: int | None = None, *,
                commit: Any = None, release: Any = None,
@@ -120,27 +171,11 @@ def read_cited(kn: Knowledge, doc: str, heading_path: str | list[str] | None = N
     see the module. `device` is the device `kn`'s index was served from, when known (else
     the one its directory lies in)."""
     plain, commit, tag = asked_release(doc, commit, release)
-    idx = kn.idx
-    now = idx.release if idx is not None else None
-    if (commit is None and tag is None) or (now is not None and _is(now, commit, tag)):
-        return CitedRead(read_section(kn, plain, heading_path, line_start, line_end), now)
-    device = device or (device_of_release(Path(idx.root)) if idx is not None else None)
-    kept = kept_releases(device)
-    found = [k for k in kept if _is(k, commit, tag)]
-    if len({k.commit for k in found}) > 1:
-        raise UsageError(f"commit {commit} names {len(found)} releases kept here ("
-                         + ", ".join(f"{k.tag}: {k.commit[:12]}" for k in found)
-                         + "): give more of its digits or the release tag")
-    if found:
-        earlier = open_index(found[0].root)
-        try:
-            section = read_section(open_knowledge(idx=earlier), plain, heading_path,
-                                   line_start, line_end)
-            return CitedRead(section, earlier.release, now)
-        finally:
-            earlier.close()
-    return _read_now(kn, plain, heading_path, line_start, line_end, _gone_line(
-        commit, tag, now, kept))
+    with asked_knowledge(kn, commit, tag, device) as at:
+        if at.gone is None:
+            return CitedRead(read_section(at.kn, plain, heading_path, line_start, line_end),
+                             at.release, at.served)
+    return _read_now(kn, plain, heading_path, line_start, line_end, at.gone)
 
 
 def _gone_line(commit: str | None, tag: str | None, now: ReleaseInfo | None,
@@ -169,7 +204,7 @@ def _read_now(kn: Knowledge, doc: str, heading_path: str | list[str] | None,
         given.lines if given is not None else None
     path = given.doc if given is not None else doc
     now = kn.idx.release if kn.idx is not None else None
-    here = release_name(now) if now is not None else "the repository's files"
+    here = served_name(kn)
     if not heading and lines is not None:
         raise UsageError(f"{gone}: lines {lines[0]}-{lines[1]} of it may hold other text in "
                          f"{here}; give the citation's heading path (its § part) to read "

@@ -56,6 +56,7 @@ DRAFT_INDEX_DIR = "kb/draft-index"  # under the git dir: where drafts' private i
 # under the common git dir (one for every worktree: `git worktree add` shares the branches
 # drafts are filed on): held while a draft is looked for and filed
 DRAFT_LOCK = "kb/draft.lock"
+DRAFT_COMMIT_CONFIG = "i18n.commitEncoding=UTF-8"  # `_commit_with_index`: its message's bytes
 KEY_TRAILER = "Draft-Key"  # the commit message's trailer naming what was filed (`draft_key`)
 KEY_CHARS = 16
 # fields the call sets (a body's front matter gives author, source, location only when the
@@ -547,5 +548,10 @@ def _commit_with_index(repo: git.Repo, base: CommitInfo | None, gpath: str, data
     cenv = {"GIT_AUTHOR_NAME": actor.name, "GIT_AUTHOR_EMAIL": actor.email,
             "GIT_COMMITTER_NAME": actor.name, "GIT_COMMITTER_EMAIL": actor.email}
     args = [tree] + (["-p", base.sha] if base is not None else [])
-    commit: str = repo.git.commit_tree(*args, "-m", message, env=cenv)
+    # the tool's commit of what it wrote, not one the user composed: the message is UTF-8
+    # whatever i18n.commitEncoding says (a GBK label made it mojibake), and it is never
+    # signed (commit.gpgSign with no key, or a passphrase prompt no agent can answer, would
+    # fail or hang the draft; the reviewer's merge is what a signing policy signs)
+    commit: str = repo.git(c=DRAFT_COMMIT_CONFIG).commit_tree(*args, "--no-gpg-sign", "-m",
+                                                               message, env=cenv)
     return commit.strip()

@@ -41,8 +41,9 @@ from kbtools.agents.calls import (
 )
 from kbtools.agents.citation_text import percent_decoded
 from kbtools.agents.cited_read import read_cited, release_name
+from kbtools.agents.cited_table import evaluate_cited
 from kbtools.agents.draft import create_draft, draft_config
-from kbtools.agents.named import evaluate_named, named
+from kbtools.agents.named import named
 from kbtools.agents.parameters import (
     Author,
     Body,
@@ -60,7 +61,9 @@ from kbtools.agents.parameters import (
     ReleaseTag,
     ResultCount,
     TableChoice,
+    TableCommit,
     TableInputs,
+    TableRelease,
     Title,
     VerifiedOnly,
     category_parameter,
@@ -183,7 +186,9 @@ result's `citation` as `doc` (knowledge/crops/x.md:65-73): the table at those li
 link to its section (knowledge/crops/x.md#32-风险等级判定表), as `read` takes them. An input
 left out is answered without when the chosen row takes any value of it (its cell says "not
 given"); when it decides the row, the error names the inputs to ask the user for. status "no_match" means "no rule matches, needs human review": report that, do not
-guess an answer. Pass values as the user said them: a rough value (约25度, "about 25 C") is
+guess an answer. A table cited from an earlier release: give its release's `commit` (or
+`release` tag), or leave it after the citation (`… @ 3f2a9c1d0b7e`): that release's rules
+while the device keeps it, else the served release's table, `release_gone` saying so. Pass values as the user said them: a rough value (约25度, "about 25 C") is
 answered and said to be rough, a range (22-25度) answered when one row holds it, else the
 error names the rows it spans: ask the user for one value. An error for an impossible value
 (湿度 130%), two values at once (E17和E71) or a value the column does not take names what it
@@ -396,18 +401,16 @@ def tool_recent(ctx: Context, days: int | None = None, n: int | None = None) -> 
 
 
 def tool_evaluate_table(ctx: Context, doc: str, inputs: dict[str, Any],
-                        table: str | int | list[str] | None = None, policy: str | None = None) -> dict[str, Any]:
-    kn = ctx.knowledge()
-    name = named(doc)  # a result's citation or a link: the table it names (`agents.named`)
-    try:
-        src = kn.read(kn.resolve(name.doc, section_arg="table"))
+                        table: str | int | list[str] | None = None, policy: str | None = None,
+                        commit: str | None = None, release: str | None = None) -> dict[str, Any]:
+    values = {str(k): input_value(v, str(k)) for k, v in inputs.items()}
+    device = ctx.index if ctx.index is not None and is_device_dir(ctx.index) else None
+    try:  # a result's citation or a link names the table (`agents.named`), its release too
+        result = evaluate_cited(ctx.knowledge(), doc, values, table, commit=commit,
+                                release=release, device=device, policy=policy)
     except KbError as exc:
         raise ctx.gone(exc, doc) from None
-    values = {str(k): input_value(v, str(k)) for k, v in inputs.items()}
-    result = evaluate_named(src, name, values, table, policy=policy, synonyms=kn.table_synonyms)
-    out = result.to_dict()
-    out["release"] = ctx.release()
-    return out
+    return result.to_dict()
 
 
 def tool_draft(ctx: Context, category: str, title: str, body: str, author: str | None = None,
@@ -466,8 +469,9 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
         return guarded(tool_recent)(days, n)
 
     def evaluate_table(doc: Doc, inputs: TableInputs, table: TableChoice = None,
-                       policy: Policy = None) -> dict[str, Any]:
-        return guarded(tool_evaluate_table)(doc, inputs, table, policy)
+                       policy: Policy = None, commit: TableCommit = None,
+                       release: TableRelease = None) -> dict[str, Any]:
+        return guarded(tool_evaluate_table)(doc, inputs, table, policy, commit, release)
 
     tools: list[tuple[Callable[..., Any], str, ToolAnnotations]] = [
         (search, SEARCH_DOC, readonly), (read, READ_DOC, readonly),

@@ -108,6 +108,17 @@ TableChoice = Annotated[list[StrictStr] | StrictStr | StrictInt | None, Field(
                  "`heading_path` list, a section number ('4.4', 'section 4.4') or a link's "
                  "anchor ('#32-风险等级判定表')."),
     examples=[1, "3.2 风险等级判定表"])]
+TableCommit = Annotated[StrictStr | None, Field(
+    max_length=64,
+    description=("The release the table was cited from, by its source commit (a result's "
+                 "`release.source_commit`, 7 or more digits): evaluate that release's table "
+                 "while this device keeps it; else the release served now's table (at the "
+                 "citation's heading path, or by `table`), with `release_gone` saying so. "
+                 "Leave out to evaluate the release served now."), examples=["3f2a9c1d0b7e"])]
+TableRelease = Annotated[StrictStr | None, Field(
+    max_length=200,
+    description="The release the table was cited from, by its tag (a result's "
+                "`release.tag`), as `commit`.", examples=["r7"])]
 Policy = Annotated[Literal["first", "all"] | None, Field(
     description=("Which matching rows to return: 'first' (the first one) or 'all' (every "
                  "one). Default: the table's own policy, else 'first'."))]

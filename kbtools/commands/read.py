@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from kbtools.agents.citation_text import narrow_numbers
 from kbtools.agents.cited_read import CitedRead, read_cited
 from kbtools.agents.read import Knowledge, open_knowledge
 from kbtools.commands.output import INDEX_DEFAULT, echo_json, json_option
@@ -16,10 +17,11 @@ from kbtools.ship.device import is_device_dir
 
 
 def parse_lines(lines: str | None) -> tuple[int | None, int | None]:
-    """``--lines 65-73`` (or ``65``, ``65–73``, ``L65-L73``) as (first, last)."""
+    """``--lines 65-73`` (or ``65``, ``65–73``, ``L65-L73``, typed full-width: ``６５－７３``)
+    as (first, last)."""
     if lines is None:
         return None, None
-    text = lines.strip().replace("–", "-").replace("L", "").replace("l", "")
+    text = narrow_numbers(lines.strip()).replace("L", "").replace("l", "")
     first, _, last = text.partition("-")
     if not (first.strip().isascii() and first.strip().isdigit()) or \
             last and not (last.strip().isascii() and last.strip().isdigit()):

@@ -8,13 +8,17 @@ from typing import Any
 
 import click
 
+from kbtools.agents.cited_read import asked_release
+from kbtools.agents.cited_table import evaluate_cited
 from kbtools.agents.named import Named, evaluate_named, named
 from kbtools.agents.read import open_knowledge
 from kbtools.commands.output import echo_json, json_option
+from kbtools.commands.read import knowledge_for
 from kbtools.corpus import SourceDoc
 from kbtools.decision import POLICIES, TableResult
 from kbtools.decision.documents import as_source, list_tables
 from kbtools.errors import KbError, UsageError, line_span, one_line
+from kbtools.ship.device import is_device_dir
 
 
 def parse_pairs(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -93,11 +97,16 @@ def table() -> None:
                    "the document has several).")
 @click.option("--policy", type=click.Choice(POLICIES), default=None,
               help="Several matching rows: take the first (default) or list all.")
+@click.option("--commit", metavar="SHA",
+              help="The release the table was cited from, by its source commit (7+ digits): "
+                   "its table while this device keeps it, else the served release's, said "
+                   "so on stderr.")
+@click.option("--release", "release", metavar="TAG", help="The same, by release tag.")
 @click.option("--index", type=click.Path(path_type=Path), default=None,
               help="Read DOC from this index (dist/ or a device release) instead of a file.")
 @json_option
 def eval_(doc: str, inputs: tuple[str, ...], which: str | None, policy: str | None,
-          index: Path | None, as_json: bool) -> None:
+          commit: str | None, release: str | None, index: Path | None, as_json: bool) -> None:
     """Evaluate a decision table of DOC for INPUTS given as KEY=VALUE.
 
     KEY is a column header with or without its unit (温度 for 温度(℃)), a leading or trailing
@@ -116,15 +125,34 @@ def eval_(doc: str, inputs: tuple[str, ...], which: str | None, policy: str | No
     decision table at those lines is evaluated; or a link to a section
     (knowledge/crops/x.md#32-风险等级判定表): the decision table of that section.
 
+    A citation from an earlier release names it after itself (… @ 3f2a9c1d0b7e) or by
+    --commit/--release: that release's table while the device keeps it.
+
     Example: kb table eval knowledge/crops/x.md 温度=18 相对湿度=90
     """
-    src, name = doc_source(doc, index)
-    result = evaluate_named(src, name, parse_pairs(inputs), which, policy=policy,
-                            synonyms=_synonyms(index), option="--table")
+    values = parse_pairs(inputs)
+    _, said_commit, said_tag = asked_release(doc, commit, release)
+    if index is None and said_commit is None and said_tag is None:  # a file or a repository's
+        src, name = doc_source(doc, index)
+        result = evaluate_named(src, name, values, which, policy=policy,
+                                synonyms=_synonyms(index), option="--table")
+        if as_json:
+            echo_json(result.to_dict())
+        else:
+            click.echo(format_result(result))
+        return
+    device = index if index is not None and is_device_dir(index) else None
+    cited = evaluate_cited(knowledge_for(index), doc, values, which, commit=commit,
+                           release=release, device=device, policy=policy, option="--table")
     if as_json:
-        echo_json(result.to_dict())
-    else:
-        click.echo(format_result(result))
+        echo_json(cited.to_dict())
+        return
+    if cited.gone:
+        click.echo(f"kb: note: {cited.gone}", err=True)
+    click.echo(format_result(cited.result))
+    if cited.release is not None:
+        click.echo(f"[release {cited.release.tag} @ {cited.release.commit_text()}]"
+                   if cited.release.tag else f"[local build @ {cited.release.commit_text()}]")
 
 
 @table.command("list")

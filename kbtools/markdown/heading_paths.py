@@ -42,8 +42,10 @@ def norm(text: str) -> str:
 
 
 # what joins the headings of a heading path in a string: ' > ', as citations write it (' › '
-# and ' » ' too), never a bare '>', which belongs to the heading (`Option<u8>`, `> 30 °C`)
-_SEPARATOR = re.compile(r"(\s[>›»]\s)")
+# and ' » ' too), never a bare '>', which belongs to the heading (`Option<u8>`, `> 30 °C`);
+# and '＞', spaced or not, as a Chinese input method types '>' (a heading holding one,
+# `小结：温度＞20℃时`, is still named: `path_matches` joins the parts back as written)
+_SEPARATOR = re.compile(r"(\s[>›»]\s|\s?＞\s?)")
 # a section named by its number as prose names it: "section 4.3", "Chapter 4", "§ 4.3",
 # "第 4.3 节" (the number alone, "4.3", works too)
 _SECTION_REF = re.compile(rf"(?i)(?:section|sect\.|chapter|§|第)[ \t]*({SECTION_NUMBER})[ \t]*[节節章]?")
@@ -114,8 +116,10 @@ def _forms(wanted: str) -> tuple[str, ...]:
 def _heading_matches(wanted: str, heading: str) -> bool:
     h, number = norm(heading), section_number(heading)
     bare = _NUMBERED.sub("", h, count=1) if number else None
-    # "1.1 湿度" is named by "1.1" and by "湿度"
-    return any(w == h or (number and w in (number, bare)) for w in _forms(wanted))
+    # "1.1 湿度" is named by "1.1" and by "湿度", and by "1.1湿度" as typed without the space
+    # ("5. 记录仪" by "5.记录仪", "第5章 施药" by "第5章施药")
+    tight = h[:len(h) - len(bare)].rstrip() + bare if number and bare else None
+    return any(w == h or (number and w in (number, bare, tight)) for w in _forms(wanted))
 
 
 def path_matches(parts: list[str], seps: list[str] | None, path: tuple[str, ...],

@@ -63,6 +63,8 @@ def parse_where(items: list[str] | None) -> list[Condition]:
     for item in items or []:
         item = valid_unicode(str(item))
         m = _WHERE.match(item) if len(item) <= MAX_WHERE_CHARS else None
+        if m is None and len(item) <= MAX_WHERE_CHARS:
+            m = _WHERE.match(narrow_operator(item))
         shown = item if len(item) <= 60 else item[:60] + "…"
         if not m:
             raise FilterError("bad", f"{shown!r}: use {OPERATORS_SHOWN} "
@@ -82,6 +84,21 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                               key="bad_where", values={"where": shown})
         out.append((key, op, value))
     return out
+
+
+# an operator as a Chinese input method types it (`crop＝小麦`, `size≥5`): its ASCII form
+_WIDE_OPERATOR = {"＝": "=", "！": "!", "＞": ">", "＜": "<", "≥": ">=", "≤": "<=", "\u3000": " "}
+
+
+def narrow_operator(item: str) -> str:
+    """`item` (a filter) with its operator, and the blanks around it, typed full-width as
+    ASCII; its key and value as given (a value keeps its own ＝ or ≥)."""
+    start = next((i for i, c in enumerate(item) if c in _WIDE_OPERATOR or c in "=!<>"),
+                 len(item))
+    end = start
+    while end < len(item) and (item[end] in _WIDE_OPERATOR or item[end] in "=!<> \t"):
+        end += 1
+    return "".join(_WIDE_OPERATOR.get(c, c) for c in item[:end]) + item[end:]
 
 
 def where_text(key: str, op: str, value: str) -> str:

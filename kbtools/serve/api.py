@@ -26,6 +26,7 @@ from starlette.routing import Route
 
 from kbtools.agents.arguments import TABLE_INSTEAD
 from kbtools.agents.cited_read import read_cited
+from kbtools.agents.cited_table import evaluate_cited
 from kbtools.agents.named import named
 from kbtools.errors import (
     API_FILTERS,
@@ -133,7 +134,7 @@ def _served(request: Request) -> Served:
 # the parameters each endpoint takes (a search's question as `q` or `query`)
 SEARCH_PARAMS = ("q", "query", "k", "where", "verified_only")
 READ_PARAMS = ("doc", "heading_path", "line_start", "line_end", "commit", "release")
-TABLE_PARAMS = ("doc", "inputs", "table", "policy")
+TABLE_PARAMS = ("doc", "inputs", "table", "policy", "commit", "release")
 DIFF_PARAMS = ("old", "new")
 
 
@@ -204,9 +205,22 @@ def table_evaluate(request: Request, body: dict[str, Any]) -> Any:
     policy = body.get("policy")
     if policy is not None and policy not in ("first", "all"):
         raise ApiError(400, "'policy' must be 'first' or 'all'")
-    served = _served(request)
-    result = ops.evaluate(served, doc, ops.check_inputs(body.get("inputs")), table, policy)
-    return {**result.to_dict(), "release": served.index.release.to_dict()}
+    inputs = ops.check_inputs(body.get("inputs"))
+    source: ServedIndex = request.app.state.source
+    served = source.get()
+    try:  # a citation or a link names the table, a commit or a tag the release (MCP's)
+        result = evaluate_cited(served.knowledge, doc, inputs, table, commit=body.get("commit"),
+                                release=body.get("release"), device=source.device(),
+                                policy=policy)
+    except UsageError:
+        raise
+    except KbError as exc:  # no such document (said as the other pages say it)
+        if exc.key == "no_document":
+            ops.document(served, named(doc).doc, section_arg="table")
+        if exc.key in ("no_document", "release_gone"):
+            raise ApiError(404, exc.message) from None
+        raise
+    return result.to_dict()
 
 
 def releases(request: Request, body: dict[str, Any]) -> Any:

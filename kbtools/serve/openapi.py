@@ -107,7 +107,7 @@ _SCHEMAS: dict[str, Any] = {
             "q": {"type": "string", "maxLength": MAX_QUESTION_CHARS,
                   "description": "the question, as GET names it (give `query` or `q`)"},
             "k": {"anyOf": [{"type": "integer", "minimum": 1, "maximum": MAX_K},
-                            {"type": "string", "pattern": r"^\s*[0-9]{1,12}\s*$",
+                            {"type": "string", "pattern": r"^\s*[0-9０-９]{1,12}\s*$",
                              "description": f"a whole number from 1 to {MAX_K} in digits"},
                             {"const": ""}, {"type": "null"}]},
             "where": {"anyOf": [
@@ -133,6 +133,11 @@ _SCHEMAS: dict[str, Any] = {
             "a section number ('4.4', 'section 4.4') or a link's anchor "
             "('#32-风险等级判定表')")},
         "policy": {"enum": ["first", "all"]},
+        "commit": {"type": "string", "description": "the release the table was cited from, "
+                   "by its source commit (7 or more digits): its table while the device "
+                   "keeps it, else the served release's with `release_gone` saying so"},
+        "release": {"type": "string", "description": "the release the table was cited "
+                    "from, by its tag, as `commit`"},
         "inputs": {"type": "object", "maxProperties": 50,
                    "additionalProperties": {"type": ["string", "number"]}}}},
     "TableResult": {"type": "object", "description": "exactly `kb table eval --json`",

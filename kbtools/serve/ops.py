@@ -31,11 +31,10 @@ from kbtools.agents.arguments import (
     is_digits,
     whole_number,
 )
-from kbtools.agents.named import evaluate_named, named
 from kbtools.config import MAX_K
 from kbtools.corpus import SourceDoc
 from kbtools.decision.documents import document_tables
-from kbtools.decision.matching import TableResult, input_value
+from kbtools.decision.matching import input_value
 from kbtools.decision.model import DecisionTable
 from kbtools.errors import EngineError, IndexLoadError, KbError, TableError, UsageError, one_line
 from kbtools.index.layout import ReleaseLayout
@@ -334,17 +333,6 @@ def check_inputs(inputs: Any) -> dict[str, str]:
         except TableError as exc:
             raise ApiError(400, exc.message) from None
     return out
-
-
-def evaluate(served: Served, doc: str, inputs: dict[str, str],
-             table: str | int | list[str] | None = None,
-             policy: str | None = None) -> TableResult:
-    """Evaluate one decision table of `doc` (`kb table eval`, MCP `evaluate_table`): a
-    path, a result's citation or a link, as `agents.named` reads them for every surface."""
-    name = named(doc)
-    src = document(served, name.doc, section_arg="table")
-    return evaluate_named(src, name, inputs, table, policy=policy,
-                          synonyms=served.knowledge.table_synonyms)
 
 
 def release_info(served: Served) -> dict[str, Any]:

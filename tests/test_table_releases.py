@@ -1,0 +1,145 @@
+"""A decision table evaluated in the release a citation came from: `kb table eval`,
+``/api/table/evaluate`` and the MCP tool `evaluate_table` share `read`'s resolver
+(`kbtools.agents.cited_table`) and give one answer.
+
+A real device serving kb-r2 keeps kb-r1 beside it: kb-r2 added a line above wheat-scab.md's
+risk table (its lines moved) and changed the answer of its last row (极高 → 特高). A
+citation of kb-r1's table, with its release after it or given as `commit`/`release`,
+evaluates kb-r1's rules; once kb-r1 is pruned, kb-r2's table at the citation's heading
+path, with `release_gone` saying so; a citation of lines alone is then refused.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from device_fixtures import EDITED, make_device
+from mcpfixtures import session
+from servefixtures import app_client
+from test_release_helpers import git
+
+from kbtools.cli import main
+
+HEADING = "小麦赤霉病监测与防控操作规程 > 3. 发病风险判定 > 3.2 风险等级判定表"
+INPUTS = {"温度": "22", "相对湿度": "90", "连续降雨天数": "4"}  # the table's last row
+
+
+@pytest.fixture(scope="module")
+def device(tmp_path_factory) -> tuple[Path, str]:
+    """(the device, kb-r1's citation of the risk table by lines and heading path)."""
+    d = make_device(tmp_path_factory.mktemp("tables"))
+    doc = d.kr / EDITED
+    text = doc.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    first = lines.index("| 温度(℃) | 相对湿度(%) | 连续降雨天数 | 风险等级 | 建议措施 |") + 1
+    last = next(n for n, line in enumerate(lines, 1) if line.startswith("| >20 | ≥85 | >3 |"))
+    doc.write_text(text.replace("### 3.2 风险等级判定表\n", "### 3.2 风险等级判定表\n\n2026 年修订。\n")
+                   .replace("| 极高 |", "| 特高 |"), encoding="utf-8")
+    git(d.kr, "commit", "-qam", "the risk table's last row says 特高")
+    assert d.publish() == "kb-r2"
+    code, out = d.sync()
+    assert code == 0, out
+    return d.dev, f"{EDITED}:{first}-{last} § {HEADING}"
+
+
+def r1_commit(dev: Path) -> str:
+    manifest = json.loads((dev / "releases" / "kb-r1" / "manifest.json").read_text("utf-8"))
+    return str(manifest["source"]["commit"])
+
+
+def cli_eval(dev: Path, ask: dict) -> tuple[str, object]:
+    args = ["table", "eval", "--json", "--index", str(dev), ask["doc"],
+            *(f"{k}={v}" for k, v in ask["inputs"].items())]
+    for name in ("table", "commit", "release"):
+        if name in ask:
+            args += [f"--{name}", str(ask[name])]
+    res = CliRunner().invoke(main, args)
+    if res.exit_code == 0:
+        return "ok", json.loads(res.stdout)
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("kb: error: "), res.stderr
+    return "error", lines[0].removeprefix("kb: error: ")
+
+
+def every_surface(dev: Path, tmp_path: Path, asks: list[dict]) -> list[tuple[str, object]]:
+    """Each ask on the CLI, the JSON API and the MCP tool: one answer from the three."""
+    cli = [cli_eval(dev, ask) for ask in asks]
+    client_gen = app_client(dev)
+    client = next(client_gen)
+    http = []
+    try:
+        for ask in asks:
+            resp = client.post("/api/table/evaluate", json=ask)
+            if resp.status_code == 200:
+                http.append(("ok", resp.json()))
+            else:
+                assert resp.status_code in (400, 404), resp.text
+                http.append(("error", resp.json()["error"]["message"]))
+    finally:
+        client_gen.close()
+
+    async def scenario(c) -> list[tuple[str, object]]:
+        out: list[tuple[str, object]] = []
+        for ask in asks:
+            res = await c.call_tool("evaluate_table", ask)
+            out.append(("error", res.content[0].text.removeprefix(
+                "Error executing tool evaluate_table: ")) if res.is_error else
+                ("ok", dict(res.structured_content)))
+        return out
+
+    mcp = session(tmp_path, "--index", str(dev), scenario=scenario)
+    for ask, a, b, c in zip(asks, cli, http, mcp, strict=True):
+        assert a == b == c, (ask, a, b, c)
+    return cli
+
+
+def risk(answer: object) -> str:
+    assert isinstance(answer, dict) and answer["status"] == "match", answer
+    return str(answer["matches"][0]["outputs"]["风险等级"])
+
+
+def test_a_cited_table_is_evaluated_in_the_release_it_came_from(device, tmp_path):
+    dev, cited = device
+    commit = r1_commit(dev)
+    lines_only = cited.partition(" § ")[0]
+    asks = [{"doc": cited, "inputs": INPUTS},  # the release served now, its lines moved
+            {"doc": f"{cited} @ {commit[:12]}", "inputs": INPUTS},
+            {"doc": cited, "inputs": INPUTS, "commit": commit},
+            {"doc": EDITED, "inputs": INPUTS, "table": 1, "release": "kb-r1"},
+            {"doc": lines_only, "inputs": INPUTS, "commit": commit[:7]},
+            {"doc": f"{cited} @ {commit[:12]}", "inputs": INPUTS, "commit": "0" * 12}]
+    got = every_surface(dev, tmp_path, asks)
+    kind, now = got[0]
+    assert kind == "ok" and risk(now) == "特高"
+    assert now["release"]["tag"] == "kb-r2" and "served_release" not in now  # type: ignore[index]
+    for kind, answer in got[1:5]:
+        assert kind == "ok" and risk(answer) == "极高", answer
+        assert answer["release"]["tag"] == "kb-r1"  # type: ignore[index]
+        assert answer["served_release"]["tag"] == "kb-r2"  # type: ignore[index]
+        assert "release_gone" not in answer  # type: ignore[operator]
+    assert got[5][0] == "error" and "give one" in str(got[5][1])
+
+
+def test_a_table_of_a_pruned_release_is_the_served_ones_said_so(device, tmp_path):
+    base, cited = device
+    commit = r1_commit(base)
+    dev = tmp_path / "device"
+    shutil.copytree(base, dev, symlinks=True)
+    shutil.rmtree(dev / "releases" / "kb-r1")  # as `kb sync` prunes it
+    asks = [{"doc": f"{cited} @ {commit[:12]}", "inputs": INPUTS},
+            {"doc": cited.partition(" § ")[0], "inputs": INPUTS, "commit": commit},
+            {"doc": EDITED, "inputs": INPUTS, "table": 1, "release": "kb-r1"},
+            {"doc": "knowledge/crops/gone.md", "inputs": INPUTS, "release": "kb-r1"}]
+    got = every_surface(dev, tmp_path, asks)
+    for kind, answer in (got[0], got[2]):
+        assert kind == "ok" and risk(answer) == "特高", answer
+        assert answer["release"]["tag"] == "kb-r2" and "served_release" not in answer  # type: ignore[index,operator]
+        gone = answer["release_gone"]  # type: ignore[index]
+        assert "is no longer on this device (it keeps release kb-r2" in gone
+        assert "do not cite it as that release's answer" in gone
+    assert got[1][0] == "error" and "give the citation's heading path" in str(got[1][1])
+    assert got[3][0] == "error" and "release kb-r1 is no longer on this device" in str(got[3][1])
