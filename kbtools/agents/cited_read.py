@@ -25,7 +25,7 @@ from typing import Any
 
 from kbtools.agents.citation_text import is_commit, split_release, unescaped
 from kbtools.agents.read import Knowledge, SectionText, cited, open_knowledge, read_section
-from kbtools.errors import KbError, UsageError, one_line
+from kbtools.errors import IndexLoadError, KbError, UsageError, one_line
 from kbtools.index.layout import DeviceLayout, ReleaseLayout, device_of_release
 from kbtools.index.reader import ReleaseInfo
 from kbtools.ship.checkout import open_index
@@ -219,3 +219,15 @@ def _read_now(kn: Knowledge, doc: str, heading_path: str | list[str] | None,
     return CitedRead(section, now, gone=f"{gone}; this is what {here} has {where} (lines "
                                         f"{section.line_start}-{section.line_end}): do not "
                                         "cite it as the earlier release's text")
+
+
+def knowledge_for(index: Path | None) -> Knowledge:
+    """What `kb read` reads, as the MCP server finds it: the index given (IndexLoadError
+    when it is none), else the one a client command finds, else the repository's files
+    around the current directory."""
+    if index is not None:
+        return open_knowledge(index=index)
+    try:
+        return open_knowledge(idx=open_index(None))
+    except IndexLoadError:
+        return open_knowledge()

@@ -8,11 +8,9 @@ from pathlib import Path
 import click
 
 from kbtools.agents.citation_text import narrow_numbers
-from kbtools.agents.cited_read import CitedRead, read_cited
-from kbtools.agents.read import Knowledge, open_knowledge
+from kbtools.agents.cited_read import CitedRead, knowledge_for, read_cited
 from kbtools.commands.output import INDEX_DEFAULT, echo_json, json_option
-from kbtools.errors import IndexLoadError, UsageError
-from kbtools.ship.checkout import open_index
+from kbtools.errors import UsageError
 from kbtools.ship.device import is_device_dir
 
 
@@ -27,18 +25,6 @@ def parse_lines(lines: str | None) -> tuple[int | None, int | None]:
             last and not (last.strip().isascii() and last.strip().isdigit()):
         raise UsageError(f"--lines '{lines}' is not a line range (e.g. 65-73)")
     return int(first), int(last) if last else int(first)
-
-
-def knowledge_for(index: Path | None) -> Knowledge:
-    """What `kb read` reads, as the MCP server finds it: the index given (IndexLoadError
-    when it is none), else the one a client command finds, else the repository's files
-    around the current directory."""
-    if index is not None:
-        return open_knowledge(index=index)
-    try:
-        return open_knowledge(idx=open_index(None))
-    except IndexLoadError:
-        return open_knowledge()
 
 
 @click.command("read")

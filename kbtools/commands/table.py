@@ -8,12 +8,11 @@ from typing import Any
 
 import click
 
-from kbtools.agents.cited_read import asked_release
+from kbtools.agents.cited_read import asked_release, knowledge_for
 from kbtools.agents.cited_table import evaluate_cited
 from kbtools.agents.named import Named, evaluate_named, named
 from kbtools.agents.read import open_knowledge
 from kbtools.commands.output import echo_json, json_option
-from kbtools.commands.read import knowledge_for
 from kbtools.corpus import SourceDoc
 from kbtools.decision import POLICIES, TableResult
 from kbtools.decision.documents import as_source, list_tables
