@@ -6,7 +6,8 @@ Mermaid diagrams and display formulas with the line before and after (`context_s
 images with the text around them. Context never reaches into a multi-line code fence, math
 block, HTML block or table (its header or last row alone is half a table), nor past the end
 of the block's section: a heading after the block belongs to the next section (or a
-subsection), so it is never the line after, and a chunk's lines stay inside the section its
+subsection), so it is never the line after, nor is a callout's title or a folded box's
+summary opening the next block; and a chunk's lines stay inside the section its
 heading path names.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -41,6 +42,8 @@ from kbtools.markdown.doctree import (
 from kbtools.markdown.figures import figure_parts
 from kbtools.markdown.mermaid import mermaid_graph, mermaid_text
 from kbtools.markdown.nodes import Math
+from kbtools.markdown.parser import CALLOUT
+from kbtools.markdown.table_lines import without_quote_marks
 from kbtools.render.formula import formula_relpath
 from kbtools.render.table_csv import CsvNames
 
@@ -70,6 +73,23 @@ def opens_box(block: Html) -> bool:
     return "<details" in html and html.endswith("</summary>")
 
 
+def title_lines(doc: Document, source: Callable[[int], str]) -> set[int]:
+    """Lines that open a block with its title: an Obsidian callout's marker line
+    (`> [!note] 注意事项`) and a one-line disclosure box opener (`<details><summary>扭矩
+    </summary>`); `source(line)` is the line as written. Such a line is what the block
+    below it is about, as a heading is its section's, so it is never the line after the
+    block before it."""
+    out: set[int] = set()
+    for _, block in doc.blocks():
+        if isinstance(block, Quote) and block.children \
+                and isinstance(block.children[0], Paragraph) \
+                and CALLOUT.match(without_quote_marks(source(block.line_start)).lstrip()):
+            out.add(block.line_start)
+        elif isinstance(block, Html) and opens_box(block):
+            out.add(block.line_end)
+    return out
+
+
 def heading_lines(doc: Document) -> set[int]:
     """Lines of headings (both lines of a setext heading): the line after a block is never
     one, since it starts another section than the block's."""
@@ -85,7 +105,8 @@ class FineChunks:
         self.maker, self.t, self.cfg, self.doc = maker, maker.t, maker.cfg, maker.doc
         self.csv_names = csv_names or CsvNames.of_document(maker.doc.rel, maker.doc.tables())
         self.protected = protected_lines(maker.doc)
-        self.headings = heading_lines(maker.doc)
+        self.headings = heading_lines(maker.doc) | title_lines(
+            maker.doc, lambda line: self.t.text[self.t.start(line):self.t.end(line)])
         self.first_line = maker.doc.body_line
         self.last_line = maker.doc.root.line_end
 
