@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from typing import Any
@@ -316,10 +317,12 @@ def with_formulas(chunks: list[Chunk], doc: Document) -> list[Chunk]:
             if isinstance(b, MathBlock) and b.math.latex.strip()]
     if not held:
         return chunks
+    firsts = [first for first, _, _ in held]  # (in document order: sorted)
     out = []
-    for c in chunks:
-        inside = [{"svg": svg, "line": first} for first, last, svg in held
-                  if c.line_start <= first and last <= c.line_end]
+    for c in chunks:  # the formulas starting in a chunk's lines are a run of `held`
+        lo, hi = bisect_left(firsts, c.line_start), bisect_right(firsts, c.line_end)
+        inside = [{"svg": svg, "line": first} for first, last, svg in held[lo:hi]
+                  if last <= c.line_end]
         if inside and c.kind != "formula":
             c = replace(c, extra={**c.extra, "formulas": inside})
         out.append(c)
