@@ -13,9 +13,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from click.testing import CliRunner
 from hostile import GOOD_DOC, git, make_repo
 
 from kbtools.build.pipeline import BuildOptions, build
+from kbtools.cli import main
 from kbtools.config import load_config
 
 PNG = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00"
@@ -80,3 +82,22 @@ def test_a_repository_without_submodules_has_no_submodules_key(tmp_path: Path):
     repo = make_repo(tmp_path / "kb")
     source = _source(repo)
     assert "submodules" not in source and source["dirty"] is False
+
+
+def test_a_clone_without_its_submodule_is_told_to_check_it_out(tmp_path: Path,
+                                                                monkeypatch):
+    """A clone made without `--recurse-submodules` has the submodule's folder, empty: the
+    picture's `path-missing` said only "does not exist"; it now says the folder is a
+    submodule not checked out and the command that checks it out."""
+    repo, _, _ = _repos(tmp_path)
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    monkeypatch.chdir(clone)
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.exit_code == 1
+    [line] = [x for x in res.output.splitlines() if "path-missing" in x]
+    assert line.endswith("'../assets/lib/pump.png' does not exist (assets/lib/pump.png): "
+                         "assets/lib is a git submodule that is not checked out; run "
+                         "'git submodule update --init assets/lib'")
+    git(clone, "-c", "protocol.file.allow=always", "submodule", "update", "-q", "--init")
+    assert CliRunner().invoke(main, ["check", "--no-cache"]).exit_code == 0

@@ -138,7 +138,7 @@ FORMAT = 79  # bump when a check's findings for the same inputs change (5: `$` i
 # 78: an annotated decision table in a quote or callout counts its rows' cells without the
 # `>` markers (every row was `decision-malformed`) (session 36, c36)
 # 79: `image-no-alt` of a picture in a captioned HTML wrapper names its caption and how to
-# fix that form (session 37, c37)
+# fix that form; `path-missing` below a submodule not checked out says so (session 37, c37)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 
