@@ -186,3 +186,36 @@ def test_a_block_s_line_after_is_never_the_next_callout_s_title(repo):
     # the line before is still taken
     assert body_of(blocks[0]).startswith("执行以下命令：")
     assert body_of(blocks[1]).startswith("Then the formula:")
+
+
+BLOCK_BETWEEN_MARKS = """
+# 规则
+
+Intro words.
+
+***
+
+```bash
+kb build
+```
+---
+
+后文。
+
+```sh
+echo done
+```
+- [ ]
+"""
+
+
+def test_a_block_s_context_is_never_a_line_without_a_word(repo):
+    """A thematic break (`***`, `---`) or an empty task item (`- [ ]`) beside a code block
+    was its line before or after: markup between blocks, no text about the code."""
+    chunks, lines = chunks_of(repo, BLOCK_BETWEEN_MARKS)
+    codes = [c for c in chunks if c["kind"] == "code"]
+    assert len(codes) == 2
+    assert lines[codes[0]["line_start"] - 1] == "```bash", codes[0]["text"]
+    assert lines[codes[1]["line_start"] - 1] == "后文。"  # a line with words: as before
+    for c in codes:
+        assert lines[c["line_end"] - 1] == "```", c["text"]

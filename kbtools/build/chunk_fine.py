@@ -263,22 +263,28 @@ class FineChunks:
     # --- context ------------------------------------------------------------------------
     def context_span(self, first: int, last: int) -> tuple[int, int]:
         """Offsets from the line before `first` to the line after `last` (the nearest ones a
-        reader sees: not blank, nor only a hidden `%% comment %%`)."""
+        reader sees: not blank, nor only a hidden `%% comment %%`), when they hold a word."""
         start, end = self.t.start(first), self.t.end(last)
         before = first - 1
         while before >= self.first_line and not self.t.seen(before):  # (blank, or hidden)
             before -= 1
-        if before >= self.first_line and before not in self.protected:
+        if before >= self.first_line and before not in self.protected and self.worded(before):
             s, e = self.t.start(before), self.t.end(before)
             start = s if e - s <= CONTEXT_CHARS else self.cut_tail(s, e)
         after = last + 1
         while after <= self.last_line and not self.t.seen(after):
             after += 1
         if (after <= self.last_line and after not in self.protected
-                and after not in self.headings):
+                and after not in self.headings and self.worded(after)):
             s, e = self.t.start(after), self.t.end(after)
             end = e if e - s <= CONTEXT_CHARS else self.cut_head(s, e)
         return start, end
+
+    def worded(self, line: int) -> bool:
+        """Whether `line` as a reader sees it holds a word (a letter or digit, in any
+        script): a thematic break (`***`, `---`) or an empty item (`- [ ]`) is markup
+        between blocks, no text about the block beside it."""
+        return any(ch.isalnum() for ch in self.t.shown(self.t.start(line), self.t.end(line)))
 
     def cut_tail(self, s: int, e: int) -> int:
         """Start of the last sentences of a long line, within CONTEXT_CHARS."""
