@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hostile import GOOD_DOC, env, kb, make_repo
 
 from kbtools.corpus import parse_source, read_doc
@@ -49,7 +51,8 @@ def test_relpath_is_sha256_of_normalised_latex():
 
 # (as written, as named and drawn): the spaces TeX reads stay, the others go
 SPACINGS = [
-    ("E = m c^2", "E=mc^2"),
+    ("E = m c^2", "E=m c^2"),  # (between letters: `\hspace{1p t}` is no `1pt`)
+    (r"\begin{aligned} [t] x &= 1 \end{aligned}", r"\begin{aligned} [t]x&=1\end{aligned}"),
     (r"\frac {a} {b} + \alpha b", r"\frac{a}{b}+\alpha b"),  # `\alphab` is no command
     (r"\text{施药 液量} = Q", r"\text{施药 液量}=Q"),
     (r"\begin{cases} 1 & \text{if } x > 0 \\ 0 & \text{else} \end{cases}",
@@ -61,7 +64,13 @@ SPACINGS = [
 ]
 
 
-@pytest.mark.parametrize(("written", "named"), SPACINGS)
+@pytest.mark.parametrize(("written", "named"), [
+    *SPACINGS,
+    ("x' ^2 + y^ {2}", "x' ^2+y^{2}"),  # `x' ^2` is a double superscript, `x'^2` is not
+    ("x^ ^2", "x^ ^2"),  # `^^` is TeX's character-code notation
+    (r"\cfrac[ l]{a}{b} \\* [1pt]", r"\cfrac[ l]{a}{b}\\* [1pt]"),  # optional arguments
+    ("x \\", "x\\"),  # a lone backslash at the end stays (and is refused)
+])
 def test_a_formula_is_named_by_the_spaces_tex_reads(written, named):
     """`$a+b$` and `$a + b$` were two SVG files (whitespace was only collapsed): one
     formula, two pictures in a release. A space TeX skips in math is no part of the name."""
@@ -375,3 +384,20 @@ def test_kb_check_passes_exactly_the_tag_labels_latex_draws(tmp_path):
         assert (latex_problem(form) is None) == (form in got), (form, latex_problem(form),
                                                                failures.get(form))
     assert len(got) == 4
+
+
+FORMULA_PIECES = ["x", "m", "c", "1", "2", "pt", "em", "'", "^", "_", "{", "}", "[", "]", "*",
+                  "&", "=", "+", " ", "  ", r"\alpha", r"\frac", r"\text{a b}", r"\text{",
+                  r"\\", r"\ ", r"\hspace{", r"\mkern", "mu", r"\tag{", r"\sqrt",
+                  r"\begin{aligned}", r"\end{aligned}", r"\cfrac", "$", "温"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(FORMULA_PIECES), max_size=14))
+def test_normalising_a_formula_never_changes_whether_it_is_allowed(pieces):
+    """`kb check` checks the formula as written, the build the form it names and draws:
+    leaving out the spaces TeX skips must never turn one into the other's verdict."""
+    written = "".join(pieces)
+    named = normalize_latex(written)
+    assert normalize_latex(named) == named
+    assert (latex_problem(" ".join(written.split())) is None) == (latex_problem(named) is None)

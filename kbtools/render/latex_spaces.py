@@ -5,10 +5,13 @@ picture. `normalize_latex` keeps a space only where it changes what TeX reads:
 
 - in text (the argument of `\\text` and the other text commands, `$…$` inside `\\boxed`:
   `latex_source.pieces`) and in a `\\tag{…}` label, which is drawn as text: `\\text{if }x`;
-- after a control word before an ASCII letter, where it ends the word: `\\alpha b`
-  (`\\alphab` is another command);
-- after any command before `[` or `*`, which may be an optional argument or a star
-  (amsmath's `\\\\ [2pt]` is no row spacing but a row break and the text `[2pt]`);
+- between two ASCII letters: after a control word it ends the word (`\\alphab` is another
+  command than `\\alpha b`), and in a dimension it parts a unit (`1p t` is no `1pt`);
+- before `[` or `*` and inside `[…]`, which may be an optional argument or a star, read
+  as written (amsmath's `\\\\ [2pt]` is no row spacing but a row break and the text `[2pt]`,
+  `\\begin{aligned} [t]` no placement);
+- after a prime (`x' ^2` is a double superscript, `x'^2` one) and between two `^` (`^^` is
+  TeX's character-code notation);
 - a control space `\\ ` is a command of its own, never touched.
 
 Every other run of blanks goes, so the name is the same for each spacing an author writes,
@@ -24,7 +27,7 @@ import re
 from kbtools.render.latex_source import pieces
 
 # a control word, a control symbol (`\\ ` and `\\\\` included), a blank, any other character
-_TOKEN = re.compile(r"\\(?:[A-Za-z]+|.)|[ ]|[^\\ ]", re.S)
+_TOKEN = re.compile(r"\\(?:[A-Za-z]+|.)|[ ]|[^ ]", re.S)
 _TAG = re.compile(r"\\tag(?![A-Za-z])")
 
 
@@ -38,18 +41,20 @@ def normalize_latex(latex: str) -> str:
     starts = [p.start for p in read]
     labels = _tag_labels(text)
     out: list[str] = []
+    brackets = 0  # `[` not yet closed by `]`: an optional argument, read as written
     for m in _TOKEN.finditer(text):
         tok = m.group()
         if tok != " ":
+            brackets = max(0, brackets + (tok == "[") - (tok == "]"))
             out.append(tok)
             continue
         after = text[m.end()]  # the formula is stripped: a blank is never last
         prev = out[-1] if out else ""
         mode = read[bisect.bisect_left(starts, m.end())]  # the next piece's mode is the gap's
-        word = prev[:1] == "\\" and prev[1:2].isascii() and prev[1:2].isalpha()
-        if (mode.in_text or _within(m.start(), labels)
-                or (word and after.isascii() and after.isalpha())
-                or (prev[:1] == "\\" and after in "[*")):
+        letters = prev[-1:].isascii() and prev[-1:].isalpha()  # (a control word's too)
+        if (mode.in_text or brackets or _within(m.start(), labels)
+                or (letters and after.isascii() and after.isalpha())
+                or after in "[*" or prev == "'" or (prev == "^" and after == "^")):
             out.append(tok)
     return "".join(out)
 
