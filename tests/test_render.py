@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from hostile import GOOD_DOC, env, kb, make_repo
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hostile import GOOD_DOC, env, kb, make_repo
 
 from kbtools.corpus import parse_source, read_doc
 from kbtools.errors import RenderError
