@@ -206,15 +206,25 @@ kb build
 echo done
 ```
 - [ ]
+
+[^1]脚注引用开头的句子有字。
+
+```sh
+echo three
+```
+[^1]: 脚注内容在页尾显示。
 """
 
 
 def test_a_block_s_context_is_never_a_line_without_a_word(repo):
-    """A thematic break (`***`, `---`) or an empty task item (`- [ ]`) beside a code block
-    was its line before or after: markup between blocks, no text about the code."""
+    """A thematic break (`***`, `---`), an empty task item (`- [ ]`) or a footnote
+    definition (shown at the page's end) beside a code block was its line before or after:
+    markup between blocks, no text about the code. A sentence opening with a footnote
+    reference is text as before."""
     chunks, lines = chunks_of(repo, BLOCK_BETWEEN_MARKS)
     codes = [c for c in chunks if c["kind"] == "code"]
-    assert len(codes) == 2
+    assert len(codes) == 3
+    assert lines[codes[2]["line_start"] - 1] == "[^1]脚注引用开头的句子有字。"
     assert lines[codes[0]["line_start"] - 1] == "```bash", codes[0]["text"]
     assert lines[codes[1]["line_start"] - 1] == "后文。"  # a line with words: as before
     for c in codes:

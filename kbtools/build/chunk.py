@@ -96,8 +96,8 @@ CHUNKER_VERSION = "36"  # bump when output changes for the same input (index fin
 # chunk of the block's lines, the caption with it (it had the `<img>` line alone) (session 36)
 # 36: a code block's or formula's line after is never the next callout's title or a folded
 # box's `<summary>` line, nor is its line before or after one without a word (`***`, `---`,
-# `- [ ]`); a highlight's `==` marks are no chunk text; a formula's SVG is
-# named by its LaTeX less the spaces TeX skips (`render.latex_spaces`) (session 37)
+# `- [ ]`) or a footnote definition; a highlight's `==` marks are no chunk text; a formula's
+# SVG is named by its LaTeX less the spaces TeX skips (`render.latex_spaces`) (session 37)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

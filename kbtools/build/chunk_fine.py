@@ -282,9 +282,18 @@ class FineChunks:
 
     def worded(self, line: int) -> bool:
         """Whether `line` as a reader sees it holds a word (a letter or digit, in any
-        script): a thematic break (`***`, `---`) or an empty item (`- [ ]`) is markup
-        between blocks, no text about the block beside it."""
-        return any(ch.isalnum() for ch in self.t.shown(self.t.start(line), self.t.end(line)))
+        script) and is no footnote's: a thematic break (`***`, `---`) or an empty item
+        (`- [ ]`) is markup between blocks, and a footnote definition (`[^1]: 见手册`, its
+        label hidden by the parser) is shown at the page's end, neither text about the
+        block beside it."""
+        s, e = self.t.start(line), self.t.end(line)
+        shown = self.t.shown(s, e)
+        raw = without_quote_marks(self.t.text[s:e]).lstrip()
+        close = raw.find("]")
+        if raw.startswith("[^") and raw[close + 1:close + 2] == ":" \
+                and not without_quote_marks(shown).lstrip().startswith("[^"):
+            return False
+        return any(ch.isalnum() for ch in shown)
 
     def cut_tail(self, s: int, e: int) -> int:
         """Start of the last sentences of a long line, within CONTEXT_CHARS."""
