@@ -332,7 +332,8 @@ def with_formulas(chunks: list[Chunk], doc: Document) -> list[Chunk]:
             if isinstance(b, MathBlock) and b.math.latex.strip()]
     if not held:
         return chunks
-    firsts = [first for first, _, _ in held]  # (in document order: sorted)
+    held.sort()  # (document order is line order: disjoint blocks)
+    firsts = [first for first, _, _ in held]
     out = []
     for c in chunks:  # the formulas starting in a chunk's lines are a run of `held`
         lo, hi = bisect_left(firsts, c.line_start), bisect_right(firsts, c.line_end)
