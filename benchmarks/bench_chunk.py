@@ -1,12 +1,14 @@
 """Benchmark: parse + chunk + render of a 10 KB document, and chunks/s over a real corpus.
 
     .venv/bin/python benchmarks/bench_chunk.py [--corpus ../shared/corpora/tidb-docs-cn] [-n 15]
-        [--callouts 500]
+        [--callouts 500] [--manual 300]
 
 Prints (1) the median of parse+chunk, of parse+chunk+render with the SVG cache warm, and of
 parse+chunk+render with a cold cache (LaTeX runs) for a generated 10 KB Chinese/English
 document with 3 formulas and 2 tables, and of parse+chunk for a generated document of
-`--callouts` Obsidian callouts (each with a list); (2) chunks/s of read+parse+chunk over every
+`--callouts` Obsidian callouts (each with a list), and the chunking CPU time of a manual of
+`--manual` numbered sections (a formula and a 「见 N 节」 reference each) against one four
+times as long, with their ratio (linear: about 4; chunks × sections: about 16); (2) chunks/s of read+parse+chunk over every
 Markdown file of the corpus (cross-document resolver included, built once).
 """
 
@@ -88,12 +90,29 @@ def median_ms(fn, n: int) -> float:
     return statistics.median(times)
 
 
+def manual_seconds(sections: int) -> float:
+    """Best of two: process CPU seconds chunking the generated manual of `sections` sections
+    (`tests/test_chunk_scale.manual`), its parse and heading index made before."""
+    sys.path.insert(0, str(ROOT))  # the test's generator, so both chunk one document
+    from tests.test_chunk_scale import manual
+    src = parse_source(manual(sections), Path("/r/knowledge/m.md"), "knowledge/m.md")
+    index = HeadingIndex.build([src])
+    best = float("inf")
+    for _ in range(2):
+        start = time.process_time()
+        chunk_document(src, resolver=index)
+        best = min(best, time.process_time() - start)
+    return best
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpus", type=Path, default=ROOT.parent / "shared/corpora/tidb-docs-cn")
     ap.add_argument("-n", type=int, default=15, help="repetitions for the medians")
     ap.add_argument("--callouts", type=int, default=500,
                     help="callouts of the generated callout document (0: skip it)")
+    ap.add_argument("--manual", type=int, default=300,
+                    help="sections of the smaller generated manual (0: skip it)")
     args = ap.parse_args()
 
     text = sample_document()
@@ -107,6 +126,10 @@ def main() -> int:
         ms = median_ms(lambda: one_run(many, None), max(3, args.n // 3))
         print(f"{args.callouts} callouts ({len(many.encode())} bytes, {n_many} chunks): "
               f"parse+chunk median {ms:8.1f} ms")
+    if args.manual:
+        small, large = manual_seconds(args.manual), manual_seconds(4 * args.manual)
+        print(f"manual of {args.manual} / {4 * args.manual} sections: chunk CPU {small:.2f} / "
+              f"{large:.2f} s, ratio {large / small:.1f} (linear: 4)")
     if backend_problem():
         print(f"render skipped: {backend_problem()}")
     else:

@@ -183,6 +183,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.render.latex_allow._ENV_NAME": "match",
     "kbtools.render.latex_source.TAG_ARG": "match",  # after a formula's \tag
     "kbtools.render.latex_source._TEX_PIECE": "finditer",
+    "kbtools.render.latex_spaces._TOKEN": "finditer",  # a formula's pieces and blanks
+    "kbtools.render.latex_spaces._TAG": "finditer",  # a formula's \tag labels
     "kbtools.render.latex_structure._PIECE": "finditer",
     "kbtools.render.latex_fonts._PIECE": "finditer",  # a formula in a math alphabet
     "kbtools.render.latex_fonts._ENV": "finditer",  # a formula's environments

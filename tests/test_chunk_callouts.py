@@ -137,3 +137,95 @@ def test_a_callout_tables_row_is_cited_at_its_line_by_kb_query(repo):
     row = rows[0]
     assert row["line_start"] == row["line_end"] == lines.index("> | 挂牌 | 班长 | 在开关处挂禁止合闸牌 |") + 1
     assert row["text"] == "步骤: 挂牌\n负责人: 班长\n说明: 在开关处挂禁止合闸牌"
+
+
+BLOCK_THEN_TITLE = """
+# 安装
+
+执行以下命令：
+
+```bash
+kb build --out dist
+```
+> [!note] 注意事项
+> 构建前先运行检查。
+
+Then the formula:
+
+$$
+a + b
+$$
+> [!warning]- Torque limits
+> Never exceed 12 N·m.
+
+```sh
+echo done
+```
+<details><summary>扭矩表</summary>
+
+Folded text.
+
+</details>
+"""
+
+
+def test_a_block_s_line_after_is_never_the_next_callout_s_title(repo):
+    """A callout's title (and a folded box's summary) opens the block below it, as a heading
+    opens its section: the code or formula above takes no line after, rather than the title
+    of what follows as if it were prose about itself."""
+    chunks, lines = chunks_of(repo, BLOCK_THEN_TITLE)
+    blocks = [c for c in chunks if c["kind"] in ("code", "formula")]
+    assert [c["kind"] for c in blocks] == ["code", "formula", "code"]
+    for c in blocks:
+        last = lines[c["line_end"] - 1]
+        assert last in ("```", "$$"), (c["kind"], last)
+        assert c["text"].split("\n")[-1] == last
+    assert "注意事项" not in blocks[0]["embed_text"]
+    assert "Torque" not in blocks[1]["embed_text"]
+    assert "扭矩表" not in blocks[2]["embed_text"]
+    # the line before is still taken
+    assert body_of(blocks[0]).startswith("执行以下命令：")
+    assert body_of(blocks[1]).startswith("Then the formula:")
+
+
+BLOCK_BETWEEN_MARKS = """
+# 规则
+
+Intro words.
+
+***
+
+```bash
+kb build
+```
+---
+
+后文。
+
+```sh
+echo done
+```
+- [ ]
+
+[^1]脚注引用开头的句子有字。
+
+```sh
+echo three
+```
+[^1]: 脚注内容在页尾显示。
+"""
+
+
+def test_a_block_s_context_is_never_a_line_without_a_word(repo):
+    """A thematic break (`***`, `---`), an empty task item (`- [ ]`) or a footnote
+    definition (shown at the page's end) beside a code block was its line before or after:
+    markup between blocks, no text about the code. A sentence opening with a footnote
+    reference is text as before."""
+    chunks, lines = chunks_of(repo, BLOCK_BETWEEN_MARKS)
+    codes = [c for c in chunks if c["kind"] == "code"]
+    assert len(codes) == 3
+    assert lines[codes[2]["line_start"] - 1] == "[^1]脚注引用开头的句子有字。"
+    assert lines[codes[0]["line_start"] - 1] == "```bash", codes[0]["text"]
+    assert lines[codes[1]["line_start"] - 1] == "后文。"  # a line with words: as before
+    for c in codes:
+        assert lines[c["line_end"] - 1] == "```", c["text"]

@@ -121,3 +121,33 @@ def test_a_picture_s_image_chunk_holds_the_caption_its_wrapper_holds(cfg):
     seal = _line_of(TYPORA_FIGURE, "seal.png")  # a caption on the picture's line: as before
     assert all(c.text.endswith("Figure 5 The seal") for c in chunks
                if c.line_start <= seal <= c.line_end and c.kind == "image")
+
+
+def test_image_no_alt_in_a_captioned_wrapper_says_how_to_fix_that_form(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A picture in Typora's captioned wrapper, or a `<figure>` with its `<figcaption>`, with
+    no `alt`: the finding said "search finds no words for it" and showed `![…](x.png)`,
+    though search finds it by its caption. A caption is text beside the picture, not its
+    description to a screen reader, so the warning stays; it names the caption and says to
+    write alt in the `<img>` tag, the caption kept. A lone picture's message is as before."""
+    (tmp_path / "knowledge" / "t").mkdir(parents=True)
+    (tmp_path / "assets").mkdir()
+    for name in ("pump.png", "seal.png", "gear.png", "lone.png"):
+        (tmp_path / "assets" / name).write_bytes(b"\x89PNG\r\n\x1a\n")
+    body = ("# 图\n\n<center>\n<img src=\"../../assets/pump.png\">\n<br>\n"
+            "图 4 液压泵与电机的连接\n</center>\n\n"
+            "<figure>\n<img src=\"../../assets/seal.png\">\n"
+            "<figcaption>Figure 5 The seal</figcaption>\n</figure>\n\n"
+            "<p align=\"center\"><img src=\"../../assets/gear.png\" alt=\"齿轮\"><br>图 6</p>\n\n"
+            "<img src=\"../../assets/lone.png\">\n")
+    (tmp_path / "knowledge" / "t" / "pics.md").write_text(GOOD_FM + body, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    found = [line for line in res.output.splitlines() if "image-no-alt" in line]
+    assert [f.split(":")[1] for f in found] == [
+        str(_line_of(body, name)) for name in ("pump.png", "seal.png", "lone.png")]
+    pump, seal, lone = found
+    assert "captioned '图 4 液压泵与电机的连接'" in pump and "<img alt=" in pump
+    assert "keep the caption" in pump and "search finds no words" not in pump
+    assert "captioned 'Figure 5 The seal'" in seal
+    assert "search finds no words for it" in lone and "captioned" not in lone

@@ -131,9 +131,44 @@ def test_highlights_leave_no_markers_in_headings_rows_and_decisions():
     assert [c.text for c in rows] == ["泄漏量(滴/分钟): <5\n处置: 继续运行",
                                       "泄漏量(滴/分钟): ≥5\n处置: 停机更换密封"]
     assert {c.heading_path for c in rows} == {("密封泄漏处置", "紧急 停机条件")}
-    assert "## ==紧急== 停机条件" in chunks[0].text  # a section is the text as written
+    assert "## 紧急 停机条件" in chunks[0].text  # its words, on the line they are written
     result = evaluate_table(src, None, {"泄漏量(滴/分钟)": "3"})
     assert result.to_dict()["matches"][0]["outputs"] == {"处置": "继续运行"}
+
+
+HIGHLIGHTED_PROSE = """# 停机
+
+泄漏超过==每分钟 5 滴==时停机。Keep the ==torque at 12 N·m== always.
+
+| 部件 | 周期 |
+|---|---|
+| ==轴承== | 3 个月 |
+
+- 步骤 ==断电== 后检查；`a==b==c` and numpy==1.21 stay as written.
+"""
+
+
+def test_highlight_marks_are_no_chunk_text_and_lines_stay():
+    """A highlight's `==` was chunk text: a section, a table and a list item showed and
+    embedded `泄漏超过==每分钟 5 滴==时停机`. The marks are left out as the page leaves them
+    out, the words stay where they are written, and code and version pins keep theirs."""
+    text = GOOD_FM + HIGHLIGHTED_PROSE
+    lines = text.split("\n")
+    src = parse_source(text, Path("/r/knowledge/t/h.md"), "knowledge/t/h.md")
+    chunks = chunk_document(src)
+    kinds = {c.kind for c in chunks}
+    assert {"section", "table", "table_row"} <= kinds
+    for c in chunks:
+        for field in (c.text, c.embed_text):
+            assert "==每" not in field and "==torque" not in field and "==轴承" not in field
+            assert "==断电" not in field
+    section = next(c for c in chunks if c.kind == "section")
+    assert "泄漏超过每分钟 5 滴时停机。Keep the torque at 12 N·m always." in section.text
+    assert "`a==b==c` and numpy==1.21 stay as written." in section.text
+    assert section.line_start == FM_LINES + 1 and section.line_end == FM_LINES + 9
+    [table] = [c for c in chunks if c.kind == "table"]
+    assert table.text.endswith("| 轴承 | 3 个月 |")
+    assert table.line_end == lines.index("| ==轴承== | 3 个月 |") + 1
 
 
 def test_highlights_are_shown_apart_from_the_question_s_terms():

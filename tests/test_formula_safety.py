@@ -18,7 +18,7 @@ from kbtools.config import load_config
 from kbtools.errors import FindingsError
 from kbtools.render import formula as fm
 from kbtools.render import tex_sandbox
-from kbtools.render.formula import formula_relpath, render_formulas
+from kbtools.render.formula import formula_relpath, normalize_latex, render_formulas
 from tests.kbfixtures import GOOD_FM, copy_example
 
 needs_latex = pytest.mark.skipif(fm.backend_problem() is not None,
@@ -271,7 +271,8 @@ def test_kb_check_takes_a_tag_and_kb_build_draws_it(tmp_path, monkeypatch):
     for formula in TAGGED:
         svg = tmp_path / "dist" / "data" / formula_relpath(formula)
         assert_safe(svg.read_bytes())
-        assert ET.fromstring(svg.read_bytes()).find(f"{SVG}title").text == formula
+        assert ET.fromstring(svg.read_bytes()).find(f"{SVG}title").text == \
+            normalize_latex(formula)
 
     (knowledge / "twice.md").write_text(doc(r"a = b \tag{1} \tag{2}"), encoding="utf-8")
     result = CliRunner().invoke(main, ["check", "--json", "--no-cache"])

@@ -212,6 +212,9 @@ WORST = [
     ("kbtools.provenance:^([^<]*)<([^>]*)>", "a" + " " * N + "b"),
     # found in a CI run by the search above (a tab run before no brace), then by the sweep below
     ("kbtools.render.latex_source.TAG_ARG", "\t" * N),
+    # a formula's spaces (session 37): runs of tags, of backslashes, of blanks
+    ("kbtools.render.latex_spaces._TAG", "\\tag" * (N // 4)),
+    ("kbtools.render.latex_spaces._TOKEN", "\\" * N + " " * N),
     ("kbtools.decision.conditions._RE_MAGNIFIED", "1" * N),
     ("kbtools.decision.conditions._RE_UNIT_TAIL", " " * N + ">"),
     # Obsidian's inline tags (session 34): runs of #, of tags, a tag as long as the input

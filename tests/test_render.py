@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from hostile import GOOD_DOC, env, kb, make_repo
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kbtools.corpus import parse_source, read_doc
 from kbtools.errors import RenderError
@@ -42,10 +44,59 @@ def doc_tables(text: str, rel: str):
 # --- formulas -----------------------------------------------------------------------------
 
 def test_relpath_is_sha256_of_normalised_latex():
-    assert normalize_latex("  a +\n  b ") == "a + b"
-    assert formula_relpath("a + b") == formula_relpath(" a  +\nb ")
+    assert normalize_latex("  a +\n  b ") == "a+b"
+    assert formula_relpath("a + b") == formula_relpath(" a  +\nb ") == formula_relpath("a+b")
     assert re.fullmatch(r"formulas/[0-9a-f]{64}\.svg", formula_relpath("x"))
-    assert formula_relpath("a+b") != formula_relpath("a + b")  # spacing inside is kept as one
+
+
+# (as written, as named and drawn): the spaces TeX reads stay, the others go
+SPACINGS = [
+    ("E = m c^2", "E=m c^2"),  # (between letters: `\hspace{1p t}` is no `1pt`)
+    (r"\begin{aligned} [t] x &= 1 \end{aligned}", r"\begin{aligned} [t]x&=1\end{aligned}"),
+    (r"\frac {a} {b} + \alpha b", r"\frac{a}{b}+\alpha b"),  # `\alphab` is no command
+    (r"\text{施药 液量} = Q", r"\text{施药 液量}=Q"),
+    (r"\begin{cases} 1 & \text{if } x > 0 \\ 0 & \text{else} \end{cases}",
+     r"\begin{cases}1&\text{if }x>0\\0&\text{else}\end{cases}"),
+    (r"a \\ [2pt] b", r"a\\ [2pt]b"),  # amsmath: `[2pt]` after a space is text, no spacing
+    (r"P = F / A \tag{式 3 . 1}", r"P=F/A\tag{式 3 . 1}"),  # a label is drawn as text
+    (r"x \ y", r"x\ y"),  # a control space is a command
+    (r"\boxed{$a b$ + c}", r"\boxed{$a b$+c}"),  # text inside `\boxed`'s math
+]
+
+
+@pytest.mark.parametrize(("written", "named"), [
+    *SPACINGS,
+    ("x' ^2 + y^ {2}", "x' ^2+y^{2}"),  # `x' ^2` is a double superscript, `x'^2` is not
+    ("x^ ^2", "x^ ^2"),  # `^^` is TeX's character-code notation
+    (r"\cfrac[ l]{a}{b} \\* [1pt]", r"\cfrac[ l]{a}{b}\\* [1pt]"),  # optional arguments
+    ("x \\", "x\\"),  # a lone backslash at the end stays (and is refused)
+])
+def test_a_formula_is_named_by_the_spaces_tex_reads(written, named):
+    """`$a+b$` and `$a + b$` were two SVG files (whitespace was only collapsed): one
+    formula, two pictures in a release. A space TeX skips in math is no part of the name."""
+    assert normalize_latex(written) == named
+    assert normalize_latex(named) == named
+    assert formula_relpath(written) == formula_relpath(named)
+
+
+@needs_latex
+def test_spacings_of_one_formula_share_one_svg_drawn_as_written(tmp_path):
+    """One file for every spacing, the same bytes whichever a build meets first (a
+    reproducible release), and what LaTeX draws from the formula as written (spaces and
+    all) is what the file shows: its glyphs and their places, the title aside."""
+    written = [w for w, _ in SPACINGS]
+    first = render_formulas(written + [n for _, n in SPACINGS], tmp_path / "a")
+    second = render_formulas([n for _, n in SPACINGS][::-1] + written, tmp_path / "b")
+    assert len(set(first.values())) == len(SPACINGS)
+    for (w, n) in SPACINGS:
+        assert first[w] == first[n] == second[w]
+        assert (tmp_path / "a" / first[w]).read_bytes() == (tmp_path / "b" / second[n]).read_bytes()
+    drawn = fm._render(written, fm.FORMULA_SECONDS)  # as written, no normalising
+    assert not drawn.failed
+    untitled = re.compile(rb"<title>.*?</title>", re.S)
+    for w in written:
+        shipped = (tmp_path / "a" / first[w]).read_bytes()
+        assert untitled.sub(b"", shipped) == untitled.sub(b"", drawn.svgs[w]), w
 
 
 @pytest.mark.parametrize(("latex", "problem"), [
@@ -81,7 +132,8 @@ def test_render_cjk_formula_to_svg_with_title(tmp_path):
     assert failures == {r"\frac{a}{b": "unbalanced braces: 1 '{' not closed"}
     svg = (tmp_path / got[CJK]).read_text(encoding="utf-8")
     assert svg.startswith("<?xml") and "<!--" not in svg
-    assert "<title>\\text{用药量} = \\frac{\\text{面积} \\times \\text{剂量}}{1000}</title>" in svg
+    # the title holds the form it is named by: the spaces TeX skips in math left out
+    assert "<title>\\text{用药量}=\\frac{\\text{面积}\\times\\text{剂量}}{1000}</title>" in svg
     assert "<text" not in svg and "font" not in svg  # glyphs are paths: no fonts needed
     # 6 distinct Chinese glyphs (用药量面积剂) + "=", "×", "1", "0": one path each
     assert len(re.findall(r"<path id='g\d+'", svg)) == 10
@@ -317,7 +369,7 @@ def test_a_tag_is_drawn_at_the_formula_s_right(tmp_path):
     assert svg[r"x \tag{1}"].split("<title>")[0] == svg[r"\tag{1} x"].split("<title>")[0]
     assert width(r"x \tag{1}") > width(r"x \tag*{1}") > width("x") + 15  # \qquad: 2em
     assert glyphs(r"x \tag{式}") == 4  # the label is text: a Chinese character is drawn
-    assert r"<title>x \tag{1}</title>" in svg[r"x \tag{1}"]
+    assert r"<title>x\tag{1}</title>" in svg[r"x \tag{1}"]
 
 
 def test_kb_check_passes_exactly_the_tag_labels_latex_draws(tmp_path):
@@ -332,3 +384,20 @@ def test_kb_check_passes_exactly_the_tag_labels_latex_draws(tmp_path):
         assert (latex_problem(form) is None) == (form in got), (form, latex_problem(form),
                                                                failures.get(form))
     assert len(got) == 4
+
+
+FORMULA_PIECES = ["x", "m", "c", "1", "2", "pt", "em", "'", "^", "_", "{", "}", "[", "]", "*",
+                  "&", "=", "+", " ", "  ", r"\alpha", r"\frac", r"\text{a b}", r"\text{",
+                  r"\\", r"\ ", r"\hspace{", r"\mkern", "mu", r"\tag{", r"\sqrt",
+                  r"\begin{aligned}", r"\end{aligned}", r"\cfrac", "$", "温"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(FORMULA_PIECES), max_size=14))
+def test_normalising_a_formula_never_changes_whether_it_is_allowed(pieces):
+    """`kb check` checks the formula as written, the build the form it names and draws:
+    leaving out the spaces TeX skips must never turn one into the other's verdict."""
+    written = "".join(pieces)
+    named = normalize_latex(written)
+    assert normalize_latex(named) == named
+    assert (latex_problem(" ".join(written.split())) is None) == (latex_problem(named) is None)

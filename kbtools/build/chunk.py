@@ -27,7 +27,7 @@ from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "35"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "36"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -94,6 +94,10 @@ CHUNKER_VERSION = "35"  # bump when output changes for the same input (index fin
 # (`callouts`), which say what it is about as a heading does; a picture whose HTML block
 # holds its caption over several lines (Typora's `<center>` … `<br>` … `图 1 …`) has an image
 # chunk of the block's lines, the caption with it (it had the `<img>` line alone) (session 36)
+# 36: a code block's or formula's line after is never the next callout's title or a folded
+# box's `<summary>` line, nor is its line before or after one without a word (`***`, `---`,
+# `- [ ]`) or a footnote definition; a highlight's `==` marks are no chunk text; a formula's
+# SVG is named by its LaTeX less the spaces TeX skips (`render.latex_spaces`) (session 37)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

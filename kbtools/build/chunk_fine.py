@@ -6,7 +6,8 @@ Mermaid diagrams and display formulas with the line before and after (`context_s
 images with the text around them. Context never reaches into a multi-line code fence, math
 block, HTML block or table (its header or last row alone is half a table), nor past the end
 of the block's section: a heading after the block belongs to the next section (or a
-subsection), so it is never the line after, and a chunk's lines stay inside the section its
+subsection), so it is never the line after, nor is a callout's title or a folded box's
+summary opening the next block; and a chunk's lines stay inside the section its
 heading path names.
 """
 
@@ -14,7 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Iterator
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -41,6 +43,8 @@ from kbtools.markdown.doctree import (
 from kbtools.markdown.figures import figure_parts
 from kbtools.markdown.mermaid import mermaid_graph, mermaid_text
 from kbtools.markdown.nodes import Math
+from kbtools.markdown.parser import CALLOUT
+from kbtools.markdown.table_lines import without_quote_marks
 from kbtools.render.formula import formula_relpath
 from kbtools.render.table_csv import CsvNames
 
@@ -70,6 +74,23 @@ def opens_box(block: Html) -> bool:
     return "<details" in html and html.endswith("</summary>")
 
 
+def title_lines(doc: Document, source: Callable[[int], str]) -> set[int]:
+    """Lines that open a block with its title: an Obsidian callout's marker line
+    (`> [!note] 注意事项`) and a one-line disclosure box opener (`<details><summary>扭矩
+    </summary>`); `source(line)` is the line as written. Such a line is what the block
+    below it is about, as a heading is its section's, so it is never the line after the
+    block before it."""
+    out: set[int] = set()
+    for _, block in doc.blocks():
+        if isinstance(block, Quote) and block.children \
+                and isinstance(block.children[0], Paragraph) \
+                and CALLOUT.match(without_quote_marks(source(block.line_start)).lstrip()):
+            out.add(block.line_start)
+        elif isinstance(block, Html) and opens_box(block):
+            out.add(block.line_end)
+    return out
+
+
 def heading_lines(doc: Document) -> set[int]:
     """Lines of headings (both lines of a setext heading): the line after a block is never
     one, since it starts another section than the block's."""
@@ -85,7 +106,8 @@ class FineChunks:
         self.maker, self.t, self.cfg, self.doc = maker, maker.t, maker.cfg, maker.doc
         self.csv_names = csv_names or CsvNames.of_document(maker.doc.rel, maker.doc.tables())
         self.protected = protected_lines(maker.doc)
-        self.headings = heading_lines(maker.doc)
+        self.headings = heading_lines(maker.doc) | title_lines(
+            maker.doc, lambda line: self.t.text[self.t.start(line):self.t.end(line)])
         self.first_line = maker.doc.body_line
         self.last_line = maker.doc.root.line_end
 
@@ -241,22 +263,37 @@ class FineChunks:
     # --- context ------------------------------------------------------------------------
     def context_span(self, first: int, last: int) -> tuple[int, int]:
         """Offsets from the line before `first` to the line after `last` (the nearest ones a
-        reader sees: not blank, nor only a hidden `%% comment %%`)."""
+        reader sees: not blank, nor only a hidden `%% comment %%`), when they hold a word."""
         start, end = self.t.start(first), self.t.end(last)
         before = first - 1
         while before >= self.first_line and not self.t.seen(before):  # (blank, or hidden)
             before -= 1
-        if before >= self.first_line and before not in self.protected:
+        if before >= self.first_line and before not in self.protected and self.worded(before):
             s, e = self.t.start(before), self.t.end(before)
             start = s if e - s <= CONTEXT_CHARS else self.cut_tail(s, e)
         after = last + 1
         while after <= self.last_line and not self.t.seen(after):
             after += 1
         if (after <= self.last_line and after not in self.protected
-                and after not in self.headings):
+                and after not in self.headings and self.worded(after)):
             s, e = self.t.start(after), self.t.end(after)
             end = e if e - s <= CONTEXT_CHARS else self.cut_head(s, e)
         return start, end
+
+    def worded(self, line: int) -> bool:
+        """Whether `line` as a reader sees it holds a word (a letter or digit, in any
+        script) and is no footnote's: a thematic break (`***`, `---`) or an empty item
+        (`- [ ]`) is markup between blocks, and a footnote definition (`[^1]: 见手册`, its
+        label hidden by the parser) is shown at the page's end, neither text about the
+        block beside it."""
+        s, e = self.t.start(line), self.t.end(line)
+        shown = self.t.shown(s, e)
+        raw = without_quote_marks(self.t.text[s:e]).lstrip()
+        close = raw.find("]")
+        if raw.startswith("[^") and raw[close + 1:close + 2] == ":" \
+                and not without_quote_marks(shown).lstrip().startswith("[^"):
+            return False
+        return any(ch.isalnum() for ch in shown)
 
     def cut_tail(self, s: int, e: int) -> int:
         """Start of the last sentences of a long line, within CONTEXT_CHARS."""
@@ -295,10 +332,13 @@ def with_formulas(chunks: list[Chunk], doc: Document) -> list[Chunk]:
             if isinstance(b, MathBlock) and b.math.latex.strip()]
     if not held:
         return chunks
+    held.sort()  # (document order is line order: disjoint blocks)
+    firsts = [first for first, _, _ in held]
     out = []
-    for c in chunks:
-        inside = [{"svg": svg, "line": first} for first, last, svg in held
-                  if c.line_start <= first and last <= c.line_end]
+    for c in chunks:  # the formulas starting in a chunk's lines are a run of `held`
+        lo, hi = bisect_left(firsts, c.line_start), bisect_right(firsts, c.line_end)
+        inside = [{"svg": svg, "line": first} for first, last, svg in held[lo:hi]
+                  if last <= c.line_end]
         if inside and c.kind != "formula":
             c = replace(c, extra={**c.extra, "formulas": inside})
         out.append(c)

@@ -313,6 +313,9 @@ class ChunkMaker:
     def __init__(self, doc: Document, cfg: ChunkConfig, resolver: HeadingIndex):
         self.doc, self.cfg, self.resolver = doc, cfg, resolver
         self.t = SourceText(doc.lines, doc.hidden, quote_blank_lines(doc))
+        # lines of headings, for the links of every chunk (`find_links`): found once, not per
+        # chunk (a 2 MB manual: chunks × headings)
+        self.heading_lines = frozenset(h.line_start for _, h in doc.headings())
         self.callouts = callouts(doc, self.t)
         # the callouts each line lies in below their title's line, outer ones first (they
         # come in document order): a chunk's titles are looked up, not searched for among
@@ -350,7 +353,8 @@ class ChunkMaker:
             embed_body = embed_body[: self.cfg.embed_cap].rstrip() + " …"
         embed_text = f"{self.prefix(path)}\n{self.titles(self.t.line_of(start), embed_body)}" \
             f"{embed_body}"
-        links = find_links(self.t.text[start:end], self.t.line_of(start), self.doc, self.resolver)
+        links = find_links(self.t.text[start:end], self.t.line_of(start), self.doc, self.resolver,
+                           self.heading_lines)
         return Chunk(id="", doc=self.doc.rel, heading_path=tuple(path), kind=kind,
                      line_start=self.t.line_of(start),
                      line_end=self.t.line_of(max(start, end - 1)),

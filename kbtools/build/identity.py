@@ -9,6 +9,14 @@ release but in no clone of the commit. (One Git ignores, by .gitignore,
 file of the commit that the build could not read: a
 document or image a sparse checkout (``git sparse-checkout``) left out of the work tree.
 
+A picture in a git submodule below the assets folder (a shared image library checked out
+there) is no file of the commit: the commit records only which commit of the other repository
+the folder is. Such files are read and shipped like any other, and the source names each
+submodule the build read from with the commit recorded for it (``"submodules": {"assets/lib":
+"<sha>"}``), so the release says what it holds beyond its commit; the build is dirty when the
+submodule has another commit checked out, or a file the build read is changed, untracked or
+ignored there (asked of the submodule itself: ``submodule.<name>.ignore = all`` hides nothing).
+
 A shallow clone (``git clone --depth``, actions/checkout's default) holds the commit but
 not the history a build reads: who last changed each passage, and the reviews of verified
 documents. Its build is of the same commit but not the same release as a full clone's
@@ -40,7 +48,13 @@ import git
 from kbtools.base_identity import base_of
 from kbtools.gitobjects import tree_id
 from kbtools.pathspecs import top_literal
-from kbtools.provenance import git_prefix, head_commit, open_repo, shallow_boundary
+from kbtools.provenance import (
+    git_prefix,
+    head_commit,
+    open_repo,
+    plain_paths,
+    shallow_boundary,
+)
 
 NO_SOURCE = {"commit": "none", "tree": "none", "dirty": True}
 
@@ -86,11 +100,19 @@ def source_identity(root: Path, sub: Path, read: Iterable[str] = (),
         dirs = [rel or "."] + [p.resolve().relative_to(top).as_posix() for p in inputs
                                if p.is_dir() and p.resolve().is_relative_to(top)]
         prefix = git_prefix(repo, root)
-        dirty = _differs(repo, dirs, {prefix + r for r in read}, "" if rel == "." else rel)
+        links = gitlinks(repo, head.sha, dirs)
+        read_paths = {prefix + r for r in read}
+        dirty = _differs(repo, dirs, read_paths, "" if rel == "." else rel, links)
+        modules = {path: sha for path, sha in links.items()
+                   if any(r.startswith(path + "/") for r in read_paths)}
+        dirty = any([dirty, *(_module_differs(top / path, sha, read_paths, path)
+                              for path, sha in modules.items())])
         shallow = bool(shallow_boundary(repo))
         base = base_of(None if shallow else knowledge_base(repo, head.sha, prefix), name)
     out: dict[str, Any] = {"commit": head.sha, "tree": "dirty" if dirty else tree_sha,
                            "dirty": dirty}
+    if modules:
+        out["submodules"] = dict(sorted(modules.items()))
     if base is not None:
         out["base"] = base
     return {**out, "shallow": True} if shallow else out
@@ -109,7 +131,47 @@ def knowledge_base(repo: git.Repo, commit: str, prefix: str) -> str | None:
     return f"{roots[0]}:{prefix.rstrip('/')}" if prefix else roots[0]
 
 
-def _differs(repo: git.Repo, dirs: list[str], read: set[str], knowledge: str) -> bool:
+def gitlinks(repo: git.Repo, commit: str, dirs: list[str]) -> dict[str, str]:
+    """{path: commit} of the submodules `commit` records below `dirs` (gitlinks, mode
+    160000): folders whose files are in another repository's commit, not in `commit`."""
+    specs = [top_literal("" if d == "." else d) for d in dirs]
+    listed = plain_paths(repo).ls_tree("-r", "-z", "--full-tree", commit, "--", *specs)
+    out: dict[str, str] = {}
+    for record in listed.split("\0"):
+        meta, _, path = record.partition("\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[0] == "160000":
+            out[path] = parts[2]
+    return out
+
+
+def _module_differs(work: Path, recorded: str, read: set[str], path: str) -> bool:
+    """Whether the files of the submodule at `path` (checked out in `work`) the build read
+    are not those of the commit its superproject records: another commit checked out (or
+    none), or a file read that is changed, untracked or ignored there. Asked of the
+    submodule itself, so `submodule.<name>.ignore` and `diff.ignoreSubmodules` hide
+    nothing."""
+    mine = sorted(r[len(path) + 1:] for r in read if r.startswith(path + "/"))
+    try:
+        sub = git.Repo(work)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return True
+    with sub:
+        if sub.working_tree_dir is None or Path(sub.working_tree_dir).resolve() != work.resolve():
+            return True
+        try:
+            if sub.head.commit.hexsha != recorded:
+                return True
+            out = plain_paths(sub).status("--porcelain=v1", "-z", "--untracked-files=all",
+                                          "--ignored=traditional", "--",
+                                          *(top_literal(m) for m in mine))
+        except (ValueError, git.GitCommandError):  # (no commit checked out)
+            return True
+    return bool(out.strip("\0"))
+
+
+def _differs(repo: git.Repo, dirs: list[str], read: set[str], knowledge: str,
+             links: dict[str, str]) -> bool:
     # folders as literal pathspecs: a knowledge folder `kn*` (or one under a kb root `:kb`)
     # handed to git bare also matched `kn1/...` (or named `kb/...`), whose edits made the
     # build dirty while its own went unseen
@@ -125,6 +187,8 @@ def _differs(repo: git.Repo, dirs: list[str], read: set[str], knowledge: str) ->
         if len(record) < 4:
             continue
         code, path = record[:2], record[3:]
+        if path.rstrip("/") in links:  # a submodule: its files are asked of it
+            continue
         if code == "!!" and path not in read:
             continue  # ignored and not read (editor files, .DS_Store)
         if code == "??" and path not in read and not _below(path, knowledge):

@@ -42,7 +42,7 @@ PARSE_CACHE_FILE = "parsed.sqlite"
 LANG_SPAN = 4000  # a document's language is that of its first characters
 # bump FORMAT when the parse tree of the same bytes changes (markdown/ code) or the entries'
 # layout does; entries made by another kbtools or markdown-it release never match either
-FORMAT = 24  # 2: outlines record the document's language; 3: `<`, `>` kept in text;
+FORMAT = 25  # 2: outlines record the document's language; 3: `<`, `>` kept in text;
 # 4: a `$` inside a code span closes no formula; 5: `[^1]: …` is no link definition;
 # 6: lines counted through inline spans written over several lines; 7: `$$` after text;
 # 8: the formulas and images of headings are in the outline; 9: ```latex fences are code;
@@ -65,6 +65,7 @@ FORMAT = 24  # 2: outlines record the document's language; 3: `<`, `>` kept in t
 # an HTML block at the line its `<img` opens on (all had the block's first line)
 # 23: a block id on the line below its block (`…\n^id`) hidden (`Document.hidden`)
 # 24: the Obsidian tags a document's text writes (`Document.tags`), in its outline
+# 25: a highlight's `==` marks hidden (`Document.hidden`)
 PARSER_VERSION = (f"{FORMAT}:{__version__}:{markdown_it.__version__}:"
                   f"{mdit_py_plugins.__version__}")
 

@@ -122,12 +122,23 @@ class HeadingIndex:
             object.__setattr__(self, "_names", names)  # a cache of a frozen value
         return names
 
+    def _lookup(self, kind: str, rel: str) -> dict[str, Target]:
+        """`rel`'s headings by section number (`kind` "numbers") or by each anchor in lower
+        case ("anchors"), the first heading for each (made on first use, so a document's
+        references look up, not scan, its headings: a manual of thousands of sections)."""
+        cache: dict[tuple[str, str], dict[str, Target]] = self.__dict__.setdefault("_lookups", {})
+        found = cache.get((kind, rel))
+        if found is None:
+            found = {}
+            for path, num, slugs, anchor in self.headings.get(rel, ()):
+                for key in ([num] if kind == "numbers" else [s.lower() for s in slugs]):
+                    found.setdefault(key, (path, anchor))
+            cache[(kind, rel)] = found
+        return found
+
     def by_number(self, rel: str, number: str) -> Target | None:
         """The first heading of `rel` numbered `number`: its path and page anchor."""
-        for path, num, _, anchor in self.headings.get(rel, ()):
-            if num == number:
-                return path, anchor
-        return None
+        return self._lookup("numbers", rel).get(number)
 
     def by_number_near(self, rel: str, number: str) -> tuple[str, Target] | None:
         """Section `number` in `rel`, else in the one sibling document (same folder) that has
@@ -136,8 +147,13 @@ class HeadingIndex:
         path = self.by_number(rel, number)
         if path:
             return rel, path
-        folder = posixpath.dirname(rel)
-        hits = [(d, p) for d in sorted(self.headings) if d != rel and posixpath.dirname(d) == folder
+        folders: dict[str, list[str]] | None = self.__dict__.get("_folders")
+        if folders is None:  # the indexed docs by folder, sorted (made on first use)
+            folders = {}
+            for d in sorted(self.headings):
+                folders.setdefault(posixpath.dirname(d), []).append(d)
+            object.__setattr__(self, "_folders", folders)  # a cache of a frozen value
+        hits = [(d, p) for d in folders.get(posixpath.dirname(rel), ()) if d != rel
                 for p in [self.by_number(d, number)] if p]
         if len(hits) > 1:
             name = posixpath.basename(rel)
@@ -153,18 +169,16 @@ class HeadingIndex:
     def target_of(self, rel: str, anchor: str) -> Target | None:
         """The heading of `rel` an `#anchor` names (any of its anchors, in any case): its
         path and the anchor its page gives it."""
-        anchor = unquote(anchor).lower()
-        for path, _, slugs, page_anchor in self.headings.get(rel, ()):
-            if anchor in {s.lower() for s in slugs}:
-                return path, page_anchor
-        return None
+        return self._lookup("anchors", rel).get(unquote(anchor).lower())
 
     def by_title(self, title: str) -> str | None:
         return self.titles.get(title.strip())
 
 
-def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -> tuple[Link, ...]:
-    """Cross references in `text` (which starts at file line `first_line`), resolved."""
+def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex,
+               heading_lines: frozenset[int] | None = None) -> tuple[Link, ...]:
+    """Cross references in `text` (which starts at file line `first_line`), resolved;
+    `heading_lines`: the first lines of `doc`'s headings (found here when not given)."""
     found: list[tuple[int, Link]] = []
     md_links = list(_MD_LINK.finditer(text))
     ref_links = [(m, href) for m in _REF_LINK.finditer(text) if doc.references
@@ -180,7 +194,8 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex) -
     def line_at(pos: int) -> int:
         return first_line + bisect.bisect_left(newlines, pos)
 
-    heading_lines = {heading.line_start for _, heading in doc.headings()}
+    if heading_lines is None:
+        heading_lines = frozenset(heading.line_start for _, heading in doc.headings())
 
     def labels_heading(pos: int) -> bool:
         """Whether the reference at `pos` opens a heading's text (`# 第4章 故障诊断`,

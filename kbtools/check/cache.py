@@ -24,7 +24,7 @@ import mdit_py_plugins
 from kbtools.cachedb import is_busy, open_cache_db
 from kbtools.markdown.frontend import Ref, Scan, TableShape
 
-FORMAT = 30  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
+FORMAT = 31  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
 # 4: unclosed code fences; 5: a `$` inside a code span closes no formula;
 # 6: `[^1]: …` is a footnote, no link definition; 7: HTML `src`/`href` percent-decoded;
 # 8: inline math written over lines found by its first line; 9: `$$` after text;
@@ -44,7 +44,7 @@ FORMAT = 30  # bump when `scan` reads the same text differently (3: `<`, `>` kep
 # 27: an `<img>` tag's alt is heading text but no part of its anchor; 28: a quoted table's
 # cells counted without its `>`, paragraph lines opening with `#` (`heading-no-space`); 29: links and images with a space in
 # their path (`link-space`); 30: tables read as text (`table-unread`: widths, no blank line, full-width `｜`), table rows holding no
-# `|` (`table-text-row`))
+# `|` (`table-text-row`)); 31: the caption an HTML wrapper shows beside a picture with no alt
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"
@@ -98,7 +98,7 @@ def from_json(data: dict[str, Any]) -> Scan:
         unclosed_fences=[(int(a), str(b)) for a, b in data["fences"]],
         html_tables=[int(a) for a in data["html_tables"]],
         comments=[(int(a), int(b)) for a, b in data["comments"]],
-        images_no_alt=[(int(a), int(b)) for a, b in data["no_alt"]],
+        images_no_alt=[(int(a), int(b), str(c)) for a, b, c in data["no_alt"]],
         notes_undefined=[(int(a), int(b), str(c)) for a, b, c in data["notes_undefined"]],
         notes_unused=[(int(a), str(b)) for a, b in data["notes_unused"]],
         hash_lines=[(int(a), str(b)) for a, b in data["hash_lines"]],

@@ -208,6 +208,21 @@ def hash_headings(lines: Iterable[tuple[int, str]]) -> list[Problem]:
     return out
 
 
+def _no_alt_message(caption: str) -> str:
+    """What `image-no-alt` says: of a picture alone, or of one whose HTML wrapper shows a
+    caption beside it (Typora's `<center><img …><br>图 1 …</center>`, `<figcaption>`): search
+    finds that one by its caption, but a screen reader still names no picture."""
+    if not caption:
+        return ("an image without alternative text: a screen reader says nothing of it and "
+                "search finds no words for it; say what it shows "
+                "(![病穗症状](x.png), <img alt=\"病穗症状\">; alt=\"\" for a decoration)")
+    shown = caption if len(caption) <= 40 else caption[:39] + "…"
+    return (f"a picture captioned {shown!r} has no alternative text: search finds it by its "
+            "caption, but a screen reader names no picture (the caption is text beside it, "
+            "not its description); write what it shows as alt in its <img> tag, "
+            "<img alt=\"…\" src=…>, and keep the caption")
+
+
 def _spaced_problem(line: int, col: int, written: str, path: str) -> Problem:
     """`link-space` for a link or image left as text by a space in its path."""
     what = "image" if written.startswith("!") else "link"
@@ -239,11 +254,8 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
                     "on its line): kbtools keeps it as text, so devices show it and search "
                     "finds it; close it with %% (a comment over several lines: %% ending a "
                     "line), or write \\%% for a literal %%"))
-    for line, col in scan.images_no_alt:
-        out.append(("image-no-alt", "warning", line, col,
-                    "an image without alternative text: a screen reader says nothing of it and "
-                    "search finds no words for it; say what it shows "
-                    "(![病穗症状](x.png), <img alt=\"病穗症状\">; alt=\"\" for a decoration)"))
+    for line, col, caption in scan.images_no_alt:
+        out.append(("image-no-alt", "warning", line, col, _no_alt_message(caption)))
     for line, col, label in scan.notes_undefined:
         out.append(("footnote-undefined", "error", line, col,
                     f"footnote [^{label}] has no definition: every viewer shows '[^{label}]' as "

@@ -260,6 +260,35 @@ def _edit(ref: Ref, target: str, new_path: str, fragment: str) -> Edit:
     return Edit(ref.line, ref.col, ref.raw, written_path(new_path) + _suffix(ref, target))
 
 
+def _unchecked_module(root: Path, joined: str) -> str:
+    """What to add to the finding of a missing file below a git submodule (`.gitmodules` at
+    `root` names it) that has not been checked out (a clone made without
+    `--recurse-submodules`): its folder is there, empty. "" otherwise."""
+    for path in submodule_paths(root):
+        if joined.startswith(path + "/"):
+            folder = root / path
+            if folder.is_dir() and not any(folder.iterdir()):
+                return (f": {path} is a git submodule that is not checked out; run "
+                        f"'git submodule update --init {path}'")
+    return ""
+
+
+def submodule_paths(root: Path) -> list[str]:
+    """The `path = …` of each submodule `.gitmodules` at `root` lists (none when there is no
+    such file or it cannot be read)."""
+    try:
+        with open(root / ".gitmodules", encoding="utf-8", errors="replace") as f:
+            text = f.read(1_000_000)
+    except OSError:
+        return []
+    out = []
+    for line in text.splitlines():
+        key, eq, value = line.partition("=")
+        if eq and key.strip() == "path" and value.strip():
+            out.append(value.strip().strip("/"))
+    return out
+
+
 def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, fs: FsCache,
               earlier: list[LinkProblem]) -> tuple[list[LinkProblem], AnchorTarget | None]:
     res = fs.resolve(joined)
@@ -271,7 +300,7 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
                                 f"{fs.not_staged(joined)})")], None
         same = compatible_file(joined, fs)
         near = same or fs.closest(joined)
-        said = f"{target!r} does not exist ({joined})"
+        said = f"{target!r} does not exist ({joined}){_unchecked_module(fs.root, joined)}"
         # (a backslash fix of the same link rewrites it already: no second edit of it)
         missing = None if earlier and earlier[-1].edit else \
             Missing(ref.line, ref.col, ref.raw, joined, _suffix(ref, target), said)

@@ -26,6 +26,7 @@ from markdown_it.token import Token
 
 from kbtools.markdown.comments import COMMENT, MARK
 from kbtools.markdown.doctree import annotation_of
+from kbtools.markdown.figures import figure_parts
 from kbtools.markdown.nodes import comment_spans, is_comment_block
 from kbtools.markdown.parser import (
     BLOCK_MATH,
@@ -109,9 +110,9 @@ class Scan:
     html_tables: list[int] = field(default_factory=list)  # lines of HTML blocks with a <table>
     # (line, col) of a `%%` opening an Obsidian comment the parser leaves as text (unclosed)
     comments: list[tuple[int, int]] = field(default_factory=list)
-    # (line, col) of an image a screen reader has no words for: `![](x.png)`, `<img src>`
-    # without `alt` (an `alt=""` says the picture is decoration: none)
-    images_no_alt: list[tuple[int, int]] = field(default_factory=list)
+    # (line, col, the caption its HTML wrapper shows beside it or "") of an image a screen
+    # reader has no words for: `![](x.png)`, `<img src>` without `alt` (`alt=""`: decoration)
+    images_no_alt: list[tuple[int, int, str]] = field(default_factory=list)
     # (line, col, label) of a footnote reference `[^label]` no definition resolves (text)
     notes_undefined: list[tuple[int, int, str]] = field(default_factory=list)
     # (line, label) of a footnote definition `[^label]: …` no reference uses
@@ -447,10 +448,11 @@ class _Scanner:
             self.out.html_tables.append(start + content.count("\n", 0, at) + self.offset)
         if "<" in content and ("src" in content or "href" in content or "id" in content
                                or "name" in content):
-            found = _html(content)
+            found, parts = _html(content), figure_parts(content)
             loc = _Locator(self.lines, start, end, self.offset)
             for ref_kind, url, no_alt in found.found:
-                _add_ref(self.out, loc, ref_kind, url, no_alt=no_alt)
+                _add_ref(self.out, loc, ref_kind, url, no_alt=no_alt,
+                         caption=parts.caption if parts else "")
             self.out.html_ids.update(found.ids)
 
     def inline(self, children: list[Token], loc: _Locator, *, wiki: bool = True) -> None:
@@ -493,7 +495,7 @@ class _Scanner:
                     _add_ref(out, loc, ref_kind, href, no_alt=no_alt)
                 else:
                     if no_alt:  # `![][photo]`: where the image is, not its definition
-                        out.images_no_alt.append(loc.find_plain("!["))
+                        out.images_no_alt.append((*loc.find_plain("!["), ""))
                     self.definition_ref(str(label), ref_kind, href)
             elif kind == "link_close" and pending:
                 written = pending.pop()
@@ -580,7 +582,8 @@ def _trailing_blank(lines: list[str]) -> int:
     return n
 
 
-def _add_ref(out: Scan, loc: _Locator, kind: str, href: str, *, no_alt: bool = False) -> None:
+def _add_ref(out: Scan, loc: _Locator, kind: str, href: str, *, no_alt: bool = False,
+             caption: str = "") -> None:
     """A destination as written (an HTML attribute's with its entities decoded): a URL, so
     `%20` is a space, in `<img src="a%20b.png">` (as Typora writes a resized image) as in
     `![](a%20b.png)`; the build ships the same file (`render.images.image_path`). It is
@@ -590,4 +593,4 @@ def _add_ref(out: Scan, loc: _Locator, kind: str, href: str, *, no_alt: bool = F
     line, col, raw = loc.find([href, target])
     out.refs.append(Ref(kind, target, line, col, raw))
     if no_alt:
-        out.images_no_alt.append((line, col))
+        out.images_no_alt.append((line, col, caption))

@@ -48,6 +48,7 @@ from kbtools.markdown.parser import (
 )
 
 Hidden = tuple[int, int, str]  # (start, end, what a reader sees instead: "" or " ")
+MARKS = ("mark_open", "mark_close")  # a highlight's `==`: the page shows the words marked
 _COMMENT = "\0%%"  # what an Obsidian comment shows while spans are read: nothing
 
 
@@ -156,7 +157,7 @@ def _inline_markup(tok: Token, opener: str) -> list[tuple[int, int, str]]:
     raw_end = -1  # the end of the `<script>`/`<style>` element being left out
     for child in children:
         span = token_span(child) if child.type in ("html_inline", "footnote_ref", COMMENT,
-                                                   *NOTE_MARKS) else None
+                                                   *NOTE_MARKS, *MARKS) else None
         if span is None or span[0] < raw_end:
             continue
         shown = _COMMENT if child.type == COMMENT else _shown(child.content) \

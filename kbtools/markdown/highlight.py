@@ -7,6 +7,9 @@ run of `=` is split into `==` delimiters that open or close by the flanking rule
 paired by markdown-it's `balance_pairs`; a code span, math or a link destination is never
 searched for them, and `a == b` (spaces on both sides) neither opens nor closes; nor does a
 `==` with a Latin letter or digit on the outside (`numpy==1.21`).
+Each `==` notes where it is written (`token_span`), so the marks of a highlight are left out
+of chunk text and search tokens as the page leaves them (`kbtools.markdown.hidden`), its
+words kept on their lines.
 """
 
 from __future__ import annotations
@@ -17,9 +20,9 @@ from markdown_it.rules_inline.state_inline import Delimiter, StateInline
 MARKER = "="
 
 
-def _tokenize(state: StateInline, silent: bool) -> bool:
+def _tokenize(state: StateInline, silent: bool, span_key: str) -> bool:
     """Each `==` of a run of `=` as a text token and a delimiter (an odd run's first `=` is
-    text only)."""
+    text only); each `==` notes where it is written in its `meta[span_key]`."""
     if silent or state.src[state.pos] != MARKER:
         return False
     scanned = state.scanDelims(state.pos, True)
@@ -31,11 +34,15 @@ def _tokenize(state: StateInline, silent: bool) -> bool:
     after = state.pos + length
     can_open = scanned.can_open and not _latin(state.src, state.pos - 1)
     can_close = scanned.can_close and not _latin(state.src, after)
+    at = state.pos
     if length % 2:
         state.push("text", "", 0).content = MARKER
         length -= 1
+        at += 1
     for _ in range(length // 2):
-        state.push("text", "", 0).content = MARKER * 2
+        tok = state.push("text", "", 0)
+        tok.content, tok.meta[span_key] = MARKER * 2, (at, at + 2)
+        at += 2
         state.delimiters.append(Delimiter(marker=ord(MARKER), length=0,
                                           token=len(state.tokens) - 1, end=-1,
                                           open=can_open, close=can_close))
@@ -81,7 +88,9 @@ def _post_process(state: StateInline) -> None:
             _pair(state, meta["delimiters"])
 
 
-def highlight_plugin(md: MarkdownIt) -> None:
-    """Read `==text==` as a highlight (before emphasis, as strikethrough is)."""
-    md.inline.ruler.before("emphasis", "mark", _tokenize)
+def highlight_plugin(md: MarkdownIt, span_key: str) -> None:
+    """Read `==text==` as a highlight (before emphasis, as strikethrough is); each `==`
+    notes its span in its token's `meta[span_key]` (`kbtools.markdown.parser.token_span`)."""
+    md.inline.ruler.before("emphasis", "mark",
+                           lambda state, silent: _tokenize(state, silent, span_key))
     md.inline.ruler2.before("emphasis", "mark", _post_process)

@@ -114,7 +114,7 @@ def markdown() -> MarkdownIt:
     md.inline.ruler.at("footnote_ref", _noting_unresolved(_noting_span(next(
         r.fn for r in md.inline.ruler.__rules__ if r.name == "footnote_ref"))))
     md.inline.ruler.after("footnote_ref", "inline_note", _inline_note)
-    md.use(highlight_plugin)
+    md.use(highlight_plugin, SPAN)
     md.use(comments_plugin, _noting_span)  # Obsidian's `%% comments %%`: no text
     md.core.ruler.before("text_join", "obsidian_tags", read_inline_tags)  # `#病害` in text
     md.block.tokenize = _noting_skipped_depth(md.block.tokenize)  # type: ignore[method-assign,assignment]

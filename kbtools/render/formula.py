@@ -1,4 +1,6 @@
-"""Formulas to content-addressed SVG files: `formulas/<sha256 of normalised LaTeX>.svg`.
+"""Formulas to content-addressed SVG files: `formulas/<sha256 of normalised LaTeX>.svg`
+(`latex_spaces.normalize_latex`: the spaces TeX skips left out, so `$a+b$` and `$a + b$`
+are one file).
 
 A formula reaches LaTeX only through three locks (docs/formulas.md):
 
@@ -39,6 +41,7 @@ from kbtools.fsutil import atomic_write_bytes
 from kbtools.render.glyphs import BACKEND_FILES, tex_files_found
 from kbtools.render.latex_allow import ENVIRONMENTS, latex_problem
 from kbtools.render.latex_source import tex_source
+from kbtools.render.latex_spaces import normalize_latex
 from kbtools.render.svg_sanitize import sanitize_svg
 from kbtools.render.tex_sandbox import (
     ENDING,
@@ -59,11 +62,6 @@ APT_PACKAGES = ("texlive-latex-base texlive-latex-recommended dvisvgm "
                 "latex-cjk-chinese latex-cjk-chinese-arphic-gbsn00lp")
 # Cached failures stay valid while the document LaTeX sees is the same.
 RENDERER_ID = hashlib.sha256(f"kb-formula-5\n{PREAMBLE}{ENDING}".encode()).hexdigest()[:16]
-
-
-def normalize_latex(latex: str) -> str:
-    """The form that is hashed: surrounding space stripped, runs of whitespace collapsed."""
-    return " ".join(latex.split())
 
 
 def formula_hash(latex: str) -> str:
