@@ -29,13 +29,13 @@ from kbtools.errors import KbError, ReleaseError, SyncError, one_line, plural
 from kbtools.fsutil import staging_dir
 from kbtools.pathspecs import top_literal
 from kbtools.ship.gitrun import (
-    GIT_ENV,
     PINNED_ARGS,
     NetLimits,
     failure_reason,
     run_git,
     run_plain,
     run_raw,
+    shipping_env,
     started,
 )
 
@@ -184,7 +184,7 @@ class BlobReader:
     def __enter__(self) -> BlobReader:
         try:
             self._proc = self._stack.enter_context(
-                started(self.argv, {**os.environ, **GIT_ENV}, stderr=subprocess.DEVNULL))
+                started(self.argv, shipping_env(), stderr=subprocess.DEVNULL))
         except BaseException:
             self._stack.close()
             raise
