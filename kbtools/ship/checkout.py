@@ -392,9 +392,17 @@ def device_or_checkout_here(to: Path | None) -> Path:
     return device_dir(to if to is not None else implicit_checkout())
 
 
-_IN_A_CLONE = {  # what does in a clone what `kb sync` / `kb diff` do on a device
-    "sync": "`git pull --ff-only` brings this checkout its newest release",
-    "diff": "`git diff --stat kb-rA kb-rB` lists what changed between two releases here"}
+_IN_A_CLONE = {  # what does in a clone what `kb sync` does on a device
+    "sync": "`git pull --ff-only` brings this checkout its newest release"}
+
+
+def clone_given_or_here(to: Path | None) -> tuple[CheckoutLayout, WorkTree] | None:
+    """The git checkout of a release whose tags `kb diff` compares: `to` when it is one,
+    else (no --to) the one around the current directory (`implicit_checkout`), $KB_INDEX or
+    <KB_HOME>/device when that is one; None when the directory meant is no checkout (a
+    device directory)."""
+    path = to if to is not None else implicit_checkout() or device_dir(None)
+    return find_checkout(path)
 
 
 def device_outside_checkout(to: Path | None, command: str) -> Path:

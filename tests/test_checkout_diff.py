@@ -1,0 +1,88 @@
+"""`kb diff` in a plain-git client: what changed between two release tags of a clone, read
+and verified from git objects with nothing checked out, said as on a device — real bare
+repositories over file://, real signed releases."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from test_checkout import ask, clean, kb, published
+from test_checkout_field_states import own, publish
+from test_release_helpers import forge_release, git
+
+from kbtools.ship.signing import load_private
+
+__all__ = ["own", "published"]
+
+
+def device_with_both(own: dict[str, Path], where: Path) -> Path:
+    """A device that synced kb-r1, then kb-r2: both kept in its releases/."""
+    art = where / "old.git"
+    git(own["art"].parent, "clone", "-q", "--bare", "--mirror", str(own["art"]), str(art))
+    git(art, "tag", "-d", "kb-r2")
+    git(art, "update-ref", "refs/heads/kb-index", "kb-r1^{commit}")
+    dev = where / "dev"
+    assert kb("sync", str(art), "--to", str(dev))[0] == 0
+    assert kb("sync", str(own["art"]), "--to", str(dev))[0] == 0
+    return dev
+
+
+def test_diff_in_a_clone_compares_its_tags_as_a_device_does(own, tmp_path, monkeypatch):
+    """`kb diff` in a clone was refused (it pointed at `git diff --stat`, which lists
+    shards, not documents). It now compares two tags of the clone, or a tag and the one
+    checked out, from git objects — nothing checked out, `git status` clean — in the words
+    and JSON a device gives for the same two releases."""
+    tree = own["tree"]
+    dev = device_with_both(own, tmp_path)
+    head = git(tree, "rev-parse", "HEAD").strip()
+    code, on_device, err = kb("diff", "kb-r1", "kb-r2", "--to", str(dev))
+    assert code == 0 and "~ knowledge/good.md" in on_device, err
+    dev_json = json.loads(kb("diff", "kb-r1", "kb-r2", "--to", str(dev), "--json")[1])
+    monkeypatch.chdir(tree / "data")
+    for args in (["kb-r1", "kb-r2"], ["kb-r1"], []):  # both; against HEAD; HEAD and before
+        code, out, err = kb("diff", *args)
+        assert code == 0 and out == on_device, (args, out, err)
+        res = json.loads(kb("diff", *args, "--json")[1])
+        for side in ("old", "new"):
+            assert res[side]["path"] == f"{tree}@{res[side]['tag']}"
+            res[side]["path"] = dev_json[side]["path"]
+        assert res == dev_json
+    monkeypatch.chdir(tmp_path)
+    assert kb("diff", "kb-r2", "kb-r1", "--to", str(tree))[1].startswith("kb-r2 → kb-r1: ")
+    git(tree, "checkout", "-q", "kb-r1")  # an older release checked out: no tag before it
+    code, out, _ = kb("diff", "--to", str(tree))
+    assert code == 0 and out.startswith("nothing → kb-r1: documents: 1 added"), out
+    git(tree, "checkout", "-q", head)
+    assert git(tree, "rev-parse", "HEAD").strip() == head and clean(tree)
+
+
+def test_diff_in_a_clone_refuses_what_it_cannot_vouch_for(own, published, tmp_path):
+    """A tag the clone lacks, no release tag at all, a release whose shard differs from its
+    signed manifest, a release not signed by the clone's pinned key: each refused in one
+    line, with nothing written into the clone."""
+    tree = own["tree"]
+    for tag, says in (("kb-r9", "release kb-r9 is not a tag of this clone (tags: kb-r1, "
+                       "kb-r2); `git fetch --tags`"),
+                      ("latest", "latest is not a release tag")):
+        code, out, err = kb("diff", tag, "--to", str(tree))
+        assert code == 1 and out == "" and says in err, err
+
+    def edit_shard(files: dict[str, bytes]) -> None:
+        shard = next(p for p in files if p.startswith("data/chunks/"))
+        files[shard] = files[shard].replace(b"3000", b"9000")  # same size, other text
+
+    newer = publish(own, edit_shard)  # its manifest kb-r2's: the shard kb-r1 → kb-r2 changed
+    git(tree, "fetch", "-q", "--tags")
+    code, out, err = kb("diff", "kb-r1", newer, "--to", str(tree))
+    assert code == 1 and out == "", err
+    assert f"differs from the signed release {newer} (sha256 mismatch)" in err, err
+    assert len(err.strip().splitlines()) == 1
+    assert kb("trust", "add", str(published["pub"]), "--to", str(tree))[0] == 0
+    stranger = tmp_path / "stranger.key"
+    assert kb("keygen", str(stranger))[0] == 0
+    other = forge_release(own["art"], lambda files: None, resign=load_private(stranger))
+    git(tree, "fetch", "-q", "--tags")
+    code, out, err = kb("diff", "kb-r2", other, "--to", str(tree))
+    assert code == 1 and "untrusted key" in err, err
+    assert ask(tree)["release"]["tag"] == "kb-r2" and clean(tree)
