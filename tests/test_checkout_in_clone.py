@@ -85,7 +85,7 @@ def test_sync_in_a_clone_names_it_and_the_device(own, isolated_home, monkeypatch
     """`kb sync` given no --to in a clone (its top, a subfolder, a linked work tree)
     synced <KB_HOME>/device while `kb query`, `kb status` and `kb rollback` act on the
     clone. Refused in one line naming the clone, the git command that does it there and
-    --to for the device. (`kb diff` there compares the clone's tags: test_checkout_diff.)"""
+    --to for the device. (`kb diff` there compares the clone's tags: test_checkout_tags.)"""
     tree = own["tree"]
     home = isolated_home / "device"
     linked = worktree(tree, tmp_path / "linked")

@@ -26,7 +26,9 @@ from kbtools.agents.read import Knowledge, SectionText, cited, open_knowledge, r
 from kbtools.errors import KbError, UsageError, one_line
 from kbtools.index.layout import DeviceLayout, ReleaseLayout, device_of_release
 from kbtools.index.reader import ReleaseInfo
-from kbtools.ship.checkout import open_index
+from kbtools.ship.checkout import clone_of_derived, derived_tag, open_index
+from kbtools.ship.readonly import copy_device
+from kbtools.ship.tagged import tag_sources
 
 
 def release_name(release: ReleaseInfo) -> str:
@@ -38,10 +40,11 @@ def release_name(release: ReleaseInfo) -> str:
 
 @dataclass(frozen=True)
 class Kept:
-    """A release a device keeps: its tag, directory and source commit."""
+    """A release a device keeps: its tag, directory and source commit (a clone's release
+    tag: no directory until it is derived, `earlier_root`)."""
 
     tag: str
-    root: Path
+    root: Path | None
     commit: str
 
 
@@ -70,10 +73,13 @@ class CitedRead:
         return out
 
 
-def kept_releases(device: Path | None) -> list[Kept]:
-    """The releases device `device` keeps, by tag (none for no device)."""
+def kept_releases(device: Path | None, served: Path | None = None) -> list[Kept]:
+    """The releases device `device` keeps, by tag; with no device, those of the clone whose
+    derived release `served` is (its release tags); else none."""
     if device is None:
-        return []
+        clone = clone_of_derived(served) if served is not None else None
+        return [Kept(tag, None, commit) for tag, commit in sorted(
+            tag_sources(clone[1]).items())] if clone is not None else []
     out = []
     for tag, root in sorted(DeviceLayout(device).release_dirs().items()):
         try:
@@ -124,15 +130,17 @@ def read_cited(kn: Knowledge, doc: str, heading_path: str | list[str] | None = N
     now = idx.release if idx is not None else None
     if (commit is None and tag is None) or (now is not None and _is(now, commit, tag)):
         return CitedRead(read_section(kn, plain, heading_path, line_start, line_end), now)
-    device = device or (device_of_release(Path(idx.root)) if idx is not None else None)
-    kept = kept_releases(device)
+    served = Path(idx.root) if idx is not None else None
+    # a read-only device is served from a copy under KB_HOME: its releases are the device's
+    device = device or (device_of_release(served) or copy_device(served) if served else None)
+    kept = kept_releases(device, served)
     found = [k for k in kept if _is(k, commit, tag)]
     if len({k.commit for k in found}) > 1:
         raise UsageError(f"commit {commit} names {len(found)} releases kept here ("
                          + ", ".join(f"{k.tag}: {k.commit[:12]}" for k in found)
                          + "): give more of its digits or the release tag")
     if found:
-        earlier = open_index(found[0].root)
+        earlier = open_index(earlier_root(found[0], served))
         try:
             section = read_section(open_knowledge(idx=earlier), plain, heading_path,
                                    line_start, line_end)
@@ -141,6 +149,17 @@ def read_cited(kn: Knowledge, doc: str, heading_path: str | list[str] | None = N
             earlier.close()
     return _read_now(kn, plain, heading_path, line_start, line_end, _gone_line(
         commit, tag, now, kept))
+
+
+def earlier_root(kept: Kept, served: Path | None) -> Path:
+    """The release directory of `kept`: a device's, or a clone's tag derived now (verified
+    from git objects, nothing checked out)."""
+    if kept.root is not None:
+        return kept.root
+    clone = clone_of_derived(served) if served is not None else None
+    if clone is None:  # a clone's tags are only listed beside a clone's derived release
+        raise KbError(f"release {kept.tag} is not kept here", key="release_gone")
+    return derived_tag(*clone, kept.tag)
 
 
 def _gone_line(commit: str | None, tag: str | None, now: ReleaseInfo | None,

@@ -77,6 +77,7 @@ from kbtools.ship.sparse import (
     is_checkout_top,
     is_sparse_release,
 )
+from kbtools.ship.tagged import tagged_release
 from kbtools.ship.verify import blob_problems, read_meta
 
 DERIVED_KEEP = 3  # derived releases kept per clone (the one in use is never pruned)
@@ -242,8 +243,32 @@ def _count_missing(tree: WorkTree, start: str) -> int:
 
 
 def _open_checkout(layout: CheckoutLayout, tree: WorkTree, keep: int) -> CheckoutRelease:
+    return _open_release(layout, tree, check_head(layout, tree), keep)
+
+
+def derived_tag(layout: CheckoutLayout, tree: WorkTree, tag: str) -> Path:
+    """The verified, derived release directory of the clone's release tag `tag`, checked
+    out or not (`kb read --release`): reused when derived before, else installed now from
+    git objects as a checkout of it is (the work tree, HEAD and git's index untouched)."""
+    t = tagged_release(tree, tag)
+    return _open_release(layout, tree, HeadRelease(t.commit, t.tag, t.serial, t.tag_mhash,
+                                                   t.mhash), DERIVED_KEEP).derived
+
+
+def clone_of_derived(root: Path) -> tuple[CheckoutLayout, WorkTree] | None:
+    """The clone whose derived release `root` is (``<git-common-dir>/kb/derived/<manifest
+    sha256>``), named by its git directory; None for any other directory."""
+    if root.parent.name != DERIVED_CACHE or root.parent.parent.name != CHECKOUT_STATE:
+        return None
+    common = root.parent.parent.parent
+    if not (common / "HEAD").is_file() or not (common / "objects").is_dir():
+        return None
+    return CheckoutLayout(common, common), WorkTree(common, common, common)
+
+
+def _open_release(layout: CheckoutLayout, tree: WorkTree, h: HeadRelease,
+                  keep: int) -> CheckoutRelease:
     where = str(layout.root)
-    h = check_head(layout, tree)
     given = list(release_settings().trusted_keys)
     if not _writable(layout):  # a clone on read-only media: serve what it holds, write nothing
         final = layout.derived(h.mhash)

@@ -34,6 +34,7 @@ from kbtools.ship.git import (
     rev_parse,
     tag_form_problem,
 )
+from kbtools.ship.gitrun import run_git
 from kbtools.ship.install import tag_manifest_hash, verify_release
 from kbtools.ship.release import release_settings
 from kbtools.ship.verify import read_meta
@@ -54,6 +55,24 @@ def clone_tags(tree: WorkTree) -> dict[int, str]:
     """serial -> tag name of the clone's release tags."""
     return {s: ref.rsplit("/", 1)[-1]
             for s, ref in release_tags(tree.git_dir, f"refs/tags/{TAG_PREFIX}*").items()}
+
+
+def tag_sources(tree: WorkTree) -> dict[str, str]:
+    """tag -> the source commit its message names, for the clone's release tags (one git
+    process): which release a citation's commit means. Only a choice: the release chosen
+    is verified before it is read (`verify_release` refuses a tag naming another source
+    than its manifest)."""
+    out = run_git(tree.git_dir, "for-each-ref", "--format=%(refname)%00%(contents)%00",
+                  f"refs/tags/{TAG_PREFIX}*", error=SyncError, check=False)
+    found: dict[str, str] = {}
+    parts = out.split("\0")
+    for ref, body in zip(parts[0::2], parts[1::2], strict=False):
+        serial = parse_serial(ref.strip())
+        said = [line.split(":", 1)[1].strip() for line in body.split("\n")
+                if line.startswith("source-commit:")]
+        if serial is not None and said:
+            found[f"{TAG_PREFIX}{serial}"] = said[-1]
+    return found
 
 
 def not_in_clone(tag: str, tree: WorkTree) -> str:

@@ -1,6 +1,7 @@
-"""`kb diff` in a plain-git client: what changed between two release tags of a clone, read
-and verified from git objects with nothing checked out, said as on a device — real bare
-repositories over file://, real signed releases."""
+"""A plain-git client's release tags, read and verified from git objects with nothing checked
+out: `kb diff` of two tags (what changed, said as on a device) and `kb read --release` of an
+earlier one (its text, as a device keeps it) — real bare repositories over file://, real
+signed releases."""
 
 from __future__ import annotations
 
@@ -86,3 +87,31 @@ def test_diff_in_a_clone_refuses_what_it_cannot_vouch_for(own, published, tmp_pa
     code, out, err = kb("diff", "kb-r2", other, "--to", str(tree))
     assert code == 1 and "untrusted key" in err, err
     assert ask(tree)["release"]["tag"] == "kb-r2" and clean(tree)
+
+
+def test_read_release_in_a_clone_finds_the_clones_tags(own, monkeypatch):
+    """`kb read --release kb-r1` (or `--commit`, or the citation's `@ commit`) in a clone
+    answered "not the release read here … no earlier release is kept beside it" and gave
+    the text of the release checked out: only a device's releases/ was looked in. The clone
+    keeps every release its tags name: kb-r1 is read from git objects, verified and derived
+    as a checkout of it is, with nothing checked out; a tag it lacks is still said gone."""
+    tree = own["tree"]
+    monkeypatch.chdir(tree)
+    head = git(tree, "rev-parse", "HEAD").strip()
+    code, out, err = kb("read", "knowledge/good.md", "--release", "kb-r1")
+    assert code == 0 and err == "", err
+    assert "[release kb-r1 @ " in out and "(an earlier release than the one served now, " \
+        "kb-r2)" in out, out
+    assert "every 2000 hours" in out or "2000 operating hours" in out, out
+    first = json.loads(kb("read", "knowledge/good.md", "--release", "kb-r1", "--json")[1])
+    commit = first["release"]["source_commit"]
+    for args in (["--commit", commit[:8]], [f"knowledge/good.md @ {commit[:12]}"]):
+        res = json.loads(kb("read", *(["knowledge/good.md"] if args[0] == "--commit" else []),
+                            *args, "--json")[1])
+        assert res["release"]["tag"] == "kb-r1" and res["markdown"] == first["markdown"]
+    code, out, err = kb("read", "knowledge/good.md", "--release", "kb-r2")
+    assert code == 0 and "[release kb-r2 @ " in out and "earlier release" not in out
+    code, out, err = kb("read", "knowledge/good.md", "--release", "kb-r7")
+    assert "release kb-r7 is no" in err, (out, err)
+    assert git(tree, "rev-parse", "HEAD").strip() == head and clean(tree)
+    assert ask(tree)["release"]["tag"] == "kb-r2"
