@@ -112,6 +112,7 @@ def test_read_release_in_a_clone_finds_the_clones_tags(own, monkeypatch):
     code, out, err = kb("read", "knowledge/good.md", "--release", "kb-r2")
     assert code == 0 and "[release kb-r2 @ " in out and "earlier release" not in out
     code, out, err = kb("read", "knowledge/good.md", "--release", "kb-r7")
-    assert "release kb-r7 is no" in err, (out, err)
+    assert "release kb-r7 is no release tag of this git clone (it has release kb-r2 " in err
+    assert "checked out, and kb-r1; `git fetch --tags` brings the tags its remote has)" in err
     assert git(tree, "rev-parse", "HEAD").strip() == head and clean(tree)
     assert ask(tree)["release"]["tag"] == "kb-r2"

@@ -174,6 +174,10 @@ def _gone_line(commit: str | None, tag: str | None, now: ReleaseInfo | None,
         return (f"{what} is not the release read here ({release_name(now)}), and no "
                 "earlier release is kept beside it")
     others = [k.tag for k in kept if k.tag != now.tag]
+    if kept[0].root is None:  # a clone's tags: one a shallow or --no-tags clone lacks
+        return (f"{what} is no release tag of this git clone (it has {release_name(now)}, "
+                f"checked out" + (f", and {', '.join(others)}" if others else "")
+                + "; `git fetch --tags` brings the tags its remote has)")
     return (f"{what} is no longer on this device (it keeps {release_name(now)}, served now"
             + (f", and {', '.join(others)}" if others else "") + ")")
 
