@@ -116,3 +116,24 @@ def test_read_release_in_a_clone_finds_the_clones_tags(own, monkeypatch):
     assert "checked out, and kb-r1; `git fetch --tags` brings the tags its remote has)" in err
     assert git(tree, "rev-parse", "HEAD").strip() == head and clean(tree)
     assert ask(tree)["release"]["tag"] == "kb-r2"
+
+
+def test_tags_a_partial_clone_cannot_fetch_name_the_partial_clone(own, tmp_path):
+    """A partial clone (``--filter=blob:none``) whose remote is out of reach: `kb diff`
+    and `kb read --release` of a tag whose files it never fetched said only git's
+    "'…/art.git' does not appear to be a git repository", naming no clone and no remedy.
+    Now one line: how many files of which release are missing, and what to do."""
+    git(own["art"], "config", "uploadpack.allowFilter", "true")
+    tree = tmp_path / "partial"
+    git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{own['art']}", str(tree))
+    assert ask(tree)["release"]["tag"] == "kb-r2"
+    away = own["art"].rename(tmp_path / "away.git")
+    for args in (["diff", "kb-r1", "kb-r2", "--to", str(tree)],
+                 ["read", "knowledge/good.md", "--release", "kb-r1", "--index", str(tree)]):
+        code, out, err = kb(*args)
+        assert code == 1 and out == "" and len(err.strip().splitlines()) == 1, (args, err)
+        assert f"kb: error: {tree}: " in err and " of kb-r1 are not in this partial clone " \
+            "and could not be fetched from its remote (" in err, err
+        assert err.strip().endswith("reconnect it and try again, or clone without --filter")
+    away.rename(own["art"])
+    assert kb("diff", "kb-r1", "kb-r2", "--to", str(tree))[0] == 0 and clean(tree)

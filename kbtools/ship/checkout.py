@@ -60,12 +60,13 @@ from kbtools.ship.device import check_device_dir, device_dir, locked, read_json
 from kbtools.ship.git import (
     TAG_PREFIX,
     WorkTree,
+    missing_objects,
     release_tags,
     release_tags_at,
     rev_parse,
     work_tree,
 )
-from kbtools.ship.gitrun import run_git, run_plain
+from kbtools.ship.gitrun import run_plain
 from kbtools.ship.install import install_release, tag_manifest_hash, verify_release
 from kbtools.ship.intact import check_intact
 from kbtools.ship.readonly import served_copy
@@ -77,7 +78,7 @@ from kbtools.ship.sparse import (
     is_checkout_top,
     is_sparse_release,
 )
-from kbtools.ship.tagged import tagged_release
+from kbtools.ship.tagged import tagged_release, unfetched
 from kbtools.ship.verify import blob_problems, read_meta
 
 DERIVED_KEEP = 3  # derived releases kept per clone (the one in use is never pruned)
@@ -235,11 +236,7 @@ def _missing_objects(tree: WorkTree, exc: SyncError) -> SyncError:
 
 
 def _count_missing(tree: WorkTree, start: str) -> int:
-    """How many objects reachable from `start` (a tree: its files; a commit: its history
-    too) the clone lacks (a partial clone's)."""
-    listed = run_git(tree.git_dir, "rev-list", "--objects", "--missing=print", start,
-                     check=False, error=SyncError)
-    return sum(1 for line in listed.splitlines() if line.startswith("?"))
+    return missing_objects(tree.git_dir, start)
 
 
 def _open_checkout(layout: CheckoutLayout, tree: WorkTree, keep: int) -> CheckoutRelease:
@@ -251,8 +248,11 @@ def derived_tag(layout: CheckoutLayout, tree: WorkTree, tag: str) -> Path:
     out or not (`kb read --release`): reused when derived before, else installed now from
     git objects as a checkout of it is (the work tree, HEAD and git's index untouched)."""
     t = tagged_release(tree, tag)
-    return _open_release(layout, tree, HeadRelease(t.commit, t.tag, t.serial, t.tag_mhash,
-                                                   t.mhash), DERIVED_KEEP).derived
+    try:
+        return _open_release(layout, tree, HeadRelease(t.commit, t.tag, t.serial,
+                                                       t.tag_mhash, t.mhash), DERIVED_KEEP).derived
+    except SyncError as exc:
+        raise unfetched(tree, t, exc) from None
 
 
 def clone_of_derived(root: Path) -> tuple[CheckoutLayout, WorkTree] | None:
@@ -263,7 +263,8 @@ def clone_of_derived(root: Path) -> tuple[CheckoutLayout, WorkTree] | None:
     common = root.parent.parent.parent
     if not (common / "HEAD").is_file() or not (common / "objects").is_dir():
         return None
-    return CheckoutLayout(common, common), WorkTree(common, common, common)
+    top = common.parent if common.name == GIT_DIR else common  # named as the clone
+    return CheckoutLayout(top, common), WorkTree(top, common, common)
 
 
 def _open_release(layout: CheckoutLayout, tree: WorkTree, h: HeadRelease,

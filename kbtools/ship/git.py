@@ -261,6 +261,14 @@ def compact(git_dir: Path | str) -> None:
     run_git(git_dir, "-c", "gc.autoDetach=false", "gc", "--auto", "--quiet", error=SyncError)
 
 
+def missing_objects(git_dir: Path | str, start: str) -> int:
+    """How many objects reachable from `start` (a tree: its files; a commit: its history
+    too) the repository lacks (a partial clone's), counted without fetching any."""
+    listed = run_git(git_dir, "rev-list", "--objects", "--missing=print", start,
+                     check=False, error=SyncError)
+    return sum(1 for line in listed.splitlines() if line.startswith("?"))
+
+
 def read_blob(git_dir: Path | str, commit: str, path: str) -> bytes | None:
     """The bytes of `path` in the tree of `commit`, or None when the tree has no such file."""
     proc = run_raw(git_dir, ("cat-file", "blob", f"{commit}:{path}"))

@@ -18,7 +18,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from kbtools.errors import SyncError
+from kbtools.errors import SyncError, plural
 from kbtools.index.layout import MANIFEST, RELEASE_JSON, CheckoutLayout
 from kbtools.index.manifest import show_path
 from kbtools.ship import trust
@@ -28,6 +28,7 @@ from kbtools.ship.git import (
     BlobReader,
     TreeEntry,
     WorkTree,
+    missing_objects,
     parse_serial,
     release_tags,
     release_tags_at,
@@ -120,8 +121,11 @@ class TagFiles:
         if entry is None:
             return None
         if rel not in self._read:
-            with BlobReader(self.tree.git_dir) as reader:
-                data = b"".join(reader.chunks(entry.oid, entry.size or 0))
+            try:
+                with BlobReader(self.tree.git_dir) as reader:
+                    data = b"".join(reader.chunks(entry.oid, entry.size or 0))
+            except SyncError as exc:
+                raise unfetched(self.tree, self.release, exc) from None
             listed = self.manifest.get("artifacts", {}).get(rel)
             if rel not in (MANIFEST, RELEASE_JSON) and isinstance(listed, dict) and \
                     hashlib.sha256(data).hexdigest() != listed.get("sha256"):
@@ -136,9 +140,24 @@ def tag_files(layout: CheckoutLayout, tree: WorkTree, tag: str) -> TagFiles:
     (keys pinned in the clone, else kb.toml ``release.trusted_keys``; nothing pinned)."""
     found = tagged_release(tree, tag)
     begin = trust.start(layout.state, list(release_settings().trusted_keys))
-    checked = verify_release(tree.git_dir, found.commit, tag, found.serial, found.tag_mhash,
-                             begin, 0)
+    try:
+        checked = verify_release(tree.git_dir, found.commit, tag, found.serial,
+                                 found.tag_mhash, begin, 0)
+    except SyncError as exc:
+        raise unfetched(tree, found, exc) from None
     return TagFiles(tree, found, {e.path: e for e in checked.entries}, checked.manifest)
+
+
+def unfetched(tree: WorkTree, found: TaggedRelease, exc: SyncError) -> SyncError:
+    """`exc`, saying so when files of release `found` are not in the clone: a partial
+    clone (``--filter``) fetches them when read, which fails once its remote is out of
+    reach, and git's reason names only the remote."""
+    missing = missing_objects(tree.git_dir, f"{found.commit}^{{tree}}")
+    if not missing:
+        return exc
+    return SyncError(f"{plural(missing, 'file')} of {found.tag} are not in this partial clone "
+                     f"and could not be fetched from its remote ({exc.message}); reconnect it "
+                     "and try again, or clone without --filter", path=str(tree.top))
 
 
 def head_tag(tree: WorkTree) -> str:
