@@ -6,8 +6,14 @@ signed releases."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
+from device_fixtures import can_mount_read_only
 from test_checkout import ask, clean, kb, published
 from test_checkout_field_states import own, publish
 from test_release_helpers import forge_release, git
@@ -137,3 +143,22 @@ def test_tags_a_partial_clone_cannot_fetch_name_the_partial_clone(own, tmp_path)
         assert err.strip().endswith("reconnect it and try again, or clone without --filter")
     away.rename(own["art"])
     assert kb("diff", "kb-r1", "kb-r2", "--to", str(tree))[0] == 0 and clean(tree)
+
+
+def test_a_clone_on_read_only_media_compares_tags_and_lists_its_keys(published, tmp_path):
+    """A clone on a read-only mount, never opened before: `kb trust list` failed with
+    "cannot create kb: Read-only file system" (it made .git/kb/ to list nothing); listing
+    writes nothing now. `kb diff` of two tags writes nothing either, so it works there."""
+    if shutil.which("unshare") is None or not can_mount_read_only(tmp_path):
+        pytest.skip("no unprivileged mount namespaces here")
+    tree = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", f"file://{published['art']}", str(tree))
+    script = (f"mount --bind {tree} {tree} && mount -o remount,bind,ro {tree} && cd {tree} && "
+              f"{sys.executable} -m kbtools trust list && "
+              f"exec {sys.executable} -m kbtools diff kb-r1 kb-r2")
+    proc = subprocess.run(["unshare", "-rm", "sh", "-c", script], capture_output=True,
+                          text=True, env={**os.environ, "KB_HOME": str(tmp_path / "home")})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("no pinned keys in this clone: "), proc.stdout
+    assert "kb-r1 → kb-r2: documents: 1 changed (1 section)" in proc.stdout, proc.stdout
+    assert not (tree / ".git" / "kb").exists() and clean(tree)

@@ -31,7 +31,7 @@ def trust() -> None:
 def list_cmd(to: Path | None, as_json: bool) -> None:
     """Show the pinned keys: key id, file, when and why each was pinned."""
     where = device_or_checkout_here(to)
-    rows = list_keys(trust_dir(where))
+    rows = list_keys(trust_dir(where, create=False))
     if as_json:
         echo_json(rows)
     elif not rows:
@@ -49,7 +49,7 @@ def unpinned(where: Path) -> str:
     found = find_checkout(where)
     clone = found is not None
     what, here = ("clone", "queries here take") if clone else ("device", "`kb sync` takes")
-    given = start(trust_dir(where), release_settings().trusted_keys).keys
+    given = start(trust_dir(where, create=False), release_settings().trusted_keys).keys
     if given:
         return (f"no pinned keys in this {what} yet: kb.toml release.trusted_keys names "
                 f"{', '.join(k.key_id for k in given)}, so {here} only a release "

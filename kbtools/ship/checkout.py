@@ -502,9 +502,10 @@ def refuse_device_in_checkout(path: Path) -> None:
                         path=str(path))
 
 
-def trust_dir(path: Path) -> Path:
+def trust_dir(path: Path, *, create: bool = True) -> Path:
     """Where `kb trust` keeps the pinned keys for `path`: a checkout's ``<git-dir>/kb``
-    (never its work tree), else `path` itself (a device directory)."""
+    (never its work tree; made when `create`: not to list them, which a clone on read-only
+    media must do too), else `path` itself (a device directory)."""
     found = find_checkout(path)
     top = checkout_containing(path) if found is None else None
     if top is not None:  # kb trust add would write trusted_keys/ into its work tree
@@ -513,6 +514,8 @@ def trust_dir(path: Path) -> Path:
     if found is None:
         return path
     layout = found[0]
+    if not create:
+        return layout.state
     try:
         mkdir_beneath(layout.git_dir, CHECKOUT_STATE)
     except OSError as exc:
