@@ -162,3 +162,18 @@ def test_a_clone_on_read_only_media_compares_tags_and_lists_its_keys(published, 
     assert proc.stdout.startswith("no pinned keys in this clone: "), proc.stdout
     assert "kb-r1 → kb-r2: documents: 1 changed (1 section)" in proc.stdout, proc.stdout
     assert not (tree / ".git" / "kb").exists() and clean(tree)
+
+
+def test_diff_in_a_shallow_clone_says_the_earlier_tags_are_not_fetched(published, tmp_path):
+    """`git clone --depth 1` holds the newest tag alone: `kb diff` said "nothing → kb-r2:
+    documents: 1 added", the clone's depth taken for what the release changed. It says the
+    earlier tags are not here and how to fetch them; once fetched, it compares."""
+    tree = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{published['art']}", str(tree))
+    code, out, err = kb("diff", "--to", str(tree))
+    assert code == 1 and out == "", out
+    assert err.strip() == (f"kb: error: {tree}: kb-r2 has no release tag before it in this "
+                           "shallow clone: `git fetch --tags` brings the earlier ones"), err
+    git(tree, "fetch", "-q", "--tags")
+    code, out, err = kb("diff", "--to", str(tree))
+    assert code == 0 and out.startswith("kb-r1 → kb-r2: documents: 1 changed"), (out, err)

@@ -179,5 +179,9 @@ def diff_tags(layout: CheckoutLayout, tree: WorkTree, old: str | None = None,
     if old is None:
         older = [s for s in clone_tags(tree) if s < b.release.serial]
         old = f"{TAG_PREFIX}{max(older)}" if older else None
+        if old is None and (tree.common_dir / "shallow").is_file():
+            # "everything added" would be this clone's depth, not what the release changed
+            raise SyncError(f"{new} has no release tag before it in this shallow clone: `git "
+                            "fetch --tags` brings the earlier ones", path=str(tree.top))
     return diff_files(tag_files(layout, tree, old) if old else None, b)
 
