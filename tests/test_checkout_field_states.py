@@ -357,3 +357,26 @@ def test_trust_list_in_a_clone_says_what_the_clone_takes(own, published, isolate
     monkeypatch.chdir(tree)
     assert kb("trust", "add", str(published["pub"]))[0] == 0
     assert "bad signature" in refused(tree) or "untrusted key" in refused(tree)
+
+
+def test_a_release_tag_its_publisher_moved_is_named_and_repaired(own):
+    """The publisher republished kb-r2 as another commit (tag and branch force-moved) and
+    the clone fetched with `git fetch --tags --force`: HEAD, the old kb-r2, was refused as
+    "1 commit made in this clone on top of release kb-r1", with a repair back to kb-r1.
+    It names the moved tag and the repair that checks out what kb-r2 names now."""
+    art, tree = own["art"], own["tree"]
+    old = git(tree, "rev-parse", "HEAD").strip()
+    body = git(art, "cat-file", "tag", "kb-r2").split("\n\n", 1)[1]
+    moved = git(art, "commit-tree", "kb-r2^{tree}", "-p", "kb-r1^{commit}", "-m",
+                "republished").strip()
+    git(art, "tag", "-f", "-a", "kb-r2", "-m", body, moved)
+    git(art, "update-ref", "refs/heads/kb-index", moved)
+    git(tree, "fetch", "-q", "--tags", "--force")
+    said = refused(tree)
+    assert (f"HEAD {old[:12]} is not a signed release tag (kb-r<N>): it was release kb-r2 "
+            f"until its publisher moved that tag (it names {moved[:12]} now); `git reset "
+            "--hard kb-r2 && git clean -fdx` makes this checkout the release kb-r2 names now"
+            in said), said
+    run_repair(tree, said)
+    assert ask(tree)["release"]["tag"] == "kb-r2" and clean(tree)
+    assert git(tree, "rev-parse", "HEAD").strip() == moved
