@@ -348,6 +348,11 @@ def test_trust_list_in_a_clone_says_what_the_clone_takes(own, published, isolate
     assert ask(tree)["release"]["tag"] == newer  # what the line says is what happens
     code, out, _ = kb("trust", "list", "--to", str(home))
     assert code == 0 and out.startswith(load_public(published["pub"]).key_id), out
+    code, out, _ = kb("trust", "list", "--to", str(home.parent / "new device"))
+    assert out == ("no pinned keys in this device: `kb sync` takes any release whose files "
+                   "match its manifest, unsigned or signed by any key (no signature is "
+                   f"checked); `kb trust add PUB --to '{home.parent / 'new device'}'` pins the "
+                   "publisher's key\n"), out
     (tmp_path / "kb.toml").write_text(f'[release]\ntrusted_keys = ["{published["pub"]}"]\n')
     monkeypatch.chdir(tmp_path)
     code, out, _ = kb("trust", "list", "--to", str(tree))

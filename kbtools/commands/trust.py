@@ -54,7 +54,7 @@ def unpinned(where: Path) -> str:
         return (f"no pinned keys in this {what} yet: kb.toml release.trusted_keys names "
                 f"{', '.join(k.key_id for k in given)}, so {here} only a release "
                 "signed by one of them, and pin it then")
-    to = f" --to {shlex.quote(str(found[0].root))}" if found else ""
+    to = f" --to {shlex.quote(str(found[0].root if found else where))}"
     return (f"no pinned keys in this {what}: {here} any release whose files match its "
             "manifest, unsigned or signed by any key (no signature is checked)"
             + (", and keys pinned on a device directory do not count here" if clone else "")
