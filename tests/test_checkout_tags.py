@@ -14,10 +14,12 @@ from pathlib import Path
 
 import pytest
 from device_fixtures import can_mount_read_only
+from starlette.testclient import TestClient
 from test_checkout import ask, clean, kb, published
 from test_checkout_field_states import own, publish
 from test_release_helpers import forge_release, git
 
+from kbtools.serve.app import create_app
 from kbtools.ship.signing import load_private
 
 __all__ = ["own", "published"]
@@ -177,3 +179,20 @@ def test_diff_in_a_shallow_clone_says_the_earlier_tags_are_not_fetched(published
     git(tree, "fetch", "-q", "--tags")
     code, out, err = kb("diff", "--to", str(tree))
     assert code == 0 and out.startswith("kb-r1 → kb-r2: documents: 1 changed"), (out, err)
+
+
+def test_the_app_over_a_clone_lists_what_changed_between_its_tags(own):
+    """`kb serve --index CLONE`: `/api/diff` answered 404 "not serving a device directory"
+    and the release page listed no changes. The clone's tags are compared, as `kb diff`
+    there compares them (`/api/diff` is exactly `kb diff --json`)."""
+    tree = own["tree"]
+    with TestClient(create_app(tree), base_url="http://127.0.0.1") as client:
+        resp = client.get("/api/diff")
+        assert resp.status_code == 200, resp.text
+        assert resp.json() == json.loads(kb("diff", "--to", str(tree), "--json")[1])
+        assert resp.json()["new"]["tag"] == "kb-r2" and resp.json()["old"]["tag"] == "kb-r1"
+        older = client.get("/api/diff", params={"old": "kb-r2", "new": "kb-r1"}).json()
+        assert older["summary"] == "documents: 1 changed (1 section)"
+        page = client.get("/release", params={"lang": "en"})
+        assert page.status_code == 200 and "1 changed (1 section)" in page.text, page.text
+    assert clean(tree)
