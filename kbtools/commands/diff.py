@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from kbtools.commands.output import echo_json, json_option, to_device_option
+from kbtools.commands.output import echo_json, json_option, to_here_option
 from kbtools.ship.changes import ReleaseDiff, VerificationChange, diff_releases
 from kbtools.ship.checkout import clone_given_or_here
 from kbtools.ship.device import device_dir, require_device
@@ -16,7 +16,7 @@ from kbtools.ship.tagged import diff_tags
 @click.command("diff")
 @click.argument("tag_a", required=False)
 @click.argument("tag_b", required=False)
-@to_device_option
+@to_here_option
 @json_option
 def diff(tag_a: str | None, tag_b: str | None, to: Path | None, as_json: bool) -> None:
     """What changed from release TAG_A to TAG_B: documents added, removed and changed, the
