@@ -5,6 +5,7 @@ signed releases."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 from device_fixtures import can_mount_read_only
 from starlette.testclient import TestClient
-from test_checkout import ask, clean, kb, published
+from test_checkout import ask, clean, derivation, derived_dir, kb, published
 from test_checkout_field_states import own, publish
 from test_release_helpers import forge_release, git
 
@@ -196,3 +197,35 @@ def test_the_app_over_a_clone_lists_what_changed_between_its_tags(own):
         page = client.get("/release", params={"lang": "en"})
         assert page.status_code == 200 and "1 changed (1 section)" in page.text, page.text
     assert clean(tree)
+
+
+def test_reading_earlier_tags_never_prunes_the_release_served(own):
+    """`kb read --release` derives each earlier tag it reads into the clone's .git/kb/derived/,
+    which keeps the 3 most recently used. Guard (already right): the release served is
+    opened, so marked used, before each read, and never pruned. Found with it: a release
+    tag whose message names no source commit (made by hand, as here) was not found by
+    its tag at all ("no release tag of this git clone"); its release.json names it."""
+    tree = own["tree"]
+
+    def respelled(indent: int):
+        def mutate(files: dict[str, bytes]) -> None:  # another manifest hash, same files
+            files["manifest.json"] = (json.dumps(json.loads(files["manifest.json"]),
+                                                 indent=indent) + "\n").encode()
+            rel = json.loads(files["release.json"])
+            rel["manifest_sha256"] = hashlib.sha256(files["manifest.json"]).hexdigest()
+            files["release.json"] = (json.dumps(rel, sort_keys=True, indent=1) + "\n").encode()
+        return mutate
+
+    for indent in (3, 4, 5):
+        newest = publish(own, respelled(indent))
+    git(tree, "pull", "-q", "--ff-only")
+    assert ask(tree)["release"]["tag"] == newest
+    served = derived_dir(tree, newest)
+    store = (served / "index" / "store.sqlite").stat()
+    for tag in ("kb-r4", "kb-r3", "kb-r2", "kb-r1"):
+        code, out, err = kb("read", "knowledge/good.md", "--release", tag, "--index", str(tree))
+        assert code == 0 and f"[release {tag} @ " in out, err
+    assert served.is_dir(), "the release served was pruned"
+    assert (served / "index" / "store.sqlite").stat().st_ino == store.st_ino
+    assert derivation(tree, newest) and ask(tree)["release"]["tag"] == newest
+    assert len(list((tree / ".git" / "kb" / "derived").iterdir())) == 3 and clean(tree)

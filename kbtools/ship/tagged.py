@@ -37,7 +37,7 @@ from kbtools.ship.git import (
 )
 from kbtools.ship.gitrun import run_git
 from kbtools.ship.install import tag_manifest_hash, verify_release
-from kbtools.ship.release import release_settings
+from kbtools.ship.release import read_release_json, release_settings
 from kbtools.ship.verify import read_meta
 
 
@@ -71,8 +71,13 @@ def tag_sources(tree: WorkTree) -> dict[str, str]:
         serial = parse_serial(ref.strip())
         said = [line.split(":", 1)[1].strip() for line in body.split("\n")
                 if line.startswith("source-commit:")]
-        if serial is not None and said:
-            found[f"{TAG_PREFIX}{serial}"] = said[-1]
+        if serial is None:
+            continue
+        if not said:  # a tag naming no source (made by hand): its release.json says it
+            rel = read_release_json(tree.git_dir, f"{TAG_PREFIX}{serial}^{{commit}}") or {}
+            source = rel.get("source")
+            said = [str(source.get("commit") or "") if isinstance(source, dict) else ""]
+        found[f"{TAG_PREFIX}{serial}"] = said[-1]
     return found
 
 
