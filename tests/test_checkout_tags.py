@@ -229,3 +229,20 @@ def test_reading_earlier_tags_never_prunes_the_release_served(own):
     assert (served / "index" / "store.sqlite").stat().st_ino == store.st_ino
     assert derivation(tree, newest) and ask(tree)["release"]["tag"] == newest
     assert len(list((tree / ".git" / "kb" / "derived").iterdir())) == 3 and clean(tree)
+
+
+def test_a_clone_repacked_by_hand_answers_compares_and_reads(own):
+    """Guard (already right): `git gc --aggressive`, `git repack -a -d` and `git prune` run
+    on a clone that had answered (its objects all in one pack now, deltas recomputed):
+    the derived release is still taken, and two tags compare and read from the pack."""
+    tree = own["tree"]
+    for args in (["gc", "-q", "--aggressive"], ["repack", "-q", "-a", "-d", "-f"],
+                 ["prune", "--expire=now"]):
+        git(tree, *args)
+    assert not list((tree / ".git" / "objects").glob("??/*"))  # no loose object left
+    assert ask(tree)["release"]["tag"] == "kb-r2"
+    code, out, err = kb("diff", "kb-r1", "kb-r2", "--to", str(tree))
+    assert code == 0 and out.startswith("kb-r1 → kb-r2: documents: 1 changed"), err
+    code, out, err = kb("read", "knowledge/good.md", "--release", "kb-r1", "--index", str(tree))
+    assert code == 0 and "[release kb-r1 @ " in out, err
+    assert clean(tree)
