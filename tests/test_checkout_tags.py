@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from device_fixtures import can_mount_read_only
 from starlette.testclient import TestClient
-from test_checkout import ask, clean, derivation, derived_dir, kb, published
+from test_checkout import QUESTION, ask, clean, derivation, derived_dir, kb, published
 from test_checkout_field_states import own, publish
 from test_release_helpers import forge_release, git
 
@@ -246,3 +246,32 @@ def test_a_clone_repacked_by_hand_answers_compares_and_reads(own):
     code, out, err = kb("read", "knowledge/good.md", "--release", "kb-r1", "--index", str(tree))
     assert code == 0 and "[release kb-r1 @ " in out, err
     assert clean(tree)
+
+
+def test_query_release_asks_an_earlier_release_of_a_clone_or_a_device(own, tmp_path,
+                                                                      monkeypatch):
+    """An earlier release could be asked only through a device's releases/<tag> given as
+    --index; a clone keeps every release its tags name, and `git checkout` was the only
+    way to ask one. `kb query --release TAG` asks it: a clone's tag read from git objects,
+    verified, nothing checked out; a device's releases/TAG. A tag not kept is refused in
+    one line, as is --release of an index that keeps no releases."""
+    tree = own["tree"]
+    dev = device_with_both(own, tmp_path)
+    monkeypatch.chdir(tree / "data")
+    head = git(tree, "rev-parse", "HEAD").strip()
+    for args in ([], ["--index", str(tree)], ["--index", str(dev)]):
+        code, out, err = kb("query", *args, "--release", "kb-r1", QUESTION, "-k", "1",
+                            "--json")
+        assert code == 0, (args, err)
+        res = json.loads(out)
+        assert res["release"]["tag"] == "kb-r1", args
+        assert "2000" in res["results"][0]["text"], res["results"][0]["text"]
+    assert ask(tree)["release"]["tag"] == "kb-r2"
+    code, out, err = kb("query", "--release", "kb-r9", QUESTION)
+    assert code == 1 and out == "" and "release kb-r9 is not a tag of this clone" in err, err
+    code, out, err = kb("query", "--index", str(dev), "--release", "kb-r9", QUESTION)
+    assert code == 1 and "release kb-r9 is not on this device" in err, err
+    code, out, err = kb("query", "--index", str(own["tree"] / "manifest.json"), "--release",
+                        "kb-r1", QUESTION)
+    assert code != 0 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert git(tree, "rev-parse", "HEAD").strip() == head and clean(tree)
