@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -18,7 +19,7 @@ import pytest
 from test_checkout import QUESTION, ask, clean, clone, kb, published, refused
 from test_release_helpers import forge_release, git
 
-from kbtools.ship.signing import load_private
+from kbtools.ship.signing import load_private, load_public
 
 __all__ = ["published"]  # the module-scoped fixture of test_checkout, shared
 
@@ -322,3 +323,65 @@ def test_sync_inside_a_repository_with_a_manifest_of_its_own_is_not_refused(own,
     code, out, err = kb("sync", str(own["art"]), "--to", str(app / "device"))
     assert code == 0, err
     assert ask(app / "device")["release"]["tag"] == "kb-r2"
+
+
+def test_trust_list_in_a_clone_says_what_the_clone_takes(own, published, isolated_home,
+                                                          tmp_path, monkeypatch):
+    """`kb trust list` in a clone with no pinned key said "this device accepts unsigned
+    releases": it is no device (keys pinned on <KB_HOME>/device do not count there), and it
+    takes a release signed by any key too, no signature checked. Said so, and true: a
+    release signed by a stranger's key is answered from until the publisher's is pinned;
+    with kb.toml naming a key, that key is named as the one required."""
+    tree, home = own["tree"], isolated_home / "device"
+    assert kb("sync", str(own["art"]), "--to", str(home), "--trusted-key",
+              str(published["pub"]))[0] == 0  # a device pinning the key: not the clone's
+    monkeypatch.chdir(tree)
+    code, out, err = kb("trust", "list")
+    assert code == 0 and "device accepts" not in out, (out, err)
+    assert out.startswith("no pinned keys in this clone: queries here take any release "
+                          "whose files match its manifest, unsigned or signed by any key"), out
+    assert f"`kb trust add PUB --to {shlex.quote(str(tree))}`" in out, out
+    stranger = tmp_path / "stranger.key"
+    assert kb("keygen", str(stranger))[0] == 0
+    newer = forge_release(own["art"], lambda files: None, resign=load_private(stranger))
+    git(tree, "pull", "-q", "--ff-only")
+    assert ask(tree)["release"]["tag"] == newer  # what the line says is what happens
+    code, out, _ = kb("trust", "list", "--to", str(home))
+    assert code == 0 and out.startswith(load_public(published["pub"]).key_id), out
+    code, out, _ = kb("trust", "list", "--to", str(home.parent / "new device"))
+    assert out == ("no pinned keys in this device: `kb sync` takes any release whose files "
+                   "match its manifest, unsigned or signed by any key (no signature is "
+                   f"checked); `kb trust add PUB --to '{home.parent / 'new device'}'` pins the "
+                   "publisher's key\n"), out
+    (tmp_path / "kb.toml").write_text(f'[release]\ntrusted_keys = ["{published["pub"]}"]\n')
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = kb("trust", "list", "--to", str(tree))
+    assert out.startswith("no pinned keys in this clone yet: kb.toml release.trusted_keys "
+                          f"names {load_public(published['pub']).key_id}, so queries here "
+                          "take only a release signed by one of them"), out
+    monkeypatch.chdir(tree)
+    assert kb("trust", "add", str(published["pub"]))[0] == 0
+    assert "bad signature" in refused(tree) or "untrusted key" in refused(tree)
+
+
+def test_a_release_tag_its_publisher_moved_is_named_and_repaired(own):
+    """The publisher republished kb-r2 as another commit (tag and branch force-moved) and
+    the clone fetched with `git fetch --tags --force`: HEAD, the old kb-r2, was refused as
+    "1 commit made in this clone on top of release kb-r1", with a repair back to kb-r1.
+    It names the moved tag and the repair that checks out what kb-r2 names now."""
+    art, tree = own["art"], own["tree"]
+    old = git(tree, "rev-parse", "HEAD").strip()
+    body = git(art, "cat-file", "tag", "kb-r2").split("\n\n", 1)[1]
+    moved = git(art, "commit-tree", "kb-r2^{tree}", "-p", "kb-r1^{commit}", "-m",
+                "republished").strip()
+    git(art, "tag", "-f", "-a", "kb-r2", "-m", body, moved)
+    git(art, "update-ref", "refs/heads/kb-index", moved)
+    git(tree, "fetch", "-q", "--tags", "--force")
+    said = refused(tree)
+    assert (f"HEAD {old[:12]} is not a signed release tag (kb-r<N>): it was release kb-r2 "
+            f"until its publisher moved that tag (it names {moved[:12]} now); `git reset "
+            "--hard kb-r2 && git clean -fdx` makes this checkout the release kb-r2 names now"
+            in said), said
+    run_repair(tree, said)
+    assert ask(tree)["release"]["tag"] == "kb-r2" and clean(tree)
+    assert git(tree, "rev-parse", "HEAD").strip() == moved

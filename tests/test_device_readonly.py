@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from device_fixtures import can_mount_read_only, make_device
+from device_fixtures import EDITED, can_mount_read_only, make_device, second_release
 
 from kbtools.cli import main
 from kbtools.index.layout import ReleaseLayout
@@ -319,4 +319,34 @@ def test_publish_of_a_read_only_device_publishes_the_copy_its_readers_serve(
     code, ids, err = cited("--engine", url)
     assert code == 0, err
     assert ids == expected[1]  # what the device's readers answer
+    assert snapshot(dev) == before
+
+
+def test_read_release_of_a_read_only_device_finds_the_releases_it_keeps(tmp_path, read_only,
+                                                                         monkeypatch):
+    """A read-only device served from a copy under KB_HOME: `kb read --release kb-r1`
+    (the device named by $KB_INDEX, as a service sets it, or by MCP) looked for earlier
+    releases beside the copy, found none, and gave the served release's text as "gone";
+    the device keeps kb-r1 in its releases/. Found there now (itself served from a copy
+    when its index is stale too), and nothing is written into the device."""
+    d = make_device(tmp_path / "made")
+    second_release(d)
+    dev = tmp_path / "device"
+    shutil.copytree(d.dev, dev, symlinks=True)
+    for tag in ("kb-r1", "kb-r2"):  # both derived by an older kbtools
+        con = sqlite3.connect(ReleaseLayout(dev / "releases" / tag).store)
+        with con:
+            con.execute("DELETE FROM info WHERE key = 'tokens'")
+        con.close()
+    read_only.add(dev.resolve())
+    before = snapshot(dev)
+    monkeypatch.setenv("KB_INDEX", str(dev))
+    res = CliRunner().invoke(main, ["read", EDITED, "--release", "kb-r1", "--json"])
+    assert res.exit_code == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert "release_gone" not in out, out.get("release_gone")
+    assert out["release"]["tag"] == "kb-r1" and out["served_release"]["tag"] == "kb-r2"
+    assert "扬花期前三天开始巡查" not in out["markdown"]  # kb-r1's text, before the edit
+    res = CliRunner().invoke(main, ["read", EDITED, "--release", "kb-r2", "--json"])
+    assert res.exit_code == 0 and "扬花期前三天开始巡查" in json.loads(res.stdout)["markdown"]
     assert snapshot(dev) == before

@@ -6,13 +6,20 @@ temp dir (`kbtools.ship.gitrun.PINNED`)."""
 
 from __future__ import annotations
 
+import datetime as dt
+import ssl
 import subprocess
+import threading
+from collections.abc import Iterator
+from functools import partial
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from test_device_clock import Quiet, certificate
 from test_release_helpers import Pub
 
-from kbtools.errors import ReleaseError
+from kbtools.errors import ReleaseError, SyncError
 from kbtools.ship import device
 from kbtools.ship.sync import sync
 
@@ -32,8 +39,8 @@ def hostile_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "[push]\n\tgpgSign = true\n[gpg]\n\tprogram = false\n"
         f"[core]\n\thooksPath = {hooks}\n", encoding="utf-8")
     monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    for name in ("XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_SSL_CAINFO"):  # over .gitconfig
+        monkeypatch.delenv(name, raising=False)
     return home
 
 
@@ -91,3 +98,81 @@ def test_the_remotes_own_hooks_still_run(tmp_path: Path) -> None:
         in refused.value.message, refused.value.message
     assert subprocess.run(["git", "--git-dir", str(pub.art), "for-each-ref"],
                           capture_output=True, text=True, check=True).stdout == ""
+
+
+@pytest.fixture
+def https_art(tmp_path: Path) -> Iterator[tuple[Pub, str, Path]]:
+    """A published artifacts repository served over https (dumb HTTP) with a self-signed
+    certificate nobody was told to trust: (publisher, URL, the certificate's PEM)."""
+    pub = Pub(tmp_path)
+    pub.release()
+    subprocess.run(["git", "--git-dir", str(pub.art), "update-server-info"], check=True)
+    where = tmp_path / "tls"
+    where.mkdir()
+    pem, key = certificate(where, dt.datetime.now(dt.UTC) - dt.timedelta(days=1))
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(pem, key)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Quiet, directory=str(tmp_path)))
+    server.socket = ctx.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield pub, f"https://127.0.0.1:{server.server_address[1]}/{pub.art.name}", pem
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def users_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    """HOME in `tmp_path` with a ~/.gitconfig of `text`."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    (home / ".gitconfig").write_text(text, encoding="utf-8")
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_SSL_CAINFO"):  # over .gitconfig
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_a_users_git_settings_cannot_turn_tls_checks_off(
+        https_art: tuple[Pub, str, Path], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``http.sslVerify=false`` in ~/.gitconfig (for every URL, and for the source's host,
+    which outranks ``-c http.sslVerify``) and $GIT_SSL_NO_VERIFY made `kb sync` take an
+    https source whose certificate nobody vouches for: a device with no pinned key served
+    whatever answered there. TLS is checked whatever they say; the user's own CA
+    (``http.sslCAInfo``) still counts."""
+    _, url, pem = https_art
+    host = url.rsplit("/", 1)[0] + "/"
+    settings = f"[http]\n\tsslVerify = false\n[http \"{host}\"]\n\tsslVerify = false\n"
+    users_settings(tmp_path, monkeypatch, settings)
+    monkeypatch.setenv("GIT_SSL_NO_VERIFY", "1")
+    plain = subprocess.run(["git", "ls-remote", url], capture_output=True, text=True)
+    assert plain.returncode == 0 and "refs/tags/kb-r1" in plain.stdout, plain.stderr  # in force
+    dev = tmp_path / "dev"
+    with pytest.raises(SyncError) as refused:
+        sync(url, dev)
+    assert "certificate" in refused.value.message, refused.value.message
+    assert device.served_tag(dev) is None
+    users_settings(tmp_path, monkeypatch, settings + f"[http]\n\tsslCAInfo = {pem}\n")
+    assert sync(url, dev).tag == "kb-r1"
+
+
+def test_transports_are_kbs_and_routes_the_users(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """``protocol.allow=always`` in ~/.gitconfig let a source ``ext::sh -c …`` run a command
+    (directly, or through a ``url.*.insteadOf`` rewriting a source to it). The transports
+    are kb's (file, git, http(s), ssh); where a fetch goes stays the user's: a mirror named
+    by ``url.*.insteadOf`` is fetched from, and still verified."""
+    pub = Pub(tmp_path)
+    pub.release()
+    ran = tmp_path / "ran"
+    users_settings(tmp_path, monkeypatch, (
+        "[protocol]\n\tallow = always\n[protocol \"ext\"]\n\tallow = always\n"
+        f"[url \"ext::sh -c touch% {ran}% #\"]\n\tinsteadOf = https://evil.invalid/\n"
+        f"[url \"file://{pub.art}\"]\n\tinsteadOf = https://mirror.invalid/art.git\n"))
+    monkeypatch.setenv("GIT_ALLOW_PROTOCOL", "ext:file:https")  # narrows, never widens
+    for source in (f"ext::sh -c touch% {ran}", "https://evil.invalid/art.git"):
+        with pytest.raises(SyncError) as refused:
+            sync(source, tmp_path / "dev")
+        assert "transport 'ext' not allowed" in refused.value.message, refused.value.message
+        assert not ran.exists()
+    assert sync("https://mirror.invalid/art.git", tmp_path / "dev").tag == "kb-r1"

@@ -262,8 +262,11 @@ def test_next_key_needs_a_signing_key(keys: Keys, pub: Pub):
 
 def test_kb_trust_list_add_remove(keys: Keys, pub: Pub, tmp_path: Path):
     dev = tmp_path / "dev"
-    assert kb("trust", "list", "--to", dev) == (0, "no pinned keys: this device accepts "
-                                                  "unsigned releases\n")
+    assert kb("trust", "list", "--to", dev) == (0, "no pinned keys in this device: `kb sync` "
+                                                  "takes any release whose files match its "
+                                                  "manifest, unsigned or signed by any key (no "
+                                                  "signature is checked); `kb trust add PUB --to "
+                                                  f"{dev}` pins the publisher's key\n")
     code, out = kb("trust", "add", keys.a_pub, "--to", dev)
     assert (code, out) == (0, f"pinned {keys.a_id}\n")
     assert kb("trust", "add", keys.a_pub, "--to", dev) == (0, f"already pinned {keys.a_id}\n")

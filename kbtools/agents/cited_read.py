@@ -28,7 +28,9 @@ from kbtools.agents.read import Knowledge, SectionText, cited, open_knowledge, r
 from kbtools.errors import IndexLoadError, KbError, UsageError, one_line
 from kbtools.index.layout import DeviceLayout, ReleaseLayout, device_of_release
 from kbtools.index.reader import ReleaseInfo
-from kbtools.ship.checkout import open_index
+from kbtools.ship.checkout import clone_of_derived, derived_tag, open_index
+from kbtools.ship.readonly import copy_device
+from kbtools.ship.tagged import tag_sources
 
 
 def release_name(release: ReleaseInfo) -> str:
@@ -40,10 +42,11 @@ def release_name(release: ReleaseInfo) -> str:
 
 @dataclass(frozen=True)
 class Kept:
-    """A release a device keeps: its tag, directory and source commit."""
+    """A release a device keeps: its tag, directory and source commit (a clone's release
+    tag: no directory until it is derived, `earlier_root`)."""
 
     tag: str
-    root: Path
+    root: Path | None
     commit: str
 
 
@@ -72,10 +75,13 @@ class CitedRead:
         return out
 
 
-def kept_releases(device: Path | None) -> list[Kept]:
-    """The releases device `device` keeps, by tag (none for no device)."""
+def kept_releases(device: Path | None, served: Path | None = None) -> list[Kept]:
+    """The releases device `device` keeps, by tag; with no device, those of the clone whose
+    derived release `served` is (its release tags); else none."""
     if device is None:
-        return []
+        clone = clone_of_derived(served) if served is not None else None
+        return [Kept(tag, None, commit) for tag, commit in sorted(
+            tag_sources(clone[1]).items())] if clone is not None else []
     out = []
     for tag, root in sorted(DeviceLayout(device).release_dirs().items()):
         try:
@@ -139,8 +145,10 @@ def asked_knowledge(kn: Knowledge, commit: str | None, tag: str | None,
     if (commit is None and tag is None) or (now is not None and _is(now, commit, tag)):
         yield Opened(kn, now)
         return
-    device = device or (device_of_release(Path(idx.root)) if idx is not None else None)
-    kept = kept_releases(device)
+    served = Path(idx.root) if idx is not None else None
+    # a read-only device is served from a copy under KB_HOME: its releases are the device's
+    device = device or (device_of_release(served) or copy_device(served) if served else None)
+    kept = kept_releases(device, served)
     found = [k for k in kept if _is(k, commit, tag)]
     if len({k.commit for k in found}) > 1:
         raise UsageError(f"commit {commit} names {len(found)} releases kept here ("
@@ -149,7 +157,7 @@ def asked_knowledge(kn: Knowledge, commit: str | None, tag: str | None,
     if not found:
         yield Opened(kn, now, gone=_gone_line(commit, tag, now, kept))
         return
-    earlier = open_index(found[0].root)
+    earlier = open_index(earlier_root(found[0], served))
     try:
         yield Opened(open_knowledge(idx=earlier), earlier.release, now)
     finally:
@@ -178,6 +186,17 @@ def read_cited(kn: Knowledge, doc: str, heading_path: str | list[str] | None = N
     return _read_now(kn, plain, heading_path, line_start, line_end, at.gone)
 
 
+def earlier_root(kept: Kept, served: Path | None) -> Path:
+    """The release directory of `kept`: a device's, or a clone's tag derived now (verified
+    from git objects, nothing checked out)."""
+    if kept.root is not None:
+        return kept.root
+    clone = clone_of_derived(served) if served is not None else None
+    if clone is None:  # a clone's tags are only listed beside a clone's derived release
+        raise KbError(f"release {kept.tag} is not kept here", key="release_gone")
+    return derived_tag(*clone, kept.tag)
+
+
 def _gone_line(commit: str | None, tag: str | None, now: ReleaseInfo | None,
                kept: list[Kept]) -> str:
     """The start of what is said of a release asked for that is not here."""
@@ -190,6 +209,10 @@ def _gone_line(commit: str | None, tag: str | None, now: ReleaseInfo | None,
         return (f"{what} is not the release read here ({release_name(now)}), and no "
                 "earlier release is kept beside it")
     others = [k.tag for k in kept if k.tag != now.tag]
+    if kept[0].root is None:  # a clone's tags: one a shallow or --no-tags clone lacks
+        return (f"{what} is no release tag of this git clone (it has {release_name(now)}, "
+                f"checked out" + (f", and {', '.join(others)}" if others else "")
+                + "; `git fetch --tags` brings the tags its remote has)")
     return (f"{what} is no longer on this device (it keeps {release_name(now)}, served now"
             + (f", and {', '.join(others)}" if others else "") + ")")
 

@@ -6,16 +6,17 @@ from pathlib import Path
 
 import click
 
-from kbtools.commands.output import echo_json, json_option, to_device_option
+from kbtools.commands.output import echo_json, json_option, to_here_option
 from kbtools.ship.changes import ReleaseDiff, VerificationChange, diff_releases
-from kbtools.ship.checkout import device_outside_checkout
+from kbtools.ship.checkout import clone_given_or_here
 from kbtools.ship.device import device_dir, require_device
+from kbtools.ship.tagged import diff_tags
 
 
 @click.command("diff")
 @click.argument("tag_a", required=False)
 @click.argument("tag_b", required=False)
-@to_device_option
+@to_here_option
 @json_option
 def diff(tag_a: str | None, tag_b: str | None, to: Path | None, as_json: bool) -> None:
     """What changed from release TAG_A to TAG_B: documents added, removed and changed, the
@@ -24,11 +25,20 @@ def diff(tag_a: str | None, tag_b: str | None, to: Path | None, as_json: bool) -
     No TAG: the served release against the local one before it. One TAG: that release
     against the served one. A TAG may also be the path of a release directory (a build's
     dist/, a device's releases/<tag>).
+
+    In a git checkout of a release (around the current directory, or given with --to) the
+    releases are the clone's tags, read and verified from git objects (nothing is checked
+    out): no TAG, the one checked out against the tag before it; one TAG, that tag against
+    the one checked out.
     """
     # two release directories need no device: no clone around is refused for them
     paths = bool(tag_a and tag_b) and all(Path(t).is_dir() for t in (tag_a or "", tag_b or ""))
-    path = require_device(device_dir(to) if paths else device_outside_checkout(to, "diff"))
-    res = diff_releases(path, tag_a, tag_b) if tag_b or tag_a else diff_releases(path)
+    clone = None if paths else clone_given_or_here(to)
+    if clone is not None:  # a git checkout of a release: its tags, read from git objects
+        res = diff_tags(*clone, tag_a, tag_b)
+    else:
+        path = require_device(device_dir(to))
+        res = diff_releases(path, tag_a, tag_b) if tag_b or tag_a else diff_releases(path)
     if as_json:
         echo_json(res.to_dict())
     else:

@@ -106,9 +106,8 @@ def to_option(f: F) -> F:
 
 
 def to_device_option(f: F) -> F:
-    """--to DIR of sync and diff, which never take the clone around the current directory
-    for the device, nor <KB_HOME>/device while standing in one
-    (`checkout.device_outside_checkout`)."""
+    """--to DIR of sync, which never takes the clone around the current directory for the
+    device, nor <KB_HOME>/device while standing in one (`checkout.device_outside_checkout`)."""
     return click.option(
         "--to", "to", type=DevicePath(), default=None,
         help="Device directory (default: $KB_INDEX, else <KB_HOME>/device; needed inside a "
@@ -118,8 +117,8 @@ def to_device_option(f: F) -> F:
 def to_here_option(f: F) -> F:
     """--to DIR of the device commands that also take the clone around the current
     directory (`checkout.device_or_checkout_here`): trust, releases, log and rollback (a
-    rollback in a clone rolled back <KB_HOME>/device unseen; `kb diff` also
-    compares two release directories, which needs no device)."""
+    rollback in a clone rolled back <KB_HOME>/device unseen), and diff (the clone's release
+    tags: `checkout.clone_given_or_here`)."""
     return click.option(
         "--to", "to", type=DevicePath(), default=None,
         help="Device directory (default: $KB_INDEX, else the git checkout of a release at or "

@@ -28,6 +28,7 @@ from kbtools.query.quality import check_question, question_lines
 from kbtools.query.results import FILTERED_AWAY, UNCOMMITTED, SearchResponse
 from kbtools.query.search import search
 from kbtools.ship.checkout import open_index
+from kbtools.ship.earlier import earlier_release
 
 
 @click.command("query")
@@ -35,6 +36,10 @@ from kbtools.ship.checkout import open_index
 @click.option("--index", "index_path", type=click.Path(path_type=Path),
               help=f"Index: dist/, a device dir or a git checkout of a release "
                    f"({INDEX_DEFAULT}).")
+@click.option("--release", "release", metavar="TAG",
+              help="Ask an earlier release kept here by its tag: a device's releases/TAG, or "
+                   "a release tag of a git checkout (read from git objects and verified; "
+                   "nothing checked out).")
 @click.option("-k", "k", type=click.IntRange(1, MAX_K), default=None,
               help="Number of results (default: kb.toml query.k, else 5).")
 @click.option("--where", multiple=True, metavar="KEY=VALUE",
@@ -56,7 +61,8 @@ from kbtools.ship.checkout import open_index
 @engine_options
 @alias_option("With --engine: the alias to read (one `kb publish --alias` moved).")
 @json_option
-def query_cmd(question: str | None, index_path: Path | None, k: int | None, where: tuple[str, ...],
+def query_cmd(question: str | None, index_path: Path | None, release: str | None, k: int | None,
+              where: tuple[str, ...],
               verified_only: bool | None, mode: str, batch: BinaryIO | None, explain: bool,
               no_log: bool, engine: str | None, token_file: Path | None, alias: str,
               as_json: bool) -> None:
@@ -75,11 +81,13 @@ def query_cmd(question: str | None, index_path: Path | None, k: int | None, wher
         raise UsageError("give a QUESTION or --batch FILE.jsonl")
     if batch is not None and question is not None:
         raise UsageError("give a QUESTION or --batch FILE.jsonl, not both")
-    refuse_engine_mix(engine, local_only=("index_path",), engine_only=("token_file", "alias"))
+    refuse_engine_mix(engine, local_only=("index_path", "release"),
+                      engine_only=("token_file", "alias"))
     if question is not None and len(question) > MAX_QUESTION_CHARS:  # as the API and MCP
         raise UsageError(f"question longer than {MAX_QUESTION_CHARS} characters")
     index = (open_engine_index(connect_url(engine, token_file), alias) if engine is not None
-             else open_index(index_path))
+             else open_index(index_path) if release is None
+             else open_index(earlier_release(index_path, release)))
     if batch is not None:
         _run_batch(index, batch, k=k, where=list(where), verified_only=verified_only, mode=mode,
                    explain=explain, as_json=as_json, log=not no_log)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import click
 
 from kbtools.commands.output import echo_json, json_option, to_here_option
-from kbtools.ship.checkout import device_or_checkout_here, trust_dir
-from kbtools.ship.trust import add_key, list_keys, remove_key
+from kbtools.ship.checkout import device_or_checkout_here, find_checkout, trust_dir
+from kbtools.ship.release import release_settings
+from kbtools.ship.trust import add_key, list_keys, remove_key, start
 
 
 @click.group("trust")
@@ -28,14 +30,35 @@ def trust() -> None:
 @json_option
 def list_cmd(to: Path | None, as_json: bool) -> None:
     """Show the pinned keys: key id, file, when and why each was pinned."""
-    rows = list_keys(trust_dir(device_or_checkout_here(to)))
+    where = device_or_checkout_here(to)
+    rows = list_keys(trust_dir(where, create=False))
     if as_json:
         echo_json(rows)
     elif not rows:
-        click.echo("no pinned keys: this device accepts unsigned releases")
+        click.echo(unpinned(where))
     else:
         for r in rows:
             click.echo(f"{r['key_id']}\t{r['pinned_at'] or '-'}\t{r['why'] or '-'}\t{r['file']}")
+
+
+def unpinned(where: Path) -> str:
+    """What a device or clone with no pinned key takes, in words: the keys kb.toml names
+    (``release.trusted_keys``, read from the current directory as `kb sync` and a query of
+    a clone read them) are required and pinned on first use; with none, any release whose
+    files match its manifest, unsigned or signed by any key (no signature is checked)."""
+    found = find_checkout(where)
+    clone = found is not None
+    what, here = ("clone", "queries here take") if clone else ("device", "`kb sync` takes")
+    given = start(trust_dir(where, create=False), release_settings().trusted_keys).keys
+    if given:
+        return (f"no pinned keys in this {what} yet: kb.toml release.trusted_keys names "
+                f"{', '.join(k.key_id for k in given)}, so {here} only a release "
+                "signed by one of them, and pin it then")
+    to = f" --to {shlex.quote(str(found[0].root if found else where))}"
+    return (f"no pinned keys in this {what}: {here} any release whose files match its "
+            "manifest, unsigned or signed by any key (no signature is checked)"
+            + (", and keys pinned on a device directory do not count here" if clone else "")
+            + f"; `kb trust add PUB{to}` pins the publisher's key")
 
 
 @trust.command("add")

@@ -233,7 +233,8 @@ def diff(request: Request, body: dict[str, Any]) -> Any:
     source: ServedIndex = request.app.state.source
     params = request.query_params
     ops.check_names(params, DIFF_PARAMS, "/api/diff")
-    return ops.diff(source.device(), params.get("old") or None, params.get("new") or None)
+    return ops.diff(source.device(), params.get("old") or None, params.get("new") or None,
+                    source.get())
 
 
 def healthz(request: Request, body: dict[str, Any]) -> Any:

@@ -47,9 +47,11 @@ from kbtools.query.search import search as run_search
 from kbtools.serve.callout_frame import as_read
 from kbtools.serve.source import Served
 from kbtools.ship.changes import diff_releases
+from kbtools.ship.checkout import clone_of_derived
 from kbtools.ship.device import read_json
 from kbtools.ship.operate import local_releases
 from kbtools.ship.release import age_days, clock_behind
+from kbtools.ship.tagged import diff_tags
 
 _TAG = re.compile(r"^kb-r[0-9]{1,9}$")  # a release tag given to /api/diff
 BODY_SECONDS = 30.0  # a request body (at most 64 KiB) arrives within this, from its headers
@@ -351,17 +353,29 @@ def release_info(served: Served) -> dict[str, Any]:
             "documents": len(served.index.docs()), "chunks": served.index.store.count()}
 
 
-def diff(device: Path | None, old: str | None = None, new: str | None = None) -> dict[str, Any]:
+def comparable(device: Path | None, served: Served) -> bool:
+    """Whether the index served has releases to compare: a device's, or a git checkout's
+    release tags."""
+    return device is not None or clone_of_derived(Path(served.index.root)) is not None
+
+
+def diff(device: Path | None, old: str | None = None, new: str | None = None,
+         served: Served | None = None) -> dict[str, Any]:
     """What changed between two releases of the device (default: the served one and the one
-    before it), as `kb diff --json` prints it."""
-    if device is None:
+    before it), as `kb diff --json` prints it; of a git checkout of a release, `served`,
+    two of its release tags (default: the one served and the tag before it)."""
+    clone = clone_of_derived(Path(served.index.root)) if device is None and served else None
+    if device is None and clone is None:
         raise ApiError(404, "not serving a device directory: there are no releases to compare",
                        "这里提供的不是设备目录，没有可比较的版本")
     for name, value in (("old", old), ("new", new)):
         if value is not None and not _TAG.match(value):
             raise ApiError(400, f"'{name}' must be a release tag such as kb-r3",
                            f"“{name}”必须是 kb-r3 这样的版本号")
-    return diff_releases(device, old, new, paths=False).to_dict()
+    if device is not None:
+        return diff_releases(device, old, new, paths=False).to_dict()
+    tag = served.index.release.tag if served is not None else None
+    return diff_tags(*clone, old, new or tag).to_dict() if clone is not None else {}
 
 
 def releases(served: Served, device: Path | None, published: list[dict[str, Any]] | None = None,

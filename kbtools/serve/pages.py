@@ -504,7 +504,7 @@ def release_page(p: Page, served: Served) -> HTMLResponse:
     source = _source(p.request)
     device = source.device()
     info = ops.releases(served, device, source.published(), source.where())
-    changes = ops.diff(device) if device is not None else None
+    changes = ops.diff(device, served=served) if ops.comparable(device, served) else None
     if changes is not None:
         changes = changes_with_langs(changes, {d["doc"]: d.get("lang")
                                                for d in served.index.docs()})

@@ -28,13 +28,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import groupby
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from kbtools.errors import SyncError, plural
 from kbtools.index.layout import (
     CHUNK_DIR,
     DATA_DIR,
     DOCS,
+    MANIFEST,
+    RELEASE_JSON,
     SOURCE_DIR,
     UNFINISHED,
     DeviceLayout,
@@ -44,8 +46,8 @@ from kbtools.index.layout import (
 from kbtools.ship.device import read_json
 from kbtools.ship.git import TAG_PREFIX, parse_serial, tag_form_problem, tag_name
 
-__all__ = ["DocumentChange", "ReleaseDiff", "ReleaseRef", "VerificationChange",
-           "diff_dirs", "diff_releases"]
+__all__ = ["DirFiles", "DocumentChange", "ReleaseDiff", "ReleaseFiles", "ReleaseRef",
+           "VerificationChange", "diff_dirs", "diff_files", "diff_releases"]
 
 Section = tuple[str, tuple[str, ...]]  # (doc, heading path)
 _CHUNK_PREFIX = f"{DATA_DIR}/{CHUNK_DIR}/"
@@ -271,7 +273,42 @@ def _serial_of(root: Path) -> int:
     return serial if isinstance(serial, int) else (parse_serial(root.name) or -1)
 
 
-# ------------------------------------------------------------------- comparing two directories
+# ------------------------------------------------------------------- comparing two releases
+
+class ReleaseFiles(Protocol):
+    """Where one side of a diff reads a release's files: a directory (`DirFiles`), or the
+    git objects of a clone's release tag (`kbtools.ship.tagged.TagFiles`)."""
+
+    @property
+    def where(self) -> str:
+        """The release as a diff names it when it has no tag (its path)."""
+        ...
+
+    def read(self, rel: str) -> bytes | None:
+        """The bytes of the release file `rel` (a path in the release), None when missing;
+        SyncError when it cannot be read."""
+        ...
+
+
+@dataclass(frozen=True)
+class DirFiles:
+    """A release directory's files (a build's dist/, a device's releases/<tag>)."""
+
+    root: Path
+
+    @property
+    def where(self) -> str:
+        return str(self.root)
+
+    def read(self, rel: str) -> bytes | None:
+        path = self.root / rel
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise SyncError(f"cannot read {path.name}: {exc.strerror}", path=str(path)) from None
+
 
 @dataclass
 class _Side:
@@ -280,47 +317,52 @@ class _Side:
     docs: dict[str, dict[str, Any]]
 
 
-def _side(root: Path, *, docs: bool = True) -> _Side:
+def _side(files: ReleaseFiles, *, docs: bool = True) -> _Side:
     """One release: its identity, manifest and (when `docs`) document records."""
-    layout = ReleaseLayout(root)
-    manifest = _manifest(layout)
-    rel = read_json(layout.release_json)
+    manifest = _manifest(files)
+    rel = _json_object(files.read(RELEASE_JSON))
     serial = rel.get("serial")
     ref = ReleaseRef(tag=rel.get("tag") if isinstance(rel.get("tag"), str) else None,
                      serial=serial if isinstance(serial, int) else None,
                      source_commit=(manifest.get("source") or {}).get("commit"),
-                     created=rel.get("created"), path=str(root))
-    return _Side(ref, manifest, _docs(root) if docs else {})
+                     created=rel.get("created"), path=files.where)
+    return _Side(ref, manifest, _docs(files) if docs else {})
 
 
-def _docs(root: Path) -> dict[str, dict[str, Any]]:
+def _json_object(data: bytes | None) -> dict[str, Any]:
+    """A JSON object ({} when missing or not one)."""
+    try:
+        obj = json.loads(data) if data is not None else {}
+    except ValueError:
+        return {}
+    return obj if isinstance(obj, dict) else {}
+
+
+def _docs(files: ReleaseFiles) -> dict[str, dict[str, Any]]:
     """Document records of a release by path."""
-    return {d["doc"]: d for d in _records(ReleaseLayout(root).docs)
+    return {d["doc"]: d for d in _records(files.read(_DOCS_PATH))
             if isinstance(d.get("doc"), str)}
 
 
-def _manifest(layout: ReleaseLayout) -> dict[str, Any]:
+def _manifest(files: ReleaseFiles) -> dict[str, Any]:
     """The manifest as JSON. Not validated again: a device's releases were verified when
     synced, and a diff only reads hashes from it (the schema check costs seconds on a
     manifest listing thousands of files)."""
+    where = f"{files.where}/{MANIFEST}"
     try:
-        data = json.loads(layout.manifest.read_bytes())
-    except (OSError, ValueError) as exc:
-        raise SyncError(f"cannot read the manifest: {exc}", path=str(layout.manifest)) from None
+        data = json.loads(files.read(MANIFEST) or b"")
+    except ValueError as exc:
+        raise SyncError(f"cannot read the manifest: {exc}", path=where) from None
     if not isinstance(data, dict):
-        raise SyncError("the manifest is not a JSON object", path=str(layout.manifest))
+        raise SyncError("the manifest is not a JSON object", path=where)
     return data
 
 
-def _records(path: Path) -> Iterable[dict[str, Any]]:
+def _records(data: bytes | None) -> Iterable[dict[str, Any]]:
     """JSON objects of a JSON Lines file of a release (missing file: none; bad lines skipped:
     the release was verified against its manifest, this is only a report)."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+    if data is None:
         return
-    except OSError as exc:
-        raise SyncError(f"cannot read {path.name}: {exc.strerror}", path=str(path)) from None
     for line in data.split(b"\n"):
         if line.strip():
             try:
@@ -345,13 +387,13 @@ class _Sec:
     reason: str | None = None
 
 
-def _sections(root: Path | None, shards: set[str]) -> dict[Section, _Sec]:
+def _sections(files: ReleaseFiles | None, shards: set[str]) -> dict[Section, _Sec]:
     """Sections of the chunks in the given shard files of a release."""
     out: dict[Section, _Sec] = defaultdict(_Sec)
-    if root is None:
+    if files is None:
         return out
     for rel in sorted(shards):
-        for rec in _records(root / rel):
+        for rec in _records(files.read(rel)):
             doc, heads = rec.get("doc"), rec.get("heading_path")
             if not isinstance(doc, str) or not isinstance(heads, list):
                 continue
@@ -390,6 +432,11 @@ def build_difference(old: dict[str, Any], new: dict[str, Any]) -> str:
 
 def diff_dirs(old: Path | None, new: Path) -> ReleaseDiff:
     """Compare two release directories (`old` None: an empty one)."""
+    return diff_files(DirFiles(old) if old is not None else None, DirFiles(new))
+
+
+def diff_files(old: ReleaseFiles | None, new: ReleaseFiles) -> ReleaseDiff:
+    """Compare two releases read through `ReleaseFiles` (`old` None: an empty one)."""
     b = _side(new)
     if old is None:
         a = _Side(ReleaseRef(None, None, None, None, ""), {}, {})

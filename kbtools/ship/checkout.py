@@ -60,12 +60,13 @@ from kbtools.ship.device import check_device_dir, device_dir, locked, read_json
 from kbtools.ship.git import (
     TAG_PREFIX,
     WorkTree,
+    missing_objects,
     release_tags,
     release_tags_at,
     rev_parse,
     work_tree,
 )
-from kbtools.ship.gitrun import run_git, run_plain
+from kbtools.ship.gitrun import run_plain
 from kbtools.ship.install import install_release, tag_manifest_hash, verify_release
 from kbtools.ship.intact import check_intact
 from kbtools.ship.readonly import served_copy
@@ -77,6 +78,7 @@ from kbtools.ship.sparse import (
     is_checkout_top,
     is_sparse_release,
 )
+from kbtools.ship.tagged import tagged_release, unfetched
 from kbtools.ship.verify import blob_problems, read_meta
 
 DERIVED_KEEP = 3  # derived releases kept per clone (the one in use is never pruned)
@@ -234,16 +236,40 @@ def _missing_objects(tree: WorkTree, exc: SyncError) -> SyncError:
 
 
 def _count_missing(tree: WorkTree, start: str) -> int:
-    """How many objects reachable from `start` (a tree: its files; a commit: its history
-    too) the clone lacks (a partial clone's)."""
-    listed = run_git(tree.git_dir, "rev-list", "--objects", "--missing=print", start,
-                     check=False, error=SyncError)
-    return sum(1 for line in listed.splitlines() if line.startswith("?"))
+    return missing_objects(tree.git_dir, start)
 
 
 def _open_checkout(layout: CheckoutLayout, tree: WorkTree, keep: int) -> CheckoutRelease:
+    return _open_release(layout, tree, check_head(layout, tree), keep)
+
+
+def derived_tag(layout: CheckoutLayout, tree: WorkTree, tag: str) -> Path:
+    """The verified, derived release directory of the clone's release tag `tag`, checked
+    out or not (`kb read --release`): reused when derived before, else installed now from
+    git objects as a checkout of it is (the work tree, HEAD and git's index untouched)."""
+    t = tagged_release(tree, tag)
+    try:
+        return _open_release(layout, tree, HeadRelease(t.commit, t.tag, t.serial,
+                                                       t.tag_mhash, t.mhash), DERIVED_KEEP).derived
+    except SyncError as exc:
+        raise unfetched(tree, t, exc) from None
+
+
+def clone_of_derived(root: Path) -> tuple[CheckoutLayout, WorkTree] | None:
+    """The clone whose derived release `root` is (``<git-common-dir>/kb/derived/<manifest
+    sha256>``), named by its git directory; None for any other directory."""
+    if root.parent.name != DERIVED_CACHE or root.parent.parent.name != CHECKOUT_STATE:
+        return None
+    common = root.parent.parent.parent
+    if not (common / "HEAD").is_file() or not (common / "objects").is_dir():
+        return None
+    top = common.parent if common.name == GIT_DIR else common  # named as the clone
+    return CheckoutLayout(top, common), WorkTree(top, common, common)
+
+
+def _open_release(layout: CheckoutLayout, tree: WorkTree, h: HeadRelease,
+                  keep: int) -> CheckoutRelease:
     where = str(layout.root)
-    h = check_head(layout, tree)
     given = list(release_settings().trusted_keys)
     if not _writable(layout):  # a clone on read-only media: serve what it holds, write nothing
         final = layout.derived(h.mhash)
@@ -392,9 +418,17 @@ def device_or_checkout_here(to: Path | None) -> Path:
     return device_dir(to if to is not None else implicit_checkout())
 
 
-_IN_A_CLONE = {  # what does in a clone what `kb sync` / `kb diff` do on a device
-    "sync": "`git pull --ff-only` brings this checkout its newest release",
-    "diff": "`git diff --stat kb-rA kb-rB` lists what changed between two releases here"}
+_IN_A_CLONE = {  # what does in a clone what `kb sync` does on a device
+    "sync": "`git pull --ff-only` brings this checkout its newest release"}
+
+
+def clone_given_or_here(to: Path | None) -> tuple[CheckoutLayout, WorkTree] | None:
+    """The git checkout of a release whose tags `kb diff` compares: `to` when it is one,
+    else (no --to) the one around the current directory (`implicit_checkout`), $KB_INDEX or
+    <KB_HOME>/device when that is one; None when the directory meant is no checkout (a
+    device directory)."""
+    path = to if to is not None else implicit_checkout() or device_dir(None)
+    return find_checkout(path)
 
 
 def device_outside_checkout(to: Path | None, command: str) -> Path:
@@ -468,9 +502,10 @@ def refuse_device_in_checkout(path: Path) -> None:
                         path=str(path))
 
 
-def trust_dir(path: Path) -> Path:
+def trust_dir(path: Path, *, create: bool = True) -> Path:
     """Where `kb trust` keeps the pinned keys for `path`: a checkout's ``<git-dir>/kb``
-    (never its work tree), else `path` itself (a device directory)."""
+    (never its work tree; made when `create`: not to list them, which a clone on read-only
+    media must do too), else `path` itself (a device directory)."""
     found = find_checkout(path)
     top = checkout_containing(path) if found is None else None
     if top is not None:  # kb trust add would write trusted_keys/ into its work tree
@@ -479,6 +514,8 @@ def trust_dir(path: Path) -> Path:
     if found is None:
         return path
     layout = found[0]
+    if not create:
+        return layout.state
     try:
         mkdir_beneath(layout.git_dir, CHECKOUT_STATE)
     except OSError as exc:

@@ -29,13 +29,13 @@ from kbtools.errors import KbError, ReleaseError, SyncError, one_line, plural
 from kbtools.fsutil import staging_dir
 from kbtools.pathspecs import top_literal
 from kbtools.ship.gitrun import (
-    GIT_ENV,
     PINNED_ARGS,
     NetLimits,
     failure_reason,
     run_git,
     run_plain,
     run_raw,
+    shipping_env,
     started,
 )
 
@@ -184,7 +184,7 @@ class BlobReader:
     def __enter__(self) -> BlobReader:
         try:
             self._proc = self._stack.enter_context(
-                started(self.argv, {**os.environ, **GIT_ENV}, stderr=subprocess.DEVNULL))
+                started(self.argv, shipping_env(), stderr=subprocess.DEVNULL))
         except BaseException:
             self._stack.close()
             raise
@@ -259,6 +259,14 @@ def compact(git_dir: Path | str) -> None:
     the caller holds the lock of the directory, and nothing of git may run on there after
     it returns (a fetch would otherwise start this gc detached, in the background)."""
     run_git(git_dir, "-c", "gc.autoDetach=false", "gc", "--auto", "--quiet", error=SyncError)
+
+
+def missing_objects(git_dir: Path | str, start: str) -> int:
+    """How many objects reachable from `start` (a tree: its files; a commit: its history
+    too) the repository lacks (a partial clone's), counted without fetching any."""
+    listed = run_git(git_dir, "rev-list", "--objects", "--missing=print", start,
+                     check=False, error=SyncError)
+    return sum(1 for line in listed.splitlines() if line.startswith("?"))
 
 
 def read_blob(git_dir: Path | str, commit: str, path: str) -> bytes | None:

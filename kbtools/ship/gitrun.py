@@ -40,9 +40,26 @@ GIT_ENV: dict[str, str] = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 # repository's own ``reference-transaction`` or ``pre-push``) are not run: they aborted the
 # ref updates of a release or a sync that are kb's own business. The other side of a push
 # or fetch runs its own hooks and settings (git passes none of these to it).
+# What a fetch trusts is pinned too. ``http.sslVerify=false`` (set once for one server with a
+# broken certificate, in ~/.gitconfig or /etc/gitconfig, for every URL or for this one,
+# or $GIT_SSL_NO_VERIFY) made a device take whatever answered at an https source's address
+# unauthenticated, which is all a device with no pinned key has: TLS is always checked
+# (`url_pins` pins it for the source's very URL, which outranks a setting for any prefix of
+# it); a private CA is named with ``http.sslCAInfo``, which stays the user's. The transports a
+# command may use are kb's (`ALLOWED_PROTOCOLS`, as $GIT_ALLOW_PROTOCOL, which git obeys
+# over any ``protocol.allow``/``protocol.<name>.allow``): ``protocol.allow=always`` let a
+# source ``ext::sh -c …`` (or a ``url.*.insteadOf`` rewriting a source to one) run a
+# command. Where a fetch goes and how it gets there stay the user's: ``url.*.insteadOf``
+# (a mirror in the field), ``core.sshCommand``/$GIT_SSH_COMMAND (the identity and host keys
+# of ssh), ``http.proxy``: a route changes no release's content, which its manifest and,
+# when keys are pinned, its signature vouch for, whoever delivers it.
 PINNED = ("commit.gpgSign=false", "tag.gpgSign=false", "tag.forceSignAnnotated=false",
-          "push.gpgSign=false", "log.showSignature=false", f"core.hooksPath={os.devnull}")
+          "push.gpgSign=false", "log.showSignature=false", f"core.hooksPath={os.devnull}",
+          "http.sslVerify=true")
 PINNED_ARGS = tuple(arg for setting in PINNED for arg in ("-c", setting))
+ALLOWED_PROTOCOLS = ("file", "git", "http", "https", "ssh")
+# from the environment kb was started in: turn TLS checks off, or widen the transports
+_DROPPED_ENV = ("GIT_SSL_NO_VERIFY", "GIT_ALLOW_PROTOCOL")
 
 # A network operation that moves less than STALL_BYTES per second for STALL_SECONDS is
 # given up (git's http.lowSpeedLimit/lowSpeedTime, for http(s) sources). Whatever the
@@ -190,7 +207,7 @@ def run_plain(*args: str, env: dict[str, str] | None = None, stdin: bytes | None
     wrote more than `out_cap` bytes on its output. Its input is `stdin`, or the
     open file `stdin_file` read by git itself from where it stands (a pack of gigabytes is
     never read into memory)."""
-    full_env = {**os.environ, **GIT_ENV, **(env or {})}
+    full_env = shipping_env(args, env)
     with started(["git", *PINNED_ARGS, *args], full_env,
                  stdin=subprocess.PIPE if stdin_file is None else stdin_file) as proc:
         if timeout is None and stall is None and out_cap is None:
@@ -198,6 +215,36 @@ def run_plain(*args: str, env: dict[str, str] | None = None, stdin: bytes | None
         else:
             out, err = _supervise(proc, stdin, timeout, stall, watch, cap, out_cap)
     return subprocess.CompletedProcess(["git", *PINNED_ARGS, *args], proc.returncode, out, err)
+
+
+def shipping_env(args: tuple[str, ...] = (), env: dict[str, str] | None = None
+                 ) -> dict[str, str]:
+    """The environment of a shipping git command with `args`: `GIT_ENV`, the transports
+    allowed (`ALLOWED_PROTOCOLS`, narrowed by a $GIT_ALLOW_PROTOCOL of the user's, never
+    widened), no $GIT_SSL_NO_VERIFY, and TLS checked for the URLs in `args` (`url_pins`),
+    then `env`."""
+    full = {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV}
+    theirs = os.environ.get("GIT_ALLOW_PROTOCOL")
+    allowed = [p for p in ALLOWED_PROTOCOLS if theirs is None or p in theirs.split(":")]
+    return {**full, **GIT_ENV, "GIT_ALLOW_PROTOCOL": ":".join(allowed) or "none",
+            **url_pins(args, full), **(env or {})}
+
+
+def url_pins(args: tuple[str, ...], env: Mapping[str, str]) -> dict[str, str]:
+    """``http.<url>.sslVerify=true`` for each http(s) URL among `args`, as git's
+    GIT_CONFIG_COUNT/KEY/VALUE entries after those `env` holds (a URL may hold "=", which
+    ``-c`` would split at): the setting for the URL as given outranks one for any prefix of
+    it in the user's git config, which ``-c http.sslVerify`` does not."""
+    urls = [a for a in args if a[:8].lower().startswith(("http://", "https://"))]
+    if not urls:
+        return {}
+    count = env.get("GIT_CONFIG_COUNT", "0")
+    start = int(count) if count.isdigit() else 0
+    out = {"GIT_CONFIG_COUNT": str(start + len(urls))}
+    for n, url in enumerate(urls, start):
+        out[f"GIT_CONFIG_KEY_{n}"] = f"http.{url}.sslVerify"
+        out[f"GIT_CONFIG_VALUE_{n}"] = "true"
+    return out
 
 
 INTERRUPTS = (signal.SIGINT, signal.SIGTERM)  # what stops kb (`kb: interrupted`, exit 130)

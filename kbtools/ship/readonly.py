@@ -173,6 +173,19 @@ def _note_origin(copy: Path, release: Path) -> None:
         atomic_write_beneath(copy, ORIGINS, data.encode())
 
 
+def copy_device(copy: Path) -> Path | None:
+    """The device a copy under <KB_HOME>/derived serves a release of (the first of its
+    origins still a device's release), None for any other directory: what `kb read
+    --release` of a read-only device looks beside for the releases it keeps."""
+    if copy.parent != kb_home() / DERIVED:
+        return None
+    for origin in _origins(copy):
+        device = device_of_release(Path(origin))
+        if device is not None:
+            return device
+    return None
+
+
 def _origins(copy: Path) -> list[str]:
     try:
         data = json.loads((copy / ORIGINS).read_text(encoding="utf-8"))

@@ -14,14 +14,17 @@ from kbtools.ship.git import (
     UNMERGED,
     WorkTree,
     index_lock,
+    is_ancestor,
     parse_serial,
     release_tags,
     remote_refs_containing,
+    rev_parse,
     stopped_command,
     tag_name,
     work_tree_changes,
 )
 from kbtools.ship.gitrun import run_git
+from kbtools.ship.release import read_release_json
 
 DESCRIBE = {"??": "is not part of", "!!": "is not part of", "A": "is not part of",
              "D": "is missing from"}
@@ -44,6 +47,11 @@ def not_a_release(tree: WorkTree, head: str) -> str:
         if published and _tags_off(tree, published[0]):  # `--no-tags`, remote.<n>.tagOpt
             return (f"{line}: it is on {published[0]}, but its release tag is not in this "
                     "clone; `git fetch --tags` brings it")
+        moved = moved_away(tree, head)
+        if moved is not None:
+            return (f"{line}: it was release {moved[0]} until its publisher moved that tag (it "
+                    f"names {moved[1][:12]} now); `{restore_command(moved[0])}` makes this "
+                    f"checkout the release {moved[0]} names now")
         found = release_below(tree, head)
         if published and found:  # fetched with its tags: the source has none for it
             return (f"{line}: it is on {published[0]}, but no release tag names it there (a "
@@ -58,6 +66,23 @@ def not_a_release(tree: WorkTree, head: str) -> str:
     stopped = f"{said} ({conflict})" if said and conflict else said or conflict
     return (f"{stopped}: {line}; `{undo}{restore_command(newest)}` makes it the newest "
             f"release here, {newest}")
+
+
+def moved_away(tree: WorkTree, head: str) -> tuple[str, str] | None:
+    """(tag, the commit it names now) when `head` is a release commit whose tag its
+    publisher moved (republished), fetched here with ``git fetch --tags --force``: its
+    release.json names a tag of this clone that names another commit, which is no
+    descendant of it (a commit made here on top of a release keeps that release's
+    release.json and descends from its tag). None otherwise."""
+    rel = read_release_json(tree.git_dir, head) or {}
+    tag = rel.get("tag")
+    if not isinstance(tag, str) or parse_serial(tag) is None or \
+            rel.get("serial") != parse_serial(tag):
+        return None
+    now = rev_parse(tree.git_dir, f"refs/tags/{tag}^{{commit}}")
+    if now is None or now == head or is_ancestor(tree.git_dir, now, head):
+        return None
+    return tag, now
 
 
 def release_below(tree: WorkTree, head: str) -> tuple[str, int] | None:
