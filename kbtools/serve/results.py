@@ -146,11 +146,17 @@ def result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
     terms = list(r.why.get("matched_terms") or [])
     lines = f"{r.line_start}-{r.line_end}"
     status = (r.verification or {}).get("status")
+    declared = (r.metadata or {}).get("lang")
     view = {"r": r, "title_html": Markup(highlight_terms(r.title, terms)),
             "path": [r.doc, *r.heading_path],
             "url": app_url("doc", r.doc) + "?" + urlencode({"lines": lines, "q": _link_question(q, terms)})
             + "#cited",
-            "lang": content_lang((r.metadata or {}).get("lang"), r.text),
+            "lang": content_lang(declared, r.text),
+            # the title and each heading in its own language (the document's declared one,
+            # else the language it is written in), not the passage's: an English notice
+            # quoted in a Chinese manual is under Chinese headings
+            "title_lang": content_lang(declared, r.title),
+            "path_langs": [content_lang(declared, part) for part in [r.doc, *r.heading_path]],
             "lapsed": status == "lapsed", "outdated": r.outdated,
             "table_url": None, "evaluation": None}
     text = ops.passage_markdown(served, r.doc, r.text, r.line_start, r.line_end)
