@@ -90,6 +90,10 @@ HELD_PARAM = "held"
 # that the server did not answer (the question kept in the box): a first search on a slow
 # device, a pasted log condensed, take seconds, not a minute.
 SEARCH_WAIT_SECONDS = 60
+# ... and after how long it says the answer is long in coming and offers to send it again
+# (patchy 4G: a request lost on the way is never answered; waiting out the minute was the
+# only choice)
+SEARCH_PATIENCE_SECONDS = 8
 FILTER_PREFIX = "f."  # a search address's filter: f.KEY=VALUE
 FORM_TYPE = "application/x-www-form-urlencoded"
 _FORMULA_NAME = re.compile(r"^[0-9a-f]{64}\.svg$")
@@ -334,6 +338,7 @@ def search_page(p: Page, served: Served) -> Response:
     page = p.render("search.html", 410 if p.gone else 400 if refused else 200, q=q,
                     q_lang=q_lang, facets=facets, chosen=chosen, picked=pairs, filter_note=note,
                     verified=verified, max_question=MAX_QUESTION_CHARS, search_wait=SEARCH_WAIT_SECONDS,
+                    search_patience=SEARCH_PATIENCE_SECONDS,
                     pasted_chars=p.pasted_chars, gone=p.gone, response=response,
                     results=results, release=served.index.release.to_dict())
     if tag is not None:
