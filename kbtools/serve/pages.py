@@ -44,6 +44,7 @@ from kbtools.query.filters import (
     resolve_docs,
 )
 from kbtools.query.log import record_question
+from kbtools.query.results import shown_title
 from kbtools.query.search import matched_terms
 from kbtools.render.images import SHIPPED_TYPES, shipped_path
 from kbtools.serve import ops
@@ -440,7 +441,7 @@ def doc_page(p: Page, served: Served) -> HTMLResponse:
     meta = {k: v for k, v in src.meta.items() if k not in ("title",)}
     return p.render("doc.html", anchor="cited" if cited else "", doc=src.rel,
                     lines_note=lines_note, title_heading=first_heading_level(body) != 1,
-                    title=src.meta.get("title") or src.rel, body=body, doc_lang=doc_lang,
+                    title=shown_title(src.meta, src.rel), body=body, doc_lang=doc_lang,
                     meta=meta, review=review, cited=cited, cited_reason=cited_reason,
                     table_url=(app_url("table", src.rel) + "?" + urlencode({"table": first_table})
                                if first_table else None),
