@@ -1,6 +1,7 @@
 """`kb serve` over a foreign corpus read with ``--lenient`` (issue 13), as a field user meets
-it: documents whose front-matter `title` is a number, a list, blank or missing; and the JSON
-API's refusal of a method an endpoint does not take."""
+it: documents whose front-matter `title` is a number, a list, blank or missing; a long manual
+of many tables opened section by section; and the JSON API's refusal of a method an endpoint
+does not take."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from servefixtures import app_client, error_of
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
+from kbtools.decision import documents
 
 pytestmark = pytest.mark.slow
 
@@ -28,6 +30,18 @@ DOCS = {
 }
 
 
+MANUAL = "manual.md"  # 40 sections of a range table each
+
+
+def manual() -> str:
+    parts = ["---\ntitle: 设备检修手册\n---\n\n# 设备检修手册\n"]
+    for n in range(1, 41):
+        parts.append(f"## 第{n}章 子系统 {n}\n\n| 温度 (℃) | 振动 (mm/s) | 处理 |\n|---|---|---|\n"
+                     + "".join(f"| {a}-{a + 5} | ≤{b} | 检查零件 {n}-{a} |\n"
+                               for a in range(20, 60, 5) for b in (4,)) + "\n")
+    return "\n".join(parts)
+
+
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory):
     base = tmp_path_factory.mktemp("titles")
@@ -36,6 +50,7 @@ def dist(tmp_path_factory):
     for name, (title, word, _shown) in DOCS.items():
         (corpus / name).write_text(f"---\n{title}\n---\n\nThe {word} chain tensioner is checked "
                                    "every morning before the line starts.\n", encoding="utf-8")
+    (corpus / MANUAL).write_text(manual(), encoding="utf-8")
     build(load_config(base), BuildOptions(corpus=corpus, out=base / "dist", lenient=True,
                                           progress=False))
     return base / "dist"
@@ -81,3 +96,26 @@ def test_a_method_an_endpoint_does_not_take_is_405_with_allow(client, method, pa
     message = error_of(resp, 405)
     assert sorted(resp.headers["allow"].split(", ")) == sorted(allow.split(", "))
     assert message.startswith(f"{method} is not allowed here") and path in message
+
+
+def test_a_manuals_pages_read_its_tables_once(client, monkeypatch):
+    """The document page read every table of the document as a decision table on every
+    request, to know whether to offer one: a 2,000-line manual of 87 tables spent most of
+    its page's time there (0.8 s of 1.1 s on a loaded 2-core machine), section after
+    section. They are read once per opened release, for its pages and its table forms."""
+    reads: list[int] = []
+    real = documents.table_from_markdown
+
+    def counted(table, lines=()):  # type: ignore[no-untyped-def]
+        reads.append(table.line_start)
+        return real(table, lines)
+
+    monkeypatch.setattr(documents, "table_from_markdown", counted)
+    for lines in ("10-16", "40-46", "200-206"):
+        page = client.get(f"/doc/{MANUAL}", params={"lines": lines})
+        assert page.status_code == 200 and 'id="cited"' in page.text
+        assert f"/table/{MANUAL}?table=1" in page.text  # its decision tables offered
+    form = client.get(f"/table/{MANUAL}", params={"table": 3, "in.0": "27", "in.1": "3",
+                                                  "go": 1})
+    assert form.status_code == 200 and "检查零件 3-25" in form.text
+    assert len(reads) == len(set(reads)) <= 40, len(reads)  # each of its tables once at most

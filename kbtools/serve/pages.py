@@ -31,7 +31,7 @@ from starlette.types import Scope
 
 from kbtools.agents.arguments import MAX_INPUT_CHARS, MAX_QUESTION_CHARS
 from kbtools.decision.conditions import header_unit_start
-from kbtools.decision.documents import document_tables, select_table
+from kbtools.decision.documents import select_table
 from kbtools.decision.given import InputError
 from kbtools.decision.matching import match_rules
 from kbtools.decision.model import DecisionTable
@@ -437,7 +437,7 @@ def doc_page(p: Page, served: Served) -> HTMLResponse:
     review = ops.review_status(served, src)
     cited_reason = (served.knowledge.unverified_reason(src, *cited)
                     if cited and src.meta.get("verified") is True else None)
-    first_table = ops.first_decision_table(document_tables(src))
+    first_table = ops.first_decision_table(ops.decision_tables(served, src.rel)[1])
     meta = {k: v for k, v in src.meta.items() if k not in ("title",)}
     return p.render("doc.html", anchor="cited" if cited else "", doc=src.rel,
                     lines_note=lines_note, title_heading=first_heading_level(body) != 1,
