@@ -17,6 +17,7 @@ from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.decision import documents
+from kbtools.ship.changes import diff_dirs
 
 pytestmark = pytest.mark.slow
 
@@ -119,3 +120,12 @@ def test_a_manuals_pages_read_its_tables_once(client, monkeypatch):
                                                   "go": 1})
     assert form.status_code == 200 and "检查零件 3-25" in form.text
     assert len(reads) == len(set(reads)) <= 40, len(reads)  # each of its tables once at most
+
+
+def test_what_changed_names_a_document_by_its_title_as_text(dist):
+    """The release page's "what changed" (and `kb diff`) named a document with a list title
+    ``['alpha', 'beta']`` and one with a blank title as an empty link; they are named by
+    their path (an empty title), a number as written."""
+    titles = diff_dirs(None, dist).titles
+    assert titles["year.md"] == "2024" and titles["padded.md"] == "Dryer belt"
+    assert titles["list.md"] == titles["blank.md"] == titles["null.md"] == ""
