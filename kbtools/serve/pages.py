@@ -437,7 +437,7 @@ def doc_page(p: Page, served: Served) -> HTMLResponse:
     review = ops.review_status(served, src)
     cited_reason = (served.knowledge.unverified_reason(src, *cited)
                     if cited and src.meta.get("verified") is True else None)
-    first_table = ops.first_decision_table(ops.decision_tables(served, src.rel)[1])
+    first_table = ops.first_decision_table(ops.tables_of(served, src))
     meta = {k: v for k, v in src.meta.items() if k not in ("title",)}
     return p.render("doc.html", anchor="cited" if cited else "", doc=src.rel,
                     lines_note=lines_note, title_heading=first_heading_level(body) != 1,
