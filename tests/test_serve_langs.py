@@ -14,6 +14,8 @@ from servefixtures import app_client, git
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
+from kbtools.serve.docview import render_markdown
+from kbtools.serve.passes import RenderContext
 
 pytestmark = pytest.mark.slow
 
@@ -107,3 +109,15 @@ def test_a_results_headings_carry_their_documents_language_not_their_passages(
     assert lines and lines[0][1] is None  # the label: the page's (the interface's) language
     passage = [p for p in parts if p[2] == "passage"]
     assert passage and passage[0][1] == passage_lang, passage
+
+
+@pytest.mark.parametrize(("ui", "note"), [("en", "not on this device"), ("zh-CN", "本设备上没有")])
+def test_the_interfaces_notes_inside_knowledge_text_carry_its_language(ui, note):
+    """A link to a file the release lacks is followed by the interface's note, which sat in
+    the passage's or the document's `lang`: "(not on this device)" in a Chinese manual was
+    read with a Chinese voice. (The note of table rows left out: test_serve_table_excerpt.)"""
+    html = render_markdown("见[接线图](wiring.pdf)，按图接线。",
+                           RenderContext(doc="knowledge/a.md", missing_file=note, ui_lang=ui))
+    assert f'<span class="missing-note" lang="{ui}">({note})</span>' in html
+    bare = render_markdown("见[接线图](wiring.pdf)。", RenderContext(doc="knowledge/a.md"))
+    assert '<span class="missing-note">(' in bare  # no interface named: the text's

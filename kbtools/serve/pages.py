@@ -431,7 +431,7 @@ def doc_page(p: Page, served: Served) -> HTMLResponse:
     xrefs = xrefs_of([link for c in chunks for link in c.get("links") or []], app_url)
     doc_lang = content_lang(src.meta.get("lang"), src.body)
     ctx = render_context(served, src.rel, line_offset=src.body_line - 1, cited=cited, terms=terms,
-                   xrefs=xrefs, missing_file=p.t("file_not_on_device"),
+                   xrefs=xrefs, missing_file=p.t("file_not_on_device"), ui_lang=HTML_LANG[p.lang],
                    formula_word=content_word("formula", doc_lang))
     body = Markup(render_markdown(src.body, ctx))
     review = ops.review_status(served, src)

@@ -19,7 +19,7 @@ from kbtools.errors import KbError, TableError
 from kbtools.serve import ops
 from kbtools.serve.callout_frame import Callout, document_callouts, framed
 from kbtools.serve.docview import render_markdown
-from kbtools.serve.i18n import content_lang, content_word, error_zh, translator
+from kbtools.serve.i18n import HTML_LANG, content_lang, content_word, error_zh, translator
 from kbtools.serve.marks import highlight_terms
 from kbtools.serve.passes import RenderContext, app_url
 from kbtools.serve.source import Served
@@ -196,6 +196,7 @@ def result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
         text, line_map = framed_text, framed_map
     ctx = render_context(served, r.doc, line_offset=offset, cited=cited, terms=terms,
                    missing_file=translator(lang)("file_not_on_device"), on_doc_page=False,
+                   ui_lang=HTML_LANG[lang],
                    line_map=line_map, omitted=notes,
                    formula_word=content_word("formula", view["lang"]))
     ctx.marked[0] = True  # no scroll anchor inside a result list
