@@ -156,3 +156,21 @@ def test_a_search_sent_offline_is_sent_again_with_one_press_once_online(page, se
     page.switch_to.active_element.send_keys(Keys.ENTER)
     wait_until(page, "return window.kbOldPage !== true && document.readyState === 'complete'")
     assert box_value(page) == QUESTION and results(page)
+
+
+def test_a_page_reloaded_while_its_search_is_on_its_way_keeps_the_question(page, server, slow):
+    """A phone's pull to refresh while a search hangs reloaded the page without it: the
+    question typed was gone (only one that had failed was kept). The page reloaded says the
+    search was interrupted, the box keeps the question, and the button sends it."""
+    slow.delays[:] = [30.0]
+    ask(page, server, wait=40, patience=20)
+    wait_until(page, "return document.getElementById('kb-sending').dataset.state === 'busy'", 5)
+    page.refresh()
+    wait_until(page, "return document.readyState === 'complete'")
+    assert box_value(page) == QUESTION and state(page) == "interrupted"
+    assert "重新加载" in page.find_element("id", "kb-sending").text and retry_shown(page)
+    page.execute_script("window.kbOldPage = true")
+    send_again_and_load(page)
+    assert box_value(page) == QUESTION and results(page)
+    page.refresh()  # arrived: nothing kept aside
+    assert state(page) == "" and not retry_shown(page)

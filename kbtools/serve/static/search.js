@@ -53,9 +53,10 @@
   }
 
   // What the note under the box says: "busy" while a search is on its way, "waiting" when
-  // it is long in coming, "offline" or "slow" when it did not arrive, "" nothing. Its words
-  // are the page's (data-* attributes). The button that sends the question again is shown
-  // with all but "busy" and "" (patchy 4G: a request lost on the way is never answered).
+  // it is long in coming, "offline" or "slow" when it did not arrive, "interrupted" when the
+  // page was reloaded while it was on its way, "" nothing. Its words are the page's (data-*
+  // attributes). The button that sends the question again is shown with all but "busy" and
+  // "" (patchy 4G: a request lost on the way is never answered).
   function say(next) {
     state = next;
     if (!note) {
@@ -63,10 +64,10 @@
     }
     note.setAttribute("data-state", next);
     note.textContent = next ? note.getAttribute("data-" + next) : "";
-    note.className = next === "offline" || next === "slow" ? "sending failed" : "sending";
+    note.className = next && next !== "busy" && next !== "waiting" ? "sending failed" : "sending";
     note.hidden = !next;
     if (retry) {
-      var shown = next === "waiting" || next === "offline" || next === "slow";
+      var shown = !!next && next !== "busy";
       if (!shown && document.activeElement === retry) {
         box.focus();  // the button pressed goes: the focus back to the question, not lost
       }
@@ -138,6 +139,7 @@
       }
     }
     say("busy");
+    keep("interrupted");  // what a reload of the page finds until the search arrives
     fetch(form.action, {method: "POST", body: new URLSearchParams(new FormData(form)),
                         credentials: "same-origin", signal: mine.stop.signal})
       .then(function (response) {
@@ -147,6 +149,7 @@
         if (!response.redirected) {
           // refused by the server itself (a form too long): its page, as without the script
           done();
+          keep("");
           say("");
           form.submit();
           return null;
