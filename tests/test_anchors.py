@@ -176,3 +176,27 @@ def test_a_new_process_reads_the_graph_and_field_kept_under_kb_home(index, tmp_p
     other.manifest = {**other.manifest, "commit": "another"}
     from kbtools.query import link_cache
     assert link_cache.load(other, "graph") is None
+
+
+def test_a_device_whose_clock_was_set_back_keeps_what_it_just_derived(index, tmp_path,
+                                                                      monkeypatch):
+    """Files used before the clock was set back were "newer" than the one just written,
+    which was removed at once: every process derived the links again."""
+    import os
+    import time
+
+    from kbtools.query import link_cache
+
+    monkeypatch.setenv("KB_HOME", str(tmp_path / "home"))
+    folder = tmp_path / "home" / "cache" / "links"
+    folder.mkdir(parents=True)
+    ahead = time.time() + 400 * 86400
+    for n in range(link_cache.KEEP + 2):
+        other = folder / f"{n:032x}.graph.npz"
+        np.savez(other, x=np.zeros(1))
+        os.utime(other, (ahead + n, ahead + n))
+    fresh = open_index(Path(index.root))
+    link_cache.save(fresh, "graph", {"x": np.arange(3)})
+    got = link_cache.load(open_index(Path(index.root)), "graph")
+    assert got is not None and np.array_equal(got["x"], np.arange(3))
+    assert len(list(folder.glob("*.npz"))) == link_cache.KEEP

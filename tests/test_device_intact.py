@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from kbtools.agents.mcp_server import Context, tool_search
 from kbtools.cli import main
 from kbtools.errors import IndexLoadError
 from kbtools.index import manifest as manifest_module
+from kbtools.index import stamps
 from kbtools.serve import i18n
 from kbtools.serve.app import create_app
 from kbtools.ship import install, intact
@@ -392,3 +394,46 @@ def test_a_rollback_writes_back_an_edited_release_json_from_its_commit(tmp_path)
     assert rel_json.read_bytes() == signed
     res = CliRunner().invoke(main, ["status", "--to", str(d.dev)])
     assert res.exit_code == 0 and "files verified" in res.stdout, res.output
+
+
+DAY_NS = 86_400 * 10**9
+
+
+@pytest.mark.parametrize("set_back", [DAY_NS, 400 * DAY_NS])
+def test_a_device_whose_clock_was_set_back_hashes_its_release_once(dev, monkeypatch, hashes,
+                                                                   set_back):
+    """A device whose clock was set back after its sync (a dead RTC battery, no network to
+    set it) has every file stamped "in the future": each was taken as changed within the
+    racy window and never remembered, so every open of the results page (each RECHECK_S
+    of a server) hashed the whole release again. It is hashed once (what sync left is
+    gone: a server with its own KB_HOME), then stat'ed; an edit is still refused."""
+    monkeypatch.setattr(intact, "RACY_NS", 1_000_000_000)  # the shipped window
+    monkeypatch.setattr(intact, "_wall_ns", lambda: time.time_ns() - set_back)
+    shutil.rmtree(Path(os.environ["KB_HOME"]) / intact.INTACT, ignore_errors=True)
+    _new_process(monkeypatch)
+    with TestClient(create_app(dev), base_url="http://127.0.0.1") as client:
+        assert client.get("/", params={"q": QUESTION}).status_code == 200
+        first = len(hashes)
+        assert first > 10  # every data/ file, once
+        for _ in range(3):
+            assert client.get("/", params={"q": QUESTION}).status_code == 200
+        assert len(hashes) == first  # stat'ed, not hashed again
+        rel = _tamper(dev)
+        resp = client.get("/api/search", params={"q": QUESTION})
+        assert resp.status_code == 503 and f"{rel}: sha256 mismatch" in resp.text
+    _new_process(monkeypatch)  # the next process reads them from KB_HOME: not hashed again
+    del hashes[:]
+    with TestClient(create_app(dev), base_url="http://127.0.0.1") as client:
+        assert client.get("/api/search", params={"q": QUESTION}).status_code == 503
+    assert hashes == [rel]
+
+
+def test_a_file_stamped_ahead_of_the_clock_is_remembered_one_within_a_tick_is_not():
+    sig = (1, 2, 3, 10 * DAY_NS, 10 * DAY_NS)
+    now = 5 * DAY_NS
+    assert stamps.settled_at(sig, now, 10**9)  # stamped by a clock ahead of this one
+    assert stamps.settled_at(sig, 20 * DAY_NS, 10**9)  # before now
+    assert not stamps.settled_at(sig, 10 * DAY_NS + 10**8, 10**9)  # within a tick of now
+    ahead_mtime = (1, 2, 3, 30 * DAY_NS, 10 * DAY_NS - 10**8)  # its change time: now
+    assert not stamps.settled_at(ahead_mtime, 10 * DAY_NS, 10**9)
+    assert not stamps.settled_at(stamps.MISSING, now, 10**9)

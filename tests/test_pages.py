@@ -4,7 +4,9 @@ chunk of the document — which documents come first may change, never the order
 
 from __future__ import annotations
 
+import os
 import shutil
+import time
 from pathlib import Path
 
 import numpy as np
@@ -165,6 +167,27 @@ def test_older_release_computes_and_keeps_them_between_processes(index, tmp_path
     (tmp_path / "file").write_text("x", encoding="utf-8")
     monkeypatch.setenv("KB_HOME", str(tmp_path / "file"))  # a home that cannot be made
     assert np.array_equal(pages.page_vectors(open_index(older), model), first)
+
+
+def test_a_device_whose_clock_was_set_back_keeps_the_vectors_it_computed(index, tmp_path,
+                                                                          monkeypatch):
+    """The cache kept its most recently used files by modification time: on a device whose
+    clock was set back, the files used before it were "newer" than the one just written,
+    which was removed at once, and every process computed the vectors again."""
+    monkeypatch.setenv("KB_HOME", str(tmp_path / "home"))
+    folder = tmp_path / "home" / "cache" / "pages"
+    folder.mkdir(parents=True)
+    ahead = time.time() + 400 * 86400  # used before the clock went back a year
+    for n in range(pages.KEEP_CACHED + 2):
+        other = folder / f"{n:024x}-00000000.npy"
+        np.save(other, np.zeros((1, 2), dtype=np.float32))
+        os.utime(other, (ahead + n, ahead + n))
+    older = _older_release(index, tmp_path)
+    first = pages.page_vectors(open_index(older), _model(index))
+    files = sorted(folder.glob("*.npy"))
+    assert len(files) == pages.KEEP_CACHED
+    mine = [f for f in files if not f.name.startswith("0" * 10)]
+    assert len(mine) == 1 and np.array_equal(np.load(mine[0]), first)
 
 
 def test_a_shipped_file_that_does_not_fit_is_one_line(index, tmp_path, monkeypatch):

@@ -179,7 +179,7 @@ def test_a_long_table_in_a_callout_keeps_its_note_of_rows_left_out(client):
     assert r["kind"] == "table_row"
     assert re.match(rf'[^>]*><blockquote class="callout callout-info" data-lines="{title}-',
                     html), html[:300]
-    assert re.search(r'<tbody[^>]*>\n<tr class="omitted"><td colspan="2">[^<]*14[^<]*</td>'
+    assert re.search(r'<tbody[^>]*>\n<tr class="omitted"><td colspan="2" lang="zh-CN">[^<]*14[^<]*</td>'
                      rf'</tr>\n<tr data-lines="{row - 10}-{row - 10}">', html), html
     assert re.findall(r'<tr data-lines="(\d+)-\d+" class="cited"', html) == [str(row)]
     assert html.count('class="omitted"') == 2  # before the rows shown and after them

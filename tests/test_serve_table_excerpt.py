@@ -97,14 +97,16 @@ def test_a_row_hit_shows_its_header_and_neighbours_with_its_own_lines(client, re
         assert f"| {re.sub('<[^>]+>', '', cell)} |" in file_lines[n - 1]
         assert ("cited" in cls.split()) == (n == line)
     assert [n for n, _, _ in rows] == list(range(rows[0][0], rows[0][0] + len(rows)))
-    left = [int(n) for n in re.findall(r'<tr class="omitted"><td colspan="3">⋯ 此处省略 (\d+) 行',
-                                       body)]
+    left = [int(n) for n in re.findall(
+        r'<tr class="omitted"><td colspan="3" lang="zh-CN">⋯ 此处省略 (\d+) 行', body)]
     assert sum(left) + len(rows) == ROWS and len(left) == (1 if code in (1, ROWS - 2) else 2)
 
 
 def test_the_note_is_in_the_pages_language(client):
+    """... and marked so: inside the Chinese table of the passage (`lang="zh-CN"`), the
+    English note was read with a Chinese voice."""
     _, en = row_hit(client, "K1500 部件代码", lang="en")
-    assert re.search(r'<tr class="omitted"><td colspan="3">⋯ \d+ rows not shown', en)
+    assert re.search(r'<tr class="omitted"><td colspan="3" lang="en">⋯ \d+ rows not shown', en)
     assert "此处省略" not in en
     _, zh = row_hit(client, "K1500 部件代码")
     assert "此处省略" in zh and "rows not shown" not in zh

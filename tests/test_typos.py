@@ -9,7 +9,7 @@ import pytest
 
 from kbtools.index.reader import open_index
 from kbtools.query.search import search
-from kbtools.query.typos import MIN_LETTERS, corrected, one_edit
+from kbtools.query.typos import MAX_LETTERS, MIN_LETTERS, corrected, one_edit
 from tests.kbfixtures import built_pages
 
 SECTIONS = [
@@ -44,6 +44,28 @@ def test_the_word_held_by_the_most_chunks_is_taken():
     for token in ("trax", "hx-260a", "e17abcde", "max_retries", "elasticsearch"):
         assert corrected(token, vocab, lambda ids: [1.0] * len(ids)) is None, token
     assert len("trax") < MIN_LETTERS
+
+
+def test_a_very_long_run_of_letters_is_no_slip_and_costs_nothing_to_rule_out():
+    """A question holding a 2,000-letter token (a pasted hash, a base64 blob, a log line
+    without spaces) built its ~100,000 one-edit strings of 2,000 characters: a second and
+    200 MB per token, up to four tokens a question, on every search. It is ruled out by its
+    length; a word up to MAX_LETTERS long is still corrected."""
+    import tracemalloc
+
+    long_word = "abcdefghij" * 200
+    vocab = {long_word[:-1]: 0, "pneumonoultramicroscopicsilicovolcanoconiosis": 1}
+    tracemalloc.start()
+    try:
+        assert corrected(long_word, vocab, lambda ids: [1.0] * len(ids)) is None
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20, peak
+    assert corrected("pneumonoultramicroscopicsilicovolcanoconioss", vocab,
+                     lambda ids: [1.0] * len(ids)) == \
+        "pneumonoultramicroscopicsilicovolcanoconiosis"
+    assert len(long_word) > MAX_LETTERS >= 45
 
 
 @pytest.mark.parametrize(("question", "title", "typed"), [

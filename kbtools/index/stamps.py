@@ -41,6 +41,18 @@ def changed_before(sig: Signature, stamp: int) -> bool:
     return sig != MISSING and max(sig[3], sig[4]) < stamp
 
 
+def settled_at(sig: Signature, now: int, racy: int) -> bool:
+    """Whether a hash of the file of `sig` read at `now` (ns, by the clock that stamps file
+    times) holds for as long as its signature stays the same: neither its modification nor
+    its change time is within `racy` (a tick of that clock) of `now`. A time well below
+    `now` was stamped before it; one well above it by a clock that was ahead of this one (a
+    device whose clock was set back since, a file copied with its modification time from a
+    device whose clock ran fast). Either way a change now stamps times near `now`: a new
+    signature. (Taken as "before `now`" alone, every file of a device whose clock was set
+    back was hashed again on every open, and never remembered.)"""
+    return sig != MISSING and all(abs(t - now) > racy for t in (sig[3], sig[4]))
+
+
 def fs_clock(directory: Path) -> int:
     """The change time (ns) a file created in `directory` gets now: a probe file, removed
     at once. OSError when `directory` cannot be written."""

@@ -49,8 +49,11 @@ def save(index: KbIndex, part: str, arrays: dict[str, np.ndarray], settings: obj
     np.savez(buf, **arrays)  # type: ignore[arg-type]
     try:
         atomic_write_bytes(path, buf.getvalue())
-        kept = sorted(path.parent.glob("*.npz"), key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in kept[KEEP:]:
+        # the others by use, the one just written kept whatever its time (a clock set back
+        # since the others were used would put it last, and remove it at once)
+        kept = sorted((p for p in path.parent.glob("*.npz") if p != path),
+                      key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in kept[KEEP - 1:]:
             old.unlink(missing_ok=True)
     except OSError:
         return

@@ -37,6 +37,18 @@ FILTERED_AWAY = "nothing relevant among the documents the filters keep"
 UNCOMMITTED = "uncommitted"
 
 
+def shown_title(meta: dict[str, Any], doc: str) -> str:
+    """The title a document is shown and cited under: its front-matter `title` as text (a
+    number or a date as written by YAML, ``2024``), else its path when it has none, an
+    empty or blank one, or one that is no single value (a list, a mapping: a foreign corpus
+    read with ``--lenient``). A results page or a document page never shows an empty
+    heading, and a search's JSON `title` is always a string."""
+    title = meta.get("title")
+    if isinstance(title, bool) or isinstance(title, (list, dict, tuple, set)) or title is None:
+        return doc
+    return str(title).strip() or doc
+
+
 @dataclass(frozen=True)
 class Citation:
     """Where a passage lies: document path, heading path and 1-based inclusive line range."""

@@ -78,6 +78,7 @@ from kbtools.query.results import (
     SearchFilters,
     SearchResponse,
     SearchResult,
+    shown_title,
 )
 from kbtools.query.routing import ALIASES, boost_vector, route, routed_words
 from kbtools.query.specific import (
@@ -498,7 +499,7 @@ def _as_written(index: KbIndex, asked: Mapping[str, str | None], meta: dict[str,
     chunk `row` (of the document with front matter `meta`) writes them too
     (`kbtools.query.unknown.shown_matched`): what a result lists and a display highlights
     in the original text."""
-    shown = "\n".join([str(meta.get("title") or ""), *row["heading_path"], row["text"]])
+    shown = "\n".join([shown_title(meta, ""), *row["heading_path"], row["text"]])
     return shown_matched(index.bm25.tok.run_tokens, asked, shown, matched)  # run by run
 
 
@@ -560,7 +561,7 @@ def _cite(index: KbIndex, asked: Mapping[str, str | None], row: dict[str, Any],
         chunk_id=row["id"],
         citation=Citation(row["doc"], tuple(row["heading_path"]), row["line_start"],
                           row["line_end"]),
-        title=meta.get("title") or row["doc"],
+        title=shown_title(meta, row["doc"]),
         kind=row["kind"],
         text=row["text"],
         verified=row["verified"],

@@ -9,7 +9,7 @@ methyltrasnferase (TPMT)" was refused). `corrected` finds the index's word for s
 token; `kbtools.query.expansion.expand` searches it as a spelling of the question's word.
 
 Only long words of letters are read so (`MIN_LETTERS` of the stemmed token: short words are
-one edit from many others, and a code or name with digits or separators, E17, HX-260,
+one edit from many others; up to `MAX_LETTERS`: no word is longer, and a code or name with digits or separators, E17, HX-260,
 max_retries, is never a slip of another), and at most `MAX_WORDS` of a question (a pasted
 log's unknown words are its own names, not slips). The edits are of the token, stemmed as
 the index's terms are (floresc of florescent, one edit from fluoresc): a slip that changes
@@ -25,6 +25,10 @@ import string
 from collections.abc import Callable, Mapping
 
 MIN_LETTERS = 7  # of the stemmed token: floresc (florescent), microenviro (microenviroment)
+# ... and at most this many: a longer run of letters (a pasted hash, a base64 blob, a log
+# line without spaces) is no slip of a word, and its edits cost the square of its length (a
+# 2,000-letter token: ~100,000 strings of 2,000 characters, a second and 200 MB per token)
+MAX_LETTERS = 64
 MAX_WORDS = 4  # unknown words of one question tried (~0.3 ms each)
 _LETTERS = string.ascii_lowercase
 
@@ -46,9 +50,9 @@ def corrected(token: str, vocab: Mapping[str, int],
     """The term of `vocab` one edit from `token` (a question's token, stemmed as the index's
     terms are, that the vocabulary lacks: floresc of florescent for fluoresc), the one held
     by the most chunks (`holders`: per term id, how many or what share of the chunks hold
-    it; ties: the first in alphabetical order); None for a short token, one not all ASCII
-    letters, or none one edit away."""
-    if len(token) < MIN_LETTERS or not (token.isascii() and token.isalpha()):
+    it; ties: the first in alphabetical order); None for a short or a very long token, one
+    not all ASCII letters, or none one edit away."""
+    if not MIN_LETTERS <= len(token) <= MAX_LETTERS or not (token.isascii() and token.isalpha()):
         return None
     near = sorted(v for v in one_edit(token) if v in vocab)
     if not near:

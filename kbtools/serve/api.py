@@ -253,13 +253,19 @@ async def http_error(request: Request, exc: Exception) -> Response:
     """Starlette's own refusals (no such route 404, wrong method 405) in the API's shape
     under /api/, as plain text elsewhere."""
     status = int(getattr(exc, "status_code", 500))
+    headers = dict(getattr(exc, "headers", None) or {})
     if request.url.path.startswith("/api/"):
+        # a 405 keeps its Allow header (HTTP requires it) and names the methods in its words
+        allowed = next((v for k, v in headers.items() if k.lower() == "allow"), "")
         message = (f"no API endpoint {request.url.path}" if status == 404 else
-                   f"{request.method} is not allowed here" if status == 405 else
-                   str(getattr(exc, "detail", "error")))
-        return error_response(status, message)
+                   f"{request.method} is not allowed here"
+                   + (f"; {request.url.path} takes {allowed}" if allowed else "")
+                   if status == 405 else str(getattr(exc, "detail", "error")))
+        response = error_response(status, message)
+        response.headers.update(headers)
+        return response
     return PlainTextResponse(f"{status}: {getattr(exc, 'detail', '')}\n", status_code=status,
-                             headers=getattr(exc, "headers", None))
+                             headers=headers or None)
 
 
 def routes() -> list[Route]:

@@ -137,7 +137,7 @@ class SafeRenderer(RendererHTML):
     def omitted_rows(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                      env: Any) -> str:
         tok = tokens[idx]
-        return (f'<tr class="omitted"><td colspan="{tok.meta["cols"]}">'
+        return (f'<tr class="omitted"><td colspan="{tok.meta["cols"]}"{_ui_lang(self.ctx)}>'
                 f"{escapeHtml(tok.content)}</td></tr>\n")
 
     # --- text -------------------------------------------------------------------------
@@ -360,7 +360,7 @@ class SafeRenderer(RendererHTML):
         if href is None:
             if _missing_file(self.ctx, raw):
                 return (f'<span class="missing-file" title="{escapeHtml(self.ctx.missing_file)}">',
-                        f'</span> <span class="missing-note">'
+                        f'</span> <span class="missing-note"{_ui_lang(self.ctx)}>'
                         f'({escapeHtml(self.ctx.missing_file)})</span>')
             return '<span class="dropped-link">', "</span>"
         external = href.startswith(("http://", "https://"))
@@ -387,6 +387,13 @@ def _centres(tags: list[str]) -> bool:
         if attrs.get("align") == "center" or "text-align:center" in style:
             return True
     return False
+
+
+def _ui_lang(ctx: RenderContext) -> str:
+    """The `lang` attribute of the interface's words said inside knowledge text (a note of
+    rows left out, of a file not on this device): read in the interface's voice, not the
+    text's."""
+    return f' lang="{escapeHtml(ctx.ui_lang)}"' if ctx.ui_lang else ""
 
 
 def _missing_file(ctx: RenderContext, href: str) -> bool:

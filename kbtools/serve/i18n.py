@@ -47,6 +47,13 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "send_slow": ("服务器 {seconds} 秒内没有回答（网络太慢或服务器太忙）。问题还在框里，可以再搜索一次。",
                   "The server did not answer within {seconds} seconds (a slow network or a "
                   "busy server). Your question is still in the box: search again."),
+    "send_waiting": ("服务器还没有回答（网络慢或信号不好？）。可以继续等，也可以重新发送。",
+                     "No answer yet (a slow network or a weak signal?). Keep waiting, or send "
+                     "the question again."),
+    "send_interrupted": ("页面在搜索得到回答之前重新加载了。问题还在框里，可以重新发送。",
+                         "The page was reloaded before the search was answered. Your question "
+                         "is still in the box: send it again."),
+    "send_again": ("重新发送", "Send again"),
     "search_placeholder": ("输入问题，例如：小麦赤霉病 温度 22 度 湿度 90% 怎么办",
                            "Ask a question, e.g. wheat scab risk at 22 °C and 90% humidity"),
     "verified_only": ("只看已审核", "Verified only"),

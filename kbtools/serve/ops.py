@@ -301,7 +301,18 @@ def review_status(served: Served, src: SourceDoc, today: date | None = None) -> 
 
 def decision_tables(served: Served, doc: str) -> tuple[SourceDoc, list[DecisionTable | TableError]]:
     src = document(served, doc, section_arg="table")  # a table is chosen by `table`
-    return src, document_tables(src)
+    return src, tables_of(served, src)
+
+
+def tables_of(served: Served, src: SourceDoc) -> list[DecisionTable | TableError]:
+    """The tables of `src` (a document of the release `served`) read as decision tables,
+    once per opened release (it never changes): a manual's 87 tables cost its page 0.3 s of
+    condition parsing on every request, to know whether to offer a decision table at all."""
+    tables: dict[str, list[DecisionTable | TableError]] = served.cache.setdefault(
+        "decision_tables", {})
+    if src.rel not in tables:
+        tables[src.rel] = document_tables(src)
+    return tables[src.rel]
 
 
 def decision_table_at(tables: list[DecisionTable | TableError], line: int) -> int | None:

@@ -31,7 +31,7 @@ from starlette.types import Scope
 
 from kbtools.agents.arguments import MAX_INPUT_CHARS, MAX_QUESTION_CHARS
 from kbtools.decision.conditions import header_unit_start
-from kbtools.decision.documents import document_tables, select_table
+from kbtools.decision.documents import select_table
 from kbtools.decision.given import InputError
 from kbtools.decision.matching import match_rules
 from kbtools.decision.model import DecisionTable
@@ -44,6 +44,7 @@ from kbtools.query.filters import (
     resolve_docs,
 )
 from kbtools.query.log import record_question
+from kbtools.query.results import shown_title
 from kbtools.query.search import matched_terms
 from kbtools.render.images import SHIPPED_TYPES, shipped_path
 from kbtools.serve import ops
@@ -90,6 +91,10 @@ HELD_PARAM = "held"
 # that the server did not answer (the question kept in the box): a first search on a slow
 # device, a pasted log condensed, take seconds, not a minute.
 SEARCH_WAIT_SECONDS = 60
+# ... and after how long it says the answer is long in coming and offers to send it again
+# (patchy 4G: a request lost on the way is never answered; waiting out the minute was the
+# only choice)
+SEARCH_PATIENCE_SECONDS = 8
 FILTER_PREFIX = "f."  # a search address's filter: f.KEY=VALUE
 FORM_TYPE = "application/x-www-form-urlencoded"
 _FORMULA_NAME = re.compile(r"^[0-9a-f]{64}\.svg$")
@@ -334,6 +339,7 @@ def search_page(p: Page, served: Served) -> Response:
     page = p.render("search.html", 410 if p.gone else 400 if refused else 200, q=q,
                     q_lang=q_lang, facets=facets, chosen=chosen, picked=pairs, filter_note=note,
                     verified=verified, max_question=MAX_QUESTION_CHARS, search_wait=SEARCH_WAIT_SECONDS,
+                    search_patience=SEARCH_PATIENCE_SECONDS,
                     pasted_chars=p.pasted_chars, gone=p.gone, response=response,
                     results=results, release=served.index.release.to_dict())
     if tag is not None:
@@ -425,17 +431,17 @@ def doc_page(p: Page, served: Served) -> HTMLResponse:
     xrefs = xrefs_of([link for c in chunks for link in c.get("links") or []], app_url)
     doc_lang = content_lang(src.meta.get("lang"), src.body)
     ctx = render_context(served, src.rel, line_offset=src.body_line - 1, cited=cited, terms=terms,
-                   xrefs=xrefs, missing_file=p.t("file_not_on_device"),
+                   xrefs=xrefs, missing_file=p.t("file_not_on_device"), ui_lang=HTML_LANG[p.lang],
                    formula_word=content_word("formula", doc_lang))
     body = Markup(render_markdown(src.body, ctx))
     review = ops.review_status(served, src)
     cited_reason = (served.knowledge.unverified_reason(src, *cited)
                     if cited and src.meta.get("verified") is True else None)
-    first_table = ops.first_decision_table(document_tables(src))
+    first_table = ops.first_decision_table(ops.tables_of(served, src))
     meta = {k: v for k, v in src.meta.items() if k not in ("title",)}
     return p.render("doc.html", anchor="cited" if cited else "", doc=src.rel,
                     lines_note=lines_note, title_heading=first_heading_level(body) != 1,
-                    title=src.meta.get("title") or src.rel, body=body, doc_lang=doc_lang,
+                    title=shown_title(src.meta, src.rel), body=body, doc_lang=doc_lang,
                     meta=meta, review=review, cited=cited, cited_reason=cited_reason,
                     table_url=(app_url("table", src.rel) + "?" + urlencode({"table": first_table})
                                if first_table else None),

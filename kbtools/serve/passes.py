@@ -54,6 +54,9 @@ class RenderContext:
     size_of: Callable[[str], tuple[int, int] | None] = lambda rel: None
     url: Callable[[str, str], str] = app_url
     missing_file: str = "not on this device"  # said after a link to a file the release lacks
+    # the interface's `lang` (`i18n.HTML_LANG`): the notes above and `omitted` are its words
+    # inside knowledge text of another language ("" leaves them the text's)
+    ui_lang: str = ""
     formula_word: str = "Formula: "  # a formula picture's text begins with it (its language)
     marked: list[bool] = field(default_factory=lambda: [False])  # the cited anchor is placed
     on_doc_page: bool = True  # False: a passage shown outside its document (search results)

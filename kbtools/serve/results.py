@@ -19,7 +19,7 @@ from kbtools.errors import KbError, TableError
 from kbtools.serve import ops
 from kbtools.serve.callout_frame import Callout, document_callouts, framed
 from kbtools.serve.docview import render_markdown
-from kbtools.serve.i18n import content_lang, content_word, error_zh, translator
+from kbtools.serve.i18n import HTML_LANG, content_lang, content_word, error_zh, translator
 from kbtools.serve.marks import highlight_terms
 from kbtools.serve.passes import RenderContext, app_url
 from kbtools.serve.source import Served
@@ -146,11 +146,17 @@ def result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
     terms = list(r.why.get("matched_terms") or [])
     lines = f"{r.line_start}-{r.line_end}"
     status = (r.verification or {}).get("status")
+    declared = (r.metadata or {}).get("lang")
     view = {"r": r, "title_html": Markup(highlight_terms(r.title, terms)),
             "path": [r.doc, *r.heading_path],
             "url": app_url("doc", r.doc) + "?" + urlencode({"lines": lines, "q": _link_question(q, terms)})
             + "#cited",
-            "lang": content_lang((r.metadata or {}).get("lang"), r.text),
+            "lang": content_lang(declared, r.text),
+            # the title and each heading in its own language (the document's declared one,
+            # else the language it is written in), not the passage's: an English notice
+            # quoted in a Chinese manual is under Chinese headings
+            "title_lang": content_lang(declared, r.title),
+            "path_langs": [content_lang(declared, part) for part in [r.doc, *r.heading_path]],
             "lapsed": status == "lapsed", "outdated": r.outdated,
             "table_url": None, "evaluation": None}
     text = ops.passage_markdown(served, r.doc, r.text, r.line_start, r.line_end)
@@ -190,6 +196,7 @@ def result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
         text, line_map = framed_text, framed_map
     ctx = render_context(served, r.doc, line_offset=offset, cited=cited, terms=terms,
                    missing_file=translator(lang)("file_not_on_device"), on_doc_page=False,
+                   ui_lang=HTML_LANG[lang],
                    line_map=line_map, omitted=notes,
                    formula_word=content_word("formula", view["lang"]))
     ctx.marked[0] = True  # no scroll anchor inside a result list

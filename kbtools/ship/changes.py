@@ -43,6 +43,7 @@ from kbtools.index.layout import (
     ReleaseLayout,
     unfinished_release,
 )
+from kbtools.query.results import shown_title
 from kbtools.ship.device import read_json
 from kbtools.ship.git import TAG_PREFIX, parse_serial, tag_form_problem, tag_name
 
@@ -456,7 +457,7 @@ def diff_files(old: ReleaseFiles | None, new: ReleaseFiles) -> ReleaseDiff:
         changed = [c for c in changed if c.metadata_changed or _source_changed(a, b, c.doc)]
     gained, lost = _verification_changes(sec_a, sec_b)
     named = [*added, *removed, *(c.doc for c in changed)]
-    titles = {d: str(_metadata(side.docs[d]).get("title") or "")
+    titles = {d: shown_title(_metadata(side.docs[d]), "")
               for side in (a, b) for d in named if d in side.docs}
     files = tuple(sorted(p for p in sources if p not in a.docs and p not in b.docs))
     return ReleaseDiff(a.ref if old is not None else None, b.ref, added, removed,
@@ -495,7 +496,7 @@ def _document_changes(a: _Side, b: _Side, sec_a: dict[Section, _Sec], sec_b: dic
                             if meta_a.get(k) != meta_b.get(k)))
         secs = by_doc.get(doc) or {"added": [], "removed": [], "changed": []}
         if doc in by_doc or keys or doc in sources:
-            changed.append(DocumentChange(doc, str(meta_b.get("title") or ""),
+            changed.append(DocumentChange(doc, shown_title(meta_b, ""),
                                           tuple(secs["added"]), tuple(secs["removed"]),
                                           tuple(secs["changed"]), keys))
     return changed

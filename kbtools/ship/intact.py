@@ -44,7 +44,14 @@ from kbtools.errors import IndexLoadError, KbError
 from kbtools.fsutil import atomic_write_bytes
 from kbtools.index.layout import MANIFEST, RELEASE_JSON, RELEASE_SIG, VERIFIED, device_of_release
 from kbtools.index.manifest import file_problem, load_manifest, manifest_path_problems
-from kbtools.index.stamps import MISSING, Signature, changed_before, clock_past, signature
+from kbtools.index.stamps import (
+    MISSING,
+    Signature,
+    changed_before,
+    clock_past,
+    settled_at,
+    signature,
+)
 from kbtools.ship.install import release_file_problems
 
 INTACT = "intact"  # under KB_HOME
@@ -57,6 +64,7 @@ _GOOD: dict[str, dict[str, Signature]] = {}  # release → file → signature ha
 _MANIFESTS: dict[str, tuple[Signature, dict[str, Any]]] = {}  # release → its parsed manifest
 _CLEAN: dict[str, float] = {}  # release → when (`_clock`) it was last found intact
 _clock = time.monotonic
+_wall_ns = time.time_ns  # the clock that stamps file times (a device's may be set back)
 
 
 def _cache_file(release: Path) -> Path:
@@ -93,8 +101,10 @@ def problems(release: Path, settled: int | None = None) -> list[str]:
     `kb status` finds them: listed files by size and sha256, release.json and release.sig
     against verified.json (empty: intact). Hashes only files whose stat signature it has
     not hashed before, and remembers those changed before `settled` (the file system's
-    clock read before any of them was stat'ed, `kbtools.index.stamps`; default: `RACY_NS`
-    before the wall clock now)."""
+    clock read before any of them was stat'ed, `kbtools.index.stamps`; default: those whose
+    times are more than `RACY_NS` from the wall clock now, before or after it: a device's
+    clock set back leaves every file stamped "in the future", and they are remembered
+    too)."""
     release = release.resolve()  # DIR/current: the release it names now
     manifest = _manifest(release)
     found = manifest_path_problems(manifest)
@@ -124,8 +134,10 @@ def problems(release: Path, settled: int | None = None) -> list[str]:
             found.append(f"{rel}: {why}")
         elif sig != MISSING and signature(release / rel) == sig:  # not changed meanwhile
             good[rel] = sig
-    cutoff = time.time_ns() - RACY_NS if settled is None else settled
-    _remember(release, {rel: sig for rel, sig in good.items() if changed_before(sig, cutoff)})
+    now_ns = _wall_ns()
+    _remember(release, {rel: sig for rel, sig in good.items()
+                        if (settled_at(sig, now_ns, RACY_NS) if settled is None
+                            else changed_before(sig, settled))})
     return found
 
 
@@ -160,7 +172,7 @@ def _manifest(release: Path) -> dict[str, Any]:
     if cached is not None and cached[0] == sig:
         return cached[1]
     manifest = load_manifest(release)
-    if sig != MISSING and max(sig[3], sig[4]) < time.time_ns() - RACY_NS:
+    if settled_at(sig, _wall_ns(), RACY_NS):
         if len(_MANIFESTS) > 64:
             _MANIFESTS.clear()
         _MANIFESTS[str(release)] = (sig, manifest)

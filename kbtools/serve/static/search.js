@@ -3,8 +3,9 @@
 // script the box and its button work as any form; with it, Enter searches and Shift+Enter
 // starts a new line, the box grows with its text where CSS `field-sizing` is unknown, and a
 // search that does not arrive (the network down, no answer in time) is said on the page with
-// the question kept in the box, a reload of the page too, instead of the browser's own error
-// page with the question gone.
+// the question kept in the box, a reload of the page too, and a button to send it again,
+// instead of the browser's own error page with the question gone; one long in coming
+// (patchy 4G) says so and offers to send it again before the wait is out.
 // Loaded from this server (the pages' CSP allows no inline script and nothing elsewhere).
 (function () {
   "use strict";
@@ -23,10 +24,13 @@
   }
   var form = box.form;
   var note = document.getElementById("kb-sending");
+  var retry = document.getElementById("kb-retry");
   // sessionStorage (this tab only): {url, q, state} of a question that did not arrive, put
   // back in the box when the page at `url` is shown again (reloaded, back to it)
   var UNSENT = "kb-unsent";
-  var sending = false;
+  // the search on its way: {stop, timers, late, dropped}; null when none is
+  var pending = null;
+  var state = "";
 
   box.addEventListener("keydown", function (event) {
     // an input method confirming its text (Chinese pinyin) ends with Enter too: not a search
@@ -48,22 +52,33 @@
     }
   }
 
-  // What the note under the box says: "busy" while a search is on its way, "offline" or
-  // "slow" when it did not arrive, "" nothing. Its words are the page's (data-* attributes).
-  function say(state) {
+  // What the note under the box says: "busy" while a search is on its way, "waiting" when
+  // it is long in coming, "offline" or "slow" when it did not arrive, "interrupted" when the
+  // page was reloaded while it was on its way, "" nothing. Its words are the page's (data-*
+  // attributes). The button that sends the question again is shown with all but "busy" and
+  // "" (patchy 4G: a request lost on the way is never answered).
+  function say(next) {
+    state = next;
     if (!note) {
       return;
     }
-    note.setAttribute("data-state", state);
-    note.textContent = state ? note.getAttribute("data-" + state) : "";
-    note.className = state && state !== "busy" ? "sending failed" : "sending";
-    note.hidden = !state;
+    note.setAttribute("data-state", next);
+    note.textContent = next ? note.getAttribute("data-" + next) : "";
+    note.className = next && next !== "busy" && next !== "waiting" ? "sending failed" : "sending";
+    note.hidden = !next;
+    if (retry) {
+      var shown = !!next && next !== "busy";
+      if (!shown && document.activeElement === retry) {
+        box.focus();  // the button pressed goes: the focus back to the question, not lost
+      }
+      retry.hidden = !shown;
+    }
   }
-  function keep(state) {
+  function keep(unsent) {
     try {
-      if (state) {
+      if (unsent) {
         sessionStorage.setItem(UNSENT, JSON.stringify({url: location.href, q: box.value,
-                                                       state: state}));
+                                                       state: unsent}));
       } else {
         sessionStorage.removeItem(UNSENT);
       }
@@ -86,34 +101,55 @@
       say(unsent.state);
     }
   }
+  // The search on its way given up: its timers stopped, its answer (if one still comes)
+  // ignored.
+  function drop() {
+    if (pending) {
+      pending.dropped = true;
+      pending.timers.forEach(clearTimeout);
+      pending.stop.abort();
+      pending = null;
+    }
+  }
 
   // The form sent by this script: the browser's navigation would leave the page for its own
-  // "no connection" page (or wait for minutes), the question typed no longer anywhere.
-  form.addEventListener("submit", function (event) {
-    if (!note || !window.fetch || !window.AbortController || !window.FormData ||
-        !window.URLSearchParams) {
-      return;  // the browser sends it
-    }
-    event.preventDefault();
-    if (sending) {
-      return;  // a second Enter while the first search is on its way
-    }
-    sending = true;
-    var late = false;
-    var stop = new AbortController();
+  // "no connection" page (or wait for minutes), the question typed no longer anywhere. A
+  // search on its way is given up for this one.
+  function send() {
+    drop();
+    var mine = {stop: new AbortController(), timers: [], late: false, dropped: false};
+    pending = mine;
     var wait = Number(form.getAttribute("data-wait")) || 60;
-    var timer = setTimeout(function () {
-      late = true;
-      stop.abort();
-    }, wait * 1000);
+    var patience = Number(form.getAttribute("data-patience")) || 0;
+    mine.timers.push(setTimeout(function () {
+      mine.late = true;
+      mine.stop.abort();
+    }, wait * 1000));
+    if (patience > 0 && patience < wait) {
+      mine.timers.push(setTimeout(function () {
+        if (pending === mine) {
+          say("waiting");
+        }
+      }, patience * 1000));
+    }
+    function done() {
+      mine.timers.forEach(clearTimeout);
+      if (pending === mine) {
+        pending = null;
+      }
+    }
     say("busy");
+    keep("interrupted");  // what a reload of the page finds until the search arrives
     fetch(form.action, {method: "POST", body: new URLSearchParams(new FormData(form)),
-                        credentials: "same-origin", signal: stop.signal})
+                        credentials: "same-origin", signal: mine.stop.signal})
       .then(function (response) {
+        if (mine.dropped) {
+          return null;  // sent again meanwhile: the later one is followed
+        }
         if (!response.redirected) {
           // refused by the server itself (a form too long): its page, as without the script
-          clearTimeout(timer);
-          sending = false;
+          done();
+          keep("");
           say("");
           form.submit();
           return null;
@@ -121,19 +157,38 @@
         // the results page read whole into the browser's cache (private, no-cache, with an
         // ETag): going to it is answered "not modified", not searched and logged again
         return response.text().then(function () {
-          clearTimeout(timer);
+          if (mine.dropped) {
+            return;
+          }
+          done();
           keep("");
           location.assign(response.url);
         });
       })
       .catch(function () {
-        clearTimeout(timer);
-        sending = false;
-        var state = late ? "slow" : "offline";
-        say(state);
-        keep(state);
+        if (mine.dropped) {
+          return;  // given up for a search sent again: that one says how it went
+        }
+        done();
+        var failed = mine.late ? "slow" : "offline";
+        say(failed);
+        keep(failed);
       });
+  }
+  form.addEventListener("submit", function (event) {
+    if (!note || !window.fetch || !window.AbortController || !window.FormData ||
+        !window.URLSearchParams) {
+      return;  // the browser sends it
+    }
+    event.preventDefault();
+    if (pending && state !== "waiting") {
+      return;  // a second Enter while the first search is on its way
+    }
+    send();  // (long in coming: a second Enter sends it again, as the button does)
   });
+  if (retry) {
+    retry.addEventListener("click", send);
+  }
 
   // Back or forward to a page kept whole (the back/forward cache): its fields are as they
   // were left, a next question perhaps typed over the one this page answers. They go back to
@@ -141,7 +196,7 @@
   // or to a question typed here that did not arrive.
   window.addEventListener("pageshow", function (event) {
     if (event.persisted) {
-      sending = false;
+      drop();
       form.reset();
       say("");
       putBack();
