@@ -43,7 +43,7 @@ from kbtools.cachedb import open_cache_db
 from kbtools.render.glyphs import fonts_signature
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 78  # bump when a check's findings for the same inputs change (5: `$` in code
+FORMAT = 79  # bump when a check's findings for the same inputs change (5: `$` in code
 # spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
 # 9: a percent-encoded destination's column; 10: decision tables' worded conditions,
 # dashes and units, ```latex fences as code; 11: findings a watcher stored after a schema
@@ -137,6 +137,8 @@ FORMAT = 78  # bump when a check's findings for the same inputs change (5: `$` i
 # 77: Git's conflict markers left in a file are `merge-conflict` (session 36, h36)
 # 78: an annotated decision table in a quote or callout counts its rows' cells without the
 # `>` markers (every row was `decision-malformed`) (session 36, c36)
+# 79: `merge-conflict` reads fenced code from the parse: markers after a list item's or a
+# quote's fence, or around a fence on each side, are a conflict (session 37, h37)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

@@ -121,6 +121,9 @@ class Scan:
     hash_lines: list[tuple[int, str]] = field(default_factory=list)
     # (line, col, as written, path) of a link or image with a space in its path (`spaced`)
     spaced: list[tuple[int, int, str, str]] = field(default_factory=list)
+    # (first, last) lines of each fenced code block, its fences included (an unclosed one to
+    # where its container or the body ends): the one reading of fence syntax
+    fenced: list[tuple[int, int]] = field(default_factory=list)
 
     def slugs(self) -> frozenset[str]:
         """Every anchor a link may name: heading slugs (GitHub's de-duplication included),
@@ -355,6 +358,8 @@ class _Scanner:
             self.out.math.append((self.first_row(tok) + self.offset, tok.content, True))
         if kind == "fence":
             self.fence(tok)
+            if tok.map:
+                self.out.fenced.append((tok.map[0] + self.offset, tok.map[1] - 1 + self.offset))
         elif kind == "html_block":
             self.html_block(tok, pending)
         elif kind == "table_open":
