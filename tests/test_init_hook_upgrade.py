@@ -333,3 +333,27 @@ def test_a_second_knowledge_base_of_a_monorepo_gets_a_hook_of_its_own(tmp_path):
                 "copy them with `working-directory: docs/b`") in result.stderr
     assert "workflows" not in kb("init", str(root / "docs/a")).stderr.replace(
         "the workflows run on pushes", "")
+
+
+def test_a_monorepos_earlier_hooks_become_one_hook_for_each_folder(tmp_path):
+    """An earlier kb init's two hooks for docs/知识 库 beside the same pair, copied by hand, for
+    docs/b: the upgrade made them all one hook for the first folder, so docs/b went
+    unchecked. Each folder keeps a current hook of its own, in place."""
+    root = tmp_path / "repo"
+    authored_repo(root)
+    for sub in (SUB, "docs/b"):
+        assert kb("init", str(root / sub)).exit_code == 0
+        (root / sub / ".pre-commit-config.yaml").unlink()
+    first = (FIXTURES / "subfolder-dd52411b.yaml").read_text(encoding="utf-8")
+    at = first.index("      - id: kb-check\n")
+    pair = first[at:].replace("知识\\\\ 库", "b").replace("'docs/知识 库/knowledge'",
+                                                         "docs/b/knowledge")
+    (root / ".pre-commit-config.yaml").write_text(first + pair, encoding="utf-8")
+    result = kb("init", str(root / "docs/b"))
+    assert result.exit_code == 0, result.output
+    assert "are now one kb-check hook for each of 2 knowledge folders" in result.stderr
+    hooks = yaml.safe_load((root / ".pre-commit-config.yaml").read_text(
+        encoding="utf-8"))["repos"][0]["hooks"]
+    assert [h.get("args") for h in hooks] == [[f"{SUB}/knowledge"], ["docs/b/knowledge"]]
+    assert all(h == {**_current(root / SUB, root)["repos"][0]["hooks"][0],
+                     "args": h["args"]} for h in hooks)
