@@ -88,8 +88,10 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
 
     if fix:
         changes, results, findings = fix_paths(targets, ctx_factory, jobs)
+        prefix = _prefix(cfg.root)
         for change in changes:
-            click.echo(change.format(), err=True)
+            shown = dataclasses.replace(change, path=prefix + change.path)
+            click.echo(shown.format(), err=True)
     else:
         results, findings = check_results(targets, ctx_factory(), jobs)
     ctx_user_dict = cfg.root / str(cfg.get("bm25.user_dict"))
@@ -112,10 +114,15 @@ def from_here(findings: list[Finding], root: Path) -> list[Finding]:
     directory when it lies above `root`: a monorepo's root, where pre-commit runs the hook
     of each knowledge base (`kb check docs/b/knowledge`). Why: the findings of docs/a and
     docs/b both read `knowledge/x.md:3:1`, naming no file an editor opens from there."""
+    prefix = _prefix(root)
+    return [dataclasses.replace(f, path=prefix + f.path) for f in findings] if prefix \
+        else findings
+
+
+def _prefix(root: Path) -> str:
+    """`root` from the current directory with a final `/` when it lies below it, else ""."""
     try:
         prefix = root.resolve().relative_to(Path.cwd().resolve()).as_posix()
     except (OSError, ValueError):  # not below the current directory
-        return findings
-    if prefix == ".":
-        return findings
-    return [dataclasses.replace(f, path=f"{prefix}/{f.path}") for f in findings]
+        return ""
+    return "" if prefix == "." else prefix + "/"
