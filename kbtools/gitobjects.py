@@ -522,3 +522,22 @@ def eol_normalized(root: os.PathLike[str] | str, paths: Iterable[str]) -> frozen
                 and path not in crlf_in_index:
             found.add(path)
     return frozenset(found)
+
+
+def staged_changes(repo: git.Repo) -> list[tuple[str, str, str, str]] | None:
+    """(old mode, new mode, status, path) of each change the Git index holds against HEAD,
+    renames as a deletion and an addition (`git diff-index --cached --raw --no-renames`):
+    what the commit being made changes. None without a HEAD (a first commit) or when git
+    fails."""
+    try:
+        out = repo.git.diff_index("--cached", "--raw", "-z", "--no-renames", "HEAD", "--",
+                                  stdout_as_string=False)
+    except git.GitCommandError:
+        return None
+    tokens = out.decode("utf-8", errors="surrogateescape").split("\0")
+    changes = []
+    for head, path in zip(tokens[0:-1:2], tokens[1::2], strict=True):  # ":<modes> …", path
+        fields = head.split()
+        if len(fields) == 5 and fields[0].startswith(":"):
+            changes.append((fields[0][1:], fields[1], fields[4], path))
+    return changes

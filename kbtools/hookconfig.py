@@ -95,14 +95,17 @@ def upgrade_hooks(template: str, theirs: bytes, force: bool = False
     if not found:
         return None, None
     ids = ", ".join(dict.fromkeys(h.values.get("id", "") for h in found))
-    current = [h for h in found if _is_current(h.values, new_hook)]
-    if len(found) == 1 and current:
+    groups: dict[str | None, list[_Hook]] = {}  # by the folder each checks: one hook each
+    for hook in found:
+        groups.setdefault(_folder_of(hook.values), []).append(hook)
+    if len(groups) == len(found) and all(_is_current(h.values, new_hook) for h in found):
         return None, None
     earlier = _earlier()
     edited = [h for h in found if not _written_by_kb(h.values, earlier)]
     if edited and not force:
-        if len(found) == 1 and found[0].values.get("entry") == new_hook["entry"]:
-            return None, None  # the current hook with the project's own options
+        if len(groups) == len(found) and all(h.values.get("entry") == new_hook["entry"]
+                                             for h in found):
+            return None, None  # the current hooks with the project's own options
         return None, (f"kept kb's hooks ({ids}) as they are: "
                       f"{', '.join(str(h.values.get('id')) for h in edited)} is not as kb init "
                       "wrote it: copy the kb-check hook of a new kb init, or run kb init "
@@ -113,20 +116,17 @@ def upgrade_hooks(template: str, theirs: bytes, force: bool = False
               None)
     if at is None or any(not re.match(r"[ \t]*-([ \t]|$)", lines[h.first]) for h in found):
         return None, unplaced  # `repos:` or a hook in flow style (`[{id: kb-check, …}]`)
-    folder = _folder([h.values for h in found])
-    indent = lines[found[0].first][:len(lines[found[0].first])
-                                   - len(lines[found[0].first].lstrip())]
-    replacement = [indent + line[6:] if line.startswith("      ") else line
-                   for line in new_item]
-    if folder is not None:
-        replacement.append(indent + "  args: [" + _json_str(folder) + "]")
+    # each folder's hooks (a monorepo's knowledge bases: `kb init docs/a`, `kb init docs/b`)
+    # become one hook at the place of its first
+    firsts = {group[0].first: folder for folder, group in groups.items()}
     known = earlier["comments"] | _comments(new_item)
     out = list(lines)
     for hook in sorted(found, key=lambda h: h.first, reverse=True):
         start = hook.first
         while start > 0 and _comment(out[start - 1]) in known:
             start -= 1  # kb's own comment lines above the hook go with it
-        out[start:hook.last + 1] = replacement if hook is found[0] else []
+        out[start:hook.last + 1] = (_item(new_item, lines[hook.first], firsts[hook.first])
+                                    if hook.first in firsts else [])
     added_types = isinstance(config, dict) and "default_install_hook_types" not in config
     if added_types:
         out.insert(at, _install_types(template))  # `repos:` is above every hook
@@ -135,19 +135,67 @@ def upgrade_hooks(template: str, theirs: bytes, force: bool = False
         after = yaml.safe_load(upgraded)
     except yaml.YAMLError:  # e.g. a project's hook used an anchor of kb's hook (`*kb-entry`)
         return None, unplaced
-    if not _same_but_ours(config, after, {**new_hook, **(
-            {"args": [folder]} if folder is not None else {})}):
+    if not _same_but_ours(config, after, [{**new_hook, **(
+            {"args": [folder]} if folder is not None else {})} for folder in groups]):
         return None, unplaced
     was = ("`kb check` from PATH" if any(h.values.get("entry") in ("kb check", None)
                                          or str(h.values.get("entry")).startswith("kb ")
                                          for h in found)
            else "a staged-files hook beside a whole-folder one")
-    said = (f"kb's hooks ({ids}; {was}) are now one kb-check hook that finds kb without "
-            "PATH and reports each finding once")
+    said = (f"kb's hooks ({ids}; {was}) are now one kb-check hook "
+            + (f"for each of {len(groups)} knowledge folders " if len(groups) > 1 else "")
+            + "that finds kb without PATH and reports each finding once")
     if added_types:
         said += ("; default_install_hook_types added: run pre-commit install again to check "
                  "merges too")
     return upgraded.replace("\n", eol).encode("utf-8"), said
+
+
+def add_folder_hook(ours: bytes, theirs: bytes) -> tuple[bytes | None, str | None]:
+    """`theirs` (a .pre-commit-config.yaml holding kb's current hooks) with the kb-check
+    hook of `ours` (`kb init`'s for a knowledge base in a subfolder: its `args:` name that
+    folder's knowledge/) added after the last of kb's hooks, when none checks that folder
+    yet; and one line saying so. (None, None) when one does, or when kb's hooks are not
+    all current (`upgrade_hooks` says what to do of those). Why: in a monorepo, `kb init
+    docs/b` after `kb init docs/a` (its hooks moved to the root, as kb init says) left the
+    root's hooks as they were: commits to docs/b were never checked, and nothing said so."""
+    text = theirs.decode("utf-8")
+    eol = "\r\n" if "\r\n" in text else "\n"
+    text = text.replace("\r\n", "\n")
+    lines = text.split("\n")
+    config = yaml.safe_load(text)
+    new_item, new_hook = _template_hook(ours.decode("utf-8"))
+    args = new_hook.pop("args", None)
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    found = [] if root is None else _find_ours(root, config, lines)
+    if not found or not all(h.values.get("entry") == new_hook["entry"] for h in found) \
+            or not isinstance(args, list) or len(args) != 1:
+        return None, None
+    if any(_folder_of(h.values) == args[0].rstrip("/") for h in found):
+        return None, None
+    last = max(found, key=lambda h: h.last)
+    if not re.match(r"[ \t]*-([ \t]|$)", lines[last.first]):
+        return None, None  # a hook in flow style: left as it is
+    item = _item([line for line in new_item if _comment(line) is None and
+                  not line.lstrip().startswith("args:")], lines[last.first], args[0])
+    added = lines[:last.last + 1] + item + lines[last.last + 1:]
+    merged = "\n".join(added)
+    mine = [h.values for h in found] + [{**new_hook, "args": args}]
+    if not _same_but_ours(config, yaml.safe_load(merged), mine):
+        return None, None
+    return merged.replace("\n", eol).encode("utf-8"), (
+        f"kb's hooks now check {args[0]} too (a kb-check hook of its own, after the one for "
+        f"{', '.join(dict.fromkeys(_folder_of(h.values) or 'the root' for h in found))})")
+
+
+def _item(template_item: list[str], first_line: str, folder: str | None) -> list[str]:
+    """The lines of the template's hook item at the indentation of a hook's first line
+    (`first_line`), its `args:` naming `folder` (None: the one kb.toml names)."""
+    indent = first_line[:len(first_line) - len(first_line.lstrip())]
+    item = [indent + line[6:] if line.startswith("      ") else line for line in template_item]
+    if folder is not None:
+        item.append(indent + "  args: [" + _json_str(folder) + "]")
+    return item
 
 
 def has_our_hooks(config: Any) -> bool:
@@ -304,14 +352,20 @@ def _folder(hooks: list[dict[str, Any]]) -> str | None:
     return None
 
 
+def _folder_of(values: dict[str, Any]) -> str | None:
+    """The knowledge folder one of kb's hooks checks (`_folder`), without a final `/`."""
+    folder = _folder([values])
+    return folder.rstrip("/") or None if folder is not None else None
+
+
 def _json_str(text: str) -> str:
     """A YAML double-quoted scalar (a JSON string is one): a folder with spaces, `#` or
     `: ` stays one value."""
     return json.dumps(text, ensure_ascii=False)
 
 
-def _same_but_ours(before: Any, after: Any, new_hook: dict[str, Any]) -> bool:
-    """Whether `after` is `before` with kb's hooks replaced by `new_hook` and, at most,
+def _same_but_ours(before: Any, after: Any, new_hooks: list[dict[str, Any]]) -> bool:
+    """Whether `after` is `before` with kb's hooks replaced by `new_hooks` and, at most,
     `default_install_hook_types` added: nothing of the project's changed."""
     if not isinstance(after, dict) or not isinstance(before, dict):
         return False
@@ -330,7 +384,7 @@ def _same_but_ours(before: Any, after: Any, new_hook: dict[str, Any]) -> bool:
     kept_before, _ = strip(before)
     kept_after, mine = strip(after)
     types = before.get("default_install_hook_types")
-    return (kept_before == kept_after and mine == [new_hook]
+    return (kept_before == kept_after and mine == new_hooks
             and (types is None or after.get("default_install_hook_types") == types)
             and all(repo.get("hooks") for repo in after.get("repos") or []
                     if "hooks" in repo))

@@ -22,7 +22,7 @@ import yaml
 from kbtools.config import CONFIG_NAME, load_config
 from kbtools.errors import KbError
 from kbtools.fsutil import atomic_write_bytes
-from kbtools.hookconfig import has_our_hooks, merge_hooks, upgrade_hooks
+from kbtools.hookconfig import add_folder_hook, has_our_hooks, merge_hooks, upgrade_hooks
 from kbtools.schemas import PACKAGE_SCHEMAS
 
 # the branch a new repository starts on: the one the scaffold's workflows run on pushes to
@@ -164,7 +164,7 @@ def scaffold(target: Path, force: bool = False) -> tuple[list[Path], bool, list[
         raise KbError("exists and is not a directory", path=str(target))
     files = plan(target)
     kept: set[Path] = set()  # the project's own files, merged with ours
-    notes: list[str] = []
+    notes = _workflows_of_another_folder(target)
     for path in [p for p in files if p.name in MERGED]:
         if path.is_file() and not path.is_symlink():
             hooks = path.name == ".pre-commit-config.yaml"
@@ -174,6 +174,9 @@ def scaffold(target: Path, force: bool = False) -> tuple[list[Path], bool, list[
                 if merged is None and hooks:
                     merged, note = upgrade_hooks(TEMPLATE_HOOKS.read_text(encoding="utf-8"),
                                                  theirs, force)
+                    notes += [f"{path}: {note}"] if note else []
+                    added, note = add_folder_hook(files[path], merged or theirs)
+                    merged = added or merged
                     notes += [f"{path}: {note}"] if note else []
             except (ValueError, yaml.YAMLError):  # not one to extend: refused, or --force
                 continue
@@ -198,6 +201,32 @@ def scaffold(target: Path, force: bool = False) -> tuple[list[Path], bool, list[
                      f"them): {named}")
     _write_all(files, kept)
     return sorted(files), _git_init(target), notes
+
+
+def _workflows_of_another_folder(target: Path) -> list[str]:
+    """One line for each workflow of the skeleton the repository's root has already (so
+    `plan` leaves it to the root) that runs in another folder than `target`: a monorepo's
+    second knowledge base (`kb init docs/b` after `kb init docs/a`). Why: it was left as it
+    was with nothing said, and docs/b was never checked or released by CI."""
+    outer = enclosing_root(target)
+    if outer is None:
+        return []
+    prefix = target.resolve().relative_to(outer.resolve()).as_posix()
+    notes = []
+    for template in AT_GIT_ROOT:
+        path = outer / LAYOUT[template]
+        if not template.startswith("workflows/") or not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        written = (json.dumps(prefix, ensure_ascii=False), prefix, f"'{prefix}'")
+        if not any(f"working-directory: {form}\n" in text for form in written):
+            notes.append(f"{path}: left as it is: its jobs run in another folder, not in "
+                         f"{prefix}; for CI to check and release {prefix} too, copy them with "
+                         f"`working-directory: {prefix}`")
+    return notes
 
 
 def _a_knowledge_base(target: Path) -> bool:

@@ -5,6 +5,8 @@
 # from PATH (`kb` for kbtools), else `python -m MODULE` with the Python `pre-commit install`
 # recorded in .git/hooks, else with the repository's .venv (scripts/setup.sh makes it),
 # else says in one line what to run. pre-commit runs hooks from the repository's root.
+# Its lookup is kb init's hook entry's (kbtools/data/init/pre-commit-config.yaml) plus the
+# .venv step: tests/test_hook_launchers.py runs both and fails when they diverge.
 module=$1
 shift
 case $module in

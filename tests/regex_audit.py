@@ -55,7 +55,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.check.content._OURS": "fullmatch",  # a line of a document
     "kbtools.check.content._SPLIT": "fullmatch",  # a line of a document
     "kbtools.check.content._THEIRS": "fullmatch",  # a line of a document
-    "kbtools.check.content._FENCE": "match",  # a line of a document
+    "kbtools.check.yaml_syntax._KEY": "match",  # a front-matter line
+    "kbtools.check.yaml_syntax._OPENS": "fullmatch",  # a front-matter value
     "kbtools.agents.draft.CJK": "search",
     "kbtools.agents.draft.BLANK_LINES": "match",  # the lines a draft's body opens with
     "kbtools.check.links:[\\\\/]": "split",  # a picture's path as an editor wrote it
@@ -290,7 +291,7 @@ OTHER: dict[str, str] = {
     "kbtools.agents.stdio.JSON_ESCAPE": "a backslash and one character or four hex "
                                              "digits: fixed length, no repetition",
     "kbtools.embed.registry.NAME": "kb.toml embedding model names",
-    "kbtools.markdown.frontend:<dynamic>": "a link target's escaped form; only for targets of "
+    "kbtools.markdown.locator:<dynamic>": "a link target's escaped form; only for targets of "
                                            "at most MAX_ESCAPED_SEARCH characters",
     "kbtools.index.tokenize:<dynamic>": "alternation of literal dictionary words (linear); "
                                         "fullmatch of one dictionary word",

@@ -178,3 +178,25 @@ def test_a_list_yaml_would_read_otherwise_is_left(kb, value):
     assert not any(f.endswith(FIXES) for f in found)
     assert fix() == found
     assert f"\ntags: {value}\n" in path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("indent", ["\t", "  ", "\t\t"])
+def test_a_key_indented_under_a_key_with_a_value_moves_to_the_first_column(kb, indent):
+    """`\\tcategory: …` under `title: …` (an editor's stray Tab): `--fix` made the tab two
+    spaces, and the check then refused the spaces ("start the line at its first column"),
+    which `--fix` did not do. Such a key now starts at the first column; a tab under a key
+    that opens a list or a block keeps indenting it (two spaces a tab)."""
+    path = written(kb, "category: engineering", f"{indent}category: engineering")
+    [finding] = check()
+    assert finding.endswith(FIXES), finding
+    fixed = fix()
+    assert fixed and all("fixed:" in line for line in fixed), fixed
+    assert check() == []
+    assert path.read_text(encoding="utf-8") == GOOD_FM + BODY
+
+
+@pytest.mark.parametrize("above", ["tags:", "summary: |", "summary: >-"])
+def test_a_tab_under_a_key_opening_a_block_still_indents(kb, above):
+    path = written(kb, "verified: false\n", f"verified: false\n{above}\n\tb\n")
+    fix()
+    assert f"{above}\n  b\n" in path.read_text(encoding="utf-8")

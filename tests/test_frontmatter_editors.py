@@ -139,7 +139,7 @@ def test_long_empty_indented_and_spaced_values_say_what_is_wrong(kb):
     assert findings(kb, "  summary: x\n") == [
         "knowledge/a.md:9:10: error: yaml-syntax: mapping values are not allowed in this "
         "context: 'summary' is indented under a key that has a value: start the line at its "
-        "first column"]
+        "first column (`kb check --fix` does)"]
     spaced = HEAD.replace('"2026-03-14T09:30:00+08:00"', "2026-03-14 09:30:00+08:00")
     (kb / "knowledge" / "a.md").write_text(spaced + BODY, encoding="utf-8")
     assert CliRunner().invoke(main, ["check", "--no-cache"]).stdout.splitlines() == [

@@ -13,6 +13,7 @@ comments, line ends and formatting are kept; a kb hook the project edited is kep
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -266,3 +267,93 @@ def test_hooks_it_cannot_rewrite_in_place_are_kept_with_one_line(tmp_path, their
         "they could not be rewritten in place; copy the kb-check hook of a new kb init's "
         ".pre-commit-config.yaml"]
     assert (project / ".pre-commit-config.yaml").read_text(encoding="utf-8") == theirs
+
+
+@pytest.mark.skipif(not (BIN / "pre-commit").exists() or GIT is None,
+                    reason="pre-commit or git not installed")
+def test_a_second_knowledge_base_of_a_monorepo_gets_a_hook_of_its_own(tmp_path):
+    """`kb init docs/a`, its hooks moved to the root as kb init says, then `kb init docs/b`:
+    the root's hooks were left as they were, saying nothing, and commits to docs/b were
+    never checked. Now docs/b gets a kb-check hook of its own after docs/a's (docs/a's
+    kept), `kb init` says so, again it changes nothing, and real commits in either folder
+    are checked, each by its own knowledge base's kb.toml and schemas."""
+    root = tmp_path / "mono"
+    repo = authored_repo(root)
+    assert kb("init", str(root / "docs/a")).exit_code == 0
+    (root / ".github").mkdir()
+    (root / "docs/a/.pre-commit-config.yaml").rename(root / ".pre-commit-config.yaml")
+    (root / "docs/a/.github/workflows").rename(root / ".github/workflows")
+    repo.git.add(A=True)
+    repo.git.commit("-qm", "a", "--no-verify")
+    before = (root / ".pre-commit-config.yaml").read_text(encoding="utf-8")
+    result = kb("init", str(root / "docs/b"))
+    assert result.exit_code == 0, result.output
+    assert (f"kb init: {root / '.pre-commit-config.yaml'}: kb's hooks now check "
+            "docs/b/knowledge too (a kb-check hook of its own, after the one for "
+            "docs/a/knowledge)") in result.stderr
+    after = (root / ".pre-commit-config.yaml").read_text(encoding="utf-8")
+    assert after.startswith(before.rstrip("\n"))  # docs/a's hook and its comments kept
+    hooks = yaml.safe_load(after)["repos"][0]["hooks"]
+    assert [h.get("args") for h in hooks] == [["docs/a/knowledge"], ["docs/b/knowledge"]]
+    assert all(h == {**_current(root / "docs/a", root)["repos"][0]["hooks"][0],
+                     "args": h["args"]} for h in hooks)
+    for again in ("docs/b", "docs/a"):  # nothing more to do, nothing said
+        result = kb("init", str(root / again))
+        assert result.exit_code == 0 and "hook" not in result.stderr, result.output
+        assert (root / ".pre-commit-config.yaml").read_text(encoding="utf-8") == after
+    repo.git.add(A=True)
+    repo.git.commit("-qm", "b", "--no-verify")
+    env = {**{k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PRE_COMMIT")},
+           "PRE_COMMIT_HOME": str(tmp_path / "pc"), "PATH": f"{BIN}{os.pathsep}{APP_PATH}"}
+    subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=root, check=True,
+                   env=env, capture_output=True)
+
+    def commit(folder: str, category: str) -> tuple[int, str]:
+        doc = root / folder / "knowledge" / "getting-started.md"
+        text = doc.read_text(encoding="utf-8")
+        doc.write_text(re.sub(r"category: \S+", f"category: {category}", text)
+                       + f"\n{folder} 的补充。\n", encoding="utf-8")
+        subprocess.run(["git", "add", "-A"], cwd=root, env=env, check=True)
+        done = subprocess.run(["git", "commit", "-qm", f"{folder} 改"], cwd=root, env=env,
+                              capture_output=True, text=True, timeout=300)
+        return done.returncode, done.stdout + done.stderr
+
+    for folder in ("docs/b", "docs/a"):
+        code, said = commit(folder, "无此类")
+        assert code == 1, said
+        assert said.count(f"{folder}/knowledge/getting-started.md:3:1: error: "
+                          "fm-unknown-category") == 1, said
+        assert said.count("fm-unknown-category") == 1, said
+        code, said = commit(folder, "engineering")
+        assert code == 0, said
+    result = kb("init", str(root / "docs/b"))
+    for name in ("kb-check.yml", "kb-release.yml"):  # CI runs in docs/a only: said
+        assert (f"kb init: {root / '.github/workflows' / name}: left as it is: its jobs run "
+                "in another folder, not in docs/b; for CI to check and release docs/b too, "
+                "copy them with `working-directory: docs/b`") in result.stderr
+    assert "workflows" not in kb("init", str(root / "docs/a")).stderr.replace(
+        "the workflows run on pushes", "")
+
+
+def test_a_monorepos_earlier_hooks_become_one_hook_for_each_folder(tmp_path):
+    """An earlier kb init's two hooks for docs/知识 库 beside the same pair, copied by hand, for
+    docs/b: the upgrade made them all one hook for the first folder, so docs/b went
+    unchecked. Each folder keeps a current hook of its own, in place."""
+    root = tmp_path / "repo"
+    authored_repo(root)
+    for sub in (SUB, "docs/b"):
+        assert kb("init", str(root / sub)).exit_code == 0
+        (root / sub / ".pre-commit-config.yaml").unlink()
+    first = (FIXTURES / "subfolder-dd52411b.yaml").read_text(encoding="utf-8")
+    at = first.index("      - id: kb-check\n")
+    pair = first[at:].replace("知识\\\\ 库", "b").replace("'docs/知识 库/knowledge'",
+                                                         "docs/b/knowledge")
+    (root / ".pre-commit-config.yaml").write_text(first + pair, encoding="utf-8")
+    result = kb("init", str(root / "docs/b"))
+    assert result.exit_code == 0, result.output
+    assert "are now one kb-check hook for each of 2 knowledge folders" in result.stderr
+    hooks = yaml.safe_load((root / ".pre-commit-config.yaml").read_text(
+        encoding="utf-8"))["repos"][0]["hooks"]
+    assert [h.get("args") for h in hooks] == [[f"{SUB}/knowledge"], ["docs/b/knowledge"]]
+    assert all(h == {**_current(root / SUB, root)["repos"][0]["hooks"][0],
+                     "args": h["args"]} for h in hooks)

@@ -60,3 +60,39 @@ def test_a_conflict_in_the_front_matter_is_named_at_its_line(kb):
     result = CliRunner().invoke(main, ["check"])
     assert result.exit_code == 1
     assert "knowledge/a.md:8:1: error: merge-conflict" in result.stdout, result.stdout
+
+
+# each side of the conflict opens a fence of its own: Git wrote its markers around them
+FENCED_SIDES = """<<<<<<< HEAD
+```bash
+systemctl restart kb
+=======
+```sh
+kb serve --port 8080
+>>>>>>> deploy
+```
+"""
+
+
+@pytest.mark.parametrize("body,lines", [
+    # fences indented by up to three spaces are fences; four make indented code, which a
+    # marker at the line's start ends
+    ("   ```text\n" + CONFLICT + "   ```\n", []),
+    ("    ```text\n" + CONFLICT, [15]),
+    # `~~~` inside a ``` block closes nothing, nor does ``` inside ~~~~
+    ("```\n~~~\n" + CONFLICT + "~~~\n```\n", []),
+    # an unclosed fence runs to the end of the document: its conflict is its text
+    ("```text\n" + CONFLICT, []),
+    # a fence in a list item or a quote ends with its container: Git's markers at a line's
+    # start are outside it (the fence's own regex read the list item's fence as open)
+    ("1. 合并后检查：\n\n   ```text\n   git status\n" + CONFLICT, [18]),
+    ("> ```text\n> git status\n" + CONFLICT, [16]),
+    # an example inside a list item's fence is the example's text
+    ("- 例子：\n\n  ```text\n" + "".join("  " + line + "\n" for line in CONFLICT.split("\n")
+                                       if line) + "  ```\n", []),
+    (FENCED_SIDES, [13]),
+])
+def test_fenced_code_is_read_from_the_parse(kb, body, lines):
+    """Which lines are fenced code is the parser's reading (markdown-it's fence tokens), the
+    one the build and the served page use, not a second reader of fence syntax."""
+    assert [int(line.split(":")[1]) for line in check(kb, body)] == lines

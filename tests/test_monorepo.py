@@ -5,6 +5,7 @@ repository")."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,31 @@ def test_a_link_out_of_the_kb_folder_is_said_to_leave_the_knowledge_base(
     assert out.exit_code == 1
     assert (f"{DOC}:14:17: error: path-escapes-repo: '../../../../src/app.py' points outside "
             "the knowledge base (the folder holding kb.toml") in out.stdout
+
+
+def test_check_from_the_git_root_names_files_from_there(tmp_path: Path, monkeypatch) -> None:
+    """Run from above the knowledge base (the Git root, where pre-commit runs the hook of
+    each knowledge base), `kb check` named findings and `--fix` changes from the knowledge
+    base's folder (`knowledge/a.md`, the same for docs/a and docs/b): both name them from
+    where it runs now. From the knowledge base's folder they are as they were."""
+    assert CliRunner().invoke(main, ["init", str(tmp_path / "docs" / "b")]).exit_code == 0
+    doc = tmp_path / "docs" / "b" / "knowledge" / "getting-started.md"
+    doc.write_text(doc.read_text(encoding="utf-8").replace("category: engineering",
+                                                           "category: 无此类"), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["check", "docs/b/knowledge"])
+    assert result.stdout.startswith("docs/b/knowledge/getting-started.md:3:1: error: ")
+    result = CliRunner().invoke(main, ["check", "--json", "docs/b/knowledge"])
+    assert {f["path"] for f in json.loads(result.stdout)} == {
+        "docs/b/knowledge/getting-started.md"}
+    doc.write_text(doc.read_text(encoding="utf-8").replace("category: 无此类",
+                                                           "category: engineering")
+                   + "\n##小结\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["check", "--fix", "docs/b/knowledge"])
+    assert "docs/b/knowledge/getting-started.md:" in result.stderr and "fixed: " in \
+        result.stderr, result.output
+    monkeypatch.chdir(tmp_path / "docs" / "b")
+    doc.write_text(doc.read_text(encoding="utf-8").replace("## 小结", "##小结"),
+                   encoding="utf-8")
+    result = CliRunner().invoke(main, ["check", "--fix"])
+    assert "\nknowledge/getting-started.md:" in "\n" + result.stderr, result.output

@@ -392,3 +392,22 @@ def test_a_mailmap_the_change_adds_makes_nobody_a_reviewer(kb: KB) -> None:
            MALLORY, "2026-02-03T09:00:00+08:00")
     assert kb.codes(base) == ["review-unattested"]
     assert [e["reason"] for e in pending(load_config(kb.root))] == ["verification-lapsed"]
+
+
+def test_a_squash_merged_approval_is_one_finding_saying_why(kb: KB) -> None:
+    """A pull request holding Alice's edit and Rita's approval, squash-merged by Alice as
+    GitHub writes it: Rita's Reviewed-by trailer lands above the last paragraph, Rita is a
+    co-author, and the squash is dated after verified_at. That was three errors with three
+    pieces of advice (another reviewer, a Reviewed-by trailer, a fresh verified_at); it is one
+    now, naming the squash merge and what to do (a merge commit passes: above)."""
+    written(kb)
+    body = "# Rust\n\nSpray at first sign.\nRepeat after 7 days.\n"
+    kb.put(doc_text(body, verified=True, by="rita@ex.org", at="2026-02-03T09:00:00+08:00"),
+           "Rust SOP (#3)\n\n* Edit rust\n\n* Verify rust\n\nReviewed-by: Rita Reviewer "
+           "<rita@ex.org>\n\n---------\n\nCo-authored-by: Rita Reviewer <rita@ex.org>", ALICE,
+           "2026-02-03T10:00:00+08:00")
+    [f] = kb.check()
+    assert (f.line, f.code) == (8, "review-self-review")
+    assert f.message.startswith(f"rita@ex.org's verification was squash-merged into "
+                                f"{kb.repo.head.commit.hexsha[:10]} by alice@ex.org")
+    assert "merge reviewed pull requests with a merge commit" in f.message

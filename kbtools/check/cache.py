@@ -24,7 +24,7 @@ import mdit_py_plugins
 from kbtools.cachedb import is_busy, open_cache_db
 from kbtools.markdown.frontend import Ref, Scan, TableShape
 
-FORMAT = 31  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
+FORMAT = 32  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
 # 4: unclosed code fences; 5: a `$` inside a code span closes no formula;
 # 6: `[^1]: …` is a footnote, no link definition; 7: HTML `src`/`href` percent-decoded;
 # 8: inline math written over lines found by its first line; 9: `$$` after text;
@@ -44,7 +44,8 @@ FORMAT = 31  # bump when `scan` reads the same text differently (3: `<`, `>` kep
 # 27: an `<img>` tag's alt is heading text but no part of its anchor; 28: a quoted table's
 # cells counted without its `>`, paragraph lines opening with `#` (`heading-no-space`); 29: links and images with a space in
 # their path (`link-space`); 30: tables read as text (`table-unread`: widths, no blank line, full-width `｜`), table rows holding no
-# `|` (`table-text-row`)); 31: the caption an HTML wrapper shows beside a picture with no alt
+# `|` (`table-text-row`)); 31: the caption an HTML wrapper shows beside a picture with no alt;
+# 32: the lines of fenced code blocks, for `merge-conflict`
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"
@@ -77,6 +78,7 @@ def to_json(scan: Scan) -> dict[str, Any]:
         "notes_unused": scan.notes_unused,
         "hash_lines": scan.hash_lines,
         "spaced": scan.spaced,
+        "fenced": scan.fenced,
     }
 
 
@@ -103,6 +105,7 @@ def from_json(data: dict[str, Any]) -> Scan:
         notes_unused=[(int(a), str(b)) for a, b in data["notes_unused"]],
         hash_lines=[(int(a), str(b)) for a, b in data["hash_lines"]],
         spaced=[(int(a), int(b), str(c), str(d)) for a, b, c, d in data["spaced"]],
+        fenced=[(int(a), int(b)) for a, b in data["fenced"]],
     )
 
 

@@ -6,6 +6,7 @@ into Findings. New content checks plug in via `kbtools.check.engine.CONTENT_CHEC
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import re
 from collections.abc import Callable, Iterable
@@ -126,40 +127,40 @@ def bidi_problems(text: str, fm_end_line: int, heading_lines: Iterable[int]) -> 
 _OURS = re.compile(r"<{7}(?: .*)?")
 _SPLIT = re.compile(r"={7}[ \t]*")
 _THEIRS = re.compile(r">{7}(?: .*)?")
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 
 
-def conflict_problems(text: str) -> list[Problem]:
+def conflict_problems(text: str, fenced: Iterable[tuple[int, int]]) -> list[Problem]:
     """`merge-conflict` at each `<<<<<<<` line followed by a `=======` and a `>>>>>>>` line,
-    outside fenced code (a document may show a conflict there). Why: a merge whose conflict
+    unless all three lie in one fenced code block (`fenced`: its first and last lines, from
+    the document's parse): a document may show a conflict there. Why: a merge whose conflict
     was "marked as resolved" in a Git app, or `git add`ed unedited, committed both sides
     and the markers; the hook passed it (`=======` under a line makes that line a heading),
-    and the release served both versions of the passage."""
+    and the release served both versions of the passage. A conflict whose sides open a
+    fence each is no example: Git wrote its markers around the fence."""
     out: list[Problem] = []
     if "<<<<<<<" not in text:  # nearly every document: no line to read
         return out
-    fence = ""
+    blocks = sorted(fenced)
+    starts = [first for first, _ in blocks]
+
+    def block(line: int) -> int | None:
+        at = bisect.bisect_right(starts, line) - 1
+        return at if at >= 0 and blocks[at][1] >= line else None
+
     start: int | None = None
-    split = False
+    split: int | None = None
     for n, line in enumerate(text.split("\n"), 1):
-        opened = _FENCE.match(line)
-        if fence:
-            if opened and opened[1][0] == fence[0] and len(opened[1]) >= len(fence) \
-                    and not line[opened.end():].strip():
-                fence = ""
-            continue
-        if opened and not (opened[1][0] == "`" and "`" in line[opened.end():]):
-            fence, start, split = opened[1], None, False
-        elif _OURS.fullmatch(line):
-            start, split = n, False
+        if _OURS.fullmatch(line):
+            start, split = n, None
         elif start is not None and _SPLIT.fullmatch(line):
-            split = True
-        elif start is not None and split and _THEIRS.fullmatch(line):
-            out.append(("merge-conflict", "error", start, 1,
-                        f"a merge conflict left unresolved: Git's markers from line {start} "
-                        f"to line {n} hold both sides; keep the text you want, delete the "
-                        "marker lines, then git add the file"))
-            start, split = None, False
+            split = n
+        elif start is not None and split is not None and _THEIRS.fullmatch(line):
+            if block(start) is None or not block(start) == block(split) == block(n):
+                out.append(("merge-conflict", "error", start, 1,
+                            f"a merge conflict left unresolved: Git's markers from line "
+                            f"{start} to line {n} hold both sides; keep the text you want, "
+                            "delete the marker lines, then git add the file"))
+            start, split = None, None
     return out
 
 

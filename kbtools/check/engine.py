@@ -254,7 +254,7 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
     for problem in content.bidi_problems(src.text, src.fm_end_line,
                                          (line for line, _ in result.headings)):
         add(*problem)
-    for problem in content.conflict_problems(src.text):
+    for problem in content.conflict_problems(src.text, result.fenced):
         add(*problem)
     anchors: list[AnchorTarget] = []
     edits: list[Edit] = [*yaml_edits, *mend.scan_edits(result.hash_lines, result.spaced)]

@@ -43,7 +43,7 @@ from kbtools.cachedb import open_cache_db
 from kbtools.render.glyphs import fonts_signature
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 79  # bump when a check's findings for the same inputs change (5: `$` in code
+FORMAT = 81  # bump when a check's findings for the same inputs change (5: `$` in code
 # spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
 # 9: a percent-encoded destination's column; 10: decision tables' worded conditions,
 # dashes and units, ```latex fences as code; 11: findings a watcher stored after a schema
@@ -139,6 +139,10 @@ FORMAT = 79  # bump when a check's findings for the same inputs change (5: `$` i
 # `>` markers (every row was `decision-malformed`) (session 36, c36)
 # 79: `image-no-alt` of a picture in a captioned HTML wrapper names its caption and how to
 # fix that form; `path-missing` below a submodule not checked out says so (session 37, c37)
+# 80: a front-matter key indented under a key with a value says `--fix` moves it to the
+# first column (session 37, h37)
+# 81: `merge-conflict` reads fenced code from the parse: markers after a list item's or a
+# quote's fence, or around a fence on each side, are a conflict (session 37, h37)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

@@ -23,6 +23,7 @@ the others by `kbtools.check.fix` (atomically, keeping the file's line endings a
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from kbtools.check.links import Edit
@@ -105,8 +106,10 @@ def syntax_check(src: SourceDoc, line: int, col: int,
     if text[:1] == " " and colon and MAPPING in message \
             and lines.get(line - 1, " ")[:1] not in (" ", "-") \
             and lines.get(line - 1, "").rstrip()[-1:] != ":":
+        edits = [Edit(line, 1, _indent(text), "")] if _stray(lines, line) else []
         return ("yaml-syntax", line, col, f"{message}: {key.strip()!r} is indented under a "
-                f"key that has a value: start the line at its first column"), []
+                f"key that has a value: start the line at its first column"
+                + (FIXES if edits else "")), edits
     return ("yaml-syntax", line, col, message), []
 
 
@@ -116,16 +119,43 @@ def double_quoted(text: str) -> str:
 
 
 def _tab_edits(lines: dict[int, str]) -> list[Edit]:
-    """Each run of tabs indenting a front-matter line as two spaces a tab; none when a line
-    is indented by tabs and spaces both."""
+    """Each run of tabs indenting a front-matter line as two spaces a tab, or as nothing for
+    a key no line above can hold (`_stray`); none when a line is indented by tabs and spaces
+    both."""
     edits = []
     for number, text in lines.items():
-        indent = text[:len(text) - len(text.lstrip(" \t"))]
+        indent = _indent(text)
         if "\t" in indent and " " in indent:
             return []
         if indent.startswith("\t"):
-            edits.append(Edit(number, 1, indent, "  " * len(indent)))
+            edits.append(Edit(number, 1, indent,
+                              "" if _stray(lines, number) else "  " * len(indent)))
     return edits
+
+
+def _indent(text: str) -> str:
+    return text[:len(text) - len(text.lstrip(" \t"))]
+
+
+# a key starting a line (`category:`, `valid_until: 2026`), not a list item or a comment
+_KEY = re.compile(r"[^\s#\-:'\"][^:]*:(\s|$)")
+# what opens a value continued on the lines below: a block scalar, an open flow collection
+_OPENS = re.compile(r"[|>][-+0-9]*\s*(#.*)?|[\[{][^\]}]*")
+
+
+def _stray(lines: dict[int, str], number: int) -> bool:
+    """Whether front-matter line `number` is a key indented where no key may stand: the
+    line above (blank lines passed over) is a top-level `key: value` whose value is written
+    whole on it. YAML reads it as part of that value or refuses it; the author meant a key
+    of its own, at the first column (Why: `--fix` made the tab of `\tcategory: 病害` two
+    spaces, and the check then refused the spaces)."""
+    if not _KEY.match(lines[number].lstrip(" \t")):
+        return False
+    above = next((lines[n] for n in range(number - 1, 0, -1)
+                  if n in lines and lines[n].strip()), "")
+    key, colon, value = above.partition(": ")
+    return bool(colon and key.strip() and not _indent(above) and not key.startswith(("-", "#"))
+                and value.strip() and not _OPENS.fullmatch(value.strip()))
 
 
 def _quote_inside(text: str, line: int) -> tuple[str, Edit] | None:

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from kbtools.check.engine import CheckContext, check_results, make_context
-from kbtools.check.fix import fix_paths
-from kbtools.check.vocabulary import is_data_file
-from kbtools.commands.output import json_option, report_findings
+from kbtools.check.untouched import untouched
+from kbtools.commands.output import echo_json, json_option, report_findings
 from kbtools.config import load_config, load_kb_config
 from kbtools.corpus import MIN_MAX_BYTES
 from kbtools.errors import KbError, UsageError, plural
+from kbtools.findings import Finding
+
+if TYPE_CHECKING:
+    from kbtools.check.engine import CheckContext
 
 
 @click.command("check")
@@ -64,6 +68,18 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
     if not paths and not targets[0].is_dir():
         raise KbError(f"knowledge folder not found: {targets[0]} (pass PATHS or set "
                       "[paths] knowledge in kb.toml)")
+    if staged and not fix and untouched(cfg, targets):
+        # a commit of code alone: the check stack is not even imported (~1 s a commit)
+        if as_json:
+            echo_json([])
+        click.echo("kb check: skipped: the commit only adds or edits files kb check never "
+                   "reads (no document, asset, schema, kb.toml, dictionary, picture or PDF, "
+                   "and no deletion or rename)", err=True)
+        return
+    # imported here: the quick way out above imports none of the check stack
+    from kbtools.check.engine import check_results, make_context
+    from kbtools.check.fix import fix_paths
+    from kbtools.check.vocabulary import is_data_file
 
     def ctx_factory() -> CheckContext:
         return make_context(cfg, lenient=lenient, schema_checks=not no_schema,
@@ -72,14 +88,17 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
 
     if fix:
         changes, results, findings = fix_paths(targets, ctx_factory, jobs)
+        prefix = _prefix(cfg.root)
         for change in changes:
-            click.echo(change.format(), err=True)
+            shown = dataclasses.replace(change, path=prefix + change.path)
+            click.echo(shown.format(), err=True)
     else:
         results, findings = check_results(targets, ctx_factory(), jobs)
     ctx_user_dict = cfg.root / str(cfg.get("bm25.user_dict"))
     if not results and not staged and not any(is_data_file(t, ctx_user_dict) for t in targets):
         raise KbError("no Markdown documents found in: " + " ".join(map(str, targets)))
-    report_findings(findings, f"check: {plural(len(results), 'document')}", as_json=as_json)
+    report_findings(from_here(findings, cfg.root), f"check: {plural(len(results), 'document')}",
+                    as_json=as_json)
 
 
 def _start(paths: tuple[Path, ...]) -> Path:
@@ -88,3 +107,22 @@ def _start(paths: tuple[Path, ...]) -> Path:
         return Path.cwd()
     first = paths[0].absolute()
     return first if first.is_dir() else first.parent
+
+
+def from_here(findings: list[Finding], root: Path) -> list[Finding]:
+    """`findings` (paths from the knowledge base's folder `root`) named from the current
+    directory when it lies above `root`: a monorepo's root, where pre-commit runs the hook
+    of each knowledge base (`kb check docs/b/knowledge`). Why: the findings of docs/a and
+    docs/b both read `knowledge/x.md:3:1`, naming no file an editor opens from there."""
+    prefix = _prefix(root)
+    return [dataclasses.replace(f, path=prefix + f.path) for f in findings] if prefix \
+        else findings
+
+
+def _prefix(root: Path) -> str:
+    """`root` from the current directory with a final `/` when it lies below it, else ""."""
+    try:
+        prefix = root.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except (OSError, ValueError):  # not below the current directory
+        return ""
+    return "" if prefix == "." else prefix + "/"

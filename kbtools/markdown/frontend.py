@@ -16,7 +16,6 @@ on inline blocks that can hold something we check (a link, image, HTML tag, `$`)
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any
@@ -27,6 +26,7 @@ from markdown_it.token import Token
 from kbtools.markdown.comments import COMMENT, MARK
 from kbtools.markdown.doctree import annotation_of
 from kbtools.markdown.figures import figure_parts
+from kbtools.markdown.locator import Locator
 from kbtools.markdown.nodes import comment_spans, is_comment_block
 from kbtools.markdown.parser import (
     BLOCK_MATH,
@@ -61,10 +61,7 @@ from kbtools.markdown.wikitext import (
     wikilinks_in,
     written_run,
 )
-from kbtools.markdown.written import ASCII_PUNCT, decoded_start
 
-MAX_ESCAPED_SEARCH = 256  # see _Locator._find_escaped
-OPENERS = ("(", "<", ": ", ":", '"', "'", "=")  # what precedes a destination as written
 HEADING_MARKUP = frozenset("`[<*_\\&$!=%")  # a heading without these reads as written
 
 
@@ -122,6 +119,9 @@ class Scan:
     hash_lines: list[tuple[int, str]] = field(default_factory=list)
     # (line, col, as written, path) of a link or image with a space in its path (`spaced`)
     spaced: list[tuple[int, int, str, str]] = field(default_factory=list)
+    # (first, last) lines of each fenced code block, its fences included (an unclosed one to
+    # where its container or the body ends): the one reading of fence syntax
+    fenced: list[tuple[int, int]] = field(default_factory=list)
 
     def slugs(self) -> frozenset[str]:
         """Every anchor a link may name: heading slugs (GitHub's de-duplication included),
@@ -174,115 +174,6 @@ def _table_tag(html: str) -> int:
 def _needs_inline(content: str, has_refs: bool) -> bool:
     return ("](" in content or "<" in content or "$" in content or "[[" in content
             or "%%" in content or "[^" in content or (has_refs and "[" in content))
-
-
-def _ends_destination(line: str, end: int) -> bool:
-    """Does a destination written up to `end` of `line` end there (not the start of a
-    longer one: `#step` of `href="#step&amp;x"`, whose `&amp;` an edit must not split)?"""
-    return end >= len(line) or line[end] in DESTINATION_ENDS or line[end].isspace()
-
-
-DESTINATION_ENDS = frozenset(")>\"'|")  # what follows a destination as written
-
-
-class _Locator:
-    """Finds where a destination is written, scanning forward through an inline block."""
-
-    def __init__(self, lines: list[str], first: int, last: int, offset: int):
-        self.lines, self.first, self.last, self.offset = lines, first, last, offset
-        self.row, self.col = first, 0
-
-    def find(self, candidates: list[str]) -> tuple[int, int, str]:
-        """Line, column and text of the next destination written as one of `candidates`."""
-        for cand in candidates:
-            if not cand:
-                continue
-            row, col = self.row, self.col
-            while row < self.last and row < len(self.lines):
-                idx = self._first(self.lines[row], cand, col)
-                if idx >= 0:
-                    self.row, self.col = row, idx + len(cand)
-                    return row + self.offset, idx + 1, cand
-                row, col = row + 1, 0
-        if candidates and candidates[0]:
-            found = self._find_escaped(candidates[0])
-            return found if found[2] else self._find_decoded(*candidates[:2])
-        return self.first + self.offset, 1, ""
-
-    def _find_decoded(self, href: str, target: str = "") -> tuple[int, int, str]:
-        """Line and column of a destination written otherwise than it reads (`m&#101;.md`,
-        `x&amp;y.md`), its text "": `--fix` cannot write it (`written.decoded_start`)."""
-        if len(href) > MAX_ESCAPED_SEARCH:
-            return self.first + self.offset, 1, ""
-        row, col = self.row, self.col
-        while row < self.last and row < len(self.lines):
-            at = decoded_start(self.lines[row], col, href, target or unquote(href))
-            if at >= 0:
-                self.row, self.col = row, at + 1
-                return row + self.offset, at + 1, ""
-            row, col = row + 1, 0
-        return self.first + self.offset, 1, ""
-
-    def find_plain(self, text: str) -> tuple[int, int]:
-        """Where `text` starts; text written over several lines (inline math) is found by
-        its first line, and the search goes on after its last."""
-        head, *more = text.split("\n")
-        row, col = self.row, self.col
-        while row < self.last and row < len(self.lines):
-            idx = self.lines[row].find(head, col)
-            if idx >= 0:
-                self.row, self.col = row + len(more), len(more[-1]) if more else idx + len(head)
-                return row + self.offset, idx + 1
-            row, col = row + 1, 0
-        return self.first + self.offset, 1
-
-    def find_run(self, text: str) -> tuple[int, int, bool]:
-        """Where a run of text (one line) starts, and whether it is written with its pipes
-        escaped (`\\|`, in a table cell); the first line, column 1 when not found."""
-        for cell in (False, True) if "|" in text else (False,):
-            row, col = self.row, self.col
-            written = cell_escaped(text) if cell else text
-            while row < self.last and row < len(self.lines):
-                idx = self.lines[row].find(written, col)
-                if idx >= 0:
-                    self.row, self.col = row, idx + len(written)
-                    return row + self.offset, idx + 1, cell
-                row, col = row + 1, 0
-        return self.first + self.offset, 1, False
-
-    @staticmethod
-    def _first(line: str, cand: str, col: int) -> int:
-        """Earliest place `cand` follows a destination opener written from `col` on (so not
-        the link text). Reads the line up to there once (a line of thousands of links is
-        located in linear time), not once per opener."""
-        at = line.find(cand, col)
-        while at >= 0:
-            if any(at - len(o) >= col and line.startswith(o, at - len(o)) for o in OPENERS) \
-                    and _ends_destination(line, at + len(cand)):
-                return at
-            at = line.find(cand, at + 1)
-        return 0 if col == 0 and line.startswith(cand) and _ends_destination(line, len(cand)) \
-            else -1
-
-    def _find_escaped(self, target: str) -> tuple[int, int, str]:
-        """The destination as written when Markdown escapes changed it (`..\\..` -> `...`).
-
-        Only for destinations up to MAX_ESCAPED_SEARCH characters: each attempt of the search
-        may read as far as the target is long, so a long one would cost quadratic time."""
-        if len(target) > MAX_ESCAPED_SEARCH:
-            return self.first + self.offset, 1, ""
-        pattern = re.compile("(?<=[(<:\"'=\\s])" + "".join(
-            "\\\\?" + re.escape(c) if c in ASCII_PUNCT else re.escape(c) for c in target))
-        row, col = self.row, self.col
-        while row < self.last and row < len(self.lines):
-            m = pattern.search(self.lines[row], col)
-            while m and not _ends_destination(self.lines[row], m.end()):
-                m = pattern.search(self.lines[row], m.start() + 1)
-            if m:
-                self.row, self.col = row, m.end()
-                return row + self.offset, m.start() + 1, m.group(0)
-            row, col = row + 1, 0
-        return self.first + self.offset, 1, ""
 
 
 class MarkdownTooDeep(Exception):
@@ -356,6 +247,8 @@ class _Scanner:
             self.out.math.append((self.first_row(tok) + self.offset, tok.content, True))
         if kind == "fence":
             self.fence(tok)
+            if tok.map:
+                self.out.fenced.append((tok.map[0] + self.offset, tok.map[1] - 1 + self.offset))
         elif kind == "html_block":
             self.html_block(tok, pending)
         elif kind == "table_open":
@@ -397,15 +290,15 @@ class _Scanner:
         elif _needs_inline(content, self.has_refs):
             tok.children = parse_inline(content, self.env)
         if tok.children:
-            self.inline(tok.children, _Locator(self.lines, start, end, self.offset))
+            self.inline(tok.children, Locator(self.lines, start, end, self.offset))
             if "](" in content:
                 self.out.spaced += spaced_links(
-                    tok.children, _Locator(self.lines, start, end, self.offset).find_plain)
+                    tok.children, Locator(self.lines, start, end, self.offset).find_plain)
         for label, at in self.env.pop(UNRESOLVED_NOTES, ()):
-            self.unresolved_note(content, label, at, _Locator(self.lines, start, end,
+            self.unresolved_note(content, label, at, Locator(self.lines, start, end,
                                                               self.offset))
 
-    def unresolved_note(self, content: str, label: str, at: int, loc: _Locator) -> None:
+    def unresolved_note(self, content: str, label: str, at: int, loc: Locator) -> None:
         """Locate the `[^label]` written at `at` in `content`: the same text written before
         it in the run (in a code span, say) is passed over."""
         written = f"[^{label}]"
@@ -449,13 +342,13 @@ class _Scanner:
         if "<" in content and ("src" in content or "href" in content or "id" in content
                                or "name" in content):
             found, parts = _html(content), figure_parts(content)
-            loc = _Locator(self.lines, start, end, self.offset)
+            loc = Locator(self.lines, start, end, self.offset)
             for ref_kind, url, no_alt in found.found:
                 _add_ref(self.out, loc, ref_kind, url, no_alt=no_alt,
                          caption=parts.caption if parts else "")
             self.out.html_ids.update(found.ids)
 
-    def inline(self, children: list[Token], loc: _Locator, *, wiki: bool = True) -> None:
+    def inline(self, children: list[Token], loc: Locator, *, wiki: bool = True) -> None:
         """Read an inline run; `wiki`: look for wikilinks in its text (not in an image's alt
         text, nor in a link's text: those are a standard link's)."""
         out = self.out
@@ -519,7 +412,7 @@ class _Scanner:
             if child.children:
                 self.inline(child.children, loc, wiki=False)
 
-    def text_marks(self, text: str, loc: _Locator) -> None:
+    def text_marks(self, text: str, loc: Locator) -> None:
         """A text token's first stray `$$`, and each `%%` left as text that would open an
         Obsidian comment (the parser reads those it can close as comments, no text: one
         never closed, or closed in a later block by a `%%` with text after it; every other
@@ -537,7 +430,7 @@ class _Scanner:
                 self.out.comments.append(where)
             self.in_comment ^= mark == "%%"
 
-    def text_run(self, run: list[Token], loc: _Locator) -> bool:
+    def text_run(self, run: list[Token], loc: Locator) -> bool:
         """The wikilinks of a run of text tokens (and the emphasis delimiters between them,
         `MARKS`), located by the run, with the run's stray
         `$$`; False (nothing read) when it holds none. An escaped or entity character (a
@@ -571,7 +464,7 @@ class _Scanner:
         self.definitions.add((label, kind))
         ref = self.env.get("references", {}).get(label, {})
         start, end = ref.get("map") or (0, 0)
-        _add_ref(self.out, _Locator(self.lines, start, end, self.offset), kind, href)
+        _add_ref(self.out, Locator(self.lines, start, end, self.offset), kind, href)
 
 
 def _trailing_blank(lines: list[str]) -> int:
@@ -582,7 +475,7 @@ def _trailing_blank(lines: list[str]) -> int:
     return n
 
 
-def _add_ref(out: Scan, loc: _Locator, kind: str, href: str, *, no_alt: bool = False,
+def _add_ref(out: Scan, loc: Locator, kind: str, href: str, *, no_alt: bool = False,
              caption: str = "") -> None:
     """A destination as written (an HTML attribute's with its entities decoded): a URL, so
     `%20` is a space, in `<img src="a%20b.png">` (as Typora writes a resized image) as in

@@ -167,11 +167,33 @@ def doc_breaches(path: str, head: DocState, changes: list[DocChange], reviewers:
     elif v is None:
         breaches.append(("verified", "review-no-history", "cannot find the commit that set "
                          "verified: true (shallow clone? fetch full history)"))
+    elif (squashed := squash_breach(changes[v], by, mailmap)) is not None:
+        # one finding: the commit's author, its date and its lost trailer follow from it
+        breaches += [b for b in freshness_breaches(head, changes, v, non_content)
+                     if b[1] != "review-stale-verification"]
+        breaches.append(squashed)
     else:
         breaches += freshness_breaches(head, changes, v, non_content)
         breaches += attestation_breaches(changes[v], by, mailmap)
         breaches += self_review_breaches(head, changes, v, by, non_content, mailmap)
     return breaches
+
+
+def squash_breach(vch: DocChange, by: str, mailmap: Mailmap | None = None) -> Breach | None:
+    """The verification is the reviewer's approval squash-merged with the change it
+    approves: the verifying commit is someone else's and names the reviewer only in a
+    `Co-authored-by:` trailer. Why: such a merge was three errors (self-review, no
+    Reviewed-by trailer since the squash's message keeps it above its last paragraph, and
+    verified_at before the squash's date), each with its own advice, for one cause."""
+    if not by or commit_author(vch, mailmap) == by or by in trailer_emails(vch, mailmap) \
+            or not authored_by(vch, by, mailmap):
+        return None
+    return ("verified_by", "review-self-review",
+            f"{by}'s verification was squash-merged into {vch.commit.short} by "
+            f"{vch.commit.author_email}: a squash merge makes the reviewer a co-author of the "
+            "whole change (which they may not verify) and drops their commit, its date and "
+            "its Reviewed-by trailer; merge reviewed pull requests with a merge commit; "
+            "another reviewer must verify it now (kb review approve)")
 
 
 def reviewer_breaches(path: str, by: str, reviewers: list[str]) -> list[Breach]:
