@@ -203,3 +203,50 @@ def _number_run(text: str, words: list[re.Match[str]], n: int) -> tuple[int, str
 
 _EN_NUMBER_WORDS = frozenset((*EN_SMALL, *EN_TENS, *EN_SCALES))
 _EN_VOCABULARY = _EN_NUMBER_WORDS | {"a", "and"}
+
+
+# 成 says tenths of a whole, as a field user says a share (湿度九成 is 90%, 八成五 85%, 9成以上
+# ≥90%): a whole number up to 10 (or one with one decimal, 8.5成) before it, one more digit
+# after it for the hundredths' tens (八成五). Not the 成 of a word it starts (一成不变, 成本,
+# 成熟, 成虫: the character after it), nor one a longer number leads (100成).
+TENTHS_MARK = "成"
+_TENTHS_WORDS = frozenset("不为本功熟虫立员分绩果品都形型活株年交效长像套批组对片堆块团")
+_TENTH_DIGITS = "0123456789" + DIGITS
+
+
+def tenths(number: str, rest: str) -> tuple[str, int] | None:
+    """(the percentage `number` 成 says, how many characters of `rest` say it) when `rest`
+    starts with 成 and an optional tenth digit (Arabic or a Chinese one: ``成五``); None when
+    it does not, or `number` (decimal digits) is no share in tenths."""
+    if not rest.startswith(TENTHS_MARK) or not re.fullmatch(r"10|\d(?:\.\d)?", number):
+        return None
+    digit = rest[1:2]
+    if digit and digit in _TENTH_DIGITS:  # 八成五; not 9成50, 8.5成5: no share said so
+        if "." in number or rest[2:3] and rest[2:3] in _TENTH_DIGITS + ".%十百千万点":
+            return None
+        used, tenth = 2, _TENTH_DIGITS.index(digit) % 10
+    elif digit and digit in _TENTHS_WORDS:
+        return None  # 一成不变, 三成本
+    else:
+        used, tenth = 1, 0
+    value = float(number) * 10 + tenth
+    if value > 100:
+        return None
+    return (str(int(value)) if value.is_integer() else str(round(value, 6))), used
+
+
+_TENTHS_AT = re.compile(rf"(?<![\d.])(10|\d(?:\.\d)?)(?={TENTHS_MARK})")
+
+
+def tenths_as_percent(text: str) -> str:
+    """`text` (its numerals in digits) with each share said in tenths written as a percentage
+    (``9成以上`` → ``90%以上``, ``8成5`` → ``85%``; `tenths`)."""
+    if TENTHS_MARK not in text:
+        return text
+    out, at = [], 0
+    for m in _TENTHS_AT.finditer(text):
+        said = tenths(m.group(1), text[m.end():m.end() + 3])
+        if said is not None and m.start() >= at:
+            out += [text[at:m.start()], said[0], "%"]
+            at = m.end() + said[1]
+    return "".join(out) + text[at:]

@@ -67,7 +67,7 @@ from kbtools.query.filters import (
     resolve_docs,
     where_text,
 )
-from kbtools.query.identifiers import identifiers, is_about, only_identifiers, promote
+from kbtools.query.identifiers import identifiers, is_about, listed_codes, only_identifiers, promote
 from kbtools.query.inherit import inherit, widen_mask
 from kbtools.query.keys import key_definitions, named_keys
 from kbtools.query.question import has_words, question_text, searched_question, valued_text
@@ -251,7 +251,8 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     subjects = [t for t in unknown if t not in covered.values]  # 八十度 is a value, no subject
     verdict = evaluation is not None or fusion.answerable(
         best, covered.of(best), calibrated(index, params), has_terms=bool(ids or unknown or exp or valued),
-        unknown_terms=unknown, unknown_codes=[f"{p} {n}" for p, n in codes], exact=exact,
+        unknown_terms=[t for t in unknown if t not in listed_codes(unknown, wanted)] if exact
+        else unknown, unknown_codes=[f"{p} {n}" for p, n in codes], exact=exact,  # E12 和 E15
         unknown_share=calibration.unknown_share(index, ids + list(exp.ids), subjects),
         paste=asked.paste, name_share=calibration.name_share(index, ids + list(exp.ids), subjects)
         if asked.paste else 1.0, line_share=covered.line_share(asked.lines, best),

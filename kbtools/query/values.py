@@ -33,7 +33,7 @@ import unicodedata
 from dataclasses import dataclass, replace
 
 from kbtools.decision.conditions import normalize_cell, normalize_text
-from kbtools.decision.numerals import chinese_number, spell_numbers
+from kbtools.decision.numerals import chinese_number, spell_numbers, tenths
 from kbtools.decision.units import (
     MAGNITUDE_WORDS,
     MAGNITUDES,
@@ -326,11 +326,39 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
         unit = rest[1:] if rest.startswith("个") else rest  # the measure word 个: `numbers`
         if m.group(1):
             rest = "%" + rest
-        elif m.group(2) == "一" or unit_after(unit)[2] is None:
+        value = chinese_number(m.group(2))
+        if value is None or not m.group(1) and tenths(value, rest) is None and (
+                m.group(2) == "一" or unit_after(unit)[2] is None and not _span_end(rest)):
             continue
-        if (value := chinese_number(m.group(2))) is not None:
-            spans.append((m.start(), m.end(), value, rest[:AFTER_CHARS]))
-    return sorted(spans)
+        spans.append((m.start(), m.end(), value, rest[:AFTER_CHARS]))
+    return sorted(_in_tenths(text, span) for span in spans)
+
+
+_SPAN_JOINER = re.compile(r"(?:~|〜|-|–|—|到|至)")
+
+
+def _span_end(rest: str) -> bool:
+    """Whether `rest` (what follows a Chinese numeral) is a span's joiner and its other end
+    in a unit (the 到三天 of 两到三天, 至五次 of 三至五次): the numeral is the span's first end."""
+    joiner = _SPAN_JOINER.match(rest)
+    other = CJK_NUMBER.match(rest, joiner.end()) if joiner else None
+    if other is None or other.group(1):
+        other = _NUMBER.match(rest, joiner.end()) if joiner else None
+    if other is None:
+        return False
+    unit = rest[other.end():]
+    return unit_after(unit[1:] if unit.startswith("个") else unit)[2] is not None
+
+
+def _in_tenths(text: str, span: tuple[int, int, str, str]) -> tuple[int, int, str, str]:
+    """A number's span (`_spans`) with 成 after it read as the share it says (九成 is 90
+    followed by %, 八成五 85: `numerals.tenths`), ending after what says it; as it is else."""
+    start, end, value, rest = span
+    said = tenths(value, rest)
+    if said is None:
+        return span
+    end += said[1]
+    return start, end, said[0], "%" + text[end:end + AFTER_CHARS - 1]
 
 
 def numbers(text: str, cased: str = "") -> list[Number]:
@@ -395,7 +423,8 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                 (at := text.find(suffix, end, end + 26)) >= 0:
             known = cased[at:at + len(suffix)]  # as typed: 30°C, not 30°c
         word = run if run.rpartition(" ")[2] in owned else drop_fillers(run)
-        virtual = int(text.startswith("百分之", start))  # (its % is in `rest`, not the text)
+        virtual = int(rest[:1] == "%" != text[end:end + 1])  # (百分之九十, 九成: its % is in
+        # `rest`, not the text)
         past = end + skip - virtual + (len(rest[skip:]) - len(rest[skip:].lstrip(" ")))
         out.append(Number(start, end, value, unit, value + known, exact, word, past, noun,
                           approximate(text[max(0, start - 16):start], clause),
