@@ -1,0 +1,109 @@
+"""Values as field users say them (session 37), read by the one value reader wherever a
+value is read: a question (`query.inputs.read_inputs`, the answer a search gives), a caller's
+input (`kb table eval`, MCP `evaluate_table`, ``/api/table/evaluate``, `kbtools.evaluate_table`)
+and a table's own cells.
+
+- a share in tenths: 湿度九成以上 (≥90%), 八成五 (85%), 9成 (90%); not the 成 of a word (一成不变);
+- a span whose first end is a Chinese numeral with no unit of its own: 两到三天, 三至五天;
+- Traditional script in a caller's input (溫度=超過20度, 介於22和25度之間), as a search already
+  reads it in a question;
+- a range of fractions given to a % column (0.85-0.95) refused as the single 0.9 is, never
+  read as 0.85-0.95 % (the lowest band); a percentage said so (0.1%-0.3%) is still read;
+- two codes in one question, one the knowledge lacks (E12 和 E15): the known one answered,
+  the other said missing.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_answers_bounds import SCAB, evaluate
+from test_table_field_inputs import assert_refused, repo, three_ways  # noqa: F401 (fixture)
+
+from kbtools import api
+from kbtools.decision import build_table, match_rules
+from kbtools.decision.given import InputError
+from kbtools.decision.numerals import tenths_as_percent
+
+T, H, D = "温度(℃)", "相对湿度(%)", "连续降雨天数"
+
+
+@pytest.mark.parametrize(("question", "column", "value", "row"), [
+    ("温度22度，湿度九成以上，连续降雨4天，赤霉病风险多高", H, "九成以上", 7),
+    ("温度22度，湿度9成以上，连续降雨4天", H, "9成以上", 7),
+    ("温度22度，湿度八成五，连续降雨4天", H, "85", 7),
+    ("温度22度，湿度八成，连续降雨4天", H, "80", 5),
+    ("温度二十二度，湿度九成，连续降雨四天", H, "90", 7),
+    ("温度22度，湿度90%，连续降雨两到三天", D, "两到三天", 6),
+    ("温度22度，湿度90%，连续降雨2到3天", D, "2到3天", 6),
+])
+def test_a_share_in_tenths_or_a_numeral_span_answers_from_its_row(question, column, value, row):
+    given, ev = evaluate(question)
+    assert given.values[column] == value, given
+    assert ev.status == "match" and ev.row == row, ev.message
+
+
+def test_a_numeral_span_over_two_rows_names_them():
+    given, ev = evaluate("温度22度，湿度90%，连续降雨三至五天")
+    assert given.values[D] == "三至五天"
+    assert ev.status == "spans_rows" and "row 6" in ev.message and "row 7" in ev.message
+
+
+def test_the_cheng_of_a_word_is_no_share():
+    given, ev = evaluate("温度22度，湿度一成不变，连续降雨4天")
+    assert H not in given.values and ev.status == "missing_inputs", given
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("9成以上", "90%以上"), ("8成5", "85%"), ("10成", "100%"), ("8.5成", "85%"),
+    ("一成不变", "一成不变"), ("3成本", "3成本"), ("100成", "100成"), ("9成50", "9成50"),
+])
+def test_tenths_as_percent(text, read):
+    assert tenths_as_percent(text) == read
+
+
+def test_a_cell_in_tenths_is_a_percentage_bound():
+    table = build_table(["含水量(%)", "处理"], [["≥八成", "晾晒"], ["<八成", "入库"]],
+                        decision="inputs=含水量(%); outputs=处理")
+    assert table is not None
+    assert [m.row for m in match_rules(table, {"含水量": "85"}).matches] == [1]
+    assert [m.row for m in match_rules(table, {"含水量": "七成五"}).matches] == [2]
+
+
+# --- a caller's input: kb table eval, MCP, the JSON API ---
+
+@pytest.mark.parametrize(("inputs", "level"), [
+    ({"温度": "22", "相对湿度": "九成以上", "连续降雨天数": "4"}, "极高"),
+    ({"温度": "22", "相对湿度": "八成", "连续降雨天数": "4"}, "中"),
+    ({"溫度": "超過20度", "濕度": "90", "連續降雨天數": "4"}, "极高"),
+    ({"温度": "介於22和25度之間", "相对湿度": "90", "连续降雨天数": "4"}, "极高"),
+    ({"温度": "22", "相对湿度": "90", "连续降雨天数": "兩到三天"}, "高"),
+    ({"温度": "22", "相对湿度": "0.1%-0.3%", "连续降雨天数": "4"}, "中"),
+])
+def test_said_forms_and_traditional_script_answer_on_every_surface(repo, monkeypatch, inputs,
+                                                                   level):
+    for got in three_ways(repo, monkeypatch, "scab.md", inputs):
+        assert got.get("outputs") == [{"风险等级": level}], (inputs, got)
+    assert api.evaluate_table(repo / "knowledge" / "scab.md", inputs).to_dict()["outputs"] == \
+        [{"风险等级": level}]
+
+
+def test_a_range_of_fractions_in_a_percent_column_is_refused(repo, monkeypatch):
+    """0.9 was refused (it reads as 0.9 %); 0.85-0.95 answered from the <85 row."""
+    inputs = {"温度": "22", "相对湿度": "0.85-0.95", "连续降雨天数": "4"}
+    assert_refused(three_ways(repo, monkeypatch, "scab.md", inputs),
+                   "0.85-0.95 reads as 0.85-0.95 %", "give 85-95")
+    with pytest.raises(InputError, match="give 85-95"):
+        match_rules(SCAB, {"温度": "22", "相对湿度": "0.85~0.95", "连续降雨天数": "4"})
+
+
+# --- two codes in one question ---
+
+def test_a_code_listed_beside_a_known_one_leaves_the_known_one_answered(example_index):
+    index = api.open_index(example_index)
+    res = api.search(index, "E12 和 E15 分别是什么故障", k=3)
+    assert not res.no_answer
+    assert res.results[0].text.startswith("故障码: E12")
+    assert "E15" in res.not_in_knowledge
+    # a code the knowledge lacks, alone or beside a name of another shape, is still none
+    assert api.search(index, "E15 是什么故障", k=3).no_answer
+    assert api.search(index, "HX-260 报 E88 是什么意思", k=3).no_answer
