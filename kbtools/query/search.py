@@ -201,7 +201,8 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     lists = inherit(index, source_of(index, LOCAL_CANDIDATES).ranked_lists(index, request), mask)
     across = crossed(index, text, lists)
     if across:  # read across languages (kbtools.query.crosslingual)
-        lists, params = crossed_lists(index, text, lists), crossed_params(params, lists)
+        lists, params = crossed_lists(index, text, lists), crossed_params(params, lists, named=not unknown and any(  # wheat scab: a synonym's
+            s["from"] in ("synonyms", "aliases") for s in exp.shown))  # words, the knowledge's
     today = freshness.today_or(today)
     boost = boost_vector(index, routed)
     fused = _fused(index, lists, params, boost, today, text, mode)
