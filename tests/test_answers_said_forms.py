@@ -79,15 +79,15 @@ def test_a_cell_in_tenths_is_a_percentage_bound():
     ({"温度": "22", "相对湿度": "90", "连续降雨天数": "兩到三天"}, "高"),
     ({"温度": "22", "相对湿度": "0.1%-0.3%", "连续降雨天数": "4"}, "中"),
 ])
-def test_said_forms_and_traditional_script_answer_on_every_surface(repo, monkeypatch, inputs,
-                                                                   level):
+def test_said_forms_and_traditional_script_answer_on_every_surface(
+        repo, monkeypatch, inputs, level):  # noqa: F811
     for got in three_ways(repo, monkeypatch, "scab.md", inputs):
         assert got.get("outputs") == [{"风险等级": level}], (inputs, got)
     assert api.evaluate_table(repo / "knowledge" / "scab.md", inputs).to_dict()["outputs"] == \
         [{"风险等级": level}]
 
 
-def test_a_range_of_fractions_in_a_percent_column_is_refused(repo, monkeypatch):
+def test_a_range_of_fractions_in_a_percent_column_is_refused(repo, monkeypatch):  # noqa: F811
     """0.9 was refused (it reads as 0.9 %); 0.85-0.95 answered from the <85 row."""
     inputs = {"温度": "22", "相对湿度": "0.85-0.95", "连续降雨天数": "4"}
     assert_refused(three_ways(repo, monkeypatch, "scab.md", inputs),
@@ -107,3 +107,40 @@ def test_a_code_listed_beside_a_known_one_leaves_the_known_one_answered(example_
     # a code the knowledge lacks, alone or beside a name of another shape, is still none
     assert api.search(index, "E15 是什么故障", k=3).no_answer
     assert api.search(index, "HX-260 报 E88 是什么意思", k=3).no_answer
+
+
+# --- a numeral written with digits between its units: 2万5千 ---
+
+HOURS = build_table(["运行小时", "保养项目"], [["<2000", "继续使用"], ["≥2000", "更换液压油"]],
+                    decision="inputs=运行小时; outputs=保养项目")
+
+
+@pytest.mark.parametrize(("question", "value", "row"), [
+    ("运行小时2万5千，要换油吗", "25000", 2),
+    ("运行小时12万3千小时", "123000", 2),
+    ("运行小时1千9百，要换油吗", "1900", 1),
+])
+def test_a_numeral_with_digits_between_its_units_is_one_number(question, value, row):
+    """2万5千 was read as 2万 (then refused) and 1千9百 as 1千: the digits after a unit were
+    a number of their own."""
+    from kbtools.query.answers import evaluate_inputs
+    from kbtools.query.inputs import read_inputs
+
+    assert HOURS is not None
+    given = read_inputs(question, HOURS, {})
+    assert given.values["运行小时"] == value, given
+    ev = evaluate_inputs("d.md", 1, HOURS, given.values, given.conflicts)
+    assert ev.status == "match" and ev.row == row, ev.message
+
+
+def test_a_cell_with_digits_between_its_units_is_its_value_never_a_wrong_one():
+    """A cell ≥2万5千 was ≥200005 (2万 made 20000 and the 5 glued on), 1万5以上 ≥100005:
+    now 25000, and 1万5 (colloquial, 一万五) is no number the cell states: text, which makes
+    the annotated table malformed for `kb check` rather than a wrong bound."""
+    from kbtools.decision import parse_condition
+
+    assert parse_condition("≥2万5千").lo == 25000
+    assert parse_condition("1万5千-2万").lo == 15000
+    assert parse_condition("1万5以上").kind == "text"
+    assert parse_condition("2千克以上").lo == 2  # 千克 is a unit
+    assert [m.row for m in match_rules(HOURS, {"运行小时": "2万5千"}).matches] == [2]

@@ -250,3 +250,41 @@ def tenths_as_percent(text: str) -> str:
             out += [text[at:m.start()], said[0], "%"]
             at = m.end() + said[1]
     return "".join(out) + text[at:]
+
+
+# A numeral written with Arabic digits between its units (2万5千, 1千9百, 12万3千, 2万五千): the
+# digits respelled as Chinese numerals, it is read when that is the standard form (二万五千 is
+# 25000); 1万5 (colloquial for 15000, 一万五) is none, as 一万五 is none. Not a unit that
+# begins with 千, 百 or 万 (千克, 千米, 千瓦, 百分之: 2千克 is 2 kg); a decimal before a unit
+# (2.5万) is `conditions.magnified`'s.
+_MIXED = re.compile(r"(?<![\d.,])(?:\d+|[零〇一二两三四五六七八九])"
+                    r"(?:[十百千万](?![克米瓦帕伏焦卡分兆吨])(?:\d+|[零〇一二两三四五六七八九])?)+"
+                    r"(?![\d.]|,\d)")
+
+
+_DIGIT_RUN = re.compile(r"\d+|[零〇一二两三四五六七八九]")
+
+
+def mixed_numbers(text: str) -> list[tuple[int, int, str]]:
+    """Each numeral of `text` written with Arabic digits between its units, as (start, end,
+    its value as decimal digits); those that are no standard numeral are not listed."""
+    out = []
+    for m in _MIXED.finditer(text) if any(ch in "十百千万" for ch in text) else ():
+        run = m.group(0)
+        if not any(ch.isdigit() for ch in run) or len(_DIGIT_RUN.findall(run)) < 2:
+            continue  # 二万五千: `chinese_number`'s; 2万 alone: a multiplier, as before
+        spelled = re.sub(r"\d+", lambda d: _written(int(d.group(0))) if 0 < int(d.group(0))
+                         < 10_000 else "?", run)
+        value = chinese_number(spelled)
+        if value is not None:
+            out.append((m.start(), m.end(), value))
+    return out
+
+
+def read_mixed(text: str) -> str:
+    """`text` with each numeral of `mixed_numbers` written as its value (``2万5千`` →
+    ``25000``); the rest as it is."""
+    found = mixed_numbers(text)
+    for start, end, value in reversed(found):
+        text = text[:start] + value + text[end:]
+    return text

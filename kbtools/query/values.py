@@ -33,7 +33,7 @@ import unicodedata
 from dataclasses import dataclass, replace
 
 from kbtools.decision.conditions import normalize_cell, normalize_text
-from kbtools.decision.numerals import chinese_number, spell_numbers, tenths
+from kbtools.decision.numerals import chinese_number, mixed_numbers, spell_numbers, tenths
 from kbtools.decision.units import (
     MAGNITUDE_WORDS,
     MAGNITUDES,
@@ -331,6 +331,9 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
                 m.group(2) == "一" or unit_after(unit)[2] is None and not _span_end(rest)):
             continue
         spans.append((m.start(), m.end(), value, rest[:AFTER_CHARS]))
+    if mixed := mixed_numbers(text):  # 2万5千: one number, not 2 times 万 and 5 times 千
+        spans = [s for s in spans if not any(a <= s[0] < b for a, b, _ in mixed)] + \
+            [(a, b, value, text[b:b + AFTER_CHARS]) for a, b, value in mixed]
     return sorted(_in_tenths(text, span) for span in spans)
 
 
