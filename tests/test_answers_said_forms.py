@@ -144,3 +144,18 @@ def test_a_cell_with_digits_between_its_units_is_its_value_never_a_wrong_one():
     assert parse_condition("1万5以上").kind == "text"
     assert parse_condition("2千克以上").lo == 2  # 千克 is a unit
     assert [m.row for m in match_rules(HOURS, {"运行小时": "2万5千"}).matches] == [2]
+
+
+@pytest.mark.parametrize(("question", "codes"), [
+    ("E12 和 E17 分别是什么故障", ["E12", "E17"]),
+    ("What do E12 and E17 mean?", ["E12", "E17"]),
+    ("E12、E17、E21 怎么处理", ["E12", "E17", "E21"]),
+])
+def test_each_code_a_question_names_has_its_row_among_the_results(example_index, question,
+                                                                   codes):
+    """The E17 row was collapsed under the E12 row (one result per section: both are rows of
+    the fault-code table) and never shown: a row about each code named is an answer."""
+    res = api.search(api.open_index(example_index), question, k=len(codes))
+    rows = [r.text.split("\n", 1)[0] for r in res.results]
+    assert rows == [f"故障码: {c}" for c in codes] or \
+        sorted(rows) == sorted(f"故障码: {c}" for c in codes), rows

@@ -81,6 +81,7 @@ from kbtools.query.results import (
 )
 from kbtools.query.routing import ALIASES, boost_vector, route, routed_words
 from kbtools.query.specific import (
+    about_each,
     identifier_holders,
     identifier_level,
     identifier_levels,
@@ -239,7 +240,8 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     if wanted and only_identifiers(text, identifiers(text)):  # ENC-5M: a holder answers it,
         levels = {num: 2 * level + 1 if level else 0  # after those about it (the E17 row)
                   for num, level in levels.items()}
-    hits, more = _distinct(levels, hits, table, rows, params, evaluation, index)
+    hits, more = _distinct(levels, hits, table, rows, params, evaluation, index,
+                           about_each(index, wanted, hits, rows))
     judged = _suppress_nested(table, hits, max(k, fusion.JUDGED))  # the verdict reads these,
     picked, best = judged[:k], judged[:fusion.JUDGED]  # k of them are shown
     exact = bool(wanted) and any(is_about(levels[h.num] if h.num in levels else
@@ -373,15 +375,16 @@ def _page_evidence(index: KbIndex, fused: fusion.Fused, lists: dict[str, fusion.
 
 def _distinct(levels: dict[int, int], hits: list[fusion.Hit], table: sections.SectionTable,
               rows: Rows, params: fusion.FusionParams,
-              evaluation: answers.Evaluation | None,
-              index: KbIndex) -> tuple[list[fusion.Hit], dict[int, list[int]]]:
-    """The evaluated answer first (its row put in `rows`), then one hit per section,
+              evaluation: answers.Evaluation | None, index: KbIndex,
+              each: dict[int, str]) -> tuple[list[fusion.Hit], dict[int, list[int]]]:
+    """The evaluated answer first (its row put in `rows`), then one hit per section (and
+    identifier of the question it is about, `each`: the E12 row and the E17 row),
     documents diversified, chunks about the question's specific identifiers (``levels``:
     each hit's `identifier_level`) ahead of the rest. Returns the hits and each one's ``more``."""
     about = {num: level for num, level in levels.items() if is_about(level)}
     hits = promote(hits, lambda h: about.get(h.num, 0))  # the E17 row stands for its table
     section = table.sections_of(hits)
-    hits, more = distinct.one_per_section(hits, section.__getitem__)
+    hits, more = distinct.one_per_section(hits, lambda n: (section[n], each.get(n)))
     nums = [h.num for h in hits]  # each hit's document, gathered at once
     doc = dict(zip(nums, index.chunk_table().doc[nums].tolist(), strict=True))
     hits = promote(distinct.diversify(hits, doc.__getitem__, params.doc_decay),
