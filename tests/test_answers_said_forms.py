@@ -42,10 +42,14 @@ def test_a_share_in_tenths_or_a_numeral_span_answers_from_its_row(question, colu
     assert ev.status == "match" and ev.row == row, ev.message
 
 
-def test_a_numeral_span_over_two_rows_names_them():
-    given, ev = evaluate("温度22度，湿度90%，连续降雨三至五天")
-    assert given.values[D] == "三至五天"
-    assert ev.status == "spans_rows" and "row 6" in ev.message and "row 7" in ev.message
+@pytest.mark.parametrize(("question", "column", "value", "rows"), [
+    ("温度22度，湿度90%，连续降雨三至五天", D, "三至五天", ("row 6", "row 7")),
+    ("温度22度，湿度八到九成，连续降雨4天", H, "八到九成", ("row 5", "row 7")),  # 80-90 %
+])
+def test_a_numeral_span_over_two_rows_names_them(question, column, value, rows):
+    given, ev = evaluate(question)
+    assert given.values[column] == value
+    assert ev.status == "spans_rows" and all(r in ev.message for r in rows), ev.message
 
 
 def test_the_cheng_of_a_word_is_no_share():
@@ -56,6 +60,7 @@ def test_the_cheng_of_a_word_is_no_share():
 @pytest.mark.parametrize(("text", "read"), [
     ("9成以上", "90%以上"), ("8成5", "85%"), ("10成", "100%"), ("8.5成", "85%"),
     ("一成不变", "一成不变"), ("3成本", "3成本"), ("100成", "100成"), ("9成50", "9成50"),
+    ("8到9成", "80%到90%"), ("7至8成以上", "70%至80%以上"), ("8到9成本", "8到9成本"),
 ])
 def test_tenths_as_percent(text, read):
     assert tenths_as_percent(text) == read

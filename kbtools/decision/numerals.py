@@ -238,11 +238,25 @@ def tenths(number: str, rest: str) -> tuple[str, int] | None:
 _TENTHS_AT = re.compile(rf"(?<![\d.])(10|\d(?:\.\d)?)(?={TENTHS_MARK})")
 
 
+def _span_start(m: re.Match[str], text: str) -> str:
+    """The first end of a span `_TENTHS_SPAN` found as the share it says when the span's
+    other end says one in tenths (8到9成: 80%到; not 8到9成本)."""
+    other = _TENTHS_AT.match(text, m.end())
+    first = tenths(m.group(1), TENTHS_MARK)
+    if other is None or first is None or tenths(other.group(1), text[other.end():]) is None:
+        return m.group(0)
+    return f"{first[0]}%{m.group(2)}"
+# the first end of a span of shares in tenths (8到9成, 七至八成: 80% to 90%)
+_TENTHS_SPAN = re.compile(rf"(?<![\d.])(10|\d(?:\.\d)?)\s*([到至~〜\-–—]\s*)"
+                          rf"(?=(?:10|\d(?:\.\d)?){TENTHS_MARK})")
+
+
 def tenths_as_percent(text: str) -> str:
     """`text` (its numerals in digits) with each share said in tenths written as a percentage
     (``9成以上`` → ``90%以上``, ``8成5`` → ``85%``; `tenths`)."""
     if TENTHS_MARK not in text:
         return text
+    text = _TENTHS_SPAN.sub(lambda m: _span_start(m, text), text)
     out, at = [], 0
     for m in _TENTHS_AT.finditer(text):
         said = tenths(m.group(1), text[m.end():m.end() + 3])
