@@ -83,6 +83,8 @@ def test_a_cell_in_tenths_is_a_percentage_bound():
     ({"温度": "介於22和25度之間", "相对湿度": "90", "连续降雨天数": "4"}, "极高"),
     ({"温度": "22", "相对湿度": "90", "连续降雨天数": "兩到三天"}, "高"),
     ({"温度": "22", "相对湿度": "0.1%-0.3%", "连续降雨天数": "4"}, "中"),
+    ({"温度": "摄氏25度", "相对湿度": "90", "连续降雨天数": "4"}, "极高"),  # the scale first
+    ({"溫度": "約攝氏25度", "相对湿度": "90", "连续降雨天数": "4"}, "极高"),
 ])
 def test_said_forms_and_traditional_script_answer_on_every_surface(
         repo, monkeypatch, inputs, level):  # noqa: F811
@@ -90,6 +92,12 @@ def test_said_forms_and_traditional_script_answer_on_every_surface(
         assert got.get("outputs") == [{"风险等级": level}], (inputs, got)
     assert api.evaluate_table(repo / "knowledge" / "scab.md", inputs).to_dict()["outputs"] == \
         [{"风险等级": level}]
+
+
+def test_a_scale_said_before_the_number_is_its_unit(repo, monkeypatch):  # noqa: F811
+    """华氏80度 was "not a number"; it is 80 °F, refused in a ℃ column with the unit to give."""
+    inputs = {"温度": "华氏80度", "相对湿度": "90", "连续降雨天数": "4"}
+    assert_refused(three_ways(repo, monkeypatch, "scab.md", inputs), "'°F'", "give the value in")
 
 
 def test_a_range_of_fractions_in_a_percent_column_is_refused(repo, monkeypatch):  # noqa: F811
