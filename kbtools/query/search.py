@@ -201,10 +201,11 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
                                exp.weighed_ids(), EXPANSION_WEIGHT, tuple(exp.weights.items()))
     lists = inherit(index, source_of(index, LOCAL_CANDIDATES).ranked_lists(index, request), mask)
     across = crossed(index, text, lists)
-    if across:  # read across languages (kbtools.query.crosslingual); named: every word the
-        # index lacks is the knowledge's own synonym's or alias's (wheat scab)
-        named = not unknown and any(s["from"] in ("synonyms", "aliases") for s in exp.shown)
-        lists, params = crossed_lists(index, text, lists), crossed_params(params, lists, named=named)
+    if across:  # read across languages (kbtools.query.crosslingual); by_synonyms: every word
+        # the index lacks is the knowledge's own synonym's or alias's (wheat scab)
+        by_synonyms = not unknown and any(s["from"] in ("synonyms", "aliases") for s in exp.shown)
+        lists, params = crossed_lists(index, text, lists), crossed_params(params, lists,
+                                                                          named=by_synonyms)
     today = freshness.today_or(today)
     boost = boost_vector(index, routed)
     fused = _fused(index, lists, params, boost, today, text, mode)
