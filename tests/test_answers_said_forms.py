@@ -172,3 +172,28 @@ def test_each_code_a_question_names_has_its_row_among_the_results(example_index,
     rows = [r.text.split("\n", 1)[0] for r in res.results]
     assert rows == [f"故障码: {c}" for c in codes] or \
         sorted(rows) == sorted(f"故障码: {c}" for c in codes), rows
+
+
+# --- a count in Chinese numerals with its measure word: 三次, 三至五次 ---
+
+SPRAYS = build_table(["施药次数", "处理"], [["≤2", "可以再喷"], ["3-5", "换药"], [">5", "停止用药"]],
+                     decision="inputs=施药次数; outputs=处理")
+
+
+@pytest.mark.parametrize(("question", "status", "row"), [
+    ("本季已经施药三至五次，怎么办", "match", 2),
+    ("施药次数三到五次", "match", 2),
+    ("施药三次了", "match", 2),
+    ("施药次数两到三次", "spans_rows", None),
+    ("施药次数3~5次", "match", 2),  # (as digits it was read already)
+])
+def test_a_count_in_chinese_numerals_answers_as_in_digits(question, status, row):
+    """三次 and 三至五次 left the count missing (次 is no unit, and a Chinese numeral was read
+    only before one), while 3次 and 3~5次 were read."""
+    from kbtools.query.answers import evaluate_inputs
+    from kbtools.query.inputs import read_inputs
+
+    assert SPRAYS is not None
+    given = read_inputs(question, SPRAYS, {})
+    ev = evaluate_inputs("d.md", 1, SPRAYS, given.values, given.conflicts)
+    assert ev.status == status and ev.row == row, (given, ev.message)

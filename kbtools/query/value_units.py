@@ -90,3 +90,8 @@ def unit_after(rest: str) -> tuple[str, str, int | None]:
         measured = unit_after(rest[len(suffix):])[1]
     unit = next((n for n, c in enumerate(UNIT_CLASSES) if measured in c), None)
     return suffix, known, unit
+
+
+# the measure words a count takes (三次, 五遍, 两回): no unit of a quantity, but a Chinese
+# numeral before one is a number, as 3次 is
+COUNTERS = ("次", "遍", "回", "趟")

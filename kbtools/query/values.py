@@ -48,6 +48,7 @@ from kbtools.decision.words import (
 from kbtools.query.fillers import EN_NUMERALS, FILLERS, NOT_NEAR, drop_fillers, filler_at
 from kbtools.query.value_units import (
     BARE_DEGREES,
+    COUNTERS,
     DURATIONS,
     unit_after,
 )
@@ -246,7 +247,8 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
             rest = "%" + rest
         value = chinese_number(m.group(2))
         if value is None or not m.group(1) and tenths(value, rest) is None and (
-                m.group(2) == "一" or unit_after(unit)[2] is None and not _span_end(rest)):
+                m.group(2) == "一" or unit_after(unit)[2] is None and
+                not unit.startswith(COUNTERS) and not _span_end(rest)):  # 三次, 两到三天
             continue
         spans.append((m.start(), m.end(), value, rest[:AFTER_CHARS]))
     if mixed := mixed_numbers(text):  # 2万5千: one number, not 2 times 万 and 5 times 千
@@ -275,6 +277,7 @@ def _span_end(rest: str) -> bool:
     unit = rest[other.end():]
     value = chinese_number(other.group(2)) if other.re is CJK_NUMBER else other.group(1)
     return unit_after(unit[1:] if unit.startswith("个") else unit)[2] is not None or \
+        unit.startswith(COUNTERS) or \
         value is not None and tenths(value, unit) is not None  # 八到九成
 
 
