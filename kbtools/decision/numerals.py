@@ -13,6 +13,11 @@ five hundred`` → ``2500``; words in an order no number is said in (``two four`
 hundred``) are none, and `spell_numbers` writes the words of a text that are a number in
 digits where a test says the number is a value there (a unit follows it).
 
+A share said in tenths as a percentage (`tenths`, `tenths_as_percent`: 九成 is 90%, 八成五
+85%, 八到九成 80%到90%) and a numeral written with Arabic digits between its units as its
+value (`mixed_numbers`, `read_mixed`: 2万5千 is 25000), for table cells, a caller's inputs
+and a question's numbers alike.
+
 Pure: imports nothing from kbtools.
 """
 
@@ -246,6 +251,8 @@ def _span_start(m: re.Match[str], text: str) -> str:
     if other is None or first is None or tenths(other.group(1), text[other.end():]) is None:
         return m.group(0)
     return f"{first[0]}%{m.group(2)}"
+
+
 # the first end of a span of shares in tenths (8到9成, 七至八成: 80% to 90%)
 _TENTHS_SPAN = re.compile(rf"(?<![\d.])(10|\d(?:\.\d)?)\s*([到至~〜\-–—]\s*)"
                           rf"(?=(?:10|\d(?:\.\d)?){TENTHS_MARK})")
