@@ -10,12 +10,13 @@ from collections.abc import Iterable, Mapping
 from os import PathLike
 from pathlib import Path
 
+from kbtools.agents.named import Named, evaluate_named
 from kbtools.build.pipeline import BuildOptions, BuildStats
 from kbtools.build.pipeline import build as _build
 from kbtools.check.engine import check_paths
 from kbtools.config import load_config
 from kbtools.decision import TableResult, input_value
-from kbtools.decision.documents import evaluate_table as _evaluate_table
+from kbtools.decision.documents import as_source
 from kbtools.findings import Finding
 from kbtools.index.reader import KbIndex
 from kbtools.query.results import SearchResponse
@@ -69,6 +70,7 @@ def evaluate_table(doc: StrPath, inputs: Mapping[str, object], *,
     value: the header, with or without its unit; a string, units allowed, or a number). The
     result names the matching row and each cell's reason, or says that no rule matches and a
     person must decide. Values are read as the HTTP API and MCP read them
-    (`decision.input_value`: a boolean, NaN or infinity is refused)."""
-    return _evaluate_table(Path(doc), table,
-                           {str(k): input_value(v, str(k)) for k, v in inputs.items()})
+    (`decision.input_value`: a boolean, NaN or infinity is refused; Traditional script read as
+    `agents.named.in_script` says)."""
+    return evaluate_named(as_source(Path(doc)), Named(str(doc), str(doc)),
+                          {str(k): input_value(v, str(k)) for k, v in inputs.items()}, table)

@@ -16,6 +16,15 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.given._DATE": "match",  # an input value
     "kbtools.decision.words._LEAD_NUMBER": "match",  # a table cell, an input value
     "kbtools.decision.given._BELOW_ZERO_AT": "sub",  # an input value
+    "kbtools.decision.given._SCALE_BEFORE": "match",  # an input value
+    "kbtools.decision.numerals._MIXED": "finditer",  # a table cell, an input value, a question
+    "kbtools.decision.numerals._DIGIT_RUN": "findall",  # a numeral `_MIXED` found
+    "kbtools.decision.numerals._TENTHS_AT": "finditer",  # a cell, an input value (also match)
+    "kbtools.decision.numerals._TENTHS_SPAN": "sub",  # a table cell, an input value
+    r"kbtools.decision.numerals:10|\d(?:\.\d)?": "fullmatch",  # a number before 成
+    r"kbtools.decision.numerals:\d+": "sub",  # a numeral `_MIXED` found
+    "kbtools.query.identifiers._CODE_SHAPE": "fullmatch",  # a question's term or identifier
+    "kbtools.query.values._SPAN_JOINER": "match",  # what follows a Chinese numeral
     "kbtools.decision.conditions._PERCENT_SAID": "sub",  # a table cell, an input value
     "kbtools.decision.units._SPELLED": "sub",  # an input value
     "kbtools.decision.units._EN_COUNTED": "search",  # a table header without its unit

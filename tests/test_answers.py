@@ -245,11 +245,18 @@ def test_a_question_gives_a_column_only_a_number_that_is_its_value(question, tab
     assert find_inputs(question, table) == expected
 
 
-def test_fahrenheit_and_tenths_are_refused_not_read():
+def test_fahrenheit_is_refused_and_tenths_are_a_percentage():
+    """9成 was refused ("'成' multiplies the number"); a share in tenths is a percentage
+    (session 37: tests/test_answers_said_forms.py), 90 % here, refused only in a column of
+    another unit."""
     assert find_inputs("温度华氏80度，湿度85%", SCAB)["温度(℃)"] == "80°f"
     ev = evaluate_inputs("d.md", 1, SCAB, {"温度(℃)": "22", "相对湿度(%)": "9成",
                                             "连续降雨天数": "4"})
-    assert ev.status == "no_match" and "'成' multiplies the number" in ev.message
+    assert ev.status == "match" and ev.row == evaluate_inputs("d.md", 1, SCAB, {
+        "温度(℃)": "22", "相对湿度(%)": "90", "连续降雨天数": "4"}).row, ev.message
+    ev = evaluate_inputs("d.md", 1, SCAB, {"温度(℃)": "9成", "相对湿度(%)": "90",
+                                            "连续降雨天数": "4"})
+    assert ev.status == "no_match" and "9成" in ev.message, ev.message
 
 
 @pytest.mark.parametrize(("question", "expected"), [

@@ -32,8 +32,9 @@ from kbtools.agents.read import anchored_section, cited, find_section, linked
 from kbtools.corpus import SourceDoc
 from kbtools.decision.documents import document_tables, select_table, table_from_markdown
 from kbtools.decision.matching import TableResult, match_rules
-from kbtools.decision.model import DecisionTable
+from kbtools.decision.model import DecisionTable, find_input
 from kbtools.errors import TableError, UsageError, line_span, one_line
+from kbtools.index.tokenize import to_simplified
 from kbtools.markdown.doctree import parse
 from kbtools.markdown.heading_paths import heading_parts, path_matches
 from kbtools.render.table_csv import derived_table_number
@@ -128,7 +129,30 @@ def evaluate_named(src: SourceDoc, name: Named, inputs: Mapping[str, str],
     tables = document_tables(src)
     choice = named_table(src, name, table, tables, option)
     n, dt = select_table(tables, choice, src.rel)
-    return match_rules(dt, inputs, policy=policy, doc=src.rel, table_index=n, synonyms=synonyms)
+    return match_rules(dt, in_script(dt, inputs, synonyms), policy=policy, doc=src.rel,
+                       table_index=n, synonyms=synonyms)
+
+
+def in_script(table: DecisionTable, inputs: Mapping[str, str],
+              synonyms: Mapping[str, Sequence[str]] = {}) -> dict[str, str]:
+    """`inputs` as the table reads them when a caller types Traditional script (溫度=超過20度,
+    介於22和25度之間, 濕度): a number's words (the bounds, units and numerals the value reader
+    knows, `decision.words`) are Simplified ones, so a numeric column's value is read in
+    Simplified (`index.tokenize.to_simplified`), as a search reads a question; a name the
+    table does not hold as written is looked for in Simplified, and a text value too where
+    its column's cells are written in Simplified (a table in Traditional keeps its own)."""
+    out: dict[str, str] = {}
+    for key, value in inputs.items():
+        simple_key = to_simplified(key)
+        i = find_input(table, key, synonyms)
+        if i is None and simple_key != key and \
+                (i := find_input(table, simple_key, synonyms)) is not None:
+            key = simple_key
+        if i is not None and (i in table.numeric or all(
+                to_simplified(row[i]) == row[i] for row in table.rows)):
+            value = to_simplified(value)
+        out[key] = value
+    return out
 
 
 def built_name(src: SourceDoc, tables: Tables, choice: str) -> str | int:

@@ -49,7 +49,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
+from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number, read_mixed, tenths_as_percent
 from kbtools.decision.units import (
     GLUED_UNITS,
     GROUP_OF,
@@ -126,7 +126,7 @@ def normalize_text(text: str) -> str:
 # A number times 万 or 亿, as Chinese writes large amounts (``1.5万以上`` is ≥15000, ``2万-3万
 # h`` 20000-30000 h): read as its value. Other magnitudes also begin units (千克, 兆帕, 百分比,
 # k of kg, K for kelvin), so a cell using one is refused instead (`magnitude_unit`).
-_RE_MAGNIFIED = re.compile(rf"(?<!\d)({_NUM})\s*+(万亿|万|亿)")
+_RE_MAGNIFIED = re.compile(rf"(?<!\d)({_NUM})\s*+(万亿|万|亿)(?![\d零〇一二两三四五六七八九])")  # (not 2万5千)
 _TIMES = {"万": 10 ** 4, "亿": 10 ** 8, "万亿": 10 ** 12}
 
 
@@ -468,11 +468,12 @@ def _end(text: str, infinite: float) -> float | None:
 def read_numerals(text: str) -> str:
     """`text` with each Chinese numeral written the standard way as its decimal number
     (``三天以下`` → ``3天以下``), a percentage said so with its sign (``百分之八十五以上`` →
-    ``85%以上``); any other numeral (三四, 二十五六) as written."""
+    ``85%以上``) or in tenths (``九成以上`` → ``90%以上``: `numerals.tenths`); any other
+    numeral (三四, 二十五六) as written."""
     if not any(ch in NUMERAL_CHARS for ch in text):
-        return text
-    text = _CJK_NUMERAL.sub(lambda m: chinese_number(m.group(0)) or m.group(0), text)
-    return _PERCENT_SAID.sub(r"\1%", text) if "百分之" in text else text
+        return tenths_as_percent(text)  # 9成
+    text = _CJK_NUMERAL.sub(lambda m: chinese_number(m.group(0)) or m.group(0), read_mixed(text))
+    return tenths_as_percent(_PERCENT_SAID.sub(r"\1%", text) if "百分之" in text else text)
 
 
 _PERCENT_SAID = re.compile(rf"百分之\s*({_NUM})")  # 百分之85: 85%

@@ -75,7 +75,7 @@ def read_given(value: str, numeric: bool) -> Given:
     if not numeric:
         return Given(value, written=value)
     text, rough = _unrough(normalize_cell(value))
-    text = unit_symbols(_spelled(read_numerals(_signed(text))))  # 30 degrees F: 30°f
+    text = unit_symbols(_spelled(read_numerals(_scaled(_signed(text)))))  # 30 degrees F: 30°f
     if parse_number(text) is not None:
         return Given(text, None, rough, value)
     span = parse_condition(text)
@@ -97,6 +97,20 @@ def _signed(text: str) -> str:
     number stands (``零下5度`` → ``-5度``, ``零下五度`` → ``-五度``, ``低于零下5度`` →
     ``低于-5度``)."""
     return _BELOW_ZERO_AT.sub("-", text)
+
+
+# a temperature's scale said before its number (摄氏25度 is 25℃, 华氏80度 80°F, as a search
+# reads a question's: `kbtools.query.values`)
+_SCALE_BEFORE = re.compile(r"^(摄氏|华氏)\s*(-?[\d零〇一二两三四五六七八九十百点]+)\s*度?")
+
+
+def _scaled(text: str) -> str:
+    """`text` with a scale said before its number written as the number's unit (``摄氏25度``
+    → ``25℃``, ``华氏80度`` → ``80°F``); else as it is."""
+    m = _SCALE_BEFORE.match(text)
+    if m is None:
+        return text
+    return f"{m.group(2)}{'℃' if m.group(1) == '摄氏' else '°F'}{text[m.end():]}"
 
 
 def _spelled(text: str) -> str:
@@ -135,7 +149,7 @@ def _unrough(text: str) -> tuple[str, bool]:
 
 def _numberish(text: str) -> bool:
     """Whether `text` reads as a number or a range once its numerals are read."""
-    text = _spelled(read_numerals(_signed(text)))
+    text = _spelled(read_numerals(_scaled(_signed(text))))
     return parse_number(text) is not None or parse_condition(text).is_rangeish
 
 

@@ -399,6 +399,9 @@ def _input_numbers(table: DecisionTable, reads: Mapping[int, Given],
         if i in table.numeric and read.span is not None:  # in the column's unit already
             numbers[i] = None
             ends = [x for x in (read.span.lo, read.span.hi) if math.isfinite(x)]
+            if _fraction_of_percent(table, i, value, unit, ends):  # 0.85-0.95: as 0.9 is
+                raise InputError(where, table.header[i], shown, unit,
+                                 said=fraction_range(ends, unit))
             check_possible(table, i, read.written, ends, unit, where)
             continue
         if overflows(value) or (i in table.numeric and numbers[i] is None):
@@ -413,17 +416,34 @@ def _input_numbers(table: DecisionTable, reads: Mapping[int, Given],
     return numbers
 
 
-def _fraction_of_percent(table: DecisionTable, column: int, value: str, unit: str) -> bool:
+def _fraction_of_percent(table: DecisionTable, column: int, value: str, unit: str,
+                         ends: Sequence[float] | None = None) -> bool:
     """Whether `value` looks like a fraction given to a percent column: a number between 0
-    and 1 without a unit of its own (``0.9``, as programs write 90 %), where every bound of
-    the column is 1 or more (``≥85``), so no row tells 0.9 % from any other small percent.
-    Read as 0.9 % it would answer silently from the lowest band; the caller is asked which."""
-    x = parse_number(value)
-    if x is None or not 0 < x < 1 or unit_group(unit) != unit_group("%") or unit_of(value):
-        return False
+    and 1 without a unit of its own (``0.9``, as programs write 90 %), or a range whose
+    `ends` lie so (``0.85-0.95``), where every bound of the column is 1 or more (``≥85``),
+    so no row tells 0.9 % from any other small percent. Read as 0.9 % it would answer
+    silently from the lowest band; the caller is asked which."""
+    xs = [parse_number(value)] if ends is None else list(ends)
+    if not xs or any(x is None or not 0 <= x <= 1 for x in xs) or \
+            not any(x is not None and 0 < x < 1 for x in xs) or \
+            unit_group(unit) != unit_group("%") or unit_of(value) or \
+            ends is not None and ("%" in value or "percent" in value.casefold()):
+        return False  # (0.1%-0.3%: a percentage said so)
     bounds = [b for r in table.conditions for b in (r[column].lo, r[column].hi)
               if r[column].numeric and math.isfinite(b) and b != 0]
     return bool(bounds) and all(abs(b) >= 1 for b in bounds)
+
+
+def fraction_range(ends: Sequence[float], unit: str) -> tuple[str, str]:
+    """Why a range of fractions (`_fraction_of_percent`) is refused, English and Chinese:
+    what it reads as and what to give for the percentages it may mean."""
+    read = "-".join(format_number(x) for x in ends)
+    meant = "-".join(format_number(round(x * 100, 9)) for x in ends)
+    where, where_zh = ("each end", "两端") if len(ends) > 1 else ("it", "数后")
+    return (f"the column is in {unit}, where {read} reads as {read} {unit}; give {meant} for "
+            f"{meant} {unit} (or write the unit after {where} if {read} {unit} is meant)",
+            f"这一列以 {unit} 计，{read} 会被读作 {read}{unit}；若指 {meant}{unit}，请输入 {meant}"
+            f"（确指 {read}{unit} 时在{where_zh}写上单位）")
 
 
 def _match_message(matches: list[RowMatch], policy: str) -> str:

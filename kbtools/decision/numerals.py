@@ -13,6 +13,11 @@ five hundred`` → ``2500``; words in an order no number is said in (``two four`
 hundred``) are none, and `spell_numbers` writes the words of a text that are a number in
 digits where a test says the number is a value there (a unit follows it).
 
+A share said in tenths as a percentage (`tenths`, `tenths_as_percent`: 九成 is 90%, 八成五
+85%, 八到九成 80%到90%) and a numeral written with Arabic digits between its units as its
+value (`mixed_numbers`, `read_mixed`: 2万5千 is 25000), for table cells, a caller's inputs
+and a question's numbers alike.
+
 Pure: imports nothing from kbtools.
 """
 
@@ -203,3 +208,104 @@ def _number_run(text: str, words: list[re.Match[str]], n: int) -> tuple[int, str
 
 _EN_NUMBER_WORDS = frozenset((*EN_SMALL, *EN_TENS, *EN_SCALES))
 _EN_VOCABULARY = _EN_NUMBER_WORDS | {"a", "and"}
+
+
+# 成 says tenths of a whole, as a field user says a share (湿度九成 is 90%, 八成五 85%, 9成以上
+# ≥90%): a whole number up to 10 (or one with one decimal, 8.5成) before it, one more digit
+# after it for the hundredths' tens (八成五). Not the 成 of a word it starts (一成不变, 成本,
+# 成熟, 成虫: the character after it), nor one a longer number leads (100成).
+TENTHS_MARK = "成"
+_TENTHS_WORDS = frozenset("不为本功熟虫立员分绩果品都形型活株年交效长像套批组对片堆块团")
+_TENTH_DIGITS = "0123456789" + DIGITS
+
+
+def tenths(number: str, rest: str) -> tuple[str, int] | None:
+    """(the percentage `number` 成 says, how many characters of `rest` say it) when `rest`
+    starts with 成 and an optional tenth digit (Arabic or a Chinese one: ``成五``); None when
+    it does not, or `number` (decimal digits) is no share in tenths."""
+    if not rest.startswith(TENTHS_MARK) or not re.fullmatch(r"10|\d(?:\.\d)?", number):
+        return None
+    digit = rest[1:2]
+    if digit and digit in _TENTH_DIGITS:  # 八成五; not 9成50, 8.5成5: no share said so
+        if "." in number or rest[2:3] and rest[2:3] in _TENTH_DIGITS + ".%十百千万点":
+            return None
+        used, tenth = 2, _TENTH_DIGITS.index(digit) % 10
+    elif digit and digit in _TENTHS_WORDS:
+        return None  # 一成不变, 三成本
+    else:
+        used, tenth = 1, 0
+    value = float(number) * 10 + tenth
+    if value > 100:
+        return None
+    return (str(int(value)) if value.is_integer() else str(round(value, 6))), used
+
+
+_TENTHS_AT = re.compile(rf"(?<![\d.])(10|\d(?:\.\d)?)(?={TENTHS_MARK})")
+
+
+def _span_start(m: re.Match[str], text: str) -> str:
+    """The first end of a span `_TENTHS_SPAN` found as the share it says when the span's
+    other end says one in tenths (8到9成: 80%到; not 8到9成本)."""
+    other = _TENTHS_AT.match(text, m.end())
+    first = tenths(m.group(1), TENTHS_MARK)
+    if other is None or first is None or tenths(other.group(1), text[other.end():]) is None:
+        return m.group(0)
+    return f"{first[0]}%{m.group(2)}"
+
+
+# the first end of a span of shares in tenths (8到9成, 七至八成: 80% to 90%)
+_TENTHS_SPAN = re.compile(rf"(?<![\d.])(10|\d(?:\.\d)?)\s*([到至~〜\-–—]\s*)"
+                          rf"(?=(?:10|\d(?:\.\d)?){TENTHS_MARK})")
+
+
+def tenths_as_percent(text: str) -> str:
+    """`text` (its numerals in digits) with each share said in tenths written as a percentage
+    (``9成以上`` → ``90%以上``, ``8成5`` → ``85%``; `tenths`)."""
+    if TENTHS_MARK not in text:
+        return text
+    text = _TENTHS_SPAN.sub(lambda m: _span_start(m, text), text)
+    out, at = [], 0
+    for m in _TENTHS_AT.finditer(text):
+        said = tenths(m.group(1), text[m.end():m.end() + 3])
+        if said is not None and m.start() >= at:
+            out += [text[at:m.start()], said[0], "%"]
+            at = m.end() + said[1]
+    return "".join(out) + text[at:]
+
+
+# A numeral written with Arabic digits between its units (2万5千, 1千9百, 12万3千, 2万五千): the
+# digits respelled as Chinese numerals, it is read when that is the standard form (二万五千 is
+# 25000); 1万5 (colloquial for 15000, 一万五) is none, as 一万五 is none. Not a unit that
+# begins with 千, 百 or 万 (千克, 千米, 千瓦, 百分之: 2千克 is 2 kg); a decimal before a unit
+# (2.5万) is `conditions.magnified`'s.
+_MIXED = re.compile(r"(?<![\d.,])(?:\d+|[零〇一二两三四五六七八九])"
+                    r"(?:[十百千万](?![克米瓦帕伏焦卡分兆吨])(?:\d+|[零〇一二两三四五六七八九])?)+"
+                    r"(?![\d.]|,\d)")
+
+
+_DIGIT_RUN = re.compile(r"\d+|[零〇一二两三四五六七八九]")
+
+
+def mixed_numbers(text: str) -> list[tuple[int, int, str]]:
+    """Each numeral of `text` written with Arabic digits between its units, as (start, end,
+    its value as decimal digits); those that are no standard numeral are not listed."""
+    out = []
+    for m in _MIXED.finditer(text) if any(ch in "十百千万" for ch in text) else ():
+        run = m.group(0)
+        if not any(ch.isdigit() for ch in run) or len(_DIGIT_RUN.findall(run)) < 2:
+            continue  # 二万五千: `chinese_number`'s; 2万 alone: a multiplier, as before
+        spelled = re.sub(r"\d+", lambda d: _written(int(d.group(0))) if 0 < int(d.group(0))
+                         < 10_000 else "?", run)
+        value = chinese_number(spelled)
+        if value is not None:
+            out.append((m.start(), m.end(), value))
+    return out
+
+
+def read_mixed(text: str) -> str:
+    """`text` with each numeral of `mixed_numbers` written as its value (``2万5千`` →
+    ``25000``); the rest as it is."""
+    found = mixed_numbers(text)
+    for start, end, value in reversed(found):
+        text = text[:start] + value + text[end:]
+    return text

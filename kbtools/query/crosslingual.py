@@ -184,15 +184,21 @@ def foreign_words(text: str, unknown: Sequence[str], written: Mapping[str, str])
                for t in unknown)
 
 
-def crossed_params(params: FusionParams, lists: dict[str, Ranked]) -> FusionParams:
+def crossed_params(params: FusionParams, lists: dict[str, Ranked], *,
+                   named: bool = False) -> FusionParams:
     """`params` for a question read across languages (module docstring): BM25 and vectors
     weighed fixed, the vectors at the shape weighting's most (``shape_scale``) — when the
     vectors find the other language's answer, their best similarity reaching
     ``min_cross_cosine``. Below it they found nothing the no-answer rule would answer
     from, only the least unrelated passages, and the BM25 list is the evidence (a synonym
     group an author wrote, "fusarium head blight" = 赤霉病): the question is weighed as any
-    other (`params` unchanged), not with the noise rescaled to the most weight."""
-    if params.weighting != "shape" or best_similarity(lists) < params.min_cross_cosine:
+    other (`params` unchanged), not with the noise rescaled to the most weight. So is one
+    whose every word the index lacks a synonym group of the knowledge names (`named`:
+    "wheat scab", "fusarium head blight" = 赤霉病): the author's own word for it is the
+    evidence, and a similarity just over the threshold was a page on another thing ("wheat
+    scab" found 小麦蚜虫 at 0.3316 and ranked it above the 赤霉病 page BM25 ranked first)."""
+    if params.weighting != "shape" or named or \
+            best_similarity(lists) < params.min_cross_cosine:
         return params
     return replace(params, weighting="fixed", bm25_weight=1.0 - params.shape_scale,
                    vector_weight=params.shape_scale)

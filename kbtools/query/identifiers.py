@@ -449,3 +449,19 @@ def promote(hits: list[H], level: Callable[[H], int]) -> list[H]:
         return hits
     order = sorted(range(len(hits)), key=lambda i: (-levels[i], i))
     return [hits[i] for i in order]
+
+
+# a code's shape: its letters, a hyphen or none, and how many digits (E12 and E15, HX-260 and
+# HX-900 share one; E12 and E015, E12 and HX-12 do not)
+_CODE_SHAPE = re.compile(r"([a-z]{1,4})(-?)(\d{2,})")
+
+
+def listed_codes(unknown: Sequence[str], known: Sequence[str]) -> list[str]:
+    """The terms of `unknown` (tokens no document holds) that are codes of the shape of one
+    of `known` (identifiers the question names that the knowledge holds): listed beside it
+    (``E12 和 E15 分别是什么故障``), each asked of in its own right, so the answer about the
+    known one stands and the other is said to be missing, never a reason to answer nothing."""
+    shapes = {(m.group(1), m.group(2), len(m.group(3)))
+              for k in known if (m := _CODE_SHAPE.fullmatch(k.casefold()))}
+    return [t for t in unknown if (m := _CODE_SHAPE.fullmatch(t))
+            and (m.group(1), m.group(2), len(m.group(3))) in shapes] if shapes else []

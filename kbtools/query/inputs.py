@@ -61,15 +61,8 @@ from kbtools.query.quantities import (
     whole_names,
 )
 from kbtools.query.ranges import with_ranges
-from kbtools.query.values import (
-    BOUND_AFTER,
-    DURATIONS,
-    STOP_GAP,
-    Number,
-    bounds_after,
-    compact,
-    numbers,
-)
+from kbtools.query.value_units import DURATIONS
+from kbtools.query.values import BOUND_AFTER, STOP_GAP, Number, bounds_after, compact, numbers
 from kbtools.query.wording import (
     NAME_STARTS,
     is_cjk,

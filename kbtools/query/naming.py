@@ -20,15 +20,8 @@ from kbtools.decision.conditions import header_unit_start
 from kbtools.decision.units import family, unit_group
 from kbtools.query.fillers import drop_fillers, strip_fillers
 from kbtools.query.quantities import AMBIENT, WEATHER, before_comma, key_text
-from kbtools.query.values import (
-    BARE_DEGREES,
-    DURATIONS,
-    STOP_GAP,
-    TEMPERATURES,
-    UNIT_CLASSES,
-    Number,
-    compact,
-)
+from kbtools.query.value_units import BARE_DEGREES, DURATIONS, TEMPERATURES, UNIT_CLASSES
+from kbtools.query.values import STOP_GAP, Number, compact
 from kbtools.query.wording import (
     NAME_STARTS,
     amount_subject,

@@ -35,7 +35,8 @@ from kbtools.query.quantities import (
     ROOMS,
     Qualified,
 )
-from kbtools.query.values import STOP_GAP, UNIT_CLASSES, unit_after
+from kbtools.query.value_units import UNIT_CLASSES, unit_after
+from kbtools.query.values import STOP_GAP
 from kbtools.query.wording import NAME_STARTS, is_cjk
 
 # Chinese words of the outside, standing after what they are outside of or alone (外面30度,

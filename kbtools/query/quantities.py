@@ -50,7 +50,8 @@ from kbtools.decision import column_key, normalize_text
 from kbtools.decision.conditions import header_unit_start
 from kbtools.query.changes import EN_CHANGES, change_before, clause_words
 from kbtools.query.fillers import EN_NUMERALS, FILLERS, drop_fillers, strip_fillers
-from kbtools.query.values import AGO_WORDS, STOP_GAP, UNIT_CLASSES, compact
+from kbtools.query.value_units import UNIT_CLASSES
+from kbtools.query.values import AGO_WORDS, STOP_GAP, compact
 from kbtools.query.wording import ABBREVIATIONS, NAME_STARTS, counted_object, is_cjk
 
 # In a Chinese compound a generic quantity's name may be cut to its first character: 油温 is

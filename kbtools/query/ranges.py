@@ -26,7 +26,8 @@ from kbtools.decision.conditions import Condition
 from kbtools.decision.given import read_given
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.decision.words import RANGE_ENDS, WORD_PREFIXES, ZH_JOINERS
-from kbtools.query.values import BOUND_AFTER, BOUND_BEFORE, Number, bounds_after, unit_after
+from kbtools.query.value_units import unit_after
+from kbtools.query.values import BOUND_AFTER, BOUND_BEFORE, Number, bounds_after
 
 # how far before a number the words making it a bound may start: the reader's longest word
 # before a number (``equal to or greater than``) and a few more (``is not``)

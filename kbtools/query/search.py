@@ -67,7 +67,7 @@ from kbtools.query.filters import (
     resolve_docs,
     where_text,
 )
-from kbtools.query.identifiers import identifiers, is_about, only_identifiers, promote
+from kbtools.query.identifiers import identifiers, is_about, listed_codes, only_identifiers, promote
 from kbtools.query.inherit import inherit, widen_mask
 from kbtools.query.keys import key_definitions, named_keys
 from kbtools.query.question import has_words, question_text, searched_question, valued_text
@@ -82,6 +82,7 @@ from kbtools.query.results import (
 )
 from kbtools.query.routing import ALIASES, boost_vector, route, routed_words
 from kbtools.query.specific import (
+    about_each,
     identifier_holders,
     identifier_level,
     identifier_levels,
@@ -201,8 +202,11 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
                                exp.weighed_ids(), EXPANSION_WEIGHT, tuple(exp.weights.items()))
     lists = inherit(index, source_of(index, LOCAL_CANDIDATES).ranked_lists(index, request), mask)
     across = crossed(index, text, lists)
-    if across:  # read across languages (kbtools.query.crosslingual)
-        lists, params = crossed_lists(index, text, lists), crossed_params(params, lists)
+    if across:  # read across languages (kbtools.query.crosslingual); by_synonyms: every word
+        # the index lacks is the knowledge's own synonym's or alias's (wheat scab)
+        by_synonyms = not unknown and any(s["from"] in ("synonyms", "aliases") for s in exp.shown)
+        lists, params = crossed_lists(index, text, lists), crossed_params(params, lists,
+                                                                          named=by_synonyms)
     today = freshness.today_or(today)
     boost = boost_vector(index, routed)
     fused = _fused(index, lists, params, boost, today, text, mode)
@@ -239,7 +243,8 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     if wanted and only_identifiers(text, identifiers(text)):  # ENC-5M: a holder answers it,
         levels = {num: 2 * level + 1 if level else 0  # after those about it (the E17 row)
                   for num, level in levels.items()}
-    hits, more = _distinct(levels, hits, table, rows, params, evaluation, index)
+    hits, more = _distinct(levels, hits, table, rows, params, evaluation, index,
+                           about_each(index, wanted, hits, rows))
     judged = _suppress_nested(table, hits, max(k, fusion.JUDGED))  # the verdict reads these,
     picked, best = judged[:k], judged[:fusion.JUDGED]  # k of them are shown
     exact = bool(wanted) and any(is_about(levels[h.num] if h.num in levels else
@@ -252,7 +257,8 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     subjects = [t for t in unknown if t not in covered.values]  # 八十度 is a value, no subject
     verdict = evaluation is not None or fusion.answerable(
         best, covered.of(best), calibrated(index, params), has_terms=bool(ids or unknown or exp or valued),
-        unknown_terms=unknown, unknown_codes=[f"{p} {n}" for p, n in codes], exact=exact,
+        unknown_terms=[t for t in unknown if t not in listed_codes(unknown, wanted)] if exact
+        else unknown, unknown_codes=[f"{p} {n}" for p, n in codes], exact=exact,  # E12 和 E15
         unknown_share=calibration.unknown_share(index, ids + list(exp.ids), subjects),
         paste=asked.paste, name_share=calibration.name_share(index, ids + list(exp.ids), subjects)
         if asked.paste else 1.0, line_share=covered.line_share(asked.lines, best),
@@ -372,15 +378,16 @@ def _page_evidence(index: KbIndex, fused: fusion.Fused, lists: dict[str, fusion.
 
 def _distinct(levels: dict[int, int], hits: list[fusion.Hit], table: sections.SectionTable,
               rows: Rows, params: fusion.FusionParams,
-              evaluation: answers.Evaluation | None,
-              index: KbIndex) -> tuple[list[fusion.Hit], dict[int, list[int]]]:
-    """The evaluated answer first (its row put in `rows`), then one hit per section,
+              evaluation: answers.Evaluation | None, index: KbIndex,
+              each: dict[int, str]) -> tuple[list[fusion.Hit], dict[int, list[int]]]:
+    """The evaluated answer first (its row put in `rows`), then one hit per section (and
+    identifier of the question it is about, `each`: the E12 row and the E17 row),
     documents diversified, chunks about the question's specific identifiers (``levels``:
     each hit's `identifier_level`) ahead of the rest. Returns the hits and each one's ``more``."""
     about = {num: level for num, level in levels.items() if is_about(level)}
     hits = promote(hits, lambda h: about.get(h.num, 0))  # the E17 row stands for its table
     section = table.sections_of(hits)
-    hits, more = distinct.one_per_section(hits, section.__getitem__)
+    hits, more = distinct.one_per_section(hits, lambda n: (section[n], each.get(n)))
     nums = [h.num for h in hits]  # each hit's document, gathered at once
     doc = dict(zip(nums, index.chunk_table().doc[nums].tolist(), strict=True))
     hits = promote(distinct.diversify(hits, doc.__getitem__, params.doc_decay),

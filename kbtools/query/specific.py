@@ -144,3 +144,24 @@ def unranked(hits: list[fusion.Hit]) -> set[int]:
     to their section since)."""
     return {h.num for h in hits if h.score == 0.0 and h.why["bm25_rank"] is None
             and h.why["vector_rank"] is None}
+
+
+# the most identifiers a question may name for each to keep a result of its own (a pasted
+# log naming sixteen is about what it logs, not sixteen answers)
+EACH_OWN_RESULT = 4
+
+
+def about_each(index: KbIndex, wanted: list[str], hits: list[fusion.Hit],
+               rows: dict[int, dict[str, Any]]) -> dict[int, str]:
+    """For a question naming two to `EACH_OWN_RESULT` specific identifiers (``E12 和 E17
+    分别是什么故障``): each hit about one of them -> the first it is about (`identifier_levels`
+    asked of each alone), so that one section's rows about different identifiers are
+    different answers; {} for any other question."""
+    if not 2 <= len(wanted) <= EACH_OWN_RESULT:
+        return {}
+    out: dict[int, str] = {}
+    for ident in wanted:
+        for num, level in identifier_levels(index, [ident], hits, rows).items():
+            if level % 2 == 1:  # (`identifiers.is_about`)
+                out.setdefault(num, ident)
+    return out

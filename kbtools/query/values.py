@@ -33,14 +33,8 @@ import unicodedata
 from dataclasses import dataclass, replace
 
 from kbtools.decision.conditions import normalize_cell, normalize_text
-from kbtools.decision.numerals import chinese_number, spell_numbers
-from kbtools.decision.units import (
-    MAGNITUDE_WORDS,
-    MAGNITUDES,
-    SPELLED_UNITS,
-    UNIT_GROUPS,
-    unit_group,
-)
+from kbtools.decision.numerals import chinese_number, mixed_numbers, spell_numbers, tenths
+from kbtools.decision.units import MAGNITUDE_WORDS, MAGNITUDES, unit_group
 from kbtools.decision.words import (
     APPROX_ABBREVIATIONS,
     APPROX_AFTER,
@@ -52,44 +46,13 @@ from kbtools.decision.words import (
     WORD_SUFFIXES,
 )
 from kbtools.query.fillers import EN_NUMERALS, FILLERS, NOT_NEAR, drop_fillers, filler_at
-
-# Units that mark what a number measures (the same quantity in a header and a question).
-# Single Latin letters (f, c, h) name a unit only where no letter follows them.
-UNIT_CLASSES: tuple[tuple[str, ...], ...] = (
-    ("℃", "°c", "c", "摄氏度", "度"),
-    ("%", "％", "percent"),
-    ("小时", "h", "hours", "hour", "hrs", "hr"),
-    ("天数", "天", "日", "days", "day"),
-    ("周", "星期", "weeks", "week", "wks", "wk"),
-    ("个月", "months", "month"),  # not 月 alone: 3月2日 is a date
-    ("年", "years", "year", "yrs", "yr"),
-    ("分钟", "min", "minutes"),
-    ("mm", "毫米"),
-    ("mpa",),
-    ("kg", "公斤", "千克"),
-    ("°f", "℉", "f"),
-    ("psi", "psig"),
-    ("rpm", "r/min"),
-    ("bar",),
-    ("kpa",),
-    ("psia",),
-    ("in/s", "ips"),
-    ("gpm",),
-    ("v", "volts", "volt"),
-    ("kv",),
-    ("mv",),
-    ("a", "amps", "amp"),
-    ("cal/cm2",),
-    ("hp", "horsepower"),
-    ("cfm",),
-    ("degrees", "degree", "deg", "°"),  # no scale named: a temperature in the column's degrees
+from kbtools.query.value_units import (
+    BARE_DEGREES,
+    COUNTERS,
+    DURATIONS,
+    unit_after,
 )
-BARE_DEGREES = len(UNIT_CLASSES) - 1
-TEMPERATURES = frozenset((0, next(n for n, c in enumerate(UNIT_CLASSES) if "°f" in c)))
-# the classes of durations: a number in one followed by ``old`` is an age (``the hose is 5
-# years old``: the hose is what is that old, the number's word is ``age``)
-DURATIONS = frozenset(n for n, c in enumerate(UNIT_CLASSES)
-                       if c[0] in ("小时", "天数", "周", "个月", "年"))
+
 _OLD = re.compile(r"old(?![a-z])")
 # words after a duration that make it a time (3天前, 2周以后, ``2 days ago``, ``3 days later``)
 AGO_WORDS = ("以前", "之前", "以后", "之后", "前", "后")
@@ -99,14 +62,6 @@ RUN_WORDS = frozenset(("consecutive", "straight", "successive", "continuous", "s
 # words that are no count noun between a number and its unit (``4 more days``: a bound)
 _NOT_NOUNS = frozenset(("more", "less", "fewer", "over", "under", "than", "and", "the", "extra",
                         "other", "another", "additional", "full", "whole", "straight"))
-_UNIT_WORDS = sorted({w for c in UNIT_CLASSES for w in c}, key=len, reverse=True)
-# what a number's value carries from the question: a unit the tables' checks know
-# (`decision.units.UNIT_GROUPS`: 72°f against a ℃ column is refused, not read as 72 ℃)
-# or a word that multiplies it (2万, 2 thousand are refused, not read as 2); a single Latin
-# letter that multiplies (k, w) is left to the MAGNITUDES check below
-SUFFIXES = sorted({*SPELLED_UNITS, *MAGNITUDE_WORDS, *_UNIT_WORDS,
-                   *(u for g in UNIT_GROUPS for u in g)} - MAGNITUDES, key=len, reverse=True)
-
 _NUMBER = re.compile(r"(?<![a-z0-9_.\-])(-?(?:\d{1,3}(?:,\d{3})+(?!\d|,\d)|\d+)(?:\.\d+)?)")
 _STOP = ",，、。;；!?！？"
 STOP_GAP = re.compile(rf"[{_STOP}\d]")
@@ -277,42 +232,6 @@ def _abbreviation(out: list[str]) -> bool:
                for w in APPROX_ABBREVIATIONS)
 
 
-# words that begin with a one-character unit and are no unit: 08:00周期 is a time and a
-# cycle, not 0 weeks; 3天气 no days, 2年级 a school year, 5日志 log files
-NOT_UNITS = frozenset(("周期", "周边", "周围", "周长", "天气", "天然", "天线", "天窗", "日期",
-                       "日志", "日常", "年级", "年代", "度数"))
-
-
-def _is_word_at(text: str, word: str) -> bool:
-    """`text` starts with `word`, and a word ending in a Latin letter is not the start of a
-    longer one (the d of ``drops`` is no day, the h of ``hot`` no hour), nor a one-character
-    Chinese unit of a word of `NOT_UNITS` (the 周 of 周期 is no week)."""
-    if not text.startswith(word):
-        return False
-    nxt = text[len(word):len(word) + 1]
-    if len(word) == 1 and word + nxt in NOT_UNITS:
-        return False
-    return not (word[-1].isascii() and word[-1].isalpha() and nxt.isascii() and nxt.isalpha())
-
-
-def unit_after(rest: str) -> tuple[str, str, int | None]:
-    """(the unit or multiplying word as written at the start of `rest`, the unit the tables
-    know it by, its UNIT_CLASSES index). One space may stand before a Latin word (75 F)."""
-    if rest[:1] == " " and rest[1:2].isalpha():
-        rest = rest[1:]
-    suffix = next((w for w in SUFFIXES if _is_word_at(rest, w)), "")
-    if not suffix:
-        first, then = rest[:1], rest[1:2]
-        if first in MAGNITUDES and not (then.isascii() and then.isalpha()):
-            suffix = first  # 2万, 2k (not the k of a word: 2kg is a unit, found above)
-    known = SPELLED_UNITS.get(suffix, suffix)
-    measured = known
-    if suffix in MAGNITUDES or suffix in MAGNITUDE_WORDS:  # 2万小时, 1.2k rpm: what it counts
-        measured = unit_after(rest[len(suffix):])[1]
-    unit = next((n for n, c in enumerate(UNIT_CLASSES) if measured in c), None)
-    return suffix, known, unit
-
-
 def _spans(text: str) -> list[tuple[int, int, str, str]]:
     """Each number of `text` as (start, end, value, the `AFTER_CHARS` characters after it:
     its unit, a clause bounding or negating it): the Arabic ones, and the Chinese numerals
@@ -326,11 +245,51 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
         unit = rest[1:] if rest.startswith("个") else rest  # the measure word 个: `numbers`
         if m.group(1):
             rest = "%" + rest
-        elif m.group(2) == "一" or unit_after(unit)[2] is None:
+        value = chinese_number(m.group(2))
+        if value is None or not m.group(1) and tenths(value, rest) is None and (
+                m.group(2) == "一" or unit_after(unit)[2] is None and
+                not unit.startswith(COUNTERS) and not _span_end(rest)):  # 三次, 两到三天
             continue
-        if (value := chinese_number(m.group(2))) is not None:
-            spans.append((m.start(), m.end(), value, rest[:AFTER_CHARS]))
-    return sorted(spans)
+        spans.append((m.start(), m.end(), value, rest[:AFTER_CHARS]))
+    if mixed := mixed_numbers(text):  # 2万5千: one number, not 2 times 万 and 5 times 千
+        spans = [s for s in spans if not any(a <= s[0] < b for a, b, _ in mixed)] + \
+            [(a, b, value, text[b:b + AFTER_CHARS]) for a, b, value in mixed]
+    out: list[tuple[int, int, str, str]] = []
+    for span in sorted(_in_tenths(text, span) for span in spans):
+        if not out or span[0] >= out[-1][1]:  # (not the 五 of 八成五: its tenths)
+            out.append(span)
+    return out
+
+
+_SPAN_JOINER = re.compile(r"(?:~|〜|-|–|—|到|至)")
+
+
+def _span_end(rest: str) -> bool:
+    """Whether `rest` (what follows a Chinese numeral) is a span's joiner and its other end
+    in a unit (the 到三天 of 两到三天, 至五次 of 三至五次) or in tenths (到九成): the numeral is
+    the span's first end."""
+    joiner = _SPAN_JOINER.match(rest)
+    other = CJK_NUMBER.match(rest, joiner.end()) if joiner else None
+    if other is None or other.group(1):
+        other = _NUMBER.match(rest, joiner.end()) if joiner else None
+    if other is None:
+        return False
+    unit = rest[other.end():]
+    value = chinese_number(other.group(2)) if other.re is CJK_NUMBER else other.group(1)
+    return unit_after(unit[1:] if unit.startswith("个") else unit)[2] is not None or \
+        unit.startswith(COUNTERS) or \
+        value is not None and tenths(value, unit) is not None  # 八到九成
+
+
+def _in_tenths(text: str, span: tuple[int, int, str, str]) -> tuple[int, int, str, str]:
+    """A number's span (`_spans`) with 成 after it read as the share it says (九成 is 90
+    followed by %, 八成五 85: `numerals.tenths`), ending after what says it; as it is else."""
+    start, end, value, rest = span
+    said = tenths(value, rest)
+    if said is None:
+        return span
+    end += said[1]
+    return start, end, said[0], "%" + text[end:end + AFTER_CHARS - 1]
 
 
 def numbers(text: str, cased: str = "") -> list[Number]:
@@ -395,7 +354,8 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                 (at := text.find(suffix, end, end + 26)) >= 0:
             known = cased[at:at + len(suffix)]  # as typed: 30°C, not 30°c
         word = run if run.rpartition(" ")[2] in owned else drop_fillers(run)
-        virtual = int(text.startswith("百分之", start))  # (its % is in `rest`, not the text)
+        virtual = int(rest[:1] == "%" != text[end:end + 1])  # (百分之九十, 九成: its % is in
+        # `rest`, not the text)
         past = end + skip - virtual + (len(rest[skip:]) - len(rest[skip:].lstrip(" ")))
         out.append(Number(start, end, value, unit, value + known, exact, word, past, noun,
                           approximate(text[max(0, start - 16):start], clause),

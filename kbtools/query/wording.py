@@ -13,15 +13,8 @@ from collections.abc import Mapping, Sequence
 
 from kbtools.decision.model import MIN_PART, DecisionTable
 from kbtools.query.fillers import drop_fillers
-from kbtools.query.values import (
-    AMOUNT_LEADS,
-    CJK_NUMBER,
-    DURATIONS,
-    SUBJECTS,
-    UNIT_CLASSES,
-    compact,
-    unit_after,
-)
+from kbtools.query.value_units import DURATIONS, UNIT_CLASSES, unit_after
+from kbtools.query.values import AMOUNT_LEADS, CJK_NUMBER, SUBJECTS, compact
 
 # words that join two quantities named one after the other (温度22度和湿度90%): what follows
 # one starts a name of its own, not a compound with it (和湿度 is 湿度; 土壤湿度 is not)
