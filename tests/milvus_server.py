@@ -20,6 +20,7 @@ import pytest
 from kbtools.engine import expr
 from kbtools.engine.milvus import META_SUFFIX, P_MANIFEST, Engine, connect_url
 from kbtools.engine.rows import blob_rows
+from kbtools.errors import EngineError
 
 START_TIMEOUT = 60.0
 
@@ -28,6 +29,20 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def answering(url: str, within: float = 60.0) -> None:
+    """Wait until the restarted server at `url` answers: this process's gRPC channel to the
+    port retries a server it saw die only after a back-off (about 2 s)."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            connect_url(url).close()
+            return
+        except EngineError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
 
 
 def _listening(port: int) -> bool:

@@ -7,7 +7,6 @@ a release that deleted a document answers as the local index of that release doe
 from __future__ import annotations
 
 import json
-import time
 
 import pymilvus as pm
 import pytest
@@ -39,7 +38,7 @@ from kbtools.index.tokenize import TOKENS_VERSION
 from kbtools.query.search import search
 from tests.hostile import git, make_repo
 from tests.kbfixtures import titled_page
-from tests.milvus_server import MilvusLite, milvus  # noqa: F401 - fixture
+from tests.milvus_server import MilvusLite, answering, milvus  # noqa: F401 - fixture
 from tests.test_engine_failures import QUESTION, _engine, _rel, signed  # noqa: F401 - fixture
 from tests.test_engine_races import Interposed, _once
 
@@ -159,7 +158,7 @@ def test_a_publish_cut_by_the_server_going_away_is_never_served(signed, tmp_path
         eng.close()
         server.stop()
         server = MilvusLite(tmp_path / "data", port=server.port)
-        _answering(url)
+        answering(url)
         res = CliRunner().invoke(main, ["query", "--engine", url, QUESTION, "--json"])
         assert res.exit_code == 0, res.output
         assert '"kb-r1"' in res.output
@@ -176,20 +175,6 @@ def test_a_publish_cut_by_the_server_going_away_is_never_served(signed, tmp_path
         eng.close()
     finally:
         server.stop()
-
-
-def _answering(url: str, within: float = 60.0) -> None:
-    """Wait until the restarted server at `url` answers: this process's gRPC channel to the
-    port retries a server it saw die only after a back-off (about 2 s)."""
-    deadline = time.monotonic() + within
-    while True:
-        try:
-            connect_url(url).close()
-            return
-        except EngineError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.5)
 
 
 # the same answers -------------------------------------------------------------------------

@@ -4,8 +4,6 @@ publishing again finishes the release that was cut short (a guard: found right).
 
 from __future__ import annotations
 
-import time
-
 from click.testing import CliRunner
 
 from kbtools.build.pipeline import BuildOptions, build
@@ -15,23 +13,10 @@ from kbtools.engine.milvus import connect_url
 from kbtools.engine.publish import check_release, publish
 from kbtools.errors import EngineError
 from tests.hostile import git, make_repo
-from tests.milvus_server import MilvusLite
+from tests.milvus_server import MilvusLite, answering
 from tests.test_engine_prune import zh_page
 
 NEW = "knowledge/过滤器.md"
-
-
-def _back(url: str) -> None:
-    """Wait until a restarted server answers (it listens a moment before it serves)."""
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            connect_url(url).close()
-            return
-        except EngineError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.5)
 
 
 def test_a_server_killed_mid_publish_keeps_the_served_release_and_recovers(tmp_path):
@@ -62,7 +47,7 @@ def test_a_server_killed_mid_publish_keeps_the_served_release_and_recovers(tmp_p
         eng.close()
         server.stop()
         server = MilvusLite(tmp_path / "data", port=server.port)
-        _back(url)
+        answering(url)
         eng = connect_url(url)
         assert eng.alias_target() == first.collection
         res = CliRunner().invoke(main, ["query", "--engine", url, "--json", "过滤器多久清洗"])
