@@ -36,6 +36,7 @@ from kbtools.decision.given import InputError
 from kbtools.decision.matching import match_rules
 from kbtools.decision.model import DecisionTable
 from kbtools.errors import PAGE_FILTERS, KbError, TableError, UsageError, one_line, surface_message
+from kbtools.query import freshness
 from kbtools.query.filters import (
     Condition,
     check_filters,
@@ -101,7 +102,6 @@ _FORMULA_NAME = re.compile(r"^[0-9a-f]{64}\.svg$")
 _LINES = re.compile(r"^(\d{1,8})(?:-(\d{1,8}))?$")
 
 
-
 ENV = Environment(loader=DictLoader({name: data.decode("utf-8") for name, data
                                      in package_files("templates").items()}),
                   autoescape=select_autoescape(default=True, default_for_string=True))
@@ -150,13 +150,18 @@ class Page:
 
     def render(self, template: str, status: int = 200, anchor: str = "",
                **values: Any) -> HTMLResponse:
-        html = ENV.get_template(template).render(t=self.t, lang=self.lang, html_lang=HTML_LANG,
+        return self.respond(self.html(template, anchor, **values), status)
+
+    def html(self, template: str, anchor: str = "", **values: Any) -> str:
+        return ENV.get_template(template).render(t=self.t, lang=self.lang, html_lang=HTML_LANG,
                                                  other_lang=other_lang(self.lang),
                                                  reason=reason_translator(self.lang),
                                                  no_answer=no_answer_line(self.lang),
                                                  not_in_knowledge=not_in_knowledge_line(
                                                      self.lang),
                                                  lang_url=self.lang_url(anchor), **values)
+
+    def respond(self, html: str | bytes, status: int = 200) -> HTMLResponse:
         response = HTMLResponse(html, status_code=status,
                                 headers={"cache-control": "private, no-cache"})
         if self.remember:
@@ -419,6 +424,13 @@ def _cited_chunks(chunks: list[dict[str, Any]],
 
 
 def doc_page(p: Page, served: Served) -> HTMLResponse:
+    """The document page, rendered once per release and request inputs (`pagecache`)."""
+    key = (p.request.url.path, p.lang, tuple(p.request.query_params.multi_items()),
+           freshness.today_or(None).isoformat())
+    return p.respond(served.pages.page(key, lambda: _doc_html(p, served)))
+
+
+def _doc_html(p: Page, served: Served) -> str:
     doc = p.request.path_params["path"]
     src = ops.document(served, doc)
     params = p.request.query_params
@@ -439,7 +451,7 @@ def doc_page(p: Page, served: Served) -> HTMLResponse:
                     if cited and src.meta.get("verified") is True else None)
     first_table = ops.first_decision_table(ops.tables_of(served, src))
     meta = {k: v for k, v in src.meta.items() if k not in ("title",)}
-    return p.render("doc.html", anchor="cited" if cited else "", doc=src.rel,
+    return p.html("doc.html", anchor="cited" if cited else "", doc=src.rel,
                     lines_note=lines_note, title_heading=first_heading_level(body) != 1,
                     title=shown_title(src.meta, src.rel), body=body, doc_lang=doc_lang,
                     meta=meta, review=review, cited=cited, cited_reason=cited_reason,

@@ -64,6 +64,7 @@ from kbtools.query.search import search as run_search
 from kbtools.render.images import HEAD_BYTES
 from kbtools.render.pixels import picture_size, svg_size
 from kbtools.render.svg_sanitize import MAX_SVG_BYTES
+from kbtools.serve.pagecache import PageCache
 from kbtools.ship.checkout import resolve_index_path
 
 T = TypeVar("T")
@@ -80,6 +81,7 @@ class Served:
     knowledge: Knowledge
     search_lock: threading.Lock = field(default_factory=threading.Lock)
     cache: dict[str, Any] = field(default_factory=dict)
+    pages: PageCache = field(default_factory=PageCache)  # its rendered document pages
 
     @property
     def root(self) -> Path:

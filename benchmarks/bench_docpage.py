@@ -1,0 +1,108 @@
+"""A document page of `kb serve` on a long manual: first view and repeated views.
+
+    .venv/bin/python benchmarks/bench_docpage.py [--lines 2000] [--views 20] [--keep DIR]
+
+Builds (test-hash embedder, in a temporary folder) a repository holding one generated
+Chinese/English maintenance manual of about `--lines` lines (numbered chapters whose
+sections repeat the same headings, paragraphs, a long table per chapter), then asks the
+app (Starlette test client, in process, no network) for the manual's page as a field
+reader does: the cited lines of a result with its question highlighted. Prints, in the
+same run, the wall time per request of
+
+- ``render``: every request renders the page (the page cache emptied before each one:
+  what every view cost before the cache),
+- ``first``: distinct requests (a different cited range each: a miss each),
+- ``repeat``: the same request again (the cache holds it),
+
+and the ratio repeat / render (median).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from starlette.testclient import TestClient  # noqa: E402
+
+from kbtools.build.pipeline import BuildOptions, build  # noqa: E402
+from kbtools.config import load_config  # noqa: E402
+from kbtools.serve.app import create_app  # noqa: E402
+from kbtools.serve.source import ServedIndex  # noqa: E402
+from tests.hostile import make_repo  # noqa: E402
+from tests.kbfixtures import titled_page  # noqa: E402
+
+DOC = "knowledge/manual.md"
+
+
+def manual(lines: int) -> str:
+    """A manual of about `lines` lines: chapters of the same three sections, each with a
+    paragraph, a list and a table of 20 rows."""
+    out: list[str] = []
+    chapter = 0
+    while len(out) < lines:
+        chapter += 1
+        out += [f"## 第 {chapter} 章 泵组 P-{chapter:03d} Pump group", ""]
+        for section in ("检查 Inspection", "故障 Faults", "保养 Maintenance"):
+            out += [f"### {section}", "",
+                    f"泵组 P-{chapter:03d} 运行时检查密封温度与振动，温度超过 80 ℃ 时停机。"
+                    " Check the seal temperature and vibration while running.", "",
+                    "- 关闭进口阀 close the inlet valve", "- 检查轴承 check the bearing",
+                    "- 记录读数 record the readings", "",
+                    "| 代码 Code | 含义 Meaning | 处理 Action |", "|---|---|---|"]
+            out += [f"| E{chapter:02d}{r:02d} | 密封温度高 seal hot {r} | 停机检查 stop {r} |"
+                    for r in range(20)]
+            out.append("")
+    return titled_page("泵组维护手册 Pump maintenance manual", "\n".join(out))
+
+
+def timed(client: TestClient, url: str) -> float:
+    t0 = time.perf_counter()
+    r = client.get(url)
+    dt = (time.perf_counter() - t0) * 1000
+    assert r.status_code == 200, (r.status_code, r.text[:300])
+    return dt
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lines", type=int, default=2000)
+    ap.add_argument("--views", type=int, default=20)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = make_repo(Path(tmp) / "kr", docs={DOC: manual(args.lines)})
+        build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+        n = len((repo / DOC).read_text(encoding="utf-8").splitlines())
+        source = ServedIndex(repo / "dist")
+        with TestClient(create_app(None, source=source), base_url="http://127.0.0.1") as client:
+            url = f"/doc/{DOC}?lines=40-60&q=密封温度"
+            timed(client, url)  # the release opened, the models warm
+            served = source.get()
+            pages = getattr(served, "pages", None)  # none before the cache: the baseline code
+            render = []
+            for _ in range(args.views):
+                if pages is not None:
+                    pages.clear()
+                render.append(timed(client, url))
+            first = [timed(client, f"/doc/{DOC}?lines={10 + 30 * i}-{20 + 30 * i}&q=密封温度")
+                     for i in range(args.views)]
+            timed(client, url)
+            repeat = [timed(client, url) for _ in range(args.views)]
+    med = {k: statistics.median(v) for k, v in
+           (("render", render), ("first", first), ("repeat", repeat))}
+    print(f"manual: {n} lines; {args.views} views each (ms, median / max)")
+    for k, v in (("render", render), ("first", first), ("repeat", repeat)):
+        print(f"  {k:7s} {med[k]:8.1f} / {max(v):8.1f}")
+    print(f"  repeat / render: {med['repeat'] / med['render']:.3f}"
+          + ("" if pages is not None else "  (no page cache in this code)"))
+
+
+if __name__ == "__main__":
+    main()

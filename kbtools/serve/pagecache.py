@@ -1,0 +1,77 @@
+"""Rendered document pages of one opened release, kept for the next view of the same page.
+
+A document page renders the whole document (a 2,000-line manual: ~0.25 s on a 2-core
+device, most of it Markdown to HTML and reading the document's chunks), yet the same page
+is asked for again and again: a reload, the language switch and back, the next technician
+opening the same cited section. `PageCache` keeps the finished page (UTF-8 bytes) under
+the request's every input that changes it, least recently used dropped first:
+
+- the cache belongs to one opened release (`source.Served.pages`): a `kb sync` or `kb
+  rollback` serves another `Served`, whose pages are rendered again (a document the sync
+  removed is a 404, not its old page); the release a device stops serving is closed with
+  its pages;
+- the key is everything the page is made of besides the release: the address's path and
+  every query field in order (cited lines, the question whose terms are highlighted, and
+  the rest the language link repeats), the interface language (chosen from ``?lang=``, the
+  cookie or the browser's languages, so not always in the address) and the local date (a
+  document past its ``valid_until`` says so from that day): two requests that differ in
+  any of these never share a page;
+- bounded in memory: `MAX_BYTES` per release (pages and keys counted), `KEEP_OPEN`
+  releases open at most (`source.KEEP_OPEN`, 2), so 16 MiB at most on a device; a page of
+  more than a quarter of it is not kept (it would push out every other page).
+
+Only a page rendered in full is kept (an error page is not: a refusal, a missing document).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+
+MAX_BYTES = 8 * 1024 * 1024  # per opened release
+
+
+class PageCache:
+    """Rendered pages by key, least recently used dropped first past `max_bytes`."""
+
+    def __init__(self, max_bytes: int = MAX_BYTES):
+        self.max_bytes = max_bytes
+        self._pages: OrderedDict[Hashable, tuple[bytes, int]] = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+        self.renders = 0  # pages rendered (misses): what the tests and the benchmark count
+        self.hits = 0
+
+    @property
+    def size(self) -> int:
+        """Bytes held (pages and their keys)."""
+        return self._size
+
+    def __len__(self) -> int:
+        return len(self._pages)
+
+    def page(self, key: Hashable, render: Callable[[], str]) -> bytes:
+        """The page under `key`: kept, else `render()` (its exceptions pass, nothing kept)."""
+        with self._lock:
+            held = self._pages.get(key)
+            if held is not None:
+                self._pages.move_to_end(key)
+                self.hits += 1
+                return held[0]
+        body = render().encode("utf-8")
+        cost = len(body) + len(repr(key).encode("utf-8"))
+        with self._lock:
+            self.renders += 1
+            if cost > self.max_bytes // 4 or key in self._pages:
+                return body
+            self._pages[key] = (body, cost)
+            self._size += cost
+            while self._size > self.max_bytes:
+                self._size -= self._pages.popitem(last=False)[1][1]
+        return body
+
+    def clear(self) -> None:
+        with self._lock:
+            self._pages.clear()
+            self._size = 0

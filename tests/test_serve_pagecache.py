@@ -1,0 +1,119 @@
+"""`kb serve`'s document page is rendered once per release and request inputs
+(`kbtools.serve.pagecache`): a second view of the same page is not rendered again, two
+requests that differ in cited lines, question or language never share a page, a release
+switch renders again (a removed document is a 404), and the cache stays within its bound."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from kbfixtures import titled_page
+from starlette.testclient import TestClient
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.config import load_config
+from kbtools.serve import pages
+from kbtools.serve.app import create_app
+from kbtools.serve.pagecache import PageCache
+from kbtools.serve.source import ServedIndex
+from tests.hostile import make_repo
+
+BASE = "http://127.0.0.1"
+DOC = "knowledge/pump.md"
+BODY = """## 检查 Inspection
+
+泵组运行时检查密封温度，温度超过 80 ℃ 时停机。
+
+## 保养 Maintenance
+
+每 2000 小时更换机械密封，记录轴承振动。
+"""
+
+
+def rebuild(repo: Path) -> None:
+    subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@e.org",
+                    "commit", "-qm", "edit"], check=True)
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+
+
+@pytest.fixture()
+def served(tmp_path):
+    """(repo, source, client) over a built repo holding the pump page."""
+    repo = make_repo(tmp_path / "kr", docs={DOC: titled_page("泵组维护 Pump care", BODY)})
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    source = ServedIndex(repo / "dist")
+    with TestClient(create_app(None, source=source), base_url=BASE) as client:
+        yield repo, source, client
+
+
+@pytest.fixture()
+def renders(monkeypatch):
+    """The documents the page renderer rendered (the real renderer, counted)."""
+    seen: list[str] = []
+    real = pages.render_markdown
+
+    def counted(text, ctx):
+        seen.append(ctx.doc)
+        return real(text, ctx)
+    monkeypatch.setattr(pages, "render_markdown", counted)
+    return seen
+
+
+def test_a_second_view_of_the_same_page_is_not_rendered_again(served, renders):
+    _, _, client = served
+    url = f"/doc/{DOC}?lines=12-14&q=密封温度"
+    first, second = client.get(url), client.get(url)
+    assert first.status_code == second.status_code == 200
+    assert first.text == second.text and "<mark>" in first.text
+    assert renders == [DOC]
+
+
+def test_requests_that_differ_never_share_a_page(served, renders):
+    _, _, client = served
+    seal = client.get(f"/doc/{DOC}?q=密封").text
+    bearing = client.get(f"/doc/{DOC}?q=轴承").text
+    assert "<mark>密封</mark>" in seal and "<mark>轴承</mark>" not in seal
+    assert "<mark>轴承</mark>" in bearing and "<mark>密封</mark>" not in bearing
+    cited = client.get(f"/doc/{DOC}?lines=16-18").text
+    assert 'id="cited"' in cited and 'id="cited"' not in client.get(f"/doc/{DOC}").text
+    # the interface language from the browser's languages, not in the address
+    zh = client.get(f"/doc/{DOC}", headers={"accept-language": "zh-CN"}).text
+    en = client.get(f"/doc/{DOC}", headers={"accept-language": "en"}).text
+    assert '<html lang="zh' in zh and '<html lang="en' in en
+    assert len(renders) == 5  # the plain page in Chinese (the default) was kept for zh-CN
+    assert client.get(f"/doc/{DOC}?q=轴承").text == bearing and len(renders) == 5
+
+
+def test_a_release_switch_renders_the_page_again(served, renders):
+    repo, _, client = served
+    url = f"/doc/{DOC}?q=密封"
+    assert "每 2000 小时" in client.get(url).text
+    (repo / DOC).write_text(titled_page("泵组维护 Pump care", BODY.replace("2000", "1500")),
+                            encoding="utf-8")
+    rebuild(repo)
+    page = client.get(url).text
+    assert "每 1500 小时" in page and "每 2000 小时" not in page and len(renders) == 2
+    (repo / DOC).unlink()  # removed by the next release while its page is open
+    rebuild(repo)
+    gone = client.get(url)
+    assert gone.status_code == 404 and "knowledge/pump.md" in gone.text
+
+
+def test_an_error_page_is_not_kept(served):
+    _, source, client = served
+    assert client.get("/doc/knowledge/none.md").status_code == 404
+    assert len(source.get().pages) == 0
+
+
+def test_the_cache_is_bounded_least_recently_used_first():
+    cache = PageCache(max_bytes=4000)
+    for n in range(10):
+        cache.page(("p", n), lambda n=n: str(n) * 500)
+    assert cache.size <= 4000 and len(cache) < 10
+    assert cache.page(("p", 9), lambda: "new") == b"9" * 500  # the newest is kept
+    assert cache.page(("p", 0), lambda: "new") == b"new"  # the oldest was dropped
+    cache.page(("big",), lambda: "x" * 2000)  # over a quarter of the bound: not kept
+    assert ("big",) not in cache._pages and cache.renders == 12
