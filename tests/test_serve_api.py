@@ -95,11 +95,45 @@ def test_search_errors(client, params, status, words):
 def test_search_post_body_errors(client):
     assert "not a JSON object" in error_of(
         client.post("/api/search", content=b"[1,2]", headers={"content-type": "application/json"}), 400)
-    assert "not a JSON object" in error_of(
+    assert "not UTF-8 (byte 0xFF at byte 1)" in error_of(
         client.post("/api/search", content=b"\xff\xfe", headers={"content-type": "application/json"}), 400)
     assert "larger than" in error_of(
         client.post("/api/search", content=b"{" + b" " * 70_000 + b"}"), 413)
     assert "'where'" in error_of(client.post("/api/search", json={"query": "x", "where": [1]}), 400)
+
+
+def test_a_form_body_is_415_naming_the_type_to_send(client):
+    """A form's fields posted to the API answered 400 "not a JSON object" (session 37): the
+    client is told the type it sent and the one to send; a JSON object sent with a form's
+    type (``curl -d '{…}'``) is still read."""
+    form = "application/x-www-form-urlencoded"
+    for path, fields in (("/api/search", {"query": "赤霉病"}),
+                         ("/api/table/evaluate", {"doc": SCAB, "inputs": "x"})):
+        message = error_of(client.post(path, data=fields), 415)
+        assert form in message and "Content-Type: application/json" in message
+    assert "multipart/form-data" in error_of(
+        client.post("/api/search", files={"query": ("q.txt", b"x")}), 415)
+    sent = client.post("/api/search", content='{"query": "赤霉病"}'.encode(),
+                       headers={"content-type": form})
+    assert sent.status_code == 200 and sent.json()["results"]
+
+
+@pytest.mark.parametrize("query, field, byte", [
+    ("q=%FF", "q", "0xFF at byte 1"),
+    ("q=%D0%A1%C2%F3%B3%E0%C3%B9%B2%A1", "q", "0xC2 at byte 3"),  # 小麦赤霉病 in GBK
+    ("q=%E8%B5%A4%E9&k=3", "q", "0xE9 at byte 4"),  # a character cut in two
+    ("q=x&where=crop%3D%FF", "where", "0xFF at byte 6"),
+])
+def test_an_address_that_is_not_utf8_is_400_naming_the_byte(client, query, field, byte):
+    """`?q=%FF` was searched as an empty question (200, no results, logged), and a question
+    percent-encoded from GBK as replacement characters (session 37): the field and the byte
+    are named, on the API and on the pages."""
+    message = error_of(client.get(f"/api/search?{query}"), 400)
+    assert f"'{field}' in the address is not UTF-8 text (byte {byte})" in message
+    for page in (f"/?{query}", f"/doc/{SCAB}?{query}"):
+        refused = client.get(page)
+        assert refused.status_code == 400 and byte.split()[0] in refused.text
+    assert client.get("/api/search?q=%E8%B5%A4%EF%BF%BD").status_code == 200  # U+FFFD is text
 
 
 def test_a_huge_query_string_is_refused_before_any_handler(client):

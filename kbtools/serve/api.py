@@ -80,6 +80,7 @@ def guarded(fn: Endpoint, *, search: bool = False) -> Handler:
                 raise ApiError(400, f"{one_line(extra[0], 40)!r} is in the query string: a "
                                     f"POST to {request.url.path} takes its parameters in the "
                                     "JSON body")
+            ops.check_address_text(request.scope.get("query_string", b""))
             body = await read_body(request) if request.method == "POST" else {}
             request.state.arrived = time.perf_counter()
             workers: Workers = request.app.state.workers
@@ -99,17 +100,36 @@ async def read_body(request: Request) -> dict[str, Any]:
     """The request's JSON object, at most MAX_BODY_BYTES and MAX_BODY_DEPTH levels deep
     (ApiError otherwise)."""
     body = await ops.read_bounded(request, MAX_BODY_BYTES, "request body")
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     try:
         data = json.loads(body.decode("utf-8"))
     except RecursionError:  # deeper than the interpreter's stack allows
         raise ApiError(400, _TOO_DEEP) from None
-    except (UnicodeDecodeError, ValueError):
-        raise ApiError(400, "the request body is not a JSON object") from None
+    except UnicodeDecodeError as exc:
+        if not _json_type(ctype):
+            raise _not_json(ctype) from None
+        raise ApiError(400, f"the request body is not UTF-8 (byte 0x{body[exc.start]:02X} at "
+                            f"byte {exc.start + 1}): send JSON as UTF-8") from None
+    except ValueError:
+        data = None
     if not isinstance(data, dict):
-        raise ApiError(400, "the request body is not a JSON object")
+        raise (_not_json(ctype) if not _json_type(ctype)
+               else ApiError(400, "the request body is not a JSON object"))
     if json_depth(data) > MAX_BODY_DEPTH:
         raise ApiError(400, _TOO_DEEP)
     return data
+
+
+def _json_type(ctype: str) -> bool:
+    """Whether a body sent as `ctype` (its media type; none said: "") may be JSON."""
+    return ctype in ("", "application/json") or ctype.endswith("+json")
+
+
+def _not_json(ctype: str) -> ApiError:
+    """415 for a body sent as another type that is not a JSON object (a form's fields): a
+    JSON object is read whatever its type says (``curl -d '{…}'`` sends it as a form)."""
+    return ApiError(415, f"the request body is {one_line(ctype, 60)}, not a JSON object: "
+                         "send a JSON object with Content-Type: application/json")
 
 
 def json_depth(value: Any) -> int:

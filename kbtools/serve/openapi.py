@@ -166,7 +166,8 @@ def openapi_document() -> dict[str, Any]:
                          "requestBody": {"required": True, "content": {"application/json": {
                              "schema": {"$ref": "#/components/schemas/SearchRequest"}}}},
                          "responses": {"200": _json("SearchResponse", "cited results"),
-                                       "400": _ERROR, "413": _ERROR, "503": _ERROR}}},
+                                       "400": _ERROR, "413": _ERROR, "415": _ERROR,
+                                       "503": _ERROR}}},
             "/api/read": {"get": {
                 "summary": "Read a section of a document, or a line range",
                 "parameters": [
@@ -192,7 +193,8 @@ def openapi_document() -> dict[str, Any]:
                 "requestBody": {"required": True, "content": {"application/json": {
                     "schema": {"$ref": "#/components/schemas/TableRequest"}}}},
                 "responses": {"200": _json("TableResult", "the matching row, or no_match"),
-                              "400": _ERROR, "404": _ERROR, "413": _ERROR, "503": _ERROR}}},
+                              "400": _ERROR, "404": _ERROR, "413": _ERROR, "415": _ERROR,
+                              "503": _ERROR}}},
             "/api/releases": {"get": {
                 "summary": "The served release and the releases the device keeps (or, with "
                            "`kb serve --engine`, the releases published in the engine)",

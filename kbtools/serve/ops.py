@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 import anyio
 from starlette.datastructures import QueryParams
@@ -111,6 +112,28 @@ def status_of(exc: KbError) -> int:
 
 
 # --- checks on request values ------------------------------------------------------------
+
+def check_address_text(query: bytes) -> None:
+    """ApiError 400 when a field of the address's query string (its raw bytes, before
+    Starlette decodes them, which turns a byte that is not UTF-8 into U+FFFD and the
+    question into another one, or into none) is not UTF-8 text: naming the field and the
+    byte, as a percent-encoded question from a client in another encoding (GBK: ``%D0%A1``)
+    would otherwise be searched as what it is not."""
+    for part in query.split(b"&"):
+        name, _, value = part.partition(b"=")
+        for piece in (name, value):
+            raw = unquote_to_bytes(piece.replace(b"+", b" "))
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                field = one_line(unquote_to_bytes(name).decode("utf-8", "replace"), 40)
+                raise ApiError(
+                    400, f"{field!r} in the address is not UTF-8 text (byte "
+                         f"0x{raw[exc.start]:02X} at byte {exc.start + 1}): percent-encode "
+                         "it as UTF-8",
+                    f"地址中的 {field!r} 不是 UTF-8 文字（第 {exc.start + 1} 个字节为 "
+                    f"0x{raw[exc.start]:02X}），请按 UTF-8 编码") from None
+
 
 def check_question(q: Any) -> str:
     if not isinstance(q, str):

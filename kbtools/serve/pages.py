@@ -203,6 +203,7 @@ def page(fn: PageFn, *, search: bool = False) -> Callable[[Request], Any]:
         def run() -> Response:
             served: Served | None = None
             try:
+                ops.check_address_text(request.scope.get("query_string", b""))
                 served = _source(request).get()
                 return fn(p, served)
             except ops.ApiError as exc:
