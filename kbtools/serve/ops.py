@@ -294,16 +294,18 @@ def table_chunk(served: Served, doc: str, line: int) -> dict[str, Any] | None:
     return tables[-1] if tables else None
 
 
-def review_status(served: Served, src: SourceDoc, today: date | None = None) -> dict[str, Any]:
+def review_status(served: Served, src: SourceDoc, today: date | None = None,
+                  chunks: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """A document's review state: verified by whom and when, the passages changed after the
     review and those whose review could not be checked (per chunk, from the release), and
     whether it is past its ``valid_until`` on `today` (default: the local date, as search
     decides it: `query.freshness`). It is verified only when it says so and the
     release serves every one of its passages as verified (a build outside Git, or from a
-    shallow clone, serves a declared review as unchecked)."""
+    shallow clone, serves a declared review as unchecked). `chunks`: its chunk records when
+    the caller read them already (`doc_chunks`: a manual's cost tens of ms to read)."""
     meta = src.meta
     declared = meta.get("verified") is True
-    chunks = doc_chunks(served, src.rel)
+    chunks = doc_chunks(served, src.rel) if chunks is None else chunks
     lapsed: list[dict[str, Any]] = []
     unchecked: list[dict[str, Any]] = []
     for c in chunks:

@@ -447,7 +447,7 @@ def _doc_html(p: Page, served: Served) -> str:
                    xrefs=xrefs, missing_file=p.t("file_not_on_device"), ui_lang=HTML_LANG[p.lang],
                    formula_word=content_word("formula", doc_lang))
     body = Markup(render_markdown(src.body, ctx))
-    review = ops.review_status(served, src)
+    review = ops.review_status(served, src, chunks=chunks)
     cited_reason = (served.knowledge.unverified_reason(src, *cited)
                     if cited and src.meta.get("verified") is True else None)
     first_table = ops.first_decision_table(ops.tables_of(served, src))
