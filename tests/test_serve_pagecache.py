@@ -6,6 +6,8 @@ switch renders again (a removed document is a 404), and the cache stays within i
 from __future__ import annotations
 
 import subprocess
+import time
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,7 @@ from starlette.testclient import TestClient
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
-from kbtools.serve import pages
+from kbtools.serve import i18n, pages
 from kbtools.serve.app import create_app
 from kbtools.serve.pagecache import PageCache
 from kbtools.serve.source import ServedIndex
@@ -117,3 +119,28 @@ def test_the_cache_is_bounded_least_recently_used_first():
     assert cache.page(("p", 0), lambda: "new") == b"new"  # the oldest was dropped
     cache.page(("big",), lambda: "x" * 2000)  # over a quarter of the bound: not kept
     assert ("big",) not in cache._pages and cache.renders == 12
+
+
+def test_a_page_kept_yesterday_says_outdated_today(tmp_path, monkeypatch):
+    """The day is part of what a page is made of: a document valid until today is shown
+    "possibly outdated" from the next day, not from its page kept the day before. The day
+    turns here by the time zone (the local date is the clock's, `freshness.local_today`):
+    12 h west of UTC it is still `until` when 14 h east it is the day after."""
+    monkeypatch.setenv("TZ", "Etc/GMT+12")
+    time.tzset()
+    until = date.today().isoformat()
+    doc = titled_page("泵组维护 Pump care", BODY).replace(
+        "verified: false", f"verified: false\nvalid_until: {until}")
+    repo = make_repo(tmp_path / "kr", docs={DOC: doc})
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    outdated = i18n.translator("zh")("outdated")
+    try:
+        with TestClient(create_app(repo / "dist"), base_url=BASE) as client:
+            assert outdated not in client.get(f"/doc/{DOC}").text
+            monkeypatch.setenv("TZ", "Etc/GMT-14")
+            time.tzset()
+            assert date.today().isoformat() > until
+            assert outdated in client.get(f"/doc/{DOC}").text
+    finally:
+        monkeypatch.undo()
+        time.tzset()
