@@ -102,6 +102,19 @@ def test_search_post_body_errors(client):
     assert "'where'" in error_of(client.post("/api/search", json={"query": "x", "where": [1]}), 400)
 
 
+def test_a_json_body_saved_with_a_byte_order_mark_is_read(client):
+    """A JSON file written by Windows PowerShell 5 (``Set-Content -Encoding UTF8``) begins
+    with a UTF-8 byte order mark; `curl --data-binary @q.json` sent it and got 400 "not a
+    JSON object" (session 37)."""
+    body = "\ufeff" + json.dumps({"query": "赤霉病", "k": 2}, ensure_ascii=False)
+    sent = client.post("/api/search", content=body.encode("utf-8"),
+                       headers={"content-type": "application/json"})
+    assert sent.status_code == 200 and len(sent.json()["results"]) == 2
+    assert "not UTF-8 (byte 0xFF at byte 5)" in error_of(client.post(
+        "/api/search", content=b"\xef\xbb\xbf{\xff}", headers={"content-type": "application/json"}),
+        400)
+
+
 def test_a_form_body_is_415_naming_the_type_to_send(client):
     """A form's fields posted to the API answered 400 "not a JSON object" (session 37): the
     client is told the type it sent and the one to send; a JSON object sent with a form's

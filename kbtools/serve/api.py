@@ -102,14 +102,15 @@ async def read_body(request: Request) -> dict[str, Any]:
     body = await ops.read_bounded(request, MAX_BODY_BYTES, "request body")
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     try:
-        data = json.loads(body.decode("utf-8"))
+        data = json.loads(body.decode("utf-8-sig"))  # a file saved by Windows tools: a BOM
     except RecursionError:  # deeper than the interpreter's stack allows
         raise ApiError(400, _TOO_DEEP) from None
     except UnicodeDecodeError as exc:
         if not _json_type(ctype):
             raise _not_json(ctype) from None
-        raise ApiError(400, f"the request body is not UTF-8 (byte 0x{body[exc.start]:02X} at "
-                            f"byte {exc.start + 1}): send JSON as UTF-8") from None
+        at = exc.start + len(body) - len(exc.object)  # after a byte order mark
+        raise ApiError(400, f"the request body is not UTF-8 (byte 0x{body[at]:02X} at "
+                            f"byte {at + 1}): send JSON as UTF-8") from None
     except ValueError:
         data = None
     if not isinstance(data, dict):
