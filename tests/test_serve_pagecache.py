@@ -5,13 +5,18 @@ switch renders again (a removed document is a 404), and the cache stays within i
 
 from __future__ import annotations
 
+import re
 import subprocess
 import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 from kbfixtures import titled_page
+from servefixtures import threaded_server
 from starlette.testclient import TestClient
 
 from kbtools.build.pipeline import BuildOptions, build
@@ -144,3 +149,26 @@ def test_a_page_kept_yesterday_says_outdated_today(tmp_path, monkeypatch):
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+def test_concurrent_requests_each_get_their_own_highlights(tmp_path):
+    """Requests for the same document with different questions, on two worker threads of a
+    real server at once, each get the page of their own question (no page is shared or
+    half-written between them)."""
+    repo = make_repo(tmp_path / "kr", docs={DOC: titled_page("泵组维护 Pump care", BODY)})
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    server = threaded_server(create_app(repo / "dist", workers=2))
+    _, port = next(server)
+    asked = ["密封", "轴承", "温度", "停机"] * 6
+
+    def fetch(term: str) -> tuple[str, str]:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/doc/{DOC}?"
+                                    + urlencode({"q": term}), timeout=60) as r:
+            return term, r.read().decode("utf-8")
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            pages_got = list(pool.map(fetch, asked))
+    finally:
+        next(server, None)
+    for term, page in pages_got:
+        assert set(re.findall(r"<mark>([^<]+)</mark>", page)) == {term}
