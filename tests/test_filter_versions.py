@@ -7,15 +7,24 @@ with the same meaning on the local mask and in Milvus. Before, both compared as 
 from __future__ import annotations
 
 import datetime as dt
+import json
 from decimal import Decimal
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.cli import main
+from kbtools.config import load_config
 from kbtools.engine import expr
+from kbtools.engine.milvus import connect_url
+from kbtools.engine.publish import check_release, publish
 from kbtools.query.filter_kinds import instant_text, member_class, version_text
 from kbtools.query.filters import _compare, value_matches
+from tests.hostile import make_repo
+from tests.kbfixtures import REPO
 from tests.milvus_server import facts_collection, milvus  # noqa: F401 - fixture
 
 FACTS = [
@@ -154,3 +163,55 @@ def mixed_coll(milvus):  # noqa: F811
 @given(want=mixed, op=st.sampled_from([">=", "<=", ">", "<", "=", "!="]))
 def test_any_version_or_instant_filters_alike_locally_and_in_milvus(mixed_coll, want, op):
     assert _remote(mixed_coll, "k", op, want, "mixed") == _local("k", op, want, MIXED_ROWS)
+
+
+RELEASED = {  # document: (firmware as the author wrote it, timestamp)
+    "old": ("1.9.4", "2024-02-29T23:30:00+08:00"), "ten": ("1.10.2", "2024-03-01T07:59:00+08:00"),
+    "rc": ("2.0.0-rc.1", "2024-03-01T08:00:00+08:00"), "two": ("v2.0", "2024-03-02T00:00:00Z"),
+    "tenth": ("'1.10'", "2024-03-01T09:00:00Z"),  # quoted: the text 1.10, a version beside one
+}
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory, milvus):  # noqa: F811
+    """A repo whose documents give firmware versions and timestamps with offsets, built and
+    published: (local dist/, engine URL). `make_repo` adds ``good`` (no firmware, a
+    timestamp of 2026)."""
+    docs = {f"knowledge/{name}.md": (
+        f"---\ntitle: {name}\ncategory: engineering\nproject: demo\nsource: test\n"
+        f"author: alice@example.org\ntimestamp: \"{when}\"\nverified: false\n"
+        f"firmware: {firmware}\n---\n\n# {name}\n\nFirmware upgrade of the pump controller "
+        f"{name}: flash it, then check the seal.\n") for name, (firmware, when) in RELEASED.items()}
+    schema = json.loads((REPO / "kbtools" / "data" / "schemas" / "frontmatter.schema.json").read_text(encoding="utf-8"))
+    schema["properties"].update(firmware={})
+    docs["schemas/frontmatter.schema.json"] = json.dumps(schema, ensure_ascii=False)
+    repo = make_repo(tmp_path_factory.mktemp("released") / "kr", docs=docs)
+    build(load_config(repo), BuildOptions(progress=False))
+    url = milvus.url("released")
+    engine = connect_url(url, create_db=True)
+    try:
+        publish(engine, check_release(repo / "dist"))
+    finally:
+        engine.close()
+    return repo / "dist", url
+
+
+def _docs_found(args: list[str]) -> list[str]:
+    res = CliRunner().invoke(main, ["query", "--json", "-k", "20", *args])
+    assert res.exit_code == 0, res.output
+    return sorted({r["doc"].rsplit("/", 1)[-1][:-3] for r in json.loads(res.output)["results"]})
+
+
+@pytest.mark.parametrize(("where", "docs"), [
+    ("firmware>1.9", ["old", "rc", "ten", "two"]), ("firmware<2.0.0", ["old", "rc", "ten", "tenth"]),
+    ("firmware>=v1.10", ["rc", "ten", "tenth", "two"]), ("firmware=2", ["two"]),
+    ("firmware<1.10.0", ["old"]),
+    ("timestamp>=2024-03-01", ["good", "rc", "tenth", "two"]), ("timestamp<2024-03-01", ["old", "ten"]),
+    ("timestamp=2024-03-01T00:00:00Z", ["rc"]),
+])
+def test_kb_query_where_versions_and_instants_locally_and_in_the_engine(released, where, docs):
+    """`kb query --where` end to end, on a built release and the same release published."""
+    dist, url = released
+    question = ["pump controller firmware upgrade", "--where", where]
+    assert _docs_found([*question, "--index", str(dist)]) == docs
+    assert _docs_found([*question, "--engine", url]) == docs
