@@ -165,10 +165,12 @@ def test_any_version_or_instant_filters_alike_locally_and_in_milvus(mixed_coll, 
     assert _remote(mixed_coll, "k", op, want, "mixed") == _local("k", op, want, MIXED_ROWS)
 
 
-RELEASED = {  # document: (firmware as the author wrote it, timestamp)
-    "old": ("1.9.4", "2024-02-29T23:30:00+08:00"), "ten": ("1.10.2", "2024-03-01T07:59:00+08:00"),
-    "rc": ("2.0.0-rc.1", "2024-03-01T08:00:00+08:00"), "two": ("v2.0", "2024-03-02T00:00:00Z"),
-    "tenth": ("'1.10'", "2024-03-01T09:00:00Z"),  # quoted: the text 1.10, a version beside one
+RELEASED = {  # document: (firmware as the author wrote it, timestamp, a YAML date or timestamp)
+    "old": ("1.9.4", "2024-02-29T23:30:00+08:00", "2024-02-29"),
+    "ten": ("1.10.2", "2024-03-01T07:59:00+08:00", "2024-03-01 07:59:00+08:00"),
+    "rc": ("2.0.0-rc.1", "2024-03-01T08:00:00+08:00", "2024-03-01t08:00:00+08:00"),
+    "two": ("v2.0", "2024-03-02T00:00:00Z", "2024-03-02 00:00:00"),
+    "tenth": ("'1.10'", "2024-03-01T09:00:00Z", "2024-03-01"),  # quoted '1.10': the text
 }
 
 
@@ -180,10 +182,10 @@ def released(tmp_path_factory, milvus):  # noqa: F811
     docs = {f"knowledge/{name}.md": (
         f"---\ntitle: {name}\ncategory: engineering\nproject: demo\nsource: test\n"
         f"author: alice@example.org\ntimestamp: \"{when}\"\nverified: false\n"
-        f"firmware: {firmware}\n---\n\n# {name}\n\nFirmware upgrade of the pump controller "
-        f"{name}: flash it, then check the seal.\n") for name, (firmware, when) in RELEASED.items()}
+        f"firmware: {firmware}\nshipped: {shipped}\n---\n\n# {name}\n\nFirmware upgrade of the pump controller "
+        f"{name}: flash it, then check the seal.\n") for name, (firmware, when, shipped) in RELEASED.items()}
     schema = json.loads((REPO / "kbtools" / "data" / "schemas" / "frontmatter.schema.json").read_text(encoding="utf-8"))
-    schema["properties"].update(firmware={})
+    schema["properties"].update(firmware={}, shipped={})
     docs["schemas/frontmatter.schema.json"] = json.dumps(schema, ensure_ascii=False)
     repo = make_repo(tmp_path_factory.mktemp("released") / "kr", docs=docs)
     build(load_config(repo), BuildOptions(progress=False))
@@ -208,6 +210,8 @@ def _docs_found(args: list[str]) -> list[str]:
     ("firmware<1.10.0", ["old"]),
     ("timestamp>=2024-03-01", ["good", "rc", "tenth", "two"]), ("timestamp<2024-03-01", ["old", "ten"]),
     ("timestamp=2024-03-01T00:00:00Z", ["rc"]),
+    ("shipped>=2024-03-01", ["rc", "tenth", "two"]), ("shipped<2024-03-01T00:00+00:00", ["old", "ten"]),
+    ("shipped=2024-03-01", ["rc", "tenth"]),
 ])
 def test_kb_query_where_versions_and_instants_locally_and_in_the_engine(released, where, docs):
     """`kb query --where` end to end, on a built release and the same release published."""
