@@ -142,14 +142,20 @@ def test_what_reads_as_a_version_or_an_instant():
     assert version_text("2.0") is None  # alone, a number
     assert instant_text("2024-03-01T08:00:00.5+08:00") > instant_text("2024-03-01")
     assert _compare(Decimal("1.9"), ">", "1.10") and not _compare("1.9", ">", "1.10.0")
+    assert instant_text("2024年3月1日") == instant_text("２０２４年３月１号") == instant_text(
+        "2024-03-01T08:00+08:00") and instant_text("2024年2月30日") is None
+    assert _compare("2024年3月1日", ">", "2024-02-29T23:59:59Z")
+    assert _compare("2024年12月1日", ">", "2024年3月1日")  # by date: as text "1" < "3"
 
 
 mixed = st.one_of(versions, instants, st.sampled_from(
-    ["1.9", "1.10", "2", "10", "1e5", "-1", "inf", "abc", "v", "2024", "小麦", "2024-3-1"]))
+    ["1.9", "1.10", "2", "10", "1e5", "-1", "inf", "abc", "v", "2024", "小麦", "2024-3-1",
+     "2024年3月1日", "２０２４年２月２９号", "2024 年 12 月 1 日", "2024年13月1日"]))
 MIXED_ROWS = [{"k": v} for v in [
     "1.10.2", "1.9", "v2.3", "2.0.0-rc1", "2024-03-01", "2024-03-01T08:00:00+08:00", "10",
     ["1.2.3", "abc"], ["2024-02-29 23:00:00-02:00", "1.9.0"], "1e5", "小麦", "2024-3-1",
-    ["v1.0.0-alpha.2", "v1.0.0-alpha.10"], dt.date(2023, 1, 1), "-2", "0.0.0"]]
+    ["v1.0.0-alpha.2", "v1.0.0-alpha.10"], dt.date(2023, 1, 1), "-2", "0.0.0", "2024年3月1日",
+    "2024年2月29号"]]
 
 
 @pytest.fixture(scope="module")

@@ -17,12 +17,14 @@ datetimes; else as text. The same rule locally (`order_keys`) and in Milvus
   after ``T`` or a space and an offset ``Z`` / ``±HH:MM`` / ``±HHMM`` (YAML's dates and
   timestamps as a document stores them: ``2024-03-01 08:00:00+08:00``); compared as the
   instant it names, one without an offset read as UTC, a date as its midnight UTC:
-  ``2024-03-01T08:00:00+08:00`` is ``2024-03-01``.
+  ``2024-03-01T08:00:00+08:00`` is ``2024-03-01``. A date written in Chinese,
+  ``2024年3月1日`` (or ``…号``, full-width digits too), is that date.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import UTC, datetime
 from functools import lru_cache
 
@@ -34,6 +36,8 @@ _VERSION = re.compile(r"([vV])?(\d{1,30}(?:\.\d{1,30})*)"
 _PLAIN = re.compile(r"\d{1,30}(?:\.\d{1,30})?", re.ASCII)  # a number that is a version beside one
 _INSTANT = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?"
                       r"\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?)?", re.ASCII)
+# a date as Chinese text writes it, 2024年3月1日 (full-width digits read as NFKC reads them)
+_CN_DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", re.ASCII)
 # `version_text`'s marks: after a release with a pre-release / without one (both before
 # every digit, so a shorter release orders first), and between pre-release identifiers
 # (before every character an identifier holds, so fewer identifiers order first)
@@ -75,7 +79,9 @@ def instant_text(text: str) -> str | None:
     names no day (``2024-02-30``) or an instant outside years 1–9999."""
     m = _INSTANT.fullmatch(text.strip())
     if m is None:
-        return None
+        cn = _CN_DATE.fullmatch(unicodedata.normalize("NFKC", text).strip())
+        return None if cn is None else instant_text(
+            f"{cn.group(1)}-{int(cn.group(2)):02d}-{int(cn.group(3)):02d}")
     zone = (m.group(8) or "Z").upper()
     if zone != "Z" and len(zone) == 3:
         zone += ":00"

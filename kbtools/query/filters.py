@@ -27,7 +27,7 @@ from kbtools.markdown.tags import (
     wanted_tag,
     with_body_tags,
 )
-from kbtools.query.filter_kinds import kind_keys, order_keys, version_text
+from kbtools.query.filter_kinds import instant_text, kind_keys, order_keys, version_text
 from kbtools.query.filter_numbers import number_key as number_key  # re-exported
 from kbtools.query.filter_numbers import order_number
 
@@ -48,7 +48,8 @@ WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
               "numbers (size=1 matches 1.0; size>1 does not), versions as versions "
               "(version>1.9 matches 1.10.2 and v2; 2.0.0-rc1 < 2.0.0), dates and "
               "datetimes as instants (YYYY-MM-DD, or with a time and offset: "
-              "2024-03-01T08:00+08:00 is 2024-03-01; no offset: UTC), other values as "
+              "2024-03-01T08:00+08:00 is 2024-03-01; no offset: UTC; 2024年3月1日 too), "
+              "other values as "
               "text (= and != case-insensitively); "
               "tags=X also matches the tags nested under X (X/…) and a #X in the text. A "
               "value no document has filters everything out (no_answer).")
@@ -440,7 +441,8 @@ def _check_order(key: str, op: str, want: str, values: list[Any]) -> None:
             raise FilterError("bad", f"{shown}: {key} is a number in this index "
                               f"(e.g. {held[0]}); compare it with a number",
                               key="bad_where", values={"where": shown})
-    elif all(_DATE.fullmatch(str(v)) for v in held) and not _DATE.fullmatch(want):
+    elif all(_DATE.fullmatch(str(v)) for v in held) and not _DATE.fullmatch(want) \
+            and instant_text(want) is None:  # 2024年3月1日
         raise FilterError("bad", f"{shown}: {key} is a date in this index "
                           f"(e.g. {held[0]}); compare it with a date, YYYY-MM-DD",
                           key="bad_where", values={"where": shown})
