@@ -165,9 +165,10 @@ def _extremes(texts: list[str]) -> dict[str, str]:
     return ext
 
 
-# per class of a filter's value (`member_class`): the order each member class is compared
-# by, as (field's prefix, the value as that order writes it); the classes not named
-# compare as text (`t<class>max` / `t<class>min`)
+# per class of a filter's value (`member_class`): for each class of member compared with it
+# by an order of its own, that order's field prefix in `_extremes` (``n`` numbers, ``v``
+# versions and plain numbers, ``x`` versions alone, ``d`` instants); the member classes not
+# named compare with it as text (`t<class>max` / `t<class>min`)
 _ORDERS_BY_WANT: dict[str, dict[str, str]] = {
     "n": {"n": "n", "m": "n"}, "m": {"n": "n", "m": "n", "v": "x"},
     "v": {"v": "v", "m": "v"}, "d": {"d": "d"}, "t": {}}
