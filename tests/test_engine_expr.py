@@ -75,7 +75,8 @@ def test_where_expression_joins_filters():
     assert expr.where_expression([], True) == "verified == true"
     e = expr.where_expression([("lang", "=", "ZH"), ("year", ">=", "2024")], True)
     assert e == ('json_contains(f_eq["lang"], "zh") and (f_ord["year"]["nmax"] >= '
-                 f'"{expr.order_text(Decimal(2024))}" or f_ord["year"]["smax"] >= "2024") and '
+                 f'"{expr.order_text(Decimal(2024))}" or f_ord["year"]["xmax"] >= "042024$" or '
+                 'f_ord["year"]["tdmax"] >= "2024" or f_ord["year"]["ttmax"] >= "2024") and '
                  'verified == true')
 
 

@@ -311,8 +311,9 @@ def test_an_order_against_a_value_of_another_kind_is_refused_not_all_or_nothing(
     # ordered as text, "yesterday" is above every date: the filter matched nothing, silently
     with pytest.raises(UsageError, match=f"bad --where {re.escape(where)}: {said}"):
         search(index, "小麦赤霉病", where=[where])
-    for fine in ("timestamp>=2026-03", "timestamp<=2026-03-01T00:00", "section>=2", "crop>=a"):
-        search(index, "小麦赤霉病", where=[fine])  # dates, numbers, text: as before
+    for fine in ("timestamp>=2026-03", "timestamp<=2026-03-01T00:00", "section>=2", "crop>=a",
+                 "section>=4.3.1", "section<v2"):  # a dotted version beside numbers (1.9)
+        search(index, "小麦赤霉病", where=[fine])  # dates, numbers, versions, text
 
 
 @pytest.mark.parametrize("question", ["", "   \t\n", "\x00\x01\x02"])

@@ -44,7 +44,9 @@ from kbtools.ship.earlier import earlier_release
               help="Number of results (default: kb.toml query.k, else 5).")
 @click.option("--where", multiple=True, metavar="KEY=VALUE",
               help="Filter on front matter (=, !=, >=, <=, >, <): numbers compare as "
-                   "numbers (size=1 matches 1.0, size>1 does not), other values as text (= "
+                   "numbers (size=1 matches 1.0, size>1 does not), versions as versions "
+                   "(version>1.9 matches 1.10.2), dates and datetimes by instant (no "
+                   "offset: UTC), other values as text (= "
                    "and != case-insensitively); a list matches = (and the orders) when a "
                    "member does, != when none is the value; a "
                    "document without the key matches only !=. Repeatable.")

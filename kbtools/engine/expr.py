@@ -2,7 +2,8 @@
 
 `kbtools.query.filters.filter_mask` compares values as numbers when both sides are numbers
 (``=``, ``!=``: by `number_key`, so ``1.0`` is ``1``; ``>=``, ``<=``, ``>``, ``<``: by
-`order_number`, exactly, infinities too), else as text (``=``, ``!=`` case-insensitively;
+`order_number`, exactly, infinities too; the orders then versions and instants,
+`filter_kinds.order_keys`), else as text (``=``, ``!=`` case-insensitively;
 the orders as strings), and lets a list match when any member does (a member that is a list: when any of
 its members does, at any depth). Milvus has no case folding, number reading or "any member
 ≥", so each published chunk carries three JSON fields computed from its facts (front
@@ -11,11 +12,17 @@ matter plus the chunk's ``doc``, ``kind`` and ``verified``), and filters test th
 * ``f_eq[key]``: the case-folded values as a list → ``json_contains`` for ``=`` / ``!=``
   (of a tag key, each tag without its ``#`` and the branches it is nested under:
   `kbtools.markdown.tags`);
-* ``f_num[key]``: the `number_key` of each member that reads as a number → ``json_contains``
-  for ``=`` / ``!=`` with a value that reads as one;
-* ``f_ord[key]``: per key the extremes ``nmax``/``nmin`` (numeric members, as `order_text`),
-  ``smax``/``smin`` (non-numeric members) and ``amax``/``amin`` (all members as strings) →
-  ``>=`` / ``>`` on the largest, ``<=`` / ``<`` on the smallest.
+* ``f_num[key]``: the `number_key` of each member that reads as a number, and the
+  `filter_kinds.equal_keys` of each version or instant → ``json_contains`` for ``=`` /
+  ``!=`` with a value that reads as one (`filter_kinds.wanted_keys`);
+* ``f_ord[key]``: per key the extremes (``…max``/``…min``) of its members as each order
+  compares them (`kbtools.query.filter_kinds`: numbers, then versions, then instants, else
+  text, by what both sides read as): ``n`` numeric members as `order_text`; ``v`` versions
+  and plain numbers (``1.9``) as `version_text`, ``x`` versions alone; ``d`` dates and
+  datetimes as `instant_text` (UTC); ``t<class>`` the members of one
+  `filter_kinds.member_class` as strings; ``a`` all members as strings → ``>=`` / ``>`` on
+  the largest, ``<=`` / ``<`` on the smallest, of each class the value's class compares
+  by that order (`_ORDERS_BY_WANT`), of the others as text.
 
 Milvus compares JSON numbers as floats (exactly only as 64-bit integers), so an order on
 numbers compares their `order_text` instead: a string whose order (Milvus compares strings
@@ -39,6 +46,13 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from kbtools.markdown.tags import is_tag_key, parents, tag_text, wanted_tag
+from kbtools.query.filter_kinds import (
+    equal_keys,
+    instant_text,
+    member_class,
+    version_text,
+    wanted_keys,
+)
 from kbtools.query.filter_numbers import number_key, order_number, order_text
 
 EQ_FIELD = "f_eq"
@@ -51,8 +65,10 @@ ORD_FIELD = "f_ord"
 # the members of nested lists, [[小麦, 玉米]], each a value, as the local mask reads them;
 # 6: a tag key's f_eq and f_num hold each tag without its `#`, and f_eq the branches it is
 # nested under, `kbtools.markdown.tags`: tags=病害 finds 病害/赤霉病; and the document's
-# inline tags, `#病害` in its text, `kbtools.query.filters.document_facts`)
-FILTER_RULES = "6"
+# inline tags, `#病害` in its text, `kbtools.query.filters.document_facts`; 7: f_ord's
+# extremes per member class, `filter_kinds.member_class`: versions (1.10.2 > 1.9) and
+# instants (2024-03-01T08:00:00+08:00 is 2024-03-01) ordered as such, smax/smin gone)
+FILTER_RULES = "7"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 
 # Milvus reads only these escapes in a string literal (\u, \x, \b, \0 … are refused);
@@ -120,17 +136,67 @@ def filter_fields(facts: dict[str, Any]) -> dict[str, dict[str, Any]]:
         if is_tag_key(key):  # the branches each tag is nested under match it too
             folded |= {p for t in list(folded) for p in parents(t)}
         eq[key] = sorted(folded)
-        if keys := {k for t in same if (k := number_key(t)) is not None}:
+        keys = {k for t in same if (k := number_key(t)) is not None}
+        if keys := keys | {k for t in same for k in equal_keys(t)}:
             numbers[key] = sorted(keys)
-        nums = [x for t in texts if (x := order_number(t)) is not None]
-        words = [t for t in texts if order_number(t) is None]
-        ext: dict[str, Any] = {"amax": max(texts), "amin": min(texts)}
-        if nums:
-            ext.update(nmax=order_text(max(nums)), nmin=order_text(min(nums)))
-        if words:
-            ext.update(smax=max(words), smin=min(words))
-        order[key] = ext
+        order[key] = _extremes(texts)
     return {EQ_FIELD: eq, NUM_FIELD: numbers, ORD_FIELD: order}
+
+
+def _extremes(texts: list[str]) -> dict[str, str]:
+    """One key's `ORD_FIELD` entry: the extremes of its members as each order compares them
+    (the module docstring), by `filter_kinds.member_class`."""
+    ext = {"amax": max(texts), "amin": min(texts)}
+    by_class: dict[str, list[str]] = {}
+    for text in texts:
+        by_class.setdefault(member_class(text), []).append(text)
+    for cls, members in by_class.items():
+        ext.update({f"t{cls}max": max(members), f"t{cls}min": min(members)})
+    sides: dict[str, list[str]] = {
+        "n": [order_text(x) for t in by_class.get("n", []) + by_class.get("m", [])
+              if (x := order_number(t)) is not None],
+        "v": [v for t in by_class.get("v", []) if (v := version_text(t)) is not None],
+        "d": [d for t in by_class.get("d", []) if (d := instant_text(t)) is not None]}
+    sides["x"] = list(sides["v"])  # versions alone (beside a plain number: `condition`)
+    sides["v"] += [v for t in by_class.get("m", []) if (v := version_text(t, True)) is not None]
+    for side, keys in sides.items():
+        if keys:
+            ext.update({f"{side}max": max(keys), f"{side}min": min(keys)})
+    return ext
+
+
+# per class of a filter's value (`member_class`): for each class of member compared with it
+# by an order of its own, that order's field prefix in `_extremes` (``n`` numbers, ``v``
+# versions and plain numbers, ``x`` versions alone, ``d`` instants); the member classes not
+# named compare with it as text (`t<class>max` / `t<class>min`)
+_ORDERS_BY_WANT: dict[str, dict[str, str]] = {
+    "n": {"n": "n", "m": "n"}, "m": {"n": "n", "m": "n", "v": "x"},
+    "v": {"v": "v", "m": "v"}, "d": {"d": "d"}, "t": {}}
+
+
+def _written(side: str, want: str) -> str:
+    """A filter's value as the order `side` (`_extremes`) writes its members."""
+    number = order_number(want) if side == "n" else None
+    text = (order_text(number) if number is not None else
+            instant_text(want) if side == "d" else version_text(want, True))
+    assert text is not None, (side, want)  # `_ORDERS_BY_WANT` names only such sides
+    return text
+
+
+def _order_condition(key: str, op: str, want: str) -> str:
+    """An order operator's expression: some member is above (below) the value by the order
+    `filter_kinds.order_keys` compares it and the value by, so the largest (smallest) of
+    each class is."""
+    pick = _EXTREME[op]
+    cls = member_class(want)
+    if cls == "t":
+        return f"({_path(ORD_FIELD, key, 'a' + pick)} {op} {literal(want)})"
+    by = _ORDERS_BY_WANT[cls]
+    tests = [f"{_path(ORD_FIELD, key, side + pick)} {op} {literal(_written(side, want))}"
+             for side in dict.fromkeys(by.values())]
+    tests += [f"{_path(ORD_FIELD, key, 't' + c + pick)} {op} {literal(want)}"
+              for c in "nmvdt" if c not in by]
+    return "(" + " or ".join(tests) + ")"
 
 
 def _path(field: str, key: str, sub: str | None = None) -> str:
@@ -148,16 +214,13 @@ def condition(key: str, op: str, want: str) -> str:
     if op in ("=", "!="):
         want = wanted_tag(want) if is_tag_key(key) else want
         test = f"json_contains({_path(EQ_FIELD, key)}, {literal(want.casefold())})"
-        if (want_key := number_key(want)) is not None:  # a member reading as a number is
-            # equal by number; another (no number) by text, as `filters.same_value` has it
-            test = f"({test} or json_contains({_path(NUM_FIELD, key)}, {literal(want_key)}))"
+        kinds = [k for k in (number_key(want), *wanted_keys(want)) if k is not None]
+        for want_key in kinds:  # a member reading as a number (a version, an instant) is
+            # equal by number (…); another by text, as `filters.same_value` has it
+            test = f"{test} or json_contains({_path(NUM_FIELD, key)}, {literal(want_key)})"
+        test = f"({test})" if kinds else test
         return test if op == "=" else f"(not {test})"
-    pick = _EXTREME[op]  # some member is above (below) the value: the largest (smallest) is
-    number = order_number(want)
-    if number is None:
-        return f"({_path(ORD_FIELD, key, 'a' + pick)} {op} {literal(want)})"
-    return (f"({_path(ORD_FIELD, key, 'n' + pick)} {op} {literal(order_text(number))} or "
-            f"{_path(ORD_FIELD, key, 's' + pick)} {op} {literal(want)})")
+    return _order_condition(key, op, want)
 
 
 def where_expression(where: Iterable[tuple[str, str, str]], verified_only: bool) -> str:

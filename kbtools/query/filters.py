@@ -27,7 +27,9 @@ from kbtools.markdown.tags import (
     wanted_tag,
     with_body_tags,
 )
-from kbtools.query.filter_numbers import number_key, order_number
+from kbtools.query.filter_kinds import instant_text, kind_keys, order_keys, version_text
+from kbtools.query.filter_numbers import number_key as number_key  # re-exported
+from kbtools.query.filter_numbers import order_number
 
 # KEY: a front-matter key as a schema may declare it, in any script (作物, stage-期, crop_2)
 _WHERE = re.compile(r"^\s*([^\W\d][\w.-]*)\s*(>=|<=|!=|=|>|<)(.*)$")  # value stripped below
@@ -43,8 +45,12 @@ SHOWN_DOCS = 5  # documents an error about a `doc=` value names
 WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
               "field a result's `metadata` shows (category, tags, lang, verified, timestamp "
               "…) or `doc` (a document path, as `read` takes it). Numbers compare as "
-              "numbers (size=1 matches 1.0; size>1 does not), other values as text (= and "
-              "!= case-insensitively; dates written YYYY-MM-DD order as dates); "
+              "numbers (size=1 matches 1.0; size>1 does not), versions as versions "
+              "(version>1.9 matches 1.10.2 and v2; 2.0.0-rc1 < 2.0.0), dates and "
+              "datetimes as instants (YYYY-MM-DD, or with a time and offset: "
+              "2024-03-01T08:00+08:00 is 2024-03-01; no offset: UTC; 2024年3月1日 too), "
+              "other values as "
+              "text (= and != case-insensitively); "
               "tags=X also matches the tags nested under X (X/…) and a #X in the text. A "
               "value no document has filters everything out (no_answer).")
 
@@ -138,12 +144,12 @@ def checked_conditions(conditions: Iterable[Condition]) -> list[Condition]:
 
 def same_value(text: str, want: str) -> bool:
     """Whether a front-matter value (as `text`) is a filter's `want` for ``=``: the same
-    number when both read as numbers (`number_key`: ``1.0`` is ``1``), else the same text
-    case-folded."""
-    have_key = number_key(text)
-    want_key = number_key(want) if have_key is not None else None
-    if have_key is not None and want_key is not None:
-        return have_key == want_key
+    number when both read as numbers (`number_key`: ``1.0`` is ``1``), the same version or
+    instant when both read as such (`filter_kinds.kind_keys`: ``v2.3`` is ``2.3.0``,
+    ``2024-03-01T08:00+08:00`` is ``2024-03-01``), else the same text case-folded."""
+    keys = kind_keys(text, want)
+    if keys is not None:
+        return bool(keys[0] == keys[1])
     return text.casefold() == want.casefold()
 
 
@@ -162,9 +168,7 @@ def _compare(value: Any, op: str, want: str) -> bool:
         return same_value(sval, want)
     if op == "!=":
         return not same_value(sval, want)
-    a, b = order_number(sval), order_number(want)  # exact: no float rounding
-    if a is None or b is None:  # not both numbers ("nan" is none): as text (ISO dates too)
-        return _ordered(sval, op, want)
+    a, b = order_keys(sval, want)  # numbers exactly, versions, instants, else text
     return _ordered(a, op, want=b)
 
 
@@ -433,11 +437,12 @@ def _check_order(key: str, op: str, want: str, values: list[Any]) -> None:
         return
     shown = where_text(key, op, want)
     if all(_is_number(str(v)) for v in held):
-        if not _is_number(want):
+        if not _is_number(want) and version_text(want) is None:  # 1.10.2 beside 1.9
             raise FilterError("bad", f"{shown}: {key} is a number in this index "
                               f"(e.g. {held[0]}); compare it with a number",
                               key="bad_where", values={"where": shown})
-    elif all(_DATE.fullmatch(str(v)) for v in held) and not _DATE.fullmatch(want):
+    elif all(_DATE.fullmatch(str(v)) for v in held) and not _DATE.fullmatch(want) \
+            and instant_text(want) is None:  # 2024年3月1日
         raise FilterError("bad", f"{shown}: {key} is a date in this index "
                           f"(e.g. {held[0]}); compare it with a date, YYYY-MM-DD",
                           key="bad_where", values={"where": shown})

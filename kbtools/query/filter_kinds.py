@@ -1,0 +1,165 @@
+"""Versions and instants as ``--where`` orders (``>=``, ``<=``, ``>``, ``<``) read them.
+
+Two values order as numbers when both read as numbers (`filter_numbers.order_number`);
+else as versions when both read as versions; else as instants when both read as dates or
+datetimes; else as text. The same rule locally (`order_keys`) and in Milvus
+(`kbtools.engine.expr`), which compares the strings `version_text` and `instant_text` write.
+
+* **Version** (`version_text`): ``[v]N.N[.N…][-PRE][+BUILD]`` — at least two dot-separated
+  release numbers, or one after a ``v`` (``1.10.2``, ``v2.3``, ``v2``, ``2.0.0-rc.1``);
+  release numbers compare as numbers, missing ones are 0 (``v2`` is ``2.0.0``); a pre-release
+  (after ``-``: dot-separated identifiers, case-folded) comes before its release and orders
+  as SemVer has it (numeric identifiers as numbers, before alphanumeric ones; fewer first);
+  ``+BUILD`` is ignored. A plain number (``1.9``, ``2``) is a version only when compared
+  with a version: ``version>1.9`` holds for ``1.10.2``; ``1.9`` and ``1.10`` are two numbers
+  (1.9 > 1.10), as YAML reads an unquoted ``1.10`` (1.1).
+* **Instant** (`instant_text`): ``YYYY-MM-DD``, optionally with a time ``HH:MM[:SS[.f]]``
+  after ``T`` or a space and an offset ``Z`` / ``±HH:MM`` / ``±HHMM`` (YAML's dates and
+  timestamps as a document stores them: ``2024-03-01 08:00:00+08:00``); compared as the
+  instant it names, one without an offset read as UTC, a date as its midnight UTC:
+  ``2024-03-01T08:00:00+08:00`` is ``2024-03-01``. A date written in Chinese,
+  ``2024年3月1日`` (or ``…号``, full-width digits too), is that date.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import UTC, datetime
+from functools import lru_cache
+
+from kbtools.query.filter_numbers import Number, order_number, order_text
+
+# a version as `version_text` reads it (ASCII digits only; at most 30 per release number)
+_VERSION = re.compile(r"([vV])?(\d{1,30}(?:\.\d{1,30})*)"
+                      r"(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z.-]+)?", re.ASCII)
+_PLAIN = re.compile(r"\d{1,30}(?:\.\d{1,30})?", re.ASCII)  # a number that is a version beside one
+_INSTANT = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?"
+                      r"\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?)?", re.ASCII)
+# a date as Chinese text writes it, 2024年3月1日 (full-width digits read as NFKC reads them)
+_CN_DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", re.ASCII)
+# `version_text`'s marks: after a release with a pre-release / without one (both before
+# every digit, so a shorter release orders first), and between pre-release identifiers
+# (before every character an identifier holds, so fewer identifiers order first)
+_PRE, _FINAL, _NEXT = "!", "$", ","
+
+
+def _sized(digits: str) -> str:
+    """A natural number's digits (no leading zeros) as a string ordered as the numbers."""
+    return f"{len(digits):02d}{digits}"
+
+
+@lru_cache(maxsize=4096)
+def version_text(text: str, plain: bool = False) -> str | None:
+    """`text` as an ASCII string whose byte order is the versions' order (see the module
+    docstring); None when it is no version. A plain number (``1.9``, ``2``) reads as one
+    only when `plain` (it is compared with a version)."""
+    text = text.strip()
+    m = _VERSION.fullmatch(text)
+    if m is None or not (plain or m.group(1) or "." in m.group(2)):
+        return None
+    if not plain and m.group(1) is None and _PLAIN.fullmatch(text):
+        return None
+    release = [p.lstrip("0") for p in m.group(2).split(".")]
+    while release and not release[-1]:
+        release.pop()  # 2.0.0 is 2
+    head = "".join(_sized(p or "0") for p in release)
+    if m.group(3) is None:
+        return head + _FINAL
+    ids = []
+    for ident in m.group(3).casefold().split("."):
+        ids.append("0" + _sized(ident.lstrip("0") or "0") if ident.isdigit() else "1" + ident)
+    return head + _PRE + _NEXT.join(ids)
+
+
+@lru_cache(maxsize=4096)
+def instant_text(text: str) -> str | None:
+    """`text` as a date or datetime, written as its instant in UTC,
+    ``YYYY-MM-DDTHH:MM:SS.ffffff`` (byte order is time order); None when it is neither, or
+    names no day (``2024-02-30``) or an instant outside years 1–9999."""
+    m = _INSTANT.fullmatch(text.strip())
+    if m is None:
+        cn = _CN_DATE.fullmatch(unicodedata.normalize("NFKC", text).strip())
+        return None if cn is None else instant_text(
+            f"{cn.group(1)}-{int(cn.group(2)):02d}-{int(cn.group(3)):02d}")
+    zone = (m.group(8) or "Z").upper()
+    if zone != "Z" and len(zone) == 3:
+        zone += ":00"
+    fraction = (m.group(7) or ".0")[:7].ljust(7, "0")
+    stamp = (f"{m.group(1)}-{m.group(2)}-{m.group(3)}T{m.group(4) or '00'}:"
+             f"{m.group(5) or '00'}:{m.group(6) or '00'}{fraction}"
+             f"{'+00:00' if zone == 'Z' else zone}")
+    try:
+        when = datetime.fromisoformat(stamp).astimezone(UTC)
+    except (ValueError, OverflowError):
+        return None
+    return when.strftime("%Y-%m-%dT%H:%M:%S.%f").rjust(26, "0")
+
+
+def is_plain_version(text: str) -> bool:
+    """Whether `text`, a number, is also a version beside one (``1.9``, ``2``)."""
+    return _PLAIN.fullmatch(text.strip()) is not None
+
+
+def order_keys(a: str, b: str) -> tuple[Number, Number] | tuple[str, str]:
+    """What ``a op b`` compares for an order operator: the two numbers, else the two
+    versions' `version_text`, else the two instants' `instant_text`, else the texts."""
+    keys = kind_keys(a, b)
+    return (a, b) if keys is None else keys
+
+
+def kind_keys(a: str, b: str) -> tuple[Number, Number] | tuple[str, str] | None:
+    """`order_keys` of two values of one kind (numbers, versions, instants); None when
+    they compare as text."""
+    na = order_number(a)
+    nb = order_number(b) if na is not None else None
+    if na is not None and nb is not None:
+        return na, nb
+    va = version_text(a, na is not None)
+    vb = version_text(b, order_number(b) is not None) if va is not None else None
+    if va is not None and vb is not None:
+        return va, vb
+    ia = instant_text(a)
+    ib = instant_text(b) if ia is not None else None
+    if ia is not None and ib is not None:
+        return ia, ib
+    return None
+
+
+def member_class(text: str) -> str:
+    """Which order a value takes part in, as `order_keys` decides pairs: ``m`` a number that
+    is also a plain version, ``n`` another number, ``v`` a version, ``d`` an instant, ``t``
+    text (`kbtools.engine.expr` stores extremes per class)."""
+    if order_number(text) is not None:
+        return "m" if is_plain_version(text) else "n"
+    if version_text(text) is not None:
+        return "v"
+    return "d" if instant_text(text) is not None else "t"
+
+
+def equal_keys(text: str) -> list[str]:
+    """The keys under which `text` is equal to a value of its kind, as an engine stores
+    them beside its number key (`kbtools.engine.expr`): ``v:`` its `version_text` (a
+    version, or a plain number beside one), ``x:`` the same of a version alone (beside a
+    plain number), ``d:`` its `instant_text`. A filter's value finds a member equal by
+    kind when one of the value's `wanted_keys` is among them."""
+    cls = member_class(text)
+    if cls in ("v", "m"):
+        key = version_text(text, cls == "m")
+        return [f"v:{key}", f"x:{key}"] if cls == "v" else [f"v:{key}"]
+    return [f"d:{instant_text(text)}"] if cls == "d" else []
+
+
+def wanted_keys(want: str) -> list[str]:
+    """The `equal_keys` a member equal to the filter value `want` by kind holds (numbers
+    aside: `filter_numbers.number_key`)."""
+    cls = member_class(want)
+    if cls == "m":
+        return [f"x:{version_text(want, True)}"]
+    if cls == "v":
+        return [f"v:{version_text(want)}"]
+    return [f"d:{instant_text(want)}"] if cls == "d" else []
+
+
+__all__ = ["equal_keys", "instant_text", "kind_keys", "member_class", "order_keys",
+           "order_text", "version_text", "wanted_keys"]
