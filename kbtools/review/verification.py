@@ -18,6 +18,7 @@ import hashlib
 import json
 import re
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 import git
@@ -214,12 +215,16 @@ def content_trailer(state: DocState) -> str:
     return f"{CONTENT_TRAILER}: {content_digest(state)}"
 
 
+@lru_cache(maxsize=64)
 def recorded_digests(message: str) -> frozenset[str]:
     """The content digests a commit message records, from any of its lines: a squash
     (`git rebase -i`, GitHub's squash merge) keeps an approval's lines above the squash's
-    own last paragraph, and they still say what the reviewer approved."""
-    out = set()
+    own last paragraph, and they still say what the reviewer approved. Kept per message:
+    one approval of many documents is read once, not once per document."""
+    out: set[str] = set()
     key = CONTENT_TRAILER.lower()
+    if key not in message.lower():
+        return frozenset()
     for line in message.split("\n"):
         name, colon, value = line.strip().partition(":")
         if colon and name.strip().lower() == key:
