@@ -14,6 +14,7 @@ from reviewkb import ALICE, DOC, KB, RITA, as_identity, doc_text, git, written
 
 from kbtools.cli import main
 from kbtools.config import load_config
+from kbtools.corpus import decode
 from kbtools.provenance import open_repo, state_from_text
 from kbtools.review.approve import approve
 from kbtools.review.lapse import review_coverage
@@ -33,7 +34,7 @@ def coverage_reason(kb: KB) -> str | None:
     repo = open_repo(kb.root)
     assert repo is not None
     with repo:
-        cov = review_coverage(repo, cfg, DOC, (kb.root / DOC).read_text(encoding="utf-8"))
+        cov = review_coverage(repo, cfg, DOC, decode((kb.root / DOC).read_bytes())[0])
     return cov.reason
 
 
@@ -173,3 +174,18 @@ def test_approval_after_a_rename_of_an_unchanged_body_is_verified(kb: KB, monkey
     with repo:
         cov = review_coverage(repo, cfg, moved, (kb.root / moved).read_text("utf-8"))
     assert cov.covers_all()
+
+
+@pytest.mark.parametrize("autocrlf, bom", [("true", ""), ("false", ""), ("false", "\ufeff")])
+def test_approval_of_a_crlf_document_stays_verified(kb: KB, monkeypatch, autocrlf: str,
+                                                    bom: str) -> None:
+    """A Windows author's CRLF document (Notepad's BOM too), committed as CRLF or
+    (core.autocrlf) as LF: the record is of the content, as the checks read it. It named
+    the raw CRLF text, which no check could find: every such approval was refused."""
+    git(kb.root, "config", "core.autocrlf", autocrlf)
+    kb.put(bom + doc_text("# 锈病\r\n\r\n发病初期喷药。\r\n").replace("\n", "\r\n").replace("\r\r", "\r"),
+           "Add", ALICE, "2026-02-01T10:00:00+08:00")
+    as_identity(monkeypatch, RITA)
+    approve(load_config(kb.root), [DOC])
+    assert review_check(kb, monkeypatch) == (0, "")
+    assert coverage_reason(kb) is None

@@ -23,7 +23,7 @@ from typing import Any
 import git
 
 from kbtools.config import Config
-from kbtools.corpus import parse_source
+from kbtools.corpus import decode, parse_source
 from kbtools.errors import ReviewError, UsageError
 from kbtools.fsutil import atomic_write_bytes, exclusive_lock
 from kbtools.gitobjects import CommitInfo, git_reason
@@ -242,8 +242,12 @@ def plan_approval(cfg: Config, repo: git.Repo, head: CommitInfo, doc: str, who: 
         new = set_verification(old.decode("utf-8"), who.email, who.when).encode("utf-8")
     except (ValueError, UnicodeDecodeError) as exc:
         raise ReviewError(f"cannot edit front matter: {exc}", path=rel) from None
-    validate_front_matter(cfg, rel, new.decode("utf-8").replace("\r\n", "\n"))
-    record = content_trailer(state_from_text(new.decode("utf-8"), rel))
+    # read as the checks read the committed blob (`decode`: no BOM, LF): a Notepad BOM was
+    # read as part of `---` (no front matter: "title is required"), and a CRLF document's
+    # record named content no check could find
+    text = decode(new)[0]
+    validate_front_matter(cfg, rel, text)
+    record = content_trailer(state_from_text(text, rel))
     return PlannedEdit(gpath, path, old, new, rel, record)
 
 
