@@ -17,6 +17,7 @@ from kbtools.config import load_config
 from kbtools.corpus import decode
 from kbtools.provenance import open_repo, state_from_text
 from kbtools.review.approve import approve
+from kbtools.review.diff import review_diff
 from kbtools.review.lapse import review_coverage
 from kbtools.review.verification import content_digest, recorded_digests
 
@@ -88,6 +89,12 @@ def test_cherry_picked_approval_onto_an_unreviewed_edit_is_refused(kb: KB, monke
     reason = coverage_reason(kb)  # kb check and the build: the whole document lapses
     assert reason is not None and "review-moved-approval" not in reason
     assert reason.startswith("review not valid: the approval in ")
+    # kb review diff shows the reviewer what awaits them: the text the approval recorded
+    # (found in the history by its digest) against the document now; it said "no change"
+    shown = review_diff(load_config(kb.root), DOC)
+    assert shown["changed"] and shown["verification"]["moved"] is True
+    assert "-Spray at first sign." in shown["diff"].split("\n")
+    assert "+" + EDITED.split("\n")[2] in shown["diff"].split("\n")
     # approving it as it is (another reviewer than the editor) makes it verified again
     monkeypatch.setenv("GIT_AUTHOR_NAME", "Ray Reviewer")
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "ray@ex.org")
