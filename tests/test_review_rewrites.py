@@ -196,3 +196,17 @@ def test_approval_of_a_crlf_document_stays_verified(kb: KB, monkeypatch, autocrl
     approve(load_config(kb.root), [DOC])
     assert review_check(kb, monkeypatch) == (0, "")
     assert coverage_reason(kb) is None
+
+
+def test_a_moved_approval_of_two_documents_refuses_only_the_edited_one(kb: KB, monkeypatch
+                                                                       ) -> None:
+    written(kb)
+    kb.put(doc_text(title="Other"), "Add other", ALICE, "2026-02-01T11:00:00+08:00", rel=OTHER)
+    edit_on_branch(kb, "dose")
+    as_identity(monkeypatch, RITA)
+    approval = approve(load_config(kb.root), [DOC, OTHER]).commit
+    git(kb.root, "checkout", "-q", "dose")
+    git(kb.root, "cherry-pick", approval, who="alice@ex.org", date="2026-12-06T10:00:00+00:00")
+    code, out = review_check(kb, monkeypatch)
+    assert code == 1
+    assert [ln.split(":")[0] for ln in out.splitlines()] == [DOC]
