@@ -5,7 +5,8 @@
         [--documents 200] [--rounds 5]
 
 A scratch repository: kb.toml naming Rita a reviewer, N documents Alice wrote in one commit,
-Rita's commit verifying them all, then Mallory's edit of one line of every tenth (each
+Rita's commit verifying them all (recording each document's content as `kb review approve`
+does, `Kb-Reviewed-Content:`, so that check is measured too), then Mallory's edit of one line of every tenth (each
 edited document gets a warning). `kb check` (which judges every verified document's review
 with the history read once) runs in a fresh process per round, the two trees alternating
 (PYTHONPATH=TREE), and prints per tree the median wall time, the warnings (which must be
@@ -25,6 +26,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from kbtools.provenance import state_from_text  # noqa: E402
+from kbtools.review.verification import content_trailer  # noqa: E402
+
 AT = "2026-02-02T09:00:00+00:00"
 KB_TOML = '[review.reviewers]\n"knowledge/**" = ["rita@ex.org"]\n'
 
@@ -56,6 +61,10 @@ def scratch_repo(root: Path, n: int) -> None:
                              ("rita@ex.org", "rita@ex.org", "Verify")):
         for i in range(n):
             (root / f"knowledge/pump{i}.md").write_text(doc(i, by), encoding="utf-8")
+        if by:  # what `kb review approve` records: each document's content digest
+            message += "\n\n" + "\n".join(sorted({content_trailer(state_from_text(
+                (root / f"knowledge/pump{i}.md").read_text("utf-8"), f"knowledge/pump{i}.md"))
+                for i in range(n)}))
         git(root, "add", "-A")
         git(root, "commit", "-q", "-m", message, who=who)
     for i in range(0, n, 10):

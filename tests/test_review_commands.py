@@ -31,9 +31,11 @@ from kbtools.cli import main
 from kbtools.commands import review as review_cmd
 from kbtools.config import load_config
 from kbtools.errors import ReviewError
+from kbtools.provenance import state_from_text
 from kbtools.review.approve import approve, set_verification
 from kbtools.review.diff import review_diff
 from kbtools.review.pending import pending
+from kbtools.review.verification import content_trailer
 
 
 @pytest.fixture
@@ -75,7 +77,10 @@ def test_approve_commits_with_trailer_and_passes_check(kb: KB, monkeypatch) -> N
     result = approve(load_config(kb.root), [DOC])
     head = kb.repo.head.commit
     assert result.commit == head.hexsha and result.docs == (DOC,)
-    assert head.message.rstrip().endswith("Reviewed-by: Rita Reviewer <rita@ex.org>")
+    trailers = head.message.rstrip().split("\n\n")[-1].split("\n")
+    assert trailers[0] == "Reviewed-by: Rita Reviewer <rita@ex.org>"
+    assert trailers[1:] == [content_trailer(state_from_text(
+        (kb.root / DOC).read_text(encoding="utf-8"), DOC))]
     assert head.author.email == "rita@ex.org"
     after = (kb.root / DOC).read_text()
     assert "verified: true\nverified_by: rita@ex.org\nverified_at: \"" in after

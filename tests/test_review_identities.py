@@ -97,7 +97,7 @@ def test_approve_as_a_person_writes_their_address(kb: KB, monkeypatch) -> None:
     assert code == 0, out
     assert "verified_by: wang.fang@ex.org\n" in (kb.root / DOC).read_text(encoding="utf-8")
     message = kb.repo.head.commit.message
-    assert message.rstrip().endswith("Reviewed-by: 王芳 <wang.fang@ex.org>")
+    assert "\n\nReviewed-by: 王芳 <wang.fang@ex.org>\nKb-Reviewed-Content: sha256:" in message
     assert kb.check() == []
 
 

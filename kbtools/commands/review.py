@@ -33,7 +33,8 @@ def check(base: str, head: str, as_json: bool) -> None:
     path; verified_at must not be earlier than the last content change; the commit that
     set it must be authored by that reviewer or carry a `Reviewed-by: Name <email>`
     trailer naming them; content must not change after verification; the reviewer must
-    not have authored the content they verify. Prints `path:line:col: level: code:
+    not have authored the content they verify; a document must be the content its
+    approval recorded (Kb-Reviewed-Content). Prints `path:line:col: level: code:
     message` per finding and exits 1 if any is an error. Reviewers are read from kb.toml
     at the merge base, so a change cannot appoint its own reviewers. Needs full history
     (CI: fetch-depth 0).
@@ -92,7 +93,9 @@ def diff(doc: str, as_json: bool) -> None:
 @json_option
 def approve(docs: tuple[str, ...], as_email: str | None, as_json: bool) -> None:
     """Verify DOCS: set verified, verified_by and verified_at and commit only those files
-    with a `Reviewed-by:` trailer.
+    with a `Reviewed-by:` trailer and a `Kb-Reviewed-Content: sha256:...` line per document
+    (what was approved: a cherry-pick, rebase or squash of the approval onto other content
+    does not verify it).
 
     Refuses (changing nothing) when the approver is not a reviewer for a document's path,
     authored the unverified change, or a document has uncommitted changes, or is verified

@@ -14,6 +14,7 @@ branch, left behind at the next checkout.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -22,7 +23,7 @@ from typing import Any
 import git
 
 from kbtools.config import Config
-from kbtools.corpus import parse_source
+from kbtools.corpus import decode, parse_source
 from kbtools.errors import ReviewError, UsageError
 from kbtools.fsutil import atomic_write_bytes, exclusive_lock
 from kbtools.gitobjects import CommitInfo, git_reason
@@ -36,6 +37,7 @@ from kbtools.provenance import (
     require_repo,
     resolve_commit,
     state_at,
+    state_from_text,
 )
 from kbtools.review.lapse import review_coverage
 from kbtools.review.lineage import scan
@@ -45,6 +47,7 @@ from kbtools.review.verification import (
     address,
     author_names,
     authored_by,
+    content_trailer,
     covered_changes,
     is_verified,
     last_verification,
@@ -80,6 +83,7 @@ class PlannedEdit:
     old: bytes
     new: bytes
     rel: str = ""  # relative to the kb root, as errors name it
+    record: str = ""  # the Kb-Reviewed-Content line: what this approval approves
 
 
 @dataclass(frozen=True)
@@ -140,7 +144,7 @@ def approve(cfg: Config, docs: list[str], approver: str | None = None,
         planned = list({p.gpath: p for p in planned}.values())  # one named twice: once
         prefix = git_prefix(repo, cfg.root)
         rels = [p.gpath[len(prefix):] for p in planned]
-        message = approval_message(rels, who)
+        message = approval_message(rels, who, [p.record for p in planned])
         commit_approval(repo, planned, message)
         return Approval(tuple(rels), approval_commit(repo, head.sha, planned), who.email,
                         who.when)
@@ -238,8 +242,13 @@ def plan_approval(cfg: Config, repo: git.Repo, head: CommitInfo, doc: str, who: 
         new = set_verification(old.decode("utf-8"), who.email, who.when).encode("utf-8")
     except (ValueError, UnicodeDecodeError) as exc:
         raise ReviewError(f"cannot edit front matter: {exc}", path=rel) from None
-    validate_front_matter(cfg, rel, new.decode("utf-8").replace("\r\n", "\n"))
-    return PlannedEdit(gpath, path, old, new, rel)
+    # read as the checks read the committed blob (`decode`: no BOM, LF): a Notepad BOM was
+    # read as part of `---` (no front matter: "title is required"), and a CRLF document's
+    # record named content no check could find
+    text = decode(new)[0]
+    validate_front_matter(cfg, rel, text)
+    record = content_trailer(state_from_text(text, rel))
+    return PlannedEdit(gpath, path, old, new, rel, record)
 
 
 def unparsed(cfg: Config, rel: str, text: str) -> ReviewError:
@@ -269,12 +278,15 @@ def validate_front_matter(cfg: Config, rel: str, text: str) -> None:
                               path=rel, line=line or 1)
 
 
-def approval_message(rels: list[str], who: Approver) -> str:
-    """The commit message: subject, the documents, and the Reviewed-by trailer."""
+def approval_message(rels: list[str], who: Approver, records: Sequence[str] = ()) -> str:
+    """The commit message: subject, the documents, and the trailers: Reviewed-by, then one
+    `Kb-Reviewed-Content:` per document (`records`, in order, one per distinct content),
+    which ties the approval to the content it approved wherever a rewrite puts it."""
     subject = (f"Review: verify {rels[0]}" if len(rels) == 1
                else f"Review: verify {len(rels)} documents")
+    lines = [f"Reviewed-by: {who.name} <{who.email}>", *dict.fromkeys(records)]
     return (subject + "\n\n" + "\n".join(f"- {r}" for r in rels)
-            + f"\n\nReviewed-by: {who.name} <{who.email}>\n")
+            + "\n\n" + "\n".join(lines) + "\n")
 
 
 def commit_approval(repo: git.Repo, planned: list[PlannedEdit], message: str) -> None:

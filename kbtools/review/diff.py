@@ -8,12 +8,15 @@ from typing import Any
 from kbtools.config import Config
 from kbtools.corpus import read_doc
 from kbtools.errors import KbError, ReviewError
-from kbtools.provenance import DocState, doc_rel, git_prefix, require_repo
+from kbtools.provenance import DocChange, DocState, doc_rel, git_prefix, require_repo
 from kbtools.review.lineage import scan
 from kbtools.review.verification import (
+    approved_other_content,
+    content_digest,
     content_fields_changed,
     last_verification,
     non_content_fields,
+    recorded_digests,
     reviewed_changes,
 )
 
@@ -47,6 +50,18 @@ def review_diff(cfg: Config, doc: str) -> dict[str, Any]:
         never = ("no verification in the fetched history: shallow clone"
                  if changes and changes[-1].cut else "never verified")
         base, label, info = DocState({}, "", "", True), f"{rel} ({never})", None
+    elif approved_other_content(verified):
+        # the approval was moved (cherry-pick, rebase, squash) onto content nobody reviewed:
+        # what it approved is the newest earlier version its record names, else unknown
+        meta = verified.after.meta
+        older = changes[v + 1:] if v is not None else []
+        base = approved_version(older, recorded_digests(verified.commit.message))
+        found = "" if base.body or base.meta else "; the approved content is not in this history"
+        info = {"commit": verified.commit.sha, "path": rel, "moved": True,
+                "verified_by": meta.get("verified_by"), "verified_at": meta.get("verified_at")}
+        label = (f"{rel} as approved by {meta.get('verified_by')} at "
+                 f"{meta.get('verified_at')} (approval {verified.commit.short} moved onto "
+                 f"other content{found})")
     else:
         base = verified.after
         meta = base.meta
@@ -65,3 +80,13 @@ def review_diff(cfg: Config, doc: str) -> dict[str, Any]:
     return {"doc": rel, "verification": info, "changed": bool(diff) or bool(fields),
             "front_matter": {k: {"old": base.meta.get(k), "new": cur.meta.get(k)} for k in fields},
             "diff": diff}
+
+
+def approved_version(older: list[DocChange], recorded: frozenset[str]) -> DocState:
+    """The newest version among `older` (changes, newest first) whose content an approval
+    recorded; an empty document when none is (the approval came from another history)."""
+    for ch in older:
+        for state in (ch.after, ch.before):
+            if state is not None and content_digest(state) in recorded:
+                return state
+    return DocState({}, "", "", True)

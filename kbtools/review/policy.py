@@ -14,6 +14,8 @@ The rules, for every document changed in the range that is verified at `head`:
   review-unattested          the verifying commit is not by the reviewer and has no trailer
   review-wrong-trailer       ... it has Reviewed-by trailers, but none names verified_by
   review-self-review         the reviewer authored content they verified (four eyes)
+  review-moved-approval      the verifying commit records other content than the document
+                             has at it (an approval cherry-picked, rebased or squashed)
   review-no-history          the commit that set verified: true, or the content it covers,
                              is not in the history (a shallow clone)
 "Content" is defined in `kbtools.review.verification`.
@@ -50,6 +52,7 @@ from kbtools.review.verification import (
     MAILMAP_NAME,
     Mailmap,
     address,
+    approved_other_content,
     author_names,
     authored_by,
     commit_author,
@@ -167,6 +170,10 @@ def doc_breaches(path: str, head: DocState, changes: list[DocChange], reviewers:
     elif v is None:
         breaches.append(("verified", "review-no-history", "cannot find the commit that set "
                          "verified: true (shallow clone? fetch full history)"))
+    elif (moved := moved_approval_breach(path, changes[v])) is not None:
+        # the approval is of other content: who wrote what it now stands on, and when, are
+        # beside the point (a rewrite keeps the reviewer as its author and its dates)
+        breaches.append(moved)
     elif (squashed := squash_breach(changes[v], by, mailmap)) is not None:
         # one finding: the commit's author, its date and its lost trailer follow from it
         breaches += [b for b in freshness_breaches(head, changes, v, non_content)
@@ -177,6 +184,20 @@ def doc_breaches(path: str, head: DocState, changes: list[DocChange], reviewers:
         breaches += attestation_breaches(changes[v], by, mailmap)
         breaches += self_review_breaches(head, changes, v, by, non_content, mailmap)
     return breaches
+
+
+def moved_approval_breach(path: str, vch: DocChange) -> Breach | None:
+    """The verifying commit records the content its reviewer approved
+    (`Kb-Reviewed-Content:`, written by `kb review approve`) and the document at that commit
+    differs from it: a cherry-pick, rebase or squash put the approval onto text nobody
+    reviewed."""
+    if not approved_other_content(vch):
+        return None
+    return ("verified", "review-moved-approval",
+            f"the approval in {vch.commit.short} was made for other content than {path} has "
+            "at that commit (its Kb-Reviewed-Content differs): it was cherry-picked, rebased "
+            "or squashed onto a change its reviewer never saw; a reviewer must approve the "
+            f"document as it is (kb review approve {path})")
 
 
 def squash_breach(vch: DocChange, by: str, mailmap: Mailmap | None = None) -> Breach | None:

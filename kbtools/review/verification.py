@@ -14,8 +14,11 @@ semantics; the rest of the review package builds on it.
 from __future__ import annotations
 
 import difflib
+import hashlib
+import json
 import re
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 import git
@@ -190,6 +193,57 @@ def cut_short(changes: list[DocChange], v: int | None) -> DocChange | None:
     prev = last_verification(changes[v + 1:])
     end = len(changes) if prev is None else v + 1 + prev
     return next((ch for ch in changes[v:end + 1] if ch.cut), None)
+
+
+# The approval's record of what it approved: `kb review approve` writes one such line per
+# document, with the digest of the document's content at the approval (`content_digest`).
+CONTENT_TRAILER = "Kb-Reviewed-Content"
+DIGEST_PREFIX = "sha256:"
+
+
+def content_digest(state: DocState) -> str:
+    """`sha256:<hex>` of what a reviewer approves of a document: its body and every
+    front-matter field except the verification fields (kb.toml `non_content_fields` are
+    included, so a later change of that list leaves every recorded digest valid)."""
+    body, meta = state.key(frozenset(VERIFICATION_FIELDS))
+    text = json.dumps([body.replace("\r\n", "\n"), meta], ensure_ascii=False)
+    return DIGEST_PREFIX + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def content_trailer(state: DocState) -> str:
+    """The commit-message line recording that `state` was approved."""
+    return f"{CONTENT_TRAILER}: {content_digest(state)}"
+
+
+@lru_cache(maxsize=64)
+def recorded_digests(message: str) -> frozenset[str]:
+    """The content digests a commit message records, from any of its lines: a squash
+    (`git rebase -i`, GitHub's squash merge) keeps an approval's lines above the squash's
+    own last paragraph, and they still say what the reviewer approved. Kept per message:
+    one approval of many documents is read once, not once per document."""
+    out: set[str] = set()
+    key = CONTENT_TRAILER.lower()
+    if key not in message.lower():
+        return frozenset()
+    for line in message.split("\n"):
+        name, colon, value = line.strip().partition(":")
+        if colon and name.strip().lower() == key:
+            digest = value.strip().lower()
+            hexpart = digest.removeprefix(DIGEST_PREFIX)
+            if digest.startswith(DIGEST_PREFIX) and len(hexpart) == 64 and all(
+                    c in "0123456789abcdef" for c in hexpart):
+                out.add(digest)
+    return frozenset(out)
+
+
+def approved_other_content(change: DocChange) -> bool:
+    """The verifying commit records the content it approved, and the document at that
+    commit is not it: the approval was cherry-picked, rebased or squashed onto a change its
+    reviewer never saw. A commit recording nothing (an approval from before the record,
+    or one written by hand) is judged by the other rules alone."""
+    recorded = recorded_digests(change.commit.message)
+    return bool(recorded) and change.after is not None and \
+        content_digest(change.after) not in recorded
 
 
 def reviewed_by(message: str) -> list[tuple[str, str]]:
