@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -74,7 +75,8 @@ def test_json_output_has_exactly_six_fields():
     assert len(data) >= 30
     for item in data:
         assert set(item) == {"path", "line", "col", "level", "code", "message"}
-    assert {"path": "wrong-type.md", "line": 8, "col": 1, "level": "error", "code": "fm-type",
+    # named from where kb check runs, as linters do (the folder checked is below it)
+    assert {"path": Path(os.path.relpath(FIXTURES / "wrong-type.md")).as_posix(), "line": 8, "col": 1, "level": "error", "code": "fm-type",
             "message": "verified: expected boolean, got str ('yes' is text to YAML, not a boolean: write verified: true)"} in data
 
 

@@ -148,8 +148,9 @@ def test_a_display_formula_may_follow_a_line_of_text():
         (s, x) for s, _, x in blocks]
     formulas = [c for c in chunk_document(src) if c.kind == "formula"]
     assert [(c.extra["formula_lines"], c.line_start, c.line_end) for c in formulas] == [
-        ([base + 3, base + 5], base + 2, base + 7), ([base + 8, base + 10], base + 7, base + 12),
-        ([base + 13, base + 13], base + 12, base + 14)]  # the non-blank lines around
+        ([base + 3, base + 5], base + 2, base + 5), ([base + 8, base + 10], base + 7, base + 12),
+        ([base + 13, base + 13], base + 12, base + 14)]  # the non-blank lines around (the
+    # next callout's title is no line after the first: tests/test_chunk_callouts.py)
 
 
 FOOTNOTED_TABLE = """# 停机规则
