@@ -138,7 +138,8 @@ def asked_knowledge(kn: Knowledge, commit: str | None, tag: str | None,
                     device: Path | None = None) -> Iterator[Opened]:
     """The knowledge of the release `commit`/`tag` names (`asked_release`'s), as `Opened`
     says: `kn` itself when none is asked or the served release is it; an earlier release
-    `device` keeps (closed again on leaving); else `kn` with the line saying it is gone.
+    `device` keeps, or a release tag of the clone `kn` serves from (derived from git
+    objects; closed again on leaving); else `kn` with the line saying it is gone.
     UsageError when a commit prefix names several kept releases."""
     idx = kn.idx
     now = idx.release if idx is not None else None
