@@ -53,14 +53,20 @@ def test_paths_written_with_backslashes_name_the_same_folders(tmp_path, monkeypa
 ])
 def test_a_mistyped_kb_toml_key_names_the_one_meant(tmp_path, monkeypatch, toml, line, hint):
     """A newcomer's `[path]` for `[paths]` was refused with the schema's words only."""
+    message = _refused_kb_toml(tmp_path, monkeypatch, toml)
+    assert message.startswith(f"kb: error: {tmp_path / 'kb.toml'}:{line}: ")
+    assert message.endswith("was unexpected)" + hint), message
+
+
+def _refused_kb_toml(tmp_path, monkeypatch, toml: str) -> str:
+    """`kb check`'s one line for a knowledge base whose kb.toml reads `toml` (exit 1)."""
     (tmp_path / "kb.toml").write_text(toml, encoding="utf-8")
-    (tmp_path / "knowledge").mkdir()
+    (tmp_path / "knowledge").mkdir(exist_ok=True)
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(main, ["check"])
     assert result.exit_code == 1
     [message] = result.stderr.splitlines()
-    assert message.startswith(f"kb: error: {tmp_path / 'kb.toml'}:{line}: ")
-    assert message.endswith("was unexpected)" + hint), message
+    return message
 
 
 @pytest.mark.parametrize(("value", "words"), [
@@ -73,12 +79,7 @@ def test_a_mistyped_kb_toml_key_names_the_one_meant(tmp_path, monkeypatch, toml,
 def test_a_knowledge_base_name_is_checked_in_one_line(tmp_path, monkeypatch, value, words):
     """``[release] knowledge_base`` (`kbtools.base_identity`): a name with space around it
     would look like another's in every message; it is refused at its line."""
-    (tmp_path / "kb.toml").write_text(f"[release]\nknowledge_base = {value}\n", encoding="utf-8")
-    (tmp_path / "knowledge").mkdir()
-    monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(main, ["check"])
-    assert result.exit_code == 1
-    [message] = result.stderr.splitlines()
+    message = _refused_kb_toml(tmp_path, monkeypatch, f"[release]\nknowledge_base = {value}\n")
     assert message.startswith(f"kb: error: {tmp_path / 'kb.toml'}:2: release.knowledge_base: ")
     assert words in message, message
     (tmp_path / "kb.toml").write_text('[release]\nknowledge_base = "作物-华北"\n', encoding="utf-8")
