@@ -92,6 +92,9 @@ class SourceText:
         self.lines = lines
         self.hidden = hidden
         self.hidden_ends = [b for _, b, _ in hidden]
+        # a NUL of the file (`kb check` refuses it) would read as a `GONE` mark: such a file
+        # keeps its emptied lines in every span alike (a span's text stays within its lines')
+        self.has_nul = GONE in self.text
 
     def shown(self, start: int, end: int) -> str:
         """The text in [start, end) as a reader sees it: HTML tags and comments left out
@@ -101,16 +104,17 @@ class SourceText:
         if i == len(self.hidden) or self.hidden[i][0] >= end:
             return self.text[start:end]
         pieces, pos = [], start
+        gone = "" if self.has_nul else GONE
         while i < len(self.hidden) and self.hidden[i][0] < end:
             a, b, instead = self.hidden[i]
             a, b = max(a, start, pos), min(b, end)
             if b > a:
-                pieces += [self.text[pos:a], instead or GONE]
+                pieces += [self.text[pos:a], instead or gone]
                 pos = b
             i += 1
         pieces.append(self.text[pos:end])
-        if GONE in self.text[start:end]:  # (a NUL of the file: `kb check` refuses it)
-            return "".join(pieces).replace(GONE, "")
+        if self.has_nul:  # markup left out, the lines it emptied and the file's NULs kept
+            return "".join(pieces)
         kept: list[str] = []
         skip_blank = False
         for line in "".join(pieces).split("\n"):
