@@ -83,6 +83,7 @@ from kbtools.query.results import (
 from kbtools.query.routing import ALIASES, boost_vector, route, routed_words
 from kbtools.query.specific import (
     about_each,
+    hit_texts,
     identifier_holders,
     identifier_level,
     identifier_levels,
@@ -239,12 +240,13 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
         params = replace(params, doc_decay=1.0)  # the reranker's order stands
     evaluation = answers.evaluate_question(index, valued_text(query, asked),
                                            table.tables_of(hits), input_synonyms(index))
-    levels = identifier_levels(index, wanted, hits, rows, unranked(hits)) if wanted else {}
+    texts = hit_texts(index, hits, rows) if wanted else {}  # read once for both below
+    levels = identifier_levels(wanted, texts, unranked(hits)) if wanted else {}
     if wanted and only_identifiers(text, identifiers(text)):  # ENC-5M: a holder answers it,
         levels = {num: 2 * level + 1 if level else 0  # after those about it (the E17 row)
                   for num, level in levels.items()}
     hits, more = _distinct(levels, hits, table, rows, params, evaluation, index,
-                           about_each(index, wanted, hits, rows))
+                           about_each(wanted, texts))
     judged = _suppress_nested(table, hits, max(k, fusion.JUDGED))  # the verdict reads these,
     picked, best = judged[:k], judged[:fusion.JUDGED]  # k of them are shown
     exact = bool(wanted) and any(is_about(levels[h.num] if h.num in levels else

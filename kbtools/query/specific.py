@@ -124,19 +124,30 @@ def identifier_level(wanted: list[str], row: dict[str, Any]) -> int:
     return match_level(wanted, *identifier_text(row))
 
 
-def identifier_levels(index: KbIndex, wanted: list[str], hits: list[fusion.Hit],
-            rows: dict[int, dict[str, Any]], unlisted: set[int] | frozenset[int] = frozenset()) -> dict[int, int]:
-    """Each hit's `identifier_level`, from the rows read already or else only the text and heading
-    of its chunk (`Store.identifier_texts`), looked through at once (`match_levels`); 0 for
-    an `unlisted` hit (no retriever ranked it) holding less than half of the identifiers
-    (`holds_enough`): it is not promoted above the ranked evidence."""
+# what `match_level` reads of a chunk: its text, its heading, the headings above it
+IdentifierText = tuple[str, str, tuple[str, ...]]
+
+
+def hit_texts(index: KbIndex, hits: list[fusion.Hit],
+              rows: dict[int, dict[str, Any]]) -> dict[int, IdentifierText]:
+    """Each hit's `identifier_text`, in the order of `hits`, from the rows read already or
+    else only the text and heading of its chunk (`Store.identifier_texts`, one query): read
+    once per search for `identifier_levels` and `about_each` alike."""
     nums = list(dict.fromkeys(h.num for h in hits))
     texts = index.store.identifier_texts([n for n in nums if n not in rows])
     texts.update((n, identifier_text(rows[n])) for n in nums if n in rows)
-    levels = match_levels(wanted, [texts[n][0] for n in nums], [texts[n][1] for n in nums],
-                          [texts[n][2] for n in nums])
+    return {n: texts[n] for n in nums}
+
+
+def identifier_levels(wanted: list[str], texts: dict[int, IdentifierText],
+                      unlisted: set[int] | frozenset[int] = frozenset()) -> dict[int, int]:
+    """Each hit's `identifier_level`, from its `hit_texts`, looked through at once
+    (`match_levels`); 0 for an `unlisted` hit (no retriever ranked it) holding less than
+    half of the identifiers (`holds_enough`): it is not promoted above the ranked evidence."""
+    read = list(texts.values())
+    levels = match_levels(wanted, [t[0] for t in read], [t[1] for t in read], [t[2] for t in read])
     return {n: level if n not in unlisted or holds_enough(level, len(wanted)) else 0
-            for n, level in zip(nums, levels, strict=True)}
+            for n, level in zip(texts, levels, strict=True)}
 
 
 def unranked(hits: list[fusion.Hit]) -> set[int]:
@@ -151,8 +162,7 @@ def unranked(hits: list[fusion.Hit]) -> set[int]:
 EACH_OWN_RESULT = 4
 
 
-def about_each(index: KbIndex, wanted: list[str], hits: list[fusion.Hit],
-               rows: dict[int, dict[str, Any]]) -> dict[int, str]:
+def about_each(wanted: list[str], texts: dict[int, IdentifierText]) -> dict[int, str]:
     """For a question naming two to `EACH_OWN_RESULT` specific identifiers (``E12 和 E17
     分别是什么故障``): each hit about one of them -> the first it is about (`identifier_levels`
     asked of each alone), so that one section's rows about different identifiers are
@@ -161,7 +171,7 @@ def about_each(index: KbIndex, wanted: list[str], hits: list[fusion.Hit],
         return {}
     out: dict[int, str] = {}
     for ident in wanted:
-        for num, level in identifier_levels(index, [ident], hits, rows).items():
+        for num, level in identifier_levels([ident], texts).items():
             if level % 2 == 1:  # (`identifiers.is_about`)
                 out.setdefault(num, ident)
     return out
