@@ -99,7 +99,8 @@ CHUNKER_VERSION = "37"  # bump when output changes for the same input (index fin
 # `- [ ]`) or a footnote definition; a highlight's `==` marks are no chunk text; a formula's
 # SVG is named by its LaTeX less the spaces TeX skips (`render.latex_spaces`) (session 37)
 # 37: a setext heading's underline (`====`, `----`) is no chunk text, and a code block's or
-# formula's line before is the heading above it, as an ATX heading's is (session 38)
+# formula's line before is the heading above it, as an ATX heading's is; a link to an
+# Obsidian block (`#^id`, `note.md#^id`) names the heading the block stands under (session 38)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 
