@@ -1,4 +1,6 @@
-"""Setext headings (a line underlined with `====` or `----`) in chunk text and context.
+"""Titles in chunk text: setext headings and the titles of folded boxes.
+
+Setext headings (a line underlined with `====` or `----`) in chunk text and context.
 
 A setext heading's underline is markup, as an ATX heading's `#`s would be if the page showed
 them: the page shows the heading's words alone. It was in every section chunk's text and
@@ -10,7 +12,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kbtools.build.chunk import chunk_document
+import pytest
+
+from kbtools.build.chunk import ChunkConfig, chunk_document
 from kbtools.corpus import parse_source
 from tests.kbfixtures import GOOD_FM
 from tests.test_chunk import check_invariants
@@ -27,9 +31,9 @@ ATX = ("# 泵的维护\n\n第一段文字，说明泵的日常保养。\n\n## �
        "## Torque limits\n$$\nT = F \\cdot r\n$$\nTighten in a cross pattern.\n")
 
 
-def _chunks(body: str):
+def _chunks(body: str, cfg: ChunkConfig | None = None):
     src = parse_source(GOOD_FM + body, Path("/r") / REL, REL)
-    chunks = chunk_document(src)
+    chunks = chunk_document(src, cfg)
     check_invariants(src, chunks)
     return chunks
 
@@ -63,3 +67,29 @@ def test_a_formula_under_a_setext_heading_has_it_as_its_line_before_as_under_an_
     assert atx.text == f"## {setext.text}"
     assert setext.line_start == _line(SETEXT, "Torque limits")
     assert setext.line_end == _line(SETEXT, "Tighten in a cross pattern.")
+
+
+# a long section: a paragraph, then a folded box (Typora's and GitHub's `<details>`) whose
+# title is all a reader sees of it until it is opened, then the steps inside it
+NOISE = "水泵运行中出现异常噪声或振动时，应先记录现象、时间和运行参数，再停机检查。"
+BOX = ("# 故障处理\n\n{}\n\n<details>\n<summary>F-07 过流故障排查步骤</summary>\n\n"
+       "1. 断电并挂牌，确认电机接线端无电压后再打开接线盒。\n"
+       "2. 用兆欧表测量绕组绝缘电阻，低于 0.5 MΩ 时更换电机。\n"
+       "3. 检查叶轮是否卡滞，清除异物后手动盘车确认转动灵活。\n"
+       "4. 复查电源电压和缺相保护，三相不平衡超过 5% 时联系电工。\n\n</details>\n")
+SIZES = ChunkConfig(target_chars=120, max_chars=200, min_chars=30, overlap_chars=30)
+
+
+@pytest.mark.parametrize("before", [NOISE * 2, NOISE])  # the title alone; the title last
+def test_a_folded_box_s_title_is_never_cut_from_what_it_folds(before: str):
+    """A long section was cut right after a `<details><summary>` line: its title ended
+    the chunk before (or was a chunk of its own), and the steps it titles began the next
+    chunk without it, so a search for "F-07 过流" found a chunk with no step in it. The
+    title goes with the box's text, as a heading does."""
+    body = BOX.format(before)
+    sections = [c for c in _chunks(body, SIZES) if c.kind == "section"]
+    assert len(sections) > 1
+    [titled] = [c for c in sections if "F-07 过流故障排查步骤" in c.text]
+    assert titled.text.startswith("F-07 过流故障排查步骤\n\n1. 断电并挂牌"), titled.text
+    assert titled.line_start == _line(body, "<summary>F-07 过流故障排查步骤</summary>")
+    assert all(not c.text.endswith("排查步骤") for c in sections)
