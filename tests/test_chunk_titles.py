@@ -1,4 +1,5 @@
-"""Titles in chunk text: setext headings and the titles of folded boxes.
+"""Titles in chunk text (setext headings, the titles of folded boxes), and editor markup
+on tab-indented list lines.
 
 Setext headings (a line underlined with `====` or `----`) in chunk text and context.
 
@@ -93,3 +94,28 @@ def test_a_folded_box_s_title_is_never_cut_from_what_it_folds(before: str):
     assert titled.text.startswith("F-07 过流故障排查步骤\n\n1. 断电并挂牌"), titled.text
     assert titled.line_start == _line(body, "<summary>F-07 过流故障排查步骤</summary>")
     assert all(not c.text.endswith("排查步骤") for c in sections)
+
+
+def test_markup_on_tab_indented_list_lines_is_hidden_as_on_space_indented_ones():
+    """Guard (found right): a list mixing tab- and space-indented items, as a Windows editor
+    and Obsidian write them together. markdown-it expands a tab when it reads the item, so
+    hidden markup there is located on the line as written: highlights, block ids, HTML
+    tags, Obsidian comments, entities and footnote marks are no text on either kind of line,
+    and each item's citation names its own lines."""
+    body = ("# 清单\n\n- 第一项，说明文字比较长一些以便成为一个列表项\n"
+            "\t- 子项 ==重点== 说明，超过二十个字符的一行文字 ^blk1\n"
+            "\t- <b>粗体</b>文字 %%备注%% 与 &amp; 实体，超过二十个字符\n"
+            "\t\t1. 三级[^1]脚注，超过二十个字符的一行文字\n"
+            "- 第二项，说明文字比较长一些以便成为一个列表项\n"
+            "    - 空格子项 ==高亮== 文字 ^blk2\n\n[^1]: 脚注内容\n")
+    items = [c for c in _chunks(body) if c.kind == "list_item"]
+    assert [(c.line_start, c.line_end) for c in items] == [
+        (_line(body, "- 第一项，说明文字比较长一些以便成为一个列表项"),
+         _line(body, "\t\t1. 三级[^1]脚注，超过二十个字符的一行文字")),
+        (_line(body, "- 第二项，说明文字比较长一些以便成为一个列表项"),
+         _line(body, "    - 空格子项 ==高亮== 文字 ^blk2"))]
+    assert items[0].text == ("- 第一项，说明文字比较长一些以便成为一个列表项\n"
+                             "\t- 子项 重点 说明，超过二十个字符的一行文字\n"
+                             "\t- 粗体文字  与 & 实体，超过二十个字符\n"
+                             "\t\t1. 三级脚注，超过二十个字符的一行文字")
+    assert items[1].text.endswith("    - 空格子项 高亮 文字")
