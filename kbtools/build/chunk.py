@@ -101,7 +101,8 @@ CHUNKER_VERSION = "37"  # bump when output changes for the same input (index fin
 # 37: a setext heading's underline (`====`, `----`) is no chunk text, and a code block's or
 # formula's line before is the heading above it, as an ATX heading's is; a link to an
 # Obsidian block (`#^id`, `note.md#^id`) names the heading the block stands under; a folded
-# box's title (`<details><summary>`) is never cut from the text it folds (session 38)
+# box's title (`<details><summary>`) is never cut from the text it folds; a Mermaid diagram's
+# type line (`mindmap`, `gantt`, `pie title …`) and `section` lines are no nodes (session 38)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 
