@@ -272,7 +272,9 @@ def _unchecked_module(fs: FsCache, joined: str) -> str:
     root = fs.root
     if fs.touched is not None:
         fs.touched.append(".gitmodules")
-    for path in submodule_paths(root):
+    if fs.submodules is None:
+        fs.submodules = tuple(submodule_paths(root))
+    for path in fs.submodules:
         if joined.startswith(path + "/"):
             folder = root / path
             if folder.is_dir() and not any(folder.iterdir()):
