@@ -169,6 +169,10 @@ def test_a_mermaid_diagram_s_type_and_settings_are_no_nodes():
     assert mermaid_graph('pie title 故障占比\n  "过流" : 40\n') == ((), ())
     nodes, edges = mermaid_graph("flowchart LR\n  section1[断面] --> B[测点]\n")
     assert edges == (("断面", "测点", ""),)
+    # after a settings block and a directive; a later node named as a type is a node
+    nodes, _ = mermaid_graph("---\ntitle: 保养\n---\n%%{init: {}}%%\nmindmap\n  root((泵))\n"
+                             "    timeline\n")
+    assert nodes == ("泵", "timeline")
 
 
 def test_links_resolve_across_documents():

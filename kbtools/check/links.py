@@ -266,14 +266,15 @@ def _unchecked_module(fs: FsCache, joined: str) -> str:
     """What to add to the finding of a missing file below a git submodule (`.gitmodules`
     names it) that has not been checked out (a clone made without `--recurse-submodules`):
     its folder is there, empty. "" otherwise. The command names the folder from where kb
-    runs (pre-commit runs it at the top of a monorepo, above the knowledge base), so the
-    finding is not kept in the results cache (nor is any read of `.gitmodules`, a file the
-    cache's signature of the tree leaves out)."""
+    runs (pre-commit runs it at the top of a monorepo, above the knowledge base), so in a
+    repository with submodules a missing file's finding is not kept in the results cache
+    (nor is what `.gitmodules` says, a file the cache's signature of the tree leaves out; a
+    submodule added later adds its folder, which that signature sees)."""
     root = fs.root
-    if fs.touched is not None:
-        fs.touched.append(".gitmodules")
     if fs.submodules is None:
         fs.submodules = tuple(submodule_paths(root))
+    if fs.submodules and fs.touched is not None:
+        fs.touched.append(".gitmodules")
     for path in fs.submodules:
         if joined.startswith(path + "/"):
             folder = root / path

@@ -11,7 +11,7 @@ a footnote definition's label (`[^1]:`), the contents of `<script>` and `<style>
 Typora's `[TOC]` paragraph (the page shows the headings' list there), an Obsidian callout's
 marker (`> [!warning]- 断电挂牌` reads `断电挂牌`, `> [!tip]` alone reads `tip`, the type the page
 titles the box with), an Obsidian block id
-ending a paragraph or heading (`… 停机。 ^leak-rule`, `## 上限 ^limits`)
+ending a paragraph or heading (`… 停机。 ^leak-rule`, `## 上限 ^limits`),
 a heading's `{#custom-id}` and a setext heading's underline (`====`, `----`: the page shows the
 heading alone); an HTML entity (`&nbsp;`, `&lt;`, `&#8482;`) reads as its
 character. `hidden_spans(tokens, lines, offset)` gives the source spans of those, as offsets into

@@ -33,7 +33,7 @@ _M_SKIP = re.compile(r"^\s*(%%|classDef|class\s|style\s|linkStyle|click\s|subgra
 
 
 # the words a diagram's first line declares its type with (`mindmap`, `pie title 故障占比`):
-# no node of it
+# that line holds no node (a later line starting with one of them is read as any other)
 DIAGRAM_TYPES = frozenset({
     "graph", "flowchart", "sequenceDiagram", "stateDiagram", "stateDiagram-v2", "classDiagram",
     "classDiagram-v2", "erDiagram", "gantt", "pie", "journey", "gitGraph", "mindmap", "timeline",
@@ -60,10 +60,20 @@ def mermaid_graph(source: str) -> tuple[tuple[str, ...], tuple[tuple[str, str, s
             order.append(ident)
         return ident
 
+    declared = False  # the line naming the diagram's type has been read
+    settings = False  # inside the `---` block of settings (`title:`) before it
     for raw in source.split("\n"):
         line = raw.strip().rstrip(";")
-        if not line or line.split(None, 1)[0] in DIAGRAM_TYPES:
+        if not line:
             continue
+        if not declared:
+            if line == "---" or settings:
+                settings = settings != (line == "---")
+                continue
+            if not line.startswith("%%"):
+                declared = True
+                if line.split(None, 1)[0] in DIAGRAM_TYPES:
+                    continue
         seq = _M_SEQ.match(line)
         if seq and seq.group(2) not in ("-->", "->"):
             a, b = seq.group(1).strip(), seq.group(3).strip()
