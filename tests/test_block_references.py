@@ -242,3 +242,33 @@ def test_a_block_above_every_heading_and_a_picture_named_with_a_block(repo):
         "write '[f](f.md)'",
         "a block reference (#^…) has no Markdown equivalent: write a standard link to the "
         "document or one of its headings"]
+
+
+def test_a_chunk_s_link_to_a_block_names_the_heading_it_stands_under():
+    """A standard link to a block (`[x](rules.md#^low-tox)`, `[x](#^own)`) resolved to the
+    document alone, with no heading: its chunk's links did not say what the passage refers
+    to. It names the heading the block stands under (the anchor a page opens), whether the
+    id ends a paragraph, an item or a heading, or stands below a table; one the note lacks
+    names the document alone, as before."""
+    from kbtools.build.chunk import HeadingIndex, chunk_document
+    from kbtools.corpus import parse_source
+
+    rules = parse_source(GOOD_FM + RULES, Path("/r/knowledge/病害/rules.md"),
+                         "knowledge/病害/rules.md")
+    body = ("# 用药记录\n\n按[总则](rules.md#^rule1)、[低毒](rules.md#^LOW-TOX)、"
+            "[用量表](rules.md#^dose-table)、[间隔期](rules.md#^interval)、"
+            "[没有的块](rules.md#^nothing)与[本文](#^own)执行。\n\n"
+            "## 记录 2024\n\n三月喷药一次。 ^own\n")
+    notes = parse_source(GOOD_FM + body, Path("/r/knowledge/病害/notes.md"),
+                         "knowledge/病害/notes.md")
+    index = HeadingIndex.build([rules, notes])
+    [section] = [c for c in chunk_document(notes, resolver=index) if c.kind == "section"]
+    assert [(lk.doc, lk.heading_path, lk.anchor) for lk in section.links] == [
+        ("knowledge/病害/rules.md", ("防治总则",), "防治总则"),
+        ("knowledge/病害/rules.md", ("防治总则", "药剂选择"), "药剂选择"),
+        ("knowledge/病害/rules.md", ("防治总则", "药剂选择"), "药剂选择"),
+        ("knowledge/病害/rules.md", ("防治总则", "安全间隔期"), "安全间隔期"),
+        ("knowledge/病害/rules.md", (), ""),
+        ("knowledge/病害/notes.md", ("用药记录", "记录 2024"), "记录-2024")]
+    assert all(lk.line == FM_LINES + 3 for lk in section.links)
+    assert section.text.endswith("三月喷药一次。") and section.embed_text.endswith("三月喷药一次。")

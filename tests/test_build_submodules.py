@@ -101,3 +101,59 @@ def test_a_clone_without_its_submodule_is_told_to_check_it_out(tmp_path: Path,
                          "'git submodule update --init assets/lib'")
     git(clone, "-c", "protocol.file.allow=always", "submodule", "update", "-q", "--init")
     assert CliRunner().invoke(main, ["check", "--no-cache"]).exit_code == 0
+
+
+def _monorepo(tmp_path: Path) -> tuple[Path, str]:
+    """A monorepo whose knowledge base is its folder kb/ (kb.toml there, not at the top),
+    with the picture library a submodule at kb/assets/lib: `.gitmodules` is at the top."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "pump.png").write_bytes(PNG)
+    git(lib, "init", "-q", "-b", "main")
+    git(lib, "add", "-A")
+    git(lib, *WHO, "commit", "-q", "-m", "pictures")
+    mono = tmp_path / "mono"
+    (mono / "src").mkdir(parents=True)
+    (mono / "src" / "main.c").write_text("int main(void) { return 0; }\n", encoding="utf-8")
+    doc = GOOD_DOC.replace("# Pump maintenance", "# Pump photo") + "\n![泵外观](../assets/lib/pump.png)\n"
+    make_repo(mono / "kb", docs={"knowledge/photo.md": doc}, commit=False)
+    git(mono, "init", "-q", "-b", "main")
+    git(mono, "add", "-A")
+    git(mono, *WHO, "commit", "-q", "-m", "code and knowledge")
+    git(mono, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "kb/assets/lib")
+    git(mono, *WHO, "commit", "-q", "-m", "picture library")
+    return mono, git(lib, "rev-parse", "HEAD").strip()
+
+
+def test_a_monorepo_s_knowledge_base_records_its_submodule(tmp_path: Path):
+    """kb.toml in a folder of the repository: the submodule below its assets/ is named in
+    the manifest by its git path, with the commit the superproject records."""
+    mono, pinned = _monorepo(tmp_path)
+    source = _source(mono / "kb")
+    assert source["submodules"] == {"kb/assets/lib": pinned}
+    assert source["dirty"] is False and source["base"].endswith(":kb")
+    assert (mono / "kb" / "dist" / "data" / "source" / "assets" / "lib" / "pump.png").is_file()
+
+
+def test_a_monorepo_clone_without_its_submodule_is_told_to_check_it_out(tmp_path: Path,
+                                                                         monkeypatch):
+    """`.gitmodules` sits at the top of the work tree, above the knowledge base: it was
+    looked for at the knowledge base's root only, so the missing picture said nothing of the
+    submodule. The command to run names the folder from where kb runs (the knowledge base,
+    or the top as pre-commit runs it), with the results cache on too."""
+    mono, _ = _monorepo(tmp_path)
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(mono), str(clone))
+    said = ("'../assets/lib/pump.png' does not exist (assets/lib/pump.png): assets/lib is a "
+            "git submodule that is not checked out; run 'git submodule update --init {}'")
+    for cwd, args, named in [(clone / "kb", [], "assets/lib"), (clone, ["kb"], "kb/assets/lib"),
+                             (clone / "kb", [], "assets/lib")]:
+        monkeypatch.chdir(cwd)
+        for cache in ([], ["--no-cache"]):
+            res = CliRunner().invoke(main, ["check", *cache, *args])
+            assert res.exit_code == 1, res.output
+            [line] = [x for x in res.output.splitlines() if "path-missing" in x]
+            assert line.endswith(said.format(named)), (cwd, cache, line)
+    git(clone, "-c", "protocol.file.allow=always", "submodule", "update", "-q", "--init")
+    monkeypatch.chdir(clone / "kb")
+    assert CliRunner().invoke(main, ["check"]).exit_code == 0

@@ -156,6 +156,25 @@ def test_mermaid_graph_flowchart_and_sequence():
     assert seq == (("设备", "服务器", "上报 E17"), ("服务器", "设备", "复位"))
 
 
+def test_a_mermaid_diagram_s_type_and_settings_are_no_nodes():
+    """A mind map, Gantt chart or pie chart (Obsidian draws them all from ```mermaid): the
+    line declaring the type (`mindmap`, `gantt`, `pie title 故障占比`) and a Gantt chart's
+    `section`/`dateFormat` lines were read as nodes named `mindmap`, `gantt`, `pie`,
+    `section`, `dateFormat`, embedded with the diagram's text."""
+    nodes, edges = mermaid_graph("mindmap\n  root((水泵))\n    维护\n      日常检查\n    故障\n")
+    assert (nodes, edges) == (("水泵", "维护", "日常检查", "故障"), ())
+    nodes, _ = mermaid_graph("gantt\n  title 检修计划\n  dateFormat YYYY-MM-DD\n"
+                             "  section 准备\n  断电 :a1, 2024-01-01, 1d\n")
+    assert nodes == ("断电",)
+    assert mermaid_graph('pie title 故障占比\n  "过流" : 40\n') == ((), ())
+    nodes, edges = mermaid_graph("flowchart LR\n  section1[断面] --> B[测点]\n")
+    assert edges == (("断面", "测点", ""),)
+    # after a settings block and a directive; a later node named as a type is a node
+    nodes, _ = mermaid_graph("---\ntitle: 保养\n---\n%%{init: {}}%%\nmindmap\n  root((泵))\n"
+                             "    timeline\n")
+    assert nodes == ("泵", "timeline")
+
+
 def test_links_resolve_across_documents():
     docs = [read_doc(p, FIX) for p in sorted(FIX.rglob("*.md"))]
     index = HeadingIndex.build(docs)

@@ -27,7 +27,7 @@ from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "37"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "38"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -98,6 +98,12 @@ CHUNKER_VERSION = "37"  # bump when output changes for the same input (index fin
 # box's `<summary>` line, nor is its line before or after one without a word (`***`, `---`,
 # `- [ ]`) or a footnote definition; a highlight's `==` marks are no chunk text; a formula's
 # SVG is named by its LaTeX less the spaces TeX skips (`render.latex_spaces`) (session 37)
+# 37: a file's NUL is not read as the mark of hidden markup in some windows only (session 38)
+# 38: a setext heading's underline (`====`, `----`) is no chunk text, and a code block's or
+# formula's line before is the heading above it, as an ATX heading's is; a link to an
+# Obsidian block (`#^id`, `note.md#^id`) names the heading the block stands under; a folded
+# box's title (`<details><summary>`) is never cut from the text it folds; a Mermaid diagram's
+# type line (`mindmap`, `gantt`, `pie title …`) and `section` lines are no nodes (session 38)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
+from kbtools.build.chunk_fine import opens_box
 from kbtools.build.chunk_text import ChunkConfig, SourceText, Unit
 from kbtools.markdown.doctree import (
     Block,
     Document,
     Heading,
+    Html,
     ListBlock,
     ListItem,
     Paragraph,
@@ -96,23 +98,31 @@ class Sectioner:
 
     def pack(self, units: list[Unit], path: tuple[str, ...],
              lineage: tuple[int, ...] = ()) -> list[Piece]:
-        """Consecutive units packed into pieces; a heading always stays with what follows."""
+        """Consecutive units packed into pieces; a heading, or a box's title, always stays with
+        what follows (`titles`)."""
         cfg = self.cfg
         pieces: list[Piece] = []
-        cur_start = cur_end = -1
+        # before: the end of the unit before `last`; first: the start of the piece's first
+        # unit (after the sentence it repeats from the piece before, if any)
+        cur_start = cur_end = before = first = -1
         last: Unit | None = None
         for u in self.expand(units):
             if last is None:
-                cur_start, cur_end, last = u.start, u.end, u
+                cur_start, cur_end, last, first = u.start, u.end, u, u.start
                 continue
             grown = u.end - cur_start
-            heading_only = isinstance(last.block, Heading) and last.start == cur_start
-            if not heading_only and (grown > cfg.max_chars or (
+            title = titles(last.block)
+            if not (title and last.start == first) and (grown > cfg.max_chars or (
                     grown > cfg.target_chars and cur_end - cur_start >= cfg.min_chars)):
-                pieces.append(Piece(cur_start, cur_end, path, True, lineage))
-                overlap = self.overlap_start(last, cur_start)
-                cur_start = overlap if overlap is not None else u.start
-            cur_end, last = u.end, u
+                if title:  # a box's title goes with the box's text, into the next piece
+                    pieces.append(Piece(cur_start, before, path, True, lineage))
+                    cur_start = first = last.start
+                else:
+                    pieces.append(Piece(cur_start, cur_end, path, True, lineage))
+                    overlap = self.overlap_start(last, cur_start)
+                    cur_start = overlap if overlap is not None else u.start
+                    first = u.start
+            before, cur_end, last = cur_end, u.end, u
         if last is not None:
             pieces.append(Piece(cur_start, cur_end, path, len(pieces) > 0, lineage))
         if len(pieces) > 1 and pieces[-1].end - pieces[-1].start < cfg.min_chars \
@@ -132,6 +142,13 @@ class Sectioner:
         if s > piece_start and last.end - s <= self.cfg.overlap_chars:
             return s
         return None
+
+
+def titles(block: Block | None) -> bool:
+    """Whether `block` is a title of what follows it, never cut from it: a heading, or the
+    opener of a disclosure box (``<details><summary>故障排查</summary>``: all a reader sees
+    of it until it is opened, `opens_box`)."""
+    return isinstance(block, Heading) or (isinstance(block, Html) and opens_box(block))
 
 
 def common_parent(a: Piece, b: Piece) -> Piece:

@@ -42,7 +42,7 @@ PARSE_CACHE_FILE = "parsed.sqlite"
 LANG_SPAN = 4000  # a document's language is that of its first characters
 # bump FORMAT when the parse tree of the same bytes changes (markdown/ code) or the entries'
 # layout does; entries made by another kbtools or markdown-it release never match either
-FORMAT = 25  # 2: outlines record the document's language; 3: `<`, `>` kept in text;
+FORMAT = 26  # 2: outlines record the document's language; 3: `<`, `>` kept in text;
 # 4: a `$` inside a code span closes no formula; 5: `[^1]: …` is no link definition;
 # 6: lines counted through inline spans written over several lines; 7: `$$` after text;
 # 8: the formulas and images of headings are in the outline; 9: ```latex fences are code;
@@ -66,6 +66,8 @@ FORMAT = 25  # 2: outlines record the document's language; 3: `<`, `>` kept in t
 # 23: a block id on the line below its block (`…\n^id`) hidden (`Document.hidden`)
 # 24: the Obsidian tags a document's text writes (`Document.tags`), in its outline
 # 25: a highlight's `==` marks hidden (`Document.hidden`)
+# 26: a setext heading's underline hidden; an Obsidian block id is an anchor (`^id`) of the
+# heading it stands under in the outline's heading rows (`xref.block_anchors`)
 PARSER_VERSION = (f"{FORMAT}:{__version__}:{markdown_it.__version__}:"
                   f"{mdit_py_plugins.__version__}")
 

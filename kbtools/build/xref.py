@@ -23,10 +23,10 @@ from markdown_it.common.utils import normalizeReference
 
 from kbtools.build.records import Link
 from kbtools.corpus import SourceDoc
-from kbtools.markdown.doctree import Document, parse
+from kbtools.markdown.doctree import Document, Paragraph, parse
 from kbtools.markdown.heading_paths import SECTION_NUMBER, ascii_number, section_number
 from kbtools.markdown.nodes import Heading
-from kbtools.markdown.parser import custom_ids, github_slugs, heading_title
+from kbtools.markdown.parser import block_id_at, custom_ids, github_slugs, heading_title
 from kbtools.textfind import occurrences
 
 # Simplified and Traditional (節, 見, 參見 …) forms alike
@@ -69,10 +69,31 @@ def heading_rows(doc: Document) -> HeadingRows:
                      *nested], key=lambda row: row[0])
     slug_at = dict(zip((line for line, _ in titles),
                        github_slugs(title for _, title in titles), strict=True))
+    ids = block_anchors(doc, [heading for _, heading in heads])
     return tuple((path, section_number(path[-1]),
-                  frozenset([slug_at[heading.line_start], *custom_ids(heading.text)]),
+                  frozenset([slug_at[heading.line_start], *custom_ids(heading.text), *ids[i]]),
                   slug_at[heading.line_start])
-                 for path, heading in heads)
+                 for i, (path, heading) in enumerate(heads))
+
+
+def block_anchors(doc: Document, heads: list[Heading]) -> list[list[str]]:
+    """The Obsidian block ids (`… 停机。 ^leak-rule`, `## 上限 ^limits`, `^id` on a line of its
+    own below a table or callout) as anchors (`^leak-rule`) of the section heading each
+    stands under, one list per heading of `heads` (the sections' headings, in order): a link
+    to `#^leak-rule` names that heading, the nearest place a page opens (it gives a block no
+    anchor; `kbtools.check.blocks` says so of such links). An id above the first heading
+    names none."""
+    starts = [heading.line_start for heading in heads]
+    out: list[list[str]] = [[] for _ in heads]
+    written = [(h.line_start, h.text) for h in heads]
+    written += [(block.line_start, block.text if isinstance(block, Heading) else block.inline.text)
+                for _, block in doc.blocks() if isinstance(block, (Heading, Paragraph))]
+    for line, text in written:
+        at = block_id_at(text) if "^" in text else -1
+        section = bisect.bisect_right(starts, line) - 1
+        if at >= 0 and section >= 0:
+            out[section].append(text.rstrip()[at:].lstrip())
+    return out
 
 
 @dataclass(frozen=True)

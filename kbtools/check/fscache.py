@@ -90,6 +90,9 @@ class FsCache:
     # where the user types git commands (the real path of kb's working folder, which
     # pre-commit sets to the Git root); None: outside the work tree, or the knowledge root
     git_cwd: str | None = None
+    # the submodules `.gitmodules` lists, relative to the root (`kbtools.check.links`), read
+    # on the first missing file of the run
+    submodules: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         self.real_root = os.path.realpath(self.root)

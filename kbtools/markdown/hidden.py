@@ -11,8 +11,9 @@ a footnote definition's label (`[^1]:`), the contents of `<script>` and `<style>
 Typora's `[TOC]` paragraph (the page shows the headings' list there), an Obsidian callout's
 marker (`> [!warning]- 断电挂牌` reads `断电挂牌`, `> [!tip]` alone reads `tip`, the type the page
 titles the box with), an Obsidian block id
-ending a paragraph or heading (`… 停机。 ^leak-rule`, `## 上限 ^limits`)
-and a heading's `{#custom-id}`; an HTML entity (`&nbsp;`, `&lt;`, `&#8482;`) reads as its
+ending a paragraph or heading (`… 停机。 ^leak-rule`, `## 上限 ^limits`),
+a heading's `{#custom-id}` and a setext heading's underline (`====`, `----`: the page shows the
+heading alone); an HTML entity (`&nbsp;`, `&lt;`, `&#8482;`) reads as its
 character. `hidden_spans(tokens, lines, offset)` gives the source spans of those, as offsets into
 `"\\n".join(lines)` of the file, read from the parser's own tokens (an inline tag is an
 `html_inline` token whose span in its run the parser notes, `parser.token_span`), so a
@@ -264,6 +265,18 @@ def _footnote_label(tok: Token, line: str, start: int) -> list[Hidden]:
     return [(start + col, start + end, "")]
 
 
+SETEXT = ("=", "-")  # a setext heading's token markup (an ATX heading's is its `#`s)
+
+
+def _underline(index: int, lines: Sequence[str], starts: Sequence[int]) -> list[Hidden]:
+    """A setext heading's underline (`====`, `----`, and the quote markers or indentation
+    before it in a quote or list item), the file line `index`: markup saying the line above
+    is a heading, no text; the page shows the heading alone."""
+    if not 0 <= index < len(lines) or not lines[index].strip():
+        return []
+    return [(starts[index], starts[index] + len(lines[index]), "")]
+
+
 def hidden_spans(tokens: Sequence[Token], lines: Sequence[str], offset: int,
                  comments: list[tuple[int, int]] | None = None) -> tuple[Hidden, ...]:
     """The spans of the document no reader sees (or sees as another character), sorted and
@@ -275,6 +288,8 @@ def hidden_spans(tokens: Sequence[Token], lines: Sequence[str], offset: int,
     locate = _Locator(lines, starts, {})
     out: list[Hidden] = []
     for i, tok in enumerate(tokens):
+        if tok.type == "heading_open" and tok.markup in SETEXT and tok.map is not None:
+            out += _underline(tok.map[1] - 1 + offset, lines, starts)
         if tok.type == "footnote_reference_open" and tok.map is not None:
             index = tok.map[0] + offset
             if 0 <= index < len(lines):

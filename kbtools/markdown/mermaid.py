@@ -27,8 +27,19 @@ _M_SEQ = re.compile(r"^(?=[^:]*:)\s*([^\s:>-](?:[^:>]*?[^\s:>])??)\s*(-{1,2}>>?|
                     r"\s*[+-]?([^:]*?[^\s:])\s*:(.*)$")
 _M_STATE = re.compile(r"^\s*(\[\*\]|[\w\u4e00-\u9fff]+)\s*-->\s*(\[\*\]|[\w\u4e00-\u9fff]+)\s*(?::\s*(.*))?$")
 _M_SKIP = re.compile(r"^\s*(%%|classDef|class\s|style\s|linkStyle|click\s|subgraph|end\s*$|direction\s"
+                     r"|section\s|dateFormat\s|axisFormat\s|accTitle\s*:|accDescr\b"
                      r"|graph\b|flowchart\b|sequenceDiagram|stateDiagram|participant\s|actor\s|note\s"
                      r"|title\s|autonumber|loop\b|alt\b|else\b|opt\b|par\b|and\b)", re.I)
+
+
+# the words a diagram's first line declares its type with (`mindmap`, `pie title 故障占比`):
+# that line holds no node (a later line starting with one of them is read as any other)
+DIAGRAM_TYPES = frozenset({
+    "graph", "flowchart", "sequenceDiagram", "stateDiagram", "stateDiagram-v2", "classDiagram",
+    "classDiagram-v2", "erDiagram", "gantt", "pie", "journey", "gitGraph", "mindmap", "timeline",
+    "quadrantChart", "requirementDiagram", "C4Context", "C4Container", "C4Component",
+    "C4Dynamic", "C4Deployment", "sankey-beta", "xychart-beta", "block-beta", "packet-beta",
+    "kanban", "architecture-beta", "zenuml"})
 
 
 def mermaid_graph(source: str) -> tuple[tuple[str, ...], tuple[tuple[str, str, str], ...]]:
@@ -49,10 +60,20 @@ def mermaid_graph(source: str) -> tuple[tuple[str, ...], tuple[tuple[str, str, s
             order.append(ident)
         return ident
 
+    declared = False  # the line naming the diagram's type has been read
+    settings = False  # inside the `---` block of settings (`title:`) before it
     for raw in source.split("\n"):
         line = raw.strip().rstrip(";")
         if not line:
             continue
+        if not declared:
+            if line == "---" or settings:
+                settings = settings != (line == "---")
+                continue
+            if not line.startswith("%%"):
+                declared = True
+                if line.split(None, 1)[0] in DIAGRAM_TYPES:
+                    continue
         seq = _M_SEQ.match(line)
         if seq and seq.group(2) not in ("-->", "->"):
             a, b = seq.group(1).strip(), seq.group(3).strip()
