@@ -9,6 +9,7 @@ kb.toml's ``[release] knowledge_base`` names a knowledge base (`kbtools.base_ide
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -145,4 +146,37 @@ def test_a_rewritten_history_is_taken_over_with_same_knowledge_base(tmp_path, mi
     eng.point_alias(moved)
     again = publish(eng, check_release(new), keep=1)  # served already: nothing to do
     assert not again.changed
+    eng.close()
+
+
+def test_a_named_twin_never_takes_its_unnamed_twin_s_alias(twins, milvus, tmp_path,  # noqa: F811
+                                                          monkeypatch):
+    """The plant knowledge base, still unnamed, serves kb_current; the crops one, named
+    since, shares its first commit (both cloned from one template), so its publish took
+    the alias: a named release and an unnamed one of one first commit were one knowledge
+    base's. The commits tell them apart: plant's is not in crops' history, so the takeover
+    is refused before anything is written, naming both; so it is when the repository that
+    could show it is not at hand. --same-knowledge-base is the operator's word that it is."""
+    eng = connect_url(milvus.url("twins_unnamed"), create_db=True)
+    plant = publish(eng, check_release(twins["plant"]))
+    before = sorted(eng.client.list_collections())
+    with pytest.raises(EngineError, match=r"alias kb_current serves kb_build_\w+ \(first "
+                                          r"commit \w{12}\), which shares this release's "
+                                          r"first commit but may be another knowledge "
+                                          r"base's \(its commit \w{12} is not in this "
+                                          r"release's history\); this release is of "
+                                          r'"作物" \(first commit \w{12}\); nothing was '
+                                          "written"):
+        publish(eng, check_release(twins["crops-named"]))
+    away = tmp_path / "away"
+    shutil.copytree(twins["crops-named"], away)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(EngineError, match="the repository this release was built from "
+                                          r"\(commit \w{12}\) is not here to show it is"):
+        publish(eng, check_release(away))
+    assert sorted(eng.client.list_collections()) == before
+    assert eng.alias_target() == plant.collection
+    taken = publish(eng, check_release(twins["crops-named"]), same_base=True)
+    assert taken.moved and eng.alias_target() == taken.collection
+    assert eng.properties(plant.collection)[P_BASE] == _base(twins["crops-named"])
     eng.close()

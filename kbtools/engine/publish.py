@@ -30,13 +30,15 @@ import hashlib
 import itertools
 import json
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from kbtools.engine import expr
-from kbtools.engine.bases import EVERY, adopt, of_base, refuse_other, release_base, tag_problem
+from kbtools.engine.bases import EVERY, adopt, of_base, refuse_other, tag_problem
+from kbtools.engine.checked import CheckedRelease as CheckedRelease
+from kbtools.engine.checked import check_release as check_release
 from kbtools.engine.claim import (
     Claim,
     claimed,
@@ -46,6 +48,7 @@ from kbtools.engine.claim import (
     forget_stale_sightings,
     sighted,
 )
+from kbtools.engine.lineage import twin_problem
 from kbtools.engine.milvus import (
     ALIAS,
     META_SUFFIX,
@@ -66,117 +69,11 @@ from kbtools.engine.milvus import (
 )
 from kbtools.engine.remote import published_problem, read_parts
 from kbtools.engine.rows import blob_rows, chunk_rows, chunk_schema, meta_parts, meta_schema
-from kbtools.errors import EngineError, IndexLoadError, KbError, ServedError
-from kbtools.fsutil import read_beneath
-from kbtools.index.layout import (
-    MANIFEST,
-    RELEASE_JSON,
-    RELEASE_SIG,
-    ReleaseLayout,
-    device_of_release,
-)
-from kbtools.index.manifest import MAX_MANIFEST_BYTES, parse_manifest, verify_files
-from kbtools.index.reader import KbIndex, open_index, resolve_index_path
+from kbtools.errors import EngineError, ServedError
+from kbtools.index.reader import KbIndex, open_index
 from kbtools.index.tokenize import TOKENS_VERSION
-from kbtools.ship.readonly import served_copy
-from kbtools.ship.signing import load_public, verify
-from kbtools.ship.trust import stored_keys
-from kbtools.ship.verify import MAX_RELEASE_JSON_BYTES
 
 Progress = Callable[[str], None]
-
-
-@dataclass(frozen=True)
-class CheckedRelease:
-    """A release directory that passed `check_release`."""
-
-    root: Path
-    served: Path  # the index readers of `root` open: itself, or `readonly.served_copy`
-    manifest_sha256: str
-    manifest_text: str
-    release_text: str
-    tag: str | None
-    serial: int  # -1: a local build (no release.json)
-    signed_by: str | None
-    base: str | None = None  # the knowledge base it is of (`kbtools.engine.bases`)
-
-
-def check_release(path: Path | None, trusted: Sequence[Path] = ()) -> CheckedRelease:
-    """Verify the release at `path` (dist/, a release dir or a device dir) before any write:
-    manifest.json and release.json readable and well formed, manifest-listed files,
-    release.json ↔ manifest hash, and the signature when keys are given or pinned on the
-    device the release belongs to (EngineError naming the release otherwise). Its index is
-    the one its readers open (`served`): on a device that cannot be written whose index/
-    another kbtools derived, the copy derived under KB_HOME (`readonly.served_copy`)."""
-    root = resolve_index_path(path)
-    layout = ReleaseLayout(root)
-    where = str(root)
-    try:
-        mbytes = read_beneath(root, MANIFEST, MAX_MANIFEST_BYTES)
-        manifest = parse_manifest(mbytes, str(layout.manifest))
-    except OSError as exc:
-        raise EngineError(f"{MANIFEST} unreadable ({exc.strerror or exc}); refusing to "
-                          "publish", path=where) from None
-    except IndexLoadError as exc:
-        raise EngineError(f"{exc.message}; refusing to publish", path=exc.path) from None
-    problems = verify_files(root, manifest)
-    if problems:
-        raise EngineError(f"release does not match its manifest ({len(problems)} problems, "
-                          f"first: {problems[0]}); refusing to publish", path=where)
-    mhash = hashlib.sha256(mbytes).hexdigest()
-    rel_bytes, rel = _release_json(layout)
-    if rel and rel.get("manifest_sha256") != mhash:
-        raise EngineError(f"{MANIFEST} does not match the hash in {RELEASE_JSON}; refusing "
-                          "to publish", path=where)
-    keys = [load_public(p) for p in trusted]
-    device = device_of_release(root) or device_of_release(root.resolve())
-    if device is not None:
-        keys += stored_keys(device)  # a device's pinned keys always apply
-    signer = None
-    if keys:
-        if not rel:
-            raise EngineError(f"keys are configured but this is an unsigned build (no "
-                              f"{RELEASE_JSON}); publish a signed release", path=where)
-        sig = layout.release_sig.read_bytes() if layout.release_sig.is_file() else None
-        try:
-            signer = verify(rel_bytes, sig, keys, where=f"{where}/{RELEASE_SIG}")
-        except KbError as exc:  # SyncError from signing, worded for sync
-            raise EngineError(f"signature check failed: {exc.message}; refusing to publish",
-                              path=where) from None
-    # a device that cannot be written, whose index/ another kbtools derived: its readers
-    # serve a copy derived under KB_HOME from the files just verified, and so does this
-    served = served_copy(root)
-    return CheckedRelease(root, served, mhash, mbytes.decode("utf-8"),
-                          rel_bytes.decode("utf-8"), rel.get("tag"), rel.get("serial", -1),
-                          signer, release_base(manifest))
-
-
-def _release_json(layout: ReleaseLayout) -> tuple[bytes, dict[str, Any]]:
-    """release.json's bytes and object (b"" and {} for a local build, which has none):
-    a JSON object in UTF-8 whose ``tag`` is a string and ``serial`` a number ≥ 0."""
-    path = layout.release_json
-    if not (path.exists() or path.is_symlink()):
-        return b"", {}
-    why = None
-    try:
-        data = read_beneath(layout.root, RELEASE_JSON, MAX_RELEASE_JSON_BYTES)
-        rel = json.loads(data.decode("utf-8"))
-    except OSError as exc:
-        why = exc.strerror or str(exc)
-    except (UnicodeDecodeError, ValueError) as exc:
-        why = f"not JSON: {exc}"
-    else:
-        serial = rel.get("serial") if isinstance(rel, dict) else None
-        if not isinstance(rel, dict):
-            why = "not a JSON object"
-        elif not isinstance(rel.get("tag"), str) or not rel["tag"]:
-            why = "its tag is not a name"
-        elif not isinstance(serial, int) or isinstance(serial, bool) or serial < 0:
-            why = "its serial is not a number"
-        else:
-            return data, rel
-    raise EngineError(f"{RELEASE_JSON} is corrupted ({why}); refusing to publish",
-                      path=str(path))
 
 
 # --------------------------------------------------------------------------- publishing
@@ -215,6 +112,8 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
         cur = engine.properties(current) if current else {}
         if not same_base:
             refuse_other(str(engine.url), alias, current, cur, checked.base)
+            twin_problem(engine, alias, current, cur, checked.base, checked.manifest_text,
+                         _places(checked))
         name, damaged = _release_name(engine, checked, derived, current, want, say)
         # what its readers need: both collections, marked complete (not just the mark),
         # its __meta holding this release's record
@@ -240,8 +139,10 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
     props = (engine.listed_properties(now_served) or {}) if now_served and (
         moved or same_base) else {}
     if moved and not same_base:
-        refuse_other(str(engine.url), alias, now_served, props, checked.base,
-                     done=f"{name} is loaded but the alias was not moved")
+        done = f"{name} is loaded but the alias was not moved"
+        refuse_other(str(engine.url), alias, now_served, props, checked.base, done=done)
+        twin_problem(engine, alias, now_served, props, checked.base, checked.manifest_text,
+                     _places(checked), done=done)
     # a newer release published meanwhile keeps the alias (the older loaded, as above)
     if (older := older or (_older(engine, checked, props) if moved else None)) is not None:
         say(f"{older}: alias {alias} left at {now_served}")  # loaded for a rollback to serve
@@ -269,6 +170,12 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
     return PublishResult(str(engine.url), name, checked.tag, checked.serial, count, True,
                          current, tuple(pruned), round(time.perf_counter() - t0, 3),
                          warnings=warnings)
+
+
+def _places(checked: CheckedRelease) -> tuple[Path, ...]:
+    """Where the repository the release was built from may be (`lineage.twin_problem`):
+    around the release (dist/ in its work tree), or the working directory."""
+    return (checked.root, Path.cwd())
 
 
 def _release_name(engine: Engine, checked: CheckedRelease, derived: dict[str, str],

@@ -1,0 +1,89 @@
+"""Whether a named release may take an alias serving an unnamed one of the same first
+commit (or the other way round): its own earlier release, or its twin's.
+
+Two knowledge bases that share a first commit (a repository copied and split in two, two
+cloned from one template) are one to `kbtools.base_identity.same_base` when one side is
+named and the other not: a knowledge base's releases published before kb.toml named it
+stay its own. But a named twin's publish then took the alias its *unnamed* twin serves,
+and every reader of the one got the other's answers. The bases alone cannot tell the two
+cases apart; the commits can. The served release was built from a commit (its manifest's
+``source.commit``, read from its ``__meta``), and this release from another: they are one
+knowledge base's when one of the two commits descends from the other — a knowledge base's
+history runs from its unnamed releases to its named ones (or back, publishing an older
+one) — and twins' when neither does (each went its own way after the commit they share).
+That takes the repository this release was built from (the one around the release, or the
+working directory's, holding its commit): without it, or when the served commit is not in
+it, nothing says the served release is this knowledge base's, and the takeover is refused
+in one line naming both, as one of another knowledge base is (`bases.refuse_other`);
+``--same-knowledge-base`` says it is, and publishing from the repository shows it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kbtools.base_identity import named_once, shown
+from kbtools.engine.milvus import P_BASE, P_TAG, Engine
+from kbtools.engine.remote import read_parts
+from kbtools.errors import EngineError
+from kbtools.gitobjects import merge_base, read_commit
+from kbtools.provenance import open_repo
+
+
+def served_commit(engine: Engine, collection: str) -> str | None:
+    """The commit the release in `collection` was built from (its manifest's
+    ``source.commit``; None when it records none)."""
+    parts = read_parts(engine, collection, only=("manifest",))
+    manifest = parts.get("manifest")
+    if isinstance(manifest, str):  # stored as the manifest's text
+        manifest = json.loads(manifest)
+    source = manifest.get("source") if isinstance(manifest, dict) else None
+    commit = source.get("commit") if isinstance(source, dict) else None
+    return commit if isinstance(commit, str) and commit not in ("", "none") else None
+
+
+def related(commit: str, other: str, places: tuple[Path, ...]) -> bool | None:
+    """Whether one of `commit` and `other` descends from the other, asked of the first
+    repository among `places` that holds `commit` (None: none of them does)."""
+    for place in places:
+        repo = open_repo(place)
+        if repo is None:
+            continue
+        with repo:
+            if read_commit(repo, commit) is None:
+                continue
+            if read_commit(repo, other) is None:
+                return False  # not in this knowledge base's repository at all
+            return merge_base(repo, commit, other) in (commit, other)
+    return None
+
+
+def twin_problem(engine: Engine, alias: str, current: str | None, props: dict[str, str],
+                 base: str | None, manifest_text: str, places: tuple[Path, ...],
+                 done: str = "nothing was written") -> None:
+    """EngineError when `alias` serves (`current`, its properties `props`) a release that
+    is this one's (`base`, built as `manifest_text` says) only by a first commit the two
+    share, one named and the other not, and the repository this release was built from
+    (found among `places`) does not show the two releases are of one history."""
+    served = props.get(P_BASE) or None
+    if current is None or served is None or base is None or not named_once(served, base):
+        return
+    source = json.loads(manifest_text).get("source") or {}
+    mine = source.get("commit") if isinstance(source, dict) else None
+    theirs = served_commit(engine, current)
+    found = (related(mine, theirs, places) if isinstance(mine, str) and theirs
+             else None)
+    if found:
+        return
+    why = (f"its commit {theirs[:12]} is not in this release's history"
+           if found is False and theirs else
+           f"the repository this release was built from (commit {str(mine)[:12]}) is not "
+           "here to show it is" if theirs else "it records no commit")
+    raise EngineError(
+        f"alias {alias} serves {props.get(P_TAG) or current} ({shown(served)}), which "
+        f"shares this release's first commit but may be another knowledge base's ({why}); "
+        f"this release is of {shown(base)}; {done}: name that knowledge base too (kb.toml "
+        "[release] knowledge_base) and publish it behind an alias of its own (--alias "
+        "NAME), or, if it is this knowledge base's release from before it was named, "
+        "publish from its repository or with --same-knowledge-base", path=str(engine.url))
