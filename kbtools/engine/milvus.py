@@ -68,6 +68,11 @@ READ_CALLS = ("search", "query", "describe_alias", "list_aliases", "describe_col
 # "too_many_pings" and the next call fails. Ping only during calls, at the server's pace.
 GRPC_OPTIONS = {"grpc.keepalive_time_ms": 300_000, "grpc.keepalive_permit_without_calls": 0}
 _NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_]")
+# What Milvus (Standalone, Distributed) takes as a collection's, alias's or database's name
+# (milvus.io/docs/limitations.md, "Naming rules"): ASCII letters, digits and _, not starting
+# with a digit, at most 255 characters. milvus-lite takes more (作物, kb-staging, 1st): a
+# name only it takes works in development and fails in production.
+_MILVUS_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,254}")
 RELOADING_CALLS = ("search", "query")
 DEFAULT_PORT, MAX_PORT = 19530, 65535
 
@@ -113,7 +118,7 @@ class EngineUrl:
             raise UsageError(f"bad --engine {text!r}: the port must be a number from 1 to "
                              f"{MAX_PORT} (default {DEFAULT_PORT})")
         db = parts.path.strip("/") or "default"
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,254}", db):
+        if not milvus_name(db):
             raise UsageError(f"bad --engine {text!r}: database names are letters, digits "
                              "and _")
         return cls(parts.hostname, port, db)
@@ -492,6 +497,24 @@ def published_derivation(props: dict[str, str], manifest: dict[str, Any]) -> dic
     if props.get(P_TOKENIZER):
         info["tokenizer"] = props[P_TOKENIZER]
     return info
+
+
+def milvus_name(text: str) -> bool:
+    """Whether a Milvus server takes `text` as a collection's, alias's or database's name
+    (`_MILVUS_NAME`)."""
+    return _MILVUS_NAME.fullmatch(text) is not None
+
+
+def check_alias(alias: str) -> str:
+    """`alias` when a Milvus server takes it as an alias's name; else UsageError, before
+    anything connects or is loaded (a publish loaded the whole release, then the server
+    refused the alias)."""
+    if milvus_name(alias):
+        return alias
+    raise UsageError(f"bad --alias {alias!r}: Milvus names an alias with ASCII letters, "
+                     "digits and _ only, not starting with a digit, at most 255 characters "
+                     "(e.g. --alias crops_north); milvus-lite takes other names, a Milvus "
+                     "server refuses them")
 
 
 def collection_name(tag: str | None, manifest_sha256: str) -> str:
