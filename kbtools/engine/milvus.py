@@ -263,9 +263,11 @@ def _alias_raced(exc: BaseException) -> bool:
 
 
 def _released(exc: BaseException) -> bool:
-    """A failure because the collection is not loaded (Milvus words it two ways)."""
+    """A failure because the collection is not loaded (Milvus words it two ways), or not
+    yet: a server still loading it (restarted, or told to load it) answers ``collection not
+    fully loaded`` (code 103); `Engine.call` then waits for the load and asks again."""
     text = str(getattr(exc, "message", "") or exc).lower()
-    return "state 'released'" in text or "not loaded" in text
+    return any(w in text for w in ("state 'released'", "not loaded", "not fully loaded"))
 
 
 class Engine:
@@ -281,8 +283,8 @@ class Engine:
              raced: Callable[[BaseException], bool] | None = None, **kwargs: Any) -> Any:
         """`client.method(*args, **kwargs)` within `timeout` seconds (default `timeout_of`
         the method); a search or query on a published collection the engine has released
-        (a restarted server that did not restore what was loaded) loads it and tries once
-        more. A failure `raced` says another process caused meanwhile returns `RACED`."""
+        (a restarted server that did not restore what was loaded) or is still loading
+        loads it (waiting for the load) and tries once more. A failure `raced` says another process caused meanwhile returns `RACED`."""
         bound = timeout_of(method) if timeout is None else timeout
         try:
             return getattr(self.client, method)(*args, timeout=bound, **kwargs)
