@@ -180,3 +180,19 @@ def test_a_named_twin_never_takes_its_unnamed_twin_s_alias(twins, milvus, tmp_pa
     assert taken.moved and eng.alias_target() == taken.collection
     assert eng.properties(plant.collection)[P_BASE] == _base(twins["crops-named"])
     eng.close()
+
+
+def test_a_named_twin_s_keep_never_drops_its_unnamed_twin_s_releases(twins, milvus):  # noqa: F811
+    """plant's unnamed release, replaced behind its own alias by its named one, is its
+    rollback target. crops, named, publishes into the same database with --keep 1: its
+    keep counted plant's unnamed release as its own (one first commit) and dropped it. The
+    commits show it is not crops' history, so it stays, and plant rolls back to it."""
+    eng = connect_url(milvus.url("twins_keep"), create_db=True)
+    old = publish(eng, check_release(twins["plant"]), alias="plant")
+    new = publish(eng, check_release(twins["plant-named"]), alias="plant")
+    assert new.moved and eng.alias_target("plant") == new.collection
+    crops = publish(eng, check_release(twins["crops-named"]), keep=1)
+    assert crops.moved and old.collection not in crops.pruned
+    assert old.collection in eng.client.list_collections()
+    assert rollback(eng, alias="plant")["to"] == old.collection
+    eng.close()

@@ -15,13 +15,16 @@ That takes the repository this release was built from (the one around the releas
 working directory's, holding its commit): without it, or when the served commit is not in
 it, nothing says the served release is this knowledge base's, and the takeover is refused
 in one line naming both, as one of another knowledge base is (`bases.refuse_other`);
-``--same-knowledge-base`` says it is, and publishing from the repository shows it.
+``--same-knowledge-base`` says it is, and publishing from the repository shows it. Nor
+does the named one's ``keep`` count (and drop) an unnamed release the commits do not show
+to be of its history (`of_this_history`): the twin's rollback targets stay.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from kbtools.base_identity import named_once, shown
 from kbtools.engine.milvus import P_BASE, P_TAG, Engine
@@ -59,6 +62,32 @@ def related(commit: str, other: str, places: tuple[Path, ...]) -> bool | None:
     return None
 
 
+def _commits(engine: Engine, collection: str, manifest_text: str,
+             places: tuple[Path, ...]) -> tuple[bool | None, str | None, str | None]:
+    """(whether the release in `collection` and this one, built as `manifest_text` says,
+    are of one history — None: nothing here can tell —, this release's commit, that
+    one's)."""
+    source = json.loads(manifest_text).get("source") or {}
+    mine = source.get("commit") if isinstance(source, dict) else None
+    mine = mine if isinstance(mine, str) and mine not in ("", "none") else None
+    theirs = served_commit(engine, collection)
+    found = related(mine, theirs, places) if mine and theirs else None
+    return found, mine, theirs
+
+
+def of_this_history(engine: Engine, release: dict[str, Any], base: str | None,
+                    manifest_text: str, places: tuple[Path, ...]) -> bool:
+    """Whether `release` (`Engine.releases`) may be counted and pruned as this
+    knowledge base's (`base`) by this release's publish: yes unless it is this knowledge
+    base's only by a first commit, one named and the other not, and the commits do not
+    show one history — an unnamed twin's releases are never dropped by the named one's
+    `keep`."""
+    other = release.get("base")
+    if other is None or base is None or not named_once(other, base):
+        return True
+    return _commits(engine, release["collection"], manifest_text, places)[0] is True
+
+
 def twin_problem(engine: Engine, alias: str, current: str | None, props: dict[str, str],
                  base: str | None, manifest_text: str, places: tuple[Path, ...],
                  done: str = "nothing was written") -> None:
@@ -69,11 +98,7 @@ def twin_problem(engine: Engine, alias: str, current: str | None, props: dict[st
     served = props.get(P_BASE) or None
     if current is None or served is None or base is None or not named_once(served, base):
         return
-    source = json.loads(manifest_text).get("source") or {}
-    mine = source.get("commit") if isinstance(source, dict) else None
-    theirs = served_commit(engine, current)
-    found = (related(mine, theirs, places) if isinstance(mine, str) and theirs
-             else None)
+    found, mine, theirs = _commits(engine, current, manifest_text, places)
     if found:
         return
     why = (f"its commit {theirs[:12]} is not in this release's history"

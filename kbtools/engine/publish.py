@@ -48,7 +48,7 @@ from kbtools.engine.claim import (
     forget_stale_sightings,
     sighted,
 )
-from kbtools.engine.lineage import twin_problem
+from kbtools.engine.lineage import of_this_history, twin_problem
 from kbtools.engine.milvus import (
     ALIAS,
     META_SUFFIX,
@@ -157,7 +157,9 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
     pruned: list[str] = []
     warnings: tuple[str, ...] = ()
     try:
-        pruned += prune(engine, keep, alias, say, base=checked.base)
+        pruned += prune(engine, keep, alias, say, base=checked.base, counted=lambda r: (
+            same_base or of_this_history(engine, r, checked.base, checked.manifest_text,
+                                         _places(checked))))
         replaced = [current] if broken and current is not None else []
         for stale in [*replaced, *(d for d in damaged if d not in (current, name))]:
             if stale not in pruned and _drop_replaced(engine, stale, say):
@@ -380,7 +382,8 @@ def _check_count(engine: Engine, name: str, want: int) -> None:
 
 
 def prune(engine: Engine, keep: int, alias: str = ALIAS, progress: Progress | None = None,
-          *, base: str | None = EVERY) -> list[str]:
+          *, base: str | None = EVERY,
+          counted: Callable[[dict[str, Any]], bool] | None = None) -> list[str]:
     """Drop the complete release collections of knowledge base `base`'s releases (`of_base`:
     a publish's; by default every release of the database) beyond its newest `keep`
     (`kept_releases`: a release counts once however many collections hold it), never one
@@ -391,10 +394,12 @@ def prune(engine: Engine, keep: int, alias: str = ALIAS, progress: Progress | No
     ``__meta`` is gone (`_broken`: no reader can use them, and no publish loads them).
     Other incomplete releases are left to the publish that may still be loading them; an
     interrupted one is dropped when its release is published again. The complete releases
-    kept lose any claim sightings left on them (`forget_stale_sightings`)."""
+    kept lose any claim sightings left on them (`forget_stale_sightings`). `counted`: which
+    of them the publishing release counts as its knowledge base's (`lineage`)."""
     say = progress or (lambda _m: None)
     releases = engine.releases(properties=True)
-    complete = of_base([r for r in releases if r["complete"]], base)
+    complete = [r for r in of_base([r for r in releases if r["complete"]], base)
+                if counted is None or counted(r)]
     served = set(engine.aliased())
     kept = kept_releases(complete, keep) | served
     dropped = []
