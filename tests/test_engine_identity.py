@@ -101,7 +101,9 @@ def test_a_named_knowledge_base_never_takes_its_twin_s_alias(twins, milvus):  # 
     assert eng.alias_target() == second.collection
     plant = publish(eng, check_release(twins["plant-named"]), alias="plant")
     assert plant.moved and eng.alias_target() == second.collection
-    assert rollback(eng)["to"] == first.collection  # its unnamed release is its own
+    with pytest.MonkeyPatch.context() as mp:  # its repository shows it is its history
+        mp.chdir(twins["crops-named"].parent)
+        assert rollback(eng)["to"] == first.collection  # its unnamed release is its own
     eng.close()
 
 
@@ -182,7 +184,8 @@ def test_a_named_twin_never_takes_its_unnamed_twin_s_alias(twins, milvus, tmp_pa
     eng.close()
 
 
-def test_a_named_twin_s_keep_never_drops_its_unnamed_twin_s_releases(twins, milvus):  # noqa: F811
+def test_a_named_twin_s_keep_never_drops_its_unnamed_twin_s_releases(twins, milvus,  # noqa: F811
+                                                                       monkeypatch):
     """plant's unnamed release, replaced behind its own alias by its named one, is its
     rollback target. crops, named, publishes into the same database with --keep 1: its
     keep counted plant's unnamed release as its own (one first commit) and dropped it. The
@@ -194,5 +197,27 @@ def test_a_named_twin_s_keep_never_drops_its_unnamed_twin_s_releases(twins, milv
     crops = publish(eng, check_release(twins["crops-named"]), keep=1)
     assert crops.moved and old.collection not in crops.pruned
     assert old.collection in eng.client.list_collections()
+    monkeypatch.chdir(twins["plant-named"].parent)  # its repository shows it is its own
     assert rollback(eng, alias="plant")["to"] == old.collection
+    eng.close()
+
+
+def test_a_named_knowledge_base_never_rolls_back_to_its_unnamed_twin_s_release(twins, milvus,  # noqa: F811
+                                                                            monkeypatch):
+    """plant, unnamed, serves behind its own alias; crops, named, serves kb_current. `kb
+    rollback --engine` of kb_current went back to plant's release (the only older one of
+    crops' first commit) and crops' readers got plant's answers. Run in crops' repository,
+    the commits show it is not crops' history; run elsewhere nothing shows it is: either
+    way it is no rollback target, and the line says why; named, the collection is served."""
+    eng = connect_url(milvus.url("twins_rollback"), create_db=True)
+    plant = publish(eng, check_release(twins["plant"]), alias="plant")
+    crops = publish(eng, check_release(twins["crops-named"]))
+    assert crops.moved
+    for where in (twins["crops-named"].parent, twins["crops-named"].parent.parent):
+        monkeypatch.chdir(where)
+        with pytest.raises(EngineError, match=rf"no older published release to roll back to "
+                                              rf"\({plant.collection}: not named"):
+            rollback(eng)
+        assert eng.alias_target() == crops.collection
+    assert rollback(eng, plant.collection)["to"] == plant.collection
     eng.close()

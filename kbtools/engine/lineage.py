@@ -34,13 +34,25 @@ from kbtools.gitobjects import merge_base, read_commit
 from kbtools.provenance import open_repo
 
 
+def served_manifest(engine: Engine, collection: str) -> str | None:
+    """The manifest's text of the release in `collection` (None: its ``__meta`` is gone or
+    damaged)."""
+    try:
+        return str(read_parts(engine, collection, only=("manifest",))["manifest"])
+    except EngineError as exc:
+        if exc.key not in ("engine_release_incomplete", "engine_release_gone"):
+            raise
+        return None
+
+
 def served_commit(engine: Engine, collection: str) -> str | None:
     """The commit the release in `collection` was built from (its manifest's
-    ``source.commit``; None when it records none)."""
-    parts = read_parts(engine, collection, only=("manifest",))
-    manifest = parts.get("manifest")
-    if isinstance(manifest, str):  # stored as the manifest's text
-        manifest = json.loads(manifest)
+    ``source.commit``; None when it records none, or its record cannot be read)."""
+    text = served_manifest(engine, collection)
+    try:
+        manifest = json.loads(text) if text is not None else None
+    except ValueError:
+        manifest = None
     source = manifest.get("source") if isinstance(manifest, dict) else None
     commit = source.get("commit") if isinstance(source, dict) else None
     return commit if isinstance(commit, str) and commit not in ("", "none") else None
@@ -62,12 +74,12 @@ def related(commit: str, other: str, places: tuple[Path, ...]) -> bool | None:
     return None
 
 
-def _commits(engine: Engine, collection: str, manifest_text: str,
+def _commits(engine: Engine, collection: str, manifest_text: str | None,
              places: tuple[Path, ...]) -> tuple[bool | None, str | None, str | None]:
     """(whether the release in `collection` and this one, built as `manifest_text` says,
     are of one history — None: nothing here can tell —, this release's commit, that
     one's)."""
-    source = json.loads(manifest_text).get("source") or {}
+    source = json.loads(manifest_text or "{}").get("source") or {}
     mine = source.get("commit") if isinstance(source, dict) else None
     mine = mine if isinstance(mine, str) and mine not in ("", "none") else None
     theirs = served_commit(engine, collection)
@@ -76,7 +88,7 @@ def _commits(engine: Engine, collection: str, manifest_text: str,
 
 
 def of_this_history(engine: Engine, release: dict[str, Any], base: str | None,
-                    manifest_text: str, places: tuple[Path, ...]) -> bool:
+                    manifest_text: str | None, places: tuple[Path, ...]) -> bool:
     """Whether `release` (`Engine.releases`) may be counted and pruned as this
     knowledge base's (`base`) by this release's publish: yes unless it is this knowledge
     base's only by a first commit, one named and the other not, and the commits do not
@@ -104,7 +116,8 @@ def twin_problem(engine: Engine, alias: str, current: str | None, props: dict[st
     why = (f"its commit {theirs[:12]} is not in this release's history"
            if found is False and theirs else
            f"the repository this release was built from (commit {str(mine)[:12]}) is not "
-           "here to show it is" if theirs else "it records no commit")
+           "here to show it is" if theirs else
+           "its commit is not known: built without one, or its record in the engine is gone")
     raise EngineError(
         f"alias {alias} serves {props.get(P_TAG) or current} ({shown(served)}), which "
         f"shares this release's first commit but may be another knowledge base's ({why}); "

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kbtools.base_identity import named_once
 from kbtools.engine import expr
 from kbtools.engine.bases import EVERY, adopt, of_base, refuse_other, tag_problem
 from kbtools.engine.checked import CheckedRelease as CheckedRelease
@@ -48,7 +49,7 @@ from kbtools.engine.claim import (
     forget_stale_sightings,
     sighted,
 )
-from kbtools.engine.lineage import of_this_history, twin_problem
+from kbtools.engine.lineage import of_this_history, served_manifest, twin_problem
 from kbtools.engine.milvus import (
     ALIAS,
     META_SUFFIX,
@@ -448,12 +449,23 @@ def rollback(engine: Engine, tag: str | None = None, alias: str = ALIAS) -> dict
     """Point `alias` at release `tag` (default: the newest complete release older than the
     served one, never the served one as a kb of other derivation rules published it), in
     its collection derived by this kb's rules, among the releases of the knowledge base the
-    alias serves (`of_base`); EngineError, the alias unmoved, when there is none."""
+    alias serves (`of_base`; an unnamed release of its first commit only when the commits in
+    the repository of the working directory show it is its history, `lineage`); EngineError,
+    the alias unmoved, when there is none."""
     current = engine.alias_target(alias)
     # (an alias whose collection was dropped underneath serves no knowledge base)
     base = ((engine.listed_properties(current) or {}).get(P_BASE) or None) if current else None
     every = [r for r in engine.releases() if r["complete"]]
     releases = of_base(every, base) if current else every  # an alias serving none: any
+    unsure: list[str] = []
+    if current is not None and base is not None and any(
+            r["base"] and named_once(r["base"], base) for r in releases):
+        # an unnamed twin's releases are not this knowledge base's to go back to (`lineage`)
+        text = served_manifest(engine, current)
+        mine = [r for r in releases if r["collection"] == current
+                or of_this_history(engine, r, base, text, (Path.cwd(),))]
+        unsure = [r["collection"] for r in releases if r not in mine]
+        releases = mine
     if tag is not None:
         # a collection named is that one, whichever knowledge base's (`tag_problem` says so)
         found = ([r for r in every if r["collection"] == tag]
@@ -472,8 +484,10 @@ def rollback(engine: Engine, tag: str | None = None, alias: str = ALIAS) -> dict
         served = _same_release(releases[pos]) if pos < len(releases) else None
         older = [r for r in releases[:pos] if _same_release(r) != served]
         if not older:
-            raise EngineError("no older published release to roll back to",
-                              path=str(engine.url))
+            raise EngineError("no older published release to roll back to" + (
+                f" ({', '.join(unsure)}: not named, of this knowledge base's first commit, "
+                "may be another's; run in its repository to show it is its history, or "
+                "give the collection)" if unsure else ""), path=str(engine.url))
         found = [r for r in releases if _same_release(r) == _same_release(older[-1])]
     problems = {r["collection"]: _problem_of(engine, r) for r in found}
     target = ([r for r in found if problems[r["collection"]] is None] or found)[-1]
