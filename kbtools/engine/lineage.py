@@ -17,7 +17,9 @@ it, nothing says the served release is this knowledge base's, and the takeover i
 in one line naming both, as one of another knowledge base is (`bases.refuse_other`);
 ``--same-knowledge-base`` says it is, and publishing from the repository shows it. Nor
 does the named one's ``keep`` count (and drop) an unnamed release the commits do not show
-to be of its history (`of_this_history`): the twin's rollback targets stay.
+to be of its history (`of_this_history`): the twin's rollback targets stay; nor does a
+rollback from a named release go back to one (asked of the working directory's repository:
+`kb rollback --engine` is run where the operator stands).
 """
 
 from __future__ import annotations
