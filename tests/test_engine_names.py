@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from kbtools.cli import main
 from kbtools.engine.milvus import ALIAS, META_SUFFIX, check_alias, collection_name, milvus_name
-from kbtools.engine.publish import NAMED_CANDIDATES, _candidates
+from kbtools.engine.publish import NAMED_CANDIDATES, collection_candidates
 from kbtools.errors import UsageError
 
 # the rule as the Milvus documentation states it, written apart from kb's own
@@ -39,7 +39,7 @@ def test_every_collection_kb_makes_is_a_name_milvus_takes(tag, sha, digest):
     """The release's collection, its versions (`_v3`, a derivation digest, numbered from
     2) and each one's ``__meta``, whatever the tag: Chinese, spaces, dots, 300 characters."""
     name = collection_name(tag, sha)
-    made = list(itertools.islice(_candidates(name, digest), NAMED_CANDIDATES + 98))
+    made = list(itertools.islice(collection_candidates(name, digest), NAMED_CANDIDATES + 98))
     for made_name in made + [m + META_SUFFIX for m in made]:
         assert documented(made_name), made_name
 

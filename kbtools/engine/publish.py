@@ -184,8 +184,8 @@ def _places(checked: CheckedRelease) -> tuple[Path, ...]:
 def _release_name(engine: Engine, checked: CheckedRelease, derived: dict[str, str],
                   current: str | None, want: dict[str, Any], say: Progress
                   ) -> tuple[str, set[str]]:
-    """The collection `checked` goes into, among its candidates (`_candidates`), and the
-    candidates found complete whose ``__meta`` is not the record `want` of this release
+    """The collection `checked` goes into, among its candidates
+    (`collection_candidates`), and the candidates found complete whose ``__meta`` is not the record `want` of this release
     (`_meta_problem`: damaged, or another release's), which count as not complete:
     `current` (the alias's) when it is one of them, complete (`_complete`) and derived by
     this kb's rules; else the first such complete one (the alias is only moved); else the
@@ -206,7 +206,7 @@ def _release_name(engine: Engine, checked: CheckedRelease, derived: dict[str, st
     served = set(engine.aliased())
     ready = fresh = None
     damaged: set[str] = set()
-    for i, candidate in enumerate(_candidates(name, digest)):
+    for i, candidate in enumerate(collection_candidates(name, digest)):
         if candidate in names and _complete(engine, candidate) and \
                 (problem := _meta_problem(engine, candidate, want)) is not None:
             say(f"{candidate} is not usable: {problem}; publishing the release again")
@@ -255,10 +255,10 @@ def _meta_problem(engine: Engine, name: str, want: dict[str, Any]) -> str | None
     return None
 
 
-NAMED_CANDIDATES = 3  # `_candidates` before the numbered ones
+NAMED_CANDIDATES = 3  # `collection_candidates` before the numbered ones
 
 
-def _candidates(name: str, digest: str) -> Iterator[str]:
+def collection_candidates(name: str, digest: str) -> Iterator[str]:
     """The collections release `name` may be published in: `name`; the same ending with
     this kb's tokenizer version; that with `digest` (of the derivation of its rows); and
     that numbered from 2 (the ones before served but not complete)."""
