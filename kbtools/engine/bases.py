@@ -79,8 +79,10 @@ def adopt(engine: Engine, served: str | None, base: str | None) -> list[str]:
     """`kb publish --same-knowledge-base`: the releases of knowledge base `served` (the
     one the alias serves) that are not of `base` (this release's) become `base`'s (their
     ``kb.base`` rewritten), so that ``keep`` counts and a rollback goes back to them as
-    this knowledge base's. Returns the collections relabelled: none when either base is
-    not known."""
+    this knowledge base's; when `served` is this knowledge base's first commit unnamed and
+    `base` names it (`named_once`: the operator's word that the unnamed release is its own,
+    `kbtools.engine.lineage`), the releases of exactly that unnamed base. Returns the
+    collections relabelled: none when either base is not known."""
     if served is None or base is None:
         return []
     if named_once(served, base):  # its releases from before it was named: those exactly
