@@ -5,7 +5,8 @@ retriable), not ``collection not loaded`` (101, a released collection). kb took 
 second as "load it and ask again": a question asked while a restarted server, or one just
 told to load, was loading the served release failed with "see the engine's log". The
 server here is a real milvus-lite behind a gRPC relay that answers the first searches and
-queries as a loading server does (milvus-lite loads small collections at once)."""
+queries as a loading server does (milvus-lite loads small collections at once). A server
+still starting (``service not ready``) is named as such, not "see the engine's log"."""
 
 from __future__ import annotations
 
@@ -101,3 +102,39 @@ def test_a_question_while_the_release_is_still_loading_waits_for_it(relay, publi
     untimed = [{k: v for k, v in json.loads(r.output).items() if k != "took_ms"}
                for r in (got, want)]
     assert untimed[0] == untimed[1]
+
+
+class StartingMilvus(grpc.GenericRpcHandler):
+    """A Milvus server still starting: every call answered ``service not ready`` (code 1),
+    as Milvus Standalone answers until its components are up."""
+
+    def service(self, details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler:
+        name = details.method.rsplit("/", 1)[-1]
+        status = common_pb2.Status(code=1, error_code=common_pb2.UnexpectedError,
+                                   reason="service not ready[standalone=1]")
+        kind = {"Connect": milvus_pb2.ConnectResponse,
+                "DescribeAlias": milvus_pb2.DescribeAliasResponse,
+                "ListDatabases": milvus_pb2.ListDatabasesResponse}.get(name)
+
+        def handle(_request: bytes, _context: grpc.ServicerContext) -> bytes:
+            return (kind(status=status) if kind is not None else status).SerializeToString()
+
+        return grpc.unary_unary_rpc_method_handler(handle)
+
+
+def test_a_server_still_starting_is_named_as_such():
+    """"connecting failed: service not ready[standalone=1]; see the engine's log": nothing
+    in the log to find; the server needs a moment. The line says so."""
+    server = grpc.server(futures.ThreadPoolExecutor(2), handlers=[StartingMilvus()])
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        res = CliRunner().invoke(main, ["query", "--engine", f"milvus://127.0.0.1:{port}/kb",
+                                        "小麦赤霉病"])
+    finally:
+        server.stop(None)
+    assert res.exit_code == 1, res.output
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and "service not ready" in lines[0], lines
+    assert lines[0].endswith("the engine is up but still starting or recovering: ask again "
+                             "in a moment (its log shows when it is ready)"), lines

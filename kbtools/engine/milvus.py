@@ -236,6 +236,10 @@ def engine_error(url: EngineUrl, exc: BaseException, doing: str,
                 "service (or a Milvus older than its client, pymilvus, supports) answered "
                 "there")
         key = "engine_unreachable"
+    elif "not ready" in low:  # Milvus starting or recovering: "service not ready" (code 1)
+        hint = ("the engine is up but still starting or recovering: ask again in a moment "
+                "(its log shows when it is ready)")
+        key = "engine_unreachable"
     elif any(w in low for w in ("unavailable", "connect", "timeout", "deadline", "refused")):
         hint = "is the server running and reachable? (check --engine and the network)"
         key = "engine_unreachable"
