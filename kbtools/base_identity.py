@@ -55,6 +55,14 @@ def same_base(a: str, b: str) -> bool:
     return first_a is not None and first_a == first_b
 
 
+def named_once(a: str, b: str) -> bool:
+    """Whether `same_base` holds for `a` and `b` only by their first parts, one of them
+    named and the other not: a knowledge base's release from before it was named, or its
+    unnamed twin's (`kbtools.engine.lineage` asks the commits which)."""
+    named_a, named_b = bool(base_parts(a)[1]), bool(base_parts(b)[1])
+    return a != b and named_a != named_b and same_base(a, b)
+
+
 def shown(base: str) -> str:
     """A base as messages name it: its name in quotes, its first commit shortened, its
     folder as it is (``"agri-zh" (first commit 1a2b3c4d5e6f)``)."""

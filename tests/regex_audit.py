@@ -175,7 +175,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.provenance:^([^<]*)<([^>]*)>": "match",
     "kbtools.engine.expr._ESCAPED": "sub",
     "kbtools.engine.milvus._NAME_UNSAFE": "sub",
-    "kbtools.engine.milvus:[A-Za-z_][A-Za-z0-9_]{0,254}": "fullmatch",
+    "kbtools.engine.milvus._MILVUS_NAME": "fullmatch",
     "kbtools.query.fusion._CODE": "match",
     "kbtools.query.fusion._NAME": "search",
     "kbtools.query.identifiers._NOTE": "match",  # a heading, after the identifier

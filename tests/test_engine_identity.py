@@ -9,6 +9,7 @@ kb.toml's ``[release] knowledge_base`` names a knowledge base (`kbtools.base_ide
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -100,7 +101,9 @@ def test_a_named_knowledge_base_never_takes_its_twin_s_alias(twins, milvus):  # 
     assert eng.alias_target() == second.collection
     plant = publish(eng, check_release(twins["plant-named"]), alias="plant")
     assert plant.moved and eng.alias_target() == second.collection
-    assert rollback(eng)["to"] == first.collection  # its unnamed release is its own
+    with pytest.MonkeyPatch.context() as mp:  # its repository shows it is its history
+        mp.chdir(twins["crops-named"].parent)
+        assert rollback(eng)["to"] == first.collection  # its unnamed release is its own
     eng.close()
 
 
@@ -145,4 +148,76 @@ def test_a_rewritten_history_is_taken_over_with_same_knowledge_base(tmp_path, mi
     eng.point_alias(moved)
     again = publish(eng, check_release(new), keep=1)  # served already: nothing to do
     assert not again.changed
+    eng.close()
+
+
+def test_a_named_twin_never_takes_its_unnamed_twin_s_alias(twins, milvus, tmp_path,  # noqa: F811
+                                                          monkeypatch):
+    """The plant knowledge base, still unnamed, serves kb_current; the crops one, named
+    since, shares its first commit (both cloned from one template), so its publish took
+    the alias: a named release and an unnamed one of one first commit were one knowledge
+    base's. The commits tell them apart: plant's is not in crops' history, so the takeover
+    is refused before anything is written, naming both; so it is when the repository that
+    could show it is not at hand. --same-knowledge-base is the operator's word that it is."""
+    eng = connect_url(milvus.url("twins_unnamed"), create_db=True)
+    plant = publish(eng, check_release(twins["plant"]))
+    before = sorted(eng.client.list_collections())
+    with pytest.raises(EngineError, match=r"alias kb_current serves kb_build_\w+ \(first "
+                                          r"commit \w{12}\), which shares this release's "
+                                          r"first commit but may be another knowledge "
+                                          r"base's \(its commit \w{12} is not in this "
+                                          r"release's history\); this release is of "
+                                          r'"作物" \(first commit \w{12}\); nothing was '
+                                          "written"):
+        publish(eng, check_release(twins["crops-named"]))
+    away = tmp_path / "away"
+    shutil.copytree(twins["crops-named"], away)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(EngineError, match="the repository this release was built from "
+                                          r"\(commit \w{12}\) is not here to show it is"):
+        publish(eng, check_release(away))
+    assert sorted(eng.client.list_collections()) == before
+    assert eng.alias_target() == plant.collection
+    taken = publish(eng, check_release(twins["crops-named"]), same_base=True)
+    assert taken.moved and eng.alias_target() == taken.collection
+    assert eng.properties(plant.collection)[P_BASE] == _base(twins["crops-named"])
+    eng.close()
+
+
+def test_a_named_twin_s_keep_never_drops_its_unnamed_twin_s_releases(twins, milvus,  # noqa: F811
+                                                                       monkeypatch):
+    """plant's unnamed release, replaced behind its own alias by its named one, is its
+    rollback target. crops, named, publishes into the same database with --keep 1: its
+    keep counted plant's unnamed release as its own (one first commit) and dropped it. The
+    commits show it is not crops' history, so it stays, and plant rolls back to it."""
+    eng = connect_url(milvus.url("twins_keep"), create_db=True)
+    old = publish(eng, check_release(twins["plant"]), alias="plant")
+    new = publish(eng, check_release(twins["plant-named"]), alias="plant")
+    assert new.moved and eng.alias_target("plant") == new.collection
+    crops = publish(eng, check_release(twins["crops-named"]), keep=1)
+    assert crops.moved and old.collection not in crops.pruned
+    assert old.collection in eng.client.list_collections()
+    monkeypatch.chdir(twins["plant-named"].parent)  # its repository shows it is its own
+    assert rollback(eng, alias="plant")["to"] == old.collection
+    eng.close()
+
+
+def test_a_named_knowledge_base_never_rolls_back_to_its_unnamed_twin_s_release(twins, milvus,  # noqa: F811
+                                                                            monkeypatch):
+    """plant, unnamed, serves behind its own alias; crops, named, serves kb_current. `kb
+    rollback --engine` of kb_current went back to plant's release (the only older one of
+    crops' first commit) and crops' readers got plant's answers. Run in crops' repository,
+    the commits show it is not crops' history; run elsewhere nothing shows it is: either
+    way it is no rollback target, and the line says why; named, the collection is served."""
+    eng = connect_url(milvus.url("twins_rollback"), create_db=True)
+    plant = publish(eng, check_release(twins["plant"]), alias="plant")
+    crops = publish(eng, check_release(twins["crops-named"]))
+    assert crops.moved
+    for where in (twins["crops-named"].parent, twins["crops-named"].parent.parent):
+        monkeypatch.chdir(where)
+        with pytest.raises(EngineError, match=rf"no older published release to roll back to "
+                                              rf"\({plant.collection}: not named"):
+            rollback(eng)
+        assert eng.alias_target() == crops.collection
+    assert rollback(eng, plant.collection)["to"] == plant.collection
     eng.close()

@@ -140,9 +140,10 @@ def engine_options(f: F) -> F:
 def alias_option(help_text: str) -> Callable[[F], F]:
     """--alias: the Milvus alias a command publishes to, moves or reads (default the one
     every reader follows)."""
-    from kbtools.engine.milvus import ALIAS
+    from kbtools.engine.milvus import ALIAS, check_alias
 
-    return click.option("--alias", default=ALIAS, show_default=True, help=help_text)
+    return click.option("--alias", default=ALIAS, show_default=True, help=help_text,
+                        callback=lambda _ctx, _param, value: check_alias(value))
 
 
 ENGINE_URL = "milvus://HOST:PORT[/DB]"

@@ -27,9 +27,10 @@ from kbtools.ship.release import release_settings
 @alias_option("Alias to point at the release (readers follow the default one; another, e.g. a staging alias, is read with --alias).")
 @click.option("--same-knowledge-base", "same_base", is_flag=True,
               help="The alias serves this release's knowledge base under its old identity "
-                   "(its history was rewritten: filter-repo, squashed first commits): move "
-                   "the alias anyway and make its releases this one's, so keep and "
-                   "rollback count them.")
+                   "(its history was rewritten: filter-repo, squashed first commits; or it "
+                   "was not named yet and no repository here shows its commit is this "
+                   "one's history): move the alias anyway and make its releases this "
+                   "one's, so keep and rollback count them.")
 @json_option
 def publish_cmd(engine: str | None, token_file: Path | None, index_path: Path | None,
                 trusted: tuple[Path, ...], keep: int | None, alias: str, same_base: bool,

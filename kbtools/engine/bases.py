@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kbtools.base_identity import same_base, shown
+from kbtools.base_identity import named_once, same_base, shown
 from kbtools.engine.milvus import P_BASE, P_TAG, Engine
 from kbtools.errors import EngineError
 
@@ -79,13 +79,20 @@ def adopt(engine: Engine, served: str | None, base: str | None) -> list[str]:
     """`kb publish --same-knowledge-base`: the releases of knowledge base `served` (the
     one the alias serves) that are not of `base` (this release's) become `base`'s (their
     ``kb.base`` rewritten), so that ``keep`` counts and a rollback goes back to them as
-    this knowledge base's. Returns the collections relabelled: none when either base is
-    not known."""
-    if served is None or base is None or same_base(served, base):
+    this knowledge base's; when `served` is this knowledge base's first commit unnamed and
+    `base` names it (`named_once`: the operator's word that the unnamed release is its own,
+    `kbtools.engine.lineage`), the releases of exactly that unnamed base. Returns the
+    collections relabelled: none when either base is not known."""
+    if served is None or base is None:
         return []
-    moved = [r["collection"] for r in engine.releases()
-             if r["base"] is not None and same_base(r["base"], served)
-             and not same_base(r["base"], base)]
+    if named_once(served, base):  # its releases from before it was named: those exactly
+        moved = [r["collection"] for r in engine.releases() if r["base"] == served]
+    elif same_base(served, base):
+        return []
+    else:
+        moved = [r["collection"] for r in engine.releases()
+                 if r["base"] is not None and same_base(r["base"], served)
+                 and not same_base(r["base"], base)]
     for name in moved:
         engine.call(f"relabelling {name}", "alter_collection_properties", name,
                     {P_BASE: base})

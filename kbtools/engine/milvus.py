@@ -68,6 +68,11 @@ READ_CALLS = ("search", "query", "describe_alias", "list_aliases", "describe_col
 # "too_many_pings" and the next call fails. Ping only during calls, at the server's pace.
 GRPC_OPTIONS = {"grpc.keepalive_time_ms": 300_000, "grpc.keepalive_permit_without_calls": 0}
 _NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_]")
+# What Milvus (Standalone, Distributed) takes as a collection's, alias's or database's name
+# (milvus.io/docs/limitations.md, "Naming rules"): ASCII letters, digits and _, not starting
+# with a digit, at most 255 characters. milvus-lite takes more (作物, kb-staging, 1st): a
+# name only it takes works in development and fails in production.
+_MILVUS_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,254}")
 RELOADING_CALLS = ("search", "query")
 DEFAULT_PORT, MAX_PORT = 19530, 65535
 
@@ -113,7 +118,7 @@ class EngineUrl:
             raise UsageError(f"bad --engine {text!r}: the port must be a number from 1 to "
                              f"{MAX_PORT} (default {DEFAULT_PORT})")
         db = parts.path.strip("/") or "default"
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,254}", db):
+        if not milvus_name(db):
             raise UsageError(f"bad --engine {text!r}: database names are letters, digits "
                              "and _")
         return cls(parts.hostname, port, db)
@@ -231,6 +236,10 @@ def engine_error(url: EngineUrl, exc: BaseException, doing: str,
                 "service (or a Milvus older than its client, pymilvus, supports) answered "
                 "there")
         key = "engine_unreachable"
+    elif "not ready" in low:  # Milvus starting or recovering: "service not ready" (code 1)
+        hint = ("the engine is up but still starting or recovering: ask again in a moment "
+                "(its log shows when it is ready)")
+        key = "engine_unreachable"
     elif any(w in low for w in ("unavailable", "connect", "timeout", "deadline", "refused")):
         hint = "is the server running and reachable? (check --engine and the network)"
         key = "engine_unreachable"
@@ -258,9 +267,11 @@ def _alias_raced(exc: BaseException) -> bool:
 
 
 def _released(exc: BaseException) -> bool:
-    """A failure because the collection is not loaded (Milvus words it two ways)."""
+    """A failure because the collection is not loaded (Milvus words it two ways), or not
+    yet: a server still loading it (restarted, or told to load it) answers ``collection not
+    fully loaded`` (code 103); `Engine.call` then waits for the load and asks again."""
     text = str(getattr(exc, "message", "") or exc).lower()
-    return "state 'released'" in text or "not loaded" in text
+    return any(w in text for w in ("state 'released'", "not loaded", "not fully loaded"))
 
 
 class Engine:
@@ -276,8 +287,8 @@ class Engine:
              raced: Callable[[BaseException], bool] | None = None, **kwargs: Any) -> Any:
         """`client.method(*args, **kwargs)` within `timeout` seconds (default `timeout_of`
         the method); a search or query on a published collection the engine has released
-        (a restarted server that did not restore what was loaded) loads it and tries once
-        more. A failure `raced` says another process caused meanwhile returns `RACED`."""
+        (a restarted server that did not restore what was loaded) or is still loading
+        loads it (waiting for the load) and tries once more. A failure `raced` says another process caused meanwhile returns `RACED`."""
         bound = timeout_of(method) if timeout is None else timeout
         try:
             return getattr(self.client, method)(*args, timeout=bound, **kwargs)
@@ -492,6 +503,24 @@ def published_derivation(props: dict[str, str], manifest: dict[str, Any]) -> dic
     if props.get(P_TOKENIZER):
         info["tokenizer"] = props[P_TOKENIZER]
     return info
+
+
+def milvus_name(text: str) -> bool:
+    """Whether a Milvus server takes `text` as a collection's, alias's or database's name
+    (`_MILVUS_NAME`)."""
+    return _MILVUS_NAME.fullmatch(text) is not None
+
+
+def check_alias(alias: str) -> str:
+    """`alias` when a Milvus server takes it as an alias's name; else UsageError, before
+    anything connects or is loaded (a publish loaded the whole release, then the server
+    refused the alias)."""
+    if milvus_name(alias):
+        return alias
+    raise UsageError(f"bad --alias {alias!r}: Milvus names an alias with ASCII letters, "
+                     "digits and _ only, not starting with a digit, at most 255 characters "
+                     "(e.g. --alias crops_north); milvus-lite takes other names, a Milvus "
+                     "server refuses them")
 
 
 def collection_name(tag: str | None, manifest_sha256: str) -> str:

@@ -30,13 +30,16 @@ import hashlib
 import itertools
 import json
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kbtools.base_identity import named_once
 from kbtools.engine import expr
-from kbtools.engine.bases import EVERY, adopt, of_base, refuse_other, release_base, tag_problem
+from kbtools.engine.bases import EVERY, adopt, of_base, refuse_other, tag_problem
+from kbtools.engine.checked import CheckedRelease as CheckedRelease
+from kbtools.engine.checked import check_release as check_release
 from kbtools.engine.claim import (
     Claim,
     claimed,
@@ -46,6 +49,7 @@ from kbtools.engine.claim import (
     forget_stale_sightings,
     sighted,
 )
+from kbtools.engine.lineage import of_this_history, served_manifest, twin_problem
 from kbtools.engine.milvus import (
     ALIAS,
     META_SUFFIX,
@@ -66,117 +70,11 @@ from kbtools.engine.milvus import (
 )
 from kbtools.engine.remote import published_problem, read_parts
 from kbtools.engine.rows import blob_rows, chunk_rows, chunk_schema, meta_parts, meta_schema
-from kbtools.errors import EngineError, IndexLoadError, KbError, ServedError
-from kbtools.fsutil import read_beneath
-from kbtools.index.layout import (
-    MANIFEST,
-    RELEASE_JSON,
-    RELEASE_SIG,
-    ReleaseLayout,
-    device_of_release,
-)
-from kbtools.index.manifest import MAX_MANIFEST_BYTES, parse_manifest, verify_files
-from kbtools.index.reader import KbIndex, open_index, resolve_index_path
+from kbtools.errors import EngineError, ServedError
+from kbtools.index.reader import KbIndex, open_index
 from kbtools.index.tokenize import TOKENS_VERSION
-from kbtools.ship.readonly import served_copy
-from kbtools.ship.signing import load_public, verify
-from kbtools.ship.trust import stored_keys
-from kbtools.ship.verify import MAX_RELEASE_JSON_BYTES
 
 Progress = Callable[[str], None]
-
-
-@dataclass(frozen=True)
-class CheckedRelease:
-    """A release directory that passed `check_release`."""
-
-    root: Path
-    served: Path  # the index readers of `root` open: itself, or `readonly.served_copy`
-    manifest_sha256: str
-    manifest_text: str
-    release_text: str
-    tag: str | None
-    serial: int  # -1: a local build (no release.json)
-    signed_by: str | None
-    base: str | None = None  # the knowledge base it is of (`kbtools.engine.bases`)
-
-
-def check_release(path: Path | None, trusted: Sequence[Path] = ()) -> CheckedRelease:
-    """Verify the release at `path` (dist/, a release dir or a device dir) before any write:
-    manifest.json and release.json readable and well formed, manifest-listed files,
-    release.json ↔ manifest hash, and the signature when keys are given or pinned on the
-    device the release belongs to (EngineError naming the release otherwise). Its index is
-    the one its readers open (`served`): on a device that cannot be written whose index/
-    another kbtools derived, the copy derived under KB_HOME (`readonly.served_copy`)."""
-    root = resolve_index_path(path)
-    layout = ReleaseLayout(root)
-    where = str(root)
-    try:
-        mbytes = read_beneath(root, MANIFEST, MAX_MANIFEST_BYTES)
-        manifest = parse_manifest(mbytes, str(layout.manifest))
-    except OSError as exc:
-        raise EngineError(f"{MANIFEST} unreadable ({exc.strerror or exc}); refusing to "
-                          "publish", path=where) from None
-    except IndexLoadError as exc:
-        raise EngineError(f"{exc.message}; refusing to publish", path=exc.path) from None
-    problems = verify_files(root, manifest)
-    if problems:
-        raise EngineError(f"release does not match its manifest ({len(problems)} problems, "
-                          f"first: {problems[0]}); refusing to publish", path=where)
-    mhash = hashlib.sha256(mbytes).hexdigest()
-    rel_bytes, rel = _release_json(layout)
-    if rel and rel.get("manifest_sha256") != mhash:
-        raise EngineError(f"{MANIFEST} does not match the hash in {RELEASE_JSON}; refusing "
-                          "to publish", path=where)
-    keys = [load_public(p) for p in trusted]
-    device = device_of_release(root) or device_of_release(root.resolve())
-    if device is not None:
-        keys += stored_keys(device)  # a device's pinned keys always apply
-    signer = None
-    if keys:
-        if not rel:
-            raise EngineError(f"keys are configured but this is an unsigned build (no "
-                              f"{RELEASE_JSON}); publish a signed release", path=where)
-        sig = layout.release_sig.read_bytes() if layout.release_sig.is_file() else None
-        try:
-            signer = verify(rel_bytes, sig, keys, where=f"{where}/{RELEASE_SIG}")
-        except KbError as exc:  # SyncError from signing, worded for sync
-            raise EngineError(f"signature check failed: {exc.message}; refusing to publish",
-                              path=where) from None
-    # a device that cannot be written, whose index/ another kbtools derived: its readers
-    # serve a copy derived under KB_HOME from the files just verified, and so does this
-    served = served_copy(root)
-    return CheckedRelease(root, served, mhash, mbytes.decode("utf-8"),
-                          rel_bytes.decode("utf-8"), rel.get("tag"), rel.get("serial", -1),
-                          signer, release_base(manifest))
-
-
-def _release_json(layout: ReleaseLayout) -> tuple[bytes, dict[str, Any]]:
-    """release.json's bytes and object (b"" and {} for a local build, which has none):
-    a JSON object in UTF-8 whose ``tag`` is a string and ``serial`` a number ≥ 0."""
-    path = layout.release_json
-    if not (path.exists() or path.is_symlink()):
-        return b"", {}
-    why = None
-    try:
-        data = read_beneath(layout.root, RELEASE_JSON, MAX_RELEASE_JSON_BYTES)
-        rel = json.loads(data.decode("utf-8"))
-    except OSError as exc:
-        why = exc.strerror or str(exc)
-    except (UnicodeDecodeError, ValueError) as exc:
-        why = f"not JSON: {exc}"
-    else:
-        serial = rel.get("serial") if isinstance(rel, dict) else None
-        if not isinstance(rel, dict):
-            why = "not a JSON object"
-        elif not isinstance(rel.get("tag"), str) or not rel["tag"]:
-            why = "its tag is not a name"
-        elif not isinstance(serial, int) or isinstance(serial, bool) or serial < 0:
-            why = "its serial is not a number"
-        else:
-            return data, rel
-    raise EngineError(f"{RELEASE_JSON} is corrupted ({why}); refusing to publish",
-                      path=str(path))
 
 
 # --------------------------------------------------------------------------- publishing
@@ -215,6 +113,8 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
         cur = engine.properties(current) if current else {}
         if not same_base:
             refuse_other(str(engine.url), alias, current, cur, checked.base)
+            twin_problem(engine, alias, current, cur, checked.base, checked.manifest_text,
+                         _places(checked))
         name, damaged = _release_name(engine, checked, derived, current, want, say)
         # what its readers need: both collections, marked complete (not just the mark),
         # its __meta holding this release's record
@@ -240,8 +140,10 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
     props = (engine.listed_properties(now_served) or {}) if now_served and (
         moved or same_base) else {}
     if moved and not same_base:
-        refuse_other(str(engine.url), alias, now_served, props, checked.base,
-                     done=f"{name} is loaded but the alias was not moved")
+        done = f"{name} is loaded but the alias was not moved"
+        refuse_other(str(engine.url), alias, now_served, props, checked.base, done=done)
+        twin_problem(engine, alias, now_served, props, checked.base, checked.manifest_text,
+                     _places(checked), done=done)
     # a newer release published meanwhile keeps the alias (the older loaded, as above)
     if (older := older or (_older(engine, checked, props) if moved else None)) is not None:
         say(f"{older}: alias {alias} left at {now_served}")  # loaded for a rollback to serve
@@ -256,7 +158,9 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
     pruned: list[str] = []
     warnings: tuple[str, ...] = ()
     try:
-        pruned += prune(engine, keep, alias, say, base=checked.base)
+        pruned += prune(engine, keep, alias, say, base=checked.base, counted=lambda r: (
+            same_base or of_this_history(engine, r, checked.base, checked.manifest_text,
+                                         _places(checked))))
         replaced = [current] if broken and current is not None else []
         for stale in [*replaced, *(d for d in damaged if d not in (current, name))]:
             if stale not in pruned and _drop_replaced(engine, stale, say):
@@ -271,11 +175,17 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
                          warnings=warnings)
 
 
+def _places(checked: CheckedRelease) -> tuple[Path, ...]:
+    """Where the repository the release was built from may be (`lineage.twin_problem`):
+    around the release (dist/ in its work tree), or the working directory."""
+    return (checked.root, Path.cwd())
+
+
 def _release_name(engine: Engine, checked: CheckedRelease, derived: dict[str, str],
                   current: str | None, want: dict[str, Any], say: Progress
                   ) -> tuple[str, set[str]]:
-    """The collection `checked` goes into, among its candidates (`_candidates`), and the
-    candidates found complete whose ``__meta`` is not the record `want` of this release
+    """The collection `checked` goes into, among its candidates
+    (`collection_candidates`), and the candidates found complete whose ``__meta`` is not the record `want` of this release
     (`_meta_problem`: damaged, or another release's), which count as not complete:
     `current` (the alias's) when it is one of them, complete (`_complete`) and derived by
     this kb's rules; else the first such complete one (the alias is only moved); else the
@@ -296,7 +206,7 @@ def _release_name(engine: Engine, checked: CheckedRelease, derived: dict[str, st
     served = set(engine.aliased())
     ready = fresh = None
     damaged: set[str] = set()
-    for i, candidate in enumerate(_candidates(name, digest)):
+    for i, candidate in enumerate(collection_candidates(name, digest)):
         if candidate in names and _complete(engine, candidate) and \
                 (problem := _meta_problem(engine, candidate, want)) is not None:
             say(f"{candidate} is not usable: {problem}; publishing the release again")
@@ -345,10 +255,10 @@ def _meta_problem(engine: Engine, name: str, want: dict[str, Any]) -> str | None
     return None
 
 
-NAMED_CANDIDATES = 3  # `_candidates` before the numbered ones
+NAMED_CANDIDATES = 3  # `collection_candidates` before the numbered ones
 
 
-def _candidates(name: str, digest: str) -> Iterator[str]:
+def collection_candidates(name: str, digest: str) -> Iterator[str]:
     """The collections release `name` may be published in: `name`; the same ending with
     this kb's tokenizer version; that with `digest` (of the derivation of its rows); and
     that numbered from 2 (the ones before served but not complete)."""
@@ -473,7 +383,8 @@ def _check_count(engine: Engine, name: str, want: int) -> None:
 
 
 def prune(engine: Engine, keep: int, alias: str = ALIAS, progress: Progress | None = None,
-          *, base: str | None = EVERY) -> list[str]:
+          *, base: str | None = EVERY,
+          counted: Callable[[dict[str, Any]], bool] | None = None) -> list[str]:
     """Drop the complete release collections of knowledge base `base`'s releases (`of_base`:
     a publish's; by default every release of the database) beyond its newest `keep`
     (`kept_releases`: a release counts once however many collections hold it), never one
@@ -484,10 +395,12 @@ def prune(engine: Engine, keep: int, alias: str = ALIAS, progress: Progress | No
     ``__meta`` is gone (`_broken`: no reader can use them, and no publish loads them).
     Other incomplete releases are left to the publish that may still be loading them; an
     interrupted one is dropped when its release is published again. The complete releases
-    kept lose any claim sightings left on them (`forget_stale_sightings`)."""
+    kept lose any claim sightings left on them (`forget_stale_sightings`). `counted`: which
+    of them the publishing release counts as its knowledge base's (`lineage`)."""
     say = progress or (lambda _m: None)
     releases = engine.releases(properties=True)
-    complete = of_base([r for r in releases if r["complete"]], base)
+    complete = [r for r in of_base([r for r in releases if r["complete"]], base)
+                if counted is None or counted(r)]
     served = set(engine.aliased())
     kept = kept_releases(complete, keep) | served
     dropped = []
@@ -536,12 +449,23 @@ def rollback(engine: Engine, tag: str | None = None, alias: str = ALIAS) -> dict
     """Point `alias` at release `tag` (default: the newest complete release older than the
     served one, never the served one as a kb of other derivation rules published it), in
     its collection derived by this kb's rules, among the releases of the knowledge base the
-    alias serves (`of_base`); EngineError, the alias unmoved, when there is none."""
+    alias serves (`of_base`; an unnamed release of its first commit only when the commits in
+    the repository of the working directory show it is its history, `lineage`); EngineError,
+    the alias unmoved, when there is none."""
     current = engine.alias_target(alias)
     # (an alias whose collection was dropped underneath serves no knowledge base)
     base = ((engine.listed_properties(current) or {}).get(P_BASE) or None) if current else None
     every = [r for r in engine.releases() if r["complete"]]
     releases = of_base(every, base) if current else every  # an alias serving none: any
+    unsure: list[str] = []
+    if current is not None and base is not None and any(
+            r["base"] and named_once(r["base"], base) for r in releases):
+        # an unnamed twin's releases are not this knowledge base's to go back to (`lineage`)
+        text = served_manifest(engine, current)
+        mine = [r for r in releases if r["collection"] == current
+                or of_this_history(engine, r, base, text, (Path.cwd(),))]
+        unsure = [r["collection"] for r in releases if r not in mine]
+        releases = mine
     if tag is not None:
         # a collection named is that one, whichever knowledge base's (`tag_problem` says so)
         found = ([r for r in every if r["collection"] == tag]
@@ -560,8 +484,10 @@ def rollback(engine: Engine, tag: str | None = None, alias: str = ALIAS) -> dict
         served = _same_release(releases[pos]) if pos < len(releases) else None
         older = [r for r in releases[:pos] if _same_release(r) != served]
         if not older:
-            raise EngineError("no older published release to roll back to",
-                              path=str(engine.url))
+            raise EngineError("no older published release to roll back to" + (
+                f" ({', '.join(unsure)}: not named, of this knowledge base's first commit, "
+                "may be another's; run in its repository to show it is its history, or "
+                "give the collection)" if unsure else ""), path=str(engine.url))
         found = [r for r in releases if _same_release(r) == _same_release(older[-1])]
     problems = {r["collection"]: _problem_of(engine, r) for r in found}
     target = ([r for r in found if problems[r["collection"]] is None] or found)[-1]

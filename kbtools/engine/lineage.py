@@ -1,0 +1,129 @@
+"""Whether a named release may take an alias serving an unnamed one of the same first
+commit (or the other way round): its own earlier release, or its twin's.
+
+Two knowledge bases that share a first commit (a repository copied and split in two, two
+cloned from one template) are one to `kbtools.base_identity.same_base` when one side is
+named and the other not: a knowledge base's releases published before kb.toml named it
+stay its own. But a named twin's publish then took the alias its *unnamed* twin serves,
+and every reader of the one got the other's answers. The bases alone cannot tell the two
+cases apart; the commits can. The served release was built from a commit (its manifest's
+``source.commit``, read from its ``__meta``), and this release from another: they are one
+knowledge base's when one of the two commits descends from the other — a knowledge base's
+history runs from its unnamed releases to its named ones (or back, publishing an older
+one) — and twins' when neither does (each went its own way after the commit they share).
+That takes the repository this release was built from (the one around the release, or the
+working directory's, holding its commit): without it, or when the served commit is not in
+it, nothing says the served release is this knowledge base's, and the takeover is refused
+in one line naming both, as one of another knowledge base is (`bases.refuse_other`);
+``--same-knowledge-base`` says it is, and publishing from the repository shows it. Nor
+does the named one's ``keep`` count (and drop) an unnamed release the commits do not show
+to be of its history (`of_this_history`): the twin's rollback targets stay; nor does a
+rollback from a named release go back to one (asked of the working directory's repository:
+`kb rollback --engine` is run where the operator stands).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from kbtools.base_identity import named_once, shown
+from kbtools.engine.milvus import P_BASE, P_TAG, Engine
+from kbtools.engine.remote import read_parts
+from kbtools.errors import EngineError
+from kbtools.gitobjects import merge_base, read_commit
+from kbtools.provenance import open_repo
+
+
+def served_manifest(engine: Engine, collection: str) -> str | None:
+    """The manifest's text of the release in `collection` (None: its ``__meta`` is gone or
+    damaged)."""
+    try:
+        return str(read_parts(engine, collection, only=("manifest",))["manifest"])
+    except EngineError as exc:
+        if exc.key not in ("engine_release_incomplete", "engine_release_gone"):
+            raise
+        return None
+
+
+def served_commit(engine: Engine, collection: str) -> str | None:
+    """The commit the release in `collection` was built from (its manifest's
+    ``source.commit``; None when it records none, or its record cannot be read)."""
+    text = served_manifest(engine, collection)
+    try:
+        manifest = json.loads(text) if text is not None else None
+    except ValueError:
+        manifest = None
+    source = manifest.get("source") if isinstance(manifest, dict) else None
+    commit = source.get("commit") if isinstance(source, dict) else None
+    return commit if isinstance(commit, str) and commit not in ("", "none") else None
+
+
+def related(commit: str, other: str, places: tuple[Path, ...]) -> bool | None:
+    """Whether one of `commit` and `other` descends from the other, asked of the first
+    repository among `places` that holds `commit` (None: none of them does)."""
+    for place in places:
+        repo = open_repo(place)
+        if repo is None:
+            continue
+        with repo:
+            if read_commit(repo, commit) is None:
+                continue
+            if read_commit(repo, other) is None:
+                return False  # not in this knowledge base's repository at all
+            return merge_base(repo, commit, other) in (commit, other)
+    return None
+
+
+def _commits(engine: Engine, collection: str, manifest_text: str | None,
+             places: tuple[Path, ...]) -> tuple[bool | None, str | None, str | None]:
+    """(whether the release in `collection` and this one, built as `manifest_text` says,
+    are of one history — None: nothing here can tell —, this release's commit, that
+    one's)."""
+    source = json.loads(manifest_text or "{}").get("source") or {}
+    mine = source.get("commit") if isinstance(source, dict) else None
+    mine = mine if isinstance(mine, str) and mine not in ("", "none") else None
+    theirs = served_commit(engine, collection)
+    found = related(mine, theirs, places) if mine and theirs else None
+    return found, mine, theirs
+
+
+def of_this_history(engine: Engine, release: dict[str, Any], base: str | None,
+                    manifest_text: str | None, places: tuple[Path, ...]) -> bool:
+    """Whether `release` (`Engine.releases`) may be counted and pruned as this
+    knowledge base's (`base`) by this release's publish: yes unless it is this knowledge
+    base's only by a first commit, one named and the other not, and the commits do not
+    show one history — an unnamed twin's releases are never dropped by the named one's
+    `keep`."""
+    other = release.get("base")
+    if other is None or base is None or not named_once(other, base):
+        return True
+    return _commits(engine, release["collection"], manifest_text, places)[0] is True
+
+
+def twin_problem(engine: Engine, alias: str, current: str | None, props: dict[str, str],
+                 base: str | None, manifest_text: str, places: tuple[Path, ...],
+                 done: str = "nothing was written") -> None:
+    """EngineError when `alias` serves (`current`, its properties `props`) a release that
+    is this one's (`base`, built as `manifest_text` says) only by a first commit the two
+    share, one named and the other not, and the repository this release was built from
+    (found among `places`) does not show the two releases are of one history."""
+    served = props.get(P_BASE) or None
+    if current is None or served is None or base is None or not named_once(served, base):
+        return
+    found, mine, theirs = _commits(engine, current, manifest_text, places)
+    if found:
+        return
+    why = (f"its commit {theirs[:12]} is not in this release's history"
+           if found is False and theirs else
+           f"the repository this release was built from (commit {str(mine)[:12]}) is not "
+           "here to show it is" if theirs else
+           "its commit is not known: built without one, or its record in the engine is gone")
+    raise EngineError(
+        f"alias {alias} serves {props.get(P_TAG) or current} ({shown(served)}), which "
+        f"shares this release's first commit but may be another knowledge base's ({why}); "
+        f"this release is of {shown(base)}; {done}: name that knowledge base too (kb.toml "
+        "[release] knowledge_base) and publish it behind an alias of its own (--alias "
+        "NAME), or, if it is this knowledge base's release from before it was named, "
+        "publish from its repository or with --same-knowledge-base", path=str(engine.url))
