@@ -67,8 +67,11 @@ ORD_FIELD = "f_ord"
 # nested under, `kbtools.markdown.tags`: tags=病害 finds 病害/赤霉病; and the document's
 # inline tags, `#病害` in its text, `kbtools.query.filters.document_facts`; 7: f_ord's
 # extremes per member class, `filter_kinds.member_class`: versions (1.10.2 > 1.9) and
-# instants (2024-03-01T08:00:00+08:00 is 2024-03-01) ordered as such, smax/smin gone)
-FILTER_RULES = "7"
+# instants (2024-03-01T08:00:00+08:00 is 2024-03-01) ordered as such, smax/smin gone; 8:
+# dates as 2024/03/01 and 2024-3-1, months (2024-03, 2024年3月: their first day) instants,
+# full-width forms and other scripts' digits (２．１, ２０２４－０３－０１) read as ASCII,
+# `filter_numbers.narrow`: f_num and f_ord hold them as numbers, versions and instants)
+FILTER_RULES = "8"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 
 # Milvus reads only these escapes in a string literal (\u, \x, \b, \0 … are refused);

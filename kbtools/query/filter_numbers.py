@@ -12,6 +12,7 @@ numbers' order, for an engine that orders only strings exactly (`kbtools.engine.
 from __future__ import annotations
 
 import re
+import unicodedata
 from decimal import Decimal, DecimalTuple, InvalidOperation
 from functools import lru_cache
 from typing import Any
@@ -103,6 +104,23 @@ def _far(text: str) -> Number | None:
     return FarNumber(1 if m.group(1) == "-" else 0, kept, exponent)
 
 
+# full-width ASCII forms (U+FF01–FF5E: ２．１, －, ：, ｖ) and the ideographic space as ASCII
+_NARROW = {0xFF01 + i: 0x21 + i for i in range(0x5E)} | {0x3000: 0x20}
+
+
+@lru_cache(maxsize=4096)
+def narrow(text: str) -> str:
+    """`text` with full-width forms (``２．１``, ``２０２４－０３－０１``, ``ｖ２``) and any script's
+    decimal digits (``٢``) as ASCII, as a Chinese input method or another script writes the
+    numbers, versions and dates the filters read (`order_number`, and
+    `kbtools.query.filter_kinds`); other characters as they are (``²`` stays)."""
+    if text.isascii():
+        return text
+    text = text.translate(_NARROW)
+    return "".join(str(d) if not c.isascii() and (d := unicodedata.decimal(c, None)) is not None
+                   else c for c in text)
+
+
 def _decimal(text: str) -> Number | None:
     """`text` as Python's ``Decimal`` reads it (``25``, ``+25.00``, ``2.5e1``, ``025``,
     ``inf``, ``-Infinity``, ``nan``) or, for an exponent beyond ``Decimal``'s
@@ -146,8 +164,9 @@ def order_number(text: str) -> Number | None:
     (``9007199254740993`` is more than ``9007199254740992``, ``1e400`` a number, less than
     ``1e1000000000000000000``, less than infinity), and the infinities (``inf``,
     ``-Infinity``, YAML's ``.inf`` as a document stores it: ``inf``); None for text and
-    NaN, which order as text."""
-    number = _decimal(text)
+    NaN, which order as text. Full-width forms and other scripts' digits read as ASCII
+    (`narrow`: ``１．５`` is 1.5)."""
+    number = _decimal(narrow(text))
     return None if number is None or number.is_nan() else number
 
 
