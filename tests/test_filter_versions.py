@@ -202,6 +202,8 @@ def _docs_found(args: list[str]) -> list[str]:
     ("timestamp=2024-03-01T00:00:00Z", ["rc"]),
     ("shipped>=2024-03-01", ["rc", "tenth", "two"]), ("shipped<2024-03-01T00:00+00:00", ["old", "ten"]),
     ("shipped=2024-03-01", ["rc", "tenth"]),
+    ("shipped>=2024年3月", ["rc", "tenth", "two"]), ("shipped<２０２４/３/１", ["old", "ten"]),
+    ("firmware=２", ["two"]), ("firmware＞＝ｖ１．１０", ["rc", "ten", "tenth", "two"]),
 ])
 def test_kb_query_where_versions_and_instants_locally_and_in_the_engine(released, where, docs):
     """`kb query --where` end to end, on a built release and the same release published."""
