@@ -77,6 +77,8 @@ def test_what_each_form_reads_as():
     assert instant_text("2024-02-30") is None and instant_text("2024/2/29") is not None
     assert version_text("2024.03.01") == version_text("2024.3.1")  # calendar versioning
     assert version_text("ｖ２．１") == version_text("v2.1") and instant_text("2024-3-1") == march
+    assert instant_text("2024/3/1 8:00") == instant_text("2024-03-01T08:00:00Z") == instant_text(
+        "２０２４/３/１ １６:００+０８:００")
 
 
 def test_a_dotted_date_on_a_date_key_is_named():

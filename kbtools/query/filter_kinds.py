@@ -17,8 +17,8 @@ datetimes; else as text. The same rule locally (`order_keys`) and in Milvus
   after ``T`` or a space and an offset ``Z`` / ``±HH:MM`` / ``±HHMM`` (YAML's dates and
   timestamps as a document stores them: ``2024-03-01 08:00:00+08:00``); compared as the
   instant it names, one without an offset read as UTC, a date as its midnight UTC:
-  ``2024-03-01T08:00:00+08:00`` is ``2024-03-01``. The month and day may be one digit and
-  the separator ``/`` (``2024-3-1``, ``2024/03/01``: one separator throughout). A month
+  ``2024-03-01T08:00:00+08:00`` is ``2024-03-01``. The month, day and hour may be one
+  digit and the separator ``/`` (``2024-3-1``, ``2024/03/01 8:00``: one separator throughout). A month
   (``2024-03``, ``2024/3``) is its first day, as a date is its midnight:
   ``updated>=2024-03`` is ``updated>=2024-03-01``. A date or month written in Chinese,
   ``2024年3月1日`` (or ``…号``), ``2024年3月``, is that date or month. ``2024.03.01`` is a
@@ -42,7 +42,7 @@ _VERSION = re.compile(r"([vV])?(\d{1,30}(?:\.\d{1,30})*)"
                       r"(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z.-]+)?", re.ASCII)
 _PLAIN = re.compile(r"\d{1,30}(?:\.\d{1,30})?", re.ASCII)  # a number that is a version beside one
 # a month (2024-03, 2024/3), a date (2024-03-01, 2024-3-1, 2024/03/01), a date and time
-_INSTANT = re.compile(r"(\d{4})([-/])(\d{1,2})(?:\2(\d{1,2})(?:[Tt ](\d{2}):(\d{2})"
+_INSTANT = re.compile(r"(\d{4})([-/])(\d{1,2})(?:\2(\d{1,2})(?:[Tt ](\d{1,2}):(\d{2})"
                       r"(?::(\d{2})(\.\d{1,9})?)?\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?)?)?", re.ASCII)
 # a date or a month as Chinese text writes it, 2024年3月1日, 2024年3月
 _CN_DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月(?:\s*(\d{1,2})\s*[日号])?", re.ASCII)
@@ -95,7 +95,7 @@ def instant_text(text: str) -> str | None:
     if zone != "Z" and len(zone) == 3:
         zone += ":00"
     fraction = (m.group(8) or ".0")[:7].ljust(7, "0")
-    stamp = (f"{year}-{month:02d}-{day:02d}T{m.group(5) or '00'}:"
+    stamp = (f"{year}-{month:02d}-{day:02d}T{int(m.group(5) or 0):02d}:"
              f"{m.group(6) or '00'}:{m.group(7) or '00'}{fraction}"
              f"{'+00:00' if zone == 'Z' else zone}")
     try:
