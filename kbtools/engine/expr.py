@@ -3,7 +3,7 @@
 `kbtools.query.filters.filter_mask` compares values as numbers when both sides are numbers
 (``=``, ``!=``: by `number_key`, so ``1.0`` is ``1``; ``>=``, ``<=``, ``>``, ``<``: by
 `order_number`, exactly, infinities too; the orders then versions and instants,
-`filter_kinds.order_keys`), else as text (``=``, ``!=`` case-insensitively;
+`filter_kinds.keys_against`), else as text (``=``, ``!=`` case-insensitively;
 the orders as strings), and lets a list match when any member does (a member that is a list: when any of
 its members does, at any depth). Milvus has no case folding, number reading or "any member
 ≥", so each published chunk carries three JSON fields computed from its facts (front
@@ -188,7 +188,7 @@ def _written(side: str, want: str) -> str:
 
 def _order_condition(key: str, op: str, want: str) -> str:
     """An order operator's expression: some member is above (below) the value by the order
-    `filter_kinds.order_keys` compares it and the value by, so the largest (smallest) of
+    `filter_kinds.keys_against` compares it and the value by, so the largest (smallest) of
     each class is."""
     pick = _EXTREME[op]
     cls = member_class(want)

@@ -2,7 +2,7 @@
 
 Two values order as numbers when both read as numbers (`filter_numbers.order_number`);
 else as versions when both read as versions; else as instants when both read as dates or
-datetimes; else as text. The same rule locally (`order_keys`) and in Milvus
+datetimes; else as text. The same rule locally (`keys_against`) and in Milvus
 (`kbtools.engine.expr`), which compares the strings `version_text` and `instant_text` write.
 
 * **Version** (`version_text`): ``[v]N.N[.N…][-PRE][+BUILD]`` — at least two dot-separated
@@ -11,7 +11,8 @@ datetimes; else as text. The same rule locally (`order_keys`) and in Milvus
   (after ``-``: dot-separated identifiers, case-folded) comes before its release and orders
   as SemVer has it (numeric identifiers as numbers, before alphanumeric ones; fewer first);
   ``+BUILD`` is ignored. A plain number (``1.9``, ``2``) is a version only when compared
-  with a version: ``version>1.9`` holds for ``1.10.2``; ``1.9`` and ``1.10`` are two numbers
+  with a version, for ``=`` as for the orders (``firmware=2`` holds for ``2.0.0``, where
+  ``>=`` and ``<=`` both do): ``version>1.9`` holds for ``1.10.2``; ``1.9`` and ``1.10`` are two numbers
   (1.9 > 1.10), as YAML reads an unquoted ``1.10`` (1.1).
 * **Instant** (`instant_text`): ``YYYY-MM-DD``, optionally with a time ``HH:MM[:SS[.f]]``
   after ``T`` or a space and an offset ``Z`` / ``±HH:MM`` / ``±HHMM`` (YAML's dates and
@@ -145,21 +146,8 @@ def keys_against(text: str, want: Wanted) -> tuple[Number, Number] | tuple[str, 
     return None
 
 
-def order_keys(a: str, b: str) -> tuple[Number, Number] | tuple[str, str]:
-    """What ``a op b`` compares for an order operator: the two numbers, else the two
-    versions' `version_text`, else the two instants' `instant_text`, else the texts."""
-    keys = kind_keys(a, b)
-    return (a, b) if keys is None else keys
-
-
-def kind_keys(a: str, b: str) -> tuple[Number, Number] | tuple[str, str] | None:
-    """`order_keys` of two values of one kind (numbers, versions, instants); None when
-    they compare as text."""
-    return keys_against(a, wanted(b))
-
-
 def member_class(text: str) -> str:
-    """Which order a value takes part in, as `order_keys` decides pairs: ``m`` a number that
+    """Which order a value takes part in, as `keys_against` decides pairs: ``m`` a number that
     is also a plain version, ``n`` another number, ``v`` a version, ``d`` an instant, ``t``
     text (`kbtools.engine.expr` stores extremes per class)."""
     if order_number(text) is not None:
@@ -193,5 +181,5 @@ def wanted_keys(want: str) -> list[str]:
     return [f"d:{instant_text(want)}"] if cls == "d" else []
 
 
-__all__ = ["Wanted", "equal_keys", "instant_text", "keys_against", "kind_keys", "member_class",
-           "order_keys", "order_text", "version_text", "wanted", "wanted_keys"]
+__all__ = ["Wanted", "equal_keys", "instant_text", "keys_against", "member_class", "order_text",
+           "version_text", "wanted", "wanted_keys"]
