@@ -21,9 +21,10 @@ from kbtools.query.filters import _check_order, _compare, value_matches
 from tests.milvus_server import facts_collection, milvus  # noqa: F401 - fixture
 
 FORMS = [
-    {"shipped": "2024/03/01", "fw": "２．１"},  # 0: 2024-03-01; the number 2.1
-    {"shipped": "2024-3-15", "fw": "2.0.0"},  # 1
-    {"shipped": "2024年3月", "fw": "ｖ２．１．０"},  # 2: March 2024 is 2024-03-01; v2.1.0
+    {"shipped": "2024/03/01", "fw": "２．１", "equipment": "HX-260"},  # 0: 2024-03-01; 2.1
+    {"shipped": "2024-3-15", "fw": "2.0.0", "equipment": "ＨＸ－２６０", "tags": ["ＰＵＭＰ/seal"]},  # 1
+    {"shipped": "2024年3月", "fw": "ｖ２．１．０", "equipment": ["hx-260", "Ｐｕｍｐ"],  # 2: March 2024
+     "tags": "pump"},  # is 2024-03-01; v2.1.0
     {"shipped": "2024-02", "fw": "1.10"},  # 3: 2024-02-01; the number 1.1
     {"shipped": "２０２４－０３－０２", "fw": "2.1.0"},  # 4
     {"shipped": "2024/3/1 20:00", "fw": "１０"},  # 5: the number 10
@@ -58,7 +59,10 @@ def _remote(engine, key: str, op: str, want: str, name: str = "forms") -> list[i
     ("fw", "=", "2.1", [0, 2, 4, 6]), ("fw", "=", "２．１", [0, 2, 4, 6]),
     ("fw", ">=", "2", [0, 1, 2, 4, 5, 6]),  # 2.0.0 is 2 beside a plain 2
     ("fw", "<", "ｖ２", [3]),  # 1.10 beside a version is the version 1.10
-    ("fw", ">", "９", [5]),  # the number 10 alone: 2.1, and the versions 2.x and 9 (9.0.0)
+    ("fw", ">", "９", [5]),
+    ("equipment", "=", "ＨＸ－２６０", [0, 1, 2]), ("equipment", "=", "hx-260", [0, 1, 2]),
+    ("equipment", "!=", "ｐｕｍｐ", [0, 1, 3, 4, 5, 6]), ("tags", "=", "Pump", [1, 2]),
+    ("tags", "=", "ｐｕｍｐ/ＳＥＡＬ", [1]),  # text as an input method's full-width forms  # the number 10 alone: 2.1, and the versions 2.x and 9 (9.0.0)
 ])
 def test_other_written_dates_and_digits_filter_alike_locally_and_in_milvus(coll, key, op, want,
                                                                            rows):
@@ -112,14 +116,14 @@ def test_equal_is_both_orders_for_numbers_and_versions(value, want):
 FORM_ROWS = [{"k": v} for v in [
     "2024/03/01", "2024-3-15", "2024年3月", "2024-02", "２０２４－０３－０２", "2024.03.01", "２．１",
     "ｖ２．１．０", "1.10", "１０", ["2024/2/29 23:00", "v1.9"], dt.date(2024, 3, 1), "2024-13",
-    "小麦", "7", "v7", "2024"]]
+    "小麦", "7", "v7", "2024", "ＨＸ－２６０", ["hx-260", "Ｖ７"]]]
 forms = st.one_of(
     st.builds(lambda y, m, d, sep: f"{y}{sep}{m}{sep}{d}", st.integers(2023, 2025),
               st.integers(1, 13), st.integers(1, 31), st.sampled_from(["-", "/", "."])),
     st.builds(lambda y, m, fmt: fmt.format(y=y, m=m), st.integers(2023, 2025),
               st.integers(1, 12), st.sampled_from(["{y}-{m:02d}", "{y}/{m}", "{y}年{m}月"])),
     st.sampled_from(["２．１", "ｖ２", "２０２４－０３－０１", "１０", "2024", "7", "v7", "2.0.0",
-                     "2024.03.01", "小麦", "٢"]))
+                     "2024.03.01", "小麦", "٢", "HX-260", "ｈｘ－２６０", "ｖ７"]))
 
 
 @pytest.fixture(scope="module")

@@ -114,7 +114,7 @@ def is_plain_version(text: str) -> bool:
 @dataclass(frozen=True, slots=True, eq=False)
 class Wanted:
     """A filter's value read once (`wanted`), for every document value it is compared with
-    (`keys_against`): as written, case-folded, and its number, version (a plain number's
+    (`keys_against`): as written, as text compares (`fold`), and its number, version (a plain number's
     too: it is one beside a version) and instant, None where it reads as none."""
 
     text: str
@@ -124,11 +124,17 @@ class Wanted:
     instant: str | None
 
 
+def fold(text: str) -> str:
+    """`text` as ``=`` / ``!=`` compare text: full-width forms as ASCII (`narrow`: a Chinese
+    input method's ``ＨＸ－２６０`` is ``HX-260``), case-folded."""
+    return narrow(text).casefold()
+
+
 @lru_cache(maxsize=4096)
 def wanted(text: str) -> Wanted:
     """The filter value `text` as `Wanted` (once per value, not per document)."""
     number = order_number(text)
-    return Wanted(text, text.casefold(), number, version_text(text, number is not None),
+    return Wanted(text, fold(text), number, version_text(text, number is not None),
                   instant_text(text))
 
 
@@ -181,5 +187,5 @@ def wanted_keys(want: str) -> list[str]:
     return [f"d:{instant_text(want)}"] if cls == "d" else []
 
 
-__all__ = ["Wanted", "equal_keys", "instant_text", "keys_against", "member_class", "order_text",
+__all__ = ["Wanted", "equal_keys", "fold", "instant_text", "keys_against", "member_class", "order_text",
            "version_text", "wanted", "wanted_keys"]

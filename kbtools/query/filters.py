@@ -28,7 +28,14 @@ from kbtools.markdown.tags import (
     wanted_tag,
     with_body_tags,
 )
-from kbtools.query.filter_kinds import Wanted, instant_text, keys_against, version_text, wanted
+from kbtools.query.filter_kinds import (
+    Wanted,
+    fold,
+    instant_text,
+    keys_against,
+    version_text,
+    wanted,
+)
 from kbtools.query.filter_numbers import number_key as number_key  # re-exported
 from kbtools.query.filter_numbers import order_number
 
@@ -55,7 +62,8 @@ WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
               "do), dates and datetimes as instants (YYYY-MM-DD, or with a time and "
               "offset: 2024-03-01T08:00+08:00 is 2024-03-01; no offset: UTC; 2024/3/1 and "
               "2024年3月1日 too; a month, 2024-03 or 2024年3月, is its first day; "
-              "2024.03.01 is a version), full-width digits (２．１) as ASCII, other values as "
+              "2024.03.01 is a version), full-width forms (２．１, ＨＸ－２６０) as ASCII, other "
+              "values as "
               "text (= and != case-insensitively); "
               "tags=X also matches the tags nested under X (X/…) and a #X in the text. A "
               "value no document has filters everything out (no_answer).")
@@ -152,12 +160,13 @@ def same_value(text: str, want: str | Wanted) -> bool:
     """Whether a front-matter value (as `text`) is a filter's `want` for ``=``: the same
     number when both read as numbers (`number_key`: ``1.0`` is ``1``), the same version or
     instant when both read as such (`filter_kinds.keys_against`: ``v2.3`` is ``2.3.0``,
-    ``2024-03-01T08:00+08:00`` is ``2024-03-01``), else the same text case-folded."""
+    ``2024-03-01T08:00+08:00`` is ``2024-03-01``), else the same text case-folded, full-width
+    forms as ASCII (`filter_kinds.fold`: ``ＨＸ－２６０`` is ``hx-260``)."""
     want = wanted(want) if isinstance(want, str) else want
     keys = keys_against(text, want)
     if keys is not None:
         return bool(keys[0] == keys[1])
-    return text.casefold() == want.folded
+    return fold(text) == want.folded
 
 
 def _compare(value: Any, op: str, want: str | Wanted) -> bool:
@@ -210,7 +219,7 @@ def value_matches(key: str, value: Any, op: str, want: str | Wanted) -> bool:
 def _tag_is(value: Any, branch: Wanted) -> bool:
     """Whether one tag is the branch `branch` or nested under it (`kbtools.markdown.tags`)."""
     text = tag_text("true" if value is True else "false" if value is False else str(value))
-    return same_value(text, branch) or nested_under(text, branch.text)
+    return same_value(text, branch) or nested_under(fold(text), branch.folded)
 
 
 def resolve_docs(index: KbIndex, where: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
