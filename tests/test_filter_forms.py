@@ -73,9 +73,9 @@ def test_other_written_dates_and_digits_filter_alike_locally_and_in_milvus(coll,
 def test_what_each_form_reads_as():
     assert [member_class(t) for t in (
         "2024/03/01", "2024-3-1", "2024-03", "2024/3", "2024年3月", "2024 年 3 月 1 号",
-        "２０２４－０３－０１", "2024/03/01 08:00", "２．１", "１０", "ｖ２", "٢.١", "2024.03.01",
+        "２０２４－０３－０１", "2024/03/01 08:00", "２．１", "１０", "ｖ２", "2024.03.01",
         "2024-13", "2024-03/01", "2024年13月", "2024", "x²")] == [
-        "d", "d", "d", "d", "d", "d", "d", "d", "m", "m", "v", "m", "v", "t", "t", "t", "m", "t"]
+        "d", "d", "d", "d", "d", "d", "d", "d", "m", "m", "v", "v", "t", "t", "t", "m", "t"]
     march = instant_text("2024-03-01")
     assert instant_text("2024-03") == instant_text("2024年3月") == instant_text("2024/3") == march
     assert instant_text("2024-02-30") is None and instant_text("2024/2/29") is not None

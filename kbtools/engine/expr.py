@@ -71,7 +71,7 @@ ORD_FIELD = "f_ord"
 # extremes per member class, `filter_kinds.member_class`: versions (1.10.2 > 1.9) and
 # instants (2024-03-01T08:00:00+08:00 is 2024-03-01) ordered as such, smax/smin gone; 8:
 # dates as 2024/03/01 and 2024-3-1, months (2024-03, 2024年3月: their first day) instants,
-# full-width forms and other scripts' digits (２．１, ２０２４－０３－０１) read as ASCII,
+# full-width forms (２．１, ２０２４－０３－０１) read as ASCII,
 # `filter_numbers.narrow`: f_num and f_ord hold them as numbers, versions and instants, f_eq
 # the text so, `filter_kinds.fold`: equipment=ＨＸ－２６０ finds HX-260)
 FILTER_RULES = "8"

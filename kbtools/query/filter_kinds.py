@@ -25,8 +25,8 @@ datetimes; else as text. The same rule locally (`keys_against`) and in Milvus
   ``2024年3月1日`` (or ``…号``), ``2024年3月``, is that date or month. ``2024.03.01`` is a
   version (calendar versioning, ``24.04``), not a date.
 
-Full-width forms (``２．１``, ``２０２４－０３－０１``, ``ｖ２``) and other scripts' decimal digits
-read as their ASCII forms (`narrow`) for numbers, versions and instants alike.
+Full-width forms (``２．１``, ``２０２４－０３－０１``, ``ｖ２``) read as their ASCII forms
+(`narrow`) for numbers, versions and instants alike, and for text's ``=`` (`fold`).
 """
 
 from __future__ import annotations

@@ -12,7 +12,6 @@ numbers' order, for an engine that orders only strings exactly (`kbtools.engine.
 from __future__ import annotations
 
 import re
-import unicodedata
 from decimal import Decimal, DecimalTuple, InvalidOperation
 from functools import lru_cache
 from typing import Any
@@ -106,19 +105,17 @@ def _far(text: str) -> Number | None:
 
 # full-width ASCII forms (U+FF01–FF5E: ２．１, －, ：, ｖ) and the ideographic space as ASCII
 _NARROW = {0xFF01 + i: 0x21 + i for i in range(0x5E)} | {0x3000: 0x20}
+_WIDE = re.compile("[\uff01-\uff5e\u3000]")  # a character `_NARROW` writes otherwise
 
 
-@lru_cache(maxsize=4096)
 def narrow(text: str) -> str:
-    """`text` with full-width forms (``２．１``, ``２０２４－０３－０１``, ``ｖ２``) and any script's
-    decimal digits (``٢``) as ASCII, as a Chinese input method or another script writes the
-    numbers, versions and dates the filters read (`order_number`, and
-    `kbtools.query.filter_kinds`); other characters as they are (``²`` stays)."""
-    if text.isascii():
+    """`text` with full-width forms (``２．１``, ``２０２４－０３－０１``, ``ｖ２``, ``ＨＸ－２６０``) as
+    ASCII, as a Chinese input method types the numbers, versions, dates and names the filters
+    read (`order_number`, and `kbtools.query.filter_kinds`); other characters as they are.
+    Per document value: without a full-width form (most) it is one search in C."""
+    if text.isascii() or _WIDE.search(text) is None:
         return text
-    text = text.translate(_NARROW)
-    return "".join(str(d) if not c.isascii() and (d := unicodedata.decimal(c, None)) is not None
-                   else c for c in text)
+    return text.translate(_NARROW)
 
 
 def _decimal(text: str) -> Number | None:
@@ -164,8 +161,7 @@ def order_number(text: str) -> Number | None:
     (``9007199254740993`` is more than ``9007199254740992``, ``1e400`` a number, less than
     ``1e1000000000000000000``, less than infinity), and the infinities (``inf``,
     ``-Infinity``, YAML's ``.inf`` as a document stores it: ``inf``); None for text and
-    NaN, which order as text. Full-width forms and other scripts' digits read as ASCII
-    (`narrow`: ``１．５`` is 1.5)."""
+    NaN, which order as text. Full-width forms read as ASCII (`narrow`: ``１．５`` is 1.5)."""
     number = _decimal(narrow(text))
     return None if number is None or number.is_nan() else number
 
