@@ -423,14 +423,15 @@ def meant_values(index: KbIndex, condition: Condition) -> list[str]:
 
 
 def _check_value(key: str, op: str, want: str, index: KbIndex) -> None:
-    """Closed-set keys: a value they can never have is an error, not an empty result."""
+    """Closed-set keys: a value they can never have (as ``=`` reads it, `fold`: ``ＴＲＵＥ`` is
+    true) is an error, not an empty result."""
     shown = where_text(key, op, want)
-    if key == "verified" and (op not in ("=", "!=") or want.casefold() not in ("true", "false")):
+    if key == "verified" and (op not in ("=", "!=") or fold(want) not in ("true", "false")):
         raise FilterError("bad", f"{shown}: use verified=true or verified=false",
                           key="bad_where", values={"where": shown})
     if key == "kind" and op == "=":
         kinds = _kinds(index).names
-        if want.casefold() not in {k.casefold() for k in kinds}:
+        if fold(want) not in {fold(k) for k in kinds}:
             raise FilterError("bad", f"{shown}: no chunk of kind {want!r} in this index; "
                               f"its kinds: {', '.join(kinds)}",
                               key="bad_where", values={"where": shown})
