@@ -10,17 +10,22 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.config import load_config
 from kbtools.engine import expr
 from kbtools.engine.milvus import META_SUFFIX, P_MANIFEST, Engine, connect_url
+from kbtools.engine.publish import check_release, publish
 from kbtools.engine.rows import blob_rows
 from kbtools.errors import EngineError
+from tests.hostile import make_repo
+from tests.kbfixtures import REPO
 
 START_TIMEOUT = 60.0
 
@@ -139,3 +144,24 @@ def facts_collection(server: MilvusLite, db: str, name: str,
         yield engine
     finally:
         engine.close()
+
+
+def published_repo(server: MilvusLite, root: Path, db: str, docs: dict[str, str],
+                   keys: Iterable[str]) -> tuple[Path, str]:
+    """A repository at `root` (`tests.hostile.make_repo`: its ``good`` document and
+    `docs`) whose front-matter schema declares `keys` (any YAML value), built, and its
+    release published into database `db` of `server`: (its dist/, the engine URL). For
+    tests that run one filter on the local index and on the engine and compare."""
+    schema_file = REPO / "kbtools" / "data" / "schemas" / "frontmatter.schema.json"
+    schema = json.loads(schema_file.read_text(encoding="utf-8"))
+    schema["properties"].update({key: {} for key in keys})
+    repo = make_repo(root, docs={**docs, "schemas/frontmatter.schema.json":
+                                 json.dumps(schema, ensure_ascii=False)})
+    build(load_config(repo), BuildOptions(progress=False))
+    url = server.url(db)
+    engine = connect_url(url, create_db=True)
+    try:
+        publish(engine, check_release(repo / "dist"))
+    finally:
+        engine.close()
+    return repo / "dist", url

@@ -223,6 +223,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.unknown._CJK_TERM": "search",  # a term of a question
     "kbtools.query.filters._DATE": "fullmatch",  # a front-matter value
     "kbtools.query.filter_numbers._EXPONENT_FORM": "fullmatch",  # a front-matter value
+    "kbtools.query.filter_numbers._WIDE": "search",  # a front-matter or --where value
     "kbtools.query.filter_kinds._VERSION": "fullmatch",  # a front-matter or --where value
     "kbtools.query.filter_kinds._PLAIN": "fullmatch",  # a front-matter or --where value
     "kbtools.query.filter_kinds._INSTANT": "fullmatch",  # a front-matter or --where value

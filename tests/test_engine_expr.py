@@ -13,16 +13,11 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
-from kbtools.config import load_config
 from kbtools.engine import expr
-from kbtools.engine.milvus import connect_url
-from kbtools.engine.publish import check_release, publish
+from kbtools.query.filter_kinds import fold
 from kbtools.query.filters import number_key, order_number, value_matches
-from tests.hostile import make_repo
-from tests.kbfixtures import REPO
-from tests.milvus_server import facts_collection, milvus  # noqa: F401 - fixture
+from tests.milvus_server import facts_collection, milvus, published_repo  # noqa: F401 - fixture
 
 HOSTILE = ['"', "'", "\\", '\\"', '" or true or "', "') or (1==1", "a\nb", "\r", "\x00",
            "]", "[", "}", "{x}", "%s", "json_contains(", "🙂", "值\"与'", "\u2028", "\t\x1f"]
@@ -59,7 +54,7 @@ def test_values_never_change_the_structure(key, value, op):
     assert _skeleton(got) == _skeleton(benign)
     read = [_unquote(lit) for lit in LITERAL.findall(got)]
     assert key in read
-    assert (value.casefold() if op in ("=", "!=") else value) in read or \
+    assert (fold(value) if op in ("=", "!=") else value) in read or \
         order_number(value) is not None and value in read
     assert "\n" not in got and "\r" not in got
 
@@ -188,7 +183,6 @@ def test_a_number_written_otherwise_is_the_same_number(digits, places, zeros, sh
 
 
 # front matter holding lists of lists, end to end --------------------------------------
-SCHEMAS = REPO / "kbtools" / "data" / "schemas"
 NESTED = {  # document → its `rotation` (a nested list), `plots` (lists of numbers)
     "knowledge/wheat.md": ("[[小麦, 玉米], [大豆]]", "[[1, 2], [3.0]]"),
     "knowledge/rice.md": ("[[Rice], [小麦]]", "[[10]]"),
@@ -209,18 +203,8 @@ def nested(tmp_path_factory, milvus):  # noqa: F811
     """A repo whose documents hold nested lists in their front matter, built, and published
     into the engine: (local dist/, engine URL)."""
     docs = {path: _nested_doc(Path(path).stem, *values) for path, values in NESTED.items()}
-    schema = json.loads((SCHEMAS / "frontmatter.schema.json").read_text(encoding="utf-8"))
-    schema["properties"].update(rotation={}, plots={})  # declared: any YAML value
-    docs["schemas/frontmatter.schema.json"] = json.dumps(schema, ensure_ascii=False)
-    repo = make_repo(tmp_path_factory.mktemp("nested") / "kr", docs=docs)
-    build(load_config(repo), BuildOptions(progress=False))
-    url = milvus.url("nested")
-    engine = connect_url(url, create_db=True)
-    try:
-        publish(engine, check_release(repo / "dist"))
-    finally:
-        engine.close()
-    return repo / "dist", url
+    return published_repo(milvus, tmp_path_factory.mktemp("nested") / "kr", "nested", docs,
+                          ("rotation", "plots"))
 
 
 def _docs_found(args: list[str]) -> list[str]:

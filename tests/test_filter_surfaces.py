@@ -96,6 +96,16 @@ def test_a_search_that_finds_something_names_no_filter(dist):
     assert "reason_values" not in res and res["results"]
 
 
+def test_closed_keys_take_their_values_typed_full_width(dist):
+    """``kind`` and ``verified`` compare as ``=`` reads text (full-width forms as ASCII, as a
+    Chinese input method types them): their check refused ``kind=ＳＥＣＴＩＯＮ`` ("no chunk
+    of kind") and ``verified=ＦＡＬＳＥ`` that the filter itself would match."""
+    index = open_index(dist)
+    wide = search(index, Q, where=["kind=ＳＥＣＴＩＯＮ", "verified=ＦＡＬＳＥ"], verified_only=False)
+    ascii_ = search(index, Q, where=["kind=section", "verified=false"], verified_only=False)
+    assert wide.to_dict()["results"] == ascii_.to_dict()["results"] != []
+
+
 def test_kb_query_names_the_filter_that_leaves_nothing(dist):
     res = _kb("query", Q, "--index", str(dist), "--where", "crop=banana", "--no-log")
     assert res.exit_code == 0, res.output

@@ -15,17 +15,11 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
-from kbtools.config import load_config
 from kbtools.engine import expr
-from kbtools.engine.milvus import connect_url
-from kbtools.engine.publish import check_release, publish
 from kbtools.query.filter_kinds import instant_text, member_class, version_text
 from kbtools.query.filters import _compare, value_matches
-from tests.hostile import make_repo
-from tests.kbfixtures import REPO
-from tests.milvus_server import facts_collection, milvus  # noqa: F401 - fixture
+from tests.milvus_server import facts_collection, milvus, published_repo  # noqa: F401 - fixture
 
 FACTS = [
     {"version": "1.10.2", "updated": "2024-03-01T08:00:00+08:00"},  # 0: 2024-03-01 00:00 UTC
@@ -137,7 +131,7 @@ def test_what_reads_as_a_version_or_an_instant():
     assert [member_class(t) for t in ("1.9", "1.10.2", "v2", "2.0.0-rc.1", "2024-03-01",
                                        "2024-03-01 08:00:00+08:00", "1e5", "2024-3-1",
                                        "2-rc1", "2024-02-30", "v", "1.2.3a1")] == [
-        "m", "v", "v", "v", "d", "d", "n", "t", "t", "t", "t", "t"]
+        "m", "v", "v", "v", "d", "d", "n", "d", "t", "t", "t", "t"]
     assert version_text("2.0.0+build.7") == version_text("2.0", True) == version_text("v2")
     assert version_text("2.0") is None  # alone, a number
     assert instant_text("2024-03-01T08:00:00.5+08:00") > instant_text("2024-03-01")
@@ -190,18 +184,8 @@ def released(tmp_path_factory, milvus):  # noqa: F811
         f"author: alice@example.org\ntimestamp: \"{when}\"\nverified: false\n"
         f"firmware: {firmware}\nshipped: {shipped}\n---\n\n# {name}\n\nFirmware upgrade of the pump controller "
         f"{name}: flash it, then check the seal.\n") for name, (firmware, when, shipped) in RELEASED.items()}
-    schema = json.loads((REPO / "kbtools" / "data" / "schemas" / "frontmatter.schema.json").read_text(encoding="utf-8"))
-    schema["properties"].update(firmware={}, shipped={})
-    docs["schemas/frontmatter.schema.json"] = json.dumps(schema, ensure_ascii=False)
-    repo = make_repo(tmp_path_factory.mktemp("released") / "kr", docs=docs)
-    build(load_config(repo), BuildOptions(progress=False))
-    url = milvus.url("released")
-    engine = connect_url(url, create_db=True)
-    try:
-        publish(engine, check_release(repo / "dist"))
-    finally:
-        engine.close()
-    return repo / "dist", url
+    return published_repo(milvus, tmp_path_factory.mktemp("released") / "kr", "released", docs,
+                          ("firmware", "shipped"))
 
 
 def _docs_found(args: list[str]) -> list[str]:
@@ -218,6 +202,8 @@ def _docs_found(args: list[str]) -> list[str]:
     ("timestamp=2024-03-01T00:00:00Z", ["rc"]),
     ("shipped>=2024-03-01", ["rc", "tenth", "two"]), ("shipped<2024-03-01T00:00+00:00", ["old", "ten"]),
     ("shipped=2024-03-01", ["rc", "tenth"]),
+    ("shipped>=2024年3月", ["rc", "tenth", "two"]), ("shipped<２０２４/３/１", ["old", "ten"]),
+    ("firmware=２", ["two"]), ("firmware＞＝ｖ１．１０", ["rc", "ten", "tenth", "two"]),
 ])
 def test_kb_query_where_versions_and_instants_locally_and_in_the_engine(released, where, docs):
     """`kb query --where` end to end, on a built release and the same release published."""

@@ -45,8 +45,10 @@ from kbtools.ship.earlier import earlier_release
 @click.option("--where", multiple=True, metavar="KEY=VALUE",
               help="Filter on front matter (=, !=, >=, <=, >, <): numbers compare as "
                    "numbers (size=1 matches 1.0, size>1 does not), versions as versions "
-                   "(version>1.9 matches 1.10.2), dates and datetimes by instant (no "
-                   "offset: UTC), other values as text (= "
+                   "(version>1.9 matches 1.10.2, firmware=2 matches 2.0.0), dates and "
+                   "datetimes by instant (no offset: UTC; 2024/3/1 and 2024年3月1日 too; a "
+                   "month, 2024-03, is its first day), full-width forms as ASCII, other "
+                   "values as text (= "
                    "and != case-insensitively); a list matches = (and the orders) when a "
                    "member does, != when none is the value; a "
                    "document without the key matches only !=. Repeatable.")

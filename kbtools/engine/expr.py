@@ -3,13 +3,14 @@
 `kbtools.query.filters.filter_mask` compares values as numbers when both sides are numbers
 (``=``, ``!=``: by `number_key`, so ``1.0`` is ``1``; ``>=``, ``<=``, ``>``, ``<``: by
 `order_number`, exactly, infinities too; the orders then versions and instants,
-`filter_kinds.order_keys`), else as text (``=``, ``!=`` case-insensitively;
+`filter_kinds.keys_against`), else as text (``=``, ``!=`` case-insensitively;
 the orders as strings), and lets a list match when any member does (a member that is a list: when any of
 its members does, at any depth). Milvus has no case folding, number reading or "any member
 ≥", so each published chunk carries three JSON fields computed from its facts (front
 matter plus the chunk's ``doc``, ``kind`` and ``verified``), and filters test those:
 
-* ``f_eq[key]``: the case-folded values as a list → ``json_contains`` for ``=`` / ``!=``
+* ``f_eq[key]``: the values as ``=`` compares text (`filter_kinds.fold`: case-folded,
+  full-width forms as ASCII) as a list → ``json_contains`` for ``=`` / ``!=``
   (of a tag key, each tag without its ``#`` and the branches it is nested under:
   `kbtools.markdown.tags`);
 * ``f_num[key]``: the `number_key` of each member that reads as a number, and the
@@ -48,6 +49,7 @@ from typing import Any
 from kbtools.markdown.tags import is_tag_key, parents, tag_text, wanted_tag
 from kbtools.query.filter_kinds import (
     equal_keys,
+    fold,
     instant_text,
     member_class,
     version_text,
@@ -67,8 +69,12 @@ ORD_FIELD = "f_ord"
 # nested under, `kbtools.markdown.tags`: tags=病害 finds 病害/赤霉病; and the document's
 # inline tags, `#病害` in its text, `kbtools.query.filters.document_facts`; 7: f_ord's
 # extremes per member class, `filter_kinds.member_class`: versions (1.10.2 > 1.9) and
-# instants (2024-03-01T08:00:00+08:00 is 2024-03-01) ordered as such, smax/smin gone)
-FILTER_RULES = "7"
+# instants (2024-03-01T08:00:00+08:00 is 2024-03-01) ordered as such, smax/smin gone; 8:
+# dates as 2024/03/01 and 2024-3-1, months (2024-03, 2024年3月: their first day) instants,
+# full-width forms (２．１, ２０２４－０３－０１) read as ASCII,
+# `filter_numbers.narrow`: f_num and f_ord hold them as numbers, versions and instants, f_eq
+# the text so, `filter_kinds.fold`: equipment=ＨＸ－２６０ finds HX-260)
+FILTER_RULES = "8"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 
 # Milvus reads only these escapes in a string literal (\u, \x, \b, \0 … are refused);
@@ -132,7 +138,7 @@ def filter_fields(facts: dict[str, Any]) -> dict[str, dict[str, Any]]:
         if not texts:
             continue
         same = [tag_text(t) for t in texts] if is_tag_key(key) else texts
-        folded = {t.casefold() for t in same}
+        folded = {fold(t) for t in same}
         if is_tag_key(key):  # the branches each tag is nested under match it too
             folded |= {p for t in list(folded) for p in parents(t)}
         eq[key] = sorted(folded)
@@ -185,7 +191,7 @@ def _written(side: str, want: str) -> str:
 
 def _order_condition(key: str, op: str, want: str) -> str:
     """An order operator's expression: some member is above (below) the value by the order
-    `filter_kinds.order_keys` compares it and the value by, so the largest (smallest) of
+    `filter_kinds.keys_against` compares it and the value by, so the largest (smallest) of
     each class is."""
     pick = _EXTREME[op]
     cls = member_class(want)
@@ -213,7 +219,7 @@ def condition(key: str, op: str, want: str) -> str:
     stored fields hold for the tag and every tag nested under it."""
     if op in ("=", "!="):
         want = wanted_tag(want) if is_tag_key(key) else want
-        test = f"json_contains({_path(EQ_FIELD, key)}, {literal(want.casefold())})"
+        test = f"json_contains({_path(EQ_FIELD, key)}, {literal(fold(want))})"
         kinds = [k for k in (number_key(want), *wanted_keys(want)) if k is not None]
         for want_key in kinds:  # a member reading as a number (a version, an instant) is
             # equal by number (…); another by text, as `filters.same_value` has it

@@ -2,7 +2,7 @@
 
 Two values order as numbers when both read as numbers (`filter_numbers.order_number`);
 else as versions when both read as versions; else as instants when both read as dates or
-datetimes; else as text. The same rule locally (`order_keys`) and in Milvus
+datetimes; else as text. The same rule locally (`keys_against`) and in Milvus
 (`kbtools.engine.expr`), which compares the strings `version_text` and `instant_text` write.
 
 * **Version** (`version_text`): ``[v]N.N[.N…][-PRE][+BUILD]`` — at least two dot-separated
@@ -11,33 +11,42 @@ datetimes; else as text. The same rule locally (`order_keys`) and in Milvus
   (after ``-``: dot-separated identifiers, case-folded) comes before its release and orders
   as SemVer has it (numeric identifiers as numbers, before alphanumeric ones; fewer first);
   ``+BUILD`` is ignored. A plain number (``1.9``, ``2``) is a version only when compared
-  with a version: ``version>1.9`` holds for ``1.10.2``; ``1.9`` and ``1.10`` are two numbers
+  with a version, for ``=`` as for the orders (``firmware=2`` holds for ``2.0.0``, where
+  ``>=`` and ``<=`` both do): ``version>1.9`` holds for ``1.10.2``; ``1.9`` and ``1.10`` are two numbers
   (1.9 > 1.10), as YAML reads an unquoted ``1.10`` (1.1).
 * **Instant** (`instant_text`): ``YYYY-MM-DD``, optionally with a time ``HH:MM[:SS[.f]]``
   after ``T`` or a space and an offset ``Z`` / ``±HH:MM`` / ``±HHMM`` (YAML's dates and
   timestamps as a document stores them: ``2024-03-01 08:00:00+08:00``); compared as the
   instant it names, one without an offset read as UTC, a date as its midnight UTC:
-  ``2024-03-01T08:00:00+08:00`` is ``2024-03-01``. A date written in Chinese,
-  ``2024年3月1日`` (or ``…号``, full-width digits too), is that date.
+  ``2024-03-01T08:00:00+08:00`` is ``2024-03-01``. The month, day and hour may be one
+  digit and the separator ``/`` (``2024-3-1``, ``2024/03/01 8:00``: one separator throughout). A month
+  (``2024-03``, ``2024/3``) is its first day, as a date is its midnight:
+  ``updated>=2024-03`` is ``updated>=2024-03-01``. A date or month written in Chinese,
+  ``2024年3月1日`` (or ``…号``), ``2024年3月``, is that date or month. ``2024.03.01`` is a
+  version (calendar versioning, ``24.04``), not a date.
+
+Full-width forms (``２．１``, ``２０２４－０３－０１``, ``ｖ２``) read as their ASCII forms
+(`narrow`) for numbers, versions and instants alike, and for text's ``=`` (`fold`).
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
 
-from kbtools.query.filter_numbers import Number, order_number, order_text
+from kbtools.query.filter_numbers import Number, narrow, order_number, order_text
 
 # a version as `version_text` reads it (ASCII digits only; at most 30 per release number)
 _VERSION = re.compile(r"([vV])?(\d{1,30}(?:\.\d{1,30})*)"
                       r"(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z.-]+)?", re.ASCII)
 _PLAIN = re.compile(r"\d{1,30}(?:\.\d{1,30})?", re.ASCII)  # a number that is a version beside one
-_INSTANT = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?"
-                      r"\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?)?", re.ASCII)
-# a date as Chinese text writes it, 2024年3月1日 (full-width digits read as NFKC reads them)
-_CN_DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]", re.ASCII)
+# a month (2024-03, 2024/3), a date (2024-03-01, 2024-3-1, 2024/03/01), a date and time
+_INSTANT = re.compile(r"(\d{4})([-/])(\d{1,2})(?:\2(\d{1,2})(?:[Tt ](\d{1,2}):(\d{2})"
+                      r"(?::(\d{2})(\.\d{1,9})?)?\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?)?)?", re.ASCII)
+# a date or a month as Chinese text writes it, 2024年3月1日, 2024年3月
+_CN_DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月(?:\s*(\d{1,2})\s*[日号])?", re.ASCII)
 # `version_text`'s marks: after a release with a pre-release / without one (both before
 # every digit, so a shorter release orders first), and between pre-release identifiers
 # (before every character an identifier holds, so fewer identifiers order first)
@@ -54,7 +63,7 @@ def version_text(text: str, plain: bool = False) -> str | None:
     """`text` as an ASCII string whose byte order is the versions' order (see the module
     docstring); None when it is no version. A plain number (``1.9``, ``2``) reads as one
     only when `plain` (it is compared with a version)."""
-    text = text.strip()
+    text = narrow(text).strip()
     m = _VERSION.fullmatch(text)
     if m is None or not (plain or m.group(1) or "." in m.group(2)):
         return None
@@ -74,20 +83,21 @@ def version_text(text: str, plain: bool = False) -> str | None:
 
 @lru_cache(maxsize=4096)
 def instant_text(text: str) -> str | None:
-    """`text` as a date or datetime, written as its instant in UTC,
+    """`text` as a date, a month or a datetime, written as its instant in UTC,
     ``YYYY-MM-DDTHH:MM:SS.ffffff`` (byte order is time order); None when it is neither, or
     names no day (``2024-02-30``) or an instant outside years 1–9999."""
-    m = _INSTANT.fullmatch(text.strip())
+    text = narrow(text).strip()
+    m = _INSTANT.fullmatch(text)
     if m is None:
-        cn = _CN_DATE.fullmatch(unicodedata.normalize("NFKC", text).strip())
-        return None if cn is None else instant_text(
-            f"{cn.group(1)}-{int(cn.group(2)):02d}-{int(cn.group(3)):02d}")
-    zone = (m.group(8) or "Z").upper()
+        cn = _CN_DATE.fullmatch(text)
+        return None if cn is None else instant_text(f"{cn.group(1)}-{cn.group(2)}-{cn.group(3) or 1}")
+    year, month, day = m.group(1), int(m.group(3)), int(m.group(4) or 1)
+    zone = (m.group(9) or "Z").upper()
     if zone != "Z" and len(zone) == 3:
         zone += ":00"
-    fraction = (m.group(7) or ".0")[:7].ljust(7, "0")
-    stamp = (f"{m.group(1)}-{m.group(2)}-{m.group(3)}T{m.group(4) or '00'}:"
-             f"{m.group(5) or '00'}:{m.group(6) or '00'}{fraction}"
+    fraction = (m.group(8) or ".0")[:7].ljust(7, "0")
+    stamp = (f"{year}-{month:02d}-{day:02d}T{int(m.group(5) or 0):02d}:"
+             f"{m.group(6) or '00'}:{m.group(7) or '00'}{fraction}"
              f"{'+00:00' if zone == 'Z' else zone}")
     try:
         when = datetime.fromisoformat(stamp).astimezone(UTC)
@@ -98,36 +108,52 @@ def instant_text(text: str) -> str | None:
 
 def is_plain_version(text: str) -> bool:
     """Whether `text`, a number, is also a version beside one (``1.9``, ``2``)."""
-    return _PLAIN.fullmatch(text.strip()) is not None
+    return _PLAIN.fullmatch(narrow(text).strip()) is not None
 
 
-def order_keys(a: str, b: str) -> tuple[Number, Number] | tuple[str, str]:
-    """What ``a op b`` compares for an order operator: the two numbers, else the two
-    versions' `version_text`, else the two instants' `instant_text`, else the texts."""
-    keys = kind_keys(a, b)
-    return (a, b) if keys is None else keys
+@dataclass(frozen=True, slots=True, eq=False)
+class Wanted:
+    """A filter's value read once (`wanted`), for every document value it is compared with
+    (`keys_against`): as written, as text compares (`fold`), and its number, version (a plain number's
+    too: it is one beside a version) and instant, None where it reads as none."""
+
+    text: str
+    folded: str
+    number: Number | None
+    version: str | None
+    instant: str | None
 
 
-def kind_keys(a: str, b: str) -> tuple[Number, Number] | tuple[str, str] | None:
-    """`order_keys` of two values of one kind (numbers, versions, instants); None when
-    they compare as text."""
-    na = order_number(a)
-    nb = order_number(b) if na is not None else None
-    if na is not None and nb is not None:
-        return na, nb
-    va = version_text(a, na is not None)
-    vb = version_text(b, order_number(b) is not None) if va is not None else None
-    if va is not None and vb is not None:
-        return va, vb
-    ia = instant_text(a)
-    ib = instant_text(b) if ia is not None else None
-    if ia is not None and ib is not None:
-        return ia, ib
+def fold(text: str) -> str:
+    """`text` as ``=`` / ``!=`` compare text: full-width forms as ASCII (`narrow`: a Chinese
+    input method's ``ＨＸ－２６０`` is ``HX-260``), case-folded."""
+    return narrow(text).casefold()
+
+
+@lru_cache(maxsize=4096)
+def wanted(text: str) -> Wanted:
+    """The filter value `text` as `Wanted` (once per value, not per document)."""
+    number = order_number(text)
+    return Wanted(text, fold(text), number, version_text(text, number is not None),
+                  instant_text(text))
+
+
+def keys_against(text: str, want: Wanted) -> tuple[Number, Number] | tuple[str, str] | None:
+    """What a document's value `text` and the filter value `want` compare as when they are
+    of one kind: the two numbers, else the two versions' `version_text`, else the two
+    instants' `instant_text`; None when they compare as text. Only `text` is read here."""
+    number = order_number(text)
+    if number is not None and want.number is not None:
+        return number, want.number
+    if want.version is not None and (version := version_text(text, number is not None)):
+        return version, want.version
+    if want.instant is not None and (instant := instant_text(text)) is not None:
+        return instant, want.instant
     return None
 
 
 def member_class(text: str) -> str:
-    """Which order a value takes part in, as `order_keys` decides pairs: ``m`` a number that
+    """Which order a value takes part in, as `keys_against` decides pairs: ``m`` a number that
     is also a plain version, ``n`` another number, ``v`` a version, ``d`` an instant, ``t``
     text (`kbtools.engine.expr` stores extremes per class)."""
     if order_number(text) is not None:
@@ -161,5 +187,5 @@ def wanted_keys(want: str) -> list[str]:
     return [f"d:{instant_text(want)}"] if cls == "d" else []
 
 
-__all__ = ["equal_keys", "instant_text", "kind_keys", "member_class", "order_keys",
-           "order_text", "version_text", "wanted_keys"]
+__all__ = ["Wanted", "equal_keys", "fold", "instant_text", "keys_against", "member_class", "order_text",
+           "version_text", "wanted", "wanted_keys"]

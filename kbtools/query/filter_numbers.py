@@ -103,6 +103,21 @@ def _far(text: str) -> Number | None:
     return FarNumber(1 if m.group(1) == "-" else 0, kept, exponent)
 
 
+# full-width ASCII forms (U+FF01–FF5E: ２．１, －, ：, ｖ) and the ideographic space as ASCII
+_NARROW = {0xFF01 + i: 0x21 + i for i in range(0x5E)} | {0x3000: 0x20}
+_WIDE = re.compile("[\uff01-\uff5e\u3000]")  # a character `_NARROW` writes otherwise
+
+
+def narrow(text: str) -> str:
+    """`text` with full-width forms (``２．１``, ``２０２４－０３－０１``, ``ｖ２``, ``ＨＸ－２６０``) as
+    ASCII, as a Chinese input method types the numbers, versions, dates and names the filters
+    read (`order_number`, and `kbtools.query.filter_kinds`); other characters as they are.
+    Per document value: without a full-width form (most) it is one search in C."""
+    if text.isascii() or _WIDE.search(text) is None:
+        return text
+    return text.translate(_NARROW)
+
+
 def _decimal(text: str) -> Number | None:
     """`text` as Python's ``Decimal`` reads it (``25``, ``+25.00``, ``2.5e1``, ``025``,
     ``inf``, ``-Infinity``, ``nan``) or, for an exponent beyond ``Decimal``'s
@@ -146,8 +161,8 @@ def order_number(text: str) -> Number | None:
     (``9007199254740993`` is more than ``9007199254740992``, ``1e400`` a number, less than
     ``1e1000000000000000000``, less than infinity), and the infinities (``inf``,
     ``-Infinity``, YAML's ``.inf`` as a document stores it: ``inf``); None for text and
-    NaN, which order as text."""
-    number = _decimal(text)
+    NaN, which order as text. Full-width forms read as ASCII (`narrow`: ``１．５`` is 1.5)."""
+    number = _decimal(narrow(text))
     return None if number is None or number.is_nan() else number
 
 

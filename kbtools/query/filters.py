@@ -4,12 +4,13 @@ a mask of the chunks a search may return (with ``--verified-only``)."""
 from __future__ import annotations
 
 import difflib
+import operator
 import re
 import threading
 import unicodedata
 import weakref
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -27,7 +28,14 @@ from kbtools.markdown.tags import (
     wanted_tag,
     with_body_tags,
 )
-from kbtools.query.filter_kinds import instant_text, kind_keys, order_keys, version_text
+from kbtools.query.filter_kinds import (
+    Wanted,
+    fold,
+    instant_text,
+    keys_against,
+    version_text,
+    wanted,
+)
 from kbtools.query.filter_numbers import number_key as number_key  # re-exported
 from kbtools.query.filter_numbers import order_number
 
@@ -35,7 +43,10 @@ from kbtools.query.filter_numbers import order_number
 _WHERE = re.compile(r"^\s*([^\W\d][\w.-]*)\s*(>=|<=|!=|=|>|<)(.*)$")  # value stripped below
 MAX_WHERE_CHARS = 1000
 OPERATORS = ("=", "!=", ">=", "<=", ">", "<")
-ORDERS = (">=", "<=", ">", "<")  # the operators that order values (`_compare`)
+# the operators that order values, and what each asks of the two sides (`_compare`)
+_ORDERED: dict[str, Callable[[Any, Any], bool]] = {
+    ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}
+ORDERS = tuple(_ORDERED)
 OPERATORS_SHOWN = "KEY=VALUE, KEY!=VALUE, KEY>=VALUE, KEY<=VALUE, KEY>VALUE or KEY<VALUE"
 OPERATOR_START = ("=", "<", ">", "!")  # a bare value starting so is a mistyped operator
 Condition = tuple[str, str, str]  # one filter: (key, operator, value)
@@ -46,10 +57,13 @@ WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
               "field a result's `metadata` shows (category, tags, lang, verified, timestamp "
               "…) or `doc` (a document path, as `read` takes it). Numbers compare as "
               "numbers (size=1 matches 1.0; size>1 does not), versions as versions "
-              "(version>1.9 matches 1.10.2 and v2; 2.0.0-rc1 < 2.0.0), dates and "
-              "datetimes as instants (YYYY-MM-DD, or with a time and offset: "
-              "2024-03-01T08:00+08:00 is 2024-03-01; no offset: UTC; 2024年3月1日 too), "
-              "other values as "
+              "(version>1.9 matches 1.10.2 and v2; 2.0.0-rc1 < 2.0.0; a plain number "
+              "beside a version is one: firmware=2 matches 2.0.0 and v2, as >= and <= "
+              "do), dates and datetimes as instants (YYYY-MM-DD, or with a time and "
+              "offset: 2024-03-01T08:00+08:00 is 2024-03-01; no offset: UTC; 2024/3/1 and "
+              "2024年3月1日 too; a month, 2024-03 or 2024年3月, is its first day; "
+              "2024.03.01 is a version), full-width forms (２．１, ＨＸ－２６０) as ASCII, other "
+              "values as "
               "text (= and != case-insensitively); "
               "tags=X also matches the tags nested under X (X/…) and a #X in the text. A "
               "value no document has filters everything out (no_answer).")
@@ -142,18 +156,23 @@ def checked_conditions(conditions: Iterable[Condition]) -> list[Condition]:
     return out
 
 
-def same_value(text: str, want: str) -> bool:
+def same_value(text: str, want: str | Wanted) -> bool:
     """Whether a front-matter value (as `text`) is a filter's `want` for ``=``: the same
     number when both read as numbers (`number_key`: ``1.0`` is ``1``), the same version or
-    instant when both read as such (`filter_kinds.kind_keys`: ``v2.3`` is ``2.3.0``,
-    ``2024-03-01T08:00+08:00`` is ``2024-03-01``), else the same text case-folded."""
-    keys = kind_keys(text, want)
+    instant when both read as such (`filter_kinds.keys_against`: ``v2.3`` is ``2.3.0``,
+    ``2024-03-01T08:00+08:00`` is ``2024-03-01``), else the same text case-folded, full-width
+    forms as ASCII (`filter_kinds.fold`: ``ＨＸ－２６０`` is ``hx-260``)."""
+    want = wanted(want) if isinstance(want, str) else want
+    keys = keys_against(text, want)
     if keys is not None:
         return bool(keys[0] == keys[1])
-    return text.casefold() == want.casefold()
+    return fold(text) == want.folded
 
 
-def _compare(value: Any, op: str, want: str) -> bool:
+def _compare(value: Any, op: str, want: str | Wanted) -> bool:
+    """Whether a document's value (a list: any member, at any depth) passes ``op want``;
+    `want` is read once (`filter_kinds.wanted`), the value here."""
+    want = wanted(want) if isinstance(want, str) else want
     if isinstance(value, list):
         if op in ("=", "!="):
             hit = any(_compare(v, "=", want) for v in value)
@@ -168,17 +187,9 @@ def _compare(value: Any, op: str, want: str) -> bool:
         return same_value(sval, want)
     if op == "!=":
         return not same_value(sval, want)
-    a, b = order_keys(sval, want)  # numbers exactly, versions, instants, else text
-    return _ordered(a, op, want=b)
-
-
-def _ordered(a: Any, op: str, want: Any) -> bool:
-    """``a op want`` for an order operator (`ORDERS`)."""
-    if op == ">=":
-        return bool(a >= want)
-    if op == "<=":
-        return bool(a <= want)
-    return bool(a > want) if op == ">" else bool(a < want)
+    keys = keys_against(sval, want)  # numbers exactly, versions, instants, else text
+    a, b = (sval, want.text) if keys is None else keys
+    return bool(_ORDERED[op](a, b))
 
 
 def document_facts(d: dict[str, Any]) -> dict[str, Any]:
@@ -193,22 +204,22 @@ def document_facts(d: dict[str, Any]) -> dict[str, Any]:
             BODY_TAGS_KEY: with_body_tags(d["metadata"].get(BODY_TAGS_KEY), body)}
 
 
-def value_matches(key: str, value: Any, op: str, want: str) -> bool:
+def value_matches(key: str, value: Any, op: str, want: str | Wanted) -> bool:
     """Whether a document's value of `key` (front matter, or a chunk's own key) passes the
     filter ``key op want``: as `_compare` has it, but ``=`` / ``!=`` on a tag key read its
     values as Obsidian's nested tags (`kbtools.markdown.tags`: ``tags=病害`` holds for
     ``病害/赤霉病``, ``#病害`` and ``病害``; ``!=`` for a document holding none of them)."""
     if op not in ("=", "!=") or not is_tag_key(key):
         return _compare(value, op, want)
-    branch = wanted_tag(want)
+    branch = wanted(wanted_tag(want if isinstance(want, str) else want.text))
     hit = any(_tag_is(v, branch) for v in _scalars([value]))
     return hit if op == "=" else not hit
 
 
-def _tag_is(value: Any, branch: str) -> bool:
+def _tag_is(value: Any, branch: Wanted) -> bool:
     """Whether one tag is the branch `branch` or nested under it (`kbtools.markdown.tags`)."""
     text = tag_text("true" if value is True else "false" if value is False else str(value))
-    return same_value(text, branch) or nested_under(text, branch)
+    return same_value(text, branch) or nested_under(fold(text), branch.folded)
 
 
 def resolve_docs(index: KbIndex, where: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
@@ -268,7 +279,8 @@ def condition_mask(index: KbIndex, condition: Condition) -> np.ndarray:
 
 
 def _condition_mask(index: KbIndex, condition: Condition) -> np.ndarray:
-    key, op, want = condition
+    key, op, text = condition
+    want = wanted(text)  # read once; each document's value per document
     table = index.chunk_table()
     if key == "kind":
         kinds = _kinds(index)  # compared once per kind, not once per chunk
@@ -411,14 +423,15 @@ def meant_values(index: KbIndex, condition: Condition) -> list[str]:
 
 
 def _check_value(key: str, op: str, want: str, index: KbIndex) -> None:
-    """Closed-set keys: a value they can never have is an error, not an empty result."""
+    """Closed-set keys: a value they can never have (as ``=`` reads it, `fold`: ``ＴＲＵＥ`` is
+    true) is an error, not an empty result."""
     shown = where_text(key, op, want)
-    if key == "verified" and (op not in ("=", "!=") or want.casefold() not in ("true", "false")):
+    if key == "verified" and (op not in ("=", "!=") or fold(want) not in ("true", "false")):
         raise FilterError("bad", f"{shown}: use verified=true or verified=false",
                           key="bad_where", values={"where": shown})
     if key == "kind" and op == "=":
         kinds = _kinds(index).names
-        if want.casefold() not in {k.casefold() for k in kinds}:
+        if fold(want) not in {fold(k) for k in kinds}:
             raise FilterError("bad", f"{shown}: no chunk of kind {want!r} in this index; "
                               f"its kinds: {', '.join(kinds)}",
                               key="bad_where", values={"where": shown})
@@ -441,8 +454,8 @@ def _check_order(key: str, op: str, want: str, values: list[Any]) -> None:
             raise FilterError("bad", f"{shown}: {key} is a number in this index "
                               f"(e.g. {held[0]}); compare it with a number",
                               key="bad_where", values={"where": shown})
-    elif all(_DATE.fullmatch(str(v)) for v in held) and not _DATE.fullmatch(want) \
-            and instant_text(want) is None:  # 2024年3月1日
+    elif all(_DATE.fullmatch(str(v)) or instant_text(str(v)) for v in held) \
+            and not _DATE.fullmatch(want) and instant_text(want) is None:  # 2024年3月1日
         raise FilterError("bad", f"{shown}: {key} is a date in this index "
                           f"(e.g. {held[0]}); compare it with a date, YYYY-MM-DD",
                           key="bad_where", values={"where": shown})

@@ -1,0 +1,127 @@
+"""``--where`` CPU of two code trees in one process, alternating, as `bench_ab_inprocess.py`.
+
+    .venv/bin/python benchmarks/bench_filters.py --before /path/to/old-checkout \
+        [--after .] --index bench-out/tidb/dist [--values 20000] [--rounds 5] [--json]
+
+Three figures per side, thread CPU (p50 over rounds), with the ratio after/before:
+
+* ``mask``: a filter's mask made anew (`filters._condition_mask`: every document's value
+  compared with the filter's value; a search caches it per index and filter, so this is
+  what the first search with a filter pays) for each filter of `FILTERS` on the index;
+* ``values``: the comparison alone over `--values` synthetic front-matter values of every
+  kind (numbers, versions, dates, months, text, lists), for each filter of `WANTS`, as a
+  mask makes it (the filter's value read once where the tree does so: `filter_kinds.wanted`);
+* ``search``: a warm hybrid search with a filter (its mask cached, as every search after
+  the first), the questions of ``--questions``.
+
+Search without a filter: `bench_ab_inprocess.py`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_ab_inprocess import QUESTIONS, ROOT, copy_package, side  # noqa: E402
+
+# filters on the keys a foreign corpus's index holds (title, summary, aliases), text and kinds
+FILTERS = [("title", ">=", "TiDB"), ("title", "<", "M"), ("summary", "!=", "x"),
+           ("title", ">", "1.9"), ("summary", ">=", "2024-03-01"), ("aliases", "=", "/docs/x"),
+           ("title", "=", "2"), ("doc", ">=", "m")]
+WANTS = [("=", "2.1"), ("!=", "v2.0.0"), (">=", "1.9"), ("<", "2024-03"), (">", "2024年3月1日"),
+         ("<=", "100"), (">=", "小麦"), ("=", "２．１")]
+SEARCH_WHERE = ["title>=M"]
+
+
+def values(n: int, seed: int = 7) -> list[Any]:
+    """`n` front-matter values of every kind the filters read."""
+    rng = random.Random(seed)
+    makers = [lambda: str(rng.randint(0, 5000)), lambda: rng.random() * 100,
+              lambda: f"{rng.randint(0, 3)}.{rng.randint(0, 20)}.{rng.randint(0, 9)}",
+              lambda: f"v{rng.randint(0, 3)}.{rng.randint(0, 20)}",
+              lambda: f"2024-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+              lambda: f"2024/{rng.randint(1, 12)}/{rng.randint(1, 28)}",
+              lambda: f"2024-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T08:00:00+08:00",
+              lambda: rng.choice(["小麦", "玉米", "wheat", "beta", "HX-260", "赤霉病"]),
+              lambda: [rng.choice(["小麦", "玉米"]), f"1.{rng.randint(0, 20)}"]]
+    return [rng.choice(makers)() for _ in range(n)]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--before", required=True, type=Path, help="checkout of the old code")
+    ap.add_argument("--after", default=ROOT, type=Path, help="checkout of the new code")
+    ap.add_argument("--index", required=True, type=Path)
+    ap.add_argument("--questions", default=QUESTIONS, type=Path)
+    ap.add_argument("--values", type=int, default=20000)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--work", default=ROOT / "bench-out" / "filters-ab", type=Path)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    names = {"before": "kbtools_before", "after": "kbtools_after"}
+    for label, name in names.items():
+        copy_package(getattr(args, label).resolve(), name, args.work)
+    sys.path.insert(0, str(args.work))
+    sides = {label: side(name, args.index.resolve()) for label, name in names.items()}
+    filters = {label: importlib.import_module(f"{name}.query.filters")
+               for label, name in names.items()}
+    kinds = {label: importlib.import_module(f"{name}.query.filter_kinds")
+             for label, name in names.items()}
+    data = values(args.values)
+    questions = [json.loads(line)["query"] for line in
+                 args.questions.read_text(encoding="utf-8").split("\n") if line.strip()][:100]
+
+    def mask(label: str) -> None:
+        for condition in FILTERS:
+            filters[label]._condition_mask(sides[label][0], condition)
+
+    def compare(label: str) -> None:
+        reads_once = getattr(kinds[label], "wanted", None)
+        for op, want in WANTS:
+            arg = reads_once(want) if reads_once else want
+            for v in data:
+                filters[label].value_matches("k", v, op, arg)
+
+    def searches(label: str) -> None:
+        index, search = sides[label]
+        for q in questions:
+            search(index, q, where=SEARCH_WHERE)
+
+    report: dict[str, Any] = {}
+    for what, run in (("mask", mask), ("values", compare), ("search", searches)):
+        for label in sides:  # warm: caches, imports
+            run(label)
+        cpu: dict[str, list[float]] = {label: [] for label in sides}
+        order = list(sides)
+        for r in range(args.rounds):
+            for label in order if r % 2 == 0 else order[::-1]:
+                c0 = time.thread_time()
+                run(label)
+                cpu[label].append((time.thread_time() - c0) * 1000)
+        p50 = {label: float(np.percentile(cpu[label], 50)) for label in sides}
+        report[what] = {"before_ms": round(p50["before"], 2), "after_ms": round(p50["after"], 2),
+                        "ratio": round(p50["after"] / p50["before"], 3)}
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return
+    print(f"{args.index}: both trees in one process, thread CPU p50 of {args.rounds} rounds")
+    shown = {"mask": f"{len(FILTERS)} masks made anew", "values":
+             f"{len(WANTS)} filters × {len(data):,} values", "search":
+             f"{len(questions)} searches with --where {SEARCH_WHERE[0]}"}
+    for what, r in report.items():
+        print(f"  {shown[what]:42} before {r['before_ms']:9.2f} ms  after "
+              f"{r['after_ms']:9.2f} ms  after/before {r['ratio']:.3f}x")
+
+
+if __name__ == "__main__":
+    main()
