@@ -12,6 +12,9 @@ A citation carries the release it came from (its ``source_commit``, its tag). Re
   (`CitedRead.gone`) saying the release asked for is gone and what was read instead. A
   citation that names lines alone cannot be placed in another release: refused in one line
   saying what to send.
+
+A search given a release (`asked_search`: MCP `search`, ``/api/search``) finds it the same
+way, and fails in one line naming the releases kept here once it is gone.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from kbtools.agents.citation_text import is_commit, split_release, unescaped
 from kbtools.agents.read import Knowledge, SectionText, cited, open_knowledge, read_section
 from kbtools.errors import IndexLoadError, KbError, UsageError, one_line
 from kbtools.index.layout import DeviceLayout, ReleaseLayout, device_of_release
-from kbtools.index.reader import ReleaseInfo
+from kbtools.index.reader import KbIndex, ReleaseInfo
 from kbtools.ship.checkout import clone_of_derived, derived_tag, open_index
 from kbtools.ship.readonly import copy_device
 from kbtools.ship.tagged import tag_sources
@@ -99,19 +102,24 @@ def asked_release(doc: str, commit: Any, release: Any) -> tuple[str, str | None,
     the arguments or from the citation's end (UsageError when they disagree or the commit
     is no commit)."""
     plain, said_commit, said_tag = split_release(unescaped(doc))
+    commit, release = release_arguments(commit, release)
+    for given, said, what in ((commit, said_commit, "commit"), (release, said_tag, "release")):
+        if given and said and not (said.startswith(given) or given.startswith(said)):
+            raise UsageError(f"the citation names {what} {said} and '{what}' is {given}: "
+                             "give one")
+    return plain, commit or said_commit, release or said_tag
+
+
+def release_arguments(commit: Any, release: Any) -> tuple[str | None, str | None]:
+    """(the commit, the tag) a call's `commit` and `release` arguments ask for, None for one
+    not given (or given empty); UsageError when the commit is no commit or the tag is blank."""
     commit, release = (None if v == "" else v for v in (commit, release))  # as not given
     if commit is not None and not (isinstance(commit, str) and is_commit(commit.strip())):
         raise UsageError(f"'commit' must be a commit's 7 to 64 hexadecimal digits (a result's "
                          f"release source_commit), not '{one_line(str(commit), 80)}'")
     if release is not None and not (isinstance(release, str) and release.strip()):
         raise UsageError("'release' must be a release tag (a result's release tag)")
-    commit = commit.strip().lower() if commit else None
-    release = release.strip() if release else None
-    for given, said, what in ((commit, said_commit, "commit"), (release, said_tag, "release")):
-        if given and said and not (said.startswith(given) or given.startswith(said)):
-            raise UsageError(f"the citation names {what} {said} and '{what}' is {given}: "
-                             "give one")
-    return plain, commit or said_commit, release or said_tag
+    return (commit.strip().lower() if commit else None, release.strip() if release else None)
 
 
 def _is(info: ReleaseInfo | Kept, commit: str | None, tag: str | None) -> bool:
@@ -133,18 +141,31 @@ class Opened:
     gone: str | None = None
 
 
+@dataclass(frozen=True)
+class Asked:
+    """The release a call asked for, found (`asked_index`): `index`, the one to read (the
+    served one, or an earlier one kept here, `served` then naming the one served now); or,
+    with `gone` (one line: the release asked for is not here), the served one (None: a
+    repository's files), which the caller must not pass off as the release asked for."""
+
+    index: KbIndex | None
+    release: ReleaseInfo | None
+    served: ReleaseInfo | None = None
+    gone: str | None = None
+
+
 @contextmanager
-def asked_knowledge(kn: Knowledge, commit: str | None, tag: str | None,
-                    device: Path | None = None) -> Iterator[Opened]:
-    """The knowledge of the release `commit`/`tag` names (`asked_release`'s), as `Opened`
-    says: `kn` itself when none is asked or the served release is it; an earlier release
-    `device` keeps, or a release tag of the clone `kn` serves from (derived from git
-    objects; closed again on leaving); else `kn` with the line saying it is gone.
-    UsageError when a commit prefix names several kept releases."""
-    idx = kn.idx
+def asked_index(idx: KbIndex | None, commit: str | None, tag: str | None,
+                device: Path | None = None) -> Iterator[Asked]:
+    """The index of the release `commit`/`tag` names (`release_arguments`'), as `Asked`
+    says: `idx` itself when none is asked or the served release is it; an earlier release
+    `device` keeps (else the device `idx` is served from), or a release tag of the clone
+    `idx` is derived from (derived from git objects); opened, and closed again on leaving;
+    else `idx` with the line saying the release is not here. UsageError when a commit
+    prefix names several kept releases."""
     now = idx.release if idx is not None else None
     if (commit is None and tag is None) or (now is not None and _is(now, commit, tag)):
-        yield Opened(kn, now)
+        yield Asked(idx, now)
         return
     served = Path(idx.root) if idx is not None else None
     # a read-only device is served from a copy under KB_HOME: its releases are the device's
@@ -156,13 +177,42 @@ def asked_knowledge(kn: Knowledge, commit: str | None, tag: str | None,
                          + ", ".join(f"{k.tag}: {k.commit[:12]}" for k in found)
                          + "): give more of its digits or the release tag")
     if not found:
-        yield Opened(kn, now, gone=_gone_line(commit, tag, now, kept))
+        yield Asked(idx, now, gone=_gone_line(commit, tag, now, kept))
         return
     earlier = open_index(earlier_root(found[0], served))
     try:
-        yield Opened(open_knowledge(idx=earlier), earlier.release, now)
+        yield Asked(earlier, earlier.release, now)
     finally:
         earlier.close()
+
+
+@contextmanager
+def asked_knowledge(kn: Knowledge, commit: str | None, tag: str | None,
+                    device: Path | None = None) -> Iterator[Opened]:
+    """The knowledge of the release `commit`/`tag` names (`asked_release`'s), found by
+    `asked_index` from the release `kn` serves, as `Opened` says."""
+    with asked_index(kn.idx, commit, tag, device) as at:
+        if at.index is kn.idx:
+            yield Opened(kn, at.release, gone=at.gone)
+        else:
+            yield Opened(open_knowledge(idx=at.index), at.release, at.served)
+
+
+@contextmanager
+def asked_search(idx: KbIndex, commit: Any, release: Any,
+                 device: Path | None = None) -> Iterator[KbIndex]:
+    """The index a search asked for release `commit`/`release` runs on (MCP `search`,
+    ``/api/search``), found as `read` finds it (`asked_index`): `idx`, the served one, when
+    neither is given or it is the one asked for; an earlier release kept here, closed again
+    on leaving; else KbError ``release_gone`` naming the release asked for and those kept
+    here. A search falls back on nothing: results of another release would be cited as the
+    one asked for."""
+    asked_commit, tag = release_arguments(commit, release)
+    with asked_index(idx, asked_commit, tag, device) as at:
+        if at.gone is not None:
+            raise KbError(f"{at.gone}: search without 'commit' and 'release' for what "
+                          f"{release_name(idx.release)} says", key="release_gone")
+        yield at.index or idx
 
 
 def served_name(kn: Knowledge) -> str:
