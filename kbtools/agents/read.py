@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -145,13 +146,21 @@ def anchored_section(parsed: Any, src: SourceDoc, anchor: str,
     `heading_path` takes (a section number, ``#3``)."""
     found = scan(src.body, src.body_line)
     titles = [heading_title(found.anchor_texts.get(line, text)) for line, text in found.headings]
-    wanted = {anchor.strip(), slugify(anchor)}
-    for (line, text), slug in zip(found.headings, github_slugs(titles), strict=True):
-        if slug in wanted or wanted & set(custom_ids(text)):
-            sec = next((s for s in parsed.sections() if s.heading_path and s.line_start == line),
-                       None)
-            if sec is not None:
-                return sec
+    # the anchor as the heading's text composes it: a link typed or copied on macOS arrives
+    # decomposed (NFD, `é` as e + U+0301), a search's heading path composed; and then as
+    # heading paths compare (`norm`: width, spaces and case), when no anchor is it exactly
+    given = unicodedata.normalize("NFC", anchor.strip())
+    wanted = {given, slugify(given)}
+    slugs = list(zip(found.headings, github_slugs(titles), strict=True))
+    for loose in (False, True):
+        asked = {norm(w) for w in wanted} if loose else wanted
+        for (line, text), slug in slugs:
+            names = {slug, *custom_ids(text)}
+            if asked & ({norm(n) for n in names} if loose else names):
+                sec = next((s for s in parsed.sections()
+                            if s.heading_path and s.line_start == line), None)
+                if sec is not None:
+                    return sec
     try:  # a heading as `heading_path` takes one: its number ('#3', '#4.3') or its text
         return find_section(parsed, anchor)
     except KbError:
