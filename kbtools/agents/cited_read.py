@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.agents.citation_text import is_commit, split_release, unescaped
+from kbtools.agents.moved import moved
 from kbtools.agents.read import Knowledge, SectionText, cited, open_knowledge, read_section
 from kbtools.errors import IndexLoadError, KbError, UsageError, one_line
 from kbtools.index.layout import DeviceLayout, ReleaseLayout, device_of_release
@@ -232,8 +233,13 @@ def read_cited(kn: Knowledge, doc: str, heading_path: str | list[str] | None = N
     plain, commit, tag = asked_release(doc, commit, release)
     with asked_knowledge(kn, commit, tag, device) as at:
         if at.gone is None:
-            return CitedRead(read_section(at.kn, plain, heading_path, line_start, line_end),
-                             at.release, at.served)
+            try:
+                return CitedRead(read_section(at.kn, plain, heading_path, line_start,
+                                              line_end), at.release, at.served)
+            except KbError as exc:  # a document renamed since: where its section is now
+                given = cited(plain)
+                raise moved(exc, at.kn, heading_path or (given.heading if given else None),
+                            served_name(at.kn)) from None
     return _read_now(kn, plain, heading_path, line_start, line_end, at.gone)
 
 
@@ -286,6 +292,7 @@ def _read_now(kn: Knowledge, doc: str, heading_path: str | list[str] | None,
     try:
         section = read_section(kn, path if given is not None else doc, heading or None)
     except KbError as exc:
+        exc = moved(exc, kn, heading, here)
         raise KbError(f"{gone}, and {here} has no such text: {exc.message}",
                       key="release_gone", values=exc.values) from None
     where = (f"at '{' > '.join(section.heading_path)}'" if section.heading_path else

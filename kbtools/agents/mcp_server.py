@@ -323,8 +323,8 @@ class Context:
                        f"was in {release_name(release)}, which this server served before; "
                        "the knowledge was updated since and no longer holds it (removed or "
                        "renamed). Search again for what the release served now says, and do "
-                       "not cite the earlier text as current", key="no_document",
-                       values=exc.values)
+                       "not cite the earlier text as current" + exc.values.get("moved", ""),
+                       key="no_document", values=exc.values)
 
     def _close_retired(self) -> None:
         """Close the replaced releases no call runs on any more (under `_lock`)."""

@@ -216,9 +216,9 @@ def read(request: Request, body: dict[str, Any]) -> Any:
                           device=source.device())
     except UsageError:
         raise
-    except KbError as exc:  # no such document (said as the other pages say it), or section
-        if exc.key == "no_document":
-            ops.document(served, named(doc).doc)
+    except KbError as exc:  # no such document (said as the other pages say it, unless
+        if exc.key == "no_document" and "moved" not in exc.values:  # it names where its
+            ops.document(served, named(doc).doc)  # section is now), or no such section
         raise ApiError(404, exc.message) from None
     return read.to_dict()
 
@@ -246,9 +246,9 @@ def table_evaluate(request: Request, body: dict[str, Any]) -> Any:
                                 policy=policy)
     except UsageError:
         raise
-    except KbError as exc:  # no such document (said as the other pages say it)
-        if exc.key == "no_document":
-            ops.document(served, named(doc).doc, section_arg="table")
+    except KbError as exc:  # no such document (said as the other pages say it, unless
+        if exc.key == "no_document" and "moved" not in exc.values:  # it names where its
+            ops.document(served, named(doc).doc, section_arg="table")  # section is now)
         if exc.key in ("no_document", "release_gone"):
             raise ApiError(404, exc.message) from None
         raise
