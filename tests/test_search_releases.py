@@ -161,3 +161,28 @@ def test_each_tools_release_parameters_say_what_that_tool_does(device, tmp_path)
     assert "table" in said["evaluate_table"][0] and "table" in said["evaluate_table"][1]
     assert len({c for c, _ in said.values()}) == 3 and len({r for _, r in said.values()}) == 3
     assert props["search"]["release"]["examples"] == ["kb-r7"]
+
+
+def test_a_tag_and_another_releases_commit_are_refused_as_two_releases(device, tmp_path):
+    """`release` kb-r1 with kb-r2's commit was answered "release kb-r1 (commit …) is no
+    longer on this device (it keeps …, kb-r1, kb-r2)", and `read` then gave kb-r2's text
+    as a stand-in: the two name different releases, both kept. Refused on every tool."""
+    from kbtools.agents.mcp_server import Context, tool_evaluate_table, tool_read, tool_search
+    from kbtools.errors import UsageError
+
+    r2 = release_commit(device, "kb-r2")
+    ctx = Context(index=device, root=tmp_path, query_log=False)
+    table = "knowledge/crops/wheat-scab.md"
+    calls = [lambda: tool_search(ctx, QUESTION, release="kb-r1", commit=r2[:8]),
+             lambda: tool_read(ctx, REMOVED, release="kb-r1", commit=r2[:8]),
+             lambda: tool_evaluate_table(ctx, table, {"温度": 18}, release="kb-r1",
+                                         commit=r2)]
+    for call in calls:
+        with pytest.raises(UsageError) as info:
+            call()
+        assert info.value.message == (f"release kb-r1 is commit "
+                                      f"{release_commit(device, 'kb-r1')[:12]}, not "
+                                      f"{r2[:8] if call is not calls[2] else r2}: give the "
+                                      "release or the commit alone"), info.value.message
+    assert tool_search(ctx, QUESTION, 1, release="kb-r2", commit=r2[:8])["release"]["tag"] \
+        == "kb-r2"

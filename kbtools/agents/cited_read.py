@@ -173,6 +173,12 @@ def asked_index(idx: KbIndex | None, commit: str | None, tag: str | None,
     device = device or (device_of_release(served) or copy_device(served) if served else None)
     kept = kept_releases(device, served)
     found = [k for k in kept if _is(k, commit, tag)]
+    tagged = [k.commit for k in kept if k.tag == tag] + \
+        ([now.source_commit] if now is not None and now.tag == tag else [])
+    if commit is not None and tag is not None and not found and tagged:  # not "kb-r1 is
+        # gone" while it is kept: the commit given is another release's
+        raise UsageError(f"release {tag} is commit {tagged[0][:12]}, not {commit}: give the "
+                         "release or the commit alone")
     if len({k.commit for k in found}) > 1:
         raise UsageError(f"commit {commit} names {len(found)} releases kept here ("
                          + ", ".join(f"{k.tag}: {k.commit[:12]}" for k in found)
