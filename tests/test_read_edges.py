@@ -412,3 +412,16 @@ def test_a_section_is_named_however_its_unicode_is_composed(repo, doc, heading, 
     (repo / "knowledge" / "fr.md").write_text(ACCENTED, encoding="utf-8")
     sec = read_section(open_knowledge(repo), doc, heading)
     assert (sec.doc, sec.line_start) == ("knowledge/fr.md", line)
+
+
+@pytest.mark.parametrize("name,asked", [
+    ("réglage.md", _nfd("knowledge/réglage.md")),  # an NFC file named decomposed (macOS)
+    ("réglage.md", _nfd("réglage.md § Réglage > 2. Réglage du débit")),  # in a citation
+    (_nfd("réglage.md"), "knowledge/réglage.md"),  # an NFD file (Linux keeps both)
+])
+def test_a_document_is_found_however_its_name_is_composed(repo, name, asked):
+    """A search cites `knowledge/réglage.md` composed; passed back decomposed (NFD, as a
+    macOS client writes it) it was "no such document", the same name listed beside it."""
+    (repo / "knowledge" / name).write_text(ACCENTED, encoding="utf-8")
+    sec = read_section(open_knowledge(repo), asked)
+    assert sec.doc == f"knowledge/{name}" and sec.line_start == (5 if "§" not in asked else 7)

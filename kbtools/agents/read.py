@@ -294,10 +294,13 @@ class Knowledge:
         cited) or to a knowledge folder (`folders`), in a repository and in an index alike.
         `section_arg`: the caller's argument for a section, which a refused citation-as-path
         is told to use (`check_doc_path`)."""
-        found = self._find(doc, section_arg)
-        decoded = percent_decoded(doc)
-        if found is None and decoded is not None:  # a link's path as a URL writes it
-            found = self._find(decoded, section_arg)
+        # as given, as a link's path a URL writes; composed otherwise than the file's name
+        # (NFD, as macOS writes names, for an NFC file name, or the other way round)
+        found, decoded = None, percent_decoded(doc)
+        for given in dict.fromkeys(form for text in (doc, decoded) if text is not None
+                                   for form in (text, *(unicodedata.normalize(f, text)
+                                                        for f in ("NFC", "NFD")))):
+            found = found or self._find(given, section_arg)
         if found is None:
             raise KbError(f"no such document in the {self.where}: {_shown(doc)}",
                           key="no_document", values={"doc": _shown(doc)})
