@@ -33,6 +33,7 @@ from kbtools.errors import IndexLoadError, KbError, UsageError, one_line
 from kbtools.index.layout import DeviceLayout, ReleaseLayout, device_of_release
 from kbtools.index.reader import KbIndex, ReleaseInfo
 from kbtools.ship.checkout import clone_of_derived, derived_tag, open_index
+from kbtools.ship.git import parse_serial
 from kbtools.ship.readonly import copy_device
 from kbtools.ship.tagged import tag_sources
 
@@ -276,7 +277,11 @@ def _gone_line(commit: str | None, tag: str | None, now: ReleaseInfo | None,
         return (f"{what} is no release tag of this git clone (it has {release_name(now)}, "
                 f"checked out" + (f", and {', '.join(others)}" if others else "")
                 + "; `git fetch --tags` brings the tags its remote has)")
-    return (f"{what} is no longer on this device (it keeps {release_name(now)}, served now"
+    serial = parse_serial(tag) if tag else 0
+    newest = max((parse_serial(k.tag) or 0 for k in kept), default=0)
+    # pruned, or (a tag newer than any here, or no release tag at all) never on it
+    state = "no longer" if serial is not None and serial <= newest else "not"
+    return (f"{what} is {state} on this device (it keeps {release_name(now)}, served now"
             + (f", and {', '.join(others)}" if others else "") + ")")
 
 
