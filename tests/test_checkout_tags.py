@@ -275,3 +275,29 @@ def test_query_release_asks_an_earlier_release_of_a_clone_or_a_device(own, tmp_p
                         "kb-r1", QUESTION)
     assert code != 0 and out == "" and len(err.strip().splitlines()) == 1, err
     assert git(tree, "rev-parse", "HEAD").strip() == head and clean(tree)
+
+
+def test_search_tool_and_api_search_an_earlier_tag_of_a_clone(own):
+    """MCP `search` and /api/search took no release: an agent that cited kb-r1 from a clone
+    could read it again but not search it. Given `release` or `commit`, they search the
+    clone's tag from git objects as `kb query --release` does (nothing checked out); a tag
+    the clone lacks is refused naming the tags it has."""
+    from kbtools.agents.mcp_server import Context, tool_search
+
+    tree = own["tree"]
+    head = git(tree, "rev-parse", "HEAD").strip()
+    got = tool_search(Context(index=tree, root=tree, query_log=False), QUESTION, 1,
+                      release="kb-r1")
+    assert got["release"]["tag"] == "kb-r1" and "2000" in got["results"][0]["text"], got
+    commit = got["release"]["source_commit"]
+    with TestClient(create_app(tree), base_url="http://127.0.0.1") as client:
+        res = client.get("/api/search", params={"q": QUESTION, "k": 1, "commit": commit[:10]})
+        assert res.status_code == 200, res.text
+        assert res.json()["release"]["tag"] == "kb-r1"
+        assert res.json()["results"][0]["citation"] == got["results"][0]["citation"]
+        res = client.post("/api/search", json={"query": QUESTION, "release": "kb-r7"})
+        message = res.json()["error"]["message"]
+        assert res.status_code == 404 and message.startswith(
+            "release kb-r7 is no release tag of this git clone (it has release kb-r2 "), message
+    assert git(tree, "rev-parse", "HEAD").strip() == head and clean(tree)
+    assert ask(tree)["release"]["tag"] == "kb-r2"

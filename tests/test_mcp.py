@@ -286,7 +286,8 @@ def test_arguments_are_taken_as_the_json_api_takes_them(built, tmp_path):
     assert all(r["verified"] for r in data(got["one-where"])["results"])
     assert data(got["digit-lines"])["line_start"] == 20
     expected = {"long": "query: String should have at most 10000 characters",
-                "top_k": "top_k: unknown argument (search takes query, k, where, verified_only)",
+                "top_k": "top_k: unknown argument (search takes query, k, where, verified_only, "
+                         "commit, release)",
                 "heading": "heading: unknown argument (read takes doc, heading_path, line_start, "
                            "line_end, commit, release)",
                 "true-line": "line_start: Input should be a valid integer",

@@ -98,3 +98,23 @@ def test_a_request_before_initialize_says_so(tmp_path):
         assert error["code"] == -32602 and "initialize" in error["message"], error
         assert "\n" not in error["message"]
     assert "result" in answers[0]
+
+
+def test_a_batch_that_cancels_one_of_its_requests_answers_the_others(plain):
+    """A batch holding a request and its cancellation (a client giving up on a slow search
+    while it sends the next ones) was never answered: the array waited for the cancelled
+    request, which the protocol does not answer, and the ping's answer never reached the
+    client. The others are answered in the array; a cancellation before its request in the
+    batch cancels nothing, and one naming a request of another message leaves this batch
+    alone."""
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled",
+              "params": {"requestId": 1, "reason": "the user moved on"}}
+    batch = [call(1, "read", {"doc": RISK, "heading_path": "风险等级表"}),
+             {"jsonrpc": "2.0", "id": 2, "method": "ping"}, cancel]
+    early = [{**cancel, "params": {"requestId": 3}},
+             call(3, "read", {"doc": RISK, "heading_path": "风险等级表"})]
+    answers = run(plain, [batch, early, {"jsonrpc": "2.0", "id": "after", "method": "ping"}])
+    arrays = [a for a in answers if isinstance(a, list)]
+    assert [[e["id"] for e in a] for a in arrays] == [[2], [3]], answers
+    assert "立即喷药" in arrays[1][0]["result"]["structuredContent"]["markdown"]
+    assert {"jsonrpc": "2.0", "id": "after", "result": {}} in answers

@@ -369,3 +369,59 @@ def test_a_long_heading_path_not_found_is_quoted_short(repo):
     assert message.endswith("(sections: 边界; 边界 > Temperature < 10 °C or > 30 °C; 边界 > Vec 与 "
                             "Option<u8> 类型说明; 边界 > 注意事项; 边界 > 注意事项; 甲; 甲 > 乙; 丙; "
                             "丙 > 甲 > 乙)")
+
+
+ACCENTED = """---
+title: Réglage
+---
+
+# Réglage
+
+## 2. Réglage du débit
+
+Le débit se règle avec la buse 03.
+
+## ３．全角标题 ＡＢＣ
+
+全角标题下的内容。
+"""
+
+
+def _nfd(text: str) -> str:
+    import unicodedata
+
+    return unicodedata.normalize("NFD", text)
+
+
+@pytest.mark.parametrize("doc,heading,line", [
+    ("knowledge/fr.md#" + _nfd("2-réglage-du-débit"), None, 7),  # a link copied on macOS
+    ("knowledge/fr.md#2-re%CC%81glage-du-de%CC%81bit", None, 7),  # the same, URL-escaped
+    ("knowledge/fr.md#2-r%C3%A9glage-du-d%C3%A9bit", None, 7),  # composed (worked before)
+    ("knowledge/fr.md#3全角标题-abc", None, 11),  # typed in half-width
+    ("knowledge/fr.md#３全角标题-ａｂｃ", None, 11),  # GitHub's own anchor (worked before)
+    ("knowledge/fr.md", _nfd("Réglage > 2. Réglage du débit"), 7),  # guards: heading paths
+    ("knowledge/fr.md", "3.全角标题　ABC", 11),  # full-width space, half-width letters
+    ("knowledge/fr.md", ["Réglage", _nfd("2. Réglage du débit")], 7),
+])
+def test_a_section_is_named_however_its_unicode_is_composed(repo, doc, heading, line):
+    """A search returns heading paths composed (NFC); a link arrived decomposed (NFD: `é`
+    as e + U+0301, as macOS writes names) or typed in half-width for a full-width heading,
+    and was refused as naming no heading, although its anchor was listed in the error
+    (the same letters, composed). An anchor now names its heading as a heading path does:
+    composed, then compared as heading paths are (width, spaces, case), exact first."""
+    (repo / "knowledge" / "fr.md").write_text(ACCENTED, encoding="utf-8")
+    sec = read_section(open_knowledge(repo), doc, heading)
+    assert (sec.doc, sec.line_start) == ("knowledge/fr.md", line)
+
+
+@pytest.mark.parametrize("name,asked", [
+    ("réglage.md", _nfd("knowledge/réglage.md")),  # an NFC file named decomposed (macOS)
+    ("réglage.md", _nfd("réglage.md § Réglage > 2. Réglage du débit")),  # in a citation
+    (_nfd("réglage.md"), "knowledge/réglage.md"),  # an NFD file (Linux keeps both)
+])
+def test_a_document_is_found_however_its_name_is_composed(repo, name, asked):
+    """A search cites `knowledge/réglage.md` composed; passed back decomposed (NFD, as a
+    macOS client writes it) it was "no such document", the same name listed beside it."""
+    (repo / "knowledge" / name).write_text(ACCENTED, encoding="utf-8")
+    sec = read_section(open_knowledge(repo), asked)
+    assert sec.doc == f"knowledge/{name}" and sec.line_start == (5 if "§" not in asked else 7)

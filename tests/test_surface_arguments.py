@@ -88,7 +88,7 @@ def test_the_api_refuses_a_parameter_it_does_not_take(api):
     for resp in (api.get("/api/search", params={"q": Q, "top_k": 2}),
                  api.post("/api/search", json={"query": Q, "top_k": 2})):
         assert api_error(resp) == ("unknown parameter 'top_k' (/api/search takes q, query, k, "
-                                   "where, verified_only)")
+                                   "where, verified_only, commit, release)")
     resp = api.post("/api/table/evaluate", json={
         "doc": SCAB, "inputs": {"温度": 18, "相对湿度": 90, "连续降雨天数": 2}, "tables": 2})
     assert "unknown parameter 'tables' (/api/table/evaluate takes doc, inputs, table, policy, commit, release)" \

@@ -12,6 +12,9 @@ A citation carries the release it came from (its ``source_commit``, its tag). Re
   (`CitedRead.gone`) saying the release asked for is gone and what was read instead. A
   citation that names lines alone cannot be placed in another release: refused in one line
   saying what to send.
+
+A search given a release (`asked_search`: MCP `search`, ``/api/search``) finds it the same
+way, and fails in one line naming the releases kept here once it is gone.
 """
 
 from __future__ import annotations
@@ -24,11 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.agents.citation_text import is_commit, split_release, unescaped
+from kbtools.agents.moved import moved
 from kbtools.agents.read import Knowledge, SectionText, cited, open_knowledge, read_section
 from kbtools.errors import IndexLoadError, KbError, UsageError, one_line
 from kbtools.index.layout import DeviceLayout, ReleaseLayout, device_of_release
-from kbtools.index.reader import ReleaseInfo
+from kbtools.index.reader import KbIndex, ReleaseInfo
 from kbtools.ship.checkout import clone_of_derived, derived_tag, open_index
+from kbtools.ship.git import parse_serial
 from kbtools.ship.readonly import copy_device
 from kbtools.ship.tagged import tag_sources
 
@@ -99,19 +104,24 @@ def asked_release(doc: str, commit: Any, release: Any) -> tuple[str, str | None,
     the arguments or from the citation's end (UsageError when they disagree or the commit
     is no commit)."""
     plain, said_commit, said_tag = split_release(unescaped(doc))
+    commit, release = release_arguments(commit, release)
+    for given, said, what in ((commit, said_commit, "commit"), (release, said_tag, "release")):
+        if given and said and not (said.startswith(given) or given.startswith(said)):
+            raise UsageError(f"the citation names {what} {said} and '{what}' is {given}: "
+                             "give one")
+    return plain, commit or said_commit, release or said_tag
+
+
+def release_arguments(commit: Any, release: Any) -> tuple[str | None, str | None]:
+    """(the commit, the tag) a call's `commit` and `release` arguments ask for, None for one
+    not given (or given empty); UsageError when the commit is no commit or the tag is blank."""
     commit, release = (None if v == "" else v for v in (commit, release))  # as not given
     if commit is not None and not (isinstance(commit, str) and is_commit(commit.strip())):
         raise UsageError(f"'commit' must be a commit's 7 to 64 hexadecimal digits (a result's "
                          f"release source_commit), not '{one_line(str(commit), 80)}'")
     if release is not None and not (isinstance(release, str) and release.strip()):
         raise UsageError("'release' must be a release tag (a result's release tag)")
-    commit = commit.strip().lower() if commit else None
-    release = release.strip() if release else None
-    for given, said, what in ((commit, said_commit, "commit"), (release, said_tag, "release")):
-        if given and said and not (said.startswith(given) or given.startswith(said)):
-            raise UsageError(f"the citation names {what} {said} and '{what}' is {given}: "
-                             "give one")
-    return plain, commit or said_commit, release or said_tag
+    return (commit.strip().lower() if commit else None, release.strip() if release else None)
 
 
 def _is(info: ReleaseInfo | Kept, commit: str | None, tag: str | None) -> bool:
@@ -133,36 +143,84 @@ class Opened:
     gone: str | None = None
 
 
+@dataclass(frozen=True)
+class Asked:
+    """The release a call asked for, found (`asked_index`): `index`, the one to read (the
+    served one, or an earlier one kept here, `served` then naming the one served now); or,
+    with `gone` (one line: the release asked for is not here), the served one (None: a
+    repository's files), which the caller must not pass off as the release asked for."""
+
+    index: KbIndex | None
+    release: ReleaseInfo | None
+    served: ReleaseInfo | None = None
+    gone: str | None = None
+
+
 @contextmanager
-def asked_knowledge(kn: Knowledge, commit: str | None, tag: str | None,
-                    device: Path | None = None) -> Iterator[Opened]:
-    """The knowledge of the release `commit`/`tag` names (`asked_release`'s), as `Opened`
-    says: `kn` itself when none is asked or the served release is it; an earlier release
-    `device` keeps, or a release tag of the clone `kn` serves from (derived from git
-    objects; closed again on leaving); else `kn` with the line saying it is gone.
-    UsageError when a commit prefix names several kept releases."""
-    idx = kn.idx
+def asked_index(idx: KbIndex | None, commit: str | None, tag: str | None,
+                device: Path | None = None) -> Iterator[Asked]:
+    """The index of the release `commit`/`tag` names (`release_arguments`'), as `Asked`
+    says: `idx` itself when none is asked or the served release is it; an earlier release
+    `device` keeps (else the device `idx` is served from), or a release tag of the clone
+    `idx` is derived from (derived from git objects); opened, and closed again on leaving;
+    else `idx` with the line saying the release is not here. UsageError when a commit
+    prefix names several kept releases."""
     now = idx.release if idx is not None else None
     if (commit is None and tag is None) or (now is not None and _is(now, commit, tag)):
-        yield Opened(kn, now)
+        yield Asked(idx, now)
         return
     served = Path(idx.root) if idx is not None else None
     # a read-only device is served from a copy under KB_HOME: its releases are the device's
     device = device or (device_of_release(served) or copy_device(served) if served else None)
     kept = kept_releases(device, served)
     found = [k for k in kept if _is(k, commit, tag)]
+    tagged = [k.commit for k in kept if k.tag == tag] + \
+        ([now.source_commit] if now is not None and now.tag == tag else [])
+    if commit is not None and tag is not None and not found and tagged:  # not "kb-r1 is
+        # gone" while it is kept: the commit given is another release's
+        raise UsageError(f"release {tag} is commit {tagged[0][:12]}, not {commit}: give the "
+                         "release or the commit alone")
     if len({k.commit for k in found}) > 1:
         raise UsageError(f"commit {commit} names {len(found)} releases kept here ("
                          + ", ".join(f"{k.tag}: {k.commit[:12]}" for k in found)
                          + "): give more of its digits or the release tag")
     if not found:
-        yield Opened(kn, now, gone=_gone_line(commit, tag, now, kept))
+        yield Asked(idx, now, gone=_gone_line(commit, tag, now, kept))
         return
     earlier = open_index(earlier_root(found[0], served))
     try:
-        yield Opened(open_knowledge(idx=earlier), earlier.release, now)
+        yield Asked(earlier, earlier.release, now)
     finally:
         earlier.close()
+
+
+@contextmanager
+def asked_knowledge(kn: Knowledge, commit: str | None, tag: str | None,
+                    device: Path | None = None) -> Iterator[Opened]:
+    """The knowledge of the release `commit`/`tag` names (`asked_release`'s), found by
+    `asked_index` from the release `kn` serves, as `Opened` says."""
+    with asked_index(kn.idx, commit, tag, device) as at:
+        if at.index is kn.idx:
+            yield Opened(kn, at.release, gone=at.gone)
+        else:
+            yield Opened(open_knowledge(idx=at.index), at.release, at.served)
+
+
+@contextmanager
+def asked_search(idx: KbIndex, commit: Any, release: Any,
+                 device: Path | None = None) -> Iterator[KbIndex]:
+    """The index a search asked for release `commit`/`release` runs on (MCP `search`,
+    ``/api/search``), found as `read` finds it (`asked_index`): `idx`, the served one, when
+    neither is given or it is the one asked for; an earlier release kept here, closed again
+    on leaving; else KbError ``release_gone`` naming the release asked for and those kept
+    here. A search falls back on nothing: results of another release would be cited as the
+    one asked for."""
+    asked_commit, tag = release_arguments(commit, release)
+    with asked_index(idx, asked_commit, tag, device) as at:
+        if at.gone is not None:
+            raise KbError(f"{at.gone}: search without 'commit' and 'release' for what "
+                          f"{release_name(idx.release)} says", key="release_gone")
+        yield at.index or idx
 
 
 def served_name(kn: Knowledge) -> str:
@@ -182,8 +240,13 @@ def read_cited(kn: Knowledge, doc: str, heading_path: str | list[str] | None = N
     plain, commit, tag = asked_release(doc, commit, release)
     with asked_knowledge(kn, commit, tag, device) as at:
         if at.gone is None:
-            return CitedRead(read_section(at.kn, plain, heading_path, line_start, line_end),
-                             at.release, at.served)
+            try:
+                return CitedRead(read_section(at.kn, plain, heading_path, line_start,
+                                              line_end), at.release, at.served)
+            except KbError as exc:  # a document renamed since: where its section is now
+                given = cited(plain)
+                raise moved(exc, at.kn, heading_path or (given.heading if given else None),
+                            served_name(at.kn)) from None
     return _read_now(kn, plain, heading_path, line_start, line_end, at.gone)
 
 
@@ -214,7 +277,11 @@ def _gone_line(commit: str | None, tag: str | None, now: ReleaseInfo | None,
         return (f"{what} is no release tag of this git clone (it has {release_name(now)}, "
                 f"checked out" + (f", and {', '.join(others)}" if others else "")
                 + "; `git fetch --tags` brings the tags its remote has)")
-    return (f"{what} is no longer on this device (it keeps {release_name(now)}, served now"
+    serial = parse_serial(tag) if tag else 0
+    newest = max((parse_serial(k.tag) or 0 for k in kept), default=0)
+    # pruned, or (a tag newer than any here, or no release tag at all) never on it
+    state = "no longer" if serial is not None and serial <= newest else "not"
+    return (f"{what} is {state} on this device (it keeps {release_name(now)}, served now"
             + (f", and {', '.join(others)}" if others else "") + ")")
 
 
@@ -236,6 +303,7 @@ def _read_now(kn: Knowledge, doc: str, heading_path: str | list[str] | None,
     try:
         section = read_section(kn, path if given is not None else doc, heading or None)
     except KbError as exc:
+        exc = moved(exc, kn, heading, here)
         raise KbError(f"{gone}, and {here} has no such text: {exc.message}",
                       key="release_gone", values=exc.values) from None
     where = (f"at '{' > '.join(section.heading_path)}'" if section.heading_path else

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.agents.cited_read import asked_knowledge, asked_release, served_name
+from kbtools.agents.moved import moved
 from kbtools.agents.named import Named, TableArg, evaluate_named, named
 from kbtools.agents.read import Knowledge
 from kbtools.decision.matching import TableResult
@@ -60,8 +61,11 @@ def evaluate_cited(kn: Knowledge, doc: str, inputs: Mapping[str, str],
     name = named(plain)
     with asked_knowledge(kn, commit, tag, device) as at:
         if at.gone is None:
-            return CitedTable(_evaluate(at.kn, name, inputs, table, policy, option),
-                              at.release, at.served)
+            try:
+                return CitedTable(_evaluate(at.kn, name, inputs, table, policy, option),
+                                  at.release, at.served)
+            except KbError as exc:  # a document renamed since: where its section is now
+                raise moved(exc, at.kn, name.heading, served_name(at.kn)) from None
     return _evaluate_now(kn, name, inputs, table, policy, option, at.gone)
 
 
@@ -87,6 +91,7 @@ def _evaluate_now(kn: Knowledge, name: Named, inputs: Mapping[str, str], table: 
     except UsageError:
         raise
     except KbError as exc:
+        exc = moved(exc, kn, name.heading, here)
         raise KbError(f"{gone}, and {here} has no such table: {exc.message}",
                       key="release_gone", values=exc.values) from None
     t = result.table

@@ -40,7 +40,7 @@ from kbtools.agents.calls import (
     tool_exception,
 )
 from kbtools.agents.citation_text import percent_decoded
-from kbtools.agents.cited_read import read_cited, release_name
+from kbtools.agents.cited_read import asked_search, read_cited, release_name
 from kbtools.agents.cited_table import evaluate_cited
 from kbtools.agents.draft import create_draft, draft_config
 from kbtools.agents.named import named
@@ -60,6 +60,8 @@ from kbtools.agents.parameters import (
     ReleaseCommit,
     ReleaseTag,
     ResultCount,
+    SearchCommit,
+    SearchRelease,
     TableChoice,
     TableCommit,
     TableInputs,
@@ -138,7 +140,10 @@ KEY<=VALUE, KEY>VALUE or KEY<VALUE, e.g. "verified=true", "doc=crops/x.md", "cat
 `metadata`>"; numbers compare as numbers (size=1 matches 1.0, size>1 does not), other values as
 text (= and != case-insensitively); a list matches = when a member does, != when none does; a document without
 the key matches only !=; filters that leave nothing give no_answer, `reason` "no chunk matches
-the filters" and `reason_values.filters` naming them: tell the user); verified_only.
+the filters" and `reason_values.filters` naming them: tell the user); verified_only;
+commit or release (a release an earlier result cited, its `release.source_commit` or
+`release.tag`): search that release while it is kept here (results cite it, `release`);
+once it is gone the error names the releases kept: search the one served now instead.
 `filters` says what the search did with the question: `routed` front-matter values,
 `unknown_terms` the index never saw (as the question writes them; the first {shown}, and
 `unknown_terms_more` counts the others), `expanded` terms searched
@@ -318,8 +323,8 @@ class Context:
                        f"was in {release_name(release)}, which this server served before; "
                        "the knowledge was updated since and no longer holds it (removed or "
                        "renamed). Search again for what the release served now says, and do "
-                       "not cite the earlier text as current", key="no_document",
-                       values=exc.values)
+                       "not cite the earlier text as current" + exc.values.get("moved", ""),
+                       key="no_document", values=exc.values)
 
     def _close_retired(self) -> None:
         """Close the replaced releases no call runs on any more (under `_lock`)."""
@@ -347,6 +352,10 @@ class Context:
             root = find_root(Path(self.index).resolve())
         return root
 
+    def device(self) -> Path | None:
+        """The device directory given as the index, if it is one (its kept releases)."""
+        return self.index if self.index is not None and is_device_dir(self.index) else None
+
     def release(self) -> dict[str, Any] | None:
         try:
             return self.idx().release.to_dict()
@@ -357,19 +366,22 @@ class Context:
 # ----------------------------------------------------------------- tool cores (plain functions)
 
 def tool_search(ctx: Context, query: str, k: int = 5, where: list[str] | str | None = None,
-                verified_only: bool | None = None) -> dict[str, Any]:
+                verified_only: bool | None = None, commit: str | None = None,
+                release: str | None = None) -> dict[str, Any]:
     if isinstance(k, bool) or not 1 <= k <= MAX_K:  # the schema refuses it; a direct call too
         raise UsageError(f"'k' must be a whole number from 1 to {MAX_K}")
     given = filters(where)  # one string is one filter, a blank one none, as the JSON API reads
-    idx = ctx.idx()
-    try:
-        response = run_search(idx, query, k=k, where=given or None, verified_only=verified_only)
-    except KbError as exc:
-        record_question(idx, "mcp", query, None, enabled=ctx.query_log, error=exc.message)
-        raise
-    record_question(idx, "mcp", query, response, enabled=ctx.query_log)
-    if ctx._cache.get("settled") is not idx:  # the release's first search loaded its models
-        keep_warm(idx)  # as `kb serve` does after its warm-up question
+    served = ctx.idx()
+    with asked_search(served, commit, release, ctx.device()) as idx:  # an earlier release
+        try:
+            response = run_search(idx, query, k=k, where=given or None,
+                                  verified_only=verified_only)
+        except KbError as exc:
+            record_question(idx, "mcp", query, None, enabled=ctx.query_log, error=exc.message)
+            raise
+        record_question(idx, "mcp", query, response, enabled=ctx.query_log)
+    if idx is served and ctx._cache.get("settled") is not idx:  # its first search loaded
+        keep_warm(idx)  # its models: as `kb serve` does after its warm-up question
         ctx._cache["settled"] = idx
     return {**response.to_dict(), "notice": DATA_NOTICE}
 
@@ -377,10 +389,9 @@ def tool_search(ctx: Context, query: str, k: int = 5, where: list[str] | str | N
 def tool_read(ctx: Context, doc: str, heading_path: list[str] | str | None = None,
               line_start: int | None = None, line_end: int | None = None,
               commit: str | None = None, release: str | None = None) -> dict[str, Any]:
-    device = ctx.index if ctx.index is not None and is_device_dir(ctx.index) else None
     try:
         read = read_cited(ctx.knowledge(), doc, heading_path, line_start, line_end,
-                          commit=commit, release=release, device=device)
+                          commit=commit, release=release, device=ctx.device())
     except KbError as exc:
         raise ctx.gone(exc, doc) from None
     out = read.to_dict()
@@ -404,10 +415,9 @@ def tool_evaluate_table(ctx: Context, doc: str, inputs: dict[str, Any],
                         table: str | int | list[str] | None = None, policy: str | None = None,
                         commit: str | None = None, release: str | None = None) -> dict[str, Any]:
     values = {str(k): input_value(v, str(k)) for k, v in inputs.items()}
-    device = ctx.index if ctx.index is not None and is_device_dir(ctx.index) else None
     try:  # a result's citation or a link names the table (`agents.named`), its release too
         result = evaluate_cited(ctx.knowledge(), doc, values, table, commit=commit,
-                                release=release, device=device, policy=policy)
+                                release=release, device=ctx.device(), policy=policy)
     except KbError as exc:
         raise ctx.gone(exc, doc) from None
     return result.to_dict()
@@ -457,8 +467,9 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
         return call
 
     def search(query: Question, k: ResultCount = 5, where: Filters = None,
-               verified_only: VerifiedOnly = None) -> dict[str, Any]:
-        return guarded(tool_search)(query, k, where, verified_only)
+               verified_only: VerifiedOnly = None, commit: SearchCommit = None,
+               release: SearchRelease = None) -> dict[str, Any]:
+        return guarded(tool_search)(query, k, where, verified_only, commit, release)
 
     def read(doc: Doc, heading_path: HeadingPath = None, line_start: LineStart = None,
              line_end: LineEnd = None, commit: ReleaseCommit = None,

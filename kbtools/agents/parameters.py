@@ -36,6 +36,26 @@ DOC = ("A document's repo-relative path as search results cite it (their `doc`);
        "link to a section (x.md#anchor), which name the section too. No absolute paths, '..' "
        "or non-Markdown files.")
 
+
+def release_parameters(what: str, then: str, otherwise: str, verb: str) -> tuple[Any, Any]:
+    """A tool's `commit` and `release` parameters, the release it works on: `what` that
+    release is ("The release a citation came from"), `then` what the tool does with it while
+    it is kept here ("read that release's text"), `otherwise` what it does once it is not,
+    and `verb` what it does with the release served now when neither is given ("read"). The
+    tools differ in these words only, and each one's schema must say its own."""
+    commit = Annotated[StrictStr | None, Field(
+        max_length=64,
+        description=(f"{what}, by its source commit (a result's `release.source_commit`, 7 or "
+                     f"more digits): {then} while it is kept here (a device's kept releases, "
+                     f"a git clone's release tags); else {otherwise}. Leave out to {verb} "
+                     "the release served now."), examples=["3f2a9c1d0b7e"])]
+    tag = Annotated[StrictStr | None, Field(
+        max_length=200,
+        description=f"{what}, by its tag (a result's `release.tag`), as `commit`.",
+        examples=["kb-r7"])]
+    return commit, tag
+
+
 # search
 Question = Annotated[str, Field(
     max_length=MAX_QUESTION_CHARS,
@@ -55,6 +75,9 @@ VerifiedOnly = Annotated[StrictBool | None, Field(
     description=("true: only passages that are verified now (reviewed, and unchanged since "
                  "the review). Default: all passages, each with its own `verified`.")),
     BeforeValidator(flag)]
+SearchCommit, SearchRelease = release_parameters(
+    "The release to search, as an earlier result cited it", "search that release",
+    "the search fails, naming the releases kept here", "search")
 
 # read
 Doc = Annotated[str, Field(description=DOC, examples=["knowledge/crops/wheat-scab.md"])]
@@ -72,17 +95,10 @@ LineStart = Annotated[LineNumber | None, Field(
                  "in one read (`truncated` says when more follow)."), examples=[60])]
 LineEnd = Annotated[LineNumber | None, Field(
     description="Last line to read (inclusive, as a result's `line_end`).", examples=[75])]
-ReleaseCommit = Annotated[StrictStr | None, Field(
-    max_length=64,
-    description=("The release a citation came from, by its source commit (a result's "
-                 "`release.source_commit`, 7 or more digits): read that release's text while "
-                 "this device keeps it; else what the release served now has at the "
-                 "citation's heading path, with `release_gone` saying so. Leave out to read "
-                 "the release served now."), examples=["3f2a9c1d0b7e"])]
-ReleaseTag = Annotated[StrictStr | None, Field(
-    max_length=200,
-    description="The release a citation came from, by its tag (a result's `release.tag`), "
-                "as `commit`.", examples=["r7"])]
+ReleaseCommit, ReleaseTag = release_parameters(
+    "The release a citation came from", "read that release's text",
+    "what the release served now has at the citation's heading path, with `release_gone` "
+    "saying so", "read")
 
 # recent
 Days = Annotated[Annotated[int, Field(strict=True, ge=0), BeforeValidator(digits_as_int)]
@@ -108,17 +124,10 @@ TableChoice = Annotated[list[StrictStr] | StrictStr | StrictInt | None, Field(
                  "`heading_path` list, a section number ('4.4', 'section 4.4') or a link's "
                  "anchor ('#32-风险等级判定表')."),
     examples=[1, "3.2 风险等级判定表"])]
-TableCommit = Annotated[StrictStr | None, Field(
-    max_length=64,
-    description=("The release the table was cited from, by its source commit (a result's "
-                 "`release.source_commit`, 7 or more digits): evaluate that release's table "
-                 "while this device keeps it; else the release served now's table (at the "
-                 "citation's heading path, or by `table`), with `release_gone` saying so. "
-                 "Leave out to evaluate the release served now."), examples=["3f2a9c1d0b7e"])]
-TableRelease = Annotated[StrictStr | None, Field(
-    max_length=200,
-    description="The release the table was cited from, by its tag (a result's "
-                "`release.tag`), as `commit`.", examples=["r7"])]
+TableCommit, TableRelease = release_parameters(
+    "The release the table was cited from", "evaluate that release's table",
+    "the release served now's table (at the citation's heading path, or by `table`), with "
+    "`release_gone` saying so", "evaluate")
 Policy = Annotated[Literal["first", "all"] | None, Field(
     description=("Which matching rows to return: 'first' (the first one) or 'all' (every "
                  "one). Default: the table's own policy, else 'first'."))]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -145,13 +146,21 @@ def anchored_section(parsed: Any, src: SourceDoc, anchor: str,
     `heading_path` takes (a section number, ``#3``)."""
     found = scan(src.body, src.body_line)
     titles = [heading_title(found.anchor_texts.get(line, text)) for line, text in found.headings]
-    wanted = {anchor.strip(), slugify(anchor)}
-    for (line, text), slug in zip(found.headings, github_slugs(titles), strict=True):
-        if slug in wanted or wanted & set(custom_ids(text)):
-            sec = next((s for s in parsed.sections() if s.heading_path and s.line_start == line),
-                       None)
-            if sec is not None:
-                return sec
+    # the anchor as the heading's text composes it: a link typed or copied on macOS arrives
+    # decomposed (NFD, `é` as e + U+0301), a search's heading path composed; and then as
+    # heading paths compare (`norm`: width, spaces and case), when no anchor is it exactly
+    given = unicodedata.normalize("NFC", anchor.strip())
+    wanted = {given, slugify(given)}
+    slugs = list(zip(found.headings, github_slugs(titles), strict=True))
+    for loose in (False, True):
+        asked = {norm(w) for w in wanted} if loose else wanted
+        for (line, text), slug in slugs:
+            names = {slug, *custom_ids(text)}
+            if asked & ({norm(n) for n in names} if loose else names):
+                sec = next((s for s in parsed.sections()
+                            if s.heading_path and s.line_start == line), None)
+                if sec is not None:
+                    return sec
     try:  # a heading as `heading_path` takes one: its number ('#3', '#4.3') or its text
         return find_section(parsed, anchor)
     except KbError:
@@ -285,10 +294,13 @@ class Knowledge:
         cited) or to a knowledge folder (`folders`), in a repository and in an index alike.
         `section_arg`: the caller's argument for a section, which a refused citation-as-path
         is told to use (`check_doc_path`)."""
-        found = self._find(doc, section_arg)
-        decoded = percent_decoded(doc)
-        if found is None and decoded is not None:  # a link's path as a URL writes it
-            found = self._find(decoded, section_arg)
+        # as given, as a link's path a URL writes; composed otherwise than the file's name
+        # (NFD, as macOS writes names, for an NFC file name, or the other way round)
+        found, decoded = None, percent_decoded(doc)
+        for given in dict.fromkeys(form for text in (doc, decoded) if text is not None
+                                   for form in (text, *(unicodedata.normalize(f, text)
+                                                        for f in ("NFC", "NFD")))):
+            found = found or self._find(given, section_arg)
         if found is None:
             raise KbError(f"no such document in the {self.where}: {_shown(doc)}",
                           key="no_document", values={"doc": _shown(doc)})

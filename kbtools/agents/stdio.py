@@ -212,6 +212,14 @@ class Wire:
             key = id_key(item.get("id"))
             if key is not None and "method" in item:  # a request: its answer joins the array
                 batch.waiting[key] += 1
+            elif item.get("method") == "notifications/cancelled":  # of a request before it
+                # in this batch, which is not answered: the array waited for it for ever and
+                # the other answers never reached the client (`_note_request` forgets a
+                # cancelled request of the batches already sent, not of this one)
+                params = item.get("params")
+                named = id_key(params.get("requestId")) if isinstance(params, dict) else None
+                if named is not None and batch.waiting[named] > 0:
+                    batch.waiting[named] -= 1
             lines.append(line)
         with self.changed:
             self.batches.append(batch)  # before any line is sent: no answer can come sooner

@@ -553,6 +553,12 @@ class Store:
             out.append(d)
         return out
 
+    def heading_paths(self) -> Iterator[tuple[str, tuple[str, ...]]]:
+        """Every (document, heading path) a chunk lies under, once each, in no set order:
+        where a section lies now, asked when a cited document is gone (`agents.moved`)."""
+        for doc, raw in self.con.execute("SELECT DISTINCT doc, heading_path FROM chunks"):
+            yield doc, tuple(_load_strings(raw))
+
     def doc_names(self) -> list[str]:
         """Every document's path, sorted (the order of `docs`), without decoding records."""
         return [r[0] for r in self.con.execute("SELECT doc FROM docs ORDER BY doc")]

@@ -25,7 +25,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from kbtools.agents.arguments import TABLE_INSTEAD
-from kbtools.agents.cited_read import read_cited
+from kbtools.agents.cited_read import asked_search, read_cited
 from kbtools.agents.cited_table import evaluate_cited
 from kbtools.agents.named import named
 from kbtools.errors import (
@@ -153,7 +153,7 @@ def _served(request: Request) -> Served:
 
 
 # the parameters each endpoint takes (a search's question as `q` or `query`)
-SEARCH_PARAMS = ("q", "query", "k", "where", "verified_only")
+SEARCH_PARAMS = ("q", "query", "k", "where", "verified_only", "commit", "release")
 READ_PARAMS = ("doc", "heading_path", "line_start", "line_end", "commit", "release")
 TABLE_PARAMS = ("doc", "inputs", "table", "policy", "commit", "release")
 DIFF_PARAMS = ("old", "new")
@@ -167,19 +167,30 @@ def search(request: Request, body: dict[str, Any]) -> Any:
     if request.method == "POST":
         q, k, where, verified = (body.get("query", body.get("q")), body.get("k"),
                                  body.get("where"), body.get("verified_only"))
+        commit, release = body.get("commit"), body.get("release")
     else:
         params = request.query_params
         q, k = params.get("q", params.get("query")), params.get("k")
         where, verified = params.getlist("where"), params.get("verified_only")
+        commit, release = params.get("commit"), params.get("release")
     if q is None:
         raise ApiError(400, "missing 'q' (the question)")
     waited = (time.perf_counter() - request.state.arrived) * 1000  # for a worker
-    served = _served(request)
-    response, queued, ran = ops.timed_search(
-        served, ops.check_question(q), k=ops.check_k(k),
-        where=ops.check_where(where), verified_only=ops.check_flag(verified))
+    source: ServedIndex = request.app.state.source
+    served = source.get()
+    question, k, where = ops.check_question(q), ops.check_k(k), ops.check_where(where)
+    verified_only = ops.check_flag(verified)
+    try:  # an earlier release a result cited (MCP's `search` takes the same)
+        with asked_search(served.index, commit, release, source.device()) as idx:
+            response, queued, ran = ops.timed_search(
+                served, question, k=k, where=where, verified_only=verified_only,
+                index=None if idx is served.index else idx)
+            record_question(idx, "api", q, response)
+    except KbError as exc:
+        if exc.key == "release_gone":
+            raise ApiError(404, exc.message) from None
+        raise
     queued += waited
-    record_question(served.index, "api", q, response)
     return Json(response.to_dict(),
                 headers={"server-timing": f"queue;dur={queued:.2f}, search;dur={ran:.2f}"})
 
@@ -205,9 +216,9 @@ def read(request: Request, body: dict[str, Any]) -> Any:
                           device=source.device())
     except UsageError:
         raise
-    except KbError as exc:  # no such document (said as the other pages say it), or section
-        if exc.key == "no_document":
-            ops.document(served, named(doc).doc)
+    except KbError as exc:  # no such document (said as the other pages say it, unless
+        if exc.key == "no_document" and "moved" not in exc.values:  # it names where its
+            ops.document(served, named(doc).doc)  # section is now), or no such section
         raise ApiError(404, exc.message) from None
     return read.to_dict()
 
@@ -235,9 +246,9 @@ def table_evaluate(request: Request, body: dict[str, Any]) -> Any:
                                 policy=policy)
     except UsageError:
         raise
-    except KbError as exc:  # no such document (said as the other pages say it)
-        if exc.key == "no_document":
-            ops.document(served, named(doc).doc, section_arg="table")
+    except KbError as exc:  # no such document (said as the other pages say it, unless
+        if exc.key == "no_document" and "moved" not in exc.values:  # it names where its
+            ops.document(served, named(doc).doc, section_arg="table")  # section is now)
         if exc.key in ("no_document", "release_gone"):
             raise ApiError(404, exc.message) from None
         raise

@@ -36,6 +36,12 @@ _FLAG_PATTERN = ("^\\s*(?:" + "|".join(
     "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in word)
     for word in sorted(FLAG_WORDS)) + ")?\\s*$")
 
+# the release a search asks (MCP `search` takes the same: `kbtools.agents.cited_read`)
+_SEARCH_COMMIT = ("the release to search, as an earlier result cited it, by its source commit "
+                  "(7 or more digits): searched while it is kept here (a device's releases, a "
+                  "git clone's release tags), else 404 naming the releases kept")
+_SEARCH_RELEASE = "the release to search, by its tag, as `commit`"
+
 _SEARCH_PARAMS = [
     _param("q", f"the question (Chinese or English), at most {MAX_QUESTION_CHARS} characters "
                 f"(a longer one by POST: a query string holds at most 8192 bytes); a pasted "
@@ -48,6 +54,8 @@ _SEARCH_PARAMS = [
             "maxItems": MAX_WHERE}),
     _param("verified_only", "only verified passages: true/false, yes/no, on/off, 1/0",
            {"anyOf": [{"type": "boolean"}, {"type": "string", "pattern": _FLAG_PATTERN}]}),
+    _param("commit", _SEARCH_COMMIT, {"type": "string"}),
+    _param("release", _SEARCH_RELEASE, {"type": "string"}),
 ]
 
 _SCHEMAS: dict[str, Any] = {
@@ -118,7 +126,9 @@ _SCHEMAS: dict[str, Any] = {
             "verified_only": {"anyOf": [
                 {"type": "boolean"}, {"enum": [0, 1]}, {"type": "null"},
                 {"type": "string", "pattern": _FLAG_PATTERN,
-                 "description": "a word: true/false, yes/no, on/off, 1/0 (any case)"}]}}},
+                 "description": "a word: true/false, yes/no, on/off, 1/0 (any case)"}]},
+            "commit": {"type": ["string", "null"], "description": _SEARCH_COMMIT},
+            "release": {"type": ["string", "null"], "description": _SEARCH_RELEASE}}},
     "Section": {"type": "object", "description": "as the MCP tool `read` returns it",
                 "required": ["doc", "heading_path", "line_start", "line_end", "markdown",
                              "citation", "verified", "release"]},
@@ -161,13 +171,13 @@ def openapi_document() -> dict[str, Any]:
                 "get": {"summary": "Search (the `kb query --json` contract)",
                         "parameters": _SEARCH_PARAMS,
                         "responses": {"200": _json("SearchResponse", "cited results"),
-                                      "400": _ERROR, "503": _ERROR}},
+                                      "400": _ERROR, "404": _ERROR, "503": _ERROR}},
                 "post": {"summary": "Search with a JSON body",
                          "requestBody": {"required": True, "content": {"application/json": {
                              "schema": {"$ref": "#/components/schemas/SearchRequest"}}}},
                          "responses": {"200": _json("SearchResponse", "cited results"),
-                                       "400": _ERROR, "413": _ERROR, "415": _ERROR,
-                                       "503": _ERROR}}},
+                                       "400": _ERROR, "404": _ERROR, "413": _ERROR,
+                                       "415": _ERROR, "503": _ERROR}}},
             "/api/read": {"get": {
                 "summary": "Read a section of a document, or a line range",
                 "parameters": [

@@ -39,6 +39,7 @@ from kbtools.decision.matching import input_value
 from kbtools.decision.model import DecisionTable
 from kbtools.errors import EngineError, IndexLoadError, KbError, TableError, UsageError, one_line
 from kbtools.index.layout import ReleaseLayout
+from kbtools.index.reader import KbIndex
 from kbtools.index.store import LAST_LINE
 from kbtools.markdown.figures import tags_hidden
 from kbtools.query import freshness
@@ -222,15 +223,18 @@ def search(served: Served, q: str, *, k: int = 5, where: list[str] | None = None
 
 
 def timed_search(served: Served, q: str, *, k: int = 5, where: list[str] | None = None,
-                 conditions: Sequence[Condition] = (),
-                 verified_only: bool | None = None) -> tuple[SearchResponse, float, float]:
+                 conditions: Sequence[Condition] = (), verified_only: bool | None = None,
+                 index: KbIndex | None = None) -> tuple[SearchResponse, float, float]:
     """`search`, with the milliseconds spent waiting for the release's search lock and
-    searching (the API reports both in a ``Server-Timing`` header)."""
+    searching (the API reports both in a ``Server-Timing`` header). `index`: an earlier
+    release opened for this request (`cited_read.asked_search`), searched instead of the
+    served one, under the same lock (the embedders and tokenizer are the process's)."""
     t0 = time.perf_counter()
     with served.search_lock:
         t1 = time.perf_counter()
-        response = run_search(served.index, q, k=k, where=where or None,
-                              conditions=conditions, verified_only=verified_only)
+        response = run_search(served.index if index is None else index, q, k=k,
+                              where=where or None, conditions=conditions,
+                              verified_only=verified_only)
     t2 = time.perf_counter()
     return response, (t1 - t0) * 1000, (t2 - t1) * 1000
 
