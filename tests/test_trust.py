@@ -382,3 +382,42 @@ def test_pinned_keys_that_cannot_be_listed_refuse_an_unsigned_release(
     assert code == 1 and len(errors) == 1, out
     assert errors[0].startswith(f"kb: error: {folder}: cannot list the pinned keys"), out
     assert device.served_tag(dev) == "kb-r1" and "kb-r2" not in device.release_dirs(dev)
+
+
+def test_a_revoked_key_that_signed_the_served_release_is_said_every_time(
+        keys: Keys, pub: Pub, tmp_path: Path):
+    """The operator revokes the key the served release is signed by (`kb trust remove`), or
+    pins a key while an unsigned release serves. The release keeps serving (a rollback to it
+    would be refused, a sync would refuse it), and `kb trust remove`, every sync and `kb
+    status` used to say nothing of it: "up to date", "signed by A". Each says so in one
+    line now, naming what the operator can do, until a release signed by a pinned key
+    replaces it."""
+    dev = tmp_path / "dev"
+    for pub_key in (keys.a_pub, keys.b_pub):
+        assert kb("trust", "add", pub_key, "--to", dev)[0] == 0
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev)[0] == 0
+    said = (f"the served release kb-r1 is signed by key {keys.a_id}, which is not pinned on "
+            f"this device (removed by operator; pinned now: {keys.b_id}): it keeps serving "
+            "until a sync brings a release signed by a pinned key; `kb rollback TAG`")
+    code, out = kb("trust", "remove", keys.a_id, "--to", dev)
+    assert code == 0 and f"kb: warning: {said}" in out, out
+    code, out = kb("sync", pub.art, "--to", dev)
+    assert code == 0 and "up to date: serving kb-r1" in out and f"kb: warning: {said}" in out
+    code, out = kb("status", "--index", dev, "--json")
+    assert code == 0 and json.loads(out)["served"]["signer_unpinned"].startswith(said), out
+    assert f"  trust: {said}" in kb("status", "--index", dev)[1]
+    pub.release(keys.b)  # the publisher's new key: served, and nothing more to say
+    code, out = kb("sync", pub.art, "--to", dev)
+    assert code == 0 and "serving kb-r2" in out and "warning" not in out, out
+    assert json.loads(kb("status", "--index", dev, "--json")[1])["served"][
+        "signer_unpinned"] is None
+    # a key pinned while an unsigned release serves
+    other = tmp_path / "other"
+    pub2 = Pub(tmp_path / "two")
+    pub2.release(None)
+    assert kb("sync", pub2.art, "--to", other)[0] == 0
+    assert kb("trust", "add", keys.a_pub, "--to", other)[0] == 0
+    code, out = kb("sync", pub2.art, "--to", other)
+    assert code == 0 and (f"kb: warning: the served release kb-r1 is not signed (pinned now: "
+                          f"{keys.a_id}): it keeps serving") in out, out

@@ -67,7 +67,7 @@ from kbtools.ship.intact import vouch
 from kbtools.ship.readonly import copies_report
 from kbtools.ship.release import age_days, clock_behind
 from kbtools.ship.sourceurl import scrub, scrubbed
-from kbtools.ship.trust import check_signer, list_keys
+from kbtools.ship.trust import check_signer, list_keys, unpinned_signer
 
 
 def _serial(tag: str) -> int:
@@ -281,6 +281,8 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
         "verified_at": ver.get("verified_at"), "signed_by": ver.get("signed_by"),
         "verified_now": (not problems) if check_files else None, "problems": problems[:5],
         "review": review_lapses(manifest),
+        # signed by no key pinned now (revoked since): still served, and said so
+        "signer_unpinned": None if key_problem else unpinned_signer(path, rdir, rdir.name),
     }
     return out
 

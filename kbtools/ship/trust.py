@@ -267,6 +267,29 @@ def check_signer(device: Path, release_dir: Path, tag: str) -> None:
         raise SyncError(f"{tag}: {exc.message}; not switching", path=str(device)) from None
 
 
+def unpinned_signer(device: Path, release_dir: Path, tag: str) -> str | None:
+    """One line when the served release `tag` (in `release_dir`) was signed by no key
+    pinned now: unsigned, or signed by a key revoked with `kb trust remove` (or pinned only
+    after it arrived). It keeps serving (questions keep being answered) until a release
+    signed by a pinned key replaces it; the line says so and what the operator can do. None
+    when no key is pinned or its signer is pinned."""
+    keys = _unique(stored_keys(device))
+    if not keys:
+        return None
+    ids = {k.key_id for k in keys}
+    signer = claimed_signer(installed_meta(release_dir, "").sig_bytes)
+    if signer in ids:
+        return None
+    why = unpinned_keys(device, ids).get(signer or "") if signer else None
+    signed = (f"is signed by key {signer}, which is not pinned on this device" if signer
+              else "is not signed")
+    return (f"the served release {tag} {signed} ({why + '; ' if why else ''}pinned now: "
+            f"{', '.join(sorted(ids))}): it "
+            "keeps serving until a sync brings a release signed by a pinned key; `kb rollback "
+            "TAG` serves an earlier one signed by one now, `kb trust add PUB` trusts its key "
+            "again")
+
+
 def settle_served(device: Path, release_dir: Path, begin: TrustStart,
                   where: str) -> tuple[TrustPlan | None, tuple[str, ...]]:
     """Trust for the release already served (a sync with nothing new): first-use keys are
@@ -280,7 +303,8 @@ def settle_served(device: Path, release_dir: Path, begin: TrustStart,
         if begin.first_use:
             return None, (f"served {release_dir.name} is not signed by a given key "
                           f"— {exc.message}; no key pinned yet",)
-        return None, ()
+        revoked = unpinned_signer(device, release_dir, release_dir.name)
+        return None, (revoked,) if revoked else ()
 
 
 def apply(device: Path, trust: TrustPlan, tag: str) -> list[str]:
@@ -356,7 +380,10 @@ def remove_key(device: Path, which: str, *, allow_unsigned: bool = False) -> dic
         fsync_dir(device / TRUSTED)  # a revoked key must not come back after a power cut
         for kid in sorted(ids):
             _log(device, "unpin", kid, "removed by operator")
-        return {"key_id": sorted(ids), "changed": True}
+        served = DeviceLayout(device).served_release()
+        warning = unpinned_signer(device, served, served.name) if served else None
+        return {"key_id": sorted(ids), "changed": True} | ({"warning": warning} if warning
+                                                         else {})
 
 
 # --- internals ---------------------------------------------------------------------------
