@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from kbtools.config import RELEASE_TAG_PREFIX
 from kbtools.errors import KbError, ReleaseError, SyncError, one_line, plural
 from kbtools.fsutil import staging_dir
 from kbtools.pathspecs import top_literal
@@ -39,7 +40,7 @@ from kbtools.ship.gitrun import (
     started,
 )
 
-TAG_PREFIX = "kb-r"
+TAG_PREFIX = RELEASE_TAG_PREFIX
 LOCAL_HEADS = "refs/kb/heads/"
 LOCAL_TAGS = "refs/kb/tags/"
 # A release tag is exactly what `tag_name` writes: kb-r and the serial in ASCII decimal
@@ -280,10 +281,12 @@ def read_blob(git_dir: Path | str, commit: str, path: str) -> bytes | None:
 @dataclass(frozen=True)
 class SourceRefs:
     """What a source offers: branch tip and release tags (serial -> (ref at source, sha));
-    `not_tags`: its refs named as release tags are, that are none (`tag_form_problem`)."""
+    `not_tags`: its refs named as release tags are, that are none (`tag_form_problem`);
+    `branches`: the names of its branches (said when the artifacts branch is not one)."""
     branch_ref: str | None
     tags: dict[int, tuple[str, str]]
     not_tags: tuple[str, ...] = ()
+    branches: tuple[str, ...] = ()
 
 
 IGNORED_SHOWN = 5  # refs named as release tags that are none, warned of one by one
@@ -371,6 +374,7 @@ def list_source(git_dir: Path, source: str, branch: str, *,
     branch_ref = None
     tags: dict[int, tuple[str, str]] = {}
     not_tags: list[str] = []
+    branches: list[str] = []
     for line in out.split("\n"):  # git ends lines with \n only; a ref name may hold U+2028
         parts = line.split(None, 1)
         if len(parts) != 2 or parts[1].endswith("^{}"):
@@ -379,13 +383,15 @@ def list_source(git_dir: Path, source: str, branch: str, *,
         canon = _canonical(ref)
         if canon == f"refs/heads/{branch}":
             branch_ref = ref
+        elif canon.startswith("refs/heads/"):
+            branches.append(canon[len("refs/heads/"):])
         elif canon.startswith(f"refs/tags/{TAG_PREFIX}"):
             serial = parse_serial(canon)
             if serial is not None:
                 tags[serial] = (ref, sha)
             elif tag_form_problem(canon):
                 not_tags.append(ref)
-    return SourceRefs(branch_ref, tags, tuple(not_tags))
+    return SourceRefs(branch_ref, tags, tuple(not_tags), tuple(branches))
 
 
 # --- a clone of the artifacts repository as a client -----------------------------------

@@ -48,7 +48,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from kbtools.config import Config, load_config
+from kbtools.config import Config, branch_problem, load_config
 from kbtools.errors import Interrupted, KbError, SyncError, UsageError
 from kbtools.fsutil import mkdir_beneath
 from kbtools.index.layout import RELEASES, STATE, DeviceLayout, ReleaseLayout
@@ -143,6 +143,8 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
     """Bring `device` to the newest verified release offered by `source`; network git
     commands given up past `limits` (default: `gitrun.default_limits`)."""
     source = normalize_source(source)
+    if (problem := branch_problem(branch)) is not None:  # before anything is written
+        raise SyncError(problem, path=str(device))
     checkout.refuse_device_in_checkout(device)  # before anything is written there
     device.mkdir(parents=True, exist_ok=True)
     device = device.resolve()
@@ -322,7 +324,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     except SyncError as exc:  # unreachable, refused, damaged: the device as it was
         raise SyncError(f"{exc.message}; {dev.still_serves(device)}", path=exc.path) from None
     if refs.branch_ref is None:
-        raise SyncError(f"no {branch} branch at the source (is it an artifacts repo?); "
+        raise SyncError(f"no {branch} branch at the source ({other_branches(refs.branches)}); "
                         f"{dev.still_serves(device)}", path=source)
     rolled_back = set(state.get("rolled_back", []))
     offered = {s: r for s, r in refs.tags.items() if tag_name(s) not in rolled_back}
@@ -519,3 +521,16 @@ def _age_warn(release: Path | None, max_age_days: int) -> tuple[str, ...]:
     warning = age_warning(release.name, dev.read_json(ReleaseLayout(release).release_json)
                           .get("created"), max_age_days)
     return () if warning is None else (warning,)
+
+
+def other_branches(names: tuple[str, ...]) -> str:
+    """The branches a source has instead of the artifacts branch, in words: kb.toml
+    ``[release] branch`` may name one written otherwise (``kb／index`` for ``kb/index``, a
+    full-width slash)."""
+    if not names:
+        return "it has no branches: is it an artifacts repo?"
+    shown = ", ".join(repr(n) if not n.isascii() or not n.isprintable() else n
+                      for n in sorted(names)[:5])
+    more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+    return (f"its branches: {shown}{more}; kb.toml [release] branch names the one to sync "
+            "(is it an artifacts repo?)")
