@@ -421,3 +421,33 @@ def test_a_revoked_key_that_signed_the_served_release_is_said_every_time(
     code, out = kb("sync", pub2.art, "--to", other)
     assert code == 0 and (f"kb: warning: the served release kb-r1 is not signed (pinned now: "
                           f"{keys.a_id}): it keeps serving") in out, out
+
+
+def test_a_pruned_release_names_the_git_clone_that_serves_it(keys: Keys, pub: Pub,
+                                                            tmp_path: Path):
+    """`kb rollback` (and `kb query --release`) to a release the device pruned said why and
+    stopped there: the release is still a tag of the source, which a plain git clone serves.
+    The line names the commands now, with the source the device syncs from and the pin its
+    keys need there (a clone pinning none would check no signature); they work as given."""
+    from kbtools.ship.sync import sync
+
+    dev = tmp_path / "dev"
+    for _ in range(4):
+        pub.release(keys.a)
+        sync(str(pub.art), dev, trusted=[keys.a_pub], keep=2)
+    assert sorted(device.release_dirs(dev)) == ["kb-r3", "kb-r4"]
+    for args in (("rollback", "kb-r1", "--to", dev),
+                 ("query", "x", "--release", "kb-r1", "--index", dev)):
+        code, out = kb(*args)
+        assert code == 1 and len(out.splitlines()) == 1, out
+        assert out.rstrip().endswith(
+            "(local: kb-r3, kb-r4); a git clone of the source serves any of its releases: "
+            f"`git clone {pub.art} DIR && git -C DIR checkout kb-r1`, `kb trust add PUB --to "
+            "DIR` with this device's keys, then `kb query --index DIR`"), out
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(pub.art), str(clone)], check=True)
+    subprocess.run(["git", "-C", str(clone), "checkout", "-q", "kb-r1"], check=True)
+    assert kb("trust", "add", keys.a_pub, "--to", clone)[0] == 0
+    code, out = kb("status", "--index", clone)
+    assert code == 0 and f"checkout {clone}: release kb-r1 " in out, out
+    assert f"pinned keys: {keys.a_id}" in out and device.served_tag(dev) == "kb-r4"
