@@ -34,6 +34,7 @@ from kbtools.ship.gitrun import (
     NetLimits,
     failure_reason,
     run_git,
+    run_git_proc,
     run_plain,
     run_raw,
     shipping_env,
@@ -287,6 +288,7 @@ class SourceRefs:
     tags: dict[int, tuple[str, str]]
     not_tags: tuple[str, ...] = ()
     branches: tuple[str, ...] = ()
+    moved_to: str | None = None  # where an http(s) source redirected the listing
 
 
 IGNORED_SHOWN = 5  # refs named as release tags that are none, warned of one by one
@@ -349,12 +351,17 @@ def _canonical(ref: str) -> str:
     return "refs/" + ref[len("refs/kb/"):] if ref.startswith("refs/kb/") else ref
 
 
+REDIRECTED = "warning: redirecting to "  # git (LC_ALL=C) when an http(s) source redirects
+
+
 def list_source(git_dir: Path, source: str, branch: str, *,
                 timeout: float | None = None, limits: NetLimits | None = None
                 ) -> SourceRefs:
     """The artifacts branch and release tags that `source` (remote, path or bundle) offers;
     a remote that lists nothing within `timeout` seconds (default: the `limits`'
-    ``list_timeout``) is given up (SyncError)."""
+    ``list_timeout``) is given up (SyncError). An http(s) source that redirects (it moved,
+    and its old address forwards) is named in `SourceRefs.moved_to`."""
+    moved_to = None
     if is_bundle(source):
         try:
             run_git(git_dir, "bundle", "verify", source, error=SyncError)
@@ -367,10 +374,14 @@ def list_source(git_dir: Path, source: str, branch: str, *,
         out = run_git(git_dir, "bundle", "list-heads", source, error=SyncError)
     else:
         try:
-            out = run_git(git_dir, "ls-remote", source, error=SyncError, timeout=timeout,
-                          limits=limits)
+            proc = run_git_proc(git_dir, "ls-remote", source, error=SyncError,
+                                timeout=timeout, limits=limits)
         except SyncError as exc:  # unreachable, refused, cut off: name the source
             raise SyncError(exc.message, path=source) from None
+        out = proc.stdout.decode(errors="replace")
+        said = proc.stderr.decode(errors="replace").split("\n")
+        moved_to = next((line[len(REDIRECTED):].strip() for line in said
+                         if line.startswith(REDIRECTED)), None)
     branch_ref = None
     tags: dict[int, tuple[str, str]] = {}
     not_tags: list[str] = []
@@ -391,7 +402,7 @@ def list_source(git_dir: Path, source: str, branch: str, *,
                 tags[serial] = (ref, sha)
             elif tag_form_problem(canon):
                 not_tags.append(ref)
-    return SourceRefs(branch_ref, tags, tuple(not_tags), tuple(branches))
+    return SourceRefs(branch_ref, tags, tuple(not_tags), tuple(branches), moved_to)
 
 
 # --- a clone of the artifacts repository as a client -----------------------------------

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -334,7 +335,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     serial = max(offered)
     current = dev.served_tag(device)
     moved = moved_tags(gd, refs.tags, set(dev.release_dirs(device)))
-    notes = ignored_tags(source, refs) + tuple(
+    notes = ignored_tags(source, refs) + redirected(source, refs.moved_to, device) + tuple(
         moved_note(t, *moved[t], served=t == current)
         for t in sorted(moved, key=lambda t: parse_serial(t) or 0)
         if t == current or t != tag_name(serial))  # the one to install: refused
@@ -534,3 +535,15 @@ def other_branches(names: tuple[str, ...]) -> str:
     more = f" and {len(names) - 5} more" if len(names) > 5 else ""
     return (f"its branches: {shown}{more}; kb.toml [release] branch names the one to sync "
             "(is it an artifacts repo?)")
+
+
+def redirected(source: str, moved_to: str | None, device: Path) -> tuple[str, ...]:
+    """A warning when an http(s) source redirected the sync elsewhere (the publisher moved
+    the artifacts repository and its old address forwards to the new one): the sync works,
+    until the forwarding ends; the operator is told the new address now."""
+    if not moved_to:
+        return ()
+    new = moved_to.rstrip("/")
+    return (f"the source redirects to {new} (it moved, and {source} forwards to it): `kb sync "
+            f"{shlex.quote(new)} --to {shlex.quote(str(device))}` syncs from there directly, "
+            "before the old address stops forwarding",)
