@@ -451,3 +451,38 @@ def test_a_pruned_release_names_the_git_clone_that_serves_it(keys: Keys, pub: Pu
     code, out = kb("status", "--index", clone)
     assert code == 0 and f"checkout {clone}: release kb-r1 " in out, out
     assert f"pinned keys: {keys.a_id}" in out and device.served_tag(dev) == "kb-r4"
+
+
+@pytest.mark.parametrize("damage", ["garbage", "empty", "cut"])
+def test_a_damaged_pinned_key_stops_syncs_naming_its_repair_which_kb_trust_makes(
+        keys: Keys, pub: Pub, tmp_path: Path, damage: str):
+    """A pinned key file damaged on the device (a card's bad block, a write cut short, an
+    editor) stopped every sync with the cryptography library's words and a link to its FAQ
+    (never taken for "no key pinned": right), and `kb trust add` and `kb trust remove`, the
+    commands that repair it, stopped on it too: no kb command could. The line now names
+    the key and its repair, and both commands act past the damaged file."""
+    dev = tmp_path / "dev"
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0
+    pub.release(None)  # an unsigned release at the source: must stay refused throughout
+    stored = dev / "trusted_keys" / f"{keys.a_id}.pub"
+    good = stored.read_bytes()
+    stored.write_bytes({"garbage": b"garbage\n", "empty": b"", "cut": good[:40]}[damage])
+    said = (f"kb: error: {stored}: pinned key {keys.a_id} cannot be read (not a PEM public "
+            "key (as `kb keygen` writes the .pub file)): nothing is synced or rolled back "
+            f"until it is repaired, since a device whose keys cannot be read would take what "
+            f"they refuse; `kb trust add PUB --to {dev}` with the publisher's key writes it "
+            f"again (`kb trust remove {keys.a_id}` unpins it)")
+    for args in (("sync", pub.art, "--to", dev), ("trust", "list", "--to", dev)):
+        code, out = kb(*args)
+        assert code == 1 and out.strip() == said, out
+    assert device.served_tag(dev) == "kb-r1" and "kb-r2" not in device.release_dirs(dev)
+    assert kb("trust", "add", keys.a_pub, "--to", dev) == (0, f"pinned {keys.a_id}\n")
+    assert stored.read_bytes() == good
+    refused(dev, pub.art, "release is not signed")  # the key is pinned again, and required
+    stored.write_bytes(b"garbage\n")
+    assert kb("trust", "add", keys.b_pub, "--to", dev)[0] == 0  # another key: pinned too
+    code, out = kb("trust", "remove", keys.a_id, "--to", dev)
+    assert code == 0 and out.startswith(f"unpinned {keys.a_id}\n"), out
+    assert pinned(dev) == [keys.b_id]
+    refused(dev, pub.art, "release is not signed")
