@@ -15,6 +15,7 @@ import posixpath
 import re
 import subprocess
 import tomllib
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -346,9 +347,53 @@ def _validate(user: dict[str, Any], path: Path, text: str) -> None:
     _check_chunk_sizes(user.get("chunk", {}), path, text)
     _check_reviewers(user.get("review", {}).get("reviewers", {}), path, text)
     _check_name(user.get("release", {}).get("knowledge_base"), path, text)
+    _check_branch(user.get("release", {}).get("branch"), path, text)
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+RELEASE_TAG_PREFIX = "kb-r"  # release tags are kb-r<serial> (`kbtools.ship.git.TAG_PREFIX`)
+MAX_BRANCH_BYTES = 200  # the ref is a file (<branch>.lock while written) on every device
+_NOT_IN_REFS = frozenset(" ~^:?*[\\")  # what git refuses in a ref name besides controls
+
+
+def branch_problem(name: str) -> str | None:
+    """Why `name` cannot be the artifacts branch (kb.toml ``[release] branch``, `kb
+    release --branch`), in words, or None: git's rules for a branch name (`git
+    check-ref-format --branch`, which the first git command would otherwise refuse in its
+    own words, or half-way: a space split an update-ref line), and kbtools' own: no
+    whitespace or invisible character of any script (a full-width space looks like none),
+    no leading "-" (an option to git), not a ref or a release tag's name (`git checkout
+    kb-r3` would be ambiguous), at most `MAX_BRANCH_BYTES` bytes. Full-width or other
+    non-ASCII letters are taken (``发布／现场`` is one component, not two)."""
+    size = len(name.encode("utf-8", "surrogatepass"))
+    shown = repr(name) if size <= 80 else f"{name[:40]!r}…"
+    parts = name.split("/")
+    why = next((why for bad, why in (
+        (not name, "is empty"),
+        (any(c.isspace() for c in name), "holds whitespace"),
+        (any(unicodedata.category(c)[0] == "C" for c in name),
+         "holds a control or invisible character"),
+        (bool(_NOT_IN_REFS.intersection(name)) or "@{" in name or name == "@",
+         "holds a character git refuses in a branch name (~ ^ : ? * [ \\ @{)"),
+        (name.startswith("-"), "begins with '-' (git would read it as an option)"),
+        (".." in name or any(not p or p.startswith(".") or p.endswith(".lock") for p in parts)
+         or name.endswith("."), "is no git branch name (an empty part, '..', a part "
+         "beginning with '.' or ending in '.lock', or a trailing '.')"),
+        (name in ("HEAD", "FETCH_HEAD") or name.startswith("refs/"),
+         "names a git ref, not a branch (write the branch's own name, e.g. kb-index)"),
+        (name.startswith(RELEASE_TAG_PREFIX) and name[len(RELEASE_TAG_PREFIX):].isdigit(),
+         "is a release tag's name (kb-r<serial>): `git checkout` would be ambiguous"),
+        (size > MAX_BRANCH_BYTES, f"is {size} bytes long (at most {MAX_BRANCH_BYTES})"),
+    ) if bad), None)
+    return None if why is None else f"artifacts branch {shown} {why}"
+
+
+def _check_branch(name: str | None, path: Path, text: str) -> None:
+    problem = branch_problem(name) if isinstance(name, str) else None
+    if problem is not None:
+        raise ConfigError(f"release.branch: {problem}", path=str(path),
+                          line=_key_line(text, ["release", "branch"]))
 
 
 def _check_name(name: str | None, path: Path, text: str) -> None:

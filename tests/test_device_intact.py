@@ -437,3 +437,28 @@ def test_a_file_stamped_ahead_of_the_clock_is_remembered_one_within_a_tick_is_no
     ahead_mtime = (1, 2, 3, 30 * DAY_NS, 10 * DAY_NS - 10**8)  # its change time: now
     assert not stamps.settled_at(ahead_mtime, 10 * DAY_NS, 10**9)
     assert not stamps.settled_at(stamps.MISSING, now, 10**9)
+
+
+def test_an_earlier_release_edited_after_sync_is_not_called_the_served_one(tmp_path):
+    """`kb query --release kb-r1` on a device serving kb-r2, whose kept kb-r1 was edited
+    after sync, was refused as "the served release kb-r1 fails verification … `kb rollback`
+    serves another release": kb-r1 is not served, and a rollback to it is refused too. The
+    line says which release it is and what answers instead: the served one, or the git
+    clone of the source that serves kb-r1 (which answers, as the test runs it)."""
+    d = make_device(tmp_path)
+    second_release(d)
+    rel = _tamper(d.dev, d.dev / "releases" / "kb-r1")
+    res = _query("--release", "kb-r1", "--index", str(d.dev))
+    assert res.exit_code == 1 and len(res.output.splitlines()) == 1, res.output
+    assert res.output.startswith(
+        f"kb: error: {d.dev}: release kb-r1, kept on this device, fails verification: {rel}: "
+        "sha256 mismatch; it was changed after `kb sync` verified it: ask without --release "
+        "(the served kb-r2); kb-r1 is a tag of the source still, which a git clone serves "
+        f"(`git clone {d.art} DIR && git -C DIR checkout kb-r1`)"), res.output
+    assert json.loads(_query("--index", str(d.dev)).stdout)["release"]["tag"] == "kb-r2"
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(d.art), str(clone))
+    git(clone, "checkout", "-q", "kb-r1")
+    answered = _query("--index", str(clone))
+    assert answered.exit_code == 0, answered.output
+    assert json.loads(answered.stdout)["release"]["tag"] == "kb-r1"

@@ -146,3 +146,52 @@ def test_queries_during_syncs_and_rollbacks(tmp_path: Path):
     assert not errors, repr(errors[0])
     assert reads[0] > 20
     assert verified_tag(dev) == "kb-r7"
+
+
+def _mounted_tmpfs(folder: Path, size: str) -> bool:
+    folder.mkdir(exist_ok=True)
+    return os.geteuid() == 0 and subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)],
+        capture_output=True).returncode == 0
+
+
+@pytest.mark.parametrize("limit", ["fsize", "tmpfs"])
+def test_a_fetch_with_no_room_on_the_device_says_to_free_space(tmp_path: Path, limit: str):
+    """A disk that fills while git fetches the new release (or a `ulimit -f` git's pack
+    passes) said "git fetch failed: fatal: write error: No space left on device; … (run kb
+    sync again to retry)", and a retry fails the same way. The line says the device has no
+    room and to free space now; the served release stays, nothing fetched is kept, and a
+    sync with room again completes."""
+    pub = Pub(tmp_path)
+    pub.release()
+    small = tmp_path / "small"
+    if limit == "tmpfs" and not _mounted_tmpfs(small, "20m"):
+        pytest.skip("cannot mount a small tmpfs here (the fsize case covers a full disk)")
+    dev = (small if limit == "tmpfs" else tmp_path) / "dev"
+    try:
+        sync(str(pub.art), dev)
+        pub.release({"big/noise.bin": os.urandom(1_500_000)})
+        packs = sorted(p.name for p in (dev / "repo.git" / "objects" / "pack").iterdir())
+        if limit == "tmpfs":  # room for less than the fetch's pack
+            st = os.statvfs(small)
+            used = (st.f_blocks - st.f_bfree) * st.f_frsize
+            subprocess.run(["mount", "-o", f"remount,size={used // 1024 + 200}k", str(small)],
+                           check=True)
+        proc = subprocess.run([KB, "sync", str(pub.art), "--to", str(dev)],
+                              capture_output=True, text=True,
+                              preexec_fn=_limited_fsize(1_000_000) if limit == "fsize" else None)
+        lines = proc.stderr.strip().splitlines()
+        assert proc.returncode == 1 and len(lines) == 1, proc.stderr
+        assert lines[0].startswith(f"kb: error: {pub.art}: kb-r2: the device has no room for "
+                                   "this release's files ("), lines
+        assert lines[0].endswith("); the served release is unchanged and nothing fetched was "
+                                 "kept: free space on the device (or raise its quota or "
+                                 "file-size limit) and sync again"), lines
+        assert verified_tag(dev) == "kb-r1"
+        assert sorted(p.name for p in (dev / "repo.git" / "objects" / "pack").iterdir()) == packs
+        if limit == "tmpfs":
+            subprocess.run(["mount", "-o", "remount,size=20m", str(small)], check=True)
+        assert sync(str(pub.art), dev).tag == "kb-r2"
+    finally:
+        if limit == "tmpfs":
+            subprocess.run(["umount", str(small)], check=False)

@@ -13,6 +13,8 @@ import socket
 import subprocess
 import threading
 from collections.abc import Iterator
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -131,3 +133,60 @@ def test_a_refused_connection_says_why(tmp_path):
         port = s.getsockname()[1]  # closed below: nothing listens there
     code, err = kb_sync(f"git://127.0.0.1:{port}/art.git", tmp_path / "dev")
     assert code == 1 and "Connection refused" in err.strip().splitlines()[0], err
+
+
+class Forwarding(SimpleHTTPRequestHandler):
+    """A web server whose artifacts repository moved from /old.git to /new.git, its old
+    address forwarding there (301), as a publisher moving hosts leaves it for a while."""
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/old.git/"):
+            self.send_response(301)
+            self.send_header("Location", "/new.git/" + self.path[len("/old.git/"):])
+            self.end_headers()
+            return
+        super().do_GET()
+
+
+def test_a_source_that_moved_and_forwards_is_synced_and_its_new_address_named(tmp_path):
+    """A device syncing from an http(s) address the publisher moved away from, the old one
+    forwarding: git followed the redirect and kb said nothing, so devices learned of the
+    move only when the forwarding ended and every sync failed. The sync works as before and
+    warns, naming the new address and the command that syncs from it."""
+    pub = Pub(tmp_path)
+    pub.release()
+    www = tmp_path / "www"
+    www.mkdir()
+    new = www / "new.git"
+
+    def mirror() -> None:  # a dumb-http copy of the artifacts repository
+        if not new.exists():
+            subprocess.run(["git", "clone", "-q", "--bare", str(pub.art), str(new)], check=True)
+        subprocess.run(["git", "-C", str(new), "fetch", "-q", str(pub.art),
+                        "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"], check=True)
+        subprocess.run(["git", "-C", str(new), "update-server-info"], check=True)
+
+    mirror()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Forwarding, directory=str(www)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    device = tmp_path / "dev"
+    try:
+        assert kb_sync(f"{base}/old.git", device) == (0, "kb: warning: the source redirects to "
+                                                     f"{base}/new.git (it moved, and {base}/"
+                                                     f"old.git forwards to it): `kb sync {base}/"
+                                                     f"new.git --to {device.resolve()}` syncs "
+                                                     "from there directly, before the old "
+                                                     "address stops forwarding\n")
+        assert dev.served_tag(device) == "kb-r1"
+        pub.release()
+        mirror()
+        code, said = kb_sync(f"{base}/old.git", device)
+        assert code == 0 and said.count("\n") == 1 and "redirects to" in said
+        assert dev.served_tag(device) == "kb-r2"
+        assert kb_sync(f"{base}/new.git", device) == (0, "")  # as the warning said: no word
+    finally:
+        server.shutdown()

@@ -382,3 +382,107 @@ def test_pinned_keys_that_cannot_be_listed_refuse_an_unsigned_release(
     assert code == 1 and len(errors) == 1, out
     assert errors[0].startswith(f"kb: error: {folder}: cannot list the pinned keys"), out
     assert device.served_tag(dev) == "kb-r1" and "kb-r2" not in device.release_dirs(dev)
+
+
+def test_a_revoked_key_that_signed_the_served_release_is_said_every_time(
+        keys: Keys, pub: Pub, tmp_path: Path):
+    """The operator revokes the key the served release is signed by (`kb trust remove`), or
+    pins a key while an unsigned release serves. The release keeps serving (a rollback to it
+    would be refused, a sync would refuse it), and `kb trust remove`, every sync and `kb
+    status` used to say nothing of it: "up to date", "signed by A". Each says so in one
+    line now, naming what the operator can do, until a release signed by a pinned key
+    replaces it."""
+    dev = tmp_path / "dev"
+    for pub_key in (keys.a_pub, keys.b_pub):
+        assert kb("trust", "add", pub_key, "--to", dev)[0] == 0
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev)[0] == 0
+    said = (f"the served release kb-r1 is signed by key {keys.a_id}, which is not pinned on "
+            f"this device (removed by operator; pinned now: {keys.b_id}): it keeps serving "
+            "until a sync brings a release signed by a pinned key; `kb rollback TAG`")
+    code, out = kb("trust", "remove", keys.a_id, "--to", dev)
+    assert code == 0 and f"kb: warning: {said}" in out, out
+    code, out = kb("sync", pub.art, "--to", dev)
+    assert code == 0 and "up to date: serving kb-r1" in out and f"kb: warning: {said}" in out
+    code, out = kb("status", "--index", dev, "--json")
+    assert code == 0 and json.loads(out)["served"]["signer_unpinned"].startswith(said), out
+    assert f"  trust: {said}" in kb("status", "--index", dev)[1]
+    pub.release(keys.b)  # the publisher's new key: served, and nothing more to say
+    code, out = kb("sync", pub.art, "--to", dev)
+    assert code == 0 and "serving kb-r2" in out and "warning" not in out, out
+    assert json.loads(kb("status", "--index", dev, "--json")[1])["served"][
+        "signer_unpinned"] is None
+    # a key pinned while an unsigned release serves
+    other = tmp_path / "other"
+    pub2 = Pub(tmp_path / "two")
+    pub2.release(None)
+    assert kb("sync", pub2.art, "--to", other)[0] == 0
+    assert kb("trust", "add", keys.a_pub, "--to", other)[0] == 0
+    code, out = kb("sync", pub2.art, "--to", other)
+    assert code == 0 and (f"kb: warning: the served release kb-r1 is not signed (pinned now: "
+                          f"{keys.a_id}): it keeps serving") in out, out
+
+
+def test_a_pruned_release_names_the_git_clone_that_serves_it(keys: Keys, pub: Pub,
+                                                            tmp_path: Path):
+    """`kb rollback` (and `kb query --release`) to a release the device pruned said why and
+    stopped there: the release is still a tag of the source, which a plain git clone serves.
+    The line names the commands now, with the source the device syncs from and the pin its
+    keys need there (a clone pinning none would check no signature); they work as given."""
+    from kbtools.ship.sync import sync
+
+    dev = tmp_path / "dev"
+    for _ in range(4):
+        pub.release(keys.a)
+        sync(str(pub.art), dev, trusted=[keys.a_pub], keep=2)
+    assert sorted(device.release_dirs(dev)) == ["kb-r3", "kb-r4"]
+    for args in (("rollback", "kb-r1", "--to", dev),
+                 ("query", "x", "--release", "kb-r1", "--index", dev)):
+        code, out = kb(*args)
+        assert code == 1 and len(out.splitlines()) == 1, out
+        assert out.rstrip().endswith(
+            "(local: kb-r3, kb-r4); a git clone of the source serves any of its releases: "
+            f"`git clone {pub.art} DIR && git -C DIR checkout kb-r1`, `kb trust add PUB --to "
+            "DIR` with this device's keys, then `kb query --index DIR`"), out
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(pub.art), str(clone)], check=True)
+    subprocess.run(["git", "-C", str(clone), "checkout", "-q", "kb-r1"], check=True)
+    assert kb("trust", "add", keys.a_pub, "--to", clone)[0] == 0
+    code, out = kb("status", "--index", clone)
+    assert code == 0 and f"checkout {clone}: release kb-r1 " in out, out
+    assert f"pinned keys: {keys.a_id}" in out and device.served_tag(dev) == "kb-r4"
+
+
+@pytest.mark.parametrize("damage", ["garbage", "empty", "cut"])
+def test_a_damaged_pinned_key_stops_syncs_naming_its_repair_which_kb_trust_makes(
+        keys: Keys, pub: Pub, tmp_path: Path, damage: str):
+    """A pinned key file damaged on the device (a card's bad block, a write cut short, an
+    editor) stopped every sync with the cryptography library's words and a link to its FAQ
+    (never taken for "no key pinned": right), and `kb trust add` and `kb trust remove`, the
+    commands that repair it, stopped on it too: no kb command could. The line now names
+    the key and its repair, and both commands act past the damaged file."""
+    dev = tmp_path / "dev"
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0
+    pub.release(None)  # an unsigned release at the source: must stay refused throughout
+    stored = dev / "trusted_keys" / f"{keys.a_id}.pub"
+    good = stored.read_bytes()
+    stored.write_bytes({"garbage": b"garbage\n", "empty": b"", "cut": good[:40]}[damage])
+    said = (f"kb: error: {stored}: pinned key {keys.a_id} cannot be read (not a PEM public "
+            "key (as `kb keygen` writes the .pub file)): nothing is synced or rolled back "
+            f"until it is repaired, since a device whose keys cannot be read would take what "
+            f"they refuse; `kb trust add PUB --to {dev}` with the publisher's key writes it "
+            f"again (`kb trust remove {keys.a_id}` unpins it)")
+    for args in (("sync", pub.art, "--to", dev), ("trust", "list", "--to", dev)):
+        code, out = kb(*args)
+        assert code == 1 and out.strip() == said, out
+    assert device.served_tag(dev) == "kb-r1" and "kb-r2" not in device.release_dirs(dev)
+    assert kb("trust", "add", keys.a_pub, "--to", dev) == (0, f"pinned {keys.a_id}\n")
+    assert stored.read_bytes() == good
+    refused(dev, pub.art, "release is not signed")  # the key is pinned again, and required
+    stored.write_bytes(b"garbage\n")
+    assert kb("trust", "add", keys.b_pub, "--to", dev)[0] == 0  # another key: pinned too
+    code, out = kb("trust", "remove", keys.a_id, "--to", dev)
+    assert code == 0 and out.startswith(f"unpinned {keys.a_id}\n"), out
+    assert pinned(dev) == [keys.b_id]
+    refused(dev, pub.art, "release is not signed")

@@ -75,6 +75,8 @@ def _device(st: dict[str, Any]) -> None:
             click.echo(f"  clock: {s['clock_behind']}")
         for p in s["problems"]:
             click.echo(f"  problem: {p}")
+        if s["signer_unpinned"]:
+            click.echo(f"  trust: {s['signer_unpinned']}")
         r = s["review"]
         if r["checked"] is False:
             click.echo("  verified: not checked against Git history when built (nothing "

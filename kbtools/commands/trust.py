@@ -88,3 +88,5 @@ def remove(key: str, to: Path | None, allow_unsigned: bool, as_json: bool) -> No
         echo_json(res)
     else:
         click.echo(f"unpinned {', '.join(res['key_id'])}")
+        if res.get("warning"):
+            click.echo(f"kb: warning: {res['warning']}", err=True)

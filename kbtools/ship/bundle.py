@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kbtools.config import branch_problem
 from kbtools.errors import ReleaseError
 from kbtools.ship.git import (
     LOCAL_HEADS,
@@ -45,6 +46,8 @@ def create_bundle(repo: Path, out: Path, *, branch: str = "kb-index",
                   since: str | None = None, force: bool = False) -> BundleInfo:
     """Write the artifacts branch and its release tags (newer than `since`) to `out`. An
     older bundle there is replaced; any other file only with `force` (a key, a document)."""
+    if (problem := branch_problem(branch)) is not None:
+        raise ReleaseError(problem, path=str(repo))
     if out.exists() and not force and not _is_bundle(out):
         raise ReleaseError("exists and is not a git bundle; refusing to overwrite it (pass "
                            "--force)", path=str(out))

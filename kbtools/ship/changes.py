@@ -23,6 +23,7 @@ or an edit after review shows.
 from __future__ import annotations
 
 import json
+import shlex
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -229,11 +230,15 @@ def _pick(device_dir: Path, local: dict[str, Path], which: str | None, *,
                     "release directory", path=str(device_dir))
 
 
-def not_on_device(tag: str, local: Iterable[str]) -> str:
+def not_on_device(tag: str, local: Iterable[str], source: tuple[str, bool] | None = None
+                  ) -> str:
     """Why release `tag` is not among a device's `local` releases, in words (what `kb
     rollback` and `kb diff` say): pruned, never installed, or not published yet; or no
     release tag at all (``kb-r03``, ``latest``, ``r2``: the form named, and the local tag
-    its one number means)."""
+    its one number means). A release pruned or skipped here is still a tag of the
+    device's source, which a plain git clone serves: said, with the commands, when `source`
+    is given (the source the device syncs from, credentials left out, and whether it pins
+    keys, which the clone must pin too: a clone pinning none checks no signature)."""
     tags = sorted(local, key=lambda t: parse_serial(t) or -1)
     if tag_form_problem(tag):
         return f"{tag_form_problem(tag)} (local: {', '.join(tags) or 'none'})"
@@ -256,7 +261,14 @@ def not_on_device(tag: str, local: Iterable[str]) -> str:
     elif serial is not None and serials:
         why = (": `kb sync` installs only the newest release it is offered, so one "
                "published between two syncs never arrives")
-    return f"release {tag} is not on this device{why} (local: {', '.join(tags) or 'none'})"
+    clone = ""
+    if source and serials and serial < max(serials):  # pruned or skipped: the source has it
+        clone = (f"; a git clone of the source serves any of its releases: `git clone "
+                 f"{shlex.quote(source[0])} DIR && git -C DIR checkout {tag}`, "
+                 + ("`kb trust add PUB --to DIR` with this device's keys, " if source[1]
+                    else "") + "then `kb query --index DIR`")
+    return (f"release {tag} is not on this device{why} (local: {', '.join(tags) or 'none'})"
+            f"{clone}")
 
 
 def _serial_meant(name: str) -> int | None:

@@ -67,7 +67,7 @@ from kbtools.ship.git import (
     work_tree,
 )
 from kbtools.ship.gitrun import run_plain
-from kbtools.ship.install import install_release, tag_manifest_hash, verify_release
+from kbtools.ship.install import install_release, verify_release
 from kbtools.ship.intact import check_intact
 from kbtools.ship.readonly import served_copy
 from kbtools.ship.release import read_release_json, release_settings
@@ -78,8 +78,8 @@ from kbtools.ship.sparse import (
     is_checkout_top,
     is_sparse_release,
 )
-from kbtools.ship.tagged import tagged_release, unfetched
-from kbtools.ship.verify import blob_problems, read_meta
+from kbtools.ship.tagged import TaggedRelease, read_tag, tagged_release, unfetched
+from kbtools.ship.verify import blob_problems
 
 DERIVED_KEEP = 3  # derived releases kept per clone (the one in use is never pruned)
 
@@ -146,35 +146,20 @@ def head_release(tree: WorkTree) -> tuple[str, str, int]:
     return head, tags[serial], serial  # another tag than release.json's is refused later
 
 
-@dataclass(frozen=True)
-class HeadRelease:
-    """The release a checkout's HEAD is, after the checks made on every open."""
-
-    head: str
-    tag: str
-    serial: int
-    tag_mhash: str  # the manifest sha256 the tag's message names ("" when none)
-    mhash: str  # the manifest sha256 (the tag's, else release.json's)
-
-
 def check_head(layout: CheckoutLayout, tree: WorkTree,
-               found: tuple[str, str, int] | None = None) -> HeadRelease:
-    """The checks of every open (HEAD a release tag, annotated, naming the manifest hash;
-    the work tree exactly that commit); `found` is `head_release(tree)` when the caller
-    has it. SyncError naming the first problem."""
+               found: tuple[str, str, int] | None = None) -> TaggedRelease:
+    """The release tag HEAD is, after the checks of every open (HEAD a release tag,
+    annotated, naming the manifest hash; the work tree exactly that commit); `found` is
+    `head_release(tree)` when the caller has it. SyncError naming the first problem."""
     where = str(layout.root)
     head, tag, serial = found or head_release(tree)
     problem = work_tree_problem(tree, tag)
     if problem is not None:
         raise CheckoutStateError(problem, path=where)
-    commit, tag_mhash = tag_manifest_hash(tree.git_dir, f"refs/tags/{tag}", where)
-    if commit != head:
+    release = read_tag(tree, tag, serial, where)
+    if release.commit != head:
         raise SyncError(f"{tag} moved while it was being read; try again", path=where)
-    mhash = tag_mhash or str(read_meta(tree.git_dir, head, tag, serial).rel.get(
-        "manifest_sha256", ""))
-    if len(mhash) != 64 or mhash.strip("0123456789abcdef"):  # a directory name below
-        raise SyncError(f"{tag} names no manifest sha256; not a release tag", path=where)
-    return HeadRelease(head, tag, serial, tag_mhash, mhash)
+    return release
 
 
 def open_checkout(layout: CheckoutLayout, tree: WorkTree, *,
@@ -249,8 +234,7 @@ def derived_tag(layout: CheckoutLayout, tree: WorkTree, tag: str) -> Path:
     git objects as a checkout of it is (the work tree, HEAD and git's index untouched)."""
     t = tagged_release(tree, tag)
     try:
-        return _open_release(layout, tree, HeadRelease(t.commit, t.tag, t.serial,
-                                                       t.tag_mhash, t.mhash), DERIVED_KEEP).derived
+        return _open_release(layout, tree, t, DERIVED_KEEP).derived
     except SyncError as exc:
         raise unfetched(tree, t, exc) from None
 
@@ -267,15 +251,15 @@ def clone_of_derived(root: Path) -> tuple[CheckoutLayout, WorkTree] | None:
     return CheckoutLayout(top, common), WorkTree(top, common, common)
 
 
-def _open_release(layout: CheckoutLayout, tree: WorkTree, h: HeadRelease,
+def _open_release(layout: CheckoutLayout, tree: WorkTree, h: TaggedRelease,
                   keep: int) -> CheckoutRelease:
     where = str(layout.root)
     given = list(release_settings().trusted_keys)
     if not _writable(layout):  # a clone on read-only media: serve what it holds, write nothing
         final = layout.derived(h.mhash)
         verified = read_json(ReleaseLayout(final).verified)
-        if _reusable(final, verified, h.head, h.tag, trust.start(layout.state, given)):
-            return CheckoutRelease(layout.root, h.head, h.tag, h.serial, h.mhash, final, True,
+        if _reusable(final, verified, h.commit, h.tag, trust.start(layout.state, given)):
+            return CheckoutRelease(layout.root, h.commit, h.tag, h.serial, h.mhash, final, True,
                                    verified.get("signed_by"))
         raise SyncError(f"cannot write {layout.state} (read-only) and {h.tag} has no index "
                         "derived there yet: open this checkout once where it can be written "
@@ -284,8 +268,7 @@ def _open_release(layout: CheckoutLayout, tree: WorkTree, h: HeadRelease,
         mkdir_beneath(layout.git_dir, f"{CHECKOUT_STATE}/{DERIVED_CACHE}")
         with locked(layout.state, "kb query (deriving a checkout's index)"):
             check_device_dir(layout.state)
-            return _derived(layout, tree, h.head, h.tag, h.serial, h.tag_mhash, h.mhash,
-                            trust.start(layout.state, given), keep)
+            return _derived(layout, tree, h, trust.start(layout.state, given), keep)
     except OSError as exc:
         raise SyncError(f"cannot write {exc.filename or 'the derived index'}: "
                         f"{exc.strerror or exc}", path=where) from None
@@ -298,7 +281,7 @@ def _writable(layout: CheckoutLayout) -> bool:
     return os.access(state if state.is_dir() else layout.git_dir, os.W_OK)
 
 
-def verify_checkout(layout: CheckoutLayout, tree: WorkTree, h: HeadRelease) -> None:
+def verify_checkout(layout: CheckoutLayout, tree: WorkTree, h: TaggedRelease) -> None:
     """What opening the checkout would refuse, found without writing anything (`kb
     status`): a derived release reusable for this commit needs nothing more (as in
     `open_checkout`); otherwise the release commit gets every check `install_release`
@@ -306,35 +289,35 @@ def verify_checkout(layout: CheckoutLayout, tree: WorkTree, h: HeadRelease) -> N
     work tree). SyncError naming the first problem."""
     begin = trust.start(layout.state, list(release_settings().trusted_keys))
     final = layout.derived(h.mhash)
-    if _reusable(final, read_json(ReleaseLayout(final).verified), h.head, h.tag, begin):
+    if _reusable(final, read_json(ReleaseLayout(final).verified), h.commit, h.tag, begin):
         return
-    checked = verify_release(tree.git_dir, h.head, h.tag, h.serial, h.tag_mhash, begin, 0)
+    checked = verify_release(tree.git_dir, h.commit, h.tag, h.serial, h.tag_mhash, begin, 0)
     problems = blob_problems(tree.git_dir, checked.entries, checked.manifest)
     if problems:
         raise SyncError(f"artifacts do not match the manifest: {plural(len(problems), 'problem')}"
                         f", first: {problems[0]}", path=h.tag)
 
 
-def _derived(layout: CheckoutLayout, tree: WorkTree, head: str, tag: str, serial: int,
-             tag_mhash: str, mhash: str, begin: trust.TrustStart,
-             keep: int) -> CheckoutRelease:
-    """The derived release of `mhash`: reused when verified for this commit, else
+def _derived(layout: CheckoutLayout, tree: WorkTree, h: TaggedRelease,
+             begin: trust.TrustStart, keep: int) -> CheckoutRelease:
+    """The derived release of release `h`: reused when verified for its commit, else
     installed now (call with the lock held)."""
-    final = layout.derived(mhash)
+    final = layout.derived(h.mhash)
     verified = read_json(ReleaseLayout(final).verified)
-    if _reusable(final, verified, head, tag, begin):
+    if _reusable(final, verified, h.commit, h.tag, begin):
         os.utime(final)  # most recently used: pruned last
-        return CheckoutRelease(layout.root, head, tag, serial, mhash, final, True,
+        return CheckoutRelease(layout.root, h.commit, h.tag, h.serial, h.mhash, final, True,
                                verified.get("signed_by"))
-    _clean(layout, mhash)
+    _clean(layout, h.mhash)
     try:
-        done = install_release(tree.git_dir, head, tag, serial, tag_mhash, begin, 0,
-                               layout.staging(mhash), final, previous=_last_used(layout, mhash))
+        done = install_release(tree.git_dir, h.commit, h.tag, h.serial, h.tag_mhash, begin, 0,
+                               layout.staging(h.mhash), final,
+                               previous=_last_used(layout, h.mhash))
     finally:
-        _clean_staging(layout, mhash)
-    pinned = trust.apply(layout.state, done.plan, tag)
-    prune(layout, keep, mhash)
-    return CheckoutRelease(layout.root, head, tag, serial, mhash, final, False,
+        _clean_staging(layout, h.mhash)
+    pinned = trust.apply(layout.state, done.plan, h.tag)
+    prune(layout, keep, h.mhash)
+    return CheckoutRelease(layout.root, h.commit, h.tag, h.serial, h.mhash, final, False,
                            done.plan.signed_by, tuple(pinned))
 
 

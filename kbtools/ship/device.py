@@ -77,6 +77,7 @@ from kbtools.index.layout import (
     is_release_name,
     unfinished_release,
 )
+from kbtools.ship.sourceurl import scrub
 from kbtools.ship.sparse import checkout_containing
 
 __all__ = ["append_log", "cannot_write", "check_device_dir", "clean_staging",
@@ -571,3 +572,15 @@ def dir_size(path: Path) -> int:
                 continue
             total += st.st_size if stat.S_ISREG(st.st_mode) else 0
     return total
+
+
+def synced_from(path: Path) -> tuple[str, bool] | None:
+    """The source device `path` syncs from, as kb prints it (no URL credentials), and
+    whether it pins keys (trusted_keys/ lists one); None when state.json names no source or
+    cannot be read (said by the commands that write it)."""
+    source = read_json(DeviceLayout(path).state).get("source")
+    if not isinstance(source, str) or not source:
+        return None
+    folder = DeviceLayout(path).trusted
+    pins = folder.is_dir() and not folder.is_symlink() and any(folder.glob("*.pub"))
+    return scrub(source), pins

@@ -17,7 +17,9 @@ unchanged, and one line says what limit stopped it and how to raise it.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import resource
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,9 +114,28 @@ def _malformed(exc: SyncError, source: str, what: str) -> SyncError:
                      f"— {exc.message}; refusing it", path=source)
 
 
+# what git (run with LC_ALL=C) says when the device's disk cannot take what it fetches: a
+# full disk, a quota, a file-size limit (`ulimit -f`)
+_NO_ROOM = tuple(os.strerror(e) for e in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG))
+
+
+def _size_limited(message: str) -> bool:
+    """Whether git's writing of the fetched pack failed under a file-size limit (`ulimit -f`
+    on kb): index-pack then dies with no word of why but "invalid index-pack output"."""
+    soft = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    return soft != resource.RLIM_INFINITY and ("index-pack" in message
+                                               or "unpack-objects" in message)
+
+
 def _cut_off(exc: SyncError, source: str, tag: str) -> SyncError:
     """A fetch that failed on the way (connection cut, refused, stalled): one line naming
-    the source and the release, and that nothing changed on the device."""
+    the source and the release, and that nothing changed on the device. One that failed
+    for want of room on the device says so, since syncing again alone fails again."""
+    if any(words in exc.message for words in _NO_ROOM) or _size_limited(exc.message):
+        return SyncError(f"{tag}: the device has no room for this release's files "
+                         f"({exc.message}); the served release is unchanged and nothing "
+                         "fetched was kept: free space on the device (or raise its quota or "
+                         "file-size limit) and sync again", path=source)
     return SyncError(f"{tag}: {exc.message}; the served release is unchanged (run kb sync "
                      "again to retry)", path=source)
 

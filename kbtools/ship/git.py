@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from kbtools.config import RELEASE_TAG_PREFIX
 from kbtools.errors import KbError, ReleaseError, SyncError, one_line, plural
 from kbtools.fsutil import staging_dir
 from kbtools.pathspecs import top_literal
@@ -33,13 +34,14 @@ from kbtools.ship.gitrun import (
     NetLimits,
     failure_reason,
     run_git,
+    run_git_proc,
     run_plain,
     run_raw,
     shipping_env,
     started,
 )
 
-TAG_PREFIX = "kb-r"
+TAG_PREFIX = RELEASE_TAG_PREFIX
 LOCAL_HEADS = "refs/kb/heads/"
 LOCAL_TAGS = "refs/kb/tags/"
 # A release tag is exactly what `tag_name` writes: kb-r and the serial in ASCII decimal
@@ -280,10 +282,13 @@ def read_blob(git_dir: Path | str, commit: str, path: str) -> bytes | None:
 @dataclass(frozen=True)
 class SourceRefs:
     """What a source offers: branch tip and release tags (serial -> (ref at source, sha));
-    `not_tags`: its refs named as release tags are, that are none (`tag_form_problem`)."""
+    `not_tags`: its refs named as release tags are, that are none (`tag_form_problem`);
+    `branches`: the names of its branches (said when the artifacts branch is not one)."""
     branch_ref: str | None
     tags: dict[int, tuple[str, str]]
     not_tags: tuple[str, ...] = ()
+    branches: tuple[str, ...] = ()
+    moved_to: str | None = None  # where an http(s) source redirected the listing
 
 
 IGNORED_SHOWN = 5  # refs named as release tags that are none, warned of one by one
@@ -346,12 +351,17 @@ def _canonical(ref: str) -> str:
     return "refs/" + ref[len("refs/kb/"):] if ref.startswith("refs/kb/") else ref
 
 
+REDIRECTED = "warning: redirecting to "  # git (LC_ALL=C) when an http(s) source redirects
+
+
 def list_source(git_dir: Path, source: str, branch: str, *,
                 timeout: float | None = None, limits: NetLimits | None = None
                 ) -> SourceRefs:
     """The artifacts branch and release tags that `source` (remote, path or bundle) offers;
     a remote that lists nothing within `timeout` seconds (default: the `limits`'
-    ``list_timeout``) is given up (SyncError)."""
+    ``list_timeout``) is given up (SyncError). An http(s) source that redirects (it moved,
+    and its old address forwards) is named in `SourceRefs.moved_to`."""
+    moved_to = None
     if is_bundle(source):
         try:
             run_git(git_dir, "bundle", "verify", source, error=SyncError)
@@ -364,13 +374,18 @@ def list_source(git_dir: Path, source: str, branch: str, *,
         out = run_git(git_dir, "bundle", "list-heads", source, error=SyncError)
     else:
         try:
-            out = run_git(git_dir, "ls-remote", source, error=SyncError, timeout=timeout,
-                          limits=limits)
+            proc = run_git_proc(git_dir, "ls-remote", source, error=SyncError,
+                                timeout=timeout, limits=limits)
         except SyncError as exc:  # unreachable, refused, cut off: name the source
             raise SyncError(exc.message, path=source) from None
+        out = proc.stdout.decode(errors="replace")
+        said = proc.stderr.decode(errors="replace").split("\n")
+        moved_to = next((line[len(REDIRECTED):].strip() for line in said
+                         if line.startswith(REDIRECTED)), None)
     branch_ref = None
     tags: dict[int, tuple[str, str]] = {}
     not_tags: list[str] = []
+    branches: list[str] = []
     for line in out.split("\n"):  # git ends lines with \n only; a ref name may hold U+2028
         parts = line.split(None, 1)
         if len(parts) != 2 or parts[1].endswith("^{}"):
@@ -379,13 +394,15 @@ def list_source(git_dir: Path, source: str, branch: str, *,
         canon = _canonical(ref)
         if canon == f"refs/heads/{branch}":
             branch_ref = ref
+        elif canon.startswith("refs/heads/"):
+            branches.append(canon[len("refs/heads/"):])
         elif canon.startswith(f"refs/tags/{TAG_PREFIX}"):
             serial = parse_serial(canon)
             if serial is not None:
                 tags[serial] = (ref, sha)
             elif tag_form_problem(canon):
                 not_tags.append(ref)
-    return SourceRefs(branch_ref, tags, tuple(not_tags))
+    return SourceRefs(branch_ref, tags, tuple(not_tags), tuple(branches), moved_to)
 
 
 # --- a clone of the artifacts repository as a client -----------------------------------

@@ -456,7 +456,17 @@ def run_git(git_dir: Path | str, *args: str, env: dict[str, str] | None = None,
             limits: NetLimits | None = None) -> str:
     """Run one git plumbing command against `git_dir`; raise `error` with git's message
     (also when a network command stalls or runs past its limit: `timeout` seconds when
-    given, else its `limits`, `run_raw`)."""
+    given, else its `limits`, `run_raw`). Returns its output."""
+    return run_git_proc(git_dir, *args, env=env, stdin=stdin, error=error, check=check,
+                        timeout=timeout, limits=limits).stdout.decode(errors="replace")
+
+
+def run_git_proc(git_dir: Path | str, *args: str, env: dict[str, str] | None = None,
+                 stdin: bytes | None = None, error: type[KbError] = ReleaseError,
+                 check: bool = True, timeout: float | None = None,
+                 limits: NetLimits | None = None) -> subprocess.CompletedProcess[bytes]:
+    """`run_git`, returning the finished process: what git said on stderr besides (a
+    warning, as "redirecting to URL") is the caller's to read."""
     try:
         proc = run_raw(git_dir, args, env, stdin, timeout, limits)
     except GitTooLarge as exc:
@@ -474,7 +484,7 @@ def run_git(git_dir: Path | str, *args: str, env: dict[str, str] | None = None,
                     "later") from None
     if check and proc.returncode != 0:
         raise error(f"git {subcommand(args)} failed: {failure_reason(proc)}")
-    return proc.stdout.decode(errors="replace")
+    return proc
 
 
 def failure_reason(proc: subprocess.CompletedProcess[bytes]) -> str:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 import time
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,14 @@ from typing import Any
 from kbtools.config import kb_home
 from kbtools.errors import IndexLoadError, KbError
 from kbtools.fsutil import atomic_write_bytes
-from kbtools.index.layout import MANIFEST, RELEASE_JSON, RELEASE_SIG, VERIFIED, device_of_release
+from kbtools.index.layout import (
+    MANIFEST,
+    RELEASE_JSON,
+    RELEASE_SIG,
+    VERIFIED,
+    DeviceLayout,
+    device_of_release,
+)
 from kbtools.index.manifest import file_problem, load_manifest, manifest_path_problems
 from kbtools.index.stamps import (
     MISSING,
@@ -52,6 +60,7 @@ from kbtools.index.stamps import (
     settled_at,
     signature,
 )
+from kbtools.ship.device import synced_from
 from kbtools.ship.install import release_file_problems
 
 INTACT = "intact"  # under KB_HOME
@@ -195,8 +204,17 @@ def check_intact(release: Path) -> None:
         return
     _CLEAN.pop(key, None)
     more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-    raise IndexLoadError(f"the served release {release.resolve().name} fails verification: "
+    name, served = release.resolve().name, DeviceLayout(device).served_release()
+    if served is not None and served.resolve() != release.resolve():  # `kb query --release`
+        known = synced_from(device)
+        source = shlex.quote(known[0]) if known else "SOURCE"
+        raise IndexLoadError(
+            f"release {name}, kept on this device, fails verification: {found[0]}{more}; it "
+            f"was changed after `kb sync` verified it: ask without --release (the served "
+            f"{served.name}); {name} is a tag of the source still, which a git clone serves "
+            f"(`git clone {source} DIR && git -C DIR checkout {name}`)",
+            path=str(device), key="kept_release_edited", values={"release": name})
+    raise IndexLoadError(f"the served release {name} fails verification: "
                          f"{found[0]}{more}; it was changed after `kb sync` verified it: "
                          "`kb rollback` serves another release, `kb sync` one published after it",
-                         path=str(device), key="release_edited",
-                         values={"release": release.resolve().name})
+                         path=str(device), key="release_edited", values={"release": name})

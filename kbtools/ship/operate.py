@@ -44,6 +44,7 @@ from kbtools.ship.device import (
     settle_rollback,
     switch_outcome,
     switch_to,
+    synced_from,
     under_way,
     unlogged_rollback,
     write_state,
@@ -67,7 +68,7 @@ from kbtools.ship.intact import vouch
 from kbtools.ship.readonly import copies_report
 from kbtools.ship.release import age_days, clock_behind
 from kbtools.ship.sourceurl import scrub, scrubbed
-from kbtools.ship.trust import check_signer, list_keys
+from kbtools.ship.trust import check_signer, list_keys, unpinned_signer
 
 
 def _serial(tag: str) -> int:
@@ -281,6 +282,8 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
         "verified_at": ver.get("verified_at"), "signed_by": ver.get("signed_by"),
         "verified_now": (not problems) if check_files else None, "problems": problems[:5],
         "review": review_lapses(manifest),
+        # signed by no key pinned now (revoked since): still served, and said so
+        "signer_unpinned": None if key_problem else unpinned_signer(path, rdir, rdir.name),
     }
     return out
 
@@ -411,7 +414,7 @@ def _rollback_target(path: Path, current: str | None, have: dict[str, Path],
                             "(see `kb releases`)", path=str(path))
         tag = older[0]
     if tag not in have:
-        raise SyncError(not_on_device(tag, have), path=str(path))
+        raise SyncError(not_on_device(tag, have, synced_from(path)), path=str(path))
     if tag == current:
         raise SyncError(f"{tag} is already served", path=str(path))
     return tag

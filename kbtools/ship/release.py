@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools import __version__
-from kbtools.config import Config, load_config
+from kbtools.config import Config, branch_problem, load_config
 from kbtools.errors import KbError, ReleaseError, plural
 from kbtools.fsutil import is_staging_dir, staging_dir
 from kbtools.index.layout import DATA_DIR, MANIFEST, RELEASE_JSON, RELEASE_SIG, ReleaseLayout
@@ -206,6 +206,8 @@ def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: st
     over to them (`kbtools.ship.trust`). The remote is named without a URL's credentials
     in the result and in errors (`kbtools.ship.sourceurl`): CI logs show both.
     """
+    if (problem := branch_problem(branch)) is not None:  # before git writes anything
+        raise ReleaseError(problem, path=str(root))
     try:
         info = _make_release(root, dist, branch, remote, sign_key, next_keys, now, limits)
     except KbError as exc:

@@ -104,8 +104,9 @@ def parse_public(pem: bytes, source: str) -> PublicKey:
 
     try:
         key = serialization.load_pem_public_key(pem)
-    except (ValueError, TypeError) as exc:
-        raise KbError(f"cannot read public key: {exc}", path=source) from None
+    except (ValueError, TypeError):  # the library's words end with a link to its FAQ
+        raise KbError("cannot read public key: not a PEM public key (as `kb keygen` writes "
+                      "the .pub file)", path=source) from None
     if not isinstance(key, Ed25519PublicKey):
         raise KbError("public key is not an Ed25519 key", path=source)
     return PublicKey(key_id(key), key, source)

@@ -42,13 +42,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from kbtools.config import Config, load_config
+from kbtools.config import Config, branch_problem, load_config
 from kbtools.errors import Interrupted, KbError, SyncError, UsageError
 from kbtools.fsutil import mkdir_beneath
 from kbtools.index.layout import RELEASES, STATE, DeviceLayout, ReleaseLayout
@@ -143,6 +144,8 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
     """Bring `device` to the newest verified release offered by `source`; network git
     commands given up past `limits` (default: `gitrun.default_limits`)."""
     source = normalize_source(source)
+    if (problem := branch_problem(branch)) is not None:  # before anything is written
+        raise SyncError(problem, path=str(device))
     checkout.refuse_device_in_checkout(device)  # before anything is written there
     device.mkdir(parents=True, exist_ok=True)
     device = device.resolve()
@@ -322,7 +325,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     except SyncError as exc:  # unreachable, refused, damaged: the device as it was
         raise SyncError(f"{exc.message}; {dev.still_serves(device)}", path=exc.path) from None
     if refs.branch_ref is None:
-        raise SyncError(f"no {branch} branch at the source (is it an artifacts repo?); "
+        raise SyncError(f"no {branch} branch at the source ({other_branches(refs.branches)}); "
                         f"{dev.still_serves(device)}", path=source)
     rolled_back = set(state.get("rolled_back", []))
     offered = {s: r for s, r in refs.tags.items() if tag_name(s) not in rolled_back}
@@ -332,7 +335,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     serial = max(offered)
     current = dev.served_tag(device)
     moved = moved_tags(gd, refs.tags, set(dev.release_dirs(device)))
-    notes = ignored_tags(source, refs) + tuple(
+    notes = ignored_tags(source, refs) + redirected(source, refs.moved_to, device) + tuple(
         moved_note(t, *moved[t], served=t == current)
         for t in sorted(moved, key=lambda t: parse_serial(t) or 0)
         if t == current or t != tag_name(serial))  # the one to install: refused
@@ -519,3 +522,28 @@ def _age_warn(release: Path | None, max_age_days: int) -> tuple[str, ...]:
     warning = age_warning(release.name, dev.read_json(ReleaseLayout(release).release_json)
                           .get("created"), max_age_days)
     return () if warning is None else (warning,)
+
+
+def other_branches(names: tuple[str, ...]) -> str:
+    """The branches a source has instead of the artifacts branch, in words: kb.toml
+    ``[release] branch`` may name one written otherwise (``kb／index`` for ``kb/index``, a
+    full-width slash)."""
+    if not names:
+        return "it has no branches: is it an artifacts repo?"
+    shown = ", ".join(repr(n) if not n.isascii() or not n.isprintable() else n
+                      for n in sorted(names)[:5])
+    more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+    return (f"its branches: {shown}{more}; kb.toml [release] branch names the one to sync "
+            "(is it an artifacts repo?)")
+
+
+def redirected(source: str, moved_to: str | None, device: Path) -> tuple[str, ...]:
+    """A warning when an http(s) source redirected the sync elsewhere (the publisher moved
+    the artifacts repository and its old address forwards to the new one): the sync works,
+    until the forwarding ends; the operator is told the new address now."""
+    if not moved_to:
+        return ()
+    new = moved_to.rstrip("/")
+    return (f"the source redirects to {new} (it moved, and {source} forwards to it): `kb sync "
+            f"{shlex.quote(new)} --to {shlex.quote(str(device))}` syncs from there directly, "
+            "before the old address stops forwarding",)

@@ -43,7 +43,9 @@ from kbtools.ship.verify import read_meta
 
 @dataclass(frozen=True)
 class TaggedRelease:
-    """A release tag of a clone after the checks of `tagged_release`."""
+    """A release tag of a clone after the checks of `tagged_release`: a tag with no work
+    tree, or the one a checkout's HEAD is (`checkout.check_head`, which checks besides that
+    HEAD is `commit` and the work tree exactly its files; HEAD adds no field of its own)."""
 
     tag: str
     serial: int
@@ -98,11 +100,18 @@ def tagged_release(tree: WorkTree, tag: str) -> TaggedRelease:
     serial = parse_serial(tag)
     if serial is None or clone_tags(tree).get(serial) != tag:
         raise SyncError(not_in_clone(tag, tree), path=str(tree.top))
-    commit, tag_mhash = tag_manifest_hash(tree.git_dir, f"refs/tags/{tag}", tag)
+    return read_tag(tree, tag, serial, tag)
+
+
+def read_tag(tree: WorkTree, tag: str, serial: int, where: str) -> TaggedRelease:
+    """What release tag `tag` (serial `serial`, a release tag of the clone) names: its
+    commit and manifest hash (the tag message's, else its release.json's). SyncError with
+    `where` as its path when it names no manifest sha256 (not a release tag)."""
+    commit, tag_mhash = tag_manifest_hash(tree.git_dir, f"refs/tags/{tag}", where)
     mhash = tag_mhash or str(read_meta(tree.git_dir, commit, tag, serial).rel.get(
         "manifest_sha256", ""))
-    if len(mhash) != 64 or mhash.strip("0123456789abcdef"):
-        raise SyncError(f"{tag} names no manifest sha256; not a release tag", path=tag)
+    if len(mhash) != 64 or mhash.strip("0123456789abcdef"):  # a directory name, later
+        raise SyncError(f"{tag} names no manifest sha256; not a release tag", path=where)
     return TaggedRelease(tag, serial, commit, tag_mhash, mhash)
 
 

@@ -32,7 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from kbtools.errors import SyncError, UsageError
+from kbtools.errors import KbError, SyncError, UsageError
 from kbtools.fsutil import atomic_write_beneath, fsync_dir, read_beneath
 from kbtools.index.layout import RELEASE_JSON, RELEASE_SIG, TRUST_LOG, TRUSTED, DeviceLayout
 from kbtools.index.manifest import loads_unique
@@ -86,7 +86,26 @@ def stored_keys(device: Path) -> list[PublicKey]:
     """The pinned keys (DIR/trusted_keys/*.pub), read without following links. No
     trusted_keys/ at all means none are pinned; one that is there but cannot be listed (a
     file or a link in its place, a directory this account may not read) is a SyncError:
-    taking it for "no keys" let every unsigned release in."""
+    taking it for "no keys" let every unsigned release in. So is a key file that cannot be
+    read as a key (damaged on the card, cut short, edited), named with its repair: `kb trust
+    add` writes it again, `kb trust remove` unpins it (`pinned_files`)."""
+    found = pinned_files(device)
+    for name, key, why in found:
+        if key is None:
+            folder = DeviceLayout(device).trusted
+            raise SyncError(
+                f"pinned key {name[:-len('.pub')]} cannot be read ({why}): nothing is synced or "
+                "rolled back until it is repaired, since a device whose keys cannot be read "
+                f"would take what they refuse; `kb trust add PUB --to {device}` with the "
+                "publisher's key writes it again (`kb trust remove "
+                f"{name[:-len('.pub')]}` unpins it)", path=str(folder / name))
+    return [key for _, key, _ in found if key is not None]
+
+
+def pinned_files(device: Path) -> list[tuple[str, PublicKey | None, str]]:
+    """(file name, key, why it cannot be read) of each ``DIR/trusted_keys/*.pub``: the key,
+    or None with the reason for a file that is no readable key. What `kb trust add` and
+    `remove` act on, so a damaged file can be repaired or unpinned."""
     folder = DeviceLayout(device).trusted
     try:
         st = os.lstat(folder)
@@ -100,14 +119,17 @@ def stored_keys(device: Path) -> list[PublicKey]:
         names = sorted(n for n in os.listdir(folder) if n.endswith(".pub"))
     except OSError as exc:
         raise _unlistable(folder, exc.strerror) from None
-    keys = []
+    keys: list[tuple[str, PublicKey | None, str]] = []
     for name in names:
         p = folder / name
         try:
             data = read_beneath(device, f"{TRUSTED}/{name}", MAX_KEY_BYTES)
         except OSError as exc:
             raise SyncError(f"cannot read pinned key: {exc.strerror}", path=str(p)) from None
-        keys.append(parse_public(data, str(p)))
+        try:
+            keys.append((name, parse_public(data, str(p)), ""))
+        except KbError as exc:
+            keys.append((name, None, exc.message.removeprefix("cannot read public key: ")))
     return keys
 
 
@@ -267,6 +289,29 @@ def check_signer(device: Path, release_dir: Path, tag: str) -> None:
         raise SyncError(f"{tag}: {exc.message}; not switching", path=str(device)) from None
 
 
+def unpinned_signer(device: Path, release_dir: Path, tag: str) -> str | None:
+    """One line when the served release `tag` (in `release_dir`) was signed by no key
+    pinned now: unsigned, or signed by a key revoked with `kb trust remove` (or pinned only
+    after it arrived). It keeps serving (questions keep being answered) until a release
+    signed by a pinned key replaces it; the line says so and what the operator can do. None
+    when no key is pinned or its signer is pinned."""
+    keys = _unique(stored_keys(device))
+    if not keys:
+        return None
+    ids = {k.key_id for k in keys}
+    signer = claimed_signer(installed_meta(release_dir, "").sig_bytes)
+    if signer in ids:
+        return None
+    why = unpinned_keys(device, ids).get(signer or "") if signer else None
+    signed = (f"is signed by key {signer}, which is not pinned on this device" if signer
+              else "is not signed")
+    return (f"the served release {tag} {signed} ({why + '; ' if why else ''}pinned now: "
+            f"{', '.join(sorted(ids))}): it "
+            "keeps serving until a sync brings a release signed by a pinned key; `kb rollback "
+            "TAG` serves an earlier one signed by one now, `kb trust add PUB` trusts its key "
+            "again")
+
+
 def settle_served(device: Path, release_dir: Path, begin: TrustStart,
                   where: str) -> tuple[TrustPlan | None, tuple[str, ...]]:
     """Trust for the release already served (a sync with nothing new): first-use keys are
@@ -280,7 +325,8 @@ def settle_served(device: Path, release_dir: Path, begin: TrustStart,
         if begin.first_use:
             return None, (f"served {release_dir.name} is not signed by a given key "
                           f"— {exc.message}; no key pinned yet",)
-        return None, ()
+        revoked = unpinned_signer(device, release_dir, release_dir.name)
+        return None, (revoked,) if revoked else ()
 
 
 def apply(device: Path, trust: TrustPlan, tag: str) -> list[str]:
@@ -327,7 +373,9 @@ def add_key(device: Path, pub: Path) -> dict[str, Any]:
     key = load_public(pub)
     with locked(device, "kb trust"):
         check_device_dir(device)
-        if key.key_id in {k.key_id for k in stored_keys(device)}:
+        # a damaged key file in the folder (`pinned_files`) is no reason to refuse a pin;
+        # one of this key's name is written again
+        if key.key_id in {k.key_id for _, k, _ in pinned_files(device) if k is not None}:
             return {"key_id": key.key_id, "changed": False}
         atomic_write_beneath(device, f"{TRUSTED}/{key.key_id}.pub", public_pem(key))
         _log(device, "pin", key.key_id, f"added by operator from {pub}")
@@ -339,24 +387,29 @@ def remove_key(device: Path, which: str, *, allow_unsigned: bool = False) -> dic
     `allow_unsigned`, since without pinned keys a device accepts unsigned releases."""
     with locked(device, "kb trust"):
         check_device_dir(device)
-        pinned = stored_keys(device)
-        doomed = [k for k in pinned if which in (k.key_id, Path(k.source).name)]
+        # by key id or file name; a damaged file (no key: `pinned_files`) by its name's id
+        pinned = [(name, name[:-len(".pub")] if k is None else k.key_id)
+                  for name, k, _ in pinned_files(device)]
+        doomed = [(name, kid) for name, kid in pinned if which in (kid, name)]
         if not doomed:
             raise UsageError(f"no pinned key {which} (pinned: "
-                             f"{', '.join(k.key_id for k in pinned) or 'none'})",
+                             f"{', '.join(kid for _, kid in pinned) or 'none'})",
                              path=str(device))
-        ids = {k.key_id for k in doomed}
-        if not {k.key_id for k in pinned} - ids and not allow_unsigned:
+        ids = {kid for _, kid in doomed}
+        if not {kid for _, kid in pinned} - ids and not allow_unsigned:
             raise UsageError(f"{which} is the last pinned key: without it this device accepts "
                              "unsigned releases; pass --allow-unsigned to do that",
                              path=str(device))
-        for key in pinned:
-            if key.key_id in ids:
-                os.unlink(key.source)
+        for name, kid in pinned:
+            if kid in ids:
+                os.unlink(DeviceLayout(device).trusted / name)
         fsync_dir(device / TRUSTED)  # a revoked key must not come back after a power cut
         for kid in sorted(ids):
             _log(device, "unpin", kid, "removed by operator")
-        return {"key_id": sorted(ids), "changed": True}
+        served = DeviceLayout(device).served_release()
+        warning = unpinned_signer(device, served, served.name) if served else None
+        return {"key_id": sorted(ids), "changed": True} | ({"warning": warning} if warning
+                                                         else {})
 
 
 # --- internals ---------------------------------------------------------------------------
