@@ -69,7 +69,8 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
         raise KbError(f"knowledge folder not found: {targets[0]} (pass PATHS or set "
                       "[paths] knowledge in kb.toml)")
     if staged and not fix and untouched(cfg, targets):
-        # a commit of code alone: the check stack is not even imported (~1 s a commit)
+        # a commit of code alone: the check stack is not even imported (0.3 instead of
+        # 0.8 s of CPU on 29 documents)
         if as_json:
             echo_json([])
         click.echo("kb check: skipped: the commit only adds or edits files kb check never "
