@@ -64,6 +64,7 @@ from kbtools.review.verification import (
     diff_lines,
     last_verification,
     non_content_fields,
+    recording_since,
     reviewed_changes,
     since_verification,
     verification,
@@ -250,7 +251,8 @@ def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
                     str(at_review.meta.get("verified_at") or ""), rch.path)
     base = base_of_landing(repo, rch.commit.sha, head.sha, lineage)  # as for kb.toml
     mailmap = trusted_mailmap(repo, base.sha if base is not None else rch.commit.sha)
-    breaches = doc_breaches(rel, at_review, changes[v:], reviewers_for(rel, cfg), nc, mailmap)
+    breaches = doc_breaches(rel, at_review, changes[v:], reviewers_for(rel, cfg), nc, mailmap,
+                            recording_since(lineage))
     if breaches:
         key, _, message = breaches[0]
         return ReviewCoverage(rel, review, reason=f"review not valid: {message}", key=key)
