@@ -102,9 +102,9 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
         # a new knowledge base's own folder, still empty: nothing is wrong with it (the
         # build makes an empty release of it); say what to do, as kb init's next step
         folder = cfg.path("knowledge")
-        shown = (_prefix(cfg.root) + folder.relative_to(cfg.root).as_posix()
+        named = (_prefix(cfg.root) + folder.relative_to(cfg.root).as_posix()
                  if folder.is_relative_to(cfg.root) else str(folder))
-        click.echo(f"kb check: no document in {shown}/ yet: write one there (a .md file that "
+        click.echo(f"kb check: no document in {named}/ yet: write one there (a .md file that "
                    "starts with front matter, like the example kb init writes), or run kb "
                    "draft new --category CATEGORY --title TITLE", err=True)
     report_findings(from_here(findings, cfg.root), f"check: {plural(len(results), 'document')}",
