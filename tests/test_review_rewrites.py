@@ -271,6 +271,12 @@ def test_a_rewritten_approval_without_its_record_is_refused_once_approvals_recor
     assert warning.startswith(f"{DOC}:7:1: warning: verification-lapsed: ")
     assert warning.count("kb review approve") == 1, warning  # the advice, said once
     assert warning.endswith(f"(kb review approve {DOC}); served as unverified until then")
+    # kb review diff: what it approved is unknown, so the whole body awaits the reviewer
+    # (it said there was no change since the verification)
+    shown = review_diff(load_config(kb.root), DOC)
+    assert shown["changed"] and shown["verification"]["moved"] is True
+    assert "+" + EDITED.split("\n")[2] in shown["diff"].split("\n")
+    assert "rewritten without its Kb-Reviewed-Content" in shown["diff"].split("\n")[0]
 
 
 @pytest.mark.parametrize("recorded", [True, False], ids=["landed-as-made", "before-records"])
