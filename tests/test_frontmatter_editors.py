@@ -130,7 +130,8 @@ def test_long_empty_indented_and_spaced_values_say_what_is_wrong(kb):
     long_title = GOOD_FM.replace("title: Generated", "title: " + "长" * 5000)
     (kb / "knowledge" / "a.md").write_text(long_title + BODY[4:], encoding="utf-8")
     got = CliRunner().invoke(main, ["check", "--no-cache"]).stdout.splitlines()
-    assert len(got) == 1 and got[0].endswith("…' (5000 characters) is too long")
+    assert len(got) == 1 and got[0].endswith(  # the limit named: it was not
+        "…' (5000 characters) is too long (at most 200 characters)")
     empty = GOOD_FM.replace("title: Generated", "title:")
     (kb / "knowledge" / "a.md").write_text(empty + BODY[4:], encoding="utf-8")
     assert CliRunner().invoke(main, ["check", "--no-cache"]).stdout.splitlines() == [

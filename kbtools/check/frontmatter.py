@@ -511,6 +511,8 @@ def _hint(err: ValidationError) -> str:
         return f"; did you mean {close[0]!r}?" if close else about
     if err.validator == "minLength":
         return f": write at least {err.validator_value} characters{about}"
+    if err.validator == "maxLength":  # as `kb draft new` says it; the limit was not named
+        return f" (at most {err.validator_value} characters){about}"
     return about
 
 
