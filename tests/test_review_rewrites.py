@@ -303,3 +303,34 @@ def test_an_approval_without_a_record_keeps_the_other_rules(kb: KB, monkeypatch,
         assert kb.repo.head.commit.committed_datetime > kb.repo.head.commit.authored_datetime
     assert review_check(kb, monkeypatch) == (0, "")
     assert coverage_reason(kb) is None
+
+
+@pytest.mark.parametrize("edited", [False, True], ids=["moved", "moved-and-edited"])
+def test_a_verified_document_moved_in_the_commit_being_made_keeps_its_review(
+        kb: KB, monkeypatch, edited: bool) -> None:
+    """`git mv` of a verified document (a folder reorganised), edited or not, staged: `kb
+    check`, as the pre-commit hook runs it, said "verification lapsed: uncommitted change:
+    the document is not committed, so it has no review" for each one, though the commit
+    keeps every review (`kb review check` passes it). Now nothing for a move, and for an
+    edit its line alone."""
+    written(kb)
+    as_identity(monkeypatch, RITA)
+    approve(load_config(kb.root), [DOC])
+    moved = "knowledge/wheat/rust.md"
+    (kb.root / "knowledge" / "wheat").mkdir()
+    git(kb.root, "mv", DOC, moved)
+    if edited:
+        path = kb.root / moved
+        path.write_text(path.read_text("utf-8").replace("first sign.", "first sign, twice."),
+                        "utf-8")
+        git(kb.root, "add", moved)
+    monkeypatch.chdir(kb.root)
+    for env in ("", "1"):  # by hand, and as the hook (PRE_COMMIT: the Git index's text)
+        monkeypatch.setenv("PRE_COMMIT", env)
+        lines = CliRunner().invoke(main, ["check", moved]).stdout.splitlines()
+        if edited:
+            assert len(lines) == 1 and lines[0].startswith(
+                f"{moved}:16:1: warning: verification-lapsed: line 16 of this verified "
+                "document: uncommitted change (reviewed "), lines
+        else:
+            assert lines == []

@@ -36,7 +36,7 @@ import git
 from kbtools.config import Config
 from kbtools.corpus import parse_source
 from kbtools.errors import ConfigError
-from kbtools.gitobjects import CommitInfo
+from kbtools.gitobjects import CommitInfo, staged_renames
 from kbtools.provenance import (
     UNCOMMITTED,
     DocChange,
@@ -233,6 +233,10 @@ def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
         return ReviewCoverage(rel, reason=NOT_COMMITTED)
     gpath = git_prefix(repo, cfg.root) + rel
     head_text = blob_text(repo, head.sha, gpath)
+    was = _moved_from(repo, gpath, lineage) if head_text is None else None
+    if was is not None:  # `git mv` staged: judged as the document it was ("not committed")
+        gpath, head_text = was, blob_text(repo, head.sha, was)
+        blame = []  # no line is HEAD's under the new name: the diff with the review says
     if head_text is None:
         return ReviewCoverage(rel, reason=NOT_COMMITTED)
     try:
@@ -280,6 +284,18 @@ def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
     return ReviewCoverage(rel, review, changed=changed,
                           deleted=tuple(p for p in deleted if p >= body_line),
                           reviewed_text=reviewed_text, latest=latest)
+
+
+def _moved_from(repo: git.Repo, gpath: str, lineage: Lineage | None) -> str | None:
+    """The path at HEAD of a document the Git index renames to `gpath` (`git mv`, edited or
+    not: what the pre-commit hook checks), else None. Why: each verified document of a
+    folder moved in the commit being made was "not committed, so it has no review", though
+    the commit keeps every review. The renames are read once per history."""
+    if lineage is None:
+        return staged_renames(repo).get(gpath)
+    if not lineage.staged:
+        lineage.staged.append(staged_renames(repo))
+    return lineage.staged[0].get(gpath)
 
 
 def _judged_history(repo: git.Repo, cfg: Config, head: str, gpath: str,
