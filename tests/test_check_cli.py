@@ -259,6 +259,15 @@ def test_a_new_knowledge_base_without_documents_passes_saying_what_to_do(repo, a
     assert result.stdout == ("[]\n" if "--json" in args else "")
 
 
+def test_a_first_kb_check_outside_any_knowledge_base_names_kb_init(tmp_path, monkeypatch):
+    """A newcomer's very first `kb check`, in a folder of their own: it said where to run kb,
+    not how to make the knowledge base it looked for."""
+    monkeypatch.chdir(tmp_path)
+    result = run()
+    assert result.exit_code == 2
+    assert result.stderr.rstrip("\n").endswith("none yet? `kb init .` makes one here")
+
+
 def test_missing_knowledge_folder(tmp_path, monkeypatch):
     (tmp_path / "kb.toml").write_text('[paths]\nknowledge = "docs"\n')
     monkeypatch.chdir(tmp_path)
