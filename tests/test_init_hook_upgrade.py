@@ -363,7 +363,7 @@ def test_a_monorepos_earlier_hooks_become_one_hook_for_each_folder(tmp_path):
 def test_the_comment_lines_of_session_37s_hook_go_when_a_later_hook_replaces_it():
     """Session 37's configuration (`current/root-b30a6208.yaml`, what its kb init wrote) holds
     today's hook values under an older comment ("cached: ~1 s", measured since: ~0.9 s with a
-    document, ~0.4 s for code alone). kb init leaves it as it is; when a later template
+    document, ~0.45 s for code alone). kb init leaves it as it is; when a later template
     changes the hook, those comment lines are kb's own (`earlier-hooks.yaml`) and go with it,
     rather than stay above the new hook saying what it no longer does."""
     s37 = (FIXTURES / "current" / "root-b30a6208.yaml").read_text(encoding="utf-8")
