@@ -289,15 +289,29 @@ def freshness_breaches(head: DocState, changes: list[DocChange], v: int,
     # judged against the content the verification covers: a change after it is the
     # finding above already, not a second one (a merge's date would make it one)
     covered = next((ch for ch in changes[v:] if content_changed(ch, non_content)), None)
+    zone = zone_hint(at, vch.commit.committed_at)
     if covered is not None and at < covered.commit.authored_at:
         out.append(("verified_at", "review-stale-verification",
                     f"verified_at {at_raw} is earlier than the last content change it covers "
-                    f"({covered.commit.authored_at.isoformat()} in {covered.commit.short})"))
+                    f"({covered.commit.authored_at.isoformat()} in {covered.commit.short})"
+                    + zone))
     if at > vch.commit.committed_at + FUTURE_SLACK:
         out.append(("verified_at", "review-verified-at-future",
                     f"verified_at {at_raw} is later than the commit that set it "
-                    f"({vch.commit.committed_at.isoformat()} in {vch.commit.short})"))
+                    f"({vch.commit.committed_at.isoformat()} in {vch.commit.short})" + zone))
     return out
+
+
+def zone_hint(at: datetime, committed: datetime) -> str:
+    """What to write when `at` (verified_at) is the verifying commit's clock time under
+    another offset (`10:00:00Z` for a commit at 10:00 +08:00: the reviewer's local time
+    with `Z`), else "". Why: "verified_at 2026-02-02T10:00:00Z is later than the commit that
+    set it (2026-02-02T10:00:00+08:00)" showed one clock time twice, not the offset."""
+    local = at.replace(tzinfo=committed.tzinfo)
+    if at.utcoffset() == committed.utcoffset() or abs(local - committed) > FUTURE_SLACK:
+        return ""
+    return (f": its offset is not the commit's ({committed.isoformat()[19:]}): written in "
+            f"local time? write verified_at: \"{local.isoformat()}\"")
 
 
 MAX_RUNS = 5  # changed runs of lines a finding lists before "…"
