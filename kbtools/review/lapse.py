@@ -26,6 +26,7 @@ into `verification-lapsed` warnings (`kbtools.check.verification`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -290,12 +291,19 @@ def _moved_from(repo: git.Repo, gpath: str, lineage: Lineage | None) -> str | No
     """The path at HEAD of a document the Git index renames to `gpath` (`git mv`, edited or
     not: what the pre-commit hook checks), else None. Why: each verified document of a
     folder moved in the commit being made was "not committed, so it has no review", though
-    the commit keeps every review. The renames are read once per history."""
+    the commit keeps every review. The renames are read once per state of the Git index (a
+    watcher keeps its lineage while HEAD stays, not while the index does)."""
+    try:
+        st = os.stat(Path(repo.git_dir) / "index")
+    except OSError:
+        return None  # no index: nothing staged
+    stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
     if lineage is None:
         return staged_renames(repo).get(gpath)
-    if not lineage.staged:
-        lineage.staged.append(staged_renames(repo))
-    return lineage.staged[0].get(gpath)
+    if stamp not in lineage.staged:
+        lineage.staged.clear()
+        lineage.staged[stamp] = staged_renames(repo)
+    return lineage.staged[stamp].get(gpath)
 
 
 def _judged_history(repo: git.Repo, cfg: Config, head: str, gpath: str,

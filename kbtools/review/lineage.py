@@ -133,8 +133,9 @@ class Lineage:
     # when the history began recording approvals' content (`verification.recording_since`),
     # once read
     recording: list[datetime | None] = field(default_factory=list)
-    # the renames the Git index holds against HEAD (`lapse._moved_from`), once read
-    staged: list[dict[str, str]] = field(default_factory=list)
+    # the renames the Git index holds against HEAD (`lapse._moved_from`), by the index's
+    # status when read
+    staged: dict[tuple[int, int, int], dict[str, str]] = field(default_factory=dict)
 
 
 def scan(repo: git.Repo, rev: str = "HEAD", work_tree: bool = True) -> Lineage | None:
