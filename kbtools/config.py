@@ -239,7 +239,8 @@ def load_kb_config(start: Path | None = None) -> Config:
             f"no {CONFIG_NAME} here or in any folder above, and no "
             f"{cfg.data['paths']['knowledge']}/ folder: run kb in the knowledge base's folder "
             f"(the one holding {CONFIG_NAME}; in a repository with other code, e.g. "
-            "`cd docs/kb`) or name a path inside it", path=str(cfg.root))
+            "`cd docs/kb`) or name a path inside it; none yet? `kb init .` makes one here",
+            path=str(cfg.root))
     return cfg
 
 

@@ -76,7 +76,7 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode,
     if node is getattr(loader, "top", None):
         return _construct_top(loader, node, deep)
     seen: dict[Any, int] = {}
-    for key_node, _ in node.value:
+    for key_node, value in node.value:
         key = loader.construct_object(key_node, deep=deep)
         try:
             hash(key)
@@ -84,7 +84,7 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode,
             continue  # SafeConstructor.construct_mapping reports unhashable keys
         if key in seen:
             raise yaml.constructor.ConstructorError(
-                None, None, _duplicate(key, seen[key]), key_node.start_mark)
+                None, None, _duplicate(key, seen[key], value), key_node.start_mark)
         try:
             seen[key] = key_node.start_mark.line
         except TypeError:
@@ -92,13 +92,14 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode,
     return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
 
 
-def _duplicate(key: Any, first: int) -> str:
-    """What a key written twice is told (`first`: the 0-based line of the YAML text where it
-    is first written, renumbered by `load_yaml`): which value YAML would keep is anyone's
-    guess, so it keeps none, and the author writes the key once with what both said."""
+def _duplicate(key: Any, first: int, value: yaml.Node) -> str:
+    """What a key written twice is told (`first`: the 0-based line of its first, as renumbered
+    by `load_yaml`; `value`: the second's): YAML would keep either, so it keeps none. Two
+    lists are written as one; a `title:` twice was told that too, now the value meant."""
+    both = (f"with what both lines say (two lists as one: {key}: [a, b])"
+            if isinstance(value, yaml.SequenceNode) else "with the value meant")
     return (f"duplicate key {key!r} (first on line {first + 1}): YAML holds one value per "
-            f"key, so the front matter is not read; write {str(key)!r} once, with what both "
-            f"lines say (two lists as one: {key}: [a, b])")
+            f"key, so the front matter is not read; write {str(key)!r} once, {both}")
 
 
 def _construct_top(loader: _LineLoader, node: yaml.MappingNode, deep: bool) -> dict[Any, Any]:
@@ -106,13 +107,13 @@ def _construct_top(loader: _LineLoader, node: yaml.MappingNode, deep: bool) -> d
     `0x1:` is "0x1", not 1 (and not the same key as `yes:`, True), so a finding names the
     key the author wrote. Keys merged in (`<<: *base`) come first; the mapping's own win."""
     seen: dict[Any, int] = {}
-    for key_node, _ in node.value:
+    for key_node, value in node.value:
         if key_node.tag == "tag:yaml.org,2002:merge":
             continue
         key = _written(loader, key_node, deep)
         if key in seen:
             raise yaml.constructor.ConstructorError(
-                None, None, _duplicate(key, seen[key]), key_node.start_mark)
+                None, None, _duplicate(key, seen[key], value), key_node.start_mark)
         seen[key] = key_node.start_mark.line
     loader.flatten_mapping(node)
     out: dict[Any, Any] = {}

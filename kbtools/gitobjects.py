@@ -541,3 +541,18 @@ def staged_changes(repo: git.Repo) -> list[tuple[str, str, str, str]] | None:
         if len(fields) == 5 and fields[0].startswith(":"):
             changes.append((fields[0][1:], fields[1], fields[4], path))
     return changes
+
+
+def staged_renames(repo: git.Repo) -> dict[str, str]:
+    """New path → old path of each rename the Git index holds against HEAD, found by git's
+    own rename detection (`git diff --cached -M`): a `git mv`, edited or not, or a move
+    staged by `git add -A`. Paths from the top of the work tree; {} without a HEAD or when
+    git fails."""
+    try:
+        out = repo.git.diff("--cached", "-M", "--diff-filter=R", "--name-status", "-z",
+                            "HEAD", "--", stdout_as_string=False)
+    except git.GitCommandError:
+        return {}
+    tokens = out.decode("utf-8", errors="surrogateescape").split("\0")
+    return {new: old for status, old, new in zip(tokens[0:-2:3], tokens[1:-1:3], tokens[2::3],
+                                                  strict=False) if status.startswith("R")}

@@ -33,8 +33,11 @@ def _parse(path: Path, text: str) -> dict[str, Any]:
     try:
         schema = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ConfigError(f"cannot read schema: {exc.msg} (column {exc.colno})",
-                          path=str(path), line=exc.lineno) from None
+        # a comma after the last item (`["project",]`), which JavaScript and Python allow
+        comma = text[:exc.pos].rstrip().endswith(",") and text[exc.pos:exc.pos + 1] in "]}"
+        raise ConfigError(f"cannot read schema: {exc.msg} (column {exc.colno})" + (
+            ": a comma before ] or } (JSON allows none: delete it)" if comma else ""),
+            path=str(path), line=exc.lineno) from None
     except ValueError as exc:
         raise ConfigError(f"cannot read schema: {exc}", path=str(path)) from None
     if not isinstance(schema, dict):

@@ -240,6 +240,34 @@ def test_no_markdown_found(repo):
     assert "no Markdown documents found in: empty" in result.stderr
 
 
+@pytest.mark.parametrize("args", [(), ("knowledge",), ("--json",)])
+def test_a_new_knowledge_base_without_documents_passes_saying_what_to_do(repo, args):
+    """A newcomer's first `kb check` after removing kb init's example (or in a folder they
+    made): the knowledge folder is empty, nothing in it is wrong, and `kb build` makes an
+    empty release of it. It exited 1, "no Markdown documents found in: /abs/knowledge",
+    failing CI on an empty repository and printing no JSON."""
+    for doc in (repo / "knowledge").rglob("*.md"):
+        doc.unlink()
+    (repo / "knowledge" / "笔记.docx").write_bytes(b"PK\x03\x04")  # nothing kb reads
+    result = run(*args)
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [
+        "kb check: no document in knowledge/ yet: write one there (a .md file that starts "
+        "with front matter, like the example kb init writes), or run kb draft new "
+        "--category CATEGORY --title TITLE",
+        "kb check: 0 documents, 0 errors, 0 warnings"]
+    assert result.stdout == ("[]\n" if "--json" in args else "")
+
+
+def test_a_first_kb_check_outside_any_knowledge_base_names_kb_init(tmp_path, monkeypatch):
+    """A newcomer's very first `kb check`, in a folder of their own: it said where to run kb,
+    not how to make the knowledge base it looked for."""
+    monkeypatch.chdir(tmp_path)
+    result = run()
+    assert result.exit_code == 2
+    assert result.stderr.rstrip("\n").endswith("none yet? `kb init .` makes one here")
+
+
 def test_missing_knowledge_folder(tmp_path, monkeypatch):
     (tmp_path / "kb.toml").write_text('[paths]\nknowledge = "docs"\n')
     monkeypatch.chdir(tmp_path)

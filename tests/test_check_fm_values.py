@@ -124,3 +124,14 @@ def test_text_written_as_a_number_says_to_quote_it(kb, line, key_line, said):
     assert check() == (1, [f"{DOC}:{key_line}:1: error: fm-type: {said}"])
     assert CliRunner().invoke(main, ["check", "--no-cache", "--fix"]).exit_code == 1
     assert path.read_bytes() == data
+
+
+def test_a_timestamp_with_a_zone_name_for_its_offset_is_one_finding(kb):
+    """`09:30:00 CST` (a zone's name, which says no offset: China's or US Central?): the
+    pattern's finding alone; it came twice, the second quoting Python's "Invalid isoformat
+    string"."""
+    (kb / DOC).write_text(GOOD_FM.replace('"2026-03-14T09:30:00+08:00"',
+                                          '"2026-03-14T09:30:00 CST"') + BODY, encoding="utf-8")
+    assert check() == (1, [f"{DOC}:7:1: error: fm-timestamp: timestamp: "
+                           "'2026-03-14T09:30:00 CST' is not an ISO 8601 timestamp with offset "
+                           "(e.g. 2026-03-14T09:30:00+08:00)"])

@@ -133,6 +133,16 @@ def test_crlf_and_bom_are_kept_and_each_yaml_habit_is_fixed_in_turn(kb):
      '"2026-03-14T09:30:00+08:00"'),
     ("timestamp", '"2026-03-14T09:30:00+08:00"', '"2026-03-14 09:30:00Z"',
      '"2026-03-14T09:30:00Z"'),
+    # an offset written without its colon, or as hours alone, or after a space; full-width
+    # digits, colon and plus (a Chinese input method): the finding said to write `+0800`
+    # again, and the fix wrote `T09:30:00 +08:00`, which the schema refuses again
+    ("timestamp", '"2026-03-14T09:30:00+08:00"', '"2026-03-14T09:30:00+0800"',
+     '"2026-03-14T09:30:00+08:00"'),
+    ("timestamp", '"2026-03-14T09:30:00+08:00"', '"2026-03-14T09:30:00-05"',
+     '"2026-03-14T09:30:00-05:00"'),
+    ("timestamp", '"2026-03-14T09:30:00+08:00"', "2026-03-14 09:30:00 +08:00",
+     '"2026-03-14T09:30:00+08:00"'),
+    ("verified_at", None, '"２０２６-03-14T09：30：00＋08:00"', '"2026-03-14T09:30:00+08:00"'),
     ("valid_until", None, "2026/03/19", '"2026-03-19"'),
     ("valid_until", None, '"2026年3月9日"', '"2026-03-09"')])
 def test_a_timestamp_or_date_written_another_way_is_rewritten_as_the_finding_says(

@@ -130,7 +130,8 @@ def test_long_empty_indented_and_spaced_values_say_what_is_wrong(kb):
     long_title = GOOD_FM.replace("title: Generated", "title: " + "长" * 5000)
     (kb / "knowledge" / "a.md").write_text(long_title + BODY[4:], encoding="utf-8")
     got = CliRunner().invoke(main, ["check", "--no-cache"]).stdout.splitlines()
-    assert len(got) == 1 and got[0].endswith("…' (5000 characters) is too long")
+    assert len(got) == 1 and got[0].endswith(  # the limit named: it was not
+        "…' (5000 characters) is too long (at most 200 characters)")
     empty = GOOD_FM.replace("title: Generated", "title:")
     (kb / "knowledge" / "a.md").write_text(empty + BODY[4:], encoding="utf-8")
     assert CliRunner().invoke(main, ["check", "--no-cache"]).stdout.splitlines() == [
@@ -334,15 +335,21 @@ def test_values_and_prose_are_not_taken_for_joined_items(kb, written):
     assert findings(kb, written) == []
 
 
-@pytest.mark.parametrize(("written", "line", "key"), [
-    ("tags: [液压]\nsummary: 检修\ntags: [检修]\n", 11, "tags"),
-    ("summary: Pump service\nsummary: Seal replacement\n", 10, "summary")])
-def test_a_key_written_twice_says_what_to_write(kb, written, line, key):
+@pytest.mark.parametrize(("written", "line", "key", "said"), [
+    ("tags: [液压]\nsummary: 检修\ntags: [检修]\n", 11, "tags",
+     "with what both lines say (two lists as one: tags: [a, b])"),
+    ("tags:\n  - 液压\ntags:\n  - 检修\n", 11, "tags",
+     "with what both lines say (two lists as one: tags: [a, b])"),
+    # a text or a boolean written twice was told to write a list too
+    ("summary: Pump service\nsummary: Seal replacement\n", 10, "summary", "with the value meant"),
+    ("verified: false\n", 9, "verified", "with the value meant")])
+def test_a_key_written_twice_says_what_to_write(kb, written, line, key, said):
     """`duplicate key 'tags' (first on line 9)` said where, not what to do."""
+    first = 8 if key == "verified" else 9
     assert findings(kb, written) == [
         f"knowledge/a.md:{line}:1: error: duplicate-key: duplicate key {key!r} (first on line "
-        f"9): YAML holds one value per key, so the front matter is not read; write {key!r} "
-        f"once, with what both lines say (two lists as one: {key}: [a, b])"]
+        f"{first}): YAML holds one value per key, so the front matter is not read; write "
+        f"{key!r} once, {said}"]
 
 
 def test_an_empty_value_says_what_to_write_and_whether_the_line_may_go(kb):

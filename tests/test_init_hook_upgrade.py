@@ -26,6 +26,7 @@ from click.testing import CliRunner
 from kbfixtures import authored_repo
 
 from kbtools.cli import main
+from kbtools.hookconfig import upgrade_hooks
 from kbtools.scaffold import TEMPLATES, for_subfolder
 
 FIXTURES = Path(__file__).parent / "fixtures" / "earlier_hooks"
@@ -357,3 +358,20 @@ def test_a_monorepos_earlier_hooks_become_one_hook_for_each_folder(tmp_path):
     assert [h.get("args") for h in hooks] == [[f"{SUB}/knowledge"], ["docs/b/knowledge"]]
     assert all(h == {**_current(root / SUB, root)["repos"][0]["hooks"][0],
                      "args": h["args"]} for h in hooks)
+
+
+def test_the_comment_lines_of_session_37s_hook_go_when_a_later_hook_replaces_it():
+    """Session 37's configuration (`current/root-b30a6208.yaml`, what its kb init wrote) holds
+    today's hook values under an older comment ("cached: ~1 s", measured since: ~0.9 s with a
+    document, ~0.45 s for code alone). kb init leaves it as it is; when a later template
+    changes the hook, those comment lines are kb's own (`earlier-hooks.yaml`) and go with it,
+    rather than stay above the new hook saying what it no longer does."""
+    s37 = (FIXTURES / "current" / "root-b30a6208.yaml").read_text(encoding="utf-8")
+    template = TEMPLATE_HOOKS.read_text(encoding="utf-8")
+    assert "cached: ~1 s" in s37 and "cached: ~1 s" not in template
+    assert upgrade_hooks(template, s37.encode("utf-8")) == (None, None)
+    later = template.replace("name: kb check (the knowledge folder as the commit holds it)",
+                             "name: kb check (a later hook)")
+    upgraded, said = upgrade_hooks(later, s37.encode("utf-8"))
+    assert said is not None and upgraded is not None
+    assert upgraded.decode("utf-8") == later

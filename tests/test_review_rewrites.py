@@ -6,6 +6,8 @@ approvals (`kb review approve`), several identities (tests/reviewkb.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -104,32 +106,35 @@ def test_cherry_picked_approval_onto_an_unreviewed_edit_is_refused(kb: KB, monke
     assert coverage_reason(kb) is None
 
 
-def test_rebased_approval_of_the_same_content_stays_verified(kb: KB, monkeypatch) -> None:
+@pytest.mark.parametrize("on_main, refused", [
+    # another document added on main: the approved text is what main holds, still verified
+    (lambda kb: kb.put(doc_text(title="Other"), "Add other", ALICE,
+                       "2026-02-03T11:00:00+08:00", rel=OTHER), False),
+    # the approved document edited on main: the rebased approval lands on unreviewed text
+    (lambda kb: kb.put(doc_text(EDITED), "Raise the dose", ALICE,
+                       "2026-02-01T12:00:00+08:00"), True),
+], ids=["same-content", "onto-an-edit"])
+def test_a_rebased_approval_stays_verified_only_on_the_content_it_approved(
+        kb: KB, monkeypatch, on_main: Callable[[KB], object], refused: bool) -> None:
     written(kb)
     git(kb.root, "checkout", "-q", "-b", "review")
     as_identity(monkeypatch, RITA)
     approve(load_config(kb.root), [DOC])
     git(kb.root, "checkout", "-q", "main")
-    kb.put(doc_text(title="Other"), "Add other", ALICE, "2026-02-03T11:00:00+08:00", rel=OTHER)
-    git(kb.root, "checkout", "-q", "review")
-    git(kb.root, "rebase", "-q", "main", who="alice@ex.org", date="2026-12-06T10:00:00+00:00")
-    assert (kb.root / OTHER).exists()
-    assert review_check(kb, monkeypatch) == (0, "")
-    assert coverage_reason(kb) is None
-
-
-def test_rebased_approval_onto_an_edit_is_refused(kb: KB, monkeypatch) -> None:
-    written(kb)
-    git(kb.root, "checkout", "-q", "-b", "review")
-    as_identity(monkeypatch, RITA)
-    approve(load_config(kb.root), [DOC])
-    git(kb.root, "checkout", "-q", "main")
-    kb.put(doc_text(EDITED), "Raise the dose", ALICE, "2026-02-01T12:00:00+08:00")
+    on_main(kb)
     git(kb.root, "checkout", "-q", "review")
     git(kb.root, "rebase", "-q", "main", who="alice@ex.org", date="2026-12-06T10:00:00+00:00")
     code, out = review_check(kb, monkeypatch)
-    assert code == 1 and "review-moved-approval" in out
-    assert coverage_reason(kb) is not None
+    if refused:
+        assert code == 1 and "review-moved-approval" in out
+        assert coverage_reason(kb) is not None
+        [warning] = kb_check(kb, monkeypatch).splitlines()
+        assert "review-moved-approval" not in warning  # kb check's code says it
+        assert warning.count("kb review approve") == 1, warning  # it said it twice
+    else:
+        assert (kb.root / OTHER).exists()
+        assert (code, out) == (0, "")
+        assert coverage_reason(kb) is None
 
 
 def test_approval_squashed_with_a_later_edit_is_refused(kb: KB, monkeypatch) -> None:
@@ -210,3 +215,122 @@ def test_a_moved_approval_of_two_documents_refuses_only_the_edited_one(kb: KB, m
     code, out = review_check(kb, monkeypatch)
     assert code == 1
     assert [ln.split(":")[0] for ln in out.splitlines()] == [DOC]
+
+
+def later() -> str:
+    """A commit time after the approvals `approve` makes in a test (they are made now)."""
+    return (datetime.now(UTC) + timedelta(minutes=10)).isoformat(timespec="seconds")
+
+
+def by_hand(kb: KB) -> str:
+    """Rita verifies DOC as a kb older than session 37 did (or by hand): the three lines and
+    a Reviewed-by trailer, no record of the content; committed as made."""
+    text = (kb.root / DOC).read_text("utf-8").replace(
+        "verified: false", 'verified: true\nverified_by: rita@ex.org\n'
+        'verified_at: "2026-02-02T10:00:00+08:00"')
+    return kb.put(text, "Verify rust\n\nReviewed-by: Rita Reviewer <rita@ex.org>\n", RITA,
+                  "2026-02-02T10:00:00+08:00")
+
+
+def kb_check(kb: KB, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.chdir(kb.root)
+    return CliRunner().invoke(main, ["check", DOC]).stdout
+
+
+@pytest.mark.parametrize("how", ["reworded", "older-kb"])
+def test_a_rewritten_approval_without_its_record_is_refused_once_approvals_record_it(
+        kb: KB, monkeypatch, how: str) -> None:
+    """Rita's approval, cherry-picked onto Alice's earlier-dated edit, without the
+    `Kb-Reviewed-Content` line: dropped by a reword, or never written (a kb older than
+    session 37). The history records approvals' content already (Rita's approval of
+    another document), so a rewritten approval recording none could stand on any text: it
+    passed on the date rules, Rita credited with the raised dose she never saw."""
+    written(kb)
+    kb.put(doc_text(title="Other"), "Add other", ALICE, "2026-02-01T11:00:00+08:00", rel=OTHER)
+    as_identity(monkeypatch, RITA)
+    approve(load_config(kb.root), [OTHER])  # from here on, approvals record their content
+    edit_on_branch(kb, "dose")
+    approval = approve(load_config(kb.root), [DOC]).commit if how == "reworded" else by_hand(kb)
+    git(kb.root, "checkout", "-q", "dose")
+    git(kb.root, "cherry-pick", approval, who="alice@ex.org", date=later())
+    if how == "reworded":  # `git commit --amend`, `git rebase -i` reword: the line dropped
+        message = kb.repo.head.commit.message
+        assert "Kb-Reviewed-Content: sha256:" in message
+        kept = "\n".join(ln for ln in message.split("\n")
+                         if not ln.startswith("Kb-Reviewed-Content"))
+        git(kb.root, "commit", "-q", "--amend", "-m", kept, who="alice@ex.org", date=later())
+    code, out = review_check(kb, monkeypatch)
+    assert code == 1
+    [line] = out.splitlines()
+    assert line.startswith(f"{DOC}:7:1: error: review-unrecorded-approval: the approval in ")
+    assert "was rewritten (authored 2026-" in line and "records no Kb-Reviewed-Content" in line
+    assert line.endswith(f"(kb review approve {DOC})")
+    reason = coverage_reason(kb)  # kb check and the build: the whole document lapses
+    assert reason is not None and "records no Kb-Reviewed-Content" in reason
+    [warning] = kb_check(kb, monkeypatch).splitlines()
+    assert warning.startswith(f"{DOC}:7:1: warning: verification-lapsed: ")
+    assert warning.count("kb review approve") == 1, warning  # the advice, said once
+    assert warning.endswith(f"(kb review approve {DOC}); served as unverified until then")
+    # kb review diff: what it approved is unknown, so the whole body awaits the reviewer
+    # (it said there was no change since the verification)
+    shown = review_diff(load_config(kb.root), DOC)
+    assert shown["changed"] and shown["verification"]["moved"] is True
+    assert "+" + EDITED.split("\n")[2] in shown["diff"].split("\n")
+    assert "rewritten without its Kb-Reviewed-Content" in shown["diff"].split("\n")[0]
+
+
+@pytest.mark.parametrize("recorded", [True, False], ids=["landed-as-made", "before-records"])
+def test_an_approval_without_a_record_keeps_the_other_rules(kb: KB, monkeypatch,
+                                                            recorded: bool) -> None:
+    """Approvals recording nothing are trusted by the date and authorship rules when they
+    landed as made (a reviewer on an older kb, or one verifying by hand, in a history that
+    records), or were rewritten before the history recorded any (rebase-merged before
+    session 37): the record cannot be asked of them."""
+    written(kb)
+    kb.put(doc_text(title="Other"), "Add other", ALICE, "2026-02-01T11:00:00+08:00", rel=OTHER)
+    if recorded:
+        as_identity(monkeypatch, RITA)
+        approve(load_config(kb.root), [OTHER])
+        by_hand(kb)
+    else:  # rebased onto main after another document was added there
+        git(kb.root, "checkout", "-q", "-b", "review")
+        by_hand(kb)
+        git(kb.root, "checkout", "-q", "main")
+        kb.put(doc_text(title="Third"), "Add third", ALICE, "2026-02-03T11:00:00+08:00",
+               rel="knowledge/crops/third.md")
+        git(kb.root, "checkout", "-q", "review")
+        git(kb.root, "rebase", "-q", "main", who="alice@ex.org", date=later())
+        assert kb.repo.head.commit.committed_datetime > kb.repo.head.commit.authored_datetime
+    assert review_check(kb, monkeypatch) == (0, "")
+    assert coverage_reason(kb) is None
+
+
+@pytest.mark.parametrize("edited", [False, True], ids=["moved", "moved-and-edited"])
+def test_a_verified_document_moved_in_the_commit_being_made_keeps_its_review(
+        kb: KB, monkeypatch, edited: bool) -> None:
+    """`git mv` of a verified document (a folder reorganised), edited or not, staged: `kb
+    check`, as the pre-commit hook runs it, said "verification lapsed: uncommitted change:
+    the document is not committed, so it has no review" for each one, though the commit
+    keeps every review (`kb review check` passes it). Now nothing for a move, and for an
+    edit its line alone."""
+    written(kb)
+    as_identity(monkeypatch, RITA)
+    approve(load_config(kb.root), [DOC])
+    moved = "knowledge/wheat/rust.md"
+    (kb.root / "knowledge" / "wheat").mkdir()
+    git(kb.root, "mv", DOC, moved)
+    if edited:
+        path = kb.root / moved
+        path.write_text(path.read_text("utf-8").replace("first sign.", "first sign, twice."),
+                        "utf-8")
+        git(kb.root, "add", moved)
+    monkeypatch.chdir(kb.root)
+    for env in ("", "1"):  # by hand, and as the hook (PRE_COMMIT: the Git index's text)
+        monkeypatch.setenv("PRE_COMMIT", env)
+        lines = CliRunner().invoke(main, ["check", moved]).stdout.splitlines()
+        if edited:
+            assert len(lines) == 1 and lines[0].startswith(
+                f"{moved}:16:1: warning: verification-lapsed: line 16 of this verified "
+                "document: uncommitted change (reviewed "), lines
+        else:
+            assert lines == []

@@ -76,6 +76,7 @@ from kbtools.markdown.frontend import MarkdownTooDeep, Scan, scan
 from kbtools.provenance import staged_paths, work_tree_top
 from kbtools.render.formula import FAILURE_DIR, formula_problem
 from kbtools.schemas import categories as schema_categories
+from kbtools.schemas import validator_for
 
 PARALLEL_MIN_DOCS = 300
 # a file changed less than this before its status was taken may change again with the same
@@ -150,6 +151,11 @@ def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = Tr
     limit = max_bytes or max_document_bytes(cfg)
     rows = int(cfg.data.get("check", {}).get("max_table_rows", content.DEFAULT_MAX_TABLE_ROWS))
     categories = frozenset(schema_categories(schemas_dir))
+    if schema_checks and schemas_dir is not None:
+        # every schema of the repository read now: one broken (a JSON syntax error) stopped
+        # kb check only once a document of its category came, not in the commit breaking it
+        for name in ("frontmatter", *(f"categories/{c}" for c in sorted(categories))):
+            validator_for(name, schemas_dir)
     tracked = staged_paths(cfg.root) if staged else None
     typed_in = git_cwd(work_tree_top(cfg.root), Path.cwd()) if staged else None
     cache_dir = cfg.cache_dir() if cache else None

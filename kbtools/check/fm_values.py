@@ -3,8 +3,9 @@
 Pure functions over the value as YAML read it (and, for booleans, as it was written), used by
 `kbtools.check.frontmatter` to say in a finding what to write instead:
 
-- `iso_date`, `naive_timestamp`, `offset_timestamp`: a date or timestamp written another
-  common way (`2026/3/19`, `2026年3月19日`, `2026-03-19 10:00`) read as the schema's form.
+- `iso_date`, `naive_timestamp`, `offset_timestamp`, `schema_timestamp`: a date or
+  timestamp written another common way (`2026/3/19`, `2026年3月19日`, `2026-03-19 10:00`,
+  `+0800`) read as the schema's form.
 - `date_problem`: why a value written as year, month and day (`2024-13-01`, `2024/2/30`,
   `2024-00-10T10:00`) is no real date ("month must be in 1..12"). Why: such a timestamp was
   only said to be "not an ISO 8601 timestamp with offset (e.g. …)", which an author who
@@ -20,6 +21,7 @@ Pure functions over the value as YAML read it (and, for booleans, as it was writ
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import date, datetime
 from typing import Any
 
@@ -93,6 +95,28 @@ def offset_timestamp(text: str) -> bool:
         return datetime.fromisoformat(text.replace("Z", "+00:00")).tzinfo is not None
     except ValueError:
         return False
+
+
+def schema_timestamp(text: str) -> str | None:
+    """`text`, a date, time and offset written another common way, as the schema writes it
+    (`2026-03-14T09:30:00+08:00`): a space for the `T`, a space before the offset, `+0800`
+    or `+08` for `+08:00`, full-width digits, colon or plus (a Chinese input method's);
+    None when it says no date, time and offset. Why: the finding told an author who wrote
+    `+0800` to write the same `+0800`, and for `2026-03-14 09:30:00 +08:00` both it and
+    `kb check --fix` wrote `2026-03-14T09:30:00 +08:00`, which the schema refuses again."""
+    s = unicodedata.normalize("NFKC", text).strip()
+    if s[10:11] == " ":
+        s = s[:10] + "T" + s[11:]
+    s = s.replace(" ", "")
+    sign = max(s.rfind("+"), s.rfind("-"))
+    digits = s[sign + 1:]
+    if sign > 10 and digits.isascii() and digits.isdigit() and len(digits) in (2, 4):
+        s = s[:sign + 3] + ":" + (digits[2:] or "00")
+    offset = "Z" if s.endswith("Z") else s[-6:]
+    if not offset_timestamp(s) or s[13:14] != ":" or not s[:10].isascii() or "," in s \
+            or (offset != "Z" and (offset[0] not in "+-" or offset[3] != ":")):
+        return None
+    return s
 
 
 def boolean_hint(key: str, value: Any, written: str | None) -> str:

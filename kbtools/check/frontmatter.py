@@ -25,6 +25,7 @@ from kbtools.check.fm_values import (
     iso_date,
     naive_timestamp,
     offset_timestamp,
+    schema_timestamp,
     text_hint,
 )
 from kbtools.check.links import Edit
@@ -361,10 +362,10 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
         yield ("fm-type", line, 1,
                f"{path}: expected {err.validator_value}, got {got}{read}{where}")
     elif top in TIMESTAMP_KEYS and kind in ("pattern", "format"):
-        spaced = str(err.instance).replace(" ", "T", 1)
+        written = schema_timestamp(str(err.instance))
         naive = naive_timestamp(str(err.instance))
-        fix = (f": write {top}: \"{spaced}\"" + (FIXES if _value_edit(src, top) else "")
-               if offset_timestamp(spaced) else f": it has no offset, which kbtools cannot guess: write {top}: "
+        fix = (f": write {top}: \"{written}\"" + (FIXES if _value_edit(src, top) else "")
+               if written else f": it has no offset, which kbtools cannot guess: write {top}: "
                f"\"{naive}+08:00\" with your time zone's offset (Z for UTC)" if naive
                else f": {wrong}: write {top}: \"YYYY-MM-DDThh:mm:ss+08:00\" with a real date "
                "and your time zone's offset" if (wrong := date_problem(str(err.instance)))
@@ -510,6 +511,8 @@ def _hint(err: ValidationError) -> str:
         return f"; did you mean {close[0]!r}?" if close else about
     if err.validator == "minLength":
         return f": write at least {err.validator_value} characters{about}"
+    if err.validator == "maxLength":  # as `kb draft new` says it; the limit was not named
+        return f" (at most {err.validator_value} characters){about}"
     return about
 
 
@@ -542,8 +545,15 @@ def _timestamps(src: SourceDoc) -> Iterator[Problem]:
         try:
             datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError as exc:
-            yield ("fm-timestamp", _line(src, key), 1, f"{key}: {value!r} is not a valid date: "
-                   f"{exc}: write {key}: \"YYYY-MM-DDThh:mm:ss+08:00\" with a real date and time")
+            if (written := schema_timestamp(value)) is not None:  # full-width digits
+                yield ("fm-timestamp", _line(src, key), 1, f"{key}: {value!r} is not an ISO "
+                       f"8601 timestamp with offset: write {key}: \"{written}\""
+                       + (FIXES if _value_edit(src, key) else ""))
+            elif value[-1:] == "Z" or value[-6:-5] in ("+", "-") and value[-3:-2] == ":":
+                yield ("fm-timestamp", _line(src, key), 1, f"{key}: {value!r} is not a valid "
+                       f"date: {exc}: write {key}: \"YYYY-MM-DDThh:mm:ss+08:00\" with a real "
+                       "date and time")
+            # else no offset the schema reads (`… CST`): its pattern's finding says so
 
 
 DATE_KEYS = ("valid_until",)
@@ -563,9 +573,7 @@ def _value_edit(src: SourceDoc, key: str) -> Edit | None:
     value = src.meta.get(key)
     if not isinstance(value, str):
         return None
-    spaced = value.replace(" ", "T", 1)
-    new = (spaced if offset_timestamp(spaced) else "") if key in TIMESTAMP_KEYS \
-        else iso_date(value) or ""
+    new = (schema_timestamp(value) or "") if key in TIMESTAMP_KEYS else iso_date(value) or ""
     written, line = _written(src, key), src.key_lines.get(key, 0)
     text = src.text.split("\n")[line - 1] if line else ""
     if not new or new == value or not written or "#" in text.partition(":")[2]:

@@ -29,6 +29,7 @@ from kbtools.review.verification import is_verified, text_lines
 
 CODE = "verification-lapsed"
 AGAIN = "served as unverified until a reviewer approves it again (kb review approve)"
+APPROVE = "(kb review approve"  # the advice a reason may end with already
 
 
 def lapse_findings(cfg: Config, rels: list[str]) -> list[Finding]:
@@ -63,10 +64,20 @@ def coverage_findings(cov: ReviewCoverage, key_lines: Mapping[str, int],
     `last_line`: how many lines it has, to say that lines were deleted at its end)."""
     if cov.reason is not None:
         return [finding(cov.doc, cov.first_line(key_lines), 1, "warning", CODE,
-                        f"verification lapsed: {cov.reason}; {AGAIN}")]
+                        f"verification lapsed: {_then(cov.reason)}")]
     return [finding(cov.doc, a, 1, "warning", CODE,
                     f"{_where(cov, a, b, last_line)} of this verified document: {reason}; "
                     f"{AGAIN}") for a, b, reason in cov.ranges()]
+
+
+def _then(reason: str) -> str:
+    """`reason` and what it means for the release, its advice said once: a review refused
+    for a moved or rewritten approval, or a squash, already ends with what to run (it said
+    "(kb review approve DOC); served as unverified until a reviewer approves it again (kb
+    review approve)")."""
+    if APPROVE in reason:
+        return f"{reason}; served as unverified until then"
+    return f"{reason}; {AGAIN}"
 
 
 def _where(cov: ReviewCoverage, a: int, b: int, last_line: int | None) -> str:

@@ -69,7 +69,8 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
         raise KbError(f"knowledge folder not found: {targets[0]} (pass PATHS or set "
                       "[paths] knowledge in kb.toml)")
     if staged and not fix and untouched(cfg, targets):
-        # a commit of code alone: the check stack is not even imported (~1 s a commit)
+        # a commit of code alone: the check stack is not even imported (0.3 instead of
+        # 0.8 s of CPU on 29 documents)
         if as_json:
             echo_json([])
         click.echo("kb check: skipped: the commit only adds or edits files kb check never "
@@ -96,7 +97,16 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
         results, findings = check_results(targets, ctx_factory(), jobs)
     ctx_user_dict = cfg.root / str(cfg.get("bm25.user_dict"))
     if not results and not staged and not any(is_data_file(t, ctx_user_dict) for t in targets):
-        raise KbError("no Markdown documents found in: " + " ".join(map(str, targets)))
+        if paths and any(t.resolve() != cfg.path("knowledge").resolve() for t in targets):
+            raise KbError("no Markdown documents found in: " + " ".join(map(str, targets)))
+        # a new knowledge base's own folder, still empty: nothing is wrong with it (the
+        # build makes an empty release of it); say what to do, as kb init's next step
+        folder = cfg.path("knowledge")
+        named = (_prefix(cfg.root) + folder.relative_to(cfg.root).as_posix()
+                 if folder.is_relative_to(cfg.root) else str(folder))
+        click.echo(f"kb check: no document in {named}/ yet: write one there (a .md file that "
+                   "starts with front matter, like the example kb init writes), or run kb "
+                   "draft new --category CATEGORY --title TITLE", err=True)
     report_findings(from_here(findings, cfg.root), f"check: {plural(len(results), 'document')}",
                     as_json=as_json)
 

@@ -17,7 +17,9 @@ from kbtools.review.verification import (
     last_verification,
     non_content_fields,
     recorded_digests,
+    recording_since,
     reviewed_changes,
+    rewritten_unrecorded,
 )
 
 
@@ -62,6 +64,16 @@ def review_diff(cfg: Config, doc: str) -> dict[str, Any]:
         label = (f"{rel} as approved by {meta.get('verified_by')} at "
                  f"{meta.get('verified_at')} (approval {verified.commit.short} moved onto "
                  f"other content{found})")
+    elif rewritten_unrecorded(verified, recording_since(lineage)):
+        # rewritten without its record (`review-unrecorded-approval`): what it approved is
+        # unknown, so the whole document awaits the reviewer (it said "no change")
+        meta = verified.after.meta
+        base = DocState({}, "", "", True)
+        info = {"commit": verified.commit.sha, "path": rel, "moved": True,
+                "verified_by": meta.get("verified_by"), "verified_at": meta.get("verified_at")}
+        label = (f"{rel} as approved by {meta.get('verified_by')} at "
+                 f"{meta.get('verified_at')} (approval {verified.commit.short} rewritten "
+                 "without its Kb-Reviewed-Content: what it approved is unknown)")
     else:
         base = verified.after
         meta = base.meta

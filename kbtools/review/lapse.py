@@ -26,6 +26,7 @@ into `verification-lapsed` warnings (`kbtools.check.verification`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +37,7 @@ import git
 from kbtools.config import Config
 from kbtools.corpus import parse_source
 from kbtools.errors import ConfigError
-from kbtools.gitobjects import CommitInfo
+from kbtools.gitobjects import CommitInfo, staged_renames
 from kbtools.provenance import (
     UNCOMMITTED,
     DocChange,
@@ -64,6 +65,7 @@ from kbtools.review.verification import (
     diff_lines,
     last_verification,
     non_content_fields,
+    recording_since,
     reviewed_changes,
     since_verification,
     verification,
@@ -232,6 +234,10 @@ def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
         return ReviewCoverage(rel, reason=NOT_COMMITTED)
     gpath = git_prefix(repo, cfg.root) + rel
     head_text = blob_text(repo, head.sha, gpath)
+    was = _moved_from(repo, gpath, lineage) if head_text is None else None
+    if was is not None:  # `git mv` staged: judged as the document it was ("not committed")
+        gpath, head_text = was, blob_text(repo, head.sha, was)
+        blame = []  # no line is HEAD's under the new name: the diff with the review says
     if head_text is None:
         return ReviewCoverage(rel, reason=NOT_COMMITTED)
     try:
@@ -250,7 +256,8 @@ def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
                     str(at_review.meta.get("verified_at") or ""), rch.path)
     base = base_of_landing(repo, rch.commit.sha, head.sha, lineage)  # as for kb.toml
     mailmap = trusted_mailmap(repo, base.sha if base is not None else rch.commit.sha)
-    breaches = doc_breaches(rel, at_review, changes[v:], reviewers_for(rel, cfg), nc, mailmap)
+    breaches = doc_breaches(rel, at_review, changes[v:], reviewers_for(rel, cfg), nc, mailmap,
+                            recording_since(lineage))
     if breaches:
         key, _, message = breaches[0]
         return ReviewCoverage(rel, review, reason=f"review not valid: {message}", key=key)
@@ -278,6 +285,25 @@ def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
     return ReviewCoverage(rel, review, changed=changed,
                           deleted=tuple(p for p in deleted if p >= body_line),
                           reviewed_text=reviewed_text, latest=latest)
+
+
+def _moved_from(repo: git.Repo, gpath: str, lineage: Lineage | None) -> str | None:
+    """The path at HEAD of a document the Git index renames to `gpath` (`git mv`, edited or
+    not: what the pre-commit hook checks), else None. Why: each verified document of a
+    folder moved in the commit being made was "not committed, so it has no review", though
+    the commit keeps every review. The renames are read once per state of the Git index (a
+    watcher keeps its lineage while HEAD stays, not while the index does)."""
+    try:
+        st = os.stat(Path(repo.git_dir) / "index")
+    except OSError:
+        return None  # no index: nothing staged
+    stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+    if lineage is None:
+        return staged_renames(repo).get(gpath)
+    if stamp not in lineage.staged:
+        lineage.staged.clear()
+        lineage.staged[stamp] = staged_renames(repo)
+    return lineage.staged[stamp].get(gpath)
 
 
 def _judged_history(repo: git.Repo, cfg: Config, head: str, gpath: str,

@@ -51,6 +51,7 @@ import heapq
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import cast
 
 import git
@@ -129,6 +130,12 @@ class Lineage:
     side_renames: dict[tuple[str, int], dict[str, str]] = field(default_factory=dict)
     # git path → merge id → the document's name in each side parent (`follow`)
     side_names: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    # when the history began recording approvals' content (`verification.recording_since`),
+    # once read
+    recording: list[datetime | None] = field(default_factory=list)
+    # the renames the Git index holds against HEAD (`lapse._moved_from`), by the index's
+    # status when read
+    staged: dict[tuple[int, int, int], dict[str, str]] = field(default_factory=dict)
 
 
 def scan(repo: git.Repo, rev: str = "HEAD", work_tree: bool = True) -> Lineage | None:

@@ -16,6 +16,8 @@ The rules, for every document changed in the range that is verified at `head`:
   review-self-review         the reviewer authored content they verified (four eyes)
   review-moved-approval      the verifying commit records other content than the document
                              has at it (an approval cherry-picked, rebased or squashed)
+  review-unrecorded-approval the verifying commit was rewritten (cherry-picked, rebased,
+                             amended) and records no content, in a history that records it
   review-no-history          the commit that set verified: true, or the content it covers,
                              is not in the history (a shallow clone)
 "Content" is defined in `kbtools.review.verification`.
@@ -26,7 +28,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import tomllib
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import lru_cache
 
 import git
@@ -67,7 +69,9 @@ from kbtools.review.verification import (
     non_content_fields,
     parse_iso,
     parse_mailmap,
+    recording_since,
     reviewed_changes,
+    rewritten_unrecorded,
     trailer_emails,
     unreviewed_change,
 )
@@ -138,21 +142,23 @@ def reviewers_for(path: str, cfg: Config) -> list[str]:
 
 
 def judge_doc(path: str, head: DocState, changes: list[DocChange], reviewers: list[str],
-              non_content: frozenset[str], mailmap: Mailmap | None = None) -> list[Finding]:
+              non_content: frozenset[str], mailmap: Mailmap | None = None,
+              recorded_since: datetime | None = None) -> list[Finding]:
     """Policy findings for one document that is verified at head. `changes` newest first.
     Who wrote a commit, and whom a trailer names, are read through `mailmap` (the trusted
     revision's `.mailmap`, `trusted_mailmap`), as `git log --use-mailmap` prints them.
-    Each finding is at the line of the front-matter key its breach names (`doc_breaches`),
-    else at the `verified` line."""
+    `recorded_since`: when the history began recording approvals' content
+    (`verification.recording_since`). Each finding is at the line of the front-matter key
+    its breach names (`doc_breaches`), else at the `verified` line."""
     return [Finding(path, head.key_lines.get(key) or head.key_lines.get("verified") or 1, 1,
                     "error", code, message)
             for key, code, message in doc_breaches(path, head, changes, reviewers,
-                                                   non_content, mailmap)]
+                                                   non_content, mailmap, recorded_since)]
 
 
 def doc_breaches(path: str, head: DocState, changes: list[DocChange], reviewers: list[str],
-                 non_content: frozenset[str], mailmap: Mailmap | None = None
-                 ) -> list[Breach]:
+                 non_content: frozenset[str], mailmap: Mailmap | None = None,
+                 recorded_since: datetime | None = None) -> list[Breach]:
     """The rules `judge_doc` applies, as (front-matter key, code, message): the key lets a
     caller judging another text of the document (`kb check`, the work tree) name the line
     that key has there."""
@@ -174,6 +180,8 @@ def doc_breaches(path: str, head: DocState, changes: list[DocChange], reviewers:
         # the approval is of other content: who wrote what it now stands on, and when, are
         # beside the point (a rewrite keeps the reviewer as its author and its dates)
         breaches.append(moved)
+    elif (unrecorded := unrecorded_breach(path, changes[v], recorded_since)) is not None:
+        breaches.append(unrecorded)  # as for a moved one: its dates say nothing
     elif (squashed := squash_breach(changes[v], by, mailmap)) is not None:
         # one finding: the commit's author, its date and its lost trailer follow from it
         breaches += [b for b in freshness_breaches(head, changes, v, non_content)
@@ -197,6 +205,26 @@ def moved_approval_breach(path: str, vch: DocChange) -> Breach | None:
             f"the approval in {vch.commit.short} was made for other content than {path} has "
             "at that commit (its Kb-Reviewed-Content differs): it was cherry-picked, rebased "
             "or squashed onto a change its reviewer never saw; a reviewer must approve the "
+            f"document as it is (kb review approve {path})")
+
+
+def unrecorded_breach(path: str, vch: DocChange, recorded_since: datetime | None
+                      ) -> Breach | None:
+    """The verifying commit was rewritten (a cherry-pick, rebase or amend) and records no
+    content, in a history whose approvals record it (`rewritten_unrecorded`). Why: a rewrite
+    that dropped the `Kb-Reviewed-Content` line (a reword, a tool rebuilding messages) fell
+    back to the date rules, which a rebase onto an earlier-dated edit passes: the reviewer
+    was credited with text they never saw, as before the record existed."""
+    if not rewritten_unrecorded(vch, recorded_since):
+        return None
+    commit = vch.commit
+    return ("verified", "review-unrecorded-approval",
+            f"the approval in {commit.short} was rewritten (authored "
+            f"{commit.authored_at.isoformat()}, committed {commit.committed_at.isoformat()}: "
+            "a cherry-pick, rebase or amend) and records no Kb-Reviewed-Content, as this "
+            "repository's approvals have since "
+            f"{recorded_since.isoformat() if recorded_since else '?'}: nothing shows its "
+            f"reviewer saw {path} as it is at that commit; a reviewer must approve the "
             f"document as it is (kb review approve {path})")
 
 
@@ -261,15 +289,29 @@ def freshness_breaches(head: DocState, changes: list[DocChange], v: int,
     # judged against the content the verification covers: a change after it is the
     # finding above already, not a second one (a merge's date would make it one)
     covered = next((ch for ch in changes[v:] if content_changed(ch, non_content)), None)
+    zone = zone_hint(at, vch.commit.committed_at)
     if covered is not None and at < covered.commit.authored_at:
         out.append(("verified_at", "review-stale-verification",
                     f"verified_at {at_raw} is earlier than the last content change it covers "
-                    f"({covered.commit.authored_at.isoformat()} in {covered.commit.short})"))
+                    f"({covered.commit.authored_at.isoformat()} in {covered.commit.short})"
+                    + zone))
     if at > vch.commit.committed_at + FUTURE_SLACK:
         out.append(("verified_at", "review-verified-at-future",
                     f"verified_at {at_raw} is later than the commit that set it "
-                    f"({vch.commit.committed_at.isoformat()} in {vch.commit.short})"))
+                    f"({vch.commit.committed_at.isoformat()} in {vch.commit.short})" + zone))
     return out
+
+
+def zone_hint(at: datetime, committed: datetime) -> str:
+    """What to write when `at` (verified_at) is the verifying commit's clock time under
+    another offset (`10:00:00Z` for a commit at 10:00 +08:00: the reviewer's local time
+    with `Z`), else "". Why: "verified_at 2026-02-02T10:00:00Z is later than the commit that
+    set it (2026-02-02T10:00:00+08:00)" showed one clock time twice, not the offset."""
+    local = at.replace(tzinfo=committed.tzinfo)
+    if at.utcoffset() == committed.utcoffset() or abs(local - committed) > FUTURE_SLACK:
+        return ""
+    return (f": its offset is not the commit's ({committed.isoformat()[19:]}): written in "
+            f"local time? write verified_at: \"{local.isoformat()}\"")
 
 
 MAX_RUNS = 5  # changed runs of lines a finding lists before "…"
@@ -422,6 +464,7 @@ def check_range(cfg: Config, base: str, head: str = "HEAD") -> tuple[list[Findin
             if state is None or not state.ok or not is_verified(state.meta):
                 continue  # unverified docs need no reviewer; `kb check` reports bad ones
             changes = reviewed_changes(repo, head_c.sha, gpath, nc, lineage)
-            findings += judge_doc(rel, state, changes, reviewers_for(rel, cfg), nc, mailmap)
+            findings += judge_doc(rel, state, changes, reviewers_for(rel, cfg), nc, mailmap,
+                                  recording_since(lineage))
     findings.sort(key=lambda f: (f.path, f.line, f.col, f.code))
     return findings, len(docs)

@@ -246,6 +246,33 @@ def approved_other_content(change: DocChange) -> bool:
         content_digest(change.after) not in recorded
 
 
+def recording_since(lineage: Lineage | None) -> datetime | None:
+    """When the history of `lineage` began recording what approvals approve: the earliest
+    commit time of a commit holding a `Kb-Reviewed-Content:` line. None when none does (a
+    repository whose reviewers use a kb older than session 37) or no history could be read
+    at once (a shallow clone, git failing). Read once per history."""
+    if lineage is None:
+        return None
+    if not lineage.recording:
+        lineage.recording.append(min((c.committed_at for c in lineage.commits.values()
+                                      if recorded_digests(c.message)), default=None))
+    return lineage.recording[0]
+
+
+def rewritten_unrecorded(change: DocChange, since: datetime | None) -> bool:
+    """The verifying commit records no content though it was written into a history that
+    records it (committed at or after `since`, `recording_since`), and it was rewritten:
+    committed after it was authored, as `git cherry-pick`, `git rebase` and `git commit
+    --amend` leave a commit (`kb review approve` and a commit by hand are committed when
+    authored). Such an approval may stand on any text: a rewrite that dropped the line (a
+    reword, a tool rebuilding messages) or moved an older kb's approval cannot be told from
+    one that kept its content. An approval committed as it was made keeps the other rules:
+    a reviewer on an older kb, or verifying by hand, records nothing either."""
+    commit = change.commit
+    return since is not None and not recorded_digests(commit.message) \
+        and commit.committed_at > commit.authored_at and commit.committed_at >= since
+
+
 def reviewed_by(message: str) -> list[tuple[str, str]]:
     """`Reviewed-by: Name <email>` trailers from the message's last paragraph."""
     return trailers(message, TRAILER)
