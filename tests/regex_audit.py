@@ -7,7 +7,7 @@ from __future__ import annotations
 # name -> how the code applies the pattern ("module.ATTR" or "module:<literal pattern>")
 AUTHOR: dict[str, str] = {
     "kbtools.config._CONTROL": "search",  # kb.toml's [release] knowledge_base
-    "kbtools.serve.pages._FORMULA_NAME": "match",  # a URL path segment
+    "kbtools.serve.releasefiles._FORMULA_NAME": "match",  # a URL path segment
     "kbtools.decision.conditions._BOUND_JOIN": "finditer",  # a table cell (at most 80 characters)
     "kbtools.serve.pages._LINES": "match",  # the ?lines= parameter
     "kbtools.decision.numerals._EN_WORD": "finditer",  # a question: its English words

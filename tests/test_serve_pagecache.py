@@ -21,7 +21,7 @@ from starlette.testclient import TestClient
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
-from kbtools.serve import i18n, pages
+from kbtools.serve import docview, i18n, pages
 from kbtools.serve.app import create_app
 from kbtools.serve.pagecache import PageCache
 from kbtools.serve.source import ServedIndex
@@ -60,12 +60,25 @@ def served(tmp_path):
 def renders(monkeypatch):
     """The documents the page renderer rendered (the real renderer, counted)."""
     seen: list[str] = []
-    real = pages.render_markdown
+    real = pages.render_prepared
 
-    def counted(text, ctx):
+    def counted(tokens, ctx):
         seen.append(ctx.doc)
-        return real(text, ctx)
-    monkeypatch.setattr(pages, "render_markdown", counted)
+        return real(tokens, ctx)
+    monkeypatch.setattr(pages, "render_prepared", counted)
+    return seen
+
+
+@pytest.fixture()
+def parses(monkeypatch):
+    """The texts the document view parsed (the real parser, counted)."""
+    seen: list[str] = []
+    real = docview.parse_tokens
+
+    def counted(text, *args):
+        seen.append(text)
+        return real(text, *args)
+    monkeypatch.setattr(docview, "parse_tokens", counted)
     return seen
 
 
@@ -92,6 +105,26 @@ def test_requests_that_differ_never_share_a_page(served, renders):
     assert '<html lang="zh' in zh and '<html lang="en' in en
     assert len(renders) == 5  # the plain page in Chinese (the default) was kept for zh-CN
     assert client.get(f"/doc/{DOC}?q=轴承").text == bearing and len(renders) == 5
+
+
+def test_another_view_of_a_document_is_not_parsed_again(served, parses):
+    """Each cited range or question is a page of its own, but the document under them is
+    parsed once per release (`docparts`): a 2,000-line manual's next view cost its whole
+    parse again (~60 % of the view). The views share the parse without marking each other:
+    each is the page a fresh parse renders."""
+    _, source, client = served
+    views = [f"/doc/{DOC}?lang=zh&lines=12-14&q=密封温度", f"/doc/{DOC}?lang=zh&q=轴承",
+             f"/doc/{DOC}?lang=zh", f"/doc/{DOC}?lang=zh&lines=16-18&q=密封",
+             f"/doc/{DOC}?lang=en&lines=12-12"]
+    shown = [client.get(url).text for url in views]
+    assert len(parses) == 1 and source.get().prepared.made == 1
+    assert 'class="cited"' not in shown[1] + shown[2] and "<mark>" not in shown[2]
+    assert "<mark>轴承</mark>" in shown[1] and "<mark>密封</mark>" not in shown[1]
+    for url, page in zip(views, shown, strict=True):  # as rendered from a parse of its own
+        source.get().pages.clear()
+        source.get().prepared.clear()
+        assert client.get(url).text == page
+    assert len(parses) == 1 + len(views)
 
 
 def test_a_release_switch_renders_the_page_again(served, renders):

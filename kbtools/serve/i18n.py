@@ -209,6 +209,15 @@ ERRORS: dict[str, str] = {
     "unknown_where_key": "没有“{key}”这个筛选项。",
     "no_document": "本发布版本中没有这个文档：{doc}",
     "no_section": "文档 {doc} 中没有“{section}”这一节。",
+    # a document path refused (`kbtools.agents.read.check_doc_path`): a link typed by hand
+    "doc_path_empty": "没有给出文档路径。",
+    "doc_path_long": "文档路径太长（超过 {limit}）：{doc}",
+    "doc_path_chars": "文档路径含有不允许的字符（反斜杠、空字符或无效的编码）：{doc}",
+    "doc_path_absolute": "不能使用绝对路径 {doc}：请使用搜索结果中知识库内的相对路径。",
+    "doc_path_up": "文档路径中不允许出现“..”：{doc}",
+    "doc_path_cited": ("“{doc}”是一条引用或链接，不是文档路径：文档路径只写文件（{path}），"
+                       "章节或行号另外给出。"),
+    "doc_not_markdown": "只能阅读 Markdown 文档（.md）：{doc} 不是 Markdown 文档。",
     # vectors of another version of the embedding model than this machine's (a local index,
     # a release in the engine): nothing to retry, the device's model or release must change
     "model_mismatch": ("知识库的向量由另一个版本的嵌入模型（{model}）生成，与本机安装的模型不一致，"

@@ -4,8 +4,7 @@
 and redirected to a GET: a question that fits a URL to its link, a longer one to its key in
 `held`), ``/doc/…``
 a document with the cited lines highlighted, ``/table/…`` a decision-table form, ``/release``
-what is served. Release files: ``/formulas/<sha256>.svg`` (sanitised at build, served with a
-sandboxing CSP) and ``/asset/<path>`` (the images a release ships). Pages hold no script of
+what is served (the release files they show: `releasefiles`). Pages hold no script of
 their own: the search page loads ``/static/search.js`` (the question box grows, Enter
 searches), and works as well without it.
 """
@@ -15,11 +14,10 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import posixpath
 import re
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import parse_qsl, quote, urlencode
+from urllib.parse import parse_qsl, urlencode
 
 from jinja2 import DictLoader, Environment, select_autoescape
 from markupsafe import Markup
@@ -47,9 +45,9 @@ from kbtools.query.filters import (
 from kbtools.query.log import record_question
 from kbtools.query.results import shown_title
 from kbtools.query.search import matched_terms
-from kbtools.render.images import SHIPPED_TYPES, shipped_path
-from kbtools.serve import ops
-from kbtools.serve.docview import render_markdown
+from kbtools.serve import ops, releasefiles
+from kbtools.serve.docparts import doc_parts
+from kbtools.serve.docview import render_prepared
 from kbtools.serve.headings import first_heading_level
 from kbtools.serve.held import AnswerTags, Held, HeldQuestions
 from kbtools.serve.i18n import (
@@ -69,7 +67,7 @@ from kbtools.serve.i18n import (
     reason_translator,
     translator,
 )
-from kbtools.serve.passes import app_url, xrefs_of
+from kbtools.serve.passes import app_url
 from kbtools.serve.results import render_context, result_view
 from kbtools.serve.security import MAX_QUERY_STRING, local_path
 from kbtools.serve.source import Served, ServedIndex, Workers
@@ -424,8 +422,29 @@ def _cited_chunks(chunks: list[dict[str, Any]],
         or chunks
 
 
-def doc_page(p: Page, served: Served) -> HTMLResponse:
+def markdown_named(p: Page, served: Served, kind: str) -> Response | None:
+    """A redirect to the ``kind`` page (``doc``, ``table``) of the Markdown document the
+    address names without its ``.md`` (a citation's path typed by hand, a link cut short),
+    when the release holds exactly that document; None otherwise (the path is judged as
+    given: no such document, or not a Markdown one, in the page's language)."""
+    doc = p.request.path_params["path"].rstrip("/")
+    if not doc or doc.lower().endswith((".md", ".markdown")):
+        return None
+    for ext in (".md", ".markdown"):
+        try:
+            served.knowledge.resolve(doc + ext)
+        except KbError:
+            continue
+        query = p.request.url.query
+        return RedirectResponse(app_url(kind, doc + ext) + (f"?{query}" if query else ""), 307,
+                                headers={"cache-control": "no-cache"})
+    return None
+
+
+def doc_page(p: Page, served: Served) -> Response:
     """The document page, rendered once per release and request inputs (`pagecache`)."""
+    if (moved := markdown_named(p, served, "doc")) is not None:
+        return moved
     key = (p.request.url.path, p.lang, tuple(p.request.query_params.multi_items()),
            freshness.today_or(None).isoformat())
     return p.respond(served.pages.page(key, lambda: _doc_html(p, served)))
@@ -439,14 +458,13 @@ def _doc_html(p: Page, served: Served) -> str:
     cited, lines_note = _cited_in(p, asked, src.body_line,
                                   src.body_line + max(len(src.body.splitlines()), 1) - 1)
     q = ops.check_question(params.get("q", ""))
-    chunks = ops.doc_chunks(served, src.rel)
+    parts = doc_parts(served, src)
+    chunks, doc_lang = parts.chunks, parts.lang
     terms = matched_terms(served.index, q, _cited_chunks(chunks, cited)) if q.strip() else []
-    xrefs = xrefs_of([link for c in chunks for link in c.get("links") or []], app_url)
-    doc_lang = content_lang(src.meta.get("lang"), src.body)
     ctx = render_context(served, src.rel, line_offset=src.body_line - 1, cited=cited, terms=terms,
-                   xrefs=xrefs, missing_file=p.t("file_not_on_device"), ui_lang=HTML_LANG[p.lang],
-                   formula_word=content_word("formula", doc_lang))
-    body = Markup(render_markdown(src.body, ctx))
+                         missing_file=p.t("file_not_on_device"), ui_lang=HTML_LANG[p.lang],
+                         formula_word=content_word("formula", doc_lang))
+    body = Markup(render_prepared(parts.tokens, ctx))
     review = ops.review_status(served, src, chunks=chunks)
     cited_reason = (served.knowledge.unverified_reason(src, *cited)
                     if cited and src.meta.get("verified") is True else None)
@@ -476,7 +494,9 @@ def _table_view(dt: DecisionTable, n: int, values: dict[int, str]) -> dict[str, 
             "outputs": [dt.header[i] for i in dt.outputs]}
 
 
-def table_page(p: Page, served: Served) -> HTMLResponse:
+def table_page(p: Page, served: Served) -> Response:
+    if (moved := markdown_named(p, served, "table")) is not None:
+        return moved
     doc = p.request.path_params["path"]
     src, tables = ops.decision_tables(served, doc)
     params = p.request.query_params
@@ -532,59 +552,13 @@ def release_page(p: Page, served: Served) -> HTMLResponse:
                     release=served.index.release.to_dict())
 
 
-# --- release files ----------------------------------------------------------------------
-
-async def formula_file(request: Request) -> Response:
-    name = request.path_params["name"]
-    if not _FORMULA_NAME.match(name):
-        return Response("no such formula\n", 404, media_type="text/plain")
-    return await _data_file(request, f"formulas/{name}", "image/svg+xml",
-                            "public, max-age=31536000, immutable")
-
-
-async def asset_file(request: Request) -> Response:
-    rel = request.path_params["path"]  # decoded once: a file may be named "a%20b.png"
-    if shipped_path("", quote(rel)) != rel:  # normalised, relative, a picture or a PDF
-        return Response("no such file\n", 404, media_type="text/plain")
-    ctype = SHIPPED_TYPES[rel[rel.rfind("."):].lower()]
-    # a PDF opens in the browser's viewer, saved under its own name (not "asset")
-    headers = {} if ctype.startswith("image/") else {
-        "content-disposition": f"inline; filename*=UTF-8''{quote(posixpath.basename(rel))}"}
-    return await _data_file(request, f"source/{rel}", ctype, "no-cache", headers)
-
-
-async def _data_file(request: Request, rel: str, ctype: str, cache: str,
-                     headers: dict[str, str] | None = None) -> Response:
-    """A release file, tagged with its content's hash: a picture or PDF of a page reloaded
-    (``no-cache``) is a 304 while the served release holds the same file, not sent again."""
-    def read() -> tuple[bytes, str] | Response:
-        try:
-            data = _source(request).get().data_file(rel)
-        except OSError:
-            return Response("not found\n", 404, media_type="text/plain")
-        except KbError as exc:  # nothing served now (no release, the engine is down)
-            return Response(one_line(exc.format()) + "\n", ops.status_of(exc),
-                            media_type="text/plain")
-        return data, '"' + hashlib.sha256(data).hexdigest()[:32] + '"'
-    workers: Workers = request.app.state.workers
-    found = await workers.run(read)
-    if isinstance(found, Response):
-        return found
-    data, etag = found
-    sent = {"cache-control": cache, "etag": etag, **(headers or {})}
-    if holds(request, etag):
-        return Response(status_code=304, headers=sent)
-    return Response(data, media_type=ctype, headers=sent)
-
-
 def routes() -> list[Route]:
     return [
         Route("/", page(search_page, search=True), methods=["GET", "POST"]),
         Route("/doc/{path:path}", page(doc_page)),
         Route("/table/{path:path}", page(table_page)),
         Route("/release", page(release_page)),
-        Route("/formulas/{name}", formula_file),
-        Route("/asset/{path:path}", asset_file),
+        *releasefiles.routes(),
     ]
 
 
