@@ -76,6 +76,11 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "filters": ("筛选", "Filters"),
     "results": ("条结果", "results"),
     "no_answer": ("没有找到足够相关的内容", "Nothing relevant enough was found"),
+    # what a page without an answer suggests: other words, and the same question unfiltered
+    "no_answer_tips": ("可以换个说法或少用几个词再搜；故障代码、型号、名称这类关键词最容易找到。",
+                       "Try other words, or fewer of them: a fault code, a model or a name "
+                       "is the easiest to find."),
+    "search_unfiltered": ("不加筛选再搜一次", "Search again without the filters"),
     # the codes and names of a question no document holds (`SearchResponse.not_in_knowledge`)
     "not_in_knowledge": ("知识库中没有：{names}", "Not in the knowledge: {names}"),
     "names_more": ("，另有 {count} 个", " and {count} more"),

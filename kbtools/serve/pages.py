@@ -338,6 +338,8 @@ def search_page(p: Page, served: Served) -> Response:
         record_question(served.index, "web", q, response)
         results = [result_view(served, r, q, p.lang) for r in response.results]
         tag = tags.tag(answer)
+    unfiltered = (unfiltered_url(p, q) if response is not None and response.no_answer
+                  and (pairs or verified) and note is None else None)
     # the box shows the question in its own language (a Chinese one in the English interface)
     q_lang = content_lang(None, q) if q.strip() else None
     page = p.render("search.html", 410 if p.gone else 400 if refused else 200, q=q,
@@ -345,10 +347,22 @@ def search_page(p: Page, served: Served) -> Response:
                     verified=verified, max_question=MAX_QUESTION_CHARS, search_wait=SEARCH_WAIT_SECONDS,
                     search_patience=SEARCH_PATIENCE_SECONDS,
                     pasted_chars=p.pasted_chars, gone=p.gone, response=response,
-                    results=results, release=served.index.release.to_dict())
+                    results=results, unfiltered_url=unfiltered,
+                    release=served.index.release.to_dict())
     if tag is not None:
         page.headers["etag"] = tag
     return page
+
+
+def unfiltered_url(p: Page, q: str) -> str | None:
+    """The same search without its filters and verified-only: what a page that found
+    nothing with them offers (its number of results and language kept); None when the
+    question does not fit an address (a held paste: the filter menus are there)."""
+    kept = [(k, v) for k, v in p.request.query_params.multi_items() if k in ("k", "lang")]
+    query = urlencode([("q", q), *kept])
+    if p.pasted_chars is not None or len(query) > MAX_QUERY_STRING:
+        return None
+    return local_path(p.request.url.path) + "?" + query
 
 
 def asked_filters(params: QueryParams) -> list[tuple[str, str]]:
