@@ -10,6 +10,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.serve.releasefiles._FORMULA_NAME": "match",  # a URL path segment
     "kbtools.decision.conditions._BOUND_JOIN": "finditer",  # a table cell (at most 80 characters)
     "kbtools.serve.pages._LINES": "match",  # the ?lines= parameter
+    "kbtools.serve.pages._CHUNK": "fullmatch",  # the ?chunk= parameter (hex)
     "kbtools.decision.numerals._EN_WORD": "finditer",  # a question: its English words
     "kbtools.decision.numerals._JOINED": "match",  # what follows English number words
     "kbtools.decision.given._SEVERAL": "split",  # an input value (CLI, API, MCP)

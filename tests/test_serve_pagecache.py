@@ -5,6 +5,7 @@ switch renders again (a removed document is a 404), and the cache stays within i
 
 from __future__ import annotations
 
+import html
 import re
 import subprocess
 import time
@@ -205,3 +206,46 @@ def test_concurrent_requests_each_get_their_own_highlights(tmp_path):
         next(server, None)
     for term, page in pages_got:
         assert set(re.findall(r"<mark>([^<]+)</mark>", page)) == {term}
+
+
+def _result_link(client: TestClient, question: str) -> str:
+    page = client.get("/", params={"q": question, "lang": "zh"}).text
+    found = re.search(r'<a class="cite" href="([^"]+)"', page)
+    assert found, page
+    return html.unescape(found.group(1))
+
+
+def _cited_text(page: str) -> str:
+    """The text of the paragraphs the page marks cited."""
+    return " ".join(re.sub(r"<[^>]+>", "", text) for attrs, text in
+                    re.findall(r"<p([^>]*)>(.*?)</p>", page, re.S) if "cited" in attrs)
+
+
+def _manual(sections: list[str]) -> str:
+    """A page of long sections (each its own chunk): ``## <name>`` and eight numbered
+    paragraphs naming it."""
+    return titled_page("泵组维护 Pump care", "\n".join(
+        f"## {name}\n\n" + "".join(f"{name}第 {n} 步：按规程检查{name}相关部件的状态，记录读数"
+                                   f"并与上次记录比较，发现异常立即上报班长处理。\n\n"
+                                   for n in range(1, 9)) for name in sections))
+
+
+def test_a_results_link_followed_after_a_sync_marks_its_passage_where_it_is_now(tmp_path):
+    """A results page open while a sync lands: its links cite lines of the release it was
+    made in. A section added above the passage moved it, so the link's lines held other
+    text, and the page marked them as cited without a word; it now finds the passage by the
+    chunk the link carries and marks it where it is, saying so, and says when the passage
+    was changed."""
+    repo = make_repo(tmp_path / "kr", docs={DOC: _manual(["密封更换", "轴承润滑"])})
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    with TestClient(create_app(repo / "dist"), base_url=BASE) as client:
+        link = _result_link(client, "轴承润滑第 3 步")
+        assert "轴承润滑第 3 步" in _cited_text(client.get(link).text)
+        (repo / DOC).write_text(_manual(["开机准备", "密封更换", "轴承润滑"]), encoding="utf-8")
+        rebuild(repo)
+        after = client.get(link).text
+        assert "轴承润滑第 3 步" in _cited_text(after) and "密封更换" not in _cited_text(after)
+        assert "现在在第" in html.unescape(after)
+        (repo / DOC).write_text(_manual(["开机准备", "密封更换", "轴承加脂"]), encoding="utf-8")
+        rebuild(repo)
+        assert "已修改或删除" in html.unescape(client.get(link).text)

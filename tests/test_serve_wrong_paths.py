@@ -90,3 +90,17 @@ def test_api_errors_follow_the_language_the_request_asks(client, url, status, wo
     for headers in ({}, {"accept-language": "en-US,en;q=0.9"}):  # a program, an English client
         en = client.get(url, headers=headers).json()["error"]
         assert set(en) == {"status", "message"} and en["message"] == error["message_en"]
+
+
+@pytest.mark.parametrize("url", ["/api/search?q=小麦赤霉病", f"/api/read?doc={SCAB}.md",
+                                 "/api/releases", "/api/healthz", f"/api/read?doc={SCAB}",
+                                 "/api/no-such-endpoint"])
+def test_api_answers_are_never_kept_by_a_cache(client, url):
+    """An API answer is of the release served now (a sync switches it without a restart):
+    it had no Cache-Control, so a browser or a proxy between could keep a search, a read or
+    the releases across a switch; an error, whose words follow Accept-Language, did not say
+    it varies by that header."""
+    answer = client.get(url, headers=ZH)
+    assert answer.headers["cache-control"] == "private, no-cache"
+    if answer.status_code >= 400:
+        assert "Accept-Language" in answer.headers["vary"]

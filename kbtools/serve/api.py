@@ -46,6 +46,10 @@ from kbtools.serve.source import Served, ServedIndex, Workers
 log = logging.getLogger("kbtools.serve")
 ApiError = ops.ApiError
 
+# Every answer of the API is asked for again, never served from a cache: it is of the
+# release served now (a search, a read, the releases), which a sync or rollback switches
+# without a restart; `private`: a proxy between keeps no device's questions or answers.
+NOT_KEPT = {"cache-control": "private, no-cache"}
 MAX_BODY_BYTES = 64 * 1024  # a JSON request body
 MAX_BODY_DEPTH = 32  # lists and objects nested in it (no endpoint needs more than 3)
 _TOO_DEEP = f"the request body is not a JSON object: it nests deeper than {MAX_BODY_DEPTH} levels"
@@ -66,8 +70,9 @@ def error_response(status: int, message: str, said: str | None = None) -> Json:
     error: dict[str, Any] = {"status": status, "message": one_line(said or message)}
     if said:
         error["message_en"] = one_line(message)
+    headers = {**NOT_KEPT, "vary": "Accept-Language"}  # its words follow the header
     return Json({"error": error}, status_code=status,
-                headers={"connection": "close"} if status == 408 else None)
+                headers={**headers, "connection": "close"} if status == 408 else headers)
 
 
 def asked_lang(request: Request) -> str:
@@ -115,7 +120,10 @@ def guarded(fn: Endpoint, *, search: bool = False) -> Handler:
         except Exception as exc:  # a bug: one line to the client, the traceback to the log
             log.exception("%s %s failed", request.method, request.url.path)
             return error_response(500, f"internal error ({type(exc).__name__}); see the server log")
-        return result if isinstance(result, Response) else Json(result)
+        response = result if isinstance(result, Response) else Json(result)
+        for key, value in NOT_KEPT.items():
+            response.headers.setdefault(key, value)
+        return response
     return handler
 
 

@@ -121,6 +121,14 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
                        "The link's lines \u201c{lines}\u201d run past this document's end (line "
                        "{last}): only those up to it are marked (the link may be from an older "
                        "version)."),
+    # a result's link (lines and the chunk they held) followed after a sync changed the
+    # document: its passage found elsewhere, or no longer there
+    "lines_moved": ("链接中的第 {lines} 行引用的内容现在在第 {a}–{b} 行（文档在链接生成后更新过），已标出。",
+                    "What the link's lines {lines} cited is now at lines {a}–{b} (the document "
+                    "changed since the link was made); marked below."),
+    "lines_changed": ("链接中的第 {lines} 行引用的内容在当前发布版本中已修改或删除，这几行现在的内容可能不同。",
+                      "What the link's lines {lines} cited was changed or removed in the release "
+                      "served now: these lines may hold other text."),
     "tables": ("决策表", "Decision tables"),
     "inputs": ("输入", "Inputs"),
     "result": ("判定结果", "Result"),

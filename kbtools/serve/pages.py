@@ -98,6 +98,7 @@ FILTER_PREFIX = "f."  # a search address's filter: f.KEY=VALUE
 FORM_TYPE = "application/x-www-form-urlencoded"
 _FORMULA_NAME = re.compile(r"^[0-9a-f]{64}\.svg$")
 _LINES = re.compile(r"^(\d{1,8})(?:-(\d{1,8}))?$")
+_CHUNK = re.compile(r"[0-9a-f]{8,64}")
 
 
 ENV = Environment(loader=DictLoader({name: data.decode("utf-8") for name, data
@@ -423,6 +424,25 @@ def _cited_in(p: Page, asked: str, first: int, last: int) -> tuple[tuple[int, in
     return cited, None
 
 
+def cited_chunk(p: Page, chunks: list[dict[str, Any]], chunk: str, asked: str,
+                cited: tuple[int, int] | None) -> tuple[tuple[int, int] | None, str] | None:
+    """The lines a result's link cites where its passage is now, and the page's note: a
+    link carries the chunk its lines held (`results.CHUNK_PREFIX` characters of its id,
+    which is its text's hash, not its lines'), so a link made before a sync that moved the
+    passage (lines added above it) marks it where it is now, and one whose passage was
+    changed or removed says that the lines may hold other text. None when the chunk is at
+    the cited lines (or the link names none)."""
+    if not _CHUNK.fullmatch(chunk):
+        return None
+    found = [c for c in chunks if str(c["id"]).startswith(chunk)]
+    if not found:
+        return cited, p.t("lines_changed", lines=asked[:40])
+    now = (found[0]["line_start"], found[0]["line_end"])
+    if cited is not None and cited[0] <= now[0] and now[1] <= cited[1]:
+        return None
+    return now, p.t("lines_moved", lines=asked[:40], a=now[0], b=now[1])
+
+
 def _cited_chunks(chunks: list[dict[str, Any]],
                   cited: tuple[int, int] | None) -> list[dict[str, Any]]:
     """The chunks a link to `cited` lines cites: those within the lines (a result's section
@@ -474,6 +494,8 @@ def _doc_html(p: Page, served: Served) -> str:
     q = ops.check_question(params.get("q", ""))
     parts = doc_parts(served, src)
     chunks, doc_lang = parts.chunks, parts.lang
+    if asked and (placed := cited_chunk(p, chunks, params.get("chunk", ""), asked, cited)):
+        cited, lines_note = placed
     terms = matched_terms(served.index, q, _cited_chunks(chunks, cited)) if q.strip() else []
     ctx = render_context(served, src.rel, line_offset=src.body_line - 1, cited=cited, terms=terms,
                          missing_file=p.t("file_not_on_device"), ui_lang=HTML_LANG[p.lang],

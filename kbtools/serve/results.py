@@ -142,6 +142,11 @@ def table_excerpt(text: str, first_line: int, last_line: int, focus: int,
                         (*(first_line + i for i in kept), last_line + 1), omitted)
 
 
+# the characters of a result's chunk id its link carries (`pages.cited_chunk`: the document
+# page finds the passage again after a sync moved it)
+CHUNK_PREFIX = 16
+
+
 def result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
     terms = list(r.why.get("matched_terms") or [])
     lines = f"{r.line_start}-{r.line_end}"
@@ -149,7 +154,9 @@ def result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
     declared = (r.metadata or {}).get("lang")
     view = {"r": r, "title_html": Markup(highlight_terms(r.title, terms)),
             "path": [r.doc, *r.heading_path],
-            "url": app_url("doc", r.doc) + "?" + urlencode({"lines": lines, "q": _link_question(q, terms)})
+            "url": app_url("doc", r.doc) + "?" + urlencode({"lines": lines,
+                                                            "chunk": r.chunk_id[:CHUNK_PREFIX],
+                                                            "q": _link_question(q, terms)})
             + "#cited",
             "lang": content_lang(declared, r.text),
             # the title and each heading in its own language (the document's declared one,
