@@ -96,7 +96,6 @@ SEARCH_WAIT_SECONDS = 60
 SEARCH_PATIENCE_SECONDS = 8
 FILTER_PREFIX = "f."  # a search address's filter: f.KEY=VALUE
 FORM_TYPE = "application/x-www-form-urlencoded"
-_FORMULA_NAME = re.compile(r"^[0-9a-f]{64}\.svg$")
 _LINES = re.compile(r"^(\d{1,8})(?:-(\d{1,8}))?$")
 _CHUNK = re.compile(r"[0-9a-f]{8,64}")
 
