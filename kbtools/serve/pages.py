@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import re
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -46,6 +45,7 @@ from kbtools.query.log import record_question
 from kbtools.query.results import shown_title
 from kbtools.query.search import matched_terms
 from kbtools.serve import ops, releasefiles
+from kbtools.serve.doclines import cited_chunk, cited_chunks, cited_in, markdown_named
 from kbtools.serve.docparts import doc_parts
 from kbtools.serve.docview import render_prepared
 from kbtools.serve.headings import first_heading_level
@@ -96,8 +96,6 @@ SEARCH_WAIT_SECONDS = 60
 SEARCH_PATIENCE_SECONDS = 8
 FILTER_PREFIX = "f."  # a search address's filter: f.KEY=VALUE
 FORM_TYPE = "application/x-www-form-urlencoded"
-_LINES = re.compile(r"^(\d{1,8})(?:-(\d{1,8}))?$")
-_CHUNK = re.compile(r"[0-9a-f]{8,64}")
 
 
 ENV = Environment(loader=DictLoader({name: data.decode("utf-8") for name, data
@@ -397,86 +395,9 @@ def filter_note(p: Page, served: Served, where: list[Condition], verified: bool,
 
 # --- document ---------------------------------------------------------------------------
 
-def _cited(value: str | None) -> tuple[int, int] | None:
-    m = _LINES.match(value or "")
-    if not m:
-        return None
-    a = int(m.group(1))
-    b = int(m.group(2) or a)
-    return (a, b) if a <= b else None
-
-
-def _cited_in(p: Page, asked: str, first: int, last: int) -> tuple[tuple[int, int] | None,
-                                                                 str | None]:
-    """The lines a link's `lines` cites in a document whose text runs from line `first` to
-    `last`, and the note the page shows above it: no range, or one that holds none of the
-    text (past its end, line 0, the front matter), cites nothing ("not in this document");
-    one that runs past the end is marked up to it and says so (a link made for an older,
-    longer version: what it cited may have moved)."""
-    cited = _cited(asked)
-    if not asked:
-        return None, None
-    if cited is None or cited[0] > last or cited[1] < first:
-        return None, p.t("lines_not_here", lines=asked[:40])
-    if cited[1] > last:
-        return (cited[0], last), p.t("lines_past_end", lines=asked[:40], last=last)
-    return cited, None
-
-
-def cited_chunk(p: Page, chunks: list[dict[str, Any]], chunk: str, asked: str,
-                cited: tuple[int, int] | None) -> tuple[tuple[int, int] | None, str] | None:
-    """The lines a result's link cites where its passage is now, and the page's note: a
-    link carries the chunk its lines held (`results.CHUNK_PREFIX` characters of its id,
-    which is its text's hash, not its lines'), so a link made before a sync that moved the
-    passage (lines added above it) marks it where it is now, and one whose passage was
-    changed or removed says that the lines may hold other text. None when the chunk is at
-    the cited lines (or the link names none)."""
-    if not _CHUNK.fullmatch(chunk):
-        return None
-    found = [c for c in chunks if str(c["id"]).startswith(chunk)]
-    if not found:
-        return cited, p.t("lines_changed", lines=asked[:40])
-    now = (found[0]["line_start"], found[0]["line_end"])
-    if cited is not None and cited[0] <= now[0] and now[1] <= cited[1]:
-        return None
-    return now, p.t("lines_moved", lines=asked[:40], a=now[0], b=now[1])
-
-
-def _cited_chunks(chunks: list[dict[str, Any]],
-                  cited: tuple[int, int] | None) -> list[dict[str, Any]]:
-    """The chunks a link to `cited` lines cites: those within the lines (a result's section
-    and the finer chunks inside it), else those overlapping them (a row of a table chunk);
-    every chunk of the document when no lines are cited or no chunk holds them."""
-    if cited is None:
-        return chunks
-    lo, hi = cited
-    within = [c for c in chunks if lo <= c["line_start"] and c["line_end"] <= hi]
-    return within or [c for c in chunks if c["line_start"] <= hi and c["line_end"] >= lo] \
-        or chunks
-
-
-def markdown_named(p: Page, served: Served, kind: str) -> Response | None:
-    """A redirect to the ``kind`` page (``doc``, ``table``) of the Markdown document the
-    address names without its ``.md`` (a citation's path typed by hand, a link cut short),
-    when the release holds exactly that document; None otherwise (the path is judged as
-    given: no such document, or not a Markdown one, in the page's language)."""
-    doc = p.request.path_params["path"].rstrip("/")
-    if not doc or doc.lower().endswith((".md", ".markdown")):
-        return None
-    for ext in (".md", ".markdown"):
-        try:
-            served.knowledge.resolve(doc + ext)
-        except KbError:
-            continue
-        query = p.request.url.query
-        return RedirectResponse(app_url(kind, doc + ext) + (f"?{query}" if query else ""), 307,
-                                headers={"cache-control": "no-cache"})
-    return None
-
-
 def doc_page(p: Page, served: Served) -> Response:
     """The document page, rendered once per release and request inputs (`pagecache`)."""
-    if (moved := markdown_named(p, served, "doc")) is not None:
+    if (moved := markdown_named(p.request, served, "doc")) is not None:
         return moved
     key = (p.request.url.path, p.lang, tuple(p.request.query_params.multi_items()),
            freshness.today_or(None).isoformat())
@@ -488,14 +409,14 @@ def _doc_html(p: Page, served: Served) -> str:
     src = ops.document(served, doc)
     params = p.request.query_params
     asked = params.get("lines", "")
-    cited, lines_note = _cited_in(p, asked, src.body_line,
+    cited, lines_note = cited_in(p.t, asked, src.body_line,
                                   src.body_line + max(len(src.body.splitlines()), 1) - 1)
     q = ops.check_question(params.get("q", ""))
     parts = doc_parts(served, src)
     chunks, doc_lang = parts.chunks, parts.lang
-    if asked and (placed := cited_chunk(p, chunks, params.get("chunk", ""), asked, cited)):
+    if asked and (placed := cited_chunk(p.t, chunks, params.get("chunk", ""), asked, cited)):
         cited, lines_note = placed
-    terms = matched_terms(served.index, q, _cited_chunks(chunks, cited)) if q.strip() else []
+    terms = matched_terms(served.index, q, cited_chunks(chunks, cited)) if q.strip() else []
     ctx = render_context(served, src.rel, line_offset=src.body_line - 1, cited=cited, terms=terms,
                          missing_file=p.t("file_not_on_device"), ui_lang=HTML_LANG[p.lang],
                          formula_word=content_word("formula", doc_lang))
@@ -530,7 +451,7 @@ def _table_view(dt: DecisionTable, n: int, values: dict[int, str]) -> dict[str, 
 
 
 def table_page(p: Page, served: Served) -> Response:
-    if (moved := markdown_named(p, served, "table")) is not None:
+    if (moved := markdown_named(p.request, served, "table")) is not None:
         return moved
     doc = p.request.path_params["path"]
     src, tables = ops.decision_tables(served, doc)
