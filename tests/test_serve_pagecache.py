@@ -249,3 +249,61 @@ def test_a_results_link_followed_after_a_sync_marks_its_passage_where_it_is_now(
         (repo / DOC).write_text(_manual(["开机准备", "密封更换", "轴承加脂"]), encoding="utf-8")
         rebuild(repo)
         assert "已修改或删除" in html.unescape(client.get(link).text)
+
+
+RISK = """按温度和相对湿度判定赤霉病风险等级。
+
+<!-- decision: inputs={first},{second}; outputs=风险等级 -->
+| {first} | {second} | 风险等级 |
+|---|---|---|
+| {a1} | {b1} | 低 |
+| {a2} | {b2} | 高 |
+"""
+TEMP, HUMID = "温度(℃)", "相对湿度(%)"
+TEMPS, HUMIDS = ("<20", ">=20"), ("<85", ">=85")
+
+
+def _risk(first: str, second: str) -> str:
+    one, two = (TEMPS, HUMIDS) if first == TEMP else (HUMIDS, TEMPS)
+    return titled_page("赤霉病风险判定", RISK.format(first=first, second=second, a1=one[0],
+                                                    b1=two[0], a2=one[1], b2=two[1]))
+
+
+def _hidden(client: TestClient, doc: str) -> str:
+    form = client.get(f"/table/{doc}").text
+    found = re.search(r'<input type="hidden" name="cols" value="([^"]*)">', form)
+    assert found, form
+    return found.group(1)
+
+
+def _decided(page: str) -> str | None:
+    """The risk level a table page decided (None: it decided nothing)."""
+    found = re.search(r'<dl class="outputs"[^>]*><dt>风险等级</dt><dd>(.*?)</dd>', page)
+    return found.group(1) if found else None
+
+
+def test_a_table_link_made_before_its_columns_changed_is_not_decided(tmp_path):
+    """The form numbers its fields by column (`in.0`, `in.1`); the form (or a result's table
+    link) made before a sync swapped the table's columns gave 25 ℃ to the humidity and
+    90 % to the temperature, and the page decided that silently (a wrong risk level).
+    Such a link is now refused in words and its values left out; a link of the table as it
+    is decides as before."""
+    doc = "knowledge/risk.md"
+    repo = make_repo(tmp_path / "kr", docs={doc: _risk(TEMP, HUMID)})
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    with TestClient(create_app(repo / "dist"), base_url=BASE) as client:
+        form = client.get(f"/table/{doc}", params={"lang": "zh"}).text
+        fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', form))
+        assert set(fields) == {"table", "cols", "go"}
+        sent = {**fields, "lang": "zh", "in.0": "25", "in.1": "90"}  # 25 ℃, 90 %: 高
+        assert _decided(client.get(f"/table/{doc}", params=sent).text) == "高"
+        (repo / doc).write_text(_risk(HUMID, TEMP), encoding="utf-8")
+        rebuild(repo)
+        stale = client.get(f"/table/{doc}", params=sent)  # the form left open, sent again
+        assert stale.status_code == 400 and _decided(stale.text) is None
+        assert "列在链接生成后改变了" in stale.text and 'value="25"' not in stale.text
+        swapped = {**sent, "in.0": "90", "in.1": "25"}  # as the table is now: 90 %, 25 ℃
+        assert _decided(client.get(f"/table/{doc}", params={
+            **swapped, "cols": _hidden(client, doc)}).text) == "高"
+        assert _decided(client.get(f"/table/{doc}", params={
+            k: v for k, v in swapped.items() if k != "cols"}).text) == "高"

@@ -137,6 +137,10 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "rows_omitted": ("⋯ 此处省略 {n} 行，全表见文档 ⋯", "⋯ {n} rows not shown: the document has the whole table ⋯"),
     "no_rule": ("没有匹配的规则，需要人工复核", "No rule matches, needs human review"),
     "missing_inputs": ("还需要输入", "Missing inputs"),
+    # a form's link made before a sync changed the table's columns (`results.columns_key`)
+    "table_changed": ("这个决策表的列在链接生成后改变了（知识库已更新），链接中的输入值没有使用，请重新输入。",
+                      "This decision table's columns changed since the link was made (the "
+                      "knowledge was updated): the link's values were not used; enter them again."),
     "spans_rows": ("{column} 给的范围跨了多条规则（第 {rows} 行各管其中一部分），请给一个确定的值",
                    "The range given for {column} spans more than one rule (rows {rows} each "
                    "apply to part of it): give one value"),

@@ -68,7 +68,7 @@ from kbtools.serve.i18n import (
     translator,
 )
 from kbtools.serve.passes import app_url
-from kbtools.serve.results import render_context, result_view
+from kbtools.serve.results import columns_key, render_context, result_view
 from kbtools.serve.security import MAX_QUERY_STRING, local_path
 from kbtools.serve.source import Served, ServedIndex, Workers
 from kbtools.serve.staticfiles import holds, package_files, static_url
@@ -444,6 +444,7 @@ def _unit(header: str) -> str:
 
 def _table_view(dt: DecisionTable, n: int, values: dict[int, str]) -> dict[str, Any]:
     return {"n": n, "label": dt.label(), "header": dt.header, "rows": dt.rows,
+            "cols": columns_key(dt),
             "inputs": [{"i": i, "name": dt.header[i], "unit": _unit(dt.header[i]),
                         "numeric": i in dt.numeric, "value": values.get(i, "")}
                        for i in dt.inputs],
@@ -465,11 +466,17 @@ def table_page(p: Page, served: Served) -> Response:
                         release=served.index.release.to_dict())
     chosen = params.get("table") or "1"
     n, dt = select_table(tables, chosen, src.rel)
-    values = {i: params.get(f"in.{i}", "").strip()[:MAX_INPUT_CHARS] for i in dt.inputs}
+    # values given for other columns than the table has now (a link made before a sync
+    # changed them): not decided against these, nor shown in their fields
+    stale = params.get("cols", columns_key(dt)) != columns_key(dt)
+    values = {i: "" if stale else params.get(f"in.{i}", "").strip()[:MAX_INPUT_CHARS]
+              for i in dt.inputs}
     result = None
     error = None
     refused: set[int] = set()  # the fields the error is about (marked invalid, described by it)
-    if params.get("go") and any(values.values()):  # the library says which missing ones matter
+    if stale:
+        error = p.t("table_changed")
+    elif params.get("go") and any(values.values()):  # the library says which missing ones matter
         try:
             result = match_rules(dt, {dt.header[i]: v for i, v in values.items() if v},
                                  doc=src.rel, table_index=n,

@@ -6,6 +6,7 @@ page's language; and the link to its document page, carrying the question or its
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote_plus, urlencode
@@ -57,6 +58,15 @@ def _decision_table(served: Served, doc: str, line: int) -> tuple[int, DecisionT
     return (n, dt) if n is not None and isinstance(dt, DecisionTable) else None
 
 
+def columns_key(dt: DecisionTable) -> str:
+    """A decision table's columns as its form numbers its fields (``in.<i>``): a hash of its
+    header and of which columns are inputs. A form's address carries it (``cols``), so that
+    values given by position are never decided against other columns: a result's link or a
+    form left open while a sync reordered, added or renamed the table's columns."""
+    text = "\x1f".join(dt.header) + "\x1e" + ",".join(map(str, dt.inputs))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
 def _table_url(n: int, dt: DecisionTable, doc: str, given: dict[str, str],
                matched: bool = False) -> str:
     """The form of table `n` of `doc`, filled with the values the question `given` it (column
@@ -66,6 +76,7 @@ def _table_url(n: int, dt: DecisionTable, doc: str, given: dict[str, str],
     inputs no answer depends on."""
     params: list[tuple[str, Any]] = [("table", n)]
     if given and set(given) <= set(dt.header):
+        params.append(("cols", columns_key(dt)))
         params += [(f"in.{i}", given[dt.header[i]]) for i in dt.inputs if dt.header[i] in given]
         if matched or all(dt.header[i] in given for i in dt.inputs):
             params.append(("go", 1))
