@@ -9,12 +9,15 @@ app (Starlette test client, in process, no network) for the manual's page as a f
 reader does: the cited lines of a result with its question highlighted. Prints, in the
 same run, the wall time per request of
 
-- ``render``: every request renders the page (the page cache emptied before each one:
-  what every view cost before the cache),
-- ``first``: distinct requests (a different cited range each: a miss each),
-- ``repeat``: the same request again (the cache holds it),
+- ``render``: every request renders the page from the document (the page cache and the
+  document's parse emptied before each one: what a document's first view costs, and what
+  every view cost before the caches),
+- ``first``: distinct requests (a different cited range each: a page not kept, rendered
+  from the document's kept parse, `serve.docparts`; before session 38 parsed again each),
+- ``repeat``: the same request again (the page cache holds it),
 
-and the ratio repeat / render (median).
+and the ratios first / render and repeat / render (median). Run main's copy of this script
+for the baseline in the same run.
 """
 
 from __future__ import annotations
@@ -86,10 +89,12 @@ def main() -> None:
             timed(client, url)  # the release opened, the models warm
             served = source.get()
             pages = getattr(served, "pages", None)  # none before the cache: the baseline code
+            prepared = getattr(served, "prepared", None)  # none before session 38
             render = []
             for _ in range(args.views):
-                if pages is not None:
-                    pages.clear()
+                for cache in (pages, prepared):
+                    if cache is not None:
+                        cache.clear()
                 render.append(timed(client, url))
             first = [timed(client, f"/doc/{DOC}?lines={10 + 30 * i}-{20 + 30 * i}&q=密封温度")
                      for i in range(args.views)]
@@ -100,6 +105,8 @@ def main() -> None:
     print(f"manual: {n} lines; {args.views} views each (ms, median / max)")
     for k, v in (("render", render), ("first", first), ("repeat", repeat)):
         print(f"  {k:7s} {med[k]:8.1f} / {max(v):8.1f}")
+    print(f"  first / render: {med['first'] / med['render']:.3f}"
+          + ("" if prepared is not None else "  (no kept parse in this code)"))
     print(f"  repeat / render: {med['repeat'] / med['render']:.3f}"
           + ("" if pages is not None else "  (no page cache in this code)"))
 

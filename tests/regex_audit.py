@@ -7,9 +7,10 @@ from __future__ import annotations
 # name -> how the code applies the pattern ("module.ATTR" or "module:<literal pattern>")
 AUTHOR: dict[str, str] = {
     "kbtools.config._CONTROL": "search",  # kb.toml's [release] knowledge_base
-    "kbtools.serve.pages._FORMULA_NAME": "match",  # a URL path segment
+    "kbtools.serve.releasefiles._FORMULA_NAME": "match",  # a URL path segment
     "kbtools.decision.conditions._BOUND_JOIN": "finditer",  # a table cell (at most 80 characters)
-    "kbtools.serve.pages._LINES": "match",  # the ?lines= parameter
+    "kbtools.serve.doclines._LINES": "match",  # the ?lines= parameter
+    "kbtools.serve.doclines._CHUNK": "fullmatch",  # the ?chunk= parameter (hex)
     "kbtools.decision.numerals._EN_WORD": "finditer",  # a question: its English words
     "kbtools.decision.numerals._JOINED": "match",  # what follows English number words
     "kbtools.decision.given._SEVERAL": "split",  # an input value (CLI, API, MCP)

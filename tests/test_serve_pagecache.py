@@ -5,6 +5,7 @@ switch renders again (a removed document is a 404), and the cache stays within i
 
 from __future__ import annotations
 
+import html
 import re
 import subprocess
 import time
@@ -21,7 +22,7 @@ from starlette.testclient import TestClient
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
-from kbtools.serve import i18n, pages
+from kbtools.serve import docview, i18n, pages
 from kbtools.serve.app import create_app
 from kbtools.serve.pagecache import PageCache
 from kbtools.serve.source import ServedIndex
@@ -60,12 +61,25 @@ def served(tmp_path):
 def renders(monkeypatch):
     """The documents the page renderer rendered (the real renderer, counted)."""
     seen: list[str] = []
-    real = pages.render_markdown
+    real = pages.render_prepared
 
-    def counted(text, ctx):
+    def counted(tokens, ctx):
         seen.append(ctx.doc)
-        return real(text, ctx)
-    monkeypatch.setattr(pages, "render_markdown", counted)
+        return real(tokens, ctx)
+    monkeypatch.setattr(pages, "render_prepared", counted)
+    return seen
+
+
+@pytest.fixture()
+def parses(monkeypatch):
+    """The texts the document view parsed (the real parser, counted)."""
+    seen: list[str] = []
+    real = docview.parse_tokens
+
+    def counted(text, *args):
+        seen.append(text)
+        return real(text, *args)
+    monkeypatch.setattr(docview, "parse_tokens", counted)
     return seen
 
 
@@ -92,6 +106,26 @@ def test_requests_that_differ_never_share_a_page(served, renders):
     assert '<html lang="zh' in zh and '<html lang="en' in en
     assert len(renders) == 5  # the plain page in Chinese (the default) was kept for zh-CN
     assert client.get(f"/doc/{DOC}?q=轴承").text == bearing and len(renders) == 5
+
+
+def test_another_view_of_a_document_is_not_parsed_again(served, parses):
+    """Each cited range or question is a page of its own, but the document under them is
+    parsed once per release (`docparts`): a 2,000-line manual's next view cost its whole
+    parse again (~60 % of the view). The views share the parse without marking each other:
+    each is the page a fresh parse renders."""
+    _, source, client = served
+    views = [f"/doc/{DOC}?lang=zh&lines=12-14&q=密封温度", f"/doc/{DOC}?lang=zh&q=轴承",
+             f"/doc/{DOC}?lang=zh", f"/doc/{DOC}?lang=zh&lines=16-18&q=密封",
+             f"/doc/{DOC}?lang=en&lines=12-12"]
+    shown = [client.get(url).text for url in views]
+    assert len(parses) == 1 and source.get().prepared.made == 1
+    assert 'class="cited"' not in shown[1] + shown[2] and "<mark>" not in shown[2]
+    assert "<mark>轴承</mark>" in shown[1] and "<mark>密封</mark>" not in shown[1]
+    for url, page in zip(views, shown, strict=True):  # as rendered from a parse of its own
+        source.get().pages.clear()
+        source.get().prepared.clear()
+        assert client.get(url).text == page
+    assert len(parses) == 1 + len(views)
 
 
 def test_a_release_switch_renders_the_page_again(served, renders):
@@ -172,3 +206,104 @@ def test_concurrent_requests_each_get_their_own_highlights(tmp_path):
         next(server, None)
     for term, page in pages_got:
         assert set(re.findall(r"<mark>([^<]+)</mark>", page)) == {term}
+
+
+def _result_link(client: TestClient, question: str) -> str:
+    page = client.get("/", params={"q": question, "lang": "zh"}).text
+    found = re.search(r'<a class="cite" href="([^"]+)"', page)
+    assert found, page
+    return html.unescape(found.group(1))
+
+
+def _cited_text(page: str) -> str:
+    """The text of the paragraphs the page marks cited."""
+    return " ".join(re.sub(r"<[^>]+>", "", text) for attrs, text in
+                    re.findall(r"<p([^>]*)>(.*?)</p>", page, re.S) if "cited" in attrs)
+
+
+def _manual(sections: list[str]) -> str:
+    """A page of long sections (each its own chunk): ``## <name>`` and eight numbered
+    paragraphs naming it."""
+    return titled_page("泵组维护 Pump care", "\n".join(
+        f"## {name}\n\n" + "".join(f"{name}第 {n} 步：按规程检查{name}相关部件的状态，记录读数"
+                                   f"并与上次记录比较，发现异常立即上报班长处理。\n\n"
+                                   for n in range(1, 9)) for name in sections))
+
+
+def test_a_results_link_followed_after_a_sync_marks_its_passage_where_it_is_now(tmp_path):
+    """A results page open while a sync lands: its links cite lines of the release it was
+    made in. A section added above the passage moved it, so the link's lines held other
+    text, and the page marked them as cited without a word; it now finds the passage by the
+    chunk the link carries and marks it where it is, saying so, and says when the passage
+    was changed."""
+    repo = make_repo(tmp_path / "kr", docs={DOC: _manual(["密封更换", "轴承润滑"])})
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    with TestClient(create_app(repo / "dist"), base_url=BASE) as client:
+        link = _result_link(client, "轴承润滑第 3 步")
+        assert "轴承润滑第 3 步" in _cited_text(client.get(link).text)
+        (repo / DOC).write_text(_manual(["开机准备", "密封更换", "轴承润滑"]), encoding="utf-8")
+        rebuild(repo)
+        after = client.get(link).text
+        assert "轴承润滑第 3 步" in _cited_text(after) and "密封更换" not in _cited_text(after)
+        assert "现在在第" in html.unescape(after)
+        (repo / DOC).write_text(_manual(["开机准备", "密封更换", "轴承加脂"]), encoding="utf-8")
+        rebuild(repo)
+        assert "已修改或删除" in html.unescape(client.get(link).text)
+
+
+RISK = """按温度和相对湿度判定赤霉病风险等级。
+
+<!-- decision: inputs={first},{second}; outputs=风险等级 -->
+| {first} | {second} | 风险等级 |
+|---|---|---|
+| {a1} | {b1} | 低 |
+| {a2} | {b2} | 高 |
+"""
+TEMP, HUMID = "温度(℃)", "相对湿度(%)"
+TEMPS, HUMIDS = ("<20", ">=20"), ("<85", ">=85")
+
+
+def _risk(first: str, second: str) -> str:
+    one, two = (TEMPS, HUMIDS) if first == TEMP else (HUMIDS, TEMPS)
+    return titled_page("赤霉病风险判定", RISK.format(first=first, second=second, a1=one[0],
+                                                    b1=two[0], a2=one[1], b2=two[1]))
+
+
+def _hidden(client: TestClient, doc: str) -> str:
+    form = client.get(f"/table/{doc}").text
+    found = re.search(r'<input type="hidden" name="cols" value="([^"]*)">', form)
+    assert found, form
+    return found.group(1)
+
+
+def _decided(page: str) -> str | None:
+    """The risk level a table page decided (None: it decided nothing)."""
+    found = re.search(r'<dl class="outputs"[^>]*><dt>风险等级</dt><dd>(.*?)</dd>', page)
+    return found.group(1) if found else None
+
+
+def test_a_table_link_made_before_its_columns_changed_is_not_decided(tmp_path):
+    """The form numbers its fields by column (`in.0`, `in.1`); the form (or a result's table
+    link) made before a sync swapped the table's columns gave 25 ℃ to the humidity and
+    90 % to the temperature, and the page decided that silently (a wrong risk level).
+    Such a link is now refused in words and its values left out; a link of the table as it
+    is decides as before."""
+    doc = "knowledge/risk.md"
+    repo = make_repo(tmp_path / "kr", docs={doc: _risk(TEMP, HUMID)})
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    with TestClient(create_app(repo / "dist"), base_url=BASE) as client:
+        form = client.get(f"/table/{doc}", params={"lang": "zh"}).text
+        fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', form))
+        assert set(fields) == {"table", "cols", "go"}
+        sent = {**fields, "lang": "zh", "in.0": "25", "in.1": "90"}  # 25 ℃, 90 %: 高
+        assert _decided(client.get(f"/table/{doc}", params=sent).text) == "高"
+        (repo / doc).write_text(_risk(HUMID, TEMP), encoding="utf-8")
+        rebuild(repo)
+        stale = client.get(f"/table/{doc}", params=sent)  # the form left open, sent again
+        assert stale.status_code == 400 and _decided(stale.text) is None
+        assert "列在链接生成后改变了" in stale.text and 'value="25"' not in stale.text
+        swapped = {**sent, "in.0": "90", "in.1": "25"}  # as the table is now: 90 %, 25 ℃
+        assert _decided(client.get(f"/table/{doc}", params={
+            **swapped, "cols": _hidden(client, doc)}).text) == "高"
+        assert _decided(client.get(f"/table/{doc}", params={
+            k: v for k, v in swapped.items() if k != "cols"}).text) == "高"

@@ -171,34 +171,42 @@ def anchored_section(parsed: Any, src: SourceDoc, anchor: str,
                   key="no_section", values={"doc": src.rel, "section": _shown(anchor)})
 
 
+def _refused(shown: str, why: str, key: str, **values: str) -> UsageError:
+    """A document path refused for `why`, with its `key` and values for another language's
+    words (`serve.i18n.ERRORS`: a Chinese page says it in Chinese)."""
+    return UsageError(f"refused document path '{shown}': {why}", key=key,
+                      values={"doc": shown, **values})
+
+
 def check_doc_path(doc: str, section_arg: str = "heading_path") -> str:
     """Validate a document path given by a caller; returns it as a clean posix path. A
     citation or link given as the path is refused saying where its parts go: a section as
     `section_arg` (`_cited_hint`)."""
     if not isinstance(doc, str) or not doc.strip():
-        raise UsageError("document path is empty")
+        raise UsageError("document path is empty", key="doc_path_empty")
     text = doc.strip()
     shown = _shown(doc)
     if len(text) > MAX_PATH_CHARS:
-        raise UsageError(f"refused document path '{shown}': longer than {MAX_PATH_CHARS} characters")
+        raise _refused(shown, f"longer than {MAX_PATH_CHARS} characters", "doc_path_long",
+                       limit=str(MAX_PATH_CHARS))
     if "\x00" in text or "\\" in text:
-        raise UsageError(f"refused document path '{shown}': backslashes and NUL are not allowed")
+        raise _refused(shown, "backslashes and NUL are not allowed", "doc_path_chars")
     if valid_unicode(text) != text:
-        raise UsageError(f"refused document path '{shown}': not valid UTF-8")
+        raise _refused(shown, "not valid UTF-8", "doc_path_chars")
     if text.startswith(("/", "~")) or _DRIVE.match(text):
-        raise UsageError(f"refused document path '{shown}': absolute paths are not allowed; "
-                         "use the repo-relative path from a search result")
+        raise _refused(shown, "absolute paths are not allowed; use the repo-relative path "
+                       "from a search result", "doc_path_absolute")
     parts = [p for p in PurePosixPath(text).parts if p != "."]
     if ".." in parts:
-        raise UsageError(f"refused document path '{shown}': '..' is not allowed")
+        raise _refused(shown, "'..' is not allowed", "doc_path_up")
     if any(len(p.encode("utf-8")) > MAX_NAME_BYTES for p in parts):
-        raise UsageError(f"refused document path '{shown}': a name longer than "
-                         f"{MAX_NAME_BYTES} bytes")
+        raise _refused(shown, f"a name longer than {MAX_NAME_BYTES} bytes", "doc_path_long",
+                       limit=f"{MAX_NAME_BYTES} B")
     if not parts or not parts[-1].lower().endswith((".md", ".markdown")):
         if (found := _CITED.fullmatch(text)) and any(found.group("lines", "heading", "anchor")):
-            raise UsageError(f"refused document path '{shown}': "
-                             f"{_cited_hint(found, section_arg)}")
-        raise UsageError(f"refused document path '{shown}': only Markdown documents can be read")
+            raise _refused(shown, _cited_hint(found, section_arg), "doc_path_cited",
+                           path=_shown(found.group("path").strip()))
+        raise _refused(shown, "only Markdown documents can be read", "doc_not_markdown")
     return "/".join(parts)
 
 

@@ -39,12 +39,17 @@ from kbtools.errors import (
 )
 from kbtools.query.log import record_question
 from kbtools.serve import ops
+from kbtools.serve.i18n import browser_lang, error_zh
 from kbtools.serve.openapi import openapi_document
 from kbtools.serve.source import Served, ServedIndex, Workers
 
 log = logging.getLogger("kbtools.serve")
 ApiError = ops.ApiError
 
+# Every answer of the API is asked for again, never served from a cache: it is of the
+# release served now (a search, a read, the releases), which a sync or rollback switches
+# without a restart; `private`: a proxy between keeps no device's questions or answers.
+NOT_KEPT = {"cache-control": "private, no-cache"}
 MAX_BODY_BYTES = 64 * 1024  # a JSON request body
 MAX_BODY_DEPTH = 32  # lists and objects nested in it (no endpoint needs more than 3)
 _TOO_DEEP = f"the request body is not a JSON object: it nests deeper than {MAX_BODY_DEPTH} levels"
@@ -58,10 +63,32 @@ class Json(JSONResponse):
                           separators=(",", ":")).encode("utf-8")
 
 
-def error_response(status: int, message: str) -> Json:
-    """A failure as JSON; a 408 (the body came too slowly) also ends the connection."""
-    return Json({"error": {"status": status, "message": one_line(message)}}, status_code=status,
-                headers={"connection": "close"} if status == 408 else None)
+def error_response(status: int, message: str, said: str | None = None) -> Json:
+    """A failure as JSON; a 408 (the body came too slowly) also ends the connection. `said`:
+    the message in the language the request asked for (`asked_lang`) when it has words
+    there: then ``message`` says it and ``message_en`` keeps the English."""
+    error: dict[str, Any] = {"status": status, "message": one_line(said or message)}
+    if said:
+        error["message_en"] = one_line(message)
+    headers = {**NOT_KEPT, "vary": "Accept-Language"}  # its words follow the header
+    return Json({"error": error}, status_code=status,
+                headers={**headers, "connection": "close"} if status == 408 else headers)
+
+
+def asked_lang(request: Request) -> str:
+    """The language a caller asks the API's errors in: the one of Chinese and English its
+    ``Accept-Language`` prefers (a browser's page, a Chinese client), else English (a
+    program that names none gets the messages it always got)."""
+    return browser_lang(request.headers.get("accept-language", "")) or "en"
+
+
+def said_in(lang: str, exc: Exception) -> str | None:
+    """`exc` in `lang` when that is not English and it has words there, else None."""
+    if lang != "zh":
+        return None
+    if isinstance(exc, ApiError):
+        return exc.zh
+    return error_zh(exc) if isinstance(exc, KbError) else None
 
 
 Handler = Callable[[Request], Awaitable[Response]]
@@ -86,13 +113,17 @@ def guarded(fn: Endpoint, *, search: bool = False) -> Handler:
             workers: Workers = request.app.state.workers
             result = await workers.run(fn, request, body, search=search)
         except ops.ApiError as exc:
-            return error_response(exc.status, exc.message)
+            return error_response(exc.status, exc.message, said_in(asked_lang(request), exc))
         except KbError as exc:
-            return error_response(ops.status_of(exc), surface_message(exc, API_FILTERS))
+            return error_response(ops.status_of(exc), surface_message(exc, API_FILTERS),
+                                  said_in(asked_lang(request), exc))
         except Exception as exc:  # a bug: one line to the client, the traceback to the log
             log.exception("%s %s failed", request.method, request.url.path)
             return error_response(500, f"internal error ({type(exc).__name__}); see the server log")
-        return result if isinstance(result, Response) else Json(result)
+        response = result if isinstance(result, Response) else Json(result)
+        for key, value in NOT_KEPT.items():
+            response.headers.setdefault(key, value)
+        return response
     return handler
 
 
@@ -293,7 +324,11 @@ async def http_error(request: Request, exc: Exception) -> Response:
                    f"{request.method} is not allowed here"
                    + (f"; {request.url.path} takes {allowed}" if allowed else "")
                    if status == 405 else str(getattr(exc, "detail", "error")))
-        response = error_response(status, message)
+        zh = (f"没有这个 API 接口：{request.url.path}" if status == 404 else
+              f"这里不接受 {request.method} 请求" + (f"；{request.url.path} 接受 {allowed}"
+                                                    if allowed else "")
+              if status == 405 else None)
+        response = error_response(status, message, zh if asked_lang(request) == "zh" else None)
         response.headers.update(headers)
         return response
     return PlainTextResponse(f"{status}: {getattr(exc, 'detail', '')}\n", status_code=status,

@@ -81,7 +81,13 @@ from kbtools.serve.editors import (
 from kbtools.serve.formula_words import formula_words
 from kbtools.serve.headings import anchor_headings, passage_headings
 from kbtools.serve.marks import highlight, lone_character, terms_pattern
-from kbtools.serve.passes import RenderContext, link_xrefs, mark_lines, note_omissions
+from kbtools.serve.passes import (
+    RenderContext,
+    cite_lines,
+    line_numbers,
+    link_xrefs,
+    note_omissions,
+)
 
 # raw HTML that is nothing but pictures (and line breaks): shown as the page's own images
 _IMG_ONLY = re.compile(r"\s*(?:<img\b[^<>]*>\s*(?:<br\s*/?>\s*)*)+", re.I)
@@ -483,6 +489,15 @@ class _XrefRenderer(SafeRenderer):
 
 def render_markdown(text: str, ctx: RenderContext) -> str:
     """`text` (a document body or a passage of one) as safe HTML; see the module docstring."""
+    return render_prepared(prepare_markdown(text, ctx), ctx)
+
+
+def prepare_markdown(text: str, ctx: RenderContext) -> list[Token]:
+    """The tokens of `text` after every pass that is the same on each view of it (the
+    editors' boxes, headings' anchors, line numbers, cross references): all but the cited
+    lines and the question's terms, which `render_prepared` applies to a view without
+    changing them. A document's page keeps them per release (`pagecache.Prepared`): the
+    next view of the document, another cited range or question, is not parsed again."""
     tokens = parse_tokens(text)
     task_boxes(tokens)
     callouts(tokens)
@@ -493,8 +508,13 @@ def render_markdown(text: str, ctx: RenderContext) -> str:
     tokens = table_of_contents(tokens)
     if not ctx.on_doc_page:
         passage_headings(tokens)
-    tokens = note_omissions(mark_lines(tokens, ctx), ctx)
     link_xrefs(tokens, ctx)
-    md = markdown()
-    return _XrefRenderer(ctx).render(tokens, md.options, {})
+    return line_numbers(tokens, ctx)
 
+
+def render_prepared(tokens: list[Token], ctx: RenderContext) -> str:
+    """`prepare_markdown`'s tokens as the HTML of one view: its cited lines (`ctx.cited`),
+    rows left out (`ctx.omitted`) and the question's terms (`ctx.terms`) marked; `tokens`
+    are left unchanged (`cite_lines` copies the few it marks)."""
+    tokens = note_omissions(cite_lines(tokens, ctx), ctx)
+    return _XrefRenderer(ctx).render(tokens, markdown().options, {})

@@ -76,6 +76,11 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "filters": ("筛选", "Filters"),
     "results": ("条结果", "results"),
     "no_answer": ("没有找到足够相关的内容", "Nothing relevant enough was found"),
+    # what a page without an answer suggests: other words, and the same question unfiltered
+    "no_answer_tips": ("可以换个说法或少用几个词再搜；故障代码、型号、名称这类关键词最容易找到。",
+                       "Try other words, or fewer of them: a fault code, a model or a name "
+                       "is the easiest to find."),
+    "search_unfiltered": ("不加筛选再搜一次", "Search again without the filters"),
     # the codes and names of a question no document holds (`SearchResponse.not_in_knowledge`)
     "not_in_knowledge": ("知识库中没有：{names}", "Not in the knowledge: {names}"),
     "names_more": ("，另有 {count} 个", " and {count} more"),
@@ -116,6 +121,14 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
                        "The link's lines \u201c{lines}\u201d run past this document's end (line "
                        "{last}): only those up to it are marked (the link may be from an older "
                        "version)."),
+    # a result's link (lines and the chunk they held) followed after a sync changed the
+    # document: its passage found elsewhere, or no longer there
+    "lines_moved": ("链接中的第 {lines} 行引用的内容现在在第 {a}–{b} 行（文档在链接生成后更新过），已标出。",
+                    "What the link's lines {lines} cited is now at lines {a}–{b} (the document "
+                    "changed since the link was made); marked below."),
+    "lines_changed": ("链接中的第 {lines} 行引用的内容在当前发布版本中已修改或删除，这几行现在的内容可能不同。",
+                      "What the link's lines {lines} cited was changed or removed in the release "
+                      "served now: these lines may hold other text."),
     "tables": ("决策表", "Decision tables"),
     "inputs": ("输入", "Inputs"),
     "result": ("判定结果", "Result"),
@@ -124,6 +137,10 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "rows_omitted": ("⋯ 此处省略 {n} 行，全表见文档 ⋯", "⋯ {n} rows not shown: the document has the whole table ⋯"),
     "no_rule": ("没有匹配的规则，需要人工复核", "No rule matches, needs human review"),
     "missing_inputs": ("还需要输入", "Missing inputs"),
+    # a form's link made before a sync changed the table's columns (`results.columns_key`)
+    "table_changed": ("这个决策表的列在链接生成后改变了（知识库已更新），链接中的输入值没有使用，请重新输入。",
+                      "This decision table's columns changed since the link was made (the "
+                      "knowledge was updated): the link's values were not used; enter them again."),
     "spans_rows": ("{column} 给的范围跨了多条规则（第 {rows} 行各管其中一部分），请给一个确定的值",
                    "The range given for {column} spans more than one rule (rows {rows} each "
                    "apply to part of it): give one value"),
@@ -212,6 +229,15 @@ ERRORS: dict[str, str] = {
     "unknown_where_key": "没有“{key}”这个筛选项。",
     "no_document": "本发布版本中没有这个文档：{doc}",
     "no_section": "文档 {doc} 中没有“{section}”这一节。",
+    # a document path refused (`kbtools.agents.read.check_doc_path`): a link typed by hand
+    "doc_path_empty": "没有给出文档路径。",
+    "doc_path_long": "文档路径太长（超过 {limit}）：{doc}",
+    "doc_path_chars": "文档路径含有不允许的字符（反斜杠、空字符或无效的编码）：{doc}",
+    "doc_path_absolute": "不能使用绝对路径 {doc}：请使用搜索结果中知识库内的相对路径。",
+    "doc_path_up": "文档路径中不允许出现“..”：{doc}",
+    "doc_path_cited": ("“{doc}”是一条引用或链接，不是文档路径：文档路径只写文件（{path}），"
+                       "章节或行号另外给出。"),
+    "doc_not_markdown": "只能阅读 Markdown 文档（.md）：{doc} 不是 Markdown 文档。",
     # vectors of another version of the embedding model than this machine's (a local index,
     # a release in the engine): nothing to retry, the device's model or release must change
     "model_mismatch": ("知识库的向量由另一个版本的嵌入模型（{model}）生成，与本机安装的模型不一致，"

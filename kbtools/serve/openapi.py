@@ -61,7 +61,12 @@ _SEARCH_PARAMS = [
 _SCHEMAS: dict[str, Any] = {
     "Error": {"type": "object", "required": ["error"], "properties": {"error": {
         "type": "object", "required": ["status", "message"], "properties": {
-            "status": {"type": "integer"}, "message": {"type": "string"}}}}},
+            "status": {"type": "integer"},
+            "message": {"type": "string", "description": "one line, in English; in Chinese "
+                        "when the request's Accept-Language prefers Chinese (zh) and the "
+                        "error has Chinese words"},
+            "message_en": {"type": "string", "description": "the English message, when "
+                           "`message` is said in Chinese"}}}}},
     "Release": {"type": "object", "required": ["tag", "source_commit"], "properties": {
         "tag": {"type": ["string", "null"]}, "source_commit": {"type": "string"},
         "dirty": {"type": "boolean", "description": "the build read files the source commit "

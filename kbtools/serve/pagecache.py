@@ -21,6 +21,11 @@ the request's every input that changes it, least recently used dropped first:
   more than a quarter of it is not kept (it would push out every other page).
 
 Only a page rendered in full is kept (an error page is not: a refusal, a missing document).
+
+Under the pages, `Prepared` keeps what they are rendered from per document (its parsed
+tokens and chunks, `serve.docparts`): a page not kept (another cited range, another
+question) is rendered from them, not parsed again; `MAX_PREPARED_TOKENS` per release
+(~11 MiB), so a device holds 16 + 22 MiB at most for both.
 """
 
 from __future__ import annotations
@@ -28,6 +33,9 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
 
 MAX_BYTES = 8 * 1024 * 1024  # per opened release
 
@@ -75,3 +83,45 @@ class PageCache:
         with self._lock:
             self._pages.clear()
             self._size = 0
+
+
+MAX_PREPARED_TOKENS = 32_000  # per opened release: parsed tokens kept (~360 B each: ~11 MiB)
+
+
+class Prepared(Generic[T]):
+    """What a document's pages are rendered from, parsed once per opened release (its
+    Markdown's tokens after the passes every view shares, its chunks), by document, least
+    recently used dropped first past `max_weight` (token counts: a 2,000-line manual is
+    ~20,000 of them). Read-only once made: every view renders from it without changing it,
+    on any worker thread. A document heavier than the bound is made for its view and not
+    kept."""
+
+    def __init__(self, max_weight: int = MAX_PREPARED_TOKENS):
+        self.max_weight = max_weight
+        self._held: OrderedDict[Hashable, tuple[T, int]] = OrderedDict()
+        self._weight = 0
+        self._lock = threading.Lock()
+        self.made = 0  # what the tests count: documents parsed
+
+    def get(self, key: Hashable, make: Callable[[], tuple[T, int]]) -> T:
+        """What is kept under `key`, else `make()`'s (value, weight), kept if it fits."""
+        with self._lock:
+            held = self._held.get(key)
+            if held is not None:
+                self._held.move_to_end(key)
+                return held[0]
+        value, weight = make()
+        with self._lock:
+            self.made += 1
+            if weight > self.max_weight or key in self._held:
+                return value
+            self._held[key] = (value, weight)
+            self._weight += weight
+            while self._weight > self.max_weight:
+                self._weight -= self._held.popitem(last=False)[1][1]
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._held.clear()
+            self._weight = 0

@@ -4,8 +4,7 @@
 and redirected to a GET: a question that fits a URL to its link, a longer one to its key in
 `held`), ``/doc/…``
 a document with the cited lines highlighted, ``/table/…`` a decision-table form, ``/release``
-what is served. Release files: ``/formulas/<sha256>.svg`` (sanitised at build, served with a
-sandboxing CSP) and ``/asset/<path>`` (the images a release ships). Pages hold no script of
+what is served (the release files they show: `releasefiles`). Pages hold no script of
 their own: the search page loads ``/static/search.js`` (the question box grows, Enter
 searches), and works as well without it.
 """
@@ -15,11 +14,9 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import posixpath
-import re
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import parse_qsl, quote, urlencode
+from urllib.parse import parse_qsl, urlencode
 
 from jinja2 import DictLoader, Environment, select_autoescape
 from markupsafe import Markup
@@ -47,9 +44,10 @@ from kbtools.query.filters import (
 from kbtools.query.log import record_question
 from kbtools.query.results import shown_title
 from kbtools.query.search import matched_terms
-from kbtools.render.images import SHIPPED_TYPES, shipped_path
-from kbtools.serve import ops
-from kbtools.serve.docview import render_markdown
+from kbtools.serve import ops, releasefiles
+from kbtools.serve.doclines import cited_chunk, cited_chunks, cited_in, markdown_named
+from kbtools.serve.docparts import doc_parts
+from kbtools.serve.docview import render_prepared
 from kbtools.serve.headings import first_heading_level
 from kbtools.serve.held import AnswerTags, Held, HeldQuestions
 from kbtools.serve.i18n import (
@@ -69,8 +67,8 @@ from kbtools.serve.i18n import (
     reason_translator,
     translator,
 )
-from kbtools.serve.passes import app_url, xrefs_of
-from kbtools.serve.results import render_context, result_view
+from kbtools.serve.passes import app_url
+from kbtools.serve.results import columns_key, render_context, result_view
 from kbtools.serve.security import MAX_QUERY_STRING, local_path
 from kbtools.serve.source import Served, ServedIndex, Workers
 from kbtools.serve.staticfiles import holds, package_files, static_url
@@ -98,8 +96,6 @@ SEARCH_WAIT_SECONDS = 60
 SEARCH_PATIENCE_SECONDS = 8
 FILTER_PREFIX = "f."  # a search address's filter: f.KEY=VALUE
 FORM_TYPE = "application/x-www-form-urlencoded"
-_FORMULA_NAME = re.compile(r"^[0-9a-f]{64}\.svg$")
-_LINES = re.compile(r"^(\d{1,8})(?:-(\d{1,8}))?$")
 
 
 ENV = Environment(loader=DictLoader({name: data.decode("utf-8") for name, data
@@ -340,6 +336,8 @@ def search_page(p: Page, served: Served) -> Response:
         record_question(served.index, "web", q, response)
         results = [result_view(served, r, q, p.lang) for r in response.results]
         tag = tags.tag(answer)
+    unfiltered = (unfiltered_url(p, q) if response is not None and response.no_answer
+                  and (pairs or verified) and note is None else None)
     # the box shows the question in its own language (a Chinese one in the English interface)
     q_lang = content_lang(None, q) if q.strip() else None
     page = p.render("search.html", 410 if p.gone else 400 if refused else 200, q=q,
@@ -347,10 +345,22 @@ def search_page(p: Page, served: Served) -> Response:
                     verified=verified, max_question=MAX_QUESTION_CHARS, search_wait=SEARCH_WAIT_SECONDS,
                     search_patience=SEARCH_PATIENCE_SECONDS,
                     pasted_chars=p.pasted_chars, gone=p.gone, response=response,
-                    results=results, release=served.index.release.to_dict())
+                    results=results, unfiltered_url=unfiltered,
+                    release=served.index.release.to_dict())
     if tag is not None:
         page.headers["etag"] = tag
     return page
+
+
+def unfiltered_url(p: Page, q: str) -> str | None:
+    """The same search without its filters and verified-only: what a page that found
+    nothing with them offers (its number of results and language kept); None when the
+    question does not fit an address (a held paste: the filter menus are there)."""
+    kept = [(k, v) for k, v in p.request.query_params.multi_items() if k in ("k", "lang")]
+    query = urlencode([("q", q), *kept])
+    if p.pasted_chars is not None or len(query) > MAX_QUERY_STRING:
+        return None
+    return local_path(p.request.url.path) + "?" + query
 
 
 def asked_filters(params: QueryParams) -> list[tuple[str, str]]:
@@ -385,47 +395,10 @@ def filter_note(p: Page, served: Served, where: list[Condition], verified: bool,
 
 # --- document ---------------------------------------------------------------------------
 
-def _cited(value: str | None) -> tuple[int, int] | None:
-    m = _LINES.match(value or "")
-    if not m:
-        return None
-    a = int(m.group(1))
-    b = int(m.group(2) or a)
-    return (a, b) if a <= b else None
-
-
-def _cited_in(p: Page, asked: str, first: int, last: int) -> tuple[tuple[int, int] | None,
-                                                                 str | None]:
-    """The lines a link's `lines` cites in a document whose text runs from line `first` to
-    `last`, and the note the page shows above it: no range, or one that holds none of the
-    text (past its end, line 0, the front matter), cites nothing ("not in this document");
-    one that runs past the end is marked up to it and says so (a link made for an older,
-    longer version: what it cited may have moved)."""
-    cited = _cited(asked)
-    if not asked:
-        return None, None
-    if cited is None or cited[0] > last or cited[1] < first:
-        return None, p.t("lines_not_here", lines=asked[:40])
-    if cited[1] > last:
-        return (cited[0], last), p.t("lines_past_end", lines=asked[:40], last=last)
-    return cited, None
-
-
-def _cited_chunks(chunks: list[dict[str, Any]],
-                  cited: tuple[int, int] | None) -> list[dict[str, Any]]:
-    """The chunks a link to `cited` lines cites: those within the lines (a result's section
-    and the finer chunks inside it), else those overlapping them (a row of a table chunk);
-    every chunk of the document when no lines are cited or no chunk holds them."""
-    if cited is None:
-        return chunks
-    lo, hi = cited
-    within = [c for c in chunks if lo <= c["line_start"] and c["line_end"] <= hi]
-    return within or [c for c in chunks if c["line_start"] <= hi and c["line_end"] >= lo] \
-        or chunks
-
-
-def doc_page(p: Page, served: Served) -> HTMLResponse:
+def doc_page(p: Page, served: Served) -> Response:
     """The document page, rendered once per release and request inputs (`pagecache`)."""
+    if (moved := markdown_named(p.request, served, "doc")) is not None:
+        return moved
     key = (p.request.url.path, p.lang, tuple(p.request.query_params.multi_items()),
            freshness.today_or(None).isoformat())
     return p.respond(served.pages.page(key, lambda: _doc_html(p, served)))
@@ -436,17 +409,18 @@ def _doc_html(p: Page, served: Served) -> str:
     src = ops.document(served, doc)
     params = p.request.query_params
     asked = params.get("lines", "")
-    cited, lines_note = _cited_in(p, asked, src.body_line,
+    cited, lines_note = cited_in(p.t, asked, src.body_line,
                                   src.body_line + max(len(src.body.splitlines()), 1) - 1)
     q = ops.check_question(params.get("q", ""))
-    chunks = ops.doc_chunks(served, src.rel)
-    terms = matched_terms(served.index, q, _cited_chunks(chunks, cited)) if q.strip() else []
-    xrefs = xrefs_of([link for c in chunks for link in c.get("links") or []], app_url)
-    doc_lang = content_lang(src.meta.get("lang"), src.body)
+    parts = doc_parts(served, src)
+    chunks, doc_lang = parts.chunks, parts.lang
+    if asked and (placed := cited_chunk(p.t, chunks, params.get("chunk", ""), asked, cited)):
+        cited, lines_note = placed
+    terms = matched_terms(served.index, q, cited_chunks(chunks, cited)) if q.strip() else []
     ctx = render_context(served, src.rel, line_offset=src.body_line - 1, cited=cited, terms=terms,
-                   xrefs=xrefs, missing_file=p.t("file_not_on_device"), ui_lang=HTML_LANG[p.lang],
-                   formula_word=content_word("formula", doc_lang))
-    body = Markup(render_markdown(src.body, ctx))
+                         missing_file=p.t("file_not_on_device"), ui_lang=HTML_LANG[p.lang],
+                         formula_word=content_word("formula", doc_lang))
+    body = Markup(render_prepared(parts.tokens, ctx))
     review = ops.review_status(served, src, chunks=chunks)
     cited_reason = (served.knowledge.unverified_reason(src, *cited)
                     if cited and src.meta.get("verified") is True else None)
@@ -470,13 +444,16 @@ def _unit(header: str) -> str:
 
 def _table_view(dt: DecisionTable, n: int, values: dict[int, str]) -> dict[str, Any]:
     return {"n": n, "label": dt.label(), "header": dt.header, "rows": dt.rows,
+            "cols": columns_key(dt),
             "inputs": [{"i": i, "name": dt.header[i], "unit": _unit(dt.header[i]),
                         "numeric": i in dt.numeric, "value": values.get(i, "")}
                        for i in dt.inputs],
             "outputs": [dt.header[i] for i in dt.outputs]}
 
 
-def table_page(p: Page, served: Served) -> HTMLResponse:
+def table_page(p: Page, served: Served) -> Response:
+    if (moved := markdown_named(p.request, served, "table")) is not None:
+        return moved
     doc = p.request.path_params["path"]
     src, tables = ops.decision_tables(served, doc)
     params = p.request.query_params
@@ -489,11 +466,17 @@ def table_page(p: Page, served: Served) -> HTMLResponse:
                         release=served.index.release.to_dict())
     chosen = params.get("table") or "1"
     n, dt = select_table(tables, chosen, src.rel)
-    values = {i: params.get(f"in.{i}", "").strip()[:MAX_INPUT_CHARS] for i in dt.inputs}
+    # values given for other columns than the table has now (a link made before a sync
+    # changed them): not decided against these, nor shown in their fields
+    stale = params.get("cols", columns_key(dt)) != columns_key(dt)
+    values = {i: "" if stale else params.get(f"in.{i}", "").strip()[:MAX_INPUT_CHARS]
+              for i in dt.inputs}
     result = None
     error = None
     refused: set[int] = set()  # the fields the error is about (marked invalid, described by it)
-    if params.get("go") and any(values.values()):  # the library says which missing ones matter
+    if stale:
+        error = p.t("table_changed")
+    elif params.get("go") and any(values.values()):  # the library says which missing ones matter
         try:
             result = match_rules(dt, {dt.header[i]: v for i, v in values.items() if v},
                                  doc=src.rel, table_index=n,
@@ -532,59 +515,13 @@ def release_page(p: Page, served: Served) -> HTMLResponse:
                     release=served.index.release.to_dict())
 
 
-# --- release files ----------------------------------------------------------------------
-
-async def formula_file(request: Request) -> Response:
-    name = request.path_params["name"]
-    if not _FORMULA_NAME.match(name):
-        return Response("no such formula\n", 404, media_type="text/plain")
-    return await _data_file(request, f"formulas/{name}", "image/svg+xml",
-                            "public, max-age=31536000, immutable")
-
-
-async def asset_file(request: Request) -> Response:
-    rel = request.path_params["path"]  # decoded once: a file may be named "a%20b.png"
-    if shipped_path("", quote(rel)) != rel:  # normalised, relative, a picture or a PDF
-        return Response("no such file\n", 404, media_type="text/plain")
-    ctype = SHIPPED_TYPES[rel[rel.rfind("."):].lower()]
-    # a PDF opens in the browser's viewer, saved under its own name (not "asset")
-    headers = {} if ctype.startswith("image/") else {
-        "content-disposition": f"inline; filename*=UTF-8''{quote(posixpath.basename(rel))}"}
-    return await _data_file(request, f"source/{rel}", ctype, "no-cache", headers)
-
-
-async def _data_file(request: Request, rel: str, ctype: str, cache: str,
-                     headers: dict[str, str] | None = None) -> Response:
-    """A release file, tagged with its content's hash: a picture or PDF of a page reloaded
-    (``no-cache``) is a 304 while the served release holds the same file, not sent again."""
-    def read() -> tuple[bytes, str] | Response:
-        try:
-            data = _source(request).get().data_file(rel)
-        except OSError:
-            return Response("not found\n", 404, media_type="text/plain")
-        except KbError as exc:  # nothing served now (no release, the engine is down)
-            return Response(one_line(exc.format()) + "\n", ops.status_of(exc),
-                            media_type="text/plain")
-        return data, '"' + hashlib.sha256(data).hexdigest()[:32] + '"'
-    workers: Workers = request.app.state.workers
-    found = await workers.run(read)
-    if isinstance(found, Response):
-        return found
-    data, etag = found
-    sent = {"cache-control": cache, "etag": etag, **(headers or {})}
-    if holds(request, etag):
-        return Response(status_code=304, headers=sent)
-    return Response(data, media_type=ctype, headers=sent)
-
-
 def routes() -> list[Route]:
     return [
         Route("/", page(search_page, search=True), methods=["GET", "POST"]),
         Route("/doc/{path:path}", page(doc_page)),
         Route("/table/{path:path}", page(table_page)),
         Route("/release", page(release_page)),
-        Route("/formulas/{name}", formula_file),
-        Route("/asset/{path:path}", asset_file),
+        *releasefiles.routes(),
     ]
 
 

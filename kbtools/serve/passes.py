@@ -1,14 +1,15 @@
 """What rendering a piece of a document knows (`RenderContext`: the document, its cited lines,
 the question's terms, the release's files, the rows a passage left out) and the passes over its
-parsed tokens before `kbtools.serve.docview` renders them: ``data-lines`` and ``cited`` on
-the blocks of the cited lines and the ``cited`` anchor on the first (`mark_lines`), a note row
+parsed tokens before `kbtools.serve.docview` renders them: ``data-lines`` on every block
+(`line_numbers`), ``cited`` on the blocks of the cited lines and the ``cited`` anchor on the
+first (`cite_lines`, on copies: a document's tokens are kept for every view), a note row
 where table rows were left out (`note_omissions`), and the cross references the build resolved
 ("见 4.3 节") as links (`link_xrefs`, from the chunks' links by `xrefs_of`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import quote
 
@@ -81,39 +82,62 @@ class RenderContext:
         return first, self.line_map[end] - 1
 
 
-def mark_lines(tokens: list[Token], ctx: RenderContext) -> list[Token]:
-    """``data-lines`` on every block with a source map; ``cited`` on those in the range,
-    and the ``cited`` anchor on (or before) the first of them.
+def line_numbers(tokens: list[Token], ctx: RenderContext) -> list[Token]:
+    """``data-lines`` (file lines) on every block with a source map, in place: the same on
+    every view of the text (a document's page keeps its tokens for the next view)."""
+    for tok in tokens:
+        if tok.map is None or tok.nesting < 0 or tok.type == "inline":
+            continue
+        a, b = ctx.file_lines(tok.map)
+        tok.attrSet("data-lines", f"{a}-{max(a, b)}")
+    return tokens
+
+
+def cite_lines(tokens: list[Token], ctx: RenderContext) -> list[Token]:
+    """``cited`` on the blocks in ``ctx.cited``, the ``cited`` anchor on (or before) the
+    first of them, and the text of the inline runs overlapping the range marked cited
+    (every matched term is marked there). `tokens` are left as they were: the tokens this
+    changes are copies in the list returned (a document's parsed tokens are kept and
+    shared by every view of its page, each citing its own lines).
 
     A tight list's item paragraphs are not rendered (markdown-it hides them): the item
     itself is marked in their place. A list item's map runs over the blank line after it, so
     an item counts as cited through its paragraph, not by lying inside the range."""
+    if ctx.cited is None:
+        return tokens
+    out = list(tokens)
+    copied: set[int] = set()
+
+    def own(i: int) -> Token:
+        if i not in copied:
+            copied.add(i)
+            out[i] = replace(out[i], attrs=dict(out[i].attrs), meta=dict(out[i].meta))
+        return out[i]
+
+    lo, hi = ctx.cited
     first: int | None = None
     for i, tok in enumerate(tokens):
         if tok.map is None or tok.nesting < 0:
             continue
         a, b = ctx.file_lines(tok.map)
-        lo, hi = ctx.cited or (0, -1)
         overlaps = a <= hi and max(a, b) >= lo
-        if tok.type == "inline":  # text in the cited lines: every matched term is marked
-            for child in tok.children or []:
-                child.meta["cited"] = overlaps
-            continue
-        tok.attrSet("data-lines", f"{a}-{max(a, b)}")
-        if ctx.cited is None:
+        if tok.type == "inline":
+            if overlaps and tok.children:
+                own(i).children = [replace(child, meta={**child.meta, "cited": True})
+                                   for child in tok.children]
             continue
         inside = lo <= a and b <= hi
         if (tok.type in _LEAF_BLOCKS and overlaps) or (inside and tok.type != "tbody_open"):
             at = _container(tokens, i) if tok.hidden else i
-            _add_class(tokens[at], "cited")
+            _add_class(own(at), "cited")
             first = at if first is None else min(first, at)
     if first is None or ctx.marked[0]:
-        return tokens
+        return out
     ctx.marked[0] = True
-    if tokens[first].type in _ANCHORABLE:
-        tokens[first].attrSet("id", "cited")
-        return tokens
-    return [*tokens[:first], Token("cited_anchor", "", 0), *tokens[first:]]
+    if out[first].type in _ANCHORABLE:
+        own(first).attrSet("id", "cited")
+        return out
+    return [*out[:first], Token("cited_anchor", "", 0), *out[first:]]
 
 
 # Cited blocks whose own tag carries the ``cited`` id (headings keep their slug as id).

@@ -6,6 +6,7 @@ page's language; and the link to its document page, carrying the question or its
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote_plus, urlencode
@@ -57,6 +58,15 @@ def _decision_table(served: Served, doc: str, line: int) -> tuple[int, DecisionT
     return (n, dt) if n is not None and isinstance(dt, DecisionTable) else None
 
 
+def columns_key(dt: DecisionTable) -> str:
+    """A decision table's columns as its form numbers its fields (``in.<i>``): a hash of its
+    header and of which columns are inputs. A form's address carries it (``cols``), so that
+    values given by position are never decided against other columns: a result's link or a
+    form left open while a sync reordered, added or renamed the table's columns."""
+    text = "\x1f".join(dt.header) + "\x1e" + ",".join(map(str, dt.inputs))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
 def _table_url(n: int, dt: DecisionTable, doc: str, given: dict[str, str],
                matched: bool = False) -> str:
     """The form of table `n` of `doc`, filled with the values the question `given` it (column
@@ -66,6 +76,7 @@ def _table_url(n: int, dt: DecisionTable, doc: str, given: dict[str, str],
     inputs no answer depends on."""
     params: list[tuple[str, Any]] = [("table", n)]
     if given and set(given) <= set(dt.header):
+        params.append(("cols", columns_key(dt)))
         params += [(f"in.{i}", given[dt.header[i]]) for i in dt.inputs if dt.header[i] in given]
         if matched or all(dt.header[i] in given for i in dt.inputs):
             params.append(("go", 1))
@@ -142,6 +153,11 @@ def table_excerpt(text: str, first_line: int, last_line: int, focus: int,
                         (*(first_line + i for i in kept), last_line + 1), omitted)
 
 
+# the characters of a result's chunk id its link carries (`pages.cited_chunk`: the document
+# page finds the passage again after a sync moved it)
+CHUNK_PREFIX = 16
+
+
 def result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
     terms = list(r.why.get("matched_terms") or [])
     lines = f"{r.line_start}-{r.line_end}"
@@ -149,7 +165,9 @@ def result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
     declared = (r.metadata or {}).get("lang")
     view = {"r": r, "title_html": Markup(highlight_terms(r.title, terms)),
             "path": [r.doc, *r.heading_path],
-            "url": app_url("doc", r.doc) + "?" + urlencode({"lines": lines, "q": _link_question(q, terms)})
+            "url": app_url("doc", r.doc) + "?" + urlencode({"lines": lines,
+                                                            "chunk": r.chunk_id[:CHUNK_PREFIX],
+                                                            "q": _link_question(q, terms)})
             + "#cited",
             "lang": content_lang(declared, r.text),
             # the title and each heading in its own language (the document's declared one,

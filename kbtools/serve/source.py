@@ -64,7 +64,7 @@ from kbtools.query.search import search as run_search
 from kbtools.render.images import HEAD_BYTES
 from kbtools.render.pixels import picture_size, svg_size
 from kbtools.render.svg_sanitize import MAX_SVG_BYTES
-from kbtools.serve.pagecache import PageCache
+from kbtools.serve.pagecache import PageCache, Prepared
 from kbtools.ship.checkout import resolve_index_path
 
 T = TypeVar("T")
@@ -82,6 +82,7 @@ class Served:
     search_lock: threading.Lock = field(default_factory=threading.Lock)
     cache: dict[str, Any] = field(default_factory=dict)
     pages: PageCache = field(default_factory=PageCache)  # its rendered document pages
+    prepared: Prepared[Any] = field(default_factory=Prepared)  # what they are rendered from
 
     @property
     def root(self) -> Path:

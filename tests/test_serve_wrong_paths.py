@@ -1,0 +1,116 @@
+"""A document address typed by hand (a citation's path without ``.md``, a folder, a
+citation with its lines) on `kb serve`: a path that names a Markdown document without its
+``.md`` opens that document (its table form too), any other refused path is said in the
+page's language with the English below, and the JSON API says its errors in the language
+the request's ``Accept-Language`` prefers (Chinese words with the English kept as
+``message_en``), a program naming none getting the English it always got."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from starlette.testclient import TestClient
+
+from kbtools.serve import i18n
+from kbtools.serve.app import create_app
+
+SCAB = "knowledge/crops/wheat-scab"
+ZH = {"accept-language": "zh-CN,zh;q=0.9,en;q=0.8"}
+
+
+@pytest.fixture(scope="module")
+def client(example_index):
+    with TestClient(create_app(example_index), base_url="http://127.0.0.1") as c:
+        yield c
+
+
+def detail_of(page: str) -> tuple[str, str, str | None]:
+    """The error page's detail, its language, and its English original (None: not shown)."""
+    found = re.search(r'<p class="detail">.*?<span lang="([^"]+)">(.*?)</span>', page, re.S)
+    original = re.search(r'<p class="detail original">.*?<span lang="en">(.*?)</span>', page,
+                         re.S)
+    assert found, page
+    return (html.unescape(found.group(2)), found.group(1),
+            html.unescape(original.group(1)) if original else None)
+
+
+@pytest.mark.parametrize("kind", ["doc", "table"])
+def test_a_document_named_without_md_opens_it(client, kind):
+    """`/doc/knowledge/crops/wheat-scab` (the path a citation shows, typed without ``.md``)
+    was a 400 in English on a Chinese page; it is the document's page, its cited lines and
+    language kept."""
+    asked = {"lines": "10-20", "lang": "zh"} if kind == "doc" else {"table": "1", "lang": "zh"}
+    moved = client.get(f"/{kind}/{SCAB}", params=asked, follow_redirects=False)
+    assert moved.status_code == 307
+    assert moved.headers["location"].startswith(f"/{kind}/{SCAB}.md?")
+    page = client.get(f"/{kind}/{SCAB}", params=asked)
+    assert page.status_code == 200 and '<html lang="zh-CN">' in page.text
+    assert str(page.url).split("?")[0].endswith(f"/{kind}/{SCAB}.md")
+    if kind == "doc":
+        assert 'id="cited"' in page.text
+    # the folder-relative form a knowledge folder allows too; a name no document has is not
+    # redirected anywhere (not found, in the page's language)
+    assert client.get("/doc/crops/wheat-scab", follow_redirects=False).status_code == 307
+    gone = client.get("/doc/knowledge/crops/no-such-page", params={"lang": "zh"})
+    assert gone.status_code == 400 and detail_of(gone.text)[1] == "zh-CN"
+
+
+@pytest.mark.parametrize("path, key", [
+    ("knowledge/crops", "doc_not_markdown"),
+    ("knowledge/crops/wheat-scab.txt", "doc_not_markdown"),
+    ("knowledge/crops/wheat-scab.md § 3. 风险", "doc_path_cited"),
+    ("", "doc_path_empty"),
+])
+def test_a_refused_document_path_is_said_in_the_pages_language(client, path, key):
+    zh = client.get(f"/doc/{path}", params={"lang": "zh"})
+    assert zh.status_code == 400 and '<html lang="zh-CN">' in zh.text
+    detail, lang, original = detail_of(zh.text)
+    assert lang == "zh-CN" and detail.startswith(i18n.ERRORS[key].split("{")[0][:4])
+    assert re.search(r"[\u4e00-\u9fff]", detail) and path.split(" §")[0] in detail
+    assert original is not None and original.startswith(("refused document path", "document path"))
+    en = client.get(f"/doc/{path}", params={"lang": "en"})
+    detail, lang, original = detail_of(en.text)
+    assert lang == "en" and original is None and detail.startswith(("refused document path", "document path"))
+
+
+@pytest.mark.parametrize("url, status, words", [
+    (f"/api/read?doc={SCAB}", 400, "只能阅读 Markdown 文档"),
+    ("/api/read?doc=knowledge/crops/none.md", 404, "本发布版本中没有这个文档"),
+    ("/api/no-such-endpoint", 404, "没有这个 API 接口"),
+    ("/api/search?q=x&where=colour=red", 400, "没有“colour”这个筛选项"),
+    ("/api/search?q=x&k=abc", 400, "结果条数"),
+])
+def test_api_errors_follow_the_language_the_request_asks(client, url, status, words):
+    zh = client.get(url, headers=ZH)
+    error = zh.json()["error"]
+    assert zh.status_code == error["status"] == status
+    assert words in error["message"] and re.fullmatch(r"[ -~]+", error["message_en"])
+    for headers in ({}, {"accept-language": "en-US,en;q=0.9"}):  # a program, an English client
+        en = client.get(url, headers=headers).json()["error"]
+        assert set(en) == {"status", "message"} and en["message"] == error["message_en"]
+
+
+@pytest.mark.parametrize("url", ["/api/search?q=小麦赤霉病", f"/api/read?doc={SCAB}.md",
+                                 "/api/releases", "/api/healthz", f"/api/read?doc={SCAB}",
+                                 "/api/no-such-endpoint"])
+def test_api_answers_are_never_kept_by_a_cache(client, url):
+    """An API answer is of the release served now (a sync switches it without a restart):
+    it had no Cache-Control, so a browser or a proxy between could keep a search, a read or
+    the releases across a switch; an error, whose words follow Accept-Language, did not say
+    it varies by that header."""
+    answer = client.get(url, headers=ZH)
+    assert answer.headers["cache-control"] == "private, no-cache"
+    if answer.status_code >= 400:
+        assert "Accept-Language" in answer.headers["vary"]
+
+
+def test_a_citation_pasted_as_the_address_opens_its_lines(client):
+    """`kb query` prints `knowledge/crops/wheat-scab.md:60-62 § …`; pasted after `/doc/` it
+    was refused as a path; it is the document's page at those lines."""
+    moved = client.get(f"/doc/{SCAB}.md:60-62", params={"lang": "zh"}, follow_redirects=False)
+    assert moved.status_code == 307
+    assert moved.headers["location"] == f"/doc/{SCAB}.md?lines=60-62&lang=zh#cited"
+    page = client.get(f"/doc/{SCAB}.md:60-62 § 3. 风险", params={"lang": "zh"})
+    assert page.status_code == 200 and 'id="cited"' in page.text
