@@ -36,7 +36,7 @@ from kbtools.decision.conditions import (
     parse_number,
     read_numerals,
 )
-from kbtools.decision.numerals import NUMERAL_CHARS, spell_numbers
+from kbtools.decision.numerals import MAGNITUDE_CHARS, NUMERAL_CHARS, magnified, spell_numbers
 from kbtools.decision.units import limits, unit_symbols
 from kbtools.decision.words import APPROX_ABBREVIATIONS, APPROX_AFTER, APPROX_BEFORE
 from kbtools.errors import TableError
@@ -69,13 +69,19 @@ class Given:
     written: str = ""  # the value as given, which messages quote
 
 
-def read_given(value: str, numeric: bool) -> Given:
-    """`value` as given to an input column (`numeric`: one holding numeric conditions).
-    A text column compares the value as written."""
+def read_given(value: str, numeric: bool, unit: str = "") -> Given:
+    """`value` as given to an input column (`numeric`: one holding numeric conditions) whose
+    numbers are in `unit` (`conditions.column_unit`). A text column compares the value as
+    written. A number times 万, 千 (2万, 2.5万, 3千: `numerals.magnified`) is its value, as in
+    a cell, except in a column whose unit begins with that word (5万元 under 费用(万元) is 5 of
+    its 万元, not 50000)."""
     if not numeric:
         return Given(value, written=value)
     text, rough = _unrough(normalize_cell(value))
-    text = unit_symbols(_spelled(read_numerals(_scaled(_signed(text)))))  # 30 degrees F: 30°f
+    text = read_numerals(_scaled(_signed(text)))
+    if not (unit[:1] and unit[:1] in MAGNITUDE_CHARS):
+        text = magnified(text)
+    text = unit_symbols(_spelled(text))  # 30 degrees F: 30°f
     if parse_number(text) is not None:
         return Given(text, None, rough, value)
     span = parse_condition(text)
@@ -149,7 +155,7 @@ def _unrough(text: str) -> tuple[str, bool]:
 
 def _numberish(text: str) -> bool:
     """Whether `text` reads as a number or a range once its numerals are read."""
-    text = _spelled(read_numerals(_scaled(_signed(text))))
+    text = _spelled(magnified(read_numerals(_scaled(_signed(text)))))
     return parse_number(text) is not None or parse_condition(text).is_rangeish
 
 

@@ -76,7 +76,7 @@ class CellMatch:
         if self.reason == NOT_GIVEN_REASON:
             return "未给出；接受任意值（* 或空单元格）" if lang == "zh" else self.reason
         cond = parse_condition(self.condition)
-        text = read_given(self.value, cond.numeric).text  # 约25度 is 25度
+        text = read_given(self.value, cond.numeric, column_unit(self.column)).text  # 约25度: 25度
         number = number_in(text, self.unit) if self.unit else parse_number(text)
         return cell_reason(cond, self.value, number, self.matched, lang, self.unit)
 

@@ -5,12 +5,15 @@
 A number in a unit of its column's family is converted by the exact factor between them
 (`SCALES`: 2 years in a column of months is 24); any other unit is not converted, and these
 lists say when two spellings are known to be the same unit or known to differ (72 °F against
-a ℃ column is refused), and their spellings in words (``degrees Fahrenheit``). Pure.
+a ℃ column is refused), and their spellings in words (``degrees Fahrenheit``). Pure:
+imports `kbtools.decision.numerals` (what 万, 千 multiply by).
 """
 
 from __future__ import annotations
 
 import re
+
+from kbtools.decision.numerals import MAGNITUDE_TIMES
 
 # Units an input may name, by what they measure: two of one group are the same unit, two of
 # different groups are not (an input in °F against a ℃ column, weeks against days). Any
@@ -94,6 +97,7 @@ SCALES: tuple[dict[str, int], ...] = (
     {"ml": 1, "l": 1000},
     {"pa": 1, "kpa": 1000, "bar": 100000, "mpa": 1000000},
     {"mv": 1, "v": 1000, "kv": 1000000},
+    {"‰": 1, "%": 10},  # 0.5‰ is 0.05%: shares of a whole, in thousandths and hundredths
 )
 _SCALE_OF = {GROUP_OF[u]: (n, size) for n, family in enumerate(SCALES) for u, size in family.items()}
 
@@ -101,12 +105,19 @@ _SCALE_OF = {GROUP_OF[u]: (n, size) for n, family in enumerate(SCALES) for u, si
 def scale(unit: str, column: str) -> tuple[int, int] | None:
     """(numerator, denominator) that turn a number in `unit` into one in `column` (both
     normalised spellings) when they are different units of one of `SCALES`' families (2
-    years → months: (12, 1)); None when they are one unit, unknown, or not so converted."""
+    years → months: (12, 1)), or `column` is `unit` times 万, 亿, 千 or 百 (元 → 万元: (1,
+    10000)); None when they are one unit, unknown, or not so converted."""
     a, b = _SCALE_OF.get(GROUP_OF.get(unit.casefold(), -1)), \
         _SCALE_OF.get(GROUP_OF.get(column.casefold(), -1))
     if a is None or b is None or a[0] != b[0] or a == b:
-        return None
+        times = MAGNITUDE_TIMES.get(column[:1])
+        return (1, times) if times and unit and unit.casefold() == column[1:].casefold() \
+            and unit.casefold() not in _NO_BASE else None
     return a[1], b[1]
+
+
+# what follows 万, 千 in a unit that is no unit of its own counted in thousands (千分之 is ‰)
+_NO_BASE = frozenset(("分之", "分比", "分率"))
 
 
 def family(unit: str) -> int | None:

@@ -34,7 +34,7 @@ from kbtools.decision.conditions import (
     unit_of,
 )
 from kbtools.decision.model import name_parts
-from kbtools.decision.numerals import NUMERAL_CHARS
+from kbtools.decision.numerals import NUMERAL_CHARS, magnified
 from kbtools.decision.units import bare_degrees, degrees_fit, scale
 from kbtools.decision.words import APPROX_AFTER
 from kbtools.index.tokenize import to_simplified
@@ -91,8 +91,8 @@ def given_value(number: Number, table: DecisionTable, column: int) -> str | None
     if bare_degrees(unit_of(number.written)):  # 22 degrees: in a ℃ or °F column only
         return number.value if degrees_fit(unit) else None
     converts = scale(unit_of(number.written), unit) is not None  # 2 years in months: 24
-    return number.written if converts or input_unit_problem(number.written, unit) \
-        else number.value
+    return number.written if converts or input_unit_problem(number.written, unit) or \
+        magnified(number.written) != number.written else number.value  # 2万: the table's
 
 
 def names_of(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> list[str]:

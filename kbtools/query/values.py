@@ -33,7 +33,13 @@ import unicodedata
 from dataclasses import dataclass, replace
 
 from kbtools.decision.conditions import normalize_cell, normalize_text
-from kbtools.decision.numerals import chinese_number, mixed_numbers, spell_numbers, tenths
+from kbtools.decision.numerals import (
+    chinese_number,
+    magnified_numbers,
+    mixed_numbers,
+    spell_numbers,
+    tenths,
+)
 from kbtools.decision.units import MAGNITUDE_WORDS, MAGNITUDES, unit_group
 from kbtools.decision.words import (
     APPROX_ABBREVIATIONS,
@@ -251,7 +257,8 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
                 not unit.startswith(COUNTERS) and not _span_end(rest)):  # 三次, 两到三天
             continue
         spans.append((m.start(), m.end(), value, rest[:AFTER_CHARS]))
-    if mixed := mixed_numbers(text):  # 2万5千: one number, not 2 times 万 and 5 times 千
+    # 2万5千: one number, not 2 times 万 and 5 times 千; 2.5万 one number, not 2.5 and 万
+    if mixed := mixed_numbers(text) + magnified_numbers(text):
         spans = [s for s in spans if not any(a <= s[0] < b for a, b, _ in mixed)] + \
             [(a, b, value, text[b:b + AFTER_CHARS]) for a, b, value in mixed]
     out: list[tuple[int, int, str, str]] = []
@@ -357,7 +364,11 @@ def numbers(text: str, cased: str = "") -> list[Number]:
         virtual = int(rest[:1] == "%" != text[end:end + 1])  # (百分之九十, 九成: its % is in
         # `rest`, not the text)
         past = end + skip - virtual + (len(rest[skip:]) - len(rest[skip:].lstrip(" ")))
-        out.append(Number(start, end, value, unit, value + known, exact, word, past, noun,
+        # 2万, 3千 as written: the table reads it for its column (5万元 under 费用(万元) is 5)
+        said = text[start:end] if [s[:2] for s in magnified_numbers(text[start:end])] == \
+            [(0, end - start)] else value
+        said = "-" + said if value[:1] == "-" != said[:1] else said
+        out.append(Number(start, end, value, unit, said + known, exact, word, past, noun,
                           approximate(text[max(0, start - 16):start], clause),
                           extent=(start, past)))
         groups.append(unit_group("℃") if unit == BARE_DEGREES else  # 22 degrees to 25℃
