@@ -216,6 +216,10 @@ AUTHOR: dict[str, str] = {
     "kbtools.build.watch._NOISE_COPY": "fullmatch",  # a saved file's name
     "kbtools.corpus._EDITOR_MARKDOWN": "fullmatch",  # a Markdown file's name
     "kbtools.decision.numerals._MAGNIFIED": "sub",  # a table cell, an input value
+    "kbtools.decision.numerals._HALF_AFTER": "sub",  # a table cell, an input value
+    "kbtools.decision.numerals._HALF_ALONE": "sub",  # a table cell, an input value
+    "kbtools.decision.numerals._FRACTION_SAID": "fullmatch",  # an input value
+    "kbtools.decision.numerals._FRACTION_SLASH": "fullmatch",  # an input value
     "kbtools.query.coverage._WORD": "search",  # a term of a pasted line
     "kbtools.query.codes._PARTS": "fullmatch",  # a question's word
     "kbtools.query.codes._SPACED": "finditer",  # the question (codes typed as two words)

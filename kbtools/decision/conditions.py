@@ -53,6 +53,7 @@ from kbtools.decision.numerals import (
     MAGNITUDE_TIMES,
     NUMERAL_CHARS,
     chinese_number,
+    halves,
     magnified,
     read_mixed,
     tenths_as_percent,
@@ -211,9 +212,12 @@ def number_in(value: str, column: str) -> float | None:
 
 
 def unit_of(text: str) -> str:
-    """The unit of a number as written (what follows it), normalised; "" when none."""
+    """The unit of a number as written (what follows it), normalised, without the measure
+    word 个 before a unit (2个小时 is in 小时); "" when none."""
     m = _RE_INPUT.match(normalize_cell(text))
-    return m.string[m.end(1):].strip() if m else ""
+    unit = m.string[m.end(1):].strip() if m else ""
+    return unit[1:] if unit[:1] == "个" and unit not in GROUP_OF and unit[1:] in GROUP_OF \
+        else unit
 
 
 def cell_unit(cell: str) -> str:
@@ -456,11 +460,13 @@ def _end(text: str, infinite: float) -> float | None:
 def read_numerals(text: str) -> str:
     """`text` with each Chinese numeral written the standard way as its decimal number
     (``三天以下`` → ``3天以下``), a percentage or a per-mille said so with its sign
-    (``百分之八十五以上`` → ``85%以上``, ``千分之五`` → ``5‰``) or in tenths (``九成以上`` → ``90%以上``: `numerals.tenths`); any other
-    numeral (三四, 二十五六) as written."""
+    (``百分之八十五以上`` → ``85%以上``, ``千分之五`` → ``5‰``) or in tenths (``九成以上`` →
+    ``90%以上``: `numerals.tenths`), a length of time with a half (``两个半小时`` →
+    ``2.5小时``: `numerals.halves`); any other numeral (三四, 二十五六) as written."""
     if not any(ch in NUMERAL_CHARS for ch in text):
-        return tenths_as_percent(text)  # 9成
+        return tenths_as_percent(halves(text))  # 9成, 2个半小时
     text = _CJK_NUMERAL.sub(lambda m: chinese_number(m.group(0)) or m.group(0), read_mixed(text))
+    text = halves(text)
     text = _PERCENT_SAID.sub(r"\1%", text) if "百分之" in text else text
     return tenths_as_percent(_PERMILLE_SAID.sub(r"\1‰", text) if "千分之" in text else text)
 

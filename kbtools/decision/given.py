@@ -36,8 +36,14 @@ from kbtools.decision.conditions import (
     parse_number,
     read_numerals,
 )
-from kbtools.decision.numerals import MAGNITUDE_CHARS, NUMERAL_CHARS, magnified, spell_numbers
-from kbtools.decision.units import limits, unit_symbols
+from kbtools.decision.numerals import (
+    MAGNITUDE_CHARS,
+    NUMERAL_CHARS,
+    fraction,
+    magnified,
+    spell_numbers,
+)
+from kbtools.decision.units import limits, unit_group, unit_symbols
 from kbtools.decision.words import APPROX_ABBREVIATIONS, APPROX_AFTER, APPROX_BEFORE
 from kbtools.errors import TableError
 
@@ -81,6 +87,7 @@ def read_given(value: str, numeric: bool, unit: str = "") -> Given:
     text = read_numerals(_scaled(_signed(text)))
     if not (unit[:1] and unit[:1] in MAGNITUDE_CHARS):
         text = magnified(text)
+    text = fraction(text, next((s for s in ("%", "‰") if unit_group(unit) == unit_group(s)), ""))
     text = unit_symbols(_spelled(text))  # 30 degrees F: 30°f
     if parse_number(text) is not None:
         return Given(text, None, rough, value)

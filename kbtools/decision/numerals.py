@@ -345,3 +345,52 @@ def magnified(text: str) -> str:
 def _times(m: re.Match[str]) -> str:
     value = Decimal(m.group(1).replace(",", "")) * MAGNITUDE_TIMES[m.group(2)]
     return str(int(value)) if value == value.to_integral_value() else format(value.normalize(), "f")
+
+
+# Half a unit of time as said (两个半小时 is 2.5 hours, 1天半 1.5 days, 半小时 0.5 hours, 半个月
+# half a month): the number with its half, in the unit. Not 上半年, 下半天, 前半月 (a half of the
+# year, no length), nor a half before more digits (1天半3小时).
+_HALF_UNITS = "小时|钟头|分钟|刻钟|天|日|周|星期|个月|月|年"
+_HALF_AFTER = re.compile(rf"(?<![\d.])(\d+(?:\.\d+)?)(?:个半(个)?({_HALF_UNITS})|"
+                         rf"({_HALF_UNITS})半)(?![\d零〇一二两三四五六七八九十])")
+_HALF_ALONE = re.compile(rf"(?<![\d.上下前后多大小])半个?({_HALF_UNITS})")
+
+
+def halves(text: str) -> str:
+    """`text` with each length of time said with a half written as its number (``2个半小时``
+    → ``2.5小时``, ``1天半`` → ``1.5天``, ``半小时`` → ``0.5小时``); the rest as it is."""
+    if "半" not in text:
+        return text
+    text = _HALF_AFTER.sub(lambda m: f"{Decimal(m.group(1)) + Decimal('0.5')}"
+                                     f"{m.group(3) or m.group(4)}", text)
+    return _HALF_ALONE.sub(lambda m: f"0.5{m.group(1)}", text)
+
+
+# A fraction as a whole value: 三分之二 (3分之2 once its numerals are read), 2/3, ½ (1⁄2 after
+# NFKC). In a column of shares (% or ‰) it is that share of the whole (2/3 is 66.666667 %);
+# elsewhere 3分之2 and 1⁄2 are their value, and 2/3 is left as written (two values, or a date)
+_FRACTION_SAID = re.compile(r"(\d+)分之(\d+(?:\.\d+)?)(\D*)")
+_FRACTION_SLASH = re.compile(r"(\d+(?:\.\d+)?)\s*([/\u2044])\s*(\d+(?:\.\d+)?)(\D*)")
+FRACTION_DIGITS = 6  # decimals a fraction's value is written with
+
+
+def fraction(text: str, share: str = "") -> str:
+    """`text` (a whole value, its numerals in digits) written as the number a fraction says
+    (``3分之2`` → ``0.666667``, ``1⁄2小时`` → ``0.5小时``); with `share` (``%`` or ``‰``, the
+    column's unit) as that share of the whole (``2/3`` → ``66.666667%``). Anything else, a
+    zero denominator, and ``2/3`` outside a share column as written."""
+    said = _FRACTION_SAID.fullmatch(text)
+    slash = None if said else _FRACTION_SLASH.fullmatch(text)
+    if slash is not None and slash.group(2) == "/" and not share:
+        return text
+    if said is not None:
+        top, bottom, rest = Decimal(said.group(2)), Decimal(said.group(1)), said.group(3)
+    elif slash is not None:
+        top, bottom, rest = Decimal(slash.group(1)), Decimal(slash.group(3)), slash.group(4)
+    else:
+        return text
+    if not bottom or rest.strip() and share:
+        return text  # (2/3% is no share of 2/3)
+    value = top / bottom * (1000 if share == "‰" else 100 if share else 1)
+    shown = f"{value:.{FRACTION_DIGITS}f}".rstrip("0").rstrip(".")
+    return f"{shown}{share}{rest}"

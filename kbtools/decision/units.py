@@ -21,7 +21,8 @@ from kbtools.decision.numerals import MAGNITUDE_TIMES
 UNIT_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
     {"℃", "°c", "c", "度", "摄氏度"}, {"℉", "°f", "f", "华氏度"}, {"开尔文"},
     {"%", "百分比", "percent"}, {"‰"},
-    {"s", "sec", "秒"}, {"min", "分钟", "分"}, {"h", "hr", "hrs", "hour", "hours", "小时", "时"},
+    {"s", "sec", "秒"}, {"min", "分钟", "分"}, {"刻钟"},
+    {"h", "hr", "hrs", "hour", "hours", "小时", "时", "钟头"},
     {"d", "day", "days", "天", "日"}, {"周", "星期", "week", "weeks", "wk", "wks"},
     {"月", "个月", "month", "months"}, {"年", "year", "years", "yr", "yrs"},
     {"mm", "毫米"}, {"cm", "厘米"}, {"m", "米"}, {"km", "公里", "千米"},
@@ -59,7 +60,8 @@ def unit_symbols(text: str) -> str:
 # in a ℃ column is 22 ℃, ``160 degrees`` in a °F one 160 °F); in any other column no value
 BARE_DEGREES = frozenset(("degrees", "degree", "deg", "°"))  # 24°: no scale named
 TEMPERATURE_GROUPS = frozenset((GROUP_OF["℃"], GROUP_OF["°f"]))
-TIME_GROUPS = frozenset(GROUP_OF[u] for u in ("s", "min", "h", "d", "week", "month", "year"))
+TIME_GROUPS = frozenset(GROUP_OF[u] for u in ("s", "min", "刻钟", "h", "d", "week", "month",
+                                              "year"))
 # what multiplies a number rather than naming its unit ("2万" hours is 20,000, not 2)
 MAGNITUDES = frozenset("十百千万亿兆成") | {"k", "w"}  # 9成 is 90%, not 9
 MAGNITUDE_WORDS = ("thousand", "million", "billion", "hundred", "dozen")  # 2 thousand is no 2
@@ -90,7 +92,7 @@ def counts_whole(key: str) -> bool:
 # fixed number of days), not °F and ℃ (no factor), not units a number gives to the nearest
 # digits only (psi, hp), not w (2w is also 2万) or single letters that name other things.
 SCALES: tuple[dict[str, int], ...] = (
-    {"s": 1, "min": 60, "h": 3600, "d": 86400, "week": 604800},
+    {"s": 1, "min": 60, "刻钟": 900, "h": 3600, "d": 86400, "week": 604800},
     {"month": 1, "year": 12},
     {"mm": 1, "cm": 10, "m": 1000, "km": 1000000},
     {"mg": 1, "g": 1000, "斤": 500000, "kg": 1000000, "t": 1000000000},
@@ -161,7 +163,7 @@ def degrees_fit(column: str) -> bool:
 # answered from the last row; a column whose own bounds go beyond (``>100`` in a growth-rate
 # %) takes what its author wrote. Units not listed (pressure, which a vacuum makes negative,
 # voltage, current) are not judged.
-_NOT_NEGATIVE = ("s", "min", "h", "d", "week", "month", "year", "mm", "cm", "m", "km", "mg",
+_NOT_NEGATIVE = ("s", "min", "刻钟", "h", "d", "week", "month", "year", "mm", "cm", "m", "km", "mg",
                  "g", "斤", "kg", "t", "ml", "l", "亩", "公顷", "m2", "cm2", "mm2", "km2", "m3",
                  "cm3", "rpm", "mm/s", "in/s", "gpm", "cfm")
 LIMITS: dict[int, tuple[float, float]] = {

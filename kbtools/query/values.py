@@ -70,6 +70,7 @@ _NOT_NOUNS = frozenset(("more", "less", "fewer", "over", "under", "than", "and",
                         "other", "another", "additional", "full", "whole", "straight"))
 _NUMBER = re.compile(r"(?<![a-z0-9_.\-])(-?(?:\d{1,3}(?:,\d{3})+(?!\d|,\d)|\d+)(?:\.\d+)?)")
 _STOP = ",，、。;；!?！？"
+_FRACTION_SLASHES = "/\u2044"  # 2/3, and ½ as NFKC writes it (1⁄2)
 STOP_GAP = re.compile(rf"[{_STOP}\d]")
 AFTER_CHARS = 40  # how much of the text after a number `numbers` reads it in (its unit, clause)
 
@@ -92,7 +93,8 @@ CJK_NUMBER = re.compile(r"(百分之)?([零〇一二两三四五六七八九十�
 _SPOKEN_TENTHS = re.compile(r"[0-9零〇二三四五六七八九]|[一两](?![\u3400-\u9fff])")
 # a negation in the clause a number opens (5天没有下雨, 22度不是): what it counts did not happen
 _NEGATED = re.compile(r"[^,，、。;；!?！？\d]{0,4}?(没有|没|未|无|不)")
-_SPAN_AFTER = re.compile(r"(?:~|〜|-|–|—|到|至)[\d零〇一二两三四五六七八九十]")
+# (-5~-2℃: the other end below zero too)
+_SPAN_AFTER = re.compile(r"(?:~|〜|-|–|—|到|至)(?:-|零下|负)?[\d零〇一二两三四五六七八九十]")
 # a second value of the same quantity joined to the first: 22度和24度, 22或24度, 3、4天
 _LIST_AFTER = re.compile(r"(?:和|与|跟|及|或者|或|、)[\d零〇一二两三四五六七八九十]")
 # the upper end of 22~25度, 从18度升到25度 or 二十到二十五度 (not 高5度，达到22度: a clause apart)
@@ -350,6 +352,9 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                      or negated(after)  # 连续5天没有下雨: not the column's value
                      or spoken_tenths(after)  # 二十六度五: 26.5, spoken
                      or (rest[:1] == "," and rest[1:2].isdigit())  # 1,2: a list or 1.2
+                     or rest[:1] in _FRACTION_SLASHES and rest[1:2].isdigit()  # 2/3: no 2
+                     or before[-1:] in _FRACTION_SLASHES and before[-2:-1].isdigit()  # its 3
+                     or after[:1] == "半"  # 1天半: 1.5 days, which the table is asked for
                      or (before[-1:] == "," and before[-2:-1].isdigit())  # the 2 of 1,2
                      or (rest[:1] == " " and rest[1:2].isdigit())  # 1 200: 1200, or two
                      or (before[-1:] == " " and before[-2:-1].isdigit() and  # not the
