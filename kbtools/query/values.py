@@ -355,6 +355,9 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                      or rest[:1] in _FRACTION_SLASHES and rest[1:2].isdigit()  # 2/3: no 2
                      or before[-1:] in _FRACTION_SLASHES and before[-2:-1].isdigit()  # its 3
                      or after[:1] == "半"  # 1天半: 1.5 days, which the table is asked for
+                     # 2万5: colloquial for 25000 (or 20005), no 2万
+                     or suffix in MAGNITUDES and bool(NUMERAL_RUN.match(rest, 1) or
+                                                      rest[1:2].isdigit())
                      or (before[-1:] == "," and before[-2:-1].isdigit())  # the 2 of 1,2
                      or (rest[:1] == " " and rest[1:2].isdigit())  # 1 200: 1200, or two
                      or (before[-1:] == " " and before[-2:-1].isdigit() and  # not the
