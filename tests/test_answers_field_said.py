@@ -118,3 +118,13 @@ def test_fahrenheit_in_a_celsius_column_is_refused_in_one_line(tmp_path, value):
     out = CliRunner().invoke(main, ["table", "eval", str(doc), f"温度={value}"])
     assert out.exit_code == 1 and "°F" in out.output and "°C" in out.output
     assert len(out.output.strip().splitlines()) == 1, out.output
+
+
+def test_kelvin_in_a_celsius_column_is_refused_as_another_unit():
+    """300K was refused as "'K' multiplies the number" (the k of 2k)."""
+    with pytest.raises(TableError) as err:
+        match_rules(FROST, {"温度": "300K"})
+    assert "it is in 'K', the column in '°C'" in err.value.message
+    kelvin = build_table(["温度 K", "措施"], [["<300 K", "a"], ["≥300 K", "b"]],
+                         decision="inputs=温度 K")
+    assert match_rules(kelvin, {"温度": "310K"}).outputs[0]["措施"] == "b"

@@ -299,7 +299,7 @@ def input_unit_problem(value: str, column: str, lang: str = "en") -> str | None:
     converted (`number_in`), and a spelling not in `UNIT_GROUPS` is not judged. In English,
     or (`lang` ``zh``) Chinese."""
     unit = unit_of(value)
-    key, col = unit.casefold(), column.casefold()
+    key, col = "开尔文" if unit == "K" else unit.casefold(), column.casefold()  # 300 K: kelvin
     zh = lang == "zh"
     if not key or key == col or GROUP_OF.get(key, -1) == GROUP_OF.get(col, -2) or \
             key == col[:1] and key in MAGNITUDE_TIMES:  # 3万 under 费用(万元): 3 of its 万元
