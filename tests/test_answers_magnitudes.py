@@ -232,3 +232,24 @@ def test_a_column_named_in_both_scripts_with_two_values_is_refused(repo, monkeyp
     refused(three_ways(repo, monkeypatch, "hant.md",
                        {"温度": "22", "溫度(℃)": "25", "湿度": "90", "连续降雨天数": "4"}),
             "two values for column 溫度(℃)")
+
+
+TRAD = build_table(["溫度(℃)", "相對濕度(%)", "風險"],
+                   [["<20", "*", "低"], ["≥20", "≥85", "高"], ["≥20", "<85", "中"]],
+                   decision="inputs=溫度(℃),相對濕度(%); outputs=風險")
+
+
+@pytest.mark.parametrize("question", ["温度25度湿度九成风险多高", "溫度25度濕度90%風險多高",
+                                      "温度二十五度，相对湿度90%风险多高"])
+def test_a_question_names_a_traditional_tables_columns_by_their_parts(question):
+    """A question's 湿度 was no name of 相對濕度(%) (its parts were taken in Traditional, the
+    question read in Simplified): the humidity was asked for though the question gave it."""
+    found = find_inputs(question, TRAD)
+    assert found == {"溫度(℃)": "25", "相對濕度(%)": "90"}
+    ev = evaluate_inputs("d.md", 1, TRAD, found)
+    assert (ev.status, ev.outputs) == ("match", {"風險": "高"})
+
+
+def test_a_search_answers_a_simplified_question_from_a_traditional_table(repo):
+    ev = top_evaluation(repo / "dist", "小麦赤霉病风险：温度22度，湿度九成，连续降雨4天", "hant.md")
+    assert ev["status"] == "match" and ev["outputs"] == {"風險等級": "極高"}, ev

@@ -158,10 +158,12 @@ def read_inputs(question: str, table: DecisionTable,
     blocked: set[int] = set()  # named with a value that is none (a bound, 二十六): missing
     by_name: dict[int, Number] = {}  # input → the number its name gave it
     source: dict[str, Number] = {}  # input column → the number its value was read from
-    names = {i: names_of(table.header[i], synonyms) for i in table.inputs}
+    # a column's names in Simplified, as the question is read (相對濕度 is named 湿度 too)
+    headers = {i: _simplified(table.header[i]) for i in table.inputs}
+    names = {i: names_of(headers[i], synonyms) for i in table.inputs}
     own = frozenset(n for i in table.inputs for n in names[i])
     # where the question names another table's input: no value said of it is this table's
-    wholes = {i: whole_names(table.header[i], synonyms) for i in table.inputs}
+    wholes = {i: whole_names(headers[i], synonyms) for i in table.inputs}
     elsewhere = Others.of(frozenset(vocabulary), own,
                           frozenset(w for i in table.inputs for w in wholes[i])) \
         if vocabulary and found_numbers else Others()
