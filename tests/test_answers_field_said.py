@@ -128,3 +128,38 @@ def test_kelvin_in_a_celsius_column_is_refused_as_another_unit():
     kelvin = build_table(["温度 K", "措施"], [["<300 K", "a"], ["≥300 K", "b"]],
                          decision="inputs=温度 K")
     assert match_rules(kelvin, {"温度": "310K"}).outputs[0]["措施"] == "b"
+
+
+RUN = build_table(["Run time (h)", "Action"], [["<2", "short"], ["2-3", "mid"], [">3", "long"]],
+                  decision="inputs=Run time (h); outputs=Action")
+COLD = build_table(["Temperature (°C)", "Action"], [["<-3", "frost"], ["-3-0", "cover"], [">0", "ok"]],
+                   decision="inputs=Temperature (°C); outputs=Action")
+
+
+@pytest.mark.parametrize(("value", "want"), [
+    ("90 minutes", "short"), ("90 mins", "short"), ("1 minute", "short"), ("150 min", "mid"),
+    ("7200 seconds", "mid"),
+])
+def test_minutes_and_seconds_spelled_out_are_converted(value, want):
+    """``90 minutes`` in an hours column was 90 hours (``minutes`` was no unit the tables
+    knew, so not judged): the longest row's answer for an hour and a half."""
+    assert output(RUN, value) == want
+
+
+@pytest.mark.parametrize(("question", "want"), [
+    ("run time 90 minutes, what now", "short"), ("the run time was 7200 seconds", "mid")])
+def test_a_question_in_minutes_is_converted(question, want):
+    ev = evaluate_inputs("d.md", 1, RUN, find_inputs(question, RUN))
+    assert (ev.status, ev.outputs) == ("match", {"Action": want})
+
+
+@pytest.mark.parametrize(("value", "want"), [("minus 5 C", "frost"), ("negative 2", "cover"),
+                                             ("Minus 1 °C", "cover")])
+def test_minus_said_in_english_is_below_zero(value, want):
+    """``minus 5 C`` was "not a number" (a question's minus 5 C was read as -5 already)."""
+    assert output(COLD, value) == want
+
+
+def test_a_number_minus_another_is_no_range():
+    with pytest.raises(TableError, match="not a number"):
+        match_rules(COLD, {"Temperature": "5 minus 2"})

@@ -101,14 +101,15 @@ def read_given(value: str, numeric: bool, unit: str = "") -> Given:
 _BELOW_ZERO = ("零下", "负")
 
 
-_BELOW_ZERO_AT = re.compile(
-    rf"(?:{'|'.join(_BELOW_ZERO)})\s*(?=[\d{''.join(sorted(NUMERAL_CHARS))}])")
+_BELOW_ZERO_AT = re.compile(  # (``minus 5 C``, ``negative 5``: as a question's, `query.values`)
+    rf"(?:{'|'.join(_BELOW_ZERO)}|(?<![a-z\d])(?<!\d )(?i:minus|negative) )\s*"
+    rf"(?=[\d{''.join(sorted(NUMERAL_CHARS))}])")
 
 
 def _signed(text: str) -> str:
     """`text` with a word saying its number is below zero written as a minus, wherever the
     number stands (``零下5度`` → ``-5度``, ``零下五度`` → ``-五度``, ``低于零下5度`` →
-    ``低于-5度``)."""
+    ``低于-5度``, ``minus 5 C`` → ``-5 C``)."""
     return _BELOW_ZERO_AT.sub("-", text)
 
 

@@ -21,7 +21,8 @@ from kbtools.decision.numerals import MAGNITUDE_TIMES
 UNIT_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
     {"℃", "°c", "c", "度", "摄氏度"}, {"℉", "°f", "f", "华氏度"}, {"开尔文"},
     {"%", "百分比", "percent"}, {"‰"},
-    {"s", "sec", "秒"}, {"min", "分钟", "分"}, {"刻钟"},
+    {"s", "sec", "secs", "second", "seconds", "秒"},
+    {"min", "mins", "minute", "minutes", "分钟", "分"}, {"刻钟"},
     {"h", "hr", "hrs", "hour", "hours", "小时", "时", "钟头"},
     {"d", "day", "days", "天", "日"}, {"周", "星期", "week", "weeks", "wk", "wks"},
     {"月", "个月", "month", "months"}, {"年", "year", "years", "yr", "yrs"},
