@@ -226,3 +226,41 @@ def corn_table(heading: tuple[str, ...]) -> DecisionTable:
                         heading_path=heading)
     assert table is not None
     return table
+
+
+def three_ways(repo: Path, monkeypatch: Any, doc: str,
+               inputs: dict[str, str]) -> list[dict[str, Any]]:
+    """What `kb table eval --json`, MCP `evaluate_table` and ``/api/table/evaluate`` give for
+    knowledge/`doc` of the built `repo`: the result's status, message and outputs, or the
+    error's message (one line)."""
+    import json
+
+    import anyio
+    from click.testing import CliRunner
+    from mcp.server.mcpserver.exceptions import ToolError
+    from starlette.testclient import TestClient
+
+    from kbtools.agents.mcp_server import build_server
+    from kbtools.cli import main
+    from kbtools.serve.app import create_app
+
+    monkeypatch.chdir(repo)
+    out = CliRunner().invoke(main, ["table", "eval", f"knowledge/{doc}", "--json",
+                                    *(f"{k}={v}" for k, v in inputs.items())])
+    cli = json.loads(out.output) if out.exit_code == 0 else {"error": out.output}
+
+    async def call() -> Any:
+        return await build_server(root=repo).call_tool(
+            "evaluate_table", {"doc": f"knowledge/{doc}", "inputs": inputs})
+
+    try:
+        got = anyio.run(call)
+        mcp = {"error": got.content[0].text} if got.is_error else json.loads(got.content[0].text)
+    except ToolError as exc:  # a tool's refusal, as the server in-process raises it
+        mcp = {"error": str(exc)}
+    with TestClient(create_app(repo / "dist"), base_url="http://127.0.0.1") as client:
+        resp = client.post("/api/table/evaluate", json={"doc": f"knowledge/{doc}",
+                                                          "inputs": inputs})
+    api = resp.json() if resp.status_code == 200 else {"error": resp.json()["error"]["message"]}
+    return [{k: r[k] for k in ("status", "message", "outputs")} if "error" not in r
+            else {"error": " ".join(r["error"].split())} for r in (cli, mcp, api)]

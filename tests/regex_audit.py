@@ -27,6 +27,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.identifiers._CODE_SHAPE": "fullmatch",  # a question's term or identifier
     "kbtools.query.values._SPAN_JOINER": "match",  # what follows a Chinese numeral
     "kbtools.decision.conditions._PERCENT_SAID": "sub",  # a table cell, an input value
+    "kbtools.decision.conditions._PERMILLE_SAID": "sub",  # a table cell, an input value
     "kbtools.decision.units._SPELLED": "sub",  # an input value
     "kbtools.decision.units._EN_COUNTED": "search",  # a table header without its unit
     "kbtools.query.values._EN_SPAN_GAP": "fullmatch",  # the text between two numbers
@@ -215,7 +216,11 @@ AUTHOR: dict[str, str] = {
     "kbtools.review.verification:\\n\\s*\\n": "split",
     "kbtools.build.watch._NOISE_COPY": "fullmatch",  # a saved file's name
     "kbtools.corpus._EDITOR_MARKDOWN": "fullmatch",  # a Markdown file's name
-    "kbtools.decision.conditions._RE_MAGNIFIED": "sub",  # a table cell
+    "kbtools.decision.numerals._MAGNIFIED": "sub",  # a table cell, an input value
+    "kbtools.decision.numerals._HALF_AFTER": "sub",  # a table cell, an input value
+    "kbtools.decision.numerals._HALF_ALONE": "sub",  # a table cell, an input value
+    "kbtools.decision.numerals._FRACTION_SAID": "fullmatch",  # an input value
+    "kbtools.decision.numerals._FRACTION_SLASH": "fullmatch",  # an input value
     "kbtools.query.coverage._WORD": "search",  # a term of a pasted line
     "kbtools.query.codes._PARTS": "fullmatch",  # a question's word
     "kbtools.query.codes._SPACED": "finditer",  # the question (codes typed as two words)

@@ -193,12 +193,14 @@ def test_an_output_cell_keeps_its_link_targets_through_every_door(tmp_path):
     assert cli.exit_code == 0 and "处置: 手册 → " in cli.output and "manual.md#低温" in cli.output
 
 
-# ----------------------------------------------------------- 万 and 亿; other magnitudes refused
+# ------------------------------------------------- 万, 亿, 千 and 百; other magnitudes refused
 
 @pytest.mark.parametrize("cell,inside,outside", [
     ("1.5万以上", [15000, 20000], [14999]), ("<1.5万", [14999], [15000]),
     ("2万-3万 h", [20000, 30000], [19999, 30001]), ("≥0.3亿", [30_000_000], [29_999_999]),
     ("[1万, 2万)", [10000], [20000]), ("1,000万以下", [10_000_000], [10_000_001]),
+    ("<3千", [2999], [3000]), ("3千以上", [3000], [2999]), ("1.5千-2千 h", [1500, 2000], [2001]),
+    ("5百以下", [500], [501]),
 ])
 def test_a_number_times_wan_or_yi_is_its_value(cell, inside, outside):
     """``1.5万以上`` was read as ≥1.5 with a unit 万: an input of 12000 matched the row meant
@@ -214,10 +216,10 @@ def test_a_running_hours_table_in_wan_answers_by_the_value():
 
 
 @pytest.mark.parametrize("cells,unit", [
-    (["<2k", "≥2k"], "k"), (["<3千", "3千以上"], "千"), (["<2 thousand", "≥2 thousand"], "thousand"),
+    (["<2k", "≥2k"], "k"), (["<2 thousand", "≥2 thousand"], "thousand"),
 ])
 def test_another_magnitude_in_a_bound_is_refused_in_one_line(cells, unit):
-    """k, 千, thousand also begin units (kg, 千克): a cell using one as a multiplier is refused,
+    """k, thousand also begin units (kg, K): a cell using one as a multiplier is refused,
     naming it, rather than compared as its bare number (≥2k was ≥2)."""
     with pytest.raises(TableError) as err:
         build_table(["转速", "措施"], [[cells[0], "低"], [cells[1], "高"]], decision="inputs=转速")

@@ -15,20 +15,13 @@
 
 from __future__ import annotations
 
-import json
-
-import anyio
 import pytest
-from click.testing import CliRunner
 from hostile import make_repo
-from kbfixtures import GOOD_FM, RAIN_TABLE
-from mcp.server.mcpserver.exceptions import ToolError
+from kbfixtures import GOOD_FM, RAIN_TABLE, three_ways
 from starlette.testclient import TestClient
 
-from kbtools.agents.mcp_server import build_server
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.check.decision_tables import table_findings
-from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.decision import build_table, match_rules
 from kbtools.decision.documents import evaluate_table
@@ -68,31 +61,6 @@ def repo(tmp_path_factory):
     root = make_repo(tmp_path_factory.mktemp("kb"), docs=DOCS)
     build(load_config(root), BuildOptions(progress=False))
     return root
-
-
-def three_ways(repo, monkeypatch, doc: str, inputs: dict[str, str]) -> list[dict]:
-    """What `kb table eval --json`, MCP `evaluate_table` and ``/api/table/evaluate`` give:
-    the result's status, message and outputs, or the error's message."""
-    monkeypatch.chdir(repo)
-    out = CliRunner().invoke(main, ["table", "eval", f"knowledge/{doc}", "--json",
-                                    *(f"{k}={v}" for k, v in inputs.items())])
-    cli = json.loads(out.output) if out.exit_code == 0 else {"error": out.output}
-
-    async def call():
-        return await build_server(root=repo).call_tool(
-            "evaluate_table", {"doc": f"knowledge/{doc}", "inputs": inputs})
-
-    try:
-        got = anyio.run(call)
-        mcp = {"error": got.content[0].text} if got.is_error else json.loads(got.content[0].text)
-    except ToolError as exc:  # a tool's refusal, as the server in-process raises it
-        mcp = {"error": str(exc)}
-    with TestClient(create_app(repo / "dist"), base_url="http://127.0.0.1") as client:
-        resp = client.post("/api/table/evaluate", json={"doc": f"knowledge/{doc}",
-                                                          "inputs": inputs})
-    api = resp.json() if resp.status_code == 200 else {"error": resp.json()["error"]["message"]}
-    return [{k: r[k] for k in ("status", "message", "outputs")} if "error" not in r
-            else {"error": " ".join(r["error"].split())} for r in (cli, mcp, api)]
 
 
 def assert_refused(results: list[dict], *words: str) -> None:

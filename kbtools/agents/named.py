@@ -24,7 +24,7 @@ a file given on the command line) and hands the source read to `evaluate_named`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kbtools.agents.citation_text import percent_decoded, plain_citation
@@ -140,14 +140,16 @@ def in_script(table: DecisionTable, inputs: Mapping[str, str],
     knows, `decision.words`) are Simplified ones, so a numeric column's value is read in
     Simplified (`index.tokenize.to_simplified`), as a search reads a question; a name the
     table does not hold as written is looked for in Simplified, and a text value too where
-    its column's cells are written in Simplified (a table in Traditional keeps its own)."""
+    its column's cells are written in Simplified (a table in Traditional keeps its own).
+    Names are compared in Simplified both ways: 溫度 names a column 温度, and 温度 (or a
+    synonym of it) a column 溫度(℃); the input is then given under the header as written."""
     out: dict[str, str] = {}
+    simple = replace(table, header=tuple(to_simplified(h) for h in table.header))
     for key, value in inputs.items():
-        simple_key = to_simplified(key)
         i = find_input(table, key, synonyms)
-        if i is None and simple_key != key and \
-                (i := find_input(table, simple_key, synonyms)) is not None:
-            key = simple_key
+        if i is None and (i := find_input(simple, to_simplified(key), synonyms)) is not None:
+            # (under its number when its header is given too: two values are then refused)
+            key = table.header[i] if table.header[i] not in inputs else str(i + 1)
         if i is not None and (i in table.numeric or all(
                 to_simplified(row[i]) == row[i] for row in table.rows)):
             value = to_simplified(value)

@@ -49,7 +49,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number, read_mixed, tenths_as_percent
+from kbtools.decision.numerals import (
+    MAGNITUDE_TIMES,
+    NUMERAL_CHARS,
+    chinese_number,
+    halves,
+    magnified,
+    read_mixed,
+    tenths_as_percent,
+)
 from kbtools.decision.units import (
     GLUED_UNITS,
     GROUP_OF,
@@ -121,26 +129,6 @@ def normalize_cell(text: str) -> str:
 def normalize_text(text: str) -> str:
     """Text as compared: NFKC, whitespace collapsed, case-folded."""
     return normalize_cell(text).casefold()
-
-
-# A number times 万 or 亿, as Chinese writes large amounts (``1.5万以上`` is ≥15000, ``2万-3万
-# h`` 20000-30000 h): read as its value. Other magnitudes also begin units (千克, 兆帕, 百分比,
-# k of kg, K for kelvin), so a cell using one is refused instead (`magnitude_unit`).
-_RE_MAGNIFIED = re.compile(rf"(?<!\d)({_NUM})\s*+(万亿|万|亿)(?![\d零〇一二两三四五六七八九])")  # (not 2万5千)
-_TIMES = {"万": 10 ** 4, "亿": 10 ** 8, "万亿": 10 ** 12}
-
-
-def magnified(text: str) -> str:
-    """`text` with each number followed by 万 or 亿 written as its value (``1.5万`` →
-    ``15000``, ``1,000万`` → ``10000000``)."""
-    if "万" not in text and "亿" not in text:
-        return text
-    return _RE_MAGNIFIED.sub(_times, text)
-
-
-def _times(m: re.Match[str]) -> str:
-    value = Decimal(m.group(1).replace(",", "")) * _TIMES[m.group(2)]
-    return str(int(value)) if value == value.to_integral_value() else format(value.normalize(), "f")
 
 
 def magnitude_unit(unit: str, column: str) -> bool:
@@ -224,9 +212,12 @@ def number_in(value: str, column: str) -> float | None:
 
 
 def unit_of(text: str) -> str:
-    """The unit of a number as written (what follows it), normalised; "" when none."""
+    """The unit of a number as written (what follows it), normalised, without the measure
+    word 个 before a unit (2个小时 is in 小时); "" when none."""
     m = _RE_INPUT.match(normalize_cell(text))
-    return m.string[m.end(1):].strip() if m else ""
+    unit = m.string[m.end(1):].strip() if m else ""
+    return unit[1:] if unit[:1] == "个" and unit not in GROUP_OF and unit[1:] in GROUP_OF \
+        else unit
 
 
 def cell_unit(cell: str) -> str:
@@ -308,9 +299,10 @@ def input_unit_problem(value: str, column: str, lang: str = "en") -> str | None:
     converted (`number_in`), and a spelling not in `UNIT_GROUPS` is not judged. In English,
     or (`lang` ``zh``) Chinese."""
     unit = unit_of(value)
-    key, col = unit.casefold(), column.casefold()
+    key, col = "开尔文" if unit == "K" else unit.casefold(), column.casefold()  # 300 K: kelvin
     zh = lang == "zh"
-    if not key or key == col or GROUP_OF.get(key, -1) == GROUP_OF.get(col, -2):
+    if not key or key == col or GROUP_OF.get(key, -1) == GROUP_OF.get(col, -2) or \
+            key == col[:1] and key in MAGNITUDE_TIMES:  # 3万 under 费用(万元): 3 of its 万元
         return None
     if key not in GROUP_OF and (key in MAGNITUDES or key[0] in MAGNITUDES
                                  or key.startswith(MAGNITUDE_WORDS)):
@@ -467,16 +459,20 @@ def _end(text: str, infinite: float) -> float | None:
 
 def read_numerals(text: str) -> str:
     """`text` with each Chinese numeral written the standard way as its decimal number
-    (``三天以下`` → ``3天以下``), a percentage said so with its sign (``百分之八十五以上`` →
-    ``85%以上``) or in tenths (``九成以上`` → ``90%以上``: `numerals.tenths`); any other
-    numeral (三四, 二十五六) as written."""
+    (``三天以下`` → ``3天以下``), a percentage or a per-mille said so with its sign
+    (``百分之八十五以上`` → ``85%以上``, ``千分之五`` → ``5‰``) or in tenths (``九成以上`` →
+    ``90%以上``: `numerals.tenths`), a length of time with a half (``两个半小时`` →
+    ``2.5小时``: `numerals.halves`); any other numeral (三四, 二十五六) as written."""
     if not any(ch in NUMERAL_CHARS for ch in text):
-        return tenths_as_percent(text)  # 9成
+        return tenths_as_percent(halves(text))  # 9成, 2个半小时
     text = _CJK_NUMERAL.sub(lambda m: chinese_number(m.group(0)) or m.group(0), read_mixed(text))
-    return tenths_as_percent(_PERCENT_SAID.sub(r"\1%", text) if "百分之" in text else text)
+    text = halves(text)
+    text = _PERCENT_SAID.sub(r"\1%", text) if "百分之" in text else text
+    return tenths_as_percent(_PERMILLE_SAID.sub(r"\1‰", text) if "千分之" in text else text)
 
 
 _PERCENT_SAID = re.compile(rf"百分之\s*({_NUM})")  # 百分之85: 85%
+_PERMILLE_SAID = re.compile(rf"千分之\s*({_NUM})")  # 千分之5: 5‰
 
 
 def _numerals(raw: str, plain: str) -> Condition | None:

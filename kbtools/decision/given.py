@@ -36,8 +36,14 @@ from kbtools.decision.conditions import (
     parse_number,
     read_numerals,
 )
-from kbtools.decision.numerals import NUMERAL_CHARS, spell_numbers
-from kbtools.decision.units import limits, unit_symbols
+from kbtools.decision.numerals import (
+    MAGNITUDE_CHARS,
+    NUMERAL_CHARS,
+    fraction,
+    magnified,
+    spell_numbers,
+)
+from kbtools.decision.units import limits, unit_group, unit_symbols
 from kbtools.decision.words import APPROX_ABBREVIATIONS, APPROX_AFTER, APPROX_BEFORE
 from kbtools.errors import TableError
 
@@ -69,13 +75,20 @@ class Given:
     written: str = ""  # the value as given, which messages quote
 
 
-def read_given(value: str, numeric: bool) -> Given:
-    """`value` as given to an input column (`numeric`: one holding numeric conditions).
-    A text column compares the value as written."""
+def read_given(value: str, numeric: bool, unit: str = "") -> Given:
+    """`value` as given to an input column (`numeric`: one holding numeric conditions) whose
+    numbers are in `unit` (`conditions.column_unit`). A text column compares the value as
+    written. A number times 万, 千 (2万, 2.5万, 3千: `numerals.magnified`) is its value, as in
+    a cell, except in a column whose unit begins with that word (5万元 under 费用(万元) is 5 of
+    its 万元, not 50000)."""
     if not numeric:
         return Given(value, written=value)
     text, rough = _unrough(normalize_cell(value))
-    text = unit_symbols(_spelled(read_numerals(_scaled(_signed(text)))))  # 30 degrees F: 30°f
+    text = read_numerals(_scaled(_signed(text)))
+    if not (unit[:1] and unit[:1] in MAGNITUDE_CHARS):
+        text = magnified(text)
+    text = fraction(text, next((s for s in ("%", "‰") if unit_group(unit) == unit_group(s)), ""))
+    text = unit_symbols(_spelled(text))  # 30 degrees F: 30°f
     if parse_number(text) is not None:
         return Given(text, None, rough, value)
     span = parse_condition(text)
@@ -88,14 +101,15 @@ def read_given(value: str, numeric: bool) -> Given:
 _BELOW_ZERO = ("零下", "负")
 
 
-_BELOW_ZERO_AT = re.compile(
-    rf"(?:{'|'.join(_BELOW_ZERO)})\s*(?=[\d{''.join(sorted(NUMERAL_CHARS))}])")
+_BELOW_ZERO_AT = re.compile(  # (``minus 5 C``, ``negative 5``: as a question's, `query.values`)
+    rf"(?:{'|'.join(_BELOW_ZERO)}|(?<![a-z\d])(?<!\d )(?i:minus|negative) )\s*"
+    rf"(?=[\d{''.join(sorted(NUMERAL_CHARS))}])")
 
 
 def _signed(text: str) -> str:
     """`text` with a word saying its number is below zero written as a minus, wherever the
     number stands (``零下5度`` → ``-5度``, ``零下五度`` → ``-五度``, ``低于零下5度`` →
-    ``低于-5度``)."""
+    ``低于-5度``, ``minus 5 C`` → ``-5 C``)."""
     return _BELOW_ZERO_AT.sub("-", text)
 
 
@@ -149,7 +163,7 @@ def _unrough(text: str) -> tuple[str, bool]:
 
 def _numberish(text: str) -> bool:
     """Whether `text` reads as a number or a range once its numerals are read."""
-    text = _spelled(read_numerals(_scaled(_signed(text))))
+    text = _spelled(magnified(read_numerals(_scaled(_signed(text)))))
     return parse_number(text) is not None or parse_condition(text).is_rangeish
 
 

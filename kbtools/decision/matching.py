@@ -76,7 +76,7 @@ class CellMatch:
         if self.reason == NOT_GIVEN_REASON:
             return "未给出；接受任意值（* 或空单元格）" if lang == "zh" else self.reason
         cond = parse_condition(self.condition)
-        text = read_given(self.value, cond.numeric).text  # 约25度 is 25度
+        text = read_given(self.value, cond.numeric, column_unit(self.column)).text  # 约25度: 25度
         number = number_in(text, self.unit) if self.unit else parse_number(text)
         return cell_reason(cond, self.value, number, self.matched, lang, self.unit)
 
@@ -406,9 +406,11 @@ def _input_numbers(table: DecisionTable, reads: Mapping[int, Given],
             continue
         if overflows(value) or (i in table.numeric and numbers[i] is None):
             raise InputError(where, table.header[i], shown)
-        if i in table.numeric and input_unit_problem(value, unit):  # (30°F of 30 degrees F)
+        if i in table.numeric and (problem := input_unit_problem(value, unit)):
+            # why, of the value as read (1年半 is 1.5年), quoting it as given (30 degrees F)
             raise InputError(where, table.header[i], shown if parse_number(shown) is not None
-                             else value, unit)
+                             else value, unit,
+                             said=(problem, input_unit_problem(value, unit, "zh") or problem))
         if i in table.numeric and _fraction_of_percent(table, i, value, unit):
             raise InputError(where, table.header[i], shown, unit, fraction=True)
         if i in table.numeric:

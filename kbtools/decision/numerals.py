@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from decimal import Decimal
 
 DIGITS = "零一二三四五六七八九"
 UNITS = {"十": 10, "百": 100, "千": 1000}
@@ -253,8 +254,9 @@ def _span_start(m: re.Match[str], text: str) -> str:
     return f"{first[0]}%{m.group(2)}"
 
 
-# the first end of a span of shares in tenths (8到9成, 七至八成: 80% to 90%)
-_TENTHS_SPAN = re.compile(rf"(?<![\d.])(10|\d(?:\.\d)?)\s*([到至~〜\-–—]\s*)"
+# the first end of a span of shares in tenths (8到9成, 七至八成: 80% to 90%); not the tenth
+# digit of a share before it (the 5 of 八成五到九成五 is 85%'s)
+_TENTHS_SPAN = re.compile(rf"(?<![\d.{TENTHS_MARK}])(10|\d(?:\.\d)?)\s*([到至~〜\-–—]\s*)"
                           rf"(?=(?:10|\d(?:\.\d)?){TENTHS_MARK})")
 
 
@@ -277,7 +279,7 @@ def tenths_as_percent(text: str) -> str:
 # digits respelled as Chinese numerals, it is read when that is the standard form (二万五千 is
 # 25000); 1万5 (colloquial for 15000, 一万五) is none, as 一万五 is none. Not a unit that
 # begins with 千, 百 or 万 (千克, 千米, 千瓦, 百分之: 2千克 is 2 kg); a decimal before a unit
-# (2.5万) is `conditions.magnified`'s.
+# (2.5万) is `magnified`'s.
 _MIXED = re.compile(r"(?<![\d.,])(?:\d+|[零〇一二两三四五六七八九])"
                     r"(?:[十百千万](?![克米瓦帕伏焦卡分兆吨])(?:\d+|[零〇一二两三四五六七八九])?)+"
                     r"(?![\d.]|,\d)")
@@ -309,3 +311,86 @@ def read_mixed(text: str) -> str:
     for start, end, value in reversed(found):
         text = text[:start] + value + text[end:]
     return text
+
+
+# A number times 万, 亿, 千 or 百, as Chinese writes amounts (``1.5万以上`` is ≥15000, ``2万-3万
+# h`` 20000-30000 h, ``3千小时`` 3000 hours): read as its value, in a table cell, a caller's
+# input and a question's value alike. Not a unit that begins with the character (千克, 千米,
+# 千瓦, 千帕, 千分之, 百分之: 3千克 is 3 kg), nor digits after it (2万5千 is `read_mixed`'s; 1万5,
+# colloquial for 15000, is read by neither). Other magnitudes (k, w, 成 aside) are refused
+# (`conditions.magnitude_unit`): k also begins kg, K is kelvin, w is also watts.
+_MAGNIFIED = re.compile(r"(?<![\d.,])([+-]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?)\s*+"
+                        r"(万亿|万|亿|千(?![克米瓦帕伏焦卡兆吨]|分[之比率])|百(?!分[之比率点]))"
+                        r"(?![\d零〇一二两三四五六七八九十百千])")
+MAGNITUDE_TIMES = {"万": 10 ** 4, "亿": 10 ** 8, "万亿": 10 ** 12, "千": 10 ** 3, "百": 10 ** 2}
+MAGNITUDE_CHARS = "万亿千百"  # what `magnified` reads after a number
+
+
+def magnified_numbers(text: str) -> list[tuple[int, int, str]]:
+    """Each number of `text` times 万, 亿, 千 or 百 (`_MAGNIFIED`), as (start, end, its value
+    as decimal digits)."""
+    if not any(ch in text for ch in MAGNITUDE_CHARS):
+        return []
+    return [(m.start(), m.end(), _times(m)) for m in _MAGNIFIED.finditer(text)]
+
+
+def magnified(text: str) -> str:
+    """`text` with each number followed by 万, 亿, 千 or 百 written as its value (``1.5万`` →
+    ``15000``, ``1,000万`` → ``10000000``, ``3千小时`` → ``3000小时``; not ``3千克``)."""
+    for start, end, value in reversed(magnified_numbers(text)):
+        text = text[:start] + value + text[end:]
+    return text
+
+
+def _times(m: re.Match[str]) -> str:
+    value = Decimal(m.group(1).replace(",", "")) * MAGNITUDE_TIMES[m.group(2)]
+    return str(int(value)) if value == value.to_integral_value() else format(value.normalize(), "f")
+
+
+# Half a unit of time as said (两个半小时 is 2.5 hours, 1天半 1.5 days, 半小时 0.5 hours, 半个月
+# half a month): the number with its half, in the unit. Not 上半年, 下半天, 前半月 (a half of the
+# year, no length), nor a half before more digits (1天半3小时).
+_HALF_UNITS = "小时|钟头|分钟|刻钟|天|日|周|星期|个月|月|年"
+_HALF_AFTER = re.compile(rf"(?<![\d.])(\d+(?:\.\d+)?)(?:个半(个)?({_HALF_UNITS})|"
+                         rf"({_HALF_UNITS})半)(?![\d零〇一二两三四五六七八九十])")
+_HALF_ALONE = re.compile(rf"(?<![\d.上下前后多大小])半个?({_HALF_UNITS})")
+
+
+def halves(text: str) -> str:
+    """`text` with each length of time said with a half written as its number (``2个半小时``
+    → ``2.5小时``, ``1天半`` → ``1.5天``, ``半小时`` → ``0.5小时``); the rest as it is."""
+    if "半" not in text:
+        return text
+    text = _HALF_AFTER.sub(lambda m: f"{Decimal(m.group(1)) + Decimal('0.5')}"
+                                     f"{m.group(3) or m.group(4)}", text)
+    return _HALF_ALONE.sub(lambda m: f"0.5{m.group(1)}", text)
+
+
+# A fraction as a whole value: 三分之二 (3分之2 once its numerals are read), 2/3, ½ (1⁄2 after
+# NFKC). In a column of shares (% or ‰) it is that share of the whole (2/3 is 66.666667 %);
+# elsewhere 3分之2 and 1⁄2 are their value, and 2/3 is left as written (two values, or a date)
+_FRACTION_SAID = re.compile(r"(\d+)分之(\d+(?:\.\d+)?)(\D*)")
+_FRACTION_SLASH = re.compile(r"(\d+(?:\.\d+)?)\s*([/\u2044])\s*(\d+(?:\.\d+)?)(\D*)")
+FRACTION_DIGITS = 6  # decimals a fraction's value is written with
+
+
+def fraction(text: str, share: str = "") -> str:
+    """`text` (a whole value, its numerals in digits) written as the number a fraction says
+    (``3分之2`` → ``0.666667``, ``1⁄2小时`` → ``0.5小时``); with `share` (``%`` or ``‰``, the
+    column's unit) as that share of the whole (``2/3`` → ``66.666667%``). Anything else, a
+    zero denominator, and ``2/3`` outside a share column as written."""
+    said = _FRACTION_SAID.fullmatch(text)
+    slash = None if said else _FRACTION_SLASH.fullmatch(text)
+    if slash is not None and slash.group(2) == "/" and not share:
+        return text
+    if said is not None:
+        top, bottom, rest = Decimal(said.group(2)), Decimal(said.group(1)), said.group(3)
+    elif slash is not None:
+        top, bottom, rest = Decimal(slash.group(1)), Decimal(slash.group(3)), slash.group(4)
+    else:
+        return text
+    if not bottom or rest.strip() and share:
+        return text  # (2/3% is no share of 2/3)
+    value = top / bottom * (1000 if share == "‰" else 100 if share else 1)
+    shown = f"{value:.{FRACTION_DIGITS}f}".rstrip("0").rstrip(".")
+    return f"{shown}{share}{rest}"

@@ -61,7 +61,8 @@ def read_inputs(table: DecisionTable, given: Mapping[int, str], where: str,
         date = bad_date(value)
         if date is not None:
             raise InputError(where, column, value, said=date)
-        read = read_given(value, i in table.numeric)
+        read = read_given(value, i in table.numeric,
+                          column_unit(column, (row[i] for row in table.rows)))
         if i not in table.numeric and not overflows(value):  # too large: `matching` says so
             read = _check_text_value(table, i, read, where, synonyms)
         elif parse_number(read.text) is None and read.span is None and several(value):

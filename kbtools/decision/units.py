@@ -5,12 +5,15 @@
 A number in a unit of its column's family is converted by the exact factor between them
 (`SCALES`: 2 years in a column of months is 24); any other unit is not converted, and these
 lists say when two spellings are known to be the same unit or known to differ (72 °F against
-a ℃ column is refused), and their spellings in words (``degrees Fahrenheit``). Pure.
+a ℃ column is refused), and their spellings in words (``degrees Fahrenheit``). Pure:
+imports `kbtools.decision.numerals` (what 万, 千 multiply by).
 """
 
 from __future__ import annotations
 
 import re
+
+from kbtools.decision.numerals import MAGNITUDE_TIMES
 
 # Units an input may name, by what they measure: two of one group are the same unit, two of
 # different groups are not (an input in °F against a ℃ column, weeks against days). Any
@@ -18,7 +21,9 @@ import re
 UNIT_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
     {"℃", "°c", "c", "度", "摄氏度"}, {"℉", "°f", "f", "华氏度"}, {"开尔文"},
     {"%", "百分比", "percent"}, {"‰"},
-    {"s", "sec", "秒"}, {"min", "分钟", "分"}, {"h", "hr", "hrs", "hour", "hours", "小时", "时"},
+    {"s", "sec", "secs", "second", "seconds", "秒"},
+    {"min", "mins", "minute", "minutes", "分钟", "分"}, {"刻钟"},
+    {"h", "hr", "hrs", "hour", "hours", "小时", "时", "钟头"},
     {"d", "day", "days", "天", "日"}, {"周", "星期", "week", "weeks", "wk", "wks"},
     {"月", "个月", "month", "months"}, {"年", "year", "years", "yr", "yrs"},
     {"mm", "毫米"}, {"cm", "厘米"}, {"m", "米"}, {"km", "公里", "千米"},
@@ -56,7 +61,8 @@ def unit_symbols(text: str) -> str:
 # in a ℃ column is 22 ℃, ``160 degrees`` in a °F one 160 °F); in any other column no value
 BARE_DEGREES = frozenset(("degrees", "degree", "deg", "°"))  # 24°: no scale named
 TEMPERATURE_GROUPS = frozenset((GROUP_OF["℃"], GROUP_OF["°f"]))
-TIME_GROUPS = frozenset(GROUP_OF[u] for u in ("s", "min", "h", "d", "week", "month", "year"))
+TIME_GROUPS = frozenset(GROUP_OF[u] for u in ("s", "min", "刻钟", "h", "d", "week", "month",
+                                              "year"))
 # what multiplies a number rather than naming its unit ("2万" hours is 20,000, not 2)
 MAGNITUDES = frozenset("十百千万亿兆成") | {"k", "w"}  # 9成 is 90%, not 9
 MAGNITUDE_WORDS = ("thousand", "million", "billion", "hundred", "dozen")  # 2 thousand is no 2
@@ -87,13 +93,14 @@ def counts_whole(key: str) -> bool:
 # fixed number of days), not °F and ℃ (no factor), not units a number gives to the nearest
 # digits only (psi, hp), not w (2w is also 2万) or single letters that name other things.
 SCALES: tuple[dict[str, int], ...] = (
-    {"s": 1, "min": 60, "h": 3600, "d": 86400, "week": 604800},
+    {"s": 1, "min": 60, "刻钟": 900, "h": 3600, "d": 86400, "week": 604800},
     {"month": 1, "year": 12},
     {"mm": 1, "cm": 10, "m": 1000, "km": 1000000},
     {"mg": 1, "g": 1000, "斤": 500000, "kg": 1000000, "t": 1000000000},
     {"ml": 1, "l": 1000},
     {"pa": 1, "kpa": 1000, "bar": 100000, "mpa": 1000000},
     {"mv": 1, "v": 1000, "kv": 1000000},
+    {"‰": 1, "%": 10},  # 0.5‰ is 0.05%: shares of a whole, in thousandths and hundredths
 )
 _SCALE_OF = {GROUP_OF[u]: (n, size) for n, family in enumerate(SCALES) for u, size in family.items()}
 
@@ -101,12 +108,19 @@ _SCALE_OF = {GROUP_OF[u]: (n, size) for n, family in enumerate(SCALES) for u, si
 def scale(unit: str, column: str) -> tuple[int, int] | None:
     """(numerator, denominator) that turn a number in `unit` into one in `column` (both
     normalised spellings) when they are different units of one of `SCALES`' families (2
-    years → months: (12, 1)); None when they are one unit, unknown, or not so converted."""
+    years → months: (12, 1)), or `column` is `unit` times 万, 亿, 千 or 百 (元 → 万元: (1,
+    10000)); None when they are one unit, unknown, or not so converted."""
     a, b = _SCALE_OF.get(GROUP_OF.get(unit.casefold(), -1)), \
         _SCALE_OF.get(GROUP_OF.get(column.casefold(), -1))
     if a is None or b is None or a[0] != b[0] or a == b:
-        return None
+        times = MAGNITUDE_TIMES.get(column[:1])
+        return (1, times) if times and unit and unit.casefold() == column[1:].casefold() \
+            and unit.casefold() not in _NO_BASE else None
     return a[1], b[1]
+
+
+# what follows 万, 千 in a unit that is no unit of its own counted in thousands (千分之 is ‰)
+_NO_BASE = frozenset(("分之", "分比", "分率"))
 
 
 def family(unit: str) -> int | None:
@@ -150,7 +164,7 @@ def degrees_fit(column: str) -> bool:
 # answered from the last row; a column whose own bounds go beyond (``>100`` in a growth-rate
 # %) takes what its author wrote. Units not listed (pressure, which a vacuum makes negative,
 # voltage, current) are not judged.
-_NOT_NEGATIVE = ("s", "min", "h", "d", "week", "month", "year", "mm", "cm", "m", "km", "mg",
+_NOT_NEGATIVE = ("s", "min", "刻钟", "h", "d", "week", "month", "year", "mm", "cm", "m", "km", "mg",
                  "g", "斤", "kg", "t", "ml", "l", "亩", "公顷", "m2", "cm2", "mm2", "km2", "m3",
                  "cm3", "rpm", "mm/s", "in/s", "gpm", "cfm")
 LIMITS: dict[int, tuple[float, float]] = {

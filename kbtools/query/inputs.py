@@ -34,7 +34,7 @@ from kbtools.decision.conditions import (
     unit_of,
 )
 from kbtools.decision.model import name_parts
-from kbtools.decision.numerals import NUMERAL_CHARS
+from kbtools.decision.numerals import NUMERAL_CHARS, magnified
 from kbtools.decision.units import bare_degrees, degrees_fit, scale
 from kbtools.decision.words import APPROX_AFTER
 from kbtools.index.tokenize import to_simplified
@@ -91,8 +91,8 @@ def given_value(number: Number, table: DecisionTable, column: int) -> str | None
     if bare_degrees(unit_of(number.written)):  # 22 degrees: in a ℃ or °F column only
         return number.value if degrees_fit(unit) else None
     converts = scale(unit_of(number.written), unit) is not None  # 2 years in months: 24
-    return number.written if converts or input_unit_problem(number.written, unit) \
-        else number.value
+    return number.written if converts or input_unit_problem(number.written, unit) or \
+        magnified(number.written) != number.written else number.value  # 2万: the table's
 
 
 def names_of(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> list[str]:
@@ -158,10 +158,12 @@ def read_inputs(question: str, table: DecisionTable,
     blocked: set[int] = set()  # named with a value that is none (a bound, 二十六): missing
     by_name: dict[int, Number] = {}  # input → the number its name gave it
     source: dict[str, Number] = {}  # input column → the number its value was read from
-    names = {i: names_of(table.header[i], synonyms) for i in table.inputs}
+    # a column's names in Simplified, as the question is read (相對濕度 is named 湿度 too)
+    headers = {i: _simplified(table.header[i]) for i in table.inputs}
+    names = {i: names_of(headers[i], synonyms) for i in table.inputs}
     own = frozenset(n for i in table.inputs for n in names[i])
     # where the question names another table's input: no value said of it is this table's
-    wholes = {i: whole_names(table.header[i], synonyms) for i in table.inputs}
+    wholes = {i: whole_names(headers[i], synonyms) for i in table.inputs}
     elsewhere = Others.of(frozenset(vocabulary), own,
                           frozenset(w for i in table.inputs for w in wholes[i])) \
         if vocabulary and found_numbers else Others()

@@ -92,6 +92,6 @@ def unit_after(rest: str) -> tuple[str, str, int | None]:
     return suffix, known, unit
 
 
-# the measure words a count takes (三次, 五遍, 两回): no unit of a quantity, but a Chinese
-# numeral before one is a number, as 3次 is
-COUNTERS = ("次", "遍", "回", "趟")
+# the measure words a count takes (三次, 五遍, 两回; 三台 machines, 五头 animals, 两株 plants): no
+# unit of a quantity, but a Chinese numeral before one is a number, as 3次 is
+COUNTERS = ("次", "遍", "回", "趟", "台", "头", "只", "株", "件", "辆", "棵", "架")

@@ -33,7 +33,13 @@ import unicodedata
 from dataclasses import dataclass, replace
 
 from kbtools.decision.conditions import normalize_cell, normalize_text
-from kbtools.decision.numerals import chinese_number, mixed_numbers, spell_numbers, tenths
+from kbtools.decision.numerals import (
+    chinese_number,
+    magnified_numbers,
+    mixed_numbers,
+    spell_numbers,
+    tenths,
+)
 from kbtools.decision.units import MAGNITUDE_WORDS, MAGNITUDES, unit_group
 from kbtools.decision.words import (
     APPROX_ABBREVIATIONS,
@@ -64,6 +70,7 @@ _NOT_NOUNS = frozenset(("more", "less", "fewer", "over", "under", "than", "and",
                         "other", "another", "additional", "full", "whole", "straight"))
 _NUMBER = re.compile(r"(?<![a-z0-9_.\-])(-?(?:\d{1,3}(?:,\d{3})+(?!\d|,\d)|\d+)(?:\.\d+)?)")
 _STOP = ",，、。;；!?！？"
+_FRACTION_SLASHES = "/\u2044"  # 2/3, and ½ as NFKC writes it (1⁄2)
 STOP_GAP = re.compile(rf"[{_STOP}\d]")
 AFTER_CHARS = 40  # how much of the text after a number `numbers` reads it in (its unit, clause)
 
@@ -86,7 +93,8 @@ CJK_NUMBER = re.compile(r"(百分之)?([零〇一二两三四五六七八九十�
 _SPOKEN_TENTHS = re.compile(r"[0-9零〇二三四五六七八九]|[一两](?![\u3400-\u9fff])")
 # a negation in the clause a number opens (5天没有下雨, 22度不是): what it counts did not happen
 _NEGATED = re.compile(r"[^,，、。;；!?！？\d]{0,4}?(没有|没|未|无|不)")
-_SPAN_AFTER = re.compile(r"(?:~|〜|-|–|—|到|至)[\d零〇一二两三四五六七八九十]")
+# (-5~-2℃: the other end below zero too)
+_SPAN_AFTER = re.compile(r"(?:~|〜|-|–|—|到|至)(?:-|零下|负)?[\d零〇一二两三四五六七八九十]")
 # a second value of the same quantity joined to the first: 22度和24度, 22或24度, 3、4天
 _LIST_AFTER = re.compile(r"(?:和|与|跟|及|或者|或|、)[\d零〇一二两三四五六七八九十]")
 # the upper end of 22~25度, 从18度升到25度 or 二十到二十五度 (not 高5度，达到22度: a clause apart)
@@ -251,7 +259,8 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
                 not unit.startswith(COUNTERS) and not _span_end(rest)):  # 三次, 两到三天
             continue
         spans.append((m.start(), m.end(), value, rest[:AFTER_CHARS]))
-    if mixed := mixed_numbers(text):  # 2万5千: one number, not 2 times 万 and 5 times 千
+    # 2万5千: one number, not 2 times 万 and 5 times 千; 2.5万 one number, not 2.5 and 万
+    if mixed := mixed_numbers(text) + magnified_numbers(text):
         spans = [s for s in spans if not any(a <= s[0] < b for a, b, _ in mixed)] + \
             [(a, b, value, text[b:b + AFTER_CHARS]) for a, b, value in mixed]
     out: list[tuple[int, int, str, str]] = []
@@ -343,6 +352,12 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                      or negated(after)  # 连续5天没有下雨: not the column's value
                      or spoken_tenths(after)  # 二十六度五: 26.5, spoken
                      or (rest[:1] == "," and rest[1:2].isdigit())  # 1,2: a list or 1.2
+                     or rest[:1] in _FRACTION_SLASHES and rest[1:2].isdigit()  # 2/3: no 2
+                     or before[-1:] in _FRACTION_SLASHES and before[-2:-1].isdigit()  # its 3
+                     or after[:1] == "半"  # 1天半: 1.5 days, which the table is asked for
+                     # 2万5: colloquial for 25000 (or 20005), no 2万
+                     or suffix in MAGNITUDES and bool(NUMERAL_RUN.match(rest, 1) or
+                                                      rest[1:2].isdigit())
                      or (before[-1:] == "," and before[-2:-1].isdigit())  # the 2 of 1,2
                      or (rest[:1] == " " and rest[1:2].isdigit())  # 1 200: 1200, or two
                      or (before[-1:] == " " and before[-2:-1].isdigit() and  # not the
@@ -357,7 +372,11 @@ def numbers(text: str, cased: str = "") -> list[Number]:
         virtual = int(rest[:1] == "%" != text[end:end + 1])  # (百分之九十, 九成: its % is in
         # `rest`, not the text)
         past = end + skip - virtual + (len(rest[skip:]) - len(rest[skip:].lstrip(" ")))
-        out.append(Number(start, end, value, unit, value + known, exact, word, past, noun,
+        # 2万, 3千 as written: the table reads it for its column (5万元 under 费用(万元) is 5)
+        said = text[start:end] if [s[:2] for s in magnified_numbers(text[start:end])] == \
+            [(0, end - start)] else value
+        said = "-" + said if value[:1] == "-" != said[:1] else said
+        out.append(Number(start, end, value, unit, said + known, exact, word, past, noun,
                           approximate(text[max(0, start - 16):start], clause),
                           extent=(start, past)))
         groups.append(unit_group("℃") if unit == BARE_DEGREES else  # 22 degrees to 25℃
