@@ -60,22 +60,37 @@ def side(name: str, index_dir: Path) -> tuple[Any, Any]:
     return index, importlib.import_module(f"{name}.query.search").search
 
 
-def main() -> None:
+# each tree's package, imported under its own name (`copy_package`)
+NAMES = {"before": "kbtools_before", "after": "kbtools_after"}
+
+
+def tree_arguments(rounds: int, work: str) -> argparse.ArgumentParser:
+    """The options of a benchmark of two trees in one process (this one's and
+    `bench_filters`'), with its default rounds and its folder under bench-out/."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--before", required=True, type=Path, help="checkout of the old code")
     ap.add_argument("--after", default=ROOT, type=Path, help="checkout of the new code")
     ap.add_argument("--index", required=True, type=Path)
     ap.add_argument("--questions", default=QUESTIONS, type=Path)
-    ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--work", default=ROOT / "bench-out" / "ab-inprocess", type=Path)
+    ap.add_argument("--rounds", type=int, default=rounds)
+    ap.add_argument("--work", default=ROOT / "bench-out" / work, type=Path)
     ap.add_argument("--json", action="store_true")
-    args = ap.parse_args()
+    return ap
+
+
+def loaded_trees(args: argparse.Namespace) -> dict[str, tuple[Any, Any]]:
+    """Both trees' packages copied under `--work`, importable, each with its index open and
+    warm (`side`), by label."""
     args.work.mkdir(parents=True, exist_ok=True)
-    names = {"before": "kbtools_before", "after": "kbtools_after"}
-    for label, name in names.items():
+    for label, name in NAMES.items():
         copy_package(getattr(args, label).resolve(), name, args.work)
     sys.path.insert(0, str(args.work))
-    sides = {label: side(name, args.index.resolve()) for label, name in names.items()}
+    return {label: side(name, args.index.resolve()) for label, name in NAMES.items()}
+
+
+def main() -> None:
+    args = tree_arguments(rounds=2, work="ab-inprocess").parse_args()
+    sides = loaded_trees(args)
     questions = [json.loads(line)["query"] for line in
                  args.questions.read_text(encoding="utf-8").split("\n") if line.strip()]
     for index, search in sides.values():  # every question once: warm, as bench_ab's rounds

@@ -19,7 +19,6 @@ Search without a filter: `bench_ab_inprocess.py`.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import json
 import random
@@ -31,7 +30,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_ab_inprocess import QUESTIONS, ROOT, copy_package, side  # noqa: E402
+from bench_ab_inprocess import NAMES, loaded_trees, tree_arguments  # noqa: E402
 
 # filters on the keys a foreign corpus's index holds (title, summary, aliases), text and kinds
 FILTERS = [("title", ">=", "TiDB"), ("title", "<", "M"), ("summary", "!=", "x"),
@@ -57,22 +56,11 @@ def values(n: int, seed: int = 7) -> list[Any]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--before", required=True, type=Path, help="checkout of the old code")
-    ap.add_argument("--after", default=ROOT, type=Path, help="checkout of the new code")
-    ap.add_argument("--index", required=True, type=Path)
-    ap.add_argument("--questions", default=QUESTIONS, type=Path)
+    ap = tree_arguments(rounds=5, work="filters-ab")
     ap.add_argument("--values", type=int, default=20000)
-    ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--work", default=ROOT / "bench-out" / "filters-ab", type=Path)
-    ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    args.work.mkdir(parents=True, exist_ok=True)
-    names = {"before": "kbtools_before", "after": "kbtools_after"}
-    for label, name in names.items():
-        copy_package(getattr(args, label).resolve(), name, args.work)
-    sys.path.insert(0, str(args.work))
-    sides = {label: side(name, args.index.resolve()) for label, name in names.items()}
+    sides = loaded_trees(args)
+    names = NAMES
     filters = {label: importlib.import_module(f"{name}.query.filters")
                for label, name in names.items()}
     kinds = {label: importlib.import_module(f"{name}.query.filter_kinds")
