@@ -32,7 +32,9 @@ from kbtools.agents.read import Knowledge, SectionText, cited, open_knowledge, r
 from kbtools.errors import IndexLoadError, KbError, UsageError, one_line
 from kbtools.index.layout import DeviceLayout, ReleaseLayout, device_of_release
 from kbtools.index.reader import KbIndex, ReleaseInfo
+from kbtools.ship.changes import clone_hint
 from kbtools.ship.checkout import clone_of_derived, derived_tag, open_index
+from kbtools.ship.device import synced_from
 from kbtools.ship.git import parse_serial
 from kbtools.ship.readonly import copy_device
 from kbtools.ship.tagged import tag_sources
@@ -185,7 +187,7 @@ def asked_index(idx: KbIndex | None, commit: str | None, tag: str | None,
                          + ", ".join(f"{k.tag}: {k.commit[:12]}" for k in found)
                          + "): give more of its digits or the release tag")
     if not found:
-        yield Asked(idx, now, gone=_gone_line(commit, tag, now, kept))
+        yield Asked(idx, now, gone=_gone_line(commit, tag, now, kept, device))
         return
     earlier = open_index(earlier_root(found[0], served))
     try:
@@ -207,18 +209,18 @@ def asked_knowledge(kn: Knowledge, commit: str | None, tag: str | None,
 
 
 @contextmanager
-def asked_search(idx: KbIndex, commit: Any, release: Any,
-                 device: Path | None = None) -> Iterator[KbIndex]:
+def asked_search(idx: KbIndex, commit: Any, release: Any, device: Path | None = None,
+                 names: str = "'commit' and 'release'") -> Iterator[KbIndex]:
     """The index a search asked for release `commit`/`release` runs on (MCP `search`,
     ``/api/search``), found as `read` finds it (`asked_index`): `idx`, the served one, when
     neither is given or it is the one asked for; an earlier release kept here, closed again
     on leaving; else KbError ``release_gone`` naming the release asked for and those kept
-    here. A search falls back on nothing: results of another release would be cited as the
-    one asked for."""
+    here, and what to leave out (`names`: the caller's for the two). A search falls back on
+    nothing: results of another release would be cited as the one asked for."""
     asked_commit, tag = release_arguments(commit, release)
     with asked_index(idx, asked_commit, tag, device) as at:
         if at.gone is not None:
-            raise KbError(f"{at.gone}: search without 'commit' and 'release' for what "
+            raise KbError(f"{at.gone}: search without {names} for what "
                           f"{release_name(idx.release)} says", key="release_gone")
         yield at.index or idx
 
@@ -262,8 +264,9 @@ def earlier_root(kept: Kept, served: Path | None) -> Path:
 
 
 def _gone_line(commit: str | None, tag: str | None, now: ReleaseInfo | None,
-               kept: list[Kept]) -> str:
-    """The start of what is said of a release asked for that is not here."""
+               kept: list[Kept], device: Path | None) -> str:
+    """The start of what is said of a release asked for that is not here (on `device`, the
+    git clone of its source that serves a pruned tag, `clone_hint`)."""
     what = f"release {tag}" if tag else f"commit {commit}"
     if tag and commit:
         what += f" (commit {commit})"
@@ -281,8 +284,10 @@ def _gone_line(commit: str | None, tag: str | None, now: ReleaseInfo | None,
     newest = max((parse_serial(k.tag) or 0 for k in kept), default=0)
     # pruned, or (a tag newer than any here, or no release tag at all) never on it
     state = "no longer" if serial is not None and serial <= newest else "not"
+    hint = clone_hint(tag, [k.tag for k in kept], synced_from(device)) if tag and device \
+        else ""
     return (f"{what} is {state} on this device (it keeps {release_name(now)}, served now"
-            + (f", and {', '.join(others)}" if others else "") + ")")
+            + (f", and {', '.join(others)}" if others else "") + f"){hint}")
 
 
 def _read_now(kn: Knowledge, doc: str, heading_path: str | list[str] | None,
