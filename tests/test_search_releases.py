@@ -1,6 +1,6 @@
 """A search of the release a citation came from: MCP `search` and ``/api/search`` take
 `commit`/`release` as `read`, `evaluate_table` and `kb query --commit` or `--release` do, and
-answer alike (`kbtools.agents.cited_read.asked_search`).
+answer alike (`kbtools.agents.asked.asked_search`).
 
 A real device serving kb-r2 keeps kb-r1 beside it (tests/device_fixtures.py): kb-r2 removed
 sprayer-calibration.md, so a question about calibrating sprayers finds it in kb-r1 only.

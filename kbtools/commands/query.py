@@ -9,7 +9,7 @@ from typing import Any, BinaryIO
 import click
 
 from kbtools.agents.arguments import MAX_QUESTION_CHARS
-from kbtools.agents.cited_read import asked_search
+from kbtools.agents.asked import asked_search
 from kbtools.commands.output import (
     INDEX_DEFAULT,
     alias_option,
