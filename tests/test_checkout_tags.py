@@ -253,8 +253,9 @@ def test_query_release_asks_an_earlier_release_of_a_clone_or_a_device(own, tmp_p
     """An earlier release could be asked only through a device's releases/<tag> given as
     --index; a clone keeps every release its tags name, and `git checkout` was the only
     way to ask one. `kb query --release TAG` asks it: a clone's tag read from git objects,
-    verified, nothing checked out; a device's releases/TAG. A tag not kept is refused in
-    one line, as is --release of an index that keeps no releases."""
+    verified, nothing checked out; a device's releases/TAG; `--commit SHA` the same by its
+    source commit. A tag not kept is refused in one line, in MCP `search`'s words (it had its
+    own: "not a tag of this clone"), as is --release of an index that keeps no releases."""
     tree = own["tree"]
     dev = device_with_both(own, tmp_path)
     monkeypatch.chdir(tree / "data")
@@ -266,11 +267,27 @@ def test_query_release_asks_an_earlier_release_of_a_clone_or_a_device(own, tmp_p
         res = json.loads(out)
         assert res["release"]["tag"] == "kb-r1", args
         assert "2000" in res["results"][0]["text"], res["results"][0]["text"]
-    assert ask(tree)["release"]["tag"] == "kb-r2"
+        # the same release by its source commit (a prefix, any case), as MCP `search` takes it
+        code, out, err = kb("query", *args, "--commit", res["release"]["source_commit"][:10]
+                            .upper(), QUESTION, "-k", "1", "--json")
+        assert code == 0 and json.loads(out)["results"] == res["results"], (args, err)
+    now = ask(tree)["release"]
+    assert now["tag"] == "kb-r2"
+    # refused in MCP's words (one line), with the CLI's options named
     code, out, err = kb("query", "--release", "kb-r9", QUESTION)
-    assert code == 1 and out == "" and "release kb-r9 is not a tag of this clone" in err, err
+    assert code == 1 and out == "" and len(err.splitlines()) == 1, err
+    assert err.startswith("kb: error: release kb-r9 is no release tag of this git clone (it "
+                          "has release kb-r2 ") and "search without --commit and --release" \
+        in err, err
     code, out, err = kb("query", "--index", str(dev), "--release", "kb-r9", QUESTION)
-    assert code == 1 and "release kb-r9 is not on this device" in err, err
+    assert code == 1 and "release kb-r9 is not on this device (it keeps release kb-r2" in err
+    code, out, err = kb("query", "--index", str(dev), "--release", "kb-r1", "--commit",
+                        now["source_commit"][:8], QUESTION)
+    assert code == 2 and out == "" and err.startswith("kb: error: release kb-r1 is commit "), err
+    assert err.rstrip().endswith(f", not {now['source_commit'][:8]}: give the release or the "
+                                 "commit alone"), err
+    code, out, err = kb("query", "--commit", "zz12", QUESTION)
+    assert code == 2 and "'commit' must be a commit's 7 to 64 hexadecimal digits" in err, err
     code, out, err = kb("query", "--index", str(own["tree"] / "manifest.json"), "--release",
                         "kb-r1", QUESTION)
     assert code != 0 and out == "" and len(err.strip().splitlines()) == 1, err

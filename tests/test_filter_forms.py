@@ -9,6 +9,7 @@ And the decision kept for a plain number beside a version (``firmware=2`` matche
 from __future__ import annotations
 
 import datetime as dt
+import unicodedata
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -16,8 +17,11 @@ from hypothesis import strategies as st
 
 from kbtools.engine import expr
 from kbtools.errors import FilterError
+from kbtools.index.reader import open_index
 from kbtools.query.filter_kinds import instant_text, member_class, version_text
 from kbtools.query.filters import _check_order, _compare, value_matches
+from kbtools.query.search import search
+from tests.kbfixtures import built_pages
 from tests.milvus_server import facts_collection, milvus  # noqa: F401 - fixture
 
 FORMS = [
@@ -138,3 +142,50 @@ def form_coll(milvus):  # noqa: F811
 @given(want=forms, op=st.sampled_from([">=", "<=", ">", "<", "=", "!="]))
 def test_any_written_form_filters_alike_locally_and_in_milvus(form_coll, want, op):
     assert _remote(form_coll, "k", op, want, "mixedforms") == _local("k", op, want, FORM_ROWS)
+
+
+# A value copied on macOS arrives decomposed (NFD: ``e`` + U+0301, ``か`` + U+3099) while a
+# document holds it composed (NFC), or the other way round: the two are one value.
+COMPOSED = "Café crème が"
+DECOMPOSED = unicodedata.normalize("NFD", COMPOSED)
+TITLES = [{"title": COMPOSED}, {"title": DECOMPOSED}, {"title": "Cafe creme か"},
+          {"title": "小麦赤霉病"}]
+
+
+@pytest.fixture(scope="module")
+def title_coll(milvus):  # noqa: F811
+    with facts_collection(milvus, "forms", "composed", [(f, False) for f in TITLES]) as engine:
+        yield engine
+
+
+@pytest.mark.parametrize(("op", "want", "rows"), [
+    ("=", COMPOSED, [0, 1]), ("=", DECOMPOSED, [0, 1]), ("=", DECOMPOSED.upper(), [0, 1]),
+    ("!=", DECOMPOSED, [2, 3]), ("=", unicodedata.normalize("NFD", "が"), []),
+])
+def test_a_decomposed_value_filters_as_the_composed_one_locally_and_in_milvus(
+        title_coll, op, want, rows):
+    assert DECOMPOSED != COMPOSED
+    assert _local("title", op, want, TITLES) == rows
+    assert _remote(title_coll, "title", op, want, "composed") == rows
+
+
+def test_a_decomposed_document_path_or_title_finds_the_document(tmp_path):
+    """``--where doc=knowledge/café-0.md`` pasted from macOS (decomposed) was "no document
+    … in this index", and ``title=Café …`` matched nothing; both find the document now."""
+    dist = built_pages(tmp_path / "kb", [("Café crème", "The café crème pump is primed daily."),
+                                         ("Pump seals", "Replace the pump seals yearly.")],
+                       stem="café")
+    idx = open_index(dist)
+    try:
+        for where in (["doc=" + unicodedata.normalize("NFD", "knowledge/café-0.md")],
+                      ["doc=" + unicodedata.normalize("NFD", "CAFÉ-0.md")],
+                      ["title=" + unicodedata.normalize("NFD", "Café crème")]):
+            res = search(idx, "pump primed daily", k=3, where=where)
+            docs = {r.citation.doc for r in res.results}
+            assert docs == {"knowledge/café-0.md"}, (where, docs, res.no_answer)
+        res = search(idx, "pump seals", k=3,
+                     where=["doc!=" + unicodedata.normalize("NFD", "knowledge/café-0.md")])
+        docs = {r.citation.doc for r in res.results}
+        assert "knowledge/café-1.md" in docs and "knowledge/café-0.md" not in docs, docs
+    finally:
+        idx.close()

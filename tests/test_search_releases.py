@@ -1,6 +1,6 @@
 """A search of the release a citation came from: MCP `search` and ``/api/search`` take
-`commit`/`release` as `read`, `evaluate_table` and `kb query --release` do, and answer
-alike (`kbtools.agents.cited_read.asked_search`).
+`commit`/`release` as `read`, `evaluate_table` and `kb query --commit` or `--release` do, and
+answer alike (`kbtools.agents.asked.asked_search`).
 
 A real device serving kb-r2 keeps kb-r1 beside it (tests/device_fixtures.py): kb-r2 removed
 sprayer-calibration.md, so a question about calibrating sprayers finds it in kb-r1 only.
@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -32,6 +34,12 @@ def device(tmp_path_factory) -> Path:
 def release_commit(dev: Path, tag: str) -> str:
     manifest = json.loads((dev / "releases" / tag / "manifest.json").read_text("utf-8"))
     return str(manifest["source"]["commit"])
+
+
+def cli(*args: str) -> tuple[int, str, str]:
+    res = subprocess.run([sys.executable, "-m", "kbtools", *args], capture_output=True,
+                         text=True, timeout=300)
+    return res.returncode, res.stdout, res.stderr
 
 
 def answer(got: dict) -> tuple[str, str, list[str]]:
@@ -101,6 +109,11 @@ def test_a_search_of_an_earlier_release_the_device_keeps_cites_it(device, tmp_pa
         assert kind == "ok" and earlier[:2] == ("kb-r1", r1), earlier
         assert earlier[2] and REMOVED in earlier[2][0], earlier  # it answers first there
     assert got[4] == got[0]
+    for ask, (_, searched) in zip(asks[1:3], got[1:3], strict=True):  # `kb query` alike
+        args = [a for k, v in ask.items() if k != "query" for a in (f"--{k}", v)]
+        code, out, err = cli("query", QUESTION, "--index", str(device), "--no-log", "--json",
+                             *args)
+        assert code == 0 and answer(json.loads(out)) == searched, (ask, err)
     kind, filtered = got[5]
     assert kind == "ok" and filtered[2] and all(REMOVED in c for c in filtered[2])
 
@@ -124,6 +137,18 @@ def test_a_search_of_a_pruned_or_unknown_release_names_what_is_kept(device, tmp_
         assert "it keeps release kb-r2" in message and "search without" in message
     kind, message = got[3]
     assert kind == "error" and "'commit' must be a commit's 7 to 64 hexadecimal" in message
+    # pruned, not never there: the device's source still has it, and a git clone serves it
+    art = json.loads((dev / "state.json").read_text("utf-8"))["source"]
+    assert f"; a git clone of the source serves any of its releases: `git clone {art} DIR " \
+        "&& git -C DIR checkout kb-r1`" in got[0][1]
+    assert "git clone" not in got[1][1] + got[2][1]  # no tag named / newer than any here
+    # `kb query --release/--commit` is refused in the same line, naming its own options
+    for ask, (_, message) in zip(asks, got, strict=True):
+        args = [a for k, v in ask.items() if k != "query" for a in (f"--{k}", v)]
+        code, out, err = cli("query", QUESTION, "--index", str(dev), "--no-log", *args)
+        assert code == (2 if ask.get("commit") == "not-a-commit" else 1), (ask, err)
+        assert out == "" and err == "kb: error: " + str(message).replace(
+            "'commit' and 'release'", "--commit and --release") + "\n", (ask, err)
 
 
 def test_a_search_of_an_earlier_release_is_logged_as_that_release(device, tmp_path):

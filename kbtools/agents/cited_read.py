@@ -13,46 +13,26 @@ A citation carries the release it came from (its ``source_commit``, its tag). Re
   citation that names lines alone cannot be placed in another release: refused in one line
   saying what to send.
 
-A search given a release (`asked_search`: MCP `search`, ``/api/search``) finds it the same
-way, and fails in one line naming the releases kept here once it is gone.
+The release is found as a search given one finds it (`kbtools.agents.asked`: MCP `search`,
+``/api/search``, `kb query --commit`/`--release`), which fails in one line naming the
+releases kept here once it is gone.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kbtools.agents.citation_text import is_commit, split_release, unescaped
+from kbtools.agents.asked import asked_index, release_arguments, release_name
+from kbtools.agents.citation_text import split_release, unescaped
 from kbtools.agents.moved import moved
 from kbtools.agents.read import Knowledge, SectionText, cited, open_knowledge, read_section
-from kbtools.errors import IndexLoadError, KbError, UsageError, one_line
-from kbtools.index.layout import DeviceLayout, ReleaseLayout, device_of_release
-from kbtools.index.reader import KbIndex, ReleaseInfo
-from kbtools.ship.checkout import clone_of_derived, derived_tag, open_index
-from kbtools.ship.git import parse_serial
-from kbtools.ship.readonly import copy_device
-from kbtools.ship.tagged import tag_sources
-
-
-def release_name(release: ReleaseInfo) -> str:
-    """A release as a message names it: its tag and commit (12 digits)."""
-    commit = f"commit {release.source_commit[:12]}" + (" with uncommitted changes"
-                                                       if release.dirty else "")
-    return f"release {release.tag} ({commit})" if release.tag else f"the build of {commit}"
-
-
-@dataclass(frozen=True)
-class Kept:
-    """A release a device keeps: its tag, directory and source commit (a clone's release
-    tag: no directory until it is derived, `earlier_root`)."""
-
-    tag: str
-    root: Path | None
-    commit: str
+from kbtools.errors import IndexLoadError, KbError, UsageError
+from kbtools.index.reader import ReleaseInfo
+from kbtools.ship.checkout import open_index
 
 
 @dataclass(frozen=True)
@@ -80,25 +60,6 @@ class CitedRead:
         return out
 
 
-def kept_releases(device: Path | None, served: Path | None = None) -> list[Kept]:
-    """The releases device `device` keeps, by tag; with no device, those of the clone whose
-    derived release `served` is (its release tags); else none."""
-    if device is None:
-        clone = clone_of_derived(served) if served is not None else None
-        return [Kept(tag, None, commit) for tag, commit in sorted(
-            tag_sources(clone[1]).items())] if clone is not None else []
-    out = []
-    for tag, root in sorted(DeviceLayout(device).release_dirs().items()):
-        try:
-            manifest = json.loads(ReleaseLayout(root).manifest.read_text(encoding="utf-8"))
-            commit = manifest["source"]["commit"]
-        except (OSError, ValueError, KeyError, TypeError):  # half-pruned: not kept
-            continue
-        if isinstance(commit, str):
-            out.append(Kept(tag, root, commit))
-    return out
-
-
 def asked_release(doc: str, commit: Any, release: Any) -> tuple[str, str | None, str | None]:
     """(`doc` without a release after it, the commit asked for, the tag asked for): from
     the arguments or from the citation's end (UsageError when they disagree or the commit
@@ -110,24 +71,6 @@ def asked_release(doc: str, commit: Any, release: Any) -> tuple[str, str | None,
             raise UsageError(f"the citation names {what} {said} and '{what}' is {given}: "
                              "give one")
     return plain, commit or said_commit, release or said_tag
-
-
-def release_arguments(commit: Any, release: Any) -> tuple[str | None, str | None]:
-    """(the commit, the tag) a call's `commit` and `release` arguments ask for, None for one
-    not given (or given empty); UsageError when the commit is no commit or the tag is blank."""
-    commit, release = (None if v == "" else v for v in (commit, release))  # as not given
-    if commit is not None and not (isinstance(commit, str) and is_commit(commit.strip())):
-        raise UsageError(f"'commit' must be a commit's 7 to 64 hexadecimal digits (a result's "
-                         f"release source_commit), not '{one_line(str(commit), 80)}'")
-    if release is not None and not (isinstance(release, str) and release.strip()):
-        raise UsageError("'release' must be a release tag (a result's release tag)")
-    return (commit.strip().lower() if commit else None, release.strip() if release else None)
-
-
-def _is(info: ReleaseInfo | Kept, commit: str | None, tag: str | None) -> bool:
-    source = info.source_commit if isinstance(info, ReleaseInfo) else info.commit
-    return (commit is None or source.lower().startswith(commit)) and \
-        (tag is None or info.tag == tag)
 
 
 @dataclass(frozen=True)
@@ -143,57 +86,6 @@ class Opened:
     gone: str | None = None
 
 
-@dataclass(frozen=True)
-class Asked:
-    """The release a call asked for, found (`asked_index`): `index`, the one to read (the
-    served one, or an earlier one kept here, `served` then naming the one served now); or,
-    with `gone` (one line: the release asked for is not here), the served one (None: a
-    repository's files), which the caller must not pass off as the release asked for."""
-
-    index: KbIndex | None
-    release: ReleaseInfo | None
-    served: ReleaseInfo | None = None
-    gone: str | None = None
-
-
-@contextmanager
-def asked_index(idx: KbIndex | None, commit: str | None, tag: str | None,
-                device: Path | None = None) -> Iterator[Asked]:
-    """The index of the release `commit`/`tag` names (`release_arguments`'), as `Asked`
-    says: `idx` itself when none is asked or the served release is it; an earlier release
-    `device` keeps (else the device `idx` is served from), or a release tag of the clone
-    `idx` is derived from (derived from git objects); opened, and closed again on leaving;
-    else `idx` with the line saying the release is not here. UsageError when a commit
-    prefix names several kept releases."""
-    now = idx.release if idx is not None else None
-    if (commit is None and tag is None) or (now is not None and _is(now, commit, tag)):
-        yield Asked(idx, now)
-        return
-    served = Path(idx.root) if idx is not None else None
-    # a read-only device is served from a copy under KB_HOME: its releases are the device's
-    device = device or (device_of_release(served) or copy_device(served) if served else None)
-    kept = kept_releases(device, served)
-    found = [k for k in kept if _is(k, commit, tag)]
-    tagged = [k.commit for k in kept if k.tag == tag] + \
-        ([now.source_commit] if now is not None and now.tag == tag else [])
-    if commit is not None and tag is not None and not found and tagged:  # not "kb-r1 is
-        # gone" while it is kept: the commit given is another release's
-        raise UsageError(f"release {tag} is commit {tagged[0][:12]}, not {commit}: give the "
-                         "release or the commit alone")
-    if len({k.commit for k in found}) > 1:
-        raise UsageError(f"commit {commit} names {len(found)} releases kept here ("
-                         + ", ".join(f"{k.tag}: {k.commit[:12]}" for k in found)
-                         + "): give more of its digits or the release tag")
-    if not found:
-        yield Asked(idx, now, gone=_gone_line(commit, tag, now, kept))
-        return
-    earlier = open_index(earlier_root(found[0], served))
-    try:
-        yield Asked(earlier, earlier.release, now)
-    finally:
-        earlier.close()
-
-
 @contextmanager
 def asked_knowledge(kn: Knowledge, commit: str | None, tag: str | None,
                     device: Path | None = None) -> Iterator[Opened]:
@@ -204,23 +96,6 @@ def asked_knowledge(kn: Knowledge, commit: str | None, tag: str | None,
             yield Opened(kn, at.release, gone=at.gone)
         else:
             yield Opened(open_knowledge(idx=at.index), at.release, at.served)
-
-
-@contextmanager
-def asked_search(idx: KbIndex, commit: Any, release: Any,
-                 device: Path | None = None) -> Iterator[KbIndex]:
-    """The index a search asked for release `commit`/`release` runs on (MCP `search`,
-    ``/api/search``), found as `read` finds it (`asked_index`): `idx`, the served one, when
-    neither is given or it is the one asked for; an earlier release kept here, closed again
-    on leaving; else KbError ``release_gone`` naming the release asked for and those kept
-    here. A search falls back on nothing: results of another release would be cited as the
-    one asked for."""
-    asked_commit, tag = release_arguments(commit, release)
-    with asked_index(idx, asked_commit, tag, device) as at:
-        if at.gone is not None:
-            raise KbError(f"{at.gone}: search without 'commit' and 'release' for what "
-                          f"{release_name(idx.release)} says", key="release_gone")
-        yield at.index or idx
 
 
 def served_name(kn: Knowledge) -> str:
@@ -248,41 +123,6 @@ def read_cited(kn: Knowledge, doc: str, heading_path: str | list[str] | None = N
                 raise moved(exc, at.kn, heading_path or (given.heading if given else None),
                             served_name(at.kn)) from None
     return _read_now(kn, plain, heading_path, line_start, line_end, at.gone)
-
-
-def earlier_root(kept: Kept, served: Path | None) -> Path:
-    """The release directory of `kept`: a device's, or a clone's tag derived now (verified
-    from git objects, nothing checked out)."""
-    if kept.root is not None:
-        return kept.root
-    clone = clone_of_derived(served) if served is not None else None
-    if clone is None:  # a clone's tags are only listed beside a clone's derived release
-        raise KbError(f"release {kept.tag} is not kept here", key="release_gone")
-    return derived_tag(*clone, kept.tag)
-
-
-def _gone_line(commit: str | None, tag: str | None, now: ReleaseInfo | None,
-               kept: list[Kept]) -> str:
-    """The start of what is said of a release asked for that is not here."""
-    what = f"release {tag}" if tag else f"commit {commit}"
-    if tag and commit:
-        what += f" (commit {commit})"
-    if now is None:
-        return f"{what} is not read here: no release is served, this reads the repository's files"
-    if not kept:
-        return (f"{what} is not the release read here ({release_name(now)}), and no "
-                "earlier release is kept beside it")
-    others = [k.tag for k in kept if k.tag != now.tag]
-    if kept[0].root is None:  # a clone's tags: one a shallow or --no-tags clone lacks
-        return (f"{what} is no release tag of this git clone (it has {release_name(now)}, "
-                f"checked out" + (f", and {', '.join(others)}" if others else "")
-                + "; `git fetch --tags` brings the tags its remote has)")
-    serial = parse_serial(tag) if tag else 0
-    newest = max((parse_serial(k.tag) or 0 for k in kept), default=0)
-    # pruned, or (a tag newer than any here, or no release tag at all) never on it
-    state = "no longer" if serial is not None and serial <= newest else "not"
-    return (f"{what} is {state} on this device (it keeps {release_name(now)}, served now"
-            + (f", and {', '.join(others)}" if others else "") + ")")
 
 
 def _read_now(kn: Knowledge, doc: str, heading_path: str | list[str] | None,

@@ -32,6 +32,7 @@ from typing import Any
 
 from kbtools import __version__
 from kbtools.agents.arguments import filters
+from kbtools.agents.asked import asked_search, release_name
 from kbtools.agents.calls import (
     call_shape,
     json_types,
@@ -40,7 +41,7 @@ from kbtools.agents.calls import (
     tool_exception,
 )
 from kbtools.agents.citation_text import percent_decoded
-from kbtools.agents.cited_read import asked_search, read_cited, release_name
+from kbtools.agents.cited_read import read_cited
 from kbtools.agents.cited_table import evaluate_cited
 from kbtools.agents.draft import create_draft, draft_config
 from kbtools.agents.named import named

@@ -9,6 +9,7 @@ from typing import Any, BinaryIO
 import click
 
 from kbtools.agents.arguments import MAX_QUESTION_CHARS
+from kbtools.agents.asked import asked_search
 from kbtools.commands.output import (
     INDEX_DEFAULT,
     alias_option,
@@ -28,7 +29,7 @@ from kbtools.query.quality import check_question, question_lines
 from kbtools.query.results import FILTERED_AWAY, UNCOMMITTED, SearchResponse
 from kbtools.query.search import search
 from kbtools.ship.checkout import open_index
-from kbtools.ship.earlier import earlier_release
+from kbtools.ship.device import is_device_dir
 
 
 @click.command("query")
@@ -36,10 +37,12 @@ from kbtools.ship.earlier import earlier_release
 @click.option("--index", "index_path", type=click.Path(path_type=Path),
               help=f"Index: dist/, a device dir or a git checkout of a release "
                    f"({INDEX_DEFAULT}).")
-@click.option("--release", "release", metavar="TAG",
-              help="Ask an earlier release kept here by its tag: a device's releases/TAG, or "
-                   "a release tag of a git checkout (read from git objects and verified; "
-                   "nothing checked out).")
+@click.option("--commit", metavar="SHA",
+              help="Search the release a result cited, by its source commit (7+ digits), as "
+                   "MCP search does: one the device keeps (releases/), or a release tag of a "
+                   "git checkout (read from git objects and verified; nothing checked out). "
+                   "One no longer here is refused, naming the releases kept.")
+@click.option("--release", "release", metavar="TAG", help="The same, by release tag.")
 @click.option("-k", "k", type=click.IntRange(1, MAX_K), default=None,
               help="Number of results (default: kb.toml query.k, else 5).")
 @click.option("--where", multiple=True, metavar="KEY=VALUE",
@@ -65,7 +68,8 @@ from kbtools.ship.earlier import earlier_release
 @engine_options
 @alias_option("With --engine: the alias to read (one `kb publish --alias` moved).")
 @json_option
-def query_cmd(question: str | None, index_path: Path | None, release: str | None, k: int | None,
+def query_cmd(question: str | None, index_path: Path | None, commit: str | None,
+              release: str | None, k: int | None,
               where: tuple[str, ...],
               verified_only: bool | None, mode: str, batch: BinaryIO | None, explain: bool,
               no_log: bool, engine: str | None, token_file: Path | None, alias: str,
@@ -85,18 +89,32 @@ def query_cmd(question: str | None, index_path: Path | None, release: str | None
         raise UsageError("give a QUESTION or --batch FILE.jsonl")
     if batch is not None and question is not None:
         raise UsageError("give a QUESTION or --batch FILE.jsonl, not both")
-    refuse_engine_mix(engine, local_only=("index_path", "release"),
+    refuse_engine_mix(engine, local_only=("index_path", "commit", "release"),
                       engine_only=("token_file", "alias"))
     if question is not None and len(question) > MAX_QUESTION_CHARS:  # as the API and MCP
         raise UsageError(f"question longer than {MAX_QUESTION_CHARS} characters")
-    index = (open_engine_index(connect_url(engine, token_file), alias) if engine is not None
-             else open_index(index_path) if release is None
-             else open_index(earlier_release(index_path, release)))
+    if engine is not None:
+        _answer(open_engine_index(connect_url(engine, token_file), alias), question, batch,
+                k=k, where=list(where), verified_only=verified_only, mode=mode,
+                explain=explain, as_json=as_json, log=not no_log)
+        return
+    served = open_index(index_path)
+    device = index_path if index_path is not None and is_device_dir(index_path) else None
+    # the release a result cited, found as MCP `search` finds it (refused once gone)
+    with asked_search(served, commit, release, device, "--commit and --release") as index:
+        _answer(index, question, batch, k=k, where=list(where), verified_only=verified_only,
+                mode=mode, explain=explain, as_json=as_json, log=not no_log)
+
+
+def _answer(index: KbIndex, question: str | None, batch: BinaryIO | None, *, k: int | None,
+            where: list[str], verified_only: bool | None, mode: str, explain: bool,
+            as_json: bool, log: bool) -> None:
+    """The question, or each line of --batch, searched on `index` and printed."""
     if batch is not None:
-        _run_batch(index, batch, k=k, where=list(where), verified_only=verified_only, mode=mode,
-                   explain=explain, as_json=as_json, log=not no_log)
+        _run_batch(index, batch, k=k, where=where, verified_only=verified_only, mode=mode,
+                   explain=explain, as_json=as_json, log=log)
     elif question is not None:
-        res = _logged_search(index, question, log=not no_log, k=k, where=list(where),
+        res = _logged_search(index, question, log=log, k=k, where=where,
                              verified_only=verified_only, mode=mode)
         if as_json:
             echo_json(res.to_dict())

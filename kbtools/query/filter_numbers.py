@@ -12,6 +12,7 @@ numbers' order, for an engine that orders only strings exactly (`kbtools.engine.
 from __future__ import annotations
 
 import re
+import unicodedata
 from decimal import Decimal, DecimalTuple, InvalidOperation
 from functools import lru_cache
 from typing import Any
@@ -111,11 +112,15 @@ _WIDE = re.compile("[\uff01-\uff5e\u3000]")  # a character `_NARROW` writes othe
 def narrow(text: str) -> str:
     """`text` with full-width forms (``２．１``, ``２０２４－０３－０１``, ``ｖ２``, ``ＨＸ－２６０``) as
     ASCII, as a Chinese input method types the numbers, versions, dates and names the filters
-    read (`order_number`, and `kbtools.query.filter_kinds`); other characters as they are.
-    Per document value: without a full-width form (most) it is one search in C."""
-    if text.isascii() or _WIDE.search(text) is None:
+    read (`order_number`, and `kbtools.query.filter_kinds`), and composed (NFC: a value
+    copied on macOS, ``e`` + U+0301, is the ``é`` a document holds); other characters as
+    they are. Per document value: ASCII (most) returns at once, other text that is composed
+    and has no full-width form costs two checks in C."""
+    if text.isascii():
         return text
-    return text.translate(_NARROW)
+    if not unicodedata.is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
+    return text if _WIDE.search(text) is None else text.translate(_NARROW)
 
 
 def _decimal(text: str) -> Number | None:

@@ -478,13 +478,14 @@ def doc_value(op: str, want: str, names: Sequence[str]) -> str:
     paths `names`: the value itself when a document has that path; else the one document it
     names by its path inside a knowledge folder (`shared_folders`), as `read` takes it
     (``crops/x.md`` for ``knowledge/crops/x.md``). A ``doc=`` value naming no document, or a
-    short path naming several, is an error, not an empty result."""
-    folded = want.casefold()
-    if any(n.casefold() == folded for n in names):
-        return want
+    short path naming several, is an error, not an empty result. Paths compare composed
+    (NFC) and case-folded: a path copied on macOS (decomposed) names the document."""
+    folded = _path_key(want)
+    if any(_path_key(n) == folded for n in names):
+        return want  # compared folded (`filter_kinds.fold`) by the mask and an engine alike
     shown = where_text("doc", op, want)
     folders = shared_folders(names)
-    found = sorted({n for n in names for f in folders if n.casefold() == f"{f}/{want}".casefold()})
+    found = sorted({n for n in names for f in folders if _path_key(n) == _path_key(f"{f}/{want}")})
     if len(found) == 1:
         return found[0]
     if found:
@@ -494,11 +495,16 @@ def doc_value(op: str, want: str, names: Sequence[str]) -> str:
     if op == "!=":
         return want
     base = folded.rsplit("/", 1)[-1]
-    alike = sorted(names, key=lambda n: n.casefold().rsplit("/", 1)[-1] != base)  # stable
+    alike = sorted(names, key=lambda n: _path_key(n).rsplit("/", 1)[-1] != base)  # stable
     more = ", …" if len(names) > SHOWN_DOCS else ""
     raise FilterError("bad", f"{shown}: no document {want!r} in this index; its "
                       f"documents include: {', '.join(alike[:SHOWN_DOCS])}{more}",
                       key="bad_where", values={"where": shown})
+
+
+def _path_key(path: str) -> str:
+    """A document path as ``doc=`` compares it: composed (NFC), case-folded."""
+    return unicodedata.normalize("NFC", path).casefold()
 
 
 def shared_folders(docs: Iterable[str]) -> tuple[str, ...]:

@@ -25,7 +25,8 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from kbtools.agents.arguments import TABLE_INSTEAD
-from kbtools.agents.cited_read import asked_search, read_cited
+from kbtools.agents.asked import asked_search
+from kbtools.agents.cited_read import read_cited
 from kbtools.agents.cited_table import evaluate_cited
 from kbtools.agents.named import named
 from kbtools.errors import (

@@ -227,7 +227,7 @@ def timed_search(served: Served, q: str, *, k: int = 5, where: list[str] | None 
                  index: KbIndex | None = None) -> tuple[SearchResponse, float, float]:
     """`search`, with the milliseconds spent waiting for the release's search lock and
     searching (the API reports both in a ``Server-Timing`` header). `index`: an earlier
-    release opened for this request (`cited_read.asked_search`), searched instead of the
+    release opened for this request (`agents.asked.asked_search`), searched instead of the
     served one, under the same lock (the embedders and tokenizer are the process's)."""
     t0 = time.perf_counter()
     with served.search_lock:

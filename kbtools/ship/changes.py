@@ -261,14 +261,22 @@ def not_on_device(tag: str, local: Iterable[str], source: tuple[str, bool] | Non
     elif serial is not None and serials:
         why = (": `kb sync` installs only the newest release it is offered, so one "
                "published between two syncs never arrives")
-    clone = ""
-    if source and serials and serial < max(serials):  # pruned or skipped: the source has it
-        clone = (f"; a git clone of the source serves any of its releases: `git clone "
-                 f"{shlex.quote(source[0])} DIR && git -C DIR checkout {tag}`, "
-                 + ("`kb trust add PUB --to DIR` with this device's keys, " if source[1]
-                    else "") + "then `kb query --index DIR`")
     return (f"release {tag} is not on this device{why} (local: {', '.join(tags) or 'none'})"
-            f"{clone}")
+            f"{clone_hint(tag, tags, source)}")
+
+
+def clone_hint(tag: str, local: Iterable[str], source: tuple[str, bool] | None) -> str:
+    """``; a git clone of the source serves …`` with its commands, when release `tag` is
+    older than the newest of a device's `local` releases (pruned or skipped: the source
+    the device syncs from, `source` as `not_on_device` takes it, has it still); else ""."""
+    serial = parse_serial(tag)
+    newest = max((s for s in map(parse_serial, local) if s is not None), default=None)
+    if not source or serial is None or newest is None or serial >= newest:
+        return ""
+    return (f"; a git clone of the source serves any of its releases: `git clone "
+            f"{shlex.quote(source[0])} DIR && git -C DIR checkout {tag}`, "
+            + ("`kb trust add PUB --to DIR` with this device's keys, " if source[1] else "")
+            + "then `kb query --index DIR`")
 
 
 def _serial_meant(name: str) -> int | None:
