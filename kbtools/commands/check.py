@@ -14,6 +14,7 @@ from kbtools.config import load_config, load_kb_config
 from kbtools.corpus import MIN_MAX_BYTES
 from kbtools.errors import KbError, UsageError, plural
 from kbtools.findings import Finding
+from kbtools.knowledge_dir import knowledge_folder
 
 if TYPE_CHECKING:
     from kbtools.check.engine import CheckContext
@@ -64,10 +65,8 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
             raise UsageError(f"no such file or directory: {p}")
     start = _start(paths)
     cfg = load_config(start) if paths else load_kb_config(start)
-    targets = list(paths) or [cfg.path("knowledge")]
-    if not paths and not targets[0].is_dir():
-        raise KbError(f"knowledge folder not found: {targets[0]} (pass PATHS or set "
-                      "[paths] knowledge in kb.toml)")
+    # no folder: its last document deleted (Git keeps no empty folder), checked as empty
+    targets = list(paths) or [f for f in [knowledge_folder(cfg)] if f is not None]
     if staged and not fix and untouched(cfg, targets):
         # a commit of code alone: the check stack is not even imported (0.3 instead of
         # 0.8 s of CPU on 29 documents)
