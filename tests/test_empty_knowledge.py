@@ -111,3 +111,28 @@ def test_a_misspelt_knowledge_folder_is_an_error_on_its_kb_toml_line(tmp_path, m
     code, _, err = kb("check")
     assert code == 0 and "no document in docs/ yet" in err, err
     assert kb("build")[0] == 0
+
+
+def test_a_monorepo_s_hook_passes_the_commit_deleting_the_last_document(tmp_path,
+                                                                         monkeypatch):
+    """kb init in docs/kb of a repository with code: its hook runs `kb check --staged
+    docs/kb/knowledge` from the repository's root, and in the commit deleting the last
+    document that folder is gone ("no such file or directory", exit 2: the commit was
+    refused). A misspelt folder is still no such file."""
+    top = tmp_path / "mono"
+    top.mkdir()
+    git(top, "init", "-q")
+    (top / "main.py").write_text("print('hi')\n", encoding="utf-8")
+    assert kb("init", top / "docs" / "kb")[0] == 0
+    assert '"docs/kb/knowledge"' in (top / "docs" / "kb" / ".pre-commit-config.yaml"
+                                     ).read_text(encoding="utf-8")
+    git(top, "add", "-A")
+    git(top, "commit", "-qm", "code and a knowledge base")
+    git(top, "rm", "-rq", "docs/kb/knowledge")
+    monkeypatch.chdir(top)
+    code, _, err = kb("check", "--staged", "docs/kb/knowledge")
+    assert code == 0 and "0 errors" in err, err
+    git(top, "commit", "-qm", "every document deleted")
+    code, _, err = kb("check", "docs/kb/knowledge")
+    assert code == 0 and "no document in docs/kb/knowledge/ yet" in err, err
+    assert kb("check", "docs/kb/knowlege")[:1] == (2,)
