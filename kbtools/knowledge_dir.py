@@ -10,6 +10,7 @@ kb.toml names that never existed is another thing, a misspelt `paths.knowledge`
 
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
 
@@ -62,16 +63,20 @@ def knowledge_folder(cfg: Config) -> Path | None:
                     f"-- {value}`), or delete them in a commit (`git rm -r {value}`) for a "
                     "knowledge base of no document", path=str(folder))
             ever = _ever_held(repo, rel)
+            shallow = os.path.exists(os.path.join(repo.git_dir, "shallow"))
     else:
-        ever = False
+        ever = shallow = False
     if text is not None and (not named or ever):
         return None
     siblings = sorted(p.name for p in folder.parent.iterdir() if p.is_dir()) \
         if folder.parent.is_dir() else []
+    history = (" (this clone is shallow: the commit deleting its last document may be "
+               "beyond it; `git fetch --unshallow` fetches the whole history)" if shallow
+               else "")
     raise ConfigError(f"paths.knowledge: the knowledge folder {value!r} does not exist and "
-                      f"no commit ever held it{did_you_mean(folder.name, siblings)}: name the "
-                      f"folder of the knowledge base's documents, relative to {CONFIG_NAME}",
-                      **where)
+                      f"no commit ever held it{history}{did_you_mean(folder.name, siblings)}: "
+                      f"name the folder of the knowledge base's documents, relative to "
+                      f"{CONFIG_NAME}", **where)
 
 
 def _config_text(toml: Path) -> str | None:

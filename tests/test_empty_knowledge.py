@@ -111,6 +111,14 @@ def test_a_misspelt_knowledge_folder_is_an_error_on_its_kb_toml_line(tmp_path, m
     code, _, err = kb("check")
     assert code == 0 and "no document in docs/ yet" in err, err
     assert kb("build")[0] == 0
+    # a shallow clone (CI's default checkout) does not hold the commits that held docs/
+    shallow = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", new.as_uri(), str(shallow)],
+                   check=True)
+    monkeypatch.chdir(shallow)
+    code, _, err = kb("check")
+    assert code == 1 and "no commit ever held it (this clone is shallow: the commit " \
+        "deleting its last document may be beyond it; `git fetch --unshallow`" in err, err
 
 
 def test_a_monorepo_s_hook_passes_the_commit_deleting_the_last_document(tmp_path,
