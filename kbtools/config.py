@@ -344,7 +344,7 @@ def _validate(user: dict[str, Any], path: Path, text: str) -> None:
             keys += unknown  # its line, not the table's
             hint = did_you_mean(unknown[0], sorted(known)) if unknown else ""
         raise ConfigError(f"{where}: {err.message}{hint}", path=str(path),
-                          line=_key_line(text, keys))
+                          line=key_line(text, keys))
     _check_chunk_sizes(user.get("chunk", {}), path, text)
     _check_reviewers(user.get("review", {}).get("reviewers", {}), path, text)
     _check_name(user.get("release", {}).get("knowledge_base"), path, text)
@@ -394,7 +394,7 @@ def _check_branch(name: str | None, path: Path, text: str) -> None:
     problem = branch_problem(name) if isinstance(name, str) else None
     if problem is not None:
         raise ConfigError(f"release.branch: {problem}", path=str(path),
-                          line=_key_line(text, ["release", "branch"]))
+                          line=key_line(text, ["release", "branch"]))
 
 
 def _check_name(name: str | None, path: Path, text: str) -> None:
@@ -404,7 +404,7 @@ def _check_name(name: str | None, path: Path, text: str) -> None:
         return
     raise ConfigError(f"release.knowledge_base: {name!r} has space around it or a control "
                       "character; write the name alone (\"作物-华北\")", path=str(path),
-                      line=_key_line(text, ["release", "knowledge_base"]))
+                      line=key_line(text, ["release", "knowledge_base"]))
 
 
 
@@ -422,7 +422,7 @@ def _check_reviewers(reviewers: dict[str, list[str]], path: Path, text: str) -> 
             raise ConfigError(f"review.reviewers.{pattern}: {entry!r} {what} (reviewers are "
                               "known by their address: write \"li.ming@example.org\" or "
                               "\"李明 <li.ming@example.org>\")", path=str(path),
-                              line=_key_line(text, ["review", "reviewers", pattern]))
+                              line=key_line(text, ["review", "reviewers", pattern]))
 
 
 def did_you_mean(key: str, known: list[str]) -> str:
@@ -443,14 +443,14 @@ def _check_chunk_sizes(chunk: dict[str, Any], path: Path, text: str) -> None:
         keys = [k for k in ("min_chars", "target_chars", "max_chars") if k in chunk]
         raise ConfigError("chunk: needs 0 < min_chars <= target_chars <= max_chars, got "
                           f"{lo}, {target}, {hi} (unset keys take their defaults)",
-                          path=str(path), line=_key_line(text, ["chunk", *keys[:1]]))
+                          path=str(path), line=key_line(text, ["chunk", *keys[:1]]))
     if sizes["overlap_chars"] >= target:
         raise ConfigError(f"chunk: overlap_chars ({sizes['overlap_chars']}) must be below "
                           f"target_chars ({target})", path=str(path),
-                          line=_key_line(text, ["chunk", "overlap_chars"]))
+                          line=key_line(text, ["chunk", "overlap_chars"]))
 
 
-def _key_line(text: str, keys: list[str]) -> int | None:
+def key_line(text: str, keys: list[str]) -> int | None:
     """The line of kb.toml `text` that sets the deepest of the keys `keys` (a table path:
     `["check", "max_bytes"]`) found: a `key = …` line in its table, or the table's `[…]`
     header; None when none is (a key set inside an inline table is found by its table)."""

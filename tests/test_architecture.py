@@ -137,7 +137,7 @@ LAYERS = [
     {"config"},
     {"corpus"},
     {"markdown", "provenance", "embed"},
-    {"blame_runs", "doc_changes"},
+    {"blame_runs", "doc_changes", "knowledge_dir"},
     {"render", "decision", "review", "index"},
     {"check", "query"},
     {"build"},

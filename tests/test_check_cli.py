@@ -273,7 +273,9 @@ def test_missing_knowledge_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = run()
     assert result.exit_code == 1
-    assert "knowledge folder not found" in result.stderr and "docs" in result.stderr
+    assert result.stderr.startswith(f"kb: error: {tmp_path / 'kb.toml'}:2: paths.knowledge: "
+                                    "the knowledge folder 'docs' does not exist and no "
+                                    "commit ever held it"), result.stderr
 
 
 def test_bad_config_is_reported(repo):

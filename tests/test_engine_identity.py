@@ -8,12 +8,14 @@ kb.toml's ``[release] knowledge_base`` names a knowledge base (`kbtools.base_ide
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from starlette.testclient import TestClient
 
 from kbtools.base_identity import base_of, same_base
 from kbtools.build.pipeline import BuildOptions, build
@@ -23,6 +25,7 @@ from kbtools.engine.milvus import P_BASE, connect_url
 from kbtools.engine.publish import check_release, publish, rollback
 from kbtools.errors import EngineError
 from kbtools.index.manifest import load_manifest
+from kbtools.serve.app import create_app, open_source
 from tests.hostile import git, make_repo
 from tests.milvus_server import milvus  # noqa: F401 - fixture
 from tests.test_engine_prune import zh_page
@@ -221,3 +224,31 @@ def test_a_named_knowledge_base_never_rolls_back_to_its_unnamed_twin_s_release(t
         assert eng.alias_target() == crops.collection
     assert rollback(eng, plant.collection)["to"] == plant.collection
     eng.close()
+
+
+def test_the_served_release_page_lists_its_own_releases_not_an_unnamed_twin_s(
+        twins, milvus, monkeypatch):  # noqa: F811
+    """`kb serve --engine`'s release page listed the releases of the served knowledge base
+    by first commit: crops, named and serving kb_current, listed plant's unnamed release
+    (behind plant's own alias) as one of its own. It lists what `kb rollback --engine` run
+    there may go back to: crops' own unnamed release where crops' repository shows it is
+    its history, plant's never."""
+    url = milvus.url("twins_page")
+    eng = connect_url(url, create_db=True)
+    publish(eng, check_release(twins["plant"]), alias="plant")
+    publish(eng, check_release(twins["crops"]))
+    assert publish(eng, check_release(twins["crops-named"])).moved
+    eng.close()
+    # a row names its release by its manifest's sha256
+    plant, own, crops = (hashlib.sha256((twins[d] / "manifest.json").read_bytes()
+                                        ).hexdigest()[:12]
+                         for d in ("plant", "crops", "crops-named"))
+    for where, listed in ((twins["crops-named"].parent, {crops, own}),
+                          (twins["crops-named"].parent.parent, {crops})):
+        monkeypatch.chdir(where)
+        with TestClient(create_app(None, source=open_source(None, url)),
+                        base_url="http://127.0.0.1") as client:
+            page = client.get("/release")
+        assert page.status_code == 200, page.text
+        shown = {sha for sha in (plant, own, crops) if f"<code>{sha}</code>" in page.text}
+        assert shown == listed, page.text

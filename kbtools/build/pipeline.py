@@ -55,6 +55,7 @@ from kbtools.index.materialize import materialize
 from kbtools.index.selfcheck import SELF_CHECK
 from kbtools.index.synonyms import Synonyms
 from kbtools.index.tokenize import dictionary_terms, tokenizer_fingerprint
+from kbtools.knowledge_dir import knowledge_folder
 from kbtools.markdown.nodes import Math
 from kbtools.query import calibration, pages
 from kbtools.render.formula import render_cached
@@ -131,16 +132,17 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
         cfg = corpus_config(cfg, opts.corpus)
     root = cfg.root
     knowledge = cfg.path("knowledge")
-    if not knowledge.is_dir():
-        raise KbError("knowledge folder not found (kb.toml paths.knowledge or --corpus)",
-                      path=str(knowledge))
+    if opts.corpus and not knowledge.is_dir():
+        raise KbError("--corpus: no such folder", path=str(knowledge))
+    # none: its last document deleted (Git keeps no empty folder), a release of nothing
+    folders = [f for f in [knowledge_folder(cfg)] if f is not None]
     started = head_sha(root)  # the commit the files are read in (a commit meanwhile: dirty)
     # unchanged documents are not parsed again by the checks (kb check's scan cache)
     ctx = make_context(cfg, lenient=opts.lenient, cache=opts.use_cache, outputs=(out,))
     ctx.keep_sources = True  # the build indexes the documents as the checks read them
     if opts.memo is not None:  # a watcher: unchanged documents are not checked or read again
         ctx.kept, ctx.statuses = opts.memo.checked, opts.memo.statuses
-    results, findings = check_results([knowledge], ctx)  # walks it once (corpus.find_markdown)
+    results, findings = check_results(folders, ctx)  # walks it once (corpus.find_markdown)
     unread = {one_line_path(r.rel) for r in results if not r.read}
     errors = [f for f in findings if f.level == "error"
               and (not opts.lenient or f.code in LENIENT_BLOCKING or f.path in unread)]

@@ -14,6 +14,7 @@ from kbtools.config import load_config, load_kb_config
 from kbtools.corpus import MIN_MAX_BYTES
 from kbtools.errors import KbError, UsageError, plural
 from kbtools.findings import Finding
+from kbtools.knowledge_dir import knowledge_folder
 
 if TYPE_CHECKING:
     from kbtools.check.engine import CheckContext
@@ -59,15 +60,17 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
     document whose lines changed after its review gets a `verification-lapsed` warning
     (the build serves them as unverified).
     """
-    for p in paths:
-        if not p.exists() and not p.is_symlink():
-            raise UsageError(f"no such file or directory: {p}")
     start = _start(paths)
     cfg = load_config(start) if paths else load_kb_config(start)
-    targets = list(paths) or [cfg.path("knowledge")]
-    if not paths and not targets[0].is_dir():
-        raise KbError(f"knowledge folder not found: {targets[0]} (pass PATHS or set "
-                      "[paths] knowledge in kb.toml)")
+    missing = [p for p in paths if not p.exists() and not p.is_symlink()]
+    for p in missing:
+        # the knowledge folder named (a monorepo's hook: `kb check docs/kb/knowledge`) is
+        # gone with its last document when Git agrees (`knowledge_folder`): none to check
+        if p.resolve() != cfg.path("knowledge").resolve() or knowledge_folder(cfg) is not None:
+            raise UsageError(f"no such file or directory: {p}")
+    # no folder: its last document deleted (Git keeps no empty folder), checked as empty
+    targets = ([p for p in paths if p not in missing] if paths
+               else [f for f in [knowledge_folder(cfg)] if f is not None])
     if staged and not fix and untouched(cfg, targets):
         # a commit of code alone: the check stack is not even imported (0.3 instead of
         # 0.8 s of CPU on 29 documents)

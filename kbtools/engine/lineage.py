@@ -102,6 +102,24 @@ def of_this_history(engine: Engine, release: dict[str, Any], base: str | None,
     return _commits(engine, release["collection"], manifest_text, places)[0] is True
 
 
+def served_releases(engine: Engine, releases: list[dict[str, Any]], current: str | None,
+                    base: str | None, places: tuple[Path, ...]
+                    ) -> tuple[list[dict[str, Any]], list[str]]:
+    """Of `releases` (`Engine.releases`, already `bases.of_base` of `base`, the knowledge
+    base of the release in `current`): (those that are its own, the collections of those
+    that are its only by a first commit, one named and the other not, and whose commits
+    (in the first repository among `places` holding them) do not show one history). The
+    releases a rollback from `current` may go back to, and the ones the app's release page
+    lists: an unnamed twin's are the twin's."""
+    if current is None or base is None or not any(
+            r["base"] and named_once(r["base"], base) for r in releases):
+        return releases, []
+    text = served_manifest(engine, current)
+    mine = [r for r in releases if r["collection"] == current
+            or of_this_history(engine, r, base, text, places)]
+    return mine, [r["collection"] for r in releases if r not in mine]
+
+
 def twin_problem(engine: Engine, alias: str, current: str | None, props: dict[str, str],
                  base: str | None, manifest_text: str, places: tuple[Path, ...],
                  done: str = "nothing was written") -> None:

@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kbtools.base_identity import named_once
 from kbtools.engine import expr
 from kbtools.engine.bases import EVERY, adopt, of_base, refuse_other, tag_problem
 from kbtools.engine.checked import CheckedRelease as CheckedRelease
@@ -49,7 +48,11 @@ from kbtools.engine.claim import (
     forget_stale_sightings,
     sighted,
 )
-from kbtools.engine.lineage import of_this_history, served_manifest, twin_problem
+from kbtools.engine.lineage import (
+    of_this_history,
+    served_releases,
+    twin_problem,
+)
 from kbtools.engine.milvus import (
     ALIAS,
     META_SUFFIX,
@@ -457,15 +460,8 @@ def rollback(engine: Engine, tag: str | None = None, alias: str = ALIAS) -> dict
     base = ((engine.listed_properties(current) or {}).get(P_BASE) or None) if current else None
     every = [r for r in engine.releases() if r["complete"]]
     releases = of_base(every, base) if current else every  # an alias serving none: any
-    unsure: list[str] = []
-    if current is not None and base is not None and any(
-            r["base"] and named_once(r["base"], base) for r in releases):
-        # an unnamed twin's releases are not this knowledge base's to go back to (`lineage`)
-        text = served_manifest(engine, current)
-        mine = [r for r in releases if r["collection"] == current
-                or of_this_history(engine, r, base, text, (Path.cwd(),))]
-        unsure = [r["collection"] for r in releases if r not in mine]
-        releases = mine
+    # an unnamed twin's releases are not this knowledge base's to go back to (`lineage`)
+    releases, unsure = served_releases(engine, releases, current, base, (Path.cwd(),))
     if tag is not None:
         # a collection named is that one, whichever knowledge base's (`tag_problem` says so)
         found = ([r for r in every if r["collection"] == tag]

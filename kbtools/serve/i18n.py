@@ -80,6 +80,11 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "no_answer_tips": ("可以换个说法或少用几个词再搜；故障代码、型号、名称这类关键词最容易找到。",
                        "Try other words, or fewer of them: a fault code, a model or a name "
                        "is the easiest to find."),
+    # a release of no document (the knowledge base's last one deleted): no other words help
+    "empty_release": ("这个发布版本没有任何文档，搜索不到内容。请知识库的作者提交文档、发布新版本后再来搜索。",
+                      "This release holds no document, so no search finds anything. Ask the "
+                      "knowledge base's authors to commit documents and publish a release, "
+                      "then search again."),
     "search_unfiltered": ("不加筛选再搜一次", "Search again without the filters"),
     # the codes and names of a question no document holds (`SearchResponse.not_in_knowledge`)
     "not_in_knowledge": ("知识库中没有：{names}", "Not in the knowledge: {names}"),

@@ -346,6 +346,7 @@ def search_page(p: Page, served: Served) -> Response:
                     search_patience=SEARCH_PATIENCE_SECONDS,
                     pasted_chars=p.pasted_chars, gone=p.gone, response=response,
                     results=results, unfiltered_url=unfiltered,
+                    empty_release=served.index.store.count() == 0,
                     release=served.index.release.to_dict())
     if tag is not None:
         page.headers["etag"] = tag

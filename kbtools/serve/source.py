@@ -53,6 +53,7 @@ from kbtools.agents.read import Knowledge, open_knowledge
 from kbtools.embed.base import embed_question
 from kbtools.embed.registry import get_embedder
 from kbtools.engine.bases import of_base
+from kbtools.engine.lineage import served_releases
 from kbtools.engine.milvus import P_BASE
 from kbtools.engine.remote import EngineReader
 from kbtools.errors import IndexLoadError, SyncError
@@ -300,11 +301,16 @@ class EngineServedIndex(ServedIndex):
         engine = self.reader.engine
         served = engine.alias_target(self.reader.alias)
         # the releases of the knowledge base served, not every one in the database
-        base = (engine.listed_properties(served) or {}).get(P_BASE) if served else None
+        base = ((engine.listed_properties(served) or {}).get(P_BASE) or None) if served \
+            else None
+        # an unnamed twin's (of its first commit) only when the commits show it is this
+        # one's history, as `kb rollback --engine` run here would go back to (`lineage`)
+        mine, _ = served_releases(engine, of_base(
+            [r for r in engine.releases() if r["complete"]], base), served, base, (Path.cwd(),))
         rows = [{**r, "current": r["collection"] == served,
                  "published_at": datetime.fromtimestamp(r["published"], UTC).isoformat(
                      timespec="seconds") if r["published"] else None}
-                for r in of_base(engine.releases(), base or None) if r["complete"]]
+                for r in mine]
         return rows[::-1]  # newest first, in `Engine.releases` order (a local build by time)
 
     def _locate(self) -> tuple[Any, Callable[[], KbIndex]]:
