@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,9 +12,9 @@ import click
 
 from kbtools.check.untouched import untouched
 from kbtools.commands.output import echo_json, json_option, report_findings
-from kbtools.config import load_config, load_kb_config
+from kbtools.config import Config, load_config, load_kb_config
 from kbtools.corpus import MIN_MAX_BYTES
-from kbtools.errors import KbError, UsageError, plural
+from kbtools.errors import ConfigError, KbError, UsageError, plural
 from kbtools.findings import Finding
 
 if TYPE_CHECKING:
@@ -68,6 +70,14 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
     if not paths and not targets[0].is_dir():
         raise KbError(f"knowledge folder not found: {targets[0]} (pass PATHS or set "
                       "[paths] knowledge in kb.toml)")
+    with named_from_here(cfg.root):
+        _check(cfg, paths, targets, as_json, fix, lenient, no_schema, max_size, jobs,
+               no_cache, staged)
+
+
+def _check(cfg: Config, paths: tuple[Path, ...], targets: list[Path], as_json: bool,
+           fix: bool, lenient: bool, no_schema: bool, max_size: int | None, jobs: int | None,
+           no_cache: bool, staged: bool) -> None:
     if staged and not fix and untouched(cfg, targets):
         # a commit of code alone: the check stack is not even imported (0.3 instead of
         # 0.8 s of CPU on 29 documents)
@@ -109,6 +119,25 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
                    "draft new --category CATEGORY --title TITLE", err=True)
     report_findings(from_here(findings, cfg.root), f"check: {plural(len(results), 'document')}",
                     as_json=as_json)
+
+
+@contextmanager
+def named_from_here(root: Path) -> Iterator[None]:
+    """A ConfigError naming a file of the knowledge base (a broken schema) names it as the
+    findings name documents: from `root`, or from the current directory above it
+    (`from_here`). Why: `schemas/x.schema.json:4: …` was `/home/…/kb/schemas/…:4: …` beside
+    findings reading `knowledge/a.md:3:1: …`."""
+    try:
+        yield
+    except ConfigError as exc:
+        if exc.path and Path(exc.path).is_absolute():
+            path = Path(exc.path)
+            for base in (root, root.resolve()):
+                if path.is_relative_to(base):
+                    exc.path = _prefix(root) + path.relative_to(base).as_posix()
+                    exc.args = (exc.format(),)
+                    break
+        raise
 
 
 def _start(paths: tuple[Path, ...]) -> Path:
