@@ -16,7 +16,7 @@ import click
 from click.core import ParameterSource
 
 from kbtools.errors import UsageError, valid_unicode
-from kbtools.findings import Finding, verdict
+from kbtools.findings import Finding, report_lines, verdict
 from kbtools.fsutil import json_line, unicode_stream
 from kbtools.index.layout import device_of_release
 
@@ -200,8 +200,11 @@ def echo_jsonl(data: Any) -> None:
     sys.stdout.flush()
 
 
-def report_findings(findings: list[Finding], summary: str, *, as_json: bool) -> None:
-    """Print findings (`path:line:col: level: code: message`, or JSON) and a summary.
+def report_findings(findings: list[Finding], summary: str, *, as_json: bool,
+                    listed_by: str = "kb check --json") -> None:
+    """Print findings (`path:line:col: level: code: message`, at most
+    `MAX_SHOWN_PER_CODE` of one code in one file and a line saying how many more, which
+    `listed_by` lists; or JSON, every one) and a summary counting every one.
 
     Any error ends the command with exit 1 (`kbtools.findings.verdict` raises FindingsError,
     translated by the CLI root); otherwise the summary goes to stderr.
@@ -209,6 +212,6 @@ def report_findings(findings: list[Finding], summary: str, *, as_json: bool) -> 
     if as_json:
         echo_json([f.to_dict() for f in findings])
     else:
-        for f in findings:
-            click.echo(f.format())
+        for line in report_lines(findings, listed_by):
+            click.echo(line)
     click.echo(f"kb {verdict(findings, summary)}", err=True)
