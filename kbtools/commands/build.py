@@ -8,8 +8,7 @@ import click
 
 from kbtools.build.embed_stage import seed_cache
 from kbtools.build.pipeline import BuildOptions, BuildStats, build
-from kbtools.commands.check import named_from_here
-from kbtools.commands.output import echo_json, json_option, lapse_message
+from kbtools.commands.output import echo_json, json_option, lapse_message, named_from_here
 from kbtools.config import load_config, load_kb_config
 from kbtools.errors import plural
 from kbtools.index.manifest import history_warnings

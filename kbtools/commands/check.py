@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from kbtools.check.untouched import untouched
-from kbtools.commands.output import echo_json, json_option, report_findings
+from kbtools.commands.output import (
+    echo_json,
+    from_here,
+    here_prefix,
+    json_option,
+    named_from_here,
+    report_findings,
+)
 from kbtools.config import Config, load_config, load_kb_config
 from kbtools.corpus import MIN_MAX_BYTES
-from kbtools.errors import ConfigError, KbError, UsageError, plural
-from kbtools.findings import Finding
+from kbtools.errors import KbError, UsageError, plural
 
 if TYPE_CHECKING:
     from kbtools.check.engine import CheckContext
@@ -99,7 +103,7 @@ def _check(cfg: Config, paths: tuple[Path, ...], targets: list[Path], as_json: b
 
     if fix:
         changes, results, findings = fix_paths(targets, ctx_factory, jobs)
-        prefix = _prefix(cfg.root)
+        prefix = here_prefix(cfg.root)
         for change in changes:
             shown = dataclasses.replace(change, path=prefix + change.path)
             click.echo(shown.format(), err=True)
@@ -112,7 +116,7 @@ def _check(cfg: Config, paths: tuple[Path, ...], targets: list[Path], as_json: b
         # a new knowledge base's own folder, still empty: nothing is wrong with it (the
         # build makes an empty release of it); say what to do, as kb init's next step
         folder = cfg.path("knowledge")
-        named = (_prefix(cfg.root) + folder.relative_to(cfg.root).as_posix()
+        named = (here_prefix(cfg.root) + folder.relative_to(cfg.root).as_posix()
                  if folder.is_relative_to(cfg.root) else str(folder))
         click.echo(f"kb check: no document in {named}/ yet: write one there (a .md file that "
                    "starts with front matter, like the example kb init writes), or run kb "
@@ -121,47 +125,9 @@ def _check(cfg: Config, paths: tuple[Path, ...], targets: list[Path], as_json: b
                     as_json=as_json)
 
 
-@contextmanager
-def named_from_here(root: Path) -> Iterator[None]:
-    """A ConfigError naming a file of the knowledge base (a broken schema) names it as the
-    findings name documents: from `root`, or from the current directory above it
-    (`from_here`). Why: `schemas/x.schema.json:4: …` was `/home/…/kb/schemas/…:4: …` beside
-    findings reading `knowledge/a.md:3:1: …`."""
-    try:
-        yield
-    except ConfigError as exc:
-        if exc.path and Path(exc.path).is_absolute():
-            path = Path(exc.path)
-            for base in (root, root.resolve()):
-                if path.is_relative_to(base):
-                    exc.path = _prefix(root) + path.relative_to(base).as_posix()
-                    exc.args = (exc.format(),)
-                    break
-        raise
-
-
 def _start(paths: tuple[Path, ...]) -> Path:
     """Where to look for kb.toml: the first path's folder, else the current directory."""
     if not paths:
         return Path.cwd()
     first = paths[0].absolute()
     return first if first.is_dir() else first.parent
-
-
-def from_here(findings: list[Finding], root: Path) -> list[Finding]:
-    """`findings` (paths from the knowledge base's folder `root`) named from the current
-    directory when it lies above `root`: a monorepo's root, where pre-commit runs the hook
-    of each knowledge base (`kb check docs/b/knowledge`). Why: the findings of docs/a and
-    docs/b both read `knowledge/x.md:3:1`, naming no file an editor opens from there."""
-    prefix = _prefix(root)
-    return [dataclasses.replace(f, path=prefix + f.path) for f in findings] if prefix \
-        else findings
-
-
-def _prefix(root: Path) -> str:
-    """`root` from the current directory with a final `/` when it lies below it, else ""."""
-    try:
-        prefix = root.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except (OSError, ValueError):  # not below the current directory
-        return ""
-    return "" if prefix == "." else prefix + "/"
