@@ -62,6 +62,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.hookconfig:repos:[ \\t]*(#.*)?$": "match",  # a line of a project's hook config
     "kbtools.hookconfig:[ \\t]*-([ \\t]|$)": "match",  # a line of a project's hook config
     "kbtools.hookconfig:\\\\(.)": "sub",  # a folder name as a hook's files pattern escapes it
+    "kbtools.hookconfig:([\\w-]+)[ \\t]*:": "match",  # a line of a project's hook config
     "kbtools.check.content._OURS": "fullmatch",  # a line of a document
     "kbtools.check.content._SPLIT": "fullmatch",  # a line of a document
     "kbtools.check.content._THEIRS": "fullmatch",  # a line of a document
@@ -214,7 +215,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.review.verification.CO_AUTHOR": "match",
     "kbtools.review.verification:\\n\\s*\\n": "split",
     "kbtools.build.watch._NOISE_COPY": "fullmatch",  # a saved file's name
-    "kbtools.corpus._EDITOR_MARKDOWN": "fullmatch",  # a Markdown file's name
+    "kbtools.docfiles._EDITOR_MARKDOWN": "fullmatch",  # a Markdown file's name
     "kbtools.decision.conditions._RE_MAGNIFIED": "sub",  # a table cell
     "kbtools.query.coverage._WORD": "search",  # a term of a pasted line
     "kbtools.query.codes._PARTS": "fullmatch",  # a question's word
@@ -279,8 +280,8 @@ OTHER: dict[str, str] = {
     "kbtools.query.inputs:<dynamic>": "an escaped literal input name found in the question",
     "kbtools.query.codes:<dynamic>": "a code's escaped prefix forms and its digits between "
                                       "fixed look-arounds, searched in chunk texts (linear)",
-    "kbtools.corpus._BACKUP_MARKDOWN": "a file name (at most 255 bytes)",
-    "kbtools.corpus._CONFLICTED": "a file name (at most 255 bytes)",
+    "kbtools.docfiles._BACKUP_MARKDOWN": "a file name (at most 255 bytes)",
+    "kbtools.docfiles._CONFLICTED": "a file name (at most 255 bytes)",
     "kbtools.check.names._BACKUP_TAIL": "a file name (at most 255 bytes)",
     "kbtools.query.expansion:<dynamic>": "a code's escaped prefix, whitespace and its escaped "
                                           "digits between fixed look-arounds, or an escaped "
