@@ -54,18 +54,13 @@ from kbtools.check.links import AnchorTarget, Edit
 from kbtools.check.results_cache import ResultsCache
 from kbtools.check.verification import lapse_findings
 from kbtools.config import Config
-from kbtools.corpus import (
-    DEFAULT_MAX_BYTES,
+from kbtools.corpus import DEFAULT_MAX_BYTES, SourceDoc, decode, parse_source, read_source, rel_path
+from kbtools.docfiles import (
     TRASH,
-    SourceDoc,
     conflicted_copy,
-    decode,
     find_markdown,
     misnamed_markdown,
     misnamed_message,
-    parse_source,
-    read_source,
-    rel_path,
 )
 from kbtools.errors import SourceError
 from kbtools.findings import Finding, display_path, finding, sort_findings
