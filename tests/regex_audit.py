@@ -73,7 +73,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.check.links:[\\\\/]": "split",  # a picture's path as an editor wrote it
     "kbtools.query.compounds._CODED": "fullmatch",  # one token of the question
     "kbtools.agents.draft:[^a-z0-9]+": "sub",
-    "kbtools.check.frontmatter:(?:^|\\s)#.*$": "sub",  # a front-matter line's value
+    "kbtools.check.fm_written:(?:^|\\s)#.*$": "sub",  # a front-matter line's value
     "kbtools.check.mend._HASHED": "fullmatch",  # a paragraph's line opening with `#`
     "kbtools.markdown.spaced._SPACED": "finditer",  # an inline run's text
     "kbtools.ship.sourceurl._USERINFO": "sub",  # a git message naming a source (a server's text)

@@ -31,6 +31,7 @@ from kbtools.check import (
     assets,
     content,
     fm_items,
+    fm_written,
     frontmatter,
     links,
     mend,
@@ -263,7 +264,7 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
     edits.extend(edit for gap in gaps for edit in gap.edits(src.text.split("\n")))
     if ctx.schema_checks:
         edits.extend([*frontmatter.schema_edits(src, ctx.schemas_dir),
-                      *frontmatter.value_edits(src)])
+                      *fm_written.value_edits(src)])
     if any(e.code == "fm-missing" for e in src.errors):
         edits.extend(e for e in [mend.misplaced_edit(src.text)] if e is not None)
     images: list[assets.ImageLink] = []
