@@ -56,7 +56,8 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
     """Check Markdown knowledge documents.
 
     PATHS are files or directories (default: the knowledge folder from kb.toml). Prints one
-    line per finding, `path:line:col: level: code: message`, sorted; exits 1 if any
+    line per finding, `path:line:col: level: code: message`, sorted (at most 20 of one code
+    in one file, then one line saying how many more; --json lists every one); exits 1 if any
     finding is an error. Front matter is validated against schemas/ (base schema plus the
     category's schema); links and images must be relative, existing, inside the repo and
     match the file's case exactly; Obsidian `[[wikilinks]]` and `![[embeds]]` are errors
