@@ -162,7 +162,8 @@ def _refreshed(lines: list[str], found: list[_Hook], new_item: list[str],
     changed nothing and the stale claim stayed. A run of comment lines is kb's when each of
     its lines is one kb wrote (`earlier-hooks.yaml` or the template), stale when one of them
     is not the template's any more: only such a run is replaced, by the template's run above
-    the same key (none: removed). The project's own comment lines, keys and values stay."""
+    the same key (none: removed); one the project wrote a line into is left as it is. The
+    project's own comment lines, keys and values stay."""
     current = _comments(new_item)
     known = earlier["comments"] | current
     runs = _comment_runs(new_item)
@@ -178,6 +179,11 @@ def _refreshed(lines: list[str], found: list[_Hook], new_item: list[str],
                 start -= 1
             texts = [_comment(line) for line in out[start:at]]
             if not any(text not in current for text in texts):
+                continue
+            above = start
+            while above > 0 and _comment(out[above - 1]) is not None:
+                above -= 1  # the project's comment lines above kb's: none between kb's
+            if any(_comment(line) in known for line in out[above:start]):
                 continue
             out[start:at] = _item(runs.get(anchor, []), lines[hook.first], None)
             changed = True

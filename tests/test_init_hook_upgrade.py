@@ -417,3 +417,15 @@ def test_kb_init_again_refreshes_kbs_stale_comment_over_current_hooks_and_nothin
     again = kb("init", str(target))
     assert again.exit_code == 0 and str(config) not in again.output, again.output
     assert config.read_bytes().decode("utf-8") == raw
+
+
+def test_kbs_stale_comment_the_project_wrote_into_is_left_as_it_is():
+    """A project's own line among kb's comment lines (not above them): replacing the kb lines
+    below it would leave the ones above it beside a new copy of them; the comment is left as
+    the project has it, and nothing said."""
+    s37 = (FIXTURES / "current" / "root-b30a6208.yaml").read_text(encoding="utf-8")
+    template = TEMPLATE_HOOKS.read_text(encoding="utf-8")
+    second = "      # which pre-commit turns on)"
+    assert second in s37
+    theirs = s37.replace(second, "      # 注意: 我们的说明\n" + second, 1)
+    assert upgrade_hooks(template, theirs.encode("utf-8")) == (None, None)
