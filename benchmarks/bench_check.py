@@ -22,7 +22,7 @@ from pathlib import Path
 
 from kbtools.check.engine import check_paths
 from kbtools.config import load_config
-from kbtools.corpus import find_markdown
+from kbtools.docfiles import find_markdown
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "tidb-docs-cn"
 

@@ -23,7 +23,8 @@ from pathlib import Path
 
 from kbtools.build.chunk import ChunkConfig, chunk_document
 from kbtools.build.xref import HeadingIndex
-from kbtools.corpus import find_markdown, parse_source, read_doc
+from kbtools.corpus import parse_source, read_doc
+from kbtools.docfiles import find_markdown
 from kbtools.markdown.doctree import parse
 from kbtools.render.formula import backend_problem, render_formulas
 from kbtools.render.table_csv import render_tables

@@ -80,6 +80,32 @@ def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
     return [by_key[k] for k in sorted(by_key)]
 
 
+# the human report shows this many findings of one code in one file (`report_lines`)
+MAX_SHOWN_PER_CODE = 20
+
+
+def report_lines(findings: list[Finding], listed_by: str) -> list[str]:
+    """The lines of a human report of `findings`: each one's `format()`, in their order, but
+    at most MAX_SHOWN_PER_CODE of one code in one file, the rest said in one line after that
+    file's findings: `… and 4980 more fm-unknown-key in a.md (kb check --json lists them)`
+    (`listed_by` names what does). Why: a document with 5,000 unknown front-matter keys
+    printed 5,000 lines, burying every other file's findings; `--json` and the counts of the
+    summary keep every finding."""
+    by_path: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_path.setdefault(f.path, []).append(f)
+    lines: list[str] = []
+    for path, found in by_path.items():
+        seen: dict[str, int] = {}
+        for f in found:
+            seen[f.code] = seen.get(f.code, 0) + 1
+            if seen[f.code] <= MAX_SHOWN_PER_CODE:
+                lines.append(f.format())
+        lines += [f"… and {n - MAX_SHOWN_PER_CODE} more {code} in {path} ({listed_by} lists "
+                  "them)" for code, n in sorted(seen.items()) if n > MAX_SHOWN_PER_CODE]
+    return lines
+
+
 def has_errors(findings: Iterable[Finding]) -> bool:
     return any(f.level == "error" for f in findings)
 
@@ -100,5 +126,5 @@ def verdict(findings: list[Finding], summary: str) -> str:
     return line
 
 
-__all__ = ["LEVELS", "Finding", "display_path", "finding", "has_errors", "sort_findings",
-           "summary_line", "verdict"]
+__all__ = ["LEVELS", "MAX_SHOWN_PER_CODE", "Finding", "display_path", "finding", "has_errors",
+           "report_lines", "sort_findings", "summary_line", "verdict"]

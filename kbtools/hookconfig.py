@@ -98,14 +98,15 @@ def upgrade_hooks(template: str, theirs: bytes, force: bool = False
     groups: dict[str | None, list[_Hook]] = {}  # by the folder each checks: one hook each
     for hook in found:
         groups.setdefault(_folder_of(hook.values), []).append(hook)
-    if len(groups) == len(found) and all(_is_current(h.values, new_hook) for h in found):
-        return None, None
     earlier = _earlier()
+    if len(groups) == len(found) and all(_is_current(h.values, new_hook) for h in found):
+        return _refreshed(lines, found, new_item, earlier, config, ids, eol)
     edited = [h for h in found if not _written_by_kb(h.values, earlier)]
     if edited and not force:
         if len(groups) == len(found) and all(h.values.get("entry") == new_hook["entry"]
                                              for h in found):
-            return None, None  # the current hooks with the project's own options
+            # the current hooks with the project's own options
+            return _refreshed(lines, found, new_item, earlier, config, ids, eol)
         return None, (f"kept kb's hooks ({ids}) as they are: "
                       f"{', '.join(str(h.values.get('id')) for h in edited)} is not as kb init "
                       "wrote it: copy the kb-check hook of a new kb init, or run kb init "
@@ -149,6 +150,79 @@ def upgrade_hooks(template: str, theirs: bytes, force: bool = False
         said += ("; default_install_hook_types added: run pre-commit install again to check "
                  "merges too")
     return upgraded.replace("\n", eol).encode("utf-8"), said
+
+
+def _refreshed(lines: list[str], found: list[_Hook], new_item: list[str],
+               earlier: dict[str, Any], config: Any, ids: str, eol: str
+               ) -> tuple[bytes | None, str | None]:
+    """The file with kb's current hooks (`found`) under an earlier `kb init`'s comment lines
+    given the template's (`new_item`) in their place, and one line saying so; (None, None)
+    when none is stale. Why: session 37 wrote today's hook values under a comment saying
+    "cached: ~1 s", measured since at ~0.9 s; the values being current, `kb init` again
+    changed nothing and the stale claim stayed. A run of comment lines is kb's when each of
+    its lines is one kb wrote (`earlier-hooks.yaml` or the template), stale when one of them
+    is not the template's any more: only such a run is replaced, by the template's run above
+    the same key (none: removed); one the project wrote a line into is left as it is. The
+    project's own comment lines, keys and values stay."""
+    current = _comments(new_item)
+    known = earlier["comments"] | current
+    runs = _comment_runs(new_item)
+    out = list(lines)
+    changed = False
+    for hook in sorted(found, key=lambda h: h.first, reverse=True):
+        for at in range(hook.last, hook.first - 1, -1):
+            anchor = _anchor(out[at])
+            if anchor is None or (at > hook.first and anchor == "-"):
+                continue
+            start = at
+            while start > 0 and _comment(out[start - 1]) in known:
+                start -= 1
+            texts = [_comment(line) for line in out[start:at]]
+            if not any(text not in current for text in texts):
+                continue
+            above = start
+            while above > 0 and _comment(out[above - 1]) is not None:
+                above -= 1  # the project's comment lines above kb's: none between kb's
+            if any(_comment(line) in known for line in out[above:start]):
+                continue
+            out[start:at] = _item(runs.get(anchor, []), lines[hook.first], None)
+            changed = True
+    if not changed:
+        return None, None
+    refreshed = "\n".join(out)
+    try:
+        if yaml.safe_load(refreshed) != config:
+            return None, None
+    except yaml.YAMLError:
+        return None, None
+    return refreshed.replace("\n", eol).encode("utf-8"), (
+        f"the comment lines kb wrote about its hooks ({ids}) now say what the current hook "
+        "does and costs (they were an earlier kb init's)")
+
+
+def _anchor(line: str) -> str | None:
+    """What a line of a hook item starts: "-" (the item), a key's name, or None (a comment,
+    a blank line, a continued value)."""
+    stripped = line.strip()
+    if stripped.startswith("-"):
+        return "-"
+    match = re.match(r"([\w-]+)[ \t]*:", stripped)
+    return match.group(1) if match else None
+
+
+def _comment_runs(item: list[str]) -> dict[str, list[str]]:
+    """The template item's comment lines, by the anchor (`_anchor`) of the line below them."""
+    runs: dict[str, list[str]] = {}
+    run: list[str] = []
+    for line in item:
+        if _comment(line) is not None:
+            run.append(line)
+            continue
+        anchor = _anchor(line)
+        if anchor is not None and run:
+            runs.setdefault(anchor, run)
+        run = []
+    return runs
 
 
 def add_folder_hook(ours: bytes, theirs: bytes) -> tuple[bytes | None, str | None]:

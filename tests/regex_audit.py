@@ -63,6 +63,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.hookconfig:repos:[ \\t]*(#.*)?$": "match",  # a line of a project's hook config
     "kbtools.hookconfig:[ \\t]*-([ \\t]|$)": "match",  # a line of a project's hook config
     "kbtools.hookconfig:\\\\(.)": "sub",  # a folder name as a hook's files pattern escapes it
+    "kbtools.hookconfig:([\\w-]+)[ \\t]*:": "match",  # a line of a project's hook config
     "kbtools.check.content._OURS": "fullmatch",  # a line of a document
     "kbtools.check.content._SPLIT": "fullmatch",  # a line of a document
     "kbtools.check.content._THEIRS": "fullmatch",  # a line of a document
@@ -73,7 +74,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.check.links:[\\\\/]": "split",  # a picture's path as an editor wrote it
     "kbtools.query.compounds._CODED": "fullmatch",  # one token of the question
     "kbtools.agents.draft:[^a-z0-9]+": "sub",
-    "kbtools.check.frontmatter:(?:^|\\s)#.*$": "sub",  # a front-matter line's value
+    "kbtools.check.fm_written:(?:^|\\s)#.*$": "sub",  # a front-matter line's value
     "kbtools.check.mend._HASHED": "fullmatch",  # a paragraph's line opening with `#`
     "kbtools.markdown.spaced._SPACED": "finditer",  # an inline run's text
     "kbtools.ship.sourceurl._USERINFO": "sub",  # a git message naming a source (a server's text)
@@ -215,7 +216,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.review.verification.CO_AUTHOR": "match",
     "kbtools.review.verification:\\n\\s*\\n": "split",
     "kbtools.build.watch._NOISE_COPY": "fullmatch",  # a saved file's name
-    "kbtools.corpus._EDITOR_MARKDOWN": "fullmatch",  # a Markdown file's name
+    "kbtools.docfiles._EDITOR_MARKDOWN": "fullmatch",  # a Markdown file's name
     "kbtools.decision.numerals._MAGNIFIED": "sub",  # a table cell, an input value
     "kbtools.decision.numerals._HALF_AFTER": "sub",  # a table cell, an input value
     "kbtools.decision.numerals._HALF_ALONE": "sub",  # a table cell, an input value
@@ -284,8 +285,8 @@ OTHER: dict[str, str] = {
     "kbtools.query.inputs:<dynamic>": "an escaped literal input name found in the question",
     "kbtools.query.codes:<dynamic>": "a code's escaped prefix forms and its digits between "
                                       "fixed look-arounds, searched in chunk texts (linear)",
-    "kbtools.corpus._BACKUP_MARKDOWN": "a file name (at most 255 bytes)",
-    "kbtools.corpus._CONFLICTED": "a file name (at most 255 bytes)",
+    "kbtools.docfiles._BACKUP_MARKDOWN": "a file name (at most 255 bytes)",
+    "kbtools.docfiles._CONFLICTED": "a file name (at most 255 bytes)",
     "kbtools.check.names._BACKUP_TAIL": "a file name (at most 255 bytes)",
     "kbtools.query.expansion:<dynamic>": "a code's escaped prefix, whitespace and its escaped "
                                           "digits between fixed look-arounds, or an escaped "

@@ -16,7 +16,8 @@ from kbtools.check.engine import check_document, check_paths, make_context
 from kbtools.check.fix import NotFixed, fix_results
 from kbtools.cli import main
 from kbtools.config import load_config
-from kbtools.corpus import MAX_YAML_NODES, find_markdown, iter_documents, load_yaml, parse_source
+from kbtools.corpus import MAX_YAML_NODES, iter_documents, load_yaml, parse_source
+from kbtools.docfiles import find_markdown
 from kbtools.errors import FindingsError, RenderError
 from kbtools.markdown.doctree import parse
 from kbtools.markdown.frontend import scan

@@ -422,3 +422,33 @@ def test_a_folder_without_kb_toml_is_checked_without_writing_into_it(tmp_path, m
         assert result.exit_code == 0, result.output
     assert sorted(p.name for p in folder.iterdir()) == before
     assert list((home / "caches").glob("notes-*/check-results.sqlite"))
+
+
+def test_thousands_of_one_code_in_one_file_are_bounded_in_the_report_not_in_json(repo):
+    """A document with 5,000 unknown front-matter keys (a pasted export) printed 5,000 lines,
+    the other documents' findings lost among them. The report shows the first
+    MAX_SHOWN_PER_CODE of one code in one file and one line saying how many more; the
+    other codes and files are shown as before; the summary counts and the exit code, and
+    `--json`, keep every finding."""
+    from kbtools.findings import MAX_SHOWN_PER_CODE
+
+    keys = "".join(f"zz_key_{i}: {i}\n" for i in range(5000))
+    (repo / "knowledge" / "导出.md").write_text(FM.replace("---\n", "---\n" + keys, 1)
+                                              + "# 导出\n\n[坏](missing.md)\n")
+    (repo / "knowledge" / "sub" / "other.md").write_text(FM + "# Other\n\n[x](gone.md)\n")
+    result = run()
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    unknown = [line for line in lines if ": fm-unknown-key: " in line]
+    assert all(line.startswith(f"knowledge/导出.md:{i + 2}:1: error: fm-unknown-key: unknown "
+                               f"key 'zz_key_{i}';") for i, line in enumerate(unknown))
+    assert len(unknown) == MAX_SHOWN_PER_CODE
+    assert f"… and {5000 - MAX_SHOWN_PER_CODE} more fm-unknown-key in knowledge/导出.md (kb " \
+           "check --json lists them)" in lines
+    assert sum("missing.md" in line for line in lines) == 1
+    assert sum(line.startswith("knowledge/sub/other.md:") and "gone.md" in line
+               for line in lines) == 1
+    assert len(lines) == MAX_SHOWN_PER_CODE + 3
+    assert result.stderr == "kb: error: check: 3 documents, 5002 errors, 0 warnings\n"
+    every = json.loads(run("--json").stdout)
+    assert sum(f["code"] == "fm-unknown-key" for f in every) == 5000 and len(every) == 5002

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from kbtools.check.engine import check_paths
 from kbtools.config import load_config
-from kbtools.corpus import conflicted_copy, find_markdown, iter_documents
+from kbtools.corpus import iter_documents
+from kbtools.docfiles import conflicted_copy, find_markdown
 from tests.kbfixtures import GOOD_FM
 from tests.test_editor_markdown import repo
 

@@ -363,15 +363,69 @@ def test_a_monorepos_earlier_hooks_become_one_hook_for_each_folder(tmp_path):
 def test_the_comment_lines_of_session_37s_hook_go_when_a_later_hook_replaces_it():
     """Session 37's configuration (`current/root-b30a6208.yaml`, what its kb init wrote) holds
     today's hook values under an older comment ("cached: ~1 s", measured since: ~0.9 s with a
-    document, ~0.45 s for code alone). kb init leaves it as it is; when a later template
-    changes the hook, those comment lines are kb's own (`earlier-hooks.yaml`) and go with it,
-    rather than stay above the new hook saying what it no longer does."""
+    document, ~0.45 s for code alone). kb init refreshes that comment (the values stay as
+    they are); when a later template changes the hook, those comment lines are kb's own
+    (`earlier-hooks.yaml`) and go with it, rather than stay above the new hook saying what it
+    no longer does."""
     s37 = (FIXTURES / "current" / "root-b30a6208.yaml").read_text(encoding="utf-8")
     template = TEMPLATE_HOOKS.read_text(encoding="utf-8")
     assert "cached: ~1 s" in s37 and "cached: ~1 s" not in template
-    assert upgrade_hooks(template, s37.encode("utf-8")) == (None, None)
+    refreshed, said = upgrade_hooks(template, s37.encode("utf-8"))
+    assert said is not None and refreshed is not None and refreshed.decode("utf-8") == template
     later = template.replace("name: kb check (the knowledge folder as the commit holds it)",
                              "name: kb check (a later hook)")
     upgraded, said = upgrade_hooks(later, s37.encode("utf-8"))
     assert said is not None and upgraded is not None
     assert upgraded.decode("utf-8") == later
+
+
+S37_PROJECT = ("      # 我们自己的说明: the hook below runs on every commit\n",
+               "        # 项目的注释 (the project's own, inside kb's hook)\n")
+
+
+def test_kb_init_again_refreshes_kbs_stale_comment_over_current_hooks_and_nothing_else(
+        tmp_path):
+    """kb init run again on session 37's configuration (hook values current, kb's comment
+    above them saying "cached: ~1 s") puts today's comment in its place: the project's own
+    comment lines (above kb's, inside kb's hook), its own option (`args:`), its other hooks
+    and its CRLF line ends stay as they were, and a third kb init changes nothing."""
+    s37 = (FIXTURES / "current" / "root-b30a6208.yaml").read_text(encoding="utf-8")
+    theirs = (s37.replace("    hooks:\n", "    hooks:\n" + S37_PROJECT[0], 1)
+              .replace("      - id: kb-check\n", "      - id: kb-check\n"
+                       "        args: [knowledge]\n", 1)
+              .replace("        # Git apps", S37_PROJECT[1] + "        # Git apps", 1)
+              + "  - repo: local\n    hooks:\n      # 格式化 (ours)\n      - id: no-tabs\n"
+              "        name: no tabs\n        entry: \"\\t\"\n        language: pygrep\n")
+    root, target = _repository(tmp_path, "root-37ee2797.yaml")
+    config = target / ".pre-commit-config.yaml"
+    config.write_bytes(theirs.replace("\n", "\r\n").encode("utf-8"))
+    result = kb("init", str(target))
+    assert result.exit_code == 0, result.output
+    assert [line for line in result.stderr.splitlines() if str(config) in line] == [
+        f"kb init: {config}: the comment lines kb wrote about its hooks (kb-check) now say "
+        "what the current hook does and costs (they were an earlier kb init's)"]
+    raw = config.read_bytes().decode("utf-8")
+    assert raw.count("\n") == raw.count("\r\n")
+    after = raw.replace("\r\n", "\n")
+    assert "cached: ~1 s" not in after and yaml.safe_load(after) == yaml.safe_load(theirs)
+    template = TEMPLATE_HOOKS.read_text(encoding="utf-8")
+    lead = template[template.index("      # the knowledge folder"):template.index("      - id:")]
+    assert S37_PROJECT[0] + lead + "      - id: kb-check\n        args: [knowledge]\n" in after
+    assert S37_PROJECT[1] + "        # Git apps" in after
+    assert after.endswith("      # 格式化 (ours)\n      - id: no-tabs\n        name: no tabs\n"
+                          "        entry: \"\\t\"\n        language: pygrep\n")
+    again = kb("init", str(target))
+    assert again.exit_code == 0 and str(config) not in again.output, again.output
+    assert config.read_bytes().decode("utf-8") == raw
+
+
+def test_kbs_stale_comment_the_project_wrote_into_is_left_as_it_is():
+    """A project's own line among kb's comment lines (not above them): replacing the kb lines
+    below it would leave the ones above it beside a new copy of them; the comment is left as
+    the project has it, and nothing said."""
+    s37 = (FIXTURES / "current" / "root-b30a6208.yaml").read_text(encoding="utf-8")
+    template = TEMPLATE_HOOKS.read_text(encoding="utf-8")
+    second = "      # which pre-commit turns on)"
+    assert second in s37
+    theirs = s37.replace(second, "      # 注意: 我们的说明\n" + second, 1)
+    assert upgrade_hooks(template, theirs.encode("utf-8")) == (None, None)

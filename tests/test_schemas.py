@@ -63,7 +63,8 @@ ENGINEERING = """{
 @pytest.mark.parametrize("category", ["engineering", "crop-protection"])
 def test_a_broken_category_schema_is_one_line_naming_file_and_line(tmp_path, monkeypatch,
                                                                    edit, where, category):
-    """An author editing schemas/ once met `kb: unexpected error: SchemaError` (exit 3, no
+    """(The file is named from the knowledge base, as findings name documents.) An author
+    editing schemas/ once met `kb: unexpected error: SchemaError` (exit 3, no
     file named) or a traceback from the first document of that category. A category no
     document has yet (crop-protection, in kb init's knowledge base) passed: the commit that
     broke it went in, and the next author's first document of it met the error."""
@@ -73,7 +74,7 @@ def test_a_broken_category_schema_is_one_line_naming_file_and_line(tmp_path, mon
     monkeypatch.chdir(tmp_path / "kr")
     res = CliRunner().invoke(main, ["check", "--no-cache"])
     assert res.exit_code == 1, res.output
-    assert res.stderr == f"kb: error: {schema}{where}\n"
+    assert res.stderr == f"kb: error: schemas/categories/{category}.schema.json{where}\n"
     assert (ENGINEERING % edit).splitlines()[int(where.split(":")[1]) - 1].strip()
 
 
@@ -114,3 +115,28 @@ def test_a_schema_saved_by_notepad_is_read(tmp_path, monkeypatch):
     doc.write_text(doc.read_text(encoding="utf-8").replace("title:", "titel:"), encoding="utf-8")
     res = CliRunner().invoke(main, ["check", "--no-cache"])
     assert res.exit_code == 1 and "fm-unknown-key" in res.output
+
+
+@pytest.mark.parametrize("cwd,shown", [("kr", ""), ("kr/knowledge", ""), (".", "kr/")])
+def test_a_broken_schema_is_named_as_the_findings_name_documents(tmp_path, monkeypatch, cwd,
+                                                                 shown):
+    """A broken schema was named by its absolute path (`kb: error: /home/…/kr/schemas/…`)
+    while the findings of the same run name documents from the knowledge base, or from the
+    current directory above it (`kr/knowledge/a.md:…`): the schema is now named the same
+    way, by kb check and by kb build."""
+    assert CliRunner().invoke(main, ["init", str(tmp_path / "kr")]).exit_code == 0
+    doc = tmp_path / "kr" / "knowledge" / "getting-started.md"
+    doc.write_text(doc.read_text(encoding="utf-8").replace("title:", "titel:"), encoding="utf-8")
+    monkeypatch.chdir(tmp_path / cwd)
+    target = [] if cwd != "." else ["kr/knowledge"]
+    res = CliRunner().invoke(main, ["check", "--no-cache", *target])
+    assert res.exit_code == 1 and f"{shown}knowledge/getting-started.md:" in res.stdout
+    schema = tmp_path / "kr" / "schemas" / "frontmatter.schema.json"
+    schema.write_text('{"type": "object",\n "properties": {\n', encoding="utf-8")
+    said = (f"kb: error: {shown}schemas/frontmatter.schema.json:3: cannot read schema: "
+            "Expecting property name enclosed in double quotes (column 1)\n")
+    res = CliRunner().invoke(main, ["check", "--no-cache", *target])
+    assert (res.exit_code, res.stderr) == (1, said)
+    if cwd != ".":  # kb build runs in the knowledge base
+        res = CliRunner().invoke(main, ["build", "-q"])
+        assert (res.exit_code, res.stderr) == (1, said)

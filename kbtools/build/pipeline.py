@@ -142,7 +142,7 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
     ctx.keep_sources = True  # the build indexes the documents as the checks read them
     if opts.memo is not None:  # a watcher: unchanged documents are not checked or read again
         ctx.kept, ctx.statuses = opts.memo.checked, opts.memo.statuses
-    results, findings = check_results(folders, ctx)  # walks it once (corpus.find_markdown)
+    results, findings = check_results(folders, ctx)  # walks it once (docfiles.find_markdown)
     unread = {one_line_path(r.rel) for r in results if not r.read}
     errors = [f for f in findings if f.level == "error"
               and (not opts.lenient or f.code in LENIENT_BLOCKING or f.path in unread)]

@@ -50,7 +50,7 @@ from kbtools.build.watch_git import (
     head_state,
 )
 from kbtools.config import CONFIG_NAME, Config, load_config
-from kbtools.corpus import editor_markdown
+from kbtools.docfiles import editor_markdown
 from kbtools.embed.registry import get_reference_embedder
 from kbtools.errors import KbError
 from kbtools.index.layout import ReleaseLayout
@@ -104,7 +104,7 @@ def _editor_noise(name: str) -> bool:
     `.x.md.swp`, gedit's `.goutputstream-*`), a backup `x.md~`, Emacs's autosave `#x.md#`,
     an Office lock `~$x.docx` or temporary `~WRL0001.tmp`, JetBrains' safe-write
     `x.md___jb_tmp___`/`___jb_old___`, Typora's `x~.md` and git mergetool's
-    `x_LOCAL_1234.md` (`corpus.editor_markdown`: the build does not read them either), a
+    `x_LOCAL_1234.md` (`docfiles.editor_markdown`: the build does not read them either), a
     temporary file renamed into place (`x.md.tmp`, `x.md.tmp.1234`, `x.md.2819498416`,
     `x.md.crswap`), a swap, backup or merge leftover (`.swp`, `.bak`, `.orig`), or the file
     vim creates and removes to test a folder's permissions (`4913`, then 123 further each

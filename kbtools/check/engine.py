@@ -31,6 +31,7 @@ from kbtools.check import (
     assets,
     content,
     fm_items,
+    fm_written,
     frontmatter,
     links,
     mend,
@@ -54,18 +55,13 @@ from kbtools.check.links import AnchorTarget, Edit
 from kbtools.check.results_cache import ResultsCache
 from kbtools.check.verification import lapse_findings
 from kbtools.config import Config
-from kbtools.corpus import (
-    DEFAULT_MAX_BYTES,
+from kbtools.corpus import DEFAULT_MAX_BYTES, SourceDoc, decode, parse_source, read_source, rel_path
+from kbtools.docfiles import (
     TRASH,
-    SourceDoc,
     conflicted_copy,
-    decode,
     find_markdown,
     misnamed_markdown,
     misnamed_message,
-    parse_source,
-    read_source,
-    rel_path,
 )
 from kbtools.errors import SourceError
 from kbtools.findings import Finding, display_path, finding, sort_findings
@@ -268,7 +264,7 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
     edits.extend(edit for gap in gaps for edit in gap.edits(src.text.split("\n")))
     if ctx.schema_checks:
         edits.extend([*frontmatter.schema_edits(src, ctx.schemas_dir),
-                      *frontmatter.value_edits(src)])
+                      *fm_written.value_edits(src)])
     if any(e.code == "fm-missing" for e in src.errors):
         edits.extend(e for e in [mend.misplaced_edit(src.text)] if e is not None)
     images: list[assets.ImageLink] = []

@@ -7,7 +7,6 @@ then the per-category schema selected by `category` (categories = schema files).
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Iterator
 from datetime import date, datetime
 from pathlib import Path
@@ -28,13 +27,22 @@ from kbtools.check.fm_values import (
     schema_timestamp,
     text_hint,
 )
+from kbtools.check.fm_written import (
+    DATE_KEYS,
+    TIMESTAMP_KEYS,
+    as_read,
+    key_line,
+    list_edit,
+    list_items,
+    value_edit,
+    written_value,
+)
 from kbtools.check.links import Edit
 from kbtools.check.mend import INVISIBLE, key_renames, key_spelling, misplaced_block, misplaced_edit
 from kbtools.check.yaml_syntax import FIXES, syntax_problem, words
 from kbtools.corpus import SourceDoc
 from kbtools.schemas import validator_for
 
-TIMESTAMP_KEYS = ("timestamp", "verified_at")
 # keys editors and their templates write for when a note was written (Obsidian's `date`,
 # `created`, `updated`; Hugo's `lastmod`), as `mend.key_spelling` spells them: the schema's
 # `timestamp` is meant when the front matter has none
@@ -138,7 +146,7 @@ def schema_problems(src: SourceDoc, schemas_dir: Path | None,
             close = difflib.get_close_matches(category, sorted(categories), n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             known = ", ".join(sorted(categories)) or "(none)"
-            out.append(("fm-unknown-category", _line(src, "category"), 1,
+            out.append(("fm-unknown-category", key_line(src, "category"), 1,
                         f"unknown category {category!r} (known: {known}){hint}"))
         else:
             out.extend(_validate(src, validator_for(f"categories/{category}", schemas_dir),
@@ -175,34 +183,6 @@ def schema_free_problems(src: SourceDoc) -> list[Problem]:
             eaten = _comment_eaten(src, path, None)
             out.extend([eaten] if eaten is not None else [])
     return out + list(_timestamps(src)) + list(_dates(src))
-
-
-def _line(src: SourceDoc, key: Any) -> int:
-    return src.key_lines.get(str(key), 2 if src.fm_end_line else 1)
-
-
-def _written(src: SourceDoc, key: Any) -> str:
-    """The value of top-level `key` as the author wrote it on its line (``yes``), "" when
-    it is not written on the key's own line (a block below it) or the key has no line."""
-    line = src.key_lines.get(str(key))
-    lines = src.text.split("\n")
-    if line is None or not 0 < line <= len(lines):
-        return ""
-    value = lines[line - 1].partition(":")[2]
-    return re.sub(r"(?:^|\s)#.*$", "", value).strip()
-
-
-def _as_read(src: SourceDoc, key: Any, value: Any, *, quote: bool = False) -> str:
-    """`` (written ``yes``, which YAML reads as true)`` when the author's spelling of a
-    boolean (or null) is not the one the message shows, else ""; with `quote`, how to keep
-    the word (a key that wants text)."""
-    shown = {True: "true", False: "false", None: "null"}.get(value) \
-        if isinstance(value, bool) or value is None else None
-    written = _written(src, key)
-    if shown is None or not written or written.casefold() == shown:
-        return ""
-    keep = f"; quote it, \"{written}\", to keep the word" if quote else ""
-    return f" (written {written!r}, which YAML reads as {shown}{keep})"
 
 
 def _typos(src: SourceDoc, validator: Draft202012Validator) -> dict[str, str]:
@@ -251,27 +231,9 @@ def schema_edits(src: SourceDoc, schemas_dir: Path | None) -> list[Edit]:
         return []
     base = validator_for("frontmatter", schemas_dir)
     lists = [e for key, rule in base.schema.get("properties", {}).items()
-             if rule.get("type") == "array" and (e := _list_edit(src, key))]
+             if rule.get("type") == "array" and (e := list_edit(src, key))]
     typos = _typos(src, base)
     return [*key_renames(src, typos, _renamed_as_meant(src, typos)).values(), *lists]
-
-
-def _list_edit(src: SourceDoc, key: str) -> Edit | None:
-    """The edit writing top-level `key`'s text value, written on its line, as the flow list
-    of its items (`迁飞性害虫，水稻` -> `[迁飞性害虫, 水稻]`), when YAML reads that list as those
-    items (not `[yes, no]`, two booleans) and no comment follows it; else None."""
-    value, written = src.meta.get(key), _written(src, key)
-    line = src.key_lines.get(key, 0)
-    text = src.text.split("\n")[line - 1] if line else ""
-    if not isinstance(value, str) or not written or "#" in text.partition(":")[2]:
-        return None
-    new = f"[{', '.join(_items(value, key))}]"
-    try:
-        same = yaml.safe_load(new) == _items(value, key)
-    except yaml.YAMLError:
-        same = False
-    at = text.find(written, text.index(":") + 1)
-    return Edit(line, at + 1, written, new) if same and at >= 0 else None
 
 
 def _unknown_keys(src: SourceDoc, validator: Draft202012Validator) -> Iterator[Problem]:
@@ -285,7 +247,7 @@ def _unknown_keys(src: SourceDoc, validator: Draft202012Validator) -> Iterator[P
         if _editor_setting(str(key)):
             hint = ("; an editor's setting for this file (Typora, Obsidian), not knowledge: "
                     "delete it (docs/knowledge-authoring.md, \"Writing in Obsidian and Typora\")")
-        yield ("fm-unknown-key", _line(src, key), 1, f"unknown key {key!r}{hint}")
+        yield ("fm-unknown-key", key_line(src, key), 1, f"unknown key {key!r}{hint}")
 
 
 def _editor_setting(key: str) -> bool:
@@ -313,18 +275,18 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
                meant: frozenset[str] = frozenset(),
                optional: frozenset[str] = frozenset()) -> Iterator[Problem]:
     top = err.absolute_path[0] if err.absolute_path else None
-    line = _line(src, top) if top is not None else _line(src, "")
+    line = key_line(src, top) if top is not None else key_line(src, "")
     kind = err.validator
     if kind == "additionalProperties" and not err.absolute_path:
         return  # reported per key with a suggestion by _unknown_keys
     if kind == "required":
         missing = [k for k in err.validator_value if k not in (err.instance or {})]
         if "allOf" in err.schema_path and {"verified_by", "verified_at"} & set(missing):
-            read = _as_read(src, "verified", src.meta.get("verified"))
+            read = as_read(src, "verified", src.meta.get("verified"))
             add = {"verified_by": "verified_by: <the reviewer's email>",
                    "verified_at": 'verified_at: "<when reviewed, e.g. 2026-03-14T09:30:00+08:00>"'}
             todo = " and ".join(add.get(k, k) for k in missing)
-            yield ("fm-verified-without-reviewer", _line(src, "verified"), 1,
+            yield ("fm-verified-without-reviewer", key_line(src, "verified"), 1,
                    f"verified: true{read} needs {' and '.join(missing)}{where}: add {todo}, "
                    "or write verified: false until it is reviewed")
             return
@@ -338,22 +300,22 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
         yield eaten
     elif kind == "type":
         got = _empty(err, optional) if err.instance is None else type(err.instance).__name__
-        read = _as_read(src, top, err.instance, quote=True) \
+        read = as_read(src, top, err.instance, quote=True) \
             if len(err.absolute_path) == 1 else ""
         if err.validator_value == "boolean" and isinstance(err.instance, str | int | float) \
                 and len(err.absolute_path) == 1:
-            read = boolean_hint(str(top), err.instance, _written(src, top))
+            read = boolean_hint(str(top), err.instance, written_value(src, top))
         elif err.validator_value == "array" and isinstance(err.instance, str) \
                 and len(err.absolute_path) == 1:
-            read = f" (write a list: {top}: [{', '.join(_items(err.instance, top))}])" + (
-                FIXES if _list_edit(src, str(top)) else "")
+            read = f" (write a list: {top}: [{', '.join(list_items(err.instance, top))}])" + (
+                FIXES if list_edit(src, str(top)) else "")
         elif err.validator_value == "string" and len(err.absolute_path) == 1 \
                 and top in (*TIMESTAMP_KEYS, *DATE_KEYS) and not isinstance(err.instance, dict):
             form = "YYYY-MM-DDThh:mm:ss+08:00" if top in TIMESTAMP_KEYS else "YYYY-MM-DD"
             read = f" (write {top}: \"{form}\")"
         elif err.validator_value == "string" and top not in (*TIMESTAMP_KEYS, *DATE_KEYS) \
                 and (hint := text_hint(
-                path, err.instance, _written(src, top) if len(err.absolute_path) == 1 else None)):
+                path, err.instance, written_value(src, top) if len(err.absolute_path) == 1 else None)):
             read = hint
         elif err.validator_value == "string" and isinstance(err.instance, list) \
                 and len(err.absolute_path) == 1 and err.instance \
@@ -364,7 +326,7 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
     elif top in TIMESTAMP_KEYS and kind in ("pattern", "format"):
         written = schema_timestamp(str(err.instance))
         naive = naive_timestamp(str(err.instance))
-        fix = (f": write {top}: \"{written}\"" + (FIXES if _value_edit(src, top) else "")
+        fix = (f": write {top}: \"{written}\"" + (FIXES if value_edit(src, top) else "")
                if written else f": it has no offset, which kbtools cannot guess: write {top}: "
                f"\"{naive}+08:00\" with your time zone's offset (Z for UTC)" if naive
                else f": {wrong}: write {top}: \"YYYY-MM-DDThh:mm:ss+08:00\" with a real date "
@@ -375,7 +337,7 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
     elif top in DATE_KEYS and kind == "pattern":
         iso = iso_date(err.instance) if isinstance(err.instance, str) else None
         wrong = date_problem(err.instance) if isinstance(err.instance, str) else None
-        hint = f"date: write {top}: \"{iso}\"" + (FIXES if _value_edit(src, top) else "") \
+        hint = f"date: write {top}: \"{iso}\"" + (FIXES if value_edit(src, top) else "") \
             if iso else f"real date: {wrong}: write {top}: \"YYYY-MM-DD\" with a real date" \
             if wrong else "date (YYYY-MM-DD, e.g. 2026-12-31)"
         yield ("fm-value", line, 1, f"{path}: {err.instance!r} is not a {hint}{where}")
@@ -389,7 +351,7 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
         yield ("fm-missing-key", line, 1,
                f"one of {', '.join(map(repr, options)) or 'several keys'} is required{where}")
     else:
-        read = _as_read(src, top, err.instance, quote=True) \
+        read = as_read(src, top, err.instance, quote=True) \
             if len(err.absolute_path) == 1 else ""
         yield ("fm-value", line, 1, f"{path}: {_short_message(err)}{read}{_hint(err)}{where}")
 
@@ -525,17 +487,6 @@ def _short_message(err: ValidationError) -> str:
     return message.replace(shown, shown[:60] + f"…' ({len(str(err.instance))} characters)")
 
 
-def _items(text: str, key: Any = None) -> list[str]:
-    """A list written as one string (`迁飞性害虫, 水稻`, `稻瘟病、纹枯病`) as its items; the
-    `tags` of Obsidian's `tags: 液压 检修`, where no mark parts them, as its words (Obsidian
-    reads them so: a tag holds no space)."""
-    for mark in "，、;；":
-        text = text.replace(mark, ",")
-    if key == "tags" and "," not in text:
-        return text.split()
-    return [item.strip() for item in text.split(",") if item.strip()]
-
-
 def _timestamps(src: SourceDoc) -> Iterator[Problem]:
     """Pattern-valid timestamps that are not real dates (month 13, hour 25 ...)."""
     for key in TIMESTAMP_KEYS:
@@ -546,40 +497,14 @@ def _timestamps(src: SourceDoc) -> Iterator[Problem]:
             datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError as exc:
             if (written := schema_timestamp(value)) is not None:  # full-width digits
-                yield ("fm-timestamp", _line(src, key), 1, f"{key}: {value!r} is not an ISO "
+                yield ("fm-timestamp", key_line(src, key), 1, f"{key}: {value!r} is not an ISO "
                        f"8601 timestamp with offset: write {key}: \"{written}\""
-                       + (FIXES if _value_edit(src, key) else ""))
+                       + (FIXES if value_edit(src, key) else ""))
             elif value[-1:] == "Z" or value[-6:-5] in ("+", "-") and value[-3:-2] == ":":
-                yield ("fm-timestamp", _line(src, key), 1, f"{key}: {value!r} is not a valid "
+                yield ("fm-timestamp", key_line(src, key), 1, f"{key}: {value!r} is not a valid "
                        f"date: {exc}: write {key}: \"YYYY-MM-DDThh:mm:ss+08:00\" with a real "
                        "date and time")
             # else no offset the schema reads (`… CST`): its pattern's finding says so
-
-
-DATE_KEYS = ("valid_until",)
-
-
-def value_edits(src: SourceDoc) -> list[Edit]:
-    """What `kb check --fix` writes for a timestamp written with a space for its `T` and a
-    date written another common way (`2026/03/19`, `2026年3月19日`): what their findings say
-    to write (`_value_edit`)."""
-    return [e for key in (*TIMESTAMP_KEYS, *DATE_KEYS) if (e := _value_edit(src, key))]
-
-
-def _value_edit(src: SourceDoc, key: str) -> Edit | None:
-    """The edit writing top-level `key`'s value as the schema asks, quoted, where only its
-    spelling differs (a timestamp's space for `T`; a date's `/`, `.` or 年月日); None for
-    another value, one written below its key or one a comment follows."""
-    value = src.meta.get(key)
-    if not isinstance(value, str):
-        return None
-    new = (schema_timestamp(value) or "") if key in TIMESTAMP_KEYS else iso_date(value) or ""
-    written, line = _written(src, key), src.key_lines.get(key, 0)
-    text = src.text.split("\n")[line - 1] if line else ""
-    if not new or new == value or not written or "#" in text.partition(":")[2]:
-        return None
-    at = text.find(written, text.index(":") + 1)
-    return Edit(line, at + 1, written, f'"{new}"') if at >= 0 else None
 
 
 def _dates(src: SourceDoc) -> Iterator[Problem]:
@@ -591,5 +516,5 @@ def _dates(src: SourceDoc) -> Iterator[Problem]:
         try:
             date.fromisoformat(value)
         except ValueError as exc:
-            yield ("fm-value", _line(src, key), 1, f"{key}: {value!r} is not a real date: {exc}: "
+            yield ("fm-value", key_line(src, key), 1, f"{key}: {value!r} is not a real date: {exc}: "
                    f"write {key}: \"YYYY-MM-DD\" with a real date")

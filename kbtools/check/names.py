@@ -108,7 +108,7 @@ def collision_message(rel: str, twins: list[str]) -> str:
 
 
 def conflicted_message(original: str, original_exists: bool) -> str:
-    """What `kb check` says of a file-sync tool's conflicted copy (`corpus.conflicted_copy`):
+    """What `kb check` says of a file-sync tool's conflicted copy (`docfiles.conflicted_copy`):
     it may hold a colleague's edit the document lacks."""
     where = f"{original!r}" if original_exists else f"{original!r} (not there any more)"
     return (f"a file-sync tool's conflicted copy of {where} (Syncthing, Dropbox, "
@@ -118,7 +118,7 @@ def conflicted_message(original: str, original_exists: bool) -> str:
 
 def leftover_message(original: str | None, original_exists: bool) -> str:
     """What `kb check` says of an editor's backup or an Obsidian trashed note beside the
-    documents (`corpus.find_markdown`'s leftovers), `original` the document it copies."""
+    documents (`docfiles.find_markdown`'s leftovers), `original` the document it copies."""
     if original is None:
         return ("a note in Obsidian's trash (.trash/): not read or indexed; restore it in "
                 "Obsidian if it is still wanted, or empty the trash")

@@ -8,7 +8,7 @@
 
 Symlinked folders holding Markdown under the folders `kb check` walks:
 
-`corpus.find_markdown` does not follow a symlink to a folder (no loops, nothing read from
+`docfiles.find_markdown` does not follow a symlink to a folder (no loops, nothing read from
 outside the repository), and neither does the build: the documents of a folder an author
 linked into `knowledge/` (`ln -s ~/notes knowledge/notes`, or a folder elsewhere in the
 repository) were neither checked nor released, and `kb check` said nothing of them. Each
@@ -30,7 +30,8 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from kbtools.corpus import MARKDOWN_SUFFIX, OTHER_MARKDOWN_SUFFIXES, rel_path
+from kbtools.corpus import rel_path
+from kbtools.docfiles import MARKDOWN_SUFFIX, OTHER_MARKDOWN_SUFFIXES
 from kbtools.findings import Finding, finding
 from kbtools.linkscope import is_inside
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 
 from kbtools.config import CONFIG_NAME, Config
-from kbtools.corpus import OTHER_MARKDOWN_SUFFIXES
+from kbtools.docfiles import OTHER_MARKDOWN_SUFFIXES
 from kbtools.gitobjects import staged_changes
 from kbtools.markdown.spaced import LINKED
 from kbtools.provenance import open_repo

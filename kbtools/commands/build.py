@@ -8,7 +8,7 @@ import click
 
 from kbtools.build.embed_stage import seed_cache
 from kbtools.build.pipeline import BuildOptions, BuildStats, build
-from kbtools.commands.output import echo_json, json_option, lapse_message
+from kbtools.commands.output import echo_json, json_option, lapse_message, named_from_here
 from kbtools.config import load_config, load_kb_config
 from kbtools.errors import plural
 from kbtools.index.manifest import history_warnings
@@ -37,9 +37,10 @@ def build_cmd(out: Path | None, corpus: Path | None, lenient: bool, skip_invalid
         n = seed_cache(cfg, cache_from)
         if not quiet:
             click.echo(f"kb build: seeded {n} cached vectors from {cache_from}", err=True)
-    stats = build(cfg, BuildOptions(corpus=corpus, out=out, lenient=lenient,
-                                    skip_invalid=skip_invalid, use_cache=not no_cache,
-                                    progress=not quiet))
+    with named_from_here(cfg.root):
+        stats = build(cfg, BuildOptions(corpus=corpus, out=out, lenient=lenient,
+                                        skip_invalid=skip_invalid, use_cache=not no_cache,
+                                        progress=not quiet))
     if as_json:
         echo_json(stats.to_dict())
         return

@@ -9,11 +9,17 @@ from typing import TYPE_CHECKING
 import click
 
 from kbtools.check.untouched import untouched
-from kbtools.commands.output import echo_json, json_option, report_findings
-from kbtools.config import load_config, load_kb_config
+from kbtools.commands.output import (
+    echo_json,
+    from_here,
+    here_prefix,
+    json_option,
+    named_from_here,
+    report_findings,
+)
+from kbtools.config import Config, load_config, load_kb_config
 from kbtools.corpus import MIN_MAX_BYTES
 from kbtools.errors import KbError, UsageError, plural
-from kbtools.findings import Finding
 from kbtools.knowledge_dir import knowledge_folder
 
 if TYPE_CHECKING:
@@ -51,7 +57,8 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
     """Check Markdown knowledge documents.
 
     PATHS are files or directories (default: the knowledge folder from kb.toml). Prints one
-    line per finding, `path:line:col: level: code: message`, sorted; exits 1 if any
+    line per finding, `path:line:col: level: code: message`, sorted (at most 20 of one code
+    in one file, then one line saying how many more; --json lists every one); exits 1 if any
     finding is an error. Front matter is validated against schemas/ (base schema plus the
     category's schema); links and images must be relative, existing, inside the repo and
     match the file's case exactly; Obsidian `[[wikilinks]]` and `![[embeds]]` are errors
@@ -71,6 +78,14 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
     # no folder: its last document deleted (Git keeps no empty folder), checked as empty
     targets = ([p for p in paths if p not in missing] if paths
                else [f for f in [knowledge_folder(cfg)] if f is not None])
+    with named_from_here(cfg.root):
+        _check(cfg, paths, targets, as_json, fix, lenient, no_schema, max_size, jobs,
+               no_cache, staged)
+
+
+def _check(cfg: Config, paths: tuple[Path, ...], targets: list[Path], as_json: bool,
+           fix: bool, lenient: bool, no_schema: bool, max_size: int | None, jobs: int | None,
+           no_cache: bool, staged: bool) -> None:
     if staged and not fix and untouched(cfg, targets):
         # a commit of code alone: the check stack is not even imported (0.3 instead of
         # 0.8 s of CPU on 29 documents)
@@ -92,7 +107,7 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
 
     if fix:
         changes, results, findings = fix_paths(targets, ctx_factory, jobs)
-        prefix = _prefix(cfg.root)
+        prefix = here_prefix(cfg.root)
         for change in changes:
             shown = dataclasses.replace(change, path=prefix + change.path)
             click.echo(shown.format(), err=True)
@@ -105,7 +120,7 @@ def check(paths: tuple[Path, ...], as_json: bool, fix: bool, lenient: bool, no_s
         # a new knowledge base's own folder, still empty: nothing is wrong with it (the
         # build makes an empty release of it); say what to do, as kb init's next step
         folder = cfg.path("knowledge")
-        named = (_prefix(cfg.root) + folder.relative_to(cfg.root).as_posix()
+        named = (here_prefix(cfg.root) + folder.relative_to(cfg.root).as_posix()
                  if folder.is_relative_to(cfg.root) else str(folder))
         click.echo(f"kb check: no document in {named}/ yet: write one there (a .md file that "
                    "starts with front matter, like the example kb init writes), or run kb "
@@ -120,22 +135,3 @@ def _start(paths: tuple[Path, ...]) -> Path:
         return Path.cwd()
     first = paths[0].absolute()
     return first if first.is_dir() else first.parent
-
-
-def from_here(findings: list[Finding], root: Path) -> list[Finding]:
-    """`findings` (paths from the knowledge base's folder `root`) named from the current
-    directory when it lies above `root`: a monorepo's root, where pre-commit runs the hook
-    of each knowledge base (`kb check docs/b/knowledge`). Why: the findings of docs/a and
-    docs/b both read `knowledge/x.md:3:1`, naming no file an editor opens from there."""
-    prefix = _prefix(root)
-    return [dataclasses.replace(f, path=prefix + f.path) for f in findings] if prefix \
-        else findings
-
-
-def _prefix(root: Path) -> str:
-    """`root` from the current directory with a final `/` when it lies below it, else ""."""
-    try:
-        prefix = root.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except (OSError, ValueError):  # not below the current directory
-        return ""
-    return "" if prefix == "." else prefix + "/"

@@ -44,6 +44,8 @@ def init(directory: Path, force: bool, as_json: bool) -> None:
     init wrote there (`kb check` from PATH, or a staged-files hook beside a whole-folder one)
     are brought to the current hook in place, saying so in one line, the project's other
     hooks, comments and formatting kept; a kb hook the project edited is kept unless --force.
+    Over hooks that are current, the comment lines an earlier kb init wrote about them are
+    replaced by today's (said in one line); the project's own comment lines stay.
     """
     branch = workflow_branch(directory)  # before `git init`, which starts on BRANCH
     written, git_ran, notes = scaffold(directory, force)

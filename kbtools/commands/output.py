@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import signal
@@ -15,8 +16,8 @@ from typing import Any, TypeVar
 import click
 from click.core import ParameterSource
 
-from kbtools.errors import UsageError, valid_unicode
-from kbtools.findings import Finding, verdict
+from kbtools.errors import ConfigError, UsageError, valid_unicode
+from kbtools.findings import Finding, report_lines, verdict
 from kbtools.fsutil import json_line, unicode_stream
 from kbtools.index.layout import device_of_release
 
@@ -200,8 +201,11 @@ def echo_jsonl(data: Any) -> None:
     sys.stdout.flush()
 
 
-def report_findings(findings: list[Finding], summary: str, *, as_json: bool) -> None:
-    """Print findings (`path:line:col: level: code: message`, or JSON) and a summary.
+def report_findings(findings: list[Finding], summary: str, *, as_json: bool,
+                    listed_by: str = "kb check --json") -> None:
+    """Print findings (`path:line:col: level: code: message`, at most
+    `MAX_SHOWN_PER_CODE` of one code in one file and a line saying how many more, which
+    `listed_by` lists; or JSON, every one) and a summary counting every one.
 
     Any error ends the command with exit 1 (`kbtools.findings.verdict` raises FindingsError,
     translated by the CLI root); otherwise the summary goes to stderr.
@@ -209,6 +213,44 @@ def report_findings(findings: list[Finding], summary: str, *, as_json: bool) -> 
     if as_json:
         echo_json([f.to_dict() for f in findings])
     else:
-        for f in findings:
-            click.echo(f.format())
+        for line in report_lines(findings, listed_by):
+            click.echo(line)
     click.echo(f"kb {verdict(findings, summary)}", err=True)
+
+
+@contextlib.contextmanager
+def named_from_here(root: Path) -> Iterator[None]:
+    """A ConfigError naming a file of the knowledge base (a broken schema) names it as the
+    findings name documents: from `root`, or from the current directory above it
+    (`from_here`). Why: `schemas/x.schema.json:4: …` was `/home/…/kb/schemas/…:4: …` beside
+    findings reading `knowledge/a.md:3:1: …`."""
+    try:
+        yield
+    except ConfigError as exc:
+        if exc.path and Path(exc.path).is_absolute():
+            path = Path(exc.path)
+            for base in (root, root.resolve()):
+                if path.is_relative_to(base):
+                    exc.path = here_prefix(root) + path.relative_to(base).as_posix()
+                    exc.args = (exc.format(),)
+                    break
+        raise
+
+
+def from_here(findings: list[Finding], root: Path) -> list[Finding]:
+    """`findings` (paths from the knowledge base's folder `root`) named from the current
+    directory when it lies above `root`: a monorepo's root, where pre-commit runs the hook
+    of each knowledge base (`kb check docs/b/knowledge`). Why: the findings of docs/a and
+    docs/b both read `knowledge/x.md:3:1`, naming no file an editor opens from there."""
+    prefix = here_prefix(root)
+    return [dataclasses.replace(f, path=prefix + f.path) for f in findings] if prefix \
+        else findings
+
+
+def here_prefix(root: Path) -> str:
+    """`root` from the current directory with a final `/` when it lies below it, else ""."""
+    try:
+        prefix = root.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except (OSError, ValueError):  # not below the current directory
+        return ""
+    return "" if prefix == "." else prefix + "/"

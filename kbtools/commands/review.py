@@ -40,7 +40,8 @@ def check(base: str, head: str, as_json: bool) -> None:
     (CI: fetch-depth 0).
     """
     findings, n_docs = check_range(load_kb_config(), base, head)
-    report_findings(findings, f"review check: {plural(n_docs, 'changed document')}", as_json=as_json)
+    report_findings(findings, f"review check: {plural(n_docs, 'changed document')}", as_json=as_json,
+                    listed_by="kb review check --json")
 
 
 @review.command("pending")
