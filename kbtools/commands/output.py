@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import click
 from click.core import ParameterSource
 
+from kbtools.config import CONFIG_NAME
 from kbtools.errors import ConfigError, UsageError, valid_unicode
 from kbtools.findings import Finding, report_lines, verdict
 from kbtools.fsutil import json_line, unicode_stream
@@ -223,11 +224,12 @@ def named_from_here(root: Path) -> Iterator[None]:
     """A ConfigError naming a file of the knowledge base (a broken schema) names it as the
     findings name documents: from `root`, or from the current directory above it
     (`from_here`). Why: `schemas/x.schema.json:4: …` was `/home/…/kb/schemas/…:4: …` beside
-    findings reading `knowledge/a.md:3:1: …`."""
+    findings reading `knowledge/a.md:3:1: …`. kb.toml is named in full, as every command
+    names it (a `paths.knowledge` no commit held, found by `kb check` and `kb build` alike)."""
     try:
         yield
     except ConfigError as exc:
-        if exc.path and Path(exc.path).is_absolute():
+        if exc.path and Path(exc.path).is_absolute() and Path(exc.path).name != CONFIG_NAME:
             path = Path(exc.path)
             for base in (root, root.resolve()):
                 if path.is_relative_to(base):
