@@ -23,6 +23,7 @@ from typing import Any
 from markdown_it.token import Token
 
 from kbtools.corpus import SourceDoc
+from kbtools.markdown.drawings import drawing_name, is_drawing
 from kbtools.markdown.hidden import hidden_spans
 from kbtools.markdown.inline_tags import inline_tags
 from kbtools.markdown.nodes import (
@@ -415,10 +416,13 @@ def parse(src: SourceDoc) -> Document:
 
 
 def doc_title(meta: dict[str, Any], root: Section, rel: str) -> str:
-    """Front-matter title, else the first H1, else the file stem."""
+    """Front-matter title, else the first H1, else the file stem (an Excalidraw drawing's:
+    its name, never the plugin's `# Excalidraw Data` heading)."""
     title = meta.get("title")
     if isinstance(title, (str, int, float)) and str(title).strip():
         return str(title).strip()
+    if is_drawing(meta):
+        return drawing_name(rel)
     for sec in root.walk():
         if sec.heading is not None and sec.heading.level == 1:
             return sec.title
