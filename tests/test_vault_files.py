@@ -23,6 +23,8 @@ from kbtools.corpus import parse_source
 from tests.hostile import make_repo
 from tests.kbfixtures import GOOD_FM
 
+FM_LINES = GOOD_FM.count("\n")  # the body starts on line FM_LINES + 1
+
 BANNER = ("==⚠  Switch to EXCALIDRAW VIEW in the MORE OPTIONS menu of this document. ⚠== "
           "You can decompress Drawing data with the command palette: 'Decompress current "
           "Excalidraw file'. For more info check in plugin settings under 'Saving'")
@@ -151,3 +153,42 @@ def test_typora_root_url_gives_the_picture_typora_shows(kb: Path):
     res = CliRunner().invoke(main, ["check", "--no-cache", "--fix"])
     assert "![泵站](/img/pump.png)" in doc.read_text(encoding="utf-8")
     assert "absolute path '/img/pump.png': a file outside the repository" in res.output
+
+
+EMBEDS = ("# 巡检\n\n巡检前读 ![[泵站检修]]，步骤见 ![[泵站检修#停机 步骤]] 和 "
+          "[[泵站检修#停机 步骤|停机步骤]]，规则 [[泵站检修#^leak-rule]]。\n\n"
+          "图：![[pump.png|300]]\n\n"
+          "Shell 判断写 `[[ -f x ]]`：\n\n```bash\nif [[ -f /etc/kb ]]; then echo ok; fi\n```\n")
+
+
+def test_a_lenient_build_reads_embeds_as_their_text_not_markup():
+    """`![[泵站检修#停机 步骤]]` was chunk text as written: its `![[`, and the search term
+    `泵站检修#停机` joining a note and its heading. It reads `泵站检修 > 停机 步骤` now, a
+    label as the label, a block id left out; a picture's embed, a code span and code keep
+    their `[[`."""
+    src = parse_source(GOOD_FM + EMBEDS, Path("/r/knowledge/巡检.md"), "knowledge/巡检.md")
+    chunks = chunk_document(src)
+    section = chunks[0]
+    assert section.text.splitlines()[2] == ("巡检前读 泵站检修，步骤见 泵站检修 > 停机 步骤 和 "
+                                            "停机步骤，规则 泵站检修。")
+    assert "![[pump.png|300]]" in section.text and "`[[ -f x ]]`" in section.text
+    assert "if [[ -f /etc/kb ]]; then" in section.text
+    assert (section.line_start, section.line_end) == (FM_LINES + 1, FM_LINES + 11)
+    code = next(c for c in chunks if c.kind == "code")
+    assert "if [[ -f /etc/kb ]]" in code.text
+
+
+def test_a_notes_embed_says_to_link_or_copy_its_text(kb: Path):
+    (kb / "knowledge" / "泵站检修.md").write_text(GOOD_FM + "\n# 泵站检修\n\n## 停机 步骤\n\n断电。\n",
+                                               encoding="utf-8")
+    (kb / "assets").mkdir()
+    (kb / "assets" / "manual.pdf").write_bytes(b"%PDF-1.4\n")
+    (kb / "knowledge" / "巡检.md").write_text(
+        GOOD_FM + "\n# 巡检\n\n读 ![[泵站检修#停机 步骤]] 和 ![[manual.pdf]]。\n", encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    said = [line for line in res.output.splitlines() if "link-wikilink" in line]
+    assert len(said) == 2, res.output
+    assert ("`kb check --fix` writes '[泵站检修 > 停机 步骤](泵站检修.md#停机-步骤)', a link (no "
+            "page shows another note inside it; to have this page show the note's text, "
+            "copy that text in instead)") in said[0]
+    assert "`kb check --fix` writes '[manual.pdf](../assets/manual.pdf)' (so that" in said[1]

@@ -108,7 +108,9 @@ CHUNKER_VERSION = "39"  # bump when output changes for the same input (index fin
 # box's title (`<details><summary>`) is never cut from the text it folds; a Mermaid diagram's
 # type line (`mindmap`, `gantt`, `pie title …`) and `section` lines are no nodes (session 38)
 # 39: an Obsidian Excalidraw drawing (`excalidraw-plugin` front matter) yields its Text
-# Elements alone, never its banner, file links or compressed drawing JSON (session 38)
+# Elements alone, never its banner, file links or compressed drawing JSON; a wikilink or
+# note embed reads as its text (`![[泵站#检修]]` → `泵站 > 检修`), no `[[` or `#` joining words
+# into one search term (session 38)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

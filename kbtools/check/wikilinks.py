@@ -56,6 +56,9 @@ CODE = "link-wikilink"
 EMBED_IMAGES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".bmp", ".svg", ".webp", ".avif"})
 NOTE_TYPES = (".md", ".markdown")
 MAX_LISTED = 5  # candidate files a finding names
+# a note's embed becomes a link: a page shows no note inside another
+TEXT_INSTEAD = (", a link (no page shows another note inside it; to have this page show "
+                "the note's text, copy that text in instead)")
 SETTINGS = ('so that Obsidian writes standard links: Settings → Files and links → '
             '"Use [[Wikilinks]]" off, "New link format": "Relative path to file"')
 
@@ -162,10 +165,12 @@ def describe(link: Wikilink) -> str:
 def fix_message(link: Wikilink, new: str | None, note: str = "") -> str:
     """The finding of `link` whose fix writes `new` (None: nothing can be written); `note`:
     what it says first of the file found (`case_note`)."""
+    text = TEXT_INSTEAD if link.embed and posixpath.splitext(link.target)[1].lower() in (
+        "", *NOTE_TYPES) else ""
     if new is None:
         return (f"{describe(link)}{note}; `kb check --fix` leaves it as it is: write a "
-                f"standard link by hand ({SETTINGS})")
-    return f"{describe(link)}{note}; `kb check --fix` writes {quoted(new)} ({SETTINGS})"
+                f"standard link by hand{text} ({SETTINGS})")
+    return f"{describe(link)}{note}; `kb check --fix` writes {quoted(new)}{text} ({SETTINGS})"
 
 
 def case_note(link: Wikilink, file_rel: str, doc_rel: str) -> str:

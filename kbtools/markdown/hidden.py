@@ -14,7 +14,8 @@ titles the box with), an Obsidian block id
 ending a paragraph or heading (`… 停机。 ^leak-rule`, `## 上限 ^limits`),
 a heading's `{#custom-id}` and a setext heading's underline (`====`, `----`: the page shows the
 heading alone); an HTML entity (`&nbsp;`, `&lt;`, `&#8482;`) reads as its
-character. `hidden_spans(tokens, lines, offset)` gives the source spans of those, as offsets into
+character, an Obsidian wikilink or note embed as its text (`[[泵站#检修|步骤]]` reads `步骤`,
+`![[泵站#检修]]` `泵站 > 检修`: `kbtools.markdown.wikitext.wikilink_text`). `hidden_spans(tokens, lines, offset)` gives the source spans of those, as offsets into
 `"\\n".join(lines)` of the file, read from the parser's own tokens (an inline tag is an
 `html_inline` token whose span in its run the parser notes, `parser.token_span`), so a
 code span's or a code block's `<T>` and `&lt;`, an escaped `\\<b>` and `气温<10℃` are never
@@ -47,6 +48,7 @@ from kbtools.markdown.parser import (
     is_toc_marker,
     token_span,
 )
+from kbtools.markdown.wikitext import wikilink_spans
 
 Hidden = tuple[int, int, str]  # (start, end, what a reader sees instead: "" or " ")
 MARKS = ("mark_open", "mark_close")  # a highlight's `==`: the page shows the words marked
@@ -171,6 +173,9 @@ def _inline_markup(tok: Token, opener: str) -> list[tuple[int, int, str]]:
             end = raw_end = close.end() if close else len(tok.content)
         out.append((span[0], end, shown))
     out += [(a, b, char) for a, b, char in entity_spans(tok) if not _within(a, out)]
+    links = wikilink_spans(tok.content, children)  # read as their text, what is inside too
+    if links:
+        out = [*links, *(f for f in out if not any(a <= f[0] < b for a, b, _ in links))]
     if opener in ("paragraph_open", "heading_open") and children:
         out += _trailing_ids(tok.content, children[-1], opener == "heading_open")
     return sorted(out)
