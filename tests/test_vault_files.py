@@ -158,7 +158,8 @@ def test_typora_root_url_gives_the_picture_typora_shows(kb: Path):
 EMBEDS = ("# 巡检\n\n巡检前读 ![[泵站检修]]，步骤见 ![[泵站检修#停机 步骤]] 和 "
           "[[泵站检修#停机 步骤|停机步骤]]，规则 [[泵站检修#^leak-rule]]。\n\n"
           "图：![[pump.png|300]]\n\n"
-          "Shell 判断写 `[[ -f x ]]`：\n\n```bash\nif [[ -f /etc/kb ]]; then echo ok; fi\n```\n")
+          "Shell 判断写 `[[ -f x ]]`：\n\n```bash\nif [[ -f /etc/kb ]]; then echo ok; fi\n```\n"
+          "\n| 设备 | 规程 |\n|---|---|\n| 泵 | ![[泵站检修#停机 步骤]] |\n| 阀 | `[[x]]` |\n")
 
 
 def test_a_lenient_build_reads_embeds_as_their_text_not_markup():
@@ -169,13 +170,15 @@ def test_a_lenient_build_reads_embeds_as_their_text_not_markup():
     src = parse_source(GOOD_FM + EMBEDS, Path("/r/knowledge/巡检.md"), "knowledge/巡检.md")
     chunks = chunk_document(src)
     section = chunks[0]
+    assert section.kind == "section" and section.line_start == FM_LINES + 1
     assert section.text.splitlines()[2] == ("巡检前读 泵站检修，步骤见 泵站检修 > 停机 步骤 和 "
                                             "停机步骤，规则 泵站检修。")
     assert "![[pump.png|300]]" in section.text and "`[[ -f x ]]`" in section.text
     assert "if [[ -f /etc/kb ]]; then" in section.text
-    assert (section.line_start, section.line_end) == (FM_LINES + 1, FM_LINES + 11)
     code = next(c for c in chunks if c.kind == "code")
     assert "if [[ -f /etc/kb ]]" in code.text
+    rows = [c.text for c in chunks if c.kind == "table_row"]
+    assert rows == ["设备: 泵\n规程: 泵站检修 > 停机 步骤", "设备: 阀\n规程: [[x]]"]
 
 
 def test_a_notes_embed_says_to_link_or_copy_its_text(kb: Path):

@@ -85,6 +85,14 @@ def wikilink_text(raw: str) -> str | None:
     return " > ".join(parts) or None
 
 
+def read_wikilinks(text: str) -> str:
+    """`text`, a run of text, with each wikilink and note embed read as its text."""
+    if "[[" not in text:
+        return text
+    return WIKILINK.sub(lambda m: (wikilink_text(m.group()) if m.group(1).strip() else None)
+                        or m.group(), text)
+
+
 def wikilink_spans(content: str, children: list[Token]) -> list[tuple[int, int, str]]:
     """(start, end, text) in an inline run's source `content` of each wikilink and note
     embed read as its text (`wikilink_text`); none when a code span or formula of the run
