@@ -24,7 +24,6 @@ from markdown_it.token import Token
 
 from kbtools.corpus import SourceDoc
 from kbtools.markdown.drawings import drawing_name, is_drawing
-from kbtools.markdown.wikitext import MARKS, RUN, read_wikilinks
 from kbtools.markdown.hidden import hidden_spans
 from kbtools.markdown.inline_tags import inline_tags
 from kbtools.markdown.nodes import (
@@ -67,6 +66,7 @@ from kbtools.markdown.parser import (
     token_newlines,
     token_text,
 )
+from kbtools.markdown.wikitext import MARKS, RUN, read_wikilinks
 
 # Linear-time pattern (author HTML): the value is stripped in code rather than by a lazy
 # group before \s*$ (`<img>` tags and attributes: `parser.IMG_TAG`, `parser.ATTR`).
