@@ -195,3 +195,19 @@ def test_a_notes_embed_says_to_link_or_copy_its_text(kb: Path):
             "page shows another note inside it; to have this page show the note's text, "
             "copy that text in instead)") in said[0]
     assert "`kb check --fix` writes '[manual.pdf](../assets/manual.pdf)' (so that" in said[1]
+
+
+def test_a_drawings_embed_says_to_export_the_picture(kb: Path):
+    """`![[泵站示意.excalidraw]]` (Obsidian's embed of a drawing): `--fix` wrote a link to
+    the `.excalidraw.md`, which no page shows; now the finding says to export a picture and
+    link that, and nothing is written."""
+    (kb / "knowledge" / "图").mkdir()
+    (kb / "knowledge" / "图" / "泵站示意.excalidraw.md").write_text(drawing(_compressed()),
+                                                                   encoding="utf-8")
+    doc = kb / "knowledge" / "巡检.md"
+    doc.write_text(GOOD_FM + "\n# 巡检\n\n见图 ![[泵站示意.excalidraw]]\n", encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache", "--fix"])
+    said = [line for line in res.output.splitlines() if "link-wikilink" in line]
+    assert len(said) == 1 and "it shows an Excalidraw drawing" in said[0], res.output
+    assert "Export image" in said[0] and "`![泵站示意](…/泵站示意.svg)`" in said[0]
+    assert doc.read_text(encoding="utf-8").endswith("见图 ![[泵站示意.excalidraw]]\n")

@@ -148,7 +148,8 @@ FORMAT = 83  # bump when a check's findings for the same inputs change (5: `$` i
 # cached) (session 38, c38)
 # 83: an Obsidian Excalidraw drawing is one `doc-drawing` finding; `path-absolute` of a path
 # read against the document's `typora-root-url` names the file Typora shows; a note's
-# embed says to copy its text in when the page should show it (session 38, cb)
+# embed says to copy its text in when the page should show it, a drawing's to export its
+# picture (session 38, cb)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

@@ -22,7 +22,10 @@ Linux and GitHub). Exactly one file gives the edit:
   `Other note > Heading`; `kbtools.check.anchors` checks the heading exists once every
   document is read, and `--fix` writes another heading or none when it does not: the
   finding of such a wikilink, which says what `--fix` writes, is made there, not with its
-  document's); an embedded note or PDF becomes a link (nothing is transcluded).
+  document's); an embedded note or PDF becomes a link (nothing is transcluded; a note's
+  finding says to copy its text in where the page should show it). An embedded Excalidraw
+  drawing (`x.excalidraw.md`, `kbtools.markdown.drawings`) gets no edit: its finding says to
+  export the picture and link that.
 
 Paths are written as the other path fixes write them (`links.written_path`). Several
 files or none → the finding says so and nothing is written; a block reference (`#^id`, no
@@ -49,6 +52,8 @@ from kbtools.check.fscache import FsCache
 from kbtools.check.links import Edit, LinkProblem, Missing, written_path
 from kbtools.check.names import disk_key
 from kbtools.findings import display_path
+from kbtools.markdown.drawings import SUFFIX as DRAWING_SUFFIX
+from kbtools.markdown.drawings import drawing_name
 from kbtools.markdown.parser import heading_title, slugify
 
 CODE = "link-wikilink"
@@ -148,6 +153,12 @@ def _problem(link: Wikilink, line: int, col: int, doc_rel: str, fs: FsCache,
             + (", …" if len(found) > MAX_LISTED else "")
         return _error(f"{head}; {len(found)} files match ({listed}): write a standard relative "
                       f"link to the one meant, or a path in the wikilink ({SETTINGS})")
+    if link.embed and found[0].lower().endswith(DRAWING_SUFFIX):  # no page shows it
+        name = drawing_name(found[0])
+        return _error(f"{head}; it shows an Excalidraw drawing, which no page or search can "
+                      f"use: export the drawing as a picture (Excalidraw menu → Export image → "
+                      f"SVG or PNG) into the assets folder and write a picture link to it, by "
+                      f"its path relative to this document (`![{name}](…/{name}.svg)`)")
     new = standard_link(link, found[0], doc_rel)
     slug = heading_slug(link, found[0])
     return LinkProblem(CODE, "error", fix_message(link, new, case_note(link, found[0], doc_rel)),
