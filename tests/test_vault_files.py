@@ -66,8 +66,8 @@ def _chunks(text: str, rel: str) -> list[tuple[tuple[str, ...], str, str, int, i
 
 def test_a_drawing_yields_its_text_elements_alone():
     """Indexed as a document, the banner was a chunk, the Embedded Files' `[[Pasted image …]]`
-    and the heading `Excalidraw Data` were chunk text, and a drawing saved uncompressed or
-    by the 1.x plugin had its JSON chunked as code."""
+    and the heading `Excalidraw Data` were chunk text, and a drawing saved by the 1.x
+    plugin (no `%%` around its data) had its JSON chunked too."""
     compressed = _compressed()
     got = _chunks(drawing(compressed), "knowledge/图/泵站示意.excalidraw.md")
     assert got == [(("泵站示意",), "液压泵站\n\n安全阀 压力 16 MPa\n超压时先泄压\n\n"
