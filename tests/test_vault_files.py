@@ -159,7 +159,8 @@ EMBEDS = ("# 巡检\n\n巡检前读 ![[泵站检修]]，步骤见 ![[泵站检�
           "[[泵站检修#停机 步骤|停机步骤]]，规则 [[泵站检修#^leak-rule]]。\n\n"
           "图：![[pump.png|300]]\n\n"
           "Shell 判断写 `[[ -f x ]]`：\n\n```bash\nif [[ -f /etc/kb ]]; then echo ok; fi\n```\n"
-          "\n| 设备 | 规程 |\n|---|---|\n| 泵 | ![[泵站检修#停机 步骤]] |\n| 阀 | `[[x]]` |\n")
+          "\n| 设备 | 规程 |\n|---|---|\n| 泵 | ![[泵站检修#停机 步骤]] |\n| 阀 | `[[x]]` |\n"
+          "| 闸 | [[泵站检修\\|检修规程]] &amp; 记录 |\n")
 
 
 def test_a_lenient_build_reads_embeds_as_their_text_not_markup():
@@ -178,7 +179,12 @@ def test_a_lenient_build_reads_embeds_as_their_text_not_markup():
     code = next(c for c in chunks if c.kind == "code")
     assert "if [[ -f /etc/kb ]]" in code.text
     rows = [c.text for c in chunks if c.kind == "table_row"]
-    assert rows == ["设备: 泵\n规程: 泵站检修 > 停机 步骤", "设备: 阀\n规程: [[x]]"]
+    assert rows == ["设备: 泵\n规程: 泵站检修 > 停机 步骤", "设备: 阀\n规程: [[x]]",
+                    "设备: 闸\n规程: 检修规程 & 记录"]
+    # a cell's label written after `\|`, as Obsidian has it in a table: read where written
+    table = next(c for c in chunks if c.kind == "table")
+    assert table.text.splitlines()[-1] == "| 闸 | 检修规程 & 记录 |"
+    assert section.text.splitlines()[-1] == "| 闸 | 检修规程 & 记录 |"
 
 
 def test_a_notes_embed_says_to_link_or_copy_its_text(kb: Path):

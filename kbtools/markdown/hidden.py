@@ -67,8 +67,9 @@ class _Locator:
               ) -> list[Hidden]:
         """`found` (content start, content end, replacement) as file spans; the content's
         line i is file line index `first + i`. A line the parser changed beyond taking
-        characters off its start (a tab it expanded) is not located and keeps its spans."""
-        bases: dict[int, int | None] = {}
+        characters off its start (a tab it expanded) is not located and keeps its spans; a
+        table cell's `|`, written `\\|`, is located where it is written."""
+        bases: dict[int, tuple[int, bool] | None] = {}
         content_lines = content.split("\n")
         line_starts = [0]
         for text in content_lines[:-1]:
@@ -78,8 +79,12 @@ class _Locator:
             i = max(0, _index_of(line_starts, pos))
             if i not in bases:
                 bases[i] = self._base(first + i, content_lines[i])
-            base = bases[i]
-            return None if base is None else base + pos - line_starts[i]
+            located = bases[i]
+            if located is None:
+                return None
+            base, escaped = located
+            col = pos - line_starts[i]
+            return base + col + (content_lines[i].count("|", 0, col) if escaped else 0)
 
         out: list[Hidden] = []
         for a, b, shown in found:
@@ -88,15 +93,21 @@ class _Locator:
                 out.append((start, end, shown))
         return out
 
-    def _base(self, index: int, text: str) -> int | None:
+    def _base(self, index: int, text: str) -> tuple[int, bool] | None:
+        """Where `text` starts in the file line `index`, and whether it is written there
+        with each `|` escaped (a table cell's)."""
         if not 0 <= index < len(self.lines):
             return None
         line = self.lines[index]
+        written, escaped = text, False
         col = line.find(text, self.cursors.get(index, 0))
+        if col < 0 and "|" in text:
+            written, escaped = text.replace("|", "\\|"), True
+            col = line.find(written, self.cursors.get(index, 0))
         if col < 0:
             return None
-        self.cursors[index] = col + len(text)  # the next cell of a table row lies after it
-        return self.starts[index] + col
+        self.cursors[index] = col + len(written)  # the next cell of a table row lies after it
+        return self.starts[index] + col, escaped
 
 
 def _index_of(starts: list[int], pos: int) -> int:
