@@ -123,6 +123,7 @@ def test_every_code_is_documented(fixture_findings):
                "synonyms-duplicate", "synonyms-repeated", "synonyms-unreadable",
                "supersedes-missing"}
     tested |= {"dict-bad-line", "dict-unreadable", "dict-term-unused"}  # test_user_dict.py
+    tested |= {"doc-drawing"}  # tests/test_vault_files.py
     assert tested <= set(CODES)
     tested |= {"markdown-too-deep"}  # tests/test_authoring_edges.py
     # guards: plug-in crashes are tested with the extension point; verification-lapsed

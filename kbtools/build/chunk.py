@@ -8,7 +8,9 @@ one-sentence overlap; tiny neighbours merge under their common parent heading
 (`kbtools.build.chunk_fine`): list items (with sub-items), tables and each table row as
 `header: value` pairs, code and formulas with the line before and after, Mermaid edges,
 images. Boundaries never fall inside a code fence, a math block or a table row. Settings and
-the Chunk factory: `kbtools.build.chunk_text`.
+the Chunk factory: `kbtools.build.chunk_text`. An Obsidian Excalidraw drawing
+(`kbtools.markdown.drawings`) yields its Text Elements' words alone, a section chunk each
+under the drawing's name: never its banner, links or compressed JSON.
 See docs/chunking.md.
 """
 
@@ -25,9 +27,10 @@ from kbtools.build.records import Chunk
 from kbtools.build.xref import HeadingIndex
 from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, parse
+from kbtools.markdown.drawings import drawing_name, is_drawing, text_elements
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "38"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "39"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -104,6 +107,10 @@ CHUNKER_VERSION = "38"  # bump when output changes for the same input (index fin
 # Obsidian block (`#^id`, `note.md#^id`) names the heading the block stands under; a folded
 # box's title (`<details><summary>`) is never cut from the text it folds; a Mermaid diagram's
 # type line (`mindmap`, `gantt`, `pie title …`) and `section` lines are no nodes (session 38)
+# 39: an Obsidian Excalidraw drawing (`excalidraw-plugin` front matter) yields its Text
+# Elements alone, never its banner, file links or compressed drawing JSON; a wikilink or
+# note embed reads as its text (`![[泵站#检修]]` → `泵站 > 检修`), no `[[` or `#` joining words
+# into one search term (session 38)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 
@@ -123,6 +130,8 @@ def chunk_document(src: SourceDoc, cfg: ChunkConfig | None = None, *,
     if not any(line.strip() for line in doc.lines[doc.body_line - 1:]):
         return []
     maker = ChunkMaker(doc, cfg, resolver or HeadingIndex.build([doc]))
+    if is_drawing(doc.meta):
+        return _drawing_chunks(doc, maker)
     sections = [c for p in section_pieces(doc, maker.t, cfg)  # markup alone is no chunk
                 if (c := maker.chunk("section", p.path, p.start, p.end)).text]
     section_texts = {c.text for c in sections}
@@ -131,6 +140,16 @@ def chunk_document(src: SourceDoc, cfg: ChunkConfig | None = None, *,
     chunks = sorted(sections + finer,
                     key=lambda c: (c.line_start, KIND_ORDER[c.kind], -c.line_end))
     return with_formulas(_with_parents(_unique_ids(chunks)), doc)
+
+
+def _drawing_chunks(doc: Document, maker: ChunkMaker) -> list[Chunk]:
+    """An Excalidraw drawing's words: a section chunk per Text Elements section (block ids
+    left out, as everywhere), under the drawing's name; nothing else of the file."""
+    path = (drawing_name(doc.rel),)
+    chunks = [c for first, last in text_elements(doc.lines, doc.body_line)
+              if (c := maker.chunk("section", path, maker.t.start(first),
+                                   maker.t.end(last))).text]
+    return _unique_ids(chunks)
 
 
 def _unique_ids(chunks: list[Chunk]) -> list[Chunk]:

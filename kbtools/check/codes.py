@@ -27,6 +27,9 @@ CODES: dict[str, str] = {
                        "in Obsidian's `.trash/`: not read or indexed (warning)",
     "merge-conflict": "Git's conflict markers (`<<<<<<<`, `=======`, `>>>>>>>`) left in the "
                       "file: a merge conflict never resolved",
+    "doc-drawing": "an Obsidian Excalidraw drawing (`excalidraw-plugin` front matter), not a "
+                   "document: export it as a picture and link that; a lenient build indexes "
+                   "its Text Elements alone",
     "fm-missing": "no front matter block",
     "fm-unterminated": "the front matter block is never closed",
     "fm-empty": "the front matter block is empty",

@@ -68,6 +68,8 @@ from kbtools.findings import Finding, display_path, finding, sort_findings
 from kbtools.gitobjects import eol_normalized
 from kbtools.ignored import forget as forget_ignored
 from kbtools.ignored import ignored_entries
+from kbtools.markdown.drawings import KEY as DRAWING_KEY
+from kbtools.markdown.drawings import is_drawing
 from kbtools.markdown.frontend import MarkdownTooDeep, Scan, scan
 from kbtools.provenance import staged_paths, work_tree_top
 from kbtools.render.formula import FAILURE_DIR, formula_problem
@@ -75,6 +77,7 @@ from kbtools.schemas import categories as schema_categories
 from kbtools.schemas import validator_for
 
 PARALLEL_MIN_DOCS = 300
+DRAWING = "doc-drawing"
 # a file changed less than this before its status was taken may change again with the same
 # status (file-system timestamps are coarse): its status is not kept (git's "racy" rule)
 RACY_NS = 1_000_000_000
@@ -212,6 +215,11 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
 
     for code, level, line, col, message in extra:
         add(code, level, line, col, message)
+    if is_drawing(src.meta):  # no document: its front matter and links are the plugin's
+        add(DRAWING, "warning" if ctx.lenient else "error", src.key_lines.get(DRAWING_KEY, 1),
+            1, names.drawing_message(src.rel, src.meta.get(DRAWING_KEY)))
+        ctx.slugs[rel] = frozenset()
+        return DocResult(src.path, rel, tuple(out), frozenset())
     for code, line, col, message in frontmatter.parse_problems(src, ctx.schemas_dir,
                                                                ctx.categories):
         add(code, "warning" if code in frontmatter.WARNING_CODES else "error", line, col, message)
@@ -270,8 +278,9 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
     images: list[assets.ImageLink] = []
     files: list[assets.ImageLink] = []
     missing: list[links.Missing] = []
+    typora = links.typora_root(src.meta)
     for ref in result.refs:
-        ref_problems, anchor = links.check_ref(ref, rel, ctx.fs)
+        ref_problems, anchor = links.check_ref(ref, rel, ctx.fs, typora)
         if not ref_problems and (shown := links.image_file(ref, rel, ctx.fs)) is not None:
             images.append((ref.line, ref.col, shown))
         elif not ref_problems and (linked := links.linked_file(ref, rel, ctx.fs)) is not None:

@@ -247,6 +247,10 @@ def _unknown_keys(src: SourceDoc, validator: Draft202012Validator) -> Iterator[P
         if _editor_setting(str(key)):
             hint = ("; an editor's setting for this file (Typora, Obsidian), not knowledge: "
                     "delete it (docs/knowledge-authoring.md, \"Writing in Obsidian and Typora\")")
+            if str(key).lower() == "typora-root-url":  # its `/…` paths are read from it
+                hint = hint.replace("delete it", "delete it once `kb check --fix` has "
+                                    "rewritten the paths starting with '/' that Typora reads "
+                                    "from it as paths relative to the document")
         yield ("fm-unknown-key", key_line(src, key), 1, f"unknown key {key!r}{hint}")
 
 

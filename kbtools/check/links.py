@@ -12,8 +12,10 @@ import os
 import posixpath
 import re
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote, unquote
 
 from kbtools.check.fscache import FsCache, Resolved, compatible_file, git_cwd, nfc
@@ -25,6 +27,7 @@ from kbtools.render.images import IMAGE_TYPES
 SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 DRIVE = re.compile(r"^[A-Za-z]:([\\/]|$)")
 REMOTE_SCHEMES = {"http", "https", "ftp", "ftps"}
+TYPORA_ROOT = "typora-root-url"  # Typora's folder for paths starting with `/` (front matter)
 ASKED = "; did you mean "  # a suggestion's finding: `{said}{new!r}?`
 
 
@@ -145,11 +148,15 @@ def written_path(path: str) -> str:
                    else ch for ch in path)
 
 
-def check_ref(ref: Ref, doc_rel: str, fs: FsCache) -> tuple[list[LinkProblem], AnchorTarget | None]:
+def check_ref(ref: Ref, doc_rel: str, fs: FsCache, typora_root: str = ""
+              ) -> tuple[list[LinkProblem], AnchorTarget | None]:
     """Problems with one link/image target, plus the anchor to verify (if any); an edit
     rewriting the path of a link with an anchor to verify names that anchor's document
-    (`Edit.doc`, `Edit.fragment`), so that `--fix` never keeps an anchor naming no heading."""
-    problems, anchor = _check_target(ref, doc_rel, fs)
+    (`Edit.doc`, `Edit.fragment`), so that `--fix` never keeps an anchor naming no heading.
+    `typora_root`: the document's `typora-root-url` (`typora_root`), against which Typora
+    reads a path starting with `/`: such a path is still refused, with the relative path of
+    the file Typora shows as its fix."""
+    problems, anchor = _check_target(ref, doc_rel, fs, typora_root)
     if anchor is None:
         return problems, None
     return [LinkProblem(p.code, p.level, p.message, anchored(p.edit, anchor.doc))
@@ -162,8 +169,15 @@ def anchored(edit: Edit, doc: str) -> Edit:
     return dataclasses.replace(edit, doc=doc, fragment=fragment) if hash_mark else edit
 
 
-def _check_target(ref: Ref, doc_rel: str, fs: FsCache) -> tuple[list[LinkProblem],
-                                                                 AnchorTarget | None]:
+def typora_root(meta: Mapping[str, Any]) -> str:
+    """The `typora-root-url` of a document's front matter ("" when none): the folder Typora
+    reads a link's path starting with `/` from (relative to the document, or absolute)."""
+    value = meta.get(TYPORA_ROOT)
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _check_target(ref: Ref, doc_rel: str, fs: FsCache, typora: str = ""
+                  ) -> tuple[list[LinkProblem], AnchorTarget | None]:
     # Markdown escapes eat backslashes before punctuation (`..\\..` parses as `...`): judge
     # a destination written with backslashes by its source text.
     target = (unquote(ref.raw) if "\\" in ref.raw else ref.target).strip()
@@ -194,12 +208,12 @@ def _check_target(ref: Ref, doc_rel: str, fs: FsCache) -> tuple[list[LinkProblem
         fixed_path = path.replace("\\", "/")
         message = f"backslashes in {target!r}: use '/'"
         if fixed_path.startswith("/"):  # \\server\share or \abs\path: absolute as well
-            more, anchor = _absolute(ref, target, fixed_path, fragment, doc_dir, fs)
+            more, anchor = _absolute(ref, target, fixed_path, fragment, doc_dir, fs, typora)
             return [LinkProblem("path-backslash", "error", message), *more], anchor
         problems.append(LinkProblem("path-backslash", "error", message,
                                     _edit(ref, target, fixed_path, fragment)))
     if fixed_path.startswith("/"):
-        return _absolute(ref, target, fixed_path, fragment, doc_dir, fs)
+        return _absolute(ref, target, fixed_path, fragment, doc_dir, fs, typora)
     joined = posixpath.normpath(posixpath.join(doc_dir, fixed_path)) if fixed_path else doc_rel
     if joined == ".":
         joined = ""
@@ -423,16 +437,39 @@ OUTSIDE = ("a file outside the repository (devices and other authors lack it): c
            "to the document")
 
 
+def _typora_file(base: str, typora: str, doc_dir: str, fs: FsCache) -> str | None:
+    """The repo-relative file Typora shows for the path `base` (starting with `/`) under the
+    document's `typora-root-url` `typora`, when that folder is in the repository."""
+    folder = typora.replace("\\", "/")
+    if not folder or SCHEME.match(folder) or DRIVE.match(folder):
+        return None
+    if folder.startswith("/"):
+        real, root = fs.realpath(folder), fs.real_root
+        if real != root and not real.startswith(root + os.sep):
+            return None
+        folder = Path(os.path.relpath(real, root)).as_posix()
+    else:
+        folder = posixpath.join(doc_dir, folder)
+    joined = posixpath.normpath(posixpath.join(folder, base.lstrip("/")))
+    if joined == ".." or joined.startswith("../") or joined == ".":
+        return None
+    return joined if fs.resolve(joined).exists else None
+
+
 def _absolute(ref: Ref, target: str, base: str, fragment: str, doc_dir: str,
-              fs: FsCache) -> tuple[list[LinkProblem], AnchorTarget | None]:
+              fs: FsCache, typora: str = "") -> tuple[list[LinkProblem], AnchorTarget | None]:
     """An absolute path (`base`, without its `#fragment`): fixable, anchor kept, when it
-    names an existing file inside the repo; the anchor is then checked as a relative link's."""
-    inside = None
+    names an existing file inside the repo (read first against the document's
+    `typora-root-url`, as Typora reads it); the anchor is then checked as a relative
+    link's."""
+    inside = _typora_file(base, typora, doc_dir, fs) if typora and base else None
+    by_typora = inside is not None
     root = fs.real_root
-    real = fs.realpath(base) if base else ""
-    if real == root or real.startswith(root + os.sep):
+    real = fs.realpath(base) if base and not by_typora else ""
+    if real and (real == root or real.startswith(root + os.sep)):
         inside = posixpath.normpath(Path(os.path.relpath(real, root)).as_posix())
-    elif base.lstrip("/") and fs.resolve(posixpath.normpath(base.lstrip("/"))).exists:
+    elif not by_typora and base.lstrip("/") and \
+            fs.resolve(posixpath.normpath(base.lstrip("/"))).exists:
         inside = posixpath.normpath(base.lstrip("/"))  # repo-root-relative "/assets/x.png"
     if inside is not None:
         if inside == ".":
@@ -440,7 +477,10 @@ def _absolute(ref: Ref, target: str, base: str, fragment: str, doc_dir: str,
         res = fs.resolve(inside)
         if res.exists:
             new_path = _rel_to(res.rel, doc_dir)
-            said = f"absolute path {target!r}: use "
+            said = f"absolute path {target!r}" + (
+                f" (read from {TYPORA_ROOT} {typora!r}, as Typora shows it)"
+                if by_typora else "") \
+                + ": use "
             # not located as written, its edit is one `--fix` cannot write (`_edit`), whose
             # finding keeps to the anchor rules all the same
             edit = dataclasses.replace(_edit(ref, target, new_path, fragment),

@@ -12,6 +12,7 @@ run Linux, and a name Linux takes may not make the trip.
   decomposed names (NFD) and Git commits them as such unless `core.precomposeunicode` is
   set; links typed by authors are composed, and Linux compares names byte for byte.
 - `too_long`: a path that, inside a clone's own folder, passes Windows' 260-character limit.
+- `drawing_message`: what to do with an Obsidian Excalidraw drawing among the documents.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import re
 import unicodedata
 
 from kbtools.errors import bidi_control
+from kbtools.markdown.drawings import KEY as DRAWING_KEY
+from kbtools.markdown.drawings import drawing_name
 from kbtools.render.table_csv import WINDOWS_DEVICES
 
 # what Windows file names cannot hold (a backslash is a folder separator there)
@@ -138,3 +141,16 @@ def backup_original(name: str) -> str:
     """The document an editor's backup named `name` copies: `x~.md`, `x_LOCAL_1234.md`,
     `x.md~`, `x.md.orig` → `x.md`."""
     return _BACKUP_TAIL.sub(lambda m: m[1] or m[2], name)
+
+
+def drawing_message(rel: str, value: object) -> str:
+    """What to do with an Obsidian Excalidraw drawing (`kbtools.markdown.drawings`) found
+    among the documents: export its picture, link that, move the drawing out."""
+    name = drawing_name(rel)
+    return (f"an Obsidian Excalidraw drawing ({DRAWING_KEY}: {value}), not a document: its "
+            f"picture is drawing data no reader or search can use; export it as a picture "
+            f"(Excalidraw menu → Export image → SVG or PNG, or the plugin's \"Auto-export "
+            f"SVG\" setting) into the assets folder, link it from a document by its path "
+            f"relative to that document (`![{name}](…/{name}.svg)`) with the drawing's words "
+            f"in the text, and move {rel.rsplit('/', 1)[-1]!r} out of the knowledge folder "
+            f"(a lenient build indexes its Text Elements alone)")

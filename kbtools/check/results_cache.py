@@ -43,7 +43,7 @@ from kbtools.cachedb import open_cache_db
 from kbtools.render.glyphs import fonts_signature
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 82  # bump when a check's findings for the same inputs change (5: `$` in code
+FORMAT = 83  # bump when a check's findings for the same inputs change (5: `$` in code
 # spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
 # 9: a percent-encoded destination's column; 10: decision tables' worded conditions,
 # dashes and units, ```latex fences as code; 11: findings a watcher stored after a schema
@@ -146,6 +146,10 @@ FORMAT = 82  # bump when a check's findings for the same inputs change (5: `$` i
 # 82: `path-missing` below a submodule not checked out says so in a knowledge base in a folder
 # of a monorepo too (`.gitmodules` at the top), naming the folder from where kb runs (not
 # cached) (session 38, c38)
+# 83: an Obsidian Excalidraw drawing is one `doc-drawing` finding; `path-absolute` of a path
+# read against the document's `typora-root-url` names the file Typora shows; a note's
+# embed says to copy its text in when the page should show it, a drawing's to export its
+# picture (session 38, cb)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

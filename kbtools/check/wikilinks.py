@@ -22,7 +22,10 @@ Linux and GitHub). Exactly one file gives the edit:
   `Other note > Heading`; `kbtools.check.anchors` checks the heading exists once every
   document is read, and `--fix` writes another heading or none when it does not: the
   finding of such a wikilink, which says what `--fix` writes, is made there, not with its
-  document's); an embedded note or PDF becomes a link (nothing is transcluded).
+  document's); an embedded note or PDF becomes a link (nothing is transcluded; a note's
+  finding says to copy its text in where the page should show it). An embedded Excalidraw
+  drawing (`x.excalidraw.md`, `kbtools.markdown.drawings`) gets no edit: its finding says to
+  export the picture and link that.
 
 Paths are written as the other path fixes write them (`links.written_path`). Several
 files or none → the finding says so and nothing is written; a block reference (`#^id`, no
@@ -49,6 +52,8 @@ from kbtools.check.fscache import FsCache
 from kbtools.check.links import Edit, LinkProblem, Missing, written_path
 from kbtools.check.names import disk_key
 from kbtools.findings import display_path
+from kbtools.markdown.drawings import SUFFIX as DRAWING_SUFFIX
+from kbtools.markdown.drawings import drawing_name
 from kbtools.markdown.parser import heading_title, slugify
 
 CODE = "link-wikilink"
@@ -56,6 +61,9 @@ CODE = "link-wikilink"
 EMBED_IMAGES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".bmp", ".svg", ".webp", ".avif"})
 NOTE_TYPES = (".md", ".markdown")
 MAX_LISTED = 5  # candidate files a finding names
+# a note's embed becomes a link: a page shows no note inside another
+TEXT_INSTEAD = (", a link (no page shows another note inside it; to have this page show "
+                "the note's text, copy that text in instead)")
 SETTINGS = ('so that Obsidian writes standard links: Settings → Files and links → '
             '"Use [[Wikilinks]]" off, "New link format": "Relative path to file"')
 
@@ -145,6 +153,12 @@ def _problem(link: Wikilink, line: int, col: int, doc_rel: str, fs: FsCache,
             + (", …" if len(found) > MAX_LISTED else "")
         return _error(f"{head}; {len(found)} files match ({listed}): write a standard relative "
                       f"link to the one meant, or a path in the wikilink ({SETTINGS})")
+    if link.embed and found[0].lower().endswith(DRAWING_SUFFIX):  # no page shows it
+        name = drawing_name(found[0])
+        return _error(f"{head}; it shows an Excalidraw drawing, which no page or search can "
+                      f"use: export the drawing as a picture (Excalidraw menu → Export image → "
+                      f"SVG or PNG) into the assets folder and write a picture link to it, by "
+                      f"its path relative to this document (`![{name}](…/{name}.svg)`)")
     new = standard_link(link, found[0], doc_rel)
     slug = heading_slug(link, found[0])
     return LinkProblem(CODE, "error", fix_message(link, new, case_note(link, found[0], doc_rel)),
@@ -162,10 +176,12 @@ def describe(link: Wikilink) -> str:
 def fix_message(link: Wikilink, new: str | None, note: str = "") -> str:
     """The finding of `link` whose fix writes `new` (None: nothing can be written); `note`:
     what it says first of the file found (`case_note`)."""
+    text = TEXT_INSTEAD if link.embed and posixpath.splitext(link.target)[1].lower() in (
+        "", *NOTE_TYPES) else ""
     if new is None:
         return (f"{describe(link)}{note}; `kb check --fix` leaves it as it is: write a "
-                f"standard link by hand ({SETTINGS})")
-    return f"{describe(link)}{note}; `kb check --fix` writes {quoted(new)} ({SETTINGS})"
+                f"standard link by hand{text} ({SETTINGS})")
+    return f"{describe(link)}{note}; `kb check --fix` writes {quoted(new)}{text} ({SETTINGS})"
 
 
 def case_note(link: Wikilink, file_rel: str, doc_rel: str) -> str:

@@ -23,6 +23,7 @@ from typing import Any
 from markdown_it.token import Token
 
 from kbtools.corpus import SourceDoc
+from kbtools.markdown.drawings import drawing_name, is_drawing
 from kbtools.markdown.hidden import hidden_spans
 from kbtools.markdown.inline_tags import inline_tags
 from kbtools.markdown.nodes import (
@@ -65,6 +66,7 @@ from kbtools.markdown.parser import (
     token_newlines,
     token_text,
 )
+from kbtools.markdown.wikitext import MARKS, RUN, read_wikilinks
 
 # Linear-time pattern (author HTML): the value is stripped in code rather than by a lazy
 # group before \s*$ (`<img>` tags and attributes: `parser.IMG_TAG`, `parser.ATTR`).
@@ -245,7 +247,7 @@ class _TableRows:
         elif kind == "tr_open":
             self.current, self.line = [], row_line
         elif kind == "inline" and self.current is not None:
-            inl = _read_inline(tok, self.line)
+            inl = _read_inline(tok, self.line, wikilinks=True)
             self.cells.append(inl)
             self.current.append(inl.text)
         elif kind == "tr_close" and self.current is not None:
@@ -257,12 +259,14 @@ class _TableRows:
             self.current = None
 
 
-def _read_inline(tok: Token, first_line: int) -> Inline:
-    """What an inline token holds; `first_line` is the file line it starts on."""
+def _read_inline(tok: Token, first_line: int, *, wikilinks: bool = False) -> Inline:
+    """What an inline token holds; `first_line` is the file line it starts on; `wikilinks`:
+    Obsidian's wikilinks and note embeds in its text read as their text (a table cell's,
+    as chunk text reads them: `kbtools.markdown.hidden`)."""
     reader = _InlineReader(first_line)
     for child in tok.children or ():
         reader.read(child)
-    return reader.inline()
+    return reader.inline(wikilinks)
 
 
 class _InlineReader:
@@ -271,6 +275,7 @@ class _InlineReader:
     def __init__(self, line: int):
         self.line = line
         self.text: list[str] = []
+        self.kinds: list[str] = []  # the token type of each piece of `text`
         self.images: list[Image] = []
         self.math: list[Math] = []
         self.links: list[LinkRef] = []
@@ -304,10 +309,27 @@ class _InlineReader:
             self.line += 1
         self.line += token_newlines(tok)
         self.text.append(token_text(tok))
+        self.kinds.append(kind)
 
-    def inline(self) -> Inline:
-        return Inline(plain("".join(self.text)), tuple(self.images), tuple(self.math),
-                      tuple(self.links))
+    def inline(self, wikilinks: bool = False) -> Inline:
+        text = "".join(self.text)
+        if wikilinks and "[[" in text:
+            text = _wikilinks_read(self.text, self.kinds)
+        return Inline(plain(text), tuple(self.images), tuple(self.math), tuple(self.links))
+
+
+def _wikilinks_read(texts: list[str], kinds: list[str]) -> str:
+    """The text of a run's tokens with each wikilink in its runs of text (`wikitext.RUN`
+    and emphasis marks, never a code span or formula) read as its text."""
+    out: list[str] = []
+    run: list[str] = []
+    for text, kind in zip(texts, kinds, strict=True):
+        if kind in RUN or kind in MARKS:
+            run.append(text)
+            continue
+        out += [read_wikilinks("".join(run)), text]
+        run = []
+    return "".join([*out, read_wikilinks("".join(run))])
 
 
 def heading_path_text(h: Heading) -> str:
@@ -415,10 +437,13 @@ def parse(src: SourceDoc) -> Document:
 
 
 def doc_title(meta: dict[str, Any], root: Section, rel: str) -> str:
-    """Front-matter title, else the first H1, else the file stem."""
+    """Front-matter title, else the first H1, else the file stem (an Excalidraw drawing's:
+    its name, never the plugin's `# Excalidraw Data` heading)."""
     title = meta.get("title")
     if isinstance(title, (str, int, float)) and str(title).strip():
         return str(title).strip()
+    if is_drawing(meta):
+        return drawing_name(rel)
     for sec in root.walk():
         if sec.heading is not None and sec.heading.level == 1:
             return sec.title

@@ -14,7 +14,8 @@ titles the box with), an Obsidian block id
 ending a paragraph or heading (`… 停机。 ^leak-rule`, `## 上限 ^limits`),
 a heading's `{#custom-id}` and a setext heading's underline (`====`, `----`: the page shows the
 heading alone); an HTML entity (`&nbsp;`, `&lt;`, `&#8482;`) reads as its
-character. `hidden_spans(tokens, lines, offset)` gives the source spans of those, as offsets into
+character, an Obsidian wikilink or note embed as its text (`[[泵站#检修|步骤]]` reads `步骤`,
+`![[泵站#检修]]` `泵站 > 检修`: `kbtools.markdown.wikitext.wikilink_text`). `hidden_spans(tokens, lines, offset)` gives the source spans of those, as offsets into
 `"\\n".join(lines)` of the file, read from the parser's own tokens (an inline tag is an
 `html_inline` token whose span in its run the parser notes, `parser.token_span`), so a
 code span's or a code block's `<T>` and `&lt;`, an escaped `\\<b>` and `气温<10℃` are never
@@ -47,6 +48,7 @@ from kbtools.markdown.parser import (
     is_toc_marker,
     token_span,
 )
+from kbtools.markdown.wikitext import wikilink_spans
 
 Hidden = tuple[int, int, str]  # (start, end, what a reader sees instead: "" or " ")
 MARKS = ("mark_open", "mark_close")  # a highlight's `==`: the page shows the words marked
@@ -65,8 +67,9 @@ class _Locator:
               ) -> list[Hidden]:
         """`found` (content start, content end, replacement) as file spans; the content's
         line i is file line index `first + i`. A line the parser changed beyond taking
-        characters off its start (a tab it expanded) is not located and keeps its spans."""
-        bases: dict[int, int | None] = {}
+        characters off its start (a tab it expanded) is not located and keeps its spans; a
+        table cell's `|`, written `\\|`, is located where it is written."""
+        bases: dict[int, tuple[int, bool] | None] = {}
         content_lines = content.split("\n")
         line_starts = [0]
         for text in content_lines[:-1]:
@@ -76,8 +79,12 @@ class _Locator:
             i = max(0, _index_of(line_starts, pos))
             if i not in bases:
                 bases[i] = self._base(first + i, content_lines[i])
-            base = bases[i]
-            return None if base is None else base + pos - line_starts[i]
+            located = bases[i]
+            if located is None:
+                return None
+            base, escaped = located
+            col = pos - line_starts[i]
+            return base + col + (content_lines[i].count("|", 0, col) if escaped else 0)
 
         out: list[Hidden] = []
         for a, b, shown in found:
@@ -86,15 +93,21 @@ class _Locator:
                 out.append((start, end, shown))
         return out
 
-    def _base(self, index: int, text: str) -> int | None:
+    def _base(self, index: int, text: str) -> tuple[int, bool] | None:
+        """Where `text` starts in the file line `index`, and whether it is written there
+        with each `|` escaped (a table cell's)."""
         if not 0 <= index < len(self.lines):
             return None
         line = self.lines[index]
+        written, escaped = text, False
         col = line.find(text, self.cursors.get(index, 0))
+        if col < 0 and "|" in text:
+            written, escaped = text.replace("|", "\\|"), True
+            col = line.find(written, self.cursors.get(index, 0))
         if col < 0:
             return None
-        self.cursors[index] = col + len(text)  # the next cell of a table row lies after it
-        return self.starts[index] + col
+        self.cursors[index] = col + len(written)  # the next cell of a table row lies after it
+        return self.starts[index] + col, escaped
 
 
 def _index_of(starts: list[int], pos: int) -> int:
@@ -171,6 +184,9 @@ def _inline_markup(tok: Token, opener: str) -> list[tuple[int, int, str]]:
             end = raw_end = close.end() if close else len(tok.content)
         out.append((span[0], end, shown))
     out += [(a, b, char) for a, b, char in entity_spans(tok) if not _within(a, out)]
+    links = wikilink_spans(tok.content, children)  # read as their text, what is inside too
+    if links:
+        out = [*links, *(f for f in out if not any(a <= f[0] < b for a, b, _ in links))]
     if opener in ("paragraph_open", "heading_open") and children:
         out += _trailing_ids(tok.content, children[-1], opener == "heading_open")
     return sorted(out)

@@ -62,6 +62,48 @@ def run_length(run: list[Token]) -> int:
     return len(run)
 
 
+# what Obsidian embeds as a picture (`kbtools.check.wikilinks.EMBED_IMAGES`): kept as written
+# in chunk text, as `![alt](src)` is
+PICTURES = (".png", ".jpg", ".jpeg", ".gif", ".bmp", ".svg", ".webp", ".avif")
+NOT_WIKILINKS = ("code_inline", "math_inline", "math_inline_double")
+
+
+def wikilink_text(raw: str) -> str | None:
+    """What a reader is told of a wikilink or note embed written `raw`: its label, else its
+    note and heading (`![[泵站#检修|步骤]]` → `步骤`, `[[泵站#检修#注意]]` → `泵站 > 检修 >
+    注意`, a block id left out); None for a picture's embed, which stays as written."""
+    embed = raw.startswith("!")
+    link, _, label = raw[3 if embed else 2:-2].replace("\\|", "|").partition("|")
+    target, _, heading = link.partition("#")
+    if embed and target.strip().lower().endswith(PICTURES):
+        return None
+    label = label.strip().strip("*_=~").strip()
+    if label:
+        return label
+    parts = [p.strip() for p in (target, *heading.split("#"))
+             if p.strip() and not p.strip().startswith("^")]
+    return " > ".join(parts) or None
+
+
+def read_wikilinks(text: str) -> str:
+    """`text`, a run of text, with each wikilink and note embed read as its text."""
+    if "[[" not in text:
+        return text
+    return WIKILINK.sub(lambda m: (wikilink_text(m.group()) if m.group(1).strip() else None)
+                        or m.group(), text)
+
+
+def wikilink_spans(content: str, children: list[Token]) -> list[tuple[int, int, str]]:
+    """(start, end, text) in an inline run's source `content` of each wikilink and note
+    embed read as its text (`wikilink_text`); none when a code span or formula of the run
+    holds `[[` (where a wikilink is text, not a link: not told apart here)."""
+    if "[[" not in content or any(c.type in NOT_WIKILINKS and "[[" in c.content
+                                  for c in children):
+        return []
+    return [(m.start(), m.end(), shown) for m in WIKILINK.finditer(content)
+            if m.group(1).strip() and (shown := wikilink_text(m.group())) is not None]
+
+
 def cell_escaped(text: str) -> str:
     """`text` as a table cell writes it: each `|` escaped."""
     return text.replace("|", "\\|")
