@@ -12,7 +12,7 @@ from kbtools.errors import SyncError, UsageError
 from kbtools.index.layout import DeviceLayout
 from kbtools.ship.changes import not_on_device
 from kbtools.ship.checkout import derived_tag, find_checkout, implicit_checkout
-from kbtools.ship.device import device_dir, synced_from
+from kbtools.ship.device import device_dir
 
 
 def earlier_release(path: Path | None, tag: str) -> Path:
@@ -29,7 +29,7 @@ def earlier_release(path: Path | None, tag: str) -> Path:
     if DeviceLayout(where).is_device():
         local = DeviceLayout(where).release_dirs()
         if tag not in local:
-            raise SyncError(not_on_device(tag, local, synced_from(where)), path=str(where))
+            raise SyncError(not_on_device(tag, local, where), path=str(where))
         return local[tag]
     raise UsageError(f"--release {tag}: {where} keeps no releases (a device directory or a "
                      "git checkout of a release does)", path=str(where))

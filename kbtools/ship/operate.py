@@ -44,7 +44,6 @@ from kbtools.ship.device import (
     settle_rollback,
     switch_outcome,
     switch_to,
-    synced_from,
     under_way,
     unlogged_rollback,
     write_state,
@@ -414,7 +413,7 @@ def _rollback_target(path: Path, current: str | None, have: dict[str, Path],
                             "(see `kb releases`)", path=str(path))
         tag = older[0]
     if tag not in have:
-        raise SyncError(not_on_device(tag, have, synced_from(path)), path=str(path))
+        raise SyncError(not_on_device(tag, have, path), path=str(path))
     if tag == current:
         raise SyncError(f"{tag} is already served", path=str(path))
     return tag

@@ -384,6 +384,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
         rederive(final, DeviceLayout(device).staging(tag), tag, verified=hashed)
     # accepted: recorded before the switch, so a sync killed after it never lowers the floor
     state["highest_serial"] = max(serial, int(state.get("highest_serial", 0)))
+    state["keep"] = keep  # what the prune after the switch keeps: said of a release it took
     # releases rolled back from that this newer one passes need skipping no more (a sync
     # never goes below it): `kb status` and `kb releases` stop saying a sync skips them
     still = [t for t in state.get("rolled_back", []) if (parse_serial(t) or -1) > serial]
