@@ -345,7 +345,7 @@ def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path
     # a sync killed at its switch left it under way: settled against `current` now, before
     # this rollback moves `current` (written with the state below)
     if "last_sync" in state:
-        state["last_sync"] = switch_outcome(path, state["last_sync"])
+        state["last_sync"] = switch_outcome(path, state["last_sync"], settled=True)
     # release.json / release.sig edited since install: written back from the release commit
     # (only bytes of the sha256 verified.json recorded), as an up-to-date sync does for the
     # served release; the checks below then find the signed ones, or refuse
