@@ -263,3 +263,37 @@ def test_a_second_stop_during_a_rollbacks_clean_up_still_says_what_serves(two, m
     assert leftovers(device) == []
     code, _, err = kb("rollback", "kb-r1" if first == "switch_to" else "kb-r2", "--to", device)
     assert code == 0, err
+
+
+def test_the_sync_a_killed_sync_asks_for_prunes_what_it_left(tmp_path, monkeypatch):
+    """A sync SIGKILLed after its switch, before its prune: `kb status` says to run `kb sync`
+    to finish (prune old releases), but that sync found nothing newer and pruned nothing,
+    so a device keeping 1 kept 2 until the next release. A sync with nothing newer prunes
+    to `[release] keep` now, as one that switches does (a lowered keep too)."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "kb.toml").write_text("[release]\nkeep = 1\n")
+    monkeypatch.chdir(site)
+    pub, device = Pub(tmp_path), tmp_path / "dev"
+    pub.release()
+    assert kb("sync", pub.art, "--to", device)[0] == 0
+    pub.release()
+    proc = subprocess.run([sys.executable, "-c", KILLED_AT, "kbtools.ship.sync",
+                           "prune_releases", "before", "sync", str(pub.art), "--to",
+                           str(device)], capture_output=True, text=True)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    assert sorted(dev.release_dirs(device)) == ["kb-r1", "kb-r2"]
+    assert kb("status", "--to", device)[1].splitlines()[-1].endswith(
+        "run `kb sync` to finish (prune old releases)")
+    assert kb("sync", "--to", device)[1] == "up to date: serving kb-r2\n"
+    assert sorted(dev.release_dirs(device)) == ["kb-r2"]
+    assert kb("status", "--to", device)[1].splitlines()[-1].endswith(": ok")
+    # keep lowered from 3 to 1 on a device holding 3: the next sync, with nothing newer
+    (site / "kb.toml").write_text("[release]\nkeep = 3\n")
+    for _ in range(2):
+        pub.release()
+        assert kb("sync", "--to", device)[0] == 0
+    assert sorted(dev.release_dirs(device)) == ["kb-r2", "kb-r3", "kb-r4"]
+    (site / "kb.toml").write_text("[release]\nkeep = 1\n")
+    assert kb("sync", "--to", device)[1] == "up to date: serving kb-r4\n"
+    assert sorted(dev.release_dirs(device)) == ["kb-r4"]
