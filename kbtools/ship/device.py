@@ -219,14 +219,15 @@ def record_start(path: Path, state: dict[str, Any], source: str, before: str | N
 
 def under_way(path: Path, last: Any) -> Any:
     """``last_sync`` as `kb status` shows it while a sync holds the device lock (its record
-    says it started, `record_start`, or is switching): under way, by whom, and what serves meanwhile; any
-    other record as `switch_outcome` reads it."""
+    says it started, `record_start`, or is switching): under way, by whom, what serves
+    meanwhile and whether the sync has switched to it (`switched`: it is finishing, its
+    prune and record); any other record as `switch_outcome` reads it."""
     if isinstance(last, dict) and (last.get("running") or last.get("switching")):
-        holder = lock_holder(path)
+        holder, now = lock_holder(path), served_tag(path)
         if holder is not None:
             return {k: v for k, v in last.items() if k not in ("running", "switching")} | {
-                "ok": None, "under_way": True, "holder": holder, "tag": served_tag(path),
-                "error": None}
+                "ok": None, "under_way": True, "holder": holder, "tag": now, "error": None,
+                "switched": bool(last.get("switching")) and now == last.get("tag")}
     return switch_outcome(path, last)
 
 
