@@ -227,8 +227,8 @@ def _pick(device_dir: Path, local: dict[str, Path], which: str | None, *,
     served = DeviceLayout(path).served_release() if path.is_dir() else None
     if served is not None:
         return served
-    raise SyncError(f"{not_on_device(which, local, device_dir)}; give a local tag or the path of a "
-                    "release directory", path=str(device_dir))
+    raise SyncError(f"{not_on_device(which, local, device_dir)}; give a local tag or the "
+                    "path of a release directory", path=str(device_dir))
 
 
 def not_on_device(tag: str, local: Iterable[str], device: Path | None = None) -> str:
@@ -236,7 +236,7 @@ def not_on_device(tag: str, local: Iterable[str], device: Path | None = None) ->
     rollback`, `kb diff` and `kb query --release` say): pruned, never installed, or not
     published yet; or no release tag at all (``kb-r03``, ``latest``, ``r2``: the form named,
     and the local tag its one number means). With the `device` directory: a release pruned
-    says how many its syncs keep (`pruned_keep`), and one pruned or skipped, still a tag of
+    says how many its syncs keep (`_pruned_keep`), and one pruned or skipped, still a tag of
     the device's source, which a plain git clone serves, is said with the commands (the
     source the device syncs from, credentials left out, and the pin its keys need there: a
     clone pinning none checks no signature)."""
@@ -273,7 +273,7 @@ def not_on_device(tag: str, local: Iterable[str], device: Path | None = None) ->
             f"{clone}")
 
 
-def pruned_keep(device: Path) -> int | None:
+def _pruned_keep(device: Path) -> int | None:
     """How many releases the syncs of `device` keep: what its last sync that installed a
     release pruned to (state.json ``keep``), else kb.toml's ``[release] keep`` (found from
     the current directory, as `kb sync` reads it); None when neither can be read."""
@@ -288,7 +288,7 @@ def pruned_keep(device: Path) -> int | None:
 
 
 def _keep_said(device: Path | None) -> str:
-    keep = pruned_keep(device) if device is not None else None
+    keep = _pruned_keep(device) if device is not None else None
     if keep is None:
         return "`[release] keep`"
     return f"{keep}, this device's `[release] keep`"
