@@ -116,7 +116,7 @@ def test_shipping_runs_git_only_through_its_git_layer():
 def test_device_directory_module_knows_nothing_of_sync_or_release():
     deps = graph()["kbtools.ship.device"]
     assert not deps & {"kbtools.ship.sync", "kbtools.ship.release", "kbtools.ship.operate",
-                       "kbtools.ship.git", "kbtools.ship.gitrun"}
+                       "kbtools.ship.git", "kbtools.ship.gitrun", "kbtools.ship.worktree"}
 
 
 def test_commands_import_only_the_library_and_shared_output():

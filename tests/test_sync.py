@@ -402,7 +402,7 @@ def test_rollback_to_a_release_not_here_says_why(pub: Pub, tmp_path: Path):
     assert sync(str(pub.art), dev, keep=3).tag == "kb-r8"  # kb-r2 pruned
     assert sorted(device.release_dirs(dev)) == ["kb-r5", "kb-r7", "kb-r8"]
     refused("kb-r2", "it is older than every release kept here (each `kb sync` deletes all "
-            "but the newest `[release] keep`, 5 by default, and never installs an older one)",
+            "but the newest 3, this device's `[release] keep`, and never installs an older one)",
             "kb-r5, kb-r7, kb-r8")
     assert served_ok(dev) == "kb-r8"
 

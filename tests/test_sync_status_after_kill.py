@@ -91,11 +91,20 @@ def test_status_says_a_sync_was_killed_and_the_next_one_fetches_nothing_again(
     assert last_sync_line(kb("status", "--to", device, "--quick")[1]).endswith(": ok")
 
 
-def test_status_says_a_sync_is_under_way_while_one_holds_the_lock(published, tmp_path):
+@pytest.mark.parametrize(("stage", "said", "switched"), [
+    (("kbtools.ship.sync", "fetch"), "kb-r2 serves until it switches", False),
+    (("kbtools.ship.trust", "apply"), "kb-r2 serves until it switches", False),
+    # after the switch, pruning: it said "kb-r3 serves until it switches", as if another
+    # switch were to come
+    (("kbtools.ship.sync", "prune_releases"),
+     "switched to kb-r3, which serves (the sync is finishing)", True),
+], ids=lambda s: s[1] if isinstance(s, tuple) else None)
+def test_status_says_a_sync_is_under_way_while_one_holds_the_lock(published, tmp_path,
+                                                                   stage, said, switched):
     pub, original = published
     device = tmp_path / "device"
     shutil.copytree(original, device, symlinks=True)
-    proc = subprocess.Popen([sys.executable, "-c", STOPPED_AT, "kbtools.ship.sync", "fetch",
+    proc = subprocess.Popen([sys.executable, "-c", STOPPED_AT, *stage,
                              "sync", str(pub.art), "--to", str(device)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -104,9 +113,11 @@ def test_status_says_a_sync_is_under_way_while_one_holds_the_lock(published, tmp
         assert code == 0, err
         line = last_sync_line(out)
         assert line.endswith(f": under way (kb sync (pid {proc.pid}) holds the device lock); "
-                             "kb-r2 serves until it switches"), out
+                             f"{said}"), out
         last = json.loads(kb("status", "--to", device, "--json", "--quick")[1])["last_sync"]
         assert last["under_way"] is True and last["ok"] is None
+        assert last["switched"] is switched and last["tag"] == ("kb-r3" if switched
+                                                                 else "kb-r2"), last
     finally:
         proc.send_signal(signal.SIGCONT)
         _, err = proc.communicate(timeout=120)

@@ -176,7 +176,39 @@ def test_a_rollback_after_a_sync_killed_after_its_switch_keeps_what_it_did(one):
     assert code == 0 and out == "serving kb-r1 (was kb-r2)\n", err
     code, out, _ = kb("status", "--to", device, "--json")
     last = json.loads(out)["last_sync"]
-    assert last["tag"] == "kb-r2" and last["error"].startswith("killed after its switch"), last
+    assert last["tag"] == "kb-r2" and last["error"] == (
+        "killed after its switch, before its outcome was recorded: kb-r2 served (verified); "
+        "run `kb sync` to finish (prune old releases)"), last
+
+
+@pytest.mark.parametrize(("at", "was", "now"), [
+    (("kbtools.ship.device", "switch_to", "before"),
+     "killed before its switch to kb-r2: kb-r1 still serves",
+     "killed before its switch to kb-r2: kb-r1 served on"),
+    (("kbtools.ship.sync", "_install", "after"),
+     "killed before it finished (SIGKILL or a power cut): kb-r1 still serves (unchanged)",
+     "killed before it finished (SIGKILL or a power cut): kb-r1 served on (unchanged)"),
+], ids=["at-its-switch", "installed"])
+def test_a_rollback_after_a_sync_killed_before_its_switch_does_not_say_the_old_one_serves(
+        one, at, was, now):
+    """A sync SIGKILLed with kb-r2 installed and verified, kb-r1 still served, then `kb
+    rollback kb-r2` (the release `kb releases` lists as local): `kb status` said "serving
+    kb-r2" and, on its last line, "kb-r1 still serves". The rollback keeps the killed
+    sync's record as its past: "kb-r1 served on"."""
+    pub, device = one
+    proc = subprocess.run([sys.executable, "-c", KILLED_AT, *at, "sync", str(pub.art),
+                           "--to", str(device)], capture_output=True, text=True)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    assert sorted(dev.release_dirs(device)) == ["kb-r1", "kb-r2"]
+    code, out, _ = kb("status", "--to", device)
+    assert code == 0 and "serving kb-r1" in out, out
+    assert out.splitlines()[-1].endswith(f": FAILED: {was}; run `kb sync` again to finish")
+    assert kb("rollback", "kb-r2", "--to", device)[1] == "serving kb-r2 (was kb-r1)\n"
+    code, out, _ = kb("status", "--to", device)
+    assert code == 0 and "serving kb-r2" in out and "still serves" not in out, out
+    assert out.splitlines()[-1].endswith(f": FAILED: {now}; run `kb sync` again to finish"), out
+    code, out, _ = kb("status", "--to", device, "--json")
+    assert json.loads(out)["last_sync"]["error"].startswith(now), out
 
 
 @pytest.mark.parametrize("stage", [("kbtools.ship.trust", "apply"),
@@ -231,3 +263,37 @@ def test_a_second_stop_during_a_rollbacks_clean_up_still_says_what_serves(two, m
     assert leftovers(device) == []
     code, _, err = kb("rollback", "kb-r1" if first == "switch_to" else "kb-r2", "--to", device)
     assert code == 0, err
+
+
+def test_the_sync_a_killed_sync_asks_for_prunes_what_it_left(tmp_path, monkeypatch):
+    """A sync SIGKILLed after its switch, before its prune: `kb status` says to run `kb sync`
+    to finish (prune old releases), but that sync found nothing newer and pruned nothing,
+    so a device keeping 1 kept 2 until the next release. A sync with nothing newer prunes
+    to `[release] keep` now, as one that switches does (a lowered keep too)."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "kb.toml").write_text("[release]\nkeep = 1\n")
+    monkeypatch.chdir(site)
+    pub, device = Pub(tmp_path), tmp_path / "dev"
+    pub.release()
+    assert kb("sync", pub.art, "--to", device)[0] == 0
+    pub.release()
+    proc = subprocess.run([sys.executable, "-c", KILLED_AT, "kbtools.ship.sync",
+                           "prune_releases", "before", "sync", str(pub.art), "--to",
+                           str(device)], capture_output=True, text=True)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    assert sorted(dev.release_dirs(device)) == ["kb-r1", "kb-r2"]
+    assert kb("status", "--to", device)[1].splitlines()[-1].endswith(
+        "run `kb sync` to finish (prune old releases)")
+    assert kb("sync", "--to", device)[1] == "up to date: serving kb-r2\n"
+    assert sorted(dev.release_dirs(device)) == ["kb-r2"]
+    assert kb("status", "--to", device)[1].splitlines()[-1].endswith(": ok")
+    # keep lowered from 3 to 1 on a device holding 3: the next sync, with nothing newer
+    (site / "kb.toml").write_text("[release]\nkeep = 3\n")
+    for _ in range(2):
+        pub.release()
+        assert kb("sync", "--to", device)[0] == 0
+    assert sorted(dev.release_dirs(device)) == ["kb-r2", "kb-r3", "kb-r4"]
+    (site / "kb.toml").write_text("[release]\nkeep = 1\n")
+    assert kb("sync", "--to", device)[1] == "up to date: serving kb-r4\n"
+    assert sorted(dev.release_dirs(device)) == ["kb-r4"]

@@ -437,7 +437,7 @@ def test_a_pruned_release_names_the_git_clone_that_serves_it(keys: Keys, pub: Pu
         pub.release(keys.a)
         sync(str(pub.art), dev, trusted=[keys.a_pub], keep=2)
     assert sorted(device.release_dirs(dev)) == ["kb-r3", "kb-r4"]
-    for args in (("rollback", "kb-r1", "--to", dev),):
+    for args in (("rollback", "kb-r1", "--to", dev), ("diff", "kb-r1", "--to", dev)):
         code, out = kb(*args)
         assert code == 1 and len(out.splitlines()) == 1, out
         assert out.rstrip().endswith(
@@ -451,6 +451,35 @@ def test_a_pruned_release_names_the_git_clone_that_serves_it(keys: Keys, pub: Pu
     code, out = kb("status", "--index", clone)
     assert code == 0 and f"checkout {clone}: release kb-r1 " in out, out
     assert f"pinned keys: {keys.a_id}" in out and device.served_tag(dev) == "kb-r4"
+
+
+def test_a_pruned_release_names_the_keep_the_device_pruned_with(
+        pub: Pub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The line for a pruned release said syncs keep "`[release] keep`, 5 by default" on a
+    device keeping 2, and `kb diff` to it gave no git clone that serves it (`kb rollback`
+    and `kb query --release` did). Now every command names the keep the device's syncs
+    pruned with (kb.toml's where they ran), wherever the command runs, and the clone."""
+    site, elsewhere, dev = tmp_path / "site", tmp_path / "elsewhere", tmp_path / "dev"
+    site.mkdir()
+    elsewhere.mkdir()
+    (site / "kb.toml").write_text("[release]\nkeep = 2\n")
+    monkeypatch.chdir(site)
+    for _ in range(4):
+        pub.release(None)
+        assert kb("sync", pub.art, "--to", dev)[0] == 0
+    assert sorted(device.release_dirs(dev)) == ["kb-r3", "kb-r4"]
+    for where in (site, elsewhere):  # elsewhere: no kb.toml, whose default is 5
+        monkeypatch.chdir(where)
+        for args in (("rollback", "kb-r1", "--to", dev), ("diff", "kb-r1", "--to", dev),
+                     ("query", "x", "--release", "kb-r1", "--index", dev)):
+            code, out = kb(*args)
+            assert code == 1 and len(out.splitlines()) == 1, out
+            assert ("release kb-r1 is not on this device: it is older than every release "
+                    "kept here (each `kb sync` deletes all but the newest 2, this device's "
+                    "`[release] keep`, and never installs an older one) (local: kb-r3, "
+                    "kb-r4); a git clone of the source serves any of its releases: `git "
+                    f"clone {pub.art} DIR && git -C DIR checkout kb-r1`, then `kb query "
+                    "--index DIR`") in out, out
 
 
 @pytest.mark.parametrize("damage", ["garbage", "empty", "cut"])

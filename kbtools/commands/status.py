@@ -114,7 +114,9 @@ def _device(st: dict[str, Any]) -> None:
     last = st["last_sync"]
     if last and last.get("under_way"):
         click.echo(f"last sync {last['at']}: under way ({last['holder']} holds the device "
-                   f"lock); {last['tag'] or 'no release'} serves until it switches")
+                   f"lock); " + (f"switched to {last['tag']}, which serves (the sync is "
+                                 "finishing)" if last.get("switched") else
+                                 f"{last['tag'] or 'no release'} serves until it switches"))
     elif last:
         click.echo(f"last sync {last['at']}: " + ("ok" if last["ok"] else f"FAILED: {last['error']}"))
 

@@ -31,7 +31,8 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any, Protocol
 
-from kbtools.errors import SyncError, plural
+from kbtools.config import load_config
+from kbtools.errors import KbError, SyncError, plural
 from kbtools.index.layout import (
     CHUNK_DIR,
     DATA_DIR,
@@ -45,7 +46,7 @@ from kbtools.index.layout import (
     unfinished_release,
 )
 from kbtools.query.results import shown_title
-from kbtools.ship.device import read_json
+from kbtools.ship.device import read_json, synced_from
 from kbtools.ship.git import TAG_PREFIX, parse_serial, tag_form_problem, tag_name
 
 __all__ = ["DirFiles", "DocumentChange", "ReleaseDiff", "ReleaseFiles", "ReleaseRef",
@@ -217,7 +218,7 @@ def _pick(device_dir: Path, local: dict[str, Path], which: str | None, *,
         return local[which]
     if not paths or (parse_serial(which) is not None and "/" not in which
                      and "\\" not in which):
-        raise SyncError(not_on_device(which, local), path=str(device_dir))
+        raise SyncError(not_on_device(which, local, device_dir), path=str(device_dir))
     path = Path(which)  # not a tag: a directory named so is meant
     if unfinished_release(path) is not None:
         raise SyncError(UNFINISHED, path=which)
@@ -226,19 +227,19 @@ def _pick(device_dir: Path, local: dict[str, Path], which: str | None, *,
     served = DeviceLayout(path).served_release() if path.is_dir() else None
     if served is not None:
         return served
-    raise SyncError(f"{not_on_device(which, local)}; give a local tag or the path of a "
-                    "release directory", path=str(device_dir))
+    raise SyncError(f"{not_on_device(which, local, device_dir)}; give a local tag or the "
+                    "path of a release directory", path=str(device_dir))
 
 
-def not_on_device(tag: str, local: Iterable[str], source: tuple[str, bool] | None = None
-                  ) -> str:
+def not_on_device(tag: str, local: Iterable[str], device: Path | None = None) -> str:
     """Why release `tag` is not among a device's `local` releases, in words (what `kb
-    rollback` and `kb diff` say): pruned, never installed, or not published yet; or no
-    release tag at all (``kb-r03``, ``latest``, ``r2``: the form named, and the local tag
-    its one number means). A release pruned or skipped here is still a tag of the
-    device's source, which a plain git clone serves: said, with the commands, when `source`
-    is given (the source the device syncs from, credentials left out, and whether it pins
-    keys, which the clone must pin too: a clone pinning none checks no signature)."""
+    rollback`, `kb diff` and `kb query --release` say): pruned, never installed, or not
+    published yet; or no release tag at all (``kb-r03``, ``latest``, ``r2``: the form named,
+    and the local tag its one number means). With the `device` directory: a release pruned
+    says how many its syncs keep (`_pruned_keep`), and one pruned or skipped, still a tag of
+    the device's source, which a plain git clone serves, is said with the commands (the
+    source the device syncs from, credentials left out, and the pin its keys need there: a
+    clone pinning none checks no signature)."""
     tags = sorted(local, key=lambda t: parse_serial(t) or -1)
     if tag_form_problem(tag):
         return f"{tag_form_problem(tag)} (local: {', '.join(tags) or 'none'})"
@@ -255,12 +256,13 @@ def not_on_device(tag: str, local: Iterable[str], source: tuple[str, bool] | Non
     why = ""
     if serial is not None and serials and serial < min(serials):
         why = (": it is older than every release kept here (each `kb sync` deletes all but "
-               "the newest `[release] keep`, 5 by default, and never installs an older one)")
+               f"the newest {_keep_said(device)}, and never installs an older one)")
     elif serial is not None and serials and serial > max(serials):
         why = ": it is newer than every release here (`kb sync` installs the newest one)"
     elif serial is not None and serials:
         why = (": `kb sync` installs only the newest release it is offered, so one "
                "published between two syncs never arrives")
+    source = synced_from(device) if device is not None else None
     return (f"release {tag} is not on this device{why} (local: {', '.join(tags) or 'none'})"
             f"{clone_hint(tag, tags, source)}")
 
@@ -277,6 +279,27 @@ def clone_hint(tag: str, local: Iterable[str], source: tuple[str, bool] | None) 
             f"{shlex.quote(source[0])} DIR && git -C DIR checkout {tag}`, "
             + ("`kb trust add PUB --to DIR` with this device's keys, " if source[1] else "")
             + "then `kb query --index DIR`")
+
+
+def _pruned_keep(device: Path) -> int | None:
+    """How many releases the syncs of `device` keep: what its last sync that installed a
+    release pruned to (state.json ``keep``), else kb.toml's ``[release] keep`` (found from
+    the current directory, as `kb sync` reads it); None when neither can be read."""
+    keep = read_json(DeviceLayout(device).state).get("keep")
+    if isinstance(keep, int) and not isinstance(keep, bool) and keep > 0:
+        return keep
+    try:
+        keep = load_config().section("release").get("keep")
+    except KbError:  # a kb.toml that does not parse: the setting is named, not its value
+        return None
+    return keep if isinstance(keep, int) and not isinstance(keep, bool) else None
+
+
+def _keep_said(device: Path | None) -> str:
+    keep = _pruned_keep(device) if device is not None else None
+    if keep is None:
+        return "`[release] keep`"
+    return f"{keep}, this device's `[release] keep`"
 
 
 def _serial_meant(name: str) -> int | None:

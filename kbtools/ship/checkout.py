@@ -57,15 +57,7 @@ from kbtools.index.selfcheck import derivation_problem
 from kbtools.index.store import stored_infos
 from kbtools.ship import trust
 from kbtools.ship.device import check_device_dir, device_dir, locked, read_json
-from kbtools.ship.git import (
-    TAG_PREFIX,
-    WorkTree,
-    missing_objects,
-    release_tags,
-    release_tags_at,
-    rev_parse,
-    work_tree,
-)
+from kbtools.ship.git import TAG_PREFIX, missing_objects, release_tags, rev_parse
 from kbtools.ship.gitrun import run_plain
 from kbtools.ship.install import install_release, verify_release
 from kbtools.ship.intact import check_intact
@@ -80,6 +72,7 @@ from kbtools.ship.sparse import (
 )
 from kbtools.ship.tagged import TaggedRelease, read_tag, tagged_release, unfetched
 from kbtools.ship.verify import blob_problems
+from kbtools.ship.worktree import WorkTree, release_tags_at, work_tree
 
 DERIVED_KEEP = 3  # derived releases kept per clone (the one in use is never pruned)
 

@@ -219,14 +219,15 @@ def record_start(path: Path, state: dict[str, Any], source: str, before: str | N
 
 def under_way(path: Path, last: Any) -> Any:
     """``last_sync`` as `kb status` shows it while a sync holds the device lock (its record
-    says it started, `record_start`, or is switching): under way, by whom, and what serves meanwhile; any
-    other record as `switch_outcome` reads it."""
+    says it started, `record_start`, or is switching): under way, by whom, what serves
+    meanwhile and whether the sync has switched to it (`switched`: it is finishing, its
+    prune and record); any other record as `switch_outcome` reads it."""
     if isinstance(last, dict) and (last.get("running") or last.get("switching")):
-        holder = lock_holder(path)
+        holder, now = lock_holder(path), served_tag(path)
         if holder is not None:
             return {k: v for k, v in last.items() if k not in ("running", "switching")} | {
-                "ok": None, "under_way": True, "holder": holder, "tag": served_tag(path),
-                "error": None}
+                "ok": None, "under_way": True, "holder": holder, "tag": now, "error": None,
+                "switched": bool(last.get("switching")) and now == last.get("tag")}
     return switch_outcome(path, last)
 
 
@@ -247,15 +248,20 @@ def lock_holder(path: Path) -> str | None:
     return None
 
 
-def switch_outcome(path: Path, last: Any) -> Any:
+def switch_outcome(path: Path, last: Any, *, settled: bool = False) -> Any:
     """``last_sync`` as `kb status` shows it: a record of a switch under way (`switching`)
     left by a sync killed before its outcome was written names the release that serves,
     whether the switch happened, and what to run; one of a sync that started (`record_start`)
-    and was killed before its switch, the same; any other record as it is."""
+    and was killed before its switch, the same; any other record as it is. `settled`: the
+    record kept by a command about to move `current` (`kb rollback`), said in the past
+    ("kb-r1 served on"), since what serves then is the rollback's."""
     if isinstance(last, dict) and last.get("running"):
         now = served_tag(path)
-        serves = (still_serves(path) if now == last.get("from")
-                  else f"{now or 'no release'} serves")
+        if now != last.get("from"):
+            serves = f"{now or 'no release'} {'served' if settled else 'serves'}"
+        else:
+            serves = (f"{now} served on (unchanged)" if now else "no release was served"
+                      ) if settled else still_serves(path)
         return {k: v for k, v in last.items() if k != "running"} | {
             "tag": now, "error": "killed before it finished (SIGKILL or a power cut): "
                                  f"{serves}; run `kb sync` again to finish"}
@@ -263,10 +269,12 @@ def switch_outcome(path: Path, last: Any) -> Any:
         return last
     tag, now = last.get("tag"), served_tag(path)
     if now == tag:
-        why = (f"killed after its switch, before its outcome was recorded: {tag} serves "
-               "(verified); run `kb sync` to finish (prune old releases)")
+        why = (f"killed after its switch, before its outcome was recorded: {tag} "
+               f"{'served' if settled else 'serves'} (verified); run `kb sync` to finish "
+               "(prune old releases)")
     else:
-        serves = f"{now} still serves" if now else "no release serves"
+        serves = f"{now} {'served on' if settled else 'still serves'}" if now else \
+            f"no release {'was served' if settled else 'serves'}"
         why = f"killed before its switch to {tag}: {serves}; run `kb sync` again to finish"
     return {k: v for k, v in last.items() if k != "switching"} | {"tag": now, "error": why}
 

@@ -44,7 +44,6 @@ from kbtools.ship.device import (
     settle_rollback,
     switch_outcome,
     switch_to,
-    synced_from,
     under_way,
     unlogged_rollback,
     write_state,
@@ -346,7 +345,7 @@ def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path
     # a sync killed at its switch left it under way: settled against `current` now, before
     # this rollback moves `current` (written with the state below)
     if "last_sync" in state:
-        state["last_sync"] = switch_outcome(path, state["last_sync"])
+        state["last_sync"] = switch_outcome(path, state["last_sync"], settled=True)
     # release.json / release.sig edited since install: written back from the release commit
     # (only bytes of the sha256 verified.json recorded), as an up-to-date sync does for the
     # served release; the checks below then find the signed ones, or refuse
@@ -414,7 +413,7 @@ def _rollback_target(path: Path, current: str | None, have: dict[str, Path],
                             "(see `kb releases`)", path=str(path))
         tag = older[0]
     if tag not in have:
-        raise SyncError(not_on_device(tag, have, synced_from(path)), path=str(path))
+        raise SyncError(not_on_device(tag, have, path), path=str(path))
     if tag == current:
         raise SyncError(f"{tag} is already served", path=str(path))
     return tag

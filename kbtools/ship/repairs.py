@@ -11,20 +11,22 @@ import shlex
 from kbtools.errors import SyncError, plural
 from kbtools.ship.git import (
     TAG_PREFIX,
-    UNMERGED,
-    WorkTree,
-    index_lock,
     is_ancestor,
     parse_serial,
     release_tags,
-    remote_refs_containing,
     rev_parse,
-    stopped_command,
     tag_name,
-    work_tree_changes,
 )
 from kbtools.ship.gitrun import run_git
 from kbtools.ship.release import read_release_json
+from kbtools.ship.worktree import (
+    UNMERGED,
+    WorkTree,
+    index_lock,
+    remote_refs_containing,
+    stopped_command,
+    work_tree_changes,
+)
 
 DESCRIBE = {"??": "is not part of", "!!": "is not part of", "A": "is not part of",
              "D": "is missing from"}

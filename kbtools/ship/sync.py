@@ -344,8 +344,9 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     if serial == cur_serial or (serial < floor and current is not None
                                 and max(refs.tags) >= floor):
         # nothing newer to take: the served release, or newer ones rolled back from
+        state["keep"] = keep
         return _up_to_date(device, source, current or tag_name(serial), begin, refs.tags,
-                           rolled_back, max_age_days, notes)
+                           rolled_back, max_age_days, notes, keep=keep)
     tag = tag_name(serial)
     if tag in moved:
         had, now = moved[tag]
@@ -384,6 +385,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
         rederive(final, DeviceLayout(device).staging(tag), tag, verified=hashed)
     # accepted: recorded before the switch, so a sync killed after it never lowers the floor
     state["highest_serial"] = max(serial, int(state.get("highest_serial", 0)))
+    state["keep"] = keep  # what the prune after the switch keeps: said of a release it took
     # releases rolled back from that this newer one passes need skipping no more (a sync
     # never goes below it): `kb status` and `kb releases` stop saying a sync skips them
     still = [t for t in state.get("rolled_back", []) if (parse_serial(t) or -1) > serial]
@@ -478,9 +480,11 @@ def compact_repo(gd: Path) -> tuple[str, ...]:
 
 def _up_to_date(device: Path, source: str, tag: str, begin: trust.TrustStart,
                 tags: dict[int, tuple[str, str]], rolled_back: set[str],
-                max_age_days: int, moved: tuple[str, ...] = ()) -> SyncResult:
+                max_age_days: int, moved: tuple[str, ...] = (), *, keep: int) -> SyncResult:
     """Nothing newer to serve: keep `tag`, pin keys given on first use when it is signed by
-    one, and derive its index/ again when it fails its check (`install.rederive`). Its files
+    one, and derive its index/ again when it fails its check (`install.rederive`). Releases
+    beyond the newest `keep` are pruned, as after a switch: a sync killed after its switch
+    left them, or `keep` was lowered since, and each sync keeps only that many. Its files
     are left verified under KB_HOME (`intact.vouch`: those hashed before, or by the
     rederivation, are stat'ed, the others hashed), so the first question costs a stat per
     file, as after a sync that switches; a file found changed is not remembered, and the
@@ -493,12 +497,13 @@ def _up_to_date(device: Path, source: str, tag: str, begin: trust.TrustStart,
     restore_release_files(served, layout.repo)  # release.json edited on the device
     settled, notes = trust.settle_served(device, served, begin, tag)
     pinned = trust.apply(device, settled, tag) if settled else []
-    intact.vouch(served, hashed)
+    pruned = prune_releases(device, keep, tag)
+    intact.vouch(served, hashed)  # after the prune, as after a switch (a hard link gone)
     skipped = tuple(tag_name(s) for s in sorted(tags) if s > serial
                     and tag_name(s) in rolled_back)
     return SyncResult(tag, serial, tag, False, source,
                       warnings=(begin.warnings + moved + notes
-                                + _age_warn(served, max_age_days)),
+                                + _age_warn(served, max_age_days) + pruned),
                       trust=tuple(pinned), skipped=skipped, rederived=rederived)
 
 

@@ -27,11 +27,9 @@ from kbtools.ship.git import (
     TAG_PREFIX,
     BlobReader,
     TreeEntry,
-    WorkTree,
     missing_objects,
     parse_serial,
     release_tags,
-    release_tags_at,
     rev_parse,
     tag_form_problem,
 )
@@ -39,6 +37,7 @@ from kbtools.ship.gitrun import run_git
 from kbtools.ship.install import tag_manifest_hash, verify_release
 from kbtools.ship.release import read_release_json, release_settings
 from kbtools.ship.verify import read_meta
+from kbtools.ship.worktree import WorkTree, release_tags_at
 
 
 @dataclass(frozen=True)
