@@ -9,6 +9,7 @@ real releases in a bare artifacts repository (`Pub`).
 from __future__ import annotations
 
 import json
+import select
 import shutil
 import signal
 import subprocess
@@ -193,8 +194,12 @@ def test_two_syncs_at_once_take_turns_and_the_second_fetches_nothing(published, 
         second = subprocess.Popen([sys.executable, "-m", "kbtools", "sync", "--to",
                                    str(device)], stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True)
-        time.sleep(1)
-        assert second.poll() is None  # waiting
+        # waiting: its first line says so (read as it comes: a fixed sleep let the first
+        # sync finish before a loaded machine's second reached the lock)
+        assert second.stderr is not None
+        ready, _, _ = select.select([second.stderr], [], [], 120)
+        waiting = second.stderr.readline() if ready else ""
+        assert second.poll() is None, waiting
     finally:
         first.send_signal(signal.SIGCONT)
         out1, err1 = first.communicate(timeout=120)
@@ -202,5 +207,5 @@ def test_two_syncs_at_once_take_turns_and_the_second_fetches_nothing(published, 
     assert first.returncode == 0 and out1.startswith("serving kb-r3 (was kb-r2)"), err1
     assert second is not None and second.returncode == 0, err2
     assert out2 == "up to date: serving kb-r3\n", out2
-    assert err2 == (f"kb: waiting for {device / '.lock'}: held by kb sync (pid "
-                    f"{first.pid})\n"), err2
+    assert waiting + err2 == (f"kb: waiting for {device / '.lock'}: held by kb sync (pid "
+                              f"{first.pid})\n"), waiting + err2
