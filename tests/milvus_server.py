@@ -146,6 +146,20 @@ def facts_collection(server: MilvusLite, db: str, name: str,
         engine.close()
 
 
+def local_rows(facts: Sequence[dict[str, Any]], key: str, op: str, want: str) -> list[int]:
+    """The positions of `facts` whose `key` the local filters match (`--where key op want`)."""
+    from kbtools.query.filters import value_matches
+    return [i for i, f in enumerate(facts) if value_matches(key, f.get(key), op, want)]
+
+
+def engine_rows(engine: Engine, name: str, key: str, op: str, want: str) -> list[int]:
+    """The `num`s of collection `name` (a `facts_collection`) that the Milvus expression of
+    `--where key op want` selects, sorted: what `local_rows` is compared with."""
+    got = engine.client.query(name, filter=expr.condition(key, op, want),
+                              output_fields=["num"], consistency_level="Strong")
+    return sorted(int(r["num"]) for r in got)
+
+
 def published_repo(server: MilvusLite, root: Path, db: str, docs: dict[str, str],
                    keys: Iterable[str]) -> tuple[Path, str]:
     """A repository at `root` (`tests.hostile.make_repo`: its ``good`` document and

@@ -15,14 +15,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kbtools.engine import expr
 from kbtools.errors import FilterError
 from kbtools.index.reader import open_index
 from kbtools.query.filter_kinds import instant_text, member_class, version_text
-from kbtools.query.filters import _check_order, _compare, value_matches
+from kbtools.query.filters import _check_order, _compare
 from kbtools.query.search import search
 from tests.kbfixtures import built_pages
-from tests.milvus_server import facts_collection, milvus  # noqa: F401 - fixture
+from tests.milvus_server import (  # noqa: F401 - milvus: a fixture
+    engine_rows,
+    facts_collection,
+    local_rows,
+    milvus,
+)
 
 FORMS = [
     {"shipped": "2024/03/01", "fw": "２．１", "equipment": "HX-260"},  # 0: 2024-03-01; 2.1
@@ -43,13 +47,11 @@ def coll(milvus):  # noqa: F811
 
 
 def _local(key: str, op: str, want: str, facts: list[dict] = FORMS) -> list[int]:
-    return [i for i, f in enumerate(facts) if value_matches(key, f.get(key), op, want)]
+    return local_rows(facts, key, op, want)
 
 
 def _remote(engine, key: str, op: str, want: str, name: str = "forms") -> list[int]:
-    got = engine.client.query(name, filter=expr.condition(key, op, want),
-                              output_fields=["num"], consistency_level="Strong")
-    return sorted(int(r["num"]) for r in got)
+    return engine_rows(engine, name, key, op, want)
 
 
 @pytest.mark.parametrize(("key", "op", "want", "rows"), [

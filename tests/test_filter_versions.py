@@ -16,10 +16,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kbtools.cli import main
-from kbtools.engine import expr
 from kbtools.query.filter_kinds import instant_text, member_class, version_text
-from kbtools.query.filters import _compare, value_matches
-from tests.milvus_server import facts_collection, milvus, published_repo  # noqa: F401 - fixture
+from kbtools.query.filters import _compare
+from tests.milvus_server import (  # noqa: F401 - milvus: a fixture
+    engine_rows,
+    facts_collection,
+    local_rows,
+    milvus,
+    published_repo,
+)
 
 FACTS = [
     {"version": "1.10.2", "updated": "2024-03-01T08:00:00+08:00"},  # 0: 2024-03-01 00:00 UTC
@@ -41,13 +46,11 @@ def coll(milvus):  # noqa: F811
 
 
 def _local(key: str, op: str, want: str, facts: list[dict] = FACTS) -> list[int]:
-    return [i for i, f in enumerate(facts) if value_matches(key, f.get(key), op, want)]
+    return local_rows(facts, key, op, want)
 
 
 def _remote(engine, key: str, op: str, want: str, name: str = "versions") -> list[int]:
-    got = engine.client.query(name, filter=expr.condition(key, op, want),
-                              output_fields=["num"], consistency_level="Strong")
-    return sorted(int(r["num"]) for r in got)
+    return engine_rows(engine, name, key, op, want)
 
 
 @pytest.mark.parametrize(("key", "op", "want", "rows"), [
