@@ -157,7 +157,7 @@ def test_the_cache_is_bounded_least_recently_used_first():
     assert cache.page(("p", 9), lambda: "new") == b"9" * 500  # the newest is kept
     assert cache.page(("p", 0), lambda: "new") == b"new"  # the oldest was dropped
     cache.page(("big",), lambda: "x" * 2000)  # over a quarter of the bound: not kept
-    assert ("big",) not in cache._pages and cache.renders == 12
+    assert ("big",) not in cache and cache.renders == 12
 
 
 def test_a_page_kept_yesterday_says_outdated_today(tmp_path, monkeypatch):

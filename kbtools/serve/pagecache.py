@@ -38,82 +38,49 @@ from typing import Generic, TypeVar
 T = TypeVar("T")
 
 MAX_BYTES = 8 * 1024 * 1024  # per opened release
-
-
-class PageCache:
-    """Rendered pages by key, least recently used dropped first past `max_bytes`."""
-
-    def __init__(self, max_bytes: int = MAX_BYTES):
-        self.max_bytes = max_bytes
-        self._pages: OrderedDict[Hashable, tuple[bytes, int]] = OrderedDict()
-        self._size = 0
-        self._lock = threading.Lock()
-        self.renders = 0  # pages rendered (misses): what the tests and the benchmark count
-        self.hits = 0
-
-    @property
-    def size(self) -> int:
-        """Bytes held (pages and their keys)."""
-        return self._size
-
-    def __len__(self) -> int:
-        return len(self._pages)
-
-    def page(self, key: Hashable, render: Callable[[], str]) -> bytes:
-        """The page under `key`: kept, else `render()` (its exceptions pass, nothing kept)."""
-        with self._lock:
-            held = self._pages.get(key)
-            if held is not None:
-                self._pages.move_to_end(key)
-                self.hits += 1
-                return held[0]
-        body = render().encode("utf-8")
-        cost = len(body) + len(repr(key).encode("utf-8"))
-        with self._lock:
-            self.renders += 1
-            if cost > self.max_bytes // 4 or key in self._pages:
-                return body
-            self._pages[key] = (body, cost)
-            self._size += cost
-            while self._size > self.max_bytes:
-                self._size -= self._pages.popitem(last=False)[1][1]
-        return body
-
-    def clear(self) -> None:
-        with self._lock:
-            self._pages.clear()
-            self._size = 0
-
-
 MAX_PREPARED_TOKENS = 32_000  # per opened release: parsed tokens kept (~360 B each: ~11 MiB)
 
 
-class Prepared(Generic[T]):
-    """What a document's pages are rendered from, parsed once per opened release (its
-    Markdown's tokens after the passes every view shares, its chunks), by document, least
-    recently used dropped first past `max_weight` (token counts: a 2,000-line manual is
-    ~20,000 of them). Read-only once made: every view renders from it without changing it,
-    on any worker thread. A document heavier than the bound is made for its view and not
-    kept."""
+class Weighted(Generic[T]):
+    """Values by key, each with a weight, least recently used dropped first while their
+    weights pass `max_weight`; a value heavier than `largest` is made for its caller and
+    not kept (it would push out every other one). Values are read-only once made: any
+    worker thread uses what another made. Two threads missing the same key both make it
+    (outside the lock, so a slow make never blocks a hit); the first to finish is kept."""
 
-    def __init__(self, max_weight: int = MAX_PREPARED_TOKENS):
+    def __init__(self, max_weight: int, largest: int | None = None):
         self.max_weight = max_weight
+        self.largest = max_weight if largest is None else largest
         self._held: OrderedDict[Hashable, tuple[T, int]] = OrderedDict()
         self._weight = 0
         self._lock = threading.Lock()
-        self.made = 0  # what the tests count: documents parsed
+        self.made = 0  # misses: what the tests and the benchmark count
+        self.hits = 0
+
+    @property
+    def weight(self) -> int:
+        """The weight held."""
+        return self._weight
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._held
 
     def get(self, key: Hashable, make: Callable[[], tuple[T, int]]) -> T:
-        """What is kept under `key`, else `make()`'s (value, weight), kept if it fits."""
+        """What is kept under `key`, else `make()`'s (value, weight), kept if it fits
+        (`make`'s exceptions pass, nothing kept)."""
         with self._lock:
             held = self._held.get(key)
             if held is not None:
                 self._held.move_to_end(key)
+                self.hits += 1
                 return held[0]
         value, weight = make()
         with self._lock:
             self.made += 1
-            if weight > self.max_weight or key in self._held:
+            if weight > self.largest or key in self._held:
                 return value
             self._held[key] = (value, weight)
             self._weight += weight
@@ -125,3 +92,38 @@ class Prepared(Generic[T]):
         with self._lock:
             self._held.clear()
             self._weight = 0
+
+
+class PageCache(Weighted[bytes]):
+    """Rendered pages (UTF-8) by key, weighed in bytes with their keys; a page of more
+    than a quarter of `max_bytes` is not kept."""
+
+    def __init__(self, max_bytes: int = MAX_BYTES):
+        super().__init__(max_bytes, largest=max_bytes // 4)
+
+    @property
+    def renders(self) -> int:
+        """Pages rendered (misses)."""
+        return self.made
+
+    @property
+    def size(self) -> int:
+        """Bytes held (pages and their keys)."""
+        return self.weight
+
+    def page(self, key: Hashable, render: Callable[[], str]) -> bytes:
+        """The page under `key`: kept, else `render()`."""
+        def made() -> tuple[bytes, int]:
+            body = render().encode("utf-8")
+            return body, len(body) + len(repr(key).encode("utf-8"))
+        return self.get(key, made)
+
+
+class Prepared(Weighted[T]):
+    """What a document's pages are rendered from, parsed once per opened release (its
+    Markdown's tokens after the passes every view shares, its chunks), by document,
+    weighed in tokens (a 2,000-line manual is ~20,000 of them). A document heavier than
+    the bound is made for its view and not kept."""
+
+    def __init__(self, max_weight: int = MAX_PREPARED_TOKENS):
+        super().__init__(max_weight)
