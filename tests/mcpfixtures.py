@@ -131,6 +131,19 @@ def session(cwd: Path, *args: str, scenario):
     return mcp_client([KB, "mcp", *args], cwd, env, scenario)
 
 
+def outcome(res, tool: str, answer=dict) -> tuple[str, object]:
+    """A tool call's ("error", its reason without MCP's "Error executing tool" prefix) or
+    ("ok", `answer(structured content)`)."""
+    if res.is_error:
+        return "error", res.content[0].text.removeprefix(f"Error executing tool {tool}: ")
+    return "ok", answer(res.structured_content)
+
+
+async def calls(c, tool: str, asks: list[dict], answer=dict) -> list[tuple[str, object]]:
+    """`outcome` of calling `tool` with each of `asks`, in order."""
+    return [outcome(await c.call_tool(tool, ask), tool, answer) for ask in asks]
+
+
 def data(res) -> dict:
     assert not res.is_error, res.content[0].text
     assert json.loads(res.content[0].text) == res.structured_content  # text block = same JSON

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from device_fixtures import EDITED, EDITED_SECTION, REMOVED, make_device, second_release
 from hostile import built_repo_index
 from kbfixtures import GOOD_FM
-from mcpfixtures import session
+from mcpfixtures import calls, session
 from servefixtures import app_client
 
 from kbtools.agents.citation_text import split_release
@@ -66,18 +66,10 @@ def http_read(client, ask: dict) -> tuple[str, object]:
     return "error", resp.json()["error"]["message"]
 
 
-async def mcp_reads(c, asks: list[dict]) -> list[tuple[str, object]]:
-    out = []
-    for ask in asks:
-        res = await c.call_tool("read", ask)
-        if res.is_error:
-            out.append(("error", res.content[0].text.removeprefix(
-                "Error executing tool read: ")))
-        else:
-            got = dict(res.structured_content)
-            got.pop("notice")
-            out.append(("ok", got))
-    return out
+def without_notice(got: dict) -> dict:
+    got = dict(got)
+    got.pop("notice")  # every read answer has one
+    return got
 
 
 def every_surface(dev: Path, tmp_path: Path, asks: list[dict]) -> list[tuple[str, object]]:
@@ -89,7 +81,8 @@ def every_surface(dev: Path, tmp_path: Path, asks: list[dict]) -> list[tuple[str
         http = [http_read(client, ask) for ask in asks]
     finally:
         client_gen.close()
-    mcp = session(tmp_path, "--index", str(dev), scenario=lambda c: mcp_reads(c, asks))
+    mcp = session(tmp_path, "--index", str(dev),
+                  scenario=lambda c: calls(c, "read", asks, without_notice))
     for ask, a, b, c in zip(asks, cli, http, mcp, strict=True):
         assert a == b == c, (ask, a, b, c)
     return cli

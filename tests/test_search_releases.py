@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from device_fixtures import REMOVED, make_device, second_release
-from mcpfixtures import session
+from mcpfixtures import calls, session
 from servefixtures import app_client, error_of
 
 QUESTION = "喷雾器 施药液量 校准"
@@ -49,18 +49,6 @@ def answer(got: dict) -> tuple[str, str, list[str]]:
             [r["citation"] for r in got["results"]])
 
 
-async def mcp_searches(c, asks: list[dict]) -> list[tuple[str, object]]:
-    out: list[tuple[str, object]] = []
-    for ask in asks:
-        res = await c.call_tool("search", ask)
-        if res.is_error:
-            out.append(("error", res.content[0].text.removeprefix(
-                "Error executing tool search: ")))
-        else:
-            out.append(("ok", answer(res.structured_content)))
-    return out
-
-
 def http_searches(dev: Path, asks: list[dict]) -> list[tuple[str, object]]:
     """Each ask by GET and by POST: one answer from the two."""
     out: list[tuple[str, object]] = []
@@ -86,7 +74,7 @@ def http_searches(dev: Path, asks: list[dict]) -> list[tuple[str, object]]:
 
 def both(dev: Path, tmp_path: Path, asks: list[dict]) -> list[tuple[str, object]]:
     mcp = session(tmp_path, "--index", str(dev), "--no-log",
-                  scenario=lambda c: mcp_searches(c, asks))
+                  scenario=lambda c: calls(c, "search", asks, answer))
     http = http_searches(dev, asks)
     for ask, a, b in zip(asks, mcp, http, strict=True):
         assert a == b, (ask, a, b)

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 from hostile import built_repo_index
 from kbfixtures import GOOD_FM
-from mcpfixtures import session
+from mcpfixtures import calls, session
 from servefixtures import app_client
 
 from kbtools.cli import main
@@ -211,16 +211,11 @@ def http_outcome(client, doc: str, inputs: dict, table) -> tuple[str, object]:
     return "error", resp.json()["error"]["message"]
 
 
-async def mcp_outcomes(c, cases) -> list[tuple[str, object]]:
-    out = []
-    for doc, inputs, table, _ in cases:
-        res = await c.call_tool("evaluate_table", {"doc": doc, "inputs": inputs,
-                                                   **({"table": table} if table else {})})
-        text = res.content[0].text
-        out.append(("error", text.removeprefix("Error executing tool evaluate_table: "))
-                   if res.is_error else
-                   ("ok", {k: v for k, v in res.structured_content.items() if k != "release"}))
-    return out
+def mcp_outcomes(c, cases):
+    asks = [{"doc": doc, "inputs": inputs, **({"table": table} if table else {})}
+            for doc, inputs, table, _ in cases]
+    return calls(c, "evaluate_table", asks,
+                 lambda got: {k: v for k, v in got.items() if k != "release"})
 
 
 def assert_expected(outcome: tuple[str, object], expected, table: str) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from device_fixtures import EDITED, make_device
-from mcpfixtures import session
+from mcpfixtures import calls, session
 from servefixtures import app_client
 from test_release_helpers import git
 
@@ -82,16 +82,8 @@ def every_surface(dev: Path, tmp_path: Path, asks: list[dict]) -> list[tuple[str
     finally:
         client_gen.close()
 
-    async def scenario(c) -> list[tuple[str, object]]:
-        out: list[tuple[str, object]] = []
-        for ask in asks:
-            res = await c.call_tool("evaluate_table", ask)
-            out.append(("error", res.content[0].text.removeprefix(
-                "Error executing tool evaluate_table: ")) if res.is_error else
-                ("ok", dict(res.structured_content)))
-        return out
-
-    mcp = session(tmp_path, "--index", str(dev), scenario=scenario)
+    mcp = session(tmp_path, "--index", str(dev),
+                  scenario=lambda c: calls(c, "evaluate_table", asks))
     for ask, a, b, c in zip(asks, cli, http, mcp, strict=True):
         assert a == b == c, (ask, a, b, c)
     return cli
