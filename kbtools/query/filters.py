@@ -33,6 +33,7 @@ from kbtools.query.filter_kinds import (
     fold,
     instant_text,
     keys_against,
+    reads_dates,
     version_text,
     wanted,
 )
@@ -280,7 +281,7 @@ def condition_mask(index: KbIndex, condition: Condition) -> np.ndarray:
 
 def _condition_mask(index: KbIndex, condition: Condition) -> np.ndarray:
     key, op, text = condition
-    want = wanted(text)  # read once; each document's value per document
+    want = wanted(text, key_reads_dates(index, key))  # read once; each document's per document
     table = index.chunk_table()
     if key == "kind":
         kinds = _kinds(index)  # compared once per kind, not once per chunk
@@ -324,6 +325,7 @@ class _Kinds:
 
 
 _KINDS: weakref.WeakKeyDictionary[KbIndex, _Kinds] = weakref.WeakKeyDictionary()
+_DATED: weakref.WeakKeyDictionary[KbIndex, dict[str, bool]] = weakref.WeakKeyDictionary()
 _KEYS: weakref.WeakKeyDictionary[KbIndex, frozenset[str]] = weakref.WeakKeyDictionary()
 
 
@@ -332,6 +334,26 @@ def _kinds(index: KbIndex) -> _Kinds:
     if index not in _KINDS:
         _KINDS[index] = _Kinds(index.chunk_table())
     return _KINDS[index]
+
+
+def key_reads_dates(index: KbIndex, key: str) -> bool:
+    """Whether the filters on front-matter `key` read a value as a date, a period or an
+    instant in `index` (`filter_kinds.reads_dates` of its values in every document: not
+    in a field of part numbers, ``model=3000-12``); a chunk's own key never does. Decided
+    once per index and key, for the local mask and an engine's expression alike."""
+    if key in CHUNK_KEYS or key == "verified":
+        return False
+    known = _DATED.setdefault(index, {})
+    if key not in known:
+        known[key] = reads_dates(str(v) for d in index.docs()
+                                 for v in _scalars([document_facts(d).get(key)]))
+    return known[key]
+
+
+def undated_keys(index: KbIndex, where: Iterable[Condition]) -> frozenset[str]:
+    """The keys of `where` whose values `index` reads as text, never dates
+    (`key_reads_dates`), as an engine's expression is told them (`kbtools.engine.expr`)."""
+    return frozenset(key for key, _, _ in where if not key_reads_dates(index, key))
 
 
 def filter_keys(index: KbIndex) -> frozenset[str]:
