@@ -22,8 +22,14 @@ datetimes; else as text. The same rule locally (`keys_against`) and in Milvus
   digit and the separator ``/`` (``2024-3-1``, ``2024/03/01 8:00``: one separator throughout). A month
   (``2024-03``, ``2024/3``) is its first day, as a date is its midnight:
   ``updated>=2024-03`` is ``updated>=2024-03-01``. A date or month written in Chinese,
-  ``2024年3月1日`` (or ``…号``), ``2024年3月``, is that date or month. ``2024.03.01`` is a
+  ``2024年3月1日`` (or ``…号``), ``2024年3月``, ``2024年``, is that date, month or year; with a
+  time, ``2024年3月1日 08:00`` or ``2024年3月1日8点30分``, that instant. ``2024.03.01`` is a
   version (calendar versioning, ``24.04``), not a date.
+* **Period** (`period_of`): a filter's date, month or year without a time of day is that
+  whole period (``2024``, four digits, too: beside a date a number is no number), compared
+  with the day a value writes (`written_text`, offset aside: ``2024-03-01T07:00+08:00`` is
+  March 1st): ``=`` inside, ``>=`` / ``<`` from its start, ``<=`` / ``>`` to its end.
+  Not in a field of part numbers (`reads_dates`: ``model=3000-12`` is text).
 
 Full-width forms (``２．１``, ``２０２４－０３－０１``, ``ｖ２``) read as their ASCII forms
 (`narrow`) for numbers, versions and instants alike, and for text's ``=`` (`fold`).
