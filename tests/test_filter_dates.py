@@ -185,3 +185,21 @@ def test_kb_query_where_periods_and_parts_locally_and_in_the_engine(released, wh
     question = ["pump seal replacement", "--where", where]
     assert _docs_found([*question, "--index", str(dist)]) == docs
     assert _docs_found([*question, "--engine", url]) == docs
+
+
+@pytest.mark.parametrize("where", ["updated=2024-02-30", "updated>=2024-13",
+                                   "updated!=2024-03-01 24:00", "updated<0000"])
+def test_a_date_that_names_no_day_is_refused_naming_it(released, where):
+    """On a field of dates, a value written as a date but naming none compared as text:
+    ``updated>=2024-13`` or ``updated>=2024-02-30`` answered from an order of strings,
+    ``updated!=2024-02-30`` held for every document. It is a usage error naming the value,
+    locally and through the engine; in a field of part numbers the same text is a part."""
+    dist, url = released
+    value = where.split("=")[-1].split("<")[-1]
+    for target in (["--index", str(dist)], ["--engine", url]):
+        res = CliRunner().invoke(main, ["query", "pump seal replacement", "--where", where,
+                                        *target])
+        assert res.exit_code == 2, res.output
+        assert f"{value} is no calendar date or time; updated is a date" in res.output
+    assert _docs_found(["pump seal replacement", "--where", "model!=3000-13", "--index",
+                        str(dist)]) == ["april", "early", "good", "late", "spring"]

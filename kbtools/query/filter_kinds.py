@@ -267,9 +267,10 @@ def reads_dates(values: Iterable[str]) -> bool:
     holds a digit is a date or datetime (`instant_text`). A field that also holds a part
     number, a code or a number (``HX-2024-03``, ``A-2024``, ``3000``) compares
     ``3000-12`` as the text it is; a value without digits (``unknown``, ``待定``) decides
-    nothing."""
-    return all(instant_text(v) is not None and order_number(v) is None
-               for v in values if any(c.isdigit() for c in v))
+    nothing, and a field without a date reads none."""
+    dated = [instant_text(v) is not None and order_number(v) is None
+             for v in values if any(c.isdigit() for c in v)]
+    return bool(dated) and all(dated)
 
 
 def member_class(text: str) -> str:

@@ -33,6 +33,7 @@ from kbtools.query.filter_kinds import (
     fold,
     instant_text,
     keys_against,
+    period_of,
     reads_dates,
     version_text,
     wanted,
@@ -388,6 +389,11 @@ def check_filters(index: KbIndex, where: Sequence[Condition]) -> None:
         _check_value(key, op, want, index)
         if key not in CHUNK_KEYS and key != "verified" and op in ORDERS:
             _check_order(key, op, want, [document_facts(d).get(key) for d in docs])
+        elif key_reads_dates(index, key) and _no_day(want):  # timestamp=2024-02-30
+            shown = where_text(key, op, want)
+            raise FilterError("bad", f"{shown}: {want} is no calendar date or time; {key} is a "
+                              "date in this index, give one (YYYY-MM-DD, YYYY-MM or YYYY)",
+                              key="bad_where", values={"where": shown})
 
 
 # a value or key no document has is named with those that differ from it by a typo: at
@@ -479,10 +485,18 @@ def _check_order(key: str, op: str, want: str, values: list[Any]) -> None:
                               f"(e.g. {held[0]}); compare it with a number",
                               key="bad_where", values={"where": shown})
     elif all(_DATE.fullmatch(str(v)) or instant_text(str(v)) for v in held) \
-            and not _DATE.fullmatch(want) and instant_text(want) is None:  # 2024年3月1日
-        raise FilterError("bad", f"{shown}: {key} is a date in this index "
+            and instant_text(want) is None and period_of(want) is None:  # 2024年3月1日, 2024
+        no_day = f"{want} is no calendar date or time; " if _no_day(want) else ""
+        raise FilterError("bad", f"{shown}: {no_day}{key} is a date in this index "
                           f"(e.g. {held[0]}); compare it with a date, YYYY-MM-DD",
                           key="bad_where", values={"where": shown})
+
+
+def _no_day(want: str) -> bool:
+    """Whether a filter's value is written as a date, month or datetime (ISO 8601's
+    digits) but names none: ``2024-02-30``, ``2024-13``, ``2024-03-01 24:00``, ``0000``."""
+    return _DATE.fullmatch(fold(want).strip()) is not None and \
+        instant_text(want) is None and period_of(want) is None
 
 
 def _scalars(values: Iterable[Any]) -> Iterable[Any]:
