@@ -203,3 +203,21 @@ def test_a_date_that_names_no_day_is_refused_naming_it(released, where):
         assert f"{value} is no calendar date or time; updated is a date" in res.output
     assert _docs_found(["pump seal replacement", "--where", "model!=3000-13", "--index",
                         str(dist)]) == ["april", "early", "good", "late", "spring"]
+
+
+def test_a_day_no_document_lies_in_names_the_nearest_days(released):
+    """``updated=2024-03-02`` (no document that day) suggested filters by the likeness of
+    text, full timestamps (``updated=2024-03-31 23:00``); it names the nearest days that
+    documents lie in, as a filter takes them back, and months for a month."""
+    dist, url = released
+    for target in (["--index", str(dist)], ["--engine", url]):
+        for where, meant in [
+                ("updated=2024-03-02", ["updated=2024-03-01", "updated=2024-03-31",
+                                        "updated=2024-04-01"]),
+                ("updated=2024年5月", ["updated=2024-04", "updated=2024-03"]),
+                ("updated=2023", ["updated=2024"])]:
+            res = CliRunner().invoke(main, ["query", "--json", "pump seal replacement",
+                                            "--where", where, *target])
+            assert res.exit_code == 0, res.output
+            out = json.loads(res.output)
+            assert out["no_answer"] and out["reason_values"]["did_you_mean"] == meant, out

@@ -261,6 +261,21 @@ def keys_against(text: str, want: Wanted
     return None
 
 
+def nearest_periods(values: Iterable[str], period: Period, count: int) -> list[str]:
+    """Of the dates and datetimes among `values`, the periods of `period`'s length (years,
+    months or days, by the day each writes) nearest to it, at most `count`, the nearest
+    first, as ISO writes them (``2024``, ``2024-03``, ``2024-03-01``): what to suggest for a
+    filter's period no document lies in."""
+    size = len(period.key) - 2  # the characters of YYYY, YYYY-MM or YYYY-MM-DD
+    held = {w[:size] for v in values if (w := written_text(v)) is not None}
+    start = datetime.fromisoformat(period.start)
+
+    def distance(held_period: str) -> tuple[timedelta, str]:
+        first = datetime.fromisoformat(held_period + "-01-01"[: 10 - size])
+        return abs(first - start), held_period
+    return sorted(held, key=distance)[:count]
+
+
 def reads_dates(values: Iterable[str]) -> bool:
     """Whether a field whose values across the knowledge are `values` (each member as
     text) reads a filter's value as a date, a period or an instant: when each of them that
@@ -316,5 +331,5 @@ def wanted_keys(want: str, dates: bool = True) -> list[str]:
 
 
 __all__ = ["Period", "Wanted", "equal_keys", "fold", "instant_text", "keys_against",
-           "member_class", "order_text", "period_keys", "period_of", "reads_dates", "version_text",
+           "member_class", "nearest_periods", "order_text", "period_keys", "period_of", "reads_dates", "version_text",
            "wanted", "wanted_keys", "written_text"]

@@ -33,6 +33,7 @@ from kbtools.query.filter_kinds import (
     fold,
     instant_text,
     keys_against,
+    nearest_periods,
     period_of,
     reads_dates,
     version_text,
@@ -433,7 +434,9 @@ def meant_values(index: KbIndex, condition: Condition) -> list[str]:
     (`VALUE_LIKENESS` alike or more, the closest first): ``crop=玉米`` for crop=玉木,
     ``equipment=HX-260 注塑机`` for equipment=HX260 注塑机; of tags, the branches they are
     nested under too, without a ``#`` (``tags=病害`` for tags=病虫, where a document is
-    tagged ``病害/赤霉病``). [] for another operator, a
+    tagged ``病害/赤霉病``); of dates, for a day, month or year, those nearest it that
+    documents lie in (``updated=2024-03-01`` for updated=2024-03-02). [] for another
+    operator, a
     chunk's own key (``doc`` names its documents itself: `doc_value`) or a value nothing
     resembles (crop=香蕉)."""
     key, op, want = condition
@@ -441,6 +444,9 @@ def meant_values(index: KbIndex, condition: Condition) -> list[str]:
         return []
     held = {str(v) for d in index.docs() for v in _scalars([document_facts(d).get(key)])
             if not isinstance(v, bool)}
+    period = period_of(want) if key_reads_dates(index, key) else None
+    if period is not None:  # the days (months, years) nearest that documents lie in
+        return [where_text(key, op, p) for p in nearest_periods(held, period, SUGGESTED)]
     if is_tag_key(key):  # a branch is a value to name too: tags=病害 for tags=病虫
         held = {t for v in held for t in (tag_text(v), *parents(tag_text(v))) if t.strip()}
     groups = index.synonyms()  # a Traditional spelling (爛麥頭) of a Simplified group's term
