@@ -135,6 +135,27 @@ def test_a_part_number_is_not_a_date_locally_and_in_milvus(parts, op, want, rows
     assert engine_rows(parts, "parts", "model", op, want, PARTS) == rows
 
 
+TAGGED = [{"tags": ["2024-03-01", "病害"]}, {"tags": ["HX-2024-03", "#2024/03"]}, {"tags": "2024"}]
+
+
+@pytest.fixture(scope="module")
+def tagged(milvus):  # noqa: F811
+    with facts_collection(milvus, "dates", "tagged", [(f, False) for f in TAGGED]) as engine:
+        yield engine
+
+
+@pytest.mark.parametrize(("op", "want", "rows"), [
+    ("=", "2024", [1, 2]),  # the branch 2024 of the nested tag 2024/03, and the tag 2024
+    ("!=", "2024", [0]), ("=", "2024-03-01", [0]), ("=", "#2024", [1, 2]),
+])
+def test_tags_of_a_field_without_dates_read_no_date_locally_and_in_milvus(tagged, op, want,
+                                                                            rows):
+    """A tag key's ``=`` read its value as a date whatever the field holds, the engine as
+    the field has it: ``tags=2024`` matched a document tagged ``2024-03-01`` locally only."""
+    assert local_rows(TAGGED, "tags", op, want) == rows
+    assert engine_rows(tagged, "tagged", "tags", op, want, TAGGED) == rows
+
+
 def test_chinese_dates_with_a_time_are_instants():
     """``2024年3月1日 08:00`` was text: ``updated>=2024-03-01T12:00Z`` compared strings."""
     for cn, iso in [("2024年3月1日 08:00", "2024-03-01T08:00"), ("2024年3月1日08:00:30", "2024-03-01T08:00:30"),

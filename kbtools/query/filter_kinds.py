@@ -224,6 +224,7 @@ class Wanted:
     version: str | None
     instant: str | None
     period: Period | None = None
+    dates: bool = True  # read as `wanted` was told: False in a field of part numbers
 
 
 def fold(text: str) -> str:
@@ -239,7 +240,8 @@ def wanted(text: str, dates: bool = True) -> Wanted:
     an instant or a period: ``model=3000-12`` is the part 3000-12, not December 3000."""
     number = order_number(text)
     return Wanted(text, fold(text), number, version_text(text, number is not None),
-                  instant_text(text) if dates else None, period_of(text) if dates else None)
+                  instant_text(text) if dates else None, period_of(text) if dates else None,
+                  dates)
 
 
 def keys_against(text: str, want: Wanted

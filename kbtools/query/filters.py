@@ -216,7 +216,8 @@ def value_matches(key: str, value: Any, op: str, want: str | Wanted) -> bool:
     ``病害/赤霉病``, ``#病害`` and ``病害``; ``!=`` for a document holding none of them)."""
     if op not in ("=", "!=") or not is_tag_key(key):
         return _compare(value, op, want)
-    branch = wanted(wanted_tag(want if isinstance(want, str) else want.text))
+    branch = wanted(wanted_tag(want) if isinstance(want, str) else wanted_tag(want.text),
+                    isinstance(want, str) or want.dates)  # as the field reads dates
     hit = any(_tag_is(v, branch) for v in _scalars([value]))
     return hit if op == "=" else not hit
 
