@@ -160,7 +160,7 @@ def test_chinese_dates_with_a_time_are_instants():
     """``2024年3月1日 08:00`` was text: ``updated>=2024-03-01T12:00Z`` compared strings."""
     for cn, iso in [("2024年3月1日 08:00", "2024-03-01T08:00"), ("2024年3月1日08:00:30", "2024-03-01T08:00:30"),
                     ("２０２４年３月１日　８：００", "2024-03-01T08:00"), ("2024年3月1日8点30分", "2024-03-01T08:30"),
-                    ("2024年3月1日 20时", "2024-03-01T20:00")]:
+                    ("2024年3月1日 20时", "2024-03-01T20:00"), ("2024年3月1日8点5分", "2024-03-01T08:05")]:
         assert instant_text(cn) == instant_text(iso) is not None, cn
     assert instant_text("2024年3月1日 25:00") is None and instant_text("2024年3月1日8点75分") is None
     assert period_of("2024年3月1日 08:00") is None and period_of("2024-03-01 08:00") is None

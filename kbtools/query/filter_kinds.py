@@ -103,8 +103,8 @@ def _moment(text: str) -> tuple[datetime, int] | None:
             return None
         year, month, day, hour, minute, second, minutes = cn.groups()
         if hour is not None:
-            found = _moment(f"{year}-{month}-{day} {hour}:{minute or minutes or '00'}"
-                            f":{second or '00'}")
+            found = _moment(f"{year}-{month}-{day} {hour}:"  # 8点5分: 08:05
+                            f"{minute or f'{int(minutes or 0):02d}'}:{second or '00'}")
             return None if found is None else (found[0], 3)
         try:
             return (datetime(int(year), int(month or 1), int(day or 1), tzinfo=UTC),
