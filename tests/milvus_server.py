@@ -146,16 +146,37 @@ def facts_collection(server: MilvusLite, db: str, name: str,
         engine.close()
 
 
+def reads_dates(facts: Sequence[dict[str, Any]], key: str) -> bool:
+    """Whether a filter on `key` reads dates over documents of front matter `facts`, as
+    `kbtools.query.filters.key_reads_dates` decides it for an index's documents."""
+    from kbtools.query.filter_kinds import reads_dates as field_reads_dates
+
+    def members(value: Any) -> Iterator[Any]:
+        if isinstance(value, list):
+            for v in value:
+                yield from members(v)
+        elif value is not None:
+            yield value
+    return key not in expr.CHUNK_FACTS and field_reads_dates(
+        str(v) for f in facts for v in members(f.get(key)))
+
+
 def local_rows(facts: Sequence[dict[str, Any]], key: str, op: str, want: str) -> list[int]:
-    """The positions of `facts` whose `key` the local filters match (`--where key op want`)."""
+    """The positions of `facts` whose `key` the local filters match (`--where key op want`),
+    a date read as the field's values have it (`reads_dates`)."""
+    from kbtools.query.filter_kinds import wanted
     from kbtools.query.filters import value_matches
-    return [i for i, f in enumerate(facts) if value_matches(key, f.get(key), op, want)]
+    read = wanted(want, reads_dates(facts, key))
+    return [i for i, f in enumerate(facts) if value_matches(key, f.get(key), op, read)]
 
 
-def engine_rows(engine: Engine, name: str, key: str, op: str, want: str) -> list[int]:
+def engine_rows(engine: Engine, name: str, key: str, op: str, want: str,
+                facts: Sequence[dict[str, Any]] = ()) -> list[int]:
     """The `num`s of collection `name` (a `facts_collection`) that the Milvus expression of
-    `--where key op want` selects, sorted: what `local_rows` is compared with."""
-    got = engine.client.query(name, filter=expr.condition(key, op, want),
+    `--where key op want` selects, sorted: what `local_rows` is compared with (given the
+    collection's `facts`, a date read as `local_rows` reads it; else as in a field of dates)."""
+    dates = reads_dates(facts, key) if facts else True
+    got = engine.client.query(name, filter=expr.condition(key, op, want, dates),
                               output_fields=["num"], consistency_level="Strong")
     return sorted(int(r["num"]) for r in got)
 

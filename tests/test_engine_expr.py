@@ -71,8 +71,11 @@ def test_where_expression_joins_filters():
     e = expr.where_expression([("lang", "=", "ZH"), ("year", ">=", "2024")], True)
     assert e == ('json_contains(f_eq["lang"], "zh") and (f_ord["year"]["nmax"] >= '
                  f'"{expr.order_text(Decimal(2024))}" or f_ord["year"]["xmax"] >= "042024$" or '
-                 'f_ord["year"]["tdmax"] >= "2024" or f_ord["year"]["ttmax"] >= "2024") and '
-                 'verified == true')
+                 'f_ord["year"]["ttmax"] >= "2024" or '
+                 'f_ord["year"]["wmax"] >= "2024-01-01T00:00:00.000000") and verified == true')
+    # a field of part numbers (`filters.undated_keys`): 2024 is no year there
+    e = expr.where_expression([("year", ">=", "2024")], False, {"year"})
+    assert "wmax" not in e and 'f_ord["year"]["tdmax"] >= "2024"' in e
 
 
 # the same rows as the local mask, on a real server ------------------------------------

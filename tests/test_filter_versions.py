@@ -2,7 +2,9 @@
 with the same meaning on the local mask and in Milvus. Before, both compared as text:
 ``version>1.9`` left out ``1.10.2`` ("1.1" < "1.9") and ``2.0.0-rc1`` was after ``2.0.0``;
 ``2024-03-01T08:00:00+08:00`` (midnight UTC) was after ``2024-03-01`` and
-``2024-03-01T01:00:00+08:00`` (the evening before, UTC) too."""
+``2024-03-01T01:00:00+08:00`` (the evening before, UTC) too. A date (without a time) is
+the whole day an author writes, offset aside (session 39): ``updated=2024-03-01`` holds
+for ``2024-03-01T01:00:00+08:00``; a value with a time is the instant, in UTC."""
 
 from __future__ import annotations
 
@@ -49,8 +51,9 @@ def _local(key: str, op: str, want: str, facts: list[dict] = FACTS) -> list[int]
     return local_rows(facts, key, op, want)
 
 
-def _remote(engine, key: str, op: str, want: str, name: str = "versions") -> list[int]:
-    return engine_rows(engine, name, key, op, want)
+def _remote(engine, key: str, op: str, want: str, name: str = "versions",
+            facts: list[dict] = FACTS) -> list[int]:
+    return engine_rows(engine, name, key, op, want, facts)
 
 
 @pytest.mark.parametrize(("key", "op", "want", "rows"), [
@@ -62,9 +65,9 @@ def _remote(engine, key: str, op: str, want: str, name: str = "versions") -> lis
     ("version", "=", "2.3.0", [2]), ("version", "=", "V2.0", [4]),
     ("version", "!=", "1.9.0", [0, 2, 3, 4, 5, 6, 7]),
     ("version", "<", "1.9.1", [1, 5]),
-    ("updated", ">=", "2024-03-01", [0, 1, 3, 5, 6, 7]),  # "yesterday" as text
-    ("updated", "<", "2024-03-01", [2, 4]),  # 01:00 at +08:00 is the day before in UTC
-    ("updated", "=", "2024-03-01", [0, 1]),  # 08:00 at +08:00 is midnight UTC
+    ("updated", ">=", "2024-03-01", [0, 1, 2, 3, 5, 6, 7]),  # "yesterday" as text
+    ("updated", "<", "2024-03-01", [4]),  # 01:00 at +08:00 is written on March 1st
+    ("updated", "=", "2024-03-01", [0, 1, 2, 3, 7]),  # the whole day, as written
     ("updated", ">", "2024-03-01T20:00:00+08:00", [5, 6]),  # 3 is that instant
     ("updated", "<=", "2024-03-01T17:30+08:00", [0, 1, 2, 4, 7]),
 ])
@@ -123,11 +126,19 @@ def _when(text: str) -> dt.datetime:
 @settings(max_examples=400, deadline=None)
 @given(a=instants, b=instants)
 def test_dates_and_datetimes_order_as_instants(a, b):
+    """Instants order in UTC; a filter's date (no time) is the day, which a datetime lies
+    in by the day it writes (its offset aside)."""
     wa, wb = _when(a), _when(b)
     ta, tb = instant_text(a), instant_text(b)
     assert ta is not None and tb is not None
     assert (ta < tb, ta == tb) == (wa < wb, wa == wb), (a, b)
-    assert _compare(a, "<", b) == (wa < wb) and _compare(a, "=", b) == (wa == wb)
+    if len(b) > 10:
+        assert _compare(a, "<", b) == (wa < wb) and _compare(a, "=", b) == (wa == wb)
+    else:
+        day = dt.date.fromisoformat(b)
+        written = dt.datetime.fromisoformat(a.replace("Z", "+00:00")).date()
+        assert _compare(a, "<", b) == (written < day) and _compare(a, "=", b) == (written == day)
+        assert _compare(a, ">", b) == (written > day) and _compare(a, "<=", b) == (written <= day)
 
 
 def test_what_reads_as_a_version_or_an_instant():
@@ -165,7 +176,7 @@ def mixed_coll(milvus):  # noqa: F811
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(want=mixed, op=st.sampled_from([">=", "<=", ">", "<", "=", "!="]))
 def test_any_version_or_instant_filters_alike_locally_and_in_milvus(mixed_coll, want, op):
-    assert _remote(mixed_coll, "k", op, want, "mixed") == _local("k", op, want, MIXED_ROWS)
+    assert _remote(mixed_coll, "k", op, want, "mixed", MIXED_ROWS) == _local("k", op, want, MIXED_ROWS)
 
 
 RELEASED = {  # document: (firmware as the author wrote it, timestamp, a YAML date or timestamp)
@@ -201,11 +212,13 @@ def _docs_found(args: list[str]) -> list[str]:
     ("firmware>1.9", ["old", "rc", "ten", "two"]), ("firmware<2.0.0", ["old", "rc", "ten", "tenth"]),
     ("firmware>=v1.10", ["rc", "ten", "tenth", "two"]), ("firmware=2", ["two"]),
     ("firmware<1.10.0", ["old"]),
-    ("timestamp>=2024-03-01", ["good", "rc", "tenth", "two"]), ("timestamp<2024-03-01", ["old", "ten"]),
+    ("timestamp>=2024-03-01", ["good", "rc", "ten", "tenth", "two"]),
+    ("timestamp<2024-03-01", ["old"]),  # 07:59 at +08:00 is written on March 1st
     ("timestamp=2024-03-01T00:00:00Z", ["rc"]),
-    ("shipped>=2024-03-01", ["rc", "tenth", "two"]), ("shipped<2024-03-01T00:00+00:00", ["old", "ten"]),
-    ("shipped=2024-03-01", ["rc", "tenth"]),
-    ("shipped>=2024年3月", ["rc", "tenth", "two"]), ("shipped<２０２４/３/１", ["old", "ten"]),
+    ("shipped>=2024-03-01", ["rc", "ten", "tenth", "two"]),
+    ("shipped<2024-03-01T00:00+00:00", ["old", "ten"]),  # an instant: UTC
+    ("shipped=2024-03-01", ["rc", "ten", "tenth"]),
+    ("shipped>=2024年3月", ["rc", "ten", "tenth", "two"]), ("shipped<２０２４/３/１", ["old"]),
     ("firmware=２", ["two"]), ("firmware＞＝ｖ１．１０", ["rc", "ten", "tenth", "two"]),
 ])
 def test_kb_query_where_versions_and_instants_locally_and_in_the_engine(released, where, docs):

@@ -48,10 +48,12 @@ from kbtools.ship.device import is_device_dir
 @click.option("--where", multiple=True, metavar="KEY=VALUE",
               help="Filter on front matter (=, !=, >=, <=, >, <): numbers compare as "
                    "numbers (size=1 matches 1.0, size>1 does not), versions as versions "
-                   "(version>1.9 matches 1.10.2, firmware=2 matches 2.0.0), dates and "
-                   "datetimes by instant (no offset: UTC; 2024/3/1 and 2024年3月1日 too; a "
-                   "month, 2024-03, is its first day), full-width forms as ASCII, other "
-                   "values as text (= "
+                   "(version>1.9 matches 1.10.2, firmware=2 matches 2.0.0), a date, month "
+                   "or year as that whole period by the day a value writes (updated="
+                   "2024-03-01 matches 2024-03-01T09:30+08:00, updated<=2024-03 all of "
+                   "March; 2024/3/1, 2024年3月1日, 2024年 too), a datetime by instant (no "
+                   "offset: UTC), no date in a field of part numbers (model=3000-12), "
+                   "full-width forms as ASCII, other values as text (= "
                    "and != case-insensitively); a list matches = (and the orders) when a "
                    "member does, != when none is the value; a "
                    "document without the key matches only !=. Repeatable.")

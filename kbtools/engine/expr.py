@@ -14,13 +14,15 @@ matter plus the chunk's ``doc``, ``kind`` and ``verified``), and filters test th
   (of a tag key, each tag without its ``#`` and the branches it is nested under:
   `kbtools.markdown.tags`);
 * ``f_num[key]``: the `number_key` of each member that reads as a number, and the
-  `filter_kinds.equal_keys` of each version or instant → ``json_contains`` for ``=`` /
-  ``!=`` with a value that reads as one (`filter_kinds.wanted_keys`);
+  `filter_kinds.equal_keys` of each version or instant (an instant's periods too: the
+  year, month and day it writes) → ``json_contains`` for ``=`` / ``!=`` with a value that
+  reads as one (`filter_kinds.wanted_keys`: ``updated=2024-03`` is ``p:2024-03``);
 * ``f_ord[key]``: per key the extremes (``…max``/``…min``) of its members as each order
   compares them (`kbtools.query.filter_kinds`: numbers, then versions, then instants, else
   text, by what both sides read as): ``n`` numeric members as `order_text`; ``v`` versions
   and plain numbers (``1.9``) as `version_text`, ``x`` versions alone; ``d`` dates and
-  datetimes as `instant_text` (UTC); ``t<class>`` the members of one
+  datetimes as `instant_text` (UTC), ``w`` as `written_text` (the wall-clock time written,
+  which a period, ``updated>2024-03-01``, compares with its edges); ``t<class>`` the members of one
   `filter_kinds.member_class` as strings; ``a`` all members as strings → ``>=`` / ``>`` on
   the largest, ``<=`` / ``<`` on the smallest, of each class the value's class compares
   by that order (`_ORDERS_BY_WANT`), of the others as text.
@@ -43,7 +45,7 @@ structure (tests/test_engine_expr.py checks that property).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
 from kbtools.markdown.tags import is_tag_key, parents, tag_text, wanted_tag
@@ -52,8 +54,10 @@ from kbtools.query.filter_kinds import (
     fold,
     instant_text,
     member_class,
+    period_of,
     version_text,
     wanted_keys,
+    written_text,
 )
 from kbtools.query.filter_numbers import number_key, order_number, order_text
 
@@ -73,8 +77,10 @@ ORD_FIELD = "f_ord"
 # dates as 2024/03/01 and 2024-3-1, months (2024-03, 2024年3月: their first day) instants,
 # full-width forms (２．１, ２０２４－０３－０１) read as ASCII,
 # `filter_numbers.narrow`: f_num and f_ord hold them as numbers, versions and instants, f_eq
-# the text so, `filter_kinds.fold`: equipment=ＨＸ－２６０ finds HX-260)
-FILTER_RULES = "8"
+# the text so, `filter_kinds.fold`: equipment=ＨＸ－２６０ finds HX-260; 9: a date's periods,
+# `filter_kinds.period_keys` (p:2024, p:2024-03, p:2024-03-01 by the day it writes) in
+# f_num, and f_ord's wmax/wmin, the dates as written: updated=2024-03-01 is that whole day)
+FILTER_RULES = "9"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 
 # Milvus reads only these escapes in a string literal (\u, \x, \b, \0 … are refused);
@@ -162,7 +168,8 @@ def _extremes(texts: list[str]) -> dict[str, str]:
         "n": [order_text(x) for t in by_class.get("n", []) + by_class.get("m", [])
               if (x := order_number(t)) is not None],
         "v": [v for t in by_class.get("v", []) if (v := version_text(t)) is not None],
-        "d": [d for t in by_class.get("d", []) if (d := instant_text(t)) is not None]}
+        "d": [d for t in by_class.get("d", []) if (d := instant_text(t)) is not None],
+        "w": [w for t in by_class.get("d", []) if (w := written_text(t)) is not None]}
     sides["x"] = list(sides["v"])  # versions alone (beside a plain number: `condition`)
     sides["v"] += [v for t in by_class.get("m", []) if (v := version_text(t, True)) is not None]
     for side, keys in sides.items():
@@ -173,11 +180,15 @@ def _extremes(texts: list[str]) -> dict[str, str]:
 
 # per class of a filter's value (`member_class`): for each class of member compared with it
 # by an order of its own, that order's field prefix in `_extremes` (``n`` numbers, ``v``
-# versions and plain numbers, ``x`` versions alone, ``d`` instants); the member classes not
+# versions and plain numbers, ``x`` versions alone, ``d`` instants, ``w`` the dates and
+# datetimes as written, compared with a period: `_PERIOD_TESTS`); the member classes not
 # named compare with it as text (`t<class>max` / `t<class>min`)
 _ORDERS_BY_WANT: dict[str, dict[str, str]] = {
     "n": {"n": "n", "m": "n"}, "m": {"n": "n", "m": "n", "v": "x"},
     "v": {"v": "v", "m": "v"}, "d": {"d": "d"}, "t": {}}
+# a period's order (`filter_kinds.keys_against`: before it, in it, after it) as a test of
+# the written extremes: the operator and which edge of the period it compares with
+_PERIOD_TESTS = {">=": (">=", "start"), ">": (">=", "end"), "<=": ("<", "end"), "<": ("<", "start")}
 
 
 def _written(side: str, want: str) -> str:
@@ -189,19 +200,27 @@ def _written(side: str, want: str) -> str:
     return text
 
 
-def _order_condition(key: str, op: str, want: str) -> str:
+def _order_condition(key: str, op: str, want: str, dates: bool) -> str:
     """An order operator's expression: some member is above (below) the value by the order
     `filter_kinds.keys_against` compares it and the value by, so the largest (smallest) of
-    each class is."""
+    each class is; with `dates` False (`filter_kinds.wanted`) a date is text."""
     pick = _EXTREME[op]
     cls = member_class(want)
+    cls = "t" if cls == "d" and not dates else cls
     if cls == "t":
         return f"({_path(ORD_FIELD, key, 'a' + pick)} {op} {literal(want)})"
-    by = _ORDERS_BY_WANT[cls]
+    by = dict(_ORDERS_BY_WANT[cls])
+    period = period_of(want) if dates else None
+    if period is not None:  # dates and datetimes by the day they write
+        by["d"] = "w"
     tests = [f"{_path(ORD_FIELD, key, side + pick)} {op} {literal(_written(side, want))}"
-             for side in dict.fromkeys(by.values())]
+             for side in dict.fromkeys(by.values()) if side != "w"]
     tests += [f"{_path(ORD_FIELD, key, 't' + c + pick)} {op} {literal(want)}"
               for c in "nmvdt" if c not in by]
+    if period is not None:
+        test_op, edge = _PERIOD_TESTS[op]
+        tests.append(f"{_path(ORD_FIELD, key, 'w' + pick)} {test_op} "
+                     f"{literal(period.start if edge == 'start' else period.end)}")
     return "(" + " or ".join(tests) + ")"
 
 
@@ -213,25 +232,28 @@ def _path(field: str, key: str, sub: str | None = None) -> str:
 _EXTREME = {">=": "max", ">": "max", "<=": "min", "<": "min"}  # the order operators
 
 
-def condition(key: str, op: str, want: str) -> str:
+def condition(key: str, op: str, want: str, dates: bool = True) -> str:
     """One parsed ``--where`` (key, op, value) as a Milvus expression; ``=`` / ``!=`` on a
     tag key test the tag its value names (`kbtools.markdown.tags.wanted_tag`), which the
-    stored fields hold for the tag and every tag nested under it."""
+    stored fields hold for the tag and every tag nested under it. With `dates` False (a
+    field not of dates: `kbtools.query.filters.key_reads_dates`) the value is no date."""
     if op in ("=", "!="):
         want = wanted_tag(want) if is_tag_key(key) else want
         test = f"json_contains({_path(EQ_FIELD, key)}, {literal(fold(want))})"
-        kinds = [k for k in (number_key(want), *wanted_keys(want)) if k is not None]
+        kinds = [k for k in (number_key(want), *wanted_keys(want, dates)) if k is not None]
         for want_key in kinds:  # a member reading as a number (a version, an instant) is
             # equal by number (…); another by text, as `filters.same_value` has it
             test = f"{test} or json_contains({_path(NUM_FIELD, key)}, {literal(want_key)})"
         test = f"({test})" if kinds else test
         return test if op == "=" else f"(not {test})"
-    return _order_condition(key, op, want)
+    return _order_condition(key, op, want, dates)
 
 
-def where_expression(where: Iterable[tuple[str, str, str]], verified_only: bool) -> str:
-    """All filters as one expression ("" when there are none)."""
-    parts = [condition(k, op, v) for k, op, v in where]
+def where_expression(where: Iterable[tuple[str, str, str]], verified_only: bool,
+                     undated: Collection[str] = ()) -> str:
+    """All filters as one expression ("" when there are none); the keys in `undated` read
+    no value as a date (`kbtools.query.filters.undated_keys`)."""
+    parts = [condition(k, op, v, k not in undated) for k, op, v in where]
     if verified_only:
         parts.append("verified == true")
     return " and ".join(parts)

@@ -51,6 +51,7 @@ from kbtools.index.tokenize import Tokenizer
 from kbtools.query import pages
 from kbtools.query.candidates import CandidateRequest
 from kbtools.query.crosslingual import vector_lists
+from kbtools.query.filters import undated_keys
 from kbtools.query.fusion import Ranked
 from kbtools.query.inherit import sharing
 from kbtools.query.search import rank_exactly
@@ -270,7 +271,8 @@ class MilvusCandidates:
         for BM25 as for vectors; `inherit` then keeps the allowed ones. (BM25 searched
         under the filters alone returned more allowed chunks than the local list keeps,
         whose cut also counts those sections: other fused ranks under ``kind=table``.)"""
-        filt = widened(expr.where_expression(req.where, req.verified_only),
+        filt = widened(expr.where_expression(req.where, req.verified_only,
+                                             undated_keys(index, req.where)),
                        _lenders(index, req))
         lists: dict[str, Ranked] = {}
         if req.mode in ("hybrid", "bm25") and (req.term_ids or req.expansion_ids):

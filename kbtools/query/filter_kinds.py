@@ -22,8 +22,14 @@ datetimes; else as text. The same rule locally (`keys_against`) and in Milvus
   digit and the separator ``/`` (``2024-3-1``, ``2024/03/01 8:00``: one separator throughout). A month
   (``2024-03``, ``2024/3``) is its first day, as a date is its midnight:
   ``updated>=2024-03`` is ``updated>=2024-03-01``. A date or month written in Chinese,
-  ``2024年3月1日`` (or ``…号``), ``2024年3月``, is that date or month. ``2024.03.01`` is a
+  ``2024年3月1日`` (or ``…号``), ``2024年3月``, ``2024年``, is that date, month or year; with a
+  time, ``2024年3月1日 08:00`` or ``2024年3月1日8点30分``, that instant. ``2024.03.01`` is a
   version (calendar versioning, ``24.04``), not a date.
+* **Period** (`period_of`): a filter's date, month or year without a time of day is that
+  whole period (``2024``, four digits, too: beside a date a number is no number), compared
+  with the day a value writes (`written_text`, offset aside: ``2024-03-01T07:00+08:00`` is
+  March 1st): ``=`` inside, ``>=`` / ``<`` from its start, ``<=`` / ``>`` to its end.
+  Not in a field of part numbers (`reads_dates`: ``model=3000-12`` is text).
 
 Full-width forms (``２．１``, ``２０２４－０３－０１``, ``ｖ２``) read as their ASCII forms
 (`narrow`) for numbers, versions and instants alike, and for text's ``=`` (`fold`).
@@ -32,8 +38,9 @@ Full-width forms (``２．１``, ``２０２４－０３－０１``, ``ｖ２``)
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
 from kbtools.query.filter_numbers import Number, narrow, order_number, order_text
@@ -45,8 +52,11 @@ _PLAIN = re.compile(r"\d{1,30}(?:\.\d{1,30})?", re.ASCII)  # a number that is a 
 # a month (2024-03, 2024/3), a date (2024-03-01, 2024-3-1, 2024/03/01), a date and time
 _INSTANT = re.compile(r"(\d{4})([-/])(\d{1,2})(?:\2(\d{1,2})(?:[Tt ](\d{1,2}):(\d{2})"
                       r"(?::(\d{2})(\.\d{1,9})?)?\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?)?)?", re.ASCII)
-# a date or a month as Chinese text writes it, 2024年3月1日, 2024年3月
-_CN_DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月(?:\s*(\d{1,2})\s*[日号])?", re.ASCII)
+# a year, a month, a date or a date and time as Chinese text writes them: 2024年, 2024年3月,
+# 2024年3月1日 (号), 2024年3月1日 08:00(:00), 2024年3月1日8时30分 (点)
+_CN_DATE = re.compile(r"(\d{4})\s*年(?:\s*(\d{1,2})\s*月(?:\s*(\d{1,2})\s*[日号]"
+                      r"(?:\s*(\d{1,2})(?::(\d{2})(?::(\d{2}))?|\s*[时点](?:\s*(\d{1,2})\s*分)?))?)?)?",
+                      re.ASCII)
 # `version_text`'s marks: after a release with a pre-release / without one (both before
 # every digit, so a shorter release orders first), and between pre-release identifiers
 # (before every character an identifier holds, so fewer identifiers order first)
@@ -81,16 +91,26 @@ def version_text(text: str, plain: bool = False) -> str | None:
     return head + _PRE + _NEXT.join(ids)
 
 
-@lru_cache(maxsize=4096)
-def instant_text(text: str) -> str | None:
-    """`text` as a date, a month or a datetime, written as its instant in UTC,
-    ``YYYY-MM-DDTHH:MM:SS.ffffff`` (byte order is time order); None when it is neither, or
-    names no day (``2024-02-30``) or an instant outside years 1–9999."""
+def _moment(text: str) -> tuple[datetime, int] | None:
+    """`text` as the moment it writes, offset-aware (none written: UTC), and how precisely
+    it names it: 0 a year (Chinese only, ``2024年``), 1 a month, 2 a date, 3 a time of day;
+    None when it writes none, names no day (``2024-02-30``) or lies outside years 1–9999."""
     text = narrow(text).strip()
     m = _INSTANT.fullmatch(text)
     if m is None:
         cn = _CN_DATE.fullmatch(text)
-        return None if cn is None else instant_text(f"{cn.group(1)}-{cn.group(2)}-{cn.group(3) or 1}")
+        if cn is None:
+            return None
+        year, month, day, hour, minute, second, minutes = cn.groups()
+        if hour is not None:
+            found = _moment(f"{year}-{month}-{day} {hour}:"  # 8点5分: 08:05
+                            f"{minute or f'{int(minutes or 0):02d}'}:{second or '00'}")
+            return None if found is None else (found[0], 3)
+        try:
+            return (datetime(int(year), int(month or 1), int(day or 1), tzinfo=UTC),
+                    0 if month is None else 1 if day is None else 2)
+        except ValueError:
+            return None
     year, month, day = m.group(1), int(m.group(3)), int(m.group(4) or 1)
     zone = (m.group(9) or "Z").upper()
     if zone != "Z" and len(zone) == 3:
@@ -100,10 +120,90 @@ def instant_text(text: str) -> str | None:
              f"{m.group(6) or '00'}:{m.group(7) or '00'}{fraction}"
              f"{'+00:00' if zone == 'Z' else zone}")
     try:
-        when = datetime.fromisoformat(stamp).astimezone(UTC)
+        when = datetime.fromisoformat(stamp)
+    except ValueError:
+        return None
+    return when, 3 if m.group(5) else 2 if m.group(4) else 1
+
+
+def _stamp(when: datetime) -> str:
+    """A (naive or UTC) moment as ``YYYY-MM-DDTHH:MM:SS.ffffff``: byte order is time order."""
+    return when.strftime("%Y-%m-%dT%H:%M:%S.%f").rjust(26, "0")
+
+
+@lru_cache(maxsize=4096)
+def instant_text(text: str) -> str | None:
+    """`text` as a date, a month or a datetime, written as its instant in UTC,
+    ``YYYY-MM-DDTHH:MM:SS.ffffff`` (byte order is time order); None when it is neither, or
+    names no day (``2024-02-30``) or an instant outside years 1–9999."""
+    found = _moment(text)
+    if found is None:
+        return None
+    try:
+        return _stamp(found[0].astimezone(UTC))
     except (ValueError, OverflowError):
         return None
-    return when.strftime("%Y-%m-%dT%H:%M:%S.%f").rjust(26, "0")
+
+
+@lru_cache(maxsize=4096)
+def written_text(text: str) -> str | None:
+    """`text` as a date, a month or a datetime, written as the wall-clock time it writes
+    (its offset left aside: ``2024-03-01T07:00+08:00`` is ``2024-03-01T07:00:00.000000``,
+    a date its midnight), as `instant_text` writes instants; what a period compares
+    (`period_of`): the day an author writes is the day the value belongs to."""
+    found = _moment(text)
+    return None if found is None else _stamp(found[0].replace(tzinfo=None))
+
+
+@dataclass(frozen=True, slots=True)
+class Period:
+    """A year, a month or a day a filter's value names: its first moment (`start`) and
+    the first after it (`end`), as `written_text` writes moments, and the `period_keys`
+    key a value in it holds (`key`: ``p:2024``, ``p:2024-03``, ``p:2024-03-01``)."""
+
+    start: str
+    end: str
+    key: str
+
+
+_YEAR = re.compile(r"\d{4}", re.ASCII)  # a plain number that is a year beside a date
+_PAST_9999 = "9999-99"  # after every moment `_stamp` writes: the end of year 9999
+
+
+@lru_cache(maxsize=4096)
+def period_of(text: str) -> Period | None:
+    """The year, month or day `text` names: a date without a time of day (``2024-03-01``,
+    ``2024/3/1``, ``2024年3月1日``), a month (``2024-03``, ``2024年3月``), a year
+    (``2024年``, or four digits, ``2024``, which compare as a year only with a date); None
+    for anything else, a time of day included (an instant: `instant_text`)."""
+    clean = narrow(text).strip()
+    if _YEAR.fullmatch(clean):
+        found: tuple[datetime, int] | None = (
+            (datetime(int(clean), 1, 1), 0) if int(clean) else None)
+    else:
+        found = _moment(clean)
+    if found is None or found[1] == 3:
+        return None
+    first, precision = found[0].replace(tzinfo=None), found[1]
+    key = f"p:{first.year:04d}" + (f"-{first.month:02d}" if precision else "") + \
+        (f"-{first.day:02d}" if precision == 2 else "")
+    try:
+        after = (first.replace(year=first.year + 1) if precision == 0 else
+                 first.replace(year=first.year + first.month // 12, month=first.month % 12 + 1)
+                 if precision == 1 else first + timedelta(days=1))
+    except (ValueError, OverflowError):
+        return Period(_stamp(first), _PAST_9999, key)
+    return Period(_stamp(first), _stamp(after), key)
+
+
+def period_keys(text: str) -> list[str]:
+    """The `Period.key` of each period a date or datetime `text` lies in, by the day it
+    writes (`written_text`): ``2024-03-01T07:00+08:00`` holds ``p:2024``, ``p:2024-03``
+    and ``p:2024-03-01`` (a month, its first day's); [] for another value."""
+    written = written_text(text)
+    if written is None:
+        return []
+    return [f"p:{written[:4]}", f"p:{written[:7]}", f"p:{written[:10]}"]
 
 
 def is_plain_version(text: str) -> bool:
@@ -114,14 +214,17 @@ def is_plain_version(text: str) -> bool:
 @dataclass(frozen=True, slots=True, eq=False)
 class Wanted:
     """A filter's value read once (`wanted`), for every document value it is compared with
-    (`keys_against`): as written, as text compares (`fold`), and its number, version (a plain number's
-    too: it is one beside a version) and instant, None where it reads as none."""
+    (`keys_against`): as written, as text compares (`fold`), and its number, version (a plain
+    number's too: it is one beside a version), instant and period (`period_of`), None where
+    it reads as none."""
 
     text: str
     folded: str
     number: Number | None
     version: str | None
     instant: str | None
+    period: Period | None = None
+    dates: bool = True  # read as `wanted` was told: False in a field of part numbers
 
 
 def fold(text: str) -> str:
@@ -131,25 +234,60 @@ def fold(text: str) -> str:
 
 
 @lru_cache(maxsize=4096)
-def wanted(text: str) -> Wanted:
-    """The filter value `text` as `Wanted` (once per value, not per document)."""
+def wanted(text: str, dates: bool = True) -> Wanted:
+    """The filter value `text` as `Wanted` (once per value, not per document); with
+    `dates` False (a field whose values are not all dates: `reads_dates`) never a date,
+    an instant or a period: ``model=3000-12`` is the part 3000-12, not December 3000."""
     number = order_number(text)
     return Wanted(text, fold(text), number, version_text(text, number is not None),
-                  instant_text(text))
+                  instant_text(text) if dates else None, period_of(text) if dates else None,
+                  dates)
 
 
-def keys_against(text: str, want: Wanted) -> tuple[Number, Number] | tuple[str, str] | None:
+def keys_against(text: str, want: Wanted
+                 ) -> tuple[Number, Number] | tuple[str, str] | tuple[int, int] | None:
     """What a document's value `text` and the filter value `want` compare as when they are
-    of one kind: the two numbers, else the two versions' `version_text`, else the two
-    instants' `instant_text`; None when they compare as text. Only `text` is read here."""
+    of one kind: the two numbers, else the two versions' `version_text`, else, for a value
+    naming a period (`period_of`) and a date or datetime, -1, 0 or 1 (before the period, in
+    it, after it: by the day `text` writes, `written_text`) and 0, else the two instants'
+    `instant_text`; None when they compare as text. Only `text` is read here."""
     number = order_number(text)
     if number is not None and want.number is not None:
         return number, want.number
     if want.version is not None and (version := version_text(text, number is not None)):
         return version, want.version
+    if want.period is not None and (written := written_text(text)) is not None:
+        return (written >= want.period.end) - (written < want.period.start), 0
     if want.instant is not None and (instant := instant_text(text)) is not None:
         return instant, want.instant
     return None
+
+
+def nearest_periods(values: Iterable[str], period: Period, count: int) -> list[str]:
+    """Of the dates and datetimes among `values`, the periods of `period`'s length (years,
+    months or days, by the day each writes) nearest to it, at most `count`, the nearest
+    first, as ISO writes them (``2024``, ``2024-03``, ``2024-03-01``): what to suggest for a
+    filter's period no document lies in."""
+    size = len(period.key) - 2  # the characters of YYYY, YYYY-MM or YYYY-MM-DD
+    held = {w[:size] for v in values if (w := written_text(v)) is not None}
+    start = datetime.fromisoformat(period.start)
+
+    def distance(held_period: str) -> tuple[timedelta, str]:
+        first = datetime.fromisoformat(held_period + "-01-01"[: 10 - size])
+        return abs(first - start), held_period
+    return sorted(held, key=distance)[:count]
+
+
+def reads_dates(values: Iterable[str]) -> bool:
+    """Whether a field whose values across the knowledge are `values` (each member as
+    text) reads a filter's value as a date, a period or an instant: when each of them that
+    holds a digit is a date or datetime (`instant_text`). A field that also holds a part
+    number, a code or a number (``HX-2024-03``, ``A-2024``, ``3000``) compares
+    ``3000-12`` as the text it is; a value without digits (``unknown``, ``待定``) decides
+    nothing, and a field without a date reads none."""
+    dated = [instant_text(v) is not None and order_number(v) is None
+             for v in values if any(c.isdigit() for c in v)]
+    return bool(dated) and all(dated)
 
 
 def member_class(text: str) -> str:
@@ -167,25 +305,33 @@ def equal_keys(text: str) -> list[str]:
     """The keys under which `text` is equal to a value of its kind, as an engine stores
     them beside its number key (`kbtools.engine.expr`): ``v:`` its `version_text` (a
     version, or a plain number beside one), ``x:`` the same of a version alone (beside a
-    plain number), ``d:`` its `instant_text`. A filter's value finds a member equal by
-    kind when one of the value's `wanted_keys` is among them."""
+    plain number), ``d:`` its `instant_text` and the `period_keys` of the periods it lies
+    in. A filter's value finds a member equal by kind when one of the value's
+    `wanted_keys` is among them."""
     cls = member_class(text)
     if cls in ("v", "m"):
         key = version_text(text, cls == "m")
         return [f"v:{key}", f"x:{key}"] if cls == "v" else [f"v:{key}"]
-    return [f"d:{instant_text(text)}"] if cls == "d" else []
+    return [f"d:{instant_text(text)}", *period_keys(text)] if cls == "d" else []
 
 
-def wanted_keys(want: str) -> list[str]:
+def wanted_keys(want: str, dates: bool = True) -> list[str]:
     """The `equal_keys` a member equal to the filter value `want` by kind holds (numbers
-    aside: `filter_numbers.number_key`)."""
+    aside: `filter_numbers.number_key`): a period's key for a value naming one (a year
+    ``2024`` too, beside its version key), else the instant's; with `dates` False
+    (`wanted`) no date's."""
     cls = member_class(want)
+    period = period_of(want) if dates else None
+    year = [period.key] if period is not None else []
     if cls == "m":
-        return [f"x:{version_text(want, True)}"]
+        return [f"x:{version_text(want, True)}", *year]
     if cls == "v":
         return [f"v:{version_text(want)}"]
-    return [f"d:{instant_text(want)}"] if cls == "d" else []
+    if cls != "d" or not dates:
+        return []
+    return year or [f"d:{instant_text(want)}"]
 
 
-__all__ = ["Wanted", "equal_keys", "fold", "instant_text", "keys_against", "member_class", "order_text",
-           "version_text", "wanted", "wanted_keys"]
+__all__ = ["Period", "Wanted", "equal_keys", "fold", "instant_text", "keys_against",
+           "member_class", "nearest_periods", "order_text", "period_keys", "period_of", "reads_dates", "version_text",
+           "wanted", "wanted_keys", "written_text"]

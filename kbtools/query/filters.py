@@ -33,6 +33,9 @@ from kbtools.query.filter_kinds import (
     fold,
     instant_text,
     keys_against,
+    nearest_periods,
+    period_of,
+    reads_dates,
     version_text,
     wanted,
 )
@@ -59,10 +62,12 @@ WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
               "numbers (size=1 matches 1.0; size>1 does not), versions as versions "
               "(version>1.9 matches 1.10.2 and v2; 2.0.0-rc1 < 2.0.0; a plain number "
               "beside a version is one: firmware=2 matches 2.0.0 and v2, as >= and <= "
-              "do), dates and datetimes as instants (YYYY-MM-DD, or with a time and "
-              "offset: 2024-03-01T08:00+08:00 is 2024-03-01; no offset: UTC; 2024/3/1 and "
-              "2024年3月1日 too; a month, 2024-03 or 2024年3月, is its first day; "
-              "2024.03.01 is a version), full-width forms (２．１, ＨＸ－２６０) as ASCII, other "
+              "do), a date, a month or a year as that whole period, by the day a value "
+              "writes (updated=2024-03-01 matches 2024-03-01T23:30+08:00; updated<=2024-03 "
+              "all of March; updated=2024 all of 2024; 2024/3/1, 2024年3月1日, 2024年3月 and "
+              "2024年 too; 2024.03.01 is a version), a datetime as an instant "
+              "(2024-03-01T08:00+08:00, 2024年3月1日 08:00; no offset: UTC), no date in a "
+              "field holding part numbers (model=3000-12 is that part), full-width forms (２．１, ＨＸ－２６０) as ASCII, other "
               "values as "
               "text (= and != case-insensitively); "
               "tags=X also matches the tags nested under X (X/…) and a #X in the text. A "
@@ -211,7 +216,8 @@ def value_matches(key: str, value: Any, op: str, want: str | Wanted) -> bool:
     ``病害/赤霉病``, ``#病害`` and ``病害``; ``!=`` for a document holding none of them)."""
     if op not in ("=", "!=") or not is_tag_key(key):
         return _compare(value, op, want)
-    branch = wanted(wanted_tag(want if isinstance(want, str) else want.text))
+    branch = wanted(wanted_tag(want) if isinstance(want, str) else wanted_tag(want.text),
+                    isinstance(want, str) or want.dates)  # as the field reads dates
     hit = any(_tag_is(v, branch) for v in _scalars([value]))
     return hit if op == "=" else not hit
 
@@ -280,7 +286,7 @@ def condition_mask(index: KbIndex, condition: Condition) -> np.ndarray:
 
 def _condition_mask(index: KbIndex, condition: Condition) -> np.ndarray:
     key, op, text = condition
-    want = wanted(text)  # read once; each document's value per document
+    want = wanted(text, key_reads_dates(index, key))  # read once; each document's per document
     table = index.chunk_table()
     if key == "kind":
         kinds = _kinds(index)  # compared once per kind, not once per chunk
@@ -324,6 +330,7 @@ class _Kinds:
 
 
 _KINDS: weakref.WeakKeyDictionary[KbIndex, _Kinds] = weakref.WeakKeyDictionary()
+_DATED: weakref.WeakKeyDictionary[KbIndex, dict[str, bool]] = weakref.WeakKeyDictionary()
 _KEYS: weakref.WeakKeyDictionary[KbIndex, frozenset[str]] = weakref.WeakKeyDictionary()
 
 
@@ -332,6 +339,26 @@ def _kinds(index: KbIndex) -> _Kinds:
     if index not in _KINDS:
         _KINDS[index] = _Kinds(index.chunk_table())
     return _KINDS[index]
+
+
+def key_reads_dates(index: KbIndex, key: str) -> bool:
+    """Whether the filters on front-matter `key` read a value as a date, a period or an
+    instant in `index` (`filter_kinds.reads_dates` of its values in every document: not
+    in a field of part numbers, ``model=3000-12``); a chunk's own key never does. Decided
+    once per index and key, for the local mask and an engine's expression alike."""
+    if key in CHUNK_KEYS or key == "verified":
+        return False
+    known = _DATED.setdefault(index, {})
+    if key not in known:
+        known[key] = reads_dates(str(v) for d in index.docs()
+                                 for v in _scalars([document_facts(d).get(key)]))
+    return known[key]
+
+
+def undated_keys(index: KbIndex, where: Iterable[Condition]) -> frozenset[str]:
+    """The keys of `where` whose values `index` reads as text, never dates
+    (`key_reads_dates`), as an engine's expression is told them (`kbtools.engine.expr`)."""
+    return frozenset(key for key, _, _ in where if not key_reads_dates(index, key))
 
 
 def filter_keys(index: KbIndex) -> frozenset[str]:
@@ -364,6 +391,11 @@ def check_filters(index: KbIndex, where: Sequence[Condition]) -> None:
         _check_value(key, op, want, index)
         if key not in CHUNK_KEYS and key != "verified" and op in ORDERS:
             _check_order(key, op, want, [document_facts(d).get(key) for d in docs])
+        elif key_reads_dates(index, key) and _no_day(want):  # timestamp=2024-02-30
+            shown = where_text(key, op, want)
+            raise FilterError("bad", f"{shown}: {want} is no calendar date or time; {key} is a "
+                              "date in this index, give one (YYYY-MM-DD, YYYY-MM or YYYY)",
+                              key="bad_where", values={"where": shown})
 
 
 # a value or key no document has is named with those that differ from it by a typo: at
@@ -403,7 +435,9 @@ def meant_values(index: KbIndex, condition: Condition) -> list[str]:
     (`VALUE_LIKENESS` alike or more, the closest first): ``crop=玉米`` for crop=玉木,
     ``equipment=HX-260 注塑机`` for equipment=HX260 注塑机; of tags, the branches they are
     nested under too, without a ``#`` (``tags=病害`` for tags=病虫, where a document is
-    tagged ``病害/赤霉病``). [] for another operator, a
+    tagged ``病害/赤霉病``); of dates, for a day, month or year, those nearest it that
+    documents lie in (``updated=2024-03-01`` for updated=2024-03-02). [] for another
+    operator, a
     chunk's own key (``doc`` names its documents itself: `doc_value`) or a value nothing
     resembles (crop=香蕉)."""
     key, op, want = condition
@@ -411,6 +445,9 @@ def meant_values(index: KbIndex, condition: Condition) -> list[str]:
         return []
     held = {str(v) for d in index.docs() for v in _scalars([document_facts(d).get(key)])
             if not isinstance(v, bool)}
+    period = period_of(want) if key_reads_dates(index, key) else None
+    if period is not None:  # the days (months, years) nearest that documents lie in
+        return [where_text(key, op, p) for p in nearest_periods(held, period, SUGGESTED)]
     if is_tag_key(key):  # a branch is a value to name too: tags=病害 for tags=病虫
         held = {t for v in held for t in (tag_text(v), *parents(tag_text(v))) if t.strip()}
     groups = index.synonyms()  # a Traditional spelling (爛麥頭) of a Simplified group's term
@@ -455,10 +492,18 @@ def _check_order(key: str, op: str, want: str, values: list[Any]) -> None:
                               f"(e.g. {held[0]}); compare it with a number",
                               key="bad_where", values={"where": shown})
     elif all(_DATE.fullmatch(str(v)) or instant_text(str(v)) for v in held) \
-            and not _DATE.fullmatch(want) and instant_text(want) is None:  # 2024年3月1日
-        raise FilterError("bad", f"{shown}: {key} is a date in this index "
+            and instant_text(want) is None and period_of(want) is None:  # 2024年3月1日, 2024
+        no_day = f"{want} is no calendar date or time; " if _no_day(want) else ""
+        raise FilterError("bad", f"{shown}: {no_day}{key} is a date in this index "
                           f"(e.g. {held[0]}); compare it with a date, YYYY-MM-DD",
                           key="bad_where", values={"where": shown})
+
+
+def _no_day(want: str) -> bool:
+    """Whether a filter's value is written as a date, month or datetime (ISO 8601's
+    digits) but names none: ``2024-02-30``, ``2024-13``, ``2024-03-01 24:00``, ``0000``."""
+    return _DATE.fullmatch(fold(want).strip()) is not None and \
+        instant_text(want) is None and period_of(want) is None
 
 
 def _scalars(values: Iterable[Any]) -> Iterable[Any]:
