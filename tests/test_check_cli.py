@@ -301,7 +301,7 @@ def test_missing_knowledge_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = run()
     assert result.exit_code == 1
-    assert result.stderr.startswith(f"kb: error: kb.toml:2: paths.knowledge: "
+    assert result.stderr.startswith("kb: error: kb.toml:2: paths.knowledge: "
                                     "the knowledge folder 'docs' does not exist and no "
                                     "commit ever held it"), result.stderr
 

@@ -80,7 +80,7 @@ def test_a_knowledge_base_name_is_checked_in_one_line(tmp_path, monkeypatch, val
     """``[release] knowledge_base`` (`kbtools.base_identity`): a name with space around it
     would look like another's in every message; it is refused at its line."""
     message = _refused_kb_toml(tmp_path, monkeypatch, f"[release]\nknowledge_base = {value}\n")
-    assert message.startswith(f"kb: error: kb.toml:2: release.knowledge_base: ")
+    assert message.startswith("kb: error: kb.toml:2: release.knowledge_base: ")
     assert words in message, message
     (tmp_path / "kb.toml").write_text('[release]\nknowledge_base = "作物-华北"\n', encoding="utf-8")
     assert load_config(tmp_path).section("release")["knowledge_base"] == "作物-华北"
