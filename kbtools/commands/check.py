@@ -34,7 +34,8 @@ if TYPE_CHECKING:
                    "backslashes -> '/', wrong case -> real case, Obsidian [[wikilinks]] and "
                    "![[embeds]] naming one file -> standard links, ##heading -> ## heading, a "
                    "space in a link's path -> %20, blank lines above the front matter "
-                   "deleted), then check again.")
+                   "deleted), then check again. Each change is one line on stderr (at most "
+                   "20 of a file, then one line counting the rest; with --json every one).")
 @click.option("--lenient", is_flag=True,
               help="Report front-matter problems as warnings (for foreign corpora).")
 @click.option("--no-schema", "no_schema", is_flag=True,
