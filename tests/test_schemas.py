@@ -266,3 +266,22 @@ def test_a_key_only_its_category_schema_declares_is_told_to_be_declared_in_the_b
         "knowledge/rust.md:12:1: error: fm-unknown-key: unknown key '另一个'; the schema has "
         "no such key: delete it, or declare it in schemas/frontmatter.schema.json (the base "
         "schema lists every key; a category's schema may then require it)"], res.output
+
+
+@pytest.mark.parametrize(("written", "says"), [
+    ('"2026/3/1"', "'2026/3/1' is not a date: write inspected: \"2026-03-01\""),
+    ("2026年3月1日", "'2026年3月1日' is not a date: write inspected: \"2026-03-01\""),
+    ('"2026-02-30"', "'2026-02-30' is not a real date: day is out of range for month: write "
+                     "inspected: \"YYYY-MM-DD\" with a real date"),
+    ('"下周"', "'下周' is not a date (YYYY-MM-DD, e.g. 2026-12-31)"),
+])
+def test_a_schemas_own_date_key_says_what_to_write(tmp_path, monkeypatch, written, says):
+    """A key a schema declares `format: date` said only "'2026/3/1' is not a 'date'",
+    where the base schema's `valid_until` says the date to write."""
+    doc, _ = _shared_schema_repo(tmp_path, monkeypatch, "../common.schema.json", True)
+    doc.write_text(CROP_DOC.format(crop="小麦", inspected="X", risk="高")
+                   .replace('"X"', written), encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.exit_code == 1 and res.stdout == (
+        f"knowledge/rust.md:10:1: error: fm-value: inspected: {says} (category "
+        "'crop-protection')\n")

@@ -351,10 +351,13 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
                else " (e.g. 2026-03-14T09:30:00+08:00)")
         yield ("fm-timestamp", line, 1,
                f"{path}: {err.instance!r} is not an ISO 8601 timestamp with offset{fix}{where}")
-    elif top in DATE_KEYS and kind == "pattern":
+    elif top in DATE_KEYS and kind == "pattern" or kind == "format" and \
+            err.validator_value == "date" and len(err.absolute_path) == 1:
+        # (a schema's own `format: date` key as the base schema's dates: what to write)
         iso = iso_date(err.instance) if isinstance(err.instance, str) else None
         wrong = date_problem(err.instance) if isinstance(err.instance, str) else None
-        hint = f"date: write {top}: \"{iso}\"" + (FIXES if value_edit(src, top) else "") \
+        fixes = FIXES if top in DATE_KEYS and value_edit(src, top) else ""
+        hint = f"date: write {top}: \"{iso}\"" + fixes \
             if iso else f"real date: {wrong}: write {top}: \"YYYY-MM-DD\" with a real date" \
             if wrong else "date (YYYY-MM-DD, e.g. 2026-12-31)"
         yield ("fm-value", line, 1, f"{path}: {err.instance!r} is not a {hint}{where}")

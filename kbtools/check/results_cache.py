@@ -151,7 +151,8 @@ FORMAT = 84  # bump when a check's findings for the same inputs change (5: `$` i
 # embed says to copy its text in when the page should show it, a drawing's to export its
 # picture (session 38, cb)
 # 84: an unknown key the document's category schema declares says to declare it in the
-# base schema too (it was told to declare it where it was) (session 39, h39)
+# base schema too (it was told to declare it where it was); a schema's own `format: date`
+# key says what to write, as `valid_until` does (session 39, h39)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 
