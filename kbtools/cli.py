@@ -29,13 +29,15 @@ import stat
 import sys
 import traceback
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, NoReturn
 
 import click
 
 from kbtools import __version__
-from kbtools.config import kb_home
+from kbtools.config import CONFIG_NAME, kb_home
 from kbtools.errors import Interrupted, KbError, one_line, terminal_text
+from kbtools.findings import error_named_as_findings
 from kbtools.fsutil import tolerate_unencodable
 
 # the machine refused, not a bug: a full disk or quota, a read-only or forbidden place (one
@@ -219,7 +221,7 @@ class KbGroup(click.Group):
             click.echo(f"kb: interrupted: {exc.message}", err=True)
             ctx.exit(exc.exit_code)
         except KbError as exc:
-            click.echo(f"kb: error: {exc.format()}", err=True)
+            click.echo(f"kb: error: {config_named(exc).format()}", err=True)
             ctx.exit(exc.exit_code)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
@@ -244,6 +246,16 @@ class KbGroup(click.Group):
             ctx.exit(1)
         except Exception as exc:
             unexpected(ctx, exc)
+
+
+def config_named(exc: KbError) -> KbError:
+    """`exc` naming kb.toml by its absolute path (a ConfigError of `load_config`, every
+    command's), naming it as the findings of its knowledge base name documents
+    (`kbtools.findings.named_as_findings`): `kb.toml:4: …`, `docs/kb/kb.toml:4: …` from a monorepo's root;
+    absolute only from a directory outside the knowledge base."""
+    if exc.path and os.path.basename(exc.path) == CONFIG_NAME:
+        return error_named_as_findings(exc, Path(exc.path).parent)
+    return exc
 
 
 def output_gone(fd: int) -> bool:

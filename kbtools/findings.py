@@ -12,11 +12,12 @@ Imports only `kbtools.errors`.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
 
-from kbtools.errors import FindingsError, plural
+from kbtools.errors import FindingsError, KbError, plural
 
 LEVELS = ("error", "warning")
 
@@ -80,30 +81,91 @@ def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
     return [by_key[k] for k in sorted(by_key)]
 
 
+def here_prefix(root: Path) -> str:
+    """`root` from the current directory with a final `/` when it lies below it, else ""."""
+    try:
+        prefix = root.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except (OSError, ValueError):  # not below the current directory
+        return ""
+    return "" if prefix == "." else prefix + "/"
+
+
+def named_as_findings(path: str, root: Path) -> str:
+    """A file of the knowledge base at `root` (kb.toml, a schema) named as its findings name
+    documents: from the current directory when that lies at or above `root`
+    (`docs/kb/kb.toml` from a monorepo's root), from `root` when the current directory lies
+    inside it (`kb.toml` from `knowledge/`, as `knowledge/a.md` is named there); from
+    anywhere else, or when it is no file of `root`, `path` unchanged (absolute). Why: kb.toml
+    was named by its absolute path (`/home/…/kb/kb.toml:4: …`) by every command while the
+    findings beside it read `knowledge/a.md:3:1: …`."""
+    given = Path(path)
+    if not given.is_absolute():
+        return path
+    try:
+        here, real_root = Path.cwd().resolve(), root.resolve()
+    except OSError:  # the current directory deleted under us
+        return path
+    if not (real_root.is_relative_to(here) or here.is_relative_to(real_root)):
+        return path
+    for base in (root, real_root):
+        if given.is_relative_to(base):
+            return here_prefix(root) + given.relative_to(base).as_posix()
+    return path
+
+
+def error_named_as_findings(exc: KbError, root: Path) -> KbError:
+    """`exc` with its file, when it is one of the knowledge base at `root`, named as
+    `named_as_findings` names it (its message said again with that name)."""
+    if exc.path:
+        shown = named_as_findings(exc.path, root)
+        if shown != exc.path:
+            exc.path = shown
+            exc.args = (exc.format(),)
+    return exc
+
+
 # the human report shows this many findings of one code in one file (`report_lines`)
 MAX_SHOWN_PER_CODE = 20
 
 
-def report_lines(findings: list[Finding], listed_by: str) -> list[str]:
-    """The lines of a human report of `findings`: each one's `format()`, in their order, but
-    at most MAX_SHOWN_PER_CODE of one code in one file, the rest said in one line after that
-    file's findings: `… and 4980 more fm-unknown-key in a.md (kb check --json lists them)`
-    (`listed_by` names what does). Why: a document with 5,000 unknown front-matter keys
-    printed 5,000 lines, burying every other file's findings; `--json` and the counts of the
-    summary keep every finding."""
-    by_path: dict[str, list[Finding]] = {}
-    for f in findings:
-        by_path.setdefault(f.path, []).append(f)
+class Reported(Protocol):
+    """What a bounded report lists (`bounded_lines`): a `Finding`, a `kb check --fix` change."""
+
+    @property
+    def path(self) -> str: ...
+
+    def format(self) -> str: ...
+
+
+R = TypeVar("R", bound=Reported)
+
+
+def bounded_lines(items: Sequence[R], kind: Callable[[R], str], listed_by: str) -> list[str]:
+    """Each item's `format()`, in their order, but at most MAX_SHOWN_PER_CODE of one `kind`
+    in one file, the rest said in one line after that file's:
+    `… and 4980 more fm-unknown-key in a.md (kb check --json lists them)` (`listed_by` says
+    what lists them)."""
+    by_path: dict[str, list[R]] = {}
+    for item in items:
+        by_path.setdefault(item.path, []).append(item)
     lines: list[str] = []
     for path, found in by_path.items():
         seen: dict[str, int] = {}
-        for f in found:
-            seen[f.code] = seen.get(f.code, 0) + 1
-            if seen[f.code] <= MAX_SHOWN_PER_CODE:
-                lines.append(f.format())
-        lines += [f"… and {n - MAX_SHOWN_PER_CODE} more {code} in {path} ({listed_by} lists "
-                  "them)" for code, n in sorted(seen.items()) if n > MAX_SHOWN_PER_CODE]
+        for item in found:
+            k = kind(item)
+            seen[k] = seen.get(k, 0) + 1
+            if seen[k] <= MAX_SHOWN_PER_CODE:
+                lines.append(item.format())
+        lines += [f"… and {n - MAX_SHOWN_PER_CODE} more {k} in {path} ({listed_by})"
+                  for k, n in sorted(seen.items()) if n > MAX_SHOWN_PER_CODE]
     return lines
+
+
+def report_lines(findings: list[Finding], listed_by: str) -> list[str]:
+    """The lines of a human report of `findings` (`bounded_lines`, by code): a document with
+    5,000 unknown front-matter keys printed 5,000 lines, burying every other file's
+    findings; `--json` and the counts of the summary keep every finding."""
+    return bounded_lines(findings, lambda f: f.code, f"{listed_by} lists them")
 
 
 def has_errors(findings: Iterable[Finding]) -> bool:
@@ -126,5 +188,6 @@ def verdict(findings: list[Finding], summary: str) -> str:
     return line
 
 
-__all__ = ["LEVELS", "MAX_SHOWN_PER_CODE", "Finding", "display_path", "finding", "has_errors",
-           "report_lines", "sort_findings", "summary_line", "verdict"]
+__all__ = ["LEVELS", "MAX_SHOWN_PER_CODE", "Finding", "Reported", "bounded_lines",
+           "display_path", "error_named_as_findings", "finding", "has_errors", "here_prefix",
+           "named_as_findings", "report_lines", "sort_findings", "summary_line", "verdict"]

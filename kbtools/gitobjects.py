@@ -119,10 +119,27 @@ def git_reason(exc: OSError | git.GitCommandError) -> str:
                 messages[-1] += " " + text  # a wrapped line of the message before
             else:
                 messages.append(text)
-        return "; ".join(m.rstrip(".") for m in messages).replace(":; ", ": ") \
-            or f"git {' '.join(str(c) for c in exc.command[1:2])} failed"
+        if messages:
+            return "; ".join(m.rstrip(".") for m in messages).replace(":; ", ": ")
+        # nothing on stderr (`git commit` with nothing to commit says so on stdout)
+        out = str(exc.stdout or "").strip().removeprefix("stdout: '").removesuffix("'")
+        last = next((ln.strip() for ln in reversed(out.splitlines()) if ln.strip()), "")
+        return f"git {git_subcommand(exc.command)} failed" + (f": {last}" if last else "")
     reason = exc.strerror or type(exc).__name__
     return reason + (f": {exc.filename}" if exc.filename else "")
+
+
+def git_subcommand(command: Any) -> str:
+    """The subcommand of a git command line (`commit` of `git -c user.name=x commit -m …`):
+    what a failure names (it named `-c`)."""
+    words = [str(c) for c in command] if isinstance(command, list | tuple) else [str(command)]
+    rest = iter(words[1:])
+    for word in rest:
+        if word == "-c":
+            next(rest, None)
+        elif not word.startswith("-"):
+            return word
+    return ""
 
 
 def parse_header(header: str) -> CommitInfo:

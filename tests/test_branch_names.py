@@ -74,7 +74,7 @@ def test_an_odd_branch_name_is_refused_in_one_line_before_anything_is_written(
     # a device whose kb.toml names it: kb.toml's line, and no device directory made
     here = device_config(tmp_path / "dk", name)
     line = one_error(kb("sync", art, "--to", tmp_path / "dev", cwd=here), ODD[name])
-    assert line.startswith(f"kb: error: {here / 'kb.toml'}:2: release.branch: "), line
+    assert line.startswith("kb: error: kb.toml:2: release.branch: "), line
     assert not (tmp_path / "dev").exists()
     one_error(kb("bundle", "create", tmp_path / "x.bundle", cwd=here), ODD[name])
 

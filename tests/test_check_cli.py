@@ -124,6 +124,34 @@ def test_fix_then_clean_exits_zero(repo):
     assert "[b](../knowledge/good.md)" in doc.read_text()
 
 
+def test_fix_prints_at_most_twenty_fixes_of_a_file_and_json_lists_every_one(repo):
+    """`--fix` printed one line per change, unbounded: a pasted export with 45 Windows
+    paths printed 45 `fixed:` lines (3,000 paths, 3,000), burying the findings after them,
+    while the report of findings shows 20 of one code in one file. Now at most 20 fixes of
+    a file, then one line counting the rest; with --json every change is still listed."""
+    doc = repo / "knowledge" / "病害" / "稻瘟病.md"
+    doc.parent.mkdir()
+    links = "".join(f"![图{n}](..\\..\\assets\\Leaf.png)\n" for n in range(45))
+    doc.write_text(FM + "# 稻瘟病\n\n" + links + "[b](..\\good.md)\n", encoding="utf-8")
+    (repo / "knowledge" / "b.md").write_text(FM + "# B\n\n[g](.\\good.md)\n",
+                                              encoding="utf-8")
+    before = doc.read_bytes(), (repo / "knowledge" / "b.md").read_bytes()
+    result = run("--fix")
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    said = [x for x in lines if x.startswith("knowledge/病害/稻瘟病.md:")]
+    assert len(said) == 20 and all(": fixed: " in x for x in said)
+    assert "… and 26 more fixes in knowledge/病害/稻瘟病.md (--json lists every one)" in lines
+    assert sum(x.startswith("knowledge/b.md:") for x in lines) == 1
+    assert "(../../assets/Leaf.png)" in doc.read_text(encoding="utf-8")
+    assert "\\" not in doc.read_text(encoding="utf-8")
+    doc.write_bytes(before[0])
+    (repo / "knowledge" / "b.md").write_bytes(before[1])
+    result = run("--fix", "--json")
+    assert result.exit_code == 0 and json.loads(result.stdout) == []
+    assert result.stderr.count(": fixed: ") == 47 and "more fixes" not in result.stderr
+
+
 def test_a_path_fix_never_keeps_an_anchor_naming_no_heading(repo):
     """`path-case`, `path-backslash` and `path-absolute` fixes kept the link's `#anchor` as
     written, so the next check flagged what the fix wrote (`link-anchor`): now the fix
@@ -273,7 +301,7 @@ def test_missing_knowledge_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = run()
     assert result.exit_code == 1
-    assert result.stderr.startswith(f"kb: error: {tmp_path / 'kb.toml'}:2: paths.knowledge: "
+    assert result.stderr.startswith("kb: error: kb.toml:2: paths.knowledge: "
                                     "the knowledge folder 'docs' does not exist and no "
                                     "commit ever held it"), result.stderr
 
@@ -299,7 +327,7 @@ def test_a_kb_toml_syntax_error_names_its_line(repo, command, data, line, messag
     (repo / "kb.toml").write_bytes(data)
     result = CliRunner().invoke(main, [command])
     assert result.exit_code == 1
-    assert result.stderr == f"kb: error: {repo / 'kb.toml'}:{line}: {message}\n"
+    assert result.stderr == f"kb: error: kb.toml:{line}: {message}\n"
 
 
 @pytest.mark.parametrize("toml,line,message", [
@@ -314,7 +342,7 @@ def test_a_wrong_setting_names_its_kb_toml_line(repo, toml, line, message):
     (repo / "kb.toml").write_text(toml)
     result = run()
     assert result.exit_code == 1
-    assert result.stderr == f"kb: error: {repo / 'kb.toml'}:{line}: {message}\n"
+    assert result.stderr == f"kb: error: kb.toml:{line}: {message}\n"
 
 
 def test_max_size_option(repo):

@@ -234,3 +234,47 @@ def test_a_staged_rename_continues_a_committed_one(kb):
         f"'../handbook.md' in {first})" in res.output
     git(kb, "reset", "-q", "--", "knowledge/manual.md")  # unstaged: the index has no manual.md
     assert "in the staged changes" not in check("--staged", "knowledge").output
+
+
+def test_a_moved_document_s_links_are_read_from_where_it_was(kb):
+    """A document moved one folder down keeps its relative links: `../guide.md` from
+    knowledge/faq/深/ names no file, and the finding only guessed a similar name. Read from
+    where the document was (its rename in history), the link named the guide, there still."""
+    (kb / "knowledge/faq/深").mkdir()
+    git(kb, "mv", "knowledge/faq/pump.md", "knowledge/faq/深/pump.md")
+    git(kb, "commit", "-qm", "move the page down")
+    res = check("knowledge")
+    found = missing_lines(res.output)
+    assert len(found) == 4 and all(
+        f"this document was '../pump.md' before {short(kb)}, where the link named " in ln
+        and "which is there; `kb check --fix` writes '../../" in ln for ln in found), found
+    assert "where the link named '../../guide.md', which is there; `kb check --fix` writes " \
+        "'../../guide.md#usage'" in res.output
+    assert check("--fix", "knowledge").exit_code == 0
+    text = (kb / "knowledge/faq/深/pump.md").read_text("utf-8")
+    assert "[the guide](../../guide.md), [usage](../../guide.md#usage)" in text
+    assert "![pump](../../../assets/pump.png)" in text
+
+
+@pytest.mark.parametrize("staged", [True, False])
+def test_a_folder_moved_with_a_file_in_it_renamed(kb, staged):
+    """A folder moved (`git mv knowledge/faq knowledge/问答`) in the change that also renames
+    the file its document links beside it: the link, unchanged, named neither the old file
+    (the folder moved) nor any rename source; "did you mean" guessed a similar name."""
+    write(kb, "knowledge/faq/记录-0001.md", page("记录一", "## 观察\n\n叶片黄化。\n"))
+    write(kb, "knowledge/faq/记录-0000.md", page("记录零", "见 [下一条](记录-0001.md#观察)。\n"))
+    git(kb, "add", "-A")
+    git(kb, "commit", "-qm", "records")
+    git(kb, "mv", "knowledge/faq", "knowledge/问答")
+    git(kb, "mv", "knowledge/问答/记录-0001.md", "knowledge/问答/记录-1.md")
+    args = ("--staged",) if staged else ()
+    res = check(*args, "knowledge/问答/记录-0000.md")
+    assert res.exit_code == 1 and missing_lines(res.output) == [
+        "knowledge/问答/记录-0000.md:13:9: error: path-missing: '记录-0001.md#观察' does not "
+        "exist (knowledge/问答/记录-0001.md); this document was '../faq/记录-0000.md' before the "
+        "staged changes (not committed yet), where the link named '../faq/记录-0001.md', "
+        "renamed to '记录-1.md' in the staged changes (not committed yet); `kb check --fix` "
+        "writes '记录-1.md#观察'"], res.output
+    assert check("--fix", *args, "knowledge/问答/记录-0000.md").exit_code == 0
+    assert "见 [下一条](记录-1.md#观察)。" in \
+        (kb / "knowledge/问答/记录-0000.md").read_text("utf-8")

@@ -54,7 +54,7 @@ def test_paths_written_with_backslashes_name_the_same_folders(tmp_path, monkeypa
 def test_a_mistyped_kb_toml_key_names_the_one_meant(tmp_path, monkeypatch, toml, line, hint):
     """A newcomer's `[path]` for `[paths]` was refused with the schema's words only."""
     message = _refused_kb_toml(tmp_path, monkeypatch, toml)
-    assert message.startswith(f"kb: error: {tmp_path / 'kb.toml'}:{line}: ")
+    assert message.startswith(f"kb: error: kb.toml:{line}: ")
     assert message.endswith("was unexpected)" + hint), message
 
 
@@ -80,7 +80,41 @@ def test_a_knowledge_base_name_is_checked_in_one_line(tmp_path, monkeypatch, val
     """``[release] knowledge_base`` (`kbtools.base_identity`): a name with space around it
     would look like another's in every message; it is refused at its line."""
     message = _refused_kb_toml(tmp_path, monkeypatch, f"[release]\nknowledge_base = {value}\n")
-    assert message.startswith(f"kb: error: {tmp_path / 'kb.toml'}:2: release.knowledge_base: ")
+    assert message.startswith("kb: error: kb.toml:2: release.knowledge_base: ")
     assert words in message, message
     (tmp_path / "kb.toml").write_text('[release]\nknowledge_base = "作物-华北"\n', encoding="utf-8")
     assert load_config(tmp_path).section("release")["knowledge_base"] == "作物-华北"
+
+
+
+CWDS = [("mono", "docs/kb/kb.toml"),  # a monorepo's root, where pre-commit runs the hook
+        ("mono/docs/kb", "kb.toml"),
+        ("mono/docs/kb/knowledge", "kb.toml"),  # as findings name knowledge/a.md there
+        ("elsewhere", None)]  # outside the knowledge base: its absolute path
+
+
+@pytest.mark.parametrize(("cwd", "shown", "command"), [
+    *[(cwd, shown, command) for cwd, shown in CWDS for command in (["check", "KB/knowledge"],
+                                                                   ["init", "KB"])],
+    # these find the knowledge base around the current directory
+    *[(cwd, shown, command) for cwd, shown in CWDS[1:3] for command in (
+        ["build", "-q"], ["review", "pending"], ["query", "蚜虫"])]])
+def test_kb_toml_is_named_as_the_findings_name_documents(tmp_path, monkeypatch, cwd, shown,
+                                                         command):
+    """kb.toml was named by its absolute path in every command's error
+    (`kb: error: /home/…/docs/kb/kb.toml:2: …`) while the findings of the same run read
+    `docs/kb/knowledge/a.md:3:1: …`: it is named from the current directory above the
+    knowledge base, from the knowledge base inside it, absolute only from elsewhere."""
+    kb = tmp_path / "mono" / "docs" / "kb"
+    (kb / "knowledge").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    (kb / "kb.toml").write_text('[paths]\n"knowledge" = 7\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path / cwd)
+    args = [str(kb) if a == "KB" else str(kb / "knowledge") if a == "KB/knowledge" else a
+            for a in command]
+    res = CliRunner().invoke(main, args)
+    name = str(kb / "kb.toml") if shown is None else shown
+    said = (f"kb: error: {name}: already exists; use --force to overwrite\n"
+            if command[0] == "init" else
+            f"kb: error: {name}:2: paths.knowledge: 7 is not of type 'string'\n")
+    assert (res.exit_code, res.stderr) == (1, said)

@@ -98,7 +98,7 @@ def test_a_misspelt_knowledge_folder_is_an_error_on_its_kb_toml_line(tmp_path, m
     for command in (["check"], ["check", "--json"], ["build"]):
         code, out, err = kb(*command)
         assert code == 1 and out == "", (command, out, err)
-        assert err.startswith(f"kb: error: {toml}:{line}: paths.knowledge: the knowledge "
+        assert err.startswith(f"kb: error: kb.toml:{line}: paths.knowledge: the knowledge "
                               "folder 'knowlege' does not exist and no commit ever held "
                               "it (did you mean 'knowledge'?)"), err
     (new / "knowledge").rename(new / "docs")

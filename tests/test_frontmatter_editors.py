@@ -197,8 +197,8 @@ def test_a_list_where_text_belongs_and_an_unknown_key_say_what_to_write(kb):
     'date'": neither said what to do."""
     assert findings(kb, "date: 2026-03-14\n") == [
         "knowledge/a.md:9:1: error: fm-unknown-key: unknown key 'date'; the schema has no "
-        "such key: delete it, or declare it in the schema (schemas/frontmatter.schema.json, "
-        "or the category's)"]
+        "such key: delete it, or declare it in schemas/frontmatter.schema.json (the base "
+        "schema lists every key; a category's schema may then require it)"]
     (kb / "knowledge" / "a.md").write_text(GOOD_FM.replace(
         "author: alice@example.org", "author: ['张三: 植保站', bob@example.org]") + BODY[4:],
         encoding="utf-8")

@@ -19,7 +19,7 @@ from kbtools import gitbatch
 from kbtools.check.verification import coverage_findings, lapse_findings
 from kbtools.config import load_config
 from kbtools.corpus import parse_source
-from kbtools.gitobjects import commit_authors, read_blobs
+from kbtools.gitobjects import commit_authors, git_reason, read_blobs
 from kbtools.provenance import not_ancestors, open_repo
 from kbtools.review.lapse import review_coverage
 
@@ -231,3 +231,19 @@ def test_a_block_left_mid_read_ends_its_git(tmp_path):
         assert not worker.is_alive(), "the block waited on its git process"
         assert ended[0].cmd.proc.poll() is not None
         assert gitbatch.reader(repo) is None
+
+
+def test_a_git_failure_with_nothing_on_stderr_says_what_git_said(tmp_path: Path) -> None:
+    """`kb review approve` once ended "commit failed, files restored: git -c failed": git
+    said why on stdout ("nothing to commit"), and the name given was the first word after
+    `git`, the `-c` of the options every kb git call carries (`open_repo`)."""
+    (tmp_path / "a.md").write_text("x\n", encoding="utf-8")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "a.md")
+    git(tmp_path, "commit", "-qm", "a")
+    repo = open_repo(tmp_path)
+    assert repo is not None
+    with repo, pytest.raises(gitpython.GitCommandError) as exc:
+        repo.git.commit("--only", "--no-verify", "-m", "m", "--", "a.md")
+    assert exc.value.command[1] == "-c"
+    assert git_reason(exc.value) == "git commit failed: nothing to commit, working tree clean"

@@ -142,7 +142,7 @@ def test_a_bad_release_limit_in_kb_toml_is_one_line_naming_file_line_and_key(lin
     kr, proxy, dist = link
     (kr / "kb.toml").write_text(text, encoding="utf-8")
     code, out, err = kb_release(kr, dist, proxy.url("art.git"))
-    assert (code, out) == (1, "") and err == f"kb: error: {kr / 'kb.toml'}:{line}: " \
+    assert (code, out) == (1, "") and err == f"kb: error: kb.toml:{line}: " \
         f"{message}\n", err
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 
 import pytest
 from click.testing import CliRunner
@@ -140,3 +142,146 @@ def test_a_broken_schema_is_named_as_the_findings_name_documents(tmp_path, monke
     if cwd != ".":  # kb build runs in the knowledge base
         res = CliRunner().invoke(main, ["build", "-q"])
         assert (res.exit_code, res.stderr) == (1, said)
+
+
+COMMON = {"$schema": "https://json-schema.org/draft/2020-12/schema",
+          "$defs": {"crops": {"type": "array", "items": {"enum": ["小麦", "玉米", "水稻"]}},
+                    "日期": {"type": "string", "format": "date"},
+                    "风险": {"enum": ["低", "中", "高"]}}}
+CROP_DOC = """---
+title: 小麦条锈病
+category: crop-protection
+source: 植保站
+author: 李明
+timestamp: "2026-01-01T09:00:00+08:00"
+verified: false
+crop: [{crop}]
+disease: [条锈病]
+inspected: "{inspected}"
+风险等级: {risk}
+---
+# 小麦条锈病
+
+发病初期喷药。
+"""
+
+
+def _shared_schema_repo(tmp_path, monkeypatch, ref: str, with_id: bool):
+    """kb init's knowledge base whose crop-protection schema takes its rules from a shared
+    schemas/common.schema.json through `ref` (its `../common.schema.json` or another)."""
+    assert CliRunner().invoke(main, ["init", str(tmp_path / "kr")]).exit_code == 0
+    schemas = tmp_path / "kr" / "schemas"
+    (schemas / "common.schema.json").write_text(json.dumps(COMMON, ensure_ascii=False),
+                                                encoding="utf-8")
+    category = schemas / "categories" / "crop-protection.schema.json"
+    body = json.loads(category.read_text(encoding="utf-8"))
+    if not with_id:
+        del body["$id"]
+    body["properties"] = {"crop": {"$ref": f"{ref}#/$defs/crops", "minItems": 1},
+                          "inspected": {"$ref": f"{ref}#/$defs/日期"},
+                          "风险等级": {"$ref": f"{ref}#/$defs/风险"}}
+    category.write_text(json.dumps(body, ensure_ascii=False, indent=1), encoding="utf-8")
+    base = schemas / "frontmatter.schema.json"
+    body = json.loads(base.read_text(encoding="utf-8"))
+    body["properties"] |= {"inspected": {"type": "string"}, "风险等级": {"type": "string"}}
+    base.write_text(json.dumps(body, ensure_ascii=False, indent=1), encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "kr")
+    return tmp_path / "kr" / "knowledge" / "rust.md", category
+
+
+@pytest.mark.parametrize("with_id", [True, False])
+def test_a_category_schema_refers_to_a_shared_schema_file(tmp_path, monkeypatch, with_id):
+    """A `$ref` to another file of schemas/ (`../common.schema.json#/$defs/crops`, the way
+    JSON Schema shares rules) was refused: "$ref … resolves to nothing", though the file
+    was there. It is read from the referring file's folder (with kb init's `$id` or none),
+    and its rules apply: a Chinese enum, `format: date`."""
+    doc, _ = _shared_schema_repo(tmp_path, monkeypatch, "../common.schema.json", with_id)
+    doc.write_text(CROP_DOC.format(crop="大麦", inspected="2026-02-30", risk="很高"),
+                   encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    where = " (category 'crop-protection')"
+    assert res.exit_code == 1 and res.stdout.splitlines() == [
+        f"knowledge/rust.md:8:1: error: fm-value: crop.0: '大麦' is not one of ['小麦', '玉米', "
+        f"'水稻']{where}",
+        f"knowledge/rust.md:10:1: error: fm-value: inspected: '2026-02-30' is not a 'date'{where}",
+        f"knowledge/rust.md:11:1: error: fm-value: 风险等级: '很高' is not one of ['低', '中', '高']; "
+        f"did you mean '高'?{where}"], res.output
+    doc.write_text(CROP_DOC.format(crop="小麦", inspected="2026-03-01", risk="高"),
+                   encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.exit_code == 0, res.output
+
+
+@pytest.mark.parametrize("ref", ["../../kb.toml", "missing.schema.json"])
+def test_a_ref_to_no_schema_file_of_the_folder_is_one_line(tmp_path, monkeypatch, ref):
+    """A `$ref` to a file outside schemas/ (never read) or to none is refused at its line."""
+    doc, category = _shared_schema_repo(tmp_path, monkeypatch, ref, True)
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    line = category.read_text(encoding="utf-8").splitlines().index(
+        next(x for x in category.read_text(encoding="utf-8").splitlines() if "crops" in x)) + 1
+    assert (res.exit_code, res.stderr) == (1, (
+        f"kb: error: schemas/categories/crop-protection.schema.json:{line}: $ref "
+        f"'{ref}#/$defs/crops' resolves to nothing (at properties/crop): a reference to "
+        "another schema file names it from this one's folder, inside the schemas folder\n"))
+
+
+def test_a_shared_schema_file_edited_while_the_process_runs_is_read_again(tmp_path,
+                                                                         monkeypatch):
+    """The validator of a schema is kept while its file is unchanged: one whose `$ref`
+    names another file is compiled again when that file changes (`kb watch`, `kb serve`)."""
+    _, category = _shared_schema_repo(tmp_path, monkeypatch, "../common.schema.json", True)
+    common = category.parent.parent / "common.schema.json"
+    old = time.time() - 60  # past git's racy window: the validator is kept
+    for path in (category, common):
+        os.utime(path, (old, old))
+    v = validator_for("categories/crop-protection", category.parent.parent)
+    assert not v.is_valid({"crop": ["大麦"], "disease": ["锈病"]})
+    assert v is validator_for("categories/crop-protection", category.parent.parent)
+    edited = json.loads(json.dumps(COMMON))
+    edited["$defs"]["crops"]["items"]["enum"].append("大麦")
+    common.write_text(json.dumps(edited, ensure_ascii=False), encoding="utf-8")
+    os.utime(common, (old + 1, old + 1))
+    v = validator_for("categories/crop-protection", category.parent.parent)
+    assert v.is_valid({"crop": ["大麦"], "disease": ["锈病"]})
+
+
+def test_a_key_only_its_category_schema_declares_is_told_to_be_declared_in_the_base(
+        tmp_path, monkeypatch):
+    """A key the category's schema declares but the base schema (`additionalProperties:
+    false`) does not was told "declare it in the schema (schemas/frontmatter.schema.json,
+    or the category's)": the author had declared it in the category's, and still met it."""
+    doc, category = _shared_schema_repo(tmp_path, monkeypatch, "../common.schema.json", True)
+    base = category.parent.parent / "frontmatter.schema.json"
+    body = json.loads(base.read_text(encoding="utf-8"))
+    del body["properties"]["inspected"]
+    base.write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
+    doc.write_text(CROP_DOC.format(crop="小麦", inspected="2026-03-01", risk="高")
+                   .replace("---\n#", "另一个: 1\n---\n#"), encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.exit_code == 1 and res.stdout.splitlines() == [
+        "knowledge/rust.md:10:1: error: fm-unknown-key: unknown key 'inspected'; "
+        "schemas/categories/crop-protection.schema.json declares it, but the base schema "
+        "lists every key a document may have: declare it in schemas/frontmatter.schema.json "
+        "too",
+        "knowledge/rust.md:12:1: error: fm-unknown-key: unknown key '另一个'; the schema has "
+        "no such key: delete it, or declare it in schemas/frontmatter.schema.json (the base "
+        "schema lists every key; a category's schema may then require it)"], res.output
+
+
+@pytest.mark.parametrize(("written", "says"), [
+    ('"2026/3/1"', "'2026/3/1' is not a date: write inspected: \"2026-03-01\""),
+    ("2026年3月1日", "'2026年3月1日' is not a date: write inspected: \"2026-03-01\""),
+    ('"2026-02-30"', "'2026-02-30' is not a real date: day is out of range for month: write "
+                     "inspected: \"YYYY-MM-DD\" with a real date"),
+    ('"下周"', "'下周' is not a date (YYYY-MM-DD, e.g. 2026-12-31)"),
+])
+def test_a_schemas_own_date_key_says_what_to_write(tmp_path, monkeypatch, written, says):
+    """A key a schema declares `format: date` said only "'2026/3/1' is not a 'date'",
+    where the base schema's `valid_until` says the date to write."""
+    doc, _ = _shared_schema_repo(tmp_path, monkeypatch, "../common.schema.json", True)
+    doc.write_text(CROP_DOC.format(crop="小麦", inspected="X", risk="高")
+                   .replace('"X"', written), encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    assert res.exit_code == 1 and res.stdout == (
+        f"knowledge/rust.md:10:1: error: fm-value: inspected: {says} (category "
+        "'crop-protection')\n")

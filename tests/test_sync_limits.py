@@ -127,7 +127,7 @@ def test_a_bad_limit_in_kb_toml_is_one_line_naming_file_line_and_key(tmp_path, m
     monkeypatch.chdir(tmp_path)
     (tmp_path / "kb.toml").write_text(text, encoding="utf-8")
     code, out, err = kb("sync", tmp_path / "nowhere", "--to", tmp_path / "dev")
-    assert (code, out) == (1, "") and err == f"kb: error: {tmp_path / 'kb.toml'}:{line}: " \
+    assert (code, out) == (1, "") and err == f"kb: error: kb.toml:{line}: " \
         f"{message}\n", err
     assert not (tmp_path / "dev" / "repo.git").exists()
 

@@ -198,9 +198,9 @@ def test_every_wikilink_shape_is_fixed_by_one_run(kb):
     # every finding in --json (the report shows 20 of one code in a file, then how many more)
     found = json.loads(check("--json", "knowledge").stdout)
     assert sum(f["code"] == "link-wikilink" for f in found) == 2 * len(shapes)
-    fixed = check("--fix", "knowledge")
+    fixed = check("--fix", "--json", "knowledge")  # (--json: every change listed)
     assert fixed.exit_code == 0, fixed.output
-    assert fixed.output.count("fixed:") == 2 * len(shapes)
+    assert fixed.stderr.count("fixed:") == 2 * len(shapes)
     text = pump(kb)
     assert "[[" not in text and text.count("](../manuals/handbook.md") == 2 * 48
     again = check("--fix", "knowledge")

@@ -53,6 +53,7 @@ from kbtools.config import CONFIG_NAME, Config, load_config
 from kbtools.docfiles import editor_markdown
 from kbtools.embed.registry import get_reference_embedder
 from kbtools.errors import KbError
+from kbtools.findings import error_named_as_findings
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import settle
 
@@ -165,7 +166,8 @@ def rebuild(cfg: Config, out: Path | None, changed: tuple[str, ...],
                                         skip_invalid=skip_invalid, memo=memo))
         return Update(changed, stats, None, time.perf_counter() - t0)
     except KbError as exc:
-        return Update(changed, None, exc.format(), time.perf_counter() - t0)
+        return Update(changed, None, error_named_as_findings(exc, cfg.root).format(),
+                      time.perf_counter() - t0)
 
 
 def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
@@ -240,7 +242,7 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
                 try:
                     new_cfg = load_config(cfg.root)
                 except KbError as exc:
-                    config_error = exc.format()
+                    config_error = error_named_as_findings(exc, cfg.root).format()
                     report(Update(rels, None, config_error, 0.0, event))
                     continue
                 config_error = None

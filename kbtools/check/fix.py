@@ -24,7 +24,7 @@ from kbtools.check.engine import CheckContext, DocResult, check_results
 from kbtools.check.links import Edit
 from kbtools.corpus import read_source
 from kbtools.errors import SourceError, StaleEdit
-from kbtools.findings import Finding, display_path
+from kbtools.findings import Finding, bounded_lines, display_path
 from kbtools.fsutil import atomic_write_bytes
 from kbtools.linkscope import hidden_target, hidden_where, is_inside
 
@@ -173,6 +173,16 @@ def fix_results(results: list[DocResult], root: Path | None = None,
             changes.append(Change(display_path(res.rel), e.line, e.col, e.old, e.new,
                                   notes.get(e, "")))
     return sorted(changes, key=lambda c: (c.path, c.line, c.col))
+
+
+def fix_lines(changes: list[Change | NotFixed]) -> list[str]:
+    """The lines `kb check --fix` prints of `changes`: each one's `format()`, but at most
+    `MAX_SHOWN_PER_CODE` fixes, and as many not fixed, in one file, then one line saying how
+    many more (`bounded_lines`). Why: a pasted export of 3,000 Windows paths printed 3,000
+    `fixed:` lines, burying the `not fixed` ones and the findings after them; `--json`
+    lists every change."""
+    return bounded_lines(changes, lambda c: "fixes" if isinstance(c, Change) else "not fixed",
+                         "--json lists every one")
 
 
 def fix_paths(paths: list[Path], ctx_factory: Callable[[], CheckContext],

@@ -7,7 +7,7 @@ then the per-category schema selected by `category` (categories = schema files).
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -134,13 +134,16 @@ def schema_problems(src: SourceDoc, schemas_dir: Path | None,
         return []
     base = validator_for("frontmatter", schemas_dir)
     meant = frozenset(_typos(src, base).values())
-    out = list(_unknown_keys(src, base))
+    category = meta.get("category")
+    own = validator_for(f"categories/{category}", schemas_dir).schema \
+        if isinstance(category, str) and category in categories else {}
+    out = list(_unknown_keys(src, base, str(category) if own else "",
+                             own.get("properties", {})))
     optional = _optional_empty(src, schema_validators(meta, schemas_dir, categories)) \
         if None in meta.values() else frozenset()
     out.extend(_validate(src, base, "", meant, optional))
     out.extend(_timestamps(src))
     out.extend(_dates(src))
-    category = meta.get("category")
     if isinstance(category, str) and category:
         if category not in categories:
             close = difflib.get_close_matches(category, sorted(categories), n=1)
@@ -236,14 +239,24 @@ def schema_edits(src: SourceDoc, schemas_dir: Path | None) -> list[Edit]:
     return [*key_renames(src, typos, _renamed_as_meant(src, typos)).values(), *lists]
 
 
-def _unknown_keys(src: SourceDoc, validator: Draft202012Validator) -> Iterator[Problem]:
+def _unknown_keys(src: SourceDoc, validator: Draft202012Validator, category: str = "",
+                  declared: Mapping[str, Any] | None = None) -> Iterator[Problem]:
+    """The keys the base schema does not know. `declared`: the properties of the schema of
+    the document's `category`. Why it is named: a key declared there alone was told to be
+    declared "in the schema (schemas/frontmatter.schema.json, or the category's)", where
+    it already was; the base schema lists every key a document may have (its
+    `additionalProperties: false`), a category's schema only narrows them."""
     typos = _typos(src, validator)
     renamed = key_renames(src, typos, _renamed_as_meant(src, typos))
     for key, close in typos.items():
         fixed = " (`kb check --fix` renames it)" if key in renamed else ""
-        hint = (f"; did you mean {close!r}?{fixed}" if close else
-                "; the schema has no such key: delete it, or declare it in the schema "
-                "(schemas/frontmatter.schema.json, or the category's)")
+        hint = (f"; schemas/categories/{category}.schema.json declares it, but the base "
+                "schema lists every key a document may have: declare it in "
+                "schemas/frontmatter.schema.json too" if declared and key in declared else
+                f"; did you mean {close!r}?{fixed}" if close else
+                "; the schema has no such key: delete it, or declare it in "
+                "schemas/frontmatter.schema.json (the base schema lists every key; a "
+                "category's schema may then require it)")
         if _editor_setting(str(key)):
             hint = ("; an editor's setting for this file (Typora, Obsidian), not knowledge: "
                     "delete it (docs/knowledge-authoring.md, \"Writing in Obsidian and Typora\")")
@@ -338,10 +351,13 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
                else " (e.g. 2026-03-14T09:30:00+08:00)")
         yield ("fm-timestamp", line, 1,
                f"{path}: {err.instance!r} is not an ISO 8601 timestamp with offset{fix}{where}")
-    elif top in DATE_KEYS and kind == "pattern":
+    elif top in DATE_KEYS and kind == "pattern" or kind == "format" and \
+            err.validator_value == "date" and len(err.absolute_path) == 1:
+        # (a schema's own `format: date` key as the base schema's dates: what to write)
         iso = iso_date(err.instance) if isinstance(err.instance, str) else None
         wrong = date_problem(err.instance) if isinstance(err.instance, str) else None
-        hint = f"date: write {top}: \"{iso}\"" + (FIXES if value_edit(src, top) else "") \
+        fixes = FIXES if top in DATE_KEYS and value_edit(src, top) else ""
+        hint = f"date: write {top}: \"{iso}\"" + fixes \
             if iso else f"real date: {wrong}: write {top}: \"YYYY-MM-DD\" with a real date" \
             if wrong else "date (YYYY-MM-DD, e.g. 2026-12-31)"
         yield ("fm-value", line, 1, f"{path}: {err.instance!r} is not a {hint}{where}")

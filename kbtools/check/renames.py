@@ -16,6 +16,11 @@ every path fix's (`anchors.settle`: the closest heading, or none).
   written with one, the shortest ending of the path that names the file alone), its
   heading, label and size kept: one run, as a wikilink written again would be a finding
   of its own. Several such files renamed: named, not chosen.
+- A link whose document was itself renamed or moved (`git mv a.md sub/a.md`; a folder moved
+  in the change that renames a file beside the document) is read from where the document
+  was: the file it named there, still there or renamed since, is named with the document's
+  own move, and `--fix` writes the link from the document's new place
+  (`_moved_document_hint`).
 - History is read once per run, and only when a link's target is missing: one
   `git log -M --diff-filter=R --name-status -z` over the kb root (documents and assets/),
   and the renames staged in the index (`git diff --cached -M`): the `git mv` of a commit the
@@ -182,7 +187,8 @@ def hints(missing: Iterable[tuple[str, Missing]], root: Path, fs: FsCache,
             continue
         chain, choices = follow(renames, m.path, there)
         if not chain and not choices:
-            hint = _case_hint(doc, m, renames, sorted(folded.get(disk_key(m.path), ())), there)
+            hint = _case_hint(doc, m, renames, sorted(folded.get(disk_key(m.path), ())), there) \
+                or _moved_document_hint(doc, m, renames, there, slugs_of)
             if hint is not None:
                 told[(doc, m.line, m.col)] = hint
             continue
@@ -197,10 +203,14 @@ def hints(missing: Iterable[tuple[str, Missing]], root: Path, fs: FsCache,
     return told
 
 
-def _renamed(doc: str, m: Missing, chain: list[Rename], slugs_of: SlugsOf | None) -> Hint:
+def _renamed(doc: str, m: Missing, chain: list[Rename], slugs_of: SlugsOf | None,
+             told: str = "") -> Hint:
+    """The hint of a link to where `chain` leads; `told`: what the message says instead of
+    the renames (the target stayed where the link named it, `_moved_document_hint`)."""
     final = chain[-1].new
     doc_dir = posixpath.dirname(doc)
-    message = f"{m.said}; renamed to {_rel(final, doc_dir)!r} in {chain[-1].short}"
+    message = f"{m.said}; " + (told or f"renamed to {_rel(final, doc_dir)!r} in "
+                               f"{chain[-1].short}")
     if len(chain) > 1:
         message += " (via " + ", ".join(f"{_rel(r.new, doc_dir)!r} in {r.short}"
                                         for r in chain[:-1]) + ")"
@@ -214,6 +224,42 @@ def _renamed(doc: str, m: Missing, chain: list[Rename], slugs_of: SlugsOf | None
         message += f"; `kb check --fix` writes {(settled or edit).new!r}" + \
             (f" ({note})" if note else "")
     return Hint(message, edit)
+
+
+def _moved_document_hint(doc: str, m: Missing, renames: list[Rename],
+                         there: Callable[[str], bool], slugs_of: SlugsOf | None
+                         ) -> Hint | None:
+    """The hint of a link whose document was renamed or moved (`git mv a.md sub/a.md`, a
+    folder moved with a file in it renamed) while the link kept its relative path: read
+    from where the document was, it named a file that is there still, or that a rename
+    took elsewhere. Why: `见 [下一条](记录-0001.md)` in a folder moved in the commit that
+    also renamed 记录-0001.md, or a document moved one folder down, was told "did you mean"
+    a file of a similar name; the rename that explains it was in the history."""
+    written = posixpath.relpath(m.path, posixpath.dirname(doc) or ".")
+    current = doc
+    for r in reversed(renames):  # the document's own earlier paths, the latest first
+        if r.new != current:
+            continue
+        current = r.old
+        was = posixpath.normpath(posixpath.join(posixpath.dirname(r.old), written))
+        if was == m.path or was.startswith("../"):
+            continue
+        chain, choices = follow(renames, was, there)
+        if choices:
+            return None
+        if not chain and not there(was):
+            continue
+        doc_dir = posixpath.dirname(doc)
+        moved = (f"this document was {_rel(r.old, doc_dir)!r} before {r.short}, where the "
+                 f"link named {_rel(was, doc_dir)!r}")
+        if chain:
+            hint = _renamed(doc, m, chain, slugs_of)
+            said = f"{m.said}; renamed to "
+            return Hint(hint.message.replace(said, f"{m.said}; {moved}, renamed to ", 1),
+                        hint.edit)
+        return _renamed(doc, m, [Rename(was, was, r.short)], slugs_of, f"{moved}, which "
+                        "is there")
+    return None
 
 
 def _case_hint(doc: str, m: Missing, renames: list[Rename], olds: list[str],

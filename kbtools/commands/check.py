@@ -12,7 +12,6 @@ from kbtools.check.untouched import untouched
 from kbtools.commands.output import (
     echo_json,
     from_here,
-    here_prefix,
     json_option,
     named_from_here,
     report_findings,
@@ -20,6 +19,7 @@ from kbtools.commands.output import (
 from kbtools.config import Config, load_config, load_kb_config
 from kbtools.corpus import MIN_MAX_BYTES
 from kbtools.errors import KbError, UsageError, plural
+from kbtools.findings import here_prefix
 from kbtools.knowledge_dir import knowledge_folder
 
 if TYPE_CHECKING:
@@ -34,7 +34,8 @@ if TYPE_CHECKING:
                    "backslashes -> '/', wrong case -> real case, Obsidian [[wikilinks]] and "
                    "![[embeds]] naming one file -> standard links, ##heading -> ## heading, a "
                    "space in a link's path -> %20, blank lines above the front matter "
-                   "deleted), then check again.")
+                   "deleted), then check again. Each change is one line on stderr (at most "
+                   "20 of a file, then one line counting the rest; with --json every one).")
 @click.option("--lenient", is_flag=True,
               help="Report front-matter problems as warnings (for foreign corpora).")
 @click.option("--no-schema", "no_schema", is_flag=True,
@@ -97,7 +98,7 @@ def _check(cfg: Config, paths: tuple[Path, ...], targets: list[Path], as_json: b
         return
     # imported here: the quick way out above imports none of the check stack
     from kbtools.check.engine import check_results, make_context
-    from kbtools.check.fix import fix_paths
+    from kbtools.check.fix import fix_lines, fix_paths
     from kbtools.check.vocabulary import is_data_file
 
     def ctx_factory() -> CheckContext:
@@ -108,9 +109,9 @@ def _check(cfg: Config, paths: tuple[Path, ...], targets: list[Path], as_json: b
     if fix:
         changes, results, findings = fix_paths(targets, ctx_factory, jobs)
         prefix = here_prefix(cfg.root)
-        for change in changes:
-            shown = dataclasses.replace(change, path=prefix + change.path)
-            click.echo(shown.format(), err=True)
+        shown = [dataclasses.replace(change, path=prefix + change.path) for change in changes]
+        for line in ([c.format() for c in shown] if as_json else fix_lines(shown)):
+            click.echo(line, err=True)
     else:
         results, findings = check_results(targets, ctx_factory(), jobs)
     ctx_user_dict = cfg.root / str(cfg.get("bm25.user_dict"))

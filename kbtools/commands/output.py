@@ -16,9 +16,8 @@ from typing import Any, TypeVar
 import click
 from click.core import ParameterSource
 
-from kbtools.config import CONFIG_NAME
 from kbtools.errors import ConfigError, UsageError, valid_unicode
-from kbtools.findings import Finding, report_lines, verdict
+from kbtools.findings import Finding, error_named_as_findings, here_prefix, report_lines, verdict
 from kbtools.fsutil import json_line, unicode_stream
 from kbtools.index.layout import device_of_release
 
@@ -221,21 +220,14 @@ def report_findings(findings: list[Finding], summary: str, *, as_json: bool,
 
 @contextlib.contextmanager
 def named_from_here(root: Path) -> Iterator[None]:
-    """A ConfigError naming a file of the knowledge base (a broken schema) names it as the
-    findings name documents: from `root`, or from the current directory above it
-    (`from_here`). Why: `schemas/x.schema.json:4: …` was `/home/…/kb/schemas/…:4: …` beside
-    findings reading `knowledge/a.md:3:1: …`. kb.toml is named in full, as every command
-    names it (a `paths.knowledge` no commit held, found by `kb check` and `kb build` alike)."""
+    """A ConfigError naming a file of the knowledge base (a broken schema, kb.toml) names it
+    as the findings name documents (`kbtools.findings.named_as_findings`). Why:
+    `schemas/x.schema.json:4: …` was `/home/…/kb/schemas/…:4: …` beside findings reading
+    `knowledge/a.md:3:1: …`. (The CLI root names kb.toml so for every command.)"""
     try:
         yield
     except ConfigError as exc:
-        if exc.path and Path(exc.path).is_absolute() and Path(exc.path).name != CONFIG_NAME:
-            path = Path(exc.path)
-            for base in (root, root.resolve()):
-                if path.is_relative_to(base):
-                    exc.path = here_prefix(root) + path.relative_to(base).as_posix()
-                    exc.args = (exc.format(),)
-                    break
+        error_named_as_findings(exc, root)
         raise
 
 
@@ -248,11 +240,3 @@ def from_here(findings: list[Finding], root: Path) -> list[Finding]:
     return [dataclasses.replace(f, path=prefix + f.path) for f in findings] if prefix \
         else findings
 
-
-def here_prefix(root: Path) -> str:
-    """`root` from the current directory with a final `/` when it lies below it, else ""."""
-    try:
-        prefix = root.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except (OSError, ValueError):  # not below the current directory
-        return ""
-    return "" if prefix == "." else prefix + "/"
