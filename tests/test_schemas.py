@@ -203,7 +203,8 @@ def test_a_category_schema_refers_to_a_shared_schema_file(tmp_path, monkeypatch,
     assert res.exit_code == 1 and res.stdout.splitlines() == [
         f"knowledge/rust.md:8:1: error: fm-value: crop.0: '大麦' is not one of ['小麦', '玉米', "
         f"'水稻']{where}",
-        f"knowledge/rust.md:10:1: error: fm-value: inspected: '2026-02-30' is not a 'date'{where}",
+        f"knowledge/rust.md:10:1: error: fm-value: inspected: '2026-02-30' is not a real date: "
+        f'day is out of range for month: write inspected: "YYYY-MM-DD" with a real date{where}',
         f"knowledge/rust.md:11:1: error: fm-value: 风险等级: '很高' is not one of ['低', '中', '高']; "
         f"did you mean '高'?{where}"], res.output
     doc.write_text(CROP_DOC.format(crop="小麦", inspected="2026-03-01", risk="高"),
