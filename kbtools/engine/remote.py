@@ -35,6 +35,7 @@ from kbtools.engine.milvus import (
     engine_error,
 )
 from kbtools.engine.parts import PAGE_ROWS, check_derivation, read_parts
+from kbtools.engine.published import find_published
 from kbtools.engine.rows import LONG_MARK, LONG_ROWS
 from kbtools.errors import EngineError, IndexLoadError
 from kbtools.index.bm25 import Bm25
@@ -387,7 +388,7 @@ class MilvusIndex(KbIndex):
         check_derivation(engine, collection, manifest, release.tag)  # before any file is kept
         root = release_root(engine, collection, parts)
         super().__init__(ReleaseLayout(root), manifest, release)
-        self.collection = collection
+        self.engine, self.collection = engine, collection
         table = parts["chunk_table"]
         parents = table.get("parent") or [-1] * len(table["doc"])  # none shared before
         docs: list[dict[str, Any]] = parts["docs"]
@@ -440,6 +441,15 @@ class MilvusIndex(KbIndex):
 
     def hold(self) -> KbIndex:
         return self
+
+    def published_release(self, commit: str | None, tag: str | None) -> KbIndex | str:
+        """Another release of this one's knowledge base that the engine holds, asked for by
+        `tag` and/or `commit` (`kbtools.agents.asked`), opened for searching (the caller
+        closes it); else one line saying it is not published there (`find_published`)."""
+        name, gone = find_published(self.engine, self.collection, commit, tag)
+        if name is None:
+            return gone
+        return MilvusIndex(self.engine, name, read_parts(self.engine, name))
 
 
 class EngineReader:
