@@ -21,7 +21,6 @@ from kbtools.commands.output import (
 )
 from kbtools.config import MAX_K
 from kbtools.engine.milvus import connect_url
-from kbtools.engine.remote import open_engine_index
 from kbtools.errors import KbError, UsageError, valid_unicode
 from kbtools.index.reader import KbIndex
 from kbtools.query.log import record_question
@@ -95,6 +94,10 @@ def query_cmd(question: str | None, index_path: Path | None, commit: str | None,
         raise UsageError(f"question longer than {MAX_QUESTION_CHARS} characters")
     release_arguments(commit, release)  # a malformed one refused before anything is opened
     if engine is not None:  # a release asked for: among those the engine holds
+        # imported here, as the CLI imports a command: finding an engine's other releases
+        # reads commits (GitPython), which a local question never loads
+        from kbtools.engine.remote import open_engine_index
+
         served: KbIndex = open_engine_index(connect_url(engine, token_file), alias)
         device = None
     else:
