@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 from starlette.testclient import TestClient
 
-from kbtools.agents.mcp_server import Context, tool_search
+from kbtools.agents.mcp_server import Context, tool_read, tool_search
 from kbtools.cli import main
 from kbtools.engine.milvus import connect_url
 from kbtools.engine.publish import check_release, publish
@@ -20,6 +20,7 @@ from kbtools.errors import KbError
 from kbtools.index.manifest import load_manifest
 from kbtools.serve.app import create_app, open_source
 from tests.milvus_server import milvus  # noqa: F401 - fixture
+from tests.test_engine_bases import plant  # noqa: F401 - fixture
 from tests.test_engine_failures import _engine, _rel, signed  # noqa: F401 - fixture
 
 QUESTION = "flush the drip irrigation lines"
@@ -89,6 +90,9 @@ def test_mcp_and_the_api_search_a_published_release_asked_for(signed, url):  # n
     assert (got["release"]["tag"], [r["doc"] for r in got["results"]]) == want
     with pytest.raises(KbError, match="release kb-r7 is not published"):
         tool_search(ctx, QUESTION, release="kb-r7")
+    cited = got["results"][0]
+    read = tool_read(ctx, cited["doc"], heading_path=cited["heading_path"], release="kb-r1")
+    assert read["release"]["tag"] == "kb-r1" and read["markdown"]
     with TestClient(create_app(None, source=open_source(None, url)),
                     base_url="http://127.0.0.1") as client:
         res = client.get("/api/search", params={"q": QUESTION, "commit": _commit(dev, 1)})
@@ -110,3 +114,21 @@ def test_a_release_pruned_by_keep_is_named_gone(signed, milvus):  # noqa: F811
     assert code == 1
     assert "release kb-r1 is not published" in out
     assert "published there, newest first: kb-r2;" in out and "keep" in out
+
+
+def test_a_tag_is_searched_in_the_knowledge_base_the_alias_serves(signed, plant, url):  # noqa: F811
+    """Two knowledge bases in one database are both tagged kb-r1, kb-r2, …: the release
+    asked for is the one of the knowledge base the alias read serves, never the other's."""
+    eng = connect_url(url)
+    try:
+        for n in (1, 2):
+            publish(eng, check_release(_rel(plant, n)), alias="plant")
+    finally:
+        eng.close()
+    code, out = _query("--engine", url, "--alias", "plant", "--release", "kb-r1")
+    assert code == 0, out
+    assert json.loads(out)["release"]["source_commit"] == _commit(plant, 1)
+    code, out = _query("--engine", url, "--release", "kb-r1")
+    assert json.loads(out)["release"]["source_commit"] == _commit(signed[0], 1)
+    code, out = _query("--engine", url, "--alias", "plant", "--release", "kb-r3")
+    assert code == 1 and "(published there, newest first: kb-r2, kb-r1;" in out, out
