@@ -248,3 +248,13 @@ def test_two_knowledge_bases_named_in_chinese_publish_to_one_server_apart(milvus
         assert code == 0, out
         want = load_manifest(dist)["source"]["commit"]
         assert json.loads(out)["release"]["source_commit"] == want
+    # a reader of a database holding it alone, without --alias, is told which alias is
+    # which knowledge base's (the alias alone, kb_8720d64d15, said nothing of 设备维护)
+    alone = milvus.url("named_zh_alone")
+    res = CliRunner().invoke(main, ["publish", "--index", str(equip), "--engine", alone,
+                                    "--alias", "设备维护"])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(main, ["query", "--engine", alone, PLANT_QUESTION])
+    assert res.exit_code == 1
+    assert f"served behind {check_alias('设备维护')} (设备维护): give --alias " in res.output, \
+        res.output

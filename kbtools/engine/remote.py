@@ -26,14 +26,11 @@ from typing import Any
 
 import numpy as np
 
+from kbtools.base_identity import base_parts
 from kbtools.embed.registry import get_embedder
 from kbtools.engine import expr
 from kbtools.engine.cache import release_root
-from kbtools.engine.milvus import (
-    ALIAS,
-    Engine,
-    engine_error,
-)
+from kbtools.engine.milvus import ALIAS, P_BASE, Engine, engine_error
 from kbtools.engine.parts import PAGE_ROWS, check_derivation, read_parts
 from kbtools.engine.published import find_published
 from kbtools.engine.rows import LONG_MARK, LONG_ROWS
@@ -468,13 +465,16 @@ class EngineReader:
             raise
         if name is None:
             # another knowledge base of the database is read behind an alias of its own
-            others = sorted(set(self.engine.call("listing aliases", "list_aliases")
-                                .get("aliases", [])) - {self.alias})
+            # (each named with the knowledge base it serves: 农业知识 is kb_f26ff632c0)
+            others = [f"{a} ({name})" if (name := self._base_name(target)) else a
+                      for target, aliases in sorted(self.engine.aliased().items())
+                      for a in sorted(aliases) if a != self.alias]
             if others:
                 raise EngineError(f"alias {self.alias} is missing here; the database's "
                                   f"releases are served behind {', '.join(others)}: give "
-                                  f"--alias {others[0]}, or run `kb publish --engine …`",
-                                  path=str(self.engine.url), key="engine_no_release")
+                                  f"--alias {others[0].split(' ')[0]}, or run `kb publish "
+                                  "--engine …`", path=str(self.engine.url),
+                                  key="engine_no_release")
             self._unserved()
             raise EngineError(f"no release is published here (alias {self.alias} is missing); "
                               "run `kb publish --engine …`", path=str(self.engine.url),
@@ -493,6 +493,12 @@ class EngineReader:
                 self._open = {name: MilvusIndex(self.engine, name, parts)}
             return self._open[name]
 
+
+    def _base_name(self, collection: str) -> str | None:
+        """The name of the knowledge base the release in `collection` is of, when its
+        kb.toml names it (None: not named, or the collection is gone)."""
+        base = (self.engine.listed_properties(collection) or {}).get(P_BASE)
+        return base_parts(base)[1] if base else None
 
     def _unserved(self) -> None:
         """EngineError when the database holds complete releases though no alias serves
