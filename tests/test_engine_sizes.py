@@ -9,8 +9,11 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
+from kbtools.config import load_config
 from kbtools.engine.milvus import connect_url
+from tests.hostile import make_repo
 from tests.milvus_server import milvus, published_repo  # noqa: F401 - fixture
 
 JSON_MAX = 65_536  # a Milvus server's default common.JSONMaxLength
@@ -78,3 +81,27 @@ def test_chinese_field_names_filter_alike_in_the_engine(pair, where):
     question = ["抽穗期喷药", "--where", where]
     local = sorted(str(r["doc"]) for r in _results([*question, "--index", str(dist)]))
     assert sorted(str(r["doc"]) for r in _results([*question, "--engine", url])) == local
+
+
+def test_front_matter_too_large_for_a_filter_field_is_one_line_before_anything_is_written(
+        milvus, tmp_path):  # noqa: F811
+    """Every chunk carries its document's filter fields whole (a filter reads them in the
+    engine): a document tagged with thousands of tags makes them more than a Milvus server
+    takes, which refused the rows mid-publish (milvus-lite took them). The publish now
+    names the document and the key, before anything is written."""
+    tags = "".join(f"\n  - 标签{i:05d}-field-note" for i in range(4000))
+    repo = make_repo(tmp_path / "kr", docs={"knowledge/tagged.md": FM.format(
+        t="Tagged", extra=f"tags:{tags}\n", body="A note with very many tags.")})
+    build(load_config(repo), BuildOptions(progress=False))
+    url = milvus.url("oversize")
+    res = CliRunner().invoke(main, ["publish", "--engine", url, "--index", str(repo / "dist")])
+    assert res.exit_code == 1, res.output
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and "knowledge/tagged.md: its front matter" in lines[0], lines
+    assert "filter field f_eq" in lines[0] and "tags" in lines[0] and "nothing was written" \
+        in lines[0]
+    eng = connect_url(url)
+    try:
+        assert eng.client.list_collections() == []
+    finally:
+        eng.close()

@@ -77,6 +77,7 @@ from kbtools.engine.rows import (
     blob_rows,
     chunk_rows,
     chunk_schema,
+    filter_problem,
     meta_parts,
     meta_schema,
 )
@@ -118,6 +119,8 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
     try:
         derived = _derived_props(index)
         count = index.store.count()
+        if (problem := filter_problem(index)) is not None:  # a server refuses the rows
+            raise EngineError(f"{problem}; nothing was written", path=str(engine.url))
         want = _meta_wanted(checked, _fields(index), count)
         current = engine.alias_target(alias)
         cur = engine.properties(current) if current else {}

@@ -188,6 +188,24 @@ ROW_FIELDS = ("heading_path", "text", "embed_text", "links", "extra", "last_comm
               "last_author", "last_changed", "verification")
 
 
+def filter_problem(index: KbIndex) -> str | None:
+    """Why a Milvus server would refuse a chunk row of `index` (None: it would not): the
+    filter fields of a document's chunks (`expr.filter_fields` of its front matter and
+    inline tags, which every chunk of it carries and filters read whole) over `ROW_BYTES`
+    as a JSON value, the first such document named. Unlike a long text they cannot be kept
+    elsewhere: a filter reads them in the engine."""
+    for d in index.docs():
+        facts = expr.chunk_facts(document_facts(d), d["doc"], "section", True)
+        for field, value in expr.filter_fields(facts).items():
+            if (size := row_bytes(value)) > ROW_BYTES:
+                keys = sorted(value, key=lambda k: -row_bytes({k: value[k]}))[:3]
+                return (f"{d['doc']}: its front matter (with its inline tags) makes filter "
+                        f"field {field} {size:,} bytes, mostly {', '.join(keys)}; a Milvus "
+                        "server takes at most 65,536 bytes in one JSON field: shorten "
+                        "those values or lists")
+    return None
+
+
 def row_bytes(row: dict[str, Any]) -> int:
     """The size of `row` as a JSON field value (compact UTF-8, as pymilvus sends it)."""
     return len(json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
