@@ -19,8 +19,9 @@ from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.engine import milvus as engine_milvus
 from kbtools.engine.milvus import META_SUFFIX, connect_url
+from kbtools.engine.parts import read_parts
 from kbtools.engine.publish import check_release, prune, publish, rollback
-from kbtools.engine.remote import EngineReader, read_parts
+from kbtools.engine.remote import EngineReader
 from kbtools.errors import EngineError, UsageError
 from kbtools.index.reader import open_index
 from kbtools.query.search import search

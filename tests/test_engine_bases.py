@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
-from kbtools.engine.milvus import ALIAS, P_BASE, connect_url
+from kbtools.engine.milvus import ALIAS, P_BASE, check_alias, connect_url
 from kbtools.engine.publish import check_release, publish, rollback
 from kbtools.engine.remote import EngineReader
 from kbtools.errors import EngineError
@@ -201,3 +201,60 @@ def test_a_release_not_knowing_its_base_is_published_as_before(signed, milvus, t
         rollback(eng, "kb-r2")
     assert rollback(eng, r2.collection)["to"] == r2.collection
     eng.close()
+
+
+def _named_build(root, name: str, doc: dict[str, str]):
+    """A repository whose kb.toml names its knowledge base `name`, built: its dist/."""
+    repo = make_repo(root, docs=doc, commit=False)
+    with (repo / "kb.toml").open("a", encoding="utf-8") as f:
+        f.write(f'\n[release]\nknowledge_base = "{name}"\n')
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "knowledge")
+    build(load_config(repo), BuildOptions(progress=False))
+    return repo / "dist"
+
+
+def test_two_knowledge_bases_named_in_chinese_publish_to_one_server_apart(milvus, tmp_path):  # noqa: F811
+    """农业知识 and 设备维护 in one database: the second is refused kb_current and told to
+    publish behind an alias of its own name; `--alias 设备维护` was refused too (Milvus
+    names are ASCII), so neither could use its own name, and any `_`-for-each-character
+    name would make both `____`. Each name is now an alias of its own, distinct and the
+    same for every command: each knowledge base's readers get its own release."""
+    agri = _named_build(tmp_path / "agri", "农业知识", {PLANT_DOC: ZH_DOC})
+    equip = _named_build(tmp_path / "equip", "设备维护", {
+        "knowledge/过滤器.md": zh_page("过滤器", "过滤器每月拆开清洗一次。")})
+    url = milvus.url("named_zh")
+
+    def run(*args: str) -> tuple[int, str]:
+        res = CliRunner().invoke(main, [*args, "--engine", url])
+        return res.exit_code, res.output
+
+    assert run("publish", "--index", str(agri))[0] == 0
+    code, out = run("publish", "--index", str(equip))
+    assert code == 1 and "--alias '设备维护'" in out, out
+    for dist, name in ((equip, "设备维护"), (agri, "农业知识")):
+        code, out = run("publish", "--index", str(dist), "--alias", name)
+        assert code == 0, out
+    eng = connect_url(url)
+    try:
+        served = {eng.alias_target(a) for a in (ALIAS, check_alias("农业知识"))}
+        other = eng.alias_target(check_alias("设备维护"))
+    finally:
+        eng.close()
+    assert len(served) == 1 and other is not None and other not in served
+    for dist, name in ((equip, "设备维护"), (agri, "农业知识")):
+        code, out = run("query", "--json", "--no-log", "--alias", name, PLANT_QUESTION)
+        assert code == 0, out
+        want = load_manifest(dist)["source"]["commit"]
+        assert json.loads(out)["release"]["source_commit"] == want
+    # a reader of a database holding it alone, without --alias, is told which alias is
+    # which knowledge base's (the alias alone, kb_8720d64d15, said nothing of 设备维护)
+    alone = milvus.url("named_zh_alone")
+    res = CliRunner().invoke(main, ["publish", "--index", str(equip), "--engine", alone,
+                                    "--alias", "设备维护"])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(main, ["query", "--engine", alone, PLANT_QUESTION])
+    assert res.exit_code == 1
+    assert f"served behind {check_alias('设备维护')} (设备维护): give --alias " in res.output, \
+        res.output

@@ -13,8 +13,9 @@ from click.testing import CliRunner
 
 from kbtools.cli import main
 from kbtools.engine.milvus import META_SUFFIX
+from kbtools.engine.parts import read_parts
 from kbtools.engine.publish import check_release, publish
-from kbtools.engine.remote import EngineReader, read_parts
+from kbtools.engine.remote import EngineReader
 from kbtools.engine.rows import blob_rows
 from kbtools.query.search import search
 from tests.milvus_server import milvus  # noqa: F401 - fixture

@@ -1,6 +1,6 @@
 """A release's blobs read back from a real Milvus (milvus-lite server) in pages: a Milvus
 server bounds what one query returns (``maxOutputSize``, 100 MB by default), so
-`remote.read_parts` must never ask for all of a release's files at once. The page size is
+`parts.read_parts` must never ask for all of a release's files at once. The page size is
 a parameter, so a few hundred KB of files make many pages here."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import base64
 import random
 
 from kbtools.engine.milvus import META_SUFFIX, connect_url
-from kbtools.engine.remote import read_parts
+from kbtools.engine.parts import read_parts
 from kbtools.engine.rows import blob_rows
 from tests.milvus_server import milvus  # noqa: F401 - fixture
 

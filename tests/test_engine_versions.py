@@ -20,8 +20,9 @@ from kbtools.config import load_config
 from kbtools.engine import expr
 from kbtools.engine import publish as engine_publish
 from kbtools.engine.milvus import ALIAS, META_SUFFIX, connect_url
+from kbtools.engine.parts import read_parts
 from kbtools.engine.publish import check_release, publish, rollback
-from kbtools.engine.remote import EngineReader, read_parts
+from kbtools.engine.remote import EngineReader
 from kbtools.errors import EngineError
 from kbtools.index import selfcheck
 from kbtools.index.layout import ReleaseLayout

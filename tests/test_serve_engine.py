@@ -30,8 +30,8 @@ from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.engine.cache import FILES_DONE, cache_dir
 from kbtools.engine.milvus import connect_url
+from kbtools.engine.parts import read_parts
 from kbtools.engine.publish import check_release, publish, rollback
-from kbtools.engine.remote import read_parts
 from kbtools.serve import i18n
 from kbtools.serve.app import create_app, open_source
 from kbtools.ship.device import served_release

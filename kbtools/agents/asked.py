@@ -6,9 +6,10 @@ API twins read it (`asked_index`, through `kbtools.agents.cited_read`).
 Found: the release served now, when none is asked for or it is the one asked for; an
 earlier release a device keeps (``releases/<tag>``; a read-only device's, from its copy
 under KB_HOME); a release tag of the git clone the served release was derived from (read
-from git objects and verified, nothing checked out). Otherwise one line says the release is
-not here and names those that are (a tag the device pruned: the git clone of its source
-that serves it). Loads no Markdown parser or YAML: `kb query` imports it.
+from git objects and verified, nothing checked out); for a release read from an engine,
+another release the engine holds (`Publishing`: `kbtools.engine.published`). Otherwise one
+line says the release is not here and names those that are (a tag the device pruned: the
+git clone of its source that serves it). Loads no Markdown parser or YAML: `kb query` imports it.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from kbtools.agents.citation_text import is_commit
 from kbtools.errors import KbError, UsageError, one_line
@@ -86,6 +87,17 @@ def _is(info: ReleaseInfo | Kept, commit: str | None, tag: str | None) -> bool:
         (tag is None or info.tag == tag)
 
 
+@runtime_checkable
+class Publishing(Protocol):
+    """An index whose other releases it finds itself: a release in an engine
+    (`kbtools.engine.remote.MilvusIndex`), whose earlier releases are the engine's
+    collections, not a device's directories."""
+
+    def published_release(self, commit: str | None, tag: str | None) -> KbIndex | str:
+        """The release asked for, opened (the caller closes it), or one line saying it is
+        not there and naming those that are."""
+
+
 @dataclass(frozen=True)
 class Asked:
     """The release a call asked for, found (`asked_index`): `index`, the one to read (the
@@ -111,6 +123,16 @@ def asked_index(idx: KbIndex | None, commit: str | None, tag: str | None,
     now = idx.release if idx is not None else None
     if (commit is None and tag is None) or (now is not None and _is(now, commit, tag)):
         yield Asked(idx, now)
+        return
+    if isinstance(idx, Publishing):  # an engine's release: the engine's other releases
+        got = idx.published_release(commit, tag)
+        if isinstance(got, str):
+            yield Asked(idx, now, gone=got)
+            return
+        try:
+            yield Asked(got, got.release, now)
+        finally:
+            got.close()
         return
     served = Path(idx.root) if idx is not None else None
     # a read-only device is served from a copy under KB_HOME: its releases are the device's

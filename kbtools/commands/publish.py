@@ -24,7 +24,7 @@ from kbtools.ship.release import release_settings
                    "release.trusted_keys; a device's pinned keys always apply). Repeatable.")
 @click.option("--keep", type=click.IntRange(1), default=None,
               help="Releases to keep in the engine (default: kb.toml release.keep).")
-@alias_option("Alias to point at the release (readers follow the default one; another, e.g. a staging alias, is read with --alias).")
+@alias_option("Alias to point at the release (readers follow the default one; another, e.g. a staging alias or the knowledge base's own name, is read with --alias; a name Milvus does not take, such as 农业知识, is made one).")
 @click.option("--same-knowledge-base", "same_base", is_flag=True,
               help="The alias serves this release's knowledge base under its old identity "
                    "(its history was rewritten: filter-repo, squashed first commits; or it "

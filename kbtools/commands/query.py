@@ -9,7 +9,7 @@ from typing import Any, BinaryIO
 import click
 
 from kbtools.agents.arguments import MAX_QUESTION_CHARS
-from kbtools.agents.asked import asked_search
+from kbtools.agents.asked import asked_search, release_arguments
 from kbtools.commands.output import (
     INDEX_DEFAULT,
     alias_option,
@@ -21,7 +21,6 @@ from kbtools.commands.output import (
 )
 from kbtools.config import MAX_K
 from kbtools.engine.milvus import connect_url
-from kbtools.engine.remote import open_engine_index
 from kbtools.errors import KbError, UsageError, valid_unicode
 from kbtools.index.reader import KbIndex
 from kbtools.query.log import record_question
@@ -40,7 +39,8 @@ from kbtools.ship.device import is_device_dir
 @click.option("--commit", metavar="SHA",
               help="Search the release a result cited, by its source commit (7+ digits), as "
                    "MCP search does: one the device keeps (releases/), or a release tag of a "
-                   "git checkout (read from git objects and verified; nothing checked out). "
+                   "git checkout (read from git objects and verified; nothing checked out); "
+                   "with --engine, one the engine holds of the alias's knowledge base. "
                    "One no longer here is refused, naming the releases kept.")
 @click.option("--release", "release", metavar="TAG", help="The same, by release tag.")
 @click.option("-k", "k", type=click.IntRange(1, MAX_K), default=None,
@@ -91,17 +91,20 @@ def query_cmd(question: str | None, index_path: Path | None, commit: str | None,
         raise UsageError("give a QUESTION or --batch FILE.jsonl")
     if batch is not None and question is not None:
         raise UsageError("give a QUESTION or --batch FILE.jsonl, not both")
-    refuse_engine_mix(engine, local_only=("index_path", "commit", "release"),
-                      engine_only=("token_file", "alias"))
+    refuse_engine_mix(engine, local_only=("index_path",), engine_only=("token_file", "alias"))
     if question is not None and len(question) > MAX_QUESTION_CHARS:  # as the API and MCP
         raise UsageError(f"question longer than {MAX_QUESTION_CHARS} characters")
-    if engine is not None:
-        _answer(open_engine_index(connect_url(engine, token_file), alias), question, batch,
-                k=k, where=list(where), verified_only=verified_only, mode=mode,
-                explain=explain, as_json=as_json, log=not no_log)
-        return
-    served = open_index(index_path)
-    device = index_path if index_path is not None and is_device_dir(index_path) else None
+    release_arguments(commit, release)  # a malformed one refused before anything is opened
+    if engine is not None:  # a release asked for: among those the engine holds
+        # imported here, as the CLI imports a command: finding an engine's other releases
+        # reads commits (GitPython), which a local question never loads
+        from kbtools.engine.remote import open_engine_index
+
+        served: KbIndex = open_engine_index(connect_url(engine, token_file), alias)
+        device = None
+    else:
+        served = open_index(index_path)
+        device = index_path if index_path is not None and is_device_dir(index_path) else None
     # the release a result cited, found as MCP `search` finds it (refused once gone)
     with asked_search(served, commit, release, device, "--commit and --release") as index:
         _answer(index, question, batch, k=k, where=list(where), verified_only=verified_only,

@@ -26,10 +26,11 @@ rollback from it serve, a release whose knowledge base is known (`of_base`).
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
-from kbtools.base_identity import named_once, same_base, shown
-from kbtools.engine.milvus import P_BASE, P_TAG, Engine
+from kbtools.base_identity import base_parts, named_once, same_base, shown
+from kbtools.engine.milvus import P_BASE, P_TAG, Engine, alias_name
 from kbtools.errors import EngineError
 
 
@@ -65,10 +66,14 @@ def refuse_other(url: str, alias: str, current: str | None, props: dict[str, str
     served = props.get(P_BASE) or None
     if current is None or served is None or base is None or same_base(served, base):
         return
+    name = base_parts(base)[1]
+    given = shlex.quote(name) if name else "NAME"  # its own name, as the shell takes it
+    mapped = f", Milvus alias {alias_name(name)}" if name and alias_name(name) != name else ""
     raise EngineError(f"alias {alias} serves {props.get(P_TAG) or current} of another "
                       f"knowledge base ({shown(served)}), this release is of "
                       f"{shown(base)}; {done}: publish it behind an alias of "
-                      "its own (--alias NAME; its readers give --alias NAME too) or into a "
+                      f"its own (--alias {given}{mapped}; its readers give --alias {given} "
+                      "too) or into a "
                       "database of its own (milvus://HOST:PORT/NAME); if it is that "
                       "knowledge base with its history rewritten (filter-repo, squashed "
                       "first commits), publish with --same-knowledge-base, which makes its "

@@ -30,7 +30,7 @@ from typing import Any
 
 from kbtools.base_identity import named_once, shown
 from kbtools.engine.milvus import P_BASE, P_TAG, Engine
-from kbtools.engine.remote import read_parts
+from kbtools.engine.parts import read_parts
 from kbtools.errors import EngineError
 from kbtools.gitobjects import merge_base, read_commit
 from kbtools.provenance import open_repo

@@ -26,10 +26,12 @@ sees a half-loaded release. pymilvus is imported lazily (extra ``kbtools[milvus]
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import re
 import time
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -511,16 +513,33 @@ def milvus_name(text: str) -> bool:
     return _MILVUS_NAME.fullmatch(text) is not None
 
 
+ALIAS_WORDS = 40  # characters of a name's ASCII words kept in its alias (`alias_name`)
+ALIAS_HASH = 10  # hex digits of the name's sha256 in its alias
+
+
+def alias_name(name: str) -> str:
+    """The Milvus alias of ``--alias NAME``: `name` itself when a Milvus server takes it
+    (`milvus_name`); any other name — a knowledge base's own, 农业知识, 设备维护, or
+    kb-staging — as ``kb_`` + its ASCII letters, digits and _ (other runs as one _, at most
+    `ALIAS_WORDS`) + ``_`` + `ALIAS_HASH` hex digits of the sha256 of its NFC form (as
+    macOS may type it decomposed). Distinct names get distinct aliases (a Chinese name's
+    ASCII part is empty: the hash tells them apart), and every command of every process
+    given the name reads the same alias."""
+    if milvus_name(name):
+        return name
+    norm = unicodedata.normalize("NFC", name)
+    words = "_".join(_NAME_UNSAFE.sub(" ", norm).split())[:ALIAS_WORDS].strip("_")
+    digest = hashlib.sha256(norm.encode("utf-8", "surrogatepass")).hexdigest()[:ALIAS_HASH]
+    return f"{PREFIX}{words}_{digest}" if words else f"{PREFIX}{digest}"
+
+
 def check_alias(alias: str) -> str:
-    """`alias` when a Milvus server takes it as an alias's name; else UsageError, before
-    anything connects or is loaded (a publish loaded the whole release, then the server
-    refused the alias)."""
-    if milvus_name(alias):
-        return alias
-    raise UsageError(f"bad --alias {alias!r}: Milvus names an alias with ASCII letters, "
-                     "digits and _ only, not starting with a digit, at most 255 characters "
-                     "(e.g. --alias crops_north); milvus-lite takes other names, a Milvus "
-                     "server refuses them")
+    """The Milvus alias of ``--alias`` (`alias_name`), before anything connects; a blank
+    one is a UsageError."""
+    if not alias.strip():
+        raise UsageError("bad --alias: give a name (e.g. --alias crops_north, or the "
+                         "knowledge base's own name, --alias 农业知识)")
+    return alias_name(alias.strip())
 
 
 def collection_name(tag: str | None, manifest_sha256: str) -> str:

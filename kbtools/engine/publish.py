@@ -71,8 +71,16 @@ from kbtools.engine.milvus import (
     collection_name,
     now,
 )
-from kbtools.engine.remote import published_problem, read_parts
-from kbtools.engine.rows import blob_rows, chunk_rows, chunk_schema, meta_parts, meta_schema
+from kbtools.engine.parts import published_problem, read_parts
+from kbtools.engine.rows import (
+    LONG_ROWS,
+    blob_rows,
+    chunk_rows,
+    chunk_schema,
+    filter_problem,
+    meta_parts,
+    meta_schema,
+)
 from kbtools.errors import EngineError, ServedError
 from kbtools.index.reader import KbIndex, open_index
 from kbtools.index.tokenize import TOKENS_VERSION
@@ -111,6 +119,8 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
     try:
         derived = _derived_props(index)
         count = index.store.count()
+        if (problem := filter_problem(index)) is not None:  # a server refuses the rows
+            raise EngineError(f"{problem}; nothing was written", path=str(engine.url))
         want = _meta_wanted(checked, _fields(index), count)
         current = engine.alias_target(alias)
         cur = engine.properties(current) if current else {}
@@ -293,7 +303,7 @@ def _drop_replaced(engine: Engine, name: str, say: Progress) -> bool:
 def _derivation_problem(engine: Engine, collection: str, manifest: dict[str, Any],
                         tag: str | None = None) -> str | None:
     """Why the published `collection` is not derived by this kb's rules (None: it is):
-    `kbtools.engine.remote.published_problem`."""
+    `kbtools.engine.parts.published_problem`."""
     return published_problem(engine, collection, manifest, tag)
 
 
@@ -349,11 +359,14 @@ def _load(engine: Engine, index: KbIndex, checked: CheckedRelease, name: str,
     engine.call(f"creating {meta}", "create_collection", meta, schema=meta_schema(engine))
     for i in range(0, len(rows := blob_rows(meta_parts(index, checked, fields))), 64):
         engine.call(f"writing {meta}", "insert", meta, rows[i:i + 64])
-    done = 0
-    for batch in chunk_rows(index, fields):
+    done, long = 0, dict[str, Any]()
+    for batch in chunk_rows(index, fields, long):
         engine.call(f"writing {name}", "insert", name, batch)
         done += len(batch)
         say(f"inserted {done} chunks")
+    if long:  # rows too large for a JSON field (`rows.ROW_BYTES`)
+        for i in range(0, len(rows := blob_rows({LONG_ROWS: long})), 64):
+            engine.call(f"writing {meta}", "insert", meta, rows[i:i + 64])
     for coll in (meta, name):
         engine.call(f"flushing {coll}", "flush", coll)
     ip = engine.client.prepare_index_params()

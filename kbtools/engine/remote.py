@@ -21,30 +21,24 @@ import base64
 import json
 import math
 import threading
-import zlib
 from collections.abc import Collection, Iterator
 from typing import Any
 
 import numpy as np
 
+from kbtools.base_identity import base_parts
 from kbtools.embed.registry import get_embedder
 from kbtools.engine import expr
 from kbtools.engine.cache import release_root
-from kbtools.engine.milvus import (
-    ALIAS,
-    BLOB_TIMEOUT,
-    META_SUFFIX,
-    P_FILTERS,
-    Engine,
-    engine_error,
-    published_derivation,
-)
+from kbtools.engine.milvus import ALIAS, P_BASE, Engine, engine_error
+from kbtools.engine.parts import PAGE_ROWS, check_derivation, read_parts
+from kbtools.engine.published import find_published
+from kbtools.engine.rows import LONG_MARK, LONG_ROWS
 from kbtools.errors import EngineError, IndexLoadError
 from kbtools.index.bm25 import Bm25
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.manifest import parse_manifest
 from kbtools.index.reader import ChunkTable, KbIndex, ReleaseInfo
-from kbtools.index.selfcheck import derivation_problem
 from kbtools.index.store import SectionRow, Store, identifier_text, input_headers
 from kbtools.index.synonyms import parse as parse_synonyms
 from kbtools.index.tokenize import Tokenizer
@@ -57,7 +51,6 @@ from kbtools.query.inherit import sharing
 from kbtools.query.search import rank_exactly
 
 MAX_EF = 32768  # Milvus's bound on a HNSW search's ef
-PAGE_ROWS = 256  # meta rows read by one query: at most ~15 MB (pieces of 60,000 characters)
 # a filtered vector search over at most this many allowed chunks ranks them all exactly, as
 # the local index does (`kbtools.query.search.EXACT_FILTERED`), but the vectors come over
 # the wire (~0.14 ms a row from Milvus Lite: 1,000 rows ~140 ms, 20,000 rows 3.3–3.9 s), so
@@ -77,13 +70,15 @@ class MilvusStore(Store):
 
     def __init__(self, engine: Engine, collection: str, docs: list[dict[str, Any]],
                  facets: dict[str, set[str]], count: int, verified: list[bool], *,
-                 page_rows: int = PAGE_ROWS, list_rows: int = LIST_ROWS):
+                 page_rows: int = PAGE_ROWS, list_rows: int = LIST_ROWS,
+                 long_rows: dict[str, Any] | None = None):
         self.engine, self.collection = engine, collection
         self.page_rows = page_rows  # chunk rows read by one query (`read_parts`' reason)
         self.list_rows = list_rows  # chunk numbers one listing query ranges over
         self._docs = {d["doc"]: d for d in docs}
         self._facets, self._total, self._verified = facets, count, verified
         self._rows: dict[int, dict[str, Any]] = {}
+        self._long = long_rows or {}  # rows too large for the collection (`rows.LONG_ROWS`)
         self.terms: dict[int, set[int]] = {}  # chunk number → its BM25 vocabulary ids
 
     def close(self) -> None:
@@ -131,9 +126,17 @@ class MilvusStore(Store):
                                filter=filt, output_fields=CHUNK_FIELDS)
         out = []
         for r in got:
+            stored = r["row"]
+            if stored.get(LONG_MARK):
+                stored = self._long.get(str(r["num"]))
+                if not isinstance(stored, dict):
+                    raise EngineError(f"release {self.collection} is incomplete in the engine "
+                                      f"(chunk {r['num']}'s row is not in its {LONG_ROWS}); "
+                                      "publish it again", path=str(self.engine.url),
+                                      key="engine_release_incomplete")
             row = {"num": int(r["num"]), "id": r["id"], "doc": r["doc"], "kind": r["kind"],
                    "line_start": int(r["line_start"]), "line_end": int(r["line_end"]),
-                   "models": ",".join(r["models"]), **r["row"]}
+                   "models": ",".join(r["models"]), **stored}
             row["verified"] = bool(r["verified"])
             self._rows[row["num"]] = row
             self.terms[row["num"]] = {int(t) for t, w in dict(r["sparse"]).items() if w > 0}
@@ -384,7 +387,7 @@ class MilvusIndex(KbIndex):
         check_derivation(engine, collection, manifest, release.tag)  # before any file is kept
         root = release_root(engine, collection, parts)
         super().__init__(ReleaseLayout(root), manifest, release)
-        self.collection = collection
+        self.engine, self.collection = engine, collection
         table = parts["chunk_table"]
         parents = table.get("parent") or [-1] * len(table["doc"])  # none shared before
         docs: list[dict[str, Any]] = parts["docs"]
@@ -396,7 +399,7 @@ class MilvusIndex(KbIndex):
                                        verified=np.array(table["verified"], dtype=bool),
                                        parent=np.array(parents, dtype=np.int64))
         store = MilvusStore(engine, collection, docs, facets, int(parts["count"]),
-                            table["verified"])
+                            table["verified"], long_rows=parts.get(LONG_ROWS))
         self._store = store
         cfg = manifest["config"]["values"]
         tok = Tokenizer(backend=cfg["bm25"]["tokenizer"], words=tuple(parts["dictionary"]))
@@ -438,90 +441,14 @@ class MilvusIndex(KbIndex):
     def hold(self) -> KbIndex:
         return self
 
-
-def check_derivation(engine: Engine, collection: str, manifest: dict[str, Any],
-                     tag: str | None = None) -> None:
-    """The release's BM25 terms and rows must be derived by this kb's rules, as the local
-    index/ must be (`kbtools.index.selfcheck.derivation_problem`): the tokenizer version,
-    the derivation rules and the tokenizer libraries its publisher recorded
-    (`published_derivation`), and the rules its filter fields were stored by
-    (`expr.filters_problem`): `published_problem`. Terms of others match a question silently
-    worse; filter fields of others select other chunks than the local index's."""
-    problem = published_problem(engine, collection, manifest, tag)
-    if problem is not None:
-        raise EngineError(f"{problem}; publish the release again with this kb (`kb publish "
-                          "--engine … --index RELEASE`), or query with a kb of the "
-                          "release's", path=str(engine.url))
-
-
-def published_problem(engine: Engine, collection: str, manifest: dict[str, Any],
-                      tag: str | None = None) -> str | None:
-    """Why the published `collection` (of release `manifest`, tagged `tag`) is not derived
-    by this kb's rules (None: it is): its terms and rows (`derivation_problem` of
-    `published_derivation`) or its filter fields (`expr.filters_problem`)."""
-    props, what = engine.properties(collection), release_label(tag, collection) + " in the engine"
-    return derivation_problem(published_derivation(props, manifest), what) or \
-        expr.filters_problem(props.get(P_FILTERS), what)
-
-
-def release_label(tag: str | None, collection: str) -> str:
-    """How a message names a published release: its tag and collection."""
-    return f"release {tag} ({collection})" if tag else f"release {collection}"
-
-
-REQUIRED_PARTS = ("manifest", "docs", "vocab", "chunk_table", "fields")  # of every release
-
-
-def read_parts(engine: Engine, collection: str, *, files: bool = False,
-               only: Collection[str] | None = None,
-               page_rows: int = PAGE_ROWS) -> dict[str, Any]:
-    """The blobs of a release's ``__meta`` collection, decoded: every part (the ``files``
-    part, which only the web app needs, with `files`), or the parts named in `only` (a
-    check of a release's manifest reads no vocabulary, documents or pages). Read in pages
-    of at most `page_rows` rows: a Milvus server bounds what one query returns
-    (``quotaAndLimits.limits.maxOutputSize``, 100 MB by default), and the files of a
-    release with tens of MB of PDFs are more than that. The keys of the parts read are
-    listed first (a few bytes a row), then their rows fetched by key."""
-    meta = collection + META_SUFFIX
-    if only is not None:
-        wanted = f"part in [{', '.join(expr.literal(p) for p in sorted(set(only)))}]"
-    else:
-        wanted = "seq >= 0" if files else 'part != "files"'
-    listed = engine.call(f"reading {meta}", "query", meta, filter=wanted,
-                         output_fields=["key"], consistency_level="Strong",
-                         timeout=BLOB_TIMEOUT)
-    keys = sorted(str(r["key"]) for r in listed)
-    rows: list[dict[str, Any]] = []
-    for i in range(0, len(keys), page_rows):
-        page = keys[i:i + page_rows]
-        got = engine.call(f"reading {meta}", "query", meta,
-                          filter=f"key in [{', '.join(expr.literal(k) for k in page)}]",
-                          output_fields=["part", "seq", "data"], consistency_level="Strong",
-                          timeout=BLOB_TIMEOUT)
-        if len(got) != len(page):
-            raise EngineError(f"release {collection} changed in the engine while it was "
-                              "read (pruned or published again?); try again",
-                              path=str(engine.url), key="index_replaced")
-        rows += got
-    pieces: dict[str, list[tuple[int, str]]] = {}
-    for r in rows:
-        pieces.setdefault(r["part"], []).append((int(r["seq"]), r["data"]))
-    out = {}
-    for part, items in pieces.items():
-        text = "".join(d for _, d in sorted(items))
-        try:
-            out[part] = json.loads(zlib.decompress(base64.b64decode(text)).decode("utf-8"))
-        except (ValueError, zlib.error) as exc:  # binascii.Error, UnicodeError: ValueErrors
-            raise EngineError(f"release {collection} is damaged in the engine (its {part!r} "
-                              f"in {meta} cannot be read: {exc}); publish it again",
-                              path=str(engine.url), key="engine_release_incomplete") from None
-    needed = set(REQUIRED_PARTS) if only is None else set(only) & set(REQUIRED_PARTS)
-    missing = needed - out.keys()
-    if missing:
-        raise EngineError(f"release {collection} is incomplete in the engine (no "
-                          f"{', '.join(sorted(missing))}); publish it again",
-                          path=str(engine.url), key="engine_release_incomplete")
-    return out
+    def published_release(self, commit: str | None, tag: str | None) -> KbIndex | str:
+        """Another release of this one's knowledge base that the engine holds, asked for by
+        `tag` and/or `commit` (`kbtools.agents.asked`), opened for searching (the caller
+        closes it); else one line saying it is not published there (`find_published`)."""
+        name, gone = find_published(self.engine, self.collection, commit, tag)
+        if name is None:
+            return gone
+        return MilvusIndex(self.engine, name, read_parts(self.engine, name))
 
 
 class EngineReader:
@@ -540,13 +467,16 @@ class EngineReader:
             raise
         if name is None:
             # another knowledge base of the database is read behind an alias of its own
-            others = sorted(set(self.engine.call("listing aliases", "list_aliases")
-                                .get("aliases", [])) - {self.alias})
+            # (each named with the knowledge base it serves: 农业知识 is kb_f26ff632c0)
+            others = [f"{a} ({name})" if (name := self._base_name(target)) else a
+                      for target, aliases in sorted(self.engine.aliased().items())
+                      for a in sorted(aliases) if a != self.alias]
             if others:
                 raise EngineError(f"alias {self.alias} is missing here; the database's "
                                   f"releases are served behind {', '.join(others)}: give "
-                                  f"--alias {others[0]}, or run `kb publish --engine …`",
-                                  path=str(self.engine.url), key="engine_no_release")
+                                  f"--alias {others[0].split(' ')[0]}, or run `kb publish "
+                                  "--engine …`", path=str(self.engine.url),
+                                  key="engine_no_release")
             self._unserved()
             raise EngineError(f"no release is published here (alias {self.alias} is missing); "
                               "run `kb publish --engine …`", path=str(self.engine.url),
@@ -565,6 +495,12 @@ class EngineReader:
                 self._open = {name: MilvusIndex(self.engine, name, parts)}
             return self._open[name]
 
+
+    def _base_name(self, collection: str) -> str | None:
+        """The name of the knowledge base the release in `collection` is of, when its
+        kb.toml names it (None: not named, or the collection is gone)."""
+        base = (self.engine.listed_properties(collection) or {}).get(P_BASE)
+        return base_parts(base)[1] if base else None
 
     def _unserved(self) -> None:
         """EngineError when the database holds complete releases though no alias serves

@@ -27,6 +27,15 @@ from kbtools.query.filters import document_facts
 BATCH = 256
 BLOB_CHARS = 60_000
 VARCHAR_MAX = 65_535
+# A Milvus server refuses a JSON value over ``common.JSONMaxLength`` bytes (65,536 by
+# default; milvus-lite takes any): a chunk row whose text is larger (a long code block or
+# table, kept whole by the chunker) failed the insert, and the publish with it, after
+# everything before it was loaded. Such a row is stored in the ``__meta`` part `LONG_ROWS`
+# and its ``row`` field holds `LONG_MARK` only (`kbtools.engine.remote.MilvusStore` reads
+# it back); the bound leaves room for pymilvus's serialisation differing from ours.
+ROW_BYTES = 60_000
+LONG_ROWS = "long_rows"
+LONG_MARK = "in_meta"
 
 
 class Release(Protocol):
@@ -179,8 +188,34 @@ ROW_FIELDS = ("heading_path", "text", "embed_text", "links", "extra", "last_comm
               "last_author", "last_changed", "verification")
 
 
-def chunk_rows(index: KbIndex, fields: dict[str, str]) -> Iterator[list[dict[str, Any]]]:
-    """The chunk rows to insert, in batches of BATCH."""
+def filter_problem(index: KbIndex) -> str | None:
+    """Why a Milvus server would refuse a chunk row of `index` (None: it would not): the
+    filter fields of a document's chunks (`expr.filter_fields` of its front matter and
+    inline tags, which every chunk of it carries and filters read whole) over `ROW_BYTES`
+    as a JSON value, the first such document named. Unlike a long text they cannot be kept
+    elsewhere: a filter reads them in the engine."""
+    for d in index.docs():
+        facts = expr.chunk_facts(document_facts(d), d["doc"], "section", True)
+        for field, value in expr.filter_fields(facts).items():
+            if (size := row_bytes(value)) > ROW_BYTES:
+                keys = sorted(value, key=lambda k: -row_bytes({k: value[k]}))[:3]
+                return (f"{d['doc']}: its front matter (with its inline tags) makes filter "
+                        f"field {field} {size:,} bytes, mostly {', '.join(keys)}; a Milvus "
+                        "server takes at most 65,536 bytes in one JSON field: shorten "
+                        "those values or lists")
+    return None
+
+
+def row_bytes(row: dict[str, Any]) -> int:
+    """The size of `row` as a JSON field value (compact UTF-8, as pymilvus sends it)."""
+    return len(json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+def chunk_rows(index: KbIndex, fields: dict[str, str], long: dict[str, Any] | None = None
+               ) -> Iterator[list[dict[str, Any]]]:
+    """The chunk rows to insert, in batches of BATCH. A ``row`` over `ROW_BYTES` is put in
+    `long` (chunk number as text → the row) and replaced by `LONG_MARK`: the caller
+    publishes `long` as the ``__meta`` part `LONG_ROWS`."""
     n = index.store.count()
     sparse = SparseRows.of(index)
     metas = {d["doc"]: document_facts(d) for d in index.docs()}  # inline tags in `tags`
@@ -215,13 +250,23 @@ def chunk_rows(index: KbIndex, fields: dict[str, str]) -> Iterator[list[dict[str
                 "num": i, "id": r["id"], "doc": r["doc"], "kind": r["kind"],
                 "line_start": int(r["line_start"]), "line_end": int(r["line_end"]),
                 "verified": bool(r["verified"]), "models": models,
-                "row": {k: r.get(k) for k in ROW_FIELDS},
+                "row": _stored_row({k: r.get(k) for k in ROW_FIELDS}, i, long),
                 "sparse": sparse.row(i) or {0: 0.0},
                 **expr.filter_fields(facts)}
             for field, have_vec in vecs.items():
                 row[field] = have_vec[i]
             batch.append(row)
         yield batch
+
+
+def _stored_row(row: dict[str, Any], num: int, long: dict[str, Any] | None
+                ) -> dict[str, Any]:
+    """`row` as the chunk collection stores it: itself, or `LONG_MARK` when it is too large
+    for a JSON field (kept in `long`)."""
+    if long is None or row_bytes(row) <= ROW_BYTES:
+        return row
+    long[str(num)] = row
+    return {LONG_MARK: True}
 
 
 def placeholders(start: int, count: int, dim: int) -> np.ndarray:

@@ -1,0 +1,134 @@
+"""A search of a release asked for by tag or commit while an engine is read (`kb query
+--engine … --release TAG`, MCP `search` and ``/api/search`` with ``release``/``commit``):
+searched in that release's collection when the engine holds it (kept by ``keep``), else
+one line naming the releases published there (`kbtools.engine.published`)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from starlette.testclient import TestClient
+
+from kbtools.agents.mcp_server import Context, tool_read, tool_search
+from kbtools.cli import main
+from kbtools.engine.milvus import connect_url
+from kbtools.engine.publish import check_release, publish
+from kbtools.engine.remote import EngineReader
+from kbtools.errors import KbError
+from kbtools.index.manifest import load_manifest
+from kbtools.serve.app import create_app, open_source
+from tests.milvus_server import milvus  # noqa: F401 - fixture
+from tests.test_engine_bases import plant  # noqa: F401 - fixture
+from tests.test_engine_failures import _engine, _rel, signed  # noqa: F401 - fixture
+
+QUESTION = "flush the drip irrigation lines"
+
+
+@pytest.fixture(scope="module")
+def url(signed, milvus):  # noqa: F811
+    """kb-r1, kb-r2, kb-r3 published (kb-r3 served), keep 5."""
+    dev, _ = signed
+    eng = _engine(milvus, "asked")
+    try:
+        for n in (1, 2, 3):
+            publish(eng, check_release(_rel(dev, n)))
+    finally:
+        eng.close()
+    return milvus.url("asked")
+
+
+def _query(*args: str) -> tuple[int, str]:
+    res = CliRunner().invoke(main, ["query", "--json", "--no-log", QUESTION, *args])
+    return res.exit_code, res.output
+
+
+def _cited(output: str) -> tuple[str, list[str]]:
+    body = json.loads(output)
+    return body["release"]["tag"], [r["doc"] for r in body["results"]]
+
+
+def _commit(dev, n: int) -> str:
+    return str(load_manifest(_rel(dev, n))["source"]["commit"])
+
+
+def test_kb_query_engine_release_searches_that_published_release(signed, url):  # noqa: F811
+    """`kb query --engine … --release kb-r1` was refused ("--release names local files,
+    which --engine does not use"): a result cited from kb-r1 could not be searched again in
+    the release it came from. Now it searches kb-r1's collection, with the answers of the
+    release's own files; by commit as well."""
+    dev, _ = signed
+    code, out = _query("--engine", url, "--release", "kb-r1")
+    assert code == 0, out
+    code_local, out_local = _query("--index", str(_rel(dev, 1)))
+    assert code_local == 0, out_local
+    assert _cited(out) == _cited(out_local) == ("kb-r1", _cited(out_local)[1])
+    served = _cited(_query("--engine", url)[1])
+    assert served[0] == "kb-r3" and served[1] != _cited(out)[1]  # kb-r3 has note2, note3
+    code, out = _query("--engine", url, "--commit", _commit(dev, 2)[:9])
+    assert code == 0, out
+    assert _cited(out)[0] == "kb-r2"
+
+
+def test_a_release_the_engine_does_not_hold_is_one_line_naming_those_it_does(url):
+    code, out = _query("--engine", url, "--release", "kb-r9")
+    assert code == 1
+    line = out.strip().splitlines()
+    assert len(line) == 1, out
+    assert "release kb-r9 is not published in milvus://" in line[0]
+    assert "kb-r3, kb-r2, kb-r1" in line[0] and "search without" in line[0]
+
+
+def test_mcp_and_the_api_search_a_published_release_asked_for(signed, url):  # noqa: F811
+    """MCP `search` and ``/api/search`` with ``release`` read an engine's releases too: they
+    said "release kb-r1 is not the release read here … no earlier release is kept"."""
+    dev, _ = signed
+    want = _cited(_query("--index", str(_rel(dev, 1)))[1])
+    ctx = Context(opener=EngineReader(connect_url(url)).current)
+    got = tool_search(ctx, QUESTION, release="kb-r1")
+    assert (got["release"]["tag"], [r["doc"] for r in got["results"]]) == want
+    with pytest.raises(KbError, match="release kb-r7 is not published"):
+        tool_search(ctx, QUESTION, release="kb-r7")
+    cited = got["results"][0]
+    read = tool_read(ctx, cited["doc"], heading_path=cited["heading_path"], release="kb-r1")
+    assert read["release"]["tag"] == "kb-r1" and read["markdown"]
+    with TestClient(create_app(None, source=open_source(None, url)),
+                    base_url="http://127.0.0.1") as client:
+        res = client.get("/api/search", params={"q": QUESTION, "commit": _commit(dev, 1)})
+        assert res.status_code == 200, res.text
+        assert _cited(res.text) == want
+        res = client.get("/api/search", params={"q": QUESTION, "release": "kb-r8"})
+        assert res.status_code == 404 and "kb-r3, kb-r2, kb-r1" in res.text
+
+
+def test_a_release_pruned_by_keep_is_named_gone(signed, milvus):  # noqa: F811
+    dev, _ = signed
+    eng = _engine(milvus, "asked_keep")
+    try:
+        for n in (1, 2):
+            publish(eng, check_release(_rel(dev, n)), keep=1)
+    finally:
+        eng.close()
+    code, out = _query("--engine", milvus.url("asked_keep"), "--release", "kb-r1")
+    assert code == 1
+    assert "release kb-r1 is not published" in out
+    assert "published there, newest first: kb-r2;" in out and "keep" in out
+
+
+def test_a_tag_is_searched_in_the_knowledge_base_the_alias_serves(signed, plant, url):  # noqa: F811
+    """Two knowledge bases in one database are both tagged kb-r1, kb-r2, …: the release
+    asked for is the one of the knowledge base the alias read serves, never the other's."""
+    eng = connect_url(url)
+    try:
+        for n in (1, 2):
+            publish(eng, check_release(_rel(plant, n)), alias="plant")
+    finally:
+        eng.close()
+    code, out = _query("--engine", url, "--alias", "plant", "--release", "kb-r1")
+    assert code == 0, out
+    assert json.loads(out)["release"]["source_commit"] == _commit(plant, 1)
+    code, out = _query("--engine", url, "--release", "kb-r1")
+    assert json.loads(out)["release"]["source_commit"] == _commit(signed[0], 1)
+    code, out = _query("--engine", url, "--alias", "plant", "--release", "kb-r3")
+    assert code == 1 and "(published there, newest first: kb-r2, kb-r1;" in out, out
