@@ -161,6 +161,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.markdown.mermaid._M_STATE": "match",
     "kbtools.markdown.mermaid._M_SKIP": "match",
     "kbtools.markdown.mermaid:[\\[\\](){}]": "search",
+    "kbtools.markdown.mermaid_kinds._ER_SYMBOLS": "search",  # a line of an ER diagram
+    "kbtools.markdown.mermaid_kinds._ER_WORDS": "search",  # a line of an ER diagram
     "kbtools.markdown.wikitext.WIKILINK": "finditer",  # a run of text (masked, and as written)
     "kbtools.markdown.inline_tags.INLINE_TAG": "finditer",  # an inline run's text (Obsidian's tags)
     "kbtools.markdown.parser.BR": "match",
