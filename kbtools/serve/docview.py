@@ -59,6 +59,7 @@ from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
 from kbtools.markdown.figures import FigureParts, figure_parts
+from kbtools.markdown.formula_words import formula_words
 from kbtools.markdown.parser import (
     ATTR,
     BR,
@@ -78,7 +79,6 @@ from kbtools.serve.editors import (
     table_of_contents,
     task_boxes,
 )
-from kbtools.serve.formula_words import formula_words
 from kbtools.serve.headings import anchor_headings, passage_headings
 from kbtools.serve.marks import highlight, lone_character, terms_pattern
 from kbtools.serve.passes import (
