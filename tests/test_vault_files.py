@@ -15,6 +15,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from kbtools.api import open_index, search
 from kbtools.build.chunk import chunk_document
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
@@ -112,6 +113,20 @@ def test_a_lenient_build_indexes_a_drawings_words_not_its_data(tmp_path: Path):
     for gone in ("EXCALIDRAW VIEW", "Excalidraw Data", "Pasted image", "安全阀说明",
                  "compressed-json", compressed[:40], "^aB3dE6fG"):
         assert gone not in every, gone
+
+
+def test_a_drawing_is_listed_and_cited_under_its_name(tmp_path: Path):
+    """A drawing has no front-matter `title`: its `docs` row's title was empty and a search
+    cited it under its path; now under its name, as its heading path already was."""
+    rel = "knowledge/图/泵站示意.excalidraw.md"
+    repo = make_repo(tmp_path / "vault", docs={rel: drawing(_compressed())})
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False, lenient=True))
+    with sqlite3.connect(repo / "dist" / "index" / "store.sqlite") as con:
+        [(title,)] = con.execute("SELECT title FROM docs WHERE doc = ?", (rel,)).fetchall()
+    assert title == "泵站示意"
+    hits = [r for r in search(open_index(repo / "dist"), "安全阀 泄压", k=5).results
+            if r.citation.doc == rel]
+    assert hits and hits[0].title == "泵站示意", hits
 
 
 TYPORA_DOC = GOOD_FM.replace("verified: false\n", "verified: false\ntypora-root-url: {root}\n") \
