@@ -13,6 +13,7 @@ import sqlite3
 import zlib
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from kbtools.api import open_index, search
@@ -165,6 +166,37 @@ def test_typora_root_url_gives_the_picture_typora_shows(kb: Path):
     assert "![泵站](../../assets/img/pump.png)" in doc.read_text(encoding="utf-8"), res.output
     # a root naming no folder with that file: the finding as before, nothing written
     doc.write_text(TYPORA_DOC.format(root="../../pictures"), encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache", "--fix"])
+    assert "![泵站](/img/pump.png)" in doc.read_text(encoding="utf-8")
+    assert "absolute path '/img/pump.png': a file outside the repository" in res.output
+
+
+@pytest.mark.parametrize("root", [
+    "..\\..\\assets", "C:\\Users\\x\\kb\\assets", "D:\\work\\kb\\assets\\", "C:/Users/x/kb/assets",
+    "file:///C:/Users/x/kb/assets", "/Users/x/Documents/kb/assets", "C:\\Users\\x\\kb"])
+def test_typora_root_url_of_the_authors_disk_gives_the_picture(kb: Path, root: str):
+    """`typora-root-url` as Typora wrote it on the author's Windows or Mac disk: the folder
+    named by its trailing parts that the repository holds (`assets`, or the repository
+    itself) is the one Typora showed the picture from. Before, a drive or a folder this disk
+    lacks gave "a file outside the repository" and no `--fix`."""
+    (kb / "assets" / "img").mkdir(parents=True)
+    (kb / "assets" / "img" / "pump.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (kb / "img").mkdir()
+    (kb / "img" / "pump.png").write_bytes(b"\x89PNG\r\n\x1a\n")  # the repository's root
+    doc = kb / "knowledge" / "设备" / "泵站.md"
+    doc.parent.mkdir()
+    doc.write_text(TYPORA_DOC.format(root="'" + root + "'"), encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache", "--fix"])
+    want = "../../img/pump.png" if root.endswith("kb") else "../../assets/img/pump.png"
+    assert f"![泵站]({want})" in doc.read_text(encoding="utf-8"), res.output
+
+
+@pytest.mark.parametrize("root", ["C:\\Users\\x\\kb\\pictures", "https://example.org/assets"])
+def test_typora_root_url_naming_no_folder_here_is_no_fix(kb: Path, root: str):
+    (kb / "assets" / "img").mkdir(parents=True)
+    (kb / "assets" / "img" / "pump.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    doc = kb / "knowledge" / "泵站.md"
+    doc.write_text(TYPORA_DOC.format(root="'" + root + "'"), encoding="utf-8")
     res = CliRunner().invoke(main, ["check", "--no-cache", "--fix"])
     assert "![泵站](/img/pump.png)" in doc.read_text(encoding="utf-8")
     assert "absolute path '/img/pump.png': a file outside the repository" in res.output

@@ -43,7 +43,7 @@ from kbtools.cachedb import open_cache_db
 from kbtools.render.glyphs import fonts_signature
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 83  # bump when a check's findings for the same inputs change (5: `$` in code
+FORMAT = 84  # bump when a check's findings for the same inputs change (5: `$` in code
 # spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
 # 9: a percent-encoded destination's column; 10: decision tables' worded conditions,
 # dashes and units, ```latex fences as code; 11: findings a watcher stored after a schema
@@ -150,6 +150,8 @@ FORMAT = 83  # bump when a check's findings for the same inputs change (5: `$` i
 # read against the document's `typora-root-url` names the file Typora shows; a note's
 # embed says to copy its text in when the page should show it, a drawing's to export its
 # picture (session 38, cb)
+# 84: a `typora-root-url` of the author's disk (`C:\Users\x\kb\assets`, `file:///C:/…`, a
+# folder this disk lacks) is read by the repository's folders it ends with (session 39, c)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 
