@@ -50,6 +50,7 @@ from kbtools.markdown.nodes import (
     iter_blocks,
 )
 from kbtools.markdown.parser import (
+    BR,
     INLINE_MATH,
     anchor_text,
     fence_language,
@@ -278,6 +279,7 @@ class _InlineReader:
         self.line, self.said = line, said
         self.text: list[str] = []
         self.kinds: list[str] = []  # the token type of each piece of `text`
+        self.breaks: list[int] = []  # the pieces of `text` that are a `<br>`
         self.images: list[Image] = []
         self.math: list[Math] = []
         self.links: list[LinkRef] = []
@@ -310,14 +312,24 @@ class _InlineReader:
         elif kind in ("softbreak", "hardbreak"):
             self.line += 1
         self.line += token_newlines(tok)
+        if kind == "html_inline" and BR.match(tok.content):
+            self.breaks.append(len(self.text))
         self.text.append(token_text(tok, said=self.said))
         self.kinds.append(kind)
 
     def inline(self, wikilinks: bool = False) -> Inline:
-        text = "".join(self.text)
+        lines = "\n".join(self._read(wikilinks, a + 1, b) for a, b in zip(
+            [-1, *self.breaks], [*self.breaks, len(self.text)], strict=True)) \
+            if self.breaks else ""
+        return Inline(self._read(wikilinks, 0, len(self.text)), tuple(self.images),
+                      tuple(self.math), tuple(self.links), lines)
+
+    def _read(self, wikilinks: bool, start: int, end: int) -> str:
+        """The plain text of pieces [start, end)."""
+        text = "".join(self.text[start:end])
         if wikilinks and "[[" in text:
-            text = _wikilinks_read(self.text, self.kinds)
-        return Inline(plain(text), tuple(self.images), tuple(self.math), tuple(self.links))
+            text = _wikilinks_read(self.text[start:end], self.kinds[start:end])
+        return plain(text)
 
 
 def _wikilinks_read(texts: list[str], kinds: list[str]) -> str:
