@@ -158,3 +158,17 @@ def test_a_flowchart_chunk_still_embeds_its_lines():
     src = parse_source(text, Path("/r") / rel, rel)
     [diagram] = [c for c in chunk_document(src) if c.kind == "mermaid"]
     assert "启动泵 → 检查压力" in diagram.embed_text and "A[启动泵]" in diagram.embed_text
+
+
+@pytest.mark.parametrize(("source", "nodes", "edges"), [
+    ('graph TD\n A["启动<br>液压泵"] -->|压力<br/>正常| B(运行)\n',
+     ("启动 液压泵", "运行"), (("启动 液压泵", "运行", "压力 正常"),)),
+    ('flowchart LR\n  A["`**化学**防治`"] --> B[喷药]\n',
+     ("化学防治", "喷药"), (("化学防治", "喷药", ""),)),
+    ("timeline\n  10月 : 拌种<BR>处理\n", ("10月", "拌种 处理"), (("10月", "拌种 处理", ""),)),
+    ('mindmap\n  root((病害<br/>防治))\n    A["`**化学**防治`"]\n', ("病害 防治", "化学防治"), ()),
+])
+def test_a_label_reads_as_the_diagram_shows_it(source, nodes, edges):
+    """Mermaid labels break lines with `<br>` and write Markdown strings (`"`**粗**`"`):
+    the `<br>` and the marks were embedded as words (`启动<br>液压泵`, `**化学**防治`)."""
+    assert mermaid_graph(source) == (nodes, edges)

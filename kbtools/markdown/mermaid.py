@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from kbtools.markdown.mermaid_kinds import READERS
+from kbtools.markdown.parser import BR
 
 MAX_LABEL = 200  # `A -- label --> B`: longer text between the dashes is not read as a label
 _M_NODE = re.compile(
@@ -103,7 +104,7 @@ def mermaid_graph(source: str) -> tuple[tuple[str, ...], tuple[tuple[str, str, s
                 continue
             kept.append(line)
         found, found_edges = reader(kept)
-        return tuple(found), tuple(found_edges)
+        return _shown(found, found_edges)
     labels: dict[str, str] = {}
     order: list[str] = []
     edges: list[tuple[str, str, str]] = []
@@ -151,9 +152,25 @@ def mermaid_graph(source: str) -> tuple[tuple[str, ...], tuple[tuple[str, str, s
                 label = (parts[i - 1] or "").strip().strip('"')
                 edges.extend((a, b, label) for a in prev for b in group)
             prev = group
-    nodes = tuple(labels.get(n, n) for n in order)
-    named = tuple((labels.get(a, a), labels.get(b, b), lab) for a, b, lab in edges)
-    return nodes, named
+    nodes = [labels.get(n, n) for n in order]
+    return _shown(nodes, [(labels.get(a, a), labels.get(b, b), lab) for a, b, lab in edges])
+
+
+def _label(text: str) -> str:
+    """A label as the diagram shows it: a `<br>` a space, a Markdown string's backticks
+    and emphasis marks (`"`**化学**防治`"`) left out."""
+    if "<" in text:
+        text = BR.sub(" ", text)
+    if text.startswith("`") and text.endswith("`") and len(text) > 1:
+        text = text[1:-1].replace("**", "").replace("__", "")
+    return " ".join(text.split())
+
+
+def _shown(nodes: list[str], edges: list[tuple[str, str, str]]
+           ) -> tuple[tuple[str, ...], tuple[tuple[str, str, str], ...]]:
+    """Nodes (each once) and edges with their labels as the diagram shows them (`_label`)."""
+    shown = tuple(dict.fromkeys(s for s in map(_label, nodes) if s))
+    return shown, tuple((_label(a), _label(b), _label(lab)) for a, b, lab in edges)
 
 
 def mermaid_text(source: str) -> str:

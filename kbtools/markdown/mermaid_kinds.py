@@ -187,10 +187,10 @@ def _shape_text(line: str) -> str:
             for opener, closer in _SHAPES:
                 if rest.startswith(opener) and rest.endswith(closer) \
                         and len(rest) >= len(opener) + len(closer):
-                    inner = rest[len(opener):len(rest) - len(closer)].strip().strip('"`').strip()
+                    inner = rest[len(opener):len(rest) - len(closer)].strip().strip('"').strip()
                     return inner or line[:i]
             break
-    return line.strip('"`').strip()
+    return line.strip('"').strip()
 
 
 def mindmap(lines: list[str]) -> Graph:
