@@ -114,7 +114,8 @@ CHUNKER_VERSION = "40"  # bump when output changes for the same input (index fin
 # 40: a Mermaid timeline, ER diagram, journey, Gantt chart or mind map embeds its title and
 # words (events, entities and attributes, tasks and actors, whole node texts) with the lines
 # around it, never its settings, dates, scores or cardinalities; any diagram's title is
-# embedded first, labels without `<br>` or Markdown-string marks; a heading's formula reads as said (`## $E=mc^2$` is `E=mc²`) (session 39)
+# embedded first, labels without `<br>` or Markdown-string marks; a heading's formula reads
+# as said (`## $E=mc^2$` is `E=mc²`) (session 39)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 
