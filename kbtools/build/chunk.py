@@ -115,7 +115,7 @@ CHUNKER_VERSION = "40"  # bump when output changes for the same input (index fin
 # words (events, entities and attributes, tasks and actors, whole node texts) with the lines
 # around it, never its settings, dates, scores or cardinalities; any diagram's title is
 # embedded first, labels without `<br>` or Markdown-string marks; a heading's formula reads
-# as said (`## $E=mc^2$` is `E=mc²`) (session 39)
+# as said (`## $E=mc^2$` is `E=mc²`); `~~struck~~` marks are no text (session 39)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

@@ -71,7 +71,7 @@ FORMAT = 28  # 2: outlines record the document's language; 3: `<`, `>` kept in t
 # 27: an Excalidraw drawing is titled by its name; an Obsidian wikilink or note embed reads
 # as its text in `Document.hidden` (`[[泵站#检修|步骤]]` reads `步骤`)
 # 28: a heading's formula reads as said in its text (`## $E=mc^2$` is `E=mc²`)
-# and a table cell's `<br>` is a line break in its CSV (`Inline.lines`)
+# and a table cell's `<br>` is a line break in its CSV (`Inline.lines`); `~~struck~~` parsed
 PARSER_VERSION = (f"{FORMAT}:{__version__}:{markdown_it.__version__}:"
                   f"{mdit_py_plugins.__version__}")
 

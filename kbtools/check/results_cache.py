@@ -151,7 +151,8 @@ FORMAT = 84  # bump when a check's findings for the same inputs change (5: `$` i
 # embed says to copy its text in when the page should show it, a drawing's to export its
 # picture (session 38, cb)
 # 84: a `typora-root-url` of the author's disk (`C:\Users\x\kb\assets`, `file:///C:/…`, a
-# folder this disk lacks) is read by the repository's folders it ends with (session 39, c)
+# folder this disk lacks) is read by the repository's folders it ends with; `~~struck~~` no
+# text of headings and cells (session 39, c)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

@@ -62,7 +62,7 @@ from kbtools.markdown.wikitext import (
     written_run,
 )
 
-HEADING_MARKUP = frozenset("`[<*_\\&$!=%")  # a heading without these reads as written
+HEADING_MARKUP = frozenset("`[<*_\\&$!=%~")  # a heading without these reads as written
 
 
 @dataclass(frozen=True)
