@@ -161,6 +161,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.markdown.mermaid._M_STATE": "match",
     "kbtools.markdown.mermaid._M_SKIP": "match",
     "kbtools.markdown.mermaid:[\\[\\](){}]": "search",
+    "kbtools.markdown.mermaid_kinds._ER_SYMBOLS": "search",  # a line of an ER diagram
+    "kbtools.markdown.mermaid_kinds._ER_WORDS": "search",  # a line of an ER diagram
     "kbtools.markdown.wikitext.WIKILINK": "finditer",  # a run of text (masked, and as written)
     "kbtools.markdown.inline_tags.INLINE_TAG": "finditer",  # an inline run's text (Obsidian's tags)
     "kbtools.markdown.parser.BR": "match",
@@ -238,13 +240,13 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.filter_kinds._YEAR": "fullmatch",  # a --where value
     "kbtools.agents.read._CITED": "fullmatch",  # an agent's document path
     "kbtools.agents.citation_text._SHOWN_LINES": "fullmatch",  # what follows " (line" in a doc
-    "kbtools.serve.formula_words._PIECE": "findall",  # a formula's LaTeX
-    "kbtools.serve.formula_words:\\s+": "sub",  # the words said of a formula
-    "kbtools.serve.formula_words:[\\w.′°%]*": "fullmatch",  # a piece of a formula's words
+    "kbtools.markdown.formula_words._PIECE": "findall",  # a formula's LaTeX
+    "kbtools.markdown.formula_words:\\s+": "sub",  # the words said of a formula
+    "kbtools.markdown.formula_words:[\\w.′°%]*": "fullmatch",  # a piece of a formula's words
     "kbtools.gitobjects:^(?:error|fatal|hint): ": "sub",  # a line git printed (a ref name)
 }
 OTHER: dict[str, str] = {
-    "kbtools.serve.formula_words:\\\\[A-Za-z]+": "our own table of LaTeX commands (MATH_CHARS)",
+    "kbtools.markdown.formula_words:\\\\[A-Za-z]+": "our own table of LaTeX commands (MATH_CHARS)",
     "kbtools.config._TOML_AT": "tomllib's error message (a fixed sentence and a position)",
     "kbtools.index.vectors:\\[(\\w+)\\]": "the kernel's transparent huge page setting",
     "kbtools.index.vectors:^MemAvailable:\\s+(\\d+) kB": "/proc/meminfo",

@@ -178,6 +178,51 @@ def test_highlights_are_shown_apart_from_the_question_s_terms():
     assert "==" not in html
 
 
+@pytest.mark.parametrize(("text", "plain"), [
+    ("~~先加热~~ 直接喷施", "先加热 直接喷施"),
+    ("这是~~旧方法~~内容", "这是旧方法内容"),
+    ("范围 15~20 ℃，a~b，x ~~ y", "范围 15~20 ℃，a~b，x ~~ y"),  # no pair: text
+    ("`a~~b~~c` and $a~~b$ ~~c~~", "a~~b~~c and a~~b c"),  # code and math keep theirs
+    ("~~unclosed and ~single~", "~~unclosed and ~single~"),
+])
+def test_strikethrough_markers_are_no_text(text, plain):
+    assert inline_text(parse_tokens(text)[1].children or []) == plain
+
+
+STRUCK = """# 处置 ~~旧版~~ 新版
+
+步骤：~~先加热~~ 直接喷施，温度 15~20 ℃。
+
+<!-- decision: inputs=温度(℃); outputs=处置 -->
+| 温度(℃) | 处置 |
+|---|---|
+| <15 | ~~加热~~ 等待 |
+| ≥15 | 喷施 |
+"""
+
+
+def test_strikethrough_leaves_no_markers_in_headings_chunks_rows_and_pages():
+    """`~~struck~~` (Typora's, Obsidian's and GitHub's strikethrough) was text: the heading
+    path, chunk text, rows, the CSV and a decision's output held the tildes, and the page
+    showed them. Now the words stay, struck on the page, their marks left out elsewhere."""
+    text = GOOD_FM + STRUCK
+    src = parse_source(text, Path("/r/knowledge/t/s.md"), "knowledge/t/s.md")
+    assert [s.heading_path for s in parse(src).sections()][1] == ("处置 旧版 新版",)
+    assert "处置 旧版 新版" in [h for _, h in scan(src.body, src.body_line).headings]
+    chunks = chunk_document(src)
+    for c in chunks:
+        assert "~~" not in c.text and "~~" not in c.embed_text, c
+    section = next(c for c in chunks if c.kind == "section")
+    assert "步骤：先加热 直接喷施，温度 15~20 ℃。" in section.text
+    rows = [c.text for c in chunks if c.kind == "table_row"]
+    assert rows[0] == "温度(℃): <15\n处置: 加热 等待"
+    result = evaluate_table(src, None, {"温度(℃)": "10"})
+    assert result.to_dict()["matches"][0]["outputs"] == {"处置": "加热 等待"}
+    html = render_markdown(STRUCK, RenderContext(doc="knowledge/t/s.md"))
+    assert "<s>先加热</s>" in html and "<td><s>加热</s> 等待</td>" in html
+    assert "~~" not in html and "15~20" in html
+
+
 def test_editor_settings_in_front_matter_say_what_they_are(repo):
     """`typora-copy-images-to` (written by Typora's per-document image folder) was only an
     "unknown key", with no word of where it came from or what to do."""

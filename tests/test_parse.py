@@ -165,7 +165,7 @@ def test_a_mermaid_diagram_s_type_and_settings_are_no_nodes():
     assert (nodes, edges) == (("水泵", "维护", "日常检查", "故障"), ())
     nodes, _ = mermaid_graph("gantt\n  title 检修计划\n  dateFormat YYYY-MM-DD\n"
                              "  section 准备\n  断电 :a1, 2024-01-01, 1d\n")
-    assert nodes == ("断电",)
+    assert nodes == ("准备", "断电")  # the section's name, never the word `section`
     assert mermaid_graph('pie title 故障占比\n  "过流" : 40\n') == ((), ())
     nodes, edges = mermaid_graph("flowchart LR\n  section1[断面] --> B[测点]\n")
     assert edges == (("断面", "测点", ""),)

@@ -275,12 +275,25 @@ def test_table_csv_bytes_match_golden(tmp_path):
     assert data == (GOLDEN / "hx3-fault-codes.csv").read_bytes()
     assert data.startswith(b"\xef\xbb\xbf")  # BOM: Excel reads UTF-8 Chinese correctly
     rows = list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))
-    assert rows[0] == ["故障码", "含义", "处理"] and rows[3] == ["E30", "电压异常 低于 10 V", "检查电池"]
+    assert rows[0] == ["故障码", "含义", "处理"] and rows[3] == ["E30", "电压异常\n低于 10 V", "检查电池"]
 
 
 def test_table_csv_quotes_and_pads():
     (_, t), = doc_tables('| a | b |\n|---|---|\n| x, "y" | |\n', "d.md")
     assert table_csv(t) == '\ufeffa,b\r\n"x, ""y""",\r\n'.encode()
+
+
+def test_table_csv_keeps_a_cells_line_breaks():
+    """Typora writes Shift+Enter in a table cell as `<br>`: the CSV joined the cell's lines
+    with spaces (`1. 断电 2. 复位 3. 重启`); a spreadsheet now shows them as the page does,
+    on lines of their own in one cell. The row's chunk text still reads them as spaces."""
+    md = ("| 故障码 | 处理<br>步骤 |\n|---|---|\n| E17 | 1. 断电<br>2. 复位<br/>3. **重启** |\n"
+          "| E18 | 检查<BR >油位 |\n| E19 | =A1<br>x |\n| E20 | 无 |\n")
+    (_, t), = doc_tables(md, "d.md")
+    rows = list(csv.reader(io.StringIO(table_csv(t).decode("utf-8-sig"), newline="")))
+    assert rows == [["故障码", "处理\n步骤"], ["E17", "1. 断电\n2. 复位\n3. 重启"],
+                    ["E18", "检查\n油位"], ["E19", "'=A1\nx"], ["E20", "无"]]
+    assert t.rows[0] == ("E17", "1. 断电 2. 复位 3. 重启")
 
 
 def test_table_csv_runs_no_formula_in_a_spreadsheet():

@@ -21,9 +21,9 @@ from starlette.testclient import TestClient
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
+from kbtools.markdown.formula_words import formula_words
 from kbtools.serve import i18n
 from kbtools.serve.app import create_app
-from kbtools.serve.formula_words import formula_words
 from kbtools.serve.marks import highlight_terms
 from kbtools.ship.release import make_release
 from kbtools.ship.sync import sync

@@ -13,8 +13,10 @@ import sqlite3
 import zlib
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
+from kbtools.api import open_index, search
 from kbtools.build.chunk import chunk_document
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
@@ -114,6 +116,20 @@ def test_a_lenient_build_indexes_a_drawings_words_not_its_data(tmp_path: Path):
         assert gone not in every, gone
 
 
+def test_a_drawing_is_listed_and_cited_under_its_name(tmp_path: Path):
+    """A drawing has no front-matter `title`: its `docs` row's title was empty and a search
+    cited it under its path; now under its name, as its heading path already was."""
+    rel = "knowledge/图/泵站示意.excalidraw.md"
+    repo = make_repo(tmp_path / "vault", docs={rel: drawing(_compressed())})
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False, lenient=True))
+    with sqlite3.connect(repo / "dist" / "index" / "store.sqlite") as con:
+        [(title,)] = con.execute("SELECT title FROM docs WHERE doc = ?", (rel,)).fetchall()
+    assert title == "泵站示意"
+    hits = [r for r in search(open_index(repo / "dist"), "安全阀 泄压", k=5).results
+            if r.citation.doc == rel]
+    assert hits and hits[0].title == "泵站示意", hits
+
+
 TYPORA_DOC = GOOD_FM.replace("verified: false\n", "verified: false\ntypora-root-url: {root}\n") \
     + "\n# 泵站\n\n泵站照片：\n\n![泵站](/img/pump.png)\n\nSee ![valve](/img/valve%20v2.png).\n"
 
@@ -150,6 +166,37 @@ def test_typora_root_url_gives_the_picture_typora_shows(kb: Path):
     assert "![泵站](../../assets/img/pump.png)" in doc.read_text(encoding="utf-8"), res.output
     # a root naming no folder with that file: the finding as before, nothing written
     doc.write_text(TYPORA_DOC.format(root="../../pictures"), encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache", "--fix"])
+    assert "![泵站](/img/pump.png)" in doc.read_text(encoding="utf-8")
+    assert "absolute path '/img/pump.png': a file outside the repository" in res.output
+
+
+@pytest.mark.parametrize("root", [
+    "..\\..\\assets", "C:\\Users\\x\\kb\\assets", "D:\\work\\kb\\assets\\", "C:/Users/x/kb/assets",
+    "file:///C:/Users/x/kb/assets", "/Users/x/Documents/kb/assets", "C:\\Users\\x\\kb"])
+def test_typora_root_url_of_the_authors_disk_gives_the_picture(kb: Path, root: str):
+    """`typora-root-url` as Typora wrote it on the author's Windows or Mac disk: the folder
+    named by its trailing parts that the repository holds (`assets`, or the repository
+    itself) is the one Typora showed the picture from. Before, a drive or a folder this disk
+    lacks gave "a file outside the repository" and no `--fix`."""
+    (kb / "assets" / "img").mkdir(parents=True)
+    (kb / "assets" / "img" / "pump.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (kb / "img").mkdir()
+    (kb / "img" / "pump.png").write_bytes(b"\x89PNG\r\n\x1a\n")  # the repository's root
+    doc = kb / "knowledge" / "设备" / "泵站.md"
+    doc.parent.mkdir()
+    doc.write_text(TYPORA_DOC.format(root="'" + root + "'"), encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache", "--fix"])
+    want = "../../img/pump.png" if root.endswith("kb") else "../../assets/img/pump.png"
+    assert f"![泵站]({want})" in doc.read_text(encoding="utf-8"), res.output
+
+
+@pytest.mark.parametrize("root", ["C:\\Users\\x\\kb\\pictures", "https://example.org/assets"])
+def test_typora_root_url_naming_no_folder_here_is_no_fix(kb: Path, root: str):
+    (kb / "assets" / "img").mkdir(parents=True)
+    (kb / "assets" / "img" / "pump.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    doc = kb / "knowledge" / "泵站.md"
+    doc.write_text(TYPORA_DOC.format(root="'" + root + "'"), encoding="utf-8")
     res = CliRunner().invoke(main, ["check", "--no-cache", "--fix"])
     assert "![泵站](/img/pump.png)" in doc.read_text(encoding="utf-8")
     assert "absolute path '/img/pump.png': a file outside the repository" in res.output

@@ -30,7 +30,7 @@ from kbtools.markdown.doctree import Document, parse
 from kbtools.markdown.drawings import drawing_name, is_drawing, text_elements
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "39"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "40"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -111,6 +111,11 @@ CHUNKER_VERSION = "39"  # bump when output changes for the same input (index fin
 # Elements alone, never its banner, file links or compressed drawing JSON; a wikilink or
 # note embed reads as its text (`![[泵站#检修]]` → `泵站 > 检修`), no `[[` or `#` joining words
 # into one search term (session 38)
+# 40: a Mermaid timeline, ER diagram, journey, Gantt chart or mind map embeds its title and
+# words (events, entities and attributes, tasks and actors, whole node texts) with the lines
+# around it, never its settings, dates, scores or cardinalities; any diagram's title is
+# embedded first, labels without `<br>` or Markdown-string marks; a heading's formula reads
+# as said (`## $E=mc^2$` is `E=mc²`); `~~struck~~` marks are no text (session 39)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

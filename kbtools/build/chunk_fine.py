@@ -41,7 +41,8 @@ from kbtools.markdown.doctree import (
     iter_blocks,
 )
 from kbtools.markdown.figures import figure_parts
-from kbtools.markdown.mermaid import mermaid_graph, mermaid_text
+from kbtools.markdown.mermaid import mermaid_graph, mermaid_kind, mermaid_text
+from kbtools.markdown.mermaid_kinds import READERS
 from kbtools.markdown.nodes import Math
 from kbtools.markdown.parser import CALLOUT
 from kbtools.markdown.table_lines import without_quote_marks
@@ -228,6 +229,12 @@ class FineChunks:
             extra.update(nodes=list(nodes), edges=[list(e) for e in edges])
             graph = mermaid_text(code.content)
             body = self.t.shown(start, end)
+            if graph and mermaid_kind(code.content) in READERS:
+                # read whole by its type's reader: its lines (settings, dates, scores,
+                # cardinalities) are no search text, the words around it are
+                fence_start, fence_end = self.t.start(code.line_start), self.t.end(code.line_end)
+                body = "\n".join(x for x in (self.t.shown(start, fence_start).strip(),
+                                             self.t.shown(fence_end, end).strip()) if x)
             return self.maker.chunk("mermaid", path, start, end, embed=f"{graph}\n{body}",
                                     extra=extra)
         return self.maker.chunk("code", path, start, end, extra=extra)

@@ -439,21 +439,48 @@ OUTSIDE = ("a file outside the repository (devices and other authors lack it): c
 
 def _typora_file(base: str, typora: str, doc_dir: str, fs: FsCache) -> str | None:
     """The repo-relative file Typora shows for the path `base` (starting with `/`) under the
-    document's `typora-root-url` `typora`, when that folder is in the repository."""
+    document's `typora-root-url` `typora`, when that folder is in the repository: written
+    relative to the document (`../assets`, `..\\assets`), or absolute on this disk, or on the
+    author's (`C:\\Users\\x\\kb\\assets`, `file:///C:/…`, `/Users/x/kb/assets`), read so
+    by the folders it ends with that the repository holds (`_authors_folder`)."""
     folder = typora.replace("\\", "/")
-    if not folder or SCHEME.match(folder) or DRIVE.match(folder):
+    if folder[:5].lower() == "file:":  # `file:///C:/kb/assets`, `file:///home/x/kb/assets`
+        folder = unquote(folder[5:]).lstrip("/")
+        folder = folder if DRIVE.match(folder) else "/" + folder
+    disk = DRIVE.match(folder) is not None
+    if not folder or (SCHEME.match(folder) and not disk):
         return None
+    if disk:
+        return _authors_folder(folder[2:], base, fs)
     if folder.startswith("/"):
         real, root = fs.realpath(folder), fs.real_root
-        if real != root and not real.startswith(root + os.sep):
-            return None
+        if real != root and not real.startswith(root + os.sep):  # a folder of this disk
+            return None if os.path.isdir(real) else _authors_folder(folder, base, fs)
         folder = Path(os.path.relpath(real, root)).as_posix()
     else:
         folder = posixpath.join(doc_dir, folder)
+    return _inside_file(folder, base, fs)
+
+
+def _inside_file(folder: str, base: str, fs: FsCache) -> str | None:
+    """`base` under the repo-relative `folder`, when that file is in the repository."""
     joined = posixpath.normpath(posixpath.join(folder, base.lstrip("/")))
     if joined == ".." or joined.startswith("../") or joined == ".":
         return None
     return joined if fs.resolve(joined).exists else None
+
+
+def _authors_folder(folder: str, base: str, fs: FsCache) -> str | None:
+    """`base` under an absolute folder of the author's disk (`/Users/x/kb/assets`, a drive's
+    `/Users/x/kb/assets`): the repository lay somewhere on that disk, so the folder is the
+    longest of its trailing parts (`x/kb/assets`, `kb/assets`, `assets`, none: the
+    repository's root) that is a folder of this repository holding the file."""
+    parts = [p for p in posixpath.normpath("/" + folder).split("/") if p]
+    for i in range(len(parts) + 1):
+        found = _inside_file("/".join(parts[i:]), base, fs)
+        if found is not None:
+            return found
+    return None
 
 
 def _absolute(ref: Ref, target: str, base: str, fragment: str, doc_dir: str,

@@ -43,7 +43,7 @@ from kbtools.cachedb import open_cache_db
 from kbtools.render.glyphs import fonts_signature
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 84  # bump when a check's findings for the same inputs change (5: `$` in code
+FORMAT = 85  # bump when a check's findings for the same inputs change (5: `$` in code
 # spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
 # 9: a percent-encoded destination's column; 10: decision tables' worded conditions,
 # dashes and units, ```latex fences as code; 11: findings a watcher stored after a schema
@@ -153,6 +153,9 @@ FORMAT = 84  # bump when a check's findings for the same inputs change (5: `$` i
 # 84: an unknown key the document's category schema declares says to declare it in the
 # base schema too (it was told to declare it where it was); a schema's own `format: date`
 # key says what to write, as `valid_until` does (session 39, h39)
+# 85: a `typora-root-url` of the author's disk (`C:\Users\x\kb\assets`, `file:///C:/…`, a
+# folder this disk lacks) is read by the repository's folders it ends with; `~~struck~~` no
+# text of headings and cells (session 39, c)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

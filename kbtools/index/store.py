@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.cachedb import connect
+from kbtools.markdown.drawings import drawing_title
 
 SCHEMA = """
 PRAGMA page_size = 4096;
@@ -200,7 +201,8 @@ def insert_docs(con: sqlite3.Connection, docs: Iterable[dict[str, Any]], lapsed:
         meta = d.get("metadata") or {}
         con.execute(
             "INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (d["doc"], str(meta.get("title") or ""), str(meta.get("category") or ""),
+            (d["doc"], str(meta.get("title") or "") or drawing_title(meta, d["doc"]),
+             str(meta.get("category") or ""),
              1 if meta.get("verified") is True and d["doc"] not in lapsed else 0,
              str(meta.get("source") or ""),
              str(meta.get("author") or ""), str(meta.get("timestamp") or ""),

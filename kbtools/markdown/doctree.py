@@ -50,6 +50,7 @@ from kbtools.markdown.nodes import (
     iter_blocks,
 )
 from kbtools.markdown.parser import (
+    BR,
     INLINE_MATH,
     anchor_text,
     fence_language,
@@ -148,7 +149,7 @@ class _Builder:
 
     def heading(self, tok: Token) -> Heading:
         a, b = self.span(tok)
-        inl = _read_inline(self.tokens[self.pos + 1], a)
+        inl = _read_inline(self.tokens[self.pos + 1], a, said=True)
         self.pos += 3
         raw = self.tokens[self.pos - 2]
         text = heading_text(raw.content, inl.text)
@@ -259,11 +260,13 @@ class _TableRows:
             self.current = None
 
 
-def _read_inline(tok: Token, first_line: int, *, wikilinks: bool = False) -> Inline:
+def _read_inline(tok: Token, first_line: int, *, wikilinks: bool = False,
+                 said: bool = False) -> Inline:
     """What an inline token holds; `first_line` is the file line it starts on; `wikilinks`:
     Obsidian's wikilinks and note embeds in its text read as their text (a table cell's,
-    as chunk text reads them: `kbtools.markdown.hidden`)."""
-    reader = _InlineReader(first_line)
+    as chunk text reads them: `kbtools.markdown.hidden`); `said`: its formulas as they read
+    (a heading's text: `## $E=mc^2$` is named `E=mc²` in heading paths and citations)."""
+    reader = _InlineReader(first_line, said)
     for child in tok.children or ():
         reader.read(child)
     return reader.inline(wikilinks)
@@ -272,10 +275,11 @@ def _read_inline(tok: Token, first_line: int, *, wikilinks: bool = False) -> Inl
 class _InlineReader:
     """Collects the text, images, math and links of one inline run, counting lines."""
 
-    def __init__(self, line: int):
-        self.line = line
+    def __init__(self, line: int, said: bool = False):
+        self.line, self.said = line, said
         self.text: list[str] = []
         self.kinds: list[str] = []  # the token type of each piece of `text`
+        self.breaks: list[int] = []  # the pieces of `text` that are a `<br>`
         self.images: list[Image] = []
         self.math: list[Math] = []
         self.links: list[LinkRef] = []
@@ -308,14 +312,24 @@ class _InlineReader:
         elif kind in ("softbreak", "hardbreak"):
             self.line += 1
         self.line += token_newlines(tok)
-        self.text.append(token_text(tok))
+        if kind == "html_inline" and BR.match(tok.content):
+            self.breaks.append(len(self.text))
+        self.text.append(token_text(tok, said=self.said))
         self.kinds.append(kind)
 
     def inline(self, wikilinks: bool = False) -> Inline:
-        text = "".join(self.text)
+        lines = "\n".join(self._read(wikilinks, a + 1, b) for a, b in zip(
+            [-1, *self.breaks], [*self.breaks, len(self.text)], strict=True)) \
+            if self.breaks else ""
+        return Inline(self._read(wikilinks, 0, len(self.text)), tuple(self.images),
+                      tuple(self.math), tuple(self.links), lines)
+
+    def _read(self, wikilinks: bool, start: int, end: int) -> str:
+        """The plain text of pieces [start, end)."""
+        text = "".join(self.text[start:end])
         if wikilinks and "[[" in text:
-            text = _wikilinks_read(self.text, self.kinds)
-        return Inline(plain(text), tuple(self.images), tuple(self.math), tuple(self.links))
+            text = _wikilinks_read(self.text[start:end], self.kinds[start:end])
+        return plain(text)
 
 
 def _wikilinks_read(texts: list[str], kinds: list[str]) -> str:

@@ -37,6 +37,12 @@ def drawing_name(rel: str) -> str:
     return name
 
 
+def drawing_title(meta: Mapping[str, Any], rel: str) -> str:
+    """The title a drawing without a front-matter `title` is listed and cited under: its
+    name (`泵站示意` for `泵站示意.excalidraw.md`); "" for any other document."""
+    return drawing_name(rel) if is_drawing(meta) else ""
+
+
 def heading_text(line: str) -> str | None:
     """The text of an ATX heading line (`## Text Elements` → `Text Elements`), else None."""
     text = line.lstrip(" ")

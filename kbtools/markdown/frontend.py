@@ -62,7 +62,7 @@ from kbtools.markdown.wikitext import (
     written_run,
 )
 
-HEADING_MARKUP = frozenset("`[<*_\\&$!=%")  # a heading without these reads as written
+HEADING_MARKUP = frozenset("`[<*_\\&$!=%~")  # a heading without these reads as written
 
 
 @dataclass(frozen=True)
@@ -284,7 +284,7 @@ class _Scanner:
             else:
                 tok.children = parse_inline(content, self.env)
                 self.out.headings.append((start + self.offset,
-                                           heading_text(content, inline_text(tok.children))))
+                                           heading_text(content, inline_text(tok.children, said=True))))
                 if (anchor := anchor_text(content, tok.children)) is not None:
                     self.out.anchor_texts[start + self.offset] = anchor
         elif _needs_inline(content, self.has_refs):

@@ -104,7 +104,7 @@ def _forms(wanted: str) -> tuple[str, ...]:
         text = text.lstrip("#")
         bare = text.rstrip("#")
         text = bare if not bare or bare[-1] in " \t" else text
-    written = norm(inline_text(parse_inline(text, {})))
+    written = norm(inline_text(parse_inline(text, {}), said=True))
     if written and written not in forms:
         forms.append(written)
     ref = _SECTION_REF.fullmatch(text.strip())

@@ -51,7 +51,8 @@ from kbtools.markdown.parser import (
 from kbtools.markdown.wikitext import wikilink_spans
 
 Hidden = tuple[int, int, str]  # (start, end, what a reader sees instead: "" or " ")
-MARKS = ("mark_open", "mark_close")  # a highlight's `==`: the page shows the words marked
+# a highlight's `==` and a strikethrough's `~~`: the page shows the words marked, struck
+MARKS = ("mark_open", "mark_close", "s_open", "s_close")
 _COMMENT = "\0%%"  # what an Obsidian comment shows while spans are read: nothing
 
 

@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import re
 
+from kbtools.markdown.mermaid_kinds import READERS
+from kbtools.markdown.parser import BR
+
 MAX_LABEL = 200  # `A -- label --> B`: longer text between the dashes is not read as a label
 _M_NODE = re.compile(
     r"([A-Za-z0-9_\u4e00-\u9fff][\w\u4e00-\u9fff.-]*)\s*"
@@ -42,8 +45,66 @@ DIAGRAM_TYPES = frozenset({
     "kanban", "architecture-beta", "zenuml"})
 
 
+def _declared(source: str) -> tuple[str, str, list[str]]:
+    """A diagram's type (case folded; "" when no line declares one), its title (`title:` in
+    the settings block, a `title …` line, `pie title …`) and its other lines, stripped, the
+    type's line, settings and blank lines left out."""
+    kind, title, rest = "", "", []
+    declared = False  # the line naming the diagram's type has been read
+    settings = False  # inside the `---` block of settings (`title:`) before it
+    for raw in source.split("\n"):
+        line = raw.strip().rstrip(";")
+        if not line:
+            continue
+        if not declared:
+            if line == "---" or settings:
+                settings = settings != (line == "---")
+                key, colon, value = line.partition(":")
+                if settings and colon and key.strip() == "title" and not title:
+                    title = value.strip().strip("\"'").strip()
+                continue
+            if line.startswith("%%"):
+                continue
+            declared = True
+            first, _, after = line.replace("\t", " ").partition(" ")
+            if first in DIAGRAM_TYPES:
+                kind = first.casefold()
+                word, _, named = after.strip().partition(" ")
+                if word == "title" and not title:  # `pie title 故障占比`
+                    title = named.strip().strip('"').strip()
+                continue
+        if not title and kind != "mindmap" and line[:6].casefold() in ("title ", "title\t"):
+            title = line[6:].strip().strip('"').strip()
+        rest.append(line)
+    return kind, title, rest
+
+
+def mermaid_kind(source: str) -> str:
+    """A diagram's declared type, case folded (`erdiagram`), or ""."""
+    return _declared(source)[0]
+
+
+def mermaid_title(source: str) -> str:
+    """A diagram's title, or ""."""
+    return _declared(source)[1]
+
+
 def mermaid_graph(source: str) -> tuple[tuple[str, ...], tuple[tuple[str, str, str], ...]]:
-    """Node labels and (from, to, label) edges of a flowchart/sequence/state diagram."""
+    """Node labels and (from, to, label) edges of a diagram: a flowchart, sequence or state
+    diagram read here, a timeline, ER diagram, journey, Gantt chart or mind map by its reader
+    (`kbtools.markdown.mermaid_kinds`)."""
+    kind, _title, lines = _declared(source)
+    reader = READERS.get(kind)
+    if reader is not None:
+        kept, skip = [], False
+        for line in lines:  # comments and accessibility text are no nodes
+            if skip or line.startswith("%%") or line.startswith(("accTitle", "accDescr")):
+                skip = (skip or line.startswith("accDescr") and line.endswith("{")) \
+                    and not line.endswith("}")
+                continue
+            kept.append(line)
+        found, found_edges = reader(kept)
+        return _shown(found, found_edges)
     labels: dict[str, str] = {}
     order: list[str] = []
     edges: list[tuple[str, str, str]] = []
@@ -60,20 +121,7 @@ def mermaid_graph(source: str) -> tuple[tuple[str, ...], tuple[tuple[str, str, s
             order.append(ident)
         return ident
 
-    declared = False  # the line naming the diagram's type has been read
-    settings = False  # inside the `---` block of settings (`title:`) before it
-    for raw in source.split("\n"):
-        line = raw.strip().rstrip(";")
-        if not line:
-            continue
-        if not declared:
-            if line == "---" or settings:
-                settings = settings != (line == "---")
-                continue
-            if not line.startswith("%%"):
-                declared = True
-                if line.split(None, 1)[0] in DIAGRAM_TYPES:
-                    continue
+    for line in lines:
         seq = _M_SEQ.match(line)
         if seq and seq.group(2) not in ("-->", "->"):
             a, b = seq.group(1).strip(), seq.group(3).strip()
@@ -104,15 +152,33 @@ def mermaid_graph(source: str) -> tuple[tuple[str, ...], tuple[tuple[str, str, s
                 label = (parts[i - 1] or "").strip().strip('"')
                 edges.extend((a, b, label) for a in prev for b in group)
             prev = group
-    nodes = tuple(labels.get(n, n) for n in order)
-    named = tuple((labels.get(a, a), labels.get(b, b), lab) for a, b, lab in edges)
-    return nodes, named
+    nodes = [labels.get(n, n) for n in order]
+    return _shown(nodes, [(labels.get(a, a), labels.get(b, b), lab) for a, b, lab in edges])
+
+
+def _label(text: str) -> str:
+    """A label as the diagram shows it: a `<br>` a space, a Markdown string's backticks
+    and emphasis marks (`"`**化学**防治`"`) left out."""
+    if "<" in text:
+        text = BR.sub(" ", text)
+    if text.startswith("`") and text.endswith("`") and len(text) > 1:
+        text = text[1:-1].replace("**", "").replace("__", "")
+    return " ".join(text.split())
+
+
+def _shown(nodes: list[str], edges: list[tuple[str, str, str]]
+           ) -> tuple[tuple[str, ...], tuple[tuple[str, str, str], ...]]:
+    """Nodes (each once) and edges with their labels as the diagram shows them (`_label`)."""
+    shown = tuple(dict.fromkeys(s for s in map(_label, nodes) if s))
+    return shown, tuple((_label(a), _label(b), _label(lab)) for a, b, lab in edges)
 
 
 def mermaid_text(source: str) -> str:
-    """"A → B" lines (with edge labels) followed by the node list, for search."""
+    """The title, "A → B" lines (with edge labels) and the node list, for search."""
     nodes, edges = mermaid_graph(source)
-    lines = [f"{a} → {b}" + (f"（{lab}）" if lab else "") for a, b, lab in edges]
+    title = mermaid_title(source)
+    lines = [title] if title else []
+    lines += [f"{a} → {b}" + (f"（{lab}）" if lab else "") for a, b, lab in edges]
     if nodes:
         lines.append("节点 nodes: " + "、".join(nodes))
     return "\n".join(lines)

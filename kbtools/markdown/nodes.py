@@ -91,6 +91,9 @@ class Inline:
     images: tuple[Image, ...] = ()
     math: tuple[Math, ...] = ()
     links: tuple[LinkRef, ...] = ()
+    # the text with each `<br>` a line break (Typora's Shift+Enter in a table cell), when it
+    # holds one ("" when none: `text` reads each as a space); a table's CSV cell keeps them
+    lines: str = ""
 
 
 @dataclass(frozen=True, slots=True)

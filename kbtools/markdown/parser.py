@@ -42,6 +42,7 @@ from mdit_py_plugins.tasklists import tasklists_plugin
 
 from kbtools.errors import INVISIBLE
 from kbtools.markdown.comments import COMMENT, comments_plugin
+from kbtools.markdown.formula_words import formula_words
 from kbtools.markdown.highlight import highlight_plugin
 from kbtools.markdown.inline_tags import read_inline_tags
 
@@ -401,9 +402,12 @@ def is_math_fence(tok: Token) -> bool:
     return tok.type == "fence" and fence_language(tok.info) in MATH_FENCES
 
 
-def token_text(tok: Token, *, anchor: bool = False) -> str:
+def token_text(tok: Token, *, anchor: bool = False, said: bool = False) -> str:
     """The text an inline token contributes to its run (image: its alt text as written; an
-    `<img>` tag: its `alt`, except in the text an `anchor` is made of, `anchor_text`)."""
+    `<img>` tag: its `alt`, except in the text an `anchor` is made of, `anchor_text`; a
+    formula its LaTeX, or when `said` (a heading's text) the formula as it reads, `E=mc²`)."""
+    if said and tok.type in INLINE_MATH:
+        return formula_words(tok.content)
     if tok.type in _TEXT_TOKENS:
         return tok.content
     if tok.type in ("softbreak", "hardbreak"):
@@ -471,10 +475,11 @@ def is_toc_marker(content: str) -> bool:
     return content.strip().upper() == "[TOC]"
 
 
-def inline_text(children: Iterable[Token], *, anchor: bool = False) -> str:
+def inline_text(children: Iterable[Token], *, anchor: bool = False, said: bool = False) -> str:
     """The plain text of an inline run: a heading's or a table cell's text (inline HTML tags
     and the contents of `<script>`/`<style>` elements left out, `<br>` a space, an `<img>`
-    tag its `alt` unless `anchor`; `<` and `>` of text and code spans kept)."""
+    tag its `alt` unless `anchor`; `<` and `>` of text and code spans kept; a formula as it
+    reads when `said`: a heading's text)."""
     out: list[str] = []
     closing: re.Pattern[str] | None = None  # the end tag of the element being left out
     for tok in children:
@@ -483,7 +488,7 @@ def inline_text(children: Iterable[Token], *, anchor: bool = False) -> str:
                 closing = None
             continue
         if (closing := raw_element_end(tok)) is None:
-            out.append(token_text(tok, anchor=anchor))
+            out.append(token_text(tok, anchor=anchor, said=said))
     return plain("".join(out))
 
 
@@ -492,12 +497,14 @@ def anchor_text(raw: str, children: list[Token]) -> str | None:
     an `<img>` tag's `alt` is text of the heading (its heading path, what a chunk and a
     screen reader read, as a Markdown image's alt text is) but no part of its anchor, as
     GitHub makes an anchor of a heading's text without its HTML tags (Typora resizes a
-    picture as an `<img>` tag: its anchor stays the one written before it was resized).
-    `raw` is the heading's run as written, `children` its inline tokens."""
-    if "<" not in raw:
+    picture as an `<img>` tag: its anchor stays the one written before it was resized). A
+    formula is its LaTeX in the anchor (`## $E=mc^2$` is `#emc2`, as before headings named
+    formulas as they read). `raw` is the heading's run as written, `children` its inline
+    tokens."""
+    if "<" not in raw and "$" not in raw:
         return None
     text = inline_text(children, anchor=True)
-    return None if text == inline_text(children) else heading_text(raw, text)
+    return None if text == inline_text(children, said=True) else heading_text(raw, text)
 
 
 def _trailing_id(text: str) -> re.Match[str] | None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kbtools.index.reader import ReleaseInfo
+from kbtools.markdown.drawings import drawing_title
 
 # the version of the JSON of a search (`SearchResponse.to_dict`), documented field by field in
 # docs/retrieval.md ("`kb query --json`"): raised when a field is removed, renamed or changes
@@ -41,12 +42,13 @@ def shown_title(meta: dict[str, Any], doc: str) -> str:
     """The title a document is shown and cited under: its front-matter `title` as text (a
     number or a date as written by YAML, ``2024``), else its path when it has none, an
     empty or blank one, or one that is no single value (a list, a mapping: a foreign corpus
-    read with ``--lenient``). A results page or a document page never shows an empty
-    heading, and a search's JSON `title` is always a string."""
+    read with ``--lenient``; an Obsidian Excalidraw drawing's: its name, `drawing_title`). A
+    results page or a document page never shows an empty heading, and a search's JSON
+    `title` is always a string."""
     title = meta.get("title")
     if isinstance(title, bool) or isinstance(title, (list, dict, tuple, set)) or title is None:
-        return doc
-    return str(title).strip() or doc
+        return drawing_title(meta, doc) or doc
+    return str(title).strip() or drawing_title(meta, doc) or doc
 
 
 @dataclass(frozen=True)

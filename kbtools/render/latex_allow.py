@@ -23,11 +23,11 @@ import unicodedata
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from kbtools.markdown.latex_names import COMMAND_GROUPS
 from kbtools.render.latex_fonts import alphabet_problem
 from kbtools.render.latex_source import (
     TAG,
     TAG_ARG,
-    TEXT_SYMBOL_NAMES,
     glyph_problem,
     pieces,
     shown_char,
@@ -38,67 +38,6 @@ from kbtools.render.latex_structure import structure_problem
 
 MAX_FORMULA_CHARS = 20_000
 
-# Control words by group (the groups are for the documentation; the check uses their union).
-COMMAND_GROUPS: dict[str, str] = {
-    "Greek letters": """alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta
-        iota kappa varkappa lambda mu nu xi pi varpi rho varrho sigma varsigma tau upsilon
-        phi varphi chi psi omega digamma Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi
-        Psi Omega varGamma varDelta varTheta varLambda varXi varPi varSigma varUpsilon
-        varPhi varPsi varOmega""",
-    "structure": """frac dfrac tfrac cfrac binom dbinom tbinom sqrt over choose substack
-        sideset overset underset stackrel overline underline overbrace underbrace
-        overrightarrow overleftarrow overleftrightarrow underrightarrow underleftarrow
-        underleftrightarrow xrightarrow xleftarrow boxed not operatorname mathop mathbin
-        mathrel mathord mathpunct mathopen mathclose mathinner begin end hline cline
-        multicolumn""",
-    "delimiters and sizes": """left right middle big Big bigg Bigg bigl bigr Bigl Bigr
-        biggl biggr Biggl Biggr bigm Bigm biggm Biggm langle rangle lceil rceil lfloor
-        rfloor lbrace rbrace lbrack rbrack vert Vert lvert rvert lVert rVert ulcorner
-        urcorner llcorner lrcorner backslash""",
-    "styles and fonts": """displaystyle textstyle scriptstyle scriptscriptstyle limits
-        nolimits mathrm mathbf mathit mathsf mathtt mathcal mathbb mathfrak mathnormal
-        boldsymbol pmb text mbox textrm textbf textit textsf texttt textnormal textup
-        textsl emph""",
-    "accents": """hat widehat check tilde widetilde acute grave dot ddot dddot ddddot breve
-        bar vec mathring""",
-    "spacing": """quad qquad enspace thinspace medspace thickspace negthinspace
-        negmedspace negthickspace hspace mkern mspace phantom hphantom vphantom smash""",
-    "functions": """sin cos tan cot sec csc arcsin arccos arctan sinh cosh tanh coth log ln
-        lg exp lim liminf limsup sup inf max min arg det dim gcd hom ker Pr deg mod bmod
-        pmod pod injlim projlim varliminf varlimsup varinjlim varprojlim""",
-    "large operators": """sum prod coprod int iint iiint iiiint idotsint oint bigcup
-        bigcap bigoplus bigotimes bigodot biguplus bigsqcup bigvee bigwedge""",
-    "binary operators": """times cdot div pm mp ast star circ bullet oplus ominus otimes
-        oslash odot cap cup setminus smallsetminus wedge vee land lor sqcap sqcup uplus
-        amalg dagger ddagger wr diamond triangleleft triangleright bigtriangleup
-        bigtriangledown dotplus ltimes rtimes centerdot boxplus boxminus boxtimes boxdot
-        divideontimes intercal""",
-    "relations": """le leq ge geq leqq geqq leqslant geqslant ne neq approx approxeq equiv
-        sim simeq cong propto ll gg lll ggg subset subseteq supset supseteq subsetneq
-        supsetneq sqsubset sqsupset sqsubseteq sqsupseteq in ni notin mid nmid parallel
-        nparallel perp prec succ preceq succeq asymp doteq models vdash dashv vDash Vdash
-        bowtie smile frown lesssim gtrsim lessapprox gtrapprox nless ngtr nleq ngeq
-        thickapprox thicksim triangleq eqsim backsim fallingdotseq risingdotseq because
-        therefore""",
-    "arrows": """to gets rightarrow leftarrow leftrightarrow Rightarrow Leftarrow
-        Leftrightarrow longrightarrow longleftarrow longleftrightarrow Longrightarrow
-        Longleftarrow Longleftrightarrow mapsto longmapsto uparrow downarrow updownarrow
-        Uparrow Downarrow Updownarrow nearrow searrow swarrow nwarrow implies impliedby
-        iff hookrightarrow hookleftarrow rightharpoonup rightharpoondown leftharpoonup
-        leftharpoondown rightleftharpoons leftrightharpoons leadsto rightsquigarrow
-        twoheadrightarrow twoheadleftarrow dashrightarrow dashleftarrow circlearrowleft
-        circlearrowright curvearrowleft curvearrowright""",
-    "symbols": """infty partial nabla forall exists nexists emptyset varnothing angle
-        measuredangle triangle prime backprime ell hbar hslash imath jmath Re Im aleph beth
-        wp top bot ldots cdots vdots ddots dots dotsc dotsb dotsm dotsi dotso checkmark
-        square blacksquare lozenge blacklozenge surd flat sharp natural clubsuit
-        diamondsuit heartsuit spadesuit complement mho eth Bbbk circledS diagup diagdown
-        colon neg lnot S P dag ddag copyright pounds""",
-    "text symbols": TEXT_SYMBOL_NAMES,
-    # accents of LaTeX's text mode (OT1 encoding) written as a letter: in text only, but
-    # `\\b` (bar under) and `\\d` (dot under), which LaTeX sets in a box in math too
-    "text accents": "u v H c d b r t",
-}
 COMMANDS = frozenset(w for group in COMMAND_GROUPS.values() for w in group.split())
 # Commands of packages the renderer does not load, which Typora's and Obsidian's MathJax
 # draw: refused with what to write instead (the package, then the way to write it).

@@ -16,6 +16,7 @@ import unicodedata
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from kbtools.markdown.latex_names import MATH_CHARS, TEXT_SYMBOL_NAMES
 from kbtools.render.glyphs import (
     BSMI_PACKAGE,
     SUBSCRIPTS,
@@ -27,45 +28,12 @@ from kbtools.render.glyphs import (
 )
 from kbtools.render.latex_text import OWN_MATH, TEXT_ACCENTS
 
-# The text symbols (`latex_allow.COMMAND_GROUPS`): in math mode set as text (`tex_source`).
-TEXT_SYMBOL_NAMES = """textdegree textcelsius textmu textperthousand textpm texttimes
-        textdiv textbackslash textasciitilde textasciicircum textunderscore textbar
-        textless textgreater textbullet textregistered texttrademark textcopyright
-        textsection textperiodcentered textohm i j ss SS o O ae AE oe OE aa AA l L"""
-
 # Commands whose braced argument is text, where CJKutf8 typesets any character it has a glyph
 # for; everywhere else a formula is in math mode, whose fonts hold no Chinese, Greek or other
 # non-ASCII character (TeX drops such a character, or a text symbol, from the page).
 TEXT_ARGUMENT = frozenset("text mbox textrm textbf textit textsf texttt textnormal textup "
                           "textsl emph".split()) | TEXT_ACCENTS  # `\\c{…}` in math: a box of text
 TEXT_SYMBOLS = frozenset(TEXT_SYMBOL_NAMES.split())
-# Characters an input method types in math mode, as the math commands Typora's and
-# Obsidian's MathJax draw them with (spacing of relations and operators kept); any other
-# non-ASCII character in math mode is set as text (`tex_source`).
-MATH_CHARS: dict[str, str] = {
-    **dict(zip("αβγδεζηθικλμνξπρσςτυφχψωϑϕϵϖϱ", r"""\alpha \beta \gamma \delta \varepsilon
-        \zeta \eta \theta \iota \kappa \lambda \mu \nu \xi \pi \rho \sigma \varsigma \tau
-        \upsilon \varphi \chi \psi \omega \vartheta \phi \epsilon \varpi \varrho""".split(),
-                strict=True)),
-    **dict(zip("ΓΔΘΛΞΠΣΥΦΨΩµ", r"""\Gamma \Delta \Theta \Lambda \Xi \Pi \Sigma \Upsilon
-        \Phi \Psi \Omega \mu""".split(), strict=True)),
-    **dict(zip("×÷±∓·⋅∘∗≤≥≦≧⩽⩾≠≈≡∼≃≅∝≪≫∈∉∋⊂⊃⊆⊇∪∩∧∨¬∀∃∄∅∞∂∇∑∏∫∬∮√→←↔⇒⇐⇔↦↑↓⊥∥∠…⋯−′″",
-               r"""\times \div \pm \mp \cdot \cdot \circ \ast \leq \geq \leqq \geqq
-        \leqslant \geqslant \neq \approx \equiv \sim \simeq \cong \propto \ll \gg \in
-        \notin \ni \subset \supset \subseteq \supseteq \cup \cap \wedge \vee \neg
-        \forall \exists \nexists \emptyset \infty \partial \nabla \sum \prod \int \iint
-        \oint \surd \to \gets \leftrightarrow \Rightarrow \Leftarrow \Leftrightarrow
-        \mapsto \uparrow \downarrow \perp \parallel \angle \ldots \cdots - ' ''""".split(),
-               strict=True)),
-    **dict(zip("ℓ∆", r"\ell \Delta".split(), strict=True)),  # ∆ (U+2206) is no Δ (U+0394)
-    **dict(zip("⊕⊗⊙∵∴△≜ℝℕℤℚℂ⌈⌉⌊⌋⟨⟩♠♣♥♦◊", r"""\oplus \otimes \odot \because \therefore
-        \triangle \triangleq {\mathbb{R}} {\mathbb{N}} {\mathbb{Z}} {\mathbb{Q}} {\mathbb{C}}
-        \lceil \rceil \lfloor \rfloor \langle \rangle \spadesuit \clubsuit \heartsuit
-        \diamondsuit \lozenge""".split(), strict=True)),
-    # units an input method offers as one character (㎡ in 面积 100㎡)
-    **dict(zip("℉㎡㎏㎜㎝㎞㏄", r"""{{}^\circ\mathrm{F}} {\mathrm{m}^2} {\mathrm{kg}} {\mathrm{mm}}
-        {\mathrm{cm}} {\mathrm{km}} {\mathrm{cc}}""".split(), strict=True)),
-}
 _TEX_PIECE = re.compile(r"\\(?:[A-Za-z]+|.)|[{}$]|[^\x00-\x7f]", re.S)
 # `\tag{X}` / `\tag*{X}` (Typora's and Obsidian's equation number): the formula's label,
 # drawn at its right (`tex_source`); checked on its own, it is not in `COMMANDS`.

@@ -35,7 +35,7 @@ from pathlib import Path, PurePosixPath
 
 from kbtools.errors import RenderError
 from kbtools.fsutil import atomic_write_bytes
-from kbtools.markdown.doctree import Table
+from kbtools.markdown.doctree import Inline, Table
 
 BOM = "\ufeff"
 _UNSAFE = re.compile(r"[^\w\u4e00-\u9fff .()+-]")  # what a derived name replaces with `_`
@@ -229,14 +229,20 @@ def spreadsheet_text(cell: str) -> str:
     return cell
 
 
+_NONE = Inline()
+
+
 def table_csv(table: Table) -> bytes:
     """The CSV bytes of one table: BOM, header row, body rows; \\r\\n line ends (RFC 4180);
     every cell as `spreadsheet_text`, so opening the file runs nothing a document wrote."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\r\n")
     width = max([len(table.header)] + [len(r) for r in table.rows])
+    cells = iter(table.cells)  # each cell's inline content, in reading order
     for row in (table.header, *table.rows):
-        writer.writerow([spreadsheet_text(c) for c in row] + [""] * (width - len(row)))
+        # a cell's `<br>` (Typora's Shift+Enter) a line break in it, as the page shows it
+        shown = [(next(cells, None) or _NONE).lines or c for c in row]
+        writer.writerow([spreadsheet_text(c) for c in shown] + [""] * (width - len(row)))
     return (BOM + buf.getvalue()).encode("utf-8")
 
 

@@ -33,7 +33,9 @@ markdown-it's own renderer in what author content may do:
   parentheses, as chunk text reads it (`kbtools.markdown.parser.NOTE_MARKS`);
 - a task list item's box (``- [ ]``, ``- [x]``) is the page's own disabled checkbox, an
   Obsidian callout (``> [!warning] 标题``) a titled box, Typora's ``[TOC]`` a list of links
-  to the headings (`kbtools.serve.editors`);
+  to the headings (`kbtools.serve.editors`); Obsidian's ``![[pump.png|300]]`` a picture
+  and ``[[note#heading|text]]`` (``![[note]]`` too) a link to the note's page
+  (`kbtools.serve.wikilinks`);
 - block tokens carry ``data-lines`` (file line numbers); those inside the cited range get
   the class ``cited`` and the first one the id ``cited`` (the page scrolls there);
 - a passage may leave table rows out (`RenderContext.line_map` gives the file line of each
@@ -59,6 +61,7 @@ from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
 from kbtools.markdown.figures import FigureParts, figure_parts
+from kbtools.markdown.formula_words import formula_words
 from kbtools.markdown.parser import (
     ATTR,
     BR,
@@ -78,7 +81,6 @@ from kbtools.serve.editors import (
     table_of_contents,
     task_boxes,
 )
-from kbtools.serve.formula_words import formula_words
 from kbtools.serve.headings import anchor_headings, passage_headings
 from kbtools.serve.marks import highlight, lone_character, terms_pattern
 from kbtools.serve.passes import (
@@ -88,6 +90,7 @@ from kbtools.serve.passes import (
     link_xrefs,
     note_omissions,
 )
+from kbtools.serve.wikilinks import wikilink_tokens
 
 # raw HTML that is nothing but pictures (and line breaks): shown as the page's own images
 _IMG_ONLY = re.compile(r"\s*(?:<img\b[^<>]*>\s*(?:<br\s*/?>\s*)*)+", re.I)
@@ -324,7 +327,8 @@ class SafeRenderer(RendererHTML):
     def image(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Any) -> str:
         tok = tokens[idx]
         return self._image(str(tok.attrGet("src") or ""), inline_text(tok.children or []),
-                           str(tok.attrGet("title") or ""))
+                           str(tok.attrGet("title") or ""), int(tok.meta.get("width") or 0),
+                           int(tok.meta.get("height") or 0))
 
     def _image(self, src: str, alt: str, title: str, width: int = 0, height: int = 0) -> str:
         """A picture; `width`/`height`: the size the author gave in pixels (0: none)."""
@@ -508,6 +512,7 @@ def prepare_markdown(text: str, ctx: RenderContext) -> list[Token]:
     tokens = table_of_contents(tokens)
     if not ctx.on_doc_page:
         passage_headings(tokens)
+    wikilink_tokens(tokens, ctx)
     link_xrefs(tokens, ctx)
     return line_numbers(tokens, ctx)
 

@@ -89,7 +89,8 @@ def callouts(tokens: list[Token]) -> None:
 def table_of_contents(tokens: list[Token]) -> list[Token]:
     """Each `[TOC]` paragraph as a list of links to the headings (run after the headings got
     their anchors as ``id``: a heading without one is left out)."""
-    heads = [(tok.tag, inline_text(tokens[i + 1].children or []), str(tok.attrGet("id")))
+    heads = [(tok.tag, inline_text(tokens[i + 1].children or [], said=True),
+              str(tok.attrGet("id")))
              for i, tok in enumerate(tokens[:-1])
              if tok.type == "heading_open" and tok.attrGet("id")]
     out: list[Token] = []

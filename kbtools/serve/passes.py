@@ -53,6 +53,9 @@ class RenderContext:
     has_asset: Callable[[str], bool] = lambda rel: False  # a data/source path the release holds
     # (width, height) in CSS pixels a data/ picture declares (None: unknown)
     size_of: Callable[[str], tuple[int, int] | None] = lambda rel: None
+    # the release's files (documents, shipped pictures) of a file name (`disk_key`): what an
+    # Obsidian wikilink names (`kbtools.serve.wikilinks`)
+    files_named: Callable[[str], Sequence[str]] = lambda key: ()
     url: Callable[[str, str], str] = app_url
     missing_file: str = "not on this device"  # said after a link to a file the release lacks
     # the interface's `lang` (`i18n.HTML_LANG`): the notes above and `omitted` are its words

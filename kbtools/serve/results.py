@@ -40,7 +40,7 @@ LINK_QUESTION_BYTES = 2048
 def render_context(served: Served, doc: str, **kw: Any) -> RenderContext:
     return RenderContext(doc=doc, has_formula=served.has_data_file,
                          has_asset=lambda rel: served.has_data_file(f"source/{rel}"),
-                         size_of=served.picture_size,
+                         size_of=served.picture_size, files_named=served.files_named,
                          url=app_url, **kw)
 
 

@@ -50,6 +50,7 @@ from anyio import CapacityLimiter
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kbtools.agents.read import Knowledge, open_knowledge
+from kbtools.check.names import disk_key
 from kbtools.embed.base import embed_question
 from kbtools.embed.registry import get_embedder
 from kbtools.engine.bases import of_base
@@ -97,6 +98,23 @@ class Served:
     def has_data_file(self, rel: str) -> bool:
         path = ReleaseLayout(self.root).data / rel
         return path.is_file() and not path.is_symlink()
+
+    def files_named(self, key: str) -> list[str]:
+        """The files of ``data/source`` (documents, shipped pictures and files) whose name is
+        `key` as disks compare names (`disk_key`), repository-relative: what an Obsidian
+        wikilink on a page names (`kbtools.serve.wikilinks`). Listed once per release."""
+        names: dict[str, list[str]] | None = self.cache.get("files_named")
+        if names is None:
+            names = {}
+            source = ReleaseLayout(self.root).data / "source"
+            for folder, _dirs, files in os.walk(source):
+                for name in sorted(files):
+                    path = Path(folder, name)
+                    if path.is_file() and not path.is_symlink():
+                        names.setdefault(disk_key(name), []).append(
+                            path.relative_to(source).as_posix())
+            self.cache["files_named"] = names
+        return names.get(key, [])
 
     def picture_size(self, rel: str) -> tuple[int, int] | None:
         """(width, height) in CSS pixels that the picture ``data/<rel>`` declares (a photo's

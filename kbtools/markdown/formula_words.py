@@ -4,15 +4,15 @@ The LaTeX source read aloud is noise (`backslash frac left brace n right brace �
 picture's text is the formula written out with the characters it shows: `\\frac{n}{N}` as
 `n/N`, `\\times` as `×`, `\\alpha` as `α`, `x^2` as `x²`, `\\text{药液量}` as `药液量`; a
 screen reader says those. Any LaTeX the allowlist takes gives some text (an unknown command:
-its name), in linear time; the source stays the picture's `title`.
+its name), in linear time; the source stays the picture's `title`. A heading made of a
+formula is named so too (`kbtools.markdown.parser.inline_text` with `said`).
 """
 
 from __future__ import annotations
 
 import re
 
-from kbtools.render.latex_allow import COMMAND_GROUPS
-from kbtools.render.latex_source import MATH_CHARS
+from kbtools.markdown.latex_names import COMMAND_GROUPS, MATH_CHARS
 
 _PIECE = re.compile(r"\\(?:[A-Za-z]+\*?|.)|[{}^_&~\[\]]|[^\\{}^_&~\[\]]+", re.S)
 # the command each character of an input method stands for, read back as that character
