@@ -49,6 +49,7 @@ import anyio.to_thread
 from anyio import CapacityLimiter
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from kbtools.agents.opened import OpenedReleases
 from kbtools.agents.read import Knowledge, open_knowledge
 from kbtools.embed.base import embed_question
 from kbtools.embed.registry import get_embedder
@@ -150,6 +151,7 @@ class ServedIndex:
         self._retired: list[Served] = []  # no longer kept; closed once no request uses them
         self._users: dict[int, int] = {}  # id(Served) → requests pinned to it
         self._pins: ContextVar[Pins | None] = ContextVar("kb_serve_pins", default=None)
+        self.earlier = OpenedReleases()  # releases a request asked for by tag or commit
 
     def device(self) -> Path | None:
         """The device directory being followed, when the location is one."""
@@ -197,6 +199,7 @@ class ServedIndex:
                     idx.close()
                 return self._pin(self._open[key], pins)
             self._open[key] = served
+            self.earlier.sweep()  # a sync switched the release: it may have pruned one
             while len(self._open) > KEEP_OPEN:
                 self._retired.append(self._open.popitem(last=False)[1])
             self._pin(served, pins)
@@ -249,6 +252,7 @@ class ServedIndex:
                 served.index.close()
             self._open.clear()
             self._retired.clear()
+        self.earlier.close()
 
 
 class Pins(list[Served]):

@@ -1,0 +1,106 @@
+"""Earlier releases kept open by a server (`kbtools.agents.opened`): an agent that cites
+kb-r1 and then searches, reads and evaluates tables on kb-r1 through `kb mcp` or `kb serve`
+has kb-r1 opened by its first call only; a release a sync pruned is refused, never answered
+from what was kept open; one replaced or edited on disk is opened anew or refused as an
+open refuses it.
+
+A real device serving kb-r2 keeps kb-r1 beside it (tests/device_fixtures.py).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from device_fixtures import EDITED, EDITED_SECTION, REMOVED, make_device, second_release
+from starlette.testclient import TestClient
+
+from kbtools.agents.mcp_server import Context, tool_evaluate_table, tool_read, tool_search
+from kbtools.errors import IndexLoadError, KbError
+from kbtools.serve.app import create_app
+from kbtools.serve.source import ServedIndex
+from kbtools.ship import intact
+
+QUESTION = "喷雾器 施药液量 校准"
+TABLE_INPUTS = {"温度": "25", "相对湿度": "90", "连续降雨天数": "3"}
+
+
+@pytest.fixture(scope="module")
+def device(tmp_path_factory) -> Path:
+    d = make_device(tmp_path_factory.mktemp("opened"))
+    second_release(d)
+    return d.dev
+
+
+@pytest.fixture
+def dev(device, tmp_path, monkeypatch) -> Path:
+    """A copy of the device; every use of a release checks its files (no 5 s grace)."""
+    monkeypatch.setattr(intact, "RECHECK_S", 0.0)
+    copy = tmp_path / "device"
+    shutil.copytree(device, copy, symlinks=True)
+    return copy
+
+
+def mcp(ctx: Context, fn: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    with ctx.call():
+        out: dict[str, Any] = fn(ctx, *args, **kwargs)
+        return out
+
+
+def test_an_agents_calls_on_an_earlier_release_open_it_once(dev):
+    ctx = Context(index=dev, query_log=False)
+    found = mcp(ctx, tool_search, QUESTION, release="kb-r1")
+    assert found["release"]["tag"] == "kb-r1" and REMOVED in found["results"][0]["citation"]
+    read = mcp(ctx, tool_read, found["results"][0]["citation"], release="kb-r1")
+    table = mcp(ctx, tool_evaluate_table, EDITED, TABLE_INPUTS, release="kb-r1")
+    again = mcp(ctx, tool_search, QUESTION, commit=found["release"]["source_commit"])
+    assert read["release"]["tag"] == table["release"]["tag"] == "kb-r1"
+    assert again["results"] == found["results"]
+    assert ctx.earlier.opens == 1 and len(ctx.earlier) == 1  # not once per call
+    now = mcp(ctx, tool_search, QUESTION)  # the served release is not one of them
+    assert now["release"]["tag"] == "kb-r2" and ctx.earlier.opens == 1
+
+
+def test_the_web_apps_calls_on_an_earlier_release_open_it_once(dev):
+    source = ServedIndex(dev)
+    with TestClient(create_app(dev, source=source), base_url="http://127.0.0.1") as client:
+        for _ in range(2):
+            got = client.get("/api/search", params={"q": QUESTION, "release": "kb-r1"})
+            assert got.status_code == 200 and got.json()["release"]["tag"] == "kb-r1"
+            read = client.get("/api/read", params={"doc": EDITED, "release": "kb-r1",
+                                                   "heading_path": EDITED_SECTION[-1]})
+            assert read.status_code == 200 and read.json()["release"]["tag"] == "kb-r1"
+            table = client.post("/api/table/evaluate", json={
+                "doc": EDITED, "inputs": TABLE_INPUTS, "release": "kb-r1"})
+            assert table.status_code == 200 and table.json()["release"]["tag"] == "kb-r1"
+    assert source.earlier.opens == 1
+
+
+def test_a_pruned_release_is_refused_not_answered_from_the_one_kept_open(dev):
+    ctx = Context(index=dev, query_log=False)
+    citation = mcp(ctx, tool_search, QUESTION, release="kb-r1")["results"][0]["citation"]
+    shutil.rmtree(dev / "releases" / "kb-r1")  # as `kb sync` prunes it
+    with pytest.raises(KbError, match="release kb-r1 is no longer on this device"):
+        mcp(ctx, tool_search, QUESTION, release="kb-r1")
+    with pytest.raises(KbError, match="release kb-r1 is no longer on this device"):
+        mcp(ctx, tool_read, citation, release="kb-r1")  # kb-r2 removed it: gone, said so
+    table = mcp(ctx, tool_evaluate_table, EDITED, TABLE_INPUTS, release="kb-r1")
+    assert table["release"]["tag"] == "kb-r2" and "no longer" in table["release_gone"]
+    assert ctx.earlier.opens == 1 and len(ctx.earlier) == 0  # and closed: its files let go
+
+
+def test_a_release_replaced_or_edited_on_disk_is_opened_anew_or_refused(dev, tmp_path):
+    ctx = Context(index=dev, query_log=False)
+    first = mcp(ctx, tool_search, QUESTION, release="kb-r1")
+    kept = dev / "releases" / "kb-r1"
+    shutil.copytree(kept, tmp_path / "r1", symlinks=True)
+    shutil.rmtree(kept)
+    shutil.copytree(tmp_path / "r1", kept, symlinks=True)  # pruned, then synced again
+    assert mcp(ctx, tool_search, QUESTION, release="kb-r1")["results"] == first["results"]
+    assert ctx.earlier.opens == 2
+    shard = next((kept / "data" / "chunks").glob("*.jsonl"))
+    shard.write_bytes(shard.read_bytes().replace(b"}", b"} ", 1))  # edited after its sync
+    with pytest.raises(IndexLoadError, match="kb-r1, kept on this device, fails verification"):
+        mcp(ctx, tool_search, QUESTION, release="kb-r1")
