@@ -121,7 +121,8 @@ design decisions. Each result has `citation`, `doc`, `heading_path`, `line_start
 why) and the passage in `text` (quoted data). `no_answer: true` means nothing relevant
 enough was found: say so rather than guessing. When the question gives values for a
 decision table's inputs, the first result has `evaluated: true` and `evaluation` (status
-match → `outputs` and each cell's `reason`, and `rows`: every row the table's policy
+match → `outputs`, one object per selected row as `evaluate_table` gives, each cell's
+`reason`, and `rows`: every row the table's policy
 selects, several for a policy-all table; missing_inputs → the `missing` inputs to ask
 for, and `conflicts`: those the question gave two values, with both (ask which one
 applies), and `said_of_other`: those whose value in their unit the question said of another
