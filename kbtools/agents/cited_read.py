@@ -30,7 +30,14 @@ from kbtools.agents.asked import asked_index, release_arguments, release_name
 from kbtools.agents.citation_text import split_release, unescaped
 from kbtools.agents.moved import moved
 from kbtools.agents.opened import OpenedReleases
-from kbtools.agents.read import Knowledge, SectionText, cited, open_knowledge, read_section
+from kbtools.agents.read import (
+    SEVERAL,
+    Knowledge,
+    SectionText,
+    cited,
+    open_knowledge,
+    read_section,
+)
 from kbtools.errors import IndexLoadError, KbError, UsageError
 from kbtools.index.reader import KbIndex, ReleaseInfo
 from kbtools.ship.checkout import open_index
@@ -152,6 +159,9 @@ def _read_now(kn: Knowledge, doc: str, heading_path: str | list[str] | None,
     try:
         section = read_section(kn, path if given is not None else doc, heading or None)
     except KbError as exc:
+        if exc.key == SEVERAL:  # there, but more than once: not "no such text"
+            raise KbError(f"{gone}, and in {here} {exc.message}", key="release_gone",
+                          values=exc.values) from None
         exc = moved(exc, kn, heading, here)
         raise KbError(f"{gone}, and {here} has no such text: {exc.message}",
                       key="release_gone", values=exc.values) from None
