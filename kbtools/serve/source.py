@@ -15,7 +15,10 @@ so two `kb sync`s or rollbacks in quick succession cannot close the release a pa
 or a read is using, nor mix two releases in one answer; a release replaced meanwhile is
 closed when the last request on it has its response ready (not when the client has read
 it: one that stops reading would keep it open). `EngineServedIndex` does the same for a
-release published in Milvus, following the engine's alias instead of ``current``.
+release published in Milvus, following the engine's alias instead of ``current``. An earlier
+release a request asks for by tag or commit (`/api/search`, `/api/read`, `/api/table/
+evaluate`) is kept open for the next one that asks for it too (`ServedIndex.earlier`,
+`kbtools.agents.opened`), let go once a sync pruned it.
 
 The work of a request (searching, reading and rendering documents) runs on a small pool of
 worker threads (`Workers`, one by default), not on one thread per request: that work is
