@@ -200,13 +200,14 @@ def asked_at(path: Path | None, commit: Any, release: Any,
 
 def _found_first(path: Path | None, commit: str | None, tag: str | None) -> Path | None:
     """The release directory `commit`/`tag` names among those device `path` keeps or the
-    tags of the clone `path` is (or the current directory lies in), when exactly one
-    release is; None otherwise (the caller takes the served release's way)."""
-    if path is not None and is_device_dir(path):
-        kept, clone = kept_releases(path), None
+    tags of the clone `path` is (no `path`: $KB_INDEX's, else the clone the current
+    directory lies in), when exactly one release is; None otherwise (the caller takes the
+    served release's way)."""
+    top = path if path is not None else (Path(os.environ["KB_INDEX"]) if os.environ.get(
+        "KB_INDEX") else implicit_checkout())
+    if top is not None and is_device_dir(top):
+        kept, clone = kept_releases(top), None
     else:
-        top = path if path is not None else (Path(os.environ["KB_INDEX"]) if os.environ.get(
-            "KB_INDEX") else implicit_checkout())
         clone = find_checkout(top) if top is not None else None
         if clone is None:
             return None
