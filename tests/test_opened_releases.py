@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from device_fixtures import EDITED, EDITED_SECTION, REMOVED, make_device, second_release
 from starlette.testclient import TestClient
+from test_release_helpers import git
 
 from kbtools.agents.mcp_server import Context, tool_evaluate_table, tool_read, tool_search
 from kbtools.errors import IndexLoadError, KbError
@@ -104,3 +105,29 @@ def test_a_release_replaced_or_edited_on_disk_is_opened_anew_or_refused(dev, tmp
     shard.write_bytes(shard.read_bytes().replace(b"}", b"} ", 1))  # edited after its sync
     with pytest.raises(IndexLoadError, match="kb-r1, kept on this device, fails verification"):
         mcp(ctx, tool_search, QUESTION, release="kb-r1")
+
+
+def test_two_agents_on_one_device_across_a_sync(tmp_path):
+    """Guard (already right, with the releases kept open): two `kb mcp` servers on one
+    device (two contexts), a `kb sync` switching kb-r2 → kb-r3 between their calls. Each
+    follows the switch for what it asks plainly, and the citation an agent took from kb-r2
+    still reads kb-r2 when it names it, on either server, after its section grew in kb-r3."""
+    d = make_device(tmp_path)
+    second_release(d)
+    a, b = Context(index=d.dev, query_log=False), Context(index=d.dev, query_log=False)
+    question = "小麦赤霉病 监测时间窗口"
+    cited = mcp(a, tool_search, question)["results"][0]
+    assert mcp(b, tool_search, question)["release"]["tag"] == "kb-r2"
+    doc = d.kr / EDITED
+    doc.write_text(doc.read_text(encoding="utf-8").replace(
+        f"## {EDITED_SECTION[-1]}\n", f"## {EDITED_SECTION[-1]}\n\n新增一行。\n"), encoding="utf-8")
+    git(d.kr, "commit", "-qam", "the section grew")
+    assert d.publish() == "kb-r3" and d.sync()[0] == 0
+    for ctx in (a, b):
+        now = mcp(ctx, tool_read, cited["citation"])
+        assert now["release"]["tag"] == "kb-r3" and "新增一行" in now["markdown"]
+        then = mcp(ctx, tool_read, cited["citation"], release="kb-r2")
+        assert then["release"]["tag"] == "kb-r2" and then["served_release"]["tag"] == "kb-r3"
+        assert "新增一行" not in then["markdown"] and then["citation"] == cited["citation"]
+        assert mcp(ctx, tool_search, question)["release"]["tag"] == "kb-r3"
+    assert (a.earlier.opens, b.earlier.opens) == (1, 1)
