@@ -14,11 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from device_fixtures import EDITED, EDITED_SECTION, REMOVED, make_device, second_release
 from starlette.testclient import TestClient
 from test_release_helpers import git
 
 from kbtools.agents.mcp_server import Context, tool_evaluate_table, tool_read, tool_search
+from kbtools.cli import main
 from kbtools.errors import IndexLoadError, KbError
 from kbtools.serve.app import create_app
 from kbtools.serve.source import ServedIndex
@@ -131,3 +133,23 @@ def test_two_agents_on_one_device_across_a_sync(tmp_path):
         assert "新增一行" not in then["markdown"] and then["citation"] == cited["citation"]
         assert mcp(ctx, tool_search, question)["release"]["tag"] == "kb-r3"
     assert (a.earlier.opens, b.earlier.opens) == (1, 1)
+
+
+def test_a_release_rolled_back_to_is_served_not_kept_open_twice(dev):
+    """kb-r1 kept open for an agent's calls, then `kb rollback kb-r1` serves it: the calls
+    read it as the served release, and the copy kept open for them was kept (a second
+    opening of the same release, ~80 MiB at 54k chunks) until two other releases were
+    asked for. It is let go at the switch, on both servers."""
+    ctx = Context(index=dev, query_log=False)
+    source = ServedIndex(dev)
+    with TestClient(create_app(dev, source=source), base_url="http://127.0.0.1") as client:
+        assert mcp(ctx, tool_search, QUESTION, release="kb-r1")["release"]["tag"] == "kb-r1"
+        got = client.get("/api/search", params={"q": QUESTION, "release": "kb-r1"})
+        assert got.json()["release"]["tag"] == "kb-r1"
+        assert len(ctx.earlier) == len(source.earlier) == 1
+        res = CliRunner().invoke(main, ["rollback", "kb-r1", "--to", str(dev)])
+        assert res.exit_code == 0, res.output
+        assert mcp(ctx, tool_search, QUESTION)["release"]["tag"] == "kb-r1"
+        assert client.get("/api/search", params={"q": QUESTION}).json()["release"]["tag"] \
+            == "kb-r1"
+        assert len(ctx.earlier) == len(source.earlier) == 0

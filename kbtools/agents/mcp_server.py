@@ -290,7 +290,7 @@ class Context:
             if old is not None:
                 self._retired.append(old)
                 self._close_retired()
-                self.earlier.sweep()  # a sync switched the release: it may have pruned one
+                self.earlier.sweep(root)  # a switch: it may have pruned one, or serve one
             log.info("serving index %s", self._idx.root)
         return self._idx
 

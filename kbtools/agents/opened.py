@@ -9,8 +9,8 @@ used, keyed by the release directory and which directory and manifest write it i
 release pruned and synced again, a ``dist/`` rebuilt, a clone's derived tag pruned and
 derived again, is opened anew. Every use resolves the directory again as an open does, so
 a device's release whose files were edited since is refused as an open refuses it; a kept
-release whose directory is gone or replaced is closed once no call runs on it
-(`sweep`, also run when the served release changes). A release a sync pruned is never
+release whose directory is gone or replaced, or that a switch serves now, is closed once
+no call runs on it (`sweep`, also run when the served release changes). A release a sync pruned is never
 served from here: the caller lists the releases kept on disk first (`asked_index`) and
 refuses one that is not.
 
@@ -99,10 +99,13 @@ class OpenedReleases:
         with self._lock:
             return len(self._open)
 
-    def sweep(self) -> None:
+    def sweep(self, served: Path | None = None) -> None:
         """Let go of the kept releases whose directory is gone or replaced (a sync pruned
-        it): closed now, or when the last call on one ends."""
+        it), and of `served`, the release a switch (a rollback) serves now, which calls on
+        it read as the served one: closed now, or when the last call on one ends."""
         with self._lock:
+            if served is not None and (entry := self._open.pop(served.resolve(), None)):
+                self._retired.append(entry)
             self._sweep()
 
     def close(self) -> None:

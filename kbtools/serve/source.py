@@ -202,7 +202,7 @@ class ServedIndex:
                     idx.close()
                 return self._pin(self._open[key], pins)
             self._open[key] = served
-            self.earlier.sweep()  # a sync switched the release: it may have pruned one
+            self.earlier.sweep(Path(idx.root))  # a switch: it may have pruned one, or serve one
             while len(self._open) > KEEP_OPEN:
                 self._retired.append(self._open.popitem(last=False)[1])
             self._pin(served, pins)
