@@ -89,7 +89,7 @@ def repo(tmp_path_factory):
 def test_every_surface_says_the_value_is_approximate(repo):
     ev = search(open_index(repo / "dist"), QUESTION, k=3).results[0].evaluation
     assert ev is not None and ev["status"] == "match", ev
-    assert ev["approximate"] == {"相对湿度(%)": "90%"} and ev["outputs"] == {"风险": "高"}
+    assert ev["approximate"] == {"相对湿度(%)": "90%"} and ev["outputs"] == [{"风险": "高"}]
     out = CliRunner().invoke(main, ["query", QUESTION, "--index", str(repo / "dist"),
                                     "--json", "-k", "3"])
     assert out.exit_code == 0, out.output

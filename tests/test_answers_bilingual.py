@@ -95,7 +95,7 @@ def test_kb_query_answers_a_chinese_question_from_an_english_table(tmp_path):
     ev = top.evaluation
     assert ev is not None and ev["status"] == "match", top
     assert ev["inputs"] == {"Hose age (years)": "6"}  # the input the value was bound to
-    assert ev["outputs"] == {"Action": "Replace the hose"}
+    assert ev["outputs"] == [{"Action": "Replace the hose"}]
 
 
 RUN = build_table(["Run time (hours)", "Action"], [["<4", "ok"], [">=4", "check"]],

@@ -285,7 +285,7 @@ def dist(tmp_path_factory):
 def test_field_forms_evaluate_the_table(dist, question, doc, inputs, outputs):
     ev = top_evaluation(dist, question, doc)
     assert (ev["status"], ev["inputs"], ev["outputs"], ev["said_of_other"]) == \
-        ("match", inputs, outputs, {}), ev
+        ("match", inputs, [outputs], {}), ev
 
 
 def test_another_things_temperature_still_asks(dist):

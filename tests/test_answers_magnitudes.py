@@ -159,7 +159,7 @@ def test_a_question_amount_times_wan_or_qian_is_read_as_the_table_reads_it(
 
 def test_a_search_answers_from_the_row_an_amount_in_wan_selects(repo):
     ev = top_evaluation(repo / "dist", "液压油更换：运行小时2.5万，该怎么办", "oil.md")
-    assert ev["status"] == "match" and ev["outputs"] == {"措施": "换滤芯"}, ev
+    assert ev["status"] == "match" and ev["outputs"] == [{"措施": "换滤芯"}], ev
 
 
 # 2. 八成五到九成五 and ‰ ----------------------------------------------------------------
@@ -252,4 +252,4 @@ def test_a_question_names_a_traditional_tables_columns_by_their_parts(question):
 
 def test_a_search_answers_a_simplified_question_from_a_traditional_table(repo):
     ev = top_evaluation(repo / "dist", "小麦赤霉病风险：温度22度，湿度九成，连续降雨4天", "hant.md")
-    assert ev["status"] == "match" and ev["outputs"] == {"風險等級": "極高"}, ev
+    assert ev["status"] == "match" and ev["outputs"] == [{"風險等級": "極高"}], ev

@@ -128,7 +128,7 @@ def test_a_value_of_another_tables_input_is_asked_for_not_bound(dist, question, 
 ])
 def test_the_tables_own_inputs_still_bind(dist, question, doc, inputs, outputs):
     ev = _evaluation(dist, question, doc)
-    assert (ev["status"], ev["inputs"], ev["outputs"]) == ("match", inputs, outputs), ev
+    assert (ev["status"], ev["inputs"], ev["outputs"]) == ("match", inputs, [outputs]), ev
 
 
 def test_the_text_answer_asks_for_the_generic_input(dist):

@@ -351,7 +351,7 @@ def test_a_question_giving_only_another_quantitys_value_evaluates_no_table(dist,
 def test_a_named_value_still_answers(dist):
     ev = top_evaluation(dist, "大棚通风怎么办：气温25度，湿度90%", "greenhouse.md")
     assert (ev["status"], ev["outputs"], ev["said_of_other"]) == \
-        ("match", {"措施": "打开风口通风排湿"}, {})
+        ("match", [{"措施": "打开风口通风排湿"}], {})
 
 
 # characters that are no modifier before 温: the input's own, a place, the surroundings, a

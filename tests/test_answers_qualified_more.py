@@ -339,7 +339,7 @@ def test_the_answer_asks_for_the_input_naming_the_phrase(dist, question, doc, co
 def test_the_forms_that_name_the_input_evaluate_the_table(dist, question, doc, inputs, outputs):
     ev = top_evaluation(dist, question, doc)
     assert (ev["status"], ev["inputs"], ev["outputs"], ev["said_of_other"]) == \
-        ("match", inputs, outputs, {}), ev
+        ("match", inputs, [outputs], {}), ev
 
 
 @pytest.mark.parametrize(("question", "value"), [

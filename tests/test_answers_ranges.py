@@ -62,7 +62,7 @@ def test_a_range_one_row_holds_answers_on_the_example(example_index, question, v
     ev = query_json(example_index, question)
     assert ev["status"] == "match", ev["message"]
     assert ev["inputs"][T] == value and T not in ev["missing"]
-    assert ev["row"] == row and ev["outputs"]["风险等级"] == risk
+    assert ev["row"] == row and ev["outputs"][0]["风险等级"] == risk
 
 
 SPANNED = [
@@ -81,7 +81,7 @@ def test_a_range_rows_split_names_them_in_the_questions_language(example_index, 
     assert ev["status"] == "spans_rows", ev
     assert ev["inputs"][T] == value and ev["missing"] == []
     assert ev["spans"] == {T: [4, 7]}
-    assert ev["row"] is None and ev["outputs"] == {} and ev["rows"] == []  # never a guess
+    assert ev["row"] is None and ev["outputs"] == [] and ev["rows"] == []  # never a guess
     assert first in ev["message"] and second in ev["message"]
     chinese = first.startswith("第")
     assert ("请给一个确定的值" in ev["message"]) == chinese
@@ -141,8 +141,8 @@ def mcp_search(repo, question: str) -> dict:
 def test_a_range_or_bound_answers_through_every_surface(repo, question, value, action):
     ev = query_json(repo / "dist", question)
     assert ev["status"] == "match", ev["message"]
-    assert value in ev["inputs"].values() and ev["outputs"] == {"Action": action}
-    assert mcp_search(repo, question)["outputs"] == {"Action": action}
+    assert value in ev["inputs"].values() and ev["outputs"] == [{"Action": action}]
+    assert mcp_search(repo, question)["outputs"] == [{"Action": action}]
 
 
 @pytest.mark.parametrize(("question", "said"), [
@@ -153,7 +153,7 @@ def test_a_range_or_bound_answers_through_every_surface(repo, question, value, a
 def test_a_range_over_rows_is_refused_through_every_surface(repo, question, said):
     for ev in (query_json(repo / "dist", question), mcp_search(repo, question)):
         assert ev["status"] == "spans_rows", ev
-        assert said in ev["message"] and ev["row"] is None and ev["outputs"] == {}
+        assert said in ev["message"] and ev["row"] is None and ev["outputs"] == []
         assert "missing input" not in ev["message"]
 
 

@@ -86,7 +86,7 @@ def test_a_callout_s_title_says_what_its_decision_table_is_about(tmp_path: Path)
     dist = built_repo_index(tmp_path / "kr", docs)
     ev = top_evaluation(dist, "过滤器压差0.25MPa，运行了300小时，怎么处理", "filter.md")
     assert (ev["status"], ev["inputs"], ev["outputs"]) == (
-        "match", {"压差(MPa)": "0.25", "运行时间(h)": "300"}, {"处理": "立即更换滤芯"}), ev
+        "match", {"压差(MPa)": "0.25", "运行时间(h)": "300"}, [{"处理": "立即更换滤芯"}]), ev
     ev = top_evaluation(dist, "return filter pressure drop 0.25 MPa after 300 hours",
                         "filter-en.md")
-    assert (ev["status"], ev["outputs"]) == ("match", {"Action": "replace the element now"}), ev
+    assert (ev["status"], ev["outputs"]) == ("match", [{"Action": "replace the element now"}]), ev

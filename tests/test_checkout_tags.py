@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from device_fixtures import can_mount_read_only
 from starlette.testclient import TestClient
-from test_checkout import QUESTION, ask, clean, derivation, derived_dir, kb, published
+from test_checkout import QUESTION, ask, clean, clone, derivation, derived_dir, kb, published
 from test_checkout_field_states import own, publish
 from test_release_helpers import forge_release, git
 
@@ -318,3 +318,32 @@ def test_search_tool_and_api_search_an_earlier_tag_of_a_clone(own):
             "release kb-r7 is no release tag of this git clone (it has release kb-r2 "), message
     assert git(tree, "rev-parse", "HEAD").strip() == head and clean(tree)
     assert ask(tree)["release"]["tag"] == "kb-r2"
+
+
+def test_query_release_in_a_fresh_clone_derives_only_the_release_asked(published, tmp_path,
+                                                                       monkeypatch):
+    """`kb query --release kb-r1` in a clone verified and derived HEAD's release (kb-r2:
+    `git status` of the work tree, the release exported and its index derived) before it
+    looked for kb-r1, then derived kb-r1. The release asked for is found first: a fresh
+    clone derives kb-r1 alone, by tag and by commit, from the clone's folder or with
+    --index; HEAD's release is derived by the first question that asks it."""
+    tree = tmp_path / "client"
+    clone(f"file://{published['art']}", tree)
+    monkeypatch.chdir(tree / "data")
+    code, out, err = kb("query", "--release", "kb-r1", QUESTION, "-k", "1", "--json")
+    assert code == 0 and json.loads(out)["release"]["tag"] == "kb-r1", err
+    derived = {json.loads((d / "verified.json").read_text())["tag"]
+               for d in (tree / ".git" / "kb" / "derived").iterdir()}
+    assert derived == {"kb-r1"}
+    commit = json.loads(out)["release"]["source_commit"]
+    code, again, err = kb("query", "--index", str(tree), "--commit", commit[:9], QUESTION,
+                          "-k", "1", "--json")
+    assert code == 0 and json.loads(again)["results"] == json.loads(out)["results"], err
+    assert len(list((tree / ".git" / "kb" / "derived").iterdir())) == 1
+    assert ask(tree)["release"]["tag"] == "kb-r2" and clean(tree)
+    # HEAD's work tree edited: HEAD is refused, the tag asked for is read from git objects
+    (tree / "release.json").write_text("{}\n", encoding="utf-8")
+    code, _, err = kb("query", QUESTION)
+    assert code == 1 and "release.json differs from the signed release kb-r2" in err, err
+    code, out, err = kb("query", "--release", "kb-r1", QUESTION, "-k", "1", "--json")
+    assert code == 0 and json.loads(out)["release"]["tag"] == "kb-r1", err

@@ -80,7 +80,7 @@ def test_the_release_cited_is_still_read_searched_and_evaluated_while_kept(cited
     assert (read["release"]["tag"], read["served_release"]["tag"]) == ("kb-r1", "kb-r2")
     assert read["doc"] == EDITED and "release_gone" not in read
     table = tool_evaluate_table(ctx, citation, INPUTS, release="kb-r1")
-    assert table["release"]["tag"] == "kb-r1" and table["outputs"] == [cited["outputs"]]
+    assert table["release"]["tag"] == "kb-r1" and table["outputs"] == cited["outputs"]
     again = tool_search(ctx, QUESTION, 3, commit=commit[:8], where=f"doc={EDITED}")
     assert again["release"]["tag"] == "kb-r1" and again["results"][0]["citation"] == citation
     now = tool_search(ctx, QUESTION, 3)

@@ -256,7 +256,7 @@ def test_a_celsius_value_however_written_evaluates_the_table(chiller, question):
     """Guard (already right): the table reads the value in any spelling of °C."""
     top = _first(chiller, question, "hybrid").results[0]
     assert top.evaluation is not None and top.evaluation["status"] == "match"
-    assert top.evaluation["outputs"] == {"Action": "check the condenser fan"}
+    assert top.evaluation["outputs"] == [{"Action": "check the condenser fan"}]
 
 
 @pytest.mark.parametrize("question", [
@@ -268,7 +268,7 @@ def test_a_fahrenheit_value_against_a_celsius_table_is_refused_not_converted(chi
     conversion could cross a row's bound): no row, the column's unit named."""
     top = _first(chiller, question, "hybrid").results[0]
     assert top.evaluation is not None and top.evaluation["status"] == "no_match"
-    assert top.evaluation["outputs"] == {}
+    assert top.evaluation["outputs"] == []
     assert "give the value in °C" in top.evaluation["message"]
 
 

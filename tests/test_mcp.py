@@ -150,7 +150,7 @@ def test_search_read_recent_from_index(built, tmp_path):
     # search evaluates the same table when the question gives the values
     top = data(got["evaluated"])["results"][0]
     assert top["evaluated"] is True and top["evaluation"]["status"] == "match"
-    assert top["evaluation"]["outputs"] == {"风险等级": "高", "建议措施": "立即喷药"}
+    assert top["evaluation"]["outputs"] == [{"风险等级": "高", "建议措施": "立即喷药"}]
     assert top["citation"].startswith("knowledge/crops/risk.md:") and top["why"]["cells"]
 
 
@@ -278,8 +278,8 @@ def test_arguments_are_taken_as_the_json_api_takes_them(built, tmp_path):
                 out.pop("took_ms", None)
                 out.pop("notice", None)
             assert mcp == http, q
-        assert data(got[questions[1]])["results"][0]["evaluation"]["outputs"] == {
-            "风险等级": "高", "建议措施": "立即喷药"}
+        assert data(got[questions[1]])["results"][0]["evaluation"]["outputs"] == [{
+            "风险等级": "高", "建议措施": "立即喷药"}]
         assert api.post("/api/search", json={"query": "霜" * 10001}).status_code == 400
     assert [r["chunk_id"] for r in data(got["k-digits"])["results"]] == [
         r["chunk_id"] for r in data(got[questions[0]])["results"]]

@@ -341,7 +341,6 @@ def test_a_link_naming_no_heading_lists_the_anchors(repo):
 @pytest.mark.parametrize("doc,heading,lines", [
     ("knowledge/edge.md:7-9", None, (7, 9)),
     ("knowledge/edge.md:7", None, (7, 7)),
-    ("knowledge/edge.md:7-9 § 边界 > 注意事项", None, (7, 9)),  # not there: its lines
     ("knowledge/edge.md:19-21 § 边界 > 注意事项", None, (19, 21)),  # the second of two
     ("knowledge/edge.md:9 § 边界 > Temperature < 10 °C or > 30 °C",
      "Temperature < 10 °C or > 30 °C", None),
@@ -357,6 +356,16 @@ def test_a_citation_given_as_the_document_reads_what_it_cites(repo, doc, heading
         want.heading_path, want.line_start, want.line_end, want.markdown)
     with pytest.raises(UsageError, match="is a citation"):
         read_section(kn, doc, line_start=1)
+
+
+def test_a_citation_naming_two_sections_neither_holding_its_lines_is_refused(repo):
+    """`边界 > 注意事项` names two sections (lines 15 and 19), lines 7-9 lie in another: its
+    lines were read (another section's text, under a citation of a 注意事项; an edit moved
+    them since the citation was given). Refused naming both, as `evaluate_table` refuses a
+    heading path naming several sections (session 39)."""
+    with pytest.raises(KbError, match=r"^'边界 > 注意事项' names 2 sections of knowledge/edge\.md "
+                       r"\(lines 15-\d+; lines 19-\d+\), none holding lines 7-9: "):
+        read_section(open_knowledge(repo), "knowledge/edge.md:7-9 § 边界 > 注意事项")
 
 
 def test_a_long_heading_path_not_found_is_quoted_short(repo):

@@ -22,6 +22,7 @@ from hostile import built_repo_index
 from kbfixtures import GOOD_FM
 from mcpfixtures import calls, session
 from servefixtures import app_client
+from test_release_helpers import git
 
 from kbtools.agents.citation_text import split_release
 from kbtools.cli import main
@@ -274,3 +275,60 @@ def line_of(text: str, needle: str) -> int:
 ])
 def test_a_citations_release_is_read_off_its_end(given, plain, commit, tag):
     assert split_release(given) == (plain, commit, tag)
+
+
+REPEATED_DOC = "knowledge/engineering/泵维护.md"
+REPEATED = GOOD_FM + ("\n# 泵维护\n\n## 注意事项\n\n断电后再拆泵盖，等待压力释放完毕。\n\n"
+                      "## 更换密封\n\n拆下旧密封，清洁密封腔，装入新密封。\n\n"
+                      "## 注意事项\n\n试运行十分钟，检查是否渗漏。\n")
+
+
+@pytest.fixture(scope="module")
+def repeated(tmp_path_factory) -> Path:
+    return built_repo_index(tmp_path_factory.mktemp("repeated"), {REPEATED_DOC: REPEATED},
+                            model="test-hash")
+
+
+def test_a_citation_of_a_repeated_heading_whose_lines_moved_is_refused(repeated, tmp_path):
+    """A citation `…:21-23 § 泵维护 > 注意事项` of a document that grew since (its lines now in
+    更换密封), whose heading path two sections share, read 更换密封's text, cited as such: the
+    agent asked for a 注意事项. Neither holding its lines, it is refused in one line naming
+    both by their lines, on every surface; lines one of them holds read that one."""
+    first, other = line_of(REPEATED, "## 注意事项"), line_of(REPEATED, "## 更换密封")
+    second = line_of(REPEATED.replace("## 注意事项", "## x", 1), "## 注意事项")
+    asks = [{"doc": f"{REPEATED_DOC}:{other}-{other + 2} § 泵维护 > 注意事项"},
+            {"doc": f"{REPEATED_DOC}:{second}-{second + 2} § 泵维护 > 注意事项"},
+            {"doc": REPEATED_DOC, "heading_path": "泵维护 > 注意事项"}]
+    got = every_surface(repeated, tmp_path, asks)
+    kind, said = got[0]
+    assert kind == "error" and said.startswith("'泵维护 > 注意事项' names 2 sections of "
+                                               f"{REPEATED_DOC} (lines {first}-"), said
+    assert f"none holding lines {other}-{other + 2}" in said and "read one by line" in said
+    kind, read = got[1]
+    assert kind == "ok" and read["line_start"] == second and "试运行" in read["markdown"]
+    assert got[2][0] == "error" and "matches 2 sections" in str(got[2][1])
+
+
+def test_a_pruned_releases_citation_of_a_repeated_heading_names_both_sections(tmp_path):
+    """Once the release a citation came from is pruned, its heading path is read in the one
+    served. Naming two sections there, it was refused as "… has no such text: '泵维护 > 注意事项'
+    matches 2 sections": it has two. Now: "…, and in release kb-r3 (…) '…' matches 2
+    sections …; read one by line range (lines …)"."""
+    d = make_device(tmp_path)
+    (d.kr / REPEATED_DOC).parent.mkdir(parents=True, exist_ok=True)
+    (d.kr / REPEATED_DOC).write_text(REPEATED, encoding="utf-8")
+    git(d.kr, "add", "-A")
+    git(d.kr, "commit", "-qm", "pump")
+    assert d.publish() == "kb-r2" and d.sync()[0] == 0
+    second = line_of(REPEATED.replace("## 注意事项", "## x", 1), "## 注意事项")
+    kind, read = cli_read(d.dev, {"doc": f"{REPEATED_DOC}:{second}-{second + 2} § 泵维护 > 注意事项"})
+    assert kind == "ok" and read["release"]["tag"] == "kb-r2", read
+    (d.kr / REPEATED_DOC).write_text(REPEATED.replace("# 泵维护\n", "# 泵维护\n\n总则。\n"),
+                                     encoding="utf-8")
+    git(d.kr, "commit", "-qam", "grow")
+    assert d.publish() == "kb-r3" and d.sync()[0] == 0
+    shutil.rmtree(d.dev / "releases" / "kb-r2")  # as `kb sync` prunes it
+    kind, said = cli_read(d.dev, {"doc": read["citation"], "release": "kb-r2"})
+    assert kind == "error" and str(said).startswith("release kb-r2 is no longer on this device")
+    assert "has no such text" not in str(said) and ", and in release kb-r3 (commit " in said
+    assert "'泵维护 > 注意事项' matches 2 sections" in str(said) and "read one by line range" in said

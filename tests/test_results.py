@@ -46,7 +46,7 @@ def test_result_dict_keys_in_contract_order():
 
 
 def test_evaluated_result_carries_its_evaluation_after_the_contract_keys():
-    ev = {"status": "match", "outputs": {"风险等级": "极高"}, "cells": []}
+    ev = {"status": "match", "outputs": [{"风险等级": "极高"}], "cells": []}
     d = replace(_result(), evaluation=ev).to_dict()
     assert list(d) == [*RESULT_KEYS[:-1], "evaluation", "citation"]
     assert d["evaluated"] is True and d["evaluation"] == ev

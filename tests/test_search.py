@@ -103,7 +103,7 @@ def test_decision_table_values_are_evaluated(index):
     top = res["results"][0]
     assert top["evaluated"] is True and top["kind"] == "table_row" and top["why"]["evaluated"]
     ev = top["evaluation"]
-    assert ev["status"] == "match" and ev["outputs"]["风险等级"] == "极高"
+    assert ev["status"] == "match" and ev["outputs"][0]["风险等级"] == "极高"
     assert ev["inputs"] == {"温度(℃)": "22", "相对湿度(%)": "90", "连续降雨天数": "4"}
     assert [c["reason"] for c in ev["cells"]] == top["why"]["cells"] == [
         "22 is > 20", "90 is ≥ 85", "4 is > 3"]
@@ -117,7 +117,7 @@ def test_decision_table_values_are_evaluated(index):
     assert top["evaluated"] and top["kind"] == "table"
     assert top["evaluation"]["status"] == "missing_inputs"
     assert top["evaluation"]["missing"] == ["相对湿度(%)", "连续降雨天数"]
-    assert top["evaluation"]["row"] is None and top["evaluation"]["outputs"] == {}
+    assert top["evaluation"]["row"] is None and top["evaluation"]["outputs"] == []
     # no values, no evaluation
     res = search(index, "小麦赤霉病的风险等级怎么判定", k=3).to_dict()
     assert not any(r["evaluated"] for r in res["results"])
@@ -152,7 +152,7 @@ def test_decision_tables_are_evaluated_from_the_build_not_the_markdown(example_i
         src.write_text("| broken |\n", encoding="utf-8")
     res = search(open_index(bare), "温度 22 度、湿度 90%、连续降雨 4 天，小麦赤霉病风险多高？",
                  k=3).to_dict()
-    assert res["results"][0]["evaluation"]["outputs"]["风险等级"] == "极高"
+    assert res["results"][0]["evaluation"]["outputs"][0]["风险等级"] == "极高"
 
 
 HOIST = """# Hoist H-3 inspection
@@ -196,7 +196,7 @@ def test_an_evaluation_names_the_table_as_evaluate_table_numbers_it(tmp_path):
     build(load_config(repo), BuildOptions(out=out, progress=False))
     res = search(open_index(out), "hoist brake pad thickness 2.5 mm: replace the pads?", k=3)
     ev = res.to_dict()["results"][0]["evaluation"]
-    assert ev["outputs"] == {"Action": "Replace the brake pads now"} and ev["table_index"] == 2
+    assert ev["outputs"] == [{"Action": "Replace the brake pads now"}] and ev["table_index"] == 2
     again = evaluate_table(doc, ev["table_index"], {"Pad thickness": "2.5"})
     assert again.outputs == ({"Action": "Replace the brake pads now"},)
     assert again.to_dict()["table"]["index"] == ev["table_index"]

@@ -229,7 +229,7 @@ def test_synonyms_name_decision_table_inputs(indexes):
                                                           "rain days"]
     top = search(with_file, q, k=2).results[0]
     assert top.evaluation is not None and top.evaluation["status"] == "match"
-    assert top.evaluation["inputs"]["连续降雨天数"] == "4" and top.evaluation["outputs"]["风险等级"] == "极高"
+    assert top.evaluation["inputs"]["连续降雨天数"] == "4" and top.evaluation["outputs"][0]["风险等级"] == "极高"
     bare = search(without, q, k=2).results[0].evaluation
     assert bare is not None and bare["status"] == "missing_inputs"
 
@@ -242,7 +242,7 @@ def test_an_english_question_gives_the_inputs_of_the_chinese_table(indexes):
     top = search(with_file, q, k=2).results[0]
     assert top.doc == "knowledge/crops/wheat-scab.md" and top.evaluation is not None
     assert top.evaluation["inputs"] == {"温度(℃)": "22", "相对湿度(%)": "90", "连续降雨天数": "4"}
-    assert top.evaluation["outputs"]["风险等级"] == "极高"
+    assert top.evaluation["outputs"][0]["风险等级"] == "极高"
 
 
 def test_kb_query_explain_shows_the_expansion(indexes):

@@ -405,11 +405,11 @@ def test_every_table_result_of_a_search_is_taken_back_as_it_came(example_index, 
             expected = hit["evaluation"]["outputs"]
             for ask, res in zip(asks, got, strict=True):
                 assert not res.is_error, (ask, res.content[0].text)
-                assert [res.structured_content["outputs"][0]] == [expected], ask
+                assert res.structured_content["outputs"] == expected, ask
                 resp = client.post("/api/table/evaluate",
                                    json={**ask, "inputs": hit["evaluation"]["inputs"]})
                 assert resp.status_code == 200, (ask, resp.text)
-                assert resp.json()["outputs"][0] == expected
+                assert resp.json()["outputs"] == expected
             assert section.structured_content["heading_path"] == hit["heading_path"]
             read = client.get("/api/read", params={"doc": asks[-1]["doc"]})  # the link
             assert read.status_code == 200 and read.json()["heading_path"] == hit["heading_path"]

@@ -75,7 +75,7 @@ def test_an_older_builds_decision_record_is_read_by_todays_rules(example_index, 
     scab = [r for r in res["results"] if r["doc"] == SCAB_DOC]
     assert scab and not any(r["evaluated"] for r in scab)
     fresh = search(open_index(example_index), SCAB_QUESTION, k=3).to_dict()
-    assert fresh["results"][0]["evaluation"]["outputs"]["风险等级"] == "极高"
+    assert fresh["results"][0]["evaluation"]["outputs"][0]["风险等级"] == "极高"
 
 
 def test_record_numeric_columns_and_inputs_are_decided_again():

@@ -15,6 +15,7 @@ git clone of its source that serves it). Loads no Markdown parser or YAML: `kb q
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,12 +23,19 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from kbtools.agents.citation_text import is_commit
+from kbtools.agents.opened import Open, OpenedReleases
 from kbtools.errors import KbError, UsageError, one_line
 from kbtools.index.layout import DeviceLayout, ReleaseLayout, device_of_release
 from kbtools.index.reader import KbIndex, ReleaseInfo
 from kbtools.ship.changes import clone_hint
-from kbtools.ship.checkout import clone_of_derived, derived_tag, open_index
-from kbtools.ship.device import synced_from
+from kbtools.ship.checkout import (
+    clone_of_derived,
+    derived_tag,
+    find_checkout,
+    implicit_checkout,
+    open_index,
+)
+from kbtools.ship.device import is_device_dir, synced_from
 from kbtools.ship.git import parse_serial
 from kbtools.ship.readonly import copy_device
 from kbtools.ship.tagged import tag_sources
@@ -109,17 +117,19 @@ class Asked:
     release: ReleaseInfo | None
     served: ReleaseInfo | None = None
     gone: str | None = None
+    kept: Open | None = None  # the earlier release as a server keeps it open (`opened`)
 
 
 @contextmanager
 def asked_index(idx: KbIndex | None, commit: str | None, tag: str | None,
-                device: Path | None = None) -> Iterator[Asked]:
+                device: Path | None = None,
+                opened: OpenedReleases | None = None) -> Iterator[Asked]:
     """The index of the release `commit`/`tag` names (`release_arguments`'), as `Asked`
     says: `idx` itself when none is asked or the served release is it; an earlier release
     `device` keeps (else the device `idx` is served from), or a release tag of the clone
-    `idx` is derived from (derived from git objects); opened, and closed again on leaving;
-    else `idx` with the line saying the release is not here. UsageError when a commit
-    prefix names several kept releases."""
+    `idx` is derived from (derived from git objects); opened, and closed again on leaving
+    (kept open by `opened`, a server's, when given); else `idx` with the line saying the
+    release is not here. UsageError when a commit prefix names several kept releases."""
     now = idx.release if idx is not None else None
     if (commit is None and tag is None) or (now is not None and _is(now, commit, tag)):
         yield Asked(idx, now)
@@ -150,9 +160,16 @@ def asked_index(idx: KbIndex | None, commit: str | None, tag: str | None,
                          + ", ".join(f"{k.tag}: {k.commit[:12]}" for k in found)
                          + "): give more of its digits or the release tag")
     if not found:
+        if opened is not None:  # one it kept open may be what a sync just pruned
+            opened.sweep()
         yield Asked(idx, now, gone=_gone_line(commit, tag, now, kept, device))
         return
-    earlier = open_index(earlier_root(found[0], served))
+    root = earlier_root(found[0], served)
+    if opened is not None:
+        with opened.borrow(root) as kept_open:
+            yield Asked(kept_open.index, kept_open.index.release, now, kept=kept_open)
+        return
+    earlier = open_index(root)
     try:
         yield Asked(earlier, earlier.release, now)
     finally:
@@ -161,19 +178,66 @@ def asked_index(idx: KbIndex | None, commit: str | None, tag: str | None,
 
 @contextmanager
 def asked_search(idx: KbIndex, commit: Any, release: Any, device: Path | None = None,
-                 names: str = "'commit' and 'release'") -> Iterator[KbIndex]:
+                 names: str = "'commit' and 'release'",
+                 opened: OpenedReleases | None = None) -> Iterator[KbIndex]:
     """The index a search asked for release `commit`/`release` runs on (MCP `search`,
     ``/api/search``), found as `read` finds it (`asked_index`): `idx`, the served one, when
     neither is given or it is the one asked for; an earlier release kept here, closed again
     on leaving; else KbError ``release_gone`` naming the release asked for and those kept
     here, and what to leave out (`names`: the caller's for the two). A search falls back on
-    nothing: results of another release would be cited as the one asked for."""
+    nothing: results of another release would be cited as the one asked for. `opened`: a
+    server's earlier releases kept open."""
     asked_commit, tag = release_arguments(commit, release)
-    with asked_index(idx, asked_commit, tag, device) as at:
+    with asked_index(idx, asked_commit, tag, device, opened) as at:
         if at.gone is not None:
             raise KbError(f"{at.gone}: search without {names} for what "
                           f"{release_name(idx.release)} says", key="release_gone")
         yield at.index or idx
+
+
+@contextmanager
+def asked_at(path: Path | None, commit: Any, release: Any,
+             names: str = "--commit and --release") -> Iterator[KbIndex]:
+    """The index `kb query --index PATH` searches, `commit`/`release` asking for a release
+    (as `asked_search`): the one asked for is found first, among the releases a device
+    directory `path` keeps or the release tags of the git clone `path` (else the one
+    around the current directory, as `open_index` finds it) is, and opened alone (in a
+    clone, HEAD's release was verified and derived first, then the tag's). Else (neither
+    asked, or not found that way) the served release, and `asked_search` on it, which
+    says in one line why a release asked for is not here."""
+    asked_commit, tag = release_arguments(commit, release)
+    root = None if asked_commit is None and tag is None else \
+        _found_first(path, asked_commit, tag)
+    if root is not None:
+        index = open_index(root)
+        try:
+            yield index
+        finally:
+            index.close()
+        return
+    device = path if path is not None and is_device_dir(path) else None
+    with asked_search(open_index(path), commit, release, device, names) as index:
+        yield index
+
+
+def _found_first(path: Path | None, commit: str | None, tag: str | None) -> Path | None:
+    """The release directory `commit`/`tag` names among those device `path` keeps or the
+    tags of the clone `path` is (no `path`: $KB_INDEX's, else the clone the current
+    directory lies in), when exactly one release is; None otherwise (the caller takes the
+    served release's way)."""
+    top = path if path is not None else (Path(os.environ["KB_INDEX"]) if os.environ.get(
+        "KB_INDEX") else implicit_checkout())
+    if top is not None and is_device_dir(top):
+        kept, clone = kept_releases(top), None
+    else:
+        clone = find_checkout(top) if top is not None else None
+        if clone is None:
+            return None
+        kept = [Kept(t, None, c) for t, c in sorted(tag_sources(clone[1]).items())]
+    found = [k for k in kept if _is(k, commit, tag)]
+    if len({k.commit for k in found}) != 1:
+        return None
+    return found[0].root if clone is None else derived_tag(*clone, found[0].tag)
 
 
 def earlier_root(kept: Kept, served: Path | None) -> Path:

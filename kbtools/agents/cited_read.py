@@ -29,9 +29,17 @@ from typing import Any
 from kbtools.agents.asked import asked_index, release_arguments, release_name
 from kbtools.agents.citation_text import split_release, unescaped
 from kbtools.agents.moved import moved
-from kbtools.agents.read import Knowledge, SectionText, cited, open_knowledge, read_section
+from kbtools.agents.opened import OpenedReleases
+from kbtools.agents.read import (
+    SEVERAL,
+    Knowledge,
+    SectionText,
+    cited,
+    open_knowledge,
+    read_section,
+)
 from kbtools.errors import IndexLoadError, KbError, UsageError
-from kbtools.index.reader import ReleaseInfo
+from kbtools.index.reader import KbIndex, ReleaseInfo
 from kbtools.ship.checkout import open_index
 
 
@@ -88,14 +96,22 @@ class Opened:
 
 @contextmanager
 def asked_knowledge(kn: Knowledge, commit: str | None, tag: str | None,
-                    device: Path | None = None) -> Iterator[Opened]:
+                    device: Path | None = None,
+                    opened: OpenedReleases | None = None) -> Iterator[Opened]:
     """The knowledge of the release `commit`/`tag` names (`asked_release`'s), found by
-    `asked_index` from the release `kn` serves, as `Opened` says."""
-    with asked_index(kn.idx, commit, tag, device) as at:
+    `asked_index` from the release `kn` serves, as `Opened` says (kept open with its
+    knowledge by `opened`, a server's, when given)."""
+    with asked_index(kn.idx, commit, tag, device, opened) as at:
         if at.index is kn.idx:
             yield Opened(kn, at.release, gone=at.gone)
+        elif at.kept is not None:
+            yield Opened(at.kept.memo("knowledge", _knowledge), at.release, at.served)
         else:
             yield Opened(open_knowledge(idx=at.index), at.release, at.served)
+
+
+def _knowledge(idx: KbIndex) -> Knowledge:
+    return open_knowledge(idx=idx)
 
 
 def served_name(kn: Knowledge) -> str:
@@ -107,13 +123,13 @@ def served_name(kn: Knowledge) -> str:
 
 def read_cited(kn: Knowledge, doc: str, heading_path: str | list[str] | None = None,
                line_start: int | None = None, line_end: int | None = None, *,
-               commit: Any = None, release: Any = None,
-               device: Path | None = None) -> CitedRead:
+               commit: Any = None, release: Any = None, device: Path | None = None,
+               opened: OpenedReleases | None = None) -> CitedRead:
     """`read_section` of `doc` in the release `commit`/`release` (or the citation) names:
     see the module. `device` is the device `kn`'s index was served from, when known (else
-    the one its directory lies in)."""
+    the one its directory lies in); `opened`, a server's earlier releases kept open."""
     plain, commit, tag = asked_release(doc, commit, release)
-    with asked_knowledge(kn, commit, tag, device) as at:
+    with asked_knowledge(kn, commit, tag, device, opened) as at:
         if at.gone is None:
             try:
                 return CitedRead(read_section(at.kn, plain, heading_path, line_start,
@@ -143,6 +159,9 @@ def _read_now(kn: Knowledge, doc: str, heading_path: str | list[str] | None,
     try:
         section = read_section(kn, path if given is not None else doc, heading or None)
     except KbError as exc:
+        if exc.key == SEVERAL:  # there, but more than once: not "no such text"
+            raise KbError(f"{gone}, and in {here} {exc.message}", key="release_gone",
+                          values=exc.values) from None
         exc = moved(exc, kn, heading, here)
         raise KbError(f"{gone}, and {here} has no such text: {exc.message}",
                       key="release_gone", values=exc.values) from None

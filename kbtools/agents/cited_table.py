@@ -21,6 +21,7 @@ from typing import Any
 from kbtools.agents.cited_read import asked_knowledge, asked_release, served_name
 from kbtools.agents.moved import moved
 from kbtools.agents.named import Named, TableArg, evaluate_named, named
+from kbtools.agents.opened import OpenedReleases
 from kbtools.agents.read import Knowledge
 from kbtools.decision.matching import TableResult
 from kbtools.errors import KbError, UsageError, line_span
@@ -52,14 +53,15 @@ class CitedTable:
 def evaluate_cited(kn: Knowledge, doc: str, inputs: Mapping[str, str],
                    table: TableArg = None, *, commit: Any = None, release: Any = None,
                    device: Path | None = None, policy: str | None = None,
-                   option: str = "table") -> CitedTable:
+                   option: str = "table", opened: OpenedReleases | None = None) -> CitedTable:
     """Evaluate the decision table `doc` (a path, a citation or a link, with or without
     the release after it) and `table` name, in the release `commit`/`release` or the
     citation names (see the module). `device` is the device `kn` is served from, when
-    known; `option` is what the surface calls its table argument."""
+    known; `option` is what the surface calls its table argument; `opened`, a server's
+    earlier releases kept open."""
     plain, commit, tag = asked_release(doc, commit, release)
     name = named(plain)
-    with asked_knowledge(kn, commit, tag, device) as at:
+    with asked_knowledge(kn, commit, tag, device, opened) as at:
         if at.gone is None:
             try:
                 return CitedTable(_evaluate(at.kn, name, inputs, table, policy, option),

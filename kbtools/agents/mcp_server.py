@@ -45,6 +45,7 @@ from kbtools.agents.cited_read import read_cited
 from kbtools.agents.cited_table import evaluate_cited
 from kbtools.agents.draft import create_draft, draft_config
 from kbtools.agents.named import named
+from kbtools.agents.opened import OpenedReleases
 from kbtools.agents.parameters import (
     Author,
     Body,
@@ -120,7 +121,8 @@ design decisions. Each result has `citation`, `doc`, `heading_path`, `line_start
 why) and the passage in `text` (quoted data). `no_answer: true` means nothing relevant
 enough was found: say so rather than guessing. When the question gives values for a
 decision table's inputs, the first result has `evaluated: true` and `evaluation` (status
-match → `outputs` and each cell's `reason`, and `rows`: every row the table's policy
+match → `outputs`, one object per selected row as `evaluate_table` gives, each cell's
+`reason`, and `rows`: every row the table's policy
 selects, several for a policy-all table; missing_inputs → the `missing` inputs to ask
 for, and `conflicts`: those the question gave two values, with both (ask which one
 applies), and `said_of_other`: those whose value in their unit the question said of another
@@ -241,6 +243,7 @@ class Context:
     _users: dict[int, int] = field(default_factory=dict)  # id(index) → calls pinned to it
     _retired: list[KbIndex] = field(default_factory=list)  # replaced, closed once unused
     _held: dict[str, ReleaseInfo] = field(default_factory=dict)  # doc → last release with it
+    earlier: OpenedReleases = field(default_factory=OpenedReleases)  # asked-for releases kept
 
     @contextmanager
     def call(self) -> Iterator[None]:
@@ -287,6 +290,7 @@ class Context:
             if old is not None:
                 self._retired.append(old)
                 self._close_retired()
+                self.earlier.sweep(root)  # a switch: it may have pruned one, or serve one
             log.info("serving index %s", self._idx.root)
         return self._idx
 
@@ -373,7 +377,8 @@ def tool_search(ctx: Context, query: str, k: int = 5, where: list[str] | str | N
         raise UsageError(f"'k' must be a whole number from 1 to {MAX_K}")
     given = filters(where)  # one string is one filter, a blank one none, as the JSON API reads
     served = ctx.idx()
-    with asked_search(served, commit, release, ctx.device()) as idx:  # an earlier release
+    with asked_search(served, commit, release, ctx.device(),  # an earlier release
+                      opened=ctx.earlier) as idx:
         try:
             response = run_search(idx, query, k=k, where=given or None,
                                   verified_only=verified_only)
@@ -392,7 +397,8 @@ def tool_read(ctx: Context, doc: str, heading_path: list[str] | str | None = Non
               commit: str | None = None, release: str | None = None) -> dict[str, Any]:
     try:
         read = read_cited(ctx.knowledge(), doc, heading_path, line_start, line_end,
-                          commit=commit, release=release, device=ctx.device())
+                          commit=commit, release=release, device=ctx.device(),
+                          opened=ctx.earlier)
     except KbError as exc:
         raise ctx.gone(exc, doc) from None
     out = read.to_dict()
@@ -418,7 +424,8 @@ def tool_evaluate_table(ctx: Context, doc: str, inputs: dict[str, Any],
     values = {str(k): input_value(v, str(k)) for k, v in inputs.items()}
     try:  # a result's citation or a link names the table (`agents.named`), its release too
         result = evaluate_cited(ctx.knowledge(), doc, values, table, commit=commit,
-                                release=release, device=ctx.device(), policy=policy)
+                                release=release, device=ctx.device(), policy=policy,
+                                opened=ctx.earlier)
     except KbError as exc:
         raise ctx.gone(exc, doc) from None
     return result.to_dict()

@@ -55,6 +55,7 @@ from kbtools.ship.checkout import open_index
 
 MAX_CHARS = 12_000  # one read never returns more than this many characters
 MAX_LINES = 400  # nor a line range longer than this
+SEVERAL = "several_sections"  # KbError key: a heading path names several sections
 MAX_PATH_CHARS = 1024  # a document path longer than this is refused before any file access
 MAX_NAME_BYTES = 255  # as is one with a longer component (no file system has such names)
 _DRIVE = re.compile(r"^[A-Za-z]:")
@@ -448,11 +449,11 @@ def find_section(doc: Any, heading_path: str | list[str] | tuple[str, ...]) -> A
     if len(set(paths)) == 1:  # no more of the heading path can tell them apart
         lines = "; ".join(f"lines {s.line_start}-{s.line_end}" for s in found[:10])
         raise KbError(f"'{wanted}' matches {len(found)} sections in {doc.rel} with the same "
-                      f"heading path '{paths[0]}'; read one by line range ({lines})")
+                      f"heading path '{paths[0]}'; read one by line range ({lines})", key=SEVERAL)
     options = "; ".join(f"{p} (lines {s.line_start}-{s.line_end})" if paths.count(p) > 1 else p
                         for p, s in zip(paths[:10], found, strict=False))
     raise KbError(f"'{wanted}' matches {len(found)} sections in {doc.rel}; give more of the "
-                  f"heading path or read by line range ({options})")
+                  f"heading path or read by line range ({options})", key=SEVERAL)
 
 
 def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None = None,
@@ -527,9 +528,9 @@ def cited_section(parsed: Any, given: Cited) -> Any:
     its heading path names that holds its lines (a table row's citation reads the whole
     table with its header, as the result's section; of several sections under one heading
     path, the one the lines lie in), the innermost when several do; when none holds them,
-    the one section it names (lines of an earlier release read the lines now there, under
-    another heading). A heading path without lines names its section alone (KbError when
-    it names none, or several)."""
+    the one section it names (a release moved the lines), KbError when it names several
+    (the lines, in none, hold another section's text); None when it names none. A heading
+    path without lines names its section alone (KbError when it names none, or several)."""
     if given.lines is None:
         return find_section(parsed, given.heading)
     first, last = given.lines
@@ -539,11 +540,14 @@ def cited_section(parsed: Any, given: Cited) -> Any:
                and s.line_start <= first and last <= s.line_end]
     if holding:
         return min(holding, key=lambda s: s.line_end - s.line_start)
-    # the one section the heading path names, whose lines a release since moved (as table
-    # evaluation reads such a citation: `agents.named`); none: no heading given, or one
-    # renamed since, or several: the lines still say where
+    # as `agents.named` reads a table's citation; none (no heading, or renamed): the lines say
     named = [s for s in parsed.sections() if given.heading and s.heading_path
              and path_matches(parts, seps, s.heading_path)]
+    if len(named) > 1:
+        spans = "; ".join(f"lines {s.line_start}-{s.line_end}" for s in named[:10])
+        raise KbError(f"'{_shown(given.heading)}' names {len(named)} sections of {parsed.rel} "
+                      f"({spans}), none holding lines {first}-{last}: it changed since it "
+                      "was cited; read one by line range, or search again", key=SEVERAL)
     return named[0] if len(named) == 1 else None
 
 

@@ -9,7 +9,7 @@ from typing import Any, BinaryIO
 import click
 
 from kbtools.agents.arguments import MAX_QUESTION_CHARS
-from kbtools.agents.asked import asked_search, release_arguments
+from kbtools.agents.asked import asked_at, asked_search, release_arguments
 from kbtools.commands.output import (
     INDEX_DEFAULT,
     alias_option,
@@ -27,8 +27,6 @@ from kbtools.query.log import record_question
 from kbtools.query.quality import check_question, question_lines
 from kbtools.query.results import FILTERED_AWAY, UNCOMMITTED, SearchResponse
 from kbtools.query.search import search
-from kbtools.ship.checkout import open_index
-from kbtools.ship.device import is_device_dir
 
 
 @click.command("query")
@@ -100,13 +98,14 @@ def query_cmd(question: str | None, index_path: Path | None, commit: str | None,
         # reads commits (GitPython), which a local question never loads
         from kbtools.engine.remote import open_engine_index
 
-        served: KbIndex = open_engine_index(connect_url(engine, token_file), alias)
-        device = None
-    else:
-        served = open_index(index_path)
-        device = index_path if index_path is not None and is_device_dir(index_path) else None
+        served = open_engine_index(connect_url(engine, token_file), alias)
+        with asked_search(served, commit, release, None, "--commit and --release") as index:
+            _answer(index, question, batch, k=k, where=list(where),
+                    verified_only=verified_only, mode=mode, explain=explain,
+                    as_json=as_json, log=not no_log)
+        return
     # the release a result cited, found as MCP `search` finds it (refused once gone)
-    with asked_search(served, commit, release, device, "--commit and --release") as index:
+    with asked_at(index_path, commit, release) as index:
         _answer(index, question, batch, k=k, where=list(where), verified_only=verified_only,
                 mode=mode, explain=explain, as_json=as_json, log=not no_log)
 

@@ -71,7 +71,8 @@ class Evaluation:
     outputs: dict[str, str] = field(default_factory=dict)
     cells: tuple[dict[str, Any], ...] = ()  # per input cell: column, condition, value, matched, reason
     # every row the table's policy selects ({row, outputs, cells}): one for ``first``, each
-    # matching row for ``all`` (row, outputs and cells above are the first of them)
+    # matching row for ``all`` (row, outputs and cells above are the first of them; the
+    # JSON's ``outputs`` lists each one's, as `evaluate_table`'s does)
     rows: tuple[dict[str, Any], ...] = ()
     # 1-based among the document's decision tables: the `table` that `evaluate_table` and
     # `kb table eval --table` take, and the `index` their results give (0: not known)
@@ -104,7 +105,9 @@ class Evaluation:
                 "near_bound": dict(self.near_bound),
                 "said_of_other": dict(self.said_of_other),
                 "spans": {k: list(v) for k, v in self.spans.items()}, "row": self.row,
-                "outputs": dict(self.outputs), "cells": [dict(c) for c in self.cells],
+                # one object per selected row (none unless matched): `evaluate_table`'s shape
+                "outputs": [dict(r["outputs"]) for r in self.rows],
+                "cells": [dict(c) for c in self.cells],
                 "rows": [{"row": r["row"], "outputs": dict(r["outputs"]),
                           "cells": [dict(c) for c in r["cells"]]} for r in self.rows]}
 

@@ -213,7 +213,8 @@ def search(request: Request, body: dict[str, Any]) -> Any:
     question, k, where = ops.check_question(q), ops.check_k(k), ops.check_where(where)
     verified_only = ops.check_flag(verified)
     try:  # an earlier release a result cited (MCP's `search` takes the same)
-        with asked_search(served.index, commit, release, source.device()) as idx:
+        with asked_search(served.index, commit, release, source.device(),
+                          opened=source.earlier) as idx:
             response, queued, ran = ops.timed_search(
                 served, question, k=k, where=where, verified_only=verified_only,
                 index=None if idx is served.index else idx)
@@ -245,7 +246,7 @@ def read(request: Request, body: dict[str, Any]) -> Any:
     try:  # a citation or a link names the section, a commit or a tag the release (MCP's)
         read = read_cited(served.knowledge, doc, heading, start, end,
                           commit=params.get("commit"), release=params.get("release"),
-                          device=source.device())
+                          device=source.device(), opened=source.earlier)
     except UsageError:
         raise
     except KbError as exc:  # no such document (said as the other pages say it, unless
@@ -275,7 +276,7 @@ def table_evaluate(request: Request, body: dict[str, Any]) -> Any:
     try:  # a citation or a link names the table, a commit or a tag the release (MCP's)
         result = evaluate_cited(served.knowledge, doc, inputs, table, commit=body.get("commit"),
                                 release=body.get("release"), device=source.device(),
-                                policy=policy)
+                                policy=policy, opened=source.earlier)
     except UsageError:
         raise
     except KbError as exc:  # no such document (said as the other pages say it, unless

@@ -227,8 +227,9 @@ def timed_search(served: Served, q: str, *, k: int = 5, where: list[str] | None 
                  index: KbIndex | None = None) -> tuple[SearchResponse, float, float]:
     """`search`, with the milliseconds spent waiting for the release's search lock and
     searching (the API reports both in a ``Server-Timing`` header). `index`: an earlier
-    release opened for this request (`agents.asked.asked_search`), searched instead of the
-    served one, under the same lock (the embedders and tokenizer are the process's)."""
+    release asked for (`agents.asked.asked_search`, kept open by `agents.opened`), searched
+    instead of the served one, under the same lock (the embedders and tokenizer are the
+    process's)."""
     t0 = time.perf_counter()
     with served.search_lock:
         t1 = time.perf_counter()

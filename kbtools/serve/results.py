@@ -105,10 +105,8 @@ def _evaluation_view(ev: dict[str, Any] | None, dt: DecisionTable | None,
         except TableError as exc:  # the table's refusal in the page's words when it has them
             detail = (error_zh(exc) if lang == "zh" else None) or detail
     rows = [{"row": r.get("row"), "outputs": dict(r.get("outputs") or {})}
-            for r in ev.get("rows") or []] or [{"row": ev.get("row"),
-                                                "outputs": dict(ev.get("outputs") or {})}]
-    return {"status": ev.get("status"), "row": ev.get("row"),
-            "outputs": dict(ev.get("outputs") or {}), "rows": rows,
+            for r in ev.get("rows") or []] or [{"row": ev.get("row"), "outputs": {}}]
+    return {"status": ev.get("status"), "row": ev.get("row"), "rows": rows,
             "missing": list(ev.get("missing") or []), "inputs": inputs, "detail": detail,
             "conflicts": {k: list(v) for k, v in (ev.get("conflicts") or {}).items()},
             "approximate": dict(ev.get("approximate") or {}),

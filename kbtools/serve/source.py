@@ -15,7 +15,10 @@ so two `kb sync`s or rollbacks in quick succession cannot close the release a pa
 or a read is using, nor mix two releases in one answer; a release replaced meanwhile is
 closed when the last request on it has its response ready (not when the client has read
 it: one that stops reading would keep it open). `EngineServedIndex` does the same for a
-release published in Milvus, following the engine's alias instead of ``current``.
+release published in Milvus, following the engine's alias instead of ``current``. An earlier
+release a request asks for by tag or commit (`/api/search`, `/api/read`, `/api/table/
+evaluate`) is kept open for the next one that asks for it too (`ServedIndex.earlier`,
+`kbtools.agents.opened`), let go once a sync pruned it.
 
 The work of a request (searching, reading and rendering documents) runs on a small pool of
 worker threads (`Workers`, one by default), not on one thread per request: that work is
@@ -49,6 +52,7 @@ import anyio.to_thread
 from anyio import CapacityLimiter
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from kbtools.agents.opened import OpenedReleases
 from kbtools.agents.read import Knowledge, open_knowledge
 from kbtools.check.names import disk_key
 from kbtools.embed.base import embed_question
@@ -168,6 +172,7 @@ class ServedIndex:
         self._retired: list[Served] = []  # no longer kept; closed once no request uses them
         self._users: dict[int, int] = {}  # id(Served) → requests pinned to it
         self._pins: ContextVar[Pins | None] = ContextVar("kb_serve_pins", default=None)
+        self.earlier = OpenedReleases()  # releases a request asked for by tag or commit
 
     def device(self) -> Path | None:
         """The device directory being followed, when the location is one."""
@@ -215,6 +220,7 @@ class ServedIndex:
                     idx.close()
                 return self._pin(self._open[key], pins)
             self._open[key] = served
+            self.earlier.sweep(Path(idx.root))  # a switch: it may have pruned one, or serve one
             while len(self._open) > KEEP_OPEN:
                 self._retired.append(self._open.popitem(last=False)[1])
             self._pin(served, pins)
@@ -267,6 +273,7 @@ class ServedIndex:
                 served.index.close()
             self._open.clear()
             self._retired.clear()
+        self.earlier.close()
 
 
 class Pins(list[Served]):
