@@ -26,7 +26,7 @@ from kbtools.index.layout import DeviceLayout, ReleaseLayout, device_of_release
 from kbtools.index.reader import KbIndex, ReleaseInfo
 from kbtools.ship.changes import clone_hint
 from kbtools.ship.checkout import clone_of_derived, derived_tag, open_index
-from kbtools.ship.device import synced_from
+from kbtools.ship.devicestate import synced_from
 from kbtools.ship.git import parse_serial
 from kbtools.ship.readonly import copy_device
 from kbtools.ship.tagged import tag_sources

@@ -56,7 +56,9 @@ from kbtools.index.layout import (
 from kbtools.index.selfcheck import derivation_problem
 from kbtools.index.store import stored_infos
 from kbtools.ship import trust
-from kbtools.ship.device import check_device_dir, device_dir, locked, read_json
+from kbtools.ship.device import check_device_dir, device_dir
+from kbtools.ship.devicelock import locked
+from kbtools.ship.devicestate import read_json
 from kbtools.ship.git import TAG_PREFIX, missing_objects, release_tags, rev_parse
 from kbtools.ship.gitrun import run_plain
 from kbtools.ship.install import install_release, verify_release

@@ -27,23 +27,25 @@ from kbtools.index.selfcheck import derived_problems
 from kbtools.index.stamps import Signature, changed_before
 from kbtools.ship.changes import not_on_device
 from kbtools.ship.device import (
-    PENDING_ROLLBACK,
-    append_log,
     cannot_write,
     check_device_dir,
     clean_staging,
     dir_size,
     interrupted,
-    load_state,
-    locked,
-    read_json,
-    read_state,
     release_dirs,
     served_release,
     served_tag,
+    switch_to,
+)
+from kbtools.ship.devicelock import locked
+from kbtools.ship.devicestate import (
+    PENDING_ROLLBACK,
+    append_log,
+    load_state,
+    read_json,
+    read_state,
     settle_rollback,
     switch_outcome,
-    switch_to,
     under_way,
     unlogged_rollback,
     write_state,

@@ -55,7 +55,7 @@ from kbtools.fsutil import mkdir_beneath
 from kbtools.index.layout import RELEASES, STATE, DeviceLayout, ReleaseLayout
 from kbtools.index.manifest import load_manifest, verify_files
 from kbtools.index.stamps import Signature, changed_before
-from kbtools.ship import checkout, intact, readonly, trust
+from kbtools.ship import checkout, devicelock, devicestate, intact, readonly, trust
 from kbtools.ship import device as dev
 from kbtools.ship.fetching import deepen, fetch
 from kbtools.ship.git import (
@@ -164,15 +164,15 @@ def _shown(res: SyncResult) -> SyncResult:
 def _sync(source: str, device: Path, trusted: list[Path], branch: str, keep: int,
           max_age_days: int, limits: NetLimits) -> SyncResult:
     """`sync` under the lock; state.json keeps `source` as given, shows it `shown_source`."""
-    with dev.locked(device, "kb sync"):
+    with devicelock.locked(device, "kb sync"):
         served_before = dev.served_tag(device)
         state: dict[str, Any] | None = None
         try:
             dev.check_device_dir(device)
-            state = dev.load_state(device)
+            state = devicestate.load_state(device)
             # a rollback killed between its switch and its rollback.log line: logged now
-            settled = dev.settle_rollback(device, state, "kb sync")
-            dev.record_start(device, state, shown_source(source), served_before, _now())
+            settled = devicestate.settle_rollback(device, state, "kb sync")
+            devicestate.record_start(device, state, shown_source(source), served_before, _now())
             try:
                 result = _sync_locked(source, device, state, trusted, branch, keep,
                                       max_age_days, limits)
@@ -212,7 +212,7 @@ def _stopped(device: Path, state: dict[str, Any] | None, source: str, before: st
                 state["last_sync"]["tag"] = now
                 state["source"] = source
             with contextlib.suppress(OSError):
-                dev.write_state(device, state)
+                devicestate.write_state(device, state)
     return stopped
 
 
@@ -228,7 +228,7 @@ def _failed(device: Path, state: dict[str, Any], source: str, before: str | None
     state["last_sync"] = {"ok": False, "source": shown_source(source), "error": str(err),
                           "at": _now()}
     with contextlib.suppress(OSError):
-        dev.write_state(device, state)
+        devicestate.write_state(device, state)
     return err
 
 
@@ -238,7 +238,7 @@ def _record(device: Path, state: dict[str, Any]) -> tuple[str, ...]:
     highest serial was recorded before the switch), and an error named a temporary file
     and said the sync failed."""
     try:
-        dev.write_state(device, state)
+        devicestate.write_state(device, state)
     except OSError as exc:
         return (f"the result of this sync was not recorded in {device / STATE} "
                 f"({exc.strerror or exc}): `kb status` shows the sync before it and `kb sync` "
@@ -291,7 +291,8 @@ def sync_device(device: Path, source: str | None = None, *, trusted: Sequence[Pa
     `source` defaults to the device's last one, and the trusted keys are `trusted` plus
     ``release.trusted_keys``."""
     if source is None:
-        source = dev.load_state(device).get("source")  # unreadable: said, not "never synced"
+        # unreadable: said, not "never synced"
+        source = devicestate.load_state(device).get("source")
         if not source:
             raise UsageError("no SOURCE given and this device has never synced", path=str(device))
     cfg = cfg if cfg is not None else load_config()
@@ -396,10 +397,10 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     state["pending_trust"] = trust.pending(begin, tag)
     # killed from here to the outcome's record (SIGKILL, a power cut), state.json would name
     # the sync before as the last one, and its source, while this release may serve: the
-    # switch under way is recorded instead, read against `current` (`dev.switch_outcome`)
-    state["last_sync"] = dev.switching(shown_source(source), current, tag, _now())
+    # switch under way is recorded instead, read against `current` (`devicestate.switch_outcome`)
+    state["last_sync"] = devicestate.switching(shown_source(source), current, tag, _now())
     state["source"] = source
-    dev.write_state_before_switch(device, state, tag)
+    devicestate.write_state_before_switch(device, state, tag)
     pinned = trust.apply(device, plan, tag)
     dev.switch_to(device, tag)
     state.pop("pending_trust")  # written with the sync's outcome (`sync`)
@@ -524,7 +525,7 @@ def _install(device: Path, source: str, branch_ref: str, branch: str, tag: str, 
 def _age_warn(release: Path | None, max_age_days: int) -> tuple[str, ...]:
     if release is None:
         return ()
-    warning = age_warning(release.name, dev.read_json(ReleaseLayout(release).release_json)
+    warning = age_warning(release.name, devicestate.read_json(ReleaseLayout(release).release_json)
                           .get("created"), max_age_days)
     return () if warning is None else (warning,)
 

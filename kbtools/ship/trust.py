@@ -36,7 +36,9 @@ from kbtools.errors import KbError, SyncError, UsageError
 from kbtools.fsutil import atomic_write_beneath, fsync_dir, read_beneath
 from kbtools.index.layout import RELEASE_JSON, RELEASE_SIG, TRUST_LOG, TRUSTED, DeviceLayout
 from kbtools.index.manifest import loads_unique
-from kbtools.ship.device import append_log, check_device_dir, locked
+from kbtools.ship.device import check_device_dir
+from kbtools.ship.devicelock import locked
+from kbtools.ship.devicestate import append_log
 from kbtools.ship.git import first_parent_commits, tag_name
 from kbtools.ship.signing import (
     MAX_KEY_BYTES,
