@@ -113,10 +113,20 @@ def test_shipping_runs_git_only_through_its_git_layer():
     assert runners == ["kbtools.ship.git", "kbtools.ship.gitrun"]
 
 
-def test_device_directory_module_knows_nothing_of_sync_or_release():
-    deps = graph()["kbtools.ship.device"]
+@pytest.mark.parametrize("name", ["kbtools.ship.device", "kbtools.ship.devicelock",
+                                  "kbtools.ship.devicestate"])
+def test_device_directory_modules_know_nothing_of_sync_or_release(name):
+    deps = graph()[name]
     assert not deps & {"kbtools.ship.sync", "kbtools.ship.release", "kbtools.ship.operate",
                        "kbtools.ship.git", "kbtools.ship.gitrun", "kbtools.ship.worktree"}
+
+
+def test_device_directory_modules_import_downwards_only():
+    """device (the directory) <- devicelock (its lock) <- devicestate (its records)."""
+    deps = {n: graph()[n] for n in ("kbtools.ship.device", "kbtools.ship.devicelock")}
+    assert not deps["kbtools.ship.device"] & {"kbtools.ship.devicelock",
+                                              "kbtools.ship.devicestate"}
+    assert "kbtools.ship.devicestate" not in deps["kbtools.ship.devicelock"]
 
 
 def test_commands_import_only_the_library_and_shared_output():

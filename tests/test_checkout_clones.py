@@ -15,7 +15,7 @@ from test_checkout import QUESTION, ask, clean, clone, kb, published, refused
 from test_release_helpers import git
 
 import kbtools
-from kbtools.ship.device import locked
+from kbtools.ship.devicelock import locked
 
 __all__ = ["published"]  # the module-scoped fixture of test_checkout, shared
 

@@ -19,7 +19,7 @@ import pytest
 from test_checkout import QUESTION, ask, clean, clone, kb, published, refused
 from test_release_helpers import forge_release, git
 
-from kbtools.ship.signing import load_private, load_public
+from kbtools.ship.signing import keygen, load_private, load_public
 
 __all__ = ["published"]  # the module-scoped fixture of test_checkout, shared
 
@@ -385,3 +385,25 @@ def test_a_release_tag_its_publisher_moved_is_named_and_repaired(own):
     run_repair(tree, said)
     assert ask(tree)["release"]["tag"] == "kb-r2" and clean(tree)
     assert git(tree, "rev-parse", "HEAD").strip() == moved
+
+
+def test_a_clone_whose_newest_tag_no_pinned_key_signs_names_the_tag_to_check_out(own,
+                                                                                  tmp_path):
+    """The newest tag of the artifacts repository is signed by a key nobody pinned (a
+    publisher that changed keys without a rotation, or someone else): a fresh clone, the
+    publisher's key pinned, was refused naming the key only, with nothing derived to go
+    back to. The refusal names the newest tag the pinned key signs, and its `git checkout`
+    run as written answers from it."""
+    other = tmp_path / "other.key"
+    keygen(other)
+    assert forge_release(own["art"], lambda files: None, resign=load_private(other)) == "kb-r3"
+    tree = tmp_path / "fresh"
+    clone(f"file://{own['art']}", tree)
+    assert kb("trust", "add", f"{own['key']}.pub", "--to", str(tree))[0] == 0
+    said = refused(tree)
+    assert said.startswith("kb: error: ") and "kb-r3" in said and "untrusted key" in said
+    assert said.endswith("; `git checkout kb-r2` checks out the newest release of this clone "
+                         "signed by a pinned key\n"), said
+    run_repair(tree, said)
+    assert ask(tree)["release"]["tag"] == "kb-r2"
+    assert clean(tree)

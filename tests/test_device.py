@@ -11,7 +11,7 @@ import pytest
 from test_release_helpers import make_dist, sample_files
 
 from kbtools.errors import SyncError
-from kbtools.ship import device
+from kbtools.ship import device, devicelock
 
 
 def _release(dev: Path, tag: str, version: int) -> Path:
@@ -70,10 +70,10 @@ def test_lock_serialises(tmp_path: Path):
     order: list[str] = []
 
     def second():
-        with device.locked(tmp_path):
+        with devicelock.locked(tmp_path):
             order.append("second")
 
-    with device.locked(tmp_path):
+    with devicelock.locked(tmp_path):
         t = threading.Thread(target=second)
         t.start()
         time.sleep(0.2)

@@ -26,8 +26,8 @@ from device_fixtures import Device, copy_of, kb, make_device, second_release
 from test_release_helpers import forge_release, git
 
 from kbtools.ship import device as dev
+from kbtools.ship import devicelock, gitrun, install
 from kbtools.ship import git as shipgit
-from kbtools.ship import gitrun, install
 from kbtools.ship.signing import keygen, load_private
 
 pytestmark = pytest.mark.slow
@@ -500,7 +500,7 @@ def test_waiting_for_the_lock_says_who_holds_it(tmp_path, capfd):
     holding, release = threading.Event(), threading.Event()
 
     def holder() -> None:
-        with dev.locked(tmp_path, "kb sync"):
+        with devicelock.locked(tmp_path, "kb sync"):
             holding.set()
             release.wait(10)
 
@@ -508,13 +508,13 @@ def test_waiting_for_the_lock_says_who_holds_it(tmp_path, capfd):
     t.start()
     holding.wait(5)
     threading.Timer(0.5, release.set).start()
-    with dev.locked(tmp_path, "kb rollback"):
+    with devicelock.locked(tmp_path, "kb rollback"):
         pass
     t.join(5)
     err = capfd.readouterr().err
     assert err.count("kb: waiting for") == 1, err
     assert f"{tmp_path / '.lock'}: held by kb sync (pid " in err
-    with dev.locked(tmp_path):  # free: no message
+    with devicelock.locked(tmp_path):  # free: no message
         pass
     assert capfd.readouterr().err == ""
 

@@ -240,7 +240,7 @@ STAGES = [  # in the order a sync reaches them
     ("kbtools.ship.sync", "fetch", "after"),
     ("kbtools.ship.install", "derive_index", "before"),
     ("kbtools.ship.sync", "_install", "after"),
-    ("kbtools.ship.device", "write_state", "after"),  # the floor, before the switch
+    ("kbtools.ship.devicestate", "write_state", "after"),  # the floor, before the switch
     ("kbtools.ship.trust", "apply", "after"),
     ("kbtools.ship.device", "switch_to", "after"),
     ("kbtools.ship.sync", "prune_releases", "before"),
@@ -322,7 +322,7 @@ def test_status_says_a_rollback_was_stopped_before_its_switch(published, tmp_pat
     _pub, original = published
     device_dir = tmp_path / "device"
     shutil.copytree(original, device_dir, symlinks=True)
-    proc = subprocess.run([sys.executable, "-c", KILLED_AT, "kbtools.ship.device",
+    proc = subprocess.run([sys.executable, "-c", KILLED_AT, "kbtools.ship.devicestate",
                            "write_state", "after", "rollback", "--to", str(device_dir)],
                           capture_output=True, text=True)
     assert proc.returncode == -signal.SIGKILL, proc.stderr

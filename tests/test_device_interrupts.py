@@ -27,7 +27,7 @@ import kbtools
 from kbtools.cli import main
 from kbtools.index.layout import UNFINISHED
 from kbtools.ship import device as dev
-from kbtools.ship import install, operate
+from kbtools.ship import devicelock, install, operate
 from kbtools.ship.release import make_release
 from kbtools.ship.signing import keygen
 
@@ -269,7 +269,7 @@ def test_a_sync_waiting_for_the_lock_leaves_the_holders_staging_alone(one, tmp_p
     staging = device / "releases" / "kb-r2.staging"
     errors = tmp_path / "stderr"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    with dev.locked(device, "kb sync (a test)"):
+    with devicelock.locked(device, "kb sync (a test)"):
         (staging / "data").mkdir(parents=True)
         (staging / "data" / "half.bin").write_bytes(b"being exported")
         with errors.open("w") as fh:

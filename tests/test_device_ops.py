@@ -397,3 +397,25 @@ def test_releases_listed_while_a_sync_prunes_one(device, tmp_path, monkeypatch):
     assert [(r["tag"], r["current"]) for r in rows] == [("kb-r2", True)]
     assert rows[0]["size"] == sum(p.stat().st_size for p in (d.dev / "releases" / "kb-r2")
                                   .rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def test_a_rollback_forward_says_plainly_that_it_undoes_a_rollback(device, tmp_path):
+    """`kb rollback kb-r2` on a device that rolled back from kb-r2 to kb-r1 serves kb-r2
+    again, the only way back to it (`kb sync` skips it): said as a rollback forward that
+    undoes the one before, in the text and in --json."""
+    d = copy_of(device[0], tmp_path)
+    assert kb("rollback", "--to", str(d.dev))[0] == 0
+    code, out = kb("rollback", "kb-r2", "--to", str(d.dev))
+    assert code == 0 and out.splitlines() == [
+        "serving kb-r2 (was kb-r1)",
+        "kb-r2 is newer than kb-r1 (a rollback forward): the rollback from kb-r2 is undone, "
+        "`kb sync` no longer skips it"], out
+    assert kb("rollback", "--to", str(d.dev), "--json")[0] == 0  # back to kb-r1 again
+    back = json.loads(kb("rollback", "--to", str(d.dev), "kb-r2", "--json")[1])
+    assert (back["from"], back["to"], back["forward"], back["undone"], back["skipped"]) == (
+        "kb-r1", "kb-r2", True, True, [])
+    # a rollback back is no rollback forward, and names what a sync now skips
+    down = json.loads(kb("rollback", "--to", str(d.dev), "--json")[1])
+    assert (down["forward"], down["undone"], down["skipped"]) == (False, False, ["kb-r2"])
+    code, out = kb("rollback", "--to", str(d.dev), "kb-r2")
+    assert code == 0 and "(a rollback forward)" in out

@@ -596,3 +596,35 @@ def test_the_default_limit_keeps_a_year_of_releases_to_a_screen():
     assert [r["serial"] for r in kept] == [*range(400, 400 - RELEASES_LIMIT, -1), 200, 3]
     assert omitted == 400 - RELEASES_LIMIT - 2
     assert limit_releases(rows, 0) == (rows, 0)
+
+
+def test_a_device_syncs_from_another_device_directory(tmp_path: Path):
+    """Two devices sharing one source, the second fed by the first (a laptop synced in the
+    office, a tablet synced from it on site): `kb sync LAPTOP --to TABLET` (or LAPTOP's
+    `current`, or one of its releases) syncs from the repository the laptop verified its
+    releases into, signature and all; git said of the directory "does not appear to be a
+    git repository". The next `kb sync` without SOURCE follows the laptop again."""
+    key = tmp_path / "k"
+    keygen(key)
+    pub = Pub(tmp_path, sign_key=key)
+    pub.release()
+    pub.release()
+    laptop = tmp_path / "laptop"
+    assert sync(str(pub.art), laptop, trusted=[Path(f"{key}.pub")]).tag == "kb-r2"
+    for i, given in enumerate((laptop, laptop / "current", laptop / "releases" / "kb-r2")):
+        tablet = tmp_path / f"tablet{i}"
+        code, out = run_cli("sync", str(given), "--to", str(tablet), "--trusted-key",
+                            f"{key}.pub")
+        assert code == 0 and out.startswith("serving kb-r2 (was nothing)"), out
+        assert served_ok(tablet) == "kb-r2"
+        assert status(tablet)["served"]["signed_by"] is not None
+    pub.release()
+    assert sync(str(pub.art), laptop).tag == "kb-r3"
+    code, out = run_cli("sync", "--to", str(tmp_path / "tablet0"))
+    assert code == 0 and out.startswith("serving kb-r3 (was kb-r2)"), out
+    assert served_ok(tmp_path / "tablet0") == "kb-r3"
+
+
+def run_cli(*args: str) -> tuple[int, str]:
+    res = CliRunner().invoke(main, list(args))
+    return res.exit_code, res.output

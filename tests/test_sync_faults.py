@@ -16,7 +16,7 @@ import pytest
 from test_release_helpers import Pub
 
 from kbtools.index.manifest import load_manifest, verify_files
-from kbtools.ship import device
+from kbtools.ship import device, devicestate
 from kbtools.ship.operate import local_releases, rollback
 from kbtools.ship.sync import sync
 
@@ -124,7 +124,7 @@ def test_queries_during_syncs_and_rollbacks(tmp_path: Path):
                 assert rel is not None
                 manifest = load_manifest(rel)
                 assert verify_files(rel, manifest, derived=True) == []
-                assert device.read_json(rel / "release.json")["tag"] == rel.name
+                assert devicestate.read_json(rel / "release.json")["tag"] == rel.name
                 reads[0] += 1
             except BaseException as exc:  # noqa: BLE001 - reported below
                 errors.append(exc)

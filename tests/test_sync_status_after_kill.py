@@ -89,7 +89,8 @@ def test_status_says_a_sync_was_killed_and_the_next_one_fetches_nothing_again(
     assert code == 0, err
     assert out.startswith("serving kb-r3 (was kb-r2); fetched "), out
     assert ("fetched 0 bytes" in out) == fetched, out
-    assert last_sync_line(kb("status", "--to", device, "--quick")[1]).endswith(": ok")
+    assert last_sync_line(kb("status", "--to", device, "--quick")[1]).endswith(
+        ": ok, switched to kb-r3")
 
 
 @pytest.mark.parametrize(("stage", "said", "switched"), [
@@ -123,7 +124,8 @@ def test_status_says_a_sync_is_under_way_while_one_holds_the_lock(published, tmp
         proc.send_signal(signal.SIGCONT)
         _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
-    assert last_sync_line(kb("status", "--to", device, "--quick")[1]).endswith(": ok")
+    assert last_sync_line(kb("status", "--to", device, "--quick")[1]).endswith(
+        ": ok, switched to kb-r3")
 
 
 # `kb sync` killed (SIGKILL) just before it renames the temporary file it wrote over the

@@ -23,7 +23,7 @@ from test_device_field import KILLED_AT  # kb in a process SIGKILLed at a functi
 from test_release_helpers import Pub
 
 from kbtools.ship import device as dev
-from kbtools.ship import install, operate
+from kbtools.ship import devicestate, install, operate
 from kbtools.ship import sync as sync_module
 
 pytestmark = pytest.mark.slow
@@ -67,7 +67,7 @@ one = test_device_interrupts.one  # kb-r1 synced, kb-r2 published at the source
 UNCHANGED = "kb: interrupted: kb-r1 still serves (unchanged); run `kb sync` again to finish\n"
 
 
-@pytest.mark.parametrize("second", [(dev, "clean_staging"), (dev, "write_state"),
+@pytest.mark.parametrize("second", [(dev, "clean_staging"), (devicestate, "write_state"),
                                     (dev, "served_tag")],
                          ids=lambda s: s[1])
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["TERM", "INT"])
@@ -203,7 +203,8 @@ def test_a_rollback_after_a_sync_killed_before_its_switch_does_not_say_the_old_o
     code, out, _ = kb("status", "--to", device)
     assert code == 0 and "serving kb-r1" in out, out
     assert out.splitlines()[-1].endswith(f": FAILED: {was}; run `kb sync` again to finish")
-    assert kb("rollback", "kb-r2", "--to", device)[1] == "serving kb-r2 (was kb-r1)\n"
+    assert kb("rollback", "kb-r2", "--to", device)[1].startswith(
+        "serving kb-r2 (was kb-r1)\nkb-r2 is newer than kb-r1 (a rollback forward)")
     code, out, _ = kb("status", "--to", device)
     assert code == 0 and "serving kb-r2" in out and "still serves" not in out, out
     assert out.splitlines()[-1].endswith(f": FAILED: {now}; run `kb sync` again to finish"), out
@@ -287,7 +288,7 @@ def test_the_sync_a_killed_sync_asks_for_prunes_what_it_left(tmp_path, monkeypat
         "run `kb sync` to finish (prune old releases)")
     assert kb("sync", "--to", device)[1] == "up to date: serving kb-r2\n"
     assert sorted(dev.release_dirs(device)) == ["kb-r2"]
-    assert kb("status", "--to", device)[1].splitlines()[-1].endswith(": ok")
+    assert kb("status", "--to", device)[1].splitlines()[-1].endswith(": ok, up to date (kb-r2)")
     # keep lowered from 3 to 1 on a device holding 3: the next sync, with nothing newer
     (site / "kb.toml").write_text("[release]\nkeep = 3\n")
     for _ in range(2):

@@ -35,7 +35,8 @@ from kbtools.ship.checkout import (
     implicit_checkout,
     open_index,
 )
-from kbtools.ship.device import is_device_dir, synced_from
+from kbtools.ship.device import is_device_dir
+from kbtools.ship.devicestate import synced_from
 from kbtools.ship.git import parse_serial
 from kbtools.ship.readonly import copy_device
 from kbtools.ship.tagged import tag_sources

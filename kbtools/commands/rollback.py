@@ -33,7 +33,9 @@ def rollback(tag: str | None, to: Path | None, engine: str | None, token_file: P
     """Serve TAG (default: the newest local release older than the served one).
 
     An operator action only: logged to DIR/rollback.log, and later syncs skip the release
-    rolled back from (a newer serial is still taken). A release signed by a key no longer
+    rolled back from (a newer serial is still taken). TAG may be newer than the served
+    release: that undoes a rollback from it (`kb sync` takes it again), the only way back
+    to a release a sync skips. A release signed by a key no longer
     pinned is refused, as a sync refuses it (`kb trust add` pins a key again). With
     --engine, moves the engine's alias to TAG (default: the newest published release older
     than the served one).
@@ -55,6 +57,13 @@ def rollback(tag: str | None, to: Path | None, engine: str | None, token_file: P
     else:
         was = entry["from"] or "no release: the alias was missing"
         click.echo(f"serving {entry['to']} (was {was})")
+        if entry.get("forward"):
+            left = entry.get("skipped") or []
+            click.echo(f"{entry['to']} is newer than {entry['from']} (a rollback forward)"
+                       + (f": the rollback from {entry['to']} is undone, `kb sync` no longer "
+                          "skips it" if entry.get("undone") else "")
+                       + (f"; `kb sync` still skips {', '.join(left)} (rolled back from)"
+                          if left else ""))
         if entry.get("rederived"):
             click.echo(f"re-derived the index of {entry['to']} from its verified data/: it "
                        f"failed its check ({entry['rederived']})")

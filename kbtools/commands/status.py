@@ -70,7 +70,9 @@ def _device(st: dict[str, Any]) -> None:
         click.echo(f"serving {s['tag']} (source {(s['source_commit'] or '-')[:12]}, created "
                    f"{s['created']}, {age})"
                    f"; files {state[s['verified_now']]}"
-                   + (f"; signed by {s['signed_by']}" if s["signed_by"] else "; unsigned"))
+                   + (f"; signed by {s['signed_by']}" if s["signed_by"] else
+                      "; signature not checked (no key pinned)" if s["has_signature"] else
+                      "; unsigned"))
         if s["clock_behind"]:
             click.echo(f"  clock: {s['clock_behind']}")
         for p in s["problems"]:
@@ -118,7 +120,23 @@ def _device(st: dict[str, Any]) -> None:
                                  "finishing)" if last.get("switched") else
                                  f"{last['tag'] or 'no release'} serves until it switches"))
     elif last:
-        click.echo(f"last sync {last['at']}: " + ("ok" if last["ok"] else f"FAILED: {last['error']}"))
+        _last_sync(last)
+
+
+def _last_sync(last: dict[str, Any]) -> None:
+    """The last sync as --json's ``last_sync`` has it: when, from where, what it took (or
+    why it failed) and each of its warnings (a newer release refused among them)."""
+    src = f" from {last['source']}" if last.get("source") else ""
+    tag = last.get("tag")
+    if not last["ok"]:
+        outcome = f"FAILED: {last['error']}"
+    elif tag:
+        outcome = f"ok, switched to {tag}" if last.get("changed") else f"ok, up to date ({tag})"
+    else:
+        outcome = "ok"
+    click.echo(f"last sync {last['at']}{src}: {outcome}")
+    for w in last.get("warnings") or ():
+        click.echo(f"  warning: {w}")
 
 
 def _checkout(co: dict[str, Any], as_json: bool) -> None:

@@ -42,8 +42,9 @@ def sync(source: str | None, to: Path | None, trusted: tuple[Path, ...],
          max_fetch_bytes: int | None, as_json: bool) -> None:
     """Bring a device directory to the newest verified release of SOURCE.
 
-    SOURCE is an artifacts repository (path, file://, git://, http(s)://) or a bundle
-    file from `kb bundle create`; omitted, the device's last source is used. Nothing
+    SOURCE is an artifacts repository (path, file://, git://, http(s)://), a bundle file
+    from `kb bundle create`, or another device directory (its releases, verified there,
+    are checked again here); omitted, the device's last source is used. Nothing
     changes unless the release verifies (signature by a pinned key, a tree of exactly the
     regular files its manifest lists, their hashes); the served release then switches with
     one atomic rename. Keys pinned or unpinned (first use, rotation) are reported; after a

@@ -411,7 +411,7 @@ class CheckoutLayout:
     @property
     def state(self) -> Path:
         """Where kb keeps derived indexes, pinned keys and logs (plays a device directory's
-        part for `kbtools.ship.trust` and `kbtools.ship.device.locked`)."""
+        part for `kbtools.ship.trust` and `kbtools.ship.devicelock.locked`)."""
         return self.git_dir / CHECKOUT_STATE
 
     @property

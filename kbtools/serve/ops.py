@@ -50,7 +50,7 @@ from kbtools.serve.callout_frame import as_read
 from kbtools.serve.source import Served
 from kbtools.ship.changes import diff_releases
 from kbtools.ship.checkout import clone_of_derived
-from kbtools.ship.device import read_json
+from kbtools.ship.devicestate import read_json
 from kbtools.ship.operate import local_releases
 from kbtools.ship.release import age_days, clock_behind
 from kbtools.ship.tagged import diff_tags

@@ -46,7 +46,7 @@ from kbtools.index.layout import (
     unfinished_release,
 )
 from kbtools.query.results import shown_title
-from kbtools.ship.device import read_json, synced_from
+from kbtools.ship.devicestate import read_json, synced_from
 from kbtools.ship.git import TAG_PREFIX, parse_serial, tag_form_problem, tag_name
 
 __all__ = ["DirFiles", "DocumentChange", "ReleaseDiff", "ReleaseFiles", "ReleaseRef",

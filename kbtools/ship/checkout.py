@@ -56,7 +56,9 @@ from kbtools.index.layout import (
 from kbtools.index.selfcheck import derivation_problem
 from kbtools.index.store import stored_infos
 from kbtools.ship import trust
-from kbtools.ship.device import check_device_dir, device_dir, locked, read_json
+from kbtools.ship.device import check_device_dir, device_dir
+from kbtools.ship.devicelock import locked
+from kbtools.ship.devicestate import read_json
 from kbtools.ship.git import TAG_PREFIX, missing_objects, release_tags, rev_parse
 from kbtools.ship.gitrun import run_plain
 from kbtools.ship.install import install_release, verify_release
@@ -70,7 +72,13 @@ from kbtools.ship.sparse import (
     is_checkout_top,
     is_sparse_release,
 )
-from kbtools.ship.tagged import TaggedRelease, read_tag, tagged_release, unfetched
+from kbtools.ship.tagged import (
+    TaggedRelease,
+    read_tag,
+    tagged_release,
+    unfetched,
+    vouched_below,
+)
 from kbtools.ship.verify import blob_problems
 from kbtools.ship.worktree import WorkTree, release_tags_at, work_tree
 
@@ -168,18 +176,37 @@ def open_checkout(layout: CheckoutLayout, tree: WorkTree, *,
 def _way_back(layout: CheckoutLayout, tree: WorkTree, exc: SyncError) -> SyncError:
     """`exc`, a release refused for what it is (its signature, its files, objects the clone
     lacks), naming the git command back to the release this clone served before: the most
-    recently used one derived here for another commit. Not for the checkout's own state
-    (`CheckoutStateError`), whose repair the message names already."""
+    recently used one derived here for another commit; for a signature refused, the newest
+    release tag of the clone the pinned keys vouch for when that is another (a fresh clone
+    has served none). Not for the checkout's own state (`CheckoutStateError`), whose repair
+    the message names already."""
     if isinstance(exc, CheckoutStateError):
         return exc
     head = rev_parse(tree.git_dir, "HEAD")
-    for folder in sorted(layout.derived_dirs().values(), key=_used, reverse=True):
-        ver = read_json(ReleaseLayout(folder).verified)
-        if ver.get("commit") != head and isinstance(ver.get("tag"), str):
-            return SyncError(f"{exc.message}; `git checkout {ver['tag']}` returns to the "
-                             "release served here before", path=exc.path, line=exc.line,
-                             key=exc.key, values=exc.values)
+    before = next((ver["tag"] for ver in (
+        read_json(ReleaseLayout(folder).verified) for folder in sorted(
+            layout.derived_dirs().values(), key=_used, reverse=True))
+        if ver.get("commit") != head and isinstance(ver.get("tag"), str)), None)
+    # an unsigned or foreign tag on top of the clone
+    vouched = _vouched(layout, tree) if isinstance(exc, trust.Untrusted) else None
+    if vouched is not None and vouched != before:
+        return SyncError(f"{exc.message}; `git checkout {vouched}` checks out the newest "
+                         "release of this clone signed by a pinned key", path=exc.path)
+    if before is not None:
+        return SyncError(f"{exc.message}; `git checkout {before}` returns to the release "
+                         "served here before", path=exc.path, line=exc.line, key=exc.key,
+                         values=exc.values)
     return exc
+
+
+def _vouched(layout: CheckoutLayout, tree: WorkTree) -> str | None:
+    """The newest release tag below HEAD's that the clone's trusted keys vouch for."""
+    try:
+        serial = head_release(tree)[2]
+    except SyncError:
+        return None
+    begin = trust.start(layout.state, list(release_settings().trusted_keys))
+    return vouched_below(tree, serial, begin)
 
 
 def _used(folder: Path) -> int:

@@ -56,7 +56,7 @@ from kbtools.index.materialize import materialize
 from kbtools.index.selfcheck import SELF_CHECK, check_derived, derived_problems
 from kbtools.index.stamps import Signature, changed_before, clock_past
 from kbtools.ship import trust
-from kbtools.ship.device import MAX_STATE_BYTES, read_json
+from kbtools.ship.devicestate import MAX_STATE_BYTES, read_json
 from kbtools.ship.git import TreeEntry, read_blob, rev_parse
 from kbtools.ship.gitrun import run_git
 from kbtools.ship.verify import (

@@ -60,7 +60,7 @@ from kbtools.index.stamps import (
     settled_at,
     signature,
 )
-from kbtools.ship.device import synced_from
+from kbtools.ship.devicestate import synced_from
 from kbtools.ship.install import release_file_problems
 
 INTACT = "intact"  # under KB_HOME

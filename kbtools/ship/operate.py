@@ -27,23 +27,25 @@ from kbtools.index.selfcheck import derived_problems
 from kbtools.index.stamps import Signature, changed_before
 from kbtools.ship.changes import not_on_device
 from kbtools.ship.device import (
-    PENDING_ROLLBACK,
-    append_log,
     cannot_write,
     check_device_dir,
     clean_staging,
     dir_size,
     interrupted,
-    load_state,
-    locked,
-    read_json,
-    read_state,
     release_dirs,
     served_release,
     served_tag,
+    switch_to,
+)
+from kbtools.ship.devicelock import locked
+from kbtools.ship.devicestate import (
+    PENDING_ROLLBACK,
+    append_log,
+    load_state,
+    read_json,
+    read_state,
     settle_rollback,
     switch_outcome,
-    switch_to,
     under_way,
     unlogged_rollback,
     write_state,
@@ -279,6 +281,8 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
         "stale": bool(age is not None and age > max_age_days),
         "clock_behind": clock_behind(created, _now()),
         "verified_at": ver.get("verified_at"), "signed_by": ver.get("signed_by"),
+        # carries a release.sig: signed, though no key pinned when it synced checked it
+        "has_signature": ReleaseLayout(rdir).release_sig.is_file(),
         "verified_now": (not problems) if check_files else None, "problems": problems[:5],
         "review": review_lapses(manifest),
         # signed by no key pinned now (revoked since): still served, and said so
@@ -295,10 +299,12 @@ def _unlogged(path: Path, state: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
-    """Serve an earlier local release (default: the newest one older than the served one).
+    """Serve another local release (default: the newest one older than the served one).
 
     Logged to rollback.log; the release rolled back from is remembered so `kb sync` does not
-    bring it straight back (a newer serial is still accepted).
+    bring it straight back (a newer serial is still accepted). `tag` may be newer than the
+    served one ("forward": a rollback undone, the only way back to a release `kb sync`
+    skips); the entry returned says so, and lists the releases `kb sync` still skips.
     """
     if not DeviceLayout(path).releases.is_dir():  # a mistyped --to: made no directories
         raise SyncError("no earlier local release to roll back to (no device here: `kb sync "
@@ -372,6 +378,7 @@ def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path
                 if rel in manifest.get("artifacts", {}) and changed_before(sig, settled)}
     rederived = rederive(rdir, DeviceLayout(path).staging(tag), tag, verified=verified)
     rolled = set(state.get("rolled_back", []))
+    undone = tag in rolled  # a rollback from it, undone: `kb sync` takes it again
     if current and _serial(current) > _serial(tag):
         rolled.add(current)
     rolled.discard(tag)
@@ -399,7 +406,10 @@ def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path
     with contextlib.suppress(OSError):  # left: the next command finds the line logged
         write_state(path, state)
     vouch(rdir, verified)  # the first open of it costs a stat per file
-    return entry | {"rederived": rederived} if rederived else entry
+    # forward: to a newer local release than the one served (undoing a rollback from it)
+    said = {"forward": bool(current) and _serial(tag) > _serial(current or tag),
+            "undone": undone, "skipped": state["rolled_back"]}
+    return entry | said | ({"rederived": rederived} if rederived else {})
 
 
 def _rollback_target(path: Path, current: str | None, have: dict[str, Path],

@@ -54,7 +54,9 @@ from kbtools.index.layout import (
 from kbtools.index.manifest import load_manifest, verify_files
 from kbtools.index.selfcheck import derivation_problem
 from kbtools.index.store import stored_infos
-from kbtools.ship.device import dir_size, locked, read_json
+from kbtools.ship.device import dir_size
+from kbtools.ship.devicelock import locked
+from kbtools.ship.devicestate import read_json
 from kbtools.ship.install import derive_index
 
 DERIVED = "derived"  # under KB_HOME

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -52,13 +51,19 @@ from typing import Any
 from kbtools.config import Config, branch_problem, load_config
 from kbtools.errors import Interrupted, KbError, SyncError, UsageError
 from kbtools.fsutil import mkdir_beneath
-from kbtools.index.layout import RELEASES, STATE, DeviceLayout, ReleaseLayout
+from kbtools.index.layout import (
+    RELEASES,
+    STATE,
+    DeviceLayout,
+    ReleaseLayout,
+)
 from kbtools.index.manifest import load_manifest, verify_files
 from kbtools.index.stamps import Signature, changed_before
-from kbtools.ship import checkout, intact, readonly, trust
+from kbtools.ship import checkout, devicelock, devicestate, intact, readonly, trust
 from kbtools.ship import device as dev
 from kbtools.ship.fetching import deepen, fetch
 from kbtools.ship.git import (
+    SourceRefs,
     compact,
     ignored_tags,
     is_ancestor,
@@ -87,6 +92,14 @@ from kbtools.ship.install import (
     settled_clock,
     tag_manifest_hash,
 )
+from kbtools.ship.offered import (
+    normalize_source,
+    other_branches,
+    passed_over,
+    redirected,
+    refused_notes,
+    withdrawn,
+)
 from kbtools.ship.release import age_warning, release_settings
 from kbtools.ship.sourceurl import scrub, scrubbed, shown_source
 
@@ -108,11 +121,6 @@ class SyncResult:
     def to_dict(self) -> dict[str, Any]:
         return {**self.__dict__, "warnings": list(self.warnings), "trust": list(self.trust),
                 "skipped": list(self.skipped)}
-
-
-def normalize_source(source: str) -> str:
-    p = Path(source)
-    return str(p.resolve()) if "://" not in source and p.exists() else source
 
 
 def check_tag(gd: Path, source: str, branch_ref: str, branch: str, tag: str,
@@ -164,15 +172,15 @@ def _shown(res: SyncResult) -> SyncResult:
 def _sync(source: str, device: Path, trusted: list[Path], branch: str, keep: int,
           max_age_days: int, limits: NetLimits) -> SyncResult:
     """`sync` under the lock; state.json keeps `source` as given, shows it `shown_source`."""
-    with dev.locked(device, "kb sync"):
+    with devicelock.locked(device, "kb sync"):
         served_before = dev.served_tag(device)
         state: dict[str, Any] | None = None
         try:
             dev.check_device_dir(device)
-            state = dev.load_state(device)
+            state = devicestate.load_state(device)
             # a rollback killed between its switch and its rollback.log line: logged now
-            settled = dev.settle_rollback(device, state, "kb sync")
-            dev.record_start(device, state, shown_source(source), served_before, _now())
+            settled = devicestate.settle_rollback(device, state, "kb sync")
+            devicestate.record_start(device, state, shown_source(source), served_before, _now())
             try:
                 result = _sync_locked(source, device, state, trusted, branch, keep,
                                       max_age_days, limits)
@@ -212,7 +220,7 @@ def _stopped(device: Path, state: dict[str, Any] | None, source: str, before: st
                 state["last_sync"]["tag"] = now
                 state["source"] = source
             with contextlib.suppress(OSError):
-                dev.write_state(device, state)
+                devicestate.write_state(device, state)
     return stopped
 
 
@@ -228,7 +236,7 @@ def _failed(device: Path, state: dict[str, Any], source: str, before: str | None
     state["last_sync"] = {"ok": False, "source": shown_source(source), "error": str(err),
                           "at": _now()}
     with contextlib.suppress(OSError):
-        dev.write_state(device, state)
+        devicestate.write_state(device, state)
     return err
 
 
@@ -238,7 +246,7 @@ def _record(device: Path, state: dict[str, Any]) -> tuple[str, ...]:
     highest serial was recorded before the switch), and an error named a temporary file
     and said the sync failed."""
     try:
-        dev.write_state(device, state)
+        devicestate.write_state(device, state)
     except OSError as exc:
         return (f"the result of this sync was not recorded in {device / STATE} "
                 f"({exc.strerror or exc}): `kb status` shows the sync before it and `kb sync` "
@@ -291,7 +299,8 @@ def sync_device(device: Path, source: str | None = None, *, trusted: Sequence[Pa
     `source` defaults to the device's last one, and the trusted keys are `trusted` plus
     ``release.trusted_keys``."""
     if source is None:
-        source = dev.load_state(device).get("source")  # unreadable: said, not "never synced"
+        # unreadable: said, not "never synced"
+        source = devicestate.load_state(device).get("source")
         if not source:
             raise UsageError("no SOURCE given and this device has never synced", path=str(device))
     cfg = cfg if cfg is not None else load_config()
@@ -312,7 +321,13 @@ def _now() -> str:
 
 
 def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: list[Path],
-                 branch: str, keep: int, max_age_days: int, limits: NetLimits) -> SyncResult:
+                 branch: str, keep: int, max_age_days: int, limits: NetLimits, *,
+                 refused: dict[int, str] | None = None, listed: SourceRefs | None = None
+                 ) -> SyncResult:
+    """The sync, the lock held. `refused`: releases newer than the one it takes whose
+    signature the trusted keys do not vouch for (serial -> why), passed over
+    (`offered.passed_over`), with what the source `listed` (not asked twice)."""
+    refused = refused or {}
     dev.clean_staging(device)
     gd = DeviceLayout(device).repo
     if not (gd / "HEAD").is_file():
@@ -321,14 +336,15 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     point_head_at(str(gd), branch)  # a device made before session 35: HEAD named master
     begin = trust.start(device, extra_keys)
     try:
-        refs = list_source(gd, source, branch, limits=limits)
+        refs = listed or list_source(gd, source, branch, limits=limits)
     except SyncError as exc:  # unreachable, refused, damaged: the device as it was
         raise SyncError(f"{exc.message}; {dev.still_serves(device)}", path=exc.path) from None
     if refs.branch_ref is None:
         raise SyncError(f"no {branch} branch at the source ({other_branches(refs.branches)}); "
                         f"{dev.still_serves(device)}", path=source)
     rolled_back = set(state.get("rolled_back", []))
-    offered = {s: r for s, r in refs.tags.items() if tag_name(s) not in rolled_back}
+    offered = {s: r for s, r in refs.tags.items()
+               if tag_name(s) not in rolled_back and s not in refused}
     if not offered:
         raise SyncError(f"the source has no release tags to serve; "
                         f"{dev.still_serves(device)}", path=source)
@@ -367,14 +383,25 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     if not final.is_dir():
         fetched = fetch(gd, source, refs.branch_ref, branch, offered[serial][0], tag, limits)
         try:
-            done = _install(device, source, refs.branch_ref, branch, tag, serial, begin,
-                            floor, limits)
-        except trust.MissingHistory:
-            # signed by a key a rotation introduced after the trusted ones, and the first
-            # fetch was shallow: fetch the branch's history, follow the rotations, check again
-            fetched += deepen(gd, source, refs.branch_ref, branch, limits)
-            done = _install(device, source, refs.branch_ref, branch, tag, serial, begin,
-                            floor, limits)
+            try:
+                done = _install(device, source, refs.branch_ref, branch, tag, serial, begin,
+                                floor, limits)
+            except trust.MissingHistory:
+                # signed by a key a rotation introduced after the trusted ones, and the first
+                # fetch was shallow: fetch the branch's history, follow the rotations, check
+                # again
+                fetched += deepen(gd, source, refs.branch_ref, branch, limits)
+                done = _install(device, source, refs.branch_ref, branch, tag, serial, begin,
+                                floor, limits)
+        except SyncError as exc:  # the newest refused by its signature, or one below it
+            if not isinstance(exc, trust.Untrusted) and not refused:  # by anything: passed
+                raise
+            if not any(max(cur_serial or 0, floor - 1) < s < serial for s in offered):
+                raise passed_over(refused | {serial: exc.message}, current) from None
+            # an older release the keys vouch for may still be newer than the one served
+            res = _sync_locked(source, device, state, extra_keys, branch, keep, max_age_days,
+                               limits, refused=refused | {serial: exc.message}, listed=refs)
+            return replace(res, fetched_bytes=res.fetched_bytes + fetched)
         plan, hashed = done.plan, done.hashed
     else:  # installed by an interrupted sync, its files found as listed: its signature is
         # checked again, with the keys that sync checked it with when it stopped after
@@ -396,31 +423,21 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     state["pending_trust"] = trust.pending(begin, tag)
     # killed from here to the outcome's record (SIGKILL, a power cut), state.json would name
     # the sync before as the last one, and its source, while this release may serve: the
-    # switch under way is recorded instead, read against `current` (`dev.switch_outcome`)
-    state["last_sync"] = dev.switching(shown_source(source), current, tag, _now())
+    # switch under way is recorded instead, read against `current` (`devicestate.switch_outcome`)
+    state["last_sync"] = devicestate.switching(shown_source(source), current, tag, _now())
     state["source"] = source
-    dev.write_state_before_switch(device, state, tag)
+    devicestate.write_state_before_switch(device, state, tag)
     pinned = trust.apply(device, plan, tag)
     dev.switch_to(device, tag)
     state.pop("pending_trust")  # written with the sync's outcome (`sync`)
-    warnings = (begin.warnings + redo + notes + _age_warn(final, max_age_days)
+    warnings = (refused_notes(refused, tag) + begin.warnings + redo + notes
+                + _age_warn(final, max_age_days)
                 + prune_releases(device, keep, tag) + compact_repo(gd))
     # what was verified, remembered for the first open (after the prune: removing an old
     # release's hard link to a file changes that file's change time, so it is hashed here)
     intact.vouch(final, hashed)
     return SyncResult(tag, serial, current, True, source, plan.signed_by, fetched,
                       warnings, tuple(pinned), skipped)
-
-
-def withdrawn(floor: int, current: str | None) -> str:
-    """The releases a source that offers none at or above `floor` withdrew, as a sync
-    refusing the downgrade names them: the served one and the highest accepted."""
-    top = tag_name(floor)
-    if current is None or current == top:
-        return (f"{top} is no longer offered there: its tag was deleted, or this is another "
-                "source")
-    return (f"neither {current}, served here, nor {top} is offered there any more: their "
-            "tags were deleted, or this is another source")
 
 
 def _discard_unsound(device: Path, tag: str, hashed: dict[str, Signature]
@@ -524,31 +541,6 @@ def _install(device: Path, source: str, branch_ref: str, branch: str, tag: str, 
 def _age_warn(release: Path | None, max_age_days: int) -> tuple[str, ...]:
     if release is None:
         return ()
-    warning = age_warning(release.name, dev.read_json(ReleaseLayout(release).release_json)
+    warning = age_warning(release.name, devicestate.read_json(ReleaseLayout(release).release_json)
                           .get("created"), max_age_days)
     return () if warning is None else (warning,)
-
-
-def other_branches(names: tuple[str, ...]) -> str:
-    """The branches a source has instead of the artifacts branch, in words: kb.toml
-    ``[release] branch`` may name one written otherwise (``kb／index`` for ``kb/index``, a
-    full-width slash)."""
-    if not names:
-        return "it has no branches: is it an artifacts repo?"
-    shown = ", ".join(repr(n) if not n.isascii() or not n.isprintable() else n
-                      for n in sorted(names)[:5])
-    more = f" and {len(names) - 5} more" if len(names) > 5 else ""
-    return (f"its branches: {shown}{more}; kb.toml [release] branch names the one to sync "
-            "(is it an artifacts repo?)")
-
-
-def redirected(source: str, moved_to: str | None, device: Path) -> tuple[str, ...]:
-    """A warning when an http(s) source redirected the sync elsewhere (the publisher moved
-    the artifacts repository and its old address forwards to the new one): the sync works,
-    until the forwarding ends; the operator is told the new address now."""
-    if not moved_to:
-        return ()
-    new = moved_to.rstrip("/")
-    return (f"the source redirects to {new} (it moved, and {source} forwards to it): `kb sync "
-            f"{shlex.quote(new)} --to {shlex.quote(str(device))}` syncs from there directly, "
-            "before the old address stops forwarding",)

@@ -102,6 +102,26 @@ def tagged_release(tree: WorkTree, tag: str) -> TaggedRelease:
     return read_tag(tree, tag, serial, tag)
 
 
+VOUCHED_LOOKBACK = 20  # release tags below a refused one read for one the keys vouch for
+
+
+def vouched_below(tree: WorkTree, serial: int, begin: trust.TrustStart) -> str | None:
+    """The newest release tag of the clone below serial `serial` whose signature the keys
+    of `begin` vouch for (after the rotations before it), read from git objects, of the
+    `VOUCHED_LOOKBACK` tags below it; None when none is. What to check out instead of a
+    release refused for its signature (an unsigned or foreign tag on top of the clone)."""
+    tags = clone_tags(tree)
+    for s in sorted((s for s in tags if s < serial), reverse=True)[:VOUCHED_LOOKBACK]:
+        try:
+            found = read_tag(tree, tags[s], s, tags[s])
+            meta = read_meta(tree.git_dir, found.commit, found.tag, s)
+            trust.plan(tree.git_dir, meta, begin, 0, found.tag)
+        except SyncError:
+            continue
+        return found.tag
+    return None
+
+
 def read_tag(tree: WorkTree, tag: str, serial: int, where: str) -> TaggedRelease:
     """What release tag `tag` (serial `serial`, a release tag of the clone) names: its
     commit and manifest hash (the tag message's, else its release.json's). SyncError with

@@ -36,7 +36,9 @@ from kbtools.errors import KbError, SyncError, UsageError
 from kbtools.fsutil import atomic_write_beneath, fsync_dir, read_beneath
 from kbtools.index.layout import RELEASE_JSON, RELEASE_SIG, TRUST_LOG, TRUSTED, DeviceLayout
 from kbtools.index.manifest import loads_unique
-from kbtools.ship.device import append_log, check_device_dir, locked
+from kbtools.ship.device import check_device_dir
+from kbtools.ship.devicelock import locked
+from kbtools.ship.devicestate import append_log
 from kbtools.ship.git import first_parent_commits, tag_name
 from kbtools.ship.signing import (
     MAX_KEY_BYTES,
@@ -196,6 +198,12 @@ class MissingHistory(SyncError):
     shallow fetch) before the releases that could rotate trust to its signer."""
 
 
+class Untrusted(SyncError):
+    """A release whose signature the trusted keys do not vouch for (unsigned, signed by a
+    key not trusted here, or altered since signing): a sync takes the newest release below
+    it that they do vouch for, if any is newer than the one served (`kbtools.ship.sync`)."""
+
+
 def plan(gd: Path | None, meta: ReleaseMeta, begin: TrustStart, floor: int,
          where: str) -> TrustPlan:
     """Verify the signature of the release `meta` against the trusted keys after every
@@ -222,14 +230,14 @@ def plan(gd: Path | None, meta: ReleaseMeta, begin: TrustStart, floor: int,
                                  "to follow a key rotation (a shallow fetch: `git fetch "
                                  "--unshallow` brings them)", path=where) from None
         if begin.warnings:
-            raise SyncError(f"{exc.message}; {begin.warnings[0]}", path=where) from None
+            raise Untrusted(f"{exc.message}; {begin.warnings[0]}", path=where) from None
         claimed = claimed_signer(meta.sig_bytes)
         if begin.first_use or claimed is None or claimed in {k.key_id for k in keys}:
-            raise
+            raise Untrusted(exc.message, path=exc.path) from None
         unpinned = unpinned_keys(begin.device, {k.key_id for k in keys}) \
             if begin.device is not None else {}
         if claimed in unpinned:  # trust left this key: saying "pin it" would mislead
-            raise SyncError(f"{exc.message}: it was pinned here and unpinned "
+            raise Untrusted(f"{exc.message}: it was pinned here and unpinned "
                             f"({unpinned[claimed]}; pinned now: "
                             f"{', '.join(k.key_id for k in keys)}), so what it signs is no "
                             "longer taken; use a release signed by a pinned key (a later "
@@ -238,7 +246,7 @@ def plan(gd: Path | None, meta: ReleaseMeta, begin: TrustStart, floor: int,
         since = f"since {tag_name(floor)}" if floor else "before it"
         # a publisher that replaced its key without a rotation (the old one lost or
         # compromised): trusting the new key is the operator's decision, say how
-        raise SyncError(f"{exc.message} (pinned: {', '.join(k.key_id for k in keys)}; no "
+        raise Untrusted(f"{exc.message} (pinned: {', '.join(k.key_id for k in keys)}; no "
                         f"release {since} hands trust over to it: if the "
                         "publisher replaced its key, confirm the new key's id with them and "
                         "pin it with `kb trust add PUB`)", path=where) from None

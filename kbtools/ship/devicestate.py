@@ -1,0 +1,256 @@
+"""A device directory's records: state.json (the last sync and its source, the highest
+serial accepted, the releases rolled back from) and its JSON Lines logs (rollback.log,
+trust.log).
+
+A sync writes state.json as it starts (`record_start`), just before its switch
+(`switching`) and with its outcome; the record a killed sync left is read against what
+`current` serves (`switch_outcome`, `under_way`). A rollback's line is written to
+rollback.log after its switch, and one killed in between is logged by the next command
+(`settle_rollback`). Every read and write is beneath the directory, never through a link;
+state.json is mode 0600 (a source URL's credentials).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from kbtools.errors import SyncError, one_line
+from kbtools.fsutil import append_beneath, atomic_write_beneath, open_beneath, read_beneath
+from kbtools.index.layout import ROLLBACK_LOG, STATE, DeviceLayout
+from kbtools.ship.device import discard, served_tag, still_serves
+from kbtools.ship.devicelock import lock_holder
+from kbtools.ship.sourceurl import scrub
+
+__all__ = ["MAX_STATE_BYTES", "PENDING_ROLLBACK", "append_log", "load_state", "read_json",
+           "read_state", "record_start", "settle_rollback", "switch_outcome", "switching",
+           "synced_from", "under_way", "unlogged_rollback", "write_state",
+           "write_state_before_switch"]
+
+MAX_STATE_BYTES = 16 << 20
+def switching(source: str, before: str | None, tag: str, at: str) -> dict[str, Any]:
+    """state.json's ``last_sync`` written just before a sync's switch from `before` to
+    `tag` (replaced by the outcome once it is known). Only `current` can say whether a sync
+    killed meanwhile switched (two files are never written at once): `switch_outcome`
+    reads the record against it."""
+    return {"ok": False, "source": source, "at": at, "tag": tag, "from": before,
+            "switching": True, "error": f"stopped at its switch to {tag}"}
+
+
+def record_start(path: Path, state: dict[str, Any], source: str, before: str | None,
+                 at: str) -> None:
+    """Record in `state` and state.json, as a sync starts (holding the lock), that it is
+    running; replaced by the switch under way (`switching`) or the outcome. A sync killed
+    (SIGKILL, a power cut) before either leaves it, and `kb status` says so
+    (`switch_outcome`) rather than showing the sync before as the last one, ok. A device
+    that cannot take the record (a full disk) syncs all the same: its outcome is recorded
+    when it can be."""
+    state["last_sync"] = {"ok": False, "source": source, "at": at, "from": before,
+                          "running": True, "error": "killed before it finished"}
+    with contextlib.suppress(OSError):
+        write_state(path, state)
+
+
+def under_way(path: Path, last: Any) -> Any:
+    """``last_sync`` as `kb status` shows it while a sync holds the device lock (its record
+    says it started, `record_start`, or is switching): under way, by whom, what serves
+    meanwhile and whether the sync has switched to it (`switched`: it is finishing, its
+    prune and record); any other record as `switch_outcome` reads it."""
+    if isinstance(last, dict) and (last.get("running") or last.get("switching")):
+        holder, now = lock_holder(path), served_tag(path)
+        if holder is not None:
+            return {k: v for k, v in last.items() if k not in ("running", "switching")} | {
+                "ok": None, "under_way": True, "holder": holder, "tag": now, "error": None,
+                "switched": bool(last.get("switching")) and now == last.get("tag")}
+    return switch_outcome(path, last)
+
+
+def switch_outcome(path: Path, last: Any, *, settled: bool = False) -> Any:
+    """``last_sync`` as `kb status` shows it: a record of a switch under way (`switching`)
+    left by a sync killed before its outcome was written names the release that serves,
+    whether the switch happened, and what to run; one of a sync that started (`record_start`)
+    and was killed before its switch, the same; any other record as it is. `settled`: the
+    record kept by a command about to move `current` (`kb rollback`), said in the past
+    ("kb-r1 served on"), since what serves then is the rollback's."""
+    if isinstance(last, dict) and last.get("running"):
+        now = served_tag(path)
+        if now != last.get("from"):
+            serves = f"{now or 'no release'} {'served' if settled else 'serves'}"
+        else:
+            serves = (f"{now} served on (unchanged)" if now else "no release was served"
+                      ) if settled else still_serves(path)
+        return {k: v for k, v in last.items() if k != "running"} | {
+            "tag": now, "error": "killed before it finished (SIGKILL or a power cut): "
+                                 f"{serves}; run `kb sync` again to finish"}
+    if not isinstance(last, dict) or not last.get("switching"):
+        return last
+    tag, now = last.get("tag"), served_tag(path)
+    if now == tag:
+        why = (f"killed after its switch, before its outcome was recorded: {tag} "
+               f"{'served' if settled else 'serves'} (verified); run `kb sync` to finish "
+               "(prune old releases)")
+    else:
+        serves = f"{now} {'served on' if settled else 'still serves'}" if now else \
+            f"no release {'was served' if settled else 'serves'}"
+        why = f"killed before its switch to {tag}: {serves}; run `kb sync` again to finish"
+    return {k: v for k, v in last.items() if k != "switching"} | {"tag": now, "error": why}
+
+
+def read_state(path: Path) -> dict[str, Any]:
+    """state.json of a device ({} when missing or unreadable)."""
+    return read_json(DeviceLayout(path).state)
+
+
+def load_state(path: Path) -> dict[str, Any]:
+    """state.json for a command that writes it back (sync, rollback): {} when there is none
+    yet. One that is there but is not a JSON object (emptied or cut short by a power cut, an
+    edit) is a SyncError: read as {} it forgot the releases rolled back from and the highest
+    serial accepted, so the next sync served again a release the operator rolled back from."""
+    try:
+        raw = read_beneath(path, STATE, MAX_STATE_BYTES)
+    except FileNotFoundError:
+        return {}
+    except PermissionError as exc:  # another account (`kb serve` run as a service user)
+        raise SyncError(f"{STATE} cannot be read ({exc.strerror}): only the account that "
+                        "syncs this device may read it (mode 0600: it keeps the source URL "
+                        "with any credentials in it); run this as that account",
+                        path=str(path / STATE)) from None
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+    else:
+        try:
+            state = json.loads(raw)
+        except ValueError as exc:
+            state, why = None, f"not JSON: {one_line(exc, 80)}"
+        if isinstance(state, dict):
+            return state
+        why = why if state is None else "not a JSON object"
+    raise SyncError(f"{STATE} cannot be read ({why}); it records the releases rolled back "
+                    "from and the highest serial accepted, which a sync must not forget: "
+                    f"restore it, or remove it to go on without them ({ROLLBACK_LOG} lists "
+                    "the rollbacks)", path=str(path / STATE))
+
+
+STATE_MODE = 0o600  # state.json keeps the source URL as given, credentials and all
+
+
+def write_state(path: Path, state: dict[str, Any]) -> None:
+    """Replace state.json atomically, readable and writable by the device's account only
+    (`STATE_MODE`, from the temp file's creation on, whatever the umask): it keeps the last
+    source as given, with any token in its URL, for `kb sync` without SOURCE. Every write
+    makes a new file, so one an older kb left world-readable is tightened by the next."""
+    atomic_write_beneath(path, STATE,
+                         (json.dumps(state, indent=1, sort_keys=True) + "\n").encode(),
+                         STATE_MODE)
+
+
+def write_state_before_switch(path: Path, state: dict[str, Any], tag: str) -> None:
+    """`write_state` just before a sync switches to releases/<tag>, which it installed. When
+    state.json cannot be written (the disk that release filled), the release is discarded
+    before the error goes on: it serves nothing, and the space it took lets the sync's
+    failure be recorded; otherwise state.json kept the record of the sync as running, and
+    `kb status` called a sync that failed "killed". Its objects stay in repo.git: the next
+    sync, given room, installs it again without fetching it."""
+    try:
+        write_state(path, state)
+    except OSError:
+        if served_tag(path) != tag:
+            with contextlib.suppress(OSError):
+                discard(path, tag)
+        raise
+
+
+def append_log(path: Path, name: str, entry: dict[str, Any]) -> None:
+    """Append one JSON line to the device log `name` (rollback.log, trust.log); a log that
+    is a link, a FIFO, a device or a hard link is a SyncError, never written through."""
+    try:
+        append_beneath(path, name, (json.dumps(entry, ensure_ascii=False) + "\n").encode())
+    except OSError as exc:
+        raise SyncError(f"cannot write the device log: {exc.strerror}",
+                        path=str(path / name)) from None
+
+
+# state.json's record of a rollback whose switch may have happened and whose line is not
+# yet in rollback.log: written with the state before the switch, removed once the line is
+# written. A rollback killed between its switch and its line (a power cut, SIGKILL) was
+# logged nowhere; the next command holding the lock writes the line (`settle_rollback`).
+PENDING_ROLLBACK = "rollback_pending"
+_LOG_TAIL_BYTES = 64 << 10
+
+
+def unlogged_rollback(path: Path, state: dict[str, Any]) -> dict[str, Any] | None:
+    """The rollback.log entry of a rollback that happened (its release serves) and is not in
+    the log (not its last line); None when there is none."""
+    entry = state.get(PENDING_ROLLBACK)
+    if not isinstance(entry, dict) or entry.get("to") != served_tag(path):
+        return None
+    return None if _last_log_entry(path) == entry else entry
+
+
+def settle_rollback(path: Path, state: dict[str, Any], by: str | None) -> tuple[str, ...]:
+    """Write the line of a rollback that switched and was not logged (`unlogged_rollback`;
+    `by` names the later command that writes it), then drop the record of it from `state`
+    and state.json, whether it happened or not (killed before its switch: nothing to log).
+    Call with the lock held. A log that refuses the line keeps the record, for the next
+    command to try again, and is a warning."""
+    if PENDING_ROLLBACK not in state:
+        return ()
+    entry = unlogged_rollback(path, state)
+    if entry is not None:
+        try:
+            append_log(path, ROLLBACK_LOG, entry | ({"recorded_by": by} if by else {}))
+        except SyncError as exc:
+            return (f"the rollback from {entry.get('from')} to {entry.get('to')} is not in "
+                    f"{ROLLBACK_LOG}: {exc.message}",)
+    state.pop(PENDING_ROLLBACK)
+    with contextlib.suppress(OSError):  # left: dropped by the next command, not logged twice
+        write_state(path, state)
+    return ()
+
+
+def _last_log_entry(path: Path) -> dict[str, Any] | None:
+    """The last line of rollback.log as JSON (None when there is none, or it is no JSON)."""
+    try:
+        fd = open_beneath(path, ROLLBACK_LOG, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        size = os.fstat(fd).st_size
+        tail = os.pread(fd, _LOG_TAIL_BYTES, max(0, size - _LOG_TAIL_BYTES))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    lines = tail.rstrip(b"\n").rsplit(b"\n", 1)
+    try:
+        last = json.loads(lines[-1])
+    except ValueError:
+        return None
+    if isinstance(last, dict):
+        last.pop("recorded_by", None)
+        return last
+    return None
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    """A JSON object from a regular file, not through a link ({} when missing or not JSON)."""
+    try:
+        data = json.loads(read_beneath(path.parent, path.name, MAX_STATE_BYTES))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def synced_from(path: Path) -> tuple[str, bool] | None:
+    """The source device `path` syncs from, as kb prints it (no URL credentials), and
+    whether it pins keys (trusted_keys/ lists one); None when state.json names no source or
+    cannot be read (said by the commands that write it)."""
+    source = read_json(DeviceLayout(path).state).get("source")
+    if not isinstance(source, str) or not source:
+        return None
+    folder = DeviceLayout(path).trusted
+    pins = folder.is_dir() and not folder.is_symlink() and any(folder.glob("*.pub"))
+    return scrub(source), pins

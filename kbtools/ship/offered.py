@@ -1,0 +1,86 @@
+"""What a source offers a device, in the words a sync says of it: the source as git is
+to be asked for it (another device directory as the repository it syncs into), the branches
+it has instead of the artifacts branch, a redirect, the releases it withdrew, and the newer
+releases a sync passed over because the trusted keys do not vouch for them (and those
+below them refused for any reason while it looked for one they do)."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from kbtools.errors import SyncError
+from kbtools.index.layout import DeviceLayout, device_of_release
+from kbtools.ship.git import tag_name
+
+__all__ = ["normalize_source", "other_branches", "passed_over", "redirected",
+           "refused_notes", "withdrawn"]
+
+
+def normalize_source(source: str) -> str:
+    """A local path made absolute; another device directory (or one of its releases, its
+    `current`) as the repository it syncs into, DIR/repo.git, which holds the releases it
+    verified: one device syncs from another (a laptop's over a cable, a colleague's on
+    site). Git said of the directory itself "does not appear to be a git repository"."""
+    p = Path(source)
+    if "://" in source or not p.exists():
+        return source
+    p = p.resolve()
+    other = DeviceLayout(device_of_release(p) or p)
+    return str(other.repo) if other.is_device() and (other.repo / "HEAD").is_file() else str(p)
+
+
+def refused_notes(refused: dict[int, str], tag: str) -> tuple[str, ...]:
+    """The warnings of a sync that took `tag` over the newer releases `refused`."""
+    return tuple(f"{tag_name(s)} refused: {why}; {tag}, the newest release that verifies "
+                 "with the trusted keys, is taken instead"
+                 for s, why in sorted(refused.items(), reverse=True))
+
+
+def passed_over(refused: dict[int, str], current: str | None) -> SyncError:
+    """The error of a sync that found no release the trusted keys vouch for newer than
+    `current`: the newest release refused and why, and any others refused below it."""
+    newest = max(refused)
+    others = sorted(set(refused) - {newest}, reverse=True)
+    also = (f" ({', '.join(tag_name(s) for s in others)} below it refused too)"
+            if others else "")
+    what = (f"no release newer than {current} verifies with the trusted keys, {current} "
+            "still serves") if current else ("no release at the source verifies with the "
+                                             "trusted keys, no release is served yet")
+    return SyncError(f"{tag_name(newest)}: {refused[newest]}{also}; {what}")
+
+
+def withdrawn(floor: int, current: str | None) -> str:
+    """The releases a source that offers none at or above `floor` withdrew, as a sync
+    refusing the downgrade names them: the served one and the highest accepted."""
+    top = tag_name(floor)
+    if current is None or current == top:
+        return (f"{top} is no longer offered there: its tag was deleted, or this is another "
+                "source")
+    return (f"neither {current}, served here, nor {top} is offered there any more: their "
+            "tags were deleted, or this is another source")
+
+
+def other_branches(names: tuple[str, ...]) -> str:
+    """The branches a source has instead of the artifacts branch, in words: kb.toml
+    ``[release] branch`` may name one written otherwise (``kb／index`` for ``kb/index``, a
+    full-width slash)."""
+    if not names:
+        return "it has no branches: is it an artifacts repo?"
+    shown = ", ".join(repr(n) if not n.isascii() or not n.isprintable() else n
+                      for n in sorted(names)[:5])
+    more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+    return (f"its branches: {shown}{more}; kb.toml [release] branch names the one to sync "
+            "(is it an artifacts repo?)")
+
+
+def redirected(source: str, moved_to: str | None, device: Path) -> tuple[str, ...]:
+    """A warning when an http(s) source redirected the sync elsewhere (the publisher moved
+    the artifacts repository and its old address forwards to the new one): the sync works,
+    until the forwarding ends; the operator is told the new address now."""
+    if not moved_to:
+        return ()
+    new = moved_to.rstrip("/")
+    return (f"the source redirects to {new} (it moved, and {source} forwards to it): `kb sync "
+            f"{shlex.quote(new)} --to {shlex.quote(str(device))}` syncs from there directly, "
+            "before the old address stops forwarding",)
