@@ -73,6 +73,27 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
                              "No document has {filters} together, so nothing is found. "
                              "Choose “Any” for one of them to search wider."),
     "any": ("全部", "Any"),
+    # an address naming no document (`nearest`): the documents it most likely meant
+    "doc_suggested": ("您要找的可能是：", "Perhaps you meant:"),
+    "doc_renamed": ("已改名或移动到这里", "renamed or moved here"),
+    # the search page's conditions (`whereform`): a key, an operator, a value typed
+    "conditions": ("更多条件", "More conditions"),
+    "conditions_help": ("可以比较大小、日期和版本号，例如 timestamp ≥ 2026-01-01、firmware ≥ 2.1。"
+                        "不选字段时，在值里写整个条件，例如 timestamp>=2026-01-01。",
+                        "Compare numbers, dates and versions, e.g. timestamp ≥ 2026-01-01, "
+                        "firmware ≥ 2.1. With no field chosen, type a whole condition as the "
+                        "value, e.g. timestamp>=2026-01-01."),
+    "condition_n": ("条件 {n}", "Condition {n}"),
+    "condition_key": ("字段", "Field"),
+    "condition_op": ("比较", "Comparison"),
+    "condition_value": ("值", "Value"),
+    "condition_typed": ("（在值里写整个条件）", "(whole condition in the value)"),
+    "op_eq": ("等于", "is"),
+    "op_ne": ("不等于", "is not"),
+    "op_ge": ("不小于", "at least"),
+    "op_le": ("不大于", "at most"),
+    "op_gt": ("大于", "more than"),
+    "op_lt": ("小于", "less than"),
     "filters": ("筛选", "Filters"),
     "results": ("条结果", "results"),
     "no_answer": ("没有找到足够相关的内容", "Nothing relevant enough was found"),
