@@ -87,7 +87,7 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "condition_key": ("字段", "Field"),
     "condition_op": ("比较", "Comparison"),
     "condition_value": ("值", "Value"),
-    "condition_typed": ("（在值里写整个条件）", "(whole condition in the value)"),
+    "condition_typed": ("（不选字段）", "(no field)"),
     "op_eq": ("等于", "is"),
     "op_ne": ("不等于", "is not"),
     "op_ge": ("不小于", "at least"),
@@ -340,7 +340,8 @@ def browser_lang(header: str) -> str | None:
     best: tuple[float, str] | None = None
     for part in header[:1000].split(","):
         tag, _, params = part.strip().partition(";")
-        lang = tag.strip().split("-")[0].casefold()
+        # a language tag, or a locale as some embedded browsers and WebViews send it (en_US)
+        lang = tag.strip().replace("_", "-").split("-")[0].casefold()
         q = 1.0
         for param in params.split(";"):
             key, _, value = param.strip().partition("=")
