@@ -140,3 +140,21 @@ def test_a_condition_chosen_on_a_phone(page, server, example_index):
         assert width <= shown
     finally:
         page.set_window_size(1024, 768)
+
+
+def test_a_pasted_log_too_long_for_an_address_keeps_its_conditions(client, example_index):
+    """A question too long for an address is held under a key (`held`): its rows are folded
+    into the held fields as a short one's are into its address."""
+    question = QUESTION + " " + "扬花期 降雨 " * 900
+    form = [("q", question), ("wk", "timestamp"), ("wo", ">="), ("wv", "2026-03-01"),
+            ("wk", ""), ("wo", "="), ("wv", "")]
+    posted = client.post("/", content=urlencode(form), follow_redirects=False,
+                         headers={"content-type": "application/x-www-form-urlencoded"})
+    assert posted.status_code == 303 and "held=" in posted.headers["location"]
+    got = client.get(posted.headers["location"])
+    assert got.status_code == 200
+    docs = {d for d, _ in shown_results(got.text)}
+    assert docs and all(d in {"knowledge/crops/corn-southern-rust.md",
+                              "knowledge/crops/fall-armyworm.md",
+                              "knowledge/crops/wheat-aphids.md"} for d in docs), docs
+    assert 'name="wv" value="2026-03-01"' in got.text

@@ -100,6 +100,10 @@ def test_a_renamed_document_is_named_first_as_renamed(client, kind):
     assert suggested(got.text)[0] == (NEW, True)
     assert f'href="/doc/{quote(NEW)}?q=%E8%B5%A4%E9%9C%89%E7%97%85&amp;lang=zh"' in got.text
     assert "您要找的可能是" in got.text and "已改名或移动到这里" in got.text
+    # on the English page the Chinese title is still said as Chinese
+    english = client.get(f"/{kind}/{OLD}", params={"lang": "en"}).text
+    assert f'<span class="title" lang="zh-CN">{TITLE}</span>' in english
+    assert "Perhaps you meant" in english
 
 
 @pytest.mark.parametrize("asked, meant", [

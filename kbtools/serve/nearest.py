@@ -42,6 +42,7 @@ class Suggestion:
 
     doc: str
     title: str
+    lang: object = None  # the document's front-matter `lang`
     renamed: bool = False
 
 
@@ -124,7 +125,9 @@ def suggestions(served: Served, doc: str, device: Path | None = None) -> list[Su
     """The documents of the served release an address `doc` naming none may have meant, the
     likeliest first, at most `MAX_SUGGESTED`: the one it was renamed to (`earlier_titles`),
     then those most like it (`LIKENESS`)."""
-    docs = {str(d["doc"]): str(d.get("title") or "") for d in served.index.docs()}
+    records = served.index.docs()
+    docs = {str(d["doc"]): str(d.get("title") or "") for d in records}
+    langs = {str(d["doc"]): d.get("lang") for d in records}
     wanted = _spellings(doc, served.knowledge.folders)
     renamed: list[str] = []
     for titles in earlier_titles(served, device):
@@ -135,5 +138,5 @@ def suggestions(served: Served, doc: str, device: Path | None = None) -> list[Su
     scored = sorted(((-_likeness(doc, d, title), d) for d, title in docs.items()
                      if d not in renamed))
     near = [d for score, d in scored if -score >= LIKENESS]
-    return [Suggestion(d, docs[d], renamed=d in renamed)
+    return [Suggestion(d, docs[d], langs[d], renamed=d in renamed)
             for d in [*sorted(renamed), *near][:MAX_SUGGESTED]]

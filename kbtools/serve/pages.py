@@ -438,7 +438,7 @@ def missing_document(p: Page, served: Served, kind: str, exc: ApiError | UsageEr
                                 headers={"cache-control": "no-cache"})
     kept = urlencode([(k, v) for k, v in p.request.query_params.multi_items() if k in ("q", "lang")])
     found = [{"url": app_url("doc", s.doc) + (f"?{kept}" if kept else ""), "doc": s.doc,
-              "title": s.title, "renamed": s.renamed}
+              "title": s.title, "lang": content_lang(s.lang, s.title), "renamed": s.renamed}
              for s in suggestions(served, doc, _source(p.request).device())]
     if isinstance(exc, ApiError):
         return p.error(404, exc.message, served, exc.zh, suggestions=found)
