@@ -3,11 +3,12 @@ same name in another case or Unicode composition opens the document; a renamed d
 typo, a title typed as the name are a 404 naming the documents meant, the renamed one first.
 
 A real device synced from two signed releases (`device_fixtures`, test-hash embedder):
-kb-r2 renames the wheat-scab SOP and adds a document with an accented name (two names that
+kb-r2 renames the wheat-scab SOP, removes the sprayer one and adds a document with an accented name (two names that
 differ only in case are refused by `kb check`: `same_document` opens only a single match)."""
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from urllib.parse import quote, unquote
@@ -25,6 +26,8 @@ OLD = "knowledge/crops/wheat-scab.md"
 NEW = "knowledge/crops/wheat-fusarium-head-blight-sop.md"
 ACCENTED = "knowledge/crops/blé-fusariose.md"  # NFC on disk
 TITLE = "小麦赤霉病监测与防控操作规程"
+REMOVED = "knowledge/crops/sprayer-calibration.md"
+TITLE_REMOVED = "施药器械校准操作规程"
 ACCENTED_DOC = """---
 title: Fusariose du blé
 category: crop-protection
@@ -47,9 +50,10 @@ Scout the ears at flowering.
 def client(tmp_path_factory):
     d = make_device(tmp_path_factory.mktemp("nearest"))
     git(d.kr, "mv", OLD, NEW)
+    git(d.kr, "rm", "-q", REMOVED)
     (d.kr / ACCENTED).write_text(ACCENTED_DOC, encoding="utf-8")
     git(d.kr, "add", "-A")
-    git(d.kr, "commit", "-qm", "rename the scab SOP; an accented name")
+    git(d.kr, "commit", "-qm", "rename the scab SOP, remove the sprayer one; an accented name")
     assert d.publish() == "kb-r2"
     code, out = d.sync()
     assert code == 0, out
@@ -108,7 +112,7 @@ def test_a_renamed_document_is_named_first_as_renamed(client, kind):
 
 @pytest.mark.parametrize("asked, meant", [
     ("knowledge/crops/wheat-fusarium-head-blight-sops.md", NEW),  # a typo
-    ("knowledge/crop/sprayer-calibration.md", "knowledge/crops/sprayer-calibration.md"),
+    ("knowledge/crop/pesticide-operator-safety.md", "knowledge/crops/pesticide-operator-safety.md"),
     (f"knowledge/crops/{TITLE[:5]}.md", NEW),  # the title typed as the name
     ("crops/field-survey-method", "knowledge/crops/field-survey-methods.md"),  # no `.md`: 400
 ])
@@ -121,3 +125,17 @@ def test_a_mistyped_name_suggests_the_documents_meant(client, asked, meant):
 def test_a_name_like_no_document_suggests_none(client):
     got = client.get("/doc/knowledge/crops/zzzz.md")
     assert got.status_code == 404 and 'class="suggestions"' not in got.text
+
+
+def test_a_removed_document_offers_its_former_title_searched(client):
+    """A bookmark of a document kb-r2 removed: its title, from kb-r1 still kept here, is
+    offered as a search of the release served now (where its content may live on)."""
+    got = client.get(f"/doc/{REMOVED}", params={"lang": "zh"})
+    assert got.status_code == 404
+    link = re.search(r'<a class="look-for" href="([^"]+)">([^<]+)</a>', got.text)
+    assert link and TITLE_REMOVED in html.unescape(link.group(2))
+    searched = client.get(html.unescape(link.group(1)))
+    assert searched.status_code == 200
+    assert f'>{TITLE_REMOVED}</textarea>' in searched.text and '<html lang="zh-CN">' in searched.text
+    # a renamed one is named instead, not searched
+    assert 'class="look-for"' not in client.get(f"/doc/{OLD}").text

@@ -76,6 +76,9 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     # an address naming no document (`nearest`): the documents it most likely meant
     "doc_suggested": ("您要找的可能是：", "Perhaps you meant:"),
     "doc_renamed": ("已改名或移动到这里", "renamed or moved here"),
+    "doc_look_for": ("这个文档（“{title}”）在之前的发布版本中，当前版本中已没有。在当前版本中搜索“{title}”",
+                     "This document (“{title}”) was in an earlier release and is not in this "
+                     "one. Search this release for “{title}”"),
     # the search page's conditions (`whereform`): a key, an operator, a value typed
     "conditions": ("更多条件", "More conditions"),
     "conditions_help": ("可以比较大小、日期和版本号，例如 timestamp ≥ 2026-01-01、firmware ≥ 2.1。"

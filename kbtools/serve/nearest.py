@@ -121,6 +121,17 @@ def earlier_titles(served: Served, device: Path | None) -> list[dict[str, str]]:
     return kept
 
 
+def former_title(served: Served, doc: str, device: Path | None) -> str | None:
+    """The title the newest earlier release this device keeps gave a document at address
+    `doc` (None: none held one there): what a link from before a sync was to."""
+    wanted = _spellings(doc, served.knowledge.folders)
+    for titles in earlier_titles(served, device):
+        was = [t for path, t in titles.items() if _folded(path) in wanted and t]
+        if was:
+            return was[0]
+    return None
+
+
 def suggestions(served: Served, doc: str, device: Path | None = None) -> list[Suggestion]:
     """The documents of the served release an address `doc` naming none may have meant, the
     likeliest first, at most `MAX_SUGGESTED`: the one it was renamed to (`earlier_titles`),
@@ -128,13 +139,8 @@ def suggestions(served: Served, doc: str, device: Path | None = None) -> list[Su
     records = served.index.docs()
     docs = {str(d["doc"]): str(d.get("title") or "") for d in records}
     langs = {str(d["doc"]): d.get("lang") for d in records}
-    wanted = _spellings(doc, served.knowledge.folders)
-    renamed: list[str] = []
-    for titles in earlier_titles(served, device):
-        was = [t for path, t in titles.items() if _folded(path) in wanted and t]
-        renamed = [d for d, title in docs.items() if was and title == was[0]]
-        if was:
-            break
+    was = former_title(served, doc, device)
+    renamed = [d for d, title in docs.items() if was and title == was]
     scored = sorted(((-_likeness(doc, d, title), d) for d, title in docs.items()
                      if d not in renamed))
     near = [d for score, d in scored if -score >= LIKENESS]

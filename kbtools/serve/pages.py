@@ -68,7 +68,7 @@ from kbtools.serve.i18n import (
     reason_translator,
     translator,
 )
-from kbtools.serve.nearest import same_document, suggestions
+from kbtools.serve.nearest import former_title, same_document, suggestions
 from kbtools.serve.passes import app_url
 from kbtools.serve.results import columns_key, render_context, result_view
 from kbtools.serve.security import MAX_QUERY_STRING, local_path
@@ -130,7 +130,8 @@ class Page:
 
     def error(self, status: int, detail: str, served: Served | None = None,
               zh: str | None = None, original: bool = False,
-              suggestions: list[dict[str, Any]] | None = None) -> HTMLResponse:
+              suggestions: list[dict[str, Any]] | None = None,
+              look_for: dict[str, str] | None = None) -> HTMLResponse:
         """The error page of HTTP `status`: what went wrong in the page's language, the
         details kept below it: `zh` on a Chinese page when given, else `detail` (English:
         a library message naming the file, line or value), and then `detail` as well when
@@ -143,7 +144,7 @@ class Page:
                            detail=zh if chinese else detail,
                            detail_lang=HTML_LANG["zh" if chinese else "en"],
                            original=detail if chinese and original else None, release=release,
-                           suggestions=suggestions or [])
+                           suggestions=suggestions or [], look_for=look_for)
 
     def refused(self, exc: ApiError, served: Served | None = None) -> HTMLResponse:
         return self.error(exc.status, exc.message, served, exc.zh)
@@ -437,13 +438,18 @@ def missing_document(p: Page, served: Served, kind: str, exc: ApiError | UsageEr
         return RedirectResponse(app_url(kind, same) + (f"?{query}" if query else ""), 307,
                                 headers={"cache-control": "no-cache"})
     kept = urlencode([(k, v) for k, v in p.request.query_params.multi_items() if k in ("q", "lang")])
+    device = _source(p.request).device()
     found = [{"url": app_url("doc", s.doc) + (f"?{kept}" if kept else ""), "doc": s.doc,
               "title": s.title, "lang": content_lang(s.lang, s.title), "renamed": s.renamed}
-             for s in suggestions(served, doc, _source(p.request).device())]
+             for s in suggestions(served, doc, device)]
+    # a document a sync removed: its former title searched in the release served now
+    title = None if any(s["renamed"] for s in found) else former_title(served, doc, device)
+    look = {"title": title, "url": "/?" + urlencode([("q", title), *parse_qsl(kept)])} \
+        if title else None
     if isinstance(exc, ApiError):
-        return p.error(404, exc.message, served, exc.zh, suggestions=found)
+        return p.error(404, exc.message, served, exc.zh, suggestions=found, look_for=look)
     return p.error(400, one_line(surface_message(exc, PAGE_FILTERS)), served, error_zh(exc),
-                   original=True, suggestions=found)
+                   original=True, suggestions=found, look_for=look)
 
 
 def _doc_html(p: Page, served: Served) -> str:
