@@ -86,8 +86,16 @@ def _likeness(asked: str, doc: str, title: str) -> float:
     if not stem:
         return 0.0
     within = 0.9 if len(stem) >= 2 and title and stem in title else 0.0
-    return max(within, *(difflib.SequenceMatcher(None, stem, other).ratio()
-                         for other in (_loose(_stem(doc)), title) if other))
+    return max(within, *(_ratio(stem, other) for other in (_loose(_stem(doc)), title) if other))
+
+
+def _ratio(a: str, b: str) -> float:
+    """difflib's ratio of `a` and `b`, 0 when its cheap upper bounds are under `LIKENESS`
+    already (a 404 on a 1,216-document release compared every name in ~150 ms)."""
+    matcher = difflib.SequenceMatcher(None, a, b)
+    if matcher.real_quick_ratio() < LIKENESS or matcher.quick_ratio() < LIKENESS:
+        return 0.0
+    return matcher.ratio()
 
 
 def earlier_titles(served: Served, device: Path | None) -> list[dict[str, str]]:
