@@ -125,6 +125,11 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "outdated": ("可能已过期", "Possibly outdated"),
     "superseded_by": ("已被替代：", "Superseded by"),
     "release": ("发布版本", "Release"),
+    # a page kept by the browser while a sync switched the release (base.html, search.js)
+    "release_switched": ("这一页来自之前的发布版本，设备现在使用 {tag}，内容可能已经更新。",
+                         "This page is from an earlier release: {tag} is served now, and what "
+                         "the page says may have changed."),
+    "reload_page": ("重新加载", "Load it again"),
     "source_commit": ("源提交", "Source commit"),
     "uncommitted": ("含未提交的修改", "with uncommitted changes"),
     "local_build": ("本地构建", "local build"),

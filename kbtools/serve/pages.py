@@ -5,8 +5,9 @@ and redirected to a GET: a question that fits a URL to its link, a longer one to
 `held`), ``/doc/…``
 a document with the cited lines highlighted, ``/table/…`` a decision-table form, ``/release``
 what is served (the release files they show: `releasefiles`). Pages hold no script of
-their own: the search page loads ``/static/search.js`` (the question box grows, Enter
-searches), and works as well without it.
+their own: each loads ``/static/search.js`` (on the search page the question box grows and
+Enter searches; on every page, one the browser kept while a sync switched the release says
+so), and works as well without it.
 """
 
 from __future__ import annotations
