@@ -204,8 +204,10 @@
         });
       })
       .catch(function () {
-        if (mine.dropped) {
-          return;  // given up for a search sent again: that one says how it went
+        if (mine.dropped || leaving) {
+          // given up for a search sent again (that one says how it went), or cut off by the
+          // page going (a reload, a pull to refresh): "interrupted", kept, is what it finds
+          return;
         }
         done();
         var failed = mine.late ? "slow" : "offline";
@@ -213,6 +215,14 @@
         keep(failed);
       });
   }
+  // the page is going (reloaded, left): a search it cut off did not fail on the network
+  var leaving = false;
+  window.addEventListener("pagehide", function () {
+    leaving = true;
+  });
+  window.addEventListener("pageshow", function () {
+    leaving = false;
+  });
   form.addEventListener("submit", function (event) {
     if (!note || !window.fetch || !window.AbortController || !window.FormData ||
         !window.URLSearchParams) {
