@@ -414,6 +414,14 @@ def test_a_page_speaks_the_language_the_browser_prefers(client):
     assert i18n.browser_lang("en;q=0, zh;q=0") is None
 
 
+@pytest.mark.parametrize("header, lang", [("en_US", "en"), ("en_GB,zh_CN;q=0.5", "en"),
+                                          ("zh_CN,en_US;q=0.8", "zh"), ("fr_FR,en_US;q=0.8", "en")])
+def test_a_locale_written_with_an_underscore_is_the_browsers_language(header, lang):
+    """A tablet's kiosk browser or a WebView that sends its locale as ``en_US`` got the
+    Chinese page: the tag was read whole (``en_us``), a language of neither."""
+    assert i18n.browser_lang(header) == lang
+
+
 def test_a_results_passage_shows_its_markdown_not_its_reader_text(tmp_path):
     """Chunk text reads a backslash escape as its character (`\\*not bold\\*` is `*not
     bold*`); the results page rendered that text as Markdown again, so an escaped `\\*`

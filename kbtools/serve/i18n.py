@@ -73,6 +73,30 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
                              "No document has {filters} together, so nothing is found. "
                              "Choose “Any” for one of them to search wider."),
     "any": ("全部", "Any"),
+    # an address naming no document (`nearest`): the documents it most likely meant
+    "doc_suggested": ("您要找的可能是：", "Perhaps you meant:"),
+    "doc_renamed": ("已改名或移动到这里", "renamed or moved here"),
+    "doc_look_for": ("这个文档（“{title}”）在之前的发布版本中，当前版本中已没有。在当前版本中搜索“{title}”",
+                     "This document (“{title}”) was in an earlier release and is not in this "
+                     "one. Search this release for “{title}”"),
+    # the search page's conditions (`whereform`): a key, an operator, a value typed
+    "conditions": ("更多条件", "More conditions"),
+    "conditions_help": ("可以比较大小、日期和版本号，例如 timestamp ≥ 2026-01-01、firmware ≥ 2.1。"
+                        "不选字段时，在值里写整个条件，例如 timestamp>=2026-01-01。",
+                        "Compare numbers, dates and versions, e.g. timestamp ≥ 2026-01-01, "
+                        "firmware ≥ 2.1. With no field chosen, type a whole condition as the "
+                        "value, e.g. timestamp>=2026-01-01."),
+    "condition_n": ("条件 {n}", "Condition {n}"),
+    "condition_key": ("字段", "Field"),
+    "condition_op": ("比较", "Comparison"),
+    "condition_value": ("值", "Value"),
+    "condition_typed": ("（不选字段）", "(no field)"),
+    "op_eq": ("等于", "is"),
+    "op_ne": ("不等于", "is not"),
+    "op_ge": ("不小于", "at least"),
+    "op_le": ("不大于", "at most"),
+    "op_gt": ("大于", "more than"),
+    "op_lt": ("小于", "less than"),
     "filters": ("筛选", "Filters"),
     "results": ("条结果", "results"),
     "no_answer": ("没有找到足够相关的内容", "Nothing relevant enough was found"),
@@ -101,6 +125,11 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "outdated": ("可能已过期", "Possibly outdated"),
     "superseded_by": ("已被替代：", "Superseded by"),
     "release": ("发布版本", "Release"),
+    # a page kept by the browser while a sync switched the release (base.html, search.js)
+    "release_switched": ("这一页来自之前的发布版本，设备现在使用 {tag}，内容可能已经更新。",
+                         "This page is from an earlier release: {tag} is served now, and what "
+                         "the page says may have changed."),
+    "reload_page": ("重新加载", "Load it again"),
     "source_commit": ("源提交", "Source commit"),
     "uncommitted": ("含未提交的修改", "with uncommitted changes"),
     "local_build": ("本地构建", "local build"),
@@ -319,7 +348,8 @@ def browser_lang(header: str) -> str | None:
     best: tuple[float, str] | None = None
     for part in header[:1000].split(","):
         tag, _, params = part.strip().partition(";")
-        lang = tag.strip().split("-")[0].casefold()
+        # a language tag, or a locale as some embedded browsers and WebViews send it (en_US)
+        lang = tag.strip().replace("_", "-").split("-")[0].casefold()
         q = 1.0
         for param in params.split(";"):
             key, _, value = param.strip().partition("=")

@@ -161,11 +161,14 @@ def check_where(where: Any) -> list[str]:
     if isinstance(where, str):
         where = [where]
     if not isinstance(where, list) or not all(isinstance(w, str) for w in where):
-        raise ApiError(400, "'where' must be a list of KEY=VALUE strings")
+        raise ApiError(400, "'where' must be a list of KEY=VALUE strings",
+                       "筛选条件（where）必须是 KEY=VALUE 形式的字符串列表")
     if len(where) > MAX_WHERE:
-        raise ApiError(400, f"at most {MAX_WHERE} 'where' filters")
+        raise ApiError(400, f"at most {MAX_WHERE} 'where' filters",
+                       f"筛选条件最多 {MAX_WHERE} 个")
     if any(len(w) > MAX_WHERE_CHARS for w in where):
-        raise ApiError(400, f"a 'where' filter longer than {MAX_WHERE_CHARS} characters")
+        raise ApiError(400, f"a 'where' filter longer than {MAX_WHERE_CHARS} characters",
+                       f"有一个筛选条件超过 {MAX_WHERE_CHARS} 个字符")
     return filters(where)
 
 

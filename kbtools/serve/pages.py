@@ -5,8 +5,9 @@ and redirected to a GET: a question that fits a URL to its link, a longer one to
 `held`), ``/doc/…``
 a document with the cited lines highlighted, ``/table/…`` a decision-table form, ``/release``
 what is served (the release files they show: `releasefiles`). Pages hold no script of
-their own: the search page loads ``/static/search.js`` (the question box grows, Enter
-searches), and works as well without it.
+their own: each loads ``/static/search.js`` (on the search page the question box grows and
+Enter searches; on every page, one the browser kept while a sync switched the release says
+so), and works as well without it.
 """
 
 from __future__ import annotations
@@ -39,12 +40,13 @@ from kbtools.query.filters import (
     check_filters,
     checked_conditions,
     emptying_filters,
+    filter_keys,
     resolve_docs,
 )
 from kbtools.query.log import record_question
 from kbtools.query.results import shown_title
 from kbtools.query.search import matched_terms
-from kbtools.serve import ops, releasefiles
+from kbtools.serve import ops, releasefiles, whereform
 from kbtools.serve.doclines import cited_chunk, cited_chunks, cited_in, markdown_named
 from kbtools.serve.docparts import doc_parts
 from kbtools.serve.docview import render_prepared
@@ -67,6 +69,7 @@ from kbtools.serve.i18n import (
     reason_translator,
     translator,
 )
+from kbtools.serve.nearest import former_title, same_document, suggestions
 from kbtools.serve.passes import app_url
 from kbtools.serve.results import columns_key, render_context, result_view
 from kbtools.serve.security import MAX_QUERY_STRING, local_path
@@ -127,7 +130,9 @@ class Page:
                 + (f"#{anchor}" if anchor else ""))
 
     def error(self, status: int, detail: str, served: Served | None = None,
-              zh: str | None = None, original: bool = False) -> HTMLResponse:
+              zh: str | None = None, original: bool = False,
+              suggestions: list[dict[str, Any]] | None = None,
+              look_for: dict[str, str] | None = None) -> HTMLResponse:
         """The error page of HTTP `status`: what went wrong in the page's language, the
         details kept below it: `zh` on a Chinese page when given, else `detail` (English:
         a library message naming the file, line or value), and then `detail` as well when
@@ -139,7 +144,8 @@ class Page:
         return self.render("error.html", status, message=self.t(error_word(status)),
                            detail=zh if chinese else detail,
                            detail_lang=HTML_LANG["zh" if chinese else "en"],
-                           original=detail if chinese and original else None, release=release)
+                           original=detail if chinese and original else None, release=release,
+                           suggestions=suggestions or [], look_for=look_for)
 
     def refused(self, exc: ApiError, served: Served | None = None) -> HTMLResponse:
         return self.error(exc.status, exc.message, served, exc.zh)
@@ -248,6 +254,7 @@ def redirect_target(request: Request, form: QueryParams) -> str:
     `MAX_QUESTION_CHARS` when the paste was longer (the page then says so)."""
     lang = request.query_params.get("lang")
     path = local_path(request.url.path)
+    form = whereform.folded(form)  # the conditions' rows as the ``where=`` the API takes
     question = form.get("q", "")
     if len(question) <= MAX_QUESTION_CHARS:
         query = urlencode(link_fields(form, lang))
@@ -312,14 +319,21 @@ def search_page(p: Page, served: Served) -> Response:
               for f, values in facets.items()}
     # as (key, op, value): a value is not text to parse (`<1 ha`, `"A"` are values)
     where = [(f, "=", v) for f, v in pairs]  # all apply, a key given twice too (as --where)
-    flag: ApiError | None = None
+    typed = whereform.asked(params)  # the conditions' rows: `--where` as the CLI reads it
+    flag: str | None = None  # why the search is refused before it is run
     try:  # as /api/search reads it: `verified=true` was taken for "no" (every chunk searched)
         verified = bool(ops.check_flag(params.get("verified")))
     except ApiError as exc:
-        verified, flag = False, exc
+        verified, flag = False, exc.message_in(p.lang)
+    try:  # a typed condition the CLI refuses is refused here in its words
+        where += whereform.parsed(ops.check_where(typed))
+    except ApiError as exc:
+        flag = flag or exc.message_in(p.lang)
+    except UsageError as exc:
+        flag = flag or error_in(exc, p.lang)
     note, refused = filter_note(p, served, where, verified, list(served.index.facets()))
     if flag is not None and not refused:
-        note, refused = p.t("filter_refused", error=flag.message_in(p.lang)), True
+        note, refused = p.t("filter_refused", error=flag), True
     response = None
     results: list[dict[str, Any]] = []
     tag = None
@@ -337,11 +351,14 @@ def search_page(p: Page, served: Served) -> Response:
         results = [result_view(served, r, q, p.lang) for r in response.results]
         tag = tags.tag(answer)
     unfiltered = (unfiltered_url(p, q) if response is not None and response.no_answer
-                  and (pairs or verified) and note is None else None)
+                  and (pairs or verified or typed) and note is None else None)
     # the box shows the question in its own language (a Chinese one in the English interface)
     q_lang = content_lang(None, q) if q.strip() else None
     page = p.render("search.html", 410 if p.gone else 400 if refused else 200, q=q,
                     q_lang=q_lang, facets=facets, chosen=chosen, picked=pairs, filter_note=note,
+                    where_rows=whereform.rows(typed), where_shown=whereform.shown(typed),
+                    operators=whereform.OPERATOR_SIGNS,
+                    where_keys=sorted(filter_keys(served.index)),
                     verified=verified, max_question=MAX_QUESTION_CHARS, search_wait=SEARCH_WAIT_SECONDS,
                     search_patience=SEARCH_PATIENCE_SECONDS,
                     pasted_chars=p.pasted_chars, gone=p.gone, response=response,
@@ -402,7 +419,38 @@ def doc_page(p: Page, served: Served) -> Response:
         return moved
     key = (p.request.url.path, p.lang, tuple(p.request.query_params.multi_items()),
            freshness.today_or(None).isoformat())
-    return p.respond(served.pages.page(key, lambda: _doc_html(p, served)))
+    try:
+        return p.respond(served.pages.page(key, lambda: _doc_html(p, served)))
+    except (ApiError, UsageError) as exc:
+        return missing_document(p, served, "doc", exc)
+
+
+def missing_document(p: Page, served: Served, kind: str, exc: ApiError | UsageError) -> Response:
+    """The ``kind`` page of an address naming no document of the release (`exc`: its 404, or
+    a name without ``.md`` no document has): the one document it names but for case and
+    Unicode composition opened, else the error page naming the documents it most likely
+    meant (`nearest`)."""
+    if exc.status != 404 if isinstance(exc, ApiError) else exc.key != "doc_not_markdown":
+        raise exc
+    doc = p.request.path_params["path"]
+    query = p.request.url.query
+    if (same := same_document(doc, served.index.store.doc_names(),
+                              served.knowledge.folders)) is not None:
+        return RedirectResponse(app_url(kind, same) + (f"?{query}" if query else ""), 307,
+                                headers={"cache-control": "no-cache"})
+    kept = urlencode([(k, v) for k, v in p.request.query_params.multi_items() if k in ("q", "lang")])
+    device = _source(p.request).device()
+    found = [{"url": app_url("doc", s.doc) + (f"?{kept}" if kept else ""), "doc": s.doc,
+              "title": s.title, "lang": content_lang(s.lang, s.title), "renamed": s.renamed}
+             for s in suggestions(served, doc, device)]
+    # a document a sync removed: its former title searched in the release served now
+    title = None if any(s["renamed"] for s in found) else former_title(served, doc, device)
+    look = {"title": title, "url": "/?" + urlencode([("q", title), *parse_qsl(kept)])} \
+        if title else None
+    if isinstance(exc, ApiError):
+        return p.error(404, exc.message, served, exc.zh, suggestions=found, look_for=look)
+    return p.error(400, one_line(surface_message(exc, PAGE_FILTERS)), served, error_zh(exc),
+                   original=True, suggestions=found, look_for=look)
 
 
 def _doc_html(p: Page, served: Served) -> str:
@@ -456,7 +504,10 @@ def table_page(p: Page, served: Served) -> Response:
     if (moved := markdown_named(p.request, served, "table")) is not None:
         return moved
     doc = p.request.path_params["path"]
-    src, tables = ops.decision_tables(served, doc)
+    try:
+        src, tables = ops.decision_tables(served, doc)
+    except (ApiError, UsageError) as exc:
+        return missing_document(p, served, "table", exc)
     params = p.request.query_params
     doc_lang = content_lang(src.meta.get("lang"), src.body)
     listing = [{"n": n, "label": t.label(), "lang": doc_lang} if isinstance(t, DecisionTable)

@@ -18,6 +18,44 @@
   if (found && (!entries.length || entries[0].type === "navigate")) {
     found.focus();
   }
+  // A page the browser kept (Back or Forward to it, a tab left open) while `kb sync` or
+  // `kb rollback` switched the release: shown again, it asks which release is served, and
+  // when that is another one says so above the page with a link that loads it afresh (the
+  // cited lines, a dose, a decision may have changed). Offline, or without this script,
+  // nothing is said: the page's footer names its release.
+  var stale = document.getElementById("kb-stale");
+  function checkRelease() {
+    if (!stale || !window.fetch) {
+      return;
+    }
+    fetch("/api/healthz", {cache: "no-store", credentials: "same-origin"}).then(function (r) {
+      return r.ok ? r.json() : null;
+    }).then(function (body) {
+      var rel = body && body.release;
+      if (!rel) {
+        return;
+      }
+      var now = (rel.tag || "") + " " + (rel.source_commit || "");
+      if (now === stale.getAttribute("data-release")) {
+        stale.hidden = true;
+        return;
+      }
+      stale.querySelector("span").textContent = stale.getAttribute("data-words")
+        .replace("{tag}", rel.tag || (rel.source_commit || "").slice(0, 12));
+      stale.hidden = false;
+    }).catch(function () {});
+  }
+  window.addEventListener("pageshow", function (event) {
+    if (event.persisted) {
+      checkRelease();
+    }
+  });
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible") {
+      checkRelease();
+    }
+  });
+
   var box = document.getElementById("kb-q");
   if (!box || !box.form) {
     return;
@@ -166,8 +204,10 @@
         });
       })
       .catch(function () {
-        if (mine.dropped) {
-          return;  // given up for a search sent again: that one says how it went
+        if (mine.dropped || leaving) {
+          // given up for a search sent again (that one says how it went), or cut off by the
+          // page going (a reload, a pull to refresh): "interrupted", kept, is what it finds
+          return;
         }
         done();
         var failed = mine.late ? "slow" : "offline";
@@ -175,6 +215,14 @@
         keep(failed);
       });
   }
+  // the page is going (reloaded, left): a search it cut off did not fail on the network
+  var leaving = false;
+  window.addEventListener("pagehide", function () {
+    leaving = true;
+  });
+  window.addEventListener("pageshow", function () {
+    leaving = false;
+  });
   form.addEventListener("submit", function (event) {
     if (!note || !window.fetch || !window.AbortController || !window.FormData ||
         !window.URLSearchParams) {

@@ -1,0 +1,141 @@
+"""A document address the served release holds no document at (`kbtools.serve.nearest`): the
+same name in another case or Unicode composition opens the document; a renamed document, a
+typo, a title typed as the name are a 404 naming the documents meant, the renamed one first.
+
+A real device synced from two signed releases (`device_fixtures`, test-hash embedder):
+kb-r2 renames the wheat-scab SOP, removes the sprayer one and adds a document with an accented name (two names that
+differ only in case are refused by `kb check`: `same_document` opens only a single match)."""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from urllib.parse import quote, unquote
+
+import pytest
+from device_fixtures import make_device
+from servefixtures import git
+from starlette.testclient import TestClient
+
+from kbtools.serve.app import create_app
+
+pytestmark = pytest.mark.slow
+
+OLD = "knowledge/crops/wheat-scab.md"
+NEW = "knowledge/crops/wheat-fusarium-head-blight-sop.md"
+ACCENTED = "knowledge/crops/blé-fusariose.md"  # NFC on disk
+TITLE = "小麦赤霉病监测与防控操作规程"
+REMOVED = "knowledge/crops/sprayer-calibration.md"
+TITLE_REMOVED = "施药器械校准操作规程"
+ACCENTED_DOC = """---
+title: Fusariose du blé
+category: crop-protection
+source: test
+author: testeur
+timestamp: "2026-04-01T09:00:00+08:00"
+verified: false
+lang: en
+crop: [小麦]
+disease: [赤霉病]
+---
+
+# Fusariose du blé
+
+Scout the ears at flowering.
+"""
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    d = make_device(tmp_path_factory.mktemp("nearest"))
+    git(d.kr, "mv", OLD, NEW)
+    git(d.kr, "rm", "-q", REMOVED)
+    (d.kr / ACCENTED).write_text(ACCENTED_DOC, encoding="utf-8")
+    git(d.kr, "add", "-A")
+    git(d.kr, "commit", "-qm", "rename the scab SOP, remove the sprayer one; an accented name")
+    assert d.publish() == "kb-r2"
+    code, out = d.sync()
+    assert code == 0, out
+    with TestClient(create_app(d.dev), base_url="http://127.0.0.1") as c:
+        yield c
+
+
+def suggested(page: str) -> list[tuple[str, bool]]:
+    """The documents an error page suggests, in order, and whether each is marked renamed."""
+    block = re.search(r'<ul class="suggestions">(.*?)</ul>', page, re.S)
+    return [(unquote(href), "badge renamed" in item) for item in
+            re.findall(r"<li>(.*?)</li>", block.group(1) if block else "", re.S)
+            for href in re.findall(r'href="/doc/([^"?]+)', item)]
+
+
+@pytest.mark.parametrize("asked", [
+    "knowledge/crops/wheat-fusarium-head-blight-sop.MD",
+    "knowledge/crops/Wheat-Fusarium-Head-Blight-SOP.md",
+    "crops/WHEAT-FUSARIUM-HEAD-BLIGHT-SOP",  # a short path, no `.md`, in capitals
+])
+@pytest.mark.parametrize("kind", ["doc", "table"])
+def test_a_name_in_another_case_opens_the_document(client, asked, kind):
+    """`/doc/x.MD`, a phone's capitalised name: a 404 without a word of what was meant."""
+    moved = client.get(f"/{kind}/{quote(asked)}", params={"lines": "10-20", "lang": "zh"},
+                       follow_redirects=False)
+    assert moved.status_code == 307
+    assert moved.headers["location"] == f"/{kind}/{quote(NEW)}?lines=10-20&lang=zh"
+    assert client.get(moved.headers["location"]).status_code == 200
+
+
+@pytest.mark.parametrize("form", ["NFD", "NFC"])
+def test_an_accented_name_in_either_composition_opens_it(client, form):
+    """A URL-encoded NFD name (macOS, some phones' keyboards) for an NFC file name."""
+    got = client.get("/doc/" + quote(unicodedata.normalize(form, ACCENTED)))
+    assert got.status_code == 200 and "Scout the ears at flowering" in got.text
+    upper = client.get("/doc/" + quote(unicodedata.normalize(form, ACCENTED.upper())),
+                       follow_redirects=False)
+    assert upper.status_code == 307
+    assert upper.headers["location"] == "/doc/" + quote(ACCENTED)
+
+
+@pytest.mark.parametrize("kind", ["doc", "table"])
+def test_a_renamed_document_is_named_first_as_renamed(client, kind):
+    """A link kept from kb-r1 (a bookmark, a result page in the history): kb-r1, still kept
+    on the device, held a document of that title at that path; kb-r2 holds it renamed."""
+    got = client.get(f"/{kind}/{OLD}", params={"lines": "20-22", "q": "赤霉病", "lang": "zh"})
+    assert got.status_code == 404
+    assert suggested(got.text)[0] == (NEW, True)
+    assert f'href="/doc/{quote(NEW)}?q=%E8%B5%A4%E9%9C%89%E7%97%85&amp;lang=zh"' in got.text
+    assert "您要找的可能是" in got.text and "已改名或移动到这里" in got.text
+    # on the English page the Chinese title is still said as Chinese
+    english = client.get(f"/{kind}/{OLD}", params={"lang": "en"}).text
+    assert f'<span class="title" lang="zh-CN">{TITLE}</span>' in english
+    assert "Perhaps you meant" in english
+
+
+@pytest.mark.parametrize("asked, meant", [
+    ("knowledge/crops/wheat-fusarium-head-blight-sops.md", NEW),  # a typo
+    ("knowledge/crop/pesticide-operator-safety.md", "knowledge/crops/pesticide-operator-safety.md"),
+    (f"knowledge/crops/{TITLE[:5]}.md", NEW),  # the title typed as the name
+    ("crops/field-survey-method", "knowledge/crops/field-survey-methods.md"),  # no `.md`: 400
+])
+def test_a_mistyped_name_suggests_the_documents_meant(client, asked, meant):
+    got = client.get("/doc/" + quote(asked), params={"lang": "en"})
+    assert got.status_code in (400, 404)
+    assert suggested(got.text)[0][0] == meant, suggested(got.text)
+
+
+def test_a_name_like_no_document_suggests_none(client):
+    got = client.get("/doc/knowledge/crops/zzzz.md")
+    assert got.status_code == 404 and 'class="suggestions"' not in got.text
+
+
+def test_a_removed_document_offers_its_former_title_searched(client):
+    """A bookmark of a document kb-r2 removed: its title, from kb-r1 still kept here, is
+    offered as a search of the release served now (where its content may live on)."""
+    got = client.get(f"/doc/{REMOVED}", params={"lang": "zh"})
+    assert got.status_code == 404
+    link = re.search(r'<a class="look-for" href="([^"]+)">([^<]+)</a>', got.text)
+    assert link and TITLE_REMOVED in html.unescape(link.group(2))
+    searched = client.get(html.unescape(link.group(1)))
+    assert searched.status_code == 200
+    assert f'>{TITLE_REMOVED}</textarea>' in searched.text and '<html lang="zh-CN">' in searched.text
+    # a renamed one is named instead, not searched
+    assert 'class="look-for"' not in client.get(f"/doc/{OLD}").text
