@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from kbtools.decision.model import MIN_PART, DecisionTable
 from kbtools.query.fillers import drop_fillers
 from kbtools.query.value_units import DURATIONS, UNIT_CLASSES, unit_after
-from kbtools.query.values import AMOUNT_LEADS, CJK_NUMBER, SUBJECTS, compact
+from kbtools.query.values import AMOUNT_LEADS, CJK_NUMBER, SUBJECTS, compact, compact_term
 
 # words that join two quantities named one after the other (温度22度和湿度90%): what follows
 # one starts a name of its own, not a compound with it (和湿度 is 湿度; 土壤湿度 is not)
@@ -145,7 +145,7 @@ def noun_names(noun: str, key: str, names: Sequence[str],
         return True
     if other_script(noun, key):
         for term, group in synonyms.items():
-            terms = [compact(t) for t in (term, *group) if t]
+            terms = [compact_term(t) for t in (term, *group) if t]
             if any(holds(key, t) for t in terms) and \
                     any(_names_by_stem(noun, t) for t in terms):
                 return True
@@ -203,7 +203,7 @@ def subject_words(table: DecisionTable, synonyms: Mapping[str, Sequence[str]] = 
     own subject's temperature, as 南方锈病温度28度 is, and ``hydraulic oil 2100 hours`` its
     running hours, as 液压油2100小时 are."""
     context = " ".join((table.name, *table.heading_path, *table.callouts))
-    bare = compact(context).replace(" ", "")
+    bare = compact_term(context).replace(" ", "")
     return " ".join((context, *(t for key, group in synonyms.items()
                                 if len(key) > 1 and key in bare for t in group)))
 
@@ -215,13 +215,13 @@ def names_subject(question: str, table: DecisionTable,
     whole words, a Chinese one anywhere."""
     text = compact(question)
     bare = text.replace(" ", "")
-    heading = compact(" ".join((table.name, *table.heading_path, *table.callouts))
+    heading = compact_term(" ".join((table.name, *table.heading_path, *table.callouts))
                       ).replace(" ", "")
     for key, group in synonyms.items():
         if len(key) < 2 or key not in heading:
             continue
         for term in (key, *group):
-            said = compact(term)
+            said = compact_term(term)
             if said and (names_word(text, said) if is_latin(said[:1]) else said in bare):
                 return True
     return False
@@ -254,7 +254,7 @@ def tied(word: str, key: str, synonyms: Mapping[str, Sequence[str]]) -> bool | N
     for term, group in synonyms.items():
         if not term or not holds(word, term):
             continue
-        written = [w for g in group for w in compact(g).split(" ") if len(w) >= MIN_PART]
+        written = [w for g in group for w in compact_term(g).split(" ") if len(w) >= MIN_PART]
         if any(holds(key, w) for w in written):
             return True
         other = other or any(not other_script(w, key) for w in written)
