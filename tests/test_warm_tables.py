@@ -17,10 +17,10 @@ from kbtools.decision import column_key
 from kbtools.index.reader import open_index
 from kbtools.index.synonyms import parse
 from kbtools.query import answers, inputs, quantities, values, wording
-from kbtools.query.inputs import Terms, column_names, names_of, read_inputs
+from kbtools.query.inputs import column_names, names_of, read_inputs
 from kbtools.query.quantities import input_names, whole_names
 from kbtools.query.search import input_synonyms, search
-from kbtools.query.wording import with_abbreviations
+from kbtools.query.wording import Terms, with_abbreviations
 
 SYNONYMS = {column_key(t): o for t, o in parse(
     (REPO / "knowledge" / "_synonyms.txt").read_text(encoding="utf-8"))[0].mapping().items()}
@@ -39,7 +39,7 @@ QUESTIONS = ["温度 22 度、湿度 90%、连续降雨 4 天，小麦赤霉病�
 def test_the_synonyms_are_keyed_once_per_opened_index(example_index, monkeypatch):
     index = open_index(example_index)
     keyed = input_synonyms(index)
-    assert keyed["连续降雨天数"] == ["阴雨天数", "雨日", "rainy days", "rain days"]
+    assert keyed["连续降雨天数"] == ("阴雨天数", "雨日", "rainy days", "rain days")
     assert input_synonyms(index) is keyed
     calls: list[str] = []
     key = answers.column_key
@@ -111,3 +111,45 @@ def test_compact_term_is_compact():
     for term, group in MORE.items():
         for text in (term, *group, "温度 22 度", "4 days of rain", "二十六度"):
             assert values.compact_term(text) == values.compact(text)
+
+
+def reference_noun_names(noun: str, key: str, names: list[str],
+                         synonyms: dict[str, list[str]]) -> bool:
+    """`wording.noun_names` as it was written before its groups were remembered."""
+    if noun in names:
+        return True
+    if wording.other_script(noun, key):
+        for term, group in synonyms.items():
+            terms = [values.compact(t) for t in (term, *group) if t]
+            if any(wording.holds(key, t) for t in terms) and \
+                    any(wording._names_by_stem(noun, t) for t in terms):
+                return True
+        return False
+    return wording._names_by_stem(noun, key)
+
+
+@pytest.mark.parametrize("noun", ["rainy", "rain", "days", "雨", "降雨", "humid", "wet", "温"])
+@pytest.mark.parametrize("header", ["连续降雨天数", "相对湿度(%)", "温度(℃)", "Rain days",
+                                    "Relative humidity (%)"])
+def test_noun_names_is_its_definition_with_a_release_s_synonyms(noun, header):
+    synonyms = with_abbreviations(MORE)
+    key = quantities.key_text(header)
+    names = list(names_of(header, synonyms))
+    want = reference_noun_names(noun, key, names, synonyms)
+    assert wording.noun_names(noun, key, names, Terms(synonyms)) is want
+    assert wording.noun_names(noun, key, names, synonyms) is want
+
+
+def test_a_count_nouns_groups_are_looked_for_once_per_header(monkeypatch):
+    looked: list[str] = []
+    scan = wording._groups_held
+    monkeypatch.setattr(wording, "_groups_held", lambda key, synonyms: looked.append(key)
+                        or scan(key, synonyms))
+    wording._held_groups.cache_clear()
+    release = Terms(MORE)  # as a search passes them (`answers.input_synonyms`)
+    first = read_inputs(QUESTIONS[1], SCAB, release, VOCABULARY)  # ``3 rainy days``
+    assert first.values.get("连续降雨天数") == "3"
+    assert len(looked) == len(set(looked)) >= 1  # each header's groups looked for once
+    looked.clear()
+    assert read_inputs(QUESTIONS[1], SCAB, release, VOCABULARY) == first
+    assert looked == []

@@ -24,7 +24,7 @@ Pure.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -66,6 +66,8 @@ from kbtools.query.value_units import DURATIONS
 from kbtools.query.values import BOUND_AFTER, STOP_GAP, Number, bounds_after, compact, numbers
 from kbtools.query.wording import (
     NAME_STARTS,
+    Terms,
+    abbreviated,
     is_cjk,
     is_latin,
     names_word,
@@ -73,7 +75,6 @@ from kbtools.query.wording import (
     object_names,
     subject_words,
     unglued,
-    with_abbreviations,
 )
 
 NAME_GAP_LATIN = 24  # … or this many when they are Latin filler words (is currently at)
@@ -109,32 +110,6 @@ def names_of(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> list[st
     parts = {p for w in wholes for p in name_parts(w) if strip_fillers(p)}  # relative
     names |= parts | {compact(s) for p in parts for s in synonyms.get(column_key(p), ())}
     return sorted((n for n in names if n), key=lambda n: (-len(n), n))
-
-
-class Terms(Mapping[str, Sequence[str]]):
-    """Synonyms (a term → the other terms of its group) frozen, and equal and hashed by what
-    they hold: what `column_names` remembers a column's names by."""
-
-    __slots__ = ("_terms", "_hash")
-
-    def __init__(self, synonyms: Mapping[str, Sequence[str]]):
-        self._terms = {term: tuple(others) for term, others in synonyms.items()}
-        self._hash = hash(frozenset(self._terms.items()))
-
-    def __getitem__(self, term: str) -> tuple[str, ...]:
-        return self._terms[term]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._terms)
-
-    def __len__(self) -> int:
-        return len(self._terms)
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Terms) and self._terms == other._terms
 
 
 @lru_cache(maxsize=1024)
@@ -178,7 +153,7 @@ def read_inputs(question: str, table: DecisionTable,
     a value said of one that names none of this table's inputs (油温80度, ``bearing
     temperature 80 C`` on a table of ``温度(℃)``) is given to none of them. A question in
     Traditional script is read in Simplified (溫度超過20度 as 温度超过20度)."""
-    synonyms = with_abbreviations(synonyms)
+    synonyms = abbreviated(synonyms)  # (a release's: made once, `answers.input_synonyms`)
     # in Simplified script (溫度超過20度: 超过 bounds the 20, as 温度 names the input)
     written = unglued(question)  # rh85%: rh 85%
     question = unglued(_simplified(question))
@@ -195,11 +170,10 @@ def read_inputs(question: str, table: DecisionTable,
     source: dict[str, Number] = {}  # input column → the number its value was read from
     # a column's names in Simplified, as the question is read (相對濕度 is named 湿度 too)
     headers = {i: _simplified(table.header[i]) for i in table.inputs}
-    terms = Terms(synonyms)
-    names = {i: column_names(headers[i], terms)[0] for i in table.inputs}
+    names = {i: column_names(headers[i], synonyms)[0] for i in table.inputs}
     own = frozenset(n for i in table.inputs for n in names[i])
     # where the question names another table's input: no value said of it is this table's
-    wholes = {i: column_names(headers[i], terms)[1] for i in table.inputs}
+    wholes = {i: column_names(headers[i], synonyms)[1] for i in table.inputs}
     elsewhere = Others.of(frozenset(vocabulary), own,
                           frozenset(w for i in table.inputs for w in wholes[i])) \
         if vocabulary and found_numbers else Others()

@@ -9,7 +9,8 @@ a fraction is said of (3%的病叶, 3%病叶, ``3% of the leaves``). Pure.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from functools import lru_cache
 
 from kbtools.decision.model import MIN_PART, DecisionTable
 from kbtools.query.fillers import drop_fillers
@@ -69,6 +70,44 @@ def with_abbreviations(synonyms: Mapping[str, Sequence[str]]) -> dict[str, list[
             have.extend(t for t in group if t != term and t not in have)
     return merged
 
+
+def abbreviated(synonyms: Mapping[str, Sequence[str]]) -> Terms:
+    """`with_abbreviations` of `synonyms`, as `Terms`: remembered for `Terms` (a release's,
+    `query.answers.input_synonyms`), so a search does not copy the synonyms file again for
+    each table it reads."""
+    return _abbreviated(synonyms) if isinstance(synonyms, Terms) else \
+        Terms(with_abbreviations(synonyms))
+
+
+@lru_cache(maxsize=16)
+def _abbreviated(synonyms: Terms) -> Terms:
+    return Terms(with_abbreviations(synonyms))
+
+
+class Terms(Mapping[str, Sequence[str]]):
+    """Synonyms (a term → the other terms of its group) frozen, and equal and hashed by what
+    they hold: what `column_names` remembers a column's names by."""
+
+    __slots__ = ("_terms", "_hash")
+
+    def __init__(self, synonyms: Mapping[str, Sequence[str]]):
+        self._terms = {term: tuple(others) for term, others in synonyms.items()}
+        self._hash = hash(frozenset(self._terms.items()))
+
+    def __getitem__(self, term: str) -> tuple[str, ...]:
+        return self._terms[term]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._terms)
+
+    def __len__(self) -> int:
+        return len(self._terms)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Terms) and self._terms == other._terms
 
 # how far after a duration its object is read (下了4天雨: 雨; 下了四天的雨): a word of one or
 # two characters, 的 before it and filler words after it (下了4天雨了) aside
@@ -144,13 +183,30 @@ def noun_names(noun: str, key: str, names: Sequence[str],
     if noun in names:
         return True
     if other_script(noun, key):
-        for term, group in synonyms.items():
-            terms = [compact_term(t) for t in (term, *group) if t]
-            if any(holds(key, t) for t in terms) and \
-                    any(_names_by_stem(noun, t) for t in terms):
-                return True
-        return False
+        return any(any(_names_by_stem(noun, t) for t in terms)
+                   for terms in held_groups(key, synonyms))
     return _names_by_stem(noun, key)
+
+
+def held_groups(key: str, synonyms: Mapping[str, Sequence[str]]) -> tuple[list[str], ...]:
+    """The synonym groups (a term and its others, compacted) one of whose terms header text
+    `key` holds; remembered for `Terms` (a release's: the same few for every question)."""
+    return _held_groups(key, synonyms) if isinstance(synonyms, Terms) else \
+        _groups_held(key, synonyms)
+
+
+def _groups_held(key: str, synonyms: Mapping[str, Sequence[str]]) -> tuple[list[str], ...]:
+    out = []
+    for term, group in synonyms.items():
+        terms = [compact_term(t) for t in (term, *group) if t]
+        if any(holds(key, t) for t in terms):
+            out.append(terms)
+    return tuple(out)
+
+
+@lru_cache(maxsize=1024)
+def _held_groups(key: str, synonyms: Terms) -> tuple[list[str], ...]:
+    return _groups_held(key, synonyms)
 
 
 def _names_by_stem(noun: str, text: str) -> bool:
