@@ -23,7 +23,7 @@ from kbtools.query.quantities import input_names
 from kbtools.query.search import search
 from kbtools.query.wording import names_subject
 
-# the example knowledge's synonyms, keyed as `kb query` keys them (`search.input_synonyms`)
+# the example knowledge's synonyms, keyed as `kb query` keys them (`answers.input_synonyms`)
 SYNONYMS = {column_key(t): o for t, o in parse(
     (REPO / "knowledge" / "_synonyms.txt").read_text(encoding="utf-8"))[0].mapping().items()}
 SCAB = scab_table(("小麦赤霉病监测与防控操作规程", "3.2 风险等级判定表"))

@@ -225,8 +225,8 @@ def test_alias_routes_to_its_document(indexes):
 def test_synonyms_name_decision_table_inputs(indexes):
     with_file, without = (open_index(p) for p in indexes)
     q = "气温 22 度，湿度 90%，雨日 4，赤霉病风险多高"
-    assert input_synonyms(with_file)["连续降雨天数"] == ["阴雨天数", "雨日", "rainy days",
-                                                          "rain days"]
+    assert input_synonyms(with_file)["连续降雨天数"] == ("阴雨天数", "雨日", "rainy days",
+                                                          "rain days")
     top = search(with_file, q, k=2).results[0]
     assert top.evaluation is not None and top.evaluation["status"] == "match"
     assert top.evaluation["inputs"]["连续降雨天数"] == "4" and top.evaluation["outputs"][0]["风险等级"] == "极高"

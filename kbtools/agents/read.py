@@ -284,7 +284,7 @@ class Knowledge:
     def table_synonyms(self) -> dict[str, list[str]]:
         """The synonym groups that also name a decision table's inputs and text values
         (`kbtools.decision.match_rules`: ``temperature=24`` for 温度(℃)), keyed by
-        `column_key` as a search keys them (`query.search.input_synonyms`): the groups an
+        `column_key` as a search keys them (`query.answers.input_synonyms`): the groups an
         index ships, else the repository's ``knowledge/_synonyms.txt``; none when absent or
         unreadable (`kb check` reports such a file), so `kb table eval`, MCP
         `evaluate_table` and ``/api/table/evaluate`` name columns alike."""

@@ -227,7 +227,7 @@ def find_input(table: DecisionTable, name: str,
     the column `find_column` finds, else the one input whose name `name` is a part of
     (`name_parts`: ``cycles`` for ``Cycles of concentration``), as a question names it, else
     the one input it is a synonym of (`synonyms`: the knowledge's ``_synonyms.txt`` keyed by
-    `column_key`, as `kbtools.query.search.input_synonyms` makes it: ``temperature`` for
+    `column_key`, as `kbtools.query.answers.input_synonyms` makes it: ``temperature`` for
     温度(℃) and 温度 for ``Temperature (°C)`` when the file has 温度 = temperature)."""
     i = find_column(table.header, name)
     if i is not None:

@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 
-from kbtools.decision import column_key
 from kbtools.embed.base import on_one_blas_thread
 from kbtools.embed.registry import get_embedder
 from kbtools.embed.sentence_models import get_cross_encoder
@@ -45,6 +44,7 @@ from kbtools.query import (
     pages,
     sections,
 )
+from kbtools.query.answers import input_synonyms
 from kbtools.query.candidates import CandidateRequest, source_of
 from kbtools.query.coverage import Coverage
 from kbtools.query.crosslingual import (
@@ -113,12 +113,6 @@ def term_weights(index: KbIndex) -> Callable[[str], dict[str, float]]:
         terms, ids, _ = index.bm25.query_terms(piece)
         return dict(zip(terms, index.bm25.idf(ids).tolist(), strict=True)) if ids else {}
     return weigh
-
-
-def input_synonyms(index: KbIndex) -> dict[str, list[str]]:
-    """How a question may name a decision-table input besides its header: the other terms
-    of the header's synonym group, keyed as `inputs.names_of` looks them up."""
-    return {column_key(term): others for term, others in index.synonyms().mapping().items()}
 
 
 # the pipeline --------------------------------------------------------------------------

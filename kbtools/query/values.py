@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from kbtools.decision.conditions import normalize_cell, normalize_text
 from kbtools.decision.numerals import (
@@ -183,6 +184,14 @@ class Number:
 
 def _latin(ch: str) -> bool:
     return ch.isascii() and ch.isalnum()
+
+
+@lru_cache(maxsize=16384)
+def compact_term(text: str) -> str:
+    """`compact` of a synonym term or a table's header or subject, remembered: a search
+    reading a table's inputs compacted every term of the synonyms file again for each of its
+    count nouns and words (what the knowledge says, the same texts every search)."""
+    return compact(text)
 
 
 def compact(text: str, *, fold: bool = True) -> str:

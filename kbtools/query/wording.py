@@ -9,12 +9,13 @@ a fraction is said of (3%的病叶, 3%病叶, ``3% of the leaves``). Pure.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from functools import lru_cache
 
 from kbtools.decision.model import MIN_PART, DecisionTable
 from kbtools.query.fillers import drop_fillers
 from kbtools.query.value_units import DURATIONS, UNIT_CLASSES, unit_after
-from kbtools.query.values import AMOUNT_LEADS, CJK_NUMBER, SUBJECTS, compact
+from kbtools.query.values import AMOUNT_LEADS, CJK_NUMBER, SUBJECTS, compact, compact_term
 
 # words that join two quantities named one after the other (温度22度和湿度90%): what follows
 # one starts a name of its own, not a compound with it (和湿度 is 湿度; 土壤湿度 is not)
@@ -69,6 +70,44 @@ def with_abbreviations(synonyms: Mapping[str, Sequence[str]]) -> dict[str, list[
             have.extend(t for t in group if t != term and t not in have)
     return merged
 
+
+def abbreviated(synonyms: Mapping[str, Sequence[str]]) -> Terms:
+    """`with_abbreviations` of `synonyms`, as `Terms`: remembered for `Terms` (a release's,
+    `query.answers.input_synonyms`), so a search does not copy the synonyms file again for
+    each table it reads."""
+    return _abbreviated(synonyms) if isinstance(synonyms, Terms) else \
+        Terms(with_abbreviations(synonyms))
+
+
+@lru_cache(maxsize=16)
+def _abbreviated(synonyms: Terms) -> Terms:
+    return Terms(with_abbreviations(synonyms))
+
+
+class Terms(Mapping[str, Sequence[str]]):
+    """Synonyms (a term → the other terms of its group) frozen, and equal and hashed by what
+    they hold: what `column_names` remembers a column's names by."""
+
+    __slots__ = ("_terms", "_hash")
+
+    def __init__(self, synonyms: Mapping[str, Sequence[str]]):
+        self._terms = {term: tuple(others) for term, others in synonyms.items()}
+        self._hash = hash(frozenset(self._terms.items()))
+
+    def __getitem__(self, term: str) -> tuple[str, ...]:
+        return self._terms[term]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._terms)
+
+    def __len__(self) -> int:
+        return len(self._terms)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Terms) and self._terms == other._terms
 
 # how far after a duration its object is read (下了4天雨: 雨; 下了四天的雨): a word of one or
 # two characters, 的 before it and filler words after it (下了4天雨了) aside
@@ -144,13 +183,30 @@ def noun_names(noun: str, key: str, names: Sequence[str],
     if noun in names:
         return True
     if other_script(noun, key):
-        for term, group in synonyms.items():
-            terms = [compact(t) for t in (term, *group) if t]
-            if any(holds(key, t) for t in terms) and \
-                    any(_names_by_stem(noun, t) for t in terms):
-                return True
-        return False
+        return any(any(_names_by_stem(noun, t) for t in terms)
+                   for terms in held_groups(key, synonyms))
     return _names_by_stem(noun, key)
+
+
+def held_groups(key: str, synonyms: Mapping[str, Sequence[str]]) -> tuple[list[str], ...]:
+    """The synonym groups (a term and its others, compacted) one of whose terms header text
+    `key` holds; remembered for `Terms` (a release's: the same few for every question)."""
+    return _held_groups(key, synonyms) if isinstance(synonyms, Terms) else \
+        _groups_held(key, synonyms)
+
+
+def _groups_held(key: str, synonyms: Mapping[str, Sequence[str]]) -> tuple[list[str], ...]:
+    out = []
+    for term, group in synonyms.items():
+        terms = [compact_term(t) for t in (term, *group) if t]
+        if any(holds(key, t) for t in terms):
+            out.append(terms)
+    return tuple(out)
+
+
+@lru_cache(maxsize=1024)
+def _held_groups(key: str, synonyms: Terms) -> tuple[list[str], ...]:
+    return _groups_held(key, synonyms)
 
 
 def _names_by_stem(noun: str, text: str) -> bool:
@@ -203,7 +259,7 @@ def subject_words(table: DecisionTable, synonyms: Mapping[str, Sequence[str]] = 
     own subject's temperature, as 南方锈病温度28度 is, and ``hydraulic oil 2100 hours`` its
     running hours, as 液压油2100小时 are."""
     context = " ".join((table.name, *table.heading_path, *table.callouts))
-    bare = compact(context).replace(" ", "")
+    bare = compact_term(context).replace(" ", "")
     return " ".join((context, *(t for key, group in synonyms.items()
                                 if len(key) > 1 and key in bare for t in group)))
 
@@ -215,13 +271,13 @@ def names_subject(question: str, table: DecisionTable,
     whole words, a Chinese one anywhere."""
     text = compact(question)
     bare = text.replace(" ", "")
-    heading = compact(" ".join((table.name, *table.heading_path, *table.callouts))
+    heading = compact_term(" ".join((table.name, *table.heading_path, *table.callouts))
                       ).replace(" ", "")
     for key, group in synonyms.items():
         if len(key) < 2 or key not in heading:
             continue
         for term in (key, *group):
-            said = compact(term)
+            said = compact_term(term)
             if said and (names_word(text, said) if is_latin(said[:1]) else said in bare):
                 return True
     return False
@@ -254,7 +310,7 @@ def tied(word: str, key: str, synonyms: Mapping[str, Sequence[str]]) -> bool | N
     for term, group in synonyms.items():
         if not term or not holds(word, term):
             continue
-        written = [w for g in group for w in compact(g).split(" ") if len(w) >= MIN_PART]
+        written = [w for g in group for w in compact_term(g).split(" ") if len(w) >= MIN_PART]
         if any(holds(key, w) for w in written):
             return True
         other = other or any(not other_script(w, key) for w in written)
