@@ -13,11 +13,14 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from servefixtures import free_port, wait_serving
+from servefixtures import free_port, git, make_served_repo, wait_serving
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 REPO = Path(__file__).resolve().parents[1]
+
+# the page's width as laid out, and the width it shows: wider is a sideways scroll
+SIDEWAYS = "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
 
 needs_chromium = pytest.mark.skipif(
     not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
@@ -37,6 +40,21 @@ def serve(index: Path) -> Iterator[str]:
     yield url
     proc.terminate()
     proc.wait(timeout=20)
+
+
+def serve_with(dest: Path, files: dict[str, str]) -> Iterator[str]:
+    """`serve` of `make_served_repo(dest)` with `files` (path under it → text) written and
+    committed on top, built."""
+    from kbtools.build.pipeline import BuildOptions, build
+    from kbtools.config import load_config
+
+    root = make_served_repo(dest)
+    for rel, text in files.items():
+        (root / rel).write_text(text, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "more")
+    build(load_config(root), BuildOptions(progress=False))
+    yield from serve(root / "dist")
 
 
 def start_browser(page_load_strategy: str = "normal"):

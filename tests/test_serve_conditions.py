@@ -11,7 +11,7 @@ import re
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 import pytest
-from browserfixtures import browser, needs_chromium, page, serve
+from browserfixtures import SIDEWAYS, browser, needs_chromium, page, serve
 from selenium.webdriver.support.ui import Select
 from servefixtures import navigate
 from starlette.testclient import TestClient
@@ -135,8 +135,7 @@ def test_a_condition_chosen_on_a_phone(page, server, example_index):
         assert docs == cli_results(example_index, [SINCE])
         assert Select(page.find_element("css selector", "select[name=wk]")) \
             .first_selected_option.get_attribute("value") == "timestamp"
-        width, shown = page.execute_script(
-            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        width, shown = page.execute_script(SIDEWAYS)
         assert width <= shown
     finally:
         page.set_window_size(1024, 768)

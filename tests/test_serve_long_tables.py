@@ -8,11 +8,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 import pytest
-from browserfixtures import browser, needs_chromium, page, serve
-from servefixtures import git, make_served_repo
-
-from kbtools.build.pipeline import BuildOptions, build
-from kbtools.config import load_config
+from browserfixtures import SIDEWAYS, browser, needs_chromium, page, serve_with
 
 pytestmark = [pytest.mark.slow, needs_chromium]
 __all__ = ["browser", "page"]  # fixtures this module's tests use
@@ -47,12 +43,7 @@ PHONE = (390, 844)
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    root = make_served_repo(tmp_path_factory.mktemp("long") / "kr")
-    (root / DOC).write_text(TEXT, encoding="utf-8")
-    git(root, "add", "-A")
-    git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "long")
-    build(load_config(root), BuildOptions(progress=False))
-    yield from serve(root / "dist")
+    yield from serve_with(tmp_path_factory.mktemp("long") / "kr", {DOC: TEXT})
 
 
 def _cited_line(n: int) -> int:
@@ -80,8 +71,7 @@ def test_a_cited_row_far_down_a_long_table_shows_its_column_names(page, server):
         row = page.execute_script(
             "return document.querySelector('tr.cited').getBoundingClientRect().top")
         assert head <= row + 1
-        width, shown = page.execute_script(
-            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        width, shown = page.execute_script(SIDEWAYS)
         assert width <= shown
     finally:
         page.set_window_size(1024, 768)

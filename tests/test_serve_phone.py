@@ -8,12 +8,9 @@ from __future__ import annotations
 from urllib.parse import quote
 
 import pytest
-from browserfixtures import browser, needs_chromium, page, serve
+from browserfixtures import SIDEWAYS, browser, needs_chromium, page, serve, serve_with
 from selenium.webdriver.support.ui import WebDriverWait
-from servefixtures import git, make_served_repo, navigate
-
-from kbtools.build.pipeline import BuildOptions, build
-from kbtools.config import load_config
+from servefixtures import make_served_repo, navigate
 
 pytestmark = [pytest.mark.slow, needs_chromium]
 __all__ = ["browser", "page"]  # fixtures this module's tests use
@@ -52,18 +49,9 @@ disease: [条锈病]
 条锈病在秋苗期发生的田块要重点关注。
 """
 QUESTION = "小麦条锈病 病叶率 6 温度 12 湿度 85 秋苗期"
-# the page's width as laid out, and the width it shows: wider is a sideways scroll
-SIDEWAYS = "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    root = make_served_repo(tmp_path_factory.mktemp("phone") / "kr")
-    (root / LONG).write_text(LONG_DOC, encoding="utf-8")
-    git(root, "add", "-A")
-    git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "long")
-    build(load_config(root), BuildOptions(progress=False))
-    yield from serve(root / "dist")
+    yield from serve_with(tmp_path_factory.mktemp("phone") / "kr", {LONG: LONG_DOC})
 
 
 @pytest.fixture
