@@ -1,4 +1,5 @@
-"""A device answers only from the files `kb sync` verified: `check_intact` before each open.
+"""A device answers only from the files `kb sync` verified, and only while a pinned key
+vouches for them: `check_intact` before each open.
 
 `kb status` hashes every file of the served release against its manifest and refuses one
 edited after sync; `kb query`, `kb serve` and `kb mcp` used to answer from it all the same
@@ -41,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.config import kb_home
-from kbtools.errors import IndexLoadError, KbError
+from kbtools.errors import IndexLoadError, KbError, SyncError
 from kbtools.fsutil import atomic_write_bytes
 from kbtools.index.layout import (
     MANIFEST,
@@ -62,6 +63,7 @@ from kbtools.index.stamps import (
 )
 from kbtools.ship.device import synced_from
 from kbtools.ship.install import release_file_problems
+from kbtools.ship.trust import untrusted_release
 
 INTACT = "intact"  # under KB_HOME
 RACY_NS = 1_000_000_000
@@ -200,6 +202,7 @@ def check_intact(release: Path) -> None:
         return
     found = problems(release)
     if not found:
+        _check_trusted(device, release)
         _CLEAN[key] = now
         return
     _CLEAN.pop(key, None)
@@ -218,3 +221,19 @@ def check_intact(release: Path) -> None:
                          f"{found[0]}{more}; it was changed after `kb sync` verified it: "
                          "`kb rollback` serves another release, `kb sync` one published after it",
                          path=str(device), key="release_edited", values={"release": name})
+
+
+def _check_trusted(device: Path, release: Path) -> None:
+    """IndexLoadError when no key pinned on `device` now vouches for `release`
+    (`trust.untrusted_release`: its signer removed with `kb trust remove`, a key pinned
+    while an unsigned release serves): a revoked key's content answers nobody. Checked with
+    the files, so a server notices it within `RECHECK_S`."""
+    name, served = release.resolve().name, DeviceLayout(device).served_release()
+    try:
+        why = untrusted_release(device, release.resolve(), name, served=served is None
+                                or served.resolve() == release.resolve())
+    except SyncError as exc:  # trusted_keys/ cannot be listed: who is trusted is unknown
+        why = f"{exc.message}; no question is answered until it can"
+    if why is not None:
+        raise IndexLoadError(why, path=str(device), key="release_untrusted",
+                             values={"release": name})
