@@ -202,7 +202,7 @@ def check_intact(release: Path) -> None:
         return
     found = problems(release)
     if not found:
-        _check_trusted(device, release)
+        _check_trusted(device, Path(key))
         _CLEAN[key] = now
         return
     _CLEAN.pop(key, None)
@@ -224,16 +224,16 @@ def check_intact(release: Path) -> None:
 
 
 def _check_trusted(device: Path, release: Path) -> None:
-    """IndexLoadError when no key pinned on `device` now vouches for `release`
+    """IndexLoadError when no key pinned on `device` now vouches for `release` (resolved)
     (`trust.untrusted_release`: its signer removed with `kb trust remove`, a key pinned
     while an unsigned release serves): a revoked key's content answers nobody. Checked with
     the files, so a server notices it within `RECHECK_S`."""
-    name, served = release.resolve().name, DeviceLayout(device).served_release()
+    served = DeviceLayout(device).served_release()
     try:
-        why = untrusted_release(device, release.resolve(), name, served=served is None
-                                or served.resolve() == release.resolve())
+        why = untrusted_release(device, release, release.name, served=served is None
+                                or served.name == release.name)
     except SyncError as exc:  # trusted_keys/ cannot be listed: who is trusted is unknown
         why = f"{exc.message}; no question is answered until it can"
     if why is not None:
         raise IndexLoadError(why, path=str(device), key="release_untrusted",
-                             values={"release": name})
+                             values={"release": release.name})
