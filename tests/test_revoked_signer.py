@@ -73,11 +73,11 @@ def test_removing_the_served_release_signer_serves_the_newest_kept_release_signe
     assert code == 0 and err == "", err
     assert out.splitlines() == [
         f"unpinned {signed.two}",
-        f"switched from kb-r2 to kb-r1: kb-r2 is signed by key {signed.two}, and key "
-        f"{signed.two} was removed by the operator, so it answers no more; kb-r1 is the "
-        f"newest kept release signed by a pinned key ({signed.one}), served as `kb rollback "
-        f"kb-r1` would; `kb trust add PUB` with key {signed.two} and `kb sync` serve kb-r2 "
-        "again"]
+        f"switched from kb-r2 to kb-r1: kb-r2 is signed by key {signed.two}, no longer "
+        f"pinned (key {signed.two} was removed by the operator), so it answers no more; "
+        f"kb-r1 is the newest kept release signed by a pinned key ({signed.one}), served as "
+        f"`kb rollback kb-r1` would; `kb trust add PUB` with key {signed.two} and `kb sync` "
+        "serve kb-r2 again"]
     assert device.served_tag(dev.dev) == "kb-r1"
     last = json.loads((dev.dev / "rollback.log").read_text().splitlines()[-1])
     assert (last["from"], last["to"]) == ("kb-r2", "kb-r1") and signed.two in last["why"]
@@ -147,3 +147,20 @@ def test_a_key_file_deleted_by_hand_refuses_questions_too(signed: Signed, dev: D
     shutil.copy(signed.two_pub, dev.dev / "trusted_keys" / "publisher.pub")
     code, out, err = _asked(dev)
     assert code == 0 and _release(out) == "kb-r2", err
+
+
+def test_a_kept_release_that_fails_its_checks_is_not_switched_to(signed: Signed, dev: Device):
+    """The kept release a pinned key signed was edited after sync: it is passed over (as
+    `kb rollback` refuses it), said in the warning, and questions are refused."""
+    kept = dev.dev / "releases" / "kb-r1"
+    manifest = json.loads((kept / "manifest.json").read_text(encoding="utf-8"))
+    rel = sorted(r for r in manifest["artifacts"] if r.startswith("data/chunks/"))[0]
+    (kept / rel).chmod(0o644)
+    (kept / rel).write_bytes((kept / rel).read_bytes() + b"\n")
+    code, out, err = kb("trust", "remove", signed.two, "--to", dev.dev)
+    assert code == 0 and out == f"unpinned {signed.two}\n", out
+    assert "no kept release is signed by a pinned key (kept releases refused: kb-r1: kb-r1 " \
+        f"no longer verifies: {rel}" in err, err
+    assert device.served_tag(dev.dev) == "kb-r2"
+    code, out, err = _asked(dev)
+    assert code == 1 and "no question is answered from it" in err, err

@@ -484,14 +484,15 @@ def settle_trust(path: Path, change: str) -> dict[str, Any]:
         except SyncError as exc:
             tried.append(f"{tag}: {exc.message}")
             continue
-        was = f"signed by key {signer}" if signer else "not signed"
+        was = f"signed by key {signer}, no longer pinned" if signer else "not signed"
         again = (f"`kb trust add PUB` with key {signer} and `kb sync` serve {current} again"
                  if signer else f"`kb sync` serves a release newer than {tag} signed by a "
                  "pinned key")
+        passed = f"; passed over: {'; '.join(tried)}" if tried else ""
         return {"switched": entry,
-                "notice": f"switched from {current} to {tag}: {current} is {was}, and "
-                          f"{change}, so it answers no more; {tag} is the newest kept "
-                          f"release signed by a pinned key ({release_signers(rdir)[0]}), "
-                          f"served as `kb rollback {tag}` would; {again}"}
+                "notice": f"switched from {current} to {tag}: {current} is {was} ({change}), "
+                          f"so it answers no more; {tag} is the newest kept release signed "
+                          f"by a pinned key ({release_signers(rdir)[0]}{passed}), served as "
+                          f"`kb rollback {tag}` would; {again}"}
     kept = f" (kept releases refused: {'; '.join(tried)})" if tried else ""
     return {"warning": f"{refused}; no kept release is signed by a pinned key{kept}"}
