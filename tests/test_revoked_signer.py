@@ -143,6 +143,7 @@ def test_a_key_file_deleted_by_hand_refuses_questions_too(signed: Signed, dev: D
     (dev.dev / "trusted_keys" / f"{signed.two}.pub").unlink()
     code, out, err = _asked(dev)
     assert code == 1 and f"the served release kb-r2 is signed by key {signed.two}" in err
+    assert err.endswith("; `kb rollback kb-r1` serves the newest kept release signed by one\n")
     # a key pinned under another file name (copied in by hand) still counts
     shutil.copy(signed.two_pub, dev.dev / "trusted_keys" / "publisher.pub")
     code, out, err = _asked(dev)

@@ -34,6 +34,7 @@ at once.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import shlex
@@ -61,7 +62,8 @@ from kbtools.index.stamps import (
     settled_at,
     signature,
 )
-from kbtools.ship.device import synced_from
+from kbtools.ship.device import release_dirs, synced_from
+from kbtools.ship.git import parse_serial
 from kbtools.ship.install import release_file_problems
 from kbtools.ship.trust import untrusted_release
 
@@ -235,5 +237,18 @@ def _check_trusted(device: Path, release: Path) -> None:
     except SyncError as exc:  # trusted_keys/ cannot be listed: who is trusted is unknown
         why = f"{exc.message}; no question is answered until it can"
     if why is not None:
+        if served is not None and served.name == release.name:
+            why += _kept_trusted(device, release.name)
         raise IndexLoadError(why, path=str(device), key="release_untrusted",
                              values={"release": release.name})
+
+
+def _kept_trusted(device: Path, served: str) -> str:
+    """How to serve the newest kept release a pinned key vouches for, when there is one (its
+    key unpinned by hand rather than by `kb trust remove`, which switches to it), else ""."""
+    for tag, rdir in sorted(release_dirs(device).items(), reverse=True,
+                            key=lambda t: parse_serial(t[0]) or -1):
+        with contextlib.suppress(KbError):
+            if tag != served and untrusted_release(device, rdir, tag) is None:
+                return f"; `kb rollback {tag}` serves the newest kept release signed by one"
+    return ""
