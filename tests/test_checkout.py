@@ -248,6 +248,28 @@ def test_pinned_key_requires_signed_releases(published, tmp_path):
     assert code == 0 and ask(tree)["release"]["tag"] == "kb-r3"
 
 
+def test_a_clone_refuses_its_release_once_the_signer_is_removed(published, tmp_path):
+    """A clone has no kept releases to fall back on: `kb trust remove` of the key its
+    checked-out release is signed by refuses the next question at once (a device serves
+    the newest kept release a pinned key signed: test_revoked_signer.py)."""
+    tree = tmp_path / "client"
+    clone(f"file://{published['art']}", tree)
+    assert kb("keygen", str(tmp_path / "other.key"))[0] == 0
+    other_pub = tmp_path / "other.key.pub"
+    for pub in (published["pub"], other_pub):
+        assert kb("trust", "add", str(pub), "--to", str(tree))[0] == 0
+    tag = ask(tree)["release"]["tag"]
+    found = find_checkout(tree)
+    assert found is not None
+    signed_by = open_checkout(*found).signed_by
+    assert signed_by is not None
+    code, out, err = kb("trust", "remove", signed_by, "--to", str(tree))
+    assert code == 0 and out == f"unpinned {signed_by}\n", out + err
+    assert f"untrusted key {signed_by}" in refused(tree) and clean(tree)
+    assert kb("trust", "add", str(published["pub"]), "--to", str(tree))[0] == 0
+    assert ask(tree)["release"]["tag"] == tag
+
+
 def test_derived_indexes_are_pruned_to_a_bound(client):
     found = find_checkout(client)
     assert found is not None

@@ -18,7 +18,7 @@ import pytest
 from test_release_helpers import Pub
 
 from kbtools import fsutil
-from kbtools.ship import device, operate, trust
+from kbtools.ship import device, operate
 from kbtools.ship.signing import keygen
 from kbtools.ship.sync import sync
 
@@ -108,9 +108,9 @@ def test_pinned_and_removed_keys_survive_a_power_cut(tmp_path: Path,
     assert [p.name for p in keys.iterdir()] == [f"{pub.key_id}.pub"]
     assert keys.stat().st_ino in dirs, "the pinned key's name was never flushed"
     _, other_pub, _ = keygen(tmp_path / "keys" / "b")
-    trust.add_key(dev, other_pub)
+    operate.add_key(dev, other_pub)
     dirs.clear()
-    trust.remove_key(dev, pub.key_id)
+    operate.remove_key(dev, pub.key_id)
     assert keys.stat().st_ino in dirs, "the removed key's unlink was never flushed"
 
 

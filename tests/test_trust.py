@@ -135,6 +135,11 @@ def test_rotation_hands_trust_over(keys: Keys, pub: Pub, tmp_path: Path):
     assert f"pinned key {keys.b_id} (introduced by kb-r2, signed by {keys.a_id}" in out
     assert f"unpinned key {keys.a_id} (handed over by kb-r2)" in out
     assert pinned(dev) == [keys.b_id]
+    # kb-r2, signed by the key it hands over, is vouched for by the key it hands over to
+    # (its cosigner): it still answers (a revoked signer's release does not)
+    served = json.loads(kb("status", "--index", dev, "--json")[1])["served"]
+    assert served["tag"] == "kb-r2" and served["signer_unpinned"] is None, served
+    assert trust.untrusted_release(dev, dev / "releases" / "kb-r2", "kb-r2") is None
     pub.release(keys.b)
     assert kb("sync", pub.art, "--to", dev)[0] == 0 and device.served_tag(dev) == "kb-r3"
     # the old key is no longer trusted, and the refusal says that a rotation handed it over
@@ -387,21 +392,23 @@ def test_pinned_keys_that_cannot_be_listed_refuse_an_unsigned_release(
 def test_a_revoked_key_that_signed_the_served_release_is_said_every_time(
         keys: Keys, pub: Pub, tmp_path: Path):
     """The operator revokes the key the served release is signed by (`kb trust remove`), or
-    pins a key while an unsigned release serves. The release keeps serving (a rollback to it
-    would be refused, a sync would refuse it), and `kb trust remove`, every sync and `kb
-    status` used to say nothing of it: "up to date", "signed by A". Each says so in one
-    line now, naming what the operator can do, until a release signed by a pinned key
-    replaces it."""
+    pins a key while an unsigned release serves, and no kept release is signed by a pinned
+    key. The release used to keep serving; `kb trust remove`, every sync and `kb status`
+    say in one line now that no question is answered from it, and what brings one back,
+    until a release signed by a pinned key replaces it (the switch to a kept one, and the
+    refused questions: test_revoked_signer.py)."""
     dev = tmp_path / "dev"
     for pub_key in (keys.a_pub, keys.b_pub):
         assert kb("trust", "add", pub_key, "--to", dev)[0] == 0
     pub.release(keys.a)
     assert kb("sync", pub.art, "--to", dev)[0] == 0
     said = (f"the served release kb-r1 is signed by key {keys.a_id}, which is not pinned on "
-            f"this device (removed by operator; pinned now: {keys.b_id}): it keeps serving "
-            "until a sync brings a release signed by a pinned key; `kb rollback TAG`")
+            f"this device (removed by operator; pinned now: {keys.b_id}): no question is "
+            "answered from it; `kb trust add PUB` trusts its key again, `kb sync` brings a "
+            "release signed by a pinned key")
     code, out = kb("trust", "remove", keys.a_id, "--to", dev)
-    assert code == 0 and f"kb: warning: {said}" in out, out
+    assert code == 0 and f"kb: warning: {said}; no kept release is signed by a pinned " \
+        "key" in out, out
     code, out = kb("sync", pub.art, "--to", dev)
     assert code == 0 and "up to date: serving kb-r1" in out and f"kb: warning: {said}" in out
     code, out = kb("status", "--index", dev, "--json")
@@ -417,10 +424,12 @@ def test_a_revoked_key_that_signed_the_served_release_is_said_every_time(
     pub2 = Pub(tmp_path / "two")
     pub2.release(None)
     assert kb("sync", pub2.art, "--to", other)[0] == 0
-    assert kb("trust", "add", keys.a_pub, "--to", other)[0] == 0
+    unsigned = (f"the served release kb-r1 is not signed (pinned now: {keys.a_id}): no "
+                "question is answered from it")
+    code, out = kb("trust", "add", keys.a_pub, "--to", other)
+    assert code == 0 and f"kb: warning: {unsigned}" in out, out
     code, out = kb("sync", pub2.art, "--to", other)
-    assert code == 0 and (f"kb: warning: the served release kb-r1 is not signed (pinned now: "
-                          f"{keys.a_id}): it keeps serving") in out, out
+    assert code == 0 and f"kb: warning: {unsigned}" in out, out
 
 
 def test_a_pruned_release_names_the_git_clone_that_serves_it(keys: Keys, pub: Pub,

@@ -9,8 +9,9 @@ import click
 
 from kbtools.commands.output import echo_json, json_option, to_here_option
 from kbtools.ship.checkout import device_or_checkout_here, find_checkout, trust_dir
+from kbtools.ship.operate import add_key, remove_key
 from kbtools.ship.release import release_settings
-from kbtools.ship.trust import add_key, list_keys, remove_key, start
+from kbtools.ship.trust import list_keys, start
 
 
 @click.group("trust")
@@ -72,6 +73,7 @@ def add(public_key: Path, to: Path | None, as_json: bool) -> None:
         echo_json(res)
     else:
         click.echo(f"{'pinned' if res['changed'] else 'already pinned'} {res['key_id']}")
+        _settled(res)
 
 
 @trust.command("remove")
@@ -82,11 +84,24 @@ def add(public_key: Path, to: Path | None, as_json: bool) -> None:
                    "releases).")
 @json_option
 def remove(key: str, to: Path | None, allow_unsigned: bool, as_json: bool) -> None:
-    """Unpin KEY (a key id or the file name in DIR/trusted_keys/)."""
+    """Unpin KEY (a key id or the file name in DIR/trusted_keys/).
+
+    When KEY signed the served release, the newest kept release signed by a pinned key
+    serves instead (as `kb rollback` would); with none, no question is answered until
+    `kb trust add` or `kb sync` brings a trusted one.
+    """
     res = remove_key(trust_dir(device_or_checkout_here(to)), key, allow_unsigned=allow_unsigned)
     if as_json:
         echo_json(res)
     else:
         click.echo(f"unpinned {', '.join(res['key_id'])}")
-        if res.get("warning"):
-            click.echo(f"kb: warning: {res['warning']}", err=True)
+        _settled(res)
+
+
+def _settled(res: dict[str, object]) -> None:
+    """What serves after a trust change, when it changed (`operate.settle_trust`): the
+    switch to an earlier release, or that no question is answered until one is trusted."""
+    if res.get("notice"):
+        click.echo(str(res["notice"]))
+    if res.get("warning"):
+        click.echo(f"kb: warning: {res['warning']}", err=True)

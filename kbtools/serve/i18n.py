@@ -256,6 +256,9 @@ ERRORS: dict[str, str] = {
     "index_replaced": "知识库刚刚更新（正在换成新的版本），请稍后刷新页面。",
     "release_edited": ("正在使用的发布版本 {release} 在同步后被改动过，没有通过校验，已停止使用："
                        "请用 kb rollback 换回其他版本，或用 kb sync 同步更新的版本。"),
+    "release_untrusted": ("发布版本 {release} 不是由本设备信任的密钥签名的（签名密钥已被移除，或它没有签名），"
+                          "不再用它回答问题：请用 kb trust add 重新信任该密钥，或用 kb sync 同步由受信任密钥"
+                          "签名的版本。"),
     "kept_release_edited": ("设备上保留的发布版本 {release} 在同步后被改动过，没有通过校验：请不指定"
                             "版本提问（使用正在使用的版本），或用 git clone 源仓库并 git checkout "
                             "{release} 来使用它。"),

@@ -1,4 +1,5 @@
-"""A device answers only from the files `kb sync` verified: `check_intact` before each open.
+"""A device answers only from the files `kb sync` verified, and only while a pinned key
+vouches for them: `check_intact` before each open.
 
 `kb status` hashes every file of the served release against its manifest and refuses one
 edited after sync; `kb query`, `kb serve` and `kb mcp` used to answer from it all the same
@@ -33,6 +34,7 @@ at once.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import shlex
@@ -41,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.config import kb_home
-from kbtools.errors import IndexLoadError, KbError
+from kbtools.errors import IndexLoadError, KbError, SyncError
 from kbtools.fsutil import atomic_write_bytes
 from kbtools.index.layout import (
     MANIFEST,
@@ -60,8 +62,11 @@ from kbtools.index.stamps import (
     settled_at,
     signature,
 )
+from kbtools.ship.device import release_dirs
 from kbtools.ship.devicestate import synced_from
+from kbtools.ship.git import parse_serial
 from kbtools.ship.install import release_file_problems
+from kbtools.ship.trust import untrusted_release
 
 INTACT = "intact"  # under KB_HOME
 RACY_NS = 1_000_000_000
@@ -200,6 +205,7 @@ def check_intact(release: Path) -> None:
         return
     found = problems(release)
     if not found:
+        _check_trusted(device, Path(key))
         _CLEAN[key] = now
         return
     _CLEAN.pop(key, None)
@@ -218,3 +224,32 @@ def check_intact(release: Path) -> None:
                          f"{found[0]}{more}; it was changed after `kb sync` verified it: "
                          "`kb rollback` serves another release, `kb sync` one published after it",
                          path=str(device), key="release_edited", values={"release": name})
+
+
+def _check_trusted(device: Path, release: Path) -> None:
+    """IndexLoadError when no key pinned on `device` now vouches for `release` (resolved)
+    (`trust.untrusted_release`: its signer removed with `kb trust remove`, a key pinned
+    while an unsigned release serves): a revoked key's content answers nobody. Checked with
+    the files, so a server notices it within `RECHECK_S`."""
+    served = DeviceLayout(device).served_release()
+    try:
+        why = untrusted_release(device, release, release.name, served=served is None
+                                or served.name == release.name)
+    except SyncError as exc:  # trusted_keys/ cannot be listed: who is trusted is unknown
+        why = f"{exc.message}; no question is answered until it can"
+    if why is not None:
+        if served is not None and served.name == release.name:
+            why += _kept_trusted(device, release.name)
+        raise IndexLoadError(why, path=str(device), key="release_untrusted",
+                             values={"release": release.name})
+
+
+def _kept_trusted(device: Path, served: str) -> str:
+    """How to serve the newest kept release a pinned key vouches for, when there is one (its
+    key unpinned by hand rather than by `kb trust remove`, which switches to it), else ""."""
+    for tag, rdir in sorted(release_dirs(device).items(), reverse=True,
+                            key=lambda t: parse_serial(t[0]) or -1):
+        with contextlib.suppress(KbError):
+            if tag != served and untrusted_release(device, rdir, tag) is None:
+                return f"; `kb rollback {tag}` serves the newest kept release signed by one"
+    return ""

@@ -69,7 +69,14 @@ from kbtools.ship.intact import vouch
 from kbtools.ship.readonly import copies_report
 from kbtools.ship.release import age_days, clock_behind
 from kbtools.ship.sourceurl import scrub, scrubbed
-from kbtools.ship.trust import check_signer, list_keys, unpinned_signer
+from kbtools.ship.trust import (
+    check_signer,
+    list_keys,
+    pin_key,
+    release_signers,
+    unpin_key,
+    untrusted_release,
+)
 
 
 def _serial(tag: str) -> int:
@@ -285,8 +292,8 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
         "has_signature": ReleaseLayout(rdir).release_sig.is_file(),
         "verified_now": (not problems) if check_files else None, "problems": problems[:5],
         "review": review_lapses(manifest),
-        # signed by no key pinned now (revoked since): still served, and said so
-        "signer_unpinned": None if key_problem else unpinned_signer(path, rdir, rdir.name),
+        # vouched for by no key pinned now (revoked since): no question answered from it
+        "signer_unpinned": None if key_problem else untrusted_release(path, rdir, rdir.name),
     }
     return out
 
@@ -310,29 +317,38 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
         raise SyncError("no earlier local release to roll back to (no device here: `kb sync "
                         "SOURCE --to DIR` makes one)", path=str(path))
     with locked(path, "kb rollback"):
-        current = served_tag(path)
-        again = f"kb rollback {tag or ''}".rstrip()
+        return rollback_held(path, tag)
+
+
+def rollback_held(path: Path, tag: str | None, *, revoked: str | None = None
+                  ) -> dict[str, Any]:
+    """`rollback` with the device lock held. `revoked`: why the served release may serve no
+    more (its signer unpinned: `settle_trust`), recorded with the switch; the release rolled
+    back from is then not skipped by `kb sync` (once its key is pinned again, the next sync
+    serves it again)."""
+    current = served_tag(path)
+    again = f"kb rollback {tag or ''}".rstrip()
+    try:
+        check_device_dir(path)
+        warnings = settle_rollback(path, load_state(path), "kb rollback")  # one killed
+        have = release_dirs(path)
+        tag = _rollback_target(path, current, have, tag)
+        again = f"kb rollback {tag}"
         try:
-            check_device_dir(path)
-            warnings = settle_rollback(path, load_state(path), "kb rollback")  # one killed
-            have = release_dirs(path)
-            tag = _rollback_target(path, current, have, tag)
-            again = f"kb rollback {tag}"
-            try:
-                entry = _rollback_locked(path, current, tag, have[tag])
-            except OSError as exc:  # a full disk, a read-only releases/: which release serves
-                with interrupts_held():
-                    clean_staging(path)
-                    _settle_stopped(path)
-                    raise cannot_write(path, exc, current) from None
-        except KeyboardInterrupt:  # Ctrl-C, or SIGTERM under `kb rollback`
-            with interrupts_held():  # a second stop waits for the clean-up and the line
-                with contextlib.suppress(OSError):
-                    clean_staging(path)
+            entry = _rollback_locked(path, current, tag, have[tag], revoked)
+        except OSError as exc:  # a full disk, a read-only releases/: which release serves
+            with interrupts_held():
+                clean_staging(path)
                 _settle_stopped(path)
-                raise interrupted(path, current, again,
-                                  after="nothing more to run") from None
-        return entry | {"warnings": list(warnings)} if warnings else entry
+                raise cannot_write(path, exc, current) from None
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM under `kb rollback`
+        with interrupts_held():  # a second stop waits for the clean-up and the line
+            with contextlib.suppress(OSError):
+                clean_staging(path)
+            _settle_stopped(path)
+            raise interrupted(path, current, again,
+                              after="nothing more to run") from None
+    return entry | {"warnings": list(warnings)} if warnings else entry
 
 
 def _settle_stopped(path: Path) -> None:
@@ -343,10 +359,10 @@ def _settle_stopped(path: Path) -> None:
         settle_rollback(path, load_state(path), None)
 
 
-def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path
-                     ) -> dict[str, Any]:
+def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path,
+                     revoked: str | None = None) -> dict[str, Any]:
     """`rollback` from `current` to the local release `tag` (in `rdir`), the lock held;
-    returns its rollback.log entry."""
+    returns its rollback.log entry (`rollback_held` says what `revoked` changes)."""
     state = load_state(path)  # first: one that cannot be read stops the rollback unswitched
     # a sync killed at its switch left it under way: settled against `current` now, before
     # this rollback moves `current` (written with the state below)
@@ -379,7 +395,7 @@ def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path
     rederived = rederive(rdir, DeviceLayout(path).staging(tag), tag, verified=verified)
     rolled = set(state.get("rolled_back", []))
     undone = tag in rolled  # a rollback from it, undone: `kb sync` takes it again
-    if current and _serial(current) > _serial(tag):
+    if current and _serial(current) > _serial(tag) and revoked is None:
         rolled.add(current)
     rolled.discard(tag)
     state["rolled_back"] = sorted(rolled, key=_serial)
@@ -392,7 +408,8 @@ def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path
     # line too, as pending: killed between the switch and the line, the next command
     # holding the lock writes it (`settle_rollback`); before the switch, it is dropped
     entry = {"at": _now().isoformat(), "from": current, "to": tag,
-             "user": os.environ.get("USER") or os.environ.get("LOGNAME") or "?"}
+             "user": os.environ.get("USER") or os.environ.get("LOGNAME") or "?"} \
+        | ({"why": revoked} if revoked else {})
     state[PENDING_ROLLBACK] = entry
     write_state(path, state)
     switch_to(path, tag)
@@ -427,3 +444,65 @@ def _rollback_target(path: Path, current: str | None, have: dict[str, Path],
     if tag == current:
         raise SyncError(f"{tag} is already served", path=str(path))
     return tag
+
+
+# --- kb trust add | remove: what serves once the pinned keys change --------------------
+
+def add_key(path: Path, pub: Path) -> dict[str, Any]:
+    """`kb trust add`: pin the key in file `pub`, then settle what serves (`settle_trust`:
+    a key pinned while an unsigned release serves leaves it vouched for by none)."""
+    with locked(path, "kb trust"):
+        check_device_dir(path)
+        res = pin_key(path, pub)
+        return res | settle_trust(path, f"key {res['key_id']} is pinned now")
+
+
+def remove_key(path: Path, which: str, *, allow_unsigned: bool = False) -> dict[str, Any]:
+    """`kb trust remove`: unpin a key (`unpin_key`), then settle what serves: a release its
+    key signed answers no more (`settle_trust`)."""
+    with locked(path, "kb trust"):
+        check_device_dir(path)
+        res = unpin_key(path, which, allow_unsigned=allow_unsigned)
+        ids = ", ".join(res["key_id"])
+        return res | settle_trust(path, f"key {ids} was removed by the operator")
+
+
+def settle_trust(path: Path, change: str) -> dict[str, Any]:
+    """After the pinned keys changed (`change`, in words), the device lock held. When no
+    pinned key vouches for the served release any more (`untrusted_release`), the newest
+    kept release one does serves instead: a rollback as `kb rollback` makes it (verified,
+    switched by one rename, logged with `change` as its why), the next older one tried when
+    one fails; a release the operator rolled back from stays skipped. With none, nothing
+    switches and questions are refused (`intact.check_intact`). Returns nothing to say, or
+    ``switched`` (the rollback.log entry) with a ``notice`` line, or a ``warning`` line."""
+    served = served_release(path)
+    if served is None:
+        return {}
+    refused = untrusted_release(path, served, served.name)
+    if refused is None:
+        return {}
+    current = served.name
+    signer = release_signers(served)[0]
+    rolled = set(read_state(path).get("rolled_back", []))
+    tried: list[str] = []
+    for tag, rdir in sorted(release_dirs(path).items(), key=lambda t: _serial(t[0]),
+                            reverse=True):
+        if tag == current or tag in rolled or untrusted_release(path, rdir, tag):
+            continue
+        try:
+            entry = rollback_held(path, tag, revoked=f"{current}: {change}")
+        except SyncError as exc:
+            tried.append(f"{tag}: {exc.message}")
+            continue
+        was = f"signed by key {signer}, no longer pinned" if signer else "not signed"
+        again = (f"`kb trust add PUB` with key {signer} and `kb sync` serve {current} again"
+                 if signer else f"`kb sync` serves a release newer than {tag} signed by a "
+                 "pinned key")
+        passed = f"; passed over: {'; '.join(tried)}" if tried else ""
+        return {"switched": entry,
+                "notice": f"switched from {current} to {tag}: {current} is {was} ({change}), "
+                          f"so it answers no more; {tag} is the newest kept release signed "
+                          f"by a pinned key ({release_signers(rdir)[0]}{passed}), served as "
+                          f"`kb rollback {tag}` would; {again}"}
+    kept = f" (kept releases refused: {'; '.join(tried)})" if tried else ""
+    return {"warning": f"{refused}; no kept release is signed by a pinned key{kept}"}

@@ -14,8 +14,12 @@ The trust model (docs/releases.md says the same for operators):
   that is signed by a trusted key hands that key's trust over: trusted = trusted - {signer}
   + next_keys. Sync follows every rotation between the last accepted serial and the release
   it installs (`_chain`), so a device that skipped the rotating release still follows it.
-* Operators change the pins explicitly with `add_key` / `remove_key` (``kb trust``); both
-  are logged to ``DIR/trust.log``, as is every pin and unpin made by a sync.
+* Operators change the pins explicitly with `pin_key` / `unpin_key` (``kb trust``, through
+  `kbtools.ship.revoke`); both are logged to ``DIR/trust.log``, as is every pin and unpin
+  made by a sync.
+* A device answers only from a release a pinned key vouches for (`untrusted_release`,
+  checked on every open): once its signer is unpinned, `kbtools.ship.revoke` serves the
+  newest kept release one still vouches for, or questions are refused.
 * A rollback serves a local release only when its signature passes the pins of now
   (`check_signer`): a key unpinned since the release arrived (revoked, rotated away) no
   longer counts, as for a sync.
@@ -36,8 +40,6 @@ from kbtools.errors import KbError, SyncError, UsageError
 from kbtools.fsutil import atomic_write_beneath, fsync_dir, read_beneath
 from kbtools.index.layout import RELEASE_JSON, RELEASE_SIG, TRUST_LOG, TRUSTED, DeviceLayout
 from kbtools.index.manifest import loads_unique
-from kbtools.ship.device import check_device_dir
-from kbtools.ship.devicelock import locked
 from kbtools.ship.devicestate import append_log
 from kbtools.ship.git import first_parent_commits, tag_name
 from kbtools.ship.signing import (
@@ -109,20 +111,8 @@ def pinned_files(device: Path) -> list[tuple[str, PublicKey | None, str]]:
     or None with the reason for a file that is no readable key. What `kb trust add` and
     `remove` act on, so a damaged file can be repaired or unpinned."""
     folder = DeviceLayout(device).trusted
-    try:
-        st = os.lstat(folder)
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        raise _unlistable(folder, exc.strerror) from None
-    if not stat.S_ISDIR(st.st_mode):
-        raise _unlistable(folder, "not a directory")
-    try:
-        names = sorted(n for n in os.listdir(folder) if n.endswith(".pub"))
-    except OSError as exc:
-        raise _unlistable(folder, exc.strerror) from None
     keys: list[tuple[str, PublicKey | None, str]] = []
-    for name in names:
+    for name in pinned_names(device):
         p = folder / name
         try:
             data = read_beneath(device, f"{TRUSTED}/{name}", MAX_KEY_BYTES)
@@ -133,6 +123,24 @@ def pinned_files(device: Path) -> list[tuple[str, PublicKey | None, str]]:
         except KbError as exc:
             keys.append((name, None, exc.message.removeprefix("cannot read public key: ")))
     return keys
+
+
+def pinned_names(device: Path) -> list[str]:
+    """The file names of ``DIR/trusted_keys/*.pub``, sorted, without reading them (none: no
+    trusted_keys/); SyncError when the folder is there but cannot be listed."""
+    folder = DeviceLayout(device).trusted
+    try:
+        st = os.lstat(folder)
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise _unlistable(folder, exc.strerror) from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise _unlistable(folder, "not a directory")
+    try:
+        return sorted(n for n in os.listdir(folder) if n.endswith(".pub"))
+    except OSError as exc:
+        raise _unlistable(folder, exc.strerror) from None
 
 
 def _unlistable(folder: Path, why: str | None) -> SyncError:
@@ -297,27 +305,49 @@ def check_signer(device: Path, release_dir: Path, tag: str) -> None:
         raise SyncError(f"{tag}: {exc.message}; not switching", path=str(device)) from None
 
 
-def unpinned_signer(device: Path, release_dir: Path, tag: str) -> str | None:
-    """One line when the served release `tag` (in `release_dir`) was signed by no key
-    pinned now: unsigned, or signed by a key revoked with `kb trust remove` (or pinned only
-    after it arrived). It keeps serving (questions keep being answered) until a release
-    signed by a pinned key replaces it; the line says so and what the operator can do. None
-    when no key is pinned or its signer is pinned."""
-    keys = _unique(stored_keys(device))
-    if not keys:
+def release_signers(release_dir: Path) -> tuple[str | None, set[str]]:
+    """Who signed the installed release in `release_dir`, by its own files (nothing
+    checked: sync verified them before installing it, and `intact` that they are those):
+    the key id release.sig names, with the keys its release.json hands trust over to
+    (``next_keys``, each of which cosigned it, or the sync would have refused it)."""
+    meta = installed_meta(release_dir, "")
+    ids = set()
+    for record in meta.rel.get("next_keys") or ():
+        if isinstance(record, dict) and isinstance(record.get("key_id"), str):
+            ids.add(record["key_id"])
+    signer = claimed_signer(meta.sig_bytes)
+    return signer, ids | ({signer} if signer else set())
+
+
+def untrusted_release(device: Path, release_dir: Path, tag: str, *,
+                      served: bool = True) -> str | None:
+    """One line when the release `tag` installed on `device` (in `release_dir`) is vouched
+    for by no key pinned now: unsigned, or signed by a key revoked with `kb trust remove`,
+    handed over by a rotation, or pinned only after it arrived. A device answers no
+    question from it (`intact.check_intact`): the line says so and what the operator can
+    do. None when no key is pinned, or its signer (or a key it hands trust over to) is.
+
+    A key's file is named by its id (`kb trust add` and a sync write it so), so a trusted
+    release costs a listing of trusted_keys/, nothing more: `kb query` imports no
+    cryptography. Only a release found untrusted that way has the keys read, for a file
+    named otherwise (copied in by hand)."""
+    names = pinned_names(device)
+    if not names:
         return None
-    ids = {k.key_id for k in keys}
-    signer = claimed_signer(installed_meta(release_dir, "").sig_bytes)
-    if signer in ids:
+    signer, vouched = release_signers(release_dir)
+    if vouched & {n[:-len(".pub")] for n in names}:
+        return None
+    ids = {name[:-len(".pub")] if k is None else k.key_id
+           for name, k, _ in pinned_files(device)}
+    if vouched & ids:
         return None
     why = unpinned_keys(device, ids).get(signer or "") if signer else None
     signed = (f"is signed by key {signer}, which is not pinned on this device" if signer
               else "is not signed")
-    return (f"the served release {tag} {signed} ({why + '; ' if why else ''}pinned now: "
-            f"{', '.join(sorted(ids))}): it "
-            "keeps serving until a sync brings a release signed by a pinned key; `kb rollback "
-            "TAG` serves an earlier one signed by one now, `kb trust add PUB` trusts its key "
-            "again")
+    return (f"the {'served ' if served else ''}release {tag} {signed} "
+            f"({why + '; ' if why else ''}pinned now: {', '.join(sorted(ids))}): no question "
+            "is answered from it; `kb trust add PUB` trusts its key again, `kb sync` brings a "
+            "release signed by a pinned key")
 
 
 def settle_served(device: Path, release_dir: Path, begin: TrustStart,
@@ -333,7 +363,7 @@ def settle_served(device: Path, release_dir: Path, begin: TrustStart,
         if begin.first_use:
             return None, (f"served {release_dir.name} is not signed by a given key "
                           f"— {exc.message}; no key pinned yet",)
-        revoked = unpinned_signer(device, release_dir, release_dir.name)
+        revoked = untrusted_release(device, release_dir, release_dir.name)
         return None, (revoked,) if revoked else ()
 
 
@@ -376,48 +406,43 @@ def list_keys(device: Path) -> list[dict[str, Any]]:
              "why": last.get(k.key_id, {}).get("why")} for k in stored_keys(device)]
 
 
-def add_key(device: Path, pub: Path) -> dict[str, Any]:
-    """Pin the public key in file `pub` (an operator's decision, logged)."""
+def pin_key(device: Path, pub: Path) -> dict[str, Any]:
+    """Pin the public key in file `pub` (an operator's decision, logged); the device lock
+    held (`kbtools.ship.revoke.add_key`)."""
     key = load_public(pub)
-    with locked(device, "kb trust"):
-        check_device_dir(device)
-        # a damaged key file in the folder (`pinned_files`) is no reason to refuse a pin;
-        # one of this key's name is written again
-        if key.key_id in {k.key_id for _, k, _ in pinned_files(device) if k is not None}:
-            return {"key_id": key.key_id, "changed": False}
-        atomic_write_beneath(device, f"{TRUSTED}/{key.key_id}.pub", public_pem(key))
-        _log(device, "pin", key.key_id, f"added by operator from {pub}")
-        return {"key_id": key.key_id, "changed": True}
+    # a damaged key file in the folder (`pinned_files`) is no reason to refuse a pin;
+    # one of this key's name is written again
+    if key.key_id in {k.key_id for _, k, _ in pinned_files(device) if k is not None}:
+        return {"key_id": key.key_id, "changed": False}
+    atomic_write_beneath(device, f"{TRUSTED}/{key.key_id}.pub", public_pem(key))
+    _log(device, "pin", key.key_id, f"added by operator from {pub}")
+    return {"key_id": key.key_id, "changed": True}
 
 
-def remove_key(device: Path, which: str, *, allow_unsigned: bool = False) -> dict[str, Any]:
+def unpin_key(device: Path, which: str, *, allow_unsigned: bool = False) -> dict[str, Any]:
     """Unpin the key with id (or file name) `which`; the last one only with
-    `allow_unsigned`, since without pinned keys a device accepts unsigned releases."""
-    with locked(device, "kb trust"):
-        check_device_dir(device)
-        # by key id or file name; a damaged file (no key: `pinned_files`) by its name's id
-        pinned = [(name, name[:-len(".pub")] if k is None else k.key_id)
-                  for name, k, _ in pinned_files(device)]
-        doomed = [(name, kid) for name, kid in pinned if which in (kid, name)]
-        if not doomed:
-            raise UsageError(f"no pinned key {which} (pinned: "
-                             f"{', '.join(kid for _, kid in pinned) or 'none'})",
-                             path=str(device))
-        ids = {kid for _, kid in doomed}
-        if not {kid for _, kid in pinned} - ids and not allow_unsigned:
-            raise UsageError(f"{which} is the last pinned key: without it this device accepts "
-                             "unsigned releases; pass --allow-unsigned to do that",
-                             path=str(device))
-        for name, kid in pinned:
-            if kid in ids:
-                os.unlink(DeviceLayout(device).trusted / name)
-        fsync_dir(device / TRUSTED)  # a revoked key must not come back after a power cut
-        for kid in sorted(ids):
-            _log(device, "unpin", kid, "removed by operator")
-        served = DeviceLayout(device).served_release()
-        warning = unpinned_signer(device, served, served.name) if served else None
-        return {"key_id": sorted(ids), "changed": True} | ({"warning": warning} if warning
-                                                         else {})
+    `allow_unsigned`, since without pinned keys a device accepts unsigned releases. The
+    device lock held (`kbtools.ship.revoke.remove_key`, which then settles what serves)."""
+    # by key id or file name; a damaged file (no key: `pinned_files`) by its name's id
+    pinned = [(name, name[:-len(".pub")] if k is None else k.key_id)
+              for name, k, _ in pinned_files(device)]
+    doomed = [(name, kid) for name, kid in pinned if which in (kid, name)]
+    if not doomed:
+        raise UsageError(f"no pinned key {which} (pinned: "
+                         f"{', '.join(kid for _, kid in pinned) or 'none'})",
+                         path=str(device))
+    ids = {kid for _, kid in doomed}
+    if not {kid for _, kid in pinned} - ids and not allow_unsigned:
+        raise UsageError(f"{which} is the last pinned key: without it this device accepts "
+                         "unsigned releases; pass --allow-unsigned to do that",
+                         path=str(device))
+    for name, kid in pinned:
+        if kid in ids:
+            os.unlink(DeviceLayout(device).trusted / name)
+    fsync_dir(device / TRUSTED)  # a revoked key must not come back after a power cut
+    for kid in sorted(ids):
+        _log(device, "unpin", kid, "removed by operator")
+    return {"key_id": sorted(ids), "changed": True}
 
 
 # --- internals ---------------------------------------------------------------------------
