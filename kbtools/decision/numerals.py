@@ -366,9 +366,11 @@ def halves(text: str) -> str:
     return _HALF_ALONE.sub(lambda m: f"0.5{m.group(1)}", text)
 
 
+NUMERAL_CHARS_SET = "零〇一二两三四五六七八九十百千"  # a numeral's characters, 万 and 点 aside
 # the words of a number with a half before its unit (半 of 半小时, 2个半 of 2个半小时, 两个半 of
 # 两个半天), as a question says a length of time
-_HALF_BEFORE = re.compile(rf"(?:(?<![\d.])(\d+(?:\.\d+)?)|([零〇一二两三四五六七八九十百千]+))个半"
+_HALF_BEFORE = re.compile(rf"(?:(?<![\d.])(\d+(?:\.\d+)?)|(?<![{NUMERAL_CHARS_SET}])"
+                          rf"([{NUMERAL_CHARS_SET}]{{1,9}}))个半"
                           rf"(?=(?:{_HALF_UNITS}))|(?<![\d.上下前后多大小个])半(?=个?(?:{_HALF_UNITS}))")
 
 
