@@ -222,6 +222,10 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.numerals._MAGNIFIED": "sub",  # a table cell, an input value
     "kbtools.decision.numerals._HALF_AFTER": "sub",  # a table cell, an input value
     "kbtools.decision.numerals._HALF_ALONE": "sub",  # a table cell, an input value
+    "kbtools.decision.numerals._HALF_BEFORE": "finditer",  # a question
+    "kbtools.decision.given._LATIN_MAGNITUDE": "sub",  # an input value
+    "kbtools.decision.clock._CELL_TIME": "sub",  # a table cell, an input range
+    "kbtools.decision.clock._SAID": "match",  # an input value
     "kbtools.decision.numerals._FRACTION_SAID": "fullmatch",  # an input value
     "kbtools.decision.numerals._FRACTION_SLASH": "fullmatch",  # an input value
     "kbtools.query.coverage._WORD": "search",  # a term of a pasted line

@@ -174,7 +174,7 @@ def test_document_diversity_lets_a_second_document_in():
 
 @pytest.mark.parametrize(("question", "table", "column", "given", "status"), [
     ("运行了 2万 小时，要换液压油吗", HOURS, "运行小时", "2万小时", "match"),  # not 2 hours
-    ("运行小时 2k 了", HOURS, "运行小时", "2k", "no_match"),
+    ("运行小时 2k 了", HOURS, "运行小时", "2k", "match"),  # 2000 hours (session 39)
     ("运行了 2500 小时", HOURS, "运行小时", "2500", "match"),
     ("温度 72°F，湿度 90%，连续降雨 4 天", SCAB, "温度(℃)", "72°F", "no_match"),
     ("温度 22 度，湿度 90%，连续降雨 4 周", SCAB, "连续降雨天数", "4周", "match"),  # 28 天

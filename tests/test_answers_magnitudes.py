@@ -12,8 +12,9 @@ from kbfixtures import GOOD_FM, three_ways, top_evaluation
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
-from kbtools.decision import build_table
+from kbtools.decision import build_table, match_rules
 from kbtools.decision.given import read_given
+from kbtools.errors import TableError
 from kbtools.query.answers import evaluate_inputs
 from kbtools.query.inputs import find_inputs
 
@@ -253,3 +254,57 @@ def test_a_question_names_a_traditional_tables_columns_by_their_parts(question):
 def test_a_search_answers_a_simplified_question_from_a_traditional_table(repo):
     ev = top_evaluation(repo / "dist", "小麦赤霉病风险：温度22度，湿度九成，连续降雨4天", "hant.md")
     assert ev["status"] == "match" and ev["outputs"] == [{"風險等級": "極高"}], ev
+
+
+# 3. 2k, 3K, 2w; 8千元 and 30000元 under 万元; 半小时, 一刻钟 (session 39) -----------------------
+
+YUAN = build_table(["金额(元)", "审批"], [["<50000", "主管"], ["≥50000", "总经理"]],
+                   decision="inputs=金额; outputs=审批")
+HALF = build_table(["时长(小时)", "措施"], [["<1", "短时"], ["≥1", "长时"]],
+                   decision="inputs=时长; outputs=措施")
+
+
+@pytest.mark.parametrize(("table", "value", "want"), [
+    (YUAN, "2k", "主管"), (YUAN, "60k", "总经理"), (YUAN, "1.5k", "主管"),
+    (YUAN, "60K", "总经理"),  # 60000, not 60 (K is kelvin only in a temperature column)
+    (YUAN, "2w", "主管"), (YUAN, "6w", "总经理"),  # 60000, not 6
+    (YUAN, "40k-45k", "主管"), (YUAN, "6万元", "总经理"),
+    (FEES, "6w", "总经理"), (FEES, "60k", "总经理"),  # 6 万元
+    (FEES, "8千元", "主管"), (FEES, "0.6亿元", "总经理"), (FEES, "2千", "主管"),
+])
+def test_thousands_and_ten_thousands_as_typed_are_their_value(table, value, want):
+    """``6w`` and ``60K`` under 金额(元) were compared as 6 and 60 (the smallest approval for
+    60000 元); ``2k`` was refused, and under 费用(万元) ``8千元`` and ``0.6亿元`` too."""
+    assert table is not None
+    assert list(match_rules(table, {table.header[0]: value}).outputs[0].values()) == [want]
+
+
+@pytest.mark.parametrize(("table", "value", "refusal"), [
+    (YUAN, "2k-xxx", "is not a number"),  # a code, not 2000-xxx
+    (build_table(["温度(℃)", "措施"], [["<30", "a"], ["≥30", "b"]], decision="inputs=温度"),
+     "300K", "give the value in °C"),  # kelvin there
+    (build_table(["功率(W)", "档"], [["<500", "低"], ["≥500", "高"]], decision="inputs=功率"),
+     "5kw", "give the value in W"),
+])
+def test_a_letter_that_is_a_unit_or_part_of_a_code_multiplies_nothing(table, value, refusal):
+    assert table is not None
+    with pytest.raises(TableError, match=refusal):
+        match_rules(table, {table.header[0]: value})
+
+
+@pytest.mark.parametrize(("question", "table", "output"), [
+    ("费用30000元要谁审批", FEES, "主管"),  # 3 万元, not 30000 of them
+    ("费用60000元要谁审批", FEES, "总经理"),
+    ("金额6w谁批", YUAN, "总经理"), ("金额60k谁批", YUAN, "总经理"), ("金额2w谁批", YUAN, "主管"),
+    ("时长半小时怎么办", HALF, "短时"), ("时长半个小时", HALF, "短时"), ("时长一刻钟", HALF, "短时"),
+    ("时长半天", HALF, "长时"), ("时长两个半小时", HALF, "长时"), ("时长1个半小时", HALF, "长时"),
+])
+def test_a_question_amount_or_half_is_read_as_the_table_reads_it(question, table, output):
+    """A question's 30000元 went to 费用(万元) as 30000 (万元) and 6w to 金额(元) as 6; 半小时,
+    一刻钟, 半天 and 两个半小时 were no values at all (the input was asked for)."""
+    ev = evaluate_inputs("d.md", 1, table, find_inputs(question, table))
+    assert (ev.status, list(ev.outputs.values())) == ("match", [output]), ev.message
+
+
+def test_a_half_of_the_year_is_no_length():
+    assert find_inputs("上半年时长2小时", HALF) == {"时长(小时)": "2"}

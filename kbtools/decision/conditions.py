@@ -49,6 +49,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
+from kbtools.decision.clock import CLOCK_UNIT, cell_minutes, clock_mismatch, clock_text
 from kbtools.decision.numerals import (
     MAGNITUDE_TIMES,
     NUMERAL_CHARS,
@@ -108,8 +109,7 @@ _CJK_NUMERAL = re.compile(r"[零〇一二两三四五六七八九十百千万]+(
 _OPS = {"<": "lt", ">": "gt", "<=": "le", "≤": "le", "≦": "le", ">=": "ge", "≥": "ge", "≧": "ge"}
 
 
-# what NFKC leaves that is still a hyphen-minus: the minus sign of typeset text, Word and
-# weather pages (−5 was no number in a cell or input, and a question's −3 度 read as 3)
+# the minus sign of typeset text, Word and weather pages, which NFKC leaves: a hyphen-minus
 MINUS_SIGNS = str.maketrans({"\u2212": "-"})
 
 
@@ -278,8 +278,11 @@ def unit_conflict(header: str, cells: Sequence[str]) -> tuple[int, str, str] | N
 def column_unit(header: str, cells: Iterable[str] = ()) -> str:
     """The unit a column's numbers are in: its header's (``温度(℃)`` → ``℃``, ``Temp °C``,
     ``Vibration mm/s``: `header_unit_start`), else a symbol its header ends with (``温度℃``),
-    else one its header names (``运行小时`` →
-    ``小时``), else the first known unit its cells write; ""."""
+    else one its header names (``运行小时`` → ``小时``), else the first known unit its cells
+    write; `CLOCK_UNIT` before all when its cells write times of day (<9:00, 08:00-17:30)."""
+    cells = tuple(cells)
+    if any(":" in c and parse_condition(c).clock for c in cells):
+        return CLOCK_UNIT
     text = normalize_cell(header)
     bracketed = text[header_unit_start(text):].strip(" ,").strip("()[]/").strip()
     if bracketed:
@@ -301,6 +304,8 @@ def input_unit_problem(value: str, column: str, lang: str = "en") -> str | None:
     unit = unit_of(value)
     key, col = "开尔文" if unit == "K" else unit.casefold(), column.casefold()  # 300 K: kelvin
     zh = lang == "zh"
+    if (key == CLOCK_UNIT) != (col == CLOCK_UNIT):  # 9:00 against 小时, 3小时 against 9:00
+        return clock_mismatch(column, zh)
     if not key or key == col or GROUP_OF.get(key, -1) == GROUP_OF.get(col, -2) or \
             key == col[:1] and key in MAGNITUDE_TIMES:  # 3万 under 费用(万元): 3 of its 万元
         return None
@@ -333,6 +338,7 @@ class Condition:
     lo_incl: bool = False
     hi_incl: bool = False
     text: str = ""  # normalised text for kind == "text"
+    clock: bool = False  # in minutes after midnight (`clock`): 22:00-6:00 crosses midnight
 
     @property
     def numeric(self) -> bool:
@@ -350,28 +356,28 @@ class Condition:
             return True
         lo_ok = x > self.lo or (self.lo_incl and x == self.lo)
         hi_ok = x < self.hi or (self.hi_incl and x == self.hi)
-        return lo_ok and hi_ok
+        return lo_ok or hi_ok if self.clock and self.lo > self.hi else lo_ok and hi_ok
 
     def describe(self, lang: str = "en") -> str:
         """The condition in words, as used in match reasons (``in 15–20 (both ends …)``; in
         Chinese for `lang` ``zh``: ``在 15–20 之间（含两端）``)."""
-        zh = lang == "zh"
+        zh, num = lang == "zh", clock_text if self.clock else format_number
         if self.kind == "any":
             return "任意值" if zh else "any value"
         if self.kind == "text":
             return f"文本“{self.raw.strip()}”" if zh else f"text '{self.raw.strip()}'"
         if self.kind == "number":
-            return f"= {format_number(self.lo)}"
+            return f"= {num(self.lo)}"
         if self.kind == "range" and not (self.lo_incl and self.hi_incl):  # >4 and ≤8
-            low = f"{'≥' if self.lo_incl else '>'} {format_number(self.lo)}"
-            high = f"{'≤' if self.hi_incl else '<'} {format_number(self.hi)}"
+            low = f"{'≥' if self.lo_incl else '>'} {num(self.lo)}"
+            high = f"{'≤' if self.hi_incl else '<'} {num(self.hi)}"
             return f"{low} 且 {high}" if zh else f"{low} and {high}"
         if self.kind == "range":
-            span = f"{format_number(self.lo)}–{format_number(self.hi)}"
+            span = f"{num(self.lo)}–{num(self.hi)}"
             return f"在 {span} 之间（含两端）" if zh else f"in {span} (both ends inclusive)"
         if self.kind in ("lt", "le"):
-            return f"{'<' if self.kind == 'lt' else '≤'} {format_number(self.hi)}"
-        return f"{'>' if self.kind == 'gt' else '≥'} {format_number(self.lo)}"
+            return f"{'<' if self.kind == 'lt' else '≤'} {num(self.hi)}"
+        return f"{'>' if self.kind == 'gt' else '≥'} {num(self.lo)}"
 
 
 # What an input cell writes for "any value": * or nothing, a dash, the word, or "does not
@@ -399,6 +405,8 @@ def _parse(cell: str, *, pair: bool) -> Condition:
     if included is not None:
         c = _qualified(_parse(base, pair=pair), base, included, at)
         return replace(c, raw=raw) if c else Condition(raw, "text", text=plain.casefold())
+    if (minutes := cell_minutes(plain)) is not None and (c := _parse(minutes, pair=pair)).numeric:
+        return replace(c, raw=raw, clock=True)  # <9:00, 22:00-6:00: `clock`
     text = symbolic(plain)
     m = _RE_INTERVAL.match(text)
     if m:

@@ -25,7 +25,9 @@ import calendar
 import math
 import re
 from dataclasses import dataclass, replace
+from decimal import Decimal
 
+from kbtools.decision.clock import CLOCK_UNIT, clock_minutes
 from kbtools.decision.conditions import (
     Condition,
     format_number,
@@ -38,9 +40,11 @@ from kbtools.decision.conditions import (
 )
 from kbtools.decision.numerals import (
     MAGNITUDE_CHARS,
+    MAGNITUDE_TIMES,
     NUMERAL_CHARS,
     fraction,
     magnified,
+    magnified_numbers,
     spell_numbers,
 )
 from kbtools.decision.units import limits, unit_group, unit_symbols
@@ -80,13 +84,16 @@ def read_given(value: str, numeric: bool, unit: str = "") -> Given:
     numbers are in `unit` (`conditions.column_unit`). A text column compares the value as
     written. A number times 万, 千 (2万, 2.5万, 3千: `numerals.magnified`) is its value, as in
     a cell, except in a column whose unit begins with that word (5万元 under 费用(万元) is 5 of
-    its 万元, not 50000)."""
+    its 万元, not 50000). A time of day (9:05, 下午3点: `clock.clock_minutes`) is its minutes
+    after midnight in `CLOCK_UNIT`, which only a column of times takes."""
     if not numeric:
         return Given(value, written=value)
     text, rough = _unrough(normalize_cell(value))
-    text = read_numerals(_scaled(_signed(text)))
-    if not (unit[:1] and unit[:1] in MAGNITUDE_CHARS):
-        text = magnified(text)
+    if (minutes := clock_minutes(text, strict=unit != CLOCK_UNIT)) is not None:
+        return Given(f"{minutes}{CLOCK_UNIT}", None, rough, value)
+    text = read_numerals(_scaled(_signed(_latin_magnitudes(text, unit))))
+    text = in_magnitude(text, unit) if unit[:1] and unit[:1] in MAGNITUDE_CHARS \
+        else magnified(text)
     text = fraction(text, next((s for s in ("%", "‰") if unit_group(unit) == unit_group(s)), ""))
     text = unit_symbols(_spelled(text))  # 30 degrees F: 30°f
     if parse_number(text) is not None:
@@ -95,6 +102,48 @@ def read_given(value: str, numeric: bool, unit: str = "") -> Given:
     if span.kind == "range" and span.lo > span.hi:  # 25-18度: the range from 18 to 25
         span = replace(span, lo=span.hi, hi=span.lo, lo_incl=span.hi_incl, hi_incl=span.lo_incl)
     return Given(text, span if span.is_rangeish else None, rough, value)
+
+
+# a number with a Latin letter for a thousand or ten thousand glued after it, as typed (2k,
+# 1.5k, 3K: 2000, 1500, 3000; 2w: 20000), written with 千/万 for `magnified` to read. Not the
+# start of a word or a code (2kg, 2kW, 2k-xxx, 2k_v1, v2k), nor K in a column of
+# temperatures (300K is kelvin) or w in one of power (5w is 5 W)
+_LATIN_MAGNITUDE = re.compile(r"(?<![A-Za-z0-9_.,])(\d+(?:\.\d+)?)([kKwW])"
+                              r"(?![A-Za-z0-9_./]|-(?![\d\s]))")
+_NOT_THOUSANDS = frozenset(g for u in ("℃", "°f", "开尔文") if (g := unit_group(u)) is not None)
+_NOT_MYRIADS = frozenset(g for u in ("w", "kw") if (g := unit_group(u)) is not None)
+
+
+def _latin_magnitudes(text: str, unit: str) -> str:
+    """`text` with each number a Latin letter multiplies (`_LATIN_MAGNITUDE`) written with its
+    Chinese multiplier (``2k`` → ``2千``, ``2w`` → ``2万``), in a column in `unit`."""
+    if not any(ch in text for ch in "kKwW"):
+        return text
+    group = unit_group(unit)
+
+    def said(m: re.Match[str]) -> str:
+        letter = m.group(2).casefold()
+        if group in (_NOT_THOUSANDS if letter == "k" else _NOT_MYRIADS):
+            return m.group(0)
+        return m.group(1) + ("千" if letter == "k" else "万")
+    return _LATIN_MAGNITUDE.sub(said, text)
+
+
+def in_magnitude(text: str, unit: str) -> str:
+    """`text` in a column counted in a multiple of a unit (`unit` 万元: 万 times 元) with each
+    number a multiplier follows, alone or before that unit, written in the column's unit by
+    the exact factor (``8千元`` → ``0.8万元``, ``0.6亿`` → ``6000万元``, ``5万`` → ``5万元``); a
+    number in another unit (``3万人``) as written."""
+    times, base = Decimal(MAGNITUDE_TIMES[unit[:1]]), unit[1:]
+    for start, end, value in reversed(magnified_numbers(text)):
+        rest = text[end:].lstrip()
+        if rest and not (base and rest.startswith(base)):
+            continue
+        shown = Decimal(value) / times
+        number = str(int(shown)) if shown == shown.to_integral_value() \
+            else format(shown.normalize(), "f")
+        text = text[:start] + number + unit + rest.removeprefix(base)
+    return text
 
 
 # words before a number that make it negative: 零下5度 (below zero), 负5 (minus)

@@ -19,6 +19,7 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import unquote
 
+from kbtools.decision.clock import CLOCK_UNIT, clock_text
 from kbtools.decision.conditions import (
     Condition,
     column_key,
@@ -347,9 +348,10 @@ def cell_reason(cond: Condition, value: str, number: float | None, ok: bool,
             return f"“{shown}”{'等于' if ok else '不等于'}“{cond.raw.strip()}”（文本，不区分大小写）"
         rel = "equals" if ok else "does not equal"
         return f"'{shown}' {rel} '{cond.raw.strip()}' (text, case-insensitive)"
+    said = clock_text(number) if cond.clock else format_number(number)  # 9:05, not 545
     if zh:
-        return f"{format_number(number)} {'满足' if ok else '不满足'} {cond.describe(lang)}"
-    return f"{format_number(number)} {'is' if ok else 'is not'} {cond.describe()}"
+        return f"{said} {'满足' if ok else '不满足'} {cond.describe(lang)}"
+    return f"{said} {'is' if ok else 'is not'} {cond.describe()}"
 
 
 def _input_columns(table: DecisionTable, inputs: Mapping[str, str], where: str,
@@ -409,7 +411,7 @@ def _input_numbers(table: DecisionTable, reads: Mapping[int, Given],
         if i in table.numeric and (problem := input_unit_problem(value, unit)):
             # why, of the value as read (1年半 is 1.5年), quoting it as given (30 degrees F)
             raise InputError(where, table.header[i], shown if parse_number(shown) is not None
-                             else value, unit,
+                             or value.endswith(CLOCK_UNIT) else value, unit,  # 9:00, not 540
                              said=(problem, input_unit_problem(value, unit, "zh") or problem))
         if i in table.numeric and _fraction_of_percent(table, i, value, unit):
             raise InputError(where, table.header[i], shown, unit, fraction=True)

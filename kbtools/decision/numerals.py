@@ -366,6 +366,26 @@ def halves(text: str) -> str:
     return _HALF_ALONE.sub(lambda m: f"0.5{m.group(1)}", text)
 
 
+NUMERAL_CHARS_SET = "零〇一二两三四五六七八九十百千"  # a numeral's characters, 万 and 点 aside
+# the words of a number with a half before its unit (半 of 半小时, 2个半 of 2个半小时, 两个半 of
+# 两个半天), as a question says a length of time
+_HALF_BEFORE = re.compile(rf"(?:(?<![\d.])(\d+(?:\.\d+)?)|(?<![{NUMERAL_CHARS_SET}])"
+                          rf"([{NUMERAL_CHARS_SET}]{{1,9}}))个半"
+                          rf"(?=(?:{_HALF_UNITS}))|(?<![\d.上下前后多大小个])半(?=个?(?:{_HALF_UNITS}))")
+
+
+def half_numbers(text: str) -> list[tuple[int, int, str]]:
+    """Each number said with a half before its unit (`halves`: ``半小时``, ``半个月``,
+    ``2个半小时``, ``两个半小时``) as (start, end, its value): the words from the number to 半,
+    its unit after them. Not 上半年 (a half of the year, no length)."""
+    out = []
+    for m in _HALF_BEFORE.finditer(text) if "半" in text else ():
+        whole = m.group(1) or (chinese_number(m.group(2)) if m.group(2) else "0")
+        if whole is not None:
+            out.append((m.start(), m.end(), str(Decimal(whole) + Decimal("0.5"))))
+    return out
+
+
 # A fraction as a whole value: 三分之二 (3分之2 once its numerals are read), 2/3, ½ (1⁄2 after
 # NFKC). In a column of shares (% or ‰) it is that share of the whole (2/3 is 66.666667 %);
 # elsewhere 3分之2 and 1⁄2 are their value, and 2/3 is left as written (two values, or a date)

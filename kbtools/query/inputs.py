@@ -32,10 +32,12 @@ from kbtools.decision import DecisionTable, column_key
 from kbtools.decision.conditions import (
     column_unit,
     input_unit_problem,
+    number_in,
     unit_of,
 )
+from kbtools.decision.given import read_given
 from kbtools.decision.model import name_parts
-from kbtools.decision.numerals import NUMERAL_CHARS, magnified
+from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.decision.units import bare_degrees, degrees_fit, scale
 from kbtools.decision.words import APPROX_AFTER
 from kbtools.index.tokenize import to_simplified
@@ -94,7 +96,8 @@ def given_value(number: Number, table: DecisionTable, column: int) -> str | None
         return number.value if degrees_fit(unit) else None
     converts = scale(unit_of(number.written), unit) is not None  # 2 years in months: 24
     return number.written if converts or input_unit_problem(number.written, unit) or \
-        magnified(number.written) != number.written else number.value  # 2万: the table's
+        number_in(read_given(number.written, True, unit).text, unit) != float(number.value) \
+        else number.value  # 2万, 2w: the table reads what multiplies it
 
 
 def names_of(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> list[str]:

@@ -21,6 +21,7 @@ UNIT_CLASSES: tuple[tuple[str, ...], ...] = (
     ("个月", "months", "month"),  # not 月 alone: 3月2日 is a date
     ("年", "years", "year", "yrs", "yr"),
     ("分钟", "min", "minutes"),
+    ("刻钟",),  # 一刻钟: a quarter of an hour
     ("mm", "毫米"),
     ("mpa",),
     ("kg", "公斤", "千克"),
@@ -47,12 +48,15 @@ TEMPERATURES = frozenset((0, next(n for n, c in enumerate(UNIT_CLASSES) if "°f"
 # years old``: the hose is what is that old, the number's word is ``age``)
 DURATIONS = frozenset(n for n, c in enumerate(UNIT_CLASSES)
                        if c[0] in ("小时", "天数", "周", "个月", "年"))
+# what an amount of money is counted in: a number's unit carried to a column counted in a
+# multiple of it (30000元 under 费用(万元) is 3 of them: `decision.units.scale`)
+CURRENCIES = ("元",)
 _UNIT_WORDS = sorted({w for c in UNIT_CLASSES for w in c}, key=len, reverse=True)
 # what a number's value carries from the question: a unit the tables' checks know
 # (`decision.units.UNIT_GROUPS`: 72°f against a ℃ column is refused, not read as 72 ℃)
 # or a word that multiplies it (2万, 2 thousand are refused, not read as 2); a single Latin
 # letter that multiplies (k, w) is left to the MAGNITUDES check below
-SUFFIXES = sorted({*SPELLED_UNITS, *MAGNITUDE_WORDS, *_UNIT_WORDS,
+SUFFIXES = sorted({*SPELLED_UNITS, *MAGNITUDE_WORDS, *_UNIT_WORDS, *CURRENCIES,
                    *(u for g in UNIT_GROUPS for u in g)} - MAGNITUDES, key=len, reverse=True)
 
 

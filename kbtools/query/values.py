@@ -36,6 +36,7 @@ from functools import lru_cache
 from kbtools.decision.conditions import normalize_cell, normalize_text
 from kbtools.decision.numerals import (
     chinese_number,
+    half_numbers,
     magnified_numbers,
     mixed_numbers,
     spell_numbers,
@@ -264,12 +265,14 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
             rest = "%" + rest
         value = chinese_number(m.group(2))
         if value is None or not m.group(1) and tenths(value, rest) is None and (
-                m.group(2) == "一" or unit_after(unit)[2] is None and
+                m.group(2) == "一" and not rest.startswith("刻钟") or  # 一刻钟; 一度: once
+                unit_after(unit)[2] is None and
                 not unit.startswith(COUNTERS) and not _span_end(rest)):  # 三次, 两到三天
             continue
         spans.append((m.start(), m.end(), value, rest[:AFTER_CHARS]))
-    # 2万5千: one number, not 2 times 万 and 5 times 千; 2.5万 one number, not 2.5 and 万
-    if mixed := mixed_numbers(text) + magnified_numbers(text):
+    # 2万5千: one number, not 2 times 万 and 5 times 千; 2.5万 one number, not 2.5 and 万;
+    # 两个半小时 2.5 hours, not 两 (no unit after it) and 半
+    if mixed := mixed_numbers(text) + magnified_numbers(text) + half_numbers(text):
         spans = [s for s in spans if not any(a <= s[0] < b for a, b, _ in mixed)] + \
             [(a, b, value, text[b:b + AFTER_CHARS]) for a, b, value in mixed]
     out: list[tuple[int, int, str, str]] = []

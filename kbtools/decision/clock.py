@@ -1,0 +1,103 @@
+"""Times of day in decision tables: a cell (``<9:00``, ``08:00-17:30``, ``22:00-6:00``, which
+crosses midnight) and an input (``9:05``, ``9:05 pm``, ``上午9点``, ``9点半``, ``下午3点``,
+``21时``) read as minutes after midnight and compared as such.
+
+A column whose cells write times of day has the unit `CLOCK_UNIT` (`conditions.column_unit`);
+an input there is read as a time (`clock_minutes`) and written as its minutes with that unit,
+and a value that is no time (``3小时``, a bare ``9``) is refused, as a time given to a column
+of durations is (`conditions.input_unit_problem`). Pure: imports `numerals` only.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kbtools.decision.numerals import chinese_number
+
+CLOCK_UNIT = "时刻"  # the unit of a column of times of day, and of an input read as one
+DAY = 24 * 60  # minutes
+
+# H:MM in a cell, 24-hour (0:00 to 24:00); not a part of a longer number or a ratio (1:100)
+_CELL_TIME = re.compile(r"(?<![\d:.])(\d{1,2}):([0-5]\d)(?![\d:.])")
+
+
+def cell_minutes(text: str) -> str | None:
+    """`text` (a normalised cell) with each time of day written as its minutes after midnight
+    (``08:00-17:30`` → ``480-1050``); None when it writes none, or one no clock shows
+    (``25:00``)."""
+    if ":" not in text:
+        return None
+    bad = False
+
+    def minutes(m: re.Match[str]) -> str:
+        nonlocal bad
+        hour, minute = int(m.group(1)), int(m.group(2))
+        bad = bad or hour > 24 or hour == 24 and minute > 0
+        return str(hour * 60 + minute)
+    out = _CELL_TIME.sub(minutes, text)
+    return None if bad or out == text else out
+
+
+def clock_mismatch(column: str, zh: bool) -> str:
+    """Why a value is refused where a time of day and a column of other numbers meet: the
+    column (unit `column`) holds times and the value is none, or the other way round."""
+    if column == CLOCK_UNIT:
+        return "这一列是时刻（如 9:00、下午3点）" if zh else \
+            "the column holds times of day (such as 9:00 or 3 pm)"
+    return f"这是时刻，这一列是{column or '数值'}" if zh else \
+        f"it is a time of day; the column holds {column or 'numbers'}"
+
+
+def clock_text(x: float) -> str:
+    """Minutes after midnight as a clock shows them (``540`` → ``9:00``)."""
+    hour, minute = divmod(int(x), 60)
+    return f"{hour}:{minute:02d}"
+
+
+# the part of the day said before an hour, and how it reads the hour (pm: +12 below 12; night:
+# 12 is midnight; noon: 1 and 2 are after noon)
+_AM = ("上午", "早上", "早晨", "清晨", "早")
+_NIGHT = ("凌晨", "半夜", "午夜")
+_NOON = ("中午",)
+_PM = ("下午", "傍晚", "晚上", "夜里", "夜间", "晚")
+_PARTS = "|".join(sorted((*_AM, *_NIGHT, *_NOON, *_PM), key=len, reverse=True))
+_HOUR = r"\d{1,2}|[零〇一二两三四五六七八九十]{1,3}"
+_SAID = re.compile(
+    rf"^(?P<part>{_PARTS})?\s*(?P<h>{_HOUR})\s*"
+    rf"(?:(?P<colon>:)\s*(?P<m>[0-5]\d)(?::[0-5]\d)?|(?P<dian>[点時时])\s*"
+    rf"(?:(?P<half>半)|(?P<quarter>[一三])刻|(?P<cm>\d{{1,2}}|[零〇一二三四五六七八九十]{{1,3}})\s*分?)?"
+    rf"(?:钟)?)?\s*(?P<ampm>[ap]\.?m\.?)?$", re.IGNORECASE)
+
+
+def clock_minutes(text: str, *, strict: bool) -> int | None:
+    """The time of day `text` (a normalised input) says, in minutes after midnight: ``9:05``,
+    ``9:05 pm``, ``9pm``, ``上午9点``, ``9点半``, ``九点一刻``, ``下午3点``, ``21时``; None when
+    it says none, or one no clock shows (``25:00``, ``13 pm``). With `strict` (the column is
+    not one of times of day) only a value no duration could be: one with a colon, am/pm or a
+    part of the day (21时 there is 21 hours)."""
+    m = _SAID.match(text)
+    if m is None or not (m.group("colon") or m.group("dian") or m.group("ampm")):
+        return None
+    if strict and not (m.group("colon") or m.group("ampm") or m.group("part")):
+        return None
+    hour_said = m.group("h") if m.group("h").isdigit() else chinese_number(m.group("h"))
+    minute_said = m.group("m") or m.group("cm") or "0"
+    minute_said = minute_said if minute_said.isdigit() else chinese_number(minute_said)
+    if hour_said is None or minute_said is None:
+        return None
+    hour, minute = int(hour_said), int(minute_said)
+    if m.group("half") or m.group("quarter"):
+        minute = 30 if m.group("half") else {"一": 15, "三": 45}[m.group("quarter")]
+    part, ampm = m.group("part") or "", (m.group("ampm") or "").casefold().replace(".", "")
+    if ampm:
+        if not 1 <= hour <= 12 or part:
+            return None
+        hour = hour % 12 + (12 if ampm == "pm" else 0)
+    elif part in _PM or part in _NOON and hour <= 2:
+        hour = hour + 12 if hour < 12 else (0 if hour == 12 and part not in ("下午", "傍晚")
+                                             else hour)
+    elif part in _NIGHT and hour == 12:
+        hour = 0
+    if minute > 59 or hour > 24 or hour == 24 and minute:
+        return None
+    return hour * 60 + minute
