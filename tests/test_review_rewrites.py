@@ -68,6 +68,11 @@ def test_approval_records_the_content_it_approved(kb: KB, monkeypatch) -> None:
     assert recorded_digests("x\n\nKb-Reviewed-Content: sha256:abc\n") == frozenset()
 
 
+def rewritten_at() -> str:
+    """A rewrite's commit date: a minute from now, after the approval it rewrites (whose
+    verified_at is the moment `approve` ran; a fixed date passes for a few hours only)."""
+    return (datetime.now(UTC) + timedelta(minutes=1)).isoformat(timespec="seconds")
+
 def test_cherry_picked_approval_onto_an_unreviewed_edit_is_refused(kb: KB, monkeypatch) -> None:
     """The gap: Rita approved the body on main; her approval commit, cherry-picked onto a
     branch where Alice changed the dose earlier, credited Rita with the new dose (dates
@@ -78,7 +83,7 @@ def test_cherry_picked_approval_onto_an_unreviewed_edit_is_refused(kb: KB, monke
     approval = approve(load_config(kb.root), [DOC]).commit
     assert review_check(kb, monkeypatch) == (0, "")
     git(kb.root, "checkout", "-q", "dose")
-    git(kb.root, "cherry-pick", approval, who="alice@ex.org", date="2026-12-06T10:00:00+00:00")
+    git(kb.root, "cherry-pick", approval, who="alice@ex.org", date=rewritten_at())
     assert EDITED in (kb.root / DOC).read_text("utf-8")
     assert "verified: true" in (kb.root / DOC).read_text("utf-8")
     code, out = review_check(kb, monkeypatch)
@@ -123,7 +128,7 @@ def test_a_rebased_approval_stays_verified_only_on_the_content_it_approved(
     git(kb.root, "checkout", "-q", "main")
     on_main(kb)
     git(kb.root, "checkout", "-q", "review")
-    git(kb.root, "rebase", "-q", "main", who="alice@ex.org", date="2026-12-06T10:00:00+00:00")
+    git(kb.root, "rebase", "-q", "main", who="alice@ex.org", date=rewritten_at())
     code, out = review_check(kb, monkeypatch)
     if refused:
         assert code == 1 and "review-moved-approval" in out
@@ -149,7 +154,7 @@ def test_approval_squashed_with_a_later_edit_is_refused(kb: KB, monkeypatch) -> 
            "Raise the dose", ALICE, "2026-12-06T09:00:00+00:00")
     git(kb.root, "reset", "-q", "--soft", base, who="rita@ex.org")
     git(kb.root, "commit", "-q", "-C", approval, who="rita@ex.org",
-        date="2026-12-06T10:00:00+00:00")
+        date=rewritten_at())
     code, out = review_check(kb, monkeypatch)
     assert code == 1
     assert [ln.split(": ")[2] for ln in out.splitlines()] == ["review-moved-approval"]
@@ -167,7 +172,7 @@ def test_cherry_picked_approval_onto_a_rename_of_the_same_content_stays_verified
     as_identity(monkeypatch, RITA)
     approval = approve(load_config(kb.root), [DOC]).commit
     git(kb.root, "checkout", "-q", "move")
-    git(kb.root, "cherry-pick", approval, who="alice@ex.org", date="2026-12-06T10:00:00+00:00")
+    git(kb.root, "cherry-pick", approval, who="alice@ex.org", date=rewritten_at())
     assert "verified: true" in (kb.root / moved).read_text("utf-8")
     assert review_check(kb, monkeypatch) == (0, "")
 
@@ -211,7 +216,7 @@ def test_a_moved_approval_of_two_documents_refuses_only_the_edited_one(kb: KB, m
     as_identity(monkeypatch, RITA)
     approval = approve(load_config(kb.root), [DOC, OTHER]).commit
     git(kb.root, "checkout", "-q", "dose")
-    git(kb.root, "cherry-pick", approval, who="alice@ex.org", date="2026-12-06T10:00:00+00:00")
+    git(kb.root, "cherry-pick", approval, who="alice@ex.org", date=rewritten_at())
     code, out = review_check(kb, monkeypatch)
     assert code == 1
     assert [ln.split(":")[0] for ln in out.splitlines()] == [DOC]
