@@ -192,6 +192,9 @@ class MilvusStore(Store):
     def docs(self) -> list[dict[str, Any]]:
         return [self._docs[d] for d in sorted(self._docs)]
 
+    def doc_names(self) -> list[str]:
+        return sorted(self._docs)
+
     def facets(self) -> dict[str, set[str]]:
         return self._facets
 
