@@ -18,6 +18,7 @@ from kbtools.engine.publish import check_release, publish
 from kbtools.engine.remote import EngineReader
 from kbtools.errors import KbError
 from kbtools.index.manifest import load_manifest
+from kbtools.index.reader import open_index
 from kbtools.serve.app import create_app, open_source
 from tests.milvus_server import milvus  # noqa: F401 - fixture
 from tests.test_engine_bases import plant  # noqa: F401 - fixture
@@ -132,3 +133,19 @@ def test_a_tag_is_searched_in_the_knowledge_base_the_alias_serves(signed, plant,
     assert json.loads(out)["release"]["source_commit"] == _commit(signed[0], 1)
     code, out = _query("--engine", url, "--alias", "plant", "--release", "kb-r3")
     assert code == 1 and "(published there, newest first: kb-r2, kb-r1;" in out, out
+
+
+def test_the_engines_store_lists_headings_and_documents_as_the_local_one(signed, url):  # noqa: F811
+    """A page for a removed document (`kb serve --engine`) answered 500: the engine's store
+    had no `doc_names`; nor `heading_paths`, which names where a gone document's cited
+    section is now (`agents.moved`). Both as the local store of the same release gives
+    them, the heading paths read over ranges of chunk numbers."""
+    dev, _ = signed
+    index = EngineReader(connect_url(url)).current()
+    local = open_index(_rel(dev, 3))
+    try:
+        index.store.list_rows = 3  # several ranges even in a small release
+        assert sorted(index.store.heading_paths()) == sorted(local.store.heading_paths())
+        assert index.store.doc_names() == local.store.doc_names()
+    finally:
+        local.close()

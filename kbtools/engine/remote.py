@@ -195,6 +195,23 @@ class MilvusStore(Store):
     def doc_names(self) -> list[str]:
         return sorted(self._docs)
 
+    def heading_paths(self) -> Iterator[tuple[str, tuple[str, ...]]]:
+        """As the local store's: every (document, heading path) once, read from every chunk
+        row in ranges of `list_rows` chunk numbers and not kept (asked only when a cited
+        document is gone, `kbtools.agents.moved`)."""
+        seen: set[tuple[str, tuple[str, ...]]] = set()
+        for lo in range(0, self._total, self.list_rows):
+            got = self.engine.call(
+                f"reading heading paths of {self.collection}", "query", self.collection,
+                filter=f"num >= {lo} and num < {lo + self.list_rows}",
+                output_fields=["num", "doc", "row"])
+            for r in got:
+                stored = r["row"]
+                if stored.get(LONG_MARK):
+                    stored = self._long.get(str(r["num"])) or {}
+                seen.add((r["doc"], tuple(stored.get("heading_path") or ())))
+        return iter(seen)
+
     def facets(self) -> dict[str, set[str]]:
         return self._facets
 
