@@ -397,31 +397,6 @@ def test_a_posted_form_keeps_the_token_and_host_rules(repo):
         assert elsewhere.status_code == 421
 
 
-def test_a_page_speaks_the_language_the_browser_prefers(client):
-    """An English browser got every page in Chinese until its user found the English link:
-    ``Accept-Language`` picks the language when neither ``?lang=`` nor the cookie does."""
-    client.cookies.clear()
-    en = {"accept-language": "en-US,en;q=0.9"}
-    assert i18n.WORDS["search"][1] in client.get("/", headers=en).text
-    assert "<html lang=\"en\"" in client.get("/", headers=en).text
-    zh = client.get("/", headers={"accept-language": "zh-CN,zh;q=0.9,en;q=0.8"})
-    assert "<html lang=\"zh" in zh.text
-    assert "<html lang=\"zh" in client.get("/", headers={"accept-language": "de-DE"}).text
-    # the page's link and the cookie it sets still win over the browser
-    assert "<html lang=\"zh" in client.get("/", params={"lang": "zh"}, headers=en).text
-    client.cookies.clear()
-    assert i18n.browser_lang("fr-FR,fr;q=0.9,zh;q=0.5,en;q=0.4") == "zh"
-    assert i18n.browser_lang("en;q=0, zh;q=0") is None
-
-
-@pytest.mark.parametrize("header, lang", [("en_US", "en"), ("en_GB,zh_CN;q=0.5", "en"),
-                                          ("zh_CN,en_US;q=0.8", "zh"), ("fr_FR,en_US;q=0.8", "en")])
-def test_a_locale_written_with_an_underscore_is_the_browsers_language(header, lang):
-    """A tablet's kiosk browser or a WebView that sends its locale as ``en_US`` got the
-    Chinese page: the tag was read whole (``en_us``), a language of neither."""
-    assert i18n.browser_lang(header) == lang
-
-
 def test_a_results_passage_shows_its_markdown_not_its_reader_text(tmp_path):
     """Chunk text reads a backslash escape as its character (`\\*not bold\\*` is `*not
     bold*`); the results page rendered that text as Markdown again, so an escaped `\\*`

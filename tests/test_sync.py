@@ -26,7 +26,7 @@ from kbtools.index.manifest import FORMAT_VERSION, load_manifest, verify_files
 from kbtools.ship import device, gitrun
 from kbtools.ship import sync as sync_module
 from kbtools.ship.bundle import create_bundle
-from kbtools.ship.operate import RELEASES_LIMIT, limit_releases, status
+from kbtools.ship.operate import status
 from kbtools.ship.signing import keygen, load_private
 from kbtools.ship.sync import sync
 
@@ -566,63 +566,6 @@ def test_a_result_that_cannot_be_recorded_after_the_switch_is_a_warning(
     assert served_ok(dev) == "kb-r3"
     assert json.loads((dev / "state.json").read_text())["highest_serial"] == 3
     assert sync(str(pub.art), dev).changed is False
-
-
-def test_releases_lists_the_newest_and_every_local_one_up_to_a_limit(pub: Pub, tmp_path: Path):
-    dev = tmp_path / "dev"
-    sync(str(pub.art), dev)
-    for _ in range(3):
-        pub.release()
-    runner = CliRunner()
-    res = runner.invoke(main, ["releases", "--to", str(dev), "--json", "--limit", "1"])
-    assert res.exit_code == 0, res.output
-    assert [r["tag"] for r in json.loads(res.stdout)] == ["kb-r5", "kb-r2"]  # r2 is local
-    assert "kb: 3 older releases not listed (--limit 0 lists all)" in res.stderr
-    res = runner.invoke(main, ["releases", "--to", str(dev), "--limit", "2"])
-    assert [line.split()[0] for line in res.stdout.splitlines()[2:]] == ["kb-r5", "kb-r4", "*"]
-    assert "2 older releases not listed" in res.stderr
-    for args in (["--limit", "0"], []):  # all, and five is within the default limit
-        res = runner.invoke(main, ["releases", "--to", str(dev), "--json", *args])
-        assert [r["serial"] for r in json.loads(res.stdout)] == [5, 4, 3, 2, 1]
-        assert "not listed" not in res.stderr
-    res = runner.invoke(main, ["releases", "--to", str(dev), "--limit", "-1"])
-    assert res.exit_code == 2
-
-
-def test_the_default_limit_keeps_a_year_of_releases_to_a_screen():
-    rows = [{"tag": f"kb-r{s}", "serial": s, "local": s in (3, 200)}
-            for s in range(400, 0, -1)]
-    kept, omitted = limit_releases(rows, RELEASES_LIMIT)
-    assert [r["serial"] for r in kept] == [*range(400, 400 - RELEASES_LIMIT, -1), 200, 3]
-    assert omitted == 400 - RELEASES_LIMIT - 2
-    assert limit_releases(rows, 0) == (rows, 0)
-
-
-def test_a_device_syncs_from_another_device_directory(tmp_path: Path):
-    """Two devices sharing one source, the second fed by the first (a laptop synced in the
-    office, a tablet synced from it on site): `kb sync LAPTOP --to TABLET` (or LAPTOP's
-    `current`, or one of its releases) syncs from the repository the laptop verified its
-    releases into, signature and all; git said of the directory "does not appear to be a
-    git repository". The next `kb sync` without SOURCE follows the laptop again."""
-    key = tmp_path / "k"
-    keygen(key)
-    pub = Pub(tmp_path, sign_key=key)
-    pub.release()
-    pub.release()
-    laptop = tmp_path / "laptop"
-    assert sync(str(pub.art), laptop, trusted=[Path(f"{key}.pub")]).tag == "kb-r2"
-    for i, given in enumerate((laptop, laptop / "current", laptop / "releases" / "kb-r2")):
-        tablet = tmp_path / f"tablet{i}"
-        code, out = run_cli("sync", str(given), "--to", str(tablet), "--trusted-key",
-                            f"{key}.pub")
-        assert code == 0 and out.startswith("serving kb-r2 (was nothing)"), out
-        assert served_ok(tablet) == "kb-r2"
-        assert status(tablet)["served"]["signed_by"] is not None
-    pub.release()
-    assert sync(str(pub.art), laptop).tag == "kb-r3"
-    code, out = run_cli("sync", "--to", str(tmp_path / "tablet0"))
-    assert code == 0 and out.startswith("serving kb-r3 (was kb-r2)"), out
-    assert served_ok(tmp_path / "tablet0") == "kb-r3"
 
 
 def run_cli(*args: str) -> tuple[int, str]:

@@ -1,0 +1,99 @@
+"""A device's trusted keys choosing among a source's releases: newer releases no pinned key
+vouches for passed over for the newest one that is, a new device taking the newest release
+its key signs, and status telling a signature no key checked (split from test_trust.py;
+its fixtures and helpers)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from test_trust import Keys, Pub, kb, keys, pinned, pub, refused
+
+from kbtools.ship import device
+
+__all__ = ["keys", "pub"]  # fixtures this module's tests use
+
+
+def test_newer_releases_no_trusted_key_vouches_for_are_passed_over_for_one_that_is(
+        keys: Keys, pub: Pub, tmp_path: Path):
+    """CI publishes kb-r2 signed, then kb-r3 unsigned (a misconfigured job) and kb-r4 signed
+    by a key nobody pinned: a device serving kb-r1 takes kb-r2, the newest release its
+    pinned key signs, and says why kb-r3 and kb-r4 were refused (by `kb sync` and again by
+    `kb status`, text and --json alike); a sync once kb-r2 serves refuses in one line."""
+    dev = tmp_path / "dev"
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0
+    pub.release(keys.a)
+    pub.release(None)
+    pub.release(keys.evil)
+    code, out = kb("sync", pub.art, "--to", dev)
+    assert code == 0 and device.served_tag(dev) == "kb-r2", out
+    said = [line.removeprefix("kb: warning: ") for line in out.splitlines()
+            if line.startswith("kb: warning: ")]
+    assert said == [
+        f"kb-r4 refused: release signed by untrusted key {keys.evil_id} (pinned: "
+        f"{keys.a_id}; no release since kb-r1 hands trust over to it: if the publisher "
+        "replaced its key, confirm the new key's id with them and pin it with `kb trust add "
+        "PUB`); kb-r2, the newest release that verifies with the trusted keys, is taken "
+        "instead",
+        "kb-r3 refused: release is not signed, but this device requires a signature by a "
+        "trusted key (`kb trust list`); kb-r2, the newest release that verifies with the "
+        "trusted keys, is taken instead"], out
+    code, text = kb("status", "--to", dev, "--quick")
+    last = json.loads(kb("status", "--to", dev, "--quick", "--json")[1])["last_sync"]
+    assert (last["ok"], last["tag"], last["changed"], last["warnings"]) == (
+        True, "kb-r2", True, said)
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("last sync "))
+    assert lines[at] == f"last sync {last['at']} from {pub.art}: ok, switched to kb-r2"
+    assert lines[at + 1:] == [f"  warning: {w}" for w in said], text
+    assert pinned(dev) == [keys.a_id]
+    refused(dev, pub.art, f"kb-r4: release signed by untrusted key {keys.evil_id}")
+    code, out = kb("sync", pub.art, "--to", dev)
+    assert out.endswith("(kb-r3 below it refused too); no release newer than kb-r2 verifies "
+                        "with the trusted keys, kb-r2 still serves\n"), out
+    code, text = kb("status", "--to", dev, "--quick")
+    assert f"from {pub.art}: FAILED: kb-r4: release signed" in text, text
+
+
+def test_a_new_device_takes_the_newest_release_its_key_signs(keys: Keys, pub: Pub,
+                                                            tmp_path: Path):
+    """A technician sets up a tablet with the publisher's key while the newest tag at the
+    source is signed by another key: the tablet serves the newest release the key signs,
+    pins that key only, and says why the newer one was refused; with no release the key
+    signs at all, nothing is served and the one line says so."""
+    pub.release(keys.a)
+    pub.release(keys.evil)
+    dev = tmp_path / "dev"
+    code, out = kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)
+    assert code == 0 and device.served_tag(dev) == "kb-r1", out
+    assert f"kb: warning: kb-r2 refused: release signed by untrusted key {keys.evil_id}; " \
+           "kb-r1, the newest release that verifies with the trusted keys" in out
+    assert pinned(dev) == [keys.a_id]
+    other = tmp_path / "other"
+    code, out = kb("sync", pub.art, "--to", other, "--trusted-key", keys.b_pub)
+    assert code == 1 and device.served_tag(other) is None, out
+    assert out == (f"kb: error: kb-r2: release signed by untrusted key {keys.evil_id} (kb-r1 "
+                   "below it refused too); no release at the source verifies with the trusted "
+                   "keys, no release is served yet\n")
+
+
+def test_status_tells_a_signature_no_key_checked_from_none(keys: Keys, pub: Pub,
+                                                           tmp_path: Path):
+    """A device synced with no key given serves a signed release whose signature nothing
+    checked: `kb status` said "unsigned", as of a release that carries none."""
+    pub.release(keys.a)
+    dev = tmp_path / "dev"
+    assert kb("sync", pub.art, "--to", dev)[0] == 0
+    code, out = kb("status", "--to", dev, "--quick")
+    assert code == 0 and "; signature not checked (no key pinned)\n" in out, out
+    served = json.loads(kb("status", "--to", dev, "--quick", "--json")[1])["served"]
+    assert (served["signed_by"], served["has_signature"]) == (None, True)
+    pub.release(None)
+    assert kb("sync", pub.art, "--to", dev)[0] == 0
+    code, out = kb("status", "--to", dev, "--quick")
+    assert code == 0 and "; unsigned\n" in out, out
+    served = json.loads(kb("status", "--to", dev, "--quick", "--json")[1])["served"]
+    assert (served["tag"], served["signed_by"], served["has_signature"]) == (
+        "kb-r2", None, False)
