@@ -12,10 +12,10 @@ remembered with its row (`first_layer`): a question of known tokens multiplies o
 three second layers (`bench_question_embed.py`, 2,192 questions, load ~9: thread CPU p50
 0.87×, p95 0.85×; the vectors the windowed products' to float32 summation order, cosine
 ≥ 0.9999997 on the 2,204 dev questions, their top-10 chunks the same). The layer norms,
-the sentence sum and the dense head stay float32 (the head and the output projection are one row each, bound by
-reading their 6.8 MB of weights: in bfloat16 they cost 0.59 → 0.39 ms with the caches
-evicted, but moved 86 of cmrc2018's 1,000 top-10 lists and one top-1, so they stay as they
-are). The vectors agree with the float32 path to cosine ≥ 0.9999
+the sentence sum and the dense head stay float32 (the head and the output projection
+are one row each, bound by reading their 6.8 MB of weights: in bfloat16 they cost 0.59 →
+0.39 ms with the caches evicted, but moved 86 of cmrc2018's 1,000 top-10 lists and one
+top-1, so they stay as they are). The vectors agree with the float32 path to cosine ≥ 0.9999
 (`tests/test_use_question.py` checks 0.999 on a few hundred texts), so indexes built with
 the float32 path keep working. Builds never use this path (one text at a time), but on the
 same CPUs they run the same per-token layers in bfloat16 (`use_windows.WindowEncoder`).
