@@ -187,7 +187,8 @@ def test_remembered_tokens_multiply_no_first_layer_weights(use, monkeypatch):
     (`first_layer`): a question whose tokens were all seen multiplies only the three
     second layers' weights, not the first layers' too (1.3 MB of bfloat16 a question), and
     its vector is the windowed products' to float32 summation order (cosine ≥ 0.9999 on a
-    few hundred texts, Chinese and English; in practice ≥ 0.999999)."""
+    few hundred texts, Chinese and English; in practice ≥ 0.999999). Nor does it read the
+    embedding table's rows again."""
     from kbtools.embed.use_question import QuestionEncoder
 
     texts = knowledge_texts(300)
@@ -204,9 +205,14 @@ def test_remembered_tokens_multiply_no_first_layer_weights(use, monkeypatch):
         return columns(weights, a, tiles)
 
     monkeypatch.setattr(bf16, "columns", counted)
+    table_reads: list[int] = []
+    dequantised = enc._dequantised
+    monkeypatch.setattr(enc, "_dequantised", lambda ids, out: (
+        table_reads.append(len(ids)), dequantised(ids, out)))
     again = enc.encode(texts[0])
     assert np.array_equal(again, got[:1])
     assert len(calls) == len(ORDERS)  # the second layers' products alone
+    assert table_reads == []  # and the memory-mapped table not read: the rows remembered
 
 
 @pytest.mark.parametrize(("order", "left"), ORDERS)

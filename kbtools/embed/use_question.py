@@ -36,10 +36,10 @@ from kbtools.embed.base import Vectors, normalise
 ORDERS = ((2, 0), (3, 1), (5, 2))
 _PAD = max(left for _, left in ORDERS)  # zero rows before the first token
 _PAD_RIGHT = max(n - 1 - left for n, left in ORDERS)  # … and after the last
-# tokens whose rows a process remembers (`QuestionEncoder._token_rows`: the projected row,
-# 3 KB, and the first n-gram layers' products, 10 KB; at most ~54 MB): questions share most
-# of their tokens (a dev set's 250–1,000 questions: 1,100–2,900 distinct); when full, it
-# starts again
+# tokens whose rows a process remembers (`QuestionEncoder._token_rows`: the table row, 2 KB,
+# the projected row, 3 KB, and the first n-gram layers' products, 10 KB; at most ~63 MB):
+# questions share most of their tokens (a dev set's 250–1,000 questions: 1,100–2,900
+# distinct); when full, it starts again
 TOKEN_ROWS = 4096
 
 
@@ -112,13 +112,12 @@ class QuestionEncoder:
                          dtype=np.int64)
         n_tok, cnn = len(ids), self.cnn_dim
         feats = np.empty((n_tok, self.emb_dim + len(ORDERS) * cnn), dtype=np.float32)
-        self._dequantised(ids, feats[:, :self.emb_dim])
-        rows = self._token_rows(ids.tolist(), feats[:, :self.emb_dim])
-        width = len(ORDERS) * cnn  # the projected row's: a slice per branch
-        x = rows[:, :width]
+        rows = self._token_rows(ids)
+        feats[:, :self.emb_dim] = rows[:, :self.emb_dim]
+        at = self.emb_dim + len(ORDERS) * cnn  # the projected row: a slice per branch
+        x = rows[:, self.emb_dim:at]
         # token vectors with zero rows around them: a window reaching past the text reads 0
         buf = np.zeros((_PAD + n_tok + _PAD_RIGHT, cnn), dtype=np.float32)
-        at = width
         for i, (n, left) in enumerate(ORDERS):
             xs = x[:, i * cnn:(i + 1) * cnn]
             h = first_layer(rows[:, at:at + n * cnn], n, left)
@@ -149,31 +148,35 @@ class QuestionEncoder:
         out *= b.scale[block, None]
         out += b.lo[block, None]
 
-    def _token_rows(self, ids: list[int], emb: np.ndarray) -> np.ndarray:
-        """Per token (a new C-ordered array, a row each): its projected, layer-normed row
-        (a slice of cnn_dim values per branch), then each branch's first-layer products of it, one per place
-        in the window (`first_layer`). Each token's row is computed once per process and
+    def _token_rows(self, ids: np.ndarray) -> np.ndarray:
+        """Per token (a new C-ordered array, a row each): its row of the embedding table
+        (`_dequantised`, emb_dim values), its projected, layer-normed row (cnn_dim values
+        per branch), then each branch's first-layer products of it, one per place in the
+        window (`first_layer`). Each token's row is computed once per process and
         remembered (up to TOKEN_ROWS tokens): the first layer of USE's n-gram branches
-        reads the projected rows alone, so a question multiplies only its new tokens.
+        reads the projected rows alone, so a question multiplies only its new tokens, and
+        reads the memory-mapped table only for them.
 
         A row depends on its token alone: the products' rows are the same bits whatever
         the other rows (`bf16.columns`, tested) and the layer norm is per row, so a
         remembered row is exactly the one the question's own products would give."""
-        rows = self.rows
-        found = [rows.get(t) for t in ids]  # read once: another thread may clear `rows`
+        rows, keys = self.rows, ids.tolist()
+        found = [rows.get(t) for t in keys]  # read once: another thread may clear `rows`
         new = [i for i, row in enumerate(found) if row is None]
         if new:
             b, cnn = self.b, self.cnn_dim
-            x = self._dot(emb[new], self.proj)
+            emb = np.empty((len(new), self.emb_dim), dtype=np.float32)
+            self._dequantised(ids[new], emb)
+            x = self._dot(emb, self.proj)
             x += b.proj_b
             layernorm(x, b.ln_g_all, b.ln_b_all, b.eps)
             made = np.concatenate(
-                [x, *(self._dot(x[:, i * cnn:(i + 1) * cnn], w1)
+                [emb, x, *(self._dot(x[:, i * cnn:(i + 1) * cnn], w1)
                       for i, w1 in enumerate(self.w1))], axis=1)
             if len(rows) + len(new) > TOKEN_ROWS:
                 rows.clear()
             for i, row in zip(new, made, strict=True):
-                found[i] = rows[ids[i]] = row
+                found[i] = rows[keys[i]] = row
         return np.stack(found)  # type: ignore[arg-type]
 
 
