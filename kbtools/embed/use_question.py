@@ -93,7 +93,7 @@ class QuestionEncoder:
         self.w1 = [self._pack(split_places(w, n)) for (n, _), w in zip(ORDERS, backend.w1,
                                                                         strict=True)]
         self.w2 = [self._pack(w) for w in backend.w2]
-        # token id → its projected row and its first layers' products (`_token_rows`)
+        # token id → its table row, projected row and first layers' products (`_token_rows`)
         self.rows: dict[int, np.ndarray] = {}
 
     def _pack(self, w: np.ndarray) -> Any:
