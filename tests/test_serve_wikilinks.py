@@ -84,3 +84,23 @@ def test_a_served_vault_page_shows_its_embeds(tmp_path: Path):
         page = "/doc/" + quote("knowledge/设备/泵站检修.md")
         assert _link(page, "泵站检修") in html
         assert _link(f"{page}#{quote('停机-步骤')}", "停机步骤") in html
+
+
+def test_a_wikilink_split_by_emphasis_is_read_first_as_obsidian_reads_it():
+    """markdown-it reads the marks inside a wikilink as emphasis and cut its text: the page
+    showed `[[泵站<em>检修</em>]]`. Obsidian reads the wikilink first: a link (or its text,
+    when no file is named so), its label the text the index holds, and a mark whose partner
+    the wikilink holds is the text written."""
+    page = "/doc/" + quote("knowledge/设备/泵站检修.md")
+    html = render_markdown("别名 [[泵站检修|*操作规程*]]，[[泵站检修|说**明**书]]；"
+                           "读 **[[泵站检修]]**；跨 **[[泵站检修]] 与 [[阀门**检修]] 完；"
+                           "缺 [[设备*手册*]]；==[[泵站检修#停机 *步骤*]]==\n", ctx())
+    assert "[[" not in html and "<em>" not in html, html
+    assert _link(page, "操作规程") in html and _link(page, "说**明**书") in html
+    assert f"读 <strong>{_link(page, '泵站检修')}</strong>；" in html
+    assert f"跨 **{_link(page, '泵站检修')} 与 阀门**检修 完" in html  # no <strong> across
+    assert "缺 设备*手册*；" in html  # no such file: its text, as written
+    step = _link(f"{page}#{quote('停机-步骤')}", "泵站检修 &gt; 停机 *步骤*")
+    assert f'<mark class="hl">{step}</mark>' in html
+    embed = render_markdown("![[pump.png|*泵站*外观|300]]\n", ctx())
+    assert 'alt="*泵站*外观"' in embed and 'width="300"' in embed and "<em>" not in embed
