@@ -299,6 +299,8 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
             add(p.code, p.level, line, col, p.message)  # when the note's headings are known
         edits.extend([p.edit] if p.edit else [])
         missing.extend([p.missing] if p.missing else [])
+        if p.file:  # a picture or a file it names ships, as a standard link's
+            (images if links.is_picture(p.file) else files).append((line, col, p.file))
     slugs = result.slugs()
     ctx.slugs[rel] = slugs
     for check in CONTENT_CHECKS:
