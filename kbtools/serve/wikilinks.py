@@ -162,6 +162,8 @@ def _link(link: Wikilink, raw: str, ctx: RenderContext) -> list[Token]:
     if file is None:
         return [_text(shown)]
     slug = heading_slug(link, file)
+    if link.block and slug:  # the block's anchor on its page (`editors.block_ids`)
+        slug = link.heading.rsplit("#", 1)[-1].strip()
     path = "" if file == ctx.doc and slug else quote(posixpath.relpath(
         file, posixpath.dirname(ctx.doc) or "."))
     opener = Token("link_open", "a", 1,
