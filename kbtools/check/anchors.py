@@ -62,7 +62,8 @@ def _block_hint(fragment: str, doc: str, rel: str, blocks_of: BlocksOf | None) -
         return ""
     blocks = blocks_of(doc) if blocks_of is not None else None
     at, said = block_advice(fragment[1:], blocks, _where(doc, rel))
-    head = f"; '#{fragment}' is an Obsidian block reference, and GitHub's page gives a block no anchor"
+    head = (f"; '#{fragment}' is an Obsidian block reference, and GitHub's page gives a block "
+            "no anchor")
     if not said:
         return f"{head}: link the heading above the block (or the document)"
     if at is None:

@@ -27,6 +27,7 @@ from functools import partial
 from pathlib import Path
 
 from kbtools.check import (
+    aliases,
     anchors,
     assets,
     content,
@@ -551,6 +552,8 @@ def check_results(paths: list[Path], ctx: CheckContext,
         findings = renames.retold(findings, told)
         results = [dataclasses.replace(r, edits=r.edits + renames.edits_for(told, r.rel))
                    for r in results]
+    results, findings = aliases.resolve(results, findings, ctx.knowledge, ctx.root,
+                                        ctx.max_bytes, told)  # `[[泵手册]]`: a note's alias
     for check in CORPUS_CHECKS:
         findings.extend(check(results, ctx))
     if ctx.knowledge is not None:
