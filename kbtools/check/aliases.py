@@ -57,9 +57,10 @@ def read_aliases(knowledge: Path, root: Path, max_bytes: int) -> dict[str, list[
         rel = rel_path(path, root)
         try:
             text, _ = decode(read_source(path, root, max_bytes))
-        except SourceError:
+            meta = parse_source(text, path, rel).meta
+        except (SourceError, RecursionError):  # as `anchors.read_slugs` reads a document
             continue
-        for alias in note_aliases(parse_source(text, path, rel).meta):
+        for alias in note_aliases(meta):
             found.setdefault(alias_key(alias), set()).add(rel)
     return {key: sorted(docs) for key, docs in found.items()}
 
