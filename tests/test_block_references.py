@@ -1,5 +1,5 @@
 """Obsidian block references (`[[note#^id]]`, `![[note#^id]]`, `[x](note.md#^id)`) as `kb
-check` names them (`kbtools.check.blocks`): a page gives a block no anchor, so the finding
+check` names them (`kbtools.check.blocks`): GitHub's page gives a block no anchor, so the finding
 says where the block is and gives the link to the heading it stands under; a reference to a
 block the note lacks, or to a note that does not exist, says so. Before, every wikilink to
 a block said only "write a standard link to the document or one of its headings", whether
@@ -8,6 +8,7 @@ heading above the block" without naming it."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -105,7 +106,7 @@ def test_a_wikilink_to_a_block_names_the_heading_it_stands_under(repo, written, 
     assert found == [(FM_LINES + 3, 3, "link-wikilink", (
         f"Obsidian {'embed' if written[0] == '!' else 'wikilink'} '{written}' is plain text "
         f"to kbtools ({'nothing is embedded' if written[0] == '!' else 'the link is not followed or checked'}); "
-        "a block reference (#^…) has no Markdown equivalent, and a page gives a block no "
+        "a block reference (#^…) has no Markdown equivalent, and GitHub's page gives a block no "
         f"anchor; the block (line {at} of {NOTE}) stands under the heading '{heading}': "
         f"write '{link}'"))]
 
@@ -128,15 +129,15 @@ def test_a_block_the_note_lacks_or_a_note_that_does_not_exist_is_named(repo):
     found = findings(repo, "knowledge/en/b.md", f"# B\n\n{text}\n")
     col = [text.index(x) + 1 for x in ("[[防", "[[pump", "[[无", "pump.md")]
     assert [(col, code, message.split("; ", 1)[1]) for _, col, code, message in found] == [
-        (col[0], "link-wikilink", "a block reference (#^…) has no Markdown equivalent, and a page "
+        (col[0], "link-wikilink", "a block reference (#^…) has no Markdown equivalent, and GitHub's page "
          f"gives a block no anchor; {NOTE} has no block '^in-code': write a standard link to "
          "the note or one of its headings"),
-        (col[1], "link-wikilink", "a block reference (#^…) has no Markdown equivalent, and a page "
+        (col[1], "link-wikilink", "a block reference (#^…) has no Markdown equivalent, and GitHub's page "
          "gives a block no anchor; knowledge/en/pump.md has no block '^leak-rul' (did you mean "
          "'^leak-rule'?): write a standard link to the note or one of its headings"),
         (col[2], "link-wikilink", "no file '无此文' in knowledge/ or assets/: write a standard "
          "relative link to an existing file"),
-        (col[3], "link-anchor", "'#^leak_rule' is an Obsidian block reference, and a page gives a "
+        (col[3], "link-anchor", "'#^leak_rule' is an Obsidian block reference, and GitHub's page gives a "
          "block no anchor; knowledge/en/pump.md has no block '^leak_rule' (did you mean "
          "'^leak-rule'?): link a heading of it (or the document)")]
 
@@ -216,7 +217,10 @@ def test_a_block_id_on_the_line_below_its_block_is_no_text():
     section = chunks[0].text
     assert "> - 密封每季检查\n\n停机前先泄压。\n\n- Check the oil level" in section, section
     html = render_markdown(UNDER, RenderContext(doc="knowledge/t/u.md"))
-    assert "^" not in html and "密封每季检查" in html and "<strong>Torque</strong>" in html
+    anchors = re.findall(r' id="\^([\w-]+)"', html)  # each block's anchor, no text
+    assert "^" not in re.sub(r' id="\^[\w-]+"', "", html), html
+    assert anchors == ["maintenance-note", "release-first", "daily-list", "torque-id"]
+    assert "密封每季检查" in html and "<strong>Torque</strong>" in html
     # the line of the callout and of the list an id below them names
     assert block_ids(UNDER, 1) == {"maintenance-note": 3, "release-first": 8,
                                    "daily-list": 11, "torque-id": 15}
@@ -237,7 +241,7 @@ def test_a_block_above_every_heading_and_a_picture_named_with_a_block(repo):
     body = "Read this first. ^intro\n\n# F\n\n[[#^intro]] [[pump.png#^x]]\n"
     found = findings(repo, "knowledge/en/f.md", body)
     assert [message.split("; ", 1)[1] for _, _, _, message in found] == [
-        "a block reference (#^…) has no Markdown equivalent, and a page gives a block no "
+        "a block reference (#^…) has no Markdown equivalent, and GitHub's page gives a block no "
         f"anchor; the block (line {FM_LINES + 1} of this document) stands under no heading: "
         "write '[f](f.md)'",
         "a block reference (#^…) has no Markdown equivalent: write a standard link to the "

@@ -293,7 +293,7 @@ def test_a_document_changed_since_it_was_checked_is_not_fixed_in_part(tmp_path):
 def test_a_link_to_an_obsidian_block_says_pages_link_to_headings(tmp_path):
     """Obsidian with wikilinks off (as docs/knowledge-authoring.md asks) writes a link to a
     paragraph's block id as `[x](doc.md#^id)`: "no heading '#^leak-rule'" read as if the
-    id were mistyped, though the paragraph holds it; a page gives blocks no anchor."""
+    id were mistyped, though the paragraph holds it; GitHub's page gives blocks none."""
     root = write_repo(tmp_path)
     (root / "knowledge" / "manual.md").write_text(
         GOOD_FM + "# 手册\n\n## 泄漏\n\n每分钟不超过 5 滴。 ^leak-rule\n\n## Limits\n\n"
@@ -306,7 +306,7 @@ def test_a_link_to_an_obsidian_block_says_pages_link_to_headings(tmp_path):
                                                         (12, 38, "link-anchor")]
     assert [f.message for f in found] == [
         f"no heading '#^{name}' in knowledge/manual.md; '#^{name}' is an Obsidian block "
-        f"reference, and a page gives a block no anchor; the block (line {line} of "
+        f"reference, and GitHub's page gives a block no anchor; the block (line {line} of "
         f"knowledge/manual.md) stands under the heading '{title}': link '#{slug}'"
         for name, line, title, slug in (("leak-rule", 14, "泄漏", "泄漏"),
                                         ("limit", 18, "Limits", "limits"))]

@@ -236,3 +236,16 @@ def test_an_img_tag_in_a_cell_reads_its_alt_text_as_a_markdown_image_does():
             '| <img src="a.png" alt="A &amp; B" width="120"> | ![叶片](b.png) |\n')
     row = next(c for c in _chunks(body) if c.kind == "table_row")
     assert row.text == "图: A & B\n说明: 叶片"
+
+
+def test_a_heading_s_wikilink_is_its_text_in_heading_paths():
+    """`## 参见 [[设备手册|*检修*]]` named its section `参见 [[设备手册|检修]]` in heading
+    paths (citations, the text embedded before each chunk), where Obsidian and the chunk's
+    own text show `参见 检修`."""
+    body = ("# 总\n\n## 参见 [[设备手册]]\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+            "## 再见 [[设备手册#停机|*检修*]] ^b1\n\n| a | b |\n|---|---|\n| 3 | 4 |\n\n"
+            "## See [[pump#Stop|the **stop** rule]]\n\n| a | b |\n|---|---|\n| 5 | 6 |\n")
+    chunks = chunk_document(src_of(body))
+    assert {tuple(c.heading_path) for c in chunks} == {
+        ("总",), ("总", "参见 设备手册"), ("总", "再见 检修"), ("总", "See the stop rule")}
+    assert all("[[" not in c.embed_text for c in chunks)

@@ -180,7 +180,7 @@ def test_fix_writes_links_and_obsidian_wikilinks_as_a_decomposed_file_is_named(r
     """Obsidian on a Mac finds `[[café]]` for a decomposed `café.md`; so does `kb check`,
     and `--fix` writes standard links in the file's own spelling, which Linux finds."""
     write(repo, nfd("knowledge/café.md"))
-    (repo / nfd("assets/résumé.png")).write_bytes(b"png")
+    (repo / nfd("assets/résumé.png")).write_bytes(PNG)
     write(repo, "knowledge/links.md",
           "# L\n\n[[café]] ![[résumé.png]] [x](café.md#t)\n")
     found = [f for f in findings(repo) if f[0] == "knowledge/links.md"]

@@ -221,14 +221,18 @@ def test_typora_toc_is_a_list_of_the_headings():
 
 
 def test_obsidian_block_ids_are_left_out_of_paragraphs_only():
-    """`… 停机。 ^leak-rule` showed `^leak-rule`, as Obsidian does not."""
+    """`… 停机。 ^leak-rule` showed `^leak-rule`, as Obsidian does not; each id is its
+    block's anchor (a block reference lands there), none is text."""
     html = render_markdown("密封泄漏超过 5 滴时停机。 ^leak-rule\n\n- 项一 ^item-1\n- 项二\n\n"
                            "| a |\n|---|\n| 2 ^3 |\n\n^table-id\n\n"
                            "指数 2^10 与 x ^ y 与 **粗**^id 与 a ^中文\n\n多行\n最后一行 ^multi\n", ctx())
-    assert '<p data-lines="1-1">密封泄漏超过 5 滴时停机。</p>' in html
-    assert '<li data-lines="3-3">项一</li>' in html
+    assert '<p data-lines="1-1"><span id="^leak-rule" class="anchor"></span>密封泄漏超过 5 滴时' \
+        '停机。</p>' in html
+    assert '<li data-lines="3-3"><span id="^item-1" class="anchor"></span>项一</li>' in html
     assert "<td>2 ^3</td>" in html  # a cell's text
-    assert "table-id" not in html and "multi" not in html and "<p data-lines=\"10-10\"" not in html
+    assert '<table id="^table-id" data-lines="6-8">' in html and "<p data-lines=\"10-10\"" \
+        not in html
+    assert '<span id="^multi" class="anchor"></span>多行\n最后一行</p>' in html
     assert "指数 2^10 与 x ^ y 与 <strong>粗</strong>^id 与 a ^中文" in html
 
 
@@ -258,11 +262,13 @@ def test_a_heading_s_custom_id_and_title_both_reach_it_as_kb_check_accepts():
     html = render_markdown(text, ctx())
     assert '<h2 id="title" data-lines="3-3">Title<span id="cid" class="anchor"></span></h2>' in html
     assert '<h2 id="title-1" data-lines="5-5">Title</h2>' in html
-    assert '<h2 id="阈值" data-lines="7-7">阈值<span id="limits" class="anchor"></span></h2>' in html
+    assert '<h2 id="阈值" data-lines="7-7"><span id="^blk" class="anchor"></span>阈值<span ' \
+        'id="limits" class="anchor"></span></h2>' in html
     assert '<a href="#title">Title</a>' in html and "{#cid}" not in html
     assert "<code>code {#c}</code>" in html  # code is shown as written
     ids = set(re.findall(r' id="([^"]+)"', html))
-    assert ids == set(scan(text, 1).slugs()) - {""}  # the anchors the link-anchor rule accepts
+    # the anchors the link-anchor rule accepts, and a block's (`#^blk`, which it names)
+    assert ids == set(scan(text, 1).slugs()) - {""} | {"^blk"}
 
 
 def test_script_in_a_heading_is_no_part_of_its_anchor():

@@ -84,3 +84,41 @@ def test_a_served_vault_page_shows_its_embeds(tmp_path: Path):
         page = "/doc/" + quote("knowledge/设备/泵站检修.md")
         assert _link(page, "泵站检修") in html
         assert _link(f"{page}#{quote('停机-步骤')}", "停机步骤") in html
+
+
+def test_a_wikilink_split_by_emphasis_is_read_first_as_obsidian_reads_it():
+    """markdown-it reads the marks inside a wikilink as emphasis and cut its text: the page
+    showed `[[泵站<em>检修</em>]]`. Obsidian reads the wikilink first: a link (or its text,
+    when no file is named so), its label the text the index holds, and a mark whose partner
+    the wikilink holds is the text written."""
+    page = "/doc/" + quote("knowledge/设备/泵站检修.md")
+    html = render_markdown("别名 [[泵站检修|*操作规程*]]，[[泵站检修|说**明**书]]；"
+                           "读 **[[泵站检修]]**；跨 **[[泵站检修]] 与 [[阀门**检修]] 完；"
+                           "缺 [[设备*手册*]]；==[[泵站检修#停机 *步骤*]]==\n", ctx())
+    assert "[[" not in html and "<em>" not in html, html
+    assert _link(page, "操作规程") in html and _link(page, "说**明**书") in html
+    assert f"读 <strong>{_link(page, '泵站检修')}</strong>；" in html
+    assert f"跨 **{_link(page, '泵站检修')} 与 阀门**检修 完" in html  # no <strong> across
+    assert "缺 设备*手册*；" in html  # no such file: its text, as written
+    step = _link(f"{page}#{quote('停机-步骤')}", "泵站检修 &gt; 停机 *步骤*")
+    assert f'<mark class="hl">{step}</mark>' in html
+    embed = render_markdown("![[pump.png|*泵站*外观|300]]\n", ctx())
+    assert 'alt="*泵站*外观"' in embed and 'width="300"' in embed and "<em>" not in embed
+
+
+def test_a_block_reference_lands_on_its_block():
+    """`[[泵站检修#^rule1]]` linked the page to `#rule1`, an anchor no page had (a block's id
+    was only left out of its text): the link opened the page's top, or nothing. Each block
+    id is now its block's anchor, `^id` (a paragraph's, a heading's beside its own, the
+    list's or table's an id on a line of its own stands below), where the link lands."""
+    html = render_markdown("# 巡检\n\n先断电。 ^rule1\n\n- 一\n- 二\n\n^steps\n\n| a | b |\n|---|---|"
+                           "\n| 1 | 2 |\n\n^tbl\n\n段一\n段二\n^two-lines\n\n## 检查 ^h1\n\n"
+                           "见 [[#^rule1]]、[[泵站检修#^stop|停机规则]]、[[巡检#^steps]]。\n", ctx())
+    assert '<p data-lines="3-3"><span id="^rule1" class="anchor"></span>先断电。</p>' in html
+    assert re.search(r'<ul id="\^steps"', html) and re.search(r'<table id="\^tbl"', html), html
+    assert '<span id="^two-lines" class="anchor"></span>段一' in html and "^two-lines\n" not in html
+    assert '<h2 id="检查" data-lines="20-20"><span id="^h1" class="anchor"></span>检查</h2>' in html
+    page = "/doc/" + quote("knowledge/设备/泵站检修.md")
+    assert _link("#%5Erule1", "^rule1") in html
+    assert _link(f"{page}#%5Estop", "停机规则") in html
+    assert _link("#%5Esteps", "巡检") in html

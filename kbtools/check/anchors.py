@@ -62,7 +62,8 @@ def _block_hint(fragment: str, doc: str, rel: str, blocks_of: BlocksOf | None) -
         return ""
     blocks = blocks_of(doc) if blocks_of is not None else None
     at, said = block_advice(fragment[1:], blocks, _where(doc, rel))
-    head = f"; '#{fragment}' is an Obsidian block reference, and a page gives a block no anchor"
+    head = (f"; '#{fragment}' is an Obsidian block reference, and GitHub's page gives a block "
+            "no anchor")
     if not said:
         return f"{head}: link the heading above the block (or the document)"
     if at is None:
@@ -130,10 +131,10 @@ def _block_wikilink(edit: Edit, rel: str, blocks_of: BlocksOf | None) -> Finding
     if not said:  # no note read (a picture's name, an unreadable file): as before
         message += ": write a standard link to the document or one of its headings"
     elif at is None:
-        message += f", and a page gives a block no anchor; {said}: write a standard link to " \
+        message += f", and GitHub's page gives a block no anchor; {said}: write a standard link to " \
             "the note or one of its headings"
     else:
-        message += f", and a page gives a block no anchor; {said}: write " \
+        message += f", and GitHub's page gives a block no anchor; {said}: write " \
             f"{wikilinks.quoted(_heading_link(link, at, edit.doc, rel))}"
     return finding(rel, edit.line, edit.col, "error", wikilinks.CODE,
                    f"{message} ({wikilinks.SETTINGS})")

@@ -3,8 +3,9 @@
 Obsidian gives a paragraph, list item or heading an id written at its end (`… 停机。
 ^leak-rule`), or a table, quote or callout one on a line of its own below it, and links
 to it as `[[note#^leak-rule]]` (with wikilinks) or `[x](note.md#^leak-rule)` (with
-standard links). A page (GitHub's, a device's) gives a block no anchor, so such a link
-opens nothing there; the nearest link that works is the heading the block stands under.
+standard links). GitHub's page gives a block no anchor, so such a link opens nothing
+there (a device's page does: `kbtools.serve.editors.block_ids`); the nearest link that
+works everywhere is the heading the block stands under.
 
 - `block_ids(body, body_line)`: the ids a note's text gives its blocks, each with its
   line, read from the parser's block tokens as `kbtools.markdown.hidden` reads the id it

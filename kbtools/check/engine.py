@@ -27,6 +27,7 @@ from functools import partial
 from pathlib import Path
 
 from kbtools.check import (
+    aliases,
     anchors,
     assets,
     content,
@@ -299,6 +300,8 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
             add(p.code, p.level, line, col, p.message)  # when the note's headings are known
         edits.extend([p.edit] if p.edit else [])
         missing.extend([p.missing] if p.missing else [])
+        if p.file:  # a picture or a file it names ships, as a standard link's
+            (images if links.is_picture(p.file) else files).append((line, col, p.file))
     slugs = result.slugs()
     ctx.slugs[rel] = slugs
     for check in CONTENT_CHECKS:
@@ -549,6 +552,8 @@ def check_results(paths: list[Path], ctx: CheckContext,
         findings = renames.retold(findings, told)
         results = [dataclasses.replace(r, edits=r.edits + renames.edits_for(told, r.rel))
                    for r in results]
+    results, findings = aliases.resolve(results, findings, ctx.knowledge, ctx.root,
+                                        ctx.max_bytes, told)  # `[[泵手册]]`: a note's alias
     for check in CORPUS_CHECKS:
         findings.extend(check(results, ctx))
     if ctx.knowledge is not None:

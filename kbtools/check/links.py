@@ -84,6 +84,9 @@ class LinkProblem:
     message: str
     edit: Edit | None = None
     missing: Missing | None = None
+    # a wikilink's one target when no note (a picture, a PDF), root-relative: the release
+    # ships it as it ships the file of the standard link `kb check --fix` writes
+    file: str = ""
 
 
 @dataclass(frozen=True)
@@ -245,6 +248,11 @@ def image_file(ref: Ref, doc_rel: str, fs: FsCache) -> str | None:
     if not res.exists or res.is_dir or not res.case_ok or not fs.stays_inside(res.rel):
         return None
     return res.rel
+
+
+def is_picture(rel: str) -> bool:
+    """Whether the file `rel` is shown as a picture (`image_file`), by its extension."""
+    return posixpath.splitext(rel)[1].lower() in IMAGE_TYPES
 
 
 def linked_file(ref: Ref, doc_rel: str, fs: FsCache) -> str | None:

@@ -1,8 +1,9 @@
 """Obsidian's `[[wikilinks]]` and `![[embeds]]`: one finding each, and the standard link
 `kb check --fix` writes for one that names exactly one file.
 
-To kbtools (standard Markdown) they are plain text: the picture an embed shows in Obsidian is
-never linked, checked or shipped, and the note a wikilink names is never followed. Each one
+To every other Markdown reader they are plain text: the picture an embed shows in Obsidian
+is text there, and the note a wikilink names is never followed (a release ships the picture
+or file one names, `LinkProblem.file`, and a device's page shows it). Each one
 the scan found (`Scan.wikilinks`, never in code, math, HTML or a standard link's text) is an
 error. Its target is resolved the way Obsidian resolves it, among the files of the
 knowledge and assets folders (`FsCache.files_named`): a path relative to the document when
@@ -162,13 +163,14 @@ def _problem(link: Wikilink, line: int, col: int, doc_rel: str, fs: FsCache,
     new = standard_link(link, found[0], doc_rel)
     slug = heading_slug(link, found[0])
     return LinkProblem(CODE, "error", fix_message(link, new, case_note(link, found[0], doc_rel)),
-                       Edit(line, col, link.raw, new, found[0] if slug else "", slug, True))
+                       Edit(line, col, link.raw, new, found[0] if slug else "", slug, True),
+                       file="" if found[0].lower().endswith(NOTE_TYPES) else found[0])
 
 
 def describe(link: Wikilink) -> str:
     """What the finding of `link` says first: what it is, and what kbtools makes of it."""
     what = "embed" if link.embed else "wikilink"
-    effect = ("the picture is not linked, checked or shipped" if link.image else
+    effect = ("other Markdown readers show it as text" if link.image else
               "nothing is embedded" if link.embed else "the link is not followed or checked")
     return f"Obsidian {what} {quoted(link.raw)} is plain text to kbtools ({effect})"
 

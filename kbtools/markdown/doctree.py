@@ -149,7 +149,7 @@ class _Builder:
 
     def heading(self, tok: Token) -> Heading:
         a, b = self.span(tok)
-        inl = _read_inline(self.tokens[self.pos + 1], a, said=True)
+        inl = _read_inline(self.tokens[self.pos + 1], a, wikilinks=True, said=True)
         self.pos += 3
         raw = self.tokens[self.pos - 2]
         text = heading_text(raw.content, inl.text)

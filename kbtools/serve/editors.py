@@ -129,8 +129,11 @@ def _toc_list(heads: list[tuple[str, str, str]], span: list[int] | None,
 def block_ids(tokens: list[Token]) -> None:
     """The Obsidian block id ending each paragraph or heading (`` ^id``, or `^id` on the
     paragraph's last line of its own: written right below a callout, list or paragraph)
-    left out (so a heading's anchor is its title's, as `kb check` reads it); a paragraph
-    that is one is not shown. Table cells keep theirs (`| 2 ^3 |` is a cell's text)."""
+    left out (so a heading's anchor is its title's, as `kb check` reads it), the block's
+    anchor `^id` instead (what a block reference `[[note#^id]]` links to on the page: a
+    ``heading_anchor`` at the start of its text, or the `id` of the list, table or callout a
+    paragraph of the id alone stands below); a paragraph that is one is not shown. Table
+    cells keep theirs (`| 2 ^3 |` is a cell's text)."""
     for i, tok in enumerate(tokens[1:-1], 1):
         children = tok.children if tok.type == "inline" else None
         opener = tokens[i - 1].type
@@ -139,16 +142,40 @@ def block_ids(tokens: list[Token]) -> None:
             continue
         last = children[-1]
         at = block_id_at(last.content)
+        ident = last.content.rstrip()[at:] if at >= 0 else ""
         below = at == 0 and len(children) > 1 and children[-2].type == "softbreak"
         if below and opener == "paragraph_open":  # `…\n^id`: the block's line below it
             del children[-2:]
+            children.insert(0, _anchor(ident))
             continue
         if at == 0 and (len(children) > 1 or opener == "heading_open"):
             at = -1  # `**x**^id` is no block id: it needs a space before it
-        if at >= 0:
+        if at > 0:
             last.content = last.content[:at].rstrip()
-        if at == 0:
+            children.insert(0, _anchor(ident))
+        elif at == 0:
+            last.content = ""
             tokens[i - 1].hidden = tokens[i + 1].hidden = True
+            above = _opener_above(tokens, i - 1)
+            if above is not None and not above.attrGet("id"):
+                above.attrSet("id", ident)
+
+
+def _anchor(ident: str) -> Token:
+    mark = Token("heading_anchor", "", 0)
+    mark.meta["id"] = ident
+    return mark
+
+
+def _opener_above(tokens: list[Token], at: int) -> Token | None:
+    """The opening token of the block that ends right before `tokens[at]` (a sibling)."""
+    if at == 0 or tokens[at - 1].nesting != -1:
+        return None
+    close = tokens[at - 1]
+    for tok in reversed(tokens[:at - 1]):
+        if tok.level == close.level and tok.nesting == 1:
+            return tok if tok.type == close.type.replace("_close", "_open") else None
+    return None
 
 
 def custom_anchors(tokens: list[Token]) -> None:

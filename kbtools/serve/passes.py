@@ -56,6 +56,8 @@ class RenderContext:
     # the release's files (documents, shipped pictures) of a file name (`disk_key`): what an
     # Obsidian wikilink names (`kbtools.serve.wikilinks`)
     files_named: Callable[[str], Sequence[str]] = lambda key: ()
+    # the release's documents whose front matter `aliases` hold a name (`aliases.alias_key`)
+    aliased: Callable[[str], Sequence[str]] = lambda key: ()
     url: Callable[[str, str], str] = app_url
     missing_file: str = "not on this device"  # said after a link to a file the release lacks
     # the interface's `lang` (`i18n.HTML_LANG`): the notes above and `omitted` are its words

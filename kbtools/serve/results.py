@@ -41,6 +41,7 @@ def render_context(served: Served, doc: str, **kw: Any) -> RenderContext:
     return RenderContext(doc=doc, has_formula=served.has_data_file,
                          has_asset=lambda rel: served.has_data_file(f"source/{rel}"),
                          size_of=served.picture_size, files_named=served.files_named,
+                         aliased=served.aliased,
                          url=app_url, **kw)
 
 

@@ -54,6 +54,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kbtools.agents.opened import OpenedReleases
 from kbtools.agents.read import Knowledge, open_knowledge
+from kbtools.check.aliases import alias_key, note_aliases
 from kbtools.check.names import disk_key
 from kbtools.embed.base import embed_question
 from kbtools.embed.registry import get_embedder
@@ -119,6 +120,18 @@ class Served:
                             path.relative_to(source).as_posix())
             self.cache["files_named"] = names
         return names.get(key, [])
+
+    def aliased(self, key: str) -> list[str]:
+        """The documents whose front matter `aliases` hold the name `key` (`alias_key`):
+        what an Obsidian wikilink `[[泵手册]]` on a page names. Listed once per release."""
+        found: dict[str, list[str]] | None = self.cache.get("aliased")
+        if found is None:
+            found = {}
+            for rec in self.index.docs():
+                for alias in note_aliases(rec.get("metadata") or {}):
+                    found.setdefault(alias_key(alias), []).append(str(rec["doc"]))
+            self.cache["aliased"] = found
+        return found.get(key, [])
 
     def picture_size(self, rel: str) -> tuple[int, int] | None:
         """(width, height) in CSS pixels that the picture ``data/<rel>`` declares (a photo's

@@ -1,0 +1,119 @@
+"""Obsidian's note aliases: `[[泵手册]]` names the note whose front matter lists it among its
+`aliases` (Obsidian's help, "Aliases"; the older `alias` key too, a list or one value).
+
+A wikilink naming no file (`links.Missing`, a `link-wikilink` finding "no file …") is looked
+up among the aliases of the knowledge folder's documents, once per check and only when there
+is one to look up, letter case ignored as Obsidian ignores it: one note → the finding says
+whose alias it is and `kb check --fix` writes the standard link to that note (its text the
+alias, or the wikilink's label); several → they are named, none chosen. A rename hint from
+Git history (`kbtools.check.renames`) is told first. A device's page links the same
+wikilinks through the release's documents (`kbtools.serve.source.Served.aliased`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import posixpath
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from kbtools.check.docresult import DocResult
+from kbtools.check.links import Edit, Missing
+from kbtools.check.names import disk_key
+from kbtools.check.wikilinks import SETTINGS, describe, parse_wikilink, quoted, standard_link
+from kbtools.corpus import decode, parse_source, read_source, rel_path
+from kbtools.docfiles import find_markdown
+from kbtools.errors import SourceError
+from kbtools.findings import Finding, finding
+
+KEYS = ("aliases", "alias")  # front-matter keys of a note's other names
+Key = tuple[str, int, int]  # (linking document, line, column)
+
+
+def note_aliases(meta: Mapping[str, Any]) -> list[str]:
+    """The other names a document's front matter gives it (`aliases: [泵手册, Pump Manual]`,
+    `alias: 泵手册`), as written."""
+    out: list[str] = []
+    for key in KEYS:
+        value = meta.get(key)
+        items = value if isinstance(value, list) else [value]
+        out.extend(str(v).strip() for v in items
+                   if isinstance(v, (str, int, float)) and not isinstance(v, bool)
+                   and str(v).strip())
+    return out
+
+
+def alias_key(name: str) -> str:
+    """How a wikilink's target is compared with an alias: as Obsidian compares names."""
+    return disk_key(name.strip())
+
+
+def read_aliases(knowledge: Path, root: Path, max_bytes: int) -> dict[str, list[str]]:
+    """Each alias (`alias_key`) of the documents under `knowledge`: their root-relative
+    paths, sorted. A document that cannot be read gives none (`kb check` names it)."""
+    found: dict[str, set[str]] = {}
+    for path in find_markdown([knowledge]):
+        rel = rel_path(path, root)
+        try:
+            text, _ = decode(read_source(path, root, max_bytes))
+            meta = parse_source(text, path, rel).meta
+        except (SourceError, RecursionError):  # as `anchors.read_slugs` reads a document
+            continue
+        for alias in note_aliases(meta):
+            found.setdefault(alias_key(alias), set()).add(rel)
+    return {key: sorted(docs) for key, docs in found.items()}
+
+
+def alias_hints(missing: Iterable[tuple[str, Missing]], aliases: Mapping[str, Sequence[str]]
+                ) -> dict[Key, tuple[str, Edit | None]]:
+    """What the finding of each wikilink naming no file says when its target is an alias,
+    and the edit `--fix` writes (one note)."""
+    out: dict[Key, tuple[str, Edit | None]] = {}
+    for doc, m in missing:
+        link = parse_wikilink(m.raw) if m.wikilink else None
+        notes = aliases.get(alias_key(link.target), ()) if link and not link.embed else ()
+        if link is None or not notes:
+            continue
+        here = posixpath.dirname(doc) or "."
+        if len(notes) > 1:
+            listed = ", ".join(quoted(posixpath.relpath(n, here)) for n in notes)
+            out[(doc, m.line, m.col)] = (
+                f"{describe(link)}; {quoted(link.target)} is an alias (front matter "
+                f"`aliases`) of {len(notes)} documents ({listed}): write a standard relative "
+                f"link to the one meant ({SETTINGS})", None)
+            continue
+        new = standard_link(link, notes[0], doc)
+        out[(doc, m.line, m.col)] = (
+            f"{describe(link)}; {quoted(link.target)} is an alias (front matter `aliases`) of "
+            f"{quoted(posixpath.relpath(notes[0], here))}: `kb check --fix` writes "
+            f"{quoted(new)} ({SETTINGS})", Edit(m.line, m.col, m.raw, new, wikilink=True))
+    return out
+
+
+def retold(findings: list[Finding], told: Mapping[Key, tuple[str, Edit | None]]
+           ) -> list[Finding]:
+    """`findings` with each `link-wikilink` finding of an alias saying so."""
+    return [finding(f.path, f.line, f.col, f.level, f.code, told[(f.path, f.line, f.col)][0])
+            if f.code == "link-wikilink" and (f.path, f.line, f.col) in told else f
+            for f in findings]
+
+
+def resolve(results: list[DocResult], findings: list[Finding], knowledge: Path | None,
+            root: Path, max_bytes: int, told: Iterable[Key]
+            ) -> tuple[list[DocResult], list[Finding]]:
+    """`results` with the edits and `findings` with the messages of the wikilinks naming an
+    alias (not those a rename hint, `told`, explains); the aliases are read only when a
+    wikilink names no file."""
+    skip = set(told)
+    wanted = [(r.rel, m) for r in results for m in r.missing
+              if m.wikilink and (r.rel, m.line, m.col) not in skip]
+    if knowledge is None or not wanted:
+        return results, findings
+    hints = alias_hints(wanted, read_aliases(knowledge, root, max_bytes))
+    if not hints:
+        return results, findings
+    edits = {rel: tuple(e for (d, _, _), (_, e) in sorted(hints.items()) if d == rel and e)
+             for rel in {d for d, _, _ in hints}}
+    return ([dataclasses.replace(r, edits=r.edits + edits.get(r.rel, ())) for r in results],
+            retold(findings, hints))

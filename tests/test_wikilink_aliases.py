@@ -1,0 +1,64 @@
+"""Obsidian resolves `[[泵手册]]` to the note whose front matter lists `aliases: [泵手册]`
+(`kbtools.check.aliases`): `kb check` said "no file '泵手册'" and `--fix` could not help,
+and a device's page showed the wikilink as text. Now the finding names the note, `--fix`
+writes the standard link, and a page links the note."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import quote
+
+from click.testing import CliRunner
+from starlette.testclient import TestClient
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.cli import main
+from kbtools.config import load_config
+from kbtools.serve.app import create_app
+from tests.hostile import make_repo
+from tests.kbfixtures import GOOD_FM
+
+MANUAL = GOOD_FM.replace("verified: false", "verified: false\naliases: [泵手册, Pump Manual]") \
+    + "\n# 水泵维护手册\n\n## 停机\n\n先断电。\n"
+OLD = GOOD_FM.replace("verified: false", "verified: false\nalias: 旧手册") + "\n# 旧\n\n旧文。\n"
+BODY = "\n# 巡检\n\n见 [[泵手册]]、[[pump manual#停机|停机步骤]]、[[旧手册]] 与 [[两处]]。\n"
+
+
+def _repo(root: Path) -> Path:
+    two = GOOD_FM.replace("verified: false", "verified: false\naliases: [两处]") + "\n# T\n\nx\n"
+    return make_repo(root, docs={"knowledge/设备/水泵手册.md": MANUAL, "knowledge/旧/old.md": OLD,
+                                 "knowledge/a.md": two, "knowledge/b.md": two,
+                                 "knowledge/巡检/日常.md": GOOD_FM + BODY})
+
+
+def test_a_wikilink_to_an_alias_is_named_and_fixed(tmp_path, monkeypatch):
+    repo = _repo(tmp_path / "kb")
+    monkeypatch.chdir(repo)
+    out = CliRunner().invoke(main, ["check", "--no-cache", "knowledge/巡检/日常.md"]).stdout
+    said = [line.split("plain text to kbtools (the link is not followed or checked); ")[1]
+            for line in out.splitlines() if "link-wikilink" in line]
+    assert said[0].startswith("'泵手册' is an alias (front matter `aliases`) of "
+                              "'../设备/水泵手册.md': `kb check --fix` writes "
+                              "'[泵手册](../设备/水泵手册.md)'"), said
+    assert said[1].startswith("'pump manual' is an alias (front matter `aliases`) of "
+                              "'../设备/水泵手册.md': `kb check --fix` writes "
+                              "'[停机步骤](../设备/水泵手册.md#停机)'"), said
+    assert said[2].startswith("'旧手册' is an alias (front matter `aliases`) of '../旧/old.md'")
+    assert said[3].startswith("'两处' is an alias (front matter `aliases`) of 2 documents "
+                              "('../a.md', '../b.md'): write a standard relative link"), said
+    CliRunner().invoke(main, ["check", "--no-cache", "--fix", "knowledge/巡检/日常.md"])
+    assert (repo / "knowledge/巡检/日常.md").read_text(encoding="utf-8").endswith(
+        "见 [泵手册](../设备/水泵手册.md)、[停机步骤](../设备/水泵手册.md#停机)、"
+        "[旧手册](../旧/old.md) 与 [[两处]]。\n")
+
+
+def test_a_page_links_a_wikilink_to_an_alias(tmp_path):
+    repo = _repo(tmp_path / "kb")
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False, lenient=True))
+    with TestClient(create_app(repo / "dist"), base_url="http://127.0.0.1") as client:
+        page = client.get("/doc/" + quote("knowledge/巡检/日常.md")).text
+    manual = "/doc/" + quote("knowledge/设备/水泵手册.md")
+    assert f'<a href="{manual}" data-print="/doc/knowledge/设备/水泵手册.md">泵手册</a>' in page
+    assert f'href="{manual}#{quote("停机")}"' in page and ">停机步骤</a>" in page
+    assert f'href="/doc/{quote("knowledge/旧/old.md")}"' in page
+    assert "与 两处。" in page  # two notes: its text
