@@ -231,8 +231,9 @@ def unrecorded_breach(path: str, vch: DocChange, recorded_since: datetime | None
     return ("verified", "review-unrecorded-approval",
             f"the approval in {commit.short} was rewritten (authored "
             f"{commit.authored_at.isoformat()}, committed {commit.committed_at.isoformat()}: "
-            "a cherry-pick, rebase or amend) and records no Kb-Reviewed-Content, as this "
-            "repository's approvals have since "
+            "a cherry-pick, rebase or amend) and records no Kb-Reviewed-Content (a "
+            "verification made by hand gets one from the commit-msg hook kb review record), "
+            "as this repository's approvals have since "
             f"{recorded_since.isoformat() if recorded_since else '?'}: nothing shows its "
             f"reviewer saw {path} as it is at that commit; a reviewer must approve the "
             f"document as it is (kb review approve {path})")
