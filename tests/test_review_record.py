@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from reviewkb import ALICE, DOC, KB, RITA, doc_text, git, written
+from reviewkb import ALICE, DOC, KB, RITA, as_identity, doc_text, git, written
 
 from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.provenance import state_from_text
+from kbtools.review.approve import approve
 from kbtools.review.verification import content_digest, recorded_digests
 
 OTHER = "knowledge/crops/other.md"
@@ -101,12 +102,19 @@ def test_kb_review_record_prints_the_staged_records(kb: KB, monkeypatch) -> None
     assert (res.exit_code, res.stdout) == (0, f"Kb-Reviewed-Content: {digest_of(kb)}\n")
 
 
+@pytest.mark.parametrize("recording", [False, True], ids=["first-record", "recording"])
 @pytest.mark.parametrize("edited", [False, True], ids=["same-text", "onto-an-edit"])
 def test_a_rebased_hand_verification_is_judged_by_its_record(
-        kb: KB, monkeypatch, edited: bool) -> None:
-    """Was review-unrecorded-approval either way (nothing recorded what Rita saw)."""
+        kb: KB, monkeypatch, edited: bool, recording: bool) -> None:
+    """Without a record it was review-unrecorded-approval either way in a history whose
+    approvals record their content (`recording`: Rita approved another document with `kb
+    review approve`), and passed either way in one that records none yet: Rita credited
+    with the raised dose she never saw."""
     written(kb)
     kb.put(doc_text(title="Other"), "Add other", ALICE, "2026-02-01T11:00:00+08:00", rel=OTHER)
+    if recording:
+        as_identity(monkeypatch, RITA)
+        approve(load_config(kb.root), [OTHER])
     base = kb.repo.head.commit.hexsha
     git(kb.root, "checkout", "-q", "-b", "review")
     with_hook(kb)
