@@ -295,6 +295,7 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
                schema: Mapping[str, Any] | None = None) -> Iterator[Problem]:
     top = err.absolute_path[0] if err.absolute_path else None
     line = key_line(src, top) if top is not None else key_line(src, "")
+    said = where  # (fm-verified-without-reviewer says its condition itself)
     if (cond := condition(schema, err, src.meta)) is not None:
         # a rule of a schema's `then`/`else`: at the line of the key its `if` reads
         where = f" ({cond[1]}){where}"
@@ -310,7 +311,7 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
                    "verified_at": 'verified_at: "<when reviewed, e.g. 2026-03-14T09:30:00+08:00>"'}
             todo = " and ".join(add.get(k, k) for k in missing)
             yield ("fm-verified-without-reviewer", key_line(src, "verified"), 1,
-                   f"verified: true{read} needs {' and '.join(missing)}{where}: add {todo}, "
+                   f"verified: true{read} needs {' and '.join(missing)}{said}: add {todo}, "
                    "or write verified: false until it is reviewed")
             return
         for key in (k for k in missing if k not in meant):
