@@ -1,6 +1,7 @@
 """A repository's own schemas may use `oneOf`/`anyOf` alternatives and `if`/`then`/`else`
 conditions: `kb check` says which rule a value breaks and why it applies, at the line of
-the key, never jsonschema's "is not valid under any of the given schemas"."""
+the key, never jsonschema's "is not valid under any of the given schemas". YAML anchors and
+aliases gone wrong are named, at their line."""
 
 from __future__ import annotations
 
@@ -63,3 +64,24 @@ def test_schema_rules_are_said_with_their_reason(repo: Path, monkeypatch, extra:
     assert res.exit_code == 1
     assert [ln for ln in res.stdout.splitlines() if "fm-value" in ln or "fm-missing" in ln] \
         == [f"knowledge/eng/rollback.md:{expected}"]
+
+
+@pytest.mark.parametrize("extra, expected", [
+    # libyaml said "found undefined alias" (no name) at the alias
+    ('project: web\nurgency: *level\ntags: [&level high]\n',
+     "9:10: error: yaml-syntax: the alias *level names no anchor &level written before it: "
+     "write &level at the value it repeats, above this line, or the value itself"),
+    # ... and of an anchor written twice only "second occurrence"
+    ('project: &p web\ntags: [&p 部署]\n',
+     "9:8: error: yaml-syntax: the anchor &p is written twice (first on line 8): rename "
+     "one, and the aliases *p meaning it"),
+], ids=["alias-before-anchor", "anchor-twice"])
+def test_anchors_and_aliases_are_named_at_their_line(repo: Path, monkeypatch, extra: str,
+                                                     expected: str) -> None:
+    doc = repo / "knowledge" / "eng" / "aliases.md"
+    doc.parent.mkdir(parents=True, exist_ok=True)
+    doc.write_text(HEAD + extra + "---\n# 回滚\n", "utf-8")
+    monkeypatch.chdir(repo)
+    res = CliRunner().invoke(main, ["check", "--no-cache", "knowledge/eng/aliases.md"])
+    assert res.exit_code == 1
+    assert res.stdout.splitlines() == [f"knowledge/eng/aliases.md:{expected}"]
