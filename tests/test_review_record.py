@@ -7,6 +7,7 @@ review approve`. Real git, a real commit-msg hook, several identities (tests/rev
 from __future__ import annotations
 
 import shlex
+import shutil
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -151,3 +152,31 @@ def test_the_hook_is_offered_to_other_repositories() -> None:
     assert hook["stages"] == ["commit-msg"] and hook["entry"] == "kb review record"
     assert subprocess.run([sys.executable, "-m", "kbtools", "review", "record", "--help"],
                           capture_output=True, check=False).returncode == 0
+
+
+def test_the_hook_finds_a_knowledge_base_in_a_subfolder(tmp_path: Path) -> None:
+    """A monorepo (kb.toml in docs/kb): the hook runs at the repository's root, where `kb`
+    finds no kb.toml; `--kb docs/kb` names it, and the record is of its document."""
+    kb = KB(tmp_path / "mono" / "docs" / "kb")
+    written(kb)
+    top = tmp_path / "mono"
+    shutil.rmtree(kb.root / ".git")  # the knowledge base's repository becomes a folder
+    git(tmp_path, "init", "-q", str(top))
+    git(top, "add", "-A")
+    git(top, "commit", "-q", "-m", "import")
+    path = kb.root / DOC
+    path.write_text(path.read_text("utf-8").replace(
+        "verified: false", 'verified: true\nverified_by: rita@ex.org\n'
+        'verified_at: "2026-02-02T10:00:00+08:00"'), "utf-8")
+    git(top, "add", "-A")
+    message = top / "msg.txt"
+    message.write_text("Verify rust\n", "utf-8")
+    run = [sys.executable, "-m", "kbtools", "review", "record"]
+    lost = subprocess.run([*run, str(message)], cwd=top, capture_output=True, text=True,
+                          check=False)
+    assert lost.returncode == 2 and "no kb.toml here" in lost.stderr
+    res = subprocess.run([*run, "--kb", "docs/kb", str(message)], cwd=top,
+                         capture_output=True, text=True, check=False)
+    assert res.returncode == 0, res.stderr
+    digest = content_digest(state_from_text(path.read_text("utf-8"), DOC))
+    assert message.read_text("utf-8") == f"Verify rust\n\nKb-Reviewed-Content: {digest}\n"

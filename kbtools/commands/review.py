@@ -116,7 +116,10 @@ def approve(docs: tuple[str, ...], as_email: str | None, as_json: bool) -> None:
 @review.command("record")
 @click.argument("message_file", required=False,
                 type=click.Path(exists=True, dir_okay=False, path_type=Path))
-def record(message_file: Path | None) -> None:
+@click.option("--kb", "kb_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="The knowledge base's folder (holding kb.toml) when it is not the "
+                   "current one: a hook run from a monorepo's root (args: [--kb, docs/kb]).")
+def record(message_file: Path | None, kb_dir: Path | None) -> None:
     """Record what a verification made by hand approves (Kb-Reviewed-Content).
 
     For every document the commit being made sets verified (staged with `verified: true`
@@ -127,7 +130,7 @@ def record(message_file: Path | None) -> None:
     .pre-commit-hooks.yaml) the lines are added to that commit message as trailers;
     without it they are printed (`git commit --trailer "$(kb review record)"` for one).
     """
-    cfg = load_kb_config()
+    cfg = load_kb_config(kb_dir)
     if message_file is None:
         for _rel, line in staged_records(cfg):
             click.echo(line)
