@@ -179,6 +179,26 @@ def _count_nodes(node: yaml.Node, budget: list[int], seen: set[int]) -> None:
             _count_nodes(v, budget, seen)
 
 
+def _anchor_problem(exc: yaml.MarkedYAMLError, text: str, first_line: int) -> str | None:
+    """What an alias naming no anchor, or an anchor written twice, is, in words naming it
+    (None for other errors). Why: libyaml says "found undefined alias" without its name,
+    and of a second `&x` only "second occurrence"."""
+    if not isinstance(exc, yaml.composer.ComposerError) or exc.problem_mark is None:
+        return None
+    mark = exc.problem_mark
+    lines = text.split("\n")
+    written = lines[mark.line][mark.column:] if mark.line < len(lines) else ""
+    name = written[1:].split()[0].rstrip(",]}") if written[:1] in "&*" and written[1:] else "?"
+    if "undefined alias" in str(exc.problem):
+        return (f"the alias *{name} names no anchor &{name} written before it: write "
+                f"&{name} at the value it repeats, above this line, or the value itself")
+    if "duplicate anchor" in str(exc.context) and exc.context_mark is not None:
+        return (f"the anchor &{name} is written twice (first on line "
+                f"{exc.context_mark.line + first_line}): rename one, and the aliases *{name} "
+                "meaning it")
+    return None
+
+
 def load_yaml(text: str, first_line: int) -> tuple[Any, dict[str, int], list[FrontMatterError]]:
     """Parse front-matter YAML. Returns (data, key -> file line, errors).
 
@@ -198,7 +218,8 @@ def load_yaml(text: str, first_line: int) -> tuple[Any, dict[str, int], list[Fro
             loader.dispose()
     except yaml.MarkedYAMLError as exc:
         mark, problem = _unclosed(exc) or (exc.problem_mark or exc.context_mark,
-                                           str(exc.problem or exc).strip())
+                                           _anchor_problem(exc, text, first_line)
+                                           or str(exc.problem or exc).strip())
         line = first_line + (mark.line if mark else 0)
         col = (mark.column + 1) if mark else 1
         code = "duplicate-key" if "duplicate key" in str(exc.problem) else "yaml-syntax"

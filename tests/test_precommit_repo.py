@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -150,3 +151,35 @@ def test_another_repository_uses_this_one_as_its_hook_repository(tmp_path):
     failed = try_repo()
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert "docs/知识 库/入门 指南.md:3:1: error: fm-unknown-category" in failed.stdout
+
+
+@pytest.mark.skipif(not (REPO / ".git").exists() or GIT is None, reason="not a git checkout")
+@pytest.mark.skipif(any(shutil.which(tool, path=APP_PATH) for tool in ("kb",)),
+                    reason="kbtools' tools are on the system PATH")
+def test_a_hand_verification_in_a_fresh_clone_gets_its_record(tmp_path):
+    """`pre-commit install` in a fresh clone installs the commit-msg hook too
+    (`default_install_hook_types`): a reviewer's verification made by hand and committed
+    with `git commit` (from a Git app's PATH) carries the Kb-Reviewed-Content line `kb
+    review approve` writes, so a rebase keeping its text keeps it (tests/test_review_record.py)."""
+    clone = tmp_path / "kbtools"
+    subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True, timeout=300)
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PRE_COMMIT")}
+    env.update(PATH=APP_PATH, PRE_COMMIT_HOME=str(tmp_path / "pc"),
+               GIT_AUTHOR_NAME="Wang", GIT_AUTHOR_EMAIL="wang@ex.org",
+               GIT_COMMITTER_NAME="Wang", GIT_COMMITTER_EMAIL="wang@ex.org")
+    subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=clone, env=env,
+                   check=True, capture_output=True, timeout=300)
+    assert (clone / ".git" / "hooks" / "commit-msg").is_file()
+    doc = clone / "knowledge" / "field_reports" / "2025-08-corn-rust-scouting.md"
+    doc.write_text(doc.read_text("utf-8").replace(
+        "verified: false", 'verified: true\nverified_by: li.ming@example.org\n'
+        'verified_at: "2026-03-01T09:00:00+08:00"', 1), "utf-8")
+    subprocess.run(["git", "add", str(doc)], cwd=clone, env=env, check=True)
+    res = subprocess.run(["git", "commit", "-q", "-m", "Verify corn rust scouting", "-m",
+                          "Reviewed-by: Li Ming <li.ming@example.org>"], cwd=clone, env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stdout + res.stderr
+    message = git.Repo(clone).head.commit.message
+    assert message.rstrip("\n").split("\n")[-2].startswith("Reviewed-by: Li Ming")
+    assert re.fullmatch(r"Kb-Reviewed-Content: sha256:[0-9a-f]{64}",
+                        message.rstrip("\n").split("\n")[-1])

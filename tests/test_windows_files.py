@@ -108,6 +108,25 @@ def test_bom_and_crlf_keep_front_matter_and_line_numbers(repo):
     assert meta["knowledge/windows.md"]["metadata"] == meta["knowledge/ok.md"]["metadata"]  # the key after the BOM
 
 
+def test_mixed_line_endings_are_named_at_the_first_line_not_in_lf(repo):
+    """A document pasted together from a Windows editor and a Unix one (BOM, then CRLF on
+    some lines, a lone CR, LF on the rest): the warning said "Windows (CRLF) or CR line
+    endings" at line 1, which may end in LF, and no editor shows the difference. Now at
+    the first line ending otherwise, with how many of each; the line numbers of the other
+    findings are unchanged (the table row at line 14 stays at line 14)."""
+    text = (GOOD_FM + "# 标题\n\nline a\nline b\r\nline c\rline d\n\n| a | b |\n|---|---|\n"
+            "| 1 | 2 | 3 |\n")
+    (repo / "knowledge" / "mixed.md").write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    at = GOOD_FM.count("\n") + 4  # "line b"
+    found = {(f.code, f.line, f.message) for f in check_paths([repo / "knowledge" / "mixed.md"],
+                                                              load_config(repo))}
+    assert ("encoding-crlf", at, "mixed line endings (lines ending 1 in CRLF, 1 in CR, "
+            f"{text.count(chr(10)) - 1} in LF), the first not in LF here: save the file with "
+            "LF line endings") in found
+    assert ("table-cells", at + 6) in {(c, ln) for c, ln, _m in found}
+    assert ("encoding-bom", 1) in {(c, ln) for c, ln, _m in found}
+
+
 def _git(root: Path, *args: str) -> None:
     subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.org",
                     "-c", "core.autocrlf=false", *args], check=True, capture_output=True)

@@ -83,9 +83,11 @@ def legacy_encoding(raw: bytes) -> str | None:
     return None
 
 
-def encoding_problems(problems: list[str], text: str, legacy: str | None = None) -> list[Problem]:
+def encoding_problems(problems: list[str], text: str, legacy: str | None = None,
+                      raw: bytes = b"") -> list[Problem]:
     """The findings of `decode`'s `problems`; `legacy`: the Chinese encoding a file that is
-    not UTF-8 looks saved in (`legacy_encoding`), named in its finding."""
+    not UTF-8 looks saved in (`legacy_encoding`), named in its finding; `raw`: the file's
+    bytes, whose line endings a file of mixed ones is told by (`line_endings`)."""
     out: list[Problem] = []
     if "not-utf8" in problems:
         line = next((i for i, ln in enumerate(text.split("\n"), 1) if "\ufffd" in ln), 1)
@@ -98,9 +100,29 @@ def encoding_problems(problems: list[str], text: str, legacy: str | None = None)
         out.append(("encoding-bom", "warning", 1, 1,
                     "file starts with a UTF-8 byte-order mark: save it as UTF-8 without BOM"))
     if "crlf" in problems:
-        out.append(("encoding-crlf", "warning", 1, 1,
-                    "Windows (CRLF) or CR line endings; use LF"))
+        out.append(("encoding-crlf", "warning", *line_endings(raw)))
     return out
+
+
+def line_endings(raw: bytes) -> tuple[int, int, str]:
+    """(line, column, message) of the `encoding-crlf` warning of a file whose bytes are
+    `raw`: at line 1 when every line ends so, else at the first line ending in CRLF or CR
+    among lines ending in LF, with how many of each. Why: a file pasted together from two
+    editors said "Windows (CRLF) or CR line endings" at line 1, which may well end in LF,
+    and the editor showing it shows no difference."""
+    crlf = raw.count(b"\r\n")
+    cr = raw.count(b"\r") - crlf
+    lf = raw.count(b"\n") - crlf
+    if not lf or not crlf + cr:
+        return 1, 1, "Windows (CRLF) or CR line endings; use LF"
+    first = min(i for i in (raw.find(b"\r\n"), raw.find(b"\r")) if i >= 0)
+    # a line ends at each LF and at each CR not before an LF, as `decode` reads it
+    line = raw.count(b"\n", 0, first) + raw.count(b"\r", 0, first) \
+        - raw.count(b"\r\n", 0, first) + 1
+    said = ", ".join(f"{n} in {kind}" for n, kind in ((crlf, "CRLF"), (cr, "CR"), (lf, "LF"))
+                     if n)
+    return line, 1, (f"mixed line endings (lines ending {said}), the first not in LF here: "
+                     "save the file with LF line endings")
 
 
 def bidi_problems(text: str, fm_end_line: int, heading_lines: Iterable[int]) -> list[Problem]:

@@ -427,7 +427,7 @@ def _check_read(path: Path, rel: str, raw: bytes, early: list[content.Problem],
         return _only(path, rel, early, ctx), None
     text, enc = decode(raw)
     legacy = content.legacy_encoding(raw) if "not-utf8" in enc else None
-    early.extend(content.encoding_problems(enc, text, legacy))
+    early.extend(content.encoding_problems(enc, text, legacy, raw))
     if legacy is not None:  # every path and word of it would be read wrong: nothing more
         return _only(path, rel, early, ctx), None
     src = parse_source(text, path, rel)

@@ -18,6 +18,7 @@ from jsonschema.exceptions import ValidationError
 
 from kbtools.check import fm_items
 from kbtools.check.fm_example import example_block, opening_problem
+from kbtools.check.fm_rules import alternatives, condition, short_message, value_hint
 from kbtools.check.fm_values import (
     boolean_hint,
     date_problem,
@@ -281,7 +282,7 @@ def _validate(src: SourceDoc, validator: Draft202012Validator, category: str,
     keys the document may leave out (`_optional_empty`)."""
     where = f" (category {category!r})" if category else ""
     for err in sorted(validator.iter_errors(src.meta), key=lambda e: [str(p) for p in e.path]):
-        yield from _map_error(src, err, where, meant, optional)
+        yield from _map_error(src, err, where, meant, optional, validator.schema)
 
 
 def _keypath(err: ValidationError) -> str:
@@ -290,9 +291,15 @@ def _keypath(err: ValidationError) -> str:
 
 def _map_error(src: SourceDoc, err: ValidationError, where: str,
                meant: frozenset[str] = frozenset(),
-               optional: frozenset[str] = frozenset()) -> Iterator[Problem]:
+               optional: frozenset[str] = frozenset(),
+               schema: Mapping[str, Any] | None = None) -> Iterator[Problem]:
     top = err.absolute_path[0] if err.absolute_path else None
     line = key_line(src, top) if top is not None else key_line(src, "")
+    said = where  # (fm-verified-without-reviewer says its condition itself)
+    if (cond := condition(schema, err, src.meta)) is not None:
+        # a rule of a schema's `then`/`else`: at the line of the key its `if` reads
+        where = f" ({cond[1]}){where}"
+        line = key_line(src, cond[0]) if cond[0] and top is None else line
     kind = err.validator
     if kind == "additionalProperties" and not err.absolute_path:
         return  # reported per key with a suggestion by _unknown_keys
@@ -304,7 +311,7 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
                    "verified_at": 'verified_at: "<when reviewed, e.g. 2026-03-14T09:30:00+08:00>"'}
             todo = " and ".join(add.get(k, k) for k in missing)
             yield ("fm-verified-without-reviewer", key_line(src, "verified"), 1,
-                   f"verified: true{read} needs {' and '.join(missing)}{where}: add {todo}, "
+                   f"verified: true{read} needs {' and '.join(missing)}{said}: add {todo}, "
                    "or write verified: false until it is reviewed")
             return
         for key in (k for k in missing if k not in meant):
@@ -370,10 +377,14 @@ def _map_error(src: SourceDoc, err: ValidationError, where: str,
             options.extend(sub.get("required", []))
         yield ("fm-missing-key", line, 1,
                f"one of {', '.join(map(repr, options)) or 'several keys'} is required{where}")
+    elif kind in ("anyOf", "oneOf") and err.context:
+        yield ("fm-value", line, 1, f"{path}: {alternatives(err)}{where}")
     else:
         read = as_read(src, top, err.instance, quote=True) \
             if len(err.absolute_path) == 1 else ""
-        yield ("fm-value", line, 1, f"{path}: {_short_message(err)}{read}{_hint(err)}{where}")
+        yield ("fm-value", line, 1, f"{path}: {short_message(err)}{read}{value_hint(err)}{where}")
+
+
 
 
 EMPTY_EXAMPLES = {"string": "<text>", "array": "[a, b]", "boolean": "false", "integer": "1",
@@ -478,33 +489,6 @@ def _comment_first(written: str, expected: Any) -> bool:
         return written.startswith("#")
     return written.startswith("#") and written[1:2] not in ("", "#") \
         and not written[1:2].isspace()
-
-
-def _hint(err: ValidationError) -> str:
-    """What to write for a value of the wrong length or outside the allowed ones: the
-    closest allowed value (`Draft` → `draft`), the length asked, the key's `description`
-    in the schema (`the reviewer's email`)."""
-    described = err.schema.get("description") if isinstance(err.schema, dict) else None
-    about = f" ({described})" if isinstance(described, str) and described else ""
-    if err.validator == "enum" and isinstance(err.instance, str):
-        allowed = [v for v in err.validator_value if isinstance(v, str)]
-        same = [v for v in allowed if v.casefold() == err.instance.strip().casefold()]
-        close = same or difflib.get_close_matches(err.instance, allowed, n=1, cutoff=0.6)
-        return f"; did you mean {close[0]!r}?" if close else about
-    if err.validator == "minLength":
-        return f": write at least {err.validator_value} characters{about}"
-    if err.validator == "maxLength":  # as `kb draft new` says it; the limit was not named
-        return f" (at most {err.validator_value} characters){about}"
-    return about
-
-
-def _short_message(err: ValidationError) -> str:
-    """jsonschema's message with a long value it quotes cut short (a 5,000-character title
-    filled the finding and its reason, "is too long", was cut off)."""
-    message, shown = str(err.message), repr(err.instance)
-    if len(shown) <= 80:
-        return message
-    return message.replace(shown, shown[:60] + f"…' ({len(str(err.instance))} characters)")
 
 
 def _timestamps(src: SourceDoc) -> Iterator[Problem]:

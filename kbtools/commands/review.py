@@ -1,6 +1,9 @@
-"""`kb review`: the reviewer's side of `verified: true` (check, pending, diff, approve)."""
+"""`kb review`: the reviewer's side of `verified: true` (check, pending, diff, approve,
+record)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import click
 
@@ -11,6 +14,7 @@ from kbtools.review.approve import approve as approve_docs
 from kbtools.review.diff import review_diff
 from kbtools.review.pending import pending as pending_docs
 from kbtools.review.policy import check_range
+from kbtools.review.record import add_records, staged_records
 
 
 @click.group("review")
@@ -107,3 +111,29 @@ def approve(docs: tuple[str, ...], as_email: str | None, as_json: bool) -> None:
         echo_json(result.to_dict())
         return
     click.echo(f"{result.commit[:10]} verified by {result.approver}: " + ", ".join(result.docs))
+
+
+@review.command("record")
+@click.argument("message_file", required=False,
+                type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--kb", "kb_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="The knowledge base's folder (holding kb.toml) when it is not the "
+                   "current one: a hook run from a monorepo's root (args: [--kb, docs/kb]).")
+def record(message_file: Path | None, kb_dir: Path | None) -> None:
+    """Record what a verification made by hand approves (Kb-Reviewed-Content).
+
+    For every document the commit being made sets verified (staged with `verified: true`
+    and verification fields HEAD's version lacks), a `Kb-Reviewed-Content: sha256:...`
+    line with the digest of the document as staged, as `kb review approve` writes: a
+    rebase that keeps the text keeps the approval, one onto other text is refused. With
+    MESSAGE_FILE (as a commit-msg hook is given, `kb-review-record` in
+    .pre-commit-hooks.yaml) the lines are added to that commit message as trailers;
+    without it they are printed (`git commit --trailer "$(kb review record)"` for one).
+    """
+    cfg = load_kb_config(kb_dir)
+    if message_file is None:
+        for _rel, line in staged_records(cfg):
+            click.echo(line)
+        return
+    for line in add_records(cfg, message_file):
+        click.echo(f"kb review record: {line}", err=True)

@@ -55,6 +55,7 @@ from kbtools.review.verification import (
     Mailmap,
     address,
     approved_other_content,
+    approved_own_content,
     author_names,
     authored_by,
     commit_author,
@@ -69,6 +70,7 @@ from kbtools.review.verification import (
     non_content_fields,
     parse_iso,
     parse_mailmap,
+    record_reviewers,
     recording_since,
     reviewed_changes,
     rewritten_unrecorded,
@@ -182,6 +184,14 @@ def doc_breaches(path: str, head: DocState, changes: list[DocChange], reviewers:
         breaches.append(moved)
     elif (unrecorded := unrecorded_breach(path, changes[v], recorded_since)) is not None:
         breaches.append(unrecorded)  # as for a moved one: its dates say nothing
+    elif landed_approval(changes[v], by, mailmap):
+        # the commit records the content it holds and the reviewer's trailer beside that
+        # record: the pull request they approved, squashed as it was approved
+        breaches += freshness_breaches(head, changes, v, non_content, recorded=True)
+        breaches += self_review_breaches(head, changes, v, by, non_content, mailmap,
+                                         recorded=True)
+    elif (squashed := reviewer_squash_breach(changes[v], by, non_content, mailmap)):
+        breaches.append(squashed)
     elif (squashed := squash_breach(changes[v], by, mailmap)) is not None:
         # one finding: the commit's author, its date and its lost trailer follow from it
         breaches += [b for b in freshness_breaches(head, changes, v, non_content)
@@ -221,11 +231,43 @@ def unrecorded_breach(path: str, vch: DocChange, recorded_since: datetime | None
     return ("verified", "review-unrecorded-approval",
             f"the approval in {commit.short} was rewritten (authored "
             f"{commit.authored_at.isoformat()}, committed {commit.committed_at.isoformat()}: "
-            "a cherry-pick, rebase or amend) and records no Kb-Reviewed-Content, as this "
-            "repository's approvals have since "
+            "a cherry-pick, rebase or amend) and records no Kb-Reviewed-Content (a "
+            "verification made by hand gets one from the commit-msg hook kb review record), "
+            "as this repository's approvals have since "
             f"{recorded_since.isoformat() if recorded_since else '?'}: nothing shows its "
             f"reviewer saw {path} as it is at that commit; a reviewer must approve the "
             f"document as it is (kb review approve {path})")
+
+
+def landed_approval(vch: DocChange, by: str, mailmap: Mailmap | None = None) -> bool:
+    """The verifying commit is someone else's than the reviewer's, records the content the
+    document has at it (`Kb-Reviewed-Content:`), and the paragraph holding that record
+    names the reviewer in a `Reviewed-by:` trailer: their approval squashed into the change
+    it approved (`git merge --squash`, GitHub's squash merge, a `git rebase -i` squash of
+    the edit and the approval). Why: the squash's new author and date made it
+    review-unattested and review-stale-verification (or review-self-review through GitHub's
+    Co-authored-by trailer), though the record shows the reviewer approved exactly this
+    text; a squash that changed it after the approval records other content
+    (`review-moved-approval`)."""
+    return bool(by) and commit_author(vch, mailmap) != by and approved_own_content(vch) \
+        and by in record_reviewers(vch, mailmap)
+
+
+def reviewer_squash_breach(vch: DocChange, by: str, non_content: frozenset[str],
+                           mailmap: Mailmap | None = None) -> Breach | None:
+    """The reviewer committed the squash of the change they approved themselves (`git merge
+    --squash` makes whoever commits it the author of every line): the record shows they
+    approved this text, but the history no longer shows who wrote it, so four eyes cannot
+    be told. One finding saying so, not a stale date and a self-review."""
+    if not by or commit_author(vch, mailmap) != by or not approved_own_content(vch) \
+            or not content_changed(vch, non_content) or by not in record_reviewers(vch, mailmap):
+        return None
+    return ("verified_by", "review-self-review",
+            f"{by} approved this content, then committed it in {vch.commit.short} (a squash "
+            "merge makes its committer the author of the whole change, so who wrote it "
+            "cannot be told): let the change's author or another maintainer squash-merge it, "
+            "or merge with a merge commit; else another reviewer must verify it "
+            "(kb review approve)")
 
 
 def squash_breach(vch: DocChange, by: str, mailmap: Mailmap | None = None) -> Breach | None:
@@ -262,9 +304,11 @@ def reviewer_breaches(path: str, by: str, reviewers: list[str]) -> list[Breach]:
 
 
 def freshness_breaches(head: DocState, changes: list[DocChange], v: int,
-                       non_content: frozenset[str]) -> list[Breach]:
+                       non_content: frozenset[str], recorded: bool = False) -> list[Breach]:
     """No content change after the verification at index `v`; verified_at neither before
-    the last content change nor after the commit that set it."""
+    the last content change nor after the commit that set it. `recorded`: the verifying
+    commit records the content it holds (`landed_approval`), so its own date is not the
+    content's: verified_at is judged against the changes before it."""
     out: list[Breach] = []
     vch = changes[v]
     last = unreviewed_change(changes, non_content)  # after the verification at `v`
@@ -288,7 +332,8 @@ def freshness_breaches(head: DocState, changes: list[DocChange], v: int,
         return out
     # judged against the content the verification covers: a change after it is the
     # finding above already, not a second one (a merge's date would make it one)
-    covered = next((ch for ch in changes[v:] if content_changed(ch, non_content)), None)
+    covered = next((ch for ch in changes[v + recorded:] if content_changed(ch, non_content)),
+                   None)
     zone = zone_hint(at, vch.commit.committed_at)
     if covered is not None and at < covered.commit.authored_at:
         out.append(("verified_at", "review-stale-verification",
@@ -355,11 +400,14 @@ def attestation_breaches(vch: DocChange, by: str, mailmap: Mailmap | None = None
 
 
 def self_review_breaches(head: DocState, changes: list[DocChange], v: int, by: str,
-                         non_content: frozenset[str], mailmap: Mailmap | None = None
-                         ) -> list[Breach]:
-    """Four eyes: the reviewer authored none of the content they verified."""
+                         non_content: frozenset[str], mailmap: Mailmap | None = None,
+                         recorded: bool = False) -> list[Breach]:
+    """Four eyes: the reviewer authored none of the content they verified. `recorded`: the
+    verifying commit is their approval squashed into the change (`landed_approval`): a
+    `Co-authored-by:` naming them there is what their approval commit left (GitHub's
+    squash names every commit's author), not authorship; the commits before it count."""
     own = [ch for ch in covered_changes(changes, v, non_content)
-           if authored_by(ch, by, mailmap)]
+           if authored_by(ch, by, mailmap) and not (recorded and ch is changes[v])]
     if own:
         # named only by a Co-authored-by trailer: a squash merge writes one for every
         # author of the pull request's commits, the reviewer's approval commit included

@@ -221,19 +221,48 @@ def recorded_digests(message: str) -> frozenset[str]:
     (`git rebase -i`, GitHub's squash merge) keeps an approval's lines above the squash's
     own last paragraph, and they still say what the reviewer approved. Kept per message:
     one approval of many documents is read once, not once per document."""
-    out: set[str] = set()
-    key = CONTENT_TRAILER.lower()
-    if key not in message.lower():
+    if CONTENT_TRAILER.lower() not in message.lower():
         return frozenset()
-    for line in message.split("\n"):
-        name, colon, value = line.strip().partition(":")
-        if colon and name.strip().lower() == key:
-            digest = value.strip().lower()
-            hexpart = digest.removeprefix(DIGEST_PREFIX)
-            if digest.startswith(DIGEST_PREFIX) and len(hexpart) == 64 and all(
-                    c in "0123456789abcdef" for c in hexpart):
-                out.add(digest)
-    return frozenset(out)
+    return frozenset(d for d in map(record_digest, message.split("\n")) if d)
+
+
+def record_digest(line: str) -> str | None:
+    """The digest a `Kb-Reviewed-Content: sha256:<hex>` line records (lower-case, the line
+    indented or not: `git merge --squash` indents every message it quotes), else None."""
+    name, colon, value = line.strip().partition(":")
+    if not colon or name.strip().lower() != CONTENT_TRAILER.lower():
+        return None
+    digest = value.strip().lower()
+    hexpart = digest.removeprefix(DIGEST_PREFIX)
+    if digest.startswith(DIGEST_PREFIX) and len(hexpart) == 64 and all(
+            c in "0123456789abcdef" for c in hexpart):
+        return digest
+    return None
+
+
+def approved_own_content(change: DocChange) -> bool:
+    """The verifying commit records the content the document has at it: whatever the
+    commit is (the approval itself, a rebase of it, a squash of the pull request it
+    approved), its reviewer approved exactly this text."""
+    return change.after is not None and \
+        content_digest(change.after) in recorded_digests(change.commit.message)
+
+
+def record_reviewers(change: DocChange, mailmap: Mailmap | None = None) -> list[str]:
+    """The addresses (through `mailmap`) of the `Reviewed-by:` lines standing in the
+    paragraph of the commit message that records the content the document has at the
+    commit: the approval's own trailer block, wherever a squash put it (`git merge
+    --squash` quotes it indented, GitHub's squash merge above its `Co-authored-by:`
+    lines). [] when no paragraph records that content."""
+    if change.after is None:
+        return []
+    digest = content_digest(change.after)
+    for paragraph in re.split(r"\n\s*\n", change.commit.message):
+        lines = [line.strip().translate(WIDE_BRACKETS) for line in paragraph.split("\n")]
+        if digest in map(record_digest, lines):
+            return [mapped(mailmap or {}, m["name"].strip(), m["email"].lower())
+                    for m in map(TRAILER.match, lines) if m]
+    return []
 
 
 def approved_other_content(change: DocChange) -> bool:
