@@ -135,6 +135,10 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "release_switched": ("这一页来自之前的发布版本，设备现在使用 {tag}，内容可能已经更新。",
                          "This page is from an earlier release: {tag} is served now, and what "
                          "the page says may have changed."),
+    "offline_copy": ("离线：连不上服务器。这是本设备保存的副本，来自发布 {tag}，更新的发布不在其中。",
+                     "Offline: the server cannot be reached. This is the copy this device "
+                     "kept, from release {tag}; no newer release is in it."),
+    "offline_saved": ("保存于 {time}。", "Saved {time}."),
     "reload_page": ("重新加载", "Load it again"),
     "source_commit": ("源提交", "Source commit"),
     "uncommitted": ("含未提交的修改", "with uncommitted changes"),
