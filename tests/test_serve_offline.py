@@ -22,6 +22,7 @@ from kbtools.ship.release import make_release
 from kbtools.ship.sync import sync
 
 pytestmark = [pytest.mark.slow, needs_chromium]
+ARTIFACTS = Path(os.environ.get("KB_TEST_ARTIFACTS") or REPO / "test-artifacts")
 SCAB = "knowledge/crops/wheat-scab.md"
 # the addresses the worker's cache holds (a script run in the page)
 KEPT = """const done = arguments[arguments.length - 1];
@@ -126,6 +127,8 @@ def test_a_page_seen_before_is_shown_offline_marked_with_its_release(browser, se
         assert said and tag in said and ("离线" in said and "保存于" in said), said
         assert [a.get_attribute("data-doc") for a in
                 browser.find_elements(By.CSS_SELECTOR, "article.result")] == shown
+        ARTIFACTS.mkdir(exist_ok=True)
+        browser.save_screenshot(str(ARTIFACTS / "offline-copy.png"))
         browser.get(server.url + doc)
         assert tag in (note(browser) or "")
         sizes = browser.execute_script(
