@@ -313,3 +313,22 @@ def test_an_inline_footnote_is_its_note_in_place_not_raw_text():
             '</small>。') in html
     assert "<code>^[码]</code> ^[转义] ^[] a" in html
     assert '(b<small class="footnote-inline">(c)</small>)</small>' in html
+
+
+def test_a_block_in_the_other_language_says_its_own():
+    """An English paragraph, heading or table cell in a Chinese manual (a Chinese note in an
+    English one) was inside the page's ``lang="zh-CN"`` only: a screen reader read "Replace
+    the filter" with its Chinese voice. Such a block now carries its own ``lang``; a block
+    in the document's language, and one without letters (a dose), carry none."""
+    text = ("## 更换滤芯\n\nReplace the hydraulic filter every 500 hours.\n\n每 500 小时更换。\n\n"
+            "## Fault codes\n\n| 代码 | 说明 |\n|---|---|\n| E01 | Low oil pressure |\n"
+            "| 22 | 油压低 |\n")
+    html = render_markdown(text, ctx(text_lang="zh-CN"))
+    tagged = re.findall(r'<(\w+)[^>]*\blang="([^"]+)"[^>]*>([^<]*)', html)
+    assert [(tag, lang, words) for tag, lang, words in tagged] == [
+        ("p", "en", "Replace the hydraulic filter every 500 hours."),
+        ("h2", "en", "Fault codes"), ("td", "en", "E01"), ("td", "en", "Low oil pressure")]
+    english = render_markdown("## Filter\n\n按说明书更换滤芯。\n\nSee the manual.\n",
+                              ctx(text_lang="en"))
+    assert re.findall(r'<p[^>]*\blang="([^"]+)"', english) == ["zh-CN"]
+    assert 'lang="' not in render_markdown(text, ctx())  # no language given: none tagged

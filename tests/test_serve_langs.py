@@ -23,7 +23,11 @@ pytestmark = pytest.mark.slow
 # English note without one quoting a Chinese label: each passage is in the other language.
 MANUAL = "knowledge/engineering/zorbex-manual.md"
 NOTE = "knowledge/engineering/quillon-note.md"
+GUIDE = "knowledge/engineering/vantor-guide.md"  # one section: Chinese, then an English line
 DOCS = {
+    GUIDE: titled_page("万托尔压缩机保养指南", "万托尔压缩机每运行五百小时更换一次油分离器滤芯，"
+                       "更换前先泄压并挂上检修牌。" * 6 + "\n\nVantor label: release the "
+                       "pressure before opening the separator housing.\n"),
     MANUAL: titled_page("佐贝克斯液压站维护手册", "佐贝克斯液压站每周检查一次油位、油温和滤芯压差，"
                         "记录在点检表上。" * 12 + """
 
@@ -121,3 +125,21 @@ def test_the_interfaces_notes_inside_knowledge_text_carry_its_language(ui, note)
     assert f'<span class="missing-note" lang="{ui}">({note})</span>' in html
     bare = render_markdown("见[接线图](wiring.pdf)。", RenderContext(doc="knowledge/a.md"))
     assert '<span class="missing-note">(' in bare  # no interface named: the text's
+
+
+def test_a_paragraph_in_the_documents_other_language_carries_its_own(client):
+    """The vendor's English notice in the Chinese manual was inside the page's ``zh-CN``
+    text only, on its document page and in a result's passage whose headings are Chinese:
+    a screen reader read it with a Chinese voice (and a Chinese heading in an English
+    passage with an English one). Each block says its own language now."""
+    body = Spans(client.get(f"/doc/{MANUAL}", params={"lang": "en"}).text).parts
+    paragraphs = [(p[1], p[3][:16]) for p in body if p[0] == "p" and p[3].strip()
+                  and ("vendor notice" in p[3] or "佐贝克斯" in p[3])]
+    assert paragraphs == [(None, "佐贝克斯液压站每周检查一次油位、"), ("en", "The vendor notic")]
+    article = result_of(client.get("/", params={"q": "万托尔压缩机 油分离器滤芯 泄压",
+                                                "lang": "zh"}).text, GUIDE)
+    parts = Spans(article).parts
+    passage = [p for p in parts if p[2] == "passage"]
+    assert passage and passage[0][1] == "zh-CN", passage
+    english = [(p[1], p[3][:13]) for p in parts if p[0] == "p" and "Vantor label" in p[3]]
+    assert english == [("en", "Vantor label:")], parts

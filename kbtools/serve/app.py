@@ -44,7 +44,7 @@ from kbtools.serve.compress import Compression
 from kbtools.serve.held import AnswerTags, HeldQuestions
 from kbtools.serve.security import LOOPBACK_HOSTS, Guard
 from kbtools.serve.source import EngineServedIndex, PinRequests, ServedIndex, Workers
-from kbtools.serve.staticfiles import static_file
+from kbtools.serve.staticfiles import WORKER, static_file, worker_file
 
 log = logging.getLogger("kbtools.serve")
 
@@ -64,7 +64,8 @@ def create_app(index: Path | str | None, *, token: str | None = None,
     """The ASGI application serving `index` (a release, ``dist/`` or a device directory; a
     path or its name); a request body must arrive within `body_seconds`."""
     app = Starlette(routes=[*api.routes(), *pages.routes(),
-                            Route("/static/{name}", static_file, name="static")],
+                            Route("/static/{name}", static_file, name="static"),
+                            Route("/" + WORKER, worker_file)],
                     exception_handlers={HTTPException: http_error})
     app.state.source = source = source or ServedIndex(None if index is None else Path(index))
     app.state.workers = Workers(workers)

@@ -41,9 +41,11 @@ def doc_parts(served: Served, src: SourceDoc) -> DocParts:
     def make() -> tuple[DocParts, int]:
         chunks = ops.doc_chunks(served, src.rel)
         xrefs = xrefs_of([link for c in chunks for link in c.get("links") or []], app_url)
-        ctx = render_context(served, src.rel, line_offset=src.body_line - 1, xrefs=xrefs)
+        lang = content_lang(src.meta.get("lang"), src.body)
+        ctx = render_context(served, src.rel, line_offset=src.body_line - 1, xrefs=xrefs,
+                             text_lang=lang)
         tokens = prepare_markdown(src.body, ctx)
         weight = len(tokens) + sum(len(t.children or ()) for t in tokens)
-        return DocParts(tokens, chunks, content_lang(src.meta.get("lang"), src.body)), weight
+        return DocParts(tokens, chunks, lang), weight
     parts: DocParts = served.prepared.get(("doc", src.rel), make)
     return parts

@@ -85,6 +85,7 @@ from kbtools.serve.headings import anchor_headings, passage_headings
 from kbtools.serve.marks import highlight, lone_character, terms_pattern
 from kbtools.serve.passes import (
     RenderContext,
+    block_langs,
     cite_lines,
     line_numbers,
     link_xrefs,
@@ -514,6 +515,7 @@ def prepare_markdown(text: str, ctx: RenderContext) -> list[Token]:
         passage_headings(tokens)
     wikilink_tokens(tokens, ctx)
     link_xrefs(tokens, ctx)
+    block_langs(tokens, ctx)
     return line_numbers(tokens, ctx)
 
 

@@ -1,8 +1,10 @@
 """The web app's words in Chinese (the default) and English.
 
 A page's language is ``?lang=`` when given (remembered in a cookie), else the cookie, else
-the one of the two the browser prefers (its ``Accept-Language``), else Chinese. Knowledge
-text is never translated; only the interface is.
+the one of the two the browser prefers (its ``Accept-Language``), else English when the
+browser names only other languages (a German, French or Japanese tablet: English is the
+interface's language such a reader more likely reads), else Chinese (no languages named: a
+kiosk, a program). Knowledge text is never translated; only the interface is.
 """
 
 from __future__ import annotations
@@ -17,7 +19,11 @@ from kbtools.query.results import FILTERED_AWAY, FILTERED_OUT
 from kbtools.query.search import NO_ANSWER_REASON, NO_WORDS_REASON
 
 LANGS = ("zh", "en")
-DEFAULT_LANG = "zh"
+DEFAULT_LANG = "zh"  # a browser naming no language at all
+OTHER_BROWSERS_LANG = "en"  # a browser naming only languages of neither (de, fr, ja)
+# Chinese tags without the ``zh`` prefix: its member languages as ISO 639-3 writes them
+# (Mandarin, Cantonese, Wu, Min Nan, Hakka, Literary Chinese)
+CHINESE_TAGS = frozenset({"cmn", "yue", "wuu", "nan", "hak", "lzh"})
 LANG_COOKIE = "kb_lang"
 HTML_LANG = {"zh": "zh-CN", "en": "en"}  # the `lang` attribute of each interface language
 _LANG_TAG = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*")
@@ -129,6 +135,10 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "release_switched": ("这一页来自之前的发布版本，设备现在使用 {tag}，内容可能已经更新。",
                          "This page is from an earlier release: {tag} is served now, and what "
                          "the page says may have changed."),
+    "offline_copy": ("离线：连不上服务器。这是本设备保存的副本，来自发布 {tag}，更新的发布不在其中。",
+                     "Offline: the server cannot be reached. This is the copy this device "
+                     "kept, from release {tag}; no newer release is in it."),
+    "offline_saved": ("保存于 {time}。", "Saved {time}."),
     "reload_page": ("重新加载", "Load it again"),
     "source_commit": ("源提交", "Source commit"),
     "uncommitted": ("含未提交的修改", "with uncommitted changes"),
@@ -337,21 +347,22 @@ def error_in(exc: KbError, lang: str) -> str:
 def pick_lang(query_lang: str | None, cookie_lang: str | None,
               accept_language: str | None = None) -> str:
     """The page's language: `query_lang`, else `cookie_lang`, else the browser's
-    (`browser_lang`), else `DEFAULT_LANG`."""
-    for lang in (query_lang, cookie_lang, browser_lang(accept_language or "")):
+    (`browser_lang`), else `OTHER_BROWSERS_LANG` when the browser names other languages
+    only, else `DEFAULT_LANG`."""
+    header = accept_language or ""
+    for lang in (query_lang, cookie_lang, browser_lang(header)):
         if lang in LANGS:
             return lang
-    return DEFAULT_LANG
+    return OTHER_BROWSERS_LANG if _languages_named(header) else DEFAULT_LANG
 
 
-def browser_lang(header: str) -> str | None:
-    """The one of `LANGS` an ``Accept-Language`` header prefers (``en-US,en;q=0.9`` → en,
-    ``zh-CN,zh;q=0.9,en;q=0.8`` → zh): the highest q, the first listed of equals; None when
-    it names neither (or refuses both with q=0)."""
-    best: tuple[float, str] | None = None
+def _accepted(header: str) -> list[tuple[str, float]]:
+    """An ``Accept-Language`` header's (primary language, q) pairs, in order: the language
+    of a tag or of a locale as some embedded browsers and WebViews send it (en_US), a
+    Chinese language's tag (`CHINESE_TAGS`: yue-HK) as ``zh``; an unreadable q is 0."""
+    accepted: list[tuple[str, float]] = []
     for part in header[:1000].split(","):
         tag, _, params = part.strip().partition(";")
-        # a language tag, or a locale as some embedded browsers and WebViews send it (en_US)
         lang = tag.strip().replace("_", "-").split("-")[0].casefold()
         q = 1.0
         for param in params.split(";"):
@@ -361,6 +372,21 @@ def browser_lang(header: str) -> str | None:
                     q = float(value)
                 except ValueError:
                     q = 0.0
+        accepted.append(("zh" if lang in CHINESE_TAGS else lang, q))
+    return accepted
+
+
+def _languages_named(header: str) -> bool:
+    """Whether an ``Accept-Language`` header names a language it accepts (not ``*``)."""
+    return any(lang and lang != "*" and q > 0 for lang, q in _accepted(header))
+
+
+def browser_lang(header: str) -> str | None:
+    """The one of `LANGS` an ``Accept-Language`` header prefers (``en-US,en;q=0.9`` → en,
+    ``zh-CN,zh;q=0.9,en;q=0.8`` → zh): the highest q, the first listed of equals; None when
+    it names neither (or refuses both with q=0)."""
+    best: tuple[float, str] | None = None
+    for lang, q in _accepted(header):
         if lang in LANGS and q > 0 and (best is None or q > best[0]):
             best = (q, lang)
     return best[1] if best else None

@@ -16,6 +16,7 @@ from urllib.parse import quote
 from markdown_it.token import Token
 
 from kbtools.markdown.parser import slugify
+from kbtools.serve.i18n import content_lang
 
 # Blocks that are cited when they overlap the cited lines (containers only when inside them).
 _LEAF_BLOCKS = {"paragraph_open", "heading_open", "tr_open", "fence", "code_block",
@@ -63,6 +64,10 @@ class RenderContext:
     # the interface's `lang` (`i18n.HTML_LANG`): the notes above and `omitted` are its words
     # inside knowledge text of another language ("" leaves them the text's)
     ui_lang: str = ""
+    # the `lang` of the element the text is rendered in (`i18n.content_lang`: the document's);
+    # a paragraph, heading or table cell written in the other language says its own
+    # (`block_langs`), so a screen reader reads it with the right voice ("" tags none)
+    text_lang: str = ""
     formula_word: str = "Formula: "  # a formula picture's text begins with it (its language)
     marked: list[bool] = field(default_factory=lambda: [False])  # the cited anchor is placed
     on_doc_page: bool = True  # False: a passage shown outside its document (search results)
@@ -95,6 +100,29 @@ def line_numbers(tokens: list[Token], ctx: RenderContext) -> list[Token]:
             continue
         a, b = ctx.file_lines(tok.map)
         tok.attrSet("data-lines", f"{a}-{max(a, b)}")
+    return tokens
+
+
+# Blocks whose text `block_langs` tags with its language when it is not the document's.
+_TEXT_BLOCKS = {"paragraph_open", "heading_open", "th_open", "td_open"}
+
+
+def block_langs(tokens: list[Token], ctx: RenderContext) -> list[Token]:
+    """``lang`` on each paragraph, heading and table cell, in place, whose text is in the
+    other language than ``ctx.text_lang`` (an English paragraph in a Chinese manual, a
+    Chinese note in an English one: `content_lang` of its text); text without letters (a
+    number, a dose) is left to the document's."""
+    if not ctx.text_lang:
+        return tokens
+    own = ctx.text_lang.split("-")[0].casefold()
+    for tok, inline in zip(tokens, tokens[1:], strict=False):
+        if tok.type not in _TEXT_BLOCKS or inline.type != "inline":
+            continue
+        if not any(ch.isalpha() for ch in inline.content):
+            continue
+        tag = content_lang(None, inline.content)
+        if tag.split("-")[0].casefold() != own:
+            tok.attrSet("lang", tag)
     return tokens
 
 

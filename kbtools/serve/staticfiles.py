@@ -70,3 +70,19 @@ async def static_file(request: Request) -> Response:
         return Response(status_code=304, headers=headers)
     kind = mimetypes.guess_type(request.path_params["name"])[0] or "application/octet-stream"
     return Response(data, media_type=kind, headers=headers)
+
+
+WORKER = "offline.js"  # the offline copies' service worker (static/offline.js)
+
+
+async def worker_file(request: Request) -> Response:
+    """The offline copies' service worker at the root of the site (``/offline.js``): a
+    worker's scope is the folder it is served from, and it is in charge of every page.
+    ``no-cache``: a browser checks it on every registration, so an upgraded server's
+    worker replaces the one it kept."""
+    data, version = STATIC[WORKER]
+    etag = f'"{version}"'
+    headers = {"etag": etag, "cache-control": "no-cache"}
+    if holds(request, etag):
+        return Response(status_code=304, headers=headers)
+    return Response(data, media_type="text/javascript", headers=headers)

@@ -56,6 +56,36 @@
     }
   });
 
+  // The offline copies (offline.js): registered where the browser allows a service worker
+  // (a secure context: localhost, 127.0.0.1 or HTTPS); the page itself kept too when the
+  // worker was not yet in charge of it (the first page opened). A page shown from a copy
+  // says so (its note, shown by the worker) with the time it was saved, in the reader's
+  // local time.
+  var offline = document.getElementById("kb-offline");
+  if (offline && offline.hasAttribute("data-saved")) {
+    var saved = new Date(offline.getAttribute("data-saved"));
+    var when = offline.querySelector("time");
+    if (when && !isNaN(saved.getTime())) {
+      when.setAttribute("datetime", saved.toISOString());
+      when.textContent = offline.getAttribute("data-when").replace(
+        "{time}", saved.toLocaleString(document.documentElement.lang));
+    }
+  } else if (offline && window.isSecureContext && navigator.serviceWorker) {
+    // (the worker takes charge of this page as it starts: whether it was already is now)
+    var served = !!navigator.serviceWorker.controller;
+    navigator.serviceWorker.register("/offline.js").then(function () {
+      return navigator.serviceWorker.ready;
+    }).then(function (registration) {
+      if (registration.active && !served) {
+        // with the files it shows (stylesheet, script, formulas, pictures), fetched already
+        var files = (performance.getEntriesByType ? performance.getEntriesByType("resource")
+          : []).map(function (e) { return e.name; });
+        registration.active.postMessage({keep: location.pathname + location.search,
+                                         files: files});
+      }
+    }).catch(function () {});
+  }
+
   var box = document.getElementById("kb-q");
   if (!box || !box.form) {
     return;

@@ -1,0 +1,160 @@
+// The pages' offline copies: a service worker (registered by search.js where the browser
+// allows one: a secure context, which `http://localhost` and `http://127.0.0.1` are, and an
+// HTTPS address; not a plain `http://` LAN address). A technician's tablet on patchy 4G
+// reloading a page it had opened got the browser's own error page.
+//
+// - Every page and file is asked of the server first (network first): while it answers,
+//   what it answers is shown, an error page too. Only when the server cannot be reached is
+//   a copy shown, and only of the exact address (a search's question is in it).
+// - The copies are of one release at a time: a page names its release (the `data-release`
+//   of `#kb-stale`, its tag and source commit), and a page of another release, a sync's or
+//   a rollback's, drops every copy of the earlier one before it is kept. A copy is never
+//   shown beside a newer release's answers, nor one release's picture in another's page.
+// - A copy shown is marked: its `#kb-offline` note (hidden while served afresh) is shown,
+//   naming its release, with the time the server sent it (`data-saved`, search.js says it).
+// Only GET answers of 200 from this server are kept: no form sent, no refusal, no redirect.
+"use strict";
+
+var PREFIX = "kb-pages ";
+var RELEASE = /data-release="([^"]*)"/;
+var NOTE = 'id="kb-offline" role="status" hidden';
+
+self.addEventListener("install", function () {
+  self.skipWaiting();
+});
+self.addEventListener("activate", function (event) {
+  event.waitUntil(self.clients.claim());
+});
+
+// The name of the cache holding the copies (of the release last seen), or null.
+function current() {
+  return caches.keys().then(function (names) {
+    return names.filter(function (n) { return n.indexOf(PREFIX) === 0; })[0] || null;
+  });
+}
+
+// `response`, a page of a release, kept under `request`: the copies of any other release
+// dropped first.
+function keepPage(request, response) {
+  return response.clone().text().then(function (html) {
+    var found = RELEASE.exec(html);
+    if (!found) {
+      return null;  // a page naming no release (an error page) is not kept
+    }
+    var name = PREFIX + found[1];
+    return caches.keys().then(function (names) {
+      return Promise.all(names.filter(function (n) {
+        return n.indexOf(PREFIX) === 0 && n !== name;
+      }).map(function (n) { return caches.delete(n); }));
+    }).then(function () {
+      return caches.open(name);
+    }).then(function (cache) {
+      return cache.put(request, response);
+    });
+  });
+}
+
+// A file a page shows (its stylesheet, script, formulas, pictures), kept with the pages of
+// the release last seen (none kept before a page is).
+function keepFile(request, response) {
+  return current().then(function (name) {
+    return name && caches.open(name).then(function (cache) {
+      return cache.put(request, response);
+    });
+  });
+}
+
+// Whether `url` is a file of this server's a page shows.
+function shown(url) {
+  return url.origin === self.location.origin && /^\/(static|formulas|asset)\//.test(url.pathname);
+}
+
+function keepable(response) {
+  return response && response.status === 200 && response.type === "basic" && !response.redirected;
+}
+
+// The copy of `request` kept, or undefined.
+function copyOf(request) {
+  return current().then(function (name) {
+    return name ? caches.open(name).then(function (cache) {
+      return cache.match(request, {ignoreVary: true});
+    }) : undefined;
+  });
+}
+
+// A kept page as shown offline: its note shown, with the time the server sent it.
+function marked(copy) {
+  return copy.text().then(function (html) {
+    var saved = (copy.headers.get("date") || "").replace(/"/g, "");
+    html = html.replace(NOTE, 'id="kb-offline" role="status" data-saved="' + saved + '"');
+    var headers = new Headers({"content-type": "text/html; charset=utf-8"});
+    ["content-security-policy", "x-content-type-options", "referrer-policy"].forEach(
+      function (key) {
+        var value = copy.headers.get(key);
+        if (value) {
+          headers.set(key, value);
+        }
+      });
+    return new Response(html, {status: 200, headers: headers});
+  });
+}
+
+function fromServer(event, page) {
+  return fetch(event.request).then(function (response) {
+    if (keepable(response)) {
+      var kept = page ? keepPage(event.request, response.clone())
+        : keepFile(event.request, response.clone());
+      event.waitUntil(kept.catch(function () {}));
+    }
+    return response;
+  }, function (failed) {
+    return copyOf(event.request).then(function (copy) {
+      if (!copy) {
+        throw failed;  // never opened here: the browser says it cannot connect
+      }
+      return page ? marked(copy) : copy;
+    });
+  });
+}
+
+self.addEventListener("fetch", function (event) {
+  var request = event.request;
+  var url = new URL(request.url);
+  if (request.method !== "GET" || url.origin !== self.location.origin ||
+      url.pathname.indexOf("/api/") === 0 || url.pathname === "/offline.js") {
+    return;  // the browser's own way: forms, the API, the worker itself
+  }
+  var page = request.mode === "navigate";
+  if (!page && !shown(url)) {
+    return;
+  }
+  event.respondWith(fromServer(event, page));
+});
+
+// A page shown before this worker took charge (the first one opened): search.js asks for it
+// to be kept too. Fetched again through the browser's cache, it is a 304 (a results page's
+// question is not searched nor logged again).
+self.addEventListener("message", function (event) {
+  var data = event.data || {};
+  if (typeof data.keep !== "string") {
+    return;
+  }
+  var url = new URL(data.keep, self.location.origin);
+  if (url.origin !== self.location.origin) {
+    return;
+  }
+  var request = new Request(url.href, {credentials: "same-origin"});
+  var files = (Array.isArray(data.files) ? data.files : []).filter(function (f) {
+    return typeof f === "string" && shown(new URL(f, self.location.origin));
+  });
+  event.waitUntil(fetch(request).then(function (response) {
+    return keepable(response) ? keepPage(request, response) : null;
+  }).then(function () {
+    return Promise.all(files.map(function (f) {
+      var file = new Request(new URL(f, self.location.origin).href);
+      return fetch(file).then(function (response) {
+        return keepable(response) ? keepFile(file, response) : null;
+      }).catch(function () {});
+    }));
+  }).catch(function () {}));
+});

@@ -1,0 +1,176 @@
+"""Pages seen before, reloaded with the server out of reach (a tablet on patchy 4G), in a real
+headless Chromium: shown from the device's copy, marked as a copy with its release, and never
+a release's copy after a newer release was seen (`kbtools/serve/static/offline.js`)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from browserfixtures import REPO, needs_chromium, start_browser
+from servefixtures import NEW_DOC, free_port, git, make_served_repo, wait_serving
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.config import load_config
+from kbtools.ship.release import make_release
+from kbtools.ship.sync import sync
+
+pytestmark = [pytest.mark.slow, needs_chromium]
+ARTIFACTS = Path(os.environ.get("KB_TEST_ARTIFACTS") or REPO / "test-artifacts")
+SCAB = "knowledge/crops/wheat-scab.md"
+# the addresses the worker's cache holds (a script run in the page)
+KEPT = """const done = arguments[arguments.length - 1];
+caches.keys().then(names => Promise.all(names.map(n => caches.open(n).then(c => c.keys())
+  .then(keys => [n, keys.map(k => new URL(k.url).pathname + new URL(k.url).search)]))))
+  .then(done, () => done([]));"""
+
+
+class Server:
+    """`kb serve` of a device directory on one loopback port, stopped and started again
+    there (a service worker belongs to its origin: the port too)."""
+
+    def __init__(self, index: Path):
+        self.index, self.port = index, free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO),
+                                                            os.environ.get("PYTHONPATH", "")])}
+        self.proc = subprocess.Popen([sys.executable, "-m", "kbtools", "serve", "--index",
+                                      str(self.index), "--port", str(self.port)], env=env,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        wait_serving(self.proc, self.url)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(timeout=20)
+            self.proc = None
+
+
+@pytest.fixture(scope="module")
+def device(tmp_path_factory):
+    base = tmp_path_factory.mktemp("offline")
+    root = make_served_repo(base / "kr")
+    art = base / "art.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(art)], check=True)
+    make_release(root, load_config(root).path("dist"), remote=str(art))
+    dev = base / "device"
+    sync(str(art), dev)
+    return root, art, dev
+
+
+@pytest.fixture(scope="module")
+def server(device) -> Iterator[Server]:
+    s = Server(device[2])
+    s.start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def browser():
+    driver = start_browser()
+    driver.set_script_timeout(30)
+    yield driver
+    driver.quit()
+
+
+def kept(driver, *paths: str) -> dict[str, list[str]]:
+    """The worker's caches once every path of `paths` is in one of them (30 s at most)."""
+    deadline = time.monotonic() + 30
+    while True:
+        caches = dict(driver.execute_async_script(KEPT))
+        held = {p for keys in caches.values() for p in keys}
+        if set(paths) <= held or time.monotonic() > deadline:
+            return caches
+        time.sleep(0.2)
+
+
+def note(driver) -> str | None:
+    """The offline note's text when it is shown, else None."""
+    from selenium.webdriver.common.by import By
+
+    found = driver.find_elements(By.ID, "kb-offline")
+    return found[0].text if found and found[0].is_displayed() else None
+
+
+def test_a_page_seen_before_is_shown_offline_marked_with_its_release(browser, server):
+    """A tablet reloading a document or a results page it had opened, the server out of
+    reach, got the browser's "cannot connect" page: it now gets its copy, saying it is one
+    and which release it is from, the formula pictures in it too."""
+    from selenium.webdriver.common.by import By
+
+    doc = f"/doc/{quote(SCAB)}"
+    results = "/?q=" + quote("赤霉病 防治")
+    browser.get(server.url + doc)  # the first page: kept once the worker is in charge
+    assert note(browser) is None
+    tag = browser.find_element(By.CSS_SELECTOR, "footer.release .tag").text
+    browser.get(server.url + results)
+    shown = [a.get_attribute("data-doc") for a in
+             browser.find_elements(By.CSS_SELECTOR, "article.result")]
+    assert shown and note(browser) is None
+    caches = kept(browser, doc, results)
+    assert len(caches) == 1 and {doc, results} <= set(next(iter(caches.values())))
+    assert any(p.startswith("/formulas/") for p in next(iter(caches.values())))
+    server.stop()
+    try:
+        browser.refresh()
+        said = note(browser)
+        assert said and tag in said and ("离线" in said and "保存于" in said), said
+        assert [a.get_attribute("data-doc") for a in
+                browser.find_elements(By.CSS_SELECTOR, "article.result")] == shown
+        ARTIFACTS.mkdir(exist_ok=True)
+        browser.save_screenshot(str(ARTIFACTS / "offline-copy.png"))
+        browser.get(server.url + doc)
+        assert tag in (note(browser) or "")
+        sizes = browser.execute_script(
+            "return [...document.querySelectorAll('img[src^=\"/formulas/\"]')]"
+            ".map(i => i.naturalWidth)")
+        assert sizes and min(sizes) > 0  # the formulas from the copy too
+        browser.get(server.url + "/release")  # never opened: no copy to show
+        assert not browser.find_elements(By.ID, "kb-offline")
+    finally:
+        server.start()
+    browser.get(server.url + doc)  # the server back: its page, not the copy
+    assert note(browser) is None
+
+
+def test_a_newer_release_seen_drops_the_earlier_releases_copies(browser, server, device):
+    """A copy is never shown beside a newer release's answers: once a page of the release
+    a sync switched to is seen, the earlier release's copies are gone, and only the newer
+    release's pages are shown offline."""
+    from selenium.webdriver.common.by import By
+
+    root, art, dev = device
+    doc = f"/doc/{quote(SCAB)}"
+    browser.get(server.url + doc)
+    browser.get(server.url + "/release")
+    first = browser.find_element(By.CSS_SELECTOR, "footer.release .tag").text
+    kept(browser, doc, "/release")
+    (root / "knowledge" / "crops" / "stripe-rust-note.md").write_text(NEW_DOC, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "note")
+    build(load_config(root), BuildOptions(progress=False))
+    second = make_release(root, load_config(root).path("dist"), remote=str(art))
+    assert sync(str(art), dev).tag == second.tag != first
+    browser.refresh()  # the release page of the newer release
+    assert browser.find_element(By.CSS_SELECTOR, "footer.release .tag").text == second.tag
+    caches = kept(browser, "/release")
+    assert len(caches) == 1 and doc not in next(iter(caches.values()))
+    server.stop()
+    try:
+        browser.refresh()
+        assert second.tag in (note(browser) or "")
+        browser.get(server.url + doc)  # seen only under the earlier release: not shown
+        assert not browser.find_elements(By.ID, "kb-offline")
+        assert first not in browser.page_source
+    finally:
+        server.start()
