@@ -27,9 +27,15 @@ datetimes; else as text. The same rule locally (`keys_against`) and in Milvus
   version (calendar versioning, ``24.04``), not a date.
 * **Period** (`period_of`): a filter's date, month or year without a time of day is that
   whole period (``2024``, four digits, too: beside a date a number is no number), compared
-  with the day a value writes (`written_text`, offset aside: ``2024-03-01T07:00+08:00`` is
-  March 1st): ``=`` inside, ``>=`` / ``<`` from its start, ``<=`` / ``>`` to its end.
-  Not in a field of part numbers (`reads_dates`: ``model=3000-12`` is text).
+  by containment (`Span`) with the period a value writes (`value_span`): a date or
+  datetime the day it writes (offset aside: ``2024-03-01T07:00+08:00`` is March 1st), a
+  month that month, a year (``2024年``, or ``2024`` in a field of dates) that year. ``=``
+  when the value's period lies inside the filter's, ``>=`` / ``>`` when it starts at or
+  after the filter's start / end, ``<=`` / ``<`` when it ends at or before its end /
+  start: a document dated only ``2024`` is in ``=2024`` but neither ``>=2024-02`` nor
+  ``<=2024-02`` (it is not known to be either), and ``2024-03`` is not ``=2024-03-01``.
+  Not in a field of part numbers (`reads_dates`: ``model=3000-12`` is text; a month
+  written with digits alone names a year 1900–2099, else it is a part).
 
 Full-width forms (``２．１``, ``２０２４－０３－０１``, ``ｖ２``) read as their ASCII forms
 (`narrow`) for numbers, versions and instants alike, and for text's ``=`` (`fold`).
@@ -166,8 +172,65 @@ class Period:
     key: str
 
 
+@dataclass(frozen=True, slots=True)
+class Span:
+    """The year, month or day a document's value writes (`value_span`), as it compares with
+    a filter's `Period`: by containment. ``=`` holds when the span lies inside the period,
+    ``>=`` when it starts at or after the period's start, ``>`` at or after its end, ``<=``
+    when it ends at or before the period's end, ``<`` at or before its start: a value known
+    only to a year (``2024``) is neither ``>=2024-02`` nor ``<=2024-02``, nor ``=2024-03``."""
+
+    start: str
+    end: str
+    precision: int  # 0 a year, 1 a month, 2 a day
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Period) and other.start <= self.start and self.end <= other.end
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __ge__(self, other: Period) -> bool:
+        return self.start >= other.start
+
+    def __gt__(self, other: Period) -> bool:
+        return self.start >= other.end
+
+    def __le__(self, other: Period) -> bool:
+        return self.end <= other.end
+
+    def __lt__(self, other: Period) -> bool:
+        return self.end <= other.start
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 _YEAR = re.compile(r"\d{4}", re.ASCII)  # a plain number that is a year beside a date
+_MONTH_SHAPE = re.compile(r"\d{4}[-/]\d{1,2}", re.ASCII)  # 2024-03: a month, or a part 3000-12
+# the years a value written only as digits names as a date: four digits (``2024``) beside
+# dates, or a month with nothing but digits (``2024-03``, ``2024/3``); outside them such a
+# value is a number or a part (``3000-12``, ``1200-06``), as no knowledge dates a page so
+FIRST_YEAR, LAST_YEAR = 1900, 2099
 _PAST_9999 = "9999-99"  # after every moment `_stamp` writes: the end of year 9999
+
+
+def is_year(text: str) -> bool:
+    """Whether `text` is four digits naming a year `FIRST_YEAR`–`LAST_YEAR` (``2024``): in a
+    field of dates (`reads_dates`) that year, as ``2024年`` is."""
+    clean = narrow(text).strip()
+    return _YEAR.fullmatch(clean) is not None and FIRST_YEAR <= int(clean) <= LAST_YEAR
+
+
+def _bounds(first: datetime, precision: int) -> tuple[str, str]:
+    """The first moment of the year (0), month (1) or day (2) starting at `first` and the
+    first after it, as `_stamp` writes them (the end of year 9999: `_PAST_9999`)."""
+    try:
+        after = (first.replace(year=first.year + 1) if precision == 0 else
+                 first.replace(year=first.year + first.month // 12, month=first.month % 12 + 1)
+                 if precision == 1 else first + timedelta(days=1))
+    except (ValueError, OverflowError):
+        return _stamp(first), _PAST_9999
+    return _stamp(first), _stamp(after)
 
 
 @lru_cache(maxsize=4096)
@@ -187,23 +250,34 @@ def period_of(text: str) -> Period | None:
     first, precision = found[0].replace(tzinfo=None), found[1]
     key = f"p:{first.year:04d}" + (f"-{first.month:02d}" if precision else "") + \
         (f"-{first.day:02d}" if precision == 2 else "")
-    try:
-        after = (first.replace(year=first.year + 1) if precision == 0 else
-                 first.replace(year=first.year + first.month // 12, month=first.month % 12 + 1)
-                 if precision == 1 else first + timedelta(days=1))
-    except (ValueError, OverflowError):
-        return Period(_stamp(first), _PAST_9999, key)
-    return Period(_stamp(first), _stamp(after), key)
+    return Period(*_bounds(first, precision), key)
 
 
-def period_keys(text: str) -> list[str]:
-    """The `Period.key` of each period a date or datetime `text` lies in, by the day it
-    writes (`written_text`): ``2024-03-01T07:00+08:00`` holds ``p:2024``, ``p:2024-03``
-    and ``p:2024-03-01`` (a month, its first day's); [] for another value."""
-    written = written_text(text)
-    if written is None:
+@lru_cache(maxsize=4096)
+def value_span(text: str, years: bool = True) -> Span | None:
+    """The period a document's value writes, as a filter's period compares it (`Span`): a
+    date or datetime the day it writes (its offset aside: ``2024-03-01T07:00+08:00`` is
+    March 1st), a month (``2024-03``, ``2024年3月``) that month, ``2024年`` that year, and,
+    with `years` (a field of dates: `reads_dates`), four digits (`is_year`) that year;
+    None for another value."""
+    clean = narrow(text).strip()
+    found = ((datetime(int(clean), 1, 1), 0) if years and is_year(clean) else _moment(clean))
+    if found is None:
+        return None
+    first, precision = found[0].replace(tzinfo=None), min(found[1], 2)
+    first = datetime(first.year, first.month, first.day)  # a datetime: the day it writes
+    return Span(*_bounds(first, precision), precision)
+
+
+def period_keys(text: str, years: bool = True) -> list[str]:
+    """The `Period.key` of each period `text`'s `value_span` lies in: a date or datetime
+    ``p:2024``, ``p:2024-03`` and ``p:2024-03-01`` (by the day it writes:
+    ``2024-03-01T07:00+08:00`` is March 1st); a month its year and month; a year (with
+    `years`: four digits) its year; [] for another value."""
+    span = value_span(text, years)
+    if span is None:
         return []
-    return [f"p:{written[:4]}", f"p:{written[:7]}", f"p:{written[:10]}"]
+    return [f"p:{span.start[:size]}" for size in (4, 7, 10)[: span.precision + 1]]
 
 
 def is_plain_version(text: str) -> bool:
@@ -245,22 +319,29 @@ def wanted(text: str, dates: bool = True) -> Wanted:
 
 
 def keys_against(text: str, want: Wanted
-                 ) -> tuple[Number, Number] | tuple[str, str] | tuple[int, int] | None:
+                 ) -> tuple[Number, Number] | tuple[str, str] | tuple[Span, Period] | None:
     """What a document's value `text` and the filter value `want` compare as when they are
     of one kind: the two numbers, else the two versions' `version_text`, else, for a value
-    naming a period (`period_of`) and a date or datetime, -1, 0 or 1 (before the period, in
-    it, after it: by the day `text` writes, `written_text`) and 0, else the two instants'
-    `instant_text`; None when they compare as text. Only `text` is read here."""
+    naming a period (`period_of`) and a date, datetime, month or year, the `Span` `text`
+    writes (by the day a datetime writes; a year of four digits in a field of dates) and the
+    period, compared by containment, else the two instants' `instant_text` (a year's: its
+    first moment, as a month's); None when they compare as text. Only `text` is read here."""
     number = order_number(text)
     if number is not None and want.number is not None:
         return number, want.number
     if want.version is not None and (version := version_text(text, number is not None)):
         return version, want.version
-    if want.period is not None and (written := written_text(text)) is not None:
-        return (written >= want.period.end) - (written < want.period.start), 0
-    if want.instant is not None and (instant := instant_text(text)) is not None:
+    if want.period is not None and (span := value_span(text, want.dates)) is not None:
+        return span, want.period
+    if want.instant is not None and (instant := value_instant(text, want.dates)) is not None:
         return instant, want.instant
     return None
+
+
+def value_instant(text: str, years: bool = True) -> str | None:
+    """A document's value as an instant (`instant_text`); with `years` (a field of dates)
+    four digits (`is_year`) too, as the first moment of that year."""
+    return instant_text(f"{text.strip()}-01-01" if years and is_year(text) else text)
 
 
 def nearest_periods(values: Iterable[str], period: Period, count: int) -> list[str]:
@@ -269,7 +350,9 @@ def nearest_periods(values: Iterable[str], period: Period, count: int) -> list[s
     first, as ISO writes them (``2024``, ``2024-03``, ``2024-03-01``): what to suggest for a
     filter's period no document lies in."""
     size = len(period.key) - 2  # the characters of YYYY, YYYY-MM or YYYY-MM-DD
-    held = {w[:size] for v in values if (w := written_text(v)) is not None}
+    precision = (4, 7, 10).index(size)  # a value as precise at least: inside such a period
+    held = {span.start[:size] for v in values
+            if (span := value_span(v)) is not None and span.precision >= precision}
     start = datetime.fromisoformat(period.start)
 
     def distance(held_period: str) -> tuple[timedelta, str]:
@@ -281,21 +364,38 @@ def nearest_periods(values: Iterable[str], period: Period, count: int) -> list[s
 def reads_dates(values: Iterable[str]) -> bool:
     """Whether a field whose values across the knowledge are `values` (each member as
     text) reads a filter's value as a date, a period or an instant: when each of them that
-    holds a digit is a date or datetime (`instant_text`). A field that also holds a part
-    number, a code or a number (``HX-2024-03``, ``A-2024``, ``3000``) compares
-    ``3000-12`` as the text it is; a value without digits (``unknown``, ``待定``) decides
-    nothing, and a field without a date reads none."""
-    dated = [instant_text(v) is not None and order_number(v) is None
-             for v in values if any(c.isdigit() for c in v)]
-    return bool(dated) and all(dated)
+    holds a digit is a date, a datetime or a month (`instant_text`) or a year (`is_year`:
+    ``2024`` beside ``2024-03-01``), and one is no bare year (a field of years alone holds
+    numbers). A month written with digits alone (``2024-03``, ``2024/3``) is one only in the
+    years `FIRST_YEAR`–`LAST_YEAR`: ``3000-12`` or ``1200-06`` is a part number, as is one
+    whose month is no month (``3000-13``). A field that also holds a part number, a code or
+    a number (``HX-2024-03``, ``A-2024``, ``3000``) compares ``3000-12`` as the text it is;
+    a value without digits (``unknown``, ``待定``) decides nothing, and a field without a
+    date reads none."""
+    kinds = [_date_kind(v) for v in values if any(c.isdigit() for c in v)]
+    return "d" in kinds and None not in kinds
+
+
+def _date_kind(text: str) -> str | None:
+    """``y`` for a year (`is_year`), ``d`` for another date, datetime or month as a field
+    of dates holds them, None for anything else (a number, a part: `reads_dates`)."""
+    if is_year(text):
+        return "y"
+    if instant_text(text) is None or order_number(text) is not None:
+        return None
+    clean = narrow(text).strip()
+    if _MONTH_SHAPE.fullmatch(clean) and not FIRST_YEAR <= int(clean[:4]) <= LAST_YEAR:
+        return None
+    return "d"
 
 
 def member_class(text: str) -> str:
     """Which order a value takes part in, as `keys_against` decides pairs: ``m`` a number that
-    is also a plain version, ``n`` another number, ``v`` a version, ``d`` an instant, ``t``
-    text (`kbtools.engine.expr` stores extremes per class)."""
+    is also a plain version, ``y`` such a number that is also a year beside dates
+    (`is_year`), ``n`` another number, ``v`` a version, ``d`` an instant, ``t`` text
+    (`kbtools.engine.expr` stores extremes per class)."""
     if order_number(text) is not None:
-        return "m" if is_plain_version(text) else "n"
+        return ("y" if is_year(text) else "m") if is_plain_version(text) else "n"
     if version_text(text) is not None:
         return "v"
     return "d" if instant_text(text) is not None else "t"
@@ -306,12 +406,13 @@ def equal_keys(text: str) -> list[str]:
     them beside its number key (`kbtools.engine.expr`): ``v:`` its `version_text` (a
     version, or a plain number beside one), ``x:`` the same of a version alone (beside a
     plain number), ``d:`` its `instant_text` and the `period_keys` of the periods it lies
-    in. A filter's value finds a member equal by kind when one of the value's
-    `wanted_keys` is among them."""
+    in (of a year, `is_year`, those of the year it is in a field of dates). A filter's value
+    finds a member equal by kind when one of the value's `wanted_keys` is among them."""
     cls = member_class(text)
-    if cls in ("v", "m"):
-        key = version_text(text, cls == "m")
-        return [f"v:{key}", f"x:{key}"] if cls == "v" else [f"v:{key}"]
+    if cls in ("v", "m", "y"):
+        key = version_text(text, cls != "v")
+        year = [f"d:{value_instant(text)}", *period_keys(text)] if cls == "y" else []
+        return [f"v:{key}", f"x:{key}"] if cls == "v" else [f"v:{key}", *year]
     return [f"d:{instant_text(text)}", *period_keys(text)] if cls == "d" else []
 
 
@@ -323,7 +424,7 @@ def wanted_keys(want: str, dates: bool = True) -> list[str]:
     cls = member_class(want)
     period = period_of(want) if dates else None
     year = [period.key] if period is not None else []
-    if cls == "m":
+    if cls in ("m", "y"):
         return [f"x:{version_text(want, True)}", *year]
     if cls == "v":
         return [f"v:{version_text(want)}"]
@@ -332,6 +433,7 @@ def wanted_keys(want: str, dates: bool = True) -> list[str]:
     return year or [f"d:{instant_text(want)}"]
 
 
-__all__ = ["Period", "Wanted", "equal_keys", "fold", "instant_text", "keys_against",
-           "member_class", "nearest_periods", "order_text", "period_keys", "period_of", "reads_dates", "version_text",
-           "wanted", "wanted_keys", "written_text"]
+__all__ = ["Period", "Span", "Wanted", "equal_keys", "fold", "instant_text", "is_year",
+           "keys_against", "member_class", "nearest_periods", "order_text", "period_keys",
+           "period_of", "reads_dates", "value_instant", "value_span", "version_text", "wanted",
+           "wanted_keys", "written_text"]
