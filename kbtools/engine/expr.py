@@ -27,7 +27,8 @@ matter plus the chunk's ``doc``, ``kind`` and ``verified``), and filters test th
   months and such years write (`filter_kinds.value_span`), which a period,
   ``updated>2024-03-01``, compares with its edges by containment); ``t<class>`` the members of one
   `filter_kinds.member_class` as strings; ``a`` all members as strings → ``>=`` / ``>`` on
-  the largest, ``<=`` / ``<`` on the smallest, of each class the value's class compares
+  the largest, ``<=`` / ``<`` on the smallest (``q:<unit>`` quantities in that unit,
+  ``qn`` every quantity's number, `filter_numbers.quantity`), of each class the value's class compares
   by that order (`_ORDERS_BY_WANT`), of the others as text.
 
 Milvus compares JSON numbers as floats (exactly only as 64-bit integers), so an order on
@@ -58,12 +59,13 @@ from kbtools.query.filter_kinds import (
     instant_text,
     member_class,
     period_of,
+    quantity_key,
     value_instant,
     value_span,
     version_text,
     wanted_keys,
 )
-from kbtools.query.filter_numbers import number_key, order_number, order_text
+from kbtools.query.filter_numbers import number_key, order_number, order_text, quantity
 
 EQ_FIELD = "f_eq"
 NUM_FIELD = "f_num"
@@ -86,7 +88,9 @@ ORD_FIELD = "f_ord"
 # f_num, and f_ord's wmax/wmin, the dates as written: updated=2024-03-01 is that whole day;
 # 10: a value's period by containment, `filter_kinds.Span`: a month's p: keys its year's
 # and month's only, f_ord's wmax (starts) and emin (ends) of the periods values write, and
-# four-digit years (2024 beside dates) those periods, p:2024 and d:, and ymax/ymin instants)
+# four-digit years (2024 beside dates) those periods, p:2024 and d:, and ymax/ymin instants;
+# quantities, 7.5kW, `filter_numbers.quantity`: q:<unit>:<order_text> in f_num, and f_ord's
+# q:<unit>max/min per unit and qnmax/qnmin of all their numbers)
 FILTER_RULES = "10"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 
@@ -181,6 +185,10 @@ def _extremes(texts: list[str]) -> dict[str, str]:
              if (s := value_span(t)) is not None]  # a year of four digits too
     sides["w"] = [s.start for s in spans]
     sides["e"] = [s.end for s in spans]
+    for text in by_class.get("q", []):  # quantities per unit (q:kw), all their numbers (qn)
+        if (amount := quantity(text)) is not None:
+            sides.setdefault(f"q:{amount[0]}", []).append(order_text(amount[1]))
+            sides.setdefault("qn", []).append(order_text(amount[1]))
     sides["x"] = list(sides["v"])  # versions alone (beside a plain number: `condition`)
     sides["v"] += [v for t in by_class.get("m", []) + by_class.get("y", [])
                    if (v := version_text(t, True)) is not None]
@@ -196,9 +204,11 @@ def _extremes(texts: list[str]) -> dict[str, str]:
 # datetimes as written, compared with a period: `_PERIOD_TESTS`); the member classes not
 # named compare with it as text (`t<class>max` / `t<class>min`)
 _ORDERS_BY_WANT: dict[str, dict[str, str]] = {
-    "n": {"n": "n", "m": "n", "y": "n"}, "m": {"n": "n", "m": "n", "y": "n", "v": "x"},
-    "y": {"n": "n", "m": "n", "y": "n", "v": "x"},
-    "v": {"v": "v", "m": "v", "y": "v"}, "d": {"d": "d"}, "t": {}}
+    "n": {"n": "n", "m": "n", "y": "n", "q": "qn"},
+    "m": {"n": "n", "m": "n", "y": "n", "v": "x", "q": "qn"},
+    "y": {"n": "n", "m": "n", "y": "n", "v": "x", "q": "qn"},
+    "v": {"v": "v", "m": "v", "y": "v"}, "d": {"d": "d"},
+    "q": {"n": "n", "m": "n", "y": "n"}, "t": {}}
 # a period's order (`filter_kinds.Span`: by containment) as a test of the extremes of the
 # periods values write: the extreme (of their starts, ``wmax``, or ends, ``emin``), the
 # operator and which edge of the period it compares with
@@ -208,7 +218,9 @@ _PERIOD_TESTS = {">=": ("wmax", ">=", "start"), ">": ("wmax", ">=", "end"),
 
 def _written(side: str, want: str) -> str:
     """A filter's value as the order `side` (`_extremes`) writes its members."""
-    number = order_number(want) if side == "n" else None
+    if side.startswith("q:") or side == "n" and quantity(want) is not None:
+        return quantity_key(want).split(":", 2)[2]  # a quantity's number
+    number = order_number(want) if side in ("n", "qn") else None
     text = (order_text(number) if number is not None else
             instant_text(want) if side in ("d", "y") else version_text(want, True))
     assert text is not None, (side, want)  # `_ORDERS_BY_WANT` names only such sides
@@ -225,6 +237,8 @@ def _order_condition(key: str, op: str, want: str, dates: bool) -> str:
     if cls == "t":
         return f"({_path(ORD_FIELD, key, 'a' + pick)} {op} {literal(want)})"
     by = dict(_ORDERS_BY_WANT[cls])
+    if cls == "q":  # quantities in its unit by number; in another unit, never (no text test)
+        by["q"] = ":".join(quantity_key(want).split(":", 2)[:2])  # q:kw
     period = period_of(want) if dates else None
     if cls == "d":  # a year (2024 beside dates) as the period or the instant it is
         by["y"] = "w" if period is not None else "y"
@@ -233,7 +247,7 @@ def _order_condition(key: str, op: str, want: str, dates: bool) -> str:
     tests = [f"{_path(ORD_FIELD, key, side + pick)} {op} {literal(_written(side, want))}"
              for side in dict.fromkeys(by.values()) if side != "w"]
     tests += [f"{_path(ORD_FIELD, key, 't' + c + pick)} {op} {literal(want)}"
-              for c in "nmyvdt" if c not in by]
+              for c in "nmyvdqt" if c not in by]
     if period is not None:
         extreme, test_op, edge = _PERIOD_TESTS[op]
         tests.append(f"{_path(ORD_FIELD, key, extreme)} {test_op} "

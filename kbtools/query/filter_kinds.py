@@ -2,7 +2,8 @@
 
 Two values order as numbers when both read as numbers (`filter_numbers.order_number`);
 else as versions when both read as versions; else as instants when both read as dates or
-datetimes; else as text. The same rule locally (`keys_against`) and in Milvus
+datetimes; else as quantities (`filter_numbers.quantity`: ``7.5kW``) in one unit; else as
+text. The same rule locally (`keys_against`) and in Milvus
 (`kbtools.engine.expr`), which compares the strings `version_text` and `instant_text` write.
 
 * **Version** (`version_text`): ``[v]N.N[.N…][-PRE][+BUILD]`` — at least two dot-separated
@@ -49,7 +50,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
-from kbtools.query.filter_numbers import Number, narrow, order_number, order_text
+from kbtools.query.filter_numbers import (
+    INCOMPARABLE,
+    Incomparable,
+    Number,
+    narrow,
+    order_number,
+    order_text,
+    quantity,
+)
 
 # a version as `version_text` reads it (ASCII digits only; at most 30 per release number)
 _VERSION = re.compile(r"([vV])?(\d{1,30}(?:\.\d{1,30})*)"
@@ -299,6 +308,7 @@ class Wanted:
     instant: str | None
     period: Period | None = None
     dates: bool = True  # read as `wanted` was told: False in a field of part numbers
+    quantity: tuple[str, Number] | None = None  # a number and its unit (`quantity`): 5kW
 
 
 def fold(text: str) -> str:
@@ -315,17 +325,22 @@ def wanted(text: str, dates: bool = True) -> Wanted:
     number = order_number(text)
     return Wanted(text, fold(text), number, version_text(text, number is not None),
                   instant_text(text) if dates else None, period_of(text) if dates else None,
-                  dates)
+                  dates, quantity(text))
 
 
-def keys_against(text: str, want: Wanted
-                 ) -> tuple[Number, Number] | tuple[str, str] | tuple[Span, Period] | None:
+def keys_against(text: str, want: Wanted, ordered: bool = True
+                 ) -> (tuple[Number, Number] | tuple[str, str] | tuple[Span, Period]
+                       | tuple[Incomparable, Incomparable] | None):
     """What a document's value `text` and the filter value `want` compare as when they are
     of one kind: the two numbers, else the two versions' `version_text`, else, for a value
     naming a period (`period_of`) and a date, datetime, month or year, the `Span` `text`
     writes (by the day a datetime writes; a year of four digits in a field of dates) and the
     period, compared by containment, else the two instants' `instant_text` (a year's: its
-    first moment, as a month's); None when they compare as text. Only `text` is read here."""
+    first moment, as a month's), else two quantities' numbers in one unit (`quantity`:
+    ``12kW`` and ``5 kw``; in two units `INCOMPARABLE`; one of them a bare number, when
+    `ordered` (an order, not ``=``): the numbers, in the quantity's unit); None when they
+    compare as text.
+    Only `text` is read here."""
     number = order_number(text)
     if number is not None and want.number is not None:
         return number, want.number
@@ -335,6 +350,15 @@ def keys_against(text: str, want: Wanted
         return span, want.period
     if want.instant is not None and (instant := value_instant(text, want.dates)) is not None:
         return instant, want.instant
+    amount = quantity(text)
+    if want.quantity is not None:
+        if amount is not None:
+            return ((amount[1], want.quantity[1]) if amount[0] == want.quantity[0] else
+                    (INCOMPARABLE, INCOMPARABLE))
+        if number is not None and ordered:  # a bare number, in the filter's unit
+            return number, want.quantity[1]
+    elif amount is not None and want.number is not None and ordered:  # in the value's unit
+        return amount[1], want.number
     return None
 
 
@@ -392,13 +416,15 @@ def _date_kind(text: str) -> str | None:
 def member_class(text: str) -> str:
     """Which order a value takes part in, as `keys_against` decides pairs: ``m`` a number that
     is also a plain version, ``y`` such a number that is also a year beside dates
-    (`is_year`), ``n`` another number, ``v`` a version, ``d`` an instant, ``t`` text
-    (`kbtools.engine.expr` stores extremes per class)."""
+    (`is_year`), ``n`` another number, ``v`` a version, ``d`` an instant, ``q`` a quantity
+    (`quantity`: 7.5kW), ``t`` text (`kbtools.engine.expr` stores extremes per class)."""
     if order_number(text) is not None:
         return ("y" if is_year(text) else "m") if is_plain_version(text) else "n"
     if version_text(text) is not None:
         return "v"
-    return "d" if instant_text(text) is not None else "t"
+    if instant_text(text) is not None:
+        return "d"
+    return "q" if quantity(text) is not None else "t"
 
 
 def equal_keys(text: str) -> list[str]:
@@ -413,17 +439,29 @@ def equal_keys(text: str) -> list[str]:
         key = version_text(text, cls != "v")
         year = [f"d:{value_instant(text)}", *period_keys(text)] if cls == "y" else []
         return [f"v:{key}", f"x:{key}"] if cls == "v" else [f"v:{key}", *year]
+    if cls == "q":
+        return [quantity_key(text)]
     return [f"d:{instant_text(text)}", *period_keys(text)] if cls == "d" else []
+
+
+def quantity_key(text: str) -> str:
+    """A quantity's (`quantity`) equal key, ``q:<unit>:<order_text>``: one for every way of
+    writing it (``7.5kW``, ``7.50 KW``)."""
+    unit, number = quantity(text) or ("", INCOMPARABLE)
+    assert not isinstance(number, Incomparable), text
+    return f"q:{unit}:{order_text(number)}"
 
 
 def wanted_keys(want: str, dates: bool = True) -> list[str]:
     """The `equal_keys` a member equal to the filter value `want` by kind holds (numbers
     aside: `filter_numbers.number_key`): a period's key for a value naming one (a year
     ``2024`` too, beside its version key), else the instant's; with `dates` False
-    (`wanted`) no date's."""
+    (`wanted`) no date's; a quantity's in its unit (`quantity_key`)."""
     cls = member_class(want)
     period = period_of(want) if dates else None
     year = [period.key] if period is not None else []
+    if cls == "q":
+        return [quantity_key(want)]
     if cls in ("m", "y"):
         return [f"x:{version_text(want, True)}", *year]
     if cls == "v":
@@ -435,5 +473,5 @@ def wanted_keys(want: str, dates: bool = True) -> list[str]:
 
 __all__ = ["Period", "Span", "Wanted", "equal_keys", "fold", "instant_text", "is_year",
            "keys_against", "member_class", "nearest_periods", "order_text", "period_keys",
-           "period_of", "reads_dates", "value_instant", "value_span", "version_text", "wanted",
+           "period_of", "quantity_key", "reads_dates", "value_instant", "value_span", "version_text", "wanted",
            "wanted_keys", "written_text"]

@@ -72,6 +72,8 @@ WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
               "that year "
               "(published: 2024 is in published=2024, in neither published>=2024-02 nor "
               "<=2024-02: a value's day, month or year must lie inside the filter's), "
+              "a number with its unit as that quantity in its unit (power>5kW matches 12kW, not "
+              "500W: no conversion; power>5 matches 7.5kW), "
               "full-width forms (２．１, ＨＸ－２６０) as ASCII, other "
               "values as "
               "text (= and != case-insensitively); "
@@ -173,7 +175,7 @@ def same_value(text: str, want: str | Wanted) -> bool:
     ``2024-03-01T08:00+08:00`` is ``2024-03-01``), else the same text case-folded, full-width
     forms as ASCII (`filter_kinds.fold`: ``ＨＸ－２６０`` is ``hx-260``)."""
     want = wanted(want) if isinstance(want, str) else want
-    keys = keys_against(text, want)
+    keys = keys_against(text, want, ordered=False)
     if keys is not None:
         return bool(keys[0] == keys[1])
     return fold(text) == want.folded
