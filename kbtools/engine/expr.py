@@ -54,6 +54,7 @@ from typing import Any
 
 from kbtools.markdown.tags import is_tag_key, parents, tag_text, wanted_tag
 from kbtools.query.filter_kinds import (
+    boolean_of,
     equal_keys,
     fold,
     instant_text,
@@ -90,7 +91,8 @@ ORD_FIELD = "f_ord"
 # and month's only, f_ord's wmax (starts) and emin (ends) of the periods values write, and
 # four-digit years (2024 beside dates) those periods, p:2024 and d:, and ymax/ymin instants;
 # quantities, 7.5kW, `filter_numbers.quantity`: q:<unit>:<order_text> in f_num, and f_ord's
-# q:<unit>max/min per unit and qnmax/qnmin of all their numbers)
+# q:<unit>max/min per unit and qnmax/qnmin of all their numbers; a YAML boolean b:true /
+# b:false in f_num, which a filter's true, yes, on, 是 (false, no, off, 否) finds)
 FILTER_RULES = "10"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 
@@ -160,6 +162,8 @@ def filter_fields(facts: dict[str, Any]) -> dict[str, dict[str, Any]]:
             folded |= {p for t in list(folded) for p in parents(t)}
         eq[key] = sorted(folded)
         keys = {k for t in same if (k := number_key(t)) is not None}
+        keys |= {f"b:{t}" for v in _members(value) if isinstance(v, bool)
+                 for t in [_as_text(v)]}  # a YAML boolean, as yes, on or 是 name it too
         if keys := keys | {k for t in same for k in equal_keys(t)}:
             numbers[key] = sorted(keys)
         order[key] = _extremes(texts)
@@ -272,6 +276,8 @@ def condition(key: str, op: str, want: str, dates: bool = True) -> str:
         want = wanted_tag(want) if is_tag_key(key) else want
         test = f"json_contains({_path(EQ_FIELD, key)}, {literal(fold(want))})"
         kinds = [k for k in (number_key(want), *wanted_keys(want, dates)) if k is not None]
+        if (boolean := boolean_of(want)) is not None:  # a YAML boolean member (`filter_fields`)
+            kinds.append(f"b:{'true' if boolean else 'false'}")
         for want_key in kinds:  # a member reading as a number (a version, an instant) is
             # equal by number (…); another by text, as `filters.same_value` has it
             test = f"{test} or json_contains({_path(NUM_FIELD, key)}, {literal(want_key)})"

@@ -311,6 +311,18 @@ class Wanted:
     quantity: tuple[str, Number] | None = None  # a number and its unit (`quantity`): 5kW
 
 
+# the words a filter's value names a YAML boolean by: YAML 1.1's, which front matter is read
+# by (an author's `reviewed: yes` is true), and Chinese 是 / 否; case-folded (`fold`)
+TRUE_WORDS = frozenset({"true", "yes", "on", "是"})
+FALSE_WORDS = frozenset({"false", "no", "off", "否"})
+
+
+def boolean_of(text: str) -> bool | None:
+    """The boolean a filter's value names (`TRUE_WORDS`, `FALSE_WORDS`), None for another."""
+    folded = fold(text).strip()
+    return True if folded in TRUE_WORDS else False if folded in FALSE_WORDS else None
+
+
 def fold(text: str) -> str:
     """`text` as ``=`` / ``!=`` compare text: full-width forms as ASCII (`narrow`: a Chinese
     input method's ``ＨＸ－２６０`` is ``HX-260``), case-folded."""
@@ -471,7 +483,7 @@ def wanted_keys(want: str, dates: bool = True) -> list[str]:
     return year or [f"d:{instant_text(want)}"]
 
 
-__all__ = ["Period", "Span", "Wanted", "equal_keys", "fold", "instant_text", "is_year",
+__all__ = ["FALSE_WORDS", "TRUE_WORDS", "Period", "Span", "Wanted", "boolean_of", "equal_keys", "fold", "instant_text", "is_year",
            "keys_against", "member_class", "nearest_periods", "order_text", "period_keys",
            "period_of", "quantity_key", "reads_dates", "value_instant", "value_span", "version_text", "wanted",
            "wanted_keys", "written_text"]

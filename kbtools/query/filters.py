@@ -30,6 +30,7 @@ from kbtools.markdown.tags import (
 )
 from kbtools.query.filter_kinds import (
     Wanted,
+    boolean_of,
     fold,
     instant_text,
     keys_against,
@@ -74,6 +75,7 @@ WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
               "<=2024-02: a value's day, month or year must lie inside the filter's), "
               "a number with its unit as that quantity in its unit (power>5kW matches 12kW, not "
               "500W: no conversion; power>5 matches 7.5kW), "
+              "a YAML boolean as true, yes, on or 是 (false, no, off, 否) name it, "
               "full-width forms (２．１, ＨＸ－２６０) as ASCII, other "
               "values as "
               "text (= and != case-insensitively); "
@@ -190,6 +192,8 @@ def _compare(value: Any, op: str, want: str | Wanted) -> bool:
             hit = any(_compare(v, "=", want) for v in value)
             return hit if op == "=" else not hit
         return any(_compare(v, op, want) for v in value)
+    if isinstance(value, bool) and op in ("=", "!="):  # yes, on, 是 name true (YAML 1.1)
+        return (boolean_of(want.text) is value) == (op == "=")
     if isinstance(value, bool):
         value = "true" if value else "false"
     if value is None:
@@ -470,8 +474,8 @@ def _check_value(key: str, op: str, want: str, index: KbIndex) -> None:
     """Closed-set keys: a value they can never have (as ``=`` reads it, `fold`: ``ＴＲＵＥ`` is
     true) is an error, not an empty result."""
     shown = where_text(key, op, want)
-    if key == "verified" and (op not in ("=", "!=") or fold(want) not in ("true", "false")):
-        raise FilterError("bad", f"{shown}: use verified=true or verified=false",
+    if key == "verified" and (op not in ("=", "!=") or boolean_of(want) is None):
+        raise FilterError("bad", f"{shown}: use verified=true or verified=false (yes/no, 是/否)",
                           key="bad_where", values={"where": shown})
     if key == "kind" and op == "=":
         kinds = _kinds(index).names

@@ -1,4 +1,4 @@
-"""``--where`` on values with units (session 40, issues 5, 14, 8): ``power: 7.5kW``.
+"""``--where`` on values with units and on booleans (session 40, issues 5, 14, 8).
 
 A number with its unit after it (``7.5kW``, ``3 kW``, ``20%``, ``15亩``, ``1500 r/min``) was
 text: ``power>5kW`` missed ``12kW`` ("1" sorts before "5") and ``power=7.5 kW`` missed
@@ -14,16 +14,17 @@ from hypothesis import strategies as st
 
 from kbtools.query.filter_kinds import member_class
 from kbtools.query.filter_numbers import quantity
+from kbtools.query.filters import value_matches
 from tests.milvus_server import engine_rows, facts_collection, local_rows, milvus  # noqa: F401
 
-FACTS = [{"power": v, "面积": a} for v, a in [
-    ("7.5kW", "15亩"),  # 0
-    ("3 kW", "8 亩"),  # 1
-    (11, 20),  # 2: bare numbers
-    ("500W", "1.5公顷"),  # 3: another unit
-    ("12kW", "120亩"),  # 4: "12kW" < "5kW" as text
-    (["2kW", "15 ＫＷ"], "30亩"),  # 5: a list; full-width
-    ("unknown", "未知"),  # 6: text
+FACTS = [{"power": v, "面积": a, "reviewed": r} for v, a, r in [
+    ("7.5kW", "15亩", True),  # 0: YAML's `reviewed: yes` is true
+    ("3 kW", "8 亩", False),  # 1
+    (11, 20, "yes"),  # 2: bare numbers; a quoted "yes" is text
+    ("500W", "1.5公顷", None),  # 3: another unit
+    ("12kW", "120亩", [True, "x"]),  # 4: "12kW" < "5kW" as text
+    (["2kW", "15 ＫＷ"], "30亩", "true"),  # 5: a list; full-width
+    ("unknown", "未知", "否"),  # 6: text
 ]]
 
 
@@ -70,3 +71,23 @@ wants = st.one_of(amounts, st.sampled_from(["5", "11", "2024", "1.9", "abc", "20
        key=st.sampled_from(["power", "面积"]))
 def test_any_quantity_or_number_filters_alike_locally_and_in_milvus(coll, want, op, key):
     assert engine_rows(coll, "units", key, op, want, FACTS) == local_rows(FACTS, key, op, want)
+
+
+@pytest.mark.parametrize(("key", "op", "want", "rows"), [
+    ("reviewed", "=", "yes", [0, 2, 4]), ("reviewed", "=", "YES", [0, 2, 4]),
+    ("reviewed", "=", "是", [0, 4]), ("reviewed", "=", "on", [0, 4]),
+    ("reviewed", "=", "true", [0, 4, 5]), ("reviewed", "!=", "yes", [1, 3, 5, 6]),
+    ("reviewed", "=", "no", [1]), ("reviewed", "=", "否", [1, 6]), ("reviewed", "=", "1", []),
+])
+def test_yaml_booleans_are_named_as_authors_write_them_locally_and_in_milvus(coll, key, op,
+                                                                             want, rows):
+    """Front matter is YAML 1.1: an author's ``reviewed: yes`` is true, but
+    ``--where reviewed=yes`` compared the word with "true" and found nothing (``是`` too);
+    ``verified=是`` was refused (tests/test_filter_surfaces.py). A boolean is named by true, yes, on, 是 (false, no, off,
+    否), case aside; a quoted ``"yes"`` stays the text it is."""
+    assert local_rows(FACTS, key, op, want) == rows
+    assert engine_rows(coll, "units", key, op, want, FACTS) == rows
+    # verified (every row's False here) reads them alike, and is no longer refused so
+    assert engine_rows(coll, "units", "verified", "=", "否") == list(range(len(FACTS)))
+    assert engine_rows(coll, "units", "verified", "=", "是") == []
+    assert value_matches("verified", True, "=", "是") and value_matches("verified", False, "!=", "yes")
