@@ -242,6 +242,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.filter_kinds._INSTANT": "fullmatch",  # a front-matter or --where value
     "kbtools.query.filter_kinds._CN_DATE": "fullmatch",  # a front-matter or --where value
     "kbtools.query.filter_kinds._YEAR": "fullmatch",  # a --where value
+    "kbtools.query.filter_kinds._MONTH_SHAPE": "fullmatch",  # a front-matter value
+    "kbtools.query.filter_numbers._QUANTITY": "fullmatch",  # a front-matter or --where value
     "kbtools.agents.read._CITED": "fullmatch",  # an agent's document path
     "kbtools.agents.citation_text._SHOWN_LINES": "fullmatch",  # what follows " (line" in a doc
     "kbtools.markdown.formula_words._PIECE": "findall",  # a formula's LaTeX

@@ -166,11 +166,11 @@ def test_chinese_dates_with_a_time_are_instants():
     assert period_of("2024年3月1日 08:00") is None and period_of("2024-03-01 08:00") is None
 
 
-RELEASED = {  # document: (updated as the author wrote it, model)
-    "early": ("2024-03-01T07:00:00+08:00", "HX-2024-03"),
-    "late": ("2024年3月1日 23:30", "3000-12"),
-    "spring": ("2024-03-31 23:00", "3000-12-05"),
-    "april": ("2024-04-01", "3000-1"),
+RELEASED = {  # document: (updated as the author wrote it, model, part, published)
+    "early": ("2024-03-01T07:00:00+08:00", "HX-2024-03", "3000-12", "2024"),
+    "late": ("2024年3月1日 23:30", "3000-12", "1200-06", "2024-03-01"),
+    "spring": ("2024-03-31 23:00", "3000-12-05", "3000-01", "2024-03"),
+    "april": ("2024-04-01", "3000-1", "3000/1", "2023-11-02"),
 }
 
 
@@ -181,10 +181,11 @@ def released(tmp_path_factory, milvus):  # noqa: F811
     docs = {f"knowledge/{name}.md": (
         f"---\ntitle: {name}\ncategory: engineering\nproject: demo\nsource: test\n"
         f"author: alice@example.org\ntimestamp: \"2024-05-01T00:00:00Z\"\nverified: false\n"
-        f"updated: {when}\nmodel: \"{model}\"\n---\n\n# {name}\n\nSeal replacement of the "
-        f"pump {name}: drain it, then fit the seal.\n") for name, (when, model) in RELEASED.items()}
+        f"updated: {when}\nmodel: \"{model}\"\npart: {part}\npublished: {published}\n---\n\n"
+        f"# {name}\n\nSeal replacement of the pump {name}: drain it, then fit the seal.\n")
+        for name, (when, model, part, published) in RELEASED.items()}
     return published_repo(milvus, tmp_path_factory.mktemp("dates") / "kr", "dates", docs,
-                          ("updated", "model"))
+                          ("updated", "model", "part", "published"))
 
 
 def _docs_found(args: list[str]) -> list[str]:
@@ -199,6 +200,12 @@ def _docs_found(args: list[str]) -> list[str]:
     ("updated=2024", ["april", "early", "late", "spring"]),
     ("updated>=2024-03-01 12:00", ["april", "late", "spring"]),
     ("model=3000-12", ["late"]), ("model=3000-1", ["april"]),
+    # a field of month-shaped part numbers alone (session 40): 3000-01 was January 3000
+    ("part=3000-01", ["spring"]), ("part=3000-1", []), ("part>=3000-01", ["april", "early", "spring"]),
+    # a year beside dates is that year, by containment (session 40): it compared as text
+    ("published=2024", ["early", "late", "spring"]), ("published=2024-03", ["late", "spring"]),
+    ("published>=2024-02", ["late", "spring"]), ("published<=2024-03", ["april", "late", "spring"]),
+    ("published<2024-03-01", ["april"]), ("published!=2024-03", ["april", "early", "good"]),
 ])
 def test_kb_query_where_periods_and_parts_locally_and_in_the_engine(released, where, docs):
     """`kb query --where` end to end, on a built release and the same release published."""
@@ -242,3 +249,91 @@ def test_a_day_no_document_lies_in_names_the_nearest_days(released):
             assert res.exit_code == 0, res.output
             out = json.loads(res.output)
             assert out["no_answer"] and out["reason_values"]["did_you_mean"] == meant, out
+
+
+MONTHS_OR_PARTS = {
+    "part": ["3000-12", "1200-06", "3000-01", "3000/1", "1200-6"],
+    "batch": ["2024-03", "2023-11", "2024/3", "2099-12"],  # months: years 1900-2099
+}
+
+
+@pytest.fixture(scope="module")
+def month_shaped(milvus):  # noqa: F811
+    rows = [({key: values[i] for key, values in MONTHS_OR_PARTS.items() if i < len(values)},
+             False) for i in range(5)]
+    with facts_collection(milvus, "dates", "months", rows) as engine:
+        yield engine, [f for f, _ in rows]
+
+
+@pytest.mark.parametrize(("key", "op", "want", "rows"), [
+    ("part", "=", "3000-1", []), ("part", "=", "3000-01", [2]), ("part", "=", "1200-6", [4]),
+    ("part", "=", "3000-12-05", []), ("part", "!=", "3000-12", [1, 2, 3, 4]),
+    ("part", ">=", "3000-01", [0, 2, 3]),  # as text: 3000/1 after 3000-12
+    ("batch", "=", "2024-3", [0, 2]), ("batch", "=", "2024", [0, 2]),
+    ("batch", "<=", "2023-12-31", [1]), ("batch", ">", "2024-03", [3]),
+])
+def test_a_field_of_month_shaped_part_numbers_reads_no_month_locally_and_in_milvus(
+        month_shaped, key, op, want, rows):
+    """``part: 3000-12`` in every document, no other form, read as months: ``part=3000-1``
+    found ``3000-01`` and ``3000/1`` (January 3000). A month written with digits alone is
+    one only in the years 1900-2099 (a month 13-99 was a part already): ``3000-12`` and
+    ``1200-06`` are parts, compared as text, while ``2024-03`` in a field of months stays the
+    whole month, locally and in Milvus alike."""
+    engine, facts = month_shaped
+    assert not reads_dates(MONTHS_OR_PARTS["part"]) and reads_dates(MONTHS_OR_PARTS["batch"])
+    assert not reads_dates(["2024-03", "3000-12"])  # one part among months: a field of parts
+    assert reads_dates(["1900-01", "2024年3月"]) and reads_dates(["3000-12-05"])  # a day: a date
+    assert local_rows(facts, key, op, want) == rows
+    assert engine_rows(engine, "months", key, op, want, facts) == rows
+
+
+MIXED = [{"published": v} for v in [
+    2024,  # 0: a year alone (YAML's int)
+    "2024-03-01",  # 1
+    "2024-03",  # 2: a month
+    "2023-11-02T08:00+08:00",  # 3
+    ["2025", "2023-12-31"],  # 4: a year and a day
+    "2024年",  # 5: a year in Chinese
+    "unknown",  # 6
+]]
+
+
+@pytest.fixture(scope="module")
+def mixed(milvus):  # noqa: F811
+    with facts_collection(milvus, "dates", "mixed", [(f, False) for f in MIXED]) as engine:
+        yield engine
+
+
+@pytest.mark.parametrize(("op", "want", "rows"), [
+    ("=", "2024", [0, 1, 2, 5]), ("=", "2024-03", [1, 2]), ("=", "2024-03-01", [1]),
+    ("!=", "2024-03", [0, 3, 4, 5, 6]),
+    (">=", "2024-02", [1, 2, 4, 6]),  # a year 2024 starts before February: not known after
+    ("<=", "2024-02", [3, 4]),  # nor before: it ends after February
+    (">=", "2024", [0, 1, 2, 4, 5, 6]), (">", "2024", [4, 6]), ("<", "2024", [3, 4]),
+    ("<", "2024-03-01", [3, 4]), ("<=", "2024-03", [1, 2, 3, 4]), (">", "2024-03", [4, 6]),
+    (">=", "2024-01-01T00:00Z", [0, 1, 2, 4, 5, 6]),  # an instant: a year's first moment
+    ("=", "2024-01-01 00:00", [0, 5]),
+])
+def test_a_year_beside_dates_is_that_year_by_containment_locally_and_in_milvus(mixed, op, want,
+                                                                                rows):
+    """``published: 2024`` beside ``published: 2024-03-01`` made the field one of text:
+    ``published=2024`` missed 2024-03-01, ``published<2024-03-01`` held for ``2024-03``. A
+    field of dates reads four digits as that year, and a value's year, month or day compares
+    with a filter's period by containment: ``=`` when it lies inside, ``>=`` / ``>`` when it
+    starts at or after the period's start / end, ``<=`` / ``<`` when it ends at or before
+    its end / start; a month is no longer its first day (``=2024-03-01`` left ``2024-03``
+    out before too, ``<=2024-02-15`` held for ``2024年2月``: no longer)."""
+    assert reads_dates(str(v) for f in MIXED for v in (f["published"] if isinstance(
+        f["published"], list) else [f["published"]]))
+    assert not reads_dates(["2024", "2023"])  # years alone: numbers
+    assert local_rows(MIXED, "published", op, want) == rows
+    assert engine_rows(mixed, "mixed", "published", op, want, MIXED) == rows
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(want=periods, op=st.sampled_from([">=", "<=", ">", "<", "=", "!="]))
+def test_any_period_filters_a_field_of_mixed_precision_alike_locally_and_in_milvus(mixed, want,
+                                                                                  op):
+    assert engine_rows(mixed, "mixed", "published", op, want, MIXED) == \
+        local_rows(MIXED, "published", op, want)

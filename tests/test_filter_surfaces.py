@@ -104,6 +104,10 @@ def test_closed_keys_take_their_values_typed_full_width(dist):
     wide = search(index, Q, where=["kind=ＳＥＣＴＩＯＮ", "verified=ＦＡＬＳＥ"], verified_only=False)
     ascii_ = search(index, Q, where=["kind=section", "verified=false"], verified_only=False)
     assert wide.to_dict()["results"] == ascii_.to_dict()["results"] != []
+    # verified=否 (no, off): a YAML 1.1 or Chinese word for false was refused (session 40)
+    for word in ("否", "no", "OFF"):
+        said = search(index, Q, where=["kind=section", f"verified={word}"], verified_only=False)
+        assert said.to_dict()["results"] == ascii_.to_dict()["results"], word
 
 
 def test_kb_query_names_the_filter_that_leaves_nothing(dist):

@@ -15,16 +15,20 @@ matter plus the chunk's ``doc``, ``kind`` and ``verified``), and filters test th
   `kbtools.markdown.tags`);
 * ``f_num[key]``: the `number_key` of each member that reads as a number, and the
   `filter_kinds.equal_keys` of each version or instant (an instant's periods too: the
-  year, month and day it writes) → ``json_contains`` for ``=`` / ``!=`` with a value that
-  reads as one (`filter_kinds.wanted_keys`: ``updated=2024-03`` is ``p:2024-03``);
+  year, month and day it writes, as precisely as it writes them; a year of four digits its
+  year's) → ``json_contains`` for ``=`` / ``!=`` with a value that reads as one
+  (`filter_kinds.wanted_keys`: ``updated=2024-03`` is ``p:2024-03``);
 * ``f_ord[key]``: per key the extremes (``…max``/``…min``) of its members as each order
   compares them (`kbtools.query.filter_kinds`: numbers, then versions, then instants, else
   text, by what both sides read as): ``n`` numeric members as `order_text`; ``v`` versions
   and plain numbers (``1.9``) as `version_text`, ``x`` versions alone; ``d`` dates and
-  datetimes as `instant_text` (UTC), ``w`` as `written_text` (the wall-clock time written,
-  which a period, ``updated>2024-03-01``, compares with its edges); ``t<class>`` the members of one
+  datetimes as `instant_text` (UTC), ``y`` years of four digits (`filter_kinds.is_year`)
+  as their first instant; ``w`` / ``e`` the starts / ends of the periods dates, datetimes,
+  months and such years write (`filter_kinds.value_span`), which a period,
+  ``updated>2024-03-01``, compares with its edges by containment); ``t<class>`` the members of one
   `filter_kinds.member_class` as strings; ``a`` all members as strings → ``>=`` / ``>`` on
-  the largest, ``<=`` / ``<`` on the smallest, of each class the value's class compares
+  the largest, ``<=`` / ``<`` on the smallest (``q:<unit>`` quantities in that unit,
+  ``qn`` every quantity's number, `filter_numbers.quantity`), of each class the value's class compares
   by that order (`_ORDERS_BY_WANT`), of the others as text.
 
 Milvus compares JSON numbers as floats (exactly only as 64-bit integers), so an order on
@@ -50,16 +54,19 @@ from typing import Any
 
 from kbtools.markdown.tags import is_tag_key, parents, tag_text, wanted_tag
 from kbtools.query.filter_kinds import (
+    boolean_of,
     equal_keys,
     fold,
     instant_text,
     member_class,
     period_of,
+    quantity_key,
+    value_instant,
+    value_span,
     version_text,
     wanted_keys,
-    written_text,
 )
-from kbtools.query.filter_numbers import number_key, order_number, order_text
+from kbtools.query.filter_numbers import number_key, order_number, order_text, quantity
 
 EQ_FIELD = "f_eq"
 NUM_FIELD = "f_num"
@@ -79,8 +86,14 @@ ORD_FIELD = "f_ord"
 # `filter_numbers.narrow`: f_num and f_ord hold them as numbers, versions and instants, f_eq
 # the text so, `filter_kinds.fold`: equipment=ＨＸ－２６０ finds HX-260; 9: a date's periods,
 # `filter_kinds.period_keys` (p:2024, p:2024-03, p:2024-03-01 by the day it writes) in
-# f_num, and f_ord's wmax/wmin, the dates as written: updated=2024-03-01 is that whole day)
-FILTER_RULES = "9"
+# f_num, and f_ord's wmax/wmin, the dates as written: updated=2024-03-01 is that whole day;
+# 10: a value's period by containment, `filter_kinds.Span`: a month's p: keys its year's
+# and month's only, f_ord's wmax (starts) and emin (ends) of the periods values write, and
+# four-digit years (2024 beside dates) those periods, p:2024 and d:, and ymax/ymin instants;
+# quantities, 7.5kW, `filter_numbers.quantity`: q:<unit>:<order_text> in f_num, and f_ord's
+# q:<unit>max/min per unit and qnmax/qnmin of all their numbers; a YAML boolean b:true /
+# b:false in f_num, which a filter's true, yes, on, 是 (false, no, off, 否) finds)
+FILTER_RULES = "10"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 
 # Milvus reads only these escapes in a string literal (\u, \x, \b, \0 … are refused);
@@ -149,6 +162,8 @@ def filter_fields(facts: dict[str, Any]) -> dict[str, dict[str, Any]]:
             folded |= {p for t in list(folded) for p in parents(t)}
         eq[key] = sorted(folded)
         keys = {k for t in same if (k := number_key(t)) is not None}
+        keys |= {f"b:{t}" for v in _members(value) if isinstance(v, bool)
+                 for t in [_as_text(v)]}  # a YAML boolean, as yes, on or 是 name it too
         if keys := keys | {k for t in same for k in equal_keys(t)}:
             numbers[key] = sorted(keys)
         order[key] = _extremes(texts)
@@ -165,13 +180,22 @@ def _extremes(texts: list[str]) -> dict[str, str]:
     for cls, members in by_class.items():
         ext.update({f"t{cls}max": max(members), f"t{cls}min": min(members)})
     sides: dict[str, list[str]] = {
-        "n": [order_text(x) for t in by_class.get("n", []) + by_class.get("m", [])
+        "n": [order_text(x) for c in "nmy" for t in by_class.get(c, [])
               if (x := order_number(t)) is not None],
         "v": [v for t in by_class.get("v", []) if (v := version_text(t)) is not None],
         "d": [d for t in by_class.get("d", []) if (d := instant_text(t)) is not None],
-        "w": [w for t in by_class.get("d", []) if (w := written_text(t)) is not None]}
+        "y": [y for t in by_class.get("y", []) if (y := value_instant(t)) is not None]}
+    spans = [s for t in by_class.get("d", []) + by_class.get("y", [])
+             if (s := value_span(t)) is not None]  # a year of four digits too
+    sides["w"] = [s.start for s in spans]
+    sides["e"] = [s.end for s in spans]
+    for text in by_class.get("q", []):  # quantities per unit (q:kw), all their numbers (qn)
+        if (amount := quantity(text)) is not None:
+            sides.setdefault(f"q:{amount[0]}", []).append(order_text(amount[1]))
+            sides.setdefault("qn", []).append(order_text(amount[1]))
     sides["x"] = list(sides["v"])  # versions alone (beside a plain number: `condition`)
-    sides["v"] += [v for t in by_class.get("m", []) if (v := version_text(t, True)) is not None]
+    sides["v"] += [v for t in by_class.get("m", []) + by_class.get("y", [])
+                   if (v := version_text(t, True)) is not None]
     for side, keys in sides.items():
         if keys:
             ext.update({f"{side}max": max(keys), f"{side}min": min(keys)})
@@ -184,18 +208,25 @@ def _extremes(texts: list[str]) -> dict[str, str]:
 # datetimes as written, compared with a period: `_PERIOD_TESTS`); the member classes not
 # named compare with it as text (`t<class>max` / `t<class>min`)
 _ORDERS_BY_WANT: dict[str, dict[str, str]] = {
-    "n": {"n": "n", "m": "n"}, "m": {"n": "n", "m": "n", "v": "x"},
-    "v": {"v": "v", "m": "v"}, "d": {"d": "d"}, "t": {}}
-# a period's order (`filter_kinds.keys_against`: before it, in it, after it) as a test of
-# the written extremes: the operator and which edge of the period it compares with
-_PERIOD_TESTS = {">=": (">=", "start"), ">": (">=", "end"), "<=": ("<", "end"), "<": ("<", "start")}
+    "n": {"n": "n", "m": "n", "y": "n", "q": "qn"},
+    "m": {"n": "n", "m": "n", "y": "n", "v": "x", "q": "qn"},
+    "y": {"n": "n", "m": "n", "y": "n", "v": "x", "q": "qn"},
+    "v": {"v": "v", "m": "v", "y": "v"}, "d": {"d": "d"},
+    "q": {"n": "n", "m": "n", "y": "n"}, "t": {}}
+# a period's order (`filter_kinds.Span`: by containment) as a test of the extremes of the
+# periods values write: the extreme (of their starts, ``wmax``, or ends, ``emin``), the
+# operator and which edge of the period it compares with
+_PERIOD_TESTS = {">=": ("wmax", ">=", "start"), ">": ("wmax", ">=", "end"),
+                 "<=": ("emin", "<=", "end"), "<": ("emin", "<=", "start")}
 
 
 def _written(side: str, want: str) -> str:
     """A filter's value as the order `side` (`_extremes`) writes its members."""
-    number = order_number(want) if side == "n" else None
+    if side.startswith("q:") or side == "n" and quantity(want) is not None:
+        return quantity_key(want).split(":", 2)[2]  # a quantity's number
+    number = order_number(want) if side in ("n", "qn") else None
     text = (order_text(number) if number is not None else
-            instant_text(want) if side == "d" else version_text(want, True))
+            instant_text(want) if side in ("d", "y") else version_text(want, True))
     assert text is not None, (side, want)  # `_ORDERS_BY_WANT` names only such sides
     return text
 
@@ -210,16 +241,20 @@ def _order_condition(key: str, op: str, want: str, dates: bool) -> str:
     if cls == "t":
         return f"({_path(ORD_FIELD, key, 'a' + pick)} {op} {literal(want)})"
     by = dict(_ORDERS_BY_WANT[cls])
+    if cls == "q":  # quantities in its unit by number; in another unit, never (no text test)
+        by["q"] = ":".join(quantity_key(want).split(":", 2)[:2])  # q:kw
     period = period_of(want) if dates else None
+    if cls == "d":  # a year (2024 beside dates) as the period or the instant it is
+        by["y"] = "w" if period is not None else "y"
     if period is not None:  # dates and datetimes by the day they write
         by["d"] = "w"
     tests = [f"{_path(ORD_FIELD, key, side + pick)} {op} {literal(_written(side, want))}"
              for side in dict.fromkeys(by.values()) if side != "w"]
     tests += [f"{_path(ORD_FIELD, key, 't' + c + pick)} {op} {literal(want)}"
-              for c in "nmvdt" if c not in by]
+              for c in "nmyvdqt" if c not in by]
     if period is not None:
-        test_op, edge = _PERIOD_TESTS[op]
-        tests.append(f"{_path(ORD_FIELD, key, 'w' + pick)} {test_op} "
+        extreme, test_op, edge = _PERIOD_TESTS[op]
+        tests.append(f"{_path(ORD_FIELD, key, extreme)} {test_op} "
                      f"{literal(period.start if edge == 'start' else period.end)}")
     return "(" + " or ".join(tests) + ")"
 
@@ -241,6 +276,8 @@ def condition(key: str, op: str, want: str, dates: bool = True) -> str:
         want = wanted_tag(want) if is_tag_key(key) else want
         test = f"json_contains({_path(EQ_FIELD, key)}, {literal(fold(want))})"
         kinds = [k for k in (number_key(want), *wanted_keys(want, dates)) if k is not None]
+        if (boolean := boolean_of(want)) is not None:  # a YAML boolean member (`filter_fields`)
+            kinds.append(f"b:{'true' if boolean else 'false'}")
         for want_key in kinds:  # a member reading as a number (a version, an instant) is
             # equal by number (…); another by text, as `filters.same_value` has it
             test = f"{test} or json_contains({_path(NUM_FIELD, key)}, {literal(want_key)})"

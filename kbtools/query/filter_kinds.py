@@ -2,7 +2,8 @@
 
 Two values order as numbers when both read as numbers (`filter_numbers.order_number`);
 else as versions when both read as versions; else as instants when both read as dates or
-datetimes; else as text. The same rule locally (`keys_against`) and in Milvus
+datetimes; else as quantities (`filter_numbers.quantity`: ``7.5kW``) in one unit; else as
+text. The same rule locally (`keys_against`) and in Milvus
 (`kbtools.engine.expr`), which compares the strings `version_text` and `instant_text` write.
 
 * **Version** (`version_text`): ``[v]N.N[.N…][-PRE][+BUILD]`` — at least two dot-separated
@@ -27,9 +28,15 @@ datetimes; else as text. The same rule locally (`keys_against`) and in Milvus
   version (calendar versioning, ``24.04``), not a date.
 * **Period** (`period_of`): a filter's date, month or year without a time of day is that
   whole period (``2024``, four digits, too: beside a date a number is no number), compared
-  with the day a value writes (`written_text`, offset aside: ``2024-03-01T07:00+08:00`` is
-  March 1st): ``=`` inside, ``>=`` / ``<`` from its start, ``<=`` / ``>`` to its end.
-  Not in a field of part numbers (`reads_dates`: ``model=3000-12`` is text).
+  by containment (`Span`) with the period a value writes (`value_span`): a date or
+  datetime the day it writes (offset aside: ``2024-03-01T07:00+08:00`` is March 1st), a
+  month that month, a year (``2024年``, or ``2024`` in a field of dates) that year. ``=``
+  when the value's period lies inside the filter's, ``>=`` / ``>`` when it starts at or
+  after the filter's start / end, ``<=`` / ``<`` when it ends at or before its end /
+  start: a document dated only ``2024`` is in ``=2024`` but neither ``>=2024-02`` nor
+  ``<=2024-02`` (it is not known to be either), and ``2024-03`` is not ``=2024-03-01``.
+  Not in a field of part numbers (`reads_dates`: ``model=3000-12`` is text; a month
+  written with digits alone names a year 1900–2099, else it is a part).
 
 Full-width forms (``２．１``, ``２０２４－０３－０１``, ``ｖ２``) read as their ASCII forms
 (`narrow`) for numbers, versions and instants alike, and for text's ``=`` (`fold`).
@@ -43,7 +50,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
-from kbtools.query.filter_numbers import Number, narrow, order_number, order_text
+from kbtools.query.filter_numbers import (
+    INCOMPARABLE,
+    Incomparable,
+    Number,
+    narrow,
+    order_number,
+    order_text,
+    quantity,
+)
 
 # a version as `version_text` reads it (ASCII digits only; at most 30 per release number)
 _VERSION = re.compile(r"([vV])?(\d{1,30}(?:\.\d{1,30})*)"
@@ -166,8 +181,65 @@ class Period:
     key: str
 
 
+@dataclass(frozen=True, slots=True)
+class Span:
+    """The year, month or day a document's value writes (`value_span`), as it compares with
+    a filter's `Period`: by containment. ``=`` holds when the span lies inside the period,
+    ``>=`` when it starts at or after the period's start, ``>`` at or after its end, ``<=``
+    when it ends at or before the period's end, ``<`` at or before its start: a value known
+    only to a year (``2024``) is neither ``>=2024-02`` nor ``<=2024-02``, nor ``=2024-03``."""
+
+    start: str
+    end: str
+    precision: int  # 0 a year, 1 a month, 2 a day
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Period) and other.start <= self.start and self.end <= other.end
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __ge__(self, other: Period) -> bool:
+        return self.start >= other.start
+
+    def __gt__(self, other: Period) -> bool:
+        return self.start >= other.end
+
+    def __le__(self, other: Period) -> bool:
+        return self.end <= other.end
+
+    def __lt__(self, other: Period) -> bool:
+        return self.end <= other.start
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 _YEAR = re.compile(r"\d{4}", re.ASCII)  # a plain number that is a year beside a date
+_MONTH_SHAPE = re.compile(r"\d{4}[-/]\d{1,2}", re.ASCII)  # 2024-03: a month, or a part 3000-12
+# the years a value written only as digits names as a date: four digits (``2024``) beside
+# dates, or a month with nothing but digits (``2024-03``, ``2024/3``); outside them such a
+# value is a number or a part (``3000-12``, ``1200-06``), as no knowledge dates a page so
+FIRST_YEAR, LAST_YEAR = 1900, 2099
 _PAST_9999 = "9999-99"  # after every moment `_stamp` writes: the end of year 9999
+
+
+def is_year(text: str) -> bool:
+    """Whether `text` is four digits naming a year `FIRST_YEAR`–`LAST_YEAR` (``2024``): in a
+    field of dates (`reads_dates`) that year, as ``2024年`` is."""
+    clean = narrow(text).strip()
+    return _YEAR.fullmatch(clean) is not None and FIRST_YEAR <= int(clean) <= LAST_YEAR
+
+
+def _bounds(first: datetime, precision: int) -> tuple[str, str]:
+    """The first moment of the year (0), month (1) or day (2) starting at `first` and the
+    first after it, as `_stamp` writes them (the end of year 9999: `_PAST_9999`)."""
+    try:
+        after = (first.replace(year=first.year + 1) if precision == 0 else
+                 first.replace(year=first.year + first.month // 12, month=first.month % 12 + 1)
+                 if precision == 1 else first + timedelta(days=1))
+    except (ValueError, OverflowError):
+        return _stamp(first), _PAST_9999
+    return _stamp(first), _stamp(after)
 
 
 @lru_cache(maxsize=4096)
@@ -187,23 +259,34 @@ def period_of(text: str) -> Period | None:
     first, precision = found[0].replace(tzinfo=None), found[1]
     key = f"p:{first.year:04d}" + (f"-{first.month:02d}" if precision else "") + \
         (f"-{first.day:02d}" if precision == 2 else "")
-    try:
-        after = (first.replace(year=first.year + 1) if precision == 0 else
-                 first.replace(year=first.year + first.month // 12, month=first.month % 12 + 1)
-                 if precision == 1 else first + timedelta(days=1))
-    except (ValueError, OverflowError):
-        return Period(_stamp(first), _PAST_9999, key)
-    return Period(_stamp(first), _stamp(after), key)
+    return Period(*_bounds(first, precision), key)
 
 
-def period_keys(text: str) -> list[str]:
-    """The `Period.key` of each period a date or datetime `text` lies in, by the day it
-    writes (`written_text`): ``2024-03-01T07:00+08:00`` holds ``p:2024``, ``p:2024-03``
-    and ``p:2024-03-01`` (a month, its first day's); [] for another value."""
-    written = written_text(text)
-    if written is None:
+@lru_cache(maxsize=4096)
+def value_span(text: str, years: bool = True) -> Span | None:
+    """The period a document's value writes, as a filter's period compares it (`Span`): a
+    date or datetime the day it writes (its offset aside: ``2024-03-01T07:00+08:00`` is
+    March 1st), a month (``2024-03``, ``2024年3月``) that month, ``2024年`` that year, and,
+    with `years` (a field of dates: `reads_dates`), four digits (`is_year`) that year;
+    None for another value."""
+    clean = narrow(text).strip()
+    found = ((datetime(int(clean), 1, 1), 0) if years and is_year(clean) else _moment(clean))
+    if found is None:
+        return None
+    first, precision = found[0].replace(tzinfo=None), min(found[1], 2)
+    first = datetime(first.year, first.month, first.day)  # a datetime: the day it writes
+    return Span(*_bounds(first, precision), precision)
+
+
+def period_keys(text: str, years: bool = True) -> list[str]:
+    """The `Period.key` of each period `text`'s `value_span` lies in: a date or datetime
+    ``p:2024``, ``p:2024-03`` and ``p:2024-03-01`` (by the day it writes:
+    ``2024-03-01T07:00+08:00`` is March 1st); a month its year and month; a year (with
+    `years`: four digits) its year; [] for another value."""
+    span = value_span(text, years)
+    if span is None:
         return []
-    return [f"p:{written[:4]}", f"p:{written[:7]}", f"p:{written[:10]}"]
+    return [f"p:{span.start[:size]}" for size in (4, 7, 10)[: span.precision + 1]]
 
 
 def is_plain_version(text: str) -> bool:
@@ -225,6 +308,19 @@ class Wanted:
     instant: str | None
     period: Period | None = None
     dates: bool = True  # read as `wanted` was told: False in a field of part numbers
+    quantity: tuple[str, Number] | None = None  # a number and its unit (`quantity`): 5kW
+
+
+# the words a filter's value names a YAML boolean by: YAML 1.1's, which front matter is read
+# by (an author's `reviewed: yes` is true), and Chinese 是 / 否; case-folded (`fold`)
+TRUE_WORDS = frozenset({"true", "yes", "on", "是"})
+FALSE_WORDS = frozenset({"false", "no", "off", "否"})
+
+
+def boolean_of(text: str) -> bool | None:
+    """The boolean a filter's value names (`TRUE_WORDS`, `FALSE_WORDS`), None for another."""
+    folded = fold(text).strip()
+    return True if folded in TRUE_WORDS else False if folded in FALSE_WORDS else None
 
 
 def fold(text: str) -> str:
@@ -241,26 +337,47 @@ def wanted(text: str, dates: bool = True) -> Wanted:
     number = order_number(text)
     return Wanted(text, fold(text), number, version_text(text, number is not None),
                   instant_text(text) if dates else None, period_of(text) if dates else None,
-                  dates)
+                  dates, quantity(text))
 
 
-def keys_against(text: str, want: Wanted
-                 ) -> tuple[Number, Number] | tuple[str, str] | tuple[int, int] | None:
+def keys_against(text: str, want: Wanted, ordered: bool = True
+                 ) -> (tuple[Number, Number] | tuple[str, str] | tuple[Span, Period]
+                       | tuple[Incomparable, Incomparable] | None):
     """What a document's value `text` and the filter value `want` compare as when they are
     of one kind: the two numbers, else the two versions' `version_text`, else, for a value
-    naming a period (`period_of`) and a date or datetime, -1, 0 or 1 (before the period, in
-    it, after it: by the day `text` writes, `written_text`) and 0, else the two instants'
-    `instant_text`; None when they compare as text. Only `text` is read here."""
+    naming a period (`period_of`) and a date, datetime, month or year, the `Span` `text`
+    writes (by the day a datetime writes; a year of four digits in a field of dates) and the
+    period, compared by containment, else the two instants' `instant_text` (a year's: its
+    first moment, as a month's), else two quantities' numbers in one unit (`quantity`:
+    ``12kW`` and ``5 kw``; in two units `INCOMPARABLE`; one of them a bare number, when
+    `ordered` (an order, not ``=``): the numbers, in the quantity's unit); None when they
+    compare as text.
+    Only `text` is read here."""
     number = order_number(text)
     if number is not None and want.number is not None:
         return number, want.number
     if want.version is not None and (version := version_text(text, number is not None)):
         return version, want.version
-    if want.period is not None and (written := written_text(text)) is not None:
-        return (written >= want.period.end) - (written < want.period.start), 0
-    if want.instant is not None and (instant := instant_text(text)) is not None:
+    if want.period is not None and (span := value_span(text, want.dates)) is not None:
+        return span, want.period
+    if want.instant is not None and (instant := value_instant(text, want.dates)) is not None:
         return instant, want.instant
+    amount = quantity(text)
+    if want.quantity is not None:
+        if amount is not None:
+            return ((amount[1], want.quantity[1]) if amount[0] == want.quantity[0] else
+                    (INCOMPARABLE, INCOMPARABLE))
+        if number is not None and ordered:  # a bare number, in the filter's unit
+            return number, want.quantity[1]
+    elif amount is not None and want.number is not None and ordered:  # in the value's unit
+        return amount[1], want.number
     return None
+
+
+def value_instant(text: str, years: bool = True) -> str | None:
+    """A document's value as an instant (`instant_text`); with `years` (a field of dates)
+    four digits (`is_year`) too, as the first moment of that year."""
+    return instant_text(f"{text.strip()}-01-01" if years and is_year(text) else text)
 
 
 def nearest_periods(values: Iterable[str], period: Period, count: int) -> list[str]:
@@ -269,7 +386,9 @@ def nearest_periods(values: Iterable[str], period: Period, count: int) -> list[s
     first, as ISO writes them (``2024``, ``2024-03``, ``2024-03-01``): what to suggest for a
     filter's period no document lies in."""
     size = len(period.key) - 2  # the characters of YYYY, YYYY-MM or YYYY-MM-DD
-    held = {w[:size] for v in values if (w := written_text(v)) is not None}
+    precision = (4, 7, 10).index(size)  # a value as precise at least: inside such a period
+    held = {span.start[:size] for v in values
+            if (span := value_span(v)) is not None and span.precision >= precision}
     start = datetime.fromisoformat(period.start)
 
     def distance(held_period: str) -> tuple[timedelta, str]:
@@ -281,24 +400,43 @@ def nearest_periods(values: Iterable[str], period: Period, count: int) -> list[s
 def reads_dates(values: Iterable[str]) -> bool:
     """Whether a field whose values across the knowledge are `values` (each member as
     text) reads a filter's value as a date, a period or an instant: when each of them that
-    holds a digit is a date or datetime (`instant_text`). A field that also holds a part
-    number, a code or a number (``HX-2024-03``, ``A-2024``, ``3000``) compares
-    ``3000-12`` as the text it is; a value without digits (``unknown``, ``待定``) decides
-    nothing, and a field without a date reads none."""
-    dated = [instant_text(v) is not None and order_number(v) is None
-             for v in values if any(c.isdigit() for c in v)]
-    return bool(dated) and all(dated)
+    holds a digit is a date, a datetime or a month (`instant_text`) or a year (`is_year`:
+    ``2024`` beside ``2024-03-01``), and one is no bare year (a field of years alone holds
+    numbers). A month written with digits alone (``2024-03``, ``2024/3``) is one only in the
+    years `FIRST_YEAR`–`LAST_YEAR`: ``3000-12`` or ``1200-06`` is a part number, as is one
+    whose month is no month (``3000-13``). A field that also holds a part number, a code or
+    a number (``HX-2024-03``, ``A-2024``, ``3000``) compares ``3000-12`` as the text it is;
+    a value without digits (``unknown``, ``待定``) decides nothing, and a field without a
+    date reads none."""
+    kinds = [_date_kind(v) for v in values if any(c.isdigit() for c in v)]
+    return "d" in kinds and None not in kinds
+
+
+def _date_kind(text: str) -> str | None:
+    """``y`` for a year (`is_year`), ``d`` for another date, datetime or month as a field
+    of dates holds them, None for anything else (a number, a part: `reads_dates`)."""
+    if is_year(text):
+        return "y"
+    if instant_text(text) is None or order_number(text) is not None:
+        return None
+    clean = narrow(text).strip()
+    if _MONTH_SHAPE.fullmatch(clean) and not FIRST_YEAR <= int(clean[:4]) <= LAST_YEAR:
+        return None
+    return "d"
 
 
 def member_class(text: str) -> str:
     """Which order a value takes part in, as `keys_against` decides pairs: ``m`` a number that
-    is also a plain version, ``n`` another number, ``v`` a version, ``d`` an instant, ``t``
-    text (`kbtools.engine.expr` stores extremes per class)."""
+    is also a plain version, ``y`` such a number that is also a year beside dates
+    (`is_year`), ``n`` another number, ``v`` a version, ``d`` an instant, ``q`` a quantity
+    (`quantity`: 7.5kW), ``t`` text (`kbtools.engine.expr` stores extremes per class)."""
     if order_number(text) is not None:
-        return "m" if is_plain_version(text) else "n"
+        return ("y" if is_year(text) else "m") if is_plain_version(text) else "n"
     if version_text(text) is not None:
         return "v"
-    return "d" if instant_text(text) is not None else "t"
+    if instant_text(text) is not None:
+        return "d"
+    return "q" if quantity(text) is not None else "t"
 
 
 def equal_keys(text: str) -> list[str]:
@@ -306,24 +444,37 @@ def equal_keys(text: str) -> list[str]:
     them beside its number key (`kbtools.engine.expr`): ``v:`` its `version_text` (a
     version, or a plain number beside one), ``x:`` the same of a version alone (beside a
     plain number), ``d:`` its `instant_text` and the `period_keys` of the periods it lies
-    in. A filter's value finds a member equal by kind when one of the value's
-    `wanted_keys` is among them."""
+    in (of a year, `is_year`, those of the year it is in a field of dates). A filter's value
+    finds a member equal by kind when one of the value's `wanted_keys` is among them."""
     cls = member_class(text)
-    if cls in ("v", "m"):
-        key = version_text(text, cls == "m")
-        return [f"v:{key}", f"x:{key}"] if cls == "v" else [f"v:{key}"]
+    if cls in ("v", "m", "y"):
+        key = version_text(text, cls != "v")
+        year = [f"d:{value_instant(text)}", *period_keys(text)] if cls == "y" else []
+        return [f"v:{key}", f"x:{key}"] if cls == "v" else [f"v:{key}", *year]
+    if cls == "q":
+        return [quantity_key(text)]
     return [f"d:{instant_text(text)}", *period_keys(text)] if cls == "d" else []
+
+
+def quantity_key(text: str) -> str:
+    """A quantity's (`quantity`) equal key, ``q:<unit>:<order_text>``: one for every way of
+    writing it (``7.5kW``, ``7.50 KW``)."""
+    unit, number = quantity(text) or ("", INCOMPARABLE)
+    assert not isinstance(number, Incomparable), text
+    return f"q:{unit}:{order_text(number)}"
 
 
 def wanted_keys(want: str, dates: bool = True) -> list[str]:
     """The `equal_keys` a member equal to the filter value `want` by kind holds (numbers
     aside: `filter_numbers.number_key`): a period's key for a value naming one (a year
     ``2024`` too, beside its version key), else the instant's; with `dates` False
-    (`wanted`) no date's."""
+    (`wanted`) no date's; a quantity's in its unit (`quantity_key`)."""
     cls = member_class(want)
     period = period_of(want) if dates else None
     year = [period.key] if period is not None else []
-    if cls == "m":
+    if cls == "q":
+        return [quantity_key(want)]
+    if cls in ("m", "y"):
         return [f"x:{version_text(want, True)}", *year]
     if cls == "v":
         return [f"v:{version_text(want)}"]
@@ -332,6 +483,7 @@ def wanted_keys(want: str, dates: bool = True) -> list[str]:
     return year or [f"d:{instant_text(want)}"]
 
 
-__all__ = ["Period", "Wanted", "equal_keys", "fold", "instant_text", "keys_against",
-           "member_class", "nearest_periods", "order_text", "period_keys", "period_of", "reads_dates", "version_text",
-           "wanted", "wanted_keys", "written_text"]
+__all__ = ["FALSE_WORDS", "TRUE_WORDS", "Period", "Span", "Wanted", "boolean_of", "equal_keys", "fold", "instant_text", "is_year",
+           "keys_against", "member_class", "nearest_periods", "order_text", "period_keys",
+           "period_of", "quantity_key", "reads_dates", "value_instant", "value_span", "version_text", "wanted",
+           "wanted_keys", "written_text"]

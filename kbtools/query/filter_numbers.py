@@ -7,6 +7,15 @@ others (it was read as text, so ``size>=1e1000000000000000000`` compared strings
 text. `number_key` writes a number one way for ``=`` / ``!=``; `order_number` is what ``>=``
 / ``<=`` compare; `order_text` writes a number as a string whose byte order is the
 numbers' order, for an engine that orders only strings exactly (`kbtools.engine.expr`).
+
+A **quantity** (`quantity`) is a number with its unit after it, ``7.5kW``, ``3 kW``,
+``20%``, ``15亩``, ``1500 r/min``: two quantities in one unit (case aside: ``kW`` is ``KW``)
+compare as their numbers (``power>5kW`` holds for ``12kW``, which as text it did not);
+in two units they are not compared at all (`INCOMPARABLE`: no conversion, ``500W`` is
+neither above nor below ``5kW``, nor equal); a bare number orders with a quantity's
+number, in the unit the quantity gives (``power>5`` holds for ``7.5kW``, ``power<=5kW``
+for ``power: 3``), but is not equal to it (``code=7`` is not ``7A``, as before). A
+number with a leading zero is no quantity (``07A`` is a code).
 """
 
 from __future__ import annotations
@@ -148,8 +157,11 @@ def number_key(text: str) -> str | None:
     (``9007199254740993`` is not ``9007199254740992``). Leading zeros are only a way of
     writing: ``007`` is 7, as ``>=``/``<=`` and YAML (an unquoted ``007``) read it."""
     number = order_number(text)
-    if number is None:
-        return None
+    return None if number is None else key_of(number)
+
+
+def key_of(number: Number) -> str:
+    """`number` written as `number_key` writes it."""
     if number.is_infinite():
         return "-inf" if number < 0 else "inf"
     sign, digits, exponent = number.as_tuple()
@@ -207,3 +219,41 @@ def order_text(number: Number) -> str:
     body = (_exponent_text(number.adjusted())
             + "".join(map(str, digits)).lstrip("0").rstrip("0"))
     return _NEGATIVE + body.translate(_COMPLEMENT) + _END if sign else _POSITIVE + body
+
+
+# a number (no leading zero: 07A is a code) and the unit after it: letters of any script
+# (a degree sign before them), one more such unit after a slash (r/min, m/s), or a percent
+# or degree sign; no digit in it
+_QUANTITY = re.compile(r"\s*([+-]?(?:(?:0|[1-9]\d*)(?:\.\d+)?|\.\d+))\s*"
+                       r"((?:°?[^\W\d_]+(?:/[^\W\d_]+)?)|[%℃℉])\s*")
+MAX_QUANTITY_CHARS = 40  # longer text is no measured value
+
+
+@lru_cache(maxsize=4096)
+def quantity(text: str) -> tuple[str, Number] | None:
+    """`text` as a number and its unit (``7.5 kW``: ``("kw", 7.5)``, the unit case-folded,
+    full-width forms as ASCII); None for a bare number, text, a date or a version."""
+    clean = narrow(text)
+    m = _QUANTITY.fullmatch(clean) if len(clean) <= MAX_QUANTITY_CHARS else None
+    if m is None:
+        return None
+    number = _decimal(m.group(1))
+    return None if number is None else (m.group(2).casefold(), number)
+
+
+class Incomparable:
+    """What two quantities in different units compare as (`quantity`): every comparison
+    false, ``=`` too (``!=`` is its opposite where filters ask it)."""
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    def __lt__(self, other: object) -> bool:
+        return False
+
+    __le__ = __gt__ = __ge__ = __lt__
+
+
+INCOMPARABLE = Incomparable()

@@ -30,6 +30,7 @@ from kbtools.markdown.tags import (
 )
 from kbtools.query.filter_kinds import (
     Wanted,
+    boolean_of,
     fold,
     instant_text,
     keys_against,
@@ -67,7 +68,15 @@ WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
               "all of March; updated=2024 all of 2024; 2024/3/1, 2024年3月1日, 2024年3月 and "
               "2024年 too; 2024.03.01 is a version), a datetime as an instant "
               "(2024-03-01T08:00+08:00, 2024年3月1日 08:00; no offset: UTC), no date in a "
-              "field holding part numbers (model=3000-12 is that part), full-width forms (２．１, ＨＸ－２６０) as ASCII, other "
+              "field holding part numbers (model=3000-12 is that part; a month written in digits "
+              "alone, 3000-12, 1200-06, names a year 1900-2099 or none), a year beside dates "
+              "that year "
+              "(published: 2024 is in published=2024, in neither published>=2024-02 nor "
+              "<=2024-02: a value's day, month or year must lie inside the filter's), "
+              "a number with its unit as that quantity in its unit (power>5kW matches 12kW, not "
+              "500W: no conversion; power>5 matches 7.5kW), "
+              "a YAML boolean as true, yes, on or 是 (false, no, off, 否) name it, "
+              "full-width forms (２．１, ＨＸ－２６０) as ASCII, other "
               "values as "
               "text (= and != case-insensitively); "
               "tags=X also matches the tags nested under X (X/…) and a #X in the text. A "
@@ -168,7 +177,7 @@ def same_value(text: str, want: str | Wanted) -> bool:
     ``2024-03-01T08:00+08:00`` is ``2024-03-01``), else the same text case-folded, full-width
     forms as ASCII (`filter_kinds.fold`: ``ＨＸ－２６０`` is ``hx-260``)."""
     want = wanted(want) if isinstance(want, str) else want
-    keys = keys_against(text, want)
+    keys = keys_against(text, want, ordered=False)
     if keys is not None:
         return bool(keys[0] == keys[1])
     return fold(text) == want.folded
@@ -183,6 +192,8 @@ def _compare(value: Any, op: str, want: str | Wanted) -> bool:
             hit = any(_compare(v, "=", want) for v in value)
             return hit if op == "=" else not hit
         return any(_compare(v, op, want) for v in value)
+    if isinstance(value, bool) and op in ("=", "!="):  # yes, on, 是 name true (YAML 1.1)
+        return (boolean_of(want.text) is value) == (op == "=")
     if isinstance(value, bool):
         value = "true" if value else "false"
     if value is None:
@@ -463,8 +474,8 @@ def _check_value(key: str, op: str, want: str, index: KbIndex) -> None:
     """Closed-set keys: a value they can never have (as ``=`` reads it, `fold`: ``ＴＲＵＥ`` is
     true) is an error, not an empty result."""
     shown = where_text(key, op, want)
-    if key == "verified" and (op not in ("=", "!=") or fold(want) not in ("true", "false")):
-        raise FilterError("bad", f"{shown}: use verified=true or verified=false",
+    if key == "verified" and (op not in ("=", "!=") or boolean_of(want) is None):
+        raise FilterError("bad", f"{shown}: use verified=true or verified=false (yes/no, 是/否)",
                           key="bad_where", values={"where": shown})
     if key == "kind" and op == "=":
         kinds = _kinds(index).names

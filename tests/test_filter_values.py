@@ -1,0 +1,93 @@
+"""``--where`` on values with units and on booleans (session 40, issues 5, 14, 8).
+
+A number with its unit after it (``7.5kW``, ``3 kW``, ``20%``, ``15亩``, ``1500 r/min``) was
+text: ``power>5kW`` missed ``12kW`` ("1" sorts before "5") and ``power=7.5 kW`` missed
+``7.5kW``. Two quantities in one unit (case aside) compare as their numbers; in two units
+never (no conversion: ``500W`` is neither above nor below ``5kW``); a bare number compares
+with a quantity's number in the quantity's unit. Locally and in Milvus alike."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kbtools.query.filter_kinds import member_class
+from kbtools.query.filter_numbers import quantity
+from kbtools.query.filters import value_matches
+from tests.milvus_server import engine_rows, facts_collection, local_rows, milvus  # noqa: F401
+
+FACTS = [{"power": v, "面积": a, "reviewed": r} for v, a, r in [
+    ("7.5kW", "15亩", True),  # 0: YAML's `reviewed: yes` is true
+    ("3 kW", "8 亩", False),  # 1
+    (11, 20, "yes"),  # 2: bare numbers; a quoted "yes" is text
+    ("500W", "1.5公顷", None),  # 3: another unit
+    ("12kW", "120亩", [True, "x"]),  # 4: "12kW" < "5kW" as text
+    (["2kW", "15 ＫＷ"], "30亩", "true"),  # 5: a list; full-width
+    ("unknown", "未知", "否"),  # 6: text
+]]
+
+
+@pytest.fixture(scope="module")
+def coll(milvus):  # noqa: F811
+    with facts_collection(milvus, "units", "units", [(f, False) for f in FACTS]) as engine:
+        yield engine
+
+
+@pytest.mark.parametrize(("key", "op", "want", "rows"), [
+    ("power", ">", "5kW", [0, 2, 4, 5, 6]),  # 11 bare: 11 kW; unknown: text, after digits
+    ("power", ">=", "12 KW", [4, 5, 6]), ("power", "<", "5kW", [1, 5]),
+    ("power", "=", "7.5 kW", [0]), ("power", "=", "7.50KW", [0]), ("power", "=", "15kw", [5]),
+    ("power", "=", "11kW", []), ("power", "=", "7.5", []),  # a bare number: no unit to be equal in
+    ("power", "=", "500w", [3]), ("power", ">=", "11kW", [2, 4, 5, 6]),
+    ("power", "!=", "12kW", [0, 1, 2, 3, 5, 6]),
+    ("power", ">=", "5000W", [6]),  # in watts: only 500W is in that unit, below it
+    ("power", ">", "5", [0, 2, 3, 4, 5, 6]),  # bare: each quantity's number
+    ("面积", ">", "10亩", [0, 2, 4, 5, 6]), ("面积", "<=", "10 亩", [1]), ("面积", "=", "1.5公顷", [3]),
+])
+def test_quantities_in_one_unit_compare_as_numbers_locally_and_in_milvus(coll, key, op, want,
+                                                                         rows):
+    assert local_rows(FACTS, key, op, want) == rows
+    assert engine_rows(coll, "units", key, op, want, FACTS) == rows
+
+
+def test_what_is_a_quantity():
+    assert [quantity(t) is not None for t in (
+        "7.5kW", "3 kW", "20%", "15亩", "1500 r/min", "-5 °C", "30℃", "２．５ｋＷ")] == [True] * 8
+    assert [member_class(t) for t in (
+        "HX-260", "E17", "3000-12", "1.2.3a1", "2024年", "24V DC", "7.5", "v2", "x²")] == [
+        "t", "t", "d", "t", "d", "t", "m", "v", "t"]
+
+
+amounts = st.builds(lambda n, sp, u: f"{n}{sp}{u}", st.sampled_from(
+    ["0", "5", "7.5", "11", "12", "-3", "500", "1e3", "007"]), st.sampled_from(["", " "]),
+    st.sampled_from(["kW", "KW", "W", "亩", "%", "r/min"]))
+wants = st.one_of(amounts, st.sampled_from(["5", "11", "2024", "1.9", "abc", "2024-03-01"]))
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(want=wants, op=st.sampled_from([">=", "<=", ">", "<", "=", "!="]),
+       key=st.sampled_from(["power", "面积"]))
+def test_any_quantity_or_number_filters_alike_locally_and_in_milvus(coll, want, op, key):
+    assert engine_rows(coll, "units", key, op, want, FACTS) == local_rows(FACTS, key, op, want)
+
+
+@pytest.mark.parametrize(("key", "op", "want", "rows"), [
+    ("reviewed", "=", "yes", [0, 2, 4]), ("reviewed", "=", "YES", [0, 2, 4]),
+    ("reviewed", "=", "是", [0, 4]), ("reviewed", "=", "on", [0, 4]),
+    ("reviewed", "=", "true", [0, 4, 5]), ("reviewed", "!=", "yes", [1, 3, 5, 6]),
+    ("reviewed", "=", "no", [1]), ("reviewed", "=", "否", [1, 6]), ("reviewed", "=", "1", []),
+])
+def test_yaml_booleans_are_named_as_authors_write_them_locally_and_in_milvus(coll, key, op,
+                                                                             want, rows):
+    """Front matter is YAML 1.1: an author's ``reviewed: yes`` is true, but
+    ``--where reviewed=yes`` compared the word with "true" and found nothing (``是`` too);
+    ``verified=是`` was refused (tests/test_filter_surfaces.py). A boolean is named by true, yes, on, 是 (false, no, off,
+    否), case aside; a quoted ``"yes"`` stays the text it is."""
+    assert local_rows(FACTS, key, op, want) == rows
+    assert engine_rows(coll, "units", key, op, want, FACTS) == rows
+    # verified (every row's False here) reads them alike, and is no longer refused so
+    assert engine_rows(coll, "units", "verified", "=", "否") == list(range(len(FACTS)))
+    assert engine_rows(coll, "units", "verified", "=", "是") == []
+    assert value_matches("verified", True, "=", "是") and value_matches("verified", False, "!=", "yes")
