@@ -9,6 +9,7 @@ so exactly but one is named so but for case, Unicode composition or its Markdown
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
@@ -135,3 +136,47 @@ def check_doc_path(doc: str, section_arg: str = "heading_path") -> str:
                            path=shown_doc(found.group("path").strip()))
         raise _refused(shown, "only Markdown documents can be read", "doc_not_markdown")
     return "/".join(parts)
+
+
+MARKDOWN = (".md", ".markdown")
+MAX_NAMED_DOCS = 5  # documents named when a name means several but for case
+
+
+def folded(path: str) -> str:
+    """`path` as two spellings of one file name compare: NFC, case-folded."""
+    return unicodedata.normalize("NFC", path).casefold()
+
+
+def spellings(doc: str, folders: tuple[str, ...]) -> set[str]:
+    """The folded paths an address `doc` may name: as given and percent-decoded once more,
+    with ``.md``/``.markdown`` when it has no Markdown ending, under each knowledge folder."""
+    given = {doc, *([d] if (d := percent_decoded(doc)) is not None else [])}
+    named = {folded(g.strip("/")) for g in given}
+    named |= {n + ext for n in named if not n.endswith(MARKDOWN) for ext in MARKDOWN}
+    return named | {folded(f) + "/" + n for f in folders for n in named}
+
+
+def same_documents(doc: str, names: list[str], folders: tuple[str, ...]) -> list[str]:
+    """The documents of `names` that `doc` names but for case and Unicode composition
+    (``Wheat-Scab.MD``, an NFD name for an NFC file), sorted: one is the document meant;
+    several (``A.md`` beside ``a.md``) are for the caller to choose from."""
+    wanted = spellings(doc, folders)
+    return sorted(n for n in names if folded(n) in wanted)
+
+
+def same_document(doc: str, names: list[str], folders: tuple[str, ...]) -> str | None:
+    """The one document of `names` that `doc` names but for case and Unicode composition;
+    None when none is, or several are (`same_documents`)."""
+    found = same_documents(doc, names, folders)
+    return found[0] if len(found) == 1 else None
+
+
+def several_named(doc: str, found: list[str]) -> UsageError:
+    """The error for `doc` naming no document exactly and several of `found` but for case
+    or Unicode composition: it names them, for the caller to give one exactly."""
+    listed = ", ".join(found[:MAX_NAMED_DOCS]) + (
+        f" and {len(found) - MAX_NAMED_DOCS} more" if len(found) > MAX_NAMED_DOCS else "")
+    return UsageError(f"'{shown_doc(doc)}' names no document exactly, and {len(found)} "
+                      f"documents but for case or Unicode composition: {listed}; give the "
+                      "one meant as it is written", key="doc_names_several",
+                      values={"doc": shown_doc(doc), "docs": listed})

@@ -20,12 +20,21 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.agents.citation_text import percent_decoded
-from kbtools.agents.docpath import Cited, check_doc_path, cited, linked, shown_doc
+from kbtools.agents.docpath import (
+    Cited,
+    check_doc_path,
+    cited,
+    linked,
+    same_documents,
+    several_named,
+    shown_doc,
+)
 from kbtools.build.verified import coverages
 from kbtools.check.engine import max_document_bytes
 from kbtools.config import Config, load_config
 from kbtools.corpus import DEFAULT_MAX_BYTES, SourceDoc, decode, parse_source, read_doc
 from kbtools.decision import column_key
+from kbtools.docfiles import MARKDOWN_SUFFIX, find_markdown
 from kbtools.errors import (
     IndexLoadError,
     KbError,
@@ -178,11 +187,15 @@ class Knowledge:
             groups = parse_synonyms(text)[0]
         return {column_key(term): others for term, others in groups.mapping().items()}
 
-    def resolve(self, doc: str, section_arg: str = "heading_path") -> Path:
+    def resolve(self, doc: str, section_arg: str = "heading_path", exactly: bool = False
+                ) -> Path:
         """The file of `doc`, or UsageError/KbError. `doc` is a path relative to `base` (as
         cited) or to a knowledge folder (`folders`), in a repository and in an index alike.
         `section_arg`: the caller's argument for a section, which a refused citation-as-path
-        is told to use (`check_doc_path`)."""
+        is told to use (`check_doc_path`). No file named so exactly: the one document named
+        so but for case or Unicode composition (``Wheat-Scab.MD``: a phone's or a person's
+        spelling; UsageError naming them when several are), unless `exactly` (a page, whose
+        address is redirected to the document's own instead, `serve.nearest`)."""
         # as given, as a link's path a URL writes; composed otherwise than the file's name
         # (NFD, as macOS writes names, for an NFC file name, or the other way round)
         found, decoded = None, percent_decoded(doc)
@@ -190,6 +203,8 @@ class Knowledge:
                                    for form in (text, *(unicodedata.normalize(f, text)
                                                         for f in ("NFC", "NFD")))):
             found = found or self._find(given, section_arg)
+        if found is None and not exactly:
+            found = self._named_otherwise(doc, section_arg)
         if found is None:
             raise KbError(f"no such document in the {self.where}: {shown_doc(doc)}",
                           key="no_document", values={"doc": shown_doc(doc)})
@@ -205,6 +220,19 @@ class Knowledge:
             if found is None and not rel.startswith(folder + "/"):
                 found = self._existing(doc, self.base / folder / rel, allowed)
         return found
+
+    def _named_otherwise(self, doc: str, section_arg: str) -> Path | None:
+        """The file of the one document `doc` names but for case or Unicode composition
+        (`same_documents`); None when none is; UsageError naming them when several are."""
+        if self.idx is not None:
+            names = self.idx.store.doc_names()
+        else:
+            names = [self.rel(p) for p in find_markdown([self.allowed])
+                     if p.suffix == MARKDOWN_SUFFIX]
+        found = same_documents(doc, names, self.folders)
+        if len(found) > 1:
+            raise several_named(doc, found)
+        return self._find(found[0], section_arg) if found else None
 
     def _existing(self, doc: str, cand: Path, allowed: Path) -> Path | None:
         """`cand` when it is a file inside `allowed` (after following links); None when there

@@ -101,7 +101,7 @@ def markdown_named(request: Request, served: Served, kind: str) -> Response | No
         return None
     for ext in (".md", ".markdown"):
         try:
-            served.knowledge.resolve(doc + ext)
+            served.knowledge.resolve(doc + ext, exactly=True)
         except KbError:
             continue
         query = request.url.query
