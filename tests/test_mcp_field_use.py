@@ -219,3 +219,26 @@ def test_evaluate_table_answers_a_row_the_inputs_not_given_cannot_change(tmp_pat
     assert got["matches"][0]["cells"][1]["reason"].startswith("not given")
     assert "missing input for column(s) 相对湿度(%)" in error_text(middle)
     assert "missing input for column(s) 温度(℃)" in error_text(humid)
+
+
+def test_a_refused_draft_names_the_line_of_the_body_the_agent_sent(tmp_path):
+    """A report whose photo is not in the repository was refused "line 13: path-missing":
+    line 13 of the draft the call would have written, front matter and all, while the agent
+    had sent four lines. The error names the body's line (its own front matter and blank
+    lines before the text counted, CRLF or not) beside the draft's."""
+    repo = committed_repo(tmp_path / "kb")
+    (repo / "knowledge" / "field_reports").mkdir()
+    bodies = ["# 卷帘机异响\n\n电机有异响，见照片：\n![照片](photo.jpg)\n",
+              "\n\n# 卷帘机异响\r\n\r\n电机有异响，见照片：\r\n![照片](photo.jpg)\r\n",
+              "---\ncrop: [黄瓜]\n---\n\n# 卷帘机异响\n\n电机有异响：\n![照片](photo.jpg)\n"]
+
+    async def scenario(c):
+        return [await c.call_tool("draft_report", {
+            "category": "field-report", "title": "三号温室卷帘机异响", "body": body,
+            "author": "agent", "location": "三号温室"}) for body in bodies]
+
+    said = [error_text(res) for res in session(repo, "--allow-write", scenario=scenario)]
+    for message, line in zip(said, (4, 6, 8), strict=True):
+        assert f"would fail kb check: line {line} of the body (line " in message, message
+        assert "of the draft): path-missing: 'photo.jpg' does not exist" in message, message
+    assert not git(repo, "branch", "--list", "draft/*")
