@@ -242,3 +242,23 @@ def test_a_refused_draft_names_the_line_of_the_body_the_agent_sent(tmp_path):
         assert f"would fail kb check: line {line} of the body (line " in message, message
         assert "of the draft): path-missing: 'photo.jpg' does not exist" in message, message
     assert not git(repo, "branch", "--list", "draft/*")
+
+
+def test_evaluate_table_reads_a_relative_humidity_written_with_rh(tmp_path):
+    """A field agent copies a hygrometer's reading, "90 % RH": refused as "not a number"
+    while "90%RH" glued was read. RH after a percentage says only what the percentage is
+    of, in any spelling; anything else after the number is still refused."""
+    repo = committed_repo(tmp_path / "kb")
+    risk = "knowledge/crops/risk.md"
+    said = ("90 % RH", "90 %RH", "90％ RH", "88.5 % r.h.", "90%RH")
+
+    async def scenario(c):
+        return [await c.call_tool("evaluate_table", {"doc": risk, "inputs": {
+            "温度": "18 ℃", "相对湿度": humidity}}) for humidity in (*said, "90 % 左右 RH2")]
+
+    *read, other = session(repo, scenario=scenario)
+    for humidity, res in zip(said, read, strict=True):
+        got = data(res)
+        assert (got["selected"], got["outputs"][0]["风险等级"]) == ([3], "高"), humidity
+        assert got["inputs"]["相对湿度(%)"] == humidity
+    assert "is not a number" in error_text(other)
