@@ -225,7 +225,7 @@ class Knowledge:
         """The file of the one document `doc` names but for case or Unicode composition
         (`same_documents`); None when none is; UsageError naming them when several are."""
         if self.idx is not None:
-            names = self.idx.store.doc_names()
+            names = [str(d["doc"]) for d in self.idx.docs()]
         else:
             names = [self.rel(p) for p in find_markdown([self.allowed])
                      if p.suffix == MARKDOWN_SUFFIX]
