@@ -262,3 +262,24 @@ def test_evaluate_table_reads_a_relative_humidity_written_with_rh(tmp_path):
         assert (got["selected"], got["outputs"][0]["风险等级"]) == ([3], "高"), humidity
         assert got["inputs"]["相对湿度(%)"] == humidity
     assert "is not a number" in error_text(other)
+
+
+def test_a_list_field_given_as_text_is_refused_saying_the_list_to_send(tmp_path):
+    """A report's front matter gave `crop: 黄瓜、番茄` and was refused "'黄瓜、番茄' is not of
+    type 'array'": the agent had to guess the YAML. The line now says the list it reads as."""
+    repo = committed_repo(tmp_path / "kb")
+    (repo / "knowledge" / "field_reports").mkdir()
+
+    async def scenario(c):
+        return [await c.call_tool("draft_report", {
+            "category": "field-report", "title": "温室巡查", "location": "三号温室",
+            "body": f"---\n{field}\n---\n# 温室巡查\n\n叶片有病斑。\n"})
+            for field in ("crop: 黄瓜、番茄", "tags: 巡查, 病害", "crop: 3")]
+
+    crops, tags, number = (error_text(r) for r in session(repo, "--allow-write",
+                                                          scenario=scenario))
+    assert crops.endswith("crop: '黄瓜、番茄' is not of type 'array' (write it as a list: "
+                          "`crop: [黄瓜, 番茄]`)"), crops
+    assert tags.endswith("(write it as a list: `tags: [巡查, 病害]`)"), tags
+    assert number.endswith("crop: 3 is not of type 'array'"), number
+    assert not git(repo, "branch", "--list", "draft/*")

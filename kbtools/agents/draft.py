@@ -223,12 +223,24 @@ def _validate(cfg: Config, rel: str, text: str, category: str,
                 err.validator == "required" and isinstance(err.instance, dict)) else []
             hint = (f" (pass {argument('location')})" if "location" in missing else
                     f" (give `{missing[0]}:` in a front-matter block at the top of "
-                    f"{argument('body')})" if missing else "")
+                    f"{argument('body')})" if missing else _as_list(err, where))
             raise UsageError(f"draft front matter is invalid: {where}: {_reason(err)}{hint}",
                              path=rel)
 
 
 QUOTED_MAX = 60  # characters of a refused value an error quotes
+_LISTED = str.maketrans(dict.fromkeys("，、;；", ","))  # what separates a list typed as text
+
+
+def _as_list(err: Any, where: str) -> str:
+    """How to write a field the schema takes as a list that was given as one text (`crop:
+    小麦、玉米`, `tags: a, b`): the list it reads as, for the caller to send; else nothing."""
+    wanted = err.validator_value if err.validator == "type" else None
+    if not isinstance(err.instance, str) or not (wanted == "array" or isinstance(
+            wanted, list) and "array" in wanted):
+        return ""
+    items = [i.strip() for i in err.instance.translate(_LISTED).split(",") if i.strip()]
+    return f" (write it as a list: `{where}: [{', '.join(items)}]`)" if items else ""
 
 
 def _reason(err: Any) -> str:
