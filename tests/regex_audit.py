@@ -80,7 +80,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.ship.sourceurl._USERINFO": "sub",  # a git message naming a source (a server's text)
     "kbtools.errors._TERMINAL_CONTROL": "sub",  # text a command prints (knowledge, questions)
     "kbtools.render.table_csv.PLAIN_VALUE": "match",  # a table cell
-    "kbtools.agents.read._DRIVE": "match",
+    "kbtools.agents.docpath._DRIVE": "match",
     "kbtools.markdown.heading_paths._SEPARATOR": "split",
     "kbtools.markdown.heading_paths._SECTION_REF": "fullmatch",  # a heading path's part (MCP `read`)
     "kbtools.markdown.heading_paths._NUMBERED": "sub",  # a heading's text (normed)
@@ -244,7 +244,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.filter_kinds._YEAR": "fullmatch",  # a --where value
     "kbtools.query.filter_kinds._MONTH_SHAPE": "fullmatch",  # a front-matter value
     "kbtools.query.filter_numbers._QUANTITY": "fullmatch",  # a front-matter or --where value
-    "kbtools.agents.read._CITED": "fullmatch",  # an agent's document path
+    "kbtools.agents.docpath._CITED": "fullmatch",  # an agent's document path
     "kbtools.agents.citation_text._SHOWN_LINES": "fullmatch",  # what follows " (line" in a doc
     "kbtools.markdown.formula_words._PIECE": "findall",  # a formula's LaTeX
     "kbtools.markdown.formula_words:\\s+": "sub",  # the words said of a formula

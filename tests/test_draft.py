@@ -137,7 +137,8 @@ def test_a_draft_refuses_bidi_controls_where_they_disguise_text(repo: git.Repo) 
         create_draft(root, "field-report", "\u202egnp.exe", "b", location="x", now=NOW)
     with pytest.raises(UsageError, match="draft location contains the bidirectional"):
         create_draft(root, "field-report", "T", "b", location="line \u2066 3", now=NOW)
-    with pytest.raises(UsageError, match=r"line \d+: text-bidi: .* in a heading"):
+    with pytest.raises(UsageError, match=r"line 1 of the body \(line \d+ of the draft\): "
+                                         r"text-bidi: .* in a heading"):
         create_draft(root, "field-report", "T", "# Steps \u202e1 2\n\ntext\n", location="x",
                      now=NOW)
     assert {h.name for h in repo.heads} == heads  # nothing created
@@ -386,7 +387,8 @@ def test_a_draft_is_checked_as_its_branch_holds_it(repo: git.Repo, tmp_path: Pat
     (root / "assets").mkdir()
     (root / "assets" / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     for link in ("[new](../new.md)", "![photo](../../assets/photo.png)"):
-        with pytest.raises(UsageError, match=r"would fail kb check: line \d+: path-missing: .* "
+        with pytest.raises(UsageError, match=r"would fail kb check: line 1 of the body \(line "
+                                             r"\d+ of the draft\): path-missing: .* "
                                              "is not in the commit .*is not committed, and a "
                                              "draft is based on the last commit"):
             create_draft(root, "field-report", "Links", f"See {link}.\n", location="x", now=NOW)

@@ -219,3 +219,67 @@ def test_evaluate_table_answers_a_row_the_inputs_not_given_cannot_change(tmp_pat
     assert got["matches"][0]["cells"][1]["reason"].startswith("not given")
     assert "missing input for column(s) 相对湿度(%)" in error_text(middle)
     assert "missing input for column(s) 温度(℃)" in error_text(humid)
+
+
+def test_a_refused_draft_names_the_line_of_the_body_the_agent_sent(tmp_path):
+    """A report whose photo is not in the repository was refused "line 13: path-missing":
+    line 13 of the draft the call would have written, front matter and all, while the agent
+    had sent four lines. The error names the body's line (its own front matter and blank
+    lines before the text counted, CRLF or not) beside the draft's."""
+    repo = committed_repo(tmp_path / "kb")
+    (repo / "knowledge" / "field_reports").mkdir()
+    bodies = ["# 卷帘机异响\n\n电机有异响，见照片：\n![照片](photo.jpg)\n",
+              "\n\n# 卷帘机异响\r\n\r\n电机有异响，见照片：\r\n![照片](photo.jpg)\r\n",
+              "---\ncrop: [黄瓜]\n---\n\n# 卷帘机异响\n\n电机有异响：\n![照片](photo.jpg)\n"]
+
+    async def scenario(c):
+        return [await c.call_tool("draft_report", {
+            "category": "field-report", "title": "三号温室卷帘机异响", "body": body,
+            "author": "agent", "location": "三号温室"}) for body in bodies]
+
+    said = [error_text(res) for res in session(repo, "--allow-write", scenario=scenario)]
+    for message, line in zip(said, (4, 6, 8), strict=True):
+        assert f"would fail kb check: line {line} of the body (line " in message, message
+        assert "of the draft): path-missing: 'photo.jpg' does not exist" in message, message
+    assert not git(repo, "branch", "--list", "draft/*")
+
+
+def test_evaluate_table_reads_a_relative_humidity_written_with_rh(tmp_path):
+    """A field agent copies a hygrometer's reading, "90 % RH": refused as "not a number"
+    while "90%RH" glued was read. RH after a percentage says only what the percentage is
+    of, in any spelling; anything else after the number is still refused."""
+    repo = committed_repo(tmp_path / "kb")
+    risk = "knowledge/crops/risk.md"
+    said = ("90 % RH", "90 %RH", "90％ RH", "88.5 % r.h.", "90%RH")
+
+    async def scenario(c):
+        return [await c.call_tool("evaluate_table", {"doc": risk, "inputs": {
+            "温度": "18 ℃", "相对湿度": humidity}}) for humidity in (*said, "90 % 左右 RH2")]
+
+    *read, other = session(repo, scenario=scenario)
+    for humidity, res in zip(said, read, strict=True):
+        got = data(res)
+        assert (got["selected"], got["outputs"][0]["风险等级"]) == ([3], "高"), humidity
+        assert got["inputs"]["相对湿度(%)"] == humidity
+    assert "is not a number" in error_text(other)
+
+
+def test_a_list_field_given_as_text_is_refused_saying_the_list_to_send(tmp_path):
+    """A report's front matter gave `crop: 黄瓜、番茄` and was refused "'黄瓜、番茄' is not of
+    type 'array'": the agent had to guess the YAML. The line now says the list it reads as."""
+    repo = committed_repo(tmp_path / "kb")
+    (repo / "knowledge" / "field_reports").mkdir()
+
+    async def scenario(c):
+        return [await c.call_tool("draft_report", {
+            "category": "field-report", "title": "温室巡查", "location": "三号温室",
+            "body": f"---\n{field}\n---\n# 温室巡查\n\n叶片有病斑。\n"})
+            for field in ("crop: 黄瓜、番茄", "tags: 巡查, 病害", "crop: 3")]
+
+    crops, tags, number = (error_text(r) for r in session(repo, "--allow-write",
+                                                          scenario=scenario))
+    assert crops.endswith("crop: '黄瓜、番茄' is not of type 'array' (write it as a list: "
+                          "`crop: [黄瓜, 番茄]`)"), crops
+    assert tags.endswith("(write it as a list: `tags: [巡查, 病害]`)"), tags
+    assert number.endswith("crop: 3 is not of type 'array'"), number
+    assert not git(repo, "branch", "--list", "draft/*")

@@ -8,7 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from kbtools.agents.read import MAX_LINES, check_doc_path, open_knowledge, read_section
+from kbtools.agents.docpath import check_doc_path
+from kbtools.agents.read import MAX_LINES, open_knowledge, read_section
 from kbtools.errors import KbError, UsageError
 
 DOC = """---

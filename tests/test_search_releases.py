@@ -200,3 +200,33 @@ def test_a_tag_and_another_releases_commit_are_refused_as_two_releases(device, t
                                       "release or the commit alone"), info.value.message
     assert tool_search(ctx, QUESTION, 1, release="kb-r2", commit=r2[:8])["release"]["tag"] \
         == "kb-r2"
+
+
+def test_a_server_sees_a_release_pruned_and_one_synced_without_restarting(device, tmp_path):
+    """The releases a device keeps are listed on every call that asks for one, each
+    manifest read once per write of it (`asked._source_commit`): a release pruned while
+    the server runs is refused on the next call, and one a sync adds is found."""
+    dev = tmp_path / "device"
+    shutil.copytree(device, dev, symlinks=True)
+    r1 = release_commit(dev, "kb-r1")
+    away = tmp_path / "kb-r1"
+    asks = [{"query": QUESTION, "release": "kb-r1"}, {"query": QUESTION, "commit": r1[:9]}]
+
+    async def scenario(c):
+        got = [await calls(c, "search", asks, answer)]
+        (dev / "releases" / "kb-r1").rename(away)  # pruned, as `kb sync` does
+        got.append(await calls(c, "search", asks, answer))
+        shutil.copytree(away, dev / "releases" / "kb-r1.staging", symlinks=True)
+        (dev / "releases" / "kb-r1.staging").rename(dev / "releases" / "kb-r1")  # synced
+        got.append(await calls(c, "search", asks, answer))
+        return got
+
+    before, pruned, synced = session(tmp_path, "--index", str(dev), "--no-log",
+                                     scenario=scenario)
+    for kind, got in before + synced:
+        assert kind == "ok" and got[:2] == ("kb-r1", r1), got
+        assert got[2] and REMOVED in got[2][0], got
+    for (kind, message), named in zip(pruned, ("release kb-r1", f"commit {r1[:9]}"),
+                                      strict=True):
+        assert kind == "error" and str(message).startswith(
+            f"{named} is no longer on this device (it keeps release kb-r2"), message

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from kbtools.agents.citation_text import is_commit
-from kbtools.agents.opened import Open, OpenedReleases
+from kbtools.agents.opened import Key, Open, OpenedReleases, release_key
 from kbtools.errors import KbError, UsageError, one_line
 from kbtools.index.layout import DeviceLayout, ReleaseLayout, device_of_release
 from kbtools.index.reader import KbIndex, ReleaseInfo
@@ -68,14 +68,38 @@ def kept_releases(device: Path | None, served: Path | None = None) -> list[Kept]
             tag_sources(clone[1]).items())] if clone is not None else []
     out = []
     for tag, root in sorted(DeviceLayout(device).release_dirs().items()):
-        try:
-            manifest = json.loads(ReleaseLayout(root).manifest.read_text(encoding="utf-8"))
-            commit = manifest["source"]["commit"]
-        except (OSError, ValueError, KeyError, TypeError):  # half-pruned: not kept
-            continue
-        if isinstance(commit, str):
+        commit = _source_commit(root)
+        if commit is not None:
             out.append(Kept(tag, root, commit))
     return out
+
+
+_COMMITS: dict[Path, tuple[Key, str | None]] = {}  # release dir → (its key, source commit)
+_COMMITS_BOUND = 256  # release directories remembered (all devices one process serves)
+
+
+def _source_commit(root: Path) -> str | None:
+    """The source commit of the release in directory `root`, None when it has no readable
+    manifest naming one (half-pruned: not kept). Read once per write of the manifest
+    (`release_key`): a manifest of a 54k-chunk release takes milliseconds to parse, and
+    every call asking for a release lists the releases kept; a sync that adds a release or
+    a prune that removes one changes the key."""
+    key = release_key(root)
+    if key is None or key[2] is None:
+        return None
+    got = _COMMITS.get(root)
+    if got is not None and got[0] == key:
+        return got[1]
+    try:
+        manifest = json.loads(ReleaseLayout(root).manifest.read_text(encoding="utf-8"))
+        commit = manifest["source"]["commit"]
+    except (OSError, ValueError, KeyError, TypeError):  # half-pruned: not kept
+        return None  # not remembered: a sync may be writing it
+    found = commit if isinstance(commit, str) else None
+    if len(_COMMITS) >= _COMMITS_BOUND:
+        _COMMITS.clear()
+    _COMMITS[root] = (key, found)
+    return found
 
 
 def release_arguments(commit: Any, release: Any) -> tuple[str | None, str | None]:

@@ -28,13 +28,13 @@ from typing import Any
 
 from kbtools.agents.asked import asked_index, release_arguments, release_name
 from kbtools.agents.citation_text import split_release, unescaped
+from kbtools.agents.docpath import cited
 from kbtools.agents.moved import moved
 from kbtools.agents.opened import OpenedReleases
 from kbtools.agents.read import (
     SEVERAL,
     Knowledge,
     SectionText,
-    cited,
     open_knowledge,
     read_section,
 )

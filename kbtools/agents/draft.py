@@ -114,6 +114,29 @@ def render_document(meta: dict[str, Any], body: str) -> str:
     return "\n".join([*lines, "---", ""]) + body.strip("\n") + "\n"
 
 
+def lines_said(meta: dict[str, Any], body: str, text: str) -> Callable[[int], str]:
+    """How an error names line `n` of the draft `render_document(meta, text)` makes, to the
+    caller who sent `body` (the draft's `text` after its own front matter, if any): a line
+    of the text as the line of `body` it came from ("line 3 of the body (line 13 of the
+    draft)"), a line of the front matter the call wrote as such. An agent was told "line
+    13" of a document it never saw and looked for it in its three-line body."""
+    first = len(meta) + 3  # ---, a line a field, ---: then the text, stripped of blank lines
+    given = body.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
+    written = text.strip("\n")
+    end = len(given.rstrip("\n"))
+    at = end - len(written)
+    body_at = given.count("\n", 0, at) + 1 if written and at >= 0 and given[at:end] == written \
+        else None
+
+    def said(n: int) -> str:
+        if n < first:
+            return f"line {n} of the draft's front matter"
+        if body_at is None:
+            return f"line {n}"
+        return f"line {body_at + n - first} of the body (line {n} of the draft)"
+    return said
+
+
 def _written_as_meant(cfg: Config, rel: str, document: str, meta: dict[str, Any]) -> None:
     """Refuse a rendered draft whose front matter does not read back as `meta` (with
     `verified: false`): nothing a body or a field brings may end the front matter early or
@@ -200,12 +223,24 @@ def _validate(cfg: Config, rel: str, text: str, category: str,
                 err.validator == "required" and isinstance(err.instance, dict)) else []
             hint = (f" (pass {argument('location')})" if "location" in missing else
                     f" (give `{missing[0]}:` in a front-matter block at the top of "
-                    f"{argument('body')})" if missing else "")
+                    f"{argument('body')})" if missing else _as_list(err, where))
             raise UsageError(f"draft front matter is invalid: {where}: {_reason(err)}{hint}",
                              path=rel)
 
 
 QUOTED_MAX = 60  # characters of a refused value an error quotes
+_LISTED = str.maketrans(dict.fromkeys("，、;；", ","))  # what separates a list typed as text
+
+
+def _as_list(err: Any, where: str) -> str:
+    """How to write a field the schema takes as a list that was given as one text (`crop:
+    小麦、玉米`, `tags: a, b`): the list it reads as, for the caller to send; else nothing."""
+    wanted = err.validator_value if err.validator == "type" else None
+    if not isinstance(err.instance, str) or not (wanted == "array" or isinstance(
+            wanted, list) and "array" in wanted):
+        return ""
+    items = [i.strip() for i in err.instance.translate(_LISTED).split(",") if i.strip()]
+    return f" (write it as a list: `{where}: [{', '.join(items)}]`)" if items else ""
 
 
 def _reason(err: Any) -> str:
@@ -222,17 +257,20 @@ def _reason(err: Any) -> str:
     return message
 
 
-def _passes_check(cfg: Config, rel: str, document: str, committed: frozenset[str]) -> None:
+def _passes_check(cfg: Config, rel: str, document: str, committed: frozenset[str],
+                  said: Callable[[int], str] = lambda n: f"line {n}") -> None:
     """Refuse a draft that `kb check` would fail (a link to a file that does not exist, a
     formula that does not render, a malformed decision table…): its first error, in one line.
     Checked as on its branch: a link target counts only when the base commit holds it
     (`committed`, from `commit_paths`), not a file only this work tree has; and its bytes as
-    `kb check` reads a file's (its size within kb.toml `[check] max_bytes`)."""
+    `kb check` reads a file's (its size within kb.toml `[check] max_bytes`). A line is
+    named as `said` names it (`lines_said`: the body's line the caller sent)."""
     found, _ = raw_problems(document.encode("utf-8"), max_document_bytes(cfg))
     raw = [p for p in found if p[1] == "error"]
     if raw:
         code, _, line, _, message = raw[0]
-        raise UsageError(f"the draft would fail kb check: line {line}: {code}: {message}",
+        where = said(line) if line > 1 else f"line {line}"  # line 1: the whole file's
+        raise UsageError(f"the draft would fail kb check: {where}: {code}: {message}",
                          path=rel)
     src = parse_source(document, cfg.root / rel, rel)
     parts = rel.split("/")
@@ -247,7 +285,7 @@ def _passes_check(cfg: Config, rel: str, document: str, committed: frozenset[str
     hint = (f"; a link is relative to the draft's folder {posixpath.dirname(rel)}/"
             if first.code.startswith("path-") else "")
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    raise UsageError(f"the draft would fail kb check: line {first.line}: {first.code}: "
+    raise UsageError(f"the draft would fail kb check: {said(first.line)}: {first.code}: "
                      f"{first.message}{hint}{more}", path=rel)
 
 
@@ -356,7 +394,7 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
             return _file(repo, cfg, base_commit, f"draft/{day}-{slug}",
                          f"{prefix}{folder}/{day}-{slug}.md", prefix, document, meta, message,
                          argument, Actor(name or who, email or "kb-draft@localhost"),
-                         committed)
+                         committed, lines_said(meta, body, text))
 
 
 # what a file in a worktree's git dir says is under way there, and how to end it: HEAD is then
@@ -398,7 +436,8 @@ def settled_head(repo: git.Repo) -> None:
 
 def _file(repo: git.Repo, cfg: Config, base_commit: CommitInfo | None, branch_name: str,
           path: str, prefix: str, document: str, meta: dict[str, Any], message: str,
-          argument: Callable[[str], str], actor: Actor, committed: frozenset[str]) -> Draft:
+          argument: Callable[[str], str], actor: Actor, committed: frozenset[str],
+          said: Callable[[int], str]) -> Draft:
     """Check `document` at the first free name from `branch_name`/`path` and commit it there."""
     category = meta["category"]
     for _ in range(MAX_NAME_TRIES):
@@ -406,7 +445,7 @@ def _file(repo: git.Repo, cfg: Config, base_commit: CommitInfo | None, branch_na
         rel = gpath[len(prefix):]
         _written_as_meant(cfg, rel, document, meta)
         _validate(cfg, rel, document, category, argument)
-        _passes_check(cfg, rel, document, committed)
+        _passes_check(cfg, rel, document, committed, said)
         try:
             sha = _commit_file(repo, base_commit, gpath, document.encode("utf-8"), message,
                                actor)

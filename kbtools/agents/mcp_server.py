@@ -43,6 +43,7 @@ from kbtools.agents.calls import (
 from kbtools.agents.citation_text import percent_decoded
 from kbtools.agents.cited_read import read_cited
 from kbtools.agents.cited_table import evaluate_cited
+from kbtools.agents.docpath import check_doc_path
 from kbtools.agents.draft import create_draft, draft_config
 from kbtools.agents.named import named
 from kbtools.agents.opened import OpenedReleases
@@ -72,7 +73,7 @@ from kbtools.agents.parameters import (
     VerifiedOnly,
     category_parameter,
 )
-from kbtools.agents.read import check_doc_path, open_knowledge
+from kbtools.agents.read import open_knowledge
 from kbtools.agents.recent import recent
 from kbtools.agents.stdio import Wire
 from kbtools.config import CONFIG_NAME, MAX_K, find_root

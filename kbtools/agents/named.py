@@ -28,7 +28,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from kbtools.agents.citation_text import percent_decoded, plain_citation
-from kbtools.agents.read import anchored_section, cited, find_section, linked
+from kbtools.agents.docpath import cited, linked
+from kbtools.agents.read import anchored_section, find_section
 from kbtools.corpus import SourceDoc
 from kbtools.decision.documents import document_tables, select_table, table_from_markdown
 from kbtools.decision.matching import TableResult, match_rules

@@ -54,7 +54,7 @@ class Open:
         return out
 
 
-def _key(root: Path) -> Key | None:
+def release_key(root: Path) -> Key | None:
     """Which directory `root` is now and which write of its manifest; None when it is gone."""
     try:
         st = os.stat(root)
@@ -128,7 +128,7 @@ class OpenedReleases:
     def _add(self, where: Path, index: reader.KbIndex) -> Open:
         """`index`, just opened on `where`, kept (or the one another call kept meanwhile,
         `index` then closed), in use by the caller."""
-        key = _key(where)
+        key = release_key(where)
         with self._lock:
             self.opens += 1
             entry = self._open.get(where)
@@ -148,7 +148,7 @@ class OpenedReleases:
     def _sweep(self) -> None:
         """(Under `_lock`.) Retire the kept releases whose directory changed."""
         for where, entry in list(self._open.items()):
-            if _key(where) != entry.key:
+            if release_key(where) != entry.key:
                 self._retired.append(self._open.pop(where))
         self._close_retired()
 

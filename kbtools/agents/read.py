@@ -12,27 +12,35 @@ and on a device (documents under the index's ``data/source``).
 from __future__ import annotations
 
 import errno
-import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
-from kbtools.agents.citation_text import percent_decoded, plain_citation
+from kbtools.agents.citation_text import percent_decoded
+from kbtools.agents.docpath import (
+    Cited,
+    check_doc_path,
+    cited,
+    linked,
+    same_documents,
+    several_named,
+    shown_doc,
+)
 from kbtools.build.verified import coverages
 from kbtools.check.engine import max_document_bytes
 from kbtools.config import Config, load_config
 from kbtools.corpus import DEFAULT_MAX_BYTES, SourceDoc, decode, parse_source, read_doc
 from kbtools.decision import column_key
+from kbtools.docfiles import MARKDOWN_SUFFIX, find_markdown
 from kbtools.errors import (
     IndexLoadError,
     KbError,
     SourceError,
     UsageError,
     plural,
-    valid_unicode,
 )
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex
@@ -56,86 +64,6 @@ from kbtools.ship.checkout import open_index
 MAX_CHARS = 12_000  # one read never returns more than this many characters
 MAX_LINES = 400  # nor a line range longer than this
 SEVERAL = "several_sections"  # KbError key: a heading path names several sections
-MAX_PATH_CHARS = 1024  # a document path longer than this is refused before any file access
-MAX_NAME_BYTES = 255  # as is one with a longer component (no file system has such names)
-_DRIVE = re.compile(r"^[A-Za-z]:")
-
-
-def _shown(doc: str) -> str:
-    """`doc` as messages show it: at most 80 characters, control characters and surrogates
-    escaped."""
-    text = doc if len(doc) <= 80 else doc[:79] + "…"
-    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
-
-
-# a document's path with a citation's lines or section, or a link's anchor, after it
-_CITED = re.compile(r"(?P<path>.+?\.(?:md|markdown))(?P<lines>:(?P<a>\d+)(?:-(?P<b>\d+))?)?"
-                    r"(?:\s*§\s*(?P<heading>.*?))?(?P<anchor>#.*)?", re.IGNORECASE | re.DOTALL)
-
-
-def _cited_hint(cited: re.Match[str], section_arg: str = "heading_path") -> str:
-    """What to send instead of a citation or a link given as a document path: an agent passed
-    `knowledge/x.md:53-60 § A > B` (the citation it was told to cite) or `knowledge/x.md#b`,
-    and was told only Markdown documents can be read. `section_arg` is the argument the call
-    takes a section as: `heading_path` (with line_start/line_end) for a read; a call that
-    takes no lines (evaluate_table's `table`) is told to name the section there, not sent
-    to arguments it refuses."""
-    parts = []
-    reads = section_arg == "heading_path"
-    if cited.group("lines") and reads:
-        parts.append(f"its lines as line_start={cited.group('a')}, line_end="
-                     f"{cited.group('b') or cited.group('a')}")
-    if cited.group("heading"):
-        parts.append(f"its section as {section_arg}='{_shown(cited.group('heading').strip())}'")
-    elif cited.group("lines") and not reads:
-        parts.append(f"the section the lines lie in as {section_arg} (a heading or a section "
-                     "number), not line numbers")
-    if cited.group("anchor"):
-        parts.append(f"a section by its heading as {section_arg}, not by its #anchor")
-    return (f"a document path names the file alone ('{_shown(cited.group('path'))}'); give "
-            + " or ".join(parts))
-
-
-@dataclass(frozen=True)
-class Cited:
-    """A citation given where a document path is asked for, as search results print it
-    (``knowledge/x.md:65-73 § A > B``; lines, a heading path or both): the document, the
-    lines (None: none given) and the heading path (empty: none given)."""
-
-    doc: str
-    lines: tuple[int, int] | None
-    heading: str
-
-
-def cited(doc: Any) -> Cited | None:
-    """`doc` as a citation, or None when it is none (a plain path, a link with an ``#``
-    anchor, no Markdown file). Agents are told to cite each result's `citation` and pass
-    back what search printed: refusing that text as a path made them rebuild the call."""
-    if not isinstance(doc, str):
-        return None
-    found = _CITED.fullmatch(plain_citation(doc))  # as shown, or with its release after it
-    if found is None or found.group("anchor"):
-        return None
-    heading = (found.group("heading") or "").strip()
-    if not found.group("lines"):
-        return Cited(found.group("path").strip(), None, heading) if heading else None
-    first = int(found.group("a"))
-    return Cited(found.group("path").strip(), (first, int(found.group("b") or first)), heading)
-
-
-def linked(doc: Any) -> tuple[str, str] | None:
-    """(document path, anchor) of a link given where a document path is asked for
-    (``knowledge/x.md#32-风险等级判定表``, the anchor URL-escaped or not), or None for
-    anything else. Documents link to each other's sections so, and an agent following such
-    a link passed it whole as the document."""
-    if not isinstance(doc, str):
-        return None
-    found = _CITED.fullmatch(plain_citation(doc))
-    if found is None or not found.group("anchor") or found.group("lines") \
-            or found.group("heading"):
-        return None
-    anchor = found.group("anchor")[1:]
-    return found.group("path").strip(), percent_decoded(anchor) or anchor
 
 
 def anchored_section(parsed: Any, src: SourceDoc, anchor: str,
@@ -167,48 +95,9 @@ def anchored_section(parsed: Any, src: SourceDoc, anchor: str,
     except KbError:
         pass
     known = ", ".join("#" + slug for slug in github_slugs(titles)[:20])
-    raise KbError(f"no heading of {src.rel} has the anchor '#{_shown(anchor.strip())}' "
+    raise KbError(f"no heading of {src.rel} has the anchor '#{shown_doc(anchor.strip())}' "
                   f"(its anchors: {known or 'none'}); give the section as {section_arg}",
-                  key="no_section", values={"doc": src.rel, "section": _shown(anchor)})
-
-
-def _refused(shown: str, why: str, key: str, **values: str) -> UsageError:
-    """A document path refused for `why`, with its `key` and values for another language's
-    words (`serve.i18n.ERRORS`: a Chinese page says it in Chinese)."""
-    return UsageError(f"refused document path '{shown}': {why}", key=key,
-                      values={"doc": shown, **values})
-
-
-def check_doc_path(doc: str, section_arg: str = "heading_path") -> str:
-    """Validate a document path given by a caller; returns it as a clean posix path. A
-    citation or link given as the path is refused saying where its parts go: a section as
-    `section_arg` (`_cited_hint`)."""
-    if not isinstance(doc, str) or not doc.strip():
-        raise UsageError("document path is empty", key="doc_path_empty")
-    text = doc.strip()
-    shown = _shown(doc)
-    if len(text) > MAX_PATH_CHARS:
-        raise _refused(shown, f"longer than {MAX_PATH_CHARS} characters", "doc_path_long",
-                       limit=str(MAX_PATH_CHARS))
-    if "\x00" in text or "\\" in text:
-        raise _refused(shown, "backslashes and NUL are not allowed", "doc_path_chars")
-    if valid_unicode(text) != text:
-        raise _refused(shown, "not valid UTF-8", "doc_path_chars")
-    if text.startswith(("/", "~")) or _DRIVE.match(text):
-        raise _refused(shown, "absolute paths are not allowed; use the repo-relative path "
-                       "from a search result", "doc_path_absolute")
-    parts = [p for p in PurePosixPath(text).parts if p != "."]
-    if ".." in parts:
-        raise _refused(shown, "'..' is not allowed", "doc_path_up")
-    if any(len(p.encode("utf-8")) > MAX_NAME_BYTES for p in parts):
-        raise _refused(shown, f"a name longer than {MAX_NAME_BYTES} bytes", "doc_path_long",
-                       limit=f"{MAX_NAME_BYTES} B")
-    if not parts or not parts[-1].lower().endswith((".md", ".markdown")):
-        if (found := _CITED.fullmatch(text)) and any(found.group("lines", "heading", "anchor")):
-            raise _refused(shown, _cited_hint(found, section_arg), "doc_path_cited",
-                           path=_shown(found.group("path").strip()))
-        raise _refused(shown, "only Markdown documents can be read", "doc_not_markdown")
-    return "/".join(parts)
+                  key="no_section", values={"doc": src.rel, "section": shown_doc(anchor)})
 
 
 @dataclass(frozen=True)
@@ -298,11 +187,15 @@ class Knowledge:
             groups = parse_synonyms(text)[0]
         return {column_key(term): others for term, others in groups.mapping().items()}
 
-    def resolve(self, doc: str, section_arg: str = "heading_path") -> Path:
+    def resolve(self, doc: str, section_arg: str = "heading_path", exactly: bool = False
+                ) -> Path:
         """The file of `doc`, or UsageError/KbError. `doc` is a path relative to `base` (as
         cited) or to a knowledge folder (`folders`), in a repository and in an index alike.
         `section_arg`: the caller's argument for a section, which a refused citation-as-path
-        is told to use (`check_doc_path`)."""
+        is told to use (`check_doc_path`). No file named so exactly: the one document named
+        so but for case or Unicode composition (``Wheat-Scab.MD``: a phone's or a person's
+        spelling; UsageError naming them when several are), unless `exactly` (a page, whose
+        address is redirected to the document's own instead, `serve.nearest`)."""
         # as given, as a link's path a URL writes; composed otherwise than the file's name
         # (NFD, as macOS writes names, for an NFC file name, or the other way round)
         found, decoded = None, percent_decoded(doc)
@@ -310,9 +203,11 @@ class Knowledge:
                                    for form in (text, *(unicodedata.normalize(f, text)
                                                         for f in ("NFC", "NFD")))):
             found = found or self._find(given, section_arg)
+        if found is None and not exactly:
+            found = self._named_otherwise(doc, section_arg)
         if found is None:
-            raise KbError(f"no such document in the {self.where}: {_shown(doc)}",
-                          key="no_document", values={"doc": _shown(doc)})
+            raise KbError(f"no such document in the {self.where}: {shown_doc(doc)}",
+                          key="no_document", values={"doc": shown_doc(doc)})
         return found
 
     def _find(self, doc: str, section_arg: str) -> Path | None:
@@ -326,6 +221,19 @@ class Knowledge:
                 found = self._existing(doc, self.base / folder / rel, allowed)
         return found
 
+    def _named_otherwise(self, doc: str, section_arg: str) -> Path | None:
+        """The file of the one document `doc` names but for case or Unicode composition
+        (`same_documents`); None when none is; UsageError naming them when several are."""
+        if self.idx is not None:
+            names = [str(d["doc"]) for d in self.idx.docs()]
+        else:
+            names = [self.rel(p) for p in find_markdown([self.allowed])
+                     if p.suffix == MARKDOWN_SUFFIX]
+        found = same_documents(doc, names, self.folders)
+        if len(found) > 1:
+            raise several_named(doc, found)
+        return self._find(found[0], section_arg) if found else None
+
     def _existing(self, doc: str, cand: Path, allowed: Path) -> Path | None:
         """`cand` when it is a file inside `allowed` (after following links); None when there
         is nothing there; UsageError when it leads outside, KbError when it cannot be read."""
@@ -335,10 +243,10 @@ class Knowledge:
             real = cand.resolve()
             is_file = real.is_file()
         except (OSError, RuntimeError) as exc:  # too long for the OS, a symlink loop
-            raise KbError(f"cannot open document '{_shown(doc)}': "
+            raise KbError(f"cannot open document '{shown_doc(doc)}': "
                           f"{getattr(exc, 'strerror', None) or exc}") from None
         if not real.is_relative_to(allowed):
-            raise UsageError(f"refused document path '{_shown(doc)}': it lies outside the "
+            raise UsageError(f"refused document path '{shown_doc(doc)}': it lies outside the "
                              f"knowledge directory ({self.rel(self.allowed)})")
         return cand if is_file else None
 
@@ -385,7 +293,7 @@ def open_knowledge(root: Path | None = None, *, index: Path | None = None,
         try:
             idx = open_index(index)
         except OSError as exc:  # a path too long for the OS, one through a file
-            raise IndexLoadError(f"cannot open index '{_shown(str(index))}': "
+            raise IndexLoadError(f"cannot open index '{shown_doc(str(index))}': "
                                  f"{exc.strerror or exc}") from None
     if idx is not None:
         source = ReleaseLayout(Path(idx.root)).source
@@ -434,7 +342,7 @@ def find_section(doc: Any, heading_path: str | list[str] | tuple[str, ...]) -> A
     found = [s for s in doc.sections() if path_matches(parts, seps, s.heading_path)]
     if len(found) == 1:
         return found[0]
-    wanted = _shown(heading_path.strip() if isinstance(heading_path, str) else " > ".join(parts))
+    wanted = shown_doc(heading_path.strip() if isinstance(heading_path, str) else " > ".join(parts))
     if not found:
         known = [" > ".join(s.heading_path) for s in doc.sections() if s.heading_path][:40]
         raise KbError(f"no section '{wanted}' in {doc.rel} (sections: {'; '.join(known)})",
@@ -463,7 +371,7 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
     given, link = cited(doc), linked(doc)
     if given is not None or link is not None:  # a citation or a link: its section or lines
         if heading_path or line_start is not None or line_end is not None:
-            raise UsageError(f"'{_shown(doc)}' is a {'link' if link else 'citation'}, which "
+            raise UsageError(f"'{shown_doc(doc)}' is a {'link' if link else 'citation'}, which "
                              "names its section or lines itself: give the document path "
                              "alone with heading_path or line_start/line_end, or the "
                              f"{'link' if link else 'citation'} alone")
@@ -545,7 +453,7 @@ def cited_section(parsed: Any, given: Cited) -> Any:
              and path_matches(parts, seps, s.heading_path)]
     if len(named) > 1:
         spans = "; ".join(f"lines {s.line_start}-{s.line_end}" for s in named[:10])
-        raise KbError(f"'{_shown(given.heading)}' names {len(named)} sections of {parsed.rel} "
+        raise KbError(f"'{shown_doc(given.heading)}' names {len(named)} sections of {parsed.rel} "
                       f"({spans}), none holding lines {first}-{last}: it changed since it "
                       "was cited; read one by line range, or search again", key=SEVERAL)
     return named[0] if len(named) == 1 else None

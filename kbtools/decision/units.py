@@ -45,6 +45,8 @@ SPELLED_UNITS: dict[str, str] = {
     **dict.fromkeys(("degrees celsius", "degree celsius", "deg celsius", "degrees centigrade",
                      "degrees c", "degree c", "deg c", "degc", "celsius", "centigrade"), "°c"),
     **dict.fromkeys(("per cent", "pct"), "%"),
+    # relative humidity as instruments and field reports write it (90%RH, 90 % RH): percent
+    **dict.fromkeys(("%rh", "% rh", "%r.h.", "% r.h."), "%"),
 }
 _SPELLED = re.compile(r"(?<=\d)\s*(" + "|".join(
     re.escape(w) for w in sorted(SPELLED_UNITS, key=len, reverse=True)) + r")(?![a-z])",

@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from kbtools.agents.read import cited as as_citation
+from kbtools.agents.docpath import cited as as_citation
 from kbtools.errors import KbError
 from kbtools.serve.passes import app_url
 from kbtools.serve.source import Served
@@ -101,7 +101,7 @@ def markdown_named(request: Request, served: Served, kind: str) -> Response | No
         return None
     for ext in (".md", ".markdown"):
         try:
-            served.knowledge.resolve(doc + ext)
+            served.knowledge.resolve(doc + ext, exactly=True)
         except KbError:
             continue
         query = request.url.query

@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import difflib
 import json
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from kbtools.agents.citation_text import percent_decoded
+from kbtools.agents.docpath import MARKDOWN, folded, spellings
 from kbtools.fsutil import read_beneath
 from kbtools.index.layout import DeviceLayout, ReleaseLayout
 from kbtools.serve.source import Served
@@ -31,7 +30,6 @@ from kbtools.ship.git import parse_serial
 MAX_SUGGESTED = 5  # documents a page without one names
 LIKENESS = 0.55  # at least this like the name asked (difflib's ratio of the loose forms)
 MAX_DOCS_BYTES = 64 << 20  # an earlier release's docs.jsonl read for a renamed document
-MARKDOWN = (".md", ".markdown")
 _LOOSE_MARKS = frozenset("_-./")  # left out of a name as typos go (HX-260, HX260)
 
 
@@ -46,35 +44,13 @@ class Suggestion:
     renamed: bool = False
 
 
-def _folded(path: str) -> str:
-    """`path` as two spellings of one file name compare: NFC, case-folded."""
-    return unicodedata.normalize("NFC", path).casefold()
-
-
-def _spellings(doc: str, folders: tuple[str, ...]) -> set[str]:
-    """The folded paths an address `doc` may name: as given and percent-decoded once more,
-    with ``.md``/``.markdown`` when it has no Markdown ending, under each knowledge folder."""
-    given = {doc, *([d] if (d := percent_decoded(doc)) is not None else [])}
-    named = {_folded(g.strip("/")) for g in given}
-    named |= {n + ext for n in named if not n.endswith(MARKDOWN) for ext in MARKDOWN}
-    return named | {_folded(f) + "/" + n for f in folders for n in named}
-
-
-def same_document(doc: str, names: list[str], folders: tuple[str, ...]) -> str | None:
-    """The one document of `names` that address `doc` names but for case and Unicode
-    composition; None when none is, or several are (``A.md`` beside ``a.md``)."""
-    wanted = _spellings(doc, folders)
-    found = [n for n in names if _folded(n) in wanted]
-    return found[0] if len(found) == 1 else None
-
-
 def _loose(text: str) -> str:
-    return "".join(c for c in _folded(text) if not c.isspace() and c not in _LOOSE_MARKS)
+    return "".join(c for c in folded(text) if not c.isspace() and c not in _LOOSE_MARKS)
 
 
 def _stem(path: str) -> str:
     name = PurePosixPath(path).name
-    return name[: -len(ext)] if (ext := next((e for e in MARKDOWN if _folded(name).endswith(e)),
+    return name[: -len(ext)] if (ext := next((e for e in MARKDOWN if folded(name).endswith(e)),
                                              "")) else name
 
 
@@ -132,9 +108,9 @@ def earlier_titles(served: Served, device: Path | None) -> list[dict[str, str]]:
 def former_title(served: Served, doc: str, device: Path | None) -> str | None:
     """The title the newest earlier release this device keeps gave a document at address
     `doc` (None: none held one there): what a link from before a sync was to."""
-    wanted = _spellings(doc, served.knowledge.folders)
+    wanted = spellings(doc, served.knowledge.folders)
     for titles in earlier_titles(served, device):
-        was = [t for path, t in titles.items() if _folded(path) in wanted and t]
+        was = [t for path, t in titles.items() if folded(path) in wanted and t]
         if was:
             return was[0]
     return None

@@ -243,12 +243,13 @@ def timed_search(served: Served, q: str, *, k: int = 5, where: list[str] | None 
     return response, (t1 - t0) * 1000, (t2 - t1) * 1000
 
 
-def document(served: Served, doc: str, section_arg: str = "heading_path") -> SourceDoc:
+def document(served: Served, doc: str, section_arg: str = "heading_path",
+             exactly: bool = False) -> SourceDoc:
     """The shipped source of `doc` (UsageError for a refused path, 404 when absent);
-    `section_arg` as `Knowledge.resolve` takes it."""
+    `section_arg` and `exactly` as `Knowledge.resolve` takes them."""
     kn = served.knowledge
     try:
-        path = kn.resolve(doc, section_arg)
+        path = kn.resolve(doc, section_arg, exactly)
     except UsageError:
         raise
     except KbError as exc:
@@ -333,7 +334,8 @@ def review_status(served: Served, src: SourceDoc, today: date | None = None,
 
 
 def decision_tables(served: Served, doc: str) -> tuple[SourceDoc, list[DecisionTable | TableError]]:
-    src = document(served, doc, section_arg="table")  # a table is chosen by `table`
+    src = document(served, doc, section_arg="table", exactly=True)  # a table is chosen by
+    # `table`; a page's address naming it otherwise is redirected (`serve.nearest`)
     return src, tables_of(served, src)
 
 

@@ -28,6 +28,7 @@ from starlette.routing import Route
 from starlette.types import Scope
 
 from kbtools.agents.arguments import MAX_INPUT_CHARS, MAX_QUESTION_CHARS
+from kbtools.agents.docpath import same_document
 from kbtools.decision.conditions import header_unit_start
 from kbtools.decision.documents import select_table
 from kbtools.decision.given import InputError
@@ -69,7 +70,7 @@ from kbtools.serve.i18n import (
     reason_translator,
     translator,
 )
-from kbtools.serve.nearest import former_title, same_document, suggestions
+from kbtools.serve.nearest import former_title, suggestions
 from kbtools.serve.passes import app_url
 from kbtools.serve.results import columns_key, render_context, result_view
 from kbtools.serve.security import MAX_QUERY_STRING, local_path
@@ -455,7 +456,7 @@ def missing_document(p: Page, served: Served, kind: str, exc: ApiError | UsageEr
 
 def _doc_html(p: Page, served: Served) -> str:
     doc = p.request.path_params["path"]
-    src = ops.document(served, doc)
+    src = ops.document(served, doc, exactly=True)  # else redirected (`missing_document`)
     params = p.request.query_params
     asked = params.get("lines", "")
     cited, lines_note = cited_in(p.t, asked, src.body_line,

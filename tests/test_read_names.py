@@ -1,0 +1,78 @@
+"""A document named otherwise than its file: MCP `read` and ``/api/read`` read the one
+document a name means but for case, Unicode composition or a ``.MD`` suffix (as the
+``/doc/`` page opens it, `serve.nearest`), and name the documents when several are so
+named, never reading one of them as if it were asked for exactly."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from mcpfixtures import built, calls, committed_repo, git, session
+from servefixtures import app_client, error_of
+
+__all__ = ["built"]  # the module-scoped fixture, imported for pytest to find
+
+RISK = "knowledge/crops/risk.md"
+SECTION = "2. 风险等级表"
+
+
+def cited(got: dict) -> tuple[str, str]:
+    return got["doc"], got["citation"]
+
+
+def test_read_finds_a_document_named_in_another_case_in_mcp_and_http(built, tmp_path):
+    asks = [{"doc": name, "heading_path": SECTION}
+            for name in ("knowledge/crops/RISK.MD", "Knowledge/Crops/Risk.md",
+                         "crops/risk.MD", "knowledge%2Fcrops%2FRisk.md")]
+    exact = {"doc": RISK, "heading_path": SECTION}
+    mcp = session(tmp_path, "--index", str(built / "dist"), "--no-log",
+                  scenario=lambda c: calls(c, "read", [exact, *asks], cited))
+    assert mcp[0][0] == "ok" and mcp[0][1][0] == RISK, mcp[0]
+    assert all(got == mcp[0] for got in mcp[1:]), mcp  # cited as the file is named
+    gen = app_client(built / "dist")
+    client = next(gen)
+    try:
+        for ask in asks:
+            resp = client.get("/api/read", params=ask)
+            assert resp.status_code == 200, resp.text
+            assert cited(resp.json()) == mcp[0][1]
+        missing = client.get("/api/read", params={"doc": "knowledge/crops/risks.md"})
+        assert "no such document in the index" in error_of(missing, 404)
+    finally:
+        gen.close()
+
+
+def test_read_names_the_documents_when_several_are_named_so(tmp_path):
+    """A repository (Linux keeps both) holding `Réglage.md` and `réglage.md`: a name in
+    a third spelling names both; a name one of them alone has, decomposed and upper-cased,
+    reads it."""
+    repo = committed_repo(tmp_path / "repo")
+    body = "---\ntitle: Réglage\ncategory: notes\n---\n\n# Réglage\n\nDébit 2 L/min.\n"
+    (repo / "knowledge" / "notes" / "Réglage.md").write_text(body, encoding="utf-8")
+    (repo / "knowledge" / "notes" / "réglage.md").write_text(body, encoding="utf-8")
+    (repo / "knowledge" / "notes" / "Débit.md").write_text(
+        body.replace("Réglage", "Débit"), encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "accented names")
+    asks = [{"doc": "knowledge/notes/RÉGLAGE.md"},
+            {"doc": unicodedata.normalize("NFD", "notes/DÉBIT.MD")}]
+    got = session(repo, "--no-log", scenario=lambda c: calls(c, "read", asks, cited))
+    kind, message = got[0]
+    assert kind == "error" and message == (
+        "'knowledge/notes/RÉGLAGE.md' names no document exactly, and 2 documents but for "
+        "case or Unicode composition: knowledge/notes/Réglage.md, knowledge/notes/réglage.md; "
+        "give the one meant as it is written"), message
+    assert got[1] == ("ok", ("knowledge/notes/Débit.md",
+                             got[1][1][1])) and got[1][1][1].startswith("knowledge/notes/Débit.md")
+
+
+def test_a_page_named_otherwise_is_still_redirected_to_the_documents_own_address(built):
+    gen = app_client(built / "dist")
+    client = next(gen)
+    try:
+        resp = client.get("/doc/knowledge/crops/RISK.MD", follow_redirects=False)
+        assert resp.status_code == 307 and resp.headers["location"].endswith(RISK)
+    finally:
+        gen.close()
+
+
