@@ -9,6 +9,7 @@ Real signed releases in a bare artifacts repo (`test_trust.Pub`), real device di
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 from device_fixtures import kb
@@ -141,3 +142,22 @@ def test_a_pinned_key_file_damaged_by_hand_is_degraded_not_refused(keys: Keys, p
     assert code == 4 and "pinned keys: cannot read: " in out, out
     assert f"kb: warning: pinned keys: pinned key {keys.a_id} cannot be read" in err, err
     assert _health(dev)[1]["state"] == "degraded"
+
+
+def test_commands_suggested_for_a_device_dir_with_spaces_and_chinese_run_as_given(
+        keys: Keys, pub: Pub, tmp_path: Path):
+    """A technician's device dir `现场 设备/kb`: the command an error or `kb status` tells
+    them to run names it shell-quoted, so pasting it acts on that device (it used to be
+    unquoted: the shell split it at the space)."""
+    dev = tmp_path / "现场 设备" / "kb"
+    empty = tmp_path / "empty.git"
+    empty.mkdir()
+    kb("sync", empty, "--to", dev)
+    err = kb("status", "--to", dev)[2]
+    assert shlex.split(err.split("`")[1]) == ["kb", "sync", "SOURCE", "--to", str(dev)], err
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0
+    (dev / "trusted_keys" / f"{keys.a_id}.pub").write_text("-----BEGIN PUBLIC KEY-----\n!!\n")
+    code, _, err = kb("sync", pub.art, "--to", dev)
+    said = err.split("; `kb trust add PUB --to ")[1].split("` with")[0]
+    assert code == 1 and shlex.split(said) == [str(dev)], err

@@ -3,6 +3,7 @@ went."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -82,7 +83,7 @@ def health(st: dict[str, Any], max_age_days: int) -> tuple[str, list[str]]:
         return "refused", [st["current_problem"]]
     if served is None:
         return "refused", ["serves nothing yet: no question is answered until `kb sync SOURCE "
-                           f"--to {device}` installs a release"]
+                           f"--to {shlex.quote(device)}` installs a release"]
     keys_problem = st["trusted_keys_problem"]
     if keys_problem and (refused := _refused_by_keys(Path(device), served["tag"])):
         return "refused", [refused]

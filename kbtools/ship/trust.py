@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -100,8 +101,9 @@ def stored_keys(device: Path) -> list[PublicKey]:
             raise SyncError(
                 f"pinned key {name[:-len('.pub')]} cannot be read ({why}): nothing is synced or "
                 "rolled back until it is repaired, since a device whose keys cannot be read "
-                f"would take what they refuse; `kb trust add PUB --to {device}` with the "
-                "publisher's key writes it again (`kb trust remove "
+                f"would take what they refuse; `kb trust add PUB --to "
+                f"{shlex.quote(str(device))}` with the publisher's key writes it again (`kb "
+                "trust remove "
                 f"{name[:-len('.pub')]}` unpins it)", path=str(folder / name))
     return [key for _, key, _ in found if key is not None]
 
