@@ -144,7 +144,7 @@ def test_a_device_whose_clock_is_far_wrong_syncs_answers_and_rolls_back(
     assert proc.stdout.startswith("serving kb-r2 (was kb-r1)"), proc.stdout
     assert answer(env, d.dev) == ("kb-r2", True)
     status = run(env, "status", "--to", d.dev)
-    assert status.returncode == 0 and "files verified" in status.stdout, status.stdout
+    assert status.returncode == 4 and "files verified" in status.stdout, status.stdout  # degraded: clock behind or stale
     served = json.loads(run(env, "status", "--to", d.dev, "--json", "--quick").stdout)["served"]
     if year == "1970":
         # the release was made after the clock's reading: said so, never "-20000 days old"

@@ -117,9 +117,9 @@ def test_status_names_the_releases_a_rollback_can_serve(device, tmp_path):
     (d.dev / "current").symlink_to("/etc")
     code, _, err = kb("status", "--to", d.dev, "--quick")
     assert code == 1 and "`current` names '/etc', not a release of this device" in err, err
-    (d.dev / "current").unlink()  # never switched yet: nothing wrong
+    (d.dev / "current").unlink()  # never switched yet: nothing answers (exit 1 since s40)
     code, out, err = kb("status", "--to", d.dev, "--quick")
-    assert code == 0 and "serving nothing yet" in out, out + err
+    assert code == 1 and "serving nothing yet" in out and "serves nothing yet" in err, out + err
 
 
 # ------------------------------------------------------------- 3: the release-tag grammar
