@@ -161,3 +161,28 @@ def test_commands_suggested_for_a_device_dir_with_spaces_and_chinese_run_as_give
     code, _, err = kb("sync", pub.art, "--to", dev)
     said = err.split("; `kb trust add PUB --to ")[1].split("` with")[0]
     assert code == 1 and shlex.split(said) == [str(dev)], err
+
+
+def test_a_key_file_edited_by_hand_names_its_bad_line(keys: Keys, pub: Pub, tmp_path: Path):
+    """A pinned key (or one given to `kb trust add`) with a line garbled by an editor: the
+    error names the file and the line, which the library's "not a PEM public key" did
+    not; nothing is synced meanwhile."""
+    dev = tmp_path / "dev"
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0
+    key_file = dev / "trusted_keys" / f"{keys.a_id}.pub"
+    lines = key_file.read_text(encoding="ascii").split("\n")
+    lines[1] = lines[1][:8] + "，" + lines[1][9:]  # a full-width comma typed into it
+    key_file.write_text("\n".join(lines), encoding="utf-8")
+    pub.release(keys.a)
+    code, _, err = kb("sync", pub.art, "--to", dev)
+    assert code == 1 and err.startswith(
+        f"kb: error: {key_file}: pinned key {keys.a_id} cannot be read (line 2 is not base64: "
+        f"'{lines[1][:40]}': not a PEM public key"), err
+    assert device.served_tag(dev) == "kb-r1"
+    given = tmp_path / "given.pub"
+    pem = keys.a_pub.read_text(encoding="ascii")  # copied from a chat, its last line lost
+    given.write_text(pem[:pem.index("-----END")], encoding="ascii")
+    code, _, err = kb("trust", "add", given, "--to", dev)
+    assert code == 1 and f"{given}: cannot read public key: no -----END PUBLIC KEY----- line " \
+        "after line 1: not a PEM public key" in err, err
