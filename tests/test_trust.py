@@ -513,7 +513,10 @@ def test_a_damaged_pinned_key_stops_syncs_naming_its_repair_which_kb_trust_makes
     stored = dev / "trusted_keys" / f"{keys.a_id}.pub"
     good = stored.read_bytes()
     stored.write_bytes({"garbage": b"garbage\n", "empty": b"", "cut": good[:40]}[damage])
-    said = (f"kb: error: {stored}: pinned key {keys.a_id} cannot be read (not a PEM public "
+    line = {"garbage": "line 1 is not -----BEGIN PUBLIC KEY-----: 'garbage'",  # session 40
+            "empty": "the file is empty",
+            "cut": "no -----END PUBLIC KEY----- line after line 1"}[damage]
+    said = (f"kb: error: {stored}: pinned key {keys.a_id} cannot be read ({line}: not a PEM public "
             "key (as `kb keygen` writes the .pub file)): nothing is synced or rolled back "
             f"until it is repaired, since a device whose keys cannot be read would take what "
             f"they refuse; `kb trust add PUB --to {dev}` with the publisher's key writes it "
