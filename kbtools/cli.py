@@ -387,6 +387,7 @@ def main() -> None:
            index; one line `kb: error: ...` on stderr
       2    usage: a bad option, argument, filter or question file
       3    a bug: one line, the traceback in <KB_HOME>/kb-crash.log
+      4    kb status: serving, but degraded (last sync failed, stale release)
       130  interrupted (Ctrl-C)
       141  the reader of kb's output left (`kb query ... | head -1`)
     """

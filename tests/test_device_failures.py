@@ -104,7 +104,7 @@ def test_disk_full_while_deriving_is_one_line_recorded_and_cleaned(device, tmp_p
     last = state(d.dev)["last_sync"]
     assert last["ok"] is False and says in last["error"]
     code, out, _ = kb("status", "--to", d.dev, "--quick")
-    assert code == 0 and f"FAILED: deriving the index of kb-r3 failed: {says}" in out, out
+    assert code == 4 and f"FAILED: deriving the index of kb-r3 failed: {says}" in out, out
     monkeypatch.undo()  # room again: the next sync completes
     assert kb("sync", d.art, "--to", d.dev)[0] == 0 and served(d.dev) == "kb-r3"
 
@@ -311,7 +311,7 @@ def test_a_state_json_that_cannot_be_read_stops_sync_and_rollback(device, tmp_pa
         assert "restore it, or remove it to go on without them" in err
         assert served(d.dev) == "kb-r1" and (d.dev / "state.json").read_bytes() == held
     code, out, _ = kb("status", "--to", d.dev)
-    assert code == 0 and "\nstate.json cannot be read (" in out, out
+    assert code == 4 and "\nstate.json cannot be read (" in out, out
     (d.dev / "state.json").unlink()  # the operator's choice: on without the marks
     code, out, err = kb("sync", mirror_r2(device), "--to", d.dev)
     assert code == 0 and out.startswith("serving kb-r2 (was kb-r1)"), err

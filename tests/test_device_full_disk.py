@@ -109,7 +109,7 @@ def test_a_disk_that_fills_during_sync_leaves_the_old_release_answering(
             assert query(device) == ("kb-r1", False) and served(url) == ("kb-r1", False)
             status = subprocess.run([KB, "status", "--to", str(device)], capture_output=True,
                                     text=True)
-            assert status.returncode == 0 and "serving kb-r1" in status.stdout, status.stdout
+            assert status.returncode == 4 and "serving kb-r1" in status.stdout, status.stdout
             assert "FAILED" in status.stdout and line[len("kb: error: "):] in status.stdout
         else:
             pytest.fail(  # pragma: no cover

@@ -321,9 +321,12 @@ def test_status_and_releases_find_the_device_like_query(device, tmp_path):
         assert code == 0 and out.splitlines()[0] == f"device {d.dev}", out
     # nothing synced at the default place: the message names the directory it looked at
     code, out = kb("status", env={"KB_HOME": str(tmp_path / "home")})
-    assert code == 0 and out.splitlines() == [
+    assert code == 1 and out.splitlines() == [  # answers nothing: exit 1 since session 40
         f"device {tmp_path / 'home' / 'device'}: serving nothing yet (run `kb sync SOURCE`)",
-        "pinned keys: none (unsigned releases are accepted until a key is pinned)"]
+        "pinned keys: none (unsigned releases are accepted until a key is pinned)",
+        f"kb: error: {tmp_path / 'home' / 'device'}: serves nothing yet: no question is "
+        f"answered until `kb sync SOURCE --to {tmp_path / 'home' / 'device'}` installs a "
+        "release"]
     code, out = kb("releases", "--local", env={"KB_HOME": str(tmp_path / "home")})
     assert code == 0 and out == (f"device {tmp_path / 'home' / 'device'}: no releases yet "
                                  "(run `kb sync SOURCE`)\n")
@@ -344,8 +347,8 @@ def test_a_release_created_time_without_offset_is_utc_not_a_crash(device, tmp_pa
     data["created"] = "2026-06-01T08:00:00"
     rel.write_text(json.dumps(data), encoding="utf-8")
     code, out = kb("status", "--quick", "--json", "--to", str(d.dev))
-    assert code == 0, out
-    served = json.loads(out)["served"]
+    assert code == 4, out  # read, not a crash (3): stale, degraded
+    served = json.JSONDecoder().raw_decode(out)[0]["served"]  # its warning follows
     assert served["created"] == "2026-06-01T08:00:00" and served["age_days"] > 0
     now = datetime(2026, 6, 2, 8, tzinfo=UTC)
     assert age_days("2026-06-01T08:00:00", now) == 1.0

@@ -200,7 +200,7 @@ def test_rollback_status_releases_cli(pub: Pub, tmp_path: Path):
     dev = tmp_path / "dev"
     runner = CliRunner()
     res = runner.invoke(main, ["status", "--to", str(dev)])
-    assert res.exit_code == 0 and "serving nothing yet" in res.output
+    assert res.exit_code == 1 and "serving nothing yet" in res.output
     res = runner.invoke(main, ["rollback", "--to", str(dev)])
     assert res.exit_code == 1 and "no earlier local release" in res.output
     sync(str(pub.art), dev)

@@ -64,7 +64,7 @@ def refused(pub: Pub, device: Path, mutate) -> str:
         err.count("\n") == 1, err
     assert dev.served_tag(device) == "kb-r1"
     code, out, _ = kb("status", "--to", device, "--quick")
-    assert code == 0 and "serving kb-r1" in out and f"FAILED: {err[11:].strip()}" in out, out
+    assert code == 4 and "serving kb-r1" in out and f"FAILED: {err[11:].strip()}" in out, out
     return err
 
 

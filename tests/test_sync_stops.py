@@ -139,9 +139,9 @@ def test_a_sync_killed_between_its_switch_and_its_record_leaves_state_naming_it(
     assert state(device)["source"] == str(pub.art)
     code, out, _ = kb("status", "--to", device, "--json")
     last = json.loads(out)["last_sync"]
-    assert code == 0 and last["tag"] == "kb-r2" and last["ok"] is False, last
+    assert code == 4 and last["tag"] == "kb-r2" and last["ok"] is False, last
     code, out, _ = kb("status", "--to", device)
-    assert code == 0 and "serving kb-r2" in out
+    assert code == 4 and "serving kb-r2" in out
     assert out.endswith(": FAILED: killed after its switch, before its outcome was recorded: "
                         "kb-r2 serves (verified); run `kb sync` to finish (prune old "
                         "releases)\n"), out
@@ -158,7 +158,7 @@ def test_a_first_sync_killed_before_its_switch_says_nothing_serves(tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     code, out, _ = kb("status", "--to", device, "--json")
-    assert code == 0 and json.loads(out)["last_sync"]["error"] == (
+    assert code == 1 and json.loads(out)["last_sync"]["error"] == (
         "killed before its switch to kb-r1: no release serves; run `kb sync` again to finish")
     code, out, err = kb("sync", "--to", device)  # the source was recorded with the switch
     assert code == 0 and out.startswith("serving kb-r1 (was nothing)"), err
@@ -201,12 +201,12 @@ def test_a_rollback_after_a_sync_killed_before_its_switch_does_not_say_the_old_o
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     assert sorted(dev.release_dirs(device)) == ["kb-r1", "kb-r2"]
     code, out, _ = kb("status", "--to", device)
-    assert code == 0 and "serving kb-r1" in out, out
+    assert code == 4 and "serving kb-r1" in out, out
     assert out.splitlines()[-1].endswith(f": FAILED: {was}; run `kb sync` again to finish")
     assert kb("rollback", "kb-r2", "--to", device)[1].startswith(
         "serving kb-r2 (was kb-r1)\nkb-r2 is newer than kb-r1 (a rollback forward)")
     code, out, _ = kb("status", "--to", device)
-    assert code == 0 and "serving kb-r2" in out and "still serves" not in out, out
+    assert code == 4 and "serving kb-r2" in out and "still serves" not in out, out
     assert out.splitlines()[-1].endswith(f": FAILED: {now}; run `kb sync` again to finish"), out
     code, out, _ = kb("status", "--to", device, "--json")
     assert json.loads(out)["last_sync"]["error"].startswith(now), out
@@ -225,7 +225,7 @@ def test_a_sync_killed_at_its_switch_says_which_release_serves(one, stage):
     assert dev.served_tag(device) == "kb-r1"
     code, out, _ = kb("status", "--to", device, "--json")
     last = json.loads(out)["last_sync"]
-    assert code == 0 and last["tag"] == "kb-r1", last
+    assert code == 4 and last["tag"] == "kb-r1", last
     assert last["error"] == ("killed before its switch to kb-r2: kb-r1 still serves; run "
                              "`kb sync` again to finish")
     code, out, err = kb("sync", "--to", device)

@@ -409,10 +409,15 @@ def test_a_revoked_key_that_signed_the_served_release_is_said_every_time(
     code, out = kb("trust", "remove", keys.a_id, "--to", dev)
     assert code == 0 and f"kb: warning: {said}; no kept release is signed by a pinned " \
         "key" in out, out
-    code, out = kb("sync", pub.art, "--to", dev)
-    assert code == 0 and "up to date: serving kb-r1" in out and f"kb: warning: {said}" in out
-    code, out = kb("status", "--index", dev, "--json")
-    assert code == 0 and json.loads(out)["served"]["signer_unpinned"].startswith(said), out
+    code, out = kb("sync", pub.art, "--to", dev)  # nothing newer: fails, for cron to see
+    assert code == 1 and out == ("kb: error: " + str(pub.art) + ": the source offers nothing "
+                                 "newer than kb-r1, and " + said.split("; `kb trust add")[0]
+                                 + "; the next `kb sync` takes the first release signed by a "
+                                 "pinned key as soon as the publisher publishes one (`kb trust"
+                                 " add PUB` trusts its key again)\n"), out
+    code, out = kb("status", "--index", dev, "--json")  # refused: exit 1 (test_status_exit)
+    served = json.JSONDecoder().raw_decode(out)[0]["served"]  # the error line follows
+    assert code == 1 and served["signer_unpinned"].startswith(said), out
     assert f"  trust: {said}" in kb("status", "--index", dev)[1]
     pub.release(keys.b)  # the publisher's new key: served, and nothing more to say
     code, out = kb("sync", pub.art, "--to", dev)
@@ -429,7 +434,8 @@ def test_a_revoked_key_that_signed_the_served_release_is_said_every_time(
     code, out = kb("trust", "add", keys.a_pub, "--to", other)
     assert code == 0 and f"kb: warning: {unsigned}" in out, out
     code, out = kb("sync", pub2.art, "--to", other)
-    assert code == 0 and f"kb: warning: {unsigned}" in out, out
+    assert code == 1 and f"kb: error: {pub2.art}: the source offers nothing newer than " \
+        f"kb-r1, and {unsigned}; the next `kb sync` takes" in out, out
 
 
 def test_a_pruned_release_names_the_git_clone_that_serves_it(keys: Keys, pub: Pub,
@@ -507,7 +513,10 @@ def test_a_damaged_pinned_key_stops_syncs_naming_its_repair_which_kb_trust_makes
     stored = dev / "trusted_keys" / f"{keys.a_id}.pub"
     good = stored.read_bytes()
     stored.write_bytes({"garbage": b"garbage\n", "empty": b"", "cut": good[:40]}[damage])
-    said = (f"kb: error: {stored}: pinned key {keys.a_id} cannot be read (not a PEM public "
+    line = {"garbage": "line 1 is not -----BEGIN PUBLIC KEY-----: 'garbage'",  # session 40
+            "empty": "the file is empty",
+            "cut": "no -----END PUBLIC KEY----- line after line 1"}[damage]
+    said = (f"kb: error: {stored}: pinned key {keys.a_id} cannot be read ({line}: not a PEM public "
             "key (as `kb keygen` writes the .pub file)): nothing is synced or rolled back "
             f"until it is repaired, since a device whose keys cannot be read would take what "
             f"they refuse; `kb trust add PUB --to {dev}` with the publisher's key writes it "

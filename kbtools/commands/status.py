@@ -3,6 +3,7 @@ went."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,9 @@ from kbtools.ship.device import device_dir, require_device
 from kbtools.ship.operate import status as device_status
 from kbtools.ship.readonly import repair_advice
 from kbtools.ship.release import release_settings
+from kbtools.ship.trust import untrusted_release
+
+DEGRADED_EXIT = 4  # serving and answering, but needing attention (see `kb status --help`)
 
 
 @click.command("status")
@@ -34,26 +38,88 @@ def status(to: Path | None, index_path: Path | None, quick: bool, as_json: bool)
     The first line names the device directory read (found as `kb query` finds it). For a
     git checkout of a release (`--index`, `--to`, $KB_INDEX, or the clone the current
     directory lies in): HEAD, the release tag it is, whether the work tree is exactly that
-    release and whether its index is derived yet (exit 1 when it would be refused)."""
+    release and whether its index is derived yet.
+
+    \b
+    Exit status, for a monitoring check (cron, a systemd timer, Nagios):
+      0    healthy: a release is served and answers, and nothing below applies
+      1    refused: no question is answered (nothing served, files failing
+           verification, a signer no pinned key vouches for, trusted_keys/
+           unlistable, a checkout that would be refused); the reason on stderr
+      4    degraded: questions are answered, but the last sync failed, the
+           served release is older than kb.toml [release] max_age_days, its
+           date lies ahead of this device's clock, a pinned key file or
+           state.json is unreadable;
+           each reason a `kb: warning:` line on stderr
+    --json reports the same as "health": {"state": "ok"|"degraded"|"refused",
+    "reasons": [...]}."""
     where = device_dir(index_path or to or implicit_checkout())
     co = checkout_status(where)
     if co is not None:
         _checkout(co, as_json)
         return
-    st = device_status(require_device(where), max_age_days=release_settings().max_age_days,
-                       check_files=not quick)
+    max_age = release_settings().max_age_days
+    st = device_status(require_device(where), max_age_days=max_age, check_files=not quick)
+    state, reasons = health(st, max_age)
+    st["health"] = {"state": state, "reasons": reasons}
     if as_json:
         echo_json(st)
     else:
         _device(st)
+    if state == "refused":
+        raise SyncError(reasons[0], path=st["device"])
+    if state == "degraded":
+        for why in reasons:
+            click.echo(f"kb: warning: {why}", err=True)
+        raise click.exceptions.Exit(DEGRADED_EXIT)
+
+
+def health(st: dict[str, Any], max_age_days: int) -> tuple[str, list[str]]:
+    """How a device's `kb status` (`st`) ends: "refused" with its one reason (no question
+    is answered: what `kb query` refuses), else "degraded" with each reason it answers
+    but needs the operator, else "ok"."""
+    served, device = st["served"], st["device"]
     if st["current_problem"]:
-        raise SyncError(st["current_problem"], path=st["device"])
-    served = st["served"]
-    if served is not None and served["verified_now"] is False:
-        advice = repair_advice(DeviceLayout(Path(st["device"])).release(served["tag"])) or \
+        return "refused", [st["current_problem"]]
+    if served is None:
+        return "refused", ["serves nothing yet: no question is answered until `kb sync SOURCE "
+                           f"--to {shlex.quote(device)}` installs a release"]
+    keys_problem = st["trusted_keys_problem"]
+    if keys_problem and (refused := _refused_by_keys(Path(device), served["tag"])):
+        return "refused", [refused]
+    if served["verified_now"] is False:
+        advice = repair_advice(DeviceLayout(Path(device)).release(served["tag"])) or \
             "`kb sync` derives a damaged index again, `kb rollback` serves another release"
-        raise SyncError(f"the served release {served['tag']} fails verification: "
-                        f"{(served['problems'] or ['?'])[0]}; {advice}", path=st["device"])
+        return "refused", [f"the served release {served['tag']} fails verification: "
+                           f"{(served['problems'] or ['?'])[0]}; {advice}"]
+    if served["signer_unpinned"]:
+        return "refused", [served["signer_unpinned"]]
+    reasons = []
+    last = st["last_sync"]
+    if isinstance(last, dict) and not last.get("under_way") and last.get("ok") is False:
+        reasons.append(f"the last sync ({last.get('at')}) failed: {last.get('error')}")
+    if served["clock_behind"]:
+        reasons.append(f"the age of {served['tag']} is unknown: {served['clock_behind']}")
+    elif served["stale"]:
+        reasons.append(f"the served release {served['tag']} is {_age(served['age_days'])}, "
+                       f"older than {max_age_days} days (kb.toml [release] max_age_days): "
+                       "`kb sync` brings a newer one, if the source has one")
+    if keys_problem:  # questions answered (the signer's key file is there), syncs refused
+        reasons.append(f"pinned keys: {keys_problem}")
+    if st["state_problem"]:
+        reasons.append(st["state_problem"])
+    return ("degraded" if reasons else "ok"), reasons
+
+
+def _refused_by_keys(device: Path, tag: str) -> str | None:
+    """Why questions are refused when the pinned keys cannot all be read, as
+    `intact.check_intact` decides it: trusted_keys/ cannot be listed, or no key file vouches
+    for the served release; None when its signer's key file is there (questions answered,
+    `kb sync` refused until the damaged one is repaired: degraded)."""
+    try:
+        return untrusted_release(device, DeviceLayout(device).release(tag), tag)
+    except SyncError as exc:
+        return f"{exc.message}; no question is answered until it can"
 
 
 def _device(st: dict[str, Any]) -> None:

@@ -37,15 +37,16 @@ def refused_notes(refused: dict[int, str], tag: str) -> tuple[str, ...]:
                  for s, why in sorted(refused.items(), reverse=True))
 
 
-def passed_over(refused: dict[int, str], current: str | None) -> SyncError:
+def passed_over(refused: dict[int, str], current: str | None, serves: str) -> SyncError:
     """The error of a sync that found no release the trusted keys vouch for newer than
-    `current`: the newest release refused and why, and any others refused below it."""
+    `current`: the newest release refused and why, and any others refused below it;
+    `serves` says what the device serves now (`sync.still_serves`)."""
     newest = max(refused)
     others = sorted(set(refused) - {newest}, reverse=True)
     also = (f" ({', '.join(tag_name(s) for s in others)} below it refused too)"
             if others else "")
-    what = (f"no release newer than {current} verifies with the trusted keys, {current} "
-            "still serves") if current else ("no release at the source verifies with the "
+    what = (f"no release newer than {current} verifies with the trusted keys, {serves}"
+            ) if current else ("no release at the source verifies with the "
                                              "trusted keys, no release is served yet")
     return SyncError(f"{tag_name(newest)}: {refused[newest]}{also}; {what}")
 

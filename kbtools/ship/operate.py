@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -229,7 +230,8 @@ def current_problem(path: Path) -> str | None:
     local = sorted(release_dirs(path), key=_serial, reverse=True)
     todo = "`kb sync` installs the newest release from the source again"
     if local:
-        todo += (f", `kb rollback --to {path}` serves the newest one here ({local[0]}; "
+        todo += (f", `kb rollback --to {shlex.quote(str(path))}` serves the newest one "
+                 f"here ({local[0]}; "
                  f"local: {', '.join(local)})")
     return f"serves nothing: {what}; {todo}"
 
@@ -267,7 +269,8 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
         # recorded before the switch (`_rollback_locked`): a rollback stopped between the two
         out["current_problem"] = (
             f"a `kb rollback` from {rdir.name} was stopped before its switch: {rdir.name} "
-            f"still serves, and `kb sync` keeps it; run `kb rollback [TAG] --to {path}` "
+            f"still serves, and `kb sync` keeps it; run `kb rollback [TAG] --to "
+            f"{shlex.quote(str(path))}` "
             "again to finish it")
     rel = read_json(ReleaseLayout(rdir).release_json)
     ver = read_json(ReleaseLayout(rdir).verified)

@@ -105,11 +105,38 @@ def parse_public(pem: bytes, source: str) -> PublicKey:
     try:
         key = serialization.load_pem_public_key(pem)
     except (ValueError, TypeError):  # the library's words end with a link to its FAQ
-        raise KbError("cannot read public key: not a PEM public key (as `kb keygen` writes "
-                      "the .pub file)", path=source) from None
+        where = pem_problem(pem)
+        raise KbError("cannot read public key: " + (f"{where}: " if where else "")
+                      + "not a PEM public key (as `kb keygen` writes the .pub file)",
+                      path=source) from None
     if not isinstance(key, Ed25519PublicKey):
         raise KbError("public key is not an Ed25519 key", path=source)
     return PublicKey(key_id(key), key, source)
+
+
+PEM_BEGIN, PEM_END = "-----BEGIN PUBLIC KEY-----", "-----END PUBLIC KEY-----"
+BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
+
+
+def pem_problem(pem: bytes) -> str | None:
+    """The first line of a public key file that is not as `kb keygen` writes it ("line 3
+    is not base64: '…'"), for a file an operator edited by hand; None when its lines look
+    right (the key inside is then what is wrong)."""
+    lines = pem.decode("utf-8", "replace").split("\n")
+    shown = [line.rstrip("\r").strip() for line in lines]
+    first = next((i for i, line in enumerate(shown) if line), None)
+    if first is None:
+        return "the file is empty"
+    if shown[first] != PEM_BEGIN:
+        return f"line {first + 1} is not {PEM_BEGIN}: {shown[first][:40]!r}"
+    for i in range(first + 1, len(shown)):
+        if shown[i] == PEM_END:
+            extra = next((j for j in range(i + 1, len(shown)) if shown[j]), None)
+            return None if extra is None else \
+                f"line {extra + 1} follows {PEM_END}: {shown[extra][:40]!r}"
+        if shown[i] and not set(shown[i]) <= BASE64:
+            return f"line {i + 1} is not base64: {shown[i][:40]!r}"
+    return f"no {PEM_END} line after line {first + 1}"
 
 
 def public_pem(key: PublicKey) -> bytes:

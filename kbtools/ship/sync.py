@@ -338,16 +338,16 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     try:
         refs = listed or list_source(gd, source, branch, limits=limits)
     except SyncError as exc:  # unreachable, refused, damaged: the device as it was
-        raise SyncError(f"{exc.message}; {dev.still_serves(device)}", path=exc.path) from None
+        raise SyncError(f"{exc.message}; {still_serves(device)}", path=exc.path) from None
     if refs.branch_ref is None:
         raise SyncError(f"no {branch} branch at the source ({other_branches(refs.branches)}); "
-                        f"{dev.still_serves(device)}", path=source)
+                        f"{still_serves(device)}", path=source)
     rolled_back = set(state.get("rolled_back", []))
     offered = {s: r for s, r in refs.tags.items()
                if tag_name(s) not in rolled_back and s not in refused}
     if not offered:
         raise SyncError(f"the source has no release tags to serve; "
-                        f"{dev.still_serves(device)}", path=source)
+                        f"{still_serves(device)}", path=source)
     serial = max(offered)
     current = dev.served_tag(device)
     moved = moved_tags(gd, refs.tags, set(dev.release_dirs(device)))
@@ -375,7 +375,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     if serial < floor:  # every tag at or above the floor gone from the source
         raise SyncError(f"newest release at the source is {tag}, older than "
                         f"{tag_name(floor)} already accepted here ({withdrawn(floor, current)}"
-                        f"); refusing a downgrade, {dev.still_serves(device)} (`kb rollback` "
+                        f"); refusing a downgrade, {still_serves(device)} (`kb rollback` "
                         "serves an older local release)", path=source)
     fetched, hashed = 0, dict[str, Signature]()
     final = DeviceLayout(device).release(tag)
@@ -397,7 +397,8 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
             if not isinstance(exc, trust.Untrusted) and not refused:  # by anything: passed
                 raise
             if not any(max(cur_serial or 0, floor - 1) < s < serial for s in offered):
-                raise passed_over(refused | {serial: exc.message}, current) from None
+                raise passed_over(refused | {serial: exc.message}, current,
+                                  still_serves(device, f"{current} still serves")) from None
             # an older release the keys vouch for may still be newer than the one served
             res = _sync_locked(source, device, state, extra_keys, branch, keep, max_age_days,
                                limits, refused=refused | {serial: exc.message}, listed=refs)
@@ -518,6 +519,10 @@ def _up_to_date(device: Path, source: str, tag: str, begin: trust.TrustStart,
     intact.vouch(served, hashed)  # after the prune, as after a switch (a hard link gone)
     skipped = tuple(tag_name(s) for s in sorted(tags) if s > serial
                     and tag_name(s) in rolled_back)
+    revoked = trust.untrusted_release(device, served, tag, then=NEXT_TRUSTED)
+    if revoked is not None:  # up to date, and answering nothing: not a sync that succeeded
+        raise SyncError(f"the source offers nothing newer than {tag}, and {revoked}",
+                        path=source)
     return SyncResult(tag, serial, tag, False, source,
                       warnings=(begin.warnings + moved + notes
                                 + _age_warn(served, max_age_days) + pruned),
@@ -536,6 +541,26 @@ def _install(device: Path, source: str, branch_ref: str, branch: str, tag: str, 
     return install_release(layout.repo, commit, tag, serial, tag_mhash, begin, floor,
                            layout.staging(tag), layout.release(tag),
                            previous=dev.served_release(device))
+
+
+NEXT_TRUSTED = ("the next `kb sync` takes the first release signed by a pinned key as soon as "
+                "the publisher publishes one (`kb trust add PUB` trusts its key again)")
+
+
+def still_serves(device: Path, said: str | None = None) -> str:
+    """What a sync that changed nothing says of the device: `said` (default
+    `device.still_serves`), or, when no pinned key vouches for the served release (its
+    signer removed with `kb trust remove`), that it answers no question and that the next
+    sync takes the first release a pinned key signs."""
+    said = said or dev.still_serves(device)
+    served = dev.served_release(device)
+    if served is None:
+        return said
+    try:
+        revoked = trust.untrusted_release(device, served, served.name, then=NEXT_TRUSTED)
+    except SyncError:  # trusted_keys/ unreadable: said by the error that stopped the sync
+        return said
+    return said if revoked is None else revoked
 
 
 def _age_warn(release: Path | None, max_age_days: int) -> tuple[str, ...]:

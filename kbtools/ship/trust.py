@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -100,8 +101,9 @@ def stored_keys(device: Path) -> list[PublicKey]:
             raise SyncError(
                 f"pinned key {name[:-len('.pub')]} cannot be read ({why}): nothing is synced or "
                 "rolled back until it is repaired, since a device whose keys cannot be read "
-                f"would take what they refuse; `kb trust add PUB --to {device}` with the "
-                "publisher's key writes it again (`kb trust remove "
+                f"would take what they refuse; `kb trust add PUB --to "
+                f"{shlex.quote(str(device))}` with the publisher's key writes it again (`kb "
+                "trust remove "
                 f"{name[:-len('.pub')]}` unpins it)", path=str(folder / name))
     return [key for _, key, _ in found if key is not None]
 
@@ -320,7 +322,7 @@ def release_signers(release_dir: Path) -> tuple[str | None, set[str]]:
 
 
 def untrusted_release(device: Path, release_dir: Path, tag: str, *,
-                      served: bool = True) -> str | None:
+                      served: bool = True, then: str | None = None) -> str | None:
     """One line when the release `tag` installed on `device` (in `release_dir`) is vouched
     for by no key pinned now: unsigned, or signed by a key revoked with `kb trust remove`,
     handed over by a rotation, or pinned only after it arrived. A device answers no
@@ -330,7 +332,8 @@ def untrusted_release(device: Path, release_dir: Path, tag: str, *,
     A key's file is named by its id (`kb trust add` and a sync write it so), so a trusted
     release costs a listing of trusted_keys/, nothing more: `kb query` imports no
     cryptography. Only a release found untrusted that way has the keys read, for a file
-    named otherwise (copied in by hand)."""
+    named otherwise (copied in by hand). `then`: what the operator can do, in place of the
+    default advice (a sync that just ran says what the next one does)."""
     names = pinned_names(device)
     if not names:
         return None
@@ -346,8 +349,8 @@ def untrusted_release(device: Path, release_dir: Path, tag: str, *,
               else "is not signed")
     return (f"the {'served ' if served else ''}release {tag} {signed} "
             f"({why + '; ' if why else ''}pinned now: {', '.join(sorted(ids))}): no question "
-            "is answered from it; `kb trust add PUB` trusts its key again, `kb sync` brings a "
-            "release signed by a pinned key")
+            "is answered from it; " + (then or "`kb trust add PUB` trusts its key again, "
+                                               "`kb sync` brings a release signed by a pinned key"))
 
 
 def settle_served(device: Path, release_dir: Path, begin: TrustStart,

@@ -1,0 +1,188 @@
+"""`kb status` as a monitoring check (cron, a systemd timer, a Nagios-style plugin) reads
+it: exit 0 healthy, 4 degraded (answering, but the last sync failed or the release is
+stale), 1 refused (no question answered: nothing served, a signer the operator removed);
+and cron's `kb sync` after a revocation: one line saying what the operator does, every run
+alike, nothing piling up, the first release a pinned key signs taken at once.
+
+Real signed releases in a bare artifacts repo (`test_trust.Pub`), real device dirs."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+from device_fixtures import kb
+from test_release_helpers import forge_release
+from test_trust import Keys, Pub, keys, pub
+
+from kbtools.ship import device
+from kbtools.ship.signing import load_private
+
+__all__ = ["keys", "pub"]  # fixtures this module's tests use
+
+
+def _health(dev: Path) -> tuple[int, dict[str, object]]:
+    code, out, _ = kb("status", "--to", dev, "--quick", "--json")
+    return code, json.loads(out)["health"]
+
+
+def test_status_exit_codes_healthy_degraded_refused(keys: Keys, pub: Pub, tmp_path: Path):
+    dev = tmp_path / "dev"
+    empty = tmp_path / "empty.git"
+    empty.mkdir()
+    assert kb("sync", empty, "--to", dev)[0] == 1  # a device dir, serving nothing
+    code, out, err = kb("status", "--to", dev)
+    assert code == 1 and "serving nothing yet" in out, out
+    assert err == (f"kb: error: {dev}: serves nothing yet: no question is answered until "
+                   f"`kb sync SOURCE --to {dev}` installs a release\n"), err
+    assert _health(dev)[1]["state"] == "refused"
+
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0
+    code, out, err = kb("status", "--to", dev)
+    assert (code, err) == (0, "") and "serving kb-r1" in out, out + err
+    assert _health(dev) == (0, {"state": "ok", "reasons": []})
+
+    # the source gone (a dead link, a moved server): still answering, but degraded
+    assert kb("sync", tmp_path / "nowhere", "--to", dev)[0] == 1
+    code, out, err = kb("status", "--to", dev)
+    assert code == 4 and "FAILED: " in out, out
+    warned = err.splitlines()
+    assert len(warned) == 1 and warned[0].startswith("kb: warning: the last sync (") and \
+        "failed: " in warned[0] and "git ls-remote failed" in warned[0], err
+    code, health = _health(dev)
+    assert code == 4 and health["state"] == "degraded" and len(health["reasons"]) == 1
+
+    assert kb("sync", pub.art, "--to", dev)[0] == 0  # the next good sync clears it
+    assert _health(dev) == (0, {"state": "ok", "reasons": []})
+
+    # a release made long ago (the publisher's CI stopped): stale, degraded
+    forge_release(pub.art, lambda f: f.update({"release.json": f["release.json"].replace(
+        json.loads(f["release.json"])["created"].encode(), b"2020-01-01T00:00:00+00:00")}),
+        resign=load_private(keys.a))
+    assert kb("sync", pub.art, "--to", dev)[0] == 0
+    code, out, err = kb("status", "--to", dev)
+    assert code == 4 and "STALE" in out, out
+    assert err.startswith("kb: warning: the served release kb-r2 is ") and \
+        "older than 30 days (kb.toml [release] max_age_days)" in err, err
+
+    # the operator removes the signer's key: nothing answers, refused
+    assert kb("trust", "add", keys.b_pub, "--to", dev)[0] == 0
+    assert kb("trust", "remove", keys.a_id, "--to", dev)[0] == 0
+    code, out, err = kb("status", "--to", dev)
+    assert code == 1 and err.startswith(f"kb: error: {dev}: the served release kb-r2 is signed "
+                                        f"by key {keys.a_id}, which is not pinned"), err
+    assert err.count("\n") == 1, err
+    code, health = _health(dev)
+    assert code == 1 and health["state"] == "refused"
+
+
+def test_cron_sync_after_a_revocation_says_what_to_do_and_takes_the_first_trusted_release(
+        keys: Keys, pub: Pub, tmp_path: Path):
+    """The served release's signer removed, and the source offering nothing newer: the sync
+    used to say "up to date: serving kb-r1" and exit 0 while every question was refused.
+    It fails now in one line (every run the same, nothing appended to the device's logs),
+    and the first release a pinned key signs is served by the next run."""
+    dev = tmp_path / "dev"
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0
+    assert kb("trust", "add", keys.b_pub, "--to", dev)[0] == 0
+    assert kb("trust", "remove", keys.a_id, "--to", dev)[0] == 0
+    logs = {p.name: p.read_bytes() for p in dev.iterdir() if p.suffix == ".log"}
+    said = []
+    for _ in range(3):
+        code, out, err = kb("sync", pub.art, "--to", dev)
+        assert (code, out) == (1, ""), out + err
+        said.append(err)
+    assert said[0] == said[1] == said[2] == (
+        f"kb: error: {pub.art}: the source offers nothing newer than kb-r1, and the served "
+        f"release kb-r1 is signed by key {keys.a_id}, which is not pinned on this device "
+        f"(removed by operator; pinned now: {keys.b_id}): no question is answered from it; "
+        "the next `kb sync` takes the first release signed by a pinned key as soon as the "
+        "publisher publishes one (`kb trust add PUB` trusts its key again)\n")
+    assert {p.name: p.read_bytes() for p in dev.iterdir() if p.suffix == ".log"} == logs
+    state = json.loads((dev / "state.json").read_text(encoding="utf-8"))
+    assert state["last_sync"]["ok"] is False and state["highest_serial"] == 1
+    # the publisher still signs with the removed key: refused, saying the same of kb-r1
+    pub.release(keys.a)
+    code, out, err = kb("sync", pub.art, "--to", dev)
+    assert code == 1 and err.startswith(f"kb: error: kb-r2: release signed by untrusted key "
+                                        f"{keys.a_id}"), err
+    assert err.endswith("no release newer than kb-r1 verifies with the trusted keys, the "
+                        f"served release kb-r1 is signed by key {keys.a_id}, which is not "
+                        f"pinned on this device (removed by operator; pinned now: "
+                        f"{keys.b_id}): no question is answered from it; the next `kb sync` "
+                        "takes the first release signed by a pinned key as soon as the "
+                        "publisher publishes one (`kb trust add PUB` trusts its key again)\n")
+    assert "still serves" not in err
+    pub.release(keys.b)  # the publisher's new key
+    code, out, err = kb("sync", pub.art, "--to", dev)
+    assert code == 0 and out.startswith("serving kb-r3 (was kb-r1)") and err == "", out + err
+    assert device.served_tag(dev) == "kb-r3"
+    assert kb("status", "--to", dev)[0] == 0
+
+
+def test_a_pinned_key_file_damaged_by_hand_is_degraded_not_refused(keys: Keys, pub: Pub,
+                                                                   tmp_path: Path):
+    """A technician edits trusted_keys/<id>.pub (a line garbled): `kb sync` refuses until it
+    is repaired, naming the file, while questions are answered (the served release's signer
+    has its file): `kb status` exits 4 saying so, as `kb query` decides it, not 1."""
+    dev = tmp_path / "dev"
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0
+    key_file = dev / "trusted_keys" / f"{keys.a_id}.pub"
+    lines = key_file.read_text(encoding="ascii").splitlines()
+    lines[1] = "!!" + lines[1][2:]
+    key_file.write_text("\n".join(lines) + "\n", encoding="ascii")
+    code, out, err = kb("sync", pub.art, "--to", dev)
+    assert code == 1 and err.startswith(f"kb: error: {key_file}: pinned key {keys.a_id} cannot "
+                                        "be read"), err
+    code, out, err = kb("status", "--to", dev)
+    assert code == 4 and "pinned keys: cannot read: " in out, out
+    assert f"kb: warning: pinned keys: pinned key {keys.a_id} cannot be read" in err, err
+    assert _health(dev)[1]["state"] == "degraded"
+
+
+def test_commands_suggested_for_a_device_dir_with_spaces_and_chinese_run_as_given(
+        keys: Keys, pub: Pub, tmp_path: Path):
+    """A technician's device dir `现场 设备/kb`: the command an error or `kb status` tells
+    them to run names it shell-quoted, so pasting it acts on that device (it used to be
+    unquoted: the shell split it at the space)."""
+    dev = tmp_path / "现场 设备" / "kb"
+    empty = tmp_path / "empty.git"
+    empty.mkdir()
+    kb("sync", empty, "--to", dev)
+    err = kb("status", "--to", dev)[2]
+    assert shlex.split(err.split("`")[1]) == ["kb", "sync", "SOURCE", "--to", str(dev)], err
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0
+    (dev / "trusted_keys" / f"{keys.a_id}.pub").write_text("-----BEGIN PUBLIC KEY-----\n!!\n")
+    code, _, err = kb("sync", pub.art, "--to", dev)
+    said = err.split("; `kb trust add PUB --to ")[1].split("` with")[0]
+    assert code == 1 and shlex.split(said) == [str(dev)], err
+
+
+def test_a_key_file_edited_by_hand_names_its_bad_line(keys: Keys, pub: Pub, tmp_path: Path):
+    """A pinned key (or one given to `kb trust add`) with a line garbled by an editor: the
+    error names the file and the line, which the library's "not a PEM public key" did
+    not; nothing is synced meanwhile."""
+    dev = tmp_path / "dev"
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0
+    key_file = dev / "trusted_keys" / f"{keys.a_id}.pub"
+    lines = key_file.read_text(encoding="ascii").split("\n")
+    lines[1] = lines[1][:8] + "，" + lines[1][9:]  # a full-width comma typed into it
+    key_file.write_text("\n".join(lines), encoding="utf-8")
+    pub.release(keys.a)
+    code, _, err = kb("sync", pub.art, "--to", dev)
+    assert code == 1 and err.startswith(
+        f"kb: error: {key_file}: pinned key {keys.a_id} cannot be read (line 2 is not base64: "
+        f"'{lines[1][:40]}': not a PEM public key"), err
+    assert device.served_tag(dev) == "kb-r1"
+    given = tmp_path / "given.pub"
+    pem = keys.a_pub.read_text(encoding="ascii")  # copied from a chat, its last line lost
+    given.write_text(pem[:pem.index("-----END")], encoding="ascii")
+    code, _, err = kb("trust", "add", given, "--to", dev)
+    assert code == 1 and f"{given}: cannot read public key: no -----END PUBLIC KEY----- line " \
+        "after line 1: not a PEM public key" in err, err
