@@ -226,6 +226,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.given._LATIN_MAGNITUDE": "sub",  # an input value
     "kbtools.decision.clock._CELL_TIME": "sub",  # a table cell, an input range
     "kbtools.decision.clock._SAID": "match",  # an input value
+    "kbtools.decision.clock._SAID_IN": "finditer",  # a question
+    "kbtools.decision.clock._UNIT_START": "match",  # a question, after a time's minutes
     "kbtools.decision.numerals._FRACTION_SAID": "fullmatch",  # an input value
     "kbtools.decision.numerals._FRACTION_SLASH": "fullmatch",  # an input value
     "kbtools.query.coverage._WORD": "search",  # a term of a pasted line
