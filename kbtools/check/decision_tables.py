@@ -188,8 +188,11 @@ class _Axis:
                 heapq.heappop(active)
             for _, a in active:
                 pair = (a, r) if a < r else (r, a)
-                if a != r and not (self.circle and (pair in seen or seen.add(pair))):
-                    yield pair
+                if a == r or pair in seen:
+                    continue
+                if self.circle:
+                    seen.add(pair)
+                yield pair
             heapq.heappush(active, (end, r))
 
 
