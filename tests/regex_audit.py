@@ -114,6 +114,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.conditions._RE_QUALIFIER": "fullmatch",  # from a cell's last (
     "kbtools.decision.conditions._RE_VAR_CMP": "match",
     "kbtools.decision.conditions._RE_VAR_BETWEEN": "match",
+    "kbtools.decision.conditions._RE_TOLERANCE": "match",  # a table cell
     "kbtools.decision.cell_text._RAISED_AFTER_DIGIT": "sub",  # a cell, an input, a question
     "kbtools.decision.conditions._CJK_NUMERAL": "sub",
     "kbtools.decision.model:[;；]": "split",

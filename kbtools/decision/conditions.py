@@ -4,6 +4,7 @@ Cell conditions (after Unicode NFKC, so full-width ``＜``/``～``/``％`` work 
 
     <15  <=15  ≤15  >20  >=85  ≥85        comparisons
     15-20  15~20  15–20  15至20  15到20   closed ranges: both ends inclusive
+    25±2  25℃±2℃  6.5 +/- 0.2            a value and its tolerance: 23-27, 6.3-6.7
     20 / 20℃                              numeric equality
     2000小时以上 / 10以下 / 30 ℃ 以上      ≥2000 / ≤10 / ≥30
     6.5以下(不含) 7以上(含7) 4-8 (exclusive)  a bracket saying whether a bound is included,
@@ -96,6 +97,8 @@ _RE_INTERVAL = re.compile(rf"^([\[(])\s*{_END}\s*{_IUNIT}\s*[,;]\s*{_END}\s*{_IU
                           rf"\s*{_UNIT}$", re.IGNORECASE)
 _RE_UNIT_TAIL = re.compile(rf"\s*+{_UNIT}\s*+")  # what follows a cell's last number
 _UNIT_TAIL = 40  # characters: the longest tail `_RE_UNIT_TAIL` is tried on
+# a value with its tolerance: 25±2℃, 25℃±2℃, 6.5 +/- 0.2 (the range 23-27, both ends included)
+_RE_TOLERANCE = re.compile(rf"^({_NUM})\s*{_UNIT}\s*(?:±|\+/-|\+-)\s*({_NUM})\s*{_UNIT}$")
 _RE_SUFFIX = re.compile(rf"^({_NUM})\s*(?:{_UNIT}\s*)?(以上|以下)$")  # 30 ℃ 以上 too
 # what a cell may add in brackets to say whether its bound is included: 6.5以下(不含),
 # 7以上(含 7), 4-8 (inclusive); matched from the cell's last "(" (`split_qualifier`)
@@ -405,8 +408,11 @@ def _parse(cell: str, *, pair: bool) -> Condition:
         if m.group(2) == "以上":
             return Condition(raw, "ge", lo=x, lo_incl=True)
         return Condition(raw, "le", hi=x, hi_incl=True)
-    m = _RE_RANGE.match(text)
+    m = _RE_RANGE.match(text) or _RE_TOLERANCE.match(text)
     if m and (lo := _finite(m.group(1))) is not None and (hi := _finite(m.group(2))) is not None:
+        if m.re is _RE_TOLERANCE:  # 25±2: from 23 to 27, in the digits written
+            lo, hi = (float(Decimal(m.group(1).replace(",", "")) + k * Decimal(
+                m.group(2).replace(",", ""))) for k in (-1, 1))
         return Condition(raw, "range", lo=lo, hi=hi, lo_incl=True, hi_incl=True)
     m = _RE_NUMBER.match(text)
     if m and (x := _finite(m.group(1))) is not None:
