@@ -62,14 +62,20 @@ _NOON = ("中午",)
 _PM = ("下午", "傍晚", "晚上", "夜里", "夜间", "晚")
 _PARTS = "|".join(sorted((*_AM, *_NIGHT, *_NOON, *_PM), key=len, reverse=True))
 _HOUR = r"\d{1,2}|[零〇一二两三四五六七八九十]{1,3}"
-_SAID_BODY = (
-    rf"(?P<part>{_PARTS})?\s*(?P<h>{_HOUR})\s*"
-    rf"(?:(?P<colon>:)\s*(?P<m>[0-5]\d)(?::[0-5]\d)?|(?P<dian>[点時时])\s*"
-    rf"(?:(?P<half>半)|(?P<quarter>[一三])刻|(?P<cm>\d{{1,2}}|[零〇一二三四五六七八九十]{{1,3}})\s*分?)?"
-    rf"(?:钟)?)?\s*(?P<ampm>[ap]\.?m\.?(?![a-z]))?")
-_SAID = re.compile(rf"^{_SAID_BODY}$", re.IGNORECASE)
-# the same, in the middle of a question: not inside a longer number (1.8:30) or a ratio
-_SAID_IN = re.compile(rf"(?<![\d:.]){_SAID_BODY}(?![\d:])", re.IGNORECASE)
+def _said_body(space: str) -> str:
+    """The pattern of a time of day said (`clock_minutes`), with `space` where spaces may
+    stand."""
+    return (rf"(?P<part>{_PARTS})?{space}(?P<h>{_HOUR}){space}"
+            rf"(?:(?P<colon>:){space}(?P<m>[0-5]\d)(?::[0-5]\d)?|(?P<dian>[点時时]){space}"
+            rf"(?:(?P<half>半)|(?P<quarter>[一三])刻|(?P<cm>\d{{1,2}}|[零〇一二三四五六七八九十]{{1,3}})"
+            rf"{space}分?)?(?:钟)?)?{space}(?P<ampm>[ap]\.?m\.?(?![a-z]))?")
+
+
+_SPACES = r"\s*"
+_SAID = re.compile(f"^{_said_body(_SPACES)}$", re.IGNORECASE)
+# the same, in the middle of a compacted question (one space at most between words): not
+# inside a longer number (1.8:30) or a ratio
+_SAID_IN = re.compile(rf"(?<![\d:.]){_said_body(' ?')}(?![\d:])", re.IGNORECASE)
 
 
 def clock_minutes(text: str, *, strict: bool) -> int | None:
