@@ -114,7 +114,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.conditions._RE_QUALIFIER": "fullmatch",  # from a cell's last (
     "kbtools.decision.conditions._RE_VAR_CMP": "match",
     "kbtools.decision.conditions._RE_VAR_BETWEEN": "match",
-    "kbtools.decision.conditions._RAISED_AFTER_DIGIT": "sub",  # a cell, an input, a question
+    "kbtools.decision.conditions._RE_TOLERANCE": "match",  # a table cell
+    "kbtools.decision.cell_text._RAISED_AFTER_DIGIT": "sub",  # a cell, an input, a question
     "kbtools.decision.conditions._CJK_NUMERAL": "sub",
     "kbtools.decision.model:[;；]": "split",
     "kbtools.decision.model:[,，、]": "split",
@@ -226,6 +227,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.given._LATIN_MAGNITUDE": "sub",  # an input value
     "kbtools.decision.clock._CELL_TIME": "sub",  # a table cell, an input range
     "kbtools.decision.clock._SAID": "match",  # an input value
+    "kbtools.decision.clock._SAID_IN": "finditer",  # a question
+    "kbtools.decision.clock._UNIT_START": "match",  # a question, after a time's minutes
     "kbtools.decision.numerals._FRACTION_SAID": "fullmatch",  # an input value
     "kbtools.decision.numerals._FRACTION_SLASH": "fullmatch",  # an input value
     "kbtools.query.coverage._WORD": "search",  # a term of a pasted line

@@ -271,3 +271,23 @@ def test_a_table_with_reversed_symbols_checks_clean_and_evaluates(tmp_path):
     for value, out in (("2", "低"), ("3", "高"), ("5", "高")):
         result = CliRunner().invoke(main, ["table", "eval", str(path), f"连续降雨天数={value}"])
         assert result.exit_code == 0 and f"=> 风险={out}" in result.output, result.output
+
+
+@pytest.mark.parametrize(("cell", "inside", "outside"), [
+    ("25±2", ("23", "27", "25.5"), ("22.9", "27.1")),
+    ("25±2℃", ("23", "27"), ("22", "28")),
+    ("25℃±2℃", ("24",), ("28",)),
+    ("6.5 +/- 0.2", ("6.3", "6.7"), ("6.29", "6.71")),  # 6.3 exactly, not 6.300000000000001
+    ("85%±5%", ("80%", "90%"), ("79%", "91%")),
+    ("1,200±50", ("1150", "1250"), ("1100",)),
+])
+def test_a_value_with_its_tolerance_is_a_closed_range(cell, inside, outside):
+    """25±2℃, as agronomists and specifications write a set point, was "not a numeric
+    condition": the table was refused."""
+    header = "湿度" if "%" in cell else "温度(℃)"
+    table = build_table([header, "结论"], [[cell, "适宜"]], decision=f"inputs={header}")
+    assert table is not None
+    for value in inside:
+        assert match_rules(table, {header: value}).status == "match", value
+    for value in outside:
+        assert match_rules(table, {header: value}).status == "no_match", value

@@ -150,3 +150,62 @@ def test_gap_names_only_the_columns_it_narrows():
     assert gaps == ["table at line 0: no row covers 温度(℃) ≥15 and ≤20, 相对湿度(%) <85, "
                     "连续降雨天数 ≤3",
                     "table at line 0: no row covers 温度(℃) ≥15 and ≤20, 连续降雨天数 >3"]
+
+
+# ------------------------------------------------------ times of day across midnight
+
+def _clock_findings(*cells: str) -> list[tuple[str, str]]:
+    table = build_table(["时间", "班次"], [[c, str(n)] for n, c in enumerate(cells)],
+                        decision="inputs=时间")
+    return [(code, message) for _, code, message in analyse(table)]
+
+
+def test_an_overlap_across_midnight_is_found():
+    """22:00-6:00 beside 5:00-9:00 share 5:00 to 6:00: the check said nothing (a range whose
+    start is after its end was taken for an empty one)."""
+    findings = _clock_findings("22:00-6:00", "5:00-9:00", ">9:00 and <22:00")
+    assert [c for c, _ in findings] == ["decision-overlap"]
+    assert "rows 1 and 2 both match" in findings[0][1]
+
+
+def test_a_gap_beside_a_range_across_midnight_is_found():
+    """22:00-6:00 and 7:00-22:00 leave 6:00 to 7:00, and 22:00-6:00 with 6:00-12:00 leaves
+    the afternoon and evening: neither was reported."""
+    assert ("decision-gap", "table at line 0: no row covers 时间 >6:00 and <7:00") in \
+        _clock_findings("22:00-6:00", "7:00-22:00")
+    assert ("decision-gap", "table at line 0: no row covers 时间 >12:00 and <22:00") in \
+        _clock_findings("22:00-6:00", "6:00-12:00")
+
+
+def test_a_whole_day_covered_across_midnight_has_no_gap_or_overlap():
+    assert _clock_findings("22:00-6:00", ">6:00 and <22:00") == []
+    assert _clock_findings(">=22:00", "<6:00", ">=6:00 and <22:00") == []  # no range crosses
+
+
+def test_a_gap_between_times_is_written_as_times():
+    """The gap between 8:00-12:00 and 13:00-17:00 read "时间 >720 and <780"."""
+    assert _clock_findings("8:00-12:00", "13:00-17:00") == [
+        ("decision-gap", "table at line 0: no row covers 时间 >12:00 and <13:00")]
+
+
+_hour = st.integers(min_value=0, max_value=23).map(lambda h: f"{h}:00")
+_clock_cell = st.one_of(
+    st.tuples(st.sampled_from(["<", "≤", ">", "≥"]), _hour).map("".join)
+    .filter(lambda c: c != "<0:00"),  # (before midnight on no day)
+    st.tuples(_hour, _hour).filter(lambda t: t[0] != t[1]).map("-".join),
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_clock_cell, min_size=1, max_size=5))
+def test_analysis_across_midnight_agrees_with_brute_force(cells):
+    """Every minute of the day matched by two rows is an overlap; when a range crosses
+    midnight, every minute matched by none is a gap (and none is reported otherwise)."""
+    codes = {code for code, _ in _clock_findings(*cells)}
+    table = build_table(["时间", "班次"], [[c, str(n)] for n, c in enumerate(cells)],
+                        decision="inputs=时间")
+    conds = [r[0] for r in table.conditions]
+    counts = [sum(c.accepts_number(m) for c in conds) for m in range(24 * 60)]
+    assert ("decision-overlap" in codes) == any(n > 1 for n in counts), cells
+    if any(c.lo > c.hi for c in conds):
+        assert ("decision-gap" in codes) == (0 in counts), cells

@@ -3,7 +3,10 @@
 `analyse(table)` checks one `kbtools.decision.DecisionTable`: pairs of rows that both match
 some inputs (decision-overlap) and combinations of inputs between the table's lowest and
 highest bounds that no row covers (decision-gap), found by enumerating elementary cells of
-every numeric input column (at most `MAX_GRID_CELLS`). `table_findings(src)` runs it over
+every numeric input column (at most `MAX_GRID_CELLS`). A column of times of day with a range
+that crosses midnight (22:00-6:00) is read on the 24-hour circle: that range is 22:00 to
+midnight and midnight to 6:00, and the whole day lies inside the table's ranges
+(`clock_pieces`). `table_findings(src)` runs it over
 the annotated decision tables of a document and reports malformed ones
 (decision-malformed); unannotated tables are not checked.
 """
@@ -15,10 +18,12 @@ import heapq
 import itertools
 import math
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
+from kbtools.decision.clock import DAY, clock_text
 from kbtools.decision.conditions import Condition, format_number, normalize_text
 from kbtools.decision.documents import (
     DocRef,
@@ -89,6 +94,7 @@ def overlap_findings(table: DecisionTable, *, declared: bool = False) -> list[Ta
     table needing more than `MAX_OVERLAP_CHECKS` comparisons is checked that far and says so.
     """
     conds = table.conditions
+    circles = {i: on_circle(table, i) for i in table.inputs}
     found: list[tuple[int, int]] = []  # the first overlapping pairs, a max-heap by negation
     overlaps = checked = 0
     blank = table.blank_rows()
@@ -98,7 +104,7 @@ def overlap_findings(table: DecisionTable, *, declared: bool = False) -> list[Ta
         if checked == MAX_OVERLAP_CHECKS:
             break
         checked += 1
-        if all(_intersects(conds[a][i], conds[b][i]) for i in table.inputs) and \
+        if all(_meet(conds[a][i], conds[b][i], circles[i]) for i in table.inputs) and \
                 (not declared or _continued_cell(table, a, b)):
             overlaps += 1
             if len(found) < MAX_FINDINGS_PER_KIND:
@@ -128,7 +134,7 @@ def overlap_candidates(table: DecisionTable) -> Iterator[tuple[int, int]]:
     column where the fewest pairs do (any other pair differs there, so cannot overlap)."""
     if not table.inputs:
         return itertools.combinations(range(len(table.conditions)), 2)
-    axes = [_Axis([r[i] for r in table.conditions]) for i in table.inputs]
+    axes = [_Axis([r[i] for r in table.conditions], on_circle(table, i)) for i in table.inputs]
     return min(axes, key=lambda axis: axis.pairs()).candidates()
 
 
@@ -137,7 +143,8 @@ class _Axis:
     `_intersects` decides): any-value cells meet every cell, text cells those of the same
     text, numeric intervals the intervals they share a point with (an empty one none)."""
 
-    def __init__(self, cells: list[Condition]):
+    def __init__(self, cells: list[Condition], circle: bool = False):
+        self.circle = circle  # a range across midnight is two spans of one row
         self.any: list[int] = []
         self.texts: dict[str, list[int]] = {}
         self.rest: list[int] = []  # every row whose cell is not any-value
@@ -149,9 +156,11 @@ class _Axis:
             self.rest.append(r)
             if c.kind == "text":
                 self.texts.setdefault(c.text, []).append(r)
-            elif c.lo < c.hi or (c.lo == c.hi and c.lo_incl and c.hi_incl):
-                # (start, end) keys: interval a ends before b starts iff end(a) < start(b)
-                spans.append(((c.lo, 1 if c.lo_incl else 2), (c.hi, 1 if c.hi_incl else 0), r))
+                continue
+            for p in clock_pieces(c, circle):
+                if p.lo < p.hi or (p.lo == p.hi and p.lo_incl and p.hi_incl):
+                    # (start, end) keys: interval a ends before b starts iff end(a) < start(b)
+                    spans.append(((p.lo, 1 if p.lo_incl else 2), (p.hi, 1 if p.hi_incl else 0), r))
         self.spans = sorted(spans)
 
     def pairs(self) -> int:
@@ -173,11 +182,17 @@ class _Axis:
         for group in self.texts.values():
             yield from itertools.combinations(group, 2)
         active: list[tuple[tuple[float, int], int]] = []  # (end, row): a heap
+        seen: set[tuple[int, int]] = set()  # on a circle, two rows may meet on both spans
         for start, end, r in self.spans:
             while active and active[0][0] < start:
                 heapq.heappop(active)
             for _, a in active:
-                yield (a, r) if a < r else (r, a)
+                pair = (a, r) if a < r else (r, a)
+                if a == r or pair in seen:
+                    continue
+                if self.circle:
+                    seen.add(pair)
+                yield pair
             heapq.heappush(active, (end, r))
 
 
@@ -240,6 +255,28 @@ def gap_findings(table: DecisionTable) -> list[TableFinding]:
     return findings
 
 
+def on_circle(table: DecisionTable, col: int) -> bool:
+    """Whether column `col` holds times of day with a range that crosses midnight
+    (22:00-6:00): read on the 24-hour circle then."""
+    return any(r[col].clock and r[col].kind == "range" and r[col].lo > r[col].hi
+               for r in table.conditions)
+
+
+def clock_pieces(c: Condition, circle: bool) -> list[Condition]:
+    """Condition `c` of a column read on the 24-hour circle (`circle`) as intervals of the
+    day from midnight (0) to before the next (`DAY`): 22:00-6:00 is 22:00 up to midnight and
+    midnight to 6:00, a cell that does not cross midnight is itself; `c` alone otherwise."""
+    if not circle or not (c.kind == "range" and c.lo > c.hi):
+        return [c]
+    return [replace(c, hi=DAY, hi_incl=False), replace(c, lo=0, lo_incl=True)]
+
+
+def _meet(a: Condition, b: Condition, circle: bool) -> bool:
+    """Whether two cells of one column share a value (`_intersects`), on the 24-hour circle
+    when the column is read on it."""
+    return any(_intersects(p, q) for p in clock_pieces(a, circle) for q in clock_pieces(b, circle))
+
+
 def _intersects(a: Condition, b: Condition) -> bool:
     if a.kind == "any" or b.kind == "any":
         return True
@@ -259,14 +296,16 @@ def _cells(table: DecisionTable, col: int) -> list[Cell] | None:
     every bound and the open intervals between them. With whole-number bounds only, the open
     interval between n and n+1 is skipped (the column is taken to hold whole numbers).
     """
-    conds = [r[col] for r in table.conditions]
+    circle = on_circle(table, col)
+    conds = [p for r in table.conditions for p in clock_pieces(r[col], circle)]
     if all(c.kind == "any" for c in conds):
         return None
-    points = sorted({x for c in conds if c.kind != "any" for x in (c.lo, c.hi) if math.isfinite(x)})
-    lo = min(c.lo for c in conds)
-    hi = max(c.hi for c in conds)
+    points = sorted({x for c in conds if c.kind != "any" for x in (c.lo, c.hi) if math.isfinite(x)}
+                    | ({0, DAY} if circle else set()))
+    lo = 0 if circle else min(c.lo for c in conds)
+    hi = DAY if circle else max(c.hi for c in conds)  # on a circle, the day up to midnight
     whole = all(float(p).is_integer() for p in points)
-    fmt = format_number
+    fmt = clock_text if any(c.clock for c in conds) else format_number
     out: list[Cell] = []
     for k, p in enumerate(points):
         if k == 0 and lo < p:
@@ -278,7 +317,8 @@ def _cells(table: DecisionTable, col: int) -> list[Cell] | None:
                 out.append(((p + q) / 2, f">{fmt(p)}", f"<{fmt(q)}"))
         elif hi > p:
             out.append((p + 1, f">{fmt(p)}", ""))
-    return [c for c in out if lo <= c[0] <= hi]
+    return [c for c in out if lo <= c[0] < hi] if circle else \
+        [c for c in out if lo <= c[0] <= hi]
 
 
 def _uncovered_cells(table: DecisionTable, axes: list[NumericAxis],
@@ -291,12 +331,17 @@ def _uncovered_cells(table: DecisionTable, axes: list[NumericAxis],
     covered = np.zeros([len(c) for _, c in axes] + [len(v) for _, v in text_axes], dtype=bool)
     reps = [[cell[0] for cell in cells] for _, cells in axes]
     places = [{t: k for k, t in enumerate(values)} for _, values in text_axes]
+    circles = [on_circle(table, i) for i, _ in axes]
     for row in table.conditions:
-        block = [slice(*_span(row[i], xs)) for (i, _), xs in zip(axes, reps, strict=True)]
+        # a range across midnight covers two blocks of its column (`clock_pieces`)
+        pieces = [[slice(*_span(p, xs)) for p in clock_pieces(row[i], circle)]
+                  for (i, _), xs, circle in zip(axes, reps, circles, strict=True)]
+        rest = []
         for (i, _), place in zip(text_axes, places, strict=True):
             k = place.get(normalize_text(row[i].raw)) if row[i].kind != "any" else None
-            block.append(slice(None) if k is None else slice(k, k + 1))
-        covered[tuple(block)] = True
+            rest.append(slice(None) if k is None else slice(k, k + 1))
+        for block in itertools.product(*pieces):
+            covered[(*block, *rest)] = True
     n = len(axes)
     return [[(j, j) for j in idx[:n]] + [text_axes[k][1][j] for k, j in enumerate(idx[n:])]
             for idx in np.argwhere(~covered).tolist()]

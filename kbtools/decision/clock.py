@@ -62,11 +62,20 @@ _NOON = ("中午",)
 _PM = ("下午", "傍晚", "晚上", "夜里", "夜间", "晚")
 _PARTS = "|".join(sorted((*_AM, *_NIGHT, *_NOON, *_PM), key=len, reverse=True))
 _HOUR = r"\d{1,2}|[零〇一二两三四五六七八九十]{1,3}"
-_SAID = re.compile(
-    rf"^(?P<part>{_PARTS})?\s*(?P<h>{_HOUR})\s*"
-    rf"(?:(?P<colon>:)\s*(?P<m>[0-5]\d)(?::[0-5]\d)?|(?P<dian>[点時时])\s*"
-    rf"(?:(?P<half>半)|(?P<quarter>[一三])刻|(?P<cm>\d{{1,2}}|[零〇一二三四五六七八九十]{{1,3}})\s*分?)?"
-    rf"(?:钟)?)?\s*(?P<ampm>[ap]\.?m\.?)?$", re.IGNORECASE)
+def _said_body(space: str) -> str:
+    """The pattern of a time of day said (`clock_minutes`), with `space` where spaces may
+    stand."""
+    return (rf"(?P<part>{_PARTS})?{space}(?P<h>{_HOUR}){space}"
+            rf"(?:(?P<colon>:){space}(?P<m>[0-5]\d)(?::[0-5]\d)?|(?P<dian>[点時时]){space}"
+            rf"(?:(?P<half>半)|(?P<quarter>[一三])刻|(?P<cm>\d{{1,2}}|[零〇一二三四五六七八九十]{{1,3}})"
+            rf"{space}分?)?(?:钟)?)?{space}(?P<ampm>[ap]\.?m\.?(?![a-z]))?")
+
+
+_SPACES = r"\s*"
+_SAID = re.compile(f"^{_said_body(_SPACES)}$", re.IGNORECASE)
+# the same, in the middle of a compacted question (one space at most between words): not
+# inside a longer number (1.8:30) or a ratio
+_SAID_IN = re.compile(rf"(?<![\d:.]){_said_body(' ?')}(?![\d:])", re.IGNORECASE)
 
 
 def clock_minutes(text: str, *, strict: bool) -> int | None:
@@ -101,3 +110,28 @@ def clock_minutes(text: str, *, strict: bool) -> int | None:
     if minute > 59 or hour > 24 or hour == 24 and minute:
         return None
     return hour * 60 + minute
+
+
+# what starts a unit after a number: the minutes of 下午3点28度 are none (28 is degrees)
+_UNIT_START = re.compile(r"\s*(?:[度℃°%‰％个天周月年米克升斤亩]|小时|[a-z])", re.IGNORECASE)
+
+
+def times_in(text: str) -> list[tuple[int, int, int]]:
+    """The times of day a question (`text`, compacted: `kbtools.query.values.compact`) says,
+    as (start, end, minutes after midnight), read as an input to a column of times is
+    (`clock_minutes`): ``时间8:30``, ``早上8点半到的``, ``晚上10点``, ``at 9:05 pm``, ``21时``.
+    An hour in Chinese numerals counts only with a part of the day or its minutes (早上八点,
+    八点半; not the 一点 of 高一点, a little)."""
+    out = []
+    for m in _SAID_IN.finditer(text):
+        said = m.group(0).rstrip()
+        if m.group("cm") and not said.endswith("分") and _UNIT_START.match(text, m.end("cm")):
+            said = text[m.start():m.start("cm")]  # 下午3点28度: 3 pm, and 28 degrees
+        if not (m.group("colon") or m.group("dian") or m.group("ampm")):
+            continue
+        if not m.group("h").isdigit() and not (m.group("part") or m.group("half") or
+                                               m.group("quarter") or m.group("cm")):
+            continue  # 高一点, 十点 alone: a little, or no time said plainly enough
+        if (minutes := clock_minutes(said, strict=False)) is not None:
+            out.append((m.start(), m.start() + len(said), minutes))
+    return out

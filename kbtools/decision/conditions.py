@@ -4,6 +4,7 @@ Cell conditions (after Unicode NFKC, so full-width ``＜``/``～``/``％`` work 
 
     <15  <=15  ≤15  >20  >=85  ≥85        comparisons
     15-20  15~20  15–20  15至20  15到20   closed ranges: both ends inclusive
+    25±2  25℃±2℃  6.5 +/- 0.2            a value and its tolerance: 23-27, 6.3-6.7
     20 / 20℃                              numeric equality
     2000小时以上 / 10以下 / 30 ℃ 以上      ≥2000 / ≤10 / ≥30
     6.5以下(不含) 7以上(含7) 4-8 (exclusive)  a bracket saying whether a bound is included,
@@ -36,7 +37,7 @@ Every pattern here is matched from the start of one normalised cell (`re.match`)
 bounded unit lengths, and the header unit is found with string scans (`header_unit_start`),
 so reading a table costs time linear in its size whatever its cells hold.
 
-Pure: imports only `kbtools.decision.numerals`, `units` (the units known) and `words`
+Pure: imports only `kbtools.decision.numerals`, `units` (the units known), `cell_text`, `clock` and `words`
 (comparisons written in words).
 """
 
@@ -44,11 +45,13 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
+from kbtools.decision.cell_text import MINUS_SIGNS as MINUS_SIGNS
+from kbtools.decision.cell_text import normalize_cell as normalize_cell
+from kbtools.decision.cell_text import normalize_text as normalize_text
 from kbtools.decision.clock import CLOCK_UNIT, cell_minutes, clock_mismatch, clock_text
 from kbtools.decision.numerals import (
     MAGNITUDE_TIMES,
@@ -65,6 +68,7 @@ from kbtools.decision.units import (
     MAGNITUDE_WORDS,
     MAGNITUDES,
     NAMED_UNITS,
+    rates_agree,
     scale,
     unit_word,
 )
@@ -93,6 +97,8 @@ _RE_INTERVAL = re.compile(rf"^([\[(])\s*{_END}\s*{_IUNIT}\s*[,;]\s*{_END}\s*{_IU
                           rf"\s*{_UNIT}$", re.IGNORECASE)
 _RE_UNIT_TAIL = re.compile(rf"\s*+{_UNIT}\s*+")  # what follows a cell's last number
 _UNIT_TAIL = 40  # characters: the longest tail `_RE_UNIT_TAIL` is tried on
+# a value with its tolerance: 25±2℃, 25℃±2℃, 6.5 +/- 0.2 (the range 23-27, both ends included)
+_RE_TOLERANCE = re.compile(rf"^({_NUM})\s*{_UNIT}\s*(?:±|\+/-|\+-)\s*({_NUM})\s*{_UNIT}$")
 _RE_SUFFIX = re.compile(rf"^({_NUM})\s*(?:{_UNIT}\s*)?(以上|以下)$")  # 30 ℃ 以上 too
 # what a cell may add in brackets to say whether its bound is included: 6.5以下(不含),
 # 7以上(含 7), 4-8 (inclusive); matched from the cell's last "(" (`split_qualifier`)
@@ -107,28 +113,6 @@ _RE_VAR_BETWEEN = re.compile(rf"^({_NUM})\s*{_UNIT}\s*(<=|>=|<|>|≤|≥|≦|≧
 # a Chinese numeral in a cell (三天以下, 不超过五次, 二十至三十度), read where it makes a bound
 _CJK_NUMERAL = re.compile(r"[零〇一二两三四五六七八九十百千万]+(?:点[零〇一二三四五六七八九]+)?")
 _OPS = {"<": "lt", ">": "gt", "<=": "le", "≤": "le", "≦": "le", ">=": "ge", "≥": "ge", "≧": "ge"}
-
-
-# the minus sign of typeset text, Word and weather pages, which NFKC leaves: a hyphen-minus
-MINUS_SIGNS = str.maketrans({"\u2212": "-"})
-
-
-# a raised or lowered digit right after a digit: a footnote mark (≥7¹) or a power (10³),
-# which NFKC would glue onto the number (≥71, 103); kept apart as ^1, ^3 (no number)
-_RAISED_AFTER_DIGIT = re.compile(r"(?<=[0-9０-９])([⁰¹²³⁴-⁹₀-₉])")
-
-
-def normalize_cell(text: str) -> str:
-    """Text as parsed: NFKC (full-width forms become ASCII), the minus sign ``−`` a hyphen-minus,
-    a superscript digit after a digit kept apart (``≥7¹`` is ``≥7^1``, no number: NFKC made it
-    ≥71), whitespace runs collapsed."""
-    text = _RAISED_AFTER_DIGIT.sub(r"^\1", text)
-    return " ".join(unicodedata.normalize("NFKC", text).translate(MINUS_SIGNS).split())
-
-
-def normalize_text(text: str) -> str:
-    """Text as compared: NFKC, whitespace collapsed, case-folded."""
-    return normalize_cell(text).casefold()
 
 
 def magnitude_unit(unit: str, column: str) -> bool:
@@ -306,6 +290,11 @@ def input_unit_problem(value: str, column: str, lang: str = "en") -> str | None:
     zh = lang == "zh"
     if (key == CLOCK_UNIT) != (col == CLOCK_UNIT):  # 9:00 against 小时, 3小时 against 9:00
         return clock_mismatch(column, zh)
+    other = (f"单位是 {unit}，这一列是 {column}，请换算成 {column} 后输入" if zh else
+             f"it is in '{unit}', the column in '{column}'; give the value in {column}")
+    agree = rates_agree(key, col)  # 公斤每亩 and kg/亩 are one rate, kg/亩 converts to kg/ha
+    if agree is not None:
+        return None if agree else other
     if not key or key == col or GROUP_OF.get(key, -1) == GROUP_OF.get(col, -2) or \
             key == col[:1] and key in MAGNITUDE_TIMES:  # 3万 under 费用(万元): 3 of its 万元
         return None
@@ -313,10 +302,7 @@ def input_unit_problem(value: str, column: str, lang: str = "en") -> str | None:
                                  or key.startswith(MAGNITUDE_WORDS)):
         return (f"“{unit}”会放大数值，请写出完整的数" if zh else
                 f"'{unit}' multiplies the number; write it out in full")
-    if key in GROUP_OF and col in GROUP_OF and scale(key, col) is None:
-        return (f"单位是 {unit}，这一列是 {column}，请换算成 {column} 后输入" if zh else
-                f"it is in '{unit}', the column in '{column}'; give the value in {column}")
-    return None
+    return other if key in GROUP_OF and col in GROUP_OF and scale(key, col) is None else None
 
 
 def format_number(x: float) -> str:
@@ -422,8 +408,11 @@ def _parse(cell: str, *, pair: bool) -> Condition:
         if m.group(2) == "以上":
             return Condition(raw, "ge", lo=x, lo_incl=True)
         return Condition(raw, "le", hi=x, hi_incl=True)
-    m = _RE_RANGE.match(text)
+    m = _RE_RANGE.match(text) or _RE_TOLERANCE.match(text)
     if m and (lo := _finite(m.group(1))) is not None and (hi := _finite(m.group(2))) is not None:
+        if m.re is _RE_TOLERANCE:  # 25±2: from 23 to 27, in the digits written
+            lo, hi = (float(Decimal(m.group(1).replace(",", "")) + k * Decimal(
+                m.group(2).replace(",", ""))) for k in (-1, 1))
         return Condition(raw, "range", lo=lo, hi=hi, lo_incl=True, hi_incl=True)
     m = _RE_NUMBER.match(text)
     if m and (x := _finite(m.group(1))) is not None:

@@ -28,7 +28,7 @@ UNIT_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
     {"月", "个月", "month", "months"}, {"年", "year", "years", "yr", "yrs"},
     {"mm", "毫米"}, {"cm", "厘米"}, {"m", "米"}, {"km", "公里", "千米"},
     {"g", "克"}, {"kg", "千克", "公斤"}, {"斤"}, {"t", "吨"}, {"mg", "毫克"},
-    {"ml", "毫升"}, {"l", "升"}, {"亩"}, {"公顷", "ha"},
+    {"ml", "毫升"}, {"l", "升"}, {"亩", "mu"}, {"公顷", "ha", "hectare", "hectares"},
     {"m2", "平方米", "平米", "sqm"}, {"cm2", "平方厘米"}, {"mm2", "平方毫米"},
     {"km2", "平方公里", "平方千米"}, {"m3", "立方米", "方"}, {"cm3", "立方厘米", "cc"},
     {"pa"}, {"kpa", "千帕"}, {"mpa", "兆帕"}, {"bar"}, {"psi", "psig"}, {"psia"},
@@ -100,6 +100,7 @@ SCALES: tuple[dict[str, int], ...] = (
     {"mm": 1, "cm": 10, "m": 1000, "km": 1000000},
     {"mg": 1, "g": 1000, "斤": 500000, "kg": 1000000, "t": 1000000000},
     {"ml": 1, "l": 1000},
+    {"亩": 1, "公顷": 15},  # a hectare is 15 mu
     {"pa": 1, "kpa": 1000, "bar": 100000, "mpa": 1000000},
     {"mv": 1, "v": 1000, "kv": 1000000},
     {"‰": 1, "%": 10},  # 0.5‰ is 0.05%: shares of a whole, in thousandths and hundredths
@@ -107,11 +108,39 @@ SCALES: tuple[dict[str, int], ...] = (
 _SCALE_OF = {GROUP_OF[u]: (n, size) for n, family in enumerate(SCALES) for u, size in family.items()}
 
 
+def rate_parts(unit: str) -> tuple[str, str] | None:
+    """(what, per what) of a rate written with two units `UNIT_GROUPS` knows: ``kg/亩``,
+    ``公斤每亩``, ``kg per ha`` → (kg, 亩); None for any other unit (``mm/s`` and ``r/min``
+    are units of their own)."""
+    key = unit.casefold()
+    if key in GROUP_OF:
+        return None
+    parts = key.replace(" per ", "/").replace("每", "/").split("/")
+    if len(parts) != 2 or not all(p.strip() in GROUP_OF for p in parts):
+        return None
+    return parts[0].strip(), parts[1].strip()
+
+
+def rates_agree(unit: str, column: str) -> bool | None:
+    """Whether a value in rate `unit` is one of a column in rate `column` (`rate_parts`):
+    the same rate (公斤每亩 and kg/亩) or one `scale` converts (kg/亩 to kg/ha); None when
+    either is no rate (not judged here)."""
+    a, b = rate_parts(unit), rate_parts(column)
+    if a is None or b is None:
+        return None
+    return all(GROUP_OF[x] == GROUP_OF[y] or scale(x, y) is not None for x, y in zip(a, b, strict=True))
+
+
 def scale(unit: str, column: str) -> tuple[int, int] | None:
     """(numerator, denominator) that turn a number in `unit` into one in `column` (both
     normalised spellings) when they are different units of one of `SCALES`' families (2
     years → months: (12, 1)), or `column` is `unit` times 万, 亿, 千 or 百 (元 → 万元: (1,
-    10000)); None when they are one unit, unknown, or not so converted."""
+    10000)), or both are rates whose parts are so converted (kg/亩 → kg/ha: (15, 1));
+    None when they are one unit, unknown, or not so converted."""
+    a_rate, b_rate = rate_parts(unit), rate_parts(column)
+    if a_rate is not None and b_rate is not None and rates_agree(unit, column):
+        (n1, d1), (n2, d2) = (scale(x, y) or (1, 1) for x, y in zip(a_rate, b_rate, strict=True))
+        return None if n1 * d2 == d1 * n2 else (n1 * d2, d1 * n2)
     a, b = _SCALE_OF.get(GROUP_OF.get(unit.casefold(), -1)), \
         _SCALE_OF.get(GROUP_OF.get(column.casefold(), -1))
     if a is None or b is None or a[0] != b[0] or a == b:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from kbtools.decision import DecisionTable, column_key
+from kbtools.decision.clock import CLOCK_UNIT, times_in
 from kbtools.decision.conditions import (
     column_unit,
     input_unit_problem,
@@ -190,8 +191,22 @@ def read_inputs(question: str, table: DecisionTable,
                              _tails(names[i], wholes[i]))
              for i in table.inputs}
     said: dict[str, tuple[str, str]] = {}  # input column → a value said of another thing
+    clocks = [i for i in table.inputs if i in table.numeric and
+              column_unit(table.header[i], (r[i] for r in table.rows)) == CLOCK_UNIT]
+    if clocks:  # 早上8点半, 21:30, ``9:05 pm``: a time of day, not the numbers 8 and 30
+        times = times_in(text)
+        claimed.update(n for n, x in enumerate(found_numbers)
+                       if any(a <= x.start < b for a, b, _ in times))
+        for i in clocks:  # of two columns of times, each by a name the other lacks (开始)
+            own_names = [n for n in names[i] if all(n not in names[j] for j in clocks if j != i)]
+            at = _time_given(text, times, own_names if len(clocks) > 1 else None)
+            if len(at) == 1:
+                out[table.header[i]] = at[0]
+            elif at:  # 8点…9点: which one is not known
+                conflicts[table.header[i]] = (at[0], at[1])
+        blocked.update(clocks)  # no number is given a column of times by its name or unit
     for i in table.inputs:  # numbers right after the column's name
-        if i not in table.numeric:
+        if i not in table.numeric or i in clocks:
             continue
         # a part that also names another input names neither (温度 of 土壤温度 and 空气温度)
         others = {n for j in table.inputs if j != i for n in names[j]}
@@ -343,6 +358,23 @@ def read_inputs(question: str, table: DecisionTable,
                                    if h in source and source[h].approximate},
                   {h: (v, _as_written(thing, text, shown)) for h, (v, thing) in said.items()
                    if h not in out and h not in conflicts})
+
+
+def _time_given(text: str, times: Sequence[tuple[int, int, int]],
+                names: Sequence[str] | None) -> list[str]:
+    """The distinct times of day (`times`, `decision.clock.times_in` of the compacted question
+    `text`) given a column of times, as written: all of them, or with `names` (the column's
+    own, when the table has two columns of times: 开始时间, 结束时间) those said right after
+    one."""
+    given: dict[int, str] = {}
+    for start, end, minutes in times:
+        if names is not None and not any(
+                (at := text.rfind(n, 0, start)) >= 0 and not STOP_GAP.search(
+                    gap := text[at + len(n):start]) and len(gap) <= NAME_GAP_LATIN and
+                not strip_fillers(gap) for n in names):
+            continue
+        given.setdefault(minutes, text[start:end].strip())
+    return list(given.values())
 
 
 def _simplified(question: str) -> str:

@@ -8,7 +8,13 @@ Pure: the tables' unit groups come from `kbtools.decision.units`.
 
 from __future__ import annotations
 
-from kbtools.decision.units import MAGNITUDE_WORDS, MAGNITUDES, SPELLED_UNITS, UNIT_GROUPS
+from kbtools.decision.units import (
+    GROUP_OF,
+    MAGNITUDE_WORDS,
+    MAGNITUDES,
+    SPELLED_UNITS,
+    UNIT_GROUPS,
+)
 
 # Units that mark what a number measures (the same quantity in a header and a question).
 # Single Latin letters (f, c, h) name a unit only where no letter follows them.
@@ -78,6 +84,15 @@ def _is_word_at(text: str, word: str) -> bool:
     return not (word[-1].isascii() and word[-1].isalpha() and nxt.isascii() and nxt.isalpha())
 
 
+def _per_unit(rest: str) -> str:
+    """What `rest` (the text after a unit) starts with when it makes that unit a rate: ``/``,
+    每 or `` per `` and a unit `UNIT_GROUPS` knows (每亩, /ha); "" when it does not."""
+    lead = next((w for w in ("/", "每", " per ") if rest.startswith(w)), "")
+    word = next((w for w in SUFFIXES if lead and w in GROUP_OF and
+                 _is_word_at(rest[len(lead):], w)), "")
+    return lead + word if word else ""
+
+
 def unit_after(rest: str) -> tuple[str, str, int | None]:
     """(the unit or multiplying word as written at the start of `rest`, the unit the tables
     know it by, its UNIT_CLASSES index). One space may stand before a Latin word (75 F)."""
@@ -89,7 +104,10 @@ def unit_after(rest: str) -> tuple[str, str, int | None]:
         if first in MAGNITUDES and not (then.isascii() and then.isalpha()):
             suffix = first  # 2万, 2k (not the k of a word: 2kg is a unit, found above)
     known = SPELLED_UNITS.get(suffix, suffix)
-    measured = known
+    per = _per_unit(rest[len(suffix):]) if suffix in GROUP_OF else ""
+    if per:  # 25公斤每亩, 25 kg/ha, ``250 kg per ha``: a rate, as the table's column writes one
+        suffix, known = suffix + per, f"{known}/{per.lstrip('/每').removeprefix(' per ')}"
+    measured = known.split("/")[0] if per else known
     if suffix in MAGNITUDES or suffix in MAGNITUDE_WORDS:  # 2万小时, 1.2k rpm: what it counts
         measured = unit_after(rest[len(suffix):])[1]
     unit = next((n for n, c in enumerate(UNIT_CLASSES) if measured in c), None)

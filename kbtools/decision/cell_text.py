@@ -1,0 +1,31 @@
+"""A table cell's or an input value's text as the decision readers parse and compare it:
+NFKC (full-width forms become ASCII), the typeset minus sign a hyphen-minus, a raised digit
+after a digit kept apart, whitespace runs collapsed (`normalize_cell`); case-folded for
+comparing texts (`normalize_text`). Pure: the standard library only.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# the minus sign of typeset text, Word and weather pages, which NFKC leaves: a hyphen-minus
+MINUS_SIGNS = str.maketrans({"\u2212": "-"})
+
+
+# a raised or lowered digit right after a digit: a footnote mark (≥7¹) or a power (10³),
+# which NFKC would glue onto the number (≥71, 103); kept apart as ^1, ^3 (no number)
+_RAISED_AFTER_DIGIT = re.compile(r"(?<=[0-9０-９])([⁰¹²³⁴-⁹₀-₉])")
+
+
+def normalize_cell(text: str) -> str:
+    """Text as parsed: NFKC (full-width forms become ASCII), the minus sign ``−`` a hyphen-minus,
+    a superscript digit after a digit kept apart (``≥7¹`` is ``≥7^1``, no number: NFKC made it
+    ≥71), whitespace runs collapsed."""
+    text = _RAISED_AFTER_DIGIT.sub(r"^\1", text)
+    return " ".join(unicodedata.normalize("NFKC", text).translate(MINUS_SIGNS).split())
+
+
+def normalize_text(text: str) -> str:
+    """Text as compared: NFKC, whitespace collapsed, case-folded."""
+    return normalize_cell(text).casefold()
