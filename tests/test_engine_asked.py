@@ -149,3 +149,62 @@ def test_the_engines_store_lists_headings_and_documents_as_the_local_one(signed,
         assert index.store.doc_names() == local.store.doc_names()
     finally:
         local.close()
+
+
+class _MetaReads:
+    """The pymilvus client of an engine, counting the queries of ``__meta`` collections
+    (what opening a release reads: its vocabulary, documents, per-chunk arrays)."""
+
+    def __init__(self, client):
+        self._client, self.reads = client, 0
+
+    def __getattr__(self, name):
+        attr = getattr(self._client, name)
+        if name != "query":
+            return attr
+
+        def query(collection, *args, **kwargs):
+            self.reads += collection.endswith("__meta")
+            return attr(collection, *args, **kwargs)
+        return query
+
+
+def test_an_earlier_release_is_opened_once_per_publication(signed, milvus):  # noqa: F811
+    """Each search of an earlier release (`kb serve --engine`/`kb mcp --engine` asked for
+    ``release``) read its whole ``__meta`` again — vocabulary, documents, per-chunk arrays —
+    and built its index anew. Now the served release keeps it open: the second search reads
+    no ``__meta``; a release dropped since is named gone, and one published again into its
+    collection is opened anew, with its answers."""
+    dev, _ = signed
+    eng = _engine(milvus, "asked_kept")
+    try:
+        for n in (1, 2):
+            publish(eng, check_release(_rel(dev, n)))
+    finally:
+        eng.close()
+    want = _cited(_query("--index", str(_rel(dev, 1)))[1])
+    reader = EngineReader(connect_url(milvus.url("asked_kept")))
+    counted = reader.engine.client = _MetaReads(reader.engine.client)
+    ctx = Context(opener=reader.current)
+    got = tool_search(ctx, QUESTION, release="kb-r1")
+    assert (got["release"]["tag"], [r["doc"] for r in got["results"]]) == want
+    first = counted.reads
+    assert first > 0
+    for _ in range(3):
+        got = tool_search(ctx, QUESTION, release="kb-r1")
+        assert (got["release"]["tag"], [r["doc"] for r in got["results"]]) == want
+    assert counted.reads == first  # kept open: no __meta read again
+    r1 = next(r for r in reader.engine.releases() if r["tag"] == "kb-r1")["collection"]
+    reader.engine.call("dropping", "drop_collection", r1 + "__meta")
+    with pytest.raises(KbError, match="release kb-r1 is not published"):
+        tool_search(ctx, QUESTION, release="kb-r1")
+    eng = _engine(milvus, "asked_kept")
+    try:
+        assert not publish(eng, check_release(_rel(dev, 1))).moved  # older: loaded again
+    finally:
+        eng.close()
+    before = counted.reads
+    got = tool_search(ctx, QUESTION, release="kb-r1")
+    assert (got["release"]["tag"], [r["doc"] for r in got["results"]]) == want
+    assert counted.reads > before  # its new publication opened anew
+    assert tool_search(ctx, QUESTION)["release"]["tag"] == "kb-r2"
