@@ -13,6 +13,7 @@ from starlette.testclient import TestClient
 
 from kbtools.agents.mcp_server import Context, tool_read, tool_search
 from kbtools.cli import main
+from kbtools.engine.cache import cache_dir
 from kbtools.engine.milvus import connect_url
 from kbtools.engine.publish import check_release, publish
 from kbtools.engine.remote import EngineReader
@@ -208,3 +209,26 @@ def test_an_earlier_release_is_opened_once_per_publication(signed, milvus):  # n
     assert (got["release"]["tag"], [r["doc"] for r in got["results"]]) == want
     assert counted.reads > before  # its new publication opened anew
     assert tool_search(ctx, QUESTION)["release"]["tag"] == "kb-r2"
+
+
+def test_the_copy_of_a_release_pruned_from_the_engine_is_removed(signed, milvus):  # noqa: F811
+    """A reader following the alias (`kb serve --engine`, `kb mcp --engine`) copies each
+    release's files under KB_HOME/engine/…/<collection>/; the copies of releases that `keep`
+    pruned from the engine stayed there for good, one more each publish. Opening the release
+    the alias moved to removes the copies of collections the engine no longer holds."""
+    dev, _ = signed
+    eng = _engine(milvus, "asked_copies")
+    reader = EngineReader(connect_url(milvus.url("asked_copies")), files=True)
+    try:
+        first = publish(eng, check_release(_rel(dev, 1)))
+        assert reader.current().collection == first.collection
+        copy = cache_dir(eng, first.collection)
+        assert (copy / "manifest.json").is_file()
+        second = publish(eng, check_release(_rel(dev, 2)), keep=1)
+        assert second.pruned == (first.collection,)
+        assert reader.current().collection == second.collection
+        assert not copy.exists()
+        assert (cache_dir(eng, second.collection) / "manifest.json").is_file()
+        assert tool_search(Context(opener=reader.current), QUESTION)["release"]["tag"] == "kb-r2"
+    finally:
+        eng.close()

@@ -21,6 +21,7 @@ import base64
 import json
 import math
 import threading
+import time
 from collections.abc import Collection, Iterator
 from typing import Any
 
@@ -29,7 +30,7 @@ import numpy as np
 from kbtools.base_identity import base_parts
 from kbtools.embed.registry import get_embedder
 from kbtools.engine import expr
-from kbtools.engine.cache import release_root
+from kbtools.engine.cache import forget_gone, release_root
 from kbtools.engine.milvus import ALIAS, P_BASE, Engine, engine_error
 from kbtools.engine.parts import PAGE_ROWS, check_derivation, read_parts
 from kbtools.engine.published import EarlierReleases
@@ -520,7 +521,17 @@ class EngineReader:
                                           key="engine_release_gone") from None
                     raise
                 self._open = {name: MilvusIndex(self.engine, name, parts)}
+                self._forget()
             return self._open[name]
+
+    def _forget(self) -> None:
+        """Remove the local copies of releases gone from the engine (`forget_gone`)."""
+        listed_at = time.time()
+        try:
+            held = self.engine.call("listing collections", "list_collections")
+        except EngineError:
+            return  # the next release opened cleans up
+        forget_gone(self.engine, set(held), listed_at)
 
 
     def _base_name(self, collection: str) -> str | None:
