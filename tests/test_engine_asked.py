@@ -232,3 +232,18 @@ def test_the_copy_of_a_release_pruned_from_the_engine_is_removed(signed, milvus)
         assert tool_search(Context(opener=reader.current), QUESTION)["release"]["tag"] == "kb-r2"
     finally:
         eng.close()
+
+
+def test_a_release_is_asked_for_by_the_collection_the_gone_line_names(signed, url):  # noqa: F811
+    """The line for a release not published names the others by tag, a local build (no
+    tag) by its collection (`kb_build_…`), as `kb rollback --engine` takes them; asked for
+    by that name, the search said it was not published. A collection names its release."""
+    dev, _ = signed
+    eng = connect_url(url)
+    try:
+        r1 = next(r for r in eng.releases() if r["tag"] == "kb-r1")["collection"]
+    finally:
+        eng.close()
+    code, out = _query("--engine", url, "--release", r1)
+    assert code == 0, out
+    assert _cited(out) == _cited(_query("--index", str(_rel(dev, 1)))[1])

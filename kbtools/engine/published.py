@@ -41,16 +41,18 @@ def stamp(release: dict[str, Any]) -> Stamp:
 def find_published(engine: Engine, served: str, commit: str | None, tag: str | None,
                    commits: dict[Stamp, str] | None = None
                    ) -> tuple[str | None, str, dict[str, Stamp]]:
-    """(the collection of the release `tag` and/or `commit` (a prefix, lower case) names
-    among the engine's complete releases of the knowledge base collection `served` is of,
-    ""), or (None, one line saying it is not published there and naming those that are).
+    """(the collection of the release `tag` (or collection) and/or `commit` (a prefix,
+    lower case) names among the engine's complete releases of the knowledge base collection
+    `served` is of, ""), or (None, one line saying it is not published there and naming those that are).
     UsageError when `tag` and `commit` name two releases, or a commit prefix
     several. Also the `stamp` of each complete release of that knowledge base. `commits`
     remembers the commit of each publication read (its manifest, in its ``__meta``)."""
     base = (engine.listed_properties(served) or {}).get(P_BASE) or None
     complete = [r for r in engine.releases() if r["complete"]]
     mine, _ = served_releases(engine, of_base(complete, base), served, base, (Path.cwd(),))
-    tagged = [r for r in mine if tag is None or r["tag"] == tag]
+    # a release without a tag (a local build) is named by its collection, as the line
+    # below lists it and as `kb rollback --engine` takes it
+    tagged = [r for r in mine if tag is None or tag in (r["tag"], r["collection"])]
     known = commits if commits is not None else {}
     for r in tagged if commit is not None else []:
         if stamp(r) not in known:
