@@ -13,6 +13,7 @@ from starlette.testclient import TestClient
 
 from kbtools.agents.mcp_server import Context, tool_read, tool_search
 from kbtools.cli import main
+from kbtools.engine.cache import cache_dir
 from kbtools.engine.milvus import connect_url
 from kbtools.engine.publish import check_release, publish
 from kbtools.engine.remote import EngineReader
@@ -149,3 +150,100 @@ def test_the_engines_store_lists_headings_and_documents_as_the_local_one(signed,
         assert index.store.doc_names() == local.store.doc_names()
     finally:
         local.close()
+
+
+class _MetaReads:
+    """The pymilvus client of an engine, counting the queries of ``__meta`` collections
+    (what opening a release reads: its vocabulary, documents, per-chunk arrays)."""
+
+    def __init__(self, client):
+        self._client, self.reads = client, 0
+
+    def __getattr__(self, name):
+        attr = getattr(self._client, name)
+        if name != "query":
+            return attr
+
+        def query(collection, *args, **kwargs):
+            self.reads += collection.endswith("__meta")
+            return attr(collection, *args, **kwargs)
+        return query
+
+
+def test_an_earlier_release_is_opened_once_per_publication(signed, milvus):  # noqa: F811
+    """Each search of an earlier release (`kb serve --engine`/`kb mcp --engine` asked for
+    ``release``) read its whole ``__meta`` again — vocabulary, documents, per-chunk arrays —
+    and built its index anew. Now the served release keeps it open: the second search reads
+    no ``__meta``; a release dropped since is named gone, and one published again into its
+    collection is opened anew, with its answers."""
+    dev, _ = signed
+    eng = _engine(milvus, "asked_kept")
+    try:
+        for n in (1, 2):
+            publish(eng, check_release(_rel(dev, n)))
+    finally:
+        eng.close()
+    want = _cited(_query("--index", str(_rel(dev, 1)))[1])
+    reader = EngineReader(connect_url(milvus.url("asked_kept")))
+    counted = reader.engine.client = _MetaReads(reader.engine.client)
+    ctx = Context(opener=reader.current)
+    got = tool_search(ctx, QUESTION, release="kb-r1")
+    assert (got["release"]["tag"], [r["doc"] for r in got["results"]]) == want
+    first = counted.reads
+    assert first > 0
+    for _ in range(3):
+        got = tool_search(ctx, QUESTION, release="kb-r1")
+        assert (got["release"]["tag"], [r["doc"] for r in got["results"]]) == want
+    assert counted.reads == first  # kept open: no __meta read again
+    r1 = next(r for r in reader.engine.releases() if r["tag"] == "kb-r1")["collection"]
+    reader.engine.call("dropping", "drop_collection", r1 + "__meta")
+    with pytest.raises(KbError, match="release kb-r1 is not published"):
+        tool_search(ctx, QUESTION, release="kb-r1")
+    eng = _engine(milvus, "asked_kept")
+    try:
+        assert not publish(eng, check_release(_rel(dev, 1))).moved  # older: loaded again
+    finally:
+        eng.close()
+    before = counted.reads
+    got = tool_search(ctx, QUESTION, release="kb-r1")
+    assert (got["release"]["tag"], [r["doc"] for r in got["results"]]) == want
+    assert counted.reads > before  # its new publication opened anew
+    assert tool_search(ctx, QUESTION)["release"]["tag"] == "kb-r2"
+
+
+def test_the_copy_of_a_release_pruned_from_the_engine_is_removed(signed, milvus):  # noqa: F811
+    """A reader following the alias (`kb serve --engine`, `kb mcp --engine`) copies each
+    release's files under KB_HOME/engine/…/<collection>/; the copies of releases that `keep`
+    pruned from the engine stayed there for good, one more each publish. Opening the release
+    the alias moved to removes the copies of collections the engine no longer holds."""
+    dev, _ = signed
+    eng = _engine(milvus, "asked_copies")
+    reader = EngineReader(connect_url(milvus.url("asked_copies")), files=True)
+    try:
+        first = publish(eng, check_release(_rel(dev, 1)))
+        assert reader.current().collection == first.collection
+        copy = cache_dir(eng, first.collection)
+        assert (copy / "manifest.json").is_file()
+        second = publish(eng, check_release(_rel(dev, 2)), keep=1)
+        assert second.pruned == (first.collection,)
+        assert reader.current().collection == second.collection
+        assert not copy.exists()
+        assert (cache_dir(eng, second.collection) / "manifest.json").is_file()
+        assert tool_search(Context(opener=reader.current), QUESTION)["release"]["tag"] == "kb-r2"
+    finally:
+        eng.close()
+
+
+def test_a_release_is_asked_for_by_the_collection_the_gone_line_names(signed, url):  # noqa: F811
+    """The line for a release not published names the others by tag, a local build (no
+    tag) by its collection (`kb_build_…`), as `kb rollback --engine` takes them; asked for
+    by that name, the search said it was not published. A collection names its release."""
+    dev, _ = signed
+    eng = connect_url(url)
+    try:
+        r1 = next(r for r in eng.releases() if r["tag"] == "kb-r1")["collection"]
+    finally:
+        eng.close()
+    code, out = _query("--engine", url, "--release", r1)
+    assert code == 0, out
+    assert _cited(out) == _cited(_query("--index", str(_rel(dev, 1)))[1])

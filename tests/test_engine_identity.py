@@ -28,6 +28,7 @@ from kbtools.index.manifest import load_manifest
 from kbtools.serve.app import create_app, open_source
 from tests.hostile import git, make_repo
 from tests.milvus_server import milvus  # noqa: F401 - fixture
+from tests.test_engine_failures import signed_device
 from tests.test_engine_prune import zh_page
 
 
@@ -252,3 +253,46 @@ def test_the_served_release_page_lists_its_own_releases_not_an_unnamed_twin_s(
         assert page.status_code == 200, page.text
         shown = {sha for sha in (plant, own, crops) if f"<code>{sha}</code>" in page.text}
         assert shown == listed, page.text
+
+
+@pytest.fixture(scope="module")
+def signed_named(tmp_path_factory):
+    """A knowledge base's signed releases synced onto a device: kb-r1 before kb.toml named
+    it, kb-r2 once named 作物; and its twin (cloned from it before it was named, with a key
+    of its own),
+    whose kb-r2 is named too. Returns (the device, the twin's device)."""
+    top = tmp_path_factory.mktemp("signed_named")
+    out = []
+    for name in ("crops", "twin"):
+        repo = make_repo(top / name) if name == "crops" else top / name
+        if name == "twin":
+            git(top, "clone", "-q", str(top / "crops"), str(repo))
+            git(repo, "reset", "-q", "--hard", "HEAD~1")  # before crops was named
+        toml = (repo / "kb.toml").read_text(encoding="utf-8")
+        named = toml + f'\n[release]\nknowledge_base = "{"作物" if name == "crops" else "plant"}"\n'
+        out.append(signed_device(top / f"{name}-ship", repo, [{"kb.toml": named}]))
+    return out[0], out[1]
+
+
+def test_a_first_named_release_published_away_from_its_repository_takes_the_alias(
+        signed_named, milvus, tmp_path, monkeypatch):  # noqa: F811
+    """A knowledge base named since its last release publishes its first named release from
+    the device it was synced to (no repository there): refused ("the repository this release
+    was built from … is not here to show it is"), so every first named publish outside CI's
+    checkout needed --same-knowledge-base. Signed by the key that signed the served release,
+    it is that publisher's next release: the alias moves, and keep counts the unnamed one
+    as this knowledge base's. A twin's named release (its own key) is still refused."""
+    dev, twin = signed_named
+    monkeypatch.chdir(tmp_path)  # no repository here
+    eng = connect_url(milvus.url("signed_named"), create_db=True)
+    try:
+        first = publish(eng, check_release(dev / "releases" / "kb-r1"))
+        before = sorted(eng.client.list_collections())
+        with pytest.raises(EngineError, match="is not here to show it is, nor a signature"):
+            publish(eng, check_release(twin / "releases" / "kb-r2"))
+        assert sorted(eng.client.list_collections()) == before
+        named = publish(eng, check_release(dev / "releases" / "kb-r2"), keep=1)
+        assert named.moved and eng.alias_target() == named.collection
+        assert named.pruned == (first.collection,)  # its own release, counted by keep
+    finally:
+        eng.close()

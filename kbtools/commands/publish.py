@@ -28,7 +28,8 @@ from kbtools.ship.release import release_settings
 @click.option("--same-knowledge-base", "same_base", is_flag=True,
               help="The alias serves this release's knowledge base under its old identity "
                    "(its history was rewritten: filter-repo, squashed first commits; or it "
-                   "was not named yet and no repository here shows its commit is this "
+                   "was not named yet and neither a repository here nor a signature by the "
+                   "key that signed the served release shows its commit is this "
                    "one's history): move the alias anyway and make its releases this "
                    "one's, so keep and rollback count them.")
 @json_option

@@ -14,6 +14,10 @@ property, and every file must match the size and sha256 the manifest lists for i
 mismatch is an EngineError (the release in the engine is damaged). A marker file written
 last per kind (``.complete`` for sources, ``.files-complete`` for files) makes a half-written
 copy (an interrupted process) be written again, never used.
+
+A copy is removed once its collection is gone from the engine (`forget_gone`, when a reader
+opens the release an alias moved to): pruned by ``keep`` or dropped, no reader can search
+it, and an app host following the alias kept every release's copy it ever served.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import shutil
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +71,28 @@ def encode_files(root: Path, manifest: dict[str, Any]) -> dict[str, str]:
 def cache_dir(engine: Engine, collection: str) -> Path:
     url = engine.url
     return kb_home() / "engine" / f"{url.host}_{url.port}_{url.db}" / collection
+
+
+def forget_gone(engine: Engine, held: Collection[str], listed_at: float) -> list[str]:
+    """Remove the local copies of the engine's collections that are not among `held` (its
+    collections as listed at time `listed_at`), unless written to since (a reader opening a
+    collection published after the listing). Returns the collections whose copy went."""
+    top = cache_dir(engine, "x").parent
+    gone = []
+    try:
+        entries = list(top.iterdir())
+    except OSError:
+        return []
+    for entry in entries:
+        try:
+            if entry.name in held or not entry.is_dir() or entry.is_symlink() or \
+                    entry.stat().st_mtime >= listed_at:
+                continue
+        except OSError:
+            continue
+        shutil.rmtree(entry, ignore_errors=True)
+        gone.append(entry.name)
+    return gone
 
 
 def release_root(engine: Engine, collection: str, parts: dict[str, Any]) -> Path:

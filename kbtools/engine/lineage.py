@@ -15,7 +15,12 @@ That takes the repository this release was built from (the one around the releas
 working directory's, holding its commit): without it, or when the served commit is not in
 it, nothing says the served release is this knowledge base's, and the takeover is refused
 in one line naming both, as one of another knowledge base is (`bases.refuse_other`);
-``--same-knowledge-base`` says it is, and publishing from the repository shows it. Nor
+``--same-knowledge-base`` says it is, and publishing from the repository shows it. Away
+from the repository (a device's release, a CI artifact) the release's signature shows it
+too (`one_history`): a release verified as signed by the key that signed the served one,
+when it was published, is that publisher's next release of the knowledge base (a twin's
+publisher signs with a key of its own), so a knowledge base's first named release takes
+the alias from its unnamed one wherever it is published from, with no flag. Nor
 does the named one's ``keep`` count (and drop) an unnamed release the commits do not show
 to be of its history (`of_this_history`): the twin's rollback targets stay; nor does a
 rollback from a named release go back to one (asked of the working directory's repository:
@@ -60,6 +65,31 @@ def served_commit(engine: Engine, collection: str) -> str | None:
     return commit if isinstance(commit, str) and commit not in ("", "none") else None
 
 
+def served_signer(engine: Engine, collection: str) -> str | None:
+    """The key that signed the release in `collection`, as its publish verified it (its
+    ``__meta``'s ``verified.signed_by``; None: published unverified, or not readable)."""
+    try:
+        verified = read_parts(engine, collection, only=("verified",)).get("verified")
+    except EngineError as exc:
+        if exc.key not in ("engine_release_incomplete", "engine_release_gone"):
+            raise
+        return None
+    signer = verified.get("signed_by") if isinstance(verified, dict) else None
+    return signer if isinstance(signer, str) and signer else None
+
+
+def one_history(engine: Engine, collection: str, manifest_text: str | None,
+                signer: str | None, places: tuple[Path, ...]) -> bool | None:
+    """Whether the release in `collection` and this one (built as `manifest_text` says,
+    verified as signed by `signer`) are one knowledge base's history: as their commits
+    show in the first repository among `places` holding this one's; else (no repository
+    here can tell) yes when both were verified as signed by one key; else None."""
+    found = _commits(engine, collection, manifest_text, places)[0]
+    if found is None and signer is not None and served_signer(engine, collection) == signer:
+        return True
+    return found
+
+
 def related(commit: str, other: str, places: tuple[Path, ...]) -> bool | None:
     """Whether one of `commit` and `other` descends from the other, asked of the first
     repository among `places` that holds `commit` (None: none of them does)."""
@@ -90,16 +120,17 @@ def _commits(engine: Engine, collection: str, manifest_text: str | None,
 
 
 def of_this_history(engine: Engine, release: dict[str, Any], base: str | None,
-                    manifest_text: str | None, places: tuple[Path, ...]) -> bool:
+                    manifest_text: str | None, places: tuple[Path, ...],
+                    signer: str | None = None) -> bool:
     """Whether `release` (`Engine.releases`) may be counted and pruned as this
     knowledge base's (`base`) by this release's publish: yes unless it is this knowledge
     base's only by a first commit, one named and the other not, and the commits do not
-    show one history — an unnamed twin's releases are never dropped by the named one's
-    `keep`."""
+    show one history (nor one signature, `one_history`: this release's `signer`) — an
+    unnamed twin's releases are never dropped by the named one's `keep`."""
     other = release.get("base")
     if other is None or base is None or not named_once(other, base):
         return True
-    return _commits(engine, release["collection"], manifest_text, places)[0] is True
+    return one_history(engine, release["collection"], manifest_text, signer, places) is True
 
 
 def served_releases(engine: Engine, releases: list[dict[str, Any]], current: str | None,
@@ -114,29 +145,30 @@ def served_releases(engine: Engine, releases: list[dict[str, Any]], current: str
     if current is None or base is None or not any(
             r["base"] and named_once(r["base"], base) for r in releases):
         return releases, []
-    text = served_manifest(engine, current)
+    text, signer = served_manifest(engine, current), served_signer(engine, current)
     mine = [r for r in releases if r["collection"] == current
-            or of_this_history(engine, r, base, text, places)]
+            or of_this_history(engine, r, base, text, places, signer)]
     return mine, [r["collection"] for r in releases if r not in mine]
 
 
 def twin_problem(engine: Engine, alias: str, current: str | None, props: dict[str, str],
                  base: str | None, manifest_text: str, places: tuple[Path, ...],
-                 done: str = "nothing was written") -> None:
+                 done: str = "nothing was written", signer: str | None = None) -> None:
     """EngineError when `alias` serves (`current`, its properties `props`) a release that
     is this one's (`base`, built as `manifest_text` says) only by a first commit the two
-    share, one named and the other not, and the repository this release was built from
-    (found among `places`) does not show the two releases are of one history."""
+    share, one named and the other not, and neither the repository this release was built
+    from (found among `places`) nor their signatures (this one verified as signed by
+    `signer`) show the two releases are of one history (`one_history`)."""
     served = props.get(P_BASE) or None
     if current is None or served is None or base is None or not named_once(served, base):
         return
-    found, mine, theirs = _commits(engine, current, manifest_text, places)
-    if found:
+    if one_history(engine, current, manifest_text, signer, places):
         return
+    found, mine, theirs = _commits(engine, current, manifest_text, places)
     why = (f"its commit {theirs[:12]} is not in this release's history"
            if found is False and theirs else
            f"the repository this release was built from (commit {str(mine)[:12]}) is not "
-           "here to show it is" if theirs else
+           "here to show it is, nor a signature by the key that signed it" if theirs else
            "its commit is not known: built without one, or its record in the engine is gone")
     raise EngineError(
         f"alias {alias} serves {props.get(P_TAG) or current} ({shown(served)}), which "

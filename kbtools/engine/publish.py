@@ -127,7 +127,7 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
         if not same_base:
             refuse_other(str(engine.url), alias, current, cur, checked.base)
             twin_problem(engine, alias, current, cur, checked.base, checked.manifest_text,
-                         _places(checked))
+                         _places(checked), signer=checked.signed_by)
         name, damaged = _release_name(engine, checked, derived, current, want, say)
         # what its readers need: both collections, marked complete (not just the mark),
         # its __meta holding this release's record
@@ -156,7 +156,7 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
         done = f"{name} is loaded but the alias was not moved"
         refuse_other(str(engine.url), alias, now_served, props, checked.base, done=done)
         twin_problem(engine, alias, now_served, props, checked.base, checked.manifest_text,
-                     _places(checked), done=done)
+                     _places(checked), done=done, signer=checked.signed_by)
     # a newer release published meanwhile keeps the alias (the older loaded, as above)
     if (older := older or (_older(engine, checked, props) if moved else None)) is not None:
         say(f"{older}: alias {alias} left at {now_served}")  # loaded for a rollback to serve
@@ -173,7 +173,7 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
     try:
         pruned += prune(engine, keep, alias, say, base=checked.base, counted=lambda r: (
             same_base or of_this_history(engine, r, checked.base, checked.manifest_text,
-                                         _places(checked))))
+                                         _places(checked), checked.signed_by)))
         replaced = [current] if broken and current is not None else []
         for stale in [*replaced, *(d for d in damaged if d not in (current, name))]:
             if stale not in pruned and _drop_replaced(engine, stale, say):

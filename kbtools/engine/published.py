@@ -6,13 +6,22 @@ device's kept releases are its ``releases/`` directories (`kbtools.agents.asked`
 engine's are its collections, so a citation of the release before the last publish is
 still searched in the release it came from, and one pruned or never published is named in
 one line with those that are.
+
+A server (`kb serve --engine`, `kb mcp --engine`) keeps each earlier release it opened
+(`EarlierReleases`), per collection and publication: its ``__meta`` (vocabulary, documents,
+per-chunk arrays) is read once, not on every search asking for it. Each search still lists
+the engine's releases (one call a collection, no ``__meta`` read), so a release dropped since
+is named gone, and one published again (its collection loaded anew: another publication time
+or manifest hash) is opened anew; what is no longer listed complete is let go.
 """
 
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from kbtools.engine.bases import of_base
 from kbtools.engine.lineage import served_commit, served_releases
@@ -20,32 +29,49 @@ from kbtools.engine.milvus import P_BASE, Engine
 from kbtools.engine.parts import published_problem, read_parts
 from kbtools.errors import EngineError, UsageError
 
+Stamp = tuple[str, str, float]  # a publication of a release: collection, manifest, when
 
-def find_published(engine: Engine, served: str, commit: str | None, tag: str | None
-                   ) -> tuple[str | None, str]:
-    """(the collection of the release `tag` and/or `commit` (a prefix, lower case) names
-    among the engine's complete releases of the knowledge base collection `served` is of,
-    ""), or (None, one line saying it is not published there and naming those that are).
+
+def stamp(release: dict[str, Any]) -> Stamp:
+    """What changes when release `release` (`Engine.releases`) is published again into
+    its collection: its manifest hash and the time it was marked complete."""
+    return str(release["collection"]), str(release["manifest_sha256"]), float(release["published"])
+
+
+def find_published(engine: Engine, served: str, commit: str | None, tag: str | None,
+                   commits: dict[Stamp, str] | None = None
+                   ) -> tuple[str | None, str, dict[str, Stamp]]:
+    """(the collection of the release `tag` (or collection) and/or `commit` (a prefix,
+    lower case) names among the engine's complete releases of the knowledge base collection
+    `served` is of, ""), or (None, one line saying it is not published there and naming those that are).
     UsageError when `tag` and `commit` name two releases, or a commit prefix
-    several."""
+    several. Also the `stamp` of each complete release of that knowledge base. `commits`
+    remembers the commit of each publication read (its manifest, in its ``__meta``)."""
     base = (engine.listed_properties(served) or {}).get(P_BASE) or None
     complete = [r for r in engine.releases() if r["complete"]]
     mine, _ = served_releases(engine, of_base(complete, base), served, base, (Path.cwd(),))
-    tagged = [r for r in mine if tag is None or r["tag"] == tag]
-    commits = {r["collection"]: served_commit(engine, r["collection"]) or ""
-               for r in (tagged if commit is not None else [])}
+    # a release without a tag (a local build) is named by its collection, as the line
+    # below lists it and as `kb rollback --engine` takes it
+    tagged = [r for r in mine if tag is None or tag in (r["tag"], r["collection"])]
+    known = commits if commits is not None else {}
+    for r in tagged if commit is not None else []:
+        if stamp(r) not in known:
+            known[stamp(r)] = served_commit(engine, r["collection"]) or ""
+    commits_of = {r["collection"]: known[stamp(r)]
+                  for r in (tagged if commit is not None else [])}
+    stamps = {r["collection"]: stamp(r) for r in mine}
     found = [r for r in tagged if commit is None
-             or commits[r["collection"]].lower().startswith(commit)]
+             or commits_of[r["collection"]].lower().startswith(commit)]
     if tag is not None and commit is not None and not found and tagged:
-        raise UsageError(f"release {tag} is commit {commits[tagged[-1]['collection']][:12]}, "
+        raise UsageError(f"release {tag} is commit {commits_of[tagged[-1]['collection']][:12]}, "
                          f"not {commit}: give the release or the commit alone")
-    if commit is not None and len({commits[r["collection"]] for r in found}) > 1:
+    if commit is not None and len({commits_of[r["collection"]] for r in found}) > 1:
         raise UsageError(f"commit {commit} names {len(found)} releases published in "
                          f"{engine.url} (" + ", ".join(
-                             f"{r['tag'] or r['collection']}: {commits[r['collection']][:12]}"
+                             f"{r['tag'] or r['collection']}: {commits_of[r['collection']][:12]}"
                              for r in found) + "): give more of its digits or the release tag")
     if found:
-        return _usable(engine, found), ""
+        return _usable(engine, found), "", stamps
     what = f"release {tag}" if tag else f"commit {commit}"
     if tag and commit:
         what += f" (commit {commit})"
@@ -53,7 +79,7 @@ def find_published(engine: Engine, served: str, commit: str | None, tag: str | N
     return None, (f"{what} is not published in {engine.url} (published there, newest "
                   f"first: {have or 'none'}; pruned beyond [release] keep, or never "
                   "published: `kb publish --engine … --index RELEASE` loads it without "
-                  "moving the alias)")
+                  "moving the alias)"), stamps
 
 
 def _usable(engine: Engine, found: list[dict[str, Any]]) -> str:
@@ -70,3 +96,65 @@ def _usable(engine: Engine, found: list[dict[str, Any]]) -> str:
         if published_problem(engine, r["collection"], json.loads(manifest), r["tag"]) is None:
             return str(r["collection"])
     return str(found[-1]["collection"])
+
+
+class Kept(Protocol):
+    """An opened release that its holder, not its user, closes while `kept`."""
+
+    kept: bool
+
+    def close(self) -> None: ...
+
+
+K = TypeVar("K", bound=Kept)
+
+
+class EarlierReleases(Generic[K]):
+    """The earlier releases a served one's searches asked for, opened once per publication
+    (`stamp`) and kept while the engine lists them complete (see the module docstring).
+    `opener` opens a collection (`kbtools.engine.remote.MilvusIndex`); an index kept here
+    is closed when it is let go, not by the search that used it (the close of a kept
+    one does nothing: `Kept`)."""
+
+    def __init__(self, engine: Engine, opener: Callable[[str], K]):
+        self.engine, self._opener = engine, opener
+        self._lock = threading.Lock()
+        self._open: dict[str, tuple[Stamp, K]] = {}
+        self._commits: dict[Stamp, str] = {}
+
+    def find(self, served: str, commit: str | None, tag: str | None) -> K | str:
+        """The release `tag`/`commit` names (`find_published`), opened, or one line saying
+        it is not published."""
+        with self._lock:
+            commits = dict(self._commits)
+        name, gone, stamps = find_published(self.engine, served, commit, tag, commits)
+        with self._lock:
+            self._commits = {s: c for s, c in commits.items() if s in stamps.values()}
+            let_go = [idx for n, (s, idx) in self._open.items() if stamps.get(n) != s]
+            self._open = {n: v for n, v in self._open.items() if stamps.get(n) == v[0]}
+            held = self._open.get(name) if name is not None else None
+        for idx in let_go:
+            _release(idx)
+        if name is None:
+            return gone
+        if held is not None:
+            return held[1]
+        opened = self._opener(name)  # (outside the lock: reading a __meta takes a while)
+        opened.kept = True
+        with self._lock:
+            if name in self._open:  # another search opened it meanwhile
+                _release(opened)
+                return self._open[name][1]
+            self._open[name] = (stamps[name], opened)
+        return opened
+
+    def close(self) -> None:
+        with self._lock:
+            let_go, self._open = [idx for _, idx in self._open.values()], {}
+        for idx in let_go:
+            _release(idx)
+
+
+def _release(idx: Kept) -> None:
+    idx.kept = False
+    idx.close()

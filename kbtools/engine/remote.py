@@ -21,6 +21,7 @@ import base64
 import json
 import math
 import threading
+import time
 from collections.abc import Collection, Iterator
 from typing import Any
 
@@ -29,10 +30,10 @@ import numpy as np
 from kbtools.base_identity import base_parts
 from kbtools.embed.registry import get_embedder
 from kbtools.engine import expr
-from kbtools.engine.cache import release_root
+from kbtools.engine.cache import forget_gone, release_root
 from kbtools.engine.milvus import ALIAS, P_BASE, Engine, engine_error
 from kbtools.engine.parts import PAGE_ROWS, check_derivation, read_parts
-from kbtools.engine.published import find_published
+from kbtools.engine.published import EarlierReleases
 from kbtools.engine.rows import LONG_MARK, LONG_ROWS
 from kbtools.errors import EngineError, IndexLoadError
 from kbtools.index.bm25 import Bm25
@@ -396,7 +397,10 @@ def _ranked(hits: list[tuple[int, float]]) -> Ranked:
 
 
 class MilvusIndex(KbIndex):
-    """A published release, opened for `kbtools.query.search.search`."""
+    """A published release, opened for `kbtools.query.search.search`; the earlier releases
+    its searches ask for are kept open (`EarlierReleases`) until it is closed."""
+
+    kept = False  # held open by the served release's `EarlierReleases`: its close does it
 
     def __init__(self, engine: Engine, collection: str, parts: dict[str, Any]):
         manifest = parse_manifest(parts["manifest"].encode("utf-8"), f"{collection}/manifest")
@@ -408,6 +412,8 @@ class MilvusIndex(KbIndex):
         root = release_root(engine, collection, parts)
         super().__init__(ReleaseLayout(root), manifest, release)
         self.engine, self.collection = engine, collection
+        self._earlier = EarlierReleases(engine, lambda name: MilvusIndex(
+            engine, name, read_parts(engine, name)))
         table = parts["chunk_table"]
         parents = table.get("parent") or [-1] * len(table["doc"])  # none shared before
         docs: list[dict[str, Any]] = parts["docs"]
@@ -465,10 +471,12 @@ class MilvusIndex(KbIndex):
         """Another release of this one's knowledge base that the engine holds, asked for by
         `tag` and/or `commit` (`kbtools.agents.asked`), opened for searching (the caller
         closes it); else one line saying it is not published there (`find_published`)."""
-        name, gone = find_published(self.engine, self.collection, commit, tag)
-        if name is None:
-            return gone
-        return MilvusIndex(self.engine, name, read_parts(self.engine, name))
+        return self._earlier.find(self.collection, commit, tag)
+
+    def close(self) -> None:
+        if not self.kept:
+            self._earlier.close()
+            super().close()
 
 
 class EngineReader:
@@ -513,7 +521,17 @@ class EngineReader:
                                           key="engine_release_gone") from None
                     raise
                 self._open = {name: MilvusIndex(self.engine, name, parts)}
+                self._forget()
             return self._open[name]
+
+    def _forget(self) -> None:
+        """Remove the local copies of releases gone from the engine (`forget_gone`)."""
+        listed_at = time.time()
+        try:
+            held = self.engine.call("listing collections", "list_collections")
+        except EngineError:
+            return  # the next release opened cleans up
+        forget_gone(self.engine, set(held), listed_at)
 
 
     def _base_name(self, collection: str) -> str | None:
