@@ -28,17 +28,14 @@ from kbtools.index.selfcheck import derived_problems
 from kbtools.index.stamps import Signature, changed_before
 from kbtools.ship.changes import not_on_device
 from kbtools.ship.device import (
-    cannot_write,
     check_device_dir,
     clean_staging,
     dir_size,
-    interrupted,
     release_dirs,
     served_release,
     served_tag,
     switch_to,
 )
-from kbtools.ship.devicelock import locked
 from kbtools.ship.devicestate import (
     PENDING_ROLLBACK,
     append_log,
@@ -46,8 +43,6 @@ from kbtools.ship.devicestate import (
     read_json,
     read_state,
     settle_rollback,
-    switch_outcome,
-    under_way,
     unlogged_rollback,
     write_state,
 )
@@ -69,6 +64,14 @@ from kbtools.ship.install import (
 from kbtools.ship.intact import vouch
 from kbtools.ship.readonly import copies_report
 from kbtools.ship.release import age_days, clock_behind
+from kbtools.ship.serves import (
+    cannot_write,
+    interrupted,
+    locked,
+    still_serves,
+    switch_outcome,
+    under_way,
+)
 from kbtools.ship.sourceurl import scrub, scrubbed
 from kbtools.ship.trust import (
     check_signer,
@@ -268,8 +271,8 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
     if rdir.name in out["rolled_back"]:
         # recorded before the switch (`_rollback_locked`): a rollback stopped between the two
         out["current_problem"] = (
-            f"a `kb rollback` from {rdir.name} was stopped before its switch: {rdir.name} "
-            f"still serves, and `kb sync` keeps it; run `kb rollback [TAG] --to "
+            f"a `kb rollback` from {rdir.name} was stopped before its switch: "
+            f"{still_serves(path, f'{rdir.name} still serves, and `kb sync` keeps it')}; run `kb rollback [TAG] --to "
             f"{shlex.quote(str(path))}` "
             "again to finish it")
     rel = read_json(ReleaseLayout(rdir).release_json)
