@@ -104,3 +104,29 @@ def test_a_sync_killed_before_its_switch_after_a_revocation_is_read_truthfully(
     assert code == 1 and f"FAILED: {why}" in out and "still serves" not in out, out
     code, out, err = kb("sync", "--to", dev)
     assert code == 0 and out.startswith("serving kb-r2 (was kb-r1)"), out + err
+
+
+def test_releases_and_rollback_do_not_call_a_revoked_release_served(
+        keys: Keys, pub: Pub, tmp_path: Path):
+    """`kb releases` noted the revoked kb-r1 "served" (and --json said nothing of its
+    trust), and `kb rollback kb-r1` answered "kb-r1 is already served", while every question
+    was refused."""
+    dev = tmp_path / "dev"
+    said = revoked(keys, pub, dev)
+    code, out, err = kb("releases", "--to", dev, "--local")
+    line = next(x for x in out.splitlines() if "kb-r1" in x)
+    assert code == 0 and line.startswith("*") and line.endswith(
+        "served, but no question is answered from it: no pinned key vouches for it (`kb "
+        "status`)"), out + err
+    code, out, _ = kb("releases", "--to", dev, "--local", "--json")
+    [row] = json.loads(out)
+    assert row["current"] is True and row["untrusted"] == (
+        said.replace("the served release", "the release") + ADVICE), row
+    code, out, err = kb("rollback", "kb-r1", "--to", dev)
+    assert (code, out) == (1, "") and err == f"kb: error: {dev}: {said}{ADVICE}\n", err
+    pub.release(keys.b)  # a trusted release served: kb-r1, kept, is no longer served
+    assert kb("sync", pub.art, "--to", dev)[0] == 0
+    code, out, _ = kb("releases", "--to", dev, "--local")
+    assert next(x for x in out.splitlines() if "kb-r1" in x).endswith(
+        "no pinned key vouches for it (`kb rollback` refuses it)"), out
+    assert next(x for x in out.splitlines() if "kb-r2" in x).endswith("served"), out

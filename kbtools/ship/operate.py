@@ -94,7 +94,9 @@ def _now() -> datetime:
 def local_releases(path: Path) -> list[dict[str, Any]]:
     """Verified releases on the device, newest serial first. ``rolled_back``: the operator
     rolled back from it, so `kb sync` skips it. A release a `kb sync` prunes while they are
-    listed is left out (not listed as an empty release, nor a failure)."""
+    listed is left out (not listed as an empty release, nor a failure). ``untrusted``: why
+    no pinned key vouches for it (no question is answered from it while it is served, and
+    `kb rollback` refuses it), else None."""
     current = served_tag(path)
     rolled = set(read_state(path).get("rolled_back", []))
     out = []
@@ -105,10 +107,19 @@ def local_releases(path: Path) -> list[dict[str, Any]]:
                     "current": tag == current, "rolled_back": tag in rolled,
                     "source_commit": (rel.get("source") or {}).get("commit"),
                     "created": rel.get("created"), "signed_by": ver.get("signed_by"),
-                    "size": dir_size(rdir)})
+                    "size": dir_size(rdir), "untrusted": _untrusted(path, rdir, tag)})
         if not rdir.is_dir():  # pruned meanwhile (renamed away, then removed)
             out.pop()
     return sorted(out, key=lambda r: int(r["serial"]), reverse=True)
+
+
+def _untrusted(path: Path, rdir: Path, tag: str) -> str | None:
+    """Why no key pinned on the device vouches for its release `tag` (`untrusted_release`),
+    or None; pinned keys that cannot be read are `kb status`'s to say."""
+    try:
+        return untrusted_release(path, rdir, tag, served=False)
+    except (SyncError, OSError):
+        return None
 
 
 # how long `kb releases` waits for its source to list what it offers (a few kB): a source
@@ -145,8 +156,8 @@ def list_releases(path: Path, *, remote: bool = True, branch: str = "kb-index",
                     rows.append({"tag": tag, "serial": serial, "local": False,
                                  "current": False, "rolled_back": tag in rolled,
                                  "source_commit": None, "created": None,
-                                 "signed_by": None, "size": None, "at_source": True,
-                                 "moved_at_source": False})
+                                 "signed_by": None, "size": None, "untrusted": None,
+                                 "at_source": True, "moved_at_source": False})
             rows.sort(key=lambda r: int(r["serial"]), reverse=True)
     return rows, warnings
 
@@ -448,7 +459,7 @@ def _rollback_target(path: Path, current: str | None, have: dict[str, Path],
     if tag not in have:
         raise SyncError(not_on_device(tag, have, path), path=str(path))
     if tag == current:
-        raise SyncError(f"{tag} is already served", path=str(path))
+        raise SyncError(still_serves(path, f"{tag} is already served"), path=str(path))
     return tag
 
 
