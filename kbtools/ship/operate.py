@@ -281,11 +281,10 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
         return out
     if rdir.name in out["rolled_back"]:
         # recorded before the switch (`_rollback_locked`): a rollback stopped between the two
+        serves = still_serves(path, f"{rdir.name} still serves, and `kb sync` keeps it")
         out["current_problem"] = (
-            f"a `kb rollback` from {rdir.name} was stopped before its switch: "
-            f"{still_serves(path, f'{rdir.name} still serves, and `kb sync` keeps it')}; run `kb rollback [TAG] --to "
-            f"{shlex.quote(str(path))}` "
-            "again to finish it")
+            f"a `kb rollback` from {rdir.name} was stopped before its switch: {serves}; run "
+            f"`kb rollback [TAG] --to {shlex.quote(str(path))}` again to finish it")
     rel = read_json(ReleaseLayout(rdir).release_json)
     ver = read_json(ReleaseLayout(rdir).verified)
     created = rel.get("created")
