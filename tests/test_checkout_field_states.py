@@ -407,3 +407,33 @@ def test_a_clone_whose_newest_tag_no_pinned_key_signs_names_the_tag_to_check_out
     run_repair(tree, said)
     assert ask(tree)["release"]["tag"] == "kb-r2"
     assert clean(tree)
+
+
+def test_status_of_a_clone_on_a_stale_release_is_degraded_and_its_json_says_so(own):
+    """`kb status --index CLONE` exited 0 or 1 only: a clone whose `git pull` brought a
+    release made long ago (the publisher's CI stopped) looked healthy to a monitoring
+    check, while a device on the same release exits 4. Now: 4, the reason on stderr and in
+    --json's health; checking out the fresher older tag (a clone's rollback) is healthy."""
+    tree = own["tree"]
+
+    def old(files: dict[str, bytes]) -> None:
+        rel = json.loads(files["release.json"])
+        rel["created"] = "2020-01-01T00:00:00+00:00"
+        files["release.json"] = (json.dumps(rel, sort_keys=True, indent=1) + "\n").encode()
+
+    assert publish(own, old) == "kb-r3"
+    git(tree, "pull", "-q", "--ff-only")
+    code, out, err = kb("status", "--index", str(tree))
+    assert code == 4 and "release kb-r3" in out and "  STALE: created 2020-01-01" in out, out
+    assert err.startswith("kb: warning: the checked-out release kb-r3 is ") and err.endswith(
+        "older than 30 days (kb.toml [release] max_age_days): `git pull --ff-only` brings a "
+        "newer one, if the remote has one\n") and err.count("\n") == 1, err
+    code, out, err = kb("status", "--index", str(tree), "--json")
+    st = json.loads(out)
+    assert code == 4 and st["stale"] is True and st["health"]["state"] == "degraded", out
+    assert st["health"]["reasons"] == [err.removeprefix("kb: warning: ").rstrip("\n")]
+    git(tree, "checkout", "-q", "kb-r2")  # the clone rolled back: a newer tag is no problem
+    code, out, err = kb("status", "--index", str(tree), "--json")
+    st = json.loads(out)
+    assert (code, err) == (0, "") and st["health"] == {"state": "ok", "reasons": []}, out + err
+    assert st["newer"] == "kb-r3" and st["stale"] is False

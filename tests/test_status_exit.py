@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 from pathlib import Path
 
 from device_fixtures import kb
@@ -186,3 +187,73 @@ def test_a_key_file_edited_by_hand_names_its_bad_line(keys: Keys, pub: Pub, tmp_
     code, _, err = kb("trust", "add", given, "--to", dev)
     assert code == 1 and f"{given}: cannot read public key: no -----END PUBLIC KEY----- line " \
         "after line 1: not a PEM public key" in err, err
+
+
+EXIT = {"ok": 0, "degraded": 4, "refused": 1}
+
+
+def _agree(dev: Path) -> str:
+    """`kb status` and `kb status --json` of `dev` say the same: one exit code, the same
+    stderr (each degraded reason a warning line, the refusal one error line, both the
+    `health` of --json), and the text shows each field --json has (served tag,
+    verification, staleness, clock, problems, trust, last sync). Returns the state."""
+    code, out, err = kb("status", "--to", dev)
+    jcode, jout, jerr = kb("status", "--to", dev, "--json")
+    st = json.loads(jout)
+    state, reasons = st["health"]["state"], st["health"]["reasons"]
+    assert (code, err) == (jcode, jerr) and code == EXIT[state], (out, err, jout)
+    assert err == {"ok": "", "refused": f"kb: error: {dev}: {reasons[0]}\n" if reasons else "",
+                   "degraded": "".join(f"kb: warning: {r}\n" for r in reasons)}[state], err
+    served = st["served"]
+    if served is None:
+        assert "serving " not in out.replace("serving nothing yet", ""), out
+    else:
+        checked = {True: "verified", False: "FAILS VERIFICATION", None: "not re-checked"}
+        assert f"serving {served['tag']} (" in out, out
+        assert f"; files {checked[served['verified_now']]}" in out, out
+        assert ("STALE" in out) == served["stale"], out
+        assert (f"  clock: {served['clock_behind']}" in out) == bool(served["clock_behind"])
+        assert all(f"  problem: {p}" in out for p in served["problems"]), out
+        assert (f"  trust: {served['signer_unpinned']}" in out) == bool(
+            served["signer_unpinned"]), out
+    last = st["last_sync"]
+    if isinstance(last, dict) and last.get("ok") is False:
+        assert f": FAILED: {last['error']}\n" in out, out
+    elif isinstance(last, dict) and last.get("ok"):
+        assert ": ok" in out, out
+    return state
+
+
+def test_status_text_and_json_agree_in_every_state(keys: Keys, pub: Pub, tmp_path: Path):
+    """Never synced, healthy, a failed sync, a stale release, files edited after sync, a
+    revoked signer, `current` naming a release that is gone: text and --json agree on each
+    (exit, stderr, every field). A sync killed before its switch: test_revoked_serves."""
+    dev = tmp_path / "dev"
+    empty = tmp_path / "empty.git"
+    empty.mkdir()
+    kb("sync", empty, "--to", dev)
+    assert _agree(dev) == "refused"
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0
+    assert _agree(dev) == "ok"
+    kb("sync", tmp_path / "nowhere", "--to", dev)
+    assert _agree(dev) == "degraded"
+    forge_release(pub.art, lambda f: f.update({"release.json": f["release.json"].replace(
+        json.loads(f["release.json"])["created"].encode(), b"2020-01-01T00:00:00+00:00")}),
+        resign=load_private(keys.a))
+    assert kb("sync", pub.art, "--to", dev)[0] == 0
+    assert _agree(dev) == "degraded"
+    shard = dev / "releases" / "kb-r2" / "data" / "chunks" / "01.jsonl"
+    kept = shard.read_bytes()
+    shard.write_bytes(kept.replace(b"x", b"y", 1))
+    assert _agree(dev) == "refused"
+    shard.write_bytes(kept)
+    assert _agree(dev) == "degraded"
+    assert kb("trust", "add", keys.b_pub, "--to", dev)[0] == 0
+    assert kb("trust", "remove", keys.a_id, "--to", dev)[0] == 0
+    assert _agree(dev) == "refused"
+    pub.release(keys.b)
+    assert kb("sync", pub.art, "--to", dev)[0] == 0
+    assert _agree(dev) == "ok"
+    shutil.rmtree(dev / "releases" / "kb-r3")
+    assert _agree(dev) == "refused"

@@ -132,10 +132,10 @@ def test_sync_and_rollback_on_a_read_only_device_say_what_serves(two, tmp_path, 
                           text=True, env={**os.environ, "KB_HOME": str(tmp_path / "home")})
     assert proc.returncode == 1 and proc.stdout == ""
     assert proc.stderr == (f"kb: error: {device}: cannot lock the device directory: "
-                           f"{device}/.lock: Read-only file system; nothing was changed, kb-r2 "
-                           f"still serves (unchanged): kb {command} writes there (make the "
-                           "directory writable for this account, or run it as the account "
-                           "that owns it)\n")
+                           f"{device}/.lock: Read-only file system; nothing was changed: kb "
+                           f"{command} writes there (make the directory writable for this "
+                           "account, or run it as the account that owns it); kb-r2 still "
+                           "serves (unchanged)\n")
     assert dev.served_tag(device) == "kb-r2"
     for what in ("status", "releases"):  # read only: they still answer
         proc = subprocess.run(["unshare", "-rm", "sh", "-c", script.replace(

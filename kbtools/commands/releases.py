@@ -39,7 +39,8 @@ def releases(to: Path | None, local_only: bool, limit: int, timeout: int,
     The first line names the device directory read. Columns: current marker (*), tag,
     serial, where (local/remote), source commit, created, size in bytes, and a note:
     "served", or "rolled back from" for a release `kb sync` skips since `kb rollback`;
-    a release here whose tag the source no longer offers, or has moved, is said so.
+    a release here whose tag the source no longer offers, or has moved, or that no pinned
+    key vouches for (no question is answered from it: "untrusted" in --json), is said so.
     Releases left out by --limit are counted on stderr.
     """
     path = require_device(device_or_checkout_here(to))
@@ -66,6 +67,11 @@ def releases(to: Path | None, local_only: bool, limit: int, timeout: int,
 def _row(r: dict[str, Any]) -> tuple[str, ...]:
     notes = ["served" if r["current"] else ("rolled back from (sync skips it)"
                                             if r.get("rolled_back") else "")]
+    if r.get("untrusted"):  # its signer unpinned: nothing answered from it, nor rolled back to
+        notes[0] = ("served, but no question is answered from it: no pinned key vouches for "
+                    "it (`kb status`)" if r["current"] else
+                    "; ".join(n for n in (notes[0], "no pinned key vouches for it (`kb "
+                                          "rollback` refuses it)") if n))
     if r["local"] and r.get("at_source") is False:
         notes.append("no longer at the source (its tag was deleted there)")
     if r.get("moved_at_source"):

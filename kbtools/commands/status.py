@@ -16,7 +16,7 @@ from kbtools.ship.checkout import checkout_status, implicit_checkout
 from kbtools.ship.device import device_dir, require_device
 from kbtools.ship.operate import status as device_status
 from kbtools.ship.readonly import repair_advice
-from kbtools.ship.release import release_settings
+from kbtools.ship.release import age_days, clock_behind, release_settings
 from kbtools.ship.trust import untrusted_release
 
 DEGRADED_EXIT = 4  # serving and answering, but needing attention (see `kb status --help`)
@@ -47,18 +47,23 @@ def status(to: Path | None, index_path: Path | None, quick: bool, as_json: bool)
            verification, a signer no pinned key vouches for, trusted_keys/
            unlistable, a checkout that would be refused); the reason on stderr
       4    degraded: questions are answered, but the last sync failed, the
-           served release is older than kb.toml [release] max_age_days, its
-           date lies ahead of this device's clock, a pinned key file or
-           state.json is unreadable;
+           served (or checked-out) release is older than kb.toml [release]
+           max_age_days, its date lies ahead of this device's clock, a pinned
+           key file or state.json is unreadable;
            each reason a `kb: warning:` line on stderr
     --json reports the same as "health": {"state": "ok"|"degraded"|"refused",
     "reasons": [...]}."""
     where = device_dir(index_path or to or implicit_checkout())
     co = checkout_status(where)
-    if co is not None:
-        _checkout(co, as_json)
-        return
     max_age = release_settings().max_age_days
+    if co is not None:
+        state, reasons = checkout_health(co, max_age)
+        co["health"] = {"state": state, "reasons": reasons}
+        _checkout(co, as_json)
+        if state == "refused":  # a refused checkout's problem is raised by `_checkout`
+            raise SyncError(reasons[0], path=co["checkout"])
+        _degraded(state, reasons)
+        return
     st = device_status(require_device(where), max_age_days=max_age, check_files=not quick)
     state, reasons = health(st, max_age)
     st["health"] = {"state": state, "reasons": reasons}
@@ -68,10 +73,43 @@ def status(to: Path | None, index_path: Path | None, quick: bool, as_json: bool)
         _device(st)
     if state == "refused":
         raise SyncError(reasons[0], path=st["device"])
+    _degraded(state, reasons)
+
+
+def _degraded(state: str, reasons: list[str]) -> None:
+    """Each reason a `kb: warning:` line, and exit 4, when `state` is "degraded"."""
     if state == "degraded":
         for why in reasons:
             click.echo(f"kb: warning: {why}", err=True)
         raise click.exceptions.Exit(DEGRADED_EXIT)
+
+
+def checkout_health(co: dict[str, Any], max_age_days: int) -> tuple[str, list[str]]:
+    """How `kb status` of a git checkout of a release (`co`, `checkout_status`) ends, in a
+    device's meanings: "refused" when a query would refuse it; "degraded" when it answers
+    from a release older than `[release] max_age_days` or dated ahead of this machine's
+    clock; else "ok". A checkout has no sync of kb's to fail (git fetches it), an index not
+    derived yet is derived by the next question, and an older tag checked out while a
+    newer one is fetched is the way a clone rolls back (a device's rollback is no problem
+    either), so none of these degrades it."""
+    if co["problem"]:
+        return "refused", [co["problem"]]
+    if co["tag"] is None:
+        return "refused", ["HEAD is no release tag"]
+    created = co.get("created")
+    behind = clock_behind(created)
+    age = age_days(created)
+    co.update(age_days=round(age, 2) if age is not None else None, clock_behind=behind,
+              stale=bool(behind is None and age is not None and age > max_age_days))
+    if behind:
+        return "degraded", [f"the age of {co['tag']} is unknown: {behind}"]
+    if co["stale"]:
+        newer = (f"`git checkout {co['newer']}` serves the newer release this clone holds"
+                 if co.get("newer") else "`git pull --ff-only` brings a newer one, if the "
+                 "remote has one")
+        return "degraded", [f"the checked-out release {co['tag']} is {_age(age)}, older than "
+                            f"{max_age_days} days (kb.toml [release] max_age_days): {newer}"]
+    return "ok", []
 
 
 def health(st: dict[str, Any], max_age_days: int) -> tuple[str, list[str]]:
@@ -218,6 +256,10 @@ def _checkout(co: dict[str, Any], as_json: bool) -> None:
                    f"{ready}" + (f"; signed by {co['signed_by']}" if co["signed_by"] else ""))
         if co["problem"]:  # a refused one answers nothing: "refused, see below" ends it
             return _refused(co)
+        if co.get("clock_behind"):
+            click.echo(f"  clock: {co['clock_behind']}")
+        elif co.get("stale"):
+            click.echo(f"  STALE: created {co['created']}, {_age(co['age_days'])}")
         if co["pinned_keys"]:
             click.echo(f"pinned keys: {', '.join(co['pinned_keys'])} (releases must be signed "
                        "by one)")

@@ -555,8 +555,11 @@ def checkout_status(path: Path) -> dict[str, Any] | None:
         if ver.get("commit") == out["head"] and ver.get("tag") == tag:
             out.update(derived=str(folder), manifest_sha256=mhash,
                        source_commit=ver.get("source_commit"), signed_by=ver.get("signed_by"))
-    if out["source_commit"] is None:  # from git objects: a sparse work tree may lack it
-        rel = read_release_json(tree.git_dir, out["head"]) or {}
+    # from git objects: a sparse work tree may lack release.json; `created` is what `kb
+    # status` reads a checked-out release's age from, as a device's
+    rel = read_release_json(tree.git_dir, out["head"]) or {}
+    out["created"] = rel.get("created")
+    if out["source_commit"] is None:
         out["source_commit"] = (rel.get("source") or {}).get("commit")
     return out
 

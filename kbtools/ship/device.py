@@ -47,7 +47,7 @@ import shutil
 import stat
 from pathlib import Path
 
-from kbtools.errors import Interrupted, SyncError
+from kbtools.errors import SyncError
 from kbtools.fsutil import atomic_write_beneath, fsync_dir
 from kbtools.index.layout import (
     CURRENT,
@@ -71,10 +71,10 @@ from kbtools.index.layout import (
 )
 from kbtools.ship.sparse import checkout_containing
 
-__all__ = ["cannot_write", "check_device_dir", "clean_staging", "default_device_dir",
-           "device_dir", "dir_size", "discard", "fsync_dir", "interrupted", "is_device_dir",
+__all__ = ["check_device_dir", "clean_staging", "default_device_dir",
+           "device_dir", "dir_size", "discard", "fsync_dir", "is_device_dir",
            "prune", "release_dirs", "require_device", "served_release", "served_tag",
-           "still_serves", "switch_to"]
+           "switch_to"]
 
 _ENTRIES = (RELEASES, REPO, TRUSTED, STATE, ROLLBACK_LOG, TRUST_LOG, LOCK, QUERY_LOG,
             QUERY_LOG_LOCK, SETTINGS)
@@ -159,38 +159,6 @@ def switch_to(path: Path, tag: str) -> None:
     else:
         os.replace(tmp, layout.current)
     fsync_dir(path)
-
-
-def still_serves(path: Path) -> str:
-    """What a command that changed nothing says of the device: ``kb-r4 still serves
-    (unchanged)``, or that no release is served yet."""
-    now = served_tag(path)
-    return f"{now} still serves (unchanged)" if now else "no release is served yet"
-
-
-def interrupted(path: Path, before: str | None, again: str, *,
-                after: str | None = None) -> Interrupted:
-    """What to say of a command stopped (Ctrl-C, SIGTERM) while it held the device lock,
-    having found `before` served: the release that serves now, whether the switch happened,
-    and what to run next: `again` finishes the work when the switch had not happened;
-    `after` (default: `again` run again) is what remains once it had."""
-    now = served_tag(path)
-    if now == before:
-        return Interrupted(f"{still_serves(path)}; run `{again}` again to finish",
-                           path=str(path))
-    return Interrupted(f"the switch completed: {now} serves now (was {before or 'nothing'})"
-                       f"; {after or f'run `{again}` again to finish'}", path=str(path))
-
-
-def cannot_write(path: Path, exc: OSError, before: str | None) -> SyncError:
-    """One line for a command that held the device lock, having found `before` served, and
-    that a write refused (a full disk, a read-only directory): the file, why, and which
-    release serves now."""
-    now = served_tag(path)
-    served = ("the served release is unchanged" if now == before
-              else f"{now or 'no release'} is served now")
-    return SyncError(f"cannot write {exc.filename or 'device files'}: {exc.strerror or exc}; "
-                     f"{served}", path=str(path))
 
 
 def check_device_dir(path: Path) -> None:

@@ -13,13 +13,12 @@ import contextlib
 import fcntl
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from kbtools.errors import SyncError, one_line
 from kbtools.fsutil import open_beneath
 from kbtools.index.layout import LOCK
-from kbtools.ship.device import still_serves
 
 __all__ = ["lock_holder", "locked"]
 
@@ -45,18 +44,23 @@ MAX_HOLDER_BYTES = 512
 
 
 @contextlib.contextmanager
-def locked(path: Path, what: str = "kb") -> Iterator[None]:
+def locked(path: Path, what: str = "kb", *,
+           serves: Callable[[Path], str] | None = None) -> Iterator[None]:
     """Exclusive lock on the device dir (sync, rollback, trust). Waits for a running holder,
     saying so once on stderr (with the holder's pid and command, which each holder writes
-    into the lock file while it holds it); `what` names the command taking it."""
+    into the lock file while it holds it); `what` names the command taking it. A lock that
+    cannot be taken is a SyncError saying nothing was changed and, with `serves`, what it
+    says of the directory (`kbtools.ship.serves.locked`: which release still serves, or
+    that none answers: this module knows nothing of trust)."""
     path.mkdir(parents=True, exist_ok=True)
     try:
         fd = open_beneath(path, LOCK, os.O_RDWR | os.O_CREAT)
     except OSError as exc:  # a read-only mount, another account's directory: nothing done
+        said = f"; {serves(path)}" if serves else ""
         raise SyncError(f"cannot lock the device directory: {exc.filename}: {exc.strerror}; "
-                        f"nothing was changed, {still_serves(path)}: {what} writes there "
-                        "(make the directory writable for this account, or run it as the "
-                        "account that owns it)", path=str(path)) from None
+                        f"nothing was changed: {what} writes there (make the directory "
+                        "writable for this account, or run it as the account that owns "
+                        f"it){said}", path=str(path)) from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

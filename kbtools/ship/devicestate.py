@@ -4,7 +4,8 @@ trust.log).
 
 A sync writes state.json as it starts (`record_start`), just before its switch
 (`switching`) and with its outcome; the record a killed sync left is read against what
-`current` serves (`switch_outcome`, `under_way`). A rollback's line is written to
+`current` serves (`kbtools.ship.serves.switch_outcome`, `under_way`: they say whether a
+pinned key still vouches for it). A rollback's line is written to
 rollback.log after its switch, and one killed in between is logged by the next command
 (`settle_rollback`). Every read and write is beneath the directory, never through a link;
 state.json is mode 0600 (a source URL's credentials).
@@ -21,20 +22,19 @@ from typing import Any
 from kbtools.errors import SyncError, one_line
 from kbtools.fsutil import append_beneath, atomic_write_beneath, open_beneath, read_beneath
 from kbtools.index.layout import ROLLBACK_LOG, STATE, DeviceLayout
-from kbtools.ship.device import discard, served_tag, still_serves
-from kbtools.ship.devicelock import lock_holder
+from kbtools.ship.device import discard, served_tag
 from kbtools.ship.sourceurl import scrub
 
 __all__ = ["MAX_STATE_BYTES", "PENDING_ROLLBACK", "append_log", "load_state", "read_json",
-           "read_state", "record_start", "settle_rollback", "switch_outcome", "switching",
-           "synced_from", "under_way", "unlogged_rollback", "write_state",
+           "read_state", "record_start", "settle_rollback", "switching",
+           "synced_from", "unlogged_rollback", "write_state",
            "write_state_before_switch"]
 
 MAX_STATE_BYTES = 16 << 20
 def switching(source: str, before: str | None, tag: str, at: str) -> dict[str, Any]:
     """state.json's ``last_sync`` written just before a sync's switch from `before` to
     `tag` (replaced by the outcome once it is known). Only `current` can say whether a sync
-    killed meanwhile switched (two files are never written at once): `switch_outcome`
+    killed meanwhile switched (two files are never written at once): `serves.switch_outcome`
     reads the record against it."""
     return {"ok": False, "source": source, "at": at, "tag": tag, "from": before,
             "switching": True, "error": f"stopped at its switch to {tag}"}
@@ -45,58 +45,13 @@ def record_start(path: Path, state: dict[str, Any], source: str, before: str | N
     """Record in `state` and state.json, as a sync starts (holding the lock), that it is
     running; replaced by the switch under way (`switching`) or the outcome. A sync killed
     (SIGKILL, a power cut) before either leaves it, and `kb status` says so
-    (`switch_outcome`) rather than showing the sync before as the last one, ok. A device
+    (`serves.switch_outcome`) rather than showing the sync before as the last one, ok. A device
     that cannot take the record (a full disk) syncs all the same: its outcome is recorded
     when it can be."""
     state["last_sync"] = {"ok": False, "source": source, "at": at, "from": before,
                           "running": True, "error": "killed before it finished"}
     with contextlib.suppress(OSError):
         write_state(path, state)
-
-
-def under_way(path: Path, last: Any) -> Any:
-    """``last_sync`` as `kb status` shows it while a sync holds the device lock (its record
-    says it started, `record_start`, or is switching): under way, by whom, what serves
-    meanwhile and whether the sync has switched to it (`switched`: it is finishing, its
-    prune and record); any other record as `switch_outcome` reads it."""
-    if isinstance(last, dict) and (last.get("running") or last.get("switching")):
-        holder, now = lock_holder(path), served_tag(path)
-        if holder is not None:
-            return {k: v for k, v in last.items() if k not in ("running", "switching")} | {
-                "ok": None, "under_way": True, "holder": holder, "tag": now, "error": None,
-                "switched": bool(last.get("switching")) and now == last.get("tag")}
-    return switch_outcome(path, last)
-
-
-def switch_outcome(path: Path, last: Any, *, settled: bool = False) -> Any:
-    """``last_sync`` as `kb status` shows it: a record of a switch under way (`switching`)
-    left by a sync killed before its outcome was written names the release that serves,
-    whether the switch happened, and what to run; one of a sync that started (`record_start`)
-    and was killed before its switch, the same; any other record as it is. `settled`: the
-    record kept by a command about to move `current` (`kb rollback`), said in the past
-    ("kb-r1 served on"), since what serves then is the rollback's."""
-    if isinstance(last, dict) and last.get("running"):
-        now = served_tag(path)
-        if now != last.get("from"):
-            serves = f"{now or 'no release'} {'served' if settled else 'serves'}"
-        else:
-            serves = (f"{now} served on (unchanged)" if now else "no release was served"
-                      ) if settled else still_serves(path)
-        return {k: v for k, v in last.items() if k != "running"} | {
-            "tag": now, "error": "killed before it finished (SIGKILL or a power cut): "
-                                 f"{serves}; run `kb sync` again to finish"}
-    if not isinstance(last, dict) or not last.get("switching"):
-        return last
-    tag, now = last.get("tag"), served_tag(path)
-    if now == tag:
-        why = (f"killed after its switch, before its outcome was recorded: {tag} "
-               f"{'served' if settled else 'serves'} (verified); run `kb sync` to finish "
-               "(prune old releases)")
-    else:
-        serves = f"{now} {'served on' if settled else 'still serves'}" if now else \
-            f"no release {'was served' if settled else 'serves'}"
-        why = f"killed before its switch to {tag}: {serves}; run `kb sync` again to finish"
-    return {k: v for k, v in last.items() if k != "switching"} | {"tag": now, "error": why}
 
 
 def read_state(path: Path) -> dict[str, Any]:

@@ -28,17 +28,14 @@ from kbtools.index.selfcheck import derived_problems
 from kbtools.index.stamps import Signature, changed_before
 from kbtools.ship.changes import not_on_device
 from kbtools.ship.device import (
-    cannot_write,
     check_device_dir,
     clean_staging,
     dir_size,
-    interrupted,
     release_dirs,
     served_release,
     served_tag,
     switch_to,
 )
-from kbtools.ship.devicelock import locked
 from kbtools.ship.devicestate import (
     PENDING_ROLLBACK,
     append_log,
@@ -46,8 +43,6 @@ from kbtools.ship.devicestate import (
     read_json,
     read_state,
     settle_rollback,
-    switch_outcome,
-    under_way,
     unlogged_rollback,
     write_state,
 )
@@ -69,6 +64,14 @@ from kbtools.ship.install import (
 from kbtools.ship.intact import vouch
 from kbtools.ship.readonly import copies_report
 from kbtools.ship.release import age_days, clock_behind
+from kbtools.ship.serves import (
+    cannot_write,
+    interrupted,
+    locked,
+    still_serves,
+    switch_outcome,
+    under_way,
+)
 from kbtools.ship.sourceurl import scrub, scrubbed
 from kbtools.ship.trust import (
     check_signer,
@@ -91,7 +94,9 @@ def _now() -> datetime:
 def local_releases(path: Path) -> list[dict[str, Any]]:
     """Verified releases on the device, newest serial first. ``rolled_back``: the operator
     rolled back from it, so `kb sync` skips it. A release a `kb sync` prunes while they are
-    listed is left out (not listed as an empty release, nor a failure)."""
+    listed is left out (not listed as an empty release, nor a failure). ``untrusted``: why
+    no pinned key vouches for it (no question is answered from it while it is served, and
+    `kb rollback` refuses it), else None."""
     current = served_tag(path)
     rolled = set(read_state(path).get("rolled_back", []))
     out = []
@@ -102,10 +107,19 @@ def local_releases(path: Path) -> list[dict[str, Any]]:
                     "current": tag == current, "rolled_back": tag in rolled,
                     "source_commit": (rel.get("source") or {}).get("commit"),
                     "created": rel.get("created"), "signed_by": ver.get("signed_by"),
-                    "size": dir_size(rdir)})
+                    "size": dir_size(rdir), "untrusted": _untrusted(path, rdir, tag)})
         if not rdir.is_dir():  # pruned meanwhile (renamed away, then removed)
             out.pop()
     return sorted(out, key=lambda r: int(r["serial"]), reverse=True)
+
+
+def _untrusted(path: Path, rdir: Path, tag: str) -> str | None:
+    """Why no key pinned on the device vouches for its release `tag` (`untrusted_release`),
+    or None; pinned keys that cannot be read are `kb status`'s to say."""
+    try:
+        return untrusted_release(path, rdir, tag, served=False)
+    except (SyncError, OSError):
+        return None
 
 
 # how long `kb releases` waits for its source to list what it offers (a few kB): a source
@@ -142,8 +156,8 @@ def list_releases(path: Path, *, remote: bool = True, branch: str = "kb-index",
                     rows.append({"tag": tag, "serial": serial, "local": False,
                                  "current": False, "rolled_back": tag in rolled,
                                  "source_commit": None, "created": None,
-                                 "signed_by": None, "size": None, "at_source": True,
-                                 "moved_at_source": False})
+                                 "signed_by": None, "size": None, "untrusted": None,
+                                 "at_source": True, "moved_at_source": False})
             rows.sort(key=lambda r: int(r["serial"]), reverse=True)
     return rows, warnings
 
@@ -267,11 +281,10 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
         return out
     if rdir.name in out["rolled_back"]:
         # recorded before the switch (`_rollback_locked`): a rollback stopped between the two
+        serves = still_serves(path, f"{rdir.name} still serves, and `kb sync` keeps it")
         out["current_problem"] = (
-            f"a `kb rollback` from {rdir.name} was stopped before its switch: {rdir.name} "
-            f"still serves, and `kb sync` keeps it; run `kb rollback [TAG] --to "
-            f"{shlex.quote(str(path))}` "
-            "again to finish it")
+            f"a `kb rollback` from {rdir.name} was stopped before its switch: {serves}; run "
+            f"`kb rollback [TAG] --to {shlex.quote(str(path))}` again to finish it")
     rel = read_json(ReleaseLayout(rdir).release_json)
     ver = read_json(ReleaseLayout(rdir).verified)
     created = rel.get("created")
@@ -445,7 +458,7 @@ def _rollback_target(path: Path, current: str | None, have: dict[str, Path],
     if tag not in have:
         raise SyncError(not_on_device(tag, have, path), path=str(path))
     if tag == current:
-        raise SyncError(f"{tag} is already served", path=str(path))
+        raise SyncError(still_serves(path, f"{tag} is already served"), path=str(path))
     return tag
 
 

@@ -59,7 +59,7 @@ from kbtools.index.layout import (
 )
 from kbtools.index.manifest import load_manifest, verify_files
 from kbtools.index.stamps import Signature, changed_before
-from kbtools.ship import checkout, devicelock, devicestate, intact, readonly, trust
+from kbtools.ship import checkout, devicestate, intact, readonly, serves, trust
 from kbtools.ship import device as dev
 from kbtools.ship.fetching import deepen, fetch
 from kbtools.ship.git import (
@@ -124,10 +124,11 @@ class SyncResult:
 
 
 def check_tag(gd: Path, source: str, branch_ref: str, branch: str, tag: str,
-              limits: NetLimits | None = None, served: str | None = None) -> tuple[str, str]:
+              limits: NetLimits | None = None, served: str | None = None,
+              device: Path | None = None) -> tuple[str, str]:
     """The tag must be annotated and point at a commit on the artifacts branch (the history
     between them fetched, and checked, by `deepen` when the first fetch was shallow) that
-    descends from the one of `served`, the release the device serves (`git.not_following`:
+    descends from the one of `served`, the release `device` serves (`git.not_following`:
     another repository's release signed by the same key, or a rewritten branch)."""
     commit, mhash = tag_manifest_hash(gd, f"refs/tags/{tag}", source)
     tip = rev_parse(gd, f"refs/heads/{branch}")
@@ -141,8 +142,9 @@ def check_tag(gd: Path, source: str, branch_ref: str, branch: str, tag: str,
                             f"{branch} branch; refusing it", path=source)
     why = not_following(gd, served, commit, tag, branch)
     if why is not None:
-        raise SyncError(f"{why}; refusing it, {served} still serves (unchanged) (a new device "
-                        "directory takes it)", path=source)
+        said = f"{served} still serves (unchanged)"
+        raise SyncError(f"{why}; refusing it, {still_serves(device, said) if device else said}"
+                        " (a new device directory takes it)", path=source)
     return commit, mhash
 
 
@@ -172,7 +174,7 @@ def _shown(res: SyncResult) -> SyncResult:
 def _sync(source: str, device: Path, trusted: list[Path], branch: str, keep: int,
           max_age_days: int, limits: NetLimits) -> SyncResult:
     """`sync` under the lock; state.json keeps `source` as given, shows it `shown_source`."""
-    with devicelock.locked(device, "kb sync"):
+    with serves.locked(device, "kb sync"):
         served_before = dev.served_tag(device)
         state: dict[str, Any] | None = None
         try:
@@ -210,7 +212,7 @@ def _stopped(device: Path, state: dict[str, Any] | None, source: str, before: st
     with interrupts_held():
         with contextlib.suppress(OSError):  # what it staged (the lock is still held)
             dev.clean_staging(device)
-        stopped = dev.interrupted(device, before, "kb sync",
+        stopped = serves.interrupted(device, before, "kb sync",
                                   after="run `kb sync` again to prune old releases")
         if state is not None:
             now = dev.served_tag(device)
@@ -230,7 +232,7 @@ def _failed(device: Path, state: dict[str, Any], source: str, before: str | None
     names the file and which release serves), after its clean-up: what it staged removed,
     the served index derived again when it fails its check (`_repair_served`), the failure
     recorded as the last sync."""
-    err = dev.cannot_write(device, exc, before) if isinstance(exc, OSError) else exc
+    err = serves.cannot_write(device, exc, before) if isinstance(exc, OSError) else exc
     dev.clean_staging(device)
     err = scrubbed(_repair_served(device, err))
     state["last_sync"] = {"ok": False, "source": shown_source(source), "error": str(err),
@@ -424,7 +426,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     state["pending_trust"] = trust.pending(begin, tag)
     # killed from here to the outcome's record (SIGKILL, a power cut), state.json would name
     # the sync before as the last one, and its source, while this release may serve: the
-    # switch under way is recorded instead, read against `current` (`devicestate.switch_outcome`)
+    # switch under way is recorded instead, read against `current` (`serves.switch_outcome`)
     state["last_sync"] = devicestate.switching(shown_source(source), current, tag, _now())
     state["source"] = source
     devicestate.write_state_before_switch(device, state, tag)
@@ -536,7 +538,7 @@ def _install(device: Path, source: str, branch_ref: str, branch: str, tag: str, 
     Returns who signed, the keys to pin and the signatures of the files hashed."""
     layout = DeviceLayout(device)
     commit, tag_mhash = check_tag(layout.repo, source, branch_ref, branch, tag, limits,
-                                  served=dev.served_tag(device))
+                                  served=dev.served_tag(device), device=device)
     mkdir_beneath(device, RELEASES)
     return install_release(layout.repo, commit, tag, serial, tag_mhash, begin, floor,
                            layout.staging(tag), layout.release(tag),
@@ -548,19 +550,11 @@ NEXT_TRUSTED = ("the next `kb sync` takes the first release signed by a pinned k
 
 
 def still_serves(device: Path, said: str | None = None) -> str:
-    """What a sync that changed nothing says of the device: `said` (default
-    `device.still_serves`), or, when no pinned key vouches for the served release (its
-    signer removed with `kb trust remove`), that it answers no question and that the next
-    sync takes the first release a pinned key signs."""
-    said = said or dev.still_serves(device)
-    served = dev.served_release(device)
-    if served is None:
-        return said
-    try:
-        revoked = trust.untrusted_release(device, served, served.name, then=NEXT_TRUSTED)
-    except SyncError:  # trusted_keys/ unreadable: said by the error that stopped the sync
-        return said
-    return said if revoked is None else revoked
+    """What a sync that changed nothing says of the device (`serves.still_serves`): when no
+    pinned key vouches for the served release (its signer removed with `kb trust remove`),
+    that it answers no question and that the next sync takes the first release a pinned key
+    signs."""
+    return serves.still_serves(device, said, then=NEXT_TRUSTED)
 
 
 def _age_warn(release: Path | None, max_age_days: int) -> tuple[str, ...]:
