@@ -43,7 +43,7 @@ from kbtools.agents.calls import (
 from kbtools.agents.citation_text import percent_decoded
 from kbtools.agents.cited_read import read_cited
 from kbtools.agents.cited_table import evaluate_cited
-from kbtools.agents.docpath import check_doc_path
+from kbtools.agents.docpath import check_doc_path, same_documents
 from kbtools.agents.draft import create_draft, draft_config
 from kbtools.agents.named import named
 from kbtools.agents.opened import OpenedReleases
@@ -85,6 +85,7 @@ from kbtools.errors import (
 )
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex, ReleaseInfo
+from kbtools.query.filters import shared_folders
 from kbtools.query.log import record_question
 from kbtools.query.results import NAMES_SHOWN
 from kbtools.query.search import keep_warm
@@ -319,9 +320,12 @@ class Context:
             now = self.idx().release
         except IndexLoadError:  # none served now (dist/ removed): the error as it was
             return exc
-        held = sorted({(path, release) for path, release in self._held.items()
-                       if release != now and any(path == rel or path.endswith("/" + rel)
-                                                 for rel in rels)}, key=lambda held: held[0])
+        earlier = [path for path, release in self._held.items() if release != now]
+        loose = {found for name in names for found in  # as a present one: but for case,
+                 same_documents(name, earlier, shared_folders(self._held))}  # NFC, `.md`
+        held = sorted({(path, self._held[path]) for path in earlier
+                       if path in loose or any(path == rel or path.endswith("/" + rel)
+                                               for rel in rels)}, key=lambda held: held[0])
         if len(held) != 1:
             return exc
         path, release = held[0]
