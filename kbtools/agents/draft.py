@@ -12,7 +12,7 @@ must pass (`draft_checks`: schemas, `kb check`), and the filing in Git (`draft_g
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -34,6 +34,7 @@ from kbtools.agents.draft_git import (
     settled_head,
     write_failure,
 )
+from kbtools.agents.draft_photos import Carried, Photo, carried, photos_key, with_photos
 from kbtools.agents.draft_text import (
     CJK,
     argument_name,
@@ -62,13 +63,16 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
                  author: str | None = None, location: str | None = None,
                  extra_meta: dict[str, Any] | None = None, source: str | None = None,
                  base: str = "HEAD", now: datetime | None = None,
-                 argument: Callable[[str], str] = argument_name) -> Draft:
+                 argument: Callable[[str], str] = argument_name,
+                 photos: Sequence[Photo] = ()) -> Draft:
     """Commit a new unverified document on a new `draft/...` branch based on `base`.
 
     Front matter: title, category, source, author (argument, else Git user name),
     timestamp (now, with offset), verified: false, location when given, plus
     `extra_meta` and any front matter the body carries (verification fields and timestamp
     dropped; its author, source and location only where the call gives none).
+    `photos` (at most `draft_photos.MAX_PHOTOS` pictures, checked by their bytes) are
+    committed with it under the assets folder and shown by a section its text ends with.
     The same inputs filed again the same day (a retry after a timeout) file nothing: the
     draft filed first is returned, `existing=True`.
     Raises UsageError for an unknown category or a result that fails the schema; an error
@@ -78,6 +82,7 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
                         ("author", author), ("location", location), ("source", source)):
         check_text(name, value, multiline=name == "body")
     cfg = draft_config(repo_root)
+    carry = carried(photos, str(cfg.data["paths"]["assets"]))
     known = categories(cfg.path("schemas"))
     if category not in known or schema_path(f"categories/{category}", cfg.path("schemas")) is None:
         raise UsageError(f"unknown category {category!r} (known: {', '.join(known)})")
@@ -123,8 +128,7 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
         base_commit = read_commit(repo, base)  # None for HEAD in a repository without
         if base_commit is None and base != "HEAD":  # commits: the draft is the root
             raise UsageError(f"unknown Git revision {base!r}")
-        document = render_document(meta, text)
-        key = draft_key(meta, text)
+        key = draft_key(meta, text, photos)
         message = (f"Draft: {meta['title']}\n\nUnverified {category} written with "
                    f"kb draft new; needs review before it can be verified.\n\n"
                    f"{KEY_TRAILER}: {key}\n")
@@ -140,26 +144,36 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
                 return replace(merged, path=merged.path[len(prefix):])
             committed = commit_paths(repo, base_commit.sha if base_commit else None, prefix)
             return _file(repo, cfg, base_commit, f"draft/{day}-{slug}",
-                         f"{prefix}{folder}/{day}-{slug}.md", prefix, document, meta, message,
-                         argument, Actor(name or who, email or "kb-draft@localhost"),
+                         f"{prefix}{folder}/{day}-{slug}.md", prefix, text, carry, meta,
+                         message, argument, Actor(name or who, email or "kb-draft@localhost"),
                          committed, lines_said(meta, body, text))
 
 
 def _file(repo: git.Repo, cfg: Config, base_commit: CommitInfo | None, branch_name: str,
-          path: str, prefix: str, document: str, meta: dict[str, Any], message: str,
-          argument: Callable[[str], str], actor: Actor, committed: frozenset[str],
-          said: Callable[[int], str]) -> Draft:
-    """Check `document` at the first free name from `branch_name`/`path` and commit it there."""
+          path: str, prefix: str, text: str, carry: Carried, meta: dict[str, Any],
+          message: str, argument: Callable[[str], str], actor: Actor,
+          committed: frozenset[str], said: Callable[[int], str]) -> Draft:
+    """Check the draft of `meta` and `text` at the first free name from `branch_name`/`path`
+    and commit it there, with the photos it carries (their section ends its text)."""
     category = meta["category"]
     for _ in range(MAX_NAME_TRIES):
-        branch, gpath = free_name(repo, base_commit, branch_name, path)
+        branch, gpath = free_name(repo, base_commit, branch_name, path, lambda g: [
+            prefix + q for q in carry.paths(g[len(prefix):])])
         rel = gpath[len(prefix):]
+        stored = carry.paths(rel)
+        document = render_document(meta, with_photos(text, carry.photos, stored, rel,
+                                                     meta.get("lang", "en")))
         written_as_meant(cfg, rel, document, meta)
         validate(cfg, rel, document, category, argument)
-        passes_check(cfg, rel, document, committed, said)
+        # the photos' links name files of this commit, not of the work tree: the text the
+        # caller sent is what `kb check` is asked of (the photos checked by their bytes)
+        passes_check(cfg, rel, render_document(meta, text) if stored else document,
+                     committed, said)
+        files = [(gpath, document.encode("utf-8")),
+                 *((prefix + q, photo.data) for q, photo in zip(stored, carry.photos,
+                                                                 strict=True))]
         try:
-            sha = commit_file(repo, base_commit, gpath, document.encode("utf-8"), message,
-                               actor)
+            sha = commit_file(repo, base_commit, files, message, actor)
             made = create_branch(repo, branch, sha)
         except (OSError, git.GitCommandError) as exc:
             raise write_failure(repo, exc) from None
@@ -169,11 +183,13 @@ def _file(repo: git.Repo, cfg: Config, base_commit: CommitInfo | None, branch_na
                      "tries (drafts with this title are being filed at the same time)")
 
 
-def draft_key(meta: dict[str, Any], text: str) -> str:
+def draft_key(meta: dict[str, Any], text: str, photos: Sequence[Photo] = ()) -> str:
     """What makes two calls one draft: everything the document says but its timestamp (a
-    retry after a timeout comes seconds later), as a hash kept in the commit message."""
+    retry after a timeout comes seconds later) and the photos' bytes, as a hash kept in the
+    commit message."""
     same = {k: v for k, v in meta.items() if k != "timestamp"}
-    return hashlib.sha256(render_document(same, text).encode("utf-8")).hexdigest()[:KEY_CHARS]
+    said = render_document(same, text) + photos_key(photos)
+    return hashlib.sha256(said.encode("utf-8")).hexdigest()[:KEY_CHARS]
 
 
 def draft_config(root: Path) -> Config:

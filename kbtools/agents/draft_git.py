@@ -8,6 +8,7 @@ from __future__ import annotations
 import posixpath
 import re
 import shutil
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,13 +44,14 @@ class Draft:
                 "existing": self.existing, "merged": self.merged}
 
 
-def free_name(repo: git.Repo, base: CommitInfo | None, branch: str, gpath: str
-               ) -> tuple[str, str]:
+def free_name(repo: git.Repo, base: CommitInfo | None, branch: str, gpath: str,
+              beside: Callable[[str], Sequence[str]] = lambda path: ()) -> tuple[str, str]:
     """The first branch name and path from `branch`/`gpath` (then `-2`, `-3`, …) that no
     branch here or at a remote fetched from (`origin/draft/...`: a draft another clone
     filed and pushed; a remote's name may hold a slash, `team/origin`) holds, and no file
-    of `base`: a draft of the same title filed the same day elsewhere would otherwise
-    refuse this one's push, or conflict when merged."""
+    of `base` (nor the files filed `beside` it, its photos): a draft of the same title
+    filed the same day elsewhere would otherwise refuse this one's push, or conflict when
+    merged."""
     remote = repo.git.for_each_ref("--format=%(refname)", "refs/remotes/").split("\n")
     remotes = remote_names(repo)
     existing = {h.name for h in repo.heads} | {
@@ -58,7 +60,8 @@ def free_name(repo: git.Repo, base: CommitInfo | None, branch: str, gpath: str
     while True:
         suffix = "" if n == 1 else f"-{n}"
         b, p = branch + suffix, f"{stem}{suffix}.md"
-        taken = b in existing or (base is not None and exists(repo, base.sha, p))
+        taken = b in existing or (base is not None and any(
+            exists(repo, base.sha, q) for q in (p, *beside(p))))
         if not taken:
             return b, p
         n += 1
@@ -177,28 +180,31 @@ def create_branch(repo: git.Repo, branch: str, sha: str) -> bool:
     return True
 
 
-def commit_file(repo: git.Repo, base: CommitInfo | None, gpath: str, data: bytes,
-                 message: str, actor: Actor) -> str:
-    """Write one file on top of `base` as a new commit object; returns its sha. Uses a
+def commit_file(repo: git.Repo, base: CommitInfo | None, files: Sequence[tuple[str, bytes]],
+                message: str, actor: Actor) -> str:
+    """Write `files` (path, bytes: the draft and its photos) on top of `base` as one new
+    commit object, all or none; returns its sha. Uses a
     private index file so the repository's own index and work tree stay untouched: in a
     locked staging directory under the repository's git dir (`DRAFT_INDEX_DIR`), so the
     one a killed run leaves (it held the whole tree's index) is removed by the next draft."""
     with staging_dir(Path(repo.git_dir) / DRAFT_INDEX_DIR) as private:
         try:
-            return _commit_with_index(repo, base, gpath, data, message, actor,
+            return _commit_with_index(repo, base, files, message, actor,
                                       str(private / "index"))
         finally:
             shutil.rmtree(private, ignore_errors=True)
 
 
-def _commit_with_index(repo: git.Repo, base: CommitInfo | None, gpath: str, data: bytes,
-                       message: str, actor: Actor, index: str) -> str:
+def _commit_with_index(repo: git.Repo, base: CommitInfo | None,
+                       files: Sequence[tuple[str, bytes]], message: str, actor: Actor,
+                       index: str) -> str:
     """`commit_file` with the private index file `index`."""
     env = {"GIT_INDEX_FILE": index}
     if base is not None:
         repo.git.read_tree(base.sha, env=env)
-    blob = write_blob(repo, data)
-    repo.git.update_index("--add", "--cacheinfo", f"100644,{blob},{gpath}", env=env)
+    for gpath, data in files:
+        blob = write_blob(repo, data)
+        repo.git.update_index("--add", "--cacheinfo", f"100644,{blob},{gpath}", env=env)
     tree = repo.git.write_tree(env=env)
     cenv = {"GIT_AUTHOR_NAME": actor.name, "GIT_AUTHOR_EMAIL": actor.email,
             "GIT_COMMITTER_NAME": actor.name, "GIT_COMMITTER_EMAIL": actor.email}
