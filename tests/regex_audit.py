@@ -69,11 +69,11 @@ AUTHOR: dict[str, str] = {
     "kbtools.check.content._THEIRS": "fullmatch",  # a line of a document
     "kbtools.check.yaml_syntax._KEY": "match",  # a front-matter line
     "kbtools.check.yaml_syntax._OPENS": "fullmatch",  # a front-matter value
-    "kbtools.agents.draft.CJK": "search",
-    "kbtools.agents.draft.BLANK_LINES": "match",  # the lines a draft's body opens with
+    "kbtools.agents.draft_text.CJK": "search",
+    "kbtools.agents.draft_text.BLANK_LINES": "match",  # the lines a draft's body opens with
     "kbtools.check.links:[\\\\/]": "split",  # a picture's path as an editor wrote it
     "kbtools.query.compounds._CODED": "fullmatch",  # one token of the question
-    "kbtools.agents.draft:[^a-z0-9]+": "sub",
+    "kbtools.agents.draft_text:[^a-z0-9]+": "sub",
     "kbtools.check.fm_written:(?:^|\\s)#.*$": "sub",  # a front-matter line's value
     "kbtools.check.mend._HASHED": "fullmatch",  # a paragraph's line opening with `#`
     "kbtools.markdown.spaced._SPACED": "finditer",  # an inline run's text
@@ -317,7 +317,7 @@ OTHER: dict[str, str] = {
     "kbtools.query.calibration:[-/]": "one unknown question term (a character class)",
     "kbtools.query.compounds:[a-z]": "a coded compound's name (a character class)",
     "kbtools.query.compounds:\\d": "a coded compound's name (a character class)",
-    "kbtools.agents.draft:<dynamic>": "an escaped branch name or file stem and a fixed "
+    "kbtools.agents.draft_git:<dynamic>": "an escaped branch name or file stem and a fixed "
                                       "optional `-N` tail (fullmatch of one ref or file name)",
     "kbtools.corpus:first on line (\\d+)": "PyYAML's own error message",
     "kbtools.agents.stdio.SURROGATE_ESCAPE": "six fixed bytes, no repetition",

@@ -286,9 +286,10 @@ def test_a_draft_that_would_read_back_otherwise_is_never_committed(repo: git.Rep
                                                                    ) -> None:
     """The read-back guard, against a renderer that writes keys raw as the first one did."""
     import kbtools.agents.draft as draft
+    import kbtools.agents.draft_text as draft_text
 
     def raw(meta: dict, body: str) -> str:
-        return "---\n" + "".join(f"{k}: {draft._yaml_scalar(v)}\n" for k, v in meta.items()) \
+        return "---\n" + "".join(f"{k}: {draft_text.yaml_scalar(v)}\n" for k, v in meta.items()) \
             + "---\n" + body
     monkeypatch.setattr(draft, "render_document", raw)
     heads = {h.name for h in repo.heads}

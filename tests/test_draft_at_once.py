@@ -114,12 +114,12 @@ def test_a_remote_named_with_a_slash_is_read_by_its_name(repo: git.Repo, tmp_pat
 KILLED_DRAFT = """
 import os, signal, sys
 from pathlib import Path
-from kbtools.agents import draft
+from kbtools.agents import draft, draft_git
 
 def killed(repo, data):  # the private index holds the base tree by now
     os.kill(os.getpid(), signal.SIGKILL)
 
-draft.write_blob = killed
+draft_git.write_blob = killed
 draft.create_draft(Path(sys.argv[1]), "field-report", "Killed", "b", location="x")
 """
 

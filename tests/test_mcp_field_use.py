@@ -247,21 +247,32 @@ def test_a_refused_draft_names_the_line_of_the_body_the_agent_sent(tmp_path):
 def test_evaluate_table_reads_a_relative_humidity_written_with_rh(tmp_path):
     """A field agent copies a hygrometer's reading, "90 % RH": refused as "not a number"
     while "90%RH" glued was read. RH after a percentage says only what the percentage is
-    of, in any spelling; anything else after the number is still refused."""
+    of, in any spelling; anything else after the number is still refused. Text glued after a
+    unit's symbol (``90%ABC``, ``22℃abc``) was ignored and the value read as 90 % (session
+    40); it is refused, naming the text that is no unit."""
     repo = committed_repo(tmp_path / "kb")
     risk = "knowledge/crops/risk.md"
     said = ("90 % RH", "90 %RH", "90％ RH", "88.5 % r.h.", "90%RH")
+    glued = (("90%ABC", "18", "ABC"), ("90 %x", "18", "x"), ("90％湿", "18", "湿"),
+             ("85-95%abc", "18", "abc"), ("90", "22℃abc", "abc"))
 
     async def scenario(c):
         return [await c.call_tool("evaluate_table", {"doc": risk, "inputs": {
-            "温度": "18 ℃", "相对湿度": humidity}}) for humidity in (*said, "90 % 左右 RH2")]
+            "温度": t, "相对湿度": humidity}}) for humidity, t in (
+                *((h, "18 ℃") for h in said), ("90 % 左右 RH2", "18"),
+                *((h, t) for h, t, _ in glued))]
 
-    *read, other = session(repo, scenario=scenario)
+    answers = session(repo, scenario=scenario)
+    read, other, refused = answers[:len(said)], answers[len(said)], answers[len(said) + 1:]
     for humidity, res in zip(said, read, strict=True):
         got = data(res)
         assert (got["selected"], got["outputs"][0]["风险等级"]) == ([3], "高"), humidity
         assert got["inputs"]["相对湿度(%)"] == humidity
     assert "is not a number" in error_text(other)
+    for (humidity, t, rest), res in zip(glued, refused, strict=True):
+        text = error_text(res)
+        assert f"='{humidity if t == '18' else t}': '{rest}' after " in text, text
+        assert "names no unit" in text and "\n" not in text, text
 
 
 def test_a_list_field_given_as_text_is_refused_saying_the_list_to_send(tmp_path):

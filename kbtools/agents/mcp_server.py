@@ -43,8 +43,9 @@ from kbtools.agents.calls import (
 from kbtools.agents.citation_text import percent_decoded
 from kbtools.agents.cited_read import read_cited
 from kbtools.agents.cited_table import evaluate_cited
-from kbtools.agents.docpath import check_doc_path
+from kbtools.agents.docpath import check_doc_path, same_documents
 from kbtools.agents.draft import create_draft, draft_config
+from kbtools.agents.draft_photos import decoded_photos
 from kbtools.agents.named import named
 from kbtools.agents.opened import OpenedReleases
 from kbtools.agents.parameters import (
@@ -58,6 +59,7 @@ from kbtools.agents.parameters import (
     LineEnd,
     LineStart,
     Location,
+    Photos,
     Policy,
     Question,
     ReleaseCommit,
@@ -85,6 +87,7 @@ from kbtools.errors import (
 )
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex, ReleaseInfo
+from kbtools.query.filters import shared_folders
 from kbtools.query.log import record_question
 from kbtools.query.results import NAMES_SHOWN
 from kbtools.query.search import keep_warm
@@ -211,7 +214,8 @@ new draft/... branch for human review. Nothing on the main branch changes.
 
 Use only when the user asks to record an observation or report. Give `category` (one of
 the known categories below; field reports are `field-report`, which needs `location`), a
-short `title` and a Markdown `body`; optional `author`. Cite what the report relies on
+short `title` and a Markdown `body`; optional `author`, and `photos` (pictures of what was
+seen, base64; committed with the draft, shown at its end). Cite what the report relies on
 as text (a result's `citation` and the release's `source_commit`) or as links relative to
 the draft's folder (`../crops/x.md`, not `knowledge/crops/x.md`): a draft that `kb check`
 would fail (a link to nothing, a formula that does not render) is refused with the reason.
@@ -319,9 +323,12 @@ class Context:
             now = self.idx().release
         except IndexLoadError:  # none served now (dist/ removed): the error as it was
             return exc
-        held = sorted({(path, release) for path, release in self._held.items()
-                       if release != now and any(path == rel or path.endswith("/" + rel)
-                                                 for rel in rels)}, key=lambda held: held[0])
+        earlier = [path for path, release in self._held.items() if release != now]
+        loose = {found for name in names for found in  # as a present one: but for case,
+                 same_documents(name, earlier, shared_folders(self._held))}  # NFC, `.md`
+        held = sorted({(path, self._held[path]) for path in earlier
+                       if path in loose or any(path == rel or path.endswith("/" + rel)
+                                               for rel in rels)}, key=lambda held: held[0])
         if len(held) != 1:
             return exc
         path, release = held[0]
@@ -433,9 +440,9 @@ def tool_evaluate_table(ctx: Context, doc: str, inputs: dict[str, Any],
 
 
 def tool_draft(ctx: Context, category: str, title: str, body: str, author: str | None = None,
-               location: str | None = None) -> dict[str, Any]:
+               location: str | None = None, photos: list[Any] | None = None) -> dict[str, Any]:
     draft = create_draft(ctx.repo_root(), category, title, body, author=author, location=location,
-                         source="agent report via kb mcp")
+                         source="agent report via kb mcp", photos=decoded_photos(photos))
     if draft.merged:
         return {**draft.to_dict(), "verified": False,
                 "next": "this report was already filed by an earlier call with the same "
@@ -507,8 +514,8 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
                              path=exc.path) from None
 
         def draft_report(category: str, title: Title, body: Body, author: Author = None,
-                         location: Location = None) -> dict[str, Any]:
-            return guarded(tool_draft)(category, title, body, author, location)
+                         location: Location = None, photos: Photos = None) -> dict[str, Any]:
+            return guarded(tool_draft)(category, title, body, author, location, photos)
 
         draft_report.__annotations__["category"] = category_parameter(known)  # enum: known
         tools.append((draft_report, DRAFT_DOC + f"Known categories: {', '.join(known)}.\n",

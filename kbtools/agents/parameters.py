@@ -26,6 +26,7 @@ from kbtools.agents.arguments import (
     digits_as_int,
     flag,
 )
+from kbtools.agents.draft_photos import MAX_PHOTOS, MAX_PHOTOS_BYTES
 from kbtools.agents.read import MAX_CHARS, MAX_LINES
 from kbtools.agents.recent import DEFAULT_N
 from kbtools.config import MAX_K
@@ -144,6 +145,14 @@ Author = Annotated[str | None, Field(description="Who reports it (default: the G
 Location = Annotated[str | None, Field(description=(
     "Where it was observed (a field, a site, a machine); a field report needs it."),
     examples=["Plant 2, line 3"])]
+
+Photos = Annotated[list[dict[str, str]] | None, Field(description=(
+    f"Pictures the report carries (at most {MAX_PHOTOS}, {MAX_PHOTOS_BYTES // 2**20} MiB "
+    "together): each an object with `name` (its file name), `data` (its bytes in base64: PNG, "
+    "JPEG, GIF, WebP or AVIF, checked by its bytes) and an optional `caption`. They are "
+    "committed with the draft under the assets folder and shown in a section its text ends "
+    "with."), examples=[[{"name": "impeller.jpg", "data": "/9j/4AAQSkZJRg...",
+                          "caption": "叶轮磨损"}]])]
 
 
 def category_parameter(known: list[str]) -> Any:

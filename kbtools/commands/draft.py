@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import BinaryIO
 
 import click
 
 from kbtools.agents.draft import create_draft
+from kbtools.agents.draft_photos import read_photos
 from kbtools.commands.output import echo_json, json_option
 from kbtools.config import find_root
 from kbtools.errors import UsageError
@@ -26,9 +28,14 @@ def draft() -> None:
 @click.option("--author", help="Author (default: git config user.name).")
 @click.option("--location", help="Where it happened (required for field-report).")
 @click.option("--source", help="Source of the information (default: 'field report').")
+@click.option("--photo", "photos", multiple=True, metavar="FILE",
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="A picture to attach (PNG, JPEG, GIF, WebP or AVIF; repeatable): committed "
+                   "with the draft under the assets folder and shown at its end.")
 @json_option
 def new(category: str, title: str, source_file: BinaryIO, author: str | None,
-        location: str | None, source: str | None, as_json: bool) -> None:
+        location: str | None, source: str | None, photos: tuple[Path, ...],
+        as_json: bool) -> None:
     """Commit a new `verified: false` document on a new branch `draft/<date>-<slug>`.
 
     The document goes to the category's folder (kb.toml [categories.<name>] folder, else
@@ -37,7 +44,8 @@ def new(category: str, title: str, source_file: BinaryIO, author: str | None,
     again the same day (a retry) files nothing and names the draft already filed.
     """
     result = create_draft(find_root(), category, title, read_body(source_file), author=author,
-                          location=location, source=source, argument=_flag)
+                          location=location, source=source, argument=_flag,
+                          photos=read_photos(photos))
     if result.merged:
         click.echo("kb: already filed (the same draft, today) and merged since: nothing new "
                    "written", err=True)

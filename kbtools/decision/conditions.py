@@ -26,8 +26,8 @@ a comma followed by exactly three digits; ``1,5`` is no number (a list or a deci
 Units are ignored: in headers (``温度(℃)`` is addressed as ``温度``, see `column_key`), in
 cells (``≥2000 h``, ``85%``) and in input values (``20℃``, see `parse_number`), but for an
 input value in another unit of its column's family, converted (``2 years`` in months is 24,
-`number_in`) or refused (``72°F`` against ℃, `input_unit_problem`). Input values
-may also be written with an exponent (``1e-7``, ``2.5E3``: what programs print), cells not.
+`number_in`), or refused (``72°F`` against ℃, ``90%ABC``: `input_unit_problem`). Input
+values may also be written with an exponent (``1e-7``, ``2.5E3``: what programs print).
 A number beyond the range of a float (``1e400``, a 401-digit value) is no number anywhere: a
 cell holding one is text, an input holding one is refused (`overflows`). Because ranges
 are closed and comparisons strict, adjacent rows ``<15`` / ``15-20`` / ``>20`` tile the number
@@ -68,6 +68,7 @@ from kbtools.decision.units import (
     MAGNITUDE_WORDS,
     MAGNITUDES,
     NAMED_UNITS,
+    glued_problem,
     rates_agree,
     scale,
     unit_word,
@@ -281,13 +282,12 @@ def column_unit(header: str, cells: Iterable[str] = ()) -> str:
 def input_unit_problem(value: str, column: str, lang: str = "en") -> str | None:
     """Why number `value` cannot be compared in a column whose numbers are in unit `column`
     (`column_unit`) although it parses: its unit multiplies it (``2万``, ``2k``: the number
-    would be read as 2), or it names a unit known to differ from the column's (``72°F``
-    against ``℃``, ``4周`` against ``天``). None when neither: a unit of the column's family is
-    converted (`number_in`), and a spelling not in `UNIT_GROUPS` is not judged. In English,
-    or (`lang` ``zh``) Chinese."""
-    unit = unit_of(value)
+    would be read as 2), names a unit known to differ from the column's (``72°F`` against
+    ``℃``, ``4周`` against ``天``), or is a symbol with text after it (``90%ABC``). None when
+    none: a unit of the column's family is converted (`number_in`), and a spelling not in
+    `UNIT_GROUPS` is not judged. In English, or (`lang` ``zh``) Chinese."""
+    unit, zh = unit_of(value), lang == "zh"
     key, col = "开尔文" if unit == "K" else unit.casefold(), column.casefold()  # 300 K: kelvin
-    zh = lang == "zh"
     if (key == CLOCK_UNIT) != (col == CLOCK_UNIT):  # 9:00 against 小时, 3小时 against 9:00
         return clock_mismatch(column, zh)
     other = (f"单位是 {unit}，这一列是 {column}，请换算成 {column} 后输入" if zh else
@@ -302,7 +302,9 @@ def input_unit_problem(value: str, column: str, lang: str = "en") -> str | None:
                                  or key.startswith(MAGNITUDE_WORDS)):
         return (f"“{unit}”会放大数值，请写出完整的数" if zh else
                 f"'{unit}' multiplies the number; write it out in full")
-    return other if key in GROUP_OF and col in GROUP_OF and scale(key, col) is None else None
+    if key in GROUP_OF and col in GROUP_OF and scale(key, col) is None:
+        return other
+    return glued_problem(unit, zh)  # 90%ABC: not 90 % with ABC ignored
 
 
 def format_number(x: float) -> str:

@@ -53,6 +53,20 @@ _SPELLED = re.compile(r"(?<=\d)\s*(" + "|".join(
     re.IGNORECASE)
 
 
+def glued_problem(unit: str, zh: bool = False) -> str | None:
+    """Why an input whose number is followed by `unit` is no number in a unit: `unit` is a
+    unit symbol (`GLUED_UNITS`: %, ‰, ℃) with text after it that no spelling of a unit makes
+    (``90%ABC`` is not 90 % with ``ABC`` ignored); None otherwise (``90%``, ``90 % RH``:
+    `SPELLED_UNITS`). In English, or Chinese."""
+    key = unit.casefold()
+    symbol = next((s for s in GLUED_UNITS if key.startswith(s) and key != s), "")
+    if not symbol or key in GROUP_OF or key in SPELLED_UNITS:
+        return None
+    shown, rest = unit[:len(symbol)], unit[len(symbol):].strip()
+    return (f"{shown} 之后的“{rest}”不是单位，请只写数值和单位" if zh else
+            f"'{rest}' after {shown} names no unit; send the number and its unit alone")
+
+
 def unit_symbols(text: str) -> str:
     """`text` with each unit spelled in words after a number in its symbol (``above 30
     degrees F`` → ``above 30°F``), as the tables' readers know it (`SPELLED_UNITS`)."""

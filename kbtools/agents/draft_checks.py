@@ -1,0 +1,105 @@
+"""What a draft must pass before it is committed (`kbtools.agents.draft`): its front matter
+reads back as meant, it is valid against the front-matter and category schemas (an error
+saying what to send), and `kb check` would pass it on its branch."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from kbtools.check.content import raw_problems
+from kbtools.check.engine import check_document, make_context, max_document_bytes
+from kbtools.check.fscache import FsCache
+from kbtools.config import Config
+from kbtools.corpus import parse_source
+from kbtools.errors import UsageError
+from kbtools.schemas import validator_for
+
+
+def written_as_meant(cfg: Config, rel: str, document: str, meta: dict[str, Any]) -> None:
+    """Refuse a rendered draft whose front matter does not read back as `meta` (with
+    `verified: false`): nothing a body or a field brings may end the front matter early or
+    add fields of its own."""
+    src = parse_source(document, cfg.root / rel, rel)
+    if src.errors or src.meta != meta or src.meta.get("verified") is not False:
+        raise UsageError("draft front matter cannot be written as given (a field name or "
+                         "value would change the front matter's fields)", path=rel)
+
+
+def validate(cfg: Config, rel: str, text: str, category: str,
+              argument: Callable[[str], str]) -> None:
+    src = parse_source(text, cfg.root / rel, rel)
+    schemas_dir = cfg.path("schemas")
+    for name in ("frontmatter", f"categories/{category}"):
+        for err in validator_for(name, schemas_dir).iter_errors(src.meta):
+            where = ".".join(str(p) for p in err.absolute_path) or "(front matter)"
+            missing = [k for k in err.validator_value if k not in err.instance] if (
+                err.validator == "required" and isinstance(err.instance, dict)) else []
+            hint = (f" (pass {argument('location')})" if "location" in missing else
+                    f" (give `{missing[0]}:` in a front-matter block at the top of "
+                    f"{argument('body')})" if missing else _as_list(err, where))
+            raise UsageError(f"draft front matter is invalid: {where}: {_reason(err)}{hint}",
+                             path=rel)
+
+
+QUOTED_MAX = 60  # characters of a refused value an error quotes
+_LISTED = str.maketrans(dict.fromkeys("，、;；", ","))  # what separates a list typed as text
+
+
+def _as_list(err: Any, where: str) -> str:
+    """How to write a field the schema takes as a list that was given as one text (`crop:
+    小麦、玉米`, `tags: a, b`): the list it reads as, for the caller to send; else nothing."""
+    wanted = err.validator_value if err.validator == "type" else None
+    if not isinstance(err.instance, str) or not (wanted == "array" or isinstance(
+            wanted, list) and "array" in wanted):
+        return ""
+    items = [i.strip() for i in err.instance.translate(_LISTED).split(",") if i.strip()]
+    return f" (write it as a list: `{where}: [{', '.join(items)}]`)" if items else ""
+
+
+def _reason(err: Any) -> str:
+    """A schema error's message with the value it quotes shortened: a 5,000-character title
+    filled the one-line error an agent reads, so "is too long" was cut off (and its limit
+    was never said)."""
+    value = err.instance
+    message: str = err.message
+    if isinstance(value, str) and len(value) > QUOTED_MAX:
+        message = message.replace(repr(value), repr(value[:QUOTED_MAX]) + "…", 1)
+    if err.validator in ("maxLength", "minLength"):
+        bound = "at most" if err.validator == "maxLength" else "at least"
+        message += f" ({bound} {err.validator_value} characters)"
+    return message
+
+
+def passes_check(cfg: Config, rel: str, document: str, committed: frozenset[str],
+                  said: Callable[[int], str] = lambda n: f"line {n}") -> None:
+    """Refuse a draft that `kb check` would fail (a link to a file that does not exist, a
+    formula that does not render, a malformed decision table…): its first error, in one line.
+    Checked as on its branch: a link target counts only when the base commit holds it
+    (`committed`, from `commit_paths`), not a file only this work tree has; and its bytes as
+    `kb check` reads a file's (its size within kb.toml `[check] max_bytes`). A line is
+    named as `said` names it (`lines_said`: the body's line the caller sent)."""
+    found, _ = raw_problems(document.encode("utf-8"), max_document_bytes(cfg))
+    raw = [p for p in found if p[1] == "error"]
+    if raw:
+        code, _, line, _, message = raw[0]
+        where = said(line) if line > 1 else f"line {line}"  # line 1: the whole file's
+        raise UsageError(f"the draft would fail kb check: {where}: {code}: {message}",
+                         path=rel)
+    src = parse_source(document, cfg.root / rel, rel)
+    parts = rel.split("/")
+    own = {"/".join(parts[:n]) for n in range(1, len(parts) + 1)}  # the draft and its folders
+    fs = FsCache(cfg.root, tracked=committed | own,
+                 untracked="is not committed, and a draft is based on the last commit")
+    ctx = replace(make_context(cfg), fs=fs)
+    errors = [f for f in check_document(src, ctx) if f.level == "error"]
+    if not errors:
+        return
+    first = errors[0]
+    hint = (f"; a link is relative to the draft's folder {posixpath.dirname(rel)}/"
+            if first.code.startswith("path-") else "")
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    raise UsageError(f"the draft would fail kb check: {said(first.line)}: {first.code}: "
+                     f"{first.message}{hint}{more}", path=rel)
