@@ -77,7 +77,7 @@ def test_where_mis_parses_are_errors(where, message):
 
 def test_where_errors_at_the_cli_and_closed_sets(dist):
     for where, message in [("category==engineering", "'==' is not an operator"),
-                           ("verified=yes", "use verified=true or verified=false"),
+                           ("verified=maybe", "use verified=true or verified=false"),
                            ("verified>=true", "use verified=true or verified=false"),
                            ("kind=sections", "no chunk of kind 'sections' in this index; its kinds: "),
                            ("colour=red", "unknown --where key 'colour'")]:
