@@ -75,11 +75,11 @@ def test_a_page_finishes_on_its_release_while_two_syncs_switch_it(dist, monkeypa
     inside, carry_on = threading.Event(), threading.Event()
     document = ops.document
 
-    def paused(served, doc):  # the page has its release and pauses before reading it
+    def paused(served, doc, **kw):  # the page has its release and pauses before reading it
         if threading.current_thread().name != "MainThread" and not inside.is_set():
             inside.set()
             assert carry_on.wait(60)
-        return document(served, doc)
+        return document(served, doc, **kw)
     monkeypatch.setattr(ops, "document", paused)
     app = create_app(None, source=source, workers=3)
     with TestClient(app, base_url=BASE) as client:
