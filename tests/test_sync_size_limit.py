@@ -20,7 +20,7 @@ from test_release_helpers import GitDaemon, Proxy, Pub
 from kbtools.cli import main
 from kbtools.errors import SyncError
 from kbtools.ship import device as dev
-from kbtools.ship.fetching import pack_bytes
+from kbtools.ship.fetching import _Undo, pack_bytes
 from kbtools.ship.gitrun import MAX_FETCH_BYTES, NetLimits, default_limits
 from kbtools.ship.sync import sync
 
@@ -157,3 +157,26 @@ def test_a_source_listing_refs_without_end_is_given_up(tmp_path: Path,
     assert dev.served_tag(device) is None
     monkeypatch.setattr(gitrun, "MAX_LISTING_BYTES", 64 << 20)
     assert sync(str(pub.art), device).tag == "kb-r1"
+
+
+def test_the_undo_of_a_killed_fetch_takes_no_lock_it_left_for_a_refusal(world) -> None:
+    """A fetch killed past the limit while it moved the branch HEAD names leaves HEAD.lock
+    (and the branch's) behind: putting repo.git back must not fail on them, or the sync
+    says git's "cannot lock ref" instead of the limit (seen under load)."""
+    pub, device = world
+    gd = dev.DeviceLayout(device).repo
+    branch = subprocess.run(["git", "--git-dir", str(gd), "symbolic-ref", "HEAD"], check=True,
+                            capture_output=True, text=True).stdout.strip()
+    undo = _Undo.taken(gd, [branch])
+    before = undo.refs[branch]
+    subprocess.run(["git", "--git-dir", str(gd), "fetch", "-q", str(pub.art),
+                    f"+{branch}:{branch}"], check=True)
+    assert undo.refs[branch] != subprocess.run(
+        ["git", "--git-dir", str(gd), "rev-parse", branch], check=True, capture_output=True,
+        text=True).stdout.strip()  # the fetch moved the branch
+    for lock in ("HEAD.lock", f"{branch}.lock"):  # what a SIGKILL'd git leaves
+        (gd / lock).write_text("")
+    undo.apply(gd)
+    assert subprocess.run(["git", "--git-dir", str(gd), "rev-parse", branch], check=True,
+                          capture_output=True, text=True).stdout.strip() == before
+    assert not (gd / "HEAD.lock").exists() and not (gd / f"{branch}.lock").exists()

@@ -157,7 +157,11 @@ class _Undo:
 
     def apply(self, gd: Path) -> None:
         """Put repo.git back: refs first (nothing then names the new objects), the shallow
-        list, then every pack file the fetch wrote removed."""
+        list, then every pack file the fetch wrote removed. The fetch was killed (SIGKILL,
+        `gitrun`) and waited for, under the device's lock: a lock file it held (``HEAD.lock``
+        while it moved the branch HEAD names) is stale, and would refuse the undo."""
+        for name in ("HEAD", "packed-refs", "shallow", *self.refs):  # a killed git's locks
+            (gd / f"{name}.lock").unlink(missing_ok=True)
         commands = []
         for ref, old in self.refs.items():
             now = rev_parse(gd, ref)
