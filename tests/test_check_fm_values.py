@@ -135,3 +135,26 @@ def test_a_timestamp_with_a_zone_name_for_its_offset_is_one_finding(kb):
     assert check() == (1, [f"{DOC}:7:1: error: fm-timestamp: timestamp: "
                            "'2026-03-14T09:30:00 CST' is not an ISO 8601 timestamp with offset "
                            "(e.g. 2026-03-14T09:30:00+08:00)"])
+
+
+def test_a_list_items_error_names_the_items_own_line_and_column(kb):
+    """`tags.1` was said at the line of `tags:` (column 1): the author counted the items.
+    A block list's item is named at its `- ` line, a flow list's at its column, a mapping
+    written as an item at its start; an error of the whole list stays at its key."""
+    fm = GOOD_FM.replace("verified: false\n", "verified: false\n"
+                         "tags:\n  - 稻飞虱\n  - 12\n  - {名称: 褐飞虱}\n"
+                         "crop: [水稻, 3, \"\"]\n"
+                         "aliases: [同名, 同名]\n")
+    (kb / DOC).write_text(fm + BODY, encoding="utf-8")
+    code, said = check()
+    assert code == 1
+    assert said == [
+        f"{DOC}:11:5: error: fm-type: tags.1: expected string, got int (YAML reads it as a "
+        "number: quote it to keep it as text, as written)",
+        f"{DOC}:12:5: error: fm-type: tags.2: expected string, got dict",
+        f"{DOC}:13:12: error: fm-type: crop.1: expected string, got int (YAML reads it as a "
+        "number: quote it to keep it as text, as written)",
+        f"{DOC}:13:15: error: fm-value: crop.2: '' should be non-empty: write at least 1 "
+        "characters",
+        f"{DOC}:14:1: error: fm-value: aliases: '同名' listed more than once: keep one of each",
+    ]
