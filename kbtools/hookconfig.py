@@ -1,6 +1,7 @@
 """kb's hooks in a project's own .pre-commit-config.yaml: added to it (`merge_hooks`), and an
-earlier `kb init`'s hooks brought to the current one (`upgrade_hooks`). Both edit the file's
-text, never re-dump it: the project's other hooks, comments and formatting stay as written.
+earlier `kb init`'s hooks brought to the current one (`upgrade_hooks`) and given the
+commit-msg hook (`add_review_hook`). Each edits the file's text, never re-dumps it: the
+project's other hooks, comments and formatting stay as written.
 """
 
 from __future__ import annotations

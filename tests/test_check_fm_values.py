@@ -121,7 +121,8 @@ def test_text_written_as_a_number_says_to_quote_it(kb, line, key_line, said):
     path = kb / DOC
     data = ("\n".join(lines) + BODY).encode()
     path.write_bytes(data)
-    assert check() == (1, [f"{DOC}:{key_line}:1: error: fm-type: {said}"])
+    col = line.index("[") + 2 if "[" in line else 1  # a list's item: at the item
+    assert check() == (1, [f"{DOC}:{key_line}:{col}: error: fm-type: {said}"])
     assert CliRunner().invoke(main, ["check", "--no-cache", "--fix"]).exit_code == 1
     assert path.read_bytes() == data
 
