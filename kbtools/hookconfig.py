@@ -344,7 +344,8 @@ def _commit_msg_installed(lines: list[str], config: Any, template: str
         if where is None:
             return out, ("add commit-msg to its default_install_hook_types for "
                          "kb-review-record to run")
-        out[where] = re.sub(r"[ \t]*\]", ", commit-msg]", out[where], count=1)
+        end = out[where].index("]")  # the list's end: it holds no `]`
+        out[where] = out[where][:end].rstrip(" \t") + ", commit-msg" + out[where][end:]
         said.append("commit-msg added to default_install_hook_types")
     if "default_stages" not in config:
         out.insert(at, "default_stages: [" + ", ".join(before or ["pre-commit"]) + "]")
