@@ -5,10 +5,14 @@ author meant by `是` or by month 13 is theirs to say)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
+from kbtools.check.fm_written import item_position
 from kbtools.cli import main
+from kbtools.corpus import parse_source
 from tests.kbfixtures import GOOD_FM
 
 BODY = "\n# 稻飞虱\n\n迁飞性害虫。\n"
@@ -159,3 +163,16 @@ def test_a_list_items_error_names_the_items_own_line_and_column(kb):
         "characters",
         f"{DOC}:14:1: error: fm-value: aliases: '同名' listed more than once: keep one of each",
     ]
+
+
+def test_a_nested_mappings_item_is_found_at_its_own_place():
+    """A project's schema may list mappings (`pests:` of `- name:` / `stage:`): the error at
+    `pests.1.stage` names that value's line and column, in block and flow style alike."""
+    text = GOOD_FM.replace("verified: false\n", "verified: false\npests:\n  - name: 稻飞虱\n"
+                           "    stage: 成虫\n  - name: 二化螟\n    stage: 3\n"
+                           "hosts: [{名: 水稻, 期: 2}]\n") + BODY
+    src = parse_source(text, Path("a.md"), "a.md")
+    assert item_position(src, ["pests", 1, "stage"]) == (13, 12)
+    assert item_position(src, ["pests", 1]) == (12, 5)
+    assert item_position(src, ["hosts", 0, "期"]) == (14, 20)
+    assert item_position(src, ["pests", 2]) is None and item_position(src, ["无"]) is None
