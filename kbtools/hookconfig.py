@@ -1,6 +1,7 @@
 """kb's hooks in a project's own .pre-commit-config.yaml: added to it (`merge_hooks`), and an
-earlier `kb init`'s hooks brought to the current one (`upgrade_hooks`). Both edit the file's
-text, never re-dump it: the project's other hooks, comments and formatting stay as written.
+earlier `kb init`'s hooks brought to the current one (`upgrade_hooks`) and given the
+commit-msg hook (`add_review_hook`). Each edits the file's text, never re-dumps it: the
+project's other hooks, comments and formatting stay as written.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 import yaml
 
 OUR_HOOKS = ("kb-check", "kb-check-links")
+REVIEW_HOOK = "kb-review-record"  # the commit-msg hook, added beside them (`add_review_hook`)
 EARLIER = Path(str(resources.files("kbtools") / "data" / "init" / "earlier-hooks.yaml"))
 
 
@@ -56,8 +58,7 @@ def merge_hooks(ours: bytes, theirs: bytes) -> bytes | None:
     added = [indent + line[2:] if line.startswith("  ") else line
              for line in entry.rstrip("\n").split("\n")]
     lines[end:end] = added
-    if "default_install_hook_types" not in config:
-        lines.insert(at, _install_types(template))
+    lines, _said = _commit_msg_installed(lines, config, template)
     merged = "\n".join(lines) + "\n"
     check = yaml.safe_load(merged)
     if check.get("repos", [])[:len(repos)] != repos or len(check["repos"]) != len(repos) + 1:
@@ -262,6 +263,96 @@ def add_folder_hook(ours: bytes, theirs: bytes) -> tuple[bytes | None, str | Non
         f"{', '.join(dict.fromkeys(_folder_of(h.values) or 'the root' for h in found))})")
 
 
+def add_review_hook(ours: bytes, theirs: bytes) -> tuple[bytes | None, str | None]:
+    """`theirs` (a .pre-commit-config.yaml holding kb's check hooks) with the
+    kb-review-record hook of `ours` (`kb init`'s) added after the last of kb's hooks when it
+    has none, and commit-msg among the hook types `pre-commit install` installs; and one
+    line saying so. (None, None) when it has the hook, or kb's hooks are in flow style or
+    not the current ones (the project edited them: `upgrade_hooks` left them, saying so).
+    Why: `kb init` wrote one hook; a knowledge base it made never recorded what a
+    verification by hand approves, and a rebase of that commit lost the approval. A hook of
+    the project's without `stages:` ran at every installed hook type: the file gets
+    `default_stages` (the types it installed before) when it names none, so commit-msg runs
+    the review hook alone. The project's own lines are kept as written; a block-style
+    `default_install_hook_types:` lacking commit-msg is left, with a line saying so."""
+    text = theirs.decode("utf-8")
+    eol = "\r\n" if "\r\n" in text else "\n"
+    text = text.replace("\r\n", "\n")
+    lines = text.split("\n")
+    config = yaml.safe_load(text)
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    found = [] if root is None else _find_ours(root, config, lines)
+    _item_lines, check = _template_hook(ours.decode("utf-8"))
+    check.pop("args", None)  # a subfolder's: each hook names its own
+    if not found or not all(_is_current(h.values, check) for h in found) \
+            or any(hook.get("id") == REVIEW_HOOK for repo in config.get("repos") or []
+                        if isinstance(repo, dict) for hook in repo.get("hooks") or []
+                        if isinstance(hook, dict)):
+        return None, None
+    last = max(found, key=lambda h: h.last)
+    if not re.match(r"[ \t]*-([ \t]|$)", lines[last.first]):
+        return None, None  # a hook in flow style: left as it is
+    template = ours.decode("utf-8")
+    item, values = _template_item(template, REVIEW_HOOK)
+    out = lines[:last.last + 1] + _item(item, lines[last.first], None) + lines[last.last + 1:]
+    out, said = _commit_msg_installed(out, config, template)
+    merged = "\n".join(out)
+    after = yaml.safe_load(merged)
+    expected = [list(repo.get("hooks") or []) for repo in config["repos"]]
+    hooks = expected[_repo_of(config, last.values)]
+    hooks.insert(hooks.index(last.values) + 1, values)
+    if [repo.get("hooks") or [] for repo in after.get("repos") or []] != expected:
+        return None, None
+    note = ("kb's kb-review-record hook added (a commit verifying a document by hand records "
+            "what it approves)" + (f"; {said}" if said else "")
+            + ": run pre-commit install again to install it")
+    return merged.replace("\n", eol).encode("utf-8"), note
+
+
+def _repo_of(config: dict[str, Any], hook: dict[str, Any]) -> int:
+    """The index of the repos: entry holding `hook` (by identity of its values)."""
+    return next(i for i, repo in enumerate(config["repos"]) if isinstance(repo, dict)
+                and any(h == hook for h in repo.get("hooks") or []))
+
+
+def _commit_msg_installed(lines: list[str], config: Any, template: str
+                          ) -> tuple[list[str], str | None]:
+    """`lines` with commit-msg among `default_install_hook_types` (the template's line when
+    the file names none; appended to a one-line flow list lacking it) and, when the file
+    names no `default_stages`, one naming the types it installed before (so its hooks
+    without `stages:` do not run again on the commit message); and what was changed, or
+    what to do when the list could not be extended."""
+    if not isinstance(config, dict):
+        return lines, None
+    at = next((i for i, line in enumerate(lines) if re.match(r"repos:[ \t]*(#.*)?$", line)),
+              len(lines))
+    types = config.get("default_install_hook_types")
+    ours = yaml.safe_load(template)
+    before = [t for t in (types if isinstance(types, list) else ours["default_stages"])
+              if isinstance(t, str) and t not in ("commit-msg", "prepare-commit-msg")]
+    said = []
+    out = list(lines)
+    if types is None:
+        line = next(line for line in template.splitlines()
+                    if line.startswith("default_install_hook_types:"))
+        out.insert(at, line)
+        at += 1
+        said.append("default_install_hook_types added")
+    elif isinstance(types, list) and "commit-msg" not in types:
+        where = next((i for i, line in enumerate(out) if re.match(
+            r"default_install_hook_types:[ \t]*\[[^\]#]*\][ \t]*(#.*)?$", line)), None)
+        if where is None:
+            return out, ("add commit-msg to its default_install_hook_types for "
+                         "kb-review-record to run")
+        end = out[where].index("]")  # the list's end: it holds no `]`
+        out[where] = out[where][:end].rstrip(" \t") + ", commit-msg" + out[where][end:]
+        said.append("commit-msg added to default_install_hook_types")
+    if "default_stages" not in config:
+        out.insert(at, "default_stages: [" + ", ".join(before or ["pre-commit"]) + "]")
+        said.append("default_stages added (its hooks without stages: run where they ran)")
+    return out, "; ".join(said) or None
+
+
 def _item(template_item: list[str], first_line: str, folder: str | None) -> list[str]:
     """The lines of the template's hook item at the indentation of a hook's first line
     (`first_line`), its `args:` naming `folder` (None: the one kb.toml names)."""
@@ -288,12 +379,30 @@ def _install_types(template: str) -> str:
 def _template_hook(template: str) -> tuple[list[str], dict[str, Any]]:
     """The lines of the template's hook item (its comments above it included) and its
     values."""
+    return _template_item(template, "kb-check")
+
+
+def _template_item(template: str, hook_id: str) -> tuple[list[str], dict[str, Any]]:
+    """The lines of the template's hook `hook_id` (the comment lines above it included, up
+    to the next hook's) and its values."""
     lines = template.rstrip("\n").split("\n")
-    at = next(i for i, line in enumerate(lines) if line.strip() == "hooks:") + 1
     hooks = yaml.safe_load(template)["repos"][0]["hooks"]
-    if len(hooks) != 1:
-        raise AssertionError("kb init's template holds one hook")
-    return lines[at:], dict(hooks[0])
+    root = yaml.compose(template, Loader=yaml.SafeLoader)
+    repos = _value(root, "repos") if root is not None else None
+    hooks_node = _value(repos.value[0], "hooks") if isinstance(repos, yaml.SequenceNode) \
+        else None
+    if not isinstance(hooks_node, yaml.SequenceNode):
+        raise AssertionError("kb init's template: repos[0].hooks, a block list")
+    nodes = hooks_node.value
+    starts = [next(i for i, line in enumerate(lines) if line.strip() == "hooks:") + 1]
+    for node in nodes[1:]:
+        start = node.start_mark.line
+        while _comment(lines[start - 1]) is not None:
+            start -= 1
+        starts.append(start)
+    starts.append(len(lines))
+    at = next(i for i, hook in enumerate(hooks) if hook.get("id") == hook_id)
+    return lines[starts[at]:starts[at + 1]], dict(hooks[at])
 
 
 def _find_ours(root: yaml.Node, config: Any, lines: list[str]) -> list[_Hook]:

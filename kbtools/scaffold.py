@@ -22,7 +22,13 @@ import yaml
 from kbtools.config import CONFIG_NAME, load_config
 from kbtools.errors import KbError
 from kbtools.fsutil import atomic_write_bytes
-from kbtools.hookconfig import add_folder_hook, has_our_hooks, merge_hooks, upgrade_hooks
+from kbtools.hookconfig import (
+    add_folder_hook,
+    add_review_hook,
+    has_our_hooks,
+    merge_hooks,
+    upgrade_hooks,
+)
 from kbtools.schemas import PACKAGE_SCHEMAS
 
 # the branch a new repository starts on: the one the scaffold's workflows run on pushes to
@@ -104,8 +110,11 @@ def for_subfolder(template: str, text: str, prefix: str) -> str:
 
     if template == "pre-commit-config.yaml":
         run = "        pass_filenames: false\n        always_run: true\n"
-        return swap(run, run + "        args: [" + json.dumps(prefix + "/knowledge",
+        text = swap(run, run + "        args: [" + json.dumps(prefix + "/knowledge",
                                                            ensure_ascii=False) + "]\n")
+        stage = "        stages: [commit-msg]\n"  # kb-review-record: the folder of kb.toml
+        return swap(stage, stage + "        args: [--kb, " + json.dumps(
+            prefix, ensure_ascii=False) + "]\n")
     folder = json.dumps(prefix, ensure_ascii=False)
     text = swap("    runs-on: ubuntu-latest\n", "    runs-on: ubuntu-latest\n    defaults:\n"
                 f"      run:\n        working-directory: {folder}\n")
@@ -176,6 +185,9 @@ def scaffold(target: Path, force: bool = False) -> tuple[list[Path], bool, list[
                                                  theirs, force)
                     notes += [f"{path}: {note}"] if note else []
                     added, note = add_folder_hook(files[path], merged or theirs)
+                    merged = added or merged
+                    notes += [f"{path}: {note}"] if note else []
+                    added, note = add_review_hook(files[path], merged or theirs)
                     merged = added or merged
                     notes += [f"{path}: {note}"] if note else []
             except (ValueError, yaml.YAMLError):  # not one to extend: refused, or --force

@@ -64,6 +64,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.hookconfig:[ \\t]*-([ \\t]|$)": "match",  # a line of a project's hook config
     "kbtools.hookconfig:\\\\(.)": "sub",  # a folder name as a hook's files pattern escapes it
     "kbtools.hookconfig:([\\w-]+)[ \\t]*:": "match",  # a line of a project's hook config
+    # a one-line list of hook types in a project's hook config
+    "kbtools.hookconfig:default_install_hook_types:[ \\t]*\\[[^\\]#]*\\][ \\t]*(#.*)?$": "match",
     "kbtools.check.content._OURS": "fullmatch",  # a line of a document
     "kbtools.check.content._SPLIT": "fullmatch",  # a line of a document
     "kbtools.check.content._THEIRS": "fullmatch",  # a line of a document

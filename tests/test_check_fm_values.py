@@ -5,10 +5,14 @@ author meant by `是` or by month 13 is theirs to say)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
+from kbtools.check.fm_written import item_position
 from kbtools.cli import main
+from kbtools.corpus import parse_source
 from tests.kbfixtures import GOOD_FM
 
 BODY = "\n# 稻飞虱\n\n迁飞性害虫。\n"
@@ -121,7 +125,8 @@ def test_text_written_as_a_number_says_to_quote_it(kb, line, key_line, said):
     path = kb / DOC
     data = ("\n".join(lines) + BODY).encode()
     path.write_bytes(data)
-    assert check() == (1, [f"{DOC}:{key_line}:1: error: fm-type: {said}"])
+    col = line.index("[") + 2 if "[" in line else 1  # a list's item: at the item
+    assert check() == (1, [f"{DOC}:{key_line}:{col}: error: fm-type: {said}"])
     assert CliRunner().invoke(main, ["check", "--no-cache", "--fix"]).exit_code == 1
     assert path.read_bytes() == data
 
@@ -135,3 +140,39 @@ def test_a_timestamp_with_a_zone_name_for_its_offset_is_one_finding(kb):
     assert check() == (1, [f"{DOC}:7:1: error: fm-timestamp: timestamp: "
                            "'2026-03-14T09:30:00 CST' is not an ISO 8601 timestamp with offset "
                            "(e.g. 2026-03-14T09:30:00+08:00)"])
+
+
+def test_a_list_items_error_names_the_items_own_line_and_column(kb):
+    """`tags.1` was said at the line of `tags:` (column 1): the author counted the items.
+    A block list's item is named at its `- ` line, a flow list's at its column, a mapping
+    written as an item at its start; an error of the whole list stays at its key."""
+    fm = GOOD_FM.replace("verified: false\n", "verified: false\n"
+                         "tags:\n  - 稻飞虱\n  - 12\n  - {名称: 褐飞虱}\n"
+                         "crop: [水稻, 3, \"\"]\n"
+                         "aliases: [同名, 同名]\n")
+    (kb / DOC).write_text(fm + BODY, encoding="utf-8")
+    code, said = check()
+    assert code == 1
+    assert said == [
+        f"{DOC}:11:5: error: fm-type: tags.1: expected string, got int (YAML reads it as a "
+        "number: quote it to keep it as text, as written)",
+        f"{DOC}:12:5: error: fm-type: tags.2: expected string, got dict",
+        f"{DOC}:13:12: error: fm-type: crop.1: expected string, got int (YAML reads it as a "
+        "number: quote it to keep it as text, as written)",
+        f"{DOC}:13:15: error: fm-value: crop.2: '' should be non-empty: write at least 1 "
+        "characters",
+        f"{DOC}:14:1: error: fm-value: aliases: '同名' listed more than once: keep one of each",
+    ]
+
+
+def test_a_nested_mappings_item_is_found_at_its_own_place():
+    """A project's schema may list mappings (`pests:` of `- name:` / `stage:`): the error at
+    `pests.1.stage` names that value's line and column, in block and flow style alike."""
+    text = GOOD_FM.replace("verified: false\n", "verified: false\npests:\n  - name: 稻飞虱\n"
+                           "    stage: 成虫\n  - name: 二化螟\n    stage: 3\n"
+                           "hosts: [{名: 水稻, 期: 2}]\n") + BODY
+    src = parse_source(text, Path("a.md"), "a.md")
+    assert item_position(src, ["pests", 1, "stage"]) == (13, 12)
+    assert item_position(src, ["pests", 1]) == (12, 5)
+    assert item_position(src, ["hosts", 0, "期"]) == (14, 20)
+    assert item_position(src, ["pests", 2]) is None and item_position(src, ["无"]) is None

@@ -40,7 +40,14 @@ def test_init_then_check_passes(tmp_path, monkeypatch):
     gitignore = (target / ".gitignore").read_text().split()
     assert "dist/" in gitignore and ".kb-cache/" in gitignore
     hooks = yaml.safe_load((target / ".pre-commit-config.yaml").read_text())
-    [hook] = hooks["repos"][0]["hooks"]  # one: each finding of a commit said once
+    # one check: each finding of a commit said once; the commit-msg hook recording what a
+    # verification by hand approves
+    hook, review = hooks["repos"][0]["hooks"]
+    assert review["id"] == "kb-review-record" and review["stages"] == ["commit-msg"]
+    assert 'exec kb review record "$@"' in review["entry"] and "args" not in review
+    assert hooks["default_install_hook_types"] == ["pre-commit", "pre-merge-commit",
+                                                   "commit-msg"]
+    assert hooks["default_stages"] == ["pre-commit", "pre-merge-commit"]
     assert hooks["repos"][0]["repo"] == "local" and 'exec kb check "$@"' in hook["entry"]
     assert hook["always_run"] is True and hook["pass_filenames"] is False
     assert "args" not in hook and "files" not in hook  # kb.toml's folder
@@ -98,9 +105,10 @@ def test_init_in_a_subfolder_writes_hooks_and_workflows_for_the_git_root(tmp_pat
     [warning] = json.loads(result.stdout)["warnings"]
     assert f"paths under {sub}/" in warning
     target = tmp_path / sub
-    [hook] = yaml.safe_load((target / ".pre-commit-config.yaml").read_text())["repos"][0][
-        "hooks"]
+    hook, review = yaml.safe_load((target / ".pre-commit-config.yaml").read_text())[
+        "repos"][0]["hooks"]
     assert hook["args"] == [f"{sub}/knowledge"]  # the folder, as the commit holds it
+    assert review["args"] == ["--kb", sub]  # the folder holding kb.toml
     for name in ("kb-check", "kb-release"):
         flow = yaml.safe_load((target / ".github" / "workflows" / f"{name}.yml").read_text())
         for job in flow["jobs"].values():

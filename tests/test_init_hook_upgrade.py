@@ -26,7 +26,7 @@ from click.testing import CliRunner
 from kbfixtures import authored_repo
 
 from kbtools.cli import main
-from kbtools.hookconfig import upgrade_hooks
+from kbtools.hookconfig import add_review_hook, upgrade_hooks
 from kbtools.scaffold import TEMPLATES, for_subfolder
 
 FIXTURES = Path(__file__).parent / "fixtures" / "earlier_hooks"
@@ -59,6 +59,10 @@ def _repository(tmp_path: Path, earlier: str) -> tuple[Path, Path]:
     return root, target
 
 
+REVIEW_ADDED = ("kb's kb-review-record hook added (a commit verifying a document by hand "
+                "records what it approves)")
+
+
 def _current(target: Path, root: Path) -> dict[str, object]:
     text = TEMPLATE_HOOKS.read_text(encoding="utf-8")
     if target != root:
@@ -83,11 +87,16 @@ def test_kb_init_again_brings_the_hooks_an_earlier_kb_init_wrote_to_the_current_
         "and reports each finding once" + (
             "" if "default_install_hook_types" in before else
             "; default_install_hook_types added: run pre-commit install again to check "
-            "merges too")]
+            "merges too"), f"kb init: {config}: " + REVIEW_ADDED + (
+            "" if "default_install_hook_types" not in before else
+            "; commit-msg added to default_install_hook_types")
+        + "; default_stages added (its hooks without stages: run where they ran): run "
+        "pre-commit install again to install it"]
     after = config.read_text(encoding="utf-8")
     assert yaml.safe_load(after)["repos"] == _current(target, root)["repos"]
     header = before[:before.index("repos:")]  # the file's own comments, kept as written
-    assert all(line in after.splitlines() for line in header.splitlines())
+    assert all(line in after.splitlines() for line in header.splitlines()
+               if not line.startswith("default_install_hook_types:"))
     assert any(line.startswith("kb init: left as they are") and "kb.toml" in line
                for line in result.stderr.splitlines())  # the project's kb.toml
     assert (target / "kb.toml").read_text(encoding="utf-8").endswith("# 项目自己的设置\n")
@@ -140,11 +149,13 @@ def test_only_kbs_own_hook_changes_the_projects_lines_and_line_ends_are_kept(tmp
     assert ours[2] not in after.splitlines() and ours[4] not in after.splitlines()
     before, config = yaml.safe_load(THEIRS), yaml.safe_load(after)
     [hook] = [h for h in config["repos"][0]["hooks"] if h["id"] == "kb-check"]
-    assert [h["id"] for h in config["repos"][0]["hooks"]] == ["no-fixme", "kb-check",
-                                                              "my-kb-check"]
+    assert [h["id"] for h in config["repos"][0]["hooks"]] == [
+        "no-fixme", "kb-check", "kb-review-record", "my-kb-check"]
     assert hook == _current(project, project)["repos"][0]["hooks"][0]
     assert config["repos"][1] == before["repos"][1]  # kb as a hook repository: not ours
-    assert config["default_install_hook_types"] == ["pre-commit", "pre-merge-commit"]
+    assert config["default_install_hook_types"] == ["pre-commit", "pre-merge-commit",
+                                                    "commit-msg"]
+    assert config["default_stages"] == ["pre-commit", "pre-merge-commit"]
 
 
 def test_a_kb_hook_the_project_edited_is_kept_unless_force(tmp_path):
@@ -293,11 +304,13 @@ def test_a_second_knowledge_base_of_a_monorepo_gets_a_hook_of_its_own(tmp_path):
             "docs/b/knowledge too (a kb-check hook of its own, after the one for "
             "docs/a/knowledge)") in result.stderr
     after = (root / ".pre-commit-config.yaml").read_text(encoding="utf-8")
-    assert after.startswith(before.rstrip("\n"))  # docs/a's hook and its comments kept
-    hooks = yaml.safe_load(after)["repos"][0]["hooks"]
+    kept = before[:before.index("      # a commit that verifies")]
+    assert after.startswith(kept.rstrip("\n"))  # docs/a's hook and its comments kept
+    *hooks, review = yaml.safe_load(after)["repos"][0]["hooks"]
     assert [h.get("args") for h in hooks] == [["docs/a/knowledge"], ["docs/b/knowledge"]]
     assert all(h == {**_current(root / "docs/a", root)["repos"][0]["hooks"][0],
                      "args": h["args"]} for h in hooks)
+    assert review == _current(root / "docs/a", root)["repos"][0]["hooks"][1]
     for again in ("docs/b", "docs/a"):  # nothing more to do, nothing said
         result = kb("init", str(root / again))
         assert result.exit_code == 0 and "hook" not in result.stderr, result.output
@@ -353,8 +366,9 @@ def test_a_monorepos_earlier_hooks_become_one_hook_for_each_folder(tmp_path):
     result = kb("init", str(root / "docs/b"))
     assert result.exit_code == 0, result.output
     assert "are now one kb-check hook for each of 2 knowledge folders" in result.stderr
-    hooks = yaml.safe_load((root / ".pre-commit-config.yaml").read_text(
+    *hooks, review = yaml.safe_load((root / ".pre-commit-config.yaml").read_text(
         encoding="utf-8"))["repos"][0]["hooks"]
+    assert review["id"] == "kb-review-record"
     assert [h.get("args") for h in hooks] == [[f"{SUB}/knowledge"], ["docs/b/knowledge"]]
     assert all(h == {**_current(root / SUB, root)["repos"][0]["hooks"][0],
                      "args": h["args"]} for h in hooks)
@@ -371,12 +385,25 @@ def test_the_comment_lines_of_session_37s_hook_go_when_a_later_hook_replaces_it(
     template = TEMPLATE_HOOKS.read_text(encoding="utf-8")
     assert "cached: ~1 s" in s37 and "cached: ~1 s" not in template
     refreshed, said = upgrade_hooks(template, s37.encode("utf-8"))
-    assert said is not None and refreshed is not None and refreshed.decode("utf-8") == template
+    assert said is not None and refreshed is not None
+    assert _with_review(template, refreshed) == _from_types(template)
     later = template.replace("name: kb check (the knowledge folder as the commit holds it)",
                              "name: kb check (a later hook)")
     upgraded, said = upgrade_hooks(later, s37.encode("utf-8"))
     assert said is not None and upgraded is not None
-    assert upgraded.decode("utf-8") == later
+    assert _with_review(later, upgraded) == _from_types(later)
+
+
+def _with_review(template: str, config: bytes) -> str:
+    """`config` with the review hook `kb init` adds beside kb-check, from its hook types on
+    (its header is the project's)."""
+    added, said = add_review_hook(template.encode("utf-8"), config)
+    assert said is not None and added is not None
+    return _from_types(added.decode("utf-8"))
+
+
+def _from_types(text: str) -> str:
+    return text[text.index("default_install_hook_types:"):]
 
 
 S37_PROJECT = ("      # 我们自己的说明: the hook below runs on every commit\n",
@@ -403,11 +430,18 @@ def test_kb_init_again_refreshes_kbs_stale_comment_over_current_hooks_and_nothin
     assert result.exit_code == 0, result.output
     assert [line for line in result.stderr.splitlines() if str(config) in line] == [
         f"kb init: {config}: the comment lines kb wrote about its hooks (kb-check) now say "
-        "what the current hook does and costs (they were an earlier kb init's)"]
+        "what the current hook does and costs (they were an earlier kb init's)",
+        f"kb init: {config}: {REVIEW_ADDED}; commit-msg added to default_install_hook_types; "
+        "default_stages added (its hooks without stages: run where they ran): run pre-commit "
+        "install again to install it"]
     raw = config.read_bytes().decode("utf-8")
     assert raw.count("\n") == raw.count("\r\n")
     after = raw.replace("\r\n", "\n")
-    assert "cached: ~1 s" not in after and yaml.safe_load(after) == yaml.safe_load(theirs)
+    loaded, expected = yaml.safe_load(after), yaml.safe_load(theirs)
+    expected["repos"][0]["hooks"].append(_current(target, root)["repos"][0]["hooks"][1])
+    expected.update(default_install_hook_types=["pre-commit", "pre-merge-commit", "commit-msg"],
+                    default_stages=["pre-commit", "pre-merge-commit"])
+    assert "cached: ~1 s" not in after and loaded == expected
     template = TEMPLATE_HOOKS.read_text(encoding="utf-8")
     lead = template[template.index("      # the knowledge folder"):template.index("      - id:")]
     assert S37_PROJECT[0] + lead + "      - id: kb-check\n        args: [knowledge]\n" in after

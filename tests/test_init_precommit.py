@@ -71,15 +71,19 @@ def test_init_adds_its_hooks_to_the_projects_own(tmp_path, name):
     if "\r\n" in theirs:
         assert merged.count("\n") == merged.count("\r\n")
     lines = iter(merged.splitlines())
-    assert all(line in lines for line in theirs.splitlines())  # theirs, in order, untouched
+    assert all(line in lines for line in theirs.splitlines()  # theirs, in order, untouched
+               if not line.startswith("default_install_hook_types:"))
     config, before = yaml.safe_load(merged), yaml.safe_load(theirs) or {}
     assert config["repos"][:-1] == before.get("repos", [])
-    assert [h["id"] for h in config["repos"][-1]["hooks"]] == ["kb-check"]
-    assert config["default_install_hook_types"] == before.get(
-        "default_install_hook_types", ["pre-commit", "pre-merge-commit"])
-    assert {k: v for k, v in config.items() if k not in ("repos", "default_install_hook_types")
-            } == {k: v for k, v in before.items()
-                  if k not in ("repos", "default_install_hook_types")}
+    assert [h["id"] for h in config["repos"][-1]["hooks"]] == ["kb-check", "kb-review-record"]
+    # commit-msg installed for kb-review-record; the project's hooks without stages: run
+    # where they ran, not again on the commit message
+    installed = before.get("default_install_hook_types", ["pre-commit", "pre-merge-commit"])
+    assert config["default_install_hook_types"] == [*installed, "commit-msg"]
+    assert config["default_stages"] == installed
+    assert {k: v for k, v in config.items() if k not in (
+        "repos", "default_install_hook_types", "default_stages")} == {
+        k: v for k, v in before.items() if k not in ("repos", "default_install_hook_types")}
     again = kb("init", "--force", "--json", str(project))  # has kb's hooks: left alone
     assert again.exit_code == 0, again.output
     assert ".pre-commit-config.yaml" not in json.loads(again.stdout)["files"]
@@ -122,4 +126,4 @@ def test_a_config_it_cannot_extend_is_refused_and_forced_over(tmp_path, theirs):
     forced = kb("init", "--force", str(project))
     assert forced.exit_code == 0, forced.output
     config = yaml.safe_load((project / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
-    assert [h["id"] for h in config["repos"][0]["hooks"]] == ["kb-check"]
+    assert [h["id"] for h in config["repos"][0]["hooks"]] == ["kb-check", "kb-review-record"]

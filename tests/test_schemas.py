@@ -201,7 +201,7 @@ def test_a_category_schema_refers_to_a_shared_schema_file(tmp_path, monkeypatch,
     res = CliRunner().invoke(main, ["check", "--no-cache"])
     where = " (category 'crop-protection')"
     assert res.exit_code == 1 and res.stdout.splitlines() == [
-        f"knowledge/rust.md:8:1: error: fm-value: crop.0: '大麦' is not one of ['小麦', '玉米', "
+        f"knowledge/rust.md:8:8: error: fm-value: crop.0: '大麦' is not one of ['小麦', '玉米', "
         f"'水稻']{where}",
         f"knowledge/rust.md:10:1: error: fm-value: inspected: '2026-02-30' is not a real date: "
         f'day is out of range for month: write inspected: "YYYY-MM-DD" with a real date{where}',

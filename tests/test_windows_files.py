@@ -168,3 +168,34 @@ def test_crlf_is_flagged_only_where_git_would_commit_it(repo: Path):
 def test_crlf_outside_git_is_flagged(repo: Path):
     (repo / "knowledge" / "ok.md").write_bytes(DOC.replace("\n", "\r\n").encode())
     assert _crlf_codes(repo) == {"knowledge/ok.md": 1}
+
+
+def test_fix_keeps_a_notepad_files_bom_and_crlf_and_leaves_other_encodings_alone(repo):
+    """`kb check --fix` of a document saved by Windows Notepad (UTF-8 with a BOM, CRLF)
+    rewrites only the path it mends: the BOM, every CRLF and every other byte stay (the
+    two warnings remain: under `core.autocrlf` the CRLF is Git's to convert, and a rewrite
+    of every line end would show the whole file as changed). A GBK or UTF-16 file, which
+    it cannot edit as text without guessing, is left byte for byte, with the one line
+    naming the encoding to save it in."""
+    (repo / "assets").mkdir()
+    (repo / "assets" / "pump.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    text = DOC + "![泵](..\\assets\\pump.png)\n"
+    notepad = b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode("utf-8")
+    doc = repo / "knowledge" / "pump.md"
+    doc.write_bytes(notepad)
+    res = CliRunner().invoke(main, ["check", "--no-cache", "--fix"])
+    assert "fixed: ..\\assets\\pump.png -> ../assets/pump.png" in res.output, res.output
+    assert doc.read_bytes() == notepad.replace(b"..\\assets\\pump.png", b"../assets/pump.png")
+    assert "encoding-bom" in res.stdout and "encoding-crlf" in res.stdout
+    doc.unlink()
+    for name, data, said in (
+            ("gbk.md", text.encode("gbk"), "saved as GBK/GB18030 (Simplified Chinese "
+                                           "Windows), not UTF-8: save it as UTF-8"),
+            ("utf16.md", text.encode("utf-16"), "encoding-utf16: file is UTF-16 text (as "
+                                                "Windows Notepad saves \"Unicode\"), not UTF-8: "
+                                                "save it as UTF-8")):
+        (repo / "knowledge" / name).write_bytes(data)
+        res = CliRunner().invoke(main, ["check", "--no-cache", "--fix"])
+        assert res.exit_code == 1 and said in res.stdout and "fixed" not in res.output
+        assert (repo / "knowledge" / name).read_bytes() == data
+        (repo / "knowledge" / name).unlink()

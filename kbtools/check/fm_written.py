@@ -12,13 +12,14 @@ these edits exists.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import yaml
 
 from kbtools.check.fm_values import iso_date, schema_timestamp
 from kbtools.check.links import Edit
-from kbtools.corpus import SourceDoc
+from kbtools.corpus import SourceDoc, split_front_matter
 
 TIMESTAMP_KEYS = ("timestamp", "verified_at")
 DATE_KEYS = ("valid_until",)
@@ -26,6 +27,31 @@ DATE_KEYS = ("valid_until",)
 
 def key_line(src: SourceDoc, key: Any) -> int:
     return src.key_lines.get(str(key), 2 if src.fm_end_line else 1)
+
+
+def item_position(src: SourceDoc, path: Sequence[Any]) -> tuple[int, int] | None:
+    """(line, column), 1-based in the file, where the value at `path` (a schema error's path
+    below a top-level key: `tags.1`, `pests.0.stage`) begins as written: the item's own
+    line in a block list, its column in a flow one (`crop: [黄瓜, 3]`). None when the front
+    matter cannot be composed again or does not hold that path. Why: such an error named the
+    key's line (`tags:`), leaving the author to count the items."""
+    fm = split_front_matter(src.text)[0]
+    try:
+        node = yaml.compose(fm, Loader=yaml.SafeLoader) if fm is not None else None
+    except yaml.YAMLError:
+        return None
+    for step in path:
+        if isinstance(node, yaml.MappingNode):
+            node = next((v for k, v in node.value
+                         if isinstance(k, yaml.ScalarNode) and k.value == str(step)), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) \
+                and 0 <= step < len(node.value):
+            node = node.value[step]
+        else:
+            return None
+    if node is None:
+        return None
+    return 2 + node.start_mark.line, node.start_mark.column + 1
 
 
 def written_value(src: SourceDoc, key: Any) -> str:

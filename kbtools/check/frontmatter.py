@@ -32,6 +32,7 @@ from kbtools.check.fm_written import (
     DATE_KEYS,
     TIMESTAMP_KEYS,
     as_read,
+    item_position,
     key_line,
     list_edit,
     list_items,
@@ -282,7 +283,13 @@ def _validate(src: SourceDoc, validator: Draft202012Validator, category: str,
     keys the document may leave out (`_optional_empty`)."""
     where = f" (category {category!r})" if category else ""
     for err in sorted(validator.iter_errors(src.meta), key=lambda e: [str(p) for p in e.path]):
-        yield from _map_error(src, err, where, meant, optional, validator.schema)
+        path = list(err.absolute_path)
+        below = item_position(src, path) if len(path) > 1 else None
+        for code, line, col, message in _map_error(src, err, where, meant, optional,
+                                                   validator.schema):
+            if below is not None and (line, col) == (key_line(src, path[0]), 1):
+                line, col = below  # an item's error at the item, not at its key's line
+            yield code, line, col, message
 
 
 def _keypath(err: ValidationError) -> str:
