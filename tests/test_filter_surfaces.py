@@ -41,7 +41,7 @@ FILTERED_OUT = "no chunk matches the filters"  # `reason`: a key that stays as i
 KB = str(Path(sys.executable).with_name("kb"))
 # crop: a list in one document, one value in another, absent in the rest; size likewise
 FRONT = {"alpha": "crop: [小麦, 玉米]\nsize: [2, 10.0]\n", "beta": "crop: 小麦\nsize: 5\n",
-         "gamma": "crop: 水稻\n施药 时间: 2024-05-01\n"}
+         "gamma": "crop: 水稻\n施药 时间: 2024-05-01\nregion: 华北、东北、西北\n"}
 
 
 def _doc(name: str, extra: str) -> str:
@@ -58,7 +58,7 @@ def dist(tmp_path_factory) -> Path:
                     repo / "schemas")
     schema_file = repo / "schemas" / "frontmatter.schema.json"
     schema = json.loads(schema_file.read_text(encoding="utf-8"))
-    schema["properties"].update({"crop": {}, "size": {}, "施药 时间": {}})  # a list or one value
+    schema["properties"].update({"crop": {}, "size": {}, "施药 时间": {}, "region": {}})  # a list or one value
     schema_file.write_text(json.dumps(schema), encoding="utf-8")
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
@@ -303,3 +303,14 @@ def test_an_unknown_key_with_a_blank_names_the_key_it_may_be(dist, client):
     assert "unknown --where key '施药  时间' (did you mean 施药 时间?)" in res.output
     api = client.get("/api/search", params={"q": Q, "where": "施药时间=2024"})
     assert api.status_code == 400 and "did you mean 施药 时间?" in api.text
+
+
+def test_a_value_holding_its_own_comma_is_offered_in_quotes(dist):
+    """``region=华北、东北、西北`` asks for any of three regions; a document holding the one value
+    ``华北、东北、西北`` is offered quoted, which finds it (session 40)."""
+    index = open_index(dist)
+    res = search(index, Q, where=["region=华北、东北、西北"]).to_dict()
+    assert res["reason"] == FILTERED_OUT
+    assert res["reason_values"]["did_you_mean"][0] == 'region="华北、东北、西北"'
+    found = search(index, Q, k=10, where=['region="华北、东北、西北"'], keep_results=True).to_dict()
+    assert {Path(r["doc"]).stem for r in found["results"]} == {"gamma"}
