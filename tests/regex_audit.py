@@ -196,7 +196,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.question._ANSI": "sub",
     "kbtools.query.question._SENTENCE_END": "split",  # a line of a long question
     "kbtools.query.question._NUMBER": "sub",
-    "kbtools.query.filters._WHERE": "match",
+    "kbtools.query.filter_text._WHERE": "match",
+    "kbtools.query.filter_text._KEY": "fullmatch",  # a front-matter key, written back
     "kbtools.render.latex_allow._TOKEN": "finditer",
     "kbtools.render.latex_allow._ENV_NAME": "match",
     "kbtools.render.latex_source.TAG_ARG": "match",  # after a formula's \tag

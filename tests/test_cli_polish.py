@@ -113,15 +113,27 @@ def test_check_and_build_say_one_document(tmp_path, monkeypatch):
     assert ": 1 document, " in res.stdout + res.stderr and "1 documents" not in res.output
 
 
-def test_batch_where_object_with_a_list_is_an_error(dist, tmp_path):
+def test_batch_where_object_with_a_list_is_any_of_it_and_an_object_an_error(dist, tmp_path):
+    """A list in a ``where`` object was refused as never matching; it is any of its values,
+    as ``category=engineering,x`` is (session 40); what is no value is still refused."""
     batch = tmp_path / "q.jsonl"
     batch.write_text('{"query": "pump seal", "where": {"category": "engineering"}}\n'
-                     '{"query": "pump seal", "where": {"category": ["engineering"]}}\n',
+                     '{"query": "pump seal", "where": {"category": ["nothing", "engineering"]}}\n'
+                     '{"query": "pump seal", "where": {"category": "nothing, engineering"}}\n',
+                     encoding="utf-8")
+    code, out = kb("query", "--index", str(dist), "--batch", str(batch), "--json")
+    assert code == 0, out
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert lines[1]["filters"]["where"] == ["category=nothing,engineering"]
+    assert lines[1]["results"] == lines[0]["results"] != []
+    assert lines[2]["no_answer"]  # one value, commas and all: no document holds it
+    assert lines[2]["filters"]["where"] == ['category="nothing, engineering"']
+    batch.write_text('{"query": "pump seal", "where": {"category": [{"a": 1}]}}\n',
                      encoding="utf-8")
     code, out = kb("query", "--index", str(dist), "--batch", str(batch), "--json")
     assert code == 2, out
-    assert out.splitlines()[-1] == (f'kb: error: {batch}:2: "where" values must be text or '
-                                    "numbers (one value per key; a list never matches)")
+    assert out.splitlines()[-1] == (f'kb: error: {batch}:1: "where" values must be text or '
+                                    "numbers, or a list of them (any of which a document holds)")
 
 
 def test_where_quotes_and_spaces_are_not_part_of_the_value():

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from kbtools.engine import expr
 from kbtools.errors import FilterError
-from kbtools.query.filters import WHERE_HELP, parse_where, value_matches
+from kbtools.query.filter_text import Want
+from kbtools.query.filters import WHERE_HELP, parse_where, value_matches, where_text
 from tests.milvus_server import facts_collection, milvus  # noqa: F401 - fixture
 
 FACTS = [  # kinds of values front matter holds: dates, numbers, versions, words, lists
@@ -34,11 +35,11 @@ def coll(milvus):  # noqa: F811
         yield engine
 
 
-def _local(key: str, op: str, want: str) -> list[int]:
+def _local(key: str, op: str, want: Want) -> list[int]:
     return [i for i, f in enumerate(FACTS) if value_matches(key, f.get(key), op, want)]
 
 
-def _remote(engine, key: str, op: str, want: str) -> list[int]:
+def _remote(engine, key: str, op: str, want: Want) -> list[int]:
     got = engine.client.query("strict", filter=expr.condition(key, op, want),
                               output_fields=["num"], consistency_level="Strong")
     return sorted(int(r["num"]) for r in got)
@@ -76,9 +77,60 @@ def test_a_key_in_any_script_is_a_key():
     keys starting with an ASCII letter could be filtered on."""
     assert parse_where(["作物=小麦", "亩产-kg>=450", "Größe<3", "_x=1"]) == [
         ("作物", "=", "小麦"), ("亩产-kg", ">=", "450"), ("Größe", "<", "3"), ("_x", "=", "1")]
-    for bad in ("1crop=x", "-crop=x", "=x", "作 物=x"):
-        with pytest.raises(FilterError, match="use KEY=VALUE"):
+    for bad in ("1crop=x", "-crop=x", "=x", "作 物 =", '""=x', "crop 小麦", '"a b=x'):
+        with pytest.raises(FilterError, match="use KEY=VALUE|no value"):
             parse_where([bad])
+
+
+def test_a_key_as_front_matter_names_it_with_a_blank_or_in_quotes():
+    """A front-matter key holding a blank (``施药 时间: 2024-05-01``) or other characters
+    (``pH (水)``) was refused as no filter ("use KEY=VALUE …"): it is the key as written, or
+    in quotes, and written back so (`where_text`) that it reads back the same (session 40)."""
+    assert parse_where(["施药 时间>=2024-05", '"施药 时间"=2024-05-01', "'pH (水)'<7",
+                        '"a=b"=c', "施药 时间 ＝ 2024"]) == [
+        ("施药 时间", ">=", "2024-05"), ("施药 时间", "=", "2024-05-01"), ("pH (水)", "<", "7"),
+        ("a=b", "=", "c"), ("施药 时间", "=", "2024")]
+    for key in ("施药 时间", "pH (水)", "a=b", 'say "hi"', "1crop", " x"):
+        assert parse_where([where_text(key, "=", "v")]) == [(key, "=", "v")], key
+
+
+@pytest.mark.parametrize(("where", "parsed"), [
+    ("crop=小麦,玉米", ("crop", "=", ("小麦", "玉米"))),
+    ("crop = 小麦， 玉米、 水稻", ("crop", "=", ("小麦", "玉米", "水稻"))),  # as typed in Chinese
+    ("crop!=小麦、玉米", ("crop", "!=", ("小麦", "玉米"))),
+    ("crop=小麦，", ("crop", "=", "小麦")),  # a comma naming nothing after it
+    ("crop=小麦,小麦", ("crop", "=", "小麦")),
+    ('title="小麦、玉米轮作"', ("title", "=", "小麦、玉米轮作")),  # a comma of the value's own
+    ('title="a, b",c', ("title", "=", ("a, b", "c"))),
+    ("crop='小麦','玉米'", ("crop", "=", ("小麦", "玉米"))),
+    ('tags=""A""', ("tags", "=", '"A"')),  # quotes inside quotes, as before
+    ("price>=1,000", ("price", ">=", "1,000")),  # an order has one value, as written
+])
+def test_values_a_comma_apart_are_any_of_them(where, parsed):
+    """``crop=小麦,玉米`` was one value no document holds: nothing matched, silently; a
+    comma (``,`` ``，`` ``、``) is between values (session 40)."""
+    assert parse_where([where]) == [parsed]
+    assert parse_where([where_text(*parsed)]) == [parsed]  # pasted back, the same filter
+
+
+def test_a_list_of_no_values_is_refused():
+    for bad in ("crop=,", "crop=，、", 'crop="",小麦', "crop!= , "):
+        with pytest.raises(FilterError, match="no value"):
+            parse_where([bad])
+
+
+@pytest.mark.parametrize("where", [
+    "crop=小麦,玉米", "crop!=小麦,玉米", "crop=wheat,水稻", "crop!=ä,WHEAT", "size=1,abc",
+    "size!=1,-inf", "date=2024-03,2025", "version=1.9,10", "tags=病害,虫害", "tags!=病害,urgent",
+    "作物=大豆,香蕉", "crop=香蕉,苹果", "crop!=香蕉,苹果", "size=true,2.5"])
+def test_values_a_comma_apart_match_alike_locally_and_in_milvus(coll, where):
+    [(key, op, want)] = parse_where([where])
+    assert isinstance(want, tuple)
+    rows = _local(key, op, want)
+    assert rows == _remote(coll, key, op, want)
+    alone = [set(_local(key, "=", w)) for w in want]
+    assert set(rows) == (set().union(*alone) if op == "=" else
+                         set(range(len(FACTS))) - set().union(*alone))
 
 
 def test_strict_is_the_order_without_the_equal_ones():

@@ -41,7 +41,7 @@ FILTERED_OUT = "no chunk matches the filters"  # `reason`: a key that stays as i
 KB = str(Path(sys.executable).with_name("kb"))
 # crop: a list in one document, one value in another, absent in the rest; size likewise
 FRONT = {"alpha": "crop: [小麦, 玉米]\nsize: [2, 10.0]\n", "beta": "crop: 小麦\nsize: 5\n",
-         "gamma": ""}
+         "gamma": "crop: 水稻\n施药 时间: 2024-05-01\nregion: 华北、东北、西北\n"}
 
 
 def _doc(name: str, extra: str) -> str:
@@ -58,7 +58,7 @@ def dist(tmp_path_factory) -> Path:
                     repo / "schemas")
     schema_file = repo / "schemas" / "frontmatter.schema.json"
     schema = json.loads(schema_file.read_text(encoding="utf-8"))
-    schema["properties"].update(crop={}, size={})  # a list or one value
+    schema["properties"].update({"crop": {}, "size": {}, "施药 时间": {}, "region": {}})  # a list or one value
     schema_file.write_text(json.dumps(schema), encoding="utf-8")
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
@@ -183,9 +183,14 @@ def test_mcp_names_its_where_parameter_and_the_filter_that_leaves_nothing(dist, 
     async def scenario(c):
         empty = await c.call_tool("search", {"query": Q, "where": ["crop=banana"]})
         unknown = await c.call_tool("search", {"query": Q, "where": "colour=red"})
-        return empty, unknown
+        either = await c.call_tool("search", {"query": Q, "k": 10, "where": "crop=玉米，水稻"})
+        return empty, unknown, either
 
-    empty, unknown = mcp_client([KB, "mcp", "--index", str(dist)], tmp_path, env, scenario)
+    empty, unknown, either = mcp_client([KB, "mcp", "--index", str(dist)], tmp_path, env,
+                                        scenario)
+    assert {Path(r["doc"]).stem for r in either.structured_content["results"]} <= \
+        {"alpha", "gamma"}  # values a comma apart: either (session 40)
+    assert either.structured_content["filters"]["where"] == ["crop=玉米,水稻"]
     assert not empty.is_error
     got = empty.structured_content
     assert got["reason"] == FILTERED_OUT
@@ -246,3 +251,66 @@ def test_the_filters_named_are_exactly_why_nothing_is_left(dist, where, verified
     alone = [condition_mask(index, c).any() for c in named]
     assert (together and named == everything and all(alone)) or \
         (not together and not any(alone))
+
+
+# --- values a comma apart, keys as front matter writes them (session 40) ------------------
+
+@pytest.mark.parametrize(("where", "docs"), [
+    ("crop=玉米,水稻", {"alpha", "gamma"}),  # was one value no document holds: nothing
+    ("crop=玉米，水稻", {"alpha", "gamma"}),
+    ("crop=水稻、banana", {"gamma"}),
+    ("crop!=玉米,水稻", {"beta", "good"}),  # none of them
+    ("size=5,10", {"alpha", "beta"}),  # numbers as numbers, each
+    ("施药 时间=2024-05", {"gamma"}),  # a key with a blank, as written
+    ('"施药 时间"<=2024-05-01', {"gamma"}),  # or in quotes
+])
+def test_values_a_comma_apart_and_keys_with_a_blank_on_every_surface(dist, client, tmp_path,
+                                                                      where, docs):
+    def names(results):
+        return {Path(r["doc"]).stem for r in results}
+
+    local = search(open_index(dist), Q, k=10, where=[where], keep_results=True).to_dict()
+    assert names(local["results"]) == docs
+    api = client.get("/api/search", params={"q": Q, "k": 10, "where": where}).json()
+    assert names(api["results"]) <= docs and (api["no_answer"] or names(api["results"]))
+    assert api["filters"]["where"] == local["filters"]["where"]
+    cli = _kb("query", Q, "--index", str(dist), "--where", where, "--json", "--no-log", "-k", "10")
+    assert cli.exit_code == 0, cli.output
+    assert names(json.loads(cli.output)["results"]) == names(api["results"])
+    page = client.get("/", params=[("q", Q), ("k", 10), ("wk", ""), ("wo", "="), ("wv", where)])
+    shown = {n for n in ("alpha", "beta", "gamma") if f"Pump {n}" in html.unescape(page.text)}
+    assert page.status_code == 200 and shown == names(api["results"]) - {"good"}
+
+
+def test_values_a_comma_apart_none_held_are_each_named_with_what_they_may_mean(dist, client):
+    """Of ``crop=玉木,水到`` no value is held: the filter is named as written back and each
+    value's likely meaning offered; a value holding a comma a document has, quoted."""
+    res = search(open_index(dist), Q, where=["crop=玉木，水到"]).to_dict()
+    assert res["reason"] == FILTERED_OUT
+    assert res["reason_values"]["filters"] == ["crop=玉木,水到"]
+    assert res["reason_values"]["did_you_mean"] == ["crop=玉米", "crop=水稻"]
+    cli = _kb("query", Q, "--index", str(dist), "--where", "crop=玉木,水到", "--no-log")
+    assert "no document has crop=玉木,水到 (did you mean crop=玉米 or crop=水稻?)" in cli.output
+    page = client.get("/", params=[("q", Q), ("where", "crop=玉木,水到"), ("lang", "en")])
+    assert "No document has crop = 玉木, 水到" in html.unescape(page.text)
+
+
+def test_an_unknown_key_with_a_blank_names_the_key_it_may_be(dist, client):
+    """``施药时间=…`` (the blank left out) or ``施药  时间`` is no key here: refused naming
+    ``施药 时间``, where the blank made it "use KEY=VALUE" before (session 40)."""
+    res = _kb("query", Q, "--index", str(dist), "--where", "施药  时间=2024", "--no-log")
+    assert res.exit_code == 2
+    assert "unknown --where key '施药  时间' (did you mean 施药 时间?)" in res.output
+    api = client.get("/api/search", params={"q": Q, "where": "施药时间=2024"})
+    assert api.status_code == 400 and "did you mean 施药 时间?" in api.text
+
+
+def test_a_value_holding_its_own_comma_is_offered_in_quotes(dist):
+    """``region=华北、东北、西北`` asks for any of three regions; a document holding the one value
+    ``华北、东北、西北`` is offered quoted, which finds it (session 40)."""
+    index = open_index(dist)
+    res = search(index, Q, where=["region=华北、东北、西北"]).to_dict()
+    assert res["reason"] == FILTERED_OUT
+    assert res["reason_values"]["did_you_mean"][0] == 'region="华北、东北、西北"'
+    found = search(index, Q, k=10, where=['region="华北、东北、西北"'], keep_results=True).to_dict()
+    assert {Path(r["doc"]).stem for r in found["results"]} == {"gamma"}

@@ -65,7 +65,7 @@ BAD_QUESTIONS = [
      '"where" must be a list of KEY=VALUE texts or an object, got text'),
     ('{"query":"E17","gold":[],"where":["crop"]}',
      "bad --where 'crop': use KEY=VALUE, KEY!=VALUE, KEY>=VALUE, KEY<=VALUE, KEY>VALUE or KEY<VALUE "
-     "(at most 1000 characters)"),
+     "(at most 1000 characters; a key of other characters in quotes)"),
     (json.dumps({"query": "E17", "gold": [{"doc": D, "relevance": -1}]}),
      '"gold" entry 1: "relevance" must be a number 0 or more (0: not relevant), got -1'),
     (json.dumps({"query": "E17", "gold": [{"doc": D, "score": "2"}]}),

@@ -205,7 +205,11 @@ WORST = [
     ("kbtools.markdown.heading_paths._SEPARATOR", " >" * N + "x"),
     ("kbtools.markdown.heading_paths._SEPARATOR", " " * N + "＞x"),
     ("kbtools.markdown.heading_paths._SECTION_REF", "section" + " " * N + "1" + ".1" * (N // 2) + "x"),
-    ("kbtools.query.filters._WHERE", "k=a" + " " * N + "b\n"),
+    ("kbtools.query.filter_text._WHERE", "k=a" + " " * N + "b\n"),
+    ("kbtools.query.filter_text._WHERE", "a " * (N // 2) + "x"),  # a key of words, no operator
+    ("kbtools.query.filter_text._WHERE", "a" + " " * N + "b" + " " * N),
+    ("kbtools.query.filter_text._WHERE", '"' + "a" * N + "'" * N),
+    ("kbtools.query.filter_text._KEY", "ab " * (N // 3) + "("),
     ("kbtools.review.verification.TRAILER", "Reviewed-by: a" + " " * N + "b"),
     ("kbtools.review.verification.CO_AUTHOR", "Co-authored-by: a" + " " * N + "b"),
     ("kbtools.review.verification.TRAILER", "Reviewed-by" + " " * N + "b"),

@@ -20,6 +20,7 @@ from kbtools.errors import FilterError
 from kbtools.index.reader import open_index
 from kbtools.query.filters import parse_where
 from kbtools.query.search import search
+from kbtools.serve import whereform
 from kbtools.serve.app import create_app
 
 __all__ = ["browser", "page"]  # fixtures this module's browser test uses
@@ -157,3 +158,19 @@ def test_a_pasted_log_too_long_for_an_address_keeps_its_conditions(client, examp
     assert docs and all(stamps[d] >= "2026-03-01" for d in docs), docs
     assert any(stamp < "2026-03-01" for stamp in stamps.values())
     assert 'name="wv" value="2026-03-01"' in got.text
+
+
+@pytest.mark.parametrize(("key", "op", "value", "parsed"), [
+    ("pH (水)", "<", "7", ("pH (水)", "<", "7")),  # a key the bare form cannot name
+    ("施药 时间", ">=", "2024-05", ("施药 时间", ">=", "2024-05")),
+    ("crop", "=", "小麦，玉米", ("crop", "=", ("小麦", "玉米"))),  # values a comma apart
+    ("title", "=", '"a, b"', ("title", "=", "a, b")),
+])
+def test_a_row_with_its_key_chosen_reads_as_that_key(key, op, value, parsed):
+    """A row whose key menu names a front-matter key with other characters (``pH (水)``) was
+    written ``pH (水)<7``, refused as no filter; the key is written so it reads back, and a
+    shown row's value reads back the same (session 40)."""
+    text = whereform.row_text(key, op, value)
+    assert parse_where([text]) == [parsed]
+    [row, _] = whereform.rows([text])
+    assert parse_where([whereform.row_text(row.key, row.op, row.value)]) == [parsed]

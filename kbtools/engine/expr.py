@@ -67,6 +67,7 @@ from kbtools.query.filter_kinds import (
     wanted_keys,
 )
 from kbtools.query.filter_numbers import number_key, order_number, order_text, quantity
+from kbtools.query.filter_text import Condition, Want
 
 EQ_FIELD = "f_eq"
 NUM_FIELD = "f_num"
@@ -267,11 +268,15 @@ def _path(field: str, key: str, sub: str | None = None) -> str:
 _EXTREME = {">=": "max", ">": "max", "<=": "min", "<": "min"}  # the order operators
 
 
-def condition(key: str, op: str, want: str, dates: bool = True) -> str:
+def condition(key: str, op: str, want: Want, dates: bool = True) -> str:
     """One parsed ``--where`` (key, op, value) as a Milvus expression; ``=`` / ``!=`` on a
     tag key test the tag its value names (`kbtools.markdown.tags.wanted_tag`), which the
-    stored fields hold for the tag and every tag nested under it. With `dates` False (a
-    field not of dates: `kbtools.query.filters.key_reads_dates`) the value is no date."""
+    stored fields hold for the tag and every tag nested under it; of several values, ``=``
+    any of them, ``!=`` none of them. With `dates` False (a field not of dates:
+    `kbtools.query.filters.key_reads_dates`) the value is no date."""
+    if not isinstance(want, str):
+        either = "(" + " or ".join(condition(key, "=", w, dates) for w in want) + ")"
+        return either if op == "=" else f"(not {either})"
     if op in ("=", "!="):
         want = wanted_tag(want) if is_tag_key(key) else want
         test = f"json_contains({_path(EQ_FIELD, key)}, {literal(fold(want))})"
@@ -286,7 +291,7 @@ def condition(key: str, op: str, want: str, dates: bool = True) -> str:
     return _order_condition(key, op, want, dates)
 
 
-def where_expression(where: Iterable[tuple[str, str, str]], verified_only: bool,
+def where_expression(where: Iterable[Condition], verified_only: bool,
                      undated: Collection[str] = ()) -> str:
     """All filters as one expression ("" when there are none); the keys in `undated` read
     no value as a date (`kbtools.query.filters.undated_keys`)."""

@@ -18,6 +18,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from kbtools.index.reader import KbIndex
+    from kbtools.query.filter_text import Condition
     from kbtools.query.fusion import Ranked
 
 
@@ -27,7 +28,7 @@ class CandidateRequest:
 
     text: str
     mode: str  # hybrid | bm25 | vector
-    where: tuple[tuple[str, str, str], ...]  # parsed --where (key, op, value)
+    where: tuple[Condition, ...]  # parsed --where (key, op, value or values)
     verified_only: bool
     mask: np.ndarray | None  # the same filters as a per-chunk mask (local evaluation)
     term_ids: tuple[int, ...]  # BM25 vocabulary ids of the question's known terms

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from kbtools.errors import FilterError, UsageError, valid_unicode
+from kbtools.errors import FilterError
 from kbtools.index.reader import ChunkTable, KbIndex
 from kbtools.index.synonyms import normalize
 from kbtools.index.tokenize import to_simplified
@@ -42,24 +42,32 @@ from kbtools.query.filter_kinds import (
 )
 from kbtools.query.filter_numbers import number_key as number_key  # re-exported
 from kbtools.query.filter_numbers import order_number
+from kbtools.query.filter_text import (  # re-exported: the filters' text, read and written
+    MAX_WHERE_CHARS as MAX_WHERE_CHARS,
+)
+from kbtools.query.filter_text import OPERATORS as OPERATORS
+from kbtools.query.filter_text import OPERATORS_SHOWN as OPERATORS_SHOWN
+from kbtools.query.filter_text import Condition as Condition
+from kbtools.query.filter_text import Want as Want
+from kbtools.query.filter_text import checked_conditions as checked_conditions
+from kbtools.query.filter_text import narrow_operator as narrow_operator
+from kbtools.query.filter_text import parse_where as parse_where
+from kbtools.query.filter_text import values_of
+from kbtools.query.filter_text import where_text as where_text
 
-# KEY: a front-matter key as a schema may declare it, in any script (作物, stage-期, crop_2)
-_WHERE = re.compile(r"^\s*([^\W\d][\w.-]*)\s*(>=|<=|!=|=|>|<)(.*)$")  # value stripped below
-MAX_WHERE_CHARS = 1000
-OPERATORS = ("=", "!=", ">=", "<=", ">", "<")
-# the operators that order values, and what each asks of the two sides (`_compare`)
+# the orders and what each asks of the two sides (`_compare`)
 _ORDERED: dict[str, Callable[[Any, Any], bool]] = {
     ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}
 ORDERS = tuple(_ORDERED)
-OPERATORS_SHOWN = "KEY=VALUE, KEY!=VALUE, KEY>=VALUE, KEY<=VALUE, KEY>VALUE or KEY<VALUE"
-OPERATOR_START = ("=", "<", ">", "!")  # a bare value starting so is a mistyped operator
-Condition = tuple[str, str, str]  # one filter: (key, operator, value)
 CHUNK_KEYS = {"doc", "kind"}
 SHOWN_DOCS = 5  # documents an error about a `doc=` value names
 # What a filter is, for the agents' tool schema and the HTTP API's OpenAPI description alike.
 WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
               "field a result's `metadata` shows (category, tags, lang, verified, timestamp "
-              "…) or `doc` (a document path, as `read` takes it). Numbers compare as "
+              "…) or `doc` (a document path, as `read` takes it); a key with other "
+              "characters in quotes (\"pH (水)\"=6). Values a comma (, ， 、) apart: "
+              "= any of them, != none of them (crop=小麦,玉米); a value holding a comma "
+              "in quotes (title=\"小麦、玉米轮作\"). Numbers compare as "
               "numbers (size=1 matches 1.0; size>1 does not), versions as versions "
               "(version>1.9 matches 1.10.2 and v2; 2.0.0-rc1 < 2.0.0; a plain number "
               "beside a version is one: firmware=2 matches 2.0.0 and v2, as >= and <= "
@@ -81,93 +89,6 @@ WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
               "text (= and != case-insensitively); "
               "tags=X also matches the tags nested under X (X/…) and a #X in the text. A "
               "value no document has filters everything out (no_answer).")
-
-
-def parse_where(items: list[str] | None) -> list[Condition]:
-    """``KEY=VALUE``, ``KEY!=VALUE``, ``KEY>=VALUE``, ``KEY<=VALUE``, ``KEY>VALUE``,
-    ``KEY<VALUE`` → (key, op, value).
-
-    What would silently match nothing is an error instead: a doubled or unknown operator
-    (``crop==x``, ``crop=>x``, ``crop=<x``: the value would start with the operator's
-    rest) and an empty value. A bare value loses its surrounding space. A value in matching
-    quotes (``crop="小麦"``) loses them (one pair) and is taken as it is inside: its space
-    kept, its first character never read as an operator (``size="<1 ha"``), so every value
-    can be written (`where_text`)."""
-    out: list[tuple[str, str, str]] = []
-    for item in items or []:
-        item = valid_unicode(str(item))
-        m = _WHERE.match(item) if len(item) <= MAX_WHERE_CHARS else None
-        if m is None and len(item) <= MAX_WHERE_CHARS:
-            m = _WHERE.match(narrow_operator(item))
-        shown = item if len(item) <= 60 else item[:60] + "…"
-        if not m:
-            raise FilterError("bad", f"{shown!r}: use {OPERATORS_SHOWN} "
-                              f"(at most {MAX_WHERE_CHARS} characters)",
-                              key="bad_where", values={"where": shown})
-        key, op, value = m.group(1), m.group(2), m.group(3).strip()
-        if _in_quotes(value):
-            value = value[1:-1]  # quotes that reached us through a second shell layer
-        elif value[:1] in OPERATOR_START:
-            bad = op + value[: 1 + (value[1:2] in ("=", "<", ">"))]
-            raise FilterError("bad", f"{shown!r}: {bad!r} is not an operator; use "
-                              f"{OPERATORS_SHOWN.replace('KEY', key)} (a "
-                              f"value that starts so goes in quotes: {key}{op}\"{value}\")",
-                              key="bad_where", values={"where": shown})
-        if not value.strip():
-            raise FilterError("bad", f"{shown!r}: no value after {op!r}",
-                              key="bad_where", values={"where": shown})
-        out.append((key, op, value))
-    return out
-
-
-# an operator as a Chinese input method types it (`crop＝小麦`, `size≥5`): its ASCII form
-_WIDE_OPERATOR = {"＝": "=", "！": "!", "＞": ">", "＜": "<", "≥": ">=", "≤": "<=", "\u3000": " "}
-
-
-def narrow_operator(item: str) -> str:
-    """`item` (a filter) with its operator, and the blanks around it, typed full-width as
-    ASCII; its key and value as given (a value keeps its own ＝ or ≥)."""
-    start = next((i for i, c in enumerate(item) if c in _WIDE_OPERATOR or c in "=!<>"),
-                 len(item))
-    end = start
-    while end < len(item) and (item[end] in _WIDE_OPERATOR or item[end] in "=!<> \t"):
-        end += 1
-    return "".join(_WIDE_OPERATOR.get(c, c) for c in item[:end]) + item[end:]
-
-
-def where_text(key: str, op: str, value: str) -> str:
-    """One filter as the ``where`` text `parse_where` reads back as (key, op, value), for a
-    response to show it so that it can be pasted back: ``crop=小麦`` as it is; the value in
-    double quotes when bare it would be read otherwise (it starts with an operator's
-    character, has space around it, or is itself in matching quotes): ``size="<1 ha"``,
-    ``tags=""A""``, ``name=" a "``."""
-    bare = value == value.strip() and value[:1] not in OPERATOR_START and not _in_quotes(value)
-    return f"{key}{op}{value}" if bare else f'{key}{op}"{value}"'
-
-
-def _in_quotes(value: str) -> bool:
-    """Whether `value` is wrapped in a pair of matching quotes (which `parse_where` takes off)."""
-    return len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'"
-
-
-def checked_conditions(conditions: Iterable[Condition]) -> list[Condition]:
-    """Filters chosen as (key, op, value), not typed as text (the web app's facet menus):
-    each value is taken as it is, never read for an operator or quotes, so every value a
-    document holds can be chosen (``<1 ha``, ``=> 5``, ``"A"``: `parse_where` refuses the
-    first two as a doubled operator and takes the quotes off the third). An operator not in
-    OPERATORS or an empty key or value is a UsageError, as `parse_where` gives."""
-    out: list[Condition] = []
-    for key, op, value in conditions:
-        key, value = valid_unicode(str(key)), valid_unicode(str(value))
-        shown = where_text(key, op, value)
-        shown = shown if len(shown) <= 60 else shown[:60] + "…"
-        if op not in OPERATORS or not key.strip() or not value.strip() \
-                or len(key) + len(value) > MAX_WHERE_CHARS:
-            raise UsageError(f"bad filter {shown!r}: a key, one of {', '.join(OPERATORS)} and "
-                             f"a value (at most {MAX_WHERE_CHARS} characters)",
-                             key="bad_where", values={"where": shown})
-        out.append((key, op, value))
-    return out
 
 
 def same_value(text: str, want: str | Wanted) -> bool:
@@ -220,11 +141,15 @@ def document_facts(d: dict[str, Any]) -> dict[str, Any]:
             BODY_TAGS_KEY: with_body_tags(d["metadata"].get(BODY_TAGS_KEY), body)}
 
 
-def value_matches(key: str, value: Any, op: str, want: str | Wanted) -> bool:
+def value_matches(key: str, value: Any, op: str, want: Want | Wanted) -> bool:
     """Whether a document's value of `key` (front matter, or a chunk's own key) passes the
     filter ``key op want``: as `_compare` has it, but ``=`` / ``!=`` on a tag key read its
     values as Obsidian's nested tags (`kbtools.markdown.tags`: ``tags=病害`` holds for
-    ``病害/赤霉病``, ``#病害`` and ``病害``; ``!=`` for a document holding none of them)."""
+    ``病害/赤霉病``, ``#病害`` and ``病害``; ``!=`` for a document holding none of them).
+    Of several values, ``=`` holds when one of them does, ``!=`` when ``=`` holds for none."""
+    if isinstance(want, tuple):
+        hit = any(value_matches(key, value, "=", w) for w in want)
+        return hit if op == "=" else not hit
     if op not in ("=", "!=") or not is_tag_key(key):
         return _compare(value, op, want)
     branch = wanted(wanted_tag(want) if isinstance(want, str) else wanted_tag(want.text),
@@ -239,18 +164,25 @@ def _tag_is(value: Any, branch: Wanted) -> bool:
     return same_value(text, branch) or nested_under(fold(text), branch.folded)
 
 
-def resolve_docs(index: KbIndex, where: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+def resolve_docs(index: KbIndex, where: list[Condition]) -> list[Condition]:
     """`where` with each ``doc=`` / ``doc!=`` value as the document path it stands for
     (`doc_value`: ``crops/x.md`` → ``knowledge/crops/x.md``), so the mask here and an
     engine's expression (`kbtools.engine.expr`) filter the same documents."""
     if not any(key == "doc" and op in ("=", "!=") for key, op, _ in where):
         return where
     names = [str(d["doc"]) for d in index.docs()]
-    return [(key, op, doc_value(op, want, names) if key == "doc" and op in ("=", "!=") else want)
+    return [(key, op, _resolved(op, want, names) if key == "doc" and op in ("=", "!=") else want)
             for key, op, want in where]
 
 
-def filter_mask(index: KbIndex, where: list[tuple[str, str, str]], verified_only: bool) -> np.ndarray | None:
+def _resolved(op: str, want: Want, names: Sequence[str]) -> Want:
+    """Each ``doc`` value of `want` as the path it stands for (`doc_value`)."""
+    if isinstance(want, str):
+        return doc_value(op, want, names)
+    return tuple(dict.fromkeys(doc_value(op, w, names) for w in want))
+
+
+def filter_mask(index: KbIndex, where: list[Condition], verified_only: bool) -> np.ndarray | None:
     """Per chunk, whether it passes `where` (its ``doc`` values resolved: `resolve_docs`) and
     `verified_only`; None when nothing filters."""
     if not where and not verified_only:
@@ -297,6 +229,10 @@ def condition_mask(index: KbIndex, condition: Condition) -> np.ndarray:
 
 def _condition_mask(index: KbIndex, condition: Condition) -> np.ndarray:
     key, op, text = condition
+    if not isinstance(text, str):  # =: any of the values; !=: none of them
+        masks = [condition_mask(index, (key, op, t)) for t in text]
+        either: np.ndarray = (np.logical_or if op == "=" else np.logical_and).reduce(masks)
+        return either
     want = wanted(text, key_reads_dates(index, key))  # read once; each document's per document
     table = index.chunk_table()
     if key == "kind":
@@ -391,7 +327,7 @@ def check_filters(index: KbIndex, where: Sequence[Condition]) -> None:
         return
     known = filter_keys(index)
     docs = index.docs()
-    for key, op, want in where:
+    for key, op, listed in where:
         if key not in known:
             meant = close_key(key, known)
             hint = f" (did you mean {meant}?)" if meant else ""
@@ -399,14 +335,16 @@ def check_filters(index: KbIndex, where: Sequence[Condition]) -> None:
                               f"{', '.join(sorted(known))}",
                               key="unknown_where_key",
                               values={"key": key, "keys": ", ".join(sorted(known))})
-        _check_value(key, op, want, index)
-        if key not in CHUNK_KEYS and key != "verified" and op in ORDERS:
-            _check_order(key, op, want, [document_facts(d).get(key) for d in docs])
-        elif key_reads_dates(index, key) and _no_day(want):  # timestamp=2024-02-30
-            shown = where_text(key, op, want)
-            raise FilterError("bad", f"{shown}: {want} is no calendar date or time; {key} is a "
-                              "date in this index, give one (YYYY-MM-DD, YYYY-MM or YYYY)",
-                              key="bad_where", values={"where": shown})
+        for want in values_of(listed):
+            _check_value(key, op, want, index)
+            if key not in CHUNK_KEYS and key != "verified" and op in ORDERS:
+                _check_order(key, op, want, [document_facts(d).get(key) for d in docs])
+            elif key_reads_dates(index, key) and _no_day(want):  # timestamp=2024-02-30
+                shown = where_text(key, op, want)
+                raise FilterError("bad", f"{shown}: {want} is no calendar date or time; {key} "
+                                  "is a "
+                                  "date in this index, give one (YYYY-MM-DD, YYYY-MM or "
+                                  "YYYY)", key="bad_where", values={"where": shown})
 
 
 # a value or key no document has is named with those that differ from it by a typo: at
@@ -450,10 +388,26 @@ def meant_values(index: KbIndex, condition: Condition) -> list[str]:
     documents lie in (``updated=2024-03-01`` for updated=2024-03-02). [] for another
     operator, a
     chunk's own key (``doc`` names its documents itself: `doc_value`) or a value nothing
-    resembles (crop=香蕉)."""
-    key, op, want = condition
+    resembles (crop=香蕉). Of several values (``crop=玉木,水道``), each one's, and first the
+    one value a document holds written so, commas and all (``title="小麦、玉米轮作"``)."""
+    key, op, listed = condition
     if op != "=" or key in CHUNK_KEYS or key == "verified":
         return []
+    if isinstance(listed, str):
+        return _meant(index, key, listed)
+    held = {fold(str(v)) for d in index.docs()
+            for v in _scalars([document_facts(d).get(key)])}
+    whole = [j for j in (sep.join(listed) for sep in _JOINS) if fold(j) in held][:1]
+    return list(dict.fromkeys([*(where_text(key, op, w) for w in whole),
+                               *(m for want in listed for m in _meant(index, key, want))]))
+
+
+_JOINS = (",", ", ", "，", "、")  # how one value holding commas may have been written
+
+
+def _meant(index: KbIndex, key: str, want: str) -> list[str]:
+    """`meant_values` of one value, ``key=want``."""
+    op = "="
     held = {str(v) for d in index.docs() for v in _scalars([document_facts(d).get(key)])
             if not isinstance(v, bool)}
     period = period_of(want) if key_reads_dates(index, key) else None

@@ -49,7 +49,7 @@ from kbtools.embed.base import embed_question
 from kbtools.embed.registry import get_embedder
 from kbtools.errors import UsageError
 from kbtools.index.reader import KbIndex
-from kbtools.query.filters import parse_where
+from kbtools.query.filters import parse_where, where_text
 from kbtools.query.question import MAX_QUESTION_CHARS
 from kbtools.query.results import SearchResponse, SearchResult
 from kbtools.query.search import keep_warm, search
@@ -185,14 +185,20 @@ def check_question(item: dict[str, Any], name: str, n: int) -> dict[str, Any]:
     return item
 
 
+def _text(value: str | float) -> str:
+    """A value of an object's ``where`` as a filter's text: a JSON boolean as ``true``."""
+    return json.dumps(value) if isinstance(value, bool) else str(value)
+
+
 def _where(where: Any, name: str, n: int) -> list[str]:
     if isinstance(where, dict):
         for val in where.values():
-            if not isinstance(val, str | int | float):
-                raise UsageError('"where" values must be text or numbers (one value per key; '
-                                 "a list never matches)", path=name, line=n)
-        where = [f"{key}={json.dumps(val) if isinstance(val, bool) else val}"
-                 for key, val in where.items()]
+            vals = val if isinstance(val, list) and val else [val]
+            if not all(isinstance(v, str | int | float) for v in vals):
+                raise UsageError('"where" values must be text or numbers, or a list of them '
+                                 "(any of which a document holds)", path=name, line=n)
+        where = [where_text(str(key), "=", tuple(_text(v) for v in val) if isinstance(val, list)
+                            else _text(val)) for key, val in where.items()]
     if not isinstance(where, list):
         raise UsageError(f'"where" must be a list of KEY=VALUE texts or an object, got '
                          f"{_kind(where)}", path=name, line=n)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -36,6 +36,7 @@ from kbtools.decision.matching import match_rules
 from kbtools.decision.model import DecisionTable
 from kbtools.errors import PAGE_FILTERS, KbError, TableError, UsageError, one_line, surface_message
 from kbtools.query import freshness
+from kbtools.query.filter_text import values_of
 from kbtools.query.filters import (
     Condition,
     check_filters,
@@ -319,7 +320,7 @@ def search_page(p: Page, served: Served) -> Response:
     facets = {f: values if not chosen[f] or chosen[f] in values else [chosen[f], *values]
               for f, values in facets.items()}
     # as (key, op, value): a value is not text to parse (`<1 ha`, `"A"` are values)
-    where = [(f, "=", v) for f, v in pairs]  # all apply, a key given twice too (as --where)
+    where: list[Condition] = [(f, "=", v) for f, v in pairs]  # all apply, a key given twice too (as --where)
     typed = whereform.asked(params)  # the conditions' rows: `--where` as the CLI reads it
     flag: str | None = None  # why the search is refused before it is run
     try:  # as /api/search reads it: `verified=true` was taken for "no" (every chunk searched)
@@ -390,7 +391,7 @@ def asked_filters(params: QueryParams) -> list[tuple[str, str]]:
     return list(dict.fromkeys(asked))
 
 
-def filter_note(p: Page, served: Served, where: list[Condition], verified: bool,
+def filter_note(p: Page, served: Served, where: Sequence[Condition], verified: bool,
                 facets: list[str]) -> tuple[str | None, bool]:
     """What the search page says of the filters asked, in its language, and whether they are
     refused. As ``kb query --where`` and /api/search take them: a key the knowledge lacks, or
@@ -408,7 +409,7 @@ def filter_note(p: Page, served: Served, where: list[Condition], verified: bool,
     emptied, together = emptying_filters(served.index, checked, verified)
     if not emptied:
         return None, False
-    named = "; ".join(f"{k} {op} {v}" for k, op, v in emptied)
+    named = "; ".join(f"{k} {op} {', '.join(values_of(v))}" for k, op, v in emptied)
     return p.t("filter_none_together" if together else "filter_unheld", filters=named), False
 
 

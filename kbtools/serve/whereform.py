@@ -22,6 +22,7 @@ from itertools import zip_longest
 from starlette.datastructures import QueryParams
 
 from kbtools.errors import FilterError
+from kbtools.query.filter_text import key_text, values_text
 from kbtools.query.filters import OPERATORS, Condition, parse_where, where_text
 
 WHERE_PARAM = "where"  # a typed condition in a search address, as /api/search names it
@@ -50,7 +51,7 @@ def row_text(key: str, op: str, value: str) -> str:
         return ""
     if not key.strip():
         return value
-    return f"{key}{op if op in OPERATORS else '='}{value}"
+    return f"{key_text(key)}{op if op in OPERATORS else '='}{value}"
 
 
 def folded(params: QueryParams) -> QueryParams:
@@ -95,7 +96,7 @@ def rows(texts: Iterable[str]) -> list[Row]:
         except FilterError:
             shown.append(Row(value=text))
             continue
-        shown.append(Row(key, op, where_text(key, op, value)[len(key) + len(op):]))
+        shown.append(Row(key, op, values_text(op, value)))
     return [*shown, Row()]
 
 

@@ -1,0 +1,184 @@
+"""``--where`` filters as text: ``KEY OP VALUE`` read (`parse_where`) and written back
+(`where_text`) so that what a response shows pastes back as the same filter.
+
+A key is written as a front matter's key is named: a word in any script (``crop``,
+``作物``, ``亩产-kg``), words a blank apart (``施药 时间``), or anything in quotes
+(``"pH (水)"=6``). The value of ``=`` and ``!=`` may be several, separated by a comma
+(``,``, ``，``) or an enumeration comma (``、``): ``crop=小麦,玉米`` holds for a document of
+either, ``crop!=小麦、玉米`` for one of neither; a value that holds such a comma itself goes
+in quotes (``title="小麦、玉米轮作"``). An order (``>=``, ``<=``, ``>``, ``<``) takes one
+value, as written (``price>=1,000``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from kbtools.errors import FilterError, UsageError, valid_unicode
+
+# KEY: a front-matter key as a schema may declare it, in any script (作物, stage-期, crop_2),
+# its words a blank apart (施药 时间), or any key in quotes ("pH (水)")
+_BARE_KEY = r"[^\W\d][\w.-]*(?:[ \t]+[\w.-]+)*"
+_WHERE = re.compile(r"^\s*(?:\"([^\"]+)\"|'([^']+)'|(" + _BARE_KEY + r"))"
+                    r"\s*(>=|<=|!=|=|>|<)(.*)$")  # value stripped below
+_KEY = re.compile(_BARE_KEY)
+MAX_WHERE_CHARS = 1000
+OPERATORS = ("=", "!=", ">=", "<=", ">", "<")
+OPERATORS_SHOWN = "KEY=VALUE, KEY!=VALUE, KEY>=VALUE, KEY<=VALUE, KEY>VALUE or KEY<VALUE"
+OPERATOR_START = ("=", "<", ">", "!")  # a bare value starting so is a mistyped operator
+SEPARATORS = ",，、"  # between the values of one `=` / `!=` filter: any of them (none of them)
+_BLANKS = " \t\u3000"
+Want = str | tuple[str, ...]  # one value, or the values of `=` / `!=` any of which it means
+Condition = tuple[str, str, Want]  # one filter: (key, operator, value or values)
+
+
+def values_of(want: Want) -> tuple[str, ...]:
+    """A filter's values: its one value, or each of those it lists."""
+    return (want,) if isinstance(want, str) else want
+
+
+def parse_where(items: list[str] | None) -> list[Condition]:
+    """``KEY=VALUE``, ``KEY!=VALUE``, ``KEY>=VALUE``, ``KEY<=VALUE``, ``KEY>VALUE``,
+    ``KEY<VALUE`` → (key, op, value); ``KEY=A,B`` (``，``, ``、``) → (key, op, (A, B)).
+
+    What would silently match nothing is an error instead: a doubled or unknown operator
+    (``crop==x``, ``crop=>x``, ``crop=<x``: the value would start with the operator's
+    rest) and an empty value. A bare value loses its surrounding space. A value in matching
+    quotes (``crop="小麦"``) loses them (one pair) and is taken as it is inside: its space
+    and commas kept, its first character never read as an operator (``size="<1 ha"``), so
+    every value can be written (`where_text`). An empty value between two commas, or after
+    the last, names nothing and is left out (``crop=小麦，``)."""
+    out: list[Condition] = []
+    for item in items or []:
+        item = valid_unicode(str(item))
+        m = _WHERE.match(item) if len(item) <= MAX_WHERE_CHARS else None
+        if m is None and len(item) <= MAX_WHERE_CHARS:
+            m = _WHERE.match(narrow_operator(item))
+        shown = item if len(item) <= 60 else item[:60] + "…"
+        if not m:
+            raise FilterError("bad", f"{shown!r}: use {OPERATORS_SHOWN} "
+                              f"(at most {MAX_WHERE_CHARS} characters; a key of other "
+                              "characters in quotes)",
+                              key="bad_where", values={"where": shown})
+        key = m.group(1) or m.group(2) or m.group(3)
+        op, value = m.group(4), m.group(5).strip()
+        if value[:1] in OPERATOR_START:
+            bad = op + value[: 1 + (value[1:2] in ("=", "<", ">"))]
+            raise FilterError("bad", f"{shown!r}: {bad!r} is not an operator; use "
+                              f"{OPERATORS_SHOWN.replace('KEY', key)} (a "
+                              f"value that starts so goes in quotes: {key}{op}\"{value}\")",
+                              key="bad_where", values={"where": shown})
+        if op in ("=", "!="):
+            values = tuple(dict.fromkeys(_values(value)))
+        else:  # quotes that reached us through a second shell layer
+            values = (value[1:-1] if _in_quotes(value) else value,)
+        if not values or not all(v.strip() for v in values):
+            raise FilterError("bad", f"{shown!r}: no value after {op!r}",
+                              key="bad_where", values={"where": shown})
+        out.append((key, op, values[0] if len(values) == 1 else values))
+    return out
+
+
+def _values(text: str) -> list[str]:
+    """The values `text` (a filter's, after ``=`` / ``!=``, stripped) lists: separated by
+    `SEPARATORS`, each stripped, one in matching quotes (closed right before a separator
+    or the end) taken as it is inside; empty bare ones left out."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i <= n:
+        while i < n and text[i] in _BLANKS:
+            i += 1
+        quote = text[i] if i < n and text[i] in "\"'" else ""
+        j = i + 1
+        while quote and (j := text.find(quote, j)) != -1:
+            k = j + 1
+            while k < n and text[k] in _BLANKS:
+                k += 1
+            if k == n or text[k] in SEPARATORS:
+                out.append(text[i + 1:j])
+                i = k + 1
+                break
+            j += 1
+        else:
+            end = next((p for p in range(i, n) if text[p] in SEPARATORS), n)
+            if bare := text[i:end].strip():
+                out.append(bare)
+            i = end + 1
+    return out
+
+
+# an operator as a Chinese input method types it (`crop＝小麦`, `size≥5`): its ASCII form
+_WIDE_OPERATOR = {"＝": "=", "！": "!", "＞": ">", "＜": "<", "≥": ">=", "≤": "<=", "\u3000": " "}
+
+
+def narrow_operator(item: str) -> str:
+    """`item` (a filter) with its operator, and the blanks around it, typed full-width as
+    ASCII; its key and value as given (a value keeps its own ＝ or ≥)."""
+    start = next((i for i, c in enumerate(item) if c in _WIDE_OPERATOR or c in "=!<>"),
+                 len(item))
+    end = start
+    while end < len(item) and (item[end] in _WIDE_OPERATOR or item[end] in "=!<> \t"):
+        end += 1
+    return "".join(_WIDE_OPERATOR.get(c, c) for c in item[:end]) + item[end:]
+
+
+def key_text(key: str) -> str:
+    """A filter's key as `parse_where` reads it back: as it is when it is a word or words a
+    blank apart, else in quotes (``"pH (水)"``)."""
+    if _KEY.fullmatch(key):
+        return key
+    return f"'{key}'" if '"' in key else f'"{key}"'
+
+
+def where_text(key: str, op: str, value: Want) -> str:
+    """One filter as the ``where`` text `parse_where` reads back as (key, op, value), for a
+    response to show it so that it can be pasted back: ``crop=小麦`` as it is; the value in
+    quotes when bare it would be read otherwise (it starts with an operator's character,
+    has space around it, is itself in matching quotes, or holds a comma ``=`` / ``!=`` would
+    read as between two values): ``size="<1 ha"``, ``tags=""A""``, ``name=" a "``,
+    ``title="小麦、玉米轮作"``; several values a comma apart: ``crop=小麦,玉米``."""
+    return key_text(key) + op + values_text(op, value)
+
+
+def values_text(op: str, value: Want) -> str:
+    """What `where_text` writes after the operator: the value or values of ``key op value``."""
+    listed = op in ("=", "!=")
+    return ",".join(_value_text(v, listed) for v in values_of(value))
+
+
+def _value_text(value: str, listed: bool) -> str:
+    bare = value == value.strip() and value[:1] not in OPERATOR_START \
+        and not _in_quotes(value) and not (listed and any(c in value for c in SEPARATORS))
+    if bare:
+        return value
+    held = listed and '"' in value and "'" not in value and any(c in value for c in SEPARATORS)
+    return f"'{value}'" if held else f'"{value}"'  # a " before a comma would close it
+
+
+def _in_quotes(value: str) -> bool:
+    """Whether `value` is wrapped in a pair of matching quotes (which `parse_where` takes off)."""
+    return len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'"
+
+
+def checked_conditions(conditions: Iterable[Condition]) -> list[Condition]:
+    """Filters chosen as (key, op, value), not typed as text (the web app's facet menus):
+    each value is taken as it is, never read for an operator, quotes or commas, so every
+    value a document holds can be chosen (``<1 ha``, ``=> 5``, ``"A"``, ``a,b``:
+    `parse_where` refuses the first two as a doubled operator, takes the quotes off the
+    third and reads the last as two values). An operator not in OPERATORS or an empty key or
+    value is a UsageError, as `parse_where` gives."""
+    out: list[Condition] = []
+    for key, op, listed in conditions:
+        key = valid_unicode(str(key))
+        values = tuple(valid_unicode(str(v)) for v in values_of(listed))
+        value: Want = values[0] if isinstance(listed, str) else values
+        shown = where_text(key, op, value)
+        shown = shown if len(shown) <= 60 else shown[:60] + "…"
+        if op not in OPERATORS or not key.strip() or not all(v.strip() for v in values) \
+                or not values or len(key) + sum(map(len, values)) > MAX_WHERE_CHARS \
+                or not isinstance(listed, str) and op not in ("=", "!="):
+            raise UsageError(f"bad filter {shown!r}: a key, one of {', '.join(OPERATORS)} and "
+                             f"a value (at most {MAX_WHERE_CHARS} characters)",
+                             key="bad_where", values={"where": shown})
+        out.append((key, op, value))
+    return out
