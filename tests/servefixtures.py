@@ -24,6 +24,8 @@ from starlette.testclient import TestClient
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.serve.app import create_app, server_config
+from kbtools.ship.release import make_release
+from kbtools.ship.sync import sync
 
 DOCS = ["knowledge/crops/wheat-scab.md", "knowledge/crops/pesticide-dilution-and-phi.md",
         "knowledge/crops/sprayer-calibration.md", "knowledge/crops/rice-blast.md",
@@ -201,3 +203,15 @@ def error_of(resp: Any, status: int) -> str:
     message = body["error"]["message"]
     assert message and "\n" not in message and "Traceback" not in message
     return message
+
+
+def synced_device(base: Path) -> tuple[Path, Path, Path]:
+    """The served repo (`make_served_repo`) released to a bare artifacts repository and a
+    device synced to that release, under `base`: (repo, artifacts, device)."""
+    root = make_served_repo(base / "kr")
+    art = base / "art.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(art)], check=True)
+    make_release(root, load_config(root).path("dist"), remote=str(art))
+    dev = base / "device"
+    sync(str(art), dev)
+    return root, art, dev

@@ -12,14 +12,20 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import urllib.request
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 from browserfixtures import REPO, browser, needs_chromium, page, serve, start_browser
-from servefixtures import NEW_DOC, contrast, git, img_size, make_served_repo, navigate
+from servefixtures import (
+    NEW_DOC,
+    contrast,
+    git,
+    img_size,
+    navigate,
+    synced_device,
+)
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
@@ -37,14 +43,7 @@ __all__ = ["browser", "page"]  # fixtures this module's tests use
 @pytest.fixture(scope="module")
 def device(tmp_path_factory):
     """A device synced to the first release of the served repo; returns (repo, art, device)."""
-    base = tmp_path_factory.mktemp("browser")
-    root = make_served_repo(base / "kr")
-    art = base / "art.git"
-    subprocess.run(["git", "init", "-q", "--bare", str(art)], check=True)
-    make_release(root, load_config(root).path("dist"), remote=str(art))
-    dev = base / "device"
-    sync(str(art), dev)
-    return root, art, dev
+    return synced_device(tmp_path_factory.mktemp("browser"))
 
 
 @pytest.fixture(scope="module")

@@ -11,16 +11,11 @@ a question typed with full-width characters finds what its half-width spelling f
 from __future__ import annotations
 
 import json
-import subprocess
 from urllib.parse import quote
 
 import pytest
 from browserfixtures import browser, needs_chromium, page, serve
-from servefixtures import make_served_repo
-
-from kbtools.config import load_config
-from kbtools.ship.release import make_release
-from kbtools.ship.sync import sync
+from servefixtures import synced_device
 
 pytestmark = [pytest.mark.slow, needs_chromium]
 __all__ = ["browser", "page"]  # fixtures this module's tests use
@@ -32,13 +27,7 @@ ONLINE = {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThrou
 @pytest.fixture(scope="module")
 def device(tmp_path_factory):
     """A device synced to a release of the served repo (its query log is the device's)."""
-    base = tmp_path_factory.mktemp("network")
-    root = make_served_repo(base / "kr")
-    art = base / "art.git"
-    subprocess.run(["git", "init", "-q", "--bare", str(art)], check=True)
-    make_release(root, load_config(root).path("dist"), remote=str(art))
-    sync(str(art), base / "device")
-    return base / "device"
+    return synced_device(tmp_path_factory.mktemp("network"))[2]
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import pytest
 from browserfixtures import REPO, needs_chromium, start_browser
-from servefixtures import NEW_DOC, free_port, git, make_served_repo, wait_serving
+from servefixtures import NEW_DOC, free_port, git, synced_device, wait_serving
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
@@ -57,14 +57,7 @@ class Server:
 
 @pytest.fixture(scope="module")
 def device(tmp_path_factory):
-    base = tmp_path_factory.mktemp("offline")
-    root = make_served_repo(base / "kr")
-    art = base / "art.git"
-    subprocess.run(["git", "init", "-q", "--bare", str(art)], check=True)
-    make_release(root, load_config(root).path("dist"), remote=str(art))
-    dev = base / "device"
-    sync(str(art), dev)
-    return root, art, dev
+    return synced_device(tmp_path_factory.mktemp("offline"))
 
 
 @pytest.fixture(scope="module")
