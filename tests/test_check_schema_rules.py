@@ -37,6 +37,18 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+def checked(repo: Path, monkeypatch, name: str, extra: str) -> list[str]:
+    """The lines `kb check` prints (it fails) for knowledge/eng/`name`, the front matter
+    HEAD with `extra` after it."""
+    doc = repo / "knowledge" / "eng" / name
+    doc.parent.mkdir(parents=True, exist_ok=True)
+    doc.write_text(HEAD + extra + "---\n# 回滚\n", "utf-8")
+    monkeypatch.chdir(repo)
+    res = CliRunner().invoke(main, ["check", "--no-cache", f"knowledge/eng/{name}"])
+    assert res.exit_code == 1
+    return res.stdout.splitlines()
+
+
 @pytest.mark.parametrize("extra, expected", [
     # a oneOf value: the rule of the alternative of its type, else the types it takes
     ("project: x\n", "8:1: error: fm-value: project: 'x' is too short: write at least 2 "
@@ -56,13 +68,8 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 ], ids=["oneOf-rule", "oneOf-item", "oneOf-types", "base-oneOf", "then", "else-const"])
 def test_schema_rules_are_said_with_their_reason(repo: Path, monkeypatch, extra: str,
                                                  expected: str) -> None:
-    doc = repo / "knowledge" / "eng" / "rollback.md"
-    doc.parent.mkdir(parents=True, exist_ok=True)
-    doc.write_text(HEAD + extra + "---\n# 回滚\n", "utf-8")
-    monkeypatch.chdir(repo)
-    res = CliRunner().invoke(main, ["check", "--no-cache", "knowledge/eng/rollback.md"])
-    assert res.exit_code == 1
-    assert [ln for ln in res.stdout.splitlines() if "fm-value" in ln or "fm-missing" in ln] \
+    lines = checked(repo, monkeypatch, "rollback.md", extra)
+    assert [ln for ln in lines if "fm-value" in ln or "fm-missing" in ln] \
         == [f"knowledge/eng/rollback.md:{expected}"]
 
 
@@ -78,10 +85,5 @@ def test_schema_rules_are_said_with_their_reason(repo: Path, monkeypatch, extra:
 ], ids=["alias-before-anchor", "anchor-twice"])
 def test_anchors_and_aliases_are_named_at_their_line(repo: Path, monkeypatch, extra: str,
                                                      expected: str) -> None:
-    doc = repo / "knowledge" / "eng" / "aliases.md"
-    doc.parent.mkdir(parents=True, exist_ok=True)
-    doc.write_text(HEAD + extra + "---\n# 回滚\n", "utf-8")
-    monkeypatch.chdir(repo)
-    res = CliRunner().invoke(main, ["check", "--no-cache", "knowledge/eng/aliases.md"])
-    assert res.exit_code == 1
-    assert res.stdout.splitlines() == [f"knowledge/eng/aliases.md:{expected}"]
+    assert checked(repo, monkeypatch, "aliases.md", extra) == [
+        f"knowledge/eng/aliases.md:{expected}"]
