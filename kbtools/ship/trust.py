@@ -15,10 +15,10 @@ The trust model (docs/releases.md says the same for operators):
   + next_keys. Sync follows every rotation between the last accepted serial and the release
   it installs (`_chain`), so a device that skipped the rotating release still follows it.
 * Operators change the pins explicitly with `pin_key` / `unpin_key` (``kb trust``, through
-  `kbtools.ship.revoke`); both are logged to ``DIR/trust.log``, as is every pin and unpin
+  `kbtools.ship.operate`); both are logged to ``DIR/trust.log``, as is every pin and unpin
   made by a sync.
 * A device answers only from a release a pinned key vouches for (`untrusted_release`,
-  checked on every open): once its signer is unpinned, `kbtools.ship.revoke` serves the
+  checked on every open): once its signer is unpinned, `kbtools.ship.operate.settle_trust` serves the
   newest kept release one still vouches for, or questions are refused.
 * A rollback serves a local release only when its signature passes the pins of now
   (`check_signer`): a key unpinned since the release arrived (revoked, rotated away) no
@@ -411,7 +411,7 @@ def list_keys(device: Path) -> list[dict[str, Any]]:
 
 def pin_key(device: Path, pub: Path) -> dict[str, Any]:
     """Pin the public key in file `pub` (an operator's decision, logged); the device lock
-    held (`kbtools.ship.revoke.add_key`)."""
+    held (`kbtools.ship.operate.add_key`)."""
     key = load_public(pub)
     # a damaged key file in the folder (`pinned_files`) is no reason to refuse a pin;
     # one of this key's name is written again
@@ -425,7 +425,7 @@ def pin_key(device: Path, pub: Path) -> dict[str, Any]:
 def unpin_key(device: Path, which: str, *, allow_unsigned: bool = False) -> dict[str, Any]:
     """Unpin the key with id (or file name) `which`; the last one only with
     `allow_unsigned`, since without pinned keys a device accepts unsigned releases. The
-    device lock held (`kbtools.ship.revoke.remove_key`, which then settles what serves)."""
+    device lock held (`kbtools.ship.operate.remove_key`, which then settles what serves)."""
     # by key id or file name; a damaged file (no key: `pinned_files`) by its name's id
     pinned = [(name, name[:-len(".pub")] if k is None else k.key_id)
               for name, k, _ in pinned_files(device)]
