@@ -165,3 +165,38 @@ def test_a_kept_release_that_fails_its_checks_is_not_switched_to(signed: Signed,
     assert device.served_tag(dev.dev) == "kb-r2"
     code, out, err = _asked(dev)
     assert code == 1 and "no question is answered from it" in err, err
+
+
+def test_the_release_page_says_which_kept_release_no_pinned_key_vouches_for(
+        signed: Signed, dev: Device):
+    """After `kb trust remove` switched to kb-r1, `kb serve`'s release page listed kb-r2,
+    whose signer was removed, like any kept release (`kb releases` notes that no pinned key
+    vouches for it and `kb rollback` refuses it): it says so now, in Chinese and English."""
+    assert kb("trust", "remove", signed.two, "--to", dev.dev)[0] == 0
+    with TestClient(create_app(dev.dev), base_url="http://127.0.0.1") as client:
+        for lang in ("en", "zh"):
+            html = client.get("/release", params={"lang": lang}).text
+            rows = {tag: row for row in html.split("<tr")[1:]
+                    for tag in ("kb-r1", "kb-r2") if f"<td>{tag}" in row}
+            said = i18n.translator(lang)("kept_untrusted")
+            assert said in rows["kb-r2"] and 'class="untrusted"' in rows["kb-r2"], html
+            assert "untrusted" not in rows["kb-r1"], rows["kb-r1"]
+        [r2] = [r for r in client.get("/api/releases").json()["releases"]
+                if r["tag"] == "kb-r2"]
+        assert r2["untrusted"].startswith(f"the release kb-r2 is signed by key {signed.two}")
+    assert "`kb rollback` refuses it" in i18n.translator("en")("kept_untrusted")
+
+
+def test_the_release_page_says_the_served_release_answers_nothing_once_its_key_is_gone(
+        signed: Signed, dev: Device, monkeypatch: pytest.MonkeyPatch):
+    """A server that opened kb-r2 before its key file was deleted by hand shows the release
+    page until it checks the release again (`intact.RECHECK_S`): the served row says what
+    `kb releases` says of it."""
+    monkeypatch.setattr(intact, "RECHECK_S", 3600.0)
+    with TestClient(create_app(dev.dev), base_url="http://127.0.0.1") as client:
+        assert "untrusted" not in client.get("/release").text
+        (dev.dev / "trusted_keys" / f"{signed.two}.pub").unlink()
+        for lang in ("en", "zh"):
+            html = client.get("/release", params={"lang": lang}).text
+            row = next(r for r in html.split("<tr")[1:] if "<td>kb-r2" in r)
+            assert i18n.translator(lang)("served_untrusted") in row, html

@@ -213,6 +213,13 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
                      "This device's clock reads before this release was made: is the clock set? "
                      "(the release is served all the same)"),
     "signed_by": ("签名者", "Signed by"),
+    # a kept release no key pinned on the device vouches for (`local_releases` "untrusted"),
+    # as `kb releases` notes it: served, it answers nothing; kept, `kb rollback` refuses it
+    "served_untrusted": ("正在使用，但不用它回答任何问题：本设备信任的密钥都没有为它签名（见 kb status）",
+                         "served, but no question is answered from it: no pinned key vouches "
+                         "for it (`kb status`)"),
+    "kept_untrusted": ("本设备信任的密钥都没有为它签名（kb rollback 不会换到它）",
+                       "no pinned key vouches for it (`kb rollback` refuses it)"),
     "current": ("当前", "current"),
     "not_device": ("这不是设备目录，只提供当前索引。", "Not a device directory: only this index is served."),
     "documents": ("文档数", "Documents"),
