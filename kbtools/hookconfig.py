@@ -265,16 +265,18 @@ def add_folder_hook(ours: bytes, theirs: bytes) -> tuple[bytes | None, str | Non
 
 def add_review_hook(ours: bytes, theirs: bytes) -> tuple[bytes | None, str | None]:
     """`theirs` (a .pre-commit-config.yaml holding kb's check hooks) with the
-    kb-review-record hook of `ours` (`kb init`'s) added after the last of kb's hooks when it
-    has none, and commit-msg among the hook types `pre-commit install` installs; and one
-    line saying so. (None, None) when it has the hook, or kb's hooks are in flow style or
+    kb-review-record hook of `ours` (`kb init`'s) added after the last of kb's hooks when
+    none records its knowledge base, and commit-msg among the hook types `pre-commit install` installs; and one
+    line saying so. (None, None) when one does, or kb's hooks are in flow style or
     not the current ones (the project edited them: `upgrade_hooks` left them, saying so).
     Why: `kb init` wrote one hook; a knowledge base it made never recorded what a
     verification by hand approves, and a rebase of that commit lost the approval. A hook of
     the project's without `stages:` ran at every installed hook type: the file gets
     `default_stages` (the types it installed before) when it names none, so commit-msg runs
     the review hook alone. The project's own lines are kept as written; a block-style
-    `default_install_hook_types:` lacking commit-msg is left, with a line saying so."""
+    `default_install_hook_types:` lacking commit-msg is left, with a line saying so. One
+    hook per knowledge base (`--kb` naming its folder): a monorepo's `kb init docs/b` after
+    `kb init docs/a` adds docs/b's after docs/a's, whose `--kb` left docs/b unrecorded."""
     text = theirs.decode("utf-8")
     eol = "\r\n" if "\r\n" in text else "\n"
     text = text.replace("\r\n", "\n")
@@ -284,16 +286,20 @@ def add_review_hook(ours: bytes, theirs: bytes) -> tuple[bytes | None, str | Non
     found = [] if root is None else _find_ours(root, config, lines)
     _item_lines, check = _template_hook(ours.decode("utf-8"))
     check.pop("args", None)  # a subfolder's: each hook names its own
-    if not found or not all(_is_current(h.values, check) for h in found) \
-            or any(hook.get("id") == REVIEW_HOOK for repo in config.get("repos") or []
-                        if isinstance(repo, dict) for hook in repo.get("hooks") or []
-                        if isinstance(hook, dict)):
-        return None, None
-    last = max(found, key=lambda h: h.last)
-    if not re.match(r"[ \t]*-([ \t]|$)", lines[last.first]):
-        return None, None  # a hook in flow style: left as it is
     template = ours.decode("utf-8")
     item, values = _template_item(template, REVIEW_HOOK)
+    recorded = [_kb_of(hook) for repo in config.get("repos") or [] if isinstance(repo, dict)
+                for hook in repo.get("hooks") or [] if isinstance(hook, dict)
+                and hook.get("id") == REVIEW_HOOK]
+    if not found or not all(_is_current(h.values, check) for h in found) \
+            or _kb_of(values) in recorded:
+        return None, None
+    reviews = [] if root is None else _find_ours(root, config, lines, (REVIEW_HOOK,))
+    last = max(reviews or found, key=lambda h: h.last)  # after the other knowledge bases'
+    if not re.match(r"[ \t]*-([ \t]|$)", lines[last.first]):
+        return None, None  # a hook in flow style: left as it is
+    if recorded:  # kb's comment lines are above the first one's
+        item = [line for line in item if _comment(line) is None]
     out = lines[:last.last + 1] + _item(item, lines[last.first], None) + lines[last.last + 1:]
     out, said = _commit_msg_installed(out, config, template)
     merged = "\n".join(out)
@@ -304,9 +310,22 @@ def add_review_hook(ours: bytes, theirs: bytes) -> tuple[bytes | None, str | Non
     if [repo.get("hooks") or [] for repo in after.get("repos") or []] != expected:
         return None, None
     note = ("kb's kb-review-record hook added (a commit verifying a document by hand records "
-            "what it approves)" + (f"; {said}" if said else "")
+            "what it approves" + (f" in {_kb_of(values) or 'the root'}" if recorded else "") + ")"
+            + (f"; {said}" if said else "")
             + ": run pre-commit install again to install it")
     return merged.replace("\n", eol).encode("utf-8"), note
+
+
+def _kb_of(hook: dict[str, Any]) -> str | None:
+    """The knowledge base a kb-review-record hook records: its `--kb` folder, without a
+    final `/` (None: the one kb.toml at the root names)."""
+    args = [str(a) for a in hook.get("args") or [] if isinstance(a, str | int)]
+    for at, arg in enumerate(args):
+        folder = (args[at + 1] if arg == "--kb" and at + 1 < len(args)
+                  else arg[len("--kb="):] if arg.startswith("--kb=") else None)
+        if folder is not None:
+            return folder.rstrip("/") or None
+    return None
 
 
 def _repo_of(config: dict[str, Any], hook: dict[str, Any]) -> int:
@@ -405,8 +424,10 @@ def _template_item(template: str, hook_id: str) -> tuple[list[str], dict[str, An
     return lines[starts[at]:starts[at + 1]], dict(hooks[at])
 
 
-def _find_ours(root: yaml.Node, config: Any, lines: list[str]) -> list[_Hook]:
-    """kb's hooks (by id, in `repo: local` entries) in file order, with their line spans."""
+def _find_ours(root: yaml.Node, config: Any, lines: list[str],
+               ids: tuple[str, ...] = OUR_HOOKS) -> list[_Hook]:
+    """kb's hooks (by id: `ids`, in `repo: local` entries) in file order, with their line
+    spans."""
     found: list[_Hook] = []
     repos = _value(root, "repos")
     if not isinstance(repos, yaml.SequenceNode):
@@ -418,7 +439,7 @@ def _find_ours(root: yaml.Node, config: Any, lines: list[str]) -> list[_Hook]:
         for h, hook in enumerate(hooks.value):
             values = config["repos"][r]["hooks"][h]
             if not isinstance(hook, yaml.MappingNode) or not isinstance(values, dict) \
-                    or values.get("id") not in OUR_HOOKS:
+                    or values.get("id") not in ids:
                 continue
             first = hook.start_mark.line
             if not lines[first].lstrip().startswith("-") and first > 0 \

@@ -306,11 +306,14 @@ def test_a_second_knowledge_base_of_a_monorepo_gets_a_hook_of_its_own(tmp_path):
     after = (root / ".pre-commit-config.yaml").read_text(encoding="utf-8")
     kept = before[:before.index("      # a commit that verifies")]
     assert after.startswith(kept.rstrip("\n"))  # docs/a's hook and its comments kept
-    *hooks, review = yaml.safe_load(after)["repos"][0]["hooks"]
+    loaded = yaml.safe_load(after)["repos"][0]["hooks"]
+    hooks, reviews = loaded[:2], loaded[2:]
     assert [h.get("args") for h in hooks] == [["docs/a/knowledge"], ["docs/b/knowledge"]]
     assert all(h == {**_current(root / "docs/a", root)["repos"][0]["hooks"][0],
                      "args": h["args"]} for h in hooks)
-    assert review == _current(root / "docs/a", root)["repos"][0]["hooks"][1]
+    # each knowledge base's review hook (`--kb` its folder): tests/test_init_review_hook.py
+    assert reviews == [_current(root / folder, root)["repos"][0]["hooks"][1]
+                       for folder in ("docs/a", "docs/b")]
     for again in ("docs/b", "docs/a"):  # nothing more to do, nothing said
         result = kb("init", str(root / again))
         assert result.exit_code == 0 and "hook" not in result.stderr, result.output

@@ -118,3 +118,40 @@ def test_kb_init_again_adds_the_review_hook_and_keeps_the_projects_own(tmp_path:
     message, said = _verify_by_hand(root, "", env)
     assert len(recorded_digests(message)) == 1
     assert said.count("项目自己的 hook") == 1 and said.count("kb check (") == 1, said
+
+
+def test_a_monorepos_second_knowledge_base_records_a_hand_verification_too(
+        tmp_path: Path) -> None:
+    """`kb init docs/a` (its hooks moved to the root, as kb init says), then `kb init
+    docs/b`: the root's hooks get a kb-review-record hook for docs/b beside docs/a's (whose
+    `--kb` names docs/a only), and a verification by hand in either folder is recorded."""
+    root = tmp_path / "repo"
+    repo = authored_repo(root)
+    assert CliRunner().invoke(main, ["init", str(root / "docs/a")]).exit_code == 0
+    config = root / ".pre-commit-config.yaml"
+    (root / "docs/a/.pre-commit-config.yaml").rename(config)
+    before = config.read_text("utf-8")
+    result = CliRunner().invoke(main, ["init", str(root / "docs/知识 b")])
+    assert result.exit_code == 0, result.output
+    assert f"kb init: {config}: kb's kb-review-record hook added (a commit verifying a " \
+           "document by hand records what it approves in docs/知识 b): run pre-commit " \
+           "install again to install it" in result.stderr.splitlines(), result.output
+    after = config.read_text("utf-8")
+    lines = iter(after.splitlines())
+    assert all(line in lines for line in before.splitlines())  # kept, in order
+    hooks = yaml.safe_load(after)["repos"][0]["hooks"]
+    assert [(h["id"], h.get("args")) for h in hooks] == [
+        ("kb-check", ["docs/a/knowledge"]), ("kb-check", ["docs/知识 b/knowledge"]),
+        ("kb-review-record", ["--kb", "docs/a"]), ("kb-review-record", ["--kb", "docs/知识 b"])]
+    again = CliRunner().invoke(main, ["init", str(root / "docs/知识 b")])
+    assert again.exit_code == 0 and f"{config}:" not in again.stderr, again.output
+    assert config.read_text("utf-8") == after
+    repo.git.add(A=True)
+    repo.git.commit("-qm", "kb init docs/a docs/b", "--no-verify")
+    env = _env(tmp_path)
+    subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=root, env=env,
+                   check=True, capture_output=True)
+    for folder in ("docs/知识 b", "docs/a"):
+        message, said = _verify_by_hand(root, folder, env)
+        text = (root / folder / DOC).read_text("utf-8")
+        assert recorded_digests(message) == {content_digest(state_from_text(text, DOC))}, said
