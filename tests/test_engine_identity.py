@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 from starlette.testclient import TestClient
 
+from kbtools.agents.mcp_server import Context, tool_search
 from kbtools.base_identity import base_of, same_base
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
@@ -28,6 +29,7 @@ from kbtools.index.manifest import load_manifest
 from kbtools.serve.app import create_app, open_source
 from tests.hostile import git, make_repo
 from tests.milvus_server import milvus  # noqa: F401 - fixture
+from tests.test_engine_asked import _MetaReads
 from tests.test_engine_failures import signed_device
 from tests.test_engine_prune import zh_page
 
@@ -296,3 +298,54 @@ def test_a_first_named_release_published_away_from_its_repository_takes_the_alia
         assert named.pruned == (first.collection,)  # its own release, counted by keep
     finally:
         eng.close()
+
+
+def test_the_served_release_is_read_once_per_publication(twins, milvus, monkeypatch):  # noqa: F811
+    """crops, named, serves kb_current beside its own unnamed release and plant's (one
+    first commit). Each look at its releases (the release page, a search asking for an
+    earlier release) read the served release's manifest and signer, and each other
+    release's commit, from its ``__meta`` again. They are read once per publication: the
+    second look reads no ``__meta``; a release published again is read anew, and a
+    release the alias moved to is the one the list is of."""
+    url = milvus.url("twins_seen")
+    eng = connect_url(url, create_db=True)
+    publish(eng, check_release(twins["plant"]), alias="plant")
+    own = publish(eng, check_release(twins["crops"]))
+    named = publish(eng, check_release(twins["crops-named"]))
+    assert named.moved
+    eng.close()
+    monkeypatch.chdir(twins["crops-named"].parent)  # its repository shows crops' history
+    source = open_source(None, url)
+    counted = source.reader.engine.client = _MetaReads(source.reader.engine.client)
+    ctx = Context(opener=source.reader.current)
+
+    def listed() -> set[str]:
+        return {r["collection"] for r in source.published() or []}
+
+    def asked() -> str:
+        return str(tool_search(ctx, "小麦", release=own.collection)["release"]["tag"] or "")
+
+    mine = {own.collection, named.collection}
+    assert listed() == mine
+    asked()
+    first = counted.reads
+    assert first > 0
+    for _ in range(3):
+        assert listed() == mine
+        asked()
+    assert counted.reads == first  # nothing read again
+    source.reader.engine.call("dropping", "drop_collection", own.collection + "__meta")
+    assert listed() == {named.collection}
+    eng = connect_url(url)
+    try:
+        assert publish(eng, check_release(twins["crops"])).changed  # loaded again
+    finally:
+        eng.close()
+    source.reader.engine.point_alias(named.collection)
+    before = counted.reads
+    assert listed() == mine
+    assert counted.reads > before  # its new publication read anew
+    monkeypatch.chdir(twins["crops-named"].parent.parent)  # nothing here shows it
+    assert listed() == {named.collection}
+    source.reader.engine.point_alias(own.collection)  # the alias moves: the list is of it
+    assert own.collection in listed() and named.collection not in listed()

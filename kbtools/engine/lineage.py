@@ -25,11 +25,18 @@ does the named one's ``keep`` count (and drop) an unnamed release the commits do
 to be of its history (`of_this_history`): the twin's rollback targets stay; nor does a
 rollback from a named release go back to one (asked of the working directory's repository:
 `kb rollback --engine` is run where the operator stands).
+
+A server (`kb serve --engine`, `kb mcp --engine`) asks `served_releases` on every look at
+its releases (the release page, a search asking for an earlier release); what it reads of
+each release (the served one's manifest and signer, another's commit) is kept per
+publication (`Seen`, by `stamp`), not read from the engine again each time.
 """
 
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,10 +47,51 @@ from kbtools.errors import EngineError
 from kbtools.gitobjects import merge_base, read_commit
 from kbtools.provenance import open_repo
 
+Stamp = tuple[str, str, float]  # a publication of a release: collection, manifest, when
 
-def served_manifest(engine: Engine, collection: str) -> str | None:
+
+def stamp(release: dict[str, Any]) -> Stamp:
+    """What changes when release `release` (`Engine.releases`) is published again into
+    its collection: its manifest hash and the time it was marked complete."""
+    return str(release["collection"]), str(release["manifest_sha256"]), float(release["published"])
+
+
+class Seen:
+    """What was read of each release listed (its manifest, its signer), kept per publication
+    (`stamp`): read again only once the release is published again, let go once it is no
+    longer listed."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._stamps: dict[str, Stamp] = {}
+        self._read: dict[tuple[Stamp, str], str | None] = {}
+
+    def listed(self, releases: list[dict[str, Any]]) -> None:
+        """The releases (`Engine.releases`) the engine lists now."""
+        with self._lock:
+            self._stamps = {str(r["collection"]): stamp(r) for r in releases}
+            live = set(self._stamps.values())
+            self._read = {k: v for k, v in self._read.items() if k[0] in live}
+
+    def read(self, collection: str, part: str, reader: Callable[[], str | None]) -> str | None:
+        """`part` of the release in `collection`: as read of its publication, else `reader()`
+        (kept when the release is listed)."""
+        with self._lock:
+            key = (self._stamps[collection], part) if collection in self._stamps else None
+            if key is not None and key in self._read:
+                return self._read[key]
+        got = reader()  # (outside the lock: a call to the engine)
+        if key is not None:
+            with self._lock:
+                self._read[key] = got
+        return got
+
+
+def served_manifest(engine: Engine, collection: str, seen: Seen | None = None) -> str | None:
     """The manifest's text of the release in `collection` (None: its ``__meta`` is gone or
-    damaged)."""
+    damaged); kept in `seen`."""
+    if seen is not None:
+        return seen.read(collection, "manifest", lambda: served_manifest(engine, collection))
     try:
         return str(read_parts(engine, collection, only=("manifest",))["manifest"])
     except EngineError as exc:
@@ -52,10 +100,10 @@ def served_manifest(engine: Engine, collection: str) -> str | None:
         return None
 
 
-def served_commit(engine: Engine, collection: str) -> str | None:
+def served_commit(engine: Engine, collection: str, seen: Seen | None = None) -> str | None:
     """The commit the release in `collection` was built from (its manifest's
     ``source.commit``; None when it records none, or its record cannot be read)."""
-    text = served_manifest(engine, collection)
+    text = served_manifest(engine, collection, seen)
     try:
         manifest = json.loads(text) if text is not None else None
     except ValueError:
@@ -65,9 +113,12 @@ def served_commit(engine: Engine, collection: str) -> str | None:
     return commit if isinstance(commit, str) and commit not in ("", "none") else None
 
 
-def served_signer(engine: Engine, collection: str) -> str | None:
+def served_signer(engine: Engine, collection: str, seen: Seen | None = None) -> str | None:
     """The key that signed the release in `collection`, as its publish verified it (its
-    ``__meta``'s ``verified.signed_by``; None: published unverified, or not readable)."""
+    ``__meta``'s ``verified.signed_by``; None: published unverified, or not readable); kept
+    in `seen`."""
+    if seen is not None:
+        return seen.read(collection, "signer", lambda: served_signer(engine, collection))
     try:
         verified = read_parts(engine, collection, only=("verified",)).get("verified")
     except EngineError as exc:
@@ -79,13 +130,15 @@ def served_signer(engine: Engine, collection: str) -> str | None:
 
 
 def one_history(engine: Engine, collection: str, manifest_text: str | None,
-                signer: str | None, places: tuple[Path, ...]) -> bool | None:
+                signer: str | None, places: tuple[Path, ...],
+                seen: Seen | None = None) -> bool | None:
     """Whether the release in `collection` and this one (built as `manifest_text` says,
     verified as signed by `signer`) are one knowledge base's history: as their commits
     show in the first repository among `places` holding this one's; else (no repository
     here can tell) yes when both were verified as signed by one key; else None."""
-    found = _commits(engine, collection, manifest_text, places)[0]
-    if found is None and signer is not None and served_signer(engine, collection) == signer:
+    found = _commits(engine, collection, manifest_text, places, seen)[0]
+    if found is None and signer is not None and served_signer(engine, collection,
+                                                               seen) == signer:
         return True
     return found
 
@@ -107,21 +160,22 @@ def related(commit: str, other: str, places: tuple[Path, ...]) -> bool | None:
 
 
 def _commits(engine: Engine, collection: str, manifest_text: str | None,
-             places: tuple[Path, ...]) -> tuple[bool | None, str | None, str | None]:
+             places: tuple[Path, ...], seen: Seen | None = None
+             ) -> tuple[bool | None, str | None, str | None]:
     """(whether the release in `collection` and this one, built as `manifest_text` says,
     are of one history — None: nothing here can tell —, this release's commit, that
     one's)."""
     source = json.loads(manifest_text or "{}").get("source") or {}
     mine = source.get("commit") if isinstance(source, dict) else None
     mine = mine if isinstance(mine, str) and mine not in ("", "none") else None
-    theirs = served_commit(engine, collection)
+    theirs = served_commit(engine, collection, seen)
     found = related(mine, theirs, places) if mine and theirs else None
     return found, mine, theirs
 
 
 def of_this_history(engine: Engine, release: dict[str, Any], base: str | None,
                     manifest_text: str | None, places: tuple[Path, ...],
-                    signer: str | None = None) -> bool:
+                    signer: str | None = None, seen: Seen | None = None) -> bool:
     """Whether `release` (`Engine.releases`) may be counted and pruned as this
     knowledge base's (`base`) by this release's publish: yes unless it is this knowledge
     base's only by a first commit, one named and the other not, and the commits do not
@@ -130,24 +184,28 @@ def of_this_history(engine: Engine, release: dict[str, Any], base: str | None,
     other = release.get("base")
     if other is None or base is None or not named_once(other, base):
         return True
-    return one_history(engine, release["collection"], manifest_text, signer, places) is True
+    return one_history(engine, release["collection"], manifest_text, signer, places,
+                       seen) is True
 
 
 def served_releases(engine: Engine, releases: list[dict[str, Any]], current: str | None,
-                    base: str | None, places: tuple[Path, ...]
+                    base: str | None, places: tuple[Path, ...], seen: Seen | None = None
                     ) -> tuple[list[dict[str, Any]], list[str]]:
     """Of `releases` (`Engine.releases`, already `bases.of_base` of `base`, the knowledge
     base of the release in `current`): (those that are its own, the collections of those
     that are its only by a first commit, one named and the other not, and whose commits
     (in the first repository among `places` holding them) do not show one history). The
     releases a rollback from `current` may go back to, and the ones the app's release page
-    lists: an unnamed twin's are the twin's."""
+    lists: an unnamed twin's are the twin's. What it reads of each release is kept in
+    `seen` (a server's, asking on every look) per publication."""
     if current is None or base is None or not any(
             r["base"] and named_once(r["base"], base) for r in releases):
         return releases, []
-    text, signer = served_manifest(engine, current), served_signer(engine, current)
+    if seen is not None:
+        seen.listed(releases)
+    text, signer = served_manifest(engine, current, seen), served_signer(engine, current, seen)
     mine = [r for r in releases if r["collection"] == current
-            or of_this_history(engine, r, base, text, places, signer)]
+            or of_this_history(engine, r, base, text, places, signer, seen)]
     return mine, [r["collection"] for r in releases if r not in mine]
 
 

@@ -24,32 +24,26 @@ from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
 from kbtools.engine.bases import of_base
-from kbtools.engine.lineage import served_commit, served_releases
+from kbtools.engine.lineage import Seen, Stamp, served_commit, served_releases, stamp
 from kbtools.engine.milvus import P_BASE, Engine
 from kbtools.engine.parts import published_problem, read_parts
 from kbtools.errors import EngineError, UsageError
 
-Stamp = tuple[str, str, float]  # a publication of a release: collection, manifest, when
-
-
-def stamp(release: dict[str, Any]) -> Stamp:
-    """What changes when release `release` (`Engine.releases`) is published again into
-    its collection: its manifest hash and the time it was marked complete."""
-    return str(release["collection"]), str(release["manifest_sha256"]), float(release["published"])
-
 
 def find_published(engine: Engine, served: str, commit: str | None, tag: str | None,
-                   commits: dict[Stamp, str] | None = None
+                   commits: dict[Stamp, str] | None = None, seen: Seen | None = None
                    ) -> tuple[str | None, str, dict[str, Stamp]]:
     """(the collection of the release `tag` (or collection) and/or `commit` (a prefix,
     lower case) names among the engine's complete releases of the knowledge base collection
     `served` is of, ""), or (None, one line saying it is not published there and naming those that are).
     UsageError when `tag` and `commit` name two releases, or a commit prefix
     several. Also the `stamp` of each complete release of that knowledge base. `commits`
-    remembers the commit of each publication read (its manifest, in its ``__meta``)."""
+    remembers the commit of each publication read (its manifest, in its ``__meta``), `seen`
+    what telling its releases from an unnamed twin's read (`served_releases`)."""
     base = (engine.listed_properties(served) or {}).get(P_BASE) or None
     complete = [r for r in engine.releases() if r["complete"]]
-    mine, _ = served_releases(engine, of_base(complete, base), served, base, (Path.cwd(),))
+    mine, _ = served_releases(engine, of_base(complete, base), served, base, (Path.cwd(),),
+                              seen)
     # a release without a tag (a local build) is named by its collection, as the line
     # below lists it and as `kb rollback --engine` takes it
     tagged = [r for r in mine if tag is None or tag in (r["tag"], r["collection"])]
@@ -121,13 +115,15 @@ class EarlierReleases(Generic[K]):
         self._lock = threading.Lock()
         self._open: dict[str, tuple[Stamp, K]] = {}
         self._commits: dict[Stamp, str] = {}
+        self._seen = Seen()
 
     def find(self, served: str, commit: str | None, tag: str | None) -> K | str:
         """The release `tag`/`commit` names (`find_published`), opened, or one line saying
         it is not published."""
         with self._lock:
             commits = dict(self._commits)
-        name, gone, stamps = find_published(self.engine, served, commit, tag, commits)
+        name, gone, stamps = find_published(self.engine, served, commit, tag, commits,
+                                            self._seen)
         with self._lock:
             self._commits = {s: c for s, c in commits.items() if s in stamps.values()}
             let_go = [idx for n, (s, idx) in self._open.items() if stamps.get(n) != s]

@@ -59,7 +59,7 @@ from kbtools.check.names import disk_key
 from kbtools.embed.base import embed_question
 from kbtools.embed.registry import get_embedder
 from kbtools.engine.bases import of_base
-from kbtools.engine.lineage import served_releases
+from kbtools.engine.lineage import Seen, served_releases
 from kbtools.engine.milvus import P_BASE
 from kbtools.engine.remote import EngineReader
 from kbtools.errors import IndexLoadError, SyncError
@@ -328,6 +328,7 @@ class EngineServedIndex(ServedIndex):
     def __init__(self, reader: EngineReader):
         super().__init__(None)
         self.reader = reader
+        self._seen = Seen()  # what the release page read of each publication
 
     def device(self) -> Path | None:
         return None
@@ -344,7 +345,8 @@ class EngineServedIndex(ServedIndex):
         # an unnamed twin's (of its first commit) only when the commits show it is this
         # one's history, as `kb rollback --engine` run here would go back to (`lineage`)
         mine, _ = served_releases(engine, of_base(
-            [r for r in engine.releases() if r["complete"]], base), served, base, (Path.cwd(),))
+            [r for r in engine.releases() if r["complete"]], base), served, base, (Path.cwd(),),
+            self._seen)
         rows = [{**r, "current": r["collection"] == served,
                  "published_at": datetime.fromtimestamp(r["published"], UTC).isoformat(
                      timespec="seconds") if r["published"] else None}
