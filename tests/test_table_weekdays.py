@@ -10,6 +10,7 @@ import pytest
 from kbtools.check.decision_tables import analyse
 from kbtools.decision import build_table, match_rules
 from kbtools.errors import TableError
+from kbtools.query.inputs import find_inputs
 
 WEEK = build_table(["日期", "安排"], [["周一至周五", "上班"], ["周六、周日", "休息"]],
                    decision="inputs=日期; outputs=安排")
@@ -141,3 +142,13 @@ def test_a_whole_week_has_no_gap_or_overlap():
     assert _week_findings("周五至周一", "周二至四") == []
     assert _week_findings("工作日", "周末") == []
     assert _week_findings("Mon-Fri", "Sat", "Sun") == []
+
+
+def test_a_question_gives_a_column_of_days_no_number():
+    """A question's 星期3 gave the column of days the number 3, which the table then refused
+    (the column holds days): the day stays a missing input, the temperature is still read."""
+    table = build_table(["星期", "温度(℃)", "灌溉"],
+                        [["周一至周五", ">30", "早晚各一次"], ["周一至周五", "<=30", "早上一次"],
+                         ["周六、周日", "*", "不灌溉"]], decision="inputs=星期,温度; outputs=灌溉")
+    assert table is not None
+    assert find_inputs("星期3 温度32度 灌溉几次", table) == {"温度(℃)": "32"}
