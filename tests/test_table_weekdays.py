@@ -152,3 +152,14 @@ def test_a_question_gives_a_column_of_days_no_number():
                          ["周六、周日", "*", "不灌溉"]], decision="inputs=星期,温度; outputs=灌溉")
     assert table is not None
     assert find_inputs("星期3 温度32度 灌溉几次", table) == {"温度(℃)": "32"}
+
+
+def test_the_web_form_offers_a_keyboard_for_words_to_a_column_of_days():
+    """A column of days became numeric, and the field app's form asked a phone for its
+    decimal keyboard there, on which 周三 cannot be typed; the temperature keeps it."""
+    from kbtools.serve.pages import _table_view
+
+    table = build_table(["星期", "温度(℃)", "灌溉"], [["工作日", ">30", "早晚"], ["周末", "*", "不灌溉"]],
+                        decision="inputs=星期,温度; outputs=灌溉")
+    assert table is not None
+    assert [f["numeric"] for f in _table_view(table, 1, {})["inputs"]] == [False, True]
