@@ -232,6 +232,9 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.clock._SAID": "match",  # an input value
     "kbtools.decision.clock._SAID_IN": "finditer",  # a question
     "kbtools.decision.clock._UNIT_START": "match",  # a question, after a time's minutes
+    "kbtools.decision.weekdays._ONE": "match",  # an input value
+    "kbtools.decision.weekdays._ITEM": "match",  # a table cell, from each item on
+    "kbtools.decision.weekdays._SEP": "match",  # a table cell, between its items
     "kbtools.decision.numerals._FRACTION_SAID": "fullmatch",  # an input value
     "kbtools.decision.numerals._FRACTION_SLASH": "fullmatch",  # an input value
     "kbtools.query.coverage._WORD": "search",  # a term of a pasted line

@@ -6,7 +6,8 @@ highest bounds that no row covers (decision-gap), found by enumerating elementar
 every numeric input column (at most `MAX_GRID_CELLS`). A column of times of day with a range
 that crosses midnight (22:00-6:00) is read on the 24-hour circle: that range is 22:00 to
 midnight and midnight to 6:00, and the whole day lies inside the table's ranges
-(`clock_pieces`). `table_findings(src)` runs it over
+(`clock_pieces`); so is a column of days with a run that wraps the week (周五至周一).
+`table_findings(src)` runs it over
 the annotated decision tables of a document and reports malformed ones
 (decision-malformed); unannotated tables are not checked.
 """
@@ -32,6 +33,7 @@ from kbtools.decision.documents import (
     table_from_markdown,
 )
 from kbtools.decision.model import DecisionTable, parse_annotation
+from kbtools.decision.weekdays import day_name
 from kbtools.errors import TableError
 from kbtools.markdown.doctree import parse
 
@@ -258,7 +260,7 @@ def gap_findings(table: DecisionTable) -> list[TableFinding]:
 def on_circle(table: DecisionTable, col: int) -> bool:
     """Whether column `col` holds times of day with a range that crosses midnight
     (22:00-6:00): read on the 24-hour circle then."""
-    return any(r[col].clock and r[col].kind == "range" and r[col].lo > r[col].hi
+    return any((r[col].clock or r[col].weekday) and r[col].kind == "range" and r[col].lo > r[col].hi
                for r in table.conditions)
 
 
@@ -268,6 +270,8 @@ def clock_pieces(c: Condition, circle: bool) -> list[Condition]:
     midnight to 6:00, a cell that does not cross midnight is itself; `c` alone otherwise."""
     if not circle or not (c.kind == "range" and c.lo > c.hi):
         return [c]
+    if c.weekday:  # 周五至周一: Friday to Sunday, and Monday
+        return [replace(c, hi=7, hi_incl=True), replace(c, lo=1, lo_incl=True)]
     return [replace(c, hi=DAY, hi_incl=False), replace(c, lo=0, lo_incl=True)]
 
 
@@ -300,12 +304,15 @@ def _cells(table: DecisionTable, col: int) -> list[Cell] | None:
     conds = [p for r in table.conditions for p in clock_pieces(r[col], circle)]
     if all(c.kind == "any" for c in conds):
         return None
+    week = any(c.weekday for c in conds)  # days 1 to 7, the week on a circle when one wraps
+    ends = (1, 7) if week else (0, DAY)
     points = sorted({x for c in conds if c.kind != "any" for x in (c.lo, c.hi) if math.isfinite(x)}
-                    | ({0, DAY} if circle else set()))
-    lo = 0 if circle else min(c.lo for c in conds)
-    hi = DAY if circle else max(c.hi for c in conds)  # on a circle, the day up to midnight
+                    | (set(ends) if circle else set()))
+    lo = ends[0] if circle else min(c.lo for c in conds)
+    hi = ends[1] if circle else max(c.hi for c in conds)  # on a circle, the day up to midnight
     whole = all(float(p).is_integer() for p in points)
-    fmt = clock_text if any(c.clock for c in conds) else format_number
+    fmt = clock_text if any(c.clock for c in conds) else \
+        (lambda x: day_name(x, False)) if week else format_number
     out: list[Cell] = []
     for k, p in enumerate(points):
         if k == 0 and lo < p:
@@ -317,7 +324,7 @@ def _cells(table: DecisionTable, col: int) -> list[Cell] | None:
                 out.append(((p + q) / 2, f">{fmt(p)}", f"<{fmt(q)}"))
         elif hi > p:
             out.append((p + 1, f">{fmt(p)}", ""))
-    return [c for c in out if lo <= c[0] < hi] if circle else \
+    return [c for c in out if lo <= c[0] < hi] if circle and not week else \
         [c for c in out if lo <= c[0] <= hi]
 
 

@@ -12,6 +12,14 @@ import unicodedata
 # the minus sign of typeset text, Word and weather pages, which NFKC leaves: a hyphen-minus
 MINUS_SIGNS = str.maketrans({"\u2212": "-"})
 
+# What an input cell writes for "any value": * or nothing, a dash, the word, or "does not
+# apply" to this row (N/A, 不适用, a slash as Chinese forms write it)
+ANY_CELLS = frozenset(("", "*", "-", "–", "—", "任意", "不限", "any", "n/a", "n.a.", "n/a.",
+                       "not applicable", "不适用", "/"))
+# What an input cell may write for "none", which is a value of a text column (有/无) but
+# no number: in a numeric column it is refused, naming 0 and * (`model`)
+NONE_CELLS = frozenset(("无", "没有", "none", "nil"))
+
 
 # a raised or lowered digit right after a digit: a footnote mark (≥7¹) or a power (10³),
 # which NFKC would glue onto the number (≥71, 103); kept apart as ^1, ^3 (no number)

@@ -17,6 +17,7 @@ Cell conditions (after Unicode NFKC, so full-width ``＜``/``～``/``％`` work 
     高于4且不超过8                          (and, a comma, ;, &, 且): each end as its own says
     v ≤ 2.8  2.8 < v ≤ 7.1  6 ≤ pH < 6.5   a formula about the value: ≤2.8, 2.8 < x ≤ 7.1
     三天以下  不超过五次  二十至三十度       bounds in Chinese numerals (standard ones): ≤3, ≤5, 20~30
+    周一至周五  Sat, Sun  工作日  周五至周一   days of the week (`weekdays`), wrapping the week
     * or empty (or -, —, 任意, 不限, any)  any value
     anything else                         text, equal ignoring case and surrounding space
 
@@ -37,7 +38,8 @@ Every pattern here is matched from the start of one normalised cell (`re.match`)
 bounded unit lengths, and the header unit is found with string scans (`header_unit_start`),
 so reading a table costs time linear in its size whatever its cells hold.
 
-Pure: imports only `kbtools.decision.numerals`, `units` (the units known), `cell_text`, `clock` and `words`
+Pure: imports only `kbtools.decision.numerals`, `units` (the units known), `cell_text`, `clock`,
+`weekdays` and `words`
 (comparisons written in words).
 """
 
@@ -49,7 +51,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
+from kbtools.decision.cell_text import ANY_CELLS as ANY_CELLS
 from kbtools.decision.cell_text import MINUS_SIGNS as MINUS_SIGNS
+from kbtools.decision.cell_text import NONE_CELLS as NONE_CELLS
 from kbtools.decision.cell_text import normalize_cell as normalize_cell
 from kbtools.decision.cell_text import normalize_text as normalize_text
 from kbtools.decision.clock import CLOCK_UNIT, cell_minutes, clock_mismatch, clock_text
@@ -73,6 +77,7 @@ from kbtools.decision.units import (
     scale,
     unit_word,
 )
+from kbtools.decision.weekdays import WEEKDAY_UNIT, cell_days, days_text, weekday_mismatch
 from kbtools.decision.words import ROUGH_AFTER, WORD_PREFIXES, symbolic
 
 _NUM = r"[+-]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?"  # 1,000: groups of three
@@ -268,6 +273,8 @@ def column_unit(header: str, cells: Iterable[str] = ()) -> str:
     cells = tuple(cells)
     if any(":" in c and parse_condition(c).clock for c in cells):
         return CLOCK_UNIT
+    if any(parse_condition(c).weekday for c in cells):  # 周一至周五, Mon-Fri: days of the week
+        return WEEKDAY_UNIT
     text = normalize_cell(header)
     bracketed = text[header_unit_start(text):].strip(" ,").strip("()[]/").strip()
     if bracketed:
@@ -288,6 +295,8 @@ def input_unit_problem(value: str, column: str, lang: str = "en") -> str | None:
     `UNIT_GROUPS` is not judged. In English, or (`lang` ``zh``) Chinese."""
     unit, zh = unit_of(value), lang == "zh"
     key, col = "开尔文" if unit == "K" else unit.casefold(), column.casefold()  # 300 K: kelvin
+    if (key == WEEKDAY_UNIT) != (col == WEEKDAY_UNIT):  # 周三 against 天, 3 against 周一至周五
+        return weekday_mismatch(column, zh)
     if (key == CLOCK_UNIT) != (col == CLOCK_UNIT):  # 9:00 against 小时, 3小时 against 9:00
         return clock_mismatch(column, zh)
     other = (f"单位是 {unit}，这一列是 {column}，请换算成 {column} 后输入" if zh else
@@ -327,6 +336,7 @@ class Condition:
     hi_incl: bool = False
     text: str = ""  # normalised text for kind == "text"
     clock: bool = False  # in minutes after midnight (`clock`): 22:00-6:00 crosses midnight
+    weekday: bool = False  # days 1 (Mon) to 7 (Sun) (`weekdays`): 周五至周一 wraps the week
 
     @property
     def numeric(self) -> bool:
@@ -344,7 +354,8 @@ class Condition:
             return True
         lo_ok = x > self.lo or (self.lo_incl and x == self.lo)
         hi_ok = x < self.hi or (self.hi_incl and x == self.hi)
-        return lo_ok or hi_ok if self.clock and self.lo > self.hi else lo_ok and hi_ok
+        wraps = (self.clock or self.weekday) and self.lo > self.hi
+        return lo_ok or hi_ok if wraps else lo_ok and hi_ok
 
     def describe(self, lang: str = "en") -> str:
         """The condition in words, as used in match reasons (``in 15–20 (both ends …)``; in
@@ -352,6 +363,8 @@ class Condition:
         zh, num = lang == "zh", clock_text if self.clock else format_number
         if self.kind == "any":
             return "任意值" if zh else "any value"
+        if self.weekday:  # 周一至周五, in Mon–Fri
+            return days_text(self.lo, self.hi, zh)
         if self.kind == "text":
             return f"文本“{self.raw.strip()}”" if zh else f"text '{self.raw.strip()}'"
         if self.kind == "number":
@@ -368,13 +381,6 @@ class Condition:
         return f"{'>' if self.kind == 'gt' else '≥'} {num(self.lo)}"
 
 
-# What an input cell writes for "any value": * or nothing, a dash, the word, or "does not
-# apply" to this row (N/A, 不适用, a slash as Chinese forms write it)
-ANY_CELLS = frozenset(("", "*", "-", "–", "—", "任意", "不限", "any", "n/a", "n.a.", "n/a.",
-                       "not applicable", "不适用", "/"))
-# What an input cell may write for "none", which is a value of a text column (有/无) but
-# no number: in a numeric column it is refused, naming 0 and * (`model`)
-NONE_CELLS = frozenset(("无", "没有", "none", "nil"))
 def parse_condition(cell: str) -> Condition:
     """Parse one cell. Never fails: whatever is not a number form (or holds a number beyond
     the range of a float) is a text condition."""
@@ -395,6 +401,8 @@ def _parse(cell: str, *, pair: bool) -> Condition:
         return replace(c, raw=raw) if c else Condition(raw, "text", text=plain.casefold())
     if (minutes := cell_minutes(plain)) is not None and (c := _parse(minutes, pair=pair)).numeric:
         return replace(c, raw=raw, clock=True)  # <9:00, 22:00-6:00: `clock`
+    if (days := cell_days(plain)) is not None:
+        return replace(_parse(days, pair=pair), raw=raw, weekday=True)  # 1-5: `weekdays`
     text = symbolic(plain)
     m = _RE_INTERVAL.match(text)
     if m:

@@ -48,6 +48,7 @@ from kbtools.decision.numerals import (
     spell_numbers,
 )
 from kbtools.decision.units import limits, unit_group, unit_symbols
+from kbtools.decision.weekdays import WEEKDAY_UNIT, cell_days, days_in, weekday_number
 from kbtools.decision.words import APPROX_ABBREVIATIONS, APPROX_AFTER, APPROX_BEFORE
 from kbtools.errors import TableError
 
@@ -85,12 +86,17 @@ def read_given(value: str, numeric: bool, unit: str = "") -> Given:
     written. A number times 万, 千 (2万, 2.5万, 3千: `numerals.magnified`) is its value, as in
     a cell, except in a column whose unit begins with that word (5万元 under 费用(万元) is 5 of
     its 万元, not 50000). A time of day (9:05, 下午3点: `clock.clock_minutes`) is its minutes
-    after midnight in `CLOCK_UNIT`, which only a column of times takes."""
+    after midnight in `CLOCK_UNIT`, which only a column of times takes; a day of the week
+    (周三, Wednesday: `weekdays.weekday_number`) is its number in `WEEKDAY_UNIT`, likewise."""
     if not numeric:
         return Given(value, written=value)
     text, rough = _unrough(normalize_cell(value))
     if (minutes := clock_minutes(text, strict=unit != CLOCK_UNIT)) is not None:
         return Given(f"{minutes}{CLOCK_UNIT}", None, rough, value)
+    if (day := weekday_number(text)) is not None:
+        return Given(f"{day}{WEEKDAY_UNIT}", None, rough, value)
+    if cell_days(text) is not None:  # 周一至周三, 工作日, 周六至周一: a run of days, as cells write
+        return Given(text, parse_condition(text), rough, value)
     text = read_numerals(_scaled(_signed(_latin_magnitudes(text, unit))))
     text = in_magnitude(text, unit) if unit[:1] and unit[:1] in MAGNITUDE_CHARS \
         else magnified(text)
@@ -293,6 +299,8 @@ def covers(cond: Condition, span: Condition) -> bool:
     """Whether every value of `span` satisfies the cell's condition `cond` (numeric or any)."""
     if cond.kind == "any":
         return True
+    if cond.weekday and span.weekday:  # 周六至周一 within 周五至周一: as days, which wrap
+        return days_in(span.lo, span.hi) <= days_in(cond.lo, cond.hi)
     low = span.lo > cond.lo or (span.lo == cond.lo and (cond.lo_incl or not span.lo_incl))
     high = span.hi < cond.hi or (span.hi == cond.hi and (cond.hi_incl or not span.hi_incl))
     return low and high
@@ -302,6 +310,8 @@ def meets(cond: Condition, span: Condition) -> bool:
     """Whether some value of `span` satisfies the cell's condition `cond`."""
     if cond.kind == "any":
         return True
+    if cond.weekday and span.weekday:
+        return bool(days_in(span.lo, span.hi) & days_in(cond.lo, cond.hi))
     lo, lo_incl = max((cond.lo, cond.lo_incl), (span.lo, span.lo_incl),
                       key=lambda e: (e[0], not e[1]))
     hi, hi_incl = min((cond.hi, cond.hi_incl), (span.hi, span.hi_incl),

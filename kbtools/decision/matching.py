@@ -52,6 +52,7 @@ from kbtools.decision.refusals import (
     span_error,
 )
 from kbtools.decision.units import scale, unit_group
+from kbtools.decision.weekdays import WEEKDAY_UNIT, day_name, weekday_mismatch
 from kbtools.errors import TableError
 
 NO_MATCH_MESSAGE = "no rule matches, needs human review"
@@ -349,6 +350,7 @@ def cell_reason(cond: Condition, value: str, number: float | None, ok: bool,
         rel = "equals" if ok else "does not equal"
         return f"'{shown}' {rel} '{cond.raw.strip()}' (text, case-insensitive)"
     said = clock_text(number) if cond.clock else format_number(number)  # 9:05, not 545
+    said = day_name(number, lang == "zh") if cond.weekday else said  # 周三, not 3
     if zh:
         return f"{said} {'满足' if ok else '不满足'} {cond.describe(lang)}"
     return f"{said} {'is' if ok else 'is not'} {cond.describe()}"
@@ -401,6 +403,9 @@ def _input_numbers(table: DecisionTable, reads: Mapping[int, Given],
         if i in table.numeric and read.span is not None:  # in the column's unit already
             numbers[i] = None
             ends = [x for x in (read.span.lo, read.span.hi) if math.isfinite(x)]
+            if read.span.weekday != (unit == WEEKDAY_UNIT):  # 周一至周三 against 天, or 1-3
+                raise InputError(where, table.header[i], shown, unit, said=(
+                    weekday_mismatch(unit, False), weekday_mismatch(unit, True)))
             if _fraction_of_percent(table, i, value, unit, ends):  # 0.85-0.95: as 0.9 is
                 raise InputError(where, table.header[i], shown, unit,
                                  said=fraction_range(ends, unit))
@@ -411,7 +416,7 @@ def _input_numbers(table: DecisionTable, reads: Mapping[int, Given],
         if i in table.numeric and (problem := input_unit_problem(value, unit)):
             # why, of the value as read (1年半 is 1.5年), quoting it as given (30 degrees F)
             raise InputError(where, table.header[i], shown if parse_number(shown) is not None
-                             or value.endswith(CLOCK_UNIT) else value, unit,  # 9:00, not 540
+                             or value.endswith((CLOCK_UNIT, WEEKDAY_UNIT)) else value, unit,  # 9:00
                              said=(problem, input_unit_problem(value, unit, "zh") or problem))
         if i in table.numeric and _fraction_of_percent(table, i, value, unit):
             raise InputError(where, table.header[i], shown, unit, fraction=True)

@@ -406,7 +406,8 @@ def _inferred_columns(header: tuple[str, ...], conditions: Conditions, name: str
     lead = []
     for i in range(len(header)):
         if not _numeric_column(conditions, i) or any(
-                r[i].kind == "text" or (r[i].kind == "range" and r[i].lo > r[i].hi and not r[i].clock)
+                r[i].kind == "text" or (r[i].kind == "range" and r[i].lo > r[i].hi
+                                              and not (r[i].clock or r[i].weekday))
                 for r in conditions):
             break
         lead.append(i)
@@ -480,6 +481,6 @@ def _check_numeric_columns(header: tuple[str, ...], conditions: Conditions,
                 raise site.error(f"row {n}, column {header[i]}: '{c.raw.strip()}' is not a "
                                  "numeric condition (expected <x, ≤x, x-y, >x, ≥x, x or *)",
                                  row=n)
-            if c.kind == "range" and c.lo > c.hi and not c.clock:  # 22:00-6:00 crosses midnight
+            if c.kind == "range" and c.lo > c.hi and not (c.clock or c.weekday):  # 22:00-6:00
                 raise site.error(f"row {n}, column {header[i]}: range '{c.raw.strip()}' runs "
                                  "backwards (write the smaller number first)", row=n)

@@ -40,6 +40,7 @@ from kbtools.decision.given import read_given
 from kbtools.decision.model import name_parts
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.decision.units import bare_degrees, degrees_fit, scale
+from kbtools.decision.weekdays import WEEKDAY_UNIT
 from kbtools.decision.words import APPROX_AFTER
 from kbtools.index.tokenize import to_simplified
 from kbtools.query.fillers import EN_NUMERALS, strip_fillers
@@ -191,8 +192,12 @@ def read_inputs(question: str, table: DecisionTable,
                              _tails(names[i], wholes[i]))
              for i in table.inputs}
     said: dict[str, tuple[str, str]] = {}  # input column → a value said of another thing
-    clocks = [i for i in table.inputs if i in table.numeric and
-              column_unit(table.header[i], (r[i] for r in table.rows)) == CLOCK_UNIT]
+    units = {i: column_unit(table.header[i], (r[i] for r in table.rows)) for i in table.inputs
+             if i in table.numeric}
+    clocks = [i for i, unit in units.items() if unit == CLOCK_UNIT]
+    # a column of days of the week (周一至周五) takes no number from a question: 星期3 is no
+    # day these read, and a day said (周三) is not read from questions yet
+    blocked.update(i for i, unit in units.items() if unit == WEEKDAY_UNIT)
     if clocks:  # 早上8点半, 21:30, ``9:05 pm``: a time of day, not the numbers 8 and 30
         times = times_in(text)
         claimed.update(n for n, x in enumerate(found_numbers)
@@ -206,7 +211,7 @@ def read_inputs(question: str, table: DecisionTable,
                 conflicts[table.header[i]] = (at[0], at[1])
         blocked.update(clocks)  # no number is given a column of times by its name or unit
     for i in table.inputs:  # numbers right after the column's name
-        if i not in table.numeric or i in clocks:
+        if i not in table.numeric or i in clocks or i in blocked:
             continue
         # a part that also names another input names neither (温度 of 土壤温度 and 空气温度)
         others = {n for j in table.inputs if j != i for n in names[j]}

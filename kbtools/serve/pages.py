@@ -496,8 +496,8 @@ def _unit(header: str) -> str:
 def _table_view(dt: DecisionTable, n: int, values: dict[int, str]) -> dict[str, Any]:
     return {"n": n, "label": dt.label(), "header": dt.header, "rows": dt.rows,
             "cols": columns_key(dt),
-            "inputs": [{"i": i, "name": dt.header[i], "unit": _unit(dt.header[i]),
-                        "numeric": i in dt.numeric, "value": values.get(i, "")}
+            "inputs": [{"i": i, "name": dt.header[i], "unit": _unit(dt.header[i]), "value": values.get(
+                i, ""), "numeric": i in dt.numeric and not any(r[i].weekday for r in dt.conditions)}
                        for i in dt.inputs],
             "outputs": [dt.header[i] for i in dt.outputs]}
 

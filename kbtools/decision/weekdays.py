@@ -1,0 +1,135 @@
+"""Days of the week in decision tables: a cell (``周一至周五``, ``周六、周日``, ``工作日``,
+``周末``, ``Mon-Fri``, ``Sat, Sun``, ``周五至周一``, which wraps the week) and an input (``周三``,
+``星期三``, ``礼拜天``, ``Wednesday``, ``Wed``) read as days numbered 1 (Monday) to 7 (Sunday)
+and compared as such.
+
+A cell's days are written as one range of those numbers (``1-5``; ``5-1`` wraps the week; one
+day is ``3-3``), which `conditions` parses as it parses any range and marks `weekday`; a column
+whose cells write days has the unit `WEEKDAY_UNIT` (`conditions.column_unit`). An input there
+is read as a day (`weekday_number`) and written as its number with that unit; a number given
+to a column of days, or a day to a column of numbers, is refused (`weekday_mismatch`). Days
+that are no one run of the week (``周一、周三``) are no condition. Pure: the standard library
+only.
+"""
+
+from __future__ import annotations
+
+import re
+
+WEEKDAY_UNIT = "周内日"  # the unit of a column of days of the week, and of an input read as one
+
+_ZH_DAY = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "日": 7, "天": 7, "七": 7}
+_EN_DAY = {"mon": 1, "tue": 2, "wed": 3, "thu": 4, "fri": 5, "sat": 6, "sun": 7}
+_ZH_NAMES = "一二三四五六日"
+_EN_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+# named runs of days (工作日 is Monday to Friday)
+_NAMED = {"工作日": (1, 5), "周末": (6, 7), "双休日": (6, 7), "weekdays": (1, 5),
+          "weekday": (1, 5), "weekends": (6, 7), "weekend": (6, 7), "每天": (1, 7),
+          "每日": (1, 7), "daily": (1, 7), "every day": (1, 7)}
+
+_ZH = r"(?:周|星期|礼拜|週|禮拜)"
+_EN = (r"(?:mon(?:day)?|tue(?:s|sday)?|wed(?:s|nesday)?|thu(?:r|rs|rsday)?|fri(?:day)?"
+       r"|sat(?:urday)?|sun(?:day)?)s?\.?(?![a-z])")
+_ZH_NUM = "[一二三四五六七日天]"
+# one day said alone (an input, or a cell of one day)
+_ONE = re.compile(rf"^(?:{_ZH}(?P<zh>{_ZH_NUM})|(?P<en>{_EN}))$", re.IGNORECASE)
+# the days a cell writes: a day, Chinese days glued (周六日), a run (周一至周五, 周一至五,
+# Mon-Fri) or a named run, one after another
+_ITEM = re.compile(
+    rf"\s*(?:{_ZH}(?P<zh>{_ZH_NUM}{{1,7}})|(?P<en>{_EN})|(?P<named>{'|'.join(_NAMED)}))"
+    rf"(?:\s*(?:至|到|~|-|–|—|\bto\b|\bthrough\b|\bthru\b)\s*"
+    rf"(?:{_ZH}?(?P<zh2>{_ZH_NUM})|(?P<en2>{_EN})))?\s*", re.IGNORECASE)
+_SEP = re.compile(r"(?:、|,|，|/|;|；|&|和|及|与|\band\b)")
+
+
+def _en(word: str) -> int:
+    return _EN_DAY[word.casefold()[:3]]
+
+
+def weekday_number(text: str) -> int | None:
+    """The day of the week `text` (a normalised input) says, 1 (Monday) to 7 (Sunday):
+    ``周三``, ``星期三``, ``礼拜天``, ``Wednesday``, ``Wed``; None when it says none."""
+    m = _ONE.match(text.strip())
+    if m is None:
+        return None
+    return _ZH_DAY[m.group("zh")] if m.group("zh") else _en(m.group("en"))
+
+
+def _days(m: re.Match[str]) -> set[int] | None:
+    """The days one item of a cell (`_ITEM`) names; None when it names no run."""
+    if m.group("named"):
+        lo, hi = _NAMED[m.group("named").casefold()]
+        first = last = None
+    elif m.group("zh"):
+        glued = [_ZH_DAY[c] for c in m.group("zh")]
+        if len(glued) > 1:
+            return None if m.group("zh2") or m.group("en2") else set(glued)
+        first = last = glued[0]
+    else:
+        first = last = _en(m.group("en"))
+    if m.group("named"):
+        return set(range(lo, hi + 1))
+    if m.group("zh2") or m.group("en2"):
+        last = _ZH_DAY[m.group("zh2")] if m.group("zh2") else _en(m.group("en2"))
+    assert first is not None and last is not None
+    span = (last - first) % 7
+    return {(first - 1 + k) % 7 + 1 for k in range(span + 1)}
+
+
+def cell_days(text: str) -> str | None:
+    """`text` (a normalised cell) as the range of day numbers it writes (``周一至周五`` →
+    ``1-5``, ``周五至周一`` → ``5-1``, ``周三`` → ``3-3``, ``周六、周日`` → ``6-7``); None when
+    it writes no days, or days that are no one run of the week (``周一、周三``)."""
+    days: set[int] = set()
+    at = 0
+    while True:
+        m = _ITEM.match(text, at)
+        if m is None or (named := _days(m)) is None:
+            return None
+        days |= named
+        at = m.end()
+        if at == len(text):
+            break
+        sep = _SEP.match(text, at)
+        if sep is None:
+            return None
+        at = sep.end()
+    if len(days) == 7:
+        return "1-7"
+    starts = [d for d in days if (d - 2) % 7 + 1 not in days]
+    if len(starts) != 1:
+        return None
+    last = starts[0]
+    while last % 7 + 1 in days:
+        last = last % 7 + 1
+    return f"{starts[0]}-{last}"
+
+
+def days_in(lo: float, hi: float) -> frozenset[int]:
+    """The days of the run from `lo` to `hi` (wrapping the week when `lo` > `hi`)."""
+    first, last = int(lo), int(hi)
+    return frozenset((first - 1 + k) % 7 + 1 for k in range((last - first) % 7 + 1))
+
+
+def day_name(x: float, zh: bool) -> str:
+    """Day `x` (1 to 7) as said: ``周三``, or ``Wed``."""
+    return f"周{_ZH_NAMES[int(x) - 1]}" if zh else _EN_NAMES[int(x) - 1]
+
+
+def days_text(lo: float, hi: float, zh: bool) -> str:
+    """The run of days from `lo` to `hi` (wrapping the week when `lo` > `hi`) as a condition
+    says it: ``周一至周五``, ``in Mon–Fri``, ``周三``, ``Wed``."""
+    if lo == hi:
+        return day_name(lo, zh)
+    return f"{day_name(lo, zh)}至{day_name(hi, zh)}" if zh else \
+        f"in {day_name(lo, zh)}–{day_name(hi, zh)}"
+
+
+def weekday_mismatch(column: str, zh: bool) -> str:
+    """Why a value is refused where a day of the week and a column of other values meet: the
+    column (unit `column`) holds days and the value is none, or the other way round."""
+    if column == WEEKDAY_UNIT:
+        return "这一列是星期几（如 周三、星期三）" if zh else \
+            "the column holds days of the week (such as Wednesday or 周三)"
+    return f"这是星期几，这一列是{column or '数值'}" if zh else \
+        f"it is a day of the week; the column holds {column or 'numbers'}"
