@@ -164,3 +164,26 @@ def test_search_evaluates_a_table_on_a_time_the_question_says(duty_index, questi
     ev = top_evaluation(duty_index, question, "duty-0.md")
     assert (ev["inputs"], ev["row"]) == ({"到达时间": given}, row)
     assert ev["status"] == ("match" if row else "no_match")
+
+
+@pytest.mark.parametrize(("value", "want"), [
+    ("23:00-1:00", ["夜班"]), ("23:00~2:00", ["夜班"]), ("1:00-3:00", ["夜班"]),
+    ("22:00-6:00", ["夜班"]), ("9:00-10:00", ["白班"]),
+])
+def test_a_range_of_times_given_is_read_round_midnight(value, want):
+    """A range given across midnight was turned round (23:00-1:00 read as 1:00-23:00, "row 1
+    holds part of it") and a range inside a cell's across-midnight part matched no row
+    (1:00-3:00 against 22:00-6:00)."""
+    assert _answer(SHIFTS, value) == want
+
+
+@pytest.mark.parametrize(("table", "value", "why"), [
+    (SHIFTS, "21:00-23:00", "only part of which a rule holds"),
+    (SHIFTS, "17:00-23:00", "over more than one rule"),
+    (SHIFTS, "8-9", "holds times of day"),  # minutes 8 to 9 answered no row
+    (HOURS, "8:00-9:00", "it is a time of day"),
+])
+def test_a_range_of_times_refused_says_why(table, value, why):
+    with pytest.raises(TableError) as refused:
+        _answer(table, value)
+    assert why in str(refused.value)

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from kbtools.decision.clock import CLOCK_UNIT, clock_minutes
+from kbtools.decision.clock import CLOCK_UNIT, DAY, clock_minutes
 from kbtools.decision.conditions import (
     Condition,
     format_number,
@@ -105,7 +105,8 @@ def read_given(value: str, numeric: bool, unit: str = "") -> Given:
     if parse_number(text) is not None:
         return Given(text, None, rough, value)
     span = parse_condition(text)
-    if span.kind == "range" and span.lo > span.hi:  # 25-18度: the range from 18 to 25
+    if span.kind == "range" and span.lo > span.hi and not span.clock:  # 25-18度: 18 to 25
+        # (23:00-1:00 is the two hours across midnight, as a cell writes them: `_circle`)
         span = replace(span, lo=span.hi, hi=span.lo, lo_incl=span.hi_incl, hi_incl=span.lo_incl)
     return Given(text, span if span.is_rangeish else None, rough, value)
 
@@ -295,12 +296,23 @@ def whole(span: Condition) -> Condition:
                    hi_incl=math.isfinite(hi))
 
 
+def _circle(c: Condition) -> list[Condition]:
+    """A condition on times of day as pieces within one day: a range across midnight
+    (22:00-6:00) its part before midnight and its part after; another, itself."""
+    if c.clock and c.kind == "range" and c.lo > c.hi:
+        return [replace(c, hi=float(DAY), hi_incl=False), replace(c, lo=0.0, lo_incl=True)]
+    return [c]
+
+
 def covers(cond: Condition, span: Condition) -> bool:
     """Whether every value of `span` satisfies the cell's condition `cond` (numeric or any)."""
     if cond.kind == "any":
         return True
     if cond.weekday and span.weekday:  # 周六至周一 within 周五至周一: as days, which wrap
         return days_in(span.lo, span.hi) <= days_in(cond.lo, cond.hi)
+    if cond.clock and span.clock and (len(_circle(cond)) > 1 or len(_circle(span)) > 1):
+        # 23:00-1:00 within 22:00-6:00: each piece of the day it holds in one of the cell's
+        return all(any(covers(c, s) for c in _circle(cond)) for s in _circle(span))
     low = span.lo > cond.lo or (span.lo == cond.lo and (cond.lo_incl or not span.lo_incl))
     high = span.hi < cond.hi or (span.hi == cond.hi and (cond.hi_incl or not span.hi_incl))
     return low and high
@@ -312,6 +324,8 @@ def meets(cond: Condition, span: Condition) -> bool:
         return True
     if cond.weekday and span.weekday:
         return bool(days_in(span.lo, span.hi) & days_in(cond.lo, cond.hi))
+    if cond.clock and span.clock and (len(_circle(cond)) > 1 or len(_circle(span)) > 1):
+        return any(meets(c, s) for c in _circle(cond) for s in _circle(span))
     lo, lo_incl = max((cond.lo, cond.lo_incl), (span.lo, span.lo_incl),
                       key=lambda e: (e[0], not e[1]))
     hi, hi_incl = min((cond.hi, cond.hi_incl), (span.hi, span.hi_incl),

@@ -19,7 +19,7 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import unquote
 
-from kbtools.decision.clock import CLOCK_UNIT, clock_text
+from kbtools.decision.clock import CLOCK_UNIT, clock_mismatch, clock_text
 from kbtools.decision.conditions import (
     Condition,
     column_key,
@@ -406,6 +406,9 @@ def _input_numbers(table: DecisionTable, reads: Mapping[int, Given],
             if read.span.weekday != (unit == WEEKDAY_UNIT):  # 周一至周三 against 天, or 1-3
                 raise InputError(where, table.header[i], shown, unit, said=(
                     weekday_mismatch(unit, False), weekday_mismatch(unit, True)))
+            if read.span.clock != (unit == CLOCK_UNIT):  # 8-9 against 9:00, or 8:00-9:00 against 小时
+                raise InputError(where, table.header[i], shown, unit, said=(
+                    clock_mismatch(unit, False), clock_mismatch(unit, True)))
             if _fraction_of_percent(table, i, value, unit, ends):  # 0.85-0.95: as 0.9 is
                 raise InputError(where, table.header[i], shown, unit,
                                  said=fraction_range(ends, unit))
