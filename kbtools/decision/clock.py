@@ -38,14 +38,23 @@ def cell_minutes(text: str) -> str | None:
     return None if bad or out == text else out
 
 
+def unit_mismatch(column: str, unit: str, kind: tuple[str, str, str], such: tuple[str, str],
+                  zh: bool) -> str:
+    """Why a value is refused where values in `unit` (a time of day, a day of the week: their
+    `kind`, in Chinese, one and several in English, and examples, `such`) and a column of
+    other values meet: the column (unit `column`) holds them and the value is none, or the
+    other way round."""
+    if column == unit:
+        return f"这一列是{kind[0]}（如 {such[0]}）" if zh else \
+            f"the column holds {kind[2]} (such as {such[1]})"
+    return f"这是{kind[0]}，这一列是{column or '数值'}" if zh else \
+        f"it is {kind[1]}; the column holds {column or 'numbers'}"
+
+
 def clock_mismatch(column: str, zh: bool) -> str:
-    """Why a value is refused where a time of day and a column of other numbers meet: the
-    column (unit `column`) holds times and the value is none, or the other way round."""
-    if column == CLOCK_UNIT:
-        return "这一列是时刻（如 9:00、下午3点）" if zh else \
-            "the column holds times of day (such as 9:00 or 3 pm)"
-    return f"这是时刻，这一列是{column or '数值'}" if zh else \
-        f"it is a time of day; the column holds {column or 'numbers'}"
+    """`unit_mismatch` of a time of day."""
+    return unit_mismatch(column, CLOCK_UNIT, ("时刻", "a time of day", "times of day"),
+                         ("9:00、下午3点", "9:00 or 3 pm"), zh)
 
 
 def clock_text(x: float) -> str:

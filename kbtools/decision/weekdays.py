@@ -8,13 +8,15 @@ day is ``3-3``), which `conditions` parses as it parses any range and marks `wee
 whose cells write days has the unit `WEEKDAY_UNIT` (`conditions.column_unit`). An input there
 is read as a day (`weekday_number`) and written as its number with that unit; a number given
 to a column of days, or a day to a column of numbers, is refused (`weekday_mismatch`). Days
-that are no one run of the week (``周一、周三``) are no condition. Pure: the standard library
-only.
+that are no one run of the week (``周一、周三``) are no condition. Pure: the standard library and
+`clock` (the words of a refusal, `clock.unit_mismatch`).
 """
 
 from __future__ import annotations
 
 import re
+
+from kbtools.decision.clock import unit_mismatch
 
 WEEKDAY_UNIT = "周内日"  # the unit of a column of days of the week, and of an input read as one
 
@@ -126,10 +128,6 @@ def days_text(lo: float, hi: float, zh: bool) -> str:
 
 
 def weekday_mismatch(column: str, zh: bool) -> str:
-    """Why a value is refused where a day of the week and a column of other values meet: the
-    column (unit `column`) holds days and the value is none, or the other way round."""
-    if column == WEEKDAY_UNIT:
-        return "这一列是星期几（如 周三、星期三）" if zh else \
-            "the column holds days of the week (such as Wednesday or 周三)"
-    return f"这是星期几，这一列是{column or '数值'}" if zh else \
-        f"it is a day of the week; the column holds {column or 'numbers'}"
+    """`clock.unit_mismatch` of a day of the week."""
+    return unit_mismatch(column, WEEKDAY_UNIT, ("星期几", "a day of the week", "days of the week"),
+                         ("周三、星期三", "Wednesday or 周三"), zh)
