@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from kbtools.cli import main
 from kbtools.engine import expr
-from kbtools.query.filter_kinds import fold, member_class
+from kbtools.query.filter_kinds import boolean_of, fold, member_class
 from kbtools.query.filters import number_key, order_number, value_matches
 from tests.milvus_server import facts_collection, milvus, published_repo  # noqa: F401 - fixture
 
@@ -53,7 +53,8 @@ def test_values_never_change_the_structure(key, value, op):
     cls = member_class(value)  # a number that is no version, 0. or 1e5, has no version key;
     # a year beside dates, 2024, its period's too; a quantity, 0A, its own
     shaped = {"n": "1e0", "m": "1", "y": "2024", "q": "1kW"}
-    benign = expr.condition("k", op, shaped.get(cls, "1" if number is not None else "x"))
+    benign = expr.condition("k", op, shaped.get(cls, "1" if number is not None else "x")
+                            if boolean_of(value) is None else "yes")  # a YAML boolean's too
     assert _skeleton(got) == _skeleton(benign)
     read = [_unquote(lit) for lit in LITERAL.findall(got)]
     assert key in read
