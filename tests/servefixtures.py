@@ -215,3 +215,18 @@ def synced_device(base: Path) -> tuple[Path, Path, Path]:
     dev = base / "device"
     sync(str(art), dev)
     return root, art, dev
+
+
+NOTE = "knowledge/crops/stripe-rust-note.md"  # the document `second_release` adds (NEW_DOC)
+
+
+def second_release(root: Path, art: Path, extra: dict[str, str] | None = None) -> str:
+    """The served repo's next release: NEW_DOC added at `NOTE` (and `extra`'s files, by path
+    under the repo), committed, built and released to `art`; its tag. A device syncs it."""
+    (root / NOTE).write_text(NEW_DOC, encoding="utf-8")
+    for rel, text in (extra or {}).items():
+        (root / rel).write_text(text, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "note")
+    build(load_config(root), BuildOptions(progress=False))
+    return make_release(root, load_config(root).path("dist"), remote=str(art)).tag

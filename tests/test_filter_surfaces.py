@@ -17,6 +17,7 @@ import re
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -202,6 +203,11 @@ def test_mcp_names_its_where_parameter_and_the_filter_that_leaves_nothing(dist, 
 
 # --- a list, one value and no value filter as documented ----------------------------------
 
+def names(results: list[dict[str, Any]]) -> set[str]:
+    """The documents of search results, by file stem (``alpha``, ``good``)."""
+    return {Path(r["doc"]).stem for r in results}
+
+
 @pytest.mark.parametrize(("where", "docs"), [
     ("crop=小麦", {"alpha", "beta"}),  # a member of the list, the one value
     ("crop!=小麦", {"gamma", "good"}),  # no member is: the list holding it is left out
@@ -219,9 +225,6 @@ def test_mcp_names_its_where_parameter_and_the_filter_that_leaves_nothing(dist, 
 ])
 def test_a_list_a_value_and_no_value_filter_as_documented_on_every_surface(dist, client,
                                                                             where, docs):
-    def names(results):
-        return {Path(r["doc"]).stem for r in results}
-
     local = search(open_index(dist), Q, k=10, where=[where], keep_results=True).to_dict()
     assert names(local["results"]) == docs
     api = client.get("/api/search", params={"q": Q, "k": 10, "where": where}).json()
@@ -266,9 +269,6 @@ def test_the_filters_named_are_exactly_why_nothing_is_left(dist, where, verified
 ])
 def test_values_a_comma_apart_and_keys_with_a_blank_on_every_surface(dist, client, tmp_path,
                                                                       where, docs):
-    def names(results):
-        return {Path(r["doc"]).stem for r in results}
-
     local = search(open_index(dist), Q, k=10, where=[where], keep_results=True).to_dict()
     assert names(local["results"]) == docs
     api = client.get("/api/search", params={"q": Q, "k": 10, "where": where}).json()

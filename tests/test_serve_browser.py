@@ -18,18 +18,8 @@ from urllib.parse import quote
 
 import pytest
 from browserfixtures import REPO, browser, needs_chromium, page, serve, start_browser
-from servefixtures import (
-    NEW_DOC,
-    contrast,
-    git,
-    img_size,
-    navigate,
-    synced_device,
-)
+from servefixtures import contrast, img_size, navigate, second_release, synced_device
 
-from kbtools.build.pipeline import BuildOptions, build
-from kbtools.config import load_config
-from kbtools.ship.release import make_release
 from kbtools.ship.sync import sync
 
 ARTIFACTS = Path(os.environ.get("KB_TEST_ARTIFACTS") or REPO / "test-artifacts")
@@ -184,22 +174,18 @@ def test_sync_to_a_second_release_switches_the_page(page, server, device):
     assert before.startswith("kb-r")
     docs = [a.get_attribute("data-doc") for a in page.find_elements(By.CSS_SELECTOR, "article.result")]
     assert "knowledge/crops/stripe-rust-note.md" not in docs
-    (root / "knowledge" / "crops" / "stripe-rust-note.md").write_text(NEW_DOC, encoding="utf-8")
-    git(root, "add", "-A")
-    git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "note")
-    build(load_config(root), BuildOptions(progress=False))
-    second = make_release(root, load_config(root).path("dist"), remote=str(art))
-    assert sync(str(art), dev).tag == second.tag != before
+    second = second_release(root, art)
+    assert sync(str(art), dev).tag == second != before
     page.refresh()
-    assert page.find_element(By.CSS_SELECTOR, ".served-release .tag").text == second.tag
+    assert page.find_element(By.CSS_SELECTOR, ".served-release .tag").text == second
     first = page.find_element(By.CSS_SELECTOR, "article.result")
     assert first.get_attribute("data-doc") == "knowledge/crops/stripe-rust-note.md"
     page.get(server + "/release")
-    assert page.find_element(By.CSS_SELECTOR, ".served-tag").text == second.tag
+    assert page.find_element(By.CSS_SELECTOR, ".served-tag").text == second
     kept = page.find_element(By.CSS_SELECTOR, "table.releases").text
-    assert before in kept and second.tag in kept
+    assert before in kept and second in kept
     changes = page.find_element(By.CSS_SELECTOR, "section.changes")  # the diff page
-    assert f"{before} → {second.tag}" in changes.text
+    assert f"{before} → {second}" in changes.text
     added = changes.find_elements(By.CSS_SELECTOR, "p.added a")
     assert [a.text for a in added] == ["小麦条锈病夏季巡查补充说明"]
     with urllib.request.urlopen(f"{server}/api/diff") as resp:

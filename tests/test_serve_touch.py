@@ -10,9 +10,8 @@ from urllib.parse import quote
 
 import pytest
 from browserfixtures import browser, needs_chromium, page, serve
-from servefixtures import NEW_DOC, git, make_served_repo, navigate, zh_doc
+from servefixtures import make_served_repo, navigate, second_release, zh_doc
 
-from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.ship.release import make_release
 from kbtools.ship.sync import sync
@@ -63,12 +62,7 @@ def device(tmp_path_factory):
     art = base / "art.git"
     subprocess.run(["git", "init", "-q", "--bare", str(art)], check=True)
     make_release(root, load_config(root).path("dist"), remote=str(art))
-    (root / "knowledge" / "crops" / "stripe-rust-note.md").write_text(NEW_DOC, encoding="utf-8")
-    (root / "knowledge" / "crops" / "sprayer-table.md").write_text(WIDE, encoding="utf-8")
-    git(root, "add", "-A")
-    git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "more")
-    build(load_config(root), BuildOptions(progress=False))
-    make_release(root, load_config(root).path("dist"), remote=str(art))
+    second_release(root, art, {"knowledge/crops/sprayer-table.md": WIDE})
     dev = base / "device"
     sync(str(art), dev)
     return dev
