@@ -355,7 +355,7 @@ def footnotes(tokens: list[Token], offset: int) -> dict[str, tuple[int, str]]:
     below it): label -> (file line, its text as a reader reads it); `offset` as `_Builder`'s."""
     out: dict[str, tuple[int, str]] = {}
     label: str | None = None
-    line, texts = 0, []
+    line, texts = 0, list[str]()
     for tok in tokens:
         if tok.type == "footnote_reference_open":
             label, texts = str(tok.meta.get("label", "")), []
