@@ -88,3 +88,17 @@ def test_a_question_about_a_footnote_finds_its_row(noted_dist, question, doc, li
     top = res.results[0]
     assert (top.kind, top.doc, top.line_start, top.line_end) == ("table_row", doc, line, line)
     assert top.extra["notes"][0]["line"] == line + 7
+
+
+@pytest.mark.parametrize(("written", "read"), [
+    ("- 见 **[[泵手册]]** 与 ~~[[pump|水泵]]~~，命令 `[[code]]` 原样",
+     "- 见 **泵手册** 与 水泵，命令 `[[code]]` 原样"),
+    ("See ==[[Pump Manual#Stop]]== and *[[pump|the pump]]*; $a[[b]]$ stays.",
+     "See Pump Manual > Stop and *the pump*; $a[[b]]$ stays."),
+], ids=["code-zh", "math-en"])
+def test_wikilinks_beside_a_code_span_holding_brackets_are_read_as_their_text(written, read):
+    """A run whose code span or formula held `[[` kept every wikilink of the run as written
+    (`**[[泵手册]]**` in the index, where Obsidian, the page and `kb check` read 泵手册): the
+    code span's `[[code]]` stays text, the wikilinks beside it are their text."""
+    chunks = chunk_document(src_of(f"---\ntitle: 读\n---\n\n# 读\n\n{written}\n", "k/read.md"))
+    assert chunks[0].text == f"# 读\n\n{read}"

@@ -21,7 +21,14 @@ from typing import Any
 from kbtools.check.docresult import DocResult
 from kbtools.check.links import Edit, Missing
 from kbtools.check.names import disk_key
-from kbtools.check.wikilinks import SETTINGS, describe, parse_wikilink, quoted, standard_link
+from kbtools.check.wikilinks import (
+    SETTINGS,
+    TEXT_INSTEAD,
+    describe,
+    parse_wikilink,
+    quoted,
+    standard_link,
+)
 from kbtools.corpus import decode, parse_source, read_source, rel_path
 from kbtools.docfiles import find_markdown
 from kbtools.errors import SourceError
@@ -72,7 +79,9 @@ def alias_hints(missing: Iterable[tuple[str, Missing]], aliases: Mapping[str, Se
     out: dict[Key, tuple[str, Edit | None]] = {}
     for doc, m in missing:
         link = parse_wikilink(m.raw) if m.wikilink else None
-        notes = aliases.get(alias_key(link.target), ()) if link and not link.embed else ()
+        # a note embedded by its alias (`![[泵手册]]`, `![[Pump Manual#停机]]`) is that
+        # note's, as linked; a picture has no alias
+        notes = aliases.get(alias_key(link.target), ()) if link and not link.image else ()
         if link is None or not notes:
             continue
         here = posixpath.dirname(doc) or "."
@@ -87,7 +96,8 @@ def alias_hints(missing: Iterable[tuple[str, Missing]], aliases: Mapping[str, Se
         out[(doc, m.line, m.col)] = (
             f"{describe(link)}; {quoted(link.target)} is an alias (front matter `aliases`) of "
             f"{quoted(posixpath.relpath(notes[0], here))}: `kb check --fix` writes "
-            f"{quoted(new)} ({SETTINGS})", Edit(m.line, m.col, m.raw, new, wikilink=True))
+            f"{quoted(new)}{TEXT_INSTEAD if link.embed else ''} ({SETTINGS})",
+            Edit(m.line, m.col, m.raw, new, wikilink=True))
     return out
 
 
