@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from starlette.testclient import TestClient
 
 from kbtools.build.pipeline import BuildOptions, build
+from kbtools.check import aliases
 from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.serve.app import create_app
@@ -104,3 +105,31 @@ def test_a_page_links_a_note_embedded_by_its_alias(tmp_path):
     assert f'href="{manual}#{quote("停机")}"' in page and ">Pump Manual &gt; 停机</a>" in page
     assert "<strong><a href" in page and ">手册</a></mark>" in page
     assert "两处" in page and "![[两处]]" not in page
+
+
+def test_a_warm_check_reads_no_front_matter_again_for_aliases(tmp_path, monkeypatch):
+    """A check with one wikilink naming no file read and parsed every document's front
+    matter again to look for aliases (1,222 documents: ~0.2 s of a ~0.7 s warm check). The
+    aliases now come with each document's check result (cached with it): a warm check
+    parses none again, and says the same."""
+    repo = _repo(tmp_path / "kb")
+    monkeypatch.chdir(repo)
+    first = CliRunner().invoke(main, ["check", "knowledge"]).stdout
+    parsed: list[str] = []
+    real = aliases.parse_source
+
+    def counting(text, path, rel, *args):
+        parsed.append(rel)
+        return real(text, path, rel, *args)
+
+    monkeypatch.setattr(aliases, "parse_source", counting)
+    assert CliRunner().invoke(main, ["check", "knowledge"]).stdout == first
+    assert "'泵手册' is an alias (front matter `aliases`) of '../设备/水泵手册.md'" in first
+    assert parsed == []
+    one = CliRunner().invoke(main, ["check", "knowledge/巡检/日常.md"]).stdout
+    assert one.splitlines() == [line for line in first.splitlines()
+                                if line.startswith("knowledge/巡检/日常.md:")]
+    assert parsed == []  # the others' aliases: from their cached results
+    (repo / "knowledge/a.md").write_text(GOOD_FM + "\n# 改\n", encoding="utf-8")
+    CliRunner().invoke(main, ["check", "knowledge/巡检/日常.md"])
+    assert parsed == ["knowledge/a.md"]  # changed since: read

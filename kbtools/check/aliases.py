@@ -3,7 +3,8 @@
 
 A wikilink naming no file (`links.Missing`, a `link-wikilink` finding "no file …") is looked
 up among the aliases of the knowledge folder's documents, once per check and only when there
-is one to look up, letter case ignored as Obsidian ignores it: one note → the finding says
+is one to look up (the aliases of the documents the check read come with their results,
+cached with them: only the others are read), letter case ignored as Obsidian ignores it: one note → the finding says
 whose alias it is and `kb check --fix` writes the standard link to that note (its text the
 alias, or the wikilink's label); several → they are named, none chosen. A rename hint from
 Git history (`kbtools.check.renames`) is told first. A device's page links the same
@@ -21,6 +22,7 @@ from typing import Any
 from kbtools.check.docresult import DocResult
 from kbtools.check.links import Edit, Missing
 from kbtools.check.names import disk_key
+from kbtools.check.results_cache import ResultsCache
 from kbtools.check.wikilinks import (
     SETTINGS,
     TEXT_INSTEAD,
@@ -36,6 +38,7 @@ from kbtools.findings import Finding, finding
 
 KEYS = ("aliases", "alias")  # front-matter keys of a note's other names
 Key = tuple[str, int, int]  # (linking document, line, column)
+Walked = tuple[Sequence[Path], Sequence[Path]]  # a check's paths, the documents found there
 
 
 def note_aliases(meta: Mapping[str, Any]) -> list[str]:
@@ -56,18 +59,53 @@ def alias_key(name: str) -> str:
     return disk_key(name.strip())
 
 
-def read_aliases(knowledge: Path, root: Path, max_bytes: int) -> dict[str, list[str]]:
+def documents_under(knowledge: Path, walked: Walked | None) -> list[Path]:
+    """The documents under `knowledge` (`find_markdown`): taken from a walk the check made
+    already, (its paths, what it found), when one of its folders holds `knowledge` where
+    no hidden folder does; else found afresh."""
+    if walked is not None:
+        where = knowledge.absolute()
+        for folder in walked[0]:
+            top = Path(folder).absolute()
+            if top.is_dir() and where.is_relative_to(top) \
+                    and not any(p.startswith(".") for p in where.relative_to(top).parts):
+                return [f for f in walked[1] if f.absolute().is_relative_to(where)]
+    return find_markdown([knowledge])
+
+
+def cached(cache: ResultsCache | None, rel: str, raw: bytes) -> list[str] | None:
+    """The aliases the results cache keeps with the check result of document `rel` as
+    `raw` (None: no entry)."""
+    entry = cache.get(rel, cache.key_for(rel, raw)) if cache is not None else None
+    names = entry.get("n") if entry is not None else None
+    return [str(n) for n in names] if isinstance(names, list) else None
+
+
+def read_aliases(knowledge: Path, root: Path, max_bytes: int,
+                 known: Mapping[str, Sequence[str]] | None = None,
+                 walked: Walked | None = None,
+                 cache: ResultsCache | None = None) -> dict[str, list[str]]:
     """Each alias (`alias_key`) of the documents under `knowledge`: their root-relative
-    paths, sorted. A document that cannot be read gives none (`kb check` names it)."""
+    paths, sorted. `known`: the aliases of documents this check read already (their
+    `DocResult.aliases`, cached with their results), by path: those are not read again;
+    `walked`: the check's own walk (`documents_under`); `cache`: the results cache, whose
+    entry of an unchanged document (`kb check FILE` of one) holds its aliases. A document
+    that cannot be read gives none (`kb check` names it)."""
+    known = known or {}
     found: dict[str, set[str]] = {}
-    for path in find_markdown([knowledge]):
+    for path in documents_under(knowledge, walked):
         rel = rel_path(path, root)
-        try:
-            text, _ = decode(read_source(path, root, max_bytes))
-            meta = parse_source(text, path, rel).meta
-        except (SourceError, RecursionError):  # as `anchors.read_slugs` reads a document
-            continue
-        for alias in note_aliases(meta):
+        if rel in known:
+            names: Sequence[str] = known[rel]
+        else:
+            try:
+                raw = read_source(path, root, max_bytes)
+                kept = cached(cache, rel, raw)
+                names = kept if kept is not None else \
+                    note_aliases(parse_source(decode(raw)[0], path, rel).meta)
+            except (SourceError, RecursionError):  # as `anchors.read_slugs` reads a document
+                continue
+        for alias in names:
             found.setdefault(alias_key(alias), set()).add(rel)
     return {key: sorted(docs) for key, docs in found.items()}
 
@@ -110,17 +148,19 @@ def retold(findings: list[Finding], told: Mapping[Key, tuple[str, Edit | None]]
 
 
 def resolve(results: list[DocResult], findings: list[Finding], knowledge: Path | None,
-            root: Path, max_bytes: int, told: Iterable[Key]
-            ) -> tuple[list[DocResult], list[Finding]]:
+            root: Path, max_bytes: int, told: Iterable[Key], walked: Walked | None = None,
+            cache: ResultsCache | None = None) -> tuple[list[DocResult], list[Finding]]:
     """`results` with the edits and `findings` with the messages of the wikilinks naming an
-    alias (not those a rename hint, `told`, explains); the aliases are read only when a
-    wikilink names no file."""
+    alias (not those a rename hint, `told`, explains); the aliases are looked up only when a
+    wikilink names no file, and read only from the documents `results` do not hold."""
     skip = set(told)
     wanted = [(r.rel, m) for r in results for m in r.missing
               if m.wikilink and (r.rel, m.line, m.col) not in skip]
     if knowledge is None or not wanted:
         return results, findings
-    hints = alias_hints(wanted, read_aliases(knowledge, root, max_bytes))
+    hints = alias_hints(wanted, read_aliases(knowledge, root, max_bytes,
+                                             {r.rel: r.aliases for r in results}, walked,
+                                             cache))
     if not hints:
         return results, findings
     edits = {rel: tuple(e for (d, _, _), (_, e) in sorted(hints.items()) if d == rel and e)
