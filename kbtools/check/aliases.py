@@ -3,9 +3,9 @@
 
 A wikilink naming no file (`links.Missing`, a `link-wikilink` finding "no file …") is looked
 up among the aliases of the knowledge folder's documents, once per check and only when there
-is one to look up (the aliases of the documents the check read come with their results,
-cached with them: only the others are read), letter case ignored as Obsidian ignores it: one note → the finding says
-whose alias it is and `kb check --fix` writes the standard link to that note (its text the
+is one to look up (those of the documents the check read come with their results, cached
+with them; only the others are read: `kb check FILE` reads them all), letter case ignored
+as Obsidian ignores it: one note → the finding says whose alias it is and `kb check --fix` writes the standard link to that note (its text the
 alias, or the wikilink's label); several → they are named, none chosen. A rename hint from
 Git history (`kbtools.check.renames`) is told first. A device's page links the same
 wikilinks through the release's documents (`kbtools.serve.source.Served.aliased`).
@@ -22,7 +22,6 @@ from typing import Any
 from kbtools.check.docresult import DocResult
 from kbtools.check.links import Edit, Missing
 from kbtools.check.names import disk_key
-from kbtools.check.results_cache import ResultsCache
 from kbtools.check.wikilinks import (
     SETTINGS,
     TEXT_INSTEAD,
@@ -73,24 +72,14 @@ def documents_under(knowledge: Path, walked: Walked | None) -> list[Path]:
     return find_markdown([knowledge])
 
 
-def cached(cache: ResultsCache | None, rel: str, raw: bytes) -> list[str] | None:
-    """The aliases the results cache keeps with the check result of document `rel` as
-    `raw` (None: no entry)."""
-    entry = cache.get(rel, cache.key_for(rel, raw)) if cache is not None else None
-    names = entry.get("n") if entry is not None else None
-    return [str(n) for n in names] if isinstance(names, list) else None
-
-
 def read_aliases(knowledge: Path, root: Path, max_bytes: int,
                  known: Mapping[str, Sequence[str]] | None = None,
-                 walked: Walked | None = None,
-                 cache: ResultsCache | None = None) -> dict[str, list[str]]:
+                 walked: Walked | None = None) -> dict[str, list[str]]:
     """Each alias (`alias_key`) of the documents under `knowledge`: their root-relative
     paths, sorted. `known`: the aliases of documents this check read already (their
     `DocResult.aliases`, cached with their results), by path: those are not read again;
-    `walked`: the check's own walk (`documents_under`); `cache`: the results cache, whose
-    entry of an unchanged document (`kb check FILE` of one) holds its aliases. A document
-    that cannot be read gives none (`kb check` names it)."""
+    `walked`: the check's own walk (`documents_under`). A document that cannot be read
+    gives none (`kb check` names it)."""
     known = known or {}
     found: dict[str, set[str]] = {}
     for path in documents_under(knowledge, walked):
@@ -99,10 +88,8 @@ def read_aliases(knowledge: Path, root: Path, max_bytes: int,
             names: Sequence[str] = known[rel]
         else:
             try:
-                raw = read_source(path, root, max_bytes)
-                kept = cached(cache, rel, raw)
-                names = kept if kept is not None else \
-                    note_aliases(parse_source(decode(raw)[0], path, rel).meta)
+                text, _ = decode(read_source(path, root, max_bytes))
+                names = note_aliases(parse_source(text, path, rel).meta)
             except (SourceError, RecursionError):  # as `anchors.read_slugs` reads a document
                 continue
         for alias in names:
@@ -148,8 +135,8 @@ def retold(findings: list[Finding], told: Mapping[Key, tuple[str, Edit | None]]
 
 
 def resolve(results: list[DocResult], findings: list[Finding], knowledge: Path | None,
-            root: Path, max_bytes: int, told: Iterable[Key], walked: Walked | None = None,
-            cache: ResultsCache | None = None) -> tuple[list[DocResult], list[Finding]]:
+            root: Path, max_bytes: int, told: Iterable[Key], walked: Walked | None = None
+            ) -> tuple[list[DocResult], list[Finding]]:
     """`results` with the edits and `findings` with the messages of the wikilinks naming an
     alias (not those a rename hint, `told`, explains); the aliases are looked up only when a
     wikilink names no file, and read only from the documents `results` do not hold."""
@@ -159,8 +146,7 @@ def resolve(results: list[DocResult], findings: list[Finding], knowledge: Path |
     if knowledge is None or not wanted:
         return results, findings
     hints = alias_hints(wanted, read_aliases(knowledge, root, max_bytes,
-                                             {r.rel: r.aliases for r in results}, walked,
-                                             cache))
+                                             {r.rel: r.aliases for r in results}, walked))
     if not hints:
         return results, findings
     edits = {rel: tuple(e for (d, _, _), (_, e) in sorted(hints.items()) if d == rel and e)
