@@ -5,8 +5,9 @@ A wikilink naming no file (`links.Missing`, a `link-wikilink` finding "no file �
 up among the aliases of the knowledge folder's documents, once per check and only when there
 is one to look up (those of the documents the check read come with their results, cached
 with them; only the others are read: `kb check FILE` reads them all), letter case ignored
-as Obsidian ignores it: one note → the finding says whose alias it is and `kb check --fix` writes the standard link to that note (its text the
-alias, or the wikilink's label); several → they are named, none chosen. A rename hint from
+as Obsidian ignores it: one note → the finding says whose alias it is and `kb check --fix`
+writes the standard link to that note (its text the alias, or the wikilink's label);
+several → they are named, none chosen. A rename hint from
 Git history (`kbtools.check.renames`) is told first. A device's page links the same
 wikilinks through the release's documents (`kbtools.serve.source.Served.aliased`).
 """
