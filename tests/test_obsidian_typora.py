@@ -71,6 +71,16 @@ def test_a_note_named_twice_in_a_row_is_said_once_and_an_undefined_one_not_at_al
     assert [n["label"] for n in row.extra["notes"]] == ["a"]
 
 
+def test_a_note_on_a_column_header_goes_with_every_row():
+    """`| 压力[^u] |` with `[^u]: 表压，单位 MPa`: the note is said of each value in that
+    column, so each row is searched with it."""
+    body = "| 部件 | 压力[^u] |\n|---|---|\n| 阀门 | 1.6[^s] |\n| 水泵 | 0.8 |\n\n" \
+           "[^u]: 表压，单位 MPa\n[^s]: 夏季\n"
+    rows = _rows(body)
+    assert [[n["text"] for n in r.extra["notes"]] for r in rows] == [["表压，单位 MPa", "夏季"],
+                                                                     ["表压，单位 MPa"]]
+
+
 @pytest.fixture(scope="module")
 def noted_dist(tmp_path_factory):
     return built_pages(tmp_path_factory.mktemp("noted"),

@@ -216,7 +216,7 @@ class FineChunks:
                 continue
             text = "\n".join(pairs)
             extra: dict[str, Any] = {"csv": name, "table_index": table.index, "row": i}
-            notes = self.row_notes(cells)
+            notes = self.row_notes((*table.cells[:len(table.header)], *cells))
             if notes:
                 extra["notes"] = notes
             said = "\n".join([text, *(n["text"] for n in notes)])
@@ -226,9 +226,10 @@ class FineChunks:
                                    extra=extra)
 
     def row_notes(self, cells: Iterable[Inline]) -> list[dict[str, Any]]:
-        """The footnotes a row's cells refer to (`见注[^1]` with `[^1]: 仅限夏季` anywhere in
-        the document), each once: {label, line, text}. A row's chunk is searched with their
-        words and cites them (`extra.notes`); its lines stay the row's."""
+        """The footnotes a row's cells, and the header's above them, refer to (`见注[^1]`
+        with `[^1]: 仅限夏季` anywhere in the document), each once: {label, line, text}. A
+        row's chunk is searched with their words and cites them (`extra.notes`); its lines
+        stay the row's."""
         labels = dict.fromkeys(label for cell in cells for label in cell.notes)
         return [{"label": label, "line": line, "text": text}
                 for label in labels if label in self.doc.notes
