@@ -30,7 +30,7 @@ from kbtools.markdown.doctree import Document, parse
 from kbtools.markdown.drawings import drawing_name, is_drawing, text_elements
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "41"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "42"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision

@@ -43,7 +43,7 @@ from kbtools.markdown.doctree import (
 from kbtools.markdown.figures import figure_parts
 from kbtools.markdown.mermaid import mermaid_graph, mermaid_kind, mermaid_text
 from kbtools.markdown.mermaid_kinds import READERS
-from kbtools.markdown.nodes import Math
+from kbtools.markdown.nodes import Inline, Math
 from kbtools.markdown.parser import CALLOUT
 from kbtools.markdown.table_lines import without_quote_marks
 from kbtools.render.formula import formula_relpath
@@ -206,17 +206,34 @@ class FineChunks:
         """Each non-empty row as `header: value` lines (a missing header is `#n`), a ditto
         mark read as the value it repeats (`read_dittos`)."""
         header = [h or f"#{i + 1}" for i, h in enumerate(table.header)]
+        at = len(table.header)  # where the row's cells start among `table.cells`
         for i, (row, line) in enumerate(zip(read_dittos(table.rows), table.row_lines,
                                             strict=True), start=1):
+            cells, at = table.cells[at:at + len(row)], at + len(row)
             pairs = [f"{header[j] if j < len(header) else f'#{j + 1}'}: {v}"
                      for j, v in enumerate(row) if v.strip()]
             if not pairs:
                 continue
             text = "\n".join(pairs)
+            extra: dict[str, Any] = {"csv": name, "table_index": table.index, "row": i}
+            notes = self.row_notes((*table.cells[:len(table.header)], *cells))
+            if notes:
+                extra["notes"] = notes
+            said = "\n".join([text, *(n["text"] for n in notes)])
             s, e = self.t.start(line), self.t.end(line)
             yield self.maker.chunk("table_row", path, s, e, text=text,
-                                   embed=f"{caption}\n{text}" if caption else text,
-                                   extra={"csv": name, "table_index": table.index, "row": i})
+                                   embed=f"{caption}\n{said}" if caption else said,
+                                   extra=extra)
+
+    def row_notes(self, cells: Iterable[Inline]) -> list[dict[str, Any]]:
+        """The footnotes a row's cells, and the header's above them, refer to (`见注[^1]`
+        with `[^1]: 仅限夏季` anywhere in the document), each once: {label, line, text}. A
+        row's chunk is searched with their words and cites them (`extra.notes`); its lines
+        stay the row's."""
+        labels = dict.fromkeys(label for cell in cells for label in cell.notes)
+        return [{"label": label, "line": line, "text": text}
+                for label in labels if label in self.doc.notes
+                for line, text in [self.doc.notes[label]] if text]
 
     # --- code, formulas, images ---------------------------------------------------------
     def code(self, code: Code, path: tuple[str, ...]) -> Chunk:

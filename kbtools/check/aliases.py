@@ -3,9 +3,11 @@
 
 A wikilink naming no file (`links.Missing`, a `link-wikilink` finding "no file …") is looked
 up among the aliases of the knowledge folder's documents, once per check and only when there
-is one to look up, letter case ignored as Obsidian ignores it: one note → the finding says
-whose alias it is and `kb check --fix` writes the standard link to that note (its text the
-alias, or the wikilink's label); several → they are named, none chosen. A rename hint from
+is one to look up (those of the documents the check read come with their results, cached
+with them; only the others are read: `kb check FILE` reads them all), letter case ignored
+as Obsidian ignores it: one note → the finding says whose alias it is and `kb check --fix`
+writes the standard link to that note (its text the alias, or the wikilink's label);
+several → they are named, none chosen. A rename hint from
 Git history (`kbtools.check.renames`) is told first. A device's page links the same
 wikilinks through the release's documents (`kbtools.serve.source.Served.aliased`).
 """
@@ -21,7 +23,14 @@ from typing import Any
 from kbtools.check.docresult import DocResult
 from kbtools.check.links import Edit, Missing
 from kbtools.check.names import disk_key
-from kbtools.check.wikilinks import SETTINGS, describe, parse_wikilink, quoted, standard_link
+from kbtools.check.wikilinks import (
+    SETTINGS,
+    TEXT_INSTEAD,
+    describe,
+    parse_wikilink,
+    quoted,
+    standard_link,
+)
 from kbtools.corpus import decode, parse_source, read_source, rel_path
 from kbtools.docfiles import find_markdown
 from kbtools.errors import SourceError
@@ -29,6 +38,7 @@ from kbtools.findings import Finding, finding
 
 KEYS = ("aliases", "alias")  # front-matter keys of a note's other names
 Key = tuple[str, int, int]  # (linking document, line, column)
+Walked = tuple[Sequence[Path], Sequence[Path]]  # a check's paths, the documents found there
 
 
 def note_aliases(meta: Mapping[str, Any]) -> list[str]:
@@ -49,18 +59,41 @@ def alias_key(name: str) -> str:
     return disk_key(name.strip())
 
 
-def read_aliases(knowledge: Path, root: Path, max_bytes: int) -> dict[str, list[str]]:
+def documents_under(knowledge: Path, walked: Walked | None) -> list[Path]:
+    """The documents under `knowledge` (`find_markdown`): taken from a walk the check made
+    already, (its paths, what it found), when one of its folders holds `knowledge` where
+    no hidden folder does; else found afresh."""
+    if walked is not None:
+        where = knowledge.absolute()
+        for folder in walked[0]:
+            top = Path(folder).absolute()
+            if top.is_dir() and where.is_relative_to(top) \
+                    and not any(p.startswith(".") for p in where.relative_to(top).parts):
+                return [f for f in walked[1] if f.absolute().is_relative_to(where)]
+    return find_markdown([knowledge])
+
+
+def read_aliases(knowledge: Path, root: Path, max_bytes: int,
+                 known: Mapping[str, Sequence[str]] | None = None,
+                 walked: Walked | None = None) -> dict[str, list[str]]:
     """Each alias (`alias_key`) of the documents under `knowledge`: their root-relative
-    paths, sorted. A document that cannot be read gives none (`kb check` names it)."""
+    paths, sorted. `known`: the aliases of documents this check read already (their
+    `DocResult.aliases`, cached with their results), by path: those are not read again;
+    `walked`: the check's own walk (`documents_under`). A document that cannot be read
+    gives none (`kb check` names it)."""
+    known = known or {}
     found: dict[str, set[str]] = {}
-    for path in find_markdown([knowledge]):
+    for path in documents_under(knowledge, walked):
         rel = rel_path(path, root)
-        try:
-            text, _ = decode(read_source(path, root, max_bytes))
-            meta = parse_source(text, path, rel).meta
-        except (SourceError, RecursionError):  # as `anchors.read_slugs` reads a document
-            continue
-        for alias in note_aliases(meta):
+        if rel in known:
+            names: Sequence[str] = known[rel]
+        else:
+            try:
+                text, _ = decode(read_source(path, root, max_bytes))
+                names = note_aliases(parse_source(text, path, rel).meta)
+            except (SourceError, RecursionError):  # as `anchors.read_slugs` reads a document
+                continue
+        for alias in names:
             found.setdefault(alias_key(alias), set()).add(rel)
     return {key: sorted(docs) for key, docs in found.items()}
 
@@ -72,7 +105,9 @@ def alias_hints(missing: Iterable[tuple[str, Missing]], aliases: Mapping[str, Se
     out: dict[Key, tuple[str, Edit | None]] = {}
     for doc, m in missing:
         link = parse_wikilink(m.raw) if m.wikilink else None
-        notes = aliases.get(alias_key(link.target), ()) if link and not link.embed else ()
+        # a note embedded by its alias (`![[泵手册]]`, `![[Pump Manual#停机]]`) is that
+        # note's, as linked; a picture has no alias
+        notes = aliases.get(alias_key(link.target), ()) if link and not link.image else ()
         if link is None or not notes:
             continue
         here = posixpath.dirname(doc) or "."
@@ -87,7 +122,8 @@ def alias_hints(missing: Iterable[tuple[str, Missing]], aliases: Mapping[str, Se
         out[(doc, m.line, m.col)] = (
             f"{describe(link)}; {quoted(link.target)} is an alias (front matter `aliases`) of "
             f"{quoted(posixpath.relpath(notes[0], here))}: `kb check --fix` writes "
-            f"{quoted(new)} ({SETTINGS})", Edit(m.line, m.col, m.raw, new, wikilink=True))
+            f"{quoted(new)}{TEXT_INSTEAD if link.embed else ''} ({SETTINGS})",
+            Edit(m.line, m.col, m.raw, new, wikilink=True))
     return out
 
 
@@ -100,17 +136,18 @@ def retold(findings: list[Finding], told: Mapping[Key, tuple[str, Edit | None]]
 
 
 def resolve(results: list[DocResult], findings: list[Finding], knowledge: Path | None,
-            root: Path, max_bytes: int, told: Iterable[Key]
+            root: Path, max_bytes: int, told: Iterable[Key], walked: Walked | None = None
             ) -> tuple[list[DocResult], list[Finding]]:
     """`results` with the edits and `findings` with the messages of the wikilinks naming an
-    alias (not those a rename hint, `told`, explains); the aliases are read only when a
-    wikilink names no file."""
+    alias (not those a rename hint, `told`, explains); the aliases are looked up only when a
+    wikilink names no file, and read only from the documents `results` do not hold."""
     skip = set(told)
     wanted = [(r.rel, m) for r in results for m in r.missing
               if m.wikilink and (r.rel, m.line, m.col) not in skip]
     if knowledge is None or not wanted:
         return results, findings
-    hints = alias_hints(wanted, read_aliases(knowledge, root, max_bytes))
+    hints = alias_hints(wanted, read_aliases(knowledge, root, max_bytes,
+                                             {r.rel: r.aliases for r in results}, walked))
     if not hints:
         return results, findings
     edits = {rel: tuple(e for (d, _, _), (_, e) in sorted(hints.items()) if d == rel and e)

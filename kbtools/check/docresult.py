@@ -33,6 +33,8 @@ class DocResult:
     source: tuple[SourceDoc, bytes] | None = None  # the document and its bytes (keep_sources)
     files: tuple[assets.ImageLink, ...] = ()  # existing files it links (no picture, no document)
     missing: tuple[links.Missing, ...] = ()  # targets no file is (renamed? `check.renames`)
+    # the other names its front matter gives it (`aliases`: `check.aliases.note_aliases`)
+    aliases: tuple[str, ...] = ()
 
 
 def to_entry(r: DocResult, src: SourceDoc | None) -> str:
@@ -52,6 +54,7 @@ def to_entry(r: DocResult, src: SourceDoc | None) -> str:
         "i": [list(i) for i in r.images],
         "l": [list(i) for i in r.files],
         "p": [[m.line, m.col, m.raw, m.path, m.suffix, m.said, m.wikilink] for m in r.missing],
+        "n": list(r.aliases),
         "r": r.read})  # ASCII: a lone surrogate in a message is kept as an escape
 
 
@@ -73,6 +76,7 @@ def from_entry(path: Path, rel: str, data: dict[str, Any] | None) -> DocResult |
             read=bool(data["r"]),
             files=tuple((int(ln), int(c), str(p)) for ln, c, p in data["l"]),
             missing=tuple(links.Missing(int(ln), int(c), str(r), str(p), str(x), str(s), bool(w))
-                          for ln, c, r, p, x, s, w in data["p"]))
+                          for ln, c, r, p, x, s, w in data["p"]),
+            aliases=tuple(map(str, data["n"])))
     except (KeyError, TypeError, ValueError):
         return None

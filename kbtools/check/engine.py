@@ -431,7 +431,8 @@ def _check_read(path: Path, rel: str, raw: bytes, early: list[content.Problem],
     if legacy is not None:  # every path and word of it would be read wrong: nothing more
         return _only(path, rel, early, ctx), None
     src = parse_source(text, path, rel)
-    result = analyze_document(src, ctx, early)
+    result = dataclasses.replace(analyze_document(src, ctx, early),
+                                 aliases=tuple(aliases.note_aliases(src.meta)))
     return (dataclasses.replace(result, source=(src, raw)) if ctx.keep_sources else result), src
 
 
@@ -529,8 +530,8 @@ def check_results(paths: list[Path], ctx: CheckContext,
                   jobs: int | None = 1) -> tuple[list[DocResult], list[Finding]]:
     named = {Path(p) for p in paths if not Path(p).is_dir()}  # checked even if untracked
     leftovers: list[Path] = []
-    files = [f for f in find_markdown([Path(p) for p in paths], leftovers)
-             if not vocabulary.is_data_file(f, ctx.user_dict)  # not documents
+    found = find_markdown([Path(p) for p in paths], leftovers)
+    files = [f for f in found if not vocabulary.is_data_file(f, ctx.user_dict)  # not documents
              and (f in named or ctx.fs.committed(rel_path(f, ctx.root)))
              and (f in named or not _built_copy(f, paths, ctx.dist))]
     results = analyze_files(files, ctx, jobs)
@@ -552,8 +553,8 @@ def check_results(paths: list[Path], ctx: CheckContext,
         findings = renames.retold(findings, told)
         results = [dataclasses.replace(r, edits=r.edits + renames.edits_for(told, r.rel))
                    for r in results]
-    results, findings = aliases.resolve(results, findings, ctx.knowledge, ctx.root,
-                                        ctx.max_bytes, told)  # `[[泵手册]]`: a note's alias
+    results, findings = aliases.resolve(results, findings, ctx.knowledge, ctx.root,  # [[泵手册]]
+                                        ctx.max_bytes, told, (paths, found))
     for check in CORPUS_CHECKS:
         findings.extend(check(results, ctx))
     if ctx.knowledge is not None:

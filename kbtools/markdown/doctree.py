@@ -285,6 +285,7 @@ class _InlineReader:
         self.links: list[LinkRef] = []
         self.open_links: list[tuple[str, int, int]] = []  # (href, text index, line)
         self.closing: re.Pattern[str] | None = None  # ends the `<script>`/`<style>` left out
+        self.notes: list[str] = []  # labels of the footnotes referred to
 
     def read(self, tok: Token) -> None:
         kind = tok.type
@@ -311,6 +312,9 @@ class _InlineReader:
             self.images.extend(html_images(tok.content, self.line))
         elif kind in ("softbreak", "hardbreak"):
             self.line += 1
+        elif kind == "footnote_ref" and (label := str(tok.meta.get("label", ""))) \
+                and label not in self.notes:
+            self.notes.append(label)
         self.line += token_newlines(tok)
         if kind == "html_inline" and BR.match(tok.content):
             self.breaks.append(len(self.text))
@@ -322,7 +326,7 @@ class _InlineReader:
             [-1, *self.breaks], [*self.breaks, len(self.text)], strict=True)) \
             if self.breaks else ""
         return Inline(self._read(wikilinks, 0, len(self.text)), tuple(self.images),
-                      tuple(self.math), tuple(self.links), lines)
+                      tuple(self.math), tuple(self.links), lines, tuple(self.notes))
 
     def _read(self, wikilinks: bool, start: int, end: int) -> str:
         """The plain text of pieces [start, end)."""
@@ -344,6 +348,24 @@ def _wikilinks_read(texts: list[str], kinds: list[str]) -> str:
         out += [read_wikilinks("".join(run)), text]
         run = []
     return "".join([*out, read_wikilinks("".join(run))])
+
+
+def footnotes(tokens: list[Token], offset: int) -> dict[str, tuple[int, str]]:
+    """Each footnote definition of a body's tokens (`[^1]: 仅限夏季`, its paragraphs indented
+    below it): label -> (file line, its text as a reader reads it); `offset` as `_Builder`'s."""
+    out: dict[str, tuple[int, str]] = {}
+    label: str | None = None
+    line, texts = 0, list[str]()
+    for tok in tokens:
+        if tok.type == "footnote_reference_open":
+            label, texts = str(tok.meta.get("label", "")), []
+            line = (tok.map[0] if tok.map else 0) + offset + 1
+        elif tok.type == "footnote_reference_close" and label is not None:
+            out.setdefault(label, (line, " ".join(t for t in texts if t)))
+            label = None
+        elif tok.type == "inline" and label is not None:
+            texts.append(_read_inline(tok, line, wikilinks=True).text.strip())
+    return out
 
 
 def heading_path_text(h: Heading) -> str:
@@ -447,7 +469,8 @@ def parse(src: SourceDoc) -> Document:
     comments: list[tuple[int, int]] = []
     hidden = hidden_spans(tokens, lines, offset, comments)
     return Document(src.rel, title, dict(src.meta), root, tuple(lines), src.body_line,
-                    references, hidden, tuple(comments), inline_tags(tokens))
+                    references, hidden, tuple(comments), inline_tags(tokens),
+                    footnotes(tokens, offset))
 
 
 def doc_title(meta: dict[str, Any], root: Section, rel: str) -> str:

@@ -94,6 +94,8 @@ class Inline:
     # the text with each `<br>` a line break (Typora's Shift+Enter in a table cell), when it
     # holds one ("" when none: `text` reads each as a space); a table's CSV cell keeps them
     lines: str = ""
+    # the labels of the footnotes it refers to (`见注[^1]`: "1"), in order, each once
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +236,9 @@ class Document:
     # the Obsidian tags its text writes (`#病害/赤霉病`), as written, each once, in order
     # (`kbtools.markdown.inline_tags.inline_tags`): tags of the document, as Obsidian counts them
     tags: tuple[str, ...] = ()
+    # each footnote definition (`[^1]: 仅限夏季`): its label -> (file line, plain text, its
+    # paragraphs joined by a space); the first definition of a label, as the parser reads it
+    notes: Mapping[str, tuple[int, str]] = field(default_factory=dict)
 
     def sections(self) -> Iterator[Section]:
         yield from self.root.walk()

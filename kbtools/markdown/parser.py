@@ -45,6 +45,7 @@ from kbtools.markdown.comments import COMMENT, comments_plugin
 from kbtools.markdown.formula_words import formula_words
 from kbtools.markdown.highlight import highlight_plugin
 from kbtools.markdown.inline_tags import read_inline_tags
+from kbtools.markdown.wikitext import SPAN
 
 # `$5 and $6`, `$5,$6` and `costs $ 3` must not become math: no space right inside the
 # dollars (write `$x + y$`, not `$ x + y $`) and no digit right outside them (`1$`, `$2`
@@ -92,9 +93,9 @@ def markdown() -> MarkdownIt:
     """The one parser instance (see the module docstring for its configuration)."""
     md = _Markdown("commonmark", {"html": True, "store_labels": True}).enable("table")
     md.use(dollarmath_plugin, **DOLLARMATH)
-    md.inline.ruler.at("math_inline", _math_inline_outside_code(math_inline_dollar(
+    md.inline.ruler.at("math_inline", _noting_span(_math_inline_outside_code(math_inline_dollar(
         allow_space=DOLLARMATH["allow_space"], allow_digits=DOLLARMATH["allow_digits"],
-        allow_double=DOLLARMATH["double_inline"])))
+        allow_double=DOLLARMATH["double_inline"]))))
     # a `$$` block, like a code fence, may follow a line of text directly ("公式如下：" and
     # then `$$` on the next line, as Typora and Obsidian show it): a display formula
     md.block.ruler.at("math_block", _probe_quietly(next(r.fn for r in md.block.ruler.__rules__
@@ -143,16 +144,17 @@ def _noting_skipped_depth(tokenize: Callable[[StateBlock, int, int], None]
 def _code_span_counting_lines(state: StateInline, silent: bool) -> bool:
     """markdown-it's code span rule; a code span written over several lines records how
     many line breaks it holds in `meta["newlines"]` (its content has them as spaces), so
-    readers counting lines through an inline run stay on the line written."""
+    readers counting lines through an inline run stay on the line written; and where it
+    is written (`token_span`: a `[[…]]` inside it is no wikilink, `wikitext`)."""
     start, count = state.pos, len(state.tokens)
     if state.src[start] != "`" or not backtick(state, silent):  # (the rule's own first test)
         return False
     if not silent and len(state.tokens) > count and state.tokens[-1].type == "code_inline":
         state.tokens[-1].meta["newlines"] = state.src.count("\n", start, state.pos)
+        state.tokens[-1].meta[SPAN] = (start, state.pos)
     return True
 
 
-SPAN = "span"  # meta key: (start, end) of an inline token in its run's content
 
 
 def _noting_span(rule: Callable[[StateInline, bool], bool]) -> Callable[[StateInline, bool], bool]:

@@ -12,6 +12,8 @@ import re
 
 from markdown_it.token import Token
 
+SPAN = "span"  # meta key: (start, end) of an inline token in its run's content
+
 # Obsidian's `[[target#heading|label]]` and `![[embed|300]]`: one line, no brackets inside
 WIKILINK = re.compile(r"!?\[\[([^\[\]\n]+)\]\]")
 RUN = ("text", "text_special")  # the tokens of a run of text (an escape or entity: special)
@@ -95,13 +97,21 @@ def read_wikilinks(text: str) -> str:
 
 def wikilink_spans(content: str, children: list[Token]) -> list[tuple[int, int, str]]:
     """(start, end, text) in an inline run's source `content` of each wikilink and note
-    embed read as its text (`wikilink_text`); none when a code span or formula of the run
-    holds `[[` (where a wikilink is text, not a link: not told apart here)."""
-    if "[[" not in content or any(c.type in NOT_WIKILINKS and "[[" in c.content
-                                  for c in children):
+    embed read as its text (`wikilink_text`), but none written in a code span or formula
+    (`` `[[code]]` ``: text, as the check's scan and a page read it; where the parser noted
+    no span for one holding `[[`, none at all)."""
+    if "[[" not in content:
         return []
+    literal: list[tuple[int, int]] = []
+    for c in children:
+        if c.type in NOT_WIKILINKS and "[[" in c.content:
+            span = c.meta.get(SPAN) if c.meta else None  # (`parser.token_span`)
+            if span is None:
+                return []
+            literal.append((int(span[0]), int(span[1])))
     return [(m.start(), m.end(), shown) for m in WIKILINK.finditer(content)
-            if m.group(1).strip() and (shown := wikilink_text(m.group())) is not None]
+            if m.group(1).strip() and (shown := wikilink_text(m.group())) is not None
+            and not any(a < m.end() and m.start() < b for a, b in literal)]
 
 
 def cell_escaped(text: str) -> str:

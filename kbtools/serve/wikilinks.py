@@ -133,7 +133,8 @@ def target_file(link: Wikilink, ctx: RenderContext) -> str | None:
     if relative is not None:
         return next((name for name in relative if ctx.has_asset(name)), None)
     found = matching(link, ctx.doc, (), ctx.files_named)
-    if not found and not link.embed:  # `[[泵手册]]`: a note's alias (`check.aliases`)
+    if not found and not link.image:  # `[[泵手册]]`, `![[泵手册]]`: a note's alias
+        # (`check.aliases`)
         found = sorted(set(ctx.aliased(alias_key(link.target))))
     if len(found) > 1:  # Obsidian's own folder first
         found = [f for f in found if posixpath.dirname(f) == posixpath.dirname(ctx.doc)]
