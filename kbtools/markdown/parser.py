@@ -155,8 +155,6 @@ def _code_span_counting_lines(state: StateInline, silent: bool) -> bool:
     return True
 
 
-
-
 def _noting_span(rule: Callable[[StateInline, bool], bool]) -> Callable[[StateInline, bool], bool]:
     """An inline rule whose token records where it was written in its run's content
     (`token_span`): what readers leave out of the source (`kbtools.markdown.hidden`)."""
