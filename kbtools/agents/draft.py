@@ -31,6 +31,7 @@ from kbtools.agents.draft_git import (
     filing_lock,
     free_name,
     merged_before,
+    merged_into,
     settled_head,
     write_failure,
 )
@@ -139,9 +140,12 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
         with lock:  # a retried call waits for the one it repeats, then finds its draft
             if (filed := filed_before(repo, f"draft/{day}-{slug}", key, prefix)) is not None:
                 return filed
-            if base_commit is not None and (merged := merged_before(
-                    repo, base_commit.sha, f"{prefix}{folder}/{day}-{slug}", key)) is not None:
-                return replace(merged, path=merged.path[len(prefix):])
+            # merged into the base, or where the base's branch stands now (fetched, not
+            # pulled: a retry from a clone behind the one whose draft was merged)
+            for tip in ([base_commit.sha] if base_commit else []) + merged_into(repo, base_commit):
+                if (merged := merged_before(repo, tip, f"{prefix}{folder}/{day}-{slug}",
+                                            key)) is not None:
+                    return replace(merged, path=merged.path[len(prefix):])
             committed = commit_paths(repo, base_commit.sha if base_commit else None, prefix)
             return _file(repo, cfg, base_commit, f"draft/{day}-{slug}",
                          f"{prefix}{folder}/{day}-{slug}.md", prefix, text, carry, meta,
