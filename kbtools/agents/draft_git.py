@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import git
 from git.util import Actor
@@ -33,16 +34,39 @@ KEY_TRAILER = "Draft-Key"  # the commit message's trailer naming what was filed 
 
 
 @dataclass(frozen=True)
+class ReleaseRead:
+    """The release a report's citations were read from: the commit it was built from, and
+    its tag when it has one."""
+
+    source_commit: str
+    tag: str | None = None
+
+    def said(self, base: str) -> str:
+        """The commit message's paragraph for a draft based on commit `base`."""
+        named = f"release {self.tag} (commit {self.source_commit[:12]})" if self.tag else \
+            f"the build of commit {self.source_commit[:12]}"
+        return (f"Its citations were read from {named}, not from its base {base[:12]}: the "
+                f"branch moved since that release; read them there (kb read --commit "
+                f"{self.source_commit[:12]}).")
+
+    def to_dict(self) -> dict[str, str | None]:
+        return {"tag": self.tag, "source_commit": self.source_commit}
+
+
+@dataclass(frozen=True)
 class Draft:
     branch: str
     path: str  # relative to the repo (kb) root
     commit: str
     existing: bool = False  # filed before by a call with the same inputs (a retry)
     merged: bool = False  # ... and merged since: the base it would be filed on holds it
+    # the release its citations were read from, when built from another commit than its base
+    read_from: ReleaseRead | None = None
 
-    def to_dict(self) -> dict[str, str | bool]:
+    def to_dict(self) -> dict[str, Any]:
         return {"branch": self.branch, "path": self.path, "commit": self.commit,
-                "existing": self.existing, "merged": self.merged}
+                "existing": self.existing, "merged": self.merged,
+                **({"read_from": self.read_from.to_dict()} if self.read_from else {})}
 
 
 def merged_into(repo: git.Repo, base: CommitInfo | None) -> list[str]:
