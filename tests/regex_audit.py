@@ -329,6 +329,8 @@ OTHER: dict[str, str] = {
     "kbtools.agents.stdio.SURROGATE_ESCAPE": "six fixed bytes, no repetition",
     "kbtools.agents.stdio.JSON_ESCAPE": "a backslash and one character or four hex "
                                              "digits: fixed length, no repetition",
+    "kbtools.markdown.heading_paths._CJK_LETTER": "one character of a fixed class",
+    "kbtools.agents.stdio.JSON_STRUCTURE": "one character of a fixed class, no repetition",
     "kbtools.embed.registry.NAME": "kb.toml embedding model names",
     "kbtools.markdown.locator:<dynamic>": "a link target's escaped form; only for targets of "
                                            "at most MAX_ESCAPED_SEARCH characters",

@@ -490,3 +490,22 @@ def test_a_draft_is_the_tools_commit_whatever_the_users_git_commit_settings(
     assert subject.strip() == "Draft: 水泵异响"
     assert again.returncode == 0 and json.loads(again.stdout)["existing"] is True
     assert json.loads(again.stdout)["branch"] == filed["branch"]
+
+
+def test_a_report_written_by_hand_under_the_drafts_name_is_left_alone(repo: git.Repo) -> None:
+    """A technician wrote the report by hand, not committed, at the very path the draft
+    of its title takes (the folder and date-slug name drafts use): the draft was filed
+    there, and checking it out or merging it in this work tree was refused by Git ("would
+    be overwritten"). It takes the next free name now; the work tree, index and HEAD are
+    as they were, the hand-written file's bytes too, and the draft merges here."""
+    root = Path(repo.working_tree_dir)
+    mine = root / "knowledge" / "field_reports" / "2026-11-29-pump-leak.md"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("my own notes, not committed\n")
+    before = snapshot(repo)
+    d = create_draft(root, "field-report", "Pump leak", "Seal A.", location="S", now=NOW)
+    assert d.path == "knowledge/field_reports/2026-11-29-pump-leak-2.md", d
+    assert snapshot(repo) == before
+    repo.git.merge("--no-edit", d.branch)  # the user's staged and unstaged edits kept
+    assert mine.read_text() == "my own notes, not committed\n"
+    assert (root / d.path).read_text().startswith("---\ntitle: Pump leak\n")

@@ -213,3 +213,50 @@ def test_a_retried_draft_is_filed_once(repo: git.Repo, tmp_path: Path, monkeypat
     assert json.loads(first.stdout)["existing"] is False and first.stderr == ""
     assert json.loads(second.stdout) == {**json.loads(first.stdout), "existing": True}
     assert second.exit_code == 0 and "already filed" in second.stderr
+
+
+def _merged_upstream_then_fetched(repo: git.Repo, tmp_path: Path) -> tuple[Any, git.Repo]:
+    """Clone B made from the shared remote; then clone A's "Pump leak" draft is merged into
+    the remote's main and its branch deleted; B fetches but does not pull (its main is
+    behind: the branch moved since B last synced). (A's draft, clone B.)"""
+    shared = tmp_path / "shared.git"
+    git.Repo.init(shared, bare=True, initial_branch="main")
+    repo.git.push(str(shared), "main")
+    other = git.Repo.clone_from(str(shared), tmp_path / "b")
+    first = create_draft(Path(repo.working_tree_dir), "field-report", "Pump leak", "Seal A.",
+                         location="S", now=NOW)
+    repo.git.merge("--no-edit", first.branch)
+    repo.git.push(str(shared), "main")
+    other.git.fetch("origin")
+    assert other.head.commit != other.commit("origin/main")
+    return first, other
+
+
+def test_a_clone_behind_its_remote_never_files_at_a_merged_reports_path(repo: git.Repo,
+                                                                       tmp_path: Path) -> None:
+    """A field clone that fetched but did not pull filed "Pump leak" at the path of the
+    report of that title merged into the remote's main today: same branch name, same file,
+    so merging it met an add/add conflict between two reports, where resolving it could
+    drop one. It takes the next name now, and merges into the remote's main cleanly."""
+    first, other = _merged_upstream_then_fetched(repo, tmp_path)
+    second = create_draft(Path(other.working_tree_dir), "field-report", "Pump leak", "Seal B.",
+                          location="S", now=NOW)
+    assert second.branch == first.branch + "-2", second
+    assert second.path == first.path.removesuffix(".md") + "-2.md"
+    other.git.checkout("-q", "origin/main")
+    other.git.merge("--no-edit", second.branch)  # no conflict: both reports kept
+    assert {first.path, second.path} <= set(other.git.ls_files("knowledge").split("\n"))
+    assert "Seal A." in (Path(other.working_tree_dir) / first.path).read_text(encoding="utf-8")
+
+
+def test_a_retry_from_a_clone_behind_its_remote_finds_the_merged_draft(repo: git.Repo,
+                                                                      tmp_path: Path) -> None:
+    """The same report filed again from a clone behind the remote whose main merged it
+    (an agent's retry on another device): it was filed a second time; now it is found
+    merged, and nothing is written."""
+    first, other = _merged_upstream_then_fetched(repo, tmp_path)
+    heads = {h.name for h in other.heads}
+    again = create_draft(Path(other.working_tree_dir), "field-report", "Pump leak", "Seal A.",
+                         location="S", now=NOW)
+    assert again.existing and again.merged and again.path == first.path, again
+    assert {h.name for h in other.heads} == heads

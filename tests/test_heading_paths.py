@@ -68,3 +68,31 @@ def test_a_results_heading_path_list_holding_a_full_width_sign_still_names_its_s
     assert path_matches(parts, seps, path, whole=True)
     parts, seps = heading_parts(["小结：温度＞20℃时"])
     assert path_matches(parts, seps, path)
+
+
+SCAB = ("小麦赤霉病监测与防控操作规程", "3. 发病风险判定", "3.2 风险等级判定表")
+MANUAL = ("Pump manual", "2 Maintenance", "2.1 Oil change")
+
+
+@pytest.mark.parametrize("wanted, path", [
+    ("3.2节", SCAB), ("3.2 节", SCAB), ("3.2.", SCAB), ("3.2. 风险等级判定表", SCAB),
+    ("第3.2节 风险等级判定表", SCAB), ("3.2 Risk level table", SCAB),
+    ("Section 3.2: Risk level table", SCAB), ("3 Risk assessment > 3.2 Risk level table", SCAB),
+    ("2.1 换油", MANUAL), ("第2.1节 更换机油", MANUAL), ("2.1节", MANUAL),
+])
+def test_a_section_is_named_by_its_number_with_words_in_the_other_language(wanted, path):
+    """An agent answering in English read a Chinese manual's section as "3.2 Risk level
+    table" (its heading path put into English), and "3.2节" as Chinese prose writes a
+    section's number: both were "no section". The number names the section with the
+    heading's own words, with none, or with words in the other script."""
+    assert path_matches(*heading_parts(wanted), path)
+
+
+@pytest.mark.parametrize("wanted, path", [
+    ("3.2 施药步骤", SCAB), ("3.3 Risk level table", SCAB), ("3.1节", SCAB),
+    ("2.1 Filter change", MANUAL), ("2.2 换油", MANUAL),
+])
+def test_a_number_with_other_words_of_the_headings_own_script_names_no_section(wanted, path):
+    """Words of the heading's own language that are not its words, or another number, name
+    another section: no match (the read lists the sections)."""
+    assert not path_matches(*heading_parts(wanted), path)

@@ -220,3 +220,46 @@ def test_a_missing_document_of_a_repository_without_an_index_is_said_so(tmp_path
         text = error_text(res)
         assert "no such document in the repository: knowledge/notes/never.md" in text, text
         assert "no index" not in text, text
+
+
+def test_a_report_filed_after_the_branch_moved_names_the_release_its_citations_are_of(tmp_path):
+    """The device synced the build of commit 1; the knowledge branch moved since (commit 2
+    shifted the cited lines). An agent's report citing lines of release 1 was filed on
+    commit 2 with nothing saying so, and the reviewer read its citations against the
+    other lines. The draft is filed as before (unverified, on its own branch, the checkout
+    untouched), and its commit message and the answer's `read_from` name the release read;
+    a report filed where the served release is HEAD's says nothing of the kind."""
+    from kbtools.build.pipeline import BuildOptions, build
+    from kbtools.config import load_config
+
+    repo = committed_repo(tmp_path / "repo")
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    first = git(repo, "rev-parse", "HEAD").strip()
+    call = {"category": "field-report", "title": "霜霉病复查", "location": "三号温室",
+            "author": "张工", "body": f"# 复查\n\n按 {RISK_DOC}:18-24 § 霜霉病风险判定 > 2. 风险等级表 "
+                                      "判定为高风险。\n"}
+
+    same = session(repo, "--index", "dist", "--allow-write", scenario=filing(call))
+    assert "read_from" not in same and "moved" not in same["next"], same
+    (repo / RISK_DOC).write_text(RISK.replace("## 2.", "## 1.5 补充\n\n新增。\n\n## 2."),
+                                 encoding="utf-8")
+    git(repo, "commit", "-q", "-am", "moved: a section added before the table")
+    second = git(repo, "rev-parse", "HEAD").strip()
+    status = git(repo, "status", "--porcelain")
+    moved = session(repo, "--index", "dist", "--allow-write",
+                    scenario=filing({**call, "title": "霜霉病复查二"}))
+    assert moved["verified"] is False and moved["read_from"] == {"tag": None,
+                                                                "source_commit": first}
+    assert "the branch moved since" in moved["next"]
+    message = git(repo, "log", "-1", "--format=%B", moved["branch"])
+    assert (f"Its citations were read from the build of commit {first[:12]}, not from its "
+            f"base {second[:12]}") in message, message
+    assert git(repo, "rev-parse", f"{moved['branch']}^").strip() == second
+    assert git(repo, "status", "--porcelain") == status
+
+
+def filing(call: dict):
+    """A session's scenario: file the draft `call` asks for, return the answer."""
+    async def scenario(c):
+        return data(await c.call_tool("draft_report", call))
+    return scenario

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mcpfixtures import committed_repo
 
 HELLO = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -178,3 +180,75 @@ def test_a_tools_call_the_sdk_cannot_read_says_which_tool_and_what_is_wrong(tmp_
         assert answers[i]["error"] == {"code": -32602, "message": message}, answers[i]
     for i in (6, 7):
         assert answers[i]["result"]["structuredContent"]["source"] == "git", answers[i]
+
+
+MAX_MESSAGE_BYTES = 64 * 2**20  # `kbtools.agents.stdio`'s limit of one line
+
+
+def peak_kib(pid: int) -> int:
+    """A live process's peak resident memory (VmHWM), in KiB."""
+    for row in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if row.startswith("VmHWM:"):
+            return int(row.split()[1])
+    raise AssertionError("no VmHWM")
+
+
+def test_a_message_over_the_size_limit_is_refused_by_its_id_and_the_next_is_served(plain):
+    """A `draft_report` carrying a 100 MiB photo is one line of 140 MB: the wire read it whole
+    and the SDK parsed it before the tool refused the photo (0.8 GB of memory at its peak;
+    a larger one could end the server). A line over `MAX_MESSAGE_BYTES` is now read on in
+    pieces and let go, and its request answered by its id (placed after its params, as the
+    TypeScript SDK writes it) with one error naming the limit, in bounded memory; a
+    notification that long is not answered; the next request is served as usual."""
+    data = "QUJD" * (MAX_MESSAGE_BYTES // 4 + 2**20)
+    call = {"method": "tools/call", "params": {"name": "draft_report", "arguments": {
+        "category": "field-report", "title": "水泵", "body": "叶轮裂纹",
+        "photos": [{"name": "pump.jpg", "data": data}]}}, "jsonrpc": "2.0", "id": "big"}
+    notice = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"x": data}}
+    proc = start(plain, plain / ".kbhome")
+    try:
+        proc.stdin.write(json.dumps(HELLO).encode() + b"\n")
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 0
+        before = peak_kib(proc.pid)
+        for message in (notice, call, {"jsonrpc": "2.0", "id": "p", "method": "ping"}):
+            proc.stdin.write(json.dumps(message).encode() + b"\n")
+        proc.stdin.flush()
+        refused, served = json.loads(proc.stdout.readline()), json.loads(proc.stdout.readline())
+        grown = peak_kib(proc.pid) - before
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+    limit = MAX_MESSAGE_BYTES // 2**20
+    assert refused == {"jsonrpc": "2.0", "id": "big", "error": {"code": -32600, "message":
+                       f"Invalid Request: the message is over {limit} MiB, the most one line "
+                       "may hold (a draft's photos are at most 40 MiB together); send fewer "
+                       "or smaller pictures"}}
+    assert served == {"jsonrpc": "2.0", "id": "p", "result": {}}
+    assert grown < 2 * limit * 1024, f"the server grew {grown} KiB reading the line"
+    assert proc.returncode == 0
+
+
+top_values = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=40),
+                       st.text(alphabet='\\"{}[]', max_size=8))
+nested = st.recursive(top_values, lambda inner: st.lists(inner, max_size=3)
+                      | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.text(alphabet='id"\\{[', max_size=4), nested, max_size=5),
+       st.integers(1, 17), st.booleans())
+def test_the_skeleton_of_a_message_keeps_its_top_level_wherever_it_is_cut(obj, step, ascii):
+    """`Skeleton` reads an over-long line's top level in pieces cut anywhere (inside an
+    escape, a string, a bracket): the top-level scalars come back as they were, and what
+    is nested as an empty object or list."""
+    from kbtools.agents.stdio import Skeleton
+
+    text = json.dumps(obj, ensure_ascii=ascii).encode()
+    skeleton = Skeleton()
+    for at in range(0, len(text), step):
+        skeleton.feed(text[at:at + step])
+    expected = {k: {} if isinstance(v, dict) else [] if isinstance(v, list) else v
+                for k, v in obj.items()}
+    assert skeleton.message() == expected

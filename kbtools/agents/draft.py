@@ -25,12 +25,14 @@ from kbtools.agents.draft_checks import passes_check, validate, written_as_meant
 from kbtools.agents.draft_git import (
     KEY_TRAILER,
     Draft,
+    ReleaseRead,
     commit_file,
     create_branch,
     filed_before,
     filing_lock,
     free_name,
     merged_before,
+    merged_into,
     settled_head,
     write_failure,
 )
@@ -64,7 +66,7 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
                  extra_meta: dict[str, Any] | None = None, source: str | None = None,
                  base: str = "HEAD", now: datetime | None = None,
                  argument: Callable[[str], str] = argument_name,
-                 photos: Sequence[Photo] = ()) -> Draft:
+                 photos: Sequence[Photo] = (), read_from: ReleaseRead | None = None) -> Draft:
     """Commit a new unverified document on a new `draft/...` branch based on `base`.
 
     Front matter: title, category, source, author (argument, else Git user name),
@@ -74,7 +76,10 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
     `photos` (at most `draft_photos.MAX_PHOTOS` pictures, checked by their bytes) are
     committed with it under the assets folder and shown by a section its text ends with.
     The same inputs filed again the same day (a retry after a timeout) file nothing: the
-    draft filed first is returned, `existing=True`.
+    draft filed first is returned, `existing=True`. `read_from`: the release the report's
+    citations were read from (MCP: the one `kb mcp` serves); when it was built from another
+    commit than the draft's base (the branch moved since the device synced), the commit
+    message says so, and the draft's `read_from` names it.
     Raises UsageError for an unknown category or a result that fails the schema; an error
     that asks for an argument names it as `argument` spells it (the CLI: its flag).
     """
@@ -129,9 +134,12 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
         if base_commit is None and base != "HEAD":  # commits: the draft is the root
             raise UsageError(f"unknown Git revision {base!r}")
         key = draft_key(meta, text, photos)
+        other = read_from if read_from is not None and base_commit is not None and \
+            read_from.source_commit != base_commit.sha else None
         message = (f"Draft: {meta['title']}\n\nUnverified {category} written with "
                    f"kb draft new; needs review before it can be verified.\n\n"
-                   f"{KEY_TRAILER}: {key}\n")
+                   + (f"{other.said(base_commit.sha)}\n\n" if other and base_commit else "")
+                   + f"{KEY_TRAILER}: {key}\n")
         try:
             lock = filing_lock(repo)
         except OSError as exc:
@@ -139,14 +147,18 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
         with lock:  # a retried call waits for the one it repeats, then finds its draft
             if (filed := filed_before(repo, f"draft/{day}-{slug}", key, prefix)) is not None:
                 return filed
-            if base_commit is not None and (merged := merged_before(
-                    repo, base_commit.sha, f"{prefix}{folder}/{day}-{slug}", key)) is not None:
-                return replace(merged, path=merged.path[len(prefix):])
+            # merged into the base, or where the base's branch stands now (fetched, not
+            # pulled: a retry from a clone behind the one whose draft was merged)
+            for tip in ([base_commit.sha] if base_commit else []) + merged_into(repo, base_commit):
+                if (merged := merged_before(repo, tip, f"{prefix}{folder}/{day}-{slug}",
+                                            key)) is not None:
+                    return replace(merged, path=merged.path[len(prefix):])
             committed = commit_paths(repo, base_commit.sha if base_commit else None, prefix)
-            return _file(repo, cfg, base_commit, f"draft/{day}-{slug}",
+            made = _file(repo, cfg, base_commit, f"draft/{day}-{slug}",
                          f"{prefix}{folder}/{day}-{slug}.md", prefix, text, carry, meta,
                          message, argument, Actor(name or who, email or "kb-draft@localhost"),
                          committed, lines_said(meta, body, text))
+            return replace(made, read_from=other)
 
 
 def _file(repo: git.Repo, cfg: Config, base_commit: CommitInfo | None, branch_name: str,

@@ -5,6 +5,7 @@ index and work tree untouched), its branch created atomically."""
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 import shutil
@@ -12,6 +13,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import git
 from git.util import Actor
@@ -32,16 +34,54 @@ KEY_TRAILER = "Draft-Key"  # the commit message's trailer naming what was filed 
 
 
 @dataclass(frozen=True)
+class ReleaseRead:
+    """The release a report's citations were read from: the commit it was built from, and
+    its tag when it has one."""
+
+    source_commit: str
+    tag: str | None = None
+
+    def said(self, base: str) -> str:
+        """The commit message's paragraph for a draft based on commit `base`."""
+        named = f"release {self.tag} (commit {self.source_commit[:12]})" if self.tag else \
+            f"the build of commit {self.source_commit[:12]}"
+        return (f"Its citations were read from {named}, not from its base {base[:12]}: the "
+                f"branch moved since that release; read them there (kb read --commit "
+                f"{self.source_commit[:12]}).")
+
+    def to_dict(self) -> dict[str, str | None]:
+        return {"tag": self.tag, "source_commit": self.source_commit}
+
+
+@dataclass(frozen=True)
 class Draft:
     branch: str
     path: str  # relative to the repo (kb) root
     commit: str
     existing: bool = False  # filed before by a call with the same inputs (a retry)
     merged: bool = False  # ... and merged since: the base it would be filed on holds it
+    # the release its citations were read from, when built from another commit than its base
+    read_from: ReleaseRead | None = None
 
-    def to_dict(self) -> dict[str, str | bool]:
+    def to_dict(self) -> dict[str, Any]:
         return {"branch": self.branch, "path": self.path, "commit": self.commit,
-                "existing": self.existing, "merged": self.merged}
+                "existing": self.existing, "merged": self.merged,
+                **({"read_from": self.read_from.to_dict()} if self.read_from else {})}
+
+
+def merged_into(repo: git.Repo, base: CommitInfo | None) -> list[str]:
+    """The commits, other than `base`, that the branches a draft is merged into stand at as
+    far as this clone has fetched them: the upstream of the branch checked out
+    (``main@{upstream}``) and each remote's default branch (``origin/HEAD``). A clone
+    behind them (fetched, not pulled: the branch moved since it last synced) filed a draft
+    at the path of a report of the same title merged there today, and merging it met a
+    conflict between two reports."""
+    tips = repo.git.for_each_ref("--format=%(objectname)", "refs/remotes/*/HEAD").split()
+    try:
+        tips.append(repo.git.rev_parse("--verify", "-q", "@{upstream}^{commit}"))
+    except git.GitCommandError:  # no branch checked out, or one without an upstream
+        pass
+    return sorted({t for t in tips if t and (base is None or t != base.sha)})
 
 
 def free_name(repo: git.Repo, base: CommitInfo | None, branch: str, gpath: str,
@@ -49,19 +89,24 @@ def free_name(repo: git.Repo, base: CommitInfo | None, branch: str, gpath: str,
     """The first branch name and path from `branch`/`gpath` (then `-2`, `-3`, …) that no
     branch here or at a remote fetched from (`origin/draft/...`: a draft another clone
     filed and pushed; a remote's name may hold a slash, `team/origin`) holds, and no file
-    of `base` (nor the files filed `beside` it, its photos): a draft of the same title
-    filed the same day elsewhere would otherwise refuse this one's push, or conflict when
-    merged."""
+    of `base` or of the branches it is merged into (`merged_into`), nor the files filed
+    `beside` it (its photos): a draft of the same title filed the same day elsewhere would
+    otherwise refuse this one's push, or conflict when merged. Nor a file of the work tree
+    not committed (a report written by hand under that name): Git refused to check the
+    draft out or merge it there, as it would overwrite the file."""
     remote = repo.git.for_each_ref("--format=%(refname)", "refs/remotes/").split("\n")
     remotes = remote_names(repo)
     existing = {h.name for h in repo.heads} | {
         remote_branch(ref, remotes) for ref in remote if ref}
+    trees = ([base.sha] if base is not None else []) + merged_into(repo, base)
+    here = Path(repo.working_tree_dir) if repo.working_tree_dir else None
     stem, n = gpath.removesuffix(".md"), 1
     while True:
         suffix = "" if n == 1 else f"-{n}"
         b, p = branch + suffix, f"{stem}{suffix}.md"
-        taken = b in existing or (base is not None and any(
-            exists(repo, base.sha, q) for q in (p, *beside(p))))
+        taken = b in existing or any(
+            exists(repo, sha, q) for sha in trees for q in (p, *beside(p))) or (
+            here is not None and any(os.path.lexists(here / q) for q in (p, *beside(p))))
         if not taken:
             return b, p
         n += 1

@@ -45,6 +45,7 @@ from kbtools.agents.cited_read import read_cited
 from kbtools.agents.cited_table import evaluate_cited
 from kbtools.agents.docpath import check_doc_path, same_documents
 from kbtools.agents.draft import create_draft, draft_config
+from kbtools.agents.draft_git import ReleaseRead
 from kbtools.agents.draft_photos import decoded_photos
 from kbtools.agents.named import named
 from kbtools.agents.opened import OpenedReleases
@@ -266,6 +267,15 @@ class Context:
                         del self._users[id(pinned)]
                     self._close_retired()
 
+    def release_read(self) -> ReleaseRead | None:
+        """The release the tools serve (its source commit and tag), None when they read a
+        repository's files (no index)."""
+        try:
+            release = self.idx().release
+        except IndexLoadError:  # none: the tools read the repository's own files
+            return None
+        return ReleaseRead(release.source_commit, release.tag)
+
     def idx(self) -> KbIndex:
         """The served index; reopened when the served release changes (after `kb sync`).
         Inside `call()`, the one the call read first."""
@@ -442,15 +452,19 @@ def tool_evaluate_table(ctx: Context, doc: str, inputs: dict[str, Any],
 def tool_draft(ctx: Context, category: str, title: str, body: str, author: str | None = None,
                location: str | None = None, photos: list[Any] | None = None) -> dict[str, Any]:
     draft = create_draft(ctx.repo_root(), category, title, body, author=author, location=location,
-                         source="agent report via kb mcp", photos=decoded_photos(photos))
+                         source="agent report via kb mcp", photos=decoded_photos(photos),
+                         read_from=ctx.release_read())
     if draft.merged:
         return {**draft.to_dict(), "verified": False,
                 "next": "this report was already filed by an earlier call with the same "
                         "arguments and its draft has been merged since: nothing new was written"}
     done = ("this report was already filed by an earlier call with the same arguments (a "
             "retry): nothing new was written; " if draft.existing else "")
+    moved = ("; its citations are of the release this server reads, not of the draft's "
+             "base (the branch moved since): its commit message says so"
+             if draft.read_from else "")
     return {**draft.to_dict(), "verified": False,
-            "next": done + "a reviewer merges the draft branch after review (kb review)"}
+            "next": done + "a reviewer merges the draft branch after review (kb review)" + moved}
 
 
 # ----------------------------------------------------------------- server

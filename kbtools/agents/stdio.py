@@ -17,6 +17,13 @@ A JSON-RPC batch (one line holding an array of messages, which protocol revision
 has clients send and the server still negotiates) the SDK dropped without a word, so the
 client waited for ever: each of its messages now goes to the SDK as a line of its own, and
 the answers to its requests go back to the client as one array once all are in (`Batch`).
+
+A line is at most `MAX_MESSAGE_BYTES` (a draft's photos, at most
+`draft_photos.MAX_PHOTOS_BYTES` together, in base64, and its text fit under it): the wire
+read a line of any length whole, so a 100 MiB photo took 0.8 GB of memory before the tool
+refused it, and a larger one could end the server. A longer line is read on in pieces and
+let go, its top level kept (`Skeleton`) to answer its request by its id with one error
+naming the limit; the next line is served as usual.
 """
 
 from __future__ import annotations
@@ -29,11 +36,19 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
+from kbtools.agents.draft_photos import MAX_PHOTOS_BYTES
+
 SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")  # a JSON escape of a UTF-16 surrogate
 # one JSON escape: a backslash and what it escapes (an escaped backslash before `u` is not `\u`)
 JSON_ESCAPE = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|.)", re.S)
 END_OF_OUTPUT = b"\x00kb-mcp-end\n"  # after the SDK's last line (JSON text holds no NUL)
 ANSWER_WAIT = 900.0  # seconds the closed input waits for answers, a backstop for a lost one
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024  # one line from the client (see the module docstring)
+PIECE_BYTES = 1024 * 1024  # what of a line over the limit is read at once, and let go
+# a character that matters to a JSON text's structure: quote, backslash, bracket or brace
+JSON_STRUCTURE = re.compile(rb'["\\\[\]{}]')
+KEPT_STRING_BYTES = 1024  # a string of the top level longer than this is kept empty
+MAX_SKELETON_BYTES = 64 * 1024  # what `Skeleton` keeps at most
 
 
 def clean_message(line: bytes) -> bytes:
@@ -128,6 +143,92 @@ def batch_items(line: bytes) -> list[Any] | None:
     return value if isinstance(value, list) else None
 
 
+class Skeleton:
+    """The top level of a JSON text read in pieces, in bounded memory: what is nested in it
+    kept as ``{}`` or ``[]``, a string longer than `KEPT_STRING_BYTES` as ``""``, at most
+    `MAX_SKELETON_BYTES` in all. Of a request over the size limit, its id and method are
+    read from it (`message`), wherever they stand among its params."""
+
+    def __init__(self) -> None:
+        self.out = bytearray()
+        self.depth = 0  # brackets and braces open
+        self.in_string = False
+        self.string_at = 0  # where in `out` the open string's content starts
+        self.cut = False  # the open string is too long: kept empty
+        self.escaped = False  # the last piece ended in a string's backslash
+        self.full = False  # over MAX_SKELETON_BYTES: nothing more is kept
+
+    def feed(self, piece: bytes) -> None:
+        done = 0  # piece[:done] is taken
+        if self.escaped and piece:
+            self._keep(piece[:1])
+            done, self.escaped = 1, False
+        for m in JSON_STRUCTURE.finditer(piece):
+            if m.start() < done:  # the character a backslash escapes
+                continue
+            self._keep(piece[done:m.start()])
+            done = m.end()
+            char = m.group()
+            if self.in_string:
+                if char == b"\\":
+                    if done == len(piece):
+                        self.escaped = True
+                        self._keep(char)
+                        continue
+                    self._keep(piece[m.start():done + 1])  # the escape whole
+                    done += 1
+                elif char == b'"':
+                    self.in_string = False
+                    self._keep(char)
+                else:
+                    self._keep(char)
+                continue
+            if char == b'"':
+                self._keep(char)
+                self.in_string, self.string_at, self.cut = True, len(self.out), False
+            elif char in b"[{":
+                self._keep(char)
+                self.depth += 1
+            else:
+                self.depth -= 1
+                self._keep(char)
+        self._keep(piece[done:])
+
+    def _keep(self, text: bytes) -> None:
+        if self.depth > 1 or self.full or not text:
+            return
+        if self.in_string and (self.cut or len(self.out) + len(text) - self.string_at
+                               > KEPT_STRING_BYTES):
+            del self.out[self.string_at:]  # kept empty (never cut inside an escape)
+            self.cut = True
+            return
+        if len(self.out) + len(text) > MAX_SKELETON_BYTES:
+            self.full = True
+            return
+        self.out += text
+
+    def message(self) -> dict[str, Any] | None:
+        """The top level read, when it is a JSON object (whole, under the limits)."""
+        return None if self.full or self.in_string else message(bytes(self.out))
+
+
+def too_long(skeleton: Skeleton) -> bytes | None:
+    """The error answer to a line over `MAX_MESSAGE_BYTES` whose top level is `skeleton`:
+    to its request by its id, or with id null when no id can be read (a batch, a text that
+    is no JSON); None for a notification or a response, which are not answered."""
+    msg = skeleton.message()
+    if msg is not None and ("result" in msg or "error" in msg or
+                            ("id" not in msg and isinstance(msg.get("method"), str))):
+        return None
+    ident = msg.get("id") if msg is not None else None
+    limit, photos = MAX_MESSAGE_BYTES // 2**20, MAX_PHOTOS_BYTES // 2**20
+    answer = {"jsonrpc": "2.0", "id": ident if id_key(ident) is not None else None, "error": {
+        "code": INVALID_REQUEST, "message": f"Invalid Request: the message is over {limit} MiB, "
+        f"the most one line may hold (a draft's photos are at most {photos} MiB together); "
+        "send fewer or smaller pictures"}}
+    return json.dumps(answer, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
 class Wire:
     """See the module docstring."""
 
@@ -169,9 +270,11 @@ class Wire:
         with os.fdopen(self.client_in, "rb") as src:
             dst = os.fdopen(self.sdk_in, "wb")
             try:
-                for line in src:
+                while (line := self._next_line(src)) != b"":
                     if self.closing:
                         break
+                    if line is None:  # over the limit, answered
+                        continue
                     line = clean_message(line)
                     items = batch_items(line)
                     if items is not None:
@@ -191,6 +294,31 @@ class Wire:
                 with self.changed:
                     self.feeding = False
                     dst.close()
+
+    def _next_line(self, src: BinaryIO) -> bytes | None:
+        """The client's next line (b"" at the end of its input); None for a line over
+        `MAX_MESSAGE_BYTES`, read on in pieces, let go and answered (`too_long`)."""
+        piece = src.readline(PIECE_BYTES)
+        if len(piece) < PIECE_BYTES or piece.endswith(b"\n"):
+            return piece  # a line of at most a piece: the usual case
+        pieces, size = [piece], len(piece)
+        while size <= MAX_MESSAGE_BYTES:
+            piece = src.readline(PIECE_BYTES)
+            pieces.append(piece)
+            size += len(piece)
+            if not piece or piece.endswith(b"\n"):
+                return b"".join(pieces)
+        skeleton = Skeleton()
+        for piece in pieces:
+            skeleton.feed(piece)
+        pieces.clear()
+        while piece and not piece.endswith(b"\n"):
+            piece = src.readline(PIECE_BYTES)
+            skeleton.feed(piece)
+        answer = too_long(skeleton)
+        if answer is not None:
+            self._to_client(answer)
+        return None
 
     def _feed_batch(self, items: list[Any], dst: BinaryIO) -> None:
         """The messages of a batch to the SDK, each a line of its own; their answers are

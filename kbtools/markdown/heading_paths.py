@@ -3,7 +3,8 @@
 A section is named by its heading path (a list of headings, or one string with ' > '
 between them as citations write it), by its last headings alone, by a heading as the
 Markdown writes it (`## Using `kb sync` *safely*`), or by its number ("4.3", "section 4.3",
-"第 4.3 节"). `kb read`, the MCP `read` tool and `/api/read` find a section so
+"第 4.3 节", "4.3节"), alone or with its words, or with words in the other language ("3.2
+Risk level table" for "3.2 风险等级判定表"). `kb read`, the MCP `read` tool and `/api/read` find a section so
 (`kbtools.agents.read.find_section`), and `evaluate_table` a table by the section it lies in
 (`kbtools.decision.documents.select_table`): each takes what the other prints.
 """
@@ -52,6 +53,11 @@ _SECTION_REF = re.compile(rf"(?i)(?:section|sect\.|chapter|§|第)[ \t]*({SECTIO
 # a numbered heading's number as it writes it (`norm`ed: ASCII digits, case folded), for its
 # text without it: "1.1 湿度" is named by "湿度", "Chapter 5 Fault codes" by "fault codes"
 _NUMBERED = re.compile(r"^\s*(?:第\s*|(?:chapter|section|sect\.|§)\s*)?\d+(?:\.\d+)*[.、章节]?\s*")
+# a letter of a CJK script (kana, ideographs, hangul): a heading's words in Chinese (or
+# Japanese, Korean) against words in a Latin script are the same section in two languages
+_CJK_LETTER = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+# what may stand between a section number and its title as a caller writes it: "3.2: Risk"
+_AFTER_NUMBER = " \t:：-–—.．、"
 
 
 def as_one_path(heading_path: str | list[str] | tuple[str, ...] | None
@@ -113,13 +119,50 @@ def _forms(wanted: str) -> tuple[str, ...]:
     return tuple(forms)
 
 
+@lru_cache(maxsize=1024)
+def _numbered(wanted: str) -> tuple[str, str] | None:
+    """A part of a heading path that starts with a section number: the number (ASCII) and
+    the words after it (`norm`ed, "" for none): "3.2节" -> ("3.2", ""), "Section 3.2: Risk
+    table" -> ("3.2", "risk table"); None for a part with no leading number."""
+    number = section_number(wanted)
+    if not number:
+        return None
+    words = _NUMBERED.sub("", norm(wanted), count=1).strip(_AFTER_NUMBER)
+    if words[:1] in ("节", "節", "章"):  # "3.2 节": the number alone, spaced
+        words = words[1:].strip(_AFTER_NUMBER)
+    return number, words
+
+
+def _numbered_matches(wanted: str, number: str, bare: str) -> bool:
+    """Whether `wanted` names the heading numbered `number` with words `bare` by its number:
+    the number alone as prose writes it ("3.2节", "3.2."), with the heading's own words
+    ("3.2. 风险等级判定表"), or with words in another script (an agent that put the
+    heading path of a Chinese document in English: "3.2 Risk level table"); words of the
+    heading's script that are not its own name another section, and do not match."""
+    said = _numbered(wanted)
+    if said is None or said[0] != number:
+        return False
+    words = said[1]
+    return not words or words == bare or (  # (never a heading path joined, "3 A > 3.1 B")
+        bool(bare) and not _SEPARATOR.search(words)
+        and bool(_CJK_LETTER.search(words)) != bool(_CJK_LETTER.search(bare)))
+
+
 def _heading_matches(wanted: str, heading: str) -> bool:
     h, number = norm(heading), section_number(heading)
     bare = _NUMBERED.sub("", h, count=1) if number else None
     # "1.1 湿度" is named by "1.1" and by "湿度", and by "1.1湿度" as typed without the space
     # ("5. 记录仪" by "5.记录仪", "第5章 施药" by "第5章施药")
     tight = h[:len(h) - len(bare)].rstrip() + bare if number and bare else None
-    return any(w == h or (number and w in (number, bare, tight)) for w in _forms(wanted))
+    return any(w == h or (number and w in (number, bare, tight)) for w in _forms(wanted)) \
+        or bool(number) and _numbered_matches(wanted, number, bare or "")
+
+
+def _shortest(text: str) -> int:
+    """The fewest characters of a heading `text` may name (`_forms`, or its number)."""
+    numbered = _numbered(text)
+    lengths = [len(form) for form in _forms(text)]
+    return min(lengths + [len(numbered[0])] if numbered else lengths)
 
 
 def path_matches(parts: list[str], seps: list[str] | None, path: tuple[str, ...],
@@ -141,7 +184,7 @@ def path_matches(parts: list[str], seps: list[str] | None, path: tuple[str, ...]
         for g in range(1, (i if seps is not None else 1) + 1):
             if g > 1:
                 text = parts[i - g] + joins[i - g] + text
-            if min(map(len, _forms(text))) > len(norms[j - 1]):
+            if _shortest(text) > len(norms[j - 1]):
                 break  # a part never names a heading shorter than itself
             if _heading_matches(text, path[j - 1]) and names(i - g, j - 1):
                 return True
