@@ -9,11 +9,11 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from kbtools.errors import SyncError
+from kbtools.errors import SyncError, TransientSyncError
 from kbtools.index.layout import DeviceLayout, device_of_release
 from kbtools.ship.git import tag_name
 
-__all__ = ["normalize_source", "other_branches", "passed_over", "redirected",
+__all__ = ["instead_of", "normalize_source", "other_branches", "passed_over", "redirected",
            "refused_notes", "withdrawn"]
 
 
@@ -49,6 +49,19 @@ def passed_over(refused: dict[int, str], current: str | None, serves: str) -> Sy
             ) if current else ("no release at the source verifies with the "
                                              "trusted keys, no release is served yet")
     return SyncError(f"{tag_name(newest)}: {refused[newest]}{also}; {what}")
+
+
+def instead_of(exc: TransientSyncError, refused: dict[int, str]) -> TransientSyncError:
+    """`exc`, the error of a release the device or the link failed to take (a full disk, a
+    cut transfer), naming the newer release `refused` it was taken in place of (none: `exc`
+    as it is). Why: a full disk while deriving a release below one the keys refused passed
+    it over as refused too, then the next lower one, and the sync ended saying no release
+    verified with the trusted keys, never that the disk was full."""
+    if not refused:
+        return exc
+    newest = max(refused)
+    return TransientSyncError(f"{exc.message} (taken in place of {tag_name(newest)}, refused: "
+                       f"{refused[newest]})", path=exc.path)
 
 
 def withdrawn(floor: int, current: str | None) -> str:

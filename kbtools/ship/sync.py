@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.config import Config, branch_problem, load_config
-from kbtools.errors import Interrupted, KbError, SyncError, UsageError
+from kbtools.errors import Interrupted, KbError, SyncError, TransientSyncError, UsageError
 from kbtools.fsutil import mkdir_beneath
 from kbtools.index.layout import (
     RELEASES,
@@ -93,6 +93,7 @@ from kbtools.ship.install import (
     tag_manifest_hash,
 )
 from kbtools.ship.offered import (
+    instead_of,
     normalize_source,
     other_branches,
     passed_over,
@@ -396,6 +397,8 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
                 done = _install(device, source, refs.branch_ref, branch, tag, serial, begin,
                                 floor, limits)
         except SyncError as exc:  # the newest refused by its signature, or one below it
+            if isinstance(exc, TransientSyncError):  # the device's or the link's failure,
+                raise instead_of(exc, refused) from None  # not the release's: no older one
             if not isinstance(exc, trust.Untrusted) and not refused:  # by anything: passed
                 raise
             if not any(max(cur_serial or 0, floor - 1) < s < serial for s in offered):

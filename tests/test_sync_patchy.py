@@ -1,0 +1,86 @@
+"""A sync over a patchy link or onto a full device, where a newer release the trusted keys
+refuse is passed over for an older one they vouch for: what stops the older one (the disk
+fills while its index is derived) is the device's failure, not the release's. The sync says
+so in one line and stops, the served release answering; it is never passed over as refused
+too (the sync then tried the next lower release, and ended saying no release verified with
+the trusted keys). Real builds, signed releases, a real `kb sync` under a file-size limit
+(`ulimit -f`: a small tmpfs is not always available)."""
+
+from __future__ import annotations
+
+import json
+import resource
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from device_fixtures import EDITED, Device, make_device
+from test_release_helpers import git
+
+from kbtools.ship import device as dev
+from kbtools.ship.signing import keygen
+
+pytestmark = pytest.mark.slow
+
+KB = [sys.executable, "-m", "kbtools"]
+QUESTION = "小麦赤霉病 扬花期 巡查"
+
+
+def _edit_and_publish(d: Device, line: str) -> str:
+    doc = d.kr / EDITED
+    doc.write_text(doc.read_text(encoding="utf-8").replace(
+        "## 2. 监测时间窗口\n", f"## 2. 监测时间窗口\n\n{line}\n"), encoding="utf-8")
+    git(d.kr, "commit", "-qam", line)
+    return d.publish()
+
+
+def _file_size_limit(limit: int) -> Callable[[], None]:
+    def preexec() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past it fails with EFBIG
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return preexec
+
+
+def _served(device: Path) -> str:
+    proc = subprocess.run([*KB, "query", QUESTION, "--index", str(device), "--json"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return str(json.loads(proc.stdout)["release"]["tag"])
+
+
+def test_a_full_disk_under_a_refused_release_stops_the_sync_saying_so(tmp_path: Path) -> None:
+    """kb-r2 signed by the pinned key, kb-r3 by a key nobody pinned: the sync passes kb-r3
+    over for kb-r2, whose index does not fit under the file-size limit. One line names the
+    failed derivation and kb-r3's refusal; kb-r1 still answers; kb-r1 is not tried; the next
+    sync, given room, serves kb-r2."""
+    d = make_device(tmp_path / "设备 目录")  # a device path with a space and Chinese
+    assert _edit_and_publish(d, "扬花期前三天开始巡查。") == "kb-r2"
+    other, _pub, other_id = keygen(tmp_path / "other.key")
+    assert _edit_and_publish(replace(d, key=other), "雨后加查一次。") == "kb-r3"
+    served = d.dev / "releases" / "kb-r1"
+    data = max(p.stat().st_size for p in (served / "data").rglob("*") if p.is_file())
+    limit = 2 * data  # room for each data file, none for the index's store
+    assert (served / "index" / "store.sqlite").stat().st_size > limit
+    cmd = [*KB, "sync", str(d.art), "--to", str(d.dev)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                          preexec_fn=_file_size_limit(limit))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    [line] = proc.stderr.strip().splitlines()
+    assert line.startswith("kb: error: deriving the index of kb-r2 failed: "), line
+    assert "; the served release is unchanged (taken in place of kb-r3, refused: release " \
+           f"signed by untrusted key {other_id} (pinned: " in line, line
+    assert line.endswith("pin it with `kb trust add PUB`))"), line
+    assert "verifies with the trusted keys" not in line and "refused too" not in line, line
+    assert dev.served_tag(d.dev) == "kb-r1" and _served(d.dev) == "kb-r1"
+    status = subprocess.run([*KB, "status", "--to", str(d.dev)], capture_output=True,
+                            text=True, timeout=300)
+    assert line.removeprefix("kb: error: ") in status.stdout, status.stdout
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith("serving kb-r2 (was kb-r1)"), again.stdout
+    assert f"kb: warning: kb-r3 refused: release signed by untrusted key {other_id}" in again.stderr
+    assert _served(d.dev) == "kb-r2"
