@@ -37,17 +37,23 @@ def refused_notes(refused: dict[int, str], tag: str) -> tuple[str, ...]:
                  for s, why in sorted(refused.items(), reverse=True))
 
 
-def passed_over(refused: dict[int, str], current: str | None, serves: str) -> SyncError:
+def passed_over(refused: dict[int, str], current: str | None, serves: str,
+                rolled_back: tuple[str, ...] = ()) -> SyncError:
     """The error of a sync that found no release the trusted keys vouch for newer than
     `current`: the newest release refused and why, and any others refused below it;
-    `serves` says what the device serves now (`sync.still_serves`)."""
+    `serves` says what the device serves now (`sync.still_serves`); `rolled_back`, the
+    newer releases the operator rolled back from, which the sync skips. Why: after `kb
+    rollback` from kb-r3, a newer kb-r4 no key vouched for ended in "no release newer than
+    kb-r1 verifies with the trusted keys", as if kb-r3 did not."""
     newest = max(refused)
     others = sorted(set(refused) - {newest}, reverse=True)
     also = (f" ({', '.join(tag_name(s) for s in others)} below it refused too)"
             if others else "")
-    what = (f"no release newer than {current} verifies with the trusted keys, {serves}"
-            ) if current else ("no release at the source verifies with the "
-                                             "trusted keys, no release is served yet")
+    skipped = (f" but {', '.join(rolled_back)}, rolled back from on purpose (`kb rollback "
+               f"{rolled_back[-1]}` serves it again)" if rolled_back else "")
+    what = (f"no release newer than {current} verifies with the trusted keys{skipped}, "
+            f"{serves}") if current else ("no release at the source verifies with the "
+                                          "trusted keys, no release is served yet")
     return SyncError(f"{tag_name(newest)}: {refused[newest]}{also}; {what}")
 
 

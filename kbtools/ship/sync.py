@@ -402,8 +402,11 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
             if not isinstance(exc, trust.Untrusted) and not refused:  # by anything: passed
                 raise
             if not any(max(cur_serial or 0, floor - 1) < s < serial for s in offered):
+                back = tuple(tag_name(s) for s in sorted(refs.tags) if s > (cur_serial or 0)
+                             and tag_name(s) in rolled_back)
                 raise passed_over(refused | {serial: exc.message}, current,
-                                  still_serves(device, f"{current} still serves")) from None
+                                  still_serves(device, f"{current} still serves"), back
+                                  ) from None
             # an older release the keys vouch for may still be newer than the one served
             res = _sync_locked(source, device, state, extra_keys, branch, keep, max_age_days,
                                limits, refused=refused | {serial: exc.message}, listed=refs)
