@@ -1,10 +1,12 @@
-"""A sync over a patchy link or onto a full device, where a newer release the trusted keys
-refuse is passed over for an older one they vouch for: what stops the older one (the disk
-fills while its index is derived) is the device's failure, not the release's. The sync says
-so in one line and stops, the served release answering; it is never passed over as refused
-too (the sync then tried the next lower release, and ended saying no release verified with
-the trusted keys). Real builds, signed releases, a real `kb sync` under a file-size limit
-(`ulimit -f`: a small tmpfs is not always available)."""
+"""A sync over a patchy link or onto a full device, and after a rollback.
+
+Where a newer release the trusted keys refuse is passed over for an older one they vouch
+for, what stops the older one (the disk fills while its index is derived) is the device's
+failure, not the release's. The sync says so in one line and stops, the served release
+answering; it is never passed over as refused too (the sync then tried the next lower
+release, and ended saying no release verified with the trusted keys). Real builds, signed
+releases, a real `kb sync` under a file-size limit (`ulimit -f`: a small tmpfs is not always
+available). A sync to a release newer than one rolled back from says the rollback ends."""
 
 from __future__ import annotations
 
@@ -20,11 +22,13 @@ from pathlib import Path
 import pytest
 from device_fixtures import EDITED, Device, make_device
 from test_release_helpers import git
+from test_trust import Keys, Pub, kb, keys, pub
 
 from kbtools.ship import device as dev
 from kbtools.ship.signing import keygen
 
 pytestmark = pytest.mark.slow
+__all__ = ["keys", "pub"]  # fixtures this module's tests use
 
 KB = [sys.executable, "-m", "kbtools"]
 QUESTION = "小麦赤霉病 扬花期 巡查"
@@ -84,3 +88,30 @@ def test_a_full_disk_under_a_refused_release_stops_the_sync_saying_so(tmp_path: 
     assert again.stdout.startswith("serving kb-r2 (was kb-r1)"), again.stdout
     assert f"kb: warning: kb-r3 refused: release signed by untrusted key {other_id}" in again.stderr
     assert _served(d.dev) == "kb-r2"
+
+
+def test_a_sync_past_a_release_rolled_back_from_says_the_rollback_ends(
+        keys: Keys, pub: Pub, tmp_path: Path) -> None:
+    """Rolled back from kb-r2 to kb-r1, the device skips kb-r2 (said); once kb-r3 is
+    published the sync serves it and says the rollback from kb-r2 ends, in text and --json;
+    `kb status` and `kb releases` stop naming kb-r2 as skipped."""
+    dev_dir = tmp_path / "dev"
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev_dir, "--trusted-key", keys.a_pub)[0] == 0
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev_dir)[0] == 0
+    assert kb("rollback", "--to", dev_dir)[0] == 0 and dev.served_tag(dev_dir) == "kb-r1"
+    code, out = kb("sync", pub.art, "--to", dev_dir, "--json")
+    assert code == 0 and json.loads(out)["no_longer_skipped"] == [], out
+    pub.release(keys.a)
+    code, out = kb("sync", pub.art, "--to", dev_dir)
+    assert code == 0 and dev.served_tag(dev_dir) == "kb-r3", out
+    assert "the rollback from kb-r2 ends: kb-r3 is newer (`kb sync` no longer skips kb-r2)" \
+        in out.splitlines(), out
+    status = json.loads(kb("status", "--to", dev_dir, "--quick", "--json")[1])
+    assert status["rolled_back"] == [], status
+    assert "rolled back from" not in kb("releases", "--to", dev_dir, "--local")[1]
+    pub.release(keys.a)
+    assert kb("rollback", "--to", dev_dir)[0] == 0  # from kb-r3 to kb-r2
+    done = json.loads(kb("sync", pub.art, "--to", dev_dir, "--json")[1])
+    assert (done["tag"], done["skipped"], done["no_longer_skipped"]) == ("kb-r4", [], ["kb-r3"])

@@ -118,10 +118,12 @@ class SyncResult:
     trust: tuple[str, ...] = field(default_factory=tuple)  # keys pinned/unpinned, one line each
     skipped: tuple[str, ...] = field(default_factory=tuple)  # newer tags rolled back from
     rederived: str | None = None  # the served index failed its check and was derived again
+    # tags rolled back from that the new one passes: a sync skips them no more
+    no_longer_skipped: tuple[str, ...] = field(default_factory=tuple)
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.__dict__, "warnings": list(self.warnings), "trust": list(self.trust),
-                "skipped": list(self.skipped)}
+                "skipped": list(self.skipped), "no_longer_skipped": list(self.no_longer_skipped)}
 
 
 def check_tag(gd: Path, source: str, branch_ref: str, branch: str, tag: str,
@@ -425,6 +427,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     # releases rolled back from that this newer one passes need skipping no more (a sync
     # never goes below it): `kb status` and `kb releases` stop saying a sync skips them
     still = [t for t in state.get("rolled_back", []) if (parse_serial(t) or -1) > serial]
+    ended = tuple(t for t in state.get("rolled_back", []) if t not in still)
     if still:
         state["rolled_back"] = still
     else:
@@ -446,7 +449,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     # release's hard link to a file changes that file's change time, so it is hashed here)
     intact.vouch(final, hashed)
     return SyncResult(tag, serial, current, True, source, plan.signed_by, fetched,
-                      warnings, tuple(pinned), skipped)
+                      warnings, tuple(pinned), skipped, no_longer_skipped=ended)
 
 
 def _discard_unsound(device: Path, tag: str, hashed: dict[str, Signature]
