@@ -140,10 +140,11 @@ def list_releases(path: Path, *, remote: bool = True, branch: str = "kb-index",
     if remote and source:
         try:
             refs = list_source(DeviceLayout(path).repo, source, branch, timeout=timeout)
-        except SyncError as exc:  # names the source
+        except SyncError as exc:  # names the source; waiting longer helps one that is silent
+            longer = (", `--timeout SECONDS` waits longer" if "no answer within" in exc.message
+                      else "")
             warnings.append(f"remote releases not listed: {scrubbed(exc)}; `kb releases "
-                            "--local` lists this device's without asking it, `--timeout "
-                            "SECONDS` waits longer")
+                            f"--local` lists this device's without asking it{longer}")
         else:
             warnings.extend(map(scrub, ignored_tags(source, refs)))
             have = {r["tag"] for r in rows}
