@@ -225,10 +225,10 @@ def _other_bases(root: Path, config: bytes) -> list[bytes]:
     """The hooks `kb init` writes (the root's .pre-commit-config.yaml) for each knowledge
     base that one of kb's check hooks in `config` checks (pre-commit runs them at the
     repository's root `root`): the nearest folder holding a kb.toml from the one its
-    `args:` name up (the root's own kb.toml for a hook without `args:`). `add_review_hook` adds the review hook
-    of each that lacks one. Why: a folder initialised before kb-review-record existed got
-    none when `kb init` made a second one (only its own `kb init` again gave it one), and
-    its verifications by hand were never recorded."""
+    `args:` name up (the root's own kb.toml for a hook without `args:`). `add_review_hook`
+    adds the review hook of each that lacks one. Why: a folder initialised before
+    kb-review-record existed got none when `kb init` made a second one (only its own `kb
+    init` again gave it one), and its verifications by hand were never recorded."""
     loaded = yaml.safe_load(config)
     repos = loaded.get("repos") if isinstance(loaded, dict) else None
     template = TEMPLATE_HOOKS.read_text(encoding="utf-8")

@@ -386,8 +386,8 @@ def derive_index(staging: Path, manifest: dict[str, Any], tag: str,
         reason = derivation_failure(exc)
         if reason is None:
             raise
-        raise TransientSyncError(f"deriving the index of {tag} failed: {reason}; the served release "
-                        "is unchanged") from None
+        raise TransientSyncError(f"deriving the index of {tag} failed: {reason}; the served "
+                                 "release is unchanged") from None
 
 
 def _derive_index(staging: Path, manifest: dict[str, Any], tag: str,

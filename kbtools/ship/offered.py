@@ -66,8 +66,8 @@ def instead_of(exc: TransientSyncError, refused: dict[int, str]) -> TransientSyn
     if not refused:
         return exc
     newest = max(refused)
-    return TransientSyncError(f"{exc.message} (taken in place of {tag_name(newest)}, refused: "
-                       f"{refused[newest]})", path=exc.path)
+    return TransientSyncError(f"{exc.message} (taken in place of {tag_name(newest)}, "
+                              f"refused: {refused[newest]})", path=exc.path)
 
 
 def withdrawn(floor: int, current: str | None) -> str:

@@ -123,7 +123,8 @@ class SyncResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.__dict__, "warnings": list(self.warnings), "trust": list(self.trust),
-                "skipped": list(self.skipped), "no_longer_skipped": list(self.no_longer_skipped)}
+                "skipped": list(self.skipped),
+                "no_longer_skipped": list(self.no_longer_skipped)}
 
 
 def check_tag(gd: Path, source: str, branch_ref: str, branch: str, tag: str,
