@@ -115,3 +115,29 @@ def test_a_sync_past_a_release_rolled_back_from_says_the_rollback_ends(
     assert kb("rollback", "--to", dev_dir)[0] == 0  # from kb-r3 to kb-r2
     done = json.loads(kb("sync", pub.art, "--to", dev_dir, "--json")[1])
     assert (done["tag"], done["skipped"], done["no_longer_skipped"]) == ("kb-r4", [], ["kb-r3"])
+
+
+def test_a_default_rollback_onto_a_revoked_signers_release_names_one_that_is_vouched_for(
+        keys: Keys, pub: Pub, tmp_path: Path) -> None:
+    """kb-r1 and kb-r3 signed by key a, kb-r2 by key b, all kept; key b removed: `kb
+    rollback` from kb-r3 refuses kb-r2 (a sync would) and names kb-r1, which it then serves
+    when asked."""
+    dev_dir = tmp_path / "dev"
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev_dir, "--trusted-key", keys.a_pub)[0] == 0
+    assert kb("trust", "add", keys.b_pub, "--to", dev_dir)[0] == 0
+    for key in (keys.b, keys.a):
+        pub.release(key)
+        assert kb("sync", pub.art, "--to", dev_dir)[0] == 0
+    assert dev.served_tag(dev_dir) == "kb-r3" and len(dev.release_dirs(dev_dir)) == 3
+    assert kb("trust", "remove", keys.b_id, "--to", dev_dir)[0] == 0
+    code, out = kb("rollback", "--to", dev_dir)
+    assert code == 1 and dev.served_tag(dev_dir) == "kb-r3", out
+    [line] = out.splitlines()
+    assert line.startswith(f"kb: error: {dev_dir}: kb-r2 is signed by key {keys.b_id}, which "
+                           "is no longer pinned on this device"), line
+    assert line.endswith("; not switching (`kb trust add PUB` pins the key again if it is to "
+                         "be trusted); `kb rollback kb-r1` serves the newest older release a "
+                         "pinned key signs"), line
+    code, out = kb("rollback", "kb-r1", "--to", dev_dir)
+    assert code == 0 and dev.served_tag(dev_dir) == "kb-r1", out
