@@ -137,6 +137,13 @@ class SyncError(KbError):
     """A sync was refused or failed; the served release is unchanged."""
 
 
+class TransientSyncError(SyncError):
+    """A sync could not take a release for a reason of the device or of the link (its disk
+    full, a file-size limit, a write refused, a transfer cut or stalled): no verdict on the
+    release, so the sync stops there, never passing over to an older release as it does
+    one the trusted keys refuse; the same sync run again takes it."""
+
+
 class Interrupted(KbError):
     """A command stopped by Ctrl-C or SIGTERM. The message says what state it left (which
     release serves) and what to run next; the CLI prints it as ``kb: interrupted: ...``.

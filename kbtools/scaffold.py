@@ -23,6 +23,7 @@ from kbtools.config import CONFIG_NAME, load_config
 from kbtools.errors import KbError
 from kbtools.fsutil import atomic_write_bytes
 from kbtools.hookconfig import (
+    OUR_HOOKS,
     add_folder_hook,
     add_review_hook,
     has_our_hooks,
@@ -190,6 +191,11 @@ def scaffold(target: Path, force: bool = False) -> tuple[list[Path], bool, list[
                     added, note = add_review_hook(files[path], merged or theirs)
                     merged = added or merged
                     notes += [f"{path}: {note}"] if note else []
+                    for ours in _other_bases(enclosing_root(target) or target,
+                                             merged or theirs):
+                        added, note = add_review_hook(ours, merged or theirs)
+                        merged = added or merged
+                        notes += [f"{path}: {note}"] if note else []
             except (ValueError, yaml.YAMLError):  # not one to extend: refused, or --force
                 continue
             kept.add(path)
@@ -213,6 +219,51 @@ def scaffold(target: Path, force: bool = False) -> tuple[list[Path], bool, list[
                      f"them): {named}")
     _write_all(files, kept)
     return sorted(files), _git_init(target), notes
+
+
+def _other_bases(root: Path, config: bytes) -> list[bytes]:
+    """The hooks `kb init` writes (the root's .pre-commit-config.yaml) for each knowledge
+    base that one of kb's check hooks in `config` checks (pre-commit runs them at the
+    repository's root `root`): the nearest folder holding a kb.toml from the one its
+    `args:` name up (the root's own kb.toml for a hook without `args:`). `add_review_hook`
+    adds the review hook of each that lacks one. Why: a folder initialised before
+    kb-review-record existed got none when `kb init` made a second one (only its own `kb
+    init` again gave it one), and its verifications by hand were never recorded."""
+    loaded = yaml.safe_load(config)
+    repos = loaded.get("repos") if isinstance(loaded, dict) else None
+    template = TEMPLATE_HOOKS.read_text(encoding="utf-8")
+    out: list[bytes] = []
+    for hook in [h for repo in repos or [] if isinstance(repo, dict)
+                 for h in repo.get("hooks") or [] if isinstance(h, dict)]:
+        args = hook.get("args")
+        if hook.get("id") not in OUR_HOOKS or not (
+                args is None or isinstance(args, list) and len(args) == 1
+                and isinstance(args[0], str)):
+            continue
+        folder = root / args[0] if args else root
+        base = _base_of(root, folder) if folder.is_dir() else None
+        if base is not None:
+            prefix = base.relative_to(root.resolve()).as_posix()
+            out.append((for_subfolder("pre-commit-config.yaml", template, prefix)
+                        if prefix != "." else template).encode())
+    return out
+
+
+def _base_of(root: Path, folder: Path) -> Path | None:
+    """The nearest folder from `folder` up to `root` holding a kb.toml, or None."""
+    try:
+        here = folder.resolve()
+        top = root.resolve()
+    except (OSError, RuntimeError):
+        return None
+    if not here.is_relative_to(top):
+        return None  # `args:` leading out of the repository
+    while True:
+        if (here / CONFIG_NAME).is_file():
+            return here
+        if here == top:
+            return None
+        here = here.parent
 
 
 def _workflows_of_another_folder(target: Path) -> list[str]:

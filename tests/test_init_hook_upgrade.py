@@ -369,9 +369,11 @@ def test_a_monorepos_earlier_hooks_become_one_hook_for_each_folder(tmp_path):
     result = kb("init", str(root / "docs/b"))
     assert result.exit_code == 0, result.output
     assert "are now one kb-check hook for each of 2 knowledge folders" in result.stderr
-    *hooks, review = yaml.safe_load((root / ".pre-commit-config.yaml").read_text(
+    *hooks, review, other = yaml.safe_load((root / ".pre-commit-config.yaml").read_text(
         encoding="utf-8"))["repos"][0]["hooks"]
-    assert review["id"] == "kb-review-record"
+    # each folder records its own verifications by hand, docs/b's hook first (kb init's)
+    assert [(h["id"], h["args"]) for h in (review, other)] == [
+        ("kb-review-record", ["--kb", "docs/b"]), ("kb-review-record", ["--kb", SUB])]
     assert [h.get("args") for h in hooks] == [[f"{SUB}/knowledge"], ["docs/b/knowledge"]]
     assert all(h == {**_current(root / SUB, root)["repos"][0]["hooks"][0],
                      "args": h["args"]} for h in hooks)

@@ -155,3 +155,39 @@ def test_a_monorepos_second_knowledge_base_records_a_hand_verification_too(
         message, said = _verify_by_hand(root, folder, env)
         text = (root / folder / DOC).read_text("utf-8")
         assert recorded_digests(message) == {content_digest(state_from_text(text, DOC))}, said
+
+
+def test_kb_init_of_a_second_folder_gives_the_first_its_review_hook_too(
+        tmp_path: Path) -> None:
+    """docs/a initialised before kb-review-record existed (its kb-check hook at the root, no
+    review hook), then `kb init docs/b`: both knowledge bases get their own hook, docs/a's
+    said in a line of its own, and a verification by hand in docs/a is recorded."""
+    root = tmp_path / "repo"
+    repo = authored_repo(root)
+    assert CliRunner().invoke(main, ["init", str(root / "docs/a")]).exit_code == 0
+    (root / "docs/a/.pre-commit-config.yaml").unlink()
+    config = root / ".pre-commit-config.yaml"
+    run = "        always_run: true\n"
+    config.write_text(EARLIER.read_text("utf-8").replace(
+        run, run + '        args: ["docs/a/knowledge"]\n'), "utf-8")
+    result = CliRunner().invoke(main, ["init", str(root / "docs/知识 b")])
+    assert result.exit_code == 0, result.output
+    assert f"kb init: {config}: kb's kb-review-record hook added (a commit verifying a " \
+           "document by hand records what it approves in docs/a): run pre-commit " \
+           "install again to install it" in result.stderr.splitlines(), result.output
+    hooks = yaml.safe_load(config.read_text("utf-8"))["repos"][0]["hooks"]
+    assert [(h["id"], h.get("args")) for h in hooks] == [
+        ("kb-check", ["docs/a/knowledge"]), ("kb-check", ["docs/知识 b/knowledge"]),
+        ("kb-review-record", ["--kb", "docs/知识 b"]), ("kb-review-record", ["--kb", "docs/a"])]
+    after = config.read_text("utf-8")
+    again = CliRunner().invoke(main, ["init", str(root / "docs/a")])  # nothing more to do
+    assert again.exit_code == 0 and f"{config}:" not in again.stderr, again.output
+    assert config.read_text("utf-8") == after
+    repo.git.add(A=True)
+    repo.git.commit("-qm", "kb init docs/b", "--no-verify")
+    env = _env(tmp_path)
+    subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=root, env=env,
+                   check=True, capture_output=True)
+    message, said = _verify_by_hand(root, "docs/a", env)
+    text = (root / "docs/a" / DOC).read_text("utf-8")
+    assert recorded_digests(message) == {content_digest(state_from_text(text, DOC))}, said

@@ -45,3 +45,18 @@ def test_the_default_limit_keeps_a_year_of_releases_to_a_screen():
     assert [r["serial"] for r in kept] == [*range(400, 400 - RELEASES_LIMIT, -1), 200, 3]
     assert omitted == 400 - RELEASES_LIMIT - 2
     assert limit_releases(rows, 0) == (rows, 0)
+
+
+def test_a_source_gone_is_said_without_a_longer_wait_to_try(pub: Pub, tmp_path: Path):
+    """The last source moved away (no repository there any more): `kb releases` lists the
+    device's and says so in one line, pointing at --local, not at waiting longer (which
+    only helps a source that does not answer)."""
+    dev = tmp_path / "dev"
+    sync(str(pub.art), dev)
+    pub.art.rename(tmp_path / "moved.git")
+    res = CliRunner().invoke(main, ["releases", "--to", str(dev)])
+    assert res.exit_code == 0 and "served" in res.stdout, res.output
+    [line] = res.stderr.splitlines()
+    assert line.startswith(f"kb: warning: remote releases not listed: {pub.art}: git "
+                           "ls-remote failed: "), line
+    assert line.endswith("; `kb releases --local` lists this device's without asking it"), line

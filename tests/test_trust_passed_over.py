@@ -97,3 +97,25 @@ def test_status_tells_a_signature_no_key_checked_from_none(keys: Keys, pub: Pub,
     served = json.loads(kb("status", "--to", dev, "--quick", "--json")[1])["served"]
     assert (served["tag"], served["signed_by"], served["has_signature"]) == (
         "kb-r2", None, False)
+
+
+def test_a_refused_release_after_a_rollback_names_the_one_rolled_back_from(
+        keys: Keys, pub: Pub, tmp_path: Path):
+    """kb-r2 rolled back from on purpose, then kb-r3 signed by a key nobody pinned: the sync
+    refuses in one line that names kb-r2 as skipped, not as if no release newer than kb-r1
+    verified; `kb rollback kb-r2` then serves it."""
+    dev = tmp_path / "dev"
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev)[0] == 0 and device.served_tag(dev) == "kb-r2"
+    assert kb("rollback", "--to", dev)[0] == 0 and device.served_tag(dev) == "kb-r1"
+    pub.release(keys.evil)
+    code, out = kb("sync", pub.art, "--to", dev)
+    assert code == 1 and device.served_tag(dev) == "kb-r1", out
+    assert out.startswith(f"kb: error: kb-r3: release signed by untrusted key {keys.evil_id}")
+    assert out.endswith("; no release newer than kb-r1 verifies with the trusted keys but "
+                        "kb-r2, rolled back from on purpose (`kb rollback kb-r2` serves it "
+                        "again), kb-r1 still serves\n"), out
+    code, out = kb("rollback", "kb-r2", "--to", dev)
+    assert code == 0 and device.served_tag(dev) == "kb-r2", out

@@ -49,9 +49,10 @@ def sync(source: str | None, to: Path | None, trusted: tuple[Path, ...],
     regular files its manifest lists, their hashes); the served release then switches with
     one atomic rename. Keys pinned or unpinned (first use, rotation) are reported; after a
     switch, what changed since the release served before (in short; `kb diff` for all).
-    A newer release the operator rolled back from is skipped, and said so. A source that
-    stops answering, or sends more than --max-fetch-bytes, is given up (limits: the options
-    below, kb.toml [sync]); the served release is then unchanged.
+    A newer release the operator rolled back from is skipped, and said so, as is a sync
+    to a release newer still, which ends that rollback. A source that stops answering, or
+    sends more than --max-fetch-bytes, is given up (limits: the options below, kb.toml
+    [sync]); the served release is then unchanged.
     """
     path = device_outside_checkout(to, "sync")
     with terminate_interrupts():
@@ -76,6 +77,9 @@ def sync(source: str | None, to: Path | None, trusted: tuple[Path, ...],
     for tag in res.skipped:
         click.echo(f"skipped {tag}: newer, but rolled back from on purpose (`kb rollback "
                    f"{tag}` serves it again)")
+    for tag in res.no_longer_skipped:
+        click.echo(f"the rollback from {tag} ends: {res.tag} is newer (`kb sync` no longer "
+                   f"skips {tag})")
     if changes is not None:
         _print_changes(changes)
     for note in res.trust:

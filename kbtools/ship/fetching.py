@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from kbtools.errors import SyncError
+from kbtools.errors import SyncError, TransientSyncError
 from kbtools.ship.git import check_bundle, is_bundle, rev_parse, update_refs
 from kbtools.ship.gitrun import FetchTooLarge, NetLimits, default_limits, run_git, size_text
 
@@ -127,17 +127,17 @@ def _size_limited(message: str) -> bool:
                                                or "unpack-objects" in message)
 
 
-def _cut_off(exc: SyncError, source: str, tag: str) -> SyncError:
+def _cut_off(exc: SyncError, source: str, tag: str) -> TransientSyncError:
     """A fetch that failed on the way (connection cut, refused, stalled): one line naming
     the source and the release, and that nothing changed on the device. One that failed
     for want of room on the device says so, since syncing again alone fails again."""
     if any(words in exc.message for words in _NO_ROOM) or _size_limited(exc.message):
-        return SyncError(f"{tag}: the device has no room for this release's files "
-                         f"({exc.message}); the served release is unchanged and nothing "
-                         "fetched was kept: free space on the device (or raise its quota or "
-                         "file-size limit) and sync again", path=source)
-    return SyncError(f"{tag}: {exc.message}; the served release is unchanged (run kb sync "
-                     "again to retry)", path=source)
+        return TransientSyncError(
+            f"{tag}: the device has no room for this release's files ({exc.message}); the "
+            "served release is unchanged and nothing fetched was kept: free space on the "
+            "device (or raise its quota or file-size limit) and sync again", path=source)
+    return TransientSyncError(f"{tag}: {exc.message}; the served release is unchanged (run "
+                              "kb sync again to retry)", path=source)
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ from typing import Any
 
 from kbtools.config import kb_home
 from kbtools.embed.registry import get_embedder, registered_embedders
-from kbtools.errors import KbError, ModelError, SyncError, plural
+from kbtools.errors import KbError, ModelError, SyncError, TransientSyncError, plural
 from kbtools.fsutil import (
     atomic_write_beneath,
     exchange_dirs,
@@ -386,8 +386,8 @@ def derive_index(staging: Path, manifest: dict[str, Any], tag: str,
         reason = derivation_failure(exc)
         if reason is None:
             raise
-        raise SyncError(f"deriving the index of {tag} failed: {reason}; the served release "
-                        "is unchanged") from None
+        raise TransientSyncError(f"deriving the index of {tag} failed: {reason}; the served "
+                                 "release is unchanged") from None
 
 
 def _derive_index(staging: Path, manifest: dict[str, Any], tag: str,

@@ -9,11 +9,11 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from kbtools.errors import SyncError
+from kbtools.errors import SyncError, TransientSyncError
 from kbtools.index.layout import DeviceLayout, device_of_release
 from kbtools.ship.git import tag_name
 
-__all__ = ["normalize_source", "other_branches", "passed_over", "redirected",
+__all__ = ["instead_of", "normalize_source", "other_branches", "passed_over", "redirected",
            "refused_notes", "withdrawn"]
 
 
@@ -37,18 +37,37 @@ def refused_notes(refused: dict[int, str], tag: str) -> tuple[str, ...]:
                  for s, why in sorted(refused.items(), reverse=True))
 
 
-def passed_over(refused: dict[int, str], current: str | None, serves: str) -> SyncError:
+def passed_over(refused: dict[int, str], current: str | None, serves: str,
+                rolled_back: tuple[str, ...] = ()) -> SyncError:
     """The error of a sync that found no release the trusted keys vouch for newer than
     `current`: the newest release refused and why, and any others refused below it;
-    `serves` says what the device serves now (`sync.still_serves`)."""
+    `serves` says what the device serves now (`sync.still_serves`); `rolled_back`, the
+    newer releases the operator rolled back from, which the sync skips. Why: after `kb
+    rollback` from kb-r3, a newer kb-r4 no key vouched for ended in "no release newer than
+    kb-r1 verifies with the trusted keys", as if kb-r3 did not."""
     newest = max(refused)
     others = sorted(set(refused) - {newest}, reverse=True)
     also = (f" ({', '.join(tag_name(s) for s in others)} below it refused too)"
             if others else "")
-    what = (f"no release newer than {current} verifies with the trusted keys, {serves}"
-            ) if current else ("no release at the source verifies with the "
-                                             "trusted keys, no release is served yet")
+    skipped = (f" but {', '.join(rolled_back)}, rolled back from on purpose (`kb rollback "
+               f"{rolled_back[-1]}` serves it again)" if rolled_back else "")
+    what = (f"no release newer than {current} verifies with the trusted keys{skipped}, "
+            f"{serves}") if current else ("no release at the source verifies with the "
+                                          "trusted keys, no release is served yet")
     return SyncError(f"{tag_name(newest)}: {refused[newest]}{also}; {what}")
+
+
+def instead_of(exc: TransientSyncError, refused: dict[int, str]) -> TransientSyncError:
+    """`exc`, the error of a release the device or the link failed to take (a full disk, a
+    cut transfer), naming the newer release `refused` it was taken in place of (none: `exc`
+    as it is). Why: a full disk while deriving a release below one the keys refused passed
+    it over as refused too, then the next lower one, and the sync ended saying no release
+    verified with the trusted keys, never that the disk was full."""
+    if not refused:
+        return exc
+    newest = max(refused)
+    return TransientSyncError(f"{exc.message} (taken in place of {tag_name(newest)}, "
+                              f"refused: {refused[newest]})", path=exc.path)
 
 
 def withdrawn(floor: int, current: str | None) -> str:

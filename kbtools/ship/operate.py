@@ -140,10 +140,11 @@ def list_releases(path: Path, *, remote: bool = True, branch: str = "kb-index",
     if remote and source:
         try:
             refs = list_source(DeviceLayout(path).repo, source, branch, timeout=timeout)
-        except SyncError as exc:  # names the source
+        except SyncError as exc:  # names the source; waiting longer helps one that is silent
+            longer = (", `--timeout SECONDS` waits longer" if "no answer within" in exc.message
+                      else "")
             warnings.append(f"remote releases not listed: {scrubbed(exc)}; `kb releases "
-                            "--local` lists this device's without asking it, `--timeout "
-                            "SECONDS` waits longer")
+                            f"--local` lists this device's without asking it{longer}")
         else:
             warnings.extend(map(scrub, ignored_tags(source, refs)))
             have = {r["tag"] for r in rows}
@@ -348,10 +349,17 @@ def rollback_held(path: Path, tag: str | None, *, revoked: str | None = None
         check_device_dir(path)
         warnings = settle_rollback(path, load_state(path), "kb rollback")  # one killed
         have = release_dirs(path)
+        default = tag is None
         tag = _rollback_target(path, current, have, tag)
         again = f"kb rollback {tag}"
         try:
             entry = _rollback_locked(path, current, tag, have[tag], revoked)
+        except SyncError as exc:  # the default one no pinned key vouches for: name one that is
+            vouched = _vouched_below(path, tag, have) if default else None
+            if vouched is None or untrusted_release(path, have[tag], tag, served=False) is None:
+                raise
+            raise SyncError(f"{exc.message}; `kb rollback {vouched}` serves the newest older "
+                            "release a pinned key signs", path=exc.path) from None
         except OSError as exc:  # a full disk, a read-only releases/: which release serves
             with interrupts_held():
                 clean_staging(path)
@@ -443,6 +451,20 @@ def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path,
     said = {"forward": bool(current) and _serial(tag) > _serial(current or tag),
             "undone": undone, "skipped": state["rolled_back"]}
     return entry | said | ({"rederived": rederived} if rederived else {})
+
+
+def _vouched_below(path: Path, tag: str, have: dict[str, Path]) -> str | None:
+    """The newest local release older than `tag` that a pinned key vouches for, if any.
+    Why: after `kb trust remove` of the key that signed the release below the served one,
+    `kb rollback` refused it, naming nothing the operator could roll back to instead."""
+    for older in sorted((t for t in have if _serial(t) < _serial(tag)), key=_serial,
+                        reverse=True):
+        try:
+            if untrusted_release(path, have[older], older, served=False) is None:
+                return older
+        except SyncError:
+            continue
+    return None
 
 
 def _rollback_target(path: Path, current: str | None, have: dict[str, Path],

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.config import Config, branch_problem, load_config
-from kbtools.errors import Interrupted, KbError, SyncError, UsageError
+from kbtools.errors import Interrupted, KbError, SyncError, TransientSyncError, UsageError
 from kbtools.fsutil import mkdir_beneath
 from kbtools.index.layout import (
     RELEASES,
@@ -93,6 +93,7 @@ from kbtools.ship.install import (
     tag_manifest_hash,
 )
 from kbtools.ship.offered import (
+    instead_of,
     normalize_source,
     other_branches,
     passed_over,
@@ -117,10 +118,13 @@ class SyncResult:
     trust: tuple[str, ...] = field(default_factory=tuple)  # keys pinned/unpinned, one line each
     skipped: tuple[str, ...] = field(default_factory=tuple)  # newer tags rolled back from
     rederived: str | None = None  # the served index failed its check and was derived again
+    # tags rolled back from that the new one passes: a sync skips them no more
+    no_longer_skipped: tuple[str, ...] = field(default_factory=tuple)
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.__dict__, "warnings": list(self.warnings), "trust": list(self.trust),
-                "skipped": list(self.skipped)}
+                "skipped": list(self.skipped),
+                "no_longer_skipped": list(self.no_longer_skipped)}
 
 
 def check_tag(gd: Path, source: str, branch_ref: str, branch: str, tag: str,
@@ -396,11 +400,16 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
                 done = _install(device, source, refs.branch_ref, branch, tag, serial, begin,
                                 floor, limits)
         except SyncError as exc:  # the newest refused by its signature, or one below it
+            if isinstance(exc, TransientSyncError):  # the device's or the link's failure,
+                raise instead_of(exc, refused) from None  # not the release's: no older one
             if not isinstance(exc, trust.Untrusted) and not refused:  # by anything: passed
                 raise
             if not any(max(cur_serial or 0, floor - 1) < s < serial for s in offered):
+                back = tuple(tag_name(s) for s in sorted(refs.tags) if s > (cur_serial or 0)
+                             and tag_name(s) in rolled_back)
                 raise passed_over(refused | {serial: exc.message}, current,
-                                  still_serves(device, f"{current} still serves")) from None
+                                  still_serves(device, f"{current} still serves"), back
+                                  ) from None
             # an older release the keys vouch for may still be newer than the one served
             res = _sync_locked(source, device, state, extra_keys, branch, keep, max_age_days,
                                limits, refused=refused | {serial: exc.message}, listed=refs)
@@ -419,6 +428,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     # releases rolled back from that this newer one passes need skipping no more (a sync
     # never goes below it): `kb status` and `kb releases` stop saying a sync skips them
     still = [t for t in state.get("rolled_back", []) if (parse_serial(t) or -1) > serial]
+    ended = tuple(t for t in state.get("rolled_back", []) if t not in still)
     if still:
         state["rolled_back"] = still
     else:
@@ -440,7 +450,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     # release's hard link to a file changes that file's change time, so it is hashed here)
     intact.vouch(final, hashed)
     return SyncResult(tag, serial, current, True, source, plan.signed_by, fetched,
-                      warnings, tuple(pinned), skipped)
+                      warnings, tuple(pinned), skipped, no_longer_skipped=ended)
 
 
 def _discard_unsound(device: Path, tag: str, hashed: dict[str, Signature]

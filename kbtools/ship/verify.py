@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kbtools.errors import IndexLoadError, SyncError, plural
+from kbtools.errors import IndexLoadError, SyncError, TransientSyncError, plural
 from kbtools.fsutil import open_beneath, write_all
 from kbtools.index.layout import MANIFEST, RELEASE_JSON, RELEASE_SIG
 from kbtools.index.manifest import (
@@ -230,7 +230,7 @@ def export(gd: Path, entries: list[TreeEntry], staging: Path,
     nothing written) when they do not fit on the file system (`space_problem`)."""
     problem = space_problem(staging.parent, entries, same)
     if problem is not None:
-        raise SyncError(problem, path=where)
+        raise TransientSyncError(problem, path=where)
     os.mkdir(staging)
     with BlobReader(gd) as reader:
         for e in entries:
