@@ -106,20 +106,6 @@ def _unverified_vector(index: KbIndex) -> np.ndarray | None:
     return _UNVERIFIED[index]
 
 
-_PARAMS: weakref.WeakKeyDictionary[KbIndex, tuple[dict[str, Any], fusion.FusionParams]] = \
-    weakref.WeakKeyDictionary()
-
-
-def configured_params(index: KbIndex) -> fusion.FusionParams:
-    """The fusion parameters of the index's kb.toml ``[query]`` table, made once per index
-    (frozen, so shared: 25 fields through `FusionParams.__init__` cost every search ~8 µs)."""
-    qcfg: dict[str, Any] = index.manifest["config"]["values"]["query"]
-    got = _PARAMS.get(index)
-    if got is None or got[0] is not qcfg:
-        got = _PARAMS[index] = (qcfg, fusion.FusionParams.from_config(qcfg))
-    return got[1]
-
-
 def term_weights(index: KbIndex) -> Callable[[str], dict[str, float]]:
     """A piece of a long question -> the idf of each term of it the index knows (what
     `question_text` condenses a pasted log by)."""
@@ -169,7 +155,7 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
         k = int(qcfg.get("k", DEFAULT_K))
     if verified_only is None:
         verified_only = bool(qcfg.get("verified_only", False))
-    params = params or configured_params(index)
+    params = params or calibration.configured_params(index)
     parsed = parse_where(where) + checked_conditions(conditions)
     asked = searched_question(query, term_weights(index))
     text, condensed = asked.text, asked.report()
