@@ -190,3 +190,89 @@ def test_one_blas_thread_is_set_by_the_outermost_context_and_restored_by_it():
         assert counts() == [1] * len(before)  # the inner exit restored nothing
     assert counts() == before
     assert two == [2] * len(before)
+
+
+def test_one_blas_thread_reads_no_library_info(monkeypatch):
+    """A search's one-thread limit reads and sets the BLAS libraries' thread counts and
+    nothing else: threadpoolctl's `limit` read every library's version, architecture and
+    attributes into dicts on entry and exit, ~55 µs of a warm search's CPU at 54k chunks
+    (benchmarks/README.md, session 41)."""
+    from threadpoolctl import ThreadpoolController
+
+    from kbtools.embed.base import _threadpools, blas_threads
+
+    counts = [m["num_threads"] for m in _threadpools().info() if m["user_api"] == "blas"]
+
+    def no_info(self, *args, **kwargs):
+        raise AssertionError("a one-thread limit read the libraries' info")
+
+    monkeypatch.setattr(ThreadpoolController, "info", no_info)
+    monkeypatch.setattr(ThreadpoolController, "limit", no_info)
+    libs = [lib for lib in _threadpools().lib_controllers if lib.user_api == "blas"]
+    with blas_threads(1):
+        assert [lib.num_threads for lib in libs] == [1] * len(libs)
+    assert [lib.num_threads for lib in libs] == counts
+
+
+def test_one_blas_thread_limit_that_failed_to_set_leaves_the_next_one_to_set(monkeypatch):
+    """A one-thread limit whose setting raised (a library refusing) counted itself open
+    for ever: every later limit took itself for an inner one and set nothing, so every
+    later search ran on the BLAS's threads."""
+    from threadpoolctl import ThreadpoolController
+
+    from kbtools.embed.base import _threadpools, blas_threads
+
+    libs = [lib for lib in _threadpools().lib_controllers if lib.user_api == "blas"]
+    before = [lib.num_threads for lib in libs]
+    if before == [1] * len(libs):
+        pytest.skip("the BLAS runs on one thread already: nothing to limit")
+
+    def refuse(*args, **kwargs):
+        raise OSError("refused")
+
+    for lib in libs:
+        monkeypatch.setattr(lib, "set_num_threads", refuse)
+    monkeypatch.setattr(ThreadpoolController, "limit", refuse)
+    with pytest.raises(OSError), blas_threads(1):
+        pass
+    monkeypatch.undo()
+    with blas_threads(1):
+        assert [lib.num_threads for lib in libs] == [1] * len(libs)
+    assert [lib.num_threads for lib in libs] == before
+
+
+def test_one_blas_thread_limit_lets_go_of_the_library_for_other_threads():
+    """The one-thread limit set and put back in one thread leaves OpenBLAS free for another
+    thread's (`kb serve` answers each request in a worker thread): threadpoolctl ≥ 3.8
+    lets only its last setter change OpenBLAS's process-wide count until it lets go."""
+    import threading
+
+    from kbtools.embed.base import _threadpools, blas_threads
+
+    libs = [lib for lib in _threadpools().lib_controllers if lib.user_api == "blas"]
+    before = [lib.num_threads for lib in libs]
+    if before == [1] * len(libs):
+        pytest.skip("the BLAS runs on one thread already: nothing to limit")
+    seen: list[list[int]] = []
+
+    def one_search() -> None:
+        with blas_threads(1):
+            seen.append([lib.num_threads for lib in libs])
+
+    def search_and_stay(searched: threading.Event, done: threading.Event) -> None:
+        one_search()
+        searched.set()
+        done.wait(5)
+
+    for _ in range(2):  # each in a thread of its own, alive while the next one runs
+        searched, done = threading.Event(), threading.Event()
+        keep = threading.Thread(target=search_and_stay, args=(searched, done))
+        keep.start()
+        searched.wait(5)
+        other = threading.Thread(target=one_search)
+        other.start()
+        other.join()
+        done.set()
+        keep.join()
+    assert seen == [[1] * len(libs)] * 4
+    assert [lib.num_threads for lib in libs] == before

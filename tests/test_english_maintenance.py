@@ -221,6 +221,22 @@ def test_the_other_national_spelling_of_a_word(word, other):
         assert word in spelling_variants(other)
 
 
+def test_irregular_spellings_looked_for_at_once_are_those_looked_for_in_turn(monkeypatch):
+    """A word is looked up in IRREGULAR only when it begins with one of its starts (most
+    words begin with none): the spellings are those of trying every pair in turn (the
+    starts opened to every word: each begins with "")."""
+    from kbtools.query import english
+
+    starts = [s for pair in english.IRREGULAR for s in pair]
+    words = [w + end for w in starts for end in ("", "s", "ing", "x")] + [
+        "cluster", "sulfur", "grayish", "tires", "pour", "mold", "colours", "organise",
+        "aeroplanes", "e17", "sul", "gre"]
+    gated = [spelling_variants(w) for w in words]
+    monkeypatch.setattr(english, "_IRREGULAR_STARTS", "")
+    assert gated == [spelling_variants(w) for w in words]
+    assert sum(map(len, gated)) > len(starts)
+
+
 @pytest.mark.parametrize("word", ["hour", "four", "tour", "pour", "canoe", "heroes", "e17"])
 def test_short_words_and_codes_have_no_other_spelling(word):
     assert spelling_variants(word) == ()

@@ -83,6 +83,18 @@ def test_tiny_index_answers_everyday_phrasings_of_its_subject(tiny):
         assert search(idx, q, k=3).no_answer, q
 
 
+def test_an_index_fusion_parameters_are_made_once_and_are_its_config(tiny):
+    """A search read its index's kb.toml ``[query]`` into a new `FusionParams` every time
+    (25 fields through `__init__`, ~8 µs); now once per opened index, the same values."""
+    idx, other = open_index(tiny), open_index(tiny)
+    params = calibration.configured_params(idx)
+    assert params == fusion.FusionParams.from_config(idx.manifest["config"]["values"]["query"])
+    assert calibration.configured_params(idx) is params
+    assert calibration.configured_params(other) is not params
+    idx.manifest["config"]["values"]["query"] = {"candidates": 7}  # (another config read)
+    assert calibration.configured_params(idx).candidates == 7
+
+
 def test_release_without_the_record_keeps_the_global_rule(tiny, tmp_path):
     old = tmp_path / "old"
     shutil.copytree(tiny, old)

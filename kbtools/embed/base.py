@@ -65,11 +65,13 @@ def blas_threads(limit: int | None) -> AbstractContextManager[Any]:
 class _OneThread:
     """`blas_threads(1)`: the BLAS limited to one thread by the outermost of such contexts
     open at once, the inner ones costing nothing (a search limits it and then embeds its
-    question, which limits it again: each limit reads and sets every BLAS library's thread
-    count, ~20 µs). Counted process-wide, as the BLAS setting is, under a lock (`kb serve`
-    searches in several threads); the context that set the limit puts back what it found,
-    in its own thread (with OpenBLAS 0.3.31 a raise of its thread count made from another
-    thread than the main one did not take, measured)."""
+    question, which limits it again). Counted process-wide, as the BLAS setting is, under a
+    lock (`kb serve` searches in several threads); the context that set the limit puts back
+    what it found, in its own thread (with OpenBLAS 0.3.31 a raise of its thread count made
+    from another thread than the main one did not take, measured). It reads and sets each
+    BLAS library's count itself (`_blas_libraries`): threadpoolctl's `limit` also read
+    every library's version, architecture and attributes into dicts, on entry and exit,
+    ~55 µs more of a warm search's CPU at 54k chunks (benchmarks/README.md, session 41)."""
 
     open = 0  # contexts open now, in every thread
     lock = threading.Lock()
@@ -78,13 +80,37 @@ class _OneThread:
         with _OneThread.lock:
             first = _OneThread.open == 0
             _OneThread.open += 1
-        self.limiter = _threadpools().limit(limits=1, user_api="blas") if first else None
+        self.found: list[tuple[Any, int]] = []  # (library, its count before) of those set
+        try:
+            for lib in _blas_libraries() if first else ():
+                count = lib.num_threads
+                if count != 1:
+                    lib.set_num_threads(1)
+                    self.found.append((lib, count))
+        except BaseException:  # not entered: what it set is put back, its count taken off
+            self.__exit__()
+            raise
 
     def __exit__(self, *exc: object) -> None:
         with _OneThread.lock:
             _OneThread.open -= 1
-        if self.limiter is not None:
-            self.limiter.__exit__(*exc)
+        for lib, count in self.found:
+            lib.set_num_threads(count)
+            # threadpoolctl ≥ 3.8 lets one thread at a time set OpenBLAS's process-wide
+            # count and makes the setter that thread: let go, as its own limits do on exit,
+            # or another thread's search could not limit it
+            getattr(lib, "clear_controlling_thread", _nothing)()
+
+
+def _nothing() -> None:
+    """What a library without a controlling thread (threadpoolctl < 3.8) lets go of."""
+
+
+@lru_cache(maxsize=1)
+def _blas_libraries() -> tuple[Any, ...]:
+    """threadpoolctl's controllers of the BLAS libraries loaded (those `blas_threads`
+    limits; seen once, as `_threadpools` is)."""
+    return tuple(lib for lib in _threadpools().lib_controllers if lib.user_api == "blas")
 
 
 P = ParamSpec("P")

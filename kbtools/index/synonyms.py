@@ -84,18 +84,23 @@ class Synonyms:
         if not self._group_of:
             return []
         norm = normalize(text)
+        starts = self._starts
         out: dict[str, None] = {}
-        i = 0
-        while i < len(norm):
-            for length in self._starts.get(norm[i], ()):
-                term = norm[i:i + length]
+        i = 0  # where the text not yet matched begins
+        # only the places where a term may start are looked at: some term starts with the
+        # character there, and a Latin one begins a word (`_stands_alone`; most of a
+        # question's characters start no term of the built-in groups)
+        for at in [at for at, c in enumerate(norm) if c in starts and not (
+                at and norm[at - 1] in WORD_CHARS and _latin(c))]:
+            if at < i:
+                continue  # inside the term matched last
+            for length in starts[norm[at]]:
+                term = norm[at:at + length]
                 if len(term) == length and term in self._group_of \
-                        and _stands_alone(norm, i, i + length):
+                        and _stands_alone(norm, at, at + length):
                     out.setdefault(self._written[term])
-                    i += length
+                    i = at + length
                     break
-            else:
-                i += 1
         return list(out)
 
     def mapping(self) -> dict[str, list[str]]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +36,7 @@ from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex, load_release_info
 from kbtools.index.tokenize import language_of
 from kbtools.query.background import QUESTIONS as BACKGROUND
-from kbtools.query.fusion import unknown_name
+from kbtools.query.fusion import FusionParams, unknown_name
 
 CALIBRATION_VERSION = 1
 
@@ -185,6 +186,21 @@ class Calibration:
                 or not 0.0 <= limit <= 1.0:
             raise ValueError("max_unknown_share is not a number from 0 to 1")
         return cls(float(limit))
+
+
+_PARAMS: weakref.WeakKeyDictionary[KbIndex, tuple[dict[str, Any], FusionParams]] = \
+    weakref.WeakKeyDictionary()
+
+
+def configured_params(index: KbIndex) -> FusionParams:
+    """The fusion parameters of the index's kb.toml ``[query]`` table (before its
+    calibration, `kbtools.query.search.calibrated`, applies), made once per index: frozen,
+    so shared (25 fields through `FusionParams.__init__` cost every search ~8 µs)."""
+    qcfg: dict[str, Any] = index.manifest["config"]["values"]["query"]
+    got = _PARAMS.get(index)
+    if got is None or got[0] is not qcfg:
+        got = _PARAMS[index] = (qcfg, FusionParams.from_config(qcfg))
+    return got[1]
 
 
 def load(index: KbIndex) -> Calibration | None:

@@ -75,6 +75,8 @@ IRREGULAR = (
     ("skilful", "skillful"), ("fulfil", "fulfill"), ("enrol", "enroll"),
     ("catalogue", "catalog"), ("dialogue", "dialog"), ("analogue", "analog"),
 )
+# every start of IRREGULAR, looked for at once first (most words begin with none of them)
+_IRREGULAR_STARTS = tuple(start for pair in IRREGULAR for start in pair)
 MIN_LETTERS = 4  # shorter words (hour, four, tour, acre) are respelled by no rule
 # -our/-or after two letters or more (colour, behaviour, colours, favourite, neighbourhood)
 _OUR = re.compile(r"(?<=[a-z]{2})our")
@@ -108,7 +110,7 @@ def spelling_variants(word: str) -> tuple[str, ...]:
     if len(word) < MIN_LETTERS or not _LETTERS.fullmatch(word):
         return ()
     out: dict[str, None] = {}
-    for british, american in IRREGULAR:
+    for british, american in IRREGULAR if word.startswith(_IRREGULAR_STARTS) else ():
         if word.startswith(british):
             out[american + word[len(british):]] = None
         elif word.startswith(american):

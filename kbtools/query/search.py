@@ -155,7 +155,7 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
         k = int(qcfg.get("k", DEFAULT_K))
     if verified_only is None:
         verified_only = bool(qcfg.get("verified_only", False))
-    params = params or fusion.FusionParams.from_config(qcfg)
+    params = params or calibration.configured_params(index)
     parsed = parse_where(where) + checked_conditions(conditions)
     asked = searched_question(query, term_weights(index))
     text, condensed = asked.text, asked.report()
