@@ -52,7 +52,7 @@ from kbtools.decision.refusals import (
     span_error,
 )
 from kbtools.decision.units import scale, unit_group
-from kbtools.decision.weekdays import WEEKDAY_UNIT, day_name, weekday_mismatch
+from kbtools.decision.weekdays import WEEKDAY_UNIT, day_name, not_a_day, weekday_mismatch
 from kbtools.errors import TableError
 
 NO_MATCH_MESSAGE = "no rule matches, needs human review"
@@ -414,6 +414,9 @@ def _input_numbers(table: DecisionTable, reads: Mapping[int, Given],
                                  said=fraction_range(ends, unit))
             check_possible(table, i, read.written, ends, unit, where)
             continue
+        if i in table.numeric and numbers[i] is None and unit == WEEKDAY_UNIT:  # 明天, 周8
+            raise InputError(where, table.header[i], shown, unit, said=(
+                not_a_day(value, False), not_a_day(value, True)))
         if overflows(value) or (i in table.numeric and numbers[i] is None):
             raise InputError(where, table.header[i], shown)
         if i in table.numeric and (problem := input_unit_problem(value, unit)):
