@@ -53,7 +53,7 @@ from kbtools.query.naming import (
     nameless,
     of_column,
     said_of_other,
-    unit_fits,
+    takes_by_unit,
     unnamed_output,
 )
 from kbtools.query.places import place_of
@@ -66,7 +66,7 @@ from kbtools.query.quantities import (
     whole_names,
 )
 from kbtools.query.ranges import with_ranges
-from kbtools.query.value_units import DURATIONS
+from kbtools.query.value_units import DURATIONS, rates_said_first
 from kbtools.query.values import BOUND_AFTER, STOP_GAP, Number, bounds_after, compact, numbers
 from kbtools.query.wording import (
     NAME_STARTS,
@@ -170,6 +170,9 @@ def read_inputs(question: str, table: DecisionTable,
     # number (周3) nor a name qualifying the next input's (周三温度 is the temperature)
     days = days_said(text)
     text, cased, shown = (_without(t, days) for t in (text, cased, shown))
+    # a rate said per-unit first (每亩施了25公斤) read as one said after its number
+    order = rates_said_first(text)
+    text, cased, shown = ("".join(t[i] for i in order) for t in (text, cased, shown))
     found_numbers = with_ranges(text, cased, numbers(text, cased))
     claimed: set[int] = set()
     out: dict[str, str] = {}
@@ -274,12 +277,13 @@ def read_inputs(question: str, table: DecisionTable,
         _claim(claimed, found_numbers, n)
     for i in table.inputs:  # else the one unclaimed number in the column's unit
         unit = header_unit(table.header[i])
-        if i not in table.numeric or unit is None or i in blocked or \
+        rated = unit is None and any(takes_by_unit(x, table.header[i]) for x in found_numbers)
+        if i not in table.numeric or (unit is None and not rated) or i in blocked or \
                 (table.header[i] in out and i not in by_name):
             continue
         fits = []
         for n, x in enumerate(found_numbers):
-            if n in claimed or x.noun or not unit_fits(x.unit, unit):
+            if n in claimed or x.noun or not takes_by_unit(x, table.header[i]):
                 continue
             # what is said before or after the whole of it (a range's: 油温22到25度, 35-50℃ 油温)
             thing = quals[i].before(text, x.extent[0]) or quals[i].after(text, x.extent[1]) \
@@ -301,7 +305,7 @@ def read_inputs(question: str, table: DecisionTable,
                     (x.unit != PERCENT or of_column(text, x, table.header[i], synonyms)):
                 fits.append(n)
         fits = _one_per_range(fits, found_numbers)  # 20 c to 24 c: one value, the range
-        if not fits or any(sum(unit_fits(found_numbers[n].unit, header_unit(table.header[j]))
+        if not fits or any(sum(takes_by_unit(found_numbers[n], table.header[j])
                                for j in table.inputs) != 1 for n in fits):
             continue  # a unit no column or two take
         if i in by_name:  # temperature 22 C, then 24 C: a second value in the column's unit
