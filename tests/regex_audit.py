@@ -236,6 +236,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.weekdays._ITEM": "match",  # a table cell, from each item on
     "kbtools.decision.weekdays._SEP": "match",  # a table cell, between its items
     "kbtools.decision.weekdays._SAID": "finditer",  # a question
+    "kbtools.decision.cell_text._DECIMAL_COMMA": "match",  # a table cell, an input value
+    "kbtools.decision.model._BOUND_LIKE": "match",  # a table cell (also sub)
     "kbtools.decision.weekdays._RELATIVE": "match",  # an input value
     "kbtools.decision.weekdays._NO_DAY": "match",  # an input value
     "kbtools.query.value_units._PER_FIRST": "finditer",  # a question

@@ -19,6 +19,7 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import unquote
 
+from kbtools.decision.cell_text import decimal_comma
 from kbtools.decision.clock import CLOCK_UNIT, clock_mismatch, clock_text
 from kbtools.decision.conditions import (
     Condition,
@@ -417,6 +418,10 @@ def _input_numbers(table: DecisionTable, reads: Mapping[int, Given],
         if i in table.numeric and numbers[i] is None and unit == WEEKDAY_UNIT:  # 明天, 周8
             raise InputError(where, table.header[i], shown, unit, said=(
                 not_a_day(value, False), not_a_day(value, True)))
+        if i in table.numeric and numbers[i] is None and (point := decimal_comma(value)):
+            raise InputError(where, table.header[i], shown, unit, said=(  # 1 200,5: 1200.5?
+                f"a decimal comma, or two values: write {point} if {point} is meant",
+                f"逗号可能是小数点，也可能分隔两个值：若指 {point}，请写 {point}"))
         if overflows(value) or (i in table.numeric and numbers[i] is None):
             raise InputError(where, table.header[i], shown)
         if i in table.numeric and (problem := input_unit_problem(value, unit)):

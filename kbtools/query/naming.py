@@ -16,7 +16,8 @@ import re
 from collections.abc import Mapping, Sequence
 
 from kbtools.decision import DecisionTable, column_key, normalize_text
-from kbtools.decision.conditions import header_unit_start, unit_of
+from kbtools.decision.conditions import unit_of
+from kbtools.decision.headers import header_unit_start
 from kbtools.decision.units import family, rate_parts, rates_agree, unit_group
 from kbtools.query.fillers import drop_fillers, strip_fillers
 from kbtools.query.quantities import AMBIENT, WEATHER, before_comma, key_text
