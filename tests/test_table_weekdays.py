@@ -233,3 +233,25 @@ def test_the_web_form_offers_a_keyboard_for_words_to_a_column_of_days():
                         decision="inputs=星期,温度; outputs=灌溉")
     assert table is not None
     assert [f["numeric"] for f in _table_view(table, 1, {})["inputs"]] == [False, True]
+
+
+def test_search_answers_a_day_and_a_rate_from_the_table_first(tmp_path):
+    """Through `kb query`: a question giving a day (周三, ``on Sunday``) or a rate per-unit
+    first (每亩施了25公斤) was answered with the table and its inputs missing."""
+    from kbfixtures import built_pages, top_evaluation
+
+    dist = built_pages(tmp_path, [
+        ("灌溉安排", "按星期和温度安排灌溉。\n\n<!-- decision: inputs=星期,温度(℃); outputs=灌溉 -->\n"
+                 "| 星期 | 温度(℃) | 灌溉 |\n|---|---|---|\n| 周一至周五 | >30 | 早晚各一次 |\n"
+                 "| 周一至周五 | <=30 | 早上一次 |\n| 周六、周日 | * | 不灌溉 |\n"),
+        ("施肥量判定", "按每公顷施肥量判定。\n\n<!-- decision: inputs=施肥量(kg/ha); outputs=判定 -->\n"
+                  "| 施肥量(kg/ha) | 判定 |\n|---|---|\n| <300 | 偏少 |\n| >=300 | 足够 |\n"),
+    ], stem="farm")
+    for question, doc, want in [
+        ("周三温度32度，灌溉几次", "farm-0.md", "早晚各一次"),
+        ("礼拜天，温度35度，要灌溉吗", "farm-0.md", "不灌溉"),
+        ("每亩施了25公斤，施肥量够吗", "farm-1.md", "足够"),  # 375 kg/ha
+    ]:
+        ev = top_evaluation(dist, question, doc)
+        assert ev["status"] == "match", (question, ev)
+        assert [v for out in ev["outputs"] for v in out.values()] == [want], (question, ev)
