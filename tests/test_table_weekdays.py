@@ -166,6 +166,9 @@ def _asked(question):
     ("礼拜天，温度35度，要灌溉吗", "礼拜天", "35", "不灌溉"),
     ("on Wednesday at 32 C how often to irrigate", "wednesday", "32", "早晚各一次"),
     ("irrigation on Sunday, temperature 35 C", "sunday", "35", "不灌溉"),
+    ("周末温度35度要灌溉吗", "周末", "35", "不灌溉"),  # a named run of days
+    ("工作日，温度25度，怎么灌溉", "工作日", "25", "早上一次"),
+    ("on weekdays at 32 C how often", "weekdays", "32", "早晚各一次"),
 ])
 def test_a_question_gives_a_column_of_days_the_day_it_says(question, day, temperature, want):
     """A day said in a question was never read (the column stayed missing), and the day
@@ -179,6 +182,7 @@ def test_a_question_gives_a_column_of_days_the_day_it_says(question, day, temper
     "一周三次灌溉，温度32度", "每周三天温度32度", "两个星期三次，温度32度",  # counts, no day
     "明天温度32度灌溉几次", "tomorrow at 32 C how often",  # by today's date: no day known
     "sun 32 C, how often",  # sun is a word, never read as Sunday
+    "每天灌溉几次？温度32度", "daily at 32 C, how often",  # how often, no day
 ])
 def test_a_count_or_a_relative_day_gives_no_day(question):
     assert IRRIGATION is not None

@@ -165,11 +165,13 @@ _COUNTED = "一二两三四五六七八九十几数每个個0-9"
 _MEASURE = r"(?:次|回|遍|趟|顿|頓|个|個|日|号|號|小时|小時|周|週|年|月|晚|夜|[十百千万萬]|\d|天(?!气|氣))"
 _ZH_SAID = rf"{_ZH}(?:{_ZH_NUM}|[1-7](?![\d.]))"
 _EN_SAID = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
+# a named run said (周末, 工作日, ``at weekends``; not 每天, ``daily``: how often, no day)
+_NAMED_SAID = r"工作日|周末|双休日|(?<![a-z])(?:weekends?|weekdays?)(?![a-z])"
 _SAID = re.compile(
     rf"(?<![{_COUNTED}]){_ZH_SAID}(?:(?:至|到|~|-|–|—){_ZH}?(?:{_ZH_NUM}|[1-7](?![\d.])))?"
     rf"(?!{_MEASURE})"
-    rf"|(?<![a-z]){_EN_SAID}(?:\s*(?:to|through|thru|-|–)\s*{_EN_SAID})?(?![a-z])",
-    re.IGNORECASE)
+    rf"|(?<![a-z]){_EN_SAID}(?:\s*(?:to|through|thru|-|–)\s*{_EN_SAID})?(?![a-z])"
+    rf"|{_NAMED_SAID}", re.IGNORECASE)
 
 
 def days_said(text: str) -> list[tuple[int, int, str]]:
