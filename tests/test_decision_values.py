@@ -93,6 +93,7 @@ def test_kb_check_names_the_file_and_line_of_a_decimal_comma(tmp_path):
 @pytest.mark.parametrize(("cell", "lo", "hi"), [
     ("100±5%", 95, 105), ("200±5%", 190, 210), ("200 ± 5 %", 190, 210),
     ("6.5±10%", 5.85, 7.15), ("200 kPa ± 5%", 190, 210), ("-20±10%", -22, -18),
+    ("200 +/- 5 percent", 190, 210),
     ("50%±5%", 45, 55),  # in the value's own %: points
     ("25±2", 23, 27), ("25℃±2℃", 23, 27),  # in the value's unit, as before
 ])

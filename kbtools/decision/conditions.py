@@ -40,7 +40,8 @@ bounded unit lengths, and the header unit is found with string scans (`header_un
 so reading a table costs time linear in its size whatever its cells hold.
 
 Pure: imports only `kbtools.decision.numerals`, `units` (the units known), `cell_text`, `clock`,
-`weekdays`, `headers` (a header's unit: `column_key`, `header_unit_start`) and `words`
+`weekdays`, `headers` (a header's unit: `column_key`, `header_unit_start`), `tolerance`
+(a value's tolerance, 25±2, 200±5%) and `words`
 (comparisons written in words).
 """
 
@@ -69,6 +70,7 @@ from kbtools.decision.numerals import (
     read_mixed,
     tenths_as_percent,
 )
+from kbtools.decision.tolerance import own_unit, percent_of_value, tolerance_ends
 from kbtools.decision.units import (
     GLUED_UNITS,
     GROUP_OF,
@@ -179,7 +181,7 @@ def cell_unit(cell: str) -> str:
     → ``m2``)."""
     text = symbolic(read_numerals(split_qualifier(magnified(normalize_cell(cell)))[0]))
     if (m := _RE_TOLERANCE.match(text)) and percent_of_value(m):  # 200 kPa±5%: in kPa
-        return _own_unit(m)
+        return own_unit(m)
     text = text.removesuffix("以上").removesuffix("以下")
     return _unit_after_last_number(text)
 
@@ -387,7 +389,7 @@ def _parse(cell: str, *, pair: bool) -> Condition:
     m = _RE_RANGE.match(text) or _RE_TOLERANCE.match(text)
     if m and (lo := _finite(m.group(1))) is not None and (hi := _finite(m.group(2))) is not None:
         if m.re is _RE_TOLERANCE:  # 25±2: from 23 to 27, in the digits written
-            lo, hi = _tolerance(m)
+            lo, hi = tolerance_ends(m)
         return Condition(raw, "range", lo=lo, hi=hi, lo_incl=True, hi_incl=True)
     m = _RE_NUMBER.match(text)
     if m and (x := _finite(m.group(1))) is not None:
@@ -399,37 +401,14 @@ def _parse(cell: str, *, pair: bool) -> Condition:
         or Condition(raw, "text", text=plain.casefold())
 
 
-def _tolerance(m: re.Match[str], *, share: bool | None = None) -> tuple[float, float]:
-    """The ends of a value and its tolerance (`_RE_TOLERANCE`), in the digits written: 25±2 is
-    23 to 27; a tolerance in percent of a value not itself in percent is that share of it
-    (200±5% is 190 to 210, 6.5 ± 10% 5.85 to 7.15), one in the value's own % is points
-    (50%±5% is 45 to 55). `share` True or False reads it so whatever it writes."""
-    nominal, tolerance = (Decimal(m.group(n).replace(",", "").replace(" ", "")) for n in (1, 2))
-    if percent_of_value(m) if share is None else share:
-        tolerance = abs(nominal) * tolerance / 100
-    lo, hi = (float(nominal + k * tolerance) for k in (-1, 1))
-    return lo, hi
-
-
-def percent_of_value(m: re.Match[str]) -> bool:
-    """Whether the tolerance `_RE_TOLERANCE` matched is in percent of the value (``200±5%``),
-    not in the value's own unit (``50%±5%``, ``25±2℃``)."""
-    return m.string[m.end(2):].strip() == "%" and _own_unit(m) != "%"
-
-
-def _own_unit(m: re.Match[str]) -> str:
-    """The unit a value with a tolerance (`_RE_TOLERANCE`) writes after the value itself."""
-    return m.string[m.end(1):m.start(2)].strip().rstrip("±+/-").strip()
-
-
 def tolerance_readings(cell: str) -> tuple[tuple[float, float], tuple[float, float]] | None:
-    """For a value with a tolerance in percent of it, as `_tolerance` reads ``200±5%``: the
+    """For a value with a tolerance in percent of it, as `tolerance.tolerance_ends` reads ``200±5%``: the
     range it is read as and the range it would be as points (190–210, 195–205), which a
     column in % cannot tell apart (`model` refuses it there); None for any other cell."""
     m = _RE_TOLERANCE.match(symbolic(magnified(normalize_cell(cell))))
     if m is None or not percent_of_value(m):
         return None
-    return _tolerance(m, share=True), _tolerance(m, share=False)
+    return tolerance_ends(m, share=True), tolerance_ends(m, share=False)
 
 
 def _interval(raw: str, m: re.Match[str]) -> Condition | None:
