@@ -163,6 +163,8 @@ def _asked(question):
     ("周3，温度25度，怎么灌溉", "周3", "25", "早上一次"),
     ("礼拜三 气温32度", "礼拜三", "32", "早晚各一次"),
     ("下周一温度32度灌溉几次", "周一", "32", "早晚各一次"),  # next week's Monday is a Monday
+    ("下个周一温度32度灌溉几次", "周一", "32", "早晚各一次"),
+    ("週三溫度32度灌溉幾次", "周三", "32", "早晚各一次"),  # in Traditional script
     ("礼拜天，温度35度，要灌溉吗", "礼拜天", "35", "不灌溉"),
     ("on Wednesday at 32 C how often to irrigate", "wednesday", "32", "早晚各一次"),
     ("irrigation on Sunday, temperature 35 C", "sunday", "35", "不灌溉"),

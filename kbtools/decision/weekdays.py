@@ -161,14 +161,14 @@ def not_a_day(text: str, zh: bool) -> str:
 # of them: 周三, 星期3, 礼拜天, 下周一, 周一到周三, ``on wednesday``. Not the 周三 of a count
 # (一周三次, 每周三天, 两个星期三次: a numeral before it or a measure word after it), nor an
 # English day shortened (``sun``, ``sat``, ``wed`` are words too)
-_COUNTED = "一二两三四五六七八九十几数每个個0-9"
+_COUNTED = "一二两三四五六七八九十几数每0-9"  # before it, or before 个 before it (两个星期三次)
 _MEASURE = r"(?:次|回|遍|趟|顿|頓|个|個|日|号|號|小时|小時|周|週|年|月|晚|夜|[十百千万萬]|\d|天(?!气|氣))"
 _ZH_SAID = rf"{_ZH}(?:{_ZH_NUM}|[1-7](?![\d.]))"
 _EN_SAID = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
 # a named run said (周末, 工作日, ``at weekends``; not 每天, ``daily``: how often, no day)
 _NAMED_SAID = r"工作日|周末|双休日|(?<![a-z])(?:weekends?|weekdays?)(?![a-z])"
 _SAID = re.compile(
-    rf"(?<![{_COUNTED}]){_ZH_SAID}(?:(?:至|到|~|-|–|—){_ZH}?(?:{_ZH_NUM}|[1-7](?![\d.])))?"
+    rf"(?<![{_COUNTED}])(?<![{_COUNTED}][个個]){_ZH_SAID}(?:(?:至|到|~|-|–|—){_ZH}?(?:{_ZH_NUM}|[1-7](?![\d.])))?"
     rf"(?!{_MEASURE})"
     rf"|(?<![a-z]){_EN_SAID}(?:\s*(?:to|through|thru|-|–)\s*{_EN_SAID})?(?![a-z])"
     rf"|{_NAMED_SAID}", re.IGNORECASE)
