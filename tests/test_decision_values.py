@@ -112,6 +112,24 @@ def test_a_table_of_tolerances_in_percent_answers_by_the_share():
     assert _answer(table, "189") == ["0"]
 
 
+@pytest.mark.parametrize(("value", "want"), [("50±10%", ["1"]), ("50 kPa ± 10 %", ["1"]),
+                                             ("40±10%", ["0"])])
+def test_a_tolerance_in_percent_given_is_a_share_of_the_value(value, want):
+    """50±10% (45-55) was read as 40-60 and refused as spanning three rows; 40±10% (36-44)
+    as 30-50."""
+    table = _table("压力(kPa)", "<45", "45-55", ">55")
+    assert _answer(table, value) == want
+
+
+def test_a_tolerance_in_percent_given_a_column_in_percent_is_refused_as_ambiguous():
+    table = _table("湿度(%)", "<45", "45-55", ">55")
+    with pytest.raises(TableError, match="share of the value \\(47.5-52.5\\) or points \\(45-55\\)") \
+            as caught:
+        match_rules(table, {"湿度(%)": "50±5%"})
+    assert "百分点（45-55）" in caught.value.message_in("zh")
+    assert _answer(table, "50%±5%") == ["1"]  # in the value's own unit: points
+
+
 def test_a_tolerance_in_percent_under_a_column_in_percent_is_refused_as_ambiguous(tmp_path):
     with pytest.raises(TableError, match="row 1, column 湿度\\(%\\): '50±5%': the column is in %, "
                                          "so the tolerance may be a share of the value "

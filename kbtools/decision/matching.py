@@ -32,6 +32,7 @@ from kbtools.decision.conditions import (
     overflows,
     parse_condition,
     parse_number,
+    tolerance_readings,
     unit_of,
 )
 from kbtools.decision.given import (
@@ -407,6 +408,13 @@ def _input_numbers(table: DecisionTable, reads: Mapping[int, Given],
             if read.span.weekday != (unit == WEEKDAY_UNIT):  # 周一至周三 against 天, or 1-3
                 raise InputError(where, table.header[i], shown, unit, said=(
                     weekday_mismatch(unit, False), weekday_mismatch(unit, True)))
+            if unit_group(unit) == unit_group("%") and (both := tolerance_readings(value)):
+                (a, b), (c, d) = ((format_number(x) for x in r) for r in both)
+                raise InputError(where, table.header[i], shown, unit, said=(  # 50±5% in %
+                    f"the column is in %, so the tolerance may be a share of the value ({a}-{b}) "
+                    f"or points ({c}-{d}): give the range meant",
+                    f"这一列以 % 计，公差可能是数值的百分比（{a}-{b}），也可能是百分点（{c}-{d}）："
+                    f"请写出所指的范围"))
             if read.span.clock != (unit == CLOCK_UNIT):  # 8-9 against 9:00, or 8:00-9:00 against 小时
                 raise InputError(where, table.header[i], shown, unit, said=(
                     clock_mismatch(unit, False), clock_mismatch(unit, True)))
