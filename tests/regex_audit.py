@@ -235,6 +235,14 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.weekdays._ONE": "match",  # an input value
     "kbtools.decision.weekdays._ITEM": "match",  # a table cell, from each item on
     "kbtools.decision.weekdays._SEP": "match",  # a table cell, between its items
+    "kbtools.decision.weekdays._SAID": "finditer",  # a question
+    "kbtools.decision.cell_text._DECIMAL_COMMA": "match",  # a table cell, an input value
+    "kbtools.decision.model._BOUND_LIKE": "match",  # a table cell (also sub)
+    "kbtools.decision.weekdays._RELATIVE": "match",  # an input value
+    "kbtools.decision.weekdays._NO_DAY": "match",  # an input value
+    "kbtools.query.value_units._PER_FIRST": "finditer",  # a question
+    "kbtools.query.value_units._RATE_STOP": "search",  # a question, 13 characters of it
+    "kbtools.query.value_units._RATE_NUMBER": "match",  # a question, from a number on
     "kbtools.decision.numerals._FRACTION_SAID": "fullmatch",  # an input value
     "kbtools.decision.numerals._FRACTION_SLASH": "fullmatch",  # an input value
     "kbtools.query.coverage._WORD": "search",  # a term of a pasted line

@@ -54,3 +54,31 @@ def test_a_rate_said_in_a_question_keeps_its_per_unit(table, question, given, wa
     values = read_inputs(question, table).values
     assert values == {table.header[0]: given}
     assert _answer(table, given) == want
+
+
+@pytest.mark.parametrize(("table", "question", "given", "want"), [
+    (PER_HA, "每亩施了25公斤，施肥量够吗", "25公斤/亩", ["多"]),  # the per-unit first, a verb between
+    (PER_HA, "施肥量每亩25公斤够吗", "25公斤/亩", ["多"]),
+    (PER_HA, "每公顷用量375千克", "375", ["多"]),  # the column's own rate: its number
+    (PER_MU, "施肥量每公顷用量375千克", "375千克/公顷", ["多"]),  # 25 kg a mu
+    (PER_MU, "施肥每亩施了15斤", "15斤/亩", ["少"]),
+    (PER_MU, "每亩地施了二十五公斤", "25", ["多"]),  # the column's own rate
+    (EN, "25 kg per mu, is that high?", "25kg/mu", ["high"]),
+    (EN, "per mu we applied 25 kg", "25kg/mu", ["high"]),
+    (EN, "we applied 150 kg per hectare", "150", ["low"]),
+])
+def test_a_rate_is_read_whatever_the_order_of_its_parts(table, question, given, want):
+    """每亩施了25公斤 and ``per mu we applied 25 kg`` gave nothing: the per-unit before the
+    number was not read, and a rate column took no number by its unit, named or not."""
+    values = read_inputs(question, table).values
+    assert values == {table.header[0]: given}
+    assert _answer(table, given) == want
+
+
+@pytest.mark.parametrize(("table", "question"), [
+    (PER_HA, "每天运行20小时，施肥量多少"),  # per a time: how often, no rate
+    (PER_HA, "施了25公斤，够吗"),  # no per-unit said: the rate is not known
+    (PER_HA, "每亩施用一次，共25公斤"),  # a clause apart: 25 kg is no rate per mu
+])
+def test_no_rate_is_made_of_words_that_say_none(table, question):
+    assert read_inputs(question, table).values == {}

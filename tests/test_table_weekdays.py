@@ -10,7 +10,7 @@ import pytest
 from kbtools.check.decision_tables import analyse
 from kbtools.decision import build_table, match_rules
 from kbtools.errors import TableError
-from kbtools.query.inputs import find_inputs
+from kbtools.query.inputs import find_inputs, read_inputs
 
 WEEK = build_table(["日期", "安排"], [["周一至周五", "上班"], ["周六、周日", "休息"]],
                    decision="inputs=日期; outputs=安排")
@@ -144,14 +144,90 @@ def test_a_whole_week_has_no_gap_or_overlap():
     assert _week_findings("Mon-Fri", "Sat", "Sun") == []
 
 
-def test_a_question_gives_a_column_of_days_no_number():
-    """A question's 星期3 gave the column of days the number 3, which the table then refused
-    (the column holds days): the day stays a missing input, the temperature is still read."""
-    table = build_table(["星期", "温度(℃)", "灌溉"],
-                        [["周一至周五", ">30", "早晚各一次"], ["周一至周五", "<=30", "早上一次"],
-                         ["周六、周日", "*", "不灌溉"]], decision="inputs=星期,温度; outputs=灌溉")
-    assert table is not None
-    assert find_inputs("星期3 温度32度 灌溉几次", table) == {"温度(℃)": "32"}
+IRRIGATION = build_table(["星期", "温度(℃)", "灌溉"],
+                         [["周一至周五", ">30", "早晚各一次"], ["周一至周五", "<=30", "早上一次"],
+                          ["周六、周日", "*", "不灌溉"]], decision="inputs=星期,温度; outputs=灌溉")
+
+
+def _asked(question):
+    assert IRRIGATION is not None
+    values = find_inputs(question, IRRIGATION)
+    result = match_rules(IRRIGATION, values)
+    return values, [v for out in result.outputs for v in out.values()]
+
+
+@pytest.mark.parametrize(("question", "day", "temperature", "want"), [
+    ("周三 温度32度 灌溉几次", "周三", "32", "早晚各一次"),
+    ("星期三温度32度灌溉几次", "星期三", "32", "早晚各一次"),  # the temperature was lost: 三温度
+    ("星期3 温度32度 灌溉几次", "星期3", "32", "早晚各一次"),  # 星期3 gave the column the number 3
+    ("周3，温度25度，怎么灌溉", "周3", "25", "早上一次"),
+    ("礼拜三 气温32度", "礼拜三", "32", "早晚各一次"),
+    ("下周一温度32度灌溉几次", "周一", "32", "早晚各一次"),  # next week's Monday is a Monday
+    ("下个周一温度32度灌溉几次", "周一", "32", "早晚各一次"),
+    ("週三溫度32度灌溉幾次", "周三", "32", "早晚各一次"),  # in Traditional script
+    ("礼拜天，温度35度，要灌溉吗", "礼拜天", "35", "不灌溉"),
+    ("on Wednesday at 32 C how often to irrigate", "wednesday", "32", "早晚各一次"),
+    ("irrigation on Sunday, temperature 35 C", "sunday", "35", "不灌溉"),
+    ("周末温度35度要灌溉吗", "周末", "35", "不灌溉"),  # a named run of days
+    ("工作日，温度25度，怎么灌溉", "工作日", "25", "早上一次"),
+    ("on weekdays at 32 C how often", "weekdays", "32", "早晚各一次"),
+])
+def test_a_question_gives_a_column_of_days_the_day_it_says(question, day, temperature, want):
+    """A day said in a question was never read (the column stayed missing), and the day
+    before an input's name (周三温度, 星期三温度) made the temperature another thing's."""
+    values, answer = _asked(question)
+    assert values == {"星期": day, "温度(℃)": temperature}
+    assert answer == [want]
+
+
+@pytest.mark.parametrize("question", [
+    "一周三次灌溉，温度32度", "每周三天温度32度", "两个星期三次，温度32度",  # counts, no day
+    "明天温度32度灌溉几次", "tomorrow at 32 C how often",  # by today's date: no day known
+    "sun 32 C, how often",  # sun is a word, never read as Sunday
+    "每天灌溉几次？温度32度", "daily at 32 C, how often",  # how often, no day
+])
+def test_a_count_or_a_relative_day_gives_no_day(question):
+    assert IRRIGATION is not None
+    assert find_inputs(question, IRRIGATION) == {"温度(℃)": "32"}
+
+
+def test_two_days_said_are_a_conflict_not_a_guess():
+    assert IRRIGATION is not None
+    assert read_inputs("周三还是周六灌溉，温度32度", IRRIGATION).conflicts == {"星期": ("周三", "周六")}
+
+
+@pytest.mark.parametrize(("cells", "value", "want"), [
+    (("周1至周5", "周6、周7"), "周3", "上班"), (("周1至周5", "周6、周7"), "星期7", "休息"),
+    (("周一至周五", "周六、周日"), "礼拜3", "上班"), (("周1-5", "周6-7"), "Saturday", "休息"),
+])
+def test_digit_days_in_cells_and_inputs(cells, value, want):
+    """周1至周5 was a text cell and 周3 'not a number': days typed with digits are days."""
+    table = build_table(["日期", "安排"], [[cells[0], "上班"], [cells[1], "休息"]],
+                        decision="inputs=日期; outputs=安排")
+    assert _answer(table, value) == [want]
+
+
+@pytest.mark.parametrize(("value", "says", "zh"), [
+    ("明天", "names a day by today's date", "相对今天"),
+    ("tomorrow", "names a day by today's date", "相对今天"),
+    ("周8", "numbered 1 \\(Monday\\) to 7 \\(Sunday\\)", "周1（周一）到周7（周日）"),
+    ("周12", "numbered 1", "周7"),
+    ("苹果", "it is no day of the week", "不是星期几"),
+])
+def test_a_value_that_is_no_day_is_refused_saying_why(value, says, zh):
+    """Each was refused as 'not a number', which a column of days never asks for."""
+    assert WEEK is not None
+    with pytest.raises(TableError, match=says) as caught:
+        match_rules(WEEK, {"日期": value})
+    assert "\n" not in str(caught.value)
+    assert zh in caught.value.message_in("zh")
+
+
+def test_a_cell_of_digit_days_that_is_no_day_is_found_by_kb_check():
+    """周8 is no day: the cell is text in a column of days, which the table refuses naming it."""
+    with pytest.raises(TableError, match="row 2, column 日期: '周8'"):
+        build_table(["日期", "安排"], [["周1至周5", "上班"], ["周8", "休息"]],
+                    decision="inputs=日期; outputs=安排")
 
 
 def test_the_web_form_offers_a_keyboard_for_words_to_a_column_of_days():
@@ -163,3 +239,25 @@ def test_the_web_form_offers_a_keyboard_for_words_to_a_column_of_days():
                         decision="inputs=星期,温度; outputs=灌溉")
     assert table is not None
     assert [f["numeric"] for f in _table_view(table, 1, {})["inputs"]] == [False, True]
+
+
+def test_search_answers_a_day_and_a_rate_from_the_table_first(tmp_path):
+    """Through `kb query`: a question giving a day (周三, ``on Sunday``) or a rate per-unit
+    first (每亩施了25公斤) was answered with the table and its inputs missing."""
+    from kbfixtures import built_pages, top_evaluation
+
+    dist = built_pages(tmp_path, [
+        ("灌溉安排", "按星期和温度安排灌溉。\n\n<!-- decision: inputs=星期,温度(℃); outputs=灌溉 -->\n"
+                 "| 星期 | 温度(℃) | 灌溉 |\n|---|---|---|\n| 周一至周五 | >30 | 早晚各一次 |\n"
+                 "| 周一至周五 | <=30 | 早上一次 |\n| 周六、周日 | * | 不灌溉 |\n"),
+        ("施肥量判定", "按每公顷施肥量判定。\n\n<!-- decision: inputs=施肥量(kg/ha); outputs=判定 -->\n"
+                  "| 施肥量(kg/ha) | 判定 |\n|---|---|\n| <300 | 偏少 |\n| >=300 | 足够 |\n"),
+    ], stem="farm")
+    for question, doc, want in [
+        ("周三温度32度，灌溉几次", "farm-0.md", "早晚各一次"),
+        ("礼拜天，温度35度，要灌溉吗", "farm-0.md", "不灌溉"),
+        ("每亩施了25公斤，施肥量够吗", "farm-1.md", "足够"),  # 375 kg/ha
+    ]:
+        ev = top_evaluation(dist, question, doc)
+        assert ev["status"] == "match", (question, ev)
+        assert [v for out in ev["outputs"] for v in out.values()] == [want], (question, ev)

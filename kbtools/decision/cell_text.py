@@ -37,3 +37,16 @@ def normalize_cell(text: str) -> str:
 def normalize_text(text: str) -> str:
     """Text as compared: NFKC, whitespace collapsed, case-folded."""
     return normalize_cell(text).casefold()
+
+
+# a decimal comma after thousands grouped by spaces or points (1 200,5; 1.200,5), or after
+# digits no three follow (1,5; 12,25): what a European writes for 1200.5 or 1.5
+_DECIMAL_COMMA = re.compile(r"^([+-]?(?:\d{1,3}(?:[ .]\d{3})+|\d+)),(\d{1,2}|\d{4,})(?!\d)")
+
+
+def decimal_comma(value: str) -> str | None:
+    """`value` (normalised) written with a decimal comma, as the number it would then be
+    (``1 200,5`` → ``1200.5``, ``1,5`` → ``1.5``); None when it writes none. No table reads
+    one: ``1,5`` is as well the list 1 and 5, ``1.200`` one point two."""
+    m = _DECIMAL_COMMA.match(value)
+    return f"{m.group(1).replace(' ', '').replace('.', '')}.{m.group(2)}" if m else None

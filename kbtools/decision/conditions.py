@@ -21,8 +21,9 @@ Cell conditions (after Unicode NFKC, so full-width ``＜``/``～``/``％`` work 
     * or empty (or -, —, 任意, 不限, any)  any value
     anything else                         text, equal ignoring case and surrounding space
 
-Numbers may group thousands with commas (``1,000-10,000``, ``>12,500 h``; an input ``5,000``):
-a comma followed by exactly three digits; ``1,5`` is no number (a list or a decimal comma).
+Numbers may group thousands with commas or spaces (``1,000-10,000``, ``>12,500 h``, ``<1 200``,
+``1 000 kg``; an input ``5,000``, ``1 200``): a comma or space followed by exactly three digits;
+``1,5`` and ``1 200,5`` are no number (a list, or a decimal comma: `cell_text.decimal_comma`).
 
 Units are ignored: in headers (``温度(℃)`` is addressed as ``温度``, see `column_key`), in
 cells (``≥2000 h``, ``85%``) and in input values (``20℃``, see `parse_number`), but for an
@@ -39,7 +40,8 @@ bounded unit lengths, and the header unit is found with string scans (`header_un
 so reading a table costs time linear in its size whatever its cells hold.
 
 Pure: imports only `kbtools.decision.numerals`, `units` (the units known), `cell_text`, `clock`,
-`weekdays` and `words`
+`weekdays`, `headers` (a header's unit: `column_key`, `header_unit_start`), `tolerance`
+(a value's tolerance, 25±2, 200±5%) and `words`
 (comparisons written in words).
 """
 
@@ -57,6 +59,8 @@ from kbtools.decision.cell_text import NONE_CELLS as NONE_CELLS
 from kbtools.decision.cell_text import normalize_cell as normalize_cell
 from kbtools.decision.cell_text import normalize_text as normalize_text
 from kbtools.decision.clock import CLOCK_UNIT, cell_minutes, clock_mismatch, clock_text
+from kbtools.decision.headers import column_key as column_key
+from kbtools.decision.headers import header_unit_start as header_unit_start
 from kbtools.decision.numerals import (
     MAGNITUDE_TIMES,
     NUMERAL_CHARS,
@@ -66,6 +70,7 @@ from kbtools.decision.numerals import (
     read_mixed,
     tenths_as_percent,
 )
+from kbtools.decision.tolerance import own_unit, percent_of_value, tolerance_ends
 from kbtools.decision.units import (
     GLUED_UNITS,
     GROUP_OF,
@@ -75,12 +80,13 @@ from kbtools.decision.units import (
     glued_problem,
     rates_agree,
     scale,
-    unit_word,
 )
 from kbtools.decision.weekdays import WEEKDAY_UNIT, cell_days, days_text, weekday_mismatch
 from kbtools.decision.words import ROUGH_AFTER, WORD_PREFIXES, symbolic
 
-_NUM = r"[+-]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?"  # 1,000: groups of three
+# 1,000 and 1 000 (a space, or after NFKC a no-break or thin one): groups of three; not
+# 1 200,5, whose comma may be a decimal one (`cell_text.decimal_comma`)
+_NUM = r"[+-]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d{1,3}(?: \d{3})+(?![\d,])|\d+)(?:\.\d+)?"
 _EXP = r"(?:[eE][+-]?\d+)?"  # inputs only: 1e-07, 2.5E+3
 # a unit: what follows a number up to 12 characters, but never a word that bounds it (30以上,
 # 6.5以下(不含) were read as "= 30", "= 6.5" with a unit "以上", "以下(不含)")
@@ -131,49 +137,9 @@ def magnitude_unit(unit: str, column: str) -> bool:
     return key in MAGNITUDES or key[0] in MAGNITUDES or key.startswith(MAGNITUDE_WORDS)
 
 
-def header_unit_start(text: str) -> int:
-    r"""Where the unit of a header starts (``len(text)`` when it has none): the earliest of a
-    ``/`` (``流量/L·h⁻¹``) and a final ``(…)`` or ``[…]`` group holding no closing bracket. A
-    ``/`` inside the last word, after the name and a space, is that word's (``Vibration
-    mm/s``, ``Flow L/min``: the unit is mm/s, not s). Without either, a unit `UNIT_GROUPS`
-    knows as the last word, after a space or comma (``Temp °C``, ``Temperature, °F``; not a
-    single letter: ``Zone C``, ``Pump A`` are names).
-
-    The same as searching ``\s*(\([^)]*\)|\[[^\]]*\]|/.*)\s*$``, done with a fixed number of
-    string scans so a header of any length costs linear time (the search is quadratic on
-    ``((((…`` or ``[[[[…``).
-    """
-    end = len(text.rstrip())
-    starts = [i] if (i := text.find("/", 0, end)) >= 0 else []
-    if starts and text.find(" ", i, end) < 0 and (space := text.rfind(" ", 0, i)) > 0 and \
-            text[:space].strip() and text[space + 1:i].strip():
-        starts = [space + 1]  # Vibration mm/s
-    if not starts:  # Temp °C, Temperature, °F: a known unit as the last word
-        cut = max(text.rfind(" ", 0, end), text.rfind(",", 0, end))
-        word = text[cut + 1:end]
-        if cut > 0 and text[:cut].strip(" ,") and unit_word(word):
-            while cut > 0 and text[cut - 1] in " ,":
-                cut -= 1
-            starts.append(cut)
-    for open_, close in (("(", ")"), ("[", "]")):
-        if end and text[end - 1] == close:
-            after = text.rfind(close, 0, end - 1) + 1  # the group holds no closing bracket
-            i = text.find(open_, after, end - 1)
-            if i >= 0:
-                starts.append(i)
-    return min(starts, default=len(text))
-
-
-def column_key(header: str) -> str:
-    """A header without its unit: ``温度(℃)`` / ``温度（℃）`` / ``温度 [℃]`` → ``温度``."""
-    text = normalize_cell(header)
-    stripped = text[:header_unit_start(text)].strip()
-    return (stripped or text).casefold().replace(" ", "")
-
-
 def _finite(text: str) -> float | None:
     """`text` (a matched number) as a float; None when it lies beyond the range of one."""
-    x = float(text.replace(",", ""))
+    x = float(text.replace(",", "").replace(" ", ""))
     return x if math.isfinite(x) else None
 
 
@@ -214,6 +180,8 @@ def cell_unit(cell: str) -> str:
     """The unit a numeric cell writes after its last number (``≥2000 h`` → ``h``, ``≥10 m²``
     → ``m2``)."""
     text = symbolic(read_numerals(split_qualifier(magnified(normalize_cell(cell)))[0]))
+    if (m := _RE_TOLERANCE.match(text)) and percent_of_value(m):  # 200 kPa±5%: in kPa
+        return own_unit(m)
     text = text.removesuffix("以上").removesuffix("以下")
     return _unit_after_last_number(text)
 
@@ -421,8 +389,7 @@ def _parse(cell: str, *, pair: bool) -> Condition:
     m = _RE_RANGE.match(text) or _RE_TOLERANCE.match(text)
     if m and (lo := _finite(m.group(1))) is not None and (hi := _finite(m.group(2))) is not None:
         if m.re is _RE_TOLERANCE:  # 25±2: from 23 to 27, in the digits written
-            lo, hi = (float(Decimal(m.group(1).replace(",", "")) + k * Decimal(
-                m.group(2).replace(",", ""))) for k in (-1, 1))
+            lo, hi = tolerance_ends(m)
         return Condition(raw, "range", lo=lo, hi=hi, lo_incl=True, hi_incl=True)
     m = _RE_NUMBER.match(text)
     if m and (x := _finite(m.group(1))) is not None:
@@ -432,6 +399,16 @@ def _parse(cell: str, *, pair: bool) -> Condition:
         return replace(_parse(text[m.start(1):], pair=False), raw=raw)
     return (pair and (_two_bounds(raw, plain) or _formula(raw, text) or _numerals(raw, plain))) \
         or Condition(raw, "text", text=plain.casefold())
+
+
+def tolerance_readings(cell: str) -> tuple[tuple[float, float], tuple[float, float]] | None:
+    """For a value with a tolerance in percent of it, as `tolerance.tolerance_ends` reads ``200±5%``: the
+    range it is read as and the range it would be as points (190–210, 195–205), which a
+    column in % cannot tell apart (`model` refuses it there); None for any other cell."""
+    m = _RE_TOLERANCE.match(symbolic(magnified(normalize_cell(cell))))
+    if m is None or not percent_of_value(m):
+        return None
+    return tolerance_ends(m, share=True), tolerance_ends(m, share=False)
 
 
 def _interval(raw: str, m: re.Match[str]) -> Condition | None:

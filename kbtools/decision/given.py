@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
+from kbtools.decision.cell_text import decimal_comma
 from kbtools.decision.clock import CLOCK_UNIT, DAY, clock_minutes
 from kbtools.decision.conditions import (
     Condition,
@@ -228,7 +229,8 @@ def several(value: str) -> list[str]:
     when it lists none (a number with thousands, ``1,000``, is one value; ``1,5`` is not
     taken for two either)."""
     text = normalize_cell(value)
-    if parse_number(text) is not None or text.lstrip("+-").replace(",", "", 1).isdigit():
+    if parse_number(text) is not None or text.lstrip("+-").replace(",", "", 1).isdigit() or \
+            decimal_comma(text):
         return []  # 1,5: a decimal comma or a list, which no one can tell ("not a number")
     parts = [p for p in _SEVERAL.split(text) if p.strip()]
     return parts if len(parts) > 1 and len(_SEVERAL.findall(text)) == len(parts) - 1 else []

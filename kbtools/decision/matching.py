@@ -19,6 +19,7 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import unquote
 
+from kbtools.decision.cell_text import decimal_comma
 from kbtools.decision.clock import CLOCK_UNIT, clock_mismatch, clock_text
 from kbtools.decision.conditions import (
     Condition,
@@ -31,6 +32,7 @@ from kbtools.decision.conditions import (
     overflows,
     parse_condition,
     parse_number,
+    tolerance_readings,
     unit_of,
 )
 from kbtools.decision.given import (
@@ -52,7 +54,7 @@ from kbtools.decision.refusals import (
     span_error,
 )
 from kbtools.decision.units import scale, unit_group
-from kbtools.decision.weekdays import WEEKDAY_UNIT, day_name, weekday_mismatch
+from kbtools.decision.weekdays import WEEKDAY_UNIT, day_name, not_a_day, weekday_mismatch
 from kbtools.errors import TableError
 
 NO_MATCH_MESSAGE = "no rule matches, needs human review"
@@ -406,6 +408,13 @@ def _input_numbers(table: DecisionTable, reads: Mapping[int, Given],
             if read.span.weekday != (unit == WEEKDAY_UNIT):  # 周一至周三 against 天, or 1-3
                 raise InputError(where, table.header[i], shown, unit, said=(
                     weekday_mismatch(unit, False), weekday_mismatch(unit, True)))
+            if unit_group(unit) == unit_group("%") and (both := tolerance_readings(value)):
+                (a, b), (c, d) = ((format_number(x) for x in r) for r in both)
+                raise InputError(where, table.header[i], shown, unit, said=(  # 50±5% in %
+                    f"the column is in %, so the tolerance may be a share of the value ({a}-{b}) "
+                    f"or points ({c}-{d}): give the range meant",
+                    f"这一列以 % 计，公差可能是数值的百分比（{a}-{b}），也可能是百分点（{c}-{d}）："
+                    f"请写出所指的范围"))
             if read.span.clock != (unit == CLOCK_UNIT):  # 8-9 against 9:00, or 8:00-9:00 against 小时
                 raise InputError(where, table.header[i], shown, unit, said=(
                     clock_mismatch(unit, False), clock_mismatch(unit, True)))
@@ -414,6 +423,13 @@ def _input_numbers(table: DecisionTable, reads: Mapping[int, Given],
                                  said=fraction_range(ends, unit))
             check_possible(table, i, read.written, ends, unit, where)
             continue
+        if i in table.numeric and numbers[i] is None and unit == WEEKDAY_UNIT:  # 明天, 周8
+            raise InputError(where, table.header[i], shown, unit, said=(
+                not_a_day(value, False), not_a_day(value, True)))
+        if i in table.numeric and numbers[i] is None and (point := decimal_comma(value)):
+            raise InputError(where, table.header[i], shown, unit, said=(  # 1 200,5: 1200.5?
+                f"a decimal comma, or two values: write {point} if {point} is meant",
+                f"逗号可能是小数点，也可能分隔两个值：若指 {point}，请写 {point}"))
         if overflows(value) or (i in table.numeric and numbers[i] is None):
             raise InputError(where, table.header[i], shown)
         if i in table.numeric and (problem := input_unit_problem(value, unit)):

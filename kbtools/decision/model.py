@@ -17,19 +17,23 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from kbtools.decision.cell_text import decimal_comma
 from kbtools.decision.conditions import (
     NONE_CELLS,
     Condition,
     cell_units,
     column_key,
     column_unit,
+    format_number,
     header_unit_start,
     magnitude_unit,
     normalize_cell,
     normalize_text,
     parse_condition,
+    tolerance_readings,
     unit_conflict,
 )
+from kbtools.decision.units import unit_group
 from kbtools.errors import TableError, plural
 
 POLICIES = ("first", "all")
@@ -328,7 +332,7 @@ def _rules(header: tuple[str, ...], body: tuple[tuple[str, ...], ...], condition
             raise conflict
         return None  # inferred: its numbers would be compared in the wrong unit
     _check_ditto_cells(header, body, columns.inputs, site)
-    _check_numeric_columns(header, conditions, numeric, site)
+    _check_numeric_columns(header, conditions, columns.inputs, numeric, site)
     return DecisionTable(header=header, rows=body, inputs=columns.inputs,
                          outputs=columns.outputs, numeric=numeric, conditions=conditions,
                          row_lines=site.row_lines, line_start=site.line_start,
@@ -435,6 +439,13 @@ def _unit_conflict(header: tuple[str, ...], body: tuple[tuple[str, ...], ...],
                 return site.error(f"row {n + 1}, column {header[i]}: '{cell.strip()}': the "
                                   f"column is in {column} already: write the number without "
                                   f"{column[:1]}", row=n + 1)
+            read = tolerance_readings(cell) if unit_group(column) == unit_group("%") else None
+            if read is not None:  # 50±5% under 湿度(%): 47.5-52.5, or 45-55?
+                (a, b), (c, d) = ((format_number(x) for x in r) for r in read)
+                return site.error(f"row {n + 1}, column {header[i]}: '{cell.strip()}': the "
+                                  f"column is in %, so the tolerance may be a share of the value "
+                                  f"({a}-{b}) or points ({c}-{d}): write the range meant",
+                                  row=n + 1)
             unit = next((u for u in cell_units(cell) if magnitude_unit(u, column)), None)
             if unit is not None and parse_condition(cell).numeric:
                 return site.error(f"row {n + 1}, column {header[i]}: '{cell.strip()}': '{unit}' "
@@ -467,9 +478,24 @@ def _check_ditto_cells(header: tuple[str, ...], body: tuple[tuple[str, ...], ...
                              f"{again}", row=n)
 
 
-def _check_numeric_columns(header: tuple[str, ...], conditions: Conditions,
-                           numeric: tuple[int, ...], site: _Site) -> None:
-    """A numeric column may not hold free text or a range written backwards."""
+# a cell opening with a comparison and a digit: a bound, which a text condition cannot be
+_BOUND_LIKE = re.compile(r"^(?:<=|>=|<|>|≤|≥|≦|≧)\s*(?=\d)")
+
+
+def _check_numeric_columns(header: tuple[str, ...], conditions: Conditions, inputs:
+                           tuple[int, ...], numeric: tuple[int, ...], site: _Site) -> None:
+    """A numeric column may not hold free text or a range written backwards; no input column
+    a cell that bounds a number the way no cell is read (``<1 200,5``, ``≥1,5``)."""
+    for i in inputs:
+        cell = next((c.raw.strip() for c in (r[i] for r in conditions) if c.kind == "text" and
+                     _BOUND_LIKE.match(normalize_cell(c.raw))), None)
+        n = next((n for n, r in enumerate(conditions, 1) if r[i].raw.strip() == cell), 0)
+        if cell is not None and (point := decimal_comma(_BOUND_LIKE.sub("", normalize_cell(cell)))):
+            raise site.error(f"row {n}, column {header[i]}: '{cell}': a decimal comma, or two "
+                             f"numbers: write {point} if {point} is meant", row=n)
+        if cell is not None:
+            raise site.error(f"row {n}, column {header[i]}: '{cell}' is not a numeric "
+                             "condition (expected <x, ≤x, x-y, >x, ≥x, x or *)", row=n)
     for i in numeric:
         for n, r in enumerate(conditions, 1):
             c = r[i]

@@ -20,7 +20,8 @@ from kbtools.decision.clock import unit_mismatch
 
 WEEKDAY_UNIT = "周内日"  # the unit of a column of days of the week, and of an input read as one
 
-_ZH_DAY = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "日": 7, "天": 7, "七": 7}
+_ZH_DAY = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "日": 7, "天": 7, "七": 7,
+           **{str(n): n for n in range(1, 8)}}  # 周3: a day as typed in digits
 _EN_DAY = {"mon": 1, "tue": 2, "wed": 3, "thu": 4, "fri": 5, "sat": 6, "sun": 7}
 _ZH_NAMES = "一二三四五六日"
 _EN_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -33,14 +34,17 @@ _ZH = r"(?:周|星期|礼拜|週|禮拜)"
 _EN = (r"(?:mon(?:day)?|tue(?:s|sday)?|wed(?:s|nesday)?|thu(?:r|rs|rsday)?|fri(?:day)?"
        r"|sat(?:urday)?|sun(?:day)?)s?\.?(?![a-z])")
 _ZH_NUM = "[一二三四五六七日天]"
-# one day said alone (an input, or a cell of one day)
-_ONE = re.compile(rf"^(?:{_ZH}(?P<zh>{_ZH_NUM})|(?P<en>{_EN}))$", re.IGNORECASE)
+_DIGIT = r"[1-7](?![\d.])"  # 周3, 星期7: one digit, never the start of a number (周12 is a week)
+# one day said alone (an input, or a cell of one day); a week named before it (下周一, 本周三,
+# ``next Monday``) leaves the day it is
+_WEEK = r"(?:(?:上上|下下|上|下|本|这|這)(?:个|個)?|next\s+|this\s+|last\s+)?"
+_ONE = re.compile(rf"^{_WEEK}(?:{_ZH}(?P<zh>{_ZH_NUM}|{_DIGIT})|(?P<en>{_EN}))$", re.IGNORECASE)
 # the days a cell writes: a day, Chinese days glued (周六日), a run (周一至周五, 周一至五,
 # Mon-Fri) or a named run, one after another
 _ITEM = re.compile(
-    rf"\s*(?:{_ZH}(?P<zh>{_ZH_NUM}{{1,7}})|(?P<en>{_EN})|(?P<named>{'|'.join(_NAMED)}))"
+    rf"\s*(?:{_ZH}(?P<zh>{_ZH_NUM}{{1,7}}|{_DIGIT})|(?P<en>{_EN})|(?P<named>{'|'.join(_NAMED)}))"
     rf"(?:\s*(?:至|到|~|-|–|—|\bto\b|\bthrough\b|\bthru\b)\s*"
-    rf"(?:{_ZH}?(?P<zh2>{_ZH_NUM})|(?P<en2>{_EN})))?\s*", re.IGNORECASE)
+    rf"(?:{_ZH}?(?P<zh2>{_ZH_NUM}|{_DIGIT})|(?P<en2>{_EN})))?\s*", re.IGNORECASE)
 _SEP = re.compile(r"(?:、|,|，|/|;|；|&|和|及|与|\band\b)")
 
 
@@ -131,3 +135,47 @@ def weekday_mismatch(column: str, zh: bool) -> str:
     """`clock.unit_mismatch` of a day of the week."""
     return unit_mismatch(column, WEEKDAY_UNIT, ("星期几", "a day of the week", "days of the week"),
                          ("周三、星期三", "Wednesday or 周三"), zh)
+
+
+# a day said by today's date, which a table cannot know (明天, ``tomorrow``)
+_RELATIVE = re.compile(r"^(?:今天|今日|明天|明日|后天|後天|昨天|昨日|前天|大后天|大後天"
+                       r"|today|tomorrow|yesterday|the day after tomorrow)$", re.IGNORECASE)
+_NO_DAY = re.compile(rf"^{_WEEK}{_ZH}\d+$", re.IGNORECASE)  # 周8, 星期0
+
+
+def not_a_day(text: str, zh: bool) -> str:
+    """Why `text` (a normalised input, no day `weekday_number` reads) gives a column of days
+    of the week no day: said by today's date (明天: a table cannot know which day that is),
+    a number no day has (周8), or no day at all."""
+    say = "请写星期几（周三、星期三）" if zh else "give the day of the week (Wednesday or 周三)"
+    if _RELATIVE.match(text.strip()):
+        return (f"这是相对今天的日子，表格不知道今天星期几；{say}" if zh else
+                f"it names a day by today's date, which the table cannot know; {say}")
+    if _NO_DAY.match(text.strip()):
+        return (f"一周只有周1（周一）到周7（周日）；{say}" if zh else
+                f"days of the week are numbered 1 (Monday) to 7 (Sunday); {say}")
+    return f"不是星期几；{say}" if zh else f"it is no day of the week; {say}"
+
+
+# a day of the week said in a question (compacted: `kbtools.query.values.compact`), or a run
+# of them: 周三, 星期3, 礼拜天, 下周一, 周一到周三, ``on wednesday``. Not the 周三 of a count
+# (一周三次, 每周三天, 两个星期三次: a numeral before it or a measure word after it), nor an
+# English day shortened (``sun``, ``sat``, ``wed`` are words too)
+_COUNTED = "一二两三四五六七八九十几数每0-9"  # before it, or before 个 before it (两个星期三次)
+_MEASURE = r"(?:次|回|遍|趟|顿|頓|个|個|日|号|號|小时|小時|周|週|年|月|晚|夜|[十百千万萬]|\d|天(?!气|氣))"
+_ZH_SAID = rf"{_ZH}(?:{_ZH_NUM}|[1-7](?![\d.]))"
+_EN_SAID = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
+# a named run said (周末, 工作日, ``at weekends``; not 每天, ``daily``: how often, no day)
+_NAMED_SAID = r"工作日|周末|双休日|(?<![a-z])(?:weekends?|weekdays?)(?![a-z])"
+_SAID = re.compile(
+    rf"(?<![{_COUNTED}])(?<![{_COUNTED}][个個]){_ZH_SAID}(?:(?:至|到|~|-|–|—){_ZH}?(?:{_ZH_NUM}|[1-7](?![\d.])))?"
+    rf"(?!{_MEASURE})"
+    rf"|(?<![a-z]){_EN_SAID}(?:\s*(?:to|through|thru|-|–)\s*{_EN_SAID})?(?![a-z])"
+    rf"|{_NAMED_SAID}", re.IGNORECASE)
+
+
+def days_said(text: str) -> list[tuple[int, int, str]]:
+    """The days of the week a question (`text`, compacted) says, as (start, end, the words)
+    given a column of days as its input; a day said by today's date (明天) is none."""
+    return [(m.start(), m.end(), m.group(0)) for m in _SAID.finditer(text)
+            if cell_days(m.group(0)) is not None]

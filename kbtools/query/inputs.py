@@ -40,7 +40,7 @@ from kbtools.decision.given import read_given
 from kbtools.decision.model import name_parts
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.decision.units import bare_degrees, degrees_fit, scale
-from kbtools.decision.weekdays import WEEKDAY_UNIT
+from kbtools.decision.weekdays import WEEKDAY_UNIT, days_said
 from kbtools.decision.words import APPROX_AFTER
 from kbtools.index.tokenize import to_simplified
 from kbtools.query.fillers import EN_NUMERALS, strip_fillers
@@ -53,7 +53,7 @@ from kbtools.query.naming import (
     nameless,
     of_column,
     said_of_other,
-    unit_fits,
+    takes_by_unit,
     unnamed_output,
 )
 from kbtools.query.places import place_of
@@ -66,7 +66,7 @@ from kbtools.query.quantities import (
     whole_names,
 )
 from kbtools.query.ranges import with_ranges
-from kbtools.query.value_units import DURATIONS
+from kbtools.query.value_units import DURATIONS, rates_said_first
 from kbtools.query.values import BOUND_AFTER, STOP_GAP, Number, bounds_after, compact, numbers
 from kbtools.query.wording import (
     NAME_STARTS,
@@ -166,6 +166,13 @@ def read_inputs(question: str, table: DecisionTable,
     cased = compact(question, fold=False)  # a range as the table reads it: 超过20度
     shown = compact(written)  # a thing as the question writes it (溫度), where the two line up
     shown = shown if len(shown) == len(text) else text
+    # the days of the week said (周三, ``on wednesday``): a column of days' value, and no
+    # number (周3) nor a name qualifying the next input's (周三温度 is the temperature)
+    days = days_said(text)
+    text, cased, shown = (_without(t, days) for t in (text, cased, shown))
+    # a rate said per-unit first (每亩施了25公斤) read as one said after its number
+    order = rates_said_first(text)
+    text, cased, shown = ("".join(t[i] for i in order) for t in (text, cased, shown))
     found_numbers = with_ranges(text, cased, numbers(text, cased))
     claimed: set[int] = set()
     out: dict[str, str] = {}
@@ -195,9 +202,14 @@ def read_inputs(question: str, table: DecisionTable,
     units = {i: column_unit(table.header[i], (r[i] for r in table.rows)) for i in table.inputs
              if i in table.numeric}
     clocks = [i for i, unit in units.items() if unit == CLOCK_UNIT]
-    # a column of days of the week (周一至周五) takes no number from a question: 星期3 is no
-    # day these read, and a day said (周三) is not read from questions yet
-    blocked.update(i for i, unit in units.items() if unit == WEEKDAY_UNIT)
+    # a column of days of the week (周一至周五) takes a day said, never a number
+    for i in (i for i, unit in units.items() if unit == WEEKDAY_UNIT):
+        blocked.add(i)
+        said_days = list(dict.fromkeys(d for _, _, d in days))
+        if len(said_days) == 1:
+            out[table.header[i]] = said_days[0]
+        elif said_days:  # 周三…周五: which one is not known
+            conflicts[table.header[i]] = (said_days[0], said_days[1])
     if clocks:  # 早上8点半, 21:30, ``9:05 pm``: a time of day, not the numbers 8 and 30
         times = times_in(text)
         claimed.update(n for n, x in enumerate(found_numbers)
@@ -265,12 +277,13 @@ def read_inputs(question: str, table: DecisionTable,
         _claim(claimed, found_numbers, n)
     for i in table.inputs:  # else the one unclaimed number in the column's unit
         unit = header_unit(table.header[i])
-        if i not in table.numeric or unit is None or i in blocked or \
+        rated = unit is None and any(takes_by_unit(x, table.header[i]) for x in found_numbers)
+        if i not in table.numeric or (unit is None and not rated) or i in blocked or \
                 (table.header[i] in out and i not in by_name):
             continue
         fits = []
         for n, x in enumerate(found_numbers):
-            if n in claimed or x.noun or not unit_fits(x.unit, unit):
+            if n in claimed or x.noun or not takes_by_unit(x, table.header[i]):
                 continue
             # what is said before or after the whole of it (a range's: 油温22到25度, 35-50℃ 油温)
             thing = quals[i].before(text, x.extent[0]) or quals[i].after(text, x.extent[1]) \
@@ -292,7 +305,7 @@ def read_inputs(question: str, table: DecisionTable,
                     (x.unit != PERCENT or of_column(text, x, table.header[i], synonyms)):
                 fits.append(n)
         fits = _one_per_range(fits, found_numbers)  # 20 c to 24 c: one value, the range
-        if not fits or any(sum(unit_fits(found_numbers[n].unit, header_unit(table.header[j]))
+        if not fits or any(sum(takes_by_unit(found_numbers[n], table.header[j])
                                for j in table.inputs) != 1 for n in fits):
             continue  # a unit no column or two take
         if i in by_name:  # temperature 22 C, then 24 C: a second value in the column's unit
@@ -380,6 +393,13 @@ def _time_given(text: str, times: Sequence[tuple[int, int, int]],
             continue
         given.setdefault(minutes, text[start:end].strip())
     return list(given.values())
+
+
+def _without(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
+    """`text` with each span a comma, character for character (so texts stay aligned)."""
+    for start, end, _ in spans:
+        text = text[:start] + "," * (end - start) + text[end:]
+    return text
 
 
 def _simplified(question: str) -> str:

@@ -16,8 +16,9 @@ import re
 from collections.abc import Mapping, Sequence
 
 from kbtools.decision import DecisionTable, column_key, normalize_text
-from kbtools.decision.conditions import header_unit_start
-from kbtools.decision.units import family, unit_group
+from kbtools.decision.conditions import unit_of
+from kbtools.decision.headers import header_unit_start
+from kbtools.decision.units import family, rate_parts, rates_agree, unit_group
 from kbtools.query.fillers import drop_fillers, strip_fillers
 from kbtools.query.quantities import AMBIENT, WEATHER, before_comma, key_text
 from kbtools.query.value_units import BARE_DEGREES, DURATIONS, TEMPERATURES, UNIT_CLASSES
@@ -66,6 +67,18 @@ def header_unit(header: str) -> int | None:
         if any(len(w) >= 2 and key.endswith(w) for w in c):
             return n
     return None
+
+
+def takes_by_unit(x: Number, header: str) -> bool:
+    """Whether number `x` is a value of column `header` by its unit (`unit_fits`); a column of
+    a rate (施肥量(kg/ha)) takes a number said in a rate that converts to its own (25公斤每亩:
+    `decision.units.rates_agree`), and only one so said (25公斤 alone is no rate)."""
+    text = normalize_text(header)
+    rate = text[header_unit_start(text):].strip().strip("()[]").strip()
+    said = unit_of(x.written)
+    if rate_parts(rate) is not None:
+        return rates_agree(said, rate) is True
+    return unit_fits(x.unit, header_unit(header)) and rate_parts(said) is None
 
 
 def unit_fits(number: int | None, column: int | None) -> bool:

@@ -8,12 +8,16 @@ Pure: the tables' unit groups come from `kbtools.decision.units`.
 
 from __future__ import annotations
 
+import re
+
 from kbtools.decision.units import (
     GROUP_OF,
     MAGNITUDE_WORDS,
     MAGNITUDES,
+    SCALES,
     SPELLED_UNITS,
     UNIT_GROUPS,
+    rate_parts,
 )
 
 # Units that mark what a number measures (the same quantity in a header and a question).
@@ -117,3 +121,42 @@ def unit_after(rest: str) -> tuple[str, str, int | None]:
 # the measure words a count takes (三次, 五遍, 两回; 三台 machines, 五头 animals, 两株 plants): no
 # unit of a quantity, but a Chinese numeral before one is a number, as 3次 is
 COUNTERS = ("次", "遍", "回", "趟", "台", "头", "只", "株", "件", "辆", "棵", "架")
+
+
+# a rate said with its per-unit first (每亩施了25公斤, 每公顷用量375千克, ``per mu we applied 25
+# kg``): the per-unit, at most `_RATE_GAP` characters of words (no number, no clause's end),
+# then a number and its unit. Not per a time (每天运行20小时: how often, no rate read)
+_PER_FIRST = re.compile(r"每|(?<![a-z])per ")
+_RATE_NUMBER = re.compile(r"\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千万]+")
+_RATE_GAP = 12
+_RATE_STOP = re.compile(r"[\d,.;:!?，。；：！？、零〇一二两三四五六七八九十]|每|(?<![a-z])per ")
+_TIMES = frozenset(GROUP_OF[u] for family in SCALES[:2] for u in family)
+
+
+def rates_said_first(text: str) -> list[int]:
+    """The order of `text`'s characters (a compacted question) that writes each rate said
+    per-unit first as a number and its rate (每亩施了25公斤 as 施了25公斤每亩, ``per ha we used
+    375 kg`` as ``we used 375 kg per ha``): the characters of the span it takes moved, what
+    stands outside it in its place, so texts aligned with `text` stay aligned. Only where
+    the number's unit and the per-unit make a rate the tables know (`decision.units.
+    rate_parts`: kg/亩, l/ha)."""
+    order, at = list(range(len(text))), 0
+    for m in _PER_FIRST.finditer(text):
+        if m.start() < at:
+            continue
+        per = next((w for w in SUFFIXES if w in GROUP_OF and _is_word_at(text[m.end():], w)), "")
+        if not per or GROUP_OF[per] in _TIMES:
+            continue
+        gap_at = m.end() + len(per)
+        stop = _RATE_STOP.search(text, gap_at, gap_at + _RATE_GAP + 1)
+        number = _RATE_NUMBER.match(text, stop.start()) if stop else None
+        suffix, known, _ = unit_after(text[number.end():]) if number else ("", "", None)
+        if number is None or not suffix or "/" in known or rate_parts(f"{known}/{per}") is None:
+            continue
+        end = number.end() + (text[number.end()] == " ") + len(suffix)
+        spaced = text[gap_at:gap_at + 1] == " "  # ``per mu we``: its space goes before it
+        lead = list(range(m.start(), gap_at))
+        said = list(range(gap_at + spaced, end))
+        order[m.start():end] = said + [gap_at] * spaced + lead
+        at = end
+    return order

@@ -29,9 +29,9 @@ from starlette.types import Scope
 
 from kbtools.agents.arguments import MAX_INPUT_CHARS, MAX_QUESTION_CHARS
 from kbtools.agents.docpath import same_document
-from kbtools.decision.conditions import header_unit_start
 from kbtools.decision.documents import select_table
 from kbtools.decision.given import InputError
+from kbtools.decision.headers import header_unit_start
 from kbtools.decision.matching import match_rules
 from kbtools.decision.model import DecisionTable
 from kbtools.errors import PAGE_FILTERS, KbError, TableError, UsageError, one_line, surface_message
