@@ -184,13 +184,18 @@ def test_mcp_names_its_where_parameter_and_the_filter_that_leaves_nothing(dist, 
         empty = await c.call_tool("search", {"query": Q, "where": ["crop=banana"]})
         unknown = await c.call_tool("search", {"query": Q, "where": "colour=red"})
         either = await c.call_tool("search", {"query": Q, "k": 10, "where": "crop=玉米，水稻"})
-        return empty, unknown, either
+        typo = await c.call_tool("search", {"query": Q, "k": 10, "where": "crop=小麦,玉木"})
+        return empty, unknown, either, typo
 
-    empty, unknown, either = mcp_client([KB, "mcp", "--index", str(dist)], tmp_path, env,
+    empty, unknown, either, typo = mcp_client([KB, "mcp", "--index", str(dist)], tmp_path, env,
                                         scenario)
     assert {Path(r["doc"]).stem for r in either.structured_content["results"]} <= \
         {"alpha", "gamma"}  # values a comma apart: either (session 40)
     assert either.structured_content["filters"]["where"] == ["crop=玉米,水稻"]
+    assert "unheld" not in either.structured_content["filters"]
+    assert typo.structured_content["filters"]["unheld"] == [  # said beside results (session 41)
+        {"filter": "crop=玉木", "did_you_mean": ["crop=玉米"]}]
+    assert typo.structured_content["results"]
     assert not empty.is_error
     got = empty.structured_content
     assert got["reason"] == FILTERED_OUT
@@ -314,3 +319,42 @@ def test_a_value_holding_its_own_comma_is_offered_in_quotes(dist):
     assert res["reason_values"]["did_you_mean"][0] == 'region="华北、东北、西北"'
     found = search(index, Q, k=10, where=['region="华北、东北、西北"'], keep_results=True).to_dict()
     assert {Path(r["doc"]).stem for r in found["results"]} == {"gamma"}
+
+
+# --- a value of a list no document holds is said, beside the others' results (session 41) --
+
+@pytest.mark.parametrize("where", ["crop=小麦,玉木", "crop=小麦、玉木", "crop!=玉木", "crop!=水稻,玉木"])
+def test_a_value_no_document_holds_is_named_beside_the_results_on_every_surface(
+        dist, client, tmp_path, where):
+    """``crop=小麦,玉木`` answered for 小麦 alone and said nothing of 玉木, which no document
+    holds (a typo of 玉米); ``crop!=玉木`` left nothing out, silently. Each such value is
+    named with what it may mean, the values held still applied, on every surface."""
+    said = [{"filter": "crop=玉木", "did_you_mean": ["crop=玉米"]}]
+    local = search(open_index(dist), Q, k=10, where=[where], keep_results=True).to_dict()
+    assert local["results"] and local["filters"]["unheld"] == said
+    api = client.get("/api/search", params={"q": Q, "k": 10, "where": where}).json()
+    assert api["filters"]["unheld"] == said
+    cli = _kb("query", Q, "--index", str(dist), "--where", where, "--no-log")
+    assert cli.exit_code == 0, cli.output
+    assert "No document has crop=玉木 (did you mean crop=玉米?): the filters apply their " \
+           "other values." in cli.output
+    for lang, says in (("en", "No document has crop=玉木 (did you mean crop=玉米?); the other "
+                              "values are applied."),
+                       ("zh", "没有文档符合 crop=玉木（是不是要找 crop=玉米？），已按其余的值筛选。")):
+        page = client.get("/", params=[("q", Q), ("where", where), ("lang", lang)])
+        [note] = re.findall(r'<p class="filter-note" role="status">(.*?)</p>', page.text)
+        assert page.status_code == 200 and html.unescape(note) == says
+
+
+@pytest.mark.parametrize("where", ["crop=小麦,玉米", "crop!=水稻", "size=5,10", "crop=玉木"])
+def test_values_every_one_held_or_named_as_emptying_are_not_named_again(dist, where):
+    res = search(open_index(dist), Q, k=10, where=[where], keep_results=True).to_dict()
+    assert "unheld" not in res["filters"]
+
+
+def test_the_search_page_offers_what_a_value_no_document_holds_may_mean(client):
+    """The CLI, the API and MCP said "did you mean crop=玉米" for crop=玉木; the page did not."""
+    page = client.get("/", params=[("q", Q), ("f.crop", "玉木"), ("lang", "en")])
+    [note] = re.findall(r'<p class="filter-note" role="status">(.*?)</p>', page.text)
+    assert html.unescape(note).startswith("No document has crop = 玉木 (did you mean crop=玉米?), "
+                                          "so nothing is found.")

@@ -266,6 +266,22 @@ def emptying_filters(index: KbIndex, where: Sequence[Condition],
     return (alone, False) if alone else (conditions, True)
 
 
+def unheld_values(index: KbIndex, where: Sequence[Condition]) -> list[tuple[str, list[str]]]:
+    """The values of `where`'s ``=`` / ``!=`` filters on front-matter keys that no document
+    holds, while the filter itself keeps some chunk (one that keeps none is named by
+    `emptying_filters`): ``crop=小麦,玉木`` answers for 小麦 alone, ``crop!=玉木`` leaves
+    nothing out. Each as ``key=value`` (`where_text`) with what it may mean (`meant_values`:
+    ``crop=玉米``), for every surface to say beside the results."""
+    out: list[tuple[str, list[str]]] = []
+    for key, op, listed in where:
+        if op not in ("=", "!=") or key in CHUNK_KEYS or key == "verified" or \
+                op == "=" and not condition_mask(index, (key, op, listed)).any():
+            continue
+        out += [(where_text(key, "=", want), _meant(index, key, want)) for want in
+                values_of(listed) if not condition_mask(index, (key, "=", want)).any()]
+    return list({shown: (shown, meant) for shown, meant in out}.values())
+
+
 class _Kinds:
     """The kinds of an index's chunks: each distinct one once (`names`, sorted) and, per
     chunk, the position of its kind there (`codes`)."""
