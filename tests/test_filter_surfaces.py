@@ -40,8 +40,9 @@ Q = "pump pressure test seal"
 FILTERED_OUT = "no chunk matches the filters"  # `reason`: a key that stays as it was
 KB = str(Path(sys.executable).with_name("kb"))
 # crop: a list in one document, one value in another, absent in the rest; size likewise
-FRONT = {"alpha": "crop: [小麦, 玉米]\nsize: [2, 10.0]\n", "beta": "crop: 小麦\nsize: 5\n",
-         "gamma": "crop: 水稻\n施药 时间: 2024-05-01\nregion: 华北、东北、西北\n"}
+FRONT = {"alpha": "crop: [小麦, 玉米]\nsize: [2, 10.0]\npower: 5kW\n",
+         "beta": "crop: 小麦\nsize: 5\n",
+         "gamma": "crop: 水稻\n施药 时间: 2024-05-01\nregion: 华北、东北、西北\npower: 800 W\n"}
 
 
 def _doc(name: str, extra: str) -> str:
@@ -58,7 +59,8 @@ def dist(tmp_path_factory) -> Path:
                     repo / "schemas")
     schema_file = repo / "schemas" / "frontmatter.schema.json"
     schema = json.loads(schema_file.read_text(encoding="utf-8"))
-    schema["properties"].update({"crop": {}, "size": {}, "施药 时间": {}, "region": {}})  # a list or one value
+    schema["properties"].update({"crop": {}, "size": {}, "施药 时间": {}, "region": {},
+                                 "power": {}})  # a list or one value
     schema_file.write_text(json.dumps(schema), encoding="utf-8")
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
@@ -358,3 +360,20 @@ def test_the_search_page_offers_what_a_value_no_document_holds_may_mean(client):
     [note] = re.findall(r'<p class="filter-note" role="status">(.*?)</p>', page.text)
     assert html.unescape(note).startswith("No document has crop = 玉木 (did you mean crop=玉米?), "
                                           "so nothing is found.")
+
+
+# --- a quantity of another dimension is refused (session 41) -----------------------------
+
+def test_a_quantity_of_another_dimension_is_refused_in_one_line_on_every_surface(dist, client):
+    """``power>5kg`` of values in kW and W matched nothing, silently (two units were never
+    compared); it is refused, naming the values' units, as ``size>=low`` is. One of the
+    same dimension converts: ``power>500W`` finds 5kW and 800 W."""
+    found = search(open_index(dist), Q, k=10, where=["power>500W"], keep_results=True)
+    assert {Path(r.doc).stem for r in found.results} == {"alpha", "gamma"}
+    cli = _kb("query", Q, "--index", str(dist), "--where", "power>5kg", "--no-log")
+    assert cli.exit_code == 2
+    assert cli.output.strip().splitlines() == [
+        "kb: error: bad --where power>5kg: 5kg measures another thing than the values "
+        "here (5kW, 800 W); give one in their units"]
+    api = client.get("/api/search", params={"q": Q, "where": "power=5 kg"})
+    assert api.status_code == 400 and "measures another thing" in api.text

@@ -3,8 +3,9 @@
 A number with its unit after it (``7.5kW``, ``3 kW``, ``20%``, ``15亩``, ``1500 r/min``) was
 text: ``power>5kW`` missed ``12kW`` ("1" sorts before "5") and ``power=7.5 kW`` missed
 ``7.5kW``. Two quantities in one unit (case aside) compare as their numbers; in two units
-never (no conversion: ``500W`` is neither above nor below ``5kW``); a bare number compares
-with a quantity's number in the quantity's unit. Locally and in Milvus alike."""
+of one dimension converted (session 41: ``500W`` is below ``5kW``, `filter_units`); in
+units of two dimensions or a unit not known never; a bare number compares with a
+quantity's number in the quantity's unit. Locally and in Milvus alike."""
 
 from __future__ import annotations
 
@@ -36,16 +37,16 @@ def coll(milvus):  # noqa: F811
 
 @pytest.mark.parametrize(("key", "op", "want", "rows"), [
     ("power", ">", "5kW", [0, 2, 4, 5, 6]),  # 11 bare: 11 kW; unknown: text, after digits
-    ("power", ">=", "12 KW", [4, 5, 6]), ("power", "<", "5kW", [1, 5]),
+    ("power", ">=", "12 KW", [4, 5, 6]), ("power", "<", "5kW", [1, 3, 5]),
     ("power", "=", "7.5 kW", [0]), ("power", "=", "7.50KW", [0]), ("power", "=", "15kw", [5]),
     ("power", "=", "11kW", []), ("power", "=", "7.5", []),  # a bare number: no unit to be equal in
-    ("power", "=", "500w", [3]), ("power", ">=", "11kW", [2, 4, 5, 6]),
+    ("power", "=", "500w", [3]), ("power", "=", "0.5kW", [3]), ("面积", "=", "22.5亩", [3]), ("power", ">=", "11kW", [2, 4, 5, 6]),
     ("power", "!=", "12kW", [0, 1, 2, 3, 5, 6]),
-    ("power", ">=", "5000W", [6]),  # in watts: only 500W is in that unit, below it
+    ("power", ">=", "5000W", [0, 4, 5, 6]),  # in watts: 7.5kW, 12kW and 15kW (session 41)
     ("power", ">", "5", [0, 2, 3, 4, 5, 6]),  # bare: each quantity's number
-    ("面积", ">", "10亩", [0, 2, 4, 5, 6]), ("面积", "<=", "10 亩", [1]), ("面积", "=", "1.5公顷", [3]),
+    ("面积", ">", "10亩", [0, 2, 3, 4, 5, 6]), ("面积", "<=", "10 亩", [1]), ("面积", "=", "1.5公顷", [3]),
 ])
-def test_quantities_in_one_unit_compare_as_numbers_locally_and_in_milvus(coll, key, op, want,
+def test_quantities_of_one_dimension_compare_as_numbers_locally_and_in_milvus(coll, key, op, want,
                                                                          rows):
     assert local_rows(FACTS, key, op, want) == rows
     assert engine_rows(coll, "units", key, op, want, FACTS) == rows
@@ -61,7 +62,7 @@ def test_what_is_a_quantity():
 
 amounts = st.builds(lambda n, sp, u: f"{n}{sp}{u}", st.sampled_from(
     ["0", "5", "7.5", "11", "12", "-3", "500", "1e3", "007"]), st.sampled_from(["", " "]),
-    st.sampled_from(["kW", "KW", "W", "亩", "%", "r/min"]))
+    st.sampled_from(["kW", "KW", "W", "亩", "%", "r/min", "公顷", "kg"]))
 wants = st.one_of(amounts, st.sampled_from(["5", "11", "2024", "1.9", "abc", "2024-03-01"]))
 
 
@@ -91,3 +92,52 @@ def test_yaml_booleans_are_named_as_authors_write_them_locally_and_in_milvus(col
     assert engine_rows(coll, "units", "verified", "=", "否") == list(range(len(FACTS)))
     assert engine_rows(coll, "units", "verified", "=", "是") == []
     assert value_matches("verified", True, "=", "是") and value_matches("verified", False, "!=", "yes")
+
+
+# --- units converted within one dimension (session 41) ----------------------------------
+
+MEASURED = [{"power": p, "weight": w, "depth": d, "温度": t} for p, w, d, t in [
+    ("5kW", "1500kg", "0.5 m", "104°F"),  # 0
+    ("300 W", "2.5t", "20cm", "35℃"),  # 1
+    ("2 hp", "800 g", "400mm", "-40°F"),  # 2: hp converts to nothing; -40 °F is -40 ℃
+    ("7.5 KW", ["3斤", "2 t"], "1km", "45 °C"),  # 3: 3 斤 is 1.5 kg
+]]
+
+
+@pytest.fixture(scope="module")
+def measured_coll(milvus):  # noqa: F811
+    with facts_collection(milvus, "measured", "measured", [(f, False) for f in MEASURED]) as engine:
+        yield engine
+
+
+@pytest.mark.parametrize(("key", "op", "want", "rows"), [
+    ("power", ">", "500W", [0, 3]),  # 5kW and 7.5kW: were never compared with watts
+    ("power", "=", "5000w", [0]), ("power", "<", "0.5kW", [1]), ("power", ">=", "1.5 hp", [2]),
+    ("power", "!=", "300W", [0, 2, 3]), ("power", "=", "0.3 kW", [1]),
+    ("weight", "<=", "2t", [0, 2, 3]),  # 1500 kg; 800 g; 3 斤
+    ("weight", "=", "1.5kg", [3]), ("weight", ">", "2000kg", [1]),
+    ("weight", "=", "1500000g", [0]), ("weight", "<", "1公斤", [2]),
+    ("depth", ">=", "30cm", [0, 2, 3]),  # 0.5 m, 400 mm, 1 km
+    ("depth", "<", "0.3m", [1]), ("depth", "=", "500 mm", [0]), ("depth", "=", "1000m", [3]),
+    ("温度", "<=", "40℃", [0, 1, 2]),  # 104 °F is 40 ℃: equal
+    ("温度", "=", "40℃", [0]), ("温度", "=", "-40℃", [2]), ("温度", ">", "100°F", [0, 3]),
+    ("温度", "<", "95 ℉", [2]), ("温度", "<=", "95 ℉", [1, 2]),  # 35 ℃ is 95 °F
+])
+def test_quantities_convert_within_one_dimension_locally_and_in_milvus(measured_coll, key, op,
+                                                                        want, rows):
+    """``power>500W`` did not match ``5kW`` (units were never converted), nor ``weight<=2t``
+    ``1500kg``, ``depth>=30cm`` ``0.5 m`` or ``温度<=40℃`` ``104°F``. Within one dimension
+    the units decision tables convert (and W/kW; ℃/°F exactly) compare converted."""
+    assert local_rows(MEASURED, key, op, want) == rows
+    assert engine_rows(measured_coll, "measured", key, op, want, MEASURED) == rows
+
+
+@settings(max_examples=120, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(want=st.builds(lambda n, u: f"{n}{u}", st.sampled_from(["0", "0.5", "40", "104", "1500"]),
+                      st.sampled_from(["W", "kW", "kg", "t", "g", "cm", "m", "℃", "°F", "hp"])),
+       op=st.sampled_from([">=", "<=", ">", "<", "=", "!="]),
+       key=st.sampled_from(["power", "weight", "depth", "温度"]))
+def test_converted_quantities_filter_alike_locally_and_in_milvus(measured_coll, want, op, key):
+    assert engine_rows(measured_coll, "measured", key, op, want, MEASURED) == \
+        local_rows(MEASURED, key, op, want)

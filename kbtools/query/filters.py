@@ -54,6 +54,7 @@ from kbtools.query.filter_text import narrow_operator as narrow_operator
 from kbtools.query.filter_text import parse_where as parse_where
 from kbtools.query.filter_text import values_of
 from kbtools.query.filter_text import where_text as where_text
+from kbtools.query.filter_units import dimension_problem
 
 # the orders and what each asks of the two sides (`_compare`)
 _ORDERED: dict[str, Callable[[Any, Any], bool]] = {
@@ -81,8 +82,9 @@ WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
               "that year "
               "(published: 2024 is in published=2024, in neither published>=2024-02 nor "
               "<=2024-02: a value's day, month or year must lie inside the filter's), "
-              "a number with its unit as that quantity in its unit (power>5kW matches 12kW, not "
-              "500W: no conversion; power>5 matches 7.5kW), "
+              "a number with its unit as that quantity, converted within one dimension "
+              "(power>500W matches 5kW, 温度<=40℃ matches 104°F; power>5kg is refused beside "
+              "values in kW; power>5 matches 7.5kW), "
               "a YAML boolean as true, yes, on or 是 (false, no, off, 否) name it, "
               "full-width forms (２．１, ＨＸ－２６０) as ASCII, other "
               "values as "
@@ -353,6 +355,11 @@ def check_filters(index: KbIndex, where: Sequence[Condition]) -> None:
                               values={"key": key, "keys": ", ".join(sorted(known))})
         for want in values_of(listed):
             _check_value(key, op, want, index)
+            if key not in CHUNK_KEYS and key != "verified" and (problem := dimension_problem(
+                    want, (str(v) for d in docs for v in _scalars([document_facts(d).get(key)])))):
+                shown = where_text(key, op, want)  # power>5kg of values in kW
+                raise FilterError("bad", f"{shown}: {problem}", key="bad_where",
+                                  values={"where": shown})
             if key not in CHUNK_KEYS and key != "verified" and op in ORDERS:
                 _check_order(key, op, want, [document_facts(d).get(key) for d in docs])
             elif key_reads_dates(index, key) and _no_day(want):  # timestamp=2024-02-30
