@@ -377,3 +377,29 @@ def test_a_quantity_of_another_dimension_is_refused_in_one_line_on_every_surface
         "here (5kW, 800 W); give one in their units"]
     api = client.get("/api/search", params={"q": Q, "where": "power=5 kg"})
     assert api.status_code == 400 and "measures another thing" in api.text
+
+
+def test_a_range_typed_on_any_surface_filters_by_both_ends(dist, client):
+    """``power=0.5..6kW`` is power>=0.5kW and power<=6kW on every surface (the search page's
+    condition rows too: a range is two rows, where a row of one condition was unpacked)."""
+    where = "power=0.5..6kW"
+    local = search(open_index(dist), Q, k=10, where=[where], keep_results=True).to_dict()
+    assert {Path(r["doc"]).stem for r in local["results"]} == {"alpha", "gamma"}
+    assert local["filters"]["where"] == ["power>=0.5kW", "power<=6kW"]
+    api = client.get("/api/search", params={"q": Q, "k": 10, "where": where}).json()
+    assert api["filters"]["where"] == local["filters"]["where"]
+    page = client.get("/", params=[("q", Q), ("k", 10), ("wk", ""), ("wo", "="), ("wv", where)])
+    shown = {n for n in ("alpha", "beta", "gamma") if f"Pump {n}" in html.unescape(page.text)}
+    assert page.status_code == 200 and shown == {"alpha", "gamma"}
+
+
+@pytest.mark.parametrize("word", ["上个月", "last month", "昨天"])
+def test_a_relative_date_word_is_refused_naming_the_date_to_give(dist, word):
+    """Decided (session 41): words for dates relative to today are not read (an index is
+    searched on devices whose clocks differ, and a filter shown must paste back the same);
+    refused in one line naming the form to give, never an empty answer."""
+    res = _kb("query", Q, "--index", str(dist), "--where", f"施药 时间>={word}", "--no-log")
+    assert res.exit_code == 2
+    assert res.output.strip().splitlines() == [
+        f"kb: error: bad --where 施药 时间>={word}: 施药 时间 is a date in this index "
+        "(e.g. 2024-05-01); compare it with a date, YYYY-MM-DD"]

@@ -9,13 +9,17 @@ quantity's number in the quantity's unit. Locally and in Milvus alike."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kbtools.errors import FilterError
 from kbtools.query.filter_kinds import member_class
 from kbtools.query.filter_numbers import quantity
-from kbtools.query.filters import value_matches
+from kbtools.query.filter_text import parse_where
+from kbtools.query.filters import _check_order, value_matches
 from tests.milvus_server import engine_rows, facts_collection, local_rows, milvus  # noqa: F401
 
 FACTS = [{"power": v, "面积": a, "reviewed": r} for v, a, r in [
@@ -141,3 +145,59 @@ def test_quantities_convert_within_one_dimension_locally_and_in_milvus(measured_
 def test_converted_quantities_filter_alike_locally_and_in_milvus(measured_coll, want, op, key):
     assert engine_rows(measured_coll, "measured", key, op, want, MEASURED) == \
         local_rows(MEASURED, key, op, want)
+
+
+# --- ranges, and the operators a Chinese input method types (session 41) -----------------
+
+@pytest.mark.parametrize(("where", "read"), [
+    ("power=5kW..10kW", [("power", ">=", "5kW"), ("power", "<=", "10kW")]),
+    ("power=5..10kW", [("power", ">=", "5kW"), ("power", "<=", "10kW")]),  # the unit carried
+    ("power=5~10 kW", [("power", ">=", "5kW"), ("power", "<=", "10 kW")]),
+    ("power＝5～10kW", [("power", ">=", "5kW"), ("power", "<=", "10kW")]),
+    ("depth=30至60cm", [("depth", ">=", "30cm"), ("depth", "<=", "60cm")]),
+    ("周期=3到5天", [("周期", ">=", "3天"), ("周期", "<=", "5天")]),
+    ("published=2024-01..2024-03", [("published", ">=", "2024-01"), ("published", "<=", "2024-03")]),
+    ("fw=1.2..1.4", [("fw", ">=", "1.2"), ("fw", "<=", "1.4")]),
+    ("crop≠小麦", [("crop", "!=", "小麦")]), ("power≧5kW", [("power", ">=", "5kW")]),
+    ("power≦5kW", [("power", "<=", "5kW")]), ("power ≥ 5kW", [("power", ">=", "5kW")]),
+    ("route=北京到上海", [("route", "=", "北京到上海")]),  # no range of values: text
+    ("voltage=12-24V", [("voltage", "=", "12-24V")]),  # a value written so: as it is
+    ('power="5..10kW"', [("power", "=", "5..10kW")]),  # quoted: as it is
+])
+def test_a_range_and_wide_operators_are_read(where, read):
+    """``power=5kW..10kW`` was one text value no document holds (nothing, "did you mean
+    power=5kW"); ``crop≠小麦`` and ``power≧5kW`` were "use KEY=VALUE". A range of numbers,
+    quantities, versions or dates is both ends included; ≠ ≧ ≦ are != >= <=."""
+    assert parse_where([where]) == read
+
+
+@pytest.mark.parametrize(("where", "says"), [
+    ("power>=5kW..10kW", "a range (5kW..10kW) is read with = alone (power=5kW..10kW); else "
+                         "give one bound (power>=5kW)"),
+    ("power!=5~10kW", "a range (5~10kW) is read with = alone"),
+])
+def test_a_range_with_another_operator_is_refused(where, says):
+    with pytest.raises(FilterError, match=re.escape(says)):
+        parse_where([where])
+
+
+@pytest.mark.parametrize(("low", "high", "key", "rows"), [
+    ("500W", "6kW", "power", [0]), ("300W", "6kW", "power", [0, 1]), ("300", "1000W", "power", [1]), ("1kg", "2t", "weight", [0, 3]),
+    ("35℃", "40℃", "温度", [0, 1]),  # 104 °F is 40 ℃
+])
+def test_a_range_filters_alike_locally_and_in_milvus(measured_coll, low, high, key, rows):
+    (k1, op1, lo), (k2, op2, hi) = parse_where([f"{key}={low}..{high}"])
+    local = sorted(set(local_rows(MEASURED, k1, op1, lo)) & set(local_rows(MEASURED, k2, op2, hi)))
+    engine = sorted(set(engine_rows(measured_coll, "measured", k1, op1, lo, MEASURED))
+                    & set(engine_rows(measured_coll, "measured", k2, op2, hi, MEASURED)))
+    assert local == engine == rows
+
+
+def test_an_order_on_quantities_given_text_is_refused():
+    """``power>=abc`` (or ``power>=5-10kW``) of values such as 5kW compared text with text
+    and said "no document has power>=abc", where ``size>=abc`` of numbers is refused."""
+    for want in ("abc", "5-10kW"):
+        with pytest.raises(FilterError, match="power is a number with its unit in this index "
+                                              r"\(e\.g\. 5kW\); compare it with one"):
+            _check_order("power", ">=", want, ["5kW", 3, ["800 W"]])
+    _check_order("power", ">=", "5", ["5kW", 3])  # a bare number orders with them

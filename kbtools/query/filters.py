@@ -41,7 +41,7 @@ from kbtools.query.filter_kinds import (
     wanted,
 )
 from kbtools.query.filter_numbers import number_key as number_key  # re-exported
-from kbtools.query.filter_numbers import order_number
+from kbtools.query.filter_numbers import order_number, quantity
 from kbtools.query.filter_text import (  # re-exported: the filters' text, read and written
     MAX_WHERE_CHARS as MAX_WHERE_CHARS,
 )
@@ -68,7 +68,8 @@ WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
               "…) or `doc` (a document path, as `read` takes it); a key with other "
               "characters in quotes (\"pH (水)\"=6). Values a comma (, ， 、) apart: "
               "= any of them, != none of them (crop=小麦,玉米); a value holding a comma "
-              "in quotes (title=\"小麦、玉米轮作\"). Numbers compare as "
+              "in quotes (title=\"小麦、玉米轮作\"); a range with = both ends included "
+              "(power=5kW..10kW, 5~10kW, 5至10kW). Numbers compare as "
               "numbers (size=1 matches 1.0; size>1 does not), versions as versions "
               "(version>1.9 matches 1.10.2 and v2; 2.0.0-rc1 < 2.0.0; a plain number "
               "beside a version is one: firmware=2 matches 2.0.0 and v2, as >= and <= "
@@ -479,6 +480,12 @@ def _check_order(key: str, op: str, want: str, values: list[Any]) -> None:
             raise FilterError("bad", f"{shown}: {key} is a number in this index "
                               f"(e.g. {held[0]}); compare it with a number",
                               key="bad_where", values={"where": shown})
+    elif all(_is_number(str(v)) or quantity(str(v)) for v in held):  # 5kW: power>=abc
+        if not _is_number(want) and quantity(want) is None:  # (or 5kW..10kW, 5-10kW)
+            raise FilterError("bad", f"{shown}: {key} is a number with its unit in this index "
+                              f"(e.g. {next(v for v in held if quantity(str(v)))}); compare it "
+                              "with one (a range: =5kW..10kW)", key="bad_where",
+                              values={"where": shown})
     elif all(_DATE.fullmatch(str(v)) or instant_text(str(v)) for v in held) \
             and instant_text(want) is None and period_of(want) is None:  # 2024年3月1日, 2024
         no_day = f"{want} is no calendar date or time; " if _no_day(want) else ""
