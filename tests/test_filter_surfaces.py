@@ -403,3 +403,16 @@ def test_a_relative_date_word_is_refused_naming_the_date_to_give(dist, word):
     assert res.output.strip().splitlines() == [
         f"kb: error: bad --where 施药 时间>={word}: 施药 时间 is a date in this index "
         "(e.g. 2024-05-01); compare it with a date, YYYY-MM-DD"]
+
+
+def test_a_range_written_with_a_hyphen_is_offered_as_one(dist):
+    """``power=5-10kW`` stays the value it writes (``12-24V`` is a value written so); no
+    document holding it, the range it may mean comes first: it said "did you mean power=5kW
+    or power=12kW"."""
+    res = search(open_index(dist), Q, where=["power=0.5-10kW"]).to_dict()
+    assert res["reason_values"]["filters"] == ["power=0.5-10kW"]
+    assert res["reason_values"]["did_you_mean"][0] == "power=0.5kW..10kW"
+    found = search(open_index(dist), Q, k=10, where=["power=0.5kW..10kW"], keep_results=True)
+    assert {Path(r.doc).stem for r in found.results} == {"alpha", "gamma"}
+    dated = search(open_index(dist), Q, where=["施药 时间=2024-06"]).to_dict()  # a month
+    assert all(".." not in m for m in dated["reason_values"]["did_you_mean"])

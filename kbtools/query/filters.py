@@ -52,7 +52,7 @@ from kbtools.query.filter_text import Want as Want
 from kbtools.query.filter_text import checked_conditions as checked_conditions
 from kbtools.query.filter_text import narrow_operator as narrow_operator
 from kbtools.query.filter_text import parse_where as parse_where
-from kbtools.query.filter_text import values_of
+from kbtools.query.filter_text import range_ends, values_of
 from kbtools.query.filter_text import where_text as where_text
 from kbtools.query.filter_units import dimension_problem
 
@@ -445,7 +445,9 @@ def _meant(index: KbIndex, key: str, want: str) -> list[str]:
     scored = sorted(((_likeness(want, v), v) for v in held if v not in named),
                     key=lambda p: (-p[0], p[1]))
     typos = [v for r, v in scored if r >= VALUE_LIKENESS]
-    return [where_text(key, op, v) for v in [*named, *typos][:SUGGESTED]]
+    ends = range_ends(want.replace("-", "..", 1)) if "-" in want.strip()[1:] else None
+    ranged = [f"{ends[0]}..{ends[1]}"] if ends and quantity(ends[1]) else []  # 5-10kW
+    return [where_text(key, op, v) for v in [*ranged, *named, *typos][:SUGGESTED]]
 
 
 def _check_value(key: str, op: str, want: str, index: KbIndex) -> None:
