@@ -41,8 +41,9 @@ Q = "pump pressure test seal"
 FILTERED_OUT = "no chunk matches the filters"  # `reason`: a key that stays as it was
 KB = str(Path(sys.executable).with_name("kb"))
 # crop: a list in one document, one value in another, absent in the rest; size likewise
-FRONT = {"alpha": "crop: [小麦, 玉米]\nsize: [2, 10.0]\n", "beta": "crop: 小麦\nsize: 5\n",
-         "gamma": "crop: 水稻\n施药 时间: 2024-05-01\nregion: 华北、东北、西北\n"}
+FRONT = {"alpha": "crop: [小麦, 玉米]\nsize: [2, 10.0]\npower: 5kW\n",
+         "beta": "crop: 小麦\nsize: 5\n",
+         "gamma": "crop: 水稻\n施药 时间: 2024-05-01\nregion: 华北、东北、西北\npower: 800 W\n"}
 
 
 def _doc(name: str, extra: str) -> str:
@@ -59,7 +60,8 @@ def dist(tmp_path_factory) -> Path:
                     repo / "schemas")
     schema_file = repo / "schemas" / "frontmatter.schema.json"
     schema = json.loads(schema_file.read_text(encoding="utf-8"))
-    schema["properties"].update({"crop": {}, "size": {}, "施药 时间": {}, "region": {}})  # a list or one value
+    schema["properties"].update({"crop": {}, "size": {}, "施药 时间": {}, "region": {},
+                                 "power": {}})  # a list or one value
     schema_file.write_text(json.dumps(schema), encoding="utf-8")
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
@@ -185,13 +187,18 @@ def test_mcp_names_its_where_parameter_and_the_filter_that_leaves_nothing(dist, 
         empty = await c.call_tool("search", {"query": Q, "where": ["crop=banana"]})
         unknown = await c.call_tool("search", {"query": Q, "where": "colour=red"})
         either = await c.call_tool("search", {"query": Q, "k": 10, "where": "crop=玉米，水稻"})
-        return empty, unknown, either
+        typo = await c.call_tool("search", {"query": Q, "k": 10, "where": "crop=小麦,玉木"})
+        return empty, unknown, either, typo
 
-    empty, unknown, either = mcp_client([KB, "mcp", "--index", str(dist)], tmp_path, env,
+    empty, unknown, either, typo = mcp_client([KB, "mcp", "--index", str(dist)], tmp_path, env,
                                         scenario)
     assert {Path(r["doc"]).stem for r in either.structured_content["results"]} <= \
         {"alpha", "gamma"}  # values a comma apart: either (session 40)
     assert either.structured_content["filters"]["where"] == ["crop=玉米,水稻"]
+    assert "unheld" not in either.structured_content["filters"]
+    assert typo.structured_content["filters"]["unheld"] == [  # said beside results (session 41)
+        {"filter": "crop=玉木", "did_you_mean": ["crop=玉米"]}]
+    assert typo.structured_content["results"]
     assert not empty.is_error
     got = empty.structured_content
     assert got["reason"] == FILTERED_OUT
@@ -314,3 +321,98 @@ def test_a_value_holding_its_own_comma_is_offered_in_quotes(dist):
     assert res["reason_values"]["did_you_mean"][0] == 'region="华北、东北、西北"'
     found = search(index, Q, k=10, where=['region="华北、东北、西北"'], keep_results=True).to_dict()
     assert {Path(r["doc"]).stem for r in found["results"]} == {"gamma"}
+
+
+# --- a value of a list no document holds is said, beside the others' results (session 41) --
+
+@pytest.mark.parametrize("where", ["crop=小麦,玉木", "crop=小麦、玉木", "crop!=玉木", "crop!=水稻,玉木"])
+def test_a_value_no_document_holds_is_named_beside_the_results_on_every_surface(
+        dist, client, tmp_path, where):
+    """``crop=小麦,玉木`` answered for 小麦 alone and said nothing of 玉木, which no document
+    holds (a typo of 玉米); ``crop!=玉木`` left nothing out, silently. Each such value is
+    named with what it may mean, the values held still applied, on every surface."""
+    said = [{"filter": "crop=玉木", "did_you_mean": ["crop=玉米"]}]
+    local = search(open_index(dist), Q, k=10, where=[where], keep_results=True).to_dict()
+    assert local["results"] and local["filters"]["unheld"] == said
+    api = client.get("/api/search", params={"q": Q, "k": 10, "where": where}).json()
+    assert api["filters"]["unheld"] == said
+    cli = _kb("query", Q, "--index", str(dist), "--where", where, "--no-log")
+    assert cli.exit_code == 0, cli.output
+    assert "No document has crop=玉木 (did you mean crop=玉米?): the filters apply their " \
+           "other values." in cli.output
+    for lang, says in (("en", "No document has crop=玉木 (did you mean crop=玉米?); the other "
+                              "values are applied."),
+                       ("zh", "没有文档符合 crop=玉木（是不是要找 crop=玉米？），已按其余的值筛选。")):
+        page = client.get("/", params=[("q", Q), ("where", where), ("lang", lang)])
+        [note] = re.findall(r'<p class="filter-note" role="status">(.*?)</p>', page.text)
+        assert page.status_code == 200 and html.unescape(note) == says
+
+
+@pytest.mark.parametrize("where", ["crop=小麦,玉米", "crop!=水稻", "size=5,10", "crop=玉木"])
+def test_values_every_one_held_or_named_as_emptying_are_not_named_again(dist, where):
+    res = search(open_index(dist), Q, k=10, where=[where], keep_results=True).to_dict()
+    assert "unheld" not in res["filters"]
+
+
+def test_the_search_page_offers_what_a_value_no_document_holds_may_mean(client):
+    """The CLI, the API and MCP said "did you mean crop=玉米" for crop=玉木; the page did not."""
+    page = client.get("/", params=[("q", Q), ("f.crop", "玉木"), ("lang", "en")])
+    [note] = re.findall(r'<p class="filter-note" role="status">(.*?)</p>', page.text)
+    assert html.unescape(note).startswith("No document has crop = 玉木 (did you mean crop=玉米?), "
+                                          "so nothing is found.")
+
+
+# --- a quantity of another dimension is refused (session 41) -----------------------------
+
+def test_a_quantity_of_another_dimension_is_refused_in_one_line_on_every_surface(dist, client):
+    """``power>5kg`` of values in kW and W matched nothing, silently (two units were never
+    compared); it is refused, naming the values' units, as ``size>=low`` is. One of the
+    same dimension converts: ``power>500W`` finds 5kW and 800 W."""
+    found = search(open_index(dist), Q, k=10, where=["power>500W"], keep_results=True)
+    assert {Path(r.doc).stem for r in found.results} == {"alpha", "gamma"}
+    cli = _kb("query", Q, "--index", str(dist), "--where", "power>5kg", "--no-log")
+    assert cli.exit_code == 2
+    assert cli.output.strip().splitlines() == [
+        "kb: error: bad --where power>5kg: 5kg measures another thing than the values "
+        "here (5kW, 800 W); give one in their units"]
+    api = client.get("/api/search", params={"q": Q, "where": "power=5 kg"})
+    assert api.status_code == 400 and "measures another thing" in api.text
+
+
+def test_a_range_typed_on_any_surface_filters_by_both_ends(dist, client):
+    """``power=0.5..6kW`` is power>=0.5kW and power<=6kW on every surface (the search page's
+    condition rows too: a range is two rows, where a row of one condition was unpacked)."""
+    where = "power=0.5..6kW"
+    local = search(open_index(dist), Q, k=10, where=[where], keep_results=True).to_dict()
+    assert {Path(r["doc"]).stem for r in local["results"]} == {"alpha", "gamma"}
+    assert local["filters"]["where"] == ["power>=0.5kW", "power<=6kW"]
+    api = client.get("/api/search", params={"q": Q, "k": 10, "where": where}).json()
+    assert api["filters"]["where"] == local["filters"]["where"]
+    page = client.get("/", params=[("q", Q), ("k", 10), ("wk", ""), ("wo", "="), ("wv", where)])
+    shown = {n for n in ("alpha", "beta", "gamma") if f"Pump {n}" in html.unescape(page.text)}
+    assert page.status_code == 200 and shown == {"alpha", "gamma"}
+
+
+@pytest.mark.parametrize("word", ["上个月", "last month", "昨天"])
+def test_a_relative_date_word_is_refused_naming_the_date_to_give(dist, word):
+    """Decided (session 41): words for dates relative to today are not read (an index is
+    searched on devices whose clocks differ, and a filter shown must paste back the same);
+    refused in one line naming the form to give, never an empty answer."""
+    res = _kb("query", Q, "--index", str(dist), "--where", f"施药 时间>={word}", "--no-log")
+    assert res.exit_code == 2
+    assert res.output.strip().splitlines() == [
+        f"kb: error: bad --where 施药 时间>={word}: 施药 时间 is a date in this index "
+        "(e.g. 2024-05-01); compare it with a date, YYYY-MM-DD"]
+
+
+def test_a_range_written_with_a_hyphen_is_offered_as_one(dist):
+    """``power=5-10kW`` stays the value it writes (``12-24V`` is a value written so); no
+    document holding it, the range it may mean comes first: it said "did you mean power=5kW
+    or power=12kW"."""
+    res = search(open_index(dist), Q, where=["power=0.5-10kW"]).to_dict()
+    assert res["reason_values"]["filters"] == ["power=0.5-10kW"]
+    assert res["reason_values"]["did_you_mean"][0] == "power=0.5kW..10kW"
+    found = search(open_index(dist), Q, k=10, where=["power=0.5kW..10kW"], keep_results=True)
+    assert {Path(r.doc).stem for r in found.results} == {"alpha", "gamma"}
+    dated = search(open_index(dist), Q, where=["施药 时间=2024-06"]).to_dict()  # a month
+    assert all(".." not in m for m in dated["reason_values"]["did_you_mean"])

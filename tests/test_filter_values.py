@@ -3,18 +3,23 @@
 A number with its unit after it (``7.5kW``, ``3 kW``, ``20%``, ``15亩``, ``1500 r/min``) was
 text: ``power>5kW`` missed ``12kW`` ("1" sorts before "5") and ``power=7.5 kW`` missed
 ``7.5kW``. Two quantities in one unit (case aside) compare as their numbers; in two units
-never (no conversion: ``500W`` is neither above nor below ``5kW``); a bare number compares
-with a quantity's number in the quantity's unit. Locally and in Milvus alike."""
+of one dimension converted (session 41: ``500W`` is below ``5kW``, `filter_units`); in
+units of two dimensions or a unit not known never; a bare number compares with a
+quantity's number in the quantity's unit. Locally and in Milvus alike."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kbtools.errors import FilterError
 from kbtools.query.filter_kinds import member_class
 from kbtools.query.filter_numbers import quantity
-from kbtools.query.filters import value_matches
+from kbtools.query.filter_text import parse_where
+from kbtools.query.filters import _check_order, value_matches
 from tests.milvus_server import engine_rows, facts_collection, local_rows, milvus  # noqa: F401
 
 FACTS = [{"power": v, "面积": a, "reviewed": r} for v, a, r in [
@@ -36,16 +41,16 @@ def coll(milvus):  # noqa: F811
 
 @pytest.mark.parametrize(("key", "op", "want", "rows"), [
     ("power", ">", "5kW", [0, 2, 4, 5, 6]),  # 11 bare: 11 kW; unknown: text, after digits
-    ("power", ">=", "12 KW", [4, 5, 6]), ("power", "<", "5kW", [1, 5]),
+    ("power", ">=", "12 KW", [4, 5, 6]), ("power", "<", "5kW", [1, 3, 5]),
     ("power", "=", "7.5 kW", [0]), ("power", "=", "7.50KW", [0]), ("power", "=", "15kw", [5]),
     ("power", "=", "11kW", []), ("power", "=", "7.5", []),  # a bare number: no unit to be equal in
-    ("power", "=", "500w", [3]), ("power", ">=", "11kW", [2, 4, 5, 6]),
+    ("power", "=", "500w", [3]), ("power", "=", "0.5kW", [3]), ("面积", "=", "22.5亩", [3]), ("power", ">=", "11kW", [2, 4, 5, 6]),
     ("power", "!=", "12kW", [0, 1, 2, 3, 5, 6]),
-    ("power", ">=", "5000W", [6]),  # in watts: only 500W is in that unit, below it
+    ("power", ">=", "5000W", [0, 4, 5, 6]),  # in watts: 7.5kW, 12kW and 15kW (session 41)
     ("power", ">", "5", [0, 2, 3, 4, 5, 6]),  # bare: each quantity's number
-    ("面积", ">", "10亩", [0, 2, 4, 5, 6]), ("面积", "<=", "10 亩", [1]), ("面积", "=", "1.5公顷", [3]),
+    ("面积", ">", "10亩", [0, 2, 3, 4, 5, 6]), ("面积", "<=", "10 亩", [1]), ("面积", "=", "1.5公顷", [3]),
 ])
-def test_quantities_in_one_unit_compare_as_numbers_locally_and_in_milvus(coll, key, op, want,
+def test_quantities_of_one_dimension_compare_as_numbers_locally_and_in_milvus(coll, key, op, want,
                                                                          rows):
     assert local_rows(FACTS, key, op, want) == rows
     assert engine_rows(coll, "units", key, op, want, FACTS) == rows
@@ -61,7 +66,7 @@ def test_what_is_a_quantity():
 
 amounts = st.builds(lambda n, sp, u: f"{n}{sp}{u}", st.sampled_from(
     ["0", "5", "7.5", "11", "12", "-3", "500", "1e3", "007"]), st.sampled_from(["", " "]),
-    st.sampled_from(["kW", "KW", "W", "亩", "%", "r/min"]))
+    st.sampled_from(["kW", "KW", "W", "亩", "%", "r/min", "公顷", "kg"]))
 wants = st.one_of(amounts, st.sampled_from(["5", "11", "2024", "1.9", "abc", "2024-03-01"]))
 
 
@@ -91,3 +96,108 @@ def test_yaml_booleans_are_named_as_authors_write_them_locally_and_in_milvus(col
     assert engine_rows(coll, "units", "verified", "=", "否") == list(range(len(FACTS)))
     assert engine_rows(coll, "units", "verified", "=", "是") == []
     assert value_matches("verified", True, "=", "是") and value_matches("verified", False, "!=", "yes")
+
+
+# --- units converted within one dimension (session 41) ----------------------------------
+
+MEASURED = [{"power": p, "weight": w, "depth": d, "温度": t} for p, w, d, t in [
+    ("5kW", "1500kg", "0.5 m", "104°F"),  # 0
+    ("300 W", "2.5t", "20cm", "35℃"),  # 1
+    ("2 hp", "800 g", "400mm", "-40°F"),  # 2: hp converts to nothing; -40 °F is -40 ℃
+    ("7.5 KW", ["3斤", "2 t"], "1km", "45 °C"),  # 3: 3 斤 is 1.5 kg
+]]
+
+
+@pytest.fixture(scope="module")
+def measured_coll(milvus):  # noqa: F811
+    with facts_collection(milvus, "measured", "measured", [(f, False) for f in MEASURED]) as engine:
+        yield engine
+
+
+@pytest.mark.parametrize(("key", "op", "want", "rows"), [
+    ("power", ">", "500W", [0, 3]),  # 5kW and 7.5kW: were never compared with watts
+    ("power", "=", "5000w", [0]), ("power", "<", "0.5kW", [1]), ("power", ">=", "1.5 hp", [2]),
+    ("power", "!=", "300W", [0, 2, 3]), ("power", "=", "0.3 kW", [1]),
+    ("weight", "<=", "2t", [0, 2, 3]),  # 1500 kg; 800 g; 3 斤
+    ("weight", "=", "1.5kg", [3]), ("weight", ">", "2000kg", [1]),
+    ("weight", "=", "1500000g", [0]), ("weight", "<", "1公斤", [2]),
+    ("depth", ">=", "30cm", [0, 2, 3]),  # 0.5 m, 400 mm, 1 km
+    ("depth", "<", "0.3m", [1]), ("depth", "=", "500 mm", [0]), ("depth", "=", "1000m", [3]),
+    ("温度", "<=", "40℃", [0, 1, 2]),  # 104 °F is 40 ℃: equal
+    ("温度", "=", "40℃", [0]), ("温度", "=", "-40℃", [2]), ("温度", ">", "100°F", [0, 3]),
+    ("温度", "<", "95 ℉", [2]), ("温度", "<=", "95 ℉", [1, 2]),  # 35 ℃ is 95 °F
+])
+def test_quantities_convert_within_one_dimension_locally_and_in_milvus(measured_coll, key, op,
+                                                                        want, rows):
+    """``power>500W`` did not match ``5kW`` (units were never converted), nor ``weight<=2t``
+    ``1500kg``, ``depth>=30cm`` ``0.5 m`` or ``温度<=40℃`` ``104°F``. Within one dimension
+    the units decision tables convert (and W/kW; ℃/°F exactly) compare converted."""
+    assert local_rows(MEASURED, key, op, want) == rows
+    assert engine_rows(measured_coll, "measured", key, op, want, MEASURED) == rows
+
+
+@settings(max_examples=120, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(want=st.builds(lambda n, u: f"{n}{u}", st.sampled_from(["0", "0.5", "40", "104", "1500"]),
+                      st.sampled_from(["W", "kW", "kg", "t", "g", "cm", "m", "℃", "°F", "hp"])),
+       op=st.sampled_from([">=", "<=", ">", "<", "=", "!="]),
+       key=st.sampled_from(["power", "weight", "depth", "温度"]))
+def test_converted_quantities_filter_alike_locally_and_in_milvus(measured_coll, want, op, key):
+    assert engine_rows(measured_coll, "measured", key, op, want, MEASURED) == \
+        local_rows(MEASURED, key, op, want)
+
+
+# --- ranges, and the operators a Chinese input method types (session 41) -----------------
+
+@pytest.mark.parametrize(("where", "read"), [
+    ("power=5kW..10kW", [("power", ">=", "5kW"), ("power", "<=", "10kW")]),
+    ("power=5..10kW", [("power", ">=", "5kW"), ("power", "<=", "10kW")]),  # the unit carried
+    ("power=5~10 kW", [("power", ">=", "5kW"), ("power", "<=", "10 kW")]),
+    ("power＝5～10kW", [("power", ">=", "5kW"), ("power", "<=", "10kW")]),
+    ("depth=30至60cm", [("depth", ">=", "30cm"), ("depth", "<=", "60cm")]),
+    ("周期=3到5天", [("周期", ">=", "3天"), ("周期", "<=", "5天")]),
+    ("published=2024-01..2024-03", [("published", ">=", "2024-01"), ("published", "<=", "2024-03")]),
+    ("fw=1.2..1.4", [("fw", ">=", "1.2"), ("fw", "<=", "1.4")]),
+    ("crop≠小麦", [("crop", "!=", "小麦")]), ("power≧5kW", [("power", ">=", "5kW")]),
+    ("power≦5kW", [("power", "<=", "5kW")]), ("power ≥ 5kW", [("power", ">=", "5kW")]),
+    ("route=北京到上海", [("route", "=", "北京到上海")]),  # no range of values: text
+    ("voltage=12-24V", [("voltage", "=", "12-24V")]),  # a value written so: as it is
+    ('power="5..10kW"', [("power", "=", "5..10kW")]),  # quoted: as it is
+])
+def test_a_range_and_wide_operators_are_read(where, read):
+    """``power=5kW..10kW`` was one text value no document holds (nothing, "did you mean
+    power=5kW"); ``crop≠小麦`` and ``power≧5kW`` were "use KEY=VALUE". A range of numbers,
+    quantities, versions or dates is both ends included; ≠ ≧ ≦ are != >= <=."""
+    assert parse_where([where]) == read
+
+
+@pytest.mark.parametrize(("where", "says"), [
+    ("power>=5kW..10kW", "a range (5kW..10kW) is read with = alone (power=5kW..10kW); else "
+                         "give one bound (power>=5kW)"),
+    ("power!=5~10kW", "a range (5~10kW) is read with = alone"),
+])
+def test_a_range_with_another_operator_is_refused(where, says):
+    with pytest.raises(FilterError, match=re.escape(says)):
+        parse_where([where])
+
+
+@pytest.mark.parametrize(("low", "high", "key", "rows"), [
+    ("500W", "6kW", "power", [0]), ("300W", "6kW", "power", [0, 1]), ("300", "1000W", "power", [1]), ("1kg", "2t", "weight", [0, 3]),
+    ("35℃", "40℃", "温度", [0, 1]),  # 104 °F is 40 ℃
+])
+def test_a_range_filters_alike_locally_and_in_milvus(measured_coll, low, high, key, rows):
+    (k1, op1, lo), (k2, op2, hi) = parse_where([f"{key}={low}..{high}"])
+    local = sorted(set(local_rows(MEASURED, k1, op1, lo)) & set(local_rows(MEASURED, k2, op2, hi)))
+    engine = sorted(set(engine_rows(measured_coll, "measured", k1, op1, lo, MEASURED))
+                    & set(engine_rows(measured_coll, "measured", k2, op2, hi, MEASURED)))
+    assert local == engine == rows
+
+
+def test_an_order_on_quantities_given_text_is_refused():
+    """``power>=abc`` (or ``power>=5-10kW``) of values such as 5kW compared text with text
+    and said "no document has power>=abc", where ``size>=abc`` of numbers is refused."""
+    for want in ("abc", "5-10kW"):
+        with pytest.raises(FilterError, match="power is a number with its unit in this index "
+                                              r"\(e\.g\. 5kW\); compare it with one"):
+            _check_order("power", ">=", want, ["5kW", 3, ["800 W"]])
+    _check_order("power", ">=", "5", ["5kW", 3])  # a bare number orders with them

@@ -68,6 +68,7 @@ from kbtools.query.filter_kinds import (
 )
 from kbtools.query.filter_numbers import number_key, order_number, order_text, quantity
 from kbtools.query.filter_text import Condition, Want
+from kbtools.query.filter_units import measured
 
 EQ_FIELD = "f_eq"
 NUM_FIELD = "f_num"
@@ -93,8 +94,10 @@ ORD_FIELD = "f_ord"
 # four-digit years (2024 beside dates) those periods, p:2024 and d:, and ymax/ymin instants;
 # quantities, 7.5kW, `filter_numbers.quantity`: q:<unit>:<order_text> in f_num, and f_ord's
 # q:<unit>max/min per unit and qnmax/qnmin of all their numbers; a YAML boolean b:true /
-# b:false in f_num, which a filter's true, yes, on, 是 (false, no, off, 否) finds)
-FILTER_RULES = "10"
+# b:false in f_num, which a filter's true, yes, on, 是 (false, no, off, 否) finds; 11: a
+# quantity in a unit that converts, `filter_units.measured`, keyed in its dimension's base
+# unit, q:w:<order_text> for 5kW, and its f_ord q:w extremes likewise: power>500W finds 5kW)
+FILTER_RULES = "11"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 
 # Milvus reads only these escapes in a string literal (\u, \x, \b, \0 … are refused);
@@ -190,9 +193,10 @@ def _extremes(texts: list[str]) -> dict[str, str]:
              if (s := value_span(t)) is not None]  # a year of four digits too
     sides["w"] = [s.start for s in spans]
     sides["e"] = [s.end for s in spans]
-    for text in by_class.get("q", []):  # quantities per unit (q:kw), all their numbers (qn)
-        if (amount := quantity(text)) is not None:
-            sides.setdefault(f"q:{amount[0]}", []).append(order_text(amount[1]))
+    for text in by_class.get("q", []):  # quantities per unit (q:kw; a unit that converts:
+        if (amount := quantity(text)) is not None:  # its dimension's, q:w), their numbers (qn)
+            unit, number = measured(*amount) or amount
+            sides.setdefault(f"q:{unit}", []).append(order_text(number))
             sides.setdefault("qn", []).append(order_text(amount[1]))
     sides["x"] = list(sides["v"])  # versions alone (beside a plain number: `condition`)
     sides["v"] += [v for t in by_class.get("m", []) + by_class.get("y", [])
@@ -223,8 +227,10 @@ _PERIOD_TESTS = {">=": ("wmax", ">=", "start"), ">": ("wmax", ">=", "end"),
 
 def _written(side: str, want: str) -> str:
     """A filter's value as the order `side` (`_extremes`) writes its members."""
-    if side.startswith("q:") or side == "n" and quantity(want) is not None:
-        return quantity_key(want).split(":", 2)[2]  # a quantity's number
+    if side.startswith("q:"):  # a quantity's number, in its dimension's unit when it converts
+        return quantity_key(want).split(":", 2)[2]
+    if side == "n" and (amount := quantity(want)) is not None:
+        return order_text(amount[1])  # beside bare numbers: as written, in its own unit
     number = order_number(want) if side in ("n", "qn") else None
     text = (order_text(number) if number is not None else
             instant_text(want) if side in ("d", "y") else version_text(want, True))

@@ -59,6 +59,7 @@ from kbtools.query.filter_numbers import (
     order_text,
     quantity,
 )
+from kbtools.query.filter_units import comparable, measured
 
 # a version as `version_text` reads it (ASCII digits only; at most 30 per release number)
 _VERSION = re.compile(r"([vV])?(\d{1,30}(?:\.\d{1,30})*)"
@@ -364,9 +365,8 @@ def keys_against(text: str, want: Wanted, ordered: bool = True
         return instant, want.instant
     amount = quantity(text)
     if want.quantity is not None:
-        if amount is not None:
-            return ((amount[1], want.quantity[1]) if amount[0] == want.quantity[0] else
-                    (INCOMPARABLE, INCOMPARABLE))
+        if amount is not None:  # in one unit, or converted within one dimension
+            return comparable(amount, want.quantity) or (INCOMPARABLE, INCOMPARABLE)
         if number is not None and ordered:  # a bare number, in the filter's unit
             return number, want.quantity[1]
     elif amount is not None and want.number is not None and ordered:  # in the value's unit
@@ -458,9 +458,11 @@ def equal_keys(text: str) -> list[str]:
 
 def quantity_key(text: str) -> str:
     """A quantity's (`quantity`) equal key, ``q:<unit>:<order_text>``: one for every way of
-    writing it (``7.5kW``, ``7.50 KW``)."""
+    writing it (``7.5kW``, ``7.50 KW``, ``7500W``: in a unit that converts, its dimension's
+    base unit and the number in it, `filter_units.measured`)."""
     unit, number = quantity(text) or ("", INCOMPARABLE)
     assert not isinstance(number, Incomparable), text
+    unit, number = measured(unit, number) or (unit, number)
     return f"q:{unit}:{order_text(number)}"
 
 

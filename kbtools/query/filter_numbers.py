@@ -11,8 +11,8 @@ numbers' order, for an engine that orders only strings exactly (`kbtools.engine.
 A **quantity** (`quantity`) is a number with its unit after it, ``7.5kW``, ``3 kW``,
 ``20%``, ``15亩``, ``1500 r/min``: two quantities in one unit (case aside: ``kW`` is ``KW``)
 compare as their numbers (``power>5kW`` holds for ``12kW``, which as text it did not);
-in two units they are not compared at all (`INCOMPARABLE`: no conversion, ``500W`` is
-neither above nor below ``5kW``, nor equal); a bare number orders with a quantity's
+in two units of one dimension converted (`kbtools.query.filter_units`: ``500W`` is below
+``5kW``), in others not compared at all (`INCOMPARABLE`); a bare number orders with a quantity's
 number, in the unit the quantity gives (``power>5`` holds for ``7.5kW``, ``power<=5kW``
 for ``power: 3``), but is not equal to it (``code=7`` is not ``7A``, as before). A
 number with a leading zero is no quantity (``07A`` is a code).

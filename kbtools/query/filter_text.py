@@ -6,7 +6,8 @@ A key is written as a front matter's key is named: a word in any script (``crop`
 (``"pH (水)"=6``). The value of ``=`` and ``!=`` may be several, separated by a comma
 (``,``, ``，``) or an enumeration comma (``、``): ``crop=小麦,玉米`` holds for a document of
 either, ``crop!=小麦、玉米`` for one of neither; a value that holds such a comma itself goes
-in quotes (``title="小麦、玉米轮作"``). An order (``>=``, ``<=``, ``>``, ``<``) takes one
+in quotes (``title="小麦、玉米轮作"``). A range after ``=`` (``power=5kW..10kW``, ``5~10kW``,
+``5至10kW``: `range_ends`) reads as its two bounds, ``>=`` and ``<=``. An order (``>=``, ``<=``, ``>``, ``<``) takes one
 value, as written (``price>=1,000``)."""
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import re
 from collections.abc import Iterable
 
 from kbtools.errors import FilterError, UsageError, valid_unicode
+from kbtools.query.filter_kinds import period_of, version_text
+from kbtools.query.filter_numbers import order_number, quantity
 
 # KEY: a front-matter key as a schema may declare it, in any script (作物, stage-期, crop_2),
 # its words a blank apart (施药 时间), or any key in quotes ("pH (水)")
@@ -68,6 +71,13 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                               f"{OPERATORS_SHOWN.replace('KEY', key)} (a "
                               f"value that starts so goes in quotes: {key}{op}\"{value}\")",
                               key="bad_where", values={"where": shown})
+        if (ends := range_ends(value)) is not None:  # power=5kW..10kW: both ends included
+            if op != "=":
+                raise FilterError("bad", f"{shown!r}: a range ({value}) is read with = alone "
+                                  f"({key}={value}); else give one bound ({key}>={ends[0]})",
+                                  key="bad_where", values={"where": shown})
+            out += [(key, ">=", ends[0]), (key, "<=", ends[1])]
+            continue
         if op in ("=", "!="):
             values = tuple(dict.fromkeys(_values(value)))
         else:  # quotes that reached us through a second shell layer
@@ -77,6 +87,32 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                               key="bad_where", values={"where": shown})
         out.append((key, op, values[0] if len(values) == 1 else values))
     return out
+
+
+RANGE_MARKS = ("..", "~", "～", "至", "到")  # between a range's two ends: 5kW..10kW, 5至10kW
+MAX_RANGE_CHARS = 80  # longer text is no range of two values
+
+
+def range_ends(value: str) -> tuple[str, str] | None:
+    """The two ends of a range a filter's bare value writes (``5kW..10kW``, ``5~10kW``,
+    ``5至10kW``, ``2024-01..2024-03``) when each end is a number, a quantity, a version or a
+    date (a bare first end takes the second's unit as written: ``5..10kW`` is 5kW to
+    10kW); None for any other value (``A~B`` stays text; ``5-10kW`` too: a value such as
+    ``12-24V`` is written so)."""
+    if len(value) > MAX_RANGE_CHARS:
+        return None
+    mark = next((m for m in RANGE_MARKS if m in value), None)
+    if mark is None:
+        return None
+    low, _, high = (part.strip() for part in value.partition(mark))
+    amount = quantity(high)
+    if amount is not None and order_number(low) is not None:  # 5..10kW
+        unit = high.rstrip()[-len(amount[0]):]
+        low = f"{low}{unit}" if quantity(f"{low}{unit}") is not None else low
+    ends = (low, high)
+    return ends if all(order_number(e) is not None or quantity(e) is not None or
+                       version_text(e) is not None or period_of(e) is not None
+                       for e in ends) else None
 
 
 def _values(text: str) -> list[str]:
@@ -108,7 +144,8 @@ def _values(text: str) -> list[str]:
 
 
 # an operator as a Chinese input method types it (`crop＝小麦`, `size≥5`): its ASCII form
-_WIDE_OPERATOR = {"＝": "=", "！": "!", "＞": ">", "＜": "<", "≥": ">=", "≤": "<=", "\u3000": " "}
+_WIDE_OPERATOR = {"＝": "=", "！": "!", "＞": ">", "＜": "<", "≥": ">=", "≤": "<=", "≧": ">=",
+                  "≦": "<=", "≠": "!=", "\u3000": " "}
 
 
 def narrow_operator(item: str) -> str:

@@ -41,7 +41,7 @@ from kbtools.query.filter_kinds import (
     wanted,
 )
 from kbtools.query.filter_numbers import number_key as number_key  # re-exported
-from kbtools.query.filter_numbers import order_number
+from kbtools.query.filter_numbers import order_number, quantity
 from kbtools.query.filter_text import (  # re-exported: the filters' text, read and written
     MAX_WHERE_CHARS as MAX_WHERE_CHARS,
 )
@@ -52,8 +52,9 @@ from kbtools.query.filter_text import Want as Want
 from kbtools.query.filter_text import checked_conditions as checked_conditions
 from kbtools.query.filter_text import narrow_operator as narrow_operator
 from kbtools.query.filter_text import parse_where as parse_where
-from kbtools.query.filter_text import values_of
+from kbtools.query.filter_text import range_ends, values_of
 from kbtools.query.filter_text import where_text as where_text
+from kbtools.query.filter_units import dimension_problem
 
 # the orders and what each asks of the two sides (`_compare`)
 _ORDERED: dict[str, Callable[[Any, Any], bool]] = {
@@ -67,7 +68,8 @@ WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
               "…) or `doc` (a document path, as `read` takes it); a key with other "
               "characters in quotes (\"pH (水)\"=6). Values a comma (, ， 、) apart: "
               "= any of them, != none of them (crop=小麦,玉米); a value holding a comma "
-              "in quotes (title=\"小麦、玉米轮作\"). Numbers compare as "
+              "in quotes (title=\"小麦、玉米轮作\"); a range with = both ends included "
+              "(power=5kW..10kW, 5~10kW, 5至10kW). Numbers compare as "
               "numbers (size=1 matches 1.0; size>1 does not), versions as versions "
               "(version>1.9 matches 1.10.2 and v2; 2.0.0-rc1 < 2.0.0; a plain number "
               "beside a version is one: firmware=2 matches 2.0.0 and v2, as >= and <= "
@@ -81,8 +83,9 @@ WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
               "that year "
               "(published: 2024 is in published=2024, in neither published>=2024-02 nor "
               "<=2024-02: a value's day, month or year must lie inside the filter's), "
-              "a number with its unit as that quantity in its unit (power>5kW matches 12kW, not "
-              "500W: no conversion; power>5 matches 7.5kW), "
+              "a number with its unit as that quantity, converted within one dimension "
+              "(power>500W matches 5kW, 温度<=40℃ matches 104°F; power>5kg is refused beside "
+              "values in kW; power>5 matches 7.5kW), "
               "a YAML boolean as true, yes, on or 是 (false, no, off, 否) name it, "
               "full-width forms (２．１, ＨＸ－２６０) as ASCII, other "
               "values as "
@@ -266,6 +269,22 @@ def emptying_filters(index: KbIndex, where: Sequence[Condition],
     return (alone, False) if alone else (conditions, True)
 
 
+def unheld_values(index: KbIndex, where: Sequence[Condition]) -> list[tuple[str, list[str]]]:
+    """The values of `where`'s ``=`` / ``!=`` filters on front-matter keys that no document
+    holds, while the filter itself keeps some chunk (one that keeps none is named by
+    `emptying_filters`): ``crop=小麦,玉木`` answers for 小麦 alone, ``crop!=玉木`` leaves
+    nothing out. Each as ``key=value`` (`where_text`) with what it may mean (`meant_values`:
+    ``crop=玉米``), for every surface to say beside the results."""
+    out: list[tuple[str, list[str]]] = []
+    for key, op, listed in where:
+        if op not in ("=", "!=") or key in CHUNK_KEYS or key == "verified" or \
+                op == "=" and not condition_mask(index, (key, op, listed)).any():
+            continue
+        out += [(where_text(key, "=", want), _meant(index, key, want)) for want in
+                values_of(listed) if not condition_mask(index, (key, "=", want)).any()]
+    return list({shown: (shown, meant) for shown, meant in out}.values())
+
+
 class _Kinds:
     """The kinds of an index's chunks: each distinct one once (`names`, sorted) and, per
     chunk, the position of its kind there (`codes`)."""
@@ -337,6 +356,11 @@ def check_filters(index: KbIndex, where: Sequence[Condition]) -> None:
                               values={"key": key, "keys": ", ".join(sorted(known))})
         for want in values_of(listed):
             _check_value(key, op, want, index)
+            if key not in CHUNK_KEYS and key != "verified" and (problem := dimension_problem(
+                    want, (str(v) for d in docs for v in _scalars([document_facts(d).get(key)])))):
+                shown = where_text(key, op, want)  # power>5kg of values in kW
+                raise FilterError("bad", f"{shown}: {problem}", key="bad_where",
+                                  values={"where": shown})
             if key not in CHUNK_KEYS and key != "verified" and op in ORDERS:
                 _check_order(key, op, want, [document_facts(d).get(key) for d in docs])
             elif key_reads_dates(index, key) and _no_day(want):  # timestamp=2024-02-30
@@ -421,7 +445,9 @@ def _meant(index: KbIndex, key: str, want: str) -> list[str]:
     scored = sorted(((_likeness(want, v), v) for v in held if v not in named),
                     key=lambda p: (-p[0], p[1]))
     typos = [v for r, v in scored if r >= VALUE_LIKENESS]
-    return [where_text(key, op, v) for v in [*named, *typos][:SUGGESTED]]
+    ends = range_ends(want.replace("-", "..", 1)) if "-" in want.strip()[1:] else None
+    ranged = [f"{ends[0]}..{ends[1]}"] if ends and quantity(ends[1]) else []  # 5-10kW
+    return [where_text(key, op, v) for v in [*ranged, *named, *typos][:SUGGESTED]]
 
 
 def _check_value(key: str, op: str, want: str, index: KbIndex) -> None:
@@ -456,6 +482,12 @@ def _check_order(key: str, op: str, want: str, values: list[Any]) -> None:
             raise FilterError("bad", f"{shown}: {key} is a number in this index "
                               f"(e.g. {held[0]}); compare it with a number",
                               key="bad_where", values={"where": shown})
+    elif all(_is_number(str(v)) or quantity(str(v)) for v in held):  # 5kW: power>=abc
+        if not _is_number(want) and quantity(want) is None:  # (or 5kW..10kW, 5-10kW)
+            raise FilterError("bad", f"{shown}: {key} is a number with its unit in this index "
+                              f"(e.g. {next(v for v in held if quantity(str(v)))}); compare it "
+                              "with one (a range: =5kW..10kW)", key="bad_where",
+                              values={"where": shown})
     elif all(_DATE.fullmatch(str(v)) or instant_text(str(v)) for v in held) \
             and instant_text(want) is None and period_of(want) is None:  # 2024年3月1日, 2024
         no_day = f"{want} is no calendar date or time; " if _no_day(want) else ""

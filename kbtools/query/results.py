@@ -186,6 +186,10 @@ class SearchFilters:
     unknown_terms: tuple[str, ...] | None = None
     # question terms expanded with their synonyms or a document's title (kbtools.query.expansion)
     expanded: tuple[dict[str, Any], ...] = ()
+    # values of ``=`` / ``!=`` filters no document holds, while their filter keeps some
+    # (``crop=玉木`` of crop=小麦,玉木), each with the filters it may mean (``crop=玉米``):
+    # `kbtools.query.filters.unheld_values`
+    unheld: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"where": list(self.where), "verified_only": self.verified_only,
@@ -198,7 +202,17 @@ class SearchFilters:
                 out["unknown_terms_more"] = len(self.unknown_terms) - NAMES_SHOWN
         if self.expanded:
             out["expanded"] = [dict(e) for e in self.expanded]
+        if self.unheld:
+            out["unheld"] = [{"filter": f, "did_you_mean": list(m)} for f, m in self.unheld]
         return out
+
+    def unheld_text(self) -> str | None:
+        """`unheld` in a sentence for a person (`kb query`); None when every value is held."""
+        if not self.unheld:
+            return None
+        said = "; ".join(f + (f" (did you mean {' or '.join(m)}?)" if m else "")
+                         for f, m in self.unheld)
+        return f"No document has {said}: the filters apply their other values."
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,11 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "filter_unheld": ("没有文档符合 {filters}，所以没有结果。选“全部”可以不按它筛选。",
                       "No document has {filters}, so nothing is found. Choose “Any” to "
                       "search without it."),
+    # values of a filter no document holds while its others are (``crop=小麦,玉木``): applied
+    "filter_value_unheld": ("没有文档符合 {filters}，已按其余的值筛选。",
+                            "No document has {filters}; the other values are applied."),
+    # filters a value no document holds may mean (``crop=玉米`` for crop=玉木)
+    "meant": ("（是不是要找 {filters}？）", " (did you mean {filters}?)"),
     # filters that leave nothing only together (``?f.crop=小麦&f.disease=稻瘟病``)
     "filter_none_together": ("没有文档同时符合 {filters}，所以没有结果。把其中一项选为“全部”可以放宽筛选。",
                              "No document has {filters} together, so nothing is found. "
@@ -411,6 +416,13 @@ def translator(lang: str) -> Callable[..., str]:
         return text.format(**fields) if fields else text
 
     return t
+
+
+def meant_text(lang: str, meant: Sequence[str]) -> str:
+    """What a filter value no document holds may mean (`filters.meant_values`), in `lang`;
+    empty when nothing resembles it."""
+    joined = ("或".join if lang == "zh" else " or ".join)(meant)
+    return translator(lang)("meant", filters=joined) if meant else ""
 
 
 def reason_translator(lang: str) -> Callable[[str], str]:

@@ -83,7 +83,9 @@ _SCHEMAS: dict[str, Any] = {
             "filters": {"type": "object", "description": "what the search did with the "
                         "question: where, verified_only, routed, reranked_by, expanded, "
                         f"unknown_terms (the first {NAMES_SHOWN} terms the index never saw) "
-                        "and unknown_terms_more (how many more, absent when none)"},
+                        "and unknown_terms_more (how many more, absent when none), "
+                        "unheld (values of where filters no document holds while their "
+                        "filter keeps others: [{filter, did_you_mean}], absent when none)"},
             "reason": {"type": "string"}, "took_ms": {"type": "number"},
             "reason_values": {"type": "object", "description": "with reason \"no chunk "
                               "matches the filters\": filters (the filters that leave "

@@ -43,7 +43,9 @@ from kbtools.query.filters import (
     checked_conditions,
     emptying_filters,
     filter_keys,
+    meant_values,
     resolve_docs,
+    unheld_values,
 )
 from kbtools.query.log import record_question
 from kbtools.query.results import shown_title
@@ -64,6 +66,7 @@ from kbtools.serve.i18n import (
     error_in,
     error_word,
     error_zh,
+    meant_text,
     no_answer_line,
     not_in_knowledge_line,
     other_lang,
@@ -407,9 +410,12 @@ def filter_note(p: Page, served: Served, where: Sequence[Condition], verified: b
                        keys=", ".join(facets)), True
         return p.t("filter_refused", error=error_in(exc, p.lang)), True
     emptied, together = emptying_filters(served.index, checked, verified)
-    if not emptied:
-        return None, False
-    named = "; ".join(f"{k} {op} {', '.join(values_of(v))}" for k, op, v in emptied)
+    if not emptied:  # a value of a list no document holds (crop=小麦,玉木): said, and applied
+        unheld = [f + meant_text(p.lang, m) for f, m in unheld_values(served.index, checked)]
+        return (p.t("filter_value_unheld", filters="; ".join(unheld)) if unheld else None), False
+    named = "; ".join(f"{k} {op} {', '.join(values_of(v))}" for k, op, v in emptied) + \
+        ("" if together else meant_text(p.lang, [m for c in emptied
+                                                 for m in meant_values(served.index, c)]))
     return p.t("filter_none_together" if together else "filter_unheld", filters=named), False
 
 

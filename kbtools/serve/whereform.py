@@ -92,11 +92,11 @@ def rows(texts: Iterable[str]) -> list[Row]:
     shown: list[Row] = []
     for text in texts:
         try:
-            ((key, op, value),) = parse_where([text])
+            read = parse_where([text])  # a range (5kW..10kW) is two conditions, two rows
         except FilterError:
             shown.append(Row(value=text))
             continue
-        shown.append(Row(key, op, values_text(op, value)))
+        shown += [Row(key, op, values_text(op, value)) for key, op, value in read]
     return [*shown, Row()]
 
 
@@ -106,9 +106,9 @@ def shown(texts: Iterable[str]) -> list[str]:
     out = []
     for text in texts:
         try:
-            ((key, op, value),) = parse_where([text])
+            read = parse_where([text])
         except FilterError:
             out.append(text)
             continue
-        out.append(where_text(key, op, value))
+        out += [where_text(key, op, value) for key, op, value in read]
     return out
