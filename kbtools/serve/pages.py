@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -33,6 +34,7 @@ from kbtools.decision.documents import select_table
 from kbtools.decision.given import InputError
 from kbtools.decision.matching import match_rules
 from kbtools.decision.model import DecisionTable
+from kbtools.decision.units import GROUP_OF
 from kbtools.errors import PAGE_FILTERS, KbError, TableError, UsageError, one_line, surface_message
 from kbtools.query import freshness
 from kbtools.query.filter_text import values_of
@@ -415,11 +417,31 @@ def _unit(header: str) -> str:
     return header[i:].strip().strip("()[]（）/ ") if i < len(header) else ""
 
 
+# the scales of the units a value goes below zero in (℃, ℉; not kelvin)
+_BELOW_ZERO_SCALES = frozenset({GROUP_OF["℃"], GROUP_OF["℉"]})
+
+
+def _decimal_keypad(dt: DecisionTable, i: int) -> bool:
+    """Whether column `i`'s field opens a phone's decimal keypad (``inputmode="decimal"``:
+    on an iPhone digits and a point only, no minus, colon or letters, and no key to switch):
+    a column of plain numbers, not of times of day or weekdays (``23:30`` needs a colon),
+    none of whose bounds is below zero and not in degrees Celsius or Fahrenheit (``-5`` needs
+    a minus: a frost morning could not be entered)."""
+    if i not in dt.numeric:
+        return False
+    cells = [row[i] for row in dt.conditions]
+    if any(c.clock or c.weekday for c in cells):
+        return False
+    if any(b < 0 for c in cells if c.numeric for b in (c.lo, c.hi) if math.isfinite(b)):
+        return False
+    return GROUP_OF.get(_unit(dt.header[i]).casefold()) not in _BELOW_ZERO_SCALES
+
+
 def _table_view(dt: DecisionTable, n: int, values: dict[int, str]) -> dict[str, Any]:
     return {"n": n, "label": dt.label(), "header": dt.header, "rows": dt.rows,
             "cols": columns_key(dt),
             "inputs": [{"i": i, "name": dt.header[i], "unit": _unit(dt.header[i]), "value": values.get(
-                i, ""), "numeric": i in dt.numeric and not any(r[i].weekday for r in dt.conditions)}
+                i, ""), "numeric": _decimal_keypad(dt, i)}
                        for i in dt.inputs],
             "outputs": [dt.header[i] for i in dt.outputs]}
 
