@@ -133,8 +133,7 @@ function keepable(response) {
 }
 
 // The copy of `request` kept, or undefined: a page's in the language the server would
-// answer it in (an address's `?lang=` followed offline is remembered as the server's
-// cookie would be, and set as that cookie where the browser lets a worker set one).
+// answer it in.
 function copyOf(request, page) {
   return current().then(function (name) {
     return name ? caches.open(name).then(function (cache) {
@@ -142,15 +141,32 @@ function copyOf(request, page) {
         return cache.match(request, {ignoreVary: true});
       }
       var asked = langParam(request.url);
-      return (asked ? choose(cache, asked).then(function () {
-        return self.cookieStore && self.cookieStore.set({
-          name: COOKIE, value: asked, path: "/", sameSite: "strict",
-          expires: Date.now() + 365 * 86400 * 1000}).catch(function () {});
-      }).then(function () { return asked; }) : chosen(cache)).then(function (lang) {
+      return (asked ? Promise.resolve(asked) : chosen(cache)).then(function (lang) {
         return cache.match(pageKey(request.url, lang || browserLang()), {ignoreVary: true});
       });
     }) : undefined;
   });
+}
+
+// An address's `?lang=` followed offline, remembered as the server's cookie would have
+// been (and set as that cookie where the browser lets a worker set one): the next page
+// opened without it is in that language too, offline and once the server is back.
+function remember(request) {
+  var asked = langParam(request.url);
+  if (!asked) {
+    return Promise.resolve();
+  }
+  return current().then(function (name) {
+    return name && caches.open(name).then(function (cache) { return choose(cache, asked); });
+  }).then(function () {
+    try {
+      return self.cookieStore && self.cookieStore.set({
+        name: COOKIE, value: asked, path: "/", sameSite: "strict",
+        expires: Date.now() + 365 * 86400 * 1000});
+    } catch (e) {
+      return null;
+    }
+  }).catch(function () {});
 }
 
 // A kept page as shown offline: its note shown, with the time the server sent it.
@@ -182,6 +198,9 @@ function fromServer(event, page) {
     return copyOf(event.request, page).then(function (copy) {
       if (!copy) {
         throw failed;  // never opened here: the browser says it cannot connect
+      }
+      if (page) {
+        event.waitUntil(remember(event.request));
       }
       return page ? marked(copy) : copy;
     });
