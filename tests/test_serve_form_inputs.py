@@ -40,3 +40,29 @@ def decided(client: TestClient, values: list[str]) -> tuple[int, str]:
 def test_full_width_and_unit_suffixed_inputs_decide_as_half_width(client, typed, plain):
     assert decided(client, typed) == decided(client, plain)
     assert decided(client, typed)[0] == 200
+
+
+def keypads(page: str) -> dict[str, bool]:
+    """Each input field of a decision form: whether it asks for the decimal keypad."""
+    fields = re.findall(r'<input type="text" name="(in\.\d+)"[^>]*>', page)
+    tags = re.findall(r'<input type="text" name="in\.\d+"[^>]*>', page)
+    return {name: 'inputmode="decimal"' in tag for name, tag in zip(fields, tags, strict=True)}
+
+
+def test_a_field_that_takes_a_minus_or_a_colon_does_not_ask_for_the_decimal_keypad(client):
+    """The form asked a phone for its decimal keypad on every numeric column: on an iPhone
+    that keypad has digits and a point only (no minus, no colon, no key to switch), so a
+    frost morning's -2 ℃ or a time of day (23:30) could not be typed in. Temperatures in
+    ℃/℉, columns with a bound below zero and columns of times of day get the text keyboard;
+    humidity and a count of days keep the keypad."""
+    from kbtools.decision import build_table
+    from kbtools.serve.pages import _table_view
+
+    page = client.get(SCAB, params={"lang": "zh", "table": "1"}).text
+    assert keypads(page) == {"in.0": False, "in.1": True, "in.2": True}  # ℃, %, 天数
+    table = build_table(["时段", "水温差", "转速(rpm)", "措施"],
+                        [["22:00-6:00", "-5~0", "<1500", "夜间低速"],
+                         ["6:00-22:00", ">0", ">=1500", "白天常规"]],
+                        decision="inputs=时段,水温差,转速; outputs=措施")
+    assert table is not None
+    assert [f["numeric"] for f in _table_view(table, 1, {})["inputs"]] == [False, False, True]

@@ -10,7 +10,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import parse_qsl, quote, urlencode
 
 import pytest
 from browserfixtures import REPO, needs_chromium, start_browser
@@ -26,6 +26,14 @@ KEPT = """const done = arguments[arguments.length - 1];
 caches.keys().then(names => Promise.all(names.map(n => caches.open(n).then(c => c.keys())
   .then(keys => [n, keys.map(k => new URL(k.url).pathname + new URL(k.url).search)]))))
   .then(done, () => done([]));"""
+
+
+def copy(path: str, ui: str = "zh") -> str:
+    """The address a page's copy is kept under: its own without ``?lang=``, with its
+    language (offline.js `pageKey`)."""
+    where, _, query = path.partition("?")
+    fields = [(k, v) for k, v in parse_qsl(query) if k != "lang"] + [("kb-ui", ui)]
+    return where + "?" + urlencode(fields)
 
 
 class Server:
@@ -107,8 +115,8 @@ def test_a_page_seen_before_is_shown_offline_marked_with_its_release(browser, se
     shown = [a.get_attribute("data-doc") for a in
              browser.find_elements(By.CSS_SELECTOR, "article.result")]
     assert shown and note(browser) is None
-    caches = kept(browser, doc, results)
-    assert len(caches) == 1 and {doc, results} <= set(next(iter(caches.values())))
+    caches = kept(browser, copy(doc), copy(results))
+    assert len(caches) == 1 and {copy(doc), copy(results)} <= set(next(iter(caches.values())))
     assert any(p.startswith("/formulas/") for p in next(iter(caches.values())))
     server.stop()
     try:
@@ -144,13 +152,13 @@ def test_a_newer_release_seen_drops_the_earlier_releases_copies(browser, server,
     browser.get(server.url + doc)
     browser.get(server.url + "/release")
     first = browser.find_element(By.CSS_SELECTOR, "footer.release .tag").text
-    kept(browser, doc, "/release")
+    kept(browser, copy(doc), copy("/release"))
     second = second_release(root, art)
     assert sync(str(art), dev).tag == second != first
     browser.refresh()  # the release page of the newer release
     assert browser.find_element(By.CSS_SELECTOR, "footer.release .tag").text == second
-    caches = kept(browser, "/release")
-    assert len(caches) == 1 and doc not in next(iter(caches.values()))
+    caches = kept(browser, copy("/release"))
+    assert len(caches) == 1 and copy(doc) not in next(iter(caches.values()))
     server.stop()
     try:
         browser.refresh()
@@ -160,3 +168,61 @@ def test_a_newer_release_seen_drops_the_earlier_releases_copies(browser, server,
         assert first not in browser.page_source
     finally:
         server.start()
+
+
+def ui_of(driver) -> str | None:
+    """The interface language of the page shown (`data-ui` of <body>; None: the browser's
+    own error page)."""
+    return driver.execute_script("return document.body && document.body.getAttribute('data-ui')")
+
+
+def copy_shown(driver) -> tuple[str | None, str | None]:
+    """The offline note and interface language of the copy shown (10 s for the note), or
+    what the browser shows instead (its error page: no language)."""
+    deadline = time.monotonic() + 10
+    while note(driver) is None and ui_of(driver) is not None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    said = note(driver)
+    return (said, ui_of(driver)) if said else (None, driver.page_source[:300])
+
+
+def test_a_copy_is_shown_only_in_the_language_the_page_is_asked_in(browser, server):
+    """A page read in English was shown offline as the copy of the same address asked in
+    Chinese (the language switch used since, or a browser whose cookie is gone and whose
+    languages say Chinese): copies were kept by address alone. A copy is now kept under its
+    address and its language, and shown only in the language the server would answer in:
+    the address's ``?lang=``, else the reader's choice, else the browser's languages."""
+    doc = f"/doc/{quote(SCAB)}"
+    browser.get(server.url + "/release?lang=en")  # the reader chooses English (the cookie)
+    browser.get(server.url + doc)
+    assert ui_of(browser) == "en"
+    browser.get(server.url + "/release?lang=zh")  # ... and then Chinese, the switch
+    assert ui_of(browser) == "zh"
+    kept(browser, copy(doc, "en"), copy("/release"))
+    server.stop()
+    try:
+        browser.get(server.url + doc)  # asked in Chinese: no Chinese copy of it
+        assert note(browser) is None and ui_of(browser) is None
+        browser.get(server.url + doc + "?lang=en")  # the switch, offline: the English copy
+        assert copy_shown(browser)[1] == "en", copy_shown(browser)
+    finally:
+        server.start()
+    # the browser's languages (zh-CN) decide once no cookie does
+    browser.get(server.url + "/release?lang=en")
+    browser.get(server.url + doc)
+    assert ui_of(browser) == "en"
+    browser.delete_all_cookies()
+    browser.get(server.url + "/release")
+    assert ui_of(browser) == "zh"
+    server.stop()
+    try:
+        browser.get(server.url + doc)
+        assert note(browser) is None and ui_of(browser) is None
+        browser.get(server.url + doc + "?lang=en")
+        assert copy_shown(browser)[1] == "en", copy_shown(browser)
+        browser.get(server.url + doc)  # English chosen offline is remembered, as the cookie
+        assert copy_shown(browser)[1] == "en", copy_shown(browser)
+    finally:
+        server.start()
+    browser.get(server.url + doc)  # the server agrees: the cookie was set offline
+    assert ui_of(browser) == "en" and note(browser) is None

@@ -232,13 +232,14 @@ def test_a_cell_of_digit_days_that_is_no_day_is_found_by_kb_check():
 
 def test_the_web_form_offers_a_keyboard_for_words_to_a_column_of_days():
     """A column of days became numeric, and the field app's form asked a phone for its
-    decimal keyboard there, on which 周三 cannot be typed; the temperature keeps it."""
+    decimal keyboard there, on which 周三 cannot be typed. (The temperature in ℃ has a
+    keyboard with a minus: `test_serve_form_inputs`.)"""
     from kbtools.serve.pages import _table_view
 
     table = build_table(["星期", "温度(℃)", "灌溉"], [["工作日", ">30", "早晚"], ["周末", "*", "不灌溉"]],
                         decision="inputs=星期,温度; outputs=灌溉")
     assert table is not None
-    assert [f["numeric"] for f in _table_view(table, 1, {})["inputs"]] == [False, True]
+    assert [f["numeric"] for f in _table_view(table, 1, {})["inputs"]] == [False, False]
 
 
 def test_search_answers_a_day_and_a_rate_from_the_table_first(tmp_path):

@@ -91,6 +91,7 @@ from kbtools.serve.passes import (
     link_xrefs,
     note_omissions,
 )
+from kbtools.serve.scriptruns import script_runs
 from kbtools.serve.wikilinks import wikilink_tokens
 
 # raw HTML that is nothing but pictures (and line breaks): shown as the page's own images
@@ -154,6 +155,14 @@ class SafeRenderer(RendererHTML):
     def text(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Any) -> str:
         tok = tokens[idx]
         return highlight(tok.content, self.pattern if tok.meta.get("cited") else self.outside)
+
+    def lang_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                  env: Any) -> str:  # a run of the other script (`scriptruns`)
+        return f'<span lang="{escapeHtml(str(tokens[idx].attrGet("lang")))}">'
+
+    def lang_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
+                   env: Any) -> str:
+        return "</span>"
 
     def inline_note_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                          env: Any) -> str:
@@ -516,6 +525,7 @@ def prepare_markdown(text: str, ctx: RenderContext) -> list[Token]:
     wikilink_tokens(tokens, ctx)
     link_xrefs(tokens, ctx)
     block_langs(tokens, ctx)
+    script_runs(tokens, ctx.text_lang)
     return line_numbers(tokens, ctx)
 
 

@@ -226,6 +226,17 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "kept_untrusted": ("本设备信任的密钥都没有为它签名（kb rollback 不会换到它）",
                        "no pinned key vouches for it (`kb rollback` refuses it)"),
     "current": ("当前", "current"),
+    # the served release a `kb rollback` switched to (`ops.releases` "rollback"), as
+    # `kb status` says it; a release rolled back from, as `kb releases` marks it
+    "rollback_served": ("这是一次回滚：此前使用的是 {old}，{user} 于 {at} 用 kb rollback 换回了本版本。"
+                        "kb sync 会跳过 {old}，不会自动换回去。",
+                        "This release is a rollback: {old} was served before, until {user} ran "
+                        "`kb rollback` at {at}. `kb sync` skips {old} and will not switch back "
+                        "to it on its own."),
+    "rollback_undone": ("此前使用的是 {old}，{user} 于 {at} 用 kb rollback 换到了本版本（撤销了之前的回滚）。",
+                        "{old} was served before, until {user} ran `kb rollback` at {at} to "
+                        "serve this release again (a rollback undone)."),
+    "rolled_back_from": ("已从它回滚：kb sync 跳过它", "rolled back from: `kb sync` skips it"),
     "not_device": ("这不是设备目录，只提供当前索引。", "Not a device directory: only this index is served."),
     "documents": ("文档数", "Documents"),
     "chunks": ("段落数", "Passages"),

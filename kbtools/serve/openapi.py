@@ -213,7 +213,8 @@ def openapi_document() -> dict[str, Any]:
                               "400": _ERROR, "404": _ERROR, "413": _ERROR, "415": _ERROR,
                               "503": _ERROR}}},
             "/api/releases": {"get": {
-                "summary": "The served release and the releases the device keeps (or, with "
+                "summary": "The served release (`rollback`: the `kb rollback` that switched to "
+                           "it, else null) and the releases the device keeps (or, with "
                            "`kb serve --engine`, the releases published in the engine)",
                 "responses": {"200": _json("Releases", "releases"), "503": _ERROR}}},
             "/api/diff": {"get": {

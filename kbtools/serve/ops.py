@@ -50,7 +50,8 @@ from kbtools.serve.callout_frame import as_read
 from kbtools.serve.source import Served
 from kbtools.ship.changes import diff_releases
 from kbtools.ship.checkout import clone_of_derived
-from kbtools.ship.devicestate import read_json
+from kbtools.ship.devicestate import read_json, rollback_into
+from kbtools.ship.git import parse_serial
 from kbtools.ship.operate import local_releases
 from kbtools.ship.release import age_days, clock_behind
 from kbtools.ship.tagged import diff_tags
@@ -426,8 +427,16 @@ def diff(device: Path | None, old: str | None = None, new: str | None = None,
 
 def releases(served: Served, device: Path | None, published: list[dict[str, Any]] | None = None,
              engine: str | None = None) -> dict[str, Any]:
-    """The served release and, on a device, the releases it keeps (newest first); when
-    serving from an engine, the releases published there (`published`, newest first)."""
+    """The served release and, on a device, the releases it keeps (newest first) and the
+    `kb rollback` that switched to the served one (`rollback`: at, from, user, `forward`
+    when it undid a rollback, else None); when serving from an engine, the releases
+    published there (`published`, newest first)."""
     kept = local_releases(device) if device is not None else published or []
+    tag = served.index.release.tag
+    entry = rollback_into(device, tag) if device is not None else None
+    rollback = None if entry is None else {
+        "from": entry.get("from"), "at": entry.get("at"), "user": entry.get("user"),
+        "why": entry.get("why"),
+        "forward": (parse_serial(str(entry.get("from") or "")) or 0) < (parse_serial(tag or "") or 0)}
     return {"served": release_info(served), "device": device is not None, "engine": engine,
-            "releases": kept}
+            "releases": kept, "rollback": rollback}

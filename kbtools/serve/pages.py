@@ -15,11 +15,11 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from jinja2 import DictLoader, Environment, select_autoescape
 from markupsafe import Markup
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
@@ -34,6 +34,7 @@ from kbtools.decision.given import InputError
 from kbtools.decision.headers import header_unit_start
 from kbtools.decision.matching import match_rules
 from kbtools.decision.model import DecisionTable
+from kbtools.decision.units import GROUP_OF
 from kbtools.errors import PAGE_FILTERS, KbError, TableError, UsageError, one_line, surface_message
 from kbtools.query import freshness
 from kbtools.query.filter_text import values_of
@@ -58,28 +59,21 @@ from kbtools.serve.headings import first_heading_level
 from kbtools.serve.held import AnswerTags, Held, HeldQuestions
 from kbtools.serve.i18n import (
     HTML_LANG,
-    LANG_COOKIE,
     changes_summary,
     changes_with_langs,
     content_lang,
     content_word,
     error_in,
-    error_word,
     error_zh,
     meant_text,
-    no_answer_line,
-    not_in_knowledge_line,
-    other_lang,
-    pick_lang,
-    reason_translator,
-    translator,
 )
 from kbtools.serve.nearest import former_title, suggestions
+from kbtools.serve.pagerender import Page
 from kbtools.serve.passes import app_url
 from kbtools.serve.results import columns_key, render_context, result_view
 from kbtools.serve.security import MAX_QUERY_STRING, local_path
 from kbtools.serve.source import Served, ServedIndex, Workers
-from kbtools.serve.staticfiles import holds, package_files, static_url
+from kbtools.serve.staticfiles import holds
 
 log = logging.getLogger("kbtools.serve")
 ApiError = ops.ApiError
@@ -104,76 +98,6 @@ SEARCH_WAIT_SECONDS = 60
 SEARCH_PATIENCE_SECONDS = 8
 FILTER_PREFIX = "f."  # a search address's filter: f.KEY=VALUE
 FORM_TYPE = "application/x-www-form-urlencoded"
-
-
-ENV = Environment(loader=DictLoader({name: data.decode("utf-8") for name, data
-                                     in package_files("templates").items()}),
-                  autoescape=select_autoescape(default=True, default_for_string=True))
-ENV.globals["static_url"] = static_url  # the stylesheet's and script's versioned addresses
-
-
-class Page:
-    """One page request: its language, words, and the template renderer."""
-
-    def __init__(self, request: Request):
-        self.request = request
-        self.params: QueryParams = request.query_params  # a held question's fields instead
-        self.pasted_chars: int | None = None  # a held question cut from a longer paste
-        self.gone = False  # asked for a held question that is no longer held
-        given = request.query_params.get("lang")
-        self.lang = pick_lang(given, request.cookies.get(LANG_COOKIE),
-                              request.headers.get("accept-language"))
-        self.remember = given == self.lang
-        self.t = translator(self.lang)
-
-    def lang_url(self, anchor: str = "") -> str:
-        """This page in the other language, scrolled to `anchor` (the cited lines, a
-        decision) as this one was: a phone switching language lands where the reader was."""
-        params = [(k, v) for k, v in self.request.query_params.multi_items() if k != "lang"]
-        params.append(("lang", other_lang(self.lang)))
-        return (local_path(self.request.url.path) + "?" + urlencode(params)
-                + (f"#{anchor}" if anchor else ""))
-
-    def error(self, status: int, detail: str, served: Served | None = None,
-              zh: str | None = None, original: bool = False,
-              suggestions: list[dict[str, Any]] | None = None,
-              look_for: dict[str, str] | None = None) -> HTMLResponse:
-        """The error page of HTTP `status`: what went wrong in the page's language, the
-        details kept below it: `zh` on a Chinese page when given, else `detail` (English:
-        a library message naming the file, line or value), and then `detail` as well when
-        `original` (a library message said in Chinese: the English names the files for
-        whoever looks after the device); its footer names the release `served` (none when no
-        release was read: no page, an index that did not open)."""
-        release = served.index.release.to_dict() if served is not None else None
-        chinese = self.lang == "zh" and zh is not None
-        return self.render("error.html", status, message=self.t(error_word(status)),
-                           detail=zh if chinese else detail,
-                           detail_lang=HTML_LANG["zh" if chinese else "en"],
-                           original=detail if chinese and original else None, release=release,
-                           suggestions=suggestions or [], look_for=look_for)
-
-    def refused(self, exc: ApiError, served: Served | None = None) -> HTMLResponse:
-        return self.error(exc.status, exc.message, served, exc.zh)
-
-    def render(self, template: str, status: int = 200, anchor: str = "",
-               **values: Any) -> HTMLResponse:
-        return self.respond(self.html(template, anchor, **values), status)
-
-    def html(self, template: str, anchor: str = "", **values: Any) -> str:
-        return ENV.get_template(template).render(t=self.t, lang=self.lang, html_lang=HTML_LANG,
-                                                 other_lang=other_lang(self.lang),
-                                                 reason=reason_translator(self.lang),
-                                                 no_answer=no_answer_line(self.lang),
-                                                 not_in_knowledge=not_in_knowledge_line(
-                                                     self.lang),
-                                                 lang_url=self.lang_url(anchor), **values)
-
-    def respond(self, html: str | bytes, status: int = 200) -> HTMLResponse:
-        response = HTMLResponse(html, status_code=status,
-                                headers={"cache-control": "private, no-cache"})
-        if self.remember:
-            response.set_cookie(LANG_COOKIE, self.lang, max_age=365 * 86400, samesite="strict")
-        return response
 
 
 def _source(request: Request) -> ServedIndex:
@@ -425,7 +349,7 @@ def doc_page(p: Page, served: Served) -> Response:
     """The document page, rendered once per release and request inputs (`pagecache`)."""
     if (moved := markdown_named(p.request, served, "doc")) is not None:
         return moved
-    key = (p.request.url.path, p.lang, tuple(p.request.query_params.multi_items()),
+    key = (p.request.url.path, p.lang, p.chosen, tuple(p.request.query_params.multi_items()),
            freshness.today_or(None).isoformat())
     try:
         return p.respond(served.pages.page(key, lambda: _doc_html(p, served)))
@@ -499,11 +423,31 @@ def _unit(header: str) -> str:
     return header[i:].strip().strip("()[]（）/ ") if i < len(header) else ""
 
 
+# the scales of the units a value goes below zero in (℃, ℉; not kelvin)
+_BELOW_ZERO_SCALES = frozenset({GROUP_OF["℃"], GROUP_OF["℉"]})
+
+
+def _decimal_keypad(dt: DecisionTable, i: int) -> bool:
+    """Whether column `i`'s field opens a phone's decimal keypad (``inputmode="decimal"``:
+    on an iPhone digits and a point only, no minus, colon or letters, and no key to switch):
+    a column of plain numbers, not of times of day or weekdays (``23:30`` needs a colon),
+    none of whose bounds is below zero and not in degrees Celsius or Fahrenheit (``-5`` needs
+    a minus: a frost morning could not be entered)."""
+    if i not in dt.numeric:
+        return False
+    cells = [row[i] for row in dt.conditions]
+    if any(c.clock or c.weekday for c in cells):
+        return False
+    if any(b < 0 for c in cells if c.numeric for b in (c.lo, c.hi) if math.isfinite(b)):
+        return False
+    return GROUP_OF.get(_unit(dt.header[i]).casefold()) not in _BELOW_ZERO_SCALES
+
+
 def _table_view(dt: DecisionTable, n: int, values: dict[int, str]) -> dict[str, Any]:
     return {"n": n, "label": dt.label(), "header": dt.header, "rows": dt.rows,
             "cols": columns_key(dt),
             "inputs": [{"i": i, "name": dt.header[i], "unit": _unit(dt.header[i]), "value": values.get(
-                i, ""), "numeric": i in dt.numeric and not any(r[i].weekday for r in dt.conditions)}
+                i, ""), "numeric": _decimal_keypad(dt, i)}
                        for i in dt.inputs],
             "outputs": [dt.header[i] for i in dt.outputs]}
 

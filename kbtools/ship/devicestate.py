@@ -26,7 +26,7 @@ from kbtools.ship.device import discard, served_tag
 from kbtools.ship.sourceurl import scrub
 
 __all__ = ["MAX_STATE_BYTES", "PENDING_ROLLBACK", "append_log", "load_state", "read_json",
-           "read_state", "record_start", "settle_rollback", "switching",
+           "read_state", "record_start", "rollback_into", "settle_rollback", "switching",
            "synced_from", "unlogged_rollback", "write_state",
            "write_state_before_switch"]
 
@@ -143,6 +143,17 @@ def unlogged_rollback(path: Path, state: dict[str, Any]) -> dict[str, Any] | Non
     if not isinstance(entry, dict) or entry.get("to") != served_tag(path):
         return None
     return None if _last_log_entry(path) == entry else entry
+
+
+def rollback_into(path: Path, tag: str | None) -> dict[str, Any] | None:
+    """The `kb rollback` that switched the device to its release `tag` (its rollback.log
+    entry: at, from, to, user and, for a revoked signer's release left, why), when it was the
+    device's last rollback and nothing switched since; one killed before its line was
+    written (`unlogged_rollback`) too. None when a sync switched to `tag`."""
+    if tag is None:
+        return None
+    entry = unlogged_rollback(path, read_state(path)) or _last_log_entry(path)
+    return entry if entry is not None and entry.get("to") == tag else None
 
 
 def settle_rollback(path: Path, state: dict[str, Any], by: str | None) -> tuple[str, ...]:

@@ -5,7 +5,13 @@
 //
 // - Every page and file is asked of the server first (network first): while it answers,
 //   what it answers is shown, an error page too. Only when the server cannot be reached is
-//   a copy shown, and only of the exact address (a search's question is in it).
+//   a copy shown, and only of the exact address (a search's question is in it) in the
+//   language the server would answer it in: a page's copy is kept under its address and
+//   its interface language (`data-ui` of <body>; the address's `?lang=` left out of the
+//   key, the language is in it). Offline, the language asked is the server's choice
+//   (`i18n.pick_lang`): the address's `?lang=`, else the one the reader chose (the
+//   `kb_lang` cookie, as the pages said it: `data-ui-chosen`), else the browser's
+//   languages. A page read in English is never shown as the copy of a Chinese one.
 // - The copies are of one release at a time: a page names its release (the `data-release`
 //   of `#kb-stale`, its tag and source commit), and a page of another release, a sync's or
 //   a rollback's, drops every copy of the earlier one before it is kept. A copy is never
@@ -18,6 +24,16 @@
 var PREFIX = "kb-pages ";
 var RELEASE = /data-release="([^"]*)"/;
 var NOTE = 'id="kb-offline" role="status" hidden';
+var UI = /<body[^>]* data-ui="(zh|en)"/;
+var CHOSEN = /<body[^>]* data-ui-chosen/;
+// as kbtools/serve/i18n.py: LANGS, DEFAULT_LANG, OTHER_BROWSERS_LANG, CHINESE_TAGS
+var LANGS = ["zh", "en"];
+var DEFAULT_LANG = "zh";
+var OTHER_BROWSERS_LANG = "en";
+var CHINESE_TAGS = ["cmn", "yue", "wuu", "nan", "hak", "lzh"];
+var COOKIE = "kb_lang";
+// where the current cache remembers the language the reader chose (none: the browser's)
+var CHOICE = "/offline.js?chosen";
 
 self.addEventListener("install", function () {
   self.skipWaiting();
@@ -33,12 +49,54 @@ function current() {
   });
 }
 
-// `response`, a page of a release, kept under `request`: the copies of any other release
-// dropped first.
+// The key a page's copy is kept under: its address without `?lang=`, and its language.
+function pageKey(url, ui) {
+  var u = new URL(url);
+  u.searchParams.delete("lang");
+  u.searchParams.append("kb-ui", ui);
+  return new Request(u.href);
+}
+
+function langParam(url) {
+  var lang = new URL(url).searchParams.get("lang");
+  return LANGS.indexOf(lang) >= 0 ? lang : null;
+}
+
+// The browser's language as the server reads its Accept-Language (`i18n.pick_lang`).
+function browserLang() {
+  var named = (self.navigator && self.navigator.languages) || [];
+  for (var i = 0; i < named.length; i++) {
+    var primary = String(named[i]).replace("_", "-").split("-")[0].toLowerCase();
+    if (CHINESE_TAGS.indexOf(primary) >= 0) {
+      primary = "zh";
+    }
+    if (LANGS.indexOf(primary) >= 0) {
+      return primary;
+    }
+  }
+  return named.some(function (n) { return n && n !== "*"; }) ? OTHER_BROWSERS_LANG : DEFAULT_LANG;
+}
+
+// The language the reader chose, as the current cache remembers it, or null.
+function chosen(cache) {
+  return cache.match(CHOICE).then(function (kept) {
+    return kept ? kept.text() : "";
+  }).then(function (lang) {
+    return LANGS.indexOf(lang) >= 0 ? lang : null;
+  });
+}
+
+function choose(cache, lang) {
+  return lang ? cache.put(CHOICE, new Response(lang)) : cache.delete(CHOICE);
+}
+
+// `response`, a page of a release, kept under `request`'s address in its language: the
+// copies of any other release dropped first; the language the reader chose remembered.
 function keepPage(request, response) {
   return response.clone().text().then(function (html) {
     var found = RELEASE.exec(html);
-    if (!found) {
+    var ui = UI.exec(html);
+    if (!found || !ui) {
       return null;  // a page naming no release (an error page) is not kept
     }
     var name = PREFIX + found[1];
@@ -49,7 +107,8 @@ function keepPage(request, response) {
     }).then(function () {
       return caches.open(name);
     }).then(function (cache) {
-      return cache.put(request, response);
+      return Promise.all([cache.put(pageKey(request.url, ui[1]), response),
+                          choose(cache, CHOSEN.test(html) ? ui[1] : null)]);
     });
   });
 }
@@ -73,13 +132,41 @@ function keepable(response) {
   return response && response.status === 200 && response.type === "basic" && !response.redirected;
 }
 
-// The copy of `request` kept, or undefined.
-function copyOf(request) {
+// The copy of `request` kept, or undefined: a page's in the language the server would
+// answer it in.
+function copyOf(request, page) {
   return current().then(function (name) {
     return name ? caches.open(name).then(function (cache) {
-      return cache.match(request, {ignoreVary: true});
+      if (!page) {
+        return cache.match(request, {ignoreVary: true});
+      }
+      var asked = langParam(request.url);
+      return (asked ? Promise.resolve(asked) : chosen(cache)).then(function (lang) {
+        return cache.match(pageKey(request.url, lang || browserLang()), {ignoreVary: true});
+      });
     }) : undefined;
   });
+}
+
+// An address's `?lang=` followed offline, remembered as the server's cookie would have
+// been (and set as that cookie where the browser lets a worker set one): the next page
+// opened without it is in that language too, offline and once the server is back.
+function remember(request) {
+  var asked = langParam(request.url);
+  if (!asked) {
+    return Promise.resolve();
+  }
+  return current().then(function (name) {
+    return name && caches.open(name).then(function (cache) { return choose(cache, asked); });
+  }).then(function () {
+    try {
+      return self.cookieStore && self.cookieStore.set({
+        name: COOKIE, value: asked, path: "/", sameSite: "strict",
+        expires: Date.now() + 365 * 86400 * 1000});
+    } catch (e) {
+      return null;
+    }
+  }).catch(function () {});
 }
 
 // A kept page as shown offline: its note shown, with the time the server sent it.
@@ -108,9 +195,12 @@ function fromServer(event, page) {
     }
     return response;
   }, function (failed) {
-    return copyOf(event.request).then(function (copy) {
+    return copyOf(event.request, page).then(function (copy) {
       if (!copy) {
         throw failed;  // never opened here: the browser says it cannot connect
+      }
+      if (page) {
+        event.waitUntil(remember(event.request));
       }
       return page ? marked(copy) : copy;
     });

@@ -1,0 +1,57 @@
+"""The release page of a device after `kb rollback`: it says the served release is a rollback,
+which release was served before it and that `kb sync` skips that one (as `kb status` says),
+in Chinese and English; the kept releases mark the one rolled back from (as `kb releases`).
+
+A real device (`device_fixtures`: signed releases of the example knowledge, `kb sync`), the
+real `kb rollback` command and the app over the device directory."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from device_fixtures import make_device, second_release
+from starlette.testclient import TestClient
+
+from kbtools.serve.app import create_app
+
+pytestmark = pytest.mark.slow
+
+
+def said(page: str, css: str) -> list[str]:
+    """The text of each element of class `css` on `page` (tags dropped, entities read)."""
+    found = re.findall(rf'<(\w+) class="{css}"[^>]*>(.*?)</\1>', page, re.S)
+    return [html.unescape(re.sub(r"<[^>]+>", "", body)) for _, body in found]
+
+
+def test_the_release_page_says_a_rollback_and_the_release_served_before(tmp_path):
+    d = make_device(tmp_path)
+    second_release(d)
+    with TestClient(create_app(d.dev), base_url="http://127.0.0.1") as client:
+        page = client.get("/release", params={"lang": "en"}).text
+        assert said(page, "served-tag") == ["kb-r2"] and not said(page, "rollback")
+
+        code, out = d.kb("rollback", "kb-r1", "--to", str(d.dev))
+        assert code == 0, out
+        page = client.get("/release", params={"lang": "en"}).text
+        assert said(page, "served-tag") == ["kb-r1"]
+        [note] = said(page, "rollback")
+        assert "is a rollback" in note and "kb-r2 was served before" in note, note
+        assert "`kb sync` skips kb-r2" in note, note
+        assert said(page, "rolled-back") == ["(rolled back from: `kb sync` skips it)"]
+        zh = client.get("/release", params={"lang": "zh"}).text
+        [note] = said(zh, "rollback")
+        assert "这是一次回滚" in note and "此前使用的是 kb-r2" in note and "跳过 kb-r2" in note, note
+        assert said(zh, "rolled-back") == ["(已从它回滚：kb sync 跳过它)"]
+        # the API says it too
+        rollback = client.get("/api/releases").json()["rollback"]
+        assert rollback["from"] == "kb-r2" and rollback["forward"] is False
+
+        # undone: served again by `kb rollback`, no longer skipped
+        code, out = d.kb("rollback", "kb-r2", "--to", str(d.dev))
+        assert code == 0, out
+        page = client.get("/release", params={"lang": "en"}).text
+        [note] = said(page, "rollback")
+        assert "kb-r1 was served before" in note and "a rollback undone" in note, note
+        assert not said(page, "rolled-back")
