@@ -57,9 +57,11 @@ def stamp(release: dict[str, Any]) -> Stamp:
 
 
 class Seen:
-    """What was read of each release listed (its manifest, its signer), kept per publication
-    (`stamp`): read again only once the release is published again, let go once it is no
-    longer listed."""
+    """What was read of each release listed (its manifest, and so the commit it was built
+    from; its signer), kept per publication (`stamp`): read again only once the release is
+    published again, let go once it is no longer listed. The one place a server knows which
+    commit a publication names (`served_commit`), for `served_releases` and for a search
+    asking for a release by commit (`kbtools.engine.published.find_published`) alike."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -198,11 +200,11 @@ def served_releases(engine: Engine, releases: list[dict[str, Any]], current: str
     releases a rollback from `current` may go back to, and the ones the app's release page
     lists: an unnamed twin's are the twin's. What it reads of each release is kept in
     `seen` (a server's, asking on every look) per publication."""
+    if seen is not None:
+        seen.listed(releases)
     if current is None or base is None or not any(
             r["base"] and named_once(r["base"], base) for r in releases):
         return releases, []
-    if seen is not None:
-        seen.listed(releases)
     text, signer = served_manifest(engine, current, seen), served_signer(engine, current, seen)
     mine = [r for r in releases if r["collection"] == current
             or of_this_history(engine, r, base, text, places, signer, seen)]

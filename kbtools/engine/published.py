@@ -24,22 +24,28 @@ from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
 from kbtools.engine.bases import of_base
-from kbtools.engine.lineage import Seen, Stamp, served_commit, served_releases, stamp
+from kbtools.engine.lineage import (
+    Seen,
+    Stamp,
+    served_commit,
+    served_manifest,
+    served_releases,
+    stamp,
+)
 from kbtools.engine.milvus import P_BASE, Engine
-from kbtools.engine.parts import published_problem, read_parts
+from kbtools.engine.parts import published_problem
 from kbtools.errors import EngineError, UsageError
 
 
 def find_published(engine: Engine, served: str, commit: str | None, tag: str | None,
-                   commits: dict[Stamp, str] | None = None, seen: Seen | None = None
-                   ) -> tuple[str | None, str, dict[str, Stamp]]:
+                   seen: Seen | None = None) -> tuple[str | None, str, dict[str, Stamp]]:
     """(the collection of the release `tag` (or collection) and/or `commit` (a prefix,
     lower case) names among the engine's complete releases of the knowledge base collection
     `served` is of, ""), or (None, one line saying it is not published there and naming those that are).
     UsageError when `tag` and `commit` name two releases, or a commit prefix
-    several. Also the `stamp` of each complete release of that knowledge base. `commits`
-    remembers the commit of each publication read (its manifest, in its ``__meta``), `seen`
-    what telling its releases from an unnamed twin's read (`served_releases`)."""
+    several. Also the `stamp` of each complete release of that knowledge base. `seen` keeps
+    what was read of each publication (its manifest, which names its commit; what telling
+    its releases from an unnamed twin's read: `served_releases`)."""
     base = (engine.listed_properties(served) or {}).get(P_BASE) or None
     complete = [r for r in engine.releases() if r["complete"]]
     mine, _ = served_releases(engine, of_base(complete, base), served, base, (Path.cwd(),),
@@ -47,11 +53,7 @@ def find_published(engine: Engine, served: str, commit: str | None, tag: str | N
     # a release without a tag (a local build) is named by its collection, as the line
     # below lists it and as `kb rollback --engine` takes it
     tagged = [r for r in mine if tag is None or tag in (r["tag"], r["collection"])]
-    known = commits if commits is not None else {}
-    for r in tagged if commit is not None else []:
-        if stamp(r) not in known:
-            known[stamp(r)] = served_commit(engine, r["collection"]) or ""
-    commits_of = {r["collection"]: known[stamp(r)]
+    commits_of = {r["collection"]: served_commit(engine, r["collection"], seen) or ""
                   for r in (tagged if commit is not None else [])}
     stamps = {r["collection"]: stamp(r) for r in mine}
     found = [r for r in tagged if commit is None
@@ -65,7 +67,7 @@ def find_published(engine: Engine, served: str, commit: str | None, tag: str | N
                              f"{r['tag'] or r['collection']}: {commits_of[r['collection']][:12]}"
                              for r in found) + "): give more of its digits or the release tag")
     if found:
-        return _usable(engine, found), "", stamps
+        return _usable(engine, found, seen), "", stamps
     what = f"release {tag}" if tag else f"commit {commit}"
     if tag and commit:
         what += f" (commit {commit})"
@@ -76,7 +78,7 @@ def find_published(engine: Engine, served: str, commit: str | None, tag: str | N
                   "moving the alias)"), stamps
 
 
-def _usable(engine: Engine, found: list[dict[str, Any]]) -> str:
+def _usable(engine: Engine, found: list[dict[str, Any]], seen: Seen | None) -> str:
     """The collection to search of one release published in `found` (oldest first): the
     newest one derived by this kb's rules (a kb of another tokenizer may have published the
     release again), else the newest (whose reader then says what is wrong)."""
@@ -84,10 +86,11 @@ def _usable(engine: Engine, found: list[dict[str, Any]]) -> str:
         return str(found[0]["collection"])
     for r in reversed(found):
         try:
-            manifest: Any = read_parts(engine, r["collection"], only=("manifest",))["manifest"]
+            manifest = served_manifest(engine, r["collection"], seen)
         except EngineError:
             continue
-        if published_problem(engine, r["collection"], json.loads(manifest), r["tag"]) is None:
+        if manifest is not None and published_problem(
+                engine, r["collection"], json.loads(manifest), r["tag"]) is None:
             return str(r["collection"])
     return str(found[-1]["collection"])
 
@@ -114,18 +117,13 @@ class EarlierReleases(Generic[K]):
         self.engine, self._opener = engine, opener
         self._lock = threading.Lock()
         self._open: dict[str, tuple[Stamp, K]] = {}
-        self._commits: dict[Stamp, str] = {}
-        self._seen = Seen()
+        self.seen = Seen()  # what was read of each publication (`find_published`)
 
     def find(self, served: str, commit: str | None, tag: str | None) -> K | str:
         """The release `tag`/`commit` names (`find_published`), opened, or one line saying
         it is not published."""
+        name, gone, stamps = find_published(self.engine, served, commit, tag, self.seen)
         with self._lock:
-            commits = dict(self._commits)
-        name, gone, stamps = find_published(self.engine, served, commit, tag, commits,
-                                            self._seen)
-        with self._lock:
-            self._commits = {s: c for s, c in commits.items() if s in stamps.values()}
             let_go = [idx for n, (s, idx) in self._open.items() if stamps.get(n) != s]
             self._open = {n: v for n, v in self._open.items() if stamps.get(n) == v[0]}
             held = self._open.get(name) if name is not None else None
