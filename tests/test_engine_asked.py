@@ -15,7 +15,7 @@ from kbtools.agents.mcp_server import Context, tool_read, tool_search
 from kbtools.cli import main
 from kbtools.engine.cache import cache_dir
 from kbtools.engine.milvus import connect_url
-from kbtools.engine.publish import check_release, publish
+from kbtools.engine.publish import check_release, publish, rollback
 from kbtools.engine.remote import EngineReader
 from kbtools.errors import KbError
 from kbtools.index.manifest import load_manifest
@@ -247,3 +247,60 @@ def test_a_release_is_asked_for_by_the_collection_the_gone_line_names(signed, ur
     code, out = _query("--engine", url, "--release", r1)
     assert code == 0, out
     assert _cited(out) == _cited(_query("--index", str(_rel(dev, 1)))[1])
+
+
+def test_kb_query_engine_reads_the_record_once_per_publication(signed, milvus):  # noqa: F811
+    """`kb query --engine` is one process per question, and each run read the served
+    release's whole ``__meta`` record (vocabulary, documents, per-chunk arrays, its Markdown
+    sources) from the engine again. A run now keeps the record beside the release's local
+    copy, for that publication: the next run reads the collection's properties, not the
+    record; a record kept damaged is read again; a release published again into its
+    collection, and the release a rollback moved the alias to, are read anew, with their
+    own answers."""
+    dev, _ = signed
+    url = milvus.url("asked_runs")
+    eng = _engine(milvus, "asked_runs")
+    try:
+        for n in (1, 2):
+            publish(eng, check_release(_rel(dev, n)))
+    finally:
+        eng.close()
+    local = {n: _cited(_query("--index", str(_rel(dev, n)))[1]) for n in (1, 2)}
+
+    def run() -> tuple[tuple[str, list[str]], int]:
+        """One run's answer (as `kb query --engine` opens it) and its ``__meta`` reads."""
+        reader = EngineReader(connect_url(url))
+        counted = reader.engine.client = _MetaReads(reader.engine.client)
+        try:
+            got = tool_search(Context(opener=reader.current), QUESTION)
+        finally:
+            reader.engine.close()
+        return (got["release"]["tag"], [r["doc"] for r in got["results"]]), counted.reads
+
+    first, reads = run()
+    assert first == local[2] and reads > 0
+    for _ in range(2):
+        assert run() == (local[2], 0)  # the record kept: no __meta read
+    code, out = _query("--engine", url)
+    assert code == 0 and _cited(out) == local[2], out
+    eng = connect_url(url)
+    try:
+        served = eng.alias_target()
+        assert served is not None
+        kept = cache_dir(eng, served) / ".parts.json"
+        kept.write_bytes(kept.read_bytes()[:1000])  # cut short (a full disk, a kill)
+        got, reads = run()
+        assert got == local[2] and reads > 0
+        assert run() == (local[2], 0)  # kept whole again
+        assert rollback(eng, "kb-r1")["to"] != served
+        got, reads = run()
+        assert got == local[1] and reads > 0  # the release the alias moved to
+        assert run() == (local[1], 0)
+        eng.call("dropping", "drop_collection", served + "__meta")
+        assert publish(eng, check_release(_rel(dev, 2))).changed  # published again
+        assert eng.alias_target() == served  # into its collection, its copy kept
+        got, reads = run()
+        assert got == local[2] and reads > 0  # its new publication read anew
+        assert run() == (local[2], 0)
+    finally:
+        eng.close()

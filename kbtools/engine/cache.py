@@ -15,6 +15,15 @@ mismatch is an EngineError (the release in the engine is damaged). A marker file
 last per kind (``.complete`` for sources, ``.files-complete`` for files) makes a half-written
 copy (an interrupted process) be written again, never used.
 
+The copy also keeps the rest of the ``__meta`` record a reader opened (`kept_parts`,
+``.parts.json``: vocabulary, documents, per-chunk arrays, manifest — not the sources and
+files it writes out): `kb query --engine` runs once per question, and read the whole
+record (~12 MB for a 24,000-chunk release, its Markdown sources most of it) from the engine
+on every run. It is used only for the publication it was read of — the collection's
+manifest hash and the time it was marked complete (``kb.manifest``, ``kb.published``,
+both properties a reader reads anyway), so a release published again into its collection
+is read anew — and only beside a complete copy of the files (the markers).
+
 A copy is removed once its collection is gone from the engine (`forget_gone`, when a reader
 opens the release an alias moved to): pruned by ``keep`` or dropped, no reader can search
 it, and an app host following the alias kept every release's copy it ever served.
@@ -31,7 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.config import kb_home
-from kbtools.engine.milvus import P_MANIFEST, Engine
+from kbtools.engine.milvus import P_COMPLETE, P_MANIFEST, P_PUBLISHED, Engine
+from kbtools.engine.parts import REQUIRED_PARTS
 from kbtools.errors import EngineError
 from kbtools.fsutil import atomic_write_beneath
 from kbtools.index.layout import (
@@ -46,6 +56,8 @@ from kbtools.index.layout import (
 from kbtools.index.manifest import path_problem
 
 SOURCES_DONE = ".complete"
+PARTS_KEPT = ".parts.json"  # the ``__meta`` record read, of one publication (`kept_parts`)
+WRITTEN_OUT = ("sources", "files")  # parts the copy holds as files, not in PARTS_KEPT
 FILES_DONE = ".files-complete"
 SOURCE_DIR_REL = f"{DATA_DIR}/{SOURCE_DIR}"
 MARKDOWN = (".md", ".markdown")
@@ -128,6 +140,56 @@ def release_root(engine: Engine, collection: str, parts: dict[str, Any]) -> Path
     except OSError:
         return Path(f"{engine.url}/{collection}")
     return root
+
+
+def publication(props: dict[str, str]) -> list[str] | None:
+    """What names one publication of a release collection whose properties are `props`: its
+    manifest hash and the time it was marked complete (None: not complete, or published by
+    a kbtools that recorded no time)."""
+    if props.get(P_COMPLETE) != "1" or not props.get(P_MANIFEST) or not props.get(P_PUBLISHED):
+        return None
+    return [props[P_MANIFEST], props[P_PUBLISHED]]
+
+
+def kept_parts(engine: Engine, collection: str, props: dict[str, str], *,
+               files: bool = False) -> dict[str, Any] | None:
+    """The ``__meta`` record of `collection` as a reader kept it (`keep_parts`), when it was
+    read of the publication `props` (the collection's properties, read now) names and the
+    copy's files are complete (with `files`, the app's too); else None (read it from the
+    engine)."""
+    root = cache_dir(engine, collection)
+    want = publication(props)
+    if want is None or not (root / SOURCES_DONE).is_file() or (
+            files and not (root / FILES_DONE).is_file()):
+        return None
+    try:
+        record = json.loads((root / PARTS_KEPT).read_bytes())
+    except (OSError, ValueError):  # none kept, or cut short: read from the engine
+        return None
+    if not isinstance(record, dict) or record.get("publication") != want:
+        return None
+    parts = record.get("parts")
+    if not isinstance(parts, dict) or any(p not in parts for p in (*REQUIRED_PARTS, "release")):
+        return None
+    return parts
+
+
+def keep_parts(engine: Engine, collection: str, props: dict[str, str],
+               parts: dict[str, Any]) -> None:
+    """Keep `parts` (`read_parts` of `collection`, read after its properties `props`) for the
+    next reader of the same publication (`kept_parts`); nothing when it cannot be written."""
+    want = publication(props)
+    if want is None:
+        return
+    record = {"publication": want,
+              "parts": {k: v for k, v in parts.items() if k not in WRITTEN_OUT}}
+    root = cache_dir(engine, collection)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        atomic_write_beneath(root, PARTS_KEPT,
+                             json.dumps(record, ensure_ascii=False).encode("utf-8"))
+    except OSError:
+        pass
 
 
 def _check_manifest(engine: Engine, collection: str, text: str) -> None:

@@ -30,7 +30,7 @@ import numpy as np
 from kbtools.base_identity import base_parts
 from kbtools.embed.registry import get_embedder
 from kbtools.engine import expr
-from kbtools.engine.cache import forget_gone, release_root
+from kbtools.engine.cache import forget_gone, keep_parts, kept_parts, release_root
 from kbtools.engine.milvus import ALIAS, P_BASE, Engine, engine_error
 from kbtools.engine.parts import PAGE_ROWS, check_derivation, read_parts
 from kbtools.engine.published import EarlierReleases
@@ -413,7 +413,7 @@ class MilvusIndex(KbIndex):
         super().__init__(ReleaseLayout(root), manifest, release)
         self.engine, self.collection = engine, collection
         self._earlier = EarlierReleases(engine, lambda name: MilvusIndex(
-            engine, name, read_parts(engine, name)))
+            engine, name, release_parts(engine, name)))
         table = parts["chunk_table"]
         parents = table.get("parent") or [-1] * len(table["doc"])  # none shared before
         docs: list[dict[str, Any]] = parts["docs"]
@@ -512,7 +512,7 @@ class EngineReader:
         with self._lock:
             if name not in self._open:
                 try:
-                    parts = read_parts(self.engine, name, files=self.files)
+                    parts = release_parts(self.engine, name, files=self.files)
                 except EngineError as exc:
                     if "not exist" in exc.message or "not found" in exc.message:
                         raise EngineError(f"alias {self.alias} points at {name}, which is gone "
@@ -556,6 +556,19 @@ class EngineReader:
                           f"{self.engine.url}{named}` serves the newest again, or run `kb "
                           "publish --engine …`", path=str(self.engine.url),
                           key="engine_alias_missing")
+
+
+def release_parts(engine: Engine, collection: str, *, files: bool = False) -> dict[str, Any]:
+    """The ``__meta`` record of `collection` (`read_parts`; with `files`, the app's files
+    too): as kept locally of its publication (`kept_parts`: a `kb query --engine` run reads
+    the collection's properties, not the record), else read from the engine and kept."""
+    props = engine.properties(collection)  # before the record: a later publication misses
+    kept = kept_parts(engine, collection, props, files=files)
+    if kept is not None:
+        return kept
+    parts = read_parts(engine, collection, files=files)
+    keep_parts(engine, collection, props, parts)
+    return parts
 
 
 def open_engine_index(engine: Engine, alias: str = ALIAS) -> MilvusIndex:
