@@ -17,7 +17,7 @@ from kbtools.engine.cache import cache_dir
 from kbtools.engine.milvus import connect_url
 from kbtools.engine.publish import check_release, publish, rollback
 from kbtools.engine.remote import EngineReader
-from kbtools.errors import KbError
+from kbtools.errors import EngineError, KbError
 from kbtools.index.manifest import load_manifest
 from kbtools.index.reader import open_index
 from kbtools.serve.app import create_app, open_source
@@ -302,5 +302,8 @@ def test_kb_query_engine_reads_the_record_once_per_publication(signed, milvus): 
         got, reads = run()
         assert got == local[2] and reads > 0  # its new publication read anew
         assert run() == (local[2], 0)
+        eng.call("dropping", "drop_collection", served + "__meta")  # by hand, served
+        with pytest.raises(EngineError, match=f"{served}.* gone from the engine"):
+            run()  # incomplete, as without the record kept
     finally:
         eng.close()

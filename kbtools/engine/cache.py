@@ -22,7 +22,9 @@ record (~12 MB for a 24,000-chunk release, its Markdown sources most of it) from
 on every run. It is used only for the publication it was read of — the collection's
 manifest hash and the time it was marked complete (``kb.manifest``, ``kb.published``,
 both properties a reader reads anyway), so a release published again into its collection
-is read anew — and only beside a complete copy of the files (the markers).
+is read anew —, only beside a complete copy of the files (the markers), and only while the
+engine still holds the ``__meta`` it copies (a release whose record is gone is incomplete,
+and its readers are told so as before).
 
 A copy is removed once its collection is gone from the engine (`forget_gone`, when a reader
 opens the release an alias moved to): pruned by ``keep`` or dropped, no reader can search
@@ -40,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.config import kb_home
-from kbtools.engine.milvus import P_COMPLETE, P_MANIFEST, P_PUBLISHED, Engine
+from kbtools.engine.milvus import META_SUFFIX, P_COMPLETE, P_MANIFEST, P_PUBLISHED, Engine
 from kbtools.engine.parts import REQUIRED_PARTS
 from kbtools.errors import EngineError
 from kbtools.fsutil import atomic_write_beneath
@@ -170,6 +172,10 @@ def kept_parts(engine: Engine, collection: str, props: dict[str, str], *,
         return None
     parts = record.get("parts")
     if not isinstance(parts, dict) or any(p not in parts for p in (*REQUIRED_PARTS, "release")):
+        return None
+    # only while the engine still holds the record kept (a release whose __meta is gone is
+    # not complete: its readers are told so, kept record or not)
+    if not engine.call("checking a collection", "has_collection", collection + META_SUFFIX):
         return None
     return parts
 
