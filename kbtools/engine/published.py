@@ -117,12 +117,12 @@ class EarlierReleases(Generic[K]):
         self.engine, self._opener = engine, opener
         self._lock = threading.Lock()
         self._open: dict[str, tuple[Stamp, K]] = {}
-        self.seen = Seen()  # what was read of each publication (`find_published`)
+        self._seen = Seen()  # what was read of each publication (`find_published`)
 
     def find(self, served: str, commit: str | None, tag: str | None) -> K | str:
         """The release `tag`/`commit` names (`find_published`), opened, or one line saying
         it is not published."""
-        name, gone, stamps = find_published(self.engine, served, commit, tag, self.seen)
+        name, gone, stamps = find_published(self.engine, served, commit, tag, self._seen)
         with self._lock:
             let_go = [idx for n, (s, idx) in self._open.items() if stamps.get(n) != s]
             self._open = {n: v for n, v in self._open.items() if stamps.get(n) == v[0]}
