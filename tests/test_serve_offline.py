@@ -82,13 +82,15 @@ def browser():
 
 
 def kept(driver, *paths: str) -> dict[str, list[str]]:
-    """The worker's caches once every path of `paths` is in one of them (30 s at most)."""
+    """The worker's caches once every path of `paths` is in one of them (30 s at most: a
+    path never kept fails the test here, not later as a copy missing offline)."""
     deadline = time.monotonic() + 30
     while True:
         caches = dict(driver.execute_async_script(KEPT))
         held = {p for keys in caches.values() for p in keys}
-        if set(paths) <= held or time.monotonic() > deadline:
+        if set(paths) <= held:
             return caches
+        assert time.monotonic() < deadline, (set(paths) - held, caches)
         time.sleep(0.2)
 
 
@@ -110,6 +112,7 @@ def test_a_page_seen_before_is_shown_offline_marked_with_its_release(browser, se
     results = "/?q=" + quote("赤霉病 防治")
     browser.get(server.url + doc)  # the first page: kept once the worker is in charge
     assert note(browser) is None
+    kept(browser, copy(doc))  # (it asks the worker to keep it: left at once, it could not)
     tag = browser.find_element(By.CSS_SELECTOR, "footer.release .tag").text
     browser.get(server.url + results)
     shown = [a.get_attribute("data-doc") for a in
@@ -150,6 +153,7 @@ def test_a_newer_release_seen_drops_the_earlier_releases_copies(browser, server,
     root, art, dev = device
     doc = f"/doc/{quote(SCAB)}"
     browser.get(server.url + doc)
+    kept(browser, copy(doc))
     browser.get(server.url + "/release")
     first = browser.find_element(By.CSS_SELECTOR, "footer.release .tag").text
     kept(browser, copy(doc), copy("/release"))
@@ -194,8 +198,10 @@ def test_a_copy_is_shown_only_in_the_language_the_page_is_asked_in(browser, serv
     the address's ``?lang=``, else the reader's choice, else the browser's languages."""
     doc = f"/doc/{quote(SCAB)}"
     browser.get(server.url + "/release?lang=en")  # the reader chooses English (the cookie)
+    kept(browser, copy("/release", "en"))
     browser.get(server.url + doc)
     assert ui_of(browser) == "en"
+    kept(browser, copy(doc, "en"))
     browser.get(server.url + "/release?lang=zh")  # ... and then Chinese, the switch
     assert ui_of(browser) == "zh"
     kept(browser, copy(doc, "en"), copy("/release"))

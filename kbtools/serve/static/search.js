@@ -71,8 +71,11 @@
         "{time}", saved.toLocaleString(document.documentElement.lang));
     }
   } else if (offline && window.isSecureContext && navigator.serviceWorker) {
-    // (the worker takes charge of this page as it starts: whether it was already is now)
-    var served = !!navigator.serviceWorker.controller;
+    // whether the worker answered this page's own request (then it kept it): not whether it
+    // is in charge now, which it can take while the page loads, its request gone past it
+    var nav = performance.getEntriesByType ? performance.getEntriesByType("navigation")[0]
+      : null;
+    var served = nav ? nav.workerStart > 0 : !!navigator.serviceWorker.controller;
     navigator.serviceWorker.register("/offline.js").then(function () {
       return navigator.serviceWorker.ready;
     }).then(function (registration) {
