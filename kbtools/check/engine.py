@@ -554,7 +554,9 @@ def check_results(paths: list[Path], ctx: CheckContext,
         results = [dataclasses.replace(r, edits=r.edits + renames.edits_for(told, r.rel))
                    for r in results]
     results, findings = aliases.resolve(results, findings, ctx.knowledge, ctx.root,  # [[泵手册]]
-                                        ctx.max_bytes, told, (paths, found))
+                                        ctx.max_bytes, told, (paths, found), lambda rel, e:
+                                        resolve_anchors([DocResult(Path(rel), rel, edits=(
+                                            *e,))], ctx))
     for check in CORPUS_CHECKS:
         findings.extend(check(results, ctx))
     if ctx.knowledge is not None:
