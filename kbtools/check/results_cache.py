@@ -159,7 +159,8 @@ FORMAT = 87  # bump when a check's findings for the same inputs change (5: `$` i
 # 86: the picture or file a wikilink or embed names is among a document's images and files
 # (the build ships it; a left-out one is warned at) (session 40, c)
 # 87: a wikilink to a block naming no file is among the targets no file is, for aliases
-# (`[[泵手册#^id]]`) (session 41, cb)
+# (`[[泵手册#^id]]`); `link-empty` at its link's column, saying what to write; a `/…` path
+# naming no file in a folder at the repository's root said to be missing (session 41, cb)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 
