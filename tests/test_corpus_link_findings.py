@@ -67,3 +67,16 @@ def test_a_rooted_path_naming_no_file_of_a_root_folder_is_said_missing_there(rep
         "absolute path '/Users/jane/Desktop/y.png': a file outside the repository (devices and "
         "other authors lack it): copy it into the repository (a picture into the assets "
         "folder) and link it by a path relative to the document"]
+
+
+def test_text_markdown_reads_as_a_link_to_no_name_says_how_to_keep_it_text(repo):
+    """scifact's abstracts write `[M + K](+)` and `[GHS-R](-/-)`: Markdown (GitHub too) reads
+    them as links, and "'+' does not exist" did not say why a link was seen there."""
+    body = ("\n# Results\n\nIons ([M + K](+) at m/z 333.15) in [GHS-R](-/-) mice; see "
+            "[setup](setup.md).\n")
+    hint = (" (Markdown reads text in brackets followed by text in parentheses as a link: if "
+            "it is text, write its '[' as '\\[')")
+    assert [f.split(": error: path-missing: ", 1)[1] for f in check(repo, body)] == [
+        f"'+' does not exist (knowledge/t/+){hint}",
+        f"'-/-' does not exist (knowledge/t/-/-){hint}",
+        "'setup.md' does not exist (knowledge/t/setup.md)"]

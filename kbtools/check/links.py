@@ -337,6 +337,16 @@ def submodule_paths(root: Path) -> list[str]:
     return out
 
 
+def _no_name(target: str) -> str:
+    """What a missing target of no letter or digit adds (`[M + K](+)`, `[GHS-R](-/-)`:
+    text in brackets and parentheses, which Markdown reads as a link): how to keep it
+    text; "" for another."""
+    if any(ch.isalnum() for ch in target):
+        return ""
+    return (" (Markdown reads text in brackets followed by text in parentheses as a link: "
+            "if it is text, write its '[' as '\\[')")
+
+
 def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, fs: FsCache,
               earlier: list[LinkProblem]) -> tuple[list[LinkProblem], AnchorTarget | None]:
     res = fs.resolve(joined)
@@ -348,7 +358,8 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
                                 f"{fs.not_staged(joined)})")], None
         same = compatible_file(joined, fs)
         near = same or fs.closest(joined)
-        said = f"{target!r} does not exist ({joined}){_unchecked_module(fs, joined)}"
+        said = f"{target!r} does not exist ({joined}){_unchecked_module(fs, joined)}" \
+            + _no_name(target)
         # (a backslash fix of the same link rewrites it already: no second edit of it)
         missing = None if earlier and earlier[-1].edit else \
             Missing(ref.line, ref.col, ref.raw, joined, _suffix(ref, target), said)

@@ -160,7 +160,8 @@ FORMAT = 87  # bump when a check's findings for the same inputs change (5: `$` i
 # (the build ships it; a left-out one is warned at) (session 40, c)
 # 87: a wikilink to a block naming no file is among the targets no file is, for aliases
 # (`[[泵手册#^id]]`); `link-empty` at its link's column, saying what to write; a `/…` path
-# naming no file in a folder at the repository's root said to be missing (session 41, cb)
+# naming no file in a folder at the repository's root said to be missing; a missing
+# target of no letter or digit (`[M + K](+)`) says how to keep it text (session 41, cb)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 
