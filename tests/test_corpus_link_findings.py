@@ -80,3 +80,21 @@ def test_text_markdown_reads_as_a_link_to_no_name_says_how_to_keep_it_text(repo)
         f"'+' does not exist (knowledge/t/+){hint}",
         f"'-/-' does not exist (knowledge/t/-/-){hint}",
         "'setup.md' does not exist (knowledge/t/setup.md)"]
+
+
+def test_a_destination_two_cells_of_a_row_write_is_two_findings_and_fixes(repo):
+    """aliyun_ecs_zh's tables link one API page from several cells of a row: each cell was
+    located from the row's start, so the second was found at the first's column (one
+    finding printed, and `--fix` rewrote the first alone)."""
+    (repo / "knowledge" / "x.md").write_text("# X\n", encoding="utf-8")
+    row = "| [绑定](/knowledge/x.md) | [解绑](/knowledge/x.md) | [查询]() | [列出]() |"
+    body = f"\n# 标签\n\n| a | b | c | d |\n|---|---|---|---|\n{row}\n"
+    at = FM_LINES + 6
+    found = [f.split(": ", 2)[0:2] for f in check(repo, body)]
+    assert found == [[f"knowledge/t/a.md:{at}:{row.index('/k') + 1}", "error"],
+                     [f"knowledge/t/a.md:{at}:{row.rindex('/k') + 1}", "error"],
+                     [f"knowledge/t/a.md:{at}:{row.index('()') + 2}", "warning"],
+                     [f"knowledge/t/a.md:{at}:{row.rindex('()') + 2}", "warning"]]
+    CliRunner().invoke(main, ["check", "--no-cache", "--fix", "knowledge/t/a.md"])
+    assert (repo / "knowledge/t/a.md").read_text(encoding="utf-8") == GOOD_FM + body.replace(
+        "/knowledge/x.md", "../x.md")

@@ -48,7 +48,8 @@ FORMAT = 34  # bump when `scan` reads the same text differently (3: `<`, `>` kep
 # 32: the lines of fenced code blocks, for `merge-conflict`
 # 33: a heading's formula reads as said in its text (`E=mc²`), its anchor still the LaTeX's;
 # `~~struck~~` is no text of headings and cells
-# 34: an empty destination (`[a]()`, `src=""`) located where it is written, not at column 1
+# 34: an empty destination (`[a]()`, `src=""`) located where it is written, not at column 1;
+# a table row's cells located in order (a destination two cells write is two)
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"
