@@ -20,7 +20,7 @@ import dataclasses
 import multiprocessing
 import os
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from pathlib import Path
 
@@ -403,6 +403,13 @@ def resolve_anchors(results: list[DocResult], ctx: CheckContext) -> list[Finding
                                              blocks_of)]
 
 
+def edit_findings(rel: str, edits: Sequence[Edit], ctx: CheckContext) -> list[Finding]:
+    """The findings of edits of the document `rel` made once the headings and blocks of the
+    notes they link are read (`Edit.told_with_anchors`; a wikilink naming a note by its
+    alias: `kbtools.check.aliases.resolve`)."""
+    return resolve_anchors([DocResult(Path(rel), rel, edits=tuple(edits))], ctx)
+
+
 def csv_name_check(results: list[DocResult], ctx: CheckContext) -> list[Finding]:
     names = [(r.rel, line, name) for r in results for line, name in r.csv_names]
     return [finding(doc, line, 1, "error", "table-csv-duplicate", message)
@@ -501,9 +508,8 @@ def check_results(paths: list[Path], ctx: CheckContext,
         results = [dataclasses.replace(r, edits=r.edits + renames.edits_for(told, r.rel))
                    for r in results]
     results, findings = aliases.resolve(results, findings, ctx.knowledge, ctx.root,  # [[泵手册]]
-                                        ctx.max_bytes, told, (paths, found), lambda rel, e:
-                                        resolve_anchors([DocResult(Path(rel), rel, edits=(
-                                            *e,))], ctx))
+                                        ctx.max_bytes, told, (paths, found),
+                                        partial(edit_findings, ctx=ctx))
     for check in CORPUS_CHECKS:
         findings.extend(check(results, ctx))
     if ctx.knowledge is not None:
