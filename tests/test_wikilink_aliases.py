@@ -129,3 +129,63 @@ def test_a_warm_check_reads_no_front_matter_again_for_aliases(tmp_path, monkeypa
     one = CliRunner().invoke(main, ["check", "knowledge/巡检/日常.md"]).stdout
     assert one.splitlines() == [line for line in first.splitlines()
                                 if line.startswith("knowledge/巡检/日常.md:")]
+
+
+# a block of the aliased note (`^leak-rule`, under 停机) linked by its alias, session 41
+BLOCKED = MANUAL.replace("先断电。", "先断电。 ^leak-rule")
+THROUGH = ("\n# 记录\n\n见 [[泵手册#^leak-rule]]。\n\n![[Pump Manual#^leak-rule]]\n\n"
+           "[[泵手册#^nope]] 与 [[泵手册#没有的标题|标题]]\n")
+
+
+def test_a_block_reference_through_an_alias_names_the_note_and_its_block(tmp_path,
+                                                                         monkeypatch):
+    """`[[泵手册#^leak-rule]]`, 泵手册 an alias of another note, said "no file '泵手册'": a
+    block reference got its hint before aliases were looked up. It is named as a block
+    reference to the note by its file is (the block's line and the heading it stands
+    under, the link to write by hand), a block the note lacks is its own finding, and a
+    heading the note lacks is never written by `--fix` (it wrote `#没有的标题`)."""
+    repo = _repo(tmp_path / "kb")
+    (repo / "knowledge/设备/水泵手册.md").write_text(BLOCKED, encoding="utf-8")
+    doc = "knowledge/巡检/记录.md"
+    (repo / doc).write_text(GOOD_FM + THROUGH, encoding="utf-8")
+    monkeypatch.chdir(repo)
+    out = CliRunner().invoke(main, ["check", "--no-cache", doc]).stdout.splitlines()
+    block = 1 + BLOCKED.split("\n").index("先断电。 ^leak-rule")
+    alias = "is an alias (front matter `aliases`) of '../设备/水泵手册.md'; a block reference " \
+        "(#^…) has no Markdown equivalent, and GitHub's page gives a block no anchor; "
+    under = f"the block (line {block} of knowledge/设备/水泵手册.md) stands under the heading " \
+        "'停机': write "
+    assert [line.split(" (so that Obsidian")[0] for line in out] == [
+        f"{doc}:13:3: error: link-wikilink: Obsidian wikilink '[[泵手册#^leak-rule]]' is plain "
+        f"text to kbtools (the link is not followed or checked); '泵手册' {alias}{under}"
+        "'[泵手册 > 停机](../设备/水泵手册.md#停机)'",
+        f"{doc}:15:1: error: link-wikilink: Obsidian embed '![[Pump Manual#^leak-rule]]' is "
+        f"plain text to kbtools (nothing is embedded); 'Pump Manual' {alias}{under}"
+        "'[Pump Manual > 停机](../设备/水泵手册.md#停机)'",
+        f"{doc}:17:1: error: link-wikilink: Obsidian wikilink '[[泵手册#^nope]]' is plain text "
+        f"to kbtools (the link is not followed or checked); '泵手册' {alias}"
+        "knowledge/设备/水泵手册.md has no block '^nope': write a standard link to the note or "
+        "one of its headings",
+        f"{doc}:17:17: error: link-anchor: wikilink '[[泵手册#没有的标题|标题]]': no heading "
+        "'#没有的标题' in knowledge/设备/水泵手册.md, and no heading is the one closest: linked "
+        "to the document, without an anchor; `kb check --fix` writes '[标题](../设备/水泵手册.md)'",
+        f"{doc}:17:17: error: link-wikilink: Obsidian wikilink '[[泵手册#没有的标题|标题]]' is "
+        "plain text to kbtools (the link is not followed or checked); '泵手册' is an alias "
+        "(front matter `aliases`) of '../设备/水泵手册.md': `kb check --fix` writes "
+        "'[标题](../设备/水泵手册.md)'"]
+    CliRunner().invoke(main, ["check", "--no-cache", "--fix", doc])
+    assert (repo / doc).read_text(encoding="utf-8") == GOOD_FM + THROUGH.replace(
+        "[[泵手册#没有的标题|标题]]", "[标题](../设备/水泵手册.md)")  # a block's: by hand
+
+
+def test_a_page_links_a_block_reference_through_an_alias(tmp_path):
+    repo = _repo(tmp_path / "kb")
+    (repo / "knowledge/设备/水泵手册.md").write_text(BLOCKED, encoding="utf-8")
+    (repo / "knowledge/巡检/记录.md").write_text(GOOD_FM + THROUGH, encoding="utf-8")
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False, lenient=True))
+    with TestClient(create_app(repo / "dist"), base_url="http://127.0.0.1") as client:
+        page = client.get("/doc/" + quote("knowledge/巡检/记录.md")).text
+        note = client.get("/doc/" + quote("knowledge/设备/水泵手册.md")).text
+    manual = "/doc/" + quote("knowledge/设备/水泵手册.md")
+    assert f'href="{manual}#{quote("^leak-rule")}"' in page, page
+    assert 'id="^leak-rule"' in note

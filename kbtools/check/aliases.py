@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +24,12 @@ from kbtools.check.docresult import DocResult
 from kbtools.check.links import Edit, Missing
 from kbtools.check.names import disk_key
 from kbtools.check.wikilinks import (
+    CODE,
     SETTINGS,
     TEXT_INSTEAD,
+    Wikilink,
     describe,
+    heading_slug,
     parse_wikilink,
     quoted,
     standard_link,
@@ -39,6 +42,8 @@ from kbtools.findings import Finding, finding
 KEYS = ("aliases", "alias")  # front-matter keys of a note's other names
 Key = tuple[str, int, int]  # (linking document, line, column)
 Walked = tuple[Sequence[Path], Sequence[Path]]  # a check's paths, the documents found there
+# the findings of a document's edits made once headings and blocks are read
+Anchored = Callable[[str, Sequence[Edit]], list[Finding]]
 
 
 def note_aliases(meta: Mapping[str, Any]) -> list[str]:
@@ -98,10 +103,29 @@ def read_aliases(knowledge: Path, root: Path, max_bytes: int,
     return {key: sorted(docs) for key, docs in found.items()}
 
 
+def alias_said(link: Wikilink, note: str, doc: str) -> str:
+    """What a finding says of `link`'s target, an alias of the note `note` (root-relative),
+    in the document `doc`."""
+    shown = posixpath.relpath(note, posixpath.dirname(doc) or ".")
+    return f"{quoted(link.target)} is an alias (front matter `aliases`) of {quoted(shown)}"
+
+
+def fix_said(link: Wikilink, note: str, doc: str, new: str | None) -> str:
+    """The finding of `link`, naming the note `note` by an alias, whose fix writes `new`
+    (None: nothing can be written)."""
+    what = f"`kb check --fix` writes {quoted(new)}" if new is not None else \
+        "`kb check --fix` leaves it as it is: write a standard link by hand"
+    return (f"{describe(link)}; {alias_said(link, note, doc)}: {what}"
+            f"{TEXT_INSTEAD if link.embed else ''} ({SETTINGS})")
+
+
 def alias_hints(missing: Iterable[tuple[str, Missing]], aliases: Mapping[str, Sequence[str]]
                 ) -> dict[Key, tuple[str, Edit | None]]:
     """What the finding of each wikilink naming no file says when its target is an alias,
-    and the edit `--fix` writes (one note)."""
+    and the edit `--fix` writes (one note). A wikilink to a heading or a block of the note
+    (`[[泵手册#停机]]`, `[[泵手册#^leak-rule]]`) gets the edit a wikilink naming the note by
+    its file gets (`Edit.told_with_anchors`: its finding is made once the note's headings
+    and blocks are read, `kbtools.check.anchors`; a block's is never written)."""
     out: dict[Key, tuple[str, Edit | None]] = {}
     for doc, m in missing:
         link = parse_wikilink(m.raw) if m.wikilink else None
@@ -118,12 +142,15 @@ def alias_hints(missing: Iterable[tuple[str, Missing]], aliases: Mapping[str, Se
                 f"`aliases`) of {len(notes)} documents ({listed}): write a standard relative "
                 f"link to the one meant ({SETTINGS})", None)
             continue
-        new = standard_link(link, notes[0], doc)
-        out[(doc, m.line, m.col)] = (
-            f"{describe(link)}; {quoted(link.target)} is an alias (front matter `aliases`) of "
-            f"{quoted(posixpath.relpath(notes[0], here))}: `kb check --fix` writes "
-            f"{quoted(new)}{TEXT_INSTEAD if link.embed else ''} ({SETTINGS})",
-            Edit(m.line, m.col, m.raw, new, wikilink=True))
+        note, new = notes[0], standard_link(link, notes[0], doc)
+        if link.block:
+            edit = Edit(m.line, m.col, m.raw, "", note, link.heading.rsplit("#", 1)[-1],
+                        True, hint=True)
+        else:
+            slug = heading_slug(link, note)
+            edit = Edit(m.line, m.col, m.raw, new, note if slug else "", slug, True)
+        out[(doc, m.line, m.col)] = (fix_said(link, note, doc, None if link.block else new),
+                                     edit)
     return out
 
 
@@ -136,11 +163,14 @@ def retold(findings: list[Finding], told: Mapping[Key, tuple[str, Edit | None]]
 
 
 def resolve(results: list[DocResult], findings: list[Finding], knowledge: Path | None,
-            root: Path, max_bytes: int, told: Iterable[Key], walked: Walked | None = None
-            ) -> tuple[list[DocResult], list[Finding]]:
+            root: Path, max_bytes: int, told: Iterable[Key], walked: Walked | None = None,
+            anchored: Anchored | None = None) -> tuple[list[DocResult], list[Finding]]:
     """`results` with the edits and `findings` with the messages of the wikilinks naming an
     alias (not those a rename hint, `told`, explains); the aliases are looked up only when a
-    wikilink names no file, and read only from the documents `results` do not hold."""
+    wikilink names no file, and read only from the documents `results` do not hold.
+    `anchored`: the findings of a document's edits told with the anchors (a wikilink to a
+    heading or block of the note: `kbtools.check.anchors.anchor_findings`), which replace
+    the "no file" finding of each."""
     skip = set(told)
     wanted = [(r.rel, m) for r in results for m in r.missing
               if m.wikilink and (r.rel, m.line, m.col) not in skip]
@@ -152,5 +182,13 @@ def resolve(results: list[DocResult], findings: list[Finding], knowledge: Path |
         return results, findings
     edits = {rel: tuple(e for (d, _, _), (_, e) in sorted(hints.items()) if d == rel and e)
              for rel in {d for d, _, _ in hints}}
+    later = {key: edit for key, (_, edit) in hints.items()
+             if anchored is not None and edit and edit.told_with_anchors}
+    messages = {key: hint for key, hint in hints.items() if key not in later}
+    kept = [f for f in retold(findings, messages)
+            if f.code != CODE or (f.path, f.line, f.col) not in later]
+    if anchored is not None:
+        for rel in sorted({d for d, _, _ in later}):
+            kept.extend(anchored(rel, [e for (d, _, _), e in sorted(later.items()) if d == rel]))
     return ([dataclasses.replace(r, edits=r.edits + edits.get(r.rel, ())) for r in results],
-            retold(findings, hints))
+            kept)

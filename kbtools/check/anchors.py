@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from urllib.parse import unquote
 
-from kbtools.check import wikilinks
+from kbtools.check import aliases, wikilinks
 from kbtools.check.blocks import BlockAt, Blocks, block_advice
 from kbtools.check.fscache import close_names
 from kbtools.check.links import ASKED, AnchorTarget, Edit, written_path
@@ -108,9 +108,12 @@ def anchor_findings(rel: str, anchors: Iterable[AnchorTarget], edits: Iterable[E
                                f"{edit.said}{(settled or edit).new!r}{asked}"))
             continue
         link = wikilinks.parse_wikilink(edit.old)
+        new = settled.new if settled else None
         out.append(finding(rel, edit.line, edit.col, "error", wikilinks.CODE,
-                           wikilinks.fix_message(link, settled.new if settled else None,
-                                                 wikilinks.case_note(link, edit.doc, rel))))
+                           wikilinks.fix_message(link, new, wikilinks.case_note(
+                               link, edit.doc, rel))
+                           if wikilinks.names_file(link, edit.doc, rel) else
+                           aliases.fix_said(link, edit.doc, rel, new)))
         if note:
             then = f"`kb check --fix` writes {settled.new!r}" if settled is not None else \
                 "`kb check --fix` leaves it as it is"
@@ -127,7 +130,10 @@ def _block_wikilink(edit: Edit, rel: str, blocks_of: BlocksOf | None) -> Finding
     link = wikilinks.parse_wikilink(edit.old)
     blocks = blocks_of(edit.doc) if blocks_of is not None else None
     at, said = block_advice(edit.fragment[1:], blocks, _where(edit.doc, rel))
-    message = f"{wikilinks.describe(link)}; a block reference (#^…) has no Markdown equivalent"
+    message = f"{wikilinks.describe(link)}; " + (
+        "" if wikilinks.names_file(link, edit.doc, rel) else
+        f"{aliases.alias_said(link, edit.doc, rel)}; ") + \
+        "a block reference (#^…) has no Markdown equivalent"
     if not said:  # no note read (a picture's name, an unreadable file): as before
         message += ": write a standard link to the document or one of its headings"
     elif at is None:

@@ -20,9 +20,7 @@ import dataclasses
 import multiprocessing
 import os
 import stat
-import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from pathlib import Path
 
@@ -45,9 +43,16 @@ from kbtools.check import (
     yaml11,
     yaml_syntax,
 )
-from kbtools.check.blocks import Blocks, read_blocks
+from kbtools.check.blocks import read_blocks
 from kbtools.check.cache import ScanCache, key_for, to_json
-from kbtools.check.codes import CODES, FRONT_MATTER_CODES
+from kbtools.check.codes import CODES
+from kbtools.check.context import (
+    RACY_NS,
+    CheckContext,
+    FileStatus,
+    file_status,
+    max_document_bytes,
+)
 from kbtools.check.decision_tables import table_findings
 from kbtools.check.docresult import DocResult, from_entry, to_entry
 from kbtools.check.formula_gaps import formula_gaps
@@ -56,7 +61,7 @@ from kbtools.check.links import AnchorTarget, Edit
 from kbtools.check.results_cache import ResultsCache
 from kbtools.check.verification import lapse_findings
 from kbtools.config import Config
-from kbtools.corpus import DEFAULT_MAX_BYTES, SourceDoc, decode, parse_source, read_source, rel_path
+from kbtools.corpus import SourceDoc, decode, parse_source, read_source, rel_path
 from kbtools.docfiles import (
     TRASH,
     conflicted_copy,
@@ -79,64 +84,6 @@ from kbtools.schemas import validator_for
 
 PARALLEL_MIN_DOCS = 300
 DRAWING = "doc-drawing"
-# a file changed less than this before its status was taken may change again with the same
-# status (file-system timestamps are coarse): its status is not kept (git's "racy" rule)
-RACY_NS = 1_000_000_000
-
-FileStatus = tuple[int, int, int, int, int, int]  # device, inode, mode, size, mtime, ctime
-
-
-def file_status(path: Path) -> tuple[FileStatus, int] | None:
-    """The status of the file at `path` (not following a final symlink), and when it was
-    taken (ns since the epoch); None when there is no such file."""
-    now = time.time_ns()
-    try:
-        st = os.lstat(path)
-    except (OSError, ValueError):
-        return None
-    return (st.st_dev, st.st_ino, st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns), now
-
-
-@dataclass
-class CheckContext:
-    """Settings and caches for one run. Build it with `make_context`."""
-
-    root: Path
-    schemas_dir: Path | None
-    categories: frozenset[str]
-    fs: FsCache
-    lenient: bool = False
-    schema_checks: bool = True
-    max_bytes: int = DEFAULT_MAX_BYTES
-    max_table_rows: int = content.DEFAULT_MAX_TABLE_ROWS  # kb.toml [check] max_table_rows
-    latex_problem: Callable[[str], str | None] | None = None
-    slugs: dict[str, frozenset[str] | None] = field(default_factory=dict)
-    blocks: dict[str, Blocks | None] = field(default_factory=dict)  # notes' Obsidian block ids
-    scans: ScanCache = field(default_factory=lambda: ScanCache(None))
-    history: Config | None = None  # set: check verified documents against Git history
-    knowledge: Path | None = None  # the knowledge folder (synonyms file, supersedes targets)
-    user_dict: Path | None = None  # the tokenizer's user dictionary (kb.toml bm25.user_dict)
-    assets: Path | None = None  # the assets folder (with knowledge: where wikilinks resolve)
-    dist: Path | None = None  # the build's output folder (its copies of documents: not checked)
-    keep_sources: bool = False  # results carry the document as read (`kb build` indexes it)
-    results: ResultsCache | None = None  # per-document results of earlier runs (cache=True)
-    # results (with the document as read) of earlier runs of this process (a watcher's), by
-    # path, with their results-cache key
-    kept: dict[str, tuple[str, DocResult]] | None = None
-    # with `kept`: each file's status when it was read (`FileStatus`), by its path, with
-    # its rel path, results-cache key and context: a file whose status and context are the
-    # same is not read again
-    statuses: dict[str, tuple[FileStatus, str, str, str]] | None = None
-
-    def level(self, code: str, level: str) -> str:
-        return "warning" if self.lenient and code in FRONT_MATTER_CODES else level
-
-
-def max_document_bytes(cfg: Config) -> int:
-    """The largest document read: kb.toml `[check] max_bytes` (2 MB by default)."""
-    return int(cfg.data.get("check", {}).get("max_bytes", DEFAULT_MAX_BYTES))
-
-
 def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = True,
                  max_bytes: int | None = None, cache: bool = False,
                  history: bool = False, outputs: tuple[Path, ...] = (),
@@ -456,6 +403,13 @@ def resolve_anchors(results: list[DocResult], ctx: CheckContext) -> list[Finding
                                              blocks_of)]
 
 
+def edit_findings(rel: str, edits: Sequence[Edit], ctx: CheckContext) -> list[Finding]:
+    """The findings of edits of the document `rel` made once the headings and blocks of the
+    notes they link are read (`Edit.told_with_anchors`; a wikilink naming a note by its
+    alias: `kbtools.check.aliases.resolve`)."""
+    return resolve_anchors([DocResult(Path(rel), rel, edits=tuple(edits))], ctx)
+
+
 def csv_name_check(results: list[DocResult], ctx: CheckContext) -> list[Finding]:
     names = [(r.rel, line, name) for r in results for line, name in r.csv_names]
     return [finding(doc, line, 1, "error", "table-csv-duplicate", message)
@@ -554,7 +508,8 @@ def check_results(paths: list[Path], ctx: CheckContext,
         results = [dataclasses.replace(r, edits=r.edits + renames.edits_for(told, r.rel))
                    for r in results]
     results, findings = aliases.resolve(results, findings, ctx.knowledge, ctx.root,  # [[泵手册]]
-                                        ctx.max_bytes, told, (paths, found))
+                                        ctx.max_bytes, told, (paths, found),
+                                        partial(edit_findings, ctx=ctx))
     for check in CORPUS_CHECKS:
         findings.extend(check(results, ctx))
     if ctx.knowledge is not None:
@@ -587,4 +542,5 @@ def check_paths(paths: list[Path], cfg: Config, *, lenient: bool = False,
 
 
 __all__ = ["CODES", "CheckContext", "DocResult", "CONTENT_CHECKS", "CORPUS_CHECKS",
-           "check_paths", "check_document", "check_file", "make_context"]
+           "FileStatus", "check_paths", "check_document", "check_file", "file_status",
+           "make_context", "max_document_bytes"]

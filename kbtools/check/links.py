@@ -186,7 +186,7 @@ def _check_target(ref: Ref, doc_rel: str, fs: FsCache, typora: str = ""
     target = (unquote(ref.raw) if "\\" in ref.raw else ref.target).strip()
     doc_dir = posixpath.dirname(doc_rel)
     if not target:
-        return [LinkProblem("link-empty", "warning", f"empty {ref.kind} target")], None
+        return [LinkProblem("link-empty", "warning", EMPTY[ref.kind])], None
     if target.startswith("#"):
         return [], AnchorTarget(doc_rel, target[1:], ref.line, ref.col)
     if target.startswith("//"):
@@ -216,7 +216,8 @@ def _check_target(ref: Ref, doc_rel: str, fs: FsCache, typora: str = ""
         problems.append(LinkProblem("path-backslash", "error", message,
                                     _edit(ref, target, fixed_path, fragment)))
     if fixed_path.startswith("/"):
-        return _absolute(ref, target, fixed_path, fragment, doc_dir, fs, typora)
+        return _absolute(ref, target, fixed_path, fragment, doc_dir, fs, typora,
+                         rooted=fixed_path == path)
     joined = posixpath.normpath(posixpath.join(doc_dir, fixed_path)) if fixed_path else doc_rel
     if joined == ".":
         joined = ""
@@ -336,6 +337,16 @@ def submodule_paths(root: Path) -> list[str]:
     return out
 
 
+def _no_name(target: str) -> str:
+    """What a missing target of no letter or digit adds (`[M + K](+)`, `[GHS-R](-/-)`:
+    text in brackets and parentheses, which Markdown reads as a link): how to keep it
+    text; "" for another."""
+    if any(ch.isalnum() for ch in target):
+        return ""
+    return (" (Markdown reads text in brackets followed by text in parentheses as a link: "
+            "if it is text, write its '[' as '\\[')")
+
+
 def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, fs: FsCache,
               earlier: list[LinkProblem]) -> tuple[list[LinkProblem], AnchorTarget | None]:
     res = fs.resolve(joined)
@@ -347,7 +358,8 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
                                 f"{fs.not_staged(joined)})")], None
         same = compatible_file(joined, fs)
         near = same or fs.closest(joined)
-        said = f"{target!r} does not exist ({joined}){_unchecked_module(fs, joined)}"
+        said = f"{target!r} does not exist ({joined}){_unchecked_module(fs, joined)}" \
+            + _no_name(target)
         # (a backslash fix of the same link rewrites it already: no second edit of it)
         missing = None if earlier and earlier[-1].edit else \
             Missing(ref.line, ref.col, ref.raw, joined, _suffix(ref, target), said)
@@ -438,6 +450,10 @@ def _anchor(ref: Ref, res: Resolved, fragment: str) -> AnchorTarget | None:
     return None
 
 
+# what a link or image with an empty target (`[a]()`, `![a]()`) does, and what to write
+EMPTY = {"link": "empty link target: it opens nothing (GitHub reloads the page): write the "
+                 "file or URL it should open, or the text alone",
+         "image": "empty image target: no picture shows: write the picture's path"}
 # what to do of an absolute path to a file outside the repository (an editor's paste: Typora
 # links a picture where it lies on the author's disk)
 OUTSIDE = ("a file outside the repository (devices and other authors lack it): copy it into "
@@ -492,11 +508,15 @@ def _authors_folder(folder: str, base: str, fs: FsCache) -> str | None:
 
 
 def _absolute(ref: Ref, target: str, base: str, fragment: str, doc_dir: str,
-              fs: FsCache, typora: str = "") -> tuple[list[LinkProblem], AnchorTarget | None]:
+              fs: FsCache, typora: str = "", *, rooted: bool = False
+              ) -> tuple[list[LinkProblem], AnchorTarget | None]:
     """An absolute path (`base`, without its `#fragment`): fixable, anchor kept, when it
     names an existing file inside the repo (read first against the document's
     `typora-root-url`, as Typora reads it); the anchor is then checked as a relative
-    link's."""
+    link's. `rooted`: written `/…` (no `file:`, no backslash), which GitHub reads from the
+    repository's root: one naming no file there nor on this disk, in a folder at the
+    repository's root (`/media/x.png`, `media/` there), is said to be missing there, not a
+    file outside the repository."""
     inside = _typora_file(base, typora, doc_dir, fs) if typora and base else None
     by_typora = inside is not None
     root = fs.real_root
@@ -522,6 +542,14 @@ def _absolute(ref: Ref, target: str, base: str, fragment: str, doc_dir: str,
                                        code="path-absolute", said=said)
             return [LinkProblem("path-absolute", "error", f"{said}{edit.new!r}", edit)], \
                 _anchor(ref, res, fragment)
+    meant = posixpath.normpath(base.lstrip("/"))
+    if rooted and not by_typora and "/" in meant and not os.path.lexists(base) \
+            and (top := fs.resolve(meant.split("/")[0])).exists and top.is_dir:
+        return [LinkProblem("path-absolute", "error", f"absolute path {target!r}: no file "
+                            f"{meant!r} in the repository (read from its root, as GitHub reads "
+                            "a path starting with '/'), nor on this disk: link an existing "
+                            "file by a path relative to the document"
+                            f"{_copied(base, doc_dir, fs)}")], None
     return [LinkProblem("path-absolute", "error", f"absolute path {target!r}: {OUTSIDE}"
                         f"{_copied(base, doc_dir, fs)}")], None
 

@@ -164,7 +164,9 @@ def hints(missing: Iterable[tuple[str, Missing]], root: Path, fs: FsCache,
     """The rename hint of each missing target (by the linking document, line and column)
     whose file was renamed; reads history only when there is one to look up. `trees`: the
     root-relative folders a wikilink's target is searched in (`wikilinks.search_trees`)."""
-    wanted = list(missing)
+    # not a block reference (`[[note#^id]]`): its standard link is written by hand
+    wanted = [(doc, m) for doc, m in missing
+              if not (m.wikilink and wikilinks.parse_wikilink(m.raw).block)]
     renames = read_renames(root) if wanted else None
     if not renames:
         return {}

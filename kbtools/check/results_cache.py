@@ -43,7 +43,7 @@ from kbtools.cachedb import open_cache_db
 from kbtools.render.glyphs import fonts_signature
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 86  # bump when a check's findings for the same inputs change (5: `$` in code
+FORMAT = 87  # bump when a check's findings for the same inputs change (5: `$` in code
 # spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
 # 9: a percent-encoded destination's column; 10: decision tables' worded conditions,
 # dashes and units, ```latex fences as code; 11: findings a watcher stored after a schema
@@ -158,6 +158,10 @@ FORMAT = 86  # bump when a check's findings for the same inputs change (5: `$` i
 # text of headings and cells (session 39, c)
 # 86: the picture or file a wikilink or embed names is among a document's images and files
 # (the build ships it; a left-out one is warned at) (session 40, c)
+# 87: a wikilink to a block naming no file is among the targets no file is, for aliases
+# (`[[泵手册#^id]]`); `link-empty` at its link's column, saying what to write; a `/…` path
+# naming no file in a folder at the repository's root said to be missing; a missing
+# target of no letter or digit (`[M + K](+)`) says how to keep it text (session 41, cb)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

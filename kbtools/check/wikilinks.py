@@ -143,9 +143,10 @@ def _problem(link: Wikilink, line: int, col: int, doc_rel: str, fs: FsCache,
         where = " or ".join(f"{t}/" for t in trees) or "the repository"
         said = f"{head}; no file {quoted(link.target or link.raw)} in {where}"
         # a file of that name in Git history may have been renamed (`kbtools.check.renames`;
-        # not for a block reference, whose standard link is written by hand)
+        # not for a block reference, whose standard link is written by hand), or the target
+        # be a note's alias (`kbtools.check.aliases`, a block reference's too)
         missing = Missing(line, col, link.raw, link.target, "", said, wikilink=True) \
-            if link.target and trees and not link.block else None
+            if link.target and trees else None
         return LinkProblem(CODE, "error", f"{said}: write a standard relative link to an "
                            f"existing file ({SETTINGS})", missing=missing)
     if len(found) > 1:
@@ -219,6 +220,18 @@ def names_differing(link: Wikilink, file_rel: str, doc_rel: str) -> tuple[str, s
         if ("/" + disk_key(file_rel)).endswith("/" + disk_key(name)):
             return name, "/".join(file_rel.split("/")[-(name.count("/") + 1):])
     return None
+
+
+def names_file(link: Wikilink, file_rel: str, doc_rel: str) -> bool:
+    """Does `link`'s target name `file_rel` by its path or name (as `candidates` finds it,
+    in any letter case or Unicode form), not by an alias of the note
+    (`kbtools.check.aliases`)?"""
+    if not link.target:
+        return True  # this document
+    relative = relative_names(link, doc_rel)
+    names = relative if relative is not None else \
+        _variants(posixpath.normpath(link.target.strip("/")))
+    return any(("/" + disk_key(file_rel)).endswith("/" + disk_key(n)) for n in names)
 
 
 def difference(written: str, other: str) -> str:

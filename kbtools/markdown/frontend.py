@@ -220,6 +220,10 @@ class _Scanner:
         self.definitions: set[tuple[str, str]] = set()  # (label, kind) of definitions read
         self.in_comment = False  # an Obsidian `%%` comment is open (its `%%` read: odd)
         self.note_definitions: list[tuple[int, str]] = []  # (line, label) of `[^label]: …`
+        # the locator of the table row being read: its cells' links are found in order, so
+        # a destination two cells of a row write (`| [a](x.md) | [b](x.md) |`) is two
+        self.row_locator: Locator | None = None
+        self.in_cell = False
 
     def read(self, tok: Token) -> None:
         kind = tok.type
@@ -228,6 +232,10 @@ class _Scanner:
         pending, self.csv_pending = self.csv_pending, None
         if kind == "table_open" and pending is not None:
             self.out.csv_names.append(pending)
+        if kind in ("tr_open", "tr_close"):
+            self.row_locator = None
+        elif kind in ("th_open", "td_open", "th_close", "td_close"):
+            self.in_cell = kind.endswith("open")
         if kind == "heading_open":
             self.in_heading = True
             if tok.level == 0:
@@ -290,7 +298,10 @@ class _Scanner:
         elif _needs_inline(content, self.has_refs):
             tok.children = parse_inline(content, self.env)
         if tok.children:
-            self.inline(tok.children, Locator(self.lines, start, end, self.offset))
+            loc = Locator(self.lines, start, end, self.offset)
+            if self.in_cell:  # after the row's earlier cells
+                loc = self.row_locator = self.row_locator or loc
+            self.inline(tok.children, loc)
             if "](" in content:
                 self.out.spaced += spaced_links(
                     tok.children, Locator(self.lines, start, end, self.offset).find_plain)

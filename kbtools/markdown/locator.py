@@ -25,6 +25,30 @@ def _ends_destination(line: str, end: int) -> bool:
 
 
 DESTINATION_ENDS = frozenset(")>\"'|")  # what follows a destination as written
+# what an empty destination is written between (`[a]()`, `[a](<>)`, `src=""`)
+EMPTY_OPENERS = (("](", ")"), ('src="', '"'), ("src='", "'"), ('href="', '"'),
+                 ("href='", "'"))
+
+
+def _empty_after(line: str, col: int, pair: tuple[str, str]) -> tuple[int, int]:
+    """(start, end) of the first empty destination written between `pair` in `line` from
+    `col` on (a Markdown one may hold spaces and `<>`): its start is right after the
+    opener; (-1, -1) when there is none."""
+    opener, closer = pair
+    at = line.find(opener, col)
+    while at >= 0:
+        start = end = at + len(opener)
+        if opener == "](":
+            while end < len(line) and line[end] == " ":
+                end += 1
+            if line.startswith("<>", end):
+                end += 2
+            while end < len(line) and line[end] == " ":
+                end += 1
+        if line.startswith(closer, end):
+            return start, end + len(closer)
+        at = line.find(opener, at + 1)
+    return -1, -1
 
 
 class Locator:
@@ -49,6 +73,21 @@ class Locator:
         if candidates and candidates[0]:
             found = self._find_escaped(candidates[0])
             return found if found[2] else self._find_decoded(*candidates[:2])
+        return self._find_empty()
+
+    def _find_empty(self) -> tuple[int, int, str]:
+        """Line and column of the next empty destination written (`[a]()`, `[a](<>)`,
+        `[a]( )`, `src=""`): the column right after its opener; the first line, column 1
+        when there is none."""
+        row, col = self.row, self.col
+        while row < self.last and row < len(self.lines):
+            line = self.lines[row]
+            ends = [e for e in (_empty_after(line, col, o) for o in EMPTY_OPENERS) if e[0] >= 0]
+            if ends:
+                at, end = min(ends)
+                self.row, self.col = row, end
+                return row + self.offset, at + 1, ""
+            row, col = row + 1, 0
         return self.first + self.offset, 1, ""
 
     def _find_decoded(self, href: str, target: str = "") -> tuple[int, int, str]:
