@@ -221,7 +221,49 @@ def _agree(dev: Path) -> str:
         assert f": FAILED: {last['error']}\n" in out, out
     elif isinstance(last, dict) and last.get("ok"):
         assert ": ok" in out, out
+    if isinstance(last, dict) and last.get("since"):
+        assert f"\n  since then: {last['since']}\n" in out, out
     return state
+
+
+def test_status_after_a_failed_sync_and_a_rollback_says_what_serves_now(
+        keys: Keys, pub: Pub, tmp_path: Path):
+    """A sync fails while kb-r3 serves ("kb-r3 still serves (unchanged)"), then the operator
+    rolls back to kb-r2: `kb status` quoted the failure's words as the device's health, now
+    false. The failure still degrades (its source still fails), in the past tense, with what
+    serves now and since which rollback; text and --json agree. Rolled forward again, the
+    words are true again and shown as they were."""
+    dev = tmp_path / "dev"
+    for n in range(3):
+        pub.release(keys.a)
+        assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0, n
+    assert kb("sync", tmp_path / "nowhere", "--to", dev)[0] == 1
+    failed = json.loads(kb("status", "--to", dev, "--json")[1])["last_sync"]
+    assert failed["error"].endswith("; kb-r3 still serves (unchanged)"), failed
+    assert "since" not in failed
+    code, out, err = kb("rollback", "--to", dev, "--json")
+    assert code == 0 and json.loads(out)["to"] == "kb-r2", err
+    at = json.loads(out)["at"]
+    assert _agree(dev) == "degraded"
+    code, out, err = kb("status", "--to", dev)
+    assert "kb-r3 still serves" not in out + err, out + err
+    since = f"kb-r2 serves since `kb rollback` at {at}, not kb-r3"
+    assert f"\n  since then: {since}\n" in out, out
+    [warning] = err.splitlines()
+    assert warning.startswith("kb: warning: the last sync (") and warning.endswith(
+        f"; kb-r3 served on (unchanged); {since}"), err
+    last = json.loads(kb("status", "--to", dev, "--json")[1])["last_sync"]
+    assert last["since"] == since and last["ok"] is False, last
+
+    assert kb("rollback", "kb-r3", "--to", dev)[0] == 0  # forward: true again, as it was
+    assert _agree(dev) == "degraded"
+    assert json.loads(kb("status", "--to", dev, "--json")[1])["last_sync"] == failed
+
+    assert kb("sync", pub.art, "--to", dev)[0] == 0
+    assert kb("rollback", "--to", dev)[0] == 0  # an ok sync's "up to date (kb-r3)", then
+    assert _agree(dev) == "ok"
+    code, out, _ = kb("status", "--to", dev)
+    assert "ok, up to date (kb-r3)\n  since then: kb-r2 serves since `kb rollback` at " in out
 
 
 def test_status_text_and_json_agree_in_every_state(keys: Keys, pub: Pub, tmp_path: Path):

@@ -25,7 +25,8 @@ from kbtools.index.layout import ROLLBACK_LOG, STATE, DeviceLayout
 from kbtools.ship.device import discard, served_tag
 from kbtools.ship.sourceurl import scrub
 
-__all__ = ["MAX_STATE_BYTES", "PENDING_ROLLBACK", "append_log", "load_state", "read_json",
+__all__ = ["MAX_STATE_BYTES", "PENDING_ROLLBACK", "append_log", "last_rollback", "load_state",
+           "read_json",
            "read_state", "record_start", "settle_rollback", "switching",
            "synced_from", "unlogged_rollback", "write_state",
            "write_state_before_switch"]
@@ -164,6 +165,11 @@ def settle_rollback(path: Path, state: dict[str, Any], by: str | None) -> tuple[
     with contextlib.suppress(OSError):  # left: dropped by the next command, not logged twice
         write_state(path, state)
     return ()
+
+
+def last_rollback(path: Path) -> dict[str, Any] | None:
+    """The last rollback.log entry (None when there is none, or it is no JSON object)."""
+    return _last_log_entry(path)
 
 
 def _last_log_entry(path: Path) -> dict[str, Any] | None:

@@ -68,6 +68,7 @@ from kbtools.ship.serves import (
     cannot_write,
     interrupted,
     locked,
+    since_then,
     still_serves,
     switch_outcome,
     under_way,
@@ -270,7 +271,8 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
     rdir = served_release(path)
     keys, key_problem = pinned_keys(path)
     out: dict[str, Any] = {"device": str(path), "served": None,
-                           "last_sync": _readable(under_way(path, state.get("last_sync"))),
+                           "last_sync": _readable(since_then(path, under_way(
+                               path, state.get("last_sync")))),
                            "releases": len(release_dirs(path)),
                            "rolled_back": state.get("rolled_back", []),
                            "state_problem": state_problem,

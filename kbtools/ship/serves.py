@@ -23,9 +23,10 @@ from kbtools.errors import Interrupted, SyncError
 from kbtools.ship import devicelock, trust
 from kbtools.ship.device import served_release, served_tag
 from kbtools.ship.devicelock import lock_holder
+from kbtools.ship.devicestate import last_rollback
 
-__all__ = ["cannot_write", "interrupted", "locked", "still_serves", "switch_outcome",
-           "under_way", "unvouched"]
+__all__ = ["cannot_write", "interrupted", "locked", "since_then", "still_serves",
+           "switch_outcome", "under_way", "unvouched"]
 
 
 def unvouched(path: Path, *, then: str | None = None) -> str | None:
@@ -143,3 +144,29 @@ def switch_outcome(path: Path, last: Any, *, settled: bool = False) -> Any:
             serves = still_serves(path, serves)
         why = f"killed before its switch to {tag}: {serves}; run `kb sync` again to finish"
     return {k: v for k, v in last.items() if k != "switching"} | {"tag": now, "error": why}
+
+
+def since_then(path: Path, last: Any) -> Any:
+    """A finished sync's record as `kb status` shows it once another command (`kb rollback`,
+    or the one `kb trust remove` runs) has changed what serves: its words of what serves put
+    in the past ("kb-r3 still serves" becomes "kb-r3 served on"), and ``since`` saying what
+    serves now, and since which rollback (rollback.log). Why: after a failed sync and a
+    rollback, `kb status` quoted "kb-r3 still serves" as the device's health while kb-r2
+    served. The release a sync left serving is its ``served`` (a failure) or its ``tag``;
+    a record naming neither (written before kb kept it), or one under way, is as it is."""
+    if not isinstance(last, dict) or last.get("under_way"):
+        return last
+    then = last.get("served", last.get("tag")) if last.get("ok") is False else last.get("tag")
+    now = served_tag(path)
+    if not isinstance(then, str) or then == now:
+        return last
+    entry = last_rollback(path)
+    by = ""
+    if entry is not None and entry.get("to") == now and entry.get("from") == then:
+        by = f" since `kb rollback` at {entry.get('at')}"
+    elif entry is not None and entry.get("to") == now:
+        by = f" since `kb rollback` at {entry.get('at')} (from {entry.get('from')})"
+    shown = dict(last) | {"since": f"{now or 'no release'} serves{by}, not {then}"}
+    if isinstance(last.get("error"), str):
+        shown["error"] = last["error"].replace(f"{then} still serves", f"{then} served on")
+    return shown

@@ -221,7 +221,8 @@ def _stopped(device: Path, state: dict[str, Any] | None, source: str, before: st
         if state is not None:
             now = dev.served_tag(device)
             state["last_sync"] = {"ok": False, "source": shown_source(source), "at": _now(),
-                                  "error": f"interrupted: {scrub(stopped.message)}"}
+                                  "error": f"interrupted: {scrub(stopped.message)}",
+                                  "served": now}
             if now != before:
                 state["last_sync"]["tag"] = now
                 state["source"] = source
@@ -239,8 +240,10 @@ def _failed(device: Path, state: dict[str, Any], source: str, before: str | None
     err = serves.cannot_write(device, exc, before) if isinstance(exc, OSError) else exc
     dev.clean_staging(device)
     err = scrubbed(_repair_served(device, err))
+    # what serves after it (`serves.since_then`: its words put in the past once a rollback
+    # changes that)
     state["last_sync"] = {"ok": False, "source": shown_source(source), "error": str(err),
-                          "at": _now()}
+                          "at": _now(), "served": dev.served_tag(device)}
     with contextlib.suppress(OSError):
         devicestate.write_state(device, state)
     return err
