@@ -61,7 +61,7 @@ from kbtools.index.manifest import load_manifest, verify_files
 from kbtools.index.stamps import Signature, changed_before
 from kbtools.ship import checkout, devicestate, intact, readonly, serves, trust
 from kbtools.ship import device as dev
-from kbtools.ship.fetching import deepen, fetch
+from kbtools.ship.fetching import deepen, fetch, kept_since
 from kbtools.ship.git import (
     SourceRefs,
     compact,
@@ -118,6 +118,9 @@ class SyncResult:
     trust: tuple[str, ...] = field(default_factory=tuple)  # keys pinned/unpinned, one line each
     skipped: tuple[str, ...] = field(default_factory=tuple)  # newer tags rolled back from
     rederived: str | None = None  # the served index failed its check and was derived again
+    # the release's objects were in repo.git before this sync fetched (an earlier attempt
+    # kept them): when they came ("" not known; `fetching.kept_since`), else None
+    kept: str | None = None
     # tags rolled back from that the new one passes: a sync skips them no more
     no_longer_skipped: tuple[str, ...] = field(default_factory=tuple)
 
@@ -389,6 +392,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     fetched, hashed = 0, dict[str, Signature]()
     final = DeviceLayout(device).release(tag)
     redo = _discard_unsound(device, tag, hashed)
+    kept = kept_since(gd, tag)
     if not final.is_dir():
         fetched = fetch(gd, source, refs.branch_ref, branch, offered[serial][0], tag, limits)
         try:
@@ -453,7 +457,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     # release's hard link to a file changes that file's change time, so it is hashed here)
     intact.vouch(final, hashed)
     return SyncResult(tag, serial, current, True, source, plan.signed_by, fetched,
-                      warnings, tuple(pinned), skipped, no_longer_skipped=ended)
+                      warnings, tuple(pinned), skipped, no_longer_skipped=ended, kept=kept)
 
 
 def _discard_unsound(device: Path, tag: str, hashed: dict[str, Signature]
