@@ -52,6 +52,7 @@ from kbtools.ship.git import (
     list_source,
     moved_tags,
     parse_serial,
+    spelled_tag,
     tag_name,
 )
 from kbtools.ship.gitrun import interrupts_held
@@ -479,6 +480,7 @@ def _rollback_target(path: Path, current: str | None, have: dict[str, Path],
             raise SyncError("no earlier local release to roll back to "
                             "(see `kb releases`)", path=str(path))
         tag = older[0]
+    tag = spelled_tag(tag)  # "kb-r1 ", KB-R1, ｋｂ－ｒ１: kb-r1; "r1", "1": refused below
     if tag not in have:
         raise SyncError(not_on_device(tag, have, path), path=str(path))
     if tag == current:
