@@ -299,3 +299,25 @@ def test_status_text_and_json_agree_in_every_state(keys: Keys, pub: Pub, tmp_pat
     assert _agree(dev) == "ok"
     shutil.rmtree(dev / "releases" / "kb-r3")
     assert _agree(dev) == "refused"
+
+
+def test_an_up_to_date_sync_names_the_signer_of_the_release_it_keeps(
+        keys: Keys, pub: Pub, tmp_path: Path):
+    """`kb sync --json` finding nothing newer said "signed_by": null of a signed release, as
+    of an unsigned one; it names the signer `kb status` names, and null only for an unsigned
+    release."""
+    dev = tmp_path / "dev"
+    pub.release(keys.a)
+    first = json.loads(kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub,
+                          "--json")[1])
+    assert first["changed"] and first["signed_by"] == keys.a_id, first
+    code, out, err = kb("sync", pub.art, "--to", dev, "--json")
+    again = json.loads(out)
+    assert code == 0 and not again["changed"] and again["signed_by"] == keys.a_id, out + err
+    assert json.loads(kb("status", "--to", dev, "--json")[1])["served"]["signed_by"] == \
+        keys.a_id
+    unsigned = tmp_path / "unsigned"
+    pub.release(None)
+    assert kb("sync", pub.art, "--to", unsigned)[0] == 0
+    code, out, err = kb("sync", pub.art, "--to", unsigned, "--json")
+    assert code == 0 and json.loads(out)["signed_by"] is None, out + err

@@ -542,7 +542,12 @@ def _up_to_date(device: Path, source: str, tag: str, begin: trust.TrustStart,
     if revoked is not None:  # up to date, and answering nothing: not a sync that succeeded
         raise SyncError(f"the source offers nothing newer than {tag}, and {revoked}",
                         path=source)
+    # the served release's signer, as its install recorded it (None said "unsigned" of a
+    # signed release to a reader of --json), or as the keys pinned now found it
+    signer = settled.signed_by if settled else devicestate.read_json(
+        ReleaseLayout(served).verified).get("signed_by")
     return SyncResult(tag, serial, tag, False, source,
+                      signed_by=signer if isinstance(signer, str) else None,
                       warnings=(begin.warnings + moved + notes
                                 + _age_warn(served, max_age_days) + pruned),
                       trust=tuple(pinned), skipped=skipped, rederived=rederived)
