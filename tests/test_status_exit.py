@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shlex
 import shutil
+import time
 from pathlib import Path
 
 from device_fixtures import kb
@@ -321,3 +322,28 @@ def test_an_up_to_date_sync_names_the_signer_of_the_release_it_keeps(
     assert kb("sync", pub.art, "--to", unsigned)[0] == 0
     code, out, err = kb("sync", pub.art, "--to", unsigned, "--json")
     assert code == 0 and json.loads(out)["signed_by"] is None, out + err
+
+
+def test_status_after_a_sync_refused_by_its_signer_says_the_key_pinned_since(
+        keys: Keys, pub: Pub, tmp_path: Path):
+    """A sync refuses kb-r2, signed by a key not pinned ("pin it with `kb trust add PUB`");
+    the operator pins it. `kb status` still gave that advice as the device's health, as if
+    not done: the failure stays the last sync (degraded until a sync), followed by the key
+    pinned since; text and --json agree."""
+    dev = tmp_path / "dev"
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0
+    pub.release(keys.b)
+    assert kb("sync", pub.art, "--to", dev)[0] == 1
+    assert "since" not in json.loads(kb("status", "--to", dev, "--json")[1])["last_sync"]
+    time.sleep(1.1)  # trust.log and state.json times are to the second
+    assert kb("trust", "add", keys.b_pub, "--to", dev)[0] == 0
+    assert _agree(dev) == "degraded"
+    last = json.loads(kb("status", "--to", dev, "--json")[1])["last_sync"]
+    assert last["since"].startswith(f"key {keys.b_id} pinned at "), last
+    assert "kb-r1 still serves" in last["error"], last  # still true: kept as it was
+    code, out, err = kb("status", "--to", dev)
+    assert f"\n  since then: key {keys.b_id} pinned at " in out and err.rstrip().endswith(
+        f"; {last['since']}"), out + err
+    assert kb("sync", "--to", dev)[0] == 0
+    assert _agree(dev) == "ok"

@@ -147,26 +147,34 @@ def switch_outcome(path: Path, last: Any, *, settled: bool = False) -> Any:
 
 
 def since_then(path: Path, last: Any) -> Any:
-    """A finished sync's record as `kb status` shows it once another command (`kb rollback`,
-    or the one `kb trust remove` runs) has changed what serves: its words of what serves put
-    in the past ("kb-r3 still serves" becomes "kb-r3 served on"), and ``since`` saying what
-    serves now, and since which rollback (rollback.log). Why: after a failed sync and a
-    rollback, `kb status` quoted "kb-r3 still serves" as the device's health while kb-r2
-    served. The release a sync left serving is its ``served`` (a failure) or its ``tag``;
-    a record naming neither (written before kb kept it), or one under way, is as it is."""
+    """A finished sync's record as `kb status` shows it once the device changed after it:
+    another command (`kb rollback`, or the one `kb trust remove` runs) changed what serves,
+    or keys were pinned or unpinned after a failure ("pin it with `kb trust add`", done).
+    Its words of what serves are put in the past ("kb-r3 still serves" becomes "kb-r3
+    served on"), and ``since`` says what serves now, since which rollback (rollback.log),
+    and the keys pinned since (trust.log). Why: after a failed sync and a rollback, `kb
+    status` quoted "kb-r3 still serves" as the device's health while kb-r2 served. The
+    release a sync left serving is its ``served`` (a failure) or its ``tag``; a record
+    naming neither (written before kb kept it), or one under way, is as it is."""
     if not isinstance(last, dict) or last.get("under_way"):
         return last
-    then = last.get("served", last.get("tag")) if last.get("ok") is False else last.get("tag")
+    failed = last.get("ok") is False
+    then = last.get("served", last.get("tag")) if failed else last.get("tag")
     now = served_tag(path)
-    if not isinstance(then, str) or then == now:
+    moved = isinstance(then, str) and then != now
+    said = []
+    if moved:
+        entry = last_rollback(path)
+        by = ""
+        if entry is not None and entry.get("to") == now:
+            by = f" since `kb rollback` at {entry.get('at')}" + (
+                "" if entry.get("from") == then else f" (from {entry.get('from')})")
+        said.append(f"{now or 'no release'} serves{by}, not {then}")
+    if failed:
+        said += trust.pinned_since(path, str(last.get("at")))
+    if not said:
         return last
-    entry = last_rollback(path)
-    by = ""
-    if entry is not None and entry.get("to") == now and entry.get("from") == then:
-        by = f" since `kb rollback` at {entry.get('at')}"
-    elif entry is not None and entry.get("to") == now:
-        by = f" since `kb rollback` at {entry.get('at')} (from {entry.get('from')})"
-    shown = dict(last) | {"since": f"{now or 'no release'} serves{by}, not {then}"}
-    if isinstance(last.get("error"), str):
+    shown = dict(last) | {"since": "; ".join(said)}
+    if moved and isinstance(last.get("error"), str):
         shown["error"] = last["error"].replace(f"{then} still serves", f"{then} served on")
     return shown
