@@ -347,3 +347,21 @@ def test_status_after_a_sync_refused_by_its_signer_says_the_key_pinned_since(
         f"; {last['since']}"), out + err
     assert kb("sync", "--to", dev)[0] == 0
     assert _agree(dev) == "ok"
+
+
+def test_status_after_a_revocation_names_the_rollback_trust_remove_ran(
+        keys: Keys, pub: Pub, tmp_path: Path):
+    """`kb trust remove` of the served release's signer rolls back to the newest release a
+    pinned key signs; `kb status` then said the last sync was "ok, switched to kb-r2" with
+    nothing after it, or "since `kb rollback`", a command nobody ran: it says why."""
+    dev = tmp_path / "dev"
+    pub.release(keys.b)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.b_pub)[0] == 0
+    assert kb("trust", "add", keys.a_pub, "--to", dev)[0] == 0
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev)[0] == 0
+    assert kb("trust", "remove", keys.a_id, "--to", dev)[0] == 0
+    assert _agree(dev) == "ok"
+    since = json.loads(kb("status", "--to", dev, "--json")[1])["last_sync"]["since"]
+    assert since.startswith("kb-r1 serves since the rollback at ") and since.endswith(
+        f" (kb-r2: key {keys.a_id} was removed by the operator), not kb-r2"), since

@@ -167,7 +167,9 @@ def since_then(path: Path, last: Any) -> Any:
         entry = last_rollback(path)
         by = ""
         if entry is not None and entry.get("to") == now:
-            by = f" since `kb rollback` at {entry.get('at')}" + (
+            # one `kb trust remove` ran names why (`operate.settle_trust`)
+            by = (f" since the rollback at {entry.get('at')} ({entry['why']})"
+                  if entry.get("why") else f" since `kb rollback` at {entry.get('at')}") + (
                 "" if entry.get("from") == then else f" (from {entry.get('from')})")
         said.append(f"{now or 'no release'} serves{by}, not {then}")
     if failed:
