@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,7 @@ from kbtools.cli import main
 from kbtools.index.layout import UNFINISHED
 from kbtools.ship import device as dev
 from kbtools.ship import devicelock, install, operate
+from kbtools.ship import sync as sync_module
 from kbtools.ship.release import make_release
 from kbtools.ship.signing import keygen
 
@@ -422,8 +424,39 @@ def test_a_release_left_before_its_switch_that_is_intact_is_served_as_it_is(one,
     store = device / "releases" / "kb-r2" / "verified.json"
     inode = store.stat().st_ino
     code, out, err = kb("sync", pub.art, "--to", device)
-    assert (code, err) == (0, "") and out.startswith("serving kb-r2 (was kb-r1); fetched 0 "), err
+    assert (code, err) == (0, "") and out.startswith(
+        "serving kb-r2 (was kb-r1); nothing fetched: its objects were kept from the attempt "
+        "at "), out + err
     assert store.stat().st_ino == inode  # not installed or derived again
+
+
+def test_a_sync_after_an_attempt_that_kept_the_fetched_objects_says_so(one, monkeypatch):
+    """An attempt stopped after its fetch keeps the release's objects in repo.git; the next
+    sync fetches nothing more and said "fetched 0 bytes", as if the release had come from
+    nowhere. It says now that they were kept, and from the attempt at what time; --json
+    has the time as `kept` (None for a release this sync fetched itself)."""
+    pub, device = one
+    stop_at(monkeypatch, sync_module, "_install")  # Ctrl-C once the fetch is done
+    began = datetime.now(UTC).replace(microsecond=0)
+    assert kb("sync", pub.art, "--to", device)[0] == 130
+    ended = datetime.now(UTC)
+    monkeypatch.undo()
+    code, out, err = kb("sync", pub.art, "--to", device, "--json")
+    res = json.loads(out)
+    assert code == 0 and res["tag"] == "kb-r2" and res["fetched_bytes"] == 0, out + err
+    assert began <= datetime.fromisoformat(res["kept"]) <= ended, res
+    pub.release()  # the same, said in text
+    stop_at(monkeypatch, sync_module, "_install")
+    assert kb("sync", pub.art, "--to", device)[0] == 130
+    monkeypatch.undo()
+    code, out, err = kb("sync", pub.art, "--to", device)
+    assert code == 0 and "fetched 0 bytes" not in out, out + err
+    assert out.startswith("serving kb-r3 (was kb-r2); nothing fetched: its objects were kept "
+                          "from the attempt at 20"), out
+    pub.release()  # a release this sync fetches itself: its bytes, no `kept`
+    code, out, err = kb("sync", pub.art, "--to", device, "--json")
+    res = json.loads(out)
+    assert code == 0 and res["kept"] is None and res["fetched_bytes"] > 0, out + err
 
 
 def test_releases_stopped_while_it_asks_the_source_leaves_no_git_behind(one):

@@ -33,6 +33,7 @@ from kbtools.cli import main
 from kbtools.errors import SyncError
 from kbtools.index.manifest import file_entry
 from kbtools.ship.changes import diff_dirs, diff_releases
+from kbtools.ship.device import served_tag
 from kbtools.ship.release import age_days
 
 pytestmark = pytest.mark.slow
@@ -212,18 +213,34 @@ def test_kb_diff_cli_text_json_and_errors(device):
     assert "release kb-r7 is not on this device" in out
 
 
+@pytest.mark.parametrize("given", ["kb-r1 ", " kb-r1", "kb-r1\n", "KB-R1", "Kb-r1",
+                                   "ｋｂ－ｒ１", "ＫＢ－Ｒ１", "kb-r１", "\u3000kb-r1"])
+def test_rollback_and_diff_take_what_spells_one_release_tag(device, tmp_path, given):
+    """`kb rollback "kb-r1 "` (pasted with a blank), KB-R1, a full-width ｋｂ－ｒ１ (a Chinese
+    input method) were refused as "not a release tag", the first with no tag named: each
+    reads as kb-r1 and no other tag, so each names it. `r1`, `1` are refused, asking
+    (test_rollback_or_diff_to_what_is_no_release_tag_says_so)."""
+    d = copy_of(device[0], tmp_path)
+    code, out = kb("diff", given, "kb-r2", "--json", "--to", str(d.dev))
+    assert code == 0 and json.loads(out)["old"]["tag"] == "kb-r1", out
+    code, out = kb("rollback", given, "--to", str(d.dev), "--json")
+    assert code == 0 and (json.loads(out)["from"], json.loads(out)["to"]) == (
+        "kb-r2", "kb-r1"), out
+    assert served_tag(d.dev) == "kb-r1"
+
+
 @pytest.mark.parametrize("given, meant", [
     ("nonsense", ""), ("latest", ""), ("上一个版本", ""), ("v1.0", ""),
-    ("12", ""), ("1", "; kb-r1 is kept here"), ("r2", "; kb-r2 is kept here"),
-    ("KB-R1", "; kb-r1 is kept here"), ("kb_r2", "; kb-r2 is kept here"),
-    ("第１版", "; kb-r1 is kept here"), ("refs/tags/kb-r1", "; kb-r1 is kept here"),
+    ("12", ""), ("1", "; did you mean kb-r1?"), ("r2", "; did you mean kb-r2?"),
+    ("kb_r2", "; did you mean kb-r2?"), ("KB-R 1", "; did you mean kb-r1?"),
+    ("第１版", "; did you mean kb-r1?"), ("refs/tags/kb-r1", "; did you mean kb-r1?"),
 ])
 def test_rollback_or_diff_to_what_is_no_release_tag_says_so(device, given, meant):
     """`kb rollback nonsense` said "release nonsense is not on this device", as if such a
     release could arrive: a name that is no release tag at all is named as one, with the
     tag form and the releases kept, and the kept tag a serial in it names when there is one."""
     d, _ = device
-    says = (f"{given} is not a release tag (kb-r<serial>, e.g. kb-r12{meant}) "
+    says = (f"{given} is not a release tag (kb-r<serial>, e.g. kb-r12){meant} "
             "(local: kb-r1, kb-r2)")
     code, out = kb("rollback", given, "--to", str(d.dev))
     assert code == 1 and out == f"kb: error: {d.dev}: {says}\n", out

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shlex
 import shutil
+import time
 from pathlib import Path
 
 from device_fixtures import kb
@@ -221,7 +222,49 @@ def _agree(dev: Path) -> str:
         assert f": FAILED: {last['error']}\n" in out, out
     elif isinstance(last, dict) and last.get("ok"):
         assert ": ok" in out, out
+    if isinstance(last, dict) and last.get("since"):
+        assert f"\n  since then: {last['since']}\n" in out, out
     return state
+
+
+def test_status_after_a_failed_sync_and_a_rollback_says_what_serves_now(
+        keys: Keys, pub: Pub, tmp_path: Path):
+    """A sync fails while kb-r3 serves ("kb-r3 still serves (unchanged)"), then the operator
+    rolls back to kb-r2: `kb status` quoted the failure's words as the device's health, now
+    false. The failure still degrades (its source still fails), in the past tense, with what
+    serves now and since which rollback; text and --json agree. Rolled forward again, the
+    words are true again and shown as they were."""
+    dev = tmp_path / "dev"
+    for n in range(3):
+        pub.release(keys.a)
+        assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0, n
+    assert kb("sync", tmp_path / "nowhere", "--to", dev)[0] == 1
+    failed = json.loads(kb("status", "--to", dev, "--json")[1])["last_sync"]
+    assert failed["error"].endswith("; kb-r3 still serves (unchanged)"), failed
+    assert "since" not in failed
+    code, out, err = kb("rollback", "--to", dev, "--json")
+    assert code == 0 and json.loads(out)["to"] == "kb-r2", err
+    at = json.loads(out)["at"]
+    assert _agree(dev) == "degraded"
+    code, out, err = kb("status", "--to", dev)
+    assert "kb-r3 still serves" not in out + err, out + err
+    since = f"kb-r2 serves since `kb rollback` at {at}, not kb-r3"
+    assert f"\n  since then: {since}\n" in out, out
+    [warning] = err.splitlines()
+    assert warning.startswith("kb: warning: the last sync (") and warning.endswith(
+        f"; kb-r3 served on (unchanged); {since}"), err
+    last = json.loads(kb("status", "--to", dev, "--json")[1])["last_sync"]
+    assert last["since"] == since and last["ok"] is False, last
+
+    assert kb("rollback", "kb-r3", "--to", dev)[0] == 0  # forward: true again, as it was
+    assert _agree(dev) == "degraded"
+    assert json.loads(kb("status", "--to", dev, "--json")[1])["last_sync"] == failed
+
+    assert kb("sync", pub.art, "--to", dev)[0] == 0
+    assert kb("rollback", "--to", dev)[0] == 0  # an ok sync's "up to date (kb-r3)", then
+    assert _agree(dev) == "ok"
+    code, out, _ = kb("status", "--to", dev)
+    assert "ok, up to date (kb-r3)\n  since then: kb-r2 serves since `kb rollback` at " in out
 
 
 def test_status_text_and_json_agree_in_every_state(keys: Keys, pub: Pub, tmp_path: Path):
@@ -257,3 +300,68 @@ def test_status_text_and_json_agree_in_every_state(keys: Keys, pub: Pub, tmp_pat
     assert _agree(dev) == "ok"
     shutil.rmtree(dev / "releases" / "kb-r3")
     assert _agree(dev) == "refused"
+
+
+def test_an_up_to_date_sync_names_the_signer_of_the_release_it_keeps(
+        keys: Keys, pub: Pub, tmp_path: Path):
+    """`kb sync --json` finding nothing newer said "signed_by": null of a signed release, as
+    of an unsigned one; it names the signer `kb status` names, and null only for an unsigned
+    release."""
+    dev = tmp_path / "dev"
+    pub.release(keys.a)
+    first = json.loads(kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub,
+                          "--json")[1])
+    assert first["changed"] and first["signed_by"] == keys.a_id, first
+    code, out, err = kb("sync", pub.art, "--to", dev, "--json")
+    again = json.loads(out)
+    assert code == 0 and not again["changed"] and again["signed_by"] == keys.a_id, out + err
+    assert json.loads(kb("status", "--to", dev, "--json")[1])["served"]["signed_by"] == \
+        keys.a_id
+    unsigned = tmp_path / "unsigned"
+    pub.release(None)
+    assert kb("sync", pub.art, "--to", unsigned)[0] == 0
+    code, out, err = kb("sync", pub.art, "--to", unsigned, "--json")
+    assert code == 0 and json.loads(out)["signed_by"] is None, out + err
+
+
+def test_status_after_a_sync_refused_by_its_signer_says_the_key_pinned_since(
+        keys: Keys, pub: Pub, tmp_path: Path):
+    """A sync refuses kb-r2, signed by a key not pinned ("pin it with `kb trust add PUB`");
+    the operator pins it. `kb status` still gave that advice as the device's health, as if
+    not done: the failure stays the last sync (degraded until a sync), followed by the key
+    pinned since; text and --json agree."""
+    dev = tmp_path / "dev"
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0
+    pub.release(keys.b)
+    assert kb("sync", pub.art, "--to", dev)[0] == 1
+    assert "since" not in json.loads(kb("status", "--to", dev, "--json")[1])["last_sync"]
+    time.sleep(1.1)  # trust.log and state.json times are to the second
+    assert kb("trust", "add", keys.b_pub, "--to", dev)[0] == 0
+    assert _agree(dev) == "degraded"
+    last = json.loads(kb("status", "--to", dev, "--json")[1])["last_sync"]
+    assert last["since"].startswith(f"key {keys.b_id} pinned at "), last
+    assert "kb-r1 still serves" in last["error"], last  # still true: kept as it was
+    code, out, err = kb("status", "--to", dev)
+    assert f"\n  since then: key {keys.b_id} pinned at " in out and err.rstrip().endswith(
+        f"; {last['since']}"), out + err
+    assert kb("sync", "--to", dev)[0] == 0
+    assert _agree(dev) == "ok"
+
+
+def test_status_after_a_revocation_names_the_rollback_trust_remove_ran(
+        keys: Keys, pub: Pub, tmp_path: Path):
+    """`kb trust remove` of the served release's signer rolls back to the newest release a
+    pinned key signs; `kb status` then said the last sync was "ok, switched to kb-r2" with
+    nothing after it, or "since `kb rollback`", a command nobody ran: it says why."""
+    dev = tmp_path / "dev"
+    pub.release(keys.b)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.b_pub)[0] == 0
+    assert kb("trust", "add", keys.a_pub, "--to", dev)[0] == 0
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev)[0] == 0
+    assert kb("trust", "remove", keys.a_id, "--to", dev)[0] == 0
+    assert _agree(dev) == "ok"
+    since = json.loads(kb("status", "--to", dev, "--json")[1])["last_sync"]["since"]
+    assert since.startswith("kb-r1 serves since the rollback at ") and since.endswith(
+        f" (kb-r2: key {keys.a_id} was removed by the operator), not kb-r2"), since

@@ -87,8 +87,9 @@ def test_status_says_a_sync_was_killed_and_the_next_one_fetches_nothing_again(
     assert last["ok"] is False and last["tag"] == "kb-r2" and "killed" in last["error"]
     code, out, err = kb("sync", "--to", device)  # the source the killed sync was given
     assert code == 0, err
-    assert out.startswith("serving kb-r3 (was kb-r2); fetched "), out
-    assert ("fetched 0 bytes" in out) == fetched, out
+    assert out.startswith("serving kb-r3 (was kb-r2); "), out
+    assert "fetched 0 bytes" not in out, out  # never: kept from the killed sync, said so
+    assert ("nothing fetched: its objects were kept from the attempt at " in out) == fetched, out
     assert last_sync_line(kb("status", "--to", device, "--quick")[1]).endswith(
         ": ok, switched to kb-r3")
 

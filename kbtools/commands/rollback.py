@@ -32,6 +32,10 @@ def rollback(tag: str | None, to: Path | None, engine: str | None, token_file: P
              alias: str, as_json: bool) -> None:
     """Serve TAG (default: the newest local release older than the served one).
 
+    TAG as `kb releases` lists it; blanks around it, capitals and full-width letters
+    (ＫＢ－Ｒ１) are read as the tag they spell. Any other name (`r1`, `1`) is refused,
+    naming the local tag it may mean.
+
     An operator action only: logged to DIR/rollback.log, and later syncs skip the release
     rolled back from (a newer serial is still taken). TAG may be newer than the served
     release: that undoes a rollback from it (`kb sync` takes it again), the only way back

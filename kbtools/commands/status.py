@@ -135,7 +135,8 @@ def health(st: dict[str, Any], max_age_days: int) -> tuple[str, list[str]]:
     reasons = []
     last = st["last_sync"]
     if isinstance(last, dict) and not last.get("under_way") and last.get("ok") is False:
-        reasons.append(f"the last sync ({last.get('at')}) failed: {last.get('error')}")
+        since = f"; {last['since']}" if last.get("since") else ""
+        reasons.append(f"the last sync ({last.get('at')}) failed: {last.get('error')}{since}")
     if served["clock_behind"]:
         reasons.append(f"the age of {served['tag']} is unknown: {served['clock_behind']}")
     elif served["stale"]:
@@ -239,6 +240,8 @@ def _last_sync(last: dict[str, Any]) -> None:
     else:
         outcome = "ok"
     click.echo(f"last sync {last['at']}{src}: {outcome}")
+    if last.get("since"):  # what serves changed since (`serves.since_then`)
+        click.echo(f"  since then: {last['since']}")
     for w in last.get("warnings") or ():
         click.echo(f"  warning: {w}")
 

@@ -67,8 +67,7 @@ def sync(source: str | None, to: Path | None, trusted: tuple[Path, ...],
         echo_json({**res.to_dict(), "changes": changes.to_dict() if changes else None})
         return
     if res.changed:
-        click.echo(f"serving {res.tag} (was {res.previous or 'nothing'}); "
-                   f"fetched {plural(res.fetched_bytes, 'byte')}")
+        click.echo(f"serving {res.tag} (was {res.previous or 'nothing'}); {fetched_said(res)}")
     else:
         click.echo(f"up to date: serving {res.tag}")
     if res.rederived:
@@ -84,6 +83,17 @@ def sync(source: str | None, to: Path | None, trusted: tuple[Path, ...],
         _print_changes(changes)
     for note in res.trust:
         click.echo(note)
+
+
+def fetched_said(res: SyncResult) -> str:
+    """What a sync that switched fetched, truthfully: a release whose objects an earlier
+    attempt kept (`SyncResult.kept`) was not fetched by this one."""
+    if res.kept is None:
+        return f"fetched {plural(res.fetched_bytes, 'byte')}"
+    when = f"the attempt at {res.kept}" if res.kept else "an earlier attempt"
+    if res.fetched_bytes == 0:
+        return f"nothing fetched: its objects were kept from {when}"
+    return f"fetched {plural(res.fetched_bytes, 'byte')} (the release itself kept from {when})"
 
 
 def _changes(path: Path, res: SyncResult) -> ReleaseDiff | None:

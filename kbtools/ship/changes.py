@@ -47,7 +47,7 @@ from kbtools.index.layout import (
 )
 from kbtools.query.results import shown_title
 from kbtools.ship.devicestate import read_json, synced_from
-from kbtools.ship.git import TAG_PREFIX, parse_serial, tag_form_problem, tag_name
+from kbtools.ship.git import TAG_PREFIX, parse_serial, spelled_tag, tag_form_problem, tag_name
 
 __all__ = ["DirFiles", "DocumentChange", "ReleaseDiff", "ReleaseFiles", "ReleaseRef",
            "VerificationChange", "diff_dirs", "diff_files", "diff_releases"]
@@ -214,8 +214,8 @@ def _pick(device_dir: Path, local: dict[str, Path], which: str | None, *,
             raise SyncError("this device serves no release yet (run `kb sync`)",
                             path=str(device_dir))
         return served
-    if which in local:
-        return local[which]
+    if spelled_tag(which) in local:  # "kb-r1 ", KB-R1, ｋｂ－ｒ１ (`spelled_tag`)
+        return local[spelled_tag(which)]
     if not paths or (parse_serial(which) is not None and "/" not in which
                      and "\\" not in which):
         raise SyncError(not_on_device(which, local, device_dir), path=str(device_dir))
@@ -241,17 +241,19 @@ def not_on_device(tag: str, local: Iterable[str], device: Path | None = None) ->
     source the device syncs from, credentials left out, and the pin its keys need there: a
     clone pinning none checks no signature)."""
     tags = sorted(local, key=lambda t: parse_serial(t) or -1)
-    if tag_form_problem(tag):
-        return f"{tag_form_problem(tag)} (local: {', '.join(tags) or 'none'})"
     serial = parse_serial(tag)
-    # no release tag at all ("nonsense", "latest", "r2"), none can arrive; or a ref naming
-    # one kept here ("refs/tags/kb-r2"), which is not its name
+    # no release tag at all ("nonsense", "latest", "r2", "kb-r 2"), none can arrive; or a
+    # ref naming one kept here ("refs/tags/kb-r2"), which is not its name: the kept tag its
+    # one number means asked for, never taken (`spelled_tag` takes what spells one tag)
     meant = _serial_meant(tag) if serial is None else serial
     kept = meant is not None and tag_name(meant) in tags and tag != tag_name(meant)
+    asked = f"; did you mean {tag_name(meant)}?" if kept and meant else ""
+    if (named := tag_form_problem(tag)) is not None:  # "kb-r01 … kb-r1 is one": said
+        asked = "" if f"{tag_name(meant or 0)} is one" in named else asked
+        return f"{named}{asked} (local: {', '.join(tags) or 'none'})"
     if serial is None or kept:
-        return (f"{tag} is not a release tag ({TAG_PREFIX}<serial>, e.g. {TAG_PREFIX}12"
-                + (f"; {tag_name(meant)} is kept here" if kept and meant else "")
-                + f") (local: {', '.join(tags) or 'none'})")
+        return (f"{tag} is not a release tag ({TAG_PREFIX}<serial>, e.g. {TAG_PREFIX}12)"
+                f"{asked} (local: {', '.join(tags) or 'none'})")
     serials = [s for s in map(parse_serial, tags) if s is not None]
     why = ""
     if serial is not None and serials and serial < min(serials):

@@ -20,8 +20,10 @@ import contextlib
 import errno
 import os
 import resource
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from kbtools.errors import SyncError, TransientSyncError
@@ -39,6 +41,23 @@ def pack_bytes(gd: Path) -> int:
 
 CHECKED_FETCH = ("-c", "fetch.unpackLimit=1", "-c", "fetch.fsckObjects=true",
                  "-c", "maintenance.auto=false", "-c", "gc.auto=0", "fetch", "-q")
+
+
+def kept_since(gd: Path, tag: str) -> str | None:
+    """When the objects of release `tag` came into the device's repo.git ahead of the sync
+    about to fetch it (an attempt that failed or was killed after its fetch kept them: the
+    next fetch adds nothing, and "fetched 0 bytes" said nothing true of the release): the
+    time its tag ref was written, UTC to the second, or "" when git has packed the ref (the
+    time is not known); None when they are not here."""
+    if rev_parse(gd, f"refs/tags/{tag}") is None:
+        return None
+    try:
+        st = os.lstat(gd / "refs" / "tags" / tag)
+    except OSError:
+        return ""
+    if not stat.S_ISREG(st.st_mode):
+        return ""
+    return datetime.fromtimestamp(int(st.st_mtime), UTC).isoformat()
 
 
 def fetch(gd: Path, source: str, branch_ref: str, branch: str, tag_ref: str, tag: str,

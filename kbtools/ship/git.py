@@ -24,6 +24,7 @@ import re
 import shutil
 import signal
 import subprocess
+import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,6 +64,18 @@ def parse_serial(tag: str) -> int | None:
     for any other name, a non-canonical one too (``kb-r012``: `tag_form_problem`)."""
     m = _TAG_RE.match(tag.rsplit("/", 1)[-1])
     return int(m.group(1)) if m else None
+
+
+def spelled_tag(name: str) -> str:
+    """The release tag an operator's `name` spells: `name` itself, or the one tag it is once
+    the blanks around it are dropped and it is read as NFKC in lower case (``"kb-r1 "``
+    pasted with a blank, ``KB-R1``, a full-width ``ｋｂ－ｒ１`` from a Chinese input method:
+    no other tag reads so). Any other name is returned as given, for the caller to refuse
+    with the tag it may mean (``r1``, ``1``: one release back, or serial 1?; ``kb-r01``)."""
+    if parse_serial(name) is not None:
+        return name
+    read = unicodedata.normalize("NFKC", name).strip().lower()
+    return read if "/" not in read and parse_serial(read) is not None else name
 
 
 def tag_form_problem(tag: str) -> str | None:

@@ -52,6 +52,7 @@ from kbtools.ship.git import (
     list_source,
     moved_tags,
     parse_serial,
+    spelled_tag,
     tag_name,
 )
 from kbtools.ship.gitrun import interrupts_held
@@ -68,6 +69,7 @@ from kbtools.ship.serves import (
     cannot_write,
     interrupted,
     locked,
+    since_then,
     still_serves,
     switch_outcome,
     under_way,
@@ -270,7 +272,8 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
     rdir = served_release(path)
     keys, key_problem = pinned_keys(path)
     out: dict[str, Any] = {"device": str(path), "served": None,
-                           "last_sync": _readable(under_way(path, state.get("last_sync"))),
+                           "last_sync": _readable(since_then(path, under_way(
+                               path, state.get("last_sync")))),
                            "releases": len(release_dirs(path)),
                            "rolled_back": state.get("rolled_back", []),
                            "state_problem": state_problem,
@@ -477,6 +480,7 @@ def _rollback_target(path: Path, current: str | None, have: dict[str, Path],
             raise SyncError("no earlier local release to roll back to "
                             "(see `kb releases`)", path=str(path))
         tag = older[0]
+    tag = spelled_tag(tag)  # "kb-r1 ", KB-R1, ｋｂ－ｒ１: kb-r1; "r1", "1": refused below
     if tag not in have:
         raise SyncError(not_on_device(tag, have, path), path=str(path))
     if tag == current:

@@ -23,9 +23,10 @@ from kbtools.errors import Interrupted, SyncError
 from kbtools.ship import devicelock, trust
 from kbtools.ship.device import served_release, served_tag
 from kbtools.ship.devicelock import lock_holder
+from kbtools.ship.devicestate import rollback_into
 
-__all__ = ["cannot_write", "interrupted", "locked", "still_serves", "switch_outcome",
-           "under_way", "unvouched"]
+__all__ = ["cannot_write", "interrupted", "locked", "since_then", "still_serves",
+           "switch_outcome", "under_way", "unvouched"]
 
 
 def unvouched(path: Path, *, then: str | None = None) -> str | None:
@@ -143,3 +144,39 @@ def switch_outcome(path: Path, last: Any, *, settled: bool = False) -> Any:
             serves = still_serves(path, serves)
         why = f"killed before its switch to {tag}: {serves}; run `kb sync` again to finish"
     return {k: v for k, v in last.items() if k != "switching"} | {"tag": now, "error": why}
+
+
+def since_then(path: Path, last: Any) -> Any:
+    """A finished sync's record as `kb status` shows it once the device changed after it:
+    another command (`kb rollback`, or the one `kb trust remove` runs) changed what serves,
+    or keys were pinned or unpinned after a failure ("pin it with `kb trust add`", done).
+    Its words of what serves are put in the past ("kb-r3 still serves" becomes "kb-r3
+    served on"), and ``since`` says what serves now, since which rollback (rollback.log),
+    and the keys pinned since (trust.log). Why: after a failed sync and a rollback, `kb
+    status` quoted "kb-r3 still serves" as the device's health while kb-r2 served. The
+    release a sync left serving is its ``served`` (a failure) or its ``tag``; a record
+    naming neither (written before kb kept it), or one under way, is as it is."""
+    if not isinstance(last, dict) or last.get("under_way"):
+        return last
+    failed = last.get("ok") is False
+    then = last.get("served", last.get("tag")) if failed else last.get("tag")
+    now = served_tag(path)
+    moved = isinstance(then, str) and then != now
+    said = []
+    if moved:
+        entry = rollback_into(path, now)  # the rollback that left `now` serving, if one did
+        by = ""
+        if entry is not None:
+            # one `kb trust remove` ran names why (`operate.settle_trust`)
+            by = (f" since the rollback at {entry.get('at')} ({entry['why']})"
+                  if entry.get("why") else f" since `kb rollback` at {entry.get('at')}") + (
+                "" if entry.get("from") == then else f" (from {entry.get('from')})")
+        said.append(f"{now or 'no release'} serves{by}, not {then}")
+    if failed:
+        said += trust.pinned_since(path, str(last.get("at")))
+    if not said:
+        return last
+    shown = dict(last) | {"since": "; ".join(said)}
+    if moved and isinstance(last.get("error"), str):
+        shown["error"] = last["error"].replace(f"{then} still serves", f"{then} served on")
+    return shown

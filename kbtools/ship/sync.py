@@ -61,7 +61,7 @@ from kbtools.index.manifest import load_manifest, verify_files
 from kbtools.index.stamps import Signature, changed_before
 from kbtools.ship import checkout, devicestate, intact, readonly, serves, trust
 from kbtools.ship import device as dev
-from kbtools.ship.fetching import deepen, fetch
+from kbtools.ship.fetching import deepen, fetch, kept_since
 from kbtools.ship.git import (
     SourceRefs,
     compact,
@@ -118,6 +118,9 @@ class SyncResult:
     trust: tuple[str, ...] = field(default_factory=tuple)  # keys pinned/unpinned, one line each
     skipped: tuple[str, ...] = field(default_factory=tuple)  # newer tags rolled back from
     rederived: str | None = None  # the served index failed its check and was derived again
+    # the release's objects were in repo.git before this sync fetched (an earlier attempt
+    # kept them): when they came ("" not known; `fetching.kept_since`), else None
+    kept: str | None = None
     # tags rolled back from that the new one passes: a sync skips them no more
     no_longer_skipped: tuple[str, ...] = field(default_factory=tuple)
 
@@ -221,7 +224,8 @@ def _stopped(device: Path, state: dict[str, Any] | None, source: str, before: st
         if state is not None:
             now = dev.served_tag(device)
             state["last_sync"] = {"ok": False, "source": shown_source(source), "at": _now(),
-                                  "error": f"interrupted: {scrub(stopped.message)}"}
+                                  "error": f"interrupted: {scrub(stopped.message)}",
+                                  "served": now}
             if now != before:
                 state["last_sync"]["tag"] = now
                 state["source"] = source
@@ -239,8 +243,10 @@ def _failed(device: Path, state: dict[str, Any], source: str, before: str | None
     err = serves.cannot_write(device, exc, before) if isinstance(exc, OSError) else exc
     dev.clean_staging(device)
     err = scrubbed(_repair_served(device, err))
+    # what serves after it (`serves.since_then`: its words put in the past once a rollback
+    # changes that)
     state["last_sync"] = {"ok": False, "source": shown_source(source), "error": str(err),
-                          "at": _now()}
+                          "at": _now(), "served": dev.served_tag(device)}
     with contextlib.suppress(OSError):
         devicestate.write_state(device, state)
     return err
@@ -386,6 +392,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     fetched, hashed = 0, dict[str, Signature]()
     final = DeviceLayout(device).release(tag)
     redo = _discard_unsound(device, tag, hashed)
+    kept = kept_since(gd, tag)
     if not final.is_dir():
         fetched = fetch(gd, source, refs.branch_ref, branch, offered[serial][0], tag, limits)
         try:
@@ -450,7 +457,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     # release's hard link to a file changes that file's change time, so it is hashed here)
     intact.vouch(final, hashed)
     return SyncResult(tag, serial, current, True, source, plan.signed_by, fetched,
-                      warnings, tuple(pinned), skipped, no_longer_skipped=ended)
+                      warnings, tuple(pinned), skipped, no_longer_skipped=ended, kept=kept)
 
 
 def _discard_unsound(device: Path, tag: str, hashed: dict[str, Signature]
@@ -535,7 +542,12 @@ def _up_to_date(device: Path, source: str, tag: str, begin: trust.TrustStart,
     if revoked is not None:  # up to date, and answering nothing: not a sync that succeeded
         raise SyncError(f"the source offers nothing newer than {tag}, and {revoked}",
                         path=source)
+    # the served release's signer, as its install recorded it (None said "unsigned" of a
+    # signed release to a reader of --json), or as the keys pinned now found it
+    signer = settled.signed_by if settled else devicestate.read_json(
+        ReleaseLayout(served).verified).get("signed_by")
     return SyncResult(tag, serial, tag, False, source,
+                      signed_by=signer if isinstance(signer, str) else None,
                       warnings=(begin.warnings + moved + notes
                                 + _age_warn(served, max_age_days) + pruned),
                       trust=tuple(pinned), skipped=skipped, rederived=rederived)

@@ -513,6 +513,24 @@ def _log(device: Path, action: str, kid: str, why: str) -> None:
         "user": os.environ.get("USER") or os.environ.get("LOGNAME") or "?"})
 
 
+def pinned_since(device: Path, at: str) -> list[str]:
+    """Each key pinned or unpinned after `at` (an ISO time, a sync's), as trust.log has it:
+    ``key K pinned at T``; [] when `at` is no time or the log cannot be read."""
+    try:
+        after = datetime.fromisoformat(at)
+    except (TypeError, ValueError):
+        return []
+    out = []
+    for entry in _read_log(device):
+        try:
+            when = datetime.fromisoformat(str(entry.get("at")))
+        except ValueError:
+            continue
+        if when > after and entry.get("action") in ("pin", "unpin"):
+            out.append(f"key {entry.get('key_id')} {entry['action']}ned at {entry['at']}")
+    return out
+
+
 def _read_log(device: Path) -> list[dict[str, Any]]:
     try:
         text = read_beneath(device, TRUST_LOG, MAX_LOG_BYTES).decode("utf-8", "replace")
