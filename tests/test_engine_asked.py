@@ -28,17 +28,22 @@ from tests.test_engine_failures import _engine, _rel, signed  # noqa: F401 - fix
 QUESTION = "flush the drip irrigation lines"
 
 
+def _published(milvus, db: str, dev, serials=(1, 2), **how) -> str:  # noqa: F811
+    """Releases `serials` of device `dev` published, in order, into database `db` (`how`:
+    `publish`'s options); its URL."""
+    eng = _engine(milvus, db)
+    try:
+        for n in serials:
+            publish(eng, check_release(_rel(dev, n)), **how)
+    finally:
+        eng.close()
+    return milvus.url(db)
+
+
 @pytest.fixture(scope="module")
 def url(signed, milvus):  # noqa: F811
     """kb-r1, kb-r2, kb-r3 published (kb-r3 served), keep 5."""
-    dev, _ = signed
-    eng = _engine(milvus, "asked")
-    try:
-        for n in (1, 2, 3):
-            publish(eng, check_release(_rel(dev, n)))
-    finally:
-        eng.close()
-    return milvus.url("asked")
+    return _published(milvus, "asked", signed[0], (1, 2, 3))
 
 
 def _query(*args: str) -> tuple[int, str]:
@@ -106,12 +111,7 @@ def test_mcp_and_the_api_search_a_published_release_asked_for(signed, url):  # n
 
 def test_a_release_pruned_by_keep_is_named_gone(signed, milvus):  # noqa: F811
     dev, _ = signed
-    eng = _engine(milvus, "asked_keep")
-    try:
-        for n in (1, 2):
-            publish(eng, check_release(_rel(dev, n)), keep=1)
-    finally:
-        eng.close()
+    _published(milvus, "asked_keep", dev, keep=1)
     code, out = _query("--engine", milvus.url("asked_keep"), "--release", "kb-r1")
     assert code == 1
     assert "release kb-r1 is not published" in out
@@ -177,12 +177,7 @@ def test_an_earlier_release_is_opened_once_per_publication(signed, milvus):  # n
     no ``__meta``; a release dropped since is named gone, and one published again into its
     collection is opened anew, with its answers."""
     dev, _ = signed
-    eng = _engine(milvus, "asked_kept")
-    try:
-        for n in (1, 2):
-            publish(eng, check_release(_rel(dev, n)))
-    finally:
-        eng.close()
+    _published(milvus, "asked_kept", dev)
     want = _cited(_query("--index", str(_rel(dev, 1)))[1])
     reader = EngineReader(connect_url(milvus.url("asked_kept")))
     counted = reader.engine.client = _MetaReads(reader.engine.client)
@@ -258,13 +253,7 @@ def test_kb_query_engine_reads_the_record_once_per_publication(signed, milvus): 
     collection, and the release a rollback moved the alias to, are read anew, with their
     own answers."""
     dev, _ = signed
-    url = milvus.url("asked_runs")
-    eng = _engine(milvus, "asked_runs")
-    try:
-        for n in (1, 2):
-            publish(eng, check_release(_rel(dev, n)))
-    finally:
-        eng.close()
+    url = _published(milvus, "asked_runs", dev)
     local = {n: _cited(_query("--index", str(_rel(dev, n)))[1]) for n in (1, 2)}
 
     def run() -> tuple[tuple[str, list[str]], int]:
