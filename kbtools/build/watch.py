@@ -76,19 +76,34 @@ class Update:
 def _relevant(path: str, cfg: Config) -> bool:
     """Whether a change of `path` can change the build: a file of the knowledge, assets or
     schemas folders (documents, the images they show, the synonyms), the settings, the
-    user dictionary, a Markdown file of the root (a document may link to it) and those
-    folders themselves; not hidden files or folders (below the folder watched: an Obsidian
+    user dictionary, a Markdown file of the root (a document may link to it), Git's
+    `.gitignore` and `.mailmap` (`_git_setting`) and those folders themselves; not hidden files or folders (below the folder watched: an Obsidian
     vault's `.obsidian/plugins/*/data.json`, its `.trash/`, `.git`) nor editors' swap,
     backup, autosave, lock and probe files (`_editor_noise`)."""
     p = Path(path)
     if p in (cfg.root / CONFIG_NAME, cfg.root / str(cfg.get("bm25.user_dict"))):
         return True
+    if p.name in (".gitignore", ".mailmap"):
+        return _git_setting(p, cfg)
     if _editor_noise(p.name):
         return False
     for folder in (cfg.path(f) for f in _FOLDERS):
         if p.is_relative_to(folder):
             return not any(part.startswith(".") for part in p.relative_to(folder).parts)
     return p.suffix.lower() == ".md" or _anchor(p, cfg)
+
+
+def _git_setting(path: Path, cfg: Config) -> bool:
+    """Whether `path` (a `.gitignore` or `.mailmap`) is a file of Git's that changes what a
+    build reads: a `.gitignore` in a folder that is not hidden (what Git ignores is no part
+    of the repository, `kbtools.ignored`: an untracked document left out or taken back), the
+    root's `.mailmap` (the authors every line's blame names; Git reads no other)."""
+    if not path.is_relative_to(cfg.root):
+        return False
+    folders = path.relative_to(cfg.root).parts[:-1]
+    if path.name == ".mailmap":
+        return not folders
+    return not any(part.startswith(".") for part in folders)
 
 
 # suffixes of the files editors and tools write beside a document and rename into place or

@@ -1,0 +1,68 @@
+"""`kb watch` and the repository's own files that change what a build reads: a `.gitignore`
+(at the root or in a watched folder) that starts or stops ignoring an author's untracked
+document, and a `.mailmap` that renames the authors every line's blame names. Each is a
+change a full build sees; the watcher rebuilds on it and ends with what a full `--no-cache`
+build of the same tree writes (session 41)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from kbtools.build.watch import _relevant
+from kbtools.config import load_config
+from tests.kbfixtures import copy_example
+from tests.test_watch import ADR, _hashed, _start, _wait
+from tests.test_watch_saves import _as_full_build, _quiet
+
+NOTE = "knowledge/engineering/local-notes.md"
+
+
+@pytest.mark.parametrize("rel,relevant", [
+    (".gitignore", True),
+    (".mailmap", True),
+    ("knowledge/.gitignore", True),
+    ("knowledge/engineering/.gitignore", True),
+    ("assets/.gitignore", True),
+    ("knowledge/.obsidian/.gitignore", False),  # ignores hidden files, never read anyway
+    ("knowledge/.mailmap", False),  # git reads the root's alone
+    (".gitignore~", False),
+    (".gitattributes", False),
+])
+def test_which_repository_files_rebuild(tmp_path, rel, relevant):
+    repo = copy_example(tmp_path / "repo", [ADR])
+    assert _relevant(str(repo / rel), load_config(repo)) is relevant
+
+
+def _ignore_note(repo):
+    (repo / ".gitignore").write_text("knowledge/**/local-*.md\n", encoding="utf-8")
+
+
+def _ignore_note_in_folder(repo):
+    (repo / "knowledge/engineering/.gitignore").write_text("local-*.md\n", encoding="utf-8")
+
+
+def _mailmap(repo):
+    (repo / ".mailmap").write_text("Tidy Author <tidy@example.com> <author@example.com>\n",
+                                   encoding="utf-8")
+
+
+@pytest.mark.parametrize("edit", [_ignore_note, _ignore_note_in_folder, _mailmap],
+                         ids=["root-gitignore", "folder-gitignore", "mailmap"])
+def test_a_saved_gitignore_or_mailmap_is_built_as_a_full_build(tmp_path, edit):
+    repo = copy_example(tmp_path / "repo", [ADR])
+    _hashed(repo)
+    shutil.copy(repo / ADR, repo / NOTE)  # an author's untracked note, indexed
+    updates: list = []
+    stop, thread = _start(repo, updates)
+    try:
+        _wait(updates, 1)
+        assert updates[0].error is None
+        edit(repo)
+        _quiet(updates, 2, timeout=30)
+        assert updates[-1].error is None
+        _as_full_build(repo, tmp_path)
+    finally:
+        stop.set()
+        thread.join(timeout=10)
