@@ -1,11 +1,13 @@
-"""`kb watch` and the repository's own files that change what a build reads: a `.gitignore`
+"""`kb watch` and the files outside its folders that change what a build reads: a `.gitignore`
 (at the root or in a watched folder) that starts or stops ignoring an author's untracked
-document, and a `.mailmap` that renames the authors every line's blame names. Each is a
+document, a `.mailmap` that renames the authors every line's blame names, and the target
+elsewhere in the repository of a symlinked document in knowledge/. Each is a
 change a full build sees; the watcher rebuilds on it and ends with what a full `--no-cache`
 build of the same tree writes (session 41)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 
 import pytest
@@ -61,6 +63,37 @@ def test_a_saved_gitignore_or_mailmap_is_built_as_a_full_build(tmp_path, edit):
         assert updates[0].error is None
         edit(repo)
         _quiet(updates, 2, timeout=30)
+        assert updates[-1].error is None
+        _as_full_build(repo, tmp_path)
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+
+
+def _linked_document(repo):
+    """knowledge/engineering/adr-notes.md → ../../notes/adr-notes.md, made before watching."""
+    (repo / "notes").mkdir()
+    shutil.copy(repo / ADR, repo / "notes/adr-notes.md")
+    os.symlink("../../notes/adr-notes.md", repo / "knowledge/engineering/adr-notes.md")
+    return repo / "notes/adr-notes.md"
+
+
+@pytest.mark.parametrize("late", [False, True], ids=["linked-before", "linked-while-watching"])
+def test_an_edit_of_a_symlinked_documents_target_is_built(tmp_path, late):
+    repo = copy_example(tmp_path / "repo", [ADR])
+    _hashed(repo)
+    target = None if late else _linked_document(repo)
+    updates: list = []
+    stop, thread = _start(repo, updates)
+    try:
+        _wait(updates, 1)
+        if target is None:
+            target = _linked_document(repo)
+            _quiet(updates, 2, timeout=30)
+        seen = len(updates)
+        with target.open("a", encoding="utf-8") as fh:  # the target saved, not the link
+            fh.write("\n## 袋熊\n\n袋熊洞里有 17 台水泵，每周检查一次密封圈。\n")
+        _quiet(updates, seen + 1, timeout=30)
         assert updates[-1].error is None
         _as_full_build(repo, tmp_path)
     finally:
