@@ -99,3 +99,34 @@ def test_an_edit_of_a_symlinked_documents_target_is_built(tmp_path, late):
     finally:
         stop.set()
         thread.join(timeout=10)
+
+
+def test_a_replaced_picture_a_document_shows_from_elsewhere_is_built(tmp_path):
+    """`![叶片](../../pics/leaf.png)`: a picture outside assets/ and knowledge/, shipped in
+    data/source/ by the build, saved over with another picture; then a document showing a
+    second one added while watching and that one replaced too."""
+    repo = copy_example(tmp_path / "repo", [ADR])
+    _hashed(repo)
+    (repo / "pics").mkdir()
+    shutil.copy(repo / "assets/images/corn-rust-leaf.png", repo / "pics/leaf.png")
+    with (repo / ADR).open("a", encoding="utf-8") as fh:
+        fh.write("\n## Leaf\n\nThe leaf as photographed.\n\n![leaf](../../pics/leaf.png)\n")
+    updates: list = []
+    stop, thread = _start(repo, updates)
+    try:
+        _wait(updates, 1)
+        assert updates[0].error is None
+        shutil.copy(repo / "assets/images/rice-blast-leaf.png", repo / "pics/leaf.png")
+        _quiet(updates, 2, timeout=30)
+        _as_full_build(repo, tmp_path)
+        shutil.copy(repo / "assets/images/wheat-scab-ear.png", repo / "pics/ear.png")
+        with (repo / ADR).open("a", encoding="utf-8") as fh:
+            fh.write("\n## Ear\n\nThe ear.\n\n![ear](../../pics/ear.png)\n")
+        _quiet(updates, 3, timeout=30)
+        shutil.copy(repo / "assets/images/corn-rust-leaf.png", repo / "pics/ear.png")
+        _quiet(updates, 4, timeout=30)
+        assert updates[-1].error is None
+        _as_full_build(repo, tmp_path)
+    finally:
+        stop.set()
+        thread.join(timeout=10)

@@ -151,9 +151,18 @@ def _watched_paths(cfg: Config) -> list[Path]:
             (cfg.root / str(cfg.get("bm25.user_dict"))).parent]
 
 
-def _links(cfg: Config) -> LinkTargets:
-    """Where the symlinks in the knowledge, assets and schemas folders lead."""
-    return LinkTargets.find(cfg.root, [cfg.path(f) for f in _FOLDERS])
+def _links(cfg: Config, out: Path | None) -> LinkTargets:
+    """Where the symlinks in the knowledge, assets and schemas folders lead, and the files
+    outside them the build at `out` shipped (`kbtools.build.watch_links`)."""
+    return LinkTargets.find(cfg.root, _folders(cfg), _manifest(cfg, out))
+
+
+def _folders(cfg: Config) -> list[Path]:
+    return [cfg.path(f) for f in _FOLDERS]
+
+
+def _manifest(cfg: Config, out: Path | None) -> Path:
+    return ReleaseLayout(out or cfg.path("dist")).manifest
 
 
 def _schedule(observer: Any, handler: Any, cfg: Config, gitf: GitFiles | None = None,
@@ -228,7 +237,7 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
     observer = Observer()  # watching starts before the first build: no save is missed
     handler = Handler()
     gitf = git_files(cfg.root)  # HEAD moved (a commit, a checkout): blame and reviews change
-    links = _links(cfg)  # where a linked document or picture really is
+    links = _links(cfg, out)  # where a linked document really is, pictures elsewhere
     _schedule(observer, handler, cfg, gitf, links)
     observer.start()
     head = head_state(cfg.root) if gitf is not None else None
@@ -240,6 +249,9 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
         # embeds the first save without loading one (a save meanwhile waits in `events`)
         first_update = rebuild(cfg, out, (), lenient, memo, skip_invalid) if initial else None
         warm_models(out or cfg.path("dist"), str(cfg.get("embedding.model")))
+        if (found_links := _links(cfg, out)) != links:
+            links = found_links
+            _schedule(observer, handler, cfg, gitf, links)
         if first_update is not None:
             report(first_update)
         settle()
@@ -265,7 +277,7 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
             event = moved[0] if moved else None
             if any(_anchor(Path(p), cfg) or links.names_link(Path(p)) for p in files):
                 # a watched folder came, went or moved, or a symlink was made or removed
-                links = _links(cfg)
+                links = _links(cfg, out)
                 _schedule(observer, handler, cfg, gitf, links)
             if config_error or any(Path(p).resolve() == config_file for p in changed):
                 # the settings changed: build with the new ones (and watch their folders)
@@ -277,10 +289,14 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
                     continue
                 config_error = None
                 if _watched_paths(new_cfg) != _watched_paths(cfg):
-                    links = _links(new_cfg)
+                    links = _links(new_cfg, out)
                     _schedule(observer, handler, new_cfg, gitf, links)
                 cfg = new_cfg
             report(replace(rebuild(cfg, out, rels, lenient, memo, skip_invalid), git=event))
+            found_links = links.shipped(cfg.root, _folders(cfg), _manifest(cfg, out))
+            if found_links != links:  # a picture elsewhere shown or no longer
+                links = found_links
+                _schedule(observer, handler, cfg, gitf, links)
             settle()  # after the report: the full collection runs while the watcher waits
     finally:
         observer.stop()
