@@ -49,6 +49,7 @@ from kbtools.build.watch_git import (
     git_files,
     head_state,
 )
+from kbtools.build.watch_links import LinkTargets
 from kbtools.config import CONFIG_NAME, Config, load_config
 from kbtools.docfiles import editor_markdown
 from kbtools.embed.registry import get_reference_embedder
@@ -76,19 +77,34 @@ class Update:
 def _relevant(path: str, cfg: Config) -> bool:
     """Whether a change of `path` can change the build: a file of the knowledge, assets or
     schemas folders (documents, the images they show, the synonyms), the settings, the
-    user dictionary, a Markdown file of the root (a document may link to it) and those
-    folders themselves; not hidden files or folders (below the folder watched: an Obsidian
-    vault's `.obsidian/plugins/*/data.json`, its `.trash/`, `.git`) nor editors' swap,
+    user dictionary, a Markdown file of the root (a document may link to it), Git's
+    `.gitignore` and `.mailmap` (`_git_setting`) and those folders themselves; not hidden
+    files or folders (below the folder watched: an Obsidian vault's `.obsidian/plugins/*/data.json`, its `.trash/`, `.git`) nor editors' swap,
     backup, autosave, lock and probe files (`_editor_noise`)."""
     p = Path(path)
     if p in (cfg.root / CONFIG_NAME, cfg.root / str(cfg.get("bm25.user_dict"))):
         return True
+    if p.name in (".gitignore", ".mailmap"):
+        return _git_setting(p, cfg)
     if _editor_noise(p.name):
         return False
     for folder in (cfg.path(f) for f in _FOLDERS):
         if p.is_relative_to(folder):
             return not any(part.startswith(".") for part in p.relative_to(folder).parts)
     return p.suffix.lower() == ".md" or _anchor(p, cfg)
+
+
+def _git_setting(path: Path, cfg: Config) -> bool:
+    """Whether `path` (a `.gitignore` or `.mailmap`) is a file of Git's that changes what a
+    build reads: a `.gitignore` in a folder that is not hidden (what Git ignores is no part
+    of the repository, `kbtools.ignored`: an untracked document left out or taken back), the
+    root's `.mailmap` (the authors every line's blame names; Git reads no other)."""
+    if not path.is_relative_to(cfg.root):
+        return False
+    folders = path.relative_to(cfg.root).parts[:-1]
+    if path.name == ".mailmap":
+        return not folders
+    return not any(part.startswith(".") for part in folders)
 
 
 # suffixes of the files editors and tools write beside a document and rename into place or
@@ -135,11 +151,27 @@ def _watched_paths(cfg: Config) -> list[Path]:
             (cfg.root / str(cfg.get("bm25.user_dict"))).parent]
 
 
-def _schedule(observer: Any, handler: Any, cfg: Config, gitf: GitFiles | None = None) -> None:
+def _links(cfg: Config, out: Path | None) -> LinkTargets:
+    """Where the symlinks in the knowledge, assets and schemas folders lead, and the files
+    outside them the build at `out` shipped (`kbtools.build.watch_links`)."""
+    return LinkTargets.find(cfg.root, _folders(cfg), _manifest(cfg, out))
+
+
+def _folders(cfg: Config) -> list[Path]:
+    return [cfg.path(f) for f in _FOLDERS]
+
+
+def _manifest(cfg: Config, out: Path | None) -> Path:
+    return ReleaseLayout(out or cfg.path("dist")).manifest
+
+
+def _schedule(observer: Any, handler: Any, cfg: Config, gitf: GitFiles | None = None,
+              links: LinkTargets | None = None) -> None:
     """Watch `cfg`'s folders with `handler` (anything watched before is dropped); one that
     does not exist yet is watched for through the nearest folder below the root holding
     it (or the root). `gitf`: the repository's HEAD and refs, watched too (a commit or a
-    checkout changes every document's blame and review)."""
+    checkout changes every document's blame and review); `links`: where the symlinks in
+    those folders lead, watched too (`kbtools.build.watch_links`)."""
     observer.unschedule_all()
     root = cfg.root
     for folder, deep in gitf.folders() if gitf is not None else []:
@@ -151,6 +183,8 @@ def _schedule(observer: Any, handler: Any, cfg: Config, gitf: GitFiles | None = 
             folder, recursive = folder.parent, False
         if folder.is_dir():
             watched[folder] = watched.get(folder, False) or recursive
+    for folder, recursive in (links.watch_folders() if links is not None else {}).items():
+        watched[folder] = watched.get(folder, False) or recursive
     for folder, recursive in watched.items():
         if not any(deep and folder.is_relative_to(w) and folder != w
                    for w, deep in watched.items()):
@@ -192,6 +226,8 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
                 # (or one holding it) is to be watched
             for path in (event.src_path, getattr(event, "dest_path", "")):
                 if path and (_relevant(str(path), cfg)
+                             or (links.holds(Path(str(path)))
+                                 and not _editor_noise(Path(str(path)).name))
                              or (gitf is not None and gitf.moves_head(Path(str(path))))):
                     events.put(str(path))
 
@@ -201,7 +237,8 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
     observer = Observer()  # watching starts before the first build: no save is missed
     handler = Handler()
     gitf = git_files(cfg.root)  # HEAD moved (a commit, a checkout): blame and reviews change
-    _schedule(observer, handler, cfg, gitf)
+    links = _links(cfg, out)  # where a linked document really is, pictures elsewhere
+    _schedule(observer, handler, cfg, gitf, links)
     observer.start()
     head = head_state(cfg.root) if gitf is not None else None
     appearing = GitAppearing(cfg.root) if gitf is None else None
@@ -212,6 +249,9 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
         # embeds the first save without loading one (a save meanwhile waits in `events`)
         first_update = rebuild(cfg, out, (), lenient, memo, skip_invalid) if initial else None
         warm_models(out or cfg.path("dist"), str(cfg.get("embedding.model")))
+        if (found_links := _links(cfg, out)) != links:
+            links = found_links
+            _schedule(observer, handler, cfg, gitf, links)
         if first_update is not None:
             report(first_update)
         settle()
@@ -221,7 +261,7 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
                 # is built as HEAD moving from no commit on its branch
                 gitf, appearing = found, None
                 head = HeadState((head_state(cfg.root) or HeadState(None, "")).branch, "")
-                _schedule(observer, handler, cfg, gitf)
+                _schedule(observer, handler, cfg, gitf, links)
                 events.put(str(gitf.git_dir / "HEAD"))
             try:
                 first = events.get(timeout=0.2)
@@ -235,8 +275,10 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
             rels = tuple(sorted({_rel(p, cfg.root) for p in files}
                                 | set(moved[1] if moved else ())))
             event = moved[0] if moved else None
-            if any(_anchor(Path(p), cfg) for p in files):
-                _schedule(observer, handler, cfg, gitf)  # a watched folder came, went or moved
+            if any(_anchor(Path(p), cfg) or links.names_link(Path(p)) for p in files):
+                # a watched folder came, went or moved, or a symlink was made or removed
+                links = _links(cfg, out)
+                _schedule(observer, handler, cfg, gitf, links)
             if config_error or any(Path(p).resolve() == config_file for p in changed):
                 # the settings changed: build with the new ones (and watch their folders)
                 try:
@@ -247,9 +289,14 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
                     continue
                 config_error = None
                 if _watched_paths(new_cfg) != _watched_paths(cfg):
-                    _schedule(observer, handler, new_cfg, gitf)
+                    links = _links(new_cfg, out)
+                    _schedule(observer, handler, new_cfg, gitf, links)
                 cfg = new_cfg
             report(replace(rebuild(cfg, out, rels, lenient, memo, skip_invalid), git=event))
+            found_links = links.shipped(cfg.root, _folders(cfg), _manifest(cfg, out))
+            if found_links != links:  # a picture elsewhere shown or no longer
+                links = found_links
+                _schedule(observer, handler, cfg, gitf, links)
             settle()  # after the report: the full collection runs while the watcher waits
     finally:
         observer.stop()

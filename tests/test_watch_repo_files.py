@@ -1,0 +1,132 @@
+"""`kb watch` and the files outside its folders that change what a build reads: a `.gitignore`
+(at the root or in a watched folder) that starts or stops ignoring an author's untracked
+document, a `.mailmap` that renames the authors every line's blame names, and the target
+elsewhere in the repository of a symlinked document in knowledge/. Each is a
+change a full build sees; the watcher rebuilds on it and ends with what a full `--no-cache`
+build of the same tree writes (session 41)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from kbtools.build.watch import _relevant
+from kbtools.config import load_config
+from tests.kbfixtures import copy_example
+from tests.test_watch import ADR, _hashed, _start, _wait
+from tests.test_watch_saves import _as_full_build, _quiet
+
+NOTE = "knowledge/engineering/local-notes.md"
+
+
+@pytest.mark.parametrize("rel,relevant", [
+    (".gitignore", True),
+    (".mailmap", True),
+    ("knowledge/.gitignore", True),
+    ("knowledge/engineering/.gitignore", True),
+    ("assets/.gitignore", True),
+    ("knowledge/.obsidian/.gitignore", False),  # ignores hidden files, never read anyway
+    ("knowledge/.mailmap", False),  # git reads the root's alone
+    (".gitignore~", False),
+    (".gitattributes", False),
+])
+def test_which_repository_files_rebuild(tmp_path, rel, relevant):
+    repo = copy_example(tmp_path / "repo", [ADR])
+    assert _relevant(str(repo / rel), load_config(repo)) is relevant
+
+
+def _ignore_note(repo):
+    (repo / ".gitignore").write_text("knowledge/**/local-*.md\n", encoding="utf-8")
+
+
+def _ignore_note_in_folder(repo):
+    (repo / "knowledge/engineering/.gitignore").write_text("local-*.md\n", encoding="utf-8")
+
+
+def _mailmap(repo):
+    (repo / ".mailmap").write_text("Tidy Author <tidy@example.com> <author@example.com>\n",
+                                   encoding="utf-8")
+
+
+@pytest.mark.parametrize("edit", [_ignore_note, _ignore_note_in_folder, _mailmap],
+                         ids=["root-gitignore", "folder-gitignore", "mailmap"])
+def test_a_saved_gitignore_or_mailmap_is_built_as_a_full_build(tmp_path, edit):
+    repo = copy_example(tmp_path / "repo", [ADR])
+    _hashed(repo)
+    shutil.copy(repo / ADR, repo / NOTE)  # an author's untracked note, indexed
+    updates: list = []
+    stop, thread = _start(repo, updates)
+    try:
+        _wait(updates, 1)
+        assert updates[0].error is None
+        edit(repo)
+        _quiet(updates, 2, timeout=30)
+        assert updates[-1].error is None
+        _as_full_build(repo, tmp_path)
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+
+
+def _linked_document(repo):
+    """knowledge/engineering/adr-notes.md → ../../notes/adr-notes.md, made before watching."""
+    (repo / "notes").mkdir()
+    shutil.copy(repo / ADR, repo / "notes/adr-notes.md")
+    os.symlink("../../notes/adr-notes.md", repo / "knowledge/engineering/adr-notes.md")
+    return repo / "notes/adr-notes.md"
+
+
+@pytest.mark.parametrize("late", [False, True], ids=["linked-before", "linked-while-watching"])
+def test_an_edit_of_a_symlinked_documents_target_is_built(tmp_path, late):
+    repo = copy_example(tmp_path / "repo", [ADR])
+    _hashed(repo)
+    target = None if late else _linked_document(repo)
+    updates: list = []
+    stop, thread = _start(repo, updates)
+    try:
+        _wait(updates, 1)
+        if target is None:
+            target = _linked_document(repo)
+            _quiet(updates, 2, timeout=30)
+        seen = len(updates)
+        with target.open("a", encoding="utf-8") as fh:  # the target saved, not the link
+            fh.write("\n## 袋熊\n\n袋熊洞里有 17 台水泵，每周检查一次密封圈。\n")
+        _quiet(updates, seen + 1, timeout=30)
+        assert updates[-1].error is None
+        _as_full_build(repo, tmp_path)
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+
+
+def test_a_replaced_picture_a_document_shows_from_elsewhere_is_built(tmp_path):
+    """`![叶片](../../pics/leaf.png)`: a picture outside assets/ and knowledge/, shipped in
+    data/source/ by the build, saved over with another picture; then a document showing a
+    second one added while watching and that one replaced too."""
+    repo = copy_example(tmp_path / "repo", [ADR])
+    _hashed(repo)
+    (repo / "pics").mkdir()
+    shutil.copy(repo / "assets/images/corn-rust-leaf.png", repo / "pics/leaf.png")
+    with (repo / ADR).open("a", encoding="utf-8") as fh:
+        fh.write("\n## Leaf\n\nThe leaf as photographed.\n\n![leaf](../../pics/leaf.png)\n")
+    updates: list = []
+    stop, thread = _start(repo, updates)
+    try:
+        _wait(updates, 1)
+        assert updates[0].error is None
+        shutil.copy(repo / "assets/images/rice-blast-leaf.png", repo / "pics/leaf.png")
+        _quiet(updates, 2, timeout=30)
+        _as_full_build(repo, tmp_path)
+        shutil.copy(repo / "assets/images/wheat-scab-ear.png", repo / "pics/ear.png")
+        with (repo / ADR).open("a", encoding="utf-8") as fh:
+            fh.write("\n## Ear\n\nThe ear.\n\n![ear](../../pics/ear.png)\n")
+        _quiet(updates, 3, timeout=30)
+        shutil.copy(repo / "assets/images/corn-rust-leaf.png", repo / "pics/ear.png")
+        _quiet(updates, 4, timeout=30)
+        assert updates[-1].error is None
+        _as_full_build(repo, tmp_path)
+    finally:
+        stop.set()
+        thread.join(timeout=10)
