@@ -51,7 +51,7 @@ FORMAT = 35  # bump when `scan` reads the same text differently (3: `<`, `>` kep
 # 34: an empty destination (`[a]()`, `src=""`) located where it is written, not at column 1;
 # a table row's cells located in order (a destination two cells write is two)
 # 35: each table cell located from where it starts: a spaced link or footnote two cells
-# write is two
+# write is two; each formula's column
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"
@@ -99,7 +99,7 @@ def from_json(data: dict[str, Any]) -> Scan:
                            tuple(int(x) for x in text))
                 for a, b, rows, text in data["tables"]],
         unread_tables=[(int(a), str(b)) for a, b in data["unread_tables"]],
-        math=[(int(a), str(b), bool(c)) for a, b, c in data["math"]],
+        math=[(int(a), int(b), str(c), bool(d)) for a, b, c, d in data["math"]],
         stray_dollars=[(int(a), int(b)) for a, b in data["dollars"]],
         csv_names=[(int(a), str(b)) for a, b in data["csv"]],
         wikilinks=[(int(a), int(b), str(c)) for a, b, c in data["wiki"]],

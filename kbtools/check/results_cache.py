@@ -163,7 +163,8 @@ FORMAT = 88  # bump when a check's findings for the same inputs change (5: `$` i
 # naming no file in a folder at the repository's root said to be missing; a missing
 # target of no letter or digit (`[M + K](+)`) says how to keep it text (session 41, cb)
 # 88: an anchor written twice (`#安装#安装`) suggested once, with its `--fix` edit; a
-# spaced link or footnote in a table cell located from the cell's start (session 41, cc)
+# spaced link or footnote in a table cell located from the cell's start; a formula said at
+# its column; a front matter item's column beside a tab after a key (session 41, cc)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

@@ -98,8 +98,8 @@ class Scan:
     tables: list[TableShape] = field(default_factory=list)
     # (header line, why) of lines that look like a table and are read as paragraph text
     unread_tables: list[tuple[int, str]] = field(default_factory=list)
-    # (line, latex, display): display is False for inline `$…$`, True for `$$`, ```math
-    math: list[tuple[int, str, bool]] = field(default_factory=list)
+    # (line, col, latex, display): display is False for inline `$…$`, True for `$$`, ```math
+    math: list[tuple[int, int, str, bool]] = field(default_factory=list)
     stray_dollars: list[tuple[int, int]] = field(default_factory=list)  # (line, col) of `$$` text
     # (line, marker) of a code fence never closed: the rest of the document is its code
     unclosed_fences: list[tuple[int, str]] = field(default_factory=list)
@@ -258,7 +258,8 @@ class _Scanner:
         elif kind == "inline":
             self.inline_block(tok)
         elif kind in BLOCK_MATH or is_math_fence(tok):
-            self.out.math.append((self.first_row(tok) + self.offset, tok.content, True))
+            self.out.math.append((self.first_row(tok) + self.offset, self.block_col(tok),
+                                  tok.content, True))
         if kind == "fence":
             self.fence(tok)
             if tok.map:
@@ -276,6 +277,12 @@ class _Scanner:
     @staticmethod
     def first_row(tok: Token) -> int:
         return tok.map[0] if tok.map else 0
+
+    def block_col(self, tok: Token) -> int:
+        """The column a block opens at: past its indentation and a quote's (a callout's)
+        `>` markers."""
+        line = self.lines[self.first_row(tok)] if self.first_row(tok) < len(self.lines) else ""
+        return len(line) - len(without_quote_marks(line).lstrip(" \t")) + 1
 
     def fence(self, tok: Token) -> None:
         """Note a code fence that runs to the end of the body without its closing fence:
@@ -421,8 +428,8 @@ class _Scanner:
                 out.html_ids.update(found.ids)
             elif kind in INLINE_MATH:
                 delim = "$$" if kind.endswith("double") else "$"
-                line, _ = loc.find_plain(delim + child.content + delim)  # its $ are not stray
-                out.math.append((line, child.content, kind.endswith("double")))
+                line, col = loc.find_plain(delim + child.content + delim)  # its $ not stray
+                out.math.append((line, col, child.content, kind.endswith("double")))
             elif kind == "code_inline":
                 loc.find_plain(child.content)
             elif kind == COMMENT:  # no link or mark inside it is read: passed over
