@@ -51,7 +51,7 @@ FORMAT = 35  # bump when `scan` reads the same text differently (3: `<`, `>` kep
 # 34: an empty destination (`[a]()`, `src=""`) located where it is written, not at column 1;
 # a table row's cells located in order (a destination two cells write is two)
 # 35: each table cell located from where it starts: a spaced link or footnote two cells
-# write is two; each formula's column
+# write is two; each formula's column; a spaced link after the same text in a code span
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"
