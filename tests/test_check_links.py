@@ -3,8 +3,10 @@ as written), reference links and autolinks, code left alone, absolute paths."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from kbtools.check.engine import check_file, check_paths, make_context
-from kbtools.check.fix import NotFixed, apply_edits, fix_results
+from kbtools.check.fix import NotFixed, apply_edits, fix_paths, fix_results
 from kbtools.config import load_config
 from tests.kbfixtures import GOOD_FM
 from tests.test_check import codes_for, write_repo
@@ -338,3 +340,33 @@ def test_a_picture_linked_on_the_authors_disk_names_its_copy_in_the_repository(
     copy = " (the repository has '../../assets/images/泵.png': link that if it is the same file)"
     assert [t.endswith(copy) for t in told] == [True, True, True, False, False], told
     assert all("copy it into the repository" in t for t in told)
+
+
+def test_an_anchor_written_twice_is_suggested_once_and_fixed_when_it_names_a_heading(tmp_path):
+    """`[安装](pump.md#安装#安装)` (a heading path pasted after the heading, or the anchor
+    typed twice) got no "did you mean": the single fragment is suggested, and `--fix`
+    writes it when it names a heading, and never when it does not."""
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "pump.md").write_text(GOOD_FM + "# 泵\n\n## 安装\n\n## Install\n",
+                                                encoding="utf-8")
+    doc = root / "knowledge" / "a.md"
+    body = ("# T\n\n## 部件\n\n[a](pump.md#安装#安装) [b](pump.md#install#install)"
+            " [c](#部件#部件) [d](pump.md#%E5%AE%89%E8%A3%85#安装) [e](pump.md#保养#保养)\n")
+    doc.write_text(GOOD_FM + body, encoding="utf-8")
+    found = check_paths([doc], load_config(root))
+    said = "`kb check --fix` links to"
+    assert [f.message for f in found] == [
+        f"no heading '#安装#安装' in knowledge/pump.md; did you mean '#安装'?; {said} '#安装'",
+        f"no heading '#install#install' in knowledge/pump.md; did you mean '#install'?; {said} "
+        "'#install'",
+        f"no heading '#部件#部件' in this document; did you mean '#部件'?; {said} '#部件'",
+        f"no heading '#安装#安装' in knowledge/pump.md; did you mean '#安装'?; {said} "
+        "'#%E5%AE%89%E8%A3%85'",
+        "no heading '#保养#保养' in knowledge/pump.md"]
+    changes, _, left = fix_paths([doc], partial(make_context, load_config(root)))
+    assert doc.read_text(encoding="utf-8") == GOOD_FM + body.replace("#安装#安装", "#安装") \
+        .replace("#install#install", "#install").replace("#部件#部件", "#部件") \
+        .replace("#%E5%AE%89%E8%A3%85#安装", "#%E5%AE%89%E8%A3%85")
+    assert [c.format().split(": ", 1)[1] for c in changes if isinstance(c, NotFixed)] == [
+        "not fixed: no heading '#保养' in knowledge/pump.md: link one by hand"]
+    assert [f.message for f in left] == ["no heading '#保养#保养' in knowledge/pump.md"]

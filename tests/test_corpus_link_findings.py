@@ -97,3 +97,29 @@ def test_a_destination_two_cells_of_a_row_write_is_two_findings_and_fixes(repo):
     CliRunner().invoke(main, ["check", "--no-cache", "--fix", "knowledge/t/a.md"])
     assert (repo / "knowledge/t/a.md").read_text(encoding="utf-8") == GOOD_FM + body.replace(
         "/knowledge/x.md", "../x.md")
+
+
+@pytest.mark.parametrize("text", ["![外观](my pic.png)", "![pump](pump photo.png)"])
+def test_a_spaced_link_two_cells_of_a_row_write_is_two_findings_and_fixes(repo, text):
+    """Two cells of one row holding the same spaced link were both located from the row's
+    start: one finding at the first cell's column, and `--fix` mended the first alone."""
+    row = f"| 见 {text} | see {text} |"
+    body = f"\n# 部件\n\n| a | b |\n|---|---|\n{row}\n"
+    at = FM_LINES + 6
+    found = [f.split(": ", 2)[0] for f in check(repo, body)]
+    assert found == [f"knowledge/t/a.md:{at}:{row.index('!') + 1}",
+                     f"knowledge/t/a.md:{at}:{row.rindex('!') + 1}"]
+    CliRunner().invoke(main, ["check", "--no-cache", "--fix", "knowledge/t/a.md"])
+    path = text[text.index("(") + 1:-1]
+    assert (repo / "knowledge/t/a.md").read_text(encoding="utf-8") == GOOD_FM + body.replace(
+        path, path.replace(" ", "%20"))
+
+
+@pytest.mark.parametrize("label", ["缺", "missing"])
+def test_an_undefined_footnote_two_cells_of_a_row_write_is_two_findings(repo, label):
+    row = f"| 注[^{label}] | note[^{label}] |"
+    body = f"\n# 说明\n\n| a | b |\n|---|---|\n{row}\n"
+    at = FM_LINES + 6
+    found = [f.split(": ", 2)[0] for f in check(repo, body)]
+    assert found == [f"knowledge/t/a.md:{at}:{row.index('[^') + 1}",
+                     f"knowledge/t/a.md:{at}:{row.rindex('[^') + 1}"]

@@ -121,7 +121,7 @@ def test_lines_counted_through_code_spans_math_and_tags_written_over_lines():
     assert [lk.line for lk in para.inline.links] == [base + 3]
     assert [im.line for im in para.inline.images] == [base + 4, base + 7]
     checked = scan(src.body, src.body_line)
-    assert [line for line, _, _ in checked.math] == [base + 1]
+    assert [line for line, _, _, _ in checked.math] == [base + 1]
     assert [(r.target, r.line) for r in checked.refs] == [
         ("missing.md", base + 3), ("missing.png", base + 5), ("end.png", base + 7)]  # destinations
     images = [c for c in chunk_document(src) if c.kind == "image"]
@@ -144,7 +144,7 @@ def test_a_display_formula_may_follow_a_line_of_text():
     assert blocks == [(base + 3, base + 5, "E = \\frac{a - b}{a} \\times 100"),
                       (base + 8, base + 10, "D = \\frac{\\sum n_i v_i}{N V}"),
                       (base + 13, base + 13, "q = c \\cdot v")]
-    assert [(line, x.strip()) for line, x, _ in scan(src.body, src.body_line).math] == [
+    assert [(line, x.strip()) for line, _, x, _ in scan(src.body, src.body_line).math] == [
         (s, x) for s, _, x in blocks]
     formulas = [c for c in chunk_document(src) if c.kind == "formula"]
     assert [(c.extra["formula_lines"], c.line_start, c.line_end) for c in formulas] == [

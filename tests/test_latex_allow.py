@@ -154,7 +154,7 @@ def test_bundled_and_shared_corpus_formulas_pass():
     for root in roots:
         for path in sorted(root.rglob("*.md")):
             src = read_doc(path, root)
-            formulas += [latex for _, latex, _ in scan(src.body, src.body_line).math]
+            formulas += [latex for _, _, latex, _ in scan(src.body, src.body_line).math]
     assert len(formulas) >= 14
     refused = {f: latex_problem(f) for f in formulas if latex_problem(f) is not None}
     assert refused == {}

@@ -54,3 +54,18 @@ def test_written_as_it_says_the_picture_is_checked(repo):
     out = CliRunner().invoke(main, ["check", "--no-cache"]).stdout
     assert "![泵外观]" not in out  # an image now, checked: the file exists
     assert out.count("link-space") == 3
+
+
+@pytest.mark.parametrize("shown", ["`![泵](../assets/泵 外观.png)`", "``看 ![泵](../assets/泵 外观.png)``"])
+def test_the_same_text_in_a_code_span_before_it_is_passed_over(repo, shown):
+    """`写法 `![泵](a b.png)` 不对，应写：![泵](a b.png)`: the finding was at the code span
+    (the first place the text is written), and `--fix` rewrote the code, not the image."""
+    line = f"写法 {shown} 不对，应写：![泵](../assets/泵 外观.png)"
+    (repo / "knowledge" / "pump.md").write_text(GOOD_FM + f"# 泵\n\n{line}\n", encoding="utf-8")
+    out = [f.split(": ")[0] for f in CliRunner().invoke(main, ["check", "--no-cache"])
+           .stdout.splitlines() if "link-space" in f]
+    at = GOOD_FM.count("\n") + 3
+    assert out == [f"knowledge/pump.md:{at}:{line.rindex('![') + 1}"]
+    CliRunner().invoke(main, ["check", "--no-cache", "--fix"])
+    assert (repo / "knowledge" / "pump.md").read_text(encoding="utf-8") == GOOD_FM + \
+        f"# 泵\n\n{line[:line.rindex('![')]}![泵](../assets/泵%20外观.png)\n"

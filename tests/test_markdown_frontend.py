@@ -95,7 +95,7 @@ def tree_inlines(doc: Document) -> list[Inline]:
 def test_formulas_agree(src):
     checked, tree = both(src)
     # what the build renders (`formulas()`, headings' included) is what the check reads
-    assert sorted((line, latex.strip()) for line, latex, _ in checked.math) == \
+    assert sorted((line, latex.strip()) for line, _, latex, _ in checked.math) == \
         sorted((m.line_start, m.latex) for m in tree.formulas())
 
 

@@ -15,6 +15,9 @@
   is the link's `AnchorTarget`'s); a path fix whose finding names what it writes
   (`path-absolute`: `Edit.said`) has that finding made here, for the same reason. A fix
   never writes an anchor `kb check` would then flag.
+- an anchor written twice (`[安装](pump.md#安装#安装)`, a heading path's paste): the one
+  fragment is suggested, and `--fix` writes it only when it names a heading
+  (`repeated_anchor_edit`, `settle`).
 - a `path-missing` suggestion with an anchor (`Edit.hint`, never written): its "did you
   mean" names the closest heading of the suggested document, or none, as `settle` would.
 """
@@ -35,7 +38,7 @@ from kbtools.check.links import ASKED, AnchorTarget, Edit, written_path
 from kbtools.corpus import decode, parse_source, read_source
 from kbtools.errors import SourceError
 from kbtools.findings import Finding, finding
-from kbtools.markdown.frontend import scan
+from kbtools.markdown.frontend import Ref, scan
 
 SlugsOf = Callable[[str], frozenset[str] | None]  # a document's anchors (None: unreadable)
 BlocksOf = Callable[[str], Blocks | None]  # a note's block ids (`kbtools.check.blocks`)
@@ -90,8 +93,10 @@ def anchor_findings(rel: str, anchors: Iterable[AnchorTarget], edits: Iterable[E
             _block_hint(fragment, a.doc, rel, blocks_of)
             or _hint(closest_headings(fragment, slugs)))
         edit = fixed.get((a.line, a.col))
-        if edit is not None:  # a path fix rewrites this link: say what it does to the anchor
-            written = settle(edit, slugs_of, rel)[0] or edit
+        settled = settle(edit, slugs_of, rel)[0] if edit is not None else None
+        if edit is not None and (settled is not None or edit.code != ANCHOR_ONLY):
+            # a fix rewrites this link: say what it does to the anchor
+            written = settled or edit
             message += f"; `kb check --fix` links to '#{written.fragment}'" \
                 if written.fragment else "; `kb check --fix` drops the anchor"
         out.append(finding(rel, a.line, a.col, "error", "link-anchor", message))
@@ -181,6 +186,8 @@ def closest_headings(fragment: str, slugs: frozenset[str]) -> list[str]:
     same = sorted(s for s in slugs if s.lower() == fragment.lower())
     if same:
         return same
+    if (once := _once(fragment)) is not None:  # `安装#安装`: the heading `安装`, or near it
+        return [once] if once in slugs else closest_headings(once, slugs)
     near = close_names(fragment, slugs)
     if not near:
         return []
@@ -191,6 +198,29 @@ def closest_headings(fragment: str, slugs: frozenset[str]) -> list[str]:
             break
         tied = tied + runner_up
     return sorted(tied)
+
+
+def _once(fragment: str) -> str | None:
+    """The fragment written more than once in `fragment` (`安装#安装` -> `安装`; decoded,
+    `%E5%AE%89%E8%A3%85#安装` too), None when it is no repetition."""
+    first, *more = fragment.split("#")
+    return first if more and first and all(unquote(m) == unquote(first) for m in more) \
+        else None
+
+
+ANCHOR_ONLY = "link-anchor"  # `Edit.code` of an edit rewriting a link's anchor alone
+
+
+def repeated_anchor_edit(ref: Ref, anchor: AnchorTarget) -> Edit | None:
+    """The edit writing once the fragment the link `ref` writes twice (`pump.md#安装#安装`
+    -> `pump.md#安装`), as written; `settle` writes it only when it names a heading. None
+    for another fragment, or a destination not located as written."""
+    path, hash_, fragment = ref.raw.partition("#")
+    once = _once(fragment) if hash_ else None
+    if once is None or _once(anchor.fragment) is None:
+        return None
+    return Edit(ref.line, ref.col, ref.raw, f"{path}#{once}", anchor.doc, once,
+                code=ANCHOR_ONLY)
 
 
 def closest_heading(fragment: str, slugs: frozenset[str]) -> str | None:
@@ -216,6 +246,8 @@ def settle(edit: Edit, slugs_of: SlugsOf, rel: str) -> tuple[Edit | None, str]:
         return None, ambiguous
     if slugs is None or wanted in slugs:
         return edit, ""
+    if edit.code == ANCHOR_ONLY:  # the anchor written once names no heading either
+        return None, f"no heading '#{wanted}' in {_where(edit.doc, rel)}: link one by hand"
     close = ")" if edit.wikilink else ""  # a wikilink's fix writes a whole link
     suffix = f"#{edit.fragment}{close}"
     if not edit.new.endswith(suffix):

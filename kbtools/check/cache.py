@@ -24,7 +24,7 @@ import mdit_py_plugins
 from kbtools.cachedb import is_busy, open_cache_db
 from kbtools.markdown.frontend import Ref, Scan, TableShape
 
-FORMAT = 34  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
+FORMAT = 35  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
 # 4: unclosed code fences; 5: a `$` inside a code span closes no formula;
 # 6: `[^1]: …` is a footnote, no link definition; 7: HTML `src`/`href` percent-decoded;
 # 8: inline math written over lines found by its first line; 9: `$$` after text;
@@ -50,6 +50,8 @@ FORMAT = 34  # bump when `scan` reads the same text differently (3: `<`, `>` kep
 # `~~struck~~` is no text of headings and cells
 # 34: an empty destination (`[a]()`, `src=""`) located where it is written, not at column 1;
 # a table row's cells located in order (a destination two cells write is two)
+# 35: each table cell located from where it starts: a spaced link or footnote two cells
+# write is two; each formula's column; a spaced link after the same text in a code span
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"
@@ -97,7 +99,7 @@ def from_json(data: dict[str, Any]) -> Scan:
                            tuple(int(x) for x in text))
                 for a, b, rows, text in data["tables"]],
         unread_tables=[(int(a), str(b)) for a, b in data["unread_tables"]],
-        math=[(int(a), str(b), bool(c)) for a, b, c in data["math"]],
+        math=[(int(a), int(b), str(c), bool(d)) for a, b, c, d in data["math"]],
         stray_dollars=[(int(a), int(b)) for a, b in data["dollars"]],
         csv_names=[(int(a), str(b)) for a, b in data["csv"]],
         wikilinks=[(int(a), int(b), str(c)) for a, b, c in data["wiki"]],

@@ -302,13 +302,13 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
                     "'$$' without a matching '$$' (math block not closed): add a line $$ where "
                     "the formula ends (or write \\$\\$ for two dollar signs)"))
     if latex_problem is not None:
-        for line, latex, display in scan.math:
+        for line, col, latex, display in scan.math:
             try:
                 problem = latex_problem(latex) or (None if display else inline_problem(latex))
             except Exception as exc:  # a plug-in must never crash the check
                 problem = f"formula check failed: {type(exc).__name__}"
             if problem:
-                out.append(("math-invalid", "error", line, 1, problem))
+                out.append(("math-invalid", "error", line, col, problem))
     for line, value in scan.csv_names:
         name = annotated_file_name(value)
         problem = unsafe_name(name) if name is not None else None

@@ -29,6 +29,12 @@ def key_line(src: SourceDoc, key: Any) -> int:
     return src.key_lines.get(str(key), 2 if src.fm_end_line else 1)
 
 
+# the loader the front matter is read with (`kbtools.corpus`): libyaml when there, which
+# reads a tab after `key:` (`crop:\t水稻`) as YAML 1.2 does; the pure one refused it, and
+# every item's error went back to column 1 of its key
+_COMPOSER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def item_position(src: SourceDoc, path: Sequence[Any]) -> tuple[int, int] | None:
     """(line, column), 1-based in the file, where the value at `path` (a schema error's path
     below a top-level key: `tags.1`, `pests.0.stage`) begins as written: the item's own
@@ -37,7 +43,7 @@ def item_position(src: SourceDoc, path: Sequence[Any]) -> tuple[int, int] | None
     key's line (`tags:`), leaving the author to count the items."""
     fm = split_front_matter(src.text)[0]
     try:
-        node = yaml.compose(fm, Loader=yaml.SafeLoader) if fm is not None else None
+        node = yaml.compose(fm, Loader=_COMPOSER) if fm is not None else None
     except yaml.YAMLError:
         return None
     for step in path:

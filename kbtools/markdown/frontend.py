@@ -48,6 +48,7 @@ from kbtools.markdown.parser import (
 )
 from kbtools.markdown.spaced import spaced_links
 from kbtools.markdown.table_lines import (
+    cell_starts,
     count_cells,
     has_pipe,
     unread_tables,
@@ -97,8 +98,8 @@ class Scan:
     tables: list[TableShape] = field(default_factory=list)
     # (header line, why) of lines that look like a table and are read as paragraph text
     unread_tables: list[tuple[int, str]] = field(default_factory=list)
-    # (line, latex, display): display is False for inline `$…$`, True for `$$`, ```math
-    math: list[tuple[int, str, bool]] = field(default_factory=list)
+    # (line, col, latex, display): display is False for inline `$…$`, True for `$$`, ```math
+    math: list[tuple[int, int, str, bool]] = field(default_factory=list)
     stray_dollars: list[tuple[int, int]] = field(default_factory=list)  # (line, col) of `$$` text
     # (line, marker) of a code fence never closed: the rest of the document is its code
     unclosed_fences: list[tuple[int, str]] = field(default_factory=list)
@@ -220,9 +221,11 @@ class _Scanner:
         self.definitions: set[tuple[str, str]] = set()  # (label, kind) of definitions read
         self.in_comment = False  # an Obsidian `%%` comment is open (its `%%` read: odd)
         self.note_definitions: list[tuple[int, str]] = []  # (line, label) of `[^label]: …`
-        # the locator of the table row being read: its cells' links are found in order, so
-        # a destination two cells of a row write (`| [a](x.md) | [b](x.md) |`) is two
-        self.row_locator: Locator | None = None
+        # where the cells of the table row being read start, and the cell being read: what
+        # a cell holds is looked for from its start, so a destination, a spaced link or a
+        # footnote two cells of a row write (`| [a](x.md) | [b](x.md) |`) is two
+        self.cell_starts: list[int] = []
+        self.cell = -1
         self.in_cell = False
 
     def read(self, tok: Token) -> None:
@@ -232,10 +235,13 @@ class _Scanner:
         pending, self.csv_pending = self.csv_pending, None
         if kind == "table_open" and pending is not None:
             self.out.csv_names.append(pending)
-        if kind in ("tr_open", "tr_close"):
-            self.row_locator = None
+        if kind == "tr_open":
+            row = self.first_row(tok)
+            self.cell_starts = cell_starts(self.lines[row]) if row < len(self.lines) else []
+            self.cell = -1
         elif kind in ("th_open", "td_open", "th_close", "td_close"):
             self.in_cell = kind.endswith("open")
+            self.cell += self.in_cell
         if kind == "heading_open":
             self.in_heading = True
             if tok.level == 0:
@@ -252,7 +258,8 @@ class _Scanner:
         elif kind == "inline":
             self.inline_block(tok)
         elif kind in BLOCK_MATH or is_math_fence(tok):
-            self.out.math.append((self.first_row(tok) + self.offset, tok.content, True))
+            self.out.math.append((self.first_row(tok) + self.offset, self.block_col(tok),
+                                  tok.content, True))
         if kind == "fence":
             self.fence(tok)
             if tok.map:
@@ -270,6 +277,12 @@ class _Scanner:
     @staticmethod
     def first_row(tok: Token) -> int:
         return tok.map[0] if tok.map else 0
+
+    def block_col(self, tok: Token) -> int:
+        """The column a block opens at: past its indentation and a quote's (a callout's)
+        `>` markers."""
+        line = self.lines[self.first_row(tok)] if self.first_row(tok) < len(self.lines) else ""
+        return len(line) - len(without_quote_marks(line).lstrip(" \t")) + 1
 
     def fence(self, tok: Token) -> None:
         """Note a code fence that runs to the end of the body without its closing fence:
@@ -298,16 +311,19 @@ class _Scanner:
         elif _needs_inline(content, self.has_refs):
             tok.children = parse_inline(content, self.env)
         if tok.children:
-            loc = Locator(self.lines, start, end, self.offset)
-            if self.in_cell:  # after the row's earlier cells
-                loc = self.row_locator = self.row_locator or loc
-            self.inline(tok.children, loc)
+            self.inline(tok.children, self.locator(start, end))
             if "](" in content:
-                self.out.spaced += spaced_links(
-                    tok.children, Locator(self.lines, start, end, self.offset).find_plain)
+                self.out.spaced += spaced_links(tok.children, self.locator(start, end).find_plain)
         for label, at in self.env.pop(UNRESOLVED_NOTES, ()):
-            self.unresolved_note(content, label, at, Locator(self.lines, start, end,
-                                                              self.offset))
+            self.unresolved_note(content, label, at, self.locator(start, end))
+
+    def locator(self, start: int, end: int) -> Locator:
+        """A locator of the inline block on body rows `start`..`end - 1`: in a table cell,
+        from where the cell starts (not the row)."""
+        loc = Locator(self.lines, start, end, self.offset)
+        if self.in_cell and 0 <= self.cell < len(self.cell_starts):
+            loc.col = self.cell_starts[self.cell]
+        return loc
 
     def unresolved_note(self, content: str, label: str, at: int, loc: Locator) -> None:
         """Locate the `[^label]` written at `at` in `content`: the same text written before
@@ -412,8 +428,8 @@ class _Scanner:
                 out.html_ids.update(found.ids)
             elif kind in INLINE_MATH:
                 delim = "$$" if kind.endswith("double") else "$"
-                line, _ = loc.find_plain(delim + child.content + delim)  # its $ are not stray
-                out.math.append((line, child.content, kind.endswith("double")))
+                line, col = loc.find_plain(delim + child.content + delim)  # its $ not stray
+                out.math.append((line, col, child.content, kind.endswith("double")))
             elif kind == "code_inline":
                 loc.find_plain(child.content)
             elif kind == COMMENT:  # no link or mark inside it is read: passed over

@@ -23,11 +23,15 @@ LINKED = frozenset({".md", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".
 def spaced_links(children: Sequence[Token], locate: Callable[[str], tuple[int, int]]
                  ) -> list[tuple[int, int, str, str]]:
     """(line, col, as written, path) of each link or image in the text tokens of `children`
-    outside a link, whose path holds a space; `locate(text)` gives where `text` is written."""
+    outside a link, whose path holds a space; `locate(text)` gives where `text` is written,
+    after what it located before (a code span is passed over: the same text shown in one,
+    `` `![a](b c.png)` ``, is no finding, and `--fix` must not rewrite it)."""
     out = []
     depth = 0
     for child in children:
         depth += (child.type == "link_open") - (child.type == "link_close")
+        if child.type == "code_inline" and "](" in child.content:
+            locate(child.content)
         if child.type != "text" or depth or "](" not in child.content:
             continue
         for m in _SPACED.finditer(child.content):

@@ -60,6 +60,18 @@ def count_cells(line: str) -> int:
     return len(_pipes(s)) + 1
 
 
+def cell_starts(line: str) -> list[int]:
+    """Offsets in `line` where each cell of a table row starts (right after its opening
+    `|`, or where the row starts when it has no outer pipe), past the markers of a quote's
+    (a callout's) row: where a finding in a cell is looked for, so a text two cells of
+    one row hold is found in each, not twice in the first."""
+    text = without_quote_marks(line)
+    base = len(line) - len(text)
+    pipes = _pipes(text)
+    first = [] if pipes and not text[:pipes[0]].strip() else [base]
+    return first + [base + at + 1 for at in pipes]
+
+
 def _cells(line: str) -> list[str]:
     """The cells of a row as written (outer pipes dropped), each stripped."""
     s = line.strip()
