@@ -59,7 +59,8 @@ from kbtools.query.search import search
                    "and != case-insensitively); a list matches = (and the orders) when a "
                    "member does, != when none is the value; a "
                    "document without the key matches only !=. Values a comma apart "
-                   "(, ， 、): = any of them, != none of them (crop=小麦,玉米); a value "
+                   "(, ， 、) or a list as front matter writes it ([小麦, 玉米]): = any "
+                   "of them, != none of them (crop=小麦,玉米); a value "
                    "holding a comma in quotes (title=\"a, b\"). A key as front matter "
                    "writes it (施药 时间>=2024-05), other characters in quotes "
                    "(\"pH (水)\"<7). Repeatable, all apply.")
