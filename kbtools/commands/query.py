@@ -235,6 +235,8 @@ def render(res: SearchResponse, explain: bool) -> None:
         click.echo(click.style(condensed_note(res.condensed), fg="yellow"))
     if (unheld := res.filters.unheld_text()) is not None:  # crop=玉木 of crop=小麦,玉木
         click.echo(click.style(unheld, fg="yellow"))
+    if (quiet := res.filters.excludes_nothing_text()) is not None:  # crop!=玉米, none has 玉米
+        click.echo(quiet)
     names, more = res.names_shown()  # codes and names no document holds
     missing = ", ".join(names) + (f" and {more} more" if more else "")
     if res.no_answer and res.reason == FILTERED_AWAY:
