@@ -445,3 +445,26 @@ def test_an_exclusion_of_a_value_no_document_holds_is_a_note_not_a_warning(
     typo = search(open_index(dist), Q, k=10, where=[f"{where},玉木"], keep_results=True)
     assert typo.to_dict()["filters"]["unheld"] == [
         {"filter": "crop=玉木", "did_you_mean": ["crop=玉米"]}]
+
+
+def test_a_list_written_as_front_matter_writes_it_filters_on_every_surface(dist, client):
+    """``crop=[玉米, 水稻]``, typed as front matter writes a list, was the values "[玉米" and
+    "水稻]", named on every surface as values no document holds; it is the list 玉米, 水稻,
+    shown back as ``crop=玉米,水稻`` (session 41)."""
+    def docs(res: dict) -> set[str]:
+        return {Path(r["doc"]).stem for r in res["results"]}
+
+    local = search(open_index(dist), Q, k=10, where=["crop=[玉米, 水稻]"],
+                   keep_results=True).to_dict()
+    assert docs(local) == {"alpha", "gamma"} and "unheld" not in local["filters"]
+    assert local["filters"]["where"] == ["crop=玉米,水稻"]
+    api = client.get("/api/search", params={"q": Q, "k": 10, "where": "crop=[玉米, 水稻]"}).json()
+    assert docs(api) == docs(local) and api["filters"]["where"] == ["crop=玉米,水稻"]
+    page = client.get("/", params=[("q", Q), ("where", "crop=[玉米, 水稻]"), ("lang", "en")])
+    assert page.status_code == 200 and 'class="filter-note"' not in page.text
+    cli = _kb("query", Q, "--index", str(dist), "--where", "crop!=[玉米, 水稻]", "--json",
+              "--no-log")
+    assert cli.exit_code == 0, cli.output
+    assert "beta" in docs(json.loads(cli.output)) and not docs(json.loads(cli.output)) & {
+        "alpha", "gamma"}, cli.output
+    assert _kb("query", Q, "--index", str(dist), "--where", "crop=[]", "--no-log").exit_code == 2
