@@ -237,3 +237,22 @@ def test_members_of_nested_lists_filter_alike_in_the_engine(nested, where, docs)
     local = _docs_found([*question, "--index", str(dist)])
     assert local == [f"knowledge/{d}.md" for d in docs]
     assert _docs_found([*question, "--engine", url]) == local
+
+
+@pytest.mark.parametrize(("where", "same", "docs"), [
+    ("rotation=[Rice, 大豆]", "rotation=Rice,大豆", ["rice", "soy", "wheat"]),
+    ('rotation=["小麦", 玉米]', "rotation=小麦,玉米", ["flat", "rice", "soy", "wheat"]),
+    ("rotation!=[小麦, 大豆]", "rotation!=小麦,大豆", ["flat", "good"]),
+    ("plots=[3, 25]", "plots=3,25", ["soy", "wheat"]),
+])
+def test_a_list_written_as_front_matter_writes_it_filters_alike_in_the_engine(nested, where,
+                                                                            same, docs):
+    """``--where rotation=[Rice, 大豆]`` (a YAML flow list, as the author writes it in front
+    matter) was one value no document holds: nothing found, locally and in the engine. It is
+    the list ``Rice,大豆``: any of them for ``=``, none of them for ``!=`` (session 41)."""
+    dist, url = nested
+    question = ["irrigation pump seal", "--where"]
+    local = _docs_found([*question, where, "--index", str(dist)])
+    assert local == [f"knowledge/{d}.md" for d in docs]
+    assert _docs_found([*question, same, "--index", str(dist)]) == local
+    assert _docs_found([*question, where, "--engine", url]) == local

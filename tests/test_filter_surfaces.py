@@ -416,3 +416,55 @@ def test_a_range_written_with_a_hyphen_is_offered_as_one(dist):
     assert {Path(r.doc).stem for r in found.results} == {"alpha", "gamma"}
     dated = search(open_index(dist), Q, where=["施药 时间=2024-06"]).to_dict()  # a month
     assert all(".." not in m for m in dated["reason_values"]["did_you_mean"])
+
+
+@pytest.mark.parametrize(("where", "quiet"), [
+    ("crop!=香蕉", ["crop!=香蕉"]), ("crop!=水稻,香蕉,大豆", ["crop!=香蕉", "crop!=大豆"]),
+])
+def test_an_exclusion_of_a_value_no_document_holds_is_a_note_not_a_warning(
+        dist, client, where, quiet):
+    """``crop!=香蕉`` on a knowledge without bananas is a deliberate exclusion the knowledge
+    already satisfies: it was warned of as "No document has crop=香蕉: the filters apply
+    their other values" on every surface. It is one note (``filters.excludes_nothing``), the
+    search page says nothing of it, and a likely typo (``crop!=玉木``, 玉米 held) is still
+    warned of (session 41)."""
+    local = search(open_index(dist), Q, k=10, where=[where], keep_results=True).to_dict()
+    assert local["results"] and "unheld" not in local["filters"]
+    assert local["filters"]["excludes_nothing"] == quiet
+    api = client.get("/api/search", params={"q": Q, "k": 10, "where": where}).json()
+    assert api["filters"].get("unheld") is None and api["filters"]["excludes_nothing"] == quiet
+    cli = _kb("query", Q, "--index", str(dist), "--where", where, "--no-log")
+    assert cli.exit_code == 0, cli.output
+    assert "No document has" not in cli.output
+    one = len(quiet) == 1
+    assert cli.output.count(f"Note: {', '.join(quiet)} exclude{'s' if one else ''} nothing "
+                            f"here (no document has {'that value' if one else 'those values'}).")\
+        == 1, cli.output
+    page = client.get("/", params=[("q", Q), ("where", where), ("lang", "en")])
+    assert page.status_code == 200 and 'class="filter-note"' not in page.text
+    typo = search(open_index(dist), Q, k=10, where=[f"{where},玉木"], keep_results=True)
+    assert typo.to_dict()["filters"]["unheld"] == [
+        {"filter": "crop=玉木", "did_you_mean": ["crop=玉米"]}]
+
+
+def test_a_list_written_as_front_matter_writes_it_filters_on_every_surface(dist, client):
+    """``crop=[玉米, 水稻]``, typed as front matter writes a list, was the values "[玉米" and
+    "水稻]", named on every surface as values no document holds; it is the list 玉米, 水稻,
+    shown back as ``crop=玉米,水稻`` (session 41)."""
+    def docs(res: dict) -> set[str]:
+        return {Path(r["doc"]).stem for r in res["results"]}
+
+    local = search(open_index(dist), Q, k=10, where=["crop=[玉米, 水稻]"],
+                   keep_results=True).to_dict()
+    assert docs(local) == {"alpha", "gamma"} and "unheld" not in local["filters"]
+    assert local["filters"]["where"] == ["crop=玉米,水稻"]
+    api = client.get("/api/search", params={"q": Q, "k": 10, "where": "crop=[玉米, 水稻]"}).json()
+    assert docs(api) == docs(local) and api["filters"]["where"] == ["crop=玉米,水稻"]
+    page = client.get("/", params=[("q", Q), ("where", "crop=[玉米, 水稻]"), ("lang", "en")])
+    assert page.status_code == 200 and 'class="filter-note"' not in page.text
+    cli = _kb("query", Q, "--index", str(dist), "--where", "crop!=[玉米, 水稻]", "--json",
+              "--no-log")
+    assert cli.exit_code == 0, cli.output
+    assert "beta" in docs(json.loads(cli.output)) and not docs(json.loads(cli.output)) & {
+        "alpha", "gamma"}, cli.output
+    assert _kb("query", Q, "--index", str(dist), "--where", "crop=[]", "--no-log").exit_code == 2

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from kbtools.errors import FilterError
 from kbtools.query.filter_kinds import member_class
 from kbtools.query.filter_numbers import quantity
-from kbtools.query.filter_text import parse_where
+from kbtools.query.filter_text import parse_where, where_text
 from kbtools.query.filters import _check_order, value_matches
 from tests.milvus_server import engine_rows, facts_collection, local_rows, milvus  # noqa: F401
 
@@ -201,3 +201,26 @@ def test_an_order_on_quantities_given_text_is_refused():
                                               r"\(e\.g\. 5kW\); compare it with one"):
             _check_order("power", ">=", want, ["5kW", 3, ["800 W"]])
     _check_order("power", ">=", "5", ["5kW", 3])  # a bare number orders with them
+
+
+@pytest.mark.parametrize(("where", "read"), [
+    ("crop=[小麦, 玉米]", [("crop", "=", ("小麦", "玉米"))]),
+    ("crop!=[小麦，玉米]", [("crop", "!=", ("小麦", "玉米"))]),
+    ('crop=["a,b", c]', [("crop", "=", ("a,b", "c"))]),
+    ("crop=[ 小麦 ]", [("crop", "=", "小麦")]),
+    ('crop="[a, b]"', [("crop", "=", "[a, b]")]),  # quoted: the text as it is
+    ("title=[草稿] 小麦", [("title", "=", "[草稿] 小麦")]),  # no list: as it is
+])
+def test_a_yaml_flow_list_is_read_as_its_items(where, read):
+    """``crop=[小麦, 玉米]``, a list as front matter writes it, was the one value "[小麦" and
+    "玉米]" (named as values no document holds); it lists 小麦 and 玉米 (session 41). Written
+    back (`where_text`) it reads as the same filter."""
+    assert parse_where([where]) == read
+    assert [parse_where([where_text(*c)])[0] for c in read] == read
+
+
+@pytest.mark.parametrize("where", ["crop=[]", "crop!=[ ]", "crop=[,]"])
+def test_an_empty_list_is_refused_in_one_line(where):
+    with pytest.raises(FilterError, match=r"an empty list names no value; give one or more "
+                                          r"\(crop!?=A or crop!?=\[A, B\]\)$"):
+        parse_where([where])

@@ -119,3 +119,38 @@ def test_a_refused_release_after_a_rollback_names_the_one_rolled_back_from(
                         "again), kb-r1 still serves\n"), out
     code, out = kb("rollback", "kb-r2", "--to", dev)
     assert code == 0 and device.served_tag(dev) == "kb-r2", out
+
+
+def _refused_rows(dev: Path) -> dict[str, str | None]:
+    return {r["tag"]: r["refused"] for r in json.loads(kb("releases", "--to", dev, "--json")[1])}
+
+
+def test_releases_says_why_a_newer_release_at_the_source_is_not_taken(keys: Keys, pub: Pub,
+                                                                      tmp_path: Path):
+    """A newer release the sync refused (signed by a key nobody pinned, or unsigned) was
+    listed by `kb releases` as "remote" with no note, as if the next sync would take it; it
+    says why it is not taken, as `kb status` does, text and --json alike, after a sync that
+    took an older one and after one that took none (session 41). A sync that takes the
+    newest release says nothing of it any more."""
+    dev = tmp_path / "dev"
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0
+    pub.release(keys.a)
+    pub.release(None)
+    pub.release(keys.evil)
+    untrusted = f"release signed by untrusted key {keys.evil_id}"
+    for code in (0, 1):  # kb-r2 taken over them; then nothing newer the key signs
+        assert kb("sync", pub.art, "--to", dev)[0] == code
+        assert device.served_tag(dev) == "kb-r2"
+        rows = _refused_rows(dev)
+        assert [t for t, why in rows.items() if why] == ["kb-r4", "kb-r3"]
+        assert str(rows["kb-r4"]).startswith(untrusted)
+        assert str(rows["kb-r3"]).startswith("release is not signed, but this device "
+                                             "requires a signature by a trusted key")
+    code, text = kb("releases", "--to", dev)
+    assert code == 0, text
+    r4 = next(line for line in text.splitlines() if "kb-r4" in line)
+    assert "remote" in r4 and f"not taken: the last sync refused it ({untrusted}" in r4, text
+    assert kb("trust", "add", keys.evil_pub, "--to", dev)[0] == 0
+    assert kb("sync", pub.art, "--to", dev)[0] == 0 and device.served_tag(dev) == "kb-r4"
+    assert not any(_refused_rows(dev).values())

@@ -157,7 +157,9 @@ once it is gone the error names the releases kept: search the one served now ins
 `unknown_terms_more` counts the others), `expanded` terms searched
 with their synonyms or other spellings (`from`), `unheld` the values of `where` filters no
 document holds while the filter's other values are applied (crop=小麦,玉木: crop=玉木), each
-with `did_you_mean`: tell the user. `not_in_knowledge` (when present) lists the
+with `did_you_mean`: tell the user; `excludes_nothing` the `!=` filters whose value no
+document holds nor resembles (an exclusion the knowledge already satisfies: no need to say).
+`not_in_knowledge` (when present) lists the
 codes and names (settings, keys) of the question that no document holds, also when the rest
 is answered: tell the user the knowledge says nothing about them. It names the first {shown};
 `not_in_knowledge_more` (when present) counts the others (a pasted log names many).

@@ -59,7 +59,8 @@ from kbtools.query.search import search
                    "and != case-insensitively); a list matches = (and the orders) when a "
                    "member does, != when none is the value; a "
                    "document without the key matches only !=. Values a comma apart "
-                   "(, ， 、): = any of them, != none of them (crop=小麦,玉米); a value "
+                   "(, ， 、) or a list as front matter writes it ([小麦, 玉米]): = any "
+                   "of them, != none of them (crop=小麦,玉米); a value "
                    "holding a comma in quotes (title=\"a, b\"). A key as front matter "
                    "writes it (施药 时间>=2024-05), other characters in quotes "
                    "(\"pH (水)\"<7). Repeatable, all apply.")
@@ -234,6 +235,8 @@ def render(res: SearchResponse, explain: bool) -> None:
         click.echo(click.style(condensed_note(res.condensed), fg="yellow"))
     if (unheld := res.filters.unheld_text()) is not None:  # crop=玉木 of crop=小麦,玉木
         click.echo(click.style(unheld, fg="yellow"))
+    if (quiet := res.filters.excludes_nothing_text()) is not None:  # crop!=玉米, none has 玉米
+        click.echo(quiet)
     names, more = res.names_shown()  # codes and names no document holds
     missing = ", ".join(names) + (f" and {more} more" if more else "")
     if res.no_answer and res.reason == FILTERED_AWAY:

@@ -40,7 +40,8 @@ def releases(to: Path | None, local_only: bool, limit: int, timeout: int,
     serial, where (local/remote), source commit, created, size in bytes, and a note:
     "served", or "rolled back from" for a release `kb sync` skips since `kb rollback`;
     a release here whose tag the source no longer offers, or has moved, or that no pinned
-    key vouches for (no question is answered from it: "untrusted" in --json), is said so.
+    key vouches for (no question is answered from it: "untrusted" in --json), is said so;
+    and a release at the source the last sync refused, with why ("refused" in --json).
     Releases left out by --limit are counted on stderr.
     """
     path = require_device(device_or_checkout_here(to))
@@ -72,6 +73,8 @@ def _row(r: dict[str, Any]) -> tuple[str, ...]:
                     "it (`kb status`)" if r["current"] else
                     "; ".join(n for n in (notes[0], "no pinned key vouches for it (`kb "
                                           "rollback` refuses it)") if n))
+    if r.get("refused"):  # a newer release the last sync did not take, and why
+        notes.append(f"not taken: the last sync refused it ({r['refused']})")
     if r["local"] and r.get("at_source") is False:
         notes.append("no longer at the source (its tag was deleted there)")
     if r.get("moved_at_source"):

@@ -5,7 +5,8 @@ A key is written as a front matter's key is named: a word in any script (``crop`
 ``作物``, ``亩产-kg``), words a blank apart (``施药 时间``), or anything in quotes
 (``"pH (水)"=6``). The value of ``=`` and ``!=`` may be several, separated by a comma
 (``,``, ``，``) or an enumeration comma (``、``): ``crop=小麦,玉米`` holds for a document of
-either, ``crop!=小麦、玉米`` for one of neither; a value that holds such a comma itself goes
+either, ``crop!=小麦、玉米`` for one of neither; a list as front matter writes it,
+``crop=[小麦, "a,b"]``, lists its items (``crop=[]`` is refused); a value that holds such a comma itself goes
 in quotes (``title="小麦、玉米轮作"``). A range after ``=`` (``power=5kW..10kW``, ``5~10kW``,
 ``5至10kW``: `range_ends`) reads as its two bounds, ``>=`` and ``<=``. An order (``>=``, ``<=``, ``>``, ``<``) takes one
 value, as written (``price>=1,000``)."""
@@ -79,7 +80,12 @@ def parse_where(items: list[str] | None) -> list[Condition]:
             out += [(key, ">=", ends[0]), (key, "<=", ends[1])]
             continue
         if op in ("=", "!="):
-            values = tuple(dict.fromkeys(_values(value)))
+            listed = flow_list(value)
+            if listed is not None and not _values(listed):
+                raise FilterError("bad", f"{shown!r}: an empty list names no value; give one or "
+                                  f"more ({key}{op}A or {key}{op}[A, B])",
+                                  key="bad_where", values={"where": shown})
+            values = tuple(dict.fromkeys(_values(value if listed is None else listed)))
         else:  # quotes that reached us through a second shell layer
             values = (value[1:-1] if _in_quotes(value) else value,)
         if not values or not all(v.strip() for v in values):
@@ -113,6 +119,13 @@ def range_ends(value: str) -> tuple[str, str] | None:
     return ends if all(order_number(e) is not None or quantity(e) is not None or
                        version_text(e) is not None or period_of(e) is not None
                        for e in ends) else None
+
+
+def flow_list(value: str) -> str | None:
+    """What a value written as a YAML flow list (``[小麦, 玉米]``, as front matter writes a
+    list) lists, between its brackets; None for any other value (``"[a]"`` in quotes,
+    ``[草稿] 小麦``)."""
+    return value[1:-1] if len(value) >= 2 and value[0] == "[" and value[-1] == "]" else None
 
 
 def _values(text: str) -> list[str]:
@@ -185,7 +198,8 @@ def values_text(op: str, value: Want) -> str:
 
 def _value_text(value: str, listed: bool) -> str:
     bare = value == value.strip() and value[:1] not in OPERATOR_START \
-        and not _in_quotes(value) and not (listed and any(c in value for c in SEPARATORS))
+        and not _in_quotes(value) and not (listed and any(c in value for c in SEPARATORS)) \
+        and not (listed and flow_list(value) is not None)
     if bare:
         return value
     held = listed and '"' in value and "'" not in value and any(c in value for c in SEPARATORS)

@@ -274,15 +274,34 @@ def unheld_values(index: KbIndex, where: Sequence[Condition]) -> list[tuple[str,
     holds, while the filter itself keeps some chunk (one that keeps none is named by
     `emptying_filters`): ``crop=小麦,玉木`` answers for 小麦 alone, ``crop!=玉木`` leaves
     nothing out. Each as ``key=value`` (`where_text`) with what it may mean (`meant_values`:
-    ``crop=玉米``), for every surface to say beside the results."""
+    ``crop=玉米``), for every surface to say beside the results. A ``!=`` value nothing held
+    resembles is not among them: `split_unheld`."""
+    return split_unheld(index, where)[0]
+
+
+def split_unheld(index: KbIndex, where: Sequence[Condition]
+                 ) -> tuple[list[tuple[str, list[str]]], list[str]]:
+    """`unheld_values`, and apart from them the ``!=`` filters whose value no document holds
+    and no held value resembles (``crop!=玉米`` on a knowledge of wheat alone), as
+    ``key!=value``: a deliberate exclusion the knowledge already satisfies, noted once
+    beside the results, not warned of; one that resembles a held value (``crop!=玉木``, 玉米
+    held) is a likely typo that excludes nothing it meant to, and is warned of."""
     out: list[tuple[str, list[str]]] = []
+    quiet: list[str] = []
     for key, op, listed in where:
         if op not in ("=", "!=") or key in CHUNK_KEYS or key == "verified" or \
                 op == "=" and not condition_mask(index, (key, op, listed)).any():
             continue
-        out += [(where_text(key, "=", want), _meant(index, key, want)) for want in
-                values_of(listed) if not condition_mask(index, (key, "=", want)).any()]
-    return list({shown: (shown, meant) for shown, meant in out}.values())
+        for want in values_of(listed):
+            if condition_mask(index, (key, "=", want)).any():
+                continue
+            meant = _meant(index, key, want)
+            if op == "!=" and not meant:
+                quiet.append(where_text(key, op, want))
+            else:
+                out.append((where_text(key, "=", want), meant))
+    return list({shown: (shown, meant) for shown, meant in out}.values()), \
+        list(dict.fromkeys(quiet))
 
 
 class _Kinds:

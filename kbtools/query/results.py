@@ -190,6 +190,9 @@ class SearchFilters:
     # (``crop=玉木`` of crop=小麦,玉木), each with the filters it may mean (``crop=玉米``):
     # `kbtools.query.filters.unheld_values`
     unheld: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # ``!=`` filters whose value no document holds nor resembles (``crop!=玉米`` on a
+    # knowledge of wheat): they exclude nothing, as meant; a note (`split_unheld`)
+    excludes_nothing: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"where": list(self.where), "verified_only": self.verified_only,
@@ -204,7 +207,17 @@ class SearchFilters:
             out["expanded"] = [dict(e) for e in self.expanded]
         if self.unheld:
             out["unheld"] = [{"filter": f, "did_you_mean": list(m)} for f, m in self.unheld]
+        if self.excludes_nothing:
+            out["excludes_nothing"] = list(self.excludes_nothing)
         return out
+
+    def excludes_nothing_text(self) -> str | None:
+        """`excludes_nothing` as one note for a person (`kb query`); None when there is none."""
+        if not self.excludes_nothing:
+            return None
+        one = len(self.excludes_nothing) == 1
+        return (f"Note: {', '.join(self.excludes_nothing)} exclude{'s' if one else ''} nothing "
+                f"here (no document has {'that value' if one else 'those values'}).")
 
     def unheld_text(self) -> str | None:
         """`unheld` in a sentence for a person (`kb query`); None when every value is held."""

@@ -65,7 +65,7 @@ from kbtools.query.filters import (
     meant_values,
     parse_where,
     resolve_docs,
-    unheld_values,
+    split_unheld,
     where_text,
 )
 from kbtools.query.identifiers import identifiers, is_about, listed_codes, only_identifiers, promote
@@ -167,8 +167,10 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
                               condensed=condensed)
     parsed = resolve_docs(index, parsed)  # doc=crops/x.md, as `read` takes it
     mask = filter_mask(index, parsed, verified_only)
-    if parsed and (unheld := unheld_values(index, parsed)):  # crop=玉木 of crop=小麦,玉木
-        filters = replace(filters, unheld=tuple((f, tuple(m)) for f, m in unheld))
+    if parsed:  # crop=玉木 of crop=小麦,玉木; crop!=玉米 where no document has 玉米: a note
+        unheld, quiet = split_unheld(index, parsed)
+        filters = replace(filters, unheld=tuple((f, tuple(m)) for f, m in unheld),
+                          excludes_nothing=tuple(quiet))
     if not has_words(text):  # E, x, ？！。: nothing to search (filters checked first)
         return SearchResponse(text, index.release, filters, reason=NO_WORDS_REASON,
                               condensed=condensed)

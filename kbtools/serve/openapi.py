@@ -85,7 +85,9 @@ _SCHEMAS: dict[str, Any] = {
                         f"unknown_terms (the first {NAMES_SHOWN} terms the index never saw) "
                         "and unknown_terms_more (how many more, absent when none), "
                         "unheld (values of where filters no document holds while their "
-                        "filter keeps others: [{filter, did_you_mean}], absent when none)"},
+                        "filter keeps others: [{filter, did_you_mean}], absent when none), "
+                        "excludes_nothing (!= filters whose value no document holds nor "
+                        "resembles, as key!=value: a note; absent when none)"},
             "reason": {"type": "string"}, "took_ms": {"type": "number"},
             "reason_values": {"type": "object", "description": "with reason \"no chunk "
                               "matches the filters\": filters (the filters that leave "

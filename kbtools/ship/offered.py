@@ -12,9 +12,10 @@ from pathlib import Path
 from kbtools.errors import SyncError, TransientSyncError
 from kbtools.index.layout import DeviceLayout, device_of_release
 from kbtools.ship.git import tag_name
+from kbtools.ship.sourceurl import scrub
 
 __all__ = ["instead_of", "normalize_source", "other_branches", "passed_over", "redirected",
-           "refused_notes", "withdrawn"]
+           "refused_notes", "refused_now", "withdrawn"]
 
 
 def normalize_source(source: str) -> str:
@@ -35,6 +36,14 @@ def refused_notes(refused: dict[int, str], tag: str) -> tuple[str, ...]:
     return tuple(f"{tag_name(s)} refused: {why}; {tag}, the newest release that verifies "
                  "with the trusted keys, is taken instead"
                  for s, why in sorted(refused.items(), reverse=True))
+
+
+def refused_now(refused: dict[int, str], listed: dict[int, tuple[str, str]]
+                ) -> dict[str, str]:
+    """The releases a sync refused (serial -> why) by tag, as state.json keeps them for `kb
+    releases` to say why a newer release at the source is not taken; only those the
+    source lists (`listed`)."""
+    return {tag_name(s): scrub(why) for s, why in sorted(refused.items()) if s in listed}
 
 
 def passed_over(refused: dict[int, str], current: str | None, serves: str,

@@ -135,10 +135,16 @@ def list_releases(path: Path, *, remote: bool = True, branch: str = "kb-index",
     """Local releases plus those offered by the last sync source (asked for at most
     `timeout` seconds); also warnings. Each row's ``at_source`` says whether the source
     still offers it (None: not asked, or a bundle), ``moved_at_source`` whether its tag
-    there was moved (`_at_source`)."""
-    rows = [r | {"at_source": None, "moved_at_source": False} for r in local_releases(path)]
+    there was moved (`_at_source`), ``refused`` why the last sync did not take a release
+    the source offers (its signature no trusted key vouches for: state.json's ``refused``),
+    else None."""
+    state = read_state(path)
+    kept = state.get("refused")
+    refused: dict[str, str] = kept if isinstance(kept, dict) else {}
+    rows = [r | {"at_source": None, "moved_at_source": False, "refused": None}
+            for r in local_releases(path)]
     warnings: list[str] = []
-    source = read_state(path).get("source")
+    source = state.get("source")
     if remote and source:
         try:
             refs = list_source(DeviceLayout(path).repo, source, branch, timeout=timeout)
@@ -152,7 +158,7 @@ def list_releases(path: Path, *, remote: bool = True, branch: str = "kb-index",
             have = {r["tag"] for r in rows}
             if not is_bundle(source):  # a bundle may carry only the newer releases
                 _at_source(path, rows, refs.tags)
-            rolled = set(read_state(path).get("rolled_back", []))
+            rolled = set(state.get("rolled_back", []))
             for serial, (ref, _sha) in sorted(refs.tags.items(), reverse=True):
                 tag = ref.rsplit("/", 1)[-1]
                 if tag not in have:
@@ -160,7 +166,8 @@ def list_releases(path: Path, *, remote: bool = True, branch: str = "kb-index",
                                  "current": False, "rolled_back": tag in rolled,
                                  "source_commit": None, "created": None,
                                  "signed_by": None, "size": None, "untrusted": None,
-                                 "at_source": True, "moved_at_source": False})
+                                 "at_source": True, "moved_at_source": False,
+                                 "refused": refused.get(tag)})
             rows.sort(key=lambda r: int(r["serial"]), reverse=True)
     return rows, warnings
 

@@ -99,6 +99,7 @@ from kbtools.ship.offered import (
     passed_over,
     redirected,
     refused_notes,
+    refused_now,
     withdrawn,
 )
 from kbtools.ship.release import age_warning, release_settings
@@ -354,6 +355,8 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     if refs.branch_ref is None:
         raise SyncError(f"no {branch} branch at the source ({other_branches(refs.branches)}); "
                         f"{still_serves(device)}", path=source)
+    # what `kb releases` says of a release listed at the source and not taken (`refused_now`)
+    state["refused"] = refused_now(refused, refs.tags)
     rolled_back = set(state.get("rolled_back", []))
     offered = {s: r for s, r in refs.tags.items()
                if tag_name(s) not in rolled_back and s not in refused}
@@ -414,6 +417,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
             if not any(max(cur_serial or 0, floor - 1) < s < serial for s in offered):
                 back = tuple(tag_name(s) for s in sorted(refs.tags) if s > (cur_serial or 0)
                              and tag_name(s) in rolled_back)
+                state["refused"] = refused_now(refused | {serial: exc.message}, refs.tags)
                 raise passed_over(refused | {serial: exc.message}, current,
                                   still_serves(device, f"{current} still serves"), back
                                   ) from None
