@@ -58,6 +58,7 @@ from kbtools.query.value_units import (
     BARE_DEGREES,
     COUNTERS,
     DURATIONS,
+    count_end,
     unit_after,
 )
 
@@ -360,7 +361,8 @@ def numbers(text: str, cased: str = "") -> list[Number]:
         lead = next((lead[:-len(z)] for z in BELOW_ZERO if lead.endswith(z)), lead)
         exact = not (lead.endswith(BOUND_BEFORE)
                      or after.startswith(BOUND_AFTER)
-                     or "每" in run  # 每天运行20小时: a rate
+                     # 每天运行20小时: a rate (not 每天两次温度30度: the 每 of a count)
+                     or "每" in run[count_end(run, 0, len(run)):]
                      or negated(after)  # 连续5天没有下雨: not the column's value
                      or spoken_tenths(after)  # 二十六度五: 26.5, spoken
                      or (rest[:1] == "," and rest[1:2].isdigit())  # 1,2: a list or 1.2
