@@ -348,8 +348,9 @@ def numbers(text: str, cased: str = "") -> list[Number]:
         if ago:  # 3天前, ``2 days ago``: a time, as 3月 of 3月2日 is, no amount of days
             unit, skip = None, skip + len(after) - len(clause) + ago.end()
         owned = POSSESSIONS if unit in DURATIONS else frozenset()  # the pump has 2100 h
+        sign = next((len(z) for z in BELOW_ZERO if before.endswith(z)), 0)  # 零下5度: the
         run = "age" if unit in DURATIONS and _OLD.match(clause) else \
-            _word_before(text, start, floor, owned)
+            _word_before(text, start - sign, floor, owned)  # word before 零下, not its 下
         spans.append((bool(_SPAN_AFTER.match(rest) or _SPAN_AFTER.match(after)
                            or _EN_SPAN_AFTER.match(clause)),
                       bool(_SPAN_BEFORE.search(text[max(0, start - 8):start])
