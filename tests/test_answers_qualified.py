@@ -22,6 +22,7 @@ from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.decision import build_table
+from kbtools.decision.weekdays import days_said
 from kbtools.index.tokenize import to_simplified
 from kbtools.query.answers import missing_message, said_of_other_note
 from kbtools.query.fillers import EN_NUMERALS
@@ -408,6 +409,7 @@ _HEADERS = [("Pressure (psi)", "pressure", "psi"), ("Vibration (in/s)", "vibrati
 @given(header=st.sampled_from(_HEADERS), heading=st.sampled_from(["", "Plant checks"]),
        modifier=st.text("abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=9)
        .filter(lambda w: w not in _PLAIN and not EN_NUMERALS.match(w)
+               and not days_said(w)  # a time, as ``night`` (``weekend pressure``: the table's)
                and w not in {"plant", "checks", "pressure", "vibration", "flow", "temperature",
                              "psi", "gpm", "ips", "action"}),
        value=st.integers(min_value=1, max_value=99))

@@ -82,3 +82,30 @@ def test_a_rate_is_read_whatever_the_order_of_its_parts(table, question, given, 
 ])
 def test_no_rate_is_made_of_words_that_say_none(table, question):
     assert read_inputs(question, table).values == {}
+
+
+@pytest.mark.parametrize(("table", "question", "given", "want"), [
+    (PER_HA, "亩施25公斤，施肥量够吗", "25公斤/亩", ["多"]),  # 375 kg/ha
+    (PER_MU, "施肥量亩施尿素10公斤", "10", ["少"]),
+    (PER_MU, "亩施2斤", "2斤/亩", ["少"]),
+    (PER_MU, "公顷施375千克", "375千克/公顷", ["多"]),  # 25 kg a mu
+    (PER_HA, "我家3亩地，亩施25公斤", "25公斤/亩", ["多"]),  # the 3亩 is no per-unit
+    (PER_MU, "平均亩施二十五公斤", "25", ["多"]),
+])
+def test_a_land_area_said_alone_as_the_per_unit_is_a_rate(table, question, given, want):
+    """亩施25公斤, 公顷施375千克 (the agronomist's rate, no 每) gave nothing: only 每 or
+    ``per`` before the area made it the per-unit."""
+    values = read_inputs(question, table).values
+    assert values == {table.header[0]: given}
+    assert _answer(table, given) == want
+
+
+@pytest.mark.parametrize(("table", "question"), [
+    (PER_MU, "10亩地施了25公斤"),  # a total spread on 10 mu: no rate said
+    (PER_MU, "十亩地施了25公斤，施肥量够吗"),
+    (PER_HA, "半亩地施了10公斤"),
+    (PER_MU, "几亩地施了25公斤"),
+    (PER_MU, "3公亩施了25公斤"),
+])
+def test_an_area_with_its_number_is_no_per_unit(table, question):
+    assert read_inputs(question, table).values == {}

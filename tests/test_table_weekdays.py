@@ -262,3 +262,4 @@ def test_search_answers_a_day_and_a_rate_from_the_table_first(tmp_path):
         ev = top_evaluation(dist, question, doc)
         assert ev["status"] == "match", (question, ev)
         assert [v for out in ev["outputs"] for v in out.values()] == [want], (question, ev)
+

@@ -66,7 +66,7 @@ from kbtools.query.quantities import (
     whole_names,
 )
 from kbtools.query.ranges import with_ranges
-from kbtools.query.value_units import DURATIONS, rates_said_first
+from kbtools.query.value_units import DURATIONS, in_order, rates_said_first
 from kbtools.query.values import BOUND_AFTER, STOP_GAP, Number, bounds_after, compact, numbers
 from kbtools.query.wording import (
     NAME_STARTS,
@@ -170,9 +170,9 @@ def read_inputs(question: str, table: DecisionTable,
     # number (周3) nor a name qualifying the next input's (周三温度 is the temperature)
     days = days_said(text)
     text, cased, shown = (_without(t, days) for t in (text, cased, shown))
-    # a rate said per-unit first (每亩施了25公斤) read as one said after its number
+    # a rate said per-unit first (每亩施了25公斤, 亩施25公斤) read as one said after its number
     order = rates_said_first(text)
-    text, cased, shown = ("".join(t[i] for i in order) for t in (text, cased, shown))
+    text, cased, shown = (in_order(t, order) for t in (text, cased, shown))
     found_numbers = with_ranges(text, cased, numbers(text, cased))
     claimed: set[int] = set()
     out: dict[str, str] = {}

@@ -50,7 +50,7 @@ from kbtools.decision import column_key, normalize_text
 from kbtools.decision.headers import header_unit_start
 from kbtools.query.changes import EN_CHANGES, change_before, clause_words
 from kbtools.query.fillers import EN_NUMERALS, FILLERS, drop_fillers, strip_fillers
-from kbtools.query.value_units import UNIT_CLASSES
+from kbtools.query.value_units import UNIT_CLASSES, count_end
 from kbtools.query.values import AGO_WORDS, STOP_GAP, compact
 from kbtools.query.wording import ABBREVIATIONS, NAME_STARTS, counted_object, is_cjk
 
@@ -430,6 +430,8 @@ class Qualified:
                            if u and is_cjk(u[0]) and text.startswith(u, lo)),
                           default=int(text[lo - 1].isdigit()))  # 30%土壤湿度: no unit
                 lo += next((len(w) for w in AGO_WORDS if text.startswith(w, lo)), 0)  # 3天前
+            if (counted := count_end(text, lo, at)) > lo:  # 每天两次温度: how often, no thing's
+                lo = counted + next((len(w) for w in AGO_WORDS if text.startswith(w, counted)), 0)
             possessive = text[lo:at].endswith("的")  # 油的温度: 油 qualifies it
             word = text[lo:at - possessive]
             verb = int(not possessive and self.changed(text, at))  # 升温到80度: no thing

@@ -131,6 +131,18 @@ _RATE_NUMBER = re.compile(r"\d+(?:\.\d+)?|[零〇一二两三四五六七八九�
 _RATE_GAP = 12
 _RATE_STOP = re.compile(r"[\d,.;:!?，。；：！？、零〇一二两三四五六七八九十]|每|(?<![a-z])per ")
 _TIMES = frozenset(GROUP_OF[u] for family in SCALES[:2] for u in family)
+_AMOUNTS = frozenset(GROUP_OF[u] for family in SCALES if "kg" in family or "l" in family
+                      for u in family)  # what is spread on land: a mass, a volume
+
+
+# in the order `rates_said_first` gives: the 每 a land area said alone as the per-unit
+# goes after the number with (亩施25公斤 as 施25公斤每亩)
+PER_SAID = -1
+
+
+def in_order(text: str, order: list[int]) -> str:
+    """`text` in the order of `rates_said_first` (its characters, `PER_SAID` a 每)."""
+    return "".join("每" if i == PER_SAID else text[i] for i in order)
 
 
 def rates_said_first(text: str) -> list[int]:
@@ -139,24 +151,75 @@ def rates_said_first(text: str) -> list[int]:
     375 kg`` as ``we used 375 kg per ha``): the characters of the span it takes moved, what
     stands outside it in its place, so texts aligned with `text` stay aligned. Only where
     the number's unit and the per-unit make a rate the tables know (`decision.units.
-    rate_parts`: kg/亩, l/ha)."""
+    rate_parts`: kg/亩, l/ha). A land area said alone as the per-unit (亩施25公斤) is given
+    the 每 it goes without (`PER_SAID`): texts put in this order (`in_order`) stay aligned
+    with each other."""
     order, at = list(range(len(text))), 0
-    for m in _PER_FIRST.finditer(text):
-        if m.start() < at:
+    for start, per_at in _per_starts(text):
+        if start < at:
             continue
-        per = next((w for w in SUFFIXES if w in GROUP_OF and _is_word_at(text[m.end():], w)), "")
+        per = next((w for w in SUFFIXES if w in GROUP_OF and _is_word_at(text[per_at:], w)), "")
         if not per or GROUP_OF[per] in _TIMES:
             continue
-        gap_at = m.end() + len(per)
+        gap_at = per_at + len(per)
         stop = _RATE_STOP.search(text, gap_at, gap_at + _RATE_GAP + 1)
         number = _RATE_NUMBER.match(text, stop.start()) if stop else None
         suffix, known, _ = unit_after(text[number.end():]) if number else ("", "", None)
-        if number is None or not suffix or "/" in known or rate_parts(f"{known}/{per}") is None:
-            continue
+        if number is None or not suffix or "/" in known or rate_parts(f"{known}/{per}") is None \
+                or start == per_at and GROUP_OF.get(known) not in _AMOUNTS:
+            continue  # (亩施 an amount: 25公斤, 2升; not 亩温0度, a thing named 亩)
         end = number.end() + (text[number.end()] == " ") + len(suffix)
         spaced = text[gap_at:gap_at + 1] == " "  # ``per mu we``: its space goes before it
-        lead = list(range(m.start(), gap_at))
+        lead = [PER_SAID] * (start == per_at and not spaced) + list(range(start, gap_at))
         said = list(range(gap_at + spaced, end))
-        order[m.start():end] = said + [gap_at] * spaced + lead
+        order[start:end] = said + [gap_at] * spaced + lead
         at = end
     return order
+
+
+# a land area said as the per-unit with no 每 (亩施25公斤, 亩用药50克, 公顷施375千克: the
+# agronomist's way): its Chinese spellings. Not one a number or a word of an amount stands
+# before (10亩地施了25公斤, 几亩, 十多亩, 半亩: the area the total was spread on), nor 公亩
+_LAND = tuple(sorted((w for u in ("亩", "公顷") for w in UNIT_GROUPS[GROUP_OF[u]]
+                      if not w.isascii()), key=len, reverse=True))
+_AREA_SAID = frozenset("0123456789.零〇一二两三四五六七八九十百千万几半多少余来数每公 ")
+
+
+def _per_starts(text: str) -> list[tuple[int, int]]:
+    """Where a rate said per-unit first may start in `text` (a compacted question), with
+    where its per-unit starts: after 每 or ``per`` (每亩, ``per ha``), or a land area said
+    alone as the per-unit (亩施25公斤: `_LAND`), in the order they stand."""
+    starts = [(m.start(), m.end()) for m in _PER_FIRST.finditer(text)]
+    for word in _LAND:
+        at = text.find(word)
+        while at >= 0:
+            if text[at - 1:at] not in _AREA_SAID:
+                starts.append((at, at))
+            at = text.find(word, at + len(word))
+    return sorted(set(starts))
+
+
+# the words a count is said with after its numeral (两次, 三回, 一周3次, 两个星期, 3 个小时,
+# 两台): how often, how long or how many, no thing a name after them is of (每天两次温度30度;
+# the thing counted still is: 两台水泵温度)
+COUNT_WORDS = ("个小时", "个钟头", "个星期", "个礼拜", "个月", "小时", "钟头", "分钟", "星期",
+               "礼拜", "顿", "个", "天", "日", "周", "年", "月", *COUNTERS)
+_COUNT_NUMERALS = frozenset("零〇一二两三四五六七八九十百千万几0123456789")
+
+
+def count_end(text: str, lo: int, at: int) -> int:
+    """Where the last count said in the Chinese words `text[lo:at]` ends (a numeral in
+    Chinese or digits and the word it counts with, `COUNT_WORDS`: 两个星期三次, 每天两次,
+    一周3次), `lo` when none: the words before a name up to there say how often or how long,
+    no thing the name is of (两个星期三次温度32度 is the temperature)."""
+    end, n = lo, lo
+    while n < at:
+        if text[n] not in _COUNT_NUMERALS:
+            n += 1
+            continue
+        while n < at and text[n] in _COUNT_NUMERALS:
+            n += 1
+        word = next((w for w in COUNT_WORDS if text.startswith(w, n) and n + len(w) <= at), "")
+        if word:
+            end = n = n + len(word)
+    return end

@@ -58,6 +58,7 @@ from kbtools.query.value_units import (
     BARE_DEGREES,
     COUNTERS,
     DURATIONS,
+    count_end,
     unit_after,
 )
 
@@ -347,8 +348,9 @@ def numbers(text: str, cased: str = "") -> list[Number]:
         if ago:  # 3天前, ``2 days ago``: a time, as 3月 of 3月2日 is, no amount of days
             unit, skip = None, skip + len(after) - len(clause) + ago.end()
         owned = POSSESSIONS if unit in DURATIONS else frozenset()  # the pump has 2100 h
+        sign = next((len(z) for z in BELOW_ZERO if before.endswith(z)), 0)  # 零下5度: the
         run = "age" if unit in DURATIONS and _OLD.match(clause) else \
-            _word_before(text, start, floor, owned)
+            _word_before(text, start - sign, floor, owned)  # word before 零下, not its 下
         spans.append((bool(_SPAN_AFTER.match(rest) or _SPAN_AFTER.match(after)
                            or _EN_SPAN_AFTER.match(clause)),
                       bool(_SPAN_BEFORE.search(text[max(0, start - 8):start])
@@ -360,7 +362,8 @@ def numbers(text: str, cased: str = "") -> list[Number]:
         lead = next((lead[:-len(z)] for z in BELOW_ZERO if lead.endswith(z)), lead)
         exact = not (lead.endswith(BOUND_BEFORE)
                      or after.startswith(BOUND_AFTER)
-                     or "每" in run  # 每天运行20小时: a rate
+                     # 每天运行20小时: a rate (not 每天两次温度30度: the 每 of a count)
+                     or "每" in run[count_end(run, 0, len(run)):]
                      or negated(after)  # 连续5天没有下雨: not the column's value
                      or spoken_tenths(after)  # 二十六度五: 26.5, spoken
                      or (rest[:1] == "," and rest[1:2].isdigit())  # 1,2: a list or 1.2
