@@ -71,3 +71,37 @@ def test_a_manifest_the_build_wrote_is_remembered(example_index: Path, tmp_path:
     build(load_config(repo), BuildOptions(out=out, progress=False))
     _, imported = cold_query(out, QUESTIONS[0])
     assert "jsonschema" not in imported
+
+
+def test_a_cold_query_imports_neither_bm25s_nor_scipy(example_index: Path) -> None:
+    answer, imported = cold_query(example_index, QUESTIONS[0])
+    assert answer["results"]
+    assert not imported & {"bm25s", "scipy"}
+
+
+def test_our_bm25_scores_are_bm25s_own(example_index: Path) -> None:
+    """Scored from the matrix without bm25s: the same floats bm25s's lucene method sums, for
+    every term alone and for many together (repeats counted twice, as bm25s counts them)."""
+    import bm25s
+    import numpy as np
+
+    from kbtools.index.bm25 import Bm25
+    from kbtools.index.layout import ReleaseLayout
+
+    path = ReleaseLayout(example_index).bm25
+    ours = Bm25(path, tok=None)  # type: ignore[arg-type]  # no question tokenized
+    theirs = bm25s.BM25.load(str(path), mmap=True, load_vocab=False, show_progress=False)
+    ids = [i for i in sorted(ours.vocab.values()) if i < len(theirs.scores["indptr"]) - 1]
+    assert len(ids) > 1000
+    rng = np.random.default_rng(41)
+    sets = [[i] for i in ids] + [rng.choice(ids, size=int(n)).tolist()
+                                 for n in rng.integers(2, 12, 200)]
+    for terms in sets:
+        got = ours.scores(terms)
+        assert got is not None
+        want = theirs.get_scores_from_ids(terms)
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), terms
+    beyond = len(theirs.scores["indptr"]) - 1  # a term without postings: both refuse it
+    for scorer in (ours.scores, theirs.get_scores_from_ids):
+        with pytest.raises(ValueError):
+            scorer([beyond])
