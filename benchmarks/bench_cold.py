@@ -72,9 +72,15 @@ def main() -> None:
                     peaks[name].append(rss)
             b, a = statistics.median(times["before"]), statistics.median(times["after"])
             rb, ra = max(peaks["before"]), max(peaks["after"])
+            pb, pa = (_p95(times[n]) for n in ("before", "after"))
             print(f"cold kb query ({lang}): median {a:.2f}s vs before {b:.2f}s "
-                  f"(×{b / a:.1f} faster); peak RSS {ra:.0f} MiB vs {rb:.0f} MiB "
-                  f"({args.n} runs each, alternating)")
+                  f"(after/before {a / b:.2f}), p95 {pa:.2f}s vs {pb:.2f}s; peak RSS "
+                  f"{ra:.0f} MiB vs {rb:.0f} MiB ({args.n} runs each, alternating)")
+
+
+def _p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
 if __name__ == "__main__":

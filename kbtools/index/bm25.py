@@ -200,6 +200,13 @@ def load_scores(path: Path) -> dict[str, Any]:
     return out
 
 
+def _own_scoring(path: Path, params: dict[str, Any]) -> bool:
+    """Whether `Bm25.scores` sums the matrix at `path` itself: the lucene method (no
+    non-occurrence array, which the other methods add to every chunk), float32 or float64."""
+    return params.get("method") == "lucene" and params.get("dtype") in ("float32", "float64") \
+        and not (path / "nonoccurrence_array.index.npy").exists()
+
+
 def load_tokens(path: Path) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
     """(flat term ids, offsets, vocabulary) written by `build_from_ids`."""
     vocab = json.loads((path / BM25_VOCAB).read_text(encoding="utf-8"))
@@ -211,31 +218,34 @@ def load_tokens(path: Path) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
 
 
 class Bm25:
-    """An index's BM25: its terms and statistics, and (``scoring``) bm25s over its score
-    matrix. Without ``scoring`` nothing imports bm25s and scipy (about 0.8 s in a new
-    process): what needs only terms, idf and shares (the no-answer calibration a build
-    writes) opens it so, and `scores` refuses."""
+    """An index's BM25: its terms and statistics, and (``scoring``) each chunk's score for a
+    question's terms, summed from the score matrix the way bm25s's lucene method does (term
+    by term, `np.add.at` into the matrix's float dtype: the same floats). A cold `kb query`
+    so never imports bm25s and scipy (~0.3 s in a new process); a matrix of another method
+    (a non-occurrence array, another dtype) is scored by bm25s itself, and `retriever` (the
+    engine's publish) loads bm25s on first use. Without ``scoring`` `scores` refuses: what
+    needs only terms, idf and shares (the no-answer calibration a build writes) opens it so."""
+
+    _path: Path | None = None
+    _scoring = False
+    _retriever: Any = None
+    _data: np.ndarray | None = None  # the score matrix's values, when we score it ourselves
+    _dtype = np.dtype(np.float32)
 
     def __init__(self, path: Path, tok: Tokenizer, *, scoring: bool = True):
         self.tok = tok
         self.vocab: dict[str, int] = json.loads((path / BM25_VOCAB).read_text(encoding="utf-8"))
+        self._path, self._scoring = path, bool(self.vocab) and scoring
         # loaded (memory-mapped) when the index is opened: a query in flight keeps its files
         # even after a sync prunes its release
-        self.retriever: Any = None
-        s: dict[str, Any] = {}
-        if self.vocab and scoring:
-            import bm25s
-
-            self.retriever = bm25s.BM25.load(str(path), mmap=True, load_vocab=False,
-                                             show_progress=False)
-            s = self.retriever.scores
-            # bm25s slices its postings once per question term: plain ndarray views of the
-            # same mapping spare each slice np.memmap's subclass round trip (~18 a question)
-            for key in ("data", "indices", "indptr"):
-                if isinstance(s.get(key), np.memmap):
-                    s[key] = np.asarray(s[key])
-        elif self.vocab:
-            s = load_scores(path)
+        s: dict[str, Any] = load_scores(path) if self.vocab else {}
+        if self._scoring:
+            params = json.loads((path / BM25S_PARAMS).read_text(encoding="utf-8"))
+            if _own_scoring(path, params):
+                self._dtype = np.dtype(params["dtype"])
+                self._data = np.asarray(s["data"])
+            else:
+                s = self.retriever.scores
         self.num_docs = int(s.get("num_docs", 0))
         # plain ndarray views of the memory-mapped postings: slicing a np.memmap costs a
         # subclass round trip per slice, and `matched` slices per term and per hit
@@ -247,6 +257,26 @@ class Bm25:
         if (path / BM25_TOKENS).is_file() and (path / BM25_OFFSETS).is_file():
             self._tokens = (np.asarray(np.load(path / BM25_TOKENS, mmap_mode="r")),
                             np.asarray(np.load(path / BM25_OFFSETS, mmap_mode="r")))
+
+    @property
+    def retriever(self) -> Any:
+        """bm25s over the score matrix (None without ``scoring``), loaded on first use."""
+        if self._retriever is None and self._scoring and self._path is not None:
+            import bm25s
+
+            ret = bm25s.BM25.load(str(self._path), mmap=True, load_vocab=False,
+                                  show_progress=False)
+            # bm25s slices its postings once per question term: plain ndarray views of the
+            # same mapping spare each slice np.memmap's subclass round trip (~18 a question)
+            for key in ("data", "indices", "indptr"):
+                if isinstance(ret.scores.get(key), np.memmap):
+                    ret.scores[key] = np.asarray(ret.scores[key])
+            self._retriever = ret
+        return self._retriever
+
+    @retriever.setter
+    def retriever(self, value: Any) -> None:
+        self._retriever = value
 
     def query_terms(self, query: str) -> tuple[list[str], list[int], list[str]]:
         """(known terms, their ids, unknown terms) of a question, tokenized once.
@@ -263,9 +293,20 @@ class Bm25:
     def scores(self, ids: list[int]) -> np.ndarray | None:
         if not ids or not self.vocab:
             return None
-        if self.retriever is None:
+        if not self._scoring:
             raise RuntimeError("BM25 opened without scoring (Bm25(..., scoring=False))")
-        return np.asarray(self.retriever.get_scores_from_ids(ids))
+        data = self._data
+        if data is None:
+            return np.asarray(self.retriever.get_scores_from_ids(ids))
+        terms = np.asarray(ids, dtype=np.int64)
+        if terms.min() < 0 or terms.max() >= len(self._indptr) - 1:
+            raise ValueError(f"term ids outside the BM25 vocabulary: {ids}")
+        indptr, indices = self._indptr, self._indices
+        out = np.zeros(self.num_docs, dtype=self._dtype)
+        for i in terms.tolist():
+            a, b = int(indptr[i]), int(indptr[i + 1])
+            np.add.at(out, indices[a:b], data[a:b])
+        return out
 
     def idf(self, ids: list[int]) -> np.ndarray:
         """Document frequency based idf of each term (for coverage/explain)."""
@@ -334,15 +375,19 @@ class Bm25:
         from the terms' postings alone (the rare terms of identifiers are held by a few
         chunks, and scoring every chunk cost more than the rest of `holders`). None where
         every chunk has a score (a variant with a non-occurrence score) or nothing scores."""
-        r = self.retriever
-        if not ids or not self.vocab or r is None \
-                or getattr(r, "nonoccurrence_array", None) is not None:
+        if not ids or not self.vocab or not self._scoring:
             return None
-        data, indptr, indices = r.scores["data"], self._indptr, self._indices
+        data, dtype = self._data, self._dtype
+        if data is None:
+            r = self.retriever
+            if r is None or getattr(r, "nonoccurrence_array", None) is not None:
+                return None
+            data, dtype = r.scores["data"], np.dtype(r.dtype)
+        indptr, indices = self._indptr, self._indices
         spans = [(int(indptr[i]), int(indptr[i + 1])) for i in ids]
         keys, at = np.unique(np.concatenate([indices[a:b] for a, b in spans]),
                              return_inverse=True)
-        s = np.zeros(len(keys), dtype=np.dtype(r.dtype))
+        s = np.zeros(len(keys), dtype=dtype)
         np.add.at(s, at.reshape(-1), np.concatenate([data[a:b] for a, b in spans]))
         return keys.astype(np.int64), s
 

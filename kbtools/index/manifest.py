@@ -28,6 +28,14 @@ which of the two counts (Python's takes the last, others the first or either), s
 document would not say one thing to every reader. `verify_files` checks those rules before it opens anything, and
 then opens every file without following links and without blocking, reading at most the
 listed size + 1 bytes.
+
+A manifest's check against its schema (~0.3 s on a 24k-chunk release, the jsonschema import
+and validator included) is remembered under KB_HOME (`cache/manifests/`) by the SHA-256 of
+the manifest's bytes and of what judged them (`_judge`: the schema's bytes and the
+validator library's files): a cold `kb query` of a release checked before parses its
+manifest and checks its format version but does not validate it again. Any other bytes,
+or another schema or jsonschema, are validated as before; a memo that cannot be read or
+written only costs the validation.
 """
 
 from __future__ import annotations
@@ -42,6 +50,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from kbtools.config import kb_home
 from kbtools.errors import IndexLoadError, bidi_control
 from kbtools.fsutil import atomic_write_bytes, open_beneath, read_beneath
 from kbtools.index.layout import DATA_DIR, DERIVED_DIR, MANIFEST, RELEASE_JSON, RELEASE_SIG
@@ -54,6 +63,8 @@ MAX_PATH_BYTES = 1024
 MAX_SEGMENT_BYTES = 255
 _GIT_NAMES = frozenset({".git", ".gitattributes", ".gitmodules"})
 _SECTIONS = {"artifacts": DATA_DIR, "derived": DERIVED_DIR}
+MEMO_VERSION = 1  # bump when what a remembered check covers changes
+MEMO_KEEP = 64  # manifests remembered as valid (those remembered last)
 
 
 def sha256_file(path: Path) -> str:
@@ -111,7 +122,10 @@ def write_manifest(root: Path, manifest: dict[str, Any], validate: bool = True,
     if errors:
         raise IndexLoadError(f"internal: manifest invalid: {errors[0].message}",
                              path=str(root / MANIFEST))
-    atomic_write_bytes(root / MANIFEST, dumps(manifest))
+    data = dumps(manifest)
+    atomic_write_bytes(root / MANIFEST, data)
+    if validate:  # the entries taken as known were validated before: all of it is valid
+        _remember_valid(data)
 
 
 def load_manifest(root: Path) -> dict[str, Any]:
@@ -171,9 +185,8 @@ def _depth_over(value: Any, limit: int) -> bool:
 
 
 def parse_manifest(data: bytes, where: str) -> dict[str, Any]:
-    """A manifest from its bytes: JSON, supported format version, valid against the schema."""
-    from kbtools.schemas import validator_for
-
+    """A manifest from its bytes: JSON, supported format version, valid against the schema
+    (a check remembered for these bytes, `_known_valid`, is not made again)."""
     path = where
     try:
         manifest = loads_unique(data.decode("utf-8"))
@@ -182,12 +195,84 @@ def parse_manifest(data: bytes, where: str) -> dict[str, Any]:
     if not isinstance(manifest, dict) or manifest.get("format_version") != FORMAT_VERSION:
         version = manifest.get("format_version") if isinstance(manifest, dict) else None
         raise IndexLoadError(format_problem(version), path=str(path))
+    if _known_valid(data):
+        return manifest
+    from kbtools.schemas import validator_for  # jsonschema: ~50 ms to import
+
     errors = list(validator_for("manifest").iter_errors(manifest))
     if errors:
         err = errors[0]
         where = ".".join(str(p) for p in err.absolute_path) or "(top level)"
         raise IndexLoadError(f"manifest invalid at {where}: {err.message}", path=str(path))
+    _remember_valid(data)
     return manifest
+
+
+_JUDGE: list[bytes] = []  # `_judge`'s value, worked out once a process
+
+
+def _judge() -> bytes:
+    """What a manifest's validity depends on besides its bytes: the package's manifest
+    schema (its bytes) and the jsonschema installed (the size, times and inode of each of
+    its files that judge: validators, keywords, formats, its dialect schemas by the
+    `jsonschema_specifications` files). Found without importing jsonschema (~50 ms);
+    b"" when any of it cannot be read: nothing is then remembered."""
+    if not _JUDGE:
+        from importlib import resources
+        from importlib.util import find_spec
+
+        digest = hashlib.sha256(f"{MEMO_VERSION}:{FORMAT_VERSION}\0".encode())
+        try:
+            schemas = Path(str(resources.files("kbtools") / "data" / "schemas"))
+            digest.update((schemas / "manifest.schema.json").read_bytes())
+            for package in ("jsonschema", "jsonschema_specifications", "referencing"):
+                spec = find_spec(package)
+                if spec is None or not spec.submodule_search_locations:
+                    raise OSError(f"{package} not found")
+                home = next(iter(spec.submodule_search_locations))
+                for top, dirs, files in os.walk(home):
+                    dirs[:] = sorted(d for d in dirs if d not in ("tests", "__pycache__"))
+                    for name in sorted(f for f in files if f.endswith((".py", ".json"))):
+                        st = os.stat(os.path.join(top, name))
+                        digest.update(f"{top[len(home):]}/{name}:{st.st_size}:"
+                                      f"{st.st_mtime_ns}:{st.st_ino}\0".encode())
+            _JUDGE.append(digest.digest())
+        except (OSError, ValueError, ImportError):
+            _JUDGE.append(b"")
+    return _JUDGE[0]
+
+
+def _memo(data: bytes) -> Path | None:
+    """The file whose presence says a manifest of these bytes was found valid by this judge."""
+    judge = _judge()
+    if not judge:
+        return None
+    key = hashlib.sha256(judge + hashlib.sha256(data).digest()).hexdigest()
+    return kb_home() / "cache" / "manifests" / f"{key[:40]}.valid"
+
+
+def _known_valid(data: bytes) -> bool:
+    memo = _memo(data)
+    try:
+        return memo is not None and memo.is_file()
+    except OSError:
+        return False
+
+
+def _remember_valid(data: bytes) -> None:
+    """Remember that a manifest of these bytes is valid (best effort), keeping the
+    `MEMO_KEEP` remembered last."""
+    memo = _memo(data)
+    if memo is None:
+        return
+    try:
+        atomic_write_bytes(memo, b"")
+        kept = sorted((p for p in memo.parent.glob("*.valid") if p != memo),
+                      key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in kept[MEMO_KEEP - 1:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        return
 
 
 def format_problem(version: object) -> str:

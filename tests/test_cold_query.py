@@ -1,0 +1,107 @@
+"""A cold `kb query` (a fresh process) pays for nothing it need not (issue 15 §1): a manifest
+checked against its schema once is remembered under KB_HOME by its bytes, so the next
+process neither imports jsonschema nor validates it again, and answers the same; a manifest
+whose bytes changed since is checked again, and refused when invalid."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kbtools.errors import IndexLoadError
+from kbtools.index.manifest import dumps, load_manifest
+
+QUESTIONS = ["How do I reset the E17 fault code?", "回油滤芯多久更换一次？"]
+
+
+def cold_query(dist: Path, question: str) -> tuple[dict[str, object], set[str]]:
+    """`kb query --json` in a new process: its answer (timings dropped) and the top-level
+    packages it imported."""
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "kbtools", "query",
+                           question, "--index", str(dist), "--json"],
+                          capture_output=True, text=True, env=os.environ.copy(), check=True)
+    answer = json.loads(proc.stdout)
+    answer.pop("took_ms", None)
+    imported = {line.rsplit("|", 1)[1].strip().split(".")[0]
+                for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    return answer, imported
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_a_second_cold_query_does_not_validate_the_manifest_again(
+        example_index: Path, tmp_path: Path, question: str) -> None:
+    dist = shutil.copytree(example_index, tmp_path / "dist")
+    first, imported_first = cold_query(dist, question)
+    assert "jsonschema" in imported_first  # this KB_HOME never saw the manifest
+    second, imported_second = cold_query(dist, question)
+    assert "jsonschema" not in imported_second
+    assert second == first
+    assert first["results"]
+
+
+def test_a_manifest_edited_after_it_was_remembered_is_refused(
+        example_index: Path, tmp_path: Path) -> None:
+    dist = shutil.copytree(example_index, tmp_path / "dist")
+    manifest = load_manifest(dist)  # checked, and remembered
+    assert load_manifest(dist) == manifest
+    manifest["source"]["commit"] = 7  # the schema wants a string
+    (dist / "manifest.json").write_bytes(dumps(manifest))
+    with pytest.raises(IndexLoadError, match=r"manifest invalid at source\.commit"):
+        load_manifest(dist)
+    proc = subprocess.run([sys.executable, "-m", "kbtools", "query", QUESTIONS[0], "--index",
+                           str(dist), "--json"], capture_output=True, text=True,
+                          env=os.environ.copy())
+    assert proc.returncode != 0
+    assert "manifest invalid at source.commit" in proc.stderr + proc.stdout
+
+
+def test_a_manifest_the_build_wrote_is_remembered(example_index: Path, tmp_path: Path) -> None:
+    """`kb build` validated what it wrote: the first question after it validates nothing."""
+    from kbtools.build.pipeline import BuildOptions, build
+    from kbtools.config import load_config
+
+    repo = example_index.parent
+    out = tmp_path / "dist"
+    build(load_config(repo), BuildOptions(out=out, progress=False))
+    _, imported = cold_query(out, QUESTIONS[0])
+    assert "jsonschema" not in imported
+
+
+def test_a_cold_query_imports_neither_bm25s_nor_scipy(example_index: Path) -> None:
+    answer, imported = cold_query(example_index, QUESTIONS[0])
+    assert answer["results"]
+    assert not imported & {"bm25s", "scipy"}
+
+
+def test_our_bm25_scores_are_bm25s_own(example_index: Path) -> None:
+    """Scored from the matrix without bm25s: the same floats bm25s's lucene method sums, for
+    every term alone and for many together (repeats counted twice, as bm25s counts them)."""
+    import bm25s
+    import numpy as np
+
+    from kbtools.index.bm25 import Bm25
+    from kbtools.index.layout import ReleaseLayout
+
+    path = ReleaseLayout(example_index).bm25
+    ours = Bm25(path, tok=None)  # type: ignore[arg-type]  # no question tokenized
+    theirs = bm25s.BM25.load(str(path), mmap=True, load_vocab=False, show_progress=False)
+    ids = [i for i in sorted(ours.vocab.values()) if i < len(theirs.scores["indptr"]) - 1]
+    assert len(ids) > 1000
+    rng = np.random.default_rng(41)
+    sets = [[i] for i in ids] + [rng.choice(ids, size=int(n)).tolist()
+                                 for n in rng.integers(2, 12, 200)]
+    for terms in sets:
+        got = ours.scores(terms)
+        assert got is not None
+        want = theirs.get_scores_from_ids(terms)
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), terms
+    beyond = len(theirs.scores["indptr"]) - 1  # a term without postings: both refuse it
+    for scorer in (ours.scores, theirs.get_scores_from_ids):
+        with pytest.raises(ValueError):
+            scorer([beyond])
