@@ -95,3 +95,14 @@ def open_cache_db(path: Path, tables: list[str], timeout: float = 5.0) -> sqlite
     except BaseException:
         con.close()
         raise
+
+
+def keep_newest(path: Path, pattern: str, keep: int) -> None:
+    """Remove the cache files `pattern` matches beside `path` (just written) but the
+    ``keep - 1`` others used last, by modification time; `path` itself is kept whatever its
+    time (a clock set back since the others were used would put it last, and remove it at
+    once). An OSError is the caller's: caches are best effort."""
+    others = sorted((p for p in path.parent.glob(pattern) if p != path),
+                    key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in others[keep - 1:]:
+        old.unlink(missing_ok=True)

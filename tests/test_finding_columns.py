@@ -18,11 +18,10 @@ FM_LINES = GOOD_FM.count("\n")
 
 
 @pytest.fixture
-def repo(tmp_path: Path, monkeypatch) -> Path:
-    (tmp_path / "kb.toml").write_text("")
-    (tmp_path / "knowledge" / "t").mkdir(parents=True)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+def repo(kb: Path) -> Path:
+    """conftest's empty knowledge repository, its documents under knowledge/t."""
+    (kb / "knowledge" / "t").mkdir()
+    return kb
 
 
 def where(repo: Path, text: str) -> list[tuple[int, int, str]]:

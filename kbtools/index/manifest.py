@@ -50,6 +50,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from kbtools.cachedb import keep_newest
 from kbtools.config import kb_home
 from kbtools.errors import IndexLoadError, bidi_control
 from kbtools.fsutil import atomic_write_bytes, open_beneath, read_beneath
@@ -267,10 +268,7 @@ def _remember_valid(data: bytes) -> None:
         return
     try:
         atomic_write_bytes(memo, b"")
-        kept = sorted((p for p in memo.parent.glob("*.valid") if p != memo),
-                      key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in kept[MEMO_KEEP - 1:]:
-            old.unlink(missing_ok=True)
+        keep_newest(memo, "*.valid", MEMO_KEEP)
     except OSError:
         return
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from kbtools.cachedb import keep_newest
 from kbtools.config import kb_home
 from kbtools.fsutil import atomic_write_bytes
 from kbtools.index.reader import KbIndex
@@ -49,12 +50,7 @@ def save(index: KbIndex, part: str, arrays: dict[str, np.ndarray], settings: obj
     np.savez(buf, **arrays)  # type: ignore[arg-type]
     try:
         atomic_write_bytes(path, buf.getvalue())
-        # the others by use, the one just written kept whatever its time (a clock set back
-        # since the others were used would put it last, and remove it at once)
-        kept = sorted((p for p in path.parent.glob("*.npz") if p != path),
-                      key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in kept[KEEP - 1:]:
-            old.unlink(missing_ok=True)
+        keep_newest(path, "*.npz", KEEP)  # the others by use
     except OSError:
         return
 

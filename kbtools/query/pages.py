@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from kbtools.cachedb import keep_newest
 from kbtools.config import kb_home
 from kbtools.embed.base import embed_question
 from kbtools.embed.registry import get_embedder
@@ -238,12 +239,7 @@ def _load_or_compute(index: KbIndex, model: str) -> np.ndarray:
     pages = _compute(index, model)
     try:
         atomic_write_bytes(path, to_bytes(pages))
-        # the others by use, the one just written kept whatever its time (a clock set back
-        # since the others were used would put it last, and remove it at once)
-        kept = sorted((f for f in path.parent.glob("*.npy") if f != path),
-                      key=lambda f: f.stat().st_mtime, reverse=True)
-        for old in kept[KEEP_CACHED - 1:]:
-            old.unlink(missing_ok=True)
+        keep_newest(path, "*.npy", KEEP_CACHED)  # the others by use
     except OSError:
         pass
     return pages
