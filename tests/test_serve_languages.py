@@ -3,8 +3,10 @@ its cookie (split from test_serve_pages.py; its `client` fixture)."""
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 import pytest
-from test_serve_pages import client, repo
+from test_serve_pages import SCAB, Elements, client, repo
 
 from kbtools.serve import i18n
 
@@ -46,3 +48,24 @@ def test_a_locale_written_with_an_underscore_is_the_browsers_language(header, la
     """A tablet's kiosk browser or a WebView that sends its locale as ``en_US`` got the
     Chinese page: the tag was read whole (``en_us``), a language of neither."""
     assert i18n.browser_lang(header) == lang
+
+
+@pytest.mark.parametrize("url", [f"/doc/{quote(SCAB)}", "/release", "/?q=赤霉病"])
+def test_a_page_says_whether_the_reader_chose_its_language(client, url):
+    """The offline copies' worker keeps a page under its language and remembers the one the
+    reader chose (`offline.js`): every page says its interface language and whether the
+    reader chose it (``?lang=`` or the cookie) or the browser's languages did. A document
+    page is kept rendered (`pagecache`): the one a cookie chose must not be the one answered
+    to a browser without it."""
+    def html_tag(cookie: str | None, accept: str) -> dict[str, str]:
+        client.cookies.clear()
+        if cookie:
+            client.cookies.set(i18n.LANG_COOKIE, cookie)
+        page = client.get(url, headers={"accept-language": accept}).text
+        client.cookies.clear()
+        return [a for tag, a in Elements(page).tags if tag == "body"][0]
+
+    assert html_tag("en", "zh-CN") == {"data-ui": "en", "data-ui-chosen": ""}
+    assert html_tag(None, "en-US,en") == {"data-ui": "en"}
+    assert html_tag(None, "zh-CN") == {"data-ui": "zh"}
+    assert html_tag("zh", "en") == {"data-ui": "zh", "data-ui-chosen": ""}

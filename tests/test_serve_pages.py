@@ -580,23 +580,3 @@ def test_each_result_links_its_citation_to_the_cited_lines_and_names_the_release
         client.cookies.clear()
         assert cited.status_code == 200 and 'id="cited"' in cited.text
 
-
-@pytest.mark.parametrize("url", [f"/doc/{quote(SCAB)}", "/release", "/?q=赤霉病"])
-def test_a_page_says_whether_the_reader_chose_its_language(client, url):
-    """The offline copies' worker keeps a page under its language and remembers the one the
-    reader chose (`offline.js`): every page says its interface language and whether the
-    reader chose it (``?lang=`` or the cookie) or the browser's languages did. A document
-    page is kept rendered (`pagecache`): the one a cookie chose must not be the one answered
-    to a browser without it."""
-    def html_tag(cookie: str | None, accept: str) -> dict[str, str]:
-        client.cookies.clear()
-        if cookie:
-            client.cookies.set(i18n.LANG_COOKIE, cookie)
-        page = client.get(url, headers={"accept-language": accept}).text
-        client.cookies.clear()
-        return [a for tag, a in Elements(page).tags if tag == "body"][0]
-
-    assert html_tag("en", "zh-CN") == {"data-ui": "en", "data-ui-chosen": ""}
-    assert html_tag(None, "en-US,en") == {"data-ui": "en"}
-    assert html_tag(None, "zh-CN") == {"data-ui": "zh"}
-    assert html_tag("zh", "en") == {"data-ui": "zh", "data-ui-chosen": ""}
