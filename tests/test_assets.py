@@ -180,6 +180,7 @@ def test_a_picture_only_linked_ships_and_its_link_works_on_the_device(tmp_path, 
         page = client.get("/doc/knowledge/pump.md").text
     assert '<a href="/asset/assets/full.png">原图</a>' in page
     assert '<a href="/asset/assets/table-cell.jpg">看</a>' in page
+    assert '<td lang="en">' not in page  # a Chinese cell, whatever its link's address
 
 
 def test_a_folder_of_pictures_is_resolved_once_per_check_and_escapes_still_refused(

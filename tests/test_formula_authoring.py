@@ -92,8 +92,9 @@ def test_typora_equation_numbering_says_what_to_write(tmp_path, body, line, said
     "command \\label is not allowed in formulas (see docs/formulas.md)", not what to write."""
     code, out = check(tmp_path, body)
     assert code == 1
+    col = body.splitlines()[line - 1].index("$") + 1  # at its `$` (a block: its `$$`)
     assert out.splitlines() == [
-        f"knowledge/doc.md:{GOOD_FM.count(chr(10)) + line}:1: error: math-invalid: {said}"]
+        f"knowledge/doc.md:{GOOD_FM.count(chr(10)) + line}:{col}: error: math-invalid: {said}"]
 
 
 @needs_latex

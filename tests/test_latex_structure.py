@@ -252,10 +252,11 @@ def test_kb_check_names_file_line_and_what_to_write(tmp_path):
     assert result.exit_code == 1
     lines = [line for line in result.stdout.splitlines() if "math-invalid" in line]
     assert len(lines) == 4, result.stdout
-    expected = [(FIRST + 2, "{x^2}^3"), (FIRST + 4, "{x_1}_2"),  # a block: its opening `$$`
-                (FIRST + 8, "\\&"), (FIRST + 8, "\\frac{a}{b}")]
-    for line, (at, write) in zip(lines, expected, strict=True):
-        assert f"doc.md:{at}:" in line and write in line, line
+    # each at its `$` (a block: its opening `$$`), two on one line in the order written
+    expected = [(FIRST + 2, 5, "{x^2}^3"), (FIRST + 4, 1, "{x_1}_2"),
+                (FIRST + 8, 4, "\\frac{a}{b}"), (FIRST + 8, 17, "\\&")]
+    for line, (at, col, write) in zip(lines, expected, strict=True):
+        assert f"doc.md:{at}:{col}:" in line and write in line, line
 
 
 def test_kb_build_refuses_the_same_formulas_at_their_lines(tmp_path):

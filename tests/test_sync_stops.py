@@ -207,7 +207,10 @@ def test_a_rollback_after_a_sync_killed_before_its_switch_does_not_say_the_old_o
         "serving kb-r2 (was kb-r1)\nkb-r2 is newer than kb-r1 (a rollback forward)")
     code, out, _ = kb("status", "--to", device)
     assert code == 4 and "serving kb-r2" in out and "still serves" not in out, out
-    assert out.splitlines()[-1].endswith(f": FAILED: {now}; run `kb sync` again to finish"), out
+    *_, failed, since = out.splitlines()  # and what serves since, the rollback (gc41)
+    assert failed.endswith(f": FAILED: {now}; run `kb sync` again to finish"), out
+    assert since.strip().startswith("since then: kb-r2 serves since `kb rollback` at "), out
+    assert since.endswith(", not kb-r1"), out
     code, out, _ = kb("status", "--to", device, "--json")
     assert json.loads(out)["last_sync"]["error"].startswith(now), out
 

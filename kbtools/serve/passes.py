@@ -118,12 +118,22 @@ def block_langs(tokens: list[Token], ctx: RenderContext) -> list[Token]:
     for tok, inline in zip(tokens, tokens[1:], strict=False):
         if tok.type not in _TEXT_BLOCKS or inline.type != "inline":
             continue
-        if not any(ch.isalpha() for ch in inline.content):
+        text = _shown_text(inline)
+        if not any(ch.isalpha() for ch in text):
             continue
-        tag = content_lang(None, inline.content)
+        tag = content_lang(None, text)
         if tag.split("-")[0].casefold() != own:
             tok.attrSet("lang", tag)
     return tokens
+
+
+def _shown_text(inline: Token) -> str:
+    """The words an inline run shows (its text pieces), not its Markdown source: a link's
+    address is no word of the text (``[看](../assets/table-cell.jpg)`` is Chinese; judged
+    by its source it was English, and the page marked the cell so)."""
+    if inline.children is None:
+        return inline.content
+    return "".join(c.content for c in inline.children if c.type == "text")
 
 
 def cite_lines(tokens: list[Token], ctx: RenderContext) -> list[Token]:
