@@ -53,11 +53,11 @@ def test_a_count_noun_names_the_column_it_counts_in_english():
     assert found == {"Temperature (°C)": "22", "Rain days": "4", "Dry days": "2",
                      "Humidity (%)": "90"}
     assert evaluate_inputs("d.md", 1, RAIN, found).outputs == {"Risk": "high"}
-    # what names no column, or a unit the column's cannot be converted from: missing; a bound
-    # is given as the table reads it, without the words naming what it counts
+    # what names no column: missing; a bound is given as the table reads it, without the
+    # words naming what it counts; ``Rain days`` is in days (its last word): 4 weeks convert
     assert "Rain days" not in find_inputs("4 sunny days", RAIN)
     assert find_inputs("4 rainy days or more", RAIN) == {"Rain days": "4 days or more"}
-    assert "Rain days" not in find_inputs("4 rainy weeks", RAIN)
+    assert find_inputs("4 rainy weeks", RAIN) == {"Rain days": "4weeks"}
     assert find_inputs("4 more days", RAIN) == {}
 
 

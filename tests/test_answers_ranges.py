@@ -242,3 +242,26 @@ def test_the_web_page_names_the_rows_in_its_language(repo):
     assert "（第 2, 3 行各管其中一部分），请给一个确定的值" in zh
     assert "rows 2, 3 each apply to part of it): give one value" in en
     assert "No rule matches" not in en
+
+
+FROST = build_table(["气温(℃)", "措施"], [["<0", "防冻"], [">=0", "正常"]],
+                    decision="inputs=气温(℃); outputs=措施")
+
+
+@pytest.mark.parametrize(("question", "value"), [
+    ("夜里零下3到5度，要防冻吗", "零下3到5度"), ("气温零下三到五度", "零下三到五度"),
+    ("晚上负3至5℃", "负3至5°C"), ("气温零下3到零下5度", "零下3到零下5度")])
+def test_below_zero_said_before_a_span_holds_for_both_ends(question, value):
+    """零下3到5度 is -3 to -5 degrees, as a forecast says it; it was read as -3 to 5, a
+    span over the frost bound (session 42)."""
+    assert FROST is not None
+    given = read_inputs(question, FROST).values
+    assert given == {"气温(℃)": value}
+    ev = evaluate_inputs("d.md", 1, FROST, given)
+    assert (ev.status, ev.outputs) == ("match", {"措施": "防冻"}), ev.message
+
+
+def test_a_span_from_below_zero_written_with_a_minus_crosses_zero():
+    assert FROST is not None
+    ev = evaluate_inputs("d.md", 1, FROST, read_inputs("气温-3~5℃", FROST).values)
+    assert ev.status == "spans_rows", ev.message

@@ -32,6 +32,9 @@ T, H, D = "温度(℃)", "相对湿度(%)", "连续降雨天数"
     ("温度22度，湿度9成以上，连续降雨4天", H, "9成以上", 7),
     ("温度22度，湿度八成五，连续降雨4天", H, "85", 7),
     ("温度22度，湿度八成，连续降雨4天", H, "80", 5),
+    ("温度22度，湿度八成半，连续降雨4天", H, "85", 7),  # 成半 is 成五 (not 八成: 80%)
+    ("温度22度，湿度7成半，连续降雨4天", H, "75", 5),
+    ("温度22度，湿度九成半以上，连续降雨4天", H, "九成半以上", 7),
     ("温度二十二度，湿度九成，连续降雨四天", H, "90", 7),
     ("温度22度，湿度90%，连续降雨两到三天", D, "两到三天", 6),
     ("温度22度，湿度90%，连续降雨2到3天", D, "2到3天", 6),
@@ -50,6 +53,23 @@ def test_a_numeral_span_over_two_rows_names_them(question, column, value, rows):
     given, ev = evaluate(question)
     assert given.values[column] == value
     assert ev.status == "spans_rows" and all(r in ev.message for r in rows), ev.message
+
+
+@pytest.mark.parametrize(("question", "value", "row"), [
+    ("温度22度，湿度一半，连续降雨4天", "50", 5), ("温度22度，湿度1/2，连续降雨4天", "50", 5),
+    ("温度22度，相对湿度三分之二，连续降雨4天", "66.666667", 5),
+    ("温度22度，湿度½，连续降雨4天", "50", 5), ("温度22度，湿度9/10，连续降雨4天", "90", 7),
+    ("temperature 22 C, humidity 9/10, 4 rainy days", "90", 7)])
+def test_a_share_said_as_a_fraction_is_its_percentage(question, value, row):
+    given, ev = evaluate(question)
+    assert given.values[H] == value, given
+    assert ev.status == "match" and ev.row == row, ev.message
+
+
+@pytest.mark.parametrize("question", ["温度22度，一半叶片发病，连续降雨4天", "温度22度，2024/3/4，连续降雨4天",
+                                      "温度22度，湿度3/2，连续降雨4天"])
+def test_a_fraction_of_another_thing_or_no_share_fills_no_percentage(question):
+    assert H not in evaluate(question)[0].values
 
 
 def test_the_cheng_of_a_word_is_no_share():

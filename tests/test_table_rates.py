@@ -66,6 +66,11 @@ def test_a_rate_said_in_a_question_keeps_its_per_unit(table, question, given, wa
     (EN, "25 kg per mu, is that high?", "25kg/mu", ["high"]),
     (EN, "per mu we applied 25 kg", "25kg/mu", ["high"]),
     (EN, "we applied 150 kg per hectare", "150", ["low"]),
+    # a comma after the per-unit said first ends no rate (session 42)
+    (EN, "per mu, we applied 25 kg", "25kg/mu", ["high"]),
+    (EN, "Per hectare, we spread 150 kg", "150", ["low"]),
+    (EN, "per ha , 150 kg of urea", "150", ["low"]),
+    (PER_HA, "每亩，施了25公斤", "25公斤/亩", ["多"]), (PER_MU, "每公顷，用量375千克", "375千克/公顷", ["多"]),
 ])
 def test_a_rate_is_read_whatever_the_order_of_its_parts(table, question, given, want):
     """每亩施了25公斤 and ``per mu we applied 25 kg`` gave nothing: the per-unit before the

@@ -171,6 +171,11 @@ def _asked(question):
     ("周末温度35度要灌溉吗", "周末", "35", "不灌溉"),  # a named run of days
     ("工作日，温度25度，怎么灌溉", "工作日", "25", "早上一次"),
     ("on weekdays at 32 C how often", "weekdays", "32", "早晚各一次"),
+    # a day shortened (session 42): ``sat`` and ``sun`` with a capital, a period or a lead
+    ("on Wed at 32 C how often", "wed", "32", "早晚各一次"),
+    ("Thu. 25 C, how to irrigate", "thu", "25", "早上一次"), ("tues, 25 C", "tues", "25", "早上一次"),
+    ("Sun 35 C, irrigate?", "sun", "35", "不灌溉"), ("on sat at 35 C", "sat", "35", "不灌溉"),
+    ("sat. 35 C", "sat", "35", "不灌溉"),
 ])
 def test_a_question_gives_a_column_of_days_the_day_it_says(question, day, temperature, want):
     """A day said in a question was never read (the column stayed missing), and the day
@@ -184,6 +189,7 @@ def test_a_question_gives_a_column_of_days_the_day_it_says(question, day, temper
     "一周三次灌溉，温度32度", "每周三天温度32度", "两个星期三次，温度32度",  # counts, no day
     "明天温度32度灌溉几次", "tomorrow at 32 C how often",  # by today's date: no day known
     "sun 32 C, how often",  # sun is a word, never read as Sunday
+    "left in the sun at 32 C, how often", "it sat at 32 C all day, how often",
     "每天灌溉几次？温度32度", "daily at 32 C, how often",  # how often, no day
 ])
 def test_a_count_or_a_relative_day_gives_no_day(question):

@@ -72,6 +72,7 @@ from kbtools.decision.numerals import (
 )
 from kbtools.decision.tolerance import own_unit, percent_of_value, tolerance_ends
 from kbtools.decision.units import (
+    EN_NAMED_UNITS,
     GLUED_UNITS,
     GROUP_OF,
     MAGNITUDE_WORDS,
@@ -236,7 +237,8 @@ def unit_conflict(header: str, cells: Sequence[str]) -> tuple[int, str, str] | N
 def column_unit(header: str, cells: Iterable[str] = ()) -> str:
     """The unit a column's numbers are in: its header's (``温度(℃)`` → ``℃``, ``Temp °C``,
     ``Vibration mm/s``: `header_unit_start`), else a symbol its header ends with (``温度℃``),
-    else one its header names (``运行小时`` → ``小时``), else the first known unit its cells
+    else one its header names (``运行小时`` → ``小时``, ``Operating hours`` → ``hours``:
+    its last word), else the first known unit its cells
     write; `CLOCK_UNIT` before all when its cells write times of day (<9:00, 08:00-17:30)."""
     cells = tuple(cells)
     if any(":" in c and parse_condition(c).clock for c in cells):
@@ -250,7 +252,8 @@ def column_unit(header: str, cells: Iterable[str] = ()) -> str:
     glued = next((s for s in GLUED_UNITS if text.casefold().endswith(s) and len(text) > len(s)), "")
     if glued:
         return text[-len(glued):]
-    named = next((unit for end, unit in NAMED_UNITS if text.endswith(end)), "")
+    named = next((unit for end, unit in NAMED_UNITS if text.endswith(end)), "") or \
+        next((w for w in EN_NAMED_UNITS if text.casefold().split()[-1:] == [w]), "")
     return named or next((u for c in cells if (u := cell_unit(c)).casefold() in GROUP_OF), "")
 
 

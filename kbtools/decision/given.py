@@ -163,11 +163,19 @@ _BELOW_ZERO_AT = re.compile(  # (``minus 5 C``, ``negative 5``: as a question's,
     rf"(?=[\d{''.join(sorted(NUMERAL_CHARS))}])")
 
 
+# a span whose first end a Chinese word says below zero and whose other end has no sign of
+# its own: both ends below zero (零下3到5度 is -3 to -5 degrees, as a forecast says it)
+_BELOW_ZERO_SPAN = re.compile(
+    rf"((?:{'|'.join(_BELOW_ZERO)})\s*[\d{''.join(sorted(NUMERAL_CHARS))}]+(?:\.\d+)?\s*"
+    rf"(?:度|℃|°c)?\s*(?:到|至|~|〜)\s*)(?!零下)(?=[\d{''.join(sorted(NUMERAL_CHARS))}])", re.IGNORECASE)
+
+
 def _signed(text: str) -> str:
     """`text` with a word saying its number is below zero written as a minus, wherever the
     number stands (``零下5度`` → ``-5度``, ``零下五度`` → ``-五度``, ``低于零下5度`` →
-    ``低于-5度``, ``minus 5 C`` → ``-5 C``)."""
-    return _BELOW_ZERO_AT.sub("-", text)
+    ``低于-5度``, ``minus 5 C`` → ``-5 C``), and the other end of a span it starts too
+    (``零下3到5度`` → ``-3到-5度``)."""
+    return _BELOW_ZERO_AT.sub("-", _BELOW_ZERO_SPAN.sub(r"\1-", text))
 
 
 # a temperature's scale said before its number (摄氏25度 is 25℃, 华氏80度 80°F, as a search

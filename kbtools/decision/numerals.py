@@ -222,7 +222,8 @@ _TENTH_DIGITS = "0123456789" + DIGITS
 
 def tenths(number: str, rest: str) -> tuple[str, int] | None:
     """(the percentage `number` 成 says, how many characters of `rest` say it) when `rest`
-    starts with 成 and an optional tenth digit (Arabic or a Chinese one: ``成五``); None when
+    starts with 成 and an optional tenth digit (Arabic or a Chinese one: ``成五``; ``成半``
+    is 成五); None when
     it does not, or `number` (decimal digits) is no share in tenths."""
     if not rest.startswith(TENTHS_MARK) or not re.fullmatch(r"10|\d(?:\.\d)?", number):
         return None
@@ -231,6 +232,8 @@ def tenths(number: str, rest: str) -> tuple[str, int] | None:
         if "." in number or rest[2:3] and rest[2:3] in _TENTH_DIGITS + ".%十百千万点":
             return None
         used, tenth = 2, _TENTH_DIGITS.index(digit) % 10
+    elif digit == "半" and "." not in number:  # 八成半: 85%, not 80% and a 半 of nothing
+        used, tenth = 2, 5
     elif digit and digit in _TENTHS_WORDS:
         return None  # 一成不变, 三成本
     else:
@@ -414,3 +417,29 @@ def fraction(text: str, share: str = "") -> str:
     value = top / bottom * (1000 if share == "‰" else 100 if share else 1)
     shown = f"{value:.{FRACTION_DIGITS}f}".rstrip("0").rstrip(".")
     return f"{shown}{share}{rest}"
+
+
+# a share of a whole said as a fraction in a question (湿度一半, 三分之二, 2/3, ½: 1⁄2 after
+# NFKC), read as the percentage it is (50, 66.666667) where a % column may take it; not
+# 百分之 or 千分之 (a percentage, a per mille: read as such), nor a fraction of a unit (1/2小时)
+# or of more than the whole (3/2), nor a date's or a path's digits (2024/3/4, 1/2/3)
+_SHARE_SAID = re.compile(rf"(?<![\d.\u2044/分])(?:(一半)|([\d{NUMERAL_CHARS_SET}]+)分之"
+                         rf"([\d{NUMERAL_CHARS_SET}]+)|(\d+)\s*[/\u2044]\s*(\d+))(?![\d.\u2044/])")
+
+
+def shares_said(text: str) -> list[tuple[int, int, str]]:
+    """Each share `text` says as a fraction of a whole (`_SHARE_SAID`) as (start, end, the
+    percentage it is); the reader of a question's values puts a % after it."""
+    out = []
+    for m in _SHARE_SAID.finditer(text):
+        if m.group(1):
+            out.append((m.start(), m.end(), "50"))
+            continue
+        whole, part = (m.group(2), m.group(3)) if m.group(2) else (m.group(5), m.group(4))
+        bottom, top = (w if w.isdigit() else chinese_number(w) for w in (whole, part))
+        if top is None or bottom is None or m.group(2) in ("百", "千", "万") or \
+                not 0 < Decimal(top) < Decimal(bottom):
+            continue
+        value = f"{Decimal(top) / Decimal(bottom) * 100:.{FRACTION_DIGITS}f}"
+        out.append((m.start(), m.end(), value.rstrip("0").rstrip(".")))
+    return out

@@ -87,6 +87,9 @@ MAGNITUDE_WORDS = ("thousand", "million", "billion", "hundred", "dozen")  # 2 th
 GLUED_UNITS = ("°c", "°f", "℃", "℉", "%", "‰")
 NAMED_UNITS = (("小时数", "小时"), ("小时", "小时"), ("天数", "天"), ("日数", "天"),
                ("分钟数", "分钟"), ("分钟", "分钟"), ("周数", "周"), ("月数", "月"), ("年数", "年"))
+# the English unit words a header may end with as its last word: ``Operating hours`` counts
+# hours, ``Consecutive rain days`` days (so 4 days given the first is 96, 2100 hours the second 87.5)
+EN_NAMED_UNITS = ("hours", "hrs", "days", "minutes", "mins", "weeks", "months", "years")
 
 # what a header names a count of when its name (without its unit) ends in it: 连续降雨天数
 # and ``rain days`` count days, 喷药次数 times, ``number of sprays`` and ``spray count``

@@ -158,13 +158,19 @@ def not_a_day(text: str, zh: bool) -> str:
 
 
 # a day of the week said in a question (compacted: `kbtools.query.values.compact`), or a run
-# of them: 周三, 星期3, 礼拜天, 下周一, 周一到周三, ``on wednesday``. Not the 周三 of a count
-# (一周三次, 每周三天, 两个星期三次: a numeral before it or a measure word after it), nor an
-# English day shortened (``sun``, ``sat``, ``wed`` are words too)
+# of them: 周三, 星期3, 礼拜天, 下周一, 周一到周三, ``on wednesday``, ``Wed``, ``Thu.``, ``mon-fri``.
+# Not the 周三 of a count (一周三次, 每周三天, 两个星期三次: a numeral before it or a measure word
+# after it), nor ``sun`` and ``sat`` as the words they also are (``in the sun``, ``it sat``):
+# those only written with a capital (``Sun``), a period (``sat.``), after a word leading a
+# day (``on sat``) or in a run (``sat-sun``)
 _COUNTED = "一二两三四五六七八九十几数每0-9"  # before it, or before 个 before it (两个星期三次)
 _MEASURE = r"(?:次|回|遍|趟|顿|頓|个|個|日|号|號|小时|小時|周|週|年|月|晚|夜|[十百千万萬]|\d|天(?!气|氣))"
 _ZH_SAID = rf"{_ZH}(?:{_ZH_NUM}|[1-7](?![\d.]))"
-_EN_SAID = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
+_EN_SAID = (r"(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
+            r"|mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)")
+_EN_WORDS = ("sat", "sun")  # days shortened that are words too
+_EN_LEADS = re.compile(r"(?:^|[^a-z])(?:on|next|this|last|every|until|till|from|by|before|after)"
+                       r"\s*$")
 # a named run said (周末, 工作日, ``at weekends``; not 每天, ``daily``: how often, no day)
 _NAMED_SAID = r"工作日|周末|双休日|(?<![a-z])(?:weekends?|weekdays?)(?![a-z])"
 _SAID = re.compile(
@@ -174,8 +180,12 @@ _SAID = re.compile(
     rf"|{_NAMED_SAID}", re.IGNORECASE)
 
 
-def days_said(text: str) -> list[tuple[int, int, str]]:
+def days_said(text: str, cased: str = "") -> list[tuple[int, int, str]]:
     """The days of the week a question (`text`, compacted) says, as (start, end, the words)
-    given a column of days as its input; a day said by today's date (明天) is none."""
+    given a column of days as its input; a day said by today's date (明天) is none. `cased`:
+    the question compacted without case folding, where it lines up (``Sun`` is a day)."""
     return [(m.start(), m.end(), m.group(0)) for m in _SAID.finditer(text)
-            if cell_days(m.group(0)) is not None]
+            if cell_days(m.group(0)) is not None and
+            (m.group(0).casefold() not in _EN_WORDS or text[m.end():m.end() + 1] == "." or
+             cased[m.start():m.start() + 1].isupper() or
+             _EN_LEADS.search(text[max(0, m.start() - 12):m.start()]) is not None)]

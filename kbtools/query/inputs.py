@@ -55,6 +55,7 @@ from kbtools.query.naming import (
     said_of_other,
     takes_by_unit,
     unnamed_output,
+    use_of_other,
 )
 from kbtools.query.places import place_of
 from kbtools.query.quantities import (
@@ -168,7 +169,7 @@ def read_inputs(question: str, table: DecisionTable,
     shown = shown if len(shown) == len(text) else text
     # the days of the week said (周三, ``on wednesday``): a column of days' value, and no
     # number (周3) nor a name qualifying the next input's (周三温度 is the temperature)
-    days = days_said(text)
+    days = days_said(text, cased)
     text, cased, shown = (_without(t, days) for t in (text, cased, shown))
     # a rate said per-unit first (每亩施了25公斤, 亩施25公斤) read as one said after its number
     order = rates_said_first(text)
@@ -299,6 +300,11 @@ def read_inputs(question: str, table: DecisionTable,
             counts = object_names(text, x.after, key_text(table.header[i]), names[i],
                                   synonyms) if x.unit in DURATIONS else None
             word = unnamed_output(x.word, table, subject)
+            used = "" if counts or x.unit not in DURATIONS else \
+                use_of_other(word, table.header[i], synonyms)
+            if used:  # ``the machine ran 2100 hours``: its run time, no 连续降雨天数
+                said.setdefault(table.header[i], (_said(x), used))
+                continue
             if (place == "" or quals[i].changed_to(text, x.start) == "" or  # heated to 80 c
                     counts or (counts is None or is_cjk(word[-1:] or "a")) and may_name(
                         word, table.header[i], synonyms, fraction=x.unit == PERCENT)) and \

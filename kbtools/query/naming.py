@@ -20,9 +20,16 @@ from kbtools.decision.conditions import unit_of
 from kbtools.decision.headers import header_unit_start
 from kbtools.decision.units import family, rate_parts, rates_agree, unit_group
 from kbtools.query.fillers import drop_fillers, strip_fillers
-from kbtools.query.quantities import AMBIENT, WEATHER, before_comma, key_text
+from kbtools.query.quantities import (
+    AMBIENT,
+    DAY_TIMES,
+    TIMES,
+    WEATHER,
+    before_comma,
+    key_text,
+)
 from kbtools.query.value_units import BARE_DEGREES, DURATIONS, TEMPERATURES, UNIT_CLASSES
-from kbtools.query.values import STOP_GAP, Number, compact
+from kbtools.query.values import AMOUNT_LEADS, POSSESSIONS, STOP_GAP, SUBJECTS, Number, compact
 from kbtools.query.wording import (
     NAME_STARTS,
     amount_subject,
@@ -181,6 +188,18 @@ def of_column(text: str, x: Number, header: str,
 # verbs of a thing's use, each naming the time it has been used or run: a column counting it
 # (运行小时, 使用年限, 工作时长) is named by any of them (液压油已经用了2100小时, 跑了300小时)
 RUNNING = ("运行", "使用", "运转", "工作", "用", "跑", "转")
+# how a question says a thing's use before the time of it (机器运行了2100小时, 泵开了5小时,
+# ``the machine ran 2100 hours``, ``the motor has 2100 hours on it``)
+USE_SAID = ("运行", "使用", "运转", "工作", "用了", "用过", "跑了", "转了", "开了", "开机")
+EN_USE = frozenset(("ran", "run", "runs", "running", "used", "uses", "using", "operated",
+                    "operates", "operating", "worked", "works", "working", "served", "serving",
+                    "logged", "clocked", "idled", "idling"))
+# what a column of a use time is named by, besides those verbs: the words of its name sharing
+# a stem with one of these (``Hose age``, ``Service life``, ``Run time``, ``Hour meter``), or
+# the Chinese ones in its key (使用年限, 累计时长, 工时)
+USE_TIME_EN = ("run", "operat", "use", "usage", "work", "serv", "age", "life", "time", "hour",
+               "meter", "duty", "log")
+USE_TIME_ZH = (*RUNNING, "开机", "时间", "时长", "寿命", "年限", "龄", "工时", "累计")
 
 
 def may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}, *,
@@ -220,11 +239,41 @@ def may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {},
     word = word[len(joiner):]  # 和湿度 90%, 然后湿度 90% name 湿度
     if not word or word.endswith(WEATHER) and header_unit(header) not in DURATIONS:
         return True  # 然后 24 度, 下大雨 22度: said of nothing named (晴了4天: sunny days)
+    if DAY_TIMES.fullmatch(word) and not any(t in key for t in TIMES):
+        return True  # 夜里负5度 for 温度: when it was read (not 日均温's, a day's mean)
     chars = {ch for ch in key if is_cjk(ch)}
     if any(v in key for v in RUNNING):  # 用了 2100 小时 for 运行小时: the same time counted
-        chars |= set("".join(RUNNING))
+        chars |= set("".join(RUNNING)) | {"开"}  # 开了, 开机 (not the 机 of 停机)
     if not set(word) & chars:
         return False
     tails = [key[n:] for n in range(1, len(key) - 1)]
     return not any(word.endswith(t) and len(word) > len(t) and is_cjk(word[-len(t) - 1])
                    for t in tails)
+
+
+def use_of_other(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> str:
+    """The words before a duration that say it is a thing's use (``the machine ran``, ``the
+    motor has``, 机器运行了) when column `header` counts no use (连续降雨天数, ``Consecutive
+    rain days``; not 运行小时, ``Hose age``, ``Run time``, nor one a synonym names so):
+    2100 hours of running is no count of rainy days, whatever script either is in. "" when
+    the words say no use or the column counts it."""
+    if word.isascii():
+        words = word.split()
+        use = next((n for n, w in enumerate(words) if w in EN_USE or (
+            w in POSSESSIONS and n and words[n - 1] not in SUBJECTS and
+            drop_fillers(words[n - 1]))), None)
+        if use is None:
+            return ""
+        start = next((n for n, w in enumerate(words) if w not in EN_NAMELESS and
+                      w not in AMOUNT_LEADS and drop_fillers(w)), use)  # not ``after``
+        said = " ".join(words[start:use + 1])
+    elif any(v in word for v in USE_SAID) or word.endswith(("用", "跑", "转")):  # 水泵用了
+        said = drop_fillers(word)
+    else:
+        return ""
+    names = [key_text(header), *(compact(t) for t in synonyms.get(column_key(header), ()))]
+    if any(any(v in n for v in USE_TIME_ZH) for n in names if not n.isascii()) or any(
+            w.startswith(s) for n in names if n.isascii() for w in re.findall(r"[a-z]+", n)
+            for s in USE_TIME_EN):
+        return ""
+    return said

@@ -33,6 +33,7 @@ from kbtools.query.quantities import (
     PHRASE,
     PHRASE_WORDS,
     ROOMS,
+    TIMES,
     Qualified,
 )
 from kbtools.query.value_units import UNIT_CLASSES, unit_after
@@ -198,6 +199,8 @@ def _chinese_place(qualified: Qualified, head: str) -> str | None:
     if not word:
         return None
     thing = run[:-len(word)]
+    if word in THINGS_INSIDE and thing.endswith(TIMES):
+        return None  # 夜里, 冬天里, 三天内: when, not where
     if own(thing):
         return ""  # 里面, 室内, 屋里, 这里, 棚内 on a 大棚 table
     return run[-PHRASE - len(word):]  # 锅炉里: another thing's inside, named

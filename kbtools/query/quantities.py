@@ -83,6 +83,10 @@ MEASURES = ("平均", "均", "空气", "环境", "气", "旬", "白天", "日", 
 # 冬天里的温度, 花期温度, 实时温度, 中午温度), as ``night temperature`` does (`EN_PLAIN`)
 TIMES = ("白天", "晚上", "早上", "上午", "下午", "中午", "夜", "晚", "晨", "昼", "午", "日", "天",
          "周", "月", "季", "年", "期", "时")
+# the times of day a reading is said at with no name (夜里负5度, 晚上零下3度, 今早10度): when it
+# is taken, not of what, as `TIMES` before a name say
+DAY_TIMES = re.compile(r"(?:今天|昨天|前天|今|昨|前|当|每天|每)?(?:夜里|夜间|夜晚|晚上|晚间|白天|"
+                       r"早上|早晨|清晨|凌晨|上午|中午|下午|傍晚|半夜|深夜|午后|午夜|夜|晚|早)")
 # the weather said before a name (下雨温度, 阴雨湿度, 雨后温度, 天晴温度, 刮风 温度): when it is measured,
 # as `TIMES` say, not of what (雨水温度 is the rainwater's; 热风, 进风, 喷雾 are things)
 WEATHER = ("雨", "雪", "雨后", "雪后", "晴", "多云", "刮风", "起风", "大风")

@@ -129,6 +129,7 @@ COUNTERS = ("次", "遍", "回", "趟", "台", "头", "只", "株", "件", "辆"
 _PER_FIRST = re.compile(r"每|(?<![a-z])per ")
 _RATE_NUMBER = re.compile(r"\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千万]+")
 _RATE_GAP = 12
+_PER_COMMA = re.compile(r" ?[,，] ?")  # a comma right after the per-unit ends no rate
 _RATE_STOP = re.compile(r"[\d,.;:!?，。；：！？、零〇一二两三四五六七八九十]|每|(?<![a-z])per ")
 _TIMES = frozenset(GROUP_OF[u] for family in SCALES[:2] for u in family)
 _AMOUNTS = frozenset(GROUP_OF[u] for family in SCALES if "kg" in family or "l" in family
@@ -138,11 +139,15 @@ _AMOUNTS = frozenset(GROUP_OF[u] for family in SCALES if "kg" in family or "l" i
 # in the order `rates_said_first` gives: the 每 a land area said alone as the per-unit
 # goes after the number with (亩施25公斤 as 施25公斤每亩)
 PER_SAID = -1
+# … and the space an English rate said first with a comma after its per-unit goes without
+# (``per ha,we spread 150 kg`` as ``,we spread 150 kg per ha``)
+SPACE_SAID = -2
 
 
 def in_order(text: str, order: list[int]) -> str:
-    """`text` in the order of `rates_said_first` (its characters, `PER_SAID` a 每)."""
-    return "".join("每" if i == PER_SAID else text[i] for i in order)
+    """`text` in the order of `rates_said_first` (its characters, `PER_SAID` a 每,
+    `SPACE_SAID` a space)."""
+    return "".join("每" if i == PER_SAID else " " if i == SPACE_SAID else text[i] for i in order)
 
 
 def rates_said_first(text: str) -> list[int]:
@@ -162,17 +167,24 @@ def rates_said_first(text: str) -> list[int]:
         if not per or GROUP_OF[per] in _TIMES:
             continue
         gap_at = per_at + len(per)
-        stop = _RATE_STOP.search(text, gap_at, gap_at + _RATE_GAP + 1)
+        comma = _PER_COMMA.match(text, gap_at)  # ``per hectare, we spread 150 kg``, 每亩，施
+        skip = comma.end() - gap_at if comma else 0
+        stop = _RATE_STOP.search(text, gap_at + skip, gap_at + skip + _RATE_GAP + 1)
         number = _RATE_NUMBER.match(text, stop.start()) if stop else None
         suffix, known, _ = unit_after(text[number.end():]) if number else ("", "", None)
         if number is None or not suffix or "/" in known or rate_parts(f"{known}/{per}") is None \
                 or start == per_at and GROUP_OF.get(known) not in _AMOUNTS:
             continue  # (亩施 an amount: 25公斤, 2升; not 亩温0度, a thing named 亩)
         end = number.end() + (text[number.end()] == " ") + len(suffix)
-        spaced = text[gap_at:gap_at + 1] == " "  # ``per mu we``: its space goes before it
-        lead = [PER_SAID] * (start == per_at and not spaced) + list(range(start, gap_at))
-        said = list(range(gap_at + spaced, end))
-        order[start:end] = said + [gap_at] * spaced + lead
+        marks = [i for i in range(gap_at, gap_at + skip) if text[i] != " "]  # the comma first
+        gaps = [i for i in range(gap_at, gap_at + skip) if text[i] == " "]
+        spaced = not skip and text[gap_at:gap_at + 1] == " "  # ``per mu we``: its space
+        lead = [PER_SAID] * (start == per_at and not spaced and not gaps) + \
+            list(range(start, gap_at))  # goes before it
+        said = list(range(gap_at + spaced + skip, end))
+        if marks and not gaps and per.isascii() and start < per_at:  # ``per ha,we``: a space
+            gaps = [SPACE_SAID]
+        order[start:end] = marks + said + [gap_at] * spaced + gaps + lead
         at = end
     return order
 

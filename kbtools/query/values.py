@@ -39,6 +39,7 @@ from kbtools.decision.numerals import (
     half_numbers,
     magnified_numbers,
     mixed_numbers,
+    shares_said,
     spell_numbers,
     tenths,
 )
@@ -276,6 +277,9 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
     if mixed := mixed_numbers(text) + magnified_numbers(text) + half_numbers(text):
         spans = [s for s in spans if not any(a <= s[0] < b for a, b, _ in mixed)] + \
             [(a, b, value, text[b:b + AFTER_CHARS]) for a, b, value in mixed]
+    if shares := [s for s in shares_said(text) if unit_after(text[s[1]:])[2] is None]:
+        spans = [s for s in spans if not any(a <= s[0] < b for a, b, _ in shares)] + \
+            [(a, b, value, "%" + text[b:b + AFTER_CHARS - 1]) for a, b, value in shares]
     out: list[tuple[int, int, str, str]] = []
     for span in sorted(_in_tenths(text, span) for span in spans):
         if not out or span[0] >= out[-1][1]:  # (not the 五 of 八成五: its tenths)
