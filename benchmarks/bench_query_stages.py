@@ -54,6 +54,7 @@ STAGES: list[tuple[Any, str, str]] = [
     (bm25.Bm25, "query_terms", "tokenize"),
     (search, "expand", "synonym expansion"),
     (bm25.Bm25, "scores", "bm25 scores"),
+    (fusion, "top", "bm25 top"),  # the best of the BM25 scores (search.py: fusion.top)
     (use.UseEmbedder, "embed_batch", "embed question (use)"),
     (use.UseEmbedder, "embed_question", "embed question (use)"),
     (bert.BertEmbedder, "embed_batch", "embed question (minilm)"),

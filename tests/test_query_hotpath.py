@@ -425,3 +425,20 @@ def test_top_past_the_strided_bound_is_the_definition(values, n):
                   key=lambda i: (-scores[i], i))[:n]
     assert got.keys.tolist() == want
     assert got.scores.tolist() == [float(scores[i]) for i in want]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3999), st.sampled_from([0.5, 1.0, 2.5, 7.0])),
+                max_size=300),
+       st.integers(1, 60), st.sampled_from([np.float32, np.float64]))
+def test_top_of_mostly_zero_scores_is_the_definition(placed, n, dtype):
+    """A BM25 list over thousands of chunks of which a few hold the terms: the floor taken
+    from every TOP_STRIDE-th positive score (when it has n of them) still keeps the ties
+    at the cut by chunk number, and below n sampled positives every positive counts."""
+    scores = np.zeros(4000, dtype=dtype)
+    for at, value in placed:
+        scores[at] = value
+    got = top(scores, n)
+    want = sorted(np.flatnonzero(scores > 0).tolist(), key=lambda i: (-scores[i], i))[:n]
+    assert got.keys.tolist() == want
+    assert got.scores.tolist() == [float(scores[i]) for i in want]

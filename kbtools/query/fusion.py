@@ -163,16 +163,19 @@ def top(scores: np.ndarray, n: int) -> Ranked:
     """The n best positive scores, best first, ties broken by chunk number (at the cut too:
     of the chunks tied with the n-th score, the lowest numbers are kept, as an engine's
     list keeps them)."""
-    pos = np.flatnonzero(scores > 0)
+    pos = None
+    if len(scores) >= TOP_STRIDE * n:
+        # the n-th best positive score of every TOP_STRIDE-th chunk is no better than the
+        # n-th best of all: only the chunks at or above it are gathered (a BM25 list keeps
+        # 100 of ~24k positive scores; gathering them all was a third of this function)
+        part = scores[::TOP_STRIDE]
+        part = part[part > 0]
+        if len(part) >= n:
+            pos = np.flatnonzero(scores >= np.partition(part, len(part) - n)[len(part) - n])
+    if pos is None:
+        pos = np.flatnonzero(scores > 0)
     if len(pos) > n:
         vals = scores[pos]
-        if len(vals) >= TOP_STRIDE * n:
-            # the n-th best of every TOP_STRIDE-th score is no better than the n-th best of
-            # all: what is below it goes before the exact partition (a BM25 list keeps 100
-            # of ~24k positive scores; its partition was two thirds of this function)
-            part = vals[::TOP_STRIDE]
-            keep = vals >= np.partition(part, len(part) - n)[len(part) - n]
-            pos, vals = pos[keep], vals[keep]
         nth = np.partition(vals, len(vals) - n)[len(vals) - n]  # the n-th best score
         pos = pos[vals >= nth]
     order = np.lexsort((pos, -scores[pos]))[:n]
