@@ -34,7 +34,7 @@ import numpy as np
 
 from kbtools.fsutil import atomic_write_bytes
 
-MAGIC = b"KBUSEM1\n"
+MAGIC = b"KBUSEM1\n"  # change the digit when what a file holds changes: older files are made again
 ALIGN = 64
 
 
