@@ -1,7 +1,8 @@
 """The decision-table form as a phone's Chinese keyboard fills it: full-width digits, a
 full-width point, minus and percent sign, a unit typed after the number (℃, ％, 天, 日),
-spaces around it: each decides the row its half-width spelling decides, and the form shows
-the value as typed beside the number it read."""
+spaces around it, a value begun at its point (.5, as a decimal keypad types it): each
+decides the row its half-width spelling decides, and the form shows the value as typed
+beside the number it read."""
 
 from __future__ import annotations
 
@@ -36,6 +37,10 @@ def decided(client: TestClient, values: list[str]) -> tuple[int, str]:
     (["２２．５", "８５", "３日"], ["22.5", "85", "3"]),
     ([" 22 ℃ ", "90 %", "3 天"], ["22", "90", "3"]),
     (["－５", "９０", "３"], ["-5", "90", "3"]),
+    # a decimal keypad's point typed first (0 left out): refused as "not a number"
+    (["22", "90", ".5"], ["22", "90", "0.5"]),
+    (["-.5", "90", "3"], ["-0.5", "90", "3"]),
+    (["２２", "９０", "．５天"], ["22", "90", "0.5"]),
 ])
 def test_full_width_and_unit_suffixed_inputs_decide_as_half_width(client, typed, plain):
     assert decided(client, typed) == decided(client, plain)

@@ -232,3 +232,69 @@ def test_a_copy_is_shown_only_in_the_language_the_page_is_asked_in(browser, serv
         server.start()
     browser.get(server.url + doc)  # the server agrees: the cookie was set offline
     assert ui_of(browser) == "en" and note(browser) is None
+
+
+def test_the_language_asked_offline_is_remembered_without_a_copy_of_its_page(browser, server):
+    """The language switch on a page never opened in that language, offline: the browser
+    said it cannot connect, and the choice was dropped with it (remembered only where a copy
+    of the page was kept): the next page opened offline, and once the server was back, was in
+    the earlier language. The server would have remembered it; the worker does now."""
+    doc = f"/doc/{quote(SCAB)}"
+    browser.get(server.url + "/release?lang=en")
+    kept(browser, copy("/release", "en"))  # the worker in charge from here on
+    browser.get(server.url + "/release?lang=zh")  # a copy in each language; Chinese chosen
+    browser.get(server.url + doc)
+    kept(browser, copy("/release", "en"), copy("/release"), copy(doc))
+    server.stop()
+    try:
+        browser.get(server.url + doc + "?lang=en")  # no English copy of it
+        assert note(browser) is None and ui_of(browser) is None
+        browser.get(server.url + "/release")
+        assert copy_shown(browser)[1] == "en", copy_shown(browser)
+    finally:
+        server.start()
+    browser.get(server.url + doc)
+    assert ui_of(browser) == "en" and note(browser) is None
+
+
+# Safari's workers have no `cookieStore`: this Chromium's worker is made like one (the
+# property read as undefined), through the DevTools protocol
+NO_COOKIE_STORE = "Object.defineProperty(self, 'cookieStore', {value: undefined})"
+
+
+def without_cookie_store(driver) -> None:
+    """The page's service worker without a cookie store, as Safari's."""
+    import json
+
+    workers = [t for t in driver.execute_cdp_cmd("Target.getTargets", {})["targetInfos"]
+               if t["type"] == "service_worker"]
+    assert workers, "no service worker"
+    for worker in workers:
+        session = driver.execute_cdp_cmd("Target.attachToTarget",
+                                         {"targetId": worker["targetId"], "flatten": False})
+        driver.execute_cdp_cmd("Target.sendMessageToTarget", {
+            "sessionId": session["sessionId"],
+            "message": json.dumps({"id": 1, "method": "Runtime.evaluate",
+                                   "params": {"expression": NO_COOKIE_STORE}})})
+
+
+def test_a_language_chosen_offline_is_the_servers_once_back_without_a_cookie_store(
+        browser, server):
+    """Safari gives a worker no cookie store: the English copy followed offline was shown,
+    but the cookie the server reads was never set, and once the server was back the next
+    page came in the browser's language (and the worker then forgot the choice). The copy's
+    page sets the cookie its address asks for itself."""
+    doc = f"/doc/{quote(SCAB)}"
+    browser.get(server.url + doc + "?lang=en")
+    kept(browser, copy(doc, "en"))
+    browser.get(server.url + "/release?lang=zh")  # Chinese chosen since
+    kept(browser, copy(doc, "en"), copy("/release"))
+    without_cookie_store(browser)
+    server.stop()
+    try:
+        browser.get(server.url + doc + "?lang=en")
+        assert copy_shown(browser)[1] == "en", copy_shown(browser)
+    finally:
+        server.start()
+    browser.get(server.url + "/release")
+    assert ui_of(browser) == "en" and note(browser) is None

@@ -86,7 +86,7 @@ class Focusable(HTMLParser):
         if "id" in a:
             self.ids.append(a["id"])
         if (tag == "a" and "href" in a) or tag in ("button", "input", "select", "summary"):
-            if a.get("type") != "hidden":
+            if a.get("type") != "hidden" and not a.get("tabindex", "0").startswith("-"):
                 self.stops.append((tag, a))
 
 
@@ -108,6 +108,19 @@ def test_every_page_opens_with_a_skip_link_to_its_content(client, url, lang, wor
     assert found.ids.count(target) == 1
     assert re.search(rf'<main id="{target}"[^>]*>', page)
     assert re.search(r'<a class="skip" href="#[^"]+">([^<]+)</a>', page).group(1) == words
+
+
+@pytest.mark.parametrize("url", PAGES)
+def test_the_header_has_one_tab_stop_to_the_search_page(client, url):
+    """The brand and the menu's "search" both led to `/`: a keyboard user tabbed through two
+    stops to the one page on every page. The brand is left to pointer users (a tap on a phone)
+    and screen readers hear the menu's link alone; the header's stops are its menu."""
+    page = client.get(url).text
+    header = page[page.index("<header"):page.index("</header>")]
+    stops = [a["href"] for _, a in Focusable(header).stops]
+    assert stops.count("/") == 1 and stops[:2] == ["/", "/release"], stops
+    brand = re.search(r'<a class="brand"[^>]*>', header).group()
+    assert 'tabindex="-1"' in brand and 'aria-hidden="true"' in brand
 
 
 def test_the_skip_link_shows_when_it_has_the_focus():

@@ -101,7 +101,9 @@ _RANGE_SEP = r"(?:-|~|〜|–|—|至|到)"
 _RE_CMP = re.compile(rf"^(<=|>=|<|>|≤|≥|≦|≧)\s*({_NUM})\s*{_UNIT}$")
 _RE_RANGE = re.compile(rf"^({_NUM})\s*{_UNIT}\s*{_RANGE_SEP}\s*({_NUM})\s*{_UNIT}$")
 _RE_NUMBER = re.compile(rf"^({_NUM})\s*{_UNIT}$")
-_RE_INPUT = re.compile(rf"^({_NUM}{_EXP})\s*{_UNIT}$")
+# an input may start at its point, as a phone's decimal keypad types 0.5 (.5, -.5); a cell
+# is written by an author, whose 0.5 the table shows
+_RE_INPUT = re.compile(rf"^((?:{_NUM}|[+-]?\.\d+){_EXP})\s*{_UNIT}$")
 # interval notation: [5, 8) is 5 ≤ x < 8, (5, 8] 5 < x ≤ 8, [5℃, 8℃], [5, 8) ℃, (-∞, 5),
 # [85, +∞); full-width ［5，8） is the same after NFKC
 _IUNIT = r"(?:[cdkm]?m[23](?![\d.])|(?!以上|以下|以内|以外|含)[^\d\s<>=≤≥≦≧~〜\-–—至到,;:*|()\[\]]){0,12}"

@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from jinja2 import DictLoader, Environment, select_autoescape
+from markupsafe import Markup
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
@@ -32,6 +33,7 @@ from kbtools.serve.i18n import (
     reason_translator,
     translator,
 )
+from kbtools.serve.scriptruns import runs_html
 from kbtools.serve.security import local_path
 from kbtools.serve.source import Served
 from kbtools.serve.staticfiles import package_files, static_url
@@ -43,6 +45,15 @@ ENV = Environment(loader=DictLoader({name: data.decode("utf-8") for name, data
                                      in package_files("templates").items()}),
                   autoescape=select_autoescape(default=True, default_for_string=True))
 ENV.globals["static_url"] = static_url  # the stylesheet's and script's versioned addresses
+
+
+def _runs(text: object, own: str) -> Markup:
+    """``{{ title|runs(lang) }}``: knowledge text outside Markdown (a title, a heading path)
+    with each run of the other script in its own `lang` (`scriptruns.runs_html`)."""
+    return Markup(runs_html(str(text), own))
+
+
+ENV.filters["runs"] = _runs
 
 
 class Page:

@@ -21,8 +21,9 @@ from kbtools.serve import ops
 from kbtools.serve.callout_frame import Callout, document_callouts, framed
 from kbtools.serve.docview import render_markdown
 from kbtools.serve.i18n import HTML_LANG, content_lang, content_word, error_zh, translator
-from kbtools.serve.marks import highlight_terms
+from kbtools.serve.marks import terms_pattern
 from kbtools.serve.passes import RenderContext, app_url
+from kbtools.serve.scriptruns import runs_html
 from kbtools.serve.source import Served
 
 SNIPPET_CHARS = 1500  # a result's passage shown in full up to this, else cut at a line
@@ -162,18 +163,20 @@ def result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
     lines = f"{r.line_start}-{r.line_end}"
     status = (r.verification or {}).get("status")
     declared = (r.metadata or {}).get("lang")
-    view = {"r": r, "title_html": Markup(highlight_terms(r.title, terms)),
-            "path": [r.doc, *r.heading_path],
+    # the title and each heading in its own language (the document's declared one, else the
+    # language it is written in), not the passage's: an English notice quoted in a Chinese
+    # manual is under Chinese headings; a run of the other script in one in its own
+    title_lang = content_lang(declared, r.title)
+    path_langs = [content_lang(declared, part) for part in [r.doc, *r.heading_path]]
+    view = {"r": r, "title_html": Markup(runs_html(r.title, title_lang, terms_pattern(terms))),
+            "path": [Markup(runs_html(part, own)) for part, own
+                     in zip([r.doc, *r.heading_path], path_langs, strict=True)],
             "url": app_url("doc", r.doc) + "?" + urlencode({"lines": lines,
                                                             "chunk": r.chunk_id[:CHUNK_PREFIX],
                                                             "q": _link_question(q, terms)})
             + "#cited",
             "lang": content_lang(declared, r.text),
-            # the title and each heading in its own language (the document's declared one,
-            # else the language it is written in), not the passage's: an English notice
-            # quoted in a Chinese manual is under Chinese headings
-            "title_lang": content_lang(declared, r.title),
-            "path_langs": [content_lang(declared, part) for part in [r.doc, *r.heading_path]],
+            "title_lang": title_lang, "path_langs": path_langs,
             "lapsed": status == "lapsed", "outdated": r.outdated,
             "table_url": None, "evaluation": None}
     text = ops.passage_markdown(served, r.doc, r.text, r.line_start, r.line_end)

@@ -21,12 +21,15 @@ No regular expression: one scan of the text, linear in its length.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
+from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
 
 from kbtools.index.tokenize import CJK_RANGES
 from kbtools.serve.i18n import HTML_LANG
+from kbtools.serve.marks import highlight
 
 MIN_WORDS = 2  # Latin words of letters that make a phrase its own `lang` in Chinese text
 _JOINERS = frozenset("-'’.")  # inside a word or code, between two of its characters
@@ -118,6 +121,21 @@ def other_script_runs(text: str, own: str) -> list[tuple[int, int, str]]:
     if primary == "zh":
         return [(a, b, HTML_LANG["en"]) for a, b in _phrases(text)]
     return []
+
+
+def runs_html(text: str, own: str, pattern: re.Pattern[str] | None = None) -> str:
+    """Plain knowledge text outside Markdown (a result's title, a heading of its path, a
+    changed document's title) as HTML inside an element of language `own`: escaped, each run
+    of the other script (`other_script_runs`) in a ``<span lang>`` as the page's text marks
+    them, and the matches of `pattern` (the question's terms) in ``<mark>`` within each
+    piece, as a passage marks them."""
+    out, pos = [], 0
+    for start, end, lang in other_script_runs(text, own):
+        out.append(highlight(text[pos:start], pattern))
+        out.append(f'<span lang="{escapeHtml(lang)}">{highlight(text[start:end], pattern)}</span>')
+        pos = end
+    out.append(highlight(text[pos:], pattern))
+    return "".join(out)
 
 
 def script_runs(tokens: list[Token], text_lang: str) -> list[Token]:

@@ -149,8 +149,9 @@ function copyOf(request, page) {
 }
 
 // An address's `?lang=` followed offline, remembered as the server's cookie would have
-// been (and set as that cookie where the browser lets a worker set one): the next page
-// opened without it is in that language too, offline and once the server is back.
+// been (and set as that cookie where the browser lets a worker set one; where it does not,
+// Safari's, the copy's page sets it: search.js): the next page opened without it is in that
+// language too, offline and once the server is back.
 function remember(request) {
   var asked = langParam(request.url);
   if (!asked) {
@@ -195,12 +196,15 @@ function fromServer(event, page) {
     }
     return response;
   }, function (failed) {
+    if (page) {
+      // the language asked for is the reader's choice whether a copy of this page is kept
+      // or not (the language switch on a page never opened in it): the server would have
+      // remembered it, and the next page opened offline is in it
+      event.waitUntil(remember(event.request));
+    }
     return copyOf(event.request, page).then(function (copy) {
       if (!copy) {
         throw failed;  // never opened here: the browser says it cannot connect
-      }
-      if (page) {
-        event.waitUntil(remember(event.request));
       }
       return page ? marked(copy) : copy;
     });

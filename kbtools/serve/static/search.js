@@ -70,6 +70,14 @@
       when.textContent = offline.getAttribute("data-when").replace(
         "{time}", saved.toLocaleString(document.documentElement.lang));
     }
+    // the language its address asks for, remembered as the server's cookie would have been:
+    // the worker sets it only where a worker has a cookie store (not Safari's), and the next
+    // page asked of the server, back online, was in the browser's language
+    var asked = new URLSearchParams(location.search).get("lang");
+    if (asked && asked === document.body.getAttribute("data-ui")) {
+      document.cookie = "kb_lang=" + asked + "; path=/; max-age=" + 365 * 86400 +
+        "; samesite=strict";
+    }
   } else if (offline && window.isSecureContext && navigator.serviceWorker) {
     // whether the worker answered this page's own request (then it kept it): not whether it
     // is in charge now, which it can take while the page loads, its request gone past it
