@@ -9,7 +9,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from kbtools.errors import SyncError, TransientSyncError
+from kbtools.errors import TransientSyncError, UnchangedSyncError
 from kbtools.index.layout import DeviceLayout, device_of_release
 from kbtools.ship.git import tag_name
 from kbtools.ship.sourceurl import scrub
@@ -47,7 +47,7 @@ def refused_now(refused: dict[int, str], listed: dict[int, tuple[str, str]]
 
 
 def passed_over(refused: dict[int, str], current: str | None, serves: str,
-                rolled_back: tuple[str, ...] = ()) -> SyncError:
+                rolled_back: tuple[str, ...] = ()) -> UnchangedSyncError:
     """The error of a sync that found no release the trusted keys vouch for newer than
     `current`: the newest release refused and why, and any others refused below it;
     `serves` says what the device serves now (`sync.still_serves`); `rolled_back`, the
@@ -60,10 +60,11 @@ def passed_over(refused: dict[int, str], current: str | None, serves: str,
             if others else "")
     skipped = (f" but {', '.join(rolled_back)}, rolled back from on purpose (`kb rollback "
                f"{rolled_back[-1]}` serves it again)" if rolled_back else "")
-    what = (f"no release newer than {current} verifies with the trusted keys{skipped}, "
-            f"{serves}") if current else ("no release at the source verifies with the "
-                                          "trusted keys, no release is served yet")
-    return SyncError(f"{tag_name(newest)}: {refused[newest]}{also}; {what}")
+    what = (f"no release newer than {current} verifies with the trusted keys{skipped}"
+            if current else "no release at the source verifies with the trusted keys")
+    return UnchangedSyncError(f"{tag_name(newest)}: {refused[newest]}{also}; {what}", current,
+                              serves if current else "no release is served yet", sep=", ",
+                              unchanged=False)
 
 
 def instead_of(exc: TransientSyncError, refused: dict[int, str]) -> TransientSyncError:
