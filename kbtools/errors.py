@@ -160,6 +160,13 @@ class TransientSyncError(SyncError):
     one the trusted keys refuse; the same sync run again takes it."""
 
 
+class FetchLimitError(TransientSyncError):
+    """A release not fetched because the fetch went past this device's size limit (kb.toml
+    ``[sync] max_fetch_bytes``): a limit of the device, no verdict on the release, which is
+    not refused (`kb releases` says it was not fetched, not that a sync refused it); nothing
+    of it is kept, and a sync given a higher limit takes it."""
+
+
 class Interrupted(KbError):
     """A command stopped by Ctrl-C or SIGTERM. The message says what state it left (which
     release serves) and what to run next; the CLI prints it as ``kb: interrupted: ...``.

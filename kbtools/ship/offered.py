@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
+from typing import Any
 
-from kbtools.errors import TransientSyncError, UnchangedSyncError
+from kbtools.errors import FetchLimitError, TransientSyncError, UnchangedSyncError
 from kbtools.index.layout import DeviceLayout, device_of_release
 from kbtools.ship.git import tag_name
 from kbtools.ship.sourceurl import scrub
@@ -67,12 +68,18 @@ def passed_over(refused: dict[int, str], current: str | None, serves: str,
                               unchanged=False)
 
 
-def instead_of(exc: TransientSyncError, refused: dict[int, str]) -> TransientSyncError:
-    """`exc`, the error of a release the device or the link failed to take (a full disk, a
-    cut transfer), naming the newer release `refused` it was taken in place of (none: `exc`
-    as it is). Why: a full disk while deriving a release below one the keys refused passed
+def instead_of(exc: TransientSyncError, refused: dict[int, str], state: dict[str, Any],
+               tag: str) -> TransientSyncError:
+    """`exc`, the error of the release `tag` the device or the link failed to take (a full
+    disk, a cut transfer, a fetch past the device's size limit), naming the newer release
+    `refused` it was taken in place of (none: `exc` as it is); one not fetched for the size
+    limit is recorded in `state` (``not_fetched``: `kb releases` says so, not that it was
+    refused). Why: a full disk while deriving a release below one the keys refused passed
     it over as refused too, then the next lower one, and the sync ended saying no release
-    verified with the trusted keys, never that the disk was full."""
+    verified with the trusted keys, never that the disk was full; a fetch past the limit
+    under the checks of such a release was passed over as refused the same way."""
+    if isinstance(exc, FetchLimitError):
+        state["not_fetched"] = {tag: scrub(exc.message)}
     if not refused:
         return exc
     newest = max(refused)

@@ -365,6 +365,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
                               f"({other_branches(refs.branches)})", at=source)
     # what `kb releases` says of a release listed at the source and not taken (`refused_now`)
     state["refused"] = refused_now(refused, refs.tags)
+    state.pop("not_fetched", None)  # `offered.instead_of` says which, when one is not
     rolled_back = set(state.get("rolled_back", []))
     offered = {s: r for s, r in refs.tags.items()
                if tag_name(s) not in rolled_back and s not in refused}
@@ -405,7 +406,10 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     redo = _discard_unsound(device, tag, hashed)
     kept = kept_since(gd, tag)
     if not final.is_dir():
-        fetched = fetch(gd, source, refs.branch_ref, branch, offered[serial][0], tag, limits)
+        try:
+            fetched = fetch(gd, source, refs.branch_ref, branch, offered[serial][0], tag, limits)
+        except TransientSyncError as exc:  # cut off, or past the size limit
+            raise instead_of(exc, refused, state, tag) from None
         try:
             try:
                 done = _install(device, source, refs.branch_ref, branch, tag, serial, begin,
@@ -419,7 +423,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
                                 floor, limits)
         except SyncError as exc:  # the newest refused by its signature, or one below it
             if isinstance(exc, TransientSyncError):  # the device's or the link's failure,
-                raise instead_of(exc, refused) from None  # not the release's: no older one
+                raise instead_of(exc, refused, state, tag) from None  # not the release's
             if not isinstance(exc, trust.Untrusted) and not refused:  # by anything: passed
                 raise
             if not any(max(cur_serial or 0, floor - 1) < s < serial for s in offered):
