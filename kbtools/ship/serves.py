@@ -26,7 +26,7 @@ from kbtools.ship.devicelock import lock_holder
 from kbtools.ship.devicestate import read_state, rollback_into
 from kbtools.ship.sourceurl import scrub
 
-__all__ = ["cannot_write", "failure_error", "failure_said", "interrupted", "last_sync", "locked", "NEXT_TRUSTED", "nothing_changed", "serving", "since_then",
+__all__ = ["cannot_write", "failure_error", "failure_said", "interrupted", "interrupted_said", "kept", "last_sync", "locked", "NEXT_TRUSTED", "nothing_changed", "said_stop", "serving", "since_then",
            "statement", "statement_text", "still_serves", "switch_outcome", "unchanged",
            "under_way", "unvouched"]
 
@@ -58,12 +58,16 @@ def still_serves(path: Path, said: str | None = None, *, then: str | None = None
     return serving(served_tag(path))
 
 
-def serving(served: str | None, *, unchanged: bool = True, past: bool = False) -> str:
+def serving(served: str | None, *, unchanged: bool = True, past: bool = False,
+            switched: bool = False) -> str:
     """What a command that changed nothing says of `served`, the release that served as it
     ran: "kb-r3 still serves (unchanged)", or, `past`, once another command changed what
-    serves, "kb-r3 served on (unchanged)"."""
+    serves, "kb-r3 served on (unchanged)"; one that `switched` to it, "kb-r3 serves now"
+    ("kb-r3 served")."""
     if served is None:
         return "no release was served" if past else "no release is served yet"
+    if switched:
+        return f"{served} {'served' if past else 'serves now'}"
     return (f"{served} {'served on' if past else 'still serves'}"
             f"{' (unchanged)' if unchanged else ''}")
 
@@ -112,15 +116,35 @@ def interrupted(path: Path, before: str | None, again: str, *,
     whether the switch happened, and what to run next: `again` finishes the work when the
     switch had not happened; `after` (default: `again` run again) is what remains once it
     had."""
+    return said_stop(path, interrupted_said(path, before, again, after=after))
+
+
+def said_stop(path: Path, said: dict[str, Any]) -> Interrupted:
+    """The stop `interrupted_said`'s parts say, as one line."""
+    return Interrupted(f"{said['reason']}{said['sep']}{said['clause']}{said['after']}",
+                       path=str(path))
+
+
+def kept(said: dict[str, Any], lead: str) -> dict[str, Any]:
+    """`interrupted_said`'s parts as a stopped sync's record keeps them: `lead`
+    ("interrupted: ") before them, the URL credentials they may name left out."""
+    return {k: scrub(v) if isinstance(v, str) else v for k, v in said.items()} | {
+        "reason": f"{lead}{scrub(said['reason'])}"}
+
+
+def interrupted_said(path: Path, before: str | None, again: str, *,
+                     after: str | None = None) -> dict[str, Any]:
+    """`interrupted`'s words in the parts a failed sync's record keeps (``said``: reason,
+    sep, what served and what it said of it, what followed; `failure_error`)."""
     now = served_tag(path)
     if now == before:
-        return Interrupted(f"{still_serves(path)}; run `{again}` again to finish",
-                           path=str(path))
+        return {"reason": "", "sep": "", "served": now, "unchanged": True,
+                "clause": still_serves(path), "after": f"; run `{again}` again to finish"}
     revoked = unvouched(path)
-    serves = (f"{now} serves now" if revoked is None else f"{now} is current now, but "
-              f"{revoked}")
-    return Interrupted(f"the switch completed: {serves} (was {before or 'nothing'})"
-                       f"; {after or f'run `{again}` again to finish'}", path=str(path))
+    return {"reason": "the switch completed", "sep": ": ", "served": now, "switched": True,
+            "clause": f"{now} serves now" if revoked is None else f"{now} is current now, "
+                      f"but {revoked}",
+            "after": f" (was {before or 'nothing'}); {after or f'run `{again}` again to finish'}"}
 
 
 def cannot_write(path: Path, exc: OSError, before: str | None) -> SyncError:
@@ -264,7 +288,8 @@ def failure_error(last: dict[str, Any], *, past: bool) -> str | None:
     said = last.get("said")
     if not past or not isinstance(said, dict) or not isinstance(said.get("reason"), str):
         return last.get("error")
-    clause = serving(said.get("served"), unchanged=bool(said.get("unchanged")), past=True)
+    clause = serving(said.get("served"), unchanged=bool(said.get("unchanged")), past=True,
+                     switched=bool(said.get("switched")))
     where = f"{said['path']}: " if said.get("path") else ""
     return f"{where}{said['reason']}{said.get('sep', '; ')}{clause}{said.get('after', '')}"
 

@@ -220,13 +220,14 @@ def _stopped(device: Path, state: dict[str, Any] | None, source: str, before: st
     with interrupts_held():
         with contextlib.suppress(OSError):  # what it staged (the lock is still held)
             dev.clean_staging(device)
-        stopped = serves.interrupted(device, before, "kb sync",
-                                  after="run `kb sync` again to prune old releases")
+        said = serves.interrupted_said(device, before, "kb sync",
+                                       after="run `kb sync` again to prune old releases")
+        stopped = serves.said_stop(device, said)
         if state is not None:
             now = dev.served_tag(device)
             state["last_sync"] = {"ok": False, "source": shown_source(source), "at": _now(),
                                   "error": f"interrupted: {scrub(stopped.message)}",
-                                  "served": now}
+                                  "served": now, "said": serves.kept(said, "interrupted: ")}
             if now != before:
                 state["last_sync"]["tag"] = now
                 state["source"] = source
