@@ -106,7 +106,7 @@ def failure_said(exc: Exception) -> dict[str, Any] | None:
     if not isinstance(exc, UnchangedSyncError):
         return None
     return {"reason": exc.reason, "served": exc.served, "unchanged": exc.unchanged,
-            "sep": exc.sep, "after": exc.after}
+            "switched": exc.switched, "sep": exc.sep, "after": exc.after}
 
 
 def interrupted(path: Path, before: str | None, again: str, *,
@@ -158,8 +158,9 @@ def cannot_write(path: Path, exc: OSError, before: str | None) -> SyncError:
     if revoked is not None:
         served = f"{'nothing was switched' if now == before else f'{now} is current now'}" \
                  f", but {revoked}"
-    return SyncError(f"cannot write {exc.filename or 'device files'}: {exc.strerror or exc}; "
-                     f"{served}", path=str(path))
+    return UnchangedSyncError(f"cannot write {exc.filename or 'device files'}: "
+                              f"{exc.strerror or exc}", now, served, switched=now != before,
+                              path=str(path))
 
 
 @contextlib.contextmanager
