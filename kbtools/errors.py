@@ -137,11 +137,36 @@ class SyncError(KbError):
     """A sync was refused or failed; the served release is unchanged."""
 
 
+class UnchangedSyncError(SyncError):
+    """A sync that changed nothing, its words in parts: `reason` (why), `served` (the
+    release that served then, None: none), `clause` (what it said of it then: "kb-r3 still
+    serves (unchanged)", or that no pinned key vouches for it), `after` (what its message
+    goes on with), `sep` (what stands between `reason` and `clause`). The record of the failure keeps the parts (`kbtools.ship.serves`), so
+    what it says of the served release is said again in the past once another command
+    changed what serves, from the parts, not by rewriting its words."""
+
+    def __init__(self, reason: str, served: str | None, clause: str, *, after: str = "",
+                 sep: str = "; ", unchanged: bool = True, switched: bool = False,
+                 path: str | None = None):
+        self.reason, self.served, self.clause, self.after, self.sep = (
+            reason, served, clause, after, sep)
+        self.unchanged = unchanged  # the clause says "(unchanged)" of the served release
+        self.switched = switched  # ... or that the command switched to it ("serves now")
+        super().__init__(f"{reason}{sep}{clause}{after}", path=path)
+
+
 class TransientSyncError(SyncError):
     """A sync could not take a release for a reason of the device or of the link (its disk
     full, a file-size limit, a write refused, a transfer cut or stalled): no verdict on the
     release, so the sync stops there, never passing over to an older release as it does
     one the trusted keys refuse; the same sync run again takes it."""
+
+
+class FetchLimitError(TransientSyncError):
+    """A release not fetched because the fetch went past this device's size limit (kb.toml
+    ``[sync] max_fetch_bytes``): a limit of the device, no verdict on the release, which is
+    not refused (`kb releases` says it was not fetched, not that a sync refused it); nothing
+    of it is kept, and a sync given a higher limit takes it."""
 
 
 class Interrupted(KbError):

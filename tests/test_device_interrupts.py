@@ -167,6 +167,29 @@ def test_a_sync_interrupted_after_its_switch_says_it_completed(one, monkeypatch)
     assert kb("sync", pub.art, "--to", device)[1] == "up to date: serving kb-r2\n"
 
 
+def test_a_sync_interrupted_after_its_switch_then_rolled_back_is_said_in_the_past(
+        one, monkeypatch):
+    """Ctrl-C after the switch to kb-r2 ("kb-r2 serves now"), then `kb rollback` to kb-r1:
+    `kb status` quoted "kb-r2 serves now" as the last sync while kb-r1 served (the rewrite
+    of a failure's words knew "still serves" alone). The record keeps the words in parts
+    and says them in the past, with what serves now and since which rollback."""
+    pub, device = one
+    stop_at(monkeypatch, dev, "prune")
+    assert kb("sync", pub.art, "--to", device)[0] == 130
+    monkeypatch.undo()
+    assert kb("rollback", "kb-r1", "--to", device)[0] == 0
+    code, out, _ = kb("status", "--to", device, "--json")
+    last = json.loads(out)["last_sync"]
+    assert last["error"] == ("interrupted: the switch completed: kb-r2 served (was kb-r1); "
+                             "run `kb sync` again to prune old releases"), last
+    assert last["statement"]["served_then"] == "kb-r2", last
+    assert last["statement"]["serves_now"] == "kb-r1", last
+    assert last["since"].startswith("kb-r1 serves since `kb rollback` at "), last
+    code, out, _ = kb("status", "--to", device)
+    assert "serves now" not in out and ": FAILED: interrupted: the switch completed: kb-r2 " \
+        "served (was kb-r1)" in out, out
+
+
 def test_a_first_sync_interrupted_says_nothing_is_served(tmp_path, monkeypatch):
     pub = Pub(tmp_path)
     pub.release()

@@ -55,3 +55,41 @@ def test_the_release_page_says_a_rollback_and_the_release_served_before(tmp_path
         [note] = said(page, "rollback")
         assert "kb-r1 was served before" in note and "a rollback undone" in note, note
         assert not said(page, "rolled-back")
+
+
+def test_a_failed_sync_then_a_rollback_is_one_statement_on_every_surface(tmp_path):
+    """A sync fails while kb-r2 serves ("kb-r2 still serves (unchanged)"), then the operator
+    rolls back to kb-r1. What was tried, when, what served then and what serves now is one
+    record: `kb status --json` carries it as data (``statement``), and the release page says
+    it in the reader's language beside the failure, whose words of what served are in the
+    past; /api/releases carries the same data. Before, the failure's words were rewritten
+    by a string replace, `kb status` alone said what serves now, and the page said nothing."""
+    import json
+
+    d = make_device(tmp_path)
+    second_release(d)
+    code, out = d.kb("sync", str(tmp_path / "nowhere"), "--to", str(d.dev))
+    assert code == 1 and "kb-r2 still serves (unchanged)" in out, out
+    code, out = d.kb("rollback", "--to", str(d.dev), "--json")
+    assert code == 0, out
+    at = json.loads(out)["at"]
+    code, out = d.kb("status", "--to", str(d.dev), "--json")  # a warning after the JSON
+    last = json.JSONDecoder().raw_decode(out)[0]["last_sync"]
+    assert last["statement"] == {
+        "source": last["source"], "tag": None, "at": last["at"], "ok": False,
+        "served_then": "kb-r2", "serves_now": "kb-r1",
+        "rollback": {"at": at, "from": "kb-r2", "why": None}}, last
+    assert last["error"].endswith("; kb-r2 served on (unchanged)"), last
+    assert "said" not in last and "still serves" not in last["error"], last
+    since = f"kb-r1 serves since `kb rollback` at {at}, not kb-r2"
+    assert last["since"] == since, last
+    with TestClient(create_app(d.dev), base_url="http://127.0.0.1") as client:
+        [note] = said(client.get("/release", params={"lang": "en"}).text, "last-sync")
+        assert note.startswith(f"The last sync ({last['at']}) failed: {last['error']}"), note
+        assert note.endswith(f"Since then: {since}"), note
+        [note] = said(client.get("/release", params={"lang": "zh"}).text, "last-sync")
+        assert note.startswith(f"上次同步（{last['at']}）失败：") and "served on" in note, note
+        assert note.endswith(f"此后：自 {at} 的回滚起由 kb-r1 提供服务，而非同步结束时的 kb-r2"), note
+        api = client.get("/api/releases").json()["last_sync"]
+        assert api == {"at": last["at"], "ok": False, "error": last["error"],
+                       "statement": last["statement"]}, api

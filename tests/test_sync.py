@@ -538,6 +538,12 @@ def test_a_write_that_fails_after_the_switch_does_not_claim_the_release_unchange
         sync(str(pub.art), dev)
     assert "kb-r3 is served now" in err.value.message and "unchanged" not in err.value.message
     assert served_ok(dev) == "kb-r3"
+    # rolled back to kb-r2, the failure's "kb-r3 is served now" is said in the past
+    monkeypatch.undo()
+    assert CliRunner().invoke(main, ["rollback", "--to", str(dev)]).exit_code == 0
+    last = status(dev)["last_sync"]
+    assert last["error"].endswith("No space left on device; kb-r3 served"), last
+    assert last["since"].startswith("kb-r2 serves since `kb rollback` at "), last
 
 
 def test_a_result_that_cannot_be_recorded_after_the_switch_is_a_warning(

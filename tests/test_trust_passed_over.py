@@ -154,3 +154,42 @@ def test_releases_says_why_a_newer_release_at_the_source_is_not_taken(keys: Keys
     assert kb("trust", "add", keys.evil_pub, "--to", dev)[0] == 0
     assert kb("sync", pub.art, "--to", dev)[0] == 0 and device.served_tag(dev) == "kb-r4"
     assert not any(_refused_rows(dev).values())
+
+
+def test_a_release_past_the_fetch_limit_under_a_refused_one_is_not_called_refused(
+        keys: Keys, pub: Pub, tmp_path: Path):
+    """kb-r4 is signed by a key nobody pinned; kb-r3 below it, the one a sync would take in
+    its place, is past this device's fetch limit (its tag carries megabytes at the source).
+    The sync stopped naming kb-r3's fetch alone, not why kb-r4 was passed over, and `kb
+    releases` had nothing to say of kb-r3. A limit of the device is no verdict on the
+    release: the line names both, kb-r4 is noted refused and kb-r3 not fetched, and the
+    limit raised, the same source syncs past it."""
+    import os
+    import subprocess
+
+    dev = tmp_path / "dev"
+    pub.release(keys.a)
+    assert kb("sync", pub.art, "--to", dev, "--trusted-key", keys.a_pub)[0] == 0
+    for key in (keys.a, keys.a, keys.evil):
+        pub.release(key)
+    art = ["git", "-C", str(pub.art)]
+    body = subprocess.run([*art, "cat-file", "tag", "kb-r3"], capture_output=True,
+                          check=True).stdout.split(b"\n\n", 1)[1]
+    subprocess.run([*art, "-c", "user.name=ci", "-c", "user.email=ci@example.org", "tag", "-f",
+                    "-a", "kb-r3", "kb-r3^{commit}", "-F", "-"], check=True,
+                   input=body + b"\n" + os.urandom(3 << 20).hex().encode() + b"\n")
+    code, out = kb("sync", pub.art, "--to", dev, "--max-fetch-bytes", 1 << 20)
+    untrusted = f"release signed by untrusted key {keys.evil_id}"
+    [line] = out.splitlines()
+    assert code == 1 and "kb-r3: the fetch stored " in line, out
+    assert f"(taken in place of kb-r4, refused: {untrusted}" in line, out
+    assert device.served_tag(dev) == "kb-r1"
+    rows = {r["tag"]: r for r in json.loads(kb("releases", "--to", dev, "--json")[1])}
+    assert rows["kb-r4"]["refused"].startswith(untrusted) and not rows["kb-r4"]["not_fetched"]
+    assert rows["kb-r3"]["refused"] is None, rows["kb-r3"]
+    assert rows["kb-r3"]["not_fetched"].startswith("kb-r3: the fetch stored "), rows["kb-r3"]
+    r3 = next(x for x in kb("releases", "--to", dev)[1].splitlines() if " kb-r3 " in x)
+    assert "not taken: the last sync did not fetch it (kb-r3: the fetch stored" in r3, r3
+    assert kb("sync", pub.art, "--to", dev)[0] == 0  # the default limit: no longer noted
+    assert not any(r["not_fetched"] for r in json.loads(kb("releases", "--to", dev,
+                                                           "--json")[1])), dev

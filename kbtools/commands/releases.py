@@ -41,7 +41,8 @@ def releases(to: Path | None, local_only: bool, limit: int, timeout: int,
     "served", or "rolled back from" for a release `kb sync` skips since `kb rollback`;
     a release here whose tag the source no longer offers, or has moved, or that no pinned
     key vouches for (no question is answered from it: "untrusted" in --json), is said so;
-    and a release at the source the last sync refused, with why ("refused" in --json).
+    and a release at the source the last sync refused, with why ("refused" in --json), or
+    did not fetch, past this device's size limit ("not_fetched"; no verdict on it).
     Releases left out by --limit are counted on stderr.
     """
     path = require_device(device_or_checkout_here(to))
@@ -75,6 +76,8 @@ def _row(r: dict[str, Any]) -> tuple[str, ...]:
                                           "rollback` refuses it)") if n))
     if r.get("refused"):  # a newer release the last sync did not take, and why
         notes.append(f"not taken: the last sync refused it ({r['refused']})")
+    if r.get("not_fetched"):  # a device limit, no verdict on the release
+        notes.append(f"not taken: the last sync did not fetch it ({r['not_fetched']})")
     if r["local"] and r.get("at_source") is False:
         notes.append("no longer at the source (its tag was deleted there)")
     if r.get("moved_at_source"):

@@ -216,8 +216,11 @@ def openapi_document() -> dict[str, Any]:
                               "503": _ERROR}}},
             "/api/releases": {"get": {
                 "summary": "The served release (`rollback`: the `kb rollback` that switched to "
-                           "it, else null) and the releases the device keeps (or, with "
-                           "`kb serve --engine`, the releases published in the engine)",
+                           "it, else null), the device's last sync when it failed or what "
+                           "serves changed since (`last_sync`: at, ok, error, `statement`: "
+                           "served_then, serves_now, rollback; else null) and the releases "
+                           "the device keeps (or, with `kb serve --engine`, the releases "
+                           "published in the engine)",
                 "responses": {"200": _json("Releases", "releases"), "503": _ERROR}}},
             "/api/diff": {"get": {
                 "summary": "What changed between two releases of the device (`kb diff --json`)",

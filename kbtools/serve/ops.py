@@ -54,6 +54,7 @@ from kbtools.ship.devicestate import read_json, rollback_into
 from kbtools.ship.git import parse_serial
 from kbtools.ship.operate import local_releases
 from kbtools.ship.release import age_days, clock_behind
+from kbtools.ship.serves import last_sync
 from kbtools.ship.tagged import diff_tags
 
 _TAG = re.compile(r"^kb-r[0-9]{1,9}$")  # a release tag given to /api/diff
@@ -429,7 +430,8 @@ def releases(served: Served, device: Path | None, published: list[dict[str, Any]
              engine: str | None = None) -> dict[str, Any]:
     """The served release and, on a device, the releases it keeps (newest first) and the
     `kb rollback` that switched to the served one (`rollback`: at, from, user, `forward`
-    when it undid a rollback, else None); when serving from an engine, the releases
+    when it undid a rollback, else None), and its last sync when it failed or what serves
+    changed since (`serves.last_sync`: its `statement` of what served then and now); when serving from an engine, the releases
     published there (`published`, newest first)."""
     kept = local_releases(device) if device is not None else published or []
     tag = served.index.release.tag
@@ -439,4 +441,5 @@ def releases(served: Served, device: Path | None, published: list[dict[str, Any]
         "why": entry.get("why"),
         "forward": (parse_serial(str(entry.get("from") or "")) or 0) < (parse_serial(tag or "") or 0)}
     return {"served": release_info(served), "device": device is not None, "engine": engine,
-            "releases": kept, "rollback": rollback}
+            "releases": kept, "rollback": rollback,
+            "last_sync": last_sync(device) if device is not None else None}

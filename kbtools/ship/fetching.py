@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from kbtools.errors import SyncError, TransientSyncError
+from kbtools.errors import FetchLimitError, SyncError, TransientSyncError
 from kbtools.ship.git import check_bundle, is_bundle, rev_parse, update_refs
 from kbtools.ship.gitrun import FetchTooLarge, NetLimits, default_limits, run_git, size_text
 
@@ -120,7 +120,7 @@ def _bundle_within(source: str, tag: str, limits: NetLimits | None) -> None:
     limit = (limits or default_limits()).max_fetch_bytes
     size = os.stat(source).st_size
     if limit is not None and size > limit:
-        raise SyncError(
+        raise FetchLimitError(
             f"{tag}: the bundle holds {size_text(size)}, past this device's limit of "
             f"{size_text(limit)} for one fetch; nothing of it was read and the served release "
             "is unchanged (if it is meant to be that large, raise the limit: kb sync "
@@ -225,8 +225,8 @@ def _bounded(gd: Path, refs: list[str], source: str, what: str,
         raise _too_large(stored, limit, source, what)
 
 
-def _too_large(received: int, limit: int, source: str, what: str) -> SyncError:
-    return SyncError(
+def _too_large(received: int, limit: int, source: str, what: str) -> FetchLimitError:
+    return FetchLimitError(
         f"{what}: the fetch stored {size_text(received)}, past this device's limit of "
         f"{size_text(limit)}, and was stopped; nothing of it was kept and the served release "
         "is unchanged (if the release is meant to be that large, raise the limit: kb sync "

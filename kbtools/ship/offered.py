@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
+from typing import Any
 
-from kbtools.errors import SyncError, TransientSyncError
+from kbtools.errors import FetchLimitError, TransientSyncError, UnchangedSyncError
 from kbtools.index.layout import DeviceLayout, device_of_release
 from kbtools.ship.git import tag_name
 from kbtools.ship.sourceurl import scrub
@@ -47,7 +48,7 @@ def refused_now(refused: dict[int, str], listed: dict[int, tuple[str, str]]
 
 
 def passed_over(refused: dict[int, str], current: str | None, serves: str,
-                rolled_back: tuple[str, ...] = ()) -> SyncError:
+                rolled_back: tuple[str, ...] = ()) -> UnchangedSyncError:
     """The error of a sync that found no release the trusted keys vouch for newer than
     `current`: the newest release refused and why, and any others refused below it;
     `serves` says what the device serves now (`sync.still_serves`); `rolled_back`, the
@@ -60,18 +61,25 @@ def passed_over(refused: dict[int, str], current: str | None, serves: str,
             if others else "")
     skipped = (f" but {', '.join(rolled_back)}, rolled back from on purpose (`kb rollback "
                f"{rolled_back[-1]}` serves it again)" if rolled_back else "")
-    what = (f"no release newer than {current} verifies with the trusted keys{skipped}, "
-            f"{serves}") if current else ("no release at the source verifies with the "
-                                          "trusted keys, no release is served yet")
-    return SyncError(f"{tag_name(newest)}: {refused[newest]}{also}; {what}")
+    what = (f"no release newer than {current} verifies with the trusted keys{skipped}"
+            if current else "no release at the source verifies with the trusted keys")
+    return UnchangedSyncError(f"{tag_name(newest)}: {refused[newest]}{also}; {what}", current,
+                              serves if current else "no release is served yet", sep=", ",
+                              unchanged=False)
 
 
-def instead_of(exc: TransientSyncError, refused: dict[int, str]) -> TransientSyncError:
-    """`exc`, the error of a release the device or the link failed to take (a full disk, a
-    cut transfer), naming the newer release `refused` it was taken in place of (none: `exc`
-    as it is). Why: a full disk while deriving a release below one the keys refused passed
+def instead_of(exc: TransientSyncError, refused: dict[int, str], state: dict[str, Any],
+               tag: str) -> TransientSyncError:
+    """`exc`, the error of the release `tag` the device or the link failed to take (a full
+    disk, a cut transfer, a fetch past the device's size limit), naming the newer release
+    `refused` it was taken in place of (none: `exc` as it is); one not fetched for the size
+    limit is recorded in `state` (``not_fetched``: `kb releases` says so, not that it was
+    refused). Why: a full disk while deriving a release below one the keys refused passed
     it over as refused too, then the next lower one, and the sync ended saying no release
-    verified with the trusted keys, never that the disk was full."""
+    verified with the trusted keys, never that the disk was full; a fetch past the limit
+    under the checks of such a release was passed over as refused the same way."""
+    if isinstance(exc, FetchLimitError):
+        state["not_fetched"] = {tag: scrub(exc.message)}
     if not refused:
         return exc
     newest = max(refused)

@@ -137,11 +137,14 @@ def list_releases(path: Path, *, remote: bool = True, branch: str = "kb-index",
     still offers it (None: not asked, or a bundle), ``moved_at_source`` whether its tag
     there was moved (`_at_source`), ``refused`` why the last sync did not take a release
     the source offers (its signature no trusted key vouches for: state.json's ``refused``),
-    else None."""
+    else None, and ``not_fetched`` why it did not fetch one (past the device's size limit:
+    no verdict on it), else None."""
     state = read_state(path)
-    kept = state.get("refused")
+    kept, unfetched = state.get("refused"), state.get("not_fetched")
     refused: dict[str, str] = kept if isinstance(kept, dict) else {}
-    rows = [r | {"at_source": None, "moved_at_source": False, "refused": None}
+    not_fetched: dict[str, str] = unfetched if isinstance(unfetched, dict) else {}
+    rows = [r | {"at_source": None, "moved_at_source": False, "refused": None,
+                 "not_fetched": None}
             for r in local_releases(path)]
     warnings: list[str] = []
     source = state.get("source")
@@ -167,7 +170,8 @@ def list_releases(path: Path, *, remote: bool = True, branch: str = "kb-index",
                                  "source_commit": None, "created": None,
                                  "signed_by": None, "size": None, "untrusted": None,
                                  "at_source": True, "moved_at_source": False,
-                                 "refused": refused.get(tag)})
+                                 "refused": refused.get(tag),
+                                 "not_fetched": not_fetched.get(tag)})
             rows.sort(key=lambda r: int(r["serial"]), reverse=True)
     return rows, warnings
 

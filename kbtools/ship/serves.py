@@ -19,14 +19,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from kbtools.errors import Interrupted, SyncError
+from kbtools.errors import Interrupted, SyncError, UnchangedSyncError
 from kbtools.ship import devicelock, trust
 from kbtools.ship.device import served_release, served_tag
 from kbtools.ship.devicelock import lock_holder
-from kbtools.ship.devicestate import rollback_into
+from kbtools.ship.devicestate import read_state, rollback_into
+from kbtools.ship.sourceurl import scrub
 
-__all__ = ["cannot_write", "interrupted", "locked", "since_then", "still_serves",
-           "switch_outcome", "under_way", "unvouched"]
+__all__ = ["cannot_write", "failure_error", "failure_said", "interrupted", "interrupted_said", "kept", "last_sync", "locked", "NEXT_TRUSTED", "nothing_changed", "said_stop", "serving", "since_then",
+           "statement", "statement_text", "still_serves", "switch_outcome", "unchanged",
+           "under_way", "unvouched"]
 
 
 def unvouched(path: Path, *, then: str | None = None) -> str | None:
@@ -53,8 +55,58 @@ def still_serves(path: Path, said: str | None = None, *, then: str | None = None
         return revoked
     if said is not None:
         return said
-    now = served_tag(path)
-    return f"{now} still serves (unchanged)" if now else "no release is served yet"
+    return serving(served_tag(path))
+
+
+def serving(served: str | None, *, unchanged: bool = True, past: bool = False,
+            switched: bool = False) -> str:
+    """What a command that changed nothing says of `served`, the release that served as it
+    ran: "kb-r3 still serves (unchanged)", or, `past`, once another command changed what
+    serves, "kb-r3 served on (unchanged)"; one that `switched` to it, "kb-r3 serves now"
+    ("kb-r3 served")."""
+    if served is None:
+        return "no release was served" if past else "no release is served yet"
+    if switched:
+        return f"{served} {'served' if past else 'serves now'}"
+    return (f"{served} {'served on' if past else 'still serves'}"
+            f"{' (unchanged)' if unchanged else ''}")
+
+
+def unchanged(path: Path | None, reason: str, *, served: str | None = None,
+              unchanged: bool = True, after: str = "", sep: str = "; ",
+              then: str | None = None, at: str | None = None) -> UnchangedSyncError:
+    """The error of a command on the device `path` that changed nothing, for `reason`: what
+    serves said by `still_serves` (`then`: what the operator can do when no pinned key
+    vouches for it), in parts the failure's record keeps (`failure_said`). `served`: the
+    release that serves when `path` is None."""
+    now = served_tag(path) if path is not None else served
+    said = serving(now, unchanged=unchanged)
+    clause = still_serves(path, said, then=then) if path is not None else said
+    return UnchangedSyncError(reason, now, clause, after=after, sep=sep, unchanged=unchanged,
+                              path=at)
+
+
+NEXT_TRUSTED = ("the next `kb sync` takes the first release signed by a pinned key as soon as "
+                "the publisher publishes one (`kb trust add PUB` trusts its key again)")
+
+
+def nothing_changed(path: Path | None, reason: str, *, served: str | None = None,
+                    sep: str = "; ", after: str = "", at: str | None = None
+                    ) -> UnchangedSyncError:
+    """The error of a sync that changed nothing, for `reason` (`unchanged`): when no pinned
+    key vouches for the served release, that no question is answered from it and that the
+    next sync takes the first release a pinned key signs (`NEXT_TRUSTED`)."""
+    return unchanged(path, reason, served=served, sep=sep, after=after, then=NEXT_TRUSTED,
+                     at=at)
+
+
+def failure_said(exc: Exception) -> dict[str, Any] | None:
+    """The parts a failed sync's record keeps of an error that changed nothing
+    (`unchanged`): its reason, what served, what followed; None for any other error."""
+    if not isinstance(exc, UnchangedSyncError):
+        return None
+    return {"reason": exc.reason, "served": exc.served, "unchanged": exc.unchanged,
+            "switched": exc.switched, "sep": exc.sep, "after": exc.after}
 
 
 def interrupted(path: Path, before: str | None, again: str, *,
@@ -64,15 +116,35 @@ def interrupted(path: Path, before: str | None, again: str, *,
     whether the switch happened, and what to run next: `again` finishes the work when the
     switch had not happened; `after` (default: `again` run again) is what remains once it
     had."""
+    return said_stop(path, interrupted_said(path, before, again, after=after))
+
+
+def said_stop(path: Path, said: dict[str, Any]) -> Interrupted:
+    """The stop `interrupted_said`'s parts say, as one line."""
+    return Interrupted(f"{said['reason']}{said['sep']}{said['clause']}{said['after']}",
+                       path=str(path))
+
+
+def kept(said: dict[str, Any], lead: str) -> dict[str, Any]:
+    """`interrupted_said`'s parts as a stopped sync's record keeps them: `lead`
+    ("interrupted: ") before them, the URL credentials they may name left out."""
+    return {k: scrub(v) if isinstance(v, str) else v for k, v in said.items()} | {
+        "reason": f"{lead}{scrub(said['reason'])}"}
+
+
+def interrupted_said(path: Path, before: str | None, again: str, *,
+                     after: str | None = None) -> dict[str, Any]:
+    """`interrupted`'s words in the parts a failed sync's record keeps (``said``: reason,
+    sep, what served and what it said of it, what followed; `failure_error`)."""
     now = served_tag(path)
     if now == before:
-        return Interrupted(f"{still_serves(path)}; run `{again}` again to finish",
-                           path=str(path))
+        return {"reason": "", "sep": "", "served": now, "unchanged": True,
+                "clause": still_serves(path), "after": f"; run `{again}` again to finish"}
     revoked = unvouched(path)
-    serves = (f"{now} serves now" if revoked is None else f"{now} is current now, but "
-              f"{revoked}")
-    return Interrupted(f"the switch completed: {serves} (was {before or 'nothing'})"
-                       f"; {after or f'run `{again}` again to finish'}", path=str(path))
+    return {"reason": "the switch completed", "sep": ": ", "served": now, "switched": True,
+            "clause": f"{now} serves now" if revoked is None else f"{now} is current now, "
+                      f"but {revoked}",
+            "after": f" (was {before or 'nothing'}); {after or f'run `{again}` again to finish'}"}
 
 
 def cannot_write(path: Path, exc: OSError, before: str | None) -> SyncError:
@@ -86,8 +158,9 @@ def cannot_write(path: Path, exc: OSError, before: str | None) -> SyncError:
     if revoked is not None:
         served = f"{'nothing was switched' if now == before else f'{now} is current now'}" \
                  f", but {revoked}"
-    return SyncError(f"cannot write {exc.filename or 'device files'}: {exc.strerror or exc}; "
-                     f"{served}", path=str(path))
+    return UnchangedSyncError(f"cannot write {exc.filename or 'device files'}: "
+                              f"{exc.strerror or exc}", now, served, switched=now != before,
+                              path=str(path))
 
 
 @contextlib.contextmanager
@@ -150,33 +223,90 @@ def since_then(path: Path, last: Any) -> Any:
     """A finished sync's record as `kb status` shows it once the device changed after it:
     another command (`kb rollback`, or the one `kb trust remove` runs) changed what serves,
     or keys were pinned or unpinned after a failure ("pin it with `kb trust add`", done).
-    Its words of what serves are put in the past ("kb-r3 still serves" becomes "kb-r3
-    served on"), and ``since`` says what serves now, since which rollback (rollback.log),
-    and the keys pinned since (trust.log). Why: after a failed sync and a rollback, `kb
-    status` quoted "kb-r3 still serves" as the device's health while kb-r2 served. The
-    release a sync left serving is its ``served`` (a failure) or its ``tag``; a record
-    naming neither (written before kb kept it), or one under way, is as it is."""
+    ``statement`` says what was tried, when, what served then and what serves now, and
+    since which rollback (`statement`); ``since`` says it in words (`statement_text`), with
+    the keys pinned since (trust.log). A failure's words of what serves are said again in
+    the past from the parts its record keeps (``said``, `failure_said`): "kb-r3 still serves"
+    is "kb-r3 served on". Why: after a failed sync and a rollback, `kb status` quoted "kb-r3
+    still serves" as the device's health while kb-r2 served. The release a sync left
+    serving is its ``served`` (a failure) or its ``tag``; a record naming neither (written
+    before kb kept it), or one under way, is as it is."""
     if not isinstance(last, dict) or last.get("under_way"):
         return last
-    failed = last.get("ok") is False
-    then = last.get("served", last.get("tag")) if failed else last.get("tag")
-    now = served_tag(path)
-    moved = isinstance(then, str) and then != now
-    said = []
-    if moved:
-        entry = rollback_into(path, now)  # the rollback that left `now` serving, if one did
-        by = ""
-        if entry is not None:
-            # one `kb trust remove` ran names why (`operate.settle_trust`)
-            by = (f" since the rollback at {entry.get('at')} ({entry['why']})"
-                  if entry.get("why") else f" since `kb rollback` at {entry.get('at')}") + (
-                "" if entry.get("from") == then else f" (from {entry.get('from')})")
-        said.append(f"{now or 'no release'} serves{by}, not {then}")
-    if failed:
+    shown = {k: v for k, v in last.items() if k != "said"}
+    told = statement(path, last)
+    said = [] if told is None or told["serves_now"] == told["served_then"] else [
+        statement_text(told)]
+    if last.get("ok") is False:
         said += trust.pinned_since(path, str(last.get("at")))
     if not said:
-        return last
-    shown = dict(last) | {"since": "; ".join(said)}
-    if moved and isinstance(last.get("error"), str):
-        shown["error"] = last["error"].replace(f"{then} still serves", f"{then} served on")
+        return shown
+    shown["since"] = "; ".join(said)
+    if told is not None and told["serves_now"] != told["served_then"]:
+        shown["statement"] = told
+        shown["error"] = failure_error(last, past=True)
     return shown
+
+
+def statement(path: Path, last: dict[str, Any]) -> dict[str, Any] | None:
+    """What a finished sync's record `last` says, as data: the sync tried (``source``,
+    ``tag`` when it names one), ``at``, whether it was ``ok``, the release that served
+    once it ended (``served_then``) and the one that serves now (``serves_now``), and the
+    `kb rollback` that switched to it since (``rollback``: at, from, why; None when none
+    did). None for a record that names no release it left serving."""
+    failed = last.get("ok") is False
+    then = last.get("served", last.get("tag")) if failed else last.get("tag")
+    if not isinstance(then, str):
+        return None
+    now = served_tag(path)
+    entry = rollback_into(path, now) if now != then else None
+    return {"source": last.get("source"), "tag": last.get("tag"), "at": last.get("at"),
+            "ok": not failed, "served_then": then, "serves_now": now,
+            "rollback": None if entry is None else {
+                "at": entry.get("at"), "from": entry.get("from"), "why": entry.get("why")}}
+
+
+def statement_text(told: dict[str, Any], lang: str = "en") -> str:
+    """A sync's `statement` in words, English or Chinese (``lang`` "zh"): what serves now,
+    since which rollback, and not the release that served when the sync ended."""
+    now, then, rb = told["serves_now"], told["served_then"], told["rollback"]
+    if lang == "zh":
+        by = "" if rb is None else (f"自 {rb['at']} 的回滚起" + (f"（{rb['why']}）" if rb["why"] else "")
+                                    + ("" if rb["from"] == then else f"（从 {rb['from']} 回滚）"))
+        return f"{by}由 {now or '（无版本）'} 提供服务，而非同步结束时的 {then}"
+    by = ""
+    if rb is not None:
+        # one `kb trust remove` ran names why (`operate.settle_trust`)
+        by = (f" since the rollback at {rb['at']} ({rb['why']})" if rb["why"]
+              else f" since `kb rollback` at {rb['at']}") + (
+            "" if rb["from"] == then else f" (from {rb['from']})")
+    return f"{now or 'no release'} serves{by}, not {then}"
+
+
+def failure_error(last: dict[str, Any], *, past: bool) -> str | None:
+    """A failed sync's error as its record keeps it, its words of what serves in the
+    `past` when the record keeps them in parts (``said``); else its error as written."""
+    said = last.get("said")
+    if not past or not isinstance(said, dict) or not isinstance(said.get("reason"), str):
+        return last.get("error")
+    clause = serving(said.get("served"), unchanged=bool(said.get("unchanged")), past=True,
+                     switched=bool(said.get("switched")))
+    where = f"{said['path']}: " if said.get("path") else ""
+    return f"{where}{said['reason']}{said.get('sep', '; ')}{clause}{said.get('after', '')}"
+
+
+def last_sync(path: Path) -> dict[str, Any] | None:
+    """The device's last sync as a page or an API shows it beside the served release: when
+    it failed, or something changed what serves since (``at``, ``ok``, ``error`` said as
+    `kb status` says it, ``statement``: `statement`, None when nothing moved since); None
+    when it took or kept the served release (or state.json cannot be read: another
+    account's, mode 0600)."""
+    last = since_then(path, under_way(path, read_state(path).get("last_sync")))
+    if not isinstance(last, dict) or last.get("under_way"):
+        return None
+    told = last.get("statement")
+    if last.get("ok") is not False and told is None:
+        return None
+    return {"at": last.get("at"), "ok": last.get("ok") is not False,
+            "error": scrub(last["error"]) if isinstance(last.get("error"), str) else None,
+            "statement": told}

@@ -103,6 +103,7 @@ from kbtools.ship.offered import (
     withdrawn,
 )
 from kbtools.ship.release import age_warning, release_settings
+from kbtools.ship.serves import NEXT_TRUSTED, nothing_changed
 from kbtools.ship.sourceurl import scrub, scrubbed, shown_source
 
 
@@ -150,9 +151,8 @@ def check_tag(gd: Path, source: str, branch_ref: str, branch: str, tag: str,
                             f"{branch} branch; refusing it", path=source)
     why = not_following(gd, served, commit, tag, branch)
     if why is not None:
-        said = f"{served} still serves (unchanged)"
-        raise SyncError(f"{why}; refusing it, {still_serves(device, said) if device else said}"
-                        " (a new device directory takes it)", path=source)
+        raise nothing_changed(device, f"{why}; refusing it", served=served, sep=", ",
+                              after=" (a new device directory takes it)", at=source)
     return commit, mhash
 
 
@@ -220,13 +220,14 @@ def _stopped(device: Path, state: dict[str, Any] | None, source: str, before: st
     with interrupts_held():
         with contextlib.suppress(OSError):  # what it staged (the lock is still held)
             dev.clean_staging(device)
-        stopped = serves.interrupted(device, before, "kb sync",
-                                  after="run `kb sync` again to prune old releases")
+        said = serves.interrupted_said(device, before, "kb sync",
+                                       after="run `kb sync` again to prune old releases")
+        stopped = serves.said_stop(device, said)
         if state is not None:
             now = dev.served_tag(device)
             state["last_sync"] = {"ok": False, "source": shown_source(source), "at": _now(),
                                   "error": f"interrupted: {scrub(stopped.message)}",
-                                  "served": now}
+                                  "served": now, "said": serves.kept(said, "interrupted: ")}
             if now != before:
                 state["last_sync"]["tag"] = now
                 state["source"] = source
@@ -243,11 +244,19 @@ def _failed(device: Path, state: dict[str, Any], source: str, before: str | None
     recorded as the last sync."""
     err = serves.cannot_write(device, exc, before) if isinstance(exc, OSError) else exc
     dev.clean_staging(device)
-    err = scrubbed(_repair_served(device, err))
-    # what serves after it (`serves.since_then`: its words put in the past once a rollback
-    # changes that)
+    said = serves.failure_said(err)
+    repaired = _repair_served(device, err)
+    if said is not None:  # what the repair adds follows the failure's words
+        said["after"] += repaired.message.removeprefix(err.message)
+        said = {k: scrub(v) if isinstance(v, str) else v for k, v in said.items()}
+    err = scrubbed(repaired)
+    if said is not None:
+        said["path"] = err.path
+    # what serves after it; `said`, the parts of its words of that, said again in the past
+    # once a rollback changes it (`serves.since_then`)
     state["last_sync"] = {"ok": False, "source": shown_source(source), "error": str(err),
-                          "at": _now(), "served": dev.served_tag(device)}
+                          "at": _now(), "served": dev.served_tag(device)} | (
+        {"said": said} if said is not None else {})
     with contextlib.suppress(OSError):
         devicestate.write_state(device, state)
     return err
@@ -351,18 +360,18 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     try:
         refs = listed or list_source(gd, source, branch, limits=limits)
     except SyncError as exc:  # unreachable, refused, damaged: the device as it was
-        raise SyncError(f"{exc.message}; {still_serves(device)}", path=exc.path) from None
+        raise nothing_changed(device, exc.message, at=exc.path) from None
     if refs.branch_ref is None:
-        raise SyncError(f"no {branch} branch at the source ({other_branches(refs.branches)}); "
-                        f"{still_serves(device)}", path=source)
+        raise nothing_changed(device, f"no {branch} branch at the source "
+                              f"({other_branches(refs.branches)})", at=source)
     # what `kb releases` says of a release listed at the source and not taken (`refused_now`)
     state["refused"] = refused_now(refused, refs.tags)
+    state.pop("not_fetched", None)  # `offered.instead_of` says which, when one is not
     rolled_back = set(state.get("rolled_back", []))
     offered = {s: r for s, r in refs.tags.items()
                if tag_name(s) not in rolled_back and s not in refused}
     if not offered:
-        raise SyncError(f"the source has no release tags to serve; "
-                        f"{still_serves(device)}", path=source)
+        raise nothing_changed(device, "the source has no release tags to serve", at=source)
     serial = max(offered)
     current = dev.served_tag(device)
     moved = moved_tags(gd, refs.tags, set(dev.release_dirs(device)))
@@ -388,16 +397,20 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     skipped = tuple(tag_name(s) for s in sorted(refs.tags) if s > serial
                     and tag_name(s) in rolled_back)
     if serial < floor:  # every tag at or above the floor gone from the source
-        raise SyncError(f"newest release at the source is {tag}, older than "
-                        f"{tag_name(floor)} already accepted here ({withdrawn(floor, current)}"
-                        f"); refusing a downgrade, {still_serves(device)} (`kb rollback` "
-                        "serves an older local release)", path=source)
+        raise nothing_changed(device, f"newest release at the source is {tag}, older than "
+                              f"{tag_name(floor)} already accepted here ("
+                              f"{withdrawn(floor, current)}); refusing a downgrade", sep=", ",
+                              after=" (`kb rollback` serves an older local release)",
+                              at=source)
     fetched, hashed = 0, dict[str, Signature]()
     final = DeviceLayout(device).release(tag)
     redo = _discard_unsound(device, tag, hashed)
     kept = kept_since(gd, tag)
     if not final.is_dir():
-        fetched = fetch(gd, source, refs.branch_ref, branch, offered[serial][0], tag, limits)
+        try:
+            fetched = fetch(gd, source, refs.branch_ref, branch, offered[serial][0], tag, limits)
+        except TransientSyncError as exc:  # cut off, or past the size limit
+            raise instead_of(exc, refused, state, tag) from None
         try:
             try:
                 done = _install(device, source, refs.branch_ref, branch, tag, serial, begin,
@@ -411,7 +424,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
                                 floor, limits)
         except SyncError as exc:  # the newest refused by its signature, or one below it
             if isinstance(exc, TransientSyncError):  # the device's or the link's failure,
-                raise instead_of(exc, refused) from None  # not the release's: no older one
+                raise instead_of(exc, refused, state, tag) from None  # not the release's
             if not isinstance(exc, trust.Untrusted) and not refused:  # by anything: passed
                 raise
             if not any(max(cur_serial or 0, floor - 1) < s < serial for s in offered):
@@ -571,15 +584,9 @@ def _install(device: Path, source: str, branch_ref: str, branch: str, tag: str, 
                            previous=dev.served_release(device))
 
 
-NEXT_TRUSTED = ("the next `kb sync` takes the first release signed by a pinned key as soon as "
-                "the publisher publishes one (`kb trust add PUB` trusts its key again)")
-
-
 def still_serves(device: Path, said: str | None = None) -> str:
-    """What a sync that changed nothing says of the device (`serves.still_serves`): when no
-    pinned key vouches for the served release (its signer removed with `kb trust remove`),
-    that it answers no question and that the next sync takes the first release a pinned key
-    signs."""
+    """What a sync that changed nothing says of the device (`serves.still_serves`), with
+    what the next sync does when no pinned key vouches for the served release."""
     return serves.still_serves(device, said, then=NEXT_TRUSTED)
 
 
