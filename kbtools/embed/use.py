@@ -97,12 +97,14 @@ class UseEmbedder:
         encoder on one thread (one short text: no windows to share). For searching only:
         what is stored in an index comes from `embed_batch`."""
         backend = self._loaded()
-        self._asked += 1
-        if self._asked == 2:  # a process that asks again keeps asking (a server, a session):
-            use_cache.materialise(backend.sp)  # Python's dict, ~0.1 ms faster a question
         if self._question is None:
             self._question = (use_question.QuestionEncoder(backend)
                               if bf16.available() else False)
+        self._asked += 1
+        if self._asked == 2:  # a process that asks again keeps asking (a server, a session):
+            use_cache.materialise(backend.sp)  # Python's dict, ~0.1 ms faster a question
+            if self._question:  # … and its words are cut once (0.2–0.4 s to set up: not
+                self._question.remember_words()  # for a one-question `kb query`)
         if self._question is False:
             backend.threads = 1
             return normalise(backend.encode([text]))

