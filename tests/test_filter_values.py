@@ -150,11 +150,12 @@ def test_converted_quantities_filter_alike_locally_and_in_milvus(measured_coll, 
 
 # --- horsepower, psi, inches, gallons and rates converted too (session 42) ---------------
 
-IMPERIAL = [{"power": p, "pressure": b, "size": d, "tank": v, "rate": r} for p, b, d, v, r in [
-    ("7.5kW", "2 bar", "12.7cm", "20L", "20kg/亩"),  # 0
-    ("3 hp", "0.25 MPa", "2 in", "5 gal", "450 kg/ha"),  # 1: 2237.1 W; 0.5 in; 18.93 L; 30 kg/亩
-    ("10马力", "30 psi", "1 ft", "3785.411784 ml", "300公斤每公顷"),  # 2: 7354.99 W; 2.068 bar
-    ("800 W", "150kPa", "0.3m", "1 加仑", "25 kg/mu"),  # 3
+IMPERIAL = [{"power": p, "pressure": b, "size": d, "tank": v, "rate": r, "转速": n}
+            for p, b, d, v, r, n in [
+    ("7.5kW", "2 bar", "12.7cm", "20L", "20kg/亩", "1500 r/min"),  # 0
+    ("3 hp", "0.25 MPa", "2 in", "5 gal", "450 kg/ha", "2000rpm"),  # 1: 2237.1 W; 18.93 L
+    ("10马力", "30 psi", "1 ft", "3785.411784 ml", "300公斤每公顷", "1800 转/分"),  # 2: 7355 W
+    ("800 W", "150kPa", "0.3m", "1 加仑", "25 kg/mu", "900 RPM"),  # 3
 ]]
 
 
@@ -177,12 +178,15 @@ def imperial_coll(milvus):  # noqa: F811
     ("rate", "=", "300kg/ha", [0, 2]), ("rate", ">=", "25公斤/亩", [1, 3]),
     ("rate", "<", "400 kg/ha", [0, 2, 3]), ("rate", "=", "30kg/亩", [1]),
     ("power", ">", "−1hp", [0, 1, 2, 3]), ("pressure", ">=", "−0.5 bar", [0, 1, 2, 3]),
+    ("转速", ">", "1600rpm", [1, 2]), ("转速", "=", "1500 RPM", [0]),  # spellings of one unit
+    ("转速", "<=", "1800r/min", [0, 2, 3]), ("转速", "!=", "900转/分", [0, 1, 2]),
 ])
 def test_horsepower_psi_inches_gallons_and_rates_convert(imperial_coll, key, op, want, rows):
     """``power>5hp`` against values in kW, ``pressure<=30psi`` against bar and kPa,
     ``size>=12in`` against cm and ft, gallons against litres and ``rate>=25公斤/亩``
     against kg/ha compared nothing: each unit only with itself (session 41 left them). Each
-    converts within its dimension by its exact definition, locally and in Milvus alike."""
+    converts within its dimension by its exact definition, locally and in Milvus alike;
+    ``rpm``, ``r/min`` and ``转/分`` are one unit's spellings (they were three units)."""
     assert local_rows(IMPERIAL, key, op, want) == rows
     assert engine_rows(imperial_coll, "imperial", key, op, want, IMPERIAL) == rows
 
@@ -191,9 +195,9 @@ def test_horsepower_psi_inches_gallons_and_rates_convert(imperial_coll, key, op,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(want=st.builds(lambda n, u: f"{n}{u}", st.sampled_from(["0", "2.5", "30", "450", "7354.9875"]),
                       st.sampled_from(["hp", "W", "psi", "bar", "in", "mm", "gal", "L", "kg/ha",
-                                       "kg/亩", "马力", "m/s"])),
+                                       "kg/亩", "马力", "m/s", "rpm", "r/min"])),
        op=st.sampled_from([">=", "<=", ">", "<", "=", "!="]),
-       key=st.sampled_from(["power", "pressure", "size", "tank", "rate"]))
+       key=st.sampled_from(["power", "pressure", "size", "tank", "rate", "转速"]))
 def test_imperial_units_and_rates_filter_alike_locally_and_in_milvus(imperial_coll, want, op, key):
     assert engine_rows(imperial_coll, "imperial", key, op, want, IMPERIAL) == \
         local_rows(IMPERIAL, key, op, want)

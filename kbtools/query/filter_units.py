@@ -17,7 +17,8 @@ digits (psi in Pa, kg/ha in mg/亩): one number for every way of writing one qua
 order as the quantities are, locally and in Milvus (`kbtools.engine.expr` keys it). Two
 quantities of one dimension compare by those numbers; two units of different dimensions
 that are both known (``power>5kg`` of values in kW) are refused by `dimension_problem`;
-any other unit is compared only with itself, as written (``psia``, ``rpm``).
+another unit `UNIT_GROUPS` knows is compared only with its own spellings (``rpm`` with
+``r/min`` and ``转/分``, ``psia``), and any other only with itself, as written.
 
 Spellings one character long that name other things too are not converted: 度 (an angle,
 a kilowatt-hour), 分 (a mark, a fen), 方, 时, 月 (``3月`` is March), and the letters ``c`` and
@@ -85,7 +86,22 @@ def _group(unit: str) -> int | None:
 
 
 def _size(unit: str) -> tuple[str, Fraction] | None:
-    """(base unit, size in it) of a unit converted, or of a rate of two (``kg/亩``)."""
+    """(base unit, size in it) of a unit converted, or of a rate of two (``kg/亩``); of
+    another unit `UNIT_GROUPS` knows, its group's first spelling and 1 (``r/min`` is
+    ``rpm``, ``amps`` is ``a``: one unit, converted to no other); None for a unit not
+    known, or a temperature (`_measured`)."""
+    if (size := _converted(unit)) is not None:
+        return size
+    group = _group(unit)
+    if group is None or group in (_CELSIUS, _FAHRENHEIT):
+        return None
+    spellings = sorted(UNIT_GROUPS[group])
+    return next((s for s in map(_converted, spellings) if s is not None),
+                (spellings[0], Fraction(1)))
+
+
+def _converted(unit: str) -> tuple[str, Fraction] | None:
+    """`_size` of a unit of `FAMILIES` or a rate of two of them; None for any other."""
     if unit in FAMILIES:
         return FAMILIES[unit]
     mark = next((m for m in _RATE_MARKS if m in unit), None)
@@ -147,15 +163,12 @@ def comparable(a: tuple[str, Number], b: tuple[str, Number]) -> tuple[Number, Nu
 
 
 def dimension(unit: str) -> str | None:
-    """What a unit measures as filters tell dimensions apart: its base unit when it converts
-    (`measured`), else its group of spellings `UNIT_GROUPS` knows (``psia``, ``rpm``); None for
-    a unit not known (not judged)."""
+    """What a unit measures as filters tell dimensions apart: its base unit (`measured`:
+    of a unit converted, or the first spelling of another `UNIT_GROUPS` knows, ``psia``,
+    ``rpm``); None for a unit not known (not judged)."""
     if (size := _size(unit)) is not None:
         return size[0]
-    group = _group(unit)
-    if group is None:
-        return None
-    return TEMPERATURE if group in (_CELSIUS, _FAHRENHEIT) else f"group {group}"
+    return TEMPERATURE if _group(unit) in (_CELSIUS, _FAHRENHEIT) else None
 
 
 def dimension_problem(want: str, values: Iterable[str]) -> str | None:
