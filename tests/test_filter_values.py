@@ -213,6 +213,18 @@ def test_a_unit_of_another_dimension_than_the_values_is_refused():
     assert dimension_problem("20kg/亩", ["450 kg/ha"]) is None
 
 
+def test_a_unit_no_value_is_in_is_refused_not_an_empty_result():
+    """``pressure>=2巴`` (a unit not known) beside values in bar and psi compared 巴 with
+    巴 alone and found nothing, silently; refused in one line naming the values' units. A
+    unit some value is in, or a bare number or text among the values, is not judged."""
+    assert dimension_problem("2 巴", ["2 bar", "30 psi", "-0.5bar"]) == (
+        "2 巴 is in a unit none of the values here is in (2 bar, 30 psi); give one in their "
+        "units")
+    assert dimension_problem("1kva", ["7.5kW", "5 kvar"]) is not None
+    for values in (["2 bar", "3巴"], ["2 bar", "3"], ["2 bar", "high"]):
+        assert dimension_problem("2巴", values) is None, values
+
+
 # --- ranges, and the operators a Chinese input method types (session 41) -----------------
 
 @pytest.mark.parametrize(("where", "read"), [

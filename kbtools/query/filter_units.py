@@ -174,20 +174,28 @@ def dimension(unit: str) -> str | None:
 def dimension_problem(want: str, values: Iterable[str]) -> str | None:
     """Why the filter value `want` cannot be compared with a key's `values` (its documents'
     values as text): it is a quantity in a known unit and the values are quantities in known
-    units, every one of another dimension (``5kg`` beside ``5kW`` and ``800W``): what they
-    are written in, for the one-line error; None otherwise."""
+    units, every one of another dimension (``5kg`` beside ``5kW`` and ``800W``); or it is in
+    a unit not known and every value is a quantity in another unit (``2巴`` beside ``2 bar``
+    and ``30 psi``: compared with its own unit alone, it would match nothing): what they are
+    written in, for the one-line error; None otherwise."""
     amount = quantity(want)
-    if amount is None or (wanted := dimension(amount[0])) is None:
+    if amount is None:
         return None
+    wanted = dimension(amount[0])
     units: dict[str, str] = {}
     for text in values:
         held = quantity(text)
+        if held is None and wanted is None:
+            return None  # a bare number orders with it; text is not judged
         if held is None:
             continue
-        if held[0] == amount[0] or dimension(held[0]) in (wanted, None):
+        if held[0] == amount[0] or wanted is not None and dimension(held[0]) in (wanted, None):
             return None
         units.setdefault(held[0], text)
     if not units:
         return None
     shown = ", ".join(sorted(units.values())[:SHOWN_UNITS])
+    if wanted is None:
+        return (f"{want} is in a unit none of the values here is in ({shown}); give one in "
+                "their units")
     return f"{want} measures another thing than the values here ({shown}); give one in their units"
