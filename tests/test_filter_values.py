@@ -340,3 +340,16 @@ def test_an_order_against_a_list_or_an_unclosed_bracket_is_refused_naming_its_co
         parse_where([where])
     assert str(caught.value).startswith(f"bad --where {says}")
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(("where", "says"), [
+    ("crop: 小麦", "'crop: 小麦': a colon is no operator; use crop=小麦 (or !=, >=, <=, >, <)"),
+    ("功率：7.5kW", "'功率：7.5kW': a colon is no operator; use 功率=7.5kW"),
+    ('"pH (水)": 6', "use \"pH (水)\"=6"), ("crop: [小麦, 玉米]", "use crop=[小麦, 玉米] ("),
+])
+def test_a_filter_typed_as_front_matter_writes_it_names_the_filter_to_give(where, says):
+    """``crop: 小麦`` (as front matter writes a key, Typora and Obsidian authors' habit) was
+    "use KEY=VALUE, …"; it names the filter it means, in one line (session 42)."""
+    with pytest.raises(FilterError) as caught:
+        parse_where([where])
+    assert says in str(caught.value) and "\n" not in str(caught.value)

@@ -26,6 +26,8 @@ _BARE_KEY = r"[^\W\d][\w.-]*(?:[ \t]+[\w.-]+)*"
 _WHERE = re.compile(r"^\s*(?:\"([^\"]+)\"|'([^']+)'|(" + _BARE_KEY + r"))"
                     r"\s*(>=|<=|!=|=|>|<)(.*)$")  # value stripped below
 _KEY = re.compile(_BARE_KEY)
+# a filter typed as front matter writes its key (crop: 小麦, 作物：小麦): no operator
+_COLON = re.compile(r"^\s*(?:\"([^\"]+)\"|'([^']+)'|(" + _BARE_KEY + r"))\s*[:：]\s*([^\s=<>!].*)$")
 MAX_WHERE_CHARS = 1000
 OPERATORS = ("=", "!=", ">=", "<=", ">", "<")
 OPERATORS_SHOWN = "KEY=VALUE, KEY!=VALUE, KEY>=VALUE, KEY<=VALUE, KEY>VALUE or KEY<VALUE"
@@ -59,6 +61,11 @@ def parse_where(items: list[str] | None) -> list[Condition]:
         if m is None and len(item) <= MAX_WHERE_CHARS:
             m = _WHERE.match(narrow_operator(item))
         shown = item if len(item) <= 60 else item[:60] + "…"
+        if not m and (colon := _COLON.match(item)) is not None:  # crop: 小麦, as front matter
+            key = key_text(colon.group(1) or colon.group(2) or colon.group(3))
+            raise FilterError("bad", f"{shown!r}: a colon is no operator; use "
+                              f"{key}={colon.group(4).strip()} (or !=, >=, <=, >, <)",
+                              key="bad_where", values={"where": shown})
         if not m:
             raise FilterError("bad", f"{shown!r}: use {OPERATORS_SHOWN} "
                               f"(at most {MAX_WHERE_CHARS} characters; a key of other "
