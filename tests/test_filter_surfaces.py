@@ -468,3 +468,36 @@ def test_a_list_written_as_front_matter_writes_it_filters_on_every_surface(dist,
     assert "beta" in docs(json.loads(cli.output)) and not docs(json.loads(cli.output)) & {
         "alpha", "gamma"}, cli.output
     assert _kb("query", Q, "--index", str(dist), "--where", "crop=[]", "--no-log").exit_code == 2
+
+
+def test_full_width_brackets_list_and_a_bracket_read_no_way_is_refused_on_every_surface(
+        dist, client, tmp_path):
+    """``crop=［玉米，水稻］`` (a Chinese input method's brackets) was the values "［玉米" and
+    "水稻］", named as held by no document; ``size>=[5]`` compared text, and ``crop=[玉米, 水稻``
+    filtered by "[玉米". The first lists 玉米 and 水稻; the others are refused in one line
+    naming the column of the bracket, by the CLI, the API, the search page and MCP alike
+    (session 42)."""
+    listed = client.get("/api/search", params={"q": Q, "k": 10, "where": "crop=【玉米、水稻】"})
+    assert names(listed.json()["results"]) == {"alpha", "gamma"}
+    assert listed.json()["filters"]["where"] == ["crop=玉米,水稻"]
+    said = {"size>=[5]": "a list ([5], column 7) is read with = or != alone",
+            "crop=[玉米, 水稻": "the [ at column 6 is never closed"}
+    for where, says in said.items():
+        cli = _kb("query", Q, "--index", str(dist), "--where", where, "--no-log")
+        assert cli.exit_code == 2 and len(cli.output.strip().splitlines()) == 1, cli.output
+        assert says in cli.output
+        api = client.get("/api/search", params={"q": Q, "where": where})
+        assert api.status_code == 400 and says in api.text
+        page = client.get("/", params=[("q", Q), ("where", where), ("lang", "en")])
+        assert page.status_code == 400 and says in html.unescape(page.text)
+    env = {"KB_HOME": str(tmp_path / ".kbhome"), "HF_HUB_OFFLINE": "1",
+           "TRANSFORMERS_OFFLINE": "1", "PATH": os.environ.get("PATH", ""),
+           **({"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {})}
+
+    async def scenario(c):
+        return (await c.call_tool("search", {"query": Q, "k": 10, "where": "crop=［玉米，水稻］"}),
+                await c.call_tool("search", {"query": Q, "where": "size>=[5]"}))
+
+    either, order = mcp_client([KB, "mcp", "--index", str(dist)], tmp_path, env, scenario)
+    assert names(either.structured_content["results"]) == {"alpha", "gamma"}
+    assert order.is_error and said["size>=[5]"] in order.content[0].text

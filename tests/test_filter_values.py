@@ -19,6 +19,7 @@ from kbtools.errors import FilterError
 from kbtools.query.filter_kinds import member_class
 from kbtools.query.filter_numbers import quantity
 from kbtools.query.filter_text import parse_where, where_text
+from kbtools.query.filter_units import dimension_problem
 from kbtools.query.filters import _check_order, value_matches
 from tests.milvus_server import engine_rows, facts_collection, local_rows, milvus  # noqa: F401
 
@@ -58,7 +59,7 @@ def test_quantities_of_one_dimension_compare_as_numbers_locally_and_in_milvus(co
 
 def test_what_is_a_quantity():
     assert [quantity(t) is not None for t in (
-        "7.5kW", "3 kW", "20%", "15亩", "1500 r/min", "-5 °C", "30℃", "２．５ｋＷ")] == [True] * 8
+        "7.5kW", "3 kW", "20%", "15亩", "1500 r/min", "-5 °C", "30℃", "２．５ｋＷ", "−1.5 kW")] == [True] * 9
     assert [member_class(t) for t in (
         "HX-260", "E17", "3000-12", "1.2.3a1", "2024年", "24V DC", "7.5", "v2", "x²")] == [
         "t", "t", "d", "t", "d", "t", "m", "v", "t"]
@@ -103,7 +104,7 @@ def test_yaml_booleans_are_named_as_authors_write_them_locally_and_in_milvus(col
 MEASURED = [{"power": p, "weight": w, "depth": d, "温度": t} for p, w, d, t in [
     ("5kW", "1500kg", "0.5 m", "104°F"),  # 0
     ("300 W", "2.5t", "20cm", "35℃"),  # 1
-    ("2 hp", "800 g", "400mm", "-40°F"),  # 2: hp converts to nothing; -40 °F is -40 ℃
+    ("2 hp", "800 g", "400mm", "-40°F"),  # 2: 2 hp is 1491.4 W; -40 °F is -40 ℃
     ("7.5 KW", ["3斤", "2 t"], "1km", "45 °C"),  # 3: 3 斤 is 1.5 kg
 ]]
 
@@ -115,8 +116,8 @@ def measured_coll(milvus):  # noqa: F811
 
 
 @pytest.mark.parametrize(("key", "op", "want", "rows"), [
-    ("power", ">", "500W", [0, 3]),  # 5kW and 7.5kW: were never compared with watts
-    ("power", "=", "5000w", [0]), ("power", "<", "0.5kW", [1]), ("power", ">=", "1.5 hp", [2]),
+    ("power", ">", "500W", [0, 2, 3]),  # 5kW, 2 hp and 7.5kW: were never compared with watts
+    ("power", "=", "5000w", [0]), ("power", "<", "0.5kW", [1]), ("power", ">=", "1.5 hp", [0, 2, 3]),
     ("power", "!=", "300W", [0, 2, 3]), ("power", "=", "0.3 kW", [1]),
     ("weight", "<=", "2t", [0, 2, 3]),  # 1500 kg; 800 g; 3 斤
     ("weight", "=", "1.5kg", [3]), ("weight", ">", "2000kg", [1]),
@@ -145,6 +146,83 @@ def test_quantities_convert_within_one_dimension_locally_and_in_milvus(measured_
 def test_converted_quantities_filter_alike_locally_and_in_milvus(measured_coll, want, op, key):
     assert engine_rows(measured_coll, "measured", key, op, want, MEASURED) == \
         local_rows(MEASURED, key, op, want)
+
+
+# --- horsepower, psi, inches, gallons and rates converted too (session 42) ---------------
+
+IMPERIAL = [{"power": p, "pressure": b, "size": d, "tank": v, "rate": r, "转速": n}
+            for p, b, d, v, r, n in [
+    ("7.5kW", "2 bar", "12.7cm", "20L", "20kg/亩", "1500 r/min"),  # 0
+    ("3 hp", "0.25 MPa", "2 in", "5 gal", "450 kg/ha", "2000rpm"),  # 1: 2237.1 W; 18.93 L
+    ("10马力", "30 psi", "1 ft", "3785.411784 ml", "300公斤每公顷", "1800 转/分"),  # 2: 7355 W
+    ("800 W", "150kPa", "0.3m", "1 加仑", "25 kg/mu", "900 RPM"),  # 3
+]]
+
+
+@pytest.fixture(scope="module")
+def imperial_coll(milvus):  # noqa: F811
+    with facts_collection(milvus, "imperial", "imperial", [(f, False) for f in IMPERIAL]) as engine:
+        yield engine
+
+
+@pytest.mark.parametrize(("key", "op", "want", "rows"), [
+    ("power", ">", "5hp", [0, 2]),  # 3728.5 W: 7.5 kW and 10 马力 (metric: 7355 W)
+    ("power", "<=", "3hp", [1, 3]), ("power", "=", "3 HP", [1]), ("power", ">", "7.4kW", [0]),
+    ("power", "=", "7354.9875W", [2]),  # 10 马力 exactly
+    ("pressure", "<=", "30psi", [0, 2, 3]),  # 206.8 kPa: 2 bar, 30 psi, 150 kPa
+    ("pressure", ">", "2.05bar", [1, 2]), ("pressure", "<", "30 psi", [0, 3]),
+    ("pressure", "=", "30psi", [2]), ("pressure", "!=", "30 PSI", [0, 1, 3]),
+    ("size", "=", "5in", [0]), ("size", ">=", "12in", [2]),  # 1 ft is 12 in: 304.8 mm
+    ("size", "=", "12 inches", [2]), ("size", "<", "30.48cm", [0, 1, 3]),
+    ("tank", "=", "1gal", [2, 3]), ("tank", ">", "4 gal", [0, 1]), ("tank", "<=", "3.8L", [2, 3]),
+    ("rate", "=", "300kg/ha", [0, 2]), ("rate", ">=", "25公斤/亩", [1, 3]),
+    ("rate", "<", "400 kg/ha", [0, 2, 3]), ("rate", "=", "30kg/亩", [1]),
+    ("power", ">", "−1hp", [0, 1, 2, 3]), ("pressure", ">=", "−0.5 bar", [0, 1, 2, 3]),
+    ("转速", ">", "1600rpm", [1, 2]), ("转速", "=", "1500 RPM", [0]),  # spellings of one unit
+    ("转速", "<=", "1800r/min", [0, 2, 3]), ("转速", "!=", "900转/分", [0, 1, 2]),
+])
+def test_horsepower_psi_inches_gallons_and_rates_convert(imperial_coll, key, op, want, rows):
+    """``power>5hp`` against values in kW, ``pressure<=30psi`` against bar and kPa,
+    ``size>=12in`` against cm and ft, gallons against litres and ``rate>=25公斤/亩``
+    against kg/ha compared nothing: each unit only with itself (session 41 left them). Each
+    converts within its dimension by its exact definition, locally and in Milvus alike;
+    ``rpm``, ``r/min`` and ``转/分`` are one unit's spellings (they were three units)."""
+    assert local_rows(IMPERIAL, key, op, want) == rows
+    assert engine_rows(imperial_coll, "imperial", key, op, want, IMPERIAL) == rows
+
+
+@settings(max_examples=120, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(want=st.builds(lambda n, u: f"{n}{u}", st.sampled_from(["0", "2.5", "30", "450", "7354.9875"]),
+                      st.sampled_from(["hp", "W", "psi", "bar", "in", "mm", "gal", "L", "kg/ha",
+                                       "kg/亩", "马力", "m/s", "rpm", "r/min"])),
+       op=st.sampled_from([">=", "<=", ">", "<", "=", "!="]),
+       key=st.sampled_from(["power", "pressure", "size", "tank", "rate", "转速"]))
+def test_imperial_units_and_rates_filter_alike_locally_and_in_milvus(imperial_coll, want, op, key):
+    assert engine_rows(imperial_coll, "imperial", key, op, want, IMPERIAL) == \
+        local_rows(IMPERIAL, key, op, want)
+
+
+def test_a_unit_of_another_dimension_than_the_values_is_refused():
+    """``pressure<=30kg`` beside values in bar and psi, or ``rate>=20kg`` beside kg/亩, is
+    refused in one line naming their units, as ``power>5kg`` beside kW was."""
+    for values, want in ((["2 bar", "30 psi"], "30kg"), (["20kg/亩", "450 kg/ha"], "20kg"),
+                         (["7.5kW", "3 hp"], "5 gal")):
+        assert dimension_problem(want, values) is not None, (want, values)
+    assert dimension_problem("30psi", ["2 bar", "150kPa"]) is None
+    assert dimension_problem("20kg/亩", ["450 kg/ha"]) is None
+
+
+def test_a_unit_no_value_is_in_is_refused_not_an_empty_result():
+    """``pressure>=2巴`` (a unit not known) beside values in bar and psi compared 巴 with
+    巴 alone and found nothing, silently; refused in one line naming the values' units. A
+    unit some value is in, or a bare number or text among the values, is not judged."""
+    assert dimension_problem("2 巴", ["2 bar", "30 psi", "-0.5bar"]) == (
+        "2 巴 is in a unit none of the values here is in (2 bar, 30 psi); give one in their "
+        "units")
+    assert dimension_problem("1kva", ["7.5kW", "5 kvar"]) is not None
+    for values in (["2 bar", "3巴"], ["2 bar", "3"], ["2 bar", "high"]):
+        assert dimension_problem("2巴", values) is None, values
 
 
 # --- ranges, and the operators a Chinese input method types (session 41) -----------------
@@ -182,7 +260,7 @@ def test_a_range_with_another_operator_is_refused(where, says):
 
 
 @pytest.mark.parametrize(("low", "high", "key", "rows"), [
-    ("500W", "6kW", "power", [0]), ("300W", "6kW", "power", [0, 1]), ("300", "1000W", "power", [1]), ("1kg", "2t", "weight", [0, 3]),
+    ("500W", "6kW", "power", [0, 2]), ("300W", "6kW", "power", [0, 1, 2]), ("300", "1000W", "power", [1]), ("1kg", "2t", "weight", [0, 3]),
     ("35℃", "40℃", "温度", [0, 1]),  # 104 °F is 40 ℃
 ])
 def test_a_range_filters_alike_locally_and_in_milvus(measured_coll, low, high, key, rows):
@@ -224,3 +302,54 @@ def test_an_empty_list_is_refused_in_one_line(where):
     with pytest.raises(FilterError, match=r"an empty list names no value; give one or more "
                                           r"\(crop!?=A or crop!?=\[A, B\]\)$"):
         parse_where([where])
+
+
+@pytest.mark.parametrize(("where", "read"), [
+    ("crop=［小麦，玉米］", [("crop", "=", ("小麦", "玉米"))]),
+    ("crop!=【小麦、玉米】", [("crop", "!=", ("小麦", "玉米"))]),
+    ("crop＝［ 小麦 ］", [("crop", "=", "小麦")]),
+    ("size＞＝5", [("size", ">=", "5")]), ("size ≥ 5", [("size", ">=", "5")]),
+    ("title=【草稿】小麦", [("title", "=", "【草稿】小麦")]),  # no list: as it is
+    ("code=a[1]", [("code", "=", "a[1]")]), ('title="[a"', [("title", "=", "[a")]),
+])
+def test_a_list_in_full_width_brackets_is_read_as_its_items(where, read):
+    """``crop=［小麦，玉米］`` (a Chinese input method's brackets) was the two values "［小麦"
+    and "玉米］", named as values no document holds; it lists 小麦 and 玉米 as ``[…]`` does
+    (session 42). Written back (`where_text`) each reads as the same filter."""
+    assert parse_where([where]) == read
+    assert [parse_where([where_text(*c)])[0] for c in read] == read
+
+
+@pytest.mark.parametrize(("where", "says"), [
+    ("size>=[5]", "'size>=[5]': a list ([5], column 7) is read with = or != alone; give >= "
+                  "one value (size>=5)"),
+    ("size ≥ ［5］", "'size ≥ ［5］': a list (［5］, column 8) is read with = or != alone"),
+    ("crop=[小麦, 玉米", "'crop=[小麦, 玉米': the [ at column 6 is never closed; end the list "
+                      "with ] (crop=[小麦, 玉米]), or put a value starting so in quotes"),
+    ("crop ＝ 【小麦、玉米 ", "'crop ＝ 【小麦、玉米 ': the 【 at column 8 is never closed; end the "
+                         "list with 】"),
+    ("crop!=小麦, 玉米]", "'crop!=小麦, 玉米]': the ] at column 13 closes no list; begin the "
+                       "list with [ (crop!=[小麦, 玉米])"),
+])
+def test_an_order_against_a_list_or_an_unclosed_bracket_is_refused_naming_its_column(where,
+                                                                                       says):
+    """``size>=[5]`` compared text and found nothing; ``crop=[小麦, 玉米`` read the values
+    "[小麦" and 玉米 and warned of the first as held by no document. Each is one line naming
+    the filter and the column of the bracket (session 42)."""
+    with pytest.raises(FilterError) as caught:
+        parse_where([where])
+    assert str(caught.value).startswith(f"bad --where {says}")
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(("where", "says"), [
+    ("crop: 小麦", "'crop: 小麦': a colon is no operator; use crop=小麦 (or !=, >=, <=, >, <)"),
+    ("功率：7.5kW", "'功率：7.5kW': a colon is no operator; use 功率=7.5kW"),
+    ('"pH (水)": 6', "use \"pH (水)\"=6"), ("crop: [小麦, 玉米]", "use crop=[小麦, 玉米] ("),
+])
+def test_a_filter_typed_as_front_matter_writes_it_names_the_filter_to_give(where, says):
+    """``crop: 小麦`` (as front matter writes a key, Typora and Obsidian authors' habit) was
+    "use KEY=VALUE, …"; it names the filter it means, in one line (session 42)."""
+    with pytest.raises(FilterError) as caught:
+        parse_where([where])
+    assert says in str(caught.value) and "\n" not in str(caught.value)

@@ -96,8 +96,11 @@ ORD_FIELD = "f_ord"
 # q:<unit>max/min per unit and qnmax/qnmin of all their numbers; a YAML boolean b:true /
 # b:false in f_num, which a filter's true, yes, on, 是 (false, no, off, 否) finds; 11: a
 # quantity in a unit that converts, `filter_units.measured`, keyed in its dimension's base
-# unit, q:w:<order_text> for 5kW, and its f_ord q:w extremes likewise: power>500W finds 5kW)
-FILTER_RULES = "11"
+# unit, q:w:<order_text> for 5kW, and its f_ord q:w extremes likewise: power>500W finds 5kW;
+# 12: horsepower, psi, inches, feet, pounds, gallons, m² and acres converted too, areas in
+# 亩 by fractions, rates of two such units (kg/亩, L/ha) keyed in their bases', q:mg/亩;
+# the minus sign U+2212 read as -, `filter_numbers.narrow`: −1.5kW is -1.5kW)
+FILTER_RULES = "12"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 
 # Milvus reads only these escapes in a string literal (\u, \x, \b, \0 … are refused);

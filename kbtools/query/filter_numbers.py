@@ -113,14 +113,15 @@ def _far(text: str) -> Number | None:
     return FarNumber(1 if m.group(1) == "-" else 0, kept, exponent)
 
 
-# full-width ASCII forms (U+FF01–FF5E: ２．１, －, ：, ｖ) and the ideographic space as ASCII
-_NARROW = {0xFF01 + i: 0x21 + i for i in range(0x5E)} | {0x3000: 0x20}
-_WIDE = re.compile("[\uff01-\uff5e\u3000]")  # a character `_NARROW` writes otherwise
+# full-width ASCII forms (U+FF01–FF5E: ２．１, －, ：, ｖ), the ideographic space and the
+# minus sign (U+2212, −1.5kW as a word processor or a web page writes it) as ASCII
+_NARROW = {0xFF01 + i: 0x21 + i for i in range(0x5E)} | {0x3000: 0x20, 0x2212: 0x2D}
+_WIDE = re.compile("[\uff01-\uff5e\u3000\u2212]")  # a character `_NARROW` writes otherwise
 
 
 def narrow(text: str) -> str:
-    """`text` with full-width forms (``２．１``, ``２０２４－０３－０１``, ``ｖ２``, ``ＨＸ－２６０``) as
-    ASCII, as a Chinese input method types the numbers, versions, dates and names the filters
+    """`text` with full-width forms (``２．１``, ``２０２４－０３－０１``, ``ｖ２``, ``ＨＸ－２６０``) and the
+    minus sign (``−1.5kW``) as ASCII, as a Chinese input method types the numbers, versions, dates and names the filters
     read (`order_number`, and `kbtools.query.filter_kinds`), and composed (NFC: a value
     copied on macOS, ``e`` + U+0301, is the ``é`` a document holds); other characters as
     they are. Per document value: ASCII (most) returns at once, other text that is composed

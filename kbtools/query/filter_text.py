@@ -26,6 +26,8 @@ _BARE_KEY = r"[^\W\d][\w.-]*(?:[ \t]+[\w.-]+)*"
 _WHERE = re.compile(r"^\s*(?:\"([^\"]+)\"|'([^']+)'|(" + _BARE_KEY + r"))"
                     r"\s*(>=|<=|!=|=|>|<)(.*)$")  # value stripped below
 _KEY = re.compile(_BARE_KEY)
+# a filter typed as front matter writes its key (crop: 小麦, 作物：小麦): no operator
+_COLON = re.compile(r"^\s*(?:\"([^\"]+)\"|'([^']+)'|(" + _BARE_KEY + r"))\s*[:：]\s*([^\s=<>!].*)$")
 MAX_WHERE_CHARS = 1000
 OPERATORS = ("=", "!=", ">=", "<=", ">", "<")
 OPERATORS_SHOWN = "KEY=VALUE, KEY!=VALUE, KEY>=VALUE, KEY<=VALUE, KEY>VALUE or KEY<VALUE"
@@ -59,6 +61,11 @@ def parse_where(items: list[str] | None) -> list[Condition]:
         if m is None and len(item) <= MAX_WHERE_CHARS:
             m = _WHERE.match(narrow_operator(item))
         shown = item if len(item) <= 60 else item[:60] + "…"
+        if not m and (colon := _COLON.match(item)) is not None:  # crop: 小麦, as front matter
+            key = key_text(colon.group(1) or colon.group(2) or colon.group(3))
+            raise FilterError("bad", f"{shown!r}: a colon is no operator; use "
+                              f"{key}={colon.group(4).strip()} (or !=, >=, <=, >, <)",
+                              key="bad_where", values={"where": shown})
         if not m:
             raise FilterError("bad", f"{shown!r}: use {OPERATORS_SHOWN} "
                               f"(at most {MAX_WHERE_CHARS} characters; a key of other "
@@ -79,6 +86,7 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                                   key="bad_where", values={"where": shown})
             out += [(key, ">=", ends[0]), (key, "<=", ends[1])]
             continue
+        _check_brackets(shown, key, op, value, len(item.rstrip()) - len(value))
         if op in ("=", "!="):
             listed = flow_list(value)
             if listed is not None and not _values(listed):
@@ -121,11 +129,57 @@ def range_ends(value: str) -> tuple[str, str] | None:
                        for e in ends) else None
 
 
+# a list's brackets, as front matter writes them and as a Chinese input method types them
+BRACKETS = {"[": "]", "［": "］", "【": "】"}
+_CLOSERS = {c: o for o, c in BRACKETS.items()}
+
+
 def flow_list(value: str) -> str | None:
     """What a value written as a YAML flow list (``[小麦, 玉米]``, as front matter writes a
-    list) lists, between its brackets; None for any other value (``"[a]"`` in quotes,
-    ``[草稿] 小麦``)."""
-    return value[1:-1] if len(value) >= 2 and value[0] == "[" and value[-1] == "]" else None
+    list; ``［小麦，玉米］`` or ``【小麦、玉米】`` as a Chinese input method types it) lists,
+    between its brackets; None for any other value (``"[a]"`` in quotes, ``[草稿] 小麦``)."""
+    return value[1:-1] if len(value) >= 2 and BRACKETS.get(value[0]) == value[-1] else None
+
+
+def _check_brackets(shown: str, key: str, op: str, value: str, start: int) -> None:
+    """A FilterError, naming the column (from 1) of the filter text where the problem lies
+    (`value` begins at `start` in it), for a bare value that would match nothing silently:
+    a list after an order (``size>=[5]``), a list's bracket never closed (``crop=[小麦, 玉米``)
+    or one closed that was never opened (``crop=小麦, 玉米]``)."""
+    trouble = bracket_trouble(op, value)
+    if trouble is None:
+        return
+    opener, closer = value[:1], value[-1:]
+    if trouble == "list":
+        raise FilterError("bad", f"{shown!r}: a list ({value}, column {start + 1}) is read "
+                          f"with = or != alone; give {op} one value ({key}{op}"
+                          f"{value[1:-1].strip() or 'VALUE'})",
+                          key="bad_where", values={"where": shown})
+    if trouble == "open":
+        raise FilterError("bad", f"{shown!r}: the {opener} at column {start + 1} is never "
+                          f"closed; end the list with {BRACKETS[opener]} ({key}{op}{value}"
+                          f"{BRACKETS[opener]}), or put a value starting so in quotes",
+                          key="bad_where", values={"where": shown})
+    raise FilterError("bad", f"{shown!r}: the {closer} at column {start + len(value)} "
+                      f"closes no list; begin the list with {_CLOSERS[closer]} "
+                      f"({key}{op}{_CLOSERS[closer]}{value}), or put a value ending so in "
+                      "quotes", key="bad_where", values={"where": shown})
+
+
+def bracket_trouble(op: str, value: str) -> str | None:
+    """What a bare value's brackets would make of filter ``op value``, when not a value:
+    ``list`` after an order (``>=[5]``), ``open`` for a list never closed (``[小麦``),
+    ``close`` for one never opened (``小麦]``); None for any other value (``[a]`` after
+    ``=``, ``[草稿] 小麦``, ``a[1]``, one in quotes)."""
+    if value[:1] in "\"'":
+        return None
+    if flow_list(value) is not None:
+        return None if op in ("=", "!=") else "list"
+    if value[:1] in BRACKETS and BRACKETS[value[0]] not in value:
+        return "open"
+    if value[-1:] in _CLOSERS and _CLOSERS[value[-1]] not in value:
+        return "close"
+    return None
 
 
 def _values(text: str) -> list[str]:
@@ -199,7 +253,8 @@ def values_text(op: str, value: Want) -> str:
 def _value_text(value: str, listed: bool) -> str:
     bare = value == value.strip() and value[:1] not in OPERATOR_START \
         and not _in_quotes(value) and not (listed and any(c in value for c in SEPARATORS)) \
-        and not (listed and flow_list(value) is not None)
+        and not (listed and flow_list(value) is not None) \
+        and bracket_trouble("=" if listed else ">", value) is None
     if bare:
         return value
     held = listed and '"' in value and "'" not in value and any(c in value for c in SEPARATORS)

@@ -1,15 +1,24 @@
 """Quantities as ``--where`` filters compare them across units: ``power>500W`` holds for
 ``5kW``, ``weight<=2t`` for ``1500kg``, ``depth>=30cm`` for ``0.5 m``, ``温度<=40℃`` for
-``104°F``.
+``104°F``, ``power>5hp`` for ``7.5kW``, ``pressure<=30psi`` for ``2 bar``, ``rate>=20kg/亩``
+for ``450 kg/ha``.
 
-A quantity (`filter_numbers.quantity`: a number and the unit written after it) in a unit
-the decision tables convert (`kbtools.decision.units.SCALES`: durations, lengths, masses,
-volumes, areas in 亩 and 公顷, pressures, voltages, shares in % and ‰), in watts or
-kilowatts, or in degrees Celsius or Fahrenheit is `measured`: its number in its dimension's
-base unit (the family's smallest; a temperature in °F, where ``°F = ℃ × 1.8 + 32`` is exact
-in decimals), exactly. Two quantities of one dimension compare by those numbers; two units
-of different dimensions that `UNIT_GROUPS` both know (``power>5kg`` of values in kW) are
-refused by `dimension_problem`; any other unit is compared only with itself, as written.
+A quantity (`filter_numbers.quantity`: a number and the unit written after it) is
+`measured` when its unit is one of a dimension's here (`FAMILIES`: the units the decision
+tables convert, `kbtools.decision.units.SCALES`, in every spelling `UNIT_GROUPS` gives them
+— durations, lengths, masses, volumes, areas, pressures, voltages, shares in % and ‰ — and
+watts, horsepower (``hp``: 745.69987158227022 W; 马力 and ``PS``, metric: 735.49875 W),
+inches and feet, pounds, US gallons, square metres and acres, psi and atm, each
+by its exact definition), a rate of two such units (``kg/亩``, ``公斤每亩``, ``L/ha``,
+``km/h``: its dimension the two bases'), or in degrees Celsius or Fahrenheit (based on °F,
+where ``°F = ℃ × 1.8 + 32`` is exact in decimals). Its number in the dimension's base unit
+is exact where the factor's decimal ends, else rounded to `ROUNDED_DIGITS` significant
+digits (psi in Pa, kg/ha in mg/亩): one number for every way of writing one quantity, in
+order as the quantities are, locally and in Milvus (`kbtools.engine.expr` keys it). Two
+quantities of one dimension compare by those numbers; two units of different dimensions
+that are both known (``power>5kg`` of values in kW) are refused by `dimension_problem`;
+another unit `UNIT_GROUPS` knows is compared only with its own spellings (``rpm`` with
+``r/min`` and ``转/分``, ``psia``), and any other only with itself, as written.
 
 Spellings one character long that name other things too are not converted: 度 (an angle,
 a kilowatt-hour), 分 (a mark, a fen), 方, 时, 月 (``3月`` is March), and the letters ``c`` and
@@ -20,25 +29,109 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from decimal import Context, Decimal
+from fractions import Fraction
 from functools import lru_cache
 
-from kbtools.decision.units import GROUP_OF, SCALES
+from kbtools.decision.units import GROUP_OF, SCALES, UNIT_GROUPS
 from kbtools.query.filter_numbers import Number, quantity
 
-# watts: left out of SCALES for the tables' cells (2w is 2万 there), plain in front matter
-_POWER = {"w": 1, "kw": 1000}
 _AMBIGUOUS = frozenset(("度", "分", "方", "时", "月", "c", "f"))
-# the dimension (its base unit's name) and size in it of each group of spellings converted
-_SIZE: dict[int, tuple[str, int]] = {
-    GROUP_OF[u]: (min(family, key=family.__getitem__), size)
-    for family in (*SCALES, _POWER) for u, size in family.items()}
+_RATE_MARKS = ("/", "每")  # between a rate's two units: kg/亩, 公斤每亩
+# units filters convert beyond the tables' `SCALES` (watts are left out there: 2w is 2万 in a
+# cell), by exact definition, in the base unit of their family (`SCALES`' smallest, or w);
+# their other spellings in `_SPELLED`
+_MORE: dict[str, dict[str, Fraction]] = {
+    "mm": {"in": Fraction("25.4"), "ft": Fraction("304.8")},
+    "mg": {"lb": Fraction("453592.37")},  # not oz: a mass or a fluid ounce
+    "ml": {"gal": Fraction("3785.411784")},  # the US gallon
+    "亩": {"m2": Fraction(3, 2000), "km2": Fraction(1500),  # a mu is 10000/15 m²
+          "acre": Fraction("4046.8564224") * Fraction(3, 2000)},
+    "pa": {"psi": Fraction("0.45359237") * Fraction("9.80665") / Fraction("0.00064516"),
+           "atm": Fraction(101325)},
+    "w": {"w": Fraction(1), "kw": Fraction(1000), "hp": Fraction("745.69987158227022"),
+          "马力": Fraction("735.49875")},  # 马力 and PS: metric horsepower
+}
+_SPELLED = {"inch": "in", "inches": "in", "英寸": "in", "foot": "ft", "feet": "ft",
+            "英尺": "ft", "lbs": "lb", "磅": "lb", "gallon": "gal",
+            "gallons": "gal", "加仑": "gal", "acres": "acre", "英亩": "acre",
+            "标准大气压": "atm", "ps": "马力", "m²": "m2", "㎡": "m2",
+            "km²": "km2", "㎢": "km2"}
+
+
+def _families() -> dict[str, tuple[str, Fraction]]:
+    """Each spelling converted (`_AMBIGUOUS` aside): its dimension's base unit and its size."""
+    out: dict[str, tuple[str, Fraction]] = {}
+    for family in SCALES:
+        smallest = min(family, key=family.__getitem__)
+        out |= {unit: (smallest, Fraction(times)) for unit, times in family.items()}
+    for base, sizes in _MORE.items():
+        out |= {unit: (base, size) for unit, size in sizes.items()}
+    for spelling, unit in _SPELLED.items():
+        out[spelling] = out[unit]
+    for unit in list(out):  # every spelling `UNIT_GROUPS` gives a unit: 公斤 is kg
+        for spelling in UNIT_GROUPS[GROUP_OF[unit]] if unit in GROUP_OF else ():
+            out.setdefault(spelling, out[unit])
+    return {u: size for u, size in out.items() if u not in _AMBIGUOUS}
+
+
+FAMILIES = _families()
 _CELSIUS, _FAHRENHEIT = GROUP_OF["℃"], GROUP_OF["°f"]
 TEMPERATURE = "°f"  # the base unit of temperatures
 SHOWN_UNITS = 3  # values a refusal names, one per unit
+ROUNDED_DIGITS = 50  # a number whose decimal in the base unit never ends, so rounded
 
 
 def _group(unit: str) -> int | None:
     return None if unit in _AMBIGUOUS else GROUP_OF.get(unit)
+
+
+def _size(unit: str) -> tuple[str, Fraction] | None:
+    """(base unit, size in it) of a unit converted, or of a rate of two (``kg/亩``); of
+    another unit `UNIT_GROUPS` knows, its group's first spelling and 1 (``r/min`` is
+    ``rpm``, ``amps`` is ``a``: one unit, converted to no other); None for a unit not
+    known, or a temperature (`_measured`)."""
+    if (size := _converted(unit)) is not None:
+        return size
+    group = _group(unit)
+    if group is None or group in (_CELSIUS, _FAHRENHEIT):
+        return None
+    spellings = sorted(UNIT_GROUPS[group])
+    return next((s for s in map(_converted, spellings) if s is not None),
+                (spellings[0], Fraction(1)))
+
+
+def _converted(unit: str) -> tuple[str, Fraction] | None:
+    """`_size` of a unit of `FAMILIES` or a rate of two of them; None for any other."""
+    if unit in FAMILIES:
+        return FAMILIES[unit]
+    mark = next((m for m in _RATE_MARKS if m in unit), None)
+    if mark is None:
+        return None
+    top, _, per = unit.partition(mark)
+    a, b = FAMILIES.get(top.strip()), FAMILIES.get(per.strip())
+    return None if a is None or b is None else (f"{a[0]}/{b[0]}", a[1] / b[1])
+
+
+def _times(number: Decimal, size: Fraction) -> Decimal:
+    """``number × size``: exact when its decimal ends, else rounded to `ROUNDED_DIGITS`
+    significant digits (correctly, so that every way of writing a number gives one)."""
+    sign, digits, exponent = number.as_tuple()
+    assert isinstance(exponent, int)
+    whole = Fraction(int("".join(map(str, digits)) or "0")) * size
+    top, below = whole.numerator, whole.denominator
+    twos = fives = 0
+    rest = below
+    while rest % 2 == 0:
+        rest, twos = rest // 2, twos + 1
+    while rest % 5 == 0:
+        rest, fives = rest // 5, fives + 1
+    if rest == 1:  # the decimal ends: exact
+        shift = max(twos, fives)
+        scaled = top * (10 ** shift // below)
+        return Decimal((sign, tuple(map(int, str(scaled))), exponent - shift))
+    near = Context(prec=ROUNDED_DIGITS).divide(Decimal(top), Decimal(below)).as_tuple()
+    assert isinstance(near.exponent, int)
+    return Decimal((sign, near.digits, near.exponent + exponent))
 
 
 def measured(unit: str, number: Number) -> tuple[str, Number] | None:
@@ -50,17 +143,13 @@ def measured(unit: str, number: Number) -> tuple[str, Number] | None:
 @lru_cache(maxsize=4096)  # per document value a filter compares
 def _measured(unit: str, number: Decimal) -> tuple[str, Number] | None:
     group = _group(unit)
-    if group is None:
-        return None
-    exact = Context(prec=len(number.as_tuple().digits) + 40)  # no rounding: the factors are small
     if group in (_CELSIUS, _FAHRENHEIT):
-        degrees = exact.add(exact.multiply(number, Decimal("1.8")), 32) \
-            if group == _CELSIUS else number
-        return TEMPERATURE, degrees
-    if group not in _SIZE:
-        return None
-    base, size = _SIZE[group]
-    return base, exact.multiply(number, size)
+        if group == _FAHRENHEIT:
+            return TEMPERATURE, number
+        exact = Context(prec=len(number.as_tuple().digits) + 40)  # no rounding
+        return TEMPERATURE, exact.add(exact.multiply(number, Decimal("1.8")), 32)
+    size = _size(unit)
+    return None if size is None else (size[0], _times(number, size[1]))
 
 
 def comparable(a: tuple[str, Number], b: tuple[str, Number]) -> tuple[Number, Number] | None:
@@ -74,34 +163,39 @@ def comparable(a: tuple[str, Number], b: tuple[str, Number]) -> tuple[Number, Nu
 
 
 def dimension(unit: str) -> str | None:
-    """What a unit measures as filters tell dimensions apart: its base unit when it converts
-    (`measured`), else its group of spellings `UNIT_GROUPS` knows (``hp``, ``rpm``); None for
-    a unit not known (not judged)."""
-    group = _group(unit)
-    if group is None:
-        return None
-    if group in (_CELSIUS, _FAHRENHEIT):
-        return TEMPERATURE
-    return _SIZE[group][0] if group in _SIZE else f"group {group}"
+    """What a unit measures as filters tell dimensions apart: its base unit (`measured`:
+    of a unit converted, or the first spelling of another `UNIT_GROUPS` knows, ``psia``,
+    ``rpm``); None for a unit not known (not judged)."""
+    if (size := _size(unit)) is not None:
+        return size[0]
+    return TEMPERATURE if _group(unit) in (_CELSIUS, _FAHRENHEIT) else None
 
 
 def dimension_problem(want: str, values: Iterable[str]) -> str | None:
     """Why the filter value `want` cannot be compared with a key's `values` (its documents'
     values as text): it is a quantity in a known unit and the values are quantities in known
-    units, every one of another dimension (``5kg`` beside ``5kW`` and ``800W``): what they
-    are written in, for the one-line error; None otherwise."""
+    units, every one of another dimension (``5kg`` beside ``5kW`` and ``800W``); or it is in
+    a unit not known and every value is a quantity in another unit (``2巴`` beside ``2 bar``
+    and ``30 psi``: compared with its own unit alone, it would match nothing): what they are
+    written in, for the one-line error; None otherwise."""
     amount = quantity(want)
-    if amount is None or (wanted := dimension(amount[0])) is None:
+    if amount is None:
         return None
+    wanted = dimension(amount[0])
     units: dict[str, str] = {}
     for text in values:
         held = quantity(text)
+        if held is None and wanted is None:
+            return None  # a bare number orders with it; text is not judged
         if held is None:
             continue
-        if held[0] == amount[0] or dimension(held[0]) in (wanted, None):
+        if held[0] == amount[0] or wanted is not None and dimension(held[0]) in (wanted, None):
             return None
         units.setdefault(held[0], text)
     if not units:
         return None
     shown = ", ".join(sorted(units.values())[:SHOWN_UNITS])
+    if wanted is None:
+        return (f"{want} is in a unit none of the values here is in ({shown}); give one in "
+                "their units")
     return f"{want} measures another thing than the values here ({shown}); give one in their units"
