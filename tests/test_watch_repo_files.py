@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 
 import pytest
 
@@ -64,6 +65,56 @@ def test_a_saved_gitignore_or_mailmap_is_built_as_a_full_build(tmp_path, edit):
         edit(repo)
         _quiet(updates, 2, timeout=30)
         assert updates[-1].error is None
+        _as_full_build(repo, tmp_path)
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+
+
+def _exclude_note(repo):
+    (repo / ".git/info").mkdir(exist_ok=True)
+    (repo / ".git/info/exclude").write_text("knowledge/**/local-*.md\n", encoding="utf-8")
+
+
+def _excludes_file(repo):
+    """core.excludesFile set before watching (a file outside the repository), saved since."""
+    (repo.parent / "ignores" / "global").write_text("local-*.md\n", encoding="utf-8")
+
+
+def _excludes_file_named(repo):
+    """core.excludesFile set while watching, to a file that already lists the note."""
+    (repo.parent / "ignores" / "other").write_text("local-*.md\n", encoding="utf-8")
+    subprocess.run(["git", "config", "core.excludesFile", str(repo.parent / "ignores/other")],
+                   cwd=repo, check=True)
+
+
+@pytest.mark.parametrize("edit", [_exclude_note, _excludes_file, _excludes_file_named],
+                         ids=["info-exclude", "excludes-file", "excludes-file-named"])
+def test_an_edit_of_gits_other_ignore_files_is_built_as_a_full_build(tmp_path, edit):
+    """What `.git/info/exclude` and `core.excludesFile` list git ignores as a `.gitignore`
+    does: the untracked note listed there while watching leaves the index, and comes back
+    when the list is emptied again."""
+    repo = copy_example(tmp_path / "repo", [ADR])
+    _hashed(repo)
+    shutil.copy(repo / ADR, repo / NOTE)  # an author's untracked note, indexed
+    (tmp_path / "ignores").mkdir()
+    (tmp_path / "ignores" / "global").write_text("", encoding="utf-8")
+    subprocess.run(["git", "config", "core.excludesFile", str(tmp_path / "ignores/global")],
+                   cwd=repo, check=True)
+    updates: list = []
+    stop, thread = _start(repo, updates)
+    try:
+        _wait(updates, 1)
+        assert updates[0].error is None and updates[0].stats.documents == 2
+        edit(repo)
+        _quiet(updates, 2, timeout=30)
+        assert updates[-1].error is None and updates[-1].stats.documents == 1
+        _as_full_build(repo, tmp_path)
+        for listed in (repo / ".git/info/exclude", *(tmp_path / "ignores").iterdir()):
+            if listed.is_file():
+                listed.write_text("", encoding="utf-8")
+        _quiet(updates, len(updates) + 1, timeout=30)
+        assert updates[-1].error is None and updates[-1].stats.documents == 2
         _as_full_build(repo, tmp_path)
     finally:
         stop.set()

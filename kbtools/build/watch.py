@@ -14,7 +14,8 @@ judged against the history again (`kbtools.build.history`) — and swapped in at
 a query right after the save sees the change. The index is the one `kb build` makes of the
 same tree, each chunk's provenance and `verified` included. HEAD and the branch refs are
 watched too (`kbtools.build.watch_git`, from before the first commit on, with or without a
-reflog): a commit, checkout or pull rebuilds (every document blamed and judged again, as a
+reflog), and what git ignores besides `.gitignore` files (`info/exclude`,
+`core.excludesFile`): a commit, checkout or pull rebuilds (every document blamed and judged again, as a
 build does), so an approved review is served as verified without a save; it is reported in
 words ("commit 1a2b3c4 on main: …") with the documents it changed. A document with errors is reported and the previous
 index keeps serving. After the first build, before reporting it, the base embedding model
@@ -228,7 +229,8 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
                 if path and (_relevant(str(path), cfg)
                              or (links.holds(Path(str(path)))
                                  and not _editor_noise(Path(str(path)).name))
-                             or (gitf is not None and gitf.moves_head(Path(str(path))))):
+                             or (gitf is not None and (gitf.moves_head(Path(str(path)))
+                                                       or gitf.reads_ignores(Path(str(path)))))):
                     events.put(str(path))
 
     stop = stop or threading.Event()
@@ -270,6 +272,15 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
             changed = gathered(events, first)
             files = {p for p in changed if gitf is None or not gitf.moves_head(Path(p))}
             moved, head = _head_moved(cfg, head, files != changed)
+            if gitf is not None and any(gitf.names_excludes(Path(p)) for p in files):
+                # git's settings saved: another core.excludesFile is watched and rebuilds;
+                # the same one, nothing the build reads changed
+                found_gitf = git_files(cfg.root) or gitf
+                if found_gitf.excludes_file == gitf.excludes_file:
+                    files = {p for p in files if not gitf.names_excludes(Path(p))}
+                else:
+                    gitf = found_gitf
+                    _schedule(observer, handler, cfg, gitf, links)
             if moved is None and not files:
                 continue  # a branch made, a ref packed: HEAD is where it was
             rels = tuple(sorted({_rel(p, cfg.root) for p in files}
