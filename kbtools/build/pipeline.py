@@ -105,6 +105,8 @@ class BuildStats:
     shallow: bool = False  # built from a shallow clone: manifest source.shallow (identity.py)
     derivation: str = ""  # how index/ was derived: "incremental" (from the previous output) or "full"
     unchanged: bool = False  # data/ is the previous output's, file for file: no document changed
+    # what of data/ differs from the previous output's ("dictionary", "documents", …: Written.changes)
+    changed: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -190,7 +192,7 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
                 shutil.rmtree(staging, ignore_errors=True)
                 raise
         done.record()  # the shards now in `out`, for the next build to take as they are
-        stats.unchanged = done.unchanged()
+        stats.unchanged, stats.changed = done.unchanged(), done.changes()
     finally:
         if opts.memo is None and memo.disk is not None:
             memo.disk.close()  # a memo of this build alone
