@@ -221,7 +221,8 @@ def test_a_dictionary_edit_is_said_as_what_changed(tmp_path, monkeypatch):
     """A word added to the domain dictionary changes no document, only the dictionary (BM25
     re-derived): `kb watch` and `kb build` say so, not "0 embedded, N reused"; a comment
     added to it changes nothing the index holds, and the watcher says that, not "no
-    document changed"."""
+    document changed"; BM25's k1 set in kb.toml changes no file of data/, and the watcher
+    says the settings changed."""
     from click.testing import CliRunner
 
     from kbtools.cli import main
@@ -238,6 +239,11 @@ def test_a_dictionary_edit_is_said_as_what_changed(tmp_path, monkeypatch):
         _quiet(updates, 3, timeout=30)
         assert _vectors(updates[-1]) == "nothing the index holds changed"
         _as_full_build(repo, tmp_path)
+        with (repo / "kb.toml").open("a", encoding="utf-8") as fh:  # BM25's k1: data/ the same
+            fh.write("\n[bm25]\nk1 = 1.5\n")
+        _quiet(updates, 4, timeout=30)
+        assert updates[-1].stats.unchanged
+        assert _vectors(updates[-1]) == "no document changed; settings changed"
     monkeypatch.chdir(repo)
     out = tmp_path / "cli"
     assert CliRunner().invoke(main, ["build", "--quiet", "--out", str(out)]).exit_code == 0

@@ -297,7 +297,8 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     for r in records:
         shard_models.setdefault(shard_of(r["doc"]), set()).update(r["models"])
     written = {sh: tuple(sorted(ms)) for sh, ms in shard_models.items()}
-    return Written(reuse, written, counts, manifest["artifacts"], shared, csvs)
+    return Written(reuse, written, counts, manifest["artifacts"], shared, csvs,
+                   manifest["config"])
 
 
 def _reuse_context(cfg: Config) -> str:

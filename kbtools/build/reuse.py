@@ -223,6 +223,7 @@ class Written:
     artifacts: dict[str, dict[str, Any]]
     shared: dict[str, int]  # shard written → its chunks sharing a parent's vector
     tables: TableReuse | None = None
+    config: Any = None  # the manifest's "config" (the settings the index was built with)
 
     def record(self) -> None:
         self.reuse.record(self.models, self.counts, self.artifacts, self.shared)
@@ -240,7 +241,10 @@ class Written:
         if not self.reuse.previous:
             return []
         before = self.reuse.previous.get("artifacts")
-        return changed_kinds(before if isinstance(before, dict) else {}, self.artifacts)
+        said = changed_kinds(before if isinstance(before, dict) else {}, self.artifacts)
+        if self.config is not None and self.reuse.previous.get("config") != self.config:
+            said.append("settings")  # (kb.toml: what BM25 or the queries are set to)
+        return said
 
 
 # data/ files by what an author changed to change them, in the order they are said; the

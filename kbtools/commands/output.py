@@ -254,11 +254,9 @@ def vectors_said(stats: BuildStats, reused: str) -> str:
     changed ("dictionary", "synonyms", "pictures", …): a build of a dictionary edit
     says so, not "0 embedded"; "no document changed" when data/ is the previous output's.
     `reused`: how the vectors not embedded are said ("reused", "from cache")."""
-    if stats.unchanged:
-        return "no document changed"
     others = [kind for kind in stats.changed if kind not in _COUNTED]
     also = f"{', '.join(others)} changed" if others else ""
-    if also and stats.changed == others and not stats.embedded:
-        return f"no document changed; {also}"
+    if stats.unchanged or (also and stats.changed == others and not stats.embedded):
+        return f"no document changed; {also}" if also else "no document changed"
     counts = f"{stats.embedded} embedded, {stats.reused} {reused}"
     return f"{counts}; {also}" if also else counts

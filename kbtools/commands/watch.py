@@ -69,6 +69,6 @@ def _vectors(u: Update) -> str:
     """What an update did for the chunks' vectors and the rest of the index, in words: a
     save that changes nothing the index holds (a comment in the dictionary) says so."""
     assert u.stats is not None
-    if u.stats.unchanged and u.changed:
+    if u.stats.unchanged and not u.stats.changed and u.changed:
         return "nothing the index holds changed"
     return vectors_said(u.stats, "reused")
