@@ -183,28 +183,39 @@ def test_a_replaced_picture_a_document_shows_from_elsewhere_is_built(tmp_path):
         thread.join(timeout=10)
 
 
-@pytest.mark.parametrize("folder_there", [True, False], ids=["folder-there", "folder-made"])
-def test_a_picture_shown_from_elsewhere_missing_then_copied_there_is_built(tmp_path,
-                                                                            folder_there):
+@pytest.mark.parametrize("folder_there,shown_before", [(True, False), (False, False),
+                                                       (False, True)],
+                         ids=["folder-there", "folder-made", "missing-at-start"])
+def test_a_picture_shown_from_elsewhere_missing_then_copied_there_is_built(
+        tmp_path, folder_there, shown_before):
     """`![叶片](../../pics/leaf.png)` saved before the picture is copied to pics/ (made
-    then too, or there already): the save does not build (`path-missing`), and copying the
-    picture there builds, as a full build of the tree does, with no further save."""
+    then too, or there already; or saved before the watcher started): that build fails
+    (`path-missing`), and copying the picture there builds, as a full build of the tree
+    does, with no further save."""
     repo = copy_example(tmp_path / "repo", [ADR])
     _hashed(repo)
     if folder_there:
         (repo / "pics").mkdir()
+
+    def show() -> None:
+        with (repo / ADR).open("a", encoding="utf-8") as fh:
+            fh.write("\n## 叶片\n\n拍到的叶片。\n\n![叶片](../../pics/leaf.png)\n")
+
+    if shown_before:
+        show()
     updates: list = []
     stop, thread = _start(repo, updates)
     try:
         _wait(updates, 1)
-        assert updates[0].error is None
-        with (repo / ADR).open("a", encoding="utf-8") as fh:
-            fh.write("\n## 叶片\n\n拍到的叶片。\n\n![叶片](../../pics/leaf.png)\n")
-        _quiet(updates, 2, timeout=30)
+        if not shown_before:
+            assert updates[0].error is None
+            show()
+            _quiet(updates, 2, timeout=30)
         assert "path-missing" in (updates[-1].error or "")
+        seen = len(updates)
         (repo / "pics").mkdir(exist_ok=True)
         shutil.copy(repo / "assets/images/corn-rust-leaf.png", repo / "pics/leaf.png")
-        _quiet(updates, 3, timeout=30)
+        _quiet(updates, seen + 1, timeout=30)
         assert updates[-1].error is None
         _as_full_build(repo, tmp_path)
     finally:
