@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 
 import pytest
 
@@ -70,6 +71,56 @@ def test_a_saved_gitignore_or_mailmap_is_built_as_a_full_build(tmp_path, edit):
         thread.join(timeout=10)
 
 
+def _exclude_note(repo):
+    (repo / ".git/info").mkdir(exist_ok=True)
+    (repo / ".git/info/exclude").write_text("knowledge/**/local-*.md\n", encoding="utf-8")
+
+
+def _excludes_file(repo):
+    """core.excludesFile set before watching (a file outside the repository), saved since."""
+    (repo.parent / "ignores" / "global").write_text("local-*.md\n", encoding="utf-8")
+
+
+def _excludes_file_named(repo):
+    """core.excludesFile set while watching, to a file that already lists the note."""
+    (repo.parent / "ignores" / "other").write_text("local-*.md\n", encoding="utf-8")
+    subprocess.run(["git", "config", "core.excludesFile", str(repo.parent / "ignores/other")],
+                   cwd=repo, check=True)
+
+
+@pytest.mark.parametrize("edit", [_exclude_note, _excludes_file, _excludes_file_named],
+                         ids=["info-exclude", "excludes-file", "excludes-file-named"])
+def test_an_edit_of_gits_other_ignore_files_is_built_as_a_full_build(tmp_path, edit):
+    """What `.git/info/exclude` and `core.excludesFile` list git ignores as a `.gitignore`
+    does: the untracked note listed there while watching leaves the index, and comes back
+    when the list is emptied again."""
+    repo = copy_example(tmp_path / "repo", [ADR])
+    _hashed(repo)
+    shutil.copy(repo / ADR, repo / NOTE)  # an author's untracked note, indexed
+    (tmp_path / "ignores").mkdir()
+    (tmp_path / "ignores" / "global").write_text("", encoding="utf-8")
+    subprocess.run(["git", "config", "core.excludesFile", str(tmp_path / "ignores/global")],
+                   cwd=repo, check=True)
+    updates: list = []
+    stop, thread = _start(repo, updates)
+    try:
+        _wait(updates, 1)
+        assert updates[0].error is None and updates[0].stats.documents == 2
+        edit(repo)
+        _quiet(updates, 2, timeout=30)
+        assert updates[-1].error is None and updates[-1].stats.documents == 1
+        _as_full_build(repo, tmp_path)
+        for listed in (repo / ".git/info/exclude", *(tmp_path / "ignores").iterdir()):
+            if listed.is_file():
+                listed.write_text("", encoding="utf-8")
+        _quiet(updates, len(updates) + 1, timeout=30)
+        assert updates[-1].error is None and updates[-1].stats.documents == 2
+        _as_full_build(repo, tmp_path)
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+
+
 def _linked_document(repo):
     """knowledge/engineering/adr-notes.md → ../../notes/adr-notes.md, made before watching."""
     (repo / "notes").mkdir()
@@ -125,6 +176,46 @@ def test_a_replaced_picture_a_document_shows_from_elsewhere_is_built(tmp_path):
         _quiet(updates, 3, timeout=30)
         shutil.copy(repo / "assets/images/corn-rust-leaf.png", repo / "pics/ear.png")
         _quiet(updates, 4, timeout=30)
+        assert updates[-1].error is None
+        _as_full_build(repo, tmp_path)
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+
+
+@pytest.mark.parametrize("folder_there,shown_before", [(True, False), (False, False),
+                                                       (False, True)],
+                         ids=["folder-there", "folder-made", "missing-at-start"])
+def test_a_picture_shown_from_elsewhere_missing_then_copied_there_is_built(
+        tmp_path, folder_there, shown_before):
+    """`![叶片](../../pics/leaf.png)` saved before the picture is copied to pics/ (made
+    then too, or there already; or saved before the watcher started): that build fails
+    (`path-missing`), and copying the picture there builds, as a full build of the tree
+    does, with no further save."""
+    repo = copy_example(tmp_path / "repo", [ADR])
+    _hashed(repo)
+    if folder_there:
+        (repo / "pics").mkdir()
+
+    def show() -> None:
+        with (repo / ADR).open("a", encoding="utf-8") as fh:
+            fh.write("\n## 叶片\n\n拍到的叶片。\n\n![叶片](../../pics/leaf.png)\n")
+
+    if shown_before:
+        show()
+    updates: list = []
+    stop, thread = _start(repo, updates)
+    try:
+        _wait(updates, 1)
+        if not shown_before:
+            assert updates[0].error is None
+            show()
+            _quiet(updates, 2, timeout=30)
+        assert "path-missing" in (updates[-1].error or "")
+        seen = len(updates)
+        (repo / "pics").mkdir(exist_ok=True)
+        shutil.copy(repo / "assets/images/corn-rust-leaf.png", repo / "pics/leaf.png")
+        _quiet(updates, seen + 1, timeout=30)
         assert updates[-1].error is None
         _as_full_build(repo, tmp_path)
     finally:

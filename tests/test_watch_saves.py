@@ -215,3 +215,43 @@ def test_a_stream_of_changes_is_gathered_for_a_bounded_time():
     gatherer.start()
     gatherer.join(timeout=watch.GATHER_SECONDS + 30)
     assert got == [{"a.md", "knowledge/x.md"}], "still gathering a stream that never pauses"
+
+
+def test_a_dictionary_edit_is_said_as_what_changed(tmp_path, monkeypatch):
+    """A word added to the domain dictionary changes no document, only the dictionary (BM25
+    re-derived): `kb watch` and `kb build` say so, not "0 embedded, N reused"; a comment
+    added to it changes nothing the index holds, and the watcher says that, not "no
+    document changed"; BM25's k1 set in kb.toml changes no file of data/, and the watcher
+    says the settings changed."""
+    from click.testing import CliRunner
+
+    from kbtools.cli import main
+    from kbtools.commands.watch import _vectors
+
+    with _watching(tmp_path, DOCS) as (repo, updates):
+        dictionary = repo / "knowledge/_dict.txt"
+        dictionary.write_text("稻瘟病菌 10 n\n", encoding="utf-8")
+        _quiet(updates, 2, timeout=30)
+        assert updates[-1].changed == ("knowledge/_dict.txt",)
+        assert updates[-1].stats.changed == ["dictionary"]
+        assert _vectors(updates[-1]) == "no document changed; dictionary changed"
+        dictionary.write_text("# 病菌\n稻瘟病菌 10 n\n", encoding="utf-8")
+        _quiet(updates, 3, timeout=30)
+        assert _vectors(updates[-1]) == "nothing the index holds changed"
+        _as_full_build(repo, tmp_path)
+        with (repo / "kb.toml").open("a", encoding="utf-8") as fh:  # BM25's k1: data/ the same
+            fh.write("\n[bm25]\nk1 = 1.5\n")
+        _quiet(updates, 4, timeout=30)
+        assert updates[-1].stats.unchanged
+        assert _vectors(updates[-1]) == "no document changed; settings changed"
+    monkeypatch.chdir(repo)
+    out = tmp_path / "cli"
+    assert CliRunner().invoke(main, ["build", "--quiet", "--out", str(out)]).exit_code == 0
+    dictionary.write_text("稻瘟病菌 10 n\n叶瘟病斑\n", encoding="utf-8")
+    built = CliRunner().invoke(main, ["build", "--quiet", "--out", str(out)])
+    assert built.exit_code == 0 and "(no document changed; dictionary changed)" in built.output
+    with (repo / RICE).open("a", encoding="utf-8") as fh:
+        fh.write("\n叶瘟病斑呈梭形。\n")
+    dictionary.write_text("稻瘟病菌 10 n\n", encoding="utf-8")
+    built = CliRunner().invoke(main, ["build", "--quiet", "--out", str(out)])
+    assert built.exit_code == 0 and " from cache; dictionary changed)" in built.output

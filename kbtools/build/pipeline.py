@@ -105,6 +105,8 @@ class BuildStats:
     shallow: bool = False  # built from a shallow clone: manifest source.shallow (identity.py)
     derivation: str = ""  # how index/ was derived: "incremental" (from the previous output) or "full"
     unchanged: bool = False  # data/ is the previous output's, file for file: no document changed
+    # what of data/ differs from the previous output's ("dictionary", "documents", …: Written.changes)
+    changed: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -190,7 +192,7 @@ def build(cfg: Config, opts: BuildOptions = BuildOptions()) -> BuildStats:
                 shutil.rmtree(staging, ignore_errors=True)
                 raise
         done.record()  # the shards now in `out`, for the next build to take as they are
-        stats.unchanged = done.unchanged()
+        stats.unchanged, stats.changed = done.unchanged(), done.changes()
     finally:
         if opts.memo is None and memo.disk is not None:
             memo.disk.close()  # a memo of this build alone
@@ -295,7 +297,8 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     for r in records:
         shard_models.setdefault(shard_of(r["doc"]), set()).update(r["models"])
     written = {sh: tuple(sorted(ms)) for sh, ms in shard_models.items()}
-    return Written(reuse, written, counts, manifest["artifacts"], shared, csvs)
+    return Written(reuse, written, counts, manifest["artifacts"], shared, csvs,
+                   manifest["config"])
 
 
 def _reuse_context(cfg: Config) -> str:

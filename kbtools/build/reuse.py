@@ -223,6 +223,7 @@ class Written:
     artifacts: dict[str, dict[str, Any]]
     shared: dict[str, int]  # shard written → its chunks sharing a parent's vector
     tables: TableReuse | None = None
+    config: Any = None  # the manifest's "config" (the settings the index was built with)
 
     def record(self) -> None:
         self.reuse.record(self.models, self.counts, self.artifacts, self.shared)
@@ -233,6 +234,48 @@ class Written:
         """Whether data/ is the previous output's, file for file (a commit of code alone):
         no document, picture, table or setting the index holds changed."""
         return bool(self.reuse.previous) and self.reuse.previous.get("artifacts") == self.artifacts
+
+    def changes(self) -> list[str]:
+        """What of data/ differs from the previous output's, in an author's words
+        (`changed_kinds`); [] when there is no previous output or nothing differs."""
+        if not self.reuse.previous:
+            return []
+        before = self.reuse.previous.get("artifacts")
+        said = changed_kinds(before if isinstance(before, dict) else {}, self.artifacts)
+        if self.config is not None and self.reuse.previous.get("config") != self.config:
+            said.append("settings")  # (kb.toml: what BM25 or the queries are set to)
+        return said
+
+
+# data/ files by what an author changed to change them, in the order they are said; the
+# chunks' vectors, page vectors and no-answer calibration follow the chunks (said only alone)
+_KINDS = (("data/chunks/", "chunks"), ("data/docs.jsonl", "documents"),
+          ("data/dictionary.txt", "dictionary"), ("data/synonyms.txt", "synonyms"),
+          ("data/formulas/", "formulas"), ("data/tables/", "tables"),
+          ("data/vectors/", "vectors"), ("data/pages/", "vectors"),
+          ("data/no_answer.json", "no-answer calibration"))
+_FOLLOW = {"vectors", "no-answer calibration"}
+
+
+def changed_kinds(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """The kinds of data/ files (`_KINDS`; data/source/: "documents" for Markdown, else
+    "pictures") added, removed or changed from `before` to `after` (manifest artifacts),
+    each once, in `_KINDS`' order; the kinds that follow the chunks only without them."""
+    kinds: set[str] = set()
+    for rel in set(before) ^ set(after) | {r for r in before if r in after
+                                           and before[r] != after[r]}:
+        if rel.startswith("data/source/"):
+            kinds.add("documents" if rel.lower().endswith((".md", ".markdown")) else "pictures")
+            continue
+        kinds.update(kind for prefix, kind in _KINDS if rel.startswith(prefix))
+    order = ["documents", "chunks", "pictures",
+             *dict.fromkeys(kind for _, kind in _KINDS if kind not in ("chunks", "documents"))]
+    said = [kind for kind in order if kind in kinds]
+    if "documents" in said:  # their chunks changed with them
+        said.remove("chunks") if "chunks" in said else None
+    if any(kind not in _FOLLOW for kind in said):
+        said = [kind for kind in said if kind not in _FOLLOW]
+    return said
 
 
 def kept_models(models: dict[str, dict[str, Any]], kept: dict[str, ShardEntry],

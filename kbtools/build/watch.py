@@ -14,7 +14,8 @@ judged against the history again (`kbtools.build.history`) — and swapped in at
 a query right after the save sees the change. The index is the one `kb build` makes of the
 same tree, each chunk's provenance and `verified` included. HEAD and the branch refs are
 watched too (`kbtools.build.watch_git`, from before the first commit on, with or without a
-reflog): a commit, checkout or pull rebuilds (every document blamed and judged again, as a
+reflog), and what git ignores besides `.gitignore` files (`info/exclude`,
+`core.excludesFile`): a commit, checkout or pull rebuilds (every document blamed and judged again, as a
 build does), so an approved review is served as verified without a save; it is reported in
 words ("commit 1a2b3c4 on main: …") with the documents it changed. A document with errors is reported and the previous
 index keeps serving. After the first build, before reporting it, the base embedding model
@@ -151,10 +152,20 @@ def _watched_paths(cfg: Config) -> list[Path]:
             (cfg.root / str(cfg.get("bm25.user_dict"))).parent]
 
 
-def _links(cfg: Config, out: Path | None) -> LinkTargets:
-    """Where the symlinks in the knowledge, assets and schemas folders lead, and the files
-    outside them the build at `out` shipped (`kbtools.build.watch_links`)."""
-    return LinkTargets.find(cfg.root, _folders(cfg), _manifest(cfg, out))
+def _links(cfg: Config, out: Path | None, memo: BuildMemo | None = None) -> LinkTargets:
+    """Where the symlinks in the knowledge, assets and schemas folders lead, the files
+    outside them the build at `out` shipped and those its documents name that are missing
+    (`kbtools.build.watch_links`)."""
+    return LinkTargets.find(cfg.root, _folders(cfg), _manifest(cfg, out), _missing(memo))
+
+
+def _missing(memo: BuildMemo | None) -> list[str]:
+    """The root-relative files the documents the last build checked link or show that
+    no file is (`path-missing`)."""
+    if memo is None:
+        return []
+    return sorted({m.path for _, result in memo.checked.values() for m in result.missing
+                   if not m.wikilink})
 
 
 def _folders(cfg: Config) -> list[Path]:
@@ -220,15 +231,17 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
             if event.event_type in ("opened", "closed_no_write") or (
                     event.is_directory and event.event_type not in ("deleted", "moved")
                     and not (event.event_type == "created"
-                             and _anchor(Path(str(event.src_path)), cfg))):
+                             and (_anchor(Path(str(event.src_path)), cfg)
+                                  or links.awaits(Path(str(event.src_path)))))):
                 return  # a folder moved out of knowledge/ (a file manager's trash) or
                 # removed whole has no event of its own files; a watched folder created
                 # (or one holding it) is to be watched
             for path in (event.src_path, getattr(event, "dest_path", "")):
                 if path and (_relevant(str(path), cfg)
-                             or (links.holds(Path(str(path)))
+                             or ((links.holds(Path(str(path))) or links.awaits(Path(str(path))))
                                  and not _editor_noise(Path(str(path)).name))
-                             or (gitf is not None and gitf.moves_head(Path(str(path))))):
+                             or (gitf is not None and (gitf.moves_head(Path(str(path)))
+                                                       or gitf.reads_ignores(Path(str(path)))))):
                     events.put(str(path))
 
     stop = stop or threading.Event()
@@ -249,7 +262,7 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
         # embeds the first save without loading one (a save meanwhile waits in `events`)
         first_update = rebuild(cfg, out, (), lenient, memo, skip_invalid) if initial else None
         warm_models(out or cfg.path("dist"), str(cfg.get("embedding.model")))
-        if (found_links := _links(cfg, out)) != links:
+        if (found_links := _links(cfg, out, memo)) != links:
             links = found_links
             _schedule(observer, handler, cfg, gitf, links)
         if first_update is not None:
@@ -270,14 +283,25 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
             changed = gathered(events, first)
             files = {p for p in changed if gitf is None or not gitf.moves_head(Path(p))}
             moved, head = _head_moved(cfg, head, files != changed)
+            if gitf is not None and any(gitf.names_excludes(Path(p)) for p in files):
+                # git's settings saved: another core.excludesFile is watched and rebuilds;
+                # the same one, nothing the build reads changed
+                found_gitf = git_files(cfg.root) or gitf
+                if found_gitf.excludes_file == gitf.excludes_file:
+                    files = {p for p in files if not gitf.names_excludes(Path(p))}
+                else:
+                    gitf = found_gitf
+                    _schedule(observer, handler, cfg, gitf, links)
             if moved is None and not files:
                 continue  # a branch made, a ref packed: HEAD is where it was
             rels = tuple(sorted({_rel(p, cfg.root) for p in files}
                                 | set(moved[1] if moved else ())))
             event = moved[0] if moved else None
-            if any(_anchor(Path(p), cfg) or links.names_link(Path(p)) for p in files):
-                # a watched folder came, went or moved, or a symlink was made or removed
-                links = _links(cfg, out)
+            if any(_anchor(Path(p), cfg) or links.names_link(Path(p)) or links.awaits(Path(p))
+                   for p in files):
+                # a watched folder came, went or moved, a symlink was made or removed, or a
+                # folder a missing picture is to be in was made
+                links = _links(cfg, out, memo)
                 _schedule(observer, handler, cfg, gitf, links)
             if config_error or any(Path(p).resolve() == config_file for p in changed):
                 # the settings changed: build with the new ones (and watch their folders)
@@ -289,12 +313,13 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
                     continue
                 config_error = None
                 if _watched_paths(new_cfg) != _watched_paths(cfg):
-                    links = _links(new_cfg, out)
+                    links = _links(new_cfg, out, memo)
                     _schedule(observer, handler, new_cfg, gitf, links)
                 cfg = new_cfg
             report(replace(rebuild(cfg, out, rels, lenient, memo, skip_invalid), git=event))
-            found_links = links.shipped(cfg.root, _folders(cfg), _manifest(cfg, out))
-            if found_links != links:  # a picture elsewhere shown or no longer
+            found_links = links.shipped(cfg.root, _folders(cfg), _manifest(cfg, out),
+                                        _missing(memo))
+            if found_links != links:  # a picture elsewhere shown or no longer, or missing
                 links = found_links
                 _schedule(observer, handler, cfg, gitf, links)
             settle()  # after the report: the full collection runs while the watcher waits

@@ -13,6 +13,13 @@ A change of those files is compared with the HEAD seen before (`HeadState`): a b
 a lock file or `git pack-refs` leave HEAD where it was and rebuild nothing. What did move is
 said in an author's words ("commit 1a2b3c4 on main: Fix the dose", "checkout of branch
 draft/x") with the documents that changed between the two commits, never as git's files.
+
+Besides `.gitignore` files (watched with the knowledge), git ignores what the repository's
+`info/exclude` and the `core.excludesFile` (by default `$XDG_CONFIG_HOME/git/ignore`) list:
+an untracked document newly listed there leaves the build, one taken off comes back. Both
+are watched (`GitFiles.ignore_files`), and so are the settings that may name another
+excludes file (`GitFiles.config_files`: the repository's `config`, the user's): a change of
+one asks git again, and only an excludes file that moved rebuilds.
 """
 
 from __future__ import annotations
@@ -31,16 +38,19 @@ SHORT = 7  # characters of a commit id shown
 
 @dataclass(frozen=True)
 class GitFiles:
-    """Where git keeps HEAD (`git_dir`) and the refs (`common_dir`) of the repository."""
+    """Where git keeps HEAD (`git_dir`) and the refs (`common_dir`) of the repository, and
+    the excludes file `core.excludesFile` names (or git's default one; None: no home)."""
 
     git_dir: Path
     common_dir: Path
+    excludes_file: Path | None = None
 
     def folders(self) -> list[tuple[Path, bool]]:
         """The folders to watch, each with whether recursively (those that exist)."""
         found = [(self.git_dir, False), (self.common_dir, False),
                  (self.common_dir / "refs" / "heads", True),
-                 (self.common_dir / "reftable", False)]
+                 (self.common_dir / "reftable", False),
+                 *((file.parent, False) for file in self.ignore_files() + self.config_files())]
         seen: set[Path] = set()
         out = []
         for folder, recursive in found:
@@ -48,6 +58,25 @@ class GitFiles:
                 seen.add(folder)
                 out.append((folder, recursive))
         return out
+
+    def ignore_files(self) -> list[Path]:
+        """The files besides `.gitignore` whose patterns git ignores files by."""
+        return [self.common_dir / "info" / "exclude",
+                *([self.excludes_file] if self.excludes_file is not None else [])]
+
+    def config_files(self) -> list[Path]:
+        """The settings files that may name `core.excludesFile`: the repository's (and a
+        linked worktree's own) and the user's."""
+        return [self.common_dir / "config", self.git_dir / "config.worktree", *_user_configs()]
+
+    def reads_ignores(self, path: Path) -> bool:
+        """Whether a change of `path` can change what git ignores (besides a `.gitignore`)
+        or which file names it (a settings file)."""
+        return path in self.ignore_files() or self.names_excludes(path)
+
+    def names_excludes(self, path: Path) -> bool:
+        """Whether `path` is a settings file that may name `core.excludesFile`."""
+        return path in self.config_files()
 
     def moves_head(self, path: Path) -> bool:
         """Whether a change of `path` can move HEAD (its lock files included: a rename
@@ -78,8 +107,48 @@ def git_files(root: Path) -> GitFiles | None:
                                      "--git-common-dir")
         except git.GitCommandError:
             return None
+        excludes = _excludes_file(repo, Path(repo.working_tree_dir or root))
     git_dir, common_dir = out.splitlines()[:2]
-    return GitFiles(Path(git_dir), Path(common_dir))
+    return GitFiles(Path(git_dir), Path(common_dir), excludes)
+
+
+def _user_configs() -> list[Path]:
+    """The user's git settings files: `$GIT_CONFIG_GLOBAL` (else `~/.gitconfig`) and
+    `$XDG_CONFIG_HOME/git/config` (none without a home)."""
+    xdg = _xdg_git()
+    named = os.environ.get("GIT_CONFIG_GLOBAL")
+    home = Path.home() / ".gitconfig" if _has_home() else None
+    return [p for p in ((Path(named) if named else home), xdg and xdg / "config") if p]
+
+
+def _has_home() -> bool:
+    try:
+        Path.home()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _xdg_git() -> Path | None:
+    """Git's folder under `$XDG_CONFIG_HOME` (else `~/.config`)."""
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    if xdg:
+        return Path(xdg) / "git"
+    return Path.home() / ".config" / "git" if _has_home() else None
+
+
+def _excludes_file(repo: git.Repo, top: Path) -> Path | None:
+    """The file `core.excludesFile` names (a relative one from the work tree's top `top`),
+    else git's default
+    `$XDG_CONFIG_HOME/git/ignore`."""
+    try:
+        named = str(repo.git.config("--path", "--get", "core.excludesFile")).strip()
+    except git.GitCommandError:
+        named = ""  # not set
+    if named:
+        return (top / named).absolute()
+    xdg = _xdg_git()
+    return xdg / "ignore" if xdg is not None else None
 
 
 class GitAppearing:

@@ -7,8 +7,14 @@ from pathlib import Path
 import click
 
 from kbtools.build.embed_stage import seed_cache
-from kbtools.build.pipeline import BuildOptions, BuildStats, build
-from kbtools.commands.output import echo_json, json_option, lapse_message, named_from_here
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.commands.output import (
+    echo_json,
+    json_option,
+    lapse_message,
+    named_from_here,
+    vectors_said,
+)
 from kbtools.config import load_config, load_kb_config
 from kbtools.errors import plural
 from kbtools.index.manifest import history_warnings
@@ -51,13 +57,8 @@ def build_cmd(out: Path | None, corpus: Path | None, lenient: bool, skip_invalid
     for lapse in stats.lapsed:
         click.echo(lapse_message(lapse), err=True)
     click.echo(f"built {stats.out}: {plural(stats.documents, 'document')}, "
-               f"{plural(stats.chunks, 'chunk')} ({_vectors(stats)}), "
+               f"{plural(stats.chunks, 'chunk')} ({vectors_said(stats, 'from cache')}), "
                f"{plural(stats.formulas, 'formula')}, {plural(stats.tables, 'table')}, "
                f"{sum(stats.seconds.values()):.1f}s")
 
 
-def _vectors(stats: BuildStats) -> str:
-    """What the build did for the chunks' vectors, in words."""
-    if stats.unchanged:
-        return "no document changed"
-    return f"{stats.embedded} embedded, {stats.reused} from cache"

@@ -11,7 +11,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from click.core import ParameterSource
@@ -20,6 +20,9 @@ from kbtools.errors import ConfigError, UsageError, valid_unicode
 from kbtools.findings import Finding, error_named_as_findings, here_prefix, report_lines, verdict
 from kbtools.fsutil import json_line, unicode_stream
 from kbtools.index.layout import device_of_release
+
+if TYPE_CHECKING:
+    from kbtools.build.pipeline import BuildStats
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -240,3 +243,20 @@ def from_here(findings: list[Finding], root: Path) -> list[Finding]:
     return [dataclasses.replace(f, path=prefix + f.path) for f in findings] if prefix \
         else findings
 
+
+
+# kinds of data/ change (`BuildStats.changed`) that the counts of embedded vectors tell
+_COUNTED = frozenset({"documents", "chunks", "vectors", "no-answer calibration"})
+
+
+def vectors_said(stats: BuildStats, reused: str) -> str:
+    """What a build did for the chunks' vectors, in words, with what else of the index
+    changed ("dictionary", "synonyms", "pictures", …): a build of a dictionary edit
+    says so, not "0 embedded"; "no document changed" when data/ is the previous output's.
+    `reused`: how the vectors not embedded are said ("reused", "from cache")."""
+    others = [kind for kind in stats.changed if kind not in _COUNTED]
+    also = f"{', '.join(others)} changed" if others else ""
+    if stats.unchanged or (also and stats.changed == others and not stats.embedded):
+        return f"no document changed; {also}" if also else "no document changed"
+    counts = f"{stats.embedded} embedded, {stats.reused} {reused}"
+    return f"{counts}; {also}" if also else counts

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import click
 
-from kbtools.build.pipeline import BuildStats
 from kbtools.build.watch import Update, watch
-from kbtools.commands.output import echo_jsonl, json_option
+from kbtools.commands.output import echo_jsonl, json_option, vectors_said
 from kbtools.config import load_kb_config
 from kbtools.errors import plural
 
@@ -44,7 +43,7 @@ def watch_cmd(out: Path | None, lenient: bool, skip_invalid: bool, as_json: bool
                 click.echo(f"kb watch: skipped {skipped['doc']}: {', '.join(skipped['errors'])}",
                            err=True)
             click.echo(f"kb watch: {what}: {plural(s.documents, 'doc')}, {plural(s.chunks, 'chunk')}, "
-                       f"{_vectors(s)} — queryable after {u.seconds:.2f}s")
+                       f"{_vectors(u)} — queryable after {u.seconds:.2f}s")
             sys.stdout.flush()
 
     click.echo(f"kb watch: watching {cfg.path('knowledge')} (Ctrl-C to stop)", err=True)
@@ -66,6 +65,10 @@ def _what(u: Update) -> str:
     return files or "initial build"
 
 
-def _vectors(s: BuildStats) -> str:
-    """What an update did for the chunks' vectors, in words."""
-    return "no document changed" if s.unchanged else f"{s.embedded} embedded, {s.reused} reused"
+def _vectors(u: Update) -> str:
+    """What an update did for the chunks' vectors and the rest of the index, in words: a
+    save that changes nothing the index holds (a comment in the dictionary) says so."""
+    assert u.stats is not None
+    if u.stats.unchanged and not u.stats.changed and u.changed:
+        return "nothing the index holds changed"
+    return vectors_said(u.stats, "reused")
