@@ -257,6 +257,7 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
     appearing = GitAppearing(cfg.root) if gitf is None else None
     config_file = (cfg.root / CONFIG_NAME).resolve()
     config_error: str | None = None
+    unsaid: tuple[str, ...] = ()  # the files of a failed build not reported (a save came)
     try:
         # the models are loaded before the first report: a watcher that says it is ready
         # embeds the first save without loading one (a save meanwhile waits in `events`)
@@ -316,7 +317,13 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
                     links = _links(new_cfg, out, memo)
                     _schedule(observer, handler, new_cfg, gitf, links)
                 cfg = new_cfg
-            report(replace(rebuild(cfg, out, rels, lenient, memo, skip_invalid), git=event))
+            rels = tuple(sorted(set(rels) | set(unsaid)))
+            update = replace(rebuild(cfg, out, rels, lenient, memo, skip_invalid), git=event)
+            unsaid = ()
+            if update.error is None or events.empty():
+                report(update)
+            else:  # a save came while it built (an editor writing a file in place, read
+                unsaid = rels  # half written: "file is empty"): the next build says what holds
             found_links = links.shipped(cfg.root, _folders(cfg), _manifest(cfg, out),
                                         _missing(memo))
             if found_links != links:  # a picture elsewhere shown or no longer, or missing
