@@ -123,6 +123,9 @@ class Scan:
     # (first, last) lines of each fenced code block, its fences included (an unclosed one to
     # where its container or the body ends): the one reading of fence syntax
     fenced: list[tuple[int, int]] = field(default_factory=list)
+    # (line, body) of each `<!-- markdownlint-… -->` comment outside code, in order: the
+    # rules an author turned off there (`kbtools.check.lint_comments`)
+    lint: list[tuple[int, str]] = field(default_factory=list)
 
     def slugs(self) -> frozenset[str]:
         """Every anchor a link may name: heading slugs (GitHub's de-duplication included),
@@ -150,6 +153,11 @@ class _HtmlRefs(HTMLParser):
                 self.ids.append(values[key])
 
     handle_startendtag = handle_starttag
+
+
+def is_lint_comment(body: str) -> bool:
+    """A comment's body holds a markdownlint directive (`markdownlint-disable MD001`)."""
+    return body.lstrip()[:13].lower() == "markdownlint-"
 
 
 def _html(content: str) -> _HtmlRefs:
@@ -361,6 +369,8 @@ class _Scanner:
             for at, body in comment_spans(content):
                 line += content.count("\n", pos, at)  # counted once per character
                 pos = at
+                if is_lint_comment(body):
+                    self.out.lint.append((line + self.offset, body))
                 annotation = annotation_of(body)
                 if annotation is not None and annotation[0] == "csv":
                     self.csv_pending = (line + self.offset, annotation[1])
@@ -422,6 +432,8 @@ class _Scanner:
                 if written is not None:
                     _add_ref(out, loc, "link", written)
             elif kind == "html_inline":
+                if child.content.startswith("<!--") and is_lint_comment(child.content[4:-3]):
+                    out.lint.append((loc.find_plain(child.content)[0], child.content[4:-3]))
                 found = _html(child.content)
                 for ref_kind, url, no_alt in found.found:
                     _add_ref(out, loc, ref_kind, url, no_alt=no_alt)
