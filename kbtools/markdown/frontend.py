@@ -506,6 +506,16 @@ class _Scanner:
         _add_ref(self.out, Locator(self.lines, start, end, self.offset), kind, href)
 
 
+def formula_columns(body: str, body_line: int) -> dict[tuple[int, str], list[int]]:
+    """(line, LaTeX without its outer spaces) -> the columns of the formulas `scan` finds
+    there, in order: where `kb check` says a formula is (its `$`), for every finding of one
+    (the build's `math-invalid` too)."""
+    out: dict[tuple[int, str], list[int]] = {}
+    for line, col, latex, _ in scan(body, body_line).math:
+        out.setdefault((line, latex.strip()), []).append(col)
+    return out
+
+
 def _trailing_blank(lines: list[str]) -> int:
     """How many of `lines` at the end are blank."""
     n = 0
