@@ -52,7 +52,8 @@ FORMAT = 36  # bump when `scan` reads the same text differently (3: `<`, `>` kep
 # a table row's cells located in order (a destination two cells write is two)
 # 35: each table cell located from where it starts: a spaced link or footnote two cells
 # write is two; each formula's column; a spaced link after the same text in a code span
-# 36: `<!-- markdownlint-… -->` comments kept (`Scan.lint`)
+# 36: `<!-- markdownlint-… -->` comments kept (`Scan.lint`); a table row's wikilinks whose
+# `|` ends their cell
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"

@@ -364,6 +364,7 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
         problem = unsafe_name(name) if name is not None else None
         if problem is not None:  # the build refuses it (`render_tables`, the same rule)
             out.append(("table-csv-name", "error", line, 1, problem))
+    piped = _piped(scan.wikilinks)
     for table in scan.tables:
         if len(table.rows) > max_table_rows:
             out.append(("table-large", "warning", table.line, 1,
@@ -384,8 +385,20 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
                 out.append(("table-cells", "error", line, 1,
                             f"table row has {_cells(cells)}, the header (line {table.line}) "
                             f"has {_cells(table.header_cells)}: "
-                            f"{_mend(cells, table.header_cells)}"))
+                            f"{piped.get(line) or _mend(cells, table.header_cells)}"))
     out.extend(("table-unread", "warning", line, 1, why) for line, why in scan.unread_tables)
+    return out
+
+
+def _piped(wikilinks: list[tuple[int, int, str]]) -> dict[int, str]:
+    """line -> what `table-cells` says of the first wikilink there whose `|` ends its table
+    cell (`[[pump|泵]]`, `Scan.wikilinks`; one written `\\|` in a cell is whole)."""
+    out: dict[int, str] = {}
+    for line, _, raw in wikilinks:
+        if "|" in raw.replace("\\|", "") and line not in out:
+            escaped = raw.replace("|", "\\|")
+            out[line] = (f"the '|' of the wikilink {raw} ends its cell (in Obsidian too): write "
+                         f"it {escaped}, or the standard link kb check --fix writes")
     return out
 
 

@@ -166,7 +166,8 @@ FORMAT = 89  # bump when a check's findings for the same inputs change (5: `$` i
 # spaced link or footnote in a table cell located from the cell's start; a formula said at
 # its column; a front matter item's column beside a tab after a key (session 41, cc)
 # 89: no `heading-skip` where a `<!-- markdownlint-disable MD001 -->` comment turns the rule
-# off; a quote left open on its line said there, not where YAML stopped (session 42, cb)
+# off; a quote left open on its line said there, not where YAML stopped; a wikilink whose
+# `|` ends its table cell (session 42, cb)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

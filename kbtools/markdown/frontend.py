@@ -57,6 +57,7 @@ from kbtools.markdown.table_lines import (
 from kbtools.markdown.wikitext import (
     MARKS,
     RUN,
+    WIKILINK,
     cell_escaped,
     run_length,
     wikilinks_in,
@@ -346,12 +347,23 @@ class _Scanner:
         # a quote's table (an Obsidian callout's): its `>` markers are no cell
         text = without_quote_marks(self.lines[row]) if row < len(self.lines) else ""
         cells = count_cells(text)
+        self.piped_wikilinks(row)
         if self.table_header is None:
             self.table_header, self.table_line = cells, row + self.offset
         else:
             self.table_rows.append((row + self.offset, cells))
             if not has_pipe(text):
                 self.text_rows.append(row + self.offset)
+
+    def piped_wikilinks(self, row: int) -> None:
+        """The wikilinks of table row `row` whose `|` is not written `\\|`
+        (`[[pump|泵的说明]]`): it ends their cell (in Obsidian too), so no cell holds them
+        whole; they are found in the row as written."""
+        written = self.lines[row] if row < len(self.lines) else ""
+        for m in WIKILINK.finditer(written) if "[[" in written else ():
+            inner = m.group(1)
+            if "|" in inner.replace("\\|", "") and not written.count("`", 0, m.start()) % 2:
+                self.out.wikilinks.append((row + self.offset, m.start() + 1, m.group(0)))
 
     def paragraph_tables(self, start: int, end: int) -> None:
         """Note the tables written inside the paragraph on body rows `start`..`end - 1`
