@@ -63,6 +63,9 @@ def test_a_markdownlint_comment_turning_md001_off_is_honoured(tmp_path):
                     "<!-- MarkdownLint-Disable-File MD001 -->"):
         assert skips(tmp_path, f"# A\n\n{comment}\n\n### B\n") == [], comment
     assert skips(tmp_path, "# A\n\n### B\n\n<!-- markdownlint-disable-file MD001 -->\n") == []
+    # in an HTML block holding more than comments, as markdownlint reads it anywhere
+    assert skips(tmp_path, "# A\n\n<div>\n<!-- markdownlint-disable MD001 -->\n</div>\n\n"
+                           "### B\n") == []
 
 
 def test_markdownlint_comments_hold_where_markdownlint_says(tmp_path):

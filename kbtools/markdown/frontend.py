@@ -375,18 +375,20 @@ class _Scanner:
     def html_block(self, tok: Token, pending: tuple[int, str] | None) -> None:
         start, end = tok.map or (0, 1)
         content = tok.content
-        if is_comment_block(content):
+        comments = is_comment_block(content)
+        if comments:
             self.csv_pending = pending
+        if comments or "markdownlint-" in content.lower():  # directives in any HTML block
             line, pos = start, 0
             for at, body in comment_spans(content):
                 line += content.count("\n", pos, at)  # counted once per character
                 pos = at
                 if is_lint_comment(body):
                     self.out.lint.append((line + self.offset, body))
-                annotation = annotation_of(body)
+                annotation = annotation_of(body) if comments else None
                 if annotation is not None and annotation[0] == "csv":
                     self.csv_pending = (line + self.offset, annotation[1])
-        elif (at := _table_tag(content)) >= 0:
+        if not comments and (at := _table_tag(content)) >= 0:
             self.out.html_tables.append(start + content.count("\n", 0, at) + self.offset)
         if "<" in content and ("src" in content or "href" in content or "id" in content
                                or "name" in content):
