@@ -210,3 +210,27 @@ def test_a_tab_under_a_key_opening_a_block_still_indents(kb, above):
     path = written(kb, "verified: false\n", f"verified: false\n{above}\n\tb\n")
     fix()
     assert f"{above}\n  b\n" in path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("old", "new", "line", "closes"), [
+    ("title: Generated", 'title: "液压泵维护', 2, 7),  # to timestamp's first quote
+    ("title: Generated", "title: 'Pump maintenance", 2, 0),  # never closed: to the end
+    ("source: test", 'source: "现场记录 \\"A', 5, 7),  # an escaped quote closes nothing
+    ("author: alice@example.org", "author: 'it''s me", 6, 0)])
+def test_a_quote_left_open_is_said_at_its_line_and_closed(kb, old, new, line, closes):
+    """YAML read `title: "液压泵维护`'s value on to the quote that opens timestamp's, and said
+    "did not find expected key" at line 7, column 13, naming neither the title nor the
+    quote; a quote never closed was said at its line already (`kbtools.corpus._unclosed`)."""
+    path = written(kb, old, new)
+    [finding] = check()
+    key, _, value = new.partition(": ")
+    assert finding.startswith(f"{DOC}:{line}:{len(key) + 3}: error: yaml-syntax: "), finding
+    if not closes:
+        assert finding.endswith("a quote opened here is never closed: end the value with "
+                                "the same quote"), finding
+    else:
+        assert finding.endswith(f"end the value with {value[0]}, {new}{value[0]}{FIXES}")
+        assert f"to the {value[0]} on line {closes}" in finding
+        assert fix() == [f"{DOC}:{line}:{len(key) + 3}: fixed: {value} -> {value}{value[0]}"]
+        assert path.read_text(encoding="utf-8") == GOOD_FM.replace(old, new + value[0]) + BODY
+        assert check() == []

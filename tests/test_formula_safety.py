@@ -280,3 +280,26 @@ def test_kb_check_takes_a_tag_and_kb_build_draws_it(tmp_path, monkeypatch):
     errors = [f for f in json.loads(result.stdout) if f["level"] == "error"]
     assert [(f["path"], f["code"]) for f in errors] == [("knowledge/twice.md", "math-invalid")]
     assert "more than one \\tag" in errors[0]["message"] and errors[0]["line"]
+
+
+@needs_latex
+@pytest.mark.usefixtures("patient_backstop")
+def test_the_build_says_a_formula_that_fails_where_kb_check_says_it(tmp_path, monkeypatch):
+    """One locator: a formula the allowlist passes and LaTeX cannot finish, written inline
+    twice in a sentence, is two findings at their `$` in the build's error, as `kb check`
+    says them once the failure is cached (the build said both at column 1)."""
+    repo = copy_example(tmp_path / "repo", ["knowledge/crops/field-survey-methods.md"])
+    sentence = f"取值为 ${LOOP}$，复核时再算 ${LOOP}$ 一次。"
+    (repo / "knowledge" / "crops" / "loop.md").write_text(
+        GOOD_FM + f"# 公式\n\n{sentence}\n", encoding="utf-8")
+    line = GOOD_FM.count("\n") + 3
+    cols = [sentence.index("$") + 1, sentence.index("$", sentence.index("$，") + 1) + 1]
+    said = [f"knowledge/crops/loop.md:{line}:{col}: error: math-invalid:" for col in cols]
+    with pytest.raises(FindingsError) as err:
+        build(load_config(repo), BuildOptions(out=tmp_path / "dist", progress=False))
+    shown = [x for x in str(err.value).splitlines() if "math-invalid" in x]
+    assert [x.strip().split(" LaTeX")[0] for x in shown] == said, str(err.value)
+    monkeypatch.chdir(repo)
+    result = CliRunner().invoke(main, ["check"])
+    checked = [x for x in result.stdout.splitlines() if "math-invalid" in x]
+    assert [x.split(" LaTeX")[0] for x in checked] == said, result.stdout

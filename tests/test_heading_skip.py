@@ -51,3 +51,34 @@ def test_only_the_heading_that_skips_is_flagged(tmp_path):
 
 def test_levels_going_back_up_are_never_flagged(tmp_path):
     assert skips(tmp_path, "# A\n\n## B\n\n### C\n\n#### D\n\n# E\n\n## F\n") == []
+
+
+def test_a_markdownlint_comment_turning_md001_off_is_honoured(tmp_path):
+    """The tidb docs' configuration pages write `#` then `###` under
+    `<!-- markdownlint-disable MD001 -->`: the author said the levels are meant."""
+    body = "# 配置文件\n\n<!-- markdownlint-disable MD001 -->\n\n### log-level\n\n正文。\n"
+    assert skips(tmp_path, body) == []
+    for comment in ("<!-- markdownlint-disable heading-increment -->",
+                    "<!--markdownlint-disable   md001 MD041-->", "<!-- markdownlint-disable -->",
+                    "<!-- MarkdownLint-Disable-File MD001 -->"):
+        assert skips(tmp_path, f"# A\n\n{comment}\n\n### B\n") == [], comment
+    assert skips(tmp_path, "# A\n\n### B\n\n<!-- markdownlint-disable-file MD001 -->\n") == []
+    # in an HTML block holding more than comments, as markdownlint reads it anywhere
+    assert skips(tmp_path, "# A\n\n<div>\n<!-- markdownlint-disable MD001 -->\n</div>\n\n"
+                           "### B\n") == []
+
+
+def test_markdownlint_comments_hold_where_markdownlint_says(tmp_path):
+    body = ("# A\n\n### B\n\n<!-- markdownlint-disable MD001 -->\n\n# C\n\n### D\n\n"
+            "<!-- markdownlint-enable MD001 -->\n\n# E\n\n### F\n\n"
+            "<!-- markdownlint-disable-next-line MD001 -->\n### G\n\n# H\n\n"
+            "### I <!-- markdownlint-disable-line MD001 -->\n\n# J\n\n### K\n")
+    assert [line for line, _, _ in skips(tmp_path, body)] == [3, 15, 26]
+
+
+def test_other_rules_and_comments_in_code_leave_the_warning(tmp_path):
+    for body in ("# A\n\n<!-- markdownlint-disable MD041 MD007 -->\n\n### B\n",
+                 "# A\n\n```md\n<!-- markdownlint-disable MD001 -->\n```\n\n### B\n",
+                 "# A\n\n<!-- markdownlint-disable-file MD001 -->\n"
+                 "<!-- markdownlint-enable-file MD001 -->\n\n### B\n"):
+        assert len(skips(tmp_path, body)) == 1, body

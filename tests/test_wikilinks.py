@@ -368,3 +368,29 @@ def test_a_wikilink_ending_in_a_backslash_is_named_with_what_to_write(repo):
     assert "write '[[液压 系统]]'" in result.stdout
     check("--fix")
     assert page.read_bytes() == before
+
+
+def test_a_wikilink_whose_bar_ends_its_table_cell_is_named_and_fixed(repo):
+    """`| 压力 | [[液压 系统|表格里]] |` (the `|` not written `\\|`, as Obsidian asks in a table)
+    was only "table row has 3 cells ...: remove 1 cell", and `--fix` left it: its two halves
+    are no wikilink to a cell. The row names the wikilink and `--fix` writes the link, in a
+    callout's table too; one in a code span is text."""
+    page = write(repo, "knowledge/crops/bar.md",
+                 "# 表\n\n| 项 | 见 |\n|---|---|\n| 压力 | [[液压 系统|表格里]] |\n"
+                 "| 代码 | `[[液压 系统|x]]` |\n\n"
+                 "> [!tip] 表\n> | 项 | 见 |\n> |---|---|\n> | 压力 | [[液压 系统#4.3 液压系统: 压力异常|压力]] |\n")
+    result = check()
+    row, callout = FM_LINES + 5, FM_LINES + 11
+    assert wikilink_findings(result) == [(row, 8, "[[液压 系统|表格里]]"),
+                                         (callout, 10, "[[液压 系统#4.3 液压系统: 压力异常|压力]]")]
+    cells = [line for line in result.stdout.splitlines() if "table-cells" in line]
+    assert cells[0] == (f"knowledge/crops/bar.md:{row}:1: error: table-cells: table row has "
+                        "3 cells, the header (line "f"{row - 2}) has 2 cells: the '|' of the "
+                        "wikilink [[液压 系统|表格里]] ends its cell (in Obsidian too): write it "
+                        "[[液压 系统\\|表格里]], or the standard link kb check --fix writes")
+    assert len(cells) == 3 and "remove 1 cell" in cells[1]  # the code span's bar is a cell's
+    check("--fix")
+    text = page.read_text(encoding="utf-8")
+    assert "| 压力 | [表格里](../设备/液压%20系统.md) |" in text
+    assert "> | 压力 | [压力](../设备/液压%20系统.md#43-液压系统-压力异常) |" in text
+    assert [line for line in check().stdout.splitlines() if "error" in line] == [cells[1]]

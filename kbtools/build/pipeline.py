@@ -56,6 +56,7 @@ from kbtools.index.selfcheck import SELF_CHECK
 from kbtools.index.synonyms import Synonyms
 from kbtools.index.tokenize import dictionary_terms, tokenizer_fingerprint
 from kbtools.knowledge_dir import knowledge_folder
+from kbtools.markdown.frontend import formula_columns
 from kbtools.markdown.nodes import Math
 from kbtools.query import calibration, pages
 from kbtools.render.formula import render_cached
@@ -210,7 +211,8 @@ def _build_into(staging: Path, out: Path, cfg: Config, sources: list[SourceDoc],
     ccfg = ChunkConfig.from_config(cfg)
     memo.forget_others({s.rel for s in sources})
     outlines = {s.rel: memo.outline(s, raw[s.rel]) for s in sources}
-    failed, unrendered = _render_formulas(outlines, layout, cache_file, opts, stats)
+    failed, unrendered = _render_formulas(outlines, {s.rel: s for s in sources}, layout,
+                                          cache_file, opts, stats)
     sources = [s for s in sources if s.rel not in failed]
     outlines = {rel: o for rel, o in outlines.items() if rel not in failed}
     resolver = HeadingIndex.from_rows((o.rel, o.title, o.headings) for o in outlines.values())
@@ -344,7 +346,8 @@ def _warn_left_out(outlines: dict[str, Outline], left_out: list[Finding],
             print(f"kb build: {f.format()}", file=sys.stderr)
 
 
-def _render_formulas(outlines: dict[str, Outline], layout: ReleaseLayout,
+def _render_formulas(outlines: dict[str, Outline], sources: dict[str, SourceDoc],
+                     layout: ReleaseLayout,
                      cache_file: Path | None, opts: BuildOptions,
                      stats: BuildStats) -> tuple[set[str], set[str]]:
     """Render every formula; a formula that does not render is an error of its document
@@ -356,9 +359,8 @@ def _render_formulas(outlines: dict[str, Outline], layout: ReleaseLayout,
     cache = cache_file.parent if cache_file is not None else None
     stats.formulas = len(render_cached(latex, layout.data, cache, failures,
                                        scratch=layout.root)) if latex else 0
-    found = [finding(rel, m.line_start, 1, "error", "math-invalid", why)
-             for rel, o in sorted(outlines.items()) for m in o.formulas
-             if (why := _math_problem(m, failures))]
+    found = [f for rel, o in sorted(outlines.items())
+             for f in _math_findings(o, sources[rel], failures)]
     if not found:
         return set(), set()
     if opts.lenient:
@@ -377,6 +379,16 @@ def _render_formulas(outlines: dict[str, Outline], layout: ReleaseLayout,
     stats.skipped = sorted(stats.skipped + [{"doc": rel, "errors": ["math-invalid"]}
                                             for rel in failed], key=lambda d: d["doc"])
     return failed, set()
+
+
+def _math_findings(o: Outline, src: SourceDoc, failures: dict[str, str]) -> list[Finding]:
+    """`math-invalid` at each formula of `o` that is an error, at the column `kb check`
+    says it at (`formula_columns`: its `$`; 1 where the check's scan finds no such one)."""
+    whys = [_math_problem(m, failures) for m in o.formulas]
+    places = formula_columns(src.body, src.body_line) if any(whys) else {}
+    cols = [(places.get((m.line_start, m.latex)) or [1]).pop(0) for m in o.formulas]
+    return [finding(o.rel, m.line_start, col, "error", "math-invalid", why)
+            for m, col, why in zip(o.formulas, cols, whys, strict=True) if why]
 
 
 def _math_problem(m: Math, failures: dict[str, str]) -> str | None:

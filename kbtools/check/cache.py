@@ -24,7 +24,7 @@ import mdit_py_plugins
 from kbtools.cachedb import is_busy, open_cache_db
 from kbtools.markdown.frontend import Ref, Scan, TableShape
 
-FORMAT = 35  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
+FORMAT = 36  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
 # 4: unclosed code fences; 5: a `$` inside a code span closes no formula;
 # 6: `[^1]: …` is a footnote, no link definition; 7: HTML `src`/`href` percent-decoded;
 # 8: inline math written over lines found by its first line; 9: `$$` after text;
@@ -52,6 +52,8 @@ FORMAT = 35  # bump when `scan` reads the same text differently (3: `<`, `>` kep
 # a table row's cells located in order (a destination two cells write is two)
 # 35: each table cell located from where it starts: a spaced link or footnote two cells
 # write is two; each formula's column; a spaced link after the same text in a code span
+# 36: `<!-- markdownlint-… -->` comments kept (`Scan.lint`); a table row's wikilinks whose
+# `|` ends their cell
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"
@@ -85,6 +87,7 @@ def to_json(scan: Scan) -> dict[str, Any]:
         "hash_lines": scan.hash_lines,
         "spaced": scan.spaced,
         "fenced": scan.fenced,
+        "lint": scan.lint,
     }
 
 
@@ -112,6 +115,7 @@ def from_json(data: dict[str, Any]) -> Scan:
         hash_lines=[(int(a), str(b)) for a, b in data["hash_lines"]],
         spaced=[(int(a), int(b), str(c), str(d)) for a, b, c, d in data["spaced"]],
         fenced=[(int(a), int(b)) for a, b in data["fenced"]],
+        lint=[(int(a), str(b)) for a, b in data["lint"]],
     )
 
 

@@ -58,8 +58,8 @@ CODES: dict[str, str] = {
     "footnote-undefined": "a footnote reference [^x] with no definition [^x]: …: shown as "
                           "literal text",
     "heading-skip": "a heading more than one level below the one before it (`#` then `###`; "
-                    "the title counts as level 1): a level missing from its heading path "
-                    "(warning)",
+                    "the title counts as level 1): a level missing from its heading path; "
+                    "not where a <!-- markdownlint-disable MD001 --> comment holds (warning)",
     "footnote-unused": "a footnote definition [^x]: … that nothing references (warning)",
     "path-absolute": "absolute path (/home/..., C:\\..., file://) in a link or image",
     "path-backslash": "backslashes in a link or image path",

@@ -193,16 +193,66 @@ def body_problems(body: str, body_line: int, has_front_matter: bool) -> list[Pro
     return []
 
 
-def heading_skips(levels: list[tuple[int, int]]) -> list[Problem]:
+# markdownlint's names of its MD001 rule, which `heading-skip` is (`heading_skips`)
+MD001 = frozenset({"md001", "heading-increment", "header-increment"})
+
+
+def rule_off(lint: list[tuple[int, str]], names: frozenset[str]) -> Callable[[int], bool]:
+    """Whether the markdownlint rule of `names` is turned off at a line, by the
+    `<!-- markdownlint-… -->` comments `lint` holds (`(line, body)` in order), as
+    markdownlint reads them: `disable`/`enable` from their line on, `disable-file`/
+    `enable-file` for the whole file (the last one wins), `disable-line` on its line,
+    `disable-next-line` on the line after it, `capture`/`restore` saving and restoring the
+    state; a directive naming no rule names them all."""
+    whole = False  # off in the whole file (the last `…-file` directive naming the rule)
+    spans: list[tuple[int, bool]] = []  # (line, off from there on)
+    lines: set[int] = set()
+    state, saved = False, False
+    for line, body in lint:
+        action, *rules = body.split()
+        named = not rules or any(rule.lower() in names for rule in rules)
+        action = action.lower().removeprefix("markdownlint-")
+        if action == "capture":
+            saved = state
+        elif action == "restore":
+            state = saved
+            spans.append((line, state))
+        elif not named:
+            continue
+        elif action in ("disable", "enable"):
+            state = action == "disable"
+            spans.append((line, state))
+        elif action in ("disable-file", "enable-file"):
+            whole = action == "disable-file"
+        elif action in ("disable-line", "disable-next-line"):
+            lines.add(line + (action == "disable-next-line"))
+
+    def off(at: int) -> bool:
+        if whole or at in lines:
+            return True
+        now = False
+        for line, state in spans:
+            if line > at:
+                break
+            now = state
+        return now
+    return off
+
+
+def heading_skips(levels: list[tuple[int, int]],
+                  lint: list[tuple[int, str]] | None = None) -> list[Problem]:
     """`heading-skip` for a heading more than one level below the one before it (`#` then
     `###`), at its (line, level). The document's title (front matter `title`, else its first
     `#`, else its file name) heads every heading path as level 1: a first heading may be a
     `#` or a `##`. Typora and Obsidian show any level; the heading path, the outline and
-    screen readers then miss a level."""
+    screen readers then miss a level. Not where the author turned markdownlint's MD001
+    (`heading-increment`, the same rule) off by a comment in the file (`lint`, `rule_off`):
+    the levels are as meant there."""
     out: list[Problem] = []
     above = 1
+    off = rule_off(lint or [], MD001)
     for line, level in levels:
-        if level > above + 1:
+        if level > above + 1 and not off(line):
             after = "the document's title (level 1)" if line == levels[0][0] \
                 else f"a level-{above} heading ({'#' * above})"
             out.append(("heading-skip", "warning", line, 1,
@@ -287,7 +337,7 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
         out.append(("footnote-unused", "warning", line, 1,
                     f"footnote definition [^{label}] is never referenced: no reader reaches "
                     f"it; write [^{label}] where the note belongs or delete the definition"))
-    out.extend(heading_skips(scan.heading_levels))
+    out.extend(heading_skips(scan.heading_levels, scan.lint))
     out.extend(hash_headings(scan.hash_lines))
     out.extend(_spaced_problem(*spaced) for spaced in scan.spaced)
     split = {gap.opener: gap for gap in gaps}
@@ -314,6 +364,7 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
         problem = unsafe_name(name) if name is not None else None
         if problem is not None:  # the build refuses it (`render_tables`, the same rule)
             out.append(("table-csv-name", "error", line, 1, problem))
+    piped = _piped(scan.wikilinks)
     for table in scan.tables:
         if len(table.rows) > max_table_rows:
             out.append(("table-large", "warning", table.line, 1,
@@ -334,8 +385,20 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
                 out.append(("table-cells", "error", line, 1,
                             f"table row has {_cells(cells)}, the header (line {table.line}) "
                             f"has {_cells(table.header_cells)}: "
-                            f"{_mend(cells, table.header_cells)}"))
+                            f"{piped.get(line) or _mend(cells, table.header_cells)}"))
     out.extend(("table-unread", "warning", line, 1, why) for line, why in scan.unread_tables)
+    return out
+
+
+def _piped(wikilinks: list[tuple[int, int, str]]) -> dict[int, str]:
+    """line -> what `table-cells` says of the first wikilink there whose `|` ends its table
+    cell (`[[pump|泵]]`, `Scan.wikilinks`; one written `\\|` in a cell is whole)."""
+    out: dict[int, str] = {}
+    for line, _, raw in wikilinks:
+        if "|" in raw.replace("\\|", "") and line not in out:
+            escaped = raw.replace("|", "\\|")
+            out[line] = (f"the '|' of the wikilink {raw} ends its cell (in Obsidian too): write "
+                         f"it {escaped}, or the standard link kb check --fix writes")
     return out
 
 

@@ -43,7 +43,7 @@ from kbtools.cachedb import open_cache_db
 from kbtools.render.glyphs import fonts_signature
 
 FILE_NAME = "check-results.sqlite"
-FORMAT = 88  # bump when a check's findings for the same inputs change (5: `$` in code
+FORMAT = 89  # bump when a check's findings for the same inputs change (5: `$` in code
 # spans; 6: footnotes; 7: HTML `src` percent-decoded; 8: Obsidian wikilinks and embeds;
 # 9: a percent-encoded destination's column; 10: decision tables' worded conditions,
 # dashes and units, ```latex fences as code; 11: findings a watcher stored after a schema
@@ -165,6 +165,9 @@ FORMAT = 88  # bump when a check's findings for the same inputs change (5: `$` i
 # 88: an anchor written twice (`#安装#安装`) suggested once, with its `--fix` edit; a
 # spaced link or footnote in a table cell located from the cell's start; a formula said at
 # its column; a front matter item's column beside a tab after a key (session 41, cc)
+# 89: no `heading-skip` where a `<!-- markdownlint-disable MD001 -->` comment turns the rule
+# off; a quote left open on its line said there, not where YAML stopped; a wikilink whose
+# `|` ends its table cell (session 42, cb)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

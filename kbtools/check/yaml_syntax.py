@@ -10,6 +10,9 @@ the habit that stopped it. The habits, each read from the line it is on:
   (`title：稻飞虱`): fixed to `: `;
 - a quoted value holding its own quote (`title: 'Farmer's guide'`): fixed by quoting it
   with the other quote, unless it holds a ` #`;
+- a quoted value left open on its line (`title: "液压泵维护`), which YAML reads on to the
+  next such quote, stopping lines below: fixed by closing it at the end of its line, unless
+  it holds a ` #`;
 - a `: ` inside a plain value (`title: 注意: 断电后检修`): fixed by quoting the value, unless
   it holds a ` #` (is the rest a comment or the title's?), a tab, or opens with a YAML
   indicator (`[`, `{`, `&`, `*`, `!`, `|`, `>`, `%`, `@`, a backtick);
@@ -82,6 +85,10 @@ def syntax_check(src: SourceDoc, line: int, col: int,
                     f"which YAML does not read as ': ': write {key}: "
                     f"{text.partition(sep)[2].strip()} ({message}){FIXES}"), \
                 [Edit(number, len(key) + 1, sep, ": ")]
+    opened = _open_quote(lines, line)
+    if opened is not None:
+        number, at, said, edits = opened
+        return ("yaml-syntax", number, at, said + (FIXES if edits else "")), edits
     text = lines.get(line, "")
     requoted = _quote_inside(text, line)
     if requoted is not None:
@@ -176,6 +183,53 @@ def _quote_inside(text: str, line: int) -> tuple[str, Edit] | None:
         return None
     return (f"the {mark} inside the value of {key.strip()!r} ends it early; "
             f"write {key.strip()}: {fixed}"), Edit(line, text.index(value) + 1, value, fixed)
+
+
+def _open_quote(lines: dict[int, str],
+                line: int) -> tuple[int, int, str, list[Edit]] | None:
+    """A top-level key's quoted value left open on its line (`title: "液压泵维护`): YAML
+    reads the value on over the lines below, to the next such quote, and stops on the line
+    holding it (`line`, where it says "did not find expected key"). Its (line, column of the
+    quote, what to write, the edit closing the quote at the end of its line), else None."""
+    for number, text in lines.items():
+        if number >= line:
+            return None
+        key, colon, value = text.partition(": ")
+        value = value.strip()
+        if not colon or not key.strip() or key[:1].isspace() or value[:1] not in ("'", '"'):
+            continue
+        if _closing_line(lines, number, text.index(value)) != line:
+            continue
+        mark = value[0]
+        closed = value + mark
+        edits = [] if " #" in value else [Edit(number, text.index(value) + 1, value, closed)]
+        return number, text.index(value) + 1, (
+            f"{key.strip()}: the {mark} opening the value is not closed on its line, so YAML "
+            f"reads the lines below into it, to the {mark} on line {line}, and stops there: "
+            f"end the value with {mark}, {key.strip()}: {closed}"), edits
+    return None
+
+
+def _closing_line(lines: dict[int, str], number: int, at: int) -> int:
+    """The front-matter line where the quoted value opening at `at` of line `number` is
+    closed (its quote, not `\\"` nor `''`), 0 when it never is."""
+    mark = lines[number][at]
+    n, i = number, at + 1
+    while n in lines:
+        text = lines[n]
+        while i < len(text):
+            ch = text[i]
+            if mark == '"' and ch == "\\":
+                i += 2
+                continue
+            if ch == mark:
+                if mark == "'" and text[i + 1:i + 2] == "'":
+                    i += 2
+                    continue
+                return n
+            i += 1
+        n, i = n + 1, 0
+    return 0
 
 
 def _odd_separator(text: str) -> str:

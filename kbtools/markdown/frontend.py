@@ -57,6 +57,7 @@ from kbtools.markdown.table_lines import (
 from kbtools.markdown.wikitext import (
     MARKS,
     RUN,
+    WIKILINK,
     cell_escaped,
     run_length,
     wikilinks_in,
@@ -123,6 +124,9 @@ class Scan:
     # (first, last) lines of each fenced code block, its fences included (an unclosed one to
     # where its container or the body ends): the one reading of fence syntax
     fenced: list[tuple[int, int]] = field(default_factory=list)
+    # (line, body) of each `<!-- markdownlint-… -->` comment outside code, in order: the
+    # rules an author turned off there (`kbtools.check.lint_comments`)
+    lint: list[tuple[int, str]] = field(default_factory=list)
 
     def slugs(self) -> frozenset[str]:
         """Every anchor a link may name: heading slugs (GitHub's de-duplication included),
@@ -150,6 +154,11 @@ class _HtmlRefs(HTMLParser):
                 self.ids.append(values[key])
 
     handle_startendtag = handle_starttag
+
+
+def is_lint_comment(body: str) -> bool:
+    """A comment's body holds a markdownlint directive (`markdownlint-disable MD001`)."""
+    return body.lstrip()[:13].lower() == "markdownlint-"
 
 
 def _html(content: str) -> _HtmlRefs:
@@ -338,12 +347,23 @@ class _Scanner:
         # a quote's table (an Obsidian callout's): its `>` markers are no cell
         text = without_quote_marks(self.lines[row]) if row < len(self.lines) else ""
         cells = count_cells(text)
+        self.piped_wikilinks(row)
         if self.table_header is None:
             self.table_header, self.table_line = cells, row + self.offset
         else:
             self.table_rows.append((row + self.offset, cells))
             if not has_pipe(text):
                 self.text_rows.append(row + self.offset)
+
+    def piped_wikilinks(self, row: int) -> None:
+        """The wikilinks of table row `row` whose `|` is not written `\\|`
+        (`[[pump|泵的说明]]`): it ends their cell (in Obsidian too), so no cell holds them
+        whole; they are found in the row as written."""
+        written = self.lines[row] if row < len(self.lines) else ""
+        for m in WIKILINK.finditer(written) if "[[" in written else ():
+            inner = m.group(1)
+            if "|" in inner.replace("\\|", "") and not written.count("`", 0, m.start()) % 2:
+                self.out.wikilinks.append((row + self.offset, m.start() + 1, m.group(0)))
 
     def paragraph_tables(self, start: int, end: int) -> None:
         """Note the tables written inside the paragraph on body rows `start`..`end - 1`
@@ -355,16 +375,20 @@ class _Scanner:
     def html_block(self, tok: Token, pending: tuple[int, str] | None) -> None:
         start, end = tok.map or (0, 1)
         content = tok.content
-        if is_comment_block(content):
+        comments = is_comment_block(content)
+        if comments:
             self.csv_pending = pending
+        if comments or "markdownlint-" in content.lower():  # directives in any HTML block
             line, pos = start, 0
             for at, body in comment_spans(content):
                 line += content.count("\n", pos, at)  # counted once per character
                 pos = at
-                annotation = annotation_of(body)
+                if is_lint_comment(body):
+                    self.out.lint.append((line + self.offset, body))
+                annotation = annotation_of(body) if comments else None
                 if annotation is not None and annotation[0] == "csv":
                     self.csv_pending = (line + self.offset, annotation[1])
-        elif (at := _table_tag(content)) >= 0:
+        if not comments and (at := _table_tag(content)) >= 0:
             self.out.html_tables.append(start + content.count("\n", 0, at) + self.offset)
         if "<" in content and ("src" in content or "href" in content or "id" in content
                                or "name" in content):
@@ -422,6 +446,8 @@ class _Scanner:
                 if written is not None:
                     _add_ref(out, loc, "link", written)
             elif kind == "html_inline":
+                if child.content.startswith("<!--") and is_lint_comment(child.content[4:-3]):
+                    out.lint.append((loc.find_plain(child.content)[0], child.content[4:-3]))
                 found = _html(child.content)
                 for ref_kind, url, no_alt in found.found:
                     _add_ref(out, loc, ref_kind, url, no_alt=no_alt)
@@ -492,6 +518,16 @@ class _Scanner:
         ref = self.env.get("references", {}).get(label, {})
         start, end = ref.get("map") or (0, 0)
         _add_ref(self.out, Locator(self.lines, start, end, self.offset), kind, href)
+
+
+def formula_columns(body: str, body_line: int) -> dict[tuple[int, str], list[int]]:
+    """(line, LaTeX without its outer spaces) -> the columns of the formulas `scan` finds
+    there, in order: where `kb check` says a formula is (its `$`), for every finding of one
+    (the build's `math-invalid` too)."""
+    out: dict[tuple[int, str], list[int]] = {}
+    for line, col, latex, _ in scan(body, body_line).math:
+        out.setdefault((line, latex.strip()), []).append(col)
+    return out
 
 
 def _trailing_blank(lines: list[str]) -> int:
