@@ -243,6 +243,13 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.value_units._PER_FIRST": "finditer",  # a question
     "kbtools.query.value_units._RATE_STOP": "search",  # a question, 13 characters of it
     "kbtools.query.value_units._RATE_NUMBER": "match",  # a question, from a number on
+    "kbtools.query.value_units._PER_COMMA": "match",  # a question, after a per-unit
+    "kbtools.decision.given._BELOW_ZERO_SPAN": "sub",  # an input value, a question's span
+    "kbtools.decision.numerals._SHARE_SAID": "finditer",  # a question, an input value
+    "kbtools.decision.weekdays._EN_LEADS": "search",  # a question, 12 characters of it
+    "kbtools.query.filter_text._COLON": "match",  # a --where item (CLI, API, MCP)
+    "kbtools.query.naming:[a-z]+": "findall",  # a table's input names
+    "kbtools.query.quantities.DAY_TIMES": "fullmatch",  # a question's word
     "kbtools.decision.numerals._FRACTION_SAID": "fullmatch",  # an input value
     "kbtools.decision.numerals._FRACTION_SLASH": "fullmatch",  # an input value
     "kbtools.query.coverage._WORD": "search",  # a term of a pasted line

@@ -423,7 +423,7 @@ def fraction(text: str, share: str = "") -> str:
 # NFKC), read as the percentage it is (50, 66.666667) where a % column may take it; not
 # 百分之 or 千分之 (a percentage, a per mille: read as such), nor a fraction of a unit (1/2小时)
 # or of more than the whole (3/2), nor a date's or a path's digits (2024/3/4, 1/2/3)
-_SHARE_SAID = re.compile(rf"(?<![\d.\u2044/分])(?:(一半)|([\d{NUMERAL_CHARS_SET}]+)分之"
+_SHARE_SAID = re.compile(rf"(?<![\d.\u2044/分{NUMERAL_CHARS_SET}])(?:(一半)|([\d{NUMERAL_CHARS_SET}]+)分之"
                          rf"([\d{NUMERAL_CHARS_SET}]+)|(\d+)\s*[/\u2044]\s*(\d+))(?![\d.\u2044/])")
 
 
