@@ -154,14 +154,15 @@ def test_a_line_that_is_not_json_gets_a_parse_error(tmp_path):
     ever. JSON-RPC 2.0 answers it with "Parse error" (-32700) and id null, and JSON that is
     no message (a number, a string, an object with no id and no method) with "Invalid
     Request" and id null, each in one line; a blank line, a notification that is not valid
-    and a response are still not answered, and the session goes on."""
+    and a response are still not answered, and the session goes on. A UTF-8 byte order
+    mark before the first line (a Windows tool's pipe) is no parse error: it is let go."""
     broken = [b'{"jsonrpc": "2.0", "id": 5, "method": "tools/list"', b"[1, 2",
               b'{"jsonrpc": "2.0", "id": 6, "method": "ping", "params": {"a": "\xff\xfe',
               "温度 18 ℃".encode(), b"\xff\xfe"]
     invalid = [b"42", b'"ping"', b"{}", b'{"foo": "boo"}', b'{"jsonrpc": "2.0", "method": 1}']
     silent = [b"", b"   ", b'{"jsonrpc": "2.0", "method": "notifications/x", "params": 5}',
               b'{"id": 99, "result": {}}']
-    lines = [json.dumps(HELLO).encode(), *broken, *invalid, *silent,
+    lines = [b"\xef\xbb\xbf" + json.dumps(HELLO).encode(), *broken, *invalid, *silent,
              json.dumps({"jsonrpc": "2.0", "id": "p", "method": "ping"}).encode()]
     proc = subprocess.run([sys.executable, "-m", "kbtools", "mcp"], cwd=tmp_path,
                           env=env(tmp_path / "home"), input=b"\n".join(lines) + b"\n",

@@ -46,6 +46,7 @@ from kbtools.errors import one_line
 SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")  # a JSON escape of a UTF-16 surrogate
 # one JSON escape: a backslash and what it escapes (an escaped backslash before `u` is not `\u`)
 JSON_ESCAPE = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|.)", re.S)
+UTF8_BOM = b"\xef\xbb\xbf"
 END_OF_OUTPUT = b"\x00kb-mcp-end\n"  # after the SDK's last line (JSON text holds no NUL)
 ANSWER_WAIT = 900.0  # seconds the closed input waits for answers, a backstop for a lost one
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024  # one line from the client (see the module docstring)
@@ -62,7 +63,10 @@ def clean_message(line: bytes) -> bytes:
     the client would wait forever; cleaned, the tool runs and answers (a search cleans the
     question further, a path that holds U+FFFD is simply not found). The escapes are
     rewritten in the text, not through a parse: a message nested too deep for Python's
-    parser is cleaned all the same, and the SDK answers it."""
+    parser is cleaned all the same, and the SDK answers it. A UTF-8 byte order mark before
+    the line (Windows tools write one at the start of what they pipe: PowerShell, Notepad's
+    saved requests) is let go: the SDK's parser refused the line, so `initialize` failed."""
+    line = line.removeprefix(UTF8_BOM)
     if b"\\u" not in line or not SURROGATE_ESCAPE.search(line):
         return line
     out: list[bytes] = []
