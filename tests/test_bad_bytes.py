@@ -230,10 +230,11 @@ def test_mcp_tools_fail_with_one_line_reason(built):
     assert "longer than 1024 characters" in got["long-path"].content[0].text
     assert "longer than 255 bytes" in got["long-name"].content[0].text
     assert "NUL" in got["nul-path"].content[0].text
-    assert "k: Input should be a valid integer" in got["bad-k"].content[0].text
-    assert "greater than or equal to 1" in got["zero-k"].content[0].text
-    assert f"less than or equal to {MAX_K}" in got["huge-k"].content[0].text
-    assert "a valid integer" in got["true-k"].content[0].text  # never read as 1
+    takes = f"k: must be a whole number from 1 to {MAX_K}, not"  # as the CLI and /api say it
+    assert f'{takes} "many"' in got["bad-k"].content[0].text
+    assert f"{takes} 0" in got["zero-k"].content[0].text
+    assert f"{takes} {10**30}" in got["huge-k"].content[0].text
+    assert f"{takes} true" in got["true-k"].content[0].text  # never read as 1
     assert "expected a string, a whole number or a number, not a boolean" in \
         got["true-input"].content[0].text
     assert "title contains the control character '\\x00'" in got["nul-title"].content[0].text

@@ -103,9 +103,10 @@ def test_an_optional_flag_reads_alike_over_mcp_and_the_json_api(tmp_path):
 
     got = anyio.run(run)
     for name, words in {"string": "verified_only: Input should be a valid boolean",
-                        "k": "k: Input should be a valid integer",
-                        "days": "days: Input should be a valid integer",
-                        "line": "line_start: Input should be a valid integer"}.items():
+                        "k": 'k: must be a whole number from 1 to 100, not "null"',
+                        "days": 'days: must be a whole number, 0 or more, not "null"',
+                        "line": 'line_start: must be a whole number from 1 to 10000000, not '
+                                '"null"'}.items():
         assert isinstance(got[name], str) and words in got[name], (name, got[name])
     for name in ("json-null", "no"):
         assert got[name]["filters"]["verified_only"] is False, name

@@ -46,7 +46,7 @@ def test_an_unknown_tool_is_named_with_the_tools_there_are(answers):
     ("table a list", "table.0: Input should be a valid string"),
     ("table an object", "table: expected a list, a string or a whole number, not an object"),
     ("input a list", "inputs.温度: expected a string, a whole number or a number, not a list"),
-    ("days a word", "days: Input should be a valid integer"),
+    ("days a word", 'days: must be a whole number, 0 or more, not "seven"'),
 ])
 def test_a_wrong_type_names_the_types_the_argument_takes(answers, label, said):
     text = answers[label]

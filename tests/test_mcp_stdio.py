@@ -123,7 +123,8 @@ def test_a_request_the_sdk_cannot_read_gets_an_invalid_request_error(tmp_path):
     """A request with an id the SDK cannot read as a message ("params" a string, a list or a
     number, no "jsonrpc", a method that is no string) was dropped without an answer, and the
     client waited for ever. Each now gets JSON-RPC's "Invalid Request" error with its id;
-    a line that is no JSON, or no request, is still not answered, and the rest are."""
+    a response is still not answered, and the rest are (a line that is no JSON gets
+    JSON-RPC's "Parse error", test_a_line_that_is_not_json_gets_a_parse_error)."""
     bad = {"s": {"jsonrpc": "2.0", "id": "s", "method": "tools/call", "params": "x"},
            7: {"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": []},
            8: {"id": 8, "method": "tools/list"},
@@ -138,12 +139,42 @@ def test_a_request_the_sdk_cannot_read_gets_an_invalid_request_error(tmp_path):
                           capture_output=True, timeout=300)
     assert proc.returncode == 0, proc.stderr.decode()[-2000:]
     answers = {m["id"]: m for m in map(json.loads, proc.stdout.decode().splitlines())}
-    assert set(answers) == {0, "p", *bad}
+    assert set(answers) == {0, "p", None, *bad}
+    assert answers[None]["error"]["code"] == -32700  # `{not json`
     assert answers["p"]["result"] == {} and "result" in answers[0]
     for key in bad:
         assert answers[key]["error"]["code"] == -32600
         assert "Invalid Request" in answers[key]["error"]["message"]
 
+
+
+def test_a_line_that_is_not_json_gets_a_parse_error(tmp_path):
+    """A line that is no JSON (a request cut short, a stray log line, a batch missing its
+    bracket) was dropped without an answer, so a client waiting for its request waited for
+    ever. JSON-RPC 2.0 answers it with "Parse error" (-32700) and id null, and JSON that is
+    no message (a number, a string, an object with no id and no method) with "Invalid
+    Request" and id null, each in one line; a blank line, a notification that is not valid
+    and a response are still not answered, and the session goes on. A UTF-8 byte order
+    mark before the first line (a Windows tool's pipe) is no parse error: it is let go."""
+    broken = [b'{"jsonrpc": "2.0", "id": 5, "method": "tools/list"', b"[1, 2",
+              b'{"jsonrpc": "2.0", "id": 6, "method": "ping", "params": {"a": "\xff\xfe',
+              "温度 18 ℃".encode(), b"\xff\xfe"]
+    invalid = [b"42", b'"ping"', b"{}", b'{"foo": "boo"}', b'{"jsonrpc": "2.0", "method": 1}']
+    silent = [b"", b"   ", b'{"jsonrpc": "2.0", "method": "notifications/x", "params": 5}',
+              b'{"id": 99, "result": {}}']
+    lines = [b"\xef\xbb\xbf" + json.dumps(HELLO).encode(), *broken, *invalid, *silent,
+             json.dumps({"jsonrpc": "2.0", "id": "p", "method": "ping"}).encode()]
+    proc = subprocess.run([sys.executable, "-m", "kbtools", "mcp"], cwd=tmp_path,
+                          env=env(tmp_path / "home"), input=b"\n".join(lines) + b"\n",
+                          capture_output=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
+    answers = [json.loads(line) for line in proc.stdout.decode().splitlines()]
+    nulls = [a["error"] for a in answers if a["id"] is None]  # in the order sent
+    assert sorted(str(a["id"]) for a in answers if a["id"] is not None) == ["0", "p"]
+    assert [e["code"] for e in nulls] == [-32700] * len(broken) + [-32600] * len(invalid)
+    assert nulls[0]["message"].startswith("Parse error: the line is not JSON (EOF while ")
+    assert all("\n" not in e["message"] for e in nulls)
+    assert {"jsonrpc": "2.0", "id": "p", "result": {}} in answers
 
 def test_a_tools_call_the_sdk_cannot_read_says_which_tool_and_what_is_wrong(tmp_path):
     """A ``tools/call`` without a tool name, or with arguments that are no object, got the

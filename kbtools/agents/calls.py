@@ -10,7 +10,8 @@ are no object) as the tool and what is wrong (`call_shape`), where the SDK said 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+import json
+from collections.abc import Awaitable, Callable, Mapping, Sized
 from typing import TYPE_CHECKING, Any
 
 from kbtools.agents.arguments import TABLE_INSTEAD
@@ -24,14 +25,15 @@ if TYPE_CHECKING:  # the SDK is loaded when a server is built, not on import
 INSTEAD = {"evaluate_table": TABLE_INSTEAD}
 
 
-def tool_error(exc: BaseException) -> str:
-    """The one line an agent reads when a tool fails because of `exc`."""
+def tool_error(exc: BaseException, schema: Mapping[str, Any] | None = None) -> str:
+    """The one line an agent reads when a tool fails because of `exc`; `schema`, the tool's
+    input schema, says the range of a whole-number argument (`bound_error`)."""
     if isinstance(exc, KbError):  # a filter's names the tool's `where`, not `--where`
         return one_line(surface_message(exc, API_FILTERS))
     errors = getattr(exc, "errors", None)
     if callable(errors):  # pydantic's ValidationError: the arguments do not fit the schema
         try:
-            parts = schema_errors(errors())
+            parts = schema_errors(errors(), (schema or {}).get("properties", {}))
         except Exception:  # a validation error of another shape: its type is enough
             parts = []
         return one_line("invalid arguments: " + ("; ".join(parts) or type(exc).__name__))
@@ -57,17 +59,74 @@ def member_kind(tag: Any) -> str | None:
     return MEMBER_KINDS.get(tag.removeprefix("constrained-").removeprefix("strict-"))
 
 
-def schema_errors(errors: list[Any]) -> list[str]:
+# pydantic's errors for a whole-number argument given no whole number or one out of range
+NUMBER_ERRORS = {"int_type", "int_parsing", "int_from_float", "greater_than_equal",
+                 "less_than_equal", "greater_than", "less_than"}
+SHOWN_INPUT = 40  # characters of a refused value an error shows
+
+
+def shown_value(value: Any) -> str:
+    """A refused argument value as its JSON, cut at `SHOWN_INPUT` characters."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = json_kind(value)
+    return text if len(text) <= SHOWN_INPUT else text[:SHOWN_INPUT - 1] + "…"
+
+
+def bound_error(name: str, error: Mapping[str, Any], prop: Mapping[str, Any],
+                whole: bool) -> str | None:
+    """One of pydantic's errors at `name` (an argument, `whole`, or a value inside one) of
+    the argument whose input schema is `prop`, in our words as the CLI and /api say them,
+    naming what it takes and what was given: a whole number out of range or of another
+    kind ("k: must be a whole number from 1 to 100, not 0"), a text or a list over its
+    length ("query: at most 10000 characters, not 10001"). None for any other error.
+    pydantic's words ("Input should be greater than or equal to 1") named neither."""
+    kind, ctx = error.get("type"), error.get("ctx") or {}
+    if kind in NUMBER_ERRORS and whole and json_types(dict(prop)) - {"null"} == {"integer"}:
+        part = next(p for p in [prop, *prop.get("anyOf", [])] if p.get("type") == "integer")
+        lo, hi = part.get("minimum"), part.get("maximum")
+        takes = (f"a whole number from {lo} to {hi}" if lo is not None and hi is not None
+                 else f"a whole number, {lo} or more" if lo is not None
+                 else f"a whole number, {hi} or less" if hi is not None else "a whole number")
+        return f"{name}: must be {takes}, not {shown_value(error.get('input'))}"
+    if kind == "string_too_long" and isinstance(error.get("input"), str):
+        return (f"{name}: at most {ctx.get('max_length')} characters, not "
+                f"{len(error['input'])}")
+    if kind == "too_long":  # a dict's actual_length is None: pydantic stopped counting
+        given = error.get("input")
+        count = ctx.get("actual_length") or (len(given) if isinstance(given, Sized) else None)
+        items = "entries" if isinstance(given, Mapping) else "items"
+        return (f"{name}: at most {ctx.get('max_length')} {items}"
+                + (f", not {count}" if count is not None else ""))
+    return None
+
+
+def schema_errors(errors: list[Any], properties: Mapping[str, Any] | None = None
+                  ) -> list[str]:
     """pydantic's errors of a call's arguments as "argument: what is wrong" lines. An
     argument of several types (a `where` that is a string or a list) failed once per type,
     each located by the type's internal name (`where.list[constrained-str]: Input should be
     a valid list; where.constrained-str: …`): such an argument given a value of none of its
     types is said as the JSON types it takes and the one it got; given a value of one of
-    them that failed inside or a bound, as that type's errors alone, without the name."""
+    them that failed inside or a bound, as that type's errors alone, without the name.
+    An argument's bound or length (by its schema in `properties`) is said in our words
+    (`bound_error`), once."""
     parts: list[str] = []
     unions: dict[tuple[Any, ...], list[tuple[str, tuple[Any, ...], Any]]] = {}
+    bounded: dict[tuple[Any, ...], str] = {}  # argument (and key) -> `bound_error`'s line
+    for e in errors:
+        named = tuple(p for p in e["loc"] if member_kind(p) is None)  # the argument, its key …
+        prop = (properties or {}).get(named[0]) if named else None
+        said = bound_error(".".join(map(str, named)), e, prop, len(named) == 1) \
+            if isinstance(prop, Mapping) else None
+        if said is not None:  # the other members' errors of the argument are not said
+            bounded.setdefault(named, said)
+    parts += bounded.values()
     for e in errors:
         loc = tuple(e["loc"])
+        if tuple(p for p in loc if member_kind(p) is None) in bounded:
+            continue
         at = next((n for n, p in enumerate(loc) if member_kind(p) is not None), None)
         if at is None:
             parts.append(f"{'.'.join(map(str, loc)) or 'arguments'}: {e['msg']}")
@@ -132,7 +191,10 @@ def one_line_errors(base: type, parameters: dict[str, tuple[str, ...]],
                 cause = exc.__cause__
                 if cause is None or isinstance(cause, ToolError):  # the text is already a reason
                     raise type(exc)(one_line(str(exc))) from cause
-                raise type(exc)(f"Error executing tool {name}: {tool_error(cause)}") from cause
+                schema = next((t.input_schema for t in await self.list_tools()
+                               if t.name == name), None)
+                raise type(exc)(f"Error executing tool {name}: "
+                                f"{tool_error(cause, schema)}") from cause
 
     return Server
 

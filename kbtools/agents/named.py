@@ -29,6 +29,7 @@ from typing import Any
 
 from kbtools.agents.citation_text import percent_decoded, plain_citation
 from kbtools.agents.docpath import cited, linked
+from kbtools.agents.heading_meaning import by_meaning
 from kbtools.agents.read import anchored_section, find_section
 from kbtools.corpus import SourceDoc
 from kbtools.decision.documents import document_tables, select_table, table_from_markdown
@@ -129,7 +130,13 @@ def evaluate_named(src: SourceDoc, name: Named, inputs: Mapping[str, str],
     surface calls its table argument (``table``, ``--table``) in messages."""
     tables = document_tables(src)
     choice = named_table(src, name, table, tables, option)
-    n, dt = select_table(tables, choice, src.rel)
+    try:
+        n, dt = select_table(tables, choice, src.rel)
+    except TableError as exc:  # "Risk level table" for 3.2 风险等级表: by its section's meaning
+        meant = _table_by_meaning(src, tables, choice) if exc.key == "no_table_named" else None
+        if meant is None:
+            raise
+        n, dt = select_table(tables, meant, src.rel)
     return match_rules(dt, in_script(dt, inputs, synonyms), policy=policy, doc=src.rel,
                        table_index=n, synonyms=synonyms)
 
@@ -196,11 +203,22 @@ def built_name(src: SourceDoc, tables: Tables, choice: str) -> str | int:
 
 
 def _sections_named(parsed: Any, heading: str) -> list[Any]:
-    """The sections whose heading path ends with `heading` (as `read` matches one); none
-    when no section does (a heading renamed since the citation was given)."""
+    """The sections whose heading path ends with `heading` (as `read` matches one, in the
+    other language too: `by_meaning`); none when no section does (a heading renamed since
+    the citation was given)."""
     parts, seps = heading_parts(heading)
     return [s for s in parsed.sections() if s.heading_path
-            and path_matches(parts, seps, s.heading_path)]
+            and path_matches(parts, seps, s.heading_path)] or by_meaning(parsed.sections(), parts)
+
+
+def _table_by_meaning(src: SourceDoc, tables: Tables, choice: Any) -> int | None:
+    """The number of the one decision table in the section `choice` names in the other
+    language (`by_meaning`: "Risk level table" for 3.2 风险等级表); None for none or several
+    (the error about `choice` as a name stands)."""
+    if not isinstance(choice, str):
+        return None
+    found = _inside(tables, by_meaning(parse(src).sections(), heading_parts(choice)[0]))
+    return found[0] if len(found) == 1 else None
 
 
 def _at(tables: Tables, lines: tuple[int, int]) -> int | None:

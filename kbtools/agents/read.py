@@ -29,6 +29,7 @@ from kbtools.agents.docpath import (
     several_named,
     shown_doc,
 )
+from kbtools.agents.heading_meaning import by_meaning
 from kbtools.build.verified import coverages
 from kbtools.check.engine import max_document_bytes
 from kbtools.config import Config, load_config
@@ -340,6 +341,8 @@ def find_section(doc: Any, heading_path: str | list[str] | tuple[str, ...]) -> A
     heading_path = as_one_path(heading_path) or ""
     parts, seps = heading_parts(heading_path)
     found = [s for s in doc.sections() if path_matches(parts, seps, s.heading_path)]
+    if not found:  # "Risk level table" for 3.2 风险等级表: the same name in the other language
+        found = by_meaning(doc.sections(), parts)
     if len(found) == 1:
         return found[0]
     wanted = shown_doc(heading_path.strip() if isinstance(heading_path, str) else " > ".join(parts))

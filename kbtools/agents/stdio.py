@@ -11,7 +11,9 @@ client (or was cancelled by the client, or the client's stdout is gone), so each
 answered before the server stops. `end()` (Ctrl-C) ends the input the same way without
 waiting for the client; `finish()`, once the SDK has stopped, sends what it wrote on to the
 client and gives fd 1 back. A request the SDK cannot read, which it drops without a word,
-is answered on the way in with JSON-RPC's "Invalid Request" error (`refusal`).
+is answered on the way in with JSON-RPC's "Invalid Request" error (`refusal`), and a line
+that is no JSON with its "Parse error" (id null, as JSON-RPC 2.0 answers one: the SDK
+dropped it too, and a client whose request was cut short waited for ever).
 
 A JSON-RPC batch (one line holding an array of messages, which protocol revision 2025-03-26
 has clients send and the server still negotiates) the SDK dropped without a word, so the
@@ -36,11 +38,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
+import pydantic_core
+
 from kbtools.agents.draft_photos import MAX_PHOTOS_BYTES
+from kbtools.errors import one_line
 
 SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")  # a JSON escape of a UTF-16 surrogate
 # one JSON escape: a backslash and what it escapes (an escaped backslash before `u` is not `\u`)
 JSON_ESCAPE = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|.)", re.S)
+UTF8_BOM = b"\xef\xbb\xbf"
 END_OF_OUTPUT = b"\x00kb-mcp-end\n"  # after the SDK's last line (JSON text holds no NUL)
 ANSWER_WAIT = 900.0  # seconds the closed input waits for answers, a backstop for a lost one
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024  # one line from the client (see the module docstring)
@@ -57,7 +63,10 @@ def clean_message(line: bytes) -> bytes:
     the client would wait forever; cleaned, the tool runs and answers (a search cleans the
     question further, a path that holds U+FFFD is simply not found). The escapes are
     rewritten in the text, not through a parse: a message nested too deep for Python's
-    parser is cleaned all the same, and the SDK answers it."""
+    parser is cleaned all the same, and the SDK answers it. A UTF-8 byte order mark before
+    the line (Windows tools write one at the start of what they pipe: PowerShell, Notepad's
+    saved requests) is let go: the SDK's parser refused the line, so `initialize` failed."""
+    line = line.removeprefix(UTF8_BOM)
     if b"\\u" not in line or not SURROGATE_ESCAPE.search(line):
         return line
     out: list[bytes] = []
@@ -96,19 +105,38 @@ def id_key(value: Any) -> str | None:
 
 
 INVALID_REQUEST = -32600  # JSON-RPC's code for a request that is not one
+PARSE_ERROR = -32700  # JSON-RPC's code for a text that is not JSON
+
+
+def error_line(ident: Any, code: int, said: str) -> bytes:
+    """JSON-RPC's error answer to request `ident` (None: null), as one line."""
+    answer = {"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": said}}
+    return json.dumps(answer, ensure_ascii=False).encode("utf-8") + b"\n"
 
 
 def refusal(line: bytes) -> bytes | None:
-    """The error answer to `line` when it is a request with an id (a whole number or a
-    string) that is not a valid JSON-RPC request; None for anything else (not JSON, no id,
-    or a response to the server, which is never answered)."""
-    msg = message(line)
-    if msg is None or id_key(msg.get("id")) is None or "result" in msg or "error" in msg:
+    """The error answer to `line`, which the SDK cannot read as a message and drops without
+    a word (JSON-RPC 2.0 answers each of these): a line that is no JSON, "Parse error" with
+    id null; a request with an id (a whole number or a string), "Invalid Request" with its
+    id; JSON that is no message (a number, `{}`, an object with neither a usable id nor a
+    method), "Invalid Request" with id null. None for what is never answered: a blank line,
+    a notification (a string method and no usable id) and a response to the server."""
+    if not line.strip():
         return None
-    answer = {"jsonrpc": "2.0", "id": msg["id"], "error": {
-        "code": INVALID_REQUEST, "message": 'Invalid Request: a JSON-RPC 2.0 request has '
-        '"jsonrpc": "2.0", a string "method" and, when given, "params" as an object'}}
-    return json.dumps(answer).encode("utf-8") + b"\n"
+    try:  # as the SDK reads the line: UTF-8, undecodable bytes replaced
+        msg = pydantic_core.from_json(line.decode("utf-8", "replace"))
+    except ValueError as exc:
+        return error_line(None, PARSE_ERROR, one_line(
+            f"Parse error: the line is not JSON ({exc}); send one JSON-RPC message (an "
+            "object) or a batch of them (an array) per line"))
+    if isinstance(msg, dict) and ("result" in msg or "error" in msg):
+        return None
+    ident = id_key(msg.get("id")) if isinstance(msg, dict) else None
+    if ident is None and isinstance(msg, dict) and isinstance(msg.get("method"), str):
+        return None
+    return error_line(msg["id"] if ident is not None else None, INVALID_REQUEST,
+                      'Invalid Request: a JSON-RPC 2.0 request has "jsonrpc": "2.0", a string '
+                      '"method" and, when given, "params" as an object')
 
 
 NOT_A_MESSAGE = {"jsonrpc": "2.0", "id": None, "error": {
@@ -384,11 +412,9 @@ class Wire:
         A request with an id that the SDK cannot read as a message (params a string, a
         list or a number, no "jsonrpc": "2.0", a method that is no string) it drops without
         a word, and the client waited for ever: returns the error answer for it instead."""
-        if b'"id"' not in line and b"cancelled" not in line:
-            return None  # a notification: nothing to answer
-        try:
-            msg = self.adapter.validate_json(line, by_name=False)
-        except ValueError:  # the SDK refuses it (without an answer)
+        try:  # the SDK's reading: UTF-8, undecodable bytes replaced
+            msg = self.adapter.validate_json(line.decode("utf-8", "replace"), by_name=False)
+        except ValueError:  # the SDK drops it without an answer
             return refusal(line)
         done: list[Batch] = []
         with self.changed:

@@ -60,6 +60,17 @@ _CJK_LETTER = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff
 _AFTER_NUMBER = " \t:：-–—.．、"
 
 
+
+def other_script(a: str, b: str) -> bool:
+    """Whether one of `a` and `b` is written in a CJK script and the other is not: the same
+    name in two languages, not two names."""
+    return bool(_CJK_LETTER.search(a)) != bool(_CJK_LETTER.search(b))
+
+
+def heading_words(heading: str) -> str:
+    """A heading's words without its section number, `norm`ed: "3.2 风险等级表" -> "风险等级表"."""
+    return _NUMBERED.sub("", norm(heading), count=1).strip(_AFTER_NUMBER)
+
 def as_one_path(heading_path: str | list[str] | tuple[str, ...] | None
                 ) -> str | list[str] | tuple[str, ...] | None:
     """`heading_path`, or a list one of whose parts holds a ' > ' as the one string its parts
