@@ -193,7 +193,8 @@ def test_diff_trees_reads_many_pairs_and_any_file_name_in_one_process(tmp_path: 
 def test_approve_and_diff_of_a_listed_draft_name_its_branch(tmp_path: Path, monkeypatch) -> None:
     """`kb review pending` lists a draft by its path; `kb review approve`/`diff` of that path
     on the reviewer's branch said only "no such document" (`approve`: "neither committed
-    nor on disk"). They now name the draft's branch as `git switch` takes it, a fetched
+    nor on disk"), `kb history` "no commits touch this document (untracked or
+    misspelt?)". They now name the draft's branch as `git switch` takes it, a fetched
     one's (remote `team/origin`) too, and that command works."""
     field = make_repo(tmp_path / "field")
     bare = tmp_path / "shared.git"
@@ -208,7 +209,8 @@ def test_approve_and_diff_of_a_listed_draft_name_its_branch(tmp_path: Path, monk
     mine = report(reviewer, "水泵漏水", "密封处漏水。")
     monkeypatch.chdir(reviewer)
     for draft in (filed, mine):
-        for command in (["review", "approve", draft.path], ["review", "diff", draft.path]):
+        for command in (["review", "approve", draft.path], ["review", "diff", draft.path],
+                        ["history", draft.path]):
             result = CliRunner().invoke(main, command)
             assert result.exit_code != 0 and result.output.count("\n") == 1, result.output
             assert result.output.rstrip().endswith(
