@@ -339,6 +339,8 @@ def doc_rel(cfg: Config, doc: str) -> str:
     for a directory (`git log` would take it, and show its documents' history as if it were
     one document's) and for a path outside the knowledge base (an absolute path was taken
     as relative to the root, and reported as a nested repository)."""
+    if not doc.strip():  # `kb review approve "$DOC"` with DOC unset: Path("") is the cwd
+        raise UsageError(f"{doc!r}: an empty path, not a document; name one Markdown file")
     p = Path(doc)
     inside: list[str] = []
     linked_out = False  # named below the root, but a symlink (or one above it) leads out

@@ -121,6 +121,17 @@ def test_a_rename_in_a_monorepo_names_the_new_path_from_the_kb_root(tmp_path: Pa
     assert f"(as {OLD})" in out and "docs/kb/" not in out, out
 
 
+@pytest.mark.parametrize("command", [("history",), ("review", "diff"), ("review", "approve")])
+@pytest.mark.parametrize("typed", ["", " "])
+def test_an_empty_path_is_no_document(kb: Path, monkeypatch, command: tuple[str, ...],
+                                      typed: str) -> None:
+    """`kb review approve "$DOC"` with DOC unset: it was ": a directory, not a document"
+    (the empty path is the current folder), or " : no such document"."""
+    code, out = kb_cli(kb / "knowledge", monkeypatch, *command, typed)
+    assert code == 2 and out == (f"kb: error: {typed!r}: an empty path, not a document; "
+                                 "name one Markdown file\n"), out
+
+
 @pytest.mark.parametrize("where, typed", [(".", "knowledge/秘密.md"), ("knowledge", "秘密.md")])
 @pytest.mark.parametrize("command", [("history",), ("review", "diff"), ("review", "approve")])
 def test_a_link_leading_out_is_named_a_link(kb: Path, monkeypatch, where: str, typed: str,
