@@ -339,12 +339,17 @@ def doc_rel(cfg: Config, doc: str) -> str:
     for a directory (`git log` would take it, and show its documents' history as if it were
     one document's) and for a path outside the knowledge base (an absolute path was taken
     as relative to the root, and reported as a nested repository)."""
+    if not doc.strip():  # `kb review approve "$DOC"` with DOC unset: Path("") is the cwd
+        raise UsageError(f"{doc!r}: an empty path, not a document; name one Markdown file")
     p = Path(doc)
     inside: list[str] = []
+    linked_out = False  # named below the root, but a symlink (or one above it) leads out
     for cand in (p if p.is_absolute() else Path.cwd() / p, cfg.root / p):
         try:
             rel = cand.resolve().relative_to(cfg.root.resolve()).as_posix()
         except ValueError:
+            linked_out = linked_out or Path(os.path.abspath(cand)).is_relative_to(
+                os.path.abspath(cfg.root))
             continue
         # as the directory spells it: typed composed for a name macOS wrote decomposed
         # (NFD), or the reverse, is the name git recorded
@@ -355,10 +360,14 @@ def doc_rel(cfg: Config, doc: str) -> str:
             break
         inside.append(rel)
     else:
+        known = next((r for r in dict.fromkeys(inside) if in_history(cfg.root, r)), None)
+        if linked_out and known is None:
+            raise UsageError(f"{doc}: a symbolic link leading outside the knowledge base "
+                             f"{cfg.root}; kb reads no document outside it")
         if not inside:
             raise UsageError(f"{doc}: not inside the knowledge base {cfg.root}; name a "
                              "document below it")
-        rel = next((r for r in dict.fromkeys(inside) if in_history(cfg.root, r)), inside[0])
+        rel = known or inside[0]
     if (folder := nested_repo(cfg.root, rel)) is not None:
         raise KbError(in_nested_repo(folder), path=rel)
     return rel

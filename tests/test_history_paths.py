@@ -119,3 +119,34 @@ def test_a_rename_in_a_monorepo_names_the_new_path_from_the_kb_root(tmp_path: Pa
     assert [c["path"] for c in commits] == [NEW, NEW, OLD]
     code, out = kb_cli(top / "docs/kb", monkeypatch, "history", NEW)
     assert f"(as {OLD})" in out and "docs/kb/" not in out, out
+
+
+@pytest.mark.parametrize("command", [("history",), ("review", "diff"), ("review", "approve")])
+@pytest.mark.parametrize("typed", ["", " "])
+def test_an_empty_path_is_no_document(kb: Path, monkeypatch, command: tuple[str, ...],
+                                      typed: str) -> None:
+    """`kb review approve "$DOC"` with DOC unset: it was ": a directory, not a document"
+    (the empty path is the current folder), or " : no such document"."""
+    code, out = kb_cli(kb / "knowledge", monkeypatch, *command, typed)
+    assert code == 2 and out == (f"kb: error: {typed!r}: an empty path, not a document; "
+                                 "name one Markdown file\n"), out
+
+
+@pytest.mark.parametrize("where, typed", [(".", "knowledge/秘密.md"), ("knowledge", "秘密.md")])
+@pytest.mark.parametrize("command", [("history",), ("review", "diff"), ("review", "approve")])
+def test_a_link_leading_out_is_named_a_link(kb: Path, monkeypatch, where: str, typed: str,
+                                            command: tuple[str, ...]) -> None:
+    """A document in knowledge/ that is a symlink leading out of the knowledge base is
+    refused as that, in one line: it was "not inside the knowledge base;
+    name a document below it" (named from the root) or "no commits touch this document
+    (untracked or misspelt?)" (named from knowledge/), of a path the user had typed below
+    it, so the link went unseen."""
+    secret = kb.parent / "secret"
+    secret.mkdir()
+    (secret / "x.md").write_text(doc_text(), encoding="utf-8")
+    (kb / "knowledge" / "秘密.md").symlink_to(secret / "x.md")
+    code, out = kb_cli(kb / where, monkeypatch, *command, typed)
+    assert code == 2 and out.count("\n") == 1, out
+    assert out == (f"kb: error: {typed}: a symbolic link leading outside the knowledge base "
+                   f"{kb}; kb reads no document outside it\n"), out
+    assert (secret / "x.md").read_text(encoding="utf-8") == doc_text()

@@ -188,3 +188,35 @@ def test_diff_trees_reads_many_pairs_and_any_file_name_in_one_process(tmp_path: 
         found = diff_trees(repo, [(second, base), (first, None), (base, base)],
                            "--diff-filter=AM", "--", "*.md")
     assert found == {second: sorted(odd), first: sorted(odd), base: []}
+
+
+def test_approve_and_diff_of_a_listed_draft_name_its_branch(tmp_path: Path, monkeypatch) -> None:
+    """`kb review pending` lists a draft by its path; `kb review approve`/`diff` of that path
+    on the reviewer's branch said only "no such document" (`approve`: "neither committed
+    nor on disk"), `kb history` "no commits touch this document (untracked or
+    misspelt?)". They now name the draft's branch as `git switch` takes it, a fetched
+    one's (remote `team/origin`) too, and that command works."""
+    field = make_repo(tmp_path / "field")
+    bare = tmp_path / "shared.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(field, "push", "-q", str(bare), "main")
+    filed = report(field, "Pump leak", "Seal leaks after 200 h.")
+    git(field, "push", "-q", str(bare), filed.branch)
+    reviewer = tmp_path / "reviewer"
+    git(tmp_path, "clone", "-q", "-b", "main", "-o", "team/origin", str(bare), str(reviewer))
+    git(reviewer, "config", "user.email", "reviewer@ex.org")
+    git(reviewer, "config", "user.name", "Reviewer")
+    mine = report(reviewer, "水泵漏水", "密封处漏水。")
+    monkeypatch.chdir(reviewer)
+    for draft in (filed, mine):
+        for command in (["review", "approve", draft.path], ["review", "diff", draft.path],
+                        ["history", draft.path]):
+            result = CliRunner().invoke(main, command)
+            assert result.exit_code != 0 and result.output.count("\n") == 1, result.output
+            assert result.output.rstrip().endswith(
+                f"; it is a draft on branch {draft.branch}: review it there (git switch "
+                f"{draft.branch}) or after its pull request is merged"), result.output
+    result = CliRunner().invoke(main, ["review", "diff", "knowledge/nope.md"])
+    assert result.output == "kb: error: knowledge/nope.md: no such document\n", result.output
+    git(reviewer, "switch", "-q", filed.branch)  # as said: a tracking branch of the fetched one
+    assert (reviewer / filed.path).is_file()

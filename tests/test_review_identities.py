@@ -168,3 +168,19 @@ def test_verified_by_a_name_alone_says_it_names_no_address(kb: KB) -> None:
     finding = next(f for f in kb.check() if f.code == "review-not-reviewer")
     assert finding.message.startswith(
         f"verified_by 李明 names no email address for {DOC} (reviewers: li.ming@ex.org, ")
+
+
+@pytest.mark.parametrize("by, kind, example", [
+    ("[li.ming@ex.org]", "list", "li.ming@ex.org"),
+    ("[李明 <li.ming@ex.org>, wang.fang@ex.org]", "list", "李明 <li.ming@ex.org>"),
+    ("{li.ming: ex.org}", "dict", "li.ming@ex.org"), ("12345", "int", "li.ming@ex.org")])
+def test_verified_by_not_written_as_text_is_one_finding(kb: KB, by: str, kind: str,
+                                                        example: str) -> None:
+    """`verified_by: [li.ming@ex.org]` (a list, as tags are written) by the reviewer's own
+    commit was two findings that misread it: "verified_by ['li.ming@ex.org'] is not a
+    reviewer" and a missing "Reviewed-by: Name <['li.ming@ex.org']>" trailer."""
+    kb.put(doc_text(verified=True, by=by, at=NOW), "审核", LI, NOW)
+    findings = kb.check()
+    assert [(f.code, f.line) for f in findings] == [("review-not-reviewer", 8)], findings
+    assert findings[0].message == (f"verified_by must be one reviewer's email, written as "
+                                   f"text (verified_by: {example}), not a {kind}")

@@ -95,3 +95,44 @@ def test_verification_slips_are_caught_and_reviews_kept(tmp_path: Path) -> None:
         dist, f"{G}/embeds.md") if "MALICIOUS" in t]
     assert shipped and not any(v for _t, v in verified_chunks(dist, f"{G}/note.md"))
     assert not verified_chunks(dist, f"{G}/embeds.md")
+
+
+def test_a_link_to_a_verified_document_carries_no_review(tmp_path: Path) -> None:
+    """A symbolic link in knowledge/ to a reviewed document (and one in another reviewers'
+    folder) shows the reviewed text, front matter and all, but Git holds only the link's
+    history: served as unverified, and every tool says why at the link's `verified` line
+    (it said "verified: true without verified_by" beside the verified_by line, and `kb
+    review pending` "changed since verification", a lapse no approval could clear)."""
+    repo = make_repo(tmp_path / "repo", docs={f"{G}/seal.md": doc("泵 seal")})
+    commit(repo, ALICE, "policy", {"kb.toml": toml([REV])})
+    commit(repo, REV, "review", {f"{G}/seal.md": doc("泵 seal", REV)})
+    (repo / "knowledge" / "other").mkdir()
+    for link, target in (("alias.md", "seal.md"), ("../other/密封.md", "../general/seal.md")):
+        (repo / G / link).symlink_to(target)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "links", who=MALLORY)
+    home = tmp_path / "home"
+    line = doc("泵 seal", REV).splitlines().index("verified: true") + 1
+
+    lapsed = lapsed_docs(repo, home)
+    assert set(lapsed) == {"general/alias.md", "other/密封.md"}, lapsed
+    assert lapsed["general/alias.md"].startswith(f"a symbolic link to {G}/seal.md: "), lapsed
+    assert lapsed["other/密封.md"].startswith(f"a symbolic link to {G}/seal.md: "), lapsed
+    dist = repo / "dist"
+    assert verified_chunks(dist, f"{G}/seal.md") and all(
+        v == 1 for _t, v in verified_chunks(dist, f"{G}/seal.md"))
+    assert not any(v for _t, v in verified_chunks(dist, f"{G}/alias.md"))
+
+    res = kb(repo, "check", "--json", home=home)
+    warned = {(f["path"], f["line"]): f["message"] for f in json.loads(res.stdout)
+              if f["code"] == "verification-lapsed"}
+    assert set(warned) == {(f"{G}/alias.md", line), ("knowledge/other/密封.md", line)}, warned
+    message = warned[(f"{G}/alias.md", line)]
+    assert "symbolic link to knowledge/general/seal.md" in message
+    assert "without verified_by" not in message and "approves it again" not in message
+
+    res = kb(repo, "review", "pending", "--json", home=home)
+    waiting = {e["doc"]: (e["reason"], e["line"]) for e in json.loads(res.stdout)
+               if e["doc"] != "knowledge/good.md"}  # never verified
+    assert waiting == {f"{G}/alias.md": ("verification-lapsed", line),
+                       "knowledge/other/密封.md": ("verification-lapsed", line)}, waiting

@@ -39,6 +39,7 @@ from kbtools.provenance import (
     state_at,
     state_from_text,
 )
+from kbtools.review.drafts import on_draft_branch
 from kbtools.review.lapse import review_coverage
 from kbtools.review.lineage import scan
 from kbtools.review.policy import reviewers_for, trusted_mailmap
@@ -198,7 +199,8 @@ def plan_approval(cfg: Config, repo: git.Repo, head: CommitInfo, doc: str, who: 
     gpath = git_prefix(repo, cfg.root) + rel
     state = state_at(repo, head.sha, gpath)
     if state is None and not (cfg.root / rel).exists():
-        raise ReviewError("no such document: neither committed nor on disk", path=rel)
+        raise ReviewError("no such document: neither committed nor on disk"
+                          + on_draft_branch(repo, gpath), path=rel)
     if state is None:
         raise ReviewError("not committed: its author must commit it before review", path=rel)
     if repo.git.status("--porcelain", "--", literal(gpath)).strip():

@@ -8,7 +8,15 @@ from typing import Any
 from kbtools.config import Config
 from kbtools.corpus import read_doc
 from kbtools.errors import KbError, ReviewError
-from kbtools.provenance import DocChange, DocState, doc_rel, git_prefix, require_repo
+from kbtools.provenance import (
+    DocChange,
+    DocState,
+    doc_rel,
+    git_prefix,
+    open_repo,
+    require_repo,
+)
+from kbtools.review.drafts import on_draft_branch
 from kbtools.review.lineage import scan
 from kbtools.review.verification import (
     approved_other_content,
@@ -33,7 +41,11 @@ def review_diff(cfg: Config, doc: str) -> dict[str, Any]:
     rel = doc_rel(cfg, doc)
     path = cfg.root / rel
     if not path.is_file():
-        raise KbError("no such document", path=rel)
+        said = ""
+        if (here := open_repo(cfg.root)) is not None:
+            with here:
+                said = on_draft_branch(here, git_prefix(here, cfg.root) + rel)
+        raise KbError("no such document" + said, path=rel)
     nc = non_content_fields(cfg)
     repo = require_repo(cfg.root)
     with repo:

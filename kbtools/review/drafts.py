@@ -104,6 +104,32 @@ def waiting_drafts(repo: git.Repo, knowledge_prefix: str, root_prefix: str
     return out
 
 
+def drafts_holding(repo: git.Repo, gpath: str) -> list[str]:
+    """The draft branches HEAD does not hold whose tip has the document `gpath` (a Git
+    path), named as `git switch` takes them (`origin/draft/x` as `draft/x`). Why: `kb
+    review pending` lists a draft by its path, and `kb review approve`/`diff` of that path
+    said only "no such document" on the reviewer's branch."""
+    head = repo.git.rev_parse("--verify", "--quiet", "HEAD^{commit}", with_exceptions=False)
+    refs = draft_refs(repo, not_in=head or None)
+    held = read_blobs(repo, [f"{tip}:{gpath}" for _, tip in refs])
+    remotes = remote_names(repo)
+    local = {name for name, _ in refs if name.startswith(DRAFT_BRANCHES)}
+    return list(dict.fromkeys(
+        name if name in local else remote_branch("refs/remotes/" + name, remotes)
+        for (name, _), data in zip(refs, held, strict=True) if data is not None))
+
+
+def on_draft_branch(repo: git.Repo, gpath: str) -> str:
+    """What to say of a document the reviewer's checkout lacks: the draft branch that has
+    it and how to review it there (empty when no draft branch has it)."""
+    branches = drafts_holding(repo, gpath)
+    if not branches:
+        return ""
+    more = f" (and {len(branches) - 1} more draft branches)" if len(branches) > 1 else ""
+    return (f"; it is a draft on branch {branches[0]}{more}: review it there (git switch "
+            f"{branches[0]}) or after its pull request is merged")
+
+
 def draft_bases(repo: git.Repo, head: str, tips: list[str], commits: dict[str, CommitInfo]
                 ) -> dict[str, str | None]:
     """Each tip's merge base with `head` (None when they share no commit, and for every tip

@@ -27,6 +27,7 @@ from kbtools.provenance import (
     require_repo,
     resolve_commit,
 )
+from kbtools.review.drafts import on_draft_branch
 from kbtools.review.lineage import scan
 from kbtools.review.recent import RecentChange, recent_doc_changes
 from kbtools.review.verification import (
@@ -108,6 +109,8 @@ def doc_history(root: Path, doc: str, non_content: frozenset[str], rev: str = "H
             if (lineage := scan(repo, start, work_tree=False)) is not None:
                 changes = reviewed_changes(repo, start, path, non_content, lineage)
         if not changes:
+            if said := on_draft_branch(repo, path):
+                raise KbError("no commit on this branch touches this document" + said, path=doc)
             raise KbError("no commits touch this document (untracked or misspelt?)", path=doc)
         changes += earlier_lives(repo, changes[-1], non_content)
         moved = renamed_away(repo, changes, prefix)

@@ -225,6 +225,8 @@ def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
     judges many documents (the history read once)."""
     if (folder := nested_repo(cfg.root, rel)) is not None:
         return unchecked(rel, in_nested_repo(folder))
+    if (target := linked_document(cfg.root, rel)) is not None:
+        return ReviewCoverage(rel, reason=linked_reason(target))
     if lineage is None and is_shallow(repo):  # a shallow clone has no lineage
         return unchecked(rel, SHALLOW)
     # the history read for this document alone: its names on every line (`scan`)
@@ -285,6 +287,31 @@ def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
     return ReviewCoverage(rel, review, changed=changed,
                           deleted=tuple(p for p in deleted if p >= body_line),
                           reviewed_text=reviewed_text, latest=latest)
+
+
+def linked_document(root: Path, rel: str) -> str | None:
+    """What document `rel` (relative to `root`) is a symbolic link to, as a path relative to
+    the root (or the link's own target text when it leads outside it), or None for a
+    document of its own. Why: Git holds a link's history (the target's name), never its
+    text's, so no review of the text it shows is a review of the link; judged as a
+    document, its history read as front matter said "verified: true without verified_by"
+    beside the very line that names its reviewer, `kb review pending` said "changed since
+    verification", and `kb review approve` (which approves the target) said "nothing changed
+    since": a lapse no reviewer could clear."""
+    path = root / rel
+    if not os.path.islink(path):
+        return None
+    real, top = os.path.realpath(path), os.path.realpath(root)
+    if real == top or not real.startswith(top.rstrip(os.sep) + os.sep):
+        return os.readlink(path)
+    return Path(os.path.relpath(real, top)).as_posix()
+
+
+def linked_reason(target: str) -> str:
+    """Why a symbolic link to a document is never served as verified."""
+    return (f"a symbolic link to {target}: a review covers a document's own file, never a "
+            f"link to one; link to {target} in Markdown instead, or commit a copy of its own "
+            "and have it reviewed (kb review approve COPY)")
 
 
 def _moved_from(repo: git.Repo, gpath: str, lineage: Lineage | None) -> str | None:

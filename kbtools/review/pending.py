@@ -14,7 +14,7 @@ from kbtools.gitbatch import batched
 from kbtools.pathspecs import literal
 from kbtools.provenance import git_prefix, open_repo
 from kbtools.review.drafts import waiting_drafts
-from kbtools.review.lapse import review_coverage
+from kbtools.review.lapse import linked_document, review_coverage
 from kbtools.review.lineage import Lineage, histories_of, scan
 from kbtools.review.verification import (
     covered_changes,
@@ -116,8 +116,8 @@ def awaiting(repo: git.Repo, cfg: Config, src: SourceDoc, gpath: str,
             review_coverage(repo, cfg, src.rel, src.text, lineage=lineage)
         if cov is None:
             reason = "history-missing"
-        elif waiting:
-            reason = "changed-since-verification"
+        elif waiting and linked_document(cfg.root, src.rel) is None:  # a link's history
+            reason = "changed-since-verification"  # is its target's name, not its text
         elif cov.covers_all():
             return None
         else:  # `kb check` says verification-lapsed: a review that does not hold

@@ -164,7 +164,15 @@ def doc_breaches(path: str, head: DocState, changes: list[DocChange], reviewers:
     """The rules `judge_doc` applies, as (front-matter key, code, message): the key lets a
     caller judging another text of the document (`kb check`, the work tree) name the line
     that key has there."""
-    by = mapped(mailmap or {}, "", str(head.meta.get("verified_by") or ""))
+    raw = head.meta.get("verified_by")
+    if raw is not None and not isinstance(raw, str):
+        # `[rita@ex.org]`, a number: one finding, not "verified_by ['rita@ex.org'] is not a
+        # reviewer" and a missing "Reviewed-by: Name <['rita@ex.org']>" trailer
+        said = [x for x in raw if isinstance(x, str)] if isinstance(raw, list) else []
+        return [("verified_by", "review-not-reviewer", "verified_by must be one reviewer's "
+                 f"email, written as text (verified_by: {(said or reviewers or ['EMAIL'])[0]})"
+                 f", not a {type(raw).__name__}")]
+    by = mapped(mailmap or {}, "", str(raw or ""))
     breaches = reviewer_breaches(path, by, reviewers)
     v = last_verification(changes)
     cut = cut_short(changes, v)
