@@ -296,3 +296,53 @@ def test_kb_query_engine_reads_the_record_once_per_publication(signed, milvus): 
             run()  # incomplete, as without the record kept
     finally:
         eng.close()
+
+
+def test_kb_query_engine_release_reads_what_tells_releases_once_per_publication(
+        signed, milvus):  # noqa: F811
+    """`kb query --engine … --commit C` (and `--release TAG` where the engine holds the tag
+    twice) read the manifest of every release it might name from the engine on every run,
+    to find the commit each was built from: a run is one process, and what a server keeps
+    per publication (`Seen`) went with it. A run now keeps it beside the release's local
+    copy, for that publication: the next run reads no ``__meta``; a release published
+    again into its collection is read anew, with its own commit."""
+    dev, _ = signed
+    url = _published(milvus, "asked_commits", dev, (1, 2, 3))
+    local = {n: _cited(_query("--index", str(_rel(dev, n)))[1]) for n in (1, 2)}
+
+    def run(**asked: str) -> tuple[tuple[str, list[str]], int]:
+        """One run's answer (as `kb query --engine` opens it) and its ``__meta`` reads."""
+        reader = EngineReader(connect_url(url))
+        counted = reader.engine.client = _MetaReads(reader.engine.client)
+        try:
+            got = tool_search(Context(opener=reader.current), QUESTION, **asked)
+        finally:
+            reader.engine.close()
+        return (got["release"]["tag"], [r["doc"] for r in got["results"]]), counted.reads
+
+    by_commit = {"commit": _commit(dev, 1)[:10]}
+    got, reads = run(**by_commit)
+    assert got == local[1] and reads > 0
+    assert run(**by_commit) == (local[1], 0)  # what tells the releases apart kept
+    got, reads = run(commit=_commit(dev, 2)[:10])
+    assert got == local[2] and reads > 0  # kb-r2's own record, opened the first time
+    assert run(commit=_commit(dev, 2)[:10]) == (local[2], 0)
+    assert run(release="kb-r1", **by_commit) == (local[1], 0)
+    eng = connect_url(url)
+    try:
+        r1 = next(r for r in eng.releases() if r["tag"] == "kb-r1")["collection"]
+        seen = cache_dir(eng, r1) / ".seen.json"
+        record = json.loads(seen.read_bytes())
+        record["parts"]["manifest"] = record["parts"]["manifest"].replace(
+            _commit(dev, 1), _commit(dev, 2))  # another commit: not the manifest published
+        seen.write_text(json.dumps(record), encoding="utf-8")
+        got, reads = run(**by_commit)
+        assert got == local[1] and reads > 0  # read again from the engine
+        assert run(**by_commit) == (local[1], 0)
+        eng.call("dropping", "drop_collection", r1 + "__meta")
+        assert publish(eng, check_release(_rel(dev, 1))).changed  # published again
+    finally:
+        eng.close()
+    got, reads = run(**by_commit)
+    assert got == local[1] and reads > 0  # its new publication read anew
+    assert run(**by_commit) == (local[1], 0)

@@ -26,6 +26,12 @@ is read anew —, only beside a complete copy of the files (the markers), and on
 engine still holds the ``__meta`` it copies (a release whose record is gone is incomplete,
 and its readers are told so as before).
 
+What telling releases apart reads of a release (`kbtools.engine.lineage.Seen`: its manifest,
+which names the commit it was built from, and its signer) is kept the same way, per
+publication (``.seen.json``, `kept_seen`): `kb query --engine … --commit C` (or ``--release
+TAG`` where the engine holds the tag twice) read the manifest of every release it might
+name on every run. A kept manifest is used only while it hashes to the publication's.
+
 A copy is removed once its collection is gone from the engine (`forget_gone`, when a reader
 opens the release an alias moved to): pruned by ``keep`` or dropped, no reader can search
 it, and an app host following the alias kept every release's copy it ever served.
@@ -59,6 +65,7 @@ from kbtools.index.manifest import path_problem
 
 SOURCES_DONE = ".complete"
 PARTS_KEPT = ".parts.json"  # the ``__meta`` record read, of one publication (`kept_parts`)
+SEEN_KEPT = ".seen.json"  # what `lineage.Seen` read of one publication (`kept_seen`)
 WRITTEN_OUT = ("sources", "files")  # parts the copy holds as files, not in PARTS_KEPT
 FILES_DONE = ".files-complete"
 SOURCE_DIR_REL = f"{DATA_DIR}/{SOURCE_DIR}"
@@ -194,6 +201,38 @@ def keep_parts(engine: Engine, collection: str, props: dict[str, str],
         root.mkdir(parents=True, exist_ok=True)
         atomic_write_beneath(root, PARTS_KEPT,
                              json.dumps(record, ensure_ascii=False).encode("utf-8"))
+    except OSError:
+        pass
+
+
+def kept_seen(engine: Engine, collection: str, publication: list[Any]) -> dict[str, str]:
+    """The parts of `collection` (``manifest``, ``signer``) a reader kept of the publication
+    `publication` ([manifest hash, time marked complete]: `lineage.stamp`), by name; none
+    when it kept none of it, or a manifest that does not hash to the publication's."""
+    try:
+        record = json.loads((cache_dir(engine, collection) / SEEN_KEPT).read_bytes())
+    except (OSError, ValueError):  # none kept, or cut short: read from the engine
+        return {}
+    parts = record.get("parts") if isinstance(record, dict) else None
+    if record.get("publication") != publication or not isinstance(parts, dict):
+        return {}
+    kept = {k: v for k, v in parts.items() if isinstance(k, str) and isinstance(v, str)}
+    text = kept.get("manifest")
+    if text is not None and hashlib.sha256(text.encode("utf-8")).hexdigest() != publication[0]:
+        del kept["manifest"]
+    return kept
+
+
+def keep_seen(engine: Engine, collection: str, publication: list[Any], part: str,
+              text: str) -> None:
+    """Keep `part` of `collection`, read of `publication`, for the next reader
+    (`kept_seen`); nothing when it cannot be written."""
+    parts = {**kept_seen(engine, collection, publication), part: text}
+    root = cache_dir(engine, collection)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        atomic_write_beneath(root, SEEN_KEPT, json.dumps(
+            {"publication": publication, "parts": parts}, ensure_ascii=False).encode("utf-8"))
     except OSError:
         pass
 

@@ -29,7 +29,9 @@ rollback from a named release go back to one (asked of the working directory's r
 A server (`kb serve --engine`, `kb mcp --engine`) asks `served_releases` on every look at
 its releases (the release page, a search asking for an earlier release); what it reads of
 each release (the served one's manifest and signer, another's commit) is kept per
-publication (`Seen`, by `stamp`), not read from the engine again each time.
+publication (`Seen`, by `stamp`), not read from the engine again each time; and beside the
+release's local copy (`kbtools.engine.cache.kept_seen`), so a `kb query --engine` run —
+one process per question — does not read it again either.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.base_identity import named_once, shown
+from kbtools.engine.cache import keep_seen, kept_seen
 from kbtools.engine.milvus import P_BASE, P_TAG, Engine
 from kbtools.engine.parts import read_parts
 from kbtools.errors import EngineError
@@ -61,9 +64,12 @@ class Seen:
     from; its signer), kept per publication (`stamp`): read again only once the release is
     published again, let go once it is no longer listed. The one place a server knows which
     commit a publication names (`served_commit`), for `served_releases` and for a search
-    asking for a release by commit (`kbtools.engine.published.find_published`) alike."""
+    asking for a release by commit (`kbtools.engine.published.find_published`) alike. With
+    `engine`, what is read is also kept beside each release's local copy (`kept_seen`), for
+    the next process reading the same publication."""
 
-    def __init__(self) -> None:
+    def __init__(self, engine: Engine | None = None) -> None:
+        self.engine = engine
         self._lock = threading.Lock()
         self._stamps: dict[str, Stamp] = {}
         self._read: dict[tuple[Stamp, str], str | None] = {}
@@ -82,7 +88,13 @@ class Seen:
             key = (self._stamps[collection], part) if collection in self._stamps else None
             if key is not None and key in self._read:
                 return self._read[key]
-        got = reader()  # (outside the lock: a call to the engine)
+        engine = self.engine if key is not None else None
+        publication = [key[0][1], key[0][2]] if key is not None else []
+        got = kept_seen(engine, collection, publication).get(part) if engine else None
+        if got is None:
+            got = reader()  # (outside the lock: a call to the engine)
+            if engine is not None and got is not None:  # (none read: its record may return)
+                keep_seen(engine, collection, publication, part, got)
         if key is not None:
             with self._lock:
                 self._read[key] = got

@@ -190,6 +190,7 @@ def read_token(path: Path | None) -> str:
 
 
 AUTH_STATUSES = ("UNAUTHENTICATED", "PERMISSION_DENIED")
+SLOW = "the engine did not answer within"  # a call's deadline passed (`_reason`)
 AUTH_WORDS = ("auth", "permission den", "privilege", "credential")
 
 
@@ -216,7 +217,7 @@ def _reason(exc: BaseException, bound: float | None) -> str:
     if status is not None and status[0] in AUTH_STATUSES:
         return f"the engine refused the credentials ({status[0]}: {status[1]})"[:300]
     if status is not None and status[0] == "DEADLINE_EXCEEDED" and bound is not None:
-        return f"the engine did not answer within {bound:g} s (timeout)"
+        return f"{SLOW} {bound:g} s (timeout)"
     if status is not None and exc.__cause__ is None:  # gRPC's own error, not wrapped
         return f"{status[0]}: {status[1]}".rstrip(": ")
     text = str(getattr(exc, "message", "") or exc)
@@ -237,6 +238,11 @@ def engine_error(url: EngineUrl, exc: BaseException, doing: str,
         hint = ("is --engine the port of a Milvus server's gRPC API (default 19530)? another "
                 "service (or a Milvus older than its client, pymilvus, supports) answered "
                 "there")
+        key = "engine_unreachable"
+    elif text.startswith(SLOW):  # connected, then no answer in time: busy, not gone
+        hint = ("the server is up but overloaded or stalled (a large release just published "
+                "may still be loading): ask again in a moment; if it persists, check the "
+                "server's load and log, and the network")
         key = "engine_unreachable"
     elif "not ready" in low:  # Milvus starting or recovering: "service not ready" (code 1)
         hint = ("the engine is up but still starting or recovering: ask again in a moment "

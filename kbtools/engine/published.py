@@ -117,7 +117,7 @@ class EarlierReleases(Generic[K]):
         self.engine, self._opener = engine, opener
         self._lock = threading.Lock()
         self._open: dict[str, tuple[Stamp, K]] = {}
-        self._seen = Seen()  # what was read of each publication (`find_published`)
+        self._seen = Seen(engine)  # what was read of each publication (`find_published`)
 
     def find(self, served: str, commit: str | None, tag: str | None) -> K | str:
         """The release `tag`/`commit` names (`find_published`), opened, or one line saying

@@ -328,7 +328,7 @@ class EngineServedIndex(ServedIndex):
     def __init__(self, reader: EngineReader):
         super().__init__(None)
         self.reader = reader
-        self._seen = Seen()  # what the release page read of each publication
+        self._seen = Seen(reader.engine)  # what the release page read of each publication
 
     def device(self) -> Path | None:
         return None
