@@ -345,29 +345,51 @@ _SEP = "\x00"
 def match_levels(ids: Sequence[str], texts: Sequence[str], headings: Sequence[str],
                  parents: Sequence[Sequence[str]] | None = None) -> list[int]:
     """`match_level` of each text with its heading (and the headings above it, `parents`):
-    the same levels, but the texts and the headings that hold none of `ids` are found by
-    searching each side once, joined (`_Joined`), so that only those holding one or whose
-    heading path names a dotted key of `ids` are looked at one by one. A search asks this
-    of its 30-odd ranked chunks for a question with an identifier; most hold none."""
-    above = list(parents) if parents is not None else [()] * len(texts)
-    side = _Joined.of(ids, texts)
-    head = _Joined.of(ids, headings) if side is not None else None
-    if side is None or head is None:
-        return [match_level(ids, text, heading, up)
-                for text, heading, up in zip(texts, headings, above, strict=True)]
-    dotted = [i for i in ids if is_dotted_key(i)]
-    named = {i for i, heading in enumerate(headings)
-             if any(text_names(d, side.parts[i], heading, above[i]) for d in dotted)}
-    return [_level(ids, *side.part(i), *head.part(i), above[i])
-            if i in side.holders or i in head.holders or i in named else 0
-            for i in range(len(texts))]
+    `Batch(texts, headings, parents).levels(ids)`."""
+    return Batch(texts, headings, parents).levels(ids)
+
+
+class Batch:
+    """Texts with their headings (and the headings above them), normalised once for any
+    number of `levels` asked of them: a search asks the levels of its 30-odd ranked chunks
+    for all of its identifiers, then for each alone (`kbtools.query.specific.about_each`),
+    and most of the work is each side's `nfkc` and lower case, not the search."""
+
+    def __init__(self, texts: Sequence[str], headings: Sequence[str],
+                 parents: Sequence[Sequence[str]] | None = None):
+        self.texts, self.headings = list(texts), list(headings)
+        self.above = list(parents) if parents is not None else [()] * len(self.texts)
+        self._sides: tuple[_Joined | None, _Joined | None] | None = None
+
+    def sides(self) -> tuple[_Joined | None, _Joined | None]:
+        """The texts and the headings `_Joined`, each made on first use."""
+        if self._sides is None:
+            side = _Joined.of(self.texts)
+            self._sides = side, _Joined.of(self.headings) if side is not None else None
+        return self._sides
+
+    def levels(self, ids: Sequence[str]) -> list[int]:
+        """`match_level` of each text with its heading: the same levels, but the texts and
+        the headings that hold none of `ids` are found by searching each side once, joined
+        (`_Joined`), so that only those holding one or whose heading path names a dotted key
+        of `ids` are looked at one by one. Most of a search's ranked chunks hold none."""
+        side, head = self.sides() if not any(_SEP in i for i in ids) else (None, None)
+        texts, headings, above = self.texts, self.headings, self.above
+        if side is None or head is None:
+            return [match_level(ids, text, heading, up)
+                    for text, heading, up in zip(texts, headings, above, strict=True)]
+        dotted = [i for i in ids if is_dotted_key(i)]
+        named = {i for i, heading in enumerate(headings)
+                 if any(text_names(d, side.parts[i], heading, above[i]) for d in dotted)}
+        holders = side.holders(ids) | head.holders(ids) | named
+        return [_level(ids, *side.part(i), *head.part(i), above[i]) if i in holders else 0
+                for i in range(len(texts))]
 
 
 class _Joined:
     """Texts as one string of their `nfkc`s joined by `_SEP` (the full-width punctuation
     replaced in all at once, then the parts that are not NFKC normalised), lower-cased
-    once, and the positions of the texts that hold one of the identifiers as `_holds` finds
-    it in them (`holders`)."""
+    once."""
 
     def __init__(self, parts: list[str], joined: str, lowered: str):
         self.parts, self.joined, self.lowered = parts, joined, lowered
@@ -375,15 +397,13 @@ class _Joined:
         for text in parts:
             self.starts.append(at)
             at += len(text) + 1
-        self.holders: set[int] = set()
 
     @classmethod
-    def of(cls, ids: Sequence[str], texts: Sequence[str]) -> _Joined | None:
-        """The texts joined and searched for `ids`; None when the joined string cannot stand
-        for them: a text or an identifier holds `_SEP`, or a text holds one of
-        `ASCII_FOLDS` (`_holds` takes the regex for that text)."""
+    def of(cls, texts: Sequence[str]) -> _Joined | None:
+        """The texts joined; None when the joined string cannot stand for them: a text
+        holds `_SEP` or one of `ASCII_FOLDS` (`_holds` takes the regex for that text)."""
         joined = _SEP.join(texts)
-        if joined.count(_SEP) != max(len(texts) - 1, 0) or any(_SEP in i for i in ids):
+        if joined.count(_SEP) != max(len(texts) - 1, 0):
             return None
         for wide, narrow in _FULL_WIDTH:
             if wide in joined:
@@ -393,31 +413,34 @@ class _Joined:
                  for p in (joined.split(_SEP) if texts else [])]
         joined = _SEP.join(parts)
         lowered = _lowered(joined)
-        if lowered is None:
-            return None
-        self = cls(parts, joined, lowered)
-        for ident in ids:
-            self._search(ident)
-        return self
+        return None if lowered is None else cls(parts, joined, lowered)
 
-    def _search(self, ident: str) -> None:
+    def holders(self, ids: Sequence[str]) -> set[int]:
+        """The parts holding one of `ids` as `_holds` finds it in them (none holding
+        `_SEP`)."""
+        out: set[int] = set()
+        for ident in ids:
+            self._search(ident, out)
+        return out
+
+    def _search(self, ident: str, holders: set[int]) -> None:
         """Add the parts holding `ident` to `holders`: an ASCII identifier by substring and
         `_whole_token` (`_SEP` at a part's ends reads as the text's ends), any other by its
         regex (whose matches cannot cross `_SEP`)."""
         starts, joined, lowered = self.starts, self.joined, self.lowered
         if (spaced := spaced_parts(ident)) is not None:  # its key line (`_level`)
-            self.holders.update(bisect.bisect_right(starts, m.start()) - 1
-                                for m in key_line(*spaced).finditer(joined))
+            holders.update(bisect.bisect_right(starts, m.start()) - 1
+                           for m in key_line(*spaced).finditer(joined))
         if not ident.isascii():
-            self.holders.update(bisect.bisect_right(starts, m.start()) - 1
-                                for m in _pattern(ident).finditer(joined))
+            holders.update(bisect.bisect_right(starts, m.start()) - 1
+                           for m in _pattern(ident).finditer(joined))
             return
         low, n = ident.lower(), len(ident)
         at = lowered.find(low)
         while at >= 0:
             part = bisect.bisect_right(starts, at) - 1
             if _whole_token(joined, at, at + n):
-                self.holders.add(part)
+                holders.add(part)
                 at = lowered.find(low, starts[part + 1]) if part + 1 < len(starts) else -1
             else:
                 at = lowered.find(low, at + 1)
