@@ -260,6 +260,8 @@ def test_match_level_is_its_definition(ids, text, heading):
     (["4.3"], "", "4.3.1 节"), (["HX-260"], "", "`hx-260` 说明"),
     (["ab_e"], "", "ab_e 从 v5.0 版本开始引入"), (["ab_e"], "", "ab_e 示例"),
     (["ab_e"], "", "ſ_ab_e(x)"), (["ſab_e"], "", "ſab_e（已废弃）"),  # by the regex
+    (["E17", "e18"], "a\u2028k: E17\x85b：e18\r\nx", ""),  # lines as str.splitlines cuts them
+    (["E17", "HX-2"], "## HX-2 泵\nHX-2 E17\n代码：HX-2", "E17"),  # about the first, then held
 ])
 def test_match_level_edges_are_its_definition(ids, text, heading):
     assert identifiers.match_level(ids, text, heading) == reference_match_level(ids, text, heading)

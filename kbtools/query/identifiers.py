@@ -58,6 +58,7 @@ def _is_identifier(tok: str) -> bool:
                         or bool(re.fullmatch(r"[a-z]+:[a-z_]+", tok)))
 
 
+@lru_cache(maxsize=4096)  # asked of each identifier once per chunk that holds it
 def is_dotted_key(tok: str) -> bool:
     """A configuration key written with its sections, as TOML and YAML documentation names
     one (``raftstore.store-pool-size``, ``storage.block-cache.capacity``, ``server.port``):
@@ -288,9 +289,10 @@ def inner_headings(text: str) -> Iterator[tuple[int, str]]:
     if "#" not in text:
         return
     for line in text.splitlines():
-        level = len(line) - len(line.lstrip("#"))
-        if level and line[level:level + 1] == " ":
-            yield level, line[level:]
+        if line[:1] == "#":  # (most lines are none: looked at no further)
+            level = len(line) - len(line.lstrip("#"))
+            if line[level:level + 1] == " ":
+                yield level, line[level:]
 
 
 def match_level(ids: Sequence[str], text: str, heading: str = "",
@@ -308,9 +310,11 @@ def match_level(ids: Sequence[str], text: str, heading: str = "",
 
 def _level(ids: Sequence[str], text: str, lowered: str | None, heading: str,
            lowered_heading: str | None, parents: Sequence[str] = ()) -> int:
-    """`match_level` of a text and heading in NFKC already, with their `_lowered`."""
+    """`match_level` of a text and heading in NFKC already, with their `_lowered`. The
+    text's inner headings and lines with a colon are split once for all of `ids`."""
     held = about = 0
-    lines: list[str] | None = None
+    inner: list[str] | None = None
+    lines: list[tuple[str, str]] | None = None
     for ident in ids:
         if text_names(ident, text, heading, parents):  # where the documentation defines a key:
             held, about = held + 2, 1  # above a row or line that names it (``配置项: a.b``)
@@ -322,18 +326,31 @@ def _level(ids: Sequence[str], text: str, lowered: str | None, heading: str,
         if not _holds(ident, text, lowered) and not _holds(ident, heading, lowered_heading):
             continue
         held += 1
-        if about or _heads(ident, heading) or any(_heads(ident, title)
-                                                  for _, title in inner_headings(text)):
+        if inner is None and not about:
+            inner = [title for _, title in inner_headings(text)]
+        if about or _heads(ident, heading) or any(_heads(ident, title) for title in inner or ()):
             about = 1  # its own heading or a subsection's chunked with it begins with it
             continue
         # a line "key: ID" (only lines with a colon can be one)
         if lines is None:
-            lines = [line.strip() for line in text.splitlines() if ":" in line or "：" in line]
+            lines = _colon_lines(text, lowered)
         if lowered is not None and ident.isascii() and ident.strip(_QUOTES + " \t") == ident:
-            about = int(any(_is_key_line(ident, line) for line in lines))
+            low = ident.lower()  # (a key line ends with it: no line without it is one)
+            about = int(any(low in lower and _is_key_line(ident, line) for line, lower in lines))
         else:
-            about = int(any(_key_line(ident).fullmatch(line) for line in lines))
+            about = int(any(_key_line(ident).fullmatch(line) for line, _ in lines))
     return 2 * held + about if held else 0
+
+
+def _colon_lines(text: str, lowered: str | None) -> list[tuple[str, str]]:
+    """The text's lines holding a colon (":" or "："), stripped, each with its line of
+    `lowered` ("" when None): ``str.lower`` keeps every character but İ (which `_lowered`
+    refuses) one character, and a line break one, so the two split alike."""
+    if lowered is None:
+        return [(line.strip(), "") for line in text.splitlines() if ":" in line or "：" in line]
+    return [(line.strip(), lower) for line, lower in zip(text.splitlines(), lowered.splitlines(),
+                                                         strict=True)
+            if ":" in line or "：" in line]
 
 
 # Joins the texts `match_levels` searches at once: NFKC neither makes it of another character
