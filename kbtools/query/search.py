@@ -251,7 +251,8 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     exact = bool(wanted) and any(is_about(levels[h.num] if h.num in levels else
                                           identifier_level(wanted, rows[h.num])) for h in best)
     if exact and unknown:  # a dotted key named by a best hit's heading path is no unknown
-        named = named_keys(index, unknown, wanted, best, rows)
+        named = named_keys(index, unknown, wanted, best, rows,
+                           texts.texts if texts is not None else None)
         unknown = [t for t in unknown if t not in named]
     codes = [c for c in unknown_codes(index, text)  # E 99, as E99: a code the knowledge
              if not short_form_value("".join(c))]  # never mentions (RH 85 is a humidity)
