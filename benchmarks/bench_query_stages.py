@@ -82,6 +82,7 @@ STAGES: list[tuple[Any, str, str]] = [
     (search, "_levels", "identifier levels"),  # trees before kbtools.query.specific
     (search, "identifier_level", "identifier levels"),
     (search, "identifier_levels", "identifier levels"),
+    (search, "about_each", "identifier levels (each alone)"),  # a question naming 2-4
     (store.Store, "identifier_texts", "store texts (identifier levels)"),
     (search, "_distinct", "distinct"),
     (search, "_boost_vector", "routing boosts"),  # trees before kbtools.query.routing

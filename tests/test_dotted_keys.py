@@ -90,3 +90,17 @@ def test_a_dotted_key_finds_its_definition_first(config_index, question, key):
 def test_a_dotted_key_the_knowledge_does_not_define_stays_unknown(config_index):
     for q in ("tikv-client.grpc-foo-limit 是什么", "postgres.shared-buffers 默认值是多少"):
         assert search(open_index(config_index), q, k=3).no_answer, q
+
+
+def test_a_search_reads_its_hits_identifier_texts_once(config_index, monkeypatch):
+    """A dotted key never written whole: the ranked hits' texts, read for the identifier
+    levels, are not read again to find the best hit naming it (`keys.named_keys`)."""
+    index = open_index(config_index)
+    calls: list[list[int]] = []
+    texts = type(index.store).identifier_texts
+    monkeypatch.setattr(type(index.store), "identifier_texts",
+                        lambda store, nums: calls.append(list(nums)) or texts(store, nums))
+    res = search(index, "tikv-client.grpc-connection-count 是什么", k=3)
+    assert not res.no_answer and not res.filters.unknown_terms
+    hits = max(calls, key=len)
+    assert all(not set(c) & set(hits) for c in calls[calls.index(hits) + 1:]), calls

@@ -58,6 +58,7 @@ def _is_identifier(tok: str) -> bool:
                         or bool(re.fullmatch(r"[a-z]+:[a-z_]+", tok)))
 
 
+@lru_cache(maxsize=4096)  # asked of each identifier once per chunk that holds it
 def is_dotted_key(tok: str) -> bool:
     """A configuration key written with its sections, as TOML and YAML documentation names
     one (``raftstore.store-pool-size``, ``storage.block-cache.capacity``, ``server.port``):
@@ -288,9 +289,10 @@ def inner_headings(text: str) -> Iterator[tuple[int, str]]:
     if "#" not in text:
         return
     for line in text.splitlines():
-        level = len(line) - len(line.lstrip("#"))
-        if level and line[level:level + 1] == " ":
-            yield level, line[level:]
+        if line[:1] == "#":  # (most lines are none: looked at no further)
+            level = len(line) - len(line.lstrip("#"))
+            if line[level:level + 1] == " ":
+                yield level, line[level:]
 
 
 def match_level(ids: Sequence[str], text: str, heading: str = "",
@@ -308,9 +310,11 @@ def match_level(ids: Sequence[str], text: str, heading: str = "",
 
 def _level(ids: Sequence[str], text: str, lowered: str | None, heading: str,
            lowered_heading: str | None, parents: Sequence[str] = ()) -> int:
-    """`match_level` of a text and heading in NFKC already, with their `_lowered`."""
+    """`match_level` of a text and heading in NFKC already, with their `_lowered`. The
+    text's inner headings and lines with a colon are split once for all of `ids`."""
     held = about = 0
-    lines: list[str] | None = None
+    inner: list[str] | None = None
+    lines: list[tuple[str, str]] | None = None
     for ident in ids:
         if text_names(ident, text, heading, parents):  # where the documentation defines a key:
             held, about = held + 2, 1  # above a row or line that names it (``配置项: a.b``)
@@ -322,18 +326,31 @@ def _level(ids: Sequence[str], text: str, lowered: str | None, heading: str,
         if not _holds(ident, text, lowered) and not _holds(ident, heading, lowered_heading):
             continue
         held += 1
-        if about or _heads(ident, heading) or any(_heads(ident, title)
-                                                  for _, title in inner_headings(text)):
+        if inner is None and not about:
+            inner = [title for _, title in inner_headings(text)]
+        if about or _heads(ident, heading) or any(_heads(ident, title) for title in inner or ()):
             about = 1  # its own heading or a subsection's chunked with it begins with it
             continue
         # a line "key: ID" (only lines with a colon can be one)
         if lines is None:
-            lines = [line.strip() for line in text.splitlines() if ":" in line or "：" in line]
+            lines = _colon_lines(text, lowered)
         if lowered is not None and ident.isascii() and ident.strip(_QUOTES + " \t") == ident:
-            about = int(any(_is_key_line(ident, line) for line in lines))
+            low = ident.lower()  # (a key line ends with it: no line without it is one)
+            about = int(any(low in lower and _is_key_line(ident, line) for line, lower in lines))
         else:
-            about = int(any(_key_line(ident).fullmatch(line) for line in lines))
+            about = int(any(_key_line(ident).fullmatch(line) for line, _ in lines))
     return 2 * held + about if held else 0
+
+
+def _colon_lines(text: str, lowered: str | None) -> list[tuple[str, str]]:
+    """The text's lines holding a colon (":" or "："), stripped, each with its line of
+    `lowered` ("" when None): ``str.lower`` keeps every character but İ (which `_lowered`
+    refuses) one character, and a line break one, so the two split alike."""
+    if lowered is None:
+        return [(line.strip(), "") for line in text.splitlines() if ":" in line or "：" in line]
+    return [(line.strip(), lower) for line, lower in zip(text.splitlines(), lowered.splitlines(),
+                                                         strict=True)
+            if ":" in line or "：" in line]
 
 
 # Joins the texts `match_levels` searches at once: NFKC neither makes it of another character
@@ -345,29 +362,51 @@ _SEP = "\x00"
 def match_levels(ids: Sequence[str], texts: Sequence[str], headings: Sequence[str],
                  parents: Sequence[Sequence[str]] | None = None) -> list[int]:
     """`match_level` of each text with its heading (and the headings above it, `parents`):
-    the same levels, but the texts and the headings that hold none of `ids` are found by
-    searching each side once, joined (`_Joined`), so that only those holding one or whose
-    heading path names a dotted key of `ids` are looked at one by one. A search asks this
-    of its 30-odd ranked chunks for a question with an identifier; most hold none."""
-    above = list(parents) if parents is not None else [()] * len(texts)
-    side = _Joined.of(ids, texts)
-    head = _Joined.of(ids, headings) if side is not None else None
-    if side is None or head is None:
-        return [match_level(ids, text, heading, up)
-                for text, heading, up in zip(texts, headings, above, strict=True)]
-    dotted = [i for i in ids if is_dotted_key(i)]
-    named = {i for i, heading in enumerate(headings)
-             if any(text_names(d, side.parts[i], heading, above[i]) for d in dotted)}
-    return [_level(ids, *side.part(i), *head.part(i), above[i])
-            if i in side.holders or i in head.holders or i in named else 0
-            for i in range(len(texts))]
+    `Batch(texts, headings, parents).levels(ids)`."""
+    return Batch(texts, headings, parents).levels(ids)
+
+
+class Batch:
+    """Texts with their headings (and the headings above them), normalised once for any
+    number of `levels` asked of them: a search asks the levels of its 30-odd ranked chunks
+    for all of its identifiers, then for each alone (`kbtools.query.specific.about_each`),
+    and most of the work is each side's `nfkc` and lower case, not the search."""
+
+    def __init__(self, texts: Sequence[str], headings: Sequence[str],
+                 parents: Sequence[Sequence[str]] | None = None):
+        self.texts, self.headings = list(texts), list(headings)
+        self.above = list(parents) if parents is not None else [()] * len(self.texts)
+        self._sides: tuple[_Joined | None, _Joined | None] | None = None
+
+    def sides(self) -> tuple[_Joined | None, _Joined | None]:
+        """The texts and the headings `_Joined`, each made on first use."""
+        if self._sides is None:
+            side = _Joined.of(self.texts)
+            self._sides = side, _Joined.of(self.headings) if side is not None else None
+        return self._sides
+
+    def levels(self, ids: Sequence[str]) -> list[int]:
+        """`match_level` of each text with its heading: the same levels, but the texts and
+        the headings that hold none of `ids` are found by searching each side once, joined
+        (`_Joined`), so that only those holding one or whose heading path names a dotted key
+        of `ids` are looked at one by one. Most of a search's ranked chunks hold none."""
+        side, head = self.sides() if not any(_SEP in i for i in ids) else (None, None)
+        texts, headings, above = self.texts, self.headings, self.above
+        if side is None or head is None:
+            return [match_level(ids, text, heading, up)
+                    for text, heading, up in zip(texts, headings, above, strict=True)]
+        dotted = [i for i in ids if is_dotted_key(i)]
+        named = {i for i, heading in enumerate(headings)
+                 if any(text_names(d, side.parts[i], heading, above[i]) for d in dotted)}
+        holders = side.holders(ids) | head.holders(ids) | named
+        return [_level(ids, *side.part(i), *head.part(i), above[i]) if i in holders else 0
+                for i in range(len(texts))]
 
 
 class _Joined:
     """Texts as one string of their `nfkc`s joined by `_SEP` (the full-width punctuation
     replaced in all at once, then the parts that are not NFKC normalised), lower-cased
-    once, and the positions of the texts that hold one of the identifiers as `_holds` finds
-    it in them (`holders`)."""
+    once."""
 
     def __init__(self, parts: list[str], joined: str, lowered: str):
         self.parts, self.joined, self.lowered = parts, joined, lowered
@@ -375,15 +414,13 @@ class _Joined:
         for text in parts:
             self.starts.append(at)
             at += len(text) + 1
-        self.holders: set[int] = set()
 
     @classmethod
-    def of(cls, ids: Sequence[str], texts: Sequence[str]) -> _Joined | None:
-        """The texts joined and searched for `ids`; None when the joined string cannot stand
-        for them: a text or an identifier holds `_SEP`, or a text holds one of
-        `ASCII_FOLDS` (`_holds` takes the regex for that text)."""
+    def of(cls, texts: Sequence[str]) -> _Joined | None:
+        """The texts joined; None when the joined string cannot stand for them: a text
+        holds `_SEP` or one of `ASCII_FOLDS` (`_holds` takes the regex for that text)."""
         joined = _SEP.join(texts)
-        if joined.count(_SEP) != max(len(texts) - 1, 0) or any(_SEP in i for i in ids):
+        if joined.count(_SEP) != max(len(texts) - 1, 0):
             return None
         for wide, narrow in _FULL_WIDTH:
             if wide in joined:
@@ -393,31 +430,34 @@ class _Joined:
                  for p in (joined.split(_SEP) if texts else [])]
         joined = _SEP.join(parts)
         lowered = _lowered(joined)
-        if lowered is None:
-            return None
-        self = cls(parts, joined, lowered)
-        for ident in ids:
-            self._search(ident)
-        return self
+        return None if lowered is None else cls(parts, joined, lowered)
 
-    def _search(self, ident: str) -> None:
+    def holders(self, ids: Sequence[str]) -> set[int]:
+        """The parts holding one of `ids` as `_holds` finds it in them (none holding
+        `_SEP`)."""
+        out: set[int] = set()
+        for ident in ids:
+            self._search(ident, out)
+        return out
+
+    def _search(self, ident: str, holders: set[int]) -> None:
         """Add the parts holding `ident` to `holders`: an ASCII identifier by substring and
         `_whole_token` (`_SEP` at a part's ends reads as the text's ends), any other by its
         regex (whose matches cannot cross `_SEP`)."""
         starts, joined, lowered = self.starts, self.joined, self.lowered
         if (spaced := spaced_parts(ident)) is not None:  # its key line (`_level`)
-            self.holders.update(bisect.bisect_right(starts, m.start()) - 1
-                                for m in key_line(*spaced).finditer(joined))
+            holders.update(bisect.bisect_right(starts, m.start()) - 1
+                           for m in key_line(*spaced).finditer(joined))
         if not ident.isascii():
-            self.holders.update(bisect.bisect_right(starts, m.start()) - 1
-                                for m in _pattern(ident).finditer(joined))
+            holders.update(bisect.bisect_right(starts, m.start()) - 1
+                           for m in _pattern(ident).finditer(joined))
             return
         low, n = ident.lower(), len(ident)
         at = lowered.find(low)
         while at >= 0:
             part = bisect.bisect_right(starts, at) - 1
             if _whole_token(joined, at, at + n):
-                self.holders.add(part)
+                holders.add(part)
                 at = lowered.find(low, starts[part + 1]) if part + 1 < len(starts) else -1
             else:
                 at = lowered.find(low, at + 1)

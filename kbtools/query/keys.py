@@ -9,7 +9,7 @@ no-answer rule `kbtools.query.fusion.unknown_name`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -60,15 +60,19 @@ def key_definitions(index: KbIndex, wanted: list[str], mask: np.ndarray | None) 
 
 
 def named_keys(index: KbIndex, unknown: list[str], wanted: list[str], picked: list[Hit],
-               rows: dict[int, dict[str, Any]]) -> list[str]:
+               rows: dict[int, dict[str, Any]],
+               read: Mapping[int, tuple[str, str, tuple[str, ...]]] | None = None) -> list[str]:
     """The unknown terms that are not unknown after all: a dotted key the index never writes
     whole (its one token is no BM25 term) but one of the best hits names by its heading
-    path (`text_names`)."""
+    path (`text_names`). `read`: hits' `identifier_text`s the search has read already."""
     keys = {t: i for i in wanted if is_dotted_key(i) for t in index.bm25.tok(i) if t in unknown}
     if not keys:
         return []
     best = picked[:JUDGED]
-    texts = index.store.identifier_texts([h.num for h in best if h.num not in rows])
+    known = read or {}
+    texts = index.store.identifier_texts([h.num for h in best
+                                          if h.num not in rows and h.num not in known])
+    texts.update((h.num, known[h.num]) for h in best if h.num in known)
     texts.update((h.num, identifier_text(rows[h.num])) for h in best if h.num in rows)
     return [t for t, ident in keys.items() if any(text_names(ident, *texts[h.num])
                                                   for h in best if h.num in texts)]

@@ -239,8 +239,8 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
         params = replace(params, doc_decay=1.0)  # the reranker's order stands
     evaluation = answers.evaluate_question(index, valued_text(query, asked),
                                            table.tables_of(hits), input_synonyms(index))
-    texts = hit_texts(index, hits, rows) if wanted else {}  # read once for both below
-    levels = identifier_levels(wanted, texts, unranked(hits)) if wanted else {}
+    texts = hit_texts(index, hits, rows) if wanted else None  # once for both below
+    levels = identifier_levels(wanted, texts, unranked(hits)) if texts is not None else {}
     if wanted and only_identifiers(text, identifiers(text)):  # ENC-5M: a holder answers it,
         levels = {num: 2 * level + 1 if level else 0  # after those about it (the E17 row)
                   for num, level in levels.items()}
@@ -251,7 +251,8 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     exact = bool(wanted) and any(is_about(levels[h.num] if h.num in levels else
                                           identifier_level(wanted, rows[h.num])) for h in best)
     if exact and unknown:  # a dotted key named by a best hit's heading path is no unknown
-        named = named_keys(index, unknown, wanted, best, rows)
+        named = named_keys(index, unknown, wanted, best, rows,
+                           texts.texts if texts is not None else None)
         unknown = [t for t in unknown if t not in named]
     codes = [c for c in unknown_codes(index, text)  # E 99, as E99: a code the knowledge
              if not short_form_value("".join(c))]  # never mentions (RH 85 is a humidity)

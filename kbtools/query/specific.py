@@ -17,7 +17,7 @@ from kbtools.index.store import identifier_text
 from kbtools.query import fusion
 from kbtools.query.codes import spaced_codes, spaced_parts
 from kbtools.query.expansion import index_spellings, joined_code
-from kbtools.query.identifiers import holds_enough, identifiers, match_level, match_levels
+from kbtools.query.identifiers import Batch, holds_enough, identifiers, match_level
 from kbtools.query.inherit import vector_models
 from kbtools.query.keys import TermsOf, identifier_terms
 
@@ -128,26 +128,35 @@ def identifier_level(wanted: list[str], row: dict[str, Any]) -> int:
 IdentifierText = tuple[str, str, tuple[str, ...]]
 
 
+class HitTexts:
+    """The hits' `identifier_text`s (`hit_texts`) and, made once for every level asked of
+    them, their `identifiers.Batch`."""
+
+    def __init__(self, texts: dict[int, IdentifierText]):
+        self.texts = texts
+        read = list(texts.values())
+        self.batch = Batch([t[0] for t in read], [t[1] for t in read], [t[2] for t in read])
+
+
 def hit_texts(index: KbIndex, hits: list[fusion.Hit],
-              rows: dict[int, dict[str, Any]]) -> dict[int, IdentifierText]:
+              rows: dict[int, dict[str, Any]]) -> HitTexts:
     """Each hit's `identifier_text`, in the order of `hits`, from the rows read already or
     else only the text and heading of its chunk (`Store.identifier_texts`, one query): read
-    once per search for `identifier_levels` and `about_each` alike."""
+    and normalised once per search for `identifier_levels` and `about_each` alike."""
     nums = list(dict.fromkeys(h.num for h in hits))
     texts = index.store.identifier_texts([n for n in nums if n not in rows])
     texts.update((n, identifier_text(rows[n])) for n in nums if n in rows)
-    return {n: texts[n] for n in nums}
+    return HitTexts({n: texts[n] for n in nums})
 
 
-def identifier_levels(wanted: list[str], texts: dict[int, IdentifierText],
+def identifier_levels(wanted: list[str], texts: HitTexts,
                       unlisted: set[int] | frozenset[int] = frozenset()) -> dict[int, int]:
     """Each hit's `identifier_level`, from its `hit_texts`, looked through at once
-    (`match_levels`); 0 for an `unlisted` hit (no retriever ranked it) holding less than
+    (`Batch.levels`); 0 for an `unlisted` hit (no retriever ranked it) holding less than
     half of the identifiers (`holds_enough`): it is not promoted above the ranked evidence."""
-    read = list(texts.values())
-    levels = match_levels(wanted, [t[0] for t in read], [t[1] for t in read], [t[2] for t in read])
+    levels = texts.batch.levels(wanted)
     return {n: level if n not in unlisted or holds_enough(level, len(wanted)) else 0
-            for n, level in zip(texts, levels, strict=True)}
+            for n, level in zip(texts.texts, levels, strict=True)}
 
 
 def unranked(hits: list[fusion.Hit]) -> set[int]:
@@ -162,12 +171,12 @@ def unranked(hits: list[fusion.Hit]) -> set[int]:
 EACH_OWN_RESULT = 4
 
 
-def about_each(wanted: list[str], texts: dict[int, IdentifierText]) -> dict[int, str]:
+def about_each(wanted: list[str], texts: HitTexts | None) -> dict[int, str]:
     """For a question naming two to `EACH_OWN_RESULT` specific identifiers (``E12 和 E17
     分别是什么故障``): each hit about one of them -> the first it is about (`identifier_levels`
     asked of each alone), so that one section's rows about different identifiers are
     different answers; {} for any other question."""
-    if not 2 <= len(wanted) <= EACH_OWN_RESULT:
+    if texts is None or not 2 <= len(wanted) <= EACH_OWN_RESULT:
         return {}
     out: dict[int, str] = {}
     for ident in wanted:
