@@ -25,7 +25,7 @@ from tests.test_incremental_edits import (
     assert_equal_to_full,
     base,  # noqa: F401  (the module's fixture)
 )
-from tests.test_watch import _hashed, _start, _wait
+from tests.test_watch import _hashed, _watched
 from tests.test_watch_saves import _as_full_build, _quiet
 
 SCAB = "knowledge/crops/wheat-scab.md"
@@ -114,14 +114,8 @@ def test_a_commit_undone_builds_as_a_full_build(base,  # noqa: F811
 def test_a_watcher_sees_an_edit_reaching_other_documents(tmp_path, edit):
     repo = copy_example(tmp_path / "repo")
     _hashed(repo)
-    updates: list = []
-    stop, thread = _start(repo, updates)
-    try:
-        _wait(updates, 1)
+    with _watched(repo) as updates:
         EDITS[edit](repo)
         _quiet(updates, 2)
         assert updates[-1].error is None
         _as_full_build(repo, tmp_path)
-    finally:
-        stop.set()
-        thread.join(timeout=10)
