@@ -16,6 +16,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 from kbfixtures import copy_example
+from servefixtures import en_doc
 from test_release_helpers import git
 
 from kbtools.build.pipeline import BuildOptions, build
@@ -31,20 +32,8 @@ EDITED = "knowledge/crops/wheat-scab.md"
 EDITED_SECTION = ("小麦赤霉病监测与防控操作规程", "2. 监测时间窗口")
 REMOVED = "knowledge/crops/sprayer-calibration.md"
 ADDED = "knowledge/engineering/pump-seals.md"
-NEW_DOC = """---
-title: Pump seals
-category: engineering
-project: demo
-source: test
-author: alice@example.org
-timestamp: "2026-03-14T09:30:00+08:00"
-verified: false
-lang: en
----
-# Pump seals
-
-Replace the mechanical seal of the irrigation pump every 2000 operating hours.
-"""
+NEW_DOC = en_doc("Pump seals", "# Pump seals\n\nReplace the mechanical seal of the irrigation pump "
+                 "every 2000 operating hours.\n")
 
 
 @dataclass

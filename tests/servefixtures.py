@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
-from kbfixtures import copy_example
+from kbfixtures import GOOD_FM, copy_example
 from starlette.testclient import TestClient
 
 from kbtools.build.pipeline import BuildOptions, build
@@ -96,6 +96,13 @@ lang: zh
 
 {body}
 """
+
+
+def en_doc(title: str, body: str) -> str:
+    """A valid English engineering note titled `title` (kbfixtures.GOOD_FM, `lang: en`), its
+    Markdown `body` (headings and text) right after the front matter."""
+    return GOOD_FM.replace("Generated", title).replace("verified: false\n",
+                                                       "verified: false\nlang: en\n") + body
 
 
 def git(root: Path, *args: str) -> None:

@@ -31,6 +31,27 @@ def check(repo: Path, body: str) -> list[str]:
         .splitlines()
 
 
+def places(repo: Path, body: str) -> list[str]:
+    """Where `kb check` says each of its findings in a document of `body` is."""
+    return [f.split(": ", 2)[0] for f in check(repo, body)]
+
+
+ROW_AT = FM_LINES + 6  # the line of `one_row`'s row
+
+
+def one_row(heading: str, row: str) -> str:
+    """A body of one section `heading` holding a table whose one row is `row`."""
+    cells = row.count("|") - 1
+    return (f"\n# {heading}\n\n| " + " | ".join("abcd"[:cells]) + " |\n|"
+            + "---|" * cells + f"\n{row}\n")
+
+
+def first_and_last(row: str, mark: str) -> list[str]:
+    """The places of the first and the last `mark` in the row `one_row` holds."""
+    return [f"knowledge/t/a.md:{ROW_AT}:{row.index(mark) + 1}",
+            f"knowledge/t/a.md:{ROW_AT}:{row.rindex(mark) + 1}"]
+
+
 def test_each_empty_link_target_is_said_where_it_is_written(repo):
     line = "详情请参见[远程连接FAQ]()和[Guest OS](<>)，或 ![拓扑]() 与 <img src=\"\" alt=\"图\">。"
     cell = "| 打标 | [用户打标接口]() |"
@@ -87,13 +108,12 @@ def test_a_destination_two_cells_of_a_row_write_is_two_findings_and_fixes(repo):
     finding printed, and `--fix` rewrote the first alone)."""
     (repo / "knowledge" / "x.md").write_text("# X\n", encoding="utf-8")
     row = "| [绑定](/knowledge/x.md) | [解绑](/knowledge/x.md) | [查询]() | [列出]() |"
-    body = f"\n# 标签\n\n| a | b | c | d |\n|---|---|---|---|\n{row}\n"
-    at = FM_LINES + 6
+    body = one_row("标签", row)
     found = [f.split(": ", 2)[0:2] for f in check(repo, body)]
-    assert found == [[f"knowledge/t/a.md:{at}:{row.index('/k') + 1}", "error"],
-                     [f"knowledge/t/a.md:{at}:{row.rindex('/k') + 1}", "error"],
-                     [f"knowledge/t/a.md:{at}:{row.index('()') + 2}", "warning"],
-                     [f"knowledge/t/a.md:{at}:{row.rindex('()') + 2}", "warning"]]
+    assert found == [[f"knowledge/t/a.md:{ROW_AT}:{row.index('/k') + 1}", "error"],
+                     [f"knowledge/t/a.md:{ROW_AT}:{row.rindex('/k') + 1}", "error"],
+                     [f"knowledge/t/a.md:{ROW_AT}:{row.index('()') + 2}", "warning"],
+                     [f"knowledge/t/a.md:{ROW_AT}:{row.rindex('()') + 2}", "warning"]]
     CliRunner().invoke(main, ["check", "--no-cache", "--fix", "knowledge/t/a.md"])
     assert (repo / "knowledge/t/a.md").read_text(encoding="utf-8") == GOOD_FM + body.replace(
         "/knowledge/x.md", "../x.md")
@@ -104,11 +124,8 @@ def test_a_spaced_link_two_cells_of_a_row_write_is_two_findings_and_fixes(repo, 
     """Two cells of one row holding the same spaced link were both located from the row's
     start: one finding at the first cell's column, and `--fix` mended the first alone."""
     row = f"| 见 {text} | see {text} |"
-    body = f"\n# 部件\n\n| a | b |\n|---|---|\n{row}\n"
-    at = FM_LINES + 6
-    found = [f.split(": ", 2)[0] for f in check(repo, body)]
-    assert found == [f"knowledge/t/a.md:{at}:{row.index('!') + 1}",
-                     f"knowledge/t/a.md:{at}:{row.rindex('!') + 1}"]
+    body = one_row("部件", row)
+    assert places(repo, body) == first_and_last(row, "!")
     CliRunner().invoke(main, ["check", "--no-cache", "--fix", "knowledge/t/a.md"])
     path = text[text.index("(") + 1:-1]
     assert (repo / "knowledge/t/a.md").read_text(encoding="utf-8") == GOOD_FM + body.replace(
@@ -118,8 +135,4 @@ def test_a_spaced_link_two_cells_of_a_row_write_is_two_findings_and_fixes(repo, 
 @pytest.mark.parametrize("label", ["缺", "missing"])
 def test_an_undefined_footnote_two_cells_of_a_row_write_is_two_findings(repo, label):
     row = f"| 注[^{label}] | note[^{label}] |"
-    body = f"\n# 说明\n\n| a | b |\n|---|---|\n{row}\n"
-    at = FM_LINES + 6
-    found = [f.split(": ", 2)[0] for f in check(repo, body)]
-    assert found == [f"knowledge/t/a.md:{at}:{row.index('[^') + 1}",
-                     f"knowledge/t/a.md:{at}:{row.rindex('[^') + 1}"]
+    assert places(repo, one_row("说明", row)) == first_and_last(row, "[^")

@@ -22,6 +22,19 @@ def _table(header, *cells):
                        decision=f"inputs={header}; outputs=措施")
 
 
+def _malformed(tmp_path, header, *rows):
+    """A document holding the decision table `header` → 措施 of `rows` (condition, advice):
+    its path and the message of its one finding, decision-malformed at the last row."""
+    path = tmp_path / "k.md"
+    path.write_text(FRONT + f"<!-- decision: inputs={header}; outputs=措施 -->\n"
+                    f"| {header} | 措施 |\n|---|---|\n"
+                    + "".join(f"| {cell} | {advice} |\n" for cell, advice in rows),
+                    encoding="utf-8")
+    [(line, code, message)] = table_findings(path)
+    assert (line, code) == (11, "decision-malformed")
+    return path, message
+
+
 def _answer(table, value):
     return [v for out in match_rules(table, {table.header[0]: value}).outputs for v in out.values()]
 
@@ -78,12 +91,8 @@ def test_a_bound_no_number_reads_is_malformed_not_text(cells, says):
 
 
 def test_kb_check_names_the_file_and_line_of_a_decimal_comma(tmp_path):
-    path = tmp_path / "k.md"
-    path.write_text(FRONT + "<!-- decision: inputs=流量(L/h); outputs=措施 -->\n"
-                    "| 流量(L/h) | 措施 |\n|---|---|\n| <1 200 | 小 |\n| >=1 200,5 | 大 |\n",
-                    encoding="utf-8")
-    [(line, code, message)] = table_findings(path)
-    assert (line, code) == (11, "decision-malformed") and "write 1200.5" in message
+    path, message = _malformed(tmp_path, "流量(L/h)", ("<1 200", "小"), (">=1 200,5", "大"))
+    assert "write 1200.5" in message
     result = CliRunner().invoke(main, ["check", str(path)])
     assert result.exit_code == 1 and "k.md:11:" in result.output
 
@@ -137,9 +146,5 @@ def test_a_tolerance_in_percent_under_a_column_in_percent_is_refused_as_ambiguou
         _table("湿度(%)", "50±5%", ">55")
     table = _table("湿度(%)", "50%±5%", ">55")  # the tolerance in the value's own unit
     assert table is not None and _answer(table, "46") == ["0"]
-    path = tmp_path / "k.md"
-    path.write_text(FRONT + "<!-- decision: inputs=湿度(%); outputs=措施 -->\n"
-                    "| 湿度(%) | 措施 |\n|---|---|\n| <45 | 干 |\n| 50±5% | 适 |\n",
-                    encoding="utf-8")
-    [(line, code, message)] = table_findings(path)
-    assert (line, code) == (11, "decision-malformed") and "or points (45-55)" in message
+    _, message = _malformed(tmp_path, "湿度(%)", ("<45", "干"), ("50±5%", "适"))
+    assert "or points (45-55)" in message

@@ -84,6 +84,14 @@ def stop_at(monkeypatch, module: object, name: str, *, call: int = 1, after: boo
     monkeypatch.setattr(module, name, stopped)
 
 
+def sync_stopped_at(monkeypatch, module: object, name: str, pub: Pub, device: Path) -> None:
+    """`kb sync` of `pub`'s artifacts to `device` stopped by Ctrl-C at `module.name` (exit
+    130); the patches undone after, for the next sync."""
+    stop_at(monkeypatch, module, name)
+    assert kb("sync", pub.art, "--to", device)[0] == 130
+    monkeypatch.undo()
+
+
 def processes_naming(text: str) -> list[str]:
     """Command lines of the running processes that name `text` (a git left fetching)."""
     found = []
@@ -174,9 +182,7 @@ def test_a_sync_interrupted_after_its_switch_then_rolled_back_is_said_in_the_pas
     of a failure's words knew "still serves" alone). The record keeps the words in parts
     and says them in the past, with what serves now and since which rollback."""
     pub, device = one
-    stop_at(monkeypatch, dev, "prune")
-    assert kb("sync", pub.art, "--to", device)[0] == 130
-    monkeypatch.undo()
+    sync_stopped_at(monkeypatch, dev, "prune", pub, device)
     assert kb("rollback", "kb-r1", "--to", device)[0] == 0
     code, out, _ = kb("status", "--to", device, "--json")
     last = json.loads(out)["last_sync"]
@@ -414,9 +420,7 @@ def test_a_release_left_before_its_switch_is_checked_before_it_serves(one, monke
     Its files are checked now; one that fails (or what is no release there) is installed
     again from the source, with a warning."""
     pub, device = one
-    stop_at(monkeypatch, dev, "switch_to")
-    assert kb("sync", pub.art, "--to", device)[0] == 130
-    monkeypatch.undo()
+    sync_stopped_at(monkeypatch, dev, "switch_to", pub, device)
     left = device / "releases" / "kb-r2"
     assert (left / "verified.json").is_file() and dev.served_tag(device) == "kb-r1"
     if damage == "edited":
@@ -441,9 +445,7 @@ def test_a_release_left_before_its_switch_is_checked_before_it_serves(one, monke
 
 def test_a_release_left_before_its_switch_that_is_intact_is_served_as_it_is(one, monkeypatch):
     pub, device = one
-    stop_at(monkeypatch, dev, "switch_to")
-    assert kb("sync", pub.art, "--to", device)[0] == 130
-    monkeypatch.undo()
+    sync_stopped_at(monkeypatch, dev, "switch_to", pub, device)
     store = device / "releases" / "kb-r2" / "verified.json"
     inode = store.stat().st_ino
     code, out, err = kb("sync", pub.art, "--to", device)
@@ -469,9 +471,7 @@ def test_a_sync_after_an_attempt_that_kept_the_fetched_objects_says_so(one, monk
     assert code == 0 and res["tag"] == "kb-r2" and res["fetched_bytes"] == 0, out + err
     assert began <= datetime.fromisoformat(res["kept"]) <= ended, res
     pub.release()  # the same, said in text
-    stop_at(monkeypatch, sync_module, "_install")
-    assert kb("sync", pub.art, "--to", device)[0] == 130
-    monkeypatch.undo()
+    sync_stopped_at(monkeypatch, sync_module, "_install", pub, device)
     code, out, err = kb("sync", pub.art, "--to", device)
     assert code == 0 and "fetched 0 bytes" not in out, out + err
     assert out.startswith("serving kb-r3 (was kb-r2); nothing fetched: its objects were kept "

@@ -74,6 +74,16 @@ def base(tmp_path_factory) -> tuple[Path, Path]:
     return repo, dist
 
 
+def copied(base: tuple[Path, Path], tmp_path: Path) -> tuple[Path, Path]:
+    """A module's built repository (its `base` fixture) and its dist/ copied into
+    `tmp_path`: (repo, dist)."""
+    repo0, dist0 = base
+    repo, dist = tmp_path / "repo", tmp_path / "dist"
+    shutil.copytree(repo0, repo)
+    shutil.copytree(dist0, dist)
+    return repo, dist
+
+
 def _first_paragraph(text: str) -> str:
     return next(p for p in text.split("\n\n") if len(p) > 60 and p[0].isalnum())
 
@@ -146,10 +156,7 @@ CHANGES = {"edit": edit_paragraph, "add": add_document, "delete": delete_documen
 
 @pytest.mark.parametrize("change", sorted(CHANGES))
 def test_incremental_rebuild_equals_a_full_build(base, tmp_path, change):
-    repo0, dist0 = base
-    repo, dist = tmp_path / "repo", tmp_path / "dist"
-    shutil.copytree(repo0, repo)
-    shutil.copytree(dist0, dist)
+    repo, dist = copied(base, tmp_path)
     CHANGES[change](repo)
     cfg = load_config(repo)
     opts = dict(progress=False, provenance=False, lenient=True)
@@ -166,10 +173,7 @@ def test_incremental_rebuild_equals_a_full_build(base, tmp_path, change):
 
 
 def test_unchanged_rebuild_and_chained_edits_stay_equal(base, tmp_path):
-    repo0, dist0 = base
-    repo, dist = tmp_path / "repo", tmp_path / "dist"
-    shutil.copytree(repo0, repo)
-    shutil.copytree(dist0, dist)
+    repo, dist = copied(base, tmp_path)
     cfg = load_config(repo)
     opts = dict(progress=False, provenance=False, lenient=True)
     for change in (None, edit_paragraph, add_document, delete_document):
@@ -183,10 +187,7 @@ def test_unchanged_rebuild_and_chained_edits_stay_equal(base, tmp_path):
 
 
 def test_other_settings_derive_afresh(base, tmp_path):
-    repo0, dist0 = base
-    repo, dist = tmp_path / "repo", tmp_path / "dist"
-    shutil.copytree(repo0, repo)
-    shutil.copytree(dist0, dist)
+    repo, dist = copied(base, tmp_path)
     with (repo / "kb.toml").open("a", encoding="utf-8") as fh:
         fh.write("\n[bm25]\nk1 = 1.3\n")
     stats = build(load_config(repo), BuildOptions(out=dist, progress=False, provenance=False))
@@ -302,10 +303,7 @@ def test_device_derives_a_second_release_from_the_served_one(base, tmp_path, cor
 def test_a_watchers_memo_rechunks_only_the_saved_document(base, tmp_path):
     from kbtools.build.memo import BuildMemo
 
-    repo0, dist0 = base
-    repo, dist = tmp_path / "repo", tmp_path / "dist"
-    shutil.copytree(repo0, repo)
-    shutil.copytree(dist0, dist)
+    repo, dist = copied(base, tmp_path)
     cfg = load_config(repo)
     shutil.rmtree(repo / ".kb-cache", ignore_errors=True)  # nothing parsed before
     memo = BuildMemo()
@@ -340,12 +338,9 @@ def test_the_self_check_reads_every_row_of_the_shards_an_update_redid(base, tmp_
     from kbtools.index.incremental import changed_shards
     from kbtools.index.layout import shard_of
 
-    repo0, dist0 = base
-    repo, dist = tmp_path / "repo", tmp_path / "dist"
-    shutil.copytree(repo0, repo)
-    shutil.copytree(dist0, dist)
+    repo, dist = copied(base, tmp_path)
     prev = tmp_path / "prev"
-    shutil.copytree(dist0, prev)
+    shutil.copytree(base[1], prev)
     edit_paragraph(repo)
     opts = dict(progress=False, provenance=False, lenient=True)
     assert build(load_config(repo), BuildOptions(out=dist, **opts)).derivation == "incremental"

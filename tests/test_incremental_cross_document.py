@@ -17,19 +17,21 @@ import pytest
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from tests.kbfixtures import copy_example
+from tests.test_incremental import copied
 from tests.test_incremental_edits import (
     OPTS,
+    RUST,
+    SCAB,
     _commit,
     _git,
     _replace,
+    assert_edit_builds_as_full,
     assert_equal_to_full,
     base,  # noqa: F401  (the module's fixture)
 )
-from tests.test_watch import _hashed, _start, _wait
+from tests.test_watch import _hashed, _watched
 from tests.test_watch_saves import _as_full_build, _quiet
 
-SCAB = "knowledge/crops/wheat-scab.md"
-RUST = "knowledge/crops/corn-southern-rust.md"
 CH05 = "knowledge/equipment/hx260-ch05-fault-codes.md"
 
 
@@ -76,24 +78,13 @@ EDITS: dict[str, Callable[[Path], None]] = {
 @pytest.mark.parametrize("edit", sorted(EDITS))
 def test_an_edit_reaching_other_documents_builds_as_a_full_build(base,  # noqa: F811
                                                                   tmp_path, edit, commit):
-    repo0, dist0 = base
-    repo, dist = tmp_path / "repo", tmp_path / "dist"
-    shutil.copytree(repo0, repo)
-    shutil.copytree(dist0, dist)
-    EDITS[edit](repo)
-    if commit:
-        _commit(repo, f"{edit}\n\nReviewed-by: zhang <zhang.wei@plant.example.com>")
-    build(load_config(repo), BuildOptions(out=dist, **OPTS))
-    assert_equal_to_full(repo, dist, tmp_path / "full")
+    assert_edit_builds_as_full(base, tmp_path, edit, EDITS[edit], commit)
 
 
 @pytest.mark.parametrize("how", ["revert", "checkout"])
 def test_a_commit_undone_builds_as_a_full_build(base,  # noqa: F811
                                                  tmp_path, how):
-    repo0, dist0 = base
-    repo, dist = tmp_path / "repo", tmp_path / "dist"
-    shutil.copytree(repo0, repo)
-    shutil.copytree(dist0, dist)
+    repo, dist = copied(base, tmp_path)
     cfg = load_config(repo)
     kept = (repo / SCAB).read_bytes()
     table_row(repo)
@@ -114,14 +105,8 @@ def test_a_commit_undone_builds_as_a_full_build(base,  # noqa: F811
 def test_a_watcher_sees_an_edit_reaching_other_documents(tmp_path, edit):
     repo = copy_example(tmp_path / "repo")
     _hashed(repo)
-    updates: list = []
-    stop, thread = _start(repo, updates)
-    try:
-        _wait(updates, 1)
+    with _watched(repo) as updates:
         EDITS[edit](repo)
         _quiet(updates, 2)
         assert updates[-1].error is None
         _as_full_build(repo, tmp_path)
-    finally:
-        stop.set()
-        thread.join(timeout=10)

@@ -15,19 +15,19 @@ import pytest
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
+from tests.test_incremental import copied
 from tests.test_incremental_edits import (
     ADR,
     FAULTS,
     OPTS,
+    RUST,
+    SCAB,
     _commit,
     _git,
     _replace,
     assert_equal_to_full,
     base,  # noqa: F401  (the module's fixture)
 )
-
-SCAB = "knowledge/crops/wheat-scab.md"
-RUST = "knowledge/crops/corn-southern-rust.md"
 
 
 def rename_with_edit(repo: Path) -> None:
@@ -123,10 +123,7 @@ CHAINS: dict[str, list[Callable[[Path], None]]] = {
 
 @pytest.mark.parametrize("chain", sorted(CHAINS))
 def test_a_chain_of_edits_builds_as_full_builds(base, tmp_path, chain):  # noqa: F811
-    repo0, dist0 = base
-    repo, dist = tmp_path / "repo", tmp_path / "dist"
-    shutil.copytree(repo0, repo)
-    shutil.copytree(dist0, dist)
+    repo, dist = copied(base, tmp_path)
     for step, edit in enumerate(CHAINS[chain]):
         edit(repo)
         stats = build(load_config(repo), BuildOptions(out=dist, **OPTS))

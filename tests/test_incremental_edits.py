@@ -22,6 +22,7 @@ from tests.test_incremental import (
     TEST_HASH,
     answers,
     change_formula,
+    copied,
     release,
     store_rows,
     tree,
@@ -31,6 +32,8 @@ OPTS = dict(progress=False, lenient=True)
 FAULTS = "knowledge/equipment/hx260-ch05-fault-codes.md"
 ADR = "knowledge/engineering/adr-0001-sqlite-on-devices.md"
 REPORT = "knowledge/field_reports/2026-03-machine3-e17.md"
+SCAB = "knowledge/crops/wheat-scab.md"
+RUST = "knowledge/crops/corn-southern-rust.md"
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +84,7 @@ def verify(repo: Path) -> None:
 
 
 def retag(repo: Path) -> None:
-    _replace(repo, "knowledge/crops/wheat-scab.md", "tags: [SOP, 风险预警, 扬花期]",
+    _replace(repo, SCAB, "tags: [SOP, 风险预警, 扬花期]",
              "tags: [SOP, 扬花期, 赤霉病预警]")
 
 
@@ -187,8 +190,8 @@ def vocabulary(repo: Path) -> None:
 
 def broken_yaml(repo: Path) -> None:
     """A front-matter syntax error (--lenient: the document is indexed with what was read)."""
-    _replace(repo, "knowledge/crops/wheat-scab.md", "tags: [SOP,", "tags: [SOP")
-    _replace(repo, "knowledge/crops/wheat-scab.md", "扬花期]", "扬花期")
+    _replace(repo, SCAB, "tags: [SOP,", "tags: [SOP")
+    _replace(repo, SCAB, "扬花期]", "扬花期")
 
 
 EDITS: dict[str, Callable[[Path], None]] = {
@@ -215,27 +218,28 @@ def assert_equal_to_full(repo: Path, dist: Path, full: Path) -> None:
     assert answers(dist) == answers(full)
 
 
+def assert_edit_builds_as_full(base: tuple[Path, Path], tmp_path: Path, name: str,
+                               edit: Callable[[Path], None], commit: bool) -> None:
+    """`edit` made to a copy of `base` (and committed, reviewed, if `commit`), built
+    incrementally into the copied dist/: what a full build of the edited tree writes."""
+    repo, dist = copied(base, tmp_path)
+    edit(repo)
+    if commit:
+        _commit(repo, f"{name}\n\nReviewed-by: zhang <zhang.wei@plant.example.com>")
+    build(load_config(repo), BuildOptions(out=dist, **OPTS))
+    assert_equal_to_full(repo, dist, tmp_path / "full")
+
+
 @pytest.mark.parametrize("commit", [False, True], ids=["uncommitted", "committed"])
 @pytest.mark.parametrize("edit", sorted(EDITS))
 def test_an_authors_edit_builds_as_a_full_build(base, tmp_path, edit, commit):
-    repo0, dist0 = base
-    repo, dist = tmp_path / "repo", tmp_path / "dist"
-    shutil.copytree(repo0, repo)
-    shutil.copytree(dist0, dist)
-    EDITS[edit](repo)
-    if commit:
-        _commit(repo, f"{edit}\n\nReviewed-by: zhang <zhang.wei@plant.example.com>")
-    build(load_config(repo), BuildOptions(out=dist, **OPTS))
-    assert_equal_to_full(repo, dist, tmp_path / "full")
+    assert_edit_builds_as_full(base, tmp_path, edit, EDITS[edit], commit)
 
 
 def test_delete_then_re_add_and_edit_then_commit(base, tmp_path):
     """Chained builds into one dist/: a document deleted, built, put back, built; a
     paragraph edited and built before and after its commit (its blame changes)."""
-    repo0, dist0 = base
-    repo, dist = tmp_path / "repo", tmp_path / "dist"
-    shutil.copytree(repo0, repo)
-    shutil.copytree(dist0, dist)
+    repo, dist = copied(base, tmp_path)
     cfg = load_config(repo)
     kept = (repo / ADR).read_bytes()
     (repo / ADR).unlink()
@@ -253,10 +257,7 @@ def test_delete_then_re_add_and_edit_then_commit(base, tmp_path):
 def test_an_image_added_after_the_document_that_shows_it(base, tmp_path):
     """A document shows an image not there yet (a warning, --lenient), then the image is
     added, then replaced, then removed: each build ships what a full build ships."""
-    repo0, dist0 = base
-    repo, dist = tmp_path / "repo", tmp_path / "dist"
-    shutil.copytree(repo0, repo)
-    shutil.copytree(dist0, dist)
+    repo, dist = copied(base, tmp_path)
     cfg = load_config(repo)
     doc = repo / "knowledge/crops/wheat-aphids.md"
     doc.write_text(doc.read_text(encoding="utf-8") + "\n## 蚜虫图\n\n麦蚜如图。\n\n"
@@ -342,10 +343,7 @@ def test_a_dictionary_saved_with_a_byte_order_mark_keeps_its_words(base, tmp_pat
 
 def test_skip_invalid_leaves_out_a_broken_document_then_takes_it_back(base, tmp_path):
     """`kb build --skip-invalid` into the same dist/: a document broken, then fixed."""
-    repo0, dist0 = base
-    repo, dist = tmp_path / "repo", tmp_path / "dist"
-    shutil.copytree(repo0, repo)
-    shutil.copytree(dist0, dist)
+    repo, dist = copied(base, tmp_path)
     cfg = load_config(repo)
     opts = dict(progress=False, skip_invalid=True)
     good = (repo / ADR).read_bytes()
@@ -366,10 +364,7 @@ def test_skip_invalid_leaves_out_a_broken_document_then_takes_it_back(base, tmp_
 def test_settings_changed_and_changed_back(base, tmp_path):
     """kb.toml's chunk sizes and models changed, then put back: every build into the one
     dist/ (caches of both settings warm) writes what a full build of its settings writes."""
-    repo0, dist0 = base
-    repo, dist = tmp_path / "repo", tmp_path / "dist"
-    shutil.copytree(repo0, repo)
-    shutil.copytree(dist0, dist)
+    repo, dist = copied(base, tmp_path)
     toml = repo / "kb.toml"
     original = toml.read_bytes()
     for step, edit in enumerate((chunk_sizes, model_settings, None, chunk_sizes, None)):

@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 import pytest
 from kbfixtures import copy_example
-from servefixtures import app_client, git
+from servefixtures import app_client, en_doc, git
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
@@ -19,20 +19,8 @@ from kbtools.serve.scriptruns import other_script_runs
 
 REPORT = "knowledge/field_reports/2026-04-drone-calibration-rice.md"
 NOTE = "knowledge/engineering/scab-table-note.md"
-NOTE_TEXT = """---
-title: Reading the scab risk table
-category: engineering
-project: demo
-source: test
-author: alice@example.org
-timestamp: "2026-03-14T09:30:00+08:00"
-verified: false
-lang: en
----
-# Reading the scab risk table
-
-Check the 小麦赤霉病 risk table before spraying, and note the pump code SKU-12.
-"""
+NOTE_TEXT = en_doc("Reading the scab risk table", "# Reading the scab risk table\n\nCheck the "
+                   "小麦赤霉病 risk table before spraying, and note the pump code SKU-12.\n")
 
 
 @pytest.mark.parametrize("text, own, runs", [

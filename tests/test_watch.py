@@ -175,19 +175,27 @@ ADR = "knowledge/engineering/adr-0001-sqlite-on-devices.md"
 
 
 @contextlib.contextmanager
+def _watched(repo):
+    """`repo` watched on a thread into repo/dist: its updates once the first build is in;
+    the watcher stopped after."""
+    updates: list = []
+    stop, thread = _start(repo, updates)
+    try:
+        _wait(updates, 1)
+        yield updates
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+
+
+@contextlib.contextmanager
 def _watching(tmp_path, docs=(ADR,)):
     """The example repository's `docs` (test-hash vectors) watched on a thread: (repo,
     updates) once its first build is in; the watcher stopped after."""
     repo = copy_example(tmp_path / "repo", list(docs))
     _hashed(repo)
-    updates: list = []
-    stop, thread = _start(repo, updates)
-    try:
-        _wait(updates, 1)
+    with _watched(repo) as updates:
         yield repo, updates
-    finally:
-        stop.set()
-        thread.join(timeout=10)
 
 
 @pytest.mark.parametrize("rel,relevant", [
@@ -287,10 +295,8 @@ def test_watch_follows_folders_that_come_and_go(tmp_path):
                     encoding="utf-8")
     (repo / "dict").mkdir()
     (repo / "dict" / "domain.txt").write_text("石英表 5 n\n", encoding="utf-8")
-    updates: list = []
-    stop, thread = _start(repo, updates)
-    try:
-        assert _wait(updates, 1).error is None
+    with _watched(repo) as updates:
+        assert updates[0].error is None
         engineering = tmp_path / "schemas" / "categories" / "engineering.schema.json"
         body = json.loads(engineering.read_text(encoding="utf-8"))
         body["required"] = [*body.get("required", []), "zebra_field"]
@@ -316,9 +322,6 @@ def test_watch_follows_folders_that_come_and_go(tmp_path):
                        encoding="utf-8")
         saved = _wait(updates, 7)
         assert saved.changed == (ADR,) and saved.stats.embedded >= 1
-    finally:
-        stop.set()
-        thread.join(timeout=10)
 
 
 def test_watch_skip_invalid_updates_without_the_broken_document(tmp_path):

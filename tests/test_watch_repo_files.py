@@ -16,7 +16,7 @@ import pytest
 from kbtools.build.watch import _relevant
 from kbtools.config import load_config
 from tests.kbfixtures import copy_example
-from tests.test_watch import ADR, _hashed, _start, _wait
+from tests.test_watch import ADR, _hashed, _watched
 from tests.test_watch_saves import _as_full_build, _quiet
 
 NOTE = "knowledge/engineering/local-notes.md"
@@ -57,18 +57,12 @@ def test_a_saved_gitignore_or_mailmap_is_built_as_a_full_build(tmp_path, edit):
     repo = copy_example(tmp_path / "repo", [ADR])
     _hashed(repo)
     shutil.copy(repo / ADR, repo / NOTE)  # an author's untracked note, indexed
-    updates: list = []
-    stop, thread = _start(repo, updates)
-    try:
-        _wait(updates, 1)
+    with _watched(repo) as updates:
         assert updates[0].error is None
         edit(repo)
         _quiet(updates, 2, timeout=30)
         assert updates[-1].error is None
         _as_full_build(repo, tmp_path)
-    finally:
-        stop.set()
-        thread.join(timeout=10)
 
 
 def _exclude_note(repo):
@@ -101,10 +95,7 @@ def test_an_edit_of_gits_other_ignore_files_is_built_as_a_full_build(tmp_path, e
     (tmp_path / "ignores" / "global").write_text("", encoding="utf-8")
     subprocess.run(["git", "config", "core.excludesFile", str(tmp_path / "ignores/global")],
                    cwd=repo, check=True)
-    updates: list = []
-    stop, thread = _start(repo, updates)
-    try:
-        _wait(updates, 1)
+    with _watched(repo) as updates:
         assert updates[0].error is None and updates[0].stats.documents == 2
         edit(repo)
         _quiet(updates, 2, timeout=30)
@@ -116,9 +107,6 @@ def test_an_edit_of_gits_other_ignore_files_is_built_as_a_full_build(tmp_path, e
         _quiet(updates, len(updates) + 1, timeout=30)
         assert updates[-1].error is None and updates[-1].stats.documents == 2
         _as_full_build(repo, tmp_path)
-    finally:
-        stop.set()
-        thread.join(timeout=10)
 
 
 def _linked_document(repo):
@@ -134,10 +122,7 @@ def test_an_edit_of_a_symlinked_documents_target_is_built(tmp_path, late):
     repo = copy_example(tmp_path / "repo", [ADR])
     _hashed(repo)
     target = None if late else _linked_document(repo)
-    updates: list = []
-    stop, thread = _start(repo, updates)
-    try:
-        _wait(updates, 1)
+    with _watched(repo) as updates:
         if target is None:
             target = _linked_document(repo)
             _quiet(updates, 2, timeout=30)
@@ -147,9 +132,6 @@ def test_an_edit_of_a_symlinked_documents_target_is_built(tmp_path, late):
         _quiet(updates, seen + 1, timeout=30)
         assert updates[-1].error is None
         _as_full_build(repo, tmp_path)
-    finally:
-        stop.set()
-        thread.join(timeout=10)
 
 
 def test_a_replaced_picture_a_document_shows_from_elsewhere_is_built(tmp_path):
@@ -162,10 +144,7 @@ def test_a_replaced_picture_a_document_shows_from_elsewhere_is_built(tmp_path):
     shutil.copy(repo / "assets/images/corn-rust-leaf.png", repo / "pics/leaf.png")
     with (repo / ADR).open("a", encoding="utf-8") as fh:
         fh.write("\n## Leaf\n\nThe leaf as photographed.\n\n![leaf](../../pics/leaf.png)\n")
-    updates: list = []
-    stop, thread = _start(repo, updates)
-    try:
-        _wait(updates, 1)
+    with _watched(repo) as updates:
         assert updates[0].error is None
         shutil.copy(repo / "assets/images/rice-blast-leaf.png", repo / "pics/leaf.png")
         _quiet(updates, 2, timeout=30)
@@ -178,9 +157,6 @@ def test_a_replaced_picture_a_document_shows_from_elsewhere_is_built(tmp_path):
         _quiet(updates, 4, timeout=30)
         assert updates[-1].error is None
         _as_full_build(repo, tmp_path)
-    finally:
-        stop.set()
-        thread.join(timeout=10)
 
 
 @pytest.mark.parametrize("folder_there,shown_before", [(True, False), (False, False),
@@ -203,10 +179,7 @@ def test_a_picture_shown_from_elsewhere_missing_then_copied_there_is_built(
 
     if shown_before:
         show()
-    updates: list = []
-    stop, thread = _start(repo, updates)
-    try:
-        _wait(updates, 1)
+    with _watched(repo) as updates:
         if not shown_before:
             assert updates[0].error is None
             show()
@@ -218,6 +191,3 @@ def test_a_picture_shown_from_elsewhere_missing_then_copied_there_is_built(
         _quiet(updates, seen + 1, timeout=30)
         assert updates[-1].error is None
         _as_full_build(repo, tmp_path)
-    finally:
-        stop.set()
-        thread.join(timeout=10)
