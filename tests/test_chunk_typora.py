@@ -151,3 +151,26 @@ def test_image_no_alt_in_a_captioned_wrapper_says_how_to_fix_that_form(
     assert "keep the caption" in pump and "search finds no words" not in pump
     assert "captioned 'Figure 5 The seal'" in seal
     assert "search finds no words for it" in lone and "captioned" not in lone
+
+
+HEADING_PICTURES = ("# ![标志](logo.png) 安装指南\n\n先准备扳手与密封胶。\n\n"
+                    "## 泵的外观 ![泵](pump.png \"外观图\")\n\n泵体为铸铁，出口朝上。\n")
+
+
+@pytest.mark.parametrize("cfg", [ChunkConfig(), SMALL], ids=["default", "small"])
+def test_a_heading_s_picture_has_its_image_chunk(cfg):
+    """A picture in a heading (an Obsidian or Typora author's icon or photo beside the title)
+    was copied into the release but had no image chunk, so its alt and title were no image
+    search and no answer showed it as a picture; every other picture has one. Its chunk is
+    the heading's line, never words of the section above it."""
+    src = _src(HEADING_PICTURES)
+    chunks = chunk_document(src, cfg)
+    check_invariants(src, chunks)
+    images = {c.extra["src"]: c for c in chunks if c.kind == "image"}
+    logo, pump = images["logo.png"], images["pump.png"]
+    assert (logo.line_start, logo.line_end) == (BODY_LINE, BODY_LINE)
+    assert logo.heading_path == ("标志 安装指南",)
+    line = _line_of(HEADING_PICTURES, "## 泵的外观")
+    assert (pump.line_start, pump.line_end) == (line, line)
+    assert pump.extra["alt"] == "泵" and pump.extra["title"] == "外观图"
+    assert "外观图" in pump.embed_text and "扳手" not in pump.text

@@ -30,7 +30,7 @@ from kbtools.markdown.doctree import Document, parse
 from kbtools.markdown.drawings import drawing_name, is_drawing, text_elements
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "42"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "43"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -118,6 +118,8 @@ CHUNKER_VERSION = "42"  # bump when output changes for the same input (index fin
 # as said (`## $E=mc^2$` is `E=mc²`); `~~struck~~` marks are no text (session 39)
 # 41: a heading's wikilink is its text in heading paths (`## 参见 [[设备手册|*检修*]]` is
 # `参见 检修`), as the chunk's own text reads it (session 40)
+# 43: a heading's picture has its image chunk (the heading's line), as every other picture
+# (session 42)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

@@ -30,6 +30,7 @@ from kbtools.markdown.doctree import (
     Block,
     Code,
     Document,
+    Heading,
     Html,
     Image,
     ListBlock,
@@ -113,8 +114,13 @@ class FineChunks:
         self.last_line = maker.doc.root.line_end
 
     def all(self) -> Iterator[Chunk]:
-        """Every finer chunk, section by section, block by block."""
+        """Every finer chunk, section by section, block by block (a heading's pictures
+        first: `## 泵的外观 ![泵](pump.png "外观图")` is a picture as a paragraph's is)."""
         for sec in self.doc.sections():
+            if sec.heading is not None:
+                heading = sec.heading
+                yield from (self.image(img, heading, sec.heading_path)
+                            for img in block_images(heading))
             for block in sec.blocks:
                 yield from self.of_block(block, sec.heading_path, sec.blocks)
 
@@ -270,7 +276,9 @@ class FineChunks:
         line = img.line if self.first_line <= img.line <= self.last_line else block.line_start
         s, e = self.t.start(line), self.t.end(line)
         rest = IMAGE_MARKUP.sub("", self.t.text[s:e]).strip()
-        if isinstance(block, Html) and len(block.images) == 1 and \
+        if isinstance(block, Heading):  # the heading: no words of the section above it
+            s, e = self.t.start(block.line_start), self.t.end(block.line_end)
+        elif isinstance(block, Html) and len(block.images) == 1 and \
                 figure_parts(block.content) is not None:  # with the caption its wrapper holds
             s, e = self.t.start(block.line_start), self.t.end(block.line_end)
         elif len(rest) < 8 and line not in self.protected:  # the image stands alone
