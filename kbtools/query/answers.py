@@ -97,6 +97,10 @@ class Evaluation:
     # ``spans_rows``): which one applies depends on the value within it
     spans: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
+    def chunk(self, index: KbIndex) -> dict[str, Any] | None:
+        """`answer_chunk` (a search holding an evaluation need not import this module)."""
+        return answer_chunk(index, self)
+
     def to_dict(self) -> dict[str, Any]:
         """What a search result carries under ``evaluation``: ``table_index`` is the number
         `evaluate_table` takes (a Markdown table before it that is no decision table does not

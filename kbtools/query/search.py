@@ -246,7 +246,7 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
                   for num, level in levels.items()}
     hits, more = _distinct(levels, hits, table, rows, params, evaluation, index,
                            about_each(wanted, texts))
-    judged = _suppress_nested(table, hits, max(k, fusion.JUDGED))  # the verdict reads these,
+    judged = table.suppress_nested(hits, max(k, fusion.JUDGED))  # the verdict reads these,
     picked, best = judged[:k], judged[:fusion.JUDGED]  # k of them are shown
     exact = bool(wanted) and any(is_about(levels[h.num] if h.num in levels else
                                           identifier_level(wanted, rows[h.num])) for h in best)
@@ -291,11 +291,10 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
 
 def _evaluate(index: KbIndex, question: str,
               tables: list[tuple[str, int, int]]) -> answers.Evaluation | None:
-    """`answers.evaluate_question` of the decision tables among `tables` (`tables_of`); None,
-    without importing the table code (`kbtools.query.answers`, `kbtools.decision`: ~0.1 s of
-    a cold `kb query`), when none of them is one (`sections.decision_record`)."""
-    decided = [t for t in tables if sections.decision_record(index, *t) is not None]
-    if not decided:
+    """`answers.evaluate_question` of the decision tables among `tables`; None, importing no
+    table code (`kbtools.query.answers`, `kbtools.decision`: ~0.1 s of a cold `kb query`),
+    when none is one (`sections.decision_record`: the table's record as the build shipped it)."""
+    if not (decided := [t for t in tables if sections.decision_record(index, *t)]):
         return None
     from kbtools.query import answers
 
@@ -408,12 +407,8 @@ def _distinct(levels: dict[int, int], hits: list[fusion.Hit], table: sections.Se
     doc = dict(zip(nums, index.chunk_table().doc[nums].tolist(), strict=True))
     hits = promote(distinct.diversify(hits, doc.__getitem__, params.doc_decay),
                    lambda h: about.get(h.num, 0))
-    if evaluation is None:
-        return hits, more
-    from kbtools.query import answers  # imported already: the evaluation is its
-
-    row = answers.answer_chunk(index, evaluation)
-    if row is None:
+    row = evaluation.chunk(index) if evaluation is not None else None
+    if evaluation is None or row is None:
         return hits, more
     rows[row["num"]] = row
     table.ensure([row["num"]])
@@ -564,12 +559,6 @@ def _collapse_to_sections(table: sections.SectionTable, hits: list[fusion.Hit],
     """Replace list-item/code/image hits by their parent section (kept at the hit's rank)
     when the section passes the filters (`mask`) too."""
     return table.collapse(hits, mask)
-
-
-def _suppress_nested(table: sections.SectionTable, hits: list[fusion.Hit],
-                     k: int) -> list[fusion.Hit]:
-    """Drop a hit whose lines sit inside (or around) an already chosen hit of the same doc."""
-    return table.suppress_nested(hits, k)
 
 
 def _cite(index: KbIndex, asked: Mapping[str, str | None], row: dict[str, Any],

@@ -35,10 +35,10 @@ from kbtools.index.reader import KbIndex
 from kbtools.index.store import LAST_LINE, SectionRow
 from kbtools.query.fusion import Hit
 
-# A hit on one of these is answered better by its whole section (the item alone lacks the
-# surrounding steps); table rows and formulas are complete answers on their own.
 TABLE_DEPTH = 30  # decision tables are tried when one of their chunks is among these hits
 TABLE_KINDS = ("table", "table_row")  # the chunks of a table
+# A hit on one of these is answered better by its whole section (the item alone lacks the
+# surrounding steps); table rows and formulas are complete answers on their own.
 COLLAPSE_KINDS = frozenset({"list_item", "code", "mermaid", "image"})
 # Searches on an index after which its whole table is read (a second question: the process
 # is a long-lived one).
