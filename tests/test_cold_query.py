@@ -23,12 +23,19 @@ QUESTIONS = ["How do I reset the E17 fault code?", "回油滤芯多久更换一�
 def cold_query(dist: Path, question: str) -> tuple[dict[str, object], set[str]]:
     """`kb query --json` in a new process: its answer (timings dropped) and the top-level
     packages it imported."""
+    answer, modules = cold_modules(dist, question)
+    return answer, {name.split(".")[0] for name in modules}
+
+
+def cold_modules(dist: Path, question: str) -> tuple[dict[str, object], set[str]]:
+    """`kb query --json` in a new process: its answer (timings dropped) and the modules it
+    imported."""
     proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "kbtools", "query",
                            question, "--index", str(dist), "--json"],
                           capture_output=True, text=True, env=os.environ.copy(), check=True)
     answer = json.loads(proc.stdout)
     answer.pop("took_ms", None)
-    imported = {line.rsplit("|", 1)[1].strip().split(".")[0]
+    imported = {line.rsplit("|", 1)[1].strip()
                 for line in proc.stderr.splitlines() if line.startswith("import time:")}
     return answer, imported
 
@@ -136,3 +143,31 @@ def test_our_bm25_scores_are_bm25s_own(example_index: Path) -> None:
     for scorer in (ours.scores, theirs.get_scores_from_ids):
         with pytest.raises(ValueError):
             scorer([beyond])
+
+
+TABLE_CODE = {"kbtools.query.answers", "kbtools.query.inputs", "kbtools.decision.conditions",
+              "kbtools.decision.matching", "kbtools.decision.model"}
+
+
+@pytest.mark.parametrize("question", ["How do I reset the E17 fault code?", "E17 报警后怎么复位？",
+                                      "喷雾机如何校准？"])
+def test_a_question_no_decision_table_answers_imports_no_table_code(
+        example_index: Path, question: str) -> None:
+    """None of these questions' best candidates is a decision table's chunk (the example
+    knowledge has three such tables): the table-answering code stays unimported."""
+    answer, imported = cold_modules(example_index, question)
+    assert answer["results"]
+    assert not [r for r in answer["results"] if r.get("evaluation")]  # type: ignore[attr-defined]
+    assert not TABLE_CODE & imported, sorted(TABLE_CODE & imported)
+    assert "kbtools.decision.units" in imported  # a question's values still read its units
+
+
+@pytest.mark.parametrize("question", ["小麦抽穗期，温度22度，湿度90%，连续降雨3天，赤霉病风险多大？",
+                                      "wheat scab risk at 22 C and 90% humidity for 3 rainy days"])
+def test_a_question_giving_a_tables_inputs_is_still_evaluated(example_index: Path,
+                                                               question: str) -> None:
+    answer, imported = cold_modules(example_index, question)
+    first = answer["results"][0]  # type: ignore[index]
+    assert first["evaluation"]["doc"] == "knowledge/crops/wheat-scab.md"
+    assert first["evaluation"]["status"] == "match", first["evaluation"]
+    assert TABLE_CODE <= imported

@@ -23,7 +23,8 @@ from kbtools.engine.remote import EngineReader
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import open_index
 from kbtools.index.synonyms import Synonyms, normalize, parse
-from kbtools.query.search import input_synonyms, search
+from kbtools.query.answers import input_synonyms
+from kbtools.query.search import search
 from tests.kbfixtures import REPO, copy_example
 from tests.milvus_server import milvus  # noqa: F401 - fixture
 

@@ -17,9 +17,10 @@ from kbtools.decision import column_key
 from kbtools.index.reader import open_index
 from kbtools.index.synonyms import parse
 from kbtools.query import answers, inputs, quantities, values, wording
+from kbtools.query.answers import input_synonyms
 from kbtools.query.inputs import column_names, names_of, read_inputs
 from kbtools.query.quantities import input_names, whole_names
-from kbtools.query.search import input_synonyms, search
+from kbtools.query.search import search
 from kbtools.query.wording import Terms, with_abbreviations
 
 SYNONYMS = {column_key(t): o for t, o in parse(

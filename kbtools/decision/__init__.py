@@ -13,8 +13,9 @@ Owns the whole path from a table in a document to an answer:
 - `documents`: the decision tables of a Markdown document, choosing one, and
   `evaluate_table`, the document-level entry point.
 
-The package exports the pure parts; the document-level functions are imported from
-`kbtools.decision.documents`, so the query path (which evaluates the tables the build shipped
+The package exports the pure parts, each imported at its first use (`__getattr__`), so
+importing one light module (`units`, `numerals`) imports no other; the document-level
+functions are imported from `kbtools.decision.documents`, so the query path (which evaluates the tables the build shipped
 in the store, never Markdown) loads no Markdown or YAML parser on a cold question.
 Overlap/gap analysis for ``kb check`` lives in `kbtools.check.decision_tables`; the CLI in
 `kbtools.commands.table`. May import `kbtools.markdown`, `kbtools.corpus` and
@@ -22,24 +23,53 @@ Overlap/gap analysis for ``kb check`` lives in `kbtools.check.decision_tables`; 
 index, query, agents or the CLI.
 """
 
-from kbtools.decision.conditions import (
-    Condition,
-    column_key,
-    format_number,
-    normalize_text,
-    overflows,
-    parse_condition,
-    parse_number,
-)
-from kbtools.decision.matching import (
-    NO_MATCH_MESSAGE,
-    CellMatch,
-    RowMatch,
-    TableResult,
-    input_value,
-    match_rules,
-)
-from kbtools.decision.model import POLICIES, DecisionTable, build_table, parse_annotation
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kbtools.decision.conditions import (
+        Condition,
+        column_key,
+        format_number,
+        normalize_text,
+        overflows,
+        parse_condition,
+        parse_number,
+    )
+    from kbtools.decision.matching import (
+        NO_MATCH_MESSAGE,
+        CellMatch,
+        RowMatch,
+        TableResult,
+        input_value,
+        match_rules,
+    )
+    from kbtools.decision.model import POLICIES, DecisionTable, build_table, parse_annotation
+
+# each exported name → the module that defines it, imported at the name's first use: a
+# question's values and a `--where` unit read `numerals`, `units`, `words` and `cell_text`
+# through this package, and importing it must not import `conditions`, `model` and
+# `matching` with them (75-105 ms of a cold `kb query` whose index has no decision table)
+_HOMES = {
+    **dict.fromkeys(("Condition", "column_key", "format_number", "normalize_text", "overflows",
+                     "parse_condition", "parse_number"), "conditions"),
+    **dict.fromkeys(("NO_MATCH_MESSAGE", "CellMatch", "RowMatch", "TableResult", "input_value",
+                     "match_rules"), "matching"),
+    **dict.fromkeys(("POLICIES", "DecisionTable", "build_table", "parse_annotation"), "model"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    __import__(f"{__name__}.{home}")  # as an import statement does (`-X importtime` lists it)
+    value = getattr(sys.modules[f"{__name__}.{home}"], name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "NO_MATCH_MESSAGE",

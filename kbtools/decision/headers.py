@@ -43,6 +43,9 @@ def header_unit_start(text: str) -> int:
     return min(starts, default=len(text))
 
 
+MIN_PART = 2  # shortest leading/trailing part of a column's name that still names it
+
+
 def column_key(header: str) -> str:
     """A header without its unit: ``温度(℃)`` / ``温度（℃）`` / ``温度 [℃]`` → ``温度``."""
     text = normalize_cell(header)

@@ -33,6 +33,7 @@ from kbtools.decision.conditions import (
     tolerance_readings,
     unit_conflict,
 )
+from kbtools.decision.headers import MIN_PART as MIN_PART
 from kbtools.decision.units import unit_group
 from kbtools.errors import TableError, plural
 
@@ -185,9 +186,6 @@ def find_column(header: tuple[str, ...], name: str) -> int | None:
     if text.isdigit() and 1 <= int(text) <= len(header):
         return int(text) - 1
     return None
-
-
-MIN_PART = 2  # shortest leading/trailing part of a column's name that still names it
 
 
 def name_parts(key: str) -> set[str]:

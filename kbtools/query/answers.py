@@ -32,7 +32,6 @@ from kbtools.decision import NO_MATCH_MESSAGE, DecisionTable, column_key, match_
 from kbtools.decision.given import APPROXIMATE_NOTE, DEPENDS_NOTE, InputError, near_bound
 from kbtools.errors import KbError
 from kbtools.index.reader import KbIndex
-from kbtools.index.store import LAST_LINE
 from kbtools.query.inputs import (
     NAME_GAP_LATIN,
     Inputs,
@@ -43,17 +42,22 @@ from kbtools.query.inputs import (
 )
 from kbtools.query.naming import NAME_GAP
 from kbtools.query.quantities import input_names
+from kbtools.query.sections import (
+    TABLE_DEPTH,
+    TABLE_KINDS,
+    decision_number,
+    decision_record,
+    result_extra,
+)
 from kbtools.query.wording import Terms, is_cjk, names_subject
 
 __all__ = [  # the input readers of `kbtools.query.inputs` stay importable from here
     "NAME_GAP", "NAME_GAP_LATIN", "TABLE_DEPTH", "TABLE_KINDS", "Evaluation", "Inputs",
     "answer_chunk", "decision_number", "decision_table", "evaluate_inputs", "evaluate_question",
     "find_inputs", "given_value", "input_vocabulary", "missing_message", "names_of",
-    "read_inputs", "said_of_other_note",
+    "read_inputs", "result_extra", "said_of_other_note",
 ]
 
-TABLE_DEPTH = 30  # decision tables are tried when one of their chunks is among these hits
-TABLE_KINDS = ("table", "table_row")  # the chunks of a table
 
 
 @dataclass(frozen=True)
@@ -93,6 +97,10 @@ class Evaluation:
     # ``spans_rows``): which one applies depends on the value within it
     spans: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
+    def chunk(self, index: KbIndex) -> dict[str, Any] | None:
+        """`answer_chunk` (a search holding an evaluation need not import this module)."""
+        return answer_chunk(index, self)
+
     def to_dict(self) -> dict[str, Any]:
         """What a search result carries under ``evaluation``: ``table_index`` is the number
         `evaluate_table` takes (a Markdown table before it that is no decision table does not
@@ -115,7 +123,6 @@ class Evaluation:
 
 _TABLES: weakref.WeakKeyDictionary[KbIndex, dict[tuple[str, int], DecisionTable | None]] = \
     weakref.WeakKeyDictionary()
-_NUMBERS: weakref.WeakKeyDictionary[KbIndex, dict[str, list[int]]] = weakref.WeakKeyDictionary()
 _VOCABULARY: weakref.WeakKeyDictionary[KbIndex, frozenset[str]] = weakref.WeakKeyDictionary()
 _SYNONYMS: weakref.WeakKeyDictionary[KbIndex, Terms] = weakref.WeakKeyDictionary()
 
@@ -142,38 +149,6 @@ def input_vocabulary(index: KbIndex, synonyms: Mapping[str, Sequence[str]] = {})
     return _VOCABULARY[index]
 
 
-def decision_number(index: KbIndex, doc: str, table_index: int) -> int:
-    """The 1-based number among `doc`'s decision tables (as `decision.select_table` numbers
-    them; a build refuses a document with a malformed one) of its Markdown table
-    `table_index`; 0 when it is none. From the table chunks' records, cached per index."""
-    cache = _NUMBERS.setdefault(index, {})
-    if doc not in cache:
-        cache[doc] = sorted(
-            r["extra"]["table_index"] for r in index.store.overlapping(doc, 1, LAST_LINE)
-            if r["kind"] == "table" and type(r["extra"].get("table_index")) is int
-            and r["extra"].get("decision"))
-    numbers = cache[doc]
-    return numbers.index(table_index) + 1 if table_index in numbers else 0
-
-
-def result_extra(index: KbIndex, doc: str, kind: str, extra: dict[str, Any]) -> dict[str, Any]:
-    """A table or table row chunk's `extra` as a search result gives it: ``table_index``
-    the number of its table among `doc`'s decision tables, the ``table`` that
-    `evaluate_table`, ``/api/table/evaluate`` and ``kb table eval --table`` take (as its
-    ``evaluation.table_index``; left out for a table that is no decision table), and
-    ``markdown_table`` its number among all the document's Markdown tables (what the chunk
-    records as ``table_index``). An agent passing a result's ``table_index`` on evaluated
-    another table, or none, when a plain table came first. Other chunks' as they are."""
-    number = extra.get("table_index") if kind in TABLE_KINDS else None
-    if type(number) is not int:
-        return extra
-    out = {k: v for k, v in extra.items() if k != "table_index"}
-    out["markdown_table"] = number
-    if decided := decision_number(index, doc, number):
-        out["table_index"] = decided
-    return out
-
-
 def decision_table(index: KbIndex, doc: str, table_index: int,
                    line: int) -> DecisionTable | None:
     """Decision table `table_index` of `doc` (its table chunk overlaps `line`), as the build
@@ -182,9 +157,7 @@ def decision_table(index: KbIndex, doc: str, table_index: int,
     cache = _TABLES.setdefault(index, {})
     key = (doc, table_index)
     if key not in cache:
-        record = next((r["extra"].get("decision") for r in index.store.overlapping(doc, line, line)
-                       if r["kind"] == "table" and r["extra"].get("table_index") == table_index),
-                      None)
+        record = decision_record(index, doc, table_index, line)
         try:
             cache[key] = DecisionTable.from_record(record) if record else None
         except KbError:

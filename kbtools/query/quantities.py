@@ -46,8 +46,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from kbtools.decision import column_key, normalize_text
-from kbtools.decision.headers import header_unit_start
+from kbtools.decision.cell_text import normalize_text
+from kbtools.decision.headers import column_key, header_unit_start
 from kbtools.query.changes import EN_CHANGES, change_before, clause_words
 from kbtools.query.fillers import EN_NUMERALS, FILLERS, drop_fillers, strip_fillers
 from kbtools.query.value_units import UNIT_CLASSES, count_end

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import date
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,7 +34,6 @@ from kbtools.index import vectors
 from kbtools.index.reader import KbIndex, settle
 from kbtools.query import (
     anchors,
-    answers,
     calibration,
     distinct,
     feedback,
@@ -44,7 +43,6 @@ from kbtools.query import (
     pages,
     sections,
 )
-from kbtools.query.answers import input_synonyms
 from kbtools.query.candidates import CandidateRequest, source_of
 from kbtools.query.coverage import Coverage
 from kbtools.query.crosslingual import (
@@ -94,6 +92,9 @@ from kbtools.query.specific import (
 )
 from kbtools.query.unknown import as_written, question_forms, shown_matched, shown_unknown
 from kbtools.query.wording import short_form_value
+
+if TYPE_CHECKING:  # imported by a question one of whose best tables is a decision table
+    from kbtools.query import answers
 
 _UNVERIFIED: weakref.WeakKeyDictionary[KbIndex, np.ndarray | None] = weakref.WeakKeyDictionary()
 
@@ -237,8 +238,7 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
         hits = rerank(model, text, hits, rows)
         filters = replace(filters, reranked_by=model)
         params = replace(params, doc_decay=1.0)  # the reranker's order stands
-    evaluation = answers.evaluate_question(index, valued_text(query, asked),
-                                           table.tables_of(hits), input_synonyms(index))
+    evaluation = _evaluate(index, valued_text(query, asked), table.tables_of(hits))
     texts = hit_texts(index, hits, rows) if wanted else None  # once for both below
     levels = identifier_levels(wanted, texts, unranked(hits)) if texts is not None else {}
     if wanted and only_identifiers(text, identifiers(text)):  # ENC-5M: a holder answers it,
@@ -246,7 +246,7 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
                   for num, level in levels.items()}
     hits, more = _distinct(levels, hits, table, rows, params, evaluation, index,
                            about_each(wanted, texts))
-    judged = _suppress_nested(table, hits, max(k, fusion.JUDGED))  # the verdict reads these,
+    judged = table.suppress_nested(hits, max(k, fusion.JUDGED))  # the verdict reads these,
     picked, best = judged[:k], judged[:fusion.JUDGED]  # k of them are shown
     exact = bool(wanted) and any(is_about(levels[h.num] if h.num in levels else
                                           identifier_level(wanted, rows[h.num])) for h in best)
@@ -290,14 +290,28 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
                           condensed=condensed, not_in_knowledge=names)
 
 
+def _evaluate(index: KbIndex, question: str,
+              tables: list[tuple[str, int, int]]) -> answers.Evaluation | None:
+    """`answers.evaluate_question` of the decision tables among `tables`; None, importing no
+    table code (`kbtools.query.answers`, `kbtools.decision`: ~0.1 s of a cold `kb query`),
+    when none is one (`sections.decision_record`: the table's record as the build shipped it)."""
+    if not (decided := [t for t in tables if sections.decision_record(index, *t)]):
+        return None
+    from kbtools.query import answers
+
+    return answers.evaluate_question(index, question, decided, answers.input_synonyms(index))
+
+
 def keep_warm(index: KbIndex) -> None:
     """What a long-lived process (`kb serve`, `kb mcp`) does once a release has answered its
     first question: the section table read whole (else the second search would read it),
     the names of every decision table's inputs (`answers.input_vocabulary`), the vector
     graphs kept resident on huge pages where that helps (`KbIndex.keep_resident`),
     and what is loaded kept out of the garbage collector's full passes (`settle`)."""
+    from kbtools.query import answers  # the table code, as every such process may need it
+
     sections.of(index).read_whole()
-    answers.input_vocabulary(index, input_synonyms(index))  # what a table's inputs are not
+    answers.input_vocabulary(index, answers.input_synonyms(index))  # what a table's inputs are not
     index.keep_resident()
     settle()
 
@@ -394,7 +408,7 @@ def _distinct(levels: dict[int, int], hits: list[fusion.Hit], table: sections.Se
     doc = dict(zip(nums, index.chunk_table().doc[nums].tolist(), strict=True))
     hits = promote(distinct.diversify(hits, doc.__getitem__, params.doc_decay),
                    lambda h: about.get(h.num, 0))
-    row = answers.answer_chunk(index, evaluation) if evaluation is not None else None
+    row = evaluation.chunk(index) if evaluation is not None else None
     if evaluation is None or row is None:
         return hits, more
     rows[row["num"]] = row
@@ -548,12 +562,6 @@ def _collapse_to_sections(table: sections.SectionTable, hits: list[fusion.Hit],
     return table.collapse(hits, mask)
 
 
-def _suppress_nested(table: sections.SectionTable, hits: list[fusion.Hit],
-                     k: int) -> list[fusion.Hit]:
-    """Drop a hit whose lines sit inside (or around) an already chosen hit of the same doc."""
-    return table.suppress_nested(hits, k)
-
-
 def _cite(index: KbIndex, asked: Mapping[str, str | None], row: dict[str, Any],
           hit: fusion.Hit, rank: int,
           matched: list[str], more: Sequence[int] = (), rows: Rows | None = None,
@@ -577,7 +585,7 @@ def _cite(index: KbIndex, asked: Mapping[str, str | None], row: dict[str, Any],
         source=meta.get("source"),
         metadata=meta,
         links=row["links"],
-        extra=answers.result_extra(index, row["doc"], row["kind"], row["extra"]),
+        extra=sections.result_extra(index, row["doc"], row["kind"], row["extra"]),
         last_commit=row.get("last_commit"),
         last_author=row.get("last_author"),
         last_changed=row.get("last_changed"),

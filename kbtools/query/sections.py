@@ -27,14 +27,16 @@ import threading
 import weakref
 from array import array
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
 from kbtools.index.reader import KbIndex
-from kbtools.index.store import SectionRow
-from kbtools.query.answers import TABLE_DEPTH, TABLE_KINDS
+from kbtools.index.store import LAST_LINE, SectionRow
 from kbtools.query.fusion import Hit
 
+TABLE_DEPTH = 30  # decision tables are tried when one of their chunks is among these hits
+TABLE_KINDS = ("table", "table_row")  # the chunks of a table
 # A hit on one of these is answered better by its whole section (the item alone lacks the
 # surrounding steps); table rows and formulas are complete answers on their own.
 COLLAPSE_KINDS = frozenset({"list_item", "code", "mermaid", "image"})
@@ -217,3 +219,57 @@ def of(index: KbIndex) -> SectionTable:
             if table is None:
                 table = _TABLES[index] = SectionTable(index)
     return table
+
+
+_NUMBERS: weakref.WeakKeyDictionary[KbIndex, dict[str, list[int]]] = weakref.WeakKeyDictionary()
+_RECORDS: weakref.WeakKeyDictionary[KbIndex, dict[tuple[str, int], dict[str, Any] | None]] = \
+    weakref.WeakKeyDictionary()
+
+
+def decision_record(index: KbIndex, doc: str, table_index: int,
+                    line: int) -> dict[str, Any] | None:
+    """The decision table the build shipped on table `table_index` of `doc` (its table chunk
+    overlaps `line`: ``extra["decision"]``, `DecisionTable.to_record`), cached per index;
+    None when that table is no decision table. Read here, without the table code, so that a
+    question none of whose best tables is a decision table (most, and every question of a
+    knowledge without one) never imports `kbtools.query.answers` and `kbtools.decision`."""
+    cache = _RECORDS.setdefault(index, {})
+    key = (doc, table_index)
+    if key not in cache:
+        cache[key] = next((r["extra"].get("decision") or None
+                           for r in index.store.overlapping(doc, line, line)
+                           if r["kind"] == "table"
+                           and r["extra"].get("table_index") == table_index), None)
+    return cache[key]
+
+
+def decision_number(index: KbIndex, doc: str, table_index: int) -> int:
+    """The 1-based number among `doc`'s decision tables (as `decision.select_table` numbers
+    them; a build refuses a document with a malformed one) of its Markdown table
+    `table_index`; 0 when it is none. From the table chunks' records, cached per index."""
+    cache = _NUMBERS.setdefault(index, {})
+    if doc not in cache:
+        cache[doc] = sorted(
+            r["extra"]["table_index"] for r in index.store.overlapping(doc, 1, LAST_LINE)
+            if r["kind"] == "table" and type(r["extra"].get("table_index")) is int
+            and r["extra"].get("decision"))
+    numbers = cache[doc]
+    return numbers.index(table_index) + 1 if table_index in numbers else 0
+
+
+def result_extra(index: KbIndex, doc: str, kind: str, extra: dict[str, Any]) -> dict[str, Any]:
+    """A table or table row chunk's `extra` as a search result gives it: ``table_index``
+    the number of its table among `doc`'s decision tables, the ``table`` that
+    `evaluate_table`, ``/api/table/evaluate`` and ``kb table eval --table`` take (as its
+    ``evaluation.table_index``; left out for a table that is no decision table), and
+    ``markdown_table`` its number among all the document's Markdown tables (what the chunk
+    records as ``table_index``). An agent passing a result's ``table_index`` on evaluated
+    another table, or none, when a plain table came first. Other chunks' as they are."""
+    number = extra.get("table_index") if kind in TABLE_KINDS else None
+    if type(number) is not int:
+        return extra
+    out = {k: v for k, v in extra.items() if k != "table_index"}
+    out["markdown_table"] = number
+    if decided := decision_number(index, doc, number):
+        out["table_index"] = decided
+    return out

@@ -33,7 +33,7 @@ import unicodedata
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from kbtools.decision.conditions import normalize_cell, normalize_text
+from kbtools.decision.cell_text import normalize_cell, normalize_text
 from kbtools.decision.numerals import (
     chinese_number,
     half_numbers,

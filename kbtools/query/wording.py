@@ -11,11 +11,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from kbtools.decision.model import MIN_PART, DecisionTable
+from kbtools.decision.headers import MIN_PART
 from kbtools.query.fillers import drop_fillers
 from kbtools.query.value_units import DURATIONS, UNIT_CLASSES, unit_after
 from kbtools.query.values import AMOUNT_LEADS, CJK_NUMBER, SUBJECTS, compact, compact_term
+
+if TYPE_CHECKING:  # the table code is imported by a question that reaches a decision table
+    from kbtools.decision.model import DecisionTable
 
 # words that join two quantities named one after the other (温度22度和湿度90%): what follows
 # one starts a name of its own, not a compound with it (和湿度 is 湿度; 土壤湿度 is not)
