@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 # Tests run git, kb and LaTeX as subprocesses from workers that also hold gRPC channels to
 # Milvus: without this a forked child can abort before exec (see kbtools.engine.milvus).
@@ -31,6 +32,14 @@ for _var, _value in (("GIT_AUTHOR_NAME", "Test Author"), ("GIT_AUTHOR_EMAIL", "a
                      ("GIT_COMMITTER_NAME", "Test Author"),
                      ("GIT_COMMITTER_EMAIL", "author@example.com")):
     os.environ.setdefault(_var, _value)
+
+# The property tests draw the same examples on every run (each test's seeded by its own
+# source), so a run of the suite says what the code does, not what one roll of the dice found:
+# a CI run on an unchanged commit passes or fails as it did here. `--hypothesis-profile=
+# explore` draws fresh examples (500 where a test sets no number) to look for new failures.
+settings.register_profile("ci", derandomize=True)
+settings.register_profile("explore", derandomize=False, max_examples=500)
+settings.load_profile("ci")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

@@ -32,6 +32,7 @@ from test_answers_qualified import names_no_thing
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.decision import build_table
+from kbtools.decision.weekdays import days_said
 from kbtools.query.fillers import EN_NUMERALS
 from kbtools.query.inputs import find_inputs, read_inputs
 from kbtools.query.quantities import AMBIENT, CHANGES, EN_PLAIN, ROOMS, input_names
@@ -135,10 +136,21 @@ def test_a_pressure_before_a_possessive_name_is_that_things(question, other):
     assert (got.values, got.others) == ({}, {"Pressure (psi)": ("30psi", other)})
 
 
+
+@pytest.mark.parametrize("question", [
+    "30 psi weekend's pressure", "the monday's pressure, 30 psi", "30 psi Wed's pressure",
+])
+def test_a_days_pressure_is_the_tables(question):
+    """A day before a name says when, not whose: the value is the table's own."""
+    got = read_inputs(question, bare_table("Pressure (psi)"))
+    assert (got.values, got.others) == ({"Pressure (psi)": "30"}, {})
+
 _PLAIN = EN_PLAIN | set(AMBIENT) | set(ROOMS) | \
     {w for g in ABBREVIATIONS for t in g for w in t.split()}
+# (a day is when, not whose: ``1 psi weekend's pressure`` is the pressure at the weekend)
 _WORD = st.text("abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=9) \
     .filter(lambda w: w not in _PLAIN and w + "s" not in _PLAIN and not EN_NUMERALS.match(w)
+            and not days_said(w, w)
             and w not in {"plant", "checks", "pressure", "flow", "temperature", "psi", "gpm",
                           "action", "inside", "within"})  # (doe + s' is ``does'``: a verb)
 _HEADERS = [("Pressure (psi)", "pressure", "psi"), ("Flow (gpm)", "flow", "gpm"),
