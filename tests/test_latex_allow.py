@@ -172,11 +172,11 @@ def test_escaped_specials_and_environments_are_fine():
 
 def test_check_is_fast_on_long_formulas():
     big = r"\frac{\alpha_{i}}{\beta^{2}} + " * 600 + "x"  # about 19,000 characters
-    start = time.perf_counter()
+    start = time.thread_time()
     assert latex_problem(big) is None
     assert "not closed" in latex_problem("{" * 19_999)
     assert "limit" in latex_problem("\\csname" * 2_000_000)
-    assert time.perf_counter() - start < 1.0
+    assert time.thread_time() - start < 1.0
 
 
 FRAGMENTS = ["\\", "\\\\", "\\special", "\\csname", "\\endcsname", "\\string", "\\begin",

@@ -132,9 +132,9 @@ LONG = [grow((MAX_FORMULA_CHARS - len(grow(0))) // (len(grow(1)) - len(grow(0)))
 
 @pytest.mark.parametrize("formula", LONG, ids=range(len(LONG)))
 def test_the_check_is_linear_in_the_formula(formula):
-    start = time.perf_counter()
+    start = time.thread_time()
     problem = latex_problem(formula)
-    assert time.perf_counter() - start < 1.0
+    assert time.thread_time() - start < 1.0
     assert not (problem or "").startswith("formula is"), len(formula)
 
 

@@ -193,12 +193,12 @@ def test_a_long_list_asks_the_schema_a_few_times():
     most MAX_JUDGED distinct places and values are asked, the rest said to be by hand."""
     items = Draft202012Validator({"properties": {"k": {"type": "array",
                                                       "items": {"type": "string"}}}})
-    start = time.perf_counter()
+    start = time.thread_time()
     src = parse_source("---\nk: [" + ", ".join(["010"] * 19_000) + "]\n---\n", Path("a.md"),
                        "a.md")
     problems, edits = yaml11_check(src, None, lambda: [items])
     assert len(edits) == len(problems) == 19_000
-    assert time.perf_counter() - start < 10.0
+    assert time.thread_time() - start < 10.0
     front = "".join(f"k{i}: 0x{i + 10:X}\n" for i in range(MAX_JUDGED + 3))
     free = Draft202012Validator({"additionalProperties": {"type": "string"}})
     problems, edits = yaml11_check(parse_source(f"---\n{front}---\n", Path("a.md"), "a.md"),

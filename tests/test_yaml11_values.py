@@ -220,9 +220,9 @@ def _problems(front: str) -> list[tuple[str, int, int, str]]:
 @pytest.mark.parametrize("value", ["0" + "7" * 300_000, "0x" + "f" * 300_000,
                                    "1" * 63, "1_" * 150_000 + "1"])
 def test_a_long_value_is_named_in_linear_time(value):
-    start = time.perf_counter()
+    start = time.thread_time()
     problems = _problems(f"k: {value}\n")
-    assert time.perf_counter() - start < 2.0
+    assert time.thread_time() - start < 2.0
     for _, _, _, message in problems:  # a long value is named, not quoted whole
         assert len(message) < 400, message[:100]
 
@@ -230,7 +230,7 @@ def test_a_long_value_is_named_in_linear_time(value):
 def test_many_values_are_read_in_linear_time():
     """19,000 list items (under the 20,000-node limit), each a warning, and the same value
     through 19,000 aliases (one warning, at its anchor)."""
-    start = time.perf_counter()
+    start = time.thread_time()
     assert len(_problems("k: [" + ", ".join(["010"] * 19_000) + "]\n")) == 19_000
     assert len(_problems("a: &x 010\nk: [" + ", ".join(["*x"] * 19_000) + "]\n")) == 1
-    assert time.perf_counter() - start < 5.0
+    assert time.thread_time() - start < 5.0
