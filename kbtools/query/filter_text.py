@@ -4,11 +4,11 @@
 A key is written as a front matter's key is named: a word in any script (``crop``,
 ``作物``, ``亩产-kg``), words a blank apart (``施药 时间``), or anything in quotes
 (``"pH (水)"=6``). The value of ``=`` and ``!=`` may be several, separated by a comma
-(``,``, ``，``) or an enumeration comma (``、``): ``crop=小麦,玉米`` holds for a document of
+(``,``, ``，``), an enumeration comma (``、``) or a semicolon (``;``, ``；``): ``crop=小麦,玉米`` holds for a document of
 either, ``crop!=小麦、玉米`` for one of neither; a list as front matter writes it,
 ``crop=[小麦, "a,b"]``, lists its items (``crop=[]`` is refused); a value that holds such a comma itself goes
 in quotes (``title="小麦、玉米轮作"``). A range after ``=`` (``power=5kW..10kW``, ``5~10kW``,
-``5至10kW``: `range_ends`) reads as its two bounds, ``>=`` and ``<=``. An order (``>=``, ``<=``, ``>``, ``<``) takes one
+``5–10kW``, ``5至10kW``, ``5 to 10 kW``: `range_ends`) reads as its two bounds, ``>=`` and ``<=``. An order (``>=``, ``<=``, ``>``, ``<``) takes one
 value, as written (``price>=1,000``)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 from kbtools.errors import FilterError, UsageError, valid_unicode
 from kbtools.query.filter_kinds import period_of, version_text
-from kbtools.query.filter_numbers import order_number, quantity
+from kbtools.query.filter_numbers import order_number, quantity, unit_written
 
 # KEY: a front-matter key as a schema may declare it, in any script (作物, stage-期, crop_2),
 # its words a blank apart (施药 时间), or any key in quotes ("pH (水)")
@@ -32,7 +32,7 @@ MAX_WHERE_CHARS = 1000
 OPERATORS = ("=", "!=", ">=", "<=", ">", "<")
 OPERATORS_SHOWN = "KEY=VALUE, KEY!=VALUE, KEY>=VALUE, KEY<=VALUE, KEY>VALUE or KEY<VALUE"
 OPERATOR_START = ("=", "<", ">", "!")  # a bare value starting so is a mistyped operator
-SEPARATORS = ",，、"  # between the values of one `=` / `!=` filter: any of them (none of them)
+SEPARATORS = ",，、;；"  # between the values of one `=` / `!=` filter: any of them (none of them)
 _BLANKS = " \t\u3000"
 Want = str | tuple[str, ...]  # one value, or the values of `=` / `!=` any of which it means
 Condition = tuple[str, str, Want]  # one filter: (key, operator, value or values)
@@ -103,7 +103,9 @@ def parse_where(items: list[str] | None) -> list[Condition]:
     return out
 
 
-RANGE_MARKS = ("..", "~", "～", "至", "到")  # between a range's two ends: 5kW..10kW, 5至10kW
+# between a range's two ends (5kW..10kW, 5至10kW, 5–10kW, 5〜10kW), the longer marks first (5...10
+# is no 5 to .10); not - (12-24V is a value written so)
+RANGE_MARKS = ("...", "..", "……", "…", "——", "—", "–", "~", "～", "〜", "至", "到", " to ")
 MAX_RANGE_CHARS = 80  # longer text is no range of two values
 
 
@@ -121,7 +123,7 @@ def range_ends(value: str) -> tuple[str, str] | None:
     low, _, high = (part.strip() for part in value.partition(mark))
     amount = quantity(high)
     if amount is not None and order_number(low) is not None:  # 5..10kW
-        unit = high.rstrip()[-len(amount[0]):]
+        unit = unit_written(high)
         low = f"{low}{unit}" if quantity(f"{low}{unit}") is not None else low
     ends = (low, high)
     return ends if all(order_number(e) is not None or quantity(e) is not None or

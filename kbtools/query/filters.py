@@ -446,7 +446,7 @@ def meant_values(index: KbIndex, condition: Condition) -> list[str]:
                                *(m for want in listed for m in _meant(index, key, want))]))
 
 
-_JOINS = (",", ", ", "，", "、")  # how one value holding commas may have been written
+_JOINS = (",", ", ", "，", "、", ";", "；")  # how one value holding commas may have been written
 
 
 def _meant(index: KbIndex, key: str, want: str) -> list[str]:

@@ -1,0 +1,136 @@
+"""``--where`` values as people type them, and one table of units for the filters and the
+decision tables (session 43, issues 5, 14, 8, 13).
+
+``power=5–10kW`` (an en dash, as a word processor or a datasheet writes a range; an em
+dash, 〜, ``5 to 10 kW``) was one text value no document holds; ``crop=小麦;玉米`` (``；``)
+the one value "小麦;玉米"; ``power>=1e3W`` was refused ("compare it with one"); ``5 cm²``,
+``5cm2``, ``5 ㎠`` and ``5 mm²`` were never converted (m² was); and the decision tables
+converted none of hp, psi, inches, pounds or gallons, which the filters did, from a table of
+their own. Locally and in Milvus alike."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+
+from kbtools.decision import build_table, match_rules
+from kbtools.decision.units import SCALES, scale, scaled_units
+from kbtools.query.filter_numbers import quantity
+from kbtools.query.filter_text import parse_where, where_text
+from kbtools.query.filter_units import measured
+from kbtools.query.filters import _check_order
+from tests.milvus_server import engine_rows, facts_collection, local_rows, milvus  # noqa: F401
+
+
+@pytest.mark.parametrize(("value", "ends"), [
+    ("5–10kW", ("5kW", "10kW")), ("5 — 10 kW", ("5kW", "10 kW")), ("5——10kW", ("5kW", "10kW")),
+    ("5kW–10kW", ("5kW", "10kW")), ("5〜10kW", ("5kW", "10kW")), ("5 to 10 kW", ("5kW", "10 kW")),
+    ("5...10kW", ("5kW", "10kW")), ("5…10kW", ("5kW", "10kW")),  # not 5 to .10kW
+    ("-10–-5℃", ("-10℃", "-5℃")),  # the unit as written carried to the first end
+    ("2024-01–2024-03", ("2024-01", "2024-03")), ("1e3..2e3W", ("1e3W", "2e3W")),
+])
+def test_a_range_with_a_dash_or_words_is_its_two_bounds(value, ends):
+    assert parse_where([f"power={value}"]) == [("power", ">=", ends[0]), ("power", "<=", ends[1])]
+
+
+@pytest.mark.parametrize("value", ["A–B", "北京到上海", "up to 5kW", "12-24V"])
+def test_text_with_a_dash_stays_one_value(value):
+    assert parse_where([f"name={value}"]) == [("name", "=", value)]
+
+
+@pytest.mark.parametrize("where", ["crop=小麦;玉米", "crop=小麦；玉米", "crop=小麦; 玉米",
+                                   "crop=[小麦；玉米]"])
+def test_a_semicolon_separates_values_as_a_comma_does(where):
+    read = parse_where([where])
+    assert read == [("crop", "=", ("小麦", "玉米"))]
+    assert parse_where([where_text(*read[0])]) == read
+    assert parse_where(['title="a;b"']) == [("title", "=", "a;b")]  # quoted: one value
+    assert parse_where([where_text("title", "=", "a;b")]) == [("title", "=", "a;b")]
+
+
+def test_a_number_in_scientific_notation_with_its_unit_is_a_quantity():
+    assert quantity("1e3W") == ("w", 1000) and quantity("2.5E-1 kW") == ("kw", Fraction(1, 4))
+    _check_order("power", ">=", "1e3W", ["5kW", "800 W"])  # was "compare it with one"
+    assert quantity("5A2") is None and quantity("1e3") is None  # a code; a bare number
+
+
+@pytest.mark.parametrize(("written", "in_mu"), [
+    ("5 cm²", "7.5E-7"), ("5cm2", "7.5E-7"), ("5 ㎠", "7.5E-7"), ("5平方厘米", "7.5E-7"),
+    ("5 mm²", "7.5E-9"), ("5 ㎟", "7.5E-9"), ("1 ㎡", "0.0015"), ("2000 m²", "3"),
+])
+def test_square_centimetres_and_millimetres_convert(written, in_mu):
+    amount = quantity(written)
+    assert amount is not None and measured(*amount) == ("亩", Fraction(in_mu))
+
+
+AREAS = [{"面积": a, "weight": w} for a, w in [
+    ("20 cm²", "2 ㎏"),  # 0
+    ("0.5 m2", "1500g"),  # 1
+    ("300平方毫米", "3 lb"),  # 2: 1.36 kg
+    ("1 ㎡", "1e3g"),  # 3
+]]
+
+
+@pytest.fixture(scope="module")
+def area_coll(milvus):  # noqa: F811
+    with facts_collection(milvus, "spellings", "spellings", [(f, False) for f in AREAS]) as engine:
+        yield engine
+
+
+@pytest.mark.parametrize(("key", "op", "want", "rows"), [
+    ("面积", ">", "10cm2", [0, 1, 3]), ("面积", "<", "3000 mm²", [0, 2]),
+    ("面积", "=", "10000 cm²", [3]), ("面积", "=", "5000㎠", [1]), ("面积", "<=", "0.003平方米", [0, 2]),
+    ("面积", "=", "5–50cm²", [0]), ("weight", ">=", "1.5e3 g", [0, 1]), ("weight", ">", "1.3e3 g", [0, 1, 2]),
+    ("weight", "=", "1kg", [3]), ("weight", "<", "2000 g", [1, 2, 3]),
+])
+def test_spellings_filter_alike_locally_and_in_milvus(area_coll, key, op, want, rows):
+    conditions = parse_where([f"{key}{op}{want}"])
+    got = [set(local_rows(AREAS, k, o, w)) for k, o, w in conditions]
+    engine = [set(engine_rows(area_coll, "spellings", k, o, w, AREAS)) for k, o, w in conditions]
+    assert got == engine
+    assert sorted(set.intersection(*got)) == rows
+
+
+@pytest.mark.parametrize(("header", "value", "row", "said"), [
+    ("Pressure (psi)", "3 bar", 2, "3 bar = 43.511321319062766 psi"),
+    ("压力(kPa)", "30 psi", 2, "30 psi = 206.84271879505084 kPa"),
+    ("功率(kW)", "10 hp", 2, "10 hp = 7.456998715822702 kW"),
+    ("功率(kW)", "10马力", 2, "10马力 = 7.3549875 kW"), ("Power (W)", "1 hp", 2, None),
+    ("Size (in)", "30 cm", 1, "30 cm = 11.811023622047244 in"),
+    ("Size (cm)", "12 in", 2, "12 in = 30.48 cm"),
+    ("面积(亩)", "2000 m²", 2, "2000 m² = 3 亩"), ("面积(m²)", "5000 cm2", 1, "5000 cm2 = 0.5 m2"),
+    ("Weight (kg)", "12 lb", 2, None), ("Tank (L)", "3 gal", 2, None),
+])
+def test_a_decision_table_converts_the_units_the_filters_do(header, value, row, said):
+    """A table's column in psi given bar, in kW given hp, in inches given cm was refused
+    (or not converted) where ``--where`` converted them: one table of units for both."""
+    cells = {"Power (W)": ["<500", ">=500"], "Weight (kg)": ["<5", ">=5"],
+             "Tank (L)": ["<10", ">=10"], "Size (in)": ["<12", ">=12"],
+             "Size (cm)": ["<30", ">=30"], "面积(亩)": ["<3", ">=3"],
+             "面积(m²)": ["<1", ">=1"], "压力(kPa)": ["<200", ">=200"]}.get(header, ["<40", ">=40"])
+    if header.startswith("功率"):
+        cells = ["<5", ">=5"]
+    table = build_table([header, "措施"], [[c, f"行{i}"] for i, c in enumerate(cells)],
+                        decision=f"inputs={header}; outputs=措施")
+    result = match_rules(table, {header: value})
+    assert result.selected == (row,)
+    if said:
+        assert result.matches[0].cells[0].reason.startswith(said + ";")
+
+
+def test_the_tables_and_the_filters_convert_by_one_table():
+    """Every pair of units of one family converts alike in a table and in a filter."""
+    units = scaled_units()
+    for family in SCALES:
+        for a in family:
+            for b in family:
+                if a == b or a == "w":  # a value in w is 2万 to a table
+                    continue
+                n, d = scale(a, b) or (1, 1)
+                mine, theirs = measured(a, Decimal(7)), measured(b, Decimal(7) * n / d)
+                if mine is not None and theirs is not None:
+                    assert isinstance(mine[1], Decimal) and isinstance(theirs[1], Decimal)
+                    assert abs(mine[1] - theirs[1]) <= abs(mine[1]) * Decimal("1e-20"), (a, b)
+                assert units[a][0] == units[b][0]
