@@ -116,23 +116,25 @@ def counts_whole(key: str) -> bool:
 # table for the decision tables (`scale`) and the ``--where`` filters
 # (`kbtools.query.filter_units`). Not months and days, nor years and days or weeks (a month
 # is no fixed number of days), not °F and ℃ (no factor: `filter_units` shifts them).
+_SIZES: tuple[dict[str, int | str | Fraction], ...] = (
+    {"s": 1, "min": 60, "刻钟": 900, "h": 3600, "d": 86400, "week": 604800},
+    {"month": 1, "year": 12},
+    {"mm": 1, "cm": 10, "m": 1000, "km": 1000000, "in": "25.4", "ft": "304.8"},
+    {"mg": 1, "g": 1000, "斤": 500000, "kg": 1000000, "t": 1000000000, "lb": "453592.37"},
+    {"ml": 1, "l": 1000, "gal": "3785.411784"},  # not oz: a mass or a fluid ounce
+    {"亩": 1, "公顷": 15, "m2": "0.0015", "cm2": "0.00000015", "mm2": "0.0000000015",
+     "km2": 1500, "acre": Fraction("4046.8564224") * Fraction("0.0015"),
+     "ft2": Fraction("0.09290304") * Fraction("0.0015"),
+     "in2": Fraction("0.00064516") * Fraction("0.0015")},
+    {"pa": 1, "kpa": 1000, "bar": 100000, "mpa": 1000000, "atm": 101325,
+     "psi": Fraction("0.45359237") * Fraction("9.80665") / Fraction("0.00064516")},
+    {"mv": 1, "v": 1000, "kv": 1000000},
+    {"‰": 1, "%": 10},  # 0.5‰ is 0.05%: shares of a whole, in thousandths and hundredths
+    {"w": 1, "kw": 1000, "hp": "745.69987158227022", "马力": "735.49875"},
+)
 SCALES: tuple[dict[str, Fraction], ...] = tuple(
-    {unit: Fraction(size) for unit, size in family.items()} for family in (
-        {"s": 1, "min": 60, "刻钟": 900, "h": 3600, "d": 86400, "week": 604800},
-        {"month": 1, "year": 12},
-        {"mm": 1, "cm": 10, "m": 1000, "km": 1000000, "in": "25.4", "ft": "304.8"},
-        {"mg": 1, "g": 1000, "斤": 500000, "kg": 1000000, "t": 1000000000, "lb": "453592.37"},
-        {"ml": 1, "l": 1000, "gal": "3785.411784"},  # not oz: a mass or a fluid ounce
-        {"亩": 1, "公顷": 15, "m2": "0.0015", "cm2": "0.00000015", "mm2": "0.0000000015",
-         "km2": 1500, "acre": Fraction("4046.8564224") * Fraction("0.0015"),
-         "ft2": Fraction("0.09290304") * Fraction("0.0015"),
-         "in2": Fraction("0.00064516") * Fraction("0.0015")},
-        {"pa": 1, "kpa": 1000, "bar": 100000, "mpa": 1000000, "atm": 101325,
-         "psi": Fraction("0.45359237") * Fraction("9.80665") / Fraction("0.00064516")},
-        {"mv": 1, "v": 1000, "kv": 1000000},
-        {"‰": 1, "%": 10},  # 0.5‰ is 0.05%: shares of a whole, in thousandths and hundredths
-        {"w": 1, "kw": 1000, "hp": "745.69987158227022", "马力": "735.49875"},
-    ))
+    {unit: size if isinstance(size, Fraction) else Fraction(size) for unit, size in family.items()}
+    for family in _SIZES)
 # spellings of `SCALES`' units beyond the groups of `UNIT_GROUPS` (whose words a question's
 # reader takes as units after a number: ``in`` is not among them, ``5 in the field``): a
 # table's column and a filter's value are converted in them. Superscripts and the squared
