@@ -10,6 +10,7 @@ their own. Locally and in Milvus alike."""
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from fractions import Fraction
 
@@ -17,6 +18,7 @@ import pytest
 
 from kbtools.decision import build_table, match_rules
 from kbtools.decision.units import SCALES, scale, scaled_units
+from kbtools.errors import FilterError
 from kbtools.query.filter_numbers import quantity
 from kbtools.query.filter_text import parse_where, where_text
 from kbtools.query.filter_units import measured
@@ -38,6 +40,19 @@ def test_a_range_with_a_dash_or_words_is_its_two_bounds(value, ends):
 @pytest.mark.parametrize("value", ["A–B", "北京到上海", "up to 5kW", "12-24V"])
 def test_text_with_a_dash_stays_one_value(value):
     assert parse_where([f"name={value}"]) == [("name", "=", value)]
+
+
+@pytest.mark.parametrize(("where", "says"), [
+    ("power=10..5kW", "the range 10..5kW holds nothing, its first end above its last; write "
+                      "power=5kW..10kW"),
+    ("power=10kW–500W", "write power=500W..10kW"), ("t=-5..-10℃", "write t=-10℃..-5℃"),
+    ("size=5~3", "write size=3..5"), ("fw=v2..v1", "write fw=v1..v2"),
+])
+def test_a_range_whose_ends_are_reversed_is_refused_not_empty(where, says):
+    """``power=10..5kW`` filtered everything out, silently: one line naming the range."""
+    with pytest.raises(FilterError, match=re.escape(says)):
+        parse_where([where])
+    assert len(parse_where(["fw=1.9..1.10"])) == 2  # versions beside such numbers: 1.9.5
 
 
 @pytest.mark.parametrize("where", ["crop=小麦;玉米", "crop=小麦；玉米", "crop=小麦; 玉米",

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from decimal import Decimal
 
 from kbtools.errors import FilterError, UsageError, valid_unicode
-from kbtools.query.filter_kinds import period_of, version_text
+from kbtools.query.filter_kinds import keys_against, period_of, version_text, wanted
 from kbtools.query.filter_numbers import order_number, quantity, unit_written
 
 # KEY: a front-matter key as a schema may declare it, in any script (作物, stage-期, crop_2),
@@ -84,6 +85,10 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                 raise FilterError("bad", f"{shown!r}: a range ({value}) is read with = alone "
                                   f"({key}={value}); else give one bound ({key}>={ends[0]})",
                                   key="bad_where", values={"where": shown})
+            if _reversed(*ends):  # power=10..5kW: nothing lies in it
+                raise FilterError("bad", f"{shown!r}: the range {value} holds nothing, its first "
+                                  f"end above its last; write {key}={ends[1]}..{ends[0]}",
+                                  key="bad_where", values={"where": shown})
             out += [(key, ">=", ends[0]), (key, "<=", ends[1])]
             continue
         _check_brackets(shown, key, op, value, len(item.rstrip()) - len(value))
@@ -129,6 +134,17 @@ def range_ends(value: str) -> tuple[str, str] | None:
     return ends if all(order_number(e) is not None or quantity(e) is not None or
                        version_text(e) is not None or period_of(e) is not None
                        for e in ends) else None
+
+
+def _reversed(low: str, high: str) -> bool:
+    """Whether a range's first end lies above its last, as numbers, quantities of one
+    dimension or versions compare (`filter_kinds.keys_against`); not two bare numbers with a
+    decimal point (1.9..1.10 is a range of versions beside them), nor dates."""
+    keys = keys_against(low, wanted(high, dates=False))
+    if keys is None or not all(isinstance(k, (str, Decimal)) for k in keys) or \
+            isinstance(keys[0], Decimal) and "." in low + high and not quantity(high):
+        return False
+    return bool(keys[0] > keys[1])  # type: ignore[operator]
 
 
 # a list's brackets, as front matter writes them and as a Chinese input method types them
