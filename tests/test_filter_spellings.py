@@ -15,6 +15,8 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kbtools.decision import build_table, match_rules
 from kbtools.decision.units import SCALES, scale, scaled_units
@@ -106,6 +108,19 @@ def test_spellings_filter_alike_locally_and_in_milvus(area_coll, key, op, want, 
     engine = [set(engine_rows(area_coll, "spellings", k, o, w, AREAS)) for k, o, w in conditions]
     assert got == engine
     assert sorted(set.intersection(*got)) == rows
+
+
+@settings(max_examples=100, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(want=st.builds(lambda n, sp, u: f"{n}{sp}{u}",
+                      st.sampled_from(["0", "2e1", "20", "1.5E3", "3000", "0.5", "1e-2", "-1e3"]),
+                      st.sampled_from(["", " "]),
+                      st.sampled_from(["cm²", "cm2", "㎠", "mm²", "㎟", "m²", "平方厘米", "亩",
+                                       "g", "㎏", "lb", "kg"])),
+       op=st.sampled_from([">=", "<=", ">", "<", "=", "!="]), key=st.sampled_from(["面积", "weight"]))
+def test_any_spelling_filters_alike_locally_and_in_milvus(area_coll, want, op, key):
+    assert engine_rows(area_coll, "spellings", key, op, want, AREAS) == \
+        local_rows(AREAS, key, op, want)
 
 
 @pytest.mark.parametrize(("header", "value", "row", "said"), [
