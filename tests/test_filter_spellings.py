@@ -73,6 +73,19 @@ def test_a_number_in_scientific_notation_with_its_unit_is_a_quantity():
     assert quantity("5A2") is None and quantity("1e3") is None  # a code; a bare number
 
 
+@pytest.mark.parametrize(("want", "held", "says"), [
+    ("5,000W", ["5kW", "800 W"], "power>=5,000W: 5,000W groups its thousands, write 5000W; power "
+                                 "is a number with its unit"),
+    ("1，200 rpm", ["1500 rpm"], "write 1200 rpm; power is a number with its unit"),
+    ("1,200", [3, 5], "1,200 groups its thousands, write 1200; power is a number in this index"),
+])
+def test_an_order_on_a_number_with_a_thousands_comma_says_what_to_write(want, held, says):
+    """``power>=5,000W`` was refused as any text is ("compare it with one"): the line now
+    says what to write."""
+    with pytest.raises(FilterError, match=re.escape(says)):
+        _check_order("power", ">=", want, held)
+
+
 @pytest.mark.parametrize(("written", "in_mu"), [
     ("5 cm²", "7.5E-7"), ("5cm2", "7.5E-7"), ("5 ㎠", "7.5E-7"), ("5平方厘米", "7.5E-7"),
     ("5 mm²", "7.5E-9"), ("5 ㎟", "7.5E-9"), ("1 ㎡", "0.0015"), ("2000 m²", "3"),

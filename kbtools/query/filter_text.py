@@ -147,6 +147,20 @@ def _reversed(low: str, high: str) -> bool:
     return bool(keys[0] > keys[1])  # type: ignore[operator]
 
 
+# a number with its thousands grouped by commas (5,000W, 1，200): no number an order reads
+_GROUPED = re.compile(r"\s*([+-]?\d{1,3}(?:[,，]\d{3})+(?:\.\d+)?)(?!\d)")
+
+
+def ungrouped_hint(want: str) -> str:
+    """What to write for an order's value whose number groups its thousands by commas
+    (``5,000W``: ``write 5000W; ``), to begin the one-line refusal with; "" for another."""
+    m = _GROUPED.match(want)
+    if m is None:
+        return ""
+    number = m.group(1).replace(",", "").replace("，", "")
+    return f"{want.strip()} groups its thousands, write {number}{want[m.end():].rstrip()}; "
+
+
 # a list's brackets, as front matter writes them and as a Chinese input method types them
 BRACKETS = {"[": "]", "［": "］", "【": "】"}
 _CLOSERS = {c: o for o, c in BRACKETS.items()}
