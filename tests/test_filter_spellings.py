@@ -95,6 +95,17 @@ def test_square_centimetres_and_millimetres_convert(written, in_mu):
     assert amount is not None and measured(*amount) == ("亩", Fraction(in_mu))
 
 
+@pytest.mark.parametrize(("written", "same"), [
+    ("5 pounds", "5 lb"), ("2 meters", "200 cm"), ("150 centimetres", "1.5 m"),
+    ("3 kilograms", "6斤"), ("2 litres", "2000 ml"), ("5 kilowatts", "5000 W"),
+    ("2 tonnes", "2000 kg"), ("300 kilopascals", "3 bar"), ("2 kilovolts", "2000 V"),
+])
+def test_units_spelled_in_english_words_convert(written, same):
+    """``weight>=5 pounds`` or ``length>=2 meters`` compared the word only with itself."""
+    a, b = quantity(written), quantity(same)
+    assert a is not None and b is not None and measured(*a) == measured(*b)
+
+
 AREAS = [{"面积": a, "weight": w} for a, w in [
     ("20 cm²", "2 ㎏"),  # 0
     ("0.5 m2", "1500g"),  # 1

@@ -143,7 +143,15 @@ SCALED_SPELLINGS: dict[str, str] = {
     "inch": "in", "inches": "in", "英寸": "in", "foot": "ft", "feet": "ft", "英尺": "ft",
     "lbs": "lb", "磅": "lb", "gallon": "gal", "gallons": "gal", "加仑": "gal",
     "acres": "acre", "英亩": "acre", "标准大气压": "atm", "ps": "马力",
-    "sqft": "ft2", "平方英尺": "ft2", "平方英寸": "in2",
+    "sqft": "ft2", "平方英尺": "ft2", "平方英寸": "in2", "pound": "lb", "pounds": "lb",
+    **{w + end: unit for w, unit in (("millimet", "mm"), ("centimet", "cm"), ("met", "m"),
+                                      ("kilomet", "km"), ("lit", "l"), ("millilit", "ml"))
+       for end in ("er", "ers", "re", "res")},
+    **{w + end: unit for w, unit in (("milligram", "mg"), ("gram", "g"), ("kilogram", "kg"),
+                                      ("tonne", "t"), ("watt", "w"), ("kilowatt", "kw"),
+                                      ("kilovolt", "kv"), ("pascal", "pa"),
+                                      ("kilopascal", "kpa"), ("megapascal", "mpa"))
+       for end in ("", "s")},
 }
 # a value's unit the tables leave unconverted: w (2w is 2万; 瓦, and a column in W, convert)
 _NOT_SCALED_IN_TABLES = frozenset(("w",))
