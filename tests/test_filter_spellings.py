@@ -78,10 +78,13 @@ def test_a_number_in_scientific_notation_with_its_unit_is_a_quantity():
                                  "is a number with its unit"),
     ("1，200 rpm", ["1500 rpm"], "write 1200 rpm; power is a number with its unit"),
     ("1,200", [3, 5], "1,200 groups its thousands, write 1200; power is a number in this index"),
+    ("十亩", ["15亩", "2 公顷"], "十亩 is in Chinese numerals, write 10亩; power is a number"),
+    ("两千五百", [3, 5], "write 2500; power is a number in this index"),
+    ("三点五千瓦", ["5kW"], "write 3.5千瓦; power is a number with its unit"),
 ])
-def test_an_order_on_a_number_with_a_thousands_comma_says_what_to_write(want, held, says):
-    """``power>=5,000W`` was refused as any text is ("compare it with one"): the line now
-    says what to write."""
+def test_an_order_on_a_number_written_otherwise_says_what_to_write(want, held, says):
+    """``power>=5,000W`` or ``面积>=十亩`` was refused as any text is ("compare it with
+    one"): the line now says what to write."""
     with pytest.raises(FilterError, match=re.escape(says)):
         _check_order("power", ">=", want, held)
 

@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable
 from decimal import Decimal
 
+from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
 from kbtools.errors import FilterError, UsageError, valid_unicode
 from kbtools.query.filter_kinds import keys_against, period_of, version_text, wanted
 from kbtools.query.filter_numbers import order_number, quantity, unit_written
@@ -148,13 +149,20 @@ def _reversed(low: str, high: str) -> bool:
 
 
 # a number with its thousands grouped by commas (5,000W, 1，200): no number an order reads
+_NUMERALS = "".join(sorted(NUMERAL_CHARS))
 _GROUPED = re.compile(r"\s*([+-]?\d{1,3}(?:[,，]\d{3})+(?:\.\d+)?)(?!\d)")
 
 
-def ungrouped_hint(want: str) -> str:
+def written_hint(want: str) -> str:
     """What to write for an order's value whose number groups its thousands by commas
-    (``5,000W``: ``write 5000W; ``), to begin the one-line refusal with; "" for another."""
+    (``5,000W``: ``write 5000W; ``) or is in Chinese numerals (``十亩``: ``write 10亩; ``),
+    to begin the one-line refusal with; "" for another."""
     m = _GROUPED.match(want)
+    lead = len(want) - len(want.lstrip(_NUMERALS))  # 十亩; 三点五 of 三点五千瓦 (千瓦 a unit)
+    for end in (lead, lead - 1) if m is None and lead > 1 and want[lead - 1] in "千百万" else \
+            (lead,) if m is None and lead else ():
+        if (number := chinese_number(want[:end])) is not None:
+            return f"{want.strip()} is in Chinese numerals, write {number}{want[end:].rstrip()}; "
     if m is None:
         return ""
     number = m.group(1).replace(",", "").replace("，", "")

@@ -52,7 +52,7 @@ from kbtools.query.filter_text import Want as Want
 from kbtools.query.filter_text import checked_conditions as checked_conditions
 from kbtools.query.filter_text import narrow_operator as narrow_operator
 from kbtools.query.filter_text import parse_where as parse_where
-from kbtools.query.filter_text import range_ends, ungrouped_hint, values_of
+from kbtools.query.filter_text import range_ends, values_of, written_hint
 from kbtools.query.filter_text import where_text as where_text
 from kbtools.query.filter_units import dimension_problem
 
@@ -500,12 +500,12 @@ def _check_order(key: str, op: str, want: str, values: list[Any]) -> None:
     shown = where_text(key, op, want)
     if all(_is_number(str(v)) for v in held):
         if not _is_number(want) and version_text(want) is None:  # 1.10.2 beside 1.9
-            raise FilterError("bad", f"{shown}: {ungrouped_hint(want)}{key} is a number in this "
+            raise FilterError("bad", f"{shown}: {written_hint(want)}{key} is a number in this "
                               f"index (e.g. {held[0]}); compare it with a number",
                               key="bad_where", values={"where": shown})
     elif all(_is_number(str(v)) or quantity(str(v)) for v in held):  # 5kW: power>=abc
         if not _is_number(want) and quantity(want) is None:  # (or 5kW..10kW, 5-10kW)
-            raise FilterError("bad", f"{shown}: {ungrouped_hint(want)}{key} is a number with "
+            raise FilterError("bad", f"{shown}: {written_hint(want)}{key} is a number with "
                               "its unit in this index "
                               f"(e.g. {next(v for v in held if quantity(str(v)))}); compare it "
                               "with one (a range: =5kW..10kW)", key="bad_where",
