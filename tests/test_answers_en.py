@@ -74,7 +74,8 @@ def test_english_values_are_read_as_the_numbers_they_mean(question, expected):
     ("discharge pressure: 35 psi, motor speed: 1,750 RPM", {"35", "1750"}, "match"),
     ("discharge pressure 35 psi at 1800 rpm", {"35", "1800"}, "match"),  # by its unit
     ("the pump discharge reads 95 psi", {"95"}, "match"),
-    ("discharge pressure 35 bar, motor speed 1800 rpm", {"35bar", "1800"}, "no_match"),
+    # 35 bar is 507.6 psi (session 43: the tables convert bar to psi; it was refused)
+    ("discharge pressure 35 bar, motor speed 1800 rpm", {"35bar", "1800"}, "match"),
     ("discharge pressure 35 psi at 1.2k rpm", {"35", "1.2k"}, "match"),  # 1200 rpm
 ])
 def test_english_units_and_thousands(question, expected, status):

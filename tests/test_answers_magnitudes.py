@@ -283,13 +283,20 @@ def test_thousands_and_ten_thousands_as_typed_are_their_value(table, value, want
     (YUAN, "2k-xxx", "is not a number"),  # a code, not 2000-xxx
     (build_table(["温度(℃)", "措施"], [["<30", "a"], ["≥30", "b"]], decision="inputs=温度"),
      "300K", "give the value in °C"),  # kelvin there
-    (build_table(["功率(W)", "档"], [["<500", "低"], ["≥500", "高"]], decision="inputs=功率"),
-     "5kw", "give the value in W"),
 ])
 def test_a_letter_that_is_a_unit_or_part_of_a_code_multiplies_nothing(table, value, refusal):
     assert table is not None
     with pytest.raises(TableError, match=refusal):
         match_rules(table, {table.header[0]: value})
+
+
+def test_kilowatts_under_a_column_of_watts_are_converted_not_multiplied():
+    """``5kw`` under 功率(W) was refused ("give the value in W"); the tables convert by the
+    filters' table of units (session 43): 5 kW is 5000 W, its k no 千 of its own."""
+    table = build_table(["功率(W)", "档"], [["<500", "低"], ["≥500", "高"]], decision="inputs=功率")
+    assert table is not None
+    for value, want in (("5kw", "高"), ("0.4 kW", "低"), ("1 hp", "高"), ("5千瓦", "高")):
+        assert list(match_rules(table, {"功率": value}).outputs[0].values()) == [want], value
 
 
 @pytest.mark.parametrize(("question", "table", "output"), [

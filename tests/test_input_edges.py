@@ -308,7 +308,6 @@ def test_open_knowledge_of_an_index_too_long_for_the_os(tmp_path):
     ("温度(℃)", ["<15", ">20"], "72°F", "it is in '°F', the column in '°C'"),
     ("连续降雨天数", ["<3", "≥3"], "1个月", "the column in '天'"),  # no fixed number of days
     ("间隔", ["<7 天", "≥7 天"], "2 个月", "the column in '天'"),  # the cells' unit
-    ("Pressure (psi)", ["<40", ">=40"], "3 bar", "the column in 'psi'"),
 ])
 def test_an_input_whose_unit_would_change_its_number_is_refused(header, cells, value, says):
     """An input in another known unit that no exact factor converts, or with a word that

@@ -12,6 +12,8 @@ imports `kbtools.decision.numerals` (what 万, 千 multiply by).
 from __future__ import annotations
 
 import re
+import unicodedata
+from fractions import Fraction
 
 from kbtools.decision.numerals import MAGNITUDE_TIMES
 
@@ -107,22 +109,73 @@ def counts_whole(key: str) -> bool:
     return key.endswith(COUNTED) or bool(_EN_COUNTED.search(key))
 
 
-# Families of units one is converted to another in by an exact factor (the size of each in
-# the family's smallest). Not months and days, nor years and days or weeks (a month is no
-# fixed number of days), not °F and ℃ (no factor), not units a number gives to the nearest
-# digits only (psi, hp), not w (2w is also 2万) or single letters that name other things.
-SCALES: tuple[dict[str, int], ...] = (
+# Families of units one is converted to another in by an exact factor: each unit's size in
+# its family's base unit (the one of size 1), by exact definition (an inch is 25.4 mm, a
+# pound 453592.37 mg, a US gallon 3785.411784 ml, psi a pound-force per square inch, hp
+# 745.69987158227022 W, 马力 and PS metric horsepower 735.49875 W, a mu 10000/15 m²). One
+# table for the decision tables (`scale`) and the ``--where`` filters
+# (`kbtools.query.filter_units`). Not months and days, nor years and days or weeks (a month
+# is no fixed number of days), not °F and ℃ (no factor: `filter_units` shifts them).
+_SIZES: tuple[dict[str, int | str | Fraction], ...] = (
     {"s": 1, "min": 60, "刻钟": 900, "h": 3600, "d": 86400, "week": 604800},
     {"month": 1, "year": 12},
-    {"mm": 1, "cm": 10, "m": 1000, "km": 1000000},
-    {"mg": 1, "g": 1000, "斤": 500000, "kg": 1000000, "t": 1000000000},
-    {"ml": 1, "l": 1000},
-    {"亩": 1, "公顷": 15},  # a hectare is 15 mu
-    {"pa": 1, "kpa": 1000, "bar": 100000, "mpa": 1000000},
+    {"mm": 1, "cm": 10, "m": 1000, "km": 1000000, "in": "25.4", "ft": "304.8"},
+    {"mg": 1, "g": 1000, "斤": 500000, "kg": 1000000, "t": 1000000000, "lb": "453592.37"},
+    {"ml": 1, "l": 1000, "gal": "3785.411784"},  # not oz: a mass or a fluid ounce
+    {"亩": 1, "公顷": 15, "m2": "0.0015", "cm2": "0.00000015", "mm2": "0.0000000015",
+     "km2": 1500, "acre": Fraction("4046.8564224") * Fraction("0.0015"),
+     "ft2": Fraction("0.09290304") * Fraction("0.0015"),
+     "in2": Fraction("0.00064516") * Fraction("0.0015")},
+    {"pa": 1, "kpa": 1000, "bar": 100000, "mpa": 1000000, "atm": 101325,
+     "psi": Fraction("0.45359237") * Fraction("9.80665") / Fraction("0.00064516")},
     {"mv": 1, "v": 1000, "kv": 1000000},
     {"‰": 1, "%": 10},  # 0.5‰ is 0.05%: shares of a whole, in thousandths and hundredths
+    {"w": 1, "kw": 1000, "hp": "745.69987158227022", "马力": "735.49875"},
 )
-_SCALE_OF = {GROUP_OF[u]: (n, size) for n, family in enumerate(SCALES) for u, size in family.items()}
+SCALES: tuple[dict[str, Fraction], ...] = tuple(
+    {unit: size if isinstance(size, Fraction) else Fraction(size) for unit, size in family.items()}
+    for family in _SIZES)
+# spellings of `SCALES`' units beyond the groups of `UNIT_GROUPS` (whose words a question's
+# reader takes as units after a number: ``in`` is not among them, ``5 in the field``): a
+# table's column and a filter's value are converted in them. Superscripts and the squared
+# units' single characters are read in NFKC (``m²``, ``㎡``: ``m2``; ``㎏``: ``kg``)
+SCALED_SPELLINGS: dict[str, str] = {
+    "inch": "in", "inches": "in", "英寸": "in", "foot": "ft", "feet": "ft", "英尺": "ft",
+    "lbs": "lb", "磅": "lb", "gallon": "gal", "gallons": "gal", "加仑": "gal",
+    "acres": "acre", "英亩": "acre", "标准大气压": "atm", "ps": "马力",
+    "sqft": "ft2", "平方英尺": "ft2", "平方英寸": "in2", "pound": "lb", "pounds": "lb",
+    **{w + end: unit for w, unit in (("millimet", "mm"), ("centimet", "cm"), ("met", "m"),
+                                      ("kilomet", "km"), ("lit", "l"), ("millilit", "ml"))
+       for end in ("er", "ers", "re", "res")},
+    **{w + end: unit for w, unit in (("milligram", "mg"), ("gram", "g"), ("kilogram", "kg"),
+                                      ("tonne", "t"), ("watt", "w"), ("kilowatt", "kw"),
+                                      ("kilovolt", "kv"), ("pascal", "pa"),
+                                      ("kilopascal", "kpa"), ("megapascal", "mpa"))
+       for end in ("", "s")},
+}
+# a value's unit the tables leave unconverted: w (2w is 2万; 瓦, and a column in W, convert)
+_NOT_SCALED_IN_TABLES = frozenset(("w",))
+
+
+def scaled_units() -> dict[str, tuple[int, Fraction]]:
+    """Every spelling of a unit `SCALES` converts (its group's in `UNIT_GROUPS`, and
+    `SCALED_SPELLINGS`): (its family's position in `SCALES`, its size in the family's base)."""
+    out: dict[str, tuple[int, Fraction]] = {}
+    for n, family in enumerate(SCALES):
+        for unit, size in family.items():
+            for spelling in UNIT_GROUPS[GROUP_OF[unit]] if unit in GROUP_OF else (unit,):
+                out[spelling] = (n, size)
+    for spelling, unit in SCALED_SPELLINGS.items():
+        out[spelling] = out[unit]
+    return out
+
+
+_SCALE_OF = scaled_units()
+
+
+def scale_base(n: int) -> str:
+    """The base unit of `SCALES`' family `n`: its unit of size 1."""
+    return next(u for u, size in SCALES[n].items() if size == 1)
 
 
 def rate_parts(unit: str) -> tuple[str, str] | None:
@@ -158,13 +211,21 @@ def scale(unit: str, column: str) -> tuple[int, int] | None:
     if a_rate is not None and b_rate is not None and rates_agree(unit, column):
         (n1, d1), (n2, d2) = (scale(x, y) or (1, 1) for x, y in zip(a_rate, b_rate, strict=True))
         return None if n1 * d2 == d1 * n2 else (n1 * d2, d1 * n2)
-    a, b = _SCALE_OF.get(GROUP_OF.get(unit.casefold(), -1)), \
-        _SCALE_OF.get(GROUP_OF.get(column.casefold(), -1))
+    a = None if unit.casefold() in _NOT_SCALED_IN_TABLES else _scale_of(unit)
+    b = _scale_of(column)
     if a is None or b is None or a[0] != b[0] or a == b:
         times = MAGNITUDE_TIMES.get(column[:1])
         return (1, times) if times and unit and unit.casefold() == column[1:].casefold() \
             and unit.casefold() not in _NO_BASE else None
-    return a[1], b[1]
+    ratio = a[1] / b[1]
+    return ratio.numerator, ratio.denominator
+
+
+def _scale_of(unit: str) -> tuple[int, Fraction] | None:
+    """(family, size) of a unit the tables convert (`_SCALE_OF`), as written or one spelling
+    of it (``30 psi``, ``12 m²``); None for another."""
+    key = unit.casefold()
+    return _SCALE_OF.get(key) or _SCALE_OF.get(unicodedata.normalize("NFKC", key))
 
 
 # what follows 万, 千 in a unit that is no unit of its own counted in thousands (千分之 is ‰)
@@ -174,7 +235,7 @@ _NO_BASE = frozenset(("分之", "分比", "分率"))
 def family(unit: str) -> int | None:
     """Which of `SCALES`' families the unit `unit` (normalised) is in, the units `scale`
     converts between (年 and ``months``; 天 and ``h``); None when it is in none."""
-    found = _SCALE_OF.get(GROUP_OF.get(unit.casefold(), -1))
+    found = _scale_of(unit)
     return found[0] if found else None
 
 

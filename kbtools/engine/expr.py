@@ -99,8 +99,10 @@ ORD_FIELD = "f_ord"
 # unit, q:w:<order_text> for 5kW, and its f_ord q:w extremes likewise: power>500W finds 5kW;
 # 12: horsepower, psi, inches, feet, pounds, gallons, m² and acres converted too, areas in
 # 亩 by fractions, rates of two such units (kg/亩, L/ha) keyed in their bases', q:mg/亩;
-# the minus sign U+2212 read as -, `filter_numbers.narrow`: −1.5kW is -1.5kW)
-FILTER_RULES = "12"
+# the minus sign U+2212 read as -, `filter_numbers.narrow`: −1.5kW is -1.5kW; 13: cm², mm²,
+# ft² and the squared units' characters (㎠, ㎏: a quantity's unit in NFKC, m2 for m²)
+# converted, a number in scientific notation with its unit (1e3W) a quantity)
+FILTER_RULES = "13"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 
 # Milvus reads only these escapes in a string literal (\u, \x, \b, \0 … are refused);

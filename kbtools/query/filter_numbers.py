@@ -26,6 +26,8 @@ from decimal import Decimal, DecimalTuple, InvalidOperation
 from functools import lru_cache
 from typing import Any
 
+from kbtools.decision.units import GROUP_OF, SCALED_SPELLINGS
+
 _NAMED = frozenset({"inf", "infinity", "nan"})  # the numbers `Decimal` reads by name, unsigned
 # what `Decimal` reads as a finite number with an exponent (digits may hold underscores
 # between them, and be any script's decimal digits, as `Decimal` and `int` read them)
@@ -222,24 +224,42 @@ def order_text(number: Number) -> str:
     return _NEGATIVE + body.translate(_COMPLEMENT) + _END if sign else _POSITIVE + body
 
 
-# a number (no leading zero: 07A is a code) and the unit after it: letters of any script
-# (a degree sign before them), one more such unit after a slash (r/min, m/s), or a percent
-# or degree sign; no digit in it
-_QUANTITY = re.compile(r"\s*([+-]?(?:(?:0|[1-9]\d*)(?:\.\d+)?|\.\d+))\s*"
-                       r"((?:°?[^\W\d_]+(?:/[^\W\d_]+)?)|[%℃℉])\s*")
+# a number (no leading zero: 07A is a code; an exponent, 1e3W, 2.5E-1 kW) and the unit
+# after it: letters of any script (a degree sign before them), one more such unit after a
+# slash (r/min, m/s), or a percent or degree sign; no digit in it but a power after a unit
+# known so (m2, cm2, m3: `_POWERED`)
+_NUMBER = r"\s*([+-]?(?:(?:0|[1-9]\d*)(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?)\s*"
+_QUANTITY = re.compile(_NUMBER + r"((?:°?[^\W\d_]+[23]?(?:/[^\W\d_]+[23]?)?)|[%℃℉])\s*")
 MAX_QUANTITY_CHARS = 40  # longer text is no measured value
+# the units written with a power's digit (as NFKC writes m² and ㎡): no other letters and digit
+# are a unit (5A2 is a code)
+_POWERED = frozenset(u for u in (*GROUP_OF, *SCALED_SPELLINGS.values()) if u[-1:] in "23")
 
 
 @lru_cache(maxsize=4096)
 def quantity(text: str) -> tuple[str, Number] | None:
-    """`text` as a number and its unit (``7.5 kW``: ``("kw", 7.5)``, the unit case-folded,
-    full-width forms as ASCII); None for a bare number, text, a date or a version."""
+    """`text` as a number and its unit (``7.5 kW``: ``("kw", 7.5)``, ``1e3W``: ``("w",
+    1000)``, the unit case-folded and in NFKC, ``㎡``, ``m²`` as ``m2``, full-width forms as
+    ASCII); None for a bare number, text, a date or a version."""
     clean = narrow(text)
+    if not clean.isascii():  # ㎏, ㎡, m² as kg, m2, m2 (NFKC)
+        clean = unicodedata.normalize("NFKC", clean)
     m = _QUANTITY.fullmatch(clean) if len(clean) <= MAX_QUANTITY_CHARS else None
     if m is None:
         return None
     number = _decimal(m.group(1))
-    return None if number is None else (m.group(2).casefold(), number)
+    unit = m.group(2).casefold()
+    if number is None or any(p[-1:] in "23" and p not in _POWERED for p in unit.split("/")):
+        return None
+    return unit, number
+
+
+def unit_written(text: str) -> str:
+    """What follows the number of a quantity `text` (`quantity`), as written (full-width
+    forms as ASCII): ``℃`` of ``-5 ℃``, ``kW`` of ``１０ｋＷ``."""
+    clean = narrow(text).strip()
+    m = re.match(_NUMBER, clean)
+    return clean[m.end():] if m else ""
 
 
 class Incomparable:

@@ -4,21 +4,23 @@
 A key is written as a front matter's key is named: a word in any script (``crop``,
 ``作物``, ``亩产-kg``), words a blank apart (``施药 时间``), or anything in quotes
 (``"pH (水)"=6``). The value of ``=`` and ``!=`` may be several, separated by a comma
-(``,``, ``，``) or an enumeration comma (``、``): ``crop=小麦,玉米`` holds for a document of
+(``,``, ``，``), an enumeration comma (``、``) or a semicolon (``;``, ``；``): ``crop=小麦,玉米`` holds for a document of
 either, ``crop!=小麦、玉米`` for one of neither; a list as front matter writes it,
 ``crop=[小麦, "a,b"]``, lists its items (``crop=[]`` is refused); a value that holds such a comma itself goes
 in quotes (``title="小麦、玉米轮作"``). A range after ``=`` (``power=5kW..10kW``, ``5~10kW``,
-``5至10kW``: `range_ends`) reads as its two bounds, ``>=`` and ``<=``. An order (``>=``, ``<=``, ``>``, ``<``) takes one
+``5–10kW``, ``5至10kW``, ``5 to 10 kW``: `range_ends`) reads as its two bounds, ``>=`` and ``<=``. An order (``>=``, ``<=``, ``>``, ``<``) takes one
 value, as written (``price>=1,000``)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from decimal import Decimal
 
+from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
 from kbtools.errors import FilterError, UsageError, valid_unicode
-from kbtools.query.filter_kinds import period_of, version_text
-from kbtools.query.filter_numbers import order_number, quantity
+from kbtools.query.filter_kinds import keys_against, period_of, version_text, wanted
+from kbtools.query.filter_numbers import order_number, quantity, unit_written
 
 # KEY: a front-matter key as a schema may declare it, in any script (作物, stage-期, crop_2),
 # its words a blank apart (施药 时间), or any key in quotes ("pH (水)")
@@ -32,7 +34,7 @@ MAX_WHERE_CHARS = 1000
 OPERATORS = ("=", "!=", ">=", "<=", ">", "<")
 OPERATORS_SHOWN = "KEY=VALUE, KEY!=VALUE, KEY>=VALUE, KEY<=VALUE, KEY>VALUE or KEY<VALUE"
 OPERATOR_START = ("=", "<", ">", "!")  # a bare value starting so is a mistyped operator
-SEPARATORS = ",，、"  # between the values of one `=` / `!=` filter: any of them (none of them)
+SEPARATORS = ",，、;；"  # between the values of one `=` / `!=` filter: any of them (none of them)
 _BLANKS = " \t\u3000"
 Want = str | tuple[str, ...]  # one value, or the values of `=` / `!=` any of which it means
 Condition = tuple[str, str, Want]  # one filter: (key, operator, value or values)
@@ -84,6 +86,10 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                 raise FilterError("bad", f"{shown!r}: a range ({value}) is read with = alone "
                                   f"({key}={value}); else give one bound ({key}>={ends[0]})",
                                   key="bad_where", values={"where": shown})
+            if _reversed(*ends):  # power=10..5kW: nothing lies in it
+                raise FilterError("bad", f"{shown!r}: the range {value} holds nothing, its first "
+                                  f"end above its last; write {key}={ends[1]}..{ends[0]}",
+                                  key="bad_where", values={"where": shown})
             out += [(key, ">=", ends[0]), (key, "<=", ends[1])]
             continue
         _check_brackets(shown, key, op, value, len(item.rstrip()) - len(value))
@@ -103,7 +109,9 @@ def parse_where(items: list[str] | None) -> list[Condition]:
     return out
 
 
-RANGE_MARKS = ("..", "~", "～", "至", "到")  # between a range's two ends: 5kW..10kW, 5至10kW
+# between a range's two ends (5kW..10kW, 5至10kW, 5–10kW, 5〜10kW), the longer marks first (5...10
+# is no 5 to .10); not - (12-24V is a value written so)
+RANGE_MARKS = ("...", "..", "……", "…", "——", "—", "–", "~", "～", "〜", "至", "到", " to ")
 MAX_RANGE_CHARS = 80  # longer text is no range of two values
 
 
@@ -121,12 +129,44 @@ def range_ends(value: str) -> tuple[str, str] | None:
     low, _, high = (part.strip() for part in value.partition(mark))
     amount = quantity(high)
     if amount is not None and order_number(low) is not None:  # 5..10kW
-        unit = high.rstrip()[-len(amount[0]):]
+        unit = unit_written(high)
         low = f"{low}{unit}" if quantity(f"{low}{unit}") is not None else low
     ends = (low, high)
     return ends if all(order_number(e) is not None or quantity(e) is not None or
                        version_text(e) is not None or period_of(e) is not None
                        for e in ends) else None
+
+
+def _reversed(low: str, high: str) -> bool:
+    """Whether a range's first end lies above its last, as numbers, quantities of one
+    dimension or versions compare (`filter_kinds.keys_against`); not two bare numbers with a
+    decimal point (1.9..1.10 is a range of versions beside them), nor dates."""
+    keys = keys_against(low, wanted(high, dates=False))
+    if keys is None or not all(isinstance(k, (str, Decimal)) for k in keys) or \
+            isinstance(keys[0], Decimal) and "." in low + high and not quantity(high):
+        return False
+    return bool(keys[0] > keys[1])  # type: ignore[operator]
+
+
+# a number with its thousands grouped by commas (5,000W, 1，200): no number an order reads
+_NUMERALS = "".join(sorted(NUMERAL_CHARS))
+_GROUPED = re.compile(r"\s*([+-]?\d{1,3}(?:[,，]\d{3})+(?:\.\d+)?)(?!\d)")
+
+
+def written_hint(want: str) -> str:
+    """What to write for an order's value whose number groups its thousands by commas
+    (``5,000W``: ``write 5000W; ``) or is in Chinese numerals (``十亩``: ``write 10亩; ``),
+    to begin the one-line refusal with; "" for another."""
+    m = _GROUPED.match(want)
+    lead = len(want) - len(want.lstrip(_NUMERALS))  # 十亩; 三点五 of 三点五千瓦 (千瓦 a unit)
+    for end in (lead, lead - 1) if m is None and lead > 1 and want[lead - 1] in "千百万" else \
+            (lead,) if m is None and lead else ():
+        if (number := chinese_number(want[:end])) is not None:
+            return f"{want.strip()} is in Chinese numerals, write {number}{want[end:].rstrip()}; "
+    if m is None:
+        return ""
+    number = m.group(1).replace(",", "").replace("，", "")
+    return f"{want.strip()} groups its thousands, write {number}{want[m.end():].rstrip()}; "
 
 
 # a list's brackets, as front matter writes them and as a Chinese input method types them

@@ -5,11 +5,11 @@ for ``450 kg/ha``.
 
 A quantity (`filter_numbers.quantity`: a number and the unit written after it) is
 `measured` when its unit is one of a dimension's here (`FAMILIES`: the units the decision
-tables convert, `kbtools.decision.units.SCALES`, in every spelling `UNIT_GROUPS` gives them
-— durations, lengths, masses, volumes, areas, pressures, voltages, shares in % and ‰ — and
-watts, horsepower (``hp``: 745.69987158227022 W; 马力 and ``PS``, metric: 735.49875 W),
-inches and feet, pounds, US gallons, square metres and acres, psi and atm, each
-by its exact definition), a rate of two such units (``kg/亩``, ``公斤每亩``, ``L/ha``,
+tables convert, one table for both, `kbtools.decision.units.SCALES`, in every spelling
+`UNIT_GROUPS` and `SCALED_SPELLINGS` give them — durations, lengths (inches and feet too),
+masses (pounds), volumes (US gallons), areas (亩, hectares, m², cm², mm², km², acres, ft²),
+pressures (psi, atm), voltages, shares in % and ‰, and watts, horsepower (``hp``:
+745.69987158227022 W; 马力 and ``PS``, metric: 735.49875 W), each by its exact definition), a rate of two such units (``kg/亩``, ``公斤每亩``, ``L/ha``,
 ``km/h``: its dimension the two bases'), or in degrees Celsius or Fahrenheit (based on °F,
 where ``°F = ℃ × 1.8 + 32`` is exact in decimals). Its number in the dimension's base unit
 is exact where the factor's decimal ends, else rounded to `ROUNDED_DIGITS` significant
@@ -32,46 +32,18 @@ from decimal import Context, Decimal
 from fractions import Fraction
 from functools import lru_cache
 
-from kbtools.decision.units import GROUP_OF, SCALES, UNIT_GROUPS
+from kbtools.decision.units import GROUP_OF, UNIT_GROUPS, scale_base, scaled_units
 from kbtools.query.filter_numbers import Number, quantity
 
 _AMBIGUOUS = frozenset(("度", "分", "方", "时", "月", "c", "f"))
 _RATE_MARKS = ("/", "每")  # between a rate's two units: kg/亩, 公斤每亩
-# units filters convert beyond the tables' `SCALES` (watts are left out there: 2w is 2万 in a
-# cell), by exact definition, in the base unit of their family (`SCALES`' smallest, or w);
-# their other spellings in `_SPELLED`
-_MORE: dict[str, dict[str, Fraction]] = {
-    "mm": {"in": Fraction("25.4"), "ft": Fraction("304.8")},
-    "mg": {"lb": Fraction("453592.37")},  # not oz: a mass or a fluid ounce
-    "ml": {"gal": Fraction("3785.411784")},  # the US gallon
-    "亩": {"m2": Fraction(3, 2000), "km2": Fraction(1500),  # a mu is 10000/15 m²
-          "acre": Fraction("4046.8564224") * Fraction(3, 2000)},
-    "pa": {"psi": Fraction("0.45359237") * Fraction("9.80665") / Fraction("0.00064516"),
-           "atm": Fraction(101325)},
-    "w": {"w": Fraction(1), "kw": Fraction(1000), "hp": Fraction("745.69987158227022"),
-          "马力": Fraction("735.49875")},  # 马力 and PS: metric horsepower
-}
-_SPELLED = {"inch": "in", "inches": "in", "英寸": "in", "foot": "ft", "feet": "ft",
-            "英尺": "ft", "lbs": "lb", "磅": "lb", "gallon": "gal",
-            "gallons": "gal", "加仑": "gal", "acres": "acre", "英亩": "acre",
-            "标准大气压": "atm", "ps": "马力", "m²": "m2", "㎡": "m2",
-            "km²": "km2", "㎢": "km2"}
 
 
 def _families() -> dict[str, tuple[str, Fraction]]:
-    """Each spelling converted (`_AMBIGUOUS` aside): its dimension's base unit and its size."""
-    out: dict[str, tuple[str, Fraction]] = {}
-    for family in SCALES:
-        smallest = min(family, key=family.__getitem__)
-        out |= {unit: (smallest, Fraction(times)) for unit, times in family.items()}
-    for base, sizes in _MORE.items():
-        out |= {unit: (base, size) for unit, size in sizes.items()}
-    for spelling, unit in _SPELLED.items():
-        out[spelling] = out[unit]
-    for unit in list(out):  # every spelling `UNIT_GROUPS` gives a unit: 公斤 is kg
-        for spelling in UNIT_GROUPS[GROUP_OF[unit]] if unit in GROUP_OF else ():
-            out.setdefault(spelling, out[unit])
-    return {u: size for u, size in out.items() if u not in _AMBIGUOUS}
+    """Each spelling converted (`_AMBIGUOUS` aside): its dimension's base unit and its size
+    (`kbtools.decision.units.SCALES`, the one table the decision tables convert by too)."""
+    return {unit: (scale_base(n), size) for unit, (n, size) in scaled_units().items()
+            if unit not in _AMBIGUOUS}
 
 
 FAMILIES = _families()

@@ -52,7 +52,7 @@ from kbtools.query.filter_text import Want as Want
 from kbtools.query.filter_text import checked_conditions as checked_conditions
 from kbtools.query.filter_text import narrow_operator as narrow_operator
 from kbtools.query.filter_text import parse_where as parse_where
-from kbtools.query.filter_text import range_ends, values_of
+from kbtools.query.filter_text import range_ends, values_of, written_hint
 from kbtools.query.filter_text import where_text as where_text
 from kbtools.query.filter_units import dimension_problem
 
@@ -66,10 +66,10 @@ SHOWN_DOCS = 5  # documents an error about a `doc=` value names
 WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
               "field a result's `metadata` shows (category, tags, lang, verified, timestamp "
               "…) or `doc` (a document path, as `read` takes it); a key with other "
-              "characters in quotes (\"pH (水)\"=6). Values a comma (, ， 、) apart: "
+              "characters in quotes (\"pH (水)\"=6). Values a comma (, ， 、) or ; apart: "
               "= any of them, != none of them (crop=小麦,玉米); a value holding a comma "
               "in quotes (title=\"小麦、玉米轮作\"); a range with = both ends included "
-              "(power=5kW..10kW, 5~10kW, 5至10kW). Numbers compare as "
+              "(power=5kW..10kW, 5~10kW, 5–10kW, 5至10kW). Numbers compare as "
               "numbers (size=1 matches 1.0; size>1 does not), versions as versions "
               "(version>1.9 matches 1.10.2 and v2; 2.0.0-rc1 < 2.0.0; a plain number "
               "beside a version is one: firmware=2 matches 2.0.0 and v2, as >= and <= "
@@ -85,7 +85,8 @@ WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
               "<=2024-02: a value's day, month or year must lie inside the filter's), "
               "a number with its unit as that quantity, converted within one dimension "
               "(power>500W matches 5kW, power>5hp 7.5kW, pressure<=30psi 2 bar, size>=12in "
-              "1 ft, rate>=20kg/亩 450kg/ha, 温度<=40℃ matches 104°F; power>5kg is refused beside "
+              "1 ft, rate>=20kg/亩 450kg/ha, 面积<10cm² 300 mm², 温度<=40℃ matches 104°F, "
+              "power>=1e3W 5kW; power>5kg is refused beside "
               "values in kW; power>5 matches 7.5kW), "
               "a YAML boolean as true, yes, on or 是 (false, no, off, 否) name it, "
               "full-width forms (２．１, ＨＸ－２６０) as ASCII, other "
@@ -446,7 +447,7 @@ def meant_values(index: KbIndex, condition: Condition) -> list[str]:
                                *(m for want in listed for m in _meant(index, key, want))]))
 
 
-_JOINS = (",", ", ", "，", "、")  # how one value holding commas may have been written
+_JOINS = (",", ", ", "，", "、", ";", "；")  # how one value holding commas may have been written
 
 
 def _meant(index: KbIndex, key: str, want: str) -> list[str]:
@@ -499,12 +500,13 @@ def _check_order(key: str, op: str, want: str, values: list[Any]) -> None:
     shown = where_text(key, op, want)
     if all(_is_number(str(v)) for v in held):
         if not _is_number(want) and version_text(want) is None:  # 1.10.2 beside 1.9
-            raise FilterError("bad", f"{shown}: {key} is a number in this index "
-                              f"(e.g. {held[0]}); compare it with a number",
+            raise FilterError("bad", f"{shown}: {written_hint(want)}{key} is a number in this "
+                              f"index (e.g. {held[0]}); compare it with a number",
                               key="bad_where", values={"where": shown})
     elif all(_is_number(str(v)) or quantity(str(v)) for v in held):  # 5kW: power>=abc
         if not _is_number(want) and quantity(want) is None:  # (or 5kW..10kW, 5-10kW)
-            raise FilterError("bad", f"{shown}: {key} is a number with its unit in this index "
+            raise FilterError("bad", f"{shown}: {written_hint(want)}{key} is a number with "
+                              "its unit in this index "
                               f"(e.g. {next(v for v in held if quantity(str(v)))}); compare it "
                               "with one (a range: =5kW..10kW)", key="bad_where",
                               values={"where": shown})

@@ -133,7 +133,7 @@ _PER_COMMA = re.compile(r" ?[,，] ?")  # a comma right after the per-unit ends 
 _RATE_STOP = re.compile(r"[\d,.;:!?，。；：！？、零〇一二两三四五六七八九十]|每|(?<![a-z])per ")
 _TIMES = frozenset(GROUP_OF[u] for family in SCALES[:2] for u in family)
 _AMOUNTS = frozenset(GROUP_OF[u] for family in SCALES if "kg" in family or "l" in family
-                      for u in family)  # what is spread on land: a mass, a volume
+                      for u in family if u in GROUP_OF)  # what is spread on land: a mass, a volume
 
 
 # in the order `rates_said_first` gives: the 每 a land area said alone as the per-unit
