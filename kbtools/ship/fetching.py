@@ -121,8 +121,8 @@ def unchanged_here(served: str | None) -> str:
     is unchanged", or, on a device that serves nothing yet, that it still has no release and
     answers no question (a fresh device has no served release to keep)."""
     if served is None:
-        return ("this device still has no release: it serves nothing yet, and answers no "
-                "question until a sync installs one")
+        return ("this device still has no release (it answers no question until a sync "
+                "installs one)")
     return "the served release is unchanged"
 
 
@@ -136,8 +136,8 @@ def _bundle_within(source: str, tag: str, limits: NetLimits | None,
         raise FetchLimitError(
             f"{tag}: the bundle holds {size_text(size)}, past this device's limit of "
             f"{size_text(limit)} for one fetch; nothing of it was read and "
-            f"{unchanged_here(served)} (if it is meant to be that large, raise the limit: kb sync "
-            "--max-fetch-bytes BYTES, or max_fetch_bytes in kb.toml [sync])", path=source)
+            f"{unchanged_here(served)}; if it is meant to be that large, raise the limit: kb sync "
+            "--max-fetch-bytes BYTES, or max_fetch_bytes in kb.toml [sync]", path=source)
 
 
 def _malformed(exc: SyncError, source: str, what: str) -> SyncError:
@@ -243,5 +243,5 @@ def _too_large(received: int, limit: int, source: str, what: str,
     return FetchLimitError(
         f"{what}: the fetch stored {size_text(received)}, past this device's limit of "
         f"{size_text(limit)}, and was stopped; nothing of it was kept and "
-        f"{unchanged_here(served)} (if the release is meant to be that large, raise the limit: kb sync "
-        "--max-fetch-bytes BYTES, or max_fetch_bytes in kb.toml [sync])", path=source)
+        f"{unchanged_here(served)}; if the release is meant to be that large, raise the limit: "
+        "kb sync --max-fetch-bytes BYTES, or max_fetch_bytes in kb.toml [sync]", path=source)

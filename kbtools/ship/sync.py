@@ -61,7 +61,7 @@ from kbtools.index.manifest import load_manifest, verify_files
 from kbtools.index.stamps import Signature, changed_before
 from kbtools.ship import checkout, devicestate, intact, readonly, serves, trust
 from kbtools.ship import device as dev
-from kbtools.ship.fetching import deepen, fetch, kept_since
+from kbtools.ship.fetching import deepen, fetch, kept_since, unchanged_here
 from kbtools.ship.git import (
     SourceRefs,
     compact,
@@ -576,13 +576,13 @@ def _install(device: Path, source: str, branch_ref: str, branch: str, tag: str, 
     """Check the fetched release (tag on the branch, then `install_release`: git objects,
     export into staging, files on disk, derived index/) and rename it into releases/.
     Returns who signed, the keys to pin and the signatures of the files hashed."""
-    layout = DeviceLayout(device)
+    layout, served = DeviceLayout(device), dev.served_tag(device)
     commit, tag_mhash = check_tag(layout.repo, source, branch_ref, branch, tag, limits,
-                                  served=dev.served_tag(device), device=device)
+                                  served=served, device=device)
     mkdir_beneath(device, RELEASES)
     return install_release(layout.repo, commit, tag, serial, tag_mhash, begin, floor,
                            layout.staging(tag), layout.release(tag),
-                           previous=dev.served_release(device))
+                           previous=dev.served_release(device), kept=unchanged_here(served))
 
 
 def still_serves(device: Path, said: str | None = None) -> str:
