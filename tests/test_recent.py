@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -40,7 +41,22 @@ def test_from_doc_records_days_and_n():
     assert [c["doc"] for c in from_doc_records(DOCS, days=7, now=NOW)] == [
         "knowledge/c.md", "knowledge/a.md"]
     assert [c["doc"] for c in from_doc_records(DOCS, n=1, now=NOW)] == ["knowledge/c.md"]
-    assert from_doc_records(DOCS, days=0, now=NOW) == []
+
+
+@pytest.mark.parametrize(("zone", "today"), [
+    ("UTC", ["knowledge/c.md"]),  # 08:00Z on the 30th; a.md is 02:00Z on the 29th
+    ("Asia/Shanghai", ["knowledge/c.md"]),  # now 20:00 local: since 16:00Z on the 29th
+    ("Pacific/Kiritimati", [])])  # now 02:00 on July 1st there: nothing changed today
+def test_days_0_is_what_changed_today_not_nothing(monkeypatch, zone, today):
+    """An agent asking `recent` for `days: 0` asks what changed today: since midnight of
+    the machine's local day (it was every change at or after this very instant: none)."""
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+    try:
+        assert [c["doc"] for c in from_doc_records(DOCS, days=0, now=NOW)] == today
+    finally:
+        monkeypatch.undo()
+        time.tzset()
 
 
 def git(cwd: Path, *args: str, date: str | None = None) -> str:
@@ -102,6 +118,10 @@ def test_cli_recent_from_git(repo):
 def test_cli_recent_days(repo):
     res = CliRunner().invoke(main, ["recent", "--days", "3650", "--json"])
     assert len(json.loads(res.output)["changes"]) == 2
+
+    res = CliRunner().invoke(main, ["recent", "--days", "0", "--json"])  # today: both
+    assert [c["doc"] for c in json.loads(res.output)["changes"]] == [
+        "knowledge/old.md", "knowledge/new.md"], res.output
 
 
 @pytest.mark.parametrize("args,code,needle", [

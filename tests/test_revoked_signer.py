@@ -200,3 +200,25 @@ def test_the_release_page_says_the_served_release_answers_nothing_once_its_key_i
             html = client.get("/release", params={"lang": lang}).text
             row = next(r for r in html.split("<tr")[1:] if "<td>kb-r2" in r)
             assert i18n.translator(lang)("served_untrusted") in row, html
+
+
+def test_the_rollback_a_key_removal_made_is_explained_in_the_pages_language(
+        signed: Signed, dev: Device):
+    """The release page's note of the rollback `kb trust remove` made gave its reason in
+    English on the Chinese page (`(kb-r2: key … was removed by the operator)`, a lang="en"
+    span), and so did the note of a sync that failed before it: rollback.log keeps the
+    reason as data too (`cause`), which each language says."""
+    assert kb("sync", dev.dev / "nowhere", "--to", dev.dev)[0] == 1
+    assert kb("trust", "remove", signed.two, "--to", dev.dev)[0] == 0
+    last = json.loads((dev.dev / "rollback.log").read_text().splitlines()[-1])
+    assert last["cause"] == {"release": "kb-r2", "event": "key_removed", "key": signed.two}
+    with TestClient(create_app(dev.dev), base_url="http://127.0.0.1") as client:
+        notes = {lang: client.get("/release", params={"lang": lang}).text.split(
+            '<p class="rollback" role="note">')[1].split("</p>")[0] for lang in ("zh", "en")}
+        since = {lang: client.get("/release", params={"lang": lang}).text.split(
+            '<p class="last-sync" role="note">')[1].split("</p>")[0] for lang in ("zh", "en")}
+    assert f"（kb-r2：运维人员移除了为它签名的密钥 {signed.two}，它不再回答问题）" in since["zh"], since
+    assert f"(kb-r2: key {signed.two} was removed by the operator)" in since["en"], since
+    assert "was removed by the operator" not in notes["zh"] and 'lang="en"' not in notes["zh"]
+    assert f"kb-r2：运维人员移除了为它签名的密钥 {signed.two}" in notes["zh"], notes["zh"]
+    assert f"(kb-r2: key {signed.two} was removed by the operator)" in notes["en"], notes["en"]

@@ -78,7 +78,7 @@ def test_a_failed_sync_then_a_rollback_is_one_statement_on_every_surface(tmp_pat
     assert last["statement"] == {
         "source": last["source"], "tag": None, "at": last["at"], "ok": False,
         "served_then": "kb-r2", "serves_now": "kb-r1",
-        "rollback": {"at": at, "from": "kb-r2", "why": None}}, last
+        "rollback": {"at": at, "from": "kb-r2", "why": None, "cause": None}}, last
     assert last["error"].endswith("; kb-r2 served on (unchanged)"), last
     assert "said" not in last and "still serves" not in last["error"], last
     since = f"kb-r1 serves since `kb rollback` at {at}, not kb-r2"

@@ -141,3 +141,33 @@ def test_a_default_rollback_onto_a_revoked_signers_release_names_one_that_is_vou
                          "pinned key signs"), line
     code, out = kb("rollback", "kb-r1", "--to", dev_dir)
     assert code == 0 and dev.served_tag(dev_dir) == "kb-r1", out
+
+
+@pytest.mark.parametrize("fits", ["nothing", "the fetch"])
+def test_a_full_disk_on_a_fresh_device_says_it_still_has_no_release(tmp_path: Path,
+                                                                    fits: str) -> None:
+    """The first sync of a new device, whose fetched pack or index does not fit: there is
+    no served release to be "unchanged"; the line says the device still has none, and the
+    next sync, given room, serves the release."""
+    d = make_device(tmp_path / "d")
+    store = (d.dev / "releases" / "kb-r1" / "index" / "store.sqlite").stat().st_size
+    pack = max(p.stat().st_size for p in (d.dev / "repo.git" / "objects" / "pack").iterdir())
+    # room for the fetched pack and none for the index's store, or none for the pack
+    limit = (pack + store) // 2 if fits == "the fetch" else pack // 2
+    assert limit < pack or pack < limit < store
+    fresh = tmp_path / "fresh"
+    cmd = [*KB, "sync", str(d.art), "--to", str(fresh), "--trusted-key", f"{d.key}.pub"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                          preexec_fn=_file_size_limit(limit))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    [line] = proc.stderr.strip().splitlines()
+    fresh_words = "this device still has no release (it answers no question until a sync installs one)"
+    if fits == "the fetch":
+        assert line.startswith("kb: error: deriving the index of kb-r1 failed: "), line
+        assert line.endswith(f"; {fresh_words}"), line
+    else:
+        assert "kb-r1: the device has no room for this release's files (" in line, line
+        assert f"; {fresh_words} and nothing fetched was kept: free space on the device" in line
+    assert "unchanged" not in line and dev.served_tag(fresh) is None
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and dev.served_tag(fresh) == "kb-r1", again.stderr

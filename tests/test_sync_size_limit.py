@@ -129,7 +129,7 @@ def test_a_bundle_larger_than_the_limit_is_refused_before_it_is_read(world,
     with pytest.raises(SyncError) as refused:
         sync(str(bundle), device, limits=limited(LIMIT))
     msg = refused.value.message
-    assert "kb-r2: the bundle holds" in msg and "past this device's limit of 1.0 MiB" in msg
+    assert msg.startswith("kb-r2: the bundle holds") and "past this device's limit of 1.0 MiB" in msg
     assert "nothing of it was read" in msg and "--max-fetch-bytes" in msg, msg
     assert dev.served_tag(device) == "kb-r1" and repo_state(device) == before
     assert sync(str(bundle), device, limits=limited(BIG * 2)).tag == "kb-r2"
@@ -180,3 +180,27 @@ def test_the_undo_of_a_killed_fetch_takes_no_lock_it_left_for_a_refusal(world) -
     assert subprocess.run(["git", "--git-dir", str(gd), "rev-parse", branch], check=True,
                           capture_output=True, text=True).stdout.strip() == before
     assert not (gd / "HEAD.lock").exists() and not (gd / f"{branch}.lock").exists()
+
+
+@pytest.mark.parametrize("as_bundle", [False, True])
+def test_a_fresh_device_is_told_it_still_has_nothing(tmp_path: Path, as_bundle: bool) -> None:
+    """A device that serves nothing yet has no served release to keep: the refusal says it
+    still has none, not that one "is unchanged", and a bundle past the limit is that, not
+    "damaged or truncated"."""
+    pub = Pub(tmp_path)
+    pub.release({"blob/huge.bin": os.urandom(BIG)})
+    source = str(pub.art)
+    if as_bundle:
+        source = str(tmp_path / "r1.bundle")
+        subprocess.run(["git", "--git-dir", str(pub.art), "bundle", "create", source,
+                        "kb-index", "--tags"], check=True, capture_output=True)
+    device = tmp_path / "fresh"
+    with pytest.raises(SyncError) as refused:
+        sync(source, device, limits=limited(LIMIT))
+    msg = refused.value.message
+    assert msg.startswith("kb-r1: the "), msg
+    assert "past this device's limit of 1.0 MiB" in msg and "--max-fetch-bytes" in msg
+    assert "this device still has no release" in msg, msg
+    assert "served release is unchanged" not in msg and "damaged" not in msg, msg
+    assert dev.served_tag(device) is None
+    assert sync(source, device, limits=limited(BIG * 2)).tag == "kb-r1"

@@ -104,10 +104,17 @@ ReleaseCommit, ReleaseTag = release_parameters(
 # recent
 Days = Annotated[Annotated[int, Field(strict=True, ge=0), BeforeValidator(digits_as_int)]
                  | None, Field(description="Only documents whose newest change is at most this "
-                               "many days old.", examples=[7])]
+                               "many days old (24 hours each); 0: changed today, since "
+                               "midnight of the server's local day.", examples=[7])]
 Count = Annotated[Annotated[int, Field(strict=True, ge=1), BeforeValidator(digits_as_int)]
                   | None, Field(description=f"At most this many documents (default "
                                 f"{DEFAULT_N}).", examples=[10])]
+
+# status
+Quick = Annotated[StrictBool | None, Field(
+    description=("true: skip re-hashing the served files (`kb status --quick`): "
+                 "`served.verified_now` is null. Default: the files are re-hashed now.")),
+    BeforeValidator(flag)]
 
 # evaluate_table
 TableInput = Annotated[StrictStr, Field(max_length=MAX_INPUT_CHARS)] | StrictInt | StrictFloat

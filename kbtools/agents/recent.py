@@ -9,7 +9,7 @@ shown as `shown_root` writes it, never as the device's absolute path.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ from kbtools.errors import UsageError
 from kbtools.index.reader import KbIndex
 from kbtools.provenance import open_repo
 from kbtools.review.history import recent_changes
+from kbtools.review.recent import changed_since
 from kbtools.ship.checkout import open_index
 
 DEFAULT_N = 20
@@ -42,7 +43,7 @@ def from_doc_records(docs: list[dict[str, Any]], *, days: int | None = None,
     if days is None and n is None:
         n = DEFAULT_N
     now = now or datetime.now(UTC)
-    since = now - timedelta(days=days) if days is not None else None
+    since = changed_since(days, now) if days is not None else None
     dated = [(w, d) for d in docs if (w := _when(d.get("last_changed"))) is not None]
     dated.sort(key=lambda t: (t[0], t[1]["doc"]), reverse=True)
     out = []

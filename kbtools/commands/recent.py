@@ -11,7 +11,7 @@ from kbtools.commands.output import echo_json, json_option
 
 
 @click.command("recent")
-@click.option("--days", type=int, default=None, help="Only changes of the last N days.")
+@click.option("--days", type=int, default=None, help="Only changes of the last N days (24 hours each); 0: changes made today, since local midnight.")
 @click.option("-n", "n", type=int, default=None, help="At most N documents (default 20 "
               "when --days is not given).")
 @click.option("--index", type=click.Path(path_type=Path), default=None,

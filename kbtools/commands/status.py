@@ -3,7 +3,6 @@ went."""
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 from typing import Any
 
@@ -11,13 +10,10 @@ import click
 
 from kbtools.commands.output import DevicePath, echo_json, json_option, to_option
 from kbtools.errors import SyncError, plural
-from kbtools.index.layout import DeviceLayout
-from kbtools.ship.checkout import checkout_status, implicit_checkout
-from kbtools.ship.device import device_dir, require_device
-from kbtools.ship.operate import status as device_status
-from kbtools.ship.readonly import repair_advice
-from kbtools.ship.release import age_days, clock_behind, release_settings
-from kbtools.ship.trust import untrusted_release
+from kbtools.ship.checkout import implicit_checkout
+from kbtools.ship.device import device_dir
+from kbtools.ship.health import age_text, report
+from kbtools.ship.release import release_settings
 
 DEGRADED_EXIT = 4  # serving and answering, but needing attention (see `kb status --help`)
 
@@ -53,20 +49,14 @@ def status(to: Path | None, index_path: Path | None, quick: bool, as_json: bool)
            each reason a `kb: warning:` line on stderr
     --json reports the same as "health": {"state": "ok"|"degraded"|"refused",
     "reasons": [...]}."""
-    where = device_dir(index_path or to or implicit_checkout())
-    co = checkout_status(where)
-    max_age = release_settings().max_age_days
-    if co is not None:
-        state, reasons = checkout_health(co, max_age)
-        co["health"] = {"state": state, "reasons": reasons}
-        _checkout(co, as_json)
+    st = report(device_dir(index_path or to or implicit_checkout()), check_files=not quick)
+    state, reasons = st["health"]["state"], st["health"]["reasons"]
+    if "checkout" in st:
+        _checkout(st, as_json)
         if state == "refused":  # a refused checkout's problem is raised by `_checkout`
-            raise SyncError(reasons[0], path=co["checkout"])
+            raise SyncError(reasons[0], path=st["checkout"])
         _degraded(state, reasons)
         return
-    st = device_status(require_device(where), max_age_days=max_age, check_files=not quick)
-    state, reasons = health(st, max_age)
-    st["health"] = {"state": state, "reasons": reasons}
     if as_json:
         echo_json(st)
     else:
@@ -84,83 +74,6 @@ def _degraded(state: str, reasons: list[str]) -> None:
         raise click.exceptions.Exit(DEGRADED_EXIT)
 
 
-def checkout_health(co: dict[str, Any], max_age_days: int) -> tuple[str, list[str]]:
-    """How `kb status` of a git checkout of a release (`co`, `checkout_status`) ends, in a
-    device's meanings: "refused" when a query would refuse it; "degraded" when it answers
-    from a release older than `[release] max_age_days` or dated ahead of this machine's
-    clock; else "ok". A checkout has no sync of kb's to fail (git fetches it), an index not
-    derived yet is derived by the next question, and an older tag checked out while a
-    newer one is fetched is the way a clone rolls back (a device's rollback is no problem
-    either), so none of these degrades it."""
-    if co["problem"]:
-        return "refused", [co["problem"]]
-    if co["tag"] is None:
-        return "refused", ["HEAD is no release tag"]
-    created = co.get("created")
-    behind = clock_behind(created)
-    age = age_days(created)
-    co.update(age_days=round(age, 2) if age is not None else None, clock_behind=behind,
-              stale=bool(behind is None and age is not None and age > max_age_days))
-    if behind:
-        return "degraded", [f"the age of {co['tag']} is unknown: {behind}"]
-    if co["stale"]:
-        newer = (f"`git checkout {co['newer']}` serves the newer release this clone holds"
-                 if co.get("newer") else "`git pull --ff-only` brings a newer one, if the "
-                 "remote has one")
-        return "degraded", [f"the checked-out release {co['tag']} is {_age(age)}, older than "
-                            f"{max_age_days} days (kb.toml [release] max_age_days): {newer}"]
-    return "ok", []
-
-
-def health(st: dict[str, Any], max_age_days: int) -> tuple[str, list[str]]:
-    """How a device's `kb status` (`st`) ends: "refused" with its one reason (no question
-    is answered: what `kb query` refuses), else "degraded" with each reason it answers
-    but needs the operator, else "ok"."""
-    served, device = st["served"], st["device"]
-    if st["current_problem"]:
-        return "refused", [st["current_problem"]]
-    if served is None:
-        return "refused", ["serves nothing yet: no question is answered until `kb sync SOURCE "
-                           f"--to {shlex.quote(device)}` installs a release"]
-    keys_problem = st["trusted_keys_problem"]
-    if keys_problem and (refused := _refused_by_keys(Path(device), served["tag"])):
-        return "refused", [refused]
-    if served["verified_now"] is False:
-        advice = repair_advice(DeviceLayout(Path(device)).release(served["tag"])) or \
-            "`kb sync` derives a damaged index again, `kb rollback` serves another release"
-        return "refused", [f"the served release {served['tag']} fails verification: "
-                           f"{(served['problems'] or ['?'])[0]}; {advice}"]
-    if served["signer_unpinned"]:
-        return "refused", [served["signer_unpinned"]]
-    reasons = []
-    last = st["last_sync"]
-    if isinstance(last, dict) and not last.get("under_way") and last.get("ok") is False:
-        since = f"; {last['since']}" if last.get("since") else ""
-        reasons.append(f"the last sync ({last.get('at')}) failed: {last.get('error')}{since}")
-    if served["clock_behind"]:
-        reasons.append(f"the age of {served['tag']} is unknown: {served['clock_behind']}")
-    elif served["stale"]:
-        reasons.append(f"the served release {served['tag']} is {_age(served['age_days'])}, "
-                       f"older than {max_age_days} days (kb.toml [release] max_age_days): "
-                       "`kb sync` brings a newer one, if the source has one")
-    if keys_problem:  # questions answered (the signer's key file is there), syncs refused
-        reasons.append(f"pinned keys: {keys_problem}")
-    if st["state_problem"]:
-        reasons.append(st["state_problem"])
-    return ("degraded" if reasons else "ok"), reasons
-
-
-def _refused_by_keys(device: Path, tag: str) -> str | None:
-    """Why questions are refused when the pinned keys cannot all be read, as
-    `intact.check_intact` decides it: trusted_keys/ cannot be listed, or no key file vouches
-    for the served release; None when its signer's key file is there (questions answered,
-    `kb sync` refused until the damaged one is repaired: degraded)."""
-    try:
-        return untrusted_release(device, DeviceLayout(device).release(tag), tag)
-    except SyncError as exc:
-        return f"{exc.message}; no question is answered until it can"
-
-
 def _device(st: dict[str, Any]) -> None:
     s = st["served"]
     if s is None and st["current_problem"]:  # said on stderr, as the error
@@ -171,7 +84,7 @@ def _device(st: dict[str, Any]) -> None:
         click.echo(f"device {st['device']}")
         state = {True: "verified", False: "FAILS VERIFICATION", None: "not re-checked"}
         age = "created in the future by this device's clock" if s["clock_behind"] else \
-            _age(s["age_days"]) + (", STALE" if s["stale"] else "")
+            age_text(s["age_days"]) + (", STALE" if s["stale"] else "")
         click.echo(f"serving {s['tag']} (source {(s['source_commit'] or '-')[:12]}, created "
                    f"{s['created']}, {age})"
                    f"; files {state[s['verified_now']]}"
@@ -262,7 +175,7 @@ def _checkout(co: dict[str, Any], as_json: bool) -> None:
         if co.get("clock_behind"):
             click.echo(f"  clock: {co['clock_behind']}")
         elif co.get("stale"):
-            click.echo(f"  STALE: created {co['created']}, {_age(co['age_days'])}")
+            click.echo(f"  STALE: created {co['created']}, {age_text(co['age_days'])}")
         if co["pinned_keys"]:
             click.echo(f"pinned keys: {', '.join(co['pinned_keys'])} (releases must be signed "
                        "by one)")
@@ -280,9 +193,3 @@ def _refused(co: dict[str, Any]) -> None:
     """The checkout's problem, raised (one line on stderr, exit 1), when it has one."""
     if co["problem"]:
         raise SyncError(co["problem"], path=co["checkout"])
-
-
-def _age(days: float | None) -> str:
-    if days is None:
-        return "age unknown"
-    return f"{days:g} day old" if days == 1 else f"{days:g} days old"

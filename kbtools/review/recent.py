@@ -22,6 +22,16 @@ from kbtools.provenance import DocChange, git_prefix, plain_paths, shallow_bound
 RECENT_DEFAULT_N = 20  # documents listed by `recent_doc_changes` when no limit is given
 
 
+def changed_since(days: int, now: datetime | None = None) -> datetime:
+    """The earliest author date `days` keeps: `days` × 24 hours before `now`; 0 means today,
+    from midnight of this machine's local day (an agent or an operator asking for the last
+    0 days asks what changed today: the instant `now` alone held nothing)."""
+    now = now or datetime.now(UTC)
+    if days == 0:
+        return now.astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+    return now - timedelta(days=days)
+
+
 @dataclass(frozen=True)
 class RecentChange:
     """The newest change to one document in `recent_doc_changes`."""
@@ -37,7 +47,7 @@ def recent_doc_changes(repo: git.Repo, cfg: Config, days: int | None = None,
     entry per document (its newest change; merges left out).
 
     `days` limits by the author date of each document's newest change (as a device's
-    `last_changed`), `n` the number of documents (`RECENT_DEFAULT_N` when
+    `last_changed`; 0: today, `changed_since`), `n` the number of documents (`RECENT_DEFAULT_N` when
     neither is given).
     """
     if days is None and n is None:
@@ -49,8 +59,8 @@ def recent_doc_changes(repo: git.Repo, cfg: Config, days: int | None = None,
     if days is not None and days * 86400 < time.time():  # else everything (git would read
         # a date before 1970 as none at all). git's --since is by commit date: it only cuts
         # the walk short (a commit is made after it is authored); the author date decides
-        since = datetime.now(UTC) - timedelta(days=days)
-        args.append(f"--since={days}.days.ago")
+        since = changed_since(days)
+        args.append(f"--since={since.isoformat()}")
     plain_paths(repo)
     try:
         records = commit_log(repo, *args, "HEAD", "--", literal(knowledge))

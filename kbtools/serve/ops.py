@@ -438,7 +438,7 @@ def releases(served: Served, device: Path | None, published: list[dict[str, Any]
     entry = rollback_into(device, tag) if device is not None else None
     rollback = None if entry is None else {
         "from": entry.get("from"), "at": entry.get("at"), "user": entry.get("user"),
-        "why": entry.get("why"),
+        "why": entry.get("why"), "cause": entry.get("cause"),
         "forward": (parse_serial(str(entry.get("from") or "")) or 0) < (parse_serial(tag or "") or 0)}
     return {"served": release_info(served), "device": device is not None, "engine": engine,
             "releases": kept, "rollback": rollback,

@@ -74,7 +74,7 @@ from kbtools.serve.results import columns_key, render_context, result_view
 from kbtools.serve.security import MAX_QUERY_STRING, local_path
 from kbtools.serve.source import Served, ServedIndex, Workers
 from kbtools.serve.staticfiles import holds
-from kbtools.ship.serves import statement_text
+from kbtools.ship.serves import rollback_why, statement_text
 
 log = logging.getLogger("kbtools.serve")
 ApiError = ops.ApiError
@@ -513,12 +513,13 @@ def release_page(p: Page, served: Served) -> HTMLResponse:
     info = ops.releases(served, device, source.published(), source.where())
     last = info.get("last_sync")
     since = statement_text(last["statement"], p.lang) if last and last["statement"] else None
+    why = rollback_why(info["rollback"], p.lang) if info.get("rollback") else None
     changes = ops.diff(device, served=served) if ops.comparable(device, served) else None
     if changes is not None:
         changes = changes_with_langs(changes, {d["doc"]: d.get("lang")
                                                for d in served.index.docs()})
         changes["summary"] = changes_summary(changes, p.lang)
-    return p.render("release.html", info=info, changes=changes, since=since,
+    return p.render("release.html", info=info, changes=changes, since=since, why=why,
                     release=served.index.release.to_dict())
 
 

@@ -61,21 +61,23 @@ def kept_since(gd: Path, tag: str) -> str | None:
 
 
 def fetch(gd: Path, source: str, branch_ref: str, branch: str, tag_ref: str, tag: str,
-          limits: NetLimits | None = None) -> int:
+          limits: NetLimits | None = None, *, served: str | None = None) -> int:
     """Fetch branch + one tag (given up past `limits`); returns bytes added to the device's
-    object store."""
+    object store. `served`: the release the device serves (None: none yet), as a refusal
+    says what the device still has."""
     before = pack_bytes(gd)
     specs = [f"+{branch_ref}:refs/heads/{branch}", f"+{tag_ref}:refs/tags/{tag}"]
     args = [*CHECKED_FETCH, "--no-tags", "--no-write-fetch-head"]
     first = rev_parse(gd, f"refs/heads/{branch}") is None and not is_bundle(source)
-    with _bounded(gd, [f"refs/heads/{branch}", f"refs/tags/{tag}"], source, tag, limits):
+    with _bounded(gd, [f"refs/heads/{branch}", f"refs/tags/{tag}"], source, tag, limits,
+                  served):
         try:
             if is_bundle(source):  # git does not fsck a bundle's objects: checked first
-                _bundle_within(source, tag, limits)  # (checking it writes its pack)
+                _bundle_within(source, tag, limits, served)  # (checking it writes its pack)
                 check_bundle(gd, source)
             run_git(gd, *args, *(["--depth=1"] if first else []), source, *specs,
                     error=SyncError, limits=limits)
-        except FetchTooLarge:
+        except (FetchTooLarge, FetchLimitError):  # a size, not a damaged bundle
             raise
         except SyncError as exc:
             if ": object " in exc.message:
@@ -83,24 +85,24 @@ def fetch(gd: Path, source: str, branch_ref: str, branch: str, tag_ref: str, tag
             if is_bundle(source):
                 raise SyncError(f"bundle is damaged or truncated: {exc}", path=source) from None
             if not first or "shallow" not in str(exc):
-                raise _cut_off(exc, source, tag) from None
+                raise _cut_off(exc, source, tag, served) from None
             try:
                 run_git(gd, *args, source, *specs, error=SyncError,  # dumb HTTP: no shallow
                         limits=limits)
             except FetchTooLarge:
                 raise
             except SyncError as again:
-                raise _cut_off(again, source, tag) from None
+                raise _cut_off(again, source, tag, served) from None
     return max(0, pack_bytes(gd) - before)
 
 
 def deepen(gd: Path, source: str, branch_ref: str, branch: str,
-           limits: NetLimits | None = None) -> int:
+           limits: NetLimits | None = None, *, served: str | None = None) -> int:
     """Fetch the whole history of the artifacts branch into a shallow repo.git; returns the
-    bytes added."""
+    bytes added. `served` as `fetch` takes it."""
     before = pack_bytes(gd)
     what = f"the history of {branch}"
-    with _bounded(gd, [f"refs/heads/{branch}"], source, what, limits):
+    with _bounded(gd, [f"refs/heads/{branch}"], source, what, limits, served):
         try:
             run_git(gd, *CHECKED_FETCH, "--no-tags", "--no-write-fetch-head", "--unshallow",
                     source, f"+{branch_ref}:refs/heads/{branch}", error=SyncError,
@@ -110,11 +112,22 @@ def deepen(gd: Path, source: str, branch_ref: str, branch: str,
         except SyncError as exc:
             if ": object " in exc.message:
                 raise _malformed(exc, source, what) from None
-            raise _cut_off(exc, source, what) from None
+            raise _cut_off(exc, source, what, served) from None
     return max(0, pack_bytes(gd) - before)
 
 
-def _bundle_within(source: str, tag: str, limits: NetLimits | None) -> None:
+def unchanged_here(served: str | None) -> str:
+    """What a fetch that kept nothing leaves the device with, in words: "the served release
+    is unchanged", or, on a device that serves nothing yet, that it still has no release and
+    answers no question (a fresh device has no served release to keep)."""
+    if served is None:
+        return ("this device still has no release (it answers no question until a sync "
+                "installs one)")
+    return "the served release is unchanged"
+
+
+def _bundle_within(source: str, tag: str, limits: NetLimits | None,
+                   served: str | None) -> None:
     """A bundle file larger than the fetch limit is refused before its pack is checked
     (`check_bundle` writes it to the device's disk) or fetched: its pack is most of it."""
     limit = (limits or default_limits()).max_fetch_bytes
@@ -122,9 +135,9 @@ def _bundle_within(source: str, tag: str, limits: NetLimits | None) -> None:
     if limit is not None and size > limit:
         raise FetchLimitError(
             f"{tag}: the bundle holds {size_text(size)}, past this device's limit of "
-            f"{size_text(limit)} for one fetch; nothing of it was read and the served release "
-            "is unchanged (if it is meant to be that large, raise the limit: kb sync "
-            "--max-fetch-bytes BYTES, or max_fetch_bytes in kb.toml [sync])", path=source)
+            f"{size_text(limit)} for one fetch; nothing of it was read and "
+            f"{unchanged_here(served)}; if it is meant to be that large, raise the limit: kb sync "
+            "--max-fetch-bytes BYTES, or max_fetch_bytes in kb.toml [sync]", path=source)
 
 
 def _malformed(exc: SyncError, source: str, what: str) -> SyncError:
@@ -146,17 +159,17 @@ def _size_limited(message: str) -> bool:
                                                or "unpack-objects" in message)
 
 
-def _cut_off(exc: SyncError, source: str, tag: str) -> TransientSyncError:
+def _cut_off(exc: SyncError, source: str, tag: str, served: str | None) -> TransientSyncError:
     """A fetch that failed on the way (connection cut, refused, stalled): one line naming
     the source and the release, and that nothing changed on the device. One that failed
     for want of room on the device says so, since syncing again alone fails again."""
     if any(words in exc.message for words in _NO_ROOM) or _size_limited(exc.message):
         return TransientSyncError(
-            f"{tag}: the device has no room for this release's files ({exc.message}); the "
-            "served release is unchanged and nothing fetched was kept: free space on the "
+            f"{tag}: the device has no room for this release's files ({exc.message}); "
+            f"{unchanged_here(served)} and nothing fetched was kept: free space on the "
             "device (or raise its quota or file-size limit) and sync again", path=source)
-    return TransientSyncError(f"{tag}: {exc.message}; the served release is unchanged (run "
-                              "kb sync again to retry)", path=source)
+    return TransientSyncError(f"{tag}: {exc.message}; {unchanged_here(served)} (run kb sync "
+                              "again to retry)", path=source)
 
 
 @dataclass(frozen=True)
@@ -206,7 +219,7 @@ def _packs(gd: Path) -> frozenset[str]:
 
 @contextlib.contextmanager
 def _bounded(gd: Path, refs: list[str], source: str, what: str,
-             limits: NetLimits | None) -> Iterator[None]:
+             limits: NetLimits | None, served: str | None) -> Iterator[None]:
     """Run a fetch of `what` into `gd` within `limits.max_fetch_bytes`: stopped past it
     (`FetchTooLarge` from git's watcher), or measured when it ended; over it, repo.git is
     put back (`_Undo`) and the sync refused in one line."""
@@ -218,16 +231,17 @@ def _bounded(gd: Path, refs: list[str], source: str, what: str,
         yield
     except FetchTooLarge as exc:
         undo.apply(gd)
-        raise _too_large(exc.received, exc.limit, source, what) from None
+        raise _too_large(exc.received, exc.limit, source, what, served) from None
     stored = sum(p.stat().st_size for p in (gd / "objects" / "pack").glob("*.pack")) - before
     if limit is not None and stored > limit:  # it ended between two looks
         undo.apply(gd)
-        raise _too_large(stored, limit, source, what)
+        raise _too_large(stored, limit, source, what, served)
 
 
-def _too_large(received: int, limit: int, source: str, what: str) -> FetchLimitError:
+def _too_large(received: int, limit: int, source: str, what: str,
+               served: str | None) -> FetchLimitError:
     return FetchLimitError(
         f"{what}: the fetch stored {size_text(received)}, past this device's limit of "
-        f"{size_text(limit)}, and was stopped; nothing of it was kept and the served release "
-        "is unchanged (if the release is meant to be that large, raise the limit: kb sync "
-        "--max-fetch-bytes BYTES, or max_fetch_bytes in kb.toml [sync])", path=source)
+        f"{size_text(limit)}, and was stopped; nothing of it was kept and "
+        f"{unchanged_here(served)}; if the release is meant to be that large, raise the limit: "
+        "kb sync --max-fetch-bytes BYTES, or max_fetch_bytes in kb.toml [sync]", path=source)

@@ -200,11 +200,13 @@ def verify_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str,
 
 def install_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str,
                     begin: trust.TrustStart, floor: int, staging: Path,
-                    final: Path, previous: Path | None = None) -> Installed:
+                    final: Path, previous: Path | None = None,
+                    kept: str | None = None) -> Installed:
     """Verify release commit `commit` (tag `tag`) and install it at `final` through the new
     directory `staging` (see the module docstring); `previous` is an installed release whose
-    index/ the new one may be derived from. Raises SyncError naming what is wrong; `staging`
-    may then be left behind for the caller to remove."""
+    index/ the new one may be derived from; `kept`, what a failed derivation leaves served
+    (`derive_index`). Raises SyncError naming what is wrong; `staging` may then be left
+    behind for the caller to remove."""
     checked = verify_release(gd, commit, tag, serial, tag_mhash, begin, floor)
     meta, plan, manifest, mhash = (checked.meta, checked.plan, checked.manifest,
                                    checked.manifest_sha256)
@@ -215,7 +217,7 @@ def install_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str
     if problems:
         raise SyncError(f"artifacts do not match the manifest: {plural(len(problems), 'problem')}"
                         f", first: {problems[0]}", path=tag)
-    derivation = derive_index(staging, manifest, tag, previous)
+    derivation = derive_index(staging, manifest, tag, previous, kept=kept)
     verified = {"tag": tag, "serial": serial, "commit": commit, "signed_by": plan.signed_by,
                 "signature": "verified" if plan.signed_by else "not required (no trusted keys)",
                 "trusted_keys": sorted(k.key_id for k in plan.keys_after),
@@ -367,7 +369,7 @@ def derivation_failure(exc: BaseException) -> str | None:
 
 
 def derive_index(staging: Path, manifest: dict[str, Any], tag: str,
-                 previous: Path | None = None) -> str:
+                 previous: Path | None = None, *, kept: str | None = None) -> str:
     """Derive the staged release's index/ from its data/, which the caller has verified
     against `manifest`, and check it; returns how it was derived ("full", "incremental" or
     "none").
@@ -379,15 +381,16 @@ def derive_index(staging: Path, manifest: dict[str, Any], tag: str,
     from data/ and checked again.
 
     A derivation the machine could not finish (disk full, a write refused: see
-    `derivation_failure`) is a SyncError naming it; other exceptions propagate."""
+    `derivation_failure`) is a SyncError naming it and what serves (`kept`: by default "the
+    served release is unchanged"); other exceptions propagate."""
     try:
         return _derive_index(staging, manifest, tag, previous)
     except (sqlite3.Error, OSError, RuntimeError) as exc:
         reason = derivation_failure(exc)
         if reason is None:
             raise
-        raise TransientSyncError(f"deriving the index of {tag} failed: {reason}; the served "
-                                 "release is unchanged") from None
+        raise TransientSyncError(f"deriving the index of {tag} failed: {reason}; "
+                                 f"{kept or 'the served release is unchanged'}") from None
 
 
 def _derive_index(staging: Path, manifest: dict[str, Any], tag: str,

@@ -351,12 +351,13 @@ def rollback(path: Path, tag: str | None = None) -> dict[str, Any]:
         return rollback_held(path, tag)
 
 
-def rollback_held(path: Path, tag: str | None, *, revoked: str | None = None
-                  ) -> dict[str, Any]:
+def rollback_held(path: Path, tag: str | None, *, revoked: str | None = None,
+                  cause: dict[str, str] | None = None) -> dict[str, Any]:
     """`rollback` with the device lock held. `revoked`: why the served release may serve no
-    more (its signer unpinned: `settle_trust`), recorded with the switch; the release rolled
-    back from is then not skipped by `kb sync` (once its key is pinned again, the next sync
-    serves it again)."""
+    more (its signer unpinned: `settle_trust`), recorded with the switch, and `cause` the
+    same as data (``release``, ``event`` key_removed or key_pinned, ``key``) for a reader in
+    another language (the Chinese release page); the release rolled back from is then not
+    skipped by `kb sync` (once its key is pinned again, the next sync serves it again)."""
     current = served_tag(path)
     again = f"kb rollback {tag or ''}".rstrip()
     try:
@@ -367,7 +368,7 @@ def rollback_held(path: Path, tag: str | None, *, revoked: str | None = None
         tag = _rollback_target(path, current, have, tag)
         again = f"kb rollback {tag}"
         try:
-            entry = _rollback_locked(path, current, tag, have[tag], revoked)
+            entry = _rollback_locked(path, current, tag, have[tag], revoked, cause)
         except SyncError as exc:  # the default one no pinned key vouches for: name one that is
             vouched = _vouched_below(path, tag, have) if default else None
             if vouched is None or untrusted_release(path, have[tag], tag, served=False) is None:
@@ -398,7 +399,8 @@ def _settle_stopped(path: Path) -> None:
 
 
 def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path,
-                     revoked: str | None = None) -> dict[str, Any]:
+                     revoked: str | None = None, cause: dict[str, str] | None = None
+                     ) -> dict[str, Any]:
     """`rollback` from `current` to the local release `tag` (in `rdir`), the lock held;
     returns its rollback.log entry (`rollback_held` says what `revoked` changes)."""
     state = load_state(path)  # first: one that cannot be read stops the rollback unswitched
@@ -447,7 +449,7 @@ def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path,
     # holding the lock writes it (`settle_rollback`); before the switch, it is dropped
     entry = {"at": _now().isoformat(), "from": current, "to": tag,
              "user": os.environ.get("USER") or os.environ.get("LOGNAME") or "?"} \
-        | ({"why": revoked} if revoked else {})
+        | ({"why": revoked} if revoked else {}) | ({"cause": cause} if cause else {})
     state[PENDING_ROLLBACK] = entry
     write_state(path, state)
     switch_to(path, tag)
@@ -507,7 +509,8 @@ def add_key(path: Path, pub: Path) -> dict[str, Any]:
     with locked(path, "kb trust"):
         check_device_dir(path)
         res = pin_key(path, pub)
-        return res | settle_trust(path, f"key {res['key_id']} is pinned now")
+        return res | settle_trust(path, f"key {res['key_id']} is pinned now",
+                                  {"event": "key_pinned", "key": res["key_id"]})
 
 
 def remove_key(path: Path, which: str, *, allow_unsigned: bool = False) -> dict[str, Any]:
@@ -517,11 +520,14 @@ def remove_key(path: Path, which: str, *, allow_unsigned: bool = False) -> dict[
         check_device_dir(path)
         res = unpin_key(path, which, allow_unsigned=allow_unsigned)
         ids = ", ".join(res["key_id"])
-        return res | settle_trust(path, f"key {ids} was removed by the operator")
+        return res | settle_trust(path, f"key {ids} was removed by the operator",
+                                  {"event": "key_removed", "key": ids})
 
 
-def settle_trust(path: Path, change: str) -> dict[str, Any]:
-    """After the pinned keys changed (`change`, in words), the device lock held. When no
+def settle_trust(path: Path, change: str, cause: dict[str, str] | None = None
+                 ) -> dict[str, Any]:
+    """After the pinned keys changed (`change`, in words; `cause`, as data: event and
+    key, for the rollback's log entry), the device lock held. When no
     pinned key vouches for the served release any more (`untrusted_release`), the newest
     kept release one does serves instead: a rollback as `kb rollback` makes it (verified,
     switched by one rename, logged with `change` as its why), the next older one tried when
@@ -543,7 +549,8 @@ def settle_trust(path: Path, change: str) -> dict[str, Any]:
         if tag == current or tag in rolled or untrusted_release(path, rdir, tag):
             continue
         try:
-            entry = rollback_held(path, tag, revoked=f"{current}: {change}")
+            entry = rollback_held(path, tag, revoked=f"{current}: {change}",
+                                  cause={"release": current, **(cause or {})})
         except SyncError as exc:
             tried.append(f"{tag}: {exc.message}")
             continue

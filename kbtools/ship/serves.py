@@ -27,7 +27,7 @@ from kbtools.ship.devicestate import read_state, rollback_into
 from kbtools.ship.sourceurl import scrub
 
 __all__ = ["cannot_write", "failure_error", "failure_said", "interrupted", "interrupted_said", "kept", "last_sync", "locked", "NEXT_TRUSTED", "nothing_changed", "said_stop", "serving", "since_then",
-           "statement", "statement_text", "still_serves", "switch_outcome", "unchanged",
+           "rollback_why", "statement", "statement_text", "still_serves", "switch_outcome", "unchanged",
            "under_way", "unvouched"]
 
 
@@ -263,21 +263,45 @@ def statement(path: Path, last: dict[str, Any]) -> dict[str, Any] | None:
     return {"source": last.get("source"), "tag": last.get("tag"), "at": last.get("at"),
             "ok": not failed, "served_then": then, "serves_now": now,
             "rollback": None if entry is None else {
-                "at": entry.get("at"), "from": entry.get("from"), "why": entry.get("why")}}
+                "at": entry.get("at"), "from": entry.get("from"), "why": entry.get("why"),
+                "cause": entry.get("cause")}}
+
+
+# why a rollback `kb trust` made left a release (rollback.log ``cause``,
+# `operate.settle_trust`), in Chinese and English; the English is its ``why`` as logged
+_WHY = {"key_removed": ("{release}：运维人员移除了为它签名的密钥 {signer}，它不再回答问题",
+                        "{release}: key {signer} was removed by the operator"),
+        "key_pinned": ("{release}：设备现已固定密钥 {signer}，而它不是由已固定的密钥签名的，"
+                       "不再回答问题", "{release}: key {signer} is pinned now")}
+
+
+def rollback_why(rb: dict[str, Any], lang: str = "en") -> tuple[str, str] | None:
+    """Why the rollback `rb` (a rollback.log entry, or a statement's ``rollback``) left a
+    release, in `lang` ("zh", else English), and the language it is said in: from its
+    ``cause`` (release, event, key), else its ``why`` as logged, in English (a log written
+    before the cause was kept); None for a rollback an operator ran."""
+    cause = rb.get("cause")
+    if isinstance(cause, dict) and cause.get("event") in _WHY:
+        words = _WHY[cause["event"]][0 if lang == "zh" else 1]
+        return words.format(release=cause.get("release") or "?",
+                            signer=cause.get("key") or "?"), "zh" if lang == "zh" else "en"
+    why = rb.get("why")
+    return (why, "en") if isinstance(why, str) and why else None
 
 
 def statement_text(told: dict[str, Any], lang: str = "en") -> str:
     """A sync's `statement` in words, English or Chinese (``lang`` "zh"): what serves now,
     since which rollback, and not the release that served when the sync ended."""
     now, then, rb = told["serves_now"], told["served_then"], told["rollback"]
+    why = None if rb is None else rollback_why(rb, lang)
     if lang == "zh":
-        by = "" if rb is None else (f"自 {rb['at']} 的回滚起" + (f"（{rb['why']}）" if rb["why"] else "")
+        by = "" if rb is None else (f"自 {rb['at']} 的回滚起" + (f"（{why[0]}）" if why else "")
                                     + ("" if rb["from"] == then else f"（从 {rb['from']} 回滚）"))
         return f"{by}由 {now or '（无版本）'} 提供服务，而非同步结束时的 {then}"
     by = ""
     if rb is not None:
         # one `kb trust remove` ran names why (`operate.settle_trust`)
-        by = (f" since the rollback at {rb['at']} ({rb['why']})" if rb["why"]
+        by = (f" since the rollback at {rb['at']} ({why[0]})" if why
               else f" since `kb rollback` at {rb['at']}") + (
             "" if rb["from"] == then else f" (from {rb['from']})")
     return f"{now or 'no release'} serves{by}, not {then}"

@@ -61,7 +61,7 @@ from kbtools.index.manifest import load_manifest, verify_files
 from kbtools.index.stamps import Signature, changed_before
 from kbtools.ship import checkout, devicestate, intact, readonly, serves, trust
 from kbtools.ship import device as dev
-from kbtools.ship.fetching import deepen, fetch, kept_since
+from kbtools.ship.fetching import deepen, fetch, kept_since, unchanged_here
 from kbtools.ship.git import (
     SourceRefs,
     compact,
@@ -145,7 +145,7 @@ def check_tag(gd: Path, source: str, branch_ref: str, branch: str, tag: str,
         raise SyncError(f"{tag} or branch {branch} missing after fetch", path=source)
     if commit != tip and not is_ancestor(gd, commit, tip):
         if (gd / "shallow").exists():
-            deepen(gd, source, branch_ref, branch, limits)
+            deepen(gd, source, branch_ref, branch, limits, served=served)
         if not is_ancestor(gd, commit, tip):
             raise SyncError(f"{tag} points at commit {commit[:12]} which is not on the "
                             f"{branch} branch; refusing it", path=source)
@@ -408,7 +408,8 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     kept = kept_since(gd, tag)
     if not final.is_dir():
         try:
-            fetched = fetch(gd, source, refs.branch_ref, branch, offered[serial][0], tag, limits)
+            fetched = fetch(gd, source, refs.branch_ref, branch, offered[serial][0], tag, limits,
+                            served=current)
         except TransientSyncError as exc:  # cut off, or past the size limit
             raise instead_of(exc, refused, state, tag) from None
         try:
@@ -419,7 +420,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
                 # signed by a key a rotation introduced after the trusted ones, and the first
                 # fetch was shallow: fetch the branch's history, follow the rotations, check
                 # again
-                fetched += deepen(gd, source, refs.branch_ref, branch, limits)
+                fetched += deepen(gd, source, refs.branch_ref, branch, limits, served=current)
                 done = _install(device, source, refs.branch_ref, branch, tag, serial, begin,
                                 floor, limits)
         except SyncError as exc:  # the newest refused by its signature, or one below it
@@ -575,13 +576,13 @@ def _install(device: Path, source: str, branch_ref: str, branch: str, tag: str, 
     """Check the fetched release (tag on the branch, then `install_release`: git objects,
     export into staging, files on disk, derived index/) and rename it into releases/.
     Returns who signed, the keys to pin and the signatures of the files hashed."""
-    layout = DeviceLayout(device)
+    layout, served = DeviceLayout(device), dev.served_tag(device)
     commit, tag_mhash = check_tag(layout.repo, source, branch_ref, branch, tag, limits,
-                                  served=dev.served_tag(device), device=device)
+                                  served=served, device=device)
     mkdir_beneath(device, RELEASES)
     return install_release(layout.repo, commit, tag, serial, tag_mhash, begin, floor,
                            layout.staging(tag), layout.release(tag),
-                           previous=dev.served_release(device))
+                           previous=dev.served_release(device), kept=unchanged_here(served))
 
 
 def still_serves(device: Path, said: str | None = None) -> str:
