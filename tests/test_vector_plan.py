@@ -20,7 +20,8 @@ from kbtools.index.reader import open_index
 from kbtools.query.candidates import CandidateRequest
 from kbtools.query.fusion import FusionParams, Ranked, fuse
 from kbtools.query.inherit import Sharing, inherit, vector_models, widen_mask
-from kbtools.query.search import LOCAL_CANDIDATES, search
+from kbtools.query.local_candidates import LOCAL_CANDIDATES
+from kbtools.query.search import search
 from tests.kbfixtures import REPO
 
 # Chinese only: the English model (and torch) stays out of these builds

@@ -49,7 +49,7 @@ from kbtools.query.crosslingual import vector_lists
 from kbtools.query.filters import undated_keys
 from kbtools.query.fusion import Ranked
 from kbtools.query.inherit import sharing
-from kbtools.query.search import rank_exactly
+from kbtools.query.local_candidates import rank_exactly
 
 MAX_EF = 32768  # Milvus's bound on a HNSW search's ef
 # a filtered vector search over at most this many allowed chunks ranks them all exactly, as

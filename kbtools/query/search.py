@@ -27,10 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kbtools.embed.base import on_one_blas_thread
-from kbtools.embed.registry import get_embedder
 from kbtools.embed.sentence_models import get_cross_encoder
-from kbtools.errors import IndexLoadError
-from kbtools.index import vectors
 from kbtools.index.reader import KbIndex, settle
 from kbtools.query import (
     anchors,
@@ -52,7 +49,6 @@ from kbtools.query.crosslingual import (
     foreign_words,
     list_models,
     query_models,
-    vector_lists,
 )
 from kbtools.query.expansion import EXPANSION_WEIGHT, expand, unknown_codes
 from kbtools.query.filters import (
@@ -69,6 +65,7 @@ from kbtools.query.filters import (
 from kbtools.query.identifiers import identifiers, is_about, listed_codes, only_identifiers, promote
 from kbtools.query.inherit import inherit, widen_mask
 from kbtools.query.keys import key_definitions, named_keys
+from kbtools.query.local_candidates import LOCAL_CANDIDATES
 from kbtools.query.question import has_words, question_text, searched_question, valued_text
 from kbtools.query.results import (
     FILTERED_AWAY,
@@ -127,9 +124,6 @@ CANDIDATES_PER_RESULT = 20
 # first: fusion normalises each list over its depth, and an agent asking for 3 was answered from
 # other first results (tidb_faq_zh: 86 of 248 questions' first three, 6 first results)
 # or told "no answer" where the default answers (scifact: 3 of 300 asked for one).
-# a filtered vector search over at most this many allowed chunks ranks them all exactly (the
-# vectors are read from memory here; the engine's limit is lower); beyond, the graph is searched
-EXACT_FILTERED = 20000
 NO_ANSWER_REASON = "no passage is relevant enough (below the relevance threshold)"
 NO_WORDS_REASON = "the question has no word to search"  # a letter or marks alone
 
@@ -316,18 +310,6 @@ def keep_warm(index: KbIndex) -> None:
     settle()
 
 
-class LocalCandidates:
-    """The default candidate source: the release's BM25 matrices and usearch graphs."""
-
-    def ranked_lists(self, index: KbIndex, req: CandidateRequest) -> dict[str, fusion.Ranked]:
-        return _candidates(index, req.text, req.mode, req.mask, list(req.term_ids), req.count,
-                           list(req.expansion_ids), req.expansion_weight,
-                           dict(req.term_weights))
-
-
-LOCAL_CANDIDATES = LocalCandidates()
-
-
 def _fused(index: KbIndex, lists: dict[str, fusion.Ranked], params: fusion.FusionParams,
            boost: np.ndarray | None, today: date, text: str, mode: str) -> fusion.Fused:
     """The candidate lists fused, weighed for freshness and page evidence (as arrays: `Hit`s
@@ -422,67 +404,6 @@ def _distinct(levels: dict[int, int], hits: list[fusion.Hit], table: sections.Se
     rest = [h for h in hits if section[h.num] != key]
     more[row["num"]] = [h.num for h in hits if h.num != row["num"] and section[h.num] == key]
     return [answer, *rest], more
-
-
-def _candidates(index: KbIndex, text: str, mode: str, mask: np.ndarray | None, ids: list[int],
-                count: int, expansion: list[int] | None = None,
-                expansion_weight: float = 0.0,
-                weights: dict[int, float] | None = None) -> dict[str, fusion.Ranked]:
-    """Ranked candidate lists: ``bm25`` (the question's terms, those of `weights` at their
-    weight, plus its expansion terms at `expansion_weight`) and one ``vector:<model>`` per
-    query model."""
-    lists: dict[str, fusion.Ranked] = {}
-    if mode in ("hybrid", "bm25") and (ids or expansion):
-        weights = weights or {}
-        scores = index.bm25.scores([i for i in ids if i not in weights])
-        for i, w in weights.items():
-            one = index.bm25.scores([i]) if i in ids else None
-            if one is not None:
-                scores = w * one if scores is None else scores + w * one
-        extra = index.bm25.scores(expansion or [])
-        if extra is not None:
-            scores = expansion_weight * extra if scores is None else scores + expansion_weight * extra
-        if scores is not None:
-            lists["bm25"] = fusion.top(scores if mask is None else np.where(mask, scores, 0.0),
-                                       count)
-    if mode in ("hybrid", "vector"):
-        lists.update(vector_lists(index, text, lambda model: _vector_candidates(
-            index, model, text, mask, count)))
-    return lists
-
-
-def _vector_candidates(index: KbIndex, model: str, text: str, mask: np.ndarray | None,
-                       count: int) -> fusion.Ranked:
-    emb = get_embedder(model)
-    if emb.fingerprint() != index.manifest["models"][model]["fingerprint"]:
-        raise IndexLoadError(f"index vectors for {model!r} came from another model version; "
-                             "rebuild the index", path=str(index.root), key="model_mismatch",
-                             values={"model": model})
-    q = pages.question_vector(model, text)
-    vindex = index.vectors(model)
-    if mask is None:
-        keys, sims = vectors.search(vindex, q, count)
-        return fusion.Ranked(keys, sims)
-    has_model = np.array([model in m.split(",") for m in index.chunk_table().models])
-    allowed = np.flatnonzero(mask & has_model)
-    if len(allowed) == 0:
-        return fusion.Ranked(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
-    if len(allowed) <= EXACT_FILTERED:  # exact over the filtered subset: cheap, never misses
-        mat = np.asarray(vindex.get(allowed.astype(np.uint64)), dtype=np.float32)
-        return rank_exactly(allowed, mat, q, count)
-    keys, sims = vectors.search(vindex, q, count * 8)
-    keep = mask[keys]
-    return fusion.Ranked(keys[keep][:count], sims[keep][:count])
-
-
-def rank_exactly(nums: np.ndarray, mat: np.ndarray, q: np.ndarray, count: int) -> fusion.Ranked:
-    """Chunks `nums` (ascending), whose vectors are the rows of `mat` (float32, normalised
-    here in place), ranked by cosine with unit question vector `q`: the best `count`, ties
-    in chunk order. The one exact ranking of a filtered subset, local and in the engine."""
-    mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-9)
-    sims = mat @ q
-    order = np.argsort(-sims, kind="stable")[:count]
-    return fusion.Ranked(nums[order], sims[order])
 
 
 def calibrated(index: KbIndex, params: fusion.FusionParams) -> fusion.FusionParams:

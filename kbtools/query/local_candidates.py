@@ -1,0 +1,97 @@
+"""The default candidate source: a release's own files (kbtools.query.candidates' seam).
+
+`LOCAL_CANDIDATES.ranked_lists` answers a `CandidateRequest` from the release's BM25
+matrices (the question's terms, weighed ones at their weight, synonym expansions at theirs;
+the best of the scores by `fusion.top`) and its usearch graphs (one ``vector:<model>`` list
+per query model, `kbtools.query.crosslingual.vector_lists`); a filtered search over few
+enough chunks ranks them exactly (`rank_exactly`, which the engine's source shares).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kbtools.embed.registry import get_embedder
+from kbtools.errors import IndexLoadError
+from kbtools.index import vectors
+from kbtools.index.reader import KbIndex
+from kbtools.query import fusion, pages
+from kbtools.query.candidates import CandidateRequest
+from kbtools.query.crosslingual import vector_lists
+
+# a filtered vector search over at most this many allowed chunks ranks them all exactly (the
+# vectors are read from memory here; the engine's limit is lower); beyond, the graph is searched
+EXACT_FILTERED = 20000
+
+
+class LocalCandidates:
+    """The default candidate source: the release's BM25 matrices and usearch graphs."""
+
+    def ranked_lists(self, index: KbIndex, req: CandidateRequest) -> dict[str, fusion.Ranked]:
+        return _candidates(index, req.text, req.mode, req.mask, list(req.term_ids), req.count,
+                           list(req.expansion_ids), req.expansion_weight,
+                           dict(req.term_weights))
+
+
+LOCAL_CANDIDATES = LocalCandidates()
+
+
+def _candidates(index: KbIndex, text: str, mode: str, mask: np.ndarray | None, ids: list[int],
+                count: int, expansion: list[int] | None = None,
+                expansion_weight: float = 0.0,
+                weights: dict[int, float] | None = None) -> dict[str, fusion.Ranked]:
+    """Ranked candidate lists: ``bm25`` (the question's terms, those of `weights` at their
+    weight, plus its expansion terms at `expansion_weight`) and one ``vector:<model>`` per
+    query model."""
+    lists: dict[str, fusion.Ranked] = {}
+    if mode in ("hybrid", "bm25") and (ids or expansion):
+        weights = weights or {}
+        scores = index.bm25.scores([i for i in ids if i not in weights])
+        for i, w in weights.items():
+            one = index.bm25.scores([i]) if i in ids else None
+            if one is not None:
+                scores = w * one if scores is None else scores + w * one
+        extra = index.bm25.scores(expansion or [])
+        if extra is not None:
+            scores = expansion_weight * extra if scores is None else scores + expansion_weight * extra
+        if scores is not None:
+            lists["bm25"] = fusion.top(scores if mask is None else np.where(mask, scores, 0.0),
+                                       count)
+    if mode in ("hybrid", "vector"):
+        lists.update(vector_lists(index, text, lambda model: _vector_candidates(
+            index, model, text, mask, count)))
+    return lists
+
+
+def _vector_candidates(index: KbIndex, model: str, text: str, mask: np.ndarray | None,
+                       count: int) -> fusion.Ranked:
+    emb = get_embedder(model)
+    if emb.fingerprint() != index.manifest["models"][model]["fingerprint"]:
+        raise IndexLoadError(f"index vectors for {model!r} came from another model version; "
+                             "rebuild the index", path=str(index.root), key="model_mismatch",
+                             values={"model": model})
+    q = pages.question_vector(model, text)
+    vindex = index.vectors(model)
+    if mask is None:
+        keys, sims = vectors.search(vindex, q, count)
+        return fusion.Ranked(keys, sims)
+    has_model = np.array([model in m.split(",") for m in index.chunk_table().models])
+    allowed = np.flatnonzero(mask & has_model)
+    if len(allowed) == 0:
+        return fusion.Ranked(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
+    if len(allowed) <= EXACT_FILTERED:  # exact over the filtered subset: cheap, never misses
+        mat = np.asarray(vindex.get(allowed.astype(np.uint64)), dtype=np.float32)
+        return rank_exactly(allowed, mat, q, count)
+    keys, sims = vectors.search(vindex, q, count * 8)
+    keep = mask[keys]
+    return fusion.Ranked(keys[keep][:count], sims[keep][:count])
+
+
+def rank_exactly(nums: np.ndarray, mat: np.ndarray, q: np.ndarray, count: int) -> fusion.Ranked:
+    """Chunks `nums` (ascending), whose vectors are the rows of `mat` (float32, normalised
+    here in place), ranked by cosine with unit question vector `q`: the best `count`, ties
+    in chunk order. The one exact ranking of a filtered subset, local and in the engine."""
+    mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-9)
+    sims = mat @ q
+    order = np.argsort(-sims, kind="stable")[:count]
+    return fusion.Ranked(nums[order], sims[order])
