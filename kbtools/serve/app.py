@@ -42,7 +42,7 @@ from kbtools.fsutil import read_regular
 from kbtools.serve import api, ops, pages
 from kbtools.serve.compress import Compression
 from kbtools.serve.held import AnswerTags, HeldQuestions
-from kbtools.serve.security import LOOPBACK_HOSTS, Guard
+from kbtools.serve.security import LOOPBACK_HOSTS, Guard, is_api_path
 from kbtools.serve.source import EngineServedIndex, PinRequests, ServedIndex, Workers
 from kbtools.serve.staticfiles import WORKER, static_file, worker_file
 
@@ -73,13 +73,13 @@ def create_app(index: Path | str | None, *, token: str | None = None,
     app.state.held = HeldQuestions()
     app.state.answer_tags = AnswerTags()
     return Guard(Compression(PinRequests(app, source)), token=token, allowed_hosts=allowed_hosts,
-                 refusal_page=pages.refusal_page)
+                 refusal_page=pages.refusal_page, api_refusal=api.refusal)
 
 
 async def http_error(request: Request, exc: Exception) -> Response:
     """Starlette's own refusals (no such route, wrong method): in the API's shape under
     /api/, plain text for the stylesheet, an error page for a page address."""
-    if request.url.path.startswith(("/api/", "/static/")):
+    if is_api_path(request.url.path) or request.url.path.startswith("/static/"):
         return await api.http_error(request, exc)
     return await pages.http_error(request, exc)
 

@@ -46,6 +46,8 @@ _PATH_SAFE = "/!$&'()*+,;=:@-._~"  # RFC 3986 path characters (a backslash is es
 _QUERY_SAFE = _PATH_SAFE + "?%"  # and a query's own escapes kept as they came
 # A refusal's body for a page address: (scope, status, English message, Chinese) -> HTML
 RefusalPage = Callable[[Scope, int, str, str], bytes]
+# A refusal for an API address, as every API error is answered: (same) -> an ASGI response
+ApiRefusal = Callable[[Scope, int, str, str], ASGIApp]
 # each refusal: its status, its message (English: the API's) and its Chinese for a page
 TOO_LONG = (414, f"query string longer than {MAX_QUERY_STRING} bytes",
             f"网址中的查询部分超过 {MAX_QUERY_STRING} 字节")
@@ -72,11 +74,13 @@ class Guard:
 
     def __init__(self, app: ASGIApp, *, token: str | None = None,
                  allowed_hosts: Sequence[str] = LOOPBACK_HOSTS,
-                 refusal_page: RefusalPage | None = None):
+                 refusal_page: RefusalPage | None = None,
+                 api_refusal: ApiRefusal | None = None):
         self.app = app
         self.token = token
         self.allowed = {h.lower() for h in allowed_hosts}
         self.refusal_page = refusal_page  # a page address's refusal (plain text without)
+        self.api_refusal = api_refusal  # an API address's (a bare JSON error without)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -98,7 +102,7 @@ class Guard:
             if given is None or not secrets.compare_digest(given.encode(), self.token.encode()):
                 refusal = NO_TOKEN
         if refusal is not None:
-            await self._refuse(send, scope, *refusal)
+            await self._refuse(send, scope, receive, *refusal)
             return
         if self.token is not None and not path.startswith(OPEN_PATHS):
             if _query_token(query) is not None:
@@ -116,12 +120,21 @@ class Guard:
         await self.app(scope, receive, send_with_headers)
 
 
-    async def _refuse(self, send: Send, scope: Scope, status: int, message: str,
-                      zh: str) -> None:
-        """A refusal: JSON under /api/, plain text for /static/, an error page (in the
-        reader's language) for a page address."""
+    async def _refuse(self, send: Send, scope: Scope, receive: Receive, status: int,
+                      message: str, zh: str) -> None:
+        """A refusal: JSON for an API address (as the API answers its own errors), plain
+        text for /static/, an error page (in the reader's language) for a page address."""
         path: str = scope.get("path", "/")
-        if self.refusal_page is None or path.startswith(("/api/", "/static/")):
+        if self.api_refusal is not None and is_api_path(path):
+            async def with_headers(message: Message) -> None:
+                if message["type"] == "http.response.start":
+                    message = {**message, "headers": [*message.get("headers", []),
+                                                      *_headers("application/json")]}
+                await send(message)
+
+            await self.api_refusal(scope, status, message, zh)(scope, receive, with_headers)
+            return
+        if self.refusal_page is None or is_api_path(path) or path.startswith("/static/"):
             await _plain(send, status, message, path)
             return
         body = self.refusal_page(scope, status, message, zh)
@@ -130,6 +143,13 @@ class Guard:
                                 (b"content-length", str(len(body)).encode()),
                                 (b"cache-control", b"no-store"), *_headers("text/html")]})
         await send({"type": "http.response.body", "body": body})
+
+
+def is_api_path(path: str) -> bool:
+    """Whether `path` is an address of the JSON API (``/api/…``, ``/api`` itself, and with
+    its slashes doubled: ``//api/search``), whose every answer, a refusal too, is JSON."""
+    bare = path.lstrip("/")
+    return bare == "api" or bare.startswith("api/")
 
 
 def _from_another_site(method: str, headers: dict[str, str]) -> bool:
@@ -207,7 +227,7 @@ async def _redirect_without_token(send: Send, path: str, query: bytes, token: st
 async def _plain(send: Send, status: int, message: str, path: str) -> None:
     """A refusal: JSON under /api/, plain text elsewhere."""
     body: Any
-    if path.startswith("/api/"):
+    if is_api_path(path):
         body = json.dumps({"error": {"status": status, "message": message}}).encode()
         ctype = b"application/json"
     else:

@@ -1,0 +1,70 @@
+"""`kb serve`'s JSON API as HTTP on a device's patchy link: its GET answers revalidated as the
+pages are (an ETag, ``private, no-cache``, a 304 when the client's copy holds), and every
+refusal, one the server makes before any handler runs too, JSON in the API's one shape."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from servefixtures import app_client, error_of, make_served_repo
+
+pytestmark = pytest.mark.slow
+
+SCAB = "knowledge/crops/wheat-scab.md"
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    yield from app_client(make_served_repo(tmp_path_factory.mktemp("apihttp") / "kr") / "dist")
+
+
+@pytest.mark.parametrize("url", [
+    "/api/search?q=%E8%B5%A4%E9%9C%89%E7%97%85",
+    f"/api/read?doc={SCAB}",
+    "/api/releases",
+    "/api/openapi.json",
+])
+def test_a_get_asked_again_with_its_etag_is_a_304(client, url):
+    """`/api/search` (and the API's other GETs) answered without an ETag: a client asking
+    again on patchy 4G was sent the whole answer again; the pages' rules hold for it now."""
+    first = client.get(url)
+    assert first.status_code == 200, first.text
+    tag = first.headers["etag"]
+    assert first.headers["cache-control"] == "private, no-cache"
+    again = client.get(url, headers={"if-none-match": tag})
+    assert again.status_code == 304 and not again.content
+    assert again.headers["etag"] == tag and again.headers["cache-control"] == "private, no-cache"
+    assert client.get(url, headers={"if-none-match": '"other"'}).status_code == 200
+
+
+def shape(resp) -> tuple[str, str, bool, str, bytes]:
+    """What every API error has in common: its content type, caching, Vary and JSON
+    spelling (compact: the body as the API writes it)."""
+    body = resp.json()
+    return (resp.headers["content-type"], resp.headers["cache-control"],
+            "Accept-Language" in resp.headers["vary"],
+            ",".join(sorted(body["error"])),
+            json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_a_refusal_before_any_handler_is_an_api_error_of_the_apis_shape(client, lang):
+    """A query string over the server's limit (a spaced JSON filter, a long question sent by
+    GET) was refused (414) with JSON of another spelling than the API's errors, no caching
+    rule and English only; under `/api` itself or `//api/…` with an HTML page. It is now
+    the API's error, in the language the client asks for, as a 400 is."""
+    headers = {"accept-language": lang}
+    spaced = json.dumps({"where": ["crop = 小麦"] * 300}, indent=2)
+    too_long = client.get("/api/search", params={"q": "赤霉病", "where": spaced},
+                          headers=headers)
+    bad = client.get("/api/search", params={"q": "赤霉病", "k": "x"}, headers=headers)
+    assert too_long.status_code == 414 and bad.status_code == 400
+    assert shape(too_long)[:4] == shape(bad)[:4]
+    assert too_long.content == shape(too_long)[4]
+    message = too_long.json()["error"]["message"]
+    assert ("8192" in message) and (("字节" in message) == (lang == "zh-CN"))
+    for url in ("/api", "/api?q=" + "x" * 9000, "http://127.0.0.1//api/search?q=x"):
+        resp = client.get(url)
+        assert resp.headers["content-type"] == "application/json", (url, resp.text[:80])
+        error_of(resp, resp.status_code)
