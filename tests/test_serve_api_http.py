@@ -68,3 +68,19 @@ def test_a_refusal_before_any_handler_is_an_api_error_of_the_apis_shape(client, 
         resp = client.get(url)
         assert resp.headers["content-type"] == "application/json", (url, resp.text[:80])
         error_of(resp, resp.status_code)
+
+
+def test_a_bad_parameter_is_one_error_naming_it(client):
+    """`verified_only=maybe` was "a true/false flag must be true or false" (which flag?),
+    and `/api/releases` and `/api/openapi.json` answered a parameter they do not take as if
+    it were not there (a misspelt one is dropped silently)."""
+    for resp in (client.get("/api/search", params={"q": "赤霉病", "verified_only": "maybe"}),
+                 client.post("/api/search", json={"q": "赤霉病", "verified_only": "maybe"})):
+        assert error_of(resp, 400) == "'verified_only' must be true or false, not 'maybe'"
+    zh = client.get("/api/search", params={"q": "赤霉病", "verified_only": "maybe"},
+                    headers={"accept-language": "zh-CN"}).json()["error"]["message"]
+    assert zh.startswith("verified_only ")
+    for url in ("/api/releases", "/api/openapi.json"):
+        message = error_of(client.get(url, params={"serial": "2"}), 400)
+        assert message == f"unknown parameter 'serial' ({url} takes none)"
+        assert client.get(url, params={"token": "x" * 20}).status_code == 200

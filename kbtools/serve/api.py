@@ -217,7 +217,7 @@ def search(request: Request, body: dict[str, Any]) -> Any:
     source: ServedIndex = request.app.state.source
     served = source.get()
     question, k, where = ops.check_question(q), ops.check_k(k), ops.check_where(where)
-    verified_only = ops.check_flag(verified)
+    verified_only = ops.check_flag(verified, "verified_only")
     tags: AnswerTags = request.app.state.answer_tags
     answer = None if request.method == "POST" else json.dumps(
         [served.index.release.to_dict(), sorted(request.query_params.multi_items())],
@@ -305,6 +305,7 @@ def table_evaluate(request: Request, body: dict[str, Any]) -> Any:
 
 
 def releases(request: Request, body: dict[str, Any]) -> Any:
+    ops.check_names(request.query_params, (), "/api/releases")
     source: ServedIndex = request.app.state.source
     served = source.get()
     return ops.releases(served, source.device(), source.published(), source.where())
@@ -327,6 +328,7 @@ def healthz(request: Request, body: dict[str, Any]) -> Any:
 
 
 def openapi(request: Request, body: dict[str, Any]) -> Any:
+    ops.check_names(request.query_params, (), "/api/openapi.json")
     return openapi_document()
 
 

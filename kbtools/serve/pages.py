@@ -229,7 +229,7 @@ def search_page(p: Page, served: Served) -> Response:
     typed = whereform.asked(params)  # the conditions' rows: `--where` as the CLI reads it
     flag: str | None = None  # why the search is refused before it is run
     try:  # as /api/search reads it: `verified=true` was taken for "no" (every chunk searched)
-        verified = bool(ops.check_flag(params.get("verified")))
+        verified = bool(ops.check_flag(params.get("verified"), "verified"))
     except ApiError as exc:
         verified, flag = False, exc.message_in(p.lang)
     try:  # a typed condition the CLI refuses is refused here in its words

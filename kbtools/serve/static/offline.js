@@ -179,11 +179,12 @@ function remember(request) {
   }).catch(function () {});
 }
 
-// The language chosen offline the server has not been told (`lang`), or none (null).
+// The language chosen offline the server has not been told (`lang`), or none (null: its
+// cache is there only while one is kept).
 function unsent(lang) {
-  return caches.open(UNSENT_CACHE).then(function (cache) {
-    return lang ? cache.put(UNSENT, new Response(lang)) : cache.delete(UNSENT);
-  });
+  return lang ? caches.open(UNSENT_CACHE).then(function (cache) {
+    return cache.put(UNSENT, new Response(lang));
+  }) : caches.delete(UNSENT_CACHE);
 }
 
 // Before a page is asked of the server: the language chosen offline and never told it
@@ -193,21 +194,19 @@ function unsent(lang) {
 // language (the server sets the cookie for it), it is no longer kept. The server out of
 // reach: kept for the next page.
 function tell(request) {
-  return caches.open(UNSENT_CACHE).then(function (cache) {
-    return cache.match(UNSENT).then(function (kept) {
-      return kept ? kept.text() : "";
-    }).then(function (lang) {
-      if (LANGS.indexOf(lang) < 0) {
-        return null;
-      }
-      if (langParam(request.url)) {
-        return cache.delete(UNSENT);
-      }
-      return fetch("/?lang=" + lang, {credentials: "same-origin", cache: "no-store"})
-        .then(function (told) {
-          return told.ok ? cache.delete(UNSENT) : null;
-        });
-    });
+  return caches.match(UNSENT, {cacheName: UNSENT_CACHE}).then(function (kept) {
+    return kept ? kept.text() : "";
+  }).then(function (lang) {
+    if (LANGS.indexOf(lang) < 0) {
+      return null;
+    }
+    if (langParam(request.url)) {
+      return unsent(null);
+    }
+    return fetch("/?lang=" + lang, {credentials: "same-origin", cache: "no-store"})
+      .then(function (told) {
+        return told.ok ? unsent(null) : null;
+      });
   }).catch(function () {});
 }
 
