@@ -59,7 +59,7 @@ NO_TOKEN = (401, "a valid token is required (Authorization: Bearer <token>, or o
             "?token=<令牌> 打开一次页面）")
 
 
-def _headers(content_type: str) -> list[tuple[bytes, bytes]]:
+def security_headers(content_type: str) -> list[tuple[bytes, bytes]]:
     csp = SVG_CSP if content_type.startswith("image/svg") else \
         PDF_CSP if content_type.startswith("application/pdf") else PAGE_CSP
     return [(b"content-security-policy", csp.encode()),
@@ -114,7 +114,7 @@ class Guard:
                 raw = list(message.get("headers", []))
                 ctype = next((v.decode("latin-1") for k, v in raw
                               if k.lower() == b"content-type"), "")
-                message = {**message, "headers": raw + _headers(ctype)}
+                message = {**message, "headers": raw + security_headers(ctype)}
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
@@ -129,7 +129,7 @@ class Guard:
             async def with_headers(message: Message) -> None:
                 if message["type"] == "http.response.start":
                     message = {**message, "headers": [*message.get("headers", []),
-                                                      *_headers("application/json")]}
+                                                      *security_headers("application/json")]}
                 await send(message)
 
             await self.api_refusal(scope, status, message, zh)(scope, receive, with_headers)
@@ -141,7 +141,7 @@ class Guard:
         await send({"type": "http.response.start", "status": status,
                     "headers": [(b"content-type", b"text/html; charset=utf-8"),
                                 (b"content-length", str(len(body)).encode()),
-                                (b"cache-control", b"no-store"), *_headers("text/html")]})
+                                (b"cache-control", b"no-store"), *security_headers("text/html")]})
         await send({"type": "http.response.body", "body": body})
 
 
@@ -220,7 +220,7 @@ async def _redirect_without_token(send: Send, path: str, query: bytes, token: st
     await send({"type": "http.response.start", "status": 303,
                 "headers": [(b"location", location.encode("latin-1")),
                             (b"set-cookie", cookie.encode("latin-1")),
-                            (b"content-length", b"0"), *_headers("")]})
+                            (b"content-length", b"0"), *security_headers("")]})
     await send({"type": "http.response.body", "body": b""})
 
 
@@ -235,5 +235,5 @@ async def _plain(send: Send, status: int, message: str, path: str) -> None:
         ctype = b"text/plain; charset=utf-8"
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", ctype),
-                            (b"content-length", str(len(body)).encode()), *_headers("")]})
+                            (b"content-length", str(len(body)).encode()), *security_headers("")]})
     await send({"type": "http.response.body", "body": body})
