@@ -142,3 +142,9 @@ def test_an_address_too_long_for_the_server_to_read_is_answered_as_its_api_error
                                           b"127.0.0.1\r\nX-Log: " + b"a" * 20000
                                           + b"\r\n\r\n")
     assert status == 431 and json.loads(body)["error"]["status"] == 431
+    status, fields, body = sent_in_pieces(port, b"GET /api/search?q=x HTTP/1.1\r\n"
+                                          b"Host 127.0.0.1\r\n\r\n")  # no colon
+    assert status == 400 and json.loads(body)["error"]["status"] == 400
+    status, fields, _ = sent_in_pieces(port, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                       b"Connection: close\r\n\r\n")
+    assert status == 200  # the next connection's request read as ever

@@ -56,6 +56,7 @@ HEADER_SECONDS = 15.0  # a request's headers (at most MAX_HEADER_BYTES) arrive w
 SEND_SECONDS = 30.0  # a client takes some of a response within this once the buffer is full
 MAX_HEADER_BYTES = 16 * 1024
 KEEP_ALIVE_SECONDS = 5
+BEGUN_BYTES = 1024  # of a request kept until its head is read: its address, for a refusal
 
 
 def create_app(index: Path | str | None, *, token: str | None = None,
@@ -164,15 +165,16 @@ TIMEOUT_RESPONSE = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; 
                     + b"\r\n\r\n" + TIMEOUT_BODY)
 
 
-def unreadable_request(buffered: bytes) -> bytes:
+def unreadable_request(buffered: bytes, begun: bytes = b"") -> bytes:
     """The whole answer (status line to body, the connection then closed) to a request
-    h11 refused to read, from what of it arrived (`buffered`): its address over
+    h11 refused to read, from what of it h11 holds (`buffered`; nothing once it read a
+    head it refused) and its first bytes (`begun`, which name its address): its address over
     `MAX_HEADER_BYTES` (a long question sent by GET in several TCP segments, as a patchy
     link delivers it; whole, it is `security.Guard`'s 414) is 414, its headers over it 431,
     anything else 400. To an API address the API's JSON error (uvicorn answered plain text
     "Invalid HTTP request received." to every address), to a page address an error page."""
     line, ended, _ = buffered.partition(b"\n")
-    parts = line.split(b" ")
+    parts = (begun or line).split(b"\n", 1)[0].split(b" ")
     path = (parts[1] if len(parts) > 1 else b"").split(b"?")[0].decode("latin-1")
     if len(buffered) > MAX_HEADER_BYTES and (not ended or len(line) > MAX_HEADER_BYTES):
         status, message, zh = (414, f"address longer than {MAX_HEADER_BYTES} bytes: send a "
@@ -240,9 +242,19 @@ def deadlines(seconds: float, send_seconds: float) -> type[H11Protocol]:
                 self.timer.cancel()
             self.timer = self.loop.call_later(seconds, self.expired)
 
+        begun = b""  # the first bytes of the request being read (h11 drops a bad head)
+
+        def data_received(self, data: bytes) -> None:
+            if self.conn.their_state is h11.IDLE and not self.conn.trailing_data[0]:
+                self.begun = b""
+            if len(self.begun) < BEGUN_BYTES:
+                self.begun += data[:BEGUN_BYTES - len(self.begun)]
+            super().data_received(data)
+
         def send_400_response(self, msg: str) -> None:
             # a request h11 cannot read: uvicorn's own answer is plain text to any address
-            self.transport.write(unreadable_request(bytes(self.conn.trailing_data[0])))
+            self.transport.write(unreadable_request(bytes(self.conn.trailing_data[0]),
+                                                    self.begun))
             self.transport.close()
 
         def expired(self) -> None:
