@@ -301,3 +301,25 @@ def test_log_switch_with_a_broken_settings_file_names_it(dev):
     assert code == 1 and out.startswith(f"kb: error: {dev / 'settings.json'}: not JSON (")
     assert len(out.splitlines()) == 1
     assert (dev / "settings.json").read_text(encoding="utf-8") == "{query_log: off"
+
+
+def test_an_api_search_asked_again_with_its_etag_is_a_304_not_logged_again(dev):
+    """`GET /api/search` had no ETag (the pages had): a client on a patchy link asking again
+    got the whole answer again, and the question was searched and logged once more. Its
+    answer is tagged as a results page's is; asked again with the tag, a 304, not logged."""
+    with TestClient(create_app(dev), base_url="http://127.0.0.1") as client:
+        url = "/api/search?" + urlencode({"q": QUESTION, "k": "3"})
+        first = client.get(url)
+        tag = first.headers["etag"]
+        assert first.status_code == 200 and first.headers["cache-control"] == "private, no-cache"
+        assert len(logged(dev)) == 1
+        again = client.get(url, headers={"if-none-match": tag})
+        assert again.status_code == 304 and again.headers["etag"] == tag and not again.content
+        assert again.headers["cache-control"] == "private, no-cache"
+        assert len(logged(dev)) == 1
+        other = client.get(url.replace("k=3", "k=4"), headers={"if-none-match": tag})
+        assert other.status_code == 200 and other.headers["etag"] != tag
+        posted = client.post("/api/search", json={"q": QUESTION, "k": 3},
+                             headers={"if-none-match": tag})
+        assert posted.status_code == 200 and "etag" not in posted.headers  # a POST: asked
+        assert len(logged(dev)) == 3

@@ -71,3 +71,30 @@ def test_a_field_that_takes_a_minus_or_a_colon_does_not_ask_for_the_decimal_keyp
                         decision="inputs=时段,水温差,转速; outputs=措施")
     assert table is not None
     assert [f["numeric"] for f in _table_view(table, 1, {})["inputs"]] == [False, False, True]
+
+
+@pytest.mark.parametrize("typed, plain", [
+    (["25.", "90.", "4."], ["25", "90", "4"]),
+    (["25. ℃", "90. %", "4. 天"], ["25", "90", "4"]),
+    (["２５．", "９０．％", "４．天"], ["25", "90", "4"]),
+    (["25.℃", "90.%", "3."], ["25", "90", "3"]),
+    (["-5.", "90", "3"], ["-5", "90", "3"]),
+])
+def test_a_point_typed_last_is_the_numbers_not_a_unit(client, typed, plain):
+    """A phone's keypad leaves ``25.`` when the decimal is not typed: the form took it, but
+    read the point as the value's unit (``.``), so ``25. ℃`` (a space before the unit) was
+    "not a number" and ``25.℉`` was 25 in the ℃ column, its unit ``.°F`` unknown."""
+    assert decided(client, typed) == decided(client, plain)
+    assert decided(client, typed)[0] == 200
+
+
+def test_a_unit_after_a_trailing_point_is_judged_as_the_unit_it_names(client):
+    """``90.℉`` against the ℃ column: read as 90 ℃ (the highest-risk row) before; it is
+    judged as 90 ℉ written without decimals, as ``90℉`` is."""
+    def said(values: list[str]) -> str:
+        page = client.get(SCAB, params={"lang": "en", "table": "1", "go": "1",
+                                        **{f"in.{i}": v for i, v in enumerate(values)}})
+        return html.unescape(re.sub(r"<[^>]+>", " ", page.text))
+
+    assert said(["90.℉", "90", "4"]).count("°F") == said(["90℉", "90", "4"]).count("°F") > 0
+    assert "90 is > 20" not in said(["90.℉", "90", "4"])

@@ -298,3 +298,26 @@ def test_a_language_chosen_offline_is_the_servers_once_back_without_a_cookie_sto
         server.start()
     browser.get(server.url + "/release")
     assert ui_of(browser) == "en" and note(browser) is None
+
+
+def test_a_language_chosen_offline_without_a_copy_or_a_cookie_store_is_the_servers_once_back(
+        browser, server):
+    """Safari (no cookie store in its worker) and no copy of the page in the language the
+    switch asked for, offline: the browser said it cannot connect, no page set the cookie,
+    and once the server was back every page came in the earlier language. The worker tells
+    the server the choice before the next page it asks of it."""
+    doc = f"/doc/{quote(SCAB)}"
+    browser.get(server.url + doc + "?lang=zh")  # Chinese chosen (the server's cookie)
+    kept(browser, copy(doc))
+    without_cookie_store(browser)
+    server.stop()
+    try:
+        browser.get(server.url + doc + "?lang=en")  # no English copy of it
+        assert note(browser) is None and ui_of(browser) is None
+    finally:
+        server.start()
+    browser.get(server.url + "/release")
+    assert ui_of(browser) == "en" and note(browser) is None
+    browser.get(server.url + doc)
+    assert ui_of(browser) == "en"
+    assert {c["name"]: c["value"] for c in browser.get_cookies()}.get("kb_lang") == "en"

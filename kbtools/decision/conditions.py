@@ -87,7 +87,8 @@ from kbtools.decision.words import ROUGH_AFTER, WORD_PREFIXES, symbolic
 
 # 1,000 and 1 000 (a space, or after NFKC a no-break or thin one): groups of three; not
 # 1 200,5, whose comma may be a decimal one (`cell_text.decimal_comma`)
-_NUM = r"[+-]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d{1,3}(?: \d{3})+(?![\d,])|\d+)(?:\.\d+)?"
+_WHOLE = r"[+-]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d{1,3}(?: \d{3})+(?![\d,])|\d+)"
+_NUM = _WHOLE + r"(?:\.\d+)?"
 _EXP = r"(?:[eE][+-]?\d+)?"  # inputs only: 1e-07, 2.5E+3
 # a unit: what follows a number up to 12 characters, but never a word that bounds it (30以上,
 # 6.5以下(不含) were read as "= 30", "= 6.5" with a unit "以上", "以下(不含)")
@@ -101,9 +102,11 @@ _RANGE_SEP = r"(?:-|~|〜|–|—|至|到)"
 _RE_CMP = re.compile(rf"^(<=|>=|<|>|≤|≥|≦|≧)\s*({_NUM})\s*{_UNIT}$")
 _RE_RANGE = re.compile(rf"^({_NUM})\s*{_UNIT}\s*{_RANGE_SEP}\s*({_NUM})\s*{_UNIT}$")
 _RE_NUMBER = re.compile(rf"^({_NUM})\s*{_UNIT}$")
-# an input may start at its point, as a phone's decimal keypad types 0.5 (.5, -.5); a cell
+# an input may start at its point, as a phone's decimal keypad types 0.5 (.5, -.5), or end
+# at it (25., the point typed and no decimal after it): the point is the number's, not a
+# unit "." (25.℉ was 25 in a ℃ column, its unit ".°F" unknown; 25. ℃ no number); a cell
 # is written by an author, whose 0.5 the table shows
-_RE_INPUT = re.compile(rf"^((?:{_NUM}|[+-]?\.\d+){_EXP})\s*{_UNIT}$")
+_RE_INPUT = re.compile(rf"^((?:{_WHOLE}\.(?![\d.])|(?:{_NUM}|[+-]?\.\d+){_EXP}))\s*{_UNIT}$")
 # interval notation: [5, 8) is 5 ≤ x < 8, (5, 8] 5 < x ≤ 8, [5℃, 8℃], [5, 8) ℃, (-∞, 5),
 # [85, +∞); full-width ［5，8） is the same after NFKC
 _IUNIT = r"(?:[cdkm]?m[23](?![\d.])|(?!以上|以下|以内|以外|含)[^\d\s<>=≤≥≦≧~〜\-–—至到,;:*|()\[\]]){0,12}"

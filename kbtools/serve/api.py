@@ -5,7 +5,9 @@
 ``releases`` the served release and the device's kept ones; ``diff`` what changed between
 two releases of the device (`kbtools.ship.changes`, as `kb diff --json`); ``healthz`` whether a release is
 served (and, from an engine, the releases published there). Every search is recorded in the device's query log (`kbtools.query.log`, interface
-``api``; a no-op off a device). A search response's ``Server-Timing`` header says how long it waited for the
+``api``; a no-op off a device): a GET search is tagged (`held.AnswerTags`, as a results page),
+and asked again with its tag is a 304, not searched nor logged again; the other GETs are
+tagged with their body's hash (`staticfiles.revalidated`). A search response's ``Server-Timing`` header says how long it waited for the
 worker and the release's search lock (``queue``) and how long it searched (``search``). Every failure is ``{"error": {"status", "message"}}`` with a one-line message (a filter's
 naming the ``where`` parameter, `API_FILTERS`, not the CLI's ``--where``) and the
 HTTP status of `ops.status_of` / `ops.ApiError`. The endpoints are described in
@@ -23,6 +25,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
+from starlette.types import Scope
 
 from kbtools.agents.arguments import TABLE_INSTEAD
 from kbtools.agents.asked import asked_search
@@ -40,9 +43,12 @@ from kbtools.errors import (
 )
 from kbtools.query.log import record_question
 from kbtools.serve import ops
+from kbtools.serve.held import AnswerTags
 from kbtools.serve.i18n import browser_lang, error_zh
 from kbtools.serve.openapi import openapi_document
+from kbtools.serve.security import is_api_path
 from kbtools.serve.source import Served, ServedIndex, Workers
+from kbtools.serve.staticfiles import revalidated
 
 log = logging.getLogger("kbtools.serve")
 ApiError = ops.ApiError
@@ -124,7 +130,7 @@ def guarded(fn: Endpoint, *, search: bool = False) -> Handler:
         response = result if isinstance(result, Response) else Json(result)
         for key, value in NOT_KEPT.items():
             response.headers.setdefault(key, value)
-        return response
+        return revalidated(request, response)
     return handler
 
 
@@ -211,10 +217,19 @@ def search(request: Request, body: dict[str, Any]) -> Any:
     source: ServedIndex = request.app.state.source
     served = source.get()
     question, k, where = ops.check_question(q), ops.check_k(k), ops.check_where(where)
-    verified_only = ops.check_flag(verified)
+    verified_only = ops.check_flag(verified, "verified_only")
+    tags: AnswerTags = request.app.state.answer_tags
+    answer = None if request.method == "POST" else json.dumps(
+        [served.index.release.to_dict(), sorted(request.query_params.multi_items())],
+        ensure_ascii=False, default=str)
     try:  # an earlier release a result cited (MCP's `search` takes the same)
         with asked_search(served.index, commit, release, source.device(),
                           opened=source.earlier) as idx:
+            kept = None if answer is None else tags.answered(
+                request.headers.get("if-none-match"), answer)
+            if kept is not None:  # asked again (a retry on a patchy link): not searched,
+                # nor logged, again
+                return Response(status_code=304, headers={"etag": kept, **NOT_KEPT})
             response, queued, ran = ops.timed_search(
                 served, question, k=k, where=where, verified_only=verified_only,
                 index=None if idx is served.index else idx)
@@ -224,8 +239,9 @@ def search(request: Request, body: dict[str, Any]) -> Any:
             raise ApiError(404, exc.message) from None
         raise
     queued += waited
+    timing = {"server-timing": f"queue;dur={queued:.2f}, search;dur={ran:.2f}"}
     return Json(response.to_dict(),
-                headers={"server-timing": f"queue;dur={queued:.2f}, search;dur={ran:.2f}"})
+                headers=timing if answer is None else {**timing, "etag": tags.tag(answer)})
 
 
 def read(request: Request, body: dict[str, Any]) -> Any:
@@ -289,6 +305,7 @@ def table_evaluate(request: Request, body: dict[str, Any]) -> Any:
 
 
 def releases(request: Request, body: dict[str, Any]) -> Any:
+    ops.check_names(request.query_params, (), "/api/releases")
     source: ServedIndex = request.app.state.source
     served = source.get()
     return ops.releases(served, source.device(), source.published(), source.where())
@@ -311,6 +328,7 @@ def healthz(request: Request, body: dict[str, Any]) -> Any:
 
 
 def openapi(request: Request, body: dict[str, Any]) -> Any:
+    ops.check_names(request.query_params, (), "/api/openapi.json")
     return openapi_document()
 
 
@@ -319,7 +337,7 @@ async def http_error(request: Request, exc: Exception) -> Response:
     under /api/, as plain text elsewhere."""
     status = int(getattr(exc, "status_code", 500))
     headers = dict(getattr(exc, "headers", None) or {})
-    if request.url.path.startswith("/api/"):
+    if is_api_path(request.url.path):
         # a 405 keeps its Allow header (HTTP requires it) and names the methods in its words
         allowed = next((v for k, v in headers.items() if k.lower() == "allow"), "")
         message = (f"no API endpoint {request.url.path}" if status == 404 else
@@ -335,6 +353,13 @@ async def http_error(request: Request, exc: Exception) -> Response:
         return response
     return PlainTextResponse(f"{status}: {getattr(exc, 'detail', '')}\n", status_code=status,
                              headers=headers or None)
+
+
+def refusal(scope: Scope, status: int, message: str, zh: str) -> Response:
+    """A request `security.Guard` refused before any handler ran (a query string too long,
+    a wrong Host, another site's request, no token) to an API address: as every API error,
+    its words in the language the request asks for."""
+    return error_response(status, message, zh if asked_lang(Request(scope)) == "zh" else None)
 
 
 def routes() -> list[Route]:

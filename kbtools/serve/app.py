@@ -24,6 +24,7 @@ import ipaddress
 import logging
 import re
 import sys
+from http import HTTPStatus
 from pathlib import Path
 
 import h11
@@ -42,7 +43,7 @@ from kbtools.fsutil import read_regular
 from kbtools.serve import api, ops, pages
 from kbtools.serve.compress import Compression
 from kbtools.serve.held import AnswerTags, HeldQuestions
-from kbtools.serve.security import LOOPBACK_HOSTS, Guard
+from kbtools.serve.security import LOOPBACK_HOSTS, Guard, is_api_path, security_headers
 from kbtools.serve.source import EngineServedIndex, PinRequests, ServedIndex, Workers
 from kbtools.serve.staticfiles import WORKER, static_file, worker_file
 
@@ -55,6 +56,7 @@ HEADER_SECONDS = 15.0  # a request's headers (at most MAX_HEADER_BYTES) arrive w
 SEND_SECONDS = 30.0  # a client takes some of a response within this once the buffer is full
 MAX_HEADER_BYTES = 16 * 1024
 KEEP_ALIVE_SECONDS = 5
+BEGUN_BYTES = 1024  # of a request kept until its head is read: its address, for a refusal
 
 
 def create_app(index: Path | str | None, *, token: str | None = None,
@@ -73,13 +75,13 @@ def create_app(index: Path | str | None, *, token: str | None = None,
     app.state.held = HeldQuestions()
     app.state.answer_tags = AnswerTags()
     return Guard(Compression(PinRequests(app, source)), token=token, allowed_hosts=allowed_hosts,
-                 refusal_page=pages.refusal_page)
+                 refusal_page=pages.refusal_page, api_refusal=api.refusal)
 
 
 async def http_error(request: Request, exc: Exception) -> Response:
     """Starlette's own refusals (no such route, wrong method): in the API's shape under
     /api/, plain text for the stylesheet, an error page for a page address."""
-    if request.url.path.startswith(("/api/", "/static/")):
+    if is_api_path(request.url.path) or request.url.path.startswith("/static/"):
         return await api.http_error(request, exc)
     return await pages.http_error(request, exc)
 
@@ -163,6 +165,40 @@ TIMEOUT_RESPONSE = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; 
                     + b"\r\n\r\n" + TIMEOUT_BODY)
 
 
+def unreadable_request(buffered: bytes, begun: bytes = b"") -> bytes:
+    """The whole answer (status line to body, the connection then closed) to a request
+    h11 refused to read, from what of it h11 holds (`buffered`; nothing once it read a
+    head it refused) and its first bytes (`begun`, which name its address): its address over
+    `MAX_HEADER_BYTES` (a long question sent by GET in several TCP segments, as a patchy
+    link delivers it; whole, it is `security.Guard`'s 414) is 414, its headers over it 431,
+    anything else 400. To an API address the API's JSON error (uvicorn answered plain text
+    "Invalid HTTP request received." to every address), to a page address an error page."""
+    line, ended, _ = buffered.partition(b"\n")
+    parts = (begun or line).split(b"\n", 1)[0].split(b" ")
+    path = (parts[1] if len(parts) > 1 else b"").split(b"?")[0].decode("latin-1")
+    if len(buffered) > MAX_HEADER_BYTES and (not ended or len(line) > MAX_HEADER_BYTES):
+        status, message, zh = (414, f"address longer than {MAX_HEADER_BYTES} bytes: send a "
+                               "long question by POST", f"网址超过 {MAX_HEADER_BYTES} 字节：长问题请用 POST 提交")
+    elif len(buffered) > MAX_HEADER_BYTES:
+        status, message, zh = (431, f"request headers larger than {MAX_HEADER_BYTES} bytes",
+                               f"请求头超过 {MAX_HEADER_BYTES} 字节")
+    else:
+        status, message, zh = 400, "not a valid HTTP request", "不是有效的 HTTP 请求"
+    if is_api_path(path):
+        response: Response = api.error_response(status, message)
+        body, ctype = bytes(response.body), "application/json"
+        head = [(k, v) for k, v in response.raw_headers if k != b"content-length"]
+    else:
+        scope = {"type": "http", "method": "GET", "path": path or "/", "query_string": b"",
+                 "headers": []}
+        body, ctype = pages.refusal_page(scope, status, message, zh), "text/html"
+        head = [(b"content-type", b"text/html; charset=utf-8"), (b"cache-control", b"no-store")]
+    fields = [*head, (b"content-length", str(len(body)).encode()), (b"connection", b"close"),
+              *security_headers(ctype)]
+    return (f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\n".encode()
+            + b"".join(k + b": " + v + b"\r\n" for k, v in fields) + b"\r\n" + body)
+
+
 def deadlines(seconds: float, send_seconds: float) -> type[H11Protocol]:
     """uvicorn's HTTP/1.1 protocol with a deadline for each request's headers: `seconds`
     from the connection being opened or its previous response sent. A connection whose
@@ -205,6 +241,21 @@ def deadlines(seconds: float, send_seconds: float) -> type[H11Protocol]:
             if self.timer is not None:
                 self.timer.cancel()
             self.timer = self.loop.call_later(seconds, self.expired)
+
+        begun = b""  # the first bytes of the request being read (h11 drops a bad head)
+
+        def data_received(self, data: bytes) -> None:
+            if self.conn.their_state is h11.IDLE and not self.conn.trailing_data[0]:
+                self.begun = b""
+            if len(self.begun) < BEGUN_BYTES:
+                self.begun += data[:BEGUN_BYTES - len(self.begun)]
+            super().data_received(data)
+
+        def send_400_response(self, msg: str) -> None:
+            # a request h11 cannot read: uvicorn's own answer is plain text to any address
+            self.transport.write(unreadable_request(bytes(self.conn.trailing_data[0]),
+                                                    self.begun))
+            self.transport.close()
 
         def expired(self) -> None:
             self.timer = None

@@ -174,13 +174,15 @@ def check_where(where: Any) -> list[str]:
     return filters(where)
 
 
-def check_flag(value: Any) -> bool | None:
+def check_flag(value: Any, name: str) -> bool | None:
+    """`value` of the true/false parameter `name` (named when refused: the API's client
+    sending several is told which one was wrong)."""
     read = flag(value)
     if read is None or isinstance(read, bool):
         return read
     text = str(value).strip().lower()
-    raise ApiError(400, f"a true/false flag must be true or false, not {one_line(text, 40)!r}",
-                   f"是/否的值只能是 true 或 false，不能是“{one_line(text, 40)}”")
+    raise ApiError(400, f"{name!r} must be true or false, not {one_line(text, 40)!r}",
+                   f"{name} 的值只能是 true 或 false，不能是“{one_line(text, 40)}”")
 
 
 def check_names(given: Any, takes: Sequence[str], endpoint: str,
@@ -198,7 +200,7 @@ def check_names(given: Any, takes: Sequence[str], endpoint: str,
     if unknown:
         hint = instead.get(unknown[0])
         raise ApiError(400, f"unknown parameter {one_line(unknown[0], 40)!r} ({endpoint} "
-                            f"takes {', '.join(takes)})" + (f"; {hint}" if hint else ""))
+                            f"takes {', '.join(takes) or 'none'})" + (f"; {hint}" if hint else ""))
     if isinstance(given, QueryParams):
         twice = [k for k in takes if k not in repeatable and len(given.getlist(k)) > 1]
         if twice:

@@ -12,7 +12,6 @@ so), and works as well without it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import math
@@ -73,7 +72,7 @@ from kbtools.serve.passes import app_url
 from kbtools.serve.results import columns_key, render_context, result_view
 from kbtools.serve.security import MAX_QUERY_STRING, local_path
 from kbtools.serve.source import Served, ServedIndex, Workers
-from kbtools.serve.staticfiles import holds
+from kbtools.serve.staticfiles import revalidated
 from kbtools.ship.serves import rollback_why, statement_text
 
 log = logging.getLogger("kbtools.serve")
@@ -149,28 +148,6 @@ def page(fn: PageFn, *, search: bool = False) -> Callable[[Request], Any]:
         workers: Workers = request.app.state.workers
         return revalidated(request, await workers.run(run, search=search))
     return handler
-
-
-def revalidated(request: Request, response: Response) -> Response:
-    """A page of 200 without a tag of its own (a document, a decision table, the release
-    page, the search form) tagged with its body's hash, and a 304 when the browser's copy
-    has it: a reload on a slow link costs a round trip, not the page again (pages are
-    ``no-cache``: the browser always asks). A results page keeps its own tag
-    (`held.AnswerTags`: a reload is not logged again)."""
-    if request.method not in ("GET", "HEAD") or response.status_code != 200 \
-            or "etag" in response.headers:
-        return response
-    etag = '"' + hashlib.sha256(response.body).hexdigest()[:32] + '"'
-    if not holds(request, etag):
-        response.headers["etag"] = etag
-        return response
-    kept = Response(status_code=304, headers={"etag": etag,
-                                              "cache-control": response.headers.get(
-                                                  "cache-control", "no-cache")})
-    for key, value in response.raw_headers:  # the language cookie a ?lang= link sets
-        if key == b"set-cookie":
-            kept.raw_headers.append((key, value))
-    return kept
 
 
 def held_questions(request: Request) -> HeldQuestions:
@@ -252,7 +229,7 @@ def search_page(p: Page, served: Served) -> Response:
     typed = whereform.asked(params)  # the conditions' rows: `--where` as the CLI reads it
     flag: str | None = None  # why the search is refused before it is run
     try:  # as /api/search reads it: `verified=true` was taken for "no" (every chunk searched)
-        verified = bool(ops.check_flag(params.get("verified")))
+        verified = bool(ops.check_flag(params.get("verified"), "verified"))
     except ApiError as exc:
         verified, flag = False, exc.message_in(p.lang)
     try:  # a typed condition the CLI refuses is refused here in its words

@@ -46,6 +46,8 @@ _PATH_SAFE = "/!$&'()*+,;=:@-._~"  # RFC 3986 path characters (a backslash is es
 _QUERY_SAFE = _PATH_SAFE + "?%"  # and a query's own escapes kept as they came
 # A refusal's body for a page address: (scope, status, English message, Chinese) -> HTML
 RefusalPage = Callable[[Scope, int, str, str], bytes]
+# A refusal for an API address, as every API error is answered: (same) -> an ASGI response
+ApiRefusal = Callable[[Scope, int, str, str], ASGIApp]
 # each refusal: its status, its message (English: the API's) and its Chinese for a page
 TOO_LONG = (414, f"query string longer than {MAX_QUERY_STRING} bytes",
             f"网址中的查询部分超过 {MAX_QUERY_STRING} 字节")
@@ -57,7 +59,7 @@ NO_TOKEN = (401, "a valid token is required (Authorization: Bearer <token>, or o
             "?token=<令牌> 打开一次页面）")
 
 
-def _headers(content_type: str) -> list[tuple[bytes, bytes]]:
+def security_headers(content_type: str) -> list[tuple[bytes, bytes]]:
     csp = SVG_CSP if content_type.startswith("image/svg") else \
         PDF_CSP if content_type.startswith("application/pdf") else PAGE_CSP
     return [(b"content-security-policy", csp.encode()),
@@ -72,11 +74,13 @@ class Guard:
 
     def __init__(self, app: ASGIApp, *, token: str | None = None,
                  allowed_hosts: Sequence[str] = LOOPBACK_HOSTS,
-                 refusal_page: RefusalPage | None = None):
+                 refusal_page: RefusalPage | None = None,
+                 api_refusal: ApiRefusal | None = None):
         self.app = app
         self.token = token
         self.allowed = {h.lower() for h in allowed_hosts}
         self.refusal_page = refusal_page  # a page address's refusal (plain text without)
+        self.api_refusal = api_refusal  # an API address's (a bare JSON error without)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -98,7 +102,7 @@ class Guard:
             if given is None or not secrets.compare_digest(given.encode(), self.token.encode()):
                 refusal = NO_TOKEN
         if refusal is not None:
-            await self._refuse(send, scope, *refusal)
+            await self._refuse(send, scope, receive, *refusal)
             return
         if self.token is not None and not path.startswith(OPEN_PATHS):
             if _query_token(query) is not None:
@@ -110,26 +114,42 @@ class Guard:
                 raw = list(message.get("headers", []))
                 ctype = next((v.decode("latin-1") for k, v in raw
                               if k.lower() == b"content-type"), "")
-                message = {**message, "headers": raw + _headers(ctype)}
+                message = {**message, "headers": raw + security_headers(ctype)}
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
 
 
-    async def _refuse(self, send: Send, scope: Scope, status: int, message: str,
-                      zh: str) -> None:
-        """A refusal: JSON under /api/, plain text for /static/, an error page (in the
-        reader's language) for a page address."""
+    async def _refuse(self, send: Send, scope: Scope, receive: Receive, status: int,
+                      message: str, zh: str) -> None:
+        """A refusal: JSON for an API address (as the API answers its own errors), plain
+        text for /static/, an error page (in the reader's language) for a page address."""
         path: str = scope.get("path", "/")
-        if self.refusal_page is None or path.startswith(("/api/", "/static/")):
+        if self.api_refusal is not None and is_api_path(path):
+            async def with_headers(message: Message) -> None:
+                if message["type"] == "http.response.start":
+                    message = {**message, "headers": [*message.get("headers", []),
+                                                      *security_headers("application/json")]}
+                await send(message)
+
+            await self.api_refusal(scope, status, message, zh)(scope, receive, with_headers)
+            return
+        if self.refusal_page is None or is_api_path(path) or path.startswith("/static/"):
             await _plain(send, status, message, path)
             return
         body = self.refusal_page(scope, status, message, zh)
         await send({"type": "http.response.start", "status": status,
                     "headers": [(b"content-type", b"text/html; charset=utf-8"),
                                 (b"content-length", str(len(body)).encode()),
-                                (b"cache-control", b"no-store"), *_headers("text/html")]})
+                                (b"cache-control", b"no-store"), *security_headers("text/html")]})
         await send({"type": "http.response.body", "body": body})
+
+
+def is_api_path(path: str) -> bool:
+    """Whether `path` is an address of the JSON API (``/api/…``, ``/api`` itself, and with
+    its slashes doubled: ``//api/search``), whose every answer, a refusal too, is JSON."""
+    bare = path.lstrip("/")
+    return bare == "api" or bare.startswith("api/")
 
 
 def _from_another_site(method: str, headers: dict[str, str]) -> bool:
@@ -200,14 +220,14 @@ async def _redirect_without_token(send: Send, path: str, query: bytes, token: st
     await send({"type": "http.response.start", "status": 303,
                 "headers": [(b"location", location.encode("latin-1")),
                             (b"set-cookie", cookie.encode("latin-1")),
-                            (b"content-length", b"0"), *_headers("")]})
+                            (b"content-length", b"0"), *security_headers("")]})
     await send({"type": "http.response.body", "body": b""})
 
 
 async def _plain(send: Send, status: int, message: str, path: str) -> None:
     """A refusal: JSON under /api/, plain text elsewhere."""
     body: Any
-    if path.startswith("/api/"):
+    if is_api_path(path):
         body = json.dumps({"error": {"status": status, "message": message}}).encode()
         ctype = b"application/json"
     else:
@@ -215,5 +235,5 @@ async def _plain(send: Send, status: int, message: str, path: str) -> None:
         ctype = b"text/plain; charset=utf-8"
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", ctype),
-                            (b"content-length", str(len(body)).encode()), *_headers("")]})
+                            (b"content-length", str(len(body)).encode()), *security_headers("")]})
     await send({"type": "http.response.body", "body": body})

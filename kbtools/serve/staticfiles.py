@@ -56,6 +56,29 @@ def holds(request: Request, etag: str) -> bool:
     return etag.removeprefix("W/") in {t.strip().removeprefix("W/") for t in asked.split(",")}
 
 
+def revalidated(request: Request, response: Response) -> Response:
+    """A page or an API answer of 200 to a GET without a tag of its own (a document, a
+    decision table, the release page, the search form; ``/api/read``, ``/api/releases``,
+    …) tagged with its body's hash, and a 304 when the client's copy has it: a reload on a
+    slow link costs a round trip, not the answer again (both are ``no-cache``: the client
+    always asks). A results page and a GET ``/api/search`` keep their own tag
+    (`held.AnswerTags`: asked again, the question is not searched nor logged again)."""
+    if request.method not in ("GET", "HEAD") or response.status_code != 200 \
+            or "etag" in response.headers:
+        return response
+    etag = '"' + hashlib.sha256(response.body).hexdigest()[:32] + '"'
+    if not holds(request, etag):
+        response.headers["etag"] = etag
+        return response
+    kept = Response(status_code=304, headers={"etag": etag,
+                                              "cache-control": response.headers.get(
+                                                  "cache-control", "no-cache")})
+    for key, value in response.raw_headers:  # the language cookie a ?lang= link sets
+        if key == b"set-cookie":
+            kept.raw_headers.append((key, value))
+    return kept
+
+
 async def static_file(request: Request) -> Response:
     """A file of the package's static folder: cached for a year under its versioned
     address, revalidated on every use under any other (see the module docstring)."""

@@ -34,6 +34,11 @@ var CHINESE_TAGS = ["cmn", "yue", "wuu", "nan", "hak", "lzh"];
 var COOKIE = "kb_lang";
 // where the current cache remembers the language the reader chose (none: the browser's)
 var CHOICE = "/offline.js?chosen";
+// a language chosen offline that the server's cookie does not say yet (a worker without a
+// cookie store, Safari's, cannot set it): kept apart from the releases' copies (a sync
+// drops those), and told to the server with the next page asked of it
+var UNSENT_CACHE = "kb-choice";
+var UNSENT = "/offline.js?unsent";
 
 self.addEventListener("install", function () {
   self.skipWaiting();
@@ -150,8 +155,9 @@ function copyOf(request, page) {
 
 // An address's `?lang=` followed offline, remembered as the server's cookie would have
 // been (and set as that cookie where the browser lets a worker set one; where it does not,
-// Safari's, the copy's page sets it: search.js): the next page opened without it is in that
-// language too, offline and once the server is back.
+// Safari's, the copy's page sets it (search.js) when one is shown, and `tell` gives it to the
+// server before the next page asked of it, a copy shown or not): the next page opened
+// without it is in that language too, offline and once the server is back.
 function remember(request) {
   var asked = langParam(request.url);
   if (!asked) {
@@ -160,13 +166,47 @@ function remember(request) {
   return current().then(function (name) {
     return name && caches.open(name).then(function (cache) { return choose(cache, asked); });
   }).then(function () {
+    var set;
     try {
-      return self.cookieStore && self.cookieStore.set({
+      set = self.cookieStore ? self.cookieStore.set({
         name: COOKIE, value: asked, path: "/", sameSite: "strict",
-        expires: Date.now() + 365 * 86400 * 1000});
+        expires: Date.now() + 365 * 86400 * 1000}) : Promise.reject(new Error("no store"));
     } catch (e) {
+      set = Promise.reject(e);
+    }
+    return Promise.resolve(set).then(function () { return unsent(null); },
+                                     function () { return unsent(asked); });
+  }).catch(function () {});
+}
+
+// The language chosen offline the server has not been told (`lang`), or none (null: its
+// cache is there only while one is kept).
+function unsent(lang) {
+  return lang ? caches.open(UNSENT_CACHE).then(function (cache) {
+    return cache.put(UNSENT, new Response(lang));
+  }) : caches.delete(UNSENT_CACHE);
+}
+
+// Before a page is asked of the server: the language chosen offline and never told it
+// (Safari: no cookie store, and no copy's page set the cookie), told now by asking the
+// search page in it (the server sets its cookie, as for any `?lang=` address; the page
+// asked then carries it). Once the server has it, or an address of its own says the
+// language (the server sets the cookie for it), it is no longer kept. The server out of
+// reach: kept for the next page.
+function tell(request) {
+  return caches.match(UNSENT, {cacheName: UNSENT_CACHE}).then(function (kept) {
+    return kept ? kept.text() : "";
+  }).then(function (lang) {
+    if (LANGS.indexOf(lang) < 0) {
       return null;
     }
+    if (langParam(request.url)) {
+      return unsent(null);
+    }
+    return fetch("/?lang=" + lang, {credentials: "same-origin", cache: "no-store"})
+      .then(function (told) {
+        return told.ok ? unsent(null) : null;
+      });
   }).catch(function () {});
 }
 
@@ -188,7 +228,9 @@ function marked(copy) {
 }
 
 function fromServer(event, page) {
-  return fetch(event.request).then(function (response) {
+  return (page ? tell(event.request) : Promise.resolve()).then(function () {
+    return fetch(event.request);
+  }).then(function (response) {
     if (keepable(response)) {
       var kept = page ? keepPage(event.request, response.clone())
         : keepFile(event.request, response.clone());
