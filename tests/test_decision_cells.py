@@ -5,9 +5,9 @@ apply" (N/A): each read as the condition it means, checked and evaluated end to 
 from __future__ import annotations
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
-from click.testing import CliRunner
 
 from kbtools.check.decision_tables import table_findings
 from kbtools.cli import main
