@@ -239,6 +239,18 @@ def test_a_quote_left_open_is_said_at_its_line_and_closed(kb, old, new, line, cl
     assert check() == []
 
 
+@pytest.mark.parametrize("below", ["", "\nlang: zh"])
+def test_a_flow_list_left_open_is_closed(kb, below):
+    """`tags: [水稻, 稻瘟病` (the `]` forgotten), the front matter's last line or not: said at
+    its `[`, closed by `--fix` at the end of its line."""
+    path = written(kb, "verified: false", f"verified: false\ntags: [水稻, 稻瘟病{below}")
+    [finding] = check()
+    assert finding.startswith(f"{DOC}:9:7: error: yaml-syntax: '[' opened here is never "
+                              "closed: end the value with ']': tags: [水稻, 稻瘟病]"), finding
+    assert fix() == [f"{DOC}:9:7: fixed: [水稻, 稻瘟病 -> [水稻, 稻瘟病]"]
+    assert "\ntags: [水稻, 稻瘟病]\n" in path.read_text(encoding="utf-8")
+
+
 def test_a_quote_left_open_on_the_last_line_of_a_windows_file_is_closed(kb):
     """Typora on Windows: a BOM and CRLF line ends; the closing quote goes before the CR."""
     path = kb / DOC

@@ -168,8 +168,8 @@ FORMAT = 90  # bump when a check's findings for the same inputs change (5: `$` i
 # 89: no `heading-skip` where a `<!-- markdownlint-disable MD001 -->` comment turns the rule
 # off; a quote left open on its line said there, not where YAML stopped; a wikilink whose
 # `|` ends its table cell (session 42, cb)
-# 90: a quote never closed (the front matter's last line's too) says what to write and
-# `--fix` closes it (session 43, k)
+# 90: a quote or flow list never closed (the front matter's last line's too) says what to
+# write and `--fix` closes it (session 43, k)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 
