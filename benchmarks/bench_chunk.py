@@ -1,15 +1,17 @@
 """Benchmark: parse + chunk + render of a 10 KB document, and chunks/s over a real corpus.
 
     .venv/bin/python benchmarks/bench_chunk.py [--corpus ../shared/corpora/tidb-docs-cn] [-n 15]
-        [--callouts 500] [--manual 300]
+        [--callouts 500] [--manual 300] [--table 2500]
 
 Prints (1) the median of parse+chunk, of parse+chunk+render with the SVG cache warm, and of
 parse+chunk+render with a cold cache (LaTeX runs) for a generated 10 KB Chinese/English
 document with 3 formulas and 2 tables, and of parse+chunk for a generated document of
 `--callouts` Obsidian callouts (each with a list), and the chunking CPU time of a manual of
 `--manual` numbered sections (a formula and a 「见 N 节」 reference each) against one four
-times as long, with their ratio (linear: about 4; chunks × sections: about 16); (2) chunks/s of read+parse+chunk over every
-Markdown file of the corpus (cross-document resolver included, built once).
+times as long, with their ratio (linear: about 4; chunks × sections: about 16), and the same
+for a table of `--table` rows, once a fault-code table and once a decision table (`table_rows`);
+(2) chunks/s of read+parse+chunk over every Markdown file of the corpus (cross-document
+resolver included, built once).
 """
 
 from __future__ import annotations
@@ -91,6 +93,34 @@ def median_ms(fn, n: int) -> float:
     return statistics.median(times)
 
 
+def table_rows(rows: int, decision: bool) -> str:
+    """A document of one table of `rows` rows: fault codes (codes, meanings with numbers and
+    words of comparison, parts, intervals; no decision table), or a decision table
+    (temperature range, humidity and rainy-day bounds → level and action)."""
+    if decision:
+        head = "| 温度 | 湿度 | 雨日 | 等级 | 措施 |\n|---|---|---|---|---|\n"
+        body = "".join(f"| {i}~{i + 1}℃ | 不低于 {i % 90}% | 超过 {i % 7} 天 | 等级 {i % 4} | "
+                       f"处理步骤 {i} |\n" for i in range(rows))
+    else:
+        head = "| 代码 | 含义 | 配件 | 间隔 | 次数 |\n|---|---|---|---|---|\n"
+        body = "".join(f"| E{i:05d} | 液压压力低于 {i % 20} MPa 时报警 and the relief valve leaks | "
+                       f"O-ring {i} | between {i % 50} and {i % 50 + 10} hours | 不超过 {i % 9} 次 |\n"
+                       for i in range(rows))
+    return f"---\ntitle: 表 Table\ncategory: crops\n---\n\n# 表 Table\n\n{head}{body}"
+
+
+def chunk_seconds(text: str) -> float:
+    """Best of two: process CPU seconds chunking `text`, its parse made before."""
+    src = parse_source(text, Path("/r/knowledge/t.md"), "knowledge/t.md")
+    doc = parse(src)
+    best = float("inf")
+    for _ in range(2):
+        start = time.process_time()
+        chunk_document(src, doc=doc)
+        best = min(best, time.process_time() - start)
+    return best
+
+
 def manual_seconds(sections: int) -> float:
     """Best of two: process CPU seconds chunking the generated manual of `sections` sections
     (`tests/test_chunk_scale.manual`), its parse and heading index made before."""
@@ -114,6 +144,8 @@ def main() -> int:
                     help="callouts of the generated callout document (0: skip it)")
     ap.add_argument("--manual", type=int, default=300,
                     help="sections of the smaller generated manual (0: skip it)")
+    ap.add_argument("--table", type=int, default=2500,
+                    help="rows of the smaller generated tables (0: skip them)")
     args = ap.parse_args()
 
     text = sample_document()
@@ -131,6 +163,11 @@ def main() -> int:
         small, large = manual_seconds(args.manual), manual_seconds(4 * args.manual)
         print(f"manual of {args.manual} / {4 * args.manual} sections: chunk CPU {small:.2f} / "
               f"{large:.2f} s, ratio {large / small:.1f} (linear: 4)")
+    for decision in (False, True) if args.table else ():
+        small, large = (chunk_seconds(table_rows(n, decision)) for n in (args.table, 4 * args.table))
+        print(f"{'decision' if decision else 'fault-code'} table of {args.table} / "
+              f"{4 * args.table} rows: chunk CPU {small:.2f} / {large:.2f} s, "
+              f"ratio {large / small:.1f} (linear: 4)")
     if backend_problem():
         print(f"render skipped: {backend_problem()}")
     else:

@@ -203,11 +203,15 @@ class Config:
 
 
 def find_root(start: Path | None = None) -> Path:
-    """The nearest directory at or above `start` holding kb.toml, else `start` itself."""
+    """The nearest directory at or above `start` holding kb.toml (its real path), else
+    `start` itself. The folders above `start` as written are looked in first: a path through
+    a symbolic link (knowledge/ext → a folder outside the repository) lies in the knowledge
+    base it is named in, which says the link leads out; its target's folders hold none."""
     here = (start or Path.cwd()).resolve()
-    for candidate in (here, *here.parents):
+    written = Path(os.path.abspath(start or Path.cwd()))
+    for candidate in (written, *written.parents, here, *here.parents):
         if (candidate / CONFIG_NAME).is_file():
-            return candidate
+            return candidate.resolve()
     return here
 
 

@@ -426,12 +426,17 @@ _OPENED = {"while scanning a quoted scalar": ("a quote", "the same quote"),
            "while parsing a flow mapping": ("'{'", "'}'")}
 
 
+_STREAM_END = re.compile(r"end of stream|<stream end>")  # YAML's words for the text's end
+
+
 def _unclosed(exc: yaml.MarkedYAMLError) -> tuple[Any, str] | None:
     """A quote, `[` or `{` left open in a value (YAML reads on to the end of the front
     matter or into the next key's line) as its mark and what to do, else None."""
     opened = _OPENED.get(str(exc.context))
     start, end = exc.context_mark, exc.problem_mark
-    if opened is None or start is None or end is None or end.line <= start.line:
+    # read on to a line below, or to the end of the front matter (its last line left open)
+    if opened is None or start is None or end is None or (
+            end.line <= start.line and not _STREAM_END.search(str(exc.problem))):
         return None
     return start, f"{opened[0]} opened here is never closed: end the value with {opened[1]}"
 

@@ -331,6 +331,18 @@ def git_identity(repo: git.Repo) -> tuple[str, str]:
     return (m[1].strip(), m[2].strip()) if m else ("", "")
 
 
+def _link_out(root: Path, path: Path) -> str:
+    """The first symbolic link on `path` as written below `root` whose target lies outside
+    `root`, said as `knowledge/ext (a symbolic link to /data/ext)`; "" when none is."""
+    top = Path(os.path.abspath(root))
+    at = top
+    for part in Path(os.path.abspath(path)).relative_to(top).parts:
+        at = at / part
+        if at.is_symlink() and not at.resolve().is_relative_to(root.resolve()):
+            return f"{at.relative_to(top).as_posix()} (a symbolic link to {at.resolve()})"
+    return ""
+
+
 def doc_rel(cfg: Config, doc: str) -> str:
     """A document argument (relative to the cwd, or to the repo root) as a root-relative
     posix path. One that exists no more is still a document (its history is there): of
@@ -343,13 +355,14 @@ def doc_rel(cfg: Config, doc: str) -> str:
         raise UsageError(f"{doc!r}: an empty path, not a document; name one Markdown file")
     p = Path(doc)
     inside: list[str] = []
-    linked_out = False  # named below the root, but a symlink (or one above it) leads out
+    linked_out = ""  # named below the root, but a symlink (or one above it) leads out
     for cand in (p if p.is_absolute() else Path.cwd() / p, cfg.root / p):
         try:
             rel = cand.resolve().relative_to(cfg.root.resolve()).as_posix()
         except ValueError:
-            linked_out = linked_out or Path(os.path.abspath(cand)).is_relative_to(
-                os.path.abspath(cfg.root))
+            if not linked_out and Path(os.path.abspath(cand)).is_relative_to(
+                    os.path.abspath(cfg.root)):
+                linked_out = _link_out(cfg.root, cand) or "a symbolic link"
             continue
         # as the directory spells it: typed composed for a name macOS wrote decomposed
         # (NFD), or the reverse, is the name git recorded
@@ -362,7 +375,7 @@ def doc_rel(cfg: Config, doc: str) -> str:
     else:
         known = next((r for r in dict.fromkeys(inside) if in_history(cfg.root, r)), None)
         if linked_out and known is None:
-            raise UsageError(f"{doc}: a symbolic link leading outside the knowledge base "
+            raise UsageError(f"{doc}: {linked_out} leading outside the knowledge base "
                              f"{cfg.root}; kb reads no document outside it")
         if not inside:
             raise UsageError(f"{doc}: not inside the knowledge base {cfg.root}; name a "

@@ -216,21 +216,60 @@ def test_a_tab_under_a_key_opening_a_block_still_indents(kb, above):
     ("title: Generated", 'title: "液压泵维护', 2, 7),  # to timestamp's first quote
     ("title: Generated", "title: 'Pump maintenance", 2, 0),  # never closed: to the end
     ("source: test", 'source: "现场记录 \\"A', 5, 7),  # an escaped quote closes nothing
-    ("author: alice@example.org", "author: 'it''s me", 6, 0)])
+    ("author: alice@example.org", "author: 'it''s me", 6, 0),
+    ("verified: false", 'verified: false\nlang: "zh', 9, 0),  # the front matter's last line
+    ("verified: false", "verified: false\nlang: 'en", 9, 0)])
 def test_a_quote_left_open_is_said_at_its_line_and_closed(kb, old, new, line, closes):
     """YAML read `title: "液压泵维护`'s value on to the quote that opens timestamp's, and said
     "did not find expected key" at line 7, column 13, naming neither the title nor the
-    quote; a quote never closed was said at its line already (`kbtools.corpus._unclosed`)."""
+    quote; a quote never closed was said at its line but not closed by `--fix`, and on the
+    front matter's last line it was YAML's "found unexpected end of stream" at its end."""
     path = written(kb, old, new)
     [finding] = check()
-    key, _, value = new.partition(": ")
+    key, _, value = new.rpartition("\n")[2].partition(": ")
     assert finding.startswith(f"{DOC}:{line}:{len(key) + 3}: error: yaml-syntax: "), finding
     if not closes:
         assert finding.endswith("a quote opened here is never closed: end the value with "
-                                "the same quote"), finding
+                                f"the same quote: {key}: {value}{value[0]}{FIXES}"), finding
     else:
-        assert finding.endswith(f"end the value with {value[0]}, {new}{value[0]}{FIXES}")
+        assert finding.endswith(f"end the value with {value[0]}, {key}: {value}{value[0]}{FIXES}")
         assert f"to the {value[0]} on line {closes}" in finding
-        assert fix() == [f"{DOC}:{line}:{len(key) + 3}: fixed: {value} -> {value}{value[0]}"]
-        assert path.read_text(encoding="utf-8") == GOOD_FM.replace(old, new + value[0]) + BODY
-        assert check() == []
+    assert fix() == [f"{DOC}:{line}:{len(key) + 3}: fixed: {value} -> {value}{value[0]}"]
+    assert path.read_text(encoding="utf-8") == GOOD_FM.replace(old, new + value[0]) + BODY
+    assert check() == []
+
+
+@pytest.mark.parametrize("below", ["", "\nlang: zh"])
+def test_a_flow_list_left_open_is_closed(kb, below):
+    """`tags: [水稻, 稻瘟病` (the `]` forgotten), the front matter's last line or not: said at
+    its `[`, closed by `--fix` at the end of its line."""
+    path = written(kb, "verified: false", f"verified: false\ntags: [水稻, 稻瘟病{below}")
+    [finding] = check()
+    assert finding.startswith(f"{DOC}:9:7: error: yaml-syntax: '[' opened here is never "
+                              "closed: end the value with ']': tags: [水稻, 稻瘟病]"), finding
+    assert fix() == [f"{DOC}:9:7: fixed: [水稻, 稻瘟病 -> [水稻, 稻瘟病]"]
+    assert "\ntags: [水稻, 稻瘟病]\n" in path.read_text(encoding="utf-8")
+
+
+def test_a_quote_left_open_on_the_last_line_of_a_windows_file_is_closed(kb):
+    """Typora on Windows: a BOM and CRLF line ends; the closing quote goes before the CR."""
+    path = kb / DOC
+    text = (GOOD_FM.replace("verified: false", 'verified: false\nlang: "zh') + BODY)
+    path.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode())
+    assert f"{DOC}:9:7: fixed: \"zh -> \"zh\"" in fix()
+    assert path.read_bytes() == b"\xef\xbb\xbf" + text.replace('"zh', '"zh"').replace(
+        "\n", "\r\n").encode()
+
+
+@pytest.mark.parametrize("below", ["  续行", "", " - a"])
+def test_a_quote_never_closed_over_an_indented_line_is_left_to_the_author(kb, below):
+    """`summary: "第一行` over an indented (or blank) line: is the line below the value's?
+    Closing the quote on its own line would make that line a new error; it is said, not
+    written."""
+    path = written(kb, "verified: false", f'verified: false\nlang: "zh\n{below}')
+    [finding] = check()
+    assert finding.endswith('a quote opened here is never closed: end the value with the '
+                            'same quote: lang: "zh"'), finding
+    before = path.read_text(encoding="utf-8")
+    fix()
+    assert path.read_text(encoding="utf-8") == before

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from kbtools.build.chunk import HeadingIndex, chunk_document
 from kbtools.corpus import parse_source
+from kbtools.decision.conditions import parse_condition
 from tests.kbfixtures import GOOD_FM
 
 
@@ -39,3 +40,34 @@ def test_a_long_manual_chunks_every_formula_and_resolves_every_reference():
     linked = [c for c in chunks if c.kind == "section" and c.links]
     assert len(linked) >= sections - 1
     assert all(lk.doc == "knowledge/m.md" for c in linked for lk in c.links)
+
+
+def _table(head: str, rows: list[str]) -> str:
+    return GOOD_FM + "# 表 Table\n\n" + head + "".join(rows)
+
+
+def test_a_long_fault_code_table_is_read_no_further_than_its_first_column():
+    """A table whose first column holds codes is no decision table (its leading columns must
+    be conditions), whatever its other cells say: chunking it reads the first code and no
+    other cell as a condition (10,000 rows took 4-19 s reading every cell)."""
+    rows = [f"| E{i:04d} | 压力低于 {i % 20} MPa | between {i} and {i + 5} h | 不超过 {i % 9} 次 |\n"
+            for i in range(2000)]
+    src = parse_source(_table("| 代码 | 含义 | 间隔 | 次数 |\n|---|---|---|---|\n", rows),
+                       Path("/r/knowledge/t.md"), "knowledge/t.md")
+    parse_condition.cache_clear()
+    chunks = chunk_document(src)
+    assert parse_condition.cache_info().misses == 1
+    assert sum(c.kind == "table_row" for c in chunks) == 2000
+    assert not any("decision" in c.extra for c in chunks)
+
+
+def test_a_text_cell_anywhere_down_the_first_column_keeps_a_table_from_deciding():
+    """Reading the first column only until a text cell decides as reading every cell did:
+    ranges all down but the last row (a text cell) is no decision table; ranges all down is."""
+    ranges = [f"| {i}~{i + 1}℃ | 等级 {i} |\n" for i in range(50)]
+    head = "| 温度 | 等级 |\n|---|---|\n"
+    for rows, deciding in ((ranges, True), ([*ranges, "| 其他 | 等级 X |\n"], False),
+                           ([*ranges[:-1], "| - | 等级 X |\n"], True)):
+        src = parse_source(_table(head, rows), Path("/r/knowledge/t.md"), "knowledge/t.md")
+        table = next(c for c in chunk_document(src) if c.kind == "table")
+        assert ("decision" in table.extra) is deciding, rows[-1]

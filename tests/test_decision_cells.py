@@ -6,12 +6,21 @@ from __future__ import annotations
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kbtools.check.decision_tables import table_findings
 from kbtools.cli import main
 from kbtools.decision import DecisionTable, build_table, input_value, match_rules, parse_condition
 from kbtools.decision.conditions import cell_units, parse_number
 from kbtools.decision.documents import evaluate_table
+from kbtools.decision.words import (
+    WORD_PREFIXES,
+    WORD_SUFFIXES,
+    operators,
+    starts_number,
+    symbolic,
+)
 from kbtools.errors import TableError
 
 FRONT = "---\ntitle: 判定\n---\n\n# 判定\n\n"
@@ -291,3 +300,31 @@ def test_a_value_with_its_tolerance_is_a_closed_range(cell, inside, outside):
         assert match_rules(table, {header: value}).status == "match", value
     for value in outside:
         assert match_rules(table, {header: value}).status == "no_match", value
+
+
+def _every_word(text: str) -> str | None:
+    """What `symbolic` answers from its word lists, trying every word (as it did before it
+    looked up only those starting, or ending, with the cell's letter)."""
+    for word, op in WORD_PREFIXES:
+        if text[:len(word)].casefold() == word and starts_number(text[len(word):]):
+            return op + text[len(word):].strip()
+    for word, op in WORD_SUFFIXES:
+        if text[len(text) - len(word):].casefold() == word and \
+                starts_number(core := text[:len(text) - len(word)]):
+            return op + core.strip()
+    return None
+
+
+_WORDS = [w for w, _ in WORD_PREFIXES + WORD_SUFFIXES]
+
+
+@given(st.lists(st.one_of(st.sampled_from(_WORDS), st.sampled_from(["MAX", "Or More", "ſ", "ß",
+                                                                    "K", " ", "25", "3.5", "+"]),
+                          st.text(max_size=3)), max_size=4).map("".join))
+def test_the_comparison_words_are_found_by_their_letter_as_by_trying_each(cell):
+    """A long table's cells each tried ~100 comparison words; only the words starting (or
+    ending) with the cell's first (last) letter are tried now, case-folded as before."""
+    text = operators(cell)
+    expected = _every_word(text)
+    if expected is not None and not (text[:1] == "=" and starts_number(text[1:])):
+        assert symbolic(cell) == expected, cell

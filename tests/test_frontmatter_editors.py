@@ -221,9 +221,9 @@ def lines_of(kb: Path, text: str) -> list[str]:
 
 @pytest.mark.parametrize(("written", "said"), [
     ('title: "稻瘟病', "2:8: error: yaml-syntax: a quote opened here is never closed: end the "
-                      "value with the same quote"),
+                      "value with the same quote: title: \"稻瘟病\" (`kb check --fix` does)"),
     ("tags: [水稻, 稻瘟病", "2:7: error: yaml-syntax: '[' opened here is never closed: end the "
-                        "value with ']'"),
+                        "value with ']': tags: [水稻, 稻瘟病] (`kb check --fix` does)"),
     ("title: 'Farmer's guide'", "2:16: error: yaml-syntax: did not find expected key: the ' "
                                 "inside the value of 'title' ends it early; write title: "
                                 "\"Farmer's guide\" (`kb check --fix` does)"),

@@ -147,6 +147,27 @@ def test_a_link_leading_out_is_named_a_link(kb: Path, monkeypatch, where: str, t
     (kb / "knowledge" / "秘密.md").symlink_to(secret / "x.md")
     code, out = kb_cli(kb / where, monkeypatch, *command, typed)
     assert code == 2 and out.count("\n") == 1, out
-    assert out == (f"kb: error: {typed}: a symbolic link leading outside the knowledge base "
-                   f"{kb}; kb reads no document outside it\n"), out
+    assert out == (f"kb: error: {typed}: knowledge/秘密.md (a symbolic link to {secret}/x.md) "
+                   f"leading outside the knowledge base {kb}; kb reads no document outside "
+                   "it\n"), out
+    assert (secret / "x.md").read_text(encoding="utf-8") == doc_text()
+
+
+@pytest.mark.parametrize("where, typed", [(".", "knowledge/ext/x.md"), ("knowledge", "ext/x.md"),
+                                          ("..", "kb/knowledge/ext/x.md")])
+@pytest.mark.parametrize("command", [("history",), ("review", "diff"), ("review", "approve")])
+def test_a_folder_linked_out_is_named_as_the_link(kb: Path, monkeypatch, where: str,
+                                                  typed: str, command: tuple[str, ...]) -> None:
+    """knowledge/ext a symbolic link to a folder outside the repository: kb.toml was looked
+    for above the link's target, and the user read "no kb.toml here or in any folder
+    above", though they stood in the knowledge base; the link is now named as leading
+    out."""
+    secret = kb.parent / "secret"
+    secret.mkdir()
+    (secret / "x.md").write_text(doc_text(), encoding="utf-8")
+    (kb / "knowledge" / "ext").symlink_to(secret)
+    code, out = kb_cli(kb / where, monkeypatch, *command, typed)
+    assert code == 2 and out == (
+        f"kb: error: {typed}: knowledge/ext (a symbolic link to {secret}) leading outside the "
+        f"knowledge base {kb}; kb reads no document outside it\n"), out
     assert (secret / "x.md").read_text(encoding="utf-8") == doc_text()

@@ -30,10 +30,12 @@ from reviewkb import (
 from kbtools.cli import main
 from kbtools.commands import review as review_cmd
 from kbtools.config import load_config
+from kbtools.corpus import read_doc
 from kbtools.errors import ReviewError
 from kbtools.provenance import state_from_text
 from kbtools.review.approve import approve, set_verification
 from kbtools.review.diff import review_diff
+from kbtools.review.lapse import review_coverage
 from kbtools.review.pending import pending
 from kbtools.review.verification import content_trailer
 
@@ -187,6 +189,30 @@ def test_approve_refuses_non_reviewer_and_bad_states(kb: KB, monkeypatch) -> Non
     approve(cfg, [DOC])
     with pytest.raises(ReviewError, match="already verified by rita@ex.org"):
         approve(cfg, [DOC])
+
+
+@pytest.mark.parametrize("ends", [b"\r\n", b"\r"])
+def test_a_commit_rewriting_only_line_ends_lapses_no_line(kb: KB, monkeypatch, ends) -> None:
+    """A Windows editor saves a reviewed document with CRLF (old Mac: CR) and the author
+    commits it: blame names that commit for every line, and the body's lines were said
+    changed after review (pending, `kb check`, served unverified) while `kb review diff`
+    said no change and approve "already verified": a lapse no reviewer could clear."""
+    written(kb)
+    as_identity(monkeypatch, RITA)
+    cfg = load_config(kb.root)
+    approve(cfg, [DOC])
+    path = kb.root / DOC
+    path.write_bytes(path.read_bytes().replace(b"\n", ends))
+    kb.commit([DOC], "Save with Windows line ends", ALICE, "2026-12-01T10:00:00+08:00")
+    text = read_doc(path, kb.root).text
+    assert review_coverage(kb.repo, cfg, DOC, text).covers_all()
+    assert pending(cfg) == []
+    monkeypatch.chdir(kb.root)
+    res = CliRunner().invoke(main, ["check", "--no-cache", "--no-schema", DOC])
+    assert res.exit_code == 0 and "verification-lapsed" not in res.stdout, res.stdout
+    path.write_bytes(path.read_bytes().replace(b"Spray at first sign.", b"Spray twice."))
+    cov = review_coverage(kb.repo, cfg, DOC, read_doc(path, kb.root).text)
+    assert [r[:2] for r in cov.ranges()] == [(16, 16)]  # a real edit still lapses its line
 
 
 def test_a_verification_that_is_no_review_can_be_approved(kb: KB, monkeypatch) -> None:

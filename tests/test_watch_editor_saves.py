@@ -126,3 +126,20 @@ def test_a_save_that_breaks_another_documents_link_then_both_fixed(tmp_path):
         _quiet(updates, seen + 2)
         assert updates[-1].error is None, updates[-1].error
         _as_full_build(repo, tmp_path)
+
+
+def test_a_document_moved_into_a_folder_made_that_moment_is_one_change(tmp_path):
+    """Obsidian's "move file to" a new folder, `mkdir x && mv a.md x/`: the document
+    appeared in the new folder at once (watchdog lists a folder it starts watching) and left
+    its old place only when watchdog gave up pairing the move (0.5 s later), so the
+    watcher built and reported two changes, the first without the document's old path."""
+    with _watching(tmp_path, DOCS) as (repo, updates):
+        seen = len(updates)
+        folder = repo / "knowledge/engineering/决策"
+        folder.mkdir()
+        (repo / ADR).rename(folder / "adr.md")
+        _quiet(updates, seen + 1)
+        assert len(updates) == seen + 1, [u.changed for u in updates[seen:]]
+        assert set(updates[-1].changed) == {ADR, "knowledge/engineering/决策/adr.md"}
+        assert updates[-1].error is None and updates[-1].stats.documents == 3
+        _as_full_build(repo, tmp_path)

@@ -191,3 +191,23 @@ def test_a_picture_shown_from_elsewhere_missing_then_copied_there_is_built(
         _quiet(updates, seen + 1, timeout=30)
         assert updates[-1].error is None
         _as_full_build(repo, tmp_path)
+
+
+@pytest.mark.parametrize("config", ["", "config"], ids=["git-folder", "config-folder"])
+def test_gits_default_ignore_file_made_while_watching_is_built(tmp_path, monkeypatch, config):
+    """`$XDG_CONFIG_HOME/git/ignore` (git's excludes file when none is named) made after the
+    watcher started, with its folder (`mkdir -p ~/.config/git`): the folder was not watched,
+    as it was not there, and the note it lists stayed in the index until another save."""
+    xdg = tmp_path / "home" / config  # the home there; XDG_CONFIG_HOME in it not yet (config)
+    (tmp_path / "home").mkdir()
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(xdg))
+    repo = copy_example(tmp_path / "repo", [ADR])
+    _hashed(repo)
+    shutil.copy(repo / ADR, repo / NOTE)  # an author's untracked note, indexed
+    with _watched(repo) as updates:
+        assert updates[0].error is None and updates[0].stats.documents == 2
+        (xdg / "git").mkdir(parents=True)
+        (xdg / "git" / "ignore").write_text("local-*.md\n", encoding="utf-8")
+        _quiet(updates, 2, timeout=30)
+        assert updates[-1].error is None and updates[-1].stats.documents == 1
+        _as_full_build(repo, tmp_path)

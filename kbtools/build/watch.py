@@ -64,6 +64,12 @@ QUIET_SECONDS = 0.15
 # QUIET_SECONDS (an autosave on every keystroke, a sync client, a script writing a log into
 # knowledge/) the saves so far are built, and those after them by the next update
 GATHER_SECONDS = 2.0
+# How long watchdog (inotify) holds a file moved away, waiting for where it went, before it
+# says it deleted: a document moved into a folder made in the same moment arrives there
+# (from the new folder's first listing) at once, its leaving that much later. After a
+# folder is made the gathering waits that long, so the move is one change.
+MOVE_PAIRING_SECONDS = 0.5
+FOLDER_MADE = "\0folder made"  # queued for a folder made in a watched one (no path built)
 
 
 @dataclass(frozen=True)
@@ -228,11 +234,16 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
 
     class Handler(FileSystemEventHandler):
         def on_any_event(self, event: FileSystemEvent) -> None:
+            if event.is_directory and event.event_type == "created" and \
+                    Path(str(event.src_path)).is_relative_to(cfg.root):
+                events.put(FOLDER_MADE)  # a move into it may be said after it: wait for it
             if event.event_type in ("opened", "closed_no_write") or (
                     event.is_directory and event.event_type not in ("deleted", "moved")
                     and not (event.event_type == "created"
                              and (_anchor(Path(str(event.src_path)), cfg)
-                                  or links.awaits(Path(str(event.src_path)))))):
+                                  or links.awaits(Path(str(event.src_path)))
+                                  or (gitf is not None
+                                      and gitf.awaits(Path(str(event.src_path))))))):
                 return  # a folder moved out of knowledge/ (a file manager's trash) or
                 # removed whole has no event of its own files; a watched folder created
                 # (or one holding it) is to be watched
@@ -241,7 +252,8 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
                              or ((links.holds(Path(str(path))) or links.awaits(Path(str(path))))
                                  and not _editor_noise(Path(str(path)).name))
                              or (gitf is not None and (gitf.moves_head(Path(str(path)))
-                                                       or gitf.reads_ignores(Path(str(path)))))):
+                                                       or gitf.reads_ignores(Path(str(path)))
+                                                       or gitf.awaits(Path(str(path)))))):
                     events.put(str(path))
 
     stop = stop or threading.Event()
@@ -282,9 +294,16 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
             except queue.Empty:
                 continue
             changed = gathered(events, first)
+            if not changed:
+                continue  # a folder made, nothing in it for the build
             files = {p for p in changed if gitf is None or not gitf.moves_head(Path(p))}
             moved, head = _head_moved(cfg, head, files != changed)
-            if gitf is not None and any(gitf.names_excludes(Path(p)) for p in files):
+            if gitf is not None and any(gitf.awaits(Path(p)) for p in files):
+                # the folder of git's ignore or settings file made: watch it (and the file
+                # it names, if one came with it); the build reads what it lists
+                gitf = git_files(cfg.root) or gitf
+                _schedule(observer, handler, cfg, gitf, links)
+            elif gitf is not None and any(gitf.names_excludes(Path(p)) for p in files):
                 # git's settings saved: another core.excludesFile is watched and rebuilds;
                 # the same one, nothing the build reads changed
                 found_gitf = git_files(cfg.root) or gitf
@@ -337,14 +356,21 @@ def watch(cfg: Config, out: Path | None, report: Callable[[Update], None],
 
 def gathered(events: queue.Queue[str], first: str) -> set[str]:
     """`first` and the changes queued after it until QUIET_SECONDS pass without one (editors
-    save in several steps) or GATHER_SECONDS after `first` (a stream that never pauses)."""
+    save in several steps) or GATHER_SECONDS after `first` (a stream that never pauses);
+    after a folder is made (`FOLDER_MADE`, not a change itself), nothing is built before
+    MOVE_PAIRING_SECONDS pass (a document moved into it is said to have left that late)."""
     changed = {first}
-    until = time.monotonic() + GATHER_SECONDS
+    start = time.monotonic()
+    until, made = start + GATHER_SECONDS, 0.0
     while (left := until - time.monotonic()) > 0:
+        made = time.monotonic() if FOLDER_MADE in changed and not made else made
+        wait = max(QUIET_SECONDS, made + MOVE_PAIRING_SECONDS + QUIET_SECONDS - time.monotonic()) \
+            if made else QUIET_SECONDS
         try:
-            changed.add(events.get(timeout=min(QUIET_SECONDS, left)))
+            changed.add(events.get(timeout=min(wait, left)))
         except queue.Empty:
             break
+    changed.discard(FOLDER_MADE)
     return changed
 
 

@@ -46,11 +46,15 @@ class GitFiles:
     excludes_file: Path | None = None
 
     def folders(self) -> list[tuple[Path, bool]]:
-        """The folders to watch, each with whether recursively (those that exist)."""
+        """The folders to watch, each with whether recursively (those that exist); the
+        folder of an ignore or settings file that does not exist yet (`~/.config/git` before
+        the user's first `git config --global`) is watched for through the nearest one
+        above it that does (`awaits`)."""
         found = [(self.git_dir, False), (self.common_dir, False),
                  (self.common_dir / "refs" / "heads", True),
                  (self.common_dir / "reftable", False),
-                 *((file.parent, False) for file in self.ignore_files() + self.config_files())]
+                 *((_existing(file.parent), False)
+                   for file in self.ignore_files() + self.config_files())]
         seen: set[Path] = set()
         out = []
         for folder, recursive in found:
@@ -73,6 +77,14 @@ class GitFiles:
         """Whether a change of `path` can change what git ignores (besides a `.gitignore`)
         or which file names it (a settings file)."""
         return path in self.ignore_files() or self.names_excludes(path)
+
+    def awaits(self, path: Path) -> bool:
+        """Whether `path` is the folder an ignore or settings file is to be in, or one above
+        it: one made (or removed) while watching, as `~/.config/git` by a user's first
+        `git config --global` (the watch is set again, and the build reads the file if it
+        came with its folder)."""
+        return any(file.parent == path or file.parent.is_relative_to(path)
+                   for file in self.ignore_files() + self.config_files())
 
     def names_excludes(self, path: Path) -> bool:
         """Whether `path` is a settings file that may name `core.excludesFile`."""
@@ -110,6 +122,13 @@ def git_files(root: Path) -> GitFiles | None:
         excludes = _excludes_file(repo, Path(repo.working_tree_dir or root))
     git_dir, common_dir = out.splitlines()[:2]
     return GitFiles(Path(git_dir), Path(common_dir), excludes)
+
+
+def _existing(folder: Path) -> Path:
+    """`folder`, else the nearest folder above it that exists."""
+    while not folder.is_dir() and folder.parent != folder:
+        folder = folder.parent
+    return folder
 
 
 def _user_configs() -> list[Path]:

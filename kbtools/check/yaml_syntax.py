@@ -11,8 +11,10 @@ the habit that stopped it. The habits, each read from the line it is on:
 - a quoted value holding its own quote (`title: 'Farmer's guide'`): fixed by quoting it
   with the other quote, unless it holds a ` #`;
 - a quoted value left open on its line (`title: "液压泵维护`), which YAML reads on to the
-  next such quote, stopping lines below: fixed by closing it at the end of its line, unless
-  it holds a ` #`;
+  next such quote, stopping lines below, or to the end of the front matter (its last line
+  too): fixed by closing it at the end of its line, unless it holds a ` #` (or, never
+  closed, the line below it is indented: is it the value's?); a flow list of plain items
+  left open (`tags: [水稻, 稻瘟病`) alike;
 - a `: ` inside a plain value (`title: 注意: 断电后检修`): fixed by quoting the value, unless
   it holds a ` #` (is the rest a comment or the title's?), a tab, or opens with a YAML
   indicator (`[`, `{`, `&`, `*`, `!`, `|`, `>`, `%`, `@`, a backtick);
@@ -89,6 +91,11 @@ def syntax_check(src: SourceDoc, line: int, col: int,
     if opened is not None:
         number, at, said, edits = opened
         return ("yaml-syntax", number, at, said + (FIXES if edits else "")), edits
+    never = _never_closed(lines, line, col)
+    if never is not None:
+        said, edits = never
+        return ("yaml-syntax", line, col, f"{message}: {said}" + (FIXES if edits else "")), \
+            edits
     text = lines.get(line, "")
     requoted = _quote_inside(text, line)
     if requoted is not None:
@@ -208,6 +215,31 @@ def _open_quote(lines: dict[int, str],
             f"reads the lines below into it, to the {mark} on line {line}, and stops there: "
             f"end the value with {mark}, {key.strip()}: {closed}"), edits
     return None
+
+
+def _never_closed(lines: dict[int, str], line: int, col: int) -> tuple[str, list[Edit]] | None:
+    """A top-level key's quoted value (or flow list) opening at `col` of `line` and closed on no line
+    below (YAML reads it to the end of the front matter, the front matter's last line
+    included): what to write, and the edit closing it at the end of its line when the value
+    is that line's alone (the line below is no continuation: none, or another key's) and
+    holds no ` #` (a comment, or the value's?). None when the quote is not so."""
+    text = lines.get(line, "")
+    key, colon, value = text.partition(": ")
+    value = value.strip()
+    if not colon or not key.strip() or key[:1].isspace() or text.index(value) != col - 1:
+        return None
+    if value[:1] == "[":  # a flow list (`tags: [水稻, 稻瘟病`) of plain items on its line
+        if any(mark in value for mark in "[]{}'\"" if mark != "[" or value.count("[") > 1):
+            return None
+        closed = value + "]"
+    elif value[:1] not in ("'", '"') or _closing_line(lines, line, col - 1):
+        return None
+    else:
+        closed = value + value[0]
+    below = lines.get(line + 1)
+    alone = below is None or (below.strip() != "" and not below[:1].isspace())
+    return f"{key.strip()}: {closed}", \
+        [Edit(line, col, value, closed)] if alone and " #" not in value else []
 
 
 def _closing_line(lines: dict[int, str], number: int, at: int) -> int:

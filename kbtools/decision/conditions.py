@@ -52,6 +52,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
+from functools import lru_cache
 
 from kbtools.decision.cell_text import ANY_CELLS as ANY_CELLS
 from kbtools.decision.cell_text import MINUS_SIGNS as MINUS_SIGNS
@@ -185,7 +186,7 @@ def unit_of(text: str) -> str:
 def cell_unit(cell: str) -> str:
     """The unit a numeric cell writes after its last number (``≥2000 h`` → ``h``, ``≥10 m²``
     → ``m2``)."""
-    text = symbolic(read_numerals(split_qualifier(magnified(normalize_cell(cell)))[0]))
+    text = _symbol_form(cell)
     if (m := _RE_TOLERANCE.match(text)) and percent_of_value(m):  # 200 kPa±5%: in kPa
         return own_unit(m)
     text = text.removesuffix("以上").removesuffix("以下")
@@ -206,7 +207,7 @@ def _unit_after_last_number(text: str) -> str:
 def cell_units(cell: str) -> tuple[str, ...]:
     """The units a numeric cell writes after its numbers: both ends of a range (``60°F-70°F``
     → ``°F``, ``°F``), else the one after its last number (`cell_unit`); "" where none."""
-    text = symbolic(read_numerals(split_qualifier(magnified(normalize_cell(cell)))[0]))
+    text = _symbol_form(cell)
     m = _RE_INTERVAL.match(text)
     if m is not None:  # [60°F, 70°F), [5, 8) ℃
         first = text[m.end(2):m.start(3)].strip().rstrip(",;").strip()
@@ -357,10 +358,23 @@ class Condition:
         return f"{'>' if self.kind == 'gt' else '≥'} {num(self.lo)}"
 
 
+# A table's cells are each read several times (its columns' units, then each cell's):
+# the readings of this many cells are kept, so a table costs one reading a cell
+CELL_MEMORY = 1 << 16
+
+
+@lru_cache(maxsize=CELL_MEMORY)
 def parse_condition(cell: str) -> Condition:
     """Parse one cell. Never fails: whatever is not a number form (or holds a number beyond
     the range of a float) is a text condition."""
     return _parse(cell, pair=True)
+
+
+@lru_cache(maxsize=CELL_MEMORY)
+def _symbol_form(cell: str) -> str:
+    """A cell as `cell_unit` and `cell_units` read its units: normalised, its qualifier
+    (含) cut, its numerals and words in figures and symbols."""
+    return symbolic(read_numerals(split_qualifier(magnified(normalize_cell(cell)))[0]))
 
 
 def _parse(cell: str, *, pair: bool) -> Condition:

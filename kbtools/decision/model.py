@@ -305,6 +305,8 @@ def build_table(header: Sequence[str], rows: Iterable[Sequence[str]], *,
             raise site.error("decision table has no header")
         return None
     body = _body_rows(cols, rows, strict=annotation is not None, site=site)
+    if annotation is None and not _first_column_input(body):
+        return None  # no leading input column: read no further cell (a long fault-code table)
     conditions = tuple(tuple(parse_condition(c) for c in r) for r in body)
     if annotation is not None:
         columns = _annotated_columns(cols, annotation, name, site)
@@ -407,15 +409,31 @@ def _inferred_columns(header: tuple[str, ...], conditions: Conditions, name: str
     """Unannotated: the leading run of columns holding only numeric conditions are inputs."""
     lead = []
     for i in range(len(header)):
-        if not _numeric_column(conditions, i) or any(
-                r[i].kind == "text" or (r[i].kind == "range" and r[i].lo > r[i].hi
-                                              and not (r[i].clock or r[i].weekday))
-                for r in conditions):
+        if not _numeric_column(conditions, i) or any(_never_input(r[i]) for r in conditions):
             break
         lead.append(i)
     inputs = tuple(lead)
     outputs = tuple(i for i in range(len(header)) if i not in inputs)
     return _Columns(inputs, outputs, "first", name)
+
+
+def _never_input(c: Condition) -> bool:
+    """A cell that keeps its column from being an inferred input: text, or a range running
+    backwards (a clock or weekday span may: 22:00-6:00)."""
+    return c.kind == "text" or (c.kind == "range" and c.lo > c.hi and not (c.clock or c.weekday))
+
+
+def _first_column_input(body: Sequence[Sequence[str]]) -> bool:
+    """Whether an unannotated table's first column can be an input (`_inferred_columns`),
+    read down to its first cell that says it cannot: a table whose first column is codes or
+    names is no decision table, whatever its other cells hold."""
+    rangeish = False
+    for row in body:
+        c = parse_condition(row[0])
+        if _never_input(c):
+            return False
+        rangeish = rangeish or (c.kind != "any" and c.is_rangeish)
+    return rangeish
 
 
 def _numeric_column(conditions: Conditions, i: int) -> bool:

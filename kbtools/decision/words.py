@@ -84,16 +84,19 @@ def symbolic(text: str) -> str:
     text = operators(text)
     if text[:1] == "=" and starts_number(text[1:]):
         return text[1:].strip()
-    for word, op in WORD_PREFIXES:
+    # only the words that start (end) with the text's first (last) letter can match: a
+    # table's every cell comes here, and trying each word was most of chunking a long table
+    for word, op in _PREFIXES_BY_FIRST.get(text[:1].casefold()[:1], ()):
         if text[:len(word)].casefold() == word and starts_number(text[len(word):]):
             return op + text[len(word):].strip()
-    for word, op in WORD_SUFFIXES:
+    for word, op in _SUFFIXES_BY_LAST.get(text[-1:].casefold()[-1:], ()):
         if text[len(text) - len(word):].casefold() == word and \
                 starts_number(core := text[:len(text) - len(word)]):
             return op + core.strip()
     lead = _LEAD_NUMBER.match(text)
     rest = text[lead.end():] if lead else ""
-    for word, op in WORD_SUFFIXES if rest else ():  # before the unit: ``25+ C``, ``4 or more days``
+    # before the unit: ``25+ C``, ``4 or more days``
+    for word, op in _SUFFIXES_BY_FIRST.get(rest[:1].casefold()[:1], ()):
         unit = rest[len(word):]
         if rest[:len(word)].casefold() == word and _unit_only(unit) and \
                 not (word[-1:].isalpha() and unit[:1].isalpha()):  # (not the min of minutes)
@@ -117,6 +120,20 @@ def symbolic(text: str) -> str:
 
 
 _LEAD_NUMBER = re.compile(r"\s*([+-]?\d[\d,]*(?:\.\d+)?)\s*")  # the number a text starts with
+
+
+def _by_letter(words: tuple[tuple[str, str], ...], at: int) -> dict[str, tuple[tuple[str, str], ...]]:
+    """`words` grouped by their letter at `at` (0: first, -1: last), each group in the
+    order of `words` (longest first)."""
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for word, op in words:
+        groups.setdefault(word[at], []).append((word, op))
+    return {letter: tuple(group) for letter, group in groups.items()}
+
+
+_PREFIXES_BY_FIRST = _by_letter(WORD_PREFIXES, 0)
+_SUFFIXES_BY_LAST = _by_letter(WORD_SUFFIXES, -1)
+_SUFFIXES_BY_FIRST = _by_letter(WORD_SUFFIXES, 0)
 
 
 def _unit_only(text: str) -> bool:

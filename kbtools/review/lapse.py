@@ -278,12 +278,13 @@ def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
     body_line = parse_source(text, Path(rel), rel).body_line
     if blame is None and blamed_whole(repo, lineage, gpath, review.commit):
         blame = []  # every line is the review commit's: none is late
-    changed = _late_lines(repo, review, blame if blame is not None else
-                          blame_lines(cfg.root, rel, repo), body_line)
+    late = _late_lines(repo, review, blame if blame is not None else
+                       blame_lines(cfg.root, rel, repo), body_line)
     diffed, deleted = diff_lines(reviewed_text, text)
-    for n in diffed:
-        if n >= body_line:
-            changed.setdefault(n, latest)
+    # a line is changed when its text is not the reviewed one's, whoever blame names: a
+    # commit that only rewrote the line ends (an editor saving CRLF) is every line's blame,
+    # and changed nothing `kb review diff` or the approval's digest sees
+    changed = {n: late.get(n, latest) for n in sorted(diffed) if n >= body_line}
     return ReviewCoverage(rel, review, changed=changed,
                           deleted=tuple(p for p in deleted if p >= body_line),
                           reviewed_text=reviewed_text, latest=latest)
