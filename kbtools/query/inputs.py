@@ -68,7 +68,15 @@ from kbtools.query.quantities import (
 )
 from kbtools.query.ranges import with_ranges
 from kbtools.query.value_units import DURATIONS, in_order, rates_said_first
-from kbtools.query.values import BOUND_AFTER, STOP_GAP, Number, bounds_after, compact, numbers
+from kbtools.query.values import (
+    BOUND_AFTER,
+    STOP_GAP,
+    Number,
+    bounds_after,
+    compact,
+    numbers,
+    rough_said,
+)
 from kbtools.query.wording import (
     NAME_STARTS,
     Terms,
@@ -167,6 +175,8 @@ def read_inputs(question: str, table: DecisionTable,
     cased = compact(question, fold=False)  # a range as the table reads it: 超过20度
     shown = compact(written)  # a thing as the question writes it (溫度), where the two line up
     shown = shown if len(shown) == len(text) else text
+    typed = compact(written, fold=False)  # a value as typed (``2100 hours``, 溫度): for notes
+    typed = typed if len(typed) == len(text) else cased
     # the days of the week said (周三, ``on wednesday``): a column of days' value, and no
     # number (周3) nor a name qualifying the next input's (周三温度 is the temperature)
     days = days_said(text, cased)
@@ -241,7 +251,7 @@ def read_inputs(question: str, table: DecisionTable,
             x = found_numbers[num] if not numeral else None
             place = place_of(quals[i], text, *x.extent) if x else None
             if x and place:  # ``the temperature is 30 c outside``: another place's, said so
-                said.setdefault(table.header[i], (x.written, place))
+                said.setdefault(table.header[i], (_said(x, typed), place))
                 _claim(claimed, found_numbers, num)
                 break
             if numeral:  # 日均温二十六度: a value, but not one read here
@@ -258,7 +268,7 @@ def read_inputs(question: str, table: DecisionTable,
                 if again is not None:  # 温度22度…温度23度: which one is not known
                     out.pop(table.header[i], None)
                     blocked.add(i)
-                    conflicts[table.header[i]] = (_said(found_numbers[num]), _said(again))
+                    conflicts[table.header[i]] = (_said(found_numbers[num], typed), _said(again, typed))
             break
     for n, x in enumerate(found_numbers):  # else what a count noun names (4 rainy days)
         counted = [i for i in table.inputs if i in table.numeric and x.noun and
@@ -292,7 +302,7 @@ def read_inputs(question: str, table: DecisionTable,
             # ``inside 24 c``, 棚内24度: the table's own place; ``outside 30 c``: another's
             place = None if thing else place_of(quals[i], text, *x.extent)
             if thing or place:  # 油温80度, 80度的油温, 室外30度: said of another thing, named
-                said.setdefault(table.header[i], (_said(x), thing or place or ""))
+                said.setdefault(table.header[i], (_said(x, typed), thing or place or ""))
                 continue
             # 下了4天雨, ``4 days of rain``: what a duration counts, said after it, names the
             # column or not (``4 days of wind``, ``has 30 hours of downtime``), unless a
@@ -303,7 +313,7 @@ def read_inputs(question: str, table: DecisionTable,
             used = "" if counts or x.unit not in DURATIONS else \
                 use_of_other(word, table.header[i], synonyms)
             if used:  # ``the machine ran 2100 hours``: its run time, no 连续降雨天数
-                said.setdefault(table.header[i], (_said(x), used))
+                said.setdefault(table.header[i], (_said(x, typed), used))
                 continue
             if (place == "" or quals[i].changed_to(text, x.start) == "" or  # heated to 80 c
                     counts or (counts is None or is_cjk(word[-1:] or "a")) and may_name(
@@ -335,7 +345,7 @@ def read_inputs(question: str, table: DecisionTable,
         given: dict[str | None, str] = {}  # 温度22度，然后温度24度 on an English table
         for x in (found_numbers[n] for n in fits if found_numbers[n].exact or
                   found_numbers[n].range_text):
-            given.setdefault(given_value(x, table, i), _said(x))
+            given.setdefault(given_value(x, table, i), _said(x, typed))
         if len(given) > 1:  # two values of the one column in their unit: which is not known
             conflicts[table.header[i]] = tuple(given.values())[:2]
             blocked.add(i)
@@ -378,8 +388,10 @@ def read_inputs(question: str, table: DecisionTable,
             out[table.header[i]] = named[0]
     for i, x in by_name.items():
         source.setdefault(table.header[i], x)
-    return Inputs(out, conflicts, {h: _said(source[h]) for h in out
-                                   if h in source and source[h].approximate},
+    rough = {h: _said(source[h], typed) for h in out if h in source and source[h].approximate}
+    for read, as_said in rough_said(question).items():  # 三四天, read as 三到四天: rough
+        rough.update({h: v.replace(read, as_said) for h, v in out.items() if read in v})
+    return Inputs(out, conflicts, rough,
                   {h: (v, _as_written(thing, text, shown)) for h, (v, thing) in said.items()
                    if h not in out and h not in conflicts})
 
@@ -448,9 +460,15 @@ def _one_per_range(fits: list[int], found: Sequence[Number]) -> list[int]:
     return out
 
 
-def _said(x: Number) -> str:
-    """Number `x` as a message quotes it: its range or bound when it is one (25度以上)."""
-    return x.range_text or x.written
+def _said(x: Number, typed: str = "") -> str:
+    """Number `x` as a message quotes it: its range or bound when it is one (25度以上), else
+    as `typed` (the question compacted in the case and script it was written, aligned with
+    the text `x` was read from) writes it with its unit (``2100 hours``, not the
+    ``2100hours`` `Number.written` joins), or as `Number.written` without one."""
+    if x.range_text:
+        return x.range_text
+    said = typed[x.start:x.after].rstrip(" ,.;") if typed else ""
+    return said or x.written
 
 
 def _tails(names: Sequence[str], wholes: Collection[str]) -> tuple[tuple[str, frozenset[str]], ...]:

@@ -25,12 +25,12 @@ from kbtools.decision.units import (
 UNIT_CLASSES: tuple[tuple[str, ...], ...] = (
     ("℃", "°c", "c", "摄氏度", "度"),
     ("%", "％", "percent"),
-    ("小时", "h", "hours", "hour", "hrs", "hr"),
-    ("天数", "天", "日", "days", "day"),
+    ("小时", "钟头", "h", "hours", "hour", "hrs", "hr"),
+    ("天数", "天", "日", "days", "day", "d"),  # 4d: 4 days (no letter after it)
     ("周", "星期", "weeks", "week", "wks", "wk"),
     ("个月", "months", "month"),  # not 月 alone: 3月2日 is a date
     ("年", "years", "year", "yrs", "yr"),
-    ("分钟", "min", "minutes"),
+    ("分钟", "min", "mins", "minute", "minutes"),
     ("刻钟",),  # 一刻钟: a quarter of an hour
     ("mm", "毫米"),
     ("mpa",),
