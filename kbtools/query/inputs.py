@@ -53,6 +53,7 @@ from kbtools.query.naming import (
     nameless,
     of_column,
     said_of_other,
+    same_part_of_day,
     takes_by_unit,
     unnamed_output,
     use_of_other,
@@ -263,8 +264,9 @@ def read_inputs(question: str, table: DecisionTable,
                 blocked.add(i)
             if num >= 0:
                 _claim(claimed, found_numbers, num)
-                again = _named_again(text, usable, found_numbers, claimed, found_numbers[num],
-                                     spans)
+                # (by a name of its own: the 温度 of 夜间温度 is no second 白天温度)
+                again = _named_again(text, [n for n in usable if n not in others],
+                                     found_numbers, claimed, found_numbers[num], spans)
                 if again is not None:  # 温度22度…温度23度: which one is not known
                     out.pop(table.header[i], None)
                     blocked.add(i)
@@ -321,9 +323,10 @@ def read_inputs(question: str, table: DecisionTable,
                     (x.unit != PERCENT or of_column(text, x, table.header[i], synonyms)):
                 fits.append(n)
         fits = _one_per_range(fits, found_numbers)  # 20 c to 24 c: one value, the range
-        if not fits or any(sum(takes_by_unit(found_numbers[n], table.header[j])
+        if not fits or any(sum(takes_by_unit(found_numbers[n], table.header[j]) and
+                               same_part_of_day(found_numbers[n].word, table.header[j])
                                for j in table.inputs) != 1 for n in fits):
-            continue  # a unit no column or two take
+            continue  # a unit no column or two take (晚上3度: of 白天温度 and 夜间温度, the night's)
         if i in by_name:  # temperature 22 C, then 24 C: a second value in the column's unit
             first = by_name[i]
             other = next((found_numbers[n] for n in fits if found_numbers[n].exact and
