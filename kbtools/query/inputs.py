@@ -58,6 +58,7 @@ from kbtools.query.naming import (
     unnamed_output,
     use_of_other,
 )
+from kbtools.query import readings
 from kbtools.query.places import place_of
 from kbtools.query.quantities import (
     EN_PLAIN,
@@ -149,6 +150,12 @@ class Inputs:
     # missing input column → (a value in its unit as written, the other thing it is said
     # of): 80度 said of 油温 is no value of 温度(℃) (`quantities.Qualified`, `Others`)
     others: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # input column → (its value as typed, as read) when that is not the number as typed
+    # (1 200 → 1200, 一半 → 50 %, 湿度0.85 → 85 %: `query.readings`), said in the answer
+    readings: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # missing input column → (a value as typed, its two readings) the question gave it, when
+    # the two select other rows (1.200: 1.2 or 1200): which one is meant is asked, not guessed
+    ambiguous: dict[str, tuple[str, str, str]] = field(default_factory=dict)
 
 
 def find_inputs(question: str, table: DecisionTable,
@@ -391,12 +398,21 @@ def read_inputs(question: str, table: DecisionTable,
             out[table.header[i]] = named[0]
     for i, x in by_name.items():
         source.setdefault(table.header[i], x)
+    for n, x in enumerate(found_numbers):  # 2100 operating hours, 4 windy days: another
+        if n in claimed or not x.noun or not x.exact or x.unit not in DURATIONS:
+            continue  # thing's time, which no input here counts: said so, not dropped
+        for i in table.inputs:
+            if i in table.numeric and i not in blocked and table.header[i] not in out and \
+                    header_unit(table.header[i]) in DURATIONS:
+                said.setdefault(table.header[i], (_said(x, typed), typed[x.end:x.after].strip()))
+    reading = readings.read(out, source, text, typed, table)  # 1 200 as 1200, 1.200: which?
     rough = {h: _said(source[h], typed) for h in out if h in source and source[h].approximate}
     for read, as_said in rough_said(question).items():  # 三四天, read as 三到四天: rough
         rough.update({h: v.replace(read, as_said) for h, v in out.items() if read in v})
     return Inputs(out, conflicts, rough,
                   {h: (v, _as_written(thing, text, shown)) for h, (v, thing) in said.items()
-                   if h not in out and h not in conflicts})
+                   if h not in out and h not in conflicts and h not in reading.ambiguous},
+                  reading.read, reading.ambiguous)
 
 
 def _time_given(text: str, times: Sequence[tuple[int, int, int]],

@@ -73,7 +73,11 @@ RUN_WORDS = frozenset(("consecutive", "straight", "successive", "continuous", "s
 # words that are no count noun between a number and its unit (``4 more days``: a bound)
 _NOT_NOUNS = frozenset(("more", "less", "fewer", "over", "under", "than", "and", "the", "extra",
                         "other", "another", "additional", "full", "whole", "straight"))
-_NUMBER = re.compile(r"(?<![a-z0-9_.\-])(-?(?:\d{1,3}(?:,\d{3})+(?!\d|,\d)|\d+)(?:\.\d+)?)")
+_NUMBER = re.compile(r"(?<![a-z0-9_.\-])(-?(?:\d{1,3}(?:,\d{3})+(?!\d|,\d)|"
+                     # 1 200, 12 500 (a space or a thin space as written, NFKC's space:
+                     # groups of three digits), 1.200.000 (two dots or more group thousands)
+                     r"\d{1,3}(?: \d{3})+(?![\d.,]| \d)|\d{1,3}(?:\.\d{3}){2,}(?![\d.,])|"
+                     r"\d+)(?:\.\d+)?)")
 _STOP = ",，、。;；!?！？"
 _FRACTION_SLASHES = "/\u2044"  # 2/3, and ½ as NFKC writes it (1⁄2)
 STOP_GAP = re.compile(rf"[{_STOP}\d]")
@@ -280,7 +284,7 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
     written the standard way (`decision.numerals`) that a unit follows (二十六度, 三个小时: the
     个 dropped) or 百分之 leads (百分之九十 is 90 followed by %). A numeral no unit follows is
     no number here (一些, 十分, 二十多), nor is 一 alone (一度 is also "once")."""
-    spans = [(m.start(), m.end(), m.group(1).replace(",", ""),
+    spans = [(m.start(), m.end(), _grouped(m.group(1)),
               text[m.end():m.end() + AFTER_CHARS]) for m in _NUMBER.finditer(text)]
     for m in CJK_NUMBER.finditer(text):
         rest = text[m.end():m.end() + AFTER_CHARS]
@@ -307,6 +311,13 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
         if not out or span[0] >= out[-1][1]:  # (not the 五 of 八成五: its tenths)
             out.append(span)
     return out
+
+
+def _grouped(digits: str) -> str:
+    """The value of `digits` (a number `_NUMBER` reads) without the marks that group its
+    thousands: commas, spaces (1 200), or two dots and more (1.200.000)."""
+    digits = digits.replace(",", "").replace(" ", "")
+    return digits.replace(".", "") if digits.count(".") > 1 else digits
 
 
 _SPAN_JOINER = re.compile(r"(?:~|〜|-|–|—|到|至)")
