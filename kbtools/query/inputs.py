@@ -247,11 +247,15 @@ def read_inputs(question: str, table: DecisionTable,
         # a part that also names another input names neither (温度 of 土壤温度 and 空气温度)
         others = {n for j in table.inputs if j != i for n in names[j]}
         usable = [n for n in names[i] if n in wholes[i] or n not in others]
+        # a longer name of another input holds no mention of this one's (the 温度 of 夜间温度
+        # is no name of 白天温度's)
+        theirs = [*spans, *((m.start(), m.end()) for n in others - set(names[i])
+                            for m in re.finditer(re.escape(n), text))]
         for name in usable:
             # 湿度 of 相对湿度, ``humidity`` of its synonym ``relative humidity``
             tail = name not in wholes[i] and any(w.endswith(name) for w in wholes[i])
             rivals = dict(quals[i].tails).get(name, frozenset())
-            found = _after_name(text, name, found_numbers, claimed, tail=tail, spans=spans,
+            found = _after_name(text, name, found_numbers, claimed, tail=tail, spans=theirs,
                                 qualified=quals[i], rivals=rivals)
             if found is None:
                 continue
