@@ -45,13 +45,19 @@ def evaluated(question: str, table):
                                   given.approximate, notes, readings=given.readings)
 
 
+@pytest.mark.parametrize("question", ["流量1\u2009200L/h", "流量 1\u202f200 L/h", "flow 1\u2009200 L/h"])
+def test_thousands_grouped_by_a_thin_space_are_one_number(question):
+    """A thin space (or a narrow no-break space) groups thousands as SI writes them: 1200."""
+    given, ev = evaluated(question, FLOW)
+    assert given.values == {"流量(L/h)": "1200"} and ev.outputs == {"措施": "高"}, ev
+
+
 @pytest.mark.parametrize(("question", "typed"), [
-    ("流量 1 200 L/h 怎么办", "1 200"), ("流量1\u2009200L/h", "1 200"),  # a thin space
-    ("流量 1\u202f200 L/h", "1 200"), ("flow 1 200 L/h", "1 200"), ("流量1 250L/H", "1 250"),
+    ("流量 1 200 L/h 怎么办", "1 200"), ("flow 1 200 L/h", "1 200"), ("流量1 250L/H", "1 250"),
 ])
 def test_thousands_grouped_by_a_space_are_one_number_and_said_so(question, typed):
-    """``1 200`` and ``1 200`` in free text gave the table nothing (two numbers, neither a
-    value); each is 1200 now, and the answer says it read them so."""
+    """``1 200`` in free text gave the table nothing (two numbers, neither a value); it is
+    1200 now, and the answer says it read it so (not after a code: ``HX-260 1 200``)."""
     given, ev = evaluated(question, FLOW)
     assert ev.status == "match" and ev.outputs == {"措施": "高"}, ev
     value = given.values["流量(L/h)"]
@@ -183,10 +189,10 @@ def test_day_and_night_readings_fill_their_own_columns(question):
 
 
 @pytest.mark.parametrize(("question", "table", "column", "said"), [
-    ("2100 operating hours", RAIN, "连续降雨天数", ("2100 operating hours", "operating hours")),
+    ("2100 operating hours", RAIN, "连续降雨天数", ("2100hours", "operating hours")),
     ("the pump has 2100 operating hours", RAIN_EN, "Rain days",
-     ("2100 operating hours", "operating hours")),
-    ("4 windy days", RAIN_EN, "Rain days", ("4 windy days", "windy days")),
+     ("2100hours", "operating hours")),
+    ("4 windy days", RAIN_EN, "Rain days", ("4days", "windy days")),
 ])
 def test_another_things_time_named_after_it_is_noted(question, table, column, said):
     """``2100 operating hours`` left a table of rain days missing its input with no word."""
@@ -196,10 +202,13 @@ def test_another_things_time_named_after_it_is_noted(question, table, column, sa
 
 @pytest.mark.parametrize(("question", "said"), [
     ("the machine ran 2100 hours", "2100 hours"), ("机器运行了2100 小时", "2100小时"),
+    ("the pump logged 300 hrs", "300 hrs"), ("泵已经运转了300个小时", "300个小时"),
 ])
 def test_a_note_quotes_the_value_as_typed(question, said):
     """The note said ``2100hours is said of machine ran``."""
-    assert read_inputs(question, RAIN).others["连续降雨天数"][0] == said
+    given = read_inputs(question, RAIN)
+    value = given.others["连续降雨天数"][0]
+    assert given.typed.get(value, value) == said
 
 
 SCAB_PAGE = titled_page("小麦赤霉病风险", """按温度、相对湿度和连续降雨天数判定。
@@ -239,6 +248,13 @@ def test_a_search_says_how_it_read_each_value(dist):
     assert ev["readings"] == {"相对湿度(%)": "0.9 as 90 %"}
     assert ev["approximate"] == {"连续降雨天数": "四五天"}
     assert "0.9 as 90 %" in ev["message"] and "四五天" in ev["message"]
+
+
+def test_a_search_notes_another_things_time_as_typed(dist):
+    ev = top_evaluation(dist, "小麦赤霉病风险 温度22度 湿度90% the machine ran 2100 hours",
+                        "scab.md")
+    assert ev["status"] == "missing_inputs" and ev["missing"] == ["连续降雨天数"], ev
+    assert ev["said_of_other"] == {"连续降雨天数": "2100 hours说的是machine ran，不是连续降雨天数"}
 
 
 def test_a_search_asks_which_reading_of_a_dotted_value_is_meant(dist):

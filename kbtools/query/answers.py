@@ -195,11 +195,14 @@ def evaluate_question(index: KbIndex, question: str, tables: Iterable[tuple[str,
         if (found and (dt.annotated or len(found) == len(dt.inputs))) or \
                 ((given.conflicts or given.ambiguous) and dt.annotated):
             chinese = any(is_cjk(ch) for ch in question)
-            notes = {k: said_of_other_note(k, v, n, chinese=chinese)
+            # each value as the question typed it (``2100 hours``, not 2100hours)
+            notes = {k: said_of_other_note(k, given.typed.get(v, v), n, chinese=chinese)
                      for k, (v, n) in given.others.items()}
+            conflicts = {k: tuple(given.typed.get(v, v) for v in vs)
+                         for k, vs in given.conflicts.items()}
             notes.update({k: ambiguous_note(*v, chinese=chinese)
                           for k, v in given.ambiguous.items()})
-            return replace(evaluate_inputs(doc, ti, dt, found, given.conflicts,
+            return replace(evaluate_inputs(doc, ti, dt, found, conflicts,
                                            given.approximate, notes,
                                            lang="zh" if chinese else "en",
                                            readings=given.readings),

@@ -156,6 +156,9 @@ class Inputs:
     # missing input column → (a value as typed, its two readings) the question gave it, when
     # the two select other rows (1.200: 1.2 or 1200): which one is meant is asked, not guessed
     ambiguous: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    # a value as the fields above quote it (compacted: 2100hours, 80C) → as the question
+    # typed it (``2100 hours``, ``80 C``), where the two differ: what an answer's notes show
+    typed: dict[str, str] = field(default_factory=dict)
 
 
 def find_inputs(question: str, table: DecisionTable,
@@ -263,7 +266,7 @@ def read_inputs(question: str, table: DecisionTable,
             x = found_numbers[num] if not numeral else None
             place = place_of(quals[i], text, *x.extent) if x else None
             if x and place:  # ``the temperature is 30 c outside``: another place's, said so
-                said.setdefault(table.header[i], (_said(x, typed), place))
+                said.setdefault(table.header[i], (x.written, place))
                 _claim(claimed, found_numbers, num)
                 break
             if numeral:  # 日均温二十六度: a value, but not one read here
@@ -281,7 +284,7 @@ def read_inputs(question: str, table: DecisionTable,
                 if again is not None:  # 温度22度…温度23度: which one is not known
                     out.pop(table.header[i], None)
                     blocked.add(i)
-                    conflicts[table.header[i]] = (_said(found_numbers[num], typed), _said(again, typed))
+                    conflicts[table.header[i]] = (_said(found_numbers[num]), _said(again))
             break
     for n, x in enumerate(found_numbers):  # else what a count noun names (4 rainy days)
         counted = [i for i in table.inputs if i in table.numeric and x.noun and
@@ -315,7 +318,7 @@ def read_inputs(question: str, table: DecisionTable,
             # ``inside 24 c``, 棚内24度: the table's own place; ``outside 30 c``: another's
             place = None if thing else place_of(quals[i], text, *x.extent)
             if thing or place:  # 油温80度, 80度的油温, 室外30度: said of another thing, named
-                said.setdefault(table.header[i], (_said(x, typed), thing or place or ""))
+                said.setdefault(table.header[i], (_said(x), thing or place or ""))
                 continue
             # 下了4天雨, ``4 days of rain``: what a duration counts, said after it, names the
             # column or not (``4 days of wind``, ``has 30 hours of downtime``), unless a
@@ -326,7 +329,7 @@ def read_inputs(question: str, table: DecisionTable,
             used = "" if counts or x.unit not in DURATIONS else \
                 use_of_other(word, table.header[i], synonyms)
             if used:  # ``the machine ran 2100 hours``: its run time, no 连续降雨天数
-                said.setdefault(table.header[i], (_said(x, typed), used))
+                said.setdefault(table.header[i], (_said(x), used))
                 continue
             if (place == "" or quals[i].changed_to(text, x.start) == "" or  # heated to 80 c
                     counts or (counts is None or is_cjk(word[-1:] or "a")) and may_name(
@@ -359,7 +362,7 @@ def read_inputs(question: str, table: DecisionTable,
         given: dict[str | None, str] = {}  # 温度22度，然后温度24度 on an English table
         for x in (found_numbers[n] for n in fits if found_numbers[n].exact or
                   found_numbers[n].range_text):
-            given.setdefault(given_value(x, table, i), _said(x, typed))
+            given.setdefault(given_value(x, table, i), _said(x))
         if len(given) > 1:  # two values of the one column in their unit: which is not known
             conflicts[table.header[i]] = tuple(given.values())[:2]
             blocked.add(i)
@@ -408,15 +411,18 @@ def read_inputs(question: str, table: DecisionTable,
         for i in table.inputs:
             if i in table.numeric and i not in blocked and table.header[i] not in out and \
                     header_unit(table.header[i]) in DURATIONS:
-                said.setdefault(table.header[i], (_said(x, typed), typed[x.end:x.after].strip()))
+                said.setdefault(table.header[i], (_said(x), typed[x.end:x.after].strip()))
     reading = readings.read(out, source, text, typed, table)  # 1 200 as 1200, 1.200: which?
-    rough = {h: _said(source[h], typed) for h in out if h in source and source[h].approximate}
+    rough = {h: _said(source[h]) for h in out if h in source and source[h].approximate}
     for read, as_said in rough_said(question).items():  # 三四天, read as 三到四天: rough
         rough.update({h: v.replace(read, as_said) for h, v in out.items() if read in v})
+    # each value a message quotes, as typed where the compacted text joins it (2100hours:
+    # ``2100 hours``): `Inputs.typed`
+    as_typed = {_said(x): t for x in found_numbers if (t := _said(x, typed)) != _said(x)}
     return Inputs(out, conflicts, rough,
                   {h: (v, _as_written(thing, text, shown)) for h, (v, thing) in said.items()
                    if h not in out and h not in conflicts and h not in reading.ambiguous},
-                  reading.read, reading.ambiguous)
+                  reading.read, reading.ambiguous, as_typed)
 
 
 def _time_given(text: str, times: Sequence[tuple[int, int, int]],

@@ -76,7 +76,8 @@ _NOT_NOUNS = frozenset(("more", "less", "fewer", "over", "under", "than", "and",
 _NUMBER = re.compile(r"(?<![a-z0-9_.\-])(-?(?:\d{1,3}(?:,\d{3})+(?!\d|,\d)|"
                      # 1 200, 12 500 (a space or a thin space as written, NFKC's space:
                      # groups of three digits), 1.200.000 (two dots or more group thousands)
-                     r"\d{1,3}(?: \d{3})+(?![\d.,]| \d)|\d{1,3}(?:\.\d{3}){2,}(?![\d.,])|"
+                     # (not after a number or a code, hx-260 1 200: 1200, or 1 and 200)
+                     r"(?<!\d )\d{1,3}(?: \d{3})+(?![\d.,]| \d)|\d{1,3}(?:\.\d{3}){2,}(?![\d.,])|"
                      r"\d+)(?:\.\d+)?)")
 _STOP = ",，、。;；!?！？"
 _FRACTION_SLASHES = "/\u2044"  # 2/3, and ½ as NFKC writes it (1⁄2)
@@ -206,7 +207,8 @@ def compact(text: str, *, fold: bool = True) -> str:
     """`text` as values and input names are read from it (see the module doc); with `fold`
     False, the same text in the case it was written (what a message shows the user)."""
     # a full-width comma ends a clause, never groups digits (湿度84.9，26℃ is no 84.9,26)
-    text = unicodedata.normalize("NFKC", text.replace("\uff0c", ", "))
+    # a thin space grouping thousands (1 200, as SI writes them) is part of the number
+    text = unicodedata.normalize("NFKC", _THIN_GROUPS.sub("", text.replace("\uff0c", ", ")))
     text = normalize_text(text) if fold else normalize_cell(text)
     out: list[str] = []
     for i, ch in enumerate(text):
@@ -251,6 +253,9 @@ def _counted(rest: str) -> bool:
     """Whether `rest` (what follows a Chinese numeral) starts with a unit or a measure word
     (天, 个小时, 度, 台, 成 of a share in tenths)."""
     return unit_after(rest)[2] is not None or rest.startswith((*COUNTERS, "个", "成"))
+
+
+_THIN_GROUPS = re.compile(r"(?<=\d)[\u2009\u202f](?=\d{3}(?!\d))")
 
 
 def _unit_follows(rest: str) -> bool:
