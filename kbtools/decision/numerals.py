@@ -110,7 +110,7 @@ def rough_pairs(text: str, counts: Callable[[str], bool]) -> list[tuple[int, int
         tens, pair, times = m.groups()
         if (tens and (times or pair == "一两")) or not counts(text[m.end():]):
             continue
-        low, high = pair
+        low, high = pair[0], pair[1]
         read = f"{low}{times}到{high}{times}" if times else f"{tens}{low}到{tens}{high}"
         out.append((m.start(), m.end(), read))
     return out

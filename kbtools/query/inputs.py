@@ -43,6 +43,7 @@ from kbtools.decision.units import bare_degrees, degrees_fit, scale
 from kbtools.decision.weekdays import WEEKDAY_UNIT, days_said
 from kbtools.decision.words import APPROX_AFTER
 from kbtools.index.tokenize import to_simplified
+from kbtools.query import readings
 from kbtools.query.fillers import EN_NUMERALS, strip_fillers
 from kbtools.query.naming import (
     NAME_GAP,
@@ -58,7 +59,6 @@ from kbtools.query.naming import (
     unnamed_output,
     use_of_other,
 )
-from kbtools.query import readings
 from kbtools.query.places import place_of
 from kbtools.query.quantities import (
     EN_PLAIN,
@@ -69,7 +69,7 @@ from kbtools.query.quantities import (
     whole_names,
 )
 from kbtools.query.ranges import with_ranges
-from kbtools.query.value_units import DURATIONS, in_order, rates_said_first
+from kbtools.query.value_units import DURATIONS, in_order, rates_said_first, rough_said
 from kbtools.query.values import (
     BOUND_AFTER,
     STOP_GAP,
@@ -77,7 +77,6 @@ from kbtools.query.values import (
     bounds_after,
     compact,
     numbers,
-    rough_said,
 )
 from kbtools.query.wording import (
     NAME_STARTS,

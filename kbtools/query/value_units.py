@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from kbtools.decision.numerals import rough_pairs
 from kbtools.decision.units import (
     GROUP_OF,
     MAGNITUDE_WORDS,
@@ -235,3 +236,24 @@ def count_end(text: str, lo: int, at: int) -> int:
         if word:
             end = n = n + len(word)
     return end
+
+
+def said_roughly(text: str) -> str:
+    """`text` with each numeral of two neighbouring digits before a unit or measure word as
+    the span it says (下了三四天雨 as 下了三到四天雨: `decision.numerals.rough_pairs`), which the
+    question's reader reads as a range; `kbtools.query.inputs` says the value was rough."""
+    for start, end, read in reversed(rough_pairs(text, _counted)):
+        text = text[:start] + read + text[end:]
+    return text
+
+
+def rough_said(text: str) -> dict[str, str]:
+    """Each span `said_roughly` reads a numeral of `text` as → the numeral as said (三到四 →
+    三四): what a message quotes for a value given so."""
+    return {read: text[start:end] for start, end, read in rough_pairs(text, _counted)}
+
+
+def _counted(rest: str) -> bool:
+    """Whether `rest` (what follows a Chinese numeral) starts with a unit or a measure word
+    (天, 个小时, 度, 台, 成 of a share in tenths)."""
+    return unit_after(rest)[2] is not None or rest.startswith((*COUNTERS, "个", "成"))

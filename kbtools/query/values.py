@@ -39,7 +39,6 @@ from kbtools.decision.numerals import (
     half_numbers,
     magnified_numbers,
     mixed_numbers,
-    rough_pairs,
     shares_said,
     spell_numbers,
     tenths,
@@ -61,6 +60,7 @@ from kbtools.query.value_units import (
     COUNTERS,
     DURATIONS,
     count_end,
+    said_roughly,
     unit_after,
 )
 
@@ -232,27 +232,6 @@ def compact(text: str, *, fold: bool = True) -> str:
             ch = " " if text[i + 1:i + 2].isdigit() else ""  # approx. 90%: approx 90%
         out.append(ch)
     return spell_numbers(said_roughly("".join(out)), _unit_follows)  # ``four days``: 4 days
-
-
-def said_roughly(text: str) -> str:
-    """`text` with each numeral of two neighbouring digits before a unit or measure word as
-    the span it says (下了三四天雨 as 下了三到四天雨: `decision.numerals.rough_pairs`), which the
-    question's reader reads as a range; `kbtools.query.inputs` says the value was rough."""
-    for start, end, read in reversed(rough_pairs(text, _counted)):
-        text = text[:start] + read + text[end:]
-    return text
-
-
-def rough_said(text: str) -> dict[str, str]:
-    """Each span `said_roughly` reads a numeral of `text` as → the numeral as said (三到四 →
-    三四): what a message quotes for a value given so."""
-    return {read: text[start:end] for start, end, read in rough_pairs(text, _counted)}
-
-
-def _counted(rest: str) -> bool:
-    """Whether `rest` (what follows a Chinese numeral) starts with a unit or a measure word
-    (天, 个小时, 度, 台, 成 of a share in tenths)."""
-    return unit_after(rest)[2] is not None or rest.startswith((*COUNTERS, "个", "成"))
 
 
 _THIN_GROUPS = re.compile(r"(?<=\d)[\u2009\u202f](?=\d{3}(?!\d))")
