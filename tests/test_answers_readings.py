@@ -88,15 +88,19 @@ def test_a_dot_read_either_way_into_one_row_is_taken_as_written():
     assert ev.outputs == {"措施": "低"} and ev.readings == {}
 
 
+SHARE_30 = build_table(["病叶率(%)", "措施"], [["<30", "观察"], [">=30", "喷药"]],
+                      decision="inputs=病叶率(%); outputs=措施")
+
+
 @pytest.mark.parametrize(("question", "given_as", "output"), [
-    ("湿度一半以上", "一半以上", None),  # over 50: rows <60 and >=60
-    ("湿度一半以下", "一半以下", "观察"), ("湿度三分之二以上", "三分之二以上", "喷药"),
-    ("湿度超过一半", "超过一半", None), ("湿度不到一半", "不到一半", "观察"),
+    ("病叶率一半以上", "一半以上", "喷药"), ("病叶率一半以下", "一半以下", None),  # 0-50: both rows
+    ("病叶率三分之二以上", "三分之二以上", "喷药"),
+    ("病叶率超过一半", "超过一半", "喷药"), ("病叶率不到一半", "不到一半", None),
 ])
 def test_a_share_in_words_inside_a_bound_is_that_percentage(question, given_as, output):
-    """湿度一半以上 gave nothing, and 超过一半 was read by the table as 超过1半 (over 1 %)."""
-    given, ev = evaluated(question, SHARE)
-    assert given.values == {"相对湿度(%)": given_as}, given
+    """病叶率一半以上 gave nothing, and 超过一半 was read by the table as 超过1半 (over 1 %)."""
+    given, ev = evaluated(question, SHARE_30)
+    assert given.values == {"病叶率(%)": given_as}, given
     if output is None:
         assert ev.status == "spans_rows", ev
     else:
