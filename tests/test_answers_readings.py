@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import pytest
 from hostile import make_repo
+from hypothesis import given as drawn
+from hypothesis import settings
+from hypothesis import strategies as st
 from kbfixtures import scab_table, titled_page, top_evaluation
 
 from kbtools.build.pipeline import BuildOptions, build
@@ -63,6 +66,24 @@ def test_thousands_grouped_by_a_space_are_one_number_and_said_so(question, typed
     value = given.values["流量(L/h)"]
     assert ev.readings == {"流量(L/h)": f"{typed} as {value}"}
     assert f"(read: 流量(L/h) {typed} as {value})" in ev.message
+
+
+@settings(deadline=None)
+@drawn(st.integers(1, 999), st.integers(0, 999), st.sampled_from([" ", "\u2009", "\u202f"]))
+def test_any_number_grouped_by_a_space_is_its_value(high, low, space):
+    value = high * 1000 + low
+    given, ev = evaluated(f"流量{high}{space}{low:03d} L/h", FLOW)
+    assert given.values == {"流量(L/h)": str(value)}, given
+    assert ev.outputs == {"措施": "低" if value < 1200 else "高"}
+
+
+@settings(deadline=None)
+@drawn(st.integers(1, 999), st.integers(0, 999))
+def test_a_dotted_number_is_asked_exactly_when_its_readings_select_other_rows(high, low):
+    typed = f"{high}.{low:03d}"
+    given = read_inputs(f"流量{typed}L/h", FLOW)
+    differ = (float(typed) < 1200) != (high * 1000 + low < 1200)
+    assert (given.values == {}) == differ and bool(given.ambiguous) == differ, given
 
 
 def test_two_dots_group_thousands():
