@@ -277,7 +277,8 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
             rest = "%" + rest
         value = chinese_number(m.group(2))
         if value is None or not m.group(1) and tenths(value, rest) is None and (
-                m.group(2) == "一" and not rest.startswith("刻钟") or  # 一刻钟; 一度: once
+                m.group(2) == "一" and not rest.startswith("刻钟") and  # 一刻钟; 一度: once
+                not _span_end(rest) or  # (一到两天: a span's first end)
                 unit_after(unit)[2] is None and
                 not unit.startswith(COUNTERS) and not _span_end(rest)):  # 三次, 两到三天
             continue
