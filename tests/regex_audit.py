@@ -285,6 +285,14 @@ OTHER: dict[str, str] = {
                                        "question terms (highlighting)",
     "kbtools.query.values._OLD": "a fixed word matched once at the start of a clause",
     "kbtools.query.values._NUMBER": "the question (at most 2,000 characters); one pass",
+    "kbtools.query.values._THIN_GROUPS": "the question; one pass: a look-behind digit, one "
+                                         "character class and a fixed-width look-ahead",
+    "kbtools.decision.numerals._ROUGH_PAIR": "the question; one pass: an optional short "
+                                             "prefix, a fixed alternation and one character",
+    "kbtools.query.readings._DOT_THOUSANDS": "fullmatch of one number's digits as read "
+                                             "(values._NUMBER)",
+    "kbtools.query.readings._GROUPED": "fullmatch of one number's digits as read "
+                                       "(values._NUMBER)",
     "kbtools.query.values._SPAN_AFTER": "a fixed alternation and one digit, matched at a "
                                         "number's end",
     "kbtools.query.values._SPAN_BEFORE": "at most 8 characters before a number",

@@ -224,9 +224,9 @@ def test_a_question_value_is_read_as_the_number_it_means(question, column, given
     ("已经连续喷了2次药，气温22度，湿度90%", SCAB, {"温度(℃)": "22", "相对湿度(%)": "90"}),
     ("温度不是22度，是18度，湿度90%，连续降雨2天", SCAB,
      {"相对湿度(%)": "90", "连续降雨天数": "2"}),  # two candidates: neither is taken
-    # a value given in a way not read here leaves the input missing, never another number
+    # two neighbouring numerals are a rough range (session 43), never another number
     ("温度二十五六度，湿度90%，最低温15度，连续降雨2天", SCAB,
-     {"相对湿度(%)": "90", "连续降雨天数": "2"}),
+     {"温度(℃)": "二十五到二十六度", "相对湿度(%)": "90", "连续降雨天数": "2"}),
     # a bound is given as written, read as the table reads it (test_answers_bounds.py)
     ("气温已超20度，湿度90%，连续降雨2天", SCAB,
      {"温度(℃)": "超20度", "相对湿度(%)": "90", "连续降雨天数": "2"}),
@@ -268,8 +268,9 @@ def test_fahrenheit_is_refused_and_tenths_are_a_percentage():
     ("温度26度一整天，湿度90%，连续降雨两天了",  # 一整天, 两天: words, no tenths
      {"温度(℃)": "26", "相对湿度(%)": "90", "连续降雨天数": "2"}),
     ("温度26度5，湿度90%", {"相对湿度(%)": "90"}),
-    # not a value: a spoken decimal (26.5), a bound, a span, an either-or, "once" (一度)
-    ("温度二十六度五，湿度百分之八九十，连续降雨三四天", {}),
+    # not a value: a spoken decimal (26.5), a share of two numerals; 三四天 is the rough
+    # range 三到四天 (session 43: its answer says it was rough)
+    ("温度二十六度五，湿度百分之八九十，连续降雨三四天", {"连续降雨天数": "三到四天"}),
     # (a bound is given as written, as 90%以上 is: the table reads it)
     ("温度二十多度，湿度达到百分之九十以上，连续降雨二十来天", {"相对湿度(%)": "百分之九十以上"}),
     ("温度二十到二十五度，湿度90%", {"温度(℃)": "二十到二十五度", "相对湿度(%)": "90"}),
@@ -279,7 +280,7 @@ def test_fahrenheit_is_refused_and_tenths_are_a_percentage():
 ])
 def test_chinese_numerals_are_read_only_where_they_are_the_value(question, expected):
     """二十六度 was left missing; a standard numeral a unit follows is now read like 26度, and
-    one that is no exact value (二十多, 三四天, 二十六度五) still is no value."""
+    one that is no exact value (二十多, 二十六度五) still is no value."""
     assert find_inputs(question, SCAB) == expected
 
 

@@ -319,13 +319,13 @@ def dist(tmp_path_factory):
      "80度说的是油温，不是温度(℃)"),
     ("greenhouse ventilation: oil temperature 80 C, humidity 90%", "vent.md",
      "Temperature (°C)", {"Humidity (%)": "90"},
-     "80C is said of oil temperature, not of Temperature (°C)"),
+     "80 C is said of oil temperature, not of Temperature (°C)"),
     ("greenhouse ventilation: the temperature of the oil is 80 C, humidity 90%", "vent.md",
      "Temperature (°C)", {"Humidity (%)": "90"},
-     "80C is said of temperature of the oil, not of Temperature (°C)"),
+     "80 C is said of temperature of the oil, not of Temperature (°C)"),
     ("greenhouse ventilation: the oil's temperature is 80 C, humidity 90%", "vent.md",
      "Temperature (°C)", {"Humidity (%)": "90"},
-     "80C is said of oil's temperature, not of Temperature (°C)"),
+     "80 C is said of oil's temperature, not of Temperature (°C)"),
 ])
 def test_the_answer_says_what_the_value_was_said_of(dist, question, doc, column, inputs, note):
     ev = top_evaluation(dist, question, doc)

@@ -294,10 +294,10 @@ def dist(tmp_path_factory):
      "80度说的是油温，不是温度(℃)"),
     ("greenhouse ventilation: temperature of the oil, 80 C, humidity 90%", "vent.md",
      "Temperature (°C)", {"Humidity (%)": "90"},
-     "80C is said of temperature of the oil, not of Temperature (°C)"),
+     "80 C is said of temperature of the oil, not of Temperature (°C)"),
     ("greenhouse ventilation: 80 C oil's temperature, humidity 90%", "vent.md",
      "Temperature (°C)", {"Humidity (%)": "90"},
-     "80C is said of oil's temperature, not of Temperature (°C)"),
+     "80 C is said of oil's temperature, not of Temperature (°C)"),
     ("大棚通风怎么办：油升温到80度，湿度90%", "greenhouse.md", "温度(℃)", {"湿度(%)": "90"},
      "80度说的是油温，不是温度(℃)"),
 ])

@@ -307,10 +307,10 @@ def dist(tmp_path_factory):
     ("大棚通风怎么办：油温、80度，湿度90%", "greenhouse.md", "温度(℃)", {"湿度(%)": "90"},
      "80度说的是油温，不是温度(℃)"),
     ("greenhouse ventilation: the oil was heated to 80 C, humidity 90%", "vent.md",
-     "Temperature (°C)", {"Humidity (%)": "90"}, "80C is said of oil, not of Temperature (°C)"),
+     "Temperature (°C)", {"Humidity (%)": "90"}, "80 C is said of oil, not of Temperature (°C)"),
     ("greenhouse ventilation: humidity 90%, 80 C the oil's temperature", "vent.md",
      "Temperature (°C)", {"Humidity (%)": "90"},
-     "80C is said of oil's temperature, not of Temperature (°C)"),
+     "80 C is said of oil's temperature, not of Temperature (°C)"),
 ])
 def test_the_answer_asks_for_the_input_naming_the_phrase(dist, question, doc, column, inputs,
                                                          note):

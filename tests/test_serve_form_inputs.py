@@ -98,3 +98,12 @@ def test_a_unit_after_a_trailing_point_is_judged_as_the_unit_it_names(client):
 
     assert said(["90.℉", "90", "4"]).count("°F") == said(["90℉", "90", "4"]).count("°F") > 0
     assert "90 is > 20" not in said(["90.℉", "90", "4"])
+
+
+def test_the_search_page_says_how_a_value_was_read(client):
+    """湿度0.9 is read as 90 % for the scab table (whole-percent bounds) and 下了三四天雨 as the
+    rough range 三到四天: the page said neither (session 43)."""
+    page = client.get("/", params={"q": "小麦赤霉病 温度22度 湿度0.9 下了四五天雨", "lang": "zh"})
+    text = html.unescape(re.sub("<[^>]+>", " ", page.text))
+    assert "数值读法：相对湿度(%) 0.9 as 90 %" in text, text
+    assert "近似值：连续降雨天数 四五天" in text

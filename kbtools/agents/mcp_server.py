@@ -134,10 +134,12 @@ match → `outputs`, one object per selected row as `evaluate_table` gives, each
 selects, several for a policy-all table; missing_inputs → the `missing` inputs to ask
 for, and `conflicts`: those the question gave two values, with both (ask which one
 applies), and `said_of_other`: those whose value in their unit the question said of another
-thing (80度 of 油温 for 温度: ask for the input's own value); spans_rows → a range or bound
+thing (80度 of 油温 for 温度: ask for the input's own value) or gave in a way that reads two
+ways into other rows (1.200: 1.2 or 1200, ask which); spans_rows → a range or bound
 the question gave (22到25度, between 20 and 25 C) that rows each hold part of: `spans` names
 them, ask for one value (a range one row holds is answered: match); no_match → needs human review, never a guessed row; `approximate`: inputs the
-question gave only roughly, 大约90% or about 90% — evaluated as given, say so; `near_bound`: those
+question gave only roughly, 大约90% or about 90%, 三四天 (the range 三到四天) — evaluated as given, say so;
+`readings`: inputs whose value was read otherwise than typed (1 200 as 1200, 湿度0.85 as 85 %) — say so; `near_bound`: those
 of them near a bound of the matched row, with its condition — the answer depends on the exact
 value, ask for it). `more` lists further
 chunks of the same section. `outdated: true` means the document's `valid_until` has passed (possibly

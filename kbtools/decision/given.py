@@ -46,6 +46,7 @@ from kbtools.decision.numerals import (
     fraction,
     magnified,
     magnified_numbers,
+    shares_said,
     spell_numbers,
 )
 from kbtools.decision.units import limits, unit_group, unit_symbols
@@ -98,10 +99,11 @@ def read_given(value: str, numeric: bool, unit: str = "") -> Given:
         return Given(f"{day}{WEEKDAY_UNIT}", None, rough, value)
     if cell_days(text) is not None:  # 周一至周三, 工作日, 周六至周一: a run of days, as cells write
         return Given(text, parse_condition(text), rough, value)
-    text = read_numerals(_scaled(_signed(_latin_magnitudes(text, unit))))
+    share = next((s for s in ("%", "‰") if unit_group(unit) == unit_group(s)), "")
+    text = read_numerals(_scaled(_signed(_latin_magnitudes(_shares(text, share), unit))))
     text = in_magnitude(text, unit) if unit[:1] and unit[:1] in MAGNITUDE_CHARS \
         else magnified(text)
-    text = fraction(text, next((s for s in ("%", "‰") if unit_group(unit) == unit_group(s)), ""))
+    text = fraction(text, share)
     text = unit_symbols(_spelled(text))  # 30 degrees F: 30°f
     if parse_number(text) is not None:
         return Given(text, None, rough, value)
@@ -110,6 +112,17 @@ def read_given(value: str, numeric: bool, unit: str = "") -> Given:
         # (23:00-1:00 is the two hours across midnight, as a cell writes them: `_circle`)
         span = replace(span, lo=span.hi, hi=span.lo, lo_incl=span.hi_incl, hi_incl=span.lo_incl)
     return Given(text, span if span.is_rangeish else None, rough, value)
+
+
+def _shares(text: str, share: str) -> str:
+    """`text` with each share of a whole it says in words or a fraction inside a bound or a
+    range (一半, 一半以上, 超过三分之二, 1/2到2/3: `numerals.shares_said`) as the percentage it
+    is, in a column of shares (`share`: ``%`` or ``‰``); as it is elsewhere."""
+    if not share:
+        return text
+    for start, end, value in reversed(shares_said(text)):
+        text = f"{text[:start]}{value}%{text[end:]}"
+    return text
 
 
 # a number with a Latin letter for a thousand or ten thousand glued after it, as typed (2k,

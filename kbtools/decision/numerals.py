@@ -92,6 +92,30 @@ def _below_10k(n: int, *, leading: bool) -> str:
     return "".join(out)
 
 
+# two neighbouring digits said together, "three or four" (三四天, 两三个小时, 七八成, 二十五六度,
+# 三四十公斤): no numeral `chinese_number` reads, but a rough value within the span it says
+_ROUGH_PAIR = re.compile(r"(?<![零〇一二两三四五六七八九十百千万点])((?:[二三四五六七八九]?十)?)"
+                         r"(一两|两三|二三|三四|四五|五六|六七|七八|八九)([十百千万]?)"
+                         r"(?![零〇一二两三四五六七八九十百千万点])")
+
+
+def rough_pairs(text: str, counts: Callable[[str], bool]) -> list[tuple[int, int, str]]:
+    """(start, end, the span it says) of each numeral of `text` that is two neighbouring
+    digits (see above) followed by what `counts` (given what follows the numeral) takes for a
+    unit or a measure word: 三四天 → 三到四, 二十五六度 → 二十五到二十六, 三四十公斤 →
+    三十到四十, 七八成 → 七到八. Not 十一两 (eleven liang), nor a pair in a longer run
+    (一二三四)."""
+    out = []
+    for m in _ROUGH_PAIR.finditer(text):
+        tens, pair, times = m.groups()
+        if (tens and (times or pair == "一两")) or not counts(text[m.end():]):
+            continue
+        low, high = pair[0], pair[1]
+        read = f"{low}{times}到{high}{times}" if times else f"{tens}{low}到{tens}{high}"
+        out.append((m.start(), m.end(), read))
+    return out
+
+
 # English number words: below twenty, the tens, and the multipliers
 EN_SMALL = {w: n for n, w in enumerate((
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",

@@ -58,6 +58,7 @@ __all__ = [  # the input readers of `kbtools.query.inputs` stay importable from 
     "read_inputs", "result_extra", "said_of_other_note",
 ]
 
+READ_NOTE = "read"  # how a value not taken as typed was read: ``(read: 流量(L/h) 1 200 as 1200)``
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,9 @@ class Evaluation:
     # input column → the rows (1-based) each holding part of the range given it (status
     # ``spans_rows``): which one applies depends on the value within it
     spans: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    # input column → how its value was read when not as typed (``1 200 as 1200``, ``湿度0.85``
+    # ``as 85 %``: `query.readings`); the message says so too (`READ_NOTE`)
+    readings: dict[str, str] = field(default_factory=dict)
 
     def chunk(self, index: KbIndex) -> dict[str, Any] | None:
         """`answer_chunk` (a search holding an evaluation need not import this module)."""
@@ -112,6 +116,7 @@ class Evaluation:
                 "approximate": dict(self.approximate),
                 "near_bound": dict(self.near_bound),
                 "said_of_other": dict(self.said_of_other),
+                "readings": dict(self.readings),
                 "spans": {k: list(v) for k, v in self.spans.items()}, "row": self.row,
                 # one object per selected row (none unless matched): `evaluate_table`'s shape
                 "outputs": [dict(r["outputs"]) for r in self.rows],
@@ -188,13 +193,19 @@ def evaluate_question(index: KbIndex, question: str, tables: Iterable[tuple[str,
         # quantity (油温80度 by a 温度 table) is no value for this table: not evaluated, so
         # the table is not put first for a question about something else
         if (found and (dt.annotated or len(found) == len(dt.inputs))) or \
-                (given.conflicts and dt.annotated):
+                ((given.conflicts or given.ambiguous) and dt.annotated):
             chinese = any(is_cjk(ch) for ch in question)
-            notes = {k: said_of_other_note(k, v, n, chinese=chinese)
+            # each value as the question typed it (``2100 hours``, not 2100hours)
+            notes = {k: said_of_other_note(k, given.typed.get(v, v), n, chinese=chinese)
                      for k, (v, n) in given.others.items()}
-            return replace(evaluate_inputs(doc, ti, dt, found, given.conflicts,
+            conflicts = {k: tuple(given.typed.get(v, v) for v in vs)
+                         for k, vs in given.conflicts.items()}
+            notes.update({k: ambiguous_note(*v, chinese=chinese)
+                          for k, v in given.ambiguous.items()})
+            return replace(evaluate_inputs(doc, ti, dt, found, conflicts,
                                            given.approximate, notes,
-                                           lang="zh" if chinese else "en"),
+                                           lang="zh" if chinese else "en",
+                                           readings=given.readings),
                            table_index=decision_number(index, doc, ti))
     return None
 
@@ -202,7 +213,8 @@ def evaluate_question(index: KbIndex, question: str, tables: Iterable[tuple[str,
 def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
                     conflicts: Mapping[str, tuple[str, ...]] = {},
                     approximate: Mapping[str, str] = {},
-                    said_of_other: Mapping[str, str] = {}, *, lang: str = "en") -> Evaluation:
+                    said_of_other: Mapping[str, str] = {}, *, lang: str = "en",
+                    readings: Mapping[str, tuple[str, str]] = {}) -> Evaluation:
     """Match the values found: the rows the table's policy selects (the first matching row,
     or with policy ``all`` every one, as `kb table eval` does). With inputs missing, the
     answer is still certain when every row the given values select accepts any value ("*")
@@ -212,8 +224,15 @@ def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
     相对湿度(%) 90%)``) since a value near a row's bound may belong to the next row.
     `said_of_other`: missing input → why the value in its unit is not its
     (`said_of_other_note`), said after it in the message. A range rows split is refused
-    in `lang` (``zh`` or ``en``: the question's), naming them (status ``spans_rows``)."""
+    in `lang` (``zh`` or ``en``: the question's), naming them (status ``spans_rows``).
+    `readings`: input → (its value as typed, as read) where that is not the number as typed
+    (1 200 → 1200, 一半 → 50 %: `query.readings`); the message ends naming them
+    (``(read: 流量(L/h) 1 200 as 1200)``)."""
     ev = _evaluate(doc, ti, dt, found, conflicts, said_of_other, lang)
+    read = {k: f"{typed} as {value}" for k, (typed, value) in readings.items() if k in found}
+    if read:
+        ev = replace(ev, readings=read, message=f"{ev.message} ({READ_NOTE}: " +
+                     ", ".join(f"{k} {v}" for k, v in read.items()) + ")")
     rough = {k: v for k, v in approximate.items() if k in found}
     if not rough:
         return ev
@@ -315,6 +334,16 @@ def said_of_other_note(column: str, value: str, other: str, *, chinese: bool) ->
     if chinese:
         return f"{value}说的是{other}，不是{column}"
     return f"{value} is said of {other}, not of {column}"
+
+
+def ambiguous_note(typed: str, one: str, other: str, *, chinese: bool) -> str:
+    """Why `typed` (1.200) is no value of its input: it reads as `one` (1.2) or `other`
+    (1200, its dot grouping thousands), which select other rows; in Chinese for a question
+    with Chinese in it, else in English."""
+    if chinese:
+        return f"{typed}可读作{one}或{other}，两者对应不同的行；请写成{one}或{other}"
+    return f"{typed} reads as {one} or as {other} (a dot grouping thousands), which select " \
+        f"other rows; write {one} or {other}"
 
 
 def answer_chunk(index: KbIndex, ev: Evaluation) -> dict[str, Any] | None:

@@ -43,6 +43,7 @@ from kbtools.decision.units import bare_degrees, degrees_fit, scale
 from kbtools.decision.weekdays import WEEKDAY_UNIT, days_said
 from kbtools.decision.words import APPROX_AFTER
 from kbtools.index.tokenize import to_simplified
+from kbtools.query import readings
 from kbtools.query.fillers import EN_NUMERALS, strip_fillers
 from kbtools.query.naming import (
     NAME_GAP,
@@ -53,6 +54,7 @@ from kbtools.query.naming import (
     nameless,
     of_column,
     said_of_other,
+    same_part_of_day,
     takes_by_unit,
     unnamed_output,
     use_of_other,
@@ -67,8 +69,15 @@ from kbtools.query.quantities import (
     whole_names,
 )
 from kbtools.query.ranges import with_ranges
-from kbtools.query.value_units import DURATIONS, in_order, rates_said_first
-from kbtools.query.values import BOUND_AFTER, STOP_GAP, Number, bounds_after, compact, numbers
+from kbtools.query.value_units import DURATIONS, in_order, rates_said_first, rough_said
+from kbtools.query.values import (
+    BOUND_AFTER,
+    STOP_GAP,
+    Number,
+    bounds_after,
+    compact,
+    numbers,
+)
 from kbtools.query.wording import (
     NAME_STARTS,
     Terms,
@@ -140,6 +149,15 @@ class Inputs:
     # missing input column → (a value in its unit as written, the other thing it is said
     # of): 80度 said of 油温 is no value of 温度(℃) (`quantities.Qualified`, `Others`)
     others: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # input column → (its value as typed, as read) when that is not the number as typed
+    # (1 200 → 1200, 一半 → 50 %, 湿度0.85 → 85 %: `query.readings`), said in the answer
+    readings: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # missing input column → (a value as typed, its two readings) the question gave it, when
+    # the two select other rows (1.200: 1.2 or 1200): which one is meant is asked, not guessed
+    ambiguous: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    # a value as the fields above quote it (compacted: 2100hours, 80C) → as the question
+    # typed it (``2100 hours``, ``80 C``), where the two differ: what an answer's notes show
+    typed: dict[str, str] = field(default_factory=dict)
 
 
 def find_inputs(question: str, table: DecisionTable,
@@ -167,6 +185,8 @@ def read_inputs(question: str, table: DecisionTable,
     cased = compact(question, fold=False)  # a range as the table reads it: 超过20度
     shown = compact(written)  # a thing as the question writes it (溫度), where the two line up
     shown = shown if len(shown) == len(text) else text
+    typed = compact(written, fold=False)  # a value as typed (``2100 hours``, 溫度): for notes
+    typed = typed if len(typed) == len(text) else cased
     # the days of the week said (周三, ``on wednesday``): a column of days' value, and no
     # number (周3) nor a name qualifying the next input's (周三温度 is the temperature)
     days = days_said(text, cased)
@@ -229,11 +249,15 @@ def read_inputs(question: str, table: DecisionTable,
         # a part that also names another input names neither (温度 of 土壤温度 and 空气温度)
         others = {n for j in table.inputs if j != i for n in names[j]}
         usable = [n for n in names[i] if n in wholes[i] or n not in others]
+        # a longer name of another input holds no mention of this one's (the 温度 of 夜间温度
+        # is no name of 白天温度's)
+        theirs = [*spans, *((m.start(), m.end()) for n in others - set(names[i])
+                            for m in re.finditer(re.escape(n), text))]
         for name in usable:
             # 湿度 of 相对湿度, ``humidity`` of its synonym ``relative humidity``
             tail = name not in wholes[i] and any(w.endswith(name) for w in wholes[i])
             rivals = dict(quals[i].tails).get(name, frozenset())
-            found = _after_name(text, name, found_numbers, claimed, tail=tail, spans=spans,
+            found = _after_name(text, name, found_numbers, claimed, tail=tail, spans=theirs,
                                 qualified=quals[i], rivals=rivals)
             if found is None:
                 continue
@@ -253,8 +277,9 @@ def read_inputs(question: str, table: DecisionTable,
                 blocked.add(i)
             if num >= 0:
                 _claim(claimed, found_numbers, num)
-                again = _named_again(text, usable, found_numbers, claimed, found_numbers[num],
-                                     spans)
+                # (by a name of its own: the 温度 of 夜间温度 is no second 白天温度)
+                again = _named_again(text, [n for n in usable if n not in others],
+                                     found_numbers, claimed, found_numbers[num], spans)
                 if again is not None:  # 温度22度…温度23度: which one is not known
                     out.pop(table.header[i], None)
                     blocked.add(i)
@@ -311,9 +336,10 @@ def read_inputs(question: str, table: DecisionTable,
                     (x.unit != PERCENT or of_column(text, x, table.header[i], synonyms)):
                 fits.append(n)
         fits = _one_per_range(fits, found_numbers)  # 20 c to 24 c: one value, the range
-        if not fits or any(sum(takes_by_unit(found_numbers[n], table.header[j])
+        if not fits or any(sum(takes_by_unit(found_numbers[n], table.header[j]) and
+                               same_part_of_day(found_numbers[n].word, table.header[j])
                                for j in table.inputs) != 1 for n in fits):
-            continue  # a unit no column or two take
+            continue  # a unit no column or two take (晚上3度: of 白天温度 and 夜间温度, the night's)
         if i in by_name:  # temperature 22 C, then 24 C: a second value in the column's unit
             first = by_name[i]
             other = next((found_numbers[n] for n in fits if found_numbers[n].exact and
@@ -378,10 +404,24 @@ def read_inputs(question: str, table: DecisionTable,
             out[table.header[i]] = named[0]
     for i, x in by_name.items():
         source.setdefault(table.header[i], x)
-    return Inputs(out, conflicts, {h: _said(source[h]) for h in out
-                                   if h in source and source[h].approximate},
+    for n, x in enumerate(found_numbers):  # 2100 operating hours, 4 windy days: another
+        if n in claimed or not x.noun or not x.exact or x.unit not in DURATIONS:
+            continue  # thing's time, which no input here counts: said so, not dropped
+        for i in table.inputs:
+            if i in table.numeric and i not in blocked and table.header[i] not in out and \
+                    header_unit(table.header[i]) in DURATIONS:
+                said.setdefault(table.header[i], (_said(x), typed[x.end:x.after].strip()))
+    reading = readings.read(out, source, text, typed, table)  # 1 200 as 1200, 1.200: which?
+    rough = {h: _said(source[h]) for h in out if h in source and source[h].approximate}
+    for read, as_said in rough_said(question).items():  # 三四天, read as 三到四天: rough
+        rough.update({h: v.replace(read, as_said) for h, v in out.items() if read in v})
+    # each value a message quotes, as typed where the compacted text joins it (2100hours:
+    # ``2100 hours``): `Inputs.typed`
+    as_typed = {_said(x): t for x in found_numbers if (t := _said(x, typed)) != _said(x)}
+    return Inputs(out, conflicts, rough,
                   {h: (v, _as_written(thing, text, shown)) for h, (v, thing) in said.items()
-                   if h not in out and h not in conflicts})
+                   if h not in out and h not in conflicts and h not in reading.ambiguous},
+                  reading.read, reading.ambiguous, as_typed)
 
 
 def _time_given(text: str, times: Sequence[tuple[int, int, int]],
@@ -448,9 +488,15 @@ def _one_per_range(fits: list[int], found: Sequence[Number]) -> list[int]:
     return out
 
 
-def _said(x: Number) -> str:
-    """Number `x` as a message quotes it: its range or bound when it is one (25度以上)."""
-    return x.range_text or x.written
+def _said(x: Number, typed: str = "") -> str:
+    """Number `x` as a message quotes it: its range or bound when it is one (25度以上), else
+    as `typed` (the question compacted in the case and script it was written, aligned with
+    the text `x` was read from) writes it with its unit (``2100 hours``, not the
+    ``2100hours`` `Number.written` joins), or as `Number.written` without one."""
+    if x.range_text:
+        return x.range_text
+    said = typed[x.start:x.after].rstrip(" ,.;") if typed else ""
+    return said or x.written
 
 
 def _tails(names: Sequence[str], wholes: Collection[str]) -> tuple[tuple[str, frozenset[str]], ...]:

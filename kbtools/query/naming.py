@@ -241,6 +241,8 @@ def may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {},
         return True  # 然后 24 度, 下大雨 22度: said of nothing named (晴了4天: sunny days)
     if DAY_TIMES.fullmatch(word) and not any(t in key for t in TIMES):
         return True  # 夜里负5度 for 温度: when it was read (not 日均温's, a day's mean)
+    if DAY_TIMES.fullmatch(word) and (part := part_of_day(word)):
+        return part == part_of_day(key)  # 晚上3度 for 夜温: the night's (not 白天25度)
     chars = {ch for ch in key if is_cjk(ch)}
     if any(v in key for v in RUNNING):  # 用了 2100 小时 for 运行小时: the same time counted
         chars |= set("".join(RUNNING)) | {"开"}  # 开了, 开机 (not the 机 of 停机)
@@ -249,6 +251,25 @@ def may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {},
     tails = [key[n:] for n in range(1, len(key) - 1)]
     return not any(word.endswith(t) and len(word) > len(t) and is_cjk(word[-len(t) - 1])
                    for t in tails)
+
+
+# the parts of the day a time word or a header says (晚上, 夜里, 半夜 and 夜温, 夜间温度; 白天, 中午
+# and 昼温, 日间温度): a reading said at one is the value of a column of that part of the day
+_PARTS_OF_DAY = (("night", ("夜", "晚", "宵")), ("day", ("白天", "昼", "日间", "中午", "午间")))
+
+
+def part_of_day(text: str) -> str:
+    """``night`` or ``day`` when `text` (a time word, a header) says that part of the day,
+    else "" (日均温: a day's mean, no part of it)."""
+    return next((part for part, marks in _PARTS_OF_DAY if any(m in text for m in marks)), "")
+
+
+def same_part_of_day(word: str, header: str) -> bool:
+    """Whether a reading said with `word` before it may be column `header`'s by the part of
+    the day: any when `word` is no time of a part of the day (`part_of_day`), else only a
+    column of that part or of none (晚上 3度: 夜间温度 or 温度, not 白天温度)."""
+    part = part_of_day(word) if DAY_TIMES.fullmatch(word) else ""
+    return not part or part_of_day(key_text(header)) in (part, "")
 
 
 def use_of_other(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> str:

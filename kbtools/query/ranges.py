@@ -24,7 +24,7 @@ from functools import lru_cache
 
 from kbtools.decision.conditions import Condition
 from kbtools.decision.given import read_given
-from kbtools.decision.numerals import NUMERAL_CHARS
+from kbtools.decision.numerals import NUMERAL_CHARS, shares_said
 from kbtools.decision.words import RANGE_ENDS, WORD_PREFIXES, ZH_JOINERS
 from kbtools.query.value_units import unit_after
 from kbtools.query.values import BOUND_AFTER, BOUND_BEFORE, Number, bounds_after
@@ -152,8 +152,9 @@ def _range_at(text: str, start: int, end: int, floor: int,
     number's own note: `values.approximate`): the longest, as ``not above 30`` is no ``above
     30``, and of it the fewest words read the same (``20 to 24 C`` of ``from 20 to 24 C``)."""
     ends = _ends(text, end, ceiling)
-    starts = [s for s in _starts(text, start, floor)  # 一度达到三十度: 一度 is "once"
-              if not (text[s:s + 1] == "一" and text[s + 1:s + 2] not in NUMERAL_CHARS)]
+    starts = [s for s in _starts(text, start, floor)  # 一度达到三十度: 一度 is "once" (not
+              if s == start or not (text[s:s + 1] == "一" and  # the number's own 一: 一半以上)
+                                    text[s + 1:s + 2] not in NUMERAL_CHARS)]
     for n, s in enumerate(starts):
         for e in ends:
             span = _span(text[s:e])
@@ -171,7 +172,8 @@ def _range_at(text: str, start: int, end: int, floor: int,
 def _span(text: str) -> Condition | None:
     """The range or bound the given-value reader reads `text` as, said exactly (None for a
     number, no range, or a rough one)."""
-    given = read_given(text, True)
+    # (a share said in words or as a fraction, 一半以上, is one of a whole: read as a percentage)
+    given = read_given(text, True, "%" if shares_said(text) else "")
     if given.span is None or given.approximate:
         return None
     return replace(given.span, raw="")

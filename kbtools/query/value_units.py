@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from kbtools.decision.numerals import rough_pairs
 from kbtools.decision.units import (
     GROUP_OF,
     MAGNITUDE_WORDS,
@@ -25,12 +26,12 @@ from kbtools.decision.units import (
 UNIT_CLASSES: tuple[tuple[str, ...], ...] = (
     ("℃", "°c", "c", "摄氏度", "度"),
     ("%", "％", "percent"),
-    ("小时", "h", "hours", "hour", "hrs", "hr"),
-    ("天数", "天", "日", "days", "day"),
+    ("小时", "钟头", "h", "hours", "hour", "hrs", "hr"),
+    ("天数", "天", "日", "days", "day", "d"),  # 4d: 4 days (no letter after it)
     ("周", "星期", "weeks", "week", "wks", "wk"),
     ("个月", "months", "month"),  # not 月 alone: 3月2日 is a date
     ("年", "years", "year", "yrs", "yr"),
-    ("分钟", "min", "minutes"),
+    ("分钟", "min", "mins", "minute", "minutes"),
     ("刻钟",),  # 一刻钟: a quarter of an hour
     ("mm", "毫米"),
     ("mpa",),
@@ -235,3 +236,24 @@ def count_end(text: str, lo: int, at: int) -> int:
         if word:
             end = n = n + len(word)
     return end
+
+
+def said_roughly(text: str) -> str:
+    """`text` with each numeral of two neighbouring digits before a unit or measure word as
+    the span it says (下了三四天雨 as 下了三到四天雨: `decision.numerals.rough_pairs`), which the
+    question's reader reads as a range; `kbtools.query.inputs` says the value was rough."""
+    for start, end, read in reversed(rough_pairs(text, _counted)):
+        text = text[:start] + read + text[end:]
+    return text
+
+
+def rough_said(text: str) -> dict[str, str]:
+    """Each span `said_roughly` reads a numeral of `text` as → the numeral as said (三到四 →
+    三四): what a message quotes for a value given so."""
+    return {read: text[start:end] for start, end, read in rough_pairs(text, _counted)}
+
+
+def _counted(rest: str) -> bool:
+    """Whether `rest` (what follows a Chinese numeral) starts with a unit or a measure word
+    (天, 个小时, 度, 台, 成 of a share in tenths)."""
+    return unit_after(rest)[2] is not None or rest.startswith((*COUNTERS, "个", "成"))

@@ -60,6 +60,7 @@ from kbtools.query.value_units import (
     COUNTERS,
     DURATIONS,
     count_end,
+    said_roughly,
     unit_after,
 )
 
@@ -72,7 +73,12 @@ RUN_WORDS = frozenset(("consecutive", "straight", "successive", "continuous", "s
 # words that are no count noun between a number and its unit (``4 more days``: a bound)
 _NOT_NOUNS = frozenset(("more", "less", "fewer", "over", "under", "than", "and", "the", "extra",
                         "other", "another", "additional", "full", "whole", "straight"))
-_NUMBER = re.compile(r"(?<![a-z0-9_.\-])(-?(?:\d{1,3}(?:,\d{3})+(?!\d|,\d)|\d+)(?:\.\d+)?)")
+_NUMBER = re.compile(r"(?<![a-z0-9_.\-])(-?(?:\d{1,3}(?:,\d{3})+(?!\d|,\d)|"
+                     # 1 200, 12 500 (a space or a thin space as written, NFKC's space:
+                     # groups of three digits), 1.200.000 (two dots or more group thousands)
+                     # (not after a number or a code, hx-260 1 200: 1200, or 1 and 200)
+                     r"(?<!\d )\d{1,3}(?: \d{3})+(?![\d.,]| \d)|\d{1,3}(?:\.\d{3}){2,}(?![\d.,])|"
+                     r"\d+)(?:\.\d+)?)")
 _STOP = ",，、。;；!?！？"
 _FRACTION_SLASHES = "/\u2044"  # 2/3, and ½ as NFKC writes it (1⁄2)
 STOP_GAP = re.compile(rf"[{_STOP}\d]")
@@ -201,7 +207,8 @@ def compact(text: str, *, fold: bool = True) -> str:
     """`text` as values and input names are read from it (see the module doc); with `fold`
     False, the same text in the case it was written (what a message shows the user)."""
     # a full-width comma ends a clause, never groups digits (湿度84.9，26℃ is no 84.9,26)
-    text = unicodedata.normalize("NFKC", text.replace("\uff0c", ", "))
+    # a thin space grouping thousands (1 200, as SI writes them) is part of the number
+    text = unicodedata.normalize("NFKC", _THIN_GROUPS.sub("", text.replace("\uff0c", ", ")))
     text = normalize_text(text) if fold else normalize_cell(text)
     out: list[str] = []
     for i, ch in enumerate(text):
@@ -224,7 +231,10 @@ def compact(text: str, *, fold: bool = True) -> str:
                 text[i + 1:i + 2] == " " and text[i + 2:i + 3].isdigit())):
             ch = " " if text[i + 1:i + 2].isdigit() else ""  # approx. 90%: approx 90%
         out.append(ch)
-    return spell_numbers("".join(out), _unit_follows)  # ``four days``: 4 days
+    return spell_numbers(said_roughly("".join(out)), _unit_follows)  # ``four days``: 4 days
+
+
+_THIN_GROUPS = re.compile(r"(?<=\d)[\u2009\u202f](?=\d{3}(?!\d))")
 
 
 def _unit_follows(rest: str) -> bool:
@@ -258,7 +268,7 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
     written the standard way (`decision.numerals`) that a unit follows (二十六度, 三个小时: the
     个 dropped) or 百分之 leads (百分之九十 is 90 followed by %). A numeral no unit follows is
     no number here (一些, 十分, 二十多), nor is 一 alone (一度 is also "once")."""
-    spans = [(m.start(), m.end(), m.group(1).replace(",", ""),
+    spans = [(m.start(), m.end(), _grouped(m.group(1)),
               text[m.end():m.end() + AFTER_CHARS]) for m in _NUMBER.finditer(text)]
     for m in CJK_NUMBER.finditer(text):
         rest = text[m.end():m.end() + AFTER_CHARS]
@@ -267,7 +277,8 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
             rest = "%" + rest
         value = chinese_number(m.group(2))
         if value is None or not m.group(1) and tenths(value, rest) is None and (
-                m.group(2) == "一" and not rest.startswith("刻钟") or  # 一刻钟; 一度: once
+                m.group(2) == "一" and not rest.startswith("刻钟") and  # 一刻钟; 一度: once
+                not _span_end(rest) or  # (一到两天: a span's first end)
                 unit_after(unit)[2] is None and
                 not unit.startswith(COUNTERS) and not _span_end(rest)):  # 三次, 两到三天
             continue
@@ -285,6 +296,13 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
         if not out or span[0] >= out[-1][1]:  # (not the 五 of 八成五: its tenths)
             out.append(span)
     return out
+
+
+def _grouped(digits: str) -> str:
+    """The value of `digits` (a number `_NUMBER` reads) without the marks that group its
+    thousands: commas, spaces (1 200), or two dots and more (1.200.000)."""
+    digits = digits.replace(",", "").replace(" ", "")
+    return digits.replace(".", "") if digits.count(".") > 1 else digits
 
 
 _SPAN_JOINER = re.compile(r"(?:~|〜|-|–|—|到|至)")

@@ -198,6 +198,7 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "evaluated": ("按问题中的数值判定", "Evaluated on the question's values"),
     "approximate": ("近似值：{values}，接近规则边界时结果可能不同",
                     "approximate value: {values}; near a rule's bound the answer may differ"),
+    "readings": ("数值读法：{values}", "values read: {values}"),
     "near_bound": ("结果取决于确切数值：{values} 接近所匹配规则的边界",
                    "the answer depends on the exact value: {values} near the matched rule's bound"),
     "why": ("判定依据", "Why"),
