@@ -21,6 +21,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from kbtools.build.chunk import ChunkConfig, chunk_document
@@ -113,12 +114,7 @@ def chunk_seconds(text: str) -> float:
     """Best of two: process CPU seconds chunking `text`, its parse made before."""
     src = parse_source(text, Path("/r/knowledge/t.md"), "knowledge/t.md")
     doc = parse(src)
-    best = float("inf")
-    for _ in range(2):
-        start = time.process_time()
-        chunk_document(src, doc=doc)
-        best = min(best, time.process_time() - start)
-    return best
+    return _best_of_two(lambda: chunk_document(src, doc=doc))
 
 
 def manual_seconds(sections: int) -> float:
@@ -128,10 +124,15 @@ def manual_seconds(sections: int) -> float:
     from tests.test_chunk_scale import manual
     src = parse_source(manual(sections), Path("/r/knowledge/m.md"), "knowledge/m.md")
     index = HeadingIndex.build([src])
+    return _best_of_two(lambda: chunk_document(src, resolver=index))
+
+
+def _best_of_two(work: Callable[[], object]) -> float:
+    """The fewer process CPU seconds of two runs of `work`."""
     best = float("inf")
     for _ in range(2):
         start = time.process_time()
-        chunk_document(src, resolver=index)
+        work()
         best = min(best, time.process_time() - start)
     return best
 

@@ -14,7 +14,7 @@ from hostile import make_repo
 from hypothesis import given as drawn
 from hypothesis import settings
 from hypothesis import strategies as st
-from kbfixtures import scab_table, titled_page, top_evaluation
+from kbfixtures import RAIN_TABLE, scab_table, titled_page, top_evaluation
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
@@ -237,19 +237,7 @@ def test_a_note_quotes_the_value_as_typed(question, said):
     assert given.typed.get(value, value) == said
 
 
-SCAB_PAGE = titled_page("小麦赤霉病风险", """按温度、相对湿度和连续降雨天数判定。
-
-<!-- decision: inputs=温度(℃),相对湿度(%),连续降雨天数; outputs=风险等级 -->
-| 温度(℃) | 相对湿度(%) | 连续降雨天数 | 风险等级 |
-|---|---|---|---|
-| <15 | * | * | 低 |
-| 15-20 | <85 | * | 低 |
-| 15-20 | ≥85 | ≤3 | 中 |
-| 15-20 | ≥85 | >3 | 高 |
-| >20 | <85 | * | 中 |
-| >20 | ≥85 | ≤3 | 高 |
-| >20 | ≥85 | >3 | 极高 |
-""")
+SCAB_PAGE = titled_page("小麦赤霉病风险", "按温度、相对湿度和连续降雨天数判定。\n\n" + RAIN_TABLE)
 PUMP_PAGE = titled_page("Pump flow check", """Check the flow.
 
 <!-- decision: inputs=Flow (L/h); outputs=Action -->
