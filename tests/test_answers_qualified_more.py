@@ -33,6 +33,7 @@ from test_answers_qualified import names_no_thing
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.decision import build_table
+from kbtools.decision.weekdays import days_said
 from kbtools.query.changes import EN_CHANGES
 from kbtools.query.fillers import EN_NUMERALS, FILLERS
 from kbtools.query.inputs import read_inputs
@@ -262,7 +263,17 @@ _THINGS = st.text("abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=9).filter(
     lambda w: w not in EN_PLAIN | EN_CHANGES | set(FILLERS) | set(AMBIENT) | set(ROOMS) |
     {t for group in ABBREVIATIONS for t in group} |  # soc names a quantity, not a thing
     {"pressure", "temperature", "temp", "action", "down", "back", "outdoors", "outside",
-     "outdoor"} and not EN_NUMERALS.match(w))
+     "outdoor"} and not EN_NUMERALS.match(w)
+    and not days_said(w, w))  # a day is when, not a thing: ``the weekend adjust to 1 psi``
+
+
+@pytest.mark.parametrize("question", [
+    "the weekend adjust to 30 psi", "the monday raise to 30 psi", "the Wed set to 30 psi",
+])
+def test_a_day_before_a_verb_of_change_is_when_the_value_is_the_tables(question):
+    """A day before a verb of change says when, not which thing: the value is the table's."""
+    got = read_inputs(question, bare_table("Pressure (psi)"))
+    assert (got.values, got.others) == ({"Pressure (psi)": "30"}, {})
 
 
 @settings(max_examples=200, deadline=None)
