@@ -268,6 +268,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.filter_kinds._YEAR": "fullmatch",  # a --where value
     "kbtools.query.filter_kinds._MONTH_SHAPE": "fullmatch",  # a front-matter value
     "kbtools.query.filter_numbers._QUANTITY": "fullmatch",  # a front-matter or --where value
+    "kbtools.query.filter_numbers._NUMBER_AT": "match",  # a front-matter or --where value
+    "kbtools.query.filter_text._GROUPED": "match",  # a --where value (its order's number)
     "kbtools.agents.docpath._CITED": "fullmatch",  # an agent's document path
     "kbtools.agents.citation_text._SHOWN_LINES": "fullmatch",  # what follows " (line" in a doc
     "kbtools.markdown.formula_words._PIECE": "findall",  # a formula's LaTeX
@@ -349,6 +351,7 @@ OTHER: dict[str, str] = {
     "kbtools.agents.draft_git:<dynamic>": "an escaped branch name or file stem and a fixed "
                                       "optional `-N` tail (fullmatch of one ref or file name)",
     "kbtools.corpus:first on line (\\d+)": "PyYAML's own error message",
+    "kbtools.corpus._STREAM_END": "PyYAML's own error message",
     "kbtools.agents.stdio.SURROGATE_ESCAPE": "six fixed bytes, no repetition",
     "kbtools.agents.stdio.JSON_ESCAPE": "a backslash and one character or four hex "
                                              "digits: fixed length, no repetition",

@@ -229,6 +229,7 @@ def order_text(number: Number) -> str:
 # slash (r/min, m/s), or a percent or degree sign; no digit in it but a power after a unit
 # known so (m2, cm2, m3: `_POWERED`)
 _NUMBER = r"\s*([+-]?(?:(?:0|[1-9]\d*)(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?)\s*"
+_NUMBER_AT = re.compile(_NUMBER)
 _QUANTITY = re.compile(_NUMBER + r"((?:°?[^\W\d_]+[23]?(?:/[^\W\d_]+[23]?)?)|[%℃℉])\s*")
 MAX_QUANTITY_CHARS = 40  # longer text is no measured value
 # the units written with a power's digit (as NFKC writes m² and ㎡): no other letters and digit
@@ -258,7 +259,7 @@ def unit_written(text: str) -> str:
     """What follows the number of a quantity `text` (`quantity`), as written (full-width
     forms as ASCII): ``℃`` of ``-5 ℃``, ``kW`` of ``１０ｋＷ``."""
     clean = narrow(text).strip()
-    m = re.match(_NUMBER, clean)
+    m = _NUMBER_AT.match(clean)
     return clean[m.end():] if m else ""
 
 
