@@ -120,21 +120,21 @@ def test_a_release_copy_is_flushed_once_and_described_once(milvus, repo, monkeyp
         collection = publish(eng, check_release(repo / "dist")).collection
         fsyncs = []
         real_fsync = os.fsync
-        monkeypatch.setattr(os, "fsync", lambda fd: (fsyncs.append(fd), real_fsync(fd))[1])
         relay = RecordingRelay(f"127.0.0.1:{milvus.port}")
         try:
             reader_engine = connect_url(relay.url("copy"))
             relay.calls.clear()
-            index = EngineReader(reader_engine).current()
+            with monkeypatch.context() as patched:
+                patched.setattr(os, "fsync", lambda fd: (fsyncs.append(fd), real_fsync(fd))[1])
+                index = EngineReader(reader_engine).current()
             described = [m for m, _ in relay.calls if m == "DescribeCollection"]
+            root = cache_dir(reader_engine, collection)  # (named by the address it read)
             reader_engine.close()
         finally:
             relay.close()
-        monkeypatch.undo()
         sources = sorted((repo / "dist" / "data" / "source").rglob("*.md"))
         assert len(sources) >= SOURCES
         assert len(fsyncs) < len(sources), len(fsyncs)
-        root = cache_dir(eng, collection)
         for src in sources:
             rel = src.relative_to(repo / "dist")
             assert (root / rel).read_bytes() == src.read_bytes(), rel
