@@ -27,6 +27,7 @@ sees a half-loaded release. pymilvus is imported lazily (extra ``kbtools[milvus]
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import logging
 import os
 import re
@@ -81,6 +82,13 @@ P_TAG, P_SERIAL, P_MANIFEST, P_COMPLETE, P_PUBLISHED, P_TOKENS = (
 P_DERIVATION, P_TOKENIZER = "kb.derivation", "kb.tokenizer"
 P_FILTERS = "kb.filters"  # the rules its filter fields were stored by (`expr.FILTER_RULES`)
 P_BASE = "kb.base"  # the knowledge base the release is of (`kbtools.engine.bases`)
+
+
+def require_client() -> None:
+    """UsageError naming the extra when pymilvus is not installed, found without importing
+    it (seconds under load): said before anything else of the engine, a wrong address too."""
+    if importlib.util.find_spec("pymilvus") is None:
+        raise UsageError(f"--engine milvus://… needs pymilvus: pip install '{EXTRA}'")
 
 
 def _pymilvus() -> Any:
@@ -442,6 +450,7 @@ def _create_database(client: Any, db: str) -> None:
 def connect(url: EngineUrl, token: str = "", *, create_db: bool = False) -> Engine:
     """Connect to `url` (EngineError naming the engine when it is unreachable: at once
     when nothing listens there, `reachable`)."""
+    require_client()
     reachable(url, CONNECT_TIMEOUT)
     pm = _pymilvus()
     kwargs: dict[str, Any] = {"uri": url.uri, "timeout": CONNECT_TIMEOUT,
