@@ -144,10 +144,11 @@ def test_a_release_copy_is_flushed_once_and_described_once(milvus, repo, monkeyp
         eng.close()
 
 
-def test_a_refused_port_is_one_line_before_the_client_loads(tmp_path):
+def test_a_refused_port_is_one_line_before_the_client_loads(tmp_path, repo):
     """Nothing listens at the port: the error names the address at once, and pymilvus (a
     few seconds of imports on a loaded machine) was never imported; `kb query` and `kb
-    publish` say so in one line, exit 1, before a release is verified."""
+    publish` (after verifying the release: its problems are said first) say so in one
+    line, exit 1."""
     port = free_port()
     code = ("import sys\nfrom kbtools.engine.milvus import connect_url\n"
             "from kbtools.errors import EngineError\n"
@@ -162,7 +163,7 @@ def test_a_refused_port_is_one_line_before_the_client_loads(tmp_path):
                                f"nothing answers at 127.0.0.1:{port}"), lines
     for args in (["query", "--engine", f"milvus://127.0.0.1:{port}", "小麦"],
                  ["publish", "--engine", f"milvus://127.0.0.1:{port}", "--index",
-                  str(tmp_path / "no-such-release")]):
+                  str(repo / "dist")]):
         res = CliRunner().invoke(main, args)
         assert res.exit_code == 1, res.output
         assert len(res.output.strip().splitlines()) == 1, res.output

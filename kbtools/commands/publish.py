@@ -7,8 +7,7 @@ from pathlib import Path
 import click
 
 from kbtools.commands.output import alias_option, echo_json, engine_options, json_option
-from kbtools.engine.address import EngineUrl, reachable
-from kbtools.engine.milvus import ALIAS, CONNECT_TIMEOUT, connect_url, require_client
+from kbtools.engine.milvus import ALIAS, connect_url
 from kbtools.engine.publish import check_release, publish
 from kbtools.errors import UsageError
 from kbtools.ship.release import release_settings
@@ -49,9 +48,6 @@ def publish_cmd(engine: str | None, token_file: Path | None, index_path: Path | 
     if engine is None:
         raise UsageError("give --engine milvus://HOST:PORT[/DB]")
     settings = release_settings()
-    # a wrong address is told before the release is verified (minutes for a large one)
-    require_client()
-    reachable(EngineUrl.parse(engine), CONNECT_TIMEOUT)
     checked = check_release(index_path, trusted or settings.trusted_keys)
     eng = connect_url(engine, token_file, create_db=True)
     try:
