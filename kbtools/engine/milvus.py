@@ -268,8 +268,8 @@ class Engine:
         in schema order), so that it answers its first question at once. A loaded
         collection is not yet ready: `load_collection` returns, and reports it loaded,
         before a segment's sparse index is in memory, which milvus-lite reads on the
-        field's first search (1.4 s for 8,486 chunks, more than READ_TIMEOUT for 54,626
-        under load: the first question after a publish timed out). A publish or rollback
+        field's first search (1.4 s for 8,486 chunks, then 0.01 s; the first question
+        after a 54,626-chunk publish ran out of READ_TIMEOUT). A publish or rollback
         warms the collection before the alias moves to it, a reader before asking again
         after loading a released one. `timeout`: None = no bound (part of the load, as
         LONG_CALLS). Loads it first (nothing to do when it is loaded: a restarted server
