@@ -512,11 +512,11 @@ def write_beneath(root: Path, rel: str, data: bytes) -> None:
         os.close(fd)
 
 
-def atomic_write_beneath(root: Path, rel: str, data: bytes, mode: int = 0o666) -> None:
-    """Replace root/rel with `data` atomically (temp file + rename inside its directory),
-    durably: the file and then its directory are fsynced (a device's state.json and pinned
-    keys must survive a power cut: a pinned key lost would let unsigned releases in). The
-    temp file is created with `mode` less the umask: 0o600 is never readable by others."""
+def atomic_write_beneath(root: Path, rel: str, data: bytes, mode: int = 0o666, *,
+                         durable: bool = True) -> None:
+    """Replace root/rel with `data` atomically (temp file + rename in its directory), durably
+    (the file, then its directory fsynced: pinned keys must survive a power cut) unless not
+    `durable` (`sync_tree` then flushes many at once); the temp file: `mode` less umask."""
     parts = _segments(rel)
     dfd = _open_dir(root, parts[:-1], create=True)
     tmp = f".{parts[-1]}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
@@ -524,11 +524,13 @@ def atomic_write_beneath(root: Path, rel: str, data: bytes, mode: int = 0o666) -
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, mode, dir_fd=dfd)
         try:
             write_all(fd, data)
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(tmp, parts[-1], src_dir_fd=dfd, dst_dir_fd=dfd)
-        os.fsync(dfd)  # the rename itself, or a power cut may bring back the old file
+        if durable:  # the rename itself, or a power cut may bring back the old file
+            os.fsync(dfd)
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp, dir_fd=dfd)
@@ -593,7 +595,5 @@ def tolerate_unencodable(stream: Any) -> None:
     Latin-1 terminal) instead of failing the command; Python does so for stderr already."""
     if getattr(stream, "errors", None) != "strict" or unicode_stream(stream):
         return
-    try:
-        stream.reconfigure(errors="backslashreplace")
-    except (AttributeError, ValueError, OSError):  # not a TextIOWrapper, or closed
-        pass
+    with contextlib.suppress(AttributeError, ValueError, OSError):  # not a TextIOWrapper
+        stream.reconfigure(errors="backslashreplace")  # (or closed)

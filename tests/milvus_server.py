@@ -200,3 +200,47 @@ def published_repo(server: MilvusLite, root: Path, db: str, docs: dict[str, str]
     finally:
         engine.close()
     return repo / "dist", url
+
+
+class RecordingRelay:
+    """A gRPC relay on a free loopback port in front of a real server (`target`), passing
+    every call through and recording it in order: ``calls`` (method name, request bytes).
+    What a test reads to see which calls a command made, and in what order."""
+
+    def __init__(self, target: str):
+        import threading
+        from concurrent import futures
+
+        import grpc
+
+        self.calls: list[tuple[str, bytes]] = []
+        self._lock = threading.Lock()
+        self._channel = grpc.insecure_channel(target)
+        self._server = grpc.server(futures.ThreadPoolExecutor(4), handlers=[self])
+        self.port = self._server.add_insecure_port("127.0.0.1:0")
+        self._server.start()
+
+    def service(self, details: Any) -> Any:
+        import grpc
+
+        method = details.method
+        forward = self._channel.unary_unary(method)
+
+        def handle(request: bytes, context: Any) -> bytes:
+            with self._lock:
+                self.calls.append((method.rsplit("/", 1)[-1], request))
+            meta = [(k, v) for k, v in context.invocation_metadata() if not k.startswith(":")]
+            try:
+                return forward(request, metadata=meta)  # type: ignore[no-any-return]
+            except grpc.RpcError as exc:  # the server's own status, as the client expects it
+                context.abort(exc.code(), exc.details())  # (UNIMPLEMENTED: its fallbacks)
+                raise
+
+        return grpc.unary_unary_rpc_method_handler(handle)
+
+    def url(self, db: str = "default") -> str:
+        return f"milvus://127.0.0.1:{self.port}/{db}"
+
+    def close(self) -> None:
+        self._server.stop(None)
+        self._channel.close()

@@ -183,7 +183,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.provenance:^([^<]*)<([^>]*)>": "match",
     "kbtools.engine.expr._ESCAPED": "sub",
     "kbtools.engine.milvus._NAME_UNSAFE": "sub",
-    "kbtools.engine.milvus._MILVUS_NAME": "fullmatch",
+    "kbtools.engine.address._MILVUS_NAME": "fullmatch",
     "kbtools.query.fusion._CODE": "match",
     "kbtools.query.fusion._NAME": "search",
     "kbtools.query.identifiers._NOTE": "match",  # a heading, after the identifier

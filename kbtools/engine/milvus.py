@@ -27,17 +27,21 @@ sees a half-loaded release. pymilvus is imported lazily (extra ``kbtools[milvus]
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import logging
 import os
 import re
 import time
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
+from kbtools.engine.address import DEFAULT_PORT as DEFAULT_PORT
+from kbtools.engine.address import MAX_PORT as MAX_PORT
+from kbtools.engine.address import EngineUrl as EngineUrl
+from kbtools.engine.address import milvus_name as milvus_name
+from kbtools.engine.address import reachable
 from kbtools.errors import EngineError, ServedError, UsageError
 from kbtools.fsutil import read_regular
 
@@ -70,13 +74,7 @@ READ_CALLS = ("search", "query", "describe_alias", "list_aliases", "describe_col
 # "too_many_pings" and the next call fails. Ping only during calls, at the server's pace.
 GRPC_OPTIONS = {"grpc.keepalive_time_ms": 300_000, "grpc.keepalive_permit_without_calls": 0}
 _NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_]")
-# What Milvus (Standalone, Distributed) takes as a collection's, alias's or database's name
-# (milvus.io/docs/limitations.md, "Naming rules"): ASCII letters, digits and _, not starting
-# with a digit, at most 255 characters. milvus-lite takes more (作物, kb-staging, 1st): a
-# name only it takes works in development and fails in production.
-_MILVUS_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,254}")
 RELOADING_CALLS = ("search", "query")
-DEFAULT_PORT, MAX_PORT = 19530, 65535
 
 # collection properties
 P_TAG, P_SERIAL, P_MANIFEST, P_COMPLETE, P_PUBLISHED, P_TOKENS = (
@@ -86,57 +84,11 @@ P_FILTERS = "kb.filters"  # the rules its filter fields were stored by (`expr.FI
 P_BASE = "kb.base"  # the knowledge base the release is of (`kbtools.engine.bases`)
 
 
-@dataclass(frozen=True)
-class EngineUrl:
-    """``milvus://HOST:PORT[/DB]``."""
-
-    host: str
-    port: int
-    db: str = "default"
-
-    @classmethod
-    def parse(cls, text: str) -> EngineUrl:
-        """``milvus://HOST:PORT[/DB]``; anything else in it is a UsageError rather than
-        dropped: credentials (``milvus://root:pw@host``, as other Milvus clients take them)
-        would be ignored, so the engine refused the connection as unauthenticated, and a
-        password would be shown in every message naming the engine; ``?…`` and ``#…``
-        would be ignored too."""
-        parts = urlsplit(text)
-        if parts.scheme != "milvus" or not parts.hostname:
-            raise UsageError(f"bad --engine {text!r}: use milvus://HOST:PORT[/DB]")
-        if "@" in parts.netloc:  # the text stays out of the message: it holds a secret
-            raise UsageError("bad --engine: credentials in it are not read; write them "
-                             "(user:password or an API key) in a file given as --token-file "
-                             "(--engine-token-file for kb serve), and use "
-                             "milvus://HOST:PORT[/DB]")
-        if parts.query or parts.fragment or text.rstrip().endswith(("?", "#")):
-            raise UsageError(f"bad --engine {text!r}: use milvus://HOST:PORT[/DB] (options "
-                             "after ? or # are not read)")
-        try:
-            port = DEFAULT_PORT if parts.port is None else parts.port
-        except ValueError:  # not a number, or beyond 65535
-            port = -1
-        if not 0 < port <= MAX_PORT:
-            raise UsageError(f"bad --engine {text!r}: the port must be a number from 1 to "
-                             f"{MAX_PORT} (default {DEFAULT_PORT})")
-        db = parts.path.strip("/") or "default"
-        if not milvus_name(db):
-            raise UsageError(f"bad --engine {text!r}: database names are letters, digits "
-                             "and _")
-        return cls(parts.hostname, port, db)
-
-    @property
-    def netloc(self) -> str:
-        """``host:port``, an IPv6 address in brackets (``[::1]:19530``)."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{host}:{self.port}"
-
-    @property
-    def uri(self) -> str:
-        return f"http://{self.netloc}"
-
-    def __str__(self) -> str:
-        return f"milvus://{self.netloc}/{self.db}"
+def require_client() -> None:
+    """UsageError naming the extra when pymilvus is not installed, found without importing
+    it (seconds under load): said before anything else of the engine, a wrong address too."""
+    if importlib.util.find_spec("pymilvus") is None:
+        raise UsageError(f"--engine milvus://… needs pymilvus: pip install '{EXTRA}'")
 
 
 def _pymilvus() -> Any:
@@ -305,14 +257,46 @@ class Engine:
                 return RACED
             if not (method in RELOADING_CALLS and args and _released(exc)):
                 raise engine_error(self.url, exc, doing, bound) from None
-        try:
-            self.client.load_collection(args[0], timeout=BLOB_TIMEOUT)
-        except self.errors as exc:
-            raise engine_error(self.url, exc, f"loading {args[0]}", BLOB_TIMEOUT) from None
+        self.warm(args[0], BLOB_TIMEOUT)  # loaded and warm: the question gets its bound
         try:
             return getattr(self.client, method)(*args, timeout=bound, **kwargs)
         except self.errors as exc:
             raise engine_error(self.url, exc, doing, bound) from None
+
+    def warm(self, name: str, timeout: float | None = None) -> list[str]:
+        """Search collection `name` once on each of its vector fields (the fields searched,
+        in schema order), so that it answers its first question at once. A loaded
+        collection is not yet ready: `load_collection` returns, and reports it loaded,
+        before a segment's sparse index is in memory, which milvus-lite reads on the
+        field's first search (1.4 s for 8,486 chunks, then 0.01 s; the first question
+        after a 54,626-chunk publish ran out of READ_TIMEOUT). A publish or rollback
+        warms the collection before the alias moves to it, a reader before asking again
+        after loading a released one. `timeout`: None = no bound (part of the load, as
+        LONG_CALLS). Loads it first (nothing to do when it is loaded: a restarted server
+        may have released it). Returns the fields searched."""
+        dt = self.pymilvus.DataType
+        try:
+            self.client.load_collection(name, timeout=timeout)
+        except self.errors as exc:
+            raise engine_error(self.url, exc, f"loading {name}", timeout) from None
+        desc = self.call(f"describing collection {name}", "describe_collection", name)
+        searched = []
+        for field in desc.get("fields", []):
+            kind = field.get("type")
+            if kind == dt.SPARSE_FLOAT_VECTOR:
+                probe: Any = {0: 1.0}
+            elif kind == dt.FLOAT_VECTOR:
+                dim = int((field.get("params") or {}).get("dim", 0))
+                probe = [1.0] + [0.0] * (dim - 1)
+            else:
+                continue
+            try:
+                self.client.search(name, data=[probe], anns_field=field["name"], limit=1,
+                                   output_fields=[], timeout=timeout)
+            except self.errors as exc:
+                raise engine_error(self.url, exc, f"warming {name}", timeout) from None
+            searched.append(str(field["name"]))
+        return searched
 
     # aliases and collections ---------------------------------------------------------
     def alias_target(self, alias: str = ALIAS) -> str | None:
@@ -464,7 +448,10 @@ def _create_database(client: Any, db: str) -> None:
 
 
 def connect(url: EngineUrl, token: str = "", *, create_db: bool = False) -> Engine:
-    """Connect to `url` (EngineError naming the engine when it is unreachable)."""
+    """Connect to `url` (EngineError naming the engine when it is unreachable: at once
+    when nothing listens there, `reachable`)."""
+    require_client()
+    reachable(url, CONNECT_TIMEOUT)
     pm = _pymilvus()
     kwargs: dict[str, Any] = {"uri": url.uri, "timeout": CONNECT_TIMEOUT,
                               "grpc_options": GRPC_OPTIONS}
@@ -511,12 +498,6 @@ def published_derivation(props: dict[str, str], manifest: dict[str, Any]) -> dic
     if props.get(P_TOKENIZER):
         info["tokenizer"] = props[P_TOKENIZER]
     return info
-
-
-def milvus_name(text: str) -> bool:
-    """Whether a Milvus server takes `text` as a collection's, alias's or database's name
-    (`_MILVUS_NAME`)."""
-    return _MILVUS_NAME.fullmatch(text) is not None
 
 
 ALIAS_WORDS = 40  # characters of a name's ASCII words kept in its alias (`alias_name`)

@@ -26,14 +26,14 @@ PAGE_ROWS = 256  # meta rows read by one query: at most ~15 MB (pieces of 60,000
 
 
 def check_derivation(engine: Engine, collection: str, manifest: dict[str, Any],
-                     tag: str | None = None) -> None:
+                     tag: str | None = None, props: dict[str, str] | None = None) -> None:
     """The release's BM25 terms and rows must be derived by this kb's rules, as the local
     index/ must be (`kbtools.index.selfcheck.derivation_problem`): the tokenizer version,
     the derivation rules and the tokenizer libraries its publisher recorded
     (`published_derivation`), and the rules its filter fields were stored by
     (`expr.filters_problem`): `published_problem`. Terms of others match a question silently
     worse; filter fields of others select other chunks than the local index's."""
-    problem = published_problem(engine, collection, manifest, tag)
+    problem = published_problem(engine, collection, manifest, tag, props)
     if problem is not None:
         raise EngineError(f"{problem}; publish the release again with this kb (`kb publish "
                           "--engine … --index RELEASE`), or query with a kb of the "
@@ -41,11 +41,13 @@ def check_derivation(engine: Engine, collection: str, manifest: dict[str, Any],
 
 
 def published_problem(engine: Engine, collection: str, manifest: dict[str, Any],
-                      tag: str | None = None) -> str | None:
+                      tag: str | None = None, props: dict[str, str] | None = None) -> str | None:
     """Why the published `collection` (of release `manifest`, tagged `tag`) is not derived
     by this kb's rules (None: it is): its terms and rows (`derivation_problem` of
-    `published_derivation`) or its filter fields (`expr.filters_problem`)."""
-    props, what = engine.properties(collection), release_label(tag, collection) + " in the engine"
+    `published_derivation`) or its filter fields (`expr.filters_problem`). `props`: its
+    properties as the caller read them (None: read now)."""
+    props = engine.properties(collection) if props is None else props
+    what = release_label(tag, collection) + " in the engine"
     return derivation_problem(published_derivation(props, manifest), what) or \
         expr.filters_problem(props.get(P_FILTERS), what)
 

@@ -166,6 +166,8 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
     if same_base:  # (after the load: a failed one relabels nothing)
         for relabelled in adopt(engine, props.get(P_BASE) or None, checked.base):
             say(f"{relabelled} is now a release of this knowledge base")
+    engine.warm(name)  # loaded is not yet ready to answer (`Engine.warm`)
+    say(f"warmed {name}")
     engine.point_alias(name, alias)
     say(f"alias {alias} -> {name}")
     pruned: list[str] = []
@@ -505,6 +507,7 @@ def rollback(engine: Engine, tag: str | None = None, alias: str = ALIAS) -> dict
                           "moved: publish that release again with this kb (`kb publish "
                           "--engine … --index RELEASE`), then roll back to it",
                           path=str(engine.url))
+    engine.warm(target["collection"])  # as a publish does before the alias moves
     engine.point_alias(target["collection"], alias)
     return {"engine": str(engine.url), "from": current, "to": target["collection"],
             "tag": target["tag"]}

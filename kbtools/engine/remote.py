@@ -402,18 +402,22 @@ class MilvusIndex(KbIndex):
 
     kept = False  # held open by the served release's `EarlierReleases`: its close does it
 
-    def __init__(self, engine: Engine, collection: str, parts: dict[str, Any]):
+    def __init__(self, engine: Engine, collection: str, parts: dict[str, Any],
+                 props: dict[str, str] | None = None):
+        """`props`: the collection's properties as read before `parts` (`release_parts`:
+        described once per release opened, not again for each check)."""
+        props = engine.properties(collection) if props is None else props
         manifest = parse_manifest(parts["manifest"].encode("utf-8"), f"{collection}/manifest")
         rel = json.loads(parts["release"]) if parts["release"] else {}
         release = ReleaseInfo(tag=rel.get("tag"), source_commit=manifest["source"]["commit"],
                               serial=rel.get("serial"), released=bool(rel),
                               dirty=manifest["source"].get("dirty") is True)
-        check_derivation(engine, collection, manifest, release.tag)  # before any file is kept
-        root = release_root(engine, collection, parts)
+        check_derivation(engine, collection, manifest, release.tag, props)  # before any file
+        root = release_root(engine, collection, parts, props)
         super().__init__(ReleaseLayout(root), manifest, release)
         self.engine, self.collection = engine, collection
         self._earlier = EarlierReleases(engine, lambda name: MilvusIndex(
-            engine, name, release_parts(engine, name)))
+            engine, name, *release_parts(engine, name)))
         table = parts["chunk_table"]
         parents = table.get("parent") or [-1] * len(table["doc"])  # none shared before
         docs: list[dict[str, Any]] = parts["docs"]
@@ -512,7 +516,7 @@ class EngineReader:
         with self._lock:
             if name not in self._open:
                 try:
-                    parts = release_parts(self.engine, name, files=self.files)
+                    parts, props = release_parts(self.engine, name, files=self.files)
                 except EngineError as exc:
                     if "not exist" in exc.message or "not found" in exc.message:
                         raise EngineError(f"alias {self.alias} points at {name}, which is gone "
@@ -520,7 +524,7 @@ class EngineReader:
                                           path=str(self.engine.url),
                                           key="engine_release_gone") from None
                     raise
-                self._open = {name: MilvusIndex(self.engine, name, parts)}
+                self._open = {name: MilvusIndex(self.engine, name, parts, props)}
                 self._forget()
             return self._open[name]
 
@@ -558,17 +562,19 @@ class EngineReader:
                           key="engine_alias_missing")
 
 
-def release_parts(engine: Engine, collection: str, *, files: bool = False) -> dict[str, Any]:
+def release_parts(engine: Engine, collection: str, *, files: bool = False
+                  ) -> tuple[dict[str, Any], dict[str, str]]:
     """The ``__meta`` record of `collection` (`read_parts`; with `files`, the app's files
     too): as kept locally of its publication (`kept_parts`: a `kb query --engine` run reads
-    the collection's properties, not the record), else read from the engine and kept."""
+    the collection's properties, not the record), else read from the engine and kept; and
+    the collection's properties, read before it (what `MilvusIndex` checks it by)."""
     props = engine.properties(collection)  # before the record: a later publication misses
     kept = kept_parts(engine, collection, props, files=files)
     if kept is not None:
-        return kept
+        return kept, props
     parts = read_parts(engine, collection, files=files)
     keep_parts(engine, collection, props, parts)
-    return parts
+    return parts, props
 
 
 def open_engine_index(engine: Engine, alias: str = ALIAS) -> MilvusIndex:
