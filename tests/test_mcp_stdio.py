@@ -198,7 +198,7 @@ def test_a_tools_call_the_sdk_cannot_read_says_which_tool_and_what_is_wrong(tmp_
                           capture_output=True, timeout=300)
     assert proc.returncode == 0, proc.stderr.decode()[-2000:]
     answers = {m["id"]: m for m in map(json.loads, proc.stdout.decode().splitlines())}
-    tools = "search, read, recent, evaluate_table"
+    tools = "search, read, recent, evaluate_table, status"
     said = {1: "invalid tools/call of recent: 'arguments' is a list, not an object of "
                "argument: value (recent takes days, n)",
             2: f"invalid tools/call: no 'name' (the tool to call: {tools})",

@@ -227,7 +227,7 @@ def test_a_flag_is_read_alike_by_the_api_and_the_mcp_schema(value):
     from kbtools.serve.ops import ApiError, check_flag
 
     try:
-        http: object = check_flag(value)
+        http: object = check_flag(value, "verified_only")
     except ApiError:
         http = "refused"
     try:

@@ -53,7 +53,7 @@ from kbtools.query.local_candidates import rank_exactly
 
 MAX_EF = 32768  # Milvus's bound on a HNSW search's ef
 # a filtered vector search over at most this many allowed chunks ranks them all exactly, as
-# the local index does (`kbtools.query.search.EXACT_FILTERED`), but the vectors come over
+# the local index does (`kbtools.query.local_candidates.EXACT_FILTERED`), but the vectors come over
 # the wire (~0.14 ms a row from Milvus Lite: 1,000 rows ~140 ms, 20,000 rows 3.3–3.9 s), so
 # the engine's limit is lower; beyond it Milvus's filtered HNSW search is used (recall)
 EXACT_FILTERED = 1000
