@@ -28,7 +28,7 @@ from kbtools.engine.remote import EngineReader
 @alias_option("With --engine: the alias to read (one `kb publish --alias` moved).")
 def mcp(index: Path | None, allow_write: bool, no_log: bool, engine: str | None,
         token_file: Path | None, alias: str) -> None:
-    """Run an MCP server over stdio with search, read, recent and evaluate_table tools.
+    """Run an MCP server over stdio: search, read, recent, evaluate_table and status tools.
 
     stdout carries the protocol; logs go to stderr. Register it with an MCP client as the
     command `kb mcp` (see docs/agents.md).
