@@ -220,3 +220,14 @@ def test_approve_and_diff_of_a_listed_draft_name_its_branch(tmp_path: Path, monk
     assert result.output == "kb: error: knowledge/nope.md: no such document\n", result.output
     git(reviewer, "switch", "-q", filed.branch)  # as said: a tracking branch of the fetched one
     assert (reviewer / filed.path).is_file()
+
+
+def test_a_draft_saved_with_windows_line_ends_is_listed_with_its_title(tmp_path: Path) -> None:
+    """A draft saved on Windows (CRLF, a BOM) was listed without its title or author: its
+    front matter was not read from the blob as `kb check` reads a file (`corpus.decode`)."""
+    root = make_repo(tmp_path / "kb")
+    orphan_branch(root, "draft/windows", "knowledge/field_reports/windows.md",
+                  "\ufeff---\r\ntitle: 泵房漏水\r\nauthor: 巡检员\r\nverified: false\r\n---\r\n"
+                  "\r\n密封处漏水。\r\n")
+    [entry] = [r for r in pending(load_config(root), now=NOW) if r["reason"] == "draft"]
+    assert (entry["title"], entry["author"]) == ("泵房漏水", "巡检员")

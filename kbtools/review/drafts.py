@@ -15,7 +15,7 @@ from typing import Any
 
 import git
 
-from kbtools.corpus import parse_source
+from kbtools.corpus import decode, parse_source
 from kbtools.gitobjects import (
     CommitInfo,
     commit_log,
@@ -164,7 +164,7 @@ def _first_change(repo: git.Repo, base: str | None, tip: str, gpath: str) -> Com
 def _entry(branch: str, first: CommitInfo | None, gpath: str, data: bytes, root_prefix: str
            ) -> dict[str, Any]:
     rel = gpath.removeprefix(root_prefix)
-    meta = parse_source(data.decode("utf-8", errors="replace"), Path(rel), rel).meta
+    meta = parse_source(decode(data)[0], Path(rel), rel).meta  # as kb check reads the file
     since = first.authored_at if first else datetime.now().astimezone()
     return {"doc": rel, "line": None, "title": meta.get("title"), "reason": "draft",
             "author": meta.get("author"), "source": meta.get("source"), "branch": branch,
