@@ -270,6 +270,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.filter_numbers._QUANTITY": "fullmatch",  # a front-matter or --where value
     "kbtools.query.filter_numbers._NUMBER_AT": "match",  # a front-matter or --where value
     "kbtools.query.filter_text._GROUPED": "match",  # a --where value (its order's number)
+    "kbtools.query.filter_text._DECIMAL_COMMA": "match",  # a --where value (its order's number)
     "kbtools.agents.docpath._CITED": "fullmatch",  # an agent's document path
     "kbtools.agents.citation_text._SHOWN_LINES": "fullmatch",  # what follows " (line" in a doc
     "kbtools.markdown.formula_words._PIECE": "findall",  # a formula's LaTeX

@@ -81,6 +81,8 @@ def test_a_number_in_scientific_notation_with_its_unit_is_a_quantity():
     ("十亩", ["15亩", "2 公顷"], "十亩 is in Chinese numerals, write 10亩; power is a number"),
     ("两千五百", [3, 5], "write 2500; power is a number in this index"),
     ("三点五千瓦", ["5kW"], "write 3.5千瓦; power is a number with its unit"),
+    ("12,5kW", ["5kW"], "12,5kW has a decimal comma, write 12.5kW; power is a number with"),
+    ("0，75", [3, 5], "write 0.75; power is a number in this index"),
 ])
 def test_an_order_on_a_number_written_otherwise_says_what_to_write(want, held, says):
     """``power>=5,000W`` or ``面积>=十亩`` was refused as any text is ("compare it with

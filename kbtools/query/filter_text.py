@@ -151,11 +151,15 @@ def _reversed(low: str, high: str) -> bool:
 # a number with its thousands grouped by commas (5,000W, 1，200): no number an order reads
 _NUMERALS = "".join(sorted(NUMERAL_CHARS))
 _GROUPED = re.compile(r"\s*([+-]?\d{1,3}(?:[,，]\d{3})+(?:\.\d+)?)(?!\d)")
+# a number whose one comma is its decimal point, as much of Europe writes it (12,5 kW; not
+# three digits after it: 1,200 groups thousands, above)
+_DECIMAL_COMMA = re.compile(r"\s*([+-]?\d+)[,，](\d{1,2}|\d{4,})(?![\d,，])")
 
 
 def written_hint(want: str) -> str:
     """What to write for an order's value whose number groups its thousands by commas
-    (``5,000W``: ``write 5000W; ``) or is in Chinese numerals (``十亩``: ``write 10亩; ``),
+    (``5,000W``: ``write 5000W; ``), writes its decimal point as a comma (``12,5kW``: ``write
+    12.5kW; ``) or is in Chinese numerals (``十亩``: ``write 10亩; ``),
     to begin the one-line refusal with; "" for another."""
     m = _GROUPED.match(want)
     lead = len(want) - len(want.lstrip(_NUMERALS))  # 十亩; 三点五 of 三点五千瓦 (千瓦 a unit)
@@ -163,6 +167,9 @@ def written_hint(want: str) -> str:
             (lead,) if m is None and lead else ():
         if (number := chinese_number(want[:end])) is not None:
             return f"{want.strip()} is in Chinese numerals, write {number}{want[end:].rstrip()}; "
+    if m is None and (d := _DECIMAL_COMMA.match(want)) is not None:
+        return (f"{want.strip()} has a decimal comma, write "
+                f"{d.group(1)}.{d.group(2)}{want[d.end():].rstrip()}; ")
     if m is None:
         return ""
     number = m.group(1).replace(",", "").replace("，", "")
