@@ -126,3 +126,21 @@ def test_a_folder_of_foreign_markdown_without_a_knowledge_folder_is_no_finding(t
     (tmp_path / "a.md").write_text(DOC, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     assert check("a.md") == (0, [])
+
+
+@pytest.mark.parametrize("where", ["inside", "outside"])
+def test_a_document_named_through_a_link_leading_out_is_one_finding(kb, tmp_path_factory,
+                                                                     monkeypatch, where):
+    """`kb check kb/knowledge/ext/a.md`, `ext` a link to a folder outside the repository:
+    the file is not read (`path-symlink-escape`), and that is all that is said of it (not
+    also that it lies outside the knowledge folder, which it was named inside of)."""
+    outside = tmp_path_factory.mktemp("elsewhere")
+    (outside / "a.md").write_text(DOC, encoding="utf-8")
+    (kb / "knowledge" / "ext").symlink_to(outside, target_is_directory=True)
+    escape = ("knowledge/ext/a.md:1:1: error: path-symlink-escape: document is a symlink "
+              "leading outside the repository; not read")
+    if where == "outside":  # named from the repository's parent folder
+        monkeypatch.chdir(kb.parent)
+        assert check(f"{kb.name}/knowledge/ext/a.md") == (1, [f"{kb.name}/{escape}"])
+    else:
+        assert check("knowledge/ext/a.md") == (1, [escape])

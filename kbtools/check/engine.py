@@ -498,9 +498,10 @@ def check_results(paths: list[Path], ctx: CheckContext,
     findings = committed_eol([f for r in results for f in r.findings], ctx.root)
     findings.extend(_leftover(f, ctx) for f in leftovers
                     if ctx.fs.committed(rel_path(f, ctx.root)))
+    escaped = {f.path for f in findings if f.code == "path-symlink-escape"}  # not read
     findings.extend(unreleased.unreleased_findings([Path(p) for p in paths], ctx.root,
                                                    ctx.knowledge, ctx.dist, ctx.fs.committed,
-                                                   ctx.level))
+                                                   ctx.level, escaped))
     findings.extend(resolve_anchors(results, ctx))
     told = renames.hints([(r.rel, m) for r in results for m in r.missing], ctx.root, ctx.fs,
                          partial(anchors.read_slugs, known=ctx.slugs, root=ctx.root,

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 
 from kbtools.corpus import rel_path
@@ -98,13 +98,17 @@ def folder_problem(link: Path, root: Path, checked: list[Path]) -> str | None:
 
 def unreleased_findings(paths: list[Path], root: Path, knowledge: Path | None,
                         dist: Path | None, committed: Callable[[str], bool],
-                        level: Callable[[str, str], str]) -> Iterable[Finding]:
+                        level: Callable[[str, str], str],
+                        escaped: Collection[str] = ()) -> Iterable[Finding]:
     """The findings of `paths` (what `kb check` was given) that no release will hold: a
     `path-symlink-folder` error at each symlinked folder holding Markdown below a folder
     given, and a `path-outside-knowledge` warning for each Markdown file given that lies in
     the repository `root` but not in its `knowledge` folder (nor in the build's `dist`).
     `committed`: whether the commit checked holds a root-relative path; `level`: the
-    context's level of a code."""
+    context's level of a code; `escaped`: the root-relative paths of files given that were
+    not read, being symlinks leading out of the repository or into a hidden entry
+    (`path-symlink-escape` says so: `knowledge/ext/a.md` through a link `ext -> ~/notes` is
+    that one finding, not also one of lying outside the knowledge folder)."""
     folders = [p for p in paths if p.is_dir()]
     for link in linked_folders(folders):
         rel = rel_path(link, root)
@@ -116,7 +120,8 @@ def unreleased_findings(paths: list[Path], root: Path, knowledge: Path | None,
     folder = rel_path(knowledge, root)
     for path in paths:
         rel = rel_path(path, root)
-        if path.is_dir() or path.suffix != MARKDOWN_SUFFIX or rel.startswith("/"):
+        if path.is_dir() or path.suffix != MARKDOWN_SUFFIX or rel.startswith("/") \
+                or rel in escaped:
             continue
         named = os.path.abspath(path)  # its folder's real path (`..` and links resolved)
         real = os.path.join(os.path.realpath(os.path.dirname(named)), os.path.basename(named))
