@@ -1,7 +1,7 @@
 """Benchmark: parse + chunk + render of a 10 KB document, and chunks/s over a real corpus.
 
     .venv/bin/python benchmarks/bench_chunk.py [--corpus ../shared/corpora/tidb-docs-cn] [-n 15]
-        [--callouts 500] [--manual 300] [--table 2500]
+        [--callouts 500] [--manual 300] [--table 2500] [--chapters 300]
 
 Prints (1) the median of parse+chunk, of parse+chunk+render with the SVG cache warm, and of
 parse+chunk+render with a cold cache (LaTeX runs) for a generated 10 KB Chinese/English
@@ -9,7 +9,9 @@ document with 3 formulas and 2 tables, and of parse+chunk for a generated docume
 `--callouts` Obsidian callouts (each with a list), and the chunking CPU time of a manual of
 `--manual` numbered sections (a formula and a 「见 N 节」 reference each) against one four
 times as long, with their ratio (linear: about 4; chunks × sections: about 16), and the same
-for a table of `--table` rows, once a fault-code table and once a decision table (`table_rows`);
+for a table of `--table` rows, once a fault-code table and once a decision table (`table_rows`),
+and once a fault-code table whose rows cite 「参见 N.M 节」 in `--chapters` sibling chapter files
+(`cited_seconds`: each reference looked up, not every chapter scanned);
 (2) chunks/s of read+parse+chunk over every Markdown file of the corpus (cross-document
 resolver included, built once).
 """
@@ -26,9 +28,9 @@ from pathlib import Path
 
 from kbtools.build.chunk import ChunkConfig, chunk_document
 from kbtools.build.xref import HeadingIndex
-from kbtools.corpus import parse_source, read_doc
+from kbtools.corpus import SourceDoc, parse_source, read_doc
 from kbtools.docfiles import find_markdown
-from kbtools.markdown.doctree import parse
+from kbtools.markdown.doctree import Document, parse
 from kbtools.render.formula import backend_problem, render_formulas
 from kbtools.render.table_csv import render_tables
 
@@ -127,6 +129,23 @@ def manual_seconds(sections: int) -> float:
     return _best_of_two(lambda: chunk_document(src, resolver=index))
 
 
+def cited_seconds(rows: int, chapters: int) -> float:
+    """Best of two: process CPU seconds chunking a fault-code table of `rows` rows, each
+    citing a section of one of `chapters` chapter files in its folder, with their heading
+    index (made before)."""
+    def doc(rel: str, text: str) -> tuple[SourceDoc, Document]:
+        src = parse_source(f"---\ntitle: {rel}\n---\n\n{text}", Path("/r") / rel, rel)
+        return src, parse(src)
+    head = "# 故障表\n\n| 代码 | 含义 | 处理 |\n|---|---|---|\n"
+    body = "".join(f"| E-{i:05d} | 液压压力低，见 [E-{i * 7 % rows:05d}](#e-{i * 7 % rows:05d}) | "
+                   f"参见 {i % chapters + 1}.{i % 7 + 1} 节，更换 O 形圈 {i} |\n" for i in range(rows))
+    table = doc("knowledge/m/faults.md", head + body)
+    sib = [doc(f"knowledge/m/c{k:04d}.md", f"# 第{k}章\n\n## {k}.1 检查\n\n正文。\n")
+           for k in range(1, chapters + 1)]
+    index = HeadingIndex.build([d for _, d in [table, *sib]])
+    return _best_of_two(lambda: chunk_document(table[0], doc=table[1], resolver=index))
+
+
 def _best_of_two(work: Callable[[], object]) -> float:
     """The fewer process CPU seconds of two runs of `work`."""
     best = float("inf")
@@ -147,6 +166,8 @@ def main() -> int:
                     help="sections of the smaller generated manual (0: skip it)")
     ap.add_argument("--table", type=int, default=2500,
                     help="rows of the smaller generated tables (0: skip them)")
+    ap.add_argument("--chapters", type=int, default=300,
+                    help="chapter files the cross-referencing fault-code table cites (0: skip it)")
     args = ap.parse_args()
 
     text = sample_document()
@@ -169,6 +190,10 @@ def main() -> int:
         print(f"{'decision' if decision else 'fault-code'} table of {args.table} / "
               f"{4 * args.table} rows: chunk CPU {small:.2f} / {large:.2f} s, "
               f"ratio {large / small:.1f} (linear: 4)")
+    if args.table and args.chapters:
+        small, large = (cited_seconds(n, args.chapters) for n in (args.table, 4 * args.table))
+        print(f"fault-code table citing {args.chapters} chapters, {args.table} / {4 * args.table} "
+              f"rows: chunk CPU {small:.2f} / {large:.2f} s, ratio {large / small:.1f} (linear: 4)")
     if backend_problem():
         print(f"render skipped: {backend_problem()}")
     else:

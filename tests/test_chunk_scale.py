@@ -11,11 +11,15 @@ grows with the length is a benchmark's figure, not a test's: `benchmarks/bench_c
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 from kbtools.build.chunk import HeadingIndex, chunk_document
 from kbtools.corpus import parse_source
 from kbtools.decision.conditions import parse_condition
+from kbtools.markdown.doctree import parse
 from tests.kbfixtures import GOOD_FM
 
 
@@ -71,3 +75,37 @@ def test_a_text_cell_anywhere_down_the_first_column_keeps_a_table_from_deciding(
         src = parse_source(_table(head, rows), Path("/r/knowledge/t.md"), "knowledge/t.md")
         table = next(c for c in chunk_document(src) if c.kind == "table")
         assert ("decision" in table.extra) is deciding, rows[-1]
+
+
+def test_a_fault_code_table_citing_chapters_looks_each_number_up_once_per_folder():
+    """A fault-code table whose rows cite sections of the manual's other chapters ("参见 7.2
+    节", each chapter a file of the folder) resolves each to its chapter by looking the number
+    up: each reference scanned every sibling document's headings (rows × chapters: most of
+    the table's chunking time). Counted as the index's lookups, not timed."""
+    chapters, rows = 60, 240
+    sib = [parse_source(GOOD_FM + f"# 第{k}章\n\n## {k}.1 检查\n\n正文。\n\n## {k}.2 更换\n\n正文。\n",
+                        Path(f"/r/knowledge/m/c{k:02d}.md"), f"knowledge/m/c{k:02d}.md")
+           for k in range(1, chapters + 1)]
+    body = "".join(f"| E-{i:04d} | 压力低 | 参见 {i % chapters + 1}.{i % 2 + 1} 节 |\n"
+                   for i in range(rows))
+    src = parse_source(_table("| 代码 | 含义 | 处理 |\n|---|---|---|\n", [body]),
+                       Path("/r/knowledge/m/faults.md"), "knowledge/m/faults.md")
+    index = HeadingIndex.build([parse(d) for d in [src, *sib]])
+    looked = {HeadingIndex._lookup.__code__, HeadingIndex.by_number.__code__}
+    calls = 0
+
+    def count(frame: FrameType, event: str, arg: Any) -> None:
+        nonlocal calls
+        calls += event == "call" and frame.f_code in looked
+
+    sys.setprofile(count)
+    try:
+        chunks = chunk_document(src, resolver=index)
+    finally:
+        sys.setprofile(None)
+    cited = [c for c in chunks if c.kind == "table_row"]
+    assert [(lk.doc, lk.heading_path[-1]) for c in cited for lk in c.links] == [
+        (f"knowledge/m/c{i % chapters + 1:02d}.md", f"{i % chapters + 1}.{i % 2 + 1} "
+         + ("检查" if i % 2 == 0 else "更换")) for i in range(rows)]
+    references = sum(len(c.links) for c in chunks)
+    assert calls <= 4 * (references + chapters)  # was about references × chapters

@@ -168,20 +168,36 @@ class HeadingIndex:
         path = self.by_number(rel, number)
         if path:
             return rel, path
-        folders: dict[str, list[str]] | None = self.__dict__.get("_folders")
-        if folders is None:  # the indexed docs by folder, sorted (made on first use)
-            folders = {}
-            for d in sorted(self.headings):
-                folders.setdefault(posixpath.dirname(d), []).append(d)
-            object.__setattr__(self, "_folders", folders)  # a cache of a frozen value
-        hits = [(d, p) for d in folders.get(posixpath.dirname(rel), ()) if d != rel
-                for p in [self.by_number(d, number)] if p]
+        hits = [hit for hit in self._numbered_in(posixpath.dirname(rel)).get(number, ())
+                if hit[0] != rel]
         if len(hits) > 1:
             name = posixpath.basename(rel)
             score = [len(posixpath.commonprefix([name, posixpath.basename(d)])) for d, _ in hits]
             best = max(score)
             hits = [h for h, sc in zip(hits, score, strict=True) if sc == best]
         return hits[0] if len(hits) == 1 else None
+
+    def _numbered_in(self, folder: str) -> dict[str, list[tuple[str, Target]]]:
+        """The first heading numbered each section number in each indexed doc of `folder`,
+        docs in sorted order (made on first use, once per folder: a fault-code table of
+        thousands of rows, each citing "见 3.2 节", looks its number up, not every sibling
+        document's headings)."""
+        numbered: dict[str, dict[str, list[tuple[str, Target]]]] = \
+            self.__dict__.setdefault("_numbered", {})
+        found = numbered.get(folder)
+        if found is None:
+            folders: dict[str, list[str]] | None = self.__dict__.get("_folders")
+            if folders is None:  # the indexed docs by folder, sorted (made on first use)
+                folders = {}
+                for d in sorted(self.headings):
+                    folders.setdefault(posixpath.dirname(d), []).append(d)
+                object.__setattr__(self, "_folders", folders)  # a cache of a frozen value
+            found = {}
+            for d in folders.get(folder, ()):
+                for number, target in self._lookup("numbers", d).items():
+                    found.setdefault(number, []).append((d, target))
+            numbered[folder] = found
+        return found
 
     def by_anchor(self, rel: str, anchor: str) -> tuple[str, ...] | None:
         target = self.target_of(rel, anchor)
@@ -241,7 +257,12 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex,
     for m in ref_nums:
         if inside_title(m.start()):
             continue  # inside a title: 《HX 手册第 1 章》
-        b = _REF_BEFORE.search(text, max(0, m.start() - 80), m.start())
+        # what may stand before it: 《a title》 within 80 characters, else at most 8 (见, 第,
+        # blanks, and a line end `$` matches before): no 80 tries of the pattern per reference
+        lo = max(0, m.start() - 80)
+        if text.find("》", lo, m.start()) < 0:
+            lo = max(lo, m.start() - 8)
+        b = _REF_BEFORE.search(text, lo, m.start())
         pre, title, di = (b.group("pre"), b.group("title"), b.group("di")) if b else (None,) * 3
         number = ascii_number(m.group("num"))
         if not (pre or di or title or "." in number):
