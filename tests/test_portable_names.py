@@ -178,7 +178,8 @@ def test_a_renamed_collision_is_seen_by_a_cached_check(repo):
 
 def test_fix_writes_links_and_obsidian_wikilinks_as_a_decomposed_file_is_named(repo):
     """Obsidian on a Mac finds `[[café]]` for a decomposed `café.md`; so does `kb check`,
-    and `--fix` writes standard links in the file's own spelling, which Linux finds."""
+    and `--fix` writes standard links in the file's own spelling, which Linux finds (the
+    text and alt text as typed, composed)."""
     write(repo, nfd("knowledge/café.md"))
     (repo / nfd("assets/résumé.png")).write_bytes(PNG)
     write(repo, "knowledge/links.md",
@@ -190,7 +191,7 @@ def test_fix_writes_links_and_obsidian_wikilinks_as_a_decomposed_file_is_named(r
     result = CliRunner().invoke(main, ["check", "--no-cache", "--fix"])
     assert result.exit_code == 0, result.output
     assert (repo / "knowledge/links.md").read_text(encoding="utf-8").endswith(
-        f"[café]({nfd('café.md')}) ![{nfd('résumé')}](../assets/{nfd('résumé.png')}) "
+        f"[café]({nfd('café.md')}) ![résumé](../assets/{nfd('résumé.png')}) "
         f"[x]({nfd('café.md')}#t)\n")
 
 

@@ -233,7 +233,7 @@ def test_a_file_renamed_in_letter_case_alone_is_followed_and_the_finding_says_so
         in lines[2]
     assert "letter case" not in lines[3] and "writes '[Guide](../Guide.md)'" in lines[3]
     assert "; 'pump.png' " + case.format("'../../assets/Pump.png'", "'<img src=\"../../"
-                                         "assets/Pump.png\" alt=\"Pump\" width=\"300\">'") \
+                                         "assets/Pump.png\" alt=\"pump\" width=\"300\">'") \
         in lines[4]
     assert "renamed" not in res.output
     assert check("--fix", "knowledge").exit_code == 0
@@ -269,3 +269,16 @@ def test_a_wikilink_naming_its_file_in_another_unicode_form_says_so(kb):
     (line,) = wikilink_lines(check("knowledge").output)
     assert f"; 'café' differs in Unicode form from the file it resolves to, '../{decomposed}.md'" \
         in line
+
+
+def test_an_embed_of_a_picture_named_in_another_unicode_form_keeps_the_name_as_typed(kb):
+    """`![[résumé.png|200]]` typed composed, the picture a Mac named decomposed: `--fix`
+    links the file as it is named, and its alt text is the name as the author typed it."""
+    decomposed = unicodedata.normalize("NFD", "résumé")
+    (kb / f"assets/{decomposed}.png").write_bytes((kb / "assets/pump.png").read_bytes())
+    write(kb, "knowledge/faq/pump.md", page("Pump", "![[résumé.png|200]] ![[résumé.png]]\n"))
+    git(kb, "add", "knowledge", "assets")
+    git(kb, "commit", "-qm", "a decomposed picture")
+    check("--fix", "knowledge")
+    assert (f'<img src="../../assets/{decomposed}.png" alt="résumé" width="200"> '
+            f"![résumé](../../assets/{decomposed}.png)\n") in pump(kb)

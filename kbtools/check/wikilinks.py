@@ -317,7 +317,10 @@ def standard_link(link: Wikilink, file_rel: str, doc_rel: str) -> str:
     else:
         dest = written_path(posixpath.relpath(file_rel, posixpath.dirname(doc_rel) or "."))
     if link.embed and ext in EMBED_IMAGES:
-        alt = image_alt(link.label) or posixpath.splitext(posixpath.basename(file_rel))[0]
+        # no label: the picture's name as the author wrote it (`![[résumé.png]]` typed
+        # composed, the file a Mac named decomposed: the alt text is what they typed)
+        alt = image_alt(link.label) or posixpath.splitext(posixpath.basename(
+            link.target.rstrip("/") or file_rel))[0]
         width, height = image_size(link.label)
         if width:  # Markdown has no size: an `<img>` tag, as Typora writes a resized picture
             size = f' width="{width}"' + (f' height="{height}"' if height else "")
