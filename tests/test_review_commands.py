@@ -321,6 +321,36 @@ def test_review_diff_names_the_document_as_it_was_verified(kb: KB, monkeypatch) 
     assert f"+++ {new} (working tree)" in result["diff"]
 
 
+def test_review_diff_of_a_document_split_from_a_verified_one_shows_all_of_it(kb: KB,
+                                                                              monkeypatch):
+    """Alice splits a section of the verified SOP into a document of its own, its front
+    matter copied (`verified: true`, Rita's name and date): nobody reviewed it there, yet
+    `kb review diff` said "no change since its last verification" (the split commit taken
+    for the review). It shows the whole document, saying why the verification is none."""
+    kb.put(doc_text("# Rust\n\nSpray at first sign.\n\n## Dose\n\n3 mL per litre.\n"),
+           "Add rust SOP", ALICE, "2026-02-01T10:00:00+08:00")
+    cfg = load_config(kb.root)
+    as_identity(monkeypatch, RITA)
+    approve(cfg, [DOC])
+    text = (kb.root / DOC).read_text(encoding="utf-8")
+    split = "knowledge/crops/剂量.md"
+    (kb.root / split).write_text(text.split("## Dose")[0].split("# Rust")[0]
+                                 + "# 剂量\n\n3 mL per litre.\n", encoding="utf-8")
+    (kb.root / DOC).write_text(text.split("## Dose")[0], encoding="utf-8")
+    split_at = kb.commit([DOC, split], "Split the dose out", ALICE, "2026-03-01T09:00:00+08:00")
+    shown = review_diff(cfg, split)
+    assert shown["changed"] and shown["verification"]["commit"] == split_at
+    why = shown["verification"]["refused"]  # what `kb review check` says of it
+    assert why in {f.message for f in kb.check() if f.path == split}
+    assert shown["diff"].startswith(f"--- {split} (verification {split_at[:10]} is no review: "
+                                    f"{why})\n")
+    assert "+3 mL per litre." in shown["diff"].split("\n")
+    monkeypatch.chdir(kb.root)
+    res = CliRunner().invoke(main, ["review", "diff", split])
+    assert "no change" not in res.output and "+# 剂量" in res.output.split("\n")
+    assert review_diff(cfg, DOC)["diff"].startswith(f"--- {DOC}@")  # Rita's review holds
+
+
 # ---------------------------------------------------------------- CLI
 
 

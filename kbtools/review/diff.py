@@ -17,6 +17,7 @@ from kbtools.provenance import (
     require_repo,
 )
 from kbtools.review.drafts import on_draft_branch
+from kbtools.review.lapse import refused_verification
 from kbtools.review.lineage import scan
 from kbtools.review.verification import (
     approved_other_content,
@@ -53,6 +54,8 @@ def review_diff(cfg: Config, doc: str) -> dict[str, Any]:
         lineage = scan(repo, work_tree=False)  # its names on every line of the history
         changes = reviewed_changes(repo, lineage.head.sha if lineage else "HEAD",
                                    prefix + rel, nc, lineage)
+        refused = refused_verification(repo, cfg, rel, lineage) \
+            if last_verification(changes) is not None else None
     cur = read_doc(path, cfg.root)
     v = last_verification(changes)
     verified = changes[v] if v is not None else None
@@ -86,6 +89,15 @@ def review_diff(cfg: Config, doc: str) -> dict[str, Any]:
         label = (f"{rel} as approved by {meta.get('verified_by')} at "
                  f"{meta.get('verified_at')} (approval {verified.commit.short} rewritten "
                  "without its Kb-Reviewed-Content: what it approved is unknown)")
+    elif refused is not None and refused[0].commit.sha == verified.commit.sha:
+        # a verification no review backs (set by the document's author, copied with the
+        # text of a document split from a verified one): nothing of it was reviewed here,
+        # so the whole document awaits the reviewer (it said "no change")
+        meta = verified.after.meta
+        base = DocState({}, "", "", True)
+        info = {"commit": verified.commit.sha, "path": rel, "refused": refused[1],
+                "verified_by": meta.get("verified_by"), "verified_at": meta.get("verified_at")}
+        label = (f"{rel} (verification {verified.commit.short} is no review: {refused[1]})")
     else:
         base = verified.after
         meta = base.meta

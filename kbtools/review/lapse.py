@@ -54,6 +54,7 @@ from kbtools.provenance import (
 )
 from kbtools.review.lineage import Lineage, base_of_landing, blamed_whole, scan
 from kbtools.review.policy import (
+    Breach,
     doc_breaches,
     judge_doc,
     review_settings,
@@ -256,10 +257,7 @@ def review_coverage(repo: git.Repo, cfg: Config, rel: str, text: str,
     assert at_review is not None
     review = Review(rch.commit.sha, str(at_review.meta.get("verified_by") or ""),
                     str(at_review.meta.get("verified_at") or ""), rch.path)
-    base = base_of_landing(repo, rch.commit.sha, head.sha, lineage)  # as for kb.toml
-    mailmap = trusted_mailmap(repo, base.sha if base is not None else rch.commit.sha)
-    breaches = doc_breaches(rel, at_review, changes[v:], reviewers_for(rel, cfg), nc, mailmap,
-                            recording_since(lineage))
+    breaches = _breaches(repo, cfg, rel, changes, v, head.sha, lineage, nc)
     if breaches:
         key, _, message = breaches[0]
         return ReviewCoverage(rel, review, reason=f"review not valid: {message}", key=key)
@@ -332,6 +330,36 @@ def _moved_from(repo: git.Repo, gpath: str, lineage: Lineage | None) -> str | No
         lineage.staged.clear()
         lineage.staged[stamp] = staged_renames(repo)
     return lineage.staged[stamp].get(gpath)
+
+
+def _breaches(repo: git.Repo, cfg: Config, rel: str, changes: list[DocChange], v: int,
+              head: str, lineage: Lineage | None, nc: frozenset[str]) -> list[Breach]:
+    """Why the verification `changes[v]` of `rel` does not hold as a review (none: it
+    does), under the policy and mailmap trusted for it (as for kb.toml)."""
+    at_review = changes[v].after
+    assert at_review is not None
+    base = base_of_landing(repo, changes[v].commit.sha, head, lineage)
+    mailmap = trusted_mailmap(repo, base.sha if base is not None else changes[v].commit.sha)
+    return doc_breaches(rel, at_review, changes[v:], reviewers_for(rel, cfg), nc, mailmap,
+                        recording_since(lineage))
+
+
+def refused_verification(repo: git.Repo, cfg: Config, rel: str, lineage: Lineage | None
+                         ) -> tuple[DocChange, str] | None:
+    """The newest verification of committed document `rel` and why it does not hold as a
+    review (`kb review check`'s first finding of it: set by its author in a commit no
+    reviewer made, say, or copied with the text of a document split from a verified one);
+    None when it holds or there is none."""
+    head = lineage.head.sha if lineage is not None else "HEAD"
+    gpath = git_prefix(repo, cfg.root) + rel
+    try:
+        cfg, nc, changes, v = _judged_history(repo, cfg, head, gpath, lineage)
+    except ConfigError:
+        return None  # `kb check` and `kb review check` say the policy cannot be read
+    if v is None or changes[v].after is None or changes[v].cut:
+        return None
+    breaches = _breaches(repo, cfg, rel, changes, v, head, lineage, nc)
+    return (changes[v], breaches[0][2]) if breaches else None
 
 
 def _judged_history(repo: git.Repo, cfg: Config, head: str, gpath: str,
