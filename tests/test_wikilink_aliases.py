@@ -167,13 +167,11 @@ def test_a_block_reference_through_an_alias_names_the_note_and_its_block(tmp_pat
         f"to kbtools (the link is not followed or checked); '泵手册' {alias}"
         "knowledge/设备/水泵手册.md has no block '^nope': write a standard link to the note or "
         "one of its headings",
-        f"{doc}:17:17: error: link-anchor: wikilink '[[泵手册#没有的标题|标题]]': no heading "
-        "'#没有的标题' in knowledge/设备/水泵手册.md, and no heading is the one closest: linked "
-        "to the document, without an anchor; `kb check --fix` writes '[标题](../设备/水泵手册.md)'",
         f"{doc}:17:17: error: link-wikilink: Obsidian wikilink '[[泵手册#没有的标题|标题]]' is "
         "plain text to kbtools (the link is not followed or checked); '泵手册' is an alias "
-        "(front matter `aliases`) of '../设备/水泵手册.md': `kb check --fix` writes "
-        "'[标题](../设备/水泵手册.md)'"]
+        "(front matter `aliases`) of '../设备/水泵手册.md'; no heading '#没有的标题' in "
+        "knowledge/设备/水泵手册.md, and no heading is the one closest: linked to the document, "
+        "without an anchor: `kb check --fix` writes '[标题](../设备/水泵手册.md)'"]
     CliRunner().invoke(main, ["check", "--no-cache", "--fix", doc])
     assert (repo / doc).read_text(encoding="utf-8") == GOOD_FM + THROUGH.replace(
         "[[泵手册#没有的标题|标题]]", "[标题](../设备/水泵手册.md)")  # a block's: by hand

@@ -252,18 +252,21 @@ def findings_of(result) -> set[tuple[str, str]]:
 def test_fix_never_writes_an_anchor_the_target_lacks(repo):
     """`[[note#Heading]]` whose heading the note lacks was rewritten to a link whose
     `#anchor` the next `kb check` flagged (`link-anchor`): now the check says so at the
-    wikilink, and `--fix` links to the one closest heading, else to the note without an
-    anchor, saying which; checking again finds nothing the fix made."""
+    wikilink, in its one `link-wikilink` line, and `--fix` links to the one closest
+    heading, else to the note without an anchor, saying which; checking again finds
+    nothing the fix made."""
     write(repo, "knowledge/设备/steps.md", "# Steps\n\n## Step 1\n\nA.\n\n## Step 2\n\nB.\n")
     page = write(repo, "knowledge/crops/anchors.md",
                  "# 锚点\n\n见 [[液压 系统#4.3 液压系统: 压力异场]] 和 [[液压 系统#没有这一节|这里]]\n"
                  "和 [[steps#Step 3]] 和 [[steps#step 2]]\n")
     base = FM_LINES + 3
     before = check()
-    anchor_lines = [line for line in before.stdout.splitlines() if "error: link-anchor" in line]
+    assert "error: link-anchor" not in before.stdout  # one line a wikilink
+    anchor_lines = [line for line in before.stdout.splitlines() if "no heading" in line]
     assert [line.split(": ")[0] for line in anchor_lines] == [
         f"knowledge/crops/anchors.md:{base}:3", f"knowledge/crops/anchors.md:{base}:30",
         f"knowledge/crops/anchors.md:{base + 1}:3"]
+    assert all(": error: link-wikilink: " in line for line in anchor_lines)
     assert "no heading '#43-液压系统-压力异场' in knowledge/设备/液压 系统.md; linked to " \
            "'#43-液压系统-压力异常', the one closest heading; `kb check --fix` writes " \
            "'[液压 系统 > 4.3 液压系统: 压力异场](../设备/液压%20系统.md#43-液压系统-压力异常)'" \
@@ -289,7 +292,8 @@ def test_a_missing_heading_of_the_same_document_is_left_with_its_findings(repo):
     be written (an empty one is no fix); the wikilink stays, and so do its findings."""
     page = write(repo, "knowledge/crops/self.md", "# 玉米\n\n## 播种\n\n见 [[#完全不同的东西]]\n")
     before = check()
-    assert {code for _, code in findings_of(before)} == {"link-wikilink", "link-anchor"}
+    assert [code for _, code in findings_of(before)] == ["link-wikilink"]
+    assert "no heading '#完全不同的东西' in this document" in before.stdout
     result = check("--fix")
     assert result.exit_code == 1 and ": fixed: " not in result.stderr
     assert f"knowledge/crops/self.md:{FM_LINES + 5}:3: not fixed: no heading " \
@@ -301,8 +305,9 @@ def test_a_missing_heading_of_the_same_document_is_left_with_its_findings(repo):
 def test_the_wikilink_finding_says_what_the_fix_writes_and_follows_the_note(repo):
     """The `link-wikilink` finding said `--fix` writes the anchor as written while the
     `link-anchor` at the same place (and `--fix`) wrote the closest heading or none: the
-    wikilink's message was cached with its document. Now both say what `--fix` writes, and
-    a heading added to the note alone (the linking document unchanged, cache on) changes it."""
+    wikilink's message was cached with its document. Now its one line says what is wrong
+    with the heading and what `--fix` writes, and a heading added to the note alone (the
+    linking document unchanged, cache on) changes it."""
     write(repo, "knowledge/设备/steps.md", "# Steps\n\n## Step 1\n\nA.\n\n## Step 2\n\nB.\n")
     write(repo, "knowledge/crops/w.md", "# 维修\n\n见 [[steps#Step 3]] 和 [[steps#Stepz 1]]\n"
           "和 [[#没有的节]]\n")
@@ -314,11 +319,11 @@ def test_the_wikilink_finding_says_what_the_fix_writes_and_follows_the_note(repo
                 for line in result.stdout.splitlines()}
 
     first = messages()
-    for col in (3, 22):
-        wikilink, anchor = first[(f"{place}:{col}", "link-wikilink")], \
-            first[(f"{place}:{col}", "link-anchor")]
-        writes = anchor.split("`kb check --fix` writes ")[1]
-        assert f"`kb check --fix` writes {writes} (so that Obsidian" in wikilink
+    assert not any(code == "link-anchor" for _, code in first)
+    assert "no heading '#step-3' in knowledge/设备/steps.md" in \
+        first[(f"{place}:3", "link-wikilink")]
+    assert "linked to '#step-1', the one closest heading" in \
+        first[(f"{place}:22", "link-wikilink")]
     assert "writes '[steps > Step 3](../设备/steps.md)'" in first[(f"{place}:3", "link-wikilink")]
     assert "writes '[steps > Stepz 1](../设备/steps.md#step-1)'" in \
         first[(f"{place}:22", "link-wikilink")]
@@ -328,7 +333,7 @@ def test_the_wikilink_finding_says_what_the_fix_writes_and_follows_the_note(repo
     second = messages()
     assert "writes '[steps > Step 3](../设备/steps.md#step-3)'" in \
         second[(f"{place}:3", "link-wikilink")]
-    assert (f"{place}:3", "link-anchor") not in second
+    assert "no heading" not in second[(f"{place}:3", "link-wikilink")]
     assert second == messages("--no-cache")
 
 

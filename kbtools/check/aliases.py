@@ -110,12 +110,13 @@ def alias_said(link: Wikilink, note: str, doc: str) -> str:
     return f"{quoted(link.target)} is an alias (front matter `aliases`) of {quoted(shown)}"
 
 
-def fix_said(link: Wikilink, note: str, doc: str, new: str | None) -> str:
+def fix_said(link: Wikilink, note: str, doc: str, new: str | None, heading: str = "") -> str:
     """The finding of `link`, naming the note `note` by an alias, whose fix writes `new`
-    (None: nothing can be written)."""
+    (None: nothing can be written); `heading`: what is wrong with the heading it names."""
     what = f"`kb check --fix` writes {quoted(new)}" if new is not None else \
         "`kb check --fix` leaves it as it is: write a standard link by hand"
-    return (f"{describe(link)}; {alias_said(link, note, doc)}: {what}"
+    said = alias_said(link, note, doc) + (f"; {heading}" if heading else "")
+    return (f"{describe(link)}; {said}: {what}"
             f"{TEXT_INSTEAD if link.embed else ''} ({SETTINGS})")
 
 

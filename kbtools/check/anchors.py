@@ -77,10 +77,11 @@ def _block_hint(fragment: str, doc: str, rel: str, blocks_of: BlocksOf | None) -
 
 def anchor_findings(rel: str, anchors: Iterable[AnchorTarget], edits: Iterable[Edit],
                     slugs_of: SlugsOf, blocks_of: BlocksOf | None = None) -> list[Finding]:
-    """`link-anchor` for each anchor of the document `rel`, and each anchor a wikilink's
-    fix would write, that names no heading of its document; the finding of each edit
-    whose finding says what `--fix` writes, which depends on the headings (`settle`), and
-    of each wikilink to a block of a note (`blocks_of`: what it says depends on the note)."""
+    """`link-anchor` for each anchor of the document `rel` that names no heading of its
+    document; the finding of each edit whose finding says what `--fix` writes, which
+    depends on the headings (`settle`: a wikilink's one `link-wikilink` line says too what
+    is wrong with the heading it names), and of each wikilink to a block of a note
+    (`blocks_of`: what it says depends on the note)."""
     edits = list(edits)
     fixed = {(e.line, e.col): e for e in edits if e.fragment and e.old and not e.wikilink}
     out = []
@@ -114,16 +115,12 @@ def anchor_findings(rel: str, anchors: Iterable[AnchorTarget], edits: Iterable[E
             continue
         link = wikilinks.parse_wikilink(edit.old)
         new = settled.new if settled else None
+        # one line: what is wrong with its heading (`note`) told before what `--fix` writes
         out.append(finding(rel, edit.line, edit.col, "error", wikilinks.CODE,
                            wikilinks.fix_message(link, new, wikilinks.case_note(
-                               link, edit.doc, rel))
+                               link, edit.doc, rel) + (f"; {note}" if note else ""))
                            if wikilinks.names_file(link, edit.doc, rel) else
-                           aliases.fix_said(link, edit.doc, rel, new)))
-        if note:
-            then = f"`kb check --fix` writes {settled.new!r}" if settled is not None else \
-                "`kb check --fix` leaves it as it is"
-            out.append(finding(rel, edit.line, edit.col, "error", "link-anchor",
-                               f"wikilink {edit.old!r}: {note}; {then}"))
+                           aliases.fix_said(link, edit.doc, rel, new, note)))
     return out
 
 
