@@ -206,3 +206,25 @@ def test_a_hash_in_a_file_name_written_encoded_names_the_file(repo):
     assert findings(repo) == []
     write(repo, "knowledge/links.md", "# L\n\n[b](a%23b.md#nowhere)\n")
     assert {code for _, _, _, code, _ in findings(repo)} == {"link-anchor"}
+
+
+@pytest.mark.parametrize("heading", ["Réglage", "가이드", "がいど"])
+def test_an_anchor_written_decomposed_says_so_and_is_composed_by_fix(repo, heading):
+    """`[x](café.md#réglage)` with the anchor pasted decomposed (NFD) from a Mac: a browser
+    compares it with the heading's composed anchor byte for byte and opens the page's top.
+    `kb check` said "no heading '#réglage'; did you mean '#réglage'?" (the same letters on
+    screen) and `--fix` left it; it now says why, and `--fix` writes the anchor composed."""
+    write(repo, "knowledge/café.md", f"# Café\n\n## {heading}\n\ntext\n")
+    slug = heading.lower()
+    page = write(repo, "knowledge/links.md",
+                 f"# L\n\n[x](café.md#{nfd(slug)}) [y](#{nfd('l')}) [z](#{nfd(slug)}-1)\n")
+    (line,) = [f for f in findings(repo) if f[4].startswith(f"no heading '#{nfd(slug)}'")]
+    assert line[:4] == ("knowledge/links.md", 12, "error", "link-anchor")
+    assert line[4].endswith(f"did you mean '#{slug}'? (it is written in decomposed Unicode, "
+                            "NFD, as a Mac writes a name: an anchor is composed, NFC, and a "
+                            f"browser compares them byte for byte); `kb check --fix` links to "
+                            f"'#{slug}'")
+    result = CliRunner().invoke(main, ["check", "--no-cache", "--fix"])
+    assert result.exit_code == 1  # `#…-1` names no heading composed either: left, said
+    assert page.read_text(encoding="utf-8").endswith(
+        f"[x](café.md#{slug}) [y](#l) [z](#{nfd(slug)}-1)\n")

@@ -17,7 +17,7 @@
   never writes an anchor `kb check` would then flag.
 - an anchor written twice (`[安装](pump.md#安装#安装)`, a heading path's paste): the one
   fragment is suggested, and `--fix` writes it only when it names a heading
-  (`repeated_anchor_edit`, `settle`).
+  (`anchor_edit`, `settle`); so is one written in decomposed Unicode (NFD), composed.
 - a `path-missing` suggestion with an anchor (`Edit.hint`, never written): its "did you
   mean" names the closest heading of the suggested document, or none, as `settle` would.
 """
@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import posixpath
+import unicodedata
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from urllib.parse import unquote
@@ -92,7 +93,10 @@ def anchor_findings(rel: str, anchors: Iterable[AnchorTarget], edits: Iterable[E
             continue
         message = f"no heading '#{fragment}' in {_where(a.doc, rel)}" + (
             _block_hint(fragment, a.doc, rel, blocks_of)
-            or _hint(closest_headings(fragment, slugs)))
+            or _hint(closest_headings(fragment, slugs))) + (
+            " (it is written in decomposed Unicode, NFD, as a Mac writes a name: an anchor "
+            "is composed, NFC, and a browser compares them byte for byte)"
+            if decomposed(fragment) else "")
         edit = fixed.get((a.line, a.col))
         settled = settle(edit, slugs_of, rel)[0] if edit is not None else None
         if edit is not None and (settled is not None or edit.code != ANCHOR_ONLY):
@@ -180,7 +184,8 @@ def closest_headings(fragment: str, slugs: frozenset[str]) -> list[str]:
     """The anchors of `slugs` a missing `fragment` most likely means, sorted: those the same
     but for letter case, else the one more alike (`close_names`) than any other, or those
     at least as alike as the first close one (at most MAX_NAMED + 1 of them)."""
-    same = sorted(s for s in slugs if s.lower() == fragment.lower())
+    key = unicodedata.normalize("NFC", fragment).lower()
+    same = sorted(s for s in slugs if unicodedata.normalize("NFC", s).lower() == key)
     if same:
         return same
     if (once := _once(fragment)) is not None:  # `安装#安装`: the heading `安装`, or near it
@@ -208,16 +213,27 @@ def _once(fragment: str) -> str | None:
 ANCHOR_ONLY = "link-anchor"  # `Edit.code` of an edit rewriting a link's anchor alone
 
 
-def repeated_anchor_edit(ref: Ref, anchor: AnchorTarget) -> Edit | None:
-    """The edit writing once the fragment the link `ref` writes twice (`pump.md#安装#安装`
-    -> `pump.md#安装`), as written; `settle` writes it only when it names a heading. None
-    for another fragment, or a destination not located as written."""
+def anchor_edit(ref: Ref, anchor: AnchorTarget) -> Edit | None:
+    """The edit of the anchor alone of the link `ref`, as written: the fragment written
+    twice written once (`pump.md#安装#安装` -> `pump.md#安装`), or one written in decomposed
+    Unicode (NFD: pasted from a Mac's file name or title) composed, as GitHub's anchors
+    and `kb check`'s are (`#réglage`); `settle` writes it only when it names a heading.
+    None for another fragment, or a destination not located as written."""
     path, hash_, fragment = ref.raw.partition("#")
     once = _once(fragment) if hash_ else None
-    if once is None or _once(anchor.fragment) is None:
+    if once is not None and _once(anchor.fragment) is not None:
+        return Edit(ref.line, ref.col, ref.raw, f"{path}#{once}", anchor.doc, once,
+                    code=ANCHOR_ONLY)
+    if not hash_ or not decomposed(fragment):
         return None
-    return Edit(ref.line, ref.col, ref.raw, f"{path}#{once}", anchor.doc, once,
+    composed = unicodedata.normalize("NFC", fragment)
+    return Edit(ref.line, ref.col, ref.raw, f"{path}#{composed}", anchor.doc, composed,
                 code=ANCHOR_ONLY)
+
+
+def decomposed(fragment: str) -> bool:
+    """Whether `fragment` (as written, or percent-decoded) is not in composed Unicode."""
+    return not unicodedata.is_normalized("NFC", fragment)
 
 
 def closest_heading(fragment: str, slugs: frozenset[str]) -> str | None:

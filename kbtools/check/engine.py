@@ -43,7 +43,7 @@ from kbtools.check import (
     yaml11,
     yaml_syntax,
 )
-from kbtools.check.anchors import repeated_anchor_edit
+from kbtools.check.anchors import anchor_edit
 from kbtools.check.blocks import read_blocks
 from kbtools.check.cache import ScanCache, key_for, to_json
 from kbtools.check.codes import CODES
@@ -243,7 +243,7 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
         if anchor is not None:
             anchors.append(anchor)
             if not any(p.edit for p in ref_problems):  # else a path fix settles the anchor
-                edits.extend(e for e in [repeated_anchor_edit(ref, anchor)] if e is not None)
+                edits.extend(e for e in [anchor_edit(ref, anchor)] if e is not None)
     for line, col, p in wikilinks.check_wikilinks(result.wikilinks, rel, ctx.fs,
                                                   wiki_folders(ctx)):
         if p.edit is None or not p.edit.told_with_anchors:  # else made with the anchors,

@@ -49,7 +49,7 @@ class Edit:
     # a path fix whose finding names what it writes: the finding's code and its message up
     # to that (`{said}{new!r}`); with a `fragment`, made with the anchors (what `--fix`
     # writes then depends on the headings of `doc`: `kbtools.check.anchors`), not cached;
-    # `link-anchor` with no `said`: the anchor alone rewritten (`anchors.repeated_anchor_edit`)
+    # `link-anchor` with no `said`: the anchor alone rewritten (`anchors.anchor_edit`)
     code: str = ""
     said: str = ""
     # a suggestion `--fix` never writes (a `path-missing` "did you mean"), here only so that

@@ -171,7 +171,7 @@ FORMAT = 91  # bump when a check's findings for the same inputs change (5: `$` i
 # 90: a quote or flow list never closed (the front matter's last line's too) says what to
 # write and `--fix` closes it (session 43, k)
 # 91: a wikilink naming a heading its note lacks is one `link-wikilink` line, no
-# `link-anchor` beside it (session 44, k)
+# `link-anchor` beside it; an anchor written decomposed (NFD) says so (session 44, k)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 
