@@ -69,3 +69,21 @@ def test_the_same_text_in_a_code_span_before_it_is_passed_over(repo, shown):
     CliRunner().invoke(main, ["check", "--no-cache", "--fix"])
     assert (repo / "knowledge" / "pump.md").read_text(encoding="utf-8") == GOOD_FM + \
         f"# 泵\n\n{line[:line.rindex('![')]}![泵](../assets/泵%20外观.png)\n"
+
+
+def test_a_link_written_in_angle_brackets_resolves_in_the_build(repo):
+    """`[笔记](<other note.md#安装>)`, what the `link-space` finding says to write: the build
+    found no link in it (its cross references read destinations without spaces only), so
+    the chunk named no target document or heading; it names both, as the `%20` form does."""
+    from kbtools.build.chunk import chunk_document
+    from kbtools.build.xref import HeadingIndex
+    from kbtools.corpus import parse_source
+    other = parse_source(GOOD_FM + "# Other\n\n## 安装\n\ntext\n",
+                         repo / "knowledge/other note.md", "knowledge/other note.md")
+    page = parse_source(GOOD_FM + "# 泵\n\n见 [笔记](<other note.md#安装> \"标题\") 与 "
+                        "[也是](other%20note.md#安装)。\n", repo / "knowledge/p.md", "knowledge/p.md")
+    index = HeadingIndex.build([other, page])
+    (section,) = chunk_document(page, resolver=index)
+    assert [(lk.text, lk.doc, lk.heading_path) for lk in section.links] == [
+        ("[笔记](<other note.md#安装> \"标题\")", "knowledge/other note.md", ("Other", "安装")),
+        ("[也是](other%20note.md#安装)", "knowledge/other note.md", ("Other", "安装"))]

@@ -228,3 +228,24 @@ def test_an_anchor_written_decomposed_says_so_and_is_composed_by_fix(repo, headi
     assert result.exit_code == 1  # `#…-1` names no heading composed either: left, said
     assert page.read_text(encoding="utf-8").endswith(
         f"[x](café.md#{slug}) [y](#l) [z](#{nfd(slug)}-1)\n")
+
+
+def test_the_build_resolves_a_link_in_either_unicode_form(repo):
+    """A link typed composed to a document a Mac named decomposed, and one whose anchor was
+    pasted decomposed, name that document and heading in the chunks' links (what a device's
+    page links and a citation's references name), as Obsidian and a Mac open them: they
+    were unresolved (`kb check` flags both, for GitHub and Linux)."""
+    from kbtools.build.chunk import chunk_document
+    from kbtools.build.xref import HeadingIndex
+    from kbtools.corpus import parse_source
+    guide = nfd("knowledge/Café guide.md")
+    note = parse_source(GOOD_FM + "# Café guide\n\n## Réglage\n\ntext\n", repo / guide, guide)
+    links = parse_source(GOOD_FM + "# L\n\n[a](Café%20guide.md#réglage) "
+                         f"[b](<{nfd('Café guide.md')}#{nfd('réglage')}>) [c](Café%20guide.md)\n",
+                         repo / "knowledge/l.md", "knowledge/l.md")
+    index = HeadingIndex.build([note, links])
+    found = {(lk.text[:3], lk.doc, lk.heading_path, lk.anchor)
+             for c in chunk_document(links, resolver=index) for lk in c.links}
+    assert found == {("[a]", guide, ("Café guide", "Réglage"), "réglage"),
+                     ("[b]", guide, ("Café guide", "Réglage"), "réglage"),
+                     ("[c]", guide, (), "")}

@@ -194,6 +194,8 @@ WORST = [
     ("kbtools.build.chunk_fine.IMAGE_MARKUP", "![" * (5 * N // 2)),
     ("kbtools.build.xref._MD_LINK", "[" * N),
     ("kbtools.build.xref._MD_LINK", "[](" * (N // 3)),
+    ("kbtools.build.xref._MD_LINK", "[](<" * (N // 4)),
+    ("kbtools.build.xref._MD_LINK", "[](<" + "a" * N),
     ("kbtools.build.xref._REF_LINK", "[" * N),
     ("kbtools.build.xref._REF_LINK", "[a][" * (N // 4)),
     ("kbtools.build.xref._REF_LINK", "[a][b" + "x" * N),

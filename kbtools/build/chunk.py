@@ -30,7 +30,7 @@ from kbtools.markdown.doctree import Document, parse
 from kbtools.markdown.drawings import drawing_name, is_drawing, text_elements
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "43"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "44"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -120,6 +120,8 @@ CHUNKER_VERSION = "43"  # bump when output changes for the same input (index fin
 # `参见 检修`), as the chunk's own text reads it (session 40)
 # 43: a heading's picture has its image chunk (the heading's line), as every other picture
 # (session 42)
+# 44: a link resolves in either Unicode form (`café.md` to a file a Mac named decomposed,
+# an anchor pasted decomposed) to the document and heading it names (session 44, k)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import posixpath
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import unquote
@@ -36,9 +37,10 @@ _REF_BEFORE = re.compile(r"(?P<pre>详见|詳見|参见|參見|参阅|參閱|参
                          r"(?P<di>第)?[ \t]{0,2}$")
 _REF_EN = re.compile(rf"(?i)(?:\b(?:section|chapter|sect\.)\s*|§\s*)(?P<num>{SECTION_NUMBER})")
 # Linear time: the link text holds no `[` and the destination at most one level of balanced
-# parentheses, so no attempt reads past the opener of the next one.
-_MD_LINK = re.compile(r"(?<!!)\[(?P<label>[^\[\]\n]*)\]\((?P<href>(?:[^()\s]|\([^()\s]*\))++)"
-                      r"(?:\s+\"[^\"]*\")?\)")
+# parentheses, so no attempt reads past the opener of the next one; or the destination is
+# written in `<…>` (spaces allowed: `[手册](<液压 手册.md#4.3>)`, as `kb check` suggests).
+_MD_LINK = re.compile(r"(?<!!)\[(?P<label>[^\[\]\n]*)\]\((?:<(?P<angle>[^<>\n]*)>|"
+                      r"(?P<href>(?:[^()\s]|\([^()\s]*\))++))(?:\s+\"[^\"]*\")?\)")
 # A reference link, `[text][label]`, `[label][]` or `[label]`, resolved through the document's
 # definitions (`Document.references`); not an image, a definition (`[label]: href`), an
 # inline link's text or a wikilink's inside. Linear time: no bracket inside either part.
@@ -124,22 +126,26 @@ class HeadingIndex:
         return cls(headings, titles)
 
     def find_doc(self, rel: str) -> str | None:
-        """The indexed doc for a path: exact, else the one whose path ends with it."""
+        """The indexed doc for a path: exact, else the one whose path ends with it; in
+        either Unicode form (a link typed composed to a file a Mac named decomposed, or
+        the reverse, names it as Obsidian and a Mac find it; `kb check` flags it)."""
         rel = rel.lstrip("/")
         if rel in self.headings:
             return rel
+        key = _nfc(rel)
         # a path ending with "/<rel>" has rel's last part as its own
-        hits = sorted(d for d in self._by_name().get(posixpath.basename(rel), ())
-                      if d.endswith("/" + rel))
-        return hits[0] if hits else None
+        hits = sorted(d for d in self._by_name().get(posixpath.basename(key), ())
+                      if _nfc(d) == key or _nfc(d).endswith("/" + key))
+        exact = [d for d in hits if _nfc(d) == key]
+        return (exact or hits or [None])[0]
 
     def _by_name(self) -> dict[str, list[str]]:
-        """The indexed doc paths by their last part (made on first use)."""
+        """The indexed doc paths by their last part, composed (made on first use)."""
         names: dict[str, list[str]] | None = self.__dict__.get("_names")
         if names is None:
             names = {}
             for d in self.headings:
-                names.setdefault(posixpath.basename(d), []).append(d)
+                names.setdefault(_nfc(posixpath.basename(d)), []).append(d)
             object.__setattr__(self, "_names", names)  # a cache of a frozen value
         return names
 
@@ -152,7 +158,7 @@ class HeadingIndex:
         if found is None:
             found = {}
             for path, num, slugs, anchor in self.headings.get(rel, ()):
-                for key in ([num] if kind == "numbers" else [s.lower() for s in slugs]):
+                for key in ([num] if kind == "numbers" else [_nfc(s).lower() for s in slugs]):
                     found.setdefault(key, (path, anchor))
             cache[(kind, rel)] = found
         return found
@@ -204,9 +210,9 @@ class HeadingIndex:
         return target[0] if target else None
 
     def target_of(self, rel: str, anchor: str) -> Target | None:
-        """The heading of `rel` an `#anchor` names (any of its anchors, in any case): its
-        path and the anchor its page gives it."""
-        return self._lookup("anchors", rel).get(unquote(anchor).lower())
+        """The heading of `rel` an `#anchor` names (any of its anchors, in any case and
+        Unicode form): its path and the anchor its page gives it."""
+        return self._lookup("anchors", rel).get(_nfc(unquote(anchor)).lower())
 
     def by_title(self, title: str) -> str | None:
         return self.titles.get(title.strip())
@@ -247,7 +253,8 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex,
         return o >= 0 and (c < 0 or opens[o] > closes[c])
 
     for m in md_links:
-        link = _resolve_href(m.group("href"), m.group(0), doc.rel, index, line_at(m.start()))
+        href = m.group("href") if m.group("angle") is None else m.group("angle")
+        link = _resolve_href(href, m.group(0), doc.rel, index, line_at(m.start()))
         if link is not None:
             found.append((m.start(), link))
     for m, href in ref_links:
@@ -285,6 +292,11 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex,
         found.append((m.start(), _link(m.group(0).strip(), hit, line_at(m.start()))))
     found.sort(key=lambda x: x[0])
     return tuple(dict.fromkeys(link for _, link in found))
+
+
+def _nfc(text: str) -> str:
+    """`text` composed (NFC): names and anchors compared as a Mac and Obsidian compare them."""
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
 def _link(text: str, hit: tuple[str, Target] | None, line: int) -> Link:
