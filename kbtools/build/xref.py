@@ -137,7 +137,7 @@ class HeadingIndex:
         hits = sorted(d for d in self._by_name().get(posixpath.basename(key), ())
                       if _nfc(d) == key or _nfc(d).endswith("/" + key))
         exact = [d for d in hits if _nfc(d) == key]
-        return (exact or hits or [None])[0]
+        return (exact or hits)[0] if hits else None
 
     def _by_name(self) -> dict[str, list[str]]:
         """The indexed doc paths by their last part, composed (made on first use)."""
