@@ -144,3 +144,18 @@ def test_a_document_named_through_a_link_leading_out_is_one_finding(kb, tmp_path
         assert check(f"{kb.name}/knowledge/ext/a.md") == (1, [f"{kb.name}/{escape}"])
     else:
         assert check("knowledge/ext/a.md") == (1, [escape])
+
+
+def test_a_document_named_through_a_folder_link_inside_the_repository_names_the_link(kb):
+    """`kb check knowledge/notes/b.md`, `notes` a link to the repository's `notes/`: the
+    warning told the author to move into knowledge/ a file they had named inside it; it
+    names the symlinked folder the build does not follow, and what to do."""
+    (kb / "notes" / "深 层").mkdir(parents=True)
+    (kb / "notes" / "深 层" / "b.md").write_text(DOC, encoding="utf-8")
+    (kb / "knowledge" / "笔记").symlink_to("../notes", target_is_directory=True)
+    assert check("knowledge/笔记/深 层/b.md", "notes/深 层/b.md") == (0, [
+        "knowledge/笔记/深 层/b.md:1:1: warning: path-outside-knowledge: reached through the "
+        "symlinked folder knowledge/笔记 ('../notes'): checked, but kb follows no symlinked "
+        "folder, so kb build leaves it out of the release, and the pre-commit hook and CI do "
+        "not check it: put the folder itself there in place of the link (move it, then git "
+        "add it)", f"notes/深 层/b.md:1:1: {OUTSIDE}"])

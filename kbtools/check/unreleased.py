@@ -127,7 +127,29 @@ def unreleased_findings(paths: list[Path], root: Path, knowledge: Path | None,
         real = os.path.join(os.path.realpath(os.path.dirname(named)), os.path.basename(named))
         if any(is_inside(real, p) for p in inside):
             continue
+        link = linked_on_the_way(named, os.path.abspath(knowledge))
+        if link is not None:  # `knowledge/notes/a.md`, `notes` a link to `../../notes`
+            yield finding(rel, 1, 1, level(OUTSIDE_CODE, "warning"), OUTSIDE_CODE,
+                          f"reached through the symlinked folder {rel_path(Path(link), root)} "
+                          f"({os.readlink(link)!r}): checked, but kb follows no symlinked "
+                          "folder, so kb build leaves it out of the release, and the "
+                          "pre-commit hook and CI do not check it: put the folder itself "
+                          "there in place of the link (move it, then git add it)")
+            continue
         yield finding(rel, 1, 1, level(OUTSIDE_CODE, "warning"), OUTSIDE_CODE,
                       f"not in the knowledge folder ({folder}/, kb.toml [paths] knowledge): "
                       "checked, but kb build leaves it out of the release, and the pre-commit "
                       f"hook and CI do not check it: move it into {folder}/ to publish it")
+
+
+def linked_on_the_way(named: str, top: str) -> str | None:
+    """The first symlinked folder on the way from `top` down to the file `named` (both
+    absolute, `..` resolved), when `named` lies below `top` as written; else None."""
+    if not is_inside(named, top):
+        return None
+    here = top
+    for part in Path(os.path.relpath(os.path.dirname(named), top)).parts:
+        here = os.path.join(here, part)
+        if os.path.islink(here):
+            return here
+    return None
