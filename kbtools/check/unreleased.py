@@ -127,11 +127,11 @@ def unreleased_findings(paths: list[Path], root: Path, knowledge: Path | None,
         real = os.path.join(os.path.realpath(os.path.dirname(named)), os.path.basename(named))
         if any(is_inside(real, p) for p in inside):
             continue
-        link = linked_on_the_way(named, os.path.abspath(knowledge))
-        if link is not None:  # `knowledge/notes/a.md`, `notes` a link to `../../notes`
+        through = linked_on_the_way(named, os.path.abspath(knowledge))
+        if through is not None:  # `knowledge/notes/a.md`, `notes` a link to `../../notes`
             yield finding(rel, 1, 1, level(OUTSIDE_CODE, "warning"), OUTSIDE_CODE,
-                          f"reached through the symlinked folder {rel_path(Path(link), root)} "
-                          f"({os.readlink(link)!r}): checked, but kb follows no symlinked "
+                          f"reached through the symlinked folder {rel_path(Path(through), root)} "
+                          f"({os.readlink(through)!r}): checked, but kb follows no symlinked "
                           "folder, so kb build leaves it out of the release, and the "
                           "pre-commit hook and CI do not check it: put the folder itself "
                           "there in place of the link (move it, then git add it)")
