@@ -183,3 +183,38 @@ def test_a_key_given_twice_applies_both_values_as_where_does(client):
     summary = re.search(r"<summary>(.*?)</summary>", page.text, re.S)
     assert summary and "tags = orchard" in summary.group(1) and "tags = paddy" in summary.group(1)
     assert _chosen(page.text, "tags") == "orchard"
+
+
+def _box(page: str) -> str:
+    found = re.search(r'<textarea[^>]* name="q"[^>]*>(.*?)</textarea>', page, re.S)
+    assert found, page
+    return html.unescape(found.group(1))
+
+
+@pytest.mark.parametrize(("k", "lang", "shown", "words"), [
+    ("abc", "zh", 10, "结果条数（k）必须是 1 到 100 之间的整数，不能是“abc”"),
+    ("0", "en", 1, "The number of results (k) must be a whole number from 1 to 100, not “0”"),
+    ("-1", "zh", 1, "不能是“-1”"), ("10000", "en", 100, "not “10000”"),
+    ("2.6", "en", 3, "not “2.6”"), ("１ｋ", "zh", 10, "不能是“１ｋ”")])
+def test_a_number_of_results_the_page_cannot_show_is_said_beside_the_results(
+        client, k, lang, shown, words):
+    """``/?q=…&k=abc`` (``0``, ``-1``, ``10000``) answered a whole error page and the
+    question left the box: the page searches with the nearest number it can show, says so
+    in its language above the results, and a next question asked there keeps that number."""
+    every = len(_results(client.get("/", params={"q": Q, "k": "100"}).text))
+    page = client.get("/", params={"q": Q, "k": k, "lang": lang})
+    assert page.status_code == 200 and _box(page.text) == Q
+    note = re.findall(r'<p class="k-note" role="status">(.*?)</p>', page.text)
+    assert len(note) == 1 and words in html.unescape(note[0]), note
+    assert str(shown) in note[0]
+    assert len(_results(page.text)) == min(shown, every) > 0
+    assert f'<input type="hidden" name="k" value="{shown}">' in page.text
+    again = client.post("/", data={"q": "seal", "k": str(shown)}, follow_redirects=False)
+    assert again.status_code == 303 and f"k={shown}" in again.headers["location"]
+
+
+def test_a_number_of_results_the_page_can_show_is_not_remarked(client):
+    page = client.get("/", params={"q": Q, "k": "2", "lang": "zh"})
+    assert page.status_code == 200 and len(_results(page.text)) == 2
+    assert 'class="k-note"' not in page.text
+    assert 'name="k"' not in client.get("/", params={"q": Q}).text  # none asked: the default

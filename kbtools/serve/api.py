@@ -213,6 +213,10 @@ def search(request: Request, body: dict[str, Any]) -> Any:
         commit, release = params.get("commit"), params.get("release")
     if q is None:
         raise ApiError(400, "missing 'q' (the question)")
+    if isinstance(q, str) and not q.strip():  # searched, it answered 200 with nothing found
+        named = "query" if "query" in given else "q"
+        raise ApiError(400, f"{named!r} (the question) is empty: ask something",
+                       f"问题（{named}）是空的：请输入要问的内容")
     waited = (time.perf_counter() - request.state.arrived) * 1000  # for a worker
     source: ServedIndex = request.app.state.source
     served = source.get()

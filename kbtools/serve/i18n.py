@@ -68,6 +68,10 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "filter_unknown": ("知识库没有“{name}”这个筛选项，没有进行搜索。可用的筛选项：{keys}。",
                        "This knowledge has no filter “{name}”, so nothing was searched. "
                        "Its filters: {keys}."),
+    # a number of results the page cannot show (``?k=abc``, ``k=0``, ``k=10000``)
+    "k_changed": ("结果条数（k）必须是 1 到 {max} 之间的整数，不能是“{asked}”：这里最多显示 {k} 条。",
+                  "The number of results (k) must be a whole number from 1 to {max}, not "
+                  "“{asked}”: showing at most {k}."),
     "filter_refused": ("筛选条件无法使用，没有进行搜索：{error}",
                        "A filter cannot be used, so nothing was searched: {error}"),
     # a filter value no document holds (``?f.crop=banana``): applied, so nothing is found
