@@ -48,7 +48,7 @@ from kbtools.serve.i18n import browser_lang, error_zh
 from kbtools.serve.openapi import openapi_document
 from kbtools.serve.security import is_api_path
 from kbtools.serve.source import Served, ServedIndex, Workers
-from kbtools.serve.staticfiles import revalidated
+from kbtools.serve.staticfiles import asked_tags, revalidated
 
 log = logging.getLogger("kbtools.serve")
 ApiError = ops.ApiError
@@ -230,7 +230,7 @@ def search(request: Request, body: dict[str, Any]) -> Any:
         with asked_search(served.index, commit, release, source.device(),
                           opened=source.earlier) as idx:
             kept = None if answer is None else tags.answered(
-                request.headers.get("if-none-match"), answer)
+                asked_tags(request), answer)
             if kept is not None:  # asked again (a retry on a patchy link): not searched,
                 # nor logged, again
                 return Response(status_code=304, headers={"etag": kept, **NOT_KEPT})

@@ -73,7 +73,7 @@ from kbtools.serve.passes import app_url
 from kbtools.serve.results import columns_key, render_context, result_view
 from kbtools.serve.security import MAX_QUERY_STRING, local_path
 from kbtools.serve.source import Served, ServedIndex, Workers
-from kbtools.serve.staticfiles import revalidated
+from kbtools.serve.staticfiles import asked_tags, revalidated
 from kbtools.ship.serves import rollback_why, statement_text
 
 log = logging.getLogger("kbtools.serve")
@@ -255,7 +255,7 @@ def search_page(p: Page, served: Served) -> Response:
         answer = json.dumps([served.index.release.to_dict(), p.lang, p.pasted_chars,
                              sorted(params.multi_items())], ensure_ascii=False, default=str)
         tags: AnswerTags = p.request.app.state.answer_tags
-        kept = tags.answered(p.request.headers.get("if-none-match"), answer)
+        kept = tags.answered(asked_tags(p.request), answer)
         if kept is not None:  # a reload of the page this client was given: not asked again
             return Response(status_code=304, headers={"etag": kept,
                                                       "cache-control": "private, no-cache"})
