@@ -218,3 +218,11 @@ def test_a_number_of_results_the_page_can_show_is_not_remarked(client):
     assert page.status_code == 200 and len(_results(page.text)) == 2
     assert 'class="k-note"' not in page.text
     assert 'name="k"' not in client.get("/", params={"q": Q}).text  # none asked: the default
+
+
+@pytest.mark.parametrize(("lang", "count"), [("en", "1 result"), ("zh", "1 条结果")])
+def test_one_result_is_counted_in_the_singular(client, lang, count):
+    """``k=1`` (and ``k=0``, shown as 1) said "1 results"."""
+    page = client.get("/", params={"q": Q, "k": "1", "lang": lang})
+    said = re.findall(r'<p class="count"[^>]*>(.*?)</p>', page.text)
+    assert said == [count], said

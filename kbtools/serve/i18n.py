@@ -114,6 +114,7 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "op_lt": ("小于", "less than"),
     "filters": ("筛选", "Filters"),
     "results": ("条结果", "results"),
+    "results_one": ("条结果", "result"),  # "1 results" in English
     "no_answer": ("没有找到足够相关的内容", "Nothing relevant enough was found"),
     # what a page without an answer suggests: other words, and the same question unfiltered
     "no_answer_tips": ("可以换个说法或少用几个词再搜；故障代码、型号、名称这类关键词最容易找到。",
