@@ -9,10 +9,13 @@ import html
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from kbfixtures import SCAB_DOC, TITLED
 from starlette.testclient import TestClient
 
-from kbtools.serve import pages
+from kbtools.config import MAX_K
+from kbtools.serve import ops, pages
 from kbtools.serve.app import create_app
 from tests.hostile import built_repo_index
 
@@ -226,3 +229,24 @@ def test_one_result_is_counted_in_the_singular(client, lang, count):
     page = client.get("/", params={"q": Q, "k": "1", "lang": lang})
     said = re.findall(r'<p class="count"[^>]*>(.*?)</p>', page.text)
     assert said == [count], said
+
+
+@given(st.one_of(st.text(max_size=30), st.integers().map(str),
+                 st.floats(allow_nan=True).map(str)))
+@settings(max_examples=300, deadline=None)
+def test_the_pages_k_is_always_one_it_can_show_and_the_one_asked_when_it_can(asked):
+    """Whatever an address's ``k`` is, the page shows from 1 to MAX_K results, the number
+    asked when the API takes it (and then says nothing of it); a blank one (an empty
+    field) is none asked."""
+    try:
+        taken: int | None = ops.check_k(asked, pages.SEARCH_K)
+    except ops.ApiError:
+        taken = None
+    shown, changed = ops.nearest_k(asked, pages.SEARCH_K)
+    assert 1 <= shown <= MAX_K
+    if not asked.strip():
+        assert (shown, changed) == (pages.SEARCH_K, False)
+        return
+    assert changed == (taken is None)
+    if taken is not None:
+        assert shown == taken
