@@ -237,7 +237,8 @@ def search(request: Request, body: dict[str, Any]) -> Any:
             response, queued, ran = ops.timed_search(
                 served, question, k=k, where=where, verified_only=verified_only,
                 index=None if idx is served.index else idx)
-            record_question(idx, "api", q, response)
+            # a HEAD reads no answer: not a question asked (as a 304 is not)
+            record_question(idx, "api", q, response, enabled=request.method != "HEAD")
     except KbError as exc:
         if exc.key == "release_gone":
             raise ApiError(404, exc.message) from None

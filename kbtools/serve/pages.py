@@ -261,7 +261,8 @@ def search_page(p: Page, served: Served) -> Response:
                                                       "cache-control": "private, no-cache"})
         response = ops.search(served, q, k=k, conditions=where,
                               verified_only=verified or None)
-        record_question(served.index, "web", q, response)
+        # a HEAD (a link checker, `curl -I`) reads no answer: not a question asked
+        record_question(served.index, "web", q, response, enabled=p.request.method != "HEAD")
         results = [result_view(served, r, q, p.lang) for r in response.results]
         tag = tags.tag(answer)
     unfiltered = (unfiltered_url(p, q, k if "k" in params else None) if response is not None and response.no_answer
