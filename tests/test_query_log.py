@@ -323,3 +323,16 @@ def test_an_api_search_asked_again_with_its_etag_is_a_304_not_logged_again(dev):
                              headers={"if-none-match": tag})
         assert posted.status_code == 200 and "etag" not in posted.headers  # a POST: asked
         assert len(logged(dev)) == 3
+
+
+def test_a_head_of_a_search_is_answered_and_not_logged(dev):
+    """A HEAD of a results page or of ``/api/search`` (a link checker, ``curl -I``) was
+    logged as a question asked: nobody read an answer. It is answered as the GET is, its
+    headers and status, and not logged."""
+    with TestClient(create_app(dev), base_url="http://127.0.0.1") as client:
+        for url in ("/?" + urlencode({"q": QUESTION, "lang": "zh"}),
+                    "/api/search?" + urlencode({"q": QUESTION})):
+            head = client.head(url)
+            assert head.status_code == 200 and head.headers["etag"] and not head.content
+        assert logged(dev) == []
+        assert client.get(url).status_code == 200 and len(logged(dev)) == 1

@@ -45,6 +45,16 @@ def test_a_get_asked_again_with_its_etag_is_a_304(client, url):
     assert again.status_code == 304 and not again.content
     assert again.headers["etag"] == tag and again.headers["cache-control"] == "private, no-cache"
     assert client.get(url, headers={"if-none-match": '"other"'}).status_code == 200
+    # several tags: in one line, or on a line each (a list field may be sent so, as a proxy
+    # or Go's Header.Add sends it: the second line's tag was not read, 200 and the whole
+    # answer again); ``*``: any copy held (RFC 9110 13.1.2), not modified
+    for sent in ([("if-none-match", '"other", ' + tag)],
+                 [("if-none-match", '"other"'), ("if-none-match", tag)],
+                 [("if-none-match", "*")]):
+        held = client.get(url, headers=sent)
+        assert held.status_code == 304 and not held.content, sent
+        # (a search's tag is of the second it is given: ``*`` is given the tag of now)
+        assert client.get(url, headers={"if-none-match": held.headers["etag"]}).status_code == 304
 
 
 def shape(resp) -> tuple[str, str, bool, str, bytes]:

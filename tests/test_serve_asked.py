@@ -9,10 +9,13 @@ import html
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from kbfixtures import SCAB_DOC, TITLED
 from starlette.testclient import TestClient
 
-from kbtools.serve import pages
+from kbtools.config import MAX_K
+from kbtools.serve import ops, pages
 from kbtools.serve.app import create_app
 from tests.hostile import built_repo_index
 
@@ -183,3 +186,67 @@ def test_a_key_given_twice_applies_both_values_as_where_does(client):
     summary = re.search(r"<summary>(.*?)</summary>", page.text, re.S)
     assert summary and "tags = orchard" in summary.group(1) and "tags = paddy" in summary.group(1)
     assert _chosen(page.text, "tags") == "orchard"
+
+
+def _box(page: str) -> str:
+    found = re.search(r'<textarea[^>]* name="q"[^>]*>(.*?)</textarea>', page, re.S)
+    assert found, page
+    return html.unescape(found.group(1))
+
+
+@pytest.mark.parametrize(("k", "lang", "shown", "words"), [
+    ("abc", "zh", 10, "结果条数（k）必须是 1 到 100 之间的整数，不能是“abc”"),
+    ("0", "en", 1, "The number of results (k) must be a whole number from 1 to 100, not “0”"),
+    ("-1", "zh", 1, "不能是“-1”"), ("10000", "en", 100, "not “10000”"),
+    ("2.6", "en", 3, "not “2.6”"), ("１ｋ", "zh", 10, "不能是“１ｋ”")])
+def test_a_number_of_results_the_page_cannot_show_is_said_beside_the_results(
+        client, k, lang, shown, words):
+    """``/?q=…&k=abc`` (``0``, ``-1``, ``10000``) answered a whole error page and the
+    question left the box: the page searches with the nearest number it can show, says so
+    in its language above the results, and a next question asked there keeps that number."""
+    every = len(_results(client.get("/", params={"q": Q, "k": "100"}).text))
+    page = client.get("/", params={"q": Q, "k": k, "lang": lang})
+    assert page.status_code == 200 and _box(page.text) == Q
+    note = re.findall(r'<p class="k-note" role="status">(.*?)</p>', page.text)
+    assert len(note) == 1 and words in html.unescape(note[0]), note
+    assert str(shown) in note[0]
+    assert len(_results(page.text)) == min(shown, every) > 0
+    assert f'<input type="hidden" name="k" value="{shown}">' in page.text
+    again = client.post("/", data={"q": "seal", "k": str(shown)}, follow_redirects=False)
+    assert again.status_code == 303 and f"k={shown}" in again.headers["location"]
+
+
+def test_a_number_of_results_the_page_can_show_is_not_remarked(client):
+    page = client.get("/", params={"q": Q, "k": "2", "lang": "zh"})
+    assert page.status_code == 200 and len(_results(page.text)) == 2
+    assert 'class="k-note"' not in page.text
+    assert 'name="k"' not in client.get("/", params={"q": Q}).text  # none asked: the default
+
+
+@pytest.mark.parametrize(("lang", "count"), [("en", "1 result"), ("zh", "1 条结果")])
+def test_one_result_is_counted_in_the_singular(client, lang, count):
+    """``k=1`` (and ``k=0``, shown as 1) said "1 results"."""
+    page = client.get("/", params={"q": Q, "k": "1", "lang": lang})
+    said = re.findall(r'<p class="count"[^>]*>(.*?)</p>', page.text)
+    assert said == [count], said
+
+
+@given(st.one_of(st.text(max_size=30), st.integers().map(str),
+                 st.floats(allow_nan=True).map(str)))
+@settings(max_examples=300, deadline=None)
+def test_the_pages_k_is_always_one_it_can_show_and_the_one_asked_when_it_can(asked):
+    """Whatever an address's ``k`` is, the page shows from 1 to MAX_K results, the number
+    asked when the API takes it (and then says nothing of it); a blank one (an empty
+    field) is none asked."""
+    try:
+        taken: int | None = ops.check_k(asked, pages.SEARCH_K)
+    except ops.ApiError:
+        taken = None
+    shown, changed = ops.nearest_k(asked, pages.SEARCH_K)
+    assert 1 <= shown <= MAX_K
+    if not asked.strip():
+        assert (shown, changed) == (pages.SEARCH_K, False)
+        return
+    assert changed == (taken is None)
+    if taken is not None:
+        assert shown == taken

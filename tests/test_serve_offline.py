@@ -4,6 +4,7 @@ a release's copy after a newer release was seen (`kbtools/serve/static/offline.j
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -320,4 +321,59 @@ def test_a_language_chosen_offline_without_a_copy_or_a_cookie_store_is_the_serve
     assert ui_of(browser) == "en" and note(browser) is None
     browser.get(server.url + doc)
     assert ui_of(browser) == "en"
+    assert {c["name"]: c["value"] for c in browser.get_cookies()}.get("kb_lang") == "en"
+
+
+# whether the worker still holds a language chosen offline the server was not told (offline.js
+# `UNSENT`), asked from a page of the server's
+UNSENT = """const done = arguments[arguments.length - 1];
+caches.match("/offline.js?unsent", {cacheName: "kb-choice"})
+  .then(kept => kept ? kept.text() : null).then(done, () => done(null));"""
+
+
+def test_a_search_sent_first_back_online_is_answered_in_the_language_chosen_offline(
+        browser, server, device):
+    """Safari (no cookie store) and the switch to English followed offline in another tab:
+    back online, the question sent from the Chinese search page left open was answered first
+    in Chinese (the worker tells the server the choice before the next page it asks, and a
+    form's POST passes it by), then searched and logged again in English. The form now
+    sends the choice with the question: it is searched once, in English."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    question = "赤霉病 药剂 稀释"
+    queries = device[2] / "queries.jsonl"
+
+    def logged() -> int:
+        lines = queries.read_text(encoding="utf-8").splitlines() if queries.exists() else []
+        return sum(json.loads(x)["question"] == question for x in lines)
+
+    browser.get(server.url + "/?lang=zh")
+    kept(browser, copy("/"))
+    without_cookie_store(browser)
+    search_tab = browser.current_window_handle
+    browser.switch_to.new_window("tab")
+    server.stop()
+    try:
+        browser.get(server.url + f"/doc/{quote(SCAB)}?lang=en")  # no English copy of it
+        assert ui_of(browser) is None
+        browser.switch_to.window(search_tab)
+        deadline = time.monotonic() + 10
+        while browser.execute_async_script(UNSENT) != "en":
+            assert time.monotonic() < deadline, "the choice was not kept"
+            time.sleep(0.2)
+    finally:
+        server.start()
+    before = logged()
+    browser.execute_script("window.kbOldPage = true")
+    box = browser.find_element(By.ID, "kb-q")
+    box.send_keys(question)
+    box.send_keys(Keys.ENTER)
+    deadline = time.monotonic() + 60
+    while browser.execute_script("return window.kbOldPage === true || "
+                                 "document.readyState !== 'complete'"):
+        assert time.monotonic() < deadline, "the search did not arrive"
+        time.sleep(0.2)
+    assert ui_of(browser) == "en" and browser.find_elements(By.CSS_SELECTOR, "article.result")
+    assert logged() == before + 1
     assert {c["name"]: c["value"] for c in browser.get_cookies()}.get("kb_lang") == "en"

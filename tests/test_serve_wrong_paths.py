@@ -81,6 +81,9 @@ def test_a_refused_document_path_is_said_in_the_pages_language(client, path, key
     ("/api/no-such-endpoint", 404, "没有这个 API 接口"),
     ("/api/search?q=x&where=colour=red", 400, "没有“colour”这个筛选项"),
     ("/api/search?q=x&k=abc", 400, "结果条数"),
+    ("/api/search?q=", 400, "问题（q）是空的"),  # it answered 200 with nothing found
+    ("/api/search?q=%20%E3%80%80&k=3", 400, "问题（q）是空的"),
+    ("/api/search?query=%0A", 400, "问题（query）是空的"),
 ])
 def test_api_errors_follow_the_language_the_request_asks(client, url, status, words):
     zh = client.get(url, headers=ZH)

@@ -48,7 +48,7 @@ from kbtools.serve.i18n import browser_lang, error_zh
 from kbtools.serve.openapi import openapi_document
 from kbtools.serve.security import is_api_path
 from kbtools.serve.source import Served, ServedIndex, Workers
-from kbtools.serve.staticfiles import revalidated
+from kbtools.serve.staticfiles import asked_tags, revalidated
 
 log = logging.getLogger("kbtools.serve")
 ApiError = ops.ApiError
@@ -213,6 +213,10 @@ def search(request: Request, body: dict[str, Any]) -> Any:
         commit, release = params.get("commit"), params.get("release")
     if q is None:
         raise ApiError(400, "missing 'q' (the question)")
+    if isinstance(q, str) and not q.strip():  # searched, it answered 200 with nothing found
+        named = "query" if "query" in given else "q"
+        raise ApiError(400, f"{named!r} (the question) is empty: ask something",
+                       f"问题（{named}）是空的：请输入要问的内容")
     waited = (time.perf_counter() - request.state.arrived) * 1000  # for a worker
     source: ServedIndex = request.app.state.source
     served = source.get()
@@ -226,14 +230,15 @@ def search(request: Request, body: dict[str, Any]) -> Any:
         with asked_search(served.index, commit, release, source.device(),
                           opened=source.earlier) as idx:
             kept = None if answer is None else tags.answered(
-                request.headers.get("if-none-match"), answer)
+                asked_tags(request), answer)
             if kept is not None:  # asked again (a retry on a patchy link): not searched,
                 # nor logged, again
                 return Response(status_code=304, headers={"etag": kept, **NOT_KEPT})
             response, queued, ran = ops.timed_search(
                 served, question, k=k, where=where, verified_only=verified_only,
                 index=None if idx is served.index else idx)
-            record_question(idx, "api", q, response)
+            # a HEAD reads no answer: not a question asked (as a 304 is not)
+            record_question(idx, "api", q, response, enabled=request.method != "HEAD")
     except KbError as exc:
         if exc.key == "release_gone":
             raise ApiError(404, exc.message) from None

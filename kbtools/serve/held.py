@@ -32,12 +32,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from kbtools.query.question import MAX_QUESTION_CHARS
+from kbtools.serve.staticfiles import ANY_TAG, MAX_TAGS_HEADER
 
 HOLD_SECONDS = 3600.0
 MAX_HELD_CHARS = 50 * MAX_QUESTION_CHARS  # ~0.5 M characters of questions at most
 KEY_BYTES = 18  # 24 URL-safe characters
 RELOAD_SECONDS = 900.0  # a results page reloaded within this of its answer is not logged again
-MAX_TAGS_HEADER = 4096  # the characters of an If-None-Match header read
 
 
 @dataclass(frozen=True)
@@ -107,9 +107,11 @@ class AnswerTags:
 
     def answered(self, header: str | None, page: str) -> str | None:
         """The tag in `header` (an ``If-None-Match``) this server gave `page` within
-        `seconds`; None when it holds none."""
+        `seconds` (``*``: any, the page's tag now); None when it holds none."""
         now = self.clock()
         for item in (header or "")[:MAX_TAGS_HEADER].split(","):
+            if item.strip() == ANY_TAG:
+                return self.tag(page)
             value = item.strip().removeprefix("W/").strip('"')
             stamp, _, mac = value.partition(".")
             if not (0 < len(stamp) <= 16 and all(c in "0123456789abcdef" for c in stamp)):

@@ -68,6 +68,10 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "filter_unknown": ("知识库没有“{name}”这个筛选项，没有进行搜索。可用的筛选项：{keys}。",
                        "This knowledge has no filter “{name}”, so nothing was searched. "
                        "Its filters: {keys}."),
+    # a number of results the page cannot show (``?k=abc``, ``k=0``, ``k=10000``)
+    "k_changed": ("结果条数（k）必须是 1 到 {max} 之间的整数，不能是“{asked}”：这里最多显示 {k} 条。",
+                  "The number of results (k) must be a whole number from 1 to {max}, not "
+                  "“{asked}”: showing at most {k}."),
     "filter_refused": ("筛选条件无法使用，没有进行搜索：{error}",
                        "A filter cannot be used, so nothing was searched: {error}"),
     # a filter value no document holds (``?f.crop=banana``): applied, so nothing is found
@@ -110,6 +114,7 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "op_lt": ("小于", "less than"),
     "filters": ("筛选", "Filters"),
     "results": ("条结果", "results"),
+    "results_one": ("条结果", "result"),  # "1 results" in English
     "no_answer": ("没有找到足够相关的内容", "Nothing relevant enough was found"),
     # what a page without an answer suggests: other words, and the same question unfiltered
     "no_answer_tips": ("可以换个说法或少用几个词再搜；故障代码、型号、名称这类关键词最容易找到。",

@@ -42,11 +42,14 @@ _SEARCH_COMMIT = ("the release to search, as an earlier result cited it, by its 
                   "git clone's release tags), else 404 naming the releases kept")
 _SEARCH_RELEASE = "the release to search, by its tag, as `commit`"
 
+_NOT_BLANK = r"\S"  # a question is refused when it is empty or only spaces (`api.search`)
+
 _SEARCH_PARAMS = [
     _param("q", f"the question (Chinese or English), at most {MAX_QUESTION_CHARS} characters "
                 f"(a longer one by POST: a query string holds at most 8192 bytes); a pasted "
-                f"log is searched by its distinctive lines",
-           {"type": "string", "maxLength": MAX_QUESTION_CHARS}, required=True),
+                f"log is searched by its distinctive lines; an empty or blank one is refused",
+           {"type": "string", "maxLength": MAX_QUESTION_CHARS, "pattern": _NOT_BLANK},
+           required=True),
     _param("k", "number of results", {"type": "integer", "minimum": 1,
                                       "maximum": MAX_K, "default": 5}),
     _param("where", f"a front-matter filter (repeatable: all must hold): {WHERE_HELP}",
@@ -120,8 +123,8 @@ _SCHEMAS: dict[str, Any] = {
         "type": "object", "additionalProperties": False,
         "oneOf": [{"required": ["query"]}, {"required": ["q"]}],
         "properties": {
-            "query": {"type": "string", "maxLength": MAX_QUESTION_CHARS},
-            "q": {"type": "string", "maxLength": MAX_QUESTION_CHARS,
+            "query": {"type": "string", "maxLength": MAX_QUESTION_CHARS, "pattern": _NOT_BLANK},
+            "q": {"type": "string", "maxLength": MAX_QUESTION_CHARS, "pattern": _NOT_BLANK,
                   "description": "the question, as GET names it (give `query` or `q`)"},
             "k": {"anyOf": [{"type": "integer", "minimum": 1, "maximum": MAX_K},
                             {"type": "string", "pattern": r"^\s*[0-9０-９]{1,12}\s*$",

@@ -9,6 +9,7 @@ mapped to a status by `status_of`.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Mapping, Sequence
@@ -32,6 +33,7 @@ from kbtools.agents.arguments import (
     is_digits,
     whole_number,
 )
+from kbtools.agents.citation_text import NARROW_DIGITS
 from kbtools.config import MAX_K
 from kbtools.corpus import SourceDoc
 from kbtools.decision.documents import document_tables
@@ -155,6 +157,24 @@ def check_k(k: Any, default: int = 5) -> int:
         raise ApiError(400, f"'k' must be a whole number from 1 to {MAX_K}",
                        f"结果条数（k）必须是 1 到 {MAX_K} 之间的整数")
     return value
+
+
+def nearest_k(k: str | None, default: int) -> tuple[int, bool]:
+    """The number of results a search page shows for its address's ``k``, and whether that
+    is not the ``k`` asked: the nearest allowed (``0``, ``-1`` → 1; ``10000`` → `MAX_K`;
+    ``7.6`` → 8), or `default` for no number (``abc``). A page says so next to its results
+    and keeps its question; /api/search refuses what `check_k` refuses."""
+    if k is None or k.strip() == "":
+        return default, False
+    if (exact := whole_number(k, 1, MAX_K)) is not None:
+        return exact, False
+    try:
+        number = float(k.strip().translate(NARROW_DIGITS).replace("\u2212", "-"))
+    except ValueError:
+        return default, True
+    if not math.isfinite(number):
+        return (MAX_K if number > 0 else 1 if number < 0 else default), True
+    return min(max(round(number), 1), MAX_K), True
 
 
 def check_where(where: Any) -> list[str]:

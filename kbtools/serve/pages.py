@@ -28,6 +28,7 @@ from starlette.types import Scope
 
 from kbtools.agents.arguments import MAX_INPUT_CHARS, MAX_QUESTION_CHARS
 from kbtools.agents.docpath import same_document
+from kbtools.config import MAX_K
 from kbtools.decision.documents import select_table
 from kbtools.decision.given import InputError
 from kbtools.decision.headers import header_unit_start
@@ -72,7 +73,7 @@ from kbtools.serve.passes import app_url
 from kbtools.serve.results import columns_key, render_context, result_view
 from kbtools.serve.security import MAX_QUERY_STRING, local_path
 from kbtools.serve.source import Served, ServedIndex, Workers
-from kbtools.serve.staticfiles import revalidated
+from kbtools.serve.staticfiles import asked_tags, revalidated
 from kbtools.ship.serves import rollback_why, statement_text
 
 log = logging.getLogger("kbtools.serve")
@@ -96,6 +97,7 @@ SEARCH_WAIT_SECONDS = 60
 # (patchy 4G: a request lost on the way is never answered; waiting out the minute was the
 # only choice)
 SEARCH_PATIENCE_SECONDS = 8
+SEARCH_K = 10  # the results a search page shows when its address asks no other number (`k`)
 FILTER_PREFIX = "f."  # a search address's filter: f.KEY=VALUE
 FORM_TYPE = "application/x-www-form-urlencoded"
 
@@ -241,6 +243,11 @@ def search_page(p: Page, served: Served) -> Response:
     note, refused = filter_note(p, served, where, verified, list(served.index.facets()))
     if flag is not None and not refused:
         note, refused = p.t("filter_refused", error=flag), True
+    # a `k` the page cannot show (``k=abc``, ``0``, ``10000``): the nearest it can, said by
+    # the results (the whole page was an error, the question gone from the box)
+    k, k_changed = ops.nearest_k(params.get("k"), SEARCH_K)
+    k_note = p.t("k_changed", asked=one_line(params.get("k", ""), 40), k=k, max=MAX_K) \
+        if k_changed else None
     response = None
     results: list[dict[str, Any]] = []
     tag = None
@@ -248,21 +255,22 @@ def search_page(p: Page, served: Served) -> Response:
         answer = json.dumps([served.index.release.to_dict(), p.lang, p.pasted_chars,
                              sorted(params.multi_items())], ensure_ascii=False, default=str)
         tags: AnswerTags = p.request.app.state.answer_tags
-        kept = tags.answered(p.request.headers.get("if-none-match"), answer)
+        kept = tags.answered(asked_tags(p.request), answer)
         if kept is not None:  # a reload of the page this client was given: not asked again
             return Response(status_code=304, headers={"etag": kept,
                                                       "cache-control": "private, no-cache"})
-        response = ops.search(served, q, k=ops.check_k(params.get("k"), 10), conditions=where,
+        response = ops.search(served, q, k=k, conditions=where,
                               verified_only=verified or None)
-        record_question(served.index, "web", q, response)
+        # a HEAD (a link checker, `curl -I`) reads no answer: not a question asked
+        record_question(served.index, "web", q, response, enabled=p.request.method != "HEAD")
         results = [result_view(served, r, q, p.lang) for r in response.results]
         tag = tags.tag(answer)
-    unfiltered = (unfiltered_url(p, q) if response is not None and response.no_answer
+    unfiltered = (unfiltered_url(p, q, k if "k" in params else None) if response is not None and response.no_answer
                   and (pairs or verified or typed) and note is None else None)
     # the box shows the question in its own language (a Chinese one in the English interface)
     q_lang = content_lang(None, q) if q.strip() else None
     page = p.render("search.html", 410 if p.gone else 400 if refused else 200, q=q,
-                    q_lang=q_lang, facets=facets, chosen=chosen, picked=pairs, filter_note=note,
+                    q_lang=q_lang, k=k if "k" in params else None, k_note=k_note, facets=facets, chosen=chosen, picked=pairs, filter_note=note,
                     where_rows=whereform.rows(typed), where_shown=whereform.shown(typed),
                     operators=whereform.OPERATOR_SIGNS,
                     where_keys=sorted(filter_keys(served.index)),
@@ -277,12 +285,13 @@ def search_page(p: Page, served: Served) -> Response:
     return page
 
 
-def unfiltered_url(p: Page, q: str) -> str | None:
+def unfiltered_url(p: Page, q: str, k: int | None) -> str | None:
     """The same search without its filters and verified-only: what a page that found
-    nothing with them offers (its number of results and language kept); None when the
-    question does not fit an address (a held paste: the filter menus are there)."""
-    kept = [(k, v) for k, v in p.request.query_params.multi_items() if k in ("k", "lang")]
-    query = urlencode([("q", q), *kept])
+    nothing with them offers (its number of results `k`, when asked, and language kept);
+    None when the question does not fit an address (a held paste: the filter menus are
+    there)."""
+    kept = [(n, v) for n, v in p.request.query_params.multi_items() if n == "lang"]
+    query = urlencode([("q", q), *([("k", k)] if k is not None else []), *kept])
     if p.pasted_chars is not None or len(query) > MAX_QUERY_STRING:
         return None
     return local_path(p.request.url.path) + "?" + query

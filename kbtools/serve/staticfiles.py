@@ -27,6 +27,7 @@ from starlette.responses import Response
 VERSION_PARAM = "v"
 IMMUTABLE = "public, max-age=31536000, immutable"
 MAX_TAGS_HEADER = 4096  # the characters of an If-None-Match header read
+ANY_TAG = "*"  # ``If-None-Match: *``: any representation the server has
 
 
 def package_files(folder: str) -> dict[str, bytes]:
@@ -49,11 +50,19 @@ def static_url(name: str) -> str:
     return f"/static/{name}?{VERSION_PARAM}={STATIC[name][1]}"
 
 
+def asked_tags(request: Request) -> str:
+    """The request's ``If-None-Match`` tags, comma-separated, at most `MAX_TAGS_HEADER`
+    characters: of every line the header is sent on (a list may be sent as several lines,
+    as a proxy or Go's ``Header.Add`` sends it: the tags of the second were not read)."""
+    return ",".join(request.headers.getlist("if-none-match"))[:MAX_TAGS_HEADER]
+
+
 def holds(request: Request, etag: str) -> bool:
     """Whether the request's ``If-None-Match`` names `etag` (compared weakly: a tag sent
-    weak, as `kbtools.serve.compress` sends it with a compressed body, matches too)."""
-    asked = request.headers.get("if-none-match", "")[:MAX_TAGS_HEADER]
-    return etag.removeprefix("W/") in {t.strip().removeprefix("W/") for t in asked.split(",")}
+    weak, as `kbtools.serve.compress` sends it with a compressed body, matches too), or is
+    ``*`` (any copy the client holds: a GET of an existing resource is "not modified")."""
+    held = {t.strip().removeprefix("W/") for t in asked_tags(request).split(",")}
+    return etag.removeprefix("W/") in held or ANY_TAG in held
 
 
 def revalidated(request: Request, response: Response) -> Response:

@@ -110,6 +110,35 @@
   // the search on its way: {stop, timers, late, dropped}; null when none is
   var pending = null;
   var state = "";
+  // where the offline worker (offline.js `UNSENT`) keeps a language chosen offline that the
+  // server was not told yet (Safari: its worker cannot set the cookie)
+  var CHOICE_CACHE = "kb-choice";
+  var CHOICE = "/offline.js?unsent";
+
+  // The language chosen offline and not yet told the server, or null. The form's POST
+  // passes the worker by (it keeps no form): sent first back online, it was answered in the
+  // earlier language, then asked and searched again in the chosen one.
+  function unsentLang() {
+    if (!window.caches) {
+      return Promise.resolve(null);
+    }
+    return caches.match(CHOICE, {cacheName: CHOICE_CACHE}).then(function (kept) {
+      return kept ? kept.text() : "";
+    }).then(function (lang) {
+      return lang === "zh" || lang === "en" ? lang : null;
+    }, function () {
+      return null;
+    });
+  }
+  // Where the form is sent: its action, with the language chosen offline as its `?lang=`
+  // (the server sets its cookie and keeps it in the results' address, as for a link's).
+  function target(lang) {
+    var url = new URL(form.action, location.href);
+    if (lang && !url.searchParams.has("lang")) {
+      url.searchParams.set("lang", lang);
+    }
+    return url.href;
+  }
 
   box.addEventListener("keydown", function (event) {
     // an input method confirming its text (Chinese pinyin) ends with Enter too: not a search
@@ -219,8 +248,11 @@
     }
     say("busy");
     keep("interrupted");  // what a reload of the page finds until the search arrives
-    fetch(form.action, {method: "POST", body: new URLSearchParams(new FormData(form)),
-                        credentials: "same-origin", signal: mine.stop.signal})
+    var body = new URLSearchParams(new FormData(form));
+    unsentLang().then(function (lang) {
+      return fetch(target(lang), {method: "POST", body: body, credentials: "same-origin",
+                                  signal: mine.stop.signal});
+    })
       .then(function (response) {
         if (mine.dropped) {
           return null;  // sent again meanwhile: the later one is followed
