@@ -104,7 +104,8 @@ ORD_FIELD = "f_ord"
 # converted, a number in scientific notation with its unit (1e3W) a quantity); 14: m³, cm³,
 # ft³, in³ converted with litres and gallons, yards and square yards with lengths and areas,
 # and a unit in words a blank apart (200 sq ft, 2 cubic metres, 30 degrees F, 450 kg per ha)
-# a quantity, `filter_numbers.quantity`
+# a quantity, `filter_numbers.quantity`; a month or a date in English words (March 2024,
+# 1 Mar 2024) that period, `filter_kinds.period_of`
 FILTER_RULES = "14"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 

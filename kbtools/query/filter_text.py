@@ -26,7 +26,7 @@ from kbtools.query.filter_numbers import order_number, quantity, unit_written
 # its words a blank apart (施药 时间), or any key in quotes ("pH (水)")
 _BARE_KEY = r"[^\W\d][\w.-]*(?:[ \t]+[\w.-]+)*"
 _WHERE = re.compile(r"^\s*(?:\"([^\"]+)\"|'([^']+)'|(" + _BARE_KEY + r"))"
-                    r"\s*(>=|<=|!=|=|>|<)(.*)$")  # value stripped below
+                    r"\s*(>[ \t]*=|<[ \t]*=|![ \t]*=|=|>|<)(.*)$")  # value stripped below
 _KEY = re.compile(_BARE_KEY)
 # a filter typed as front matter writes its key (crop: 小麦, 作物：小麦): no operator
 _COLON = re.compile(r"^\s*(?:\"([^\"]+)\"|'([^']+)'|(" + _BARE_KEY + r"))\s*[:：]\s*([^\s=<>!].*)$")
@@ -36,6 +36,8 @@ OPERATORS_SHOWN = "KEY=VALUE, KEY!=VALUE, KEY>=VALUE, KEY<=VALUE, KEY>VALUE or K
 OPERATOR_START = ("=", "<", ">", "!")  # a bare value starting so is a mistyped operator
 SEPARATORS = ",，、;；"  # between the values of one `=` / `!=` filter: any of them (none of them)
 _BLANKS = " \t\u3000"
+# a value's quotes, opening: closing (“小麦，玉米” as a Chinese input method types "小麦，玉米")
+QUOTES = {'"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019"}
 Want = str | tuple[str, ...]  # one value, or the values of `=` / `!=` any of which it means
 
 
@@ -107,7 +109,7 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                               "characters in quotes)",
                               key="bad_where", values={"where": shown})
         key = m.group(1) or m.group(2) or m.group(3)
-        op, value = m.group(4), m.group(5).strip()
+        op, value = "".join(m.group(4).split()), m.group(5).strip()  # x < = 5: <=
         if value[:1] in OPERATOR_START:
             bad = op + value[: 1 + (value[1:2] in ("=", "<", ">"))]
             raise FilterError("bad", f"{shown!r}: {bad!r} is not an operator; use "
@@ -320,7 +322,7 @@ def bracket_trouble(op: str, value: str) -> str | None:
     ``list`` after an order (``>=[5]``), ``open`` for a list never closed (``[小麦``),
     ``close`` for one never opened (``小麦]``); None for any other value (``[a]`` after
     ``=``, ``[草稿] 小麦``, ``a[1]``, one in quotes)."""
-    if value[:1] in "\"'":
+    if value[:1] in QUOTES:
         return None
     if flow_list(value) is not None:
         return None if op in ("=", "!=") else "list"
@@ -340,7 +342,7 @@ def _values(text: str) -> list[str]:
     while i <= n:
         while i < n and text[i] in _BLANKS:
             i += 1
-        quote = text[i] if i < n and text[i] in "\"'" else ""
+        quote = QUOTES[text[i]] if i < n and text[i] in QUOTES else ""  # its closing one
         j = i + 1
         while quote and (j := text.find(quote, j)) != -1:
             k = j + 1
@@ -415,7 +417,7 @@ def _value_text(value: str, listed: bool) -> str:
 
 def _in_quotes(value: str) -> bool:
     """Whether `value` is wrapped in a pair of matching quotes (which `parse_where` takes off)."""
-    return len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'"
+    return len(value) >= 2 and QUOTES.get(value[0]) == value[-1]
 
 
 def checked_conditions(conditions: Iterable[Condition]) -> list[Condition]:

@@ -484,7 +484,7 @@ def _meant(index: KbIndex, key: str, want: str) -> list[str]:
                     key=lambda p: (-p[0], p[1]))
     typos = [v for r, v in scored if r >= VALUE_LIKENESS]
     ends = range_ends(want.replace("-", "..", 1)) if "-" in want.strip()[1:] else None
-    ranged = [f"{ends[0]}..{ends[1]}"] if ends and quantity(ends[1]) else []  # 5-10kW
+    ranged = [Between(*ends)] if ends and quantity(ends[1]) else []  # 5-10kW: 5kW..10kW
     return [where_text(key, op, v) for v in [*ranged, *named, *typos][:SUGGESTED]]
 
 
