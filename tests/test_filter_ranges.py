@@ -73,6 +73,7 @@ def test_a_range_is_never_the_text_it_writes():
 @pytest.mark.parametrize(("where", "says"), [
     ("power=~10kW", "a ~ before 10kW may mean about 10kW or up to it; write power<=10kW"),
     ("power=3kW,～10kW", "a ~ before 10kW may mean about 10kW or up to it"),
+    ("power>=~5kW", "a ~ before 5kW may mean about 5kW or up to it; write power>=5kW"),
     ("power!=5–10kW,20kW", "a range (5–10kW) is read with = alone (power=5–10kW); else give one "
                            "bound (power>=5kW)"),
     ("power!=5kW..", "else give one bound (power<5kW)"), ("power!=..5kW", "(power>5kW)"),

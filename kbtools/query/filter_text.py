@@ -150,9 +150,10 @@ def _check_tildes(shown: str, key: str, op: str, value: str) -> None:
     parts = re.split(f"[{SEPARATORS}]", flow_list(value) or value) if op in ("=", "!=") else [value]
     end = next((e for p in parts if (e := open_tilde(p)) is not None), None)
     if end is not None:
+        instead = (f"{key}<={end} (or {key}={end}, or a range: {key}=A..{end})"
+                   if op in ("=", "!=") else f"{key}{op}{end}")
         raise FilterError("bad", f"{shown!r}: a ~ before {end} may mean about {end} or up to it; "
-                          f"write {key}<={end} (or {key}={end}, or a range: {key}=A..{end})",
-                          key="bad_where", values={"where": shown})
+                          f"write {instead}", key="bad_where", values={"where": shown})
 
 
 def _check_range(shown: str, key: str, op: str, ranged: Between) -> None:
