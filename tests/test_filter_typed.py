@@ -6,8 +6,11 @@ operator". Locally and in Milvus alike."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from kbtools.errors import FilterError
 from kbtools.query.filter_kinds import period_of
 from kbtools.query.filter_text import parse_where, where_text
 from kbtools.query.filters import value_matches
@@ -58,3 +61,14 @@ def test_typed_filters_filter_alike_locally_and_in_milvus(coll, where, rows):
 def test_an_unclosed_typographic_quote_is_part_of_the_value():
     assert parse_where(["t=“x"]) == [("t", "=", "“x")]
     assert parse_where(["t=“a”b"]) == [("t", "=", "“a”b")]  # closed inside: text
+
+
+@pytest.mark.parametrize(("where", "says"), [
+    ("power 5kW", "no operator between power and 5kW; use power=5kW (or !=, >=, <=, >, <)"),
+    ("施药 时间 2024-05-01", "no operator between 施药 时间 and 2024-05-01; use 施药 时间=2024-05-01"),
+    ("updated Mar 2024", "no operator between updated and Mar 2024; use updated=Mar 2024"),
+])
+def test_a_filter_typed_without_its_operator_says_what_to_write(where, says):
+    """``power 5kW`` got the generic "use KEY=VALUE, …" line, naming nothing of it."""
+    with pytest.raises(FilterError, match=re.escape(says)):
+        parse_where([where])

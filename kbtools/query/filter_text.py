@@ -103,6 +103,10 @@ def parse_where(items: list[str] | None) -> list[Condition]:
             raise FilterError("bad", f"{shown!r}: a colon is no operator; use "
                               f"{key}={colon.group(4).strip()} (or !=, >=, <=, >, <)",
                               key="bad_where", values={"where": shown})
+        if not m and (apart := _no_operator(item)) is not None:  # power 5kW
+            raise FilterError("bad", f"{shown!r}: no operator between {apart[0]} and {apart[1]}; "
+                              f"use {key_text(apart[0])}={apart[1]} (or !=, >=, <=, >, <)",
+                              key="bad_where", values={"where": shown})
         if not m:
             raise FilterError("bad", f"{shown!r}: use {OPERATORS_SHOWN} "
                               f"(at most {MAX_WHERE_CHARS} characters; a key of other "
@@ -142,6 +146,18 @@ def parse_where(items: list[str] | None) -> list[Condition]:
             continue
         out.append((key, op, values[0] if len(values) == 1 else values))
     return out
+
+
+def _no_operator(item: str) -> tuple[str, str] | None:
+    """(key, value) of a filter typed without its operator, a blank between a key and a
+    number, quantity, version or date (``power 5kW``, ``施药 时间 2024-05-01``, ``power 5
+    kW``, ``updated Mar 2024``): the longest such value; None for another text."""
+    words = item.split() if len(item) <= MAX_WHERE_CHARS else []
+    for n in range(1, len(words)):
+        key, value = " ".join(words[:n]), " ".join(words[n:])
+        if _KEY.fullmatch(key) and _an_end(value):
+            return key, value
+    return None
 
 
 def _check_tildes(shown: str, key: str, op: str, value: str) -> None:
