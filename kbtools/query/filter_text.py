@@ -20,7 +20,7 @@ from decimal import Decimal
 from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
 from kbtools.errors import FilterError, UsageError, valid_unicode
 from kbtools.query.filter_kinds import keys_against, period_of, version_text, wanted
-from kbtools.query.filter_numbers import order_number, quantity, unit_written
+from kbtools.query.filter_numbers import narrow, order_number, quantity, unit_written
 
 # KEY: a front-matter key as a schema may declare it, in any script (作物, stage-期, crop_2),
 # its words a blank apart (施药 时间), or any key in quotes ("pH (水)")
@@ -225,8 +225,9 @@ def between(value: str) -> Between | None:
     """The range a filter's bare value writes (`range_ends`: ``5kW..10kW``, ``5–10kW``), or
     one open at an end: ``5kW..``, ``5kW~``, ``5kW以上``, ``5kW+`` (5kW or more), ``..10kW``,
     ``10kW以下`` (10kW or less), each end included, as a range's are; None for any other
-    value (``~10kW`` too, which `open_tilde` refuses: about 10kW, or up to it?)."""
-    text = value.strip()
+    value (``~10kW`` too, which `open_tilde` refuses: about 10kW, or up to it?). Full-width
+    forms as ASCII (``５ｋＷ．．`` is ``5kW..``, as a Chinese input method types it)."""
+    text = narrow(value.strip())
     if (ends := range_ends(text)) is not None:
         return Between(*ends, written=text)
     if len(text) > MAX_RANGE_CHARS:
