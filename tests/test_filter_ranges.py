@@ -50,6 +50,9 @@ FACTS = [{"power": p, "area": a} for p, a in [
     ("power=5kW以上", [("power", ">=", "5kW")]), ("power=5kW及以上", [("power", ">=", "5kW")]),
     ("power=10kW以下", [("power", "<=", "10kW")]), ("power=5kW+", [("power", ">=", "5kW")]),
     ("date=2024-03..", [("date", ">=", "2024-03")]),
+    ("power=不低于5kW", [("power", ">=", "5kW")]), ("power=不超过10kW", [("power", "<=", "10kW")]),
+    ("power=At least 5 kW", [("power", ">=", "5 kW")]),
+    ("power=at most 2kW,20kW", [("power", "=", (Between(None, "2kW"), "20kW"))]),
     ("power＝５ｋＷ．．", [("power", ">=", "5kW")]), ("power＝．．５ｋＷ", [("power", "<=", "5kW")]),
     ('power="5..10kW",20kW', [("power", "=", ("5..10kW", "20kW"))]),  # quoted: that text
     ('power="5kW.."', [("power", "=", "5kW..")]), ("name=C++", [("name", "=", "C++")]),

@@ -219,12 +219,16 @@ _OPEN_ABOVE = ("...", "..", "……", "…", "~", "～", "〜", "及以上", "�
 _OPEN_BELOW = ("...", "..", "……", "…")
 _BELOW_AFTER = ("以下", "及以下", "或以下")  # 10kW以下: 10kW or less
 _TILDES = ("~", "～", "〜")
+# words before a value that make it a bound, both ends included (不低于5kW: 5kW or more)
+_AT_LEAST = ("不低于", "不少于", "不小于", "至少", "at least ", "no less than ")
+_AT_MOST = ("不超过", "不高于", "不多于", "不大于", "至多", "最多", "at most ", "no more than ")
 
 
 def between(value: str) -> Between | None:
     """The range a filter's bare value writes (`range_ends`: ``5kW..10kW``, ``5–10kW``), or
-    one open at an end: ``5kW..``, ``5kW~``, ``5kW以上``, ``5kW+`` (5kW or more), ``..10kW``,
-    ``10kW以下`` (10kW or less), each end included, as a range's are; None for any other
+    one open at an end: ``5kW..``, ``5kW~``, ``5kW以上``, ``5kW+``, ``不低于5kW``, ``at least
+    5kW`` (5kW or more), ``..10kW``, ``10kW以下``, ``不超过10kW``, ``at most 10kW`` (10kW or
+    less), each end included, as a range's are; None for any other
     value (``~10kW`` too, which `open_tilde` refuses: about 10kW, or up to it?). Full-width
     forms as ASCII (``５ｋＷ．．`` is ``5kW..``, as a Chinese input method types it)."""
     text = narrow(value.strip())
@@ -241,6 +245,11 @@ def between(value: str) -> Between | None:
     after = next((m for m in _BELOW_AFTER if text.endswith(m) and len(text) > len(m)), None)
     if after is not None and _an_end(high := text[:-len(after)].strip()):
         return Between(None, high, written=text)
+    folded = text.casefold()
+    for words, least in ((_AT_LEAST, True), (_AT_MOST, False)):
+        word = next((w for w in words if folded.startswith(w)), None)
+        if word is not None and _an_end(end := text[len(word):].strip()):
+            return Between(end, None, text) if least else Between(None, end, text)
     return None
 
 
