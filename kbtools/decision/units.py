@@ -39,6 +39,12 @@ UNIT_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
     {"in/s", "ips"}, {"mm/s"}, {"gpm"}, {"cfm"}, {"cal/cm2", "cal/cm²"},
 ))
 GROUP_OF = {unit: i for i, group in enumerate(UNIT_GROUPS) for unit in group}
+# a length's spellings in English, as `SPELLED_UNITS` squares and cubes them (sq ft, cubic metres)
+_LENGTH_WORDS: dict[str, tuple[str, ...]] = {
+    **{unit: (unit, *(f"{word}{end}" for end in ("er", "ers", "re", "res")))
+       for unit, word in (("mm", "millimet"), ("cm", "centimet"), ("m", "met"), ("km", "kilomet"))},
+    "in": ("in", "in.", "inch", "inches"), "ft": ("ft", "ft.", "foot", "feet"),
+    "yd": ("yd", "yard", "yards")}
 # English spellings of a unit, as the unit the tables know (written after the value: ``30
 # degrees F`` is 30 °F, as a question or a caller's value gives it)
 SPELLED_UNITS: dict[str, str] = {
@@ -49,6 +55,11 @@ SPELLED_UNITS: dict[str, str] = {
     **dict.fromkeys(("per cent", "pct"), "%"),
     # relative humidity as instruments and field reports write it (90%RH, 90 % RH): percent
     **dict.fromkeys(("%rh", "% rh", "%r.h.", "% r.h."), "%"),
+    # areas and volumes in words a blank apart (30 square metres, 200 sq ft, 2 cubic metres)
+    **{f"{word} {length}": f"{unit}{power}"
+       for power, words in (("2", ("square", "sq", "sq.")), ("3", ("cubic", "cu", "cu.")))
+       for word in words for unit, lengths in _LENGTH_WORDS.items() for length in lengths},
+    **{f"sq.{unit}": f"{unit}2" for unit in ("ft", "in", "yd", "m", "km")},
 }
 _SPELLED = re.compile(r"(?<=\d)\s*(" + "|".join(
     re.escape(w) for w in sorted(SPELLED_UNITS, key=len, reverse=True)) + r")(?![a-z])",
@@ -119,12 +130,14 @@ def counts_whole(key: str) -> bool:
 _SIZES: tuple[dict[str, int | str | Fraction], ...] = (
     {"s": 1, "min": 60, "刻钟": 900, "h": 3600, "d": 86400, "week": 604800},
     {"month": 1, "year": 12},
-    {"mm": 1, "cm": 10, "m": 1000, "km": 1000000, "in": "25.4", "ft": "304.8"},
+    {"mm": 1, "cm": 10, "m": 1000, "km": 1000000, "in": "25.4", "ft": "304.8", "yd": "914.4"},
     {"mg": 1, "g": 1000, "斤": 500000, "kg": 1000000, "t": 1000000000, "lb": "453592.37"},
-    {"ml": 1, "l": 1000, "gal": "3785.411784"},  # not oz: a mass or a fluid ounce
+    {"ml": 1, "l": 1000, "gal": "3785.411784", "cm3": 1, "m3": 1000000,  # not oz: a mass
+     "in3": "16.387064", "ft3": "28316.846592"},  # or a fluid ounce
     {"亩": 1, "公顷": 15, "m2": "0.0015", "cm2": "0.00000015", "mm2": "0.0000000015",
      "km2": 1500, "acre": Fraction("4046.8564224") * Fraction("0.0015"),
      "ft2": Fraction("0.09290304") * Fraction("0.0015"),
+     "yd2": Fraction("0.83612736") * Fraction("0.0015"),
      "in2": Fraction("0.00064516") * Fraction("0.0015")},
     {"pa": 1, "kpa": 1000, "bar": 100000, "mpa": 1000000, "atm": 101325,
      "psi": Fraction("0.45359237") * Fraction("9.80665") / Fraction("0.00064516")},
@@ -144,6 +157,7 @@ SCALED_SPELLINGS: dict[str, str] = {
     "lbs": "lb", "磅": "lb", "gallon": "gal", "gallons": "gal", "加仑": "gal",
     "acres": "acre", "英亩": "acre", "标准大气压": "atm", "ps": "马力",
     "sqft": "ft2", "平方英尺": "ft2", "平方英寸": "in2", "pound": "lb", "pounds": "lb",
+    "yard": "yd", "yards": "yd", "立方英尺": "ft3", "立方英寸": "in3",
     **{w + end: unit for w, unit in (("millimet", "mm"), ("centimet", "cm"), ("met", "m"),
                                       ("kilomet", "km"), ("lit", "l"), ("millilit", "ml"))
        for end in ("er", "ers", "re", "res")},

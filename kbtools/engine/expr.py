@@ -67,7 +67,7 @@ from kbtools.query.filter_kinds import (
     wanted_keys,
 )
 from kbtools.query.filter_numbers import number_key, order_number, order_text, quantity
-from kbtools.query.filter_text import Condition, Want
+from kbtools.query.filter_text import Between, Condition, Want
 from kbtools.query.filter_units import measured
 
 EQ_FIELD = "f_eq"
@@ -101,8 +101,12 @@ ORD_FIELD = "f_ord"
 # 亩 by fractions, rates of two such units (kg/亩, L/ha) keyed in their bases', q:mg/亩;
 # the minus sign U+2212 read as -, `filter_numbers.narrow`: −1.5kW is -1.5kW; 13: cm², mm²,
 # ft² and the squared units' characters (㎠, ㎏: a quantity's unit in NFKC, m2 for m²)
-# converted, a number in scientific notation with its unit (1e3W) a quantity)
-FILTER_RULES = "13"
+# converted, a number in scientific notation with its unit (1e3W) a quantity); 14: m³, cm³,
+# ft³, in³ converted with litres and gallons, yards and square yards with lengths and areas,
+# and a unit in words a blank apart (200 sq ft, 2 cubic metres, 30 degrees F, 450 kg per ha)
+# a quantity, `filter_numbers.quantity`; a month or a date in English words (March 2024,
+# 1 Mar 2024) that period, `filter_kinds.period_of`
+FILTER_RULES = "14"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 
 # Milvus reads only these escapes in a string literal (\u, \x, \b, \0 … are refused);
@@ -288,6 +292,10 @@ def condition(key: str, op: str, want: Want, dates: bool = True) -> str:
     if not isinstance(want, str):
         either = "(" + " or ".join(condition(key, "=", w, dates) for w in want) + ")"
         return either if op == "=" else f"(not {either})"
+    if isinstance(want, Between):  # a listed range, 5kW..10kW of 5–10kW,20kW: both bounds
+        inside = "(" + " and ".join(_order_condition(key, bound, end, dates)
+                                    for bound, end in want.bounds()) + ")"
+        return inside if op == "=" else f"(not {inside})"
     if op in ("=", "!="):
         want = wanted_tag(want) if is_tag_key(key) else want
         test = f"json_contains({_path(EQ_FIELD, key)}, {literal(fold(want))})"

@@ -73,6 +73,12 @@ _INSTANT = re.compile(r"(\d{4})([-/])(\d{1,2})(?:\2(\d{1,2})(?:[Tt ](\d{1,2}):(\
 _CN_DATE = re.compile(r"(\d{4})\s*年(?:\s*(\d{1,2})\s*月(?:\s*(\d{1,2})\s*[日号]"
                       r"(?:\s*(\d{1,2})(?::(\d{2})(?::(\d{2}))?|\s*[时点](?:\s*(\d{1,2})\s*分)?))?)?)?",
                       re.ASCII)
+# a month or a date as English writes it: Mar 2024, March 2024, 1 March 2024, Mar. 1, 2024
+_EN_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_EN_MONTH = (r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+             r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+_EN_DATE = re.compile(r"(?:(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?)?" + _EN_MONTH +
+                      r"(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?,?\s+(\d{4})", re.ASCII | re.IGNORECASE)
 # `version_text`'s marks: after a release with a pre-release / without one (both before
 # every digit, so a shorter release orders first), and between pre-release identifiers
 # (before every character an identifier holds, so fewer identifiers order first)
@@ -113,6 +119,13 @@ def _moment(text: str) -> tuple[datetime, int] | None:
     None when it writes none, names no day (``2024-02-30``) or lies outside years 1–9999."""
     text = narrow(text).strip()
     m = _INSTANT.fullmatch(text)
+    if m is None and (en := _EN_DATE.fullmatch(text)) is not None:  # Mar 2024, 1 March 2024
+        before, name, after, year = en.groups()
+        if before is not None and after is not None:
+            return None  # 1 March 2 2024: no date
+        number = _EN_MONTHS.index(name[:3].casefold()) + 1
+        found = _moment(f"{year}-{number:02d}-{int(before or after or 1):02d}")
+        return None if found is None else (found[0], 1 if before is after is None else 2)
     if m is None:
         cn = _CN_DATE.fullmatch(text)
         if cn is None:

@@ -26,7 +26,7 @@ from decimal import Decimal, DecimalTuple, InvalidOperation
 from functools import lru_cache
 from typing import Any
 
-from kbtools.decision.units import GROUP_OF, SCALED_SPELLINGS
+from kbtools.decision.units import GROUP_OF, SCALED_SPELLINGS, SCALES, SPELLED_UNITS
 
 _NAMED = frozenset({"inf", "infinity", "nan"})  # the numbers `Decimal` reads by name, unsigned
 # what `Decimal` reads as a finite number with an exponent (digits may hold underscores
@@ -234,7 +234,9 @@ _QUANTITY = re.compile(_NUMBER + r"((?:°?[^\W\d_]+[23]?(?:/[^\W\d_]+[23]?)?)|[%
 MAX_QUANTITY_CHARS = 40  # longer text is no measured value
 # the units written with a power's digit (as NFKC writes m² and ㎡): no other letters and digit
 # are a unit (5A2 is a code)
-_POWERED = frozenset(u for u in (*GROUP_OF, *SCALED_SPELLINGS.values()) if u[-1:] in "23")
+_POWERED = frozenset(u for u in (*GROUP_OF, *SCALED_SPELLINGS.values(), *SPELLED_UNITS.values(),
+                                  *(u for family in SCALES for u in family)) if u[-1:] in "23")
+_BLANK_RUN = re.compile(r"\s+")
 
 
 @lru_cache(maxsize=4096)
@@ -246,6 +248,8 @@ def quantity(text: str) -> tuple[str, Number] | None:
     if not clean.isascii():  # ㎏, ㎡, m² as kg, m2, m2 (NFKC)
         clean = unicodedata.normalize("NFKC", clean)
     m = _QUANTITY.fullmatch(clean) if len(clean) <= MAX_QUANTITY_CHARS else None
+    if m is None and len(clean) <= MAX_QUANTITY_CHARS:  # 200 sq ft, 450 kg per ha
+        m = _QUANTITY.fullmatch(_unit_in_symbols(clean))
     if m is None:
         return None
     number = _decimal(m.group(1))
@@ -253,6 +257,18 @@ def quantity(text: str) -> tuple[str, Number] | None:
     if number is None or any(p[-1:] in "23" and p not in _POWERED for p in unit.split("/")):
         return None
     return unit, number
+
+
+def _unit_in_symbols(text: str) -> str:
+    """`text`, a number and a unit in words a blank apart (``200 sq ft``, ``2 cubic metres``,
+    ``30 degrees F``, ``450 kg per ha``), as the number and the unit's symbol
+    (`kbtools.decision.units.SPELLED_UNITS`, the tables' one list of them): ``200ft2``,
+    ``2m3``, ``30°f``, ``450kg/ha``; other text as it is."""
+    m = _NUMBER_AT.match(text)
+    if m is None or not any(c.isspace() for c in text[m.end():].strip()):
+        return text
+    words = _BLANK_RUN.sub(" ", text[m.end():].strip()).casefold().split(" per ")
+    return text[:m.end()] + "/".join(SPELLED_UNITS.get(w, w) for w in words)
 
 
 def unit_written(text: str) -> str:

@@ -20,13 +20,13 @@ from decimal import Decimal
 from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
 from kbtools.errors import FilterError, UsageError, valid_unicode
 from kbtools.query.filter_kinds import keys_against, period_of, version_text, wanted
-from kbtools.query.filter_numbers import order_number, quantity, unit_written
+from kbtools.query.filter_numbers import narrow, order_number, quantity, unit_written
 
 # KEY: a front-matter key as a schema may declare it, in any script (作物, stage-期, crop_2),
 # its words a blank apart (施药 时间), or any key in quotes ("pH (水)")
 _BARE_KEY = r"[^\W\d][\w.-]*(?:[ \t]+[\w.-]+)*"
 _WHERE = re.compile(r"^\s*(?:\"([^\"]+)\"|'([^']+)'|(" + _BARE_KEY + r"))"
-                    r"\s*(>=|<=|!=|=|>|<)(.*)$")  # value stripped below
+                    r"\s*(>[ \t]*=|<[ \t]*=|![ \t]*=|=|>|<)(.*)$")  # value stripped below
 _KEY = re.compile(_BARE_KEY)
 # a filter typed as front matter writes its key (crop: 小麦, 作物：小麦): no operator
 _COLON = re.compile(r"^\s*(?:\"([^\"]+)\"|'([^']+)'|(" + _BARE_KEY + r"))\s*[:：]\s*([^\s=<>!].*)$")
@@ -36,7 +36,42 @@ OPERATORS_SHOWN = "KEY=VALUE, KEY!=VALUE, KEY>=VALUE, KEY<=VALUE, KEY>VALUE or K
 OPERATOR_START = ("=", "<", ">", "!")  # a bare value starting so is a mistyped operator
 SEPARATORS = ",，、;；"  # between the values of one `=` / `!=` filter: any of them (none of them)
 _BLANKS = " \t\u3000"
+# a value's quotes, opening: closing (“小麦，玉米” as a Chinese input method types "小麦，玉米")
+QUOTES = {'"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019"}
 Want = str | tuple[str, ...]  # one value, or the values of `=` / `!=` any of which it means
+
+
+class Between(str):
+    """A range among the values of one ``=`` filter (``power=5–10kW,20kW``: `Between` 5kW
+    and 10kW, or 20kW), both ends included, or open at one end (``..2kW``: `low` None):
+    the text `where_text` writes for it (``5kW..10kW``, ``..2kW``), which `parse_where` reads
+    back so. Never equal to a plain value of the same text (``power="5kW..10kW"`` in quotes,
+    or a facet menu's value, is that text), so filters and their cached masks stay apart."""
+
+    low: str | None
+    high: str | None
+    written: str  # as the filter gave it (5–10kW)
+
+    def __new__(cls, low: str | None, high: str | None, written: str = "") -> Between:
+        made = super().__new__(cls, f"{low or ''}..{high or ''}")
+        made.low, made.high, made.written = low, high, written or str(made)
+        return made
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Between) and str.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash((Between, str(self)))
+
+    def __reduce__(self) -> tuple[type[Between], tuple[str | None, str | None, str]]:
+        return Between, (self.low, self.high, self.written)
+
+    def bounds(self) -> list[tuple[str, str]]:
+        """The orders the range is: (``>=``, low) and (``<=``, high), of the ends it has."""
+        return [(op, end) for op, end in ((">=", self.low), ("<=", self.high)) if end is not None]
 Condition = tuple[str, str, Want]  # one filter: (key, operator, value or values)
 
 
@@ -68,31 +103,30 @@ def parse_where(items: list[str] | None) -> list[Condition]:
             raise FilterError("bad", f"{shown!r}: a colon is no operator; use "
                               f"{key}={colon.group(4).strip()} (or !=, >=, <=, >, <)",
                               key="bad_where", values={"where": shown})
+        if not m and (apart := _no_operator(item)) is not None:  # power 5kW
+            raise FilterError("bad", f"{shown!r}: no operator between {apart[0]} and {apart[1]}; "
+                              f"use {key_text(apart[0])}={apart[1]} (or !=, >=, <=, >, <)",
+                              key="bad_where", values={"where": shown})
         if not m:
             raise FilterError("bad", f"{shown!r}: use {OPERATORS_SHOWN} "
                               f"(at most {MAX_WHERE_CHARS} characters; a key of other "
                               "characters in quotes)",
                               key="bad_where", values={"where": shown})
         key = m.group(1) or m.group(2) or m.group(3)
-        op, value = m.group(4), m.group(5).strip()
+        op, value = "".join(m.group(4).split()), m.group(5).strip()  # x < = 5: <=
         if value[:1] in OPERATOR_START:
             bad = op + value[: 1 + (value[1:2] in ("=", "<", ">"))]
             raise FilterError("bad", f"{shown!r}: {bad!r} is not an operator; use "
                               f"{OPERATORS_SHOWN.replace('KEY', key)} (a "
                               f"value that starts so goes in quotes: {key}{op}\"{value}\")",
                               key="bad_where", values={"where": shown})
-        if (ends := range_ends(value)) is not None:  # power=5kW..10kW: both ends included
-            if op != "=":
-                raise FilterError("bad", f"{shown!r}: a range ({value}) is read with = alone "
-                                  f"({key}={value}); else give one bound ({key}>={ends[0]})",
-                                  key="bad_where", values={"where": shown})
-            if _reversed(*ends):  # power=10..5kW: nothing lies in it
-                raise FilterError("bad", f"{shown!r}: the range {value} holds nothing, its first "
-                                  f"end above its last; write {key}={ends[1]}..{ends[0]}",
-                                  key="bad_where", values={"where": shown})
-            out += [(key, ">=", ends[0]), (key, "<=", ends[1])]
-            continue
+        if op not in ("=", "!=") and (ranged := between(value)) is not None:
+            raise FilterError("bad", f"{shown!r}: a range ({value}) is read with = alone "
+                              f"({key}={value}); else give one bound ({key}{op}"
+                              f"{ranged.low or ranged.high})", key="bad_where",
+                              values={"where": shown})
         _check_brackets(shown, key, op, value, len(item.rstrip()) - len(value))
+        _check_tildes(shown, key, op, value)
         if op in ("=", "!="):
             listed = flow_list(value)
             if listed is not None and not _values(listed):
@@ -105,8 +139,52 @@ def parse_where(items: list[str] | None) -> list[Condition]:
         if not values or not all(v.strip() for v in values):
             raise FilterError("bad", f"{shown!r}: no value after {op!r}",
                               key="bad_where", values={"where": shown})
+        for ranged in (v for v in values if isinstance(v, Between)):
+            _check_range(shown, key, op, ranged)
+        if len(values) == 1 and isinstance(values[0], Between):  # power=5kW..10kW, 5kW..
+            out += [(key, bound, end) for bound, end in values[0].bounds()]
+            continue
         out.append((key, op, values[0] if len(values) == 1 else values))
     return out
+
+
+def _no_operator(item: str) -> tuple[str, str] | None:
+    """(key, value) of a filter typed without its operator, a blank between a key and a
+    number, quantity, version or date (``power 5kW``, ``施药 时间 2024-05-01``, ``power 5
+    kW``, ``updated Mar 2024``): the longest such value; None for another text."""
+    words = item.split() if len(item) <= MAX_WHERE_CHARS else []
+    for n in range(1, len(words)):
+        key, value = " ".join(words[:n]), " ".join(words[n:])
+        if _KEY.fullmatch(key) and _an_end(value):
+            return key, value
+    return None
+
+
+def _check_tildes(shown: str, key: str, op: str, value: str) -> None:
+    """A FilterError for a bare value (or a listed one) that begins with a tilde before a
+    number (``power=~10kW``): about 10kW, or up to it (`open_tilde`)?"""
+    parts = re.split(f"[{SEPARATORS}]", flow_list(value) or value) if op in ("=", "!=") else [value]
+    end = next((e for p in parts if (e := open_tilde(p)) is not None), None)
+    if end is not None:
+        instead = (f"{key}<={end} (or {key}={end}, or a range: {key}=A..{end})"
+                   if op in ("=", "!=") else f"{key}{op}{end}")
+        raise FilterError("bad", f"{shown!r}: a ~ before {end} may mean about {end} or up to it; "
+                          f"write {instead}", key="bad_where", values={"where": shown})
+
+
+def _check_range(shown: str, key: str, op: str, ranged: Between) -> None:
+    """A FilterError for a range (`between`) a filter cannot mean: after ``!=``, or its first
+    end above its last (``power=10..5kW``: nothing lies in it)."""
+    if op != "=":
+        outside = (f"{key}<{ranged.low}" if ranged.high is None else f"{key}>{ranged.high}"
+                   if ranged.low is None else f"{key}>={ranged.low}")
+        raise FilterError("bad", f"{shown!r}: a range ({ranged.written}) is read with = alone "
+                          f"({key}={ranged.written}); else give one bound ({outside})",
+                          key="bad_where", values={"where": shown})
+    if ranged.low is not None and ranged.high is not None and _reversed(ranged.low, ranged.high):
+        raise FilterError("bad", f"{shown!r}: the range {ranged.written} holds nothing, its "
+                          f"first end above its last; write {key}={ranged.high}..{ranged.low}",
+                          key="bad_where", values={"where": shown})
 
 
 # between a range's two ends (5kW..10kW, 5至10kW, 5–10kW, 5〜10kW), the longer marks first (5...10
@@ -132,9 +210,62 @@ def range_ends(value: str) -> tuple[str, str] | None:
         unit = unit_written(high)
         low = f"{low}{unit}" if quantity(f"{low}{unit}") is not None else low
     ends = (low, high)
-    return ends if all(order_number(e) is not None or quantity(e) is not None or
-                       version_text(e) is not None or period_of(e) is not None
-                       for e in ends) else None
+    return ends if all(map(_an_end, ends)) else None
+
+
+# after a value, a range open above (5kW.., 5kW~, 5kW以上: 5kW or more); before it, one open
+# below (..10kW: 10kW or less). Not a tilde before a value: ~10kW is "about 10kW" as often
+_OPEN_ABOVE = ("...", "..", "……", "…", "~", "～", "〜", "及以上", "或以上", "以上", "+")
+_OPEN_BELOW = ("...", "..", "……", "…")
+_BELOW_AFTER = ("以下", "及以下", "或以下")  # 10kW以下: 10kW or less
+_TILDES = ("~", "～", "〜")
+# words before a value that make it a bound, both ends included (不低于5kW: 5kW or more)
+_AT_LEAST = ("不低于", "不少于", "不小于", "至少", "at least ", "no less than ")
+_AT_MOST = ("不超过", "不高于", "不多于", "不大于", "至多", "最多", "at most ", "no more than ")
+
+
+def between(value: str) -> Between | None:
+    """The range a filter's bare value writes (`range_ends`: ``5kW..10kW``, ``5–10kW``), or
+    one open at an end: ``5kW..``, ``5kW~``, ``5kW以上``, ``5kW+``, ``不低于5kW``, ``at least
+    5kW`` (5kW or more), ``..10kW``, ``10kW以下``, ``不超过10kW``, ``at most 10kW`` (10kW or
+    less), each end included, as a range's are; None for any other
+    value (``~10kW`` too, which `open_tilde` refuses: about 10kW, or up to it?). Full-width
+    forms as ASCII (``５ｋＷ．．`` is ``5kW..``, as a Chinese input method types it)."""
+    text = narrow(value.strip())
+    if (ends := range_ends(text)) is not None:
+        return Between(*ends, written=text)
+    if len(text) > MAX_RANGE_CHARS:
+        return None
+    above = next((m for m in _OPEN_ABOVE if text.endswith(m) and len(text) > len(m)), None)
+    if above is not None and _an_end(low := text[:-len(above)].strip()):
+        return Between(low, None, written=text)
+    below = next((m for m in _OPEN_BELOW if text.startswith(m) and len(text) > len(m)), None)
+    if below is not None and _an_end(high := text[len(below):].strip()):
+        return Between(None, high, written=text)
+    after = next((m for m in _BELOW_AFTER if text.endswith(m) and len(text) > len(m)), None)
+    if after is not None and _an_end(high := text[:-len(after)].strip()):
+        return Between(None, high, written=text)
+    folded = text.casefold()
+    for words, least in ((_AT_LEAST, True), (_AT_MOST, False)):
+        word = next((w for w in words if folded.startswith(w)), None)
+        if word is not None and _an_end(end := text[len(word):].strip()):
+            return Between(end, None, text) if least else Between(None, end, text)
+    return None
+
+
+def open_tilde(value: str) -> str | None:
+    """The value after a tilde a bare filter value begins with (``~10kW``: ``10kW``) when it
+    is a number, quantity, version or date: "about 10kW" or "up to 10kW", which a filter
+    cannot tell apart; None for another value."""
+    text = value.strip()
+    mark = next((m for m in _TILDES if text.startswith(m)), None)
+    return text[1:].strip() if mark is not None and _an_end(text[1:].strip()) else None
+
+
+def _an_end(text: str) -> bool:
+    """Whether `text` may be a range's end: a number, a quantity, a version or a date."""
+    return bool(text) and (order_number(text) is not None or quantity(text) is not None or
+                           version_text(text) is not None or period_of(text) is not None)
 
 
 def _reversed(low: str, high: str) -> bool:
@@ -218,7 +349,7 @@ def bracket_trouble(op: str, value: str) -> str | None:
     ``list`` after an order (``>=[5]``), ``open`` for a list never closed (``[小麦``),
     ``close`` for one never opened (``小麦]``); None for any other value (``[a]`` after
     ``=``, ``[草稿] 小麦``, ``a[1]``, one in quotes)."""
-    if value[:1] in "\"'":
+    if value[:1] in QUOTES:
         return None
     if flow_list(value) is not None:
         return None if op in ("=", "!=") else "list"
@@ -238,7 +369,7 @@ def _values(text: str) -> list[str]:
     while i <= n:
         while i < n and text[i] in _BLANKS:
             i += 1
-        quote = text[i] if i < n and text[i] in "\"'" else ""
+        quote = QUOTES[text[i]] if i < n and text[i] in QUOTES else ""  # its closing one
         j = i + 1
         while quote and (j := text.find(quote, j)) != -1:
             k = j + 1
@@ -252,7 +383,7 @@ def _values(text: str) -> list[str]:
         else:
             end = next((p for p in range(i, n) if text[p] in SEPARATORS), n)
             if bare := text[i:end].strip():
-                out.append(bare)
+                out.append(between(bare) or bare)  # 5–10kW of 5–10kW,20kW: a range
             i = end + 1
     return out
 
@@ -298,7 +429,10 @@ def values_text(op: str, value: Want) -> str:
 
 
 def _value_text(value: str, listed: bool) -> str:
+    if isinstance(value, Between):
+        return str(value)  # 5kW..10kW, ..10kW: read back as the range
     bare = value == value.strip() and value[:1] not in OPERATOR_START \
+        and between(value) is None and open_tilde(value) is None \
         and not _in_quotes(value) and not (listed and any(c in value for c in SEPARATORS)) \
         and not (listed and flow_list(value) is not None) \
         and bracket_trouble("=" if listed else ">", value) is None
@@ -310,7 +444,7 @@ def _value_text(value: str, listed: bool) -> str:
 
 def _in_quotes(value: str) -> bool:
     """Whether `value` is wrapped in a pair of matching quotes (which `parse_where` takes off)."""
-    return len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'"
+    return len(value) >= 2 and QUOTES.get(value[0]) == value[-1]
 
 
 def checked_conditions(conditions: Iterable[Condition]) -> list[Condition]:

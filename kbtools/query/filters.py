@@ -28,6 +28,8 @@ from kbtools.markdown.tags import (
     wanted_tag,
     with_body_tags,
 )
+from kbtools.query.filter_docs import doc_value as doc_value  # re-exported
+from kbtools.query.filter_docs import shared_folders as shared_folders
 from kbtools.query.filter_kinds import (
     Wanted,
     boolean_of,
@@ -47,6 +49,7 @@ from kbtools.query.filter_text import (  # re-exported: the filters' text, read 
 )
 from kbtools.query.filter_text import OPERATORS as OPERATORS
 from kbtools.query.filter_text import OPERATORS_SHOWN as OPERATORS_SHOWN
+from kbtools.query.filter_text import Between as Between
 from kbtools.query.filter_text import Condition as Condition
 from kbtools.query.filter_text import Want as Want
 from kbtools.query.filter_text import checked_conditions as checked_conditions
@@ -61,7 +64,6 @@ _ORDERED: dict[str, Callable[[Any, Any], bool]] = {
     ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}
 ORDERS = tuple(_ORDERED)
 CHUNK_KEYS = {"doc", "kind"}
-SHOWN_DOCS = 5  # documents an error about a `doc=` value names
 # What a filter is, for the agents' tool schema and the HTTP API's OpenAPI description alike.
 WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
               "field a result's `metadata` shows (category, tags, lang, verified, timestamp "
@@ -69,14 +71,17 @@ WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
               "characters in quotes (\"pH (水)\"=6). Values a comma (, ， 、) or ; apart: "
               "= any of them, != none of them (crop=小麦,玉米); a value holding a comma "
               "in quotes (title=\"小麦、玉米轮作\"); a range with = both ends included "
-              "(power=5kW..10kW, 5~10kW, 5–10kW, 5至10kW). Numbers compare as "
+              "(power=5kW..10kW, 5~10kW, 5–10kW, 5至10kW), open at one end (power=5kW.., "
+              "5kW~, 5kW以上, 不低于5kW: 5kW or more; ..10kW, 10kW以下, 不超过10kW: 10kW or "
+              "less; ~10kW is "
+              "refused: about, or up to?), or among values (power=5–10kW,20kW). Numbers compare as "
               "numbers (size=1 matches 1.0; size>1 does not), versions as versions "
               "(version>1.9 matches 1.10.2 and v2; 2.0.0-rc1 < 2.0.0; a plain number "
               "beside a version is one: firmware=2 matches 2.0.0 and v2, as >= and <= "
               "do), a date, a month or a year as that whole period, by the day a value "
               "writes (updated=2024-03-01 matches 2024-03-01T23:30+08:00; updated<=2024-03 "
               "all of March; updated=2024 all of 2024; 2024/3/1, 2024年3月1日, 2024年3月 and "
-              "2024年 too; 2024.03.01 is a version), a datetime as an instant "
+              "2024年, Mar 2024 and 1 March 2024 too; 2024.03.01 is a version), a datetime as an instant "
               "(2024-03-01T08:00+08:00, 2024年3月1日 08:00; no offset: UTC), no date in a "
               "field holding part numbers (model=3000-12 is that part; a month written in digits "
               "alone, 3000-12, 1200-06, names a year 1900-2099 or none), a year beside dates "
@@ -86,6 +91,7 @@ WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
               "a number with its unit as that quantity, converted within one dimension "
               "(power>500W matches 5kW, power>5hp 7.5kW, pressure<=30psi 2 bar, size>=12in "
               "1 ft, rate>=20kg/亩 450kg/ha, 面积<10cm² 300 mm², 温度<=40℃ matches 104°F, "
+              "area>=200 sq ft 20 m², tank>=2 cubic metres 2500 L, "
               "power>=1e3W 5kW; power>5kg is refused beside "
               "values in kW; power>5 matches 7.5kW), "
               "a YAML boolean as true, yes, on or 是 (false, no, off, 否) name it, "
@@ -155,6 +161,9 @@ def value_matches(key: str, value: Any, op: str, want: Want | Wanted) -> bool:
     if isinstance(want, tuple):
         hit = any(value_matches(key, value, "=", w) for w in want)
         return hit if op == "=" else not hit
+    if isinstance(want, Between):  # power=5–10kW,20kW: in 5kW..10kW, ends included
+        inside = all(_compare(value, bound, end) for bound, end in want.bounds())
+        return inside if op == "=" else not inside
     if op not in ("=", "!=") or not is_tag_key(key):
         return _compare(value, op, want)
     branch = wanted(wanted_tag(want) if isinstance(want, str) else wanted_tag(want.text),
@@ -238,6 +247,10 @@ def _condition_mask(index: KbIndex, condition: Condition) -> np.ndarray:
         masks = [condition_mask(index, (key, op, t)) for t in text]
         either: np.ndarray = (np.logical_or if op == "=" else np.logical_and).reduce(masks)
         return either
+    if isinstance(text, Between):  # a listed range: both its bounds (`parse_where`)
+        inside: np.ndarray = np.logical_and.reduce([condition_mask(index, (key, bound, end))
+                                                    for bound, end in text.bounds()])
+        return inside if op == "=" else ~inside
     want = wanted(text, key_reads_dates(index, key))  # read once; each document's per document
     table = index.chunk_table()
     if key == "kind":
@@ -295,8 +308,8 @@ def split_unheld(index: KbIndex, where: Sequence[Condition]
                 op == "=" and not condition_mask(index, (key, op, listed)).any():
             continue
         for want in values_of(listed):
-            if condition_mask(index, (key, "=", want)).any():
-                continue
+            if isinstance(want, Between) or condition_mask(index, (key, "=", want)).any():
+                continue  # a range is no value held: the filters that empty a search name it
             meant = _meant(index, key, want)
             if op == "!=" and not meant:
                 quiet.append(where_text(key, op, want))
@@ -375,21 +388,28 @@ def check_filters(index: KbIndex, where: Sequence[Condition]) -> None:
                               f"{', '.join(sorted(known))}",
                               key="unknown_where_key",
                               values={"key": key, "keys": ", ".join(sorted(known))})
-        for want in values_of(listed):
-            _check_value(key, op, want, index)
+        for asked, want in _asked(op, listed):  # a listed range (5–10kW,20kW): its bounds
+            _check_value(key, asked, want, index)
             if key not in CHUNK_KEYS and key != "verified" and (problem := dimension_problem(
                     want, (str(v) for d in docs for v in _scalars([document_facts(d).get(key)])))):
-                shown = where_text(key, op, want)  # power>5kg of values in kW
+                shown = where_text(key, asked, want)  # power>5kg of values in kW
                 raise FilterError("bad", f"{shown}: {problem}", key="bad_where",
                                   values={"where": shown})
-            if key not in CHUNK_KEYS and key != "verified" and op in ORDERS:
-                _check_order(key, op, want, [document_facts(d).get(key) for d in docs])
+            if key not in CHUNK_KEYS and key != "verified" and asked in ORDERS:
+                _check_order(key, asked, want, [document_facts(d).get(key) for d in docs])
             elif key_reads_dates(index, key) and _no_day(want):  # timestamp=2024-02-30
-                shown = where_text(key, op, want)
+                shown = where_text(key, asked, want)
                 raise FilterError("bad", f"{shown}: {want} is no calendar date or time; {key} "
                                   "is a "
                                   "date in this index, give one (YYYY-MM-DD, YYYY-MM or "
                                   "YYYY)", key="bad_where", values={"where": shown})
+
+
+def _asked(op: str, listed: Want) -> list[tuple[str, str]]:
+    """(operator, value) of each value of a filter ``op listed``, a range among them
+    (`Between`) as its bounds, ``>=`` and ``<=`` (for `check_filters` to check)."""
+    return [pair for want in values_of(listed) for pair in
+            (want.bounds() if isinstance(want, Between) else [(op, want)])]
 
 
 # a value or key no document has is named with those that differ from it by a typo: at
@@ -444,7 +464,8 @@ def meant_values(index: KbIndex, condition: Condition) -> list[str]:
             for v in _scalars([document_facts(d).get(key)])}
     whole = [j for j in (sep.join(listed) for sep in _JOINS) if fold(j) in held][:1]
     return list(dict.fromkeys([*(where_text(key, op, w) for w in whole),
-                               *(m for want in listed for m in _meant(index, key, want))]))
+                               *(m for want in listed if not isinstance(want, Between)
+                                 for m in _meant(index, key, want))]))
 
 
 _JOINS = (",", ", ", "，", "、", ";", "；")  # how one value holding commas may have been written
@@ -467,7 +488,7 @@ def _meant(index: KbIndex, key: str, want: str) -> list[str]:
                     key=lambda p: (-p[0], p[1]))
     typos = [v for r, v in scored if r >= VALUE_LIKENESS]
     ends = range_ends(want.replace("-", "..", 1)) if "-" in want.strip()[1:] else None
-    ranged = [f"{ends[0]}..{ends[1]}"] if ends and quantity(ends[1]) else []  # 5-10kW
+    ranged = [Between(*ends)] if ends and quantity(ends[1]) else []  # 5-10kW: 5kW..10kW
     return [where_text(key, op, v) for v in [*ranged, *named, *typos][:SUGGESTED]]
 
 
@@ -535,55 +556,3 @@ def _scalars(values: Iterable[Any]) -> Iterable[Any]:
 
 def _is_number(text: str) -> bool:
     return order_number(text) is not None
-
-
-def doc_value(op: str, want: str, names: Sequence[str]) -> str:
-    """The document path a ``doc=`` / ``doc!=`` value stands for, among the index's document
-    paths `names`: the value itself when a document has that path; else the one document it
-    names by its path inside a knowledge folder (`shared_folders`), as `read` takes it
-    (``crops/x.md`` for ``knowledge/crops/x.md``). A ``doc=`` value naming no document, or a
-    short path naming several, is an error, not an empty result. Paths compare composed
-    (NFC) and case-folded: a path copied on macOS (decomposed) names the document."""
-    folded = _path_key(want)
-    if any(_path_key(n) == folded for n in names):
-        return want  # compared folded (`filter_kinds.fold`) by the mask and an engine alike
-    shown = where_text("doc", op, want)
-    folders = shared_folders(names)
-    found = sorted({n for n in names for f in folders if _path_key(n) == _path_key(f"{f}/{want}")})
-    if len(found) == 1:
-        return found[0]
-    if found:
-        raise FilterError("bad", f"{shown}: names {len(found)} documents "
-                          f"({', '.join(found[:SHOWN_DOCS])}); give the path as cited",
-                          key="bad_where", values={"where": shown})
-    if op == "!=":
-        return want
-    base = folded.rsplit("/", 1)[-1]
-    alike = sorted(names, key=lambda n: _path_key(n).rsplit("/", 1)[-1] != base)  # stable
-    more = ", …" if len(names) > SHOWN_DOCS else ""
-    raise FilterError("bad", f"{shown}: no document {want!r} in this index; its "
-                      f"documents include: {', '.join(alike[:SHOWN_DOCS])}{more}",
-                      key="bad_where", values={"where": shown})
-
-
-def _path_key(path: str) -> str:
-    """A document path as ``doc=`` compares it: composed (NFC), case-folded."""
-    return unicodedata.normalize("NFC", path).casefold()
-
-
-def shared_folders(docs: Iterable[str]) -> tuple[str, ...]:
-    """The folders on the way to the one every path of `docs` lies in, outermost first:
-    ``("knowledge",)`` for ``knowledge/a.md`` and ``knowledge/crops/b.md``; ``()`` when they
-    share none. An index keeps each document at its repository path without recording the
-    knowledge folder: these are the folders a short path is tried under (``doc=`` filters
-    here, `kbtools.agents.read.Knowledge.folders`)."""
-    shared: list[str] = []
-    for i, doc in enumerate(docs):
-        parents = doc.split("/")[:-1]
-        n = 0
-        while n < min(len(shared), len(parents)) and shared[n] == parents[n]:
-            n += 1
-        shared = parents if i == 0 else shared[:n]
-        if not shared:
-            return ()
-    return tuple("/".join(shared[:n]) for n in range(1, len(shared) + 1))
