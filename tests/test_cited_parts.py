@@ -88,7 +88,24 @@ TWICE = titled_page("风机", """## 日常检查
 
 季度保养必须断电挂牌。
 """)
-DOCS = {"knowledge/pump.md": PUMP, "knowledge/fan.md": FAN, "knowledge/mem.md": MEM,
+# a question whose words two sections hold: the symptoms asked about, and what to do
+SAFETY = titled_page("施药安全", """施药前阅读标签。
+
+## 防护装备
+
+戴防渗手套和口罩，穿长袖衣裤。
+
+## 中毒急救
+
+### 早期症状
+
+头晕、恶心、多汗、视物模糊。
+
+### 现场处置
+
+立即把中毒者移到通风处，脱去污染衣物。
+""")
+DOCS = {"knowledge/safety.md": SAFETY, "knowledge/pump.md": PUMP, "knowledge/fan.md": FAN, "knowledge/mem.md": MEM,
         "knowledge/setext.md": SETEXT, "knowledge/twice.md": TWICE}
 
 
@@ -135,6 +152,16 @@ def test_a_question_one_section_of_a_small_page_answers_cites_that_section(
     got = json.loads(read.output)
     assert got["citation"] == citation
     assert shown.split("\n")[-1] in got["markdown"]  # the twice.md read picks its own 注意
+
+
+def test_a_question_two_sections_answer_cites_both_under_their_heading(dist: Path) -> None:
+    """The symptoms are in one section, what to do in the next: the one holding more of
+    the words alone (`早期症状`) left out the answer asked for."""
+    top = _top(dist, "打药的人头晕恶心，现场先做什么")
+    assert top["citation"] == "knowledge/safety.md:21-27 § 施药安全 > 中毒急救"
+    assert top["text"] == ("### 早期症状\n\n头晕、恶心、多汗、视物模糊。\n\n### 现场处置\n\n"
+                           "立即把中毒者移到通风处，脱去污染衣物。")
+    assert top["why"]["chunk_lines"] == [11, 27]  # type: ignore[index]
 
 
 def test_words_every_section_holds_alike_cite_the_page_whole(dist: Path) -> None:

@@ -4,10 +4,12 @@ A small page is one chunk, its H1 and every H2 below it (`kbtools.build.chunk_se
 a section that fits stays whole). Cited whole, a question answered by one of its H2s sends
 the reader to the H1 and all the page's lines. Such a chunk records each section it holds
 (``extra["sections"]``: heading path, lines, where its text lies in the chunk's text), and
-a result citing it cites, and shows, the section(s) holding most of the question's words
-it matched (heading path included); several equally good ones are cited as their span under
-their common heading. A chunk matching no word of the question (found by meaning alone), or
-whose words every section holds alike, is cited whole.
+a result citing it cites, and shows, the sections holding the question's words it matched
+(heading paths included): those holding the most of them, then, while a word that tells
+sections apart (not all of them hold it) is in none of those, the section holding most of
+such words (a word fewer sections hold weighs more); several are cited as their span under
+their common heading. A chunk matching no word of the question
+(found by meaning alone), or whose words every section holds alike, is cited whole.
 """
 
 from __future__ import annotations
@@ -40,14 +42,24 @@ def cited_part(row: dict[str, Any], matched: list[str]) -> CitedPart:
     if not parts or not matched:
         return whole
     text: str = row["text"]
-    words = [w.casefold() for w in matched if w.strip()]
-    held = [sum(w in " ".join([*p["heading_path"], text[p["text"][0]:p["text"][1]]]).casefold()
-                for w in words) for p in parts]
-    most = max(held)
-    best = [i for i, n in enumerate(held) if n == most]
-    if most == 0 or len(best) == len(parts):
+    words = {w.casefold() for w in matched if w.strip()}
+    held = [{w for w in words if w in " ".join(
+        [*p["heading_path"], text[p["text"][0]:p["text"][1]]]).casefold()} for p in parts]
+    telling = set[str]().union(*held) - held[0].intersection(*held[1:])  # not all hold
+    if not telling:
         return whole
-    first, last = parts[best[0]], parts[best[-1]]
+    holders = {w: sum(w in h for h in held) for w in telling}
+    weight = [sum(1 / holders[w] for w in h & telling) for h in held]
+    most = max(len(h) for h in held)
+    chosen = [i for i, h in enumerate(held) if len(h) == most]  # the most words, ties all
+    covered = set[str]().union(*(held[i] for i in chosen)) & telling
+    for i in sorted(range(len(parts)), key=lambda i: (-weight[i], i)):
+        if held[i] & telling - covered:
+            chosen.append(i)
+            covered |= held[i] & telling
+    first, last = parts[min(chosen)], parts[max(chosen)]
+    if min(chosen) == 0 and max(chosen) == len(parts) - 1:
+        return whole
     path = _common(first["heading_path"], last["heading_path"])
     return CitedPart(Citation(row["doc"], path, first["line_start"], last["line_end"]),
                      text[first["text"][0]:last["text"][1]],
