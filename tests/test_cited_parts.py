@@ -10,13 +10,19 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from kbtools.agents.read import Knowledge, read_section
 from kbtools.build.chunk import chunk_document
+from kbtools.build.chunk_text import SourceText
 from kbtools.cli import main
 from kbtools.corpus import read_doc
+from kbtools.markdown.doctree import parse
+from kbtools.query.cited_parts import cited_part
 from tests.hostile import built_repo_index
 from tests.kbfixtures import GOOD_FM, titled_page
+from tests.test_chunk import shown_lines, src_of, unindented
 from tests.test_citations import FILL, HOSTILE, cited_problems
 
 PUMP = titled_page("离心泵保养", """本页说明离心泵的日常保养。
@@ -201,3 +207,41 @@ def test_every_section_of_a_small_page_cites_lines_that_hold_it(tmp_path: Path,
     assert problems == []
     # one section, or one too long to be merged with another: nothing to list
     assert listed >= 2 or name in ("no-heading.md", "long-line.md")
+
+
+WORDS = ("轴承", "润滑脂", "密封", "叶轮", "bearing", "grease", "seal", "E17", "`tidb_mem_quota`")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 3), st.lists(st.sampled_from(WORDS), min_size=1,
+                                                      max_size=3),
+                          st.lists(st.sampled_from(WORDS), max_size=6)), min_size=1, max_size=6),
+       st.lists(st.sampled_from([*WORDS, "", " ", "Grease"]), max_size=5))
+# two sections of one heading, both holding the word: cited under their parent (the page),
+# not under the heading they share, which names either one alone
+@example(sections=[(1, ["轴承"], []), (1, ["轴承", "轴承"], ["润滑脂"]),
+                   (1, ["轴承", "轴承"], ["润滑脂"])], matched=["润滑脂"])
+@example(sections=[(1, ["叶轮"], []), (2, ["密封"], []), (3, ["E17"], ["grease"]),
+                   (3, ["E17"], ["grease"]), (2, ["seal"], ["轴承"])], matched=["grease"])
+def test_property_what_a_result_shows_of_a_chunk_lies_on_the_lines_it_cites(
+        sections: list[tuple[int, list[str], list[str]]], matched: list[str]) -> None:
+    """Any page of small sections (any levels, any words) and any matched words: the
+    cited text is the chunk's or the span of its sections, shown on the cited lines, under
+    the heading path all of them lie under."""
+    body = "\n\n".join(f"{'#' * level} {' '.join(head)}\n\n{' '.join(words)}。"
+                       for level, head, words in sections)
+    src = src_of(GOOD_FM + "\n" + body + "\n")
+    view = SourceText(tuple(src.text.split("\n")), parse(src).hidden)
+    doc_sections = list(parse(src).sections())
+    for c in chunk_document(src):
+        if c.kind != "section":
+            continue
+        part = cited_part(c.to_dict(), matched)  # a chunk as the store gives it back
+        a, b = part.citation.line_start, part.citation.line_end
+        assert c.line_start <= a <= b <= c.line_end and part.text and part.text in c.text
+        assert unindented(part.text) in unindented(shown_lines(src, a, b, view))
+        path = part.citation.heading_path
+        assert path[:len(c.heading_path)] == c.heading_path
+        assert any(s.heading_path == path and s.line_start <= a and b <= s.line_end
+                   for s in doc_sections)
+        assert ("chunk_lines" in part.why) == ((a, b) != (c.line_start, c.line_end))

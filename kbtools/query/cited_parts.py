@@ -57,11 +57,11 @@ def cited_part(row: dict[str, Any], matched: list[str]) -> CitedPart:
         if held[i] & telling - covered:
             chosen.append(i)
             covered |= held[i] & telling
-    first, last = parts[min(chosen)], parts[max(chosen)]
     if min(chosen) == 0 and max(chosen) == len(parts) - 1:
         return whole
-    path = _common(first["heading_path"], last["heading_path"])
-    return CitedPart(Citation(row["doc"], path, first["line_start"], last["line_end"]),
+    span = parts[min(chosen):max(chosen) + 1]
+    first, last = span[0], span[-1]
+    return CitedPart(Citation(row["doc"], _holding(span), first["line_start"], last["line_end"]),
                      text[first["text"][0]:last["text"][1]],
                      {"chunk_lines": [row["line_start"], row["line_end"]]})
 
@@ -72,8 +72,13 @@ def without_parts(extra: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in extra.items() if k != PARTS} if PARTS in extra else extra
 
 
-def _common(a: list[str], b: list[str]) -> tuple[str, ...]:
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return tuple(a[:n])
+def _holding(span: list[dict[str, Any]]) -> tuple[str, ...]:
+    """The heading path of the section holding consecutive parts `span`: their paths'
+    common start, above every section after the first (each part after the first opens a
+    section, which ends any section of its level or deeper: two sibling `### 注意` sections
+    lie under their parent, not under one of them)."""
+    paths = [p["heading_path"] for p in span]
+    n = min((len(p) - 1 for p in paths[1:]), default=len(paths[0]))
+    while n and any(p[:n] != paths[0][:n] for p in paths):
+        n -= 1
+    return tuple(paths[0][:n])
