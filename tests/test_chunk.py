@@ -97,7 +97,25 @@ def check_invariants(src, chunks):
     starts = [c.line_start for c in chunks]
     assert starts == sorted(starts)
     check_within_sections(src, chunks)
+    check_parts(src, chunks, view)
     return lines
+
+
+def check_parts(src, chunks, view):
+    """The sections a chunk lists (`extra["sections"]`, what a search cites of it) lie in
+    order inside its lines, each under its own heading path, its text on its lines."""
+    sections = list(parse(src).sections())
+    for c in chunks:
+        parts = c.extra.get("sections", [])
+        assert len(parts) != 1
+        for i, part in enumerate(parts):
+            a, b = part["line_start"], part["line_end"]
+            x, y = part["text"]
+            assert c.line_start <= a <= b <= c.line_end and 0 <= x < y <= len(c.text)
+            assert i == 0 or (parts[i - 1]["line_end"] < a and parts[i - 1]["text"][1] <= x)
+            assert any(list(s.heading_path) == part["heading_path"] and s.line_start <= a
+                       and b <= s.line_end for s in sections), (c.line_start, part)
+            assert unindented(c.text[x:y]) in unindented(shown_lines(src, a, b, view))
 
 
 def check_within_sections(src, chunks):

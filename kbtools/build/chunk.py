@@ -21,7 +21,7 @@ import hashlib
 from dataclasses import replace
 
 from kbtools.build.chunk_fine import FineChunks, with_formulas
-from kbtools.build.chunk_sections import section_pieces
+from kbtools.build.chunk_sections import section_parts, section_pieces
 from kbtools.build.chunk_text import ChunkConfig, ChunkMaker
 from kbtools.build.records import Chunk
 from kbtools.build.xref import HeadingIndex
@@ -121,7 +121,10 @@ CHUNKER_VERSION = "44"  # bump when output changes for the same input (index fin
 # 43: a heading's picture has its image chunk (the heading's line), as every other picture
 # (session 42)
 # 44: a link resolves in either Unicode form (`café.md` to a file a Mac named decomposed,
-# an anchor pasted decomposed) to the document and heading it names (session 44, k)
+# an anchor pasted decomposed) to the document and heading it names (session 44, k);
+# a section chunk holding several sections (a small page kept whole) lists each one's
+# heading path, lines and text span (`extra["sections"]`), so a search cites the one that
+# answers, not the page's H1 and all its lines (session 44)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 
@@ -143,14 +146,20 @@ def chunk_document(src: SourceDoc, cfg: ChunkConfig | None = None, *,
     maker = ChunkMaker(doc, cfg, resolver or HeadingIndex.build([doc]))
     if is_drawing(doc.meta):
         return _drawing_chunks(doc, maker)
-    sections = [c for p in section_pieces(doc, maker.t, cfg)  # markup alone is no chunk
-                if (c := maker.chunk("section", p.path, p.start, p.end)).text]
+    sections = [_with_parts(c, doc, maker) for p in section_pieces(doc, maker.t, cfg)
+                if (c := maker.chunk("section", p.path, p.start, p.end)).text]  # markup alone
     section_texts = {c.text for c in sections}
     finer = [c for c in FineChunks(maker, csv_names).all()
              if c.text and c.text not in section_texts]
     chunks = sorted(sections + finer,
                     key=lambda c: (c.line_start, KIND_ORDER[c.kind], -c.line_end))
     return with_formulas(_with_parents(_unique_ids(chunks)), doc)
+
+
+def _with_parts(chunk: Chunk, doc: Document, maker: ChunkMaker) -> Chunk:
+    """`chunk` with ``extra["sections"]`` when it holds several sections (`section_parts`)."""
+    parts = section_parts(doc, maker.t, chunk)
+    return replace(chunk, extra={**chunk.extra, "sections": parts}) if parts else chunk
 
 
 def _drawing_chunks(doc: Document, maker: ChunkMaker) -> list[Chunk]:

@@ -4,6 +4,8 @@
 one is cut at block boundaries, then at paragraph, then sentence boundaries (`Sectioner`),
 with a one-sentence overlap; tiny neighbours merge under their common parent heading
 (`merge_small`); lines no block claimed join their neighbour (`fill_gaps`).
+`section_parts`: where a chunk holding several sections (a small page's H1 and its H2s)
+has each one's heading path, lines and text, so a search cites the one that answers.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from kbtools.build.chunk_fine import opens_box
 from kbtools.build.chunk_text import ChunkConfig, SourceText, Unit
+from kbtools.build.records import Chunk
 from kbtools.markdown.doctree import (
     Block,
     Document,
@@ -197,3 +200,31 @@ def fill_gaps(pieces: list[Piece], t: SourceText, doc: Document) -> list[Piece]:
     last = out[-1]
     out[-1] = replace(last, end=max(last.end, t.end(doc.root.line_end)))
     return out
+
+
+def section_parts(doc: Document, t: SourceText, chunk: Chunk) -> list[dict[str, object]]:
+    """The sections a section chunk holds, when it holds more than one (a small page kept
+    whole, tiny neighbours merged), each as ``{"heading_path", "line_start", "line_end",
+    "text": [a, b]}``: its own part (heading and blocks up to its first subsection) within
+    the chunk's lines, and where that part's text lies in the chunk's `text`
+    (`text[a:b]`). A search citing the chunk cites the part(s) the question's words fall
+    in (`kbtools.query.cited_parts`). [] when the chunk lies within one section, or when a
+    part's text is not found in the chunk's as written (no part is then cited alone)."""
+    parts: list[dict[str, object]] = []
+    at = 0
+    for sec in doc.root.walk():
+        first = max(sec.line_start, chunk.line_start)
+        last = min(sec.own_end, chunk.line_end)
+        if first > last:
+            continue
+        start, end = t.trim_unseen(t.start(first), t.end(last))
+        text = t.dedented(start, t.shown(start, end)).strip() if start < end else ""
+        if not text:
+            continue
+        found = chunk.text.find(text, at)
+        if found < 0:
+            return []
+        at = found + len(text)
+        parts.append({"heading_path": list(sec.heading_path), "line_start": t.line_of(start),
+                      "line_end": t.line_of(max(start, end - 1)), "text": [found, at]})
+    return parts if len(parts) > 1 else []

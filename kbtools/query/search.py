@@ -41,6 +41,7 @@ from kbtools.query import (
     sections,
 )
 from kbtools.query.candidates import CandidateRequest, source_of
+from kbtools.query.cited_parts import cited_part, without_parts
 from kbtools.query.coverage import Coverage
 from kbtools.query.crosslingual import (
     crossed,
@@ -70,7 +71,6 @@ from kbtools.query.question import has_words, question_text, searched_question, 
 from kbtools.query.results import (
     FILTERED_AWAY,
     FILTERED_OUT,
-    Citation,
     SearchFilters,
     SearchResponse,
     SearchResult,
@@ -493,24 +493,24 @@ def _cite(index: KbIndex, asked: Mapping[str, str | None], row: dict[str, Any],
     outdated, superseded_by = freshness.flags(index, row["doc"], freshness.today_or(today))
     meta = doc["metadata"]
     matched = _as_written(index, asked, meta, row, matched)
+    part = cited_part(row, matched)  # the section(s) of a small page the words fall in
     return SearchResult(
         rank=rank,
         score=round(float(hit.score), 6),
         chunk_id=row["id"],
-        citation=Citation(row["doc"], tuple(row["heading_path"]), row["line_start"],
-                          row["line_end"]),
+        citation=part.citation,
         title=shown_title(meta, row["doc"]),
         kind=row["kind"],
-        text=row["text"],
+        text=part.text,
         verified=row["verified"],
         source=meta.get("source"),
         metadata=meta,
         links=row["links"],
-        extra=sections.result_extra(index, row["doc"], row["kind"], row["extra"]),
+        extra=sections.result_extra(index, row["doc"], row["kind"], without_parts(row["extra"])),
         last_commit=row.get("last_commit"),
         last_author=row.get("last_author"),
         last_changed=row.get("last_changed"),
-        why={**hit.why, "matched_terms": matched},
+        why={**hit.why, "matched_terms": matched, **part.why},
         verification=row["verification"],
         evaluation=evaluation.to_dict() if evaluation is not None else None,
         more=tuple({"chunk_id": r["id"], "kind": r["kind"], "heading_path": r["heading_path"],
