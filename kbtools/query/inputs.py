@@ -61,6 +61,7 @@ from kbtools.query.naming import (
 )
 from kbtools.query.places import place_of
 from kbtools.query.quantities import (
+    DAY_TIMES,
     EN_PLAIN,
     Others,
     Qualified,
@@ -258,7 +259,7 @@ def read_inputs(question: str, table: DecisionTable,
             tail = name not in wholes[i] and any(w.endswith(name) for w in wholes[i])
             rivals = dict(quals[i].tails).get(name, frozenset())
             found = _after_name(text, name, found_numbers, claimed, tail=tail, spans=theirs,
-                                qualified=quals[i], rivals=rivals)
+                                qualified=quals[i], rivals=rivals, header=table.header[i])
             if found is None:
                 continue
             num, numeral = found
@@ -336,6 +337,8 @@ def read_inputs(question: str, table: DecisionTable,
                     (x.unit != PERCENT or of_column(text, x, table.header[i], synonyms)):
                 fits.append(n)
         fits = _one_per_range(fits, found_numbers)  # 20 c to 24 c: one value, the range
+        # a reading said at another part of the day is another column's (夜里气温3度: 夜温's)
+        fits = [n for n in fits if same_part_of_day(found_numbers[n].word, table.header[i])]
         if not fits or any(sum(takes_by_unit(found_numbers[n], table.header[j]) and
                                same_part_of_day(found_numbers[n].word, table.header[j])
                                for j in table.inputs) != 1 for n in fits):
@@ -514,7 +517,8 @@ _UNQUALIFIED = Qualified()  # no name qualified into another thing's
 def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
                 tail: bool = False, spans: Sequence[tuple[int, int]] = (),
                 qualified: Qualified = _UNQUALIFIED,
-                rivals: frozenset[str] = frozenset()) -> tuple[int, bool] | None:
+                rivals: frozenset[str] = frozenset(),
+                header: str = "") -> tuple[int, bool] | None:
     """The number a mention of `name` gives: the first unclaimed number after it, when only
     filler words (`values.FILLERS`: 为, 达到, ``is``, ``reads`` …) stand between, as (its
     index, False); (-1, True) when a numeral that is no number here follows instead (二十多度,
@@ -524,7 +528,8 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
     word names something else (土壤湿度, ``flow rate``; not after a word `qualified` reads as
     qualifying nothing, the table's own subject or a time, 赤霉病湿度, 今天湿度, unless it
     ends in one of the `rivals`, the characters the whole name puts before the tail:
-    绝对湿度), as does a mention inside a longer name of another table's input (the 温度 of
+    绝对湿度; nor after a time of day another than column `header`'s: the 温度 of 夜间温度 for
+    白天温度), as does a mention inside a longer name of another table's input (the 温度 of
     油温度: `spans`, `quantities.Others.spans`) or a whole name with a modifier that makes it
     another thing's (水温度, ``oil temperature``: `qualified`, `quantities.Qualified`)."""
     latin = name[:1].isascii() and name[:1].isalnum()
@@ -547,6 +552,8 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
             # 赤霉病湿度 on a 赤霉病 table: no other thing's, as `Qualified` reads a whole name)
         if tail and latin and not unit_before and not lead_ok(text, m.start()):
             continue
+        if header and not same_part_of_day(_time_before(text, m.start()), header):
+            continue  # the 温度 of 夜间温度 is no name of 白天温度
         end = m.end()
         if latin and name in qualified.heads and \
                 (phrase := qualified.phrase(text, m.end())) is not None:
@@ -574,6 +581,12 @@ def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
                 return n, False
             break
     return None
+
+
+def _time_before(text: str, at: int) -> str:
+    """The time of day said right before position `at` of `text` (夜间 of 夜间温度), or ""."""
+    return next((m.group() for n in range(max(0, at - 6), at)
+                 if (m := DAY_TIMES.fullmatch(text, n, at))), "")
 
 
 def _named_again(text: str, names: list[str], found: list[Number], claimed: set[int],

@@ -266,9 +266,10 @@ def part_of_day(text: str) -> str:
 
 def same_part_of_day(word: str, header: str) -> bool:
     """Whether a reading said with `word` before it may be column `header`'s by the part of
-    the day: any when `word` is no time of a part of the day (`part_of_day`), else only a
-    column of that part or of none (晚上 3度: 夜间温度 or 温度, not 白天温度)."""
-    part = part_of_day(word) if DAY_TIMES.fullmatch(word) else ""
+    the day: any when `word` starts with no time of a part of the day (`part_of_day`), else
+    only a column of that part or of none (晚上 3度, 夜间气温3度: 夜温 or 温度, not 白天温度)."""
+    said = DAY_TIMES.match(word)  # 晚上, 夜间气温: at night, whatever follows names
+    part = part_of_day(said.group()) if said else ""
     return not part or part_of_day(key_text(header)) in (part, "")
 
 
