@@ -96,14 +96,20 @@ def test_a_rough_value_is_quoted_as_the_user_wrote_it(question, table, said):
     assert given.approximate == {table.header[0]: said}, given
 
 
-@pytest.mark.parametrize(("question", "said"), [
-    ("白天25度", ("25度", "白天")), ("中午气温25度", ("25度", "中午")),
+NIGHT_EN = build_table(["Night temperature (°C)", "Action"], [["<5", "cover"], [">=5", "normal"]],
+                       decision="inputs=Night temperature (°C); outputs=Action")
+
+
+@pytest.mark.parametrize(("question", "table", "said"), [
+    ("白天25度", NIGHT, ("25度", "白天")), ("中午气温25度", NIGHT, ("25度", "中午")),
+    ("daytime 25 C", NIGHT_EN, ("25 C", "daytime")), ("day temp 25 C", NIGHT_EN, ("25 C", "day")),
 ])
-def test_a_value_said_at_a_part_of_the_day_the_table_lacks_is_noted(question, said):
+def test_a_value_said_at_a_part_of_the_day_the_table_lacks_is_noted(question, table, said):
     """白天25度 on a table of 夜温 alone left the input missing with no word of the 25度."""
-    given = read_inputs(question, NIGHT)
-    assert given.values == {} and given.others == {"夜温(℃)": said}, given
-    assert given.other_times == {"夜温(℃)"}
+    given = read_inputs(question, table)
+    column = table.header[0]
+    assert given.values == {} and given.others == {column: said}, given
+    assert given.other_times == {column}
 
 
 FROST_PAGE = titled_page("大棚夜间防冻", """夜间按夜温决定是否覆盖保温被。

@@ -55,12 +55,12 @@ from kbtools.query.naming import (
     said_of_other,
     same_part_of_day,
     takes_by_unit,
+    time_of_day,
     unnamed_output,
     use_of_other,
 )
 from kbtools.query.places import place_of
 from kbtools.query.quantities import (
-    DAY_TIMES,
     Others,
     Qualified,
     key_text,
@@ -220,6 +220,7 @@ def read_inputs(question: str, table: DecisionTable,
                              tails(names[i], wholes[i]))
              for i in table.inputs}
     said: dict[str, tuple[str, str]] = {}  # input column → a value said of another thing
+    at_other_times: set[str] = set()  # … of those, the ones said at another part of the day
     units = {i: column_unit(table.header[i], (r[i] for r in table.rows)) for i in table.inputs
              if i in table.numeric}
     clocks = [i for i, unit in units.items() if unit == CLOCK_UNIT]
@@ -320,8 +321,9 @@ def read_inputs(question: str, table: DecisionTable,
                 said.setdefault(table.header[i], (_said(x), thing or place or ""))
                 continue
             if not same_part_of_day(x.word, table.header[i]):  # 白天25度 for 夜温: the day's,
-                when = DAY_TIMES.match(x.word)  # said so (夜里气温3度 for 白天温度: the night's)
-                said.setdefault(table.header[i], (_said(x), when.group() if when else x.word))
+                # said so (夜里气温3度 for 白天温度: the night's; ``daytime 25 C``)
+                said.setdefault(table.header[i], (_said(x, typed), time_of_day(x.word)))
+                at_other_times.add(table.header[i])
                 continue
             # 下了4天雨, ``4 days of rain``: what a duration counts, said after it, names the
             # column or not (``4 days of wind``, ``has 30 hours of downtime``), unless a
@@ -426,8 +428,7 @@ def read_inputs(question: str, table: DecisionTable,
     of_other = {h: (v, _as_written(thing, text, shown)) for h, (v, thing) in said.items()
                 if h not in out and h not in conflicts and h not in reading.ambiguous}
     return Inputs(out, conflicts, rough, of_other, reading.read, reading.ambiguous, as_typed,
-                  frozenset(h for h, (_, thing) in said.items()
-                            if h in of_other and DAY_TIMES.fullmatch(thing)))
+                  frozenset(h for h in of_other if h in at_other_times))
 
 
 def _time_given(text: str, times: Sequence[tuple[int, int, int]],

@@ -15,7 +15,7 @@ from collections.abc import Collection, Sequence
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.decision.words import APPROX_AFTER
 from kbtools.query.fillers import EN_NUMERALS, strip_fillers
-from kbtools.query.naming import NAME_GAP, lead_ok, same_part_of_day
+from kbtools.query.naming import EN_PARTS_OF_DAY, NAME_GAP, lead_ok, same_part_of_day
 from kbtools.query.quantities import DAY_TIMES, EN_PLAIN, Qualified, covered
 from kbtools.query.values import BOUND_AFTER, STOP_GAP, Number
 from kbtools.query.wording import NAME_STARTS, is_cjk, is_latin
@@ -105,9 +105,16 @@ def after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
 
 
 def time_before(text: str, at: int) -> str:
-    """The time of day said right before position `at` of `text` (夜间 of 夜间温度), or ""."""
+    """The time of day said right before position `at` of `text` (夜间 of 夜间温度, ``night``
+    of ``night temp``), or ""."""
+    said = _EN_TIME_BEFORE.search(text, max(0, at - 12), at)
+    if said is not None:
+        return said.group(1)
     return next((m.group() for n in range(max(0, at - 6), at)
                  if (m := DAY_TIMES.fullmatch(text, n, at))), "")
+
+
+_EN_TIME_BEFORE = re.compile(rf"({EN_PARTS_OF_DAY.pattern}) ?$")
 
 
 def named_again(text: str, names: list[str], found: list[Number], claimed: set[int],
