@@ -139,3 +139,17 @@ def test_a_search_reads_a_night_value_said_roughly_in_numerals(dist):
     ev = top_evaluation(dist, "晚上零下三度左右，夜间要覆盖保温被吗", "frost.md")
     assert (ev["status"], ev["outputs"]) == ("match", [{"措施": "覆盖保温被"}]), ev
     assert ev["approximate"] == {"夜温(℃)": "零下三度"}
+
+
+@pytest.mark.parametrize("question", ["humidity 25 degrees", "humidity 25°", "湿度25度"])
+def test_a_value_in_degrees_named_for_a_percent_column_is_refused_saying_so(question):
+    """``humidity 25 degrees`` left the input missing with no word (湿度25度 was refused,
+    naming the unit), and the table took ``25 degrees`` in a % column as 25 %."""
+    given, ev = evaluated(question, SHARE)
+    assert ev.status == "no_match" and ev.outputs == {}, ev
+    assert "the column in '%'; give the value in %" in ev.message
+
+
+def test_a_table_refuses_bare_degrees_in_a_percent_column_and_reads_them_in_a_temperature_one():
+    assert evaluate_inputs("d.md", 1, SHARE, {"相对湿度(%)": "25 degrees"}).status == "no_match"
+    assert evaluate_inputs("d.md", 1, TEMP, {"温度(℃)": "30 degrees"}).outputs == {"措施": "降温"}

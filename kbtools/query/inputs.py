@@ -271,8 +271,10 @@ def read_inputs(question: str, table: DecisionTable,
                 break
             if numeral:  # 日均温二十六度: a value, but not one read here
                 blocked.add(i)
-            elif (value := given_value(found_numbers[num], table, i)) is not None:
-                out[table.header[i]] = value
+            elif (value := given_value(found_numbers[num], table, i)) is not None or \
+                    found_numbers[num].exact and bare_degrees(unit_of(found_numbers[num].written)):
+                # (``humidity 25 degrees``: the table refuses the unit, saying so, as 湿度25度)
+                out[table.header[i]] = value or found_numbers[num].written
                 by_name[i] = found_numbers[num]
             else:
                 blocked.add(i)
