@@ -153,3 +153,14 @@ def test_a_value_in_degrees_named_for_a_percent_column_is_refused_saying_so(ques
 def test_a_table_refuses_bare_degrees_in_a_percent_column_and_reads_them_in_a_temperature_one():
     assert evaluate_inputs("d.md", 1, SHARE, {"相对湿度(%)": "25 degrees"}).status == "no_match"
     assert evaluate_inputs("d.md", 1, TEMP, {"温度(℃)": "30 degrees"}).outputs == {"措施": "降温"}
+
+
+@pytest.mark.parametrize(("question", "said"), [
+    ("温度是二十五度", "(read: 温度(℃) 二十五 as 25)"),
+    ("温度零下三度", "(read: 温度(℃) 零下三 as -3)"), ("溫度負三度", "(read: 温度(℃) 負三 as -3)"),
+    ("温度二十五点五度", "(read: 温度(℃) 二十五点五 as 25.5)"),
+])
+def test_a_value_in_chinese_numerals_is_said_as_read(question, said):
+    """温度是二十五度 was read as 25 with no word of it: a value not as typed is said so."""
+    _, ev = evaluated(question, TEMP)
+    assert ev.status == "match" and said in ev.message, ev
