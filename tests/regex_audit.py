@@ -250,6 +250,9 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.filter_text._COLON": "match",  # a --where item (CLI, API, MCP)
     "kbtools.query.naming:[a-z]+": "findall",  # a table's input names
     "kbtools.query.quantities.DAY_TIMES": "fullmatch",  # a question's word
+    "kbtools.decision.numerals._PERCENT_SAID": "sub",  # a question, compacted
+    "kbtools.query.naming.EN_PARTS_OF_DAY": "search",  # a table header, a question's words
+    "kbtools.query.mentions._EN_TIME_BEFORE": "search",  # a question, before an input's name
     "kbtools.decision.numerals._FRACTION_SAID": "fullmatch",  # an input value
     "kbtools.decision.numerals._FRACTION_SLASH": "fullmatch",  # an input value
     "kbtools.query.coverage._WORD": "search",  # a term of a pasted line

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 from hostile import make_repo
-from kbfixtures import titled_page, top_evaluation
+from kbfixtures import scab_table, titled_page, top_evaluation
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
-from kbtools.decision import build_table
+from kbtools.decision import build_table, column_key
 from kbtools.query.answers import evaluate_inputs
 from kbtools.query.inputs import read_inputs
 
@@ -164,3 +164,15 @@ def test_a_value_in_chinese_numerals_is_said_as_read(question, said):
     """温度是二十五度 was read as 25 with no word of it: a value not as typed is said so."""
     _, ev = evaluated(question, TEMP)
     assert ev.status == "match" and said in ev.message, ev
+
+
+@pytest.mark.parametrize("question", ["赤霉病风险 晚上气温10度", "小麦赤霉病风险晚上气温10度",
+                                      "赤霉病风险 早上气温10度"])
+def test_a_time_word_after_the_tables_subject_qualifies_no_thing(question):
+    """赤霉病风险 晚上气温10度 said the 10度 was of 上气温 (晚 read as the time, 上 as a thing)."""
+    # (the example knowledge's synonyms file: 温度 = 气温 = temperature)
+    group = ("温度", "气温", "temperature", "air temperature")
+    synonyms = {column_key(t): tuple(o for o in group if o != t) for t in group}
+    given = read_inputs(question, scab_table(("小麦赤霉病",)), synonyms,
+                        vocabulary={"日均温", "气温", "温度", "相对湿度"})
+    assert given.values == {"温度(℃)": "10"} and not given.others, given
