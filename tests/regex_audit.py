@@ -330,6 +330,7 @@ OTHER: dict[str, str] = {
     "kbtools.query.values._UNIT_BEFORE": "at most 16 characters before a number's words",
     "kbtools.query.fillers.EN_NUMERALS": "at most 26 characters after an input's name (match)",
     "kbtools.query.inputs:<dynamic>": "an escaped literal input name found in the question",
+    "kbtools.query.mentions:<dynamic>": "an escaped literal input name found in the question",
     "kbtools.query.codes:<dynamic>": "a code's escaped prefix forms and its digits between "
                                       "fixed look-arounds, searched in chunk texts (linear)",
     "kbtools.docfiles._BACKUP_MARKDOWN": "a file name (at most 255 bytes)",

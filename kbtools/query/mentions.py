@@ -15,7 +15,7 @@ from collections.abc import Collection, Sequence
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.decision.words import APPROX_AFTER
 from kbtools.query.fillers import EN_NUMERALS, strip_fillers
-from kbtools.query.naming import EN_PARTS_OF_DAY, NAME_GAP, lead_ok, same_part_of_day
+from kbtools.query.naming import NAME_GAP, lead_ok, same_part_of_day
 from kbtools.query.quantities import DAY_TIMES, EN_PLAIN, Qualified, covered
 from kbtools.query.values import BOUND_AFTER, STOP_GAP, Number
 from kbtools.query.wording import NAME_STARTS, is_cjk, is_latin
@@ -114,7 +114,9 @@ def time_before(text: str, at: int) -> str:
                  if (m := DAY_TIMES.fullmatch(text, n, at))), "")
 
 
-_EN_TIME_BEFORE = re.compile(rf"({EN_PARTS_OF_DAY.pattern}) ?$")
+# a time of day right before a name (``night temp``), as `naming.EN_PARTS_OF_DAY` reads them
+_EN_TIME_BEFORE = re.compile(r"(?<![a-z])(night|nighttime|overnight|evening|tonight|midnight|day|"
+                             r"daytime|midday|noon|afternoon) ?$")
 
 
 def named_again(text: str, names: list[str], found: list[Number], claimed: set[int],
