@@ -250,6 +250,9 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.filter_text._COLON": "match",  # a --where item (CLI, API, MCP)
     "kbtools.query.naming:[a-z]+": "findall",  # a table's input names
     "kbtools.query.quantities.DAY_TIMES": "fullmatch",  # a question's word
+    "kbtools.decision.numerals._PERCENT_SAID": "sub",  # a question, compacted
+    "kbtools.query.naming.EN_PARTS_OF_DAY": "search",  # a table header, a question's words
+    "kbtools.query.mentions._EN_TIME_BEFORE": "search",  # a question, before an input's name
     "kbtools.decision.numerals._FRACTION_SAID": "fullmatch",  # an input value
     "kbtools.decision.numerals._FRACTION_SLASH": "fullmatch",  # an input value
     "kbtools.query.coverage._WORD": "search",  # a term of a pasted line
@@ -327,6 +330,7 @@ OTHER: dict[str, str] = {
     "kbtools.query.values._UNIT_BEFORE": "at most 16 characters before a number's words",
     "kbtools.query.fillers.EN_NUMERALS": "at most 26 characters after an input's name (match)",
     "kbtools.query.inputs:<dynamic>": "an escaped literal input name found in the question",
+    "kbtools.query.mentions:<dynamic>": "an escaped literal input name found in the question",
     "kbtools.query.codes:<dynamic>": "a code's escaped prefix forms and its digits between "
                                       "fixed look-arounds, searched in chunk texts (linear)",
     "kbtools.docfiles._BACKUP_MARKDOWN": "a file name (at most 255 bytes)",

@@ -268,9 +268,10 @@ def test_fahrenheit_is_refused_and_tenths_are_a_percentage():
     ("温度26度一整天，湿度90%，连续降雨两天了",  # 一整天, 两天: words, no tenths
      {"温度(℃)": "26", "相对湿度(%)": "90", "连续降雨天数": "2"}),
     ("温度26度5，湿度90%", {"相对湿度(%)": "90"}),
-    # not a value: a spoken decimal (26.5), a share of two numerals; 三四天 is the rough
-    # range 三到四天 (session 43: its answer says it was rough)
-    ("温度二十六度五，湿度百分之八九十，连续降雨三四天", {"连续降雨天数": "三到四天"}),
+    # not a value: a spoken decimal (26.5); 三四天 is the rough range 三到四天 (session 43:
+    # its answer says it was rough), 百分之八九十 the rough range 八十到九十% (session 44)
+    ("温度二十六度五，湿度百分之八九十，连续降雨三四天",
+     {"相对湿度(%)": "八十到九十%", "连续降雨天数": "三到四天"}),
     # (a bound is given as written, as 90%以上 is: the table reads it)
     ("温度二十多度，湿度达到百分之九十以上，连续降雨二十来天", {"相对湿度(%)": "百分之九十以上"}),
     ("温度二十到二十五度，湿度90%", {"温度(℃)": "二十到二十五度", "相对湿度(%)": "90"}),

@@ -33,9 +33,12 @@ def test_degrees_alone_are_the_degrees_of_a_temperature_column():
     assert find_inputs("temperature 22 degrees", RAIN) == {"Temperature (°C)": "22"}
     assert find_inputs("it is 160 degrees, stop?", SEAL) == {"Seal temperature (°F)": "160"}
     assert find_inputs("温度 22 degrees", SCAB)["温度(℃)"] == "22"
-    # no temperature column: degrees are no value of it (an angle, or a mistake)
-    assert find_inputs("load 90 degrees", LOAD) == {}
+    # no temperature column: degrees are no value of it (an angle, or a mistake); named
+    # for it, the table refuses them saying why (session 44: they were dropped unsaid)
     assert find_inputs("it is 90 degrees", LOAD) == {}
+    assert find_inputs("load 90 degrees", LOAD) == {"Load (%)": "90degrees"}
+    ev = evaluate_inputs("d.md", 1, LOAD, find_inputs("load 90 degrees", LOAD))
+    assert ev.status == "no_match" and "it is in 'degrees', the column in '%'" in ev.message
     # a scale named is that scale: 22 °F against a ℃ column is refused, not read as 22
     assert find_inputs("22 degrees fahrenheit", RAIN) != {"Temperature (°C)": "22"}
 

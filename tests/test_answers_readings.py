@@ -214,6 +214,41 @@ def test_day_and_night_readings_fill_their_own_columns(question):
     assert given.values == {"白天温度(℃)": "25", "夜间温度(℃)": "3"} and not given.conflicts
 
 
+DAY_NIGHT_SHORT = build_table(["白天温度(℃)", "夜温(℃)", "措施"],
+                              [["<25", "<5", "覆盖"], ["*", ">=5", "正常"], [">=25", "<5", "通风"]],
+                              decision="inputs=白天温度(℃),夜温(℃); outputs=措施")
+DAY_NIGHT_EN = build_table(["Day temperature (°C)", "Night temperature (°C)", "Action"],
+                           [["<25", "<5", "cover"], ["*", ">=5", "normal"], [">=25", "<5", "vent"]],
+                           decision="inputs=Day temperature (°C),Night temperature (°C); "
+                                    "outputs=Action")
+
+
+@pytest.mark.parametrize(("question", "values"), [
+    ("night temp 3 C", {"Night temperature (°C)": "3"}),
+    ("nighttime temperature 3 C", {"Night temperature (°C)": "3"}),
+    ("daytime 25 C, night 3 C", {"Day temperature (°C)": "25", "Night temperature (°C)": "3"}),
+    ("白天气温25度，夜间温度3度", {"Day temperature (°C)": "25", "Night temperature (°C)": "3"}),
+])
+def test_a_reading_at_night_is_never_the_days_in_english(question, values):
+    """``night temp 3 C`` gave Day temperature the 3 (``temp`` read as its name)."""
+    given = read_inputs(question, DAY_NIGHT_EN)
+    assert given.values == values and not given.conflicts, given
+
+
+@pytest.mark.parametrize(("question", "values"), [
+    ("白天气温25度，夜间温度3度", {"白天温度(℃)": "25", "夜温(℃)": "3"}),
+    ("白天气温25度，夜里气温3度", {"白天温度(℃)": "25", "夜温(℃)": "3"}),
+    ("晚上的温度3度，白天温度25度", {"白天温度(℃)": "25", "夜温(℃)": "3"}),
+    ("夜间温度3度", {"夜温(℃)": "3"}), ("夜间气温3度", {"夜温(℃)": "3"}),
+    ("白天气温25度", {"白天温度(℃)": "25"}),
+])
+def test_a_reading_at_night_is_never_the_days(question, values):
+    """夜间温度3度 on a table of 白天温度 and 夜温 gave 白天温度 the 3 (the 温度 of 夜间温度 read
+    as a name of 白天温度's), a wrong row; 白天气温25度 gave nothing (25度 fit both columns)."""
+    given = read_inputs(question, DAY_NIGHT_SHORT)
+    assert given.values == values and not given.conflicts, given
+
+
 @pytest.mark.parametrize(("question", "table", "column", "said"), [
     ("2100 operating hours", RAIN, "连续降雨天数", ("2100hours", "operating hours")),
     ("the pump has 2100 operating hours", RAIN_EN, "Rain days",

@@ -79,6 +79,8 @@ from kbtools.decision.units import (
     MAGNITUDE_WORDS,
     MAGNITUDES,
     NAMED_UNITS,
+    bare_degrees,
+    degrees_fit,
     glued_problem,
     rates_agree,
     scale,
@@ -264,12 +266,11 @@ def column_unit(header: str, cells: Iterable[str] = ()) -> str:
 
 
 def input_unit_problem(value: str, column: str, lang: str = "en") -> str | None:
-    """Why number `value` cannot be compared in a column whose numbers are in unit `column`
-    (`column_unit`) although it parses: its unit multiplies it (``2万``, ``2k``: the number
-    would be read as 2), names a unit known to differ from the column's (``72°F`` against
-    ``℃``, ``4周`` against ``天``), or is a symbol with text after it (``90%ABC``). None when
-    none: a unit of the column's family is converted (`number_in`), and a spelling not in
-    `UNIT_GROUPS` is not judged. In English, or (`lang` ``zh``) Chinese."""
+    """Why number `value` cannot be compared in a column in unit `column` (`column_unit`)
+    though it parses: its unit multiplies it (``2万``, ``2k``: read as 2), differs from the
+    column's (``72°F`` against ``℃``, ``4周`` against ``天``, ``25 degrees`` against ``%``),
+    or is a symbol with text after it (``90%ABC``). None when none: a unit of the column's
+    family converts (`number_in`); a spelling not in `UNIT_GROUPS` is not judged."""
     unit, zh = unit_of(value), lang == "zh"
     key, col = "开尔文" if unit == "K" else unit.casefold(), column.casefold()  # 300 K: kelvin
     if (key == WEEKDAY_UNIT) != (col == WEEKDAY_UNIT):  # 周三 against 天, 3 against 周一至周五
@@ -288,7 +289,8 @@ def input_unit_problem(value: str, column: str, lang: str = "en") -> str | None:
                                  or key.startswith(MAGNITUDE_WORDS)):
         return (f"“{unit}”会放大数值，请写出完整的数" if zh else
                 f"'{unit}' multiplies the number; write it out in full")
-    if key in GROUP_OF and col in GROUP_OF and scale(key, col) is None:
+    if col in GROUP_OF and (key in GROUP_OF and scale(key, col) is None or
+                            bare_degrees(key) and not degrees_fit(col)):  # 25 degrees: of %
         return other
     return glued_problem(unit, zh)  # 90%ABC: not 90 % with ABC ignored
 

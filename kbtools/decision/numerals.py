@@ -102,18 +102,41 @@ _ROUGH_PAIR = re.compile(r"(?<![零〇一二两三四五六七八九十百千万
 def rough_pairs(text: str, counts: Callable[[str], bool]) -> list[tuple[int, int, str]]:
     """(start, end, the span it says) of each numeral of `text` that is two neighbouring
     digits (see above) followed by what `counts` (given what follows the numeral) takes for a
-    unit or a measure word: 三四天 → 三到四, 二十五六度 → 二十五到二十六, 三四十公斤 →
-    三十到四十, 七八成 → 七到八. Not 十一两 (eleven liang), nor a pair in a longer run
+    unit or a measure word, or after 百分之: 三四天 → 三到四, 二十五六度 → 二十五到二十六,
+    三四十公斤 → 三十到四十, 七八成 → 七到八, 百分之八九十 → 八十到九十. Not 十一两 (eleven liang), nor a pair in a longer run
     (一二三四)."""
     out = []
     for m in _ROUGH_PAIR.finditer(text):
         tens, pair, times = m.groups()
-        if (tens and (times or pair == "一两")) or not counts(text[m.end():]):
+        if (tens and (times or pair == "一两")) or not (
+                counts(text[m.end():]) or text.endswith(PERCENT_SAID, 0, m.start())):
             continue
         low, high = pair[0], pair[1]
         read = f"{low}{times}到{high}{times}" if times else f"{tens}{low}到{tens}{high}"
         out.append((m.start(), m.end(), read))
     return out
+
+
+PERCENT_SAID = "百分之"  # a share said before its number
+# a share said 百分之 before a range of numerals or a rough pair (百分之八十到九十, 百分之八十到
+# 百分之九十, 百分之八九十): the range or pair, with its % after it
+_PERCENT_SAID = re.compile(r"百分之([零〇一二两三四五六七八九十百千点]+)(?:([到至~〜\-–—])(?:百分之)?"
+                           r"([零〇一二两三四五六七八九十百千点]+))?")
+
+
+def percent_ranges(text: str) -> str:
+    """`text` with each share said 百分之 before a range of numerals written as that range
+    followed by % (百分之八十到九十 and 百分之八十到百分之九十 as 八十到九十%, 百分之八九十 as
+    八九十%, which `rough_pairs` reads as 八十到九十%), as a range with its unit after it is
+    read; a share of one numeral (百分之八十) as it is."""
+    def said(m: re.Match[str]) -> str:
+        first, joiner, last = m.groups()
+        if joiner and chinese_number(first) is not None and chinese_number(last) is not None:
+            return f"{first}{joiner}{last}%"
+        if not joiner and chinese_number(first) is None and _ROUGH_PAIR.fullmatch(first):
+            return f"{first}%"
+        return m.group()
+    return _PERCENT_SAID.sub(said, text) if "百分之" in text else text
 
 
 # English number words: below twenty, the tens, and the multipliers

@@ -33,13 +33,13 @@ from kbtools.decision.given import APPROXIMATE_NOTE, DEPENDS_NOTE, InputError, n
 from kbtools.errors import KbError
 from kbtools.index.reader import KbIndex
 from kbtools.query.inputs import (
-    NAME_GAP_LATIN,
     Inputs,
     find_inputs,
     given_value,
     names_of,
     read_inputs,
 )
+from kbtools.query.mentions import NAME_GAP_LATIN
 from kbtools.query.naming import NAME_GAP
 from kbtools.query.quantities import input_names
 from kbtools.query.sections import (
@@ -191,9 +191,10 @@ def evaluate_question(index: KbIndex, question: str, tables: Iterable[tuple[str,
         found = given.values
         # inferred tables answer only when fully given; a value said only of another
         # quantity (油温80度 by a 温度 table) is no value for this table: not evaluated, so
-        # the table is not put first for a question about something else
+        # the table is not put first for a question about something else (but a value of
+        # its own quantity said at another part of the day, 白天25度 by a 夜温 table, is said)
         if (found and (dt.annotated or len(found) == len(dt.inputs))) or \
-                ((given.conflicts or given.ambiguous) and dt.annotated):
+                ((given.conflicts or given.ambiguous or given.other_times) and dt.annotated):
             chinese = any(is_cjk(ch) for ch in question)
             # each value as the question typed it (``2100 hours``, not 2100hours)
             notes = {k: said_of_other_note(k, given.typed.get(v, v), n, chinese=chinese)

@@ -38,40 +38,38 @@ from kbtools.decision.conditions import (
 )
 from kbtools.decision.given import read_given
 from kbtools.decision.model import name_parts
-from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.decision.units import bare_degrees, degrees_fit, scale
 from kbtools.decision.weekdays import WEEKDAY_UNIT, days_said
-from kbtools.decision.words import APPROX_AFTER
 from kbtools.index.tokenize import to_simplified
 from kbtools.query import readings
-from kbtools.query.fillers import EN_NUMERALS, strip_fillers
+from kbtools.query.fillers import strip_fillers
+from kbtools.query.mentions import NAME_GAP_LATIN as NAME_GAP_LATIN  # (as NAME_GAP)
+from kbtools.query.mentions import after_name, named_again, tails
+from kbtools.query.naming import NAME_GAP as NAME_GAP  # (read from here by callers)
 from kbtools.query.naming import (
-    NAME_GAP,
     PERCENT,
     header_unit,
-    lead_ok,
     may_name,
     nameless,
     of_column,
     said_of_other,
     same_part_of_day,
     takes_by_unit,
+    time_of_day,
     unnamed_output,
     use_of_other,
 )
 from kbtools.query.places import place_of
 from kbtools.query.quantities import (
-    EN_PLAIN,
     Others,
     Qualified,
-    covered,
     key_text,
     whole_names,
 )
 from kbtools.query.ranges import with_ranges
 from kbtools.query.value_units import DURATIONS, in_order, rates_said_first, rough_said
 from kbtools.query.values import (
-    BOUND_AFTER,
+    BELOW_ZERO,
     STOP_GAP,
     Number,
     bounds_after,
@@ -79,7 +77,6 @@ from kbtools.query.values import (
     numbers,
 )
 from kbtools.query.wording import (
-    NAME_STARTS,
     Terms,
     abbreviated,
     is_cjk,
@@ -91,7 +88,7 @@ from kbtools.query.wording import (
     unglued,
 )
 
-NAME_GAP_LATIN = 24  # … or this many when they are Latin filler words (is currently at)
+
 def given_value(number: Number, table: DecisionTable, column: int) -> str | None:
     """The value `number` gives input `column`: the number alone, or as written when what
     follows it would change it there (2万, 72°f in a ℃ column, 4周 in a column of days, 2 years
@@ -158,6 +155,9 @@ class Inputs:
     # a value as the fields above quote it (compacted: 2100hours, 80C) → as the question
     # typed it (``2100 hours``, ``80 C``), where the two differ: what an answer's notes show
     typed: dict[str, str] = field(default_factory=dict)
+    # the missing input columns of `others` whose value was said at another part of the day
+    # (白天25度 for 夜温): the table's own quantity, so the answer names the table and says so
+    other_times: frozenset[str] = frozenset()
 
 
 def find_inputs(question: str, table: DecisionTable,
@@ -217,9 +217,10 @@ def read_inputs(question: str, table: DecisionTable,
     subject = subject_words(table, synonyms)
     quals = {i: Qualified.of(tuple(n for n in names[i] if any(w.endswith(n) for w in wholes[i])),
                              subject, cells,
-                             _tails(names[i], wholes[i]))
+                             tails(names[i], wholes[i]))
              for i in table.inputs}
     said: dict[str, tuple[str, str]] = {}  # input column → a value said of another thing
+    at_other_times: set[str] = set()  # … of those, the ones said at another part of the day
     units = {i: column_unit(table.header[i], (r[i] for r in table.rows)) for i in table.inputs
              if i in table.numeric}
     clocks = [i for i, unit in units.items() if unit == CLOCK_UNIT]
@@ -257,8 +258,8 @@ def read_inputs(question: str, table: DecisionTable,
             # 湿度 of 相对湿度, ``humidity`` of its synonym ``relative humidity``
             tail = name not in wholes[i] and any(w.endswith(name) for w in wholes[i])
             rivals = dict(quals[i].tails).get(name, frozenset())
-            found = _after_name(text, name, found_numbers, claimed, tail=tail, spans=theirs,
-                                qualified=quals[i], rivals=rivals)
+            found = after_name(text, name, found_numbers, claimed, tail=tail, spans=theirs,
+                                qualified=quals[i], rivals=rivals, header=table.header[i])
             if found is None:
                 continue
             num, numeral = found
@@ -270,15 +271,17 @@ def read_inputs(question: str, table: DecisionTable,
                 break
             if numeral:  # 日均温二十六度: a value, but not one read here
                 blocked.add(i)
-            elif (value := given_value(found_numbers[num], table, i)) is not None:
-                out[table.header[i]] = value
+            elif (value := given_value(found_numbers[num], table, i)) is not None or \
+                    found_numbers[num].exact and bare_degrees(unit_of(found_numbers[num].written)):
+                # (``humidity 25 degrees``: the table refuses the unit, saying so, as 湿度25度)
+                out[table.header[i]] = value or found_numbers[num].written
                 by_name[i] = found_numbers[num]
             else:
                 blocked.add(i)
             if num >= 0:
                 _claim(claimed, found_numbers, num)
                 # (by a name of its own: the 温度 of 夜间温度 is no second 白天温度)
-                again = _named_again(text, [n for n in usable if n not in others],
+                again = named_again(text, [n for n in usable if n not in others],
                                      found_numbers, claimed, found_numbers[num], spans)
                 if again is not None:  # 温度22度…温度23度: which one is not known
                     out.pop(table.header[i], None)
@@ -318,6 +321,11 @@ def read_inputs(question: str, table: DecisionTable,
             place = None if thing else place_of(quals[i], text, *x.extent)
             if thing or place:  # 油温80度, 80度的油温, 室外30度: said of another thing, named
                 said.setdefault(table.header[i], (_said(x), thing or place or ""))
+                continue
+            if not same_part_of_day(x.word, table.header[i]):  # 白天25度 for 夜温: the day's,
+                # said so (夜里气温3度 for 白天温度: the night's; ``daytime 25 C``)
+                said.setdefault(table.header[i], (_said(x, typed), time_of_day(x.word)))
+                at_other_times.add(table.header[i])
                 continue
             # 下了4天雨, ``4 days of rain``: what a duration counts, said after it, names the
             # column or not (``4 days of wind``, ``has 30 hours of downtime``), unless a
@@ -412,16 +420,17 @@ def read_inputs(question: str, table: DecisionTable,
                     header_unit(table.header[i]) in DURATIONS:
                 said.setdefault(table.header[i], (_said(x), typed[x.end:x.after].strip()))
     reading = readings.read(out, source, text, typed, table)  # 1 200 as 1200, 1.200: which?
-    rough = {h: _said(source[h]) for h in out if h in source and source[h].approximate}
-    for read, as_said in rough_said(question).items():  # 三四天, read as 三到四天: rough
+    # a rough value quoted as the question writes it (十度左右: 十度, not 10度; 兩三天: 兩三)
+    rough = {h: _said(source[h], typed) for h in out if h in source and source[h].approximate}
+    for read, as_said in rough_said(question, written).items():  # 三四天, read as 三到四天: rough
         rough.update({h: v.replace(read, as_said) for h, v in out.items() if read in v})
     # each value a message quotes, as typed where the compacted text joins it (2100hours:
     # ``2100 hours``): `Inputs.typed`
     as_typed = {_said(x): t for x in found_numbers if (t := _said(x, typed)) != _said(x)}
-    return Inputs(out, conflicts, rough,
-                  {h: (v, _as_written(thing, text, shown)) for h, (v, thing) in said.items()
-                   if h not in out and h not in conflicts and h not in reading.ambiguous},
-                  reading.read, reading.ambiguous, as_typed)
+    of_other = {h: (v, _as_written(thing, text, shown)) for h, (v, thing) in said.items()
+                if h not in out and h not in conflicts and h not in reading.ambiguous}
+    return Inputs(out, conflicts, rough, of_other, reading.read, reading.ambiguous, as_typed,
+                  frozenset(h for h in of_other if h in at_other_times))
 
 
 def _time_given(text: str, times: Sequence[tuple[int, int, int]],
@@ -495,98 +504,9 @@ def _said(x: Number, typed: str = "") -> str:
     ``2100hours`` `Number.written` joins), or as `Number.written` without one."""
     if x.range_text:
         return x.range_text
-    said = typed[x.start:x.after].rstrip(" ,.;") if typed else ""
+    start = x.start
+    if typed and x.value.startswith("-") and typed[start:start + 1] != "-":  # 零下三度, not 三度
+        start -= next((len(z) for z in (*BELOW_ZERO, "minus ", "negative ")
+                       if typed[:start].casefold().endswith(z)), 0)
+    said = typed[start:x.after].rstrip(" ,.;") if typed else ""
     return said or x.written
-
-
-def _tails(names: Sequence[str], wholes: Collection[str]) -> tuple[tuple[str, frozenset[str]], ...]:
-    """The `names` of an input that are trailing parts of its whole names (湿度 of 相对湿度,
-    ``humidity`` of ``relative humidity``), each with the characters the whole names put
-    before it (相对): a word ending in one is a rival of that part (绝对湿度), not the
-    table's own."""
-    return tuple((n, frozenset(ch for w in wholes if w.endswith(n) for ch in w[:-len(n)]))
-                 for n in names if n not in wholes and any(w.endswith(n) for w in wholes))
-
-
-_UNQUALIFIED = Qualified()  # no name qualified into another thing's
-
-
-def _after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
-                tail: bool = False, spans: Sequence[tuple[int, int]] = (),
-                qualified: Qualified = _UNQUALIFIED,
-                rivals: frozenset[str] = frozenset()) -> tuple[int, bool] | None:
-    """The number a mention of `name` gives: the first unclaimed number after it, when only
-    filler words (`values.FILLERS`: 为, 达到, ``is``, ``reads`` …) stand between, as (its
-    index, False); (-1, True) when a numeral that is no number here follows instead (二十多度,
-    三四天, ``seventy``: named, not readable); None when no mention is followed so (比昨天高5度, 下午3点28度: the
-    number is another quantity's). A Latin name is a whole word; a `tail` of a header (湿度
-    for 相对湿度, ``rate`` for ``leak rate``) right after another CJK character or another
-    word names something else (土壤湿度, ``flow rate``; not after a word `qualified` reads as
-    qualifying nothing, the table's own subject or a time, 赤霉病湿度, 今天湿度, unless it
-    ends in one of the `rivals`, the characters the whole name puts before the tail:
-    绝对湿度), as does a mention inside a longer name of another table's input (the 温度 of
-    油温度: `spans`, `quantities.Others.spans`) or a whole name with a modifier that makes it
-    another thing's (水温度, ``oil temperature``: `qualified`, `quantities.Qualified`)."""
-    latin = name[:1].isascii() and name[:1].isalnum()
-    for m in re.finditer(re.escape(name), text):
-        before, nxt = text[max(0, m.start() - 1):m.start()], text[m.end():m.end() + 1]
-        if latin and (is_latin(before) or (nxt.isascii() and nxt.isalpha())):
-            continue  # inside a word
-        if any(x.end <= m.start() < x.after and not x.noun for x in found):
-            continue  # a number's unit (``9000 hours at 140 F``: no name of the 140)
-        if covered(spans, m.start(), m.end()):
-            continue  # ``oil temperature``: another table's input
-        if not tail and name in qualified.heads and qualified.qualifier(text, m.start()):
-            continue  # 水温度, ``oil temperature``: another thing's (`quantities.Qualified`)
-        # right after a number's unit (26度湿度, ``26 c humidity``): a name of its own
-        unit_before = any(x.unit is not None and (x.after == m.start() or text[
-            x.after:m.start()] in APPROX_AFTER + BOUND_AFTER) for x in found)  # 28度左右湿度
-        if tail and before and is_cjk(before) and not text[:m.start()].endswith(NAME_STARTS) \
-                and not unit_before and qualified.qualifier(text, m.start(), rivals=rivals):
-            continue  # 土壤湿度, 绝对湿度 (not 和湿度, 然后湿度: a name of its own; nor 今天湿度,
-            # 赤霉病湿度 on a 赤霉病 table: no other thing's, as `Qualified` reads a whole name)
-        if tail and latin and not unit_before and not lead_ok(text, m.start()):
-            continue
-        end = m.end()
-        if latin and name in qualified.heads and \
-                (phrase := qualified.phrase(text, m.end())) is not None:
-            if phrase[1]:
-                continue  # ``temperature of the oil``: another thing's
-            end = phrase[0]  # ``temperature of the air is``: the input's own, said so
-        ahead = text[end:end + NAME_GAP_LATIN + 2]
-        rest = strip_fillers(ahead)
-        at = end + len(ahead) - len(rest)  # a numeral read as a number is taken below
-        if (rest[:1] in NUMERAL_CHARS and  # (not 二十二至二十五度: a range read below)
-                not any(at in (x.start, x.extent[0]) for x in found)) or \
-                EN_NUMERALS.match(rest):
-            return -1, True
-        for n, x in enumerate(found):
-            if n in claimed or x.start < end:
-                continue
-            if x.unit is None and not text[end:x.start].strip() and \
-                    any(w not in EN_PLAIN for w in text[m.end():end].split()):
-                break  # ``in greenhouse 2``: which one, not its value (not ``of about 3``)
-            # 温度低于10度, ``temperature between 20 and 25``: the range's words are its own
-            gap = text[end:x.extent[0] if x.extent[0] >= end else x.start]
-            limit = NAME_GAP_LATIN if gap.isascii() else NAME_GAP
-            if len(gap.replace(" ", "")) <= limit and not STOP_GAP.search(gap) and \
-                    not strip_fillers(gap):
-                return n, False
-            break
-    return None
-
-
-def _named_again(text: str, names: list[str], found: list[Number], claimed: set[int],
-                 first: Number, spans: Sequence[tuple[int, int]] = ()) -> Number | None:
-    """The other value, when the question names the input again with one (温度22度，…，温度23度;
-    ``temperature 22 … the temperature is 23``): two values for one input, of which the
-    table cannot take one. A mention right after another CJK character or a word that is no
-    lead names another thing (最低温度 15 度, ``bearing temperature``) and is none."""
-    # a number before the value is none (the 100 of ``larvae per 100 plants 40``)
-    skip = claimed | {n for n, x in enumerate(found) if x.start < first.start}
-    for name in names:
-        again = _after_name(text, name, found, skip, tail=True, spans=spans)
-        if again is not None and again[0] >= 0 and found[again[0]].value != first.value:
-            return found[again[0]]
-    return None
-

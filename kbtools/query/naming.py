@@ -258,17 +258,33 @@ def may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {},
 _PARTS_OF_DAY = (("night", ("夜", "晚", "宵")), ("day", ("白天", "昼", "日间", "中午", "午间")))
 
 
+# the same in English, as whole words (``night``, ``Day temperature``; not ``Rain days``)
+EN_PARTS_OF_DAY = re.compile(r"(?<![a-z])(?:(night|nighttime|overnight|evening|tonight|midnight)|"
+                             r"(day|daytime|midday|noon|afternoon))(?![a-z])")
+
+
 def part_of_day(text: str) -> str:
     """``night`` or ``day`` when `text` (a time word, a header) says that part of the day,
     else "" (日均温: a day's mean, no part of it)."""
-    return next((part for part, marks in _PARTS_OF_DAY if any(m in text for m in marks)), "")
+    part = next((part for part, marks in _PARTS_OF_DAY if any(m in text for m in marks)), "")
+    if part or not text.isascii():
+        return part
+    said = EN_PARTS_OF_DAY.search(text.casefold())
+    return "" if said is None else "night" if said.group(1) else "day"
+
+
+def time_of_day(word: str) -> str:
+    """The time of day `word` starts with (晚上, the 夜间 of 夜间气温, ``night`` of ``night
+    temp``: a reading at night, whatever follows names), or ""."""
+    said = DAY_TIMES.match(word) or EN_PARTS_OF_DAY.match(word.casefold())
+    return word[:said.end()] if said else ""
 
 
 def same_part_of_day(word: str, header: str) -> bool:
     """Whether a reading said with `word` before it may be column `header`'s by the part of
-    the day: any when `word` is no time of a part of the day (`part_of_day`), else only a
-    column of that part or of none (晚上 3度: 夜间温度 or 温度, not 白天温度)."""
-    part = part_of_day(word) if DAY_TIMES.fullmatch(word) else ""
+    the day: any when `word` starts with no time of a part of the day (`part_of_day`), else
+    only a column of that part or of none (晚上 3度, 夜间气温3度: 夜温 or 温度, not 白天温度)."""
+    part = part_of_day(time_of_day(word))
     return not part or part_of_day(key_text(header)) in (part, "")
 
 

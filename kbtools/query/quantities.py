@@ -489,7 +489,8 @@ class Qualified:
         if not thing or thing[-1] in self.mine:
             return 0
         when = (n for n in range(2, len(thing))  # 下雨|油, 今天|油: when, then the thing
-                if thing[:n].endswith(WEATHER + TIMES))
+                if thing[:n].endswith(WEATHER + TIMES) and  # (not 晚|上 of 晚上: one word)
+                not thing[:n + 1].endswith(WEATHER + TIMES))
         own = next((n for n, ch in enumerate(thing) if ch not in self.mine), 0)
         return max((*when, *([own] if own >= 2 else [])), default=0)
 

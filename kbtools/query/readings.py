@@ -1,7 +1,8 @@
 """How a question's value was read when it is not the number as typed (`kbtools.query.inputs`
 reads the values; an answer says each reading, `kbtools.query.answers`): thousands grouped
 by spaces or dots (``1 200``, ``1 200``, ``1.200.000`` → 1200, 1200000), a share of a whole said
-in words or as a fraction (一半, 九成, 三分之二, 2/3 → 50 %, 90 %, 66.67 %) and a fraction of one
+in words or as a fraction (一半, 九成, 三分之二, 2/3 → 50 %, 90 %, 66.67 %), a number in Chinese
+numerals (二十五点五 → 25.5) and a fraction of one
 written for a column of percentages (湿度0.85 → 85 %, when the table's bounds are whole
 percentages). A dot that may group thousands or be a decimal point (``1.200``: 1200 or 1.2)
 is taken as written only when both readings select the same rows; else the input is left
@@ -20,8 +21,9 @@ from decimal import Decimal
 from kbtools.decision import DecisionTable
 from kbtools.decision.conditions import column_unit, format_number, number_in
 from kbtools.decision.given import read_given
+from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.query.naming import PERCENT
-from kbtools.query.values import Number
+from kbtools.query.values import BELOW_ZERO, Number
 
 # a number whose one dot may group thousands, as much of Europe writes them, or be a decimal
 # point with three decimals (1.200: 1200 or 1.2)
@@ -61,6 +63,11 @@ def read(out: dict[str, str], source: Mapping[str, Number], text: str, typed: st
         elif (share := _fraction_for_percent(x, unit, table, i)) is not None:
             out[column] = share
             found.read[column] = (shown, f"{share} %")
+        elif any(ch in NUMERAL_CHARS for ch in digits) and x.unit != PERCENT:
+            sign = next((z for z in BELOW_ZERO if x.value.startswith("-") and
+                         text.endswith(z, 0, x.start)), "")  # (typed in its script: 零下)
+            found.read[column] = (typed[x.start - len(sign):x.end] if sign and typed else shown,
+                                  x.value)  # 二十五点五 as 25.5, 零下三 as -3
         elif _DOT_THOUSANDS.fullmatch(digits):
             thousands = digits.replace(".", "")
             rows = [_rows(table, i, unit, out[column].replace(digits, d, 1))

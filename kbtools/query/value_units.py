@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from kbtools.decision.numerals import rough_pairs
+from kbtools.decision.numerals import PERCENT_SAID, rough_pairs
 from kbtools.decision.units import (
     GROUP_OF,
     MAGNITUDE_WORDS,
@@ -247,10 +247,17 @@ def said_roughly(text: str) -> str:
     return text
 
 
-def rough_said(text: str) -> dict[str, str]:
+def rough_said(text: str, shown: str = "") -> dict[str, str]:
     """Each span `said_roughly` reads a numeral of `text` as → the numeral as said (三到四 →
-    三四): what a message quotes for a value given so."""
-    return {read: text[start:end] for start, end, read in rough_pairs(text, _counted)}
+    三四): what a message quotes for a value given so, from `shown` (the text as written,
+    兩三 in Traditional script, where it lines up with `text`)."""
+    shown = shown if len(shown) == len(text) else text
+    out = {}
+    for start, end, read in rough_pairs(text, _counted):
+        if text.endswith(PERCENT_SAID, 0, start):  # 百分之八九十, read as 八十到九十%
+            read, start = f"{read}%", start - len(PERCENT_SAID)
+        out[read] = shown[start:end]
+    return out
 
 
 def _counted(rest: str) -> bool:

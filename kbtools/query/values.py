@@ -39,6 +39,7 @@ from kbtools.decision.numerals import (
     half_numbers,
     magnified_numbers,
     mixed_numbers,
+    percent_ranges,
     shares_said,
     spell_numbers,
     tenths,
@@ -231,7 +232,8 @@ def compact(text: str, *, fold: bool = True) -> str:
                 text[i + 1:i + 2] == " " and text[i + 2:i + 3].isdigit())):
             ch = " " if text[i + 1:i + 2].isdigit() else ""  # approx. 90%: approx 90%
         out.append(ch)
-    return spell_numbers(said_roughly("".join(out)), _unit_follows)  # ``four days``: 4 days
+    # 百分之八十到九十, 百分之八九十: a range of shares, read as 八十到九十%
+    return spell_numbers(said_roughly(percent_ranges("".join(out))), _unit_follows)
 
 
 _THIN_GROUPS = re.compile(r"(?<=\d)[\u2009\u202f](?=\d{3}(?!\d))")
@@ -266,8 +268,9 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
     """Each number of `text` as (start, end, value, the `AFTER_CHARS` characters after it:
     its unit, a clause bounding or negating it): the Arabic ones, and the Chinese numerals
     written the standard way (`decision.numerals`) that a unit follows (二十六度, 三个小时: the
-    个 dropped) or 百分之 leads (百分之九十 is 90 followed by %). A numeral no unit follows is
-    no number here (一些, 十分, 二十多), nor is 一 alone (一度 is also "once")."""
+    个 dropped) or 百分之 leads (百分之九十 is 90 followed by %), and a decimal numeral
+    (零点八五, 十五点五) with a unit or none. A whole numeral no unit follows is no number here
+    (一些, 十分, 二十多), nor is 一 alone (一度 is also "once")."""
     spans = [(m.start(), m.end(), _grouped(m.group(1)),
               text[m.end():m.end() + AFTER_CHARS]) for m in _NUMBER.finditer(text)]
     for m in CJK_NUMBER.finditer(text):
@@ -276,6 +279,10 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
         if m.group(1):
             rest = "%" + rest
         value = chinese_number(m.group(2))
+        if value is not None and "点" in m.group(2) and not m.group(1) and \
+                not rest.startswith(_NOT_DECIMAL):  # 零点八五: a decimal, with no unit too
+            spans.append((m.start(), m.end(), value, rest[:AFTER_CHARS]))
+            continue
         if value is None or not m.group(1) and tenths(value, rest) is None and (
                 m.group(2) == "一" and not rest.startswith("刻钟") and  # 一刻钟; 一度: once
                 not _span_end(rest) or  # (一到两天: a span's first end)
@@ -296,6 +303,10 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
         if not out or span[0] >= out[-1][1]:  # (not the 五 of 八成五: its tenths)
             out.append(span)
     return out
+
+
+# what after a numeral with 点 makes it a time of day, not a decimal (十点零五分, 八点五刻)
+_NOT_DECIMAL = ("分", "刻", "钟")
 
 
 def _grouped(digits: str) -> str:
