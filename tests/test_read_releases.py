@@ -332,3 +332,42 @@ def test_a_pruned_releases_citation_of_a_repeated_heading_names_both_sections(tm
     assert kind == "error" and str(said).startswith("release kb-r2 is no longer on this device")
     assert "has no such text" not in str(said) and ", and in release kb-r3 (commit " in said
     assert "'泵维护 > 注意事项' matches 2 sections" in str(said) and "read one by line range" in said
+
+
+def as_an_older_kb_kept(dev: Path) -> None:
+    """Each release of `dev` as a kb before release.json was kept beside the manifest left
+    it: no release.json, and verified.json without what was later recorded of it."""
+    for rdir in (dev / "releases").iterdir():
+        (rdir / "release.json").unlink()
+        verified = json.loads((rdir / "verified.json").read_text(encoding="utf-8"))
+        for key in ("release_files", "tag", "serial", "manifest_sha256", "created",
+                    "source_commit"):
+            verified.pop(key, None)
+        (rdir / "verified.json").write_text(json.dumps(verified), encoding="utf-8")
+
+
+def test_a_pruned_release_without_release_json_names_the_served_one_once(device, tmp_path):
+    """The served release of a device whose releases have no release.json (older ones)
+    was named "the build of commit …" and then again by its tag among those kept: "it
+    keeps the build of commit 1a2b…, served now, and kb-r2". A device's release is named
+    by the tag its directory was installed as, once, with its commit; `kb status` names
+    its source commit, and no creation time "None"."""
+    commit = r1_commit(device)
+    served = json.loads((device / "releases" / "kb-r2" / "manifest.json").read_text("utf-8"))
+    now = f"release kb-r2 (commit {served['source']['commit'][:12]})"
+    dev = tmp_path / "device"
+    shutil.copytree(device, dev, symlinks=True)
+    as_an_older_kb_kept(dev)
+    shutil.rmtree(dev / "releases" / "kb-r1")  # as `kb sync` prunes it
+    asks = [{"doc": EDITED, "heading_path": EDITED_SECTION[-1], "release": "kb-r1"},
+            {"doc": EDITED, "heading_path": EDITED_SECTION[-1], "commit": commit}]
+    for kind, read in every_surface(dev, tmp_path, asks):
+        assert kind == "ok" and read["release"]["tag"] == "kb-r2", read
+        gone = read["release_gone"]
+        assert f"(it keeps {now}, served now)" in gone and gone.count("kb-r2") == 2, gone
+        assert f"this is what {now} has at" in gone and "the build of" not in gone
+    res = CliRunner().invoke(main, ["query", "--json", "--index", str(dev), "赤霉病"])
+    assert json.loads(res.stdout)["release"]["tag"] == "kb-r2", res.output
+    res = CliRunner().invoke(main, ["status", "--to", str(dev)])
+    assert f"serving kb-r2 (source {served['source']['commit'][:12]}, created unknown" \
+        in res.stdout, res.output

@@ -375,6 +375,21 @@ def device_of_release(root: Path) -> Path | None:
     return None
 
 
+def device_release_tag(root: Path) -> str | None:
+    """The tag release directory `root` of a device (``DIR/releases/<tag>``, or
+    ``DIR/current`` naming one) was installed as: `kb sync` names the directory by the tag
+    it verified. What a release whose release.json is gone (synced by an older kb, or
+    removed by hand) is named by; None for a release outside a device."""
+    device = device_of_release(root)
+    if device is None:
+        return None
+    if root.name != CURRENT:
+        return root.name
+    target = DeviceLayout(device).current_target()
+    name = Path(target).name if target else ""
+    return name if is_release_name(name) else None
+
+
 @dataclass(frozen=True)
 class CheckoutLayout:
     """The paths kb uses for a git checkout of a release: `root` is the work tree, `git_dir`
