@@ -371,3 +371,26 @@ def test_a_pruned_release_without_release_json_names_the_served_one_once(device,
     res = CliRunner().invoke(main, ["status", "--to", str(dev)])
     assert f"serving kb-r2 (source {served['source']['commit'][:12]}, created unknown" \
         in res.stdout, res.output
+
+
+def test_a_release_asked_for_as_an_operator_spells_it(device, tmp_path):
+    """`kb rollback` reads KB-R1 and a full-width ｋｂ－ｒ１ as kb-r1 and asks "did you mean
+    kb-r1?" of r1; a read asking for them said "release KB-R1 is not on this device (it
+    keeps … kb-r1)" and gave the served release's text instead. Now KB-R1 reads kb-r1, and
+    a name that is no release tag is refused naming the argument and the tag it may mean."""
+    commit = r1_commit(device)
+    asks = [{"doc": EDITED, "heading_path": EDITED_SECTION[-1], "release": release}
+            for release in ("KB-R1", "ｋｂ－ｒ１ ", "r1", "kb-r01", "第1版")]
+    got = every_surface(device, tmp_path, asks)
+    for kind, read in got[:2]:
+        assert kind == "ok" and read["release"]["tag"] == "kb-r1", read
+        assert NEW_LINE not in read["markdown"] and "release_gone" not in read
+    for (kind, said), name in zip(got[2:], ("r1", "kb-r01", "第1版"), strict=True):
+        assert kind == "error" and str(said).startswith(f"'release': {name} is not a release "
+                                                        "tag (kb-r<serial>"), said
+        assert "kb-r1" in str(said) and str(said).endswith("(local: kb-r1, kb-r2)"), said
+    res = CliRunner().invoke(main, ["query", "--json", "--index", str(device), "赤霉病",
+                                    "--release", "KB-R1"])
+    assert json.loads(res.stdout)["release"]["source_commit"] == commit, res.output
+    res = CliRunner().invoke(main, ["query", "--index", str(device), "赤霉病", "--release", "r1"])
+    assert res.exit_code == 2 and "did you mean kb-r1?" in res.stderr, res.output  # usage

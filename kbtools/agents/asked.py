@@ -27,7 +27,7 @@ from kbtools.agents.opened import Key, Open, OpenedReleases, release_key
 from kbtools.errors import KbError, UsageError, one_line
 from kbtools.index.layout import DeviceLayout, ReleaseLayout, device_of_release
 from kbtools.index.reader import KbIndex, ReleaseInfo
-from kbtools.ship.changes import clone_hint
+from kbtools.ship.changes import clone_hint, not_on_device
 from kbtools.ship.checkout import (
     clone_of_derived,
     derived_tag,
@@ -37,7 +37,7 @@ from kbtools.ship.checkout import (
 )
 from kbtools.ship.device import is_device_dir
 from kbtools.ship.devicestate import synced_from
-from kbtools.ship.git import parse_serial
+from kbtools.ship.git import parse_serial, spelled_tag
 from kbtools.ship.readonly import copy_device
 from kbtools.ship.tagged import tag_sources
 
@@ -111,7 +111,8 @@ def release_arguments(commit: Any, release: Any) -> tuple[str | None, str | None
                          f"release source_commit), not '{one_line(str(commit), 80)}'")
     if release is not None and not (isinstance(release, str) and release.strip()):
         raise UsageError("'release' must be a release tag (a result's release tag)")
-    return (commit.strip().lower() if commit else None, release.strip() if release else None)
+    # "kb-r2 " pasted with a blank, KB-R2, a full-width ｋｂ－ｒ２: kb-r2, as `kb rollback` reads it
+    return (commit.strip().lower() if commit else None, spelled_tag(release) if release else None)
 
 
 def _is(info: ReleaseInfo | Kept, commit: str | None, tag: str | None) -> bool:
@@ -185,6 +186,10 @@ def asked_index(idx: KbIndex | None, commit: str | None, tag: str | None,
                          + ", ".join(f"{k.tag}: {k.commit[:12]}" for k in found)
                          + "): give more of its digits or the release tag")
     if not found:
+        if tag is not None and parse_serial(tag) is None:  # "r2", "kb-r02", "第2版": no
+            # release is named so; not the served one's text, with the tag it may mean
+            local = {k.tag for k in kept} | ({now.tag} if now is not None and now.tag else set())
+            raise UsageError(f"'release': {not_on_device(tag, local, device)}")
         if opened is not None:  # one it kept open may be what a sync just pruned
             opened.sweep()
         yield Asked(idx, now, gone=_gone_line(commit, tag, now, kept, device))
