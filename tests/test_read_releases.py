@@ -11,6 +11,7 @@ line saying kb-r1 is gone; a citation of lines alone is then refused saying what
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from urllib.parse import quote
@@ -394,3 +395,43 @@ def test_a_release_asked_for_as_an_operator_spells_it(device, tmp_path):
     assert json.loads(res.stdout)["release"]["source_commit"] == commit, res.output
     res = CliRunner().invoke(main, ["query", "--index", str(device), "赤霉病", "--release", "r1"])
     assert res.exit_code == 2 and "did you mean kb-r1?" in res.stderr, res.output  # usage
+
+
+def test_a_document_a_release_removed_names_the_kept_release_holding_it(device, tmp_path):
+    """kb-r2 removed REMOVED; kb-r1, kept beside it, has it. A citation of it read again
+    with no release was "no such document in the index" alone (an agent retried
+    spellings); it now names kb-r1 and how to read it there, on every surface, and once
+    kb-r1 is pruned says what it said before."""
+    commit = r1_commit(device)
+    got = every_surface(device, tmp_path, [{"doc": f"{REMOVED}:1-5 § Sprayer"}])
+    kind, said = got[0]
+    assert kind == "error" and str(said).startswith(f"no such document in the index: {REMOVED}"
+                                                    f"; release kb-r1 (commit {commit[:12]}), "
+                                                    "kept on this device, has it: read it "
+                                                    "there with release kb-r1"), said
+    dev = tmp_path / "device"
+    shutil.copytree(device, dev, symlinks=True)
+    shutil.rmtree(dev / "releases" / "kb-r1")  # as `kb sync` prunes it
+    kind, said = cli_read(dev, {"doc": REMOVED})
+    assert kind == "error" and said == f"no such document in the index: {REMOVED}", said
+
+
+def test_a_server_that_served_the_kept_release_names_it_once(device, tmp_path):
+    """An MCP server that served kb-r1 before the switch to kb-r2 said of REMOVED "it was
+    in release kb-r1 …, which this server served before"; with kb-r1 kept on the device, it
+    says where to read it, naming kb-r1 once."""
+    dev = tmp_path / "device"
+    shutil.copytree(device, dev, symlinks=True)
+    os.replace(dev / "current", dev / "was")
+    os.symlink("releases/kb-r1", dev / "current")
+
+    async def scenario(c):
+        first = await c.call_tool("read", {"doc": REMOVED})
+        os.replace(dev / "was", dev / "current")  # as `kb sync` switches
+        return first, await c.call_tool("read", {"doc": REMOVED})
+
+    first, then = session(tmp_path, "--index", str(dev), scenario=scenario)
+    assert not first.is_error and then.is_error
+    said = then.content[0].text
+    assert "kept on this device, has it: read it there with release kb-r1" in said, said
+    assert said.count("kb-r1") == 2 and "served before" not in said, said

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from kbtools.agents.opened import Key, Open, OpenedReleases, release_key
 from kbtools.errors import KbError, UsageError, one_line
 from kbtools.index.layout import DeviceLayout, ReleaseLayout, device_of_release
 from kbtools.index.reader import KbIndex, ReleaseInfo
+from kbtools.index.store import Store
 from kbtools.ship.changes import clone_hint, not_on_device
 from kbtools.ship.checkout import (
     clone_of_derived,
@@ -102,6 +104,46 @@ def _source_commit(root: Path) -> str | None:
     return found
 
 
+def served_device(served: Path | None, device: Path | None = None) -> Path | None:
+    """The device whose releases are kept beside release directory `served`: `device` when
+    given, else the one `served` lies in (a read-only device is served from a copy under
+    KB_HOME: its releases are the device's); None for a release outside a device."""
+    return device or (device_of_release(served) or copy_device(served) if served else None)
+
+
+def kept_holding(idx: KbIndex | None, doc: str, device: Path | None = None
+                 ) -> tuple[str, str]:
+    """(``; release kb-r1 (commit …), kept on this device, has it: …``, its tag) when
+    document `doc` is not in the release `idx` serves and an earlier release the device
+    keeps holds it (the newest such); else ("", ""). An agent reading a citation again after a `kb sync` that
+    removed or renamed its document was told only "no such document in the index"."""
+    now = idx.release if idx is not None else None
+    device = served_device(Path(idx.root), device) if idx is not None else None
+    if now is None or device is None:
+        return "", ""
+    kept = sorted((k for k in kept_releases(device)  # those a `release` argument names
+                   if k.tag != now.tag and parse_serial(k.tag) is not None),
+                  key=lambda k: parse_serial(k.tag) or 0, reverse=True)
+    for k in kept:
+        try:
+            store = Store(ReleaseLayout(k.root).store) if k.root is not None else None
+        except (OSError, sqlite3.Error):  # being pruned meanwhile: not kept
+            continue
+        if store is None:
+            continue
+        try:
+            held = store.doc(doc) is not None
+        except sqlite3.Error:
+            held = False
+        finally:
+            store.close()
+        if held:
+            return (f"; release {k.tag} (commit {k.commit[:12]}), kept on this device, has "
+                    f"it: read it there with release {k.tag}, or search again for what "
+                    f"{release_name(now)} says", k.tag)
+    return "", ""
+
+
 def release_arguments(commit: Any, release: Any) -> tuple[str | None, str | None]:
     """(the commit, the tag) a call's `commit` and `release` arguments ask for, None for one
     not given (or given empty); UsageError when the commit is no commit or the tag is blank."""
@@ -171,8 +213,7 @@ def asked_index(idx: KbIndex | None, commit: str | None, tag: str | None,
             got.close()
         return
     served = Path(idx.root) if idx is not None else None
-    # a read-only device is served from a copy under KB_HOME: its releases are the device's
-    device = device or (device_of_release(served) or copy_device(served) if served else None)
+    device = served_device(served, device)
     kept = kept_releases(device, served)
     found = [k for k in kept if _is(k, commit, tag)]
     tagged = [k.commit for k in kept if k.tag == tag] + \

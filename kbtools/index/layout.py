@@ -50,7 +50,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from kbtools.config import kb_home
+from kbtools.config import RELEASE_TAG_RE, kb_home
 from kbtools.fsutil import read_beneath
 
 MANIFEST = "manifest.json"
@@ -383,11 +383,9 @@ def device_release_tag(root: Path) -> str | None:
     device = device_of_release(root)
     if device is None:
         return None
-    if root.name != CURRENT:
-        return root.name
-    target = DeviceLayout(device).current_target()
+    target = DeviceLayout(device).current_target() if root.name == CURRENT else root.name
     name = Path(target).name if target else ""
-    return name if is_release_name(name) else None
+    return name if RELEASE_TAG_RE.match(name) else None  # a directory named otherwise: none
 
 
 @dataclass(frozen=True)
