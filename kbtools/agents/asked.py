@@ -115,8 +115,9 @@ def kept_holding(idx: KbIndex | None, doc: str, device: Path | None = None
                  ) -> tuple[str, str]:
     """(``; release kb-r1 (commit …), kept on this device, has it: …``, its tag) when
     document `doc` is not in the release `idx` serves and an earlier release the device
-    keeps holds it (the newest such); else ("", ""). An agent reading a citation again after a `kb sync` that
-    removed or renamed its document was told only "no such document in the index"."""
+    keeps holds it (the newest such); else ("", ""). An agent reading a citation again
+    after a `kb sync` that removed or renamed its document was told only "no such
+    document in the index"."""
     now = idx.release if idx is not None else None
     device = served_device(Path(idx.root), device) if idx is not None else None
     if now is None or device is None:
@@ -125,23 +126,26 @@ def kept_holding(idx: KbIndex | None, doc: str, device: Path | None = None
                    if k.tag != now.tag and parse_serial(k.tag) is not None),
                   key=lambda k: parse_serial(k.tag) or 0, reverse=True)
     for k in kept:
-        try:
-            store = Store(ReleaseLayout(k.root).store) if k.root is not None else None
-        except (OSError, sqlite3.Error):  # being pruned meanwhile: not kept
-            continue
-        if store is None:
-            continue
-        try:
-            held = store.doc(doc) is not None
-        except sqlite3.Error:
-            held = False
-        finally:
-            store.close()
-        if held:
+        if k.root is not None and _holds(k.root, doc):
             return (f"; release {k.tag} (commit {k.commit[:12]}), kept on this device, has "
                     f"it: read it there with release {k.tag}, or search again for what "
                     f"{release_name(now)} says", k.tag)
     return "", ""
+
+
+def _holds(root: Path, doc: str) -> bool:
+    """Whether the release in directory `root` holds document `doc` (not when its store
+    cannot be read: a prune removing it meanwhile)."""
+    try:
+        store = Store(ReleaseLayout(root).store)
+    except (OSError, sqlite3.Error):
+        return False
+    try:
+        return store.doc(doc) is not None
+    except sqlite3.Error:
+        return False
+    finally:
+        store.close()
 
 
 def release_arguments(commit: Any, release: Any) -> tuple[str | None, str | None]:
