@@ -358,6 +358,9 @@ def _validate(user: dict[str, Any], path: Path, text: str) -> None:
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 RELEASE_TAG_PREFIX = "kb-r"  # release tags are kb-r<serial> (`kbtools.ship.git.TAG_PREFIX`)
+# exactly what `kbtools.ship.git.tag_name` writes: the serial in ASCII digits, from 1, no
+# leading zeros (`kbtools.ship.git.parse_serial` reads it)
+RELEASE_TAG_RE = re.compile(rf"^{RELEASE_TAG_PREFIX}([1-9][0-9]*)\Z")
 MAX_BRANCH_BYTES = 200  # the ref is a file (<branch>.lock while written) on every device
 _NOT_IN_REFS = frozenset(" ~^:?*[\\")  # what git refuses in a ref name besides controls
 

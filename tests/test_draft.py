@@ -406,13 +406,15 @@ def test_a_draft_is_checked_as_its_branch_holds_it(repo: git.Repo, tmp_path: Pat
 def test_a_draft_over_the_size_limit_is_refused(repo: git.Repo) -> None:
     """A body of 5 MB was filed: the draft's checks ran on its parsed text, which has no
     size, so a document over `[check] max_bytes` (2 MB by default) went in, and its branch
-    failed `kb check` (file-too-large) for the reviewer."""
+    failed `kb check` (file-too-large) for the reviewer. The refusal names the argument
+    that made it so (it said "line 1")."""
     root = Path(repo.working_tree_dir)
     with (root / "kb.toml").open("a") as toml:
         toml.write("\n[check]\nmax_bytes = 2048\n")
     para = "Seal replaced on pump P-101; no leak after an hour.\n\n"
-    with pytest.raises(UsageError, match=r"would fail kb check: line 1: file-too-large: file is "
-                                         r"[\d,]+ bytes; the limit is 2,048"):
+    with pytest.raises(UsageError, match=r"would fail kb check: file-too-large: file is [\d,]+ "
+                                         r"bytes; the limit is 2,048 .*; shorten the body "
+                                         r"argument, or file it as several reports$"):
         create_draft(root, "field-report", "Seal", para * 60, location="x", now=NOW)
     assert not repo.git.branch("--list", "draft/*")
     assert create_draft(root, "field-report", "Seal", para * 20, location="x", now=NOW).path

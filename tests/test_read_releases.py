@@ -11,6 +11,7 @@ line saying kb-r1 is gone; a citation of lines alone is then refused saying what
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from urllib.parse import quote
@@ -332,3 +333,105 @@ def test_a_pruned_releases_citation_of_a_repeated_heading_names_both_sections(tm
     assert kind == "error" and str(said).startswith("release kb-r2 is no longer on this device")
     assert "has no such text" not in str(said) and ", and in release kb-r3 (commit " in said
     assert "'泵维护 > 注意事项' matches 2 sections" in str(said) and "read one by line range" in said
+
+
+def as_an_older_kb_kept(dev: Path) -> None:
+    """Each release of `dev` as a kb before release.json was kept beside the manifest left
+    it: no release.json, and verified.json without what was later recorded of it."""
+    for rdir in (dev / "releases").iterdir():
+        (rdir / "release.json").unlink()
+        verified = json.loads((rdir / "verified.json").read_text(encoding="utf-8"))
+        for key in ("release_files", "tag", "serial", "manifest_sha256", "created",
+                    "source_commit"):
+            verified.pop(key, None)
+        (rdir / "verified.json").write_text(json.dumps(verified), encoding="utf-8")
+
+
+def test_a_pruned_release_without_release_json_names_the_served_one_once(device, tmp_path):
+    """The served release of a device whose releases have no release.json (older ones)
+    was named "the build of commit …" and then again by its tag among those kept: "it
+    keeps the build of commit 1a2b…, served now, and kb-r2". A device's release is named
+    by the tag its directory was installed as, once, with its commit; `kb status` names
+    its source commit, and no creation time "None"."""
+    commit = r1_commit(device)
+    served = json.loads((device / "releases" / "kb-r2" / "manifest.json").read_text("utf-8"))
+    now = f"release kb-r2 (commit {served['source']['commit'][:12]})"
+    dev = tmp_path / "device"
+    shutil.copytree(device, dev, symlinks=True)
+    as_an_older_kb_kept(dev)
+    shutil.rmtree(dev / "releases" / "kb-r1")  # as `kb sync` prunes it
+    asks = [{"doc": EDITED, "heading_path": EDITED_SECTION[-1], "release": "kb-r1"},
+            {"doc": EDITED, "heading_path": EDITED_SECTION[-1], "commit": commit}]
+    for kind, read in every_surface(dev, tmp_path, asks):
+        assert kind == "ok" and read["release"]["tag"] == "kb-r2", read
+        gone = read["release_gone"]
+        assert f"(it keeps {now}, served now)" in gone and gone.count("kb-r2") == 2, gone
+        assert f"this is what {now} has at" in gone and "the build of" not in gone
+    res = CliRunner().invoke(main, ["query", "--json", "--index", str(dev), "赤霉病"])
+    assert json.loads(res.stdout)["release"]["tag"] == "kb-r2", res.output
+    res = CliRunner().invoke(main, ["status", "--to", str(dev)])
+    assert f"serving kb-r2 (source {served['source']['commit'][:12]}, created unknown" \
+        in res.stdout, res.output
+
+
+def test_a_release_asked_for_as_an_operator_spells_it(device, tmp_path):
+    """`kb rollback` reads KB-R1 and a full-width ｋｂ－ｒ１ as kb-r1 and asks "did you mean
+    kb-r1?" of r1; a read asking for them said "release KB-R1 is not on this device (it
+    keeps … kb-r1)" and gave the served release's text instead. Now KB-R1 reads kb-r1, and
+    a name that is no release tag is refused naming the argument and the tag it may mean."""
+    commit = r1_commit(device)
+    asks = [{"doc": EDITED, "heading_path": EDITED_SECTION[-1], "release": release}
+            for release in ("KB-R1", "ｋｂ－ｒ１ ", "r1", "kb-r01", "第1版")]
+    got = every_surface(device, tmp_path, asks)
+    for kind, read in got[:2]:
+        assert kind == "ok" and read["release"]["tag"] == "kb-r1", read
+        assert NEW_LINE not in read["markdown"] and "release_gone" not in read
+    for (kind, said), name in zip(got[2:], ("r1", "kb-r01", "第1版"), strict=True):
+        assert kind == "error" and str(said).startswith(f"'release': {name} is not a release "
+                                                        "tag (kb-r<serial>"), said
+        assert "kb-r1" in str(said) and str(said).endswith("(local: kb-r1, kb-r2)"), said
+    res = CliRunner().invoke(main, ["query", "--json", "--index", str(device), "赤霉病",
+                                    "--release", "KB-R1"])
+    assert json.loads(res.stdout)["release"]["source_commit"] == commit, res.output
+    res = CliRunner().invoke(main, ["query", "--index", str(device), "赤霉病", "--release", "r1"])
+    assert res.exit_code == 2 and "did you mean kb-r1?" in res.stderr, res.output  # usage
+
+
+def test_a_document_a_release_removed_names_the_kept_release_holding_it(device, tmp_path):
+    """kb-r2 removed REMOVED; kb-r1, kept beside it, has it. A citation of it read again
+    with no release was "no such document in the index" alone (an agent retried
+    spellings); it now names kb-r1 and how to read it there, on every surface, and once
+    kb-r1 is pruned says what it said before."""
+    commit = r1_commit(device)
+    got = every_surface(device, tmp_path, [{"doc": f"{REMOVED}:1-5 § Sprayer"}])
+    kind, said = got[0]
+    assert kind == "error" and str(said).startswith(f"no such document in the index: {REMOVED}"
+                                                    f"; release kb-r1 (commit {commit[:12]}), "
+                                                    "kept on this device, has it: read it "
+                                                    "there with release kb-r1"), said
+    dev = tmp_path / "device"
+    shutil.copytree(device, dev, symlinks=True)
+    shutil.rmtree(dev / "releases" / "kb-r1")  # as `kb sync` prunes it
+    kind, said = cli_read(dev, {"doc": REMOVED})
+    assert kind == "error" and said == f"no such document in the index: {REMOVED}", said
+
+
+def test_a_server_that_served_the_kept_release_names_it_once(device, tmp_path):
+    """An MCP server that served kb-r1 before the switch to kb-r2 said of REMOVED "it was
+    in release kb-r1 …, which this server served before"; with kb-r1 kept on the device, it
+    says where to read it, naming kb-r1 once."""
+    dev = tmp_path / "device"
+    shutil.copytree(device, dev, symlinks=True)
+    os.replace(dev / "current", dev / "was")
+    os.symlink("releases/kb-r1", dev / "current")
+
+    async def scenario(c):
+        first = await c.call_tool("read", {"doc": REMOVED})
+        os.replace(dev / "was", dev / "current")  # as `kb sync` switches
+        return first, await c.call_tool("read", {"doc": REMOVED})
+
+    first, then = session(tmp_path, "--index", str(dev), scenario=scenario)
+    assert not first.is_error and then.is_error
+    said = then.content[0].text
+    assert "kept on this device, has it: read it there with release kb-r1" in said, said
+    assert said.count("kb-r1") == 2 and "served before" not in said, said

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,7 +28,8 @@ from kbtools.agents.opened import Key, Open, OpenedReleases, release_key
 from kbtools.errors import KbError, UsageError, one_line
 from kbtools.index.layout import DeviceLayout, ReleaseLayout, device_of_release
 from kbtools.index.reader import KbIndex, ReleaseInfo
-from kbtools.ship.changes import clone_hint
+from kbtools.index.store import Store
+from kbtools.ship.changes import clone_hint, not_on_device
 from kbtools.ship.checkout import (
     clone_of_derived,
     derived_tag,
@@ -37,7 +39,7 @@ from kbtools.ship.checkout import (
 )
 from kbtools.ship.device import is_device_dir
 from kbtools.ship.devicestate import synced_from
-from kbtools.ship.git import parse_serial
+from kbtools.ship.git import parse_serial, spelled_tag
 from kbtools.ship.readonly import copy_device
 from kbtools.ship.tagged import tag_sources
 
@@ -102,6 +104,50 @@ def _source_commit(root: Path) -> str | None:
     return found
 
 
+def served_device(served: Path | None, device: Path | None = None) -> Path | None:
+    """The device whose releases are kept beside release directory `served`: `device` when
+    given, else the one `served` lies in (a read-only device is served from a copy under
+    KB_HOME: its releases are the device's); None for a release outside a device."""
+    return device or (device_of_release(served) or copy_device(served) if served else None)
+
+
+def kept_holding(idx: KbIndex | None, doc: str, device: Path | None = None
+                 ) -> tuple[str, str]:
+    """(``; release kb-r1 (commit …), kept on this device, has it: …``, its tag) when
+    document `doc` is not in the release `idx` serves and an earlier release the device
+    keeps holds it (the newest such); else ("", ""). An agent reading a citation again
+    after a `kb sync` that removed or renamed its document was told only "no such
+    document in the index"."""
+    now = idx.release if idx is not None else None
+    device = served_device(Path(idx.root), device) if idx is not None else None
+    if now is None or device is None:
+        return "", ""
+    kept = sorted((k for k in kept_releases(device)  # those a `release` argument names
+                   if k.tag != now.tag and parse_serial(k.tag) is not None),
+                  key=lambda k: parse_serial(k.tag) or 0, reverse=True)
+    for k in kept:
+        if k.root is not None and _holds(k.root, doc):
+            return (f"; release {k.tag} (commit {k.commit[:12]}), kept on this device, has "
+                    f"it: read it there with release {k.tag}, or search again for what "
+                    f"{release_name(now)} says", k.tag)
+    return "", ""
+
+
+def _holds(root: Path, doc: str) -> bool:
+    """Whether the release in directory `root` holds document `doc` (not when its store
+    cannot be read: a prune removing it meanwhile)."""
+    try:
+        store = Store(ReleaseLayout(root).store)
+    except (OSError, sqlite3.Error):
+        return False
+    try:
+        return store.doc(doc) is not None
+    except sqlite3.Error:
+        return False
+    finally:
+        store.close()
+
+
 def release_arguments(commit: Any, release: Any) -> tuple[str | None, str | None]:
     """(the commit, the tag) a call's `commit` and `release` arguments ask for, None for one
     not given (or given empty); UsageError when the commit is no commit or the tag is blank."""
@@ -111,7 +157,8 @@ def release_arguments(commit: Any, release: Any) -> tuple[str | None, str | None
                          f"release source_commit), not '{one_line(str(commit), 80)}'")
     if release is not None and not (isinstance(release, str) and release.strip()):
         raise UsageError("'release' must be a release tag (a result's release tag)")
-    return (commit.strip().lower() if commit else None, release.strip() if release else None)
+    # "kb-r2 " pasted with a blank, KB-R2, a full-width ｋｂ－ｒ２: kb-r2, as `kb rollback` reads it
+    return (commit.strip().lower() if commit else None, spelled_tag(release) if release else None)
 
 
 def _is(info: ReleaseInfo | Kept, commit: str | None, tag: str | None) -> bool:
@@ -170,8 +217,7 @@ def asked_index(idx: KbIndex | None, commit: str | None, tag: str | None,
             got.close()
         return
     served = Path(idx.root) if idx is not None else None
-    # a read-only device is served from a copy under KB_HOME: its releases are the device's
-    device = device or (device_of_release(served) or copy_device(served) if served else None)
+    device = served_device(served, device)
     kept = kept_releases(device, served)
     found = [k for k in kept if _is(k, commit, tag)]
     tagged = [k.commit for k in kept if k.tag == tag] + \
@@ -185,6 +231,10 @@ def asked_index(idx: KbIndex | None, commit: str | None, tag: str | None,
                          + ", ".join(f"{k.tag}: {k.commit[:12]}" for k in found)
                          + "): give more of its digits or the release tag")
     if not found:
+        if tag is not None and parse_serial(tag) is None:  # "r2", "kb-r02", "第2版": no
+            # release is named so; not the served one's text, with the tag it may mean
+            local = {k.tag for k in kept} | ({now.tag} if now is not None and now.tag else set())
+            raise UsageError(f"'release': {not_on_device(tag, local, device)}")
         if opened is not None:  # one it kept open may be what a sync just pruned
             opened.sweep()
         yield Asked(idx, now, gone=_gone_line(commit, tag, now, kept, device))

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kbtools.agents.asked import asked_index, release_arguments, release_name
+from kbtools.agents.asked import asked_index, kept_holding, release_arguments, release_name
 from kbtools.agents.citation_text import split_release, unescaped
 from kbtools.agents.docpath import cited
 from kbtools.agents.moved import moved
@@ -136,9 +136,24 @@ def read_cited(kn: Knowledge, doc: str, heading_path: str | list[str] | None = N
                                               line_end), at.release, at.served)
             except KbError as exc:  # a document renamed since: where its section is now
                 given = cited(plain)
-                raise moved(exc, at.kn, heading_path or (given.heading if given else None),
-                            served_name(at.kn)) from None
+                exc = moved(exc, at.kn, heading_path or (given.heading if given else None),
+                            served_name(at.kn))
+                raise kept_elsewhere(exc, at, given.doc if given else plain, device) from None
     return _read_now(kn, plain, heading_path, line_start, line_end, at.gone)
+
+
+def kept_elsewhere(exc: KbError, at: Opened, doc: str, device: Path | None) -> KbError:
+    """`exc`, when it says document `doc` is not in the release served (no release asked
+    for) and names no document holding its section there, with the earlier release this
+    device keeps that holds it named (`kept_holding`; as ``values["moved"]``, the clause,
+    for a caller that words the error its own way)."""
+    if exc.key != "no_document" or "moved" in exc.values or at.served is not None:
+        return exc
+    clause, tag = kept_holding(at.kn.idx, doc, device)
+    if not clause:
+        return exc
+    return KbError(exc.message + clause, key=exc.key, path=exc.path, line=exc.line,
+                   values={**exc.values, "moved": clause, "kept": tag})
 
 
 def _read_now(kn: Knowledge, doc: str, heading_path: str | list[str] | None,

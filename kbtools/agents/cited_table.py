@@ -18,7 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kbtools.agents.cited_read import asked_knowledge, asked_release, served_name
+from kbtools.agents.cited_read import (
+    asked_knowledge,
+    asked_release,
+    kept_elsewhere,
+    served_name,
+)
 from kbtools.agents.moved import moved
 from kbtools.agents.named import Named, TableArg, evaluate_named, named
 from kbtools.agents.opened import OpenedReleases
@@ -67,7 +72,8 @@ def evaluate_cited(kn: Knowledge, doc: str, inputs: Mapping[str, str],
                 return CitedTable(_evaluate(at.kn, name, inputs, table, policy, option),
                                   at.release, at.served)
             except KbError as exc:  # a document renamed since: where its section is now
-                raise moved(exc, at.kn, name.heading, served_name(at.kn)) from None
+                exc = moved(exc, at.kn, name.heading, served_name(at.kn))
+                raise kept_elsewhere(exc, at, name.doc, device) from None
     return _evaluate_now(kn, name, inputs, table, policy, option, at.gone)
 
 

@@ -180,7 +180,7 @@ def _file(repo: git.Repo, cfg: Config, base_commit: CommitInfo | None, branch_na
         # the photos' links name files of this commit, not of the work tree: the text the
         # caller sent is what `kb check` is asked of (the photos checked by their bytes)
         passes_check(cfg, rel, render_document(meta, text) if stored else document,
-                     committed, said)
+                     committed, said, argument)
         files = [(gpath, document.encode("utf-8")),
                  *((prefix + q, photo.data) for q, photo in zip(stored, carry.photos,
                                                                  strict=True))]

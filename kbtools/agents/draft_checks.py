@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from kbtools.agents.draft_text import argument_name
 from kbtools.check.content import raw_problems
 from kbtools.check.engine import check_document, make_context, max_document_bytes
 from kbtools.check.fscache import FsCache
@@ -74,17 +75,22 @@ def _reason(err: Any) -> str:
 
 
 def passes_check(cfg: Config, rel: str, document: str, committed: frozenset[str],
-                  said: Callable[[int], str] = lambda n: f"line {n}") -> None:
+                  said: Callable[[int], str] = lambda n: f"line {n}",
+                  argument: Callable[[str], str] = argument_name) -> None:
     """Refuse a draft that `kb check` would fail (a link to a file that does not exist, a
     formula that does not render, a malformed decision table…): its first error, in one line.
     Checked as on its branch: a link target counts only when the base commit holds it
     (`committed`, from `commit_paths`), not a file only this work tree has; and its bytes as
     `kb check` reads a file's (its size within kb.toml `[check] max_bytes`). A line is
-    named as `said` names it (`lines_said`: the body's line the caller sent)."""
+    named as `said` names it (`lines_said`: the body's line the caller sent); a draft too
+    large names the argument that made it so, as `argument` spells it."""
     found, _ = raw_problems(document.encode("utf-8"), max_document_bytes(cfg))
     raw = [p for p in found if p[1] == "error"]
     if raw:
         code, _, line, _, message = raw[0]
+        if code == "file-too-large":  # the whole file's: what the caller sent made it so
+            raise UsageError(f"the draft would fail kb check: {code}: {message}; shorten "
+                             f"{argument('body')}, or file it as several reports", path=rel)
         where = said(line) if line > 1 else f"line {line}"  # line 1: the whole file's
         raise UsageError(f"the draft would fail kb check: {where}: {code}: {message}",
                          path=rel)

@@ -328,8 +328,8 @@ class Context:
         server served before held it, an error saying so in words: after a `kb sync` an
         agent reads again what an earlier answer cited, and "no such document" alone read
         as a wrong path (it retried spellings) rather than as knowledge the new release
-        dropped."""
-        if exc.key != "no_document" or not self._held:  # no release served yet (a repo)
+        dropped. One a release the device keeps holds is said by `kept_elsewhere`."""
+        if exc.key != "no_document" or not self._held or "kept" in exc.values:
             return exc
         names = [named(doc).doc]  # a citation's or a link's document
         rels = set()

@@ -86,7 +86,7 @@ def _device(st: dict[str, Any]) -> None:
         age = "created in the future by this device's clock" if s["clock_behind"] else \
             age_text(s["age_days"]) + (", STALE" if s["stale"] else "")
         click.echo(f"serving {s['tag']} (source {(s['source_commit'] or '-')[:12]}, created "
-                   f"{s['created']}, {age})"
+                   f"{s['created'] or 'unknown'}, {age})"
                    f"; files {state[s['verified_now']]}"
                    + (f"; signed by {s['signed_by']}" if s["signed_by"] else
                       "; signature not checked (no key pinned)" if s["has_signature"] else

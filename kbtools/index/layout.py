@@ -50,7 +50,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from kbtools.config import kb_home
+from kbtools.config import RELEASE_TAG_RE, kb_home
 from kbtools.fsutil import read_beneath
 
 MANIFEST = "manifest.json"
@@ -373,6 +373,19 @@ def device_of_release(root: Path) -> Path | None:
         if DeviceLayout(device).is_device():
             return device
     return None
+
+
+def device_release_tag(root: Path) -> str | None:
+    """The tag release directory `root` of a device (``DIR/releases/<tag>``, or
+    ``DIR/current`` naming one) was installed as: `kb sync` names the directory by the tag
+    it verified. What a release whose release.json is gone (synced by an older kb, or
+    removed by hand) is named by; None for a release outside a device."""
+    device = device_of_release(root)
+    if device is None:
+        return None
+    target = DeviceLayout(device).current_target() if root.name == CURRENT else root.name
+    name = Path(target).name if target else ""
+    return name if RELEASE_TAG_RE.match(name) else None  # a directory named otherwise: none
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ from kbtools.index.layout import (
     ReleaseLayout,
     default_device_dir,
     device_of_release,
+    device_release_tag,
     unfinished_release,
 )
 from kbtools.index.manifest import load_manifest
@@ -549,8 +550,10 @@ def load_release_info(layout: ReleaseLayout, manifest: dict[str, Any]) -> Releas
     """Tag and serial from release.json when there is one; the commit from the manifest."""
     commit = manifest["source"]["commit"]
     dirty = manifest["source"].get("dirty") is True
-    if not layout.release_json.is_file():
-        return ReleaseInfo(tag=None, source_commit=commit, dirty=dirty)
+    if not layout.release_json.is_file():  # a local build; or a device's release kept
+        # without it, named by its tag all the same (not "the build of commit …")
+        return ReleaseInfo(tag=device_release_tag(layout.root), source_commit=commit,
+                           dirty=dirty)
     try:
         info = json.loads(layout.release_json.read_text(encoding="utf-8"))
     except ValueError:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -29,7 +28,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kbtools.config import RELEASE_TAG_PREFIX
+from kbtools.config import RELEASE_TAG_PREFIX, RELEASE_TAG_RE
 from kbtools.errors import KbError, ReleaseError, SyncError, one_line, plural
 from kbtools.fsutil import staging_dir
 from kbtools.pathspecs import top_literal
@@ -51,7 +50,7 @@ LOCAL_TAGS = "refs/kb/tags/"
 # A release tag is exactly what `tag_name` writes: kb-r and the serial in ASCII decimal
 # digits, from 1, without leading zeros. Any other name (kb-r03, kb-r0, kb-r٣ in other
 # digits) is no release tag: read as a number, kb-r3 and kb-r03 would both claim serial 3.
-_TAG_RE = re.compile(rf"^{TAG_PREFIX}([1-9][0-9]*)\Z")
+_TAG_RE = RELEASE_TAG_RE
 
 
 def tag_name(serial: int) -> str:

@@ -302,7 +302,7 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
             f"`kb rollback [TAG] --to {shlex.quote(str(path))}` again to finish it")
     rel = read_json(ReleaseLayout(rdir).release_json)
     ver = read_json(ReleaseLayout(rdir).verified)
-    created = rel.get("created")
+    created = rel.get("created") or ver.get("created")  # release.json gone: as verified
     age = age_days(created, _now())
     problems: list[str] = []
     manifest: dict[str, Any] = {}
@@ -314,7 +314,8 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
         problems = [exc.message]
     out["served"] = {
         "tag": rdir.name, "serial": _serial(rdir.name),
-        "source_commit": (rel.get("source") or {}).get("commit"), "created": created,
+        "source_commit": (rel.get("source") or {}).get("commit")
+        or (manifest.get("source") or {}).get("commit"), "created": created,
         "age_days": round(age, 2) if age is not None else None,
         "stale": bool(age is not None and age > max_age_days),
         "clock_behind": clock_behind(created, _now()),
