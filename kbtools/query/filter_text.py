@@ -35,6 +35,7 @@ OPERATORS = ("=", "!=", ">=", "<=", ">", "<")
 OPERATORS_SHOWN = "KEY=VALUE, KEY!=VALUE, KEY>=VALUE, KEY<=VALUE, KEY>VALUE or KEY<VALUE"
 OPERATOR_START = ("=", "<", ">", "!")  # a bare value starting so is a mistyped operator
 SEPARATORS = ",，、;；"  # between the values of one `=` / `!=` filter: any of them (none of them)
+_SEPARATOR = re.compile(f"[{SEPARATORS}]")
 _BLANKS = " \t\u3000"
 # a value's quotes, opening: closing (“小麦，玉米” as a Chinese input method types "小麦，玉米")
 QUOTES = {'"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019"}
@@ -163,7 +164,7 @@ def _no_operator(item: str) -> tuple[str, str] | None:
 def _check_tildes(shown: str, key: str, op: str, value: str) -> None:
     """A FilterError for a bare value (or a listed one) that begins with a tilde before a
     number (``power=~10kW``): about 10kW, or up to it (`open_tilde`)?"""
-    parts = re.split(f"[{SEPARATORS}]", flow_list(value) or value) if op in ("=", "!=") else [value]
+    parts = _SEPARATOR.split(flow_list(value) or value) if op in ("=", "!=") else [value]
     end = next((e for p in parts if (e := open_tilde(p)) is not None), None)
     if end is not None:
         instead = (f"{key}<={end} (or {key}={end}, or a range: {key}=A..{end})"
