@@ -27,6 +27,7 @@ from test_release_helpers import GitDaemon, Proxy, git
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.serve.app import create_app
+from kbtools.ship.devicestate import read_state, record_start
 from kbtools.ship.release import make_release
 from kbtools.ship.signing import keygen
 
@@ -110,3 +111,12 @@ def test_a_disk_with_no_room_and_a_source_out_of_reach(tmp_path):
     code, out = d.kb("sync", str(tmp_path / "nowhere"), "--to", str(d.dev))
     assert code == 1, out
     _says(d, "无法从来源获取发布版本")
+
+
+def test_a_sync_killed_before_it_finished(tmp_path):
+    """A sync killed (SIGKILL, a power cut) right after it recorded its start: the record
+    it left, read against `current`, is said in Chinese too."""
+    d = make_device(tmp_path)
+    state = read_state(d.dev)
+    record_start(d.dev, state, str(d.art), "kb-r1", "2026-12-07T03:00:00+00:00")
+    _says(d, "同步在完成前被强行终止")
