@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kbtools.errors import Interrupted, SyncError, UnchangedSyncError
+from kbtools.errors import Interrupted, KbError, SyncError, UnchangedSyncError
 from kbtools.ship import devicelock, trust
 from kbtools.ship.device import served_release, served_tag
 from kbtools.ship.devicelock import lock_holder
@@ -108,13 +108,21 @@ def nothing_changed(path: Path | None, reason: str, *, served: str | None = None
                      at=at, key=key, values=values)
 
 
-def failure_said(exc: Exception) -> dict[str, Any] | None:
-    """The parts a failed sync's record keeps of an error that changed nothing
-    (`unchanged`): its reason, what served, what followed; None for any other error."""
-    if not isinstance(exc, UnchangedSyncError):
-        return None
-    return {"reason": exc.reason, "served": exc.served, "unchanged": exc.unchanged,
-            "switched": exc.switched, "sep": exc.sep, "after": exc.after}
+def failure_said(exc: Exception, repaired: KbError | None = None) -> dict[str, Any] | None:
+    """What a failed sync's record keeps of its error `exc` (``said``, `FailedSync`): of one
+    that changed nothing (`unchanged`), its reason, what served, what followed (and what
+    `repaired`, the error the served index's repair made of it, adds; where it names), the
+    URL credentials they may name left out; and what failed, for a reader of another
+    language (`failure_kind`). None for an error with neither."""
+    said = None
+    if isinstance(exc, UnchangedSyncError):
+        after = exc.after + (repaired.message.removeprefix(exc.message) if repaired else "")
+        said = {k: scrub(v) if isinstance(v, str) else v for k, v in {
+            "reason": exc.reason, "served": exc.served, "unchanged": exc.unchanged,
+            "switched": exc.switched, "sep": exc.sep, "after": after}.items()}
+        where = (repaired or exc).path
+        said["path"] = scrub(where) if where else where
+    return failure_kind(repaired or exc, said)
 
 
 def interrupted(path: Path, before: str | None, again: str, *,
@@ -135,9 +143,10 @@ def said_stop(path: Path, said: dict[str, Any]) -> Interrupted:
 
 def kept(said: dict[str, Any], lead: str) -> dict[str, Any]:
     """`interrupted_said`'s parts as a stopped sync's record keeps them: `lead`
-    ("interrupted: ") before them, the URL credentials they may name left out."""
+    ("interrupted: ") before them, the URL credentials they may name left out, and what
+    failed (``key``: `FailedSync`)."""
     return {k: scrub(v) if isinstance(v, str) else v for k, v in said.items()} | {
-        "reason": f"{lead}{scrub(said['reason'])}"}
+        "reason": f"{lead}{scrub(said['reason'])}", "key": "sync_interrupted"}
 
 
 def interrupted_said(path: Path, before: str | None, again: str, *,
@@ -337,7 +346,7 @@ _ZH_FAILURES = {
     "sync_untrusted": "来源中较新的发布版本都没有通过本设备信任的密钥的验证（最新的 {release} 不是由"
                       "本设备信任的密钥签名的），没有换用：如果发布方更换了密钥，请向发布方确认新密钥后"
                       "用 kb trust add 信任它",
-    "sync_release_refused": "来源中的发布版本 {release} 没有通过校验或无法安装，没有换用",
+    "sync_release_refused": "来源中最新的发布版本没有通过校验或无法安装，没有换用",
     "sync_fetch_limit": "要获取的数据超过了本设备单次获取的大小上限，没有保留：如果发布版本"
                         "确实这么大，请提高上限（kb sync --max-fetch-bytes，或 kb.toml 的 [sync] "
                         "max_fetch_bytes）",

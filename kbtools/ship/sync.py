@@ -228,8 +228,7 @@ def _stopped(device: Path, state: dict[str, Any] | None, source: str, before: st
             now = dev.served_tag(device)
             state["last_sync"] = {"ok": False, "source": shown_source(source), "at": _now(),
                                   "error": f"interrupted: {scrub(stopped.message)}",
-                                  "served": now, "said": serves.kept(said, "interrupted: ")
-                                  | {"key": "sync_interrupted"}}
+                                  "served": now, "said": serves.kept(said, "interrupted: ")}
             if now != before:
                 state["last_sync"]["tag"] = now
                 state["source"] = source
@@ -246,15 +245,9 @@ def _failed(device: Path, state: dict[str, Any], source: str, before: str | None
     recorded as the last sync."""
     err = serves.cannot_write(device, exc, before) if isinstance(exc, OSError) else exc
     dev.clean_staging(device)
-    said = serves.failure_said(err)
     repaired = _repair_served(device, err)
-    if said is not None:  # what the repair adds follows the failure's words
-        said["after"] += repaired.message.removeprefix(err.message)
-        said = {k: scrub(v) if isinstance(v, str) else v for k, v in said.items()}
+    said = serves.failure_said(err, repaired)  # its words in parts, and what failed
     err = scrubbed(repaired)
-    if said is not None:
-        said["path"] = err.path
-    said = serves.failure_kind(err, said)  # what the error is, in any language
     # what serves after it; `said`, the parts of its words of that, said again in the past
     # once a rollback changes it (`serves.since_then`)
     state["last_sync"] = {"ok": False, "source": shown_source(source), "error": str(err),
@@ -363,8 +356,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     try:
         refs = listed or list_source(gd, source, branch, limits=limits)
     except SyncError as exc:  # unreachable, refused, damaged: the device as it was
-        raise nothing_changed(device, exc.message, at=exc.path, key="sync_unreachable"
-                              ) from None
+        raise nothing_changed(device, exc.message, at=exc.path, key="sync_unreachable") from None
     if refs.branch_ref is None:
         raise nothing_changed(device, f"no {branch} branch at the source "
                               f"({other_branches(refs.branches)})", at=source,
@@ -433,8 +425,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
             if isinstance(exc, TransientSyncError):  # the device's or the link's failure,
                 raise instead_of(exc, refused, state, tag) from None  # not the release's
             if not isinstance(exc, trust.Untrusted) and not refused:  # by anything: passed
-                if exc.key is None:  # (what failed, for a reader of another language)
-                    exc.key, exc.values = "sync_release_refused", {"release": tag}
+                exc.key = exc.key or "sync_release_refused"  # (what failed, in any language)
                 raise
             if not any(max(cur_serial or 0, floor - 1) < s < serial for s in offered):
                 back = tuple(tag_name(s) for s in sorted(refs.tags) if s > (cur_serial or 0)
