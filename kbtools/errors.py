@@ -147,12 +147,13 @@ class UnchangedSyncError(SyncError):
 
     def __init__(self, reason: str, served: str | None, clause: str, *, after: str = "",
                  sep: str = "; ", unchanged: bool = True, switched: bool = False,
-                 path: str | None = None):
+                 path: str | None = None, key: str | None = None,
+                 values: dict[str, str] | None = None):
         self.reason, self.served, self.clause, self.after, self.sep = (
             reason, served, clause, after, sep)
         self.unchanged = unchanged  # the clause says "(unchanged)" of the served release
         self.switched = switched  # ... or that the command switched to it ("serves now")
-        super().__init__(f"{reason}{sep}{clause}{after}", path=path)
+        super().__init__(f"{reason}{sep}{clause}{after}", path=path, key=key, values=values)
 
 
 class TransientSyncError(SyncError):

@@ -76,6 +76,11 @@ class MilvusLite:
                 raise RuntimeError(f"milvus-lite did not start on port {self.port}")
             time.sleep(0.1)
 
+    def answer(self, name: str, request: bytes) -> bytes | None:
+        """The relay's own answer to a call of method `name` (its serialized response),
+        or None to pass it to the server. Called in call order, one call at a time."""
+        return None
+
     def url(self, db: str = "default") -> str:
         return f"milvus://127.0.0.1:{self.port}/{db}"
 
@@ -205,7 +210,8 @@ def published_repo(server: MilvusLite, root: Path, db: str, docs: dict[str, str]
 class RecordingRelay:
     """A gRPC relay on a free loopback port in front of a real server (`target`), passing
     every call through and recording it in order: ``calls`` (method name, request bytes).
-    What a test reads to see which calls a command made, and in what order."""
+    What a test reads to see which calls a command made, and in what order. A subclass
+    answers some calls itself, as a server in another state would (`answer`)."""
 
     def __init__(self, target: str):
         import threading
@@ -227,8 +233,12 @@ class RecordingRelay:
         forward = self._channel.unary_unary(method)
 
         def handle(request: bytes, context: Any) -> bytes:
+            name = method.rsplit("/", 1)[-1]
             with self._lock:
-                self.calls.append((method.rsplit("/", 1)[-1], request))
+                self.calls.append((name, request))
+                answered = self.answer(name, request)
+            if answered is not None:
+                return answered
             meta = [(k, v) for k, v in context.invocation_metadata() if not k.startswith(":")]
             try:
                 return forward(request, metadata=meta)  # type: ignore[no-any-return]
@@ -238,9 +248,24 @@ class RecordingRelay:
 
         return grpc.unary_unary_rpc_method_handler(handle)
 
+    def answer(self, name: str, request: bytes) -> bytes | None:
+        """The relay's own answer to a call of method `name` (its serialized response),
+        or None to pass it to the server. Called in call order, one call at a time."""
+        return None
+
     def url(self, db: str = "default") -> str:
         return f"milvus://127.0.0.1:{self.port}/{db}"
 
     def close(self) -> None:
         self._server.stop(None)
         self._channel.close()
+
+
+@pytest.fixture(scope="module")
+def relay(milvus: MilvusLite, request: pytest.FixtureRequest) -> Iterator[RecordingRelay]:
+    """A relay in front of the session's server, one per test module: a `RecordingRelay`,
+    or the subclass the module names as ``RELAY`` (one that answers some calls itself)."""
+    kind: type[RecordingRelay] = getattr(request.module, "RELAY", RecordingRelay)
+    r = kind(f"127.0.0.1:{milvus.port}")
+    yield r
+    r.close()

@@ -11,8 +11,6 @@ still starting (``service not ready``) is named as such, not "see the engine's l
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Iterator
 from concurrent import futures
 from pathlib import Path
 
@@ -25,7 +23,7 @@ from kbtools.cli import main
 from kbtools.engine.milvus import connect_url
 from kbtools.engine.publish import check_release, publish
 from tests.hostile import built_repo_index
-from tests.milvus_server import milvus  # noqa: F401 - fixture
+from tests.milvus_server import RecordingRelay, milvus, relay  # noqa: F401 - fixture
 from tests.test_engine_prune import zh_page
 
 SERVICE = "/milvus.proto.milvus.MilvusService/"
@@ -33,48 +31,29 @@ NOT_FULLY_LOADED = common_pb2.Status(code=103, reason="collection not fully load
                                                       "[collection=460529381203738625]")
 
 
-class LoadingRelay(grpc.GenericRpcHandler):
+class LoadingRelay(RecordingRelay):
     """Passes every call to the real server, except searches and queries while `loading`,
     which it answers as a server still loading the collection. A load call ends it (a
     Milvus client's load waits until the collection is loaded)."""
 
     def __init__(self, target: str):
-        self.channel = grpc.insecure_channel(target)
         self.loading = False
         self.refused: list[str] = []
-        self.lock = threading.Lock()
+        super().__init__(target)
 
-    def service(self, details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler:
-        method = details.method
-        forward = self.channel.unary_unary(method)
-
-        def handle(request: bytes, context: grpc.ServicerContext) -> bytes:
-            name = method.rsplit("/", 1)[-1]
-            with self.lock:
-                busy = name in ("Search", "Query") and self.loading
-                if busy:
-                    self.refused.append(name)
-                if name == "LoadCollection":
-                    self.loading = False
-            if busy:
-                result = (milvus_pb2.SearchResults(status=NOT_FULLY_LOADED) if name == "Search"
-                          else milvus_pb2.QueryResults(status=NOT_FULLY_LOADED))
-                return result.SerializeToString()
-            meta = [(k, v) for k, v in context.invocation_metadata() if not k.startswith(":")]
-            return forward(request, metadata=meta)
-
-        return grpc.unary_unary_rpc_method_handler(handle)
+    def answer(self, name: str, request: bytes) -> bytes | None:
+        busy = name in ("Search", "Query") and self.loading
+        if name == "LoadCollection":
+            self.loading = False
+        if not busy:
+            return None
+        self.refused.append(name)
+        result = (milvus_pb2.SearchResults(status=NOT_FULLY_LOADED) if name == "Search"
+                  else milvus_pb2.QueryResults(status=NOT_FULLY_LOADED))
+        return result.SerializeToString()  # type: ignore[no-any-return]
 
 
-@pytest.fixture(scope="module")
-def relay(milvus) -> Iterator[tuple[LoadingRelay, int]]:  # noqa: F811
-    handler = LoadingRelay(f"127.0.0.1:{milvus.port}")
-    server = grpc.server(futures.ThreadPoolExecutor(4), handlers=[handler])
-    port = server.add_insecure_port("127.0.0.1:0")
-    server.start()
-    yield handler, port
-    server.stop(None)
-    handler.channel.close()
+RELAY = LoadingRelay  # the module's `relay`
 
 
 @pytest.fixture(scope="module")
@@ -88,16 +67,15 @@ def published(milvus, tmp_path_factory) -> Path:  # noqa: F811
     return dist
 
 
-def test_a_question_while_the_release_is_still_loading_waits_for_it(relay, published):
+def test_a_question_while_the_release_is_still_loading_waits_for_it(relay, published):  # noqa: F811
     """The question meets a collection still loading: kb waits for the load and asks
     again, and answers as when it was loaded."""
-    handler, port = relay
-    url = f"milvus://127.0.0.1:{port}/loading"
+    url = relay.url("loading")
     want = CliRunner().invoke(main, ["query", "--engine", url, "小麦赤霉病", "--json"])
     assert want.exit_code == 0, want.output
-    handler.loading, handler.refused = True, []
+    relay.loading, relay.refused = True, []
     got = CliRunner().invoke(main, ["query", "--engine", url, "小麦赤霉病", "--json"])
-    assert handler.refused and not handler.loading, handler.refused
+    assert relay.refused and not relay.loading, relay.refused
     assert got.exit_code == 0, got.output
     untimed = [{k: v for k, v in json.loads(r.output).items() if k != "took_ms"}
                for r in (got, want)]

@@ -19,7 +19,6 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -37,17 +36,10 @@ from kbtools.query.search import search
 from tests.hostile import env as hostile_env
 from tests.hostile import git, make_repo
 from tests.kbfixtures import REPO, titled_page
-from tests.milvus_server import RecordingRelay, free_port, milvus  # noqa: F401 - fixture
+from tests.milvus_server import RecordingRelay, free_port, milvus, relay  # noqa: F401 - fixture
 
 SOURCES = 24  # documents of the first release: more than the fsyncs its copy may take
 QUESTION = "how often to flush the drip line"
-
-
-@pytest.fixture(scope="module")
-def relay(milvus) -> Iterator[RecordingRelay]:  # noqa: F811
-    r = RecordingRelay(f"127.0.0.1:{milvus.port}")
-    yield r
-    r.close()
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +78,7 @@ def _before_alias(calls: list[tuple[str, bytes]], collection: str) -> list[tuple
     return calls[loads[-1] + 1:moved]
 
 
-def test_the_alias_moves_only_after_every_vector_field_answered(relay, repo):
+def test_the_alias_moves_only_after_every_vector_field_answered(relay, repo):  # noqa: F811
     """Publish, publish a second release, roll back to the first: each time the alias
     moves, the collection it moves to has answered a search on its sparse (BM25) field
     and on each model's dense field since it was loaded."""

@@ -169,3 +169,32 @@ def test_a_server_knows_every_chunk_once_warmed_up(example_index):
     finally:
         gc.unfreeze()  # (warm_up freezes what is loaded; the other tests collect)
         index.close()
+
+
+def test_a_documents_decision_tables_are_read_once_for_record_and_number(example_index):
+    """`decision_record` (a table's shipped decision table) and `decision_number` (its
+    number among its document's decision tables) answer from one read of the document's
+    table chunks: what the rows say, and no statement reaches the store after the first
+    ask of a document, whichever of the two asks."""
+    index = open_index(example_index)
+    rows = index.store.chunks(list(range(index.store.count()))).values()
+    shipped: dict[str, dict[int, dict | None]] = {}
+    for r in rows:
+        if r["kind"] == "table" and isinstance(r["extra"].get("table_index"), int):
+            shipped.setdefault(r["doc"], {})[r["extra"]["table_index"]] = \
+                r["extra"].get("decision") or None
+    assert any(any(t.values()) for t in shipped.values())  # decision tables occur
+    assert any(not all(t.values()) for t in shipped.values())  # and plain ones
+    statements: list[str] = []
+    index.store.con.set_trace_callback(statements.append)
+    for turn, (doc, tables) in enumerate(sorted(shipped.items())):
+        numbers = sorted(ti for ti, record in tables.items() if record)
+        first = sections.decision_number if turn % 2 else sections.decision_record
+        first(index, doc, min(tables))
+        asked = len(statements)
+        for ti, record in tables.items():
+            assert sections.decision_record(index, doc, ti) == record, (doc, ti)
+            want = numbers.index(ti) + 1 if ti in numbers else 0
+            assert sections.decision_number(index, doc, ti) == want, (doc, ti)
+        assert len(statements) == asked, (doc, statements[asked:])
+    index.store.con.set_trace_callback(None)

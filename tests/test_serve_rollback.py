@@ -88,7 +88,8 @@ def test_a_failed_sync_then_a_rollback_is_one_statement_on_every_surface(tmp_pat
         assert note.startswith(f"The last sync ({last['at']}) failed: {last['error']}"), note
         assert note.endswith(f"Since then: {since}"), note
         [note] = said(client.get("/release", params={"lang": "zh"}).text, "last-sync")
-        assert note.startswith(f"上次同步（{last['at']}）失败：") and "served on" in note, note
+        assert note.startswith(f"上次同步（{last['at']}）失败：") and "served on" not in note
+        assert "无法从来源获取发布版本" in note and "同步结束时由 kb-r2 提供服务" in note, note
         assert note.endswith(f"此后：自 {at} 的回滚起由 kb-r1 提供服务，而非同步结束时的 kb-r2"), note
         api = client.get("/api/releases").json()["last_sync"]
         assert api == {"at": last["at"], "ok": False, "error": last["error"],

@@ -6,15 +6,23 @@ serving with the problem named by file and line."""
 from __future__ import annotations
 
 import shutil
+import threading
 import time
 from pathlib import Path
+from typing import Any
+
+from watchdog.events import FileSystemEventHandler
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
+from kbtools.embed.hashed import hash_embedder
+from kbtools.embed.registry import register_embedder
+from kbtools.errors import ModelError
 from kbtools.index.reader import open_index
 from kbtools.query.search import search
+from tests.kbfixtures import copy_example
 from tests.test_incremental import store_rows, tree
-from tests.test_watch import ADR, _wait, _watching
+from tests.test_watch import ADR, _wait, _watched, _watching
 
 DOCS = [ADR, "knowledge/crops/rice-blast.md", "knowledge/crops/field-survey-methods.md"]
 RICE = "knowledge/crops/rice-blast.md"
@@ -72,7 +80,6 @@ def test_saves_that_never_pause_are_built_while_they_go_on(tmp_path):
     never left the watcher QUIET_SECONDS of quiet, so nothing was built until it stopped:
     the saves gathered for GATHER_SECONDS are built while the stream goes on, and the
     index the watcher ends with holds the last save, as a full build does."""
-    import threading
 
     with _watching(tmp_path, DOCS) as (repo, updates):
         doc = repo / ADR
@@ -200,7 +207,6 @@ def test_a_stream_of_changes_is_gathered_for_a_bounded_time():
     """Changes that never pause (a source whose every `get` has one waiting) are gathered
     for GATHER_SECONDS, not until they stop."""
     import queue
-    import threading
 
     from kbtools.build import watch
 
@@ -255,3 +261,86 @@ def test_a_dictionary_edit_is_said_as_what_changed(tmp_path, monkeypatch):
     dictionary.write_text("稻瘟病菌 10 n\n", encoding="utf-8")
     built = CliRunner().invoke(main, ["build", "--quiet", "--out", str(out)])
     assert built.exit_code == 0 and " from cache; dictionary changed)" in built.output
+
+
+HOOKED = "test-hash-save-hook"  # test-hash, saving the document again while a build embeds
+
+
+class _SavingEmbedder:
+    """test-hash's vectors, except that a batch holding `mark` while `armed` makes the save
+    `then` (path, text) while the build is running, waits until the watcher's handler has
+    taken its first event (`_Dispatched`), and fails the build as a model that cannot be
+    read does."""
+
+    def __init__(self, name: str):
+        self.base = hash_embedder("test-hash")
+        self.key, self.dim, self.model_id = HOOKED, self.base.dim, self.base.model_id
+        self.armed, self.mark = threading.Event(), ""
+        self.then: tuple[Path, str] | None = None
+        self.seen: _Dispatched | None = None
+
+    def fingerprint(self) -> str:
+        return self.base.fingerprint()
+
+    def embed_batch(self, texts: list[str]) -> Any:
+        if self.armed.is_set() and any(self.mark in t for t in texts):
+            self.armed.clear()
+            assert self.then is not None and self.seen is not None
+            path, text = self.then
+            path.write_text(text, encoding="utf-8")
+            self.seen.wait_for(path)
+            raise ModelError(f"{HOOKED}: the model files could not be read")
+        return self.base.embed_batch(texts)
+
+
+class _Dispatched:
+    """The paths watchdog handed to an event handler (its `dispatch`, which calls the
+    watcher's `on_any_event`): once one is, the watcher has queued it."""
+
+    def __init__(self) -> None:
+        self.paths: set[str] = set()
+        self.cond = threading.Condition()
+
+    def spy(self, dispatch: Any) -> Any:
+        def dispatched(handler: Any, event: Any) -> None:
+            dispatch(handler, event)
+            if event.event_type in ("modified", "closed", "created", "moved"):
+                with self.cond:
+                    self.paths |= {str(event.src_path), str(getattr(event, "dest_path", ""))}
+                    self.cond.notify_all()
+        return dispatched
+
+    def wait_for(self, path: Path) -> None:
+        with self.cond:
+            assert self.cond.wait_for(lambda: str(path) in self.paths, timeout=60), path
+
+
+def test_a_failed_build_with_a_save_queued_behind_it_is_said_with_the_next(tmp_path,
+                                                                           monkeypatch):
+    """A build fails (here its model cannot be read) while the next save is already queued
+    (made during the build, and taken by the watcher's handler before the build ends): the
+    failure is not reported on its own; its files are reported with the next build's,
+    which says what holds (the save, built)."""
+    embedder = _SavingEmbedder(HOOKED)
+    register_embedder(HOOKED, lambda name: embedder, replace=True)
+    seen = _Dispatched()
+    monkeypatch.setattr(FileSystemEventHandler, "dispatch",
+                        seen.spy(FileSystemEventHandler.dispatch))
+    embedder.seen = seen
+    repo = copy_example(tmp_path / "repo", [ADR])
+    toml = repo / "kb.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace(
+        'model = "use"', f'model = "{HOOKED}"\nlanguages = {{ en = "{HOOKED}" }}'),
+        encoding="utf-8")
+    with _watched(repo) as updates:
+        doc = repo / ADR
+        text = doc.read_text(encoding="utf-8")
+        embedder.mark = "Wombat burrows number 117"
+        embedder.then = (doc, text + "\n## Wombat\n\nWombat burrows number 217.\n")
+        embedder.armed.set()
+        doc.write_text(text + "\n## Wombat\n\nWombat burrows number 117.\n", encoding="utf-8")
+        after = _wait(updates, 2)
+        assert not embedder.armed.is_set()  # the build that failed ran
+        assert after.error is None, after.error
+        assert after.changed == (ADR,)
+        assert "Wombat burrows number 217" in _top(repo, "wombat burrows number")

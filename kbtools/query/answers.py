@@ -154,15 +154,14 @@ def input_vocabulary(index: KbIndex, synonyms: Mapping[str, Sequence[str]] = {})
     return _VOCABULARY[index]
 
 
-def decision_table(index: KbIndex, doc: str, table_index: int,
-                   line: int) -> DecisionTable | None:
-    """Decision table `table_index` of `doc` (its table chunk overlaps `line`), as the build
-    shipped it on that chunk (``extra["decision"]``), cached per index; None when that table
-    is not a decision table. Never reads or parses Markdown."""
+def decision_table(index: KbIndex, doc: str, table_index: int) -> DecisionTable | None:
+    """Decision table `table_index` of `doc`, as the build shipped it on its table chunk
+    (``extra["decision"]``: `decision_record`), cached per index; None when that table is
+    not a decision table. Never reads or parses Markdown."""
     cache = _TABLES.setdefault(index, {})
     key = (doc, table_index)
     if key not in cache:
-        record = decision_record(index, doc, table_index, line)
+        record = decision_record(index, doc, table_index)
         try:
             cache[key] = DecisionTable.from_record(record) if record else None
         except KbError:
@@ -177,12 +176,9 @@ def evaluate_question(index: KbIndex, question: str, tables: Iterable[tuple[str,
     when there is none. `tables`: (document, table index, first line) of the table
     chunks (TABLE_KINDS) among the first TABLE_DEPTH candidates, best first
     (`kbtools.query.sections.SectionTable.tables_of`)."""
-    seen: dict[tuple[str, int], int] = {}  # (doc, table index) → a line of that table
-    for doc, ti, line in tables:
-        if ti:
-            seen.setdefault((doc, ti), line)
-    found_tables = [(doc, ti, dt) for (doc, ti), line in seen.items()
-                    if (dt := decision_table(index, doc, ti, line)) is not None]
+    seen = dict.fromkeys((doc, ti) for doc, ti, _ in tables if ti)  # (in rank order)
+    found_tables = [(doc, ti, dt) for doc, ti in seen
+                    if (dt := decision_table(index, doc, ti)) is not None]
     # a table whose subject the question names comes first (``wheat scab risk at 22 C``: the
     # 赤霉病 table, not the corn table ranked above it for the numbers both hold)
     found_tables.sort(key=lambda t: not names_subject(question, t[2], synonyms))

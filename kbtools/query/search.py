@@ -289,7 +289,7 @@ def _evaluate(index: KbIndex, question: str,
     """`answers.evaluate_question` of the decision tables among `tables`; None, importing no
     table code (`kbtools.query.answers`, `kbtools.decision`: ~0.1 s of a cold `kb query`),
     when none is one (`sections.decision_record`: the table's record as the build shipped it)."""
-    if not (decided := [t for t in tables if sections.decision_record(index, *t)]):
+    if not (decided := [t for t in tables if sections.decision_record(index, *t[:2])]):
         return None
     from kbtools.query import answers
 

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from kbtools.index.reader import KbIndex
-from kbtools.index.store import LAST_LINE, SectionRow
+from kbtools.index.store import SectionRow
 from kbtools.query.fusion import Hit
 
 TABLE_DEPTH = 30  # decision tables are tried when one of their chunks is among these hits
@@ -71,6 +71,9 @@ class SectionTable:
         # whole store was read (None: not known, every table chunk's table is tried)
         self._decisions: set[tuple[int, int]] | None = None
         self._lock = threading.Lock()  # fills from concurrent searches (`kb serve`)
+        self._tables: dict[str, list[int]] | None = None  # document → its table chunks
+        # document → its tables' shipped decision records (`decision_records`)
+        self._records: dict[str, dict[int, dict[str, Any] | None]] = {}
 
     def searched(self) -> None:
         """Count a search; from the `WHOLE_AFTER`-th on, read the whole table (once)."""
@@ -185,6 +188,26 @@ class SectionTable:
                 out.append((self._doc_names[doc], ti, int(self.line_start[nums[j]])))
         return out
 
+    def decision_records(self, doc: str) -> dict[int, dict[str, Any] | None]:
+        """`sections.decision_records` of `doc`: its table chunks (by the index's per-chunk
+        document and kind) read once, whichever of the two asks first."""
+        found = self._records.get(doc)
+        if found is None:
+            with self._lock:
+                if self._tables is None:
+                    self._tables = {}
+                    for num in np.flatnonzero(self._kind == "table").tolist():
+                        name = self._doc_names[self._doc[num]]
+                        self._tables.setdefault(name, []).append(num)
+                rows = self._store.chunks(self._tables.get(doc, []))
+                found = {}
+                for r in rows.values():
+                    ti = r["extra"].get("table_index")
+                    if type(ti) is int:
+                        found[ti] = r["extra"].get("decision") or None
+                self._records[doc] = found
+        return found
+
     def sections_of(self, hits: Iterable[Hit]) -> dict[int, int]:
         """Chunk number → section number, for known `hits`."""
         nums = [h.num for h in hits]
@@ -221,39 +244,28 @@ def of(index: KbIndex) -> SectionTable:
     return table
 
 
-_NUMBERS: weakref.WeakKeyDictionary[KbIndex, dict[str, list[int]]] = weakref.WeakKeyDictionary()
-_RECORDS: weakref.WeakKeyDictionary[KbIndex, dict[tuple[str, int], dict[str, Any] | None]] = \
-    weakref.WeakKeyDictionary()
+def decision_records(index: KbIndex, doc: str) -> dict[int, dict[str, Any] | None]:
+    """Per Markdown table of `doc` (its ``table_index``), the decision table the build
+    shipped on its table chunk (``extra["decision"]``, `DecisionTable.to_record`; None: no
+    decision table), from one read of the document's table chunks, cached per index: what
+    `decision_record` and `decision_number` both answer from."""
+    return of(index).decision_records(doc)
 
 
-def decision_record(index: KbIndex, doc: str, table_index: int,
-                    line: int) -> dict[str, Any] | None:
-    """The decision table the build shipped on table `table_index` of `doc` (its table chunk
-    overlaps `line`: ``extra["decision"]``, `DecisionTable.to_record`), cached per index;
-    None when that table is no decision table. Read here, without the table code, so that a
-    question none of whose best tables is a decision table (most, and every question of a
-    knowledge without one) never imports `kbtools.query.answers` and `kbtools.decision`."""
-    cache = _RECORDS.setdefault(index, {})
-    key = (doc, table_index)
-    if key not in cache:
-        cache[key] = next((r["extra"].get("decision") or None
-                           for r in index.store.overlapping(doc, line, line)
-                           if r["kind"] == "table"
-                           and r["extra"].get("table_index") == table_index), None)
-    return cache[key]
+def decision_record(index: KbIndex, doc: str, table_index: int) -> dict[str, Any] | None:
+    """The decision table the build shipped on table `table_index` of `doc`
+    (`decision_records`); None when that table is no decision table. Read here, without the
+    table code, so that a question none of whose best tables is a decision table (most, and
+    every question of a knowledge without one) never imports `kbtools.query.answers` and
+    `kbtools.decision`."""
+    return decision_records(index, doc).get(table_index)
 
 
 def decision_number(index: KbIndex, doc: str, table_index: int) -> int:
     """The 1-based number among `doc`'s decision tables (as `decision.select_table` numbers
     them; a build refuses a document with a malformed one) of its Markdown table
-    `table_index`; 0 when it is none. From the table chunks' records, cached per index."""
-    cache = _NUMBERS.setdefault(index, {})
-    if doc not in cache:
-        cache[doc] = sorted(
-            r["extra"]["table_index"] for r in index.store.overlapping(doc, 1, LAST_LINE)
-            if r["kind"] == "table" and type(r["extra"].get("table_index")) is int
-            and r["extra"].get("decision"))
-    numbers = cache[doc]
+    `table_index`; 0 when it is none (`decision_records`)."""
+    numbers = sorted(ti for ti, record in decision_records(index, doc).items() if record)
     return numbers.index(table_index) + 1 if table_index in numbers else 0
 
 

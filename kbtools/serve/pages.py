@@ -74,7 +74,7 @@ from kbtools.serve.results import columns_key, render_context, result_view
 from kbtools.serve.security import MAX_QUERY_STRING, local_path
 from kbtools.serve.source import Served, ServedIndex, Workers
 from kbtools.serve.staticfiles import asked_tags, revalidated
-from kbtools.ship.serves import rollback_why, statement_text
+from kbtools.ship.serves import last_sync, rollback_why, statement_text
 
 log = logging.getLogger("kbtools.serve")
 ApiError = ops.ApiError
@@ -498,6 +498,8 @@ def release_page(p: Page, served: Served) -> HTMLResponse:
     device = source.device()
     info = ops.releases(served, device, source.published(), source.where())
     last = info.get("last_sync")
+    if last and not last["ok"] and p.lang == "zh" and device is not None:
+        last = info["last_sync"] = last_sync(device, p.lang)  # its error in Chinese
     since = statement_text(last["statement"], p.lang) if last and last["statement"] else None
     why = rollback_why(info["rollback"], p.lang) if info.get("rollback") else None
     changes = ops.diff(device, served=served) if ops.comparable(device, served) else None

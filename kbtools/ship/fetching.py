@@ -137,7 +137,8 @@ def _bundle_within(source: str, tag: str, limits: NetLimits | None,
             f"{tag}: the bundle holds {size_text(size)}, past this device's limit of "
             f"{size_text(limit)} for one fetch; nothing of it was read and "
             f"{unchanged_here(served)}; if it is meant to be that large, raise the limit: kb sync "
-            "--max-fetch-bytes BYTES, or max_fetch_bytes in kb.toml [sync]", path=source)
+            "--max-fetch-bytes BYTES, or max_fetch_bytes in kb.toml [sync]", path=source,
+            key="sync_fetch_limit")
 
 
 def _malformed(exc: SyncError, source: str, what: str) -> SyncError:
@@ -167,9 +168,11 @@ def _cut_off(exc: SyncError, source: str, tag: str, served: str | None) -> Trans
         return TransientSyncError(
             f"{tag}: the device has no room for this release's files ({exc.message}); "
             f"{unchanged_here(served)} and nothing fetched was kept: free space on the "
-            "device (or raise its quota or file-size limit) and sync again", path=source)
+            "device (or raise its quota or file-size limit) and sync again", path=source,
+            key="sync_no_room", values={"release": tag})
     return TransientSyncError(f"{tag}: {exc.message}; {unchanged_here(served)} (run kb sync "
-                              "again to retry)", path=source)
+                              "again to retry)", path=source, key="sync_cut_off",
+                              values={"release": tag})
 
 
 @dataclass(frozen=True)
@@ -244,4 +247,5 @@ def _too_large(received: int, limit: int, source: str, what: str,
         f"{what}: the fetch stored {size_text(received)}, past this device's limit of "
         f"{size_text(limit)}, and was stopped; nothing of it was kept and "
         f"{unchanged_here(served)}; if the release is meant to be that large, raise the limit: "
-        "kb sync --max-fetch-bytes BYTES, or max_fetch_bytes in kb.toml [sync]", path=source)
+        "kb sync --max-fetch-bytes BYTES, or max_fetch_bytes in kb.toml [sync]", path=source,
+        key="sync_fetch_limit")

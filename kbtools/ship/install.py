@@ -27,6 +27,7 @@ The caller holds the lock of the directory it installs into and decides what "fi
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -389,8 +390,12 @@ def derive_index(staging: Path, manifest: dict[str, Any], tag: str,
         reason = derivation_failure(exc)
         if reason is None:
             raise
+        full = (isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT,
+                                                           errno.EFBIG)) or "is full" in reason
         raise TransientSyncError(f"deriving the index of {tag} failed: {reason}; "
-                                 f"{kept or 'the served release is unchanged'}") from None
+                                 f"{kept or 'the served release is unchanged'}",
+                                 key="sync_no_room" if full else "sync_derive_failed",
+                                 values={"release": tag}) from None
 
 
 def _derive_index(staging: Path, manifest: dict[str, Any], tag: str,

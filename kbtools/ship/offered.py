@@ -65,7 +65,8 @@ def passed_over(refused: dict[int, str], current: str | None, serves: str,
             if current else "no release at the source verifies with the trusted keys")
     return UnchangedSyncError(f"{tag_name(newest)}: {refused[newest]}{also}; {what}", current,
                               serves if current else "no release is served yet", sep=", ",
-                              unchanged=False)
+                              unchanged=False, key="sync_untrusted",
+                              values={"release": tag_name(newest)})
 
 
 def instead_of(exc: TransientSyncError, refused: dict[int, str], state: dict[str, Any],
@@ -84,7 +85,8 @@ def instead_of(exc: TransientSyncError, refused: dict[int, str], state: dict[str
         return exc
     newest = max(refused)
     return TransientSyncError(f"{exc.message} (taken in place of {tag_name(newest)}, "
-                              f"refused: {refused[newest]})", path=exc.path)
+                              f"refused: {refused[newest]})", path=exc.path, key=exc.key,
+                              values=exc.values)
 
 
 def withdrawn(floor: int, current: str | None) -> str:

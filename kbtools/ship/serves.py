@@ -15,20 +15,25 @@ through them), so the lines that name what serves are made here, above all four.
 from __future__ import annotations
 
 import contextlib
+import errno
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kbtools.errors import Interrupted, SyncError, UnchangedSyncError
+from kbtools.errors import Interrupted, KbError, SyncError, UnchangedSyncError
 from kbtools.ship import devicelock, trust
 from kbtools.ship.device import served_release, served_tag
 from kbtools.ship.devicelock import lock_holder
 from kbtools.ship.devicestate import read_state, rollback_into
 from kbtools.ship.sourceurl import scrub
 
-__all__ = ["cannot_write", "failure_error", "failure_said", "interrupted", "interrupted_said", "kept", "last_sync", "locked", "NEXT_TRUSTED", "nothing_changed", "said_stop", "serving", "since_then",
-           "rollback_why", "statement", "statement_text", "still_serves", "switch_outcome", "unchanged",
-           "under_way", "unvouched"]
+__all__ = [
+    "NEXT_TRUSTED", "FailedSync", "cannot_write", "failure_kind", "failure_said", "interrupted",
+    "interrupted_said", "kept", "last_sync", "locked", "nothing_changed", "rollback_why",
+    "said_stop", "serving", "since_then", "statement", "statement_text", "still_serves",
+    "switch_outcome", "unchanged", "under_way", "unvouched",
+]
 
 
 def unvouched(path: Path, *, then: str | None = None) -> str | None:
@@ -74,16 +79,18 @@ def serving(served: str | None, *, unchanged: bool = True, past: bool = False,
 
 def unchanged(path: Path | None, reason: str, *, served: str | None = None,
               unchanged: bool = True, after: str = "", sep: str = "; ",
-              then: str | None = None, at: str | None = None) -> UnchangedSyncError:
+              then: str | None = None, at: str | None = None, key: str | None = None,
+              values: dict[str, str] | None = None) -> UnchangedSyncError:
     """The error of a command on the device `path` that changed nothing, for `reason`: what
     serves said by `still_serves` (`then`: what the operator can do when no pinned key
     vouches for it), in parts the failure's record keeps (`failure_said`). `served`: the
-    release that serves when `path` is None."""
+    release that serves when `path` is None; `key`, `values`: what failed, for a reader of
+    another language (`KbError.key`, `FailedSync`)."""
     now = served_tag(path) if path is not None else served
     said = serving(now, unchanged=unchanged)
     clause = still_serves(path, said, then=then) if path is not None else said
     return UnchangedSyncError(reason, now, clause, after=after, sep=sep, unchanged=unchanged,
-                              path=at)
+                              path=at, key=key, values=values)
 
 
 NEXT_TRUSTED = ("the next `kb sync` takes the first release signed by a pinned key as soon as "
@@ -91,22 +98,31 @@ NEXT_TRUSTED = ("the next `kb sync` takes the first release signed by a pinned k
 
 
 def nothing_changed(path: Path | None, reason: str, *, served: str | None = None,
-                    sep: str = "; ", after: str = "", at: str | None = None
+                    sep: str = "; ", after: str = "", at: str | None = None,
+                    key: str | None = None, values: dict[str, str] | None = None
                     ) -> UnchangedSyncError:
     """The error of a sync that changed nothing, for `reason` (`unchanged`): when no pinned
     key vouches for the served release, that no question is answered from it and that the
     next sync takes the first release a pinned key signs (`NEXT_TRUSTED`)."""
     return unchanged(path, reason, served=served, sep=sep, after=after, then=NEXT_TRUSTED,
-                     at=at)
+                     at=at, key=key, values=values)
 
 
-def failure_said(exc: Exception) -> dict[str, Any] | None:
-    """The parts a failed sync's record keeps of an error that changed nothing
-    (`unchanged`): its reason, what served, what followed; None for any other error."""
-    if not isinstance(exc, UnchangedSyncError):
-        return None
-    return {"reason": exc.reason, "served": exc.served, "unchanged": exc.unchanged,
-            "switched": exc.switched, "sep": exc.sep, "after": exc.after}
+def failure_said(exc: Exception, repaired: KbError | None = None) -> dict[str, Any] | None:
+    """What a failed sync's record keeps of its error `exc` (``said``, `FailedSync`): of one
+    that changed nothing (`unchanged`), its reason, what served, what followed (and what
+    `repaired`, the error the served index's repair made of it, adds; where it names), the
+    URL credentials they may name left out; and what failed, for a reader of another
+    language (`failure_kind`). None for an error with neither."""
+    said = None
+    if isinstance(exc, UnchangedSyncError):
+        after = exc.after + (repaired.message.removeprefix(exc.message) if repaired else "")
+        said = {k: scrub(v) if isinstance(v, str) else v for k, v in {
+            "reason": exc.reason, "served": exc.served, "unchanged": exc.unchanged,
+            "switched": exc.switched, "sep": exc.sep, "after": after}.items()}
+        where = (repaired or exc).path
+        said["path"] = scrub(where) if where else where
+    return failure_kind(repaired or exc, said)
 
 
 def interrupted(path: Path, before: str | None, again: str, *,
@@ -127,15 +143,16 @@ def said_stop(path: Path, said: dict[str, Any]) -> Interrupted:
 
 def kept(said: dict[str, Any], lead: str) -> dict[str, Any]:
     """`interrupted_said`'s parts as a stopped sync's record keeps them: `lead`
-    ("interrupted: ") before them, the URL credentials they may name left out."""
+    ("interrupted: ") before them, the URL credentials they may name left out, and what
+    failed (``key``: `FailedSync`)."""
     return {k: scrub(v) if isinstance(v, str) else v for k, v in said.items()} | {
-        "reason": f"{lead}{scrub(said['reason'])}"}
+        "reason": f"{lead}{scrub(said['reason'])}", "key": "sync_interrupted"}
 
 
 def interrupted_said(path: Path, before: str | None, again: str, *,
                      after: str | None = None) -> dict[str, Any]:
     """`interrupted`'s words in the parts a failed sync's record keeps (``said``: reason,
-    sep, what served and what it said of it, what followed; `failure_error`)."""
+    sep, what served and what it said of it, what followed; `FailedSync`)."""
     now = served_tag(path)
     if now == before:
         return {"reason": "", "sep": "", "served": now, "unchanged": True,
@@ -158,9 +175,11 @@ def cannot_write(path: Path, exc: OSError, before: str | None) -> SyncError:
     if revoked is not None:
         served = f"{'nothing was switched' if now == before else f'{now} is current now'}" \
                  f", but {revoked}"
+    full = exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
     return UnchangedSyncError(f"cannot write {exc.filename or 'device files'}: "
                               f"{exc.strerror or exc}", now, served, switched=now != before,
-                              path=str(path))
+                              path=str(path), key="sync_no_room" if full else "sync_cannot_write",
+                              values={"file": str(exc.filename or "")})
 
 
 @contextlib.contextmanager
@@ -244,7 +263,8 @@ def since_then(path: Path, last: Any) -> Any:
     shown["since"] = "; ".join(said)
     if told is not None and told["serves_now"] != told["served_then"]:
         shown["statement"] = told
-        shown["error"] = failure_error(last, past=True)
+        failed = FailedSync.of(path, last)
+        shown["error"] = failed.text(path, past=True) if failed else last.get("error")
     return shown
 
 
@@ -307,30 +327,150 @@ def statement_text(told: dict[str, Any], lang: str = "en") -> str:
     return f"{now or 'no release'} serves{by}, not {then}"
 
 
-def failure_error(last: dict[str, Any], *, past: bool) -> str | None:
-    """A failed sync's error as its record keeps it, its words of what serves in the
-    `past` when the record keeps them in parts (``said``); else its error as written."""
-    said = last.get("said")
-    if not past or not isinstance(said, dict) or not isinstance(said.get("reason"), str):
-        return last.get("error")
-    clause = serving(said.get("served"), unchanged=bool(said.get("unchanged")), past=True,
-                     switched=bool(said.get("switched")))
-    where = f"{said['path']}: " if said.get("path") else ""
-    return f"{where}{said['reason']}{said.get('sep', '; ')}{clause}{said.get('after', '')}"
+def failure_kind(exc: Exception, said: dict[str, Any] | None) -> dict[str, Any] | None:
+    """`said` (the parts a failed sync's record keeps, `failure_said`; None: none) with what
+    the error `exc` is, for a reader of another language: its `KbError.key` (``key``) and the
+    values its words name (``values``, URL credentials left out); `said` as it is when the
+    error has no key."""
+    key = getattr(exc, "key", None)
+    if not isinstance(key, str):
+        return said
+    values = {k: scrub(str(v)) for k, v in getattr(exc, "values", {}).items()}
+    return (said or {}) | {"key": key, "values": values}
 
 
-def last_sync(path: Path) -> dict[str, Any] | None:
+# a failed sync in Chinese, by the key of its error (`failure_kind`; kept in its record's
+# ``said``, or ``sync_killed`` for a sync killed before its outcome was written): a
+# `{name}` is a value the record keeps; `_ZH_FAILED` for an error without a key here
+_ZH_FAILURES = {
+    "sync_untrusted": "来源中较新的发布版本都没有通过本设备信任的密钥的验证（最新的 {release} 不是由"
+                      "本设备信任的密钥签名的），没有换用：如果发布方更换了密钥，请向发布方确认新密钥后"
+                      "用 kb trust add 信任它",
+    "sync_release_refused": "来源中最新的发布版本没有通过校验或无法安装，没有换用",
+    "sync_fetch_limit": "要获取的数据超过了本设备单次获取的大小上限，没有保留：如果发布版本"
+                        "确实这么大，请提高上限（kb sync --max-fetch-bytes，或 kb.toml 的 [sync] "
+                        "max_fetch_bytes）",
+    "sync_no_room": "设备空间不足，放不下要同步的发布版本的文件，获取的内容没有保留：请腾出空间"
+                    "（或提高配额、文件大小限制）后重新同步",
+    "sync_cut_off": "获取发布版本 {release} 时连接中断或没有响应，获取的内容没有保留：重新运行 "
+                    "kb sync 即可重试",
+    "sync_cannot_write": "无法写入设备上的文件 {file}（目录只读或没有写权限）",
+    "sync_derive_failed": "无法生成发布版本 {release} 的索引（设备上的文件无法写入），没有换用",
+    "sync_unreachable": "无法从来源获取发布版本（来源无法访问、拒绝了访问，或已损坏）",
+    "sync_no_branch": "来源中没有 {branch} 分支，无法获取发布版本",
+    "sync_no_tags": "来源中没有可用的发布版本",
+    "sync_downgrade": "来源中最新的发布版本 {release} 比本设备已接受的版本旧，拒绝降级"
+                      "（kb rollback 可换回设备上保留的旧版本）",
+    "sync_not_following": "来源中的 {release} 不是本设备所用版本的后续版本（另一个仓库的版本，"
+                          "或分支被改写），拒绝使用（新的设备目录可以使用它）",
+    "sync_tag_moved": "来源中的 {release} 已被改动，与本设备安装的不同（发布版本的标签不会改变），拒绝使用",
+    "sync_interrupted": "同步被中断（Ctrl-C 或 SIGTERM）",
+    "sync_killed": "同步在完成前被强行终止（SIGKILL 或断电）：请重新运行 kb sync 完成同步",
+}
+_ZH_FAILED = "同步没有完成（详细原因请在设备上运行 kb status 查看）"
+
+
+@dataclass(frozen=True)
+class FailedSync:
+    """A failed sync as its record keeps it, which says itself in English or Chinese, of
+    the time it ended or, `past`, once another release serves (`text`): its ``error`` as
+    written (English); what failed (``key``, the ``values`` its words name: `failure_kind`);
+    the release that served once it ended (``served``; None: none) and whether the sync had
+    switched to it (``switched``) or left it ``unchanged``; and, when the record keeps its
+    words in parts (``said``: `failure_said`, `interrupted_said`), the ``reason``, what
+    stands between it and what served (``sep``), what followed (``after``) and the
+    ``where`` it names. `of` reads a record."""
+
+    error: str | None
+    key: str | None = None
+    served: str | None = None
+    switched: bool = False
+    unchanged: bool = True
+    values: dict[str, str] = field(default_factory=dict)
+    reason: str | None = None
+    sep: str = "; "
+    after: str = ""
+    where: str | None = None
+
+    @classmethod
+    def of(cls, path: Path, record: Any) -> FailedSync | None:
+        """The failure the device's last sync `record` (state.json's) tells; None for one
+        that did not fail. A sync killed before its outcome was written (`switch_outcome`)
+        tells that, with what serves now."""
+        if not isinstance(record, dict):
+            return None
+        if record.get("running") or record.get("switching"):
+            now = served_tag(path)
+            switched = now != record.get("from") if record.get("running") else \
+                now == record.get("tag")
+            return cls(switch_outcome(path, record).get("error"), "sync_killed", now, switched)
+        if record.get("ok") is not False:
+            return None
+        kept = record.get("said")
+        said: dict[str, Any] = kept if isinstance(kept, dict) else {}
+        given = said.get("values")
+        values: dict[Any, Any] = given if isinstance(given, dict) else {}
+        served = said.get("served", record.get("served", record.get("tag")))
+
+        def text(name: str) -> str | None:
+            return said.get(name) if isinstance(said.get(name), str) else None
+
+        return cls(record.get("error") if isinstance(record.get("error"), str) else None,
+                   text("key"), served if isinstance(served, str) else None,
+                   bool(said.get("switched")), bool(said.get("unchanged", True)),
+                   {str(k): str(v) for k, v in values.items()}, text("reason"),
+                   sep if isinstance(sep := said.get("sep"), str) else "; ",
+                   text("after") or "", text("path"))
+
+    def text(self, path: Path, lang: str = "en", *, past: bool = False) -> str | None:
+        """The failure in `lang` ("zh": `zh`; else English): in the `past`, once another
+        release serves, its words of what served said again from its parts ("kb-r3 still
+        serves" is "kb-r3 served on"), else its error as written."""
+        if lang == "zh":
+            return self.zh(path, past=past)
+        if not past or self.reason is None:
+            return self.error
+        clause = serving(self.served, unchanged=self.unchanged, past=True,
+                         switched=self.switched)
+        where = f"{self.where}: " if self.where else ""
+        return f"{where}{self.reason}{self.sep}{clause}{self.after}"
+
+    def zh(self, path: Path, *, past: bool = False) -> str:
+        """The failure in Chinese: what failed, and what served once it ended (`past`: said
+        of then, another release serving since), or that no pinned key vouches for it."""
+        words = _ZH_FAILURES.get(self.key or "", _ZH_FAILED)
+        try:
+            what = words.format(**self.values)
+        except (KeyError, IndexError, ValueError):
+            what = _ZH_FAILED
+        if self.served is None:
+            serves = "当时设备上没有可用的发布版本" if past else "设备上还没有可用的发布版本"
+        elif past:
+            serves = f"同步结束时由 {self.served} 提供服务"
+        elif unvouched(path) is not None:
+            serves = (f"{self.served} 仍是当前版本，但本设备信任的密钥都没有为它签名，"
+                      "不用它回答问题")
+        else:
+            serves = f"已换用 {self.served}" if self.switched else f"{self.served} 仍在使用，未改变"
+        return f"{what}；{serves}。"
+
+
+def last_sync(path: Path, lang: str = "en") -> dict[str, Any] | None:
     """The device's last sync as a page or an API shows it beside the served release: when
     it failed, or something changed what serves since (``at``, ``ok``, ``error`` said as
-    `kb status` says it, ``statement``: `statement`, None when nothing moved since); None
-    when it took or kept the served release (or state.json cannot be read: another
-    account's, mode 0600)."""
-    last = since_then(path, under_way(path, read_state(path).get("last_sync")))
+    `kb status` says it, or in Chinese for `lang` "zh" (`FailedSync.zh`), ``statement``:
+    `statement`, None when nothing moved since); None when it took or kept the served
+    release (or state.json cannot be read: another account's, mode 0600)."""
+    record = read_state(path).get("last_sync")
+    last = since_then(path, under_way(path, record))
     if not isinstance(last, dict) or last.get("under_way"):
         return None
     told = last.get("statement")
     if last.get("ok") is not False and told is None:
         return None
-    return {"at": last.get("at"), "ok": last.get("ok") is not False,
-            "error": scrub(last["error"]) if isinstance(last.get("error"), str) else None,
+    error = scrub(last["error"]) if isinstance(last.get("error"), str) else None
+    failed = FailedSync.of(path, record) if lang == "zh" else None
+    if failed is not None:
+        error = failed.text(path, lang, past=told is not None)
+    return {"at": last.get("at"), "ok": last.get("ok") is not False, "error": error,
             "statement": told}

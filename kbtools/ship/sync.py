@@ -152,7 +152,8 @@ def check_tag(gd: Path, source: str, branch_ref: str, branch: str, tag: str,
     why = not_following(gd, served, commit, tag, branch)
     if why is not None:
         raise nothing_changed(device, f"{why}; refusing it", served=served, sep=", ",
-                              after=" (a new device directory takes it)", at=source)
+                              after=" (a new device directory takes it)", at=source,
+                              key="sync_not_following", values={"release": tag})
     return commit, mhash
 
 
@@ -244,14 +245,9 @@ def _failed(device: Path, state: dict[str, Any], source: str, before: str | None
     recorded as the last sync."""
     err = serves.cannot_write(device, exc, before) if isinstance(exc, OSError) else exc
     dev.clean_staging(device)
-    said = serves.failure_said(err)
     repaired = _repair_served(device, err)
-    if said is not None:  # what the repair adds follows the failure's words
-        said["after"] += repaired.message.removeprefix(err.message)
-        said = {k: scrub(v) if isinstance(v, str) else v for k, v in said.items()}
+    said = serves.failure_said(err, repaired)  # its words in parts, and what failed
     err = scrubbed(repaired)
-    if said is not None:
-        said["path"] = err.path
     # what serves after it; `said`, the parts of its words of that, said again in the past
     # once a rollback changes it (`serves.since_then`)
     state["last_sync"] = {"ok": False, "source": shown_source(source), "error": str(err),
@@ -310,7 +306,7 @@ def _repair_served(device: Path, exc: KbError) -> KbError:
     intact.vouch(served, hashed)  # its data/ as verified to derive from: stat'ed, not hashed
     return SyncError(f"{exc.message}; the index of the served {tag} was derived again from "
                      f"its verified data/ (it failed its check: {why})", path=exc.path,
-                     line=exc.line)
+                     line=exc.line, key=exc.key, values=exc.values)
 
 
 def sync_device(device: Path, source: str | None = None, *, trusted: Sequence[Path] = (),
@@ -360,10 +356,11 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     try:
         refs = listed or list_source(gd, source, branch, limits=limits)
     except SyncError as exc:  # unreachable, refused, damaged: the device as it was
-        raise nothing_changed(device, exc.message, at=exc.path) from None
+        raise nothing_changed(device, exc.message, at=exc.path, key="sync_unreachable") from None
     if refs.branch_ref is None:
         raise nothing_changed(device, f"no {branch} branch at the source "
-                              f"({other_branches(refs.branches)})", at=source)
+                              f"({other_branches(refs.branches)})", at=source,
+                              key="sync_no_branch", values={"branch": branch})
     # what `kb releases` says of a release listed at the source and not taken (`refused_now`)
     state["refused"] = refused_now(refused, refs.tags)
     state.pop("not_fetched", None)  # `offered.instead_of` says which, when one is not
@@ -371,7 +368,8 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     offered = {s: r for s, r in refs.tags.items()
                if tag_name(s) not in rolled_back and s not in refused}
     if not offered:
-        raise nothing_changed(device, "the source has no release tags to serve", at=source)
+        raise nothing_changed(device, "the source has no release tags to serve", at=source,
+                              key="sync_no_tags")
     serial = max(offered)
     current = dev.served_tag(device)
     moved = moved_tags(gd, refs.tags, set(dev.release_dirs(device)))
@@ -393,7 +391,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
         raise SyncError(f"{tag} was moved at the source: its tag names {now[:12]} now, not the "
                         f"{had[:12]} this device installed (a release tag never changes: a new "
                         "release takes a new serial); refusing it, the served release is "
-                        "unchanged", path=source)
+                        "unchanged", path=source, key="sync_tag_moved", values={"release": tag})
     skipped = tuple(tag_name(s) for s in sorted(refs.tags) if s > serial
                     and tag_name(s) in rolled_back)
     if serial < floor:  # every tag at or above the floor gone from the source
@@ -401,7 +399,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
                               f"{tag_name(floor)} already accepted here ("
                               f"{withdrawn(floor, current)}); refusing a downgrade", sep=", ",
                               after=" (`kb rollback` serves an older local release)",
-                              at=source)
+                              at=source, key="sync_downgrade", values={"release": tag})
     fetched, hashed = 0, dict[str, Signature]()
     final = DeviceLayout(device).release(tag)
     redo = _discard_unsound(device, tag, hashed)
@@ -427,6 +425,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
             if isinstance(exc, TransientSyncError):  # the device's or the link's failure,
                 raise instead_of(exc, refused, state, tag) from None  # not the release's
             if not isinstance(exc, trust.Untrusted) and not refused:  # by anything: passed
+                exc.key = exc.key or "sync_release_refused"  # (what failed, in any language)
                 raise
             if not any(max(cur_serial or 0, floor - 1) < s < serial for s in offered):
                 back = tuple(tag_name(s) for s in sorted(refs.tags) if s > (cur_serial or 0)

@@ -230,7 +230,7 @@ def export(gd: Path, entries: list[TreeEntry], staging: Path,
     nothing written) when they do not fit on the file system (`space_problem`)."""
     problem = space_problem(staging.parent, entries, same)
     if problem is not None:
-        raise TransientSyncError(problem, path=where)
+        raise TransientSyncError(problem, path=where, key="sync_no_room")
     os.mkdir(staging)
     with BlobReader(gd) as reader:
         for e in entries:

@@ -1,0 +1,122 @@
+"""The release page says the device's last failed sync in the page's language. The Chinese
+page gave the sync's error in English (a ``lang="en"`` span): a release signed by a key the
+device does not trust, a fetch cut off, a disk with no room, a source out of reach. The
+failure's record keeps what failed (the error's key and the values its words name,
+`serves.failure_kind`) beside what served once it ended, and the page says both in Chinese
+(`serves.FailedSync`); the English page, `kb status` and /api/releases keep the English.
+
+A real device (`device_fixtures`: signed releases of the example knowledge, `kb sync`), a
+real `git daemon` behind a proxy that cuts the fetch, a real file-size limit, and the app
+over the device directory."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from device_fixtures import EDITED, Device, make_device
+from starlette.testclient import TestClient
+from test_release_helpers import GitDaemon, Proxy, git
+
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.config import load_config
+from kbtools.serve.app import create_app
+from kbtools.ship.devicestate import read_state, record_start
+from kbtools.ship.release import make_release
+from kbtools.ship.signing import keygen
+
+pytestmark = pytest.mark.slow
+
+KB = str(Path(sys.executable).with_name("kb"))
+
+
+def _note(client: TestClient, lang: str) -> tuple[str, str]:
+    """The release page's note of the last sync in `lang`: its HTML and its text."""
+    page = client.get("/release", params={"lang": lang}).text
+    [body] = re.findall(r'<p class="last-sync" role="note">(.*?)</p>', page, re.S)
+    return body, html.unescape(re.sub(r"<[^>]+>", "", body))
+
+
+def _edited(d: Device, line: str) -> None:
+    """A new commit of the knowledge, built and not yet released."""
+    doc = d.kr / EDITED
+    doc.write_text(doc.read_text(encoding="utf-8") + f"\n{line}\n", encoding="utf-8")
+    git(d.kr, "commit", "-qam", line)
+
+
+def _says(d: Device, want: str, *, then: str = "kb-r1 仍在使用，未改变") -> None:
+    """The Chinese page says the failure (`want`) and what serves (`then`) in Chinese, no
+    English of it; the English page and the API give `kb status`'s English error."""
+    code, out = d.kb("status", "--to", str(d.dev), "--json")
+    error = json.JSONDecoder().raw_decode(out)[0]["last_sync"]["error"]
+    with TestClient(create_app(d.dev), base_url="http://127.0.0.1") as client:
+        body, text = _note(client, "zh")
+        assert text.startswith("上次同步（") and want in text and then in text, text
+        assert 'lang="en"' not in body and error not in text, text
+        assert not re.search(r"[A-Za-z]{3,} [A-Za-z]{3,} [A-Za-z]{3,}", text), text  # English
+        _, en = _note(client, "en")
+        assert en.endswith(error), (en, error)
+        assert client.get("/api/releases").json()["last_sync"]["error"] == error
+
+
+def test_a_release_signed_by_a_key_the_device_does_not_trust(tmp_path):
+    d = make_device(tmp_path)
+    _edited(d, "Signed by another key.")
+    other = tmp_path / "other.key"
+    keygen(other)
+    cfg = load_config(d.kr)
+    build(cfg, BuildOptions(progress=False))
+    assert make_release(d.kr, cfg.path("dist"), remote=str(d.art), sign_key=other).tag == "kb-r2"
+    code, out = d.kb("sync", str(d.art), "--to", str(d.dev))
+    assert code == 1 and "verifies with the trusted keys" in out, out
+    _says(d, "不是由本设备信任的密钥签名的")
+
+
+def test_a_fetch_cut_off(tmp_path):
+    d = make_device(tmp_path)
+    _edited(d, "A second release, its fetch cut off.")
+    assert d.publish() == "kb-r2"
+    daemon = GitDaemon(tmp_path)
+    proxy = Proxy(daemon.port)
+    try:
+        proxy.mode, proxy.after = "cut", 2_000  # the listing passes, the fetch is cut
+        code, out = d.kb("sync", proxy.url("art.git"), "--to", str(d.dev))
+        assert code == 1 and "git fetch failed" in out, out
+    finally:
+        proxy.close()
+        daemon.stop()
+    _says(d, "获取发布版本 kb-r2 时连接中断或没有响应")
+
+
+def _limited(limit: int):
+    def preexec() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return preexec
+
+
+def test_a_disk_with_no_room_and_a_source_out_of_reach(tmp_path):
+    d = make_device(tmp_path)
+    _edited(d, "A second release, too big for the device's file-size limit.")
+    assert d.publish() == "kb-r2"
+    proc = subprocess.run([KB, "sync", str(d.art), "--to", str(d.dev)], capture_output=True,
+                          text=True, preexec_fn=_limited(20_000))
+    assert proc.returncode == 1 and "room" in proc.stderr, proc.stderr
+    _says(d, "设备空间不足")
+    code, out = d.kb("sync", str(tmp_path / "nowhere"), "--to", str(d.dev))
+    assert code == 1, out
+    _says(d, "无法从来源获取发布版本")
+
+
+def test_a_sync_killed_before_it_finished(tmp_path):
+    """A sync killed (SIGKILL, a power cut) right after it recorded its start: the record
+    it left, read against `current`, is said in Chinese too."""
+    d = make_device(tmp_path)
+    state = read_state(d.dev)
+    record_start(d.dev, state, str(d.art), "kb-r1", "2026-12-07T03:00:00+00:00")
+    _says(d, "同步在完成前被强行终止")
