@@ -25,6 +25,7 @@ from kbtools.errors import KbError, UsageError, valid_unicode
 from kbtools.index.reader import KbIndex
 from kbtools.query.log import record_question
 from kbtools.query.quality import check_question, question_lines
+from kbtools.query.question import refuse_blank
 from kbtools.query.results import FILTERED_AWAY, UNCOMMITTED, SearchResponse
 from kbtools.query.search import search
 
@@ -105,6 +106,8 @@ def query_cmd(question: str | None, index_path: Path | None, commit: str | None,
     refuse_engine_mix(engine, local_only=("index_path",), engine_only=("token_file", "alias"))
     if question is not None and len(question) > MAX_QUESTION_CHARS:  # as the API and MCP
         raise UsageError(f"question longer than {MAX_QUESTION_CHARS} characters")
+    if question is not None:  # spaces or control characters alone: nothing asked
+        refuse_blank(question, "QUESTION")
     release_arguments(commit, release)  # a malformed one refused before anything is opened
     if engine is not None:  # a release asked for: among those the engine holds
         # imported here, as the CLI imports a command: finding an engine's other releases
