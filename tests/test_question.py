@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from kbtools.agents.arguments import MAX_QUESTION_CHARS
 from kbtools.cli import main
+from kbtools.errors import UsageError
 from kbtools.index.reader import open_index
 from kbtools.query.question import (
     MAX_QUERY_CHARS,
@@ -130,9 +131,9 @@ def test_a_condensed_question_says_how_much_of_it_was_searched(index, example_in
     # a library caller's longer question: only its head is read, and that is said too
     huge = search(index, log * 4).to_dict()["condensed"]
     assert huge["question_chars"] == 4 * len(log) and huge["read_chars"] == MAX_QUESTION_CHARS
-    # nothing searched at all (only whitespace) is still said to be a cut question
-    assert search(index, " " * (MAX_QUESTION_CHARS + 5)).to_dict()["condensed"][
-        "searched_chars"] == 0
+    # nothing to search in what is read (only whitespace): nothing asked, refused
+    with pytest.raises(UsageError, match="blank"):
+        search(index, " " * (MAX_QUESTION_CHARS + 5))
     out = CliRunner().invoke(main, ["query", "--index", str(example_index), "--no-log", log])
     assert out.exit_code == 0, out.output
     assert (f"Searched {len(res['query']):,} of the question's {len(log):,} characters"

@@ -97,7 +97,8 @@ def query_cmd(question: str | None, index_path: Path | None, commit: str | None,
 
     Exit 0 when the search ran, answered or not ("No answer in the knowledge", --json
     "no_answer": true; fields: docs/retrieval.md), one question or --batch alike; 2 for a bad
-    option, filter or question line (`FILE:LINE` named; the lines before it are answered).
+    option, filter or question line (`FILE:LINE` named; the lines before it are answered)
+    and for a blank question (spaces or control characters alone: nothing asked).
     """
     if batch is None and question is None:
         raise UsageError("give a QUESTION or --batch FILE.jsonl")
