@@ -9,6 +9,8 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kbtools.agents.arguments import MAX_QUESTION_CHARS
 from kbtools.cli import main
@@ -18,6 +20,7 @@ from kbtools.query.question import (
     MAX_QUERY_CHARS,
     PIECE_CHARS,
     distinct_shapes,
+    is_blank,
     pieces,
     question_text,
     searched_question,
@@ -155,3 +158,18 @@ def test_a_paste_keeps_its_lines_searched():
     long = searched_question(log, weigh)
     assert long.condensed and "alarm42 tripped" in long.lines
     assert all(line in long.text for line in long.lines)
+
+
+# what a blank question is typed of, and a letter among it
+_NOTHING = st.sampled_from([" ", "\t", "\n", "\r", "\u3000", "\x00", "\x01", "\x1b", "\x7f",
+                            "\x85", "\u200b", "\u2060", "\ufeff", "\u00ad", "\x1b[31m"])
+
+
+@given(st.one_of(st.lists(_NOTHING).map("".join), st.text(max_size=40),
+                 st.tuples(st.lists(_NOTHING).map("".join), st.characters(),
+                           st.lists(_NOTHING).map("".join)).map("".join)))
+def test_a_question_is_blank_exactly_when_nothing_is_searched(question):
+    """`search` refuses a question whose searched text is empty through `is_blank`, the rule
+    every surface refuses it by: the two must agree, or a question would pass the surface's
+    check and be searched as nothing (or be refused with text to search)."""
+    assert is_blank(question) == (searched_question(question, lambda _: {}).text == "")
