@@ -9,14 +9,18 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kbtools.agents.arguments import MAX_QUESTION_CHARS
 from kbtools.cli import main
+from kbtools.errors import UsageError
 from kbtools.index.reader import open_index
 from kbtools.query.question import (
     MAX_QUERY_CHARS,
     PIECE_CHARS,
     distinct_shapes,
+    is_blank,
     pieces,
     question_text,
     searched_question,
@@ -130,9 +134,9 @@ def test_a_condensed_question_says_how_much_of_it_was_searched(index, example_in
     # a library caller's longer question: only its head is read, and that is said too
     huge = search(index, log * 4).to_dict()["condensed"]
     assert huge["question_chars"] == 4 * len(log) and huge["read_chars"] == MAX_QUESTION_CHARS
-    # nothing searched at all (only whitespace) is still said to be a cut question
-    assert search(index, " " * (MAX_QUESTION_CHARS + 5)).to_dict()["condensed"][
-        "searched_chars"] == 0
+    # nothing to search in what is read (only whitespace): nothing asked, refused
+    with pytest.raises(UsageError, match="blank"):
+        search(index, " " * (MAX_QUESTION_CHARS + 5))
     out = CliRunner().invoke(main, ["query", "--index", str(example_index), "--no-log", log])
     assert out.exit_code == 0, out.output
     assert (f"Searched {len(res['query']):,} of the question's {len(log):,} characters"
@@ -154,3 +158,18 @@ def test_a_paste_keeps_its_lines_searched():
     long = searched_question(log, weigh)
     assert long.condensed and "alarm42 tripped" in long.lines
     assert all(line in long.text for line in long.lines)
+
+
+# what a blank question is typed of, and a letter among it
+_NOTHING = st.sampled_from([" ", "\t", "\n", "\r", "\u3000", "\x00", "\x01", "\x1b", "\x7f",
+                            "\x85", "\u200b", "\u2060", "\ufeff", "\u00ad", "\x1b[31m"])
+
+
+@given(st.one_of(st.lists(_NOTHING).map("".join), st.text(max_size=40),
+                 st.tuples(st.lists(_NOTHING).map("".join), st.characters(),
+                           st.lists(_NOTHING).map("".join)).map("".join)))
+def test_a_question_is_blank_exactly_when_nothing_is_searched(question):
+    """`search` refuses a question whose searched text is empty through `is_blank`, the rule
+    every surface refuses it by: the two must agree, or a question would pass the surface's
+    check and be searched as nothing (or be refused with text to search)."""
+    assert is_blank(question) == (searched_question(question, lambda _: {}).text == "")

@@ -103,7 +103,7 @@ def test_documented_forms_and_dev_sets_load_unchanged(tmp_path):
     rows = [{"id": "a", "query": "E17", "gold": [{"doc": D, "answers": ["x"], "heading": "h"}]},
             {"id": 2, "query": "E17", "gold": [{"doc": D, "text": None, "answers": None}]},
             {"query": "E17", "gold": [D], "no_answer": False},
-            {"query": "", "gold": [], "no_answer": True, "group": "g"}]
+            {"query": "E99", "gold": [], "no_answer": True, "group": "g"}]
     path = tmp_path / "q.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     assert load_questions(path) == rows

@@ -48,7 +48,7 @@ def test_the_openapi_description_is_what_the_api_accepts_and_returns(client):
     refused = [{"query": "赤霉病", "q": "赤霉病"}, {"query": "赤霉病", "k": 0},
                {"query": "赤霉病", "verified_only": "maybe"}, {"k": 3},
                {"query": "赤霉病", "top": 3},
-               {"query": ""}, {"q": " \u3000\n"}]  # a blank question: 200 with nothing found
+               {"query": ""}, {"q": " \u3000\n"}]  # a blank question: nothing asked
     for body in refused:
         assert client.post("/api/search", json=body).status_code == 400, body
         assert conforms("SearchRequest", body), body

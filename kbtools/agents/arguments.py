@@ -9,6 +9,9 @@ from typing import Any
 from kbtools.agents.citation_text import NARROW_DIGITS
 from kbtools.query import question
 
+# a blank question, refused alike by MCP `search`, /api/search and `kb query`
+from kbtools.query.question import refuse_blank as refuse_blank
+
 # characters of a question (`kb query` refuses more too): a pasted 8 KB log fits, and the
 # search condenses it to its distinctive lines (`kbtools.query.question`)
 MAX_QUESTION_CHARS = question.MAX_QUESTION_CHARS

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools import __version__
-from kbtools.agents.arguments import filters
+from kbtools.agents.arguments import filters, refuse_blank
 from kbtools.agents.asked import asked_search, release_name
 from kbtools.agents.calls import (
     call_shape,
@@ -402,6 +402,7 @@ def tool_search(ctx: Context, query: str, k: int = 5, where: list[str] | str | N
                 release: str | None = None) -> dict[str, Any]:
     if isinstance(k, bool) or not 1 <= k <= MAX_K:  # the schema refuses it; a direct call too
         raise UsageError(f"'k' must be a whole number from 1 to {MAX_K}")
+    refuse_blank(query, "'query' (the question)")  # nothing asked: as `kb query "  "`, the API
     given = filters(where)  # one string is one filter, a blank one none, as the JSON API reads
     served = ctx.idx()
     with asked_search(served, commit, release, ctx.device(),  # an earlier release

@@ -25,6 +25,7 @@ from kbtools.errors import KbError, UsageError, valid_unicode
 from kbtools.index.reader import KbIndex
 from kbtools.query.log import record_question
 from kbtools.query.quality import check_question, question_lines
+from kbtools.query.question import refuse_blank
 from kbtools.query.results import FILTERED_AWAY, UNCOMMITTED, SearchResponse
 from kbtools.query.search import search
 
@@ -96,7 +97,8 @@ def query_cmd(question: str | None, index_path: Path | None, commit: str | None,
 
     Exit 0 when the search ran, answered or not ("No answer in the knowledge", --json
     "no_answer": true; fields: docs/retrieval.md), one question or --batch alike; 2 for a bad
-    option, filter or question line (`FILE:LINE` named; the lines before it are answered).
+    option, filter or question line (`FILE:LINE` named; the lines before it are answered)
+    and for a blank question (spaces or control characters alone: nothing asked).
     """
     if batch is None and question is None:
         raise UsageError("give a QUESTION or --batch FILE.jsonl")
@@ -105,6 +107,8 @@ def query_cmd(question: str | None, index_path: Path | None, commit: str | None,
     refuse_engine_mix(engine, local_only=("index_path",), engine_only=("token_file", "alias"))
     if question is not None and len(question) > MAX_QUESTION_CHARS:  # as the API and MCP
         raise UsageError(f"question longer than {MAX_QUESTION_CHARS} characters")
+    if question is not None:  # spaces or control characters alone: nothing asked
+        refuse_blank(question, "QUESTION")
     release_arguments(commit, release)  # a malformed one refused before anything is opened
     if engine is not None:  # a release asked for: among those the engine holds
         # imported here, as the CLI imports a command: finding an engine's other releases

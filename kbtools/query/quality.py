@@ -50,7 +50,7 @@ from kbtools.embed.registry import get_embedder
 from kbtools.errors import UsageError
 from kbtools.index.reader import KbIndex
 from kbtools.query.filters import parse_where, where_text
-from kbtools.query.question import MAX_QUESTION_CHARS
+from kbtools.query.question import MAX_QUESTION_CHARS, refuse_blank
 from kbtools.query.results import SearchResponse, SearchResult
 from kbtools.query.search import keep_warm, search
 
@@ -175,6 +175,7 @@ def check_question(item: dict[str, Any], name: str, n: int) -> dict[str, Any]:
     if len(item["query"]) > MAX_QUESTION_CHARS:  # as `kb query`, the API and MCP refuse it
         raise UsageError(f'"query" longer than {MAX_QUESTION_CHARS} characters', path=name,
                          line=n)
+    refuse_blank(item["query"], '"query"', path=name, line=n)  # as `kb query "  "` is
     if any(item.get(key, 0) is None for key in OPTIONAL):  # null: as if not given
         item = {k: v for k, v in item.items() if not (v is None and k in OPTIONAL)}
     qid = item.get("id", "")

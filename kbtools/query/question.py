@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kbtools.errors import INVISIBLE, valid_unicode
+from kbtools.errors import INVISIBLE, UsageError, valid_unicode
 from kbtools.index.spellings import code_dashes
 
 MAX_QUERY_CHARS = 2000  # searched (BM25, the question's vector, the identifiers)
@@ -67,6 +67,26 @@ def clean_lines(query: str, *, clauses: bool = False) -> list[str]:
     text = code_dashes(INVISIBLE.sub("", _ANSI.sub(" ", text)))
     lines = (" ".join(_CONTROL.sub(" ", line).split()) for line in text.splitlines())
     return [line for line in lines if line]
+
+
+def is_blank(query: str) -> bool:
+    """Is there nothing to ask: no character left once the question is cleaned
+    (`clean_lines`)? Empty, spaces (a full-width one, a line break), control characters (a
+    NUL, a tab, an escape) or invisible ones (a zero-width space) alone. One rule for every
+    surface (`refuse_blank`); a question of marks or emoji alone holds characters, and is
+    answered "no word to search" (`has_words`)."""
+    return not clean_lines(query)
+
+
+def refuse_blank(query: str, named: str, *, path: str | None = None,
+                 line: int | None = None) -> None:
+    """A `UsageError` naming the argument the question came by (`named`: ``QUESTION``,
+    ``'query' (the question)``, a questions file's ``"query"`` at `path`:`line`) when it is blank
+    (`is_blank`): searched, it answered "no answer" and succeeded, as if asked and not
+    known, where the caller sent nothing to ask."""
+    if is_blank(query):
+        said = "empty" if not query else "blank (only spaces, control or invisible characters)"
+        raise UsageError(f"{named} is {said}: ask something", path=path, line=line)
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,13 @@ from kbtools.query.identifiers import identifiers, is_about, listed_codes, only_
 from kbtools.query.inherit import inherit, widen_mask
 from kbtools.query.keys import key_definitions, named_keys
 from kbtools.query.local_candidates import LOCAL_CANDIDATES
-from kbtools.query.question import has_words, question_text, searched_question, valued_text
+from kbtools.query.question import (
+    has_words,
+    question_text,
+    refuse_blank,
+    searched_question,
+    valued_text,
+)
 from kbtools.query.results import (
     FILTERED_AWAY,
     FILTERED_OUT,
@@ -144,7 +150,9 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     date; `kbtools.query.freshness`). ``k`` defaults to the index's kb.toml ``[query] k``
     (5 unless set), as ``verified_only`` to its ``[query] verified_only``. ``where`` are
     filters as text (``KEY=VALUE``: `parse_where`), ``conditions`` filters already apart as
-    (key, op, value), each value taken as it is (`checked_conditions`); both apply."""
+    (key, op, value), each value taken as it is (`checked_conditions`); both apply. A blank
+    question (`question.is_blank`: nothing left once cleaned) is a `UsageError`, not an
+    answer: nothing was asked."""
     t0 = time.perf_counter()
     qcfg = index.manifest["config"]["values"]["query"]
     if k is None:
@@ -157,9 +165,8 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     text, condensed = asked.text, asked.report()
     filters = SearchFilters(where=tuple(where_text(*c) for c in parsed),
                             verified_only=verified_only)
-    if not text:
-        return SearchResponse(text, index.release, filters, reason="empty question",
-                              condensed=condensed)
+    if not text:  # nothing asked: an error, as every surface says it naming its argument
+        refuse_blank(query, "the question")
     parsed = resolve_docs(index, parsed)  # doc=crops/x.md, as `read` takes it
     mask = filter_mask(index, parsed, verified_only)
     if parsed:  # crop=玉木 of crop=小麦,玉木; crop!=玉米 where no document has 玉米: a note

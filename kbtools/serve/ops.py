@@ -46,6 +46,7 @@ from kbtools.index.store import LAST_LINE
 from kbtools.markdown.figures import tags_hidden
 from kbtools.query import freshness
 from kbtools.query.filters import MAX_WHERE_CHARS, Condition
+from kbtools.query.question import is_blank, refuse_blank
 from kbtools.query.results import SearchResponse
 from kbtools.query.search import search as run_search
 from kbtools.serve.callout_frame import as_read
@@ -140,12 +141,22 @@ def check_address_text(query: bytes) -> None:
                     f"0x{raw[exc.start]:02X}），请按 UTF-8 编码") from None
 
 
-def check_question(q: Any) -> str:
+def check_question(q: Any, named: str = "q", *, blank: bool = False) -> str:
+    """The question given as `named` (``q`` or ``query``), a string of at most
+    `MAX_QUESTION_CHARS`; a blank one (`question.is_blank`: spaces, control or invisible
+    characters alone) refused as MCP `search` and `kb query` refuse it, unless `blank`
+    (the search page's empty box: the form, nothing searched)."""
     if not isinstance(q, str):
-        raise ApiError(400, "'q' (the question) must be a string", "问题（q）必须是文字")
+        raise ApiError(400, f"{named!r} (the question) must be a string",
+                       f"问题（{named}）必须是文字")
     if len(q) > MAX_QUESTION_CHARS:
         raise ApiError(400, f"question longer than {MAX_QUESTION_CHARS} characters",
                        f"问题超过 {MAX_QUESTION_CHARS} 个字符")
+    if not blank and is_blank(q):
+        try:
+            refuse_blank(q, f"{named!r} (the question)")
+        except UsageError as exc:
+            raise ApiError(400, exc.message, f"问题（{named}）是空的：请输入要问的内容") from None
     return q
 
 

@@ -49,6 +49,7 @@ from kbtools.query.filters import (
     unheld_values,
 )
 from kbtools.query.log import record_question
+from kbtools.query.question import is_blank
 from kbtools.query.results import shown_title
 from kbtools.query.search import matched_terms
 from kbtools.serve import ops, releasefiles, whereform
@@ -216,7 +217,7 @@ async def read_form(request: Request) -> QueryParams:
 
 def search_page(p: Page, served: Served) -> Response:
     params = p.params
-    q = ops.check_question(params.get("q", ""))
+    q = ops.check_question(params.get("q", ""), blank=True)
     facets = {f: sorted(v)[:MAX_FACET_VALUES] for f, v in sorted(served.index.facets().items())}
     pairs = asked_filters(params)
     asked = dict(reversed(pairs))  # a key's menu shows its first value
@@ -251,7 +252,7 @@ def search_page(p: Page, served: Served) -> Response:
     response = None
     results: list[dict[str, Any]] = []
     tag = None
-    if q.strip() and not refused:
+    if not is_blank(q) and not refused:  # spaces or a NUL alone: the form, nothing asked
         answer = json.dumps([served.index.release.to_dict(), p.lang, p.pasted_chars,
                              sorted(params.multi_items())], ensure_ascii=False, default=str)
         tags: AnswerTags = p.request.app.state.answer_tags
@@ -379,7 +380,7 @@ def _doc_html(p: Page, served: Served) -> str:
     asked = params.get("lines", "")
     cited, lines_note = cited_in(p.t, asked, src.body_line,
                                   src.body_line + max(len(src.body.splitlines()), 1) - 1)
-    q = ops.check_question(params.get("q", ""))
+    q = ops.check_question(params.get("q", ""), blank=True)
     parts = doc_parts(served, src)
     chunks, doc_lang = parts.chunks, parts.lang
     if asked and (placed := cited_chunk(p.t, chunks, params.get("chunk", ""), asked, cited)):
