@@ -70,4 +70,5 @@ def publish_cmd(engine: str | None, token_file: Path | None, index_path: Path | 
                    f"({res.chunks} chunks, {res.seconds}s); alias {alias} moved"
                    + (f"; dropped {', '.join(res.pruned)}" if res.pruned else ""))
     else:
-        click.echo(f"{res.collection} is already published and served; nothing to do")
+        click.echo(f"{res.collection} is already published and served by alias {alias}; "
+                   f"nothing written, loaded and warmed ({res.seconds}s)")
