@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from kbtools.agents.citation_text import is_commit
+from kbtools.agents.arguments import release_arguments as release_arguments
 from kbtools.agents.opened import Key, Open, OpenedReleases, release_key
-from kbtools.errors import KbError, UsageError, one_line
+from kbtools.errors import KbError, UsageError
 from kbtools.index.layout import DeviceLayout, ReleaseLayout, device_of_release
 from kbtools.index.reader import KbIndex, ReleaseInfo
 from kbtools.ship.changes import clone_hint
@@ -100,18 +100,6 @@ def _source_commit(root: Path) -> str | None:
         _COMMITS.clear()
     _COMMITS[root] = (key, found)
     return found
-
-
-def release_arguments(commit: Any, release: Any) -> tuple[str | None, str | None]:
-    """(the commit, the tag) a call's `commit` and `release` arguments ask for, None for one
-    not given (or given empty); UsageError when the commit is no commit or the tag is blank."""
-    commit, release = (None if v == "" else v for v in (commit, release))  # as not given
-    if commit is not None and not (isinstance(commit, str) and is_commit(commit.strip())):
-        raise UsageError(f"'commit' must be a commit's 7 to 64 hexadecimal digits (a result's "
-                         f"release source_commit), not '{one_line(str(commit), 80)}'")
-    if release is not None and not (isinstance(release, str) and release.strip()):
-        raise UsageError("'release' must be a release tag (a result's release tag)")
-    return (commit.strip().lower() if commit else None, release.strip() if release else None)
 
 
 def _is(info: ReleaseInfo | Kept, commit: str | None, tag: str | None) -> bool:
