@@ -5,6 +5,8 @@ re-publish or a rollback after a restart leaves the release loaded, not its firs
 
 from __future__ import annotations
 
+import signal
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,7 @@ from kbtools.config import load_config
 from kbtools.engine.milvus import ALIAS, META_SUFFIX, Engine, connect_url
 from kbtools.engine.publish import check_release, publish, rollback
 from kbtools.errors import EngineError
-from tests.hostile import git, make_repo
+from tests.hostile import KB, env, git, make_repo
 from tests.milvus_server import MilvusLite, answering
 from tests.test_engine_prune import zh_page
 
@@ -112,6 +114,45 @@ def test_a_republish_or_rollback_after_a_restart_leaves_the_release_loaded(tmp_p
         eng = connect_url(url)
         assert rollback(eng, first)["to"] == first
         assert _loaded(eng, first) == ["Loaded", "Loaded"]
+        eng.close()
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_publish_stopped_half_way_says_what_serves_and_is_finished_again(
+        tmp_path, repo, sig):
+    """`kb publish` stopped (a service manager's SIGTERM, Ctrl-C) while loading a release
+    died without a word (SIGTERM: exit 143) or said "kb: interrupted". It now says in one
+    line what the alias serves, which the half-loaded collection never is; publishing
+    again says it dropped what was left and serves the release whole."""
+    server = MilvusLite(tmp_path / "data")
+    url = server.url("stopped")
+    try:
+        eng = connect_url(url, create_db=True)
+        first = publish(eng, check_release(repo / "r1")).collection
+        proc = subprocess.Popen([*KB, "publish", "--engine", url, "--index", str(repo / "r2")],
+                                stderr=subprocess.PIPE, text=True, env=env(tmp_path / "h"),
+                                start_new_session=True)  # (no Ctrl-C of the test's own)
+        assert proc.stderr is not None
+        said = [proc.stderr.readline()]
+        while said[-1] and not said[-1].startswith("kb publish: inserted"):
+            said.append(proc.stderr.readline())
+        proc.send_signal(sig)  # the chunks written; indexing, loading, warming to come
+        said += proc.stderr.read().splitlines()
+        assert proc.wait(60) == 130, said
+        assert said[-1] == (f"kb: interrupted: publishing into {url} stopped before the "
+                            f"release was served: alias {ALIAS} still serves {first}; what "
+                            "was loaded is never served, and `kb publish` again drops it "
+                            "and loads the release anew"), said
+        assert eng.alias_target() == first
+        res = CliRunner().invoke(main, ["publish", "--engine", url, "--index",
+                                        str(repo / "r2")])
+        assert res.exit_code == 0 and "dropped what an interrupted publish left of" in \
+            res.stderr, res.output
+        assert eng.alias_target() != first
+        res = CliRunner().invoke(main, ["query", "--engine", url, "--json", "过滤器多久清洗"])
+        assert res.exit_code == 0 and NEW in res.output, res.output
         eng.close()
     finally:
         server.stop()

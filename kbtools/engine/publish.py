@@ -149,7 +149,7 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
                               "it", path=str(engine.url))
         if not usable:
             # what an interrupted publish left of it is dropped; one loading it refused
-            with claimed(engine, name) as claim:
+            with claimed(engine, name, say) as claim:
                 _load(engine, index, checked, name, derived, say, claim)
         _check_count(engine, name, count)
     finally:
