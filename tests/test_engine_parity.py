@@ -266,6 +266,22 @@ def test_a_partial_model_is_searched_without_a_filter_expression(example):
         "a few chunks' vectors are fetched once per release, not once per question"
 
 
+@pytest.mark.parametrize("where", [[], ["lang=zh"], ["category=crop-protection"]])
+def test_same_chunks_in_the_same_order_at_every_depth(example, where):
+    """Twelve Chinese and twelve English known-answer questions, 1, 5 and 50 deep, with and
+    without filters: the engine answers the local chunks in the local order, and the same
+    no-answer verdicts (session 44: 216 of 216)."""
+    local, remote = example
+    questions = load_questions(REPO / "tests" / "data" / "known_answers.jsonl")
+    zh = [q["query"] for q in questions if any("\u4e00" <= c <= "\u9fff" for c in q["query"])]
+    en = [q["query"] for q in questions if q["query"].isascii()]
+    for q in zh[:12] + en[:12]:
+        for k in (1, 5, 50):
+            a, b = (search(index, q, k=k, where=where) for index in (local, remote))
+            assert [r.chunk_id for r in b.results] == [r.chunk_id for r in a.results], (q, k)
+            assert b.no_answer == a.no_answer, (q, k)
+
+
 def test_missing_vectors_in_the_engine_are_one_error(example, monkeypatch):
     """A collection that lacks rows the release's chunk table lists is damaged: one line
     saying so, not a silently shorter list."""
