@@ -282,7 +282,8 @@ def test_a_served_release_whose_meta_was_dropped_is_published_again(signed, milv
     assert search(EngineReader(eng).current(), QUESTION).results
     out = CliRunner().invoke(main, ["publish", "--engine", url, "--index", str(_rel(dev, 1))])
     assert out.exit_code == 0, out.output
-    assert out.stdout == f"{res.collection} is already published and served; nothing to do\n"
+    assert out.stdout.startswith(f"{res.collection} is already published and served by "
+                                 "alias kb_current; nothing written, loaded and warmed (")
 
 
 # 3 ---------------------------------------------------------------------------------------
@@ -501,6 +502,10 @@ def test_refused_credentials_are_named_as_such(tmp_path, status):
         assert url in res.output and f"the engine refused the credentials ({status}" in res.output
         assert "check the engine's credentials (--token-file" in res.output
         assert "is the server running" not in res.output  # it is: it refused the token
+        res = CliRunner().invoke(main, ["query", "--engine", url, QUESTION])  # no token
+        assert res.exit_code == 1 and len(res.output.strip().splitlines()) == 1, res.output
+        assert f"{url}: connecting without a token failed: the engine refused the " \
+               f"credentials ({status}" in res.output, res.output
     finally:
         refuse.server.stop(None)
 

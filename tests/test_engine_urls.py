@@ -97,3 +97,26 @@ def test_a_token_file_that_never_ends_is_refused_at_once(tmp_path):
         assert res.returncode == 2, res.stderr
         assert res.stderr.strip().splitlines() == [
             f"kb: error: {path}: cannot read the token file: {words}"]
+
+
+# what `kb query`'s own search needs, and an engine that does not answer never does
+SEARCH_MODULES = ("kbtools.query.search", "kbtools.index.reader", "kbtools.agents.asked",
+                  "kbtools.query.quality", "git")
+
+
+def test_a_query_to_a_wrong_port_loads_no_search(tmp_path):
+    """`kb query --engine` to a port nothing listens on imported the index, the search and
+    GitPython (~2 s of a 3 s answer under load) before it connected; now the one line
+    naming the address comes first and none of them is loaded."""
+    from tests.milvus_server import free_port
+
+    port = free_port()
+    code = ("import sys\nfrom kbtools.cli import main\n"
+            f"try:\n    main(['query', '--engine', 'milvus://127.0.0.1:{port}/kb', "
+            f"{QUESTION!r}])\nexcept SystemExit as exc:\n    print(exc.code)\n"
+            f"print(sorted(m for m in {SEARCH_MODULES!r} if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env(tmp_path / "home"), timeout=120)
+    assert out.stdout.strip().splitlines() == ["1", "[]"], out
+    assert f"nothing answers at 127.0.0.1:{port}" in out.stderr, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1, out.stderr

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kbtools.agents.citation_text import NARROW_DIGITS
+from kbtools.agents.citation_text import NARROW_DIGITS, is_commit
+from kbtools.errors import UsageError, one_line
 from kbtools.query import question
 
 # a blank question, refused alike by MCP `search`, /api/search and `kb query`
@@ -89,3 +90,18 @@ def filters(where: list[str] | str | None) -> list[str]:
     `where: ""` as a bad filter where /api/search searched everything)."""
     given = [where] if isinstance(where, str) else list(where or [])
     return [w for w in given if w.strip()]
+
+
+def release_arguments(commit: Any, release: Any) -> tuple[str | None, str | None]:
+    """(the commit, the tag) a call's `commit` and `release` arguments ask for, None for one
+    not given (or given empty); UsageError when the commit is no commit or the tag is blank."""
+    commit, release = (None if v == "" else v for v in (commit, release))  # as not given
+    if commit is not None and not (isinstance(commit, str) and is_commit(commit.strip())):
+        raise UsageError(f"'commit' must be a commit's 7 to 64 hexadecimal digits (a result's "
+                         f"release source_commit), not '{one_line(str(commit), 80)}'")
+    if release is not None and not (isinstance(release, str) and release.strip()):
+        raise UsageError("'release' must be a release tag (a result's release tag)")
+    # "kb-r2 " pasted with a blank, KB-R2, a full-width ｋｂ－ｒ２: kb-r2, as `kb rollback` reads it
+    from kbtools.ship.git import spelled_tag  # (here: `kb query --engine` connects first)
+
+    return (commit.strip().lower() if commit else None, spelled_tag(release) if release else None)

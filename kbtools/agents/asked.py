@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from kbtools.agents.citation_text import is_commit
+from kbtools.agents.arguments import release_arguments as release_arguments
 from kbtools.agents.opened import Key, Open, OpenedReleases, release_key
-from kbtools.errors import KbError, UsageError, one_line
+from kbtools.errors import KbError, UsageError
 from kbtools.index.layout import DeviceLayout, ReleaseLayout, device_of_release
 from kbtools.index.reader import KbIndex, ReleaseInfo
 from kbtools.index.store import Store
@@ -39,7 +39,7 @@ from kbtools.ship.checkout import (
 )
 from kbtools.ship.device import is_device_dir
 from kbtools.ship.devicestate import synced_from
-from kbtools.ship.git import parse_serial, spelled_tag
+from kbtools.ship.git import parse_serial
 from kbtools.ship.readonly import copy_device
 from kbtools.ship.tagged import tag_sources
 
@@ -146,19 +146,6 @@ def _holds(root: Path, doc: str) -> bool:
         return False
     finally:
         store.close()
-
-
-def release_arguments(commit: Any, release: Any) -> tuple[str | None, str | None]:
-    """(the commit, the tag) a call's `commit` and `release` arguments ask for, None for one
-    not given (or given empty); UsageError when the commit is no commit or the tag is blank."""
-    commit, release = (None if v == "" else v for v in (commit, release))  # as not given
-    if commit is not None and not (isinstance(commit, str) and is_commit(commit.strip())):
-        raise UsageError(f"'commit' must be a commit's 7 to 64 hexadecimal digits (a result's "
-                         f"release source_commit), not '{one_line(str(commit), 80)}'")
-    if release is not None and not (isinstance(release, str) and release.strip()):
-        raise UsageError("'release' must be a release tag (a result's release tag)")
-    # "kb-r2 " pasted with a blank, KB-R2, a full-width ｋｂ－ｒ２: kb-r2, as `kb rollback` reads it
-    return (commit.strip().lower() if commit else None, spelled_tag(release) if release else None)
 
 
 def _is(info: ReleaseInfo | Kept, commit: str | None, tag: str | None) -> bool:

@@ -6,10 +6,16 @@ from pathlib import Path
 
 import click
 
-from kbtools.commands.output import alias_option, echo_json, engine_options, json_option
-from kbtools.engine.milvus import ALIAS, connect_url
+from kbtools.commands.output import (
+    alias_option,
+    echo_json,
+    engine_options,
+    json_option,
+    terminate_interrupts,
+)
+from kbtools.engine.milvus import ALIAS, Engine, connect_url
 from kbtools.engine.publish import check_release, publish
-from kbtools.errors import UsageError
+from kbtools.errors import EngineError, Interrupted, UsageError
 from kbtools.ship.release import release_settings
 
 
@@ -52,8 +58,13 @@ def publish_cmd(engine: str | None, token_file: Path | None, index_path: Path | 
     eng = connect_url(engine, token_file, create_db=True)
     try:
         say = None if as_json else (lambda m: click.echo(f"kb publish: {m}", err=True))
-        res = publish(eng, checked, keep=keep or settings.keep, alias=alias, progress=say,
-                      same_base=same_base)
+        before = eng.alias_target(alias)
+        with terminate_interrupts():  # SIGTERM as Ctrl-C: the same line on the way out
+            try:
+                res = publish(eng, checked, keep=keep or settings.keep, alias=alias,
+                              progress=say, same_base=same_base)
+            except KeyboardInterrupt:
+                raise _stopped(eng, alias, before) from None
     finally:
         eng.close()
     for warning in res.warnings:
@@ -70,4 +81,23 @@ def publish_cmd(engine: str | None, token_file: Path | None, index_path: Path | 
                    f"({res.chunks} chunks, {res.seconds}s); alias {alias} moved"
                    + (f"; dropped {', '.join(res.pruned)}" if res.pruned else ""))
     else:
-        click.echo(f"{res.collection} is already published and served; nothing to do")
+        click.echo(f"{res.collection} is already published and served by alias {alias}; "
+                   f"nothing written, loaded and warmed ({res.seconds}s)")
+
+
+def _stopped(eng: Engine, alias: str, before: str | None) -> Interrupted:
+    """The one line of a publish stopped (Ctrl-C, SIGTERM), read from the engine: what the
+    alias serves now, which a half-loaded collection never is."""
+    stopped = f"publishing into {eng.url} stopped"
+    try:
+        now = eng.alias_target(alias)
+    except EngineError as exc:
+        return Interrupted(f"{stopped}; what alias {alias} serves could not be read "
+                           f"({exc.message}); run `kb publish` again", path=str(eng.url))
+    if now != before:  # stopped after the alias moved: the release is served
+        return Interrupted(f"{stopped} after alias {alias} moved to {now}: it is served; run "
+                           "`kb publish` again to prune old releases", path=str(eng.url))
+    served = f"still serves {now}" if now else "serves nothing yet"
+    return Interrupted(f"{stopped} before the release was served: alias {alias} {served}; "
+                       "what was loaded is never served, and `kb publish` again drops it and "
+                       "loads the release anew", path=str(eng.url))

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import click
 
-from kbtools.agents.arguments import MAX_QUESTION_CHARS
-from kbtools.agents.asked import asked_at, asked_search, release_arguments
+from kbtools.agents.arguments import MAX_QUESTION_CHARS, release_arguments
 from kbtools.commands.output import (
     INDEX_DEFAULT,
     alias_option,
@@ -22,12 +21,15 @@ from kbtools.commands.output import (
 from kbtools.config import MAX_K
 from kbtools.engine.milvus import connect_url
 from kbtools.errors import KbError, UsageError, valid_unicode
-from kbtools.index.reader import KbIndex
-from kbtools.query.log import record_question
-from kbtools.query.quality import check_question, question_lines
-from kbtools.query.question import refuse_blank
-from kbtools.query.results import FILTERED_AWAY, UNCOMMITTED, SearchResponse
-from kbtools.query.search import search
+from kbtools.query.question import refuse_blank  # (light: agents.arguments loads it)
+
+if TYPE_CHECKING:
+    from kbtools.index.reader import KbIndex
+    from kbtools.query.results import SearchResponse
+
+# The search and the releases it reads (index, search, GitPython: ~1.5 s of imports under
+# load) are imported where a question is answered, after `--engine`'s connection: an
+# engine that does not answer is told without them.
 
 
 @click.command("query")
@@ -111,17 +113,19 @@ def query_cmd(question: str | None, index_path: Path | None, commit: str | None,
         refuse_blank(question, "QUESTION")
     release_arguments(commit, release)  # a malformed one refused before anything is opened
     if engine is not None:  # a release asked for: among those the engine holds
-        # imported here, as the CLI imports a command: finding an engine's other releases
-        # reads commits (GitPython), which a local question never loads
+        eng = connect_url(engine, token_file)  # (an engine that does not answer: at once)
+        from kbtools.agents.asked import asked_search
         from kbtools.engine.remote import open_engine_index
 
-        served = open_engine_index(connect_url(engine, token_file), alias)
+        served = open_engine_index(eng, alias)
         with asked_search(served, commit, release, None, "--commit and --release") as index:
             _answer(index, question, batch, k=k, where=list(where),
                     verified_only=verified_only, mode=mode, explain=explain,
                     as_json=as_json, log=not no_log)
         return
     # the release a result cited, found as MCP `search` finds it (refused once gone)
+    from kbtools.agents.asked import asked_at
+
     with asked_at(index_path, commit, release) as index:
         _answer(index, question, batch, k=k, where=list(where), verified_only=verified_only,
                 mode=mode, explain=explain, as_json=as_json, log=not no_log)
@@ -146,6 +150,9 @@ def _answer(index: KbIndex, question: str | None, batch: BinaryIO | None, *, k: 
 def _logged_search(index: KbIndex, question: str, *, log: bool, k: int | None, where: list[str],
                    verified_only: bool | None, mode: str) -> SearchResponse:
     """`search`, with the question recorded in the device's query log (also when it fails)."""
+    from kbtools.query.log import record_question
+    from kbtools.query.search import search
+
     try:
         res = search(index, question, k=k, where=where, verified_only=verified_only, mode=mode)
     except KbError as exc:
@@ -164,6 +171,8 @@ def _run_batch(index: KbIndex, batch: BinaryIO, *, k: int | None, where: list[st
     A line that is not UTF-8 or breaks the format is a one-line error naming the file and
     line; lone surrogates (JSON ``\\ud800``) in a question are cleaned by the search and in an
     id are shown as U+FFFD."""
+    from kbtools.query.quality import check_question, question_lines
+
     name = getattr(batch, "name", "<batch>")
     name = name if isinstance(name, str) else "<stdin>"
     for n, line in question_lines(batch, name):
@@ -230,6 +239,8 @@ def _render_evaluation(ev: dict[str, Any]) -> None:
 
 
 def render(res: SearchResponse, explain: bool) -> None:
+    from kbtools.query.results import FILTERED_AWAY, UNCOMMITTED
+
     rel = res.release
     origin = f"release {rel.tag}" if rel.tag else "local build"
     commit = rel.commit_text()

@@ -40,7 +40,7 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
@@ -262,7 +262,8 @@ def busy(engine: Engine, name: str, claim: Claim) -> EngineError:
 
 
 @contextmanager
-def claimed(engine: Engine, name: str) -> Iterator[Claim]:
+def claimed(engine: Engine, name: str, say: Callable[[str], None] = lambda _m: None
+            ) -> Iterator[Claim]:
     """Take collection `name` over for loading it: refuse (`busy`) while another publish
     that may be running holds it; drop what a stopped one left (never while an alias
     serves it: `Engine.drop` refuses, ServedError). The claim is made when the caller
@@ -270,12 +271,13 @@ def claimed(engine: Engine, name: str) -> Iterator[Claim]:
     take over: another publish may create it between the look and a drop, and the drop
     would take its collection from under it (two first publishes of a release: both
     failed); an ``__meta`` left alone by an interrupted drop goes once the collection is
-    this publish's (`drop_orphan_meta`)."""
+    this publish's (`drop_orphan_meta`). `say` is told when something was dropped."""
     exists, other = _sight(engine, name)
     if other is not None:
         raise busy(engine, name, other)
     if exists:
         engine.drop(name)
+        say(f"dropped what an interrupted publish left of {name}; loading it anew")
     claim = Claim(socket.gethostname(), os.getpid(), secrets.token_hex(8), time.time())
     _RUNNING.add(claim.nonce)
     stop = threading.Event()

@@ -470,7 +470,10 @@ def connect(url: EngineUrl, token: str = "", *, create_db: bool = False) -> Engi
     except EngineError:
         raise
     except Exception as exc:  # MilvusException, or grpc's own types when nothing listens
-        raise engine_error(url, exc, "connecting", CONNECT_TIMEOUT) from None
+        err = engine_error(url, exc, "connecting", CONNECT_TIMEOUT)
+        if not token and err.key == "engine_refused":  # none given: the likely cause, said
+            err = engine_error(url, exc, "connecting without a token", CONNECT_TIMEOUT)
+        raise err from None
     return Engine(url, client)
 
 

@@ -10,8 +10,9 @@ takes the alias from it: one the engine holds ready is refused (`kb rollback` se
 one it does not (pruned, or published by a kb of other rules: what `rollback` says to
 publish again), or one a newer was published over while it loaded, is loaded and the alias
 left where it is, so that a rollback can serve it. Re-publishing a release already
-published is a no-op when the alias serves it complete (both its collections, marked
-complete: what its readers need); one the alias serves incomplete (its ``__meta`` dropped)
+published writes nothing when the alias serves it complete (both its collections, marked
+complete: what its readers need), but loads and warms the served collection (`Engine.warm`:
+a restarted server may hold it released, and its first reader would pay the load); one the alias serves incomplete (its ``__meta`` dropped)
 is loaded into another collection, the alias moved there and the broken one dropped
 (`_release_name`); whatever an interrupted publish left of a release (`_complete` says it
 is not) is dropped and loaded again, unless another publish is loading it now
@@ -134,8 +135,13 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
         broken = current is not None and (not _complete(engine, current)
                                            or current in damaged)
         if current == name and not broken:
+            # nothing to write, but the served release must answer now: a restarted
+            # server holds it released, and its first reader would pay the load
+            ready(engine, name)
+            say(f"loaded and warmed {name}")
             return PublishResult(str(engine.url), name, checked.tag, checked.serial,
-                                 0, False, current, moved=False)
+                                 0, False, current, moved=False,
+                                 seconds=round(time.perf_counter() - t0, 3))
         older = _older(engine, checked, cur)
         usable = _complete(engine, name) and name not in damaged
         if older is not None and usable:
@@ -143,7 +149,7 @@ def publish(engine: Engine, checked: CheckedRelease, *, keep: int = 5, alias: st
                               "it", path=str(engine.url))
         if not usable:
             # what an interrupted publish left of it is dropped; one loading it refused
-            with claimed(engine, name) as claim:
+            with claimed(engine, name, say) as claim:
                 _load(engine, index, checked, name, derived, say, claim)
         _check_count(engine, name, count)
     finally:
@@ -387,6 +393,16 @@ def _load(engine: Engine, index: KbIndex, checked: CheckedRelease, name: str,
     say(f"loaded {name}")
 
 
+def ready(engine: Engine, name: str) -> None:
+    """Release collection `name` loaded with its ``__meta`` (what a reader opens first) and
+    warm (`Engine.warm`), before an alias is left on or moved to it: a restarted server
+    holds every collection released (milvus-lite: ``NotLoad``), which the first reader of a
+    re-published or rolled-back release paid, loading both."""
+    meta = name + META_SUFFIX
+    engine.call(f"loading {meta}", "load_collection", meta)
+    engine.warm(name)
+
+
 def _check_count(engine: Engine, name: str, want: int) -> None:
     got = engine.call(f"counting {name}", "query", name, filter="",
                       output_fields=["count(*)"], consistency_level="Strong",
@@ -507,7 +523,7 @@ def rollback(engine: Engine, tag: str | None = None, alias: str = ALIAS) -> dict
                           "moved: publish that release again with this kb (`kb publish "
                           "--engine … --index RELEASE`), then roll back to it",
                           path=str(engine.url))
-    engine.warm(target["collection"])  # as a publish does before the alias moves
+    ready(engine, target["collection"])  # as a publish does before the alias moves
     engine.point_alias(target["collection"], alias)
     return {"engine": str(engine.url), "from": current, "to": target["collection"],
             "tag": target["tag"]}

@@ -5,9 +5,7 @@
 facets, BM25 vocabulary and document frequencies, per-chunk arrays) come from the
 release's ``__meta`` collection, whose chunk rows are fetched from Milvus, and whose
 ``candidate_source`` asks Milvus for the BM25 (sparse, inner product) and dense (HNSW,
-cosine) candidates, with the filters as a Milvus expression (`kbtools.engine.expr`); under
-filters allowing at most `EXACT_FILTERED` chunks it fetches their vectors and ranks them
-exactly, as the local index does, since a filtered HNSW search misses eligible chunks. Its
+cosine) candidates (`kbtools.engine.candidates`). Its
 root is a local copy of the release's files taken from the engine (`kbtools.engine.cache`:
 the Markdown sources, and with ``files=True`` — the web app — formulas, images, tables).
 Fusion, the no-answer rule and citations stay in `kbtools.query.search`, so the answers
@@ -19,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import json
-import math
 import threading
 import time
 from collections.abc import Collection, Iterator
@@ -28,9 +25,9 @@ from typing import Any
 import numpy as np
 
 from kbtools.base_identity import base_parts
-from kbtools.embed.registry import get_embedder
 from kbtools.engine import expr
 from kbtools.engine.cache import forget_gone, keep_parts, kept_parts, release_root
+from kbtools.engine.candidates import MilvusCandidates
 from kbtools.engine.milvus import ALIAS, P_BASE, Engine, engine_error
 from kbtools.engine.parts import PAGE_ROWS, check_derivation, read_parts
 from kbtools.engine.published import EarlierReleases
@@ -44,24 +41,10 @@ from kbtools.index.store import SectionRow, Store, identifier_text, input_header
 from kbtools.index.synonyms import parse as parse_synonyms
 from kbtools.index.tokenize import Tokenizer
 from kbtools.query import pages
-from kbtools.query.candidates import CandidateRequest
-from kbtools.query.crosslingual import vector_lists
-from kbtools.query.filters import undated_keys
-from kbtools.query.fusion import Ranked
-from kbtools.query.inherit import sharing
-from kbtools.query.local_candidates import rank_exactly
 
-MAX_EF = 32768  # Milvus's bound on a HNSW search's ef
-# a filtered vector search over at most this many allowed chunks ranks them all exactly, as
-# the local index does (`kbtools.query.local_candidates.EXACT_FILTERED`), but the vectors come over
-# the wire (~0.14 ms a row from Milvus Lite: 1,000 rows ~140 ms, 20,000 rows 3.3–3.9 s), so
-# the engine's limit is lower; beyond it Milvus's filtered HNSW search is used (recall)
-EXACT_FILTERED = 1000
 # the chunk numbers one listing query asks for (`MilvusStore.listed`): a Milvus server caps
 # what one query returns (16,384 rows by default), and a large release has more table chunks
 LIST_ROWS = 8192
-FETCH_BYTES = 8 << 20  # vectors per query when fetching them for an exact ranking
-TIE_MARGIN = 10  # extra BM25 candidates fetched so ties at the cut break by chunk number
 CHUNK_FIELDS = ["num", "id", "doc", "kind", "line_start", "line_end", "verified", "models",
                 "row", "sparse"]
 
@@ -270,130 +253,6 @@ class MilvusBm25(Bm25):
             self.store.chunks([num])
         have = self.store.terms.get(num, set())
         return [t for t, i in zip(terms, ids, strict=True) if i in have]
-
-
-class MilvusCandidates:
-    """BM25 and vector candidates of one question from one release collection."""
-
-    def __init__(self, engine: Engine, collection: str, fields: dict[str, str],
-                 partial: dict[str, float], ef: int):
-        self.engine, self.collection, self.fields = engine, collection, fields
-        self.partial, self.ef = partial, ef
-        self._has: dict[str, np.ndarray] = {}  # model → per chunk: has its own vector
-
-    def _search(self, data: list[Any], field: str, limit: int, filt: str,
-                params: dict[str, Any]) -> list[tuple[int, float]]:
-        got = self.engine.call(f"searching {self.collection}", "search", self.collection,
-                               data=data, anns_field=field, limit=limit, filter=filt,
-                               output_fields=["num"], search_params=params)
-        return [(int(h["entity"]["num"]), float(h["distance"])) for h in got[0]]
-
-    def ranked_lists(self, index: KbIndex, req: CandidateRequest) -> dict[str, Ranked]:
-        """The candidate lists of `req`, as the local source makes them: each searched
-        among the chunks the request's mask allows, which is the filters widened to the
-        sections whose vectors allowed chunks share (`kbtools.query.inherit.widen_mask`),
-        for BM25 as for vectors; `inherit` then keeps the allowed ones. (BM25 searched
-        under the filters alone returned more allowed chunks than the local list keeps,
-        whose cut also counts those sections: other fused ranks under ``kind=table``.)"""
-        filt = widened(expr.where_expression(req.where, req.verified_only,
-                                             undated_keys(index, req.where)),
-                       _lenders(index, req))
-        lists: dict[str, Ranked] = {}
-        if req.mode in ("hybrid", "bm25") and (req.term_ids or req.expansion_ids):
-            weights = {int(i): req.expansion_weight for i in req.expansion_ids}
-            weights.update({int(i): 1.0 for i in req.term_ids})  # BM25 · weights, as locally
-            weights.update({int(i): float(w) for i, w in req.term_weights})
-            hits = self._search([weights], "sparse",
-                                req.count + TIE_MARGIN, filt,
-                                {"metric_type": "IP", "params": {"drop_ratio_search": 0.0}})
-            hits = sorted((h for h in hits if h[1] > 0), key=lambda h: (-h[1], h[0]))
-            lists["bm25"] = _ranked(hits[: req.count])
-        if req.mode in ("hybrid", "vector"):
-            lists.update(vector_lists(index, req.text,
-                                      lambda model: self._vector(index, model, req, filt)))
-        return lists
-
-    def _vector(self, index: KbIndex, model: str, req: CandidateRequest, filt: str) -> Ranked:
-        emb = get_embedder(model)
-        want = index.manifest["models"][model]["fingerprint"]
-        if emb.fingerprint() != want:
-            raise EngineError(f"the release in the engine holds {model!r} vectors of model "
-                              f"{want}, this machine has {emb.fingerprint()}; install the "
-                              "matching model or publish a release built with this one",
-                              path=str(self.engine.url), key="model_mismatch",
-                              values={"model": model})
-        q = pages.question_vector(model, req.text)  # embedded once: the page step reuses it
-        if req.mask is not None:  # the filters as the local mask, widened to the lenders
-            allowed = np.flatnonzero(req.mask & self._has_vector(index, model))
-            if len(allowed) <= EXACT_FILTERED:
-                return self._exact(index, model, q, allowed, req.count)
-        ef = max(self.ef, req.count)
-        if model in self.partial:
-            has = f"array_contains(models, {expr.literal(model)})"
-            filt = f"{has} and ({filt})" if filt else has
-            # the graph also holds the rows without this model's vector (chunks sharing a
-            # section's vector, other languages): a search that skips most of its nodes
-            # explores as many more to find what the local graph of embedded chunks finds
-            ef = min(MAX_EF, math.ceil(ef / max(self.partial[model], 1e-3)))
-        hits = self._search([q.tolist()], self.fields[model], req.count, filt,
-                            {"metric_type": "COSINE", "params": {"ef": ef}})
-        return _ranked(hits)
-
-    def _has_vector(self, index: KbIndex, model: str) -> np.ndarray:
-        if model not in self._has:
-            self._has[model] = np.array([model in m.split(",")
-                                         for m in index.chunk_table().models], dtype=bool)
-        return self._has[model]
-
-    def _exact(self, index: KbIndex, model: str, q: np.ndarray, allowed: np.ndarray,
-               count: int) -> Ranked:
-        """The allowed chunks ranked exactly by cosine, as the local index ranks a filtered
-        subset: their vectors fetched by chunk number, normalised, best first, ties in chunk
-        order. (A filtered HNSW search in Milvus leaves out eligible chunks, and the lowest
-        score of a list moves every score the fusion normalises with it.)"""
-        if len(allowed) == 0:
-            return Ranked(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
-        field = self.fields[model]
-        dim = int(index.manifest["models"][model]["dim"])
-        mat = np.empty((len(allowed), dim), dtype=np.float32)
-        row_of = {int(n): i for i, n in enumerate(allowed)}
-        found = 0
-        step = max(1, FETCH_BYTES // (4 * dim))
-        for start in range(0, len(allowed), step):
-            nums = ", ".join(str(int(n)) for n in allowed[start:start + step])
-            got = self.engine.call(f"reading vectors of {self.collection}", "query",
-                                   self.collection, filter=f"num in [{nums}]",
-                                   output_fields=[field])
-            for r in got:
-                mat[row_of[int(r["num"])]] = np.asarray(r[field], dtype=np.float32)
-            found += len(got)
-        if found != len(allowed):
-            raise EngineError(f"release {self.collection} in the engine lacks the vectors of "
-                              f"{len(allowed) - found} of the {len(allowed)} chunks a filter "
-                              "allows; publish it again", path=str(self.engine.url))
-        return rank_exactly(allowed, mat, q, count)
-
-
-def widened(filt: str, lenders: np.ndarray) -> str:
-    """Filter expression `filt` widened to the chunks `lenders` too (`_lenders`)."""
-    if not filt or not len(lenders):
-        return filt
-    return f"({filt}) or num in [{', '.join(str(int(n)) for n in lenders)}]"
-
-
-def _lenders(index: KbIndex, req: CandidateRequest) -> np.ndarray:
-    """The chunks whose vectors chunks allowed by the question's filters share (the mask of
-    the request is widened by `kbtools.query.inherit.widen_mask`); empty without filters."""
-    share = sharing(index)
-    if req.mask is None or share is None:
-        return np.zeros(0, dtype=np.int64)
-    parents = share.parent[req.mask]
-    return np.unique(parents[parents >= 0])
-
-
-def _ranked(hits: list[tuple[int, float]]) -> Ranked:
-    return Ranked(np.array([h[0] for h in hits], dtype=np.int64),
-                  np.array([h[1] for h in hits], dtype=np.float32))
 
 
 class MilvusIndex(KbIndex):

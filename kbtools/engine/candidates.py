@@ -1,0 +1,212 @@
+"""A published release's BM25 and vector candidates, from its Milvus collection
+(`MilvusCandidates`, the ``candidate_source`` of `kbtools.engine.remote.MilvusIndex`).
+
+BM25 is a search of the ``sparse`` field (our weights, inner product); each model's vector
+list a search of its dense field (HNSW, cosine), with the question's filters as a Milvus
+expression (`kbtools.engine.expr`). Chunks without a model's own vector (another language's,
+or sharing their section's) hold a placeholder there (`kbtools.engine.rows.placeholders`)
+and are kept out of its lists without a filter expression on the engine: an expression
+matching most of a collection costs its evaluation on every row it matches (milvus-lite:
+15–19 s a question on the 54,626-chunk tidb-docs-cn, `array_contains(models, …)` and
+``num < 30000`` alike, against 0.1 s unfiltered), so
+
+* a model few chunks have (at most `FEW_VECTORS`: the English model of a Chinese corpus)
+  has their vectors fetched once per release and ranked exactly, as the local index
+  ranks a filtered subset, with or without filters;
+* a model most chunks have is searched unfiltered for proportionally more hits, and the
+  chunks without their own vector dropped here (`_has_vector`), asking for more while too
+  few of its own remain (a section's vector lent to its chunks is one hit per chunk);
+* under the question's own filters, at most `EXACT_FILTERED` allowed chunks are ranked
+  exactly (their vectors fetched), more by Milvus's filtered HNSW search.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from kbtools.embed.registry import get_embedder
+from kbtools.engine import expr
+from kbtools.engine.milvus import Engine
+from kbtools.errors import EngineError
+from kbtools.index.reader import KbIndex
+from kbtools.query import pages
+from kbtools.query.candidates import CandidateRequest
+from kbtools.query.crosslingual import vector_lists
+from kbtools.query.filters import undated_keys
+from kbtools.query.fusion import Ranked
+from kbtools.query.inherit import sharing
+from kbtools.query.local_candidates import rank_exactly
+
+MAX_EF = 32768  # Milvus's bound on a HNSW search's ef
+# a filtered vector search over at most this many allowed chunks ranks them all exactly, as
+# the local index does (`kbtools.query.local_candidates.EXACT_FILTERED`), but the vectors come over
+# the wire (~0.14 ms a row from Milvus Lite: 1,000 rows ~140 ms, 20,000 rows 3.3–3.9 s), so
+# the engine's limit is lower; beyond it Milvus's filtered HNSW search is used (recall)
+EXACT_FILTERED = 1000
+FETCH_BYTES = 8 << 20  # vectors per query when fetching them for an exact ranking
+TIE_MARGIN = 10  # extra BM25 candidates fetched so ties at the cut break by chunk number
+# a model at most this many chunks have its own vector of: their vectors are fetched once
+# per release (~0.14 ms a row from Milvus Lite, 384–512 floats each: 5,000 rows ~10 MB) and
+# ranked exactly, as the local index's graph of those chunks alone ranks them
+FEW_VECTORS = 5000
+MAX_LIMIT = 16384  # Milvus's bound on a search's limit
+
+
+class MilvusCandidates:
+    """BM25 and vector candidates of one question from one release collection."""
+
+    def __init__(self, engine: Engine, collection: str, fields: dict[str, str],
+                 partial: dict[str, float], ef: int):
+        self.engine, self.collection, self.fields = engine, collection, fields
+        self.partial, self.ef = partial, ef
+        self._has: dict[str, np.ndarray] = {}  # model → per chunk: has its own vector
+        # model → (its chunks, their vectors) of a model few chunks have (`FEW_VECTORS`)
+        self._few: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    def _search(self, data: list[Any], field: str, limit: int, filt: str,
+                params: dict[str, Any]) -> list[tuple[int, float]]:
+        got = self.engine.call(f"searching {self.collection}", "search", self.collection,
+                               data=data, anns_field=field, limit=limit, filter=filt,
+                               output_fields=["num"], search_params=params)
+        return [(int(h["entity"]["num"]), float(h["distance"])) for h in got[0]]
+
+    def ranked_lists(self, index: KbIndex, req: CandidateRequest) -> dict[str, Ranked]:
+        """The candidate lists of `req`, as the local source makes them: each searched
+        among the chunks the request's mask allows, which is the filters widened to the
+        sections whose vectors allowed chunks share (`kbtools.query.inherit.widen_mask`),
+        for BM25 as for vectors; `inherit` then keeps the allowed ones. (BM25 searched
+        under the filters alone returned more allowed chunks than the local list keeps,
+        whose cut also counts those sections: other fused ranks under ``kind=table``.)"""
+        filt = widened(expr.where_expression(req.where, req.verified_only,
+                                             undated_keys(index, req.where)),
+                       _lenders(index, req))
+        lists: dict[str, Ranked] = {}
+        if req.mode in ("hybrid", "bm25") and (req.term_ids or req.expansion_ids):
+            weights = {int(i): req.expansion_weight for i in req.expansion_ids}
+            weights.update({int(i): 1.0 for i in req.term_ids})  # BM25 · weights, as locally
+            weights.update({int(i): float(w) for i, w in req.term_weights})
+            hits = self._search([weights], "sparse",
+                                req.count + TIE_MARGIN, filt,
+                                {"metric_type": "IP", "params": {"drop_ratio_search": 0.0}})
+            hits = sorted((h for h in hits if h[1] > 0), key=lambda h: (-h[1], h[0]))
+            lists["bm25"] = _ranked(hits[: req.count])
+        if req.mode in ("hybrid", "vector"):
+            lists.update(vector_lists(index, req.text,
+                                      lambda model: self._vector(index, model, req, filt)))
+        return lists
+
+    def _vector(self, index: KbIndex, model: str, req: CandidateRequest, filt: str) -> Ranked:
+        emb = get_embedder(model)
+        want = index.manifest["models"][model]["fingerprint"]
+        if emb.fingerprint() != want:
+            raise EngineError(f"the release in the engine holds {model!r} vectors of model "
+                              f"{want}, this machine has {emb.fingerprint()}; install the "
+                              "matching model or publish a release built with this one",
+                              path=str(self.engine.url), key="model_mismatch",
+                              values={"model": model})
+        q = pages.question_vector(model, req.text)  # embedded once: the page step reuses it
+        has = self._has_vector(index, model)
+        few = model in self.partial and int(has.sum()) <= FEW_VECTORS
+        if req.mask is not None:  # the filters as the local mask, widened to the lenders
+            allowed = np.flatnonzero(req.mask & has)
+            if few or len(allowed) <= EXACT_FILTERED:
+                return self._exact(index, model, q, allowed, req.count)
+        elif few:
+            return self._exact(index, model, q, np.flatnonzero(has), req.count)
+        ef = max(self.ef, req.count)
+        params = {"metric_type": "COSINE", "params": {"ef": ef}}
+        if model in self.partial and not filt:
+            # the rows without their own vector dropped here, not by an expression the
+            # engine evaluates on every row it matches (module docstring): as many more
+            # hits asked for as the model's share of the chunks calls for, and more while
+            # too few are its own (a section's vector lent to its chunks is one hit each)
+            limit = math.ceil(req.count / max(self.partial[model], 1e-3)) + TIE_MARGIN
+            while True:
+                limit = min(MAX_LIMIT, limit)
+                hits = self._search([q.tolist()], self.fields[model], limit, "",
+                                    {**params, "params": {"ef": min(MAX_EF, max(ef, limit))}})
+                own = [h for h in hits if has[h[0]]]
+                if len(own) >= req.count or len(hits) < limit or limit == MAX_LIMIT:
+                    return _ranked(own[: req.count])
+                limit *= 4
+        if model in self.partial:
+            has_expr = f"array_contains(models, {expr.literal(model)})"
+            filt = f"{has_expr} and ({filt})" if filt else has_expr
+            # the graph also holds the rows without this model's vector (chunks sharing a
+            # section's vector, other languages): a search that skips most of its nodes
+            # explores as many more to find what the local graph of embedded chunks finds
+            ef = min(MAX_EF, math.ceil(ef / max(self.partial[model], 1e-3)))
+            params = {"metric_type": "COSINE", "params": {"ef": ef}}
+        hits = self._search([q.tolist()], self.fields[model], req.count, filt, params)
+        return _ranked(hits)
+
+    def _has_vector(self, index: KbIndex, model: str) -> np.ndarray:
+        if model not in self._has:
+            self._has[model] = np.array([model in m.split(",")
+                                         for m in index.chunk_table().models], dtype=bool)
+        return self._has[model]
+
+    def _exact(self, index: KbIndex, model: str, q: np.ndarray, allowed: np.ndarray,
+               count: int) -> Ranked:
+        """The allowed chunks ranked exactly by cosine, as the local index ranks a filtered
+        subset: their vectors fetched by chunk number, normalised, best first, ties in chunk
+        order. (A filtered HNSW search in Milvus leaves out eligible chunks, and the lowest
+        score of a list moves every score the fusion normalises with it.)"""
+        if len(allowed) == 0:
+            return Ranked(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
+        if model in self._few:  # every chunk with its own vector, fetched once
+            nums, vectors = self._few[model]
+            return rank_exactly(allowed, vectors[np.searchsorted(nums, allowed)], q, count)
+        has = self._has_vector(index, model)
+        if model in self.partial and int(has.sum()) <= FEW_VECTORS:
+            nums = np.flatnonzero(has)
+            self._few[model] = (nums, self._vectors(index, model, nums))
+            return self._exact(index, model, q, allowed, count)
+        return rank_exactly(allowed, self._vectors(index, model, allowed), q, count)
+
+    def _vectors(self, index: KbIndex, model: str, allowed: np.ndarray) -> np.ndarray:
+        """The vectors of `model` of chunks `allowed` (ascending), fetched by chunk number."""
+        field = self.fields[model]
+        dim = int(index.manifest["models"][model]["dim"])
+        mat = np.empty((len(allowed), dim), dtype=np.float32)
+        row_of = {int(n): i for i, n in enumerate(allowed)}
+        found = 0
+        step = max(1, FETCH_BYTES // (4 * dim))
+        for start in range(0, len(allowed), step):
+            nums = ", ".join(str(int(n)) for n in allowed[start:start + step])
+            got = self.engine.call(f"reading vectors of {self.collection}", "query",
+                                   self.collection, filter=f"num in [{nums}]",
+                                   output_fields=[field])
+            for r in got:
+                mat[row_of[int(r["num"])]] = np.asarray(r[field], dtype=np.float32)
+            found += len(got)
+        if found != len(allowed):
+            raise EngineError(f"release {self.collection} in the engine lacks the vectors of "
+                              f"{len(allowed) - found} of the {len(allowed)} chunks a filter "
+                              "allows; publish it again", path=str(self.engine.url))
+        return mat
+
+
+def widened(filt: str, lenders: np.ndarray) -> str:
+    """Filter expression `filt` widened to the chunks `lenders` too (`_lenders`)."""
+    if not filt or not len(lenders):
+        return filt
+    return f"({filt}) or num in [{', '.join(str(int(n)) for n in lenders)}]"
+
+
+def _lenders(index: KbIndex, req: CandidateRequest) -> np.ndarray:
+    """The chunks whose vectors chunks allowed by the question's filters share (the mask of
+    the request is widened by `kbtools.query.inherit.widen_mask`); empty without filters."""
+    share = sharing(index)
+    if req.mask is None or share is None:
+        return np.zeros(0, dtype=np.int64)
+    parents = share.parent[req.mask]
+    return np.unique(parents[parents >= 0])
+
+
+def _ranked(hits: list[tuple[int, float]]) -> Ranked:
+    return Ranked(np.array([h[0] for h in hits], dtype=np.int64),
+                  np.array([h[1] for h in hits], dtype=np.float32))
