@@ -281,7 +281,6 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
 # Chinese words for each reason `kbtools.query.search` gives; English shows the reason as is.
 REASONS: dict[str, str] = {
     NO_ANSWER_REASON: "没有段落达到相关度阈值",
-    "empty question": "问题为空",
     NO_WORDS_REASON: "问题中没有可检索的词",
     "the index is empty": "索引是空的",
     FILTERED_OUT: "没有符合筛选条件的段落",
