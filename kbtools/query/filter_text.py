@@ -290,8 +290,9 @@ _DECIMAL_COMMA = re.compile(r"\s*([+-]?\d+)[,，](\d{1,2}|\d{4,})(?![\d,，])")
 def written_hint(want: str) -> str:
     """What to write for an order's value whose number groups its thousands by commas
     (``5,000W``: ``write 5000W; ``), writes its decimal point as a comma (``12,5kW``: ``write
-    12.5kW; ``) or is in Chinese numerals (``十亩``: ``write 10亩; ``),
-    to begin the one-line refusal with; "" for another."""
+    12.5kW; ``) or is in Chinese numerals before no unit known (``二十块``: ``write 20块; ``;
+    `filter_numbers.in_digits` reads ``十亩``), to begin the one-line refusal with; "" for
+    another."""
     m = _GROUPED.match(want)
     lead = len(want) - len(want.lstrip(_NUMERALS))  # 十亩; 三点五 of 三点五千瓦 (千瓦 a unit)
     for end in (lead, lead - 1) if m is None and lead > 1 and want[lead - 1] in "千百万" else \
