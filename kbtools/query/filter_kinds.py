@@ -49,6 +49,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
+from typing import Any
 
 from kbtools.query.filter_numbers import (
     INCOMPARABLE,
@@ -326,9 +327,20 @@ class Wanted:
 
 
 # the words a filter's value names a YAML boolean by: YAML 1.1's, which front matter is read
-# by (an author's `reviewed: yes` is true), and Chinese 是 / 否; case-folded (`fold`)
-TRUE_WORDS = frozenset({"true", "yes", "on", "是"})
-FALSE_WORDS = frozenset({"false", "no", "off", "否"})
+# by (an author's `reviewed: yes` is true), and Chinese 是 / 否, 真 / 假, 对 / 错; case-folded
+TRUE_WORDS = frozenset({"true", "yes", "on", "是", "真", "对"})
+FALSE_WORDS = frozenset({"false", "no", "off", "否", "假", "错"})
+# a document's text that is a boolean too: the Chinese words, which YAML reads as no boolean
+# (`合格: 是` is the author's yes); an English ``"yes"`` in quotes stays the text it was quoted as
+_HELD_WORDS = {"是": True, "真": True, "对": True, "否": False, "假": False, "错": False}
+
+
+def held_boolean(value: Any) -> bool | None:
+    """The boolean a document's value holds: a YAML boolean, or a Chinese yes or no alone
+    (`_HELD_WORDS`: ``合格: 是``, ``ok: 假``); None for another value."""
+    if isinstance(value, bool):
+        return value
+    return _HELD_WORDS.get(value.strip()) if isinstance(value, str) and len(value) < 8 else None
 
 
 def boolean_of(text: str) -> bool | None:
@@ -498,7 +510,7 @@ def wanted_keys(want: str, dates: bool = True) -> list[str]:
     return year or [f"d:{instant_text(want)}"]
 
 
-__all__ = ["FALSE_WORDS", "TRUE_WORDS", "Period", "Span", "Wanted", "boolean_of", "equal_keys", "fold", "instant_text", "is_year",
+__all__ = ["FALSE_WORDS", "TRUE_WORDS", "Period", "Span", "Wanted", "boolean_of", "equal_keys", "fold", "held_boolean", "instant_text", "is_year",
            "keys_against", "member_class", "nearest_periods", "order_text", "period_keys",
            "period_of", "quantity_key", "reads_dates", "value_instant", "value_span", "version_text", "wanted",
            "wanted_keys", "written_text"]

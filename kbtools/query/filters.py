@@ -34,6 +34,7 @@ from kbtools.query.filter_kinds import (
     Wanted,
     boolean_of,
     fold,
+    held_boolean,
     instant_text,
     keys_against,
     nearest_periods,
@@ -124,8 +125,9 @@ def _compare(value: Any, op: str, want: str | Wanted) -> bool:
             hit = any(_compare(v, "=", want) for v in value)
             return hit if op == "=" else not hit
         return any(_compare(v, op, want) for v in value)
-    if isinstance(value, bool) and op in ("=", "!="):  # yes, on, 是 name true (YAML 1.1)
-        return (boolean_of(want.text) is value) == (op == "=")
+    if op in ("=", "!=") and (held := held_boolean(value)) is not None and (
+            isinstance(value, bool) or boolean_of(want.text) is not None):  # yes, on, 是, 真
+        return (boolean_of(want.text) is held) == (op == "=")  # name true (YAML 1.1; 合格: 是)
     if isinstance(value, bool):
         value = "true" if value else "false"
     if value is None:
