@@ -19,7 +19,7 @@ from decimal import Decimal
 
 from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
 from kbtools.errors import FilterError, UsageError, valid_unicode
-from kbtools.query.filter_kinds import keys_against, period_of, version_text, wanted
+from kbtools.query.filter_kinds import day_month, keys_against, period_of, version_text, wanted
 from kbtools.query.filter_numbers import narrow, order_number, quantity, unit_written
 
 # KEY: a front-matter key as a schema may declare it, in any script (作物, stage-期, crop_2),
@@ -141,6 +141,8 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                               key="bad_where", values={"where": shown})
         for ranged in (v for v in values if isinstance(v, Between)):
             _check_range(shown, key, op, ranged)
+        _check_day_month(shown, key, [v for x in values for v in (
+            (x.low, x.high) if isinstance(x, Between) else (x,)) if v is not None])
         if len(values) == 1 and isinstance(values[0], Between):  # power=5kW..10kW, 5kW..
             out += [(key, bound, end) for bound, end in values[0].bounds()]
             continue
@@ -170,6 +172,19 @@ def _check_tildes(shown: str, key: str, op: str, value: str) -> None:
                    if op in ("=", "!=") else f"{key}{op}{end}")
         raise FilterError("bad", f"{shown!r}: a ~ before {end} may mean about {end} or up to it; "
                           f"write {instead}", key="bad_where", values={"where": shown})
+
+
+def _check_day_month(shown: str, key: str, values: list[str]) -> None:
+    """A FilterError for a date the filter writes that may be either of two days, its day
+    and month each 12 or less (``03/04/2024``: 3 April, or March 4?), naming both as
+    ``YYYY-MM-DD``; ``15/03/2024`` and ``03/15/2024`` are read (`filter_kinds.day_month`)."""
+    for whole in values:  # (each end of a range not read as one: 01/03/2024..15/03/2024)
+        mark = next((m for m in RANGE_MARKS if m in whole), None)
+        for value in (whole,) if mark is None else (whole, *whole.split(mark)):
+            if len(dates := day_month(value) or ()) == 2:
+                raise FilterError("bad", f"{shown!r}: {value.strip()} may be {dates[0]} (day first) "
+                                  f"or {dates[1]} (month first); write {key}={dates[0]} or "
+                                  f"{key}={dates[1]}", key="bad_where", values={"where": shown})
 
 
 def _check_range(shown: str, key: str, op: str, ranged: Between) -> None:
