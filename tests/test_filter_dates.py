@@ -28,6 +28,7 @@ from kbtools.cli import main
 from kbtools.errors import FilterError
 from kbtools.query.filter_kinds import instant_text, period_of, reads_dates
 from kbtools.query.filter_text import parse_where
+from kbtools.query.filters import value_matches
 from tests.milvus_server import (  # noqa: F401 - milvus: a fixture
     engine_rows,
     facts_collection,
@@ -98,6 +99,27 @@ periods = st.one_of(
 @given(want=periods, op=st.sampled_from([">=", "<=", ">", "<", "=", "!="]))
 def test_any_period_or_instant_filters_alike_locally_and_in_milvus(coll, want, op):
     assert engine_rows(coll, "dates", "updated", op, want, DATES) == local_rows(DATES, "updated", op, want)
+
+
+@pytest.mark.parametrize(("where", "rows"), [
+    ("updated=2024年3月以后", [0, 1, 2, 3, 5, 6, 7, 9]), ("updated=since 2024-03", [0, 1, 2, 3, 5, 6, 7, 9]),
+    ("updated=2024年3月起", [0, 1, 2, 3, 5, 6, 7, 9]),
+    ("updated=2024年3月之后", [3, 6, 9]), ("updated=after March 2024", [3, 6, 9]),
+    ("updated=2024年3月之前", [4, 6, 8]), ("updated=before 2024-03", [4, 6, 8]),
+    ("updated=before 2024", [6]), ("updated=2024年3月以前", [0, 1, 2, 4, 5, 6, 7, 8]),
+    ("updated=until 2024-03", [0, 1, 2, 4, 5, 6, 7, 8]),
+    ("updated=2024-04-01,2024年2月以前", [3, 4, 6, 8]),  # an inclusive bound in a list
+])
+def test_a_date_bounded_by_a_word_filters_locally_and_in_milvus(coll, where, rows):
+    """``2024年3月以后``, ``since 2024-03``, ``after March 2024``, ``before 2024`` were text no
+    document holds: they are bounds, 以后 and since including the period, 之后 and after
+    not (session 44)."""
+    (key, op, want), = parse_where([where])
+    local = [i for i, f in enumerate(DATES) if value_matches(key, f.get(key), op, want)]
+    assert local == engine_rows(coll, "dates", key, op, want, DATES) == rows
+    with pytest.raises(FilterError, match=re.escape("is a bound, read with = alone")):
+        parse_where(["updated>=after 2024"])
+    assert parse_where(["title=after all"]) == [("title", "=", "after all")]
 
 
 @pytest.mark.parametrize(("where", "says"), [

@@ -120,6 +120,13 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                               f"{OPERATORS_SHOWN.replace('KEY', key)} (a "
                               f"value that starts so goes in quotes: {key}{op}\"{value}\")",
                               key="bad_where", values={"where": shown})
+        if (bound := date_bound(value)) is not None and bound[0] in (">", "<"):  # after 2024
+            if op != "=":
+                raise FilterError("bad", f"{shown!r}: {value} is a bound, read with = alone "
+                                  f"({key}={value}, or {key}{''.join(bound)})",
+                                  key="bad_where", values={"where": shown})
+            out.append((key, *bound))
+            continue
         if op not in ("=", "!=") and (ranged := between(value)) is not None:
             raise FilterError("bad", f"{shown!r}: a range ({value}) is read with = alone "
                               f"({key}={value}); else give one bound ({key}{op}"
@@ -239,6 +246,28 @@ _AT_LEAST = ("不低于", "不少于", "不小于", "至少", "at least ", "no l
 _AT_MOST = ("不超过", "不高于", "不多于", "不大于", "至多", "最多", "at most ", "no more than ")
 
 
+# words that make a date a bound (`date_bound`), after it or before it: from it on and up to it
+# included, as 以上 and 以下 include theirs (2024年3月以后, 2024年3月起, since 2024-03; 以前,
+# until 2024); after it and before it not (2024年3月之后, after March 2024; 之前, before 2024)
+_DATE_BOUNDS = ((">=", ("及以后", "以后", "以来", "起"), ("since ", "from ")),
+                ("<=", ("及以前", "以前"), ("until ", "till ", "through ")),
+                (">", ("之后", "后"), ("after ",)), ("<", ("之前", "前"), ("before ",)))
+
+
+def date_bound(value: str) -> tuple[str, str] | None:
+    """(operator, date) of a filter's bare value that bounds a date, month or year by a
+    word (`_DATE_BOUNDS`: ``2024年3月以后`` ``>=``, ``after March 2024`` ``>``, ``before
+    2024`` ``<``); None for another value."""
+    text = narrow(value.strip())
+    folded = text.casefold()
+    for op, after, before in _DATE_BOUNDS:
+        end = next((text[:-len(w)] for w in after if text.endswith(w) and len(text) > len(w)),
+                   None) or next((text[len(w):] for w in before if folded.startswith(w)), None)
+        if end is not None and period_of(end := end.strip()) is not None:
+            return op, end
+    return None
+
+
 def between(value: str) -> Between | None:
     """The range a filter's bare value writes (`range_ends`: ``5kW..10kW``, ``5–10kW``), or
     one open at an end: ``5kW..``, ``5kW~``, ``5kW以上``, ``5kW+``, ``不低于5kW``, ``at least
@@ -251,6 +280,8 @@ def between(value: str) -> Between | None:
         return Between(*ends, written=text)
     if len(text) > MAX_RANGE_CHARS:
         return None
+    if (bound := date_bound(text)) is not None and bound[0] in (">=", "<="):  # 2024年3月以后
+        return Between(bound[1], None, text) if bound[0] == ">=" else Between(None, bound[1], text)
     above = next((m for m in _OPEN_ABOVE if text.endswith(m) and len(text) > len(m)), None)
     if above is not None and _an_end(low := text[:-len(above)].strip()):
         return Between(low, None, written=text)
