@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -24,7 +25,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kbtools.cli import main
+from kbtools.errors import FilterError
 from kbtools.query.filter_kinds import instant_text, period_of, reads_dates
+from kbtools.query.filter_text import parse_where
+from kbtools.query.filters import value_matches
 from tests.milvus_server import (  # noqa: F401 - milvus: a fixture
     engine_rows,
     facts_collection,
@@ -68,6 +72,9 @@ def coll(milvus):  # noqa: F811
     (">=", "2024-03-01T00:00Z", [0, 2, 3, 4, 5, 6, 7, 9]),  # an instant: UTC, not row 1
     ("=", "2024年3月15日 08:00", [5]), ("=", "2024-03-15 08:00", [5]),
     ("=", "2024年3月15日8时", [5]),
+    # day first or month first, where the other is above 12 (session 44)
+    ("=", "15/03/2024", [5]), ("=", "03/15/2024", [5]), ("=", "15-3-2024", [5]),
+    (">=", "31/03/2024", [2, 3, 6, 9]), ("<", "13/03/2024", [0, 1, 4, 6, 7, 8]),
 ])
 def test_a_date_month_or_year_is_the_whole_period_locally_and_in_milvus(coll, op, want, rows):
     assert reads_dates(["2024-03-01", "2024年2月", "unknown"])
@@ -80,6 +87,8 @@ periods = st.one_of(
     days.map(lambda d: d.isoformat()), days.map(lambda d: f"{d.year}/{d.month}/{d.day}"),
     days.map(lambda d: f"{d.year}年{d.month}月{d.day}日"), days.map(lambda d: f"{d:%Y-%m}"),
     days.map(lambda d: f"{d.year}年{d.month}月"), st.sampled_from(["2023", "2024", "2025年"]),
+    days.map(lambda d: f"{d.day:02d}/{d.month:02d}/{d.year}"),  # day first (or either: text)
+    days.map(lambda d: f"{d.month}/{d.day}/{d.year}"),
     st.builds(lambda d, h, z: f"{d.isoformat()}T{h:02d}:00{z}", days, st.integers(0, 23),
               st.sampled_from(["", "Z", "+08:00", "-05:00"])),
     st.builds(lambda d, h: f"{d.year}年{d.month}月{d.day}日 {h}:30", days, st.integers(0, 23)))
@@ -92,6 +101,42 @@ def test_any_period_or_instant_filters_alike_locally_and_in_milvus(coll, want, o
     assert engine_rows(coll, "dates", "updated", op, want, DATES) == local_rows(DATES, "updated", op, want)
 
 
+@pytest.mark.parametrize(("where", "rows"), [
+    ("updated=2024年3月以后", [0, 1, 2, 3, 5, 6, 7, 9]), ("updated=since 2024-03", [0, 1, 2, 3, 5, 6, 7, 9]),
+    ("updated=2024年3月起", [0, 1, 2, 3, 5, 6, 7, 9]),
+    ("updated=2024年3月之后", [3, 6, 9]), ("updated=after March 2024", [3, 6, 9]),
+    ("updated=2024年3月之前", [4, 6, 8]), ("updated=before 2024-03", [4, 6, 8]),
+    ("updated=before 2024", [6]), ("updated=2024年3月以前", [0, 1, 2, 4, 5, 6, 7, 8]),
+    ("updated=until 2024-03", [0, 1, 2, 4, 5, 6, 7, 8]),
+    ("updated=2024-04-01,2024年2月以前", [3, 4, 6, 8]),  # an inclusive bound in a list
+])
+def test_a_date_bounded_by_a_word_filters_locally_and_in_milvus(coll, where, rows):
+    """``2024年3月以后``, ``since 2024-03``, ``after March 2024``, ``before 2024`` were text no
+    document holds: they are bounds, 以后 and since including the period, 之后 and after
+    not (session 44)."""
+    (key, op, want), = parse_where([where])
+    local = [i for i, f in enumerate(DATES) if value_matches(key, f.get(key), op, want)]
+    assert local == engine_rows(coll, "dates", key, op, want, DATES) == rows
+    with pytest.raises(FilterError, match=re.escape("is a bound, read with = alone")):
+        parse_where(["updated>=after 2024"])
+    assert parse_where(["title=after all"]) == [("title", "=", "after all")]
+
+
+@pytest.mark.parametrize(("where", "says"), [
+    ("updated=03/04/2024", "03/04/2024 may be 2024-04-03 (day first) or 2024-03-04 (month "
+                           "first); write updated=2024-04-03 or updated=2024-03-04"),
+    ("updated>=05/01/2024", "write updated=2024-01-05 or updated=2024-05-01"),
+    ("updated=01/03/2024..15/03/2024", "01/03/2024 may be 2024-03-01 (day first)"),
+])
+def test_a_date_either_day_or_month_first_is_refused_naming_both(where, says):
+    """``updated=15/03/2024`` and ``03/15/2024`` were text no document holds; they are 15
+    March. ``03/04/2024`` may be 3 April or March 4: one line says to write either."""
+    with pytest.raises(FilterError, match=re.escape(says)):
+        parse_where([where])
+    assert parse_where(["updated=13/03/2024..15/03/2024"]) == [
+        ("updated", ">=", "13/03/2024"), ("updated", "<=", "15/03/2024")]
+
+
 @given(day=days, hour=st.integers(0, 23), zone=st.sampled_from(["", "Z", "+08:00", "-05:00"]),
        want=periods.filter(lambda w: period_of(w) is not None))
 @settings(max_examples=300, deadline=None)
@@ -100,6 +145,8 @@ def test_a_datetime_lies_in_the_periods_of_the_day_it_writes(day, hour, zone, wa
     value = f"{day.isoformat()}T{hour:02d}:15{zone}"
     text = want.replace("年", "-").replace("月", "-").replace("日", "").replace("/", "-")
     parts = [int(p) for p in text.strip("-").split("-")]
+    if len(parts) == 3 and parts[2] > 31:  # day or month first: the one above 12 is the day
+        parts = [parts[2], *(parts[1::-1] if parts[0] > 12 else parts[:2])]
     first = dt.date(parts[0], parts[1] if len(parts) > 1 else 1, parts[2] if len(parts) > 2 else 1)
     last = (first if len(parts) == 3 else
             dt.date(first.year, 12, 31) if len(parts) == 1 else

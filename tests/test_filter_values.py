@@ -65,6 +65,31 @@ def test_what_is_a_quantity():
         "t", "t", "d", "t", "d", "t", "m", "v", "t"]
 
 
+CHINESE = [{"合格": v} for v in (True, False, "真", "假", "对", "错", "是", ["否", "x"], "真的", "yes")]
+
+
+@pytest.fixture(scope="module")
+def chinese(milvus):  # noqa: F811
+    with facts_collection(milvus, "yesno", "yesno", [(f, False) for f in CHINESE]) as engine:
+        yield engine
+
+
+@pytest.mark.parametrize(("op", "want", "rows"), [
+    ("=", "真", [0, 2, 4, 6]), ("=", "对", [0, 2, 4, 6]), ("=", "是", [0, 2, 4, 6]),
+    ("=", "true", [0, 2, 4, 6]), ("=", "yes", [0, 2, 4, 6, 9]),  # 9: a quoted "yes" is text
+    ("=", "假", [1, 3, 5, 7]), ("=", "错", [1, 3, 5, 7]), ("=", "no", [1, 3, 5, 7]),
+    ("!=", "真", [1, 3, 5, 7, 8, 9]), ("=", "真的", [8]),  # 真的 is text, found as written
+])
+def test_chinese_yes_and_no_name_booleans_on_both_sides_locally_and_in_milvus(chinese, op, want,
+                                                                              rows):
+    """``--where 合格=真`` (假, 对, 错) was text, which YAML's ``合格: true`` is not; and a
+    document's ``合格: 是`` (YAML has no Chinese boolean: the author's yes) was no
+    ``合格=true``. The Chinese words name a boolean in a filter and in a document alike."""
+    assert local_rows(CHINESE, "合格", op, want) == rows
+    assert engine_rows(chinese, "yesno", "合格", op, want, CHINESE) == rows
+    assert value_matches("verified", True, "=", "对") and value_matches("verified", False, "=", "假")
+
+
 amounts = st.builds(lambda n, sp, u: f"{n}{sp}{u}", st.sampled_from(
     ["0", "5", "7.5", "11", "12", "-3", "500", "1e3", "007"]), st.sampled_from(["", " "]),
     st.sampled_from(["kW", "KW", "W", "亩", "%", "r/min", "公顷", "kg"]))
@@ -83,14 +108,15 @@ def test_any_quantity_or_number_filters_alike_locally_and_in_milvus(coll, want, 
     ("reviewed", "=", "yes", [0, 2, 4]), ("reviewed", "=", "YES", [0, 2, 4]),
     ("reviewed", "=", "是", [0, 4]), ("reviewed", "=", "on", [0, 4]),
     ("reviewed", "=", "true", [0, 4, 5]), ("reviewed", "!=", "yes", [1, 3, 5, 6]),
-    ("reviewed", "=", "no", [1]), ("reviewed", "=", "否", [1, 6]), ("reviewed", "=", "1", []),
+    ("reviewed", "=", "no", [1, 6]), ("reviewed", "=", "否", [1, 6]), ("reviewed", "=", "1", []),
 ])
 def test_yaml_booleans_are_named_as_authors_write_them_locally_and_in_milvus(coll, key, op,
                                                                              want, rows):
     """Front matter is YAML 1.1: an author's ``reviewed: yes`` is true, but
     ``--where reviewed=yes`` compared the word with "true" and found nothing (``是`` too);
     ``verified=是`` was refused (tests/test_filter_surfaces.py). A boolean is named by true, yes, on, 是 (false, no, off,
-    否), case aside; a quoted ``"yes"`` stays the text it is."""
+    否), case aside; a quoted ``"yes"`` stays the text it is (``否``, which YAML reads as no
+    boolean, is the author's no: session 44)."""
     assert local_rows(FACTS, key, op, want) == rows
     assert engine_rows(coll, "units", key, op, want, FACTS) == rows
     # verified (every row's False here) reads them alike, and is no longer refused so

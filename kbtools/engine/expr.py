@@ -57,6 +57,7 @@ from kbtools.query.filter_kinds import (
     boolean_of,
     equal_keys,
     fold,
+    held_boolean,
     instant_text,
     member_class,
     period_of,
@@ -175,8 +176,8 @@ def filter_fields(facts: dict[str, Any]) -> dict[str, dict[str, Any]]:
             folded |= {p for t in list(folded) for p in parents(t)}
         eq[key] = sorted(folded)
         keys = {k for t in same if (k := number_key(t)) is not None}
-        keys |= {f"b:{t}" for v in _members(value) if isinstance(v, bool)
-                 for t in [_as_text(v)]}  # a YAML boolean, as yes, on or 是 name it too
+        keys |= {f"b:{'true' if b else 'false'}" for v in _members(value)
+                 if (b := held_boolean(v)) is not None}  # a YAML boolean or 是 (yes, on name it)
         if keys := keys | {k for t in same for k in equal_keys(t)}:
             numbers[key] = sorted(keys)
         order[key] = _extremes(texts)

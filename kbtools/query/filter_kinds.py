@@ -49,6 +49,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
+from typing import Any
 
 from kbtools.query.filter_numbers import (
     INCOMPARABLE,
@@ -79,6 +80,10 @@ _EN_MONTH = (r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?
              r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
 _EN_DATE = re.compile(r"(?:(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?)?" + _EN_MONTH +
                       r"(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?,?\s+(\d{4})", re.ASCII | re.IGNORECASE)
+# a date written day and month first (15/03/2024, 15-3-2024) or month first (03/15/2024): read
+# where one of the two is above 12 and so no month, refused where either may be (`day_month`);
+# not with dots (15.3.2024 is a version, as versions are compared)
+_DAY_MONTH = re.compile(r"(\d{1,2})([/-])(\d{1,2})\2(\d{4})", re.ASCII)
 # `version_text`'s marks: after a release with a pre-release / without one (both before
 # every digit, so a shorter release orders first), and between pre-release identifiers
 # (before every character an identifier holds, so fewer identifiers order first)
@@ -113,12 +118,35 @@ def version_text(text: str, plain: bool = False) -> str | None:
     return head + _PRE + _NEXT.join(ids)
 
 
+def day_month(text: str) -> tuple[str, ...] | None:
+    """The dates (``YYYY-MM-DD``) a date written with its year last may be: one for
+    ``15/03/2024`` (day first) or ``03/15/2024`` (month first), or ``03/03/2024``; two, day
+    first's first, for ``03/04/2024`` (3 April, or March 4?), which a caller asks to be
+    written so; None for
+    another text, or one naming no day (``31/02/2024``)."""
+    m = _DAY_MONTH.fullmatch(narrow(text).strip())
+    if m is None:
+        return None
+    a, b, year = int(m.group(1)), int(m.group(3)), m.group(4)
+    out: list[str] = []
+    for day, month in dict.fromkeys(((a, b), (b, a))):  # day first, then month first
+        try:
+            datetime(int(year), month, day)
+        except ValueError:
+            continue
+        out.append(f"{year}-{month:02d}-{day:02d}")
+    return tuple(out) or None
+
+
 def _moment(text: str) -> tuple[datetime, int] | None:
     """`text` as the moment it writes, offset-aware (none written: UTC), and how precisely
     it names it: 0 a year (Chinese only, ``2024年``), 1 a month, 2 a date, 3 a time of day;
     None when it writes none, names no day (``2024-02-30``) or lies outside years 1–9999."""
     text = narrow(text).strip()
     m = _INSTANT.fullmatch(text)
+    if m is None and text[:1].isdigit() and text[-1:].isdigit() and \
+            len(dates := day_month(text) or ()) == 1:  # 15/03/2024, 03/15/2024
+        return _moment(dates[0])
     if m is None and (en := _EN_DATE.fullmatch(text)) is not None:  # Mar 2024, 1 March 2024
         before, name, after, year = en.groups()
         if before is not None and after is not None:
@@ -326,9 +354,20 @@ class Wanted:
 
 
 # the words a filter's value names a YAML boolean by: YAML 1.1's, which front matter is read
-# by (an author's `reviewed: yes` is true), and Chinese 是 / 否; case-folded (`fold`)
-TRUE_WORDS = frozenset({"true", "yes", "on", "是"})
-FALSE_WORDS = frozenset({"false", "no", "off", "否"})
+# by (an author's `reviewed: yes` is true), and Chinese 是 / 否, 真 / 假, 对 / 错; case-folded
+TRUE_WORDS = frozenset({"true", "yes", "on", "是", "真", "对"})
+FALSE_WORDS = frozenset({"false", "no", "off", "否", "假", "错"})
+# a document's text that is a boolean too: the Chinese words, which YAML reads as no boolean
+# (`合格: 是` is the author's yes); an English ``"yes"`` in quotes stays the text it was quoted as
+_HELD_WORDS = {"是": True, "真": True, "对": True, "否": False, "假": False, "错": False}
+
+
+def held_boolean(value: Any) -> bool | None:
+    """The boolean a document's value holds: a YAML boolean, or a Chinese yes or no alone
+    (`_HELD_WORDS`: ``合格: 是``, ``ok: 假``); None for another value."""
+    if isinstance(value, bool):
+        return value
+    return _HELD_WORDS.get(value.strip()) if isinstance(value, str) and len(value) < 8 else None
 
 
 def boolean_of(text: str) -> bool | None:
@@ -498,7 +537,7 @@ def wanted_keys(want: str, dates: bool = True) -> list[str]:
     return year or [f"d:{instant_text(want)}"]
 
 
-__all__ = ["FALSE_WORDS", "TRUE_WORDS", "Period", "Span", "Wanted", "boolean_of", "equal_keys", "fold", "instant_text", "is_year",
+__all__ = ["FALSE_WORDS", "TRUE_WORDS", "Period", "Span", "Wanted", "boolean_of", "day_month", "equal_keys", "fold", "held_boolean", "instant_text", "is_year",
            "keys_against", "member_class", "nearest_periods", "order_text", "period_keys",
            "period_of", "quantity_key", "reads_dates", "value_instant", "value_span", "version_text", "wanted",
            "wanted_keys", "written_text"]

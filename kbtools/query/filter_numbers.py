@@ -16,6 +16,10 @@ in two units of one dimension converted (`kbtools.query.filter_units`: ``500W`` 
 number, in the unit the quantity gives (``power>5`` holds for ``7.5kW``, ``power<=5kW``
 for ``power: 3``), but is not equal to it (``code=7`` is not ``7A``, as before). A
 number with a leading zero is no quantity (``07A`` is a code).
+
+A number in Chinese numerals, alone or before a unit known (``二十``, ``五千瓦``, ``十亩``,
+``零下五度``, ``零下10度``: `in_digits`), is read as the number in digits, in a filter and in a
+document's value alike (``数量=二十`` holds for ``数量: 20``).
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ from decimal import Decimal, DecimalTuple, InvalidOperation
 from functools import lru_cache
 from typing import Any
 
-from kbtools.decision.units import GROUP_OF, SCALED_SPELLINGS, SCALES, SPELLED_UNITS
+from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
+from kbtools.decision.units import GROUP_OF, SCALED_SPELLINGS, SCALES, SPELLED_UNITS, scaled_units
 
 _NAMED = frozenset({"inf", "infinity", "nan"})  # the numbers `Decimal` reads by name, unsigned
 # what `Decimal` reads as a finite number with an exponent (digits may hold underscores
@@ -135,6 +140,35 @@ def narrow(text: str) -> str:
     return text if _WIDE.search(text) is None else text.translate(_NARROW)
 
 
+# before a number, what makes it negative (零下5度, 负五); a numeral's characters (万 and 点 too)
+_BELOW_ZERO = ("零下", "负")
+_NUMERALS = "".join(sorted(NUMERAL_CHARS))
+_READ_FIRST = frozenset(_NUMERALS) | {"负"}  # what a value `in_digits` respells starts with
+# what may follow a numeral respelled: a unit the decision tables know (亩, 千瓦, 度, kg), a count
+_UNITS_AFTER = frozenset((*GROUP_OF, *scaled_units(), "个"))
+
+
+def in_digits(text: str) -> str:
+    """`text` with the Chinese numeral it begins with in Arabic digits (``二十``: ``20``, ``十亩``:
+    ``10亩``, ``三点五千瓦``: ``3.5千瓦``, ``五千瓦``: ``5000瓦``), 零下 or 负 before a number as a minus
+    sign (``零下五度``, ``零下10度``: ``-5度``, ``-10度``), when what follows is nothing or a unit
+    known (`_UNITS_AFTER`); other text as it is (``三七``, ``十字花科``, ``负责人``), at the cost of
+    one check for most."""
+    if text.lstrip()[:1] not in _READ_FIRST:
+        return text
+    clean = text.strip()
+    sign = next((z for z in _BELOW_ZERO if clean.startswith(z)), "")
+    body = clean[len(sign):].lstrip()
+    lead = len(body) - len(body.lstrip(_NUMERALS))
+    # the numeral as far as it reads, or but its last 千, 百 or 万 (三点五 of 三点五千瓦: 千瓦 a unit)
+    for end in (lead, lead - 1) if lead > 1 and body[lead - 1] in "千百万" else (lead,) if lead else ():
+        rest = body[end:].strip()
+        if (number := chinese_number(body[:end])) is not None and \
+                (not rest or rest.casefold() in _UNITS_AFTER):
+            return f"{'-' if sign else ''}{number}{body[end:]}"
+    return f"-{body}" if sign and not lead and body[:1].isdigit() else text
+
+
 def _decimal(text: str) -> Number | None:
     """`text` as Python's ``Decimal`` reads it (``25``, ``+25.00``, ``2.5e1``, ``025``,
     ``inf``, ``-Infinity``, ``nan``) or, for an exponent beyond ``Decimal``'s
@@ -182,7 +216,7 @@ def order_number(text: str) -> Number | None:
     ``1e1000000000000000000``, less than infinity), and the infinities (``inf``,
     ``-Infinity``, YAML's ``.inf`` as a document stores it: ``inf``); None for text and
     NaN, which order as text. Full-width forms read as ASCII (`narrow`: ``１．５`` is 1.5)."""
-    number = _decimal(narrow(text))
+    number = _decimal(in_digits(narrow(text)))
     return None if number is None or number.is_nan() else number
 
 
@@ -244,7 +278,7 @@ def quantity(text: str) -> tuple[str, Number] | None:
     """`text` as a number and its unit (``7.5 kW``: ``("kw", 7.5)``, ``1e3W``: ``("w",
     1000)``, the unit case-folded and in NFKC, ``㎡``, ``m²`` as ``m2``, full-width forms as
     ASCII); None for a bare number, text, a date or a version."""
-    clean = narrow(text)
+    clean = in_digits(narrow(text))
     if not clean.isascii():  # ㎏, ㎡, m² as kg, m2, m2 (NFKC)
         clean = unicodedata.normalize("NFKC", clean)
     m = _QUANTITY.fullmatch(clean) if len(clean) <= MAX_QUANTITY_CHARS else None
@@ -274,7 +308,7 @@ def _unit_in_symbols(text: str) -> str:
 def unit_written(text: str) -> str:
     """What follows the number of a quantity `text` (`quantity`), as written (full-width
     forms as ASCII): ``℃`` of ``-5 ℃``, ``kW`` of ``１０ｋＷ``."""
-    clean = narrow(text).strip()
+    clean = in_digits(narrow(text)).strip()
     m = _NUMBER_AT.match(clean)
     return clean[m.end():] if m else ""
 

@@ -19,7 +19,7 @@ from decimal import Decimal
 
 from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
 from kbtools.errors import FilterError, UsageError, valid_unicode
-from kbtools.query.filter_kinds import keys_against, period_of, version_text, wanted
+from kbtools.query.filter_kinds import day_month, keys_against, period_of, version_text, wanted
 from kbtools.query.filter_numbers import narrow, order_number, quantity, unit_written
 
 # KEY: a front-matter key as a schema may declare it, in any script (作物, stage-期, crop_2),
@@ -121,6 +121,13 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                               f"{OPERATORS_SHOWN.replace('KEY', key)} (a "
                               f"value that starts so goes in quotes: {key}{op}\"{value}\")",
                               key="bad_where", values={"where": shown})
+        if (bound := date_bound(value)) is not None and bound[0] in (">", "<"):  # after 2024
+            if op != "=":
+                raise FilterError("bad", f"{shown!r}: {value} is a bound, read with = alone "
+                                  f"({key}={value}, or {key}{''.join(bound)})",
+                                  key="bad_where", values={"where": shown})
+            out.append((key, *bound))
+            continue
         if op not in ("=", "!=") and (ranged := between(value)) is not None:
             raise FilterError("bad", f"{shown!r}: a range ({value}) is read with = alone "
                               f"({key}={value}); else give one bound ({key}{op}"
@@ -142,6 +149,8 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                               key="bad_where", values={"where": shown})
         for ranged in (v for v in values if isinstance(v, Between)):
             _check_range(shown, key, op, ranged)
+        _check_day_month(shown, key, [v for x in values for v in (
+            (x.low, x.high) if isinstance(x, Between) else (x,)) if v is not None])
         if len(values) == 1 and isinstance(values[0], Between):  # power=5kW..10kW, 5kW..
             out += [(key, bound, end) for bound, end in values[0].bounds()]
             continue
@@ -171,6 +180,19 @@ def _check_tildes(shown: str, key: str, op: str, value: str) -> None:
                    if op in ("=", "!=") else f"{key}{op}{end}")
         raise FilterError("bad", f"{shown!r}: a ~ before {end} may mean about {end} or up to it; "
                           f"write {instead}", key="bad_where", values={"where": shown})
+
+
+def _check_day_month(shown: str, key: str, values: list[str]) -> None:
+    """A FilterError for a date the filter writes that may be either of two days, its day
+    and month each 12 or less (``03/04/2024``: 3 April, or March 4?), naming both as
+    ``YYYY-MM-DD``; ``15/03/2024`` and ``03/15/2024`` are read (`filter_kinds.day_month`)."""
+    for whole in values:  # (each end of a range not read as one: 01/03/2024..15/03/2024)
+        mark = next((m for m in RANGE_MARKS if m in whole), None)
+        for value in (whole,) if mark is None else (whole, *whole.split(mark)):
+            if len(dates := day_month(value) or ()) == 2:
+                raise FilterError("bad", f"{shown!r}: {value.strip()} may be {dates[0]} (day first) "
+                                  f"or {dates[1]} (month first); write {key}={dates[0]} or "
+                                  f"{key}={dates[1]}", key="bad_where", values={"where": shown})
 
 
 def _check_range(shown: str, key: str, op: str, ranged: Between) -> None:
@@ -225,6 +247,28 @@ _AT_LEAST = ("不低于", "不少于", "不小于", "至少", "at least ", "no l
 _AT_MOST = ("不超过", "不高于", "不多于", "不大于", "至多", "最多", "at most ", "no more than ")
 
 
+# words that make a date a bound (`date_bound`), after it or before it: from it on and up to it
+# included, as 以上 and 以下 include theirs (2024年3月以后, 2024年3月起, since 2024-03; 以前,
+# until 2024); after it and before it not (2024年3月之后, after March 2024; 之前, before 2024)
+_DATE_BOUNDS = ((">=", ("及以后", "以后", "以来", "起"), ("since ", "from ")),
+                ("<=", ("及以前", "以前"), ("until ", "till ", "through ")),
+                (">", ("之后", "后"), ("after ",)), ("<", ("之前", "前"), ("before ",)))
+
+
+def date_bound(value: str) -> tuple[str, str] | None:
+    """(operator, date) of a filter's bare value that bounds a date, month or year by a
+    word (`_DATE_BOUNDS`: ``2024年3月以后`` ``>=``, ``after March 2024`` ``>``, ``before
+    2024`` ``<``); None for another value."""
+    text = narrow(value.strip())
+    folded = text.casefold()
+    for op, after, before in _DATE_BOUNDS:
+        end = next((text[:-len(w)] for w in after if text.endswith(w) and len(text) > len(w)),
+                   None) or next((text[len(w):] for w in before if folded.startswith(w)), None)
+        if end is not None and period_of(end := end.strip()) is not None:
+            return op, end
+    return None
+
+
 def between(value: str) -> Between | None:
     """The range a filter's bare value writes (`range_ends`: ``5kW..10kW``, ``5–10kW``), or
     one open at an end: ``5kW..``, ``5kW~``, ``5kW以上``, ``5kW+``, ``不低于5kW``, ``at least
@@ -237,6 +281,8 @@ def between(value: str) -> Between | None:
         return Between(*ends, written=text)
     if len(text) > MAX_RANGE_CHARS:
         return None
+    if (bound := date_bound(text)) is not None and bound[0] in (">=", "<="):  # 2024年3月以后
+        return Between(bound[1], None, text) if bound[0] == ">=" else Between(None, bound[1], text)
     above = next((m for m in _OPEN_ABOVE if text.endswith(m) and len(text) > len(m)), None)
     if above is not None and _an_end(low := text[:-len(above)].strip()):
         return Between(low, None, written=text)
@@ -291,8 +337,9 @@ _DECIMAL_COMMA = re.compile(r"\s*([+-]?\d+)[,，](\d{1,2}|\d{4,})(?![\d,，])")
 def written_hint(want: str) -> str:
     """What to write for an order's value whose number groups its thousands by commas
     (``5,000W``: ``write 5000W; ``), writes its decimal point as a comma (``12,5kW``: ``write
-    12.5kW; ``) or is in Chinese numerals (``十亩``: ``write 10亩; ``),
-    to begin the one-line refusal with; "" for another."""
+    12.5kW; ``) or is in Chinese numerals before no unit known (``二十块``: ``write 20块; ``;
+    `filter_numbers.in_digits` reads ``十亩``), to begin the one-line refusal with; "" for
+    another."""
     m = _GROUPED.match(want)
     lead = len(want) - len(want.lstrip(_NUMERALS))  # 十亩; 三点五 of 三点五千瓦 (千瓦 a unit)
     for end in (lead, lead - 1) if m is None and lead > 1 and want[lead - 1] in "千百万" else \

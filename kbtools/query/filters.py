@@ -34,6 +34,7 @@ from kbtools.query.filter_kinds import (
     Wanted,
     boolean_of,
     fold,
+    held_boolean,
     instant_text,
     keys_against,
     nearest_periods,
@@ -81,7 +82,9 @@ WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
               "do), a date, a month or a year as that whole period, by the day a value "
               "writes (updated=2024-03-01 matches 2024-03-01T23:30+08:00; updated<=2024-03 "
               "all of March; updated=2024 all of 2024; 2024/3/1, 2024年3月1日, 2024年3月 and "
-              "2024年, Mar 2024 and 1 March 2024 too; 2024.03.01 is a version), a datetime as an instant "
+              "2024年, Mar 2024, 1 March 2024, 15/03/2024 and 03/15/2024 too, 03/04/2024 "
+              "refused; 2024.03.01 is a version; 2024年3月以后, since 2024-03 >=, 以前, until <=, "
+              "之后, after >, 之前, before <), a datetime as an instant "
               "(2024-03-01T08:00+08:00, 2024年3月1日 08:00; no offset: UTC), no date in a "
               "field holding part numbers (model=3000-12 is that part; a month written in digits "
               "alone, 3000-12, 1200-06, names a year 1900-2099 or none), a year beside dates "
@@ -94,7 +97,9 @@ WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
               "area>=200 sq ft 20 m², tank>=2 cubic metres 2500 L, "
               "power>=1e3W 5kW; power>5kg is refused beside "
               "values in kW; power>5 matches 7.5kW), "
-              "a YAML boolean as true, yes, on or 是 (false, no, off, 否) name it, "
+              "a YAML boolean as true, yes, on, 是, 真 or 对 (false, no, off, 否, 假, 错) "
+              "name it (a value 是, 真, 对, 否, 假 or 错 is that boolean), a number in Chinese "
+              "numerals as that number (数量=二十, 功率>=五千瓦, 温度=零下10到零下2度), "
               "full-width forms (２．１, ＨＸ－２６０) as ASCII, other "
               "values as "
               "text (= and != case-insensitively); "
@@ -124,8 +129,9 @@ def _compare(value: Any, op: str, want: str | Wanted) -> bool:
             hit = any(_compare(v, "=", want) for v in value)
             return hit if op == "=" else not hit
         return any(_compare(v, op, want) for v in value)
-    if isinstance(value, bool) and op in ("=", "!="):  # yes, on, 是 name true (YAML 1.1)
-        return (boolean_of(want.text) is value) == (op == "=")
+    if op in ("=", "!=") and (held := held_boolean(value)) is not None and (
+            isinstance(value, bool) or boolean_of(want.text) is not None):  # yes, on, 是, 真
+        return (boolean_of(want.text) is held) == (op == "=")  # name true (YAML 1.1; 合格: 是)
     if isinstance(value, bool):
         value = "true" if value else "false"
     if value is None:

@@ -1,0 +1,71 @@
+"""``--where`` values in Chinese numerals (session 44, issues 5, 14).
+
+``数量=二十``, ``功率>=五千瓦``, ``温度=零下10到零下2度`` were text, or refused with "write
+20": the filters read no Chinese numerals, though the question reader does. They are read
+by the one reader (`kbtools.decision.numerals.chinese_number`), in a filter and in a
+document's value alike, locally and in Milvus."""
+
+from __future__ import annotations
+
+import pytest
+
+from kbtools.query.filter_numbers import in_digits, order_number, quantity
+from kbtools.query.filter_text import parse_where
+from kbtools.query.filters import _check_order, value_matches
+from tests.milvus_server import (  # noqa: F401 - fixture
+    engine_rows,
+    facts_collection,
+    milvus,
+)
+
+FACTS = [{"数量": n, "功率": p, "温度": t} for n, p, t in [
+    (20, "5kW", "-5度"),  # 0
+    ("二十", "3000 W", "零下十二度"),  # 1: in Chinese numerals, as an author may write them
+    (8, "五千瓦", "1度"),  # 2
+    ("很多", "7.5kW", "零下2度"),  # 3: text (after every number, as an order has it)
+]]
+
+
+@pytest.mark.parametrize(("written", "digits"), [
+    ("二十", "20"), ("两千五百", "2500"), ("十亩", "10亩"), ("三点五千瓦", "3.5千瓦"),
+    ("五千瓦", "5000瓦"), ("零下五度", "-5度"), ("零下10度", "-10度"), ("负5", "-5"),
+    ("二十个", "20个"),
+    # text that begins with a numeral's character but writes no number
+    ("三七", "三七"), ("十字花科", "十字花科"), ("负责人", "负责人"), ("一号机", "一号机"),
+    ("百日咳", "百日咳"), ("20", "20"),
+])
+def test_a_chinese_numeral_before_a_unit_or_nothing_is_its_number(written, digits):
+    assert in_digits(written) == digits
+
+
+def test_a_quantity_in_chinese_numerals_is_the_quantity():
+    assert quantity("五千瓦") == quantity("5000 瓦") and order_number("二十") == 20
+    assert quantity("零下十二度") == ("度", -12) and quantity("十字花科") is None
+    _check_order("面积", ">=", "十亩", ["15亩", "2 公顷"])  # was "write 10亩"
+    _check_order("功率", ">=", "三点五千瓦", ["5kW", "800 W"])
+
+
+@pytest.fixture(scope="module")
+def coll(milvus):  # noqa: F811
+    with facts_collection(milvus, "numerals", "numerals", [(f, False) for f in FACTS]) as engine:
+        yield engine
+
+
+def _local(key: str, op: str, want) -> list[int]:
+    return [i for i, f in enumerate(FACTS) if value_matches(key, f.get(key), op, want)]
+
+
+@pytest.mark.parametrize(("where", "rows"), [
+    ("数量=二十", [0, 1]), ("数量=20", [0, 1]), ("数量>=十", [0, 1, 3]), ("数量>=10", [0, 1, 3]), ("数量<十", [2]),
+    ("数量=很多", [3]),
+    ("功率=五千瓦", [0, 2]), ("功率>=五千瓦", [0, 2, 3]), ("功率=三千瓦..六千瓦", [0, 1, 2]),
+    ("功率<三点五千瓦", [1]),
+    ("温度=零下10到零下2度", [0, 3]), ("温度<零下五度", [1]), ("温度>=零下2度", [2, 3]),
+    ("温度=零下十二度", [1]), ("温度=-12度", [1]),
+])
+def test_chinese_numerals_filter_alike_locally_and_in_milvus(coll, where, rows):
+    conditions = parse_where([where])
+    local = [set(_local(k, op, w)) for k, op, w in conditions]
+    engine = [set(engine_rows(coll, "numerals", k, op, w, FACTS)) for k, op, w in conditions]
+    assert local == engine
+    assert sorted(set.intersection(*local)) == rows
