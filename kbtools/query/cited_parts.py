@@ -81,14 +81,16 @@ def _facts(row: dict[str, Any], span: list[dict[str, Any]]) -> dict[str, Any]:
     wrote them; else the chunk's): verified when every part is (the reason, the first
     lapsed part's), last changed as the newest part was."""
     judged = [p["verification"] for p in span if isinstance(p.get("verification"), dict)]
-    changed = [p["provenance"] for p in span if isinstance(p.get("provenance"), dict)]
+    changed: list[dict[str, Any]] = [p["provenance"] for p in span
+                                     if isinstance(p.get("provenance"), dict)]
     out = {"verified": row["verified"], "verification": row["verification"],
            **{k: row.get(k) for k in ("last_commit", "last_author", "last_changed")}}
-    if judged and len(judged) == len(span) and row["verification"].get("status") != "unverified":
+    if judged and len(judged) == len(span):
         v = next((v for v in judged if not v["verified"]), judged[0])
         out.update(verified=bool(v["verified"]), verification={**row["verification"], **v})
     if changed and len(changed) == len(span):
-        out.update(max(changed, key=changed_rank))
+        newest = max(changed, key=changed_rank)  # uncommitted first, then by date
+        out.update(newest)
     return out
 
 
