@@ -83,11 +83,11 @@ def _facts(row: dict[str, Any], span: list[dict[str, Any]]) -> dict[str, Any]:
     judged = [p["verification"] for p in span if isinstance(p.get("verification"), dict)]
     changed: list[dict[str, Any]] = [p["provenance"] for p in span
                                      if isinstance(p.get("provenance"), dict)]
-    out = {"verified": row["verified"], "verification": row["verification"],
-           **{k: row.get(k) for k in ("last_commit", "last_author", "last_changed")}}
+    out = {k: row.get(k) for k in ("verified", "verification", "last_commit", "last_author",
+                                   "last_changed")}
     if judged and len(judged) == len(span):
         v = next((v for v in judged if not v["verified"]), judged[0])
-        out.update(verified=bool(v["verified"]), verification={**row["verification"], **v})
+        out.update(verified=bool(v["verified"]), verification={**(row.get("verification") or {}), **v})
     if changed and len(changed) == len(span):
         newest = max(changed, key=changed_rank)  # uncommitted first, then by date
         out.update(newest)
