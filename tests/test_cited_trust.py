@@ -146,3 +146,14 @@ def test_reading_a_citation_of_a_sections_own_text_reads_that_and_names_the_rest
     # the section by its heading alone is still the whole section
     whole = _read(kb, f"{citation.split(':')[0]} § {citation.rsplit('§ ', 1)[1]}")
     assert whole["intro"] is False and subsections[-1] in str(whole["markdown"])
+
+
+def test_two_cited_sections_are_verified_only_when_both_are(kb: KB) -> None:
+    """Bearings (kept) and impeller (edited) both answer: the span holds the edited lines,
+    so it is lapsed and dated by that edit, as a read of those lines says."""
+    top = _top(kb, "轴承加油 叶轮清洗")
+    assert top["citation"] == f"{PUMP}:22-28 § 离心泵保养"
+    assert _facts(top)[::2] == (False, MALLORY.name)
+    assert top["last_changed"] == EDITED
+    assert _facts(_read(kb, str(top["citation"]), "--index", str(kb.root / "dist"))) \
+        == _facts(top)
