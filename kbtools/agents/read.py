@@ -315,6 +315,7 @@ class SectionText:
     truncated: bool = False
     reason: str | None = None  # why not verified, when the index says so
     subsections: tuple[str, ...] = ()
+    intro: bool = False  # the section's own text alone, up to its first subsection (cited so)
     metadata: dict[str, Any] = field(default_factory=dict)
     # last_commit, last_author, last_changed and review (`Knowledge.provenance`)
     provenance: dict[str, Any] = field(default_factory=dict)
@@ -331,6 +332,7 @@ class SectionText:
                 **{k: self.provenance.get(k) for k in ("last_commit", "last_author",
                                                        "last_changed")},
                 "truncated": self.truncated, "subsections": list(self.subsections),
+                "intro": self.intro,
                 "markdown": self.markdown}
 
 
@@ -392,12 +394,17 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
         sec = anchored_section(parsed, src, link[1])
     wanted = split_heading_path(heading_path)
     subsections: tuple[str, ...] = ()
+    intro = False
     if wanted and (line_start is not None or line_end is not None):
         raise UsageError("give either a heading path or a line range, not both")
     if sec is not None or wanted:
         sec = sec or find_section(parsed, heading_path or wanted)
         a, b, hpath = sec.line_start, sec.line_end, sec.heading_path
         subsections = tuple(s.title for s in sec.sections)
+        if given is not None and given.lines and sec.sections and given.lines[1] < \
+                sec.sections[0].line_start:  # its own text cited: read that, name the rest
+            b = max((n for n in range(a, sec.own_end + 1) if lines[n - 1].strip()), default=a)
+            intro = True
     elif line_start is not None or line_end is not None:
         a = line_start if line_start is not None else 1
         b = line_end if line_end is not None else min(last, a + MAX_LINES - 1)
@@ -430,7 +437,8 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
                        line_end=b, markdown=text,
                        verified=src.meta.get("verified") is True and reason is None,
                        reason=reason,
-                       truncated=truncated, subsections=subsections, metadata=dict(src.meta),
+                       truncated=truncated, subsections=subsections, intro=intro,
+                       metadata=dict(src.meta),
                        provenance=kn.provenance(src, a, b))
 
 

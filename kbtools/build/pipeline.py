@@ -423,8 +423,10 @@ def _records(per_doc: dict[str, list[Chunk]], provenance: dict[str, BlameRuns],
                 r["provenance"] = history.chunk_provenance(blame, c.line_start, c.line_end)
             if doc in covs:
                 r["verification"] = verified.chunk_verification(covs[doc], c, reviewed[doc])
+            verified.with_section_facts(r, blame, covs.get(doc))
             rows.append(r)
-        added = json.dumps([[r.get("provenance"), r.get("verification")] for r in rows],
+        added = json.dumps([[r.get("provenance"), r.get("verification"),
+                             verified.section_facts(r)] for r in rows],
                            sort_keys=True, default=str)
         lines[doc] = memo.lines(doc, per_doc[doc], rows, text_key(added))
         records.extend(rows)

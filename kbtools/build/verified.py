@@ -10,6 +10,13 @@ make it differ). Each such chunk record gets
     "verification": {"verified": bool, "status": "verified"|"lapsed"|"unchecked",
                      "reason": str|None, "review": {"commit", "by", "at"}|None}
 
+A chunk holding several sections (a small page kept whole: `extra["sections"]`, see
+`kbtools.build.chunk_sections.section_parts`) gives each section its own facts, as `kb
+read` gives them for its lines: a section's ``verification`` is judged by its own lines
+(a section edited after the review lapses, its siblings stay verified; a change no line
+locates lapses them all), and its ``provenance`` is the newest change to its lines. A
+search citing one section of the chunk (`kbtools.query.cited_parts`) says those.
+
 Chunks of other documents get no key (their records keep their bytes); the store marks
 them unverified (`kbtools.index.store`). Where no history can be read (a build outside
 Git, `--corpus`, a library build with `provenance=False`) nothing is proven: status
@@ -21,6 +28,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kbtools import blame_runs as history
+from kbtools.blame_runs import BlameRuns
 from kbtools.build.chunk import ChunkConfig, chunk_document
 from kbtools.build.records import Chunk
 from kbtools.config import Config
@@ -34,6 +43,8 @@ from kbtools.review.verification import is_verified
 OUTSIDE_GIT = "built outside Git: the review cannot be checked"
 CORPUS = "built with --corpus: the review cannot be checked"
 NO_HISTORY = "built without Git history: the review cannot be checked"
+
+PARTS = "sections"  # a chunk's sections in its `extra` (`kbtools.build.chunk.with_parts`)
 
 ChunkKey = tuple[str, tuple[str, ...], str, str]
 
@@ -80,6 +91,41 @@ def chunk_verification(cov: ReviewCoverage, chunk: Chunk, reviewed: set[ChunkKey
     status = "verified" if reason is None else "lapsed" if cov.checked else "unchecked"
     return {"verified": reason is None, "status": status, "reason": reason,
             "review": cov.review.to_dict() if cov.review else None}
+
+
+def with_section_facts(record: dict[str, Any], blame: BlameRuns | None,
+                       cov: ReviewCoverage | None) -> None:
+    """Give each section a chunk record lists (``extra["sections"]``) the `provenance`
+    (from `blame`) and `verification` (from `cov`, for a `verified: true` document) of its
+    own lines, beside the chunk's own; a new `extra`, the record's base (kept by the
+    build memo) left as it was."""
+    extra = record.get("extra") or {}
+    parts = extra.get(PARTS)
+    if not parts or (blame is None and cov is None):
+        return
+    located = cov is not None and cov.line_reason(record["line_start"],
+                                                  record["line_end"]) is not None
+    out = []
+    for p in parts:
+        p = dict(p)
+        if blame is not None:
+            p["provenance"] = history.chunk_provenance(blame, p["line_start"], p["line_end"])
+        if cov is not None:
+            chunk = record["verification"]
+            # a change the chunk's lines do not locate (a header, a deleted line) is every part's
+            reason = (cov.line_reason(p["line_start"], p["line_end"]) if located or
+                      chunk["verified"] else chunk["reason"])
+            status = "verified" if reason is None else "lapsed" if cov.checked else "unchecked"
+            p["verification"] = {**chunk, "verified": reason is None, "status": status,
+                                 "reason": reason}
+        out.append(p)
+    record["extra"] = {**extra, PARTS: out}
+
+
+def section_facts(record: dict[str, Any]) -> list[Any]:
+    """What `with_section_facts` added to a chunk record (for the build memo's digest)."""
+    return [[p.get("provenance"), p.get("verification")]
+            for p in (record.get("extra") or {}).get(PARTS, ())]
 
 
 def lapsed(covs: dict[str, ReviewCoverage], records: list[dict[str, Any]],

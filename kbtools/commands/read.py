@@ -80,4 +80,6 @@ def format_read(result: CitedRead) -> str:
         head.append(f"unverified: {s.reason}" if s.reason else "unverified")
     if s.truncated:
         head.append(f"(truncated: read on from line {s.line_end + 1})")
-    return "\n".join(head) + "\n\n" + s.markdown
+    tail = (f"\n\n(its subsections, not read here: {'; '.join(s.subsections)})"
+            if s.intro and s.subsections else "")
+    return "\n".join(head) + "\n\n" + s.markdown + tail

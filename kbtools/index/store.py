@@ -348,7 +348,28 @@ def span_verdict(rows: Iterable[dict[str, Any]], line_start: int, line_end: int)
                  if not r["verified"]), None)
 
 
-def _changed_rank(row: Mapping[str, Any]) -> tuple[int, float]:
+def by_section(rows: list[dict[str, Any]], line_start: int, line_end: int
+               ) -> list[dict[str, Any]]:
+    """Chunk records `rows`, each holding several sections (``extra["sections"]``, with
+    the facts of their own lines, `kbtools.build.verified.with_section_facts`) in place
+    of those of its sections over lines line_start..line_end: a section's lines are not
+    dated or lapsed by a sibling's edit."""
+    out = []
+    for r in rows:
+        parts = [p for p in (r.get("extra") or {}).get("sections", ())
+                 if p["line_start"] <= line_end and p["line_end"] >= line_start
+                 and ("provenance" in p or "verification" in p)]
+        for p in parts:
+            v = p.get("verification") or r["verification"]
+            out.append({**r, **p.get("provenance", {}), "line_start": p["line_start"],
+                        "line_end": p["line_end"], "verification": v,
+                        "verified": bool(v["verified"])})
+        if not parts:
+            out.append(r)
+    return out
+
+
+def changed_rank(row: Mapping[str, Any]) -> tuple[int, float]:
     """A chunk row's last change, to pick the newest: uncommitted lines, then by the author
     date as an instant (None, unknown: oldest)."""
     if row.get("last_commit") == "uncommitted":
@@ -512,7 +533,7 @@ class Store:
         rows = self.overlapping(doc, line_start, line_end)
         if not rows:
             rows = self.overlapping(doc, 1, LAST_LINE)
-        return span_verdict(rows, line_start, line_end)
+        return span_verdict(by_section(rows, line_start, line_end), line_start, line_end)
 
     def span_provenance(self, doc: str, line_start: int, line_end: int) -> dict[str, Any]:
         """What a search result says of who wrote and who reviewed lines line_start..line_end
@@ -520,8 +541,9 @@ class Store:
         `last_commit`, `last_author`, `last_changed` of the newest of them (uncommitted
         first, then by author date) and `review`, the review behind the document
         (`{"commit", "by", "at"}`, None when none)."""
-        rows = self.overlapping(doc, line_start, line_end) or self.overlapping(doc, 1, LAST_LINE)
-        newest = max(rows, key=_changed_rank, default={})
+        rows = by_section(self.overlapping(doc, line_start, line_end), line_start, line_end) \
+            or self.overlapping(doc, 1, LAST_LINE)
+        newest = max(rows, key=changed_rank, default={})
         review = next((v["review"] for v in (r.get("verification") for r in rows)
                        if isinstance(v, dict) and isinstance(v.get("review"), dict)), None)
         return {"last_commit": newest.get("last_commit"), "last_author": newest.get("last_author"),

@@ -10,6 +10,12 @@ sections apart (not all of them hold it) is in none of those, the section holdin
 such words (a word fewer sections hold weighs more); several are cited as their span under
 their common heading. A chunk matching no word of the question
 (found by meaning alone), or whose words every section holds alike, is cited whole.
+
+A result says the trust facts of the lines it cites, as `kb read` says them for those lines:
+a cited section's own verification and last change (each part's, written by the build,
+`kbtools.build.verified.with_section_facts`), not its chunk's: a sibling section edited
+after the review does not lapse it, nor date it. Several sections are verified when each
+is, and changed when the newest of them was.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kbtools.index.store import changed_rank
 from kbtools.query.results import Citation
 
 # the key of a section chunk's parts in its `extra` (written by `chunk_sections.section_parts`)
@@ -26,18 +33,21 @@ PARTS = "sections"
 @dataclass(frozen=True)
 class CitedPart:
     """What a result cites and shows of its chunk; ``why``: the chunk's own lines when only
-    part of it is cited (``{"chunk_lines": [a, b]}``), else empty."""
+    part of it is cited (``{"chunk_lines": [a, b]}``), else empty; ``facts``: the cited
+    lines' ``verified``, ``verification``, ``last_commit``, ``last_author`` and
+    ``last_changed`` (the chunk's when it is cited whole)."""
 
     citation: Citation
     text: str
     why: dict[str, Any]
+    facts: dict[str, Any]
 
 
 def cited_part(row: dict[str, Any], matched: list[str]) -> CitedPart:
     """The citation and text of chunk `row` (a store record) for a question whose words
     `matched` (as the chunk writes them) it holds."""
     whole = CitedPart(Citation(row["doc"], tuple(row["heading_path"]), row["line_start"],
-                               row["line_end"]), row["text"], {})
+                               row["line_end"]), row["text"], {}, _facts(row, []))
     parts = (row.get("extra") or {}).get(PARTS)
     if not parts or not matched:
         return whole
@@ -63,7 +73,25 @@ def cited_part(row: dict[str, Any], matched: list[str]) -> CitedPart:
     first, last = span[0], span[-1]
     return CitedPart(Citation(row["doc"], _holding(span), first["line_start"], last["line_end"]),
                      text[first["text"][0]:last["text"][1]],
-                     {"chunk_lines": [row["line_start"], row["line_end"]]})
+                     {"chunk_lines": [row["line_start"], row["line_end"]]}, _facts(row, span))
+
+
+def _facts(row: dict[str, Any], span: list[dict[str, Any]]) -> dict[str, Any]:
+    """The trust facts of parts `span` of chunk `row` (each part's own, when the build
+    wrote them; else the chunk's): verified when every part is (the reason, the first
+    lapsed part's), last changed as the newest part was."""
+    judged = [p["verification"] for p in span if isinstance(p.get("verification"), dict)]
+    changed: list[dict[str, Any]] = [p["provenance"] for p in span
+                                     if isinstance(p.get("provenance"), dict)]
+    out = {k: row.get(k) for k in ("verified", "verification", "last_commit", "last_author",
+                                   "last_changed")}
+    if judged and len(judged) == len(span):
+        v = next((v for v in judged if not v["verified"]), judged[0])
+        out.update(verified=bool(v["verified"]), verification={**(row.get("verification") or {}), **v})
+    if changed and len(changed) == len(span):
+        newest = max(changed, key=changed_rank)  # uncommitted first, then by date
+        out.update(newest)
+    return out
 
 
 def without_parts(extra: dict[str, Any]) -> dict[str, Any]:

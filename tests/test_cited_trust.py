@@ -1,0 +1,159 @@
+"""A search citing one section of a small page (one chunk, `kbtools.query.cited_parts`) says
+the trust facts of that section's lines — verified or lapsed, who reviewed, who changed it
+last and when — as `kb read` says them, not the chunk's (a sibling section edited after the
+review used to lapse and date it). `kb read` of a citation of a section's own text, before
+its first subsection, reads that text and names the subsections. Real repositories with a
+review (tests/reviewkb.py), real builds, zh and en."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from reviewkb import ALICE, KB, MALLORY, RITA, doc_text
+
+from kbtools.agents.read import open_knowledge, read_section
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.cli import main
+from kbtools.config import load_config
+
+PUMP = "knowledge/pump.md"
+FAN = "knowledge/fan.md"
+PUMP_BODY = """# 离心泵保养
+
+本页说明离心泵的日常保养。
+
+## 更换机械密封
+
+停泵后拆下泵盖，取出旧密封，装入新密封并涂少量润滑脂。
+
+## 轴承加油
+
+每运行500小时给轴承加注锂基润滑脂，每次约15克。
+
+## 叶轮清洗
+
+叶轮结垢时用软毛刷清洗，不得使用钢丝刷。
+"""
+FAN_BODY = """# Fan care
+
+How to look after the fan.
+
+## Belt tension
+
+Press the belt midway; it should deflect about 10 mm.
+
+## Bearing grease
+
+Grease the bearings every 2000 hours with 5 g of EP2 grease.
+"""
+REVIEWED = dict(verified=True, by="rita@ex.org", at="2026-02-02T10:00:00+08:00")
+WRITTEN = "2026-02-01T10:00:00+08:00"
+EDITED = "2026-02-03T10:00:00+08:00"
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory) -> KB:
+    """Two small reviewed pages, one section of each edited after the review, built."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("KB_HOME", str(tmp_path_factory.mktemp("kbhome")))
+    kb = KB(tmp_path_factory.mktemp("trust") / "kb")
+    try:
+        for rel, body in ((PUMP, PUMP_BODY), (FAN, FAN_BODY)):
+            kb.put(doc_text(body, title=body[2:body.index("\n")]), "add", ALICE, WRITTEN, rel)
+            kb.put(doc_text(body, title=body[2:body.index("\n")], **REVIEWED), "review", RITA,
+                   "2026-02-02T10:00:00+08:00", rel)
+        for rel, body, old, new in ((PUMP, PUMP_BODY, "不得使用钢丝刷", "严禁使用钢丝刷"),
+                                    (FAN, FAN_BODY, "about 10 mm", "about 12 mm")):
+            kb.put(doc_text(body.replace(old, new), title=body[2:body.index("\n")],
+                            **REVIEWED), "edit", MALLORY, EDITED, rel)
+        build(load_config(kb.root), BuildOptions(progress=False))
+    finally:
+        mp.undo()
+    return kb
+
+
+def _top(kb: KB, question: str) -> dict[str, object]:
+    out = CliRunner().invoke(main, ["query", question, "--index", str(kb.root / "dist"),
+                                    "--json", "-k", "1"])
+    assert out.exit_code == 0, out.output
+    top: dict[str, object] = json.loads(out.output)["results"][0]
+    return top
+
+
+def _read(kb: KB, citation: str, *args: str) -> dict[str, object]:
+    out = CliRunner().invoke(main, ["read", citation, *args, "--json"])
+    assert out.exit_code == 0, out.output
+    got = json.loads(out.output)
+    read: dict[str, object] = got.get("section", got)
+    return read
+
+
+def _facts(d: dict[str, object]) -> tuple[object, ...]:
+    v = d["verification"]
+    assert isinstance(v, dict)
+    return d["verified"], v["review"], d["last_author"], d["last_changed"]
+
+
+@pytest.mark.parametrize(("question", "citation", "verified", "author", "changed"), [
+    ("轴承加注多少润滑脂", f"{PUMP}:22-24 § 离心泵保养 > 轴承加油", True, ALICE, WRITTEN),
+    ("叶轮用什么清洗", f"{PUMP}:26-28 § 离心泵保养 > 叶轮清洗", False, MALLORY, EDITED),
+    ("how much grease for the bearings", f"{FAN}:22-24 § Fan care > Bearing grease", True,
+     ALICE, WRITTEN),
+    ("belt tension deflect", f"{FAN}:18-20 § Fan care > Belt tension", False, MALLORY, EDITED),
+])
+def test_a_cited_section_says_the_trust_facts_of_its_own_lines(
+        kb: KB, monkeypatch: pytest.MonkeyPatch, question: str, citation: str,
+        verified: bool, author: object, changed: str) -> None:
+    top = _top(kb, question)
+    assert top["citation"] == citation
+    assert _facts(top) == (verified, top["verification"]["review"],  # type: ignore[index]
+                           author.name, changed)  # type: ignore[attr-defined]
+    assert top["verification"]["review"]["by"] == "rita@ex.org"  # type: ignore[index]
+    assert top["verification"]["status"] == ("verified" if verified else "lapsed")  # type: ignore[index]
+    # `kb read` of the citation says the same of those lines, from the index and the files
+    assert _facts(_read(kb, citation, "--index", str(kb.root / "dist"))) == _facts(top)
+    monkeypatch.chdir(kb.root)
+    assert _facts(_read(kb, citation)) == _facts(top)
+    from_files = read_section(open_knowledge(kb.root), citation).to_dict()
+    assert _facts(from_files) == _facts(top)
+
+
+@pytest.mark.parametrize(("question", "citation", "intro", "subsections"), [
+    ("离心泵的日常保养", f"{PUMP}:14-16 § 离心泵保养", "本页说明离心泵的日常保养。",
+     ["更换机械密封", "轴承加油", "叶轮清洗"]),
+    ("how to look after the fan", f"{FAN}:14-16 § Fan care", "How to look after the fan.",
+     ["Belt tension", "Bearing grease"]),
+])
+def test_reading_a_citation_of_a_sections_own_text_reads_that_and_names_the_rest(
+        kb: KB, monkeypatch: pytest.MonkeyPatch, question: str, citation: str, intro: str,
+        subsections: list[str]) -> None:
+    top = _top(kb, question)
+    assert top["citation"] == citation
+    assert top["verified"] is True  # the edits were in subsections, not in the intro
+    for args in (("--index", str(kb.root / "dist")), ()):
+        monkeypatch.chdir(kb.root)
+        read = _read(kb, citation, *args)
+        assert read["citation"] == citation
+        assert read["markdown"] == f"# {citation.rsplit('§ ', 1)[1]}\n\n{intro}"
+        assert read["intro"] is True and read["subsections"] == subsections
+        assert read["verified"] is True
+    shown = CliRunner().invoke(main, ["read", citation])
+    assert shown.exit_code == 0, shown.output
+    assert shown.output.rstrip().endswith(
+        f"{intro}\n\n(its subsections, not read here: {'; '.join(subsections)})")
+    # the section by its heading alone is still the whole section
+    whole = _read(kb, f"{citation.split(':')[0]} § {citation.rsplit('§ ', 1)[1]}")
+    assert whole["intro"] is False and subsections[-1] in str(whole["markdown"])
+
+
+def test_two_cited_sections_are_verified_only_when_both_are(kb: KB) -> None:
+    """Bearings (kept) and impeller (edited) both answer: the span holds the edited lines,
+    so it is lapsed and dated by that edit, as a read of those lines says."""
+    top = _top(kb, "轴承加油 叶轮清洗")
+    assert top["citation"] == f"{PUMP}:22-28 § 离心泵保养"
+    assert _facts(top)[::2] == (False, MALLORY.name)
+    assert top["last_changed"] == EDITED
+    assert _facts(_read(kb, str(top["citation"]), "--index", str(kb.root / "dist"))) \
+        == _facts(top)
