@@ -48,10 +48,12 @@ class Change:
 
     def format(self) -> str:
         note = f" ({self.note})" if self.note else ""
-        # quoted when written over lines or deleted (the blank lines above a front matter),
+        # quoted when written over lines, or a line added (a blank line above Markdown an
+        # HTML block swallowed), or deleted (the blank lines above a front matter),
         # or of tabs (those indenting a front matter's line)
         old, new = (repr(self.old), repr(self.new)) \
-            if "\n" in self.old or not self.new or "\t" in self.old else (self.old, self.new)
+            if "\n" in self.old + self.new or not self.new or "\t" in self.old \
+            else (self.old, self.new)
         return f"{self.path}:{self.line}:{self.col}: fixed: {old} -> {new}{note}"
 
 
