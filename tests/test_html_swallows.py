@@ -1,0 +1,103 @@
+"""Markdown an HTML block swallows, as Typora authors write it: a resized picture
+`<img src=… style="zoom:50%;" />`, a `<br>`, `<div align="center">` or `<details>` on a line
+of its own opens an HTML block down to the next blank line, and the Markdown under it was
+raw HTML, silently: its pictures and links never checked nor shipped (`kb check` passed a
+missing picture), its headings no headings. A comment never closed hid the rest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kbtools.cli import main
+from kbtools.markdown.frontend import scan
+from tests.kbfixtures import GOOD_FM
+
+FM_LINES = GOOD_FM.count("\n")  # the body starts on line FM_LINES + 1
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch) -> Path:
+    (tmp_path / "kb.toml").write_text("")
+    (tmp_path / "knowledge" / "t" / "assets").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def check(*args: str):
+    return CliRunner().invoke(main, ["check", "--no-cache", *args])
+
+
+# (body, [(swallowed line, the block's first line, the line a blank goes above or 0)]):
+# body lines from 1
+@pytest.mark.parametrize(("body", "found"), [
+    # Typora's resized picture, a picture under it
+    ("<img src=\"a.png\" alt=\"泵\" style=\"zoom:50%;\" />\n![b](x.png)\n", [(2, 1, 2)]),
+    # text, then a link; English; the fix goes above the text, where the tag closed
+    ("<br>\nSee the manual\nand [the seal](seal.md).\n", [(3, 1, 2)]),
+    # a centred picture written as Markdown; a heading under a `<br/>`
+    ("<div align=\"center\">\n![c](a.png)\n</div>\n\n<br/>\n## 安装\n", [(2, 1, 2), (6, 5, 6)]),
+    # `<details>`: its list under the summary; a wikilink and bold text
+    ("<details>\n<summary>展开</summary>\n- 第一步 **注意**\n</details>\n\n"
+     "<u>下划线</u>\n\n<img src=\"a.png\">\n见 [[泵的说明]]\n", [(3, 1, 3), (9, 8, 9)]),
+    # in a list item: found, no fix (a blank line there is the item's, written by hand)
+    ("- 步骤\n\n  <br/>\n  [链接](x.md)\n", [(4, 3, 0)]),
+    # the line above the Markdown leaves its tag open: no fix
+    ("<div>\n<span title=\"泵\"\n![b](x.png)\n</div>\n", [(3, 1, 0)]),
+])
+def test_markdown_an_html_block_swallows_is_found(body, found):
+    assert scan(body, 1).swallowed == found
+
+
+@pytest.mark.parametrize("body", [
+    "<img src=\"a.png\" alt=\"泵\">\n\n![b](x.png)\n",  # a blank line: read as Markdown
+    "文字 <img src=\"a.png\"> 和\n![b](x.png)\n",  # inline HTML in a paragraph
+    "<table>\n<tr><td>**a** [b](c.md)</td></tr>\n</table>\n",  # the author's HTML cells
+    "<pre>\n![code](x.png)\n- not a list\n</pre>\n",  # code
+    "<!-- 注释\n![b](x.png)\n-->\n",  # a comment, closed
+    "<div>\n<!-- [a](b.md) -->\n</div>\n",
+    "<div>\n纯文字，没有标记\n</div>\n",  # text alone: nothing a blank line would change
+    "```html\n<img src=\"a.png\">\n![b](x.png)\n```\n",
+])
+def test_nothing_swallowed_is_no_finding(body):
+    assert scan(body, 1).swallowed == [] and scan(body, 1).open_comments == []
+
+
+def test_check_names_the_swallowed_line_and_fix_inserts_the_blank_line(repo):
+    """The k44 input: a picture under Typora's `<img>`; its file missing was never said."""
+    doc = repo / "knowledge" / "t" / "p.md"
+    (repo / "knowledge" / "t" / "assets" / "a.png").write_bytes(b"")
+    body = ("# 图片\n\n<img src=\"assets/a.png\" alt=\"泵\" style=\"zoom:50%;\" />\n"
+            "![密封](assets/missing.png)\n泵体密封更换。\n\n- 步骤\n\n  <br/>\n  [链接](x.md)\n")
+    doc.write_text(GOOD_FM + body, encoding="utf-8")
+    res = check("knowledge/t/p.md")
+    assert res.exit_code == 0, res.output
+    line = FM_LINES + 4
+    assert (f"knowledge/t/p.md:{line}:1: warning: html-swallows-markdown: Markdown on this "
+            f"line is raw HTML: the line {line - 1} opens with an HTML tag") in res.output
+    assert f"insert a blank line above line {line}; kb check --fix inserts it" in res.output
+    nested = FM_LINES + 10  # in a list item: said, not fixed
+    assert f"p.md:{nested}:1: warning: html-swallows-markdown" in res.output
+    assert "missing.png" not in res.output
+
+    res = check("--fix", "knowledge/t/p.md")
+    assert (f"knowledge/t/p.md:{line}:1: fixed: '![密封](assets/missing.png)' -> "
+            f"'\\n![密封](assets/missing.png)'") in res.output
+    # the picture is read now: its missing file is an error
+    assert f"p.md:{line + 1}:7: error: path-missing: 'assets/missing.png'" in res.output
+    assert res.output.count("html-swallows-markdown") == 1  # the list item's, left
+    assert doc.read_text(encoding="utf-8") == GOOD_FM + body.replace(
+        "/>\n![密封]", "/>\n\n![密封]")
+
+
+def test_check_warns_of_a_comment_never_closed(repo):
+    (repo / "knowledge" / "t" / "p.md").write_text(
+        GOOD_FM + "# 安装\n\n步骤如下。\n\n<!-- 草稿：以后再写\n\n## 拆卸\n\n先断电。\n",
+        encoding="utf-8")
+    res = check("knowledge/t/p.md")
+    assert res.exit_code == 0, res.output
+    assert (f"knowledge/t/p.md:{FM_LINES + 5}:1: warning: html-comment-unclosed: an HTML "
+            f"comment `<!--` never closed") in res.output
+    assert res.output.count("html-comment-unclosed") == 1
