@@ -25,11 +25,13 @@ from kbtools.markdown.nodes import comment_spans
 _RAW_KINDS = re.compile(r"<(?:(?:pre|script|style|textarea)(?:[\s>]|$)|[!?])", re.IGNORECASE)
 _PRE_OPEN = re.compile(r"<pre(?:[\s>]|$)", re.IGNORECASE)
 _PRE_CLOSE = re.compile(r"</pre\s*>", re.IGNORECASE)
-# Markdown a reader would see rendered, written on a line (linear: bounded classes)
+# Markdown a reader would see rendered, written on a line. Linear: each run stops at the next
+# bracket or parenthesis of either kind, so no two tries scan the same characters (a path
+# holding `(` is missed: the line's first such Markdown is enough to name)
 _MARKDOWN = re.compile(
-    r"!\[[^\]\n]*\]\([^)\n]+\)"  # an image
-    r"|\[[^\]\n]+\]\([^)\s][^)\n]*\)"  # a link
-    r"|\[\[[^\]\n]+\]\]"  # a wikilink
+    r"!\[[^\[\]\n]*\]\([^()\n]+\)"  # an image
+    r"|\[[^\[\]\n]+\]\([^()\s][^()\n]*\)"  # a link
+    r"|\[\[[^\[\]\n]+\]\]"  # a wikilink
     r"|^#{1,6}[ \t]+\S"  # a heading
     r"|^(?:[-*+]|\d{1,9}[.)])[ \t]+\S"  # a list item
     r"|\*\*[^*\n]+\*\*"  # bold
@@ -51,7 +53,7 @@ def _blanked(content: str) -> str:
     parts, pos = [], 0
     for at, body in comment_spans(content):
         end = at + 4 + len(body) + 3
-        parts += [content[pos:at], re.sub(r"[^\n]", " ", content[at:end])]
+        parts += [content[pos:at], "".join(c if c == "\n" else " " for c in content[at:end])]
         pos = end
     return "".join(parts) + content[pos:]
 
