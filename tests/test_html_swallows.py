@@ -10,9 +10,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kbtools.cli import main
 from kbtools.markdown.frontend import scan
+from kbtools.markdown.parser import parse_tokens
 from tests.kbfixtures import GOOD_FM
 
 FM_LINES = GOOD_FM.count("\n")  # the body starts on line FM_LINES + 1
@@ -101,3 +104,34 @@ def test_check_warns_of_a_comment_never_closed(repo):
     assert (f"knowledge/t/p.md:{FM_LINES + 5}:1: warning: html-comment-unclosed: an HTML "
             f"comment `<!--` never closed") in res.output
     assert res.output.count("html-comment-unclosed") == 1
+
+
+# lines as authors write them around HTML: tags alone, Markdown, text, comments, code,
+# indented (a list item's) and quoted
+LINES = ["<img src=\"a.png\" style=\"zoom:50%;\" />", "<br>", "<div align=\"center\">",
+         "</div>", "<details>", "<summary>展开</summary>", "<span title=\"x\"", "<pre>",
+         "</pre>", "<!-- 注释 -->", "<!-- 开", "-->", "![图](a.png)", "[链接](b.md)", "## 安装",
+         "- 步骤", "1. 第一", "**注意**", "见 [[泵]]", "纯文字", "", "  <br/>", "  ![图](a.png)",
+         "> <div>", "> [链接](b.md)", "- 项", "```", "<table>", "<td>**a**</td>"]
+
+
+def _html_rows(body: str) -> set[int]:
+    """The body lines (from 1) inside an HTML block, as the parser reads them."""
+    return {row + 1 for tok in parse_tokens(body) if tok.type == "html_block" and tok.map
+            for row in range(*tok.map)}
+
+
+@given(st.lists(st.sampled_from(LINES), max_size=14))
+def test_a_named_line_is_swallowed_and_its_fix_frees_it(lines):
+    """Each line named is inside an HTML block; the blank line `--fix` inserts above the
+    line it names makes the swallowed line read as Markdown."""
+    body = "\n".join(lines) + "\n"
+    found = scan(body, 1)
+    inside = _html_rows(body)
+    for line, opener, fix in found.swallowed:
+        assert line in inside and opener in inside and opener < line
+        if fix:
+            assert opener < fix <= line
+            rows = body.split("\n")
+            fixed = "\n".join([*rows[:fix - 1], "", *rows[fix - 1:]])
+            assert line + 1 not in _html_rows(fixed), fixed

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from kbtools.markdown.nodes import comment_spans
+from kbtools.markdown.parser import parse_tokens
 
 # HTML blocks whose lines are never Markdown by intent: code and scripts (CommonMark's
 # kinds 1 to 5: `<pre>`, `<script>`, `<style>`, `<textarea>`, comments, `<?…?>`, `<!X…>`)
@@ -64,7 +65,7 @@ def swallowed_line(content: str) -> Swallowed | None:
     open with a tag (`<td>**a**</td>` is the author's HTML: a blank line above it would
     not make it Markdown); None when there is none, or the block is code, a script or a
     comment. The fix: a blank line above the run of such lines holding it, when the line
-    above that run closes its tag (`>`) and no `<pre>` is open there."""
+    above that run closes its tag (`>`) and the parser reads the line as Markdown then."""
     if _RAW_KINDS.match(content.lstrip()):
         return None
     lines = _blanked(content).split("\n")
@@ -77,13 +78,24 @@ def swallowed_line(content: str) -> Swallowed | None:
         elif not run:
             run = n
         if not in_pre and not text.startswith("<") and _MARKDOWN.search(text):
-            above = lines[run - 1].rstrip()
-            return Swallowed(n, run if above.endswith(">") else None)
+            return Swallowed(n, run if _frees(content, run, n) else None)
         if _PRE_OPEN.search(line):
             in_pre = True
         if _PRE_CLOSE.search(line):
             in_pre = False
     return None
+
+
+def _frees(content: str, at: int, line: int) -> bool:
+    """Does a blank line inserted above line `at` of an HTML block's `content` make its
+    line `line` Markdown? Read by the parser itself: not when the line above leaves its tag
+    open, nor when the lines from `at` open another HTML block (`> <div>`, a quote's)."""
+    if not content.split("\n")[at - 1].rstrip().endswith(">"):
+        return False
+    lines = content.split("\n")
+    fixed = "\n".join([*lines[:at], "", *lines[at:]])
+    return not any(tok.type == "html_block" and tok.map and tok.map[0] <= line + 1 < tok.map[1]
+                   for tok in parse_tokens(fixed))
 
 
 def comment_unclosed(content: str) -> bool:
