@@ -135,3 +135,14 @@ def test_a_named_line_is_swallowed_and_its_fix_frees_it(lines):
             rows = body.split("\n")
             fixed = "\n".join([*rows[:fix - 1], "", *rows[fix - 1:]])
             assert line + 1 not in _html_rows(fixed), fixed
+
+
+def test_fix_writes_a_windows_file_s_line_break(repo):
+    """A document saved with CRLF (Typora on Windows) gets a CRLF blank line, not a bare LF
+    in the middle of its CRLF lines."""
+    doc = repo / "knowledge" / "t" / "p.md"
+    body = GOOD_FM + "# 图\n\n<br>\n## 安装\n\n步骤。\n"
+    doc.write_bytes(body.replace("\n", "\r\n").encode())
+    res = check("--fix", "knowledge/t/p.md")
+    assert f"p.md:{FM_LINES + 4}:1: fixed: '## 安装' -> '\\n## 安装'" in res.output
+    assert doc.read_bytes() == body.replace("<br>\n", "<br>\n\n").replace("\n", "\r\n").encode()

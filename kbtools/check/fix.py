@@ -113,7 +113,9 @@ def apply_edits(path: Path, edits: list[Edit], root: Path | None = None) -> list
         idx, start, olds = edit.line - 1, edit.col - 1, edit.old.split("\n")
         last = idx + len(olds) - 1
         rest = lines[last][len(olds[-1]):] if last > idx else lines[idx][start + len(edit.old):]
-        lines[idx:last + 1] = [lines[idx][:start] + edit.new + rest]
+        # a line break the edit writes is the file's, the one ending the line above (CRLF)
+        new = edit.new.replace("\n", seps[idx - 1]) if idx and "\n" in edit.new else edit.new
+        lines[idx:last + 1] = [lines[idx][:start] + new + rest]
         del seps[idx:last]  # the line breaks inside the old text
         applied.append(edit)
     if applied:
