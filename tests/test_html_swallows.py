@@ -49,6 +49,9 @@ def check(*args: str):
     ("- 步骤\n\n  <br/>\n  [链接](x.md)\n", [(4, 3, 0)]),
     # the line above the Markdown leaves its tag open: no fix
     ("<div>\n<span title=\"泵\"\n![b](x.png)\n</div>\n", [(3, 1, 0)]),
+    # Markdown between a line's tags (a README's centred logo): found on that line, no fix
+    ("<p align=\"center\">![logo](logo.png)</p>\n\n<div><b>[手册](m.md)</b></div>\n",
+     [(1, 1, 0), (3, 3, 0)]),
 ])
 def test_markdown_an_html_block_swallows_is_found(body, found):
     assert scan(body, 1).swallowed == found
@@ -60,7 +63,7 @@ def test_markdown_an_html_block_swallows_is_found(body, found):
     "<table>\n<tr><td>**a** [b](c.md)</td></tr>\n</table>\n",  # the author's HTML cells
     "<pre>\n![code](x.png)\n- not a list\n</pre>\n",  # code
     "<!-- 注释\n![b](x.png)\n-->\n",  # a comment, closed
-    "<div>\n<!-- [a](b.md) -->\n</div>\n",
+    "<div>\n<!-- [a](b.md) -->\n</div>\n", "<!-- ![a](b.png) -->\n<div>\n",
     "<div>\n纯文字，没有标记\n</div>\n",  # text alone: nothing a blank line would change
     "```html\n<img src=\"a.png\">\n![b](x.png)\n```\n",
 ])
@@ -93,6 +96,16 @@ def test_check_names_the_swallowed_line_and_fix_inserts_the_blank_line(repo):
     assert res.output.count("html-swallows-markdown") == 1  # the list item's, left
     assert doc.read_text(encoding="utf-8") == GOOD_FM + body.replace(
         "/>\n![密封]", "/>\n\n![密封]")
+
+
+def test_check_names_markdown_between_a_line_s_tags(repo):
+    (repo / "knowledge" / "t" / "p.md").write_text(
+        GOOD_FM + "# Pump\n\n<p align=\"center\">![logo](assets/logo.png)</p>\n",
+        encoding="utf-8")
+    res = check("knowledge/t/p.md")
+    assert (f"knowledge/t/p.md:{FM_LINES + 3}:1: warning: html-swallows-markdown: Markdown on "
+            f"this line is raw HTML: the line opens with an HTML tag") in res.output
+    assert "write the picture as <img src=… alt=…>" in res.output
 
 
 def test_check_warns_of_a_comment_never_closed(repo):
@@ -129,7 +142,8 @@ def test_a_named_line_is_swallowed_and_its_fix_frees_it(lines):
     found = scan(body, 1)
     inside = _html_rows(body)
     for line, opener, fix in found.swallowed:
-        assert line in inside and opener in inside and opener < line
+        assert line in inside and opener in inside and opener <= line
+        assert opener < line or not fix  # Markdown on the block's own line: no fix
         if fix:
             assert opener < fix <= line
             rows = body.split("\n")

@@ -322,6 +322,14 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
                     "in it (no rows, no CSV, no decision table); write it as a Markdown pipe "
                     "table (| a | b |), a merged cell's value in each row it covers"))
     for line, opener, fix in scan.swallowed:
+        if line == opener:
+            out.append(("html-swallows-markdown", "warning", line, 1,
+                        "Markdown on this line is raw HTML: the line opens with an HTML tag, "
+                        "so its pictures and links are never checked or shipped and its "
+                        "Markdown shows as written (GitHub too); write the picture as <img "
+                        "src=… alt=…> (a link as <a href=…>), or the Markdown on a line of "
+                        "its own with a blank line above it"))
+            continue
         how = "; kb check --fix inserts it" if fix else ""
         out.append(("html-swallows-markdown", "warning", line, 1,
                     f"Markdown on this line is raw HTML: the line {opener} opens with an HTML "

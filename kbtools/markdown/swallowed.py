@@ -60,15 +60,18 @@ def _blanked(content: str) -> str:
 
 
 def swallowed_line(content: str) -> Swallowed | None:
-    """The first line after the first of an HTML block's `content` that is written as
-    Markdown (an image, link, wikilink, heading, list item or bold), and does not itself
-    open with a tag (`<td>**a**</td>` is the author's HTML: a blank line above it would
+    """The first line of an HTML block's `content` that is written as Markdown (an image,
+    link, wikilink, heading, list item or bold): its first line, where Markdown stands
+    between its tags (`<p align="center">![logo](logo.png)</p>`, no fix: a blank line would
+    not free it), or a line after it that does not itself open with a tag (`<td>**a**</td>` is the author's HTML: a blank line above it would
     not make it Markdown); None when there is none, or the block is code, a script or a
     comment. The fix: a blank line above the run of such lines holding it, when the line
     above that run closes its tag (`>`) and the parser reads the line as Markdown then."""
     if _RAW_KINDS.match(content.lstrip()):
         return None
     lines = _blanked(content).split("\n")
+    if _MARKDOWN.search(lines[0]):  # `<p align="center">![logo](logo.png)</p>`: no fix
+        return Swallowed(0, None)
     in_pre = bool(_PRE_OPEN.search(lines[0])) and not _PRE_CLOSE.search(lines[0])
     run = 0  # where the lines not opening with a tag, down to this one, begin
     for n, line in enumerate(lines[1:], start=1):
