@@ -160,3 +160,19 @@ def test_fix_writes_a_windows_file_s_line_break(repo):
     res = check("--fix", "knowledge/t/p.md")
     assert f"p.md:{FM_LINES + 4}:1: fixed: '## 安装' -> '\\n## 安装'" in res.output
     assert doc.read_bytes() == body.replace("<br>\n", "<br>\n\n").replace("\n", "\r\n").encode()
+
+
+def test_fix_of_a_sized_embed_does_not_swallow_the_line_under_it(repo):
+    """`--fix` writes Obsidian's `![[叶斑.png|300]]` as `<img … width="300">`: alone on its
+    line, that tag opened an HTML block swallowing the picture on the next line, which a
+    second `--fix` then had to free; one run writes both."""
+    (repo / "knowledge" / "t" / "assets" / "叶斑.png").write_bytes(b"")
+    doc = repo / "knowledge" / "t" / "p.md"
+    doc.write_text(GOOD_FM + "# 图\n\n![[叶斑.png|300]]\n![病穗](assets/missing.png)\n",
+                   encoding="utf-8")
+    res = check("--fix", "knowledge/t/p.md")
+    assert "html-swallows-markdown" not in res.output
+    assert f"p.md:{FM_LINES + 5}:7: error: path-missing: 'assets/missing.png'" in res.output
+    assert doc.read_text(encoding="utf-8").endswith(
+        "alt=\"叶斑\" width=\"300\">\n\n![病穗](assets/missing.png)\n")
+    assert "fixed:" not in check("--fix", "knowledge/t/p.md").output

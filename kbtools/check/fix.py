@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 
@@ -200,4 +200,11 @@ def fix_paths(paths: list[Path], ctx_factory: Callable[[], CheckContext],
                                                      root=ctx.root, max_bytes=ctx.max_bytes))
     if changes:
         results, findings = check_results(paths, ctx_factory(), jobs)
+        # a fix that wrote an `<img>` tag alone on a line (an Obsidian embed with a size,
+        # `![[a.png|300]]`) swallows the Markdown under it: its blank line, in this run too
+        gaps = [replace(r, edits=tuple(e for e in r.edits if e.new == "\n" + e.old))
+                for r in results]
+        if more := fix_results([r for r in gaps if r.edits], ctx.root):
+            changes = sorted([*changes, *more], key=lambda c: (c.path, c.line, c.col))
+            results, findings = check_results(paths, ctx_factory(), jobs)
     return changes, results, findings
