@@ -79,6 +79,10 @@ AUTHOR: dict[str, str] = {
     "kbtools.check.fm_written:(?:^|\\s)#.*$": "sub",  # a front-matter line's value
     "kbtools.check.mend._HASHED": "fullmatch",  # a paragraph's line opening with `#`
     "kbtools.markdown.spaced._SPACED": "finditer",  # an inline run's text
+    "kbtools.markdown.swallowed._MARKDOWN": "search",  # a line of an HTML block
+    "kbtools.markdown.swallowed._RAW_KINDS": "match",  # an HTML block's content
+    "kbtools.markdown.swallowed._PRE_OPEN": "search",  # a line of an HTML block
+    "kbtools.markdown.swallowed._PRE_CLOSE": "search",  # a line of an HTML block
     "kbtools.ship.sourceurl._USERINFO": "sub",  # a git message naming a source (a server's text)
     "kbtools.errors._TERMINAL_CONTROL": "sub",  # text a command prints (knowledge, questions)
     "kbtools.render.table_csv.PLAIN_VALUE": "match",  # a table cell

@@ -104,6 +104,7 @@ def test_every_code_is_documented(fixture_findings):
     tested |= {"table-csv-name", "file-extension", "code-unclosed"}  # test_authoring_edges.py
     tested |= {"link-wikilink"}  # tests/test_wikilinks.py
     tested |= {"html-table", "obsidian-comment"}  # tests/test_editor_markdown.py
+    tested |= {"html-swallows-markdown", "html-comment-unclosed"}  # test_html_swallows.py
     tested |= {"fm-tag-hash", "fm-list-joined"}  # tests/test_frontmatter_editors.py
     tested |= {"heading-no-space", "link-space"}  # test_heading_no_space.py, test_link_space.py
     tested |= {"yaml-1.1-value"}  # tests/test_yaml11_values.py

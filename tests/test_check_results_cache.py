@@ -212,7 +212,8 @@ def test_a_front_matter_edit_keeps_the_body_s_findings(repo):
 def test_a_kept_scan_holds_every_field_of_the_scan():
     scan = scan_body("# T {#t}\n\n##x ![s](a b.png)\n\n## <img src=\"i.png\" alt=\"I\"> U\n\n<a id=\"x\"></a>\n\n[a](b.md) [[w]] ![](p.png)\n\n| a |\n|---|\n| 1 | 2 |\n\n"
                      "$$x$$ %%c\n\n<table><tr><td>h</td></tr></table>\n\n<!-- csv: t.csv -->\n"
-                     "| c |\n|---|\n| 3 |\ntext\n\n| d | e |\n|---|\n\nA [^none] note.\n\n[^spare]: unused\n\n$$\n\n<!-- markdownlint-disable MD001 -->\n\n```\ncode\n", 5)
+                     "| c |\n|---|\n| 3 |\ntext\n\n| d | e |\n|---|\n\nA [^none] note.\n\n[^spare]: unused\n\n$$\n\n<!-- markdownlint-disable MD001 -->\n\n"
+                     "<br>\n![m](m.png)\n\n> <!-- never closed\n\n```\ncode\n", 5)
     for f in fields(Scan):
         assert getattr(scan, f.name), f.name  # the body gives every field a value
     assert [t.text_rows for t in scan.tables] == [(), (27,)]  # `text` after a table

@@ -10,6 +10,7 @@ that first picture's line and text (its citation named the wrong picture)."""
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 from click.testing import CliRunner
@@ -31,8 +32,9 @@ def _src(body: str):
 
 
 def _line_of(body: str, needle: str) -> int:
-    """The file line of the body line holding `needle`."""
-    [n] = [i for i, line in enumerate(body.split("\n")) if needle in line]
+    """The file line of the body line holding `needle` (a picture's `src`, as written or
+    percent-encoded as the chunk's `extra.src` is)."""
+    [n] = [i for i, line in enumerate(body.split("\n")) if unquote(needle) in line]
     return BODY_LINE + n
 
 
@@ -174,3 +176,24 @@ def test_a_heading_s_picture_has_its_image_chunk(cfg):
     assert (pump.line_start, pump.line_end) == (line, line)
     assert pump.extra["alt"] == "泵" and pump.extra["title"] == "外观图"
     assert "外观图" in pump.embed_text and "扳手" not in pump.text
+
+
+# one picture written the ways Typora and a hand write it: an `<img>` with the bare space
+# or `%20`, a Markdown image in `<…>` or with `%20`; a Chinese name bare in both
+SPELLINGS = ("# 外观\n\n<img src=\"../assets/泵 外观.png\" alt=\"一\" style=\"zoom:50%;\" />\n\n"
+             "正面照片。\n\n<img src=\"../assets/泵%20外观.png\" alt=\"二\" width=\"300\">\n\n"
+             "侧面照片。\n\n![三](<../assets/泵 外观.png>)\n\n背面照片。\n\n"
+             "![四](../assets/泵%20外观.png)\n\n顶部照片。\n\n"
+             "<img src=\"../assets/叶斑.png\" alt=\"五\">\n\n叶片。\n\n![六](../assets/叶斑.png)\n")
+
+
+def test_an_img_tag_s_src_is_spelt_as_a_markdown_image_s():
+    """`extra.src` of an `<img>` kept its path as written (`泵 外观.png`, `泵%20外观.png`,
+    `叶斑.png`) while a Markdown image's is percent-encoded: one picture had two or three
+    spellings, so a consumer matching an answer's picture to the file, or two answers' by
+    their `src`, missed. Both are percent-encoded now, as markdown-it writes a link."""
+    chunks = chunk_document(_src(SPELLINGS), ChunkConfig())
+    src_of = {c.extra["alt"]: c.extra["src"] for c in chunks if c.kind == "image"}
+    assert sorted(src_of) == ["一", "三", "二", "五", "六", "四"]
+    assert {src_of[a] for a in "一二三四"} == {"../assets/%E6%B3%B5%20%E5%A4%96%E8%A7%82.png"}
+    assert src_of["五"] == src_of["六"] == "../assets/%E5%8F%B6%E6%96%91.png"

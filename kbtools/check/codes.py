@@ -100,6 +100,14 @@ CODES: dict[str, str] = {
     "decision-gap": "inputs inside a decision table's ranges that no rule matches",
     "html-table": "an HTML <table> (pasted from Word, Excel, a web page): shown as its source, "
                   "no rows or CSV for search (warning)",
+    "html-swallows-markdown": "Markdown (a picture, link, heading, list item, bold) on the lines "
+                              "under a line that opens with an HTML tag (Typora's `<img … "
+                              "style=\"zoom:50%;\" />`, `<br>`, `<div align=\"center\">`, "
+                              "`<details>`), up to a blank line: raw HTML, never checked, "
+                              "shipped or rendered; insert a blank line above it (warning)",
+    "html-comment-unclosed": "an HTML comment `<!--` never closed by `-->`: what follows it "
+                             "is one comment, shown by no editor, its headings and links "
+                             "not read (warning)",
     "obsidian-comment": "an Obsidian %% comment never closed: kept as text, shown and "
                         "searched (a closed one is hidden everywhere) (warning)",
     "table-cells": "a table row whose cell count differs from the header",

@@ -321,6 +321,28 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
                     "an HTML <table>: devices show its HTML source, and search finds no table "
                     "in it (no rows, no CSV, no decision table); write it as a Markdown pipe "
                     "table (| a | b |), a merged cell's value in each row it covers"))
+    for line, opener, fix in scan.swallowed:
+        if line == opener:
+            out.append(("html-swallows-markdown", "warning", line, 1,
+                        "Markdown on this line is raw HTML: the line opens with an HTML tag, "
+                        "so its pictures and links are never checked or shipped and its "
+                        "Markdown shows as written (GitHub too); write the picture as <img "
+                        "src=… alt=…> (a link as <a href=…>), or the Markdown on a line of "
+                        "its own with a blank line above it"))
+            continue
+        how = "; kb check --fix inserts it" if fix else ""
+        out.append(("html-swallows-markdown", "warning", line, 1,
+                    f"Markdown on this line is raw HTML: the line {opener} opens with an HTML "
+                    f"tag, which makes an HTML block down to the next blank line, so its "
+                    f"pictures and links are never checked or shipped and its Markdown shows "
+                    f"as written (GitHub too); insert a blank line above line {fix or line}"
+                    f"{how}"))
+    for line in scan.open_comments:
+        out.append(("html-comment-unclosed", "warning", line, 1,
+                    "an HTML comment `<!--` never closed: everything after it, to the end of "
+                    "the document (or of its list item or quote), is one comment: GitHub and "
+                    "Typora show none of it, and its headings, links and pictures are not "
+                    "read; close it with `-->`"))
     for line, col in scan.comments:
         out.append(("obsidian-comment", "warning", line, col,
                     "an Obsidian %% comment never closed (or closed by a %% with text after it "

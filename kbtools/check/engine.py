@@ -216,7 +216,8 @@ def analyze_document(src: SourceDoc, ctx: CheckContext,
     for problem in content.conflict_problems(src.text, result.fenced):
         add(*problem)
     anchors: list[AnchorTarget] = []
-    edits: list[Edit] = [*yaml_edits, *mend.scan_edits(result.hash_lines, result.spaced)]
+    edits: list[Edit] = [*yaml_edits, *mend.scan_edits(result.hash_lines, result.spaced),
+                         *mend.blank_line_edits(result.swallowed, src.text)]
     edits.extend([*yaml_syntax.syntax_edits(src), *fm_items.joined_edits(src)])
     edits.extend(edit for gap in gaps for edit in gap.edits(src.text.split("\n")))
     if ctx.schema_checks:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 
@@ -48,10 +48,12 @@ class Change:
 
     def format(self) -> str:
         note = f" ({self.note})" if self.note else ""
-        # quoted when written over lines or deleted (the blank lines above a front matter),
+        # quoted when written over lines, or a line added (a blank line above Markdown an
+        # HTML block swallowed), or deleted (the blank lines above a front matter),
         # or of tabs (those indenting a front matter's line)
         old, new = (repr(self.old), repr(self.new)) \
-            if "\n" in self.old or not self.new or "\t" in self.old else (self.old, self.new)
+            if "\n" in self.old + self.new or not self.new or "\t" in self.old \
+            else (self.old, self.new)
         return f"{self.path}:{self.line}:{self.col}: fixed: {old} -> {new}{note}"
 
 
@@ -111,7 +113,9 @@ def apply_edits(path: Path, edits: list[Edit], root: Path | None = None) -> list
         idx, start, olds = edit.line - 1, edit.col - 1, edit.old.split("\n")
         last = idx + len(olds) - 1
         rest = lines[last][len(olds[-1]):] if last > idx else lines[idx][start + len(edit.old):]
-        lines[idx:last + 1] = [lines[idx][:start] + edit.new + rest]
+        # a line break the edit writes is the file's, the one ending the line above (CRLF)
+        new = edit.new.replace("\n", seps[idx - 1]) if idx and "\n" in edit.new else edit.new
+        lines[idx:last + 1] = [lines[idx][:start] + new + rest]
         del seps[idx:last]  # the line breaks inside the old text
         applied.append(edit)
     if applied:
@@ -196,4 +200,11 @@ def fix_paths(paths: list[Path], ctx_factory: Callable[[], CheckContext],
                                                      root=ctx.root, max_bytes=ctx.max_bytes))
     if changes:
         results, findings = check_results(paths, ctx_factory(), jobs)
+        # a fix that wrote an `<img>` tag alone on a line (an Obsidian embed with a size,
+        # `![[a.png|300]]`) swallows the Markdown under it: its blank line, in this run too
+        gaps = [replace(r, edits=tuple(e for e in r.edits if e.new == "\n" + e.old))
+                for r in results]
+        if more := fix_results([r for r in gaps if r.edits], ctx.root):
+            changes = sorted([*changes, *more], key=lambda c: (c.path, c.line, c.col))
+            results, findings = check_results(paths, ctx_factory(), jobs)
     return changes, results, findings

@@ -1,4 +1,4 @@
-"""What `kb check --fix` writes for four findings, each only where it is unambiguous:
+"""What `kb check --fix` writes for five findings, each only where it is unambiguous:
 
 - `heading-no-space`: `##安装` -> `## 安装` (the heading the line was meant to be, as the
   warning says; a tag or a number, `#3机组`, is no warning and no edit);
@@ -13,6 +13,10 @@
 - `fm-missing` of a front matter block below line 1: the blank lines, spaces or invisible
   characters above its `---` deleted, when what its fences hold is a YAML mapping (a
   Markdown rule, `---`, above text is left alone).
+
+- `html-swallows-markdown`: a blank line above the Markdown an HTML block swallows, where
+  the block stands at top level and the line above that Markdown closes its tag
+  (`kbtools.markdown.swallowed`).
 
 The edits are `kbtools.check.links.Edit`s, written by `kbtools.check.fix` with the others.
 """
@@ -109,6 +113,19 @@ def scan_edits(hash_lines: Iterable[tuple[int, str]],
                 new = new[:link.col - 1] + link.new + new[link.col - 1 + len(link.old):]
         edits.append(Edit(line, 1, old, spaced_heading(new) or new))
     return edits + [edit for line_edits in links.values() for edit in line_edits]
+
+
+def blank_line_edits(swallowed: Iterable[tuple[int, int, int]], text: str) -> list[Edit]:
+    """The edits of `html-swallows-markdown` (a scan's `swallowed`: line, the HTML block's
+    first line, the line to insert a blank line above or 0): a line break written before
+    that line, so the HTML block ends above it and its Markdown is read."""
+    lines = text.split("\n")
+    out = []
+    for _, _, fix in swallowed:
+        written = lines[fix - 1].rstrip("\r") if 0 < fix <= len(lines) else ""
+        if written:
+            out.append(Edit(fix, 1, written, "\n" + written))
+    return out
 
 
 def key_spelling(key: str) -> str:

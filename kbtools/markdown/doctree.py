@@ -89,8 +89,9 @@ def annotations_of(html: str) -> dict[str, str]:
 def html_images(html: str, line: int) -> tuple[Image, ...]:
     """The pictures of `html`, which starts at file line `line`, each at the line its
     `<img` tag opens on (a block's content keeps its line breaks, less a list item's
-    indentation or a quote's `>`)."""
-    return tuple(Image(a.get("alt", ""), a.get("title", ""), a["src"],
+    indentation or a quote's `>`). Its `src` percent-encoded as a Markdown image's
+    (`normalize_href`): `<img src="泵 外观.png">` and `![](<泵 外观.png>)` are one spelling."""
+    return tuple(Image(a.get("alt", ""), a.get("title", ""), normalize_href(a["src"]),
                        line + html.count("\n", 0, at))
                  for at, a in img_tags(html))
 

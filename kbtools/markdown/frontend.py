@@ -47,6 +47,7 @@ from kbtools.markdown.parser import (
     source_text,
 )
 from kbtools.markdown.spaced import spaced_links
+from kbtools.markdown.swallowed import comment_unclosed, swallowed_line
 from kbtools.markdown.table_lines import (
     cell_starts,
     count_cells,
@@ -127,6 +128,10 @@ class Scan:
     # (line, body) of each `<!-- markdownlint-… -->` comment outside code, in order: the
     # rules an author turned off there (`kbtools.check.lint_comments`)
     lint: list[tuple[int, str]] = field(default_factory=list)
+    # (line, the HTML block's first line, the line a blank line goes above or 0: not safe)
+    # of Markdown an HTML block swallows (`kbtools.markdown.swallowed`)
+    swallowed: list[tuple[int, int, int]] = field(default_factory=list)
+    open_comments: list[int] = field(default_factory=list)  # lines of `<!--` never closed
 
     def slugs(self) -> frozenset[str]:
         """Every anchor a link may name: heading slugs (GitHub's de-duplication included),
@@ -388,6 +393,7 @@ class _Scanner:
                 annotation = annotation_of(body) if comments else None
                 if annotation is not None and annotation[0] == "csv":
                     self.csv_pending = (line + self.offset, annotation[1])
+        self.swallowed(tok)
         if not comments and (at := _table_tag(content)) >= 0:
             self.out.html_tables.append(start + content.count("\n", 0, at) + self.offset)
         if "<" in content and ("src" in content or "href" in content or "id" in content
@@ -398,6 +404,18 @@ class _Scanner:
                 _add_ref(self.out, loc, ref_kind, url, no_alt=no_alt,
                          caption=parts.caption if parts else "")
             self.out.html_ids.update(found.ids)
+
+    def swallowed(self, tok: Token) -> None:
+        """Note Markdown this HTML block swallows, and a comment it never closes; the fix
+        only where the block stands at top level, its lines as written."""
+        start, end = tok.map or (0, 1)
+        if comment_unclosed(tok.content):
+            self.out.open_comments.append(start + self.offset)
+        elif (found := swallowed_line(tok.content)) is not None:
+            whole = tok.content.split("\n")[:end - start] == self.lines[start:end]
+            fix = found.fix is not None and whole
+            self.out.swallowed.append((start + found.line + self.offset, start + self.offset,
+                                       start + (found.fix or 0) + self.offset if fix else 0))
 
     def inline(self, children: list[Token], loc: Locator, *, wiki: bool = True) -> None:
         """Read an inline run; `wiki`: look for wikilinks in its text (not in an image's alt
