@@ -1,13 +1,16 @@
 """The filler words of a question: the words that may stand between an input's name and its
 value (温度为22度, ``temperature is 75``) and say nothing of either, for `kbtools.query.values`
-and the modules reading names and values with it; and English numerals spelled out.
+and the modules reading names and values with it; English numerals spelled out; and whether
+the words around a number make it approximate (大约90%, 90%左右: `approximate`).
 
-Pure: the words are data here.
+Pure.
 """
 
 from __future__ import annotations
 
 import re
+
+from kbtools.decision.words import APPROX_AFTER, APPROX_BEFORE
 
 # words ending in 近 that make no approximate value of the number after them (最近, 附近)
 NOT_NEAR = ("最", "附", "临", "靠", "邻", "接", "将")
@@ -61,3 +64,30 @@ def filler_at(text: str, word: str, at_end: bool) -> bool:
         return True
     beside = text[-len(word) - 1:-len(word)] if at_end else text[len(word):len(word) + 1]
     return not (beside.isascii() and beside.isalpha())
+
+
+def approximate(before: str, clause: str) -> bool:
+    """Whether the words right `before` a number, or its `clause` (what follows it and its
+    unit), make it an approximate value (`APPROX_BEFORE`, `APPROX_AFTER`; a Latin word as a
+    whole word: the ``some`` of ``handsome`` is none; not the ~ of a span, 22~25)."""
+    for _ in range(3):  # 大约是90%, 大概在90%, ``about at 90%``: fillers after the word
+        before = before.rstrip(" ")
+        for word in APPROX_BEFORE:
+            if before.endswith(word):
+                ahead = before[-len(word) - 1:-len(word)]
+                if not (_alnum(ahead) if _alnum(word[:1]) else
+                        ahead.isdigit() or (word == "近" and ahead in NOT_NEAR)):
+                    return True
+        filler = next((w for w in FILLERS if w not in APPROX_BEFORE and
+                       filler_at(before, w, True)), None)
+        if filler is None:
+            break
+        before = before[:-len(filler)]
+    for word in APPROX_AFTER:
+        if clause.startswith(word) and not _alnum(clause[len(word):len(word) + 1]):
+            return True
+    return False
+
+
+def _alnum(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()

@@ -47,15 +47,13 @@ from kbtools.decision.numerals import (
 from kbtools.decision.units import MAGNITUDE_WORDS, MAGNITUDES, unit_group
 from kbtools.decision.words import (
     APPROX_ABBREVIATIONS,
-    APPROX_AFTER,
-    APPROX_BEFORE,
     OPERATOR_SPELLINGS,
     ROUGH_AFTER,
     ROUGH_BEFORE,
     WORD_PREFIXES,
     WORD_SUFFIXES,
 )
-from kbtools.query.fillers import EN_NUMERALS, FILLERS, NOT_NEAR, drop_fillers, filler_at
+from kbtools.query.fillers import EN_NUMERALS, approximate, drop_fillers
 from kbtools.query.value_units import (
     BARE_DEGREES,
     COUNTERS,
@@ -468,29 +466,6 @@ def _object_bound(clause: str) -> bool:
     clause = clause.lstrip(" ")
     of = _EN_OBJECT.match(clause)
     return of is not None and _EN_BOUND_AFTER.match(clause, of.end()) is not None
-
-
-def approximate(before: str, clause: str) -> bool:
-    """Whether the words right `before` a number, or its `clause` (what follows it and its
-    unit), make it an approximate value (`APPROX_BEFORE`, `APPROX_AFTER`; a Latin word as a
-    whole word: the ``some`` of ``handsome`` is none; not the ~ of a span, 22~25)."""
-    for _ in range(3):  # 大约是90%, 大概在90%, ``about at 90%``: fillers after the word
-        before = before.rstrip(" ")
-        for word in APPROX_BEFORE:
-            if before.endswith(word):
-                ahead = before[-len(word) - 1:-len(word)]
-                if not (_latin(ahead) if _latin(word[:1]) else
-                        ahead.isdigit() or (word == "近" and ahead in NOT_NEAR)):
-                    return True
-        filler = next((w for w in FILLERS if w not in APPROX_BEFORE and
-                       filler_at(before, w, True)), None)
-        if filler is None:
-            break
-        before = before[:-len(filler)]
-    for word in APPROX_AFTER:
-        if clause.startswith(word) and not _latin(clause[len(word):len(word) + 1]):
-            return True
-    return False
 
 
 def count_noun(rest: str) -> tuple[str, int]:
