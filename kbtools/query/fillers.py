@@ -33,6 +33,17 @@ EN_NUMERALS = re.compile(r"(?:zero|one|two|three|four|five|six|seven|eight|nine|
                          r"a hundred|a thousand)(?![a-z])")
 
 
+# Chinese words that start a clause or end one, and so name no thing when they follow a number
+# (90%要不要喷药, 90%左右, 90%了吗, 90%时, 90%和温度…: `wording.fraction_of`; 湿度八十五怎么办:
+# a whole numeral with no unit is a value before one, `values._alone`)
+GLUED_NOT_NOUNS = ("左右", "上下", "前后", "以上", "以下", "以内", "了", "吗", "呢", "吧", "啊", "呀", "时",
+                   "要", "需", "该", "应", "能", "可", "会", "是", "有", "还", "就", "都", "也",
+                   "又", "再", "而", "但", "且", "并", "和", "与", "及", "或", "跟", "同", "怎",
+                   "如", "咋", "多", "余", "请", "我", "你", "他", "她", "它", "这", "那", "不",
+                   "没", "未", "无", "已", "正", "在", "仍", "一直", "持续", "连续", "然后", "现在",
+                   "目前", "今天", "昨天", "随后", "之后", "后来", "接着", "的")
+
+
 def drop_fillers(word: str) -> str:
     """`word` without the filler words it ends with (达到 in 气温达到)."""
     return _without_fillers(word, at_end=True)
