@@ -26,6 +26,7 @@ AUTHOR: dict[str, str] = {
     r"kbtools.decision.numerals:\d+": "sub",  # a numeral `_MIXED` found
     "kbtools.query.identifiers._CODE_SHAPE": "fullmatch",  # a question's term or identifier
     "kbtools.query.values._SPAN_JOINER": "match",  # what follows a Chinese numeral
+    "kbtools.query.values._NEXT_VALUE": "match",  # the 8 characters after a Chinese numeral
     "kbtools.decision.conditions._PERCENT_SAID": "sub",  # a table cell, an input value
     "kbtools.decision.conditions._PERMILLE_SAID": "sub",  # a table cell, an input value
     "kbtools.decision.units._SPELLED": "sub",  # an input value

@@ -157,3 +157,37 @@ def test_without_the_knowledge_vocabulary_a_qualified_name_is_still_another_thin
     assert find_inputs("油温80度", table, vocabulary=input_names(["油温(℃)"])) == {}
     assert find_inputs("温度80度", table, vocabulary=input_names(["油温(℃)"])) == \
         {"温度(℃)": "80"}
+
+
+@pytest.mark.parametrize(("question", "needs"), [
+    ("大棚通风 温度22度，温度23度",
+     "give 温度(℃) (the question gives two values: 22度, 23度), 湿度(%) to get the answer"),
+    ("greenhouse ventilation temperature 22 C, temperature 23 C",
+     "give Temperature (°C) (the question gives two values: 22 C, 23 C), Humidity (%) to get"),
+])
+def test_the_text_answer_says_what_a_table_needs_when_no_input_is_taken(dist, question, needs):
+    """A question giving one input two values and no other printed ``evaluated ():`` before
+    what the table needs."""
+    out = CliRunner().invoke(main, ["query", question, "--index", str(dist), "-k", "3",
+                                    "--no-log"])
+    assert out.exit_code == 0, out.output
+    assert "evaluated ()" not in out.output
+    assert f"decision table, no input value taken: {needs}" in out.output, out.output
+
+
+@pytest.mark.parametrize(("question", "doc", "said"), [
+    ("大棚通风 温度25度 湿度25度", "greenhouse.md",
+     "输入 湿度(%) = “25度”：单位是 度，这一列是 %，请换算成 % 后输入"),
+    ("大棚通風 溫度25度 濕度25度", "greenhouse.md", "单位是 度，这一列是 %"),
+    ("greenhouse ventilation temperature 25 C humidity 25 degrees", "vent.md",
+     "the column in '%'; give the value in %"),
+])
+def test_a_value_in_the_wrong_unit_is_said_first_in_the_questions_language(dist, question,
+                                                                           doc, said):
+    """湿度25度 was answered "no rule matches, needs human review (… it is in '度' …)": the
+    rules were never tried, the value's unit was wrong, and a Chinese question heard why in
+    English."""
+    ev = _evaluation(dist, question, doc)
+    assert ev["status"] == "no_match" and ev["outputs"] == [], ev
+    assert ev["message"].startswith(("输入", "input")) and said in ev["message"], ev
+    assert "no rule matches" not in ev["message"]

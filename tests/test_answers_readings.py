@@ -236,6 +236,21 @@ def test_a_reading_at_night_is_never_the_days_in_english(question, values):
 
 
 @pytest.mark.parametrize(("question", "values"), [
+    ("25 C in the day, 3 C at night",
+     {"Day temperature (°C)": "25", "Night temperature (°C)": "3"}),
+    ("25 C during the day and 3 C at night",
+     {"Day temperature (°C)": "25", "Night temperature (°C)": "3"}),
+    ("3 C at night", {"Night temperature (°C)": "3"}),
+    ("25 C in the daytime", {"Day temperature (°C)": "25"}),
+])
+def test_a_part_of_the_day_said_after_the_value_is_its_time(question, values):
+    """``25 C in the day, 3 C at night`` gave neither input (two temperatures, no name nor
+    time before either), though ``daytime 25 C, night 3 C`` gave both."""
+    given = read_inputs(question, DAY_NIGHT_EN)
+    assert given.values == values and not given.conflicts, given
+
+
+@pytest.mark.parametrize(("question", "values"), [
     ("白天气温25度，夜间温度3度", {"白天温度(℃)": "25", "夜温(℃)": "3"}),
     ("白天气温25度，夜里气温3度", {"白天温度(℃)": "25", "夜温(℃)": "3"}),
     ("晚上的温度3度，白天温度25度", {"白天温度(℃)": "25", "夜温(℃)": "3"}),

@@ -176,3 +176,40 @@ def test_a_time_word_after_the_tables_subject_qualifies_no_thing(question):
     given = read_inputs(question, scab_table(("小麦赤霉病",)), synonyms,
                         vocabulary={"日均温", "气温", "温度", "相对湿度"})
     assert given.values == {"温度(℃)": "10"} and not given.others, given
+
+
+BOTH = build_table(["温度(℃)", "相对湿度(%)", "措施"],
+                   [["<=25", "<80", "观察"], ["<=25", ">=80", "通风"], [">25", "any", "降温"]],
+                   decision="inputs=温度(℃),相对湿度(%); outputs=措施")
+
+
+@pytest.mark.parametrize(("question", "table", "value", "typed"), [
+    ("湿度八十五", SHARE, "85", "八十五"), ("濕度八十五", SHARE, "85", "八十五"),
+    ("湿度八十五怎么办", SHARE, "85", "八十五"), ("湿度是八十五了吗", SHARE, "85", "八十五"),
+    ("温度二十五", TEMP, "25", "二十五"), ("溫度二十五，要不要降溫", TEMP, "25", "二十五"),
+    ("温度零下三", TEMP, "-3", "零下三"), ("连续降雨五", RAIN, "5", "五"),
+])
+def test_a_whole_numeral_with_no_unit_after_the_name_is_read_and_said(question, table, value,
+                                                                     typed):
+    """湿度八十五 (what dictation on a tablet writes) gave the table nothing while 湿度85 was
+    read: a whole Chinese numeral no unit followed was no number."""
+    given, ev = evaluated(question, table)
+    column = table.header[0]
+    assert given.values == {column: value}, given
+    assert given.readings[column][0] == typed
+    assert f"(read: {column} {typed} as " in ev.message
+
+
+@pytest.mark.parametrize("question", ["温度二十五 湿度八十五", "温度二十五，湿度八十五",
+                                      "湿度八十五 温度二十五", "溫度二十五濕度八十五"])
+def test_two_numerals_dictated_with_no_units_are_each_inputs_value(question):
+    given, ev = evaluated(question, BOTH)
+    assert given.values == {"温度(℃)": "25", "相对湿度(%)": "85"}, given
+    assert ev.status == "match" and "row 2 matches" in ev.message, ev
+
+
+@pytest.mark.parametrize(("question", "table"), [
+    ("湿度八十多", SHARE), ("湿度八十几", SHARE), ("温度二十来度", TEMP), ("温度一", TEMP),
+])
+def test_a_rough_numeral_is_no_bare_value(question, table):
+    assert read_inputs(question, table).values == {}

@@ -206,6 +206,8 @@ def _highlight(text: str, terms: list[str]) -> str:
 def _render_evaluation(ev: dict[str, Any]) -> None:
     """The decision table evaluated on the question: the answer, or what is missing."""
     given = ", ".join(f"{k}={v}" for k, v in ev["inputs"].items())
+    # (no value taken, two given for one input: what the table needs follows, as --json says)
+    head = f"   evaluated ({given})" if given else "   decision table, no input value taken"
     rough = ev.get("approximate") or {}  # inputs the question gave only roughly
     if rough:
         click.echo(click.style("   approximate value: " + ", ".join(
@@ -220,7 +222,7 @@ def _render_evaluation(ev: dict[str, Any]) -> None:
         for r in rows:
             outs = "; ".join(f"{k}: {v}" for k, v in r["outputs"].items())
             at = f" row {r['row']}" if len(rows) > 1 else ""
-            click.echo(click.style(f"   evaluated ({given}){at}: {outs}", fg="green", bold=True))
+            click.echo(click.style(f"{head}{at}: {outs}", fg="green", bold=True))
             for c in r["cells"]:
                 click.echo(f"     {c['column']}: {c['reason']}")
     elif ev["status"] == "missing_inputs":
@@ -229,13 +231,13 @@ def _render_evaluation(ev: dict[str, Any]) -> None:
         asked = ", ".join(f"{m} (the question gives two values: {', '.join(two[m])})"
                           if m in two else f"{m} ({other[m]})" if m in other else m
                           for m in ev["missing"])
-        click.echo(click.style(f"   evaluated ({given}): give {asked} to get the answer",
+        click.echo(click.style(f"{head}: give {asked} to get the answer",
                                fg="yellow", bold=True))
     elif ev["status"] == "spans_rows":  # a range given that rows each hold part of
-        click.echo(click.style(f"   evaluated ({given}): {ev['message']}", fg="yellow",
+        click.echo(click.style(f"{head}: {ev['message']}", fg="yellow",
                                bold=True))
     else:
-        click.echo(click.style(f"   evaluated ({given}): {ev['message']}", fg="red", bold=True))
+        click.echo(click.style(f"{head}: {ev['message']}", fg="red", bold=True))
 
 
 def render(res: SearchResponse, explain: bool) -> None:

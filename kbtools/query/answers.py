@@ -278,9 +278,9 @@ def _evaluate(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
     try:
         result = match_rules(given, found, doc=doc, table_index=ti)
     except InputError as exc:
-        if not exc.rows:
-            return Evaluation("no_match", f"{NO_MATCH_MESSAGE} ({exc.message})", doc,
-                              dt.label(), ti, found)
+        if not exc.rows:  # a value the table cannot take (湿度25度, in no unit of its
+            # column): what is wrong with it, in the answer's language, no "no rule matches"
+            return Evaluation("no_match", exc.value_message(lang), doc, dt.label(), ti, found)
         # a range over rules (18-25度 over 15-20 and >20): the rows, no guess among them
         return Evaluation("spans_rows", exc.value_message(lang), doc, dt.label(), ti, found,
                           spans={exc.column: exc.rows})

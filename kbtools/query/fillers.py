@@ -1,13 +1,16 @@
 """The filler words of a question: the words that may stand between an input's name and its
 value (温度为22度, ``temperature is 75``) and say nothing of either, for `kbtools.query.values`
-and the modules reading names and values with it; and English numerals spelled out.
+and the modules reading names and values with it; English numerals spelled out; and whether
+the words around a number make it approximate (大约90%, 90%左右: `approximate`).
 
-Pure: the words are data here.
+Pure.
 """
 
 from __future__ import annotations
 
 import re
+
+from kbtools.decision.words import APPROX_AFTER, APPROX_BEFORE
 
 # words ending in 近 that make no approximate value of the number after them (最近, 附近)
 NOT_NEAR = ("最", "附", "临", "靠", "邻", "接", "将")
@@ -28,6 +31,17 @@ EN_NUMERALS = re.compile(r"(?:zero|one|two|three|four|five|six|seven|eight|nine|
                          r"twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|"
                          r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
                          r"a hundred|a thousand)(?![a-z])")
+
+
+# Chinese words that start a clause or end one, and so name no thing when they follow a number
+# (90%要不要喷药, 90%左右, 90%了吗, 90%时, 90%和温度…: `wording.fraction_of`; 湿度八十五怎么办:
+# a whole numeral with no unit is a value before one, `values._alone`)
+GLUED_NOT_NOUNS = ("左右", "上下", "前后", "以上", "以下", "以内", "了", "吗", "呢", "吧", "啊", "呀", "时",
+                   "要", "需", "该", "应", "能", "可", "会", "是", "有", "还", "就", "都", "也",
+                   "又", "再", "而", "但", "且", "并", "和", "与", "及", "或", "跟", "同", "怎",
+                   "如", "咋", "多", "余", "请", "我", "你", "他", "她", "它", "这", "那", "不",
+                   "没", "未", "无", "已", "正", "在", "仍", "一直", "持续", "连续", "然后", "现在",
+                   "目前", "今天", "昨天", "随后", "之后", "后来", "接着", "的")
 
 
 def drop_fillers(word: str) -> str:
@@ -61,3 +75,30 @@ def filler_at(text: str, word: str, at_end: bool) -> bool:
         return True
     beside = text[-len(word) - 1:-len(word)] if at_end else text[len(word):len(word) + 1]
     return not (beside.isascii() and beside.isalpha())
+
+
+def approximate(before: str, clause: str) -> bool:
+    """Whether the words right `before` a number, or its `clause` (what follows it and its
+    unit), make it an approximate value (`APPROX_BEFORE`, `APPROX_AFTER`; a Latin word as a
+    whole word: the ``some`` of ``handsome`` is none; not the ~ of a span, 22~25)."""
+    for _ in range(3):  # 大约是90%, 大概在90%, ``about at 90%``: fillers after the word
+        before = before.rstrip(" ")
+        for word in APPROX_BEFORE:
+            if before.endswith(word):
+                ahead = before[-len(word) - 1:-len(word)]
+                if not (_alnum(ahead) if _alnum(word[:1]) else
+                        ahead.isdigit() or (word == "近" and ahead in NOT_NEAR)):
+                    return True
+        filler = next((w for w in FILLERS if w not in APPROX_BEFORE and
+                       filler_at(before, w, True)), None)
+        if filler is None:
+            break
+        before = before[:-len(filler)]
+    for word in APPROX_AFTER:
+        if clause.startswith(word) and not _alnum(clause[len(word):len(word) + 1]):
+            return True
+    return False
+
+
+def _alnum(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()

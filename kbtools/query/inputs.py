@@ -56,6 +56,7 @@ from kbtools.query.naming import (
     same_part_of_day,
     takes_by_unit,
     time_of_day,
+    timed_after,
     unnamed_output,
     use_of_other,
 )
@@ -194,7 +195,8 @@ def read_inputs(question: str, table: DecisionTable,
     # a rate said per-unit first (每亩施了25公斤, 亩施25公斤) read as one said after its number
     order = rates_said_first(text)
     text, cased, shown = (in_order(t, order) for t in (text, cased, shown))
-    found_numbers = with_ranges(text, cased, numbers(text, cased))
+    # (``3 C at night``: a time said after a value is its time, as ``night 3 C``)
+    found_numbers = timed_after(text, with_ranges(text, cased, numbers(text, cased)))
     claimed: set[int] = set()
     out: dict[str, str] = {}
     conflicts: dict[str, tuple[str, ...]] = {}

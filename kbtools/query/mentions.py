@@ -62,11 +62,14 @@ def after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
             continue  # a number's unit (``9000 hours at 140 F``: no name of the 140)
         if covered(spans, m.start(), m.end()):
             continue  # ``oil temperature``: another table's input
-        if not tail and name in qualified.heads and qualified.qualifier(text, m.start()):
-            continue  # 水温度, ``oil temperature``: another thing's (`quantities.Qualified`)
-        # right after a number's unit (26度湿度, ``26 c humidity``): a name of its own
+        # right after a number's unit (26度湿度, ``26 c humidity``) or a number said with none
+        # (温度二十五湿度八十五, dictated): a name of its own
         unit_before = any(x.unit is not None and (x.after == m.start() or text[
-            x.after:m.start()] in APPROX_AFTER + BOUND_AFTER) for x in found)  # 28度左右湿度
+            x.after:m.start()] in APPROX_AFTER + BOUND_AFTER) or x.end == m.start()
+            for x in found)  # 28度左右湿度
+        if not tail and not unit_before and name in qualified.heads and \
+                qualified.qualifier(text, m.start()):
+            continue  # 水温度, ``oil temperature``: another thing's (`quantities.Qualified`)
         if tail and before and is_cjk(before) and not text[:m.start()].endswith(NAME_STARTS) \
                 and not unit_before and qualified.qualifier(text, m.start(), rivals=rivals):
             continue  # 土壤湿度, 绝对湿度 (not 和湿度, 然后湿度: a name of its own; nor 今天湿度,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from kbtools.decision import DecisionTable, column_key, normalize_text
 from kbtools.decision.conditions import unit_of
@@ -261,6 +262,21 @@ _PARTS_OF_DAY = (("night", ("夜", "晚", "宵")), ("day", ("白天", "昼", "�
 # the same in English, as whole words (``night``, ``Day temperature``; not ``Rain days``)
 EN_PARTS_OF_DAY = re.compile(r"(?<![a-z])(?:(night|nighttime|overnight|evening|tonight|midnight)|"
                              r"(day|daytime|midday|noon|afternoon))(?![a-z])")
+
+
+# a part of the day said right after a value and its unit (``25 C in the day``, ``3 C at night``,
+# ``3 C overnight``): the reading's time, as one said before it is (``night 3 C``)
+_EN_TIME_AFTER = re.compile(r" ?(?:(?:in|during|at|by|over) (?:the )?)?(night|nighttime|overnight|"
+                            r"evening|tonight|midnight|day|daytime|midday|noon|afternoon)"
+                            r"(?![a-z])")
+
+
+def timed_after(text: str, found: Sequence[Number]) -> list[Number]:
+    """`found` (the numbers of `text`) with each said with no word before it and an English
+    part of the day right after its unit (``25 C in the day, 3 C at night``) said at that
+    time (its `Number.word`), as ``daytime 25 C, night 3 C`` is."""
+    return [replace(x, word=said.group(1)) if not x.word and x.unit is not None and
+            (said := _EN_TIME_AFTER.match(text, x.after)) else x for x in found]
 
 
 def part_of_day(text: str) -> str:

@@ -47,15 +47,13 @@ from kbtools.decision.numerals import (
 from kbtools.decision.units import MAGNITUDE_WORDS, MAGNITUDES, unit_group
 from kbtools.decision.words import (
     APPROX_ABBREVIATIONS,
-    APPROX_AFTER,
-    APPROX_BEFORE,
     OPERATOR_SPELLINGS,
     ROUGH_AFTER,
     ROUGH_BEFORE,
     WORD_PREFIXES,
     WORD_SUFFIXES,
 )
-from kbtools.query.fillers import EN_NUMERALS, FILLERS, NOT_NEAR, drop_fillers, filler_at
+from kbtools.query.fillers import EN_NUMERALS, GLUED_NOT_NOUNS, approximate, drop_fillers
 from kbtools.query.value_units import (
     BARE_DEGREES,
     COUNTERS,
@@ -287,7 +285,8 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
                 m.group(2) == "一" and not rest.startswith("刻钟") and  # 一刻钟; 一度: once
                 not _span_end(rest) or  # (一到两天: a span's first end)
                 unit_after(unit)[2] is None and
-                not unit.startswith(COUNTERS) and not _span_end(rest)):  # 三次, 两到三天
+                not unit.startswith(COUNTERS) and not _span_end(rest) and  # 三次, 两到三天
+                not _alone(text, m)):  # 湿度八十五, 温度二十五怎么办: as 湿度85
             continue
         spans.append((m.start(), m.end(), value, rest[:AFTER_CHARS]))
     # 2万5千: one number, not 2 times 万 and 5 times 千; 2.5万 one number, not 2.5 and 万;
@@ -303,6 +302,30 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
         if not out or span[0] >= out[-1][1]:  # (not the 五 of 八成五: its tenths)
             out.append(span)
     return out
+
+
+def _alone(text: str, m: re.Match[str]) -> bool:
+    """Whether the whole numeral `m` of `text` is a value with no unit, as dictation on a
+    tablet writes one (湿度八十五, 温度二十五怎么办): what follows ends the question or the
+    clause (a mark, a space, `fillers.GLUED_NOT_NOUNS`: 怎么, 了吗, 时, 左右) or is the next
+    name and its value (温度二十五 湿度八十五, compacted: 湿度 then 八十五); not a word making
+    it rough (二十多, 二十几) nor one it counts (十分, 三棚), no ordinal (第三, 初三) nor 一
+    alone (一些, 一下), nor the 零 of 零下."""
+    rest = text[m.end():m.end() + 8]
+    return m.group(2) != "一" and not text[:m.start()].endswith(_ORDINAL_BEFORE) and \
+        not text.startswith(BELOW_ZERO, m.start()) and \
+        not rest.startswith(_ROUGH_AFTER) and (
+            not rest or rest[0] in _STOP + " " or rest.startswith(GLUED_NOT_NOUNS) or
+            _NEXT_VALUE.match(rest) is not None)
+
+
+# a name and its value after a numeral (八十五 of 温度二十五湿度八十五: no unit of the 二十五)
+_NEXT_VALUE = re.compile(r"(?:(?![零〇一二两三四五六七八九十百千万点])[\u3400-\u9fff]){2,4}?"
+                         r"(?:是|为|:)?[\d零〇两二三四五六七八九十]")
+# what after a numeral makes it rough (二十多, 二十余, 二十几, 二十来): no value
+_ROUGH_AFTER = ("多", "余", "几", "来")
+# what before a numeral makes it an ordinal, a day or a month's, no value (第三, 初三, 星期三)
+_ORDINAL_BEFORE = ("第", "初", "周", "星期", "礼拜", "排名", "No", "no")
 
 
 # what after a numeral with 点 makes it a time of day, not a decimal (十点零五分, 八点五刻)
@@ -468,29 +491,6 @@ def _object_bound(clause: str) -> bool:
     clause = clause.lstrip(" ")
     of = _EN_OBJECT.match(clause)
     return of is not None and _EN_BOUND_AFTER.match(clause, of.end()) is not None
-
-
-def approximate(before: str, clause: str) -> bool:
-    """Whether the words right `before` a number, or its `clause` (what follows it and its
-    unit), make it an approximate value (`APPROX_BEFORE`, `APPROX_AFTER`; a Latin word as a
-    whole word: the ``some`` of ``handsome`` is none; not the ~ of a span, 22~25)."""
-    for _ in range(3):  # 大约是90%, 大概在90%, ``about at 90%``: fillers after the word
-        before = before.rstrip(" ")
-        for word in APPROX_BEFORE:
-            if before.endswith(word):
-                ahead = before[-len(word) - 1:-len(word)]
-                if not (_latin(ahead) if _latin(word[:1]) else
-                        ahead.isdigit() or (word == "近" and ahead in NOT_NEAR)):
-                    return True
-        filler = next((w for w in FILLERS if w not in APPROX_BEFORE and
-                       filler_at(before, w, True)), None)
-        if filler is None:
-            break
-        before = before[:-len(filler)]
-    for word in APPROX_AFTER:
-        if clause.startswith(word) and not _latin(clause[len(word):len(word) + 1]):
-            return True
-    return False
 
 
 def count_noun(rest: str) -> tuple[str, int]:

@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from kbtools.decision.headers import MIN_PART
-from kbtools.query.fillers import drop_fillers
+from kbtools.query.fillers import GLUED_NOT_NOUNS, drop_fillers
 from kbtools.query.value_units import DURATIONS, UNIT_CLASSES, unit_after
 from kbtools.query.values import AMOUNT_LEADS, CJK_NUMBER, SUBJECTS, compact, compact_term
 
@@ -339,15 +339,8 @@ def amount_subject(words: Sequence[str]) -> list[str] | None:
 # what leads from a fraction to the thing it is a fraction of (3%的病叶, ``3% of the leaves``)
 _OF = ("的", "of ")
 _OF_LEADS = ("the ", "a ", "an ", "all ", "its ", "their ")
-# what may follow a fraction without naming what it is a fraction of: Chinese words that
-# start a clause or end one (90%要不要喷药, 90%左右, 90%了吗, 90%时, 90%和温度…), English
-# words that are no noun (``90% and 26 C``, ``90% what should I do``, ``90% today``)
-GLUED_NOT_NOUNS = ("左右", "上下", "前后", "以上", "以下", "以内", "了", "吗", "呢", "吧", "啊", "呀", "时",
-                   "要", "需", "该", "应", "能", "可", "会", "是", "有", "还", "就", "都", "也",
-                   "又", "再", "而", "但", "且", "并", "和", "与", "及", "或", "跟", "同", "怎",
-                   "如", "咋", "多", "余", "请", "我", "你", "他", "她", "它", "这", "那", "不",
-                   "没", "未", "无", "已", "正", "在", "仍", "一直", "持续", "连续", "然后", "现在",
-                   "目前", "今天", "昨天", "随后", "之后", "后来", "接着", "的")
+# English words that are no noun after a fraction (``90% and 26 C``, ``90% what should I do``,
+# ``90% today``); the Chinese ones, `fillers.GLUED_NOT_NOUNS`
 _EN_NOT_NOUNS = frozenset((
     "and", "or", "but", "then", "so", "is", "are", "was", "were", "be", "been", "being", "it",
     "its", "this", "that", "these", "those", "what", "which", "who", "how", "why", "when",

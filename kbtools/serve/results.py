@@ -98,7 +98,8 @@ def _evaluation_view(ev: dict[str, Any] | None, dt: DecisionTable | None,
     inputs = dict(ev.get("inputs") or {})
     message = str(ev.get("message") or "")
     detail = message[len(NO_MATCH_MESSAGE):].strip(" ()") \
-        if message.startswith(NO_MATCH_MESSAGE) else ""
+        if message.startswith(NO_MATCH_MESSAGE) else \
+        message if ev.get("status") == "no_match" else ""  # a value refused: why, alone
     if detail and dt is not None:
         try:
             match_rules(dt, inputs)
