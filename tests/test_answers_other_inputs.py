@@ -191,3 +191,25 @@ def test_a_value_in_the_wrong_unit_is_said_first_in_the_questions_language(dist,
     assert ev["status"] == "no_match" and ev["outputs"] == [], ev
     assert ev["message"].startswith(("输入", "input")) and said in ev["message"], ev
     assert "no rule matches" not in ev["message"]
+
+
+@pytest.mark.parametrize(("question", "lang", "said"), [
+    ("大棚通风 温度25度 湿度25度", "zh", "单位是 度，这一列是 %"),
+    ("greenhouse ventilation temperature 25 C humidity 25 degrees", "en", "give the value in %"),
+])
+def test_the_search_page_says_a_refused_value_alone(dist, question, lang, said):
+    """The search page opened a wrong unit's refusal with "没有匹配的规则，需要人工复核" (no
+    rule matches, needs human review): no rule was tried, the value's unit was wrong."""
+    import html
+    import re
+
+    from starlette.testclient import TestClient
+
+    from kbtools.serve.app import create_app
+
+    with TestClient(create_app(dist), base_url="http://127.0.0.1") as client:
+        page = client.get("/", params={"q": question, "lang": lang}).text
+    shown = [html.unescape(text) for text in re.findall(r'<p class="no-rule[^"]*">(.*?)</p>',
+                                                        page, re.S)]
+    assert any(said in p for p in shown), shown
+    assert not any("需要人工复核" in p or "needs human review" in p for p in shown), shown

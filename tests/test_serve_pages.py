@@ -281,7 +281,8 @@ def test_every_reason_the_search_gives_has_chinese_words():
     ("温度 22 度、湿度 90%、连续降雨 4 天，小麦赤霉病风险多高？", "zh", ["匹配行: 第 7 行"]),
     ("温度 18 度时小麦赤霉病风险等级", "en", ["Missing inputs: 相对湿度(%), 连续降雨天数"]),
     ("温度 72°F、湿度 90%、连续降雨 4 天，小麦赤霉病风险多高？", "en",
-     ["No rule matches, needs human review (", "give the value in"]),
+     # a refused value said alone (its unit is wrong): no rule was tried
+     ["input 温度(℃)='72°F': it is in '°F', the column in '°C'; give the value in °C"]),
 ])
 def test_a_result_evaluated_on_the_question_says_what_the_table_decided(client, question,
                                                                          lang, says):
@@ -292,6 +293,7 @@ def test_a_result_evaluated_on_the_question_says_what_the_table_decided(client, 
     block = block[:block.index("</div>")]
     for words in says:
         assert words in block, (words, block)
+    assert ("No rule matches" in block) == ("No rule matches" in "".join(says)), block
 
 
 def pasted_log() -> str:

@@ -97,20 +97,23 @@ def _evaluation_view(ev: dict[str, Any] | None, dt: DecisionTable | None,
         return None
     inputs = dict(ev.get("inputs") or {})
     message = str(ev.get("message") or "")
+    # a value the table refused (湿度25度 in a column of %) is said alone, not as "no rule
+    # matches": no rule was tried
+    refused = ev.get("status") == "no_match" and not message.startswith(NO_MATCH_MESSAGE)
     detail = message[len(NO_MATCH_MESSAGE):].strip(" ()") \
-        if message.startswith(NO_MATCH_MESSAGE) else \
-        message if ev.get("status") == "no_match" else ""  # a value refused: why, alone
+        if message.startswith(NO_MATCH_MESSAGE) else message if refused else ""
     if detail and dt is not None:
         try:
             match_rules(dt, inputs)
         except InputError as exc:
-            detail = exc.message_in(lang)
+            detail, refused = exc.message_in(lang), True
         except TableError as exc:  # the table's refusal in the page's words when it has them
             detail = (error_zh(exc) if lang == "zh" else None) or detail
     rows = [{"row": r.get("row"), "outputs": dict(r.get("outputs") or {})}
             for r in ev.get("rows") or []] or [{"row": ev.get("row"), "outputs": {}}]
     return {"status": ev.get("status"), "row": ev.get("row"), "rows": rows,
             "missing": list(ev.get("missing") or []), "inputs": inputs, "detail": detail,
+            "refused": refused,
             "conflicts": {k: list(v) for k, v in (ev.get("conflicts") or {}).items()},
             "approximate": dict(ev.get("approximate") or {}),
             "near_bound": dict(ev.get("near_bound") or {}),
