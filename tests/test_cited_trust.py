@@ -157,3 +157,36 @@ def test_two_cited_sections_are_verified_only_when_both_are(kb: KB) -> None:
     assert top["last_changed"] == EDITED
     assert _facts(_read(kb, str(top["citation"]), "--index", str(kb.root / "dist"))) \
         == _facts(top)
+
+
+def _verified_only(kb: KB, question: str, *args: str) -> list[dict[str, object]]:
+    out = CliRunner().invoke(main, ["query", question, "--index", str(kb.root / "dist"),
+                                    "--json", *args])
+    assert out.exit_code == 0, out.output
+    results: list[dict[str, object]] = json.loads(out.output)["results"]
+    assert all(r["verified"] is True for r in results)
+    return results
+
+
+@pytest.mark.parametrize(("question", "citation", "edited"), [
+    ("轴承加注多少润滑脂", f"{PUMP}:22-24 § 离心泵保养 > 轴承加油", "钢丝刷"),
+    ("轴承加油 叶轮清洗", f"{PUMP}:22-24 § 离心泵保养 > 轴承加油", "钢丝刷"),
+    ("how much grease for the bearings", f"{FAN}:22-24 § Fan care > Bearing grease", "12 mm"),
+])
+@pytest.mark.parametrize("only", [("--verified-only",), ("--where", "verified=true")])
+def test_verified_only_keeps_a_page_for_its_verified_section_and_cites_that_alone(
+        kb: KB, question: str, citation: str, edited: str, only: tuple[str, ...]) -> None:
+    """The page's chunk is lapsed (a sibling section was edited after the review), but the
+    section answering is verified: kept, cited alone, its text without the edited one's."""
+    top = _verified_only(kb, question, *only)[0]
+    assert top["citation"] == citation and top["verified"] is True
+    assert top["verification"]["status"] == "verified"  # type: ignore[index]
+    assert edited not in str(top["text"])
+
+
+@pytest.mark.parametrize(("question", "doc"), [("叶轮用什么清洗", PUMP),
+                                               ("belt tension deflect", FAN)])
+def test_verified_only_leaves_out_a_page_whose_answering_section_was_edited(
+        kb: KB, question: str, doc: str) -> None:
+    for r in _verified_only(kb, question, "--verified-only"):
+        assert not str(r["citation"]).startswith(doc), r["citation"]

@@ -34,6 +34,7 @@ from kbtools.errors import EngineError
 from kbtools.index.reader import KbIndex
 from kbtools.query import pages
 from kbtools.query.candidates import CandidateRequest
+from kbtools.query.cited_parts import verified_parts
 from kbtools.query.crosslingual import vector_lists
 from kbtools.query.filters import undated_keys
 from kbtools.query.fusion import Ranked
@@ -199,12 +200,18 @@ def widened(filt: str, lenders: np.ndarray) -> str:
 
 def _lenders(index: KbIndex, req: CandidateRequest) -> np.ndarray:
     """The chunks whose vectors chunks allowed by the question's filters share (the mask of
-    the request is widened by `kbtools.query.inherit.widen_mask`); empty without filters."""
-    share = sharing(index)
-    if req.mask is None or share is None:
+    the request is widened by `kbtools.query.inherit.widen_mask`), and the chunks it allows
+    for a verified section of theirs the engine's ``verified`` (the chunk's) does not pass
+    (`kbtools.query.cited_parts.verified_parts`); empty without filters."""
+    if req.mask is None:
         return np.zeros(0, dtype=np.int64)
+    partly = np.flatnonzero(req.mask & verified_parts(index)) if req.verified_only or any(
+        key == "verified" for key, _, _ in req.where) else np.zeros(0, dtype=np.int64)
+    share = sharing(index)
+    if share is None:
+        return partly
     parents = share.parent[req.mask]
-    return np.unique(parents[parents >= 0])
+    return np.unique(np.concatenate([parents[parents >= 0], partly]))
 
 
 def _ranked(hits: list[tuple[int, float]]) -> Ranked:

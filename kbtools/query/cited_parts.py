@@ -16,13 +16,26 @@ a cited section's own verification and last change (each part's, written by the 
 `kbtools.build.verified.with_section_facts`), not its chunk's: a sibling section edited
 after the review does not lapse it, nor date it. Several sections are verified when each
 is, and changed when the newest of them was.
+
+A search that shows verified text alone (``verified_only``, ``verified=true``) keeps such a
+chunk when a part it would cite is verified (`verified_parts`: the filter's mask), and cites
+only verified parts (`cited_part`'s ``verified_only``): those holding the question's words,
+the run of verified sections around the best; a chunk whose cited part would be unverified
+(the question's words in the edited section alone, or it cited whole) is left out
+(`cites_verified`). The ranking weight of unverified text still weighs the chunk whole: its
+score is its whole text's evidence, the edited section's words and meaning included.
 """
 
 from __future__ import annotations
 
+import json
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from kbtools.index.reader import KbIndex
 from kbtools.index.store import changed_rank
 from kbtools.query.results import Citation
 
@@ -43,21 +56,25 @@ class CitedPart:
     facts: dict[str, Any]
 
 
-def cited_part(row: dict[str, Any], matched: list[str]) -> CitedPart:
+def cited_part(row: dict[str, Any], matched: list[str],
+               verified_only: bool = False) -> CitedPart | None:
     """The citation and text of chunk `row` (a store record) for a question whose words
-    `matched` (as the chunk writes them) it holds."""
+    `matched` (as the chunk writes them) it holds; with `verified_only`, of its verified
+    parts alone (None: what it would cite is not verified)."""
     whole = CitedPart(Citation(row["doc"], tuple(row["heading_path"]), row["line_start"],
                                row["line_end"]), row["text"], {}, _facts(row, []))
+    if verified_only and row["verified"]:
+        verified_only = False  # every line of it is verified
     parts = (row.get("extra") or {}).get(PARTS)
     if not parts or not matched:
-        return whole
+        return None if verified_only else whole
     text: str = row["text"]
     words = {w.casefold() for w in matched if w.strip()}
     held = [{w for w in words if w in " ".join(
         [*p["heading_path"], text[p["text"][0]:p["text"][1]]]).casefold()} for p in parts]
     telling = set[str]().union(*held) - held[0].intersection(*held[1:])  # not all hold
     if not telling:
-        return whole
+        return None if verified_only else whole
     holders = {w: sum(w in h for h in held) for w in telling}
     weight = [sum(1 / holders[w] for w in h & telling) for h in held]
     most = max(len(h) for h in held)
@@ -67,13 +84,64 @@ def cited_part(row: dict[str, Any], matched: list[str]) -> CitedPart:
         if held[i] & telling - covered:
             chosen.append(i)
             covered |= held[i] & telling
-    if min(chosen) == 0 and max(chosen) == len(parts) - 1:
+    if verified_only:
+        chosen = _verified_run(parts, chosen)
+        if not chosen:
+            return None
+    elif min(chosen) == 0 and max(chosen) == len(parts) - 1:
         return whole
     span = parts[min(chosen):max(chosen) + 1]
     first, last = span[0], span[-1]
     return CitedPart(Citation(row["doc"], _holding(span), first["line_start"], last["line_end"]),
                      text[first["text"][0]:last["text"][1]],
                      {"chunk_lines": [row["line_start"], row["line_end"]]}, _facts(row, span))
+
+
+def _verified_run(parts: list[dict[str, Any]], chosen: list[int]) -> list[int]:
+    """Of the parts `chosen` (best first), the verified ones in the run of consecutive
+    verified parts holding the best of them: a span cited whole, with no unverified
+    section inside; [] when none is verified."""
+    ok = [_part_verified(p) for p in parts]
+    best = next((i for i in chosen if ok[i]), None)
+    if best is None:
+        return []
+    first = last = best
+    while first > 0 and ok[first - 1]:
+        first -= 1
+    while last + 1 < len(parts) and ok[last + 1]:
+        last += 1
+    return [i for i in chosen if first <= i <= last]
+
+
+def _part_verified(part: dict[str, Any]) -> bool:
+    """Whether the build found a part's own lines verified (`with_section_facts`)."""
+    v = part.get("verification")
+    return isinstance(v, dict) and v.get("verified") is True
+
+
+def cites_verified(row: dict[str, Any], matched: list[str]) -> bool:
+    """Whether a result citing chunk `row` for words `matched` shows verified text alone."""
+    return cited_part(row, matched, verified_only=True) is not None
+
+
+_PARTLY: weakref.WeakKeyDictionary[KbIndex, np.ndarray] = weakref.WeakKeyDictionary()
+
+
+def verified_parts(index: KbIndex) -> np.ndarray:
+    """Per chunk, whether it is not verified but holds a verified section (a small page one
+    of whose sections was edited after the review): kept by a filter for verified text,
+    which then cites that section (`cited_part`). Read once per index."""
+    if index not in _PARTLY:
+        partly = np.zeros(len(index.chunk_table().verified), dtype=bool)
+        rows = index.store.con.execute(
+            "SELECT num, extra FROM chunks WHERE verified = 0 AND extra LIKE ?",
+            ('%"verification"%',))
+        for num, extra in rows:
+            parts = json.loads(extra or "{}").get(PARTS) or ()
+            partly[int(num)] = any(_part_verified(p) for p in parts)
+        partly.flags.writeable = False
+        _PARTLY[index] = partly
+    return _PARTLY[index]
 
 
 def _facts(row: dict[str, Any], span: list[dict[str, Any]]) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from kbtools.markdown.tags import (
     wanted_tag,
     with_body_tags,
 )
+from kbtools.query.cited_parts import verified_parts
 from kbtools.query.filter_docs import doc_value as doc_value  # re-exported
 from kbtools.query.filter_docs import shared_folders as shared_folders
 from kbtools.query.filter_kinds import (
@@ -214,6 +215,15 @@ def filter_mask(index: KbIndex, where: list[Condition], verified_only: bool) -> 
     return mask
 
 
+def shows_verified(where: Sequence[Condition], verified_only: bool) -> bool:
+    """Whether filters (checked) keep verified text alone (`verified_only`, or a
+    ``verified`` filter no unverified chunk passes): a result then cites a chunk's
+    verified sections alone (`kbtools.query.cited_parts`)."""
+    return verified_only or any(
+        key == "verified" and isinstance(want, str) and _compare(True, op, want)
+        and not _compare(False, op, want) for key, op, want in where)
+
+
 def _with_verified(where: Sequence[Condition], verified_only: bool) -> list[Condition]:
     """`where`, and ``verified_only`` as the filter it is, ``verified=true``."""
     return [*where, *([("verified", "=", "true")] if verified_only else [])]
@@ -264,10 +274,11 @@ def _condition_mask(index: KbIndex, condition: Condition) -> np.ndarray:
         by_kind = np.array([_compare(k, op, want) for k in kinds.names], dtype=bool)
         kind_ok: np.ndarray = by_kind[kinds.codes]
         return kind_ok
-    if key == "verified":  # per chunk, as decided by the build (not the front matter)
+    if key == "verified":  # per chunk, as decided by the build (not the front matter);
+        # a chunk holding a verified section passes for it (cited alone: `cited_parts`)
         verified_ok: np.ndarray = np.where(table.verified, _compare(True, op, want),
                                            _compare(False, op, want))
-        return verified_ok
+        return verified_ok | verified_parts(index) if _compare(True, op, want) else verified_ok
     docs = index.docs()
     doc_ok = np.array([value_matches(key, d["doc"] if key == "doc" else
                                      document_facts(d).get(key), op, want) for d in docs],

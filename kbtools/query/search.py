@@ -41,7 +41,7 @@ from kbtools.query import (
     sections,
 )
 from kbtools.query.candidates import CandidateRequest, source_of
-from kbtools.query.cited_parts import cited_part, without_parts
+from kbtools.query.cited_parts import cited_part, cites_verified, verified_parts, without_parts
 from kbtools.query.coverage import Coverage
 from kbtools.query.crosslingual import (
     crossed,
@@ -60,6 +60,7 @@ from kbtools.query.filters import (
     meant_values,
     parse_where,
     resolve_docs,
+    shows_verified,
     split_unheld,
     where_text,
 )
@@ -247,6 +248,9 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
                   for num, level in levels.items()}
     hits, more = _distinct(levels, hits, table, rows, params, evaluation, index,
                            about_each(wanted, texts))
+    verified_text = shows_verified(parsed, verified_only)
+    if verified_text:  # a chunk kept for a verified section: cited by it, or left out
+        hits = _citing_verified(index, text, hits, covered.matched)
     judged = table.suppress_nested(hits, max(k, fusion.JUDGED))  # the verdict reads these,
     picked, best = judged[:k], judged[:fusion.JUDGED]  # k of them are shown
     exact = bool(wanted) and any(is_about(levels[h.num] if h.num in levels else
@@ -275,7 +279,8 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
         t for h in picked for t in covered.matched(h.num)))) if verdict or keep_results else {}
     results = tuple(_cite(index, forms, rows[h.num], h, rank, covered.matched(h.num),
                           more.get(h.num, ()), rows,
-                          evaluation if h.why.get("evaluated") else None, today)
+                          evaluation if h.why.get("evaluated") else None, today,
+                          verified_text)
                     for rank, h in enumerate(picked, 1)) if verdict or keep_results else ()
     reason = None if verdict else NO_ANSWER_REASON
     if not verdict and mask is not None and not search(
@@ -483,6 +488,24 @@ def _read_rows(index: KbIndex, rows: Rows, nums: list[int]) -> None:
         rows.update(index.store.ranking_rows(missing))
 
 
+def _citing_verified(index: KbIndex, text: str, hits: list[fusion.Hit],
+                     matched: Callable[[int], list[str]]) -> list[fusion.Hit]:
+    """`hits` (under filters keeping verified text alone) without the chunks kept for a
+    verified section (`cited_parts.verified_parts`) whose cited part would not be one: the
+    question's words (`matched`, as the chunk writes them) in an unverified section alone."""
+    partly = verified_parts(index)
+    check = [h.num for h in hits if partly[h.num]]
+    if not check:
+        return hits
+    rows = index.store.chunks(check)
+    asked = question_forms(index.bm25.tok.run_tokens, text,
+                           list(dict.fromkeys(t for n in check for t in matched(n))))
+    keep = {n for n in check if cites_verified(rows[n], _as_written(
+        index, asked, (index.store.doc(rows[n]["doc"]) or {"metadata": {}})["metadata"],
+        rows[n], matched(n)))}
+    return [h for h in hits if not partly[h.num] or h.num in keep]
+
+
 def _collapse_to_sections(table: sections.SectionTable, hits: list[fusion.Hit],
                           mask: np.ndarray | None = None) -> list[fusion.Hit]:
     """Replace list-item/code/image hits by their parent section (kept at the hit's rank)
@@ -494,13 +517,15 @@ def _cite(index: KbIndex, asked: Mapping[str, str | None], row: dict[str, Any],
           hit: fusion.Hit, rank: int,
           matched: list[str], more: Sequence[int] = (), rows: Rows | None = None,
           evaluation: answers.Evaluation | None = None,
-          today: date | None = None) -> SearchResult:
-    """The result of `hit` (chunk `row`), `matched`: the question's terms it holds."""
+          today: date | None = None, verified_only: bool = False) -> SearchResult:
+    """The result of `hit` (chunk `row`), `matched`: the question's terms it holds;
+    `verified_only`: citing its verified parts alone (`_citing_verified` kept it for them)."""
     doc = index.store.doc(row["doc"]) or {"metadata": {}}
     outdated, superseded_by = freshness.flags(index, row["doc"], freshness.today_or(today))
     meta = doc["metadata"]
     matched = _as_written(index, asked, meta, row, matched)
-    part = cited_part(row, matched)  # the section(s) of a small page the words fall in
+    part = (cited_part(row, matched, verified_only)  # the section(s) of a small page
+            or cited_part(row, matched))  # the words fall in; checked by `_citing_verified`
     return SearchResult(
         rank=rank,
         score=round(float(hit.score), 6),
