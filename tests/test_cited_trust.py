@@ -17,6 +17,16 @@ from kbtools.agents.read import open_knowledge, read_section
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.cli import main
 from kbtools.config import load_config
+from kbtools.engine import candidates as engine_candidates
+from kbtools.engine.milvus import connect_url
+from kbtools.engine.publish import check_release, publish
+from kbtools.engine.remote import EngineReader
+from kbtools.index.reader import open_index
+from kbtools.query.search import search
+from tests.milvus_server import (
+    MilvusLite,
+    milvus,  # noqa: F401 - fixture
+)
 
 PUMP = "knowledge/pump.md"
 FAN = "knowledge/fan.md"
@@ -190,3 +200,27 @@ def test_verified_only_leaves_out_a_page_whose_answering_section_was_edited(
         kb: KB, question: str, doc: str) -> None:
     for r in _verified_only(kb, question, "--verified-only"):
         assert not str(r["citation"]).startswith(doc), r["citation"]
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_verified_only_cites_the_same_verified_section_in_milvus(
+        kb: KB, milvus: MilvusLite, monkeypatch: pytest.MonkeyPatch,  # noqa: F811
+        exact: bool) -> None:
+    """Milvus holds the chunk's `verified` (false): its filter is widened to the chunks
+    kept for a verified section, so the engine's candidates (BM25, and vectors ranked
+    exactly or by its graph) and results are the local ones."""
+    if not exact:  # the engine's graph searched with the filter expression
+        monkeypatch.setattr(engine_candidates, "EXACT_FILTERED", 0)
+        monkeypatch.setattr(engine_candidates, "FEW_VECTORS", 0)
+    engine = connect_url(milvus.url("cited"), create_db=True)
+    try:
+        publish(engine, check_release(kb.root / "dist"))
+        local, remote = open_index(kb.root / "dist"), EngineReader(engine).current()
+        for question in ("轴承加注多少润滑脂", "how much grease for the bearings", "叶轮用什么清洗"):
+            got = [[(r.citation.text(), r.verified, r.text, r.score) for r in search(
+                index, question, k=3, verified_only=True).results] for index in (local, remote)]
+            assert got[0] == got[1]
+        top = search(remote, "轴承加注多少润滑脂", k=1, verified_only=True).results[0]
+        assert top.citation.text() == f"{PUMP}:22-24 § 离心泵保养 > 轴承加油" and top.verified
+    finally:
+        engine.close()

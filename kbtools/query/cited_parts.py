@@ -19,7 +19,7 @@ is, and changed when the newest of them was.
 
 A search that shows verified text alone (``verified_only``, ``verified=true``) keeps such a
 chunk when a part it would cite is verified (`verified_parts`: the filter's mask), and cites
-only verified parts (`cited_part`'s ``verified_only``): those holding the question's words,
+only verified parts (`verified_part`): those holding the question's words,
 the run of verified sections around the best; a chunk whose cited part would be unverified
 (the question's words in the edited section alone, or it cited whole) is left out
 (`cites_verified`). The ranking weight of unverified text still weighs the chunk whole: its
@@ -28,7 +28,6 @@ score is its whole text's evidence, the edited section's words and meaning inclu
 
 from __future__ import annotations
 
-import json
 import weakref
 from dataclasses import dataclass
 from typing import Any
@@ -56,13 +55,25 @@ class CitedPart:
     facts: dict[str, Any]
 
 
-def cited_part(row: dict[str, Any], matched: list[str],
-               verified_only: bool = False) -> CitedPart | None:
+def cited_part(row: dict[str, Any], matched: list[str]) -> CitedPart:
     """The citation and text of chunk `row` (a store record) for a question whose words
-    `matched` (as the chunk writes them) it holds; with `verified_only`, of its verified
-    parts alone (None: what it would cite is not verified)."""
-    whole = CitedPart(Citation(row["doc"], tuple(row["heading_path"]), row["line_start"],
-                               row["line_end"]), row["text"], {}, _facts(row, []))
+    `matched` (as the chunk writes them) it holds."""
+    return _cited(row, matched, False) or _whole(row)
+
+
+def verified_part(row: dict[str, Any], matched: list[str]) -> CitedPart | None:
+    """`cited_part` of the verified parts of chunk `row` alone; None when what it would
+    cite is not verified (the words in an edited section alone, or cited whole)."""
+    return _cited(row, matched, True)
+
+
+def _whole(row: dict[str, Any]) -> CitedPart:
+    return CitedPart(Citation(row["doc"], tuple(row["heading_path"]), row["line_start"],
+                              row["line_end"]), row["text"], {}, _facts(row, []))
+
+
+def _cited(row: dict[str, Any], matched: list[str], verified_only: bool) -> CitedPart | None:
+    whole = _whole(row)
     if verified_only and row["verified"]:
         verified_only = False  # every line of it is verified
     parts = (row.get("extra") or {}).get(PARTS)
@@ -121,7 +132,7 @@ def _part_verified(part: dict[str, Any]) -> bool:
 
 def cites_verified(row: dict[str, Any], matched: list[str]) -> bool:
     """Whether a result citing chunk `row` for words `matched` shows verified text alone."""
-    return cited_part(row, matched, verified_only=True) is not None
+    return verified_part(row, matched) is not None
 
 
 _PARTLY: weakref.WeakKeyDictionary[KbIndex, np.ndarray] = weakref.WeakKeyDictionary()
@@ -132,13 +143,16 @@ def verified_parts(index: KbIndex) -> np.ndarray:
     of whose sections was edited after the review): kept by a filter for verified text,
     which then cites that section (`cited_part`). Read once per index."""
     if index not in _PARTLY:
-        partly = np.zeros(len(index.chunk_table().verified), dtype=bool)
-        rows = index.store.con.execute(
-            "SELECT num, extra FROM chunks WHERE verified = 0 AND extra LIKE ?",
-            ('%"verification"%',))
-        for num, extra in rows:
-            parts = json.loads(extra or "{}").get(PARTS) or ()
-            partly[int(num)] = any(_part_verified(p) for p in parts)
+        table = index.chunk_table()
+        claimed = np.array([d["metadata"].get("verified") is True for d in index.docs()],
+                           dtype=bool)  # lapsed chunks of reviewed documents: a few
+        partly = np.zeros(len(table.verified), dtype=bool)
+        lapsed = np.flatnonzero(~table.verified & claimed[table.doc]).tolist() \
+            if len(claimed) else []
+        for start in range(0, len(lapsed), 500):
+            for num, row in index.store.chunks(lapsed[start:start + 500]).items():
+                parts = (row.get("extra") or {}).get(PARTS) or ()
+                partly[num] = any(_part_verified(p) for p in parts)
         partly.flags.writeable = False
         _PARTLY[index] = partly
     return _PARTLY[index]

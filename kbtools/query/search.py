@@ -41,7 +41,13 @@ from kbtools.query import (
     sections,
 )
 from kbtools.query.candidates import CandidateRequest, source_of
-from kbtools.query.cited_parts import cited_part, cites_verified, verified_parts, without_parts
+from kbtools.query.cited_parts import (
+    cited_part,
+    cites_verified,
+    verified_part,
+    verified_parts,
+    without_parts,
+)
 from kbtools.query.coverage import Coverage
 from kbtools.query.crosslingual import (
     crossed,
@@ -524,8 +530,8 @@ def _cite(index: KbIndex, asked: Mapping[str, str | None], row: dict[str, Any],
     outdated, superseded_by = freshness.flags(index, row["doc"], freshness.today_or(today))
     meta = doc["metadata"]
     matched = _as_written(index, asked, meta, row, matched)
-    part = (cited_part(row, matched, verified_only)  # the section(s) of a small page
-            or cited_part(row, matched))  # the words fall in; checked by `_citing_verified`
+    part = ((verified_part(row, matched) if verified_only else None)  # checked before
+            or cited_part(row, matched))  # the section(s) of a small page the words fall in
     return SearchResult(
         rank=rank,
         score=round(float(hit.score), 6),
