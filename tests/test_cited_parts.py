@@ -19,7 +19,7 @@ from kbtools.build.chunk_text import SourceText
 from kbtools.cli import main
 from kbtools.corpus import read_doc
 from kbtools.markdown.doctree import parse
-from kbtools.query.cited_parts import cited_part
+from kbtools.query.cited_parts import cited_part, verified_part
 from tests.hostile import built_repo_index
 from tests.kbfixtures import GOOD_FM, titled_page
 from tests.test_chunk import shown_lines, src_of, unindented
@@ -245,3 +245,40 @@ def test_property_what_a_result_shows_of_a_chunk_lies_on_the_lines_it_cites(
         assert any(s.heading_path == path and s.line_start <= a and b <= s.line_end
                    for s in doc_sections)
         assert ("chunk_lines" in part.why) == ((a, b) != (c.line_start, c.line_end))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 3), st.lists(st.sampled_from(WORDS), min_size=1,
+                                                      max_size=3),
+                          st.lists(st.sampled_from(WORDS), max_size=6)), min_size=2, max_size=6),
+       st.lists(st.sampled_from(WORDS), max_size=5), st.lists(st.booleans(), min_size=6,
+                                                                max_size=6))
+def test_property_verified_only_shows_verified_sections_alone(
+        sections: list[tuple[int, list[str], list[str]]], matched: list[str],
+        ok: list[bool]) -> None:
+    """Any page of small sections, any of them edited after the review (`ok`: each
+    section's verdict, as the build writes it), any matched words: a verified-only citation
+    lies on verified sections' lines alone, and a chunk whose citation would be verified
+    is cited so under the filter too."""
+    body = "\n\n".join(f"{'#' * level} {' '.join(head)}\n\n{' '.join(words)}。"
+                       for level, head, words in sections)
+    for c in chunk_document(src_of(GOOD_FM + "\n" + body + "\n")):
+        row = c.to_dict()
+        parts = row["extra"].get("sections")
+        if not parts:
+            continue
+        judged = [{**p, "verification": {"verified": v, "status": "verified" if v else "lapsed",
+                                         "reason": None if v else "edited"}}
+                  for p, v in zip(parts, ok, strict=False)]
+        verified = all(ok[:len(parts)])
+        row = {**row, "extra": {**row["extra"], "sections": judged}, "verified": verified,
+               "verification": {"verified": verified, "reason": None if verified else "edited"}}
+        shown = verified_part(row, matched)
+        if cited_part(row, matched).facts["verified"]:
+            assert shown == cited_part(row, matched)
+        if shown is None:
+            continue
+        a, b = shown.citation.line_start, shown.citation.line_end
+        assert shown.facts["verified"] is True
+        assert all(p["verification"]["verified"] for p in judged
+                   if p["line_start"] <= b and p["line_end"] >= a), (a, b)

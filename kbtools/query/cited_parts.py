@@ -74,7 +74,7 @@ def _whole(row: dict[str, Any]) -> CitedPart:
 
 def _cited(row: dict[str, Any], matched: list[str], verified_only: bool) -> CitedPart | None:
     whole = _whole(row)
-    if verified_only and row["verified"]:
+    if verified_only and row.get("verified") is True:
         verified_only = False  # every line of it is verified
     parts = (row.get("extra") or {}).get(PARTS)
     if not parts or not matched:
