@@ -224,3 +224,24 @@ def test_verified_only_cites_the_same_verified_section_in_milvus(
         assert top.citation.text() == f"{PUMP}:22-24 § 离心泵保养 > 轴承加油" and top.verified
     finally:
         engine.close()
+
+
+def test_mcp_and_api_verified_only_cite_the_verified_section(kb: KB) -> None:
+    """MCP `search` and `/api/search` with `verified_only` answer as `kb query` does."""
+    from starlette.testclient import TestClient
+
+    from kbtools.agents.mcp_server import Context, tool_search
+    from kbtools.serve.app import create_app
+
+    dist, cited = kb.root / "dist", f"{PUMP}:22-24 § 离心泵保养 > 轴承加油"
+    got = tool_search(Context(index=dist, root=kb.root, query_log=False), "轴承加注多少润滑脂",
+                      1, verified_only=True)
+    assert got["results"][0]["citation"] == cited and got["results"][0]["verified"] is True
+    with TestClient(create_app(dist), base_url="http://127.0.0.1") as client:
+        res = client.get("/api/search", params={"q": "轴承加注多少润滑脂", "k": 1,
+                                                "verified_only": "true"})
+        assert res.status_code == 200, res.text
+        top = res.json()["results"][0]
+        assert top["citation"] == cited and "钢丝刷" not in top["text"]
+        res = client.get("/api/search", params={"q": "叶轮用什么清洗", "verified_only": "true"})
+        assert all(not r["citation"].startswith(PUMP) for r in res.json()["results"])
