@@ -250,6 +250,52 @@ def test_a_part_of_the_day_said_after_the_value_is_its_time(question, values):
     assert given.values == values and not given.conflicts, given
 
 
+DAY, NIGHT_EN = "Day temperature (°C)", "Night temperature (°C)"
+
+
+@pytest.mark.parametrize(("question", "table", "values"), [
+    ("25 C daytime, 3 C overnight", DAY_NIGHT_EN, {DAY: "25", NIGHT_EN: "3"}),
+    ("25 C at midday, 3 C at midnight", DAY_NIGHT_EN, {DAY: "25", NIGHT_EN: "3"}),
+    ("overnight 3 C", DAY_NIGHT_EN, {NIGHT_EN: "3"}),
+    ("last night 3 C", DAY_NIGHT_EN, {NIGHT_EN: "3"}),
+    ("then 3 C overnight", DAY_NIGHT_EN, {NIGHT_EN: "3"}),
+    ("25度白天，3度晚上", DAY_NIGHT, {"白天温度(℃)": "25", "夜间温度(℃)": "3"}),
+    ("25度白天3度晚上", DAY_NIGHT_SHORT, {"白天温度(℃)": "25", "夜温(℃)": "3"}),
+    ("25℃白天，3℃夜間", DAY_NIGHT_SHORT, {"白天温度(℃)": "25", "夜温(℃)": "3"}),
+    ("二十五度在白天，三度在晚上", DAY_NIGHT, {"白天温度(℃)": "25", "夜间温度(℃)": "3"}),
+    ("3度夜里的时候", DAY_NIGHT_SHORT, {"夜温(℃)": "3"}),
+    ("25 C daytime, 3 C overnight", DAY_NIGHT_SHORT, {"白天温度(℃)": "25", "夜温(℃)": "3"}),
+])
+def test_any_part_of_the_day_after_the_value_is_its_time(question, table, values):
+    """``25 C daytime, 3 C overnight``, ``overnight 3 C`` and 25度白天，3度晚上 gave the night
+    column nothing: ``overnight``, ``midnight`` named no ``Night temperature`` (only the word
+    ``night`` did), and a Chinese time said after the value was read as none."""
+    given = read_inputs(question, table)
+    assert given.values == values and not given.conflicts, given
+
+
+TEMPERATURE_EN = build_table(["Temperature (°C)", "Action"], [["<5", "cover"], [">=5", "ok"]],
+                             decision="inputs=Temperature (°C); outputs=Action")
+DAILY_MEAN_EN = build_table(["Daily mean temperature (°C)", "Action"],
+                            [["<5", "cover"], [">=5", "ok"]],
+                            decision="inputs=Daily mean temperature (°C); outputs=Action")
+
+
+@pytest.mark.parametrize(("question", "table", "values"), [
+    ("3 C at night", TEMPERATURE_EN, {"Temperature (°C)": "3"}),
+    ("night 3 C", TEMPERATURE_EN, {"Temperature (°C)": "3"}),
+    ("overnight 3 C, what now", TEMPERATURE_EN, {"Temperature (°C)": "3"}),
+    ("night 3 C", DAILY_MEAN_EN, {}),
+    ("3 C at night", DAILY_MEAN_EN, {}),
+])
+def test_a_reading_at_a_part_of_the_day_is_a_plain_columns(question, table, values):
+    """``3 C at night`` gave a table of one ``Temperature`` nothing (the time said after it was
+    read as a name no header has), as 3度晚上 gives 温度 the 3; a daily mean's column still
+    takes no reading at night, as 日均温 takes no 夜里3度."""
+    given = read_inputs(question, table)
+    assert given.values == values and not given.conflicts, given
+
+
 @pytest.mark.parametrize(("question", "values"), [
     ("白天气温25度，夜间温度3度", {"白天温度(℃)": "25", "夜温(℃)": "3"}),
     ("白天气温25度，夜里气温3度", {"白天温度(℃)": "25", "夜温(℃)": "3"}),

@@ -196,7 +196,7 @@ def read_inputs(question: str, table: DecisionTable,
     order = rates_said_first(text)
     text, cased, shown = (in_order(t, order) for t in (text, cased, shown))
     # (``3 C at night``: a time said after a value is its time, as ``night 3 C``)
-    found_numbers = timed_after(text, with_ranges(text, cased, numbers(text, cased)))
+    found_numbers, times_after = timed_after(text, with_ranges(text, cased, numbers(text, cased)))
     claimed: set[int] = set()
     out: dict[str, str] = {}
     conflicts: dict[str, tuple[str, ...]] = {}
@@ -261,7 +261,8 @@ def read_inputs(question: str, table: DecisionTable,
             tail = name not in wholes[i] and any(w.endswith(name) for w in wholes[i])
             rivals = dict(quals[i].tails).get(name, frozenset())
             found = after_name(text, name, found_numbers, claimed, tail=tail, spans=theirs,
-                                qualified=quals[i], rivals=rivals, header=table.header[i])
+                                qualified=quals[i], rivals=rivals, header=table.header[i],
+                                times=times_after)
             if found is None:
                 continue
             num, numeral = found
