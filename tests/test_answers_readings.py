@@ -45,7 +45,8 @@ def evaluated(question: str, table):
     given = read_inputs(question, table)
     notes = {k: ambiguous_note(*v, chinese=True) for k, v in given.ambiguous.items()}
     return given, evaluate_inputs("d.md", 1, table, given.values, given.conflicts,
-                                  given.approximate, notes, readings=given.readings)
+                                  given.approximate, notes, readings=given.readings,
+                                  typed=given.typed)
 
 
 @pytest.mark.parametrize("question", ["流量1\u2009200L/h", "流量 1\u202f200 L/h", "flow 1\u2009200 L/h"])
@@ -186,6 +187,17 @@ def test_two_neighbouring_numerals_are_a_rough_range(question, table, column, va
 def test_a_rough_range_across_rows_names_them():
     given, ev = evaluated("连续降了两三天雨", RAIN)
     assert ev.status == "spans_rows" and "两三天" in ev.message
+
+
+@pytest.mark.parametrize(("question", "typed"), [
+    ("連續降雨兩三天", "兩三天"), ("下了两三天雨", "两三天"), ("下雨二三天", "二三天"),
+])
+def test_a_rough_range_across_rows_is_quoted_as_typed(question, typed):
+    """兩三天 across two rows was refused quoting the reading, “两到三天”, a value the user
+    never typed."""
+    given, ev = evaluated(question, RAIN)
+    assert ev.status == "spans_rows" and ev.message.startswith(f"input 连续降雨天数='{typed}'")
+    assert "到" not in ev.message, ev.message
 
 
 @pytest.mark.parametrize(("question", "table", "column"), [
