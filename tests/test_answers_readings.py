@@ -286,6 +286,20 @@ def test_any_part_of_the_day_after_the_value_is_its_time(question, table, values
     assert given.values == values and not given.conflicts, given
 
 
+@drawn(st.integers(0, 40), st.integers(0, 40),
+       st.sampled_from(["daytime", "in the day", "at midday", "during the day", "at noon"]),
+       st.sampled_from(["overnight", "at night", "at midnight", "in the evening", "tonight"]),
+       st.booleans())
+@settings(max_examples=40)
+def test_any_value_before_its_part_of_the_day_is_that_columns(day, night, said_day,
+                                                              said_night, night_first):
+    """Each value said before its part of the day, in either order, is that part's column."""
+    parts = [f"{day} C {said_day}", f"{night} C {said_night}"]
+    question = ", ".join(reversed(parts) if night_first else parts)
+    given = read_inputs(question, DAY_NIGHT_EN)
+    assert given.values == {DAY: str(day), NIGHT_EN: str(night)}, (question, given)
+
+
 TEMPERATURE_EN = build_table(["Temperature (°C)", "Action"], [["<5", "cover"], [">=5", "ok"]],
                              decision="inputs=Temperature (°C); outputs=Action")
 DAILY_MEAN_EN = build_table(["Daily mean temperature (°C)", "Action"],
