@@ -181,12 +181,15 @@ def test_the_text_answer_says_what_a_table_needs_when_no_input_is_taken(dist, qu
     ("大棚通風 溫度25度 濕度25度", "greenhouse.md", "单位是 度，这一列是 %"),
     ("greenhouse ventilation temperature 25 C humidity 25 degrees", "vent.md",
      "the column in '%'; give the value in %"),
+    ("greenhouse ventilation temperature 25 C humidity 25 degrees", "vent.md",
+     "='25 degrees': it is in 'degrees'"),
+    ("greenhouse ventilation temperature 25 C, humidity is 25 deg", "vent.md", "='25 deg':"),
 ])
 def test_a_value_in_the_wrong_unit_is_said_first_in_the_questions_language(dist, question,
                                                                            doc, said):
     """湿度25度 was answered "no rule matches, needs human review (… it is in '度' …)": the
     rules were never tried, the value's unit was wrong, and a Chinese question heard why in
-    English."""
+    English; ``humidity 25 degrees`` was quoted ``'25degrees'``, not as typed."""
     ev = _evaluation(dist, question, doc)
     assert ev["status"] == "no_match" and ev["outputs"] == [], ev
     assert ev["message"].startswith(("输入", "input")) and said in ev["message"], ev

@@ -45,7 +45,8 @@ def evaluated(question: str, table):
     given = read_inputs(question, table)
     notes = {k: ambiguous_note(*v, chinese=True) for k, v in given.ambiguous.items()}
     return given, evaluate_inputs("d.md", 1, table, given.values, given.conflicts,
-                                  given.approximate, notes, readings=given.readings)
+                                  given.approximate, notes, readings=given.readings,
+                                  typed=given.typed)
 
 
 @pytest.mark.parametrize("question", ["流量1\u2009200L/h", "流量 1\u202f200 L/h", "flow 1\u2009200 L/h"])
@@ -188,6 +189,17 @@ def test_a_rough_range_across_rows_names_them():
     assert ev.status == "spans_rows" and "两三天" in ev.message
 
 
+@pytest.mark.parametrize(("question", "typed"), [
+    ("連續降雨兩三天", "兩三天"), ("下了两三天雨", "两三天"), ("下雨二三天", "二三天"),
+])
+def test_a_rough_range_across_rows_is_quoted_as_typed(question, typed):
+    """兩三天 across two rows was refused quoting the reading, “两到三天”, a value the user
+    never typed."""
+    given, ev = evaluated(question, RAIN)
+    assert ev.status == "spans_rows" and ev.message.startswith(f"input 连续降雨天数='{typed}'")
+    assert "到" not in ev.message, ev.message
+
+
 @pytest.mark.parametrize(("question", "table", "column"), [
     ("rain for 4d", RAIN_EN, "Rain days"), ("4d of rain", RAIN_EN, "Rain days"),
     ("下了4d雨", RAIN, "连续降雨天数"),
@@ -247,6 +259,66 @@ def test_a_part_of_the_day_said_after_the_value_is_its_time(question, values):
     """``25 C in the day, 3 C at night`` gave neither input (two temperatures, no name nor
     time before either), though ``daytime 25 C, night 3 C`` gave both."""
     given = read_inputs(question, DAY_NIGHT_EN)
+    assert given.values == values and not given.conflicts, given
+
+
+DAY, NIGHT_EN = "Day temperature (°C)", "Night temperature (°C)"
+
+
+@pytest.mark.parametrize(("question", "table", "values"), [
+    ("25 C daytime, 3 C overnight", DAY_NIGHT_EN, {DAY: "25", NIGHT_EN: "3"}),
+    ("25 C at midday, 3 C at midnight", DAY_NIGHT_EN, {DAY: "25", NIGHT_EN: "3"}),
+    ("overnight 3 C", DAY_NIGHT_EN, {NIGHT_EN: "3"}),
+    ("last night 3 C", DAY_NIGHT_EN, {NIGHT_EN: "3"}),
+    ("then 3 C overnight", DAY_NIGHT_EN, {NIGHT_EN: "3"}),
+    ("25度白天，3度晚上", DAY_NIGHT, {"白天温度(℃)": "25", "夜间温度(℃)": "3"}),
+    ("25度白天3度晚上", DAY_NIGHT_SHORT, {"白天温度(℃)": "25", "夜温(℃)": "3"}),
+    ("25℃白天，3℃夜間", DAY_NIGHT_SHORT, {"白天温度(℃)": "25", "夜温(℃)": "3"}),
+    ("二十五度在白天，三度在晚上", DAY_NIGHT, {"白天温度(℃)": "25", "夜间温度(℃)": "3"}),
+    ("3度夜里的时候", DAY_NIGHT_SHORT, {"夜温(℃)": "3"}),
+    ("25 C daytime, 3 C overnight", DAY_NIGHT_SHORT, {"白天温度(℃)": "25", "夜温(℃)": "3"}),
+])
+def test_any_part_of_the_day_after_the_value_is_its_time(question, table, values):
+    """``25 C daytime, 3 C overnight``, ``overnight 3 C`` and 25度白天，3度晚上 gave the night
+    column nothing: ``overnight``, ``midnight`` named no ``Night temperature`` (only the word
+    ``night`` did), and a Chinese time said after the value was read as none."""
+    given = read_inputs(question, table)
+    assert given.values == values and not given.conflicts, given
+
+
+@drawn(st.integers(0, 40), st.integers(0, 40),
+       st.sampled_from(["daytime", "in the day", "at midday", "during the day", "at noon"]),
+       st.sampled_from(["overnight", "at night", "at midnight", "in the evening", "tonight"]),
+       st.booleans())
+@settings(max_examples=40)
+def test_any_value_before_its_part_of_the_day_is_that_columns(day, night, said_day,
+                                                              said_night, night_first):
+    """Each value said before its part of the day, in either order, is that part's column."""
+    parts = [f"{day} C {said_day}", f"{night} C {said_night}"]
+    question = ", ".join(reversed(parts) if night_first else parts)
+    given = read_inputs(question, DAY_NIGHT_EN)
+    assert given.values == {DAY: str(day), NIGHT_EN: str(night)}, (question, given)
+
+
+TEMPERATURE_EN = build_table(["Temperature (°C)", "Action"], [["<5", "cover"], [">=5", "ok"]],
+                             decision="inputs=Temperature (°C); outputs=Action")
+DAILY_MEAN_EN = build_table(["Daily mean temperature (°C)", "Action"],
+                            [["<5", "cover"], [">=5", "ok"]],
+                            decision="inputs=Daily mean temperature (°C); outputs=Action")
+
+
+@pytest.mark.parametrize(("question", "table", "values"), [
+    ("3 C at night", TEMPERATURE_EN, {"Temperature (°C)": "3"}),
+    ("night 3 C", TEMPERATURE_EN, {"Temperature (°C)": "3"}),
+    ("overnight 3 C, what now", TEMPERATURE_EN, {"Temperature (°C)": "3"}),
+    ("night 3 C", DAILY_MEAN_EN, {}),
+    ("3 C at night", DAILY_MEAN_EN, {}),
+])
+def test_a_reading_at_a_part_of_the_day_is_a_plain_columns(question, table, values):
+    """``3 C at night`` gave a table of one ``Temperature`` nothing (the time said after it was
+    read as a name no header has), as 3度晚上 gives 温度 the 3; a daily mean's column still
+    takes no reading at night, as 日均温 takes no 夜里3度."""
+    given = read_inputs(question, table)
     assert given.values == values and not given.conflicts, given
 
 

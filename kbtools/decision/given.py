@@ -404,12 +404,15 @@ class InputError(TableError):
             return self.message
         return f"输入 {self.column} = “{quoted(self.value)}”{self._why('zh')}"
 
-    def value_message(self, lang: str) -> str:
+    def value_message(self, lang: str, typed: str = "") -> str:
         """The message in `lang` without the table's name (`message_in` ``zh``; in English
-        ``input 温度(℃)='18-25度': …``): what a search result, which shows the table, says."""
+        ``input 温度(℃)='18-25度': …``): what a search result, which shows the table, says,
+        quoting the value as the question `typed` it when given (``25 degrees``, where the
+        value compared is ``25degrees``)."""
+        shown = quoted(typed or self.value)
         if lang == "zh":
-            return self.message_in("zh")
-        return f"input {self.column}='{quoted(self.value)}'{self._why('en')}"
+            return f"输入 {self.column} = “{shown}”{self._why('zh')}"
+        return f"input {self.column}='{shown}'{self._why('en')}"
 
 
 def quoted(text: str) -> str:

@@ -202,7 +202,7 @@ def evaluate_question(index: KbIndex, question: str, tables: Iterable[tuple[str,
             return replace(evaluate_inputs(doc, ti, dt, found, conflicts,
                                            given.approximate, notes,
                                            lang="zh" if chinese else "en",
-                                           readings=given.readings),
+                                           readings=given.readings, typed=given.typed),
                            table_index=decision_number(index, doc, ti))
     return None
 
@@ -211,7 +211,8 @@ def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
                     conflicts: Mapping[str, tuple[str, ...]] = {},
                     approximate: Mapping[str, str] = {},
                     said_of_other: Mapping[str, str] = {}, *, lang: str = "en",
-                    readings: Mapping[str, tuple[str, str]] = {}) -> Evaluation:
+                    readings: Mapping[str, tuple[str, str]] = {},
+                    typed: Mapping[str, str] = {}) -> Evaluation:
     """Match the values found: the rows the table's policy selects (the first matching row,
     or with policy ``all`` every one, as `kb table eval` does). With inputs missing, the
     answer is still certain when every row the given values select accepts any value ("*")
@@ -224,8 +225,9 @@ def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
     in `lang` (``zh`` or ``en``: the question's), naming them (status ``spans_rows``).
     `readings`: input → (its value as typed, as read) where that is not the number as typed
     (1 200 → 1200, 一半 → 50 %: `query.readings`); the message ends naming them
-    (``(read: 流量(L/h) 1 200 as 1200)``)."""
-    ev = _evaluate(doc, ti, dt, found, conflicts, said_of_other, lang)
+    (``(read: 流量(L/h) 1 200 as 1200)``). `typed`: a value as `found` holds it → as the
+    question typed it (``25degrees`` → ``25 degrees``), how a refusal quotes it."""
+    ev = _evaluate(doc, ti, dt, found, conflicts, said_of_other, lang, typed)
     read = {k: f"{typed} as {value}" for k, (typed, value) in readings.items() if k in found}
     if read:
         ev = replace(ev, readings=read, message=f"{ev.message} ({READ_NOTE}: " +
@@ -263,7 +265,8 @@ def near_bounds(dt: DecisionTable, found: Mapping[str, str], rough: Iterable[str
 
 def _evaluate(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
               conflicts: Mapping[str, tuple[str, ...]],
-              said_of_other: Mapping[str, str] = {}, lang: str = "en") -> Evaluation:
+              said_of_other: Mapping[str, str] = {}, lang: str = "en",
+              typed: Mapping[str, str] = {}) -> Evaluation:
     """`evaluate_inputs` but for the values given roughly."""
     missing = tuple(dt.header[i] for i in dt.inputs if dt.header[i] not in found)
     conflicts = {k: tuple(v) for k, v in conflicts.items() if k in missing}
@@ -278,11 +281,13 @@ def _evaluate(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
     try:
         result = match_rules(given, found, doc=doc, table_index=ti)
     except InputError as exc:
+        said = typed.get(exc.value, "")  # quoted as typed: ``25 degrees``, not 25degrees
         if not exc.rows:  # a value the table cannot take (湿度25度, in no unit of its
             # column): what is wrong with it, in the answer's language, no "no rule matches"
-            return Evaluation("no_match", exc.value_message(lang), doc, dt.label(), ti, found)
+            return Evaluation("no_match", exc.value_message(lang, said), doc, dt.label(), ti,
+                              found)
         # a range over rules (18-25度 over 15-20 and >20): the rows, no guess among them
-        return Evaluation("spans_rows", exc.value_message(lang), doc, dt.label(), ti, found,
+        return Evaluation("spans_rows", exc.value_message(lang, said), doc, dt.label(), ti, found,
                           spans={exc.column: exc.rows})
     except KbError as exc:  # a value the table cannot take: show the table, say why
         return Evaluation("no_match", f"{NO_MATCH_MESSAGE} ({exc.message})", doc, dt.label(),

@@ -196,7 +196,7 @@ def read_inputs(question: str, table: DecisionTable,
     order = rates_said_first(text)
     text, cased, shown = (in_order(t, order) for t in (text, cased, shown))
     # (``3 C at night``: a time said after a value is its time, as ``night 3 C``)
-    found_numbers = timed_after(text, with_ranges(text, cased, numbers(text, cased)))
+    found_numbers, times_after = timed_after(text, with_ranges(text, cased, numbers(text, cased)))
     claimed: set[int] = set()
     out: dict[str, str] = {}
     conflicts: dict[str, tuple[str, ...]] = {}
@@ -261,7 +261,8 @@ def read_inputs(question: str, table: DecisionTable,
             tail = name not in wholes[i] and any(w.endswith(name) for w in wholes[i])
             rivals = dict(quals[i].tails).get(name, frozenset())
             found = after_name(text, name, found_numbers, claimed, tail=tail, spans=theirs,
-                                qualified=quals[i], rivals=rivals, header=table.header[i])
+                                qualified=quals[i], rivals=rivals, header=table.header[i],
+                                times=times_after)
             if found is None:
                 continue
             num, numeral = found
@@ -424,11 +425,12 @@ def read_inputs(question: str, table: DecisionTable,
     reading = readings.read(out, source, text, typed, table)  # 1 200 as 1200, 1.200: which?
     # a rough value quoted as the question writes it (十度左右: 十度, not 10度; 兩三天: 兩三)
     rough = {h: _said(source[h], typed) for h in out if h in source and source[h].approximate}
+    # each value a message quotes, as typed where the compacted text joins it (2100hours:
+    # ``2100 hours``) or the reading words it (两到三天: 兩三天): `Inputs.typed`
+    as_typed = {_said(x): t for x in found_numbers if (t := _said(x, typed)) != _said(x)}
     for read, as_said in rough_said(question, written).items():  # 三四天, read as 三到四天: rough
         rough.update({h: v.replace(read, as_said) for h, v in out.items() if read in v})
-    # each value a message quotes, as typed where the compacted text joins it (2100hours:
-    # ``2100 hours``): `Inputs.typed`
-    as_typed = {_said(x): t for x in found_numbers if (t := _said(x, typed)) != _said(x)}
+        as_typed.update({v: v.replace(read, as_said) for v in out.values() if read in v})
     of_other = {h: (v, _as_written(thing, text, shown)) for h, (v, thing) in said.items()
                 if h not in out and h not in conflicts and h not in reading.ambiguous}
     return Inputs(out, conflicts, rough, of_other, reading.read, reading.ambiguous, as_typed,

@@ -39,7 +39,7 @@ def after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
                 tail: bool = False, spans: Sequence[tuple[int, int]] = (),
                 qualified: Qualified = _UNQUALIFIED,
                 rivals: frozenset[str] = frozenset(),
-                header: str = "") -> tuple[int, bool] | None:
+                header: str = "", times: Sequence[tuple[int, int]] = ()) -> tuple[int, bool] | None:
     """The number a mention of `name` gives: the first unclaimed number after it, when only
     filler words (`values.FILLERS`: 为, 达到, ``is``, ``reads`` …) stand between, as (its
     index, False); (-1, True) when a numeral that is no number here follows instead (二十多度,
@@ -52,7 +52,9 @@ def after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
     绝对湿度; nor after a time of day another than column `header`'s: the 温度 of 夜间温度 for
     白天温度), as does a mention inside a longer name of another table's input (the 温度 of
     油温度: `spans`, `quantities.Others.spans`) or a whole name with a modifier that makes it
-    another thing's (水温度, ``oil temperature``: `qualified`, `quantities.Qualified`)."""
+    another thing's (水温度, ``oil temperature``: `qualified`, `quantities.Qualified`), and a
+    time of day a value before it took (`times`: the 白天 of 25度白天3度晚上 is the 25's time,
+    no name of 白天温度 giving it the 3: `naming.timed_after`)."""
     latin = name[:1].isascii() and name[:1].isalnum()
     for m in re.finditer(re.escape(name), text):
         before, nxt = text[max(0, m.start() - 1):m.start()], text[m.end():m.end() + 1]
@@ -60,8 +62,9 @@ def after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
             continue  # inside a word
         if any(x.end <= m.start() < x.after and not x.noun for x in found):
             continue  # a number's unit (``9000 hours at 140 F``: no name of the 140)
-        if covered(spans, m.start(), m.end()):
-            continue  # ``oil temperature``: another table's input
+        if covered(spans, m.start(), m.end()) or \
+                any(s <= m.start() and m.end() <= e for s, e in times):
+            continue  # ``oil temperature``: another table's input; 25度白天: a time
         # right after a number's unit (26度湿度, ``26 c humidity``) or a number said with none
         # (温度二十五湿度八十五, dictated): a name of its own
         unit_before = any(x.unit is not None and (x.after == m.start() or text[

@@ -227,6 +227,9 @@ def may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {},
             words.pop()  # when it 70°f, if it's 70°f: the number is said of nothing named
         if not words:
             return True
+        if (part := _part_said(words)) is not None:  # ``overnight 3 C``, ``3 C at night``
+            said = part_of_day(key_text(header))  # (the night's, a column of the night or
+            return said == part or not said and not any(w in EN_SPANS for w in own)  # none)
         if (subject := amount_subject(words)) is not None:  # ``the pump ran 5 hours``
             if not any(stems_meet(w, o) for w in subject for o in own):
                 return True  # an amount of a thing, named by its unit
@@ -271,12 +274,57 @@ _EN_TIME_AFTER = re.compile(r" ?(?:(?:in|during|at|by|over) (?:the )?)?(night|ni
                             r"(?![a-z])")
 
 
-def timed_after(text: str, found: Sequence[Number]) -> list[Number]:
-    """`found` (the numbers of `text`) with each said with no word before it and an English
-    part of the day right after its unit (``25 C in the day, 3 C at night``) said at that
-    time (its `Number.word`), as ``daytime 25 C, night 3 C`` is."""
-    return [replace(x, word=said.group(1)) if not x.word and x.unit is not None and
-            (said := _EN_TIME_AFTER.match(text, x.after)) else x for x in found]
+# the same in Chinese: a time of day after a value and its unit, ending its clause (25度白天，
+# 3度晚上, 3度夜里的时候); one the next name follows is that name's (25度 晚上湿度90%)
+_ZH_TIME_AFTER = re.compile(r"在?(" + DAY_TIMES.pattern + r")(?:的时候|时)?"
+                            r"(?=$|[^\u3400-\u9fff0-9a-z])")
+_ZH_TIME_BETWEEN = re.compile(r"在?(" + DAY_TIMES.pattern + r")(?=[0-9])")
+# English words a column of a span of days or of a statistic of one is named by (``Daily mean
+# temperature``): a reading at night is not its value, as 夜里3度 is not 日均温's
+EN_SPANS = frozenset(("daily", "weekly", "monthly", "yearly", "annual", "mean", "average"))
+# the words before a part of the day that say when, not what (``at night``, ``last night``)
+_EN_WHEN = frozenset(("in", "during", "at", "by", "over", "the", "last", "this", "each",
+                      "every"))
+
+
+def timed_after(text: str, found: Sequence[Number]) -> tuple[list[Number], list[tuple[int, int]]]:
+    """`found` (the numbers of `text`) with each said with no name before it and a part of
+    the day right after its unit (``25 C in the day, 3 C at night``, 25度白天，3度晚上) said at
+    that time (its `Number.word`), as ``daytime 25 C, night 3 C`` and 白天25度 are; and where
+    each such time is said (no name: the 白天 of 25度白天3度晚上 names no 白天温度's 3)."""
+    out, times, taken = [], [], -1  # (where the time the last value took ends)
+    for n, x in enumerate(found):
+        if x.start == taken:
+            x = replace(x, word="")  # 25度白天3度晚上: the 白天 before the 3 is the 25's
+        said = (_ZH_TIME_AFTER if is_cjk(text[x.after:x.after + 1] or "a")
+                else _EN_TIME_AFTER).match(text, x.after)
+        if said is None and n + 1 < len(found) and is_cjk(text[x.after:x.after + 1] or "a"):
+            said = _ZH_TIME_BETWEEN.match(text, x.after)  # the next value is its time's
+            said = said if said and _paired(text, said.end(), found[n + 1]) else None
+        if said is None or not nameless(x.word) or x.unit is None:
+            out.append(x)
+            continue
+        out.append(replace(x, word=said.group(1)))
+        times.append(said.span(1))
+        taken = said.end()
+    return out, times
+
+
+def _paired(text: str, end: int, x: Number) -> bool:
+    """Whether value `x` starts at `end` and a time of day ends its clause after it too (the
+    3度晚上 of 25度白天3度晚上: each value said before its time)."""
+    return x.start == end and x.unit is not None and \
+        _ZH_TIME_AFTER.match(text, x.after) is not None
+
+
+def _part_said(words: Sequence[str]) -> str | None:
+    """The part of the day (``night``, ``day``) English `words` before a value say and
+    nothing else (``overnight``, ``at night``, ``last night``, ``midday``), else None."""
+    *lead, last = words
+    said = EN_PARTS_OF_DAY.fullmatch(last)
+    if said is None or not all(w in _EN_WHEN or w in EN_NAMELESS for w in lead):
+        return None
+    return "night" if said.group(1) else "day"
 
 
 def part_of_day(text: str) -> str:
