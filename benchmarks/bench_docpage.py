@@ -1,6 +1,6 @@
 """A document page of `kb serve` on a long manual: first view and repeated views.
 
-    .venv/bin/python benchmarks/bench_docpage.py [--lines 2000] [--views 20] [--keep DIR]
+    .venv/bin/python benchmarks/bench_docpage.py [--lines 2000] [--views 20] [--formulas N]
 
 Builds (test-hash embedder, in a temporary folder) a repository holding one generated
 Chinese/English maintenance manual of about `--lines` lines (numbered chapters whose
@@ -15,6 +15,8 @@ same run, the wall time per request of
 - ``first``: distinct requests (a different cited range each: a page not kept, rendered
   from the document's kept parse, `serve.docparts`; before session 38 parsed again each),
 - ``repeat``: the same request again (the page cache holds it),
+- ``opened``: the first request of all (the release opened, the document parsed, its
+  decision tables read: once per release),
 
 and the ratios first / render and repeat / render (median). Run main's copy of this script
 for the baseline in the same run.
@@ -66,6 +68,19 @@ def manual(lines: int) -> str:
     return titled_page("泵组维护手册 Pump maintenance manual", "\n".join(out))
 
 
+def formula_manual(sections: int) -> str:
+    """A manual of `sections` sections, each a paragraph, a display formula (its own) and a
+    small table: what a calculation handbook is (`--formulas`)."""
+    out: list[str] = []
+    for s in range(sections):
+        out += [f"## {s + 1}. 泵 P-{s:03d} 出口压力 Outlet pressure", "",
+                f"出口压力按下式计算，系数 {s}。 The outlet pressure, factor {s}.", "", "$$",
+                f"P_{{{s}}} = \\frac{{\\rho g h}}{{1000}} + \\sqrt{{{s} + x^2}}", "$$", "",
+                "| 参数 Item | 值 Value | 单位 Unit |", "|---|---|---|",
+                f"| 扬程 head | {s} | m |", f"| 流量 flow | {2 * s} | m³/h |", ""]
+    return titled_page("泵压力计算手册 Pump pressure handbook", "\n".join(out))
+
+
 def timed(client: TestClient, url: str) -> float:
     t0 = time.perf_counter()
     r = client.get(url)
@@ -78,15 +93,18 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--lines", type=int, default=2000)
     ap.add_argument("--views", type=int, default=20)
+    ap.add_argument("--formulas", type=int, default=0,
+                    help="a handbook of this many sections of a formula and a table instead")
     args = ap.parse_args()
+    text = formula_manual(args.formulas) if args.formulas else manual(args.lines)
     with tempfile.TemporaryDirectory() as tmp:
-        repo = make_repo(Path(tmp) / "kr", docs={DOC: manual(args.lines)})
+        repo = make_repo(Path(tmp) / "kr", docs={DOC: text})
         build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
         n = len((repo / DOC).read_text(encoding="utf-8").splitlines())
         source = ServedIndex(repo / "dist")
         with TestClient(create_app(None, source=source), base_url="http://127.0.0.1") as client:
             url = f"/doc/{DOC}?lines=40-60&q=密封温度"
-            timed(client, url)  # the release opened, the models warm
+            opened = timed(client, url)  # the release opened, the models warm
             served = source.get()
             pages = getattr(served, "pages", None)  # none before the cache: the baseline code
             prepared = getattr(served, "prepared", None)  # none before session 38
@@ -103,6 +121,7 @@ def main() -> None:
     med = {k: statistics.median(v) for k, v in
            (("render", render), ("first", first), ("repeat", repeat))}
     print(f"manual: {n} lines; {args.views} views each (ms, median / max)")
+    print(f"  opened  {opened:8.1f}  (the first request: the release opened, its parse)")
     for k, v in (("render", render), ("first", first), ("repeat", repeat)):
         print(f"  {k:7s} {med[k]:8.1f} / {max(v):8.1f}")
     print(f"  first / render: {med['first'] / med['render']:.3f}"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from servefixtures import app_client, error_of, make_served_repo
 
+from kbtools.query.question import is_blank
 from kbtools.serve.openapi import openapi_document
 
 pytestmark = pytest.mark.slow
@@ -37,6 +38,7 @@ def test_the_openapi_description_is_what_the_api_accepts_and_returns(client):
     string, digits and flag words, as the MCP tool does (session 31): a client generated
     from it refused what the API answers. Real responses validate against it too."""
     accepted = [{"query": "赤霉病", "where": "crop=小麦"}, {"q": "赤霉病", "k": "3"},
+                {"q": "赤霉病", "k": " \u3000"},
                 {"query": "赤霉病", "verified_only": "yes", "k": None},
                 {"query": "赤霉病", "where": ["crop=小麦", "verified=true"], "k": 2,
                  "verified_only": False}]
@@ -81,3 +83,29 @@ def test_an_input_that_is_no_string_or_number_is_named_as_json_names_it(client, 
     message = error_of(client.post("/api/table/evaluate", json={
         "doc": SCAB, "inputs": {"温度": value, "相对湿度": "90", "连续降雨天数": "4"}}), 400)
     assert message == f"input '温度' must be a string or a number, not {said}"
+
+
+# a NUL, zero-width and colour-code questions the API refuses; the nearest it takes
+BLANKISH = ["\x00", "\u200b", "\u200b\u2060\ufeff", "\t\x00 \u3000\u200d", "\x1b[31m",
+            "\x1b[0m \x1b[1;32m\u200b", "\U000e0041"]
+SOMETHING = ["\x00a", "\u200b小麦", "\x1b[31m报警 E17", "\x1bx", "😀", "\u00ad-"]
+
+
+def test_the_openapi_question_pattern_refuses_what_the_api_refuses(client):
+    """The question's pattern was `\\S`: a NUL, a zero-width space or a terminal colour code
+    alone passed a client's validation and the API refused it as blank. The pattern now
+    says the server's rule (`is_blank`) for every character of the Basic Multilingual Plane
+    and for colour codes; the invisible characters above it (a tag) are said in words."""
+    import re
+
+    schemas = openapi_document()["components"]["schemas"]["SearchRequest"]["properties"]
+    pattern = re.compile(schemas["q"]["pattern"])
+    assert schemas["query"]["pattern"] == pattern.pattern
+    plane = [chr(c) for c in range(0x10000) if not 0xD800 <= c <= 0xDFFF]
+    assert [c for c in plane if bool(pattern.search(c)) == is_blank(c)] == []
+    for q in BLANKISH + SOMETHING:
+        refused = client.post("/api/search", json={"q": q}).status_code == 400
+        assert refused == is_blank(q), repr(q)
+        if not q.startswith("\U000e0041"):  # above the plane: in the description
+            assert bool(conforms("SearchRequest", {"q": q})) == refused, repr(q)
+    assert "tag character" in schemas["q"]["description"]

@@ -377,3 +377,41 @@ def test_a_search_sent_first_back_online_is_answered_in_the_language_chosen_offl
     assert ui_of(browser) == "en" and browser.find_elements(By.CSS_SELECTOR, "article.result")
     assert logged() == before + 1
     assert {c["name"]: c["value"] for c in browser.get_cookies()}.get("kb_lang") == "en"
+
+
+def test_a_search_refused_as_too_long_is_said_in_the_language_chosen_offline(browser, server):
+    """As above, the question a form too long for the server (a whole log pasted): the
+    form's fallback submit, which shows the server's refusal as without the script, was
+    sent without the language chosen offline (the page came in English only by the cookie
+    the refused search had set). It is sent where the search was: its address says it."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    from kbtools.serve.pages import MAX_FORM_BYTES
+
+    browser.get(server.url + "/?lang=zh")
+    kept(browser, copy("/"))
+    without_cookie_store(browser)
+    search_tab = browser.current_window_handle
+    browser.switch_to.new_window("tab")
+    server.stop()
+    try:
+        browser.get(server.url + f"/doc/{quote(SCAB)}?lang=en")
+        browser.switch_to.window(search_tab)
+        deadline = time.monotonic() + 10
+        while browser.execute_async_script(UNSENT) != "en":
+            assert time.monotonic() < deadline, "the choice was not kept"
+            time.sleep(0.2)
+    finally:
+        server.start()
+    browser.execute_script("window.kbOldPage = true; document.getElementById('kb-q').value ="
+                           " 'E17 油压低 '.repeat(arguments[0])", MAX_FORM_BYTES // 8)
+    browser.find_element(By.ID, "kb-q").send_keys(Keys.ENTER)
+    deadline = time.monotonic() + 60
+    while browser.execute_script("return window.kbOldPage === true || "
+                                 "document.readyState !== 'complete'"):
+        assert time.monotonic() < deadline, "the refusal did not arrive"
+        time.sleep(0.2)
+    message = browser.find_element(By.CSS_SELECTOR, "p.message").text
+    assert ui_of(browser) == "en" and message == "What was sent is too long.", message
+    assert browser.current_url == server.url + "/?lang=en"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+from urllib.parse import unquote
 
 import pytest
 from starlette.testclient import TestClient
@@ -81,6 +82,7 @@ def test_a_refused_document_path_is_said_in_the_pages_language(client, path, key
     ("/api/no-such-endpoint", 404, "没有这个 API 接口"),
     ("/api/search?q=x&where=colour=red", 400, "没有“colour”这个筛选项"),
     ("/api/search?q=x&k=abc", 400, "结果条数"),
+    ("/api/search?q=x&k=0", 400, "结果条数"),
     ("/api/search?q=", 400, "问题（q）是空的"),  # it answered 200 with nothing found
     ("/api/search?q=%20%E3%80%80&k=3", 400, "问题（q）是空的"),
     ("/api/search?query=%0A", 400, "问题（query）是空的"),
@@ -117,3 +119,30 @@ def test_a_citation_pasted_as_the_address_opens_its_lines(client):
     assert moved.headers["location"] == f"/doc/{SCAB}.md?lines=60-62&lang=zh#cited"
     page = client.get(f"/doc/{SCAB}.md:60-62 § 3. 风险", params={"lang": "zh"})
     assert page.status_code == 200 and 'id="cited"' in page.text
+
+
+@pytest.mark.parametrize("path, lines", [(f"{SCAB}.md", "22-20"), (f"{SCAB}.md:22-20", None)])
+def test_a_range_written_backwards_cites_its_lines(client, path, lines):
+    """``?lines=22-20`` (a citation's numbers typed from its end) answered "the lines are
+    not in this document" and marked nothing, a pasted citation ``x.md:22-20`` too: they
+    are lines 20-22, marked as a link to ``20-22`` marks them."""
+    asked = client.get(f"/doc/{path}", params={"lines": lines} if lines else {})
+    forward = client.get(f"/doc/{SCAB}.md", params={"lines": "20-22"})
+    assert asked.status_code == forward.status_code == 200
+    marked = re.findall(r'data-lines="(\d+-\d+)"[^>]* class="cited"', asked.text)
+    assert marked and marked == re.findall(r'data-lines="(\d+-\d+)"[^>]* class="cited"',
+                                           forward.text)
+    assert "第 20–22 行" in asked.text and "不在本文档中" not in asked.text
+
+
+@pytest.mark.parametrize("k", ["", "%20", "%E3%80%80", "%20%20%09"])
+def test_a_blank_k_is_the_default_number_of_results(client, k):
+    """``k=%20`` was a 400 ("'k' must be a whole number") where ``k=`` was the default and
+    a search page reads a blank ``k`` as the default: a blank ``k``, by GET or POST, gives
+    the default number of results, as leaving it out does."""
+    left_out = client.get("/api/search?q=小麦赤霉病").json()
+    blank = client.get(f"/api/search?q=小麦赤霉病&k={k}")
+    assert blank.status_code == 200, blank.text
+    assert blank.json()["results"] == left_out["results"]
+    posted = client.post("/api/search", json={"query": "小麦赤霉病", "k": unquote(k)})
+    assert posted.status_code == 200 and posted.json()["results"] == left_out["results"]

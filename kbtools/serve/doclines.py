@@ -26,12 +26,15 @@ _CHUNK = re.compile(r"[0-9a-f]{8,64}")
 
 
 def cited_lines(value: str | None) -> tuple[int, int] | None:
+    """The lines a link's ``lines`` names, first to last: ``49-56``, one line ``49``, or a
+    range written backwards (``56-49``, a citation's numbers typed from its end) as the same
+    lines; None for no range."""
     m = _LINES.match(value or "")
     if not m:
         return None
     a = int(m.group(1))
     b = int(m.group(2) or a)
-    return (a, b) if a <= b else None
+    return (min(a, b), max(a, b))
 
 
 def cited_in(t: Translator, asked: str, first: int,

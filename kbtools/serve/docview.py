@@ -48,6 +48,7 @@ The last three are passes over the parsed tokens, in `kbtools.serve.passes` with
 
 from __future__ import annotations
 
+import functools
 import html
 import posixpath
 import re
@@ -118,6 +119,14 @@ def printed_href(href: str) -> str:
 def doc_href(ctx: RenderContext, doc: str, anchor: str = "") -> str:
     return ctx.url("doc", doc) + (f"#{quote(anchor)}" if anchor else "")
 
+
+
+@functools.lru_cache(maxsize=4096)
+def formula_parts(latex: str) -> tuple[str, str]:
+    """A formula's SVG (`formula_relpath` of its normalised LaTeX, as the build names it) and
+    its words read aloud (`formula_words`): what each view of a page computed again for
+    every formula (a third of a 300-formula page's render), kept across views and pages."""
+    return formula_relpath(normalize_latex(latex)), formula_words(latex)
 
 class SafeRenderer(RendererHTML):
     """markdown-it's HTML renderer with the rules of the module docstring."""
@@ -294,10 +303,10 @@ class SafeRenderer(RendererHTML):
 
     # --- formulas ---------------------------------------------------------------------
     def _formula(self, latex: str, display: bool) -> str:
-        rel = formula_relpath(normalize_latex(latex))
+        rel, words = formula_parts(latex)
         cls = "formula display" if display else "formula"
         if latex.strip() and self.ctx.has_formula(rel):
-            said = self.ctx.formula_word + formula_words(latex)  # not the LaTeX aloud
+            said = self.ctx.formula_word + words  # not the LaTeX aloud
             img = (f'<img class="{cls}" src="{escapeHtml(self.ctx.url("formula", rel))}"'
                    f'{self._size(rel)} alt="{escapeHtml(said)}" '
                    f'title="{escapeHtml(latex.strip())}">')

@@ -42,16 +42,28 @@ _SEARCH_COMMIT = ("the release to search, as an earlier result cited it, by its 
                   "git clone's release tags), else 404 naming the releases kept")
 _SEARCH_RELEASE = "the release to search, by its tag, as `commit`"
 
-_NOT_BLANK = r"\S"  # a question is refused when it is empty or only spaces (`api.search`)
+_BLANK_K = r"^\s*$"  # no number: the default (`ops.check_k`)
+# A question the API takes (`kbtools.query.question.is_blank` refuses the rest): one
+# character at least that is not a space, a control or an invisible format character, nor
+# part of a terminal's colour code (`\x1b[31m`), as a validator checks it in ECMA-262's
+# regular expressions (in the Basic Multilingual Plane: see `_NOT_BLANK_SAID`)
+_BLANK = (r"\x00-\x20\x7f-\xa0\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u1680"
+          r"\u180e\u2000-\u200f\u2028-\u202f\u205f-\u2064\u2066-\u206f\u3000\ufeff"
+          r"\ufff9-\ufffb\ufffd")
+_ANSI = r"\x1b(?:\[[0-?]*[ -/]*[@-~]|[@-Z\\-_])"
+_NOT_BLANK = rf"^(?:{_ANSI}|(?!{_ANSI})[{_BLANK}])*[^{_BLANK}]"
+_NOT_BLANK_SAID = ("refused (400) when blank: empty, or only spaces, control characters (a NUL), "
+                   "invisible ones (a zero-width space, a BOM, a tag character) and terminal "
+                   "colour codes")
 
 _SEARCH_PARAMS = [
     _param("q", f"the question (Chinese or English), at most {MAX_QUESTION_CHARS} characters "
                 f"(a longer one by POST: a query string holds at most 8192 bytes); a pasted "
-                f"log is searched by its distinctive lines; an empty or blank one is refused",
+                f"log is searched by its distinctive lines; {_NOT_BLANK_SAID}",
            {"type": "string", "maxLength": MAX_QUESTION_CHARS, "pattern": _NOT_BLANK},
            required=True),
-    _param("k", "number of results", {"type": "integer", "minimum": 1,
-                                      "maximum": MAX_K, "default": 5}),
+    _param("k", "number of results (left out or blank: the default)",
+           {"type": "integer", "minimum": 1, "maximum": MAX_K, "default": 5}),
     _param("where", f"a front-matter filter (repeatable: all must hold): {WHERE_HELP}",
            {"type": "array", "items": {"type": "string", "maxLength": MAX_WHERE_CHARS},
             "maxItems": MAX_WHERE}),
@@ -123,13 +135,15 @@ _SCHEMAS: dict[str, Any] = {
         "type": "object", "additionalProperties": False,
         "oneOf": [{"required": ["query"]}, {"required": ["q"]}],
         "properties": {
-            "query": {"type": "string", "maxLength": MAX_QUESTION_CHARS, "pattern": _NOT_BLANK},
+            "query": {"type": "string", "maxLength": MAX_QUESTION_CHARS, "pattern": _NOT_BLANK,
+                      "description": f"the question, {_NOT_BLANK_SAID}"},
             "q": {"type": "string", "maxLength": MAX_QUESTION_CHARS, "pattern": _NOT_BLANK,
-                  "description": "the question, as GET names it (give `query` or `q`)"},
+                  "description": f"the question, as GET names it (give `query` or `q`), "
+                                 f"{_NOT_BLANK_SAID}"},
             "k": {"anyOf": [{"type": "integer", "minimum": 1, "maximum": MAX_K},
                             {"type": "string", "pattern": r"^\s*[0-9０-９]{1,12}\s*$",
                              "description": f"a whole number from 1 to {MAX_K} in digits"},
-                            {"const": ""}, {"type": "null"}]},
+                            {"type": "string", "pattern": _BLANK_K}, {"type": "null"}]},
             "where": {"anyOf": [
                 {"type": "array", "items": {"type": "string", "maxLength": MAX_WHERE_CHARS},
                  "maxItems": MAX_WHERE},

@@ -161,7 +161,10 @@ def check_question(q: Any, named: str = "q", *, blank: bool = False) -> str:
 
 
 def check_k(k: Any, default: int = 5) -> int:
-    if k is None or k == "":
+    """The number of results a request asks for: `default` when it gives none (left out,
+    null, or blank: ``k=``, ``k=%20``, as a search page reads it, `nearest_k`); 400 for
+    anything but a whole number from 1 to `MAX_K`."""
+    if k is None or isinstance(k, str) and not k.strip():
         return default
     value = whole_number(k, 1, MAX_K)
     if value is None:

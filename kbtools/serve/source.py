@@ -101,8 +101,14 @@ class Served:
         return self.index.read_data(rel, limit)
 
     def has_data_file(self, rel: str) -> bool:
-        path = ReleaseLayout(self.root).data / rel
-        return path.is_file() and not path.is_symlink()
+        """Whether the release holds ``data/<rel>`` as a regular file, not a symlink (a
+        formula's SVG): looked up once per release, as `picture_size` (a page of 300
+        formulas asked the disk twice per formula on every view)."""
+        held: dict[str, bool] = self.cache.setdefault("data_files", {})
+        if rel not in held:
+            path = ReleaseLayout(self.root).data / rel
+            held[rel] = path.is_file() and not path.is_symlink()
+        return held[rel]
 
     def files_named(self, key: str) -> list[str]:
         """The files of ``data/source`` (documents, shipped pictures and files) whose name is

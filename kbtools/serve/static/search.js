@@ -249,20 +249,27 @@
     say("busy");
     keep("interrupted");  // what a reload of the page finds until the search arrives
     var body = new URLSearchParams(new FormData(form));
+    var sentTo = form.action;  // with the language chosen offline once it is read
     unsentLang().then(function (lang) {
-      return fetch(target(lang), {method: "POST", body: body, credentials: "same-origin",
-                                  signal: mine.stop.signal});
+      sentTo = target(lang);
+      return fetch(sentTo, {method: "POST", body: body, credentials: "same-origin",
+                            signal: mine.stop.signal});
     })
       .then(function (response) {
         if (mine.dropped) {
           return null;  // sent again meanwhile: the later one is followed
         }
         if (!response.redirected) {
-          // refused by the server itself (a form too long): its page, as without the script
+          // refused by the server itself (a form too long): its page, as without the script,
+          // in the language chosen offline as the search would have been (the address is
+          // read when the form is submitted: the form's own is put back)
           done();
           keep("");
           say("");
+          var action = form.getAttribute("action");
+          form.action = sentTo;
           form.submit();
+          form.setAttribute("action", action);
           return null;
         }
         // the results page read whole into the browser's cache (private, no-cache, with an
