@@ -283,6 +283,10 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.filter_kinds._EN_DATE": "fullmatch",  # a front-matter or --where value
     "kbtools.query.filter_numbers._BLANK_RUN": "sub",  # a --where quantity's unit words
     "kbtools.config.RELEASE_TAG_RE": "match",  # a tag, a release directory, a --release value
+    "kbtools.query.filter_kinds._DAY_MONTH": "fullmatch",  # a front-matter or --where value
+    "kbtools.query.naming._EN_TIME_AFTER": "match",  # a question, after a value's unit
+    "kbtools.query.naming._ZH_TIME_AFTER": "match",  # a question, after a value's unit
+    "kbtools.query.naming._ZH_TIME_BETWEEN": "match",  # a question, after a value's unit
     "kbtools.agents.docpath._CITED": "fullmatch",  # an agent's document path
     "kbtools.agents.citation_text._SHOWN_LINES": "fullmatch",  # what follows " (line" in a doc
     "kbtools.markdown.formula_words._PIECE": "findall",  # a formula's LaTeX
