@@ -55,7 +55,9 @@ class MilvusStore(Store):
     def __init__(self, engine: Engine, collection: str, docs: list[dict[str, Any]],
                  facets: dict[str, set[str]], count: int, verified: list[bool], *,
                  page_rows: int = PAGE_ROWS, list_rows: int = LIST_ROWS,
-                 long_rows: dict[str, Any] | None = None):
+                 long_rows: dict[str, Any] | None = None, ids: list[str] | None = None):
+        """`ids`: every chunk's id by chunk number (the ``ids`` part; None for a release
+        published before it was: rows are then fetched by an ``id in [...]`` filter)."""
         self.engine, self.collection = engine, collection
         self.page_rows = page_rows  # chunk rows read by one query (`read_parts`' reason)
         self.list_rows = list_rows  # chunk numbers one listing query ranges over
@@ -64,6 +66,7 @@ class MilvusStore(Store):
         self._rows: dict[int, dict[str, Any]] = {}
         self._long = long_rows or {}  # rows too large for the collection (`rows.LONG_ROWS`)
         self.terms: dict[int, set[int]] = {}  # chunk number → its BM25 vocabulary ids
+        self._num_of = None if ids is None else {cid: n for n, cid in enumerate(ids)}
 
     def close(self) -> None:
         pass
@@ -134,8 +137,13 @@ class MilvusStore(Store):
         return {n: self._rows[n] for n in nums if n in self._rows}
 
     def chunks_by_id(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """By chunk number where the release lists its ids (`chunks`: the primary key, and
+        the rows read before kept), else by an ``id in [...]`` filter."""
         if not ids:
             return {}
+        if self._num_of is not None:
+            nums = [n for i in dict.fromkeys(ids) if (n := self._num_of.get(i)) is not None]
+            return {r["id"]: r for r in self.chunks(nums).values()}
         return {r["id"]: r for r in self._fetch("id", list(dict.fromkeys(ids)))}
 
     def ranking_rows(self, nums: list[int]) -> dict[int, dict[str, Any]]:
@@ -288,7 +296,8 @@ class MilvusIndex(KbIndex):
                                        verified=np.array(table["verified"], dtype=bool),
                                        parent=np.array(parents, dtype=np.int64))
         store = MilvusStore(engine, collection, docs, facets, int(parts["count"]),
-                            table["verified"], long_rows=parts.get(LONG_ROWS))
+                            table["verified"], long_rows=parts.get(LONG_ROWS),
+                            ids=parts.get("ids"))  # none before they shipped
         self._store = store
         cfg = manifest["config"]["values"]
         tok = Tokenizer(backend=cfg["bm25"]["tokenizer"], words=tuple(parts["dictionary"]))

@@ -115,6 +115,7 @@ def meta_parts(index: KbIndex, checked: Release, fields: dict[str, str]) -> dict
         "chunk_table": {"doc": table.doc.tolist(), "kind": table.kind.tolist(),
                         "models": table.models.tolist(), "verified": table.verified.tolist(),
                         "parent": table.parent.tolist()},
+        "ids": chunk_ids(index),
         "fields": fields,
         "count": index.store.count(),
         "sources": sources(index),
@@ -122,6 +123,14 @@ def meta_parts(index: KbIndex, checked: Release, fields: dict[str, str]) -> dict
         "verified": {"signed_by": checked.signed_by,
                      "verified_at": datetime.now(UTC).isoformat(timespec="seconds")},
     }
+
+
+def chunk_ids(index: KbIndex) -> list[str]:
+    """Every chunk's id, by chunk number: a reader fetches the rows a question names by id
+    (a section a row or an item collapses to) by their number, the collection's primary
+    key, not by an ``id in [...]`` filter the engine evaluates on every row (0.2–0.9 s a
+    question on the 54,626-chunk tidb-docs-cn in milvus-lite)."""
+    return [str(r[0]) for r in index.store.con.execute("SELECT id FROM chunks ORDER BY num")]
 
 
 def page_parts(index: KbIndex) -> dict[str, str]:
