@@ -331,6 +331,28 @@ caches.match("/offline.js?unsent", {cacheName: "kb-choice"})
   .then(kept => kept ? kept.text() : null).then(done, () => done(null));"""
 
 
+def _english_chosen_offline(browser, server) -> None:
+    """A Chinese search page kept offline (Safari: no cookieStore), then English chosen in
+    another tab while the server is down (a page with no English copy), the search tab
+    showing the choice unsent; the server is up again when this returns."""
+    browser.get(server.url + "/?lang=zh")
+    kept(browser, copy("/"))
+    without_cookie_store(browser)
+    search_tab = browser.current_window_handle
+    browser.switch_to.new_window("tab")
+    server.stop()
+    try:
+        browser.get(server.url + f"/doc/{quote(SCAB)}?lang=en")  # no English copy of it
+        assert ui_of(browser) is None
+        browser.switch_to.window(search_tab)
+        deadline = time.monotonic() + 10
+        while browser.execute_async_script(UNSENT) != "en":
+            assert time.monotonic() < deadline, "the choice was not kept"
+            time.sleep(0.2)
+    finally:
+        server.start()
+
+
 def test_a_search_sent_first_back_online_is_answered_in_the_language_chosen_offline(
         browser, server, device):
     """Safari (no cookie store) and the switch to English followed offline in another tab:
@@ -348,22 +370,7 @@ def test_a_search_sent_first_back_online_is_answered_in_the_language_chosen_offl
         lines = queries.read_text(encoding="utf-8").splitlines() if queries.exists() else []
         return sum(json.loads(x)["question"] == question for x in lines)
 
-    browser.get(server.url + "/?lang=zh")
-    kept(browser, copy("/"))
-    without_cookie_store(browser)
-    search_tab = browser.current_window_handle
-    browser.switch_to.new_window("tab")
-    server.stop()
-    try:
-        browser.get(server.url + f"/doc/{quote(SCAB)}?lang=en")  # no English copy of it
-        assert ui_of(browser) is None
-        browser.switch_to.window(search_tab)
-        deadline = time.monotonic() + 10
-        while browser.execute_async_script(UNSENT) != "en":
-            assert time.monotonic() < deadline, "the choice was not kept"
-            time.sleep(0.2)
-    finally:
-        server.start()
+    _english_chosen_offline(browser, server)
     before = logged()
     browser.execute_script("window.kbOldPage = true")
     box = browser.find_element(By.ID, "kb-q")
@@ -389,21 +396,7 @@ def test_a_search_refused_as_too_long_is_said_in_the_language_chosen_offline(bro
 
     from kbtools.serve.pages import MAX_FORM_BYTES
 
-    browser.get(server.url + "/?lang=zh")
-    kept(browser, copy("/"))
-    without_cookie_store(browser)
-    search_tab = browser.current_window_handle
-    browser.switch_to.new_window("tab")
-    server.stop()
-    try:
-        browser.get(server.url + f"/doc/{quote(SCAB)}?lang=en")
-        browser.switch_to.window(search_tab)
-        deadline = time.monotonic() + 10
-        while browser.execute_async_script(UNSENT) != "en":
-            assert time.monotonic() < deadline, "the choice was not kept"
-            time.sleep(0.2)
-    finally:
-        server.start()
+    _english_chosen_offline(browser, server)
     browser.execute_script("window.kbOldPage = true; document.getElementById('kb-q').value ="
                            " 'E17 油压低 '.repeat(arguments[0])", MAX_FORM_BYTES // 8)
     browser.find_element(By.ID, "kb-q").send_keys(Keys.ENTER)
