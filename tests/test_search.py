@@ -317,9 +317,13 @@ def test_an_order_against_a_value_of_another_kind_is_refused_not_all_or_nothing(
 
 
 @pytest.mark.parametrize("question", ["", "   \t\n", "\x00\x01\x02"])
-def test_empty_questions_are_no_answer(index, question):
-    res = search(index, question).to_dict()
-    assert res["no_answer"] is True and res["results"] == []
+def test_a_blank_question_is_refused_not_answered(index, question):
+    """Nothing to ask is a usage error (session 44), not "no answer": every surface says it
+    naming the argument the question came by (`question.refuse_blank`)."""
+    from kbtools.errors import UsageError
+
+    with pytest.raises(UsageError, match="the question is (empty|blank)"):
+        search(index, question)
 
 
 def test_huge_and_control_character_questions(index):
