@@ -48,9 +48,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from kbtools.beneath import mkdir_beneath
 from kbtools.config import Config, branch_problem, load_config
 from kbtools.errors import Interrupted, KbError, SyncError, TransientSyncError, UsageError
-from kbtools.fsutil import mkdir_beneath
 from kbtools.index.layout import (
     RELEASES,
     STATE,
