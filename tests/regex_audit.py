@@ -63,7 +63,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.build.xref._REF_LINK": "finditer",  # a chunk's text
     "kbtools.hookconfig:repos:[ \\t]*(#.*)?$": "match",  # a line of a project's hook config
     "kbtools.hookconfig:[ \\t]*-([ \\t]|$)": "match",  # a line of a project's hook config
-    "kbtools.hookconfig:\\\\(.)": "sub",  # a folder name as a hook's files pattern escapes it
+    "kbtools.earlier_hooks:\\\\(.)": "sub",  # a folder name as a hook's files pattern escapes it
     "kbtools.hookconfig:([\\w-]+)[ \\t]*:": "match",  # a line of a project's hook config
     # a one-line list of hook types in a project's hook config
     "kbtools.hookconfig:default_install_hook_types:[ \\t]*\\[[^\\]#]*\\][ \\t]*(#.*)?$": "match",

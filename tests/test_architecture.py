@@ -153,6 +153,7 @@ LAYERS = [
     {"check", "query"},
     {"build"},
     {"ship"},
+    {"earlier_hooks"},
     {"hookconfig"},
     {"agents", "scaffold"},
     {"engine"},
