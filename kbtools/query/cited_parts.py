@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kbtools.index.store import changed_rank
+from kbtools.index.verdicts import changed_rank
 from kbtools.query.results import Citation
 
 # the key of a section chunk's parts in its `extra` (written by `chunk_sections.section_parts`)
