@@ -1,24 +1,30 @@
 """kb's hooks in a project's own .pre-commit-config.yaml: added to it (`merge_hooks`), and an
 earlier `kb init`'s hooks brought to the current one (`upgrade_hooks`) and given the
 commit-msg hook (`add_review_hook`). Each edits the file's text, never re-dumps it: the
-project's other hooks, comments and formatting stay as written.
+project's other hooks, comments and formatting stay as written. What an earlier `kb init`
+wrote, and how it is recognised, is `earlier_hooks`.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import shlex
 from dataclasses import dataclass
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import yaml
 
+from kbtools.earlier_hooks import (
+    comment,
+    comments,
+    folder_of,
+    is_current,
+    read_earlier,
+    written_by_kb,
+)
+
 OUR_HOOKS = ("kb-check", "kb-check-links")
 REVIEW_HOOK = "kb-review-record"  # the commit-msg hook, added beside them (`add_review_hook`)
-EARLIER = Path(str(resources.files("kbtools") / "data" / "init" / "earlier-hooks.yaml"))
 
 
 def merge_hooks(ours: bytes, theirs: bytes) -> bytes | None:
@@ -98,11 +104,11 @@ def upgrade_hooks(template: str, theirs: bytes, force: bool = False
     ids = ", ".join(dict.fromkeys(h.values.get("id", "") for h in found))
     groups: dict[str | None, list[_Hook]] = {}  # by the folder each checks: one hook each
     for hook in found:
-        groups.setdefault(_folder_of(hook.values), []).append(hook)
-    earlier = _earlier()
-    if len(groups) == len(found) and all(_is_current(h.values, new_hook) for h in found):
+        groups.setdefault(folder_of(hook.values), []).append(hook)
+    earlier = read_earlier()
+    if len(groups) == len(found) and all(is_current(h.values, new_hook) for h in found):
         return _refreshed(lines, found, new_item, earlier, config, ids, eol)
-    edited = [h for h in found if not _written_by_kb(h.values, earlier)]
+    edited = [h for h in found if not written_by_kb(h.values, earlier)]
     if edited and not force:
         if len(groups) == len(found) and all(h.values.get("entry") == new_hook["entry"]
                                              for h in found):
@@ -121,11 +127,11 @@ def upgrade_hooks(template: str, theirs: bytes, force: bool = False
     # each folder's hooks (a monorepo's knowledge bases: `kb init docs/a`, `kb init docs/b`)
     # become one hook at the place of its first
     firsts = {group[0].first: folder for folder, group in groups.items()}
-    known = earlier["comments"] | _comments(new_item)
+    known = earlier["comments"] | comments(new_item)
     out = list(lines)
     for hook in sorted(found, key=lambda h: h.first, reverse=True):
         start = hook.first
-        while start > 0 and _comment(out[start - 1]) in known:
+        while start > 0 and comment(out[start - 1]) in known:
             start -= 1  # kb's own comment lines above the hook go with it
         out[start:hook.last + 1] = (_item(new_item, lines[hook.first], firsts[hook.first])
                                     if hook.first in firsts else [])
@@ -165,7 +171,7 @@ def _refreshed(lines: list[str], found: list[_Hook], new_item: list[str],
     is not the template's any more: only such a run is replaced, by the template's run above
     the same key (none: removed); one the project wrote a line into is left as it is. The
     project's own comment lines, keys and values stay."""
-    current = _comments(new_item)
+    current = comments(new_item)
     known = earlier["comments"] | current
     runs = _comment_runs(new_item)
     out = list(lines)
@@ -176,15 +182,15 @@ def _refreshed(lines: list[str], found: list[_Hook], new_item: list[str],
             if anchor is None or (at > hook.first and anchor == "-"):
                 continue
             start = at
-            while start > 0 and _comment(out[start - 1]) in known:
+            while start > 0 and comment(out[start - 1]) in known:
                 start -= 1
-            texts = [_comment(line) for line in out[start:at]]
+            texts = [comment(line) for line in out[start:at]]
             if not any(text not in current for text in texts):
                 continue
             above = start
-            while above > 0 and _comment(out[above - 1]) is not None:
+            while above > 0 and comment(out[above - 1]) is not None:
                 above -= 1  # the project's comment lines above kb's: none between kb's
-            if any(_comment(line) in known for line in out[above:start]):
+            if any(comment(line) in known for line in out[above:start]):
                 continue
             out[start:at] = _item(runs.get(anchor, []), lines[hook.first], None)
             changed = True
@@ -216,7 +222,7 @@ def _comment_runs(item: list[str]) -> dict[str, list[str]]:
     runs: dict[str, list[str]] = {}
     run: list[str] = []
     for line in item:
-        if _comment(line) is not None:
+        if comment(line) is not None:
             run.append(line)
             continue
         anchor = _anchor(line)
@@ -246,12 +252,12 @@ def add_folder_hook(ours: bytes, theirs: bytes) -> tuple[bytes | None, str | Non
     if not found or not all(h.values.get("entry") == new_hook["entry"] for h in found) \
             or not isinstance(args, list) or len(args) != 1:
         return None, None
-    if any(_folder_of(h.values) == args[0].rstrip("/") for h in found):
+    if any(folder_of(h.values) == args[0].rstrip("/") for h in found):
         return None, None
     last = max(found, key=lambda h: h.last)
     if not re.match(r"[ \t]*-([ \t]|$)", lines[last.first]):
         return None, None  # a hook in flow style: left as it is
-    item = _item([line for line in new_item if _comment(line) is None and
+    item = _item([line for line in new_item if comment(line) is None and
                   not line.lstrip().startswith("args:")], lines[last.first], args[0])
     added = lines[:last.last + 1] + item + lines[last.last + 1:]
     merged = "\n".join(added)
@@ -260,7 +266,7 @@ def add_folder_hook(ours: bytes, theirs: bytes) -> tuple[bytes | None, str | Non
         return None, None
     return merged.replace("\n", eol).encode("utf-8"), (
         f"kb's hooks now check {args[0]} too (a kb-check hook of its own, after the one for "
-        f"{', '.join(dict.fromkeys(_folder_of(h.values) or 'the root' for h in found))})")
+        f"{', '.join(dict.fromkeys(folder_of(h.values) or 'the root' for h in found))})")
 
 
 def add_review_hook(ours: bytes, theirs: bytes) -> tuple[bytes | None, str | None]:
@@ -291,7 +297,7 @@ def add_review_hook(ours: bytes, theirs: bytes) -> tuple[bytes | None, str | Non
     recorded = [_kb_of(hook) for repo in config.get("repos") or [] if isinstance(repo, dict)
                 for hook in repo.get("hooks") or [] if isinstance(hook, dict)
                 and hook.get("id") == REVIEW_HOOK]
-    if not found or not all(_is_current(h.values, check) for h in found) \
+    if not found or not all(is_current(h.values, check) for h in found) \
             or _kb_of(values) in recorded:
         return None, None
     reviews = [] if root is None else _find_ours(root, config, lines, (REVIEW_HOOK,))
@@ -299,7 +305,7 @@ def add_review_hook(ours: bytes, theirs: bytes) -> tuple[bytes | None, str | Non
     if not re.match(r"[ \t]*-([ \t]|$)", lines[last.first]):
         return None, None  # a hook in flow style: left as it is
     if recorded:  # kb's comment lines are above the first one's
-        item = [line for line in item if _comment(line) is None]
+        item = [line for line in item if comment(line) is None]
     out = lines[:last.last + 1] + _item(item, lines[last.first], None) + lines[last.last + 1:]
     out, said = _commit_msg_installed(out, config, template)
     merged = "\n".join(out)
@@ -416,7 +422,7 @@ def _template_item(template: str, hook_id: str) -> tuple[list[str], dict[str, An
     starts = [next(i for i, line in enumerate(lines) if line.strip() == "hooks:") + 1]
     for node in nodes[1:]:
         start = node.start_mark.line
-        while _comment(lines[start - 1]) is not None:
+        while comment(lines[start - 1]) is not None:
             start -= 1
         starts.append(start)
     starts.append(len(lines))
@@ -467,99 +473,6 @@ def _last_line(node: yaml.Node) -> int:
     """The last line holding `node`'s text (a block scalar's end mark is past its end)."""
     end = node.end_mark
     return end.line if end.column > 0 or end.line == node.start_mark.line else end.line - 1
-
-
-def _earlier() -> dict[str, Any]:
-    data = yaml.safe_load(EARLIER.read_text(encoding="utf-8"))
-    return {"names": {key: set(value) for key, value in data["names"].items()},
-            "entries": set(data["entries"]), "files": list(data["files"]),
-            "comments": set(data["comments"])}
-
-
-def _comment(line: str) -> str | None:
-    stripped = line.strip()
-    return stripped.lstrip("#").strip() if stripped.startswith("#") else None
-
-
-def _comments(item: list[str]) -> set[str]:
-    return {text for text in map(_comment, item) if text is not None}
-
-
-def _written_by_kb(values: dict[str, Any], earlier: dict[str, Any]) -> bool:
-    """Whether a hook with kb's id holds only what some `kb init` wrote (`earlier`)."""
-    hook_id = str(values.get("id"))
-    links = hook_id == "kb-check-links"
-    allowed = {"id", "name", "entry", "language", "files", "pass_filenames", "always_run",
-               "args"}
-    if set(values) - allowed or values.get("language") != "system" \
-            or values.get("name") not in earlier["names"].get(hook_id, ()):
-        return False
-    entry = values.get("entry")
-    folder_entry = (isinstance(entry, str) and len(_words(entry)) == 3
-                    and _words(entry)[:2] == ["kb", "check"])
-    if entry not in earlier["entries"] and not (links and folder_entry):
-        return False
-    whole = values.get("pass_filenames") is False and values.get("always_run") is True
-    if "files" in values:  # a staged-files hook
-        if links or "pass_filenames" in values or "always_run" in values or "args" in values \
-                or _files_folder(values["files"], earlier["files"]) is None:
-            return False
-    elif not whole:
-        return False
-    args = values.get("args")
-    return args is None or (isinstance(args, list) and len(args) == 1
-                            and isinstance(args[0], str))
-
-
-def _is_current(values: dict[str, Any], new: dict[str, Any]) -> bool:
-    return {k: v for k, v in values.items() if k != "args"} == new and (
-        values.get("args") is None or (isinstance(values["args"], list)
-                                       and len(values["args"]) == 1))
-
-
-def _words(entry: str) -> list[str]:
-    try:
-        return shlex.split(entry)
-    except ValueError:
-        return []
-
-
-def _files_folder(pattern: Any, known: list[str]) -> str | None:
-    """The folder a kb-written `files:` pattern names ("" at the root), else None."""
-    if pattern in known:
-        return ""
-    for root in known:
-        tail = root.removeprefix("(?i)").removeprefix("^")
-        if isinstance(pattern, str) and pattern.startswith("(?i)^") and pattern.endswith(tail):
-            escaped = pattern[len("(?i)^"):len(pattern) - len(tail)]
-            folder = re.sub(r"\\(.)", r"\1", escaped)
-            if folder.endswith("/") and re.escape(folder) == escaped:
-                return folder.rstrip("/")
-    return None
-
-
-def _folder(hooks: list[dict[str, Any]]) -> str | None:
-    """The knowledge folder kb's earlier hooks named from the Git root (`args:`, `kb check
-    FOLDER`, a subfolder's `files:` pattern), or None for the one kb.toml names."""
-    for values in hooks:
-        args = values.get("args")
-        if isinstance(args, list) and args:
-            return str(args[0])
-        words = _words(str(values.get("entry", "")))
-        if values.get("id") == "kb-check-links" and len(words) == 3 \
-                and words[:2] == ["kb", "check"] and not words[2].startswith("-"):
-            return None if words[2] in ("knowledge", "knowledge/") else words[2]
-    for values in hooks:
-        prefix = _files_folder(values.get("files"), _earlier()["files"])
-        if prefix:
-            return prefix + "/knowledge"
-    return None
-
-
-def _folder_of(values: dict[str, Any]) -> str | None:
-    """The knowledge folder one of kb's hooks checks (`_folder`), without a final `/`."""
-    folder = _folder([values])
-    return folder.rstrip("/") or None if folder is not None else None
 
 
 def _json_str(text: str) -> str:

@@ -63,7 +63,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.build.xref._REF_LINK": "finditer",  # a chunk's text
     "kbtools.hookconfig:repos:[ \\t]*(#.*)?$": "match",  # a line of a project's hook config
     "kbtools.hookconfig:[ \\t]*-([ \\t]|$)": "match",  # a line of a project's hook config
-    "kbtools.hookconfig:\\\\(.)": "sub",  # a folder name as a hook's files pattern escapes it
+    "kbtools.earlier_hooks:\\\\(.)": "sub",  # a folder name as a hook's files pattern escapes it
     "kbtools.hookconfig:([\\w-]+)[ \\t]*:": "match",  # a line of a project's hook config
     # a one-line list of hook types in a project's hook config
     "kbtools.hookconfig:default_install_hook_types:[ \\t]*\\[[^\\]#]*\\][ \\t]*(#.*)?$": "match",
@@ -215,7 +215,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.render.latex_text._CEDILLA_PIECE": "match",  # the argument of \\c
     "kbtools.render.latex_args:~": "match",  # a placement's held tokens
     "kbtools.render.latex_structure._ENV_NAME": "match",  # after each \\begin and \\end
-    "kbtools.render.latex_args._NUMBER_START": "match",  # a formula's number or dimension
+    "kbtools.render.latex_numbers._NUMBER_START": "match",  # a formula's number or dimension
     "kbtools.render.latex_args._CONTROL": "match",  # a command in an argument or column letters
     "kbtools.render.table_csv._UNSAFE": "sub",
     "kbtools.render.table_csv:[\\w\\u4e00-\\u9fff]": "match",

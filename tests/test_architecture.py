@@ -141,7 +141,8 @@ def test_commands_import_only_the_library_and_shared_output():
 # (docs/architecture.md draws the same picture). `kbtools` itself (the version) is importable
 # everywhere: it imports nothing.
 LAYERS = [
-    {"errors", "pathspecs", "textfind", "gitbatch", "linkscope", "base_identity", "docfiles"},
+    {"errors", "pathspecs", "textfind", "gitbatch", "linkscope", "base_identity", "docfiles",
+     "beneath"},
     {"fsutil", "workers", "cachedb", "gitobjects", "ignored"},
     {"schemas", "findings"},
     {"config"},
@@ -152,6 +153,7 @@ LAYERS = [
     {"check", "query"},
     {"build"},
     {"ship"},
+    {"earlier_hooks"},
     {"hookconfig"},
     {"agents", "scaffold"},
     {"engine"},

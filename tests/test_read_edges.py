@@ -10,7 +10,8 @@ import pytest
 
 from kbtools.agents.read import MAX_LINES, line_count, open_knowledge, read_section
 from kbtools.errors import KbError, UsageError
-from kbtools.index.store import Store, span_verdict, write_store
+from kbtools.index.store import Store, write_store
+from kbtools.index.verdicts import span_verdict
 from kbtools.query.filters import doc_value
 
 HEADINGS = """---

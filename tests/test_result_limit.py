@@ -12,7 +12,8 @@ import anyio
 import click
 import pytest
 
-from kbtools.agents.mcp_server import SEARCH_DOC, build_server
+from kbtools.agents.mcp_server import build_server
+from kbtools.agents.tool_texts import SEARCH_DOC
 from kbtools.cli import main
 from kbtools.config import MAX_K
 from kbtools.serve.openapi import openapi_document

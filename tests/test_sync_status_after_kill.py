@@ -130,7 +130,7 @@ def test_status_says_a_sync_is_under_way_while_one_holds_the_lock(published, tmp
 
 
 # `kb sync` killed (SIGKILL) just before it renames the temporary file it wrote over the
-# file named (`fsutil.atomic_write_beneath`): the file written whole beside it, never renamed
+# file named (`beneath.atomic_write_beneath`): the file written whole beside it, never renamed
 KILLED_AT_RENAME = """
 import os, signal, sys
 name = sys.argv[1]

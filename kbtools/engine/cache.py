@@ -47,11 +47,12 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
+from kbtools.beneath import atomic_write_beneath
 from kbtools.config import kb_home
 from kbtools.engine.milvus import META_SUFFIX, P_COMPLETE, P_MANIFEST, P_PUBLISHED, Engine
 from kbtools.engine.parts import REQUIRED_PARTS
 from kbtools.errors import EngineError
-from kbtools.fsutil import atomic_write_beneath, sync_tree
+from kbtools.fsutil import sync_tree
 from kbtools.index.layout import (
     DATA_DIR,
     FORMULA_DIR,

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kbtools.beneath import read_beneath
 from kbtools.engine.bases import release_base
 from kbtools.errors import EngineError, IndexLoadError, KbError
-from kbtools.fsutil import read_beneath
 from kbtools.index.layout import (
     MANIFEST,
     RELEASE_JSON,

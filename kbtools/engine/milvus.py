@@ -37,13 +37,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kbtools.beneath import read_regular
 from kbtools.engine.address import DEFAULT_PORT as DEFAULT_PORT
 from kbtools.engine.address import MAX_PORT as MAX_PORT
 from kbtools.engine.address import EngineUrl as EngineUrl
 from kbtools.engine.address import milvus_name as milvus_name
 from kbtools.engine.address import reachable
 from kbtools.errors import EngineError, ServedError, UsageError
-from kbtools.fsutil import read_regular
 
 ALIAS = "kb_current"
 PREFIX = "kb_"

@@ -50,8 +50,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from kbtools.beneath import read_beneath
 from kbtools.config import RELEASE_TAG_RE, kb_home
-from kbtools.fsutil import read_beneath
 
 MANIFEST = "manifest.json"
 RELEASE_JSON = "release.json"

@@ -50,10 +50,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from kbtools.beneath import open_beneath, read_beneath
 from kbtools.cachedb import keep_newest
 from kbtools.config import kb_home
 from kbtools.errors import IndexLoadError, bidi_control
-from kbtools.fsutil import atomic_write_bytes, open_beneath, read_beneath
+from kbtools.fsutil import atomic_write_bytes
 from kbtools.index.layout import DATA_DIR, DERIVED_DIR, MANIFEST, RELEASE_JSON, RELEASE_SIG
 from kbtools.index.stamps import MISSING, Signature, of_stat, signature
 

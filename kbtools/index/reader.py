@@ -26,10 +26,11 @@ from typing import Any
 
 import numpy as np
 
+from kbtools.beneath import open_beneath, read_beneath
 from kbtools.config import CONFIG_NAME, Config, find_root, kb_configs_in_repository, load_config
 from kbtools.embed.registry import get_embedder
 from kbtools.errors import IndexLoadError, KbError, plural
-from kbtools.fsutil import is_staging_dir, open_beneath, read_beneath
+from kbtools.fsutil import is_staging_dir
 from kbtools.index import vectors
 from kbtools.index.bm25 import Bm25
 from kbtools.index.layout import (

@@ -3,7 +3,7 @@
 Written by `materialize` (deterministic: fixed insertion order, no timestamps) or updated
 in place from a previous release's store (`kbtools.index.incremental`), then opened read-only by queries (`mode=ro`), so several processes can read it at once.
 
-`verified` is stored per chunk (`chunk_verification`): a chunk is verified only when its
+`verified` is stored per chunk (`verdicts.chunk_verification`): a chunk is verified only when its
 document says `verified: true` and the build found the chunk still covered by the review
 (the chunk record's `verification`, see `kbtools.build.verified`). A document's `verified`
 column is true only when all its chunks are.
@@ -19,12 +19,19 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from datetime import datetime
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from kbtools.cachedb import connect
+from kbtools.index.verdicts import (
+    LAST_LINE,
+    NOT_CHECKED,
+    by_section,
+    changed_rank,
+    chunk_verification,
+    span_verdict,
+)
 from kbtools.markdown.drawings import drawing_title
 
 SCHEMA = """
@@ -50,11 +57,6 @@ CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT);
 # (num, doc, heading path, line_start, line_end, parent's number or None, table index or
 # None, whether it ships a decision table): `Store.section_rows`
 SectionRow = tuple[int, str, tuple[str, ...], int, int, int | None, int | None, bool]
-
-NOT_VERIFIED = "the document is not verified (verified is not true in its front matter)"
-NOT_CHECKED = ("not checked against the review history (release built by an older kbtools); "
-               "rebuild it")
-
 
 def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
@@ -122,21 +124,6 @@ def _load_strings(text: str) -> Any:
         if text.count('"') == 2 * len(parts):
             return parts
     return _load(text)
-
-
-def chunk_verification(meta: dict[str, Any], chunk: dict[str, Any]) -> dict[str, Any]:
-    """The `verification` of one chunk record of a document with front matter `meta`:
-    {"verified", "status" (verified|lapsed|unchecked|unverified), "reason", "review"}."""
-    if meta.get("verified") is not True:
-        return {"verified": False, "status": "unverified", "reason": NOT_VERIFIED,
-                "review": None}
-    v = chunk.get("verification")
-    if not isinstance(v, dict):
-        return {"verified": False, "status": "unchecked", "reason": NOT_CHECKED, "review": None}
-    ok = v.get("verified") is True
-    return {"verified": ok, "status": str(v.get("status") or ("verified" if ok else "lapsed")),
-            "reason": None if ok else str(v.get("reason") or "changed after review"),
-            "review": v.get("review") if isinstance(v.get("review"), dict) else None}
 
 
 def write_store(path: Path, docs: Iterable[dict[str, Any]], chunks: Iterable[dict[str, Any]],
@@ -320,64 +307,6 @@ class RankingRow(dict[str, Any]):
             return self[key]
         except KeyError:
             return default
-
-
-LAST_LINE = 2**62  # past any document's last line
-
-
-def span_verdict(rows: Iterable[dict[str, Any]], line_start: int, line_end: int) -> str | None:
-    """Why lines line_start..line_end are not verified, judged by the chunk records `rows`
-    of their document (each with ``line_start``, ``line_end``, ``verified`` and
-    ``verification``); None when they are.
-
-    Each line of the range is judged by the finest chunk covering it (the shortest; of two
-    as short, the unverified one): a verified list item inside a section that lapsed
-    because another of its lines changed stays verified, as search serves it, while a
-    range holding the changed line does not. The reason given is that of the first line,
-    by line, whose chunk is not verified. A range no chunk covers (blank lines between
-    sections) takes the document's verdict: the reason of its first unverified chunk, if
-    any."""
-    rows = list(rows)
-    finest: dict[int, dict[str, Any]] = {}
-    for r in sorted(rows, key=lambda r: (r["line_start"] - r["line_end"], not r["verified"])):
-        for line in range(max(line_start, r["line_start"]), min(line_end, r["line_end"]) + 1):
-            finest[line] = r  # longest first: a shorter chunk over the line overwrites it
-    judged = [finest[line] for line in sorted(finest)] or sorted(
-        rows, key=lambda r: (r["line_start"], r["line_end"]))
-    return next((str(r["verification"].get("reason") or "not verified") for r in judged
-                 if not r["verified"]), None)
-
-
-def by_section(rows: list[dict[str, Any]], line_start: int, line_end: int
-               ) -> list[dict[str, Any]]:
-    """Chunk records `rows`, each holding several sections (``extra["sections"]``, with
-    the facts of their own lines, `kbtools.build.verified.with_section_facts`) in place
-    of those of its sections over lines line_start..line_end: a section's lines are not
-    dated or lapsed by a sibling's edit."""
-    out = []
-    for r in rows:
-        parts = [p for p in (r.get("extra") or {}).get("sections", ())
-                 if p["line_start"] <= line_end and p["line_end"] >= line_start
-                 and ("provenance" in p or "verification" in p)]
-        for p in parts:
-            v = p.get("verification") or r["verification"]
-            out.append({**r, **p.get("provenance", {}), "line_start": p["line_start"],
-                        "line_end": p["line_end"], "verification": v,
-                        "verified": bool(v["verified"])})
-        if not parts:
-            out.append(r)
-    return out
-
-
-def changed_rank(row: Mapping[str, Any]) -> tuple[int, float]:
-    """A chunk row's last change, to pick the newest: uncommitted lines, then by the author
-    date as an instant (None, unknown: oldest)."""
-    if row.get("last_commit") == "uncommitted":
-        return (2, 0.0)
-    try:
-        return (1, datetime.fromisoformat(str(row.get("last_changed"))).timestamp())
-    except ValueError:
-        return (0, 0.0)
 
 
 class Store:

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from kbtools.index.reader import KbIndex
-from kbtools.index.store import changed_rank
+from kbtools.index.verdicts import changed_rank
 from kbtools.query.results import Citation
 
 # the key of a section chunk's parts in its `extra` (written by `chunk_sections.section_parts`)

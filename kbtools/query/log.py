@@ -34,8 +34,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from kbtools.beneath import atomic_write_beneath, open_beneath, read_beneath
 from kbtools.errors import KbError, UsageError, one_line, valid_unicode
-from kbtools.fsutil import atomic_write_beneath, json_line, open_beneath, read_beneath
+from kbtools.fsutil import json_line
 from kbtools.index.layout import (
     QUERY_LOG,
     QUERY_LOG_KEEP,

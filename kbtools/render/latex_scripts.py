@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from kbtools.render.latex_args import (
     ARRAY_BASED,
-    MISSING_NUMBER,
-    Slip,
     argument,
     number,
     shown,
@@ -17,6 +15,7 @@ from kbtools.render.latex_args import (
     spec_problem,
 )
 from kbtools.render.latex_delims import SIZE_UNBRACED
+from kbtools.render.latex_numbers import MISSING_NUMBER, Slip
 from kbtools.render.latex_text import TEXT_ACCENTS, rule_problem, tab_problem
 
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import re
 
-from kbtools.render.latex_args import Slip, argument, number, shown
+from kbtools.render.latex_args import argument, number, shown
+from kbtools.render.latex_numbers import Slip
 
 TEXT_MODE = frozenset("""text mbox textrm textbf textit textsf texttt textnormal textup
     textsl emph textdegree textcelsius textmu textperthousand textpm texttimes textdiv

@@ -36,10 +36,10 @@ from starlette.responses import Response
 from starlette.routing import Route
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from kbtools.beneath import read_regular
 from kbtools.engine.milvus import ALIAS, connect_url
 from kbtools.engine.remote import EngineReader
 from kbtools.errors import UsageError
-from kbtools.fsutil import read_regular
 from kbtools.serve import api, ops, pages
 from kbtools.serve.compress import Compression
 from kbtools.serve.held import AnswerTags, HeldQuestions

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from kbtools.agents.docpath import MARKDOWN, folded, spellings
-from kbtools.fsutil import read_beneath
+from kbtools.beneath import read_beneath
 from kbtools.index.layout import DeviceLayout, ReleaseLayout
 from kbtools.serve.source import Served
 from kbtools.ship.git import parse_serial

@@ -42,7 +42,7 @@ from kbtools.decision.model import DecisionTable
 from kbtools.errors import EngineError, IndexLoadError, KbError, TableError, UsageError, one_line
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex
-from kbtools.index.store import LAST_LINE
+from kbtools.index.verdicts import LAST_LINE
 from kbtools.markdown.figures import tags_hidden
 from kbtools.query import freshness
 from kbtools.query.filters import MAX_WHERE_CHARS, Condition

@@ -54,6 +54,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kbtools.agents.opened import OpenedReleases
 from kbtools.agents.read import Knowledge, open_knowledge
+from kbtools.beneath import read_fd_regular
 from kbtools.check.aliases import alias_key, note_aliases
 from kbtools.check.names import disk_key
 from kbtools.embed.base import embed_question
@@ -63,7 +64,6 @@ from kbtools.engine.lineage import Seen, served_releases
 from kbtools.engine.milvus import P_BASE
 from kbtools.engine.remote import EngineReader
 from kbtools.errors import IndexLoadError, SyncError
-from kbtools.fsutil import read_fd_regular
 from kbtools.index.layout import DeviceLayout, ReleaseLayout
 from kbtools.index.reader import KbIndex, open_index
 from kbtools.query.search import keep_warm

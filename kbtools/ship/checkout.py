@@ -41,8 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kbtools.beneath import mkdir_beneath
 from kbtools.errors import KbError, SyncError, plural
-from kbtools.fsutil import mkdir_beneath
 from kbtools.index import reader
 from kbtools.index.layout import (
     CHECKOUT_STATE,

@@ -47,8 +47,9 @@ import shutil
 import stat
 from pathlib import Path
 
+from kbtools.beneath import atomic_write_beneath
 from kbtools.errors import SyncError
-from kbtools.fsutil import atomic_write_beneath, fsync_dir
+from kbtools.fsutil import fsync_dir
 from kbtools.index.layout import (
     CURRENT,
     LOCK,
@@ -193,7 +194,7 @@ def clean_staging(path: Path) -> None:
                     shutil.rmtree(p, ignore_errors=True)
                 else:  # a temporary git index (or its .lock) from a killed export
                     p.unlink(missing_ok=True)
-    # what a killed atomic write (`fsutil.atomic_write_beneath`) wrote beside the file it was
+    # what a killed atomic write (`beneath.atomic_write_beneath`) wrote beside the file it was
     # to replace: `current`, state.json, a key being pinned
     keys = path / TRUSTED
     for p in [*path.glob(f".{CURRENT}.*.tmp"), *path.glob(f".{STATE}.*.tmp"),

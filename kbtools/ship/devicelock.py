@@ -16,8 +16,8 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from kbtools.beneath import open_beneath
 from kbtools.errors import SyncError, one_line
-from kbtools.fsutil import open_beneath
 from kbtools.index.layout import LOCK
 
 __all__ = ["lock_holder", "locked"]

@@ -19,8 +19,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from kbtools.beneath import append_beneath, atomic_write_beneath, open_beneath, read_beneath
 from kbtools.errors import SyncError, one_line
-from kbtools.fsutil import append_beneath, atomic_write_beneath, open_beneath, read_beneath
 from kbtools.index.layout import ROLLBACK_LOG, STATE, DeviceLayout
 from kbtools.ship.device import discard, served_tag
 from kbtools.ship.sourceurl import scrub

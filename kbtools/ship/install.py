@@ -39,17 +39,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from kbtools.beneath import atomic_write_beneath, read_beneath, write_beneath
 from kbtools.config import kb_home
 from kbtools.embed.registry import get_embedder, registered_embedders
 from kbtools.errors import KbError, ModelError, SyncError, TransientSyncError, plural
-from kbtools.fsutil import (
-    atomic_write_beneath,
-    exchange_dirs,
-    fsync_dir,
-    read_beneath,
-    sync_tree,
-    write_beneath,
-)
+from kbtools.fsutil import exchange_dirs, fsync_dir, sync_tree
 from kbtools.index.incremental import changed_shards
 from kbtools.index.layout import MANIFEST, RELEASE_JSON, RELEASE_SIG, VERIFIED, ReleaseLayout
 from kbtools.index.manifest import MAX_MANIFEST_BYTES, load_manifest, verify_files

@@ -39,9 +39,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from kbtools.beneath import atomic_write_beneath
 from kbtools.config import kb_home
 from kbtools.errors import IndexLoadError, KbError, SyncError, plural
-from kbtools.fsutil import atomic_write_beneath
 from kbtools.index.layout import (
     MANIFEST,
     RELEASE_JSON,

@@ -26,8 +26,9 @@ if TYPE_CHECKING:
         Ed25519PublicKey,
     )
 
+from kbtools.beneath import read_regular
 from kbtools.errors import KbError, SyncError
-from kbtools.fsutil import atomic_write_bytes, read_regular
+from kbtools.fsutil import atomic_write_bytes
 from kbtools.index.manifest import loads_unique
 
 SIG_ALG = "ed25519"

@@ -35,25 +35,22 @@ only in the last step, by one rename):
 
 Stopped anywhere under the lock (Ctrl-C, SIGTERM), what it staged is removed, the stop is
 recorded in state.json naming the release `current` serves, and one line says so
-(`_stopped`); a second stop meanwhile waits for that clean-up.
+(`kbtools.ship.sync_outcome.stopped`); a second stop meanwhile waits for that clean-up.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from kbtools.beneath import mkdir_beneath
 from kbtools.config import Config, branch_problem, load_config
-from kbtools.errors import Interrupted, KbError, SyncError, TransientSyncError, UsageError
-from kbtools.fsutil import mkdir_beneath
+from kbtools.errors import KbError, SyncError, TransientSyncError, UsageError
 from kbtools.index.layout import (
     RELEASES,
-    STATE,
     DeviceLayout,
     ReleaseLayout,
 )
@@ -79,7 +76,6 @@ from kbtools.ship.git import (
 from kbtools.ship.gitrun import (
     NetLimits,
     default_limits,
-    interrupts_held,
     limits_from,
     run_git,
 )
@@ -105,6 +101,7 @@ from kbtools.ship.offered import (
 from kbtools.ship.release import age_warning, release_settings
 from kbtools.ship.serves import NEXT_TRUSTED, nothing_changed
 from kbtools.ship.sourceurl import scrub, scrubbed, shown_source
+from kbtools.ship.sync_outcome import failed, recorded, stopped, sync_time
 
 
 @dataclass(frozen=True)
@@ -191,86 +188,25 @@ def _sync(source: str, device: Path, trusted: list[Path], branch: str, keep: int
             state = devicestate.load_state(device)
             # a rollback killed between its switch and its rollback.log line: logged now
             settled = devicestate.settle_rollback(device, state, "kb sync")
-            devicestate.record_start(device, state, shown_source(source), served_before, _now())
+            devicestate.record_start(device, state, shown_source(source), served_before,
+                                     sync_time())
             try:
                 result = _sync_locked(source, device, state, trusted, branch, keep,
                                       max_age_days, limits)
                 result = _shown(replace(result, warnings=settled + result.warnings
                                         + _prune_copies()))
             except (KbError, OSError) as exc:
-                raise _failed(device, state, source, served_before, exc) from None
+                raise failed(device, state, source, served_before, exc) from None
             state["last_sync"] = {"ok": True, "source": result.source, "tag": result.tag,
-                                  "changed": result.changed, "at": _now(),
+                                  "changed": result.changed, "at": sync_time(),
                                   "warnings": list(result.warnings)}
             state["source"] = source
             state["highest_serial"] = max(result.serial, int(state.get("highest_serial", 0)))
-            return replace(result, warnings=result.warnings + _record(device, state))
+            return replace(result, warnings=result.warnings + recorded(device, state))
         except KeyboardInterrupt:  # Ctrl-C, or SIGTERM under `kb sync`, anywhere under the
             # lock: the failure's clean-up and the last record too (after the switch, the new
             # release serves and state.json says so, naming the source to use)
-            raise _stopped(device, state, source, served_before) from None
-
-
-def _stopped(device: Path, state: dict[str, Any] | None, source: str, before: str | None
-             ) -> Interrupted:
-    """Clean up after a sync stopped (Ctrl-C, SIGTERM) with the lock held, having found
-    `before` served: what it staged removed, the stop recorded as the last sync in
-    `state` (unless state.json could not be read: never written over then), naming the
-    release that serves now and, after the switch, its source; and the one line saying so.
-    A second stop meanwhile is held until this is done (`interrupts_held`)."""
-    with interrupts_held():
-        with contextlib.suppress(OSError):  # what it staged (the lock is still held)
-            dev.clean_staging(device)
-        said = serves.interrupted_said(device, before, "kb sync",
-                                       after="run `kb sync` again to prune old releases")
-        stopped = serves.said_stop(device, said)
-        if state is not None:
-            now = dev.served_tag(device)
-            state["last_sync"] = {"ok": False, "source": shown_source(source), "at": _now(),
-                                  "error": f"interrupted: {scrub(stopped.message)}",
-                                  "served": now, "said": serves.kept(said, "interrupted: ")}
-            if now != before:
-                state["last_sync"]["tag"] = now
-                state["source"] = source
-            with contextlib.suppress(OSError):
-                devicestate.write_state(device, state)
-    return stopped
-
-
-def _failed(device: Path, state: dict[str, Any], source: str, before: str | None,
-            exc: KbError | OSError) -> KbError:
-    """The error a sync that failed with the lock held stops with (one that a write refused
-    names the file and which release serves), after its clean-up: what it staged removed,
-    the served index derived again when it fails its check (`_repair_served`), the failure
-    recorded as the last sync."""
-    err = serves.cannot_write(device, exc, before) if isinstance(exc, OSError) else exc
-    dev.clean_staging(device)
-    repaired = _repair_served(device, err)
-    said = serves.failure_said(err, repaired)  # its words in parts, and what failed
-    err = scrubbed(repaired)
-    # what serves after it; `said`, the parts of its words of that, said again in the past
-    # once a rollback changes it (`serves.since_then`)
-    state["last_sync"] = {"ok": False, "source": shown_source(source), "error": str(err),
-                          "at": _now(), "served": dev.served_tag(device)} | (
-        {"said": said} if said is not None else {})
-    with contextlib.suppress(OSError):
-        devicestate.write_state(device, state)
-    return err
-
-
-def _record(device: Path, state: dict[str, Any]) -> tuple[str, ...]:
-    """Write the outcome of a sync that succeeded into state.json; a failure (a disk the
-    repack filled, a directory made read-only) is a warning: the release is served (the
-    highest serial was recorded before the switch), and an error named a temporary file
-    and said the sync failed."""
-    try:
-        devicestate.write_state(device, state)
-    except OSError as exc:
-        return (f"the result of this sync was not recorded in {device / STATE} "
-                f"({exc.strerror or exc}): `kb status` shows the sync before it and `kb sync` "
-                "without SOURCE uses that one's source; free space or make the directory "
-                "writable, then sync again",)
-    return ()
+            raise stopped(device, state, source, served_before) from None
 
 
 def _prune_copies() -> tuple[str, ...]:
@@ -283,30 +219,6 @@ def _prune_copies() -> tuple[str, ...]:
         why = exc.message if isinstance(exc, KbError) else f"{exc.filename}: {exc.strerror}"
         return (f"pruning the index copies under KB_HOME failed: {why}",)
     return ()
-
-
-def _repair_served(device: Path, exc: KbError) -> KbError:
-    """`exc`, saying so when the served release's index/ was derived again from its verified
-    data/ because it failed its check: a sync that failed (a field device offline, the
-    source out of reach) still repairs it, as an up-to-date one does — after an upgrade of
-    kbtools to another tokenizer, `kb query` and `kb serve` refuse the index and say to run
-    `kb sync`, which needs no network for that. A rederived release is left verified under
-    KB_HOME (`intact.vouch`), so the first question after it hashes nothing."""
-    tag, served = dev.served_tag(device), dev.served_release(device)
-    if tag is None or served is None or exc.exit_code != 1:
-        return exc
-    hashed: dict[str, Signature] = {}
-    try:
-        why = rederive(served, DeviceLayout(device).staging(tag), tag, hashed)
-    except (KbError, OSError):
-        dev.clean_staging(device)
-        return exc
-    if why is None:
-        return exc
-    intact.vouch(served, hashed)  # its data/ as verified to derive from: stat'ed, not hashed
-    return SyncError(f"{exc.message}; the index of the served {tag} was derived again from "
-                     f"its verified data/ (it failed its check: {why})", path=exc.path,
-                     line=exc.line, key=exc.key, values=exc.values)
 
 
 def sync_device(device: Path, source: str | None = None, *, trusted: Sequence[Path] = (),
@@ -332,10 +244,6 @@ def sync_limits(cfg: Config, given: dict[str, float | None] | None = None) -> Ne
     """kb.toml ``[sync]`` over the defaults, the values in `given` (None: not given; `kb
     sync`'s options) over both (`gitrun.limits_from`)."""
     return limits_from(cfg.section("sync"), given)
-
-
-def _now() -> str:
-    return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
 def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: list[Path],
@@ -461,7 +369,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
     # killed from here to the outcome's record (SIGKILL, a power cut), state.json would name
     # the sync before as the last one, and its source, while this release may serve: the
     # switch under way is recorded instead, read against `current` (`serves.switch_outcome`)
-    state["last_sync"] = devicestate.switching(shown_source(source), current, tag, _now())
+    state["last_sync"] = devicestate.switching(shown_source(source), current, tag, sync_time())
     state["source"] = source
     devicestate.write_state_before_switch(device, state, tag)
     pinned = trust.apply(device, plan, tag)

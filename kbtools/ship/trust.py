@@ -37,8 +37,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from kbtools.beneath import atomic_write_beneath, read_beneath
 from kbtools.errors import KbError, SyncError, UsageError
-from kbtools.fsutil import atomic_write_beneath, fsync_dir, read_beneath
+from kbtools.fsutil import fsync_dir
 from kbtools.index.layout import RELEASE_JSON, RELEASE_SIG, TRUST_LOG, TRUSTED, DeviceLayout
 from kbtools.index.manifest import loads_unique
 from kbtools.ship.devicestate import append_log

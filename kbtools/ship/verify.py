@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kbtools.beneath import open_beneath, write_all
 from kbtools.errors import IndexLoadError, SyncError, TransientSyncError, plural
-from kbtools.fsutil import open_beneath, write_all
 from kbtools.index.layout import MANIFEST, RELEASE_JSON, RELEASE_SIG
 from kbtools.index.manifest import (
     MAX_MANIFEST_BYTES,
