@@ -112,16 +112,16 @@ AUTHOR: dict[str, str] = {
     "kbtools.corpus.FENCE": "match",
     "kbtools.corpus.END_FENCE": "match",
     "kbtools.decision.conditions._RE_CMP": "match",
-    "kbtools.decision.conditions._RE_RANGE": "match",
+    "kbtools.decision.conditions.RANGE_FORM": "match",
     "kbtools.decision.conditions._RE_NUMBER": "match",
-    "kbtools.decision.conditions._RE_INPUT": "match",  # an input value (CLI, API, MCP)
+    "kbtools.decision.column_units._RE_INPUT": "match",  # an input value (CLI, API, MCP)
     "kbtools.decision.conditions._RE_SUFFIX": "match",
-    "kbtools.decision.conditions._RE_UNIT_TAIL": "fullmatch",  # a cell's last 40 characters
-    "kbtools.decision.conditions._RE_INTERVAL": "match",
+    "kbtools.decision.column_units._RE_UNIT_TAIL": "fullmatch",  # a cell's last 40 characters
+    "kbtools.decision.conditions.INTERVAL_FORM": "match",
     "kbtools.decision.conditions._RE_QUALIFIER": "fullmatch",  # from a cell's last (
     "kbtools.decision.conditions._RE_VAR_CMP": "match",
     "kbtools.decision.conditions._RE_VAR_BETWEEN": "match",
-    "kbtools.decision.conditions._RE_TOLERANCE": "match",  # a table cell
+    "kbtools.decision.conditions.TOLERANCE_FORM": "match",  # a table cell
     "kbtools.decision.cell_text._RAISED_AFTER_DIGIT": "sub",  # a cell, an input, a question
     "kbtools.decision.conditions._CJK_NUMERAL": "sub",
     "kbtools.decision.model:[;；]": "split",

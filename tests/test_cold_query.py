@@ -146,6 +146,7 @@ def test_our_bm25_scores_are_bm25s_own(example_index: Path) -> None:
 
 
 TABLE_CODE = {"kbtools.query.answers", "kbtools.query.inputs", "kbtools.decision.conditions",
+              "kbtools.decision.column_units",
               "kbtools.decision.matching", "kbtools.decision.model"}
 
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from kbtools.check.decision_tables import table_findings
 from kbtools.cli import main
 from kbtools.decision import DecisionTable, build_table, input_value, match_rules, parse_condition
-from kbtools.decision.conditions import cell_units, parse_number
+from kbtools.decision.column_units import cell_units, parse_number
 from kbtools.decision.documents import evaluate_table
 from kbtools.decision.words import (
     WORD_PREFIXES,

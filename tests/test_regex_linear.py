@@ -226,7 +226,7 @@ WORST = [
     ("kbtools.render.latex_spaces._TAG", "\\tag" * (N // 4)),
     ("kbtools.render.latex_spaces._TOKEN", "\\" * N + " " * N),
     ("kbtools.decision.numerals._MAGNIFIED", "1" * N),
-    ("kbtools.decision.conditions._RE_UNIT_TAIL", " " * N + ">"),
+    ("kbtools.decision.column_units._RE_UNIT_TAIL", " " * N + ">"),
     # Obsidian's inline tags (session 34): runs of #, of tags, a tag as long as the input
     ("kbtools.markdown.inline_tags.INLINE_TAG", "#" * N),
     ("kbtools.markdown.inline_tags.INLINE_TAG", " #a" * (N // 3)),

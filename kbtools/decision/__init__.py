@@ -5,6 +5,8 @@ Owns the whole path from a table in a document to an answer:
 - `units`, `words`: the units known and comparisons written in words, which `conditions` reads;
 - `conditions`: one cell as a `Condition` (``<15``, ``15-20``, ``≥2000 h``, ``*``, text), and
   the number/text/header-unit normalisation cells and inputs share;
+- `column_units`: the unit a column, a cell or an input value is in, an input value as a
+  number in its column's unit, and the units refused;
 - `model`: `DecisionTable`, the annotation (``<!-- decision: inputs=…; outputs=… -->``) and
   `build_table`, which reads (header, rows) into rules or says the table is not one;
 - `matching`: `match_rules` (inputs → matching rows, policy ``first``/``all``) and its
@@ -29,14 +31,13 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from kbtools.decision.column_units import overflows, parse_number
     from kbtools.decision.conditions import (
         Condition,
         column_key,
         format_number,
         normalize_text,
-        overflows,
         parse_condition,
-        parse_number,
     )
     from kbtools.decision.matching import (
         NO_MATCH_MESSAGE,
@@ -53,8 +54,9 @@ if TYPE_CHECKING:
 # through this package, and importing it must not import `conditions`, `model` and
 # `matching` with them (75-105 ms of a cold `kb query` whose index has no decision table)
 _HOMES = {
-    **dict.fromkeys(("Condition", "column_key", "format_number", "normalize_text", "overflows",
-                     "parse_condition", "parse_number"), "conditions"),
+    **dict.fromkeys(("Condition", "column_key", "format_number", "normalize_text",
+                     "parse_condition"), "conditions"),
+    **dict.fromkeys(("overflows", "parse_number"), "column_units"),
     **dict.fromkeys(("NO_MATCH_MESSAGE", "CellMatch", "RowMatch", "TableResult", "input_value",
                      "match_rules"), "matching"),
     **dict.fromkeys(("POLICIES", "DecisionTable", "build_table", "parse_annotation"), "model"),

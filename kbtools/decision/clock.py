@@ -2,10 +2,10 @@
 crosses midnight) and an input (``9:05``, ``9:05 pm``, ``上午9点``, ``9点半``, ``下午3点``,
 ``21时``) read as minutes after midnight and compared as such.
 
-A column whose cells write times of day has the unit `CLOCK_UNIT` (`conditions.column_unit`);
+A column whose cells write times of day has the unit `CLOCK_UNIT` (`column_units.column_unit`);
 an input there is read as a time (`clock_minutes`) and written as its minutes with that unit,
 and a value that is no time (``3小时``, a bare ``9``) is refused, as a time given to a column
-of durations is (`conditions.input_unit_problem`). Pure: imports `numerals` only.
+of durations is (`column_units.input_unit_problem`). Pure: imports `numerals` only.
 """
 
 from __future__ import annotations

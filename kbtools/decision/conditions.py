@@ -25,13 +25,10 @@ Numbers may group thousands with commas or spaces (``1,000-10,000``, ``>12,500 h
 ``1 000 kg``; an input ``5,000``, ``1 200``): a comma or space followed by exactly three digits;
 ``1,5`` and ``1 200,5`` are no number (a list, or a decimal comma: `cell_text.decimal_comma`).
 
-Units are ignored: in headers (``温度(℃)`` is addressed as ``温度``, see `column_key`), in
-cells (``≥2000 h``, ``85%``) and in input values (``20℃``, see `parse_number`), but for an
-input value in another unit of its column's family, converted (``2 years`` in months is 24,
-`number_in`), or refused (``72°F`` against ℃, ``90%ABC``: `input_unit_problem`). Input
-values may also be written with an exponent (``1e-7``, ``2.5E3``: what programs print).
-A number beyond the range of a float (``1e400``, a 401-digit value) is no number anywhere: a
-cell holding one is text, an input holding one is refused (`overflows`). Because ranges
+Units are ignored here: in headers (``温度(℃)`` is addressed as ``温度``, see `column_key`) and
+in cells (``≥2000 h``, ``85%``); which unit a column, a cell or an input value is in, an input
+as a number and the units refused are `column_units`'. A number beyond the range of a float
+(``1e400``, a 401-digit value) is no number: a cell holding one is text. Because ranges
 are closed and comparisons strict, adjacent rows ``<15`` / ``15-20`` / ``>20`` tile the number
 line exactly: 15 and 20 fall in the middle row, 14.9 in the first, 20.1 in the last.
 
@@ -39,19 +36,16 @@ Every pattern here is matched from the start of one normalised cell (`re.match`)
 bounded unit lengths, and the header unit is found with string scans (`header_unit_start`),
 so reading a table costs time linear in its size whatever its cells hold.
 
-Pure: imports only `kbtools.decision.numerals`, `units` (the units known), `cell_text`, `clock`,
-`weekdays`, `headers` (a header's unit: `column_key`, `header_unit_start`), `tolerance`
-(a value's tolerance, 25±2, 200±5%) and `words`
-(comparisons written in words).
+Pure: imports only `kbtools.decision.numerals`, `cell_text`, `clock`, `weekdays`, `headers`
+(a header's unit: `column_key`, `header_unit_start`), `tolerance` (a value's tolerance, 25±2,
+200±5%) and `words` (comparisons written in words).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from decimal import Decimal
 from functools import lru_cache
 
 from kbtools.decision.cell_text import ANY_CELLS as ANY_CELLS
@@ -59,11 +53,10 @@ from kbtools.decision.cell_text import MINUS_SIGNS as MINUS_SIGNS
 from kbtools.decision.cell_text import NONE_CELLS as NONE_CELLS
 from kbtools.decision.cell_text import normalize_cell as normalize_cell
 from kbtools.decision.cell_text import normalize_text as normalize_text
-from kbtools.decision.clock import CLOCK_UNIT, cell_minutes, clock_mismatch, clock_text
+from kbtools.decision.clock import cell_minutes, clock_text
 from kbtools.decision.headers import column_key as column_key
 from kbtools.decision.headers import header_unit_start as header_unit_start
 from kbtools.decision.numerals import (
-    MAGNITUDE_TIMES,
     NUMERAL_CHARS,
     chinese_number,
     halves,
@@ -71,28 +64,14 @@ from kbtools.decision.numerals import (
     read_mixed,
     tenths_as_percent,
 )
-from kbtools.decision.tolerance import own_unit, percent_of_value, tolerance_ends
-from kbtools.decision.units import (
-    EN_NAMED_UNITS,
-    GLUED_UNITS,
-    GROUP_OF,
-    MAGNITUDE_WORDS,
-    MAGNITUDES,
-    NAMED_UNITS,
-    bare_degrees,
-    degrees_fit,
-    glued_problem,
-    rates_agree,
-    scale,
-)
-from kbtools.decision.weekdays import WEEKDAY_UNIT, cell_days, days_text, weekday_mismatch
+from kbtools.decision.tolerance import percent_of_value, tolerance_ends
+from kbtools.decision.weekdays import cell_days, days_text
 from kbtools.decision.words import ROUGH_AFTER, WORD_PREFIXES, symbolic
 
 # 1,000 and 1 000 (a space, or after NFKC a no-break or thin one): groups of three; not
 # 1 200,5, whose comma may be a decimal one (`cell_text.decimal_comma`)
-_WHOLE = r"[+-]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d{1,3}(?: \d{3})+(?![\d,])|\d+)"
-_NUM = _WHOLE + r"(?:\.\d+)?"
-_EXP = r"(?:[eE][+-]?\d+)?"  # inputs only: 1e-07, 2.5E+3
+WHOLE = r"[+-]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d{1,3}(?: \d{3})+(?![\d,])|\d+)"
+NUM = WHOLE + r"(?:\.\d+)?"
 # a unit: what follows a number up to 12 characters, but never a word that bounds it (30以上,
 # 6.5以下(不含) were read as "= 30", "= 6.5" with a unit "以上", "以下(不含)")
 # ... an area or a volume keeps its power (m², ㎡, cm³ are m2, cm3 after NFKC: 10m² was text)
@@ -100,199 +79,39 @@ _EXP = r"(?:[eE][+-]?\d+)?"  # inputs only: 1e-07, 2.5E+3
 # these in Traditional script, 20度以內, which a value is refused for, never read as 20)
 _NOT_UNIT = "|".join(("以上", "以下", "以内", "以外", "含", "之上", "之下", "之间", *ROUGH_AFTER,
                       "以內", "之間", "餘", "幾", "來"))
-_UNIT = rf"(?:[cdkm]?m[23](?![\d.])|(?!{_NOT_UNIT})[^\d\s<>=≤≥≦≧~〜\-–—至到,;:*|+]){{0,12}}"
+UNIT = rf"(?:[cdkm]?m[23](?![\d.])|(?!{_NOT_UNIT})[^\d\s<>=≤≥≦≧~〜\-–—至到,;:*|+]){{0,12}}"
 _RANGE_SEP = r"(?:-|~|〜|–|—|至|到)"
-_RE_CMP = re.compile(rf"^(<=|>=|<|>|≤|≥|≦|≧)\s*({_NUM})\s*{_UNIT}$")
-_RE_RANGE = re.compile(rf"^({_NUM})\s*{_UNIT}\s*{_RANGE_SEP}\s*({_NUM})\s*{_UNIT}$")
-_RE_NUMBER = re.compile(rf"^({_NUM})\s*{_UNIT}$")
-# an input may start at its point, as a phone's decimal keypad types 0.5 (.5, -.5), or end
-# at it (25., the point typed and no decimal after it): the point is the number's, not a
-# unit "." (25.℉ was 25 in a ℃ column, its unit ".°F" unknown; 25. ℃ no number); a cell
-# is written by an author, whose 0.5 the table shows
-_RE_INPUT = re.compile(rf"^((?:{_WHOLE}\.(?![\d.])|(?:{_NUM}|[+-]?\.\d+){_EXP}))\s*{_UNIT}$")
+_RE_CMP = re.compile(rf"^(<=|>=|<|>|≤|≥|≦|≧)\s*({NUM})\s*{UNIT}$")
+RANGE_FORM = re.compile(rf"^({NUM})\s*{UNIT}\s*{_RANGE_SEP}\s*({NUM})\s*{UNIT}$")
+_RE_NUMBER = re.compile(rf"^({NUM})\s*{UNIT}$")
 # interval notation: [5, 8) is 5 ≤ x < 8, (5, 8] 5 < x ≤ 8, [5℃, 8℃], [5, 8) ℃, (-∞, 5),
 # [85, +∞); full-width ［5，8） is the same after NFKC
 _IUNIT = r"(?:[cdkm]?m[23](?![\d.])|(?!以上|以下|以内|以外|含)[^\d\s<>=≤≥≦≧~〜\-–—至到,;:*|()\[\]]){0,12}"
-_END = rf"({_NUM}|[+-]?∞|[+-]?inf)"
-_RE_INTERVAL = re.compile(rf"^([\[(])\s*{_END}\s*{_IUNIT}\s*[,;]\s*{_END}\s*{_IUNIT}\s*([\])])"
-                          rf"\s*{_UNIT}$", re.IGNORECASE)
-_RE_UNIT_TAIL = re.compile(rf"\s*+{_UNIT}\s*+")  # what follows a cell's last number
-_UNIT_TAIL = 40  # characters: the longest tail `_RE_UNIT_TAIL` is tried on
+_END = rf"({NUM}|[+-]?∞|[+-]?inf)"
+INTERVAL_FORM = re.compile(rf"^([\[(])\s*{_END}\s*{_IUNIT}\s*[,;]\s*{_END}\s*{_IUNIT}\s*([\])])"
+                          rf"\s*{UNIT}$", re.IGNORECASE)
 # a value with its tolerance: 25±2℃, 25℃±2℃, 6.5 +/- 0.2 (the range 23-27, both ends included)
-_RE_TOLERANCE = re.compile(rf"^({_NUM})\s*{_UNIT}\s*(?:±|\+/-|\+-)\s*({_NUM})\s*{_UNIT}$")
-_RE_SUFFIX = re.compile(rf"^({_NUM})\s*(?:{_UNIT}\s*)?(以上|以下)$")  # 30 ℃ 以上 too
+TOLERANCE_FORM = re.compile(rf"^({NUM})\s*{UNIT}\s*(?:±|\+/-|\+-)\s*({NUM})\s*{UNIT}$")
+_RE_SUFFIX = re.compile(rf"^({NUM})\s*(?:{UNIT}\s*)?(以上|以下)$")  # 30 ℃ 以上 too
 # what a cell may add in brackets to say whether its bound is included: 6.5以下(不含),
 # 7以上(含 7), 4-8 (inclusive); matched from the cell's last "(" (`split_qualifier`)
 _RE_QUALIFIER = re.compile(rf"\(\s*(不包含|不包括|不含|包含|包括|含|not included|inclusive|"
                            rf"exclusive|included|excluded|incl\.?|excl\.?)\s*"
-                           rf"(?:({_NUM})\s*{_UNIT}\s*)?\)", re.IGNORECASE)
+                           rf"(?:({NUM})\s*{UNIT}\s*)?\)", re.IGNORECASE)
 # a comparison written about the value's name, as a formula: v ≤ 2.8, 2.8 < v ≤ 7.1, pH<5.5
 _VAR = r"[^\d\s<>=≤≥≦≧~〜\-–—+,;:*|()]{1,16}"
-_RE_VAR_CMP = re.compile(rf"^{_VAR}\s*(<=|>=|<|>|≤|≥|≦|≧)\s*({_NUM})\s*{_UNIT}$")
-_RE_VAR_BETWEEN = re.compile(rf"^({_NUM})\s*{_UNIT}\s*(<=|>=|<|>|≤|≥|≦|≧)\s*{_VAR}\s*"
-                             rf"(<=|>=|<|>|≤|≥|≦|≧)\s*({_NUM})\s*{_UNIT}$")
+_RE_VAR_CMP = re.compile(rf"^{_VAR}\s*(<=|>=|<|>|≤|≥|≦|≧)\s*({NUM})\s*{UNIT}$")
+_RE_VAR_BETWEEN = re.compile(rf"^({NUM})\s*{UNIT}\s*(<=|>=|<|>|≤|≥|≦|≧)\s*{_VAR}\s*"
+                             rf"(<=|>=|<|>|≤|≥|≦|≧)\s*({NUM})\s*{UNIT}$")
 # a Chinese numeral in a cell (三天以下, 不超过五次, 二十至三十度), read where it makes a bound
 _CJK_NUMERAL = re.compile(r"[零〇一二两三四五六七八九十百千万]+(?:点[零〇一二三四五六七八九]+)?")
 _OPS = {"<": "lt", ">": "gt", "<=": "le", "≤": "le", "≦": "le", ">=": "ge", "≥": "ge", "≧": "ge"}
 
 
-def magnitude_unit(unit: str, column: str) -> bool:
-    """Whether a cell's `unit` (what follows its number) multiplies the number rather than
-    naming a unit (``2k``, ``3千``, ``9成``, ``2 thousand``): not a unit `UNIT_GROUPS` knows
-    (``千克``, ``kg``), nor the `column`'s own, nor ``K`` (kelvin: ``300 K``)."""
-    key = unit.casefold()
-    if not key or unit == "K" or key == column.casefold() or key in GROUP_OF:
-        return False
-    return key in MAGNITUDES or key[0] in MAGNITUDES or key.startswith(MAGNITUDE_WORDS)
-
-
-def _finite(text: str) -> float | None:
+def finite(text: str) -> float | None:
     """`text` (a matched number) as a float; None when it lies beyond the range of one."""
     x = float(text.replace(",", "").replace(" ", ""))
     return x if math.isfinite(x) else None
-
-
-def parse_number(text: str) -> float | None:
-    """An input value as a number: ``20``, ``20℃``, ``85 %``, ``2000 h``, ``1e-7`` → the
-    number; anything else, and a number too large for a float (see `overflows`), → None."""
-    m = _RE_INPUT.match(normalize_cell(text))
-    return _finite(m.group(1)) if m else None
-
-
-def overflows(text: str) -> bool:
-    """Whether `text` is written as a number but lies beyond the range of a float (``1e400``,
-    a 401-digit value): no comparison with it can be trusted."""
-    m = _RE_INPUT.match(normalize_cell(text))
-    return m is not None and _finite(m.group(1)) is None
-
-
-def number_in(value: str, column: str) -> float | None:
-    """`value` as a number in unit `column` (`column_unit`): converted when written in another
-    unit of its family (``2 years`` in months is 24: `units.scale`), else `parse_number`."""
-    x = parse_number(value)
-    factor = scale(unit_of(value), column) if x is not None else None
-    if x is None or factor is None:
-        return x
-    return float(Decimal(repr(x)) * factor[0] / factor[1])
-
-
-def unit_of(text: str) -> str:
-    """The unit of a number as written (what follows it), normalised, without the measure
-    word 个 before a unit (2个小时 is in 小时); "" when none."""
-    m = _RE_INPUT.match(normalize_cell(text))
-    unit = m.string[m.end(1):].strip() if m else ""
-    return unit[1:] if unit[:1] == "个" and unit not in GROUP_OF and unit[1:] in GROUP_OF \
-        else unit
-
-
-def cell_unit(cell: str) -> str:
-    """The unit a numeric cell writes after its last number (``≥2000 h`` → ``h``, ``≥10 m²``
-    → ``m2``)."""
-    text = _symbol_form(cell)
-    if (m := _RE_TOLERANCE.match(text)) and percent_of_value(m):  # 200 kPa±5%: in kPa
-        return own_unit(m)
-    text = text.removesuffix("以上").removesuffix("以下")
-    return _unit_after_last_number(text)
-
-
-def _unit_after_last_number(text: str) -> str:
-    """What follows the last number of `text` when it is a unit (`_UNIT`: ``m2`` of ``10m2``
-    is the unit, not a number); "" when none. Only the last characters are tried, a unit
-    being short."""
-    for i in range(max(0, len(text) - _UNIT_TAIL), len(text)):
-        if text[i].isdigit() and (i + 1 == len(text) or not text[i + 1].isdigit()) and \
-                _RE_UNIT_TAIL.fullmatch(text, i + 1):
-            return text[i + 1:].strip()
-    return ""
-
-
-def cell_units(cell: str) -> tuple[str, ...]:
-    """The units a numeric cell writes after its numbers: both ends of a range (``60°F-70°F``
-    → ``°F``, ``°F``), else the one after its last number (`cell_unit`); "" where none."""
-    text = _symbol_form(cell)
-    m = _RE_INTERVAL.match(text)
-    if m is not None:  # [60°F, 70°F), [5, 8) ℃
-        first = text[m.end(2):m.start(3)].strip().rstrip(",;").strip()
-        return first, " ".join(text[m.end(3):].replace(m.group(4), " ", 1).split())
-    m = _RE_RANGE.match(text)
-    if m is None:
-        return (cell_unit(cell),)
-    between = text[m.end(1):m.start(2)].strip().rstrip("-~〜–—至到").strip()
-    return between, cell_unit(cell)
-
-
-def unit_conflict(header: str, cells: Sequence[str]) -> tuple[int, str, str] | None:
-    """The first numeric cell written in a unit known to differ from its column's (``<60°F``
-    under ``温度(℃)``, ``≥50mm`` under ``株高(cm)``; with no unit in the header, one differing
-    from the first unit its cells write): (0-based row, the cell's unit, the column's unit);
-    None when every unit agrees or is not one `UNIT_GROUPS` knows. Such a table is no rule:
-    a cell's unit is ignored, not converted, so its number would be compared as if in the
-    column's unit."""
-    column = column_unit(header, cells)
-    want = GROUP_OF.get(column.casefold())
-    if want is None:
-        return None
-    for n, cell in enumerate(cells):
-        if not parse_condition(cell).numeric:
-            continue
-        for unit in cell_units(cell):
-            group = GROUP_OF.get(unit.casefold())
-            if group is not None and group != want:
-                return n, unit, column
-    return None
-
-
-def column_unit(header: str, cells: Iterable[str] = ()) -> str:
-    """The unit a column's numbers are in: its header's (``温度(℃)`` → ``℃``, ``Temp °C``,
-    ``Vibration mm/s``: `header_unit_start`), else a symbol its header ends with (``温度℃``),
-    else one its header names (``运行小时`` → ``小时``, ``Operating hours`` → ``hours``:
-    its last word), else the first known unit its cells
-    write; `CLOCK_UNIT` before all when its cells write times of day (<9:00, 08:00-17:30)."""
-    cells = tuple(cells)
-    if any(":" in c and parse_condition(c).clock for c in cells):
-        return CLOCK_UNIT
-    if any(parse_condition(c).weekday for c in cells):  # 周一至周五, Mon-Fri: days of the week
-        return WEEKDAY_UNIT
-    text = normalize_cell(header)
-    bracketed = text[header_unit_start(text):].strip(" ,").strip("()[]/").strip()
-    if bracketed:
-        return bracketed
-    glued = next((s for s in GLUED_UNITS if text.casefold().endswith(s) and len(text) > len(s)), "")
-    if glued:
-        return text[-len(glued):]
-    named = next((unit for end, unit in NAMED_UNITS if text.endswith(end)), "") or \
-        next((w for w in EN_NAMED_UNITS if text.casefold().split()[-1:] == [w]), "")
-    return named or next((u for c in cells if (u := cell_unit(c)).casefold() in GROUP_OF), "")
-
-
-def input_unit_problem(value: str, column: str, lang: str = "en") -> str | None:
-    """Why number `value` cannot be compared in a column in unit `column` (`column_unit`)
-    though it parses: its unit multiplies it (``2万``, ``2k``: read as 2), differs from the
-    column's (``72°F`` against ``℃``, ``4周`` against ``天``, ``25 degrees`` against ``%``),
-    or is a symbol with text after it (``90%ABC``). None when none: a unit of the column's
-    family converts (`number_in`); a spelling not in `UNIT_GROUPS` is not judged."""
-    unit, zh = unit_of(value), lang == "zh"
-    key, col = "开尔文" if unit == "K" else unit.casefold(), column.casefold()  # 300 K: kelvin
-    if (key == WEEKDAY_UNIT) != (col == WEEKDAY_UNIT):  # 周三 against 天, 3 against 周一至周五
-        return weekday_mismatch(column, zh)
-    if (key == CLOCK_UNIT) != (col == CLOCK_UNIT):  # 9:00 against 小时, 3小时 against 9:00
-        return clock_mismatch(column, zh)
-    other = (f"单位是 {unit}，这一列是 {column}，请换算成 {column} 后输入" if zh else
-             f"it is in '{unit}', the column in '{column}'; give the value in {column}")
-    agree = rates_agree(key, col)  # 公斤每亩 and kg/亩 are one rate, kg/亩 converts to kg/ha
-    if agree is not None:
-        return None if agree else other
-    if not key or key == col or GROUP_OF.get(key, -1) == GROUP_OF.get(col, -2) or \
-            key == col[:1] and key in MAGNITUDE_TIMES:  # 3万 under 费用(万元): 3 of its 万元
-        return None
-    if key not in GROUP_OF and (key in MAGNITUDES or key[0] in MAGNITUDES
-                                 or key.startswith(MAGNITUDE_WORDS)):
-        return (f"“{unit}”会放大数值，请写出完整的数" if zh else
-                f"'{unit}' multiplies the number; write it out in full")
-    if col in GROUP_OF and (key in GROUP_OF and scale(key, col) is None or
-                            bare_degrees(key) and not degrees_fit(col)):  # 25 degrees: of %
-        return other
-    return glued_problem(unit, zh)  # 90%ABC: not 90 % with ABC ignored
 
 
 def format_number(x: float) -> str:
@@ -372,13 +191,6 @@ def parse_condition(cell: str) -> Condition:
     return _parse(cell, pair=True)
 
 
-@lru_cache(maxsize=CELL_MEMORY)
-def _symbol_form(cell: str) -> str:
-    """A cell as `cell_unit` and `cell_units` read its units: normalised, its qualifier
-    (含) cut, its numerals and words in figures and symbols."""
-    return symbolic(read_numerals(split_qualifier(magnified(normalize_cell(cell)))[0]))
-
-
 def _parse(cell: str, *, pair: bool) -> Condition:
     """`parse_condition`; a cell of two comparisons joined (`_two_bounds`) only with `pair`."""
     raw = cell
@@ -396,30 +208,30 @@ def _parse(cell: str, *, pair: bool) -> Condition:
     if (days := cell_days(plain)) is not None:
         return replace(_parse(days, pair=pair), raw=raw, weekday=True)  # 1-5: `weekdays`
     text = symbolic(plain)
-    m = _RE_INTERVAL.match(text)
+    m = INTERVAL_FORM.match(text)
     if m:
         return _interval(raw, m) or Condition(raw, "text", text=plain.casefold())
     m = _RE_CMP.match(text)
-    if m and (x := _finite(m.group(2))) is not None:
+    if m and (x := finite(m.group(2))) is not None:
         kind = _OPS[m.group(1)]
         if kind in ("lt", "le"):
             return Condition(raw, kind, hi=x, hi_incl=kind == "le")
         return Condition(raw, kind, lo=x, lo_incl=kind == "ge")
     m = _RE_SUFFIX.match(text)
-    if m and (x := _finite(m.group(1))) is not None:
+    if m and (x := finite(m.group(1))) is not None:
         if m.group(2) == "以上":
             return Condition(raw, "ge", lo=x, lo_incl=True)
         return Condition(raw, "le", hi=x, hi_incl=True)
-    m = _RE_RANGE.match(text) or _RE_TOLERANCE.match(text)
-    if m and (lo := _finite(m.group(1))) is not None and (hi := _finite(m.group(2))) is not None:
-        if m.re is _RE_TOLERANCE:  # 25±2: from 23 to 27, in the digits written
+    m = RANGE_FORM.match(text) or TOLERANCE_FORM.match(text)
+    if m and (lo := finite(m.group(1))) is not None and (hi := finite(m.group(2))) is not None:
+        if m.re is TOLERANCE_FORM:  # 25±2: from 23 to 27, in the digits written
             lo, hi = tolerance_ends(m)
         return Condition(raw, "range", lo=lo, hi=hi, lo_incl=True, hi_incl=True)
     m = _RE_NUMBER.match(text)
-    if m and (x := _finite(m.group(1))) is not None:
+    if m and (x := finite(m.group(1))) is not None:
         return Condition(raw, "number", lo=x, hi=x, lo_incl=True, hi_incl=True)
     m = _RE_VAR_CMP.match(text)
-    if m and _finite(m.group(2)) is not None:  # v ≤ 2.8: the comparison ≤ 2.8
+    if m and finite(m.group(2)) is not None:  # v ≤ 2.8: the comparison ≤ 2.8
         return replace(_parse(text[m.start(1):], pair=False), raw=raw)
     return (pair and (_two_bounds(raw, plain) or _formula(raw, text) or _numerals(raw, plain))) \
         or Condition(raw, "text", text=plain.casefold())
@@ -429,14 +241,14 @@ def tolerance_readings(cell: str) -> tuple[tuple[float, float], tuple[float, flo
     """For a value with a tolerance in percent of it, as `tolerance.tolerance_ends` reads ``200±5%``: the
     range it is read as and the range it would be as points (190–210, 195–205), which a
     column in % cannot tell apart (`model` refuses it there); None for any other cell."""
-    m = _RE_TOLERANCE.match(symbolic(magnified(normalize_cell(cell))))
+    m = TOLERANCE_FORM.match(symbolic(magnified(normalize_cell(cell))))
     if m is None or not percent_of_value(m):
         return None
     return tolerance_ends(m, share=True), tolerance_ends(m, share=False)
 
 
 def _interval(raw: str, m: re.Match[str]) -> Condition | None:
-    """The interval `_RE_INTERVAL` matched: a bracket includes its end, a parenthesis leaves it
+    """The interval `INTERVAL_FORM` matched: a bracket includes its end, a parenthesis leaves it
     out; an infinite end is open whatever its bracket (``[85, +∞)`` is ≥85). None when an
     end is a number beyond the range of a float."""
     lo, hi = _end(m.group(2), -math.inf), _end(m.group(3), math.inf)
@@ -462,7 +274,7 @@ def _end(text: str, infinite: float) -> float | None:
         value = -math.inf if text.startswith("-") else \
             (math.inf if text.startswith("+") else infinite)
         return value if value == infinite else None
-    return _finite(text)
+    return finite(text)
 
 
 def read_numerals(text: str) -> str:
@@ -479,8 +291,8 @@ def read_numerals(text: str) -> str:
     return tenths_as_percent(_PERMILLE_SAID.sub(r"\1‰", text) if "千分之" in text else text)
 
 
-_PERCENT_SAID = re.compile(rf"百分之\s*({_NUM})")  # 百分之85: 85%
-_PERMILLE_SAID = re.compile(rf"千分之\s*({_NUM})")  # 千分之5: 5‰
+_PERCENT_SAID = re.compile(rf"百分之\s*({NUM})")  # 百分之85: 85%
+_PERMILLE_SAID = re.compile(rf"千分之\s*({NUM})")  # 千分之5: 5‰
 
 
 def _numerals(raw: str, plain: str) -> Condition | None:
@@ -499,7 +311,7 @@ def _formula(raw: str, text: str) -> Condition | None:
     6.5``): the interval between them, each end included as its symbol says; None when the
     cell is no such formula (or its two symbols point different ways)."""
     m = _RE_VAR_BETWEEN.match(text)
-    if m is None or (a := _finite(m.group(1))) is None or (b := _finite(m.group(4))) is None:
+    if m is None or (a := finite(m.group(1))) is None or (b := finite(m.group(4))) is None:
         return None
     first, second = _OPS[m.group(2)], _OPS[m.group(3)]
     if {first, second} <= {"lt", "le"}:  # a < v ≤ b
@@ -519,7 +331,7 @@ def split_qualifier(text: str) -> tuple[str, bool | None, float | None]:
     if m is None:
         return text, None, None
     word = m.group(1).casefold()
-    at = _finite(m.group(2)) if m.group(2) else None
+    at = finite(m.group(2)) if m.group(2) else None
     return text[:i].rstrip(), not word.startswith(("不", "ex", "not")), at
 
 
@@ -532,7 +344,7 @@ def _qualified(c: Condition, base: str, included: bool, at: float | None) -> Con
     if not c.is_rangeish or (at is not None and at not in (c.lo, c.hi)):
         return None
     open_ = base.endswith(("以上", "以下", "以内")) or \
-        (c.kind == "range" and _RE_RANGE.match(symbolic(base)) is not None)
+        (c.kind == "range" and RANGE_FORM.match(symbolic(base)) is not None)
     lo = c.lo_incl if at is not None and at != c.lo else included
     hi = c.hi_incl if at is not None and at != c.hi else included
     if c.kind in ("ge", "gt"):

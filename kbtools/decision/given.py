@@ -16,7 +16,7 @@ that or say why it cannot:
   `impossible`) are refused, naming the column and what it takes.
 
 `InputError` is how a value is refused, in English and (the web page) Chinese. Pure: imports
-`kbtools.decision.conditions`, `units`, `words` and `kbtools.errors`.
+`kbtools.decision.conditions`, `column_units`, `units`, `words` and `kbtools.errors`.
 """
 
 from __future__ import annotations
@@ -29,14 +29,12 @@ from decimal import Decimal
 
 from kbtools.decision.cell_text import decimal_comma
 from kbtools.decision.clock import CLOCK_UNIT, DAY, clock_minutes
+from kbtools.decision.column_units import input_unit_problem, overflows, parse_number
 from kbtools.decision.conditions import (
     Condition,
     format_number,
-    input_unit_problem,
     normalize_cell,
-    overflows,
     parse_condition,
-    parse_number,
     read_numerals,
 )
 from kbtools.decision.numerals import (
@@ -84,7 +82,7 @@ class Given:
 
 def read_given(value: str, numeric: bool, unit: str = "") -> Given:
     """`value` as given to an input column (`numeric`: one holding numeric conditions) whose
-    numbers are in `unit` (`conditions.column_unit`). A text column compares the value as
+    numbers are in `unit` (`column_units.column_unit`). A text column compares the value as
     written. A number times 万, 千 (2万, 2.5万, 3千: `numerals.magnified`) is its value, as in
     a cell, except in a column whose unit begins with that word (5万元 under 费用(万元) is 5 of
     its 万元, not 50000). A time of day (9:05, 下午3点: `clock.clock_minutes`) is its minutes

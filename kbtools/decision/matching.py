@@ -6,7 +6,7 @@ units ignored, or converted to the column's when of its family: ``2 years`` in m
 matching rows: ``first`` (default) or ``all``. No matching row is a result, not an error:
 status ``no_match`` with `NO_MATCH_MESSAGE`; the outputs are never guessed.
 
-Pure: imports `kbtools.decision.conditions`, `kbtools.decision.model` and `kbtools.errors`.
+Pure: imports `kbtools.decision.conditions`, `column_units`, `model` and `kbtools.errors`.
 """
 
 from __future__ import annotations
@@ -21,19 +21,21 @@ from urllib.parse import unquote
 
 from kbtools.decision.cell_text import decimal_comma
 from kbtools.decision.clock import CLOCK_UNIT, clock_mismatch, clock_text
+from kbtools.decision.column_units import (
+    column_unit,
+    input_unit_problem,
+    number_in,
+    overflows,
+    parse_number,
+    unit_of,
+)
 from kbtools.decision.conditions import (
     Condition,
     column_key,
-    column_unit,
     format_number,
-    input_unit_problem,
     normalize_text,
-    number_in,
-    overflows,
     parse_condition,
-    parse_number,
     tolerance_readings,
-    unit_of,
 )
 from kbtools.decision.given import (
     APPROXIMATE_NOTE,

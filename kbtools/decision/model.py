@@ -7,7 +7,7 @@ the inputs and the others the outputs (``运行小时 | 保养项目`` with ``�
 Reference tables whose range columns come later (``药剂 | 每亩用量 20～25 mL``) are therefore
 not rules. Each body row is one rule.
 
-Pure: imports `kbtools.decision.conditions` and `kbtools.errors`.
+Pure: imports `kbtools.decision.conditions`, `column_units` and `kbtools.errors`.
 """
 
 from __future__ import annotations
@@ -18,20 +18,17 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from kbtools.decision.cell_text import decimal_comma
+from kbtools.decision.column_units import cell_units, column_unit, magnitude_unit, unit_conflict
 from kbtools.decision.conditions import (
     NONE_CELLS,
     Condition,
-    cell_units,
     column_key,
-    column_unit,
     format_number,
     header_unit_start,
-    magnitude_unit,
     normalize_cell,
     normalize_text,
     parse_condition,
     tolerance_readings,
-    unit_conflict,
 )
 from kbtools.decision.headers import MIN_PART as MIN_PART
 from kbtools.decision.units import unit_group
@@ -445,8 +442,8 @@ def _numeric_column(conditions: Conditions, i: int) -> bool:
 def _unit_conflict(header: tuple[str, ...], body: tuple[tuple[str, ...], ...],
                    numeric: tuple[int, ...], site: _Site) -> TableError | None:
     """The error for the first numeric cell written in another unit than its column's
-    (`conditions.unit_conflict`), or one whose number a magnitude multiplies (``≥2k``:
-    read as 2; `conditions.magnitude_unit`); None when there is none."""
+    (`column_units.unit_conflict`), or one whose number a magnitude multiplies (``≥2k``:
+    read as 2; `column_units.magnitude_unit`); None when there is none."""
     for i in numeric:
         cells = [r[i] for r in body]
         column = column_unit(header[i], cells)

@@ -368,7 +368,7 @@ def read_mixed(text: str) -> str:
 # input and a question's value alike. Not a unit that begins with the character (千克, 千米,
 # 千瓦, 千帕, 千分之, 百分之: 3千克 is 3 kg), nor digits after it (2万5千 is `read_mixed`'s; 1万5,
 # colloquial for 15000, is read by neither). Other magnitudes (k, w, 成 aside) are refused
-# (`conditions.magnitude_unit`): k also begins kg, K is kelvin, w is also watts.
+# (`column_units.magnitude_unit`): k also begins kg, K is kelvin, w is also watts.
 _MAGNIFIED = re.compile(r"(?<![\d.,])([+-]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?)\s*+"
                         r"(万亿|万|亿|千(?![克米瓦帕伏焦卡兆吨]|分[之比率])|百(?!分[之比率点]))"
                         r"(?![\d零〇一二两三四五六七八九十百千])")

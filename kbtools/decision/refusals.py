@@ -23,16 +23,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from decimal import Decimal
 
-from kbtools.decision.conditions import (
-    Condition,
+from kbtools.decision.column_units import (
     cell_units,
-    column_key,
     column_unit,
     input_unit_problem,
-    normalize_text,
     overflows,
     parse_number,
 )
+from kbtools.decision.conditions import Condition, column_key, normalize_text
 from kbtools.decision.given import (
     Given,
     InputError,

@@ -12,7 +12,7 @@ from decimal import Decimal
 
 
 def tolerance_ends(m: re.Match[str], *, share: bool | None = None) -> tuple[float, float]:
-    """The ends of a value and its tolerance (`conditions._RE_TOLERANCE`), in the digits
+    """The ends of a value and its tolerance (`conditions.TOLERANCE_FORM`), in the digits
     written: 25±2 is 23 to 27; a tolerance in percent of a value not itself in percent is that share of it
     (200±5% is 190 to 210, 6.5 ± 10% 5.85 to 7.15), one in the value's own % is points
     (50%±5% is 45 to 55). `share` True or False reads it so whatever it writes."""
@@ -24,7 +24,7 @@ def tolerance_ends(m: re.Match[str], *, share: bool | None = None) -> tuple[floa
 
 
 def percent_of_value(m: re.Match[str]) -> bool:
-    """Whether the tolerance `conditions._RE_TOLERANCE` matched is in percent of the value (``200±5%``),
+    """Whether the tolerance `conditions.TOLERANCE_FORM` matched is in percent of the value (``200±5%``),
     not in the value's own unit (``50%±5%``, ``25±2℃``)."""
     return m.string[m.end(2):].strip().casefold() in _PERCENT and own_unit(m) not in _PERCENT
 
@@ -33,5 +33,5 @@ _PERCENT = ("%", "percent", "pct")
 
 
 def own_unit(m: re.Match[str]) -> str:
-    """The unit a value with a tolerance (`conditions._RE_TOLERANCE`) writes after the value itself."""
+    """The unit a value with a tolerance (`conditions.TOLERANCE_FORM`) writes after the value itself."""
     return m.string[m.end(1):m.start(2)].strip().rstrip("±+/-").strip()

@@ -5,7 +5,7 @@ and compared as such.
 
 A cell's days are written as one range of those numbers (``1-5``; ``5-1`` wraps the week; one
 day is ``3-3``), which `conditions` parses as it parses any range and marks `weekday`; a column
-whose cells write days has the unit `WEEKDAY_UNIT` (`conditions.column_unit`). An input there
+whose cells write days has the unit `WEEKDAY_UNIT` (`column_units.column_unit`). An input there
 is read as a day (`weekday_number`) and written as its number with that unit; a number given
 to a column of days, or a day to a column of numbers, is refused (`weekday_mismatch`). Days
 that are no one run of the week (``周一、周三``) are no condition. Pure: the standard library and

@@ -30,12 +30,7 @@ from functools import lru_cache
 
 from kbtools.decision import DecisionTable, column_key
 from kbtools.decision.clock import CLOCK_UNIT, times_in
-from kbtools.decision.conditions import (
-    column_unit,
-    input_unit_problem,
-    number_in,
-    unit_of,
-)
+from kbtools.decision.column_units import column_unit, input_unit_problem, number_in, unit_of
 from kbtools.decision.given import read_given
 from kbtools.decision.model import name_parts
 from kbtools.decision.units import bare_degrees, degrees_fit, scale
@@ -93,8 +88,8 @@ from kbtools.query.wording import (
 def given_value(number: Number, table: DecisionTable, column: int) -> str | None:
     """The value `number` gives input `column`: the number alone, or as written when what
     follows it would change it there (2万, 72°f in a ℃ column, 4周 in a column of days, 2 years
-    in one of months), so that the table refuses it (`decision.conditions.input_unit_problem`)
-    or converts it (`decision.conditions.number_in`) rather than reading the bare number; None for a number that is no exact value (the input is then missing:
+    in one of months), so that the table refuses it (`decision.column_units.input_unit_problem`)
+    or converts it (`decision.column_units.number_in`) rather than reading the bare number; None for a number that is no exact value (the input is then missing:
     the table needs one). A bound or a range (`ranges.with_ranges`: 25度以上, ``between 20
     and 25 C``) is given as written: the table reads it as ``kb table eval`` does."""
     unit = column_unit(table.header[column], (row[column] for row in table.rows))

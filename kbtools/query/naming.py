@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from kbtools.decision import DecisionTable, column_key, normalize_text
-from kbtools.decision.conditions import unit_of
+from kbtools.decision.column_units import unit_of
 from kbtools.decision.headers import header_unit_start
 from kbtools.decision.units import family, rate_parts, rates_agree, unit_group
 from kbtools.query.fillers import drop_fillers, strip_fillers

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from kbtools.decision import DecisionTable
-from kbtools.decision.conditions import column_unit, format_number, number_in
+from kbtools.decision.column_units import column_unit, number_in
+from kbtools.decision.conditions import format_number
 from kbtools.decision.given import read_given
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.query.naming import PERCENT
