@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from device_fixtures import EDITED, Device, make_device
+from forge_helpers import REGULAR, forge_tree
 from starlette.testclient import TestClient
 from test_release_helpers import GitDaemon, Proxy, git
 
@@ -29,7 +30,7 @@ from kbtools.config import load_config
 from kbtools.serve.app import create_app
 from kbtools.ship.devicestate import read_state, record_start
 from kbtools.ship.release import make_release
-from kbtools.ship.signing import keygen
+from kbtools.ship.signing import keygen, load_private, sign
 
 pytestmark = pytest.mark.slow
 
@@ -120,3 +121,45 @@ def test_a_sync_killed_before_it_finished(tmp_path):
     state = read_state(d.dev)
     record_start(d.dev, state, str(d.art), "kb-r1", "2026-12-07T03:00:00+00:00")
     _says(d, "同步在完成前被强行终止")
+
+
+def _manifest_altered(e) -> None:
+    m = json.loads(e["manifest.json"][1])
+    m["counts"] = {"chunks": 1}
+    e["manifest.json"] = (REGULAR, (json.dumps(m) + "\n").encode())
+
+
+@pytest.mark.parametrize(("mutate", "signed", "want"), [
+    (_manifest_altered, True, "发布版本 kb-r2 的 manifest.json 与 release.json 或标签记录的哈希不符"),
+    (lambda e: e.update({"notes.txt": (REGULAR, b"not listed\n")}), True,
+     "发布版本 kb-r2 的文件与 manifest.json 列出的不符（1 处问题）"),
+    (lambda e: e.pop("release.sig"), False, "最新的 kb-r2 没有签名"),
+    ("forged", False, "最新的 kb-r2 的签名无效：release.json 在签名后被改动过"),
+], ids=["manifest-hash", "unlisted-file", "unsigned", "bad-signature"])
+def test_a_release_refused_says_what_failed_in_chinese(tmp_path, mutate, signed, want):
+    """A release the device refuses by its verification or its signature: the Chinese page
+    said a hash mismatch as "no release passed the checks or could be installed", an
+    unsigned one as one signed by an untrusted key; each error now carries its key."""
+    d = make_device(tmp_path)
+    key = load_private(d.key)
+    if mutate == "forged":  # release.sig by the pinned key, over other bytes
+        def mutate(e) -> None:
+            e["release.sig"] = (REGULAR, sign(key, e["release.json"][1] + b" "))
+    forge_tree(d.art, mutate, key=key if signed else None)
+    code, out = d.sync()
+    assert code == 1, out
+    _says(d, want)
+
+
+@pytest.mark.parametrize("passed", [False, True], ids=["newest", "below-a-refused-one"])
+def test_a_sync_passing_over_refused_releases_says_why_the_newest_was(tmp_path, passed):
+    """The newest release altered, one below it unsigned: the sync passes over both, and the
+    Chinese page says what failed of the newest (not "signed by an untrusted key")."""
+    d = make_device(tmp_path)
+    if passed:
+        forge_tree(d.art, lambda e: e.pop("release.sig"))
+    forge_tree(d.art, _manifest_altered, key=load_private(d.key))
+    code, out = d.sync()
+    assert code == 1 and "manifest.json does not match" in out, out
+    tag = "kb-r3" if passed else "kb-r2"
+    _says(d, f"发布版本 {tag} 的 manifest.json 与 release.json 或标签记录的哈希不符")

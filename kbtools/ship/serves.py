@@ -342,7 +342,7 @@ def failure_kind(exc: Exception, said: dict[str, Any] | None) -> dict[str, Any] 
 # a failed sync in Chinese, by the key of its error (`failure_kind`; kept in its record's
 # ``said``, or ``sync_killed`` for a sync killed before its outcome was written): a
 # `{name}` is a value the record keeps; `_ZH_FAILED` for an error without a key here
-_ZH_FAILURES = {
+FAILURES_ZH = {
     "sync_untrusted": "来源中较新的发布版本都没有通过本设备信任的密钥的验证（最新的 {release} 不是由"
                       "本设备信任的密钥签名的），没有换用：如果发布方更换了密钥，请向发布方确认新密钥后"
                       "用 kb trust add 信任它",
@@ -364,6 +364,43 @@ _ZH_FAILURES = {
     "sync_not_following": "来源中的 {release} 不是本设备所用版本的后续版本（另一个仓库的版本，"
                           "或分支被改写），拒绝使用（新的设备目录可以使用它）",
     "sync_tag_moved": "来源中的 {release} 已被改动，与本设备安装的不同（发布版本的标签不会改变），拒绝使用",
+    "sync_unsigned": "来源中较新的发布版本都没有通过本设备信任的密钥的验证（最新的 {release} 没有签名），"
+                     "没有换用",
+    "sync_signature_malformed": "来源中较新的发布版本都没有通过本设备信任的密钥的验证（最新的 {release} "
+                                "的签名文件 release.sig 格式错误），没有换用",
+    "sync_bad_signature": "来源中较新的发布版本都没有通过本设备信任的密钥的验证（最新的 {release} 的签名"
+                          "无效：release.json 在签名后被改动过），没有换用",
+    "sync_unpinned_signer": "来源中较新的发布版本都没有通过本设备信任的密钥的验证（最新的 {release} 由"
+                            "已从本设备移除的密钥 {signer} 签名），没有换用：如果要重新信任该密钥，"
+                            "请用 kb trust add 固定它",
+    "sync_history_missing": "发布版本 {release} 不是由本设备信任的密钥签名的，而来源中缺少它之前的"
+                            "发布版本，无法确认密钥轮换，没有换用",
+    "sync_next_keys_invalid": "发布版本 {release} 的 release.json 中的密钥轮换（next_keys）无效或"
+                              "缺少新密钥的签名，拒绝使用",
+    "sync_not_regular_file": "发布版本 {release} 中的 {file} 不是普通文件，拒绝使用",
+    "sync_file_too_large": "发布版本 {release} 中的 {file} 超过了允许的大小，拒绝使用",
+    "sync_release_json_unreadable": "发布版本 {release} 的 release.json 缺失或无法读取，拒绝使用",
+    "sync_release_json_other_tag": "发布版本 {release} 的 release.json 写的是 {named}，与获取它的"
+                                   "标签不符，拒绝使用",
+    "sync_release_format": "发布版本 {release} 的格式不是本设备的 kbtools 能读取的（可能由更新的 "
+                           "kbtools 制作：请升级本设备的 kbtools），拒绝使用",
+    "sync_manifest_missing": "发布版本 {release} 缺少 manifest.json，拒绝使用",
+    "sync_manifest_mismatch": "发布版本 {release} 的 manifest.json 与 release.json 或标签记录的"
+                              "哈希不符（文件被改动过），拒绝使用",
+    "sync_manifest_invalid": "发布版本 {release} 的 manifest.json 无效，或与本设备的 kbtools 不兼容，"
+                             "拒绝使用",
+    "sync_source_mismatch": "发布版本 {release} 的 release.json 与 manifest.json 记录的源提交不一致，"
+                            "拒绝使用",
+    "sync_artifacts_mismatch": "发布版本 {release} 的文件与 manifest.json 列出的不符（{count} 处问题），"
+                               "拒绝使用",
+    "sync_tag_missing": "获取后找不到发布版本 {release} 或 {branch} 分支，没有换用",
+    "sync_not_on_branch": "来源中的 {release} 不在 {branch} 分支上，拒绝使用",
+    "sync_key_unreadable": "无法读取本设备固定的密钥 {file}，在修复之前不会同步：请用 kb trust add "
+                           "重新写入发布方的公钥（或用 kb trust remove 取消固定）",
+    "sync_keys_unlistable": "无法列出本设备固定的密钥（{folder}），在修复之前不会同步：请让当前账户"
+                            "可以读取该目录，或移除占用它的文件后重新固定密钥",
+    "sync_bad_branch": "kb.toml 的 [release] branch 设置的分支名 {branch} 无效，没有同步",
+    "sync_nothing_newer": "来源中没有比 {release} 更新的发布版本",
     "sync_interrupted": "同步被中断（Ctrl-C 或 SIGTERM）",
     "sync_killed": "同步在完成前被强行终止（SIGKILL 或断电）：请重新运行 kb sync 完成同步",
 }
@@ -438,7 +475,7 @@ class FailedSync:
     def zh(self, path: Path, *, past: bool = False) -> str:
         """The failure in Chinese: what failed, and what served once it ended (`past`: said
         of then, another release serving since), or that no pinned key vouches for it."""
-        words = _ZH_FAILURES.get(self.key or "", _ZH_FAILED)
+        words = FAILURES_ZH.get(self.key or "", _ZH_FAILED)
         try:
             what = words.format(**self.values)
         except (KeyError, IndexError, ValueError):

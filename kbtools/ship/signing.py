@@ -168,8 +168,8 @@ def parse_record(record: object, where: str) -> PublicKey:
         if key_id(key) != record["key_id"]:
             raise ValueError("key_id does not match the key")
     except (KeyError, ValueError, TypeError) as exc:
-        raise SyncError(f"release.json next_keys entry is malformed: {exc}", path=where) \
-            from None
+        raise SyncError(f"release.json next_keys entry is malformed: {exc}", path=where,
+                        key="sync_next_keys_invalid", values={"release": where}) from None
     return PublicKey(key_id(key), key, f"{where} next_keys")
 
 
@@ -221,7 +221,8 @@ def verify(data: bytes, sig_file: bytes | None, keys: list[PublicKey], *, where:
 
     if sig_file is None:
         raise SyncError("release is not signed, but this device requires a signature by a "
-                        "trusted key (`kb trust list`)", path=where)
+                        "trusted key (`kb trust list`)", path=where, key="sync_unsigned",
+                        values={"release": where})
     try:
         doc = loads_unique(sig_file)
         raw = base64.b64decode(doc["signature"], validate=True)
@@ -229,14 +230,17 @@ def verify(data: bytes, sig_file: bytes | None, keys: list[PublicKey], *, where:
         if doc.get("alg") != SIG_ALG:
             raise ValueError(f"algorithm {doc.get('alg')!r}")
     except (ValueError, KeyError, TypeError) as exc:
-        raise SyncError(f"release.sig is malformed: {exc}", path=where) from None
+        raise SyncError(f"release.sig is malformed: {exc}", path=where,
+                        key="sync_signature_malformed", values={"release": where}) from None
     candidates = [k for k in keys if k.key_id == kid]
     if not candidates:
-        raise SyncError(f"release signed by untrusted key {kid}", path=where)
+        raise SyncError(f"release signed by untrusted key {kid}", path=where,
+                        key="sync_untrusted", values={"release": where, "signer": kid})
     for k in candidates:
         try:
             k.key.verify(raw, data)
             return kid
         except InvalidSignature:
             continue
-    raise SyncError(f"bad signature by key {kid}: release.json was altered", path=where)
+    raise SyncError(f"bad signature by key {kid}: release.json was altered", path=where,
+                    key="sync_bad_signature", values={"release": where, "signer": kid})

@@ -139,13 +139,15 @@ def check_tag(gd: Path, source: str, branch_ref: str, branch: str, tag: str,
     commit, mhash = tag_manifest_hash(gd, f"refs/tags/{tag}", source)
     tip = rev_parse(gd, f"refs/heads/{branch}")
     if tip is None:
-        raise SyncError(f"{tag} or branch {branch} missing after fetch", path=source)
+        raise SyncError(f"{tag} or branch {branch} missing after fetch", path=source,
+                        key="sync_tag_missing", values={"release": tag, "branch": branch})
     if commit != tip and not is_ancestor(gd, commit, tip):
         if (gd / "shallow").exists():
             deepen(gd, source, branch_ref, branch, limits, served=served)
         if not is_ancestor(gd, commit, tip):
             raise SyncError(f"{tag} points at commit {commit[:12]} which is not on the "
-                            f"{branch} branch; refusing it", path=source)
+                            f"{branch} branch; refusing it", path=source,
+                            key="sync_not_on_branch", values={"release": tag, "branch": branch})
     why = not_following(gd, served, commit, tag, branch)
     if why is not None:
         raise nothing_changed(device, f"{why}; refusing it", served=served, sep=", ",
@@ -161,7 +163,8 @@ def sync(source: str, device: Path, *, trusted: list[Path] | None = None,
     commands given up past `limits` (default: `gitrun.default_limits`)."""
     source = normalize_source(source)
     if (problem := branch_problem(branch)) is not None:  # before anything is written
-        raise SyncError(problem, path=str(device))
+        raise SyncError(problem, path=str(device), key="sync_bad_branch",
+                        values={"branch": branch})
     checkout.refuse_device_in_checkout(device)  # before anything is written there
     device.mkdir(parents=True, exist_ok=True)
     device = device.resolve()
@@ -248,11 +251,12 @@ def sync_limits(cfg: Config, given: dict[str, float | None] | None = None) -> Ne
 
 def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: list[Path],
                  branch: str, keep: int, max_age_days: int, limits: NetLimits, *,
-                 refused: dict[int, str] | None = None, listed: SourceRefs | None = None
-                 ) -> SyncResult:
+                 refused: dict[int, str] | None = None, listed: SourceRefs | None = None,
+                 newest: SyncError | None = None) -> SyncResult:
     """The sync, the lock held. `refused`: releases newer than the one it takes whose
     signature the trusted keys do not vouch for (serial -> why), passed over
-    (`offered.passed_over`), with what the source `listed` (not asked twice)."""
+    (`offered.passed_over`), with what the source `listed` (not asked twice); `newest`, the
+    error the newest of them was refused with (what failed, `KbError.key`, is its)."""
     refused = refused or {}
     dev.clean_staging(device)
     gd = DeviceLayout(device).repo
@@ -339,12 +343,13 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
                 back = tuple(tag_name(s) for s in sorted(refs.tags) if s > (cur_serial or 0)
                              and tag_name(s) in rolled_back)
                 state["refused"] = refused_now(refused | {serial: exc.message}, refs.tags)
-                raise passed_over(refused | {serial: exc.message}, current,
-                                  still_serves(device, f"{current} still serves"), back
-                                  ) from None
+                raise _why_newest(passed_over(refused | {serial: exc.message}, current,
+                                              still_serves(device, f"{current} still serves"),
+                                              back), newest or exc) from None
             # an older release the keys vouch for may still be newer than the one served
             res = _sync_locked(source, device, state, extra_keys, branch, keep, max_age_days,
-                               limits, refused=refused | {serial: exc.message}, listed=refs)
+                               limits, refused=refused | {serial: exc.message}, listed=refs,
+                               newest=newest or exc)
             return replace(res, fetched_bytes=res.fetched_bytes + fetched)
         plan, hashed = done.plan, done.hashed
     else:  # installed by an interrupted sync, its files found as listed: its signature is
@@ -466,7 +471,7 @@ def _up_to_date(device: Path, source: str, tag: str, begin: trust.TrustStart,
     revoked = trust.untrusted_release(device, served, tag, then=NEXT_TRUSTED)
     if revoked is not None:  # up to date, and answering nothing: not a sync that succeeded
         raise SyncError(f"the source offers nothing newer than {tag}, and {revoked}",
-                        path=source)
+                        path=source, key="sync_nothing_newer", values={"release": tag})
     # the served release's signer, as its install recorded it (None said "unsigned" of a
     # signed release to a reader of --json), or as the keys pinned now found it
     signer = settled.signed_by if settled else devicestate.read_json(
@@ -490,6 +495,16 @@ def _install(device: Path, source: str, branch_ref: str, branch: str, tag: str, 
     return install_release(layout.repo, commit, tag, serial, tag_mhash, begin, floor,
                            layout.staging(tag), layout.release(tag),
                            previous=dev.served_release(device), kept=unchanged_here(served))
+
+
+def _why_newest(err: SyncError, newest: SyncError) -> SyncError:
+    """`err`, a sync's end that passed over the releases it refused (`offered.passed_over`),
+    saying what failed as the error of the `newest` refused does (its key and values: an
+    altered manifest is not an untrusted signature in any language); as it is when that
+    error has no key."""
+    if newest.key is not None:
+        err.key, err.values = newest.key, dict(newest.values)
+    return err
 
 
 def still_serves(device: Path, said: str | None = None) -> str:

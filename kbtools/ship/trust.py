@@ -105,7 +105,8 @@ def stored_keys(device: Path) -> list[PublicKey]:
                 f"would take what they refuse; `kb trust add PUB --to "
                 f"{shlex.quote(str(device))}` with the publisher's key writes it again (`kb "
                 "trust remove "
-                f"{name[:-len('.pub')]}` unpins it)", path=str(folder / name))
+                f"{name[:-len('.pub')]}` unpins it)", path=str(folder / name),
+                key="sync_key_unreadable", values={"file": str(folder / name)})
     return [key for _, key, _ in found if key is not None]
 
 
@@ -120,7 +121,8 @@ def pinned_files(device: Path) -> list[tuple[str, PublicKey | None, str]]:
         try:
             data = read_beneath(device, f"{TRUSTED}/{name}", MAX_KEY_BYTES)
         except OSError as exc:
-            raise SyncError(f"cannot read pinned key: {exc.strerror}", path=str(p)) from None
+            raise SyncError(f"cannot read pinned key: {exc.strerror}", path=str(p),
+                            key="sync_key_unreadable", values={"file": str(p)}) from None
         try:
             keys.append((name, parse_public(data, str(p)), ""))
         except KbError as exc:
@@ -151,7 +153,7 @@ def _unlistable(folder: Path, why: str | None) -> SyncError:
     return SyncError(f"cannot list the pinned keys ({why}): a device whose keys cannot be "
                      f"read would take unsigned releases; let this account read {TRUSTED}/, or "
                      "remove what is in its place and pin the keys again (`kb trust add PUB`)",
-                     path=str(folder))
+                     path=str(folder), key="sync_keys_unlistable", values={"folder": str(folder)})
 
 
 def start(device: Path, given: Sequence[Path]) -> TrustStart:
@@ -239,12 +241,14 @@ def plan(gd: Path | None, meta: ReleaseMeta, begin: TrustStart, floor: int,
         if not complete:
             raise MissingHistory(f"{exc.message}, and the releases before it are not here "
                                  "to follow a key rotation (a shallow fetch: `git fetch "
-                                 "--unshallow` brings them)", path=where) from None
+                                 "--unshallow` brings them)", path=where,
+                                 key="sync_history_missing", values={"release": where}) from None
         if begin.warnings:
-            raise Untrusted(f"{exc.message}; {begin.warnings[0]}", path=where) from None
+            raise Untrusted(f"{exc.message}; {begin.warnings[0]}", path=where, key=exc.key,
+                            values=exc.values) from None
         claimed = claimed_signer(meta.sig_bytes)
         if begin.first_use or claimed is None or claimed in {k.key_id for k in keys}:
-            raise Untrusted(exc.message, path=exc.path) from None
+            raise Untrusted(exc.message, path=exc.path, key=exc.key, values=exc.values) from None
         unpinned = unpinned_keys(begin.device, {k.key_id for k in keys}) \
             if begin.device is not None else {}
         if claimed in unpinned:  # trust left this key: saying "pin it" would mislead
@@ -253,14 +257,16 @@ def plan(gd: Path | None, meta: ReleaseMeta, begin: TrustStart, floor: int,
                             f"{', '.join(k.key_id for k in keys)}), so what it signs is no "
                             "longer taken; use a release signed by a pinned key (a later "
                             "one), or `kb trust add PUB` if that key is to be trusted again",
-                            path=where) from None
+                            path=where, key="sync_unpinned_signer",
+                            values={"release": where, "signer": claimed}) from None
         since = f"since {tag_name(floor)}" if floor else "before it"
         # a publisher that replaced its key without a rotation (the old one lost or
         # compromised): trusting the new key is the operator's decision, say how
         raise Untrusted(f"{exc.message} (pinned: {', '.join(k.key_id for k in keys)}; no "
                         f"release {since} hands trust over to it: if the "
                         "publisher replaced its key, confirm the new key's id with them and "
-                        "pin it with `kb trust add PUB`)", path=where) from None
+                        "pin it with `kb trust add PUB`)", path=where, key=exc.key,
+                        values=exc.values) from None
     return TrustPlan(signer, tuple(_rotate(keys, signer, meta, why, where, handed)), why,
                      handed)
 
@@ -459,12 +465,14 @@ def _rotate(keys: list[PublicKey], signer: str, meta: ReleaseMeta, why: dict[str
     if raw is None:
         return keys
     if not isinstance(raw, list) or not raw:
-        raise SyncError("release.json next_keys must be a non-empty list of keys", path=where)
+        raise SyncError("release.json next_keys must be a non-empty list of keys", path=where,
+                        key="sync_next_keys_invalid", values={"release": where})
     new = [parse_record(r, where) for r in raw]
     for k in new:
         if k.key_id != signer and not cosigned_by(meta.rel_bytes, meta.sig_bytes or b"", k):
             raise SyncError(f"release.json introduces key {k.key_id} without its signature "
-                            "(release.sig has no valid cosignature by it)", path=where)
+                            "(release.sig has no valid cosignature by it)", path=where,
+                            key="sync_next_keys_invalid", values={"release": where})
     held = {k.key_id for k in keys}
     for k in new:
         if k.key_id not in held:

@@ -74,9 +74,11 @@ def top_files(gd: Path, commit: str, where: str) -> dict[str, bytes]:
     for e in entries:
         if e.kind != "blob" or e.mode != "100644":
             raise SyncError(f"{e.path}: {_describe(e)}, not a regular file (mode 100644); "
-                            "refusing this release", path=where)
+                            "refusing this release", path=where, key="sync_not_regular_file",
+                            values={"release": where, "file": e.path})
         if e.size is None or e.size > _LIMITS[e.path]:
-            raise SyncError(f"{e.path} is larger than {_LIMITS[e.path]} bytes", path=where)
+            raise SyncError(f"{e.path} is larger than {_LIMITS[e.path]} bytes", path=where,
+                            key="sync_file_too_large", values={"release": where, "file": e.path})
         wanted.append(e)
     blobs = read_blobs(gd, [(e.oid, e.size or 0) for e in wanted])
     return {e.path: data for e, data in zip(wanted, blobs, strict=True)}
@@ -124,13 +126,17 @@ def read_meta(gd: Path, commit: str, tag: str, serial: int) -> ReleaseMeta:
         if not isinstance(rel, dict):
             raise ValueError("not a JSON object")
     except ValueError as exc:
-        raise SyncError(f"release.json missing or unreadable: {exc}", path=tag) from None
+        raise SyncError(f"release.json missing or unreadable: {exc}", path=tag,
+                        key="sync_release_json_unreadable", values={"release": tag}) from None
     if rel.get("tag") != tag or rel.get("serial") != serial:
         raise SyncError(f"release.json names {rel.get('tag')} (serial {rel.get('serial')}), "
-                        f"not the tag it was fetched under", path=tag)
+                        f"not the tag it was fetched under", path=tag,
+                        key="sync_release_json_other_tag",
+                        values={"release": tag, "named": str(rel.get("tag"))})
     problem = release_format_problem(rel)
     if problem is not None:
-        raise SyncError(f"{problem}; refusing it", path=tag)
+        raise SyncError(f"{problem}; refusing it", path=tag, key="sync_release_format",
+                        values={"release": tag})
     return ReleaseMeta(commit, rel_bytes or b"", rel, files.get(RELEASE_SIG),
                        files.get(MANIFEST))
 
@@ -139,22 +145,25 @@ def read_manifest(meta: ReleaseMeta, tag_mhash: str, where: str) -> tuple[dict[s
     """The manifest of a release commit and its sha256, after the hash checks."""
     data = meta.manifest_bytes
     if data is None:
-        raise SyncError("manifest.json missing", path=where)
+        raise SyncError("manifest.json missing", path=where, key="sync_manifest_missing",
+                        values={"release": where})
     mhash = hashlib.sha256(data).hexdigest()
     if mhash != meta.rel.get("manifest_sha256") or (tag_mhash and tag_mhash != mhash):
         raise SyncError("manifest.json does not match the hash named by release.json/tag",
-                        path=where)
+                        path=where, key="sync_manifest_mismatch", values={"release": where})
     try:
         manifest = parse_manifest(data, MANIFEST)
     except IndexLoadError as exc:
-        raise SyncError(f"incompatible or invalid manifest: {exc.message}", path=where) from None
+        raise SyncError(f"incompatible or invalid manifest: {exc.message}", path=where,
+                        key="sync_manifest_invalid", values={"release": where}) from None
     # `kb release` copies the manifest's source into release.json: `kb status` and `kb
     # releases` show the one, citations the other, so they must be the same
     if meta.rel.get("source") != manifest.get("source"):
         said, named = _commit(meta.rel), _commit(manifest)
         what = (f"names source commit {said} but the manifest names {named}" if said != named
                 else f"and the manifest describe source {said} differently")
-        raise SyncError(f"release.json {what}; refusing this release", path=where)
+        raise SyncError(f"release.json {what}; refusing this release", path=where,
+                        key="sync_source_mismatch", values={"release": where})
     return manifest, mhash
 
 
@@ -194,7 +203,9 @@ def check_tree(gd: Path, commit: str, manifest: dict[str, Any],
     problems = tree_problems(entries, manifest)
     if problems:
         raise SyncError(f"artifacts do not match the manifest: {plural(len(problems), 'problem')}"
-                        f", first: {problems[0]}; refusing this release", path=where)
+                        f", first: {problems[0]}; refusing this release", path=where,
+                        key="sync_artifacts_mismatch",
+                        values={"release": where, "count": str(len(problems))})
     return entries
 
 
