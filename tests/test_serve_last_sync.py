@@ -2,8 +2,8 @@
 page gave the sync's error in English (a ``lang="en"`` span): a release signed by a key the
 device does not trust, a fetch cut off, a disk with no room, a source out of reach. The
 failure's record keeps what failed (the error's key and the values its words name,
-`serves.failure_kind`) beside what served once it ended, and the page says both in Chinese
-(`serves.FailedSync`); the English page, `kb status` and /api/releases keep the English.
+`sync_record.FailedSync.of_error`) beside what served once it ended, and the page says both in Chinese
+(`sync_record.FailedSync`); the English page, `kb status` and /api/releases keep the English.
 
 A real device (`device_fixtures`: signed releases of the example knowledge, `kb sync`), a
 real `git daemon` behind a proxy that cuts the fetch, a real file-size limit, and the app

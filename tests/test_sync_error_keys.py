@@ -2,7 +2,7 @@
 Chinese words. The Chinese release page said a release refused for an altered manifest, an
 unsigned one or a bad signature as a release signed by an untrusted key, or in the generic
 words of a failure without a key: the errors raised in `verify`, `signing` and `trust`
-carried none. The words are `serves.FAILURES_ZH`; the raise sites are read from the source,
+carried none. The words are `sync_record.FAILURES_ZH`; the raise sites are read from the source,
 so a new error without a key, or a key without words, fails here."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kbtools.ship.serves import FAILURES_ZH
+from kbtools.ship.sync_record import FAILURES_ZH
 
 SHIP = Path(__file__).resolve().parents[1] / "kbtools" / "ship"
 # the modules whose errors end a sync (`sync`: a release checked, its signature, the keys

@@ -153,7 +153,7 @@ def _last_sync(last: dict[str, Any]) -> None:
     else:
         outcome = "ok"
     click.echo(f"last sync {last['at']}{src}: {outcome}")
-    if last.get("since"):  # what serves changed since (`serves.since_then`)
+    if last.get("since"):  # what serves changed since (`sync_record.since_then`)
         click.echo(f"  since then: {last['since']}")
     for w in last.get("warnings") or ():
         click.echo(f"  warning: {w}")

@@ -242,8 +242,8 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "rollback_undone": ("此前使用的是 {old}，{user} 于 {at} 用 kb rollback 换到了本版本（撤销了之前的回滚）。",
                         "{old} was served before, until {user} ran `kb rollback` at {at} to "
                         "serve this release again (a rollback undone)."),
-    # the device's last sync beside the served release (`serves.last_sync`), its statement
-    # of what serves since rendered by `serves.statement_text` in the page's language
+    # the device's last sync beside the served release (`sync_record.last_sync`), its statement
+    # of what serves since rendered by `sync_record.statement_text` in the page's language
     "last_sync_failed": ("上次同步（{at}）失败：", "The last sync ({at}) failed:"),
     "last_sync_since": ("此后：", "Since then: "),
     "rolled_back_from": ("已从它回滚：kb sync 跳过它", "rolled back from: `kb sync` skips it"),

@@ -57,7 +57,7 @@ from kbtools.ship.devicestate import read_json, rollback_into
 from kbtools.ship.git import parse_serial
 from kbtools.ship.operate import local_releases
 from kbtools.ship.release import age_days, clock_behind
-from kbtools.ship.serves import last_sync
+from kbtools.ship.sync_record import last_sync
 from kbtools.ship.tagged import diff_tags
 
 _TAG = re.compile(r"^kb-r[0-9]{1,9}$")  # a release tag given to /api/diff
@@ -467,7 +467,7 @@ def releases(served: Served, device: Path | None, published: list[dict[str, Any]
     """The served release and, on a device, the releases it keeps (newest first) and the
     `kb rollback` that switched to the served one (`rollback`: at, from, user, `forward`
     when it undid a rollback, else None), and its last sync when it failed or what serves
-    changed since (`serves.last_sync`: its `statement` of what served then and now); when serving from an engine, the releases
+    changed since (`sync_record.last_sync`: its `statement` of what served then and now); when serving from an engine, the releases
     published there (`published`, newest first)."""
     kept = local_releases(device) if device is not None else published or []
     tag = served.index.release.tag

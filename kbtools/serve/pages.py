@@ -75,7 +75,7 @@ from kbtools.serve.results import columns_key, render_context, result_view
 from kbtools.serve.security import MAX_QUERY_STRING, local_path
 from kbtools.serve.source import Served, ServedIndex, Workers
 from kbtools.serve.staticfiles import asked_tags, revalidated
-from kbtools.ship.serves import last_sync, rollback_why, statement_text
+from kbtools.ship.sync_record import last_sync, rollback_why, statement_text
 
 log = logging.getLogger("kbtools.serve")
 ApiError = ops.ApiError

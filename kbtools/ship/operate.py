@@ -65,16 +65,9 @@ from kbtools.ship.install import (
 from kbtools.ship.intact import vouch
 from kbtools.ship.readonly import copies_report
 from kbtools.ship.release import age_days, clock_behind
-from kbtools.ship.serves import (
-    cannot_write,
-    interrupted,
-    locked,
-    since_then,
-    still_serves,
-    switch_outcome,
-    under_way,
-)
+from kbtools.ship.serves import cannot_write, locked, still_serves, switch_outcome, under_way
 from kbtools.ship.sourceurl import scrub, scrubbed
+from kbtools.ship.sync_record import FailedSync, since_then
 from kbtools.ship.trust import (
     check_signer,
     list_keys,
@@ -386,8 +379,8 @@ def rollback_held(path: Path, tag: str | None, *, revoked: str | None = None,
             with contextlib.suppress(OSError):
                 clean_staging(path)
             _settle_stopped(path)
-            raise interrupted(path, current, again,
-                              after="nothing more to run") from None
+            raise FailedSync.stopped(path, current, again,
+                                     after="nothing more to run").interrupted(path) from None
     return entry | {"warnings": list(warnings)} if warnings else entry
 
 

@@ -20,6 +20,7 @@ from kbtools.ship import devicestate, intact, serves
 from kbtools.ship.gitrun import interrupts_held
 from kbtools.ship.install import rederive
 from kbtools.ship.sourceurl import scrub, scrubbed, shown_source
+from kbtools.ship.sync_record import FailedSync
 
 
 def stopped(device: Path, state: dict[str, Any] | None, source: str, before: str | None
@@ -32,14 +33,14 @@ def stopped(device: Path, state: dict[str, Any] | None, source: str, before: str
     with interrupts_held():
         with contextlib.suppress(OSError):  # what it staged (the lock is still held)
             dev.clean_staging(device)
-        said = serves.interrupted_said(device, before, "kb sync",
-                                       after="run `kb sync` again to prune old releases")
-        stopped = serves.said_stop(device, said)
+        told = FailedSync.stopped(device, before, "kb sync",
+                                  after="run `kb sync` again to prune old releases")
+        stopped = told.interrupted(device)
         if state is not None:
             now = dev.served_tag(device)
             state["last_sync"] = {"ok": False, "source": shown_source(source), "at": sync_time(),
                                   "error": f"interrupted: {scrub(stopped.message)}",
-                                  "served": now, "said": serves.kept(said, "interrupted: ")}
+                                  "served": now, "said": told.said("interrupted: ")}
             if now != before:
                 state["last_sync"]["tag"] = now
                 state["source"] = source
@@ -57,10 +58,10 @@ def failed(device: Path, state: dict[str, Any], source: str, before: str | None,
     err = serves.cannot_write(device, exc, before) if isinstance(exc, OSError) else exc
     dev.clean_staging(device)
     repaired = repair_served(device, err)
-    said = serves.failure_said(err, repaired)  # its words in parts, and what failed
+    said = FailedSync.of_error(err, repaired).said()  # its words in parts, what failed
     err = scrubbed(repaired)
     # what serves after it; `said`, the parts of its words of that, said again in the past
-    # once a rollback changes it (`serves.since_then`)
+    # once a rollback changes it (`sync_record.since_then`)
     state["last_sync"] = {"ok": False, "source": shown_source(source), "error": str(err),
                           "at": sync_time(), "served": dev.served_tag(device)} | (
         {"said": said} if said is not None else {})
