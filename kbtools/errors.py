@@ -141,7 +141,7 @@ class UnchangedSyncError(SyncError):
     """A sync that changed nothing, its words in parts: `reason` (why), `served` (the
     release that served then, None: none), `clause` (what it said of it then: "kb-r3 still
     serves (unchanged)", or that no pinned key vouches for it), `after` (what its message
-    goes on with), `sep` (what stands between `reason` and `clause`). The record of the failure keeps the parts (`kbtools.ship.serves`), so
+    goes on with), `sep` (what stands between `reason` and `clause`). The record of the failure keeps the parts (`kbtools.ship.sync_record`), so
     what it says of the served release is said again in the past once another command
     changed what serves, from the parts, not by rewriting its words."""
 

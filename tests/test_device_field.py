@@ -245,7 +245,7 @@ STAGES = [  # in the order a sync reaches them
     ("kbtools.ship.device", "switch_to", "after"),
     ("kbtools.ship.sync", "prune_releases", "before"),
     ("kbtools.ship.sync", "compact_repo", "before"),
-    ("kbtools.ship.sync", "_record", "before"),
+    ("kbtools.ship.sync", "recorded", "before"),
 ]
 
 

@@ -25,6 +25,7 @@ from test_release_helpers import Pub
 from kbtools.ship import device as dev
 from kbtools.ship import devicestate, install, operate
 from kbtools.ship import sync as sync_module
+from kbtools.ship import sync_outcome
 
 pytestmark = pytest.mark.slow
 
@@ -97,10 +98,10 @@ def test_a_stop_while_a_failed_sync_cleans_up_says_what_serves(one, monkeypatch)
         raise OSError(28, "No space left on device", str(device / "releases"))
 
     monkeypatch.setattr(install, "derive_index", refused)
-    reached = sigterms_at(monkeypatch, (sync_module, "_repair_served"))
+    reached = sigterms_at(monkeypatch, (sync_outcome, "repair_served"))
     code, out, err = kb("sync", pub.art, "--to", device)
     monkeypatch.undo()
-    assert reached == ["_repair_served"]
+    assert reached == ["repair_served"]
     assert (code, out, err) == (130, "", UNCHANGED)
     assert dev.served_tag(device) == "kb-r1" and leftovers(device) == []
     assert kb("sync", pub.art, "--to", device)[0] == 0
@@ -113,10 +114,10 @@ def test_a_stop_as_the_outcome_is_recorded_leaves_state_naming_what_serves(one, 
     handler: stopped there, kb said only `kb: interrupted`, and state.json kept the sync
     before (`kb status`: the last sync served kb-r1 while kb-r2 served)."""
     pub, device = one
-    reached = sigterms_at(monkeypatch, (sync_module, "_record"), signum=signum)
+    reached = sigterms_at(monkeypatch, (sync_module, "recorded"), signum=signum)
     code, out, err = kb("sync", pub.art, "--to", device)
     monkeypatch.undo()
-    assert reached == ["_record"]
+    assert reached == ["recorded"]
     assert (code, out) == (130, "")
     assert err.startswith("kb: interrupted: the switch completed: kb-r2 serves now (was "
                           "kb-r1)"), err
@@ -131,7 +132,7 @@ def test_a_sync_killed_between_its_switch_and_its_record_leaves_state_naming_it(
     """SIGKILL (a power cut) after the switch and before the outcome was written: state.json
     named the sync before (tag kb-r1, ok) as the last, while kb-r2 served."""
     pub, device = one
-    proc = subprocess.run([sys.executable, "-c", KILLED_AT, "kbtools.ship.sync", "_record",
+    proc = subprocess.run([sys.executable, "-c", KILLED_AT, "kbtools.ship.sync", "recorded",
                            "before", "sync", str(pub.art), "--to", str(device)],
                           capture_output=True, text=True)
     assert proc.returncode == -signal.SIGKILL, proc.stderr
@@ -168,7 +169,7 @@ def test_a_rollback_after_a_sync_killed_after_its_switch_keeps_what_it_did(one):
     """The record of the switch under way is read against `current`: a rollback moving
     `current` settles it first, or `kb status` said the sync never switched."""
     pub, device = one
-    proc = subprocess.run([sys.executable, "-c", KILLED_AT, "kbtools.ship.sync", "_record",
+    proc = subprocess.run([sys.executable, "-c", KILLED_AT, "kbtools.ship.sync", "recorded",
                            "before", "sync", str(pub.art), "--to", str(device)],
                           capture_output=True, text=True)
     assert proc.returncode == -signal.SIGKILL, proc.stderr

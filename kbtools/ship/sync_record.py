@@ -36,7 +36,7 @@ def since_then(path: Path, last: Any) -> Any:
     ``statement`` says what was tried, when, what served then and what serves now, and
     since which rollback (`statement`); ``since`` says it in words (`statement_text`), with
     the keys pinned since (trust.log). A failure's words of what serves are said again in
-    the past from the parts its record keeps (``said``, `failure_said`): "kb-r3 still serves"
+    the past from the parts its record keeps (``said``, `FailedSync.said`): "kb-r3 still serves"
     is "kb-r3 served on". Why: after a failed sync and a rollback, `kb status` quoted "kb-r3
     still serves" as the device's health while kb-r2 served. The release a sync left
     serving is its ``served`` (a failure) or its ``tag``; a record naming neither (written
