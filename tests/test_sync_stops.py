@@ -23,9 +23,8 @@ from test_device_field import KILLED_AT  # kb in a process SIGKILLed at a functi
 from test_release_helpers import Pub
 
 from kbtools.ship import device as dev
-from kbtools.ship import devicestate, install, operate
+from kbtools.ship import devicestate, install, operate, sync_outcome
 from kbtools.ship import sync as sync_module
-from kbtools.ship import sync_outcome
 
 pytestmark = pytest.mark.slow
 
