@@ -123,6 +123,12 @@ def test_a_sync_killed_before_it_finished(tmp_path):
     _says(d, "同步在完成前被强行终止")
 
 
+def _newer_format(e) -> None:
+    rel = json.loads(e["release.json"][1])
+    rel["release_format"] = 99
+    e["release.json"] = (REGULAR, (json.dumps(rel, sort_keys=True, indent=1) + "\n").encode())
+
+
 def _manifest_altered(e) -> None:
     m = json.loads(e["manifest.json"][1])
     m["counts"] = {"chunks": 1}
@@ -135,7 +141,8 @@ def _manifest_altered(e) -> None:
      "发布版本 kb-r2 的文件与 manifest.json 列出的不符（1 处问题）"),
     (lambda e: e.pop("release.sig"), False, "最新的 kb-r2 没有签名"),
     ("forged", False, "最新的 kb-r2 的签名无效：release.json 在签名后被改动过"),
-], ids=["manifest-hash", "unlisted-file", "unsigned", "bad-signature"])
+    (_newer_format, True, "发布版本 kb-r2 的格式不是本设备的 kbtools 能读取的"),
+], ids=["manifest-hash", "unlisted-file", "unsigned", "bad-signature", "newer-format"])
 def test_a_release_refused_says_what_failed_in_chinese(tmp_path, mutate, signed, want):
     """A release the device refuses by its verification or its signature: the Chinese page
     said a hash mismatch as "no release passed the checks or could be installed", an
