@@ -245,3 +245,62 @@ def test_mcp_and_api_verified_only_cite_the_verified_section(kb: KB) -> None:
         assert top["citation"] == cited and "钢丝刷" not in top["text"]
         res = client.get("/api/search", params={"q": "叶轮用什么清洗", "verified_only": "true"})
         assert all(not r["citation"].startswith(PUMP) for r in res.json()["results"])
+
+
+def _unverified(kb: KB, question: str, *args: str) -> list[dict[str, object]]:
+    out = CliRunner().invoke(main, ["query", question, "--index", str(kb.root / "dist"),
+                                    "--json", *args])
+    assert out.exit_code == 0, out.output
+    results: list[dict[str, object]] = json.loads(out.output)["results"]
+    assert all(r["verified"] is False for r in results), [r["citation"] for r in results]
+    return results
+
+
+@pytest.mark.parametrize(("question", "citation", "kept"), [
+    ("叶轮用什么清洗", f"{PUMP}:26-28 § 离心泵保养 > 叶轮清洗", "锂基润滑脂"),
+    ("轴承加油 叶轮清洗", f"{PUMP}:26-28 § 离心泵保养 > 叶轮清洗", "锂基润滑脂"),
+    ("belt tension deflect", f"{FAN}:18-20 § Fan care > Belt tension", "EP2"),
+])
+@pytest.mark.parametrize("where", ["verified=false", "verified!=true", "verified=否"])
+def test_unverified_filter_cites_the_pages_edited_section_alone(
+        kb: KB, question: str, citation: str, kept: str, where: str) -> None:
+    """`verified=false` keeps the lapsed page for its edited section and cites that: never
+    the verified section beside it, nor the page whole with the verified text."""
+    top = _unverified(kb, question, "--where", where)[0]
+    assert top["citation"] == citation
+    assert top["verification"]["status"] == "lapsed"  # type: ignore[index]
+    assert kept not in str(top["text"])
+
+
+@pytest.mark.parametrize(("question", "doc"), [("轴承加注多少润滑脂", PUMP),
+                                               ("how much grease for the bearings", FAN)])
+def test_unverified_filter_leaves_out_a_page_answered_by_its_verified_section(
+        kb: KB, question: str, doc: str) -> None:
+    """The question's words lie in a section still verified: under `verified=false` the
+    page is not cited for it (as its verified section, or whole)."""
+    for r in _unverified(kb, question, "--where", "verified=false"):
+        assert not str(r["citation"]).startswith(doc), r["citation"]
+
+
+def test_mcp_and_api_unverified_filter_cite_the_edited_section(kb: KB) -> None:
+    """MCP `search` and `/api/search` with `verified_only=false` and `verified=false`
+    answer as `kb query --where verified=false` does."""
+    from starlette.testclient import TestClient
+
+    from kbtools.agents.mcp_server import Context, tool_search
+    from kbtools.serve.app import create_app
+
+    dist, cited = kb.root / "dist", f"{PUMP}:26-28 § 离心泵保养 > 叶轮清洗"
+    got = tool_search(Context(index=dist, root=kb.root, query_log=False), "轴承加油 叶轮清洗",
+                      1, where="verified=false", verified_only=False)
+    assert got["results"][0]["citation"] == cited and got["results"][0]["verified"] is False
+    with TestClient(create_app(dist), base_url="http://127.0.0.1") as client:
+        res = client.get("/api/search", params={"q": "轴承加油 叶轮清洗", "k": 1,
+                                                "where": "verified=false",
+                                                "verified_only": "false"})
+        assert res.status_code == 200, res.text
+        top = res.json()["results"][0]
+        assert top["citation"] == cited and "锂基润滑脂" not in top["text"]
+        res = client.post("/api/search", json={"query": "轴承加注多少润滑脂",
+                                               "where": ["verified=false"]})
+        assert all(r["verified"] is False for r in res.json()["results"])

@@ -256,7 +256,7 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     hits, more = _distinct(levels, hits, table, rows, params, evaluation, index,
                            about_each(wanted, texts))
     decided: Decided = {}  # a chunk kept for its (un)verified section: what its result cites
-    if (want := shown_verdict(parsed, verified_only)) is True:
+    if (want := shown_verdict(parsed, verified_only)) is not None:
         hits, decided = citing_judged(index, text, hits, covered.matched, rows, want)
     judged = table.suppress_nested(hits, max(k, fusion.JUDGED))  # the verdict reads these,
     picked, best = judged[:k], judged[:fusion.JUDGED]  # k of them are shown
