@@ -63,25 +63,34 @@ WRITTEN = "2026-02-01T10:00:00+08:00"
 EDITED = "2026-02-03T10:00:00+08:00"
 
 
-@pytest.fixture(scope="module")
-def kb(tmp_path_factory: pytest.TempPathFactory) -> KB:
-    """Two small reviewed pages, one section of each edited after the review, built."""
+Edit = tuple[str, str, str, str]  # a page: its path, body, and a text edited after review
+
+
+def _reviewed(tmp_path_factory: pytest.TempPathFactory, pages: tuple[Edit, ...]) -> KB:
+    """Pages written, reviewed, then each edited (`old` to `new`) by Mallory; built."""
     mp = pytest.MonkeyPatch()
     mp.setenv("KB_HOME", str(tmp_path_factory.mktemp("kbhome")))
     kb = KB(tmp_path_factory.mktemp("trust") / "kb")
     try:
-        for rel, body in ((PUMP, PUMP_BODY), (FAN, FAN_BODY)):
+        for rel, body, _, _ in pages:
             kb.put(doc_text(body, title=body[2:body.index("\n")]), "add", ALICE, WRITTEN, rel)
             kb.put(doc_text(body, title=body[2:body.index("\n")], **REVIEWED), "review", RITA,
                    "2026-02-02T10:00:00+08:00", rel)
-        for rel, body, old, new in ((PUMP, PUMP_BODY, "不得使用钢丝刷", "严禁使用钢丝刷"),
-                                    (FAN, FAN_BODY, "about 10 mm", "about 12 mm")):
+        for rel, body, old, new in pages:
             kb.put(doc_text(body.replace(old, new), title=body[2:body.index("\n")],
                             **REVIEWED), "edit", MALLORY, EDITED, rel)
         build(load_config(kb.root), BuildOptions(progress=False))
     finally:
         mp.undo()
     return kb
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory) -> KB:
+    """Two small reviewed pages, one section of each edited after the review, built."""
+    return _reviewed(tmp_path_factory, (
+        (PUMP, PUMP_BODY, "不得使用钢丝刷", "严禁使用钢丝刷"),
+        (FAN, FAN_BODY, "about 10 mm", "about 12 mm")))
 
 
 def _top(kb: KB, question: str) -> dict[str, object]:
@@ -304,3 +313,43 @@ def test_mcp_and_api_unverified_filter_cite_the_edited_section(kb: KB) -> None:
         res = client.post("/api/search", json={"query": "轴承加注多少润滑脂",
                                                "where": ["verified=false"]})
         assert all(r["verified"] is False for r in res.json()["results"])
+
+
+TOWER = "knowledge/tower.md"
+BOILER = "knowledge/boiler.md"
+# a long intro cut into chunks with a one-sentence overlap: its last chunk starts inside the
+# paragraph's line and holds the small section after it
+TOWER_BODY = "# 冷却塔巡检\n\n" + "".join(
+    f"第{i}步检查冷却塔的填料是否结垢并记录水温。" for i in range(1, 70)) + \
+    "\n\n## 风机皮带\n\n风机皮带每季度检查一次张紧度，下压十毫米为宜。\n"
+BOILER_BODY = "# Boiler rounds\n\n" + " ".join(
+    f"Step {i}: check the boiler water gauge and log the level." for i in range(1, 45)) + \
+    "\n\n## Nozzle\n\nBrush it each 500 h.\n"
+
+
+@pytest.fixture(scope="module")
+def long_kb(tmp_path_factory: pytest.TempPathFactory) -> KB:
+    """Two reviewed pages whose long intro paragraph (one line) was edited after the review."""
+    return _reviewed(tmp_path_factory, (
+        (TOWER, TOWER_BODY, "第2步检查", "第2步仔细检查"),
+        (BOILER, BOILER_BODY, "Step 2: check", "Step 2: carefully check")))
+
+
+@pytest.mark.parametrize(("question", "doc", "heading"), [
+    ("风机皮带张紧度", TOWER, "冷却塔巡检 > 风机皮带"),
+    ("how often to brush the nozzle", BOILER, "Boiler rounds > Nozzle"),
+])
+def test_a_section_after_a_long_intro_cut_mid_line_is_cited_with_its_own_facts(
+        long_kb: KB, question: str, doc: str, heading: str) -> None:
+    """The last chunk of a long intro starts inside its paragraph's line (the overlap
+    sentence) and holds the small section after it: that section is cited alone, verified
+    and last changed by its author, not lapsed and dated by the intro's edit."""
+    lines = (long_kb.root / doc).read_text(encoding="utf-8").split("\n")
+    first = next(i for i, line in enumerate(lines, 1) if line.startswith("## "))
+    top = _top(long_kb, question)
+    assert top["citation"] == f"{doc}:{first}-{first + 2} § {heading}"
+    assert _facts(top)[::2] == (True, ALICE.name) and top["last_changed"] == WRITTEN
+    assert "Step 3" not in str(top["text"]) and "第3步" not in str(top["text"])
+    assert _facts(_read(long_kb, str(top["citation"]), "--index", str(long_kb.root / "dist"))) \
+        == _facts(top)
+
