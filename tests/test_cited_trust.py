@@ -327,12 +327,37 @@ BOILER_BODY = "# Boiler rounds\n\n" + " ".join(
     "\n\n## Nozzle\n\nBrush it each 500 h.\n"
 
 
+AIR = "knowledge/air.md"
+# a small page (one chunk of three sections) whose list items and table rows are chunks too
+AIR_BODY = """# 空压机点检
+
+每班开机前点检空压机。
+
+## 点检项目
+
+- 油位应在视窗的三分之二处，低于一半时补加同牌号的压缩机油。
+- 排水阀每班打开一次，排出储气罐里的冷凝水，直到只有空气排出。
+- 皮带应无裂纹和油污，用手指按压中部下沉约十毫米。
+
+| 部位 | 要求 |
+| --- | --- |
+| 安全阀 | 每月手动试跳一次 |
+| 压力表 | 每年送检 |
+
+## 记录
+
+点检结果写入班组日志。
+"""
+
+
 @pytest.fixture(scope="module")
 def long_kb(tmp_path_factory: pytest.TempPathFactory) -> KB:
-    """Two reviewed pages whose long intro paragraph (one line) was edited after the review."""
+    """Two reviewed pages whose long intro paragraph (one line) was edited after the review,
+    and a small page one table row of which was."""
     return _reviewed(tmp_path_factory, (
         (TOWER, TOWER_BODY, "第2步检查", "第2步仔细检查"),
-        (BOILER, BOILER_BODY, "Step 2: check", "Step 2: carefully check")))
+        (BOILER, BOILER_BODY, "Step 2: check", "Step 2: carefully check"),
+        (AIR, AIR_BODY, "每年送检", "每半年送检")))
 
 
 @pytest.mark.parametrize(("question", "doc", "heading"), [
@@ -353,3 +378,32 @@ def test_a_section_after_a_long_intro_cut_mid_line_is_cited_with_its_own_facts(
     assert _facts(_read(long_kb, str(top["citation"]), "--index", str(long_kb.root / "dist"))) \
         == _facts(top)
 
+
+@pytest.mark.parametrize("item", ["排水阀每班打开一次", "| 安全阀 |"])
+def test_reading_a_list_item_or_row_beside_an_edited_row_says_its_own_lines_facts(
+        long_kb: KB, monkeypatch: pytest.MonkeyPatch, item: str) -> None:
+    """A list item's or table row's own line, in a section whose other row was edited
+    after the review: `kb read` from the index says what git blame and the review say of
+    that line (verified, Alice, when she wrote it), as `kb read` in the repository does,
+    not the section's newest change."""
+    lines = (long_kb.root / AIR).read_text(encoding="utf-8").split("\n")
+    at = next(i for i, line in enumerate(lines, 1) if item in line)
+    citation = f"{AIR}:{at}-{at}"
+    read = _read(long_kb, citation, "--index", str(long_kb.root / "dist"))
+    assert _facts(read)[::2] == (True, ALICE.name) and read["last_changed"] == WRITTEN
+    monkeypatch.chdir(long_kb.root)
+    assert _facts(_read(long_kb, citation)) == _facts(read)
+
+
+def test_a_row_found_by_kind_says_the_facts_kb_read_says(long_kb: KB) -> None:
+    """`--where kind=table_row` cites the row itself: its facts are its line's, as `kb
+    read` of its lines says them from the index (a read of the citation reads the row's
+    section, its header and the edited row with it)."""
+    out = CliRunner().invoke(main, ["query", "安全阀多久试跳", "--index",
+                                    str(long_kb.root / "dist"), "--json", "-k", "1",
+                                    "--where", "kind=table_row"])
+    assert out.exit_code == 0, out.output
+    top = json.loads(out.output)["results"][0]
+    assert "安全阀" in top["text"] and _facts(top)[::2] == (True, ALICE.name)
+    lines = str(top["citation"]).split(" § ")[0]
+    assert _facts(_read(long_kb, lines, "--index", str(long_kb.root / "dist"))) == _facts(top)
