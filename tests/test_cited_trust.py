@@ -231,6 +231,11 @@ def test_verified_only_cites_the_same_verified_section_in_milvus(
             assert got[0] == got[1]
         top = search(remote, "轴承加注多少润滑脂", k=1, verified_only=True).results[0]
         assert top.citation.text() == f"{PUMP}:22-24 § 离心泵保养 > 轴承加油" and top.verified
+        for question in ("轴承加油 叶轮清洗", "belt tension deflect"):  # verified=false alike
+            got = [[(r.citation.text(), r.verified, r.text, r.score) for r in search(
+                index, question, k=3, where=["verified=false"]).results]
+                for index in (local, remote)]
+            assert got[0] == got[1] and not any(v for _, v, _, _ in got[0])
     finally:
         engine.close()
 
