@@ -19,7 +19,7 @@ from kbtools.build.chunk_text import SourceText
 from kbtools.cli import main
 from kbtools.corpus import read_doc
 from kbtools.markdown.doctree import parse
-from kbtools.query.cited_parts import cited_part, verified_part
+from kbtools.query.cited_parts import cited_part, judged_part, verified_part
 from tests.hostile import built_repo_index
 from tests.kbfixtures import GOOD_FM, titled_page
 from tests.test_chunk import shown_lines, src_of, unindented
@@ -259,7 +259,8 @@ def test_property_verified_only_shows_verified_sections_alone(
     """Any page of small sections, any of them edited after the review (`ok`: each
     section's verdict, as the build writes it), any matched words: a verified-only citation
     lies on verified sections' lines alone, and a chunk whose citation would be verified
-    is cited so under the filter too."""
+    is cited so under the filter too; an unverified-only one (`verified=false`) says
+    unverified, and a section it cites alone is an edited one."""
     body = "\n\n".join(f"{'#' * level} {' '.join(head)}\n\n{' '.join(words)}。"
                        for level, head, words in sections)
     for c in chunk_document(src_of(GOOD_FM + "\n" + body + "\n")):
@@ -276,9 +277,17 @@ def test_property_verified_only_shows_verified_sections_alone(
         shown = verified_part(row, matched)
         if cited_part(row, matched).facts["verified"]:
             assert shown == cited_part(row, matched)
-        if shown is None:
-            continue
-        a, b = shown.citation.line_start, shown.citation.line_end
-        assert shown.facts["verified"] is True
-        assert all(p["verification"]["verified"] for p in judged
-                   if p["line_start"] <= b and p["line_end"] >= a), (a, b)
+        if shown is not None:
+            a, b = shown.citation.line_start, shown.citation.line_end
+            assert shown.facts["verified"] is True
+            assert all(p["verification"]["verified"] for p in judged
+                       if p["line_start"] <= b and p["line_end"] >= a), (a, b)
+        # under `verified=false`: unverified facts; a part cited alone has no verified line
+        unverified = judged_part(row, matched, False)
+        assert unverified is None or not verified
+        if unverified is not None:
+            a, b = unverified.citation.line_start, unverified.citation.line_end
+            assert unverified.facts["verified"] is False
+            assert "chunk_lines" not in unverified.why or not any(
+                p["verification"]["verified"] for p in judged
+                if p["line_start"] <= b and p["line_end"] >= a), (a, b)

@@ -63,25 +63,34 @@ WRITTEN = "2026-02-01T10:00:00+08:00"
 EDITED = "2026-02-03T10:00:00+08:00"
 
 
-@pytest.fixture(scope="module")
-def kb(tmp_path_factory: pytest.TempPathFactory) -> KB:
-    """Two small reviewed pages, one section of each edited after the review, built."""
+Edit = tuple[str, str, str, str]  # a page: its path, body, and a text edited after review
+
+
+def _reviewed(tmp_path_factory: pytest.TempPathFactory, pages: tuple[Edit, ...]) -> KB:
+    """Pages written, reviewed, then each edited (`old` to `new`) by Mallory; built."""
     mp = pytest.MonkeyPatch()
     mp.setenv("KB_HOME", str(tmp_path_factory.mktemp("kbhome")))
     kb = KB(tmp_path_factory.mktemp("trust") / "kb")
     try:
-        for rel, body in ((PUMP, PUMP_BODY), (FAN, FAN_BODY)):
+        for rel, body, _, _ in pages:
             kb.put(doc_text(body, title=body[2:body.index("\n")]), "add", ALICE, WRITTEN, rel)
             kb.put(doc_text(body, title=body[2:body.index("\n")], **REVIEWED), "review", RITA,
                    "2026-02-02T10:00:00+08:00", rel)
-        for rel, body, old, new in ((PUMP, PUMP_BODY, "不得使用钢丝刷", "严禁使用钢丝刷"),
-                                    (FAN, FAN_BODY, "about 10 mm", "about 12 mm")):
+        for rel, body, old, new in pages:
             kb.put(doc_text(body.replace(old, new), title=body[2:body.index("\n")],
                             **REVIEWED), "edit", MALLORY, EDITED, rel)
         build(load_config(kb.root), BuildOptions(progress=False))
     finally:
         mp.undo()
     return kb
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory) -> KB:
+    """Two small reviewed pages, one section of each edited after the review, built."""
+    return _reviewed(tmp_path_factory, (
+        (PUMP, PUMP_BODY, "不得使用钢丝刷", "严禁使用钢丝刷"),
+        (FAN, FAN_BODY, "about 10 mm", "about 12 mm")))
 
 
 def _top(kb: KB, question: str) -> dict[str, object]:
@@ -222,6 +231,11 @@ def test_verified_only_cites_the_same_verified_section_in_milvus(
             assert got[0] == got[1]
         top = search(remote, "轴承加注多少润滑脂", k=1, verified_only=True).results[0]
         assert top.citation.text() == f"{PUMP}:22-24 § 离心泵保养 > 轴承加油" and top.verified
+        for question in ("轴承加油 叶轮清洗", "belt tension deflect"):  # verified=false alike
+            got = [[(r.citation.text(), r.verified, r.text, r.score) for r in search(
+                index, question, k=3, where=["verified=false"]).results]
+                for index in (local, remote)]
+            assert got[0] == got[1] and not any(v for _, v, _, _ in got[0])
     finally:
         engine.close()
 
@@ -245,3 +259,156 @@ def test_mcp_and_api_verified_only_cite_the_verified_section(kb: KB) -> None:
         assert top["citation"] == cited and "钢丝刷" not in top["text"]
         res = client.get("/api/search", params={"q": "叶轮用什么清洗", "verified_only": "true"})
         assert all(not r["citation"].startswith(PUMP) for r in res.json()["results"])
+
+
+def _unverified(kb: KB, question: str, *args: str) -> list[dict[str, object]]:
+    out = CliRunner().invoke(main, ["query", question, "--index", str(kb.root / "dist"),
+                                    "--json", *args])
+    assert out.exit_code == 0, out.output
+    results: list[dict[str, object]] = json.loads(out.output)["results"]
+    assert all(r["verified"] is False for r in results), [r["citation"] for r in results]
+    return results
+
+
+@pytest.mark.parametrize(("question", "citation", "kept"), [
+    ("叶轮用什么清洗", f"{PUMP}:26-28 § 离心泵保养 > 叶轮清洗", "锂基润滑脂"),
+    ("轴承加油 叶轮清洗", f"{PUMP}:26-28 § 离心泵保养 > 叶轮清洗", "锂基润滑脂"),
+    ("belt tension deflect", f"{FAN}:18-20 § Fan care > Belt tension", "EP2"),
+])
+@pytest.mark.parametrize("where", ["verified=false", "verified!=true", "verified=否"])
+def test_unverified_filter_cites_the_pages_edited_section_alone(
+        kb: KB, question: str, citation: str, kept: str, where: str) -> None:
+    """`verified=false` keeps the lapsed page for its edited section and cites that: never
+    the verified section beside it, nor the page whole with the verified text."""
+    top = _unverified(kb, question, "--where", where)[0]
+    assert top["citation"] == citation
+    assert top["verification"]["status"] == "lapsed"  # type: ignore[index]
+    assert kept not in str(top["text"])
+
+
+@pytest.mark.parametrize(("question", "doc"), [("轴承加注多少润滑脂", PUMP),
+                                               ("how much grease for the bearings", FAN)])
+def test_unverified_filter_leaves_out_a_page_answered_by_its_verified_section(
+        kb: KB, question: str, doc: str) -> None:
+    """The question's words lie in a section still verified: under `verified=false` the
+    page is not cited for it (as its verified section, or whole)."""
+    for r in _unverified(kb, question, "--where", "verified=false"):
+        assert not str(r["citation"]).startswith(doc), r["citation"]
+
+
+def test_mcp_and_api_unverified_filter_cite_the_edited_section(kb: KB) -> None:
+    """MCP `search` and `/api/search` with `verified_only=false` and `verified=false`
+    answer as `kb query --where verified=false` does."""
+    from starlette.testclient import TestClient
+
+    from kbtools.agents.mcp_server import Context, tool_search
+    from kbtools.serve.app import create_app
+
+    dist, cited = kb.root / "dist", f"{PUMP}:26-28 § 离心泵保养 > 叶轮清洗"
+    got = tool_search(Context(index=dist, root=kb.root, query_log=False), "轴承加油 叶轮清洗",
+                      1, where="verified=false", verified_only=False)
+    assert got["results"][0]["citation"] == cited and got["results"][0]["verified"] is False
+    with TestClient(create_app(dist), base_url="http://127.0.0.1") as client:
+        res = client.get("/api/search", params={"q": "轴承加油 叶轮清洗", "k": 1,
+                                                "where": "verified=false",
+                                                "verified_only": "false"})
+        assert res.status_code == 200, res.text
+        top = res.json()["results"][0]
+        assert top["citation"] == cited and "锂基润滑脂" not in top["text"]
+        res = client.post("/api/search", json={"query": "轴承加注多少润滑脂",
+                                               "where": ["verified=false"]})
+        assert all(r["verified"] is False for r in res.json()["results"])
+
+
+TOWER = "knowledge/tower.md"
+BOILER = "knowledge/boiler.md"
+# a long intro cut into chunks with a one-sentence overlap: its last chunk starts inside the
+# paragraph's line and holds the small section after it
+TOWER_BODY = "# 冷却塔巡检\n\n" + "".join(
+    f"第{i}步检查冷却塔的填料是否结垢并记录水温。" for i in range(1, 70)) + \
+    "\n\n## 风机皮带\n\n风机皮带每季度检查一次张紧度，下压十毫米为宜。\n"
+BOILER_BODY = "# Boiler rounds\n\n" + " ".join(
+    f"Step {i}: check the boiler water gauge and log the level." for i in range(1, 45)) + \
+    "\n\n## Nozzle\n\nBrush it each 500 h.\n"
+
+
+AIR = "knowledge/air.md"
+# a small page (one chunk of three sections) whose list items and table rows are chunks too
+AIR_BODY = """# 空压机点检
+
+每班开机前点检空压机。
+
+## 点检项目
+
+- 油位应在视窗的三分之二处，低于一半时补加同牌号的压缩机油。
+- 排水阀每班打开一次，排出储气罐里的冷凝水，直到只有空气排出。
+- 皮带应无裂纹和油污，用手指按压中部下沉约十毫米。
+
+| 部位 | 要求 |
+| --- | --- |
+| 安全阀 | 每月手动试跳一次 |
+| 压力表 | 每年送检 |
+
+## 记录
+
+点检结果写入班组日志。
+"""
+
+
+@pytest.fixture(scope="module")
+def long_kb(tmp_path_factory: pytest.TempPathFactory) -> KB:
+    """Two reviewed pages whose long intro paragraph (one line) was edited after the review,
+    and a small page one table row of which was."""
+    return _reviewed(tmp_path_factory, (
+        (TOWER, TOWER_BODY, "第2步检查", "第2步仔细检查"),
+        (BOILER, BOILER_BODY, "Step 2: check", "Step 2: carefully check"),
+        (AIR, AIR_BODY, "每年送检", "每半年送检")))
+
+
+@pytest.mark.parametrize(("question", "doc", "heading"), [
+    ("风机皮带张紧度", TOWER, "冷却塔巡检 > 风机皮带"),
+    ("how often to brush the nozzle", BOILER, "Boiler rounds > Nozzle"),
+])
+def test_a_section_after_a_long_intro_cut_mid_line_is_cited_with_its_own_facts(
+        long_kb: KB, question: str, doc: str, heading: str) -> None:
+    """The last chunk of a long intro starts inside its paragraph's line (the overlap
+    sentence) and holds the small section after it: that section is cited alone, verified
+    and last changed by its author, not lapsed and dated by the intro's edit."""
+    lines = (long_kb.root / doc).read_text(encoding="utf-8").split("\n")
+    first = next(i for i, line in enumerate(lines, 1) if line.startswith("## "))
+    top = _top(long_kb, question)
+    assert top["citation"] == f"{doc}:{first}-{first + 2} § {heading}"
+    assert _facts(top)[::2] == (True, ALICE.name) and top["last_changed"] == WRITTEN
+    assert "Step 3" not in str(top["text"]) and "第3步" not in str(top["text"])
+    assert _facts(_read(long_kb, str(top["citation"]), "--index", str(long_kb.root / "dist"))) \
+        == _facts(top)
+
+
+@pytest.mark.parametrize("item", ["排水阀每班打开一次", "| 安全阀 |"])
+def test_reading_a_list_item_or_row_beside_an_edited_row_says_its_own_lines_facts(
+        long_kb: KB, monkeypatch: pytest.MonkeyPatch, item: str) -> None:
+    """A list item's or table row's own line, in a section whose other row was edited
+    after the review: `kb read` from the index says what git blame and the review say of
+    that line (verified, Alice, when she wrote it), as `kb read` in the repository does,
+    not the section's newest change."""
+    lines = (long_kb.root / AIR).read_text(encoding="utf-8").split("\n")
+    at = next(i for i, line in enumerate(lines, 1) if item in line)
+    citation = f"{AIR}:{at}-{at}"
+    read = _read(long_kb, citation, "--index", str(long_kb.root / "dist"))
+    assert _facts(read)[::2] == (True, ALICE.name) and read["last_changed"] == WRITTEN
+    monkeypatch.chdir(long_kb.root)
+    assert _facts(_read(long_kb, citation)) == _facts(read)
+
+
+def test_a_row_found_by_kind_says_the_facts_kb_read_says(long_kb: KB) -> None:
+    """`--where kind=table_row` cites the row itself: its facts are its line's, as `kb
+    read` of its lines says them from the index (a read of the citation reads the row's
+    section, its header and the edited row with it)."""
+    out = CliRunner().invoke(main, ["query", "安全阀多久试跳", "--index",
+                                    str(long_kb.root / "dist"), "--json", "-k", "1",
+                                    "--where", "kind=table_row"])
+    assert out.exit_code == 0, out.output
+    top = json.loads(out.output)["results"][0]
+    assert "安全阀" in top["text"] and _facts(top)[::2] == (True, ALICE.name)
+    lines = str(top["citation"]).split(" § ")[0]
+    assert _facts(_read(long_kb, lines, "--index", str(long_kb.root / "dist"))) == _facts(top)

@@ -30,7 +30,7 @@ from kbtools.markdown.doctree import Document, parse
 from kbtools.markdown.drawings import drawing_name, is_drawing, text_elements
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "44"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "45"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -146,7 +146,8 @@ def chunk_document(src: SourceDoc, cfg: ChunkConfig | None = None, *,
     maker = ChunkMaker(doc, cfg, resolver or HeadingIndex.build([doc]))
     if is_drawing(doc.meta):
         return _drawing_chunks(doc, maker)
-    sections = [_with_parts(c, doc, maker) for p in section_pieces(doc, maker.t, cfg)
+    sections = [_with_parts(c, doc, maker, p.start, p.end)
+                for p in section_pieces(doc, maker.t, cfg)
                 if (c := maker.chunk("section", p.path, p.start, p.end)).text]  # markup alone
     section_texts = {c.text for c in sections}
     finer = [c for c in FineChunks(maker, csv_names).all()
@@ -156,9 +157,10 @@ def chunk_document(src: SourceDoc, cfg: ChunkConfig | None = None, *,
     return with_formulas(_with_parents(_unique_ids(chunks)), doc)
 
 
-def _with_parts(chunk: Chunk, doc: Document, maker: ChunkMaker) -> Chunk:
-    """`chunk` with ``extra["sections"]`` when it holds several sections (`section_parts`)."""
-    parts = section_parts(doc, maker.t, chunk)
+def _with_parts(chunk: Chunk, doc: Document, maker: ChunkMaker, start: int, end: int) -> Chunk:
+    """`chunk` (of the text in [start, end)) with ``extra["sections"]`` when it holds
+    several sections (`section_parts`)."""
+    parts = section_parts(doc, maker.t, chunk, start, end)
     return replace(chunk, extra={**chunk.extra, "sections": parts}) if parts else chunk
 
 

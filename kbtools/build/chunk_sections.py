@@ -202,14 +202,17 @@ def fill_gaps(pieces: list[Piece], t: SourceText, doc: Document) -> list[Piece]:
     return out
 
 
-def section_parts(doc: Document, t: SourceText, chunk: Chunk) -> list[dict[str, object]]:
-    """The sections a section chunk holds, when it holds more than one (a small page kept
-    whole, tiny neighbours merged), each as ``{"heading_path", "line_start", "line_end",
-    "text": [a, b]}``: its own part (heading and blocks up to its first subsection) within
-    the chunk's lines, and where that part's text lies in the chunk's `text`
-    (`text[a:b]`). A search citing the chunk cites the part(s) the question's words fall
-    in (`kbtools.query.cited_parts`). [] when the chunk lies within one section, or when a
-    part's text is not found in the chunk's as written (no part is then cited alone)."""
+def section_parts(doc: Document, t: SourceText, chunk: Chunk, begin: int, finish: int
+                  ) -> list[dict[str, object]]:
+    """The sections a section chunk (of the text in [begin, finish)) holds, when it holds
+    more than one (a small page kept whole, tiny neighbours merged, the tail of a long
+    section cut mid-line with a small subsection after it), each as ``{"heading_path",
+    "line_start", "line_end", "text": [a, b]}``: its own part (heading and blocks up to its
+    first subsection) within the chunk's span, and where that part's text lies in the
+    chunk's `text` (`text[a:b]`). A search citing the chunk cites the part(s) the
+    question's words fall in (`kbtools.query.cited_parts`). [] when the chunk lies within
+    one section, or when a part's text is not found in the chunk's as written (no part is
+    then cited alone)."""
     parts: list[dict[str, object]] = []
     at = 0
     for sec in doc.root.walk():
@@ -217,7 +220,7 @@ def section_parts(doc: Document, t: SourceText, chunk: Chunk) -> list[dict[str, 
         last = min(sec.own_end, chunk.line_end)
         if first > last:
             continue
-        start, end = t.trim_unseen(t.start(first), t.end(last))
+        start, end = t.trim_unseen(max(t.start(first), begin), min(t.end(last), finish))
         text = t.dedented(start, t.shown(start, end)).strip() if start < end else ""
         if not text:
             continue

@@ -30,6 +30,7 @@ from kbtools.index.verdicts import (
     by_section,
     changed_rank,
     chunk_verification,
+    finest,
     span_verdict,
 )
 from kbtools.markdown.drawings import drawing_title
@@ -467,12 +468,13 @@ class Store:
     def span_provenance(self, doc: str, line_start: int, line_end: int) -> dict[str, Any]:
         """What a search result says of who wrote and who reviewed lines line_start..line_end
         of `doc`, from the chunks over them (the document's when none covers a line):
-        `last_commit`, `last_author`, `last_changed` of the newest of them (uncommitted
-        first, then by author date) and `review`, the review behind the document
-        (`{"commit", "by", "at"}`, None when none)."""
+        `last_commit`, `last_author`, `last_changed` of the newest of the finest chunks
+        over each line (`finest`: a table row's own, not its section's, which holds an
+        edited row beside it; uncommitted first, then by author date) and `review`, the
+        review behind the document (`{"commit", "by", "at"}`, None when none)."""
         rows = by_section(self.overlapping(doc, line_start, line_end), line_start, line_end) \
             or self.overlapping(doc, 1, LAST_LINE)
-        newest = max(rows, key=changed_rank, default={})
+        newest = max(finest(rows, line_start, line_end), key=changed_rank, default={})
         review = next((v["review"] for v in (r.get("verification") for r in rows)
                        if isinstance(v, dict) and isinstance(v.get("review"), dict)), None)
         return {"last_commit": newest.get("last_commit"), "last_author": newest.get("last_author"),

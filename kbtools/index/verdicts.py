@@ -1,7 +1,7 @@
 """Whether a chunk, or a range of a document's lines, is verified: a chunk's
 `verification` from its document's front matter and the build's review facts
-(`chunk_verification`), a range judged by the finest chunk over each of its lines
-(`span_verdict`, with a chunk of several sections split into them by `by_section`), and
+(`chunk_verification`), a range judged, and dated, by the finest chunk over each of its
+lines (`span_verdict`, `finest`, with a chunk of several sections split into them by `by_section`), and
 the newest change among chunk rows (`changed_rank`). Pure functions over chunk records, for
 the build, `Store` and the citations alike.
 """
@@ -40,22 +40,29 @@ def span_verdict(rows: Iterable[dict[str, Any]], line_start: int, line_end: int)
     of their document (each with ``line_start``, ``line_end``, ``verified`` and
     ``verification``); None when they are.
 
-    Each line of the range is judged by the finest chunk covering it (the shortest; of two
-    as short, the unverified one): a verified list item inside a section that lapsed
-    because another of its lines changed stays verified, as search serves it, while a
-    range holding the changed line does not. The reason given is that of the first line,
-    by line, whose chunk is not verified. A range no chunk covers (blank lines between
-    sections) takes the document's verdict: the reason of its first unverified chunk, if
-    any."""
+    Each line of the range is judged by the finest chunk covering it (`finest`): a
+    verified list item inside a section that lapsed because another of its lines changed
+    stays verified, as search serves it, while a range holding the changed line does not.
+    The reason given is that of the first line, by line, whose chunk is not verified. A
+    range no chunk covers (blank lines between sections) takes the document's verdict: the
+    reason of its first unverified chunk, if any."""
+    return next((str(r["verification"].get("reason") or "not verified")
+                 for r in finest(rows, line_start, line_end) if not r["verified"]), None)
+
+
+def finest(rows: Iterable[dict[str, Any]], line_start: int, line_end: int
+           ) -> list[dict[str, Any]]:
+    """The finest of chunk records `rows` over each line of line_start..line_end, by line
+    (the shortest chunk covering it; of two as short, the unverified one): what says a
+    line's verdict and last change, a table row's or list item's own rather than its
+    section's; `rows` by their lines when none covers a line of the range."""
     rows = list(rows)
-    finest: dict[int, dict[str, Any]] = {}
+    over: dict[int, dict[str, Any]] = {}
     for r in sorted(rows, key=lambda r: (r["line_start"] - r["line_end"], not r["verified"])):
         for line in range(max(line_start, r["line_start"]), min(line_end, r["line_end"]) + 1):
-            finest[line] = r  # longest first: a shorter chunk over the line overwrites it
-    judged = [finest[line] for line in sorted(finest)] or sorted(
+            over[line] = r  # longest first: a shorter chunk over the line overwrites it
+    return [over[line] for line in sorted(over)] or sorted(
         rows, key=lambda r: (r["line_start"], r["line_end"]))
-    return next((str(r["verification"].get("reason") or "not verified") for r in judged
-                 if not r["verified"]), None)
 
 
 def by_section(rows: list[dict[str, Any]], line_start: int, line_end: int

@@ -22,13 +22,18 @@ chunk when a part it would cite is verified (`verified_parts`: the filter's mask
 only verified parts (`verified_part`): those holding the question's words,
 the run of verified sections around the best; a chunk whose cited part would be unverified
 (the question's words in the edited section alone, or it cited whole) is left out
-(`cites_verified`). The ranking weight of unverified text still weighs the chunk whole: its
+(`kbtools.query.search`, which keeps the part it decided on for the result). A search
+that shows unverified text alone (``verified=false``) keeps the chunk for its edited
+section likewise, and cites only unverified parts (`judged_part`): never the verified
+section beside them, a chunk whose question's words lie in verified sections alone left
+out. The ranking weight of unverified text still weighs the chunk whole: its
 score is its whole text's evidence, the edited section's words and meaning included.
 """
 
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +41,9 @@ import numpy as np
 
 from kbtools.index.reader import KbIndex
 from kbtools.index.verdicts import changed_rank
-from kbtools.query.results import Citation
+from kbtools.query.fusion import Hit
+from kbtools.query.results import Citation, shown_title
+from kbtools.query.unknown import question_forms, shown_matched
 
 # the key of a section chunk's parts in its `extra` (written by `chunk_sections.section_parts`)
 PARTS = "sections"
@@ -58,13 +65,61 @@ class CitedPart:
 def cited_part(row: dict[str, Any], matched: list[str]) -> CitedPart:
     """The citation and text of chunk `row` (a store record) for a question whose words
     `matched` (as the chunk writes them) it holds."""
-    return _cited(row, matched, False) or _whole(row)
+    return _cited(row, matched, None) or _whole(row)
 
 
 def verified_part(row: dict[str, Any], matched: list[str]) -> CitedPart | None:
     """`cited_part` of the verified parts of chunk `row` alone; None when what it would
     cite is not verified (the words in an edited section alone, or cited whole)."""
-    return _cited(row, matched, True)
+    return judged_part(row, matched, True)
+
+
+def judged_part(row: dict[str, Any], matched: list[str], verified: bool) -> CitedPart | None:
+    """`cited_part` of the parts of chunk `row` whose verdict is `verified` alone (a filter
+    for verified, or for unverified, text); None when what it would cite has the other
+    verdict. Unverified text alone: the edited sections holding the question's words, or
+    the chunk whole when no word tells its sections apart (the whole is unverified)."""
+    return _cited(row, matched, verified)
+
+
+Rows = dict[int, dict[str, Any]]  # chunk number → chunk row of the store
+Decided = dict[int, tuple[list[str], CitedPart]]  # chunk number → (words as written, cited)
+
+
+def shown_words(index: KbIndex, asked: Mapping[str, str | None], meta: dict[str, Any],
+                row: dict[str, Any], matched: list[str]) -> list[str]:
+    """`matched` as the question writes them (`asked`: `unknown.question_forms`), and as
+    chunk `row` (of the document with front matter `meta`) writes them too
+    (`kbtools.query.unknown.shown_matched`): what a result lists and a display highlights
+    in the original text, and what tells its sections apart (`cited_part`)."""
+    shown = "\n".join([shown_title(meta, ""), *row["heading_path"], row["text"]])
+    return shown_matched(index.bm25.tok.run_tokens, asked, shown, matched)  # run by run
+
+
+def citing_judged(index: KbIndex, text: str, hits: list[Hit],
+                  matched: Callable[[int], list[str]], rows: Rows, verified: bool
+                  ) -> tuple[list[Hit], Decided]:
+    """`hits` (under filters keeping text whose verdict is `verified` alone) without the
+    chunks holding a verified and an unverified section (`verified_parts`) whose cited part
+    would not have that verdict (`judged_part`: the question's words, `matched`, in
+    sections of the other alone); and, per such chunk kept, the words as written and the
+    part its result cites (the search's `_cite` takes them). The rows read join `rows`."""
+    partly = verified_parts(index)
+    check = [h.num for h in hits if partly[h.num]]
+    if not check:
+        return hits, {}
+    if missing := [n for n in dict.fromkeys(check) if n not in rows]:
+        rows.update(index.store.chunks(missing))
+    index.store.complete(rows[n] for n in check)  # ranking rows read before, made whole
+    asked = question_forms(index.bm25.tok.run_tokens, text,
+                           list(dict.fromkeys(t for n in check for t in matched(n))))
+    decided: Decided = {}
+    for n in check:
+        meta = (index.store.doc(rows[n]["doc"]) or {"metadata": {}})["metadata"]
+        words = shown_words(index, asked, meta, rows[n], matched(n))
+        if (part := judged_part(rows[n], words, verified)) is not None:
+            decided[n] = (words, part)
+    return [h for h in hits if not partly[h.num] or h.num in decided], decided
 
 
 def _whole(row: dict[str, Any]) -> CitedPart:
@@ -72,20 +127,28 @@ def _whole(row: dict[str, Any]) -> CitedPart:
                               row["line_end"]), row["text"], {}, _facts(row, []))
 
 
-def _cited(row: dict[str, Any], matched: list[str], verified_only: bool) -> CitedPart | None:
+def _cited(row: dict[str, Any], matched: list[str], want: bool | None) -> CitedPart | None:
+    """The part of chunk `row` cited for words `matched`: of the parts whose verdict is
+    `want` alone (None: of any), or None."""
     whole = _whole(row)
-    if verified_only and row.get("verified") is True:
-        verified_only = False  # every line of it is verified
+    if row.get("verified") is True and want is not None:
+        if not want:
+            return None  # every line of it is verified
+        want = None
+    # the chunk whole, when no part is cited alone: unverified, as the chunk is
+    fallback = None if want else whole
     parts = (row.get("extra") or {}).get(PARTS)
+    if want is False and not any(_part_verified(p) for p in parts or ()):
+        want = None  # every line of it is unverified
     if not parts or not matched:
-        return None if verified_only else whole
+        return fallback
     text: str = row["text"]
     words = {w.casefold() for w in matched if w.strip()}
     held = [{w for w in words if w in " ".join(
         [*p["heading_path"], text[p["text"][0]:p["text"][1]]]).casefold()} for p in parts]
     telling = set[str]().union(*held) - held[0].intersection(*held[1:])  # not all hold
     if not telling:
-        return None if verified_only else whole
+        return fallback
     holders = {w: sum(w in h for h in held) for w in telling}
     weight = [sum(1 / holders[w] for w in h & telling) for h in held]
     most = max(len(h) for h in held)
@@ -95,8 +158,8 @@ def _cited(row: dict[str, Any], matched: list[str], verified_only: bool) -> Cite
         if held[i] & telling - covered:
             chosen.append(i)
             covered |= held[i] & telling
-    if verified_only:
-        chosen = _verified_run(parts, chosen)
+    if want is not None:
+        chosen = _run_of(parts, chosen, want)
         if not chosen:
             return None
     elif min(chosen) == 0 and max(chosen) == len(parts) - 1:
@@ -108,11 +171,11 @@ def _cited(row: dict[str, Any], matched: list[str], verified_only: bool) -> Cite
                      {"chunk_lines": [row["line_start"], row["line_end"]]}, _facts(row, span))
 
 
-def _verified_run(parts: list[dict[str, Any]], chosen: list[int]) -> list[int]:
-    """Of the parts `chosen` (best first), the verified ones in the run of consecutive
-    verified parts holding the best of them: a span cited whole, with no unverified
-    section inside; [] when none is verified."""
-    ok = [_part_verified(p) for p in parts]
+def _run_of(parts: list[dict[str, Any]], chosen: list[int], want: bool) -> list[int]:
+    """Of the parts `chosen` (best first), those in the run of consecutive parts whose
+    verdict is `want` holding the best such part: a span cited whole, with no section of
+    the other verdict inside; [] when none has it."""
+    ok = [_part_verified(p) is want for p in parts]
     best = next((i for i in chosen if ok[i]), None)
     if best is None:
         return []
@@ -128,11 +191,6 @@ def _part_verified(part: dict[str, Any]) -> bool:
     """Whether the build found a part's own lines verified (`with_section_facts`)."""
     v = part.get("verification")
     return isinstance(v, dict) and v.get("verified") is True
-
-
-def cites_verified(row: dict[str, Any], matched: list[str]) -> bool:
-    """Whether a result citing chunk `row` for words `matched` shows verified text alone."""
-    return verified_part(row, matched) is not None
 
 
 _PARTLY: weakref.WeakKeyDictionary[KbIndex, np.ndarray] = weakref.WeakKeyDictionary()

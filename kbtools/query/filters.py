@@ -215,13 +215,16 @@ def filter_mask(index: KbIndex, where: list[Condition], verified_only: bool) -> 
     return mask
 
 
-def shows_verified(where: Sequence[Condition], verified_only: bool) -> bool:
-    """Whether filters (checked) keep verified text alone (`verified_only`, or a
-    ``verified`` filter no unverified chunk passes): a result then cites a chunk's
-    verified sections alone (`kbtools.query.cited_parts`)."""
-    return verified_only or any(
-        key == "verified" and isinstance(want, str) and _compare(True, op, want)
-        and not _compare(False, op, want) for key, op, want in where)
+def shown_verdict(where: Sequence[Condition], verified_only: bool) -> bool | None:
+    """The verdict of the text filters (checked) keep alone: True with `verified_only` or a
+    ``verified`` filter no unverified chunk passes, False with one no verified chunk passes
+    (``verified=false``), else None. A result then cites a chunk's sections of that
+    verdict alone (`kbtools.query.cited_parts.judged_part`)."""
+    if verified_only:
+        return True
+    return next((_compare(True, op, want) for key, op, want in where if key == "verified"
+                 and isinstance(want, str) and _compare(True, op, want) != _compare(
+                     False, op, want)), None)
 
 
 def _with_verified(where: Sequence[Condition], verified_only: bool) -> list[Condition]:

@@ -42,10 +42,11 @@ from kbtools.query import (
 )
 from kbtools.query.candidates import CandidateRequest, source_of
 from kbtools.query.cited_parts import (
+    CitedPart,
+    Decided,
     cited_part,
-    cites_verified,
-    verified_part,
-    verified_parts,
+    citing_judged,
+    shown_words,
     without_parts,
 )
 from kbtools.query.coverage import Coverage
@@ -66,7 +67,7 @@ from kbtools.query.filters import (
     meant_values,
     parse_where,
     resolve_docs,
-    shows_verified,
+    shown_verdict,
     split_unheld,
     where_text,
 )
@@ -100,7 +101,7 @@ from kbtools.query.specific import (
     unlisted_holders,
     unranked,
 )
-from kbtools.query.unknown import as_written, question_forms, shown_matched, shown_unknown
+from kbtools.query.unknown import as_written, question_forms, shown_unknown
 from kbtools.query.wording import short_form_value
 
 if TYPE_CHECKING:  # imported by a question one of whose best tables is a decision table
@@ -254,9 +255,9 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
                   for num, level in levels.items()}
     hits, more = _distinct(levels, hits, table, rows, params, evaluation, index,
                            about_each(wanted, texts))
-    verified_text = shows_verified(parsed, verified_only)
-    if verified_text:  # a chunk kept for a verified section: cited by it, or left out
-        hits = _citing_verified(index, text, hits, covered.matched)
+    decided: Decided = {}  # a chunk kept for its (un)verified section: what its result cites
+    if (want := shown_verdict(parsed, verified_only)) is not None:
+        hits, decided = citing_judged(index, text, hits, covered.matched, rows, want)
     judged = table.suppress_nested(hits, max(k, fusion.JUDGED))  # the verdict reads these,
     picked, best = judged[:k], judged[:fusion.JUDGED]  # k of them are shown
     exact = bool(wanted) and any(is_about(levels[h.num] if h.num in levels else
@@ -282,11 +283,12 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
         rows.update(index.store.chunks([n for n in dict.fromkeys(shown) if n not in rows]))
         index.store.complete(rows[h.num] for h in picked)
     forms = question_forms(index.bm25.tok.run_tokens, text, list(dict.fromkeys(
-        t for h in picked for t in covered.matched(h.num)))) if verdict or keep_results else {}
+        t for h in picked if h.num not in decided for t in covered.matched(h.num)))) \
+        if verdict or keep_results else {}
     results = tuple(_cite(index, forms, rows[h.num], h, rank, covered.matched(h.num),
                           more.get(h.num, ()), rows,
                           evaluation if h.why.get("evaluated") else None, today,
-                          verified_text)
+                          decided.get(h.num))
                     for rank, h in enumerate(picked, 1)) if verdict or keep_results else ()
     reason = None if verdict else NO_ANSWER_REASON
     if not verdict and mask is not None and not search(
@@ -455,16 +457,6 @@ def rerank(model: str, query: str, hits: list[fusion.Hit], rows: Rows) -> list[f
             for i in order] + tail
 
 
-def _as_written(index: KbIndex, asked: Mapping[str, str | None], meta: dict[str, Any],
-                row: dict[str, Any], matched: list[str]) -> list[str]:
-    """`matched` as the question writes them (`asked`: `unknown.question_forms`), and as
-    chunk `row` (of the document with front matter `meta`) writes them too
-    (`kbtools.query.unknown.shown_matched`): what a result lists and a display highlights
-    in the original text."""
-    shown = "\n".join([shown_title(meta, ""), *row["heading_path"], row["text"]])
-    return shown_matched(index.bm25.tok.run_tokens, asked, shown, matched)  # run by run
-
-
 def matched_terms(index: KbIndex, query: str, rows: Sequence[dict[str, Any]]) -> list[str]:
     """The terms of `query` the chunks `rows` (store records) hold, each once, as a result
     citing one of them lists them (``why["matched_terms"]``: the question cleaned, its
@@ -482,7 +474,7 @@ def matched_terms(index: KbIndex, query: str, rows: Sequence[dict[str, Any]]) ->
     out: dict[str, None] = {}
     for row in rows:
         meta = (index.store.doc(row["doc"]) or {"metadata": {}})["metadata"]
-        out.update(dict.fromkeys(_as_written(index, asked, meta, row,
+        out.update(dict.fromkeys(shown_words(index, asked, meta, row,
                                              covered.matched(row["num"]))))
     return list(out)
 
@@ -492,24 +484,6 @@ def _read_rows(index: KbIndex, rows: Rows, nums: list[int]) -> None:
     missing = [n for n in dict.fromkeys(nums) if n not in rows]
     if missing:
         rows.update(index.store.ranking_rows(missing))
-
-
-def _citing_verified(index: KbIndex, text: str, hits: list[fusion.Hit],
-                     matched: Callable[[int], list[str]]) -> list[fusion.Hit]:
-    """`hits` (under filters keeping verified text alone) without the chunks kept for a
-    verified section (`cited_parts.verified_parts`) whose cited part would not be one: the
-    question's words (`matched`, as the chunk writes them) in an unverified section alone."""
-    partly = verified_parts(index)
-    check = [h.num for h in hits if partly[h.num]]
-    if not check:
-        return hits
-    rows = index.store.chunks(check)
-    asked = question_forms(index.bm25.tok.run_tokens, text,
-                           list(dict.fromkeys(t for n in check for t in matched(n))))
-    keep = {n for n in check if cites_verified(rows[n], _as_written(
-        index, asked, (index.store.doc(rows[n]["doc"]) or {"metadata": {}})["metadata"],
-        rows[n], matched(n)))}
-    return [h for h in hits if not partly[h.num] or h.num in keep]
 
 
 def _collapse_to_sections(table: sections.SectionTable, hits: list[fusion.Hit],
@@ -523,15 +497,19 @@ def _cite(index: KbIndex, asked: Mapping[str, str | None], row: dict[str, Any],
           hit: fusion.Hit, rank: int,
           matched: list[str], more: Sequence[int] = (), rows: Rows | None = None,
           evaluation: answers.Evaluation | None = None,
-          today: date | None = None, verified_only: bool = False) -> SearchResult:
+          today: date | None = None,
+          decided: tuple[list[str], CitedPart] | None = None) -> SearchResult:
     """The result of `hit` (chunk `row`), `matched`: the question's terms it holds;
-    `verified_only`: citing its verified parts alone (`_citing_verified` kept it for them)."""
+    `decided`: those terms as written and the part it cites, when a filter for verified
+    (or unverified) text kept it for that part (`cited_parts.citing_judged`)."""
     doc = index.store.doc(row["doc"]) or {"metadata": {}}
     outdated, superseded_by = freshness.flags(index, row["doc"], freshness.today_or(today))
     meta = doc["metadata"]
-    matched = _as_written(index, asked, meta, row, matched)
-    part = ((verified_part(row, matched) if verified_only else None)  # checked before
-            or cited_part(row, matched))  # the section(s) of a small page the words fall in
+    if decided is not None:
+        matched, part = decided
+    else:
+        matched = shown_words(index, asked, meta, row, matched)
+        part = cited_part(row, matched)  # the section(s) of a small page the words fall in
     return SearchResult(
         rank=rank,
         score=round(float(hit.score), 6),
