@@ -9,6 +9,7 @@ that first picture's line and text (its citation named the wrong picture)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -197,3 +198,38 @@ def test_an_img_tag_s_src_is_spelt_as_a_markdown_image_s():
     assert sorted(src_of) == ["一", "三", "二", "五", "六", "四"]
     assert {src_of[a] for a in "一二三四"} == {"../assets/%E6%B3%B5%20%E5%A4%96%E8%A7%82.png"}
     assert src_of["五"] == src_of["六"] == "../assets/%E5%8F%B6%E6%96%91.png"
+
+
+# pictures whose image chunk's text is its section's: the first of two under a heading, a
+# page of one Typora paragraph, of one picture, of one folded box; each as `<img>` and as
+# Markdown (`![alt](src)`)
+ALONE = {
+    "two under a heading": ("## 外观\n\n<img src=\"a.png\" alt=\"正面\">\n\n"
+                            "<img src=\"b.png\" alt=\"侧面\">\n"),
+    "a Typora paragraph": "先拆外壳 <img src=\"a.png\" alt=\"外壳\" style=\"zoom:50%;\" /> 然后拧螺丝。\n",
+    "a picture alone": "<img src=\"a.png\" alt=\"Pump housing\" width=\"300\">\n",
+    "a folded box": ("<details>\n<summary>照片</summary>\n\n<img src=\"a.png\" alt=\"叶轮\">\n\n"
+                     "</details>\n"),
+}
+MARKDOWN_IMAGE = re.compile(r'<img src="([^"]+)" alt="([^"]+)"[^>]*>')
+
+
+@pytest.mark.parametrize("markdown", [False, True], ids=["img", "markdown"])
+@pytest.mark.parametrize("body", list(ALONE.values()), ids=list(ALONE))
+def test_a_picture_whose_chunk_is_its_section_s_text_keeps_its_image_chunk(body, markdown):
+    """A picture whose image chunk held its section's text (the first of two pictures under
+    a heading: its lines before and after are the section's all) had no image chunk: it was
+    dropped as a repeat of the section's, with its `src`, `alt` and the alt embedded first,
+    so no search found the picture as one. Every picture has its image chunk."""
+    if markdown:
+        body = MARKDOWN_IMAGE.sub(r"![\2](\1)", body)
+    src = _src(body)
+    chunks = chunk_document(src, ChunkConfig())
+    check_invariants(src, chunks)
+    images = {c.extra["src"]: c for c in chunks if c.kind == "image"}
+    wanted = [img for _, b in parse(src).blocks() for img in block_images(b)]
+    assert sorted(images) == sorted(img.src for img in wanted)
+    for img in wanted:
+        chunk = images[img.src]
+        assert chunk.line_start <= img.line <= chunk.line_end
+        assert chunk.extra["alt"] == img.alt and img.alt in chunk.embed_text.split("\n")
