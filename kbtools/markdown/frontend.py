@@ -128,9 +128,9 @@ class Scan:
     # (line, body) of each `<!-- markdownlint-… -->` comment outside code, in order: the
     # rules an author turned off there (`kbtools.check.lint_comments`)
     lint: list[tuple[int, str]] = field(default_factory=list)
-    # (line, the HTML block's first line, the line a blank line goes above or 0: not safe)
-    # of Markdown an HTML block swallows (`kbtools.markdown.swallowed`)
-    swallowed: list[tuple[int, int, int]] = field(default_factory=list)
+    # (first line, the HTML block's first line, the line a blank line goes above or 0: not
+    # safe, every line) of Markdown an HTML block swallows (`kbtools.markdown.swallowed`)
+    swallowed: list[tuple[int, int, int, tuple[int, ...]]] = field(default_factory=list)
     open_comments: list[int] = field(default_factory=list)  # lines of `<!--` never closed
 
     def slugs(self) -> frozenset[str]:
@@ -415,7 +415,8 @@ class _Scanner:
             whole = tok.content.split("\n")[:end - start] == self.lines[start:end]
             fix = found.fix is not None and whole
             self.out.swallowed.append((start + found.line + self.offset, start + self.offset,
-                                       start + (found.fix or 0) + self.offset if fix else 0))
+                                       start + (found.fix or 0) + self.offset if fix else 0,
+                                       tuple(start + n + self.offset for n in found.lines)))
 
     def inline(self, children: list[Token], loc: Locator, *, wiki: bool = True) -> None:
         """Read an inline run; `wiki`: look for wikilinks in its text (not in an image's alt
