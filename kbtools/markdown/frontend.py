@@ -142,6 +142,12 @@ class Scan:
         return frozenset(github_slugs(titles)) | ids | self.html_ids
 
 
+# the attribute naming the file an HTML element plays or shows in the page (a video, a
+# sound, a page or PDF framed in it): a link's destination, checked and shipped as one
+FILE_ATTRS = {"video": "src", "audio": "src", "source": "src", "track": "src",
+              "iframe": "src", "embed": "src", "object": "data"}
+
+
 class _HtmlRefs(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -154,6 +160,10 @@ class _HtmlRefs(HTMLParser):
             self.found.append(("image", values["src"], "alt" not in values))
         elif tag == "a" and values.get("href") is not None:
             self.found.append(("link", values["href"], False))
+        elif tag in FILE_ATTRS and values.get(FILE_ATTRS[tag]) is not None:
+            self.found.append(("link", values[FILE_ATTRS[tag]], False))
+        if tag == "video" and values.get("poster") is not None:  # its cover: a picture
+            self.found.append(("image", values["poster"], False))
         for key in ("id", "name") if tag == "a" else ("id",):
             if values.get(key):
                 self.ids.append(values[key])
@@ -397,7 +407,8 @@ class _Scanner:
         if not comments and (at := _table_tag(content)) >= 0:
             self.out.html_tables.append(start + content.count("\n", 0, at) + self.offset)
         if "<" in content and ("src" in content or "href" in content or "id" in content
-                               or "name" in content):
+                               or "name" in content or "data" in content
+                               or "poster" in content):
             found, parts = _html(content), figure_parts(content)
             loc = Locator(self.lines, start, end, self.offset)
             for ref_kind, url, no_alt in found.found:
