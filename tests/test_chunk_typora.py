@@ -233,3 +233,29 @@ def test_a_picture_whose_chunk_is_its_section_s_text_keeps_its_image_chunk(body,
         chunk = images[img.src]
         assert chunk.line_start <= img.line <= chunk.line_end
         assert chunk.extra["alt"] == img.alt and img.alt in chunk.embed_text.split("\n")
+
+
+# Typora's resized pictures under a heading, each with its caption on the line under it, no
+# blank line between: one HTML block of pictures and words
+CAPTIONED = ("# 水泵\n\n安装前核对铭牌。\n\n## 外观\n"
+             "<img src=\"front.png\" alt=\"正面\" style=\"zoom:50%;\" />\n图 1 泵体正面，出口朝上\n"
+             "<img src=\"side.png\" alt=\"侧面\" style=\"zoom:50%;\" />\n图 2 泵体侧面，铭牌在左\n\n"
+             "安装时先对中。\n")
+
+
+@pytest.mark.parametrize("cfg", [ChunkConfig(), SMALL], ids=["default", "small"])
+def test_pictures_of_one_html_block_take_the_words_around_them_as_markdown_images_do(cfg):
+    """Each `<img>` of an HTML block of pictures and their captions had its own line alone as
+    its image chunk (an HTML block's lines were no picture's context), so `图 1 泵体正面` was no
+    words of the picture; written as `![正面](front.png)` it had its lines around it. Each
+    picture now has the lines a Markdown image would have, inside the block."""
+    src = _src(CAPTIONED)
+    chunks = chunk_document(src, cfg)
+    check_invariants(src, chunks)
+    spans = {c.extra["src"]: (c.line_start, c.line_end, c.embed_text)
+             for c in chunks if c.kind == "image"}
+    written = MARKDOWN_IMAGE.sub(r"![\2](\1)", CAPTIONED)
+    markdown = {c.extra["src"]: (c.line_start, c.line_end) for c in
+                chunk_document(_src(written), cfg) if c.kind == "image"}
+    assert {k: v[:2] for k, v in spans.items()} == markdown
+    assert "图 1 泵体正面" in spans["front.png"][2] and "图 2 泵体侧面" in spans["side.png"][2]
