@@ -59,6 +59,11 @@ def check(*args: str):
     # not named; the tag lines of the author's HTML not named
     ("<br>\n## 安装\n- 第一步 **断电**\n- 第二步\n纯文字\n<b>粗</b>\n![密封](a.png)\n",
      [(2, 1, 2, (2, 3, 4, 7))]),
+    # a folded box's code under its summary; a centred table (its rows); a quote, a formula
+    ("<details>\n<summary>代码</summary>\n```bash\nls -l\n```\n</details>\n\n"
+     "<div align=\"center\">\n| 型号 | 压力 |\n|---|---|\n| A | 5 |\n</div>\n\n"
+     "<br>\n> 注意：先断电\n$$\nE=mc^2\n$$\n",
+     [(3, 1, 3, (3, 5)), (9, 8, 9, (9, 10, 11)), (15, 14, 15, (15, 16, 18))]),
     # Markdown on the tag's own line and under it
     ("<p align=\"center\">![logo](logo.png)</p>\n[手册](m.md)\n", [(1, 1, 0, (1, 2))]),
 ])
@@ -150,7 +155,8 @@ LINES = ["<img src=\"a.png\" style=\"zoom:50%;\" />", "<br>", "<div align=\"cent
          "</div>", "<details>", "<summary>展开</summary>", "<span title=\"x\"", "<pre>",
          "</pre>", "<!-- 注释 -->", "<!-- 开", "-->", "![图](a.png)", "[链接](b.md)", "## 安装",
          "- 步骤", "1. 第一", "**注意**", "见 [[泵]]", "纯文字", "", "  <br/>", "  ![图](a.png)",
-         "> <div>", "> [链接](b.md)", "- 项", "```", "<table>", "<td>**a**</td>"]
+         "> <div>", "> [链接](b.md)", "- 项", "```", "<table>", "<td>**a**</td>",
+         "| a | b |", "|---|---|", "~~~bash", "> 注意", "$$", ">"]
 
 
 def _html_rows(body: str) -> set[int]:

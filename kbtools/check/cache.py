@@ -55,7 +55,8 @@ FORMAT = 38  # bump when `scan` reads the same text differently (3: `<`, `>` kep
 # 36: `<!-- markdownlint-… -->` comments kept (`Scan.lint`); a table row's wikilinks whose
 # `|` ends their cell
 # 37: Markdown an HTML block swallows, comments never closed (`Scan.swallowed`, `.open_comments`)
-# 38: every line of Markdown an HTML block swallows (`Scan.swallowed`'s fourth); the files
+# 38: every line of Markdown an HTML block swallows (`Scan.swallowed`'s fourth), its table
+# rows, quotes, code fences and `$$` too; the files
 # of `<video>`, `<audio>`, `<source>`, `<iframe>`, `<embed>`, `<object>` (`frontend.FILE_ATTRS`)
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000

@@ -172,7 +172,8 @@ FORMAT = 92  # bump when a check's findings for the same inputs change (5: `$` i
 # write and `--fix` closes it (session 43, k)
 # 91: a wikilink naming a heading its note lacks is one `link-wikilink` line, no
 # `link-anchor` beside it; an anchor written decomposed (NFD) says so (session 44, k)
-# 92: `html-swallows-markdown` names every line of its block; the files `<video>`,
+# 92: `html-swallows-markdown` names every line of its block, a table, quote, code fence or
+# `$$` swallowed too; the files `<video>`,
 # `<audio>`, `<source>`, `<track>`, `<iframe>`, `<embed>` and `<object>` name, and a video's
 # `poster`, are checked as a link's and an image's (session 45, k45)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;

@@ -5,7 +5,8 @@ A line that opens with an HTML tag alone (Typora's resized picture `<img src=…
 "zoom:50%;" />`, a `<br>`, `<div align="center">`, `<details>`) opens an HTML block, which
 runs to the next blank line: the Markdown written on the lines below it, up to that blank
 line, is raw HTML to GitHub and to kbtools, so its pictures and links are never checked
-nor shipped, and its `**bold**`, headings and list items show as written. An HTML comment
+nor shipped, and its `**bold**`, headings, list items, tables, quotes, code fences and
+formulas show as written (a `<details>` box's code under its `<summary>` line). An HTML comment
 never closed (`<!--` with no `-->`) hides the rest of its container, the document's rest
 at top level, from readers and from search.
 
@@ -37,6 +38,10 @@ _MARKDOWN = re.compile(
     r"|^#{1,6}[ \t]+\S"  # a heading
     r"|^(?:[-*+]|\d{1,9}[.)])[ \t]+\S"  # a list item
     r"|\*\*[^*\n]+\*\*"  # bold
+    r"|^\|[^\n]*\|$"  # a table row (the line stripped)
+    r"|^(?:`{3,}|~{3,})"  # a code fence
+    r"|^>[ \t]*[^\s>]"  # a quote
+    r"|^\$\$"  # a display formula
 )
 
 
@@ -64,7 +69,8 @@ def _blanked(content: str) -> str:
 
 def swallowed_line(content: str) -> Swallowed | None:
     """The lines of an HTML block's `content` that are written as Markdown (an image,
-    link, wikilink, heading, list item or bold), the first as `line`: its first line, where
+    link, wikilink, heading, list item, bold, a table row, code fence, quote or display
+    formula), the first as `line`: its first line, where
     Markdown stands between its tags (`<p align="center">![logo](logo.png)</p>`, no fix: a
     blank line would not free it), and each line after it that does not itself open with a
     tag (`<td>**a**</td>` is the author's HTML: a blank line above it would not make it
