@@ -109,7 +109,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.check.fix.NEWLINE": "split",
     "kbtools.check.links.SCHEME": "match",
     "kbtools.check.links.DRIVE": "match",
-    "kbtools.check.links:^file:(//[^/]*)?": "sub",
+    "kbtools.check.links.LOCAL_URL": "sub",
     "kbtools.corpus.FENCE": "match",
     "kbtools.corpus.END_FENCE": "match",
     "kbtools.decision.conditions._RE_CMP": "match",
