@@ -110,6 +110,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.check.links.SCHEME": "match",
     "kbtools.check.links.DRIVE": "match",
     "kbtools.check.links.LOCAL_URL": "sub",
+    "kbtools.serve.docview._FORMAT_TAG": "fullmatch",  # an inline HTML tag of a document
     "kbtools.corpus.FENCE": "match",
     "kbtools.corpus.END_FENCE": "match",
     "kbtools.decision.conditions._RE_CMP": "match",

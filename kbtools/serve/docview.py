@@ -107,6 +107,12 @@ _A_CLOSE = re.compile(r"</a\s*>", re.I)
 # a disclosure box's tags (`<details>`, `<details open>`, `<summary>` and their end tags)
 _DISCLOSURE_TAG = re.compile(r"<(/?)(details|summary)(?:\s+open)?\s*>", re.I)
 _ANY_TAG = re.compile(r"<[A-Za-z/!?]")
+# inline formatting written as HTML (Typora's `<u>`, `m<sup>2</sup>`, `<kbd>Ctrl</kbd>`,
+# `<mark>`, an ==highlight==): the page's own tag, its attributes dropped; `<font>`, `<span>`
+# (a colour, a size): their text alone
+_FORMAT_TAG = re.compile(r"<(/?)(u|ins|s|del|strike|sup|sub|kbd|mark|b|strong|i|em|small|"
+                         r"font|span)(?:\s[^<>]*)?>", re.I)
+_FORMAT_SHOWN = {"strike": "s", "font": "", "span": "", "mark": 'mark class="hl"'}
 
 
 def printed_href(href: str) -> str:
@@ -290,6 +296,9 @@ class SafeRenderer(RendererHTML):
             return opened
         if _A_CLOSE.fullmatch(content) and self.html_links:
             return self.html_links.pop()
+        if m := _FORMAT_TAG.fullmatch(content):
+            name = _FORMAT_SHOWN.get(m.group(2).lower(), m.group(2).lower())
+            return (f"</{name.split()[0]}>" if m.group(1) else f"<{name}>") if name else ""
         return escapeHtml(content)
 
     def _img_tags(self, html: str) -> str:
