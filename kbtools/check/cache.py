@@ -56,8 +56,8 @@ FORMAT = 38  # bump when `scan` reads the same text differently (3: `<`, `>` kep
 # `|` ends their cell
 # 37: Markdown an HTML block swallows, comments never closed (`Scan.swallowed`, `.open_comments`)
 # 38: every line of Markdown an HTML block swallows (`Scan.swallowed`'s fourth), its table
-# rows, quotes, code fences and `$$` too; the files
-# of `<video>`, `<audio>`, `<source>`, `<iframe>`, `<embed>`, `<object>` (`frontend.FILE_ATTRS`)
+# rows, quotes, code fences and `$$` too; the files of `<video>`, `<audio>`, `<source>`,
+# `<iframe>`, `<embed>`, `<object>` (`frontend.FILE_ATTRS`) and a video's `poster`
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"

@@ -305,8 +305,9 @@ def lines_said(lines: Sequence[int]) -> str:
         else:
             runs.append([n])
     said = [f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs]
-    return "lines " + (", ".join(said[:-1]) + " and " if len(said) > 1 else "") + said[-1] \
-        if len(lines) > 1 else f"line {lines[0]}"
+    if len(runs) == 1 and len(runs[0]) == 1:
+        return f"line {said[0]}"
+    return "lines " + (f"{', '.join(said[:-1])} and {said[-1]}" if len(said) > 1 else said[0])
 
 
 def _swallowed_message(line: int, opener: int, fix: int, lines: Sequence[int]) -> str:

@@ -118,8 +118,8 @@ def scan_edits(hash_lines: Iterable[tuple[int, str]],
 def blank_line_edits(swallowed: Iterable[tuple[int, int, int, tuple[int, ...]]],
                      text: str) -> list[Edit]:
     """The edits of `html-swallows-markdown` (a scan's `swallowed`: line, the HTML block's
-    first line, the line to insert a blank line above or 0, its lines): a line break written before
-    that line, so the HTML block ends above it and its Markdown is read."""
+    first line, the line to insert a blank line above or 0, its lines): a line break
+    written before that line, so the HTML block ends above it and its Markdown is read."""
     lines = text.split("\n")
     out = []
     for _, _, fix, _ in swallowed:

@@ -173,10 +173,9 @@ FORMAT = 92  # bump when a check's findings for the same inputs change (5: `$` i
 # 91: a wikilink naming a heading its note lacks is one `link-wikilink` line, no
 # `link-anchor` beside it; an anchor written decomposed (NFD) says so (session 44, k)
 # 92: `html-swallows-markdown` names every line of its block, a table, quote, code fence or
-# `$$` swallowed too; the files `<video>`,
-# `<audio>`, `<source>`, `<track>`, `<iframe>`, `<embed>` and `<object>` name, and a video's
-# `poster`, are checked as a link's and an image's; Obsidian's `app://local/…` is
-# `path-absolute` as `file:///…` is (session 45, k45)
+# `$$` swallowed too; the files `<video>`, `<audio>`, `<source>`, `<track>`, `<iframe>`,
+# `<embed>` and `<object>` name, and a video's `poster`, are checked as a link's and an
+# image's; Obsidian's `app://local/…` is `path-absolute` as `file:///…` is (session 45, k45)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 
