@@ -43,3 +43,25 @@ def test_formatting_in_a_heading_and_a_cell_and_other_tags_still_escaped():
     assert "m<sup>2</sup></h2>" in html and "<td>m<sup>3</sup></td>" in html
     assert "<td><u>5</u></td>" in html and "<u>y</u>" in html and "onmouseover" not in html
     assert "&lt;script&gt;" in html and "&lt;blink&gt;" in html
+
+
+@pytest.mark.parametrize(("written", "shown"), [
+    ("<center>第一章 安装</center>", '<p data-lines="1-1" class="centred">第一章 安装</p>'),
+    ('<font color="red">注意：高压危险</font>', '<p data-lines="1-1">注意：高压危险</p>'),
+    ('<div align="center"><b>Warning</b> &amp; note</div>',
+     '<p data-lines="1-1" class="centred">Warning &amp; note</p>'),
+    ('<p align="center">\n  <span style="font-size:20px">泵站</span>\n</p>',
+     '<p data-lines="1-3" class="centred">泵站</p>'),
+])
+def test_words_in_wrapper_tags_on_lines_of_their_own_are_a_paragraph(written, shown):
+    """Typora's centred title (`<center>第一章 安装</center>`) or a red warning in `<font>` on
+    a line of its own is an HTML block: the page showed its source in a box of raw HTML
+    (`<center>第一章 安装</center>` as text). Words in wrapper tags alone are a paragraph of
+    those words, centred when the wrapper centres; any other block is as before."""
+    assert render_markdown(f"{written}\n", CTX) == shown + "\n"
+
+
+def test_a_block_of_other_tags_is_still_its_source():
+    html = render_markdown("<div>\n<script>alert(1)</script>\n</div>\n\n<table><tr><td>1</td>"
+                           "</tr></table>\n", CTX)
+    assert html.count('<pre class="raw-html">') == 2 and "<script" not in html

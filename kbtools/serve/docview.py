@@ -61,7 +61,7 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
-from kbtools.markdown.figures import FigureParts, figure_parts
+from kbtools.markdown.figures import FigureParts, figure_parts, wrapped_words
 from kbtools.markdown.formula_words import formula_words
 from kbtools.markdown.parser import (
     ATTR,
@@ -231,6 +231,10 @@ class SafeRenderer(RendererHTML):
         figure = figure_parts(content)  # pictures and their caption (Typora, GitHub)
         if figure is not None:
             return self._figure(tokens[idx], figure)
+        if (words := wrapped_words(content)) is not None:  # `<center>第一章 安装</center>`
+            pattern = self.pattern if tokens[idx].meta.get("cited") else self.outside
+            cls = "centred" if _centres(list(words.wrappers)) else ""
+            return f"<p{_block_attrs(tokens[idx], cls)}>{highlight(words.caption, pattern)}</p>\n"
         box = self._disclosure(tokens[idx])
         return box if box is not None else f'<pre class="raw-html">{escapeHtml(content)}</pre>\n'
 
