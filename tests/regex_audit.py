@@ -61,6 +61,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.markdown.figures._MARKUP": "search",  # the text between an HTML block's tags
     "kbtools.serve.callout_frame._BOX_TAG": "sub",  # a raw HTML block
     "kbtools.build.xref._REF_LINK": "finditer",  # a chunk's text
+    "kbtools.build.xref._HTML_LINK": "finditer",  # a chunk's text
     "kbtools.hookconfig:repos:[ \\t]*(#.*)?$": "match",  # a line of a project's hook config
     "kbtools.hookconfig:[ \\t]*-([ \\t]|$)": "match",  # a line of a project's hook config
     "kbtools.earlier_hooks:\\\\(.)": "sub",  # a folder name as a hook's files pattern escapes it
@@ -108,7 +109,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.check.fix.NEWLINE": "split",
     "kbtools.check.links.SCHEME": "match",
     "kbtools.check.links.DRIVE": "match",
-    "kbtools.check.links:^file:(//[^/]*)?": "sub",
+    "kbtools.check.links.LOCAL_URL": "sub",
+    "kbtools.serve.docview._FORMAT_TAG": "fullmatch",  # an inline HTML tag of a document
     "kbtools.corpus.FENCE": "match",
     "kbtools.corpus.END_FENCE": "match",
     "kbtools.decision.conditions._RE_CMP": "match",

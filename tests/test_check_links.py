@@ -342,6 +342,34 @@ def test_a_picture_linked_on_the_authors_disk_names_its_copy_in_the_repository(
     assert all("copy it into the repository" in t for t in told)
 
 
+def test_obsidian_s_app_url_of_a_picture_on_the_authors_disk_is_an_absolute_path(
+        tmp_path, monkeypatch):
+    """A picture copied from Obsidian's reading view as HTML names it by Obsidian's own URL
+    of the file on the author's disk (`<img src="app://local/C:/…/泵.png">`, newer versions
+    `app://<id>/…`): `kb check` passed it as no link of ours, and no device, GitHub or
+    other author shows it. It is `path-absolute` as `file:///…` is, naming the copy in the
+    repository."""
+    from click.testing import CliRunner
+
+    from kbtools.cli import main
+
+    (tmp_path / "kb.toml").write_text("")
+    (tmp_path / "knowledge" / "t").mkdir(parents=True)
+    (tmp_path / "assets" / "images").mkdir(parents=True)
+    (tmp_path / "assets" / "images" / "泵.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "knowledge" / "t" / "a.md").write_text(GOOD_FM + (
+        "# 泵\n\n<img src=\"app://local/C:/Users/alice/vault/%E6%B3%B5.png\" alt=\"泵\">\n\n"
+        "外观 <img src=\"app://6f2a1c/Users/alice/vault/泵.png?1699999\" alt=\"泵\"> 见上。\n\n"
+        "<video src=\"APP://local/D:/vault/demo.mp4\"></video>\n"), encoding="utf-8")
+    res = CliRunner().invoke(main, ["check", "--no-cache"])
+    told = [line.split(": error: path-absolute: ")[1] for line in res.stdout.splitlines()]
+    copy = " (the repository has '../../assets/images/泵.png': link that if it is the same file)"
+    assert [t.endswith(copy) for t in told] == [True, True, False], res.stdout
+    assert all(t.startswith("absolute path 'app://") or t.startswith("absolute path 'APP://")
+               for t in told)
+
+
 def test_an_anchor_written_twice_is_suggested_once_and_fixed_when_it_names_a_heading(tmp_path):
     """`[安装](pump.md#安装#安装)` (a heading path pasted after the heading, or the anchor
     typed twice) got no "did you mean": the single fragment is suggested, and `--fix`

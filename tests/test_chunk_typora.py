@@ -9,6 +9,7 @@ that first picture's line and text (its citation named the wrong picture)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -197,3 +198,64 @@ def test_an_img_tag_s_src_is_spelt_as_a_markdown_image_s():
     assert sorted(src_of) == ["一", "三", "二", "五", "六", "四"]
     assert {src_of[a] for a in "一二三四"} == {"../assets/%E6%B3%B5%20%E5%A4%96%E8%A7%82.png"}
     assert src_of["五"] == src_of["六"] == "../assets/%E5%8F%B6%E6%96%91.png"
+
+
+# pictures whose image chunk's text is its section's: the first of two under a heading, a
+# page of one Typora paragraph, of one picture, of one folded box; each as `<img>` and as
+# Markdown (`![alt](src)`)
+ALONE = {
+    "two under a heading": ("## 外观\n\n<img src=\"a.png\" alt=\"正面\">\n\n"
+                            "<img src=\"b.png\" alt=\"侧面\">\n"),
+    "a Typora paragraph": "先拆外壳 <img src=\"a.png\" alt=\"外壳\" style=\"zoom:50%;\" /> 然后拧螺丝。\n",
+    "a picture alone": "<img src=\"a.png\" alt=\"Pump housing\" width=\"300\">\n",
+    "a folded box": ("<details>\n<summary>照片</summary>\n\n<img src=\"a.png\" alt=\"叶轮\">\n\n"
+                     "</details>\n"),
+}
+MARKDOWN_IMAGE = re.compile(r'<img src="([^"]+)" alt="([^"]+)"[^>]*>')
+
+
+@pytest.mark.parametrize("markdown", [False, True], ids=["img", "markdown"])
+@pytest.mark.parametrize("body", list(ALONE.values()), ids=list(ALONE))
+def test_a_picture_whose_chunk_is_its_section_s_text_keeps_its_image_chunk(body, markdown):
+    """A picture whose image chunk held its section's text (the first of two pictures under
+    a heading: its lines before and after are the section's all) had no image chunk: it was
+    dropped as a repeat of the section's, with its `src`, `alt` and the alt embedded first,
+    so no search found the picture as one. Every picture has its image chunk."""
+    if markdown:
+        body = MARKDOWN_IMAGE.sub(r"![\2](\1)", body)
+    src = _src(body)
+    chunks = chunk_document(src, ChunkConfig())
+    check_invariants(src, chunks)
+    images = {c.extra["src"]: c for c in chunks if c.kind == "image"}
+    wanted = [img for _, b in parse(src).blocks() for img in block_images(b)]
+    assert sorted(images) == sorted(img.src for img in wanted)
+    for img in wanted:
+        chunk = images[img.src]
+        assert chunk.line_start <= img.line <= chunk.line_end
+        assert chunk.extra["alt"] == img.alt and img.alt in chunk.embed_text.split("\n")
+
+
+# Typora's resized pictures under a heading, each with its caption on the line under it, no
+# blank line between: one HTML block of pictures and words
+CAPTIONED = ("# 水泵\n\n安装前核对铭牌。\n\n## 外观\n"
+             "<img src=\"front.png\" alt=\"正面\" style=\"zoom:50%;\" />\n图 1 泵体正面，出口朝上\n"
+             "<img src=\"side.png\" alt=\"侧面\" style=\"zoom:50%;\" />\n图 2 泵体侧面，铭牌在左\n\n"
+             "安装时先对中。\n")
+
+
+@pytest.mark.parametrize("cfg", [ChunkConfig(), SMALL], ids=["default", "small"])
+def test_pictures_of_one_html_block_take_the_words_around_them_as_markdown_images_do(cfg):
+    """Each `<img>` of an HTML block of pictures and their captions had its own line alone as
+    its image chunk (an HTML block's lines were no picture's context), so `图 1 泵体正面` was no
+    words of the picture; written as `![正面](front.png)` it had its lines around it. Each
+    picture now has the lines a Markdown image would have, inside the block."""
+    src = _src(CAPTIONED)
+    chunks = chunk_document(src, cfg)
+    check_invariants(src, chunks)
+    spans = {c.extra["src"]: (c.line_start, c.line_end, c.embed_text)
+             for c in chunks if c.kind == "image"}
+    written = MARKDOWN_IMAGE.sub(r"![\2](\1)", CAPTIONED)
+    markdown = {c.extra["src"]: (c.line_start, c.line_end) for c in
+                chunk_document(_src(written), cfg) if c.kind == "image"}
+    assert {k: v[:2] for k, v in spans.items()} == markdown
+    assert "图 1 泵体正面" in spans["front.png"][2] and "图 2 泵体侧面" in spans["side.png"][2]

@@ -33,25 +33,39 @@ def check(*args: str):
     return CliRunner().invoke(main, ["check", "--no-cache", *args])
 
 
-# (body, [(swallowed line, the block's first line, the line a blank goes above or 0)]):
+# (body, [(swallowed line, the block's first line, the line a blank goes above or 0, every
+# line)]):
 # body lines from 1
 @pytest.mark.parametrize(("body", "found"), [
     # Typora's resized picture, a picture under it
-    ("<img src=\"a.png\" alt=\"泵\" style=\"zoom:50%;\" />\n![b](x.png)\n", [(2, 1, 2)]),
+    ("<img src=\"a.png\" alt=\"泵\" style=\"zoom:50%;\" />\n![b](x.png)\n", [(2, 1, 2, (2,))]),
     # text, then a link; English; the fix goes above the text, where the tag closed
-    ("<br>\nSee the manual\nand [the seal](seal.md).\n", [(3, 1, 2)]),
+    ("<br>\nSee the manual\nand [the seal](seal.md).\n", [(3, 1, 2, (3,))]),
     # a centred picture written as Markdown; a heading under a `<br/>`
-    ("<div align=\"center\">\n![c](a.png)\n</div>\n\n<br/>\n## 安装\n", [(2, 1, 2), (6, 5, 6)]),
+    ("<div align=\"center\">\n![c](a.png)\n</div>\n\n<br/>\n## 安装\n",
+     [(2, 1, 2, (2,)), (6, 5, 6, (6,))]),
     # `<details>`: its list under the summary; a wikilink and bold text
     ("<details>\n<summary>展开</summary>\n- 第一步 **注意**\n</details>\n\n"
-     "<u>下划线</u>\n\n<img src=\"a.png\">\n见 [[泵的说明]]\n", [(3, 1, 3), (9, 8, 9)]),
+     "<u>下划线</u>\n\n<img src=\"a.png\">\n见 [[泵的说明]]\n",
+     [(3, 1, 3, (3,)), (9, 8, 9, (9,))]),
     # in a list item: found, no fix (a blank line there is the item's, written by hand)
-    ("- 步骤\n\n  <br/>\n  [链接](x.md)\n", [(4, 3, 0)]),
+    ("- 步骤\n\n  <br/>\n  [链接](x.md)\n", [(4, 3, 0, (4,))]),
     # the line above the Markdown leaves its tag open: no fix
-    ("<div>\n<span title=\"泵\"\n![b](x.png)\n</div>\n", [(3, 1, 0)]),
+    ("<div>\n<span title=\"泵\"\n![b](x.png)\n</div>\n", [(3, 1, 0, (3,))]),
     # Markdown between a line's tags (a README's centred logo): found on that line, no fix
     ("<p align=\"center\">![logo](logo.png)</p>\n\n<div><b>[手册](m.md)</b></div>\n",
-     [(1, 1, 0), (3, 3, 0)]),
+     [(1, 1, 0, (1,)), (3, 3, 0, (3,))]),
+    # several constructs under one `<br>`: a heading, a list, a picture; text between them
+    # not named; the tag lines of the author's HTML not named
+    ("<br>\n## 安装\n- 第一步 **断电**\n- 第二步\n纯文字\n<b>粗</b>\n![密封](a.png)\n",
+     [(2, 1, 2, (2, 3, 4, 7))]),
+    # a folded box's code under its summary; a centred table (its rows); a quote, a formula
+    ("<details>\n<summary>代码</summary>\n```bash\nls -l\n```\n</details>\n\n"
+     "<div align=\"center\">\n| 型号 | 压力 |\n|---|---|\n| A | 5 |\n</div>\n\n"
+     "<br>\n> 注意：先断电\n$$\nE=mc^2\n$$\n",
+     [(3, 1, 3, (3, 5)), (9, 8, 9, (9, 10, 11)), (15, 14, 15, (15, 16, 18))]),
+    # Markdown on the tag's own line and under it
+    ("<p align=\"center\">![logo](logo.png)</p>\n[手册](m.md)\n", [(1, 1, 0, (1, 2))]),
 ])
 def test_markdown_an_html_block_swallows_is_found(body, found):
     assert scan(body, 1).swallowed == found
@@ -98,6 +112,22 @@ def test_check_names_the_swallowed_line_and_fix_inserts_the_blank_line(repo):
         "/>\n![密封]", "/>\n\n![密封]")
 
 
+def test_check_names_every_line_a_block_swallows(repo):
+    """A `<br>` over a heading, a list and a picture: the finding named the heading's line
+    alone, so an author who freed it by hand (or read the one line) never learnt that the
+    list and the picture were raw HTML too. One finding per block, naming each line."""
+    body = ("# 安装\n\n<br>\n## 步骤\n- 第一步 **断电**\n- 第二步 拆下外壳\n"
+            "泵体说明。\n![密封](assets/missing.png)\n")
+    (repo / "knowledge" / "t" / "p.md").write_text(GOOD_FM + body, encoding="utf-8")
+    res = check("knowledge/t/p.md")
+    first = FM_LINES + 4
+    assert res.output.count("html-swallows-markdown") == 1, res.output
+    assert (f"p.md:{first}:1: warning: html-swallows-markdown: Markdown on lines "
+            f"{first}-{first + 2} and {first + 4} is raw HTML: the line {first - 1} opens "
+            f"with an HTML tag") in res.output
+    assert f"insert a blank line above line {first}; kb check --fix inserts it" in res.output
+
+
 def test_check_names_markdown_between_a_line_s_tags(repo):
     (repo / "knowledge" / "t" / "p.md").write_text(
         GOOD_FM + "# Pump\n\n<p align=\"center\">![logo](assets/logo.png)</p>\n",
@@ -125,7 +155,8 @@ LINES = ["<img src=\"a.png\" style=\"zoom:50%;\" />", "<br>", "<div align=\"cent
          "</div>", "<details>", "<summary>展开</summary>", "<span title=\"x\"", "<pre>",
          "</pre>", "<!-- 注释 -->", "<!-- 开", "-->", "![图](a.png)", "[链接](b.md)", "## 安装",
          "- 步骤", "1. 第一", "**注意**", "见 [[泵]]", "纯文字", "", "  <br/>", "  ![图](a.png)",
-         "> <div>", "> [链接](b.md)", "- 项", "```", "<table>", "<td>**a**</td>"]
+         "> <div>", "> [链接](b.md)", "- 项", "```", "<table>", "<td>**a**</td>",
+         "| a | b |", "|---|---|", "~~~bash", "> 注意", "$$", ">"]
 
 
 def _html_rows(body: str) -> set[int]:
@@ -136,13 +167,14 @@ def _html_rows(body: str) -> set[int]:
 
 @given(st.lists(st.sampled_from(LINES), max_size=14))
 def test_a_named_line_is_swallowed_and_its_fix_frees_it(lines):
-    """Each line named is inside an HTML block; the blank line `--fix` inserts above the
-    line it names makes the swallowed line read as Markdown."""
+    """Each line named is inside an HTML block (every one of its block's); the blank line
+    `--fix` inserts above the line it names makes the swallowed line read as Markdown."""
     body = "\n".join(lines) + "\n"
     found = scan(body, 1)
     inside = _html_rows(body)
-    for line, opener, fix in found.swallowed:
+    for line, opener, fix, lines in found.swallowed:
         assert line in inside and opener in inside and opener <= line
+        assert lines[0] == line and list(lines) == sorted(set(lines)) and set(lines) <= inside
         assert opener < line or not fix  # Markdown on the block's own line: no fix
         if fix:
             assert opener < fix <= line

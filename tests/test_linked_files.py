@@ -184,3 +184,67 @@ def test_the_web_app_shows_a_raw_html_link_as_a_link(tmp_path):
     assert '<a href="/asset/assets/manuals/raw.pdf">原厂手册</a>' in page
     missing = re.findall(r'<span class="missing-file"[^>]*>([^<]*)</span>', page)
     assert missing == ["配件清单", "接线图"]
+
+
+
+# what devices have (a video warned of, its cover and the framed PDFs shipped), then what
+# is missing; each `<…>` as Typora, Obsidian or a hand writes it
+MEDIA = """# 水泵演示
+
+<video src="../../assets/manuals/video.mp4" poster="../../assets/manuals/cover.png" controls>
+</video>
+
+<center><embed src="../../assets/manuals/embed.pdf" type="application/pdf"></center>
+
+<iframe src="../../assets/manuals/frame.pdf"></iframe>
+
+<object data="../../assets/manuals/object.pdf"></object>
+"""
+MEDIA_MISSING = """
+<audio controls>
+  <source src="../../assets/manuals/gone.mp3" type="audio/mpeg">
+</audio>
+
+拆卸步骤 <video src="../../assets/manuals/gone.mp4"></video> 见下。
+
+<video src="../../assets/manuals/gone.webm" poster="../../assets/manuals/nocover.png"></video>
+"""
+
+
+def test_media_and_frames_written_as_html_are_checked_and_shipped_as_links(tmp_path):
+    """A Typora or Obsidian author's `<video src>`, `<audio>`'s `<source src>`, a framed
+    PDF (`<embed src>`, `<iframe src>`, `<object data>`) and a video's cover (`poster`)
+    were never read: a missing file passed `kb check`, a video got no word that devices
+    lack it, and a PDF shown only in a frame never shipped. Each is a link's destination
+    now (a cover an image's): checked, warned of, and shipped as one."""
+    root = tmp_path / "kb"
+    (root / "knowledge" / "pumps").mkdir(parents=True)
+    (root / "assets" / "manuals").mkdir(parents=True)
+    (root / "kb.toml").write_text('[embedding]\nmodel = "test-hash"\n'
+                                  'languages = { en = "test-hash", zh = "test-hash" }\n')
+    (root / "assets" / "manuals" / "video.mp4").write_bytes(FILES["video.mp4"][0])
+    (root / "assets" / "manuals" / "cover.png").write_bytes(
+        b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06"
+        b"\x00\x00\x00\x1f\x15\xc4\x89")
+    for name in ("embed.pdf", "frame.pdf", "object.pdf"):
+        (root / "assets" / "manuals" / name).write_bytes(PDF)
+    doc = root / "knowledge" / "pumps" / "demo.md"
+    doc.write_text(PAGE.format(title="水泵演示", source="设备科", body=MEDIA + MEDIA_MISSING),
+                   encoding="utf-8")
+    text = doc.read_text(encoding="utf-8").splitlines()
+
+    def line(needle: str) -> int:
+        return next(i for i, t in enumerate(text, 1) if needle in t)
+
+    checked = check_paths([root / "knowledge"], load_config(root))
+    assert sorted((f.line, f.code, f.message.split("'")[1]) for f in checked) == sorted([
+        (line("video.mp4"), "file-not-shipped", ".mp4"),
+        *((line(name), "path-missing", f"../../assets/manuals/{name}")
+          for name in ("gone.mp3", "gone.mp4", "gone.webm", "nocover.png"))]), checked
+
+    doc.write_text(PAGE.format(title="水泵演示", source="设备科", body=MEDIA), encoding="utf-8")
+    build(load_config(root), BuildOptions(out=root / "dist", progress=False))
+    artifacts = load_manifest(root / "dist")["artifacts"]
+    assert {a for a in artifacts if a.startswith("data/source/assets/")} == {
+        f"data/source/assets/manuals/{name}"
+        for name in ("cover.png", "embed.pdf", "frame.pdf", "object.pdf")}

@@ -125,6 +125,10 @@ CHUNKER_VERSION = "45"  # bump when output changes for the same input (index fin
 # a section chunk holding several sections (a small page kept whole) lists each one's
 # heading path, lines and text span (`extra["sections"]`), so a search cites the one that
 # answers, not the page's H1 and all its lines (session 44)
+# 45: a picture whose chunk text is its section's (the first of two under a heading, a page
+# of one paragraph or picture) has its image chunk; it was dropped as a repeat; a picture of
+# an HTML block of pictures and their words has the lines around it in its block; an HTML
+# link (`<a href="x.md#y">`) is a chunk link (session 45)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 
@@ -150,8 +154,8 @@ def chunk_document(src: SourceDoc, cfg: ChunkConfig | None = None, *,
                 for p in section_pieces(doc, maker.t, cfg)
                 if (c := maker.chunk("section", p.path, p.start, p.end)).text]  # markup alone
     section_texts = {c.text for c in sections}
-    finer = [c for c in FineChunks(maker, csv_names).all()
-             if c.text and c.text not in section_texts]
+    finer = [c for c in FineChunks(maker, csv_names).all()  # a picture's chunk is kept: its
+             if c.text and (c.kind == "image" or c.text not in section_texts)]  # src and alt
     chunks = sorted(sections + finer,
                     key=lambda c: (c.line_start, KIND_ORDER[c.kind], -c.line_end))
     return with_formulas(_with_parents(_unique_ids(chunks)), doc)

@@ -4,11 +4,12 @@ One method per node kind (`FineChunks`): list items (with sub-items, after the l
 lead-in), tables (with their caption) and each table row as `header: value` pairs, code and
 Mermaid diagrams and display formulas with the line before and after (`context_span`), and
 images with the text around them. Context never reaches into a multi-line code fence, math
-block, HTML block or table (its header or last row alone is half a table), nor past the end
-of the block's section: a heading after the block belongs to the next section (or a
-subsection), so it is never the line after, nor is a callout's title or a folded box's
-summary opening the next block; and a chunk's lines stay inside the section its
-heading path names.
+block, HTML block or table (its header or last row alone is half a table; a picture in an
+HTML block of pictures and their words takes the lines around it in its block, as a
+Markdown image would), nor past the end of the block's section: a heading after the block
+belongs to the next section (or a subsection), so it is never the line after, nor is a
+callout's title or a folded box's summary opening the next block; and a chunk's lines stay
+inside the section its heading path names.
 """
 
 from __future__ import annotations
@@ -270,9 +271,10 @@ class FineChunks:
         return self.maker.chunk("formula", path, start, end, extra=extra)
 
     def image(self, img: Image, block: Block, path: tuple[str, ...]) -> Chunk:
-        """An image with its line: its neighbours too when it stands alone, only the
-        sentences around it when the line is long; the whole HTML block when that is the
-        picture with its caption (Typora's `<center><img …><br>图 1 …</center>` over lines)."""
+        """An image with its line: its neighbours too when it stands alone (in an HTML block
+        of pictures and their words, the block's), only the sentences around it when the
+        line is long; the whole HTML block when that is the picture with its caption
+        (Typora's `<center><img …><br>图 1 …</center>` over lines)."""
         line = img.line if self.first_line <= img.line <= self.last_line else block.line_start
         s, e = self.t.start(line), self.t.end(line)
         rest = IMAGE_MARKUP.sub("", self.t.text[s:e]).strip()
@@ -281,6 +283,9 @@ class FineChunks:
         elif isinstance(block, Html) and len(block.images) == 1 and \
                 figure_parts(block.content) is not None:  # with the caption its wrapper holds
             s, e = self.t.start(block.line_start), self.t.end(block.line_end)
+        elif isinstance(block, Html) and len(rest) < 8 and \
+                figure_parts(block.content) is not None:  # among pictures and their words
+            s, e = self.context_span(line, line, block)
         elif len(rest) < 8 and line not in self.protected:  # the image stands alone
             s, e = self.context_span(line, line)
         elif e - s > 2 * CONTEXT_CHARS:  # a long line: the sentences around the image
@@ -293,20 +298,25 @@ class FineChunks:
                                 extra={"src": img.src, "alt": img.alt, "title": img.title})
 
     # --- context ------------------------------------------------------------------------
-    def context_span(self, first: int, last: int) -> tuple[int, int]:
+    def context_span(self, first: int, last: int,
+                     inside: Html | None = None) -> tuple[int, int]:
         """Offsets from the line before `first` to the line after `last` (the nearest ones a
-        reader sees: not blank, nor only a hidden `%% comment %%`), when they hold a word."""
+        reader sees: not blank, nor only a hidden `%% comment %%`), when they hold a word;
+        `inside`: the lines are in this HTML block of pictures and words, the context too
+        (Typora's `<img>` lines with a caption line under each, no blank line between)."""
         start, end = self.t.start(first), self.t.end(last)
+        lo, hi = (inside.line_start, inside.line_end) if inside else (self.last_line + 1, 0)
         before = first - 1
         while before >= self.first_line and not self.t.seen(before):  # (blank, or hidden)
             before -= 1
-        if before >= self.first_line and before not in self.protected and self.worded(before):
+        if before >= self.first_line and (before not in self.protected or before >= lo) \
+                and self.worded(before):
             s, e = self.t.start(before), self.t.end(before)
             start = s if e - s <= CONTEXT_CHARS else self.cut_tail(s, e)
         after = last + 1
         while after <= self.last_line and not self.t.seen(after):
             after += 1
-        if (after <= self.last_line and after not in self.protected
+        if (after <= self.last_line and (after not in self.protected or after <= hi)
                 and after not in self.headings and self.worded(after)):
             s, e = self.t.start(after), self.t.end(after)
             end = e if e - s <= CONTEXT_CHARS else self.cut_head(s, e)

@@ -1,5 +1,6 @@
-"""Cross references: "见 4.3 节", "see section 2.1", "§2.1" and Markdown links (inline and
-reference links: `[text][label]` with `[label]: other.md#anchor`), resolved.
+"""Cross references: "见 4.3 节", "see section 2.1", "§2.1", Markdown links (inline and
+reference links: `[text][label]` with `[label]: other.md#anchor`) and HTML links
+(`<a href="other.md#anchor">`), resolved.
 
 `HeadingIndex.build(docs)` indexes the headings of every document of a corpus (by doc
 path, section number, anchor and document title); `find_links(text, first_line, doc,
@@ -18,6 +19,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
+from html import unescape
 from urllib.parse import unquote
 
 from markdown_it.common.utils import normalizeReference
@@ -27,7 +29,7 @@ from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, Paragraph, parse
 from kbtools.markdown.heading_paths import SECTION_NUMBER, ascii_number, section_number
 from kbtools.markdown.nodes import Heading
-from kbtools.markdown.parser import block_id_at, custom_ids, github_slugs, heading_title
+from kbtools.markdown.parser import ATTR, block_id_at, custom_ids, github_slugs, heading_title
 from kbtools.textfind import occurrences
 
 # Simplified and Traditional (節, 見, 參見 …) forms alike
@@ -41,6 +43,9 @@ _REF_EN = re.compile(rf"(?i)(?:\b(?:section|chapter|sect\.)\s*|§\s*)(?P<num>{SE
 # written in `<…>` (spaces allowed: `[手册](<液压 手册.md#4.3>)`, as `kb check` suggests).
 _MD_LINK = re.compile(r"(?<!!)\[(?P<label>[^\[\]\n]*)\]\((?:<(?P<angle>[^<>\n]*)>|"
                       r"(?P<href>(?:[^()\s]|\([^()\s]*\))++))(?:\s+\"[^\"]*\")?\)")
+# A link written as HTML (`<a href="泵.md#安装">泵的安装</a>`, Typora's and a pasted page's):
+# linear, the tag and the text each stop at the next `<`, where the next attempt may start.
+_HTML_LINK = re.compile(r"<a\s[^<>]*>[^<]*</a\s*>", re.I)
 # A reference link, `[text][label]`, `[label][]` or `[label]`, resolved through the document's
 # definitions (`Document.references`); not an image, a definition (`[label]: href`), an
 # inline link's text or a wikilink's inside. Linear time: no bracket inside either part.
@@ -224,13 +229,14 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex,
     `heading_lines`: the first lines of `doc`'s headings (found here when not given)."""
     found: list[tuple[int, Link]] = []
     md_links = list(_MD_LINK.finditer(text))
+    html_links = [(m, href) for m in _HTML_LINK.finditer(text) if (href := _html_href(m.group()))]
     ref_links = [(m, href) for m in _REF_LINK.finditer(text) if doc.references
                  and (href := doc.references.get(normalizeReference(m.group("label")
                                                                     or m.group("text"))))
                  is not None]
     ref_nums = list(_REF_NUM.finditer(text))
     ref_en = list(_REF_EN.finditer(text))
-    if not (md_links or ref_links or ref_nums or ref_en):
+    if not (md_links or html_links or ref_links or ref_nums or ref_en):
         return ()  # most chunks: no scan for lines and titles
     newlines, opens, closes = (occurrences(text, ch) for ch in ("\n", "《", "》"))
 
@@ -257,7 +263,7 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex,
         link = _resolve_href(href, m.group(0), doc.rel, index, line_at(m.start()))
         if link is not None:
             found.append((m.start(), link))
-    for m, href in ref_links:
+    for m, href in [*ref_links, *html_links]:
         link = _resolve_href(href, m.group(0), doc.rel, index, line_at(m.start()))
         if link is not None:
             found.append((m.start(), link))
@@ -304,6 +310,14 @@ def _link(text: str, hit: tuple[str, Target] | None, line: int) -> Link:
     if hit is None:
         return Link(text, "", (), line)
     return Link(text, hit[0], hit[1][0], line, hit[1][1])
+
+
+def _html_href(tag: str) -> str | None:
+    """The `href` of an HTML link `<a …>text</a>` (its character references decoded, as
+    `kb check` reads it), None without one."""
+    head = tag[:tag.index(">")]
+    return next((unescape(value.strip("\"'")) for name, value in ATTR.findall(head)
+                 if name.lower() == "href"), None)
 
 
 def _resolve_href(href: str, written: str, rel: str, index: HeadingIndex, line: int) -> Link | None:

@@ -24,7 +24,7 @@ import mdit_py_plugins
 from kbtools.cachedb import is_busy, open_cache_db
 from kbtools.markdown.frontend import Ref, Scan, TableShape
 
-FORMAT = 37  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
+FORMAT = 38  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
 # 4: unclosed code fences; 5: a `$` inside a code span closes no formula;
 # 6: `[^1]: …` is a footnote, no link definition; 7: HTML `src`/`href` percent-decoded;
 # 8: inline math written over lines found by its first line; 9: `$$` after text;
@@ -55,6 +55,9 @@ FORMAT = 37  # bump when `scan` reads the same text differently (3: `<`, `>` kep
 # 36: `<!-- markdownlint-… -->` comments kept (`Scan.lint`); a table row's wikilinks whose
 # `|` ends their cell
 # 37: Markdown an HTML block swallows, comments never closed (`Scan.swallowed`, `.open_comments`)
+# 38: every line of Markdown an HTML block swallows (`Scan.swallowed`'s fourth), its table
+# rows, quotes, code fences and `$$` too; the files of `<video>`, `<audio>`, `<source>`,
+# `<iframe>`, `<embed>`, `<object>` (`frontend.FILE_ATTRS`) and a video's `poster`
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"
@@ -119,7 +122,8 @@ def from_json(data: dict[str, Any]) -> Scan:
         spaced=[(int(a), int(b), str(c), str(d)) for a, b, c, d in data["spaced"]],
         fenced=[(int(a), int(b)) for a, b in data["fenced"]],
         lint=[(int(a), str(b)) for a, b in data["lint"]],
-        swallowed=[(int(a), int(b), int(c)) for a, b, c in data["swallowed"]],
+        swallowed=[(int(a), int(b), int(c), tuple(int(x) for x in d))
+                   for a, b, c, d in data["swallowed"]],
         open_comments=[int(a) for a in data["open_comments"]],
     )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 import codecs
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from kbtools.check.formula_gaps import Gap
 from kbtools.check.mend import encoded_path, spaced_heading
@@ -296,6 +296,40 @@ def _no_alt_message(caption: str) -> str:
             "<img alt=\"…\" src=…>, and keep the caption")
 
 
+def lines_said(lines: Sequence[int]) -> str:
+    """Line numbers as a reader reads them: `[4, 5, 6, 9]` -> "lines 4-6 and 9"."""
+    runs: list[list[int]] = []
+    for n in sorted(set(lines)):
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    said = [f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs]
+    if len(runs) == 1 and len(runs[0]) == 1:
+        return f"line {said[0]}"
+    return "lines " + (f"{', '.join(said[:-1])} and {said[-1]}" if len(said) > 1 else said[0])
+
+
+def _swallowed_message(line: int, opener: int, fix: int, lines: Sequence[int]) -> str:
+    """What `html-swallows-markdown` says of an HTML block opened on line `opener` that
+    holds Markdown on `lines` (`line` the first, where the finding stands): every line,
+    then why, and what to do (`fix`: the line a blank line above frees, 0 when that is not
+    safe to write): write the line's own Markdown as HTML when it stands between the tags of
+    the opening line, else a blank line above it."""
+    where = "on this line" if len(lines) < 2 else f"on {lines_said(lines)}"
+    why = (f"the line {opener} opens with an HTML tag, which makes an HTML block down to the "
+           "next blank line")
+    if line == opener:
+        why = why if len(lines) > 1 else "the line opens with an HTML tag"
+        todo = ("write the picture as <img src=… alt=…> (a link as <a href=…>), or the "
+                "Markdown on a line of its own with a blank line above it")
+    else:
+        todo = (f"insert a blank line above line {fix or line}"
+                f"{'; kb check --fix inserts it' if fix else ''}")
+    return (f"Markdown {where} is raw HTML: {why}, so its pictures and links are never "
+            f"checked or shipped and its Markdown shows as written (GitHub too); {todo}")
+
+
 def _spaced_problem(line: int, col: int, written: str, path: str) -> Problem:
     """`link-space` for a link or image left as text by a space in its path."""
     what = "image" if written.startswith("!") else "link"
@@ -321,22 +355,9 @@ def scan_problems(scan: Scan, latex_problem: Callable[[str], str | None] | None,
                     "an HTML <table>: devices show its HTML source, and search finds no table "
                     "in it (no rows, no CSV, no decision table); write it as a Markdown pipe "
                     "table (| a | b |), a merged cell's value in each row it covers"))
-    for line, opener, fix in scan.swallowed:
-        if line == opener:
-            out.append(("html-swallows-markdown", "warning", line, 1,
-                        "Markdown on this line is raw HTML: the line opens with an HTML tag, "
-                        "so its pictures and links are never checked or shipped and its "
-                        "Markdown shows as written (GitHub too); write the picture as <img "
-                        "src=… alt=…> (a link as <a href=…>), or the Markdown on a line of "
-                        "its own with a blank line above it"))
-            continue
-        how = "; kb check --fix inserts it" if fix else ""
+    for line, opener, fix, lines in scan.swallowed:
         out.append(("html-swallows-markdown", "warning", line, 1,
-                    f"Markdown on this line is raw HTML: the line {opener} opens with an HTML "
-                    f"tag, which makes an HTML block down to the next blank line, so its "
-                    f"pictures and links are never checked or shipped and its Markdown shows "
-                    f"as written (GitHub too); insert a blank line above line {fix or line}"
-                    f"{how}"))
+                    _swallowed_message(line, opener, fix, lines)))
     for line in scan.open_comments:
         out.append(("html-comment-unclosed", "warning", line, 1,
                     "an HTML comment `<!--` never closed: everything after it, to the end of "

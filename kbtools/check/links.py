@@ -27,6 +27,9 @@ from kbtools.render.images import IMAGE_TYPES
 SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 DRIVE = re.compile(r"^[A-Za-z]:([\\/]|$)")
 REMOTE_SCHEMES = {"http", "https", "ftp", "ftps"}
+# a file on the author's disk as a URL: `file:///C:/…`, and Obsidian's `app://local/C:/…`
+# (`app://<id>/…`), which its reading view gives a picture copied as HTML
+LOCAL_URL = re.compile(r"^(?:file:(?://[^/]*)?|app://[^/]*)", re.I)
 TYPORA_ROOT = "typora-root-url"  # Typora's folder for paths starting with `/` (front matter)
 ASKED = "; did you mean "  # a suggestion's finding: `{said}{new!r}?`
 
@@ -198,10 +201,10 @@ def _check_target(ref: Ref, doc_rel: str, fs: FsCache, typora: str = ""
     scheme = SCHEME.match(target)
     if scheme:
         name = scheme.group(1).lower()
-        if name == "file":
+        if name in ("file", "app"):
             path, fragment = _split(target)
-            return _absolute(ref, target, unquote(re.sub(r"^file:(//[^/]*)?", "", path,
-                                                         flags=re.I)), fragment, doc_dir, fs)
+            return _absolute(ref, target, unquote(LOCAL_URL.sub("", path)), fragment, doc_dir,
+                             fs)
         if name in REMOTE_SCHEMES:
             return _remote(ref, target), None
         return [], None  # mailto:, tel:, data: ... not ours to judge

@@ -115,13 +115,14 @@ def scan_edits(hash_lines: Iterable[tuple[int, str]],
     return edits + [edit for line_edits in links.values() for edit in line_edits]
 
 
-def blank_line_edits(swallowed: Iterable[tuple[int, int, int]], text: str) -> list[Edit]:
+def blank_line_edits(swallowed: Iterable[tuple[int, int, int, tuple[int, ...]]],
+                     text: str) -> list[Edit]:
     """The edits of `html-swallows-markdown` (a scan's `swallowed`: line, the HTML block's
-    first line, the line to insert a blank line above or 0): a line break written before
-    that line, so the HTML block ends above it and its Markdown is read."""
+    first line, the line to insert a blank line above or 0, its lines): a line break
+    written before that line, so the HTML block ends above it and its Markdown is read."""
     lines = text.split("\n")
     out = []
-    for _, _, fix in swallowed:
+    for _, _, fix, _ in swallowed:
         written = lines[fix - 1].rstrip("\r") if 0 < fix <= len(lines) else ""
         if written:
             out.append(Edit(fix, 1, written, "\n" + written))

@@ -6,7 +6,8 @@ Typora's much-copied caption style (``<center><img style=…><br><div style="col
 
 `figure_parts` reads such an HTML block as its pictures (their `<img>` tags) and the caption's
 text, or None when it holds anything else (a script, a table, a link, a comment): the page
-shows that block as escaped source. `tags_hidden` is a line of HTML as chunk text reads it. Only words come out of the caption: its tags (`<b>`,
+shows that block as escaped source. `wrapped_words` reads a block of words in such wrappers
+and no picture (`<center>第一章 安装</center>`) the same way. `tags_hidden` is a line of HTML as chunk text reads it. Only words come out of the caption: its tags (`<b>`,
 `<font color=…>`, `<span style=…>`) and their attributes are dropped, its character
 references decoded, its blanks collapsed, so the page escapes what an untrusted author wrote
 as text.
@@ -44,6 +45,22 @@ class FigureParts:
 def figure_parts(block: str) -> FigureParts | None:
     """`block` (an HTML block's source) as pictures and caption, or None when it holds no
     picture or no caption, or a tag that is no picture, line break or wrapper (`WRAPPERS`)."""
+    parts = _parts(block)
+    return parts if parts is not None and parts.pictures else None
+
+
+def wrapped_words(block: str) -> FigureParts | None:
+    """`block` as words in wrapper tags and no picture (Typora's centred title
+    `<center>第一章 安装</center>`, a warning in `<font color="red">注意：高压</font>` on a
+    line of its own): its `caption` the words; None when it holds a picture or no words, or
+    a tag that is no line break or wrapper (a table, a link, a script)."""
+    parts = _parts(block)
+    return parts if parts is not None and not parts.pictures and parts.wrappers else None
+
+
+def _parts(block: str) -> FigureParts | None:
+    """`block` as pictures, wrappers and words; None when it holds no words, or a tag that is
+    no picture, line break or wrapper, or markup between its tags."""
     pictures: list[str] = []
     wrappers: list[str] = []
     text: list[list[str]] = [[], []]  # the words before the first picture, after it
@@ -62,7 +79,7 @@ def figure_parts(block: str) -> FigureParts | None:
             return None
     text[bool(pictures)].append(block[pos:])
     before, after = (_words("".join(t)) for t in text)
-    if not pictures or before is None or after is None or not (before or after):
+    if before is None or after is None or not (before or after):
         return None
     return FigureParts(tuple(pictures), tuple(wrappers), " ".join(filter(None, (before, after))),
                        above=not after)

@@ -128,9 +128,9 @@ class Scan:
     # (line, body) of each `<!-- markdownlint-… -->` comment outside code, in order: the
     # rules an author turned off there (`kbtools.check.lint_comments`)
     lint: list[tuple[int, str]] = field(default_factory=list)
-    # (line, the HTML block's first line, the line a blank line goes above or 0: not safe)
-    # of Markdown an HTML block swallows (`kbtools.markdown.swallowed`)
-    swallowed: list[tuple[int, int, int]] = field(default_factory=list)
+    # (first line, the HTML block's first line, the line a blank line goes above or 0: not
+    # safe, every line) of Markdown an HTML block swallows (`kbtools.markdown.swallowed`)
+    swallowed: list[tuple[int, int, int, tuple[int, ...]]] = field(default_factory=list)
     open_comments: list[int] = field(default_factory=list)  # lines of `<!--` never closed
 
     def slugs(self) -> frozenset[str]:
@@ -140,6 +140,12 @@ class Scan:
         ids = {anchor for text in texts for anchor in custom_ids(text)}
         titles = (heading_title(self.anchor_texts.get(line, text)) for line, text in self.headings)
         return frozenset(github_slugs(titles)) | ids | self.html_ids
+
+
+# the attribute naming the file an HTML element plays or shows in the page (a video, a
+# sound, a page or PDF framed in it): a link's destination, checked and shipped as one
+FILE_ATTRS = {"video": "src", "audio": "src", "source": "src", "track": "src",
+              "iframe": "src", "embed": "src", "object": "data"}
 
 
 class _HtmlRefs(HTMLParser):
@@ -154,6 +160,10 @@ class _HtmlRefs(HTMLParser):
             self.found.append(("image", values["src"], "alt" not in values))
         elif tag == "a" and values.get("href") is not None:
             self.found.append(("link", values["href"], False))
+        elif tag in FILE_ATTRS and values.get(FILE_ATTRS[tag]) is not None:
+            self.found.append(("link", values[FILE_ATTRS[tag]], False))
+        if tag == "video" and values.get("poster") is not None:  # its cover: a picture
+            self.found.append(("image", values["poster"], False))
         for key in ("id", "name") if tag == "a" else ("id",):
             if values.get(key):
                 self.ids.append(values[key])
@@ -397,7 +407,8 @@ class _Scanner:
         if not comments and (at := _table_tag(content)) >= 0:
             self.out.html_tables.append(start + content.count("\n", 0, at) + self.offset)
         if "<" in content and ("src" in content or "href" in content or "id" in content
-                               or "name" in content):
+                               or "name" in content or "data" in content
+                               or "poster" in content):
             found, parts = _html(content), figure_parts(content)
             loc = Locator(self.lines, start, end, self.offset)
             for ref_kind, url, no_alt in found.found:
@@ -415,7 +426,8 @@ class _Scanner:
             whole = tok.content.split("\n")[:end - start] == self.lines[start:end]
             fix = found.fix is not None and whole
             self.out.swallowed.append((start + found.line + self.offset, start + self.offset,
-                                       start + (found.fix or 0) + self.offset if fix else 0))
+                                       start + (found.fix or 0) + self.offset if fix else 0,
+                                       tuple(start + n + self.offset for n in found.lines)))
 
     def inline(self, children: list[Token], loc: Locator, *, wiki: bool = True) -> None:
         """Read an inline run; `wiki`: look for wikilinks in its text (not in an image's alt

@@ -5,12 +5,14 @@ A line that opens with an HTML tag alone (Typora's resized picture `<img src=…
 "zoom:50%;" />`, a `<br>`, `<div align="center">`, `<details>`) opens an HTML block, which
 runs to the next blank line: the Markdown written on the lines below it, up to that blank
 line, is raw HTML to GitHub and to kbtools, so its pictures and links are never checked
-nor shipped, and its `**bold**`, headings and list items show as written. An HTML comment
+nor shipped, and its `**bold**`, headings, list items, tables, quotes, code fences and
+formulas show as written (a `<details>` box's code under its `<summary>` line). An HTML comment
 never closed (`<!--` with no `-->`) hides the rest of its container, the document's rest
 at top level, from readers and from search.
 
-`swallowed_line` finds the first such line of a block, and the line a blank line inserted
-above would end the block before (the fix), when inserting one there is safe.
+`swallowed_line` finds the lines of a block written as Markdown, and the line a blank line
+inserted above would end the block before (the fix, which frees the first of them), when
+inserting one there is safe.
 """
 
 from __future__ import annotations
@@ -36,6 +38,10 @@ _MARKDOWN = re.compile(
     r"|^#{1,6}[ \t]+\S"  # a heading
     r"|^(?:[-*+]|\d{1,9}[.)])[ \t]+\S"  # a list item
     r"|\*\*[^*\n]+\*\*"  # bold
+    r"|^\|[^\n]*\|$"  # a table row (the line stripped)
+    r"|^(?:`{3,}|~{3,})"  # a code fence
+    r"|^>[ \t]*[^\s>]"  # a quote
+    r"|^\$\$"  # a display formula
 )
 
 
@@ -43,10 +49,12 @@ _MARKDOWN = re.compile(
 class Swallowed:
     """Where (0-based, in the block's content lines) the first line written as Markdown
     stands, and the line a blank line inserted above ends the block before; `fix` None
-    when inserting one there is not safe."""
+    when inserting one there is not safe. `lines`: every line of the block written as
+    Markdown, the first included (a heading, a list and a picture under one `<br>`)."""
 
     line: int
     fix: int | None
+    lines: tuple[int, ...] = ()
 
 
 def _blanked(content: str) -> str:
@@ -60,18 +68,20 @@ def _blanked(content: str) -> str:
 
 
 def swallowed_line(content: str) -> Swallowed | None:
-    """The first line of an HTML block's `content` that is written as Markdown (an image,
-    link, wikilink, heading, list item or bold): its first line, where Markdown stands
-    between its tags (`<p align="center">![logo](logo.png)</p>`, no fix: a blank line would
-    not free it), or a line after it that does not itself open with a tag (`<td>**a**</td>` is the author's HTML: a blank line above it would
-    not make it Markdown); None when there is none, or the block is code, a script or a
-    comment. The fix: a blank line above the run of such lines holding it, when the line
+    """The lines of an HTML block's `content` that are written as Markdown (an image,
+    link, wikilink, heading, list item, bold, a table row, code fence, quote or display
+    formula), the first as `line`: its first line, where
+    Markdown stands between its tags (`<p align="center">![logo](logo.png)</p>`, no fix: a
+    blank line would not free it), and each line after it that does not itself open with a
+    tag (`<td>**a**</td>` is the author's HTML: a blank line above it would not make it
+    Markdown); None when there is none, or the block is code, a script or a comment. The
+    fix frees the first: a blank line above the run of such lines holding it, when the line
     above that run closes its tag (`>`) and the parser reads the line as Markdown then."""
     if _RAW_KINDS.match(content.lstrip()):
         return None
     lines = _blanked(content).split("\n")
-    if _MARKDOWN.search(lines[0]):  # `<p align="center">![logo](logo.png)</p>`: no fix
-        return Swallowed(0, None)
+    found: list[int] = [0] if _MARKDOWN.search(lines[0]) else []
+    fix: int | None = None  # `<p align="center">![logo](logo.png)</p>`: no fix
     in_pre = bool(_PRE_OPEN.search(lines[0])) and not _PRE_CLOSE.search(lines[0])
     run = 0  # where the lines not opening with a tag, down to this one, begin
     for n, line in enumerate(lines[1:], start=1):
@@ -81,12 +91,14 @@ def swallowed_line(content: str) -> Swallowed | None:
         elif not run:
             run = n
         if not in_pre and not text.startswith("<") and _MARKDOWN.search(text):
-            return Swallowed(n, run if _frees(content, run, n) else None)
+            if not found:
+                fix = run if _frees(content, run, n) else None
+            found.append(n)
         if _PRE_OPEN.search(line):
             in_pre = True
         if _PRE_CLOSE.search(line):
             in_pre = False
-    return None
+    return Swallowed(found[0], fix, tuple(found)) if found else None
 
 
 def _frees(content: str, at: int, line: int) -> bool:

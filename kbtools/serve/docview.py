@@ -61,7 +61,7 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
-from kbtools.markdown.figures import FigureParts, figure_parts
+from kbtools.markdown.figures import FigureParts, figure_parts, wrapped_words
 from kbtools.markdown.formula_words import formula_words
 from kbtools.markdown.parser import (
     ATTR,
@@ -107,6 +107,12 @@ _A_CLOSE = re.compile(r"</a\s*>", re.I)
 # a disclosure box's tags (`<details>`, `<details open>`, `<summary>` and their end tags)
 _DISCLOSURE_TAG = re.compile(r"<(/?)(details|summary)(?:\s+open)?\s*>", re.I)
 _ANY_TAG = re.compile(r"<[A-Za-z/!?]")
+# inline formatting written as HTML (Typora's `<u>`, `m<sup>2</sup>`, `<kbd>Ctrl</kbd>`,
+# `<mark>`, an ==highlight==): the page's own tag, its attributes dropped; `<font>`, `<span>`
+# (a colour, a size): their text alone
+_FORMAT_TAG = re.compile(r"<(/?)(u|ins|s|del|strike|sup|sub|kbd|mark|b|strong|i|em|small|"
+                         r"font|span)(?:\s[^<>]*)?>", re.I)
+_FORMAT_SHOWN = {"strike": "s", "font": "", "span": "", "mark": 'mark class="hl"'}
 
 
 def printed_href(href: str) -> str:
@@ -225,6 +231,10 @@ class SafeRenderer(RendererHTML):
         figure = figure_parts(content)  # pictures and their caption (Typora, GitHub)
         if figure is not None:
             return self._figure(tokens[idx], figure)
+        if (words := wrapped_words(content)) is not None:  # `<center>第一章 安装</center>`
+            pattern = self.pattern if tokens[idx].meta.get("cited") else self.outside
+            cls = "centred" if _centres(list(words.wrappers)) else ""
+            return f"<p{_block_attrs(tokens[idx], cls)}>{highlight(words.caption, pattern)}</p>\n"
         box = self._disclosure(tokens[idx])
         return box if box is not None else f'<pre class="raw-html">{escapeHtml(content)}</pre>\n'
 
@@ -290,6 +300,9 @@ class SafeRenderer(RendererHTML):
             return opened
         if _A_CLOSE.fullmatch(content) and self.html_links:
             return self.html_links.pop()
+        if m := _FORMAT_TAG.fullmatch(content):
+            name = _FORMAT_SHOWN.get(m.group(2).lower(), m.group(2).lower())
+            return (f"</{name.split()[0]}>" if m.group(1) else f"<{name}>") if name else ""
         return escapeHtml(content)
 
     def _img_tags(self, html: str) -> str:
