@@ -128,7 +128,8 @@ CHUNKER_VERSION = "45"  # bump when output changes for the same input (index fin
 # 45: a picture whose chunk text is its section's (the first of two under a heading, a page
 # of one paragraph or picture) has its image chunk; it was dropped as a repeat; a picture of
 # an HTML block of pictures and their words has the lines around it in its block; an HTML
-# link (`<a href="x.md#y">`) is a chunk link (session 45)
+# link (`<a href="x.md#y">`) is a chunk link; a chunk cut mid-line (a long section's overlap
+# piece with a small section merged after it) lists the sections it holds (session 45)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 
