@@ -164,12 +164,17 @@ class MilvusCandidates:
         has = self._has_vector(index, model)
         if model in self.partial and int(has.sum()) <= FEW_VECTORS:
             nums = np.flatnonzero(has)
-            self._few[model] = (nums, self._vectors(index, model, nums))
+            self._few[model] = (nums, self._vectors(index, model, nums,
+                                                    f"that have their own {model} vector"))
             return self._exact(index, model, q, allowed, count)
-        return rank_exactly(allowed, self._vectors(index, model, allowed), q, count)
+        return rank_exactly(allowed, self._vectors(index, model, allowed, "a filter allows"),
+                            q, count)
 
-    def _vectors(self, index: KbIndex, model: str, allowed: np.ndarray) -> np.ndarray:
-        """The vectors of `model` of chunks `allowed` (ascending), fetched by chunk number."""
+    def _vectors(self, index: KbIndex, model: str, allowed: np.ndarray,
+                 whose: str) -> np.ndarray:
+        """The vectors of `model` of chunks `allowed` (ascending), fetched by chunk number;
+        `whose` says which chunks those are in the error a missing one is (a filter's, or
+        every chunk with the model's own vector: a model few chunks have, no filter sent)."""
         field = self.fields[model]
         dim = int(index.manifest["models"][model]["dim"])
         mat = np.empty((len(allowed), dim), dtype=np.float32)
@@ -186,8 +191,9 @@ class MilvusCandidates:
             found += len(got)
         if found != len(allowed):
             raise EngineError(f"release {self.collection} in the engine lacks the vectors of "
-                              f"{len(allowed) - found} of the {len(allowed)} chunks a filter "
-                              "allows; publish it again", path=str(self.engine.url))
+                              f"{len(allowed) - found} of the {len(allowed)} chunks {whose}; "
+                              "publish it again", path=str(self.engine.url),
+                              key="engine_release_incomplete")
         return mat
 
 
