@@ -11,6 +11,7 @@ from kbtools.config import load_config
 from kbtools.engine.milvus import connect_url
 from kbtools.engine.publish import check_release, publish
 from kbtools.engine.remote import EngineReader
+from kbtools.errors import EngineError
 from kbtools.index.reader import open_index
 from kbtools.query.search import search
 from tests.kbfixtures import REPO, copy_example
@@ -66,3 +67,21 @@ def test_a_minority_model_finds_its_chunks_in_milvus(mixed):
         a, b = (search(index, q, k=5, keep_results=True) for index in (local, remote))
         assert [r.chunk_id for r in b.results] == [r.chunk_id for r in a.results], q
         assert (b.no_answer, b.reason) == (a.no_answer, a.reason), q
+
+
+def test_a_minority_models_missing_vectors_say_no_filter(mixed, monkeypatch):
+    """The English model's vectors are fetched whole and ranked exactly with no filter
+    given; a row missing among them was reported as one of the chunks "a filter allows"."""
+    _, remote = mixed
+    real = remote.candidate_source.engine.call
+
+    def dropping(doing, method, *args, **kwargs):
+        got = real(doing, method, *args, **kwargs)
+        return got[1:] if doing.startswith("reading vectors") else got
+
+    monkeypatch.setattr(remote.candidate_source.engine, "call", dropping)
+    monkeypatch.setattr(remote.candidate_source, "_few", {})  # none fetched yet
+    with pytest.raises(EngineError, match=r"lacks the vectors of 1 of the \d+ chunks that "
+                                          r"have their own \w+ vector; publish") as got:
+        vector_lists(remote, ABOUT_ENGLISH[0], [], None, local=False)
+    assert "filter" not in got.value.message

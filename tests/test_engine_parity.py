@@ -217,9 +217,10 @@ def test_exact_candidates_fetched_in_batches(example, engine_calls, monkeypatch)
 
 
 def test_large_filtered_subsets_keep_the_hnsw_search(example, engine_calls, monkeypatch):
-    """Beyond `EXACT_FILTERED` allowed chunks the engine searches its HNSW graph with the
-    filter expression (as the local index searches its graph beyond its limit): allowed
-    chunks only, best first, no vectors fetched."""
+    """Beyond `EXACT_FILTERED` allowed chunks the engine searches its HNSW graph, filtered
+    by the allowed chunk numbers or unfiltered and the others dropped (as the local index
+    searches its graph beyond its limit): allowed chunks only, best first, no vectors
+    fetched."""
     _, remote = example
     monkeypatch.setattr(engine_candidates, "EXACT_FILTERED", 0)
     monkeypatch.setattr(engine_candidates, "FEW_VECTORS", 0)
@@ -327,6 +328,7 @@ def test_missing_vectors_in_the_engine_are_one_error(example, monkeypatch):
 
     monkeypatch.setattr(remote.candidate_source.engine, "call", dropping)
     monkeypatch.setattr(remote.candidate_source, "_few", {})  # none fetched yet
+    monkeypatch.setattr(engine_candidates, "FEW_VECTORS", 0)  # the filter's chunks fetched
     with pytest.raises(EngineError,
                        match=r"lacks the vectors of 1 of the \d+ chunks a filter allows"):
         vector_lists(remote, "小麦赤霉病施药步骤是什么", ["urgency=critical"], None,

@@ -2,22 +2,24 @@
 (`MilvusCandidates`, the ``candidate_source`` of `kbtools.engine.remote.MilvusIndex`).
 
 BM25 is a search of the ``sparse`` field (our weights, inner product); each model's vector
-list a search of its dense field (HNSW, cosine), with the question's filters as a Milvus
-expression (`kbtools.engine.expr`). Chunks without a model's own vector (another language's,
-or sharing their section's) hold a placeholder there (`kbtools.engine.rows.placeholders`)
-and are kept out of its lists without a filter expression on the engine: an expression
-matching most of a collection costs its evaluation on every row it matches (milvus-lite:
-15–19 s a question on the 54,626-chunk tidb-docs-cn, `array_contains(models, …)` and
-``num < 30000`` alike, against 0.1 s unfiltered), so
+list a search of its dense field (HNSW, cosine). The question's filters are the local mask
+(`kbtools.query.filters.filter_mask`, widened to the sections allowed chunks share), never
+their Milvus expression (`kbtools.engine.expr`): an expression costs its evaluation on every
+row of the collection, whatever it matches (milvus-lite, the 54,626-chunk tidb-docs-cn:
+13–23 s for a ``json_contains`` of any ``--where``, 15–19 s for ``array_contains(models, …)``
+or ``num < 30000``, against 0.1–0.2 s unfiltered), so (`MilvusCandidates._kept`)
 
+* chunks allowed that are at least `BROAD_SHARE` of the release (a broad filter; a model
+  most chunks have its own vector of) are searched unfiltered for proportionally more
+  hits, the others dropped here, asking for more while too few remain (a section's vector
+  lent to its chunks is one hit per chunk);
+* fewer are a filter on the primary key (`numbers_expression`: ranges of consecutive
+  chunk numbers — a document, a folder — and a list);
 * a model few chunks have (at most `FEW_VECTORS`: the English model of a Chinese corpus)
   has their vectors fetched once per release and ranked exactly, as the local index
   ranks a filtered subset, with or without filters;
-* a model most chunks have is searched unfiltered for proportionally more hits, and the
-  chunks without their own vector dropped here (`_has_vector`), asking for more while too
-  few of its own remain (a section's vector lent to its chunks is one hit per chunk);
 * under the question's own filters, at most `EXACT_FILTERED` allowed chunks are ranked
-  exactly (their vectors fetched), more by Milvus's filtered HNSW search.
+  exactly (their vectors fetched).
 """
 
 from __future__ import annotations
@@ -28,17 +30,13 @@ from typing import Any
 import numpy as np
 
 from kbtools.embed.registry import get_embedder
-from kbtools.engine import expr
 from kbtools.engine.milvus import Engine
 from kbtools.errors import EngineError
 from kbtools.index.reader import KbIndex
 from kbtools.query import pages
 from kbtools.query.candidates import CandidateRequest
-from kbtools.query.cited_parts import verified_parts
 from kbtools.query.crosslingual import vector_lists
-from kbtools.query.filters import undated_keys
 from kbtools.query.fusion import Ranked
-from kbtools.query.inherit import sharing
 from kbtools.query.local_candidates import rank_exactly
 
 MAX_EF = 32768  # Milvus's bound on a HNSW search's ef
@@ -54,6 +52,11 @@ TIE_MARGIN = 10  # extra BM25 candidates fetched so ties at the cut break by chu
 # ranked exactly, as the local index's graph of those chunks alone ranks them
 FEW_VECTORS = 5000
 MAX_LIMIT = 16384  # Milvus's bound on a search's limit
+# a search among chunks allowed by filters (or having a model's own vector) that are at least
+# this share of the release is sent unfiltered for 1/share as many hits, the others dropped
+# here (`MilvusCandidates._kept`): at most ~4× the hits, against a filter Milvus evaluates
+# on every row
+BROAD_SHARE = 0.25
 
 
 class MilvusCandidates:
@@ -78,28 +81,52 @@ class MilvusCandidates:
         """The candidate lists of `req`, as the local source makes them: each searched
         among the chunks the request's mask allows, which is the filters widened to the
         sections whose vectors allowed chunks share (`kbtools.query.inherit.widen_mask`),
-        for BM25 as for vectors; `inherit` then keeps the allowed ones. (BM25 searched
-        under the filters alone returned more allowed chunks than the local list keeps,
-        whose cut also counts those sections: other fused ranks under ``kind=table``.)"""
-        filt = widened(expr.where_expression(req.where, req.verified_only,
-                                             undated_keys(index, req.where)),
-                       _lenders(index, req))
+        for BM25 as for vectors; `inherit` then keeps the allowed ones. The mask is sent
+        as chunk numbers or kept here (`_kept`), never as the filters' expression."""
         lists: dict[str, Ranked] = {}
         if req.mode in ("hybrid", "bm25") and (req.term_ids or req.expansion_ids):
             weights = {int(i): req.expansion_weight for i in req.expansion_ids}
             weights.update({int(i): 1.0 for i in req.term_ids})  # BM25 · weights, as locally
             weights.update({int(i): float(w) for i, w in req.term_weights})
-            hits = self._search([weights], "sparse",
-                                req.count + TIE_MARGIN, filt,
-                                {"metric_type": "IP", "params": {"drop_ratio_search": 0.0}})
+            hits = self._kept([weights], "sparse", req.count + TIE_MARGIN, req.mask,
+                              {"metric_type": "IP", "params": {"drop_ratio_search": 0.0}})
             hits = sorted((h for h in hits if h[1] > 0), key=lambda h: (-h[1], h[0]))
             lists["bm25"] = _ranked(hits[: req.count])
         if req.mode in ("hybrid", "vector"):
             lists.update(vector_lists(index, req.text,
-                                      lambda model: self._vector(index, model, req, filt)))
+                                      lambda model: self._vector(index, model, req)))
         return lists
 
-    def _vector(self, index: KbIndex, model: str, req: CandidateRequest, filt: str) -> Ranked:
+    def _kept(self, data: list[Any], field: str, want: int, keep: np.ndarray | None,
+              params: dict[str, Any], ef: int = 0) -> list[tuple[int, float]]:
+        """The best `want` hits of a search of `field` among the chunks `keep` allows (all:
+        None). A filter expression costs Milvus its evaluation on every row, whatever it
+        matches (milvus-lite, 54,626 chunks: 13–23 s for any ``json_contains`` of a
+        ``--where``; a list of chunk numbers 0.3–3 s by its length): where `keep` allows at
+        least `BROAD_SHARE` of the chunks, the search is sent unfiltered for proportionally
+        more hits and the others dropped here, asking for more while too few remain; else
+        the allowed chunk numbers are the filter (`numbers_expression`). `ef`: a vector
+        search's, raised with the hits asked for when sent unfiltered (`params` are the
+        filtered search's)."""
+        if keep is None:
+            return self._search(data, field, want, "", params)
+        share = float(keep.mean()) if len(keep) else 0.0
+        if share >= BROAD_SHARE:
+            limit = math.ceil(want / share) + TIE_MARGIN
+            while True:
+                limit = min(MAX_LIMIT, limit)
+                asked = {**params, "params": {"ef": min(MAX_EF, max(ef, limit))}} if ef \
+                    else params
+                hits = self._search(data, field, limit, "", asked)
+                own = [h for h in hits if keep[h[0]]]
+                if len(own) >= want or len(hits) < limit:
+                    return own[:want]
+                if limit == MAX_LIMIT:
+                    break  # as many as Milvus returns, too few allowed: filtered after all
+                limit *= 4
+        return self._search(data, field, want, numbers_expression(np.flatnonzero(keep)), params)
+
+    def _vector(self, index: KbIndex, model: str, req: CandidateRequest) -> Ranked:
         emb = get_embedder(model)
         want = index.manifest["models"][model]["fingerprint"]
         if emb.fingerprint() != want:
@@ -117,32 +144,19 @@ class MilvusCandidates:
                 return self._exact(index, model, q, allowed, req.count)
         elif few:
             return self._exact(index, model, q, np.flatnonzero(has), req.count)
+        # the chunks without their own vector of the model (a section's lent to its chunks,
+        # another language's) are placeholders in its graph: never a candidate
+        keep = (has if req.mask is None else req.mask & has) if model in self.partial \
+            else req.mask
         ef = max(self.ef, req.count)
-        params = {"metric_type": "COSINE", "params": {"ef": ef}}
-        if model in self.partial and not filt:
-            # the rows without their own vector dropped here, not by an expression the
-            # engine evaluates on every row it matches (module docstring): as many more
-            # hits asked for as the model's share of the chunks calls for, and more while
-            # too few are its own (a section's vector lent to its chunks is one hit each)
-            limit = math.ceil(req.count / max(self.partial[model], 1e-3)) + TIE_MARGIN
-            while True:
-                limit = min(MAX_LIMIT, limit)
-                hits = self._search([q.tolist()], self.fields[model], limit, "",
-                                    {**params, "params": {"ef": min(MAX_EF, max(ef, limit))}})
-                own = [h for h in hits if has[h[0]]]
-                if len(own) >= req.count or len(hits) < limit or limit == MAX_LIMIT:
-                    return _ranked(own[: req.count])
-                limit *= 4
         if model in self.partial:
-            has_expr = f"array_contains(models, {expr.literal(model)})"
-            filt = f"{has_expr} and ({filt})" if filt else has_expr
-            # the graph also holds the rows without this model's vector (chunks sharing a
-            # section's vector, other languages): a search that skips most of its nodes
-            # explores as many more to find what the local graph of embedded chunks finds
+            # the graph also holds the rows without this model's vector: a filtered search
+            # that skips most of its nodes explores as many more to find what the local
+            # graph of embedded chunks finds
             ef = min(MAX_EF, math.ceil(ef / max(self.partial[model], 1e-3)))
-            params = {"metric_type": "COSINE", "params": {"ef": ef}}
-        hits = self._search([q.tolist()], self.fields[model], req.count, filt, params)
-        return _ranked(hits)
+        params = {"metric_type": "COSINE", "params": {"ef": ef}}
+        return _ranked(self._kept([q.tolist()], self.fields[model], req.count, keep, params,
+                                  max(self.ef, req.count)))
 
     def _has_vector(self, index: KbIndex, model: str) -> np.ndarray:
         if model not in self._has:
@@ -164,12 +178,17 @@ class MilvusCandidates:
         has = self._has_vector(index, model)
         if model in self.partial and int(has.sum()) <= FEW_VECTORS:
             nums = np.flatnonzero(has)
-            self._few[model] = (nums, self._vectors(index, model, nums))
+            self._few[model] = (nums, self._vectors(index, model, nums,
+                                                    f"that have their own {model} vector"))
             return self._exact(index, model, q, allowed, count)
-        return rank_exactly(allowed, self._vectors(index, model, allowed), q, count)
+        return rank_exactly(allowed, self._vectors(index, model, allowed, "a filter allows"),
+                            q, count)
 
-    def _vectors(self, index: KbIndex, model: str, allowed: np.ndarray) -> np.ndarray:
-        """The vectors of `model` of chunks `allowed` (ascending), fetched by chunk number."""
+    def _vectors(self, index: KbIndex, model: str, allowed: np.ndarray,
+                 whose: str) -> np.ndarray:
+        """The vectors of `model` of chunks `allowed` (ascending), fetched by chunk number;
+        `whose` says which chunks those are in the error a missing one is (a filter's, or
+        every chunk with the model's own vector: a model few chunks have, no filter sent)."""
         field = self.fields[model]
         dim = int(index.manifest["models"][model]["dim"])
         mat = np.empty((len(allowed), dim), dtype=np.float32)
@@ -186,32 +205,24 @@ class MilvusCandidates:
             found += len(got)
         if found != len(allowed):
             raise EngineError(f"release {self.collection} in the engine lacks the vectors of "
-                              f"{len(allowed) - found} of the {len(allowed)} chunks a filter "
-                              "allows; publish it again", path=str(self.engine.url))
+                              f"{len(allowed) - found} of the {len(allowed)} chunks {whose}; "
+                              "publish it again", path=str(self.engine.url),
+                              key="engine_release_incomplete")
         return mat
 
 
-def widened(filt: str, lenders: np.ndarray) -> str:
-    """Filter expression `filt` widened to the chunks `lenders` too (`_lenders`)."""
-    if not filt or not len(lenders):
-        return filt
-    return f"({filt}) or num in [{', '.join(str(int(n)) for n in lenders)}]"
-
-
-def _lenders(index: KbIndex, req: CandidateRequest) -> np.ndarray:
-    """The chunks whose vectors chunks allowed by the question's filters share (the mask of
-    the request is widened by `kbtools.query.inherit.widen_mask`), and the chunks it allows
-    for a verified section of theirs the engine's ``verified`` (the chunk's) does not pass
-    (`kbtools.query.cited_parts.verified_parts`); empty without filters."""
-    if req.mask is None:
-        return np.zeros(0, dtype=np.int64)
-    partly = np.flatnonzero(req.mask & verified_parts(index)) if req.verified_only or any(
-        key == "verified" for key, _, _ in req.where) else np.zeros(0, dtype=np.int64)
-    share = sharing(index)
-    if share is None:
-        return partly
-    parents = share.parent[req.mask]
-    return np.unique(np.concatenate([parents[parents >= 0], partly]))
+def numbers_expression(nums: np.ndarray) -> str:
+    """A filter on the chunks `nums` (ascending) by their primary key: runs of three or more
+    consecutive numbers (a document's chunks, a folder's documents) as ranges, the others
+    listed, whichever of that and the plain list is shorter."""
+    if not len(nums):
+        return "num < 0"
+    listed = f"num in [{', '.join(str(int(n)) for n in nums)}]"
+    runs = np.split(nums, np.flatnonzero(np.diff(nums) != 1) + 1)
+    ranges = [f"(num >= {int(r[0])} and num <= {int(r[-1])})" for r in runs if len(r) >= 3]
+    singles = [str(int(n)) for r in runs if len(r) < 3 for n in r]
+    ranged = " or ".join([*ranges, *([f"num in [{', '.join(singles)}]"] if singles else [])])
+    return ranged if len(ranged) < len(listed) else listed
 
 
 def _ranked(hits: list[tuple[int, float]]) -> Ranked:
