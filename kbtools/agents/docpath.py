@@ -81,7 +81,8 @@ def cited(doc: Any) -> Cited | None:
     if not found.group("lines"):
         return Cited(found.group("path").strip(), None, heading) if heading else None
     first = int(found.group("a"))
-    return Cited(found.group("path").strip(), (first, int(found.group("b") or first)), heading)
+    last = int(found.group("b") or first)  # `:62-60`, typed from its end: lines 60 to 62
+    return Cited(found.group("path").strip(), (min(first, last), max(first, last)), heading)
 
 
 def linked(doc: Any) -> tuple[str, str] | None:
