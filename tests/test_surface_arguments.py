@@ -124,7 +124,7 @@ def test_null_for_an_optional_argument_is_the_argument_left_out(repo, api):
     assert got[1].structured_content["line_start"] == 60
     assert got[2].structured_content["outputs"] == [{"风险等级": "中",
                                                      "建议措施": "备足药剂，扬花初期预防喷药一次"}]
-    assert "invalid arguments: query: Input should be a valid string" in got[3].content[0].text
+    assert "invalid arguments: query: expected a string, not null" in got[3].content[0].text
     assert "invalid arguments: inputs:" in got[4].content[0].text
     assert all(r.is_error for r in got[3:])
 
