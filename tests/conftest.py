@@ -126,6 +126,11 @@ def isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
     monkeypatch.delenv("KB_INDEX", raising=False)
     monkeypatch.delenv("PRE_COMMIT", raising=False)  # set by pre-commit: `kb check --staged`
+    # the tests read `kb status` in English: a locale naming no language (C.UTF-8) would
+    # have it speak the served release's, Chinese for the example (`ship.status_words`)
+    for var in ("LANGUAGE", "LC_ALL"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("LC_MESSAGES", "en_US.UTF-8")
     # git identities for tests that commit
     monkeypatch.setenv("GIT_AUTHOR_NAME", os.environ.get("GIT_AUTHOR_NAME", "Test Author"))
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", os.environ.get("GIT_AUTHOR_EMAIL", "author@example.com"))
