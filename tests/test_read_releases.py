@@ -381,12 +381,16 @@ def test_a_release_asked_for_as_an_operator_spells_it(device, tmp_path):
     a name that is no release tag is refused naming the argument and the tag it may mean."""
     commit = r1_commit(device)
     asks = [{"doc": EDITED, "heading_path": EDITED_SECTION[-1], "release": release}
-            for release in ("KB-R1", "ｋｂ－ｒ１ ", "r1", "kb-r01", "第1版")]
+            for release in ("KB-R1", "ｋｂ－ｒ１ ", "r1", "kb-r01", "第1版", "../kb-r1",
+                            "refs/tags/kb-r1")]
     got = every_surface(device, tmp_path, asks)
     for kind, read in got[:2]:
         assert kind == "ok" and read["release"]["tag"] == "kb-r1", read
         assert NEW_LINE not in read["markdown"] and "release_gone" not in read
-    for (kind, said), name in zip(got[2:], ("r1", "kb-r01", "第1版"), strict=True):
+    # a path or a ref ending in a tag kept here was "no longer on this device" (a read
+    # gave the served release's text): it is no tag either
+    for (kind, said), name in zip(got[2:], ("r1", "kb-r01", "第1版", "../kb-r1",
+                                            "refs/tags/kb-r1"), strict=True):
         assert kind == "error" and str(said).startswith(f"'release': {name} is not a release "
                                                         "tag (kb-r<serial>"), said
         assert "kb-r1" in str(said) and str(said).endswith("(local: kb-r1, kb-r2)"), said
