@@ -76,3 +76,29 @@ def test_a_page_named_otherwise_is_still_redirected_to_the_documents_own_address
         gen.close()
 
 
+
+
+def test_a_path_or_citation_padded_with_invisible_characters_reads_its_document(built,
+                                                                                tmp_path):
+    """A path or citation copied from a chat or a PDF carries a zero-width space, a BOM or
+    a bidi mark at an end: `risk.md\\u200b` was refused as "only Markdown documents can be
+    read", `risk.md:1-3\\u2060` as a citation given whole. They read what the bare one reads,
+    over MCP and /api/read; a document is still named by what lies between them."""
+    bare = [{"doc": RISK, "heading_path": SECTION}, {"doc": f"{RISK}:1-3"},
+            {"doc": f"{RISK} § {SECTION}"}]
+    pads = [("\u200b", ""), ("\ufeff", "\u200e"), (" \u2060", "\u200b "), ("", "\u202c")]
+    padded = [{**ask, "doc": f"{lead}{ask['doc']}{tail}"} for lead, tail in pads
+              for ask in bare]
+    mcp = session(tmp_path, "--index", str(built / "dist"), "--no-log",
+                  scenario=lambda c: calls(c, "read", [*bare, *padded], cited))
+    assert all(kind == "ok" for kind, _ in mcp), mcp
+    assert mcp[len(bare):] == mcp[:len(bare)] * len(pads), mcp
+    gen = app_client(built / "dist")
+    client = next(gen)
+    try:
+        for ask, want in zip(padded, mcp[len(bare):], strict=True):
+            resp = client.get("/api/read", params=ask)
+            assert resp.status_code == 200, resp.text
+            assert cited(resp.json()) == want[1]
+    finally:
+        gen.close()
