@@ -110,3 +110,19 @@ def test_kb_draft_names_its_flags_when_the_body_gives_another_title(repo, monkey
     assert res.output.strip().splitlines()[-1] == (
         "kb: error: the front matter of --from FILE gives title '密封圈漏油' and --title "
         "'Seal report': give the title once, as --title")
+
+
+@pytest.mark.parametrize("blank", ["\u200b", " \ufeff ", "\u2060\u200b", "\u200e"])
+def test_an_invisible_title_author_or_location_is_none(repo, blank):
+    """An agent's title of a zero-width space alone (or a BOM, a bidi mark) was filed as
+    the draft's title, a report no list can show; an author or location so was kept the
+    same. They are refused as a blank one is, and one padded so is read without them."""
+    with pytest.raises(UsageError, match="non-empty title: pass the title argument"):
+        create_draft(repo, "field-report", blank, "正文\n", author="Ann", location="Plant 2")
+    with pytest.raises(UsageError, match="^a field report needs|location"):
+        create_draft(repo, "field-report", "Seal", "正文\n", author="Ann", location=blank)
+    filed = create_draft(repo, "field-report", f"{blank}Seal leak{blank}", "正文\n",
+                         author=f"{blank}Ann", location=f"Plant 2{blank}")
+    meta = filed_meta(repo, filed)
+    assert (meta["title"], meta["author"], meta["location"]) == ("Seal leak", "Ann", "Plant 2")
+    assert filed.branch.endswith("-seal-leak")

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from hypothesis import given
+from hypothesis import strategies as st
 from mcpfixtures import built, calls, committed_repo, git, session
 from servefixtures import app_client, error_of
 
@@ -102,3 +104,18 @@ def test_a_path_or_citation_padded_with_invisible_characters_reads_its_document(
             assert cited(resp.json()) == want[1]
     finally:
         gen.close()
+
+
+PADDING = st.lists(st.sampled_from(["\u200b", "\ufeff", "\u200e", "\u2060", "\u202c", " ",
+                                    "\t", "\u3000"]), max_size=4).map("".join)
+
+
+@given(PADDING, st.sampled_from([RISK, f"{RISK}:1-3", f"{RISK} § {SECTION}", "crops/risk.md",
+                                 "knowledge/a b/c.markdown"]), PADDING)
+def test_padding_never_changes_what_a_path_names(lead, doc, tail):
+    from kbtools.agents.docpath import check_doc_path, cited, linked
+
+    padded = f"{lead}{doc}{tail}"
+    assert cited(padded) == cited(doc) and linked(padded) == linked(doc)
+    if cited(doc) is None:
+        assert check_doc_path(padded) == check_doc_path(doc)

@@ -47,7 +47,7 @@ from kbtools.agents.draft_text import (
     split_body,
 )
 from kbtools.config import CONFIG_NAME, Config, load_config
-from kbtools.errors import KbError, UsageError, one_line
+from kbtools.errors import KbError, UsageError, one_line, unpadded
 from kbtools.gitobjects import CommitInfo, commit_paths, git_reason, read_commit
 from kbtools.provenance import git_identity, git_prefix, in_nested_repo, nested_repo, require_repo
 from kbtools.review.verification import VERIFICATION_FIELDS
@@ -95,7 +95,7 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
     body_meta, text = split_body(body, argument)
     title = named_once(body_meta, "title", title, argument)
     named_once(body_meta, "category", category, argument)
-    if not title.strip():
+    if not unpadded(title):  # spaces, or a zero-width space alone: no title
         raise UsageError(f"a draft needs a non-empty title: pass {argument('title')}")
     repo = require_repo(cfg.root)
     with repo:
@@ -104,16 +104,16 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
         # when it is filed: a body could otherwise pass an agent's report off as a manual's
         fill = {k: body_meta.pop(k) for k in CALL_FIELDS if k in body_meta}
         who = author or fill.get("author") or name or email
-        who = who.strip() if isinstance(who, str) else who
+        who = unpadded(who) if isinstance(who, str) else who
         if not who:
             raise UsageError(f"no author: pass {argument('author')} or set git config "
                              "user.name")
         # a blank location is none (a field report that needs one is refused for the lack),
         # as a blank title or author is: "  " was filed as the report's location
         location = location or fill.get("location")
-        location = location.strip() if isinstance(location, str) else location
+        location = unpadded(location) if isinstance(location, str) else location
         when = (now or datetime.now().astimezone()).isoformat(timespec="seconds")
-        meta: dict[str, Any] = {"title": title.strip(), "category": category,
+        meta: dict[str, Any] = {"title": unpadded(title), "category": category,
                                 "source": source or fill.get("source") or DEFAULT_SOURCE,
                                 "author": who, "timestamp": when}
         if location:
@@ -129,7 +129,7 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
         if (nested := nested_repo(cfg.root, f"{folder}/draft.md")) is not None:
             raise KbError(in_nested_repo(nested), path=folder)
         day = when[:10]
-        slug = slugify(title)
+        slug = slugify(meta["title"])
         prefix = git_prefix(repo, cfg.root)
         if base == "HEAD":
             settled_head(repo)
@@ -205,14 +205,14 @@ def named_once(body_meta: dict[str, Any], field: str, given: str,
     refused, naming both: the body's was dropped without a word, and the draft filed under
     a title its author never gave it."""
     said = body_meta.get(field)
-    if said is None or (isinstance(said, str) and not said.strip()):
+    if said is None or (isinstance(said, str) and not unpadded(said)):
         return given
     if not isinstance(said, str):
         raise UsageError(f"the front matter of {argument('body')} gives {field} as "
                          f"{type(said).__name__} {one_line(str(said), 80)!r}; give the "
                          f"{field} as {argument(field)}")
-    if not given.strip():
-        return said.strip()
+    if not unpadded(given):
+        return unpadded(said)
     if " ".join(said.split()) != " ".join(given.split()):
         raise UsageError(f"the front matter of {argument('body')} gives {field} "
                          f"{one_line(said, 80)!r} and {argument(field)} "
