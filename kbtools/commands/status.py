@@ -14,7 +14,7 @@ from kbtools.index.layout import DeviceLayout
 from kbtools.ship.checkout import implicit_checkout
 from kbtools.ship.device import device_dir
 from kbtools.ship.devicestate import read_state
-from kbtools.ship.health import age_text, report
+from kbtools.ship.health import report
 from kbtools.ship.release import release_settings
 from kbtools.ship.serves import FailedSync, statement_text
 from kbtools.ship.status_words import WORDS, Say, age_said, sayer, status_language
@@ -176,29 +176,28 @@ def _checkout(co: dict[str, Any], as_json: bool) -> None:
     if as_json:
         echo_json(co)
     elif co["tag"]:
+        say = sayer(status_language(Path(co["derived"]) if co["derived"] else None))
         # a checkout that would be refused is not derived by the next query: say so (the
         # reason follows, on stderr)
-        ready = ("index derived" if co["derived"] else "refused, see below" if co["problem"]
-                 else "index derived on first query")
-        click.echo(f"checkout {co['checkout']}: release {co['tag']} (source "
-                   f"{(co['source_commit'] or '-')[:12]}, HEAD {(co['head'] or '-')[:12]}); "
-                   f"{ready}" + (f"; signed by {co['signed_by']}" if co["signed_by"] else ""))
+        ready = say("derived" if co["derived"] else "refused_below" if co["problem"]
+                    else "derived_later")
+        click.echo(say("checkout", checkout=co["checkout"], tag=co["tag"],
+                       source=(co["source_commit"] or "-")[:12], head=(co["head"] or "-")[:12],
+                       ready=ready, signed=say("signed", key=co["signed_by"])
+                       if co["signed_by"] else ""))
         if co["problem"]:  # a refused one answers nothing: "refused, see below" ends it
             return _refused(co)
         if co.get("clock_behind"):
-            click.echo(f"  clock: {co['clock_behind']}")
+            click.echo(say("clock", text=co["clock_behind"]))
         elif co.get("stale"):
-            click.echo(f"  STALE: created {co['created']}, {age_text(co['age_days'])}")
+            click.echo(say("stale_checkout", created=co["created"],
+                           age=age_said(say, co["age_days"])))
         if co["pinned_keys"]:
-            click.echo(f"pinned keys: {', '.join(co['pinned_keys'])} (releases must be signed "
-                       "by one)")
+            click.echo(say("checkout_keys", keys=", ".join(co["pinned_keys"])))
         elif co["pinned_keys"] == [] and not release_settings().trusted_keys:
-            click.echo("pinned keys: none (releases are taken unsigned until a key is pinned: "
-                       "`kb trust add PUB`)")
+            click.echo(say("checkout_no_keys"))
         if co.get("newer"):
-            click.echo(f"newer release {co['newer']} in this clone, not checked out: questions are "
-                       f"answered from {co['tag']} until `git checkout {co['newer']}` (or "
-                       "`git pull --ff-only` on the release branch)")
+            click.echo(say("newer", newer=co["newer"], tag=co["tag"]))
     _refused(co)
 
 

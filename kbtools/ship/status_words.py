@@ -90,6 +90,25 @@ WORDS: dict[str, tuple[str, str]] = {
     "ok": ("ok", "成功"),
     "since": ("  since then: {text}", "  此后：{text}"),
     "warning": ("  warning: {text}", "  警告：{text}"),
+    # a git checkout of a release
+    "checkout": ("checkout {checkout}: release {tag} (source {source}, HEAD {head}); "
+                 "{ready}{signed}",
+                 "检出 {checkout}：发布版本 {tag}（源提交 {source}，HEAD {head}）；{ready}{signed}"),
+    "derived": ("index derived", "索引已生成"),
+    "refused_below": ("refused, see below", "被拒绝，原因见下"),
+    "derived_later": ("index derived on first query", "首次查询时生成索引"),
+    "stale_checkout": ("  STALE: created {created}, {age}", "  已过期：创建于 {created}，{age}"),
+    "checkout_keys": ("pinned keys: {keys} (releases must be signed by one)",
+                      "固定密钥：{keys}（发布版本必须由其中之一签名）"),
+    "checkout_no_keys": ("pinned keys: none (releases are taken unsigned until a key is "
+                         "pinned: `kb trust add PUB`)",
+                         "固定密钥：无（固定密钥之前，未签名的发布版本也会被接受：`kb trust add "
+                         "PUB`）"),
+    "newer": ("newer release {newer} in this clone, not checked out: questions are answered "
+              "from {tag} until `git checkout {newer}` (or `git pull --ff-only` on the release "
+              "branch)",
+              "本克隆中有更新的发布版本 {newer}，尚未检出：在 `git checkout {newer}`（或在发布分支上 "
+              "`git pull --ff-only`）之前，问题由 {tag} 回答"),
 }
 
 
