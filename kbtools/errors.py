@@ -260,6 +260,19 @@ INVISIBLE = re.compile("[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u180e\u200b-\u200
                        "\U000e0020-\U000e007f]+")
 
 
+def unpadded(text: str) -> str:
+    """`text` without the blanks and the invisible characters (`INVISIBLE`: a zero-width
+    space, a byte-order mark, a bidi mark) around it, which a path, a citation or a release
+    tag copied from a chat, a PDF or a rich-text editor carries (`x.md\u200b` was refused as
+    "only Markdown documents can be read", `kb-r1\u200b` as no release tag)."""
+    start, end = 0, len(text)
+    while start < end and (text[start].isspace() or INVISIBLE.fullmatch(text[start])):
+        start += 1
+    while end > start and (text[end - 1].isspace() or INVISIBLE.fullmatch(text[end - 1])):
+        end -= 1
+    return text[start:end]
+
+
 def plural(n: int, word: str, many: str | None = None) -> str:
     """``1 document``, ``2 documents``: a count with its noun (messages and CLI output)."""
     return f"{n} {word if n == 1 else (many or word + 's')}"

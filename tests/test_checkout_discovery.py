@@ -71,6 +71,13 @@ def test_status_in_a_clone_describes_the_checkout(tree, monkeypatch):
     code, out, _ = kb("status")
     assert code == 0 and out.startswith(f"checkout {tree}: release kb-r2") \
         and "index derived" in out, out
+    monkeypatch.setenv("LC_MESSAGES", "zh_CN.UTF-8")  # a Chinese reader (ship.status_words)
+    code, out, _ = kb("status")
+    assert code == 0 and out.startswith(f"检出 {tree}：发布版本 kb-r2（源提交 ") \
+        and "）；索引已生成" in out and "release" not in out, out
+    zh = kb("status", "--json")[1]
+    monkeypatch.setenv("LC_MESSAGES", "en_US.UTF-8")
+    assert zh == kb("status", "--json")[1]  # --json stays English
 
 
 def test_serve_and_mcp_in_a_clone_answer_from_it(tree, monkeypatch):

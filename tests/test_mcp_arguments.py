@@ -102,7 +102,7 @@ def test_an_optional_flag_reads_alike_over_mcp_and_the_json_api(tmp_path):
         return got
 
     got = anyio.run(run)
-    for name, words in {"string": "verified_only: Input should be a valid boolean",
+    for name, words in {"string": 'verified_only: expected true or false, not a string ("null")',
                         "k": 'k: must be a whole number from 1 to 100, not "null"',
                         "days": 'days: must be a whole number, 0 or more, not "null"',
                         "line": 'line_start: must be a whole number from 1 to 10000000, not '

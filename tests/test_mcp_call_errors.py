@@ -24,13 +24,25 @@ def answers(tmp_path_factory) -> dict[str, str]:
                                                "table": {"n": 1}}),
         "input a list": ("evaluate_table", {"doc": RISK, "inputs": {"温度": [18]}}),
         "days a word": ("recent", {"days": "seven"}),
+        # an argument of one type: pydantic said "Input should be a valid string", naming
+        # neither the value nor its type
+        "doc a number": ("read", {"doc": 5}),
+        "query a list": ("search", {"query": ["赤霉病"]}),
+        "quick a word": ("status", {"quick": "maybe"}),
+        "flag a list": ("search", {"query": "x", "verified_only": [True]}),
+        "inputs a string": ("evaluate_table", {"doc": RISK, "inputs": "温度=18"}),
+        "policy a number": ("evaluate_table", {"doc": RISK, "inputs": {"温度": 1}, "policy": 1}),
+        "title a number": ("draft_report", {"category": "field-report", "title": 123,
+                                            "body": "正文", "location": "P2"}),
+        "photo a number": ("draft_report", {"category": "field-report", "title": "T",
+                                            "body": "正文", "location": "P2", "photos": [1]}),
     }
 
     async def scenario(c):
         return {label: error_text(await c.call_tool(name, args))
                 for label, (name, args) in calls.items()}
 
-    return session(repo, scenario=scenario)
+    return session(repo, "--allow-write", scenario=scenario)
 
 
 def test_an_unknown_tool_is_named_with_the_tools_there_are(answers):
@@ -41,12 +53,20 @@ def test_an_unknown_tool_is_named_with_the_tools_there_are(answers):
 @pytest.mark.parametrize("label, said", [
     ("where a number", "where: expected a list or a string, not a number"),
     ("where an object", "where: expected a list or a string, not an object"),
-    ("where a list of lists", "where.0: Input should be a valid string"),
+    ("where a list of lists", "where.0: expected a string, not a list"),
     ("heading_path a number", "heading_path: expected a list or a string, not a number"),
-    ("table a list", "table.0: Input should be a valid string"),
+    ("table a list", "table.0: expected a string, not a number (1)"),
     ("table an object", "table: expected a list, a string or a whole number, not an object"),
     ("input a list", "inputs.温度: expected a string, a whole number or a number, not a list"),
     ("days a word", 'days: must be a whole number, 0 or more, not "seven"'),
+    ("doc a number", "doc: expected a string, not a number (5)"),
+    ("query a list", "query: expected a string, not a list"),
+    ("quick a word", 'quick: expected true or false, not a string ("maybe")'),
+    ("flag a list", "verified_only: expected true or false, not a list"),
+    ("inputs a string", 'inputs: expected an object, not a string ("温度=18")'),
+    ("policy a number", "policy: expected 'first' or 'all', not a number (1)"),
+    ("title a number", "title: expected a string, not a number (123)"),
+    ("photo a number", "photos.0: expected an object, not a number (1)"),
 ])
 def test_a_wrong_type_names_the_types_the_argument_takes(answers, label, said):
     text = answers[label]

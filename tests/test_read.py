@@ -135,8 +135,8 @@ def test_read_line_range(repo):
 
 
 @pytest.mark.parametrize("kwargs,needle", [
-    ({"line_start": 5, "line_end": 2}, "bad line range"),
-    ({"line_start": 0, "line_end": 2}, "bad line range"),
+    ({"line_start": 0, "line_end": 2}, "bad line range 0-2: lines are numbered from 1"),
+    ({"line_start": 2, "line_end": 0}, "bad line range 0-2: lines are numbered from 1"),
     ({"line_start": 500}, "past the end"),
     ({"line_start": 1, "line_end": MAX_LINES + 1}, "longer than"),
     ({"heading_path": "2. 防治", "line_start": 1}, "either a heading path or a line range"),

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from hypothesis import given
+from hypothesis import strategies as st
 from mcpfixtures import built, calls, committed_repo, git, session
 from servefixtures import app_client, error_of
 
@@ -76,3 +78,44 @@ def test_a_page_named_otherwise_is_still_redirected_to_the_documents_own_address
         gen.close()
 
 
+
+
+def test_a_path_or_citation_padded_with_invisible_characters_reads_its_document(built,
+                                                                                tmp_path):
+    """A path or citation copied from a chat or a PDF carries a zero-width space, a BOM or
+    a bidi mark at an end: `risk.md\\u200b` was refused as "only Markdown documents can be
+    read", `risk.md:1-3\\u2060` as a citation given whole. They read what the bare one reads,
+    over MCP and /api/read; a document is still named by what lies between them."""
+    bare = [{"doc": RISK, "heading_path": SECTION}, {"doc": f"{RISK}:1-3"},
+            {"doc": f"{RISK} § {SECTION}"}]
+    pads = [("\u200b", ""), ("\ufeff", "\u200e"), (" \u2060", "\u200b "), ("", "\u202c")]
+    padded = [{**ask, "doc": f"{lead}{ask['doc']}{tail}"} for lead, tail in pads
+              for ask in bare]
+    mcp = session(tmp_path, "--index", str(built / "dist"), "--no-log",
+                  scenario=lambda c: calls(c, "read", [*bare, *padded], cited))
+    assert all(kind == "ok" for kind, _ in mcp), mcp
+    assert mcp[len(bare):] == mcp[:len(bare)] * len(pads), mcp
+    gen = app_client(built / "dist")
+    client = next(gen)
+    try:
+        for ask, want in zip(padded, mcp[len(bare):], strict=True):
+            resp = client.get("/api/read", params=ask)
+            assert resp.status_code == 200, resp.text
+            assert cited(resp.json()) == want[1]
+    finally:
+        gen.close()
+
+
+PADDING = st.lists(st.sampled_from(["\u200b", "\ufeff", "\u200e", "\u2060", "\u202c", " ",
+                                    "\t", "\u3000"]), max_size=4).map("".join)
+
+
+@given(PADDING, st.sampled_from([RISK, f"{RISK}:1-3", f"{RISK} § {SECTION}", "crops/risk.md",
+                                 "knowledge/a b/c.markdown"]), PADDING)
+def test_padding_never_changes_what_a_path_names(lead, doc, tail):
+    from kbtools.agents.docpath import check_doc_path, cited, linked
+
+    padded = f"{lead}{doc}{tail}"
+    assert cited(padded) == cited(doc) and linked(padded) == linked(doc)
+    if cited(doc) is None:
+        assert check_doc_path(padded) == check_doc_path(doc)

@@ -124,7 +124,7 @@ def test_null_for_an_optional_argument_is_the_argument_left_out(repo, api):
     assert got[1].structured_content["line_start"] == 60
     assert got[2].structured_content["outputs"] == [{"风险等级": "中",
                                                      "建议措施": "备足药剂，扬花初期预防喷药一次"}]
-    assert "invalid arguments: query: Input should be a valid string" in got[3].content[0].text
+    assert "invalid arguments: query: expected a string, not null" in got[3].content[0].text
     assert "invalid arguments: inputs:" in got[4].content[0].text
     assert all(r.is_error for r in got[3:])
 
@@ -235,3 +235,33 @@ def test_a_flag_is_read_alike_by_the_api_and_the_mcp_schema(value):
     except ValidationError:
         mcp = "refused"
     assert mcp == http, value
+
+
+def test_a_line_range_written_backwards_is_read_alike(repo, api, monkeypatch):
+    """The field app reads ``?lines=62-60`` as lines 60-62 (w44c); `kb read x.md:62-60`,
+    `--lines 62-60`, MCP `read` with line_start 62 and line_end 60 and /api/read refused
+    them ("bad line range 62-60 (1-based, start ≤ end)"): each reads lines 60-62."""
+    from click.testing import CliRunner
+
+    from kbtools.cli import main
+
+    got = mcp_calls(repo, [("read", {"doc": SCAB, "line_start": 62, "line_end": 60}),
+                           ("read", {"doc": f"{SCAB}:62-60"}),
+                           ("read", {"doc": SCAB, "line_start": 60, "line_end": 62})])
+    forward = dict(got[2].structured_content)
+    for res in got[:2]:
+        assert not res.is_error, res.content[0].text
+        assert dict(res.structured_content) == forward
+    assert (forward["line_start"], forward["line_end"]) == (60, 62)
+    http = api.get("/api/read", params={"doc": SCAB, "line_start": "62", "line_end": "60"})
+    assert http.status_code == 200, http.text
+    assert (http.json()["line_start"], http.json()["line_end"]) == (60, 62)
+    page = api.get(f"/doc/{SCAB}", params={"lines": "62-60", "lang": "zh"})
+    assert "第 60–62 行" in page.text
+    monkeypatch.chdir(repo)
+    runner = CliRunner()
+    want = runner.invoke(main, ["read", SCAB, "--lines", "60-62", "--index", "dist"])
+    assert want.exit_code == 0 and want.stdout.startswith(f"{SCAB}:60-62 § ")
+    for args in ([f"{SCAB}:62-60"], [SCAB, "--lines", "62-60"], [SCAB, "--lines", "６２－６０"]):
+        res = runner.invoke(main, ["read", *args, "--index", "dist"])
+        assert (res.exit_code, res.stdout) == (0, want.stdout), (args, res.output)

@@ -4,10 +4,11 @@ and refuse the same ones, so an agent gets the same answer through either."""
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from kbtools.agents.citation_text import NARROW_DIGITS, is_commit
-from kbtools.errors import UsageError, one_line
+from kbtools.errors import UsageError, one_line, unpadded
 from kbtools.query import question
 
 # a blank question, refused alike by MCP `search`, /api/search and `kb query`
@@ -96,7 +97,9 @@ def release_arguments(commit: Any, release: Any) -> tuple[str | None, str | None
     """(the commit, the tag) a call's `commit` and `release` arguments ask for, None for one
     not given (or given empty); UsageError when the commit is no commit or the tag is blank."""
     commit, release = (None if v == "" else v for v in (commit, release))  # as not given
-    if commit is not None and not (isinstance(commit, str) and is_commit(commit.strip())):
+    if isinstance(commit, str):  # full-width digits an input method types, a zero-width
+        commit = unpadded(unicodedata.normalize("NFKC", commit))  # space pasted with it
+    if commit is not None and not (isinstance(commit, str) and is_commit(commit)):
         raise UsageError(f"'commit' must be a commit's 7 to 64 hexadecimal digits (a result's "
                          f"release source_commit), not '{one_line(str(commit), 80)}'")
     if release is not None and not (isinstance(release, str) and release.strip()):

@@ -218,8 +218,10 @@ def asked_index(idx: KbIndex | None, commit: str | None, tag: str | None,
                          + ", ".join(f"{k.tag}: {k.commit[:12]}" for k in found)
                          + "): give more of its digits or the release tag")
     if not found:
-        if tag is not None and parse_serial(tag) is None:  # "r2", "kb-r02", "第2版": no
-            # release is named so; not the served one's text, with the tag it may mean
+        if tag is not None and (parse_serial(tag) is None or "/" in tag):  # "r2", "kb-r02",
+            # "第2版", a path or ref ("../kb-r1", "refs/tags/kb-r1"): no release is named
+            # so; not the served one's text ("is no longer on this device"), with the tag
+            # it may mean
             local = {k.tag for k in kept} | ({now.tag} if now is not None and now.tag else set())
             raise UsageError(f"'release': {not_on_device(tag, local, device)}")
         if opened is not None:  # one it kept open may be what a sync just pruned

@@ -102,6 +102,28 @@ def bound_error(name: str, error: Mapping[str, Any], prop: Mapping[str, Any],
     return None
 
 
+# pydantic's errors for a value of another JSON type than the argument takes, and what it
+# takes in our words (a true/false argument also takes the words `arguments.FLAG_WORDS` lists)
+TYPE_ERRORS = {"string_type": "a string", "dict_type": "an object", "list_type": "a list",
+               "bool_type": "true or false", "bool_parsing": "true or false",
+               "model_type": "an object"}
+
+
+def type_said(error: Mapping[str, Any]) -> str | None:
+    """One of pydantic's errors of a value of the wrong type as what the argument takes and
+    what it was given ("expected a string, not a number (123)"), as an argument of several
+    types is said; pydantic's "Input should be a valid string" named neither the value
+    nor its type. None for any other error."""
+    takes = TYPE_ERRORS.get(str(error.get("type")))
+    if error.get("type") == "literal_error":  # one of a few words ('first' or 'all')
+        takes = (error.get("ctx") or {}).get("expected")
+    if takes is None:
+        return None
+    given = error.get("input")
+    shown = f" ({shown_value(given)})" if isinstance(given, (str, int, float)) else ""
+    return f"expected {takes}, not {json_kind(given)}{shown}"
+
+
 def schema_errors(errors: list[Any], properties: Mapping[str, Any] | None = None
                   ) -> list[str]:
     """pydantic's errors of a call's arguments as "argument: what is wrong" lines. An
@@ -129,11 +151,13 @@ def schema_errors(errors: list[Any], properties: Mapping[str, Any] | None = None
             continue
         at = next((n for n, p in enumerate(loc) if member_kind(p) is not None), None)
         if at is None:
-            parts.append(f"{'.'.join(map(str, loc)) or 'arguments'}: {e['msg']}")
+            parts.append(f"{'.'.join(map(str, loc)) or 'arguments'}: "
+                         f"{type_said(e) or e['msg']}")
             continue
         mismatch = str(e.get("type", "")).endswith("_type") and at == len(loc) - 1
         unions.setdefault(loc[:at], []).append((
-            "" if mismatch else e["msg"], loc[:at] + loc[at + 1:], (loc[at], e.get("input"))))
+            "" if mismatch else type_said(e) or e["msg"], loc[:at] + loc[at + 1:],
+            (loc[at], e.get("input"))))
     for where, failed in unions.items():
         name = ".".join(map(str, where)) or "arguments"
         inside = [f"{'.'.join(map(str, loc))}: {msg}" for msg, loc, _ in failed if msg]

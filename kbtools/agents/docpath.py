@@ -15,11 +15,12 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from kbtools.agents.citation_text import percent_decoded, plain_citation
-from kbtools.errors import UsageError, valid_unicode
+from kbtools.errors import UsageError, unpadded, valid_unicode
 
 MAX_PATH_CHARS = 1024  # a document path longer than this is refused before any file access
 MAX_NAME_BYTES = 255  # as is one with a longer component (no file system has such names)
 _DRIVE = re.compile(r"^[A-Za-z]:")
+
 
 
 def shown_doc(doc: str) -> str:
@@ -74,14 +75,15 @@ def cited(doc: Any) -> Cited | None:
     back what search printed: refusing that text as a path made them rebuild the call."""
     if not isinstance(doc, str):
         return None
-    found = _CITED.fullmatch(plain_citation(doc))  # as shown, or with its release after it
+    found = _CITED.fullmatch(plain_citation(unpadded(doc)))  # as shown, or with its release
     if found is None or found.group("anchor"):
         return None
     heading = (found.group("heading") or "").strip()
     if not found.group("lines"):
         return Cited(found.group("path").strip(), None, heading) if heading else None
     first = int(found.group("a"))
-    return Cited(found.group("path").strip(), (first, int(found.group("b") or first)), heading)
+    last = int(found.group("b") or first)  # `:62-60`, typed from its end: lines 60 to 62
+    return Cited(found.group("path").strip(), (min(first, last), max(first, last)), heading)
 
 
 def linked(doc: Any) -> tuple[str, str] | None:
@@ -91,7 +93,7 @@ def linked(doc: Any) -> tuple[str, str] | None:
     a link passed it whole as the document."""
     if not isinstance(doc, str):
         return None
-    found = _CITED.fullmatch(plain_citation(doc))
+    found = _CITED.fullmatch(plain_citation(unpadded(doc)))
     if found is None or not found.group("anchor") or found.group("lines") \
             or found.group("heading"):
         return None
@@ -110,9 +112,9 @@ def check_doc_path(doc: str, section_arg: str = "heading_path") -> str:
     """Validate a document path given by a caller; returns it as a clean posix path. A
     citation or link given as the path is refused saying where its parts go: a section as
     `section_arg` (`_cited_hint`)."""
-    if not isinstance(doc, str) or not doc.strip():
+    if not isinstance(doc, str) or not unpadded(doc):
         raise UsageError("document path is empty", key="doc_path_empty")
-    text = doc.strip()
+    text = unpadded(doc)
     shown = shown_doc(doc)
     if len(text) > MAX_PATH_CHARS:
         raise _refused(shown, f"longer than {MAX_PATH_CHARS} characters", "doc_path_long",

@@ -47,7 +47,7 @@ from kbtools.agents.draft_text import (
     split_body,
 )
 from kbtools.config import CONFIG_NAME, Config, load_config
-from kbtools.errors import KbError, UsageError
+from kbtools.errors import KbError, UsageError, one_line, unpadded
 from kbtools.gitobjects import CommitInfo, commit_paths, git_reason, read_commit
 from kbtools.provenance import git_identity, git_prefix, in_nested_repo, nested_repo, require_repo
 from kbtools.review.verification import VERIFICATION_FIELDS
@@ -58,6 +58,7 @@ KEY_CHARS = 16
 # fields the call sets (a body's front matter gives author, source, location only when the
 # call does not; timestamp never), besides title, category and the verification fields
 CALL_FIELDS = ("author", "source", "location", "timestamp")
+NAMED_ONCE = ("title", "category")  # the call names them; a body may repeat them
 MAX_NAME_TRIES = 100  # branch names tried when drafts of one title are filed at once
 
 
@@ -91,26 +92,28 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
     known = categories(cfg.path("schemas"))
     if category not in known or schema_path(f"categories/{category}", cfg.path("schemas")) is None:
         raise UsageError(f"unknown category {category!r} (known: {', '.join(known)})")
-    if not title.strip():
-        raise UsageError("a draft needs a non-empty title")
+    body_meta, text = split_body(body, argument)
+    title = named_once(body_meta, "title", title, argument)
+    named_once(body_meta, "category", category, argument)
+    if not unpadded(title):  # spaces, or a zero-width space alone: no title
+        raise UsageError(f"a draft needs a non-empty title: pass {argument('title')}")
     repo = require_repo(cfg.root)
     with repo:
         name, email = git_identity(repo)
-        body_meta, text = split_body(body, argument)
         # the call's own author, source and location win over a body's; the timestamp is
         # when it is filed: a body could otherwise pass an agent's report off as a manual's
         fill = {k: body_meta.pop(k) for k in CALL_FIELDS if k in body_meta}
         who = author or fill.get("author") or name or email
-        who = who.strip() if isinstance(who, str) else who
+        who = unpadded(who) if isinstance(who, str) else who
         if not who:
             raise UsageError(f"no author: pass {argument('author')} or set git config "
                              "user.name")
         # a blank location is none (a field report that needs one is refused for the lack),
         # as a blank title or author is: "  " was filed as the report's location
         location = location or fill.get("location")
-        location = location.strip() if isinstance(location, str) else location
+        location = unpadded(location) if isinstance(location, str) else location
         when = (now or datetime.now().astimezone()).isoformat(timespec="seconds")
-        meta: dict[str, Any] = {"title": title.strip(), "category": category,
+        meta: dict[str, Any] = {"title": unpadded(title), "category": category,
                                 "source": source or fill.get("source") or DEFAULT_SOURCE,
                                 "author": who, "timestamp": when}
         if location:
@@ -119,14 +122,14 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
             meta["lang"] = "zh" if CJK.search(title + text) else "en"
         for extra in (body_meta, extra_meta or {}):
             meta.update({k: v for k, v in extra.items()
-                         if k not in VERIFICATION_FIELDS and k not in ("title", "category")})
+                         if k not in VERIFICATION_FIELDS and k not in NAMED_ONCE})
         meta["verified"] = False  # never anything else, whatever the inputs said
         folder = (cfg.section("categories").get(category, {}).get("folder")
                   or cfg.data["paths"]["drafts"]).strip("/")
         if (nested := nested_repo(cfg.root, f"{folder}/draft.md")) is not None:
             raise KbError(in_nested_repo(nested), path=folder)
         day = when[:10]
-        slug = slugify(title)
+        slug = slugify(meta["title"])
         prefix = git_prefix(repo, cfg.root)
         if base == "HEAD":
             settled_head(repo)
@@ -193,6 +196,29 @@ def _file(repo: git.Repo, cfg: Config, base_commit: CommitInfo | None, branch_na
             return Draft(branch=branch, path=rel, commit=sha)
     raise UsageError(f"no free draft branch name for {branch_name!r} after {MAX_NAME_TRIES} "
                      "tries (drafts with this title are being filed at the same time)")
+
+
+def named_once(body_meta: dict[str, Any], field: str, given: str,
+               argument: Callable[[str], str]) -> str:
+    """The draft's `field` (its title or category): the call's (`given`), or the body's own
+    front matter's when the call's is blank. A body naming another one than the call is
+    refused, naming both: the body's was dropped without a word, and the draft filed under
+    a title its author never gave it."""
+    said = body_meta.get(field)
+    if said is None or (isinstance(said, str) and not unpadded(said)):
+        return given
+    if not isinstance(said, str):
+        raise UsageError(f"the front matter of {argument('body')} gives {field} as "
+                         f"{type(said).__name__} {one_line(str(said), 80)!r}; give the "
+                         f"{field} as {argument(field)}")
+    if not unpadded(given):
+        return unpadded(said)
+    if " ".join(said.split()) != " ".join(given.split()):
+        raise UsageError(f"the front matter of {argument('body')} gives {field} "
+                         f"{one_line(said, 80)!r} and {argument(field)} "
+                         f"{one_line(given, 80)!r}: give the {field} once, as "
+                         f"{argument(field)}")
+    return given
 
 
 def draft_key(meta: dict[str, Any], text: str, photos: Sequence[Photo] = ()) -> str:

@@ -408,10 +408,12 @@ def read_section(kn: Knowledge, doc: str, heading_path: str | list[str] | None =
     elif line_start is not None or line_end is not None:
         a = line_start if line_start is not None else 1
         b = line_end if line_end is not None else min(last, a + MAX_LINES - 1)
+        if line_start is not None and line_end is not None and b < a:
+            a, b = b, a  # written from its end (`5-2`): the same lines, as the field app reads it
         if a > last:
             raise UsageError(f"line {a} is past the end of {src.rel} ({plural(last, 'line')})")
         if a < 1 or b < a:
-            raise UsageError(f"bad line range {a}-{b} (1-based, start ≤ end)")
+            raise UsageError(f"bad line range {a}-{b}: lines are numbered from 1")
         if b - a + 1 > MAX_LINES:
             raise UsageError(f"line range {a}-{b} is longer than {MAX_LINES} lines; read "
                              "sections by heading instead")

@@ -12,8 +12,11 @@ from kbtools.commands.output import DevicePath, echo_json, json_option, to_optio
 from kbtools.errors import SyncError, plural
 from kbtools.ship.checkout import implicit_checkout
 from kbtools.ship.device import device_dir
-from kbtools.ship.health import age_text, report
+from kbtools.ship.devicestate import read_state
+from kbtools.ship.health import report
 from kbtools.ship.release import release_settings
+from kbtools.ship.status_words import WORDS, Say, age_said, sayer, status_language
+from kbtools.ship.sync_record import FailedSync, statement_text
 
 DEGRADED_EXIT = 4  # serving and answering, but needing attention (see `kb status --help`)
 
@@ -75,117 +78,125 @@ def _degraded(state: str, reasons: list[str]) -> None:
 
 
 def _device(st: dict[str, Any]) -> None:
+    """The device's state in the words of the language `status_language` picks."""
+    device = Path(st["device"])
     s = st["served"]
+    say = sayer(status_language())
     if s is None and st["current_problem"]:  # said on stderr, as the error
-        click.echo(f"device {st['device']}")
+        click.echo(say("device", device=st["device"]))
     elif s is None:
-        click.echo(f"device {st['device']}: serving nothing yet (run `kb sync SOURCE`)")
+        click.echo(say("nothing", device=st["device"]))
     else:
-        click.echo(f"device {st['device']}")
-        state = {True: "verified", False: "FAILS VERIFICATION", None: "not re-checked"}
-        age = "created in the future by this device's clock" if s["clock_behind"] else \
-            age_text(s["age_days"]) + (", STALE" if s["stale"] else "")
-        click.echo(f"serving {s['tag']} (source {(s['source_commit'] or '-')[:12]}, created "
-                   f"{s['created'] or 'unknown'}, {age})"
-                   f"; files {state[s['verified_now']]}"
-                   + (f"; signed by {s['signed_by']}" if s["signed_by"] else
-                      "; signature not checked (no key pinned)" if s["has_signature"] else
-                      "; unsigned"))
+        click.echo(say("device", device=st["device"]))
+        files = {True: "files_ok", False: "files_bad", None: "files_unchecked"}
+        age = say("ahead") if s["clock_behind"] else \
+            age_said(say, s["age_days"]) + (say("stale") if s["stale"] else "")
+        signed = (say("signed", key=s["signed_by"]) if s["signed_by"] else
+                  say("sig_unchecked") if s["has_signature"] else say("unsigned"))
+        click.echo(say("serving", tag=s["tag"], source=(s["source_commit"] or "-")[:12],
+                       created=s["created"] or say("created_unknown"), age=age,
+                       files=say(files[s["verified_now"]]), signed=signed))
         if s["clock_behind"]:
-            click.echo(f"  clock: {s['clock_behind']}")
+            click.echo(say("clock", text=s["clock_behind"]))
         for p in s["problems"]:
-            click.echo(f"  problem: {p}")
+            click.echo(say("problem", text=p))
         if s["signer_unpinned"]:
-            click.echo(f"  trust: {s['signer_unpinned']}")
+            click.echo(say("trust", text=s["signer_unpinned"]))
         r = s["review"]
         if r["checked"] is False:
-            click.echo("  verified: not checked against Git history when built (nothing "
-                       "is served as verified)")
+            click.echo(say("review_unchecked"))
         elif r["lapsed_documents"]:
-            click.echo(f"  verified: lapsed in {r['lapsed_documents']} document(s), "
-                       f"{r['lapsed_chunks']} passage(s) served as unverified: "
-                       + ", ".join(r["lapsed"][:5])
-                       + (" …" if r["lapsed_documents"] > 5 else ""))
+            click.echo(say("review_lapsed", docs=r["lapsed_documents"],
+                           chunks=r["lapsed_chunks"], names=", ".join(r["lapsed"][:5])
+                           + (" …" if r["lapsed_documents"] > 5 else "")))
         else:
-            click.echo("  verified: no lapsed reviews")
+            click.echo(say("review_ok"))
     if st["trusted_keys_problem"]:
-        click.echo(f"pinned keys: cannot read: {st['trusted_keys_problem']}")
+        click.echo(say("keys_unreadable", text=st["trusted_keys_problem"]))
     elif st["trusted_keys"]:
         for k in st["trusted_keys"]:
-            click.echo(f"pinned key {k['key_id']} (since {k['pinned_at'] or '-'}"
-                       + (f": {k['why']})" if k["why"] else ")"))
+            click.echo(say("key", key=k["key_id"], at=k["pinned_at"] or "-",
+                           why=say("key_why", why=k["why"]) if k["why"] else ""))
     else:
-        click.echo("pinned keys: none (unsigned releases are accepted until a key is pinned)")
+        click.echo(say("no_keys"))
     if st["rolled_back"]:
-        click.echo(f"rolled back from {', '.join(st['rolled_back'])} (`kb sync` skips "
-                   f"{'it' if len(st['rolled_back']) == 1 else 'them'})")
+        click.echo(say("rolled_back", tags=", ".join(st["rolled_back"]),
+                       them=say("it" if len(st["rolled_back"]) == 1 else "them")))
     if st["rollback_unlogged"]:
         r = st["rollback_unlogged"]
-        click.echo(f"rollback from {r['from'] or 'nothing'} to {r['to']} not yet in rollback.log "
-                   "(stopped after its switch): the next `kb sync` or `kb rollback` logs it")
+        click.echo(say("unlogged", from_=r["from"] or say("nothing_served"), to=r["to"]))
     copies = st["derived_copies"]
     if copies:
-        click.echo(f"index copies for read-only devices: {copies['copies']} in "
-                   f"{copies['dir']}, {plural(copies['bytes'], 'byte')}"
-                   + (f" ({copies['unneeded']} no longer needed: the next sync or query "
-                      "removes them)" if copies["unneeded"] else ""))
+        size = plural(copies["bytes"], "byte") if say("ok") == WORDS["ok"][0] else \
+            say("bytes", n=copies["bytes"])
+        click.echo(say("copies", n=copies["copies"], dir=copies["dir"], bytes=size,
+                       unneeded=say("unneeded", n=copies["unneeded"])
+                       if copies["unneeded"] else ""))
     if st["state_problem"]:
         click.echo(st["state_problem"])
     last = st["last_sync"]
     if last and last.get("under_way"):
-        click.echo(f"last sync {last['at']}: under way ({last['holder']} holds the device "
-                   f"lock); " + (f"switched to {last['tag']}, which serves (the sync is "
-                                 "finishing)" if last.get("switched") else
-                                 f"{last['tag'] or 'no release'} serves until it switches"))
+        click.echo(say("under_way", at=last["at"], holder=last["holder"], then=say(
+            "switched_finishing", tag=last["tag"]) if last.get("switched") else say(
+            "serves_until", tag=last["tag"] or say("no_release"))))
     elif last:
-        _last_sync(last)
+        _last_sync(last, say, device)
 
 
-def _last_sync(last: dict[str, Any]) -> None:
+def _last_sync(last: dict[str, Any], say: Say, device: Path) -> None:
     """The last sync as --json's ``last_sync`` has it: when, from where, what it took (or
-    why it failed) and each of its warnings (a newer release refused among them)."""
-    src = f" from {last['source']}" if last.get("source") else ""
+    why it failed: in Chinese as its record says it, `FailedSync`) and each of its warnings
+    (a newer release refused among them)."""
+    src = say("from_source", source=last["source"]) if last.get("source") else ""
     tag = last.get("tag")
+    chinese = say("ok") != WORDS["ok"][0]
     if not last["ok"]:
-        outcome = f"FAILED: {last['error']}"
+        failed = FailedSync.of(device, read_state(device).get("last_sync")) if chinese \
+            else None
+        error = failed.text(device, "zh", past=bool(last.get("since"))) if failed else None
+        outcome = say("failed", error=error or last["error"])
     elif tag:
-        outcome = f"ok, switched to {tag}" if last.get("changed") else f"ok, up to date ({tag})"
+        outcome = say("switched", tag=tag) if last.get("changed") else \
+            say("up_to_date", tag=tag)
     else:
-        outcome = "ok"
-    click.echo(f"last sync {last['at']}{src}: {outcome}")
+        outcome = say("ok")
+    click.echo(say("last_sync", at=last["at"], source=src, outcome=outcome))
     if last.get("since"):  # what serves changed since (`sync_record.since_then`)
-        click.echo(f"  since then: {last['since']}")
+        told = last.get("statement")
+        since = last["since"]
+        if chinese and isinstance(told, dict):  # the rest (keys pinned since) as logged
+            since = since.replace(statement_text(told), statement_text(told, "zh"), 1)
+        click.echo(say("since", text=since))
     for w in last.get("warnings") or ():
-        click.echo(f"  warning: {w}")
+        click.echo(say("warning", text=w))
 
 
 def _checkout(co: dict[str, Any], as_json: bool) -> None:
     if as_json:
         echo_json(co)
     elif co["tag"]:
+        say = sayer(status_language())
         # a checkout that would be refused is not derived by the next query: say so (the
         # reason follows, on stderr)
-        ready = ("index derived" if co["derived"] else "refused, see below" if co["problem"]
-                 else "index derived on first query")
-        click.echo(f"checkout {co['checkout']}: release {co['tag']} (source "
-                   f"{(co['source_commit'] or '-')[:12]}, HEAD {(co['head'] or '-')[:12]}); "
-                   f"{ready}" + (f"; signed by {co['signed_by']}" if co["signed_by"] else ""))
+        ready = say("derived" if co["derived"] else "refused_below" if co["problem"]
+                    else "derived_later")
+        click.echo(say("checkout", checkout=co["checkout"], tag=co["tag"],
+                       source=(co["source_commit"] or "-")[:12], head=(co["head"] or "-")[:12],
+                       ready=ready, signed=say("signed", key=co["signed_by"])
+                       if co["signed_by"] else ""))
         if co["problem"]:  # a refused one answers nothing: "refused, see below" ends it
             return _refused(co)
         if co.get("clock_behind"):
-            click.echo(f"  clock: {co['clock_behind']}")
+            click.echo(say("clock", text=co["clock_behind"]))
         elif co.get("stale"):
-            click.echo(f"  STALE: created {co['created']}, {age_text(co['age_days'])}")
+            click.echo(say("stale_checkout", created=co["created"],
+                           age=age_said(say, co["age_days"])))
         if co["pinned_keys"]:
-            click.echo(f"pinned keys: {', '.join(co['pinned_keys'])} (releases must be signed "
-                       "by one)")
+            click.echo(say("checkout_keys", keys=", ".join(co["pinned_keys"])))
         elif co["pinned_keys"] == [] and not release_settings().trusted_keys:
-            click.echo("pinned keys: none (releases are taken unsigned until a key is pinned: "
-                       "`kb trust add PUB`)")
+            click.echo(say("checkout_no_keys"))
         if co.get("newer"):
-            click.echo(f"newer release {co['newer']} in this clone, not checked out: questions are "
-                       f"answered from {co['tag']} until `git checkout {co['newer']}` (or "
-                       "`git pull --ff-only` on the release branch)")
+            click.echo(say("newer", newer=co["newer"], tag=co["tag"]))
     _refused(co)
 
 

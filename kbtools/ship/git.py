@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kbtools.config import RELEASE_TAG_PREFIX, RELEASE_TAG_RE
-from kbtools.errors import KbError, ReleaseError, SyncError, one_line, plural
+from kbtools.errors import KbError, ReleaseError, SyncError, one_line, plural, unpadded
 from kbtools.fsutil import staging_dir
 from kbtools.pathspecs import top_literal
 from kbtools.ship.gitrun import (
@@ -73,7 +73,7 @@ def spelled_tag(name: str) -> str:
     with the tag it may mean (``r1``, ``1``: one release back, or serial 1?; ``kb-r01``)."""
     if parse_serial(name) is not None:
         return name
-    read = unicodedata.normalize("NFKC", name).strip().lower()
+    read = unpadded(unicodedata.normalize("NFKC", name)).lower()  # a zero-width space too
     return read if "/" not in read and parse_serial(read) is not None else name
 
 

@@ -1,0 +1,148 @@
+"""What `kb status` says in the terminal, in English or in Chinese, and which of the two.
+
+A technician on a Chinese device read its state in English only, while `kb serve`'s pages
+speak the reader's language (the browser's, Chinese when it names none). The terminal's
+reader names a language by the locale: `LANGUAGE` (its first entry), `LC_ALL`,
+`LC_MESSAGES`, `LANG`, the first one set, as gettext reads them (`zh_CN.UTF-8`, `zh_TW`,
+`zh_HK` are Chinese; `en_US.UTF-8`, `de_DE` English). A locale that names no language (unset,
+``C``, ``POSIX``, ``C.UTF-8``: a kiosk, a service, a container, a script reading the
+output) keeps English, as `kb status` always spoke there: what a program or a log reads
+does not change with the knowledge it serves. `--json` stays English (keys and values are a program's). The
+reasons on stderr (`kb: warning:`, `kb: error:`) are the library's one-line messages, in
+English, as every command's are; a failed sync's is said in Chinese (`serves.FailedSync`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+
+LOCALE_VARS = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")  # gettext's order
+NO_LANGUAGE = {"c", "posix"}  # locales that name no language (C.UTF-8 too)
+CHINESE = {"zh", "yue", "cmn", "wuu", "hak", "nan", "gan", "hsn", "cdo", "cjy", "cpx", "czh"}
+
+Say = Callable[..., str]
+
+# each line's words: (English, Chinese)
+WORDS: dict[str, tuple[str, str]] = {
+    "device": ("device {device}", "设备 {device}"),
+    "nothing": ("device {device}: serving nothing yet (run `kb sync SOURCE`)",
+                "设备 {device}：还没有提供任何发布版本（运行 `kb sync SOURCE`）"),
+    "serving": ("serving {tag} (source {source}, created {created}, {age}); files {files}{signed}",
+                "正在提供 {tag}（源提交 {source}，创建于 {created}，{age}）；文件{files}{signed}"),
+    "created_unknown": ("unknown", "未知"),
+    "ahead": ("created in the future by this device's clock", "按本设备时钟，创建时间在未来"),
+    "age": ("{days} days old", "已发布 {days} 天"),
+    "age_one": ("1 day old", "已发布 1 天"),
+    "age_unknown": ("age unknown", "发布时长未知"),
+    "stale": (", STALE", "，已过期"),
+    "files_ok": ("verified", "校验通过"),
+    "files_bad": ("FAILS VERIFICATION", "校验失败"),
+    "files_unchecked": ("not re-checked", "未重新校验"),
+    "signed": ("; signed by {key}", "；签名密钥 {key}"),
+    "sig_unchecked": ("; signature not checked (no key pinned)", "；签名未校验（未固定密钥）"),
+    "unsigned": ("; unsigned", "；未签名"),
+    "clock": ("  clock: {text}", "  时钟：{text}"),
+    "problem": ("  problem: {text}", "  问题：{text}"),
+    "trust": ("  trust: {text}", "  信任：{text}"),
+    "review_unchecked": ("  verified: not checked against Git history when built (nothing is "
+                         "served as verified)",
+                         "  审核：构建时未对照 Git 历史检查（所有段落都按未审核提供）"),
+    "review_lapsed": ("  verified: lapsed in {docs} document(s), {chunks} passage(s) served as "
+                      "unverified: {names}",
+                      "  审核：{docs} 个文档的审核已失效，{chunks} 个段落按未审核提供：{names}"),
+    "review_ok": ("  verified: no lapsed reviews", "  审核：没有失效的审核"),
+    "keys_unreadable": ("pinned keys: cannot read: {text}", "固定密钥：无法读取：{text}"),
+    "key": ("pinned key {key} (since {at}{why})", "固定密钥 {key}（自 {at}{why}）"),
+    "key_why": (": {why}", "：{why}"),
+    "no_keys": ("pinned keys: none (unsigned releases are accepted until a key is pinned)",
+                "固定密钥：无（固定密钥之前，未签名的发布版本也会被接受）"),
+    "rolled_back": ("rolled back from {tags} (`kb sync` skips {them})",
+                    "已从 {tags} 回滚（`kb sync` 会跳过{them}）"),
+    "it": ("it", "它"),
+    "them": ("them", "它们"),
+    "unlogged": ("rollback from {from_} to {to} not yet in rollback.log (stopped after its "
+                 "switch): the next `kb sync` or `kb rollback` logs it",
+                 "从 {from_} 到 {to} 的回滚尚未记入 rollback.log（切换后被中断）：下一次 "
+                 "`kb sync` 或 `kb rollback` 会记录它"),
+    "nothing_served": ("nothing", "无"),
+    "copies": ("index copies for read-only devices: {n} in {dir}, {bytes}{unneeded}",
+               "只读设备的索引副本：{n} 个，在 {dir}，共 {bytes}{unneeded}"),
+    "bytes": ("{n} bytes", "{n} 字节"),
+    "unneeded": (" ({n} no longer needed: the next sync or query removes them)",
+                 "（{n} 个已不再需要：下一次同步或查询会删除）"),
+    "under_way": ("last sync {at}: under way ({holder} holds the device lock); {then}",
+                  "上次同步 {at}：进行中（{holder} 持有设备锁）；{then}"),
+    "switched_finishing": ("switched to {tag}, which serves (the sync is finishing)",
+                           "已换用 {tag} 并由它提供服务（同步即将完成）"),
+    "serves_until": ("{tag} serves until it switches", "切换之前由 {tag} 提供服务"),
+    "no_release": ("no release", "没有发布版本"),
+    "last_sync": ("last sync {at}{source}: {outcome}", "上次同步 {at}{source}：{outcome}"),
+    "from_source": (" from {source}", "（来源 {source}）"),
+    "failed": ("FAILED: {error}", "失败：{error}"),
+    "switched": ("ok, switched to {tag}", "成功，已换用 {tag}"),
+    "up_to_date": ("ok, up to date ({tag})", "成功，已是最新（{tag}）"),
+    "ok": ("ok", "成功"),
+    "since": ("  since then: {text}", "  此后：{text}"),
+    "warning": ("  warning: {text}", "  警告：{text}"),
+    # a git checkout of a release
+    "checkout": ("checkout {checkout}: release {tag} (source {source}, HEAD {head}); "
+                 "{ready}{signed}",
+                 "检出 {checkout}：发布版本 {tag}（源提交 {source}，HEAD {head}）；{ready}{signed}"),
+    "derived": ("index derived", "索引已生成"),
+    "refused_below": ("refused, see below", "被拒绝，原因见下"),
+    "derived_later": ("index derived on first query", "首次查询时生成索引"),
+    "stale_checkout": ("  STALE: created {created}, {age}", "  已过期：创建于 {created}，{age}"),
+    "checkout_keys": ("pinned keys: {keys} (releases must be signed by one)",
+                      "固定密钥：{keys}（发布版本必须由其中之一签名）"),
+    "checkout_no_keys": ("pinned keys: none (releases are taken unsigned until a key is "
+                         "pinned: `kb trust add PUB`)",
+                         "固定密钥：无（固定密钥之前，未签名的发布版本也会被接受：`kb trust add "
+                         "PUB`）"),
+    "newer": ("newer release {newer} in this clone, not checked out: questions are answered "
+              "from {tag} until `git checkout {newer}` (or `git pull --ff-only` on the release "
+              "branch)",
+              "本克隆中有更新的发布版本 {newer}，尚未检出：在 `git checkout {newer}`（或在发布分支上 "
+              "`git pull --ff-only`）之前，问题由 {tag} 回答"),
+}
+
+
+def locale_language(environ: Mapping[str, str] | None = None) -> str | None:
+    """"zh" or "en" as the locale names the reader's language (`LOCALE_VARS`, the first
+    one set); None when it names none (unset, ``C``, ``POSIX``)."""
+    env = os.environ if environ is None else environ
+    for var in LOCALE_VARS:
+        value = env.get(var, "").strip()
+        if var == "LANGUAGE":  # a list of preferences, honoured only under a real locale
+            value = value.split(":")[0].strip()
+        if not value:
+            continue
+        name = value.split(".")[0].split("@")[0].casefold()
+        if name in NO_LANGUAGE:
+            if var == "LANGUAGE":
+                continue
+            return None
+        return "zh" if name.replace("-", "_").split("_")[0] in CHINESE else "en"
+    return None
+
+
+def status_language(environ: Mapping[str, str] | None = None) -> str:
+    """The language `kb status` speaks: the locale's, else English."""
+    return locale_language(environ) or "en"
+
+
+def sayer(lang: str) -> Say:
+    """``say(key, **fields)``: the line `key` of `WORDS` in `lang`, filled in."""
+    column = 1 if lang == "zh" else 0
+
+    def say(line: str, /, **fields: object) -> str:
+        return WORDS[line][column].format(**fields)
+
+    return say
+
+
+def age_said(say: Say, days: float | None) -> str:
+    """A release's age in days: "3.5 days old", "已发布 3.5 天"."""
+    if days is None:
+        return say("age_unknown")
+    return say("age_one") if days == 1 else say("age", days=f"{days:g}")

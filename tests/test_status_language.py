@@ -1,0 +1,74 @@
+"""`kb status` in the terminal speaks the reader's language: a Chinese technician's device
+said everything in English, where `kb serve`'s pages speak Chinese. The locale names the
+language (LANGUAGE, LC_ALL, LC_MESSAGES, LANG, the first set); a locale naming none (C,
+C.UTF-8, unset: a service, a container, a script) keeps English.
+`--json` stays English. A real device synced from signed releases (`device_fixtures`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from device_fixtures import make_device
+
+from kbtools.cli import main
+from kbtools.ship.status_words import locale_language
+
+pytestmark = pytest.mark.slow
+UNSET = {"LANGUAGE": None, "LC_ALL": None, "LC_MESSAGES": None}
+
+
+@pytest.fixture(scope="module")
+def device(tmp_path_factory):
+    return make_device(tmp_path_factory.mktemp("statuslang"))
+
+
+def status(dev: Path, *args: str, **env: str | None) -> tuple[int, str]:
+    res = CliRunner().invoke(main, ["status", "--to", str(dev), *args], env={**UNSET, **env})
+    return res.exit_code, res.stdout
+
+
+@pytest.mark.parametrize("env", [{"LANG": "zh_CN.UTF-8"},
+                                 {"LANG": "en_US.UTF-8", "LC_ALL": "zh_TW.UTF-8"},
+                                 {"LANG": "C", "LC_MESSAGES": "zh_HK"}],
+                         ids=["zh_CN", "lc_all", "lc_messages"])
+def test_a_chinese_locale_reads_status_in_chinese(device, env):
+    code, out = status(device.dev, **env)
+    assert code == 0, out
+    lines = out.splitlines()
+    assert lines[0] == f"设备 {device.dev}"
+    assert lines[1].startswith("正在提供 kb-r1（源提交 ") and "；文件校验通过；签名密钥 " in lines[1]
+    assert "  审核：没有失效的审核" in lines
+    assert any(line.startswith("固定密钥 ") for line in lines)
+    assert lines[-1].startswith("上次同步 ") and lines[-1].endswith("：成功，已换用 kb-r1")
+    assert not any(word in out for word in ("serving", "verified", "last sync", "pinned"))
+
+
+@pytest.mark.parametrize("env", [{"LANG": "en_US.UTF-8"}, {"LANG": "de_DE.UTF-8"},
+                                 {"LANG": "zh_CN.UTF-8", "LC_ALL": "en_GB.UTF-8"},
+                                 {"LANG": "C.UTF-8"}, {"LANG": "POSIX"}, {}],
+                         ids=["en_US", "de_DE", "lc_all", "C", "posix", "unset"])
+def test_another_locale_or_none_reads_status_in_english(device, env):
+    """A locale naming no language (a service, a container, a script) keeps English,
+    whatever the served knowledge's language (the example is Chinese)."""
+    code, out = status(device.dev, **env)
+    assert code == 0, out
+    assert out.startswith(f"device {device.dev}\nserving kb-r1 (source ")
+    assert "  verified: no lapsed reviews\n" in out and "last sync " in out
+
+
+def test_json_stays_english(device):
+    zh = json.loads(status(device.dev, "--json", LANG="zh_CN.UTF-8")[1])
+    en = json.loads(status(device.dev, "--json", LANG="en_US.UTF-8")[1])
+    assert zh == en and zh["served"]["tag"] == "kb-r1" and zh["health"]["state"] == "ok"
+
+
+def test_the_language_a_locale_names():
+    assert locale_language({"LANG": "zh_CN.UTF-8"}) == "zh"
+    assert locale_language({"LANGUAGE": "zh_TW:en", "LANG": "en_US.UTF-8"}) == "zh"
+    assert locale_language({"LC_ALL": "C.UTF-8", "LANG": "zh_CN.UTF-8"}) is None
+    assert locale_language({"LANG": "POSIX"}) is None and locale_language({}) is None
+    assert locale_language({"LANG": "yue_HK"}) == "zh"
+    assert locale_language({"LANG": "fr_FR@euro"}) == "en"
