@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from kbtools.cli import main
 from kbtools.errors import FilterError
 from kbtools.query.filter_kinds import instant_text, period_of, reads_dates
-from kbtools.query.filter_text import parse_where
+from kbtools.query.filter_text import parse_where, where_text
 from kbtools.query.filters import value_matches
 from tests.milvus_server import (  # noqa: F401 - milvus: a fixture
     engine_rows,
@@ -109,6 +109,10 @@ def test_any_period_or_instant_filters_alike_locally_and_in_milvus(coll, want, o
     ("updated=before 2024", [6]), ("updated=2024年3月以前", [0, 1, 2, 4, 5, 6, 7, 8]),
     ("updated=until 2024-03", [0, 1, 2, 4, 5, 6, 7, 8]),
     ("updated=2024-04-01,2024年2月以前", [3, 4, 6, 8]),  # an inclusive bound in a list
+    # a bound excluding its period, in a list, as alone (session 45: text no document holds)
+    ("updated=after March 2024,2024-02", [3, 4, 6, 8, 9]), ("updated=2024年3月之后，2024年2月", [3, 4, 6, 8, 9]),
+    ("updated=2024-04-01、2024年3月之前", [3, 4, 6, 8]), ("updated=before 2024,2024-04", [3, 6]),
+    ("updated=[2024-04-01, before 2024-03]", [3, 4, 6, 8]),
 ])
 def test_a_date_bounded_by_a_word_filters_locally_and_in_milvus(coll, where, rows):
     """``2024年3月以后``, ``since 2024-03``, ``after March 2024``, ``before 2024`` were text no
@@ -117,6 +121,7 @@ def test_a_date_bounded_by_a_word_filters_locally_and_in_milvus(coll, where, row
     (key, op, want), = parse_where([where])
     local = [i for i, f in enumerate(DATES) if value_matches(key, f.get(key), op, want)]
     assert local == engine_rows(coll, "dates", key, op, want, DATES) == rows
+    assert parse_where([where_text(key, op, want)]) == [(key, op, want)]  # pastes back alike
     with pytest.raises(FilterError, match=re.escape("is a bound, read with = alone")):
         parse_where(["updated>=after 2024"])
     assert parse_where(["title=after all"]) == [("title", "=", "after all")]

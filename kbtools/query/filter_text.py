@@ -44,18 +44,25 @@ Want = str | tuple[str, ...]  # one value, or the values of `=` / `!=` any of wh
 
 class Between(str):
     """A range among the values of one ``=`` filter (``power=5–10kW,20kW``: `Between` 5kW
-    and 10kW, or 20kW), both ends included, or open at one end (``..2kW``: `low` None):
-    the text `where_text` writes for it (``5kW..10kW``, ``..2kW``), which `parse_where` reads
-    back so. Never equal to a plain value of the same text (``power="5kW..10kW"`` in quotes,
-    or a facet menu's value, is that text), so filters and their cached masks stay apart."""
+    and 10kW, or 20kW), both ends included, or open at one end (``..2kW``: `low` None), or
+    a bound that excludes its end (`strict`: ``after 2024`` of ``date=after 2024,2020``,
+    ``2024年之后``; one end only): the text `where_text` writes for it (``5kW..10kW``,
+    ``..2kW``, ``after 2024``, ``before 2024``), which `parse_where` reads back so. Never
+    equal to a plain value of the same text (``power="5kW..10kW"`` in quotes, or a facet
+    menu's value, is that text), so filters and their cached masks stay apart."""
 
     low: str | None
     high: str | None
     written: str  # as the filter gave it (5–10kW)
+    strict: bool  # its end excluded: > low, or < high
 
-    def __new__(cls, low: str | None, high: str | None, written: str = "") -> Between:
-        made = super().__new__(cls, f"{low or ''}..{high or ''}")
-        made.low, made.high, made.written = low, high, written or str(made)
+    def __new__(cls, low: str | None, high: str | None, written: str = "",
+                strict: bool = False) -> Between:
+        assert not strict or (low is None) != (high is None), (low, high)
+        text = (f"{low or ''}..{high or ''}" if not strict else
+                f"after {low}" if high is None else f"before {high}")
+        made = super().__new__(cls, text)
+        made.low, made.high, made.written, made.strict = low, high, written or text, strict
         return made
 
     def __eq__(self, other: object) -> bool:
@@ -67,12 +74,17 @@ class Between(str):
     def __hash__(self) -> int:
         return hash((Between, str(self)))
 
-    def __reduce__(self) -> tuple[type[Between], tuple[str | None, str | None, str]]:
-        return Between, (self.low, self.high, self.written)
+    def __reduce__(self) -> tuple[type[Between], tuple[str | None, str | None, str, bool]]:
+        return Between, (self.low, self.high, self.written, self.strict)
 
     def bounds(self) -> list[tuple[str, str]]:
-        """The orders the range is: (``>=``, low) and (``<=``, high), of the ends it has."""
-        return [(op, end) for op, end in ((">=", self.low), ("<=", self.high)) if end is not None]
+        """The orders the range is: (``>=``, low) and (``<=``, high), of the ends it has;
+        (``>``, low) or (``<``, high) for a `strict` bound."""
+        above, below = (">", "<") if self.strict else (">=", "<=")
+        return [(op, end) for op, end in ((above, self.low), (below, self.high))
+                if end is not None]
+
+
 Condition = tuple[str, str, Want]  # one filter: (key, operator, value or values)
 
 
@@ -199,8 +211,9 @@ def _check_range(shown: str, key: str, op: str, ranged: Between) -> None:
     """A FilterError for a range (`between`) a filter cannot mean: after ``!=``, or its first
     end above its last (``power=10..5kW``: nothing lies in it)."""
     if op != "=":
-        outside = (f"{key}<{ranged.low}" if ranged.high is None else f"{key}>{ranged.high}"
-                   if ranged.low is None else f"{key}>={ranged.low}")
+        below, above = ("<=", ">=") if ranged.strict else ("<", ">")  # after 2024: <=2024
+        outside = (f"{key}{below}{ranged.low}" if ranged.high is None else
+                   f"{key}{above}{ranged.high}" if ranged.low is None else f"{key}>={ranged.low}")
         raise FilterError("bad", f"{shown!r}: a range ({ranged.written}) is read with = alone "
                           f"({key}={ranged.written}); else give one bound ({outside})",
                           key="bad_where", values={"where": shown})
@@ -281,8 +294,10 @@ def between(value: str) -> Between | None:
         return Between(*ends, written=text)
     if len(text) > MAX_RANGE_CHARS:
         return None
-    if (bound := date_bound(text)) is not None and bound[0] in (">=", "<="):  # 2024年3月以后
-        return Between(bound[1], None, text) if bound[0] == ">=" else Between(None, bound[1], text)
+    if (bound := date_bound(text)) is not None:  # 2024年3月以后; after 2024 (its end excluded)
+        strict = bound[0] in (">", "<")
+        return (Between(bound[1], None, text, strict) if bound[0] in (">=", ">") else
+                Between(None, bound[1], text, strict))
     above = next((m for m in _OPEN_ABOVE if text.endswith(m) and len(text) > len(m)), None)
     if above is not None and _an_end(low := text[:-len(above)].strip()):
         return Between(low, None, written=text)
