@@ -11,10 +11,11 @@ import pytest
 
 from kbtools.query.filter_numbers import in_digits, order_number, quantity
 from kbtools.query.filter_text import parse_where
-from kbtools.query.filters import _check_order, value_matches
+from kbtools.query.filters import _check_order
 from tests.milvus_server import (  # noqa: F401 - fixture
     engine_rows,
-    facts_collection,
+    facts_fixture,
+    local_rows,
     milvus,
 )
 
@@ -45,14 +46,7 @@ def test_a_quantity_in_chinese_numerals_is_the_quantity():
     _check_order("功率", ">=", "三点五千瓦", ["5kW", "800 W"])
 
 
-@pytest.fixture(scope="module")
-def coll(milvus):  # noqa: F811
-    with facts_collection(milvus, "numerals", "numerals", [(f, False) for f in FACTS]) as engine:
-        yield engine
-
-
-def _local(key: str, op: str, want) -> list[int]:
-    return [i for i, f in enumerate(FACTS) if value_matches(key, f.get(key), op, want)]
+coll = facts_fixture("numerals", FACTS)
 
 
 @pytest.mark.parametrize(("where", "rows"), [
@@ -65,7 +59,7 @@ def _local(key: str, op: str, want) -> list[int]:
 ])
 def test_chinese_numerals_filter_alike_locally_and_in_milvus(coll, where, rows):
     conditions = parse_where([where])
-    local = [set(_local(k, op, w)) for k, op, w in conditions]
+    local = [set(local_rows(FACTS, k, op, w)) for k, op, w in conditions]
     engine = [set(engine_rows(coll, "numerals", k, op, w, FACTS)) for k, op, w in conditions]
     assert local == engine
     assert sorted(set.intersection(*local)) == rows

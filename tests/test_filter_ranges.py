@@ -23,10 +23,10 @@ from kbtools.errors import FilterError
 from kbtools.query.filter_numbers import quantity
 from kbtools.query.filter_text import Between, parse_where, where_text
 from kbtools.query.filter_units import measured
-from kbtools.query.filters import value_matches
 from tests.milvus_server import (  # noqa: F401 - fixture
     engine_rows,
-    facts_collection,
+    facts_fixture,
+    local_rows,
     milvus,
     published_repo,
 )
@@ -105,14 +105,7 @@ def test_units_in_words_a_blank_apart_and_volumes_convert(written, same):
     assert quantity("12 in the field") is None and quantity("5 square") == ("square", 5)
 
 
-@pytest.fixture(scope="module")
-def coll(milvus):  # noqa: F811
-    with facts_collection(milvus, "ranges", "ranges", [(f, False) for f in FACTS]) as engine:
-        yield engine
-
-
-def _local(key: str, op: str, want) -> list[int]:
-    return [i for i, f in enumerate(FACTS) if value_matches(key, f.get(key), op, want)]
+coll = facts_fixture("ranges", FACTS)
 
 
 @pytest.mark.parametrize(("where", "rows"), [
@@ -127,7 +120,7 @@ def _local(key: str, op: str, want) -> list[int]:
 ])
 def test_ranges_and_units_in_words_filter_alike_locally_and_in_milvus(coll, where, rows):
     conditions = parse_where([where])
-    local = [set(_local(k, op, w)) for k, op, w in conditions]
+    local = [set(local_rows(FACTS, k, op, w)) for k, op, w in conditions]
     engine = [set(engine_rows(coll, "ranges", k, op, w, FACTS)) for k, op, w in conditions]
     assert local == engine
     assert sorted(set.intersection(*local)) == rows
@@ -147,7 +140,7 @@ def test_any_range_in_a_list_filters_alike_locally_and_in_milvus(coll, low, high
     except FilterError:  # a reversed range, an end another dimension: said in one line
         return
     for key, op, want in conditions:
-        assert engine_rows(coll, "ranges", key, op, want, FACTS) == _local(key, op, want)
+        assert engine_rows(coll, "ranges", key, op, want, FACTS) == local_rows(FACTS, key, op, want)
 
 
 RELEASED = {"small": ("3kW", "20 m²"), "mid": ("7.5 kW", "200 sq ft"),
