@@ -32,6 +32,7 @@ from kbtools.query.filters import value_matches
 from tests.milvus_server import (  # noqa: F401 - milvus: a fixture
     engine_rows,
     facts_collection,
+    facts_fixture,
     local_rows,
     milvus,
     published_repo,
@@ -130,7 +131,8 @@ def test_a_date_bounded_by_a_word_filters_locally_and_in_milvus(coll, where, row
 @pytest.mark.parametrize(("where", "says"), [
     ("updated=03/04/2024", "03/04/2024 may be 2024-04-03 (day first) or 2024-03-04 (month "
                            "first); write updated=2024-04-03 or updated=2024-03-04"),
-    ("updated>=05/01/2024", "write updated=2024-01-05 or updated=2024-05-01"),
+    ("updated>=05/01/2024", "write updated>=2024-01-05 or updated>=2024-05-01"),
+    ("updated=03/04/2024,2024-05", 'or updated="03/04/2024" in quotes for the text as typed'),
     ("updated=01/03/2024..15/03/2024", "01/03/2024 may be 2024-03-01 (day first)"),
 ])
 def test_a_date_either_day_or_month_first_is_refused_naming_both(where, says):
@@ -140,6 +142,34 @@ def test_a_date_either_day_or_month_first_is_refused_naming_both(where, says):
         parse_where([where])
     assert parse_where(["updated=13/03/2024..15/03/2024"]) == [
         ("updated", ">=", "13/03/2024"), ("updated", "<=", "15/03/2024")]
+
+
+WRITTEN = [{"updated": v} for v in [
+    "2024-03-01",  # 0
+    "03/04/2024",  # 1: day or month first, as an author wrote it: text
+    "15/03/2024",  # 2: 15 March
+    ["03/04/2024", "2023-01-02"],  # 3
+]]
+written = facts_fixture("dates", WRITTEN, "written")
+
+
+@pytest.mark.parametrize(("where", "rows"), [
+    ('updated="03/04/2024"', [1, 3]), ("updated='03/04/2024',2024-03-01", [0, 1, 3]),
+    ('updated!="03/04/2024"', [0, 2]), ('updated=["03/04/2024", 2023]', [1, 3]),
+    # a document's 03/04/2024 leaves the field one of dates (it was text beside text)
+    ("updated=2024-03", [0, 2]), ("updated=2024", [0, 2]),
+])
+def test_a_date_either_way_in_quotes_is_the_text_as_typed(written, where, rows):
+    """``updated="03/04/2024"`` was refused as ambiguous though quoted: in quotes it is the
+    text as typed, held by a document that writes it so, as quotes take any value; a
+    document's ``03/04/2024`` made the field one of text, so no date filter found anything
+    (session 45). Locally and in Milvus alike."""
+    (key, op, want), = parse_where([where])
+    assert local_rows(WRITTEN, key, op, want) == engine_rows(written, "written", key, op, want,
+                                                             WRITTEN) == rows
+    assert parse_where([where_text(key, op, want)]) == [(key, op, want)]  # pastes back alike
+    with pytest.raises(FilterError, match=re.escape("2024-04-03 (day first)")):
+        parse_where(['updated>="03/04/2024"'])  # an order compares no text in dates
 
 
 @given(day=days, hour=st.integers(0, 23), zone=st.sampled_from(["", "Z", "+08:00", "-05:00"]),

@@ -153,15 +153,18 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                 raise FilterError("bad", f"{shown!r}: an empty list names no value; give one or "
                                   f"more ({key}{op}A or {key}{op}[A, B])",
                                   key="bad_where", values={"where": shown})
-            values = tuple(dict.fromkeys(_values(value if listed is None else listed)))
+            read = _listed(value if listed is None else listed)
+            values = tuple(dict.fromkeys(v for v, _ in read))
+            dated = [v for v, quoted in read if not quoted]  # "03/04/2024": as typed, text
         else:  # quotes that reached us through a second shell layer
             values = (value[1:-1] if _in_quotes(value) else value,)
+            dated = list(values)  # an order compares no text in a field of dates
         if not values or not all(v.strip() for v in values):
             raise FilterError("bad", f"{shown!r}: no value after {op!r}",
                               key="bad_where", values={"where": shown})
         for ranged in (v for v in values if isinstance(v, Between)):
             _check_range(shown, key, op, ranged)
-        _check_day_month(shown, key, [v for x in values for v in (
+        _check_day_month(shown, key, op, [v for x in dated for v in (
             (x.low, x.high) if isinstance(x, Between) else (x,)) if v is not None])
         if len(values) == 1 and isinstance(values[0], Between):  # power=5kW..10kW, 5kW..
             out += [(key, bound, end) for bound, end in values[0].bounds()]
@@ -194,17 +197,22 @@ def _check_tildes(shown: str, key: str, op: str, value: str) -> None:
                           f"write {instead}", key="bad_where", values={"where": shown})
 
 
-def _check_day_month(shown: str, key: str, values: list[str]) -> None:
+def _check_day_month(shown: str, key: str, op: str, values: list[str]) -> None:
     """A FilterError for a date the filter writes that may be either of two days, its day
     and month each 12 or less (``03/04/2024``: 3 April, or March 4?), naming both as
-    ``YYYY-MM-DD``; ``15/03/2024`` and ``03/15/2024`` are read (`filter_kinds.day_month`)."""
+    ``YYYY-MM-DD``; ``15/03/2024`` and ``03/15/2024`` are read (`filter_kinds.day_month`).
+    `values` are those written bare: a value of ``=`` / ``!=`` in quotes is taken as typed,
+    the text ``03/04/2024`` (a document writing it so holds it), as quotes take any value."""
     for whole in values:  # (each end of a range not read as one: 01/03/2024..15/03/2024)
         mark = next((m for m in RANGE_MARKS if m in whole), None)
         for value in (whole,) if mark is None else (whole, *whole.split(mark)):
             if len(dates := day_month(value) or ()) == 2:
+                typed = (f", or {key}{op}\"{value.strip()}\" in quotes for the text as typed"
+                         if op in ("=", "!=") and mark is None else "")
                 raise FilterError("bad", f"{shown!r}: {value.strip()} may be {dates[0]} (day first) "
-                                  f"or {dates[1]} (month first); write {key}={dates[0]} or "
-                                  f"{key}={dates[1]}", key="bad_where", values={"where": shown})
+                                  f"or {dates[1]} (month first); write {key}{op}{dates[0]} or "
+                                  f"{key}{op}{dates[1]}{typed}", key="bad_where",
+                                  values={"where": shown})
 
 
 def _check_range(shown: str, key: str, op: str, ranged: Between) -> None:
@@ -427,7 +435,12 @@ def _values(text: str) -> list[str]:
     """The values `text` (a filter's, after ``=`` / ``!=``, stripped) lists: separated by
     `SEPARATORS`, each stripped, one in matching quotes (closed right before a separator
     or the end) taken as it is inside; empty bare ones left out."""
-    out: list[str] = []
+    return [value for value, _ in _listed(text)]
+
+
+def _listed(text: str) -> list[tuple[str, bool]]:
+    """`_values` of `text`, each with whether it was written in quotes."""
+    out: list[tuple[str, bool]] = []
     i, n = 0, len(text)
     while i <= n:
         while i < n and text[i] in _BLANKS:
@@ -439,14 +452,14 @@ def _values(text: str) -> list[str]:
             while k < n and text[k] in _BLANKS:
                 k += 1
             if k == n or text[k] in SEPARATORS:
-                out.append(text[i + 1:j])
+                out.append((text[i + 1:j], True))
                 i = k + 1
                 break
             j += 1
         else:
             end = next((p for p in range(i, n) if text[p] in SEPARATORS), n)
             if bare := text[i:end].strip():
-                out.append(between(bare) or bare)  # 5–10kW of 5–10kW,20kW: a range
+                out.append((between(bare) or bare, False))  # 5–10kW of 5–10kW,20kW: a range
             i = end + 1
     return out
 
@@ -479,9 +492,10 @@ def where_text(key: str, op: str, value: Want) -> str:
     """One filter as the ``where`` text `parse_where` reads back as (key, op, value), for a
     response to show it so that it can be pasted back: ``crop=小麦`` as it is; the value in
     quotes when bare it would be read otherwise (it starts with an operator's character,
-    has space around it, is itself in matching quotes, or holds a comma ``=`` / ``!=`` would
-    read as between two values): ``size="<1 ha"``, ``tags=""A""``, ``name=" a "``,
-    ``title="小麦、玉米轮作"``; several values a comma apart: ``crop=小麦,玉米``."""
+    has space around it, is itself in matching quotes, holds a comma ``=`` / ``!=`` would
+    read as between two values, or is a date bare refused as day or month first):
+    ``size="<1 ha"``, ``tags=""A""``, ``name=" a "``, ``title="小麦、玉米轮作"``,
+    ``updated="03/04/2024"``; several values a comma apart: ``crop=小麦,玉米``."""
     return key_text(key) + op + values_text(op, value)
 
 
@@ -498,6 +512,7 @@ def _value_text(value: str, listed: bool) -> str:
         and between(value) is None and open_tilde(value) is None \
         and not _in_quotes(value) and not (listed and any(c in value for c in SEPARATORS)) \
         and not (listed and flow_list(value) is not None) \
+        and not (listed and len(day_month(value) or ()) == 2) \
         and bracket_trouble("=" if listed else ">", value) is None
     if bare:
         return value
