@@ -3,7 +3,9 @@
 Two values order as numbers when both read as numbers (`filter_numbers.order_number`);
 else as versions when both read as versions; else as instants when both read as dates or
 datetimes; else as quantities (`filter_numbers.quantity`: ``7.5kW``) in one unit; else as
-text. The same rule locally (`keys_against`) and in Milvus
+text, but a document's text (``很多``) beside a filter's number, quantity, version or date
+orders after it, however the filter writes it (``数量<十`` leaves it out as ``数量<10``
+does; `filters._compare`). The same rule locally (`keys_against`) and in Milvus
 (`kbtools.engine.expr`), which compares the strings `version_text` and `instant_text` write.
 
 * **Version** (`version_text`): ``[v]N.N[.N…][-PRE][+BUILD]`` — at least two dot-separated

@@ -38,6 +38,7 @@ from kbtools.query.filter_kinds import (
     held_boolean,
     instant_text,
     keys_against,
+    member_class,
     nearest_periods,
     period_of,
     reads_dates,
@@ -103,7 +104,8 @@ WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
               "numerals as that number (数量=二十, 功率>=五千瓦, 温度=零下10到零下2度), "
               "full-width forms (２．１, ＨＸ－２６０) as ASCII, other "
               "values as "
-              "text (= and != case-insensitively); "
+              "text (= and != case-insensitively; a document's text orders after a number, "
+              "quantity, version or date: 数量<十 leaves 很多 out, 数量>=十 keeps it); "
               "tags=X also matches the tags nested under X (X/…) and a #X in the text. A "
               "value no document has filters everything out (no_answer).")
 
@@ -143,8 +145,19 @@ def _compare(value: Any, op: str, want: str | Wanted) -> bool:
     if op == "!=":
         return not same_value(sval, want)
     keys = keys_against(sval, want)  # numbers exactly, versions, instants, else text
+    if keys is None and member_class(sval) == "t" and _typed(want):  # 很多 beside 数量<十
+        return op in (">", ">=")  # text orders after every number, quantity, version, date
     a, b = (sval, want.text) if keys is None else keys
     return bool(_ORDERED[op](a, b))
+
+
+def _typed(want: Wanted) -> bool:
+    """Whether an order's value reads as a number, a quantity, a version or a date
+    (`filter_kinds.member_class`; a date not in a field of part numbers, `Wanted.dates`):
+    a document's text then orders after it, however either is written (``数量<十`` and
+    ``数量<10`` leave ``很多`` out alike), as `kbtools.engine.expr` has it."""
+    cls = member_class(want.text)
+    return cls != "t" and (cls != "d" or want.dates)
 
 
 def document_facts(d: dict[str, Any]) -> dict[str, Any]:
