@@ -346,6 +346,20 @@ def test_a_list_in_full_width_brackets_is_read_as_its_items(where, read):
     assert [parse_where([where_text(*c)])[0] for c in read] == read
 
 
+@pytest.mark.parametrize(("where", "read"), [
+    ("日期>＝2024－03－01", [("日期", ">=", "2024－03－01")]), ("size<＝5", [("size", "<=", "5")]),
+    ("size > ＝ 5", [("size", ">=", "5")]), ("size!＝5", [("size", "!=", "5")]),
+    ("size＞=5", [("size", ">=", "5")]), ('size="＝5"', [("size", "=", "＝5")]),
+])
+def test_an_operator_typed_half_ascii_half_full_width_is_that_operator(where, read):
+    """``日期>＝2024-03-01`` (an input method switched between the two characters) was the
+    order ``>`` of the text "＝2024-03-01", which nothing holds (session 45); a value after
+    ``=`` that begins with one (``=≥5``) is refused as ``=>=`` is, its quotes named."""
+    assert parse_where([where]) == read
+    with pytest.raises(FilterError, match=re.escape("'=>=' is not an operator")):
+        parse_where(["size=≥5"])
+
+
 @pytest.mark.parametrize(("where", "says"), [
     ("size>=[5]", "'size>=[5]': a list ([5], column 7) is read with = or != alone; give >= "
                   "one value (size>=5)"),

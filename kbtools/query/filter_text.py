@@ -71,6 +71,8 @@ def parse_where(items: list[str] | None) -> list[Condition]:
         m = _WHERE.match(item) if len(item) <= MAX_WHERE_CHARS else None
         if m is None and len(item) <= MAX_WHERE_CHARS:
             m = _WHERE.match(narrow_operator(item))
+        elif m is not None and m.group(5).lstrip(_BLANKS)[:1] in _WIDE_OPERATOR:  # >＝, =≥
+            m = _WHERE.match(item[:m.start(4)] + narrow_operator(item[m.start(4):]))
         shown = item if len(item) <= 60 else item[:60] + "…"
         if not m and (colon := _COLON.match(item)) is not None:  # crop: 小麦, as front matter
             key = key_text(colon.group(1) or colon.group(2) or colon.group(3))
