@@ -73,6 +73,8 @@ def parse_where(items: list[str] | None) -> list[Condition]:
             m = _WHERE.match(narrow_operator(item))
         elif m is not None and m.group(5).lstrip(_BLANKS)[:1] in _WIDE_OPERATOR:  # >＝, =≥
             m = _WHERE.match(item[:m.start(4)] + narrow_operator(item[m.start(4):]))
+        if m is None and (worded := _worded(item)) is not None:  # 功率大于6kW, power at least 5kW
+            m = _WHERE.match(worded)
         shown = item if len(item) <= 60 else item[:60] + "…"
         if not m and (colon := _COLON.match(item)) is not None:  # crop: 小麦, as front matter
             key = key_text(colon.group(1) or colon.group(2) or colon.group(3))
@@ -134,6 +136,39 @@ def parse_where(items: list[str] | None) -> list[Condition]:
             continue
         out.append((key, op, values[0] if len(values) == 1 else values))
     return out
+
+
+# an operator written in words between a key and its value, as a technician types it with
+# no operator at hand (功率大于6kW, 日期不早于2024-03, power at least 5kW): the operator it is
+WORD_OPERATORS = {
+    "大于等于": ">=", "大于或等于": ">=", "小于等于": "<=", "小于或等于": "<=", "不等于": "!=",
+    "不小于": ">=", "不低于": ">=", "不少于": ">=", "不早于": ">=", "不大于": "<=", "不高于": "<=",
+    "不多于": "<=", "不超过": "<=", "不晚于": "<=", "大于": ">", "高于": ">", "多于": ">",
+    "超过": ">", "晚于": ">", "小于": "<", "低于": "<", "少于": "<", "早于": "<", "等于": "=",
+    " at least ": ">=", " no less than ": ">=", " at most ": "<=", " no more than ": "<=",
+    " greater than ": ">", " more than ": ">", " less than ": "<", " fewer than ": "<",
+    " equals ": "=", " not equal to ": "!=", " earlier than ": "<", " later than ": ">",
+    " before ": "<", " after ": ">", " since ": ">=", " until ": "<="}
+
+
+def _worded(item: str) -> str | None:
+    """A filter written with its operator in words (`WORD_OPERATORS`: ``功率大于6kW``,
+    ``功率 不低于 5kW``, ``power at least 5kW``) as `parse_where` reads it (``功率>6kW``): the
+    first such word after a key (a longer one at the same place: 大于等于 before 大于), a value
+    after it; None for another text."""
+    lower = item.lower()
+    if len(lower) != len(item) or len(item) > MAX_WHERE_CHARS:
+        return None
+    found = [(at, -len(word), word) for word in WORD_OPERATORS
+             if (at := lower.find(word)) > 0]
+    if not found:
+        return None
+    at, _, word = min(found)
+    key, value = item[:at].strip(), item[at + len(word):].strip()
+    key = key[1:-1] if _in_quotes(key) else key
+    if not value or not key or (not _KEY.fullmatch(key) and '"' in key and "'" in key):
+        return None
+    return f"{key_text(key)}{WORD_OPERATORS[word]}{value}"
 
 
 def _no_operator(item: str) -> tuple[str, str] | None:

@@ -68,7 +68,7 @@ _ORDERED: dict[str, Callable[[Any, Any], bool]] = {
 ORDERS = tuple(_ORDERED)
 CHUNK_KEYS = {"doc", "kind"}
 # What a filter is, for the agents' tool schema and the HTTP API's OpenAPI description alike.
-WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
+WHERE_HELP = (f"{OPERATORS_SHOWN} (or in words: 功率大于6kW, 不低于, 早于, power at least 5kW). KEY is a front-matter "
               "field a result's `metadata` shows (category, tags, lang, verified, timestamp "
               "…) or `doc` (a document path, as `read` takes it); a key with other "
               "characters in quotes (\"pH (水)\"=6). Values a comma (, ， 、) or ; apart: "
