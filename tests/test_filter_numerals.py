@@ -8,6 +8,8 @@ document's value alike, locally and in Milvus."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kbtools.query.filter_numbers import in_digits, order_number, quantity
 from kbtools.query.filter_text import parse_where
@@ -66,3 +68,28 @@ def test_chinese_numerals_filter_alike_locally_and_in_milvus(coll, where, rows):
     engine = [set(engine_rows(coll, "numerals", k, op, w, FACTS)) for k, op, w in conditions]
     assert local == engine
     assert sorted(set.intersection(*local)) == rows
+
+
+_DIGITS = "零一二三四五六七八九"
+
+
+def _chinese(n: int) -> str:
+    """0 to 99 in Chinese numerals, written apart from the product's reader: 十二, 二十, 九十九."""
+    tens, ones = divmod(n, 10)
+    if not tens:
+        return _DIGITS[n]
+    return ("" if tens == 1 else _DIGITS[tens]) + "十" + (_DIGITS[ones] if ones else "")
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n=st.integers(0, 40), op=st.sampled_from([">=", "<=", ">", "<", "=", "!="]),
+       form=st.sampled_from(["chinese", "wide"]))
+def test_a_number_written_in_numerals_or_full_width_filters_as_its_digits(coll, n, op, form):
+    """However a filter writes its number, it keeps the documents its digits keep, 很多 (text)
+    among them or not alike: 数量<=２０ kept 很多 where 数量<=20 did not (session 45)."""
+    written = _chinese(n) if form == "chinese" else str(n).translate(
+        {ord(d): 0xFF10 + int(d) for d in "0123456789"})
+    (key, got_op, want), = parse_where([f"数量{op}{written}"])
+    assert local_rows(FACTS, key, got_op, want) == local_rows(FACTS, "数量", op, str(n)) == \
+        engine_rows(coll, "numerals", key, got_op, want, FACTS)
