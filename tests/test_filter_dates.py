@@ -144,6 +144,28 @@ def test_a_date_either_day_or_month_first_is_refused_naming_both(where, says):
         ("updated", ">=", "13/03/2024"), ("updated", "<=", "15/03/2024")]
 
 
+@pytest.mark.parametrize(("where", "same"), [
+    ("updated=2024年2月到3月", "updated=2024-02..2024-03"),
+    ("updated=2024年3月1日到31日", "updated=2024-03-01..2024-03-31"),
+    ("updated=2024年2月29日至3月1日", "updated=2024-02-29..2024-03-01"),
+    ("updated=2023年12月到3月", "updated=2023-12..2024-03"),  # into the next year
+    ("updated=February to March 2024", "updated=2024-02..2024-03"),
+    ("updated=2024年2月到3月,2025", "updated=2024-02..2024-03,2025"),
+])
+def test_a_date_range_end_without_its_year_takes_the_other_end_s(coll, where, same):
+    """``updated=2024年3月到5月`` ranged to the text 5月 (a month of duration beside dates),
+    ``2023年12月到3月`` and ``March to May 2024`` likewise (session 45): an end written
+    without its year (and month) is in the other end's, the next year's when it would end
+    before it starts. Locally and in Milvus alike."""
+    def rows(conditions, local=True):
+        return set.intersection(*(set(local_rows(DATES, k, o, w) if local else
+                                      engine_rows(coll, "dates", k, o, w, DATES))
+                                  for k, o, w in conditions))
+    got = parse_where([where])
+    assert rows(got) == rows(parse_where([same])) == rows(got, local=False) != set()
+    assert parse_where([where_text(*c) for c in got]) == got  # pastes back alike
+
+
 WRITTEN = [{"updated": v} for v in [
     "2024-03-01",  # 0
     "03/04/2024",  # 1: day or month first, as an author wrote it: text

@@ -63,8 +63,9 @@ def range_ends(value: str) -> tuple[str, str] | None:
     """The two ends of a range a filter's bare value writes (``5kW..10kW``, ``5~10kW``,
     ``5至10kW``, ``2024-01..2024-03``) when each end is a number, a quantity, a version or a
     date (a bare first end takes the second's unit as written: ``5..10kW`` is 5kW to
-    10kW); None for any other value (``A~B`` stays text; ``5-10kW`` too: a value such as
-    ``12-24V`` is written so)."""
+    10kW; a date's end without its year the other's, `_dated_ends`: ``2024年3月到5月``,
+    ``March to May 2024``); None for any other value (``A~B`` stays text; ``5-10kW`` too:
+    a value such as ``12-24V`` is written so)."""
     if len(value) > MAX_RANGE_CHARS:
         return None
     mark = next((m for m in RANGE_MARKS if m in value), None)
@@ -75,8 +76,30 @@ def range_ends(value: str) -> tuple[str, str] | None:
     if amount is not None and order_number(low) is not None:  # 5..10kW
         unit = unit_written(high)
         low = f"{low}{unit}" if quantity(f"{low}{unit}") is not None else low
-    ends = (low, high)
+    ends = _dated_ends(low, high)
     return ends if all(map(an_end, ends)) else None
+
+
+def _dated_ends(low: str, high: str) -> tuple[str, str]:
+    """A range's two ends with the year (and month) one date end writes given to the other
+    that writes none, as people write a span of one year: ``2024年3月`` to ``5月`` is to
+    ``2024年5月`` (``2024年12月`` to ``3月`` to ``2025年3月``: the next one after it),
+    ``2024年3月1日`` to ``15日`` to ``2024年3月15日``, ``March`` to ``May 2024`` from ``March
+    2024``; the ends as they are otherwise."""
+    if "年" in low and "年" not in high and period_of(low) is not None and \
+            period_of(high) is None:
+        head = low[:low.index("年") + 1] if "月" in high else \
+            low[:low.index("月") + 1] if "月" in low and high.endswith(("日", "号")) else None
+        if head is not None and (end := period_of(head + high)) is not None:
+            start = period_of(low)
+            if start is not None and end.start < start.start and "月" in high:  # 12月到3月
+                year = head[:head.index("年")].strip()  # into the next year
+                head = f"{int(year) + 1}年" if year.isdigit() else head
+            return low, head + high
+    if period_of(low) is None and period_of(high) is not None and high[-4:].isdigit() and \
+            not any(c.isdigit() for c in low[-1:]) and period_of(f"{low} {high[-4:]}"):
+        return f"{low} {high[-4:]}", high  # March to May 2024
+    return low, high
 
 
 # after a value, a range open above (5kW.., 5kW~, 5kW以上: 5kW or more); before it, one open
