@@ -360,6 +360,19 @@ def test_an_operator_typed_half_ascii_half_full_width_is_that_operator(where, re
         parse_where(["size=≥5"])
 
 
+@pytest.mark.parametrize(("where", "read"), [
+    ("功率>=6kW;", [("功率", ">=", "6kW")]), ("功率>=6kW，", [("功率", ">=", "6kW")]),
+    ("功率 ≥ 6kW ; ", [("功率", ">=", "6kW")]), ('功率>="6kW;"', [("功率", ">=", "6kW;")]),
+    ("price>=1,000", [("price", ">=", "1,000")]),  # inside: as written (a hint says 1000)
+])
+def test_a_separator_after_an_order_s_value_names_nothing(where, read):
+    """``功率>=6kW;`` (a list's habit, or a pasted line) ordered by the text "6kW;" (session
+    45): a separator after an order's one value names nothing, as after a list's last; in
+    quotes it is kept, and written back so."""
+    assert parse_where([where]) == read
+    assert [parse_where([where_text(*c)])[0] for c in read] == read
+
+
 @pytest.mark.parametrize(("where", "same"), [
     ("功率大于6kW", "功率>6kW"), ("功率 不低于 5kW", "功率>=5kW"), ("功率大于等于7.5kW", "功率>=7.5kW"),
     ("数量小于或等于十", "数量<=十"), ("日期早于2024年3月", "日期<2024年3月"), ("日期不晚于2024", "日期<=2024"),

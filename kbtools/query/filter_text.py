@@ -121,8 +121,9 @@ def parse_where(items: list[str] | None) -> list[Condition]:
             read = _listed(value if listed is None else listed)
             values = tuple(dict.fromkeys(v for v, _ in read))
             dated = [v for v, quoted in read if not quoted]  # "03/04/2024": as typed, text
-        else:  # quotes that reached us through a second shell layer
-            values = (value[1:-1] if _in_quotes(value) else value,)
+        else:  # quotes that reached us through a second shell layer; a separator after the
+            # one value names nothing, as after the last of a list (功率>=6kW；)
+            values = (value[1:-1] if _in_quotes(value) else value.rstrip(SEPARATORS + _BLANKS),)
             dated = list(values)  # an order compares no text in a field of dates
         if not values or not all(v.strip() for v in values):
             raise FilterError("bad", f"{shown!r}: no value after {op!r}",
@@ -405,6 +406,7 @@ def _value_text(value: str, listed: bool) -> str:
         and not _in_quotes(value) and not (listed and any(c in value for c in SEPARATORS)) \
         and not (listed and flow_list(value) is not None) \
         and not (listed and len(day_month(value) or ()) == 2) \
+        and not (not listed and value[-1:] in SEPARATORS) \
         and bracket_trouble("=" if listed else ">", value) is None
     if bare:
         return value
