@@ -54,6 +54,9 @@ FACTS = [{"power": p, "area": a} for p, a in [
     ("power=At least 5 kW", [("power", ">=", "5 kW")]),
     ("power=at most 2kW,20kW", [("power", "=", (Between(None, "2kW"), "20kW"))]),
     ("power＝５ｋＷ．．", [("power", ">=", "5kW")]), ("power＝．．５ｋＷ", [("power", "<=", "5kW")]),
+    ("power=10±2.5kW", [("power", ">=", "7.5kW"), ("power", "<=", "12.5kW")]),  # session 45
+    ("power=10kW±2.5kW,20kW", [("power", "=", (Between("7.5kW", "12.5kW"), "20kW"))]),
+    ("x=220V±10%", [("x", "=", "220V±10%")]), ("x=85+/-5%", [("x", ">=", "80%"), ("x", "<=", "90%")]),
     ('power="5..10kW",20kW', [("power", "=", ("5..10kW", "20kW"))]),  # quoted: that text
     ('power="5kW.."', [("power", "=", "5kW..")]), ("name=C++", [("name", "=", "C++")]),
 ])
@@ -117,6 +120,8 @@ coll = facts_fixture("ranges", FACTS)
     ("power=5kW~,2kW", [1, 2, 3, 4, 5]), ("power=7.5kW..12kW,3kW", [0, 1, 3, 4]),
     ("area>=200 sq ft", [0, 1, 2, 3, 5]), ("area<25 square metres", [0, 1, 4]),
     ("area=..19 m²,1亩", [1, 2, 4]), ("area=5 square feet", [4]),
+    # a value and its tolerance (session 45: the text "10±2.5kW", which no document holds)
+    ("power=10±2.5kW", [1, 3, 4]), ("power=20kW±1kW,3kW", [0, 2, 4]), ("area=20±2 m²", [0, 1]),
 ])
 def test_ranges_and_units_in_words_filter_alike_locally_and_in_milvus(coll, where, rows):
     conditions = parse_where([where])

@@ -6,6 +6,8 @@ a filter cannot read (``~10kW``: `open_tilde`); each as a `Between`, written bac
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from kbtools.query.filter_kinds import period_of, version_text
 from kbtools.query.filter_numbers import narrow, order_number, quantity, unit_written
 
@@ -135,6 +137,42 @@ def date_bound(value: str) -> tuple[str, str] | None:
     return None
 
 
+_PLUS_MINUS = ("±", "+/-", "+-")  # between a value and its tolerance: 10±2, 0.5+/-0.05MPa
+
+
+def plus_minus(text: str) -> Between | None:
+    """The range a value with a tolerance writes (``10±2``, ``0.5±0.05MPa``, ``25℃±2℃``,
+    ``85±5%``): the value less and plus the tolerance, both ends included, in the unit
+    written after either (the same unit when both write one); None for another value, and
+    for a tolerance in another unit than its value's (``220V±10%``: relative, not read)."""
+    mark = next((m for m in _PLUS_MINUS if m in text), None)
+    if mark is None or len(text) > MAX_RANGE_CHARS:
+        return None
+    centre, _, spread = (part.strip() for part in text.partition(mark))
+    unit = (unit_written(spread) if quantity(spread) is not None else
+            unit_written(centre) if quantity(centre) is not None else "")
+    value, tolerance = _amount(centre, unit), _amount(spread, unit)
+    if value is None or tolerance is None or tolerance < 0:
+        return None
+    return Between(f"{_plain(value - tolerance)}{unit}", f"{_plain(value + tolerance)}{unit}",
+                   text)
+
+
+def _amount(text: str, unit: str) -> Decimal | None:
+    """The finite number of a tolerance's value or spread (`plus_minus`), written in `unit`
+    or with no unit; None for another text."""
+    amount = quantity(text)
+    if amount is not None and unit_written(text).casefold() != unit.casefold():
+        return None
+    number = order_number(text) if amount is None else amount[1]
+    return number if isinstance(number, Decimal) and number.is_finite() else None
+
+
+def _plain(number: Decimal) -> str:
+    """`number` in digits without an exponent (``8``, ``0.45``, ``10``)."""
+    return format(number.normalize(), "f")
+
+
 def between(value: str) -> Between | None:
     """The range a filter's bare value writes (`range_ends`: ``5kW..10kW``, ``5–10kW``), or
     one open at an end: ``5kW..``, ``5kW~``, ``5kW以上``, ``5kW+``, ``不低于5kW``, ``at least
@@ -145,6 +183,8 @@ def between(value: str) -> Between | None:
     text = narrow(value.strip())
     if (ends := range_ends(text)) is not None:
         return Between(*ends, written=text)
+    if (tolerance := plus_minus(text)) is not None:  # 10±2: 8..12
+        return tolerance
     if len(text) > MAX_RANGE_CHARS:
         return None
     if (bound := date_bound(text)) is not None:  # 2024年3月以后; after 2024 (its end excluded)

@@ -74,7 +74,7 @@ WHERE_HELP = (f"{OPERATORS_SHOWN} (or in words: 功率大于6kW, 不低于, 早�
               "characters in quotes (\"pH (水)\"=6). Values a comma (, ， 、) or ; apart: "
               "= any of them, != none of them (crop=小麦,玉米); a value holding a comma "
               "in quotes (title=\"小麦、玉米轮作\"); a range with = both ends included "
-              "(power=5kW..10kW, 5~10kW, 5–10kW, 5至10kW), open at one end (power=5kW.., "
+              "(power=5kW..10kW, 5~10kW, 5–10kW, 5至10kW, 10±2kW), open at one end (power=5kW.., "
               "5kW~, 5kW以上, 不低于5kW: 5kW or more; ..10kW, 10kW以下, 不超过10kW: 10kW or "
               "less; ~10kW is "
               "refused: about, or up to?), or among values (power=5–10kW,20kW). Numbers compare as "
