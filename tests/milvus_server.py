@@ -24,6 +24,7 @@ from kbtools.engine.milvus import META_SUFFIX, P_MANIFEST, Engine, connect_url
 from kbtools.engine.publish import check_release, publish
 from kbtools.engine.rows import blob_rows
 from kbtools.errors import EngineError
+from kbtools.query.filter_text import Between, Want
 from tests.hostile import make_repo
 from tests.kbfixtures import REPO
 
@@ -151,6 +152,19 @@ def facts_collection(server: MilvusLite, db: str, name: str,
         engine.close()
 
 
+def facts_fixture(db: str, facts: Sequence[dict[str, Any]], name: str | None = None) -> Any:
+    """A module-scoped fixture of the `facts_collection` of `facts` (none verified) in
+    database `db` of the module's `milvus`, as collection `name` (else `db`): what a test
+    module assigns (``coll = facts_fixture("ranges", FACTS)``) to compare `engine_rows`
+    with `local_rows` on the same facts."""
+
+    @pytest.fixture(scope="module")
+    def collection(milvus: MilvusLite) -> Iterator[Engine]:
+        with facts_collection(milvus, db, name or db, [(f, False) for f in facts]) as engine:
+            yield engine
+    return collection
+
+
 def reads_dates(facts: Sequence[dict[str, Any]], key: str) -> bool:
     """Whether a filter on `key` reads dates over documents of front matter `facts`, as
     `kbtools.query.filters.key_reads_dates` decides it for an index's documents."""
@@ -166,16 +180,25 @@ def reads_dates(facts: Sequence[dict[str, Any]], key: str) -> bool:
         str(v) for f in facts for v in members(f.get(key)))
 
 
-def local_rows(facts: Sequence[dict[str, Any]], key: str, op: str, want: str) -> list[int]:
+def local_rows(facts: Sequence[dict[str, Any]], key: str, op: str, want: Want) -> list[int]:
     """The positions of `facts` whose `key` the local filters match (`--where key op want`),
-    a date read as the field's values have it (`reads_dates`)."""
+    as `kbtools.query.filters` makes a filter's mask: each value a date read as the field's
+    values have it (`reads_dates`); of several values, ``=`` any of them, ``!=`` none; a
+    listed range (`Between`: ``5–10kW`` of ``5–10kW,20kW``) its bounds, each read so."""
     from kbtools.query.filter_kinds import wanted
     from kbtools.query.filters import value_matches
+    if not isinstance(want, str):
+        each = [set(local_rows(facts, key, op, w)) for w in want]
+        return sorted(set.union(*each) if op == "=" else set.intersection(*each))
+    if isinstance(want, Between):
+        inside = set.intersection(*(set(local_rows(facts, key, bound, end))
+                                    for bound, end in want.bounds()))
+        return sorted(inside if op == "=" else set(range(len(facts))) - inside)
     read = wanted(want, reads_dates(facts, key))
     return [i for i, f in enumerate(facts) if value_matches(key, f.get(key), op, read)]
 
 
-def engine_rows(engine: Engine, name: str, key: str, op: str, want: str,
+def engine_rows(engine: Engine, name: str, key: str, op: str, want: Want,
                 facts: Sequence[dict[str, Any]] = ()) -> list[int]:
     """The `num`s of collection `name` (a `facts_collection`) that the Milvus expression of
     `--where key op want` selects, sorted: what `local_rows` is compared with (given the

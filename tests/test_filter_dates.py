@@ -27,11 +27,12 @@ from hypothesis import strategies as st
 from kbtools.cli import main
 from kbtools.errors import FilterError
 from kbtools.query.filter_kinds import instant_text, period_of, reads_dates
-from kbtools.query.filter_text import parse_where
+from kbtools.query.filter_text import parse_where, where_text
 from kbtools.query.filters import value_matches
 from tests.milvus_server import (  # noqa: F401 - milvus: a fixture
     engine_rows,
     facts_collection,
+    facts_fixture,
     local_rows,
     milvus,
     published_repo,
@@ -109,6 +110,10 @@ def test_any_period_or_instant_filters_alike_locally_and_in_milvus(coll, want, o
     ("updated=before 2024", [6]), ("updated=2024年3月以前", [0, 1, 2, 4, 5, 6, 7, 8]),
     ("updated=until 2024-03", [0, 1, 2, 4, 5, 6, 7, 8]),
     ("updated=2024-04-01,2024年2月以前", [3, 4, 6, 8]),  # an inclusive bound in a list
+    # a bound excluding its period, in a list, as alone (session 45: text no document holds)
+    ("updated=after March 2024,2024-02", [3, 4, 6, 8, 9]), ("updated=2024年3月之后，2024年2月", [3, 4, 6, 8, 9]),
+    ("updated=2024-04-01、2024年3月之前", [3, 4, 6, 8]), ("updated=before 2024,2024-04", [3, 6]),
+    ("updated=[2024-04-01, before 2024-03]", [3, 4, 6, 8]),
 ])
 def test_a_date_bounded_by_a_word_filters_locally_and_in_milvus(coll, where, rows):
     """``2024年3月以后``, ``since 2024-03``, ``after March 2024``, ``before 2024`` were text no
@@ -117,6 +122,7 @@ def test_a_date_bounded_by_a_word_filters_locally_and_in_milvus(coll, where, row
     (key, op, want), = parse_where([where])
     local = [i for i, f in enumerate(DATES) if value_matches(key, f.get(key), op, want)]
     assert local == engine_rows(coll, "dates", key, op, want, DATES) == rows
+    assert parse_where([where_text(key, op, want)]) == [(key, op, want)]  # pastes back alike
     with pytest.raises(FilterError, match=re.escape("is a bound, read with = alone")):
         parse_where(["updated>=after 2024"])
     assert parse_where(["title=after all"]) == [("title", "=", "after all")]
@@ -125,7 +131,8 @@ def test_a_date_bounded_by_a_word_filters_locally_and_in_milvus(coll, where, row
 @pytest.mark.parametrize(("where", "says"), [
     ("updated=03/04/2024", "03/04/2024 may be 2024-04-03 (day first) or 2024-03-04 (month "
                            "first); write updated=2024-04-03 or updated=2024-03-04"),
-    ("updated>=05/01/2024", "write updated=2024-01-05 or updated=2024-05-01"),
+    ("updated>=05/01/2024", "write updated>=2024-01-05 or updated>=2024-05-01"),
+    ("updated=03/04/2024,2024-05", 'or updated="03/04/2024" in quotes for the text as typed'),
     ("updated=01/03/2024..15/03/2024", "01/03/2024 may be 2024-03-01 (day first)"),
 ])
 def test_a_date_either_day_or_month_first_is_refused_naming_both(where, says):
@@ -135,6 +142,58 @@ def test_a_date_either_day_or_month_first_is_refused_naming_both(where, says):
         parse_where([where])
     assert parse_where(["updated=13/03/2024..15/03/2024"]) == [
         ("updated", ">=", "13/03/2024"), ("updated", "<=", "15/03/2024")]
+
+
+@pytest.mark.parametrize(("where", "same"), [
+    ("updated=2024年2月到3月", "updated=2024-02..2024-03"),
+    ("updated=2024年3月1日到31日", "updated=2024-03-01..2024-03-31"),
+    ("updated=2024年2月29日至3月1日", "updated=2024-02-29..2024-03-01"),
+    ("updated=2023年12月到3月", "updated=2023-12..2024-03"),  # into the next year
+    ("updated=February to March 2024", "updated=2024-02..2024-03"),
+    ("updated=2024年2月到3月,2025", "updated=2024-02..2024-03,2025"),
+])
+def test_a_date_range_end_without_its_year_takes_the_other_end_s(coll, where, same):
+    """``updated=2024年3月到5月`` ranged to the text 5月 (a month of duration beside dates),
+    ``2023年12月到3月`` and ``March to May 2024`` likewise (session 45): an end written
+    without its year (and month) is in the other end's, the next year's when it would end
+    before it starts. Locally and in Milvus alike."""
+    def rows(conditions, local=True):
+        return set.intersection(*(set(local_rows(DATES, k, o, w) if local else
+                                      engine_rows(coll, "dates", k, o, w, DATES))
+                                  for k, o, w in conditions))
+    got = parse_where([where])
+    assert rows(got) == rows(parse_where([same])) == rows(got, local=False) != set()
+    assert parse_where([where_text(*c) for c in got]) == got  # pastes back alike
+
+
+WRITTEN = [{"updated": v} for v in [
+    "2024-03-01",  # 0
+    "03/04/2024",  # 1: day or month first, as an author wrote it: text
+    "15/03/2024",  # 2: 15 March
+    ["03/04/2024", "2023-01-02"],  # 3
+    "(none)",  # 4: text before digits as a string, after every date as an order has it
+]]
+written = facts_fixture("dates", WRITTEN, "written")
+
+
+@pytest.mark.parametrize(("where", "rows"), [
+    ('updated="03/04/2024"', [1, 3]), ("updated='03/04/2024',2024-03-01", [0, 1, 3]),
+    ('updated!="03/04/2024"', [0, 2, 4]), ('updated=["03/04/2024", 2023]', [1, 3]),
+    # a document's 03/04/2024 leaves the field one of dates (it was text beside text)
+    ("updated=2024-03", [0, 2]), ("updated=2024", [0, 2]), ("updated>2024-03-02", [1, 2, 3, 4]),  # text after dates
+    ("updated<2024", [3]), ("updated<=2024-03-01", [0, 3]),
+])
+def test_a_date_either_way_in_quotes_is_the_text_as_typed(written, where, rows):
+    """``updated="03/04/2024"`` was refused as ambiguous though quoted: in quotes it is the
+    text as typed, held by a document that writes it so, as quotes take any value; a
+    document's ``03/04/2024`` made the field one of text, so no date filter found anything
+    (session 45). Locally and in Milvus alike."""
+    (key, op, want), = parse_where([where])
+    assert local_rows(WRITTEN, key, op, want) == engine_rows(written, "written", key, op, want,
+                                                             WRITTEN) == rows
+    assert parse_where([where_text(key, op, want)]) == [(key, op, want)]  # pastes back alike
+    with pytest.raises(FilterError, match=re.escape("2024-04-03 (day first)")):
+        parse_where(['updated>="03/04/2024"'])  # an order compares no text in dates
 
 
 @given(day=days, hour=st.integers(0, 23), zone=st.sampled_from(["", "Z", "+08:00", "-05:00"]),

@@ -8,13 +8,16 @@ document's value alike, locally and in Milvus."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kbtools.query.filter_numbers import in_digits, order_number, quantity
 from kbtools.query.filter_text import parse_where
-from kbtools.query.filters import _check_order, value_matches
+from kbtools.query.filters import _check_order
 from tests.milvus_server import (  # noqa: F401 - fixture
     engine_rows,
-    facts_collection,
+    facts_fixture,
+    local_rows,
     milvus,
 )
 
@@ -45,19 +48,15 @@ def test_a_quantity_in_chinese_numerals_is_the_quantity():
     _check_order("功率", ">=", "三点五千瓦", ["5kW", "800 W"])
 
 
-@pytest.fixture(scope="module")
-def coll(milvus):  # noqa: F811
-    with facts_collection(milvus, "numerals", "numerals", [(f, False) for f in FACTS]) as engine:
-        yield engine
-
-
-def _local(key: str, op: str, want) -> list[int]:
-    return [i for i, f in enumerate(FACTS) if value_matches(key, f.get(key), op, want)]
+coll = facts_fixture("numerals", FACTS)
 
 
 @pytest.mark.parametrize(("where", "rows"), [
     ("数量=二十", [0, 1]), ("数量=20", [0, 1]), ("数量>=十", [0, 1, 3]), ("数量>=10", [0, 1, 3]), ("数量<十", [2]),
     ("数量=很多", [3]),
+    # text orders after every number however the filter writes it (session 45: 很多 < 零点五
+    # and < ２０ as strings, so 数量<=２０ held for it where 数量<=20 did not)
+    ("数量<=２０", [0, 1, 2]), ("数量<零点五", []), ("数量>=零", [0, 1, 2, 3]), ("数量<一百", [0, 1, 2]),
     ("功率=五千瓦", [0, 2]), ("功率>=五千瓦", [0, 2, 3]), ("功率=三千瓦..六千瓦", [0, 1, 2]),
     ("功率<三点五千瓦", [1]),
     ("温度=零下10到零下2度", [0, 3]), ("温度<零下五度", [1]), ("温度>=零下2度", [2, 3]),
@@ -65,7 +64,32 @@ def _local(key: str, op: str, want) -> list[int]:
 ])
 def test_chinese_numerals_filter_alike_locally_and_in_milvus(coll, where, rows):
     conditions = parse_where([where])
-    local = [set(_local(k, op, w)) for k, op, w in conditions]
+    local = [set(local_rows(FACTS, k, op, w)) for k, op, w in conditions]
     engine = [set(engine_rows(coll, "numerals", k, op, w, FACTS)) for k, op, w in conditions]
     assert local == engine
     assert sorted(set.intersection(*local)) == rows
+
+
+_DIGITS = "零一二三四五六七八九"
+
+
+def _chinese(n: int) -> str:
+    """0 to 99 in Chinese numerals, written apart from the product's reader: 十二, 二十, 九十九."""
+    tens, ones = divmod(n, 10)
+    if not tens:
+        return _DIGITS[n]
+    return ("" if tens == 1 else _DIGITS[tens]) + "十" + (_DIGITS[ones] if ones else "")
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n=st.integers(0, 40), op=st.sampled_from([">=", "<=", ">", "<", "=", "!="]),
+       form=st.sampled_from(["chinese", "wide"]))
+def test_a_number_written_in_numerals_or_full_width_filters_as_its_digits(coll, n, op, form):
+    """However a filter writes its number, it keeps the documents its digits keep, 很多 (text)
+    among them or not alike: 数量<=２０ kept 很多 where 数量<=20 did not (session 45)."""
+    written = _chinese(n) if form == "chinese" else str(n).translate(
+        {ord(d): 0xFF10 + int(d) for d in "0123456789"})
+    (key, got_op, want), = parse_where([f"数量{op}{written}"])
+    assert local_rows(FACTS, key, got_op, want) == local_rows(FACTS, "数量", op, str(n)) == \
+        engine_rows(coll, "numerals", key, got_op, want, FACTS)

@@ -23,10 +23,10 @@ from kbtools.errors import FilterError
 from kbtools.query.filter_numbers import quantity
 from kbtools.query.filter_text import Between, parse_where, where_text
 from kbtools.query.filter_units import measured
-from kbtools.query.filters import value_matches
 from tests.milvus_server import (  # noqa: F401 - fixture
     engine_rows,
-    facts_collection,
+    facts_fixture,
+    local_rows,
     milvus,
     published_repo,
 )
@@ -54,6 +54,9 @@ FACTS = [{"power": p, "area": a} for p, a in [
     ("power=At least 5 kW", [("power", ">=", "5 kW")]),
     ("power=at most 2kW,20kW", [("power", "=", (Between(None, "2kW"), "20kW"))]),
     ("power＝５ｋＷ．．", [("power", ">=", "5kW")]), ("power＝．．５ｋＷ", [("power", "<=", "5kW")]),
+    ("power=10±2.5kW", [("power", ">=", "7.5kW"), ("power", "<=", "12.5kW")]),  # session 45
+    ("power=10kW±2.5kW,20kW", [("power", "=", (Between("7.5kW", "12.5kW"), "20kW"))]),
+    ("x=220V±10%", [("x", "=", "220V±10%")]), ("x=85+/-5%", [("x", ">=", "80%"), ("x", "<=", "90%")]),
     ('power="5..10kW",20kW', [("power", "=", ("5..10kW", "20kW"))]),  # quoted: that text
     ('power="5kW.."', [("power", "=", "5kW..")]), ("name=C++", [("name", "=", "C++")]),
 ])
@@ -105,14 +108,7 @@ def test_units_in_words_a_blank_apart_and_volumes_convert(written, same):
     assert quantity("12 in the field") is None and quantity("5 square") == ("square", 5)
 
 
-@pytest.fixture(scope="module")
-def coll(milvus):  # noqa: F811
-    with facts_collection(milvus, "ranges", "ranges", [(f, False) for f in FACTS]) as engine:
-        yield engine
-
-
-def _local(key: str, op: str, want) -> list[int]:
-    return [i for i, f in enumerate(FACTS) if value_matches(key, f.get(key), op, want)]
+coll = facts_fixture("ranges", FACTS)
 
 
 @pytest.mark.parametrize(("where", "rows"), [
@@ -124,10 +120,12 @@ def _local(key: str, op: str, want) -> list[int]:
     ("power=5kW~,2kW", [1, 2, 3, 4, 5]), ("power=7.5kW..12kW,3kW", [0, 1, 3, 4]),
     ("area>=200 sq ft", [0, 1, 2, 3, 5]), ("area<25 square metres", [0, 1, 4]),
     ("area=..19 m²,1亩", [1, 2, 4]), ("area=5 square feet", [4]),
+    # a value and its tolerance (session 45: the text "10±2.5kW", which no document holds)
+    ("power=10±2.5kW", [1, 3, 4]), ("power=20kW±1kW,3kW", [0, 2, 4]), ("area=20±2 m²", [0, 1]),
 ])
 def test_ranges_and_units_in_words_filter_alike_locally_and_in_milvus(coll, where, rows):
     conditions = parse_where([where])
-    local = [set(_local(k, op, w)) for k, op, w in conditions]
+    local = [set(local_rows(FACTS, k, op, w)) for k, op, w in conditions]
     engine = [set(engine_rows(coll, "ranges", k, op, w, FACTS)) for k, op, w in conditions]
     assert local == engine
     assert sorted(set.intersection(*local)) == rows
@@ -147,7 +145,7 @@ def test_any_range_in_a_list_filters_alike_locally_and_in_milvus(coll, low, high
     except FilterError:  # a reversed range, an end another dimension: said in one line
         return
     for key, op, want in conditions:
-        assert engine_rows(coll, "ranges", key, op, want, FACTS) == _local(key, op, want)
+        assert engine_rows(coll, "ranges", key, op, want, FACTS) == local_rows(FACTS, key, op, want)
 
 
 RELEASED = {"small": ("3kW", "20 m²"), "mid": ("7.5 kW", "200 sq ft"),

@@ -13,8 +13,7 @@ import pytest
 from kbtools.errors import FilterError
 from kbtools.query.filter_kinds import period_of
 from kbtools.query.filter_text import parse_where, where_text
-from kbtools.query.filters import value_matches
-from tests.milvus_server import engine_rows, facts_collection, local_rows, milvus  # noqa: F401
+from tests.milvus_server import engine_rows, facts_fixture, local_rows, milvus  # noqa: F401
 
 DATES = [{"updated": v, "title": t} for v, t in [
     ("2024-03-15", "小麦，玉米轮作"),  # 0
@@ -34,10 +33,7 @@ def test_a_month_or_a_date_in_english_words_is_that_period(written, iso):
     assert period_of("31 Feb 2024") is None and period_of("Marc 2024") is None
 
 
-@pytest.fixture(scope="module")
-def coll(milvus):  # noqa: F811
-    with facts_collection(milvus, "typed", "typed", [(f, False) for f in DATES]) as engine:
-        yield engine
+coll = facts_fixture("typed", DATES)
 
 
 @pytest.mark.parametrize(("where", "rows"), [
@@ -49,9 +45,7 @@ def coll(milvus):  # noqa: F811
 ])
 def test_typed_filters_filter_alike_locally_and_in_milvus(coll, where, rows):
     conditions = parse_where([where])
-    local = [set(local_rows(DATES, k, op, w) if isinstance(w, str) else
-                 [i for i, f in enumerate(DATES) if value_matches(k, f.get(k), op, w)])
-             for k, op, w in conditions]
+    local = [set(local_rows(DATES, k, op, w)) for k, op, w in conditions]
     engine = [set(engine_rows(coll, "typed", k, op, w, DATES)) for k, op, w in conditions]
     assert local == engine
     assert sorted(set.intersection(*local)) == rows

@@ -61,7 +61,7 @@ def _remote(engine, key: str, op: str, want: str, name: str = "versions",
     ("version", ">=", "1.10", [0, 1, 2, 3, 4, 5, 6, 7]),  # two numbers: 1.9 >= 1.10 (1.1)
     ("version", "<", "2.0.0", [0, 1, 3, 5]),  # the release candidate before its release
     ("version", ">", "2.0.0-rc1", [2, 4, 5, 6, 7]),
-    ("version", ">=", "v2", [2, 4, 5, 7]),  # v2 is 2.0.0; "beta" < "v2" as text
+    ("version", ">=", "v2", [2, 4, 5, 6, 7]),  # v2 is 2.0.0; "beta", text, after versions
     ("version", "=", "2.3.0", [2]), ("version", "=", "V2.0", [4]),
     ("version", "!=", "1.9.0", [0, 2, 3, 4, 5, 6, 7]),
     ("version", "<", "1.9.1", [1, 5]),

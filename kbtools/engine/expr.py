@@ -29,7 +29,8 @@ matter plus the chunk's ``doc``, ``kind`` and ``verified``), and filters test th
   `filter_kinds.member_class` as strings; ``a`` all members as strings → ``>=`` / ``>`` on
   the largest, ``<=`` / ``<`` on the smallest (``q:<unit>`` quantities in that unit,
   ``qn`` every quantity's number, `filter_numbers.quantity`), of each class the value's class compares
-  by that order (`_ORDERS_BY_WANT`), of the others as text.
+  by that order (`_ORDERS_BY_WANT`), of the others as text; a member of text alone
+  (``tt``) beside a value of another class orders after it (`filters._compare`).
 
 Milvus compares JSON numbers as floats (exactly only as 64-bit integers), so an order on
 numbers compares their `order_text` instead: a string whose order (Milvus compares strings
@@ -268,7 +269,9 @@ def _order_condition(key: str, op: str, want: str, dates: bool) -> str:
     tests = [f"{_path(ORD_FIELD, key, side + pick)} {op} {literal(_written(side, want))}"
              for side in dict.fromkeys(by.values()) if side != "w"]
     tests += [f"{_path(ORD_FIELD, key, 't' + c + pick)} {op} {literal(want)}"
-              for c in "nmyvdqt" if c not in by]
+              for c in "nmyvdq" if c not in by]
+    if op in (">", ">="):  # text after every number, quantity, version, date (`filters._compare`)
+        tests.append(f'{_path(ORD_FIELD, key, "ttmax")} >= ""')
     if period is not None:
         extreme, test_op, edge = _PERIOD_TESTS[op]
         tests.append(f"{_path(ORD_FIELD, key, extreme)} {test_op} "

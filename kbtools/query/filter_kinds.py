@@ -3,7 +3,9 @@
 Two values order as numbers when both read as numbers (`filter_numbers.order_number`);
 else as versions when both read as versions; else as instants when both read as dates or
 datetimes; else as quantities (`filter_numbers.quantity`: ``7.5kW``) in one unit; else as
-text. The same rule locally (`keys_against`) and in Milvus
+text, but a document's text (``很多``) beside a filter's number, quantity, version or date
+orders after it, however the filter writes it (``数量<十`` leaves it out as ``数量<10``
+does; `filters._compare`). The same rule locally (`keys_against`) and in Milvus
 (`kbtools.engine.expr`), which compares the strings `version_text` and `instant_text` write.
 
 * **Version** (`version_text`): ``[v]N.N[.N…][-PRE][+BUILD]`` — at least two dot-separated
@@ -458,17 +460,21 @@ def reads_dates(values: Iterable[str]) -> bool:
     years `FIRST_YEAR`–`LAST_YEAR`: ``3000-12`` or ``1200-06`` is a part number, as is one
     whose month is no month (``3000-13``). A field that also holds a part number, a code or
     a number (``HX-2024-03``, ``A-2024``, ``3000``) compares ``3000-12`` as the text it is;
-    a value without digits (``unknown``, ``待定``) decides nothing, and a field without a
-    date reads none."""
+    a value without digits (``unknown``, ``待定``) or a date that may be either of two days
+    (``03/04/2024``: day first or month first, compared as text) decides nothing, and a
+    field without a date reads none."""
     kinds = [_date_kind(v) for v in values if any(c.isdigit() for c in v)]
     return "d" in kinds and None not in kinds
 
 
 def _date_kind(text: str) -> str | None:
     """``y`` for a year (`is_year`), ``d`` for another date, datetime or month as a field
-    of dates holds them, None for anything else (a number, a part: `reads_dates`)."""
+    of dates holds them, ``a`` for a date either of two days (``03/04/2024``), None for
+    anything else (a number, a part: `reads_dates`)."""
     if is_year(text):
         return "y"
+    if len(day_month(text) or ()) == 2:  # 03/04/2024: a date of a day not known, text
+        return "a"  # (in a field of dates, as a value without digits: it decides nothing)
     if instant_text(text) is None or order_number(text) is not None:
         return None
     clean = narrow(text).strip()

@@ -19,8 +19,14 @@ from decimal import Decimal
 
 from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
 from kbtools.errors import FilterError, UsageError, valid_unicode
-from kbtools.query.filter_kinds import day_month, keys_against, period_of, version_text, wanted
-from kbtools.query.filter_numbers import narrow, order_number, quantity, unit_written
+from kbtools.query.filter_bounds import (  # re-exported: what a value's range or bound is
+    RANGE_MARKS as RANGE_MARKS,
+)
+from kbtools.query.filter_bounds import Between as Between
+from kbtools.query.filter_bounds import an_end, between, date_bound, open_tilde
+from kbtools.query.filter_bounds import range_ends as range_ends
+from kbtools.query.filter_kinds import day_month, keys_against, wanted
+from kbtools.query.filter_numbers import quantity
 
 # KEY: a front-matter key as a schema may declare it, in any script (作物, stage-期, crop_2),
 # its words a blank apart (施药 时间), or any key in quotes ("pH (水)")
@@ -40,39 +46,6 @@ _BLANKS = " \t\u3000"
 # a value's quotes, opening: closing (“小麦，玉米” as a Chinese input method types "小麦，玉米")
 QUOTES = {'"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019"}
 Want = str | tuple[str, ...]  # one value, or the values of `=` / `!=` any of which it means
-
-
-class Between(str):
-    """A range among the values of one ``=`` filter (``power=5–10kW,20kW``: `Between` 5kW
-    and 10kW, or 20kW), both ends included, or open at one end (``..2kW``: `low` None):
-    the text `where_text` writes for it (``5kW..10kW``, ``..2kW``), which `parse_where` reads
-    back so. Never equal to a plain value of the same text (``power="5kW..10kW"`` in quotes,
-    or a facet menu's value, is that text), so filters and their cached masks stay apart."""
-
-    low: str | None
-    high: str | None
-    written: str  # as the filter gave it (5–10kW)
-
-    def __new__(cls, low: str | None, high: str | None, written: str = "") -> Between:
-        made = super().__new__(cls, f"{low or ''}..{high or ''}")
-        made.low, made.high, made.written = low, high, written or str(made)
-        return made
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Between) and str.__eq__(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    def __hash__(self) -> int:
-        return hash((Between, str(self)))
-
-    def __reduce__(self) -> tuple[type[Between], tuple[str | None, str | None, str]]:
-        return Between, (self.low, self.high, self.written)
-
-    def bounds(self) -> list[tuple[str, str]]:
-        """The orders the range is: (``>=``, low) and (``<=``, high), of the ends it has."""
-        return [(op, end) for op, end in ((">=", self.low), ("<=", self.high)) if end is not None]
 Condition = tuple[str, str, Want]  # one filter: (key, operator, value or values)
 
 
@@ -98,6 +71,10 @@ def parse_where(items: list[str] | None) -> list[Condition]:
         m = _WHERE.match(item) if len(item) <= MAX_WHERE_CHARS else None
         if m is None and len(item) <= MAX_WHERE_CHARS:
             m = _WHERE.match(narrow_operator(item))
+        elif m is not None and m.group(5).lstrip(_BLANKS)[:1] in _WIDE_OPERATOR:  # >＝, =≥
+            m = _WHERE.match(item[:m.start(4)] + narrow_operator(item[m.start(4):]))
+        if m is None and (worded := _worded(item)) is not None:  # 功率大于6kW, power at least 5kW
+            m = _WHERE.match(worded)
         shown = item if len(item) <= 60 else item[:60] + "…"
         if not m and (colon := _COLON.match(item)) is not None:  # crop: 小麦, as front matter
             key = key_text(colon.group(1) or colon.group(2) or colon.group(3))
@@ -141,21 +118,58 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                 raise FilterError("bad", f"{shown!r}: an empty list names no value; give one or "
                                   f"more ({key}{op}A or {key}{op}[A, B])",
                                   key="bad_where", values={"where": shown})
-            values = tuple(dict.fromkeys(_values(value if listed is None else listed)))
-        else:  # quotes that reached us through a second shell layer
-            values = (value[1:-1] if _in_quotes(value) else value,)
+            read = _listed(value if listed is None else listed)
+            values = tuple(dict.fromkeys(v for v, _ in read))
+            dated = [v for v, quoted in read if not quoted]  # "03/04/2024": as typed, text
+        else:  # quotes that reached us through a second shell layer; a separator after the
+            # one value names nothing, as after the last of a list (功率>=6kW；)
+            values = (value[1:-1] if _in_quotes(value) else value.rstrip(SEPARATORS + _BLANKS),)
+            dated = list(values)  # an order compares no text in a field of dates
         if not values or not all(v.strip() for v in values):
             raise FilterError("bad", f"{shown!r}: no value after {op!r}",
                               key="bad_where", values={"where": shown})
         for ranged in (v for v in values if isinstance(v, Between)):
             _check_range(shown, key, op, ranged)
-        _check_day_month(shown, key, [v for x in values for v in (
+        _check_day_month(shown, key, op, [v for x in dated for v in (
             (x.low, x.high) if isinstance(x, Between) else (x,)) if v is not None])
         if len(values) == 1 and isinstance(values[0], Between):  # power=5kW..10kW, 5kW..
             out += [(key, bound, end) for bound, end in values[0].bounds()]
             continue
         out.append((key, op, values[0] if len(values) == 1 else values))
     return out
+
+
+# an operator written in words between a key and its value, as a technician types it with
+# no operator at hand (功率大于6kW, 日期不早于2024-03, power at least 5kW): the operator it is
+WORD_OPERATORS = {
+    "大于等于": ">=", "大于或等于": ">=", "小于等于": "<=", "小于或等于": "<=", "不等于": "!=",
+    "不小于": ">=", "不低于": ">=", "不少于": ">=", "不早于": ">=", "不大于": "<=", "不高于": "<=",
+    "不多于": "<=", "不超过": "<=", "不晚于": "<=", "大于": ">", "高于": ">", "多于": ">",
+    "超过": ">", "晚于": ">", "小于": "<", "低于": "<", "少于": "<", "早于": "<", "等于": "=",
+    " at least ": ">=", " no less than ": ">=", " at most ": "<=", " no more than ": "<=",
+    " greater than ": ">", " more than ": ">", " less than ": "<", " fewer than ": "<",
+    " equals ": "=", " not equal to ": "!=", " earlier than ": "<", " later than ": ">",
+    " before ": "<", " after ": ">", " since ": ">=", " until ": "<="}
+
+
+def _worded(item: str) -> str | None:
+    """A filter written with its operator in words (`WORD_OPERATORS`: ``功率大于6kW``,
+    ``功率 不低于 5kW``, ``power at least 5kW``) as `parse_where` reads it (``功率>6kW``): the
+    first such word after a key (a longer one at the same place: 大于等于 before 大于), a value
+    after it; None for another text."""
+    lower = item.lower()
+    if len(lower) != len(item) or len(item) > MAX_WHERE_CHARS:
+        return None
+    found = [(at, -len(word), word) for word in WORD_OPERATORS
+             if (at := lower.find(word)) > 0]
+    if not found:
+        return None
+    at, _, word = min(found)
+    key, value = item[:at].strip(), item[at + len(word):].strip()
+    key = key[1:-1] if _in_quotes(key) else key
+    if not value or not key or (not _KEY.fullmatch(key) and '"' in key and "'" in key):
+        return None
+    return f"{key_text(key)}{WORD_OPERATORS[word]}{value}"
 
 
 def _no_operator(item: str) -> tuple[str, str] | None:
@@ -165,7 +179,7 @@ def _no_operator(item: str) -> tuple[str, str] | None:
     words = item.split() if len(item) <= MAX_WHERE_CHARS else []
     for n in range(1, len(words)):
         key, value = " ".join(words[:n]), " ".join(words[n:])
-        if _KEY.fullmatch(key) and _an_end(value):
+        if _KEY.fullmatch(key) and an_end(value):
             return key, value
     return None
 
@@ -182,25 +196,31 @@ def _check_tildes(shown: str, key: str, op: str, value: str) -> None:
                           f"write {instead}", key="bad_where", values={"where": shown})
 
 
-def _check_day_month(shown: str, key: str, values: list[str]) -> None:
+def _check_day_month(shown: str, key: str, op: str, values: list[str]) -> None:
     """A FilterError for a date the filter writes that may be either of two days, its day
     and month each 12 or less (``03/04/2024``: 3 April, or March 4?), naming both as
-    ``YYYY-MM-DD``; ``15/03/2024`` and ``03/15/2024`` are read (`filter_kinds.day_month`)."""
+    ``YYYY-MM-DD``; ``15/03/2024`` and ``03/15/2024`` are read (`filter_kinds.day_month`).
+    `values` are those written bare: a value of ``=`` / ``!=`` in quotes is taken as typed,
+    the text ``03/04/2024`` (a document writing it so holds it), as quotes take any value."""
     for whole in values:  # (each end of a range not read as one: 01/03/2024..15/03/2024)
         mark = next((m for m in RANGE_MARKS if m in whole), None)
         for value in (whole,) if mark is None else (whole, *whole.split(mark)):
             if len(dates := day_month(value) or ()) == 2:
+                typed = (f", or {key}{op}\"{value.strip()}\" in quotes for the text as typed"
+                         if op in ("=", "!=") and mark is None else "")
                 raise FilterError("bad", f"{shown!r}: {value.strip()} may be {dates[0]} (day first) "
-                                  f"or {dates[1]} (month first); write {key}={dates[0]} or "
-                                  f"{key}={dates[1]}", key="bad_where", values={"where": shown})
+                                  f"or {dates[1]} (month first); write {key}{op}{dates[0]} or "
+                                  f"{key}{op}{dates[1]}{typed}", key="bad_where",
+                                  values={"where": shown})
 
 
 def _check_range(shown: str, key: str, op: str, ranged: Between) -> None:
     """A FilterError for a range (`between`) a filter cannot mean: after ``!=``, or its first
     end above its last (``power=10..5kW``: nothing lies in it)."""
     if op != "=":
-        outside = (f"{key}<{ranged.low}" if ranged.high is None else f"{key}>{ranged.high}"
-                   if ranged.low is None else f"{key}>={ranged.low}")
+        below, above = ("<=", ">=") if ranged.strict else ("<", ">")  # after 2024: <=2024
+        outside = (f"{key}{below}{ranged.low}" if ranged.high is None else
+                   f"{key}{above}{ranged.high}" if ranged.low is None else f"{key}>={ranged.low}")
         raise FilterError("bad", f"{shown!r}: a range ({ranged.written}) is read with = alone "
                           f"({key}={ranged.written}); else give one bound ({outside})",
                           key="bad_where", values={"where": shown})
@@ -209,110 +229,6 @@ def _check_range(shown: str, key: str, op: str, ranged: Between) -> None:
                           f"first end above its last; write {key}={ranged.high}..{ranged.low}",
                           key="bad_where", values={"where": shown})
 
-
-# between a range's two ends (5kW..10kW, 5至10kW, 5–10kW, 5〜10kW), the longer marks first (5...10
-# is no 5 to .10); not - (12-24V is a value written so)
-RANGE_MARKS = ("...", "..", "……", "…", "——", "—", "–", "~", "～", "〜", "至", "到", " to ")
-MAX_RANGE_CHARS = 80  # longer text is no range of two values
-
-
-def range_ends(value: str) -> tuple[str, str] | None:
-    """The two ends of a range a filter's bare value writes (``5kW..10kW``, ``5~10kW``,
-    ``5至10kW``, ``2024-01..2024-03``) when each end is a number, a quantity, a version or a
-    date (a bare first end takes the second's unit as written: ``5..10kW`` is 5kW to
-    10kW); None for any other value (``A~B`` stays text; ``5-10kW`` too: a value such as
-    ``12-24V`` is written so)."""
-    if len(value) > MAX_RANGE_CHARS:
-        return None
-    mark = next((m for m in RANGE_MARKS if m in value), None)
-    if mark is None:
-        return None
-    low, _, high = (part.strip() for part in value.partition(mark))
-    amount = quantity(high)
-    if amount is not None and order_number(low) is not None:  # 5..10kW
-        unit = unit_written(high)
-        low = f"{low}{unit}" if quantity(f"{low}{unit}") is not None else low
-    ends = (low, high)
-    return ends if all(map(_an_end, ends)) else None
-
-
-# after a value, a range open above (5kW.., 5kW~, 5kW以上: 5kW or more); before it, one open
-# below (..10kW: 10kW or less). Not a tilde before a value: ~10kW is "about 10kW" as often
-_OPEN_ABOVE = ("...", "..", "……", "…", "~", "～", "〜", "及以上", "或以上", "以上", "+")
-_OPEN_BELOW = ("...", "..", "……", "…")
-_BELOW_AFTER = ("以下", "及以下", "或以下")  # 10kW以下: 10kW or less
-_TILDES = ("~", "～", "〜")
-# words before a value that make it a bound, both ends included (不低于5kW: 5kW or more)
-_AT_LEAST = ("不低于", "不少于", "不小于", "至少", "at least ", "no less than ")
-_AT_MOST = ("不超过", "不高于", "不多于", "不大于", "至多", "最多", "at most ", "no more than ")
-
-
-# words that make a date a bound (`date_bound`), after it or before it: from it on and up to it
-# included, as 以上 and 以下 include theirs (2024年3月以后, 2024年3月起, since 2024-03; 以前,
-# until 2024); after it and before it not (2024年3月之后, after March 2024; 之前, before 2024)
-_DATE_BOUNDS = ((">=", ("及以后", "以后", "以来", "起"), ("since ", "from ")),
-                ("<=", ("及以前", "以前"), ("until ", "till ", "through ")),
-                (">", ("之后", "后"), ("after ",)), ("<", ("之前", "前"), ("before ",)))
-
-
-def date_bound(value: str) -> tuple[str, str] | None:
-    """(operator, date) of a filter's bare value that bounds a date, month or year by a
-    word (`_DATE_BOUNDS`: ``2024年3月以后`` ``>=``, ``after March 2024`` ``>``, ``before
-    2024`` ``<``); None for another value."""
-    text = narrow(value.strip())
-    folded = text.casefold()
-    for op, after, before in _DATE_BOUNDS:
-        end = next((text[:-len(w)] for w in after if text.endswith(w) and len(text) > len(w)),
-                   None) or next((text[len(w):] for w in before if folded.startswith(w)), None)
-        if end is not None and period_of(end := end.strip()) is not None:
-            return op, end
-    return None
-
-
-def between(value: str) -> Between | None:
-    """The range a filter's bare value writes (`range_ends`: ``5kW..10kW``, ``5–10kW``), or
-    one open at an end: ``5kW..``, ``5kW~``, ``5kW以上``, ``5kW+``, ``不低于5kW``, ``at least
-    5kW`` (5kW or more), ``..10kW``, ``10kW以下``, ``不超过10kW``, ``at most 10kW`` (10kW or
-    less), each end included, as a range's are; None for any other
-    value (``~10kW`` too, which `open_tilde` refuses: about 10kW, or up to it?). Full-width
-    forms as ASCII (``５ｋＷ．．`` is ``5kW..``, as a Chinese input method types it)."""
-    text = narrow(value.strip())
-    if (ends := range_ends(text)) is not None:
-        return Between(*ends, written=text)
-    if len(text) > MAX_RANGE_CHARS:
-        return None
-    if (bound := date_bound(text)) is not None and bound[0] in (">=", "<="):  # 2024年3月以后
-        return Between(bound[1], None, text) if bound[0] == ">=" else Between(None, bound[1], text)
-    above = next((m for m in _OPEN_ABOVE if text.endswith(m) and len(text) > len(m)), None)
-    if above is not None and _an_end(low := text[:-len(above)].strip()):
-        return Between(low, None, written=text)
-    below = next((m for m in _OPEN_BELOW if text.startswith(m) and len(text) > len(m)), None)
-    if below is not None and _an_end(high := text[len(below):].strip()):
-        return Between(None, high, written=text)
-    after = next((m for m in _BELOW_AFTER if text.endswith(m) and len(text) > len(m)), None)
-    if after is not None and _an_end(high := text[:-len(after)].strip()):
-        return Between(None, high, written=text)
-    folded = text.casefold()
-    for words, least in ((_AT_LEAST, True), (_AT_MOST, False)):
-        word = next((w for w in words if folded.startswith(w)), None)
-        if word is not None and _an_end(end := text[len(word):].strip()):
-            return Between(end, None, text) if least else Between(None, end, text)
-    return None
-
-
-def open_tilde(value: str) -> str | None:
-    """The value after a tilde a bare filter value begins with (``~10kW``: ``10kW``) when it
-    is a number, quantity, version or date: "about 10kW" or "up to 10kW", which a filter
-    cannot tell apart; None for another value."""
-    text = value.strip()
-    mark = next((m for m in _TILDES if text.startswith(m)), None)
-    return text[1:].strip() if mark is not None and _an_end(text[1:].strip()) else None
-
-
-def _an_end(text: str) -> bool:
-    """Whether `text` may be a range's end: a number, a quantity, a version or a date."""
-    return bool(text) and (order_number(text) is not None or quantity(text) is not None or
-                           version_text(text) is not None or period_of(text) is not None)
 
 
 def _reversed(low: str, high: str) -> bool:
@@ -412,7 +328,12 @@ def _values(text: str) -> list[str]:
     """The values `text` (a filter's, after ``=`` / ``!=``, stripped) lists: separated by
     `SEPARATORS`, each stripped, one in matching quotes (closed right before a separator
     or the end) taken as it is inside; empty bare ones left out."""
-    out: list[str] = []
+    return [value for value, _ in _listed(text)]
+
+
+def _listed(text: str) -> list[tuple[str, bool]]:
+    """`_values` of `text`, each with whether it was written in quotes."""
+    out: list[tuple[str, bool]] = []
     i, n = 0, len(text)
     while i <= n:
         while i < n and text[i] in _BLANKS:
@@ -424,14 +345,14 @@ def _values(text: str) -> list[str]:
             while k < n and text[k] in _BLANKS:
                 k += 1
             if k == n or text[k] in SEPARATORS:
-                out.append(text[i + 1:j])
+                out.append((text[i + 1:j], True))
                 i = k + 1
                 break
             j += 1
         else:
             end = next((p for p in range(i, n) if text[p] in SEPARATORS), n)
             if bare := text[i:end].strip():
-                out.append(between(bare) or bare)  # 5–10kW of 5–10kW,20kW: a range
+                out.append((between(bare) or bare, False))  # 5–10kW of 5–10kW,20kW: a range
             i = end + 1
     return out
 
@@ -464,9 +385,10 @@ def where_text(key: str, op: str, value: Want) -> str:
     """One filter as the ``where`` text `parse_where` reads back as (key, op, value), for a
     response to show it so that it can be pasted back: ``crop=小麦`` as it is; the value in
     quotes when bare it would be read otherwise (it starts with an operator's character,
-    has space around it, is itself in matching quotes, or holds a comma ``=`` / ``!=`` would
-    read as between two values): ``size="<1 ha"``, ``tags=""A""``, ``name=" a "``,
-    ``title="小麦、玉米轮作"``; several values a comma apart: ``crop=小麦,玉米``."""
+    has space around it, is itself in matching quotes, holds a comma ``=`` / ``!=`` would
+    read as between two values, or is a date bare refused as day or month first):
+    ``size="<1 ha"``, ``tags=""A""``, ``name=" a "``, ``title="小麦、玉米轮作"``,
+    ``updated="03/04/2024"``; several values a comma apart: ``crop=小麦,玉米``."""
     return key_text(key) + op + values_text(op, value)
 
 
@@ -483,6 +405,8 @@ def _value_text(value: str, listed: bool) -> str:
         and between(value) is None and open_tilde(value) is None \
         and not _in_quotes(value) and not (listed and any(c in value for c in SEPARATORS)) \
         and not (listed and flow_list(value) is not None) \
+        and not (listed and len(day_month(value) or ()) == 2) \
+        and not (not listed and value[-1:] in SEPARATORS) \
         and bracket_trouble("=" if listed else ">", value) is None
     if bare:
         return value

@@ -38,6 +38,7 @@ from kbtools.query.filter_kinds import (
     held_boolean,
     instant_text,
     keys_against,
+    member_class,
     nearest_periods,
     period_of,
     reads_dates,
@@ -67,13 +68,13 @@ _ORDERED: dict[str, Callable[[Any, Any], bool]] = {
 ORDERS = tuple(_ORDERED)
 CHUNK_KEYS = {"doc", "kind"}
 # What a filter is, for the agents' tool schema and the HTTP API's OpenAPI description alike.
-WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
+WHERE_HELP = (f"{OPERATORS_SHOWN} (or in words: 功率大于6kW, 不低于, 早于, power at least 5kW). KEY is a front-matter "
               "field a result's `metadata` shows (category, tags, lang, verified, timestamp "
               "…) or `doc` (a document path, as `read` takes it); a key with other "
               "characters in quotes (\"pH (水)\"=6). Values a comma (, ， 、) or ; apart: "
               "= any of them, != none of them (crop=小麦,玉米); a value holding a comma "
               "in quotes (title=\"小麦、玉米轮作\"); a range with = both ends included "
-              "(power=5kW..10kW, 5~10kW, 5–10kW, 5至10kW), open at one end (power=5kW.., "
+              "(power=5kW..10kW, 5~10kW, 5–10kW, 5至10kW, 10±2kW), open at one end (power=5kW.., "
               "5kW~, 5kW以上, 不低于5kW: 5kW or more; ..10kW, 10kW以下, 不超过10kW: 10kW or "
               "less; ~10kW is "
               "refused: about, or up to?), or among values (power=5–10kW,20kW). Numbers compare as "
@@ -85,7 +86,7 @@ WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
               "all of March; updated=2024 all of 2024; 2024/3/1, 2024年3月1日, 2024年3月 and "
               "2024年, Mar 2024, 1 March 2024, 15/03/2024 and 03/15/2024 too, 03/04/2024 "
               "refused; 2024.03.01 is a version; 2024年3月以后, since 2024-03 >=, 以前, until <=, "
-              "之后, after >, 之前, before <), a datetime as an instant "
+              "之后, after >, 之前, before <; in a list too: after 2024,2020), a datetime as an instant "
               "(2024-03-01T08:00+08:00, 2024年3月1日 08:00; no offset: UTC), no date in a "
               "field holding part numbers (model=3000-12 is that part; a month written in digits "
               "alone, 3000-12, 1200-06, names a year 1900-2099 or none), a year beside dates "
@@ -103,7 +104,8 @@ WHERE_HELP = (f"{OPERATORS_SHOWN}. KEY is a front-matter "
               "numerals as that number (数量=二十, 功率>=五千瓦, 温度=零下10到零下2度), "
               "full-width forms (２．１, ＨＸ－２６０) as ASCII, other "
               "values as "
-              "text (= and != case-insensitively); "
+              "text (= and != case-insensitively; a document's text orders after a number, "
+              "quantity, version or date: 数量<十 leaves 很多 out, 数量>=十 keeps it); "
               "tags=X also matches the tags nested under X (X/…) and a #X in the text. A "
               "value no document has filters everything out (no_answer).")
 
@@ -143,8 +145,19 @@ def _compare(value: Any, op: str, want: str | Wanted) -> bool:
     if op == "!=":
         return not same_value(sval, want)
     keys = keys_against(sval, want)  # numbers exactly, versions, instants, else text
+    if keys is None and member_class(sval) == "t" and _typed(want):  # 很多 beside 数量<十
+        return op in (">", ">=")  # text orders after every number, quantity, version, date
     a, b = (sval, want.text) if keys is None else keys
     return bool(_ORDERED[op](a, b))
+
+
+def _typed(want: Wanted) -> bool:
+    """Whether an order's value reads as a number, a quantity, a version or a date
+    (`filter_kinds.member_class`; a date not in a field of part numbers, `Wanted.dates`):
+    a document's text then orders after it, however either is written (``数量<十`` and
+    ``数量<10`` leave ``很多`` out alike), as `kbtools.engine.expr` has it."""
+    cls = member_class(want.text)
+    return cls != "t" and (cls != "d" or want.dates)
 
 
 def document_facts(d: dict[str, Any]) -> dict[str, Any]:

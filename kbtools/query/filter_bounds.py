@@ -1,0 +1,223 @@
+"""The ranges and bounds a ``--where`` value writes, for `filter_text` to read: a range
+between two ends (``5kW..10kW``, ``5–10kW``, ``5至10kW``: `range_ends`), one open at an end
+(``5kW..``, ``5kW以上``, ``不低于5kW``, ``..10kW``, ``10kW以下``: `between`), a date a word
+bounds (``2024年3月以后``, ``after March 2024``: `date_bound`), and the tilde before a value
+a filter cannot read (``~10kW``: `open_tilde`); each as a `Between`, written back so."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from kbtools.query.filter_kinds import period_of, version_text
+from kbtools.query.filter_numbers import narrow, order_number, quantity, unit_written
+
+
+class Between(str):
+    """A range among the values of one ``=`` filter (``power=5–10kW,20kW``: `Between` 5kW
+    and 10kW, or 20kW), both ends included, or open at one end (``..2kW``: `low` None), or
+    a bound that excludes its end (`strict`: ``after 2024`` of ``date=after 2024,2020``,
+    ``2024年之后``; one end only): the text `where_text` writes for it (``5kW..10kW``,
+    ``..2kW``, ``after 2024``, ``before 2024``), which `parse_where` reads back so. Never
+    equal to a plain value of the same text (``power="5kW..10kW"`` in quotes, or a facet
+    menu's value, is that text), so filters and their cached masks stay apart."""
+
+    low: str | None
+    high: str | None
+    written: str  # as the filter gave it (5–10kW)
+    strict: bool  # its end excluded: > low, or < high
+
+    def __new__(cls, low: str | None, high: str | None, written: str = "",
+                strict: bool = False) -> Between:
+        assert not strict or (low is None) != (high is None), (low, high)
+        text = (f"{low or ''}..{high or ''}" if not strict else
+                f"after {low}" if high is None else f"before {high}")
+        made = super().__new__(cls, text)
+        made.low, made.high, made.written, made.strict = low, high, written or text, strict
+        return made
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Between) and str.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash((Between, str(self)))
+
+    def __reduce__(self) -> tuple[type[Between], tuple[str | None, str | None, str, bool]]:
+        return Between, (self.low, self.high, self.written, self.strict)
+
+    def bounds(self) -> list[tuple[str, str]]:
+        """The orders the range is: (``>=``, low) and (``<=``, high), of the ends it has;
+        (``>``, low) or (``<``, high) for a `strict` bound."""
+        above, below = (">", "<") if self.strict else (">=", "<=")
+        return [(op, end) for op, end in ((above, self.low), (below, self.high))
+                if end is not None]
+
+
+# between a range's two ends (5kW..10kW, 5至10kW, 5–10kW, 5〜10kW), the longer marks first (5...10
+# is no 5 to .10); not - (12-24V is a value written so)
+RANGE_MARKS = ("...", "..", "……", "…", "——", "—", "–", "~", "～", "〜", "至", "到", " to ")
+MAX_RANGE_CHARS = 80  # longer text is no range of two values
+
+
+def range_ends(value: str) -> tuple[str, str] | None:
+    """The two ends of a range a filter's bare value writes (``5kW..10kW``, ``5~10kW``,
+    ``5至10kW``, ``2024-01..2024-03``) when each end is a number, a quantity, a version or a
+    date (a bare first end takes the second's unit as written: ``5..10kW`` is 5kW to
+    10kW; a date's end without its year the other's, `_dated_ends`: ``2024年3月到5月``,
+    ``March to May 2024``); None for any other value (``A~B`` stays text; ``5-10kW`` too:
+    a value such as ``12-24V`` is written so)."""
+    if len(value) > MAX_RANGE_CHARS:
+        return None
+    mark = next((m for m in RANGE_MARKS if m in value), None)
+    if mark is None:
+        return None
+    low, _, high = (part.strip() for part in value.partition(mark))
+    amount = quantity(high)
+    if amount is not None and order_number(low) is not None:  # 5..10kW
+        unit = unit_written(high)
+        low = f"{low}{unit}" if quantity(f"{low}{unit}") is not None else low
+    ends = _dated_ends(low, high)
+    return ends if all(map(an_end, ends)) else None
+
+
+def _dated_ends(low: str, high: str) -> tuple[str, str]:
+    """A range's two ends with the year (and month) one date end writes given to the other
+    that writes none, as people write a span of one year: ``2024年3月`` to ``5月`` is to
+    ``2024年5月`` (``2024年12月`` to ``3月`` to ``2025年3月``: the next one after it),
+    ``2024年3月1日`` to ``15日`` to ``2024年3月15日``, ``March`` to ``May 2024`` from ``March
+    2024``; the ends as they are otherwise."""
+    if "年" in low and "年" not in high and period_of(low) is not None and \
+            period_of(high) is None:
+        head = low[:low.index("年") + 1] if "月" in high else \
+            low[:low.index("月") + 1] if "月" in low and high.endswith(("日", "号")) else None
+        if head is not None and (end := period_of(head + high)) is not None:
+            start = period_of(low)
+            if start is not None and end.start < start.start and "月" in high:  # 12月到3月
+                year = head[:head.index("年")].strip()  # into the next year
+                head = f"{int(year) + 1}年" if year.isdigit() else head
+            return low, head + high
+    if period_of(low) is None and period_of(high) is not None and high[-4:].isdigit() and \
+            not any(c.isdigit() for c in low[-1:]) and period_of(f"{low} {high[-4:]}"):
+        return f"{low} {high[-4:]}", high  # March to May 2024
+    return low, high
+
+
+# after a value, a range open above (5kW.., 5kW~, 5kW以上: 5kW or more); before it, one open
+# below (..10kW: 10kW or less). Not a tilde before a value: ~10kW is "about 10kW" as often
+_OPEN_ABOVE = ("...", "..", "……", "…", "~", "～", "〜", "及以上", "或以上", "以上", "+")
+_OPEN_BELOW = ("...", "..", "……", "…")
+_BELOW_AFTER = ("以下", "及以下", "或以下")  # 10kW以下: 10kW or less
+_TILDES = ("~", "～", "〜")
+# words before a value that make it a bound, both ends included (不低于5kW: 5kW or more)
+_AT_LEAST = ("不低于", "不少于", "不小于", "至少", "at least ", "no less than ")
+_AT_MOST = ("不超过", "不高于", "不多于", "不大于", "至多", "最多", "at most ", "no more than ")
+
+
+# words that make a date a bound (`date_bound`), after it or before it: from it on and up to it
+# included, as 以上 and 以下 include theirs (2024年3月以后, 2024年3月起, since 2024-03; 以前,
+# until 2024); after it and before it not (2024年3月之后, after March 2024; 之前, before 2024)
+_DATE_BOUNDS = ((">=", ("及以后", "以后", "以来", "起"), ("since ", "from ")),
+                ("<=", ("及以前", "以前"), ("until ", "till ", "through ")),
+                (">", ("之后", "后"), ("after ",)), ("<", ("之前", "前"), ("before ",)))
+
+
+def date_bound(value: str) -> tuple[str, str] | None:
+    """(operator, date) of a filter's bare value that bounds a date, month or year by a
+    word (`_DATE_BOUNDS`: ``2024年3月以后`` ``>=``, ``after March 2024`` ``>``, ``before
+    2024`` ``<``); None for another value."""
+    text = narrow(value.strip())
+    folded = text.casefold()
+    for op, after, before in _DATE_BOUNDS:
+        end = next((text[:-len(w)] for w in after if text.endswith(w) and len(text) > len(w)),
+                   None) or next((text[len(w):] for w in before if folded.startswith(w)), None)
+        if end is not None and period_of(end := end.strip()) is not None:
+            return op, end
+    return None
+
+
+_PLUS_MINUS = ("±", "+/-", "+-")  # between a value and its tolerance: 10±2, 0.5+/-0.05MPa
+
+
+def plus_minus(text: str) -> Between | None:
+    """The range a value with a tolerance writes (``10±2``, ``0.5±0.05MPa``, ``25℃±2℃``,
+    ``85±5%``): the value less and plus the tolerance, both ends included, in the unit
+    written after either (the same unit when both write one); None for another value, and
+    for a tolerance in another unit than its value's (``220V±10%``: relative, not read)."""
+    mark = next((m for m in _PLUS_MINUS if m in text), None)
+    if mark is None or len(text) > MAX_RANGE_CHARS:
+        return None
+    centre, _, spread = (part.strip() for part in text.partition(mark))
+    unit = (unit_written(spread) if quantity(spread) is not None else
+            unit_written(centre) if quantity(centre) is not None else "")
+    value, tolerance = _amount(centre, unit), _amount(spread, unit)
+    if value is None or tolerance is None or tolerance < 0:
+        return None
+    return Between(f"{_plain(value - tolerance)}{unit}", f"{_plain(value + tolerance)}{unit}",
+                   text)
+
+
+def _amount(text: str, unit: str) -> Decimal | None:
+    """The finite number of a tolerance's value or spread (`plus_minus`), written in `unit`
+    or with no unit; None for another text."""
+    amount = quantity(text)
+    if amount is not None and unit_written(text).casefold() != unit.casefold():
+        return None
+    number = order_number(text) if amount is None else amount[1]
+    return number if isinstance(number, Decimal) and number.is_finite() else None
+
+
+def _plain(number: Decimal) -> str:
+    """`number` in digits without an exponent (``8``, ``0.45``, ``10``)."""
+    return format(number.normalize(), "f")
+
+
+def between(value: str) -> Between | None:
+    """The range a filter's bare value writes (`range_ends`: ``5kW..10kW``, ``5–10kW``), or
+    one open at an end: ``5kW..``, ``5kW~``, ``5kW以上``, ``5kW+``, ``不低于5kW``, ``at least
+    5kW`` (5kW or more), ``..10kW``, ``10kW以下``, ``不超过10kW``, ``at most 10kW`` (10kW or
+    less), each end included, as a range's are; None for any other
+    value (``~10kW`` too, which `open_tilde` refuses: about 10kW, or up to it?). Full-width
+    forms as ASCII (``５ｋＷ．．`` is ``5kW..``, as a Chinese input method types it)."""
+    text = narrow(value.strip())
+    if (ends := range_ends(text)) is not None:
+        return Between(*ends, written=text)
+    if (tolerance := plus_minus(text)) is not None:  # 10±2: 8..12
+        return tolerance
+    if len(text) > MAX_RANGE_CHARS:
+        return None
+    if (bound := date_bound(text)) is not None:  # 2024年3月以后; after 2024 (its end excluded)
+        strict = bound[0] in (">", "<")
+        return (Between(bound[1], None, text, strict) if bound[0] in (">=", ">") else
+                Between(None, bound[1], text, strict))
+    above = next((m for m in _OPEN_ABOVE if text.endswith(m) and len(text) > len(m)), None)
+    if above is not None and an_end(low := text[:-len(above)].strip()):
+        return Between(low, None, written=text)
+    below = next((m for m in _OPEN_BELOW if text.startswith(m) and len(text) > len(m)), None)
+    if below is not None and an_end(high := text[len(below):].strip()):
+        return Between(None, high, written=text)
+    after = next((m for m in _BELOW_AFTER if text.endswith(m) and len(text) > len(m)), None)
+    if after is not None and an_end(high := text[:-len(after)].strip()):
+        return Between(None, high, written=text)
+    folded = text.casefold()
+    for words, least in ((_AT_LEAST, True), (_AT_MOST, False)):
+        word = next((w for w in words if folded.startswith(w)), None)
+        if word is not None and an_end(end := text[len(word):].strip()):
+            return Between(end, None, text) if least else Between(None, end, text)
+    return None
+
+
+def open_tilde(value: str) -> str | None:
+    """The value after a tilde a bare filter value begins with (``~10kW``: ``10kW``) when it
+    is a number, quantity, version or date: "about 10kW" or "up to 10kW", which a filter
+    cannot tell apart; None for another value."""
+    text = value.strip()
+    mark = next((m for m in _TILDES if text.startswith(m)), None)
+    return text[1:].strip() if mark is not None and an_end(text[1:].strip()) else None
+
+
+def an_end(text: str) -> bool:
+    """Whether `text` may be a range's end: a number, a quantity, a version or a date."""
+    return bool(text) and (order_number(text) is not None or quantity(text) is not None or
+                           version_text(text) is not None or period_of(text) is not None)
