@@ -16,7 +16,7 @@ from kbtools.index.reader import open_index
 from kbtools.query.search import search
 from tests.kbfixtures import REPO, copy_example
 from tests.milvus_server import milvus  # noqa: F401 - fixture
-from tests.test_engine_parity import vector_lists
+from tests.test_engine_parity import lacking_a_vector, vector_lists
 
 ENGLISH = ["knowledge/engineering/api-authentication.md",
            "knowledge/engineering/runbook-ingest-5xx.md"]
@@ -73,14 +73,7 @@ def test_a_minority_models_missing_vectors_say_no_filter(mixed, monkeypatch):
     """The English model's vectors are fetched whole and ranked exactly with no filter
     given; a row missing among them was reported as one of the chunks "a filter allows"."""
     _, remote = mixed
-    real = remote.candidate_source.engine.call
-
-    def dropping(doing, method, *args, **kwargs):
-        got = real(doing, method, *args, **kwargs)
-        return got[1:] if doing.startswith("reading vectors") else got
-
-    monkeypatch.setattr(remote.candidate_source.engine, "call", dropping)
-    monkeypatch.setattr(remote.candidate_source, "_few", {})  # none fetched yet
+    lacking_a_vector(monkeypatch, remote)
     with pytest.raises(EngineError, match=r"lacks the vectors of 1 of the \d+ chunks that "
                                           r"have their own \w+ vector; publish") as got:
         vector_lists(remote, ABOUT_ENGLISH[0], [], None, local=False)

@@ -316,18 +316,25 @@ def test_same_chunks_in_the_same_order_at_every_depth(example, where):
             assert b.no_answer == a.no_answer, (q, k)
 
 
-def test_missing_vectors_in_the_engine_are_one_error(example, monkeypatch):
-    """A collection that lacks rows the release's chunk table lists is damaged: one line
-    saying so, not a silently shorter list."""
-    _, remote = example
-    real = remote.candidate_source.engine.call
+def lacking_a_vector(monkeypatch, remote: KbIndex) -> None:
+    """`remote`'s engine answers every read of vectors without its first row, as a
+    collection missing rows its release lists would (none fetched before)."""
+    source = remote.candidate_source  # type: ignore[attr-defined]
+    real = source.engine.call
 
     def dropping(doing, method, *args, **kwargs):
         got = real(doing, method, *args, **kwargs)
         return got[1:] if doing.startswith("reading vectors") else got
 
-    monkeypatch.setattr(remote.candidate_source.engine, "call", dropping)
-    monkeypatch.setattr(remote.candidate_source, "_few", {})  # none fetched yet
+    monkeypatch.setattr(source.engine, "call", dropping)
+    monkeypatch.setattr(source, "_few", {})
+
+
+def test_missing_vectors_in_the_engine_are_one_error(example, monkeypatch):
+    """A collection that lacks rows the release's chunk table lists is damaged: one line
+    saying so, not a silently shorter list."""
+    _, remote = example
+    lacking_a_vector(monkeypatch, remote)
     monkeypatch.setattr(engine_candidates, "FEW_VECTORS", 0)  # the filter's chunks fetched
     with pytest.raises(EngineError,
                        match=r"lacks the vectors of 1 of the \d+ chunks a filter allows"):
