@@ -21,8 +21,9 @@ from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.decision import build_table
 from kbtools.query.answers import DEPENDS_NOTE, evaluate_inputs
+from kbtools.query.compacted import compact
 from kbtools.query.inputs import read_inputs
-from kbtools.query.values import compact, numbers
+from kbtools.query.values import numbers
 from kbtools.serve.app import create_app
 
 RISK = build_table(*SCAB_TABLE[:2], decision=SCAB_TABLE[2])

@@ -42,6 +42,7 @@ from kbtools.decision.units import bare_degrees, degrees_fit, scale
 from kbtools.decision.weekdays import WEEKDAY_UNIT, days_said
 from kbtools.index.tokenize import to_simplified
 from kbtools.query import readings
+from kbtools.query.compacted import compact
 from kbtools.query.fillers import strip_fillers
 from kbtools.query.mentions import NAME_GAP_LATIN as NAME_GAP_LATIN  # (as NAME_GAP)
 from kbtools.query.mentions import after_name, named_again, tails
@@ -61,9 +62,9 @@ from kbtools.query.naming import (
     use_of_other,
 )
 from kbtools.query.places import place_of
+from kbtools.query.qualified import Qualified
 from kbtools.query.quantities import (
     Others,
-    Qualified,
     key_text,
     whole_names,
 )
@@ -74,7 +75,6 @@ from kbtools.query.values import (
     STOP_GAP,
     Number,
     bounds_after,
-    compact,
     numbers,
 )
 from kbtools.query.wording import (
@@ -112,7 +112,7 @@ def given_value(number: Number, table: DecisionTable, column: int) -> str | None
 
 def names_of(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> list[str]:
     """How a question may name an input column, longest first, compacted as the question is
-    (`values.compact`): its whole names (`quantities.whole_names`: the header without its
+    (`compacted.compact`): its whole names (`quantities.whole_names`: the header without its
     unit, its synonyms, the names of the quantity it measures), their leading and trailing parts
     (`decision.model.name_parts`, the rule `kb table eval` and MCP `evaluate_table` name a
     column by too: 湿度 for 相对湿度, ``temperature`` for ``Seal temperature``) that are
@@ -145,7 +145,7 @@ class Inputs:
     # 90%左右, ``about 90%``: `values.Number.approximate`); the value is read all the same
     approximate: dict[str, str] = field(default_factory=dict)
     # missing input column → (a value in its unit as written, the other thing it is said
-    # of): 80度 said of 油温 is no value of 温度(℃) (`quantities.Qualified`, `Others`)
+    # of): 80度 said of 油温 is no value of 温度(℃) (`qualified.Qualified`, `Others`)
     others: dict[str, tuple[str, str]] = field(default_factory=dict)
     # input column → (its value as typed, as read) when that is not the number as typed
     # (1 200 → 1200, 一半 → 50 %, 湿度0.85 → 85 %: `query.readings`), said in the answer

@@ -20,17 +20,18 @@ from kbtools.decision import DecisionTable, column_key, normalize_text
 from kbtools.decision.conditions import unit_of
 from kbtools.decision.headers import header_unit_start
 from kbtools.decision.units import family, rate_parts, rates_agree, unit_group
+from kbtools.query.compacted import compact
 from kbtools.query.fillers import drop_fillers, strip_fillers
+from kbtools.query.qualified import before_comma
 from kbtools.query.quantities import (
     AMBIENT,
     DAY_TIMES,
     TIMES,
     WEATHER,
-    before_comma,
     key_text,
 )
 from kbtools.query.value_units import BARE_DEGREES, DURATIONS, TEMPERATURES, UNIT_CLASSES
-from kbtools.query.values import AMOUNT_LEADS, POSSESSIONS, STOP_GAP, SUBJECTS, Number, compact
+from kbtools.query.values import AMOUNT_LEADS, POSSESSIONS, STOP_GAP, SUBJECTS, Number
 from kbtools.query.wording import (
     NAME_STARTS,
     amount_subject,
@@ -114,7 +115,7 @@ def said_of_other(text: str, x: Number, spans: Sequence[tuple[int, int]],
     C``) or a few Chinese characters none of which is in `mine`, the table's input names'
     (油温升到80度; not 油温正常气温25度: 气温 may name its 温度), or an English one starts
     right after it and its unit (``80 C oil temperature``); a comma may stand between the
-    name and the value (油温，80度: `quantities.before_comma`)."""
+    name and the value (油温，80度: `qualified.before_comma`)."""
     first, past = x.extent  # the whole of it: a range's or a bound's with its words
     named = before_comma(text, len(drop_fillers(text[:first]).rstrip(" ")))
     for start, end in spans:
