@@ -46,8 +46,8 @@ from kbtools.query.compacted import compact
 from kbtools.query.fillers import strip_fillers
 from kbtools.query.mentions import NAME_GAP_LATIN as NAME_GAP_LATIN  # (as NAME_GAP)
 from kbtools.query.mentions import after_name, named_again, tails
-from kbtools.query.naming import NAME_GAP as NAME_GAP  # (read from here by callers)
 from kbtools.query.naming import (
+    DAYS,
     PERCENT,
     header_unit,
     may_name,
@@ -60,7 +60,9 @@ from kbtools.query.naming import (
     timed_after,
     unnamed_output,
     use_of_other,
+    weather_count,
 )
+from kbtools.query.naming import NAME_GAP as NAME_GAP  # (read from here by callers)
 from kbtools.query.places import place_of
 from kbtools.query.qualified import Qualified
 from kbtools.query.quantities import (
@@ -307,6 +309,17 @@ def read_inputs(question: str, table: DecisionTable,
         else:
             blocked.add(counted[0])  # 4 rainy days or more: a bound, the input stays missing
         _claim(claimed, found_numbers, n)
+    rained: dict[str, Number] = {}  # 下雨3, 下雨三: the days it fell, as 下雨3天 says them
+    for n, x in enumerate(found_numbers):
+        fell = weather_count(x)
+        days = [i for i in table.inputs if fell and i in table.numeric and
+                header_unit(table.header[i]) == DAYS and
+                noun_names(fell, key_text(table.header[i]), names[i], synonyms)]
+        if n not in claimed and len(days) == 1 and table.header[days[0]] not in out and \
+                days[0] not in blocked:
+            out[table.header[days[0]]] = x.value
+            source[table.header[days[0]]] = rained[table.header[days[0]]] = x
+            _claim(claimed, found_numbers, n)
     for i in table.inputs:  # else the one unclaimed number in the column's unit
         unit = header_unit(table.header[i])
         rated = unit is None and any(takes_by_unit(x, table.header[i]) for x in found_numbers)
@@ -423,6 +436,9 @@ def read_inputs(question: str, table: DecisionTable,
                     header_unit(table.header[i]) in DURATIONS:
                 said.setdefault(table.header[i], (_said(x), typed[x.end:x.after].strip()))
     reading = readings.read(out, source, text, typed, table)  # 1 200 as 1200, 1.200: which?
+    for h, x in rained.items():  # said with the word it follows: 下雨3 as 3 天
+        at = text.rfind(weather_count(x) if x.word.isascii() else x.word, 0, x.start)
+        reading.read[h] = (typed[at:x.end], f"{x.value} {'days' if h.isascii() else '天'}")
     # a rough value quoted as the question writes it (十度左右: 十度, not 10度; 兩三天: 兩三)
     rough = {h: _said(source[h], typed) for h in out if h in source and source[h].approximate}
     # each value a message quotes, as typed where the compacted text joins it (2100hours:

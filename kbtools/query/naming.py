@@ -379,3 +379,23 @@ def use_of_other(word: str, header: str, synonyms: Mapping[str, Sequence[str]] =
             for s in USE_TIME_EN):
         return ""
     return said
+
+
+DAYS = next(n for n, c in enumerate(UNIT_CLASSES) if "天数" in c)
+# what falls, as the words before a count with no unit say it (下雨3, 连续下雪三, ``it rained
+# 3``): the count is of the days it fell, as 下雨3天 says, never of a wind's force (大风3)
+FALLING = ("雨", "雪")
+EN_FALLING = ("rain", "rained", "raining", "rainy", "snow", "snowed", "snowing", "snowy")
+
+
+def weather_count(x: Number) -> str:
+    """The word of what fell that number `x`, written with no unit, follows (雨 of 下雨3 and
+    阴雨三, ``rained`` of ``it rained 3``), naming a column of the days it fell
+    (`wording.noun_names`: 雨 of 连续降雨天数); "" for a number with a unit or no exact value,
+    or after any other word (大风3, ``wind 3``)."""
+    if x.unit is not None or not x.exact or x.noun or x.range_text:
+        return ""
+    if x.word.isascii():
+        last = x.word.split()[-1:]
+        return last[0] if last and last[0] in EN_FALLING else ""
+    return next((w for w in FALLING if x.word.endswith(w)), "")
