@@ -312,13 +312,13 @@ def read_inputs(question: str, table: DecisionTable,
     rained: dict[str, Number] = {}  # 下雨3, 下雨三: the days it fell, as 下雨3天 says them
     for n, x in enumerate(found_numbers):
         fell = weather_count(x)
-        days = [i for i in table.inputs if fell and i in table.numeric and
+        fell_in = [i for i in table.inputs if fell and i in table.numeric and
                 header_unit(table.header[i]) == DAYS and
                 noun_names(fell, key_text(table.header[i]), names[i], synonyms)]
-        if n not in claimed and len(days) == 1 and table.header[days[0]] not in out and \
-                days[0] not in blocked:
-            out[table.header[days[0]]] = x.value
-            source[table.header[days[0]]] = rained[table.header[days[0]]] = x
+        if n not in claimed and len(fell_in) == 1 and table.header[fell_in[0]] not in out and \
+                fell_in[0] not in blocked:
+            out[table.header[fell_in[0]]] = x.value
+            source[table.header[fell_in[0]]] = rained[table.header[fell_in[0]]] = x
             _claim(claimed, found_numbers, n)
     for i in table.inputs:  # else the one unclaimed number in the column's unit
         unit = header_unit(table.header[i])

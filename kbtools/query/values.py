@@ -297,6 +297,8 @@ def numbers(text: str, cased: str = "") -> list[Number]:
     groups: list[int | None] = []  # per number: the unit group of its unit, if known
     floor = 0  # where the number before ends with its unit: the word before the next starts here
     for start, end, value, rest in _spans(text):
+        if place_number(text, start, rest):
+            continue  # 3号棚, 第三棚, ``#3 pump``: which one, no value
         before = text[max(0, start - 3):start]
         longer = text[max(0, start - 24):start]
         suffix, known, unit = unit_after(rest)
@@ -389,6 +391,25 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                 nouns[n] == nouns[n + 1]:
             out[n], out[n + 1] = replace(out[n], exact=False), replace(out[n + 1], exact=False)
     return out
+
+
+# what right after a number makes it the number of a place or a machine (3号棚, 三号机, 2号泵)
+PLACE_AFTER = ("号",)
+# what right before a number does so, as a whole word (``#3 pump``, ``no. 2 line``)
+PLACE_BEFORE = ("#", "no.", "no. ", "nr.", "nr. ")
+
+
+def place_number(text: str, start: int, rest: str) -> bool:
+    """Whether the number at `start` of compacted `text` (`rest`: what follows it) names which
+    place or machine (3号棚, 三号机, ``#3 pump``, ``no. 2 line``) or is an ordinal with no unit
+    (第三棚, 第3棚; not 第3天, a day), and so is no value of any input."""
+    before = text[max(0, start - 4):start]
+    if rest.startswith(PLACE_AFTER):
+        return True
+    if before.endswith("第"):
+        return not unit_after(rest[1:] if rest.startswith("个") else rest)[0]
+    word = next((w for w in PLACE_BEFORE if before.endswith(w)), "")
+    return bool(word) and not (word[0].isalpha() and before[:-len(word)][-1:].isalpha())
 
 
 def spoken_tenths(after: str) -> bool:
