@@ -437,8 +437,8 @@ def read_inputs(question: str, table: DecisionTable,
                 said.setdefault(table.header[i], (_said(x), typed[x.end:x.after].strip()))
     reading = readings.read(out, source, text, typed, table)  # 1 200 as 1200, 1.200: which?
     for h, x in rained.items():  # said with the word it follows: 下雨3 as 3 天
-        at = text.rfind(weather_count(x) if x.word.isascii() else x.word, 0, x.start)
-        reading.read[h] = (typed[at:x.end], f"{x.value} {'days' if h.isascii() else '天'}")
+        said_at = text.rfind(weather_count(x) if x.word.isascii() else x.word, 0, x.start)
+        reading.read[h] = (typed[said_at:x.end], f"{x.value} {'days' if h.isascii() else '天'}")
     # a rough value quoted as the question writes it (十度左右: 十度, not 10度; 兩三天: 兩三)
     rough = {h: _said(source[h], typed) for h in out if h in source and source[h].approximate}
     # each value a message quotes, as typed where the compacted text joins it (2100hours:
