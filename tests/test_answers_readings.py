@@ -286,6 +286,24 @@ def test_any_part_of_the_day_after_the_value_is_its_time(question, table, values
     assert given.values == values and not given.conflicts, given
 
 
+@pytest.mark.parametrize(("question", "table", "values"), [
+    ("25度（白天），3度（夜间），湿度85%", DAY_NIGHT, {"白天温度(℃)": "25", "夜间温度(℃)": "3"}),
+    ("25度(白天) 3度(晚上)", DAY_NIGHT_SHORT, {"白天温度(℃)": "25", "夜温(℃)": "3"}),
+    ("25度【白天】3度【夜里的时候】", DAY_NIGHT, {"白天温度(℃)": "25", "夜间温度(℃)": "3"}),
+    ("3度（夜里）", DAY_NIGHT_SHORT, {"夜温(℃)": "3"}),
+    ("25°C (daytime), 3°C (night)", DAY_NIGHT_EN, {DAY: "25", NIGHT_EN: "3"}),
+    ("25 C (in the day) 3 C [overnight]", DAY_NIGHT_EN, {DAY: "25", NIGHT_EN: "3"}),
+    ("3 C (at night)", DAY_NIGHT_EN, {NIGHT_EN: "3"}),
+])
+def test_a_part_of_the_day_in_brackets_after_the_value_is_its_time(question, table, values):
+    """25度（白天）, ``25 °C (daytime)``: a part of the day in brackets after a value gave no
+    column (the bracket stood between the value and its time); it is the value's time, as
+    unbracketed."""
+    given = read_inputs(question, table)
+    assert {k: v for k, v in given.values.items() if "湿度" not in k} == values, given
+    assert not given.conflicts, given
+
+
 @drawn(st.integers(0, 40), st.integers(0, 40),
        st.sampled_from(["daytime", "in the day", "at midday", "during the day", "at noon"]),
        st.sampled_from(["overnight", "at night", "at midnight", "in the evening", "tonight"]),

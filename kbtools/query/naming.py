@@ -297,8 +297,7 @@ def timed_after(text: str, found: Sequence[Number]) -> tuple[list[Number], list[
     for n, x in enumerate(found):
         if x.start == taken:
             x = replace(x, word="")  # 25度白天3度晚上: the 白天 before the 3 is the 25's
-        said = (_ZH_TIME_AFTER if is_cjk(text[x.after:x.after + 1] or "a")
-                else _EN_TIME_AFTER).match(text, x.after)
+        said = _time_after(text, x.after)
         if said is None and n + 1 < len(found) and is_cjk(text[x.after:x.after + 1] or "a"):
             said = _ZH_TIME_BETWEEN.match(text, x.after)  # the next value is its time's
             said = said if said and _paired(text, said.end(), found[n + 1]) else None
@@ -307,8 +306,27 @@ def timed_after(text: str, found: Sequence[Number]) -> tuple[list[Number], list[
             continue
         out.append(replace(x, word=said.group(1)))
         times.append(said.span(1))
-        taken = said.end()
+        closed = text[said.end():said.end() + 1] in CLOSING and text[x.after] in OPENING
+        taken = said.end() + closed
     return out, times
+
+
+# brackets a part of the day may be said in after a value (25度（白天）, ``25 C (daytime)``, as
+# compacted: NFKC makes （） ()
+OPENING, CLOSING = "([【〔", ")]】〕"
+
+
+def _time_after(text: str, at: int) -> re.Match[str] | None:
+    """The part of the day said at position `at` of `text`, right after a value and its unit
+    (3度晚上, ``3 C at night``), or in brackets there (25度（白天）, ``25 C (daytime)``), as a
+    match whose group 1 is the part; None when none is said so."""
+    bracket = text[at:at + 1] in OPENING
+    start = at + bracket
+    said = (_ZH_TIME_AFTER if is_cjk(text[start:start + 1] or "a")
+            else _EN_TIME_AFTER).match(text, start)
+    if said is None or bracket and text[said.end():said.end() + 1] not in CLOSING:
+        return None  # (25度（白天温度）: no part of the day alone)
+    return said
 
 
 def _paired(text: str, end: int, x: Number) -> bool:
