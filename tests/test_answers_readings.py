@@ -304,6 +304,29 @@ def test_a_part_of_the_day_in_brackets_after_the_value_is_its_time(question, tab
     assert not given.conflicts, given
 
 
+MEAN = build_table(["日均温(℃)", "措施"], [["<5", "覆盖"], [">=5", "正常"]],
+                   decision="inputs=日均温(℃); outputs=措施")
+MEAN_EN = build_table(["Daily mean temperature (°C)", "Action"], [["<5", "cover"], [">=5", "ok"]],
+                      decision="inputs=Daily mean temperature (°C); outputs=Action")
+
+
+@pytest.mark.parametrize(("question", "table", "said"), [
+    ("昨晚3度", MEAN, ("3度", "昨晚")), ("3度（夜里）", MEAN, ("3度", "夜里")),
+    ("白天25度", MEAN, ("25度", "白天")),
+    ("it was 3 C overnight", MEAN_EN, ("3 C", "overnight")),
+    ("night 3 C", MEAN_EN, ("3 C", "night")), ("daytime 25 C", MEAN_EN, ("25 C", "daytime")),
+])
+def test_a_reading_at_a_part_of_the_day_is_said_to_a_table_of_daily_means(question, table, said):
+    """昨晚3度, ``it was 3 C overnight`` against a table of a daily mean only: dropped with
+    nothing said. A reading at one part of the day is no day's mean: it is said (as v44
+    says 白天25度 to a table of 夜温 alone), and a plain value still is the mean's."""
+    given = read_inputs(question, table)
+    column = table.header[0]
+    assert given.values == {} and given.others == {column: said}, given
+    assert column in given.other_times
+    assert read_inputs(said[0], table).values == {column: said[0].split()[0].rstrip("度")}
+
+
 @drawn(st.integers(0, 40), st.integers(0, 40),
        st.sampled_from(["daytime", "in the day", "at midday", "during the day", "at noon"]),
        st.sampled_from(["overnight", "at night", "at midnight", "in the evening", "tonight"]),

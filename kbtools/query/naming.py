@@ -366,9 +366,26 @@ def time_of_day(word: str) -> str:
 def same_part_of_day(word: str, header: str) -> bool:
     """Whether a reading said with `word` before it may be column `header`'s by the part of
     the day: any when `word` starts with no time of a part of the day (`part_of_day`), else
-    only a column of that part or of none (晚上 3度, 夜间气温3度: 夜温 or 温度, not 白天温度)."""
+    only a column of that part or of none (晚上 3度, 夜间气温3度: 夜温 or 温度, not 白天温度),
+    never one of whole days (日均温, ``Daily mean temperature``: `of_whole_days`)."""
     part = part_of_day(time_of_day(word))
-    return not part or part_of_day(key_text(header)) in (part, "")
+    own = part_of_day(key_text(header))
+    return not part or own == part or not own and not of_whole_days(header)
+
+
+# what names a column of a statistic over a day or longer in Chinese (日均温, 日平均气温, 旬均温):
+# a reading at one part of the day (夜里3度, 昨晚3度) is none of its values
+ZH_SPANS = ("均",)
+
+
+def of_whole_days(header: str) -> bool:
+    """Whether column `header` holds a statistic over whole days or longer (日均温, ``Daily
+    mean temperature``, ``Average temperature``), which no reading at night or in the day
+    is."""
+    key = key_text(header)
+    if key.isascii():
+        return any(w in EN_SPANS for w in key.split())
+    return any(w in key for w in ZH_SPANS)
 
 
 def use_of_other(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> str:
