@@ -242,6 +242,7 @@ def may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {},
                 any(o.startswith(w) for o in own) for w in lead)  # ``has rained``, ``air``
     joiner = next((j for j in NAME_STARTS if word.startswith(j)), "")
     word = word[len(joiner):]  # 和湿度 90%, 然后湿度 90% name 湿度
+    word = time_ending(word) or word  # 锈病昨晚 3度: a reading last night, judged so
     if not word or word.endswith(WEATHER) and header_unit(header) not in DURATIONS:
         return True  # 然后 24 度, 下大雨 22度: said of nothing named (晴了4天: sunny days)
     if DAY_TIMES.fullmatch(word) and not any(t in key for t in TIMES):
@@ -360,7 +361,14 @@ def time_of_day(word: str) -> str:
     """The time of day `word` starts with (晚上, the 夜间 of 夜间气温, ``night`` of ``night
     temp``: a reading at night, whatever follows names), or ""."""
     said = DAY_TIMES.match(word) or EN_PARTS_OF_DAY.match(word.casefold())
-    return word[:said.end()] if said else ""
+    return word[:said.end()] if said else time_ending(word)
+
+
+def time_ending(word: str) -> str:
+    """The time of day of two characters or more a Chinese `word` ends with after other words
+    (昨晚 of 玉米南方锈病昨晚, the table's subject glued before it: 玉米南方锈病 昨晚3度), or ""."""
+    return next((word[n:] for n in range(max(0, len(word) - 6), len(word) - 1)
+                 if is_cjk(word[n]) and DAY_TIMES.fullmatch(word, n)), "")
 
 
 def same_part_of_day(word: str, header: str) -> bool:
