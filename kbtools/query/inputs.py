@@ -528,5 +528,20 @@ def _said(x: Number, typed: str = "") -> str:
     if typed and x.value.startswith("-") and typed[start:start + 1] != "-":  # 零下三度, not 三度
         start -= next((len(z) for z in (*BELOW_ZERO, "minus ", "negative ")
                        if typed[:start].casefold().endswith(z)), 0)
-    said = typed[start:x.after].rstrip(" ,.;") if typed else ""
+    said = typed[start:_typed_end(typed, x)].rstrip(" ,.;") if typed else ""
     return said or x.written
+
+
+def _typed_end(typed: str, x: Number) -> int:
+    """Where number `x` with what it is written with (`Number.written`: its unit, or a word
+    multiplying it, ``2 k``, 2 万) ends in `typed`: at least where the text after it starts,
+    past a multiplying word `Number.after` does not count (the k of ``2 k``)."""
+    n, k, written = x.start, 0, x.written.casefold()
+    while k < len(written) and n < len(typed):
+        ch = typed[n].casefold()
+        if ch == written[k]:
+            k += 1
+        elif ch != " ":
+            break
+        n += 1
+    return max(x.after, n) if k == len(written) else x.after
