@@ -94,10 +94,12 @@ def unit_fits(number: int | None, column: int | None) -> bool:
     """Whether a number in unit class `number` is a value of column unit class `column`: the
     same class, another unit of its family that an exact factor converts (2年 in a column of
     months is 24, 3天 in one of hours 72: `decision.units.scale`, as for a value named by
-    the column's name), or bare degrees (``22 degrees``) in a column of ℃ or °F."""
+    the column's name), or degrees in either scale or bare (``22 degrees``) in a column of ℃
+    or °F (77°F to a ℃ column: converted, `decision.given.in_scale`)."""
     if number is None or column is None:
         return False
     return number == column or (number == BARE_DEGREES and column in TEMPERATURES) or \
+        number in TEMPERATURES and column in TEMPERATURES or \
         FAMILIES[number] is not None and FAMILIES[number] == FAMILIES[column]
 
 
