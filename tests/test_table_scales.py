@@ -51,7 +51,7 @@ def test_a_questions_value_in_fahrenheit_is_converted_and_said_in_both_languages
     ℃ and °F; the answer is now the converted value's, saying it was converted."""
     assert CELSIUS is not None
     given = read_inputs(question, CELSIUS, {"温度": ["temperature"], "相对湿度": ["humidity"]})
-    assert given.values == {"温度(℃)": read, "相对湿度(%)": "90"}, given
+    assert given.values == {"温度(℃)": read.removesuffix("°C"), "相对湿度(%)": "90"}, given
     assert given.readings == {"温度(℃)": (typed, read)}
     ev = evaluate_inputs("d.md", 1, CELSIUS, given.values, readings=given.readings,
                          typed=given.typed)

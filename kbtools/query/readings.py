@@ -59,7 +59,7 @@ def read(out: dict[str, str], source: Mapping[str, Number], text: str, typed: st
         i = table.header.index(column)
         unit = column_unit(table.header[i], (r[i] for r in table.rows))
         if (degrees := in_scale(out[column], unit)) is not None:  # 77°F to ℃: 25°C, said so
-            out[column] = degrees
+            out[column] = degrees.removesuffix(unit)  # (the number, as other values are)
             start = x.start - len(_SCALE_BEFORE) * text.endswith(_SCALE_BEFORE, 0, x.start)
             found.read[column] = (typed[start:x.after].strip() or x.written, degrees)
         elif _GROUPED.fullmatch(digits):
