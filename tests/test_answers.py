@@ -250,7 +250,7 @@ def test_fahrenheit_is_converted_and_tenths_are_a_percentage():
     """华氏80度 is converted to the column's ℃ (session 45; it was refused); 9成 was refused ("'成' multiplies the number"); a share in tenths is a percentage
     (session 37: tests/test_answers_said_forms.py), 90 % here, refused only in a column of
     another unit."""
-    assert find_inputs("温度华氏80度，湿度85%", SCAB)["温度(℃)"] == "26.67"
+    assert find_inputs("温度华氏80度，湿度85%", SCAB)["温度(℃)"] == "26.666667"
     ev = evaluate_inputs("d.md", 1, SCAB, {"温度(℃)": "22", "相对湿度(%)": "9成",
                                             "连续降雨天数": "4"})
     assert ev.status == "match" and ev.row == evaluate_inputs("d.md", 1, SCAB, {

@@ -88,10 +88,10 @@ def test_english_units_and_thousands(question, expected, status):
 
 def test_a_fahrenheit_letter_in_a_chinese_question_is_converted_not_read_as_celsius():
     """'轴承温度 160F' was read as 160 ℃; it was then refused, and is converted since session
-    45 (71.11 ℃)."""
+    45 (71.111111 ℃)."""
     assert VIB is not None
     found = find_inputs("振动速度 3 mm/s，轴承温度 160F", VIB)
-    assert found == {"振动速度(mm/s)": "3", "轴承温度(℃)": "71.11"}
+    assert found == {"振动速度(mm/s)": "3", "轴承温度(℃)": "71.111111"}
 
 
 def test_english_header_parts_name_only_their_own_column():

@@ -117,7 +117,7 @@ def test_fahrenheit_in_a_celsius_column_is_converted_and_said(tmp_path, value):
                    "| 温度(℃) | 措施 |\n|---|---|\n| <-3 | 防冻 |\n| -3~0 | 覆盖 |\n| >0 | 正常 |\n",
                    encoding="utf-8")
     out = CliRunner().invoke(main, ["table", "eval", str(doc), f"温度={value}"])
-    assert out.exit_code == 0 and f"converted: 温度(℃) {value} = 26.67°C" in out.output, out.output
+    assert out.exit_code == 0 and f"converted: 温度(℃) {value} = 26.666667°C" in out.output, out.output
     assert "措施=正常" in out.output, out.output
 
 

@@ -24,7 +24,7 @@ FAHRENHEIT = build_table(["Seal temperature (°F)", "Action"],
 
 @pytest.mark.parametrize(("value", "read", "risk"), [
     ("77°F", "25°C", "高"), ("77 F", "25°C", "高"), ("华氏77度", "25°C", "高"),
-    ("77 degrees Fahrenheit", "25°C", "高"), ("68°F", "20°C", "高"), ("66°F", "18.89°C", "低"),
+    ("77 degrees Fahrenheit", "25°C", "高"), ("68°F", "20°C", "高"), ("66°F", "18.888889°C", "低"),
 ])
 def test_a_value_given_in_fahrenheit_to_a_celsius_table_is_converted_and_said(value, read, risk):
     assert CELSIUS is not None

@@ -126,13 +126,14 @@ def read_given(value: str, numeric: bool, unit: str = "") -> Given:
 
 
 CONVERTED_NOTE = "converted"  # (converted: 温度(℃) 77°F = 25℃)
-CONVERTED_DIGITS = 2  # decimals a temperature converted to the column's scale keeps
+CONVERTED_DIGITS = 6  # decimals a temperature converted to the column's scale keeps
 
 
 def in_scale(text: str, unit: str) -> str | None:
     """A temperature `text` in one scale (77°F, 25 C, 华氏77度 as `unit_symbols` writes it)
-    in the other scale, the column's `unit` (℃ or °F), as a number and that unit (25℃;
-    rounded to `CONVERTED_DIGITS` decimals, as no table tells finer apart); None when `text`
+    in the other scale, the column's `unit` (℃ or °F), as a number and that unit (25℃,
+    21.111111℃ for 70°F: to `CONVERTED_DIGITS` decimals, so that no rounding moves a value
+    across a row's bound); None when `text`
     is no temperature in the other scale (25℃ to ℃, ``25 degrees``, a range)."""
     said = unit_of(text)
     ours, theirs = GROUP_OF.get(unit.casefold()), GROUP_OF.get(said.casefold())
