@@ -196,7 +196,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.identifiers._NOTE": "match",  # a heading, after the identifier
     "kbtools.query.identifiers._PATH_WORD": "search",  # one identifier of the question
     "kbtools.query.calibration._VALUE": "fullmatch",  # one unknown question term
-    "kbtools.query.quantities._EN_WORDS": "match",  # a compacted question, from a word's start
+    "kbtools.query.qualified._EN_WORDS": "match",  # a compacted question, from a word's start
     "kbtools.query.quality:\\s+": "sub",
     "kbtools.query.quality.JSON_SPACE": "match",
     "kbtools.query.question._CONTROL": "sub",
@@ -306,7 +306,7 @@ OTHER: dict[str, str] = {
                                        "question terms (highlighting)",
     "kbtools.query.values._OLD": "a fixed word matched once at the start of a clause",
     "kbtools.query.values._NUMBER": "the question (at most 2,000 characters); one pass",
-    "kbtools.query.values._THIN_GROUPS": "the question; one pass: a look-behind digit, one "
+    "kbtools.query.compacted._THIN_GROUPS": "the question; one pass: a look-behind digit, one "
                                          "character class and a fixed-width look-ahead",
     "kbtools.decision.numerals._ROUGH_PAIR": "the question; one pass: an optional short "
                                              "prefix, a fixed alternation and one character",

@@ -176,7 +176,8 @@ def test_document_diversity_lets_a_second_document_in():
     ("运行了 2万 小时，要换液压油吗", HOURS, "运行小时", "2万小时", "match"),  # not 2 hours
     ("运行小时 2k 了", HOURS, "运行小时", "2k", "match"),  # 2000 hours (session 39)
     ("运行了 2500 小时", HOURS, "运行小时", "2500", "match"),
-    ("温度 72°F，湿度 90%，连续降雨 4 天", SCAB, "温度(℃)", "72°F", "no_match"),
+    ("温度 72 kPa，湿度 90%，连续降雨 4 天", SCAB, "温度(℃)", "72kPa", "no_match"),
+    ("温度 77°F，湿度 90%，连续降雨 4 天", SCAB, "温度(℃)", "25", "match"),  # converted
     ("温度 22 度，湿度 90%，连续降雨 4 周", SCAB, "连续降雨天数", "4周", "match"),  # 28 天
     ("温度 22 度，湿度 90%，连续降雨 1 个月", SCAB, "连续降雨天数", "1个月", "no_match"),
     ("温度 22 度，湿度 90%，连续降雨 4 天", SCAB, "温度(℃)", "22", "match"),
@@ -245,11 +246,11 @@ def test_a_question_gives_a_column_only_a_number_that_is_its_value(question, tab
     assert find_inputs(question, table) == expected
 
 
-def test_fahrenheit_is_refused_and_tenths_are_a_percentage():
-    """9成 was refused ("'成' multiplies the number"); a share in tenths is a percentage
+def test_fahrenheit_is_converted_and_tenths_are_a_percentage():
+    """华氏80度 is converted to the column's ℃ (session 45; it was refused); 9成 was refused ("'成' multiplies the number"); a share in tenths is a percentage
     (session 37: tests/test_answers_said_forms.py), 90 % here, refused only in a column of
     another unit."""
-    assert find_inputs("温度华氏80度，湿度85%", SCAB)["温度(℃)"] == "80°f"
+    assert find_inputs("温度华氏80度，湿度85%", SCAB)["温度(℃)"] == "26.666667"
     ev = evaluate_inputs("d.md", 1, SCAB, {"温度(℃)": "22", "相对湿度(%)": "9成",
                                             "连续降雨天数": "4"})
     assert ev.status == "match" and ev.row == evaluate_inputs("d.md", 1, SCAB, {

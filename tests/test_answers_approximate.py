@@ -21,8 +21,9 @@ from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.decision import build_table
 from kbtools.query.answers import DEPENDS_NOTE, evaluate_inputs
+from kbtools.query.compacted import compact
 from kbtools.query.inputs import read_inputs
-from kbtools.query.values import compact, numbers
+from kbtools.query.values import numbers
 from kbtools.serve.app import create_app
 
 RISK = build_table(*SCAB_TABLE[:2], decision=SCAB_TABLE[2])
@@ -179,3 +180,25 @@ def test_every_surface_says_the_answer_depends_on_the_exact_value(repo):
     assert "结果取决于确切数值：温度(℃) ≥15 接近所匹配规则的边界" in zh
     assert "the answer depends on the exact value: 温度(℃) ≥15 near the matched rule" in en
     assert mcp["near_bound"] == {"温度(℃)": "≥15"}
+
+
+@pytest.mark.parametrize(("question", "line", "typed", "message"), [
+    ("小麦赤霉病风险：温度二十五，相对湿度0.9",
+     "evaluated (温度(℃)=二十五 (read as 25), 相对湿度(%)=0.9 (read as 90))",
+     {"温度(℃)": "二十五", "相对湿度(%)": "0.9"}, "二十五 as 25"),
+    ("小麦赤霉病风险 temperature 2 k, humidity 90%", "evaluated (温度(℃)=2 k, 相对湿度(%)=90)",
+     {"温度(℃)": "2 k"}, "“2 k”"),
+])
+def test_the_inputs_line_quotes_each_value_as_typed_and_what_it_was_read_as(
+        repo, question, line, typed, message):
+    """`kb query`'s line of inputs showed the values as compacted and read (温度(℃)=2k,
+    温度(℃)=25 for 二十五, the reading said nowhere in the text), and a refusal quoted
+    ``2 k`` as “2”: each value is quoted as typed, with what it was read as, and the JSON
+    (``typed``) and MCP say the same."""
+    text, _, _, mcp = surfaces(repo, question)
+    assert line in text, text
+    out = CliRunner().invoke(main, ["query", question, "--index", str(repo / "dist"),
+                                    "--json", "-k", "3"])
+    ev = json.loads(out.output)["results"][0]["evaluation"]
+    assert ev["typed"] == typed == mcp["typed"] and ev["message"] == mcp["message"], ev
+    assert message in ev["message"], ev["message"]

@@ -154,8 +154,8 @@ def test_a_percentage_said_in_words_is_read_with_its_bound():
     ("20多度", "not a number"),  # was 20: the 15-20 row
     ("15°C+", "a range over more than one rule"),  # was 15: the 15-20 row
     ("20度以內", "not a number"),  # Traditional script: was 20, the 15-20 row
-    ("30 degrees F", "it is in '°F'"),
-    ("above 30 degrees F", "it is in '°F'"),
+    ("30 kPa", "it is in 'kPa'"),  # (30 degrees F is converted: -1.11 °C, session 45)
+    ("above 30 degrees F", "it is in '°F'"),  # a bound in the other scale: not converted
 ])
 def test_the_table_refuses_what_it_cannot_answer(value, said):
     assert RISK is not None

@@ -9,7 +9,7 @@ from pathlib import Path
 from kbtools.decision import build_table
 from kbtools.decision.documents import decision_tables
 from kbtools.query.answers import evaluate_inputs
-from kbtools.query.inputs import find_inputs
+from kbtools.query.inputs import find_inputs, read_inputs
 
 SCAB = build_table(["温度(℃)", "相对湿度(%)", "连续降雨天数", "风险等级"],
                    [["<15", "*", "*", "低"], ["15-20", "<85", "*", "低"], ["≥15", "≥85", "≤3", "中"],
@@ -94,3 +94,33 @@ def test_the_bundled_wheat_scab_table_reads_degrees_and_count_nouns():
     for synonyms in ({"连续降雨天数": ["rainy days"]}, {"降雨": ["rain"]}):
         assert find_inputs(q, table, synonyms)["连续降雨天数"] == "4", synonyms
     assert "连续降雨天数" not in find_inputs(q, table, {"连续降雨天数": ["wet days"]})
+
+
+WET = build_table(["连续降雨天数", "相对湿度(%)", "措施"],
+                  [["<3", "*", "观察"], [">=3", ">=85", "喷药"], [">=3", "<85", "排水"]],
+                  decision="inputs=连续降雨天数,相对湿度(%); outputs=措施")
+
+
+def test_a_count_after_rain_with_no_unit_is_the_days_it_rained_said_so():
+    """下雨3, 下雨三, ``it rained 3`` (a count after the word of what fell, no unit): the days
+    it fell, as 下雨3天 says, given the column counting them and said as read; never another
+    column's value, nor a count after another weather word (大风3: a wind's force)."""
+    assert WET is not None
+    for question, typed in (("下雨3，湿度90%", "下雨3"), ("湿度90%，下雨三", "下雨三"),
+                            ("连续阴雨3 湿度90", "连续阴雨3")):
+        given = read_inputs(question, WET)
+        assert given.values["连续降雨天数"] == "3", question
+        assert given.readings["连续降雨天数"] == (typed, "3 天"), question
+    ev = evaluate_inputs("d.md", 1, WET, read_inputs("下雨三，湿度90%", WET).values,
+                         readings=read_inputs("下雨三，湿度90%", WET).readings)
+    assert ev.outputs == {"措施": "喷药"} and "下雨三 as 3 天" in ev.message, ev.message
+    given = read_inputs("it rained 3, humidity 90%, temperature 22 C", RAIN)
+    assert given.values == {"Temperature (°C)": "22", "Humidity (%)": "90", "Rain days": "3"}
+    assert given.readings["Rain days"] == ("rained 3", "3 days")
+    assert find_inputs("大风3，湿度90%", WET) == {"相对湿度(%)": "90"}
+    assert find_inputs("下雪3，湿度90%", WET) == {"相对湿度(%)": "90"}  # no rain
+    assert find_inputs("wind 3, humidity 90%", RAIN) == {"Humidity (%)": "90"}
+    # no column of the days it fell: the count is no other column's value
+    assert find_inputs("下雨3，温度22度", build_table(
+        ["温度(℃)", "相对湿度(%)", "措施"], [["<20", "*", "a"], [">=20", "*", "b"]],
+        decision="inputs=温度(℃),相对湿度(%); outputs=措施")) == {"温度(℃)": "22"}

@@ -37,10 +37,10 @@ T, L, H = SEAL.header[:3] if SEAL else ("", "", "")
     ("the temperature is 190", {T: "190"}),  # a trailing word of the header names it
     ("running hours are 8,000, seal at 140 F, leak rate 0", {T: "140", L: "0", H: "8000"}),
     ("temperature is minus 5 F, leak rate 0, running hours 10", {T: "-5", L: "0", H: "10"}),
-    # the unit says what it is not: refused by the table, not read as the bare number
-    ("seal temperature 65 °C, leak rate 1, running hours 100", {T: "65°C", L: "1", H: "100"}),
+    # the other scale: converted to the column's (session 45), never read as the bare number
+    ("seal temperature 65 °C, leak rate 1, running hours 100", {T: "149", L: "1", H: "100"}),
     ("seal temperature 24 degrees Celsius, leak rate 1, running hours 100",
-     {T: "24°c", L: "1", H: "100"}),
+     {T: "75.2", L: "1", H: "100"}),
     ("seal temperature 75 F, leak rate 1, running hours 1.2k", {T: "75", L: "1", H: "1.2k"}),
     ("seal temperature 140 F, leak rate 1, 2 thousand hours", {T: "140", L: "1", H: "2thousand"}),
     # a bound or a span, as written (the table reads it: `test_answers_ranges`)
@@ -86,13 +86,12 @@ def test_english_units_and_thousands(question, expected, status):
     assert ev.status == status, ev.message
 
 
-def test_a_fahrenheit_letter_in_a_chinese_question_is_refused_not_read_as_celsius():
-    """'轴承温度 160F' was read as 160 ℃."""
+def test_a_fahrenheit_letter_in_a_chinese_question_is_converted_not_read_as_celsius():
+    """'轴承温度 160F' was read as 160 ℃; it was then refused, and is converted since session
+    45 (71.111111 ℃)."""
     assert VIB is not None
     found = find_inputs("振动速度 3 mm/s，轴承温度 160F", VIB)
-    assert found == {"振动速度(mm/s)": "3", "轴承温度(℃)": "160F"}
-    ev = evaluate_inputs("d.md", 1, VIB, found)
-    assert ev.status == "no_match" and "give the value in" in ev.message
+    assert found == {"振动速度(mm/s)": "3", "轴承温度(℃)": "71.111111"}
 
 
 def test_english_header_parts_name_only_their_own_column():
@@ -201,7 +200,7 @@ def test_units_of_english_field_work_are_known(header, question, value):
 
 @pytest.mark.parametrize(("header", "question", "shown"), [
     ("Pressure (psi)", "pressure 20 psia", "20psia"),  # absolute is no gauge pressure
-    ("Basin temperature (°F)", "basin 30 °C", "30°C"),
+    ("Basin temperature (°F)", "basin 30 kPa", "30kPa"),  # (30 °C is converted: 86 °F)
 ])
 def test_a_value_in_another_unit_is_refused_and_shown_as_typed(header, question, shown):
     """The refusal names the value as the user typed it (30°C, not 30°c)."""

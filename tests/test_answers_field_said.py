@@ -110,14 +110,15 @@ def test_two_values_of_different_things_in_one_question(question, inputs):
 
 
 @pytest.mark.parametrize("value", ["80°F", "华氏80度", "80 degrees F"])
-def test_fahrenheit_in_a_celsius_column_is_refused_in_one_line(tmp_path, value):
+def test_fahrenheit_in_a_celsius_column_is_converted_and_said(tmp_path, value):
+    """Refused in one line until session 45: converted now, as ``--where`` converts, and said."""
     doc = tmp_path / "t.md"
     doc.write_text("# 防冻\n\n<!-- decision: inputs=温度(℃); outputs=措施 -->\n"
                    "| 温度(℃) | 措施 |\n|---|---|\n| <-3 | 防冻 |\n| -3~0 | 覆盖 |\n| >0 | 正常 |\n",
                    encoding="utf-8")
     out = CliRunner().invoke(main, ["table", "eval", str(doc), f"温度={value}"])
-    assert out.exit_code == 1 and "°F" in out.output and "°C" in out.output
-    assert len(out.output.strip().splitlines()) == 1, out.output
+    assert out.exit_code == 0 and f"converted: 温度(℃) {value} = 26.666667°C" in out.output, out.output
+    assert "措施=正常" in out.output, out.output
 
 
 def test_kelvin_in_a_celsius_column_is_refused_as_another_unit():

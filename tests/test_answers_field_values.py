@@ -33,9 +33,10 @@ from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.decision import build_table
 from kbtools.decision.numerals import english_number
+from kbtools.query.compacted import compact
 from kbtools.query.inputs import read_inputs
 from kbtools.query.quantities import input_names
-from kbtools.query.values import compact, numbers
+from kbtools.query.values import numbers
 
 SCAB = scab_table(("小麦赤霉病", "3. 发生条件与风险判定"))
 CORN = corn_table(("玉米南方锈病", "3. 发生条件与风险判定"))

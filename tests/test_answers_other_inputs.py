@@ -149,7 +149,7 @@ def test_input_names_hold_each_name_its_synonyms_and_short_forms():
 
 def test_without_the_knowledge_vocabulary_a_qualified_name_is_still_another_things():
     """`find_inputs` with no vocabulary (a caller's own table): 油温 is a compound of 温度
-    naming the oil (`quantities.Qualified`), so its value fills no 温度 either."""
+    naming the oil (`qualified.Qualified`), so its value fills no 温度 either."""
     table = build_table(["温度(℃)", "措施"], [["<20", "保温"], [">=20", "通风"]],
                         decision="inputs=温度(℃); outputs=措施")
     assert table is not None

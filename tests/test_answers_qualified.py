@@ -1,7 +1,7 @@
 """A value said of a more specific thing than a table's generic input is not that input's,
 even when no table in the knowledge names the thing: 油温80度, 80度的油温, 水温, 地温, ``oil
 temperature 80 C`` and ``bearing temp 80 C`` leave 温度 / Temperature missing
-(`kbtools.query.quantities.Qualified`), and the answer says what the value was said of, in
+(`kbtools.query.qualified.Qualified`), and the answer says what the value was said of, in
 the question's language. Forms that name the input itself (气温, 室内温度, 棚内温度 on a 大棚
 table, 当前温度, ``the temperature is``, ``air temperature``) still bind."""
 

@@ -1,5 +1,5 @@
 """More forms of a value said of another thing than a table's generic input, and of forms
-that only look so (`kbtools.query.quantities.Qualified`), English and Chinese alike:
+that only look so (`kbtools.query.qualified.Qualified`), English and Chinese alike:
 
 - a comma between the name and its value (``temperature of the oil, 80 C``, 油温，80度): the
   oil's still, as without it; a name ending a clause before the comma (油温正常，25度) is not;

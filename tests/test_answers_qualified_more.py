@@ -1,5 +1,5 @@
 """Further forms of a value said of another thing than a table's generic input, and of forms
-that only look so (`kbtools.query.quantities.Qualified`), English and Chinese alike:
+that only look so (`kbtools.query.qualified.Qualified`), English and Chinese alike:
 
 - 、 and ; (；) between a name and its value part them as a comma does (油温、80度);
 - a full-width comma after a number is no decimal or thousands comma (湿度84.9，26℃);

@@ -286,6 +286,59 @@ def test_any_part_of_the_day_after_the_value_is_its_time(question, table, values
     assert given.values == values and not given.conflicts, given
 
 
+@pytest.mark.parametrize(("question", "table", "values"), [
+    ("25度（白天），3度（夜间），湿度85%", DAY_NIGHT, {"白天温度(℃)": "25", "夜间温度(℃)": "3"}),
+    ("25度(白天) 3度(晚上)", DAY_NIGHT_SHORT, {"白天温度(℃)": "25", "夜温(℃)": "3"}),
+    ("25度【白天】3度【夜里的时候】", DAY_NIGHT, {"白天温度(℃)": "25", "夜间温度(℃)": "3"}),
+    ("3度（夜里）", DAY_NIGHT_SHORT, {"夜温(℃)": "3"}),
+    ("25°C (daytime), 3°C (night)", DAY_NIGHT_EN, {DAY: "25", NIGHT_EN: "3"}),
+    ("25 C (in the day) 3 C [overnight]", DAY_NIGHT_EN, {DAY: "25", NIGHT_EN: "3"}),
+    ("3 C (at night)", DAY_NIGHT_EN, {NIGHT_EN: "3"}),
+])
+def test_a_part_of_the_day_in_brackets_after_the_value_is_its_time(question, table, values):
+    """25度（白天）, ``25 °C (daytime)``: a part of the day in brackets after a value gave no
+    column (the bracket stood between the value and its time); it is the value's time, as
+    unbracketed."""
+    given = read_inputs(question, table)
+    assert {k: v for k, v in given.values.items() if "湿度" not in k} == values, given
+    assert not given.conflicts, given
+
+
+MEAN = build_table(["日均温(℃)", "措施"], [["<5", "覆盖"], [">=5", "正常"]],
+                   decision="inputs=日均温(℃); outputs=措施")
+MEAN_EN = build_table(["Daily mean temperature (°C)", "Action"], [["<5", "cover"], [">=5", "ok"]],
+                      decision="inputs=Daily mean temperature (°C); outputs=Action")
+
+
+@pytest.mark.parametrize(("question", "table", "said"), [
+    ("昨晚3度", MEAN, ("3度", "昨晚")), ("3度（夜里）", MEAN, ("3度", "夜里")),
+    ("白天25度", MEAN, ("25度", "白天")),
+    ("it was 3 C overnight", MEAN_EN, ("3 C", "overnight")),
+    ("night 3 C", MEAN_EN, ("3 C", "night")), ("daytime 25 C", MEAN_EN, ("25 C", "daytime")),
+])
+def test_a_reading_at_a_part_of_the_day_is_said_to_a_table_of_daily_means(question, table, said):
+    """昨晚3度, ``it was 3 C overnight`` against a table of a daily mean only: dropped with
+    nothing said. A reading at one part of the day is no day's mean: it is said (as v44
+    says 白天25度 to a table of 夜温 alone), and a plain value still is the mean's."""
+    given = read_inputs(question, table)
+    column = table.header[0]
+    assert given.values == {} and given.others == {column: said}, given
+    assert column in given.other_times
+    assert read_inputs(said[0], table).values == {column: said[0].split()[0].rstrip("度")}
+
+
+@pytest.mark.parametrize(("question", "table", "values", "others"), [
+    ("玉米南方锈病 昨晚3度", MEAN, {}, {"日均温(℃)": ("3度", "昨晚")}),
+    ("大棚昨晚3度", NIGHT, {"夜温(℃)": "3"}, {}),
+    ("番茄昨晚3度，白天25度", DAY_NIGHT, {"白天温度(℃)": "25", "夜间温度(℃)": "3"}, {}),
+])
+def test_a_time_said_after_the_tables_subject_is_the_readings(question, table, values, others):
+    """玉米南方锈病 昨晚3度 (the subject glued before the time, as a search's question writes
+    it): the 3 was judged by the word 玉米南方锈病昨晚, no time, and dropped unsaid."""
+    given = read_inputs(question, table)
+    assert given.values == values and given.others == others, given
+
+
 @drawn(st.integers(0, 40), st.integers(0, 40),
        st.sampled_from(["daytime", "in the day", "at midday", "during the day", "at noon"]),
        st.sampled_from(["overnight", "at night", "at midnight", "in the evening", "tonight"]),

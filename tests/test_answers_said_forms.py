@@ -115,9 +115,12 @@ def test_said_forms_and_traditional_script_answer_on_every_surface(
 
 
 def test_a_scale_said_before_the_number_is_its_unit(repo, monkeypatch):  # noqa: F811
-    """华氏80度 was "not a number"; it is 80 °F, refused in a ℃ column with the unit to give."""
+    """华氏80度 was "not a number"; it is 80 °F, converted in a ℃ column (26.666667 ℃) and said so
+    (refused with the unit to give until session 45), by the CLI, MCP and the API alike."""
     inputs = {"温度": "华氏80度", "相对湿度": "90", "连续降雨天数": "4"}
-    assert_refused(three_ways(repo, monkeypatch, "scab.md", inputs), "'°F'", "give the value in")
+    results = three_ways(repo, monkeypatch, "scab.md", inputs)
+    assert all(r.get("status") == "match" and "温度(℃) 华氏80度 = 26.666667°C" in r["message"]
+               for r in results), results
 
 
 def test_a_range_of_fractions_in_a_percent_column_is_refused(repo, monkeypatch):  # noqa: F811

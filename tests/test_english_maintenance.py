@@ -279,13 +279,15 @@ def test_a_celsius_value_however_written_evaluates_the_table(chiller, question):
     "chiller supply temperature 75 F", "chiller supply temp 75F",
     "chiller supply at 75 degrees fahrenheit", "chiller supply temperature 75 degF",
 ])
-def test_a_fahrenheit_value_against_a_celsius_table_is_refused_not_converted(chiller, question):
-    """Guard (already right): 75 °F is not read as 75 °C, nor converted (a rounded
-    conversion could cross a row's bound): no row, the column's unit named."""
+def test_a_fahrenheit_value_against_a_celsius_table_is_converted_not_read_as_celsius(
+        chiller, question):
+    """75 °F is not read as 75 °C: it was refused, and since session 45 it is converted as
+    ``--where`` converts (23.888889 °C, six decimals: no rounding crosses a row's bound) and
+    the answer says so."""
     top = _first(chiller, question, "hybrid").results[0]
-    assert top.evaluation is not None and top.evaluation["status"] == "no_match"
-    assert top.evaluation["outputs"] == []
-    assert "give the value in °C" in top.evaluation["message"]
+    assert top.evaluation is not None, top
+    assert "as 23.888889°C" in top.evaluation["message"], top.evaluation
+    assert all(c["value"] != "75" for c in top.evaluation["cells"])
 
 
 def test_an_abbreviation_reaches_the_knowledge_s_own_synonyms(tmp_path):

@@ -101,7 +101,7 @@ def test_explain_shows_an_evaluated_table_no_candidate_list_ranked(plant):
     assert {"bm25_rank", "bm25_score", "vector_rank", "vector_score"} <= set(top["why"])
     explained = kb("query", "--explain", question)
     assert explained.exit_code == 0, explained.output
-    assert "evaluated (Conductivity (µS/cm)=3000)" in explained.stdout
+    assert "evaluated (Conductivity (µS/cm)=3,000)" in explained.stdout  # as typed (v45)
     assert "why: score=" in explained.stdout
 
 

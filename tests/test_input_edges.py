@@ -305,7 +305,7 @@ def test_open_knowledge_of_an_index_too_long_for_the_os(tmp_path):
 @pytest.mark.parametrize(("header", "cells", "value", "says"), [
     ("运行小时", ["<2000", "≥2000"], "2 k", "'k' multiplies the number"),  # 2k: 2000
     ("运行小时", ["<2000", "≥2000"], "3个月", "it is in '个月', the column in '小时'"),
-    ("温度(℃)", ["<15", ">20"], "72°F", "it is in '°F', the column in '°C'"),
+    ("温度(℃)", ["<15", ">20"], "72 kPa", "it is in 'kPa', the column in '°C'"),
     ("连续降雨天数", ["<3", "≥3"], "1个月", "the column in '天'"),  # no fixed number of days
     ("间隔", ["<7 天", "≥7 天"], "2 个月", "the column in '天'"),  # the cells' unit
 ])

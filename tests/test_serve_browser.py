@@ -277,11 +277,12 @@ def test_the_decision_is_in_view_after_deciding_on_a_phone(page, server):
 
 
 def test_a_refused_unit_is_said_in_chinese(page, server):
-    """A value in another unit (72°F in a ℃ column) was refused in English on a Chinese page,
-    in the search result's evaluation and on the decision page."""
+    """A value in another unit (72 kPa in a ℃ column; 72°F is converted since session 45) was
+    refused in English on a Chinese page, in the search result's evaluation and on the
+    decision page."""
     from selenium.webdriver.common.by import By
 
-    q = quote("温度72°F，湿度90%，连续降雨4天，赤霉病风险如何")
+    q = quote("温度72kPa，湿度90%，连续降雨4天，赤霉病风险如何")
     page.get(f"{server}/?lang=zh&q={q}")
     block = page.find_element(By.CSS_SELECTOR, "article.result .evaluation").text
     # said alone, not as "no rule matches": no rule was tried (session 44)

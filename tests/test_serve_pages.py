@@ -280,13 +280,14 @@ def test_every_reason_the_search_gives_has_chinese_words():
      ["Evaluated on the question", "Matching row: row 7", "风险等级</strong>: 极高"]),
     ("温度 22 度、湿度 90%、连续降雨 4 天，小麦赤霉病风险多高？", "zh", ["匹配行: 第 7 行"]),
     ("温度 18 度时小麦赤霉病风险等级", "en", ["Missing inputs: 相对湿度(%), 连续降雨天数"]),
-    ("温度 72°F、湿度 90%、连续降雨 4 天，小麦赤霉病风险多高？", "en",
-     # a refused value said alone (its unit is wrong): no rule was tried
-     ["input 温度(℃)='72°F': it is in '°F', the column in '°C'; give the value in °C"]),
+    ("温度 72kPa、湿度 90%、连续降雨 4 天，小麦赤霉病风险多高？", "en",
+     # a refused value said alone (its unit is wrong): no rule was tried (72°F is
+     # converted since session 45)
+     ["input 温度(℃)='72kPa': it is in 'kPa', the column in '°C'; give the value in °C"]),
 ])
 def test_a_result_evaluated_on_the_question_says_what_the_table_decided(client, question,
                                                                          lang, says):
-    """The search page showed an evaluated table as a bare table: a refused value (72°F in a
+    """The search page showed an evaluated table as a bare table: a refused value (72kPa in a
     ℃ column) or missing inputs went unsaid, and a match showed no outputs."""
     page = htmllib.unescape(client.get("/", params={"q": question, "lang": lang}).text)
     block = page[page.index('class="evaluation'):]

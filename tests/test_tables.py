@@ -186,9 +186,9 @@ def test_cell_reasons_in_chinese_say_the_same_as_the_english_ones():
 
 def test_refused_inputs_are_also_explained_in_chinese():
     with pytest.raises(TableError) as info:
-        match_rules(risk(), {"温度(℃)": "72°F", "相对湿度(%)": "90"})
-    assert "it is in '°F', the column in '°C'" in info.value.message
-    assert "单位是 °F，这一列是 °C" in info.value.message_in("zh")
+        match_rules(risk(), {"温度(℃)": "72 kPa", "相对湿度(%)": "90"})
+    assert "it is in 'kPa', the column in '°C'" in info.value.message
+    assert "单位是 kPa，这一列是 °C" in info.value.message_in("zh")
     assert info.value.message_in("en") == info.value.message
     with pytest.raises(TableError) as info:
         match_rules(risk(), {"温度(℃)": "2k", "相对湿度(%)": "90"})

@@ -1,6 +1,6 @@
 """A warm search does once per release what depends on the release alone (session 39): the
 synonyms keyed as a decision table's inputs are named (`answers.input_synonyms`), each input
-column's names (`inputs.column_names`) and the synonym terms compacted (`values.compact_term`)
+column's names (`inputs.column_names`) and the synonym terms compacted (`compacted.compact_term`)
 are made once, not again for every question — on the example knowledge they were a third of
 a warm search's CPU, and they grew with the synonyms file (1,000 groups: ~12 ms a search).
 The answers stay the definitions' own."""
@@ -16,7 +16,7 @@ from kbfixtures import REPO, corn_table, scab_table
 from kbtools.decision import column_key
 from kbtools.index.reader import open_index
 from kbtools.index.synonyms import parse
-from kbtools.query import answers, inputs, quantities, values, wording
+from kbtools.query import answers, compacted, inputs, quantities, wording
 from kbtools.query.answers import input_synonyms
 from kbtools.query.inputs import column_names, names_of, read_inputs
 from kbtools.query.quantities import input_names, whole_names
@@ -57,12 +57,12 @@ def _counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every `compact` call the readers of a table's inputs make (each module's own name
     for it), listed."""
     calls: list[str] = []
-    real: Callable[..., str] = values.compact
+    real: Callable[..., str] = compacted.compact
 
     def counted(text: str, *, fold: bool = True) -> str:
         calls.append(text)
         return real(text, fold=fold)
-    for module in (values, wording, quantities, inputs):
+    for module in (compacted, wording, quantities, inputs):
         monkeypatch.setattr(module, "compact", counted)
     return calls
 
@@ -111,7 +111,7 @@ def test_terms_are_equal_and_hashed_by_what_they_hold():
 def test_compact_term_is_compact():
     for term, group in MORE.items():
         for text in (term, *group, "温度 22 度", "4 days of rain", "二十六度"):
-            assert values.compact_term(text) == values.compact(text)
+            assert compacted.compact_term(text) == compacted.compact(text)
 
 
 def reference_noun_names(noun: str, key: str, names: list[str],
@@ -121,7 +121,7 @@ def reference_noun_names(noun: str, key: str, names: list[str],
         return True
     if wording.other_script(noun, key):
         for term, group in synonyms.items():
-            terms = [values.compact(t) for t in (term, *group) if t]
+            terms = [compacted.compact(t) for t in (term, *group) if t]
             if any(wording.holds(key, t) for t in terms) and \
                     any(wording._names_by_stem(noun, t) for t in terms):
                 return True

@@ -211,7 +211,11 @@ def _highlight(text: str, terms: list[str]) -> str:
 
 def _render_evaluation(ev: dict[str, Any]) -> None:
     """The decision table evaluated on the question: the answer, or what is missing."""
-    given = ", ".join(f"{k}={v}" for k, v in ev["inputs"].items())
+    # each value as the question typed it, and what it was read as where that differs
+    # (温度(℃)=二十五 (read as 25), 温度(℃)=2 k): the JSON's ``typed`` and ``inputs``
+    typed = ev.get("typed") or {}
+    given = ", ".join(f"{k}={typed[k]} (read as {v})" if k in typed and k in (
+        ev.get("readings") or {}) else f"{k}={typed.get(k, v)}" for k, v in ev["inputs"].items())
     # (no value taken, two given for one input: what the table needs follows, as --json says)
     head = f"   evaluated ({given})" if given else "   decision table, no input value taken"
     rough = ev.get("approximate") or {}  # inputs the question gave only roughly

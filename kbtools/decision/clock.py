@@ -126,7 +126,7 @@ _UNIT_START = re.compile(r"\s*(?:[度℃°%‰％个天周月年米克升斤亩]
 
 
 def times_in(text: str) -> list[tuple[int, int, int]]:
-    """The times of day a question (`text`, compacted: `kbtools.query.values.compact`) says,
+    """The times of day a question (`text`, compacted: `kbtools.query.compacted.compact`) says,
     as (start, end, minutes after midnight), read as an input to a column of times is
     (`clock_minutes`): ``时间8:30``, ``早上8点半到的``, ``晚上10点``, ``at 9:05 pm``, ``21时``.
     An hour in Chinese numerals counts only with a part of the day or its minutes (早上八点,

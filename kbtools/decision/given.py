@@ -36,6 +36,7 @@ from kbtools.decision.conditions import (
     normalize_cell,
     parse_condition,
     read_numerals,
+    unit_of,
 )
 from kbtools.decision.numerals import (
     MAGNITUDE_CHARS,
@@ -47,7 +48,13 @@ from kbtools.decision.numerals import (
     shares_said,
     spell_numbers,
 )
-from kbtools.decision.units import limits, unit_group, unit_symbols
+from kbtools.decision.units import (
+    GROUP_OF,
+    TEMPERATURE_GROUPS,
+    limits,
+    unit_group,
+    unit_symbols,
+)
 from kbtools.decision.weekdays import WEEKDAY_UNIT, cell_days, days_in, weekday_number
 from kbtools.decision.words import APPROX_ABBREVIATIONS, APPROX_AFTER, APPROX_BEFORE
 from kbtools.errors import TableError
@@ -78,6 +85,8 @@ class Given:
     span: Condition | None = None
     approximate: bool = False
     written: str = ""  # the value as given, which messages quote
+    # in the column's scale when given in the other one (77°F to a ℃ column: 25℃), said so
+    converted: bool = False
 
 
 def read_given(value: str, numeric: bool, unit: str = "") -> Given:
@@ -103,6 +112,8 @@ def read_given(value: str, numeric: bool, unit: str = "") -> Given:
         else magnified(text)
     text = fraction(text, share)
     text = unit_symbols(_spelled(text))  # 30 degrees F: 30°f
+    if (degrees := in_scale(text, unit)) is not None:  # 77°F to a ℃ column: 25℃
+        return Given(degrees, None, rough, value, converted=True)
     if parse_number(text) is not None:
         return Given(text, None, rough, value)
     span = parse_condition(text)
@@ -110,6 +121,30 @@ def read_given(value: str, numeric: bool, unit: str = "") -> Given:
         # (23:00-1:00 is the two hours across midnight, as a cell writes them: `_circle`)
         span = replace(span, lo=span.hi, hi=span.lo, lo_incl=span.hi_incl, hi_incl=span.lo_incl)
     return Given(text, span if span.is_rangeish else None, rough, value)
+
+
+CONVERTED_NOTE = "converted"  # (converted: 温度(℃) 77°F = 25℃)
+CONVERTED_DIGITS = 6  # decimals a temperature converted to the column's scale keeps
+
+
+def in_scale(text: str, unit: str) -> str | None:
+    """A temperature `text` in one scale (77°F, 25 C, 华氏77度 as `unit_symbols` writes it)
+    in the other scale, the column's `unit` (℃ or °F), as a number and that unit (25℃,
+    21.111111℃ for 70°F: to `CONVERTED_DIGITS` decimals, so that no rounding moves a value
+    across a row's bound); None when `text`
+    is no temperature in the other scale (25℃ to ℃, ``25 degrees``, a range)."""
+    said = unit_of(text)
+    ours, theirs = GROUP_OF.get(unit.casefold()), GROUP_OF.get(said.casefold())
+    if ours not in TEMPERATURE_GROUPS or theirs not in TEMPERATURE_GROUPS or ours == theirs:
+        return None
+    try:
+        x = Decimal(text[:len(text) - len(said)].strip())
+    except ArithmeticError:
+        return None
+    fahrenheit = GROUP_OF["°f"]
+    x = (x - 32) / Decimal("1.8") if theirs == fahrenheit else x * Decimal("1.8") + 32
+    digits = format(round(x, CONVERTED_DIGITS).normalize(), "f")
+    return f"{digits}{unit}"
 
 
 def _shares(text: str, share: str) -> str:

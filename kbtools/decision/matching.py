@@ -39,6 +39,7 @@ from kbtools.decision.conditions import (
 )
 from kbtools.decision.given import (
     APPROXIMATE_NOTE,
+    CONVERTED_NOTE,
     DEPENDS_NOTE,
     Given,
     InputError,
@@ -213,6 +214,9 @@ def match_rules(table: DecisionTable, inputs: Mapping[str, str], *, policy: str 
     message = _match_message(matches, policy) if not missing else _not_given_message(
         chosen, [table.header[i] for i in missing])
     message += _rough_note(table, reads, numbers, chosen)
+    converted = [f"{table.header[i]} {reads[i].written.strip()} = {reads[i].text}"
+                 for i in table.inputs if i in reads and reads[i].converted]
+    message += f" ({CONVERTED_NOTE}: {', '.join(converted)})" if converted else ""
     return TableResult("match", message, policy, doc, table, shown_inputs, tuple(certain),
                        tuple(m.row for m in chosen), tuple(m.outputs for m in chosen),
                        table_index)

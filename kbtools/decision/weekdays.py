@@ -157,7 +157,7 @@ def not_a_day(text: str, zh: bool) -> str:
     return f"不是星期几；{say}" if zh else f"it is no day of the week; {say}"
 
 
-# a day of the week said in a question (compacted: `kbtools.query.values.compact`), or a run
+# a day of the week said in a question (compacted: `kbtools.query.compacted.compact`), or a run
 # of them: 周三, 星期3, 礼拜天, 下周一, 周一到周三, ``on wednesday``, ``Wed``, ``Thu.``, ``mon-fri``.
 # Not the 周三 of a count (一周三次, 每周三天, 两个星期三次: a numeral before it or a measure word
 # after it), nor ``sun`` and ``sat`` as the words they also are (``in the sun``, ``it sat``):

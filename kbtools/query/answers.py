@@ -100,6 +100,10 @@ class Evaluation:
     # input column → how its value was read when not as typed (``1 200 as 1200``, ``湿度0.85``
     # ``as 85 %``: `query.readings`); the message says so too (`READ_NOTE`)
     readings: dict[str, str] = field(default_factory=dict)
+    # input column → its value as the question typed it, where that is not the value in
+    # `inputs` (``2 k`` for 2k, ``2100 hours`` for 2100hours, 二十五 for 25): what a line
+    # showing the inputs quotes
+    typed: dict[str, str] = field(default_factory=dict)
 
     def chunk(self, index: KbIndex) -> dict[str, Any] | None:
         """`answer_chunk` (a search holding an evaluation need not import this module)."""
@@ -117,6 +121,7 @@ class Evaluation:
                 "near_bound": dict(self.near_bound),
                 "said_of_other": dict(self.said_of_other),
                 "readings": dict(self.readings),
+                "typed": dict(self.typed),
                 "spans": {k: list(v) for k, v in self.spans.items()}, "row": self.row,
                 # one object per selected row (none unless matched): `evaluate_table`'s shape
                 "outputs": [dict(r["outputs"]) for r in self.rows],
@@ -228,6 +233,8 @@ def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
     (``(read: 流量(L/h) 1 200 as 1200)``). `typed`: a value as `found` holds it → as the
     question typed it (``25degrees`` → ``25 degrees``), how a refusal quotes it."""
     ev = _evaluate(doc, ti, dt, found, conflicts, said_of_other, lang, typed)
+    as_typed = {k: readings[k][0] if k in readings else typed.get(v, v) for k, v in found.items()}
+    ev = replace(ev, typed={k: t for k, t in as_typed.items() if t != found[k]})
     read = {k: f"{typed} as {value}" for k, (typed, value) in readings.items() if k in found}
     if read:
         ev = replace(ev, readings=read, message=f"{ev.message} ({READ_NOTE}: " +

@@ -1,5 +1,5 @@
 """English verbs of change before a value (``heated to 80 C``, ``the pressure was raised to
-30 psi``): they say how a quantity went, not of what, so `kbtools.query.quantities.Qualified`
+30 psi``): they say how a quantity went, not of what, so `kbtools.query.qualified.Qualified`
 reads the thing they are said of from their subject or object instead (``oil heated to``,
 ``heated the oil to``: the oil's), as it reads a Chinese verb of change (升温到80度).
 

@@ -37,11 +37,12 @@ from kbtools.decision.units import bare_degrees, degrees_fit, scale
 from kbtools.decision.weekdays import WEEKDAY_UNIT, days_said
 from kbtools.index.tokenize import to_simplified
 from kbtools.query import readings
+from kbtools.query.compacted import compact
 from kbtools.query.fillers import strip_fillers
 from kbtools.query.mentions import NAME_GAP_LATIN as NAME_GAP_LATIN  # (as NAME_GAP)
 from kbtools.query.mentions import after_name, named_again, tails
-from kbtools.query.naming import NAME_GAP as NAME_GAP  # (read from here by callers)
 from kbtools.query.naming import (
+    DAYS,
     PERCENT,
     header_unit,
     may_name,
@@ -54,11 +55,13 @@ from kbtools.query.naming import (
     timed_after,
     unnamed_output,
     use_of_other,
+    weather_count,
 )
+from kbtools.query.naming import NAME_GAP as NAME_GAP  # (read from here by callers)
 from kbtools.query.places import place_of
+from kbtools.query.qualified import Qualified
 from kbtools.query.quantities import (
     Others,
-    Qualified,
     key_text,
     whole_names,
 )
@@ -69,7 +72,6 @@ from kbtools.query.values import (
     STOP_GAP,
     Number,
     bounds_after,
-    compact,
     numbers,
 )
 from kbtools.query.wording import (
@@ -107,7 +109,7 @@ def given_value(number: Number, table: DecisionTable, column: int) -> str | None
 
 def names_of(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> list[str]:
     """How a question may name an input column, longest first, compacted as the question is
-    (`values.compact`): its whole names (`quantities.whole_names`: the header without its
+    (`compacted.compact`): its whole names (`quantities.whole_names`: the header without its
     unit, its synonyms, the names of the quantity it measures), their leading and trailing parts
     (`decision.model.name_parts`, the rule `kb table eval` and MCP `evaluate_table` name a
     column by too: 湿度 for 相对湿度, ``temperature`` for ``Seal temperature``) that are
@@ -140,7 +142,7 @@ class Inputs:
     # 90%左右, ``about 90%``: `values.Number.approximate`); the value is read all the same
     approximate: dict[str, str] = field(default_factory=dict)
     # missing input column → (a value in its unit as written, the other thing it is said
-    # of): 80度 said of 油温 is no value of 温度(℃) (`quantities.Qualified`, `Others`)
+    # of): 80度 said of 油温 is no value of 温度(℃) (`qualified.Qualified`, `Others`)
     others: dict[str, tuple[str, str]] = field(default_factory=dict)
     # input column → (its value as typed, as read) when that is not the number as typed
     # (1 200 → 1200, 一半 → 50 %, 湿度0.85 → 85 %: `query.readings`), said in the answer
@@ -302,6 +304,17 @@ def read_inputs(question: str, table: DecisionTable,
         else:
             blocked.add(counted[0])  # 4 rainy days or more: a bound, the input stays missing
         _claim(claimed, found_numbers, n)
+    rained: dict[str, Number] = {}  # 下雨3, 下雨三: the days it fell, as 下雨3天 says them
+    for n, x in enumerate(found_numbers):
+        fell = weather_count(x)
+        fell_in = [i for i in table.inputs if fell and i in table.numeric and
+                header_unit(table.header[i]) == DAYS and
+                noun_names(fell, key_text(table.header[i]), names[i], synonyms)]
+        if n not in claimed and len(fell_in) == 1 and table.header[fell_in[0]] not in out and \
+                fell_in[0] not in blocked:
+            out[table.header[fell_in[0]]] = x.value
+            source[table.header[fell_in[0]]] = rained[table.header[fell_in[0]]] = x
+            _claim(claimed, found_numbers, n)
     for i in table.inputs:  # else the one unclaimed number in the column's unit
         unit = header_unit(table.header[i])
         rated = unit is None and any(takes_by_unit(x, table.header[i]) for x in found_numbers)
@@ -418,6 +431,9 @@ def read_inputs(question: str, table: DecisionTable,
                     header_unit(table.header[i]) in DURATIONS:
                 said.setdefault(table.header[i], (_said(x), typed[x.end:x.after].strip()))
     reading = readings.read(out, source, text, typed, table)  # 1 200 as 1200, 1.200: which?
+    for h, x in rained.items():  # said with the word it follows: 下雨3 as 3 天
+        said_at = text.rfind(weather_count(x) if x.word.isascii() else x.word, 0, x.start)
+        reading.read[h] = (typed[said_at:x.end], f"{x.value} {'days' if h.isascii() else '天'}")
     # a rough value quoted as the question writes it (十度左右: 十度, not 10度; 兩三天: 兩三)
     rough = {h: _said(source[h], typed) for h in out if h in source and source[h].approximate}
     # each value a message quotes, as typed where the compacted text joins it (2100hours:
@@ -507,5 +523,20 @@ def _said(x: Number, typed: str = "") -> str:
     if typed and x.value.startswith("-") and typed[start:start + 1] != "-":  # 零下三度, not 三度
         start -= next((len(z) for z in (*BELOW_ZERO, "minus ", "negative ")
                        if typed[:start].casefold().endswith(z)), 0)
-    said = typed[start:x.after].rstrip(" ,.;") if typed else ""
+    said = typed[start:_typed_end(typed, x)].rstrip(" ,.;") if typed else ""
     return said or x.written
+
+
+def _typed_end(typed: str, x: Number) -> int:
+    """Where number `x` with what it is written with (`Number.written`: its unit, or a word
+    multiplying it, ``2 k``, 2 万) ends in `typed`: at least where the text after it starts,
+    past a multiplying word `Number.after` does not count (the k of ``2 k``)."""
+    n, k, written = x.start, 0, x.written.casefold()
+    while k < len(written) and n < len(typed):
+        ch = typed[n].casefold()
+        if ch == written[k]:
+            k += 1
+        elif ch != " ":
+            break
+        n += 1
+    return max(x.after, n) if k == len(written) else x.after

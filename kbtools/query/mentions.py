@@ -16,7 +16,8 @@ from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.decision.words import APPROX_AFTER
 from kbtools.query.fillers import EN_NUMERALS, strip_fillers
 from kbtools.query.naming import NAME_GAP, lead_ok, same_part_of_day
-from kbtools.query.quantities import DAY_TIMES, EN_PLAIN, Qualified, covered
+from kbtools.query.qualified import Qualified
+from kbtools.query.quantities import DAY_TIMES, EN_PLAIN, covered
 from kbtools.query.values import BOUND_AFTER, STOP_GAP, Number
 from kbtools.query.wording import NAME_STARTS, is_cjk, is_latin
 
@@ -52,7 +53,7 @@ def after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
     绝对湿度; nor after a time of day another than column `header`'s: the 温度 of 夜间温度 for
     白天温度), as does a mention inside a longer name of another table's input (the 温度 of
     油温度: `spans`, `quantities.Others.spans`) or a whole name with a modifier that makes it
-    another thing's (水温度, ``oil temperature``: `qualified`, `quantities.Qualified`), and a
+    another thing's (水温度, ``oil temperature``: `qualified`, `qualified.Qualified`), and a
     time of day a value before it took (`times`: the 白天 of 25度白天3度晚上 is the 25's time,
     no name of 白天温度 giving it the 3: `naming.timed_after`)."""
     latin = name[:1].isascii() and name[:1].isalnum()
@@ -72,7 +73,7 @@ def after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
             for x in found)  # 28度左右湿度
         if not tail and not unit_before and name in qualified.heads and \
                 qualified.qualifier(text, m.start()):
-            continue  # 水温度, ``oil temperature``: another thing's (`quantities.Qualified`)
+            continue  # 水温度, ``oil temperature``: another thing's (`qualified.Qualified`)
         if tail and before and is_cjk(before) and not text[:m.start()].endswith(NAME_STARTS) \
                 and not unit_before and qualified.qualifier(text, m.start(), rivals=rivals):
             continue  # 土壤湿度, 绝对湿度 (not 和湿度, 然后湿度: a name of its own; nor 今天湿度,

@@ -20,17 +20,18 @@ from kbtools.decision import DecisionTable, column_key, normalize_text
 from kbtools.decision.column_units import unit_of
 from kbtools.decision.headers import header_unit_start
 from kbtools.decision.units import family, rate_parts, rates_agree, unit_group
+from kbtools.query.compacted import compact
 from kbtools.query.fillers import drop_fillers, strip_fillers
+from kbtools.query.qualified import before_comma
 from kbtools.query.quantities import (
     AMBIENT,
     DAY_TIMES,
     TIMES,
     WEATHER,
-    before_comma,
     key_text,
 )
 from kbtools.query.value_units import BARE_DEGREES, DURATIONS, TEMPERATURES, UNIT_CLASSES
-from kbtools.query.values import AMOUNT_LEADS, POSSESSIONS, STOP_GAP, SUBJECTS, Number, compact
+from kbtools.query.values import AMOUNT_LEADS, POSSESSIONS, STOP_GAP, SUBJECTS, Number
 from kbtools.query.wording import (
     NAME_STARTS,
     amount_subject,
@@ -93,10 +94,12 @@ def unit_fits(number: int | None, column: int | None) -> bool:
     """Whether a number in unit class `number` is a value of column unit class `column`: the
     same class, another unit of its family that an exact factor converts (2年 in a column of
     months is 24, 3天 in one of hours 72: `decision.units.scale`, as for a value named by
-    the column's name), or bare degrees (``22 degrees``) in a column of ℃ or °F."""
+    the column's name), or degrees in either scale or bare (``22 degrees``) in a column of ℃
+    or °F (77°F to a ℃ column: converted, `decision.given.in_scale`)."""
     if number is None or column is None:
         return False
     return number == column or (number == BARE_DEGREES and column in TEMPERATURES) or \
+        number in TEMPERATURES and column in TEMPERATURES or \
         FAMILIES[number] is not None and FAMILIES[number] == FAMILIES[column]
 
 
@@ -114,7 +117,7 @@ def said_of_other(text: str, x: Number, spans: Sequence[tuple[int, int]],
     C``) or a few Chinese characters none of which is in `mine`, the table's input names'
     (油温升到80度; not 油温正常气温25度: 气温 may name its 温度), or an English one starts
     right after it and its unit (``80 C oil temperature``); a comma may stand between the
-    name and the value (油温，80度: `quantities.before_comma`)."""
+    name and the value (油温，80度: `qualified.before_comma`)."""
     first, past = x.extent  # the whole of it: a range's or a bound's with its words
     named = before_comma(text, len(drop_fillers(text[:first]).rstrip(" ")))
     for start, end in spans:
@@ -241,6 +244,7 @@ def may_name(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {},
                 any(o.startswith(w) for o in own) for w in lead)  # ``has rained``, ``air``
     joiner = next((j for j in NAME_STARTS if word.startswith(j)), "")
     word = word[len(joiner):]  # 和湿度 90%, 然后湿度 90% name 湿度
+    word = time_ending(word) or word  # 锈病昨晚 3度: a reading last night, judged so
     if not word or word.endswith(WEATHER) and header_unit(header) not in DURATIONS:
         return True  # 然后 24 度, 下大雨 22度: said of nothing named (晴了4天: sunny days)
     if DAY_TIMES.fullmatch(word) and not any(t in key for t in TIMES):
@@ -296,8 +300,7 @@ def timed_after(text: str, found: Sequence[Number]) -> tuple[list[Number], list[
     for n, x in enumerate(found):
         if x.start == taken:
             x = replace(x, word="")  # 25度白天3度晚上: the 白天 before the 3 is the 25's
-        said = (_ZH_TIME_AFTER if is_cjk(text[x.after:x.after + 1] or "a")
-                else _EN_TIME_AFTER).match(text, x.after)
+        said = _time_after(text, x.after)
         if said is None and n + 1 < len(found) and is_cjk(text[x.after:x.after + 1] or "a"):
             said = _ZH_TIME_BETWEEN.match(text, x.after)  # the next value is its time's
             said = said if said and _paired(text, said.end(), found[n + 1]) else None
@@ -306,8 +309,27 @@ def timed_after(text: str, found: Sequence[Number]) -> tuple[list[Number], list[
             continue
         out.append(replace(x, word=said.group(1)))
         times.append(said.span(1))
-        taken = said.end()
+        closed = text[said.end():said.end() + 1] in CLOSING and text[x.after] in OPENING
+        taken = said.end() + closed
     return out, times
+
+
+# brackets a part of the day may be said in after a value (25度（白天）, ``25 C (daytime)``, as
+# compacted: NFKC makes （） ()
+OPENING, CLOSING = "([【〔", ")]】〕"
+
+
+def _time_after(text: str, at: int) -> re.Match[str] | None:
+    """The part of the day said at position `at` of `text`, right after a value and its unit
+    (3度晚上, ``3 C at night``), or in brackets there (25度（白天）, ``25 C (daytime)``), as a
+    match whose group 1 is the part; None when none is said so."""
+    bracket = text[at:at + 1] in OPENING
+    start = at + bracket
+    said = (_ZH_TIME_AFTER if is_cjk(text[start:start + 1] or "a")
+            else _EN_TIME_AFTER).match(text, start)
+    if said is None or bracket and text[said.end():said.end() + 1] not in CLOSING:
+        return None  # (25度（白天温度）: no part of the day alone)
+    return said
 
 
 def _paired(text: str, end: int, x: Number) -> bool:
@@ -341,15 +363,39 @@ def time_of_day(word: str) -> str:
     """The time of day `word` starts with (晚上, the 夜间 of 夜间气温, ``night`` of ``night
     temp``: a reading at night, whatever follows names), or ""."""
     said = DAY_TIMES.match(word) or EN_PARTS_OF_DAY.match(word.casefold())
-    return word[:said.end()] if said else ""
+    return word[:said.end()] if said else time_ending(word)
+
+
+def time_ending(word: str) -> str:
+    """The time of day of two characters or more a Chinese `word` ends with after other words
+    (昨晚 of 玉米南方锈病昨晚, the table's subject glued before it: 玉米南方锈病 昨晚3度), or ""."""
+    return next((word[n:] for n in range(max(0, len(word) - 6), len(word) - 1)
+                 if is_cjk(word[n]) and DAY_TIMES.fullmatch(word, n)), "")
 
 
 def same_part_of_day(word: str, header: str) -> bool:
     """Whether a reading said with `word` before it may be column `header`'s by the part of
     the day: any when `word` starts with no time of a part of the day (`part_of_day`), else
-    only a column of that part or of none (晚上 3度, 夜间气温3度: 夜温 or 温度, not 白天温度)."""
+    only a column of that part or of none (晚上 3度, 夜间气温3度: 夜温 or 温度, not 白天温度),
+    never one of whole days (日均温, ``Daily mean temperature``: `of_whole_days`)."""
     part = part_of_day(time_of_day(word))
-    return not part or part_of_day(key_text(header)) in (part, "")
+    own = part_of_day(key_text(header))
+    return not part or own == part or not own and not of_whole_days(header)
+
+
+# what names a column of a statistic over a day or longer in Chinese (日均温, 日平均气温, 旬均温):
+# a reading at one part of the day (夜里3度, 昨晚3度) is none of its values
+ZH_SPANS = ("均",)
+
+
+def of_whole_days(header: str) -> bool:
+    """Whether column `header` holds a statistic over whole days or longer (日均温, ``Daily
+    mean temperature``, ``Average temperature``), which no reading at night or in the day
+    is."""
+    key = key_text(header)
+    if key.isascii():
+        return any(w in EN_SPANS for w in key.split())
+    return any(w in key for w in ZH_SPANS)
 
 
 def use_of_other(word: str, header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> str:
@@ -378,3 +424,23 @@ def use_of_other(word: str, header: str, synonyms: Mapping[str, Sequence[str]] =
             for s in USE_TIME_EN):
         return ""
     return said
+
+
+DAYS = next(n for n, c in enumerate(UNIT_CLASSES) if "天数" in c)
+# what falls, as the words before a count with no unit say it (下雨3, 连续下雪三, ``it rained
+# 3``): the count is of the days it fell, as 下雨3天 says, never of a wind's force (大风3)
+FALLING = ("雨", "雪")
+EN_FALLING = ("rain", "rained", "raining", "rainy", "snow", "snowed", "snowing", "snowy")
+
+
+def weather_count(x: Number) -> str:
+    """The word of what fell that number `x`, written with no unit, follows (雨 of 下雨3 and
+    阴雨三, ``rained`` of ``it rained 3``), naming a column of the days it fell
+    (`wording.noun_names`: 雨 of 连续降雨天数); "" for a number with a unit or no exact value,
+    or after any other word (大风3, ``wind 3``)."""
+    if x.unit is not None or not x.exact or x.noun or x.range_text:
+        return ""
+    if x.word.isascii():
+        last = x.word.split()[-1:]
+        return last[0] if last and last[0] in EN_FALLING else ""
+    return next((w for w in FALLING if x.word.endswith(w)), "")

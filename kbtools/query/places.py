@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 
 from kbtools.query.fillers import drop_fillers, strip_fillers
+from kbtools.query.qualified import Qualified
 from kbtools.query.quantities import (
     EN_PLAIN,
     OF_THING,
@@ -34,7 +35,6 @@ from kbtools.query.quantities import (
     PHRASE_WORDS,
     ROOMS,
     TIMES,
-    Qualified,
 )
 from kbtools.query.value_units import UNIT_CLASSES, unit_after
 from kbtools.query.values import STOP_GAP

@@ -149,7 +149,7 @@ def has_words(text: str) -> bool:
 def valued_text(query: str, asked: Searched) -> str:
     """The text a question's values are read from for the decision tables
     (`kbtools.query.answers.evaluate_question`): the searched text (`asked`), but with its
-    full-width commas ending clauses (", "), where NFKC made them "," that `values.compact`
+    full-width commas ending clauses (", "), where NFKC made them "," that `compacted.compact`
     cannot tell from a number's (湿度84.9，26℃ is no 84.9,26; 温度26，800小时 no 26800). The
     search itself reads "," as before: the question's vector is embedded from its text."""
     if asked.condensed or "\uff0c" not in str(query or "")[:MAX_QUESTION_CHARS]:

@@ -4,7 +4,8 @@ by spaces or dots (``1 200``, ``1 200``, ``1.200.000`` → 1200, 1200000), a sha
 in words or as a fraction (一半, 九成, 三分之二, 2/3 → 50 %, 90 %, 66.67 %), a number in Chinese
 numerals (二十五点五 → 25.5) and a fraction of one
 written for a column of percentages (湿度0.85 → 85 %, when the table's bounds are whole
-percentages). A dot that may group thousands or be a decimal point (``1.200``: 1200 or 1.2)
+percentages), and a temperature in the other scale than its column's (77°F → 25°C, converted
+as `kb table eval` converts it: `decision.given.in_scale`). A dot that may group thousands or be a decimal point (``1.200``: 1200 or 1.2)
 is taken as written only when both readings select the same rows; else the input is left
 missing, saying so (`Reading.ambiguous`), since a guess would answer from the wrong row.
 
@@ -21,11 +22,13 @@ from decimal import Decimal
 from kbtools.decision import DecisionTable
 from kbtools.decision.column_units import column_unit, number_in
 from kbtools.decision.conditions import format_number
-from kbtools.decision.given import read_given
+from kbtools.decision.given import in_scale, read_given
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.query.naming import PERCENT
 from kbtools.query.values import BELOW_ZERO, Number
 
+# the scale said before a number (华氏77度: 77°F), quoted with it
+_SCALE_BEFORE = "华氏"
 # a number whose one dot may group thousands, as much of Europe writes them, or be a decimal
 # point with three decimals (1.200: 1200 or 1.2)
 _DOT_THOUSANDS = re.compile(r"-?[1-9]\d{0,2}\.\d{3}")
@@ -56,7 +59,11 @@ def read(out: dict[str, str], source: Mapping[str, Number], text: str, typed: st
         digits, shown = text[x.start:x.end], typed[x.start:x.end] or text[x.start:x.end]
         i = table.header.index(column)
         unit = column_unit(table.header[i], (r[i] for r in table.rows))
-        if _GROUPED.fullmatch(digits):
+        if (degrees := in_scale(out[column], unit)) is not None:  # 77°F to ℃: 25°C, said so
+            out[column] = degrees.removesuffix(unit)  # (the number, as other values are)
+            start = x.start - len(_SCALE_BEFORE) * text.endswith(_SCALE_BEFORE, 0, x.start)
+            found.read[column] = (typed[start:x.after].strip() or x.written, degrees)
+        elif _GROUPED.fullmatch(digits):
             found.read[column] = (shown, x.value)
         elif x.unit == PERCENT and not digits.replace(".", "").lstrip("-").isdigit() and \
                 not digits.startswith("百分之"):

@@ -14,9 +14,10 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from kbtools.decision.headers import MIN_PART
+from kbtools.query.compacted import compact, compact_term
 from kbtools.query.fillers import GLUED_NOT_NOUNS, drop_fillers
 from kbtools.query.value_units import DURATIONS, UNIT_CLASSES, unit_after
-from kbtools.query.values import AMOUNT_LEADS, CJK_NUMBER, SUBJECTS, compact, compact_term
+from kbtools.query.values import AMOUNT_LEADS, CJK_NUMBER, SUBJECTS
 
 if TYPE_CHECKING:  # the table code is imported by a question that reaches a decision table
     from kbtools.decision.model import DecisionTable
