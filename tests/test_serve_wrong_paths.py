@@ -135,6 +135,7 @@ def test_a_citation_pasted_into_the_search_box_opens_its_lines(client, pasted, h
     or a citation of none in the release, is searched."""
     fields = {"q": pasted, "lang": "en"}
     sent = client.get("/", params=fields) if how == "get" else client.post("/", data=fields)
+    client.cookies.clear()  # the language asked is remembered: not for the other tests
     assert sent.status_code == 200 and str(sent.url).endswith(
         f"/doc/{SCAB}.md?lines=65-73&lang=en#cited"), sent.url
     assert 'id="cited"' in sent.text and '<html lang="en"' in sent.text
