@@ -1,5 +1,7 @@
-"""`kb serve`'s JSON API over a real built index: every endpoint, its error paths and
-hostile input, through Starlette's HTTP test client."""
+"""`kb serve`'s JSON API over a real built index: releases, health, the OpenAPI document,
+security (hosts, tokens, origins, binding, release files), pages' errors and the served
+release's life (warm-up, rebuilds, locks); search is `test_serve_api_search.py`, read and
+tables `test_serve_api_read.py`."""
 
 from __future__ import annotations
 
@@ -7,7 +9,6 @@ import gc
 import json
 import re
 import subprocess
-import sys
 import threading
 
 import pytest
@@ -16,8 +17,6 @@ from starlette.testclient import TestClient
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
-from kbtools.index.reader import open_index
-from kbtools.query.search import search
 from kbtools.serve.app import check_bind, create_app, read_token
 from kbtools.serve.openapi import openapi_document
 from kbtools.serve.source import ServedIndex
@@ -45,192 +44,6 @@ def test_an_index_named_by_a_string_is_served(repo):
 @pytest.fixture(scope="module")
 def client(repo):
     yield from app_client(repo / "dist", BASE)
-
-
-
-
-def test_search_is_exactly_the_kb_query_json_contract(client, repo):
-    question = "小麦扬花期 温度 22 度 湿度 90% 连续降雨 4 天 风险多高"
-    resp = client.get("/api/search", params={"q": question, "k": 3})
-    assert resp.status_code == 200
-    assert resp.headers["content-type"].startswith("application/json")
-    got = resp.json()
-    expected = search(open_index(repo / "dist"), question, k=3).to_dict()
-    got.pop("took_ms"), expected.pop("took_ms")
-    assert got == json.loads(json.dumps(expected, ensure_ascii=False))
-    top = got["results"][0]
-    assert top["doc"] == SCAB and top["heading_path"][-1] == "3.2 风险等级判定表"
-    cli = subprocess.run([sys.executable, "-m", "kbtools", "query", "--index",
-                          str(repo / "dist"), "--json", "-k", "3", question],
-                         capture_output=True, text=True, check=True)
-    printed = json.loads(cli.stdout)
-    printed.pop("took_ms")
-    assert printed == got
-
-
-def test_search_by_post_with_filters(client):
-    resp = client.post("/api/search", json={"query": "施药", "k": 5, "where": ["crop=水稻"],
-                                            "verified_only": True})
-    assert resp.status_code == 200
-    body = resp.json()
-    assert body["filters"]["where"] == ["crop=水稻"] and body["filters"]["verified_only"]
-    assert body["results"] and all("水稻" in r["metadata"]["crop"] and r["verified"]
-                                   for r in body["results"])
-
-
-@pytest.mark.parametrize("params, status, words", [
-    ({}, 400, "missing 'q'"),
-    ({"q": "x" * 8200}, 414, "query string longer than 8192 bytes"),  # longer: by POST
-    ({"q": "赤霉病", "k": "0"}, 400, "'k'"),
-    ({"q": "赤霉病", "k": "abc"}, 400, "'k'"),
-    ({"q": "赤霉病", "k": "101"}, 400, "'k'"),
-    ({"q": "赤霉病", "where": "no filter"}, 400, "bad 'where' filter 'no filter'"),
-    ({"q": "赤霉病", "verified_only": "maybe"}, 400, "true or false"),
-])
-def test_search_errors(client, params, status, words):
-    message = error_of(client.get("/api/search", params=params), status)
-    assert words is None or words in message
-
-
-def test_search_post_body_errors(client):
-    assert "not a JSON object" in error_of(
-        client.post("/api/search", content=b"[1,2]", headers={"content-type": "application/json"}), 400)
-    assert "not UTF-8 (byte 0xFF at byte 1)" in error_of(
-        client.post("/api/search", content=b"\xff\xfe", headers={"content-type": "application/json"}), 400)
-    assert "larger than" in error_of(
-        client.post("/api/search", content=b"{" + b" " * 70_000 + b"}"), 413)
-    assert "'where'" in error_of(client.post("/api/search", json={"query": "x", "where": [1]}), 400)
-
-
-def test_a_json_body_saved_with_a_byte_order_mark_is_read(client):
-    """A JSON file written by Windows PowerShell 5 (``Set-Content -Encoding UTF8``) begins
-    with a UTF-8 byte order mark; `curl --data-binary @q.json` sent it and got 400 "not a
-    JSON object" (session 37)."""
-    body = "\ufeff" + json.dumps({"query": "赤霉病", "k": 2}, ensure_ascii=False)
-    sent = client.post("/api/search", content=body.encode("utf-8"),
-                       headers={"content-type": "application/json"})
-    assert sent.status_code == 200 and len(sent.json()["results"]) == 2
-    assert "not UTF-8 (byte 0xFF at byte 5)" in error_of(client.post(
-        "/api/search", content=b"\xef\xbb\xbf{\xff}", headers={"content-type": "application/json"}),
-        400)
-
-
-def test_a_form_body_is_415_naming_the_type_to_send(client):
-    """A form's fields posted to the API answered 400 "not a JSON object" (session 37): the
-    client is told the type it sent and the one to send; a JSON object sent with a form's
-    type (``curl -d '{…}'``) is still read."""
-    form = "application/x-www-form-urlencoded"
-    for path, fields in (("/api/search", {"query": "赤霉病"}),
-                         ("/api/table/evaluate", {"doc": SCAB, "inputs": "x"})):
-        message = error_of(client.post(path, data=fields), 415)
-        assert form in message and "Content-Type: application/json" in message
-    assert "multipart/form-data" in error_of(
-        client.post("/api/search", files={"query": ("q.txt", b"x")}), 415)
-    sent = client.post("/api/search", content='{"query": "赤霉病"}'.encode(),
-                       headers={"content-type": form})
-    assert sent.status_code == 200 and sent.json()["results"]
-
-
-@pytest.mark.parametrize("query, field, byte", [
-    ("q=%FF", "q", "0xFF at byte 1"),
-    ("q=%D0%A1%C2%F3%B3%E0%C3%B9%B2%A1", "q", "0xC2 at byte 3"),  # 小麦赤霉病 in GBK
-    ("q=%E8%B5%A4%E9&k=3", "q", "0xE9 at byte 4"),  # a character cut in two
-    ("q=x&where=crop%3D%FF", "where", "0xFF at byte 6"),
-])
-def test_an_address_that_is_not_utf8_is_400_naming_the_byte(client, query, field, byte):
-    """`?q=%FF` was searched as an empty question (200, no results, logged), and a question
-    percent-encoded from GBK as replacement characters (session 37): the field and the byte
-    are named, on the API and on the pages."""
-    message = error_of(client.get(f"/api/search?{query}"), 400)
-    assert f"'{field}' in the address is not UTF-8 text (byte {byte})" in message
-    for page in (f"/?{query}", f"/doc/{SCAB}?{query}"):
-        refused = client.get(page)
-        assert refused.status_code == 400 and byte.split()[0] in refused.text
-    assert client.get("/api/search?q=%E8%B5%A4%EF%BF%BD").status_code == 200  # U+FFFD is text
-
-
-def test_a_huge_query_string_is_refused_before_any_handler(client):
-    assert "query string" in error_of(client.get("/api/search?q=" + "a" * 9000), 414)
-
-
-def test_read_a_section_and_a_line_range(client):
-    body = client.get("/api/read", params={"doc": SCAB, "heading_path": "3.2"}).json()
-    assert body["heading_path"][-1] == "3.2 风险等级判定表" and "极高" in body["markdown"]
-    assert body["citation"].startswith(f"{SCAB}:") and body["release"]["source_commit"]
-    lines = client.get("/api/read", params={"doc": SCAB, "line_start": 20, "line_end": 22}).json()
-    assert (lines["line_start"], lines["line_end"]) == (20, 22)
-
-
-@pytest.mark.parametrize("doc", [SCAB + "#32-风险等级判定表", SCAB + "#3.2 风险等级判定表",
-                                 SCAB.replace("/", "%2F") + "#32-%E9%A3%8E%E9%99%A9%E7%AD%89"
-                                 "%E7%BA%A7%E5%88%A4%E5%AE%9A%E8%A1%A8"])
-def test_read_a_link_or_an_address_as_mcp_reads_it(client, doc):
-    """A link's anchor and a URL-escaped path read what they name, as over MCP (session
-    34): the link was refused (400), the escaped path not found (404)."""
-    body = client.get("/api/read", params={"doc": doc}).json()
-    assert (body["doc"], body["heading_path"][-1]) == (SCAB, "3.2 风险等级判定表")
-
-
-@pytest.mark.parametrize("doc, status", [
-    ("../../etc/passwd.md", 400), ("/etc/passwd", 400), ("knowledge/../../x.md", 400),
-    ("knowledge\\crops\\wheat-scab.md", 400), ("C:/x.md", 400), ("knowledge/crops/x.txt", 400),
-    ("knowledge/crops/nothing-here.md", 404),
-    ("%2e%2e/%2e%2e/etc/passwd.md", 400),  # no such file; decoded, '..' (session 34: 404)
-])
-def test_read_refuses_paths_outside_the_knowledge(client, doc, status):
-    error_of(client.get("/api/read", params={"doc": doc}), status)
-
-
-def test_read_errors(client):
-    assert "missing 'doc'" in error_of(client.get("/api/read"), 400)
-    assert "no section" in error_of(client.get("/api/read", params={"doc": SCAB, "heading_path": "9.9"}), 404)
-    assert "line_start" in error_of(client.get("/api/read", params={"doc": SCAB, "line_start": "x"}), 400)
-    error_of(client.get("/api/read", params={"doc": SCAB, "line_start": 5, "line_end": 2}), 400)
-
-
-def test_table_evaluate_the_wheat_scab_inputs(client):
-    resp = client.post("/api/table/evaluate", json={
-        "doc": SCAB, "inputs": {"温度": 22, "相对湿度": "90", "连续降雨天数": 4}})
-    assert resp.status_code == 200
-    body = resp.json()
-    assert body["status"] == "match" and body["selected"] == [7]
-    assert body["outputs"][0]["风险等级"] == "极高"
-    assert [c["condition"] for c in body["matches"][0]["cells"]] == [">20", "≥85", ">3"]
-    assert body["release"]["source_commit"]
-
-
-def test_table_evaluate_refuses_a_value_no_such_quantity_can_be(client):
-    """-1 rainy days was answered from a row taking ``≤3`` (session 32: refused, naming what
-    the column takes, as `kb table eval` and the MCP tool refuse it)."""
-    message = error_of(client.post("/api/table/evaluate", json={
-        "doc": SCAB, "inputs": {"温度": 18, "相对湿度": 90, "连续降雨天数": -1}}), 400)
-    assert "input 连续降雨天数='-1': impossible: this column takes 0 天 or more" in message
-
-
-@pytest.mark.parametrize("payload, status, words", [
-    ({"inputs": {}}, 400, "missing 'doc'"),
-    ({"doc": SCAB}, 400, "'inputs'"),
-    ({"doc": SCAB, "inputs": {"温度": "热"}}, 400, None),
-    ({"doc": SCAB, "inputs": {"风速": 3}}, 400, None),
-    ({"doc": SCAB, "inputs": {"温度": [1]}}, 400, "string or a number"),
-    ({"doc": SCAB, "inputs": {"温度": 22}, "policy": "best"}, 400, "'policy'"),
-    ({"doc": SCAB, "inputs": {"温度": 22}, "table": 9}, 400, "no decision table 9"),
-    ({"doc": "../x.md", "inputs": {"温度": 22}}, 400, "'..'"),
-    ({"doc": "knowledge/crops/none.md", "inputs": {"温度": 22}}, 404, None),
-    ({"doc": "knowledge/crops/rice-blast.md", "inputs": {"x": "1"}, "table": "nope"}, 400, None),
-    # a link is the table of the section it names (session 35; session 30 refused it, telling
-    # to give the section as 'table'), a citation the table at its lines (session 31): each
-    # asks for the inputs it lacks
-    ({"doc": f"{SCAB}#32-风险等级判定表", "inputs": {"温度": 22}}, 400,
-     "3.2 风险等级判定表: missing input for column(s) 相对湿度(%), 连续降雨天数"),
-    ({"doc": f"{SCAB}:65-73", "inputs": {"温度": 22}}, 400,
-     "3.2 风险等级判定表: missing input for column(s) 相对湿度(%), 连续降雨天数"),
-    ({"doc": f"{SCAB}:65-73 § 3.2 风险等级判定表", "inputs": {"温度": 22}}, 400,
-     "3.2 风险等级判定表: missing input for column(s) 相对湿度(%), 连续降雨天数"),
-])
-def test_table_evaluate_errors(client, payload, status, words):
-    message = error_of(client.post("/api/table/evaluate", json=payload), status)
-    assert words is None or words in message
 
 
 def test_releases_healthz_and_openapi(client):
@@ -532,60 +345,3 @@ def test_pages_and_health_never_wait_behind_searches(repo):
         searching.join(60)
     assert while_searching == {url: 200 for url in answered} and len(answered) == 5
     assert found["r"].status_code == 200
-
-
-def cite(hit) -> str:
-    """A result's citation as `kb query` and the MCP tools print it (`Citation.text`)."""
-    return (f"{hit['doc']}:{hit['line_start']}-{hit['line_end']} § "
-            + " > ".join(hit["heading_path"]))
-
-
-@pytest.mark.parametrize("question, doc", [
-    ("how to calibrate a sprayer", "knowledge/crops/sprayer-calibration.md"),
-    ("pesticide dilution calculation", "knowledge/crops/pesticide-dilution-and-phi.md"),
-    ("first aid for pesticide poisoning", "knowledge/crops/pesticide-operator-safety.md"),
-])
-def test_an_english_question_over_chinese_knowledge_is_answered_with_citations(
-        client, repo, question, doc):
-    """The served knowledge is Chinese only, so its index holds no vectors of the English
-    model: an English question was judged as one in the knowledge's own language, every
-    word of it one the knowledge never writes, and was "no answer" beside the Chinese page
-    answering it (session 31). Its citations read back as given."""
-    got = client.get("/api/search", params={"q": question, "k": 3}).json()
-    assert got["no_answer"] is False, got
-    top = next(r for r in got["results"] if r["doc"] == doc)  # among the first 3
-    section = client.get("/api/read", params={"doc": cite(top)}).json()
-    assert section["doc"] == doc
-    assert section["line_start"] <= top["line_start"] and top["line_end"] <= section["line_end"]
-    lines = (repo / doc).read_text(encoding="utf-8").splitlines()
-    assert all(line in section["markdown"]
-               for line in lines[top["line_start"] - 1:top["line_end"]])
-
-
-def test_an_off_topic_english_question_over_chinese_knowledge_stays_unanswered(client):
-    got = client.get("/api/search", params={"q": "How do I bake sourdough bread?"}).json()
-    assert got["no_answer"] is True and got["results"] == []
-
-
-def test_a_citation_is_taken_as_the_document(client):
-    """What search cites (`x.md:65-73 § A > B`, or `x.md:71`) is taken where a document is
-    asked for, as `kb table eval` takes it (session 31): the API refused it as a path."""
-    inputs = {"温度": "22℃", "相对湿度": "90 %", "连续降雨天数": "4天"}
-    for doc in (f"{SCAB}:71", f"{SCAB}:65-73 § 3.2 风险等级判定表", f"{SCAB} § 3.2 风险等级判定表"):
-        resp = client.post("/api/table/evaluate", json={"doc": doc, "inputs": inputs})
-        assert resp.status_code == 200, resp.text
-        assert resp.json()["outputs"][0]["风险等级"] == "极高"
-    row = client.get("/api/read", params={"doc": f"{SCAB}:71"}).json()
-    assert (row["line_start"], row["line_end"]) == (71, 71) and row["markdown"].startswith("| >20")
-    section = client.get("/api/read", params={"doc": f"{SCAB}:71-71 § 3.2 风险等级判定表"}).json()
-    assert section["heading_path"][-1] == "3.2 风险等级判定表" and "| 温度(℃)" in section["markdown"]
-    message = error_of(client.post("/api/table/evaluate", json={
-        "doc": f"{SCAB}:1-3", "inputs": inputs}), 400)
-    assert message.startswith(f"no decision table at {SCAB} lines 1-3 (its decision tables: ")
-    message = error_of(client.get("/api/read", params={"doc": f"{SCAB}:71", "line_start": 1}), 400)
-    assert "is a citation" in message
-    # a link's anchor reads its section (session 34; refused before), a section number too
-    assert client.get("/api/read", params={"doc": f"{SCAB}#3"}).json()["heading_path"][-1] \
-        == "3. 发病风险判定"
-    assert "has the anchor '#9'" in error_of(client.get("/api/read",
-                                                        params={"doc": f"{SCAB}#9"}), 404)

@@ -408,3 +408,34 @@ def test_a_search_refused_as_too_long_is_said_in_the_language_chosen_offline(bro
     message = browser.find_element(By.CSS_SELECTOR, "p.message").text
     assert ui_of(browser) == "en" and message == "What was sent is too long.", message
     assert browser.current_url == server.url + "/?lang=en"
+
+
+# where the cited lines and the offline note are on the screen: (cited top, note bottom,
+# scrolled, the most it can scroll)
+CITED_UNDER_NOTE = """const cited = document.getElementById('cited').getBoundingClientRect();
+const note = document.getElementById('kb-offline').getBoundingClientRect();
+const page = document.scrollingElement;
+return [cited.top, note.bottom, page.scrollTop, page.scrollHeight - page.clientHeight];"""
+
+
+@pytest.mark.parametrize("width, height", [(412, 915), (800, 1280)])
+def test_a_citation_opened_from_a_copy_is_not_under_its_note(browser, server, width, height):
+    """A citation's link opened on a phone or a tablet offline scrolled its first lines
+    under the copy's note, which stays at the top of the screen (a technician read the
+    cited passage from its third line). The cited lines begin below the note."""
+    from selenium.webdriver.common.by import By
+
+    browser.set_window_size(width, height)
+    doc = f"/doc/{quote(SCAB)}?lines=65-73"
+    browser.get(server.url + doc + "#cited")
+    kept(browser, copy(doc))
+    browser.get("about:blank")
+    server.stop()
+    try:
+        browser.get(server.url + doc + "#cited")
+        assert note(browser), browser.find_element(By.TAG_NAME, "body").text[:200]
+        top, under, scrolled, most = browser.execute_script(CITED_UNDER_NOTE)
+        assert 0 < scrolled < most  # scrolled to the lines, not held by the page's end
+        assert top >= under, (top, under)
+    finally:
+        server.start()

@@ -22,7 +22,9 @@ from starlette.testclient import TestClient
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
-from kbtools.serve import docview, i18n, pages
+from kbtools.decision.documents import document_tables
+from kbtools.markdown import parser
+from kbtools.serve import docparts, docview, i18n, ops, pages
 from kbtools.serve.app import create_app
 from kbtools.serve.pagecache import PageCache
 from kbtools.serve.source import ServedIndex
@@ -79,7 +81,8 @@ def parses(monkeypatch):
     def counted(text, *args):
         seen.append(text)
         return real(text, *args)
-    monkeypatch.setattr(docview, "parse_tokens", counted)
+    for module in (docview, docparts):  # a passage's view, a document page's
+        monkeypatch.setattr(module, "parse_tokens", counted)
     return seen
 
 
@@ -307,3 +310,64 @@ def test_a_table_link_made_before_its_columns_changed_is_not_decided(tmp_path):
             **swapped, "cols": _hidden(client, doc)}).text) == "高"
         assert _decided(client.get(f"/table/{doc}", params={
             k: v for k, v in swapped.items() if k != "cols"}).text) == "高"
+
+
+HANDBOOK = """## 1. 出口压力 Outlet pressure
+
+$$
+P = \\frac{\\rho g h}{1000} + \\sqrt{x^2}
+$$
+
+| 参数 Item | 值 Value |
+|---|---|
+| 扬程 head | 20 m |
+
+## 2. 通风 Ventilation
+
+> [!note] 通风判定
+> | 温度 ℃ | 湿度 % | 措施 Action |
+> |---|---|---|
+> | > 30 | > 80 | 通风 ventilate[^1] |
+> | <= 30 | any | 观察 watch |
+
+See [the manual][m], #标签 and $E=mc^2$.
+
+[m]: ./good.md
+[^1]: 打开天窗 open the roof vents.
+"""
+
+
+def test_a_documents_first_view_parses_it_once(tmp_path, monkeypatch):
+    """A document's first view parsed it twice: once to render it and once more in
+    `ops.tables_of`, to find the decision table the page offers (half of a 300-formula
+    handbook's first view). The one parse now serves both, and the page, its table link
+    and the tables the table page reads are those of separate parses, byte for byte."""
+    doc = "knowledge/handbook.md"
+    repo = make_repo(tmp_path / "kr", docs={doc: titled_page("压力手册 Pressure", HANDBOOK)})
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    md = parser.markdown()
+    real, parsed = md.parse, []
+
+    def counted(text, env=None):  # type: ignore[no-untyped-def]
+        parsed.append(text)
+        return real(text, env)
+    monkeypatch.setattr(md, "parse", counted)
+    source = ServedIndex(repo / "dist")
+    with TestClient(create_app(None, source=source), base_url=BASE) as client:
+        src = ops.document(source.get(), doc, exactly=True)
+        urls = [f"/doc/{doc}?lang=zh&lines=10-12&q=压力", f"/doc/{doc}?lang=en",
+                f"/table/{doc}?lang=zh"]
+        shown = [client.get(url) for url in urls]
+        assert [r.status_code for r in shown] == [200, 200, 200]
+        assert parsed.count(src.body) == 1
+        assert f'href="/table/{doc}?table=1"' in shown[0].text and "通风 Ventilation" in shown[2].text
+        tables = source.get().cache["decision_tables"][doc]
+        assert [t.to_record() for t in tables] == [  # type: ignore[union-attr]
+            t.to_record() for t in document_tables(src)]  # type: ignore[union-attr]
+        for first in (urls, urls[::-1]):  # the tables read by the page's parse, or apart
+            served = source.get()
+            served.pages.clear()
+            served.prepared.clear()
+            served.cache.pop("decision_tables")
+            again = {url: client.get(url).content for url in first}
+            assert [again[url] for url in urls] == [r.content for r in shown]

@@ -15,7 +15,7 @@ from pathlib import Path
 from urllib.parse import quote, urlencode
 
 import pytest
-from kbfixtures import copy_example
+from kbfixtures import copy_example, titled_page
 from servefixtures import DOCS, zh_doc
 from starlette.testclient import TestClient
 
@@ -27,6 +27,7 @@ from kbtools.serve.app import create_app
 from kbtools.serve.marks import highlight_terms
 from kbtools.ship.release import make_release
 from kbtools.ship.sync import sync
+from tests.hostile import make_repo
 
 pytestmark = pytest.mark.slow
 
@@ -121,6 +122,62 @@ def test_the_header_has_one_tab_stop_to_the_search_page(client, url):
     assert stops.count("/") == 1 and stops[:2] == ["/", "/release"], stops
     brand = re.search(r'<a class="brand"[^>]*>', header).group()
     assert 'tabindex="-1"' in brand and 'aria-hidden="true"' in brand
+
+
+@pytest.mark.parametrize("url", PAGES)
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_each_menu_is_named_and_marks_the_page_shown(client, url, lang):
+    """A table page has two menus (the header's, its document's tables) and a screen reader
+    listed them as "navigation", "navigation"; nothing said which table, or which page of
+    the menu, was the one shown. Each `<nav>` is named in the page's language, and the link
+    to the page shown carries ``aria-current="page"``."""
+    page = client.get(url + ("&" if "?" in url else "?") + "lang=" + lang).text
+    navs = re.findall(r"<nav\b([^>]*)>(.*?)</nav>", page, re.S)
+    names = [re.search(r'aria-label="([^"]+)"', attrs) for attrs, _ in navs]
+    assert navs and all(names) and len({n.group(1) for n in names}) == len(navs), navs
+    assert htmllib.unescape(names[0].group(1)) == i18n.translator(lang)("menu")
+    current = [a for _, links in navs for a in re.findall(r"<a\b[^>]*>", links)
+               if 'aria-current="page"' in a]
+    path = url.split("?")[0]
+    if path in ("/", "/release"):
+        assert current == [a for a in current if f'href="{path}"' in a] and len(current) == 1
+    elif path.startswith("/table/"):
+        tables = [links for attrs, links in navs if 'class="tables"' in attrs]
+        assert len(current) == len(tables) and all('href="?table=1"' in a for a in current)
+    else:
+        assert current == []
+
+
+TWO_TABLES = """## 通风 Ventilation
+
+<!-- decision: inputs=温度(℃); outputs=措施 -->
+| 温度(℃) | 措施 |
+|---|---|
+| <20 | 关闭风口 |
+| >=20 | 打开风口 |
+
+## 灌溉 Irrigation
+
+<!-- decision: inputs=土壤湿度(%); outputs=灌溉 -->
+| 土壤湿度(%) | 灌溉 |
+|---|---|
+| <30 | 灌溉 |
+| >=30 | 不灌溉 |
+"""
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_table_page_names_its_tables_menu_and_marks_the_table_shown(tmp_path, lang):
+    doc = "knowledge/shed.md"
+    repo = make_repo(tmp_path / "kr", docs={doc: titled_page("大棚 Shed", TWO_TABLES)})
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    with TestClient(create_app(repo / "dist"), base_url=BASE) as shed:
+        page = shed.get(f"/table/{doc}", params={"table": "2", "lang": lang}).text
+    menu = re.search(r'<nav class="tables" aria-label="([^"]+)">(.*?)</nav>', page, re.S)
+    assert menu and htmllib.unescape(menu.group(1)) == i18n.translator(lang)("doc_tables")
+    links = re.findall(r"<a\b[^>]*>", menu.group(2))
+    assert [a for a in links if 'aria-current="page"' in a] == [
+        a for a in links if 'href="?table=2"' in a] and len(links) == 2
 
 
 def test_the_skip_link_shows_when_it_has_the_focus():

@@ -121,6 +121,29 @@ def test_a_citation_pasted_as_the_address_opens_its_lines(client):
     assert page.status_code == 200 and 'id="cited"' in page.text
 
 
+@pytest.mark.parametrize("pasted", [
+    f"{SCAB}.md:65-73 § 3.2 风险等级判定表",  # as `kb query`, MCP and the results cite it
+    f" {SCAB}.md:65-73 § 3.2 风险等级判定表 @ 3f2a9c1d0b7e\n",  # with its release, a newline
+    f"{SCAB}.md › 3. 发病风险判定 › 3.2 风险等级判定表 (lines 65–73)",  # as `kb query` shows it
+    "crops/wheat-scab.md：６５－７３",  # typed on a Chinese keyboard, from the knowledge folder
+])
+@pytest.mark.parametrize("how", ["get", "post"])
+def test_a_citation_pasted_into_the_search_box_opens_its_lines(client, pasted, how):
+    """A citation shared in a chat and pasted into the search box was searched as words:
+    the page said "no answer" and "not in the knowledge: wheat-scab.md". It opens the
+    document at the cited lines, in the language asked; a question that names a document,
+    or a citation of none in the release, is searched."""
+    fields = {"q": pasted, "lang": "en"}
+    sent = client.get("/", params=fields) if how == "get" else client.post("/", data=fields)
+    client.cookies.clear()  # the language asked is remembered: not for the other tests
+    assert sent.status_code == 200 and str(sent.url).endswith(
+        f"/doc/{SCAB}.md?lines=65-73&lang=en#cited"), sent.url
+    assert 'id="cited"' in sent.text and '<html lang="en"' in sent.text
+    for searched in (f"{SCAB}.md 赤霉病怎么防治", "knowledge/crops/no-such.md:65-73"):
+        page = client.get("/", params={"q": searched}, follow_redirects=False)
+        assert page.status_code == 200 and 'class="results"' in page.text
+
+
 @pytest.mark.parametrize("path, lines", [(f"{SCAB}.md", "22-20"), (f"{SCAB}.md:22-20", None)])
 def test_a_range_written_backwards_cites_its_lines(client, path, lines):
     """``?lines=22-20`` (a citation's numbers typed from its end) answered "the lines are

@@ -22,7 +22,7 @@ from kbtools.decision.conditions import normalize_text
 from kbtools.decision.matching import TableResult, match_rules
 from kbtools.decision.model import DecisionTable, build_table
 from kbtools.errors import SourceError, TableError, plural
-from kbtools.markdown.doctree import Table, parse
+from kbtools.markdown.doctree import Document, Table, parse
 from kbtools.markdown.heading_paths import heading_parts, path_matches, section_number
 from kbtools.markdown.table_lines import count_cells, without_quote_marks
 
@@ -105,9 +105,11 @@ def cell_links(table: Table) -> tuple[tuple[int, int, str, str], ...]:
                  for n, cell in enumerate(table.cells) if n >= width for link in cell.links)
 
 
-def document_tables(src: SourceDoc) -> list[DecisionTable | TableError]:
-    """Decision tables in document order; a malformed annotated table is its TableError."""
-    parsed = parse(src)
+def document_tables(src: SourceDoc, parsed: Document | None = None
+                    ) -> list[DecisionTable | TableError]:
+    """Decision tables in document order; a malformed annotated table is its TableError.
+    `parsed`: `src` parsed already (`doctree.parse`), else parsed here."""
+    parsed = parse(src) if parsed is None else parsed
     out: list[DecisionTable | TableError] = []
     for t in parsed.tables():
         try:

@@ -52,6 +52,7 @@ from kbtools.markdown.nodes import (
 from kbtools.markdown.parser import (
     BR,
     INLINE_MATH,
+    Env,
     anchor_text,
     fence_language,
     heading_text,
@@ -447,18 +448,22 @@ class _TableTagger:
         return replace(item, children=children)
 
 
-def parse(src: SourceDoc) -> Document:
-    """Parse `src.body`; every line number refers to the original file."""
+def parse(src: SourceDoc, tokens: list[Token] | None = None,
+          env: Env | None = None) -> Document:
+    """Parse `src.body`; every line number refers to the original file. `tokens` and `env`:
+    `parse_tokens(src.body, env)` made already, by a caller that uses them too (the web app's
+    page renders the same tokens: one parse of a document, not two), read here unchanged."""
     lines = src.text.split("\n")
     body = source_text(src.body)  # keep line numbering equal to text.split("\n")
     offset = src.body_line - 1
     body_lines = body.split("\n")
     lines = lines + [""] * max(0, offset + len(body_lines) - len(lines))
-    env: dict[str, Any] = {}
-    try:
-        tokens = parse_tokens(body, env)
-    except Exception:  # pragma: no cover - markdown-it has no documented errors; stay total
-        tokens = []
+    if tokens is None or env is None:
+        env = {}
+        try:
+            tokens = parse_tokens(body, env)
+        except Exception:  # pragma: no cover - markdown-it has no documented errors; stay total
+            tokens = []
     blocks = _Builder(tokens, offset, lines).blocks()
     last = offset + len(body_lines)
     while last > src.body_line and not lines[last - 1].strip():

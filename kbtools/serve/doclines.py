@@ -3,7 +3,8 @@ cites (`cited_in`: none, past the end, in the front matter), where the passage a
 link cites is now (`cited_chunk`: the link carries its chunk, so a link made before a sync
 finds it moved, or says it changed), the chunks the cited lines hold (their terms are the
 ones marked), and a document named without its ``.md`` or as a citation
-(``knowledge/x.md:49-56``) sent to its page (`markdown_named`)."""
+(``knowledge/x.md:49-56``) sent to its page (`markdown_named`), and a citation pasted into
+the search box opened at its lines (`citation_page`)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from starlette.responses import RedirectResponse, Response
 
 from kbtools.agents.docpath import cited as as_citation
 from kbtools.errors import KbError
+from kbtools.serve.ops import ApiError, document
 from kbtools.serve.passes import app_url
 from kbtools.serve.source import Served
 
@@ -111,3 +113,24 @@ def markdown_named(request: Request, served: Served, kind: str) -> Response | No
         return RedirectResponse(app_url(kind, doc + ext) + (f"?{query}" if query else ""), 307,
                                 headers={"cache-control": "no-cache"})
     return None
+
+
+def citation_page(served: Served, q: str, lang: str | None) -> Response | None:
+    """A redirect to the document page, at its lines, of the citation `q` when the search
+    box holds one (``knowledge/x.md:65-73 § A > B`` as `kb query`, the MCP tools and the
+    results print it, with its release after it or as `Citation.display` shows it) of a
+    document of the release: a citation shared in a chat and pasted into the box was
+    searched as words, and the page said "no answer" beside "not in the knowledge:
+    x.md". None for anything else (a question that names a document is searched);
+    `lang`: the address's ``lang``, kept."""
+    given = as_citation(q) if ".md" in q.lower() or ".markdown" in q.lower() else None
+    if given is None or given.lines is None:
+        return None
+    try:
+        src = document(served, given.doc)
+    except (ApiError, KbError):
+        return None
+    a, b = given.lines
+    query = urlencode([("lines", f"{a}-{b}")] + ([("lang", lang)] if lang else []))
+    return RedirectResponse(app_url("doc", src.rel) + f"?{query}#cited", 303,
+                            headers={"cache-control": "no-cache"})

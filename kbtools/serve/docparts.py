@@ -5,7 +5,8 @@ page of its own in `pagecache.PageCache`): the document's Markdown parsed, throu
 pass that is the same on each view (`docview.prepare_markdown`: the editors' boxes,
 headings' anchors, line numbers, cross references), its chunks read from the store and its
 language are made at its first view and kept in `Served.prepared` (bounded by token count,
-least recently used dropped first); a view applies its cited lines and the question's
+least recently used dropped first). The one parse also reads the document's decision tables
+(`ops.tables_of`: the page offers the first), before the passes change its tokens. A view applies its cited lines and the question's
 terms to them (`docview.render_prepared`) without changing them. A 2,000-line manual's
 next view costs its render, not its parse (`benchmarks/bench_docpage.py`).
 """
@@ -18,6 +19,7 @@ from typing import Any
 from markdown_it.token import Token
 
 from kbtools.corpus import SourceDoc
+from kbtools.markdown.parser import Env, parse_tokens
 from kbtools.serve import ops
 from kbtools.serve.docview import prepare_markdown
 from kbtools.serve.i18n import content_lang
@@ -44,7 +46,10 @@ def doc_parts(served: Served, src: SourceDoc) -> DocParts:
         lang = content_lang(src.meta.get("lang"), src.body)
         ctx = render_context(served, src.rel, line_offset=src.body_line - 1, xrefs=xrefs,
                              text_lang=lang)
-        tokens = prepare_markdown(src.body, ctx)
+        env: Env = {}
+        tokens = parse_tokens(src.body, env)
+        ops.tables_of(served, src, tokens, env)  # before the passes change the tokens
+        tokens = prepare_markdown(src.body, ctx, tokens)
         weight = len(tokens) + sum(len(t.children or ()) for t in tokens)
         return DocParts(tokens, chunks, lang), weight
     parts: DocParts = served.prepared.get(("doc", src.rel), make)

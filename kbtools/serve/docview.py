@@ -528,13 +528,15 @@ def render_markdown(text: str, ctx: RenderContext) -> str:
     return render_prepared(prepare_markdown(text, ctx), ctx)
 
 
-def prepare_markdown(text: str, ctx: RenderContext) -> list[Token]:
+def prepare_markdown(text: str, ctx: RenderContext,
+                     tokens: list[Token] | None = None) -> list[Token]:
     """The tokens of `text` after every pass that is the same on each view of it (the
     editors' boxes, headings' anchors, line numbers, cross references): all but the cited
     lines and the question's terms, which `render_prepared` applies to a view without
     changing them. A document's page keeps them per release (`pagecache.Prepared`): the
-    next view of the document, another cited range or question, is not parsed again."""
-    tokens = parse_tokens(text)
+    next view of the document, another cited range or question, is not parsed again.
+    `tokens`: `parse_tokens(text)` made already (`docparts`), changed by the passes."""
+    tokens = parse_tokens(text) if tokens is None else tokens
     task_boxes(tokens)
     callouts(tokens)
     block_ids(tokens)

@@ -32,6 +32,7 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "app": ("现场知识库", "Field knowledge"),
     "search": ("搜索", "Search"),
     "skip_to_content": ("跳到正文", "Skip to content"),
+    "menu": ("主菜单", "Main menu"),  # the header's <nav>, named as a screen reader lists it
     "question": ("问题", "Question"),
     # the question box: Enter searches, Shift+Enter a new line (search.js); read to a screen
     # reader, not shown
@@ -157,6 +158,7 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "file_not_on_device": ("此文件不随发布版本提供，本设备上没有",
                            "not in this release: this device does not have the file"),
     "decision_table": ("决策表", "Decision table"),
+    "doc_tables": ("本文档的决策表", "This document's decision tables"),  # the table page's <nav>
     "formula": ("公式：", "Formula: "),  # a formula picture's text begins with it
     "decide": ("判定", "Decide"),
     "document": ("文档", "Document"),

@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import unquote_to_bytes
 
 import anyio
+from markdown_it.token import Token
 from starlette.datastructures import QueryParams
 from starlette.requests import ClientDisconnect, Request
 
@@ -43,7 +44,9 @@ from kbtools.errors import EngineError, IndexLoadError, KbError, TableError, Usa
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex
 from kbtools.index.verdicts import LAST_LINE
+from kbtools.markdown.doctree import parse
 from kbtools.markdown.figures import tags_hidden
+from kbtools.markdown.parser import Env
 from kbtools.query import freshness
 from kbtools.query.filters import MAX_WHERE_CHARS, Condition
 from kbtools.query.question import is_blank, refuse_blank
@@ -377,14 +380,19 @@ def decision_tables(served: Served, doc: str) -> tuple[SourceDoc, list[DecisionT
     return src, tables_of(served, src)
 
 
-def tables_of(served: Served, src: SourceDoc) -> list[DecisionTable | TableError]:
+def tables_of(served: Served, src: SourceDoc, tokens: list[Token] | None = None,
+              env: Env | None = None) -> list[DecisionTable | TableError]:
     """The tables of `src` (a document of the release `served`) read as decision tables,
     once per opened release (it never changes): a manual's 87 tables cost its page 0.3 s of
-    condition parsing on every request, to know whether to offer a decision table at all."""
+    condition parsing on every request, to know whether to offer a decision table at all.
+    `tokens` and `env`: `src.body`'s parse made already (`docparts`: the page renders the
+    same tokens), read unchanged, so that a document's first view parses it once, not twice
+    (a 300-formula handbook's second parse was half of its first view)."""
     tables: dict[str, list[DecisionTable | TableError]] = served.cache.setdefault(
         "decision_tables", {})
     if src.rel not in tables:
-        tables[src.rel] = document_tables(src)
+        tables[src.rel] = document_tables(src, None if tokens is None else
+                                          parse(src, tokens, env))
     return tables[src.rel]
 
 

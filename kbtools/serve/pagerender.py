@@ -112,6 +112,7 @@ class Page:
                                                  not_in_knowledge=not_in_knowledge_line(
                                                      self.lang),
                                                  lang_url=self.lang_url(anchor),
+                                                 here=local_path(self.request.url.path),
                                                  lang_chosen=self.chosen, **values)
 
     def respond(self, html: str | bytes, status: int = 200) -> HTMLResponse:

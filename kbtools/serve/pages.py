@@ -53,7 +53,13 @@ from kbtools.query.question import is_blank
 from kbtools.query.results import shown_title
 from kbtools.query.search import matched_terms
 from kbtools.serve import ops, releasefiles, whereform
-from kbtools.serve.doclines import cited_chunk, cited_chunks, cited_in, markdown_named
+from kbtools.serve.doclines import (
+    citation_page,
+    cited_chunk,
+    cited_chunks,
+    cited_in,
+    markdown_named,
+)
 from kbtools.serve.docparts import doc_parts
 from kbtools.serve.docview import render_prepared
 from kbtools.serve.headings import first_heading_level
@@ -218,6 +224,8 @@ async def read_form(request: Request) -> QueryParams:
 def search_page(p: Page, served: Served) -> Response:
     params = p.params
     q = ops.check_question(params.get("q", ""), blank=True)
+    if (opened := citation_page(served, q, params.get("lang"))) is not None:
+        return opened
     facets = {f: sorted(v)[:MAX_FACET_VALUES] for f, v in sorted(served.index.facets().items())}
     pairs = asked_filters(params)
     asked = dict(reversed(pairs))  # a key's menu shows its first value

@@ -43,6 +43,7 @@
       stale.querySelector("span").textContent = stale.getAttribute("data-words")
         .replace("{tag}", rel.tag || (rel.source_commit || "").slice(0, 12));
       stale.hidden = false;
+      noteHeight();
     }).catch(function () {});
   }
   window.addEventListener("pageshow", function (event) {
@@ -95,6 +96,34 @@
                                          files: files});
       }
     }).catch(function () {});
+  }
+
+  // The notes above a page (a copy's, a switched release's) stay at the top of the screen
+  // and covered what a link's #fragment is scrolled to: a citation opened from a copy on a
+  // phone showed its lines from the fifth on. The note's height is the margin a fragment
+  // is scrolled to (style.css `--kb-note`), again when the screen turns, and a page opened
+  // at a fragment is scrolled to it once more with its note there.
+  function noteHeight() {
+    var height = 0;
+    [stale, offline].forEach(function (note) {
+      if (note && !note.hidden) {
+        height = Math.max(height, note.getBoundingClientRect().height);
+      }
+    });
+    document.documentElement.style.setProperty("--kb-note", height + "px");
+    return height;
+  }
+  window.addEventListener("resize", noteHeight);
+  function fragmentTarget() {
+    try {  // a fragment that is no escaped UTF-8 (`#%E0`) names nothing
+      return document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    } catch (e) {
+      return null;
+    }
+  }
+  var linkedTo = location.hash.length > 1 ? fragmentTarget() : null;
+  if (noteHeight() && linkedTo) {
+    linkedTo.scrollIntoView();
   }
 
   var box = document.getElementById("kb-q");
