@@ -172,3 +172,35 @@ def test_a_question_giving_a_tables_inputs_is_still_evaluated(example_index: Pat
     assert first["evaluation"]["doc"] == "knowledge/crops/wheat-scab.md"
     assert first["evaluation"]["status"] == "match", first["evaluation"]
     assert TABLE_CODE <= imported
+
+
+SEGMENTERS = """
+import json, rjieba
+from kbtools.index.tokenize import Tokenizer
+first = Tokenizer(words=("油滤芯多",))
+cut_first = first("回油滤芯多久更换一次")
+second = Tokenizer(words=("换一次性",))
+cut_second = second("回油滤芯多久更换一次")
+print(json.dumps({"first_is_rjiebas_own": first._seg is rjieba._DEFAULT_JIEBA,
+                  "second_is_its_own": second._seg not in (first._seg, rjieba._DEFAULT_JIEBA),
+                  "second_holds_firsts_word": second._seg.has_word("油滤芯多"),
+                  "cuts": [cut_first, cut_second]}, ensure_ascii=False))
+"""
+
+
+def test_a_process_builds_jiebas_dictionary_once() -> None:
+    """rjieba's import builds a segmenter with jieba's dictionary (a cold Chinese question's
+    largest single cost); the first Tokenizer cuts with that one instead of building the
+    same dictionary a second time. A second dictionary of terms in the process still gets a
+    segmenter of its own, holding only its terms, and both cut as they would alone."""
+    proc = subprocess.run([sys.executable, "-c", SEGMENTERS], capture_output=True, text=True,
+                          env=os.environ.copy(), check=True)
+    got = json.loads(proc.stdout)
+    assert got["first_is_rjiebas_own"]
+    assert got["second_is_its_own"]
+    assert not got["second_holds_firsts_word"]
+    from kbtools.index.tokenize import Tokenizer
+
+    alone = [Tokenizer(words=(w,))("回油滤芯多久更换一次") for w in ("油滤芯多", "换一次性")]
+    assert got["cuts"] == alone
+    assert "油滤芯多" in alone[0] and "油滤芯多" not in alone[1]
