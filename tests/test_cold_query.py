@@ -234,3 +234,20 @@ def test_the_chunk_table_reads_the_chunks_once(example_index: Path) -> None:
     assert table.verified.tolist() == [bool(r[3]) for r in stored]
     assert any(table.verified) and not all(table.verified)
     assert table.parent.tolist() == [-1 if r[4] is None else r[4] for r in stored]
+
+
+HEAVY = {"torch", "sentence_transformers", "transformers", "jsonschema", "bm25s", "scipy"}
+
+
+@pytest.mark.parametrize("question", [*QUESTIONS, "Why use SQLite on devices?"])
+def test_a_cold_question_imports_no_heavy_library(example_index: Path, tmp_path: Path,
+                                                  question: str) -> None:
+    """A cold question (its manifest seen before) imports no torch, transformers or
+    sentence-transformers (a question MiniLM embeds, as the last may be, runs it in numpy
+    over safetensors), and builds jieba's dictionary only for Chinese text."""
+    dist = shutil.copytree(example_index, tmp_path / "dist")
+    cold_query(dist, question)  # the manifest checked and remembered
+    answer, imported = cold_query(dist, question)
+    assert answer["results"]
+    assert not imported & HEAVY, sorted(imported & HEAVY)
+    assert ("rjieba" in imported) == any("\u4e00" <= ch <= "\u9fff" for ch in question)
