@@ -48,7 +48,6 @@ def _rjieba() -> Any:
     import rjieba
 
     with _claim:
-        if not _default_claimed:
-            _default_claimed = True
-            return rjieba._DEFAULT_JIEBA
-    return rjieba.Jieba()
+        own = None if _default_claimed else getattr(rjieba, "_DEFAULT_JIEBA", None)
+        _default_claimed = True
+    return own if own is not None else rjieba.Jieba()  # (a release without one: built)
