@@ -172,3 +172,82 @@ def test_a_question_giving_a_tables_inputs_is_still_evaluated(example_index: Pat
     assert first["evaluation"]["doc"] == "knowledge/crops/wheat-scab.md"
     assert first["evaluation"]["status"] == "match", first["evaluation"]
     assert TABLE_CODE <= imported
+
+
+SEGMENTERS = """
+import json, rjieba
+from kbtools.index.tokenize import Tokenizer
+first = Tokenizer(words=("油滤芯多",))
+cut_first = first("回油滤芯多久更换一次")
+second = Tokenizer(words=("换一次性",))
+cut_second = second("回油滤芯多久更换一次")
+print(json.dumps({"first_is_rjiebas_own": first._seg is rjieba._DEFAULT_JIEBA,
+                  "second_is_its_own": second._seg not in (first._seg, rjieba._DEFAULT_JIEBA),
+                  "second_holds_firsts_word": second._seg.has_word("油滤芯多"),
+                  "cuts": [cut_first, cut_second]}, ensure_ascii=False))
+"""
+
+
+def test_a_process_builds_jiebas_dictionary_once() -> None:
+    """rjieba's import builds a segmenter with jieba's dictionary (a cold Chinese question's
+    largest single cost); the first Tokenizer cuts with that one instead of building the
+    same dictionary a second time. A second dictionary of terms in the process still gets a
+    segmenter of its own, holding only its terms, and both cut as they would alone."""
+    proc = subprocess.run([sys.executable, "-c", SEGMENTERS], capture_output=True, text=True,
+                          env=os.environ.copy(), check=True)
+    got = json.loads(proc.stdout)
+    assert got["first_is_rjiebas_own"]
+    assert got["second_is_its_own"]
+    assert not got["second_holds_firsts_word"]
+    from kbtools.index.tokenize import Tokenizer
+
+    alone = [Tokenizer(words=(w,))("回油滤芯多久更换一次") for w in ("油滤芯多", "换一次性")]
+    assert got["cuts"] == alone
+    assert "油滤芯多" in alone[0] and "油滤芯多" not in alone[1]
+
+
+def test_the_chunk_table_reads_the_chunks_once(example_index: Path) -> None:
+    """Every question's index open builds the per-chunk arrays. A chunk's row holds its
+    texts, so each scan of the chunks reads the whole store (0.1 s at tidb's 54k chunks):
+    `verified` comes in the same scan as the other columns, not a second."""
+    from kbtools.index.layout import ReleaseLayout
+    from kbtools.index.reader import KbIndex, load_release_info
+
+    layout = ReleaseLayout(example_index)
+    manifest = load_manifest(example_index)
+    index = KbIndex(layout, manifest, load_release_info(layout, manifest))
+    try:
+        statements: list[str] = []
+        index.store.con.set_trace_callback(statements.append)
+        table = index.chunk_table()
+        index.store.con.set_trace_callback(None)
+        scans = [s for s in statements if "FROM chunks" in s and "ORDER BY num" in s]
+        assert len(scans) == 1, scans
+        stored = index.store.con.execute(
+            "SELECT doc, kind, models, verified, num - shares FROM chunks ORDER BY num").fetchall()
+    finally:
+        index.close()
+    docs = [d["doc"] for d in index.docs()]
+    assert [docs[i] for i in table.doc] == [r[0] for r in stored]
+    assert table.kind.tolist() == [r[1] for r in stored]
+    assert table.models.tolist() == [r[2] for r in stored]
+    assert table.verified.tolist() == [bool(r[3]) for r in stored]
+    assert any(table.verified) and not all(table.verified)
+    assert table.parent.tolist() == [-1 if r[4] is None else r[4] for r in stored]
+
+
+HEAVY = {"torch", "sentence_transformers", "transformers", "jsonschema", "bm25s", "scipy"}
+
+
+@pytest.mark.parametrize("question", [*QUESTIONS, "Why use SQLite on devices?"])
+def test_a_cold_question_imports_no_heavy_library(example_index: Path, tmp_path: Path,
+                                                  question: str) -> None:
+    """A cold question (its manifest seen before) imports no torch, transformers or
+    sentence-transformers (a question MiniLM embeds, as the last may be, runs it in numpy
+    over safetensors), and builds jieba's dictionary only for Chinese text."""
+    dist = shutil.copytree(example_index, tmp_path / "dist")
+    cold_query(dist, question)  # the manifest checked and remembered
+    answer, imported = cold_query(dist, question)
+    assert answer["results"]
+    assert not imported & HEAVY, sorted(imported & HEAVY)
+    assert ("rjieba" in imported) == any("\u4e00" <= ch <= "\u9fff" for ch in question)

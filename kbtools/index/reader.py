@@ -208,14 +208,15 @@ class KbIndex:
     def chunk_table(self) -> ChunkTable:
         if self._chunk_table is None:
             docs = {d["doc"]: i for i, d in enumerate(self.docs())}
-            rows = self.store.con.execute(f"SELECT doc, kind, models, {self.store.parent_column()} "
-                                          "FROM chunks ORDER BY num").fetchall()
+            rows = self.store.con.execute(  # one scan: a row holds its texts, read with it
+                f"SELECT doc, kind, models, {self.store.verified_column()}, "
+                f"{self.store.parent_column()} FROM chunks ORDER BY num").fetchall()
             self._chunk_table = ChunkTable(
                 doc=np.array([docs[r[0]] for r in rows], dtype=np.int32),
                 kind=np.array([r[1] for r in rows], dtype=object),
                 models=np.array([r[2] for r in rows], dtype=object),
-                verified=np.array(self.store.chunk_verified(), dtype=bool),
-                parent=np.array([-1 if r[3] is None else r[3] for r in rows], dtype=np.int64))
+                verified=np.array([bool(r[3]) for r in rows], dtype=bool),
+                parent=np.array([-1 if r[4] is None else r[4] for r in rows], dtype=np.int64))
         return self._chunk_table
 
     # API for other adapters ------------------------------------------------------------

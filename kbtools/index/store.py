@@ -338,13 +338,11 @@ class Store:
             self._count = int(self.con.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
         return self._count
 
-    def chunk_verified(self) -> list[bool]:
-        """`verified` of every chunk in chunk-number order (all False in a store derived by
-        an older kbtools, which had no per-chunk verification)."""
+    def verified_column(self) -> str:
+        """An SQL expression over `chunks` for a chunk's `verified` (0 in a store derived by an
+        older kbtools, which had no per-chunk verification)."""
         cols = {r[1] for r in self.con.execute("PRAGMA table_info(chunks)")}
-        if "verified" not in cols:
-            return [False] * self.count()
-        return [bool(r[0]) for r in self.con.execute("SELECT verified FROM chunks ORDER BY num")]
+        return "verified" if "verified" in cols else "0"
 
     def parent_column(self) -> str:
         """An SQL expression over `chunks` for the number of the chunk whose vector a chunk

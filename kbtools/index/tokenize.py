@@ -35,6 +35,7 @@ from typing import Any
 from kbtools.config import kb_home
 from kbtools.errors import ConfigError
 from kbtools.fsutil import atomic_write_text
+from kbtools.index.segmenter import JIEBA_MISSING, segmenter
 from kbtools.index.spellings import (
     DEGREE_SCALES,
     DEGREE_WORDS,
@@ -323,7 +324,8 @@ class Tokenizer:
         """jieba's search-mode cut. The segmenter (its import and dictionary: most of a cold
         English query's start-up) is made on the first Chinese run, not before."""
         if self._seg is None:
-            self._seg = _segmenter(self.backend, self.words)
+            self._seg = segmenter(self.backend,
+                                  tuple(dict.fromkeys(to_simplified(w) for w in self.words)))
         cut: list[str] = list(self._seg.cut_for_search(text, False))
         return cut
 
@@ -389,32 +391,6 @@ class Tokenizer:
                 tok = tok.strip("·")
                 if tok and tok not in ZH_STOP:
                     out.append(tok)
-
-
-JIEBA_MISSING = ("[bm25] tokenizer = \"jieba\" needs the jieba package: "
-                 "pip install 'kbtools[jieba]' (the default, \"rjieba\", needs nothing more)")
-
-
-def _segmenter(backend: str, words: tuple[str, ...]) -> Any:
-    """A jieba segmenter of `backend` with the domain terms added (in Simplified script, as
-    the text it cuts)."""
-    words = tuple(dict.fromkeys(to_simplified(w) for w in words))
-    if backend == "rjieba":
-        import rjieba
-
-        seg = rjieba.Jieba()
-        for w in words:
-            seg.add_word(w, None, None)
-        return seg
-    try:
-        import jieba
-    except ImportError:
-        raise ConfigError(JIEBA_MISSING) from None
-    seg = jieba.Tokenizer()
-    seg.initialize()
-    for w in words:
-        seg.add_word(w)
-    return seg
 
 
 @functools.cache
