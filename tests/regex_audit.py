@@ -61,7 +61,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.markdown.figures._MARKUP": "search",  # the text between an HTML block's tags
     "kbtools.serve.callout_frame._BOX_TAG": "sub",  # a raw HTML block
     "kbtools.build.xref._REF_LINK": "finditer",  # a chunk's text
-    "kbtools.build.xref._HTML_LINK": "finditer",  # a chunk's text
+    "kbtools.build.xref._HTML_LINK_OPEN": "search",  # a chunk's text
     "kbtools.hookconfig:repos:[ \\t]*(#.*)?$": "match",  # a line of a project's hook config
     "kbtools.hookconfig:[ \\t]*-([ \\t]|$)": "match",  # a line of a project's hook config
     "kbtools.earlier_hooks:\\\\(.)": "sub",  # a folder name as a hook's files pattern escapes it
@@ -161,7 +161,6 @@ AUTHOR: dict[str, str] = {
     "kbtools.index.tokenize:[0-9]+": "fullmatch",
     "kbtools.index.tokenize:[a-z]+": "fullmatch",
     "kbtools.markdown.doctree.ANNOTATION": "match",
-    "kbtools.markdown.parser.IMG_TAG": "findall",
     "kbtools.markdown.parser.ATTR": "findall",
     "kbtools.markdown.doctree.TASK_DONE": "match",
     "kbtools.markdown.mermaid._M_NODE": "match",
