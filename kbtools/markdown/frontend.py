@@ -26,6 +26,7 @@ from markdown_it.token import Token
 from kbtools.markdown.comments import COMMENT, MARK
 from kbtools.markdown.doctree import annotation_of
 from kbtools.markdown.figures import figure_parts
+from kbtools.markdown.html_tags import srcset_urls
 from kbtools.markdown.locator import Locator
 from kbtools.markdown.nodes import comment_spans, is_comment_block
 from kbtools.markdown.parser import (
@@ -153,6 +154,7 @@ class _HtmlRefs(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.found: list[tuple[str, str, bool]] = []  # (kind, url, an image without `alt`)
         self.ids: list[str] = []
+        self.in_picture = False  # inside `<picture>`: its `<source srcset>` are pictures
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = {k: v for k, v in attrs if v is not None}
@@ -164,11 +166,23 @@ class _HtmlRefs(HTMLParser):
             self.found.append(("link", values[FILE_ATTRS[tag]], False))
         if tag == "video" and values.get("poster") is not None:  # its cover: a picture
             self.found.append(("image", values["poster"], False))
+        if tag in ("img", "source") and values.get("srcset"):  # a screen's other sizes
+            kind = "image" if tag == "img" or self.in_picture else "link"
+            self.found.extend((kind, url, False) for url in srcset_urls(values["srcset"]))
+        if tag == "picture":
+            self.in_picture = True
         for key in ("id", "name") if tag == "a" else ("id",):
             if values.get(key):
                 self.ids.append(values[key])
 
-    handle_startendtag = handle_starttag
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "picture":
+            self.in_picture = False
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag == "picture":
+            self.in_picture = False
 
 
 def is_lint_comment(body: str) -> bool:
