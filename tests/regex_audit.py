@@ -161,7 +161,6 @@ AUTHOR: dict[str, str] = {
     "kbtools.index.tokenize:[0-9]+": "fullmatch",
     "kbtools.index.tokenize:[a-z]+": "fullmatch",
     "kbtools.markdown.doctree.ANNOTATION": "match",
-    "kbtools.markdown.parser.ATTR": "findall",
     "kbtools.markdown.doctree.TASK_DONE": "match",
     "kbtools.markdown.mermaid._M_NODE": "match",
     "kbtools.markdown.mermaid._M_ARROW": "split",

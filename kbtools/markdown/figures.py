@@ -19,11 +19,12 @@ import html
 import re
 from dataclasses import dataclass
 
+from kbtools.markdown.html_tags import TAG_BODY
 from kbtools.markdown.parser import img_attributes
 
 # an HTML tag or end tag and its name; linear: the attributes stop at the tag's first `<`
 # or `>`, and a `<` no name follows is text (`温度<40`)
-_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)\b[^<>]*>")
+_TAG = re.compile(rf"<(/?)([A-Za-z][A-Za-z0-9]*)\b{TAG_BODY}>")
 # tags around a picture or its caption, shown as neither (centring is read from them)
 _MARKUP = re.compile(r"<[!?/A-Za-z]")  # markup left in the text between those tags
 WRAPPERS = frozenset({"center", "p", "div", "figure", "figcaption", "span", "font", "b",

@@ -14,6 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
+# What a tag's `<` and `>` enclose, for the patterns that find whole tags in a block: a quoted
+# value may hold `>` (`alt="压力>5MPa"`) but no `<`, so each attempt stops at the next `<`
+# (linear) and never gives characters back.
+TAG_BODY = r"""(?:[^<>"']++|"[^"<]*+"|'[^'<]*+')*+"""
+
 
 @dataclass(frozen=True)
 class HtmlTag:
@@ -25,7 +30,7 @@ class HtmlTag:
 
 
 class _Reader(HTMLParser):
-    def __init__(self, html: str, names: frozenset[str]):
+    def __init__(self, html: str, names: frozenset[str] | None):
         super().__init__(convert_charrefs=True)
         self.html, self.names = html, names
         self.line_starts = [0]
@@ -41,7 +46,7 @@ class _Reader(HTMLParser):
         return self.line_starts[line - 1] + col
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag not in self.names:
+        if self.names is not None and tag not in self.names:
             return
         start = self._offset()
         values: dict[str, str] = {}
@@ -65,8 +70,8 @@ class _Reader(HTMLParser):
                                    len(self.html) if at == -1 else at + 1)
 
 
-def start_tags(html: str, names: frozenset[str]) -> list[HtmlTag]:
-    """The start tags of `html` named one of `names` (lower case), in order."""
+def start_tags(html: str, names: frozenset[str] | None = None) -> list[HtmlTag]:
+    """The start tags of `html` named one of `names` (lower case; None: any), in order."""
     reader = _Reader(html, names)
     try:
         reader.feed(html)
@@ -74,6 +79,12 @@ def start_tags(html: str, names: frozenset[str]) -> list[HtmlTag]:
     except Exception:  # html.parser is lenient; what it read before a fault is kept
         pass
     return reader.tags
+
+
+def tag_attributes(tag: str) -> dict[str, str]:
+    """The attributes of the start tag `tag` (`<a href="x.md" target=_blank>`)."""
+    tags = start_tags(tag)
+    return tags[0].attrs if tags else {}
 
 
 def srcset_urls(value: str) -> list[str]:
