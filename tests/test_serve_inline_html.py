@@ -65,3 +65,22 @@ def test_a_block_of_other_tags_is_still_its_source():
     html = render_markdown("<div>\n<script>alert(1)</script>\n</div>\n\n<table><tr><td>1</td>"
                            "</tr></table>\n", CTX)
     assert html.count('<pre class="raw-html">') == 2 and "<script" not in html
+
+
+@pytest.mark.parametrize(("written", "shown"), [
+    ('<p align="center"><a href="x.md">链接</a></p>',
+     '<p data-lines="1-1" class="centred"><a href="/doc/knowledge/eq/x.md">链接</a></p>'),
+    ('<p align="center">\n  <a href="x.md" target="_blank">泵 &amp; 阀</a>\n</p>',
+     '<p data-lines="1-3" class="centred"><a href="/doc/knowledge/eq/x.md">泵 &amp; 阀</a></p>'),
+    ('<div align="center"><a href="x.md"><b>链接</b></a> 和 <u>说明</u></div>',
+     '<p data-lines="1-1" class="centred"><a href="/doc/knowledge/eq/x.md"><b>链接</b></a> 和 '
+     '<u>说明</u></p>'),
+    ('<center><a href="https://example.com/manual" onclick="x()">手册</a><br>第二行</center>',
+     '<p data-lines="1-1" class="centred"><a href="https://example.com/manual" '
+     'rel="noopener noreferrer nofollow" class="external">手册</a><br>第二行</p>'),
+])
+def test_links_in_wrapper_tags_on_lines_of_their_own_are_a_paragraph(written, shown):
+    """`<p align="center"><a href="x.md">链接</a></p>` (a GitHub README's centred links) on
+    lines of its own was shown as its raw source: a link in wrapper tags is a paragraph of
+    the link, as the same tags are inside a paragraph."""
+    assert render_markdown(f"{written}\n", CTX) == shown + "\n"

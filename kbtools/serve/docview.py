@@ -61,7 +61,7 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
-from kbtools.markdown.figures import FigureParts, figure_parts, wrapped_words
+from kbtools.markdown.figures import FigureParts, figure_parts, inline_block, wrapped_words
 from kbtools.markdown.formula_words import formula_words
 from kbtools.markdown.html_tags import TAG_BODY, tag_attributes
 from kbtools.markdown.parser import (
@@ -235,8 +235,25 @@ class SafeRenderer(RendererHTML):
             pattern = self.pattern if tokens[idx].meta.get("cited") else self.outside
             cls = "centred" if _centres(list(words.wrappers)) else ""
             return f"<p{_block_attrs(tokens[idx], cls)}>{highlight(words.caption, pattern)}</p>\n"
+        if (inline := inline_block(content)) is not None:  # `<p align="center"><a …>链接</a></p>`
+            return self._inline_block(tokens[idx], *inline, options, env)
         box = self._disclosure(tokens[idx])
         return box if box is not None else f'<pre class="raw-html">{escapeHtml(content)}</pre>\n'
+
+    def _inline_block(self, tok: Token, pieces: list[tuple[bool, str]], wrappers: tuple[str, ...],
+                      options: OptionsDict, env: Any) -> str:
+        """Words, links and inline formatting in wrapper tags on lines of their own as a
+        paragraph, each tag shown as the same tag inline in a paragraph is (`html_inline`),
+        centred as its wrapper centres it."""
+        pattern = self.pattern if tok.meta.get("cited") else self.outside
+        opened = len(self.html_links)
+        inner = "".join(self.html_inline([Token("html_inline", "", 0, content=text)], 0, options,
+                                         env) if tag else highlight(text, pattern)
+                        for tag, text in pieces)
+        inner += "".join(reversed(self.html_links[opened:]))  # an `<a>` the block left open
+        del self.html_links[opened:]
+        cls = "centred" if _centres(list(wrappers)) else ""
+        return f"<p{_block_attrs(tok, cls)}>{inner}</p>\n"
 
     def _figure(self, tok: Token, parts: FigureParts) -> str:
         """Pictures written in HTML with their caption as a `<figure>` of the page's own
