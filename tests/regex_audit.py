@@ -93,6 +93,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.markdown.heading_paths._SECTION_REF": "fullmatch",  # a heading path's part (MCP `read`)
     "kbtools.markdown.heading_paths._NUMBERED": "sub",  # a heading's text (normed)
     "kbtools.build.chunk_fine.IMAGE_MARKUP": "sub",
+    "kbtools.build.chunk_fine.IMG_TAG": "match",  # a chunk line's `<img` onwards
     "kbtools.build.chunk_text.SENTENCE_END": "finditer",
     "kbtools.build.chunk_text.CLAUSE_END": "finditer",
     "kbtools.build.chunk_text.PROTECTED_INLINE": "finditer",
