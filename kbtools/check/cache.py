@@ -58,7 +58,8 @@ FORMAT = 39  # bump when `scan` reads the same text differently (3: `<`, `>` kep
 # 38: every line of Markdown an HTML block swallows (`Scan.swallowed`'s fourth), its table
 # rows, quotes, code fences and `$$` too; the files of `<video>`, `<audio>`, `<source>`,
 # `<iframe>`, `<embed>`, `<object>` (`frontend.FILE_ATTRS`) and a video's `poster`
-# 39: the files a `srcset` names (`<img srcset>`, `<picture>`'s `<source srcset>`)
+# 39: the files a `srcset` names (`<img srcset>`, `<picture>`'s `<source srcset>`); a file
+# an HTML element plays or frames (`Ref.plays`)
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"
@@ -71,7 +72,7 @@ def key_for(body: str, body_line: int) -> str:
 
 def to_json(scan: Scan) -> dict[str, Any]:
     return {
-        "refs": [[r.kind, r.target, r.line, r.col, r.raw] for r in scan.refs],
+        "refs": [[r.kind, r.target, r.line, r.col, r.raw, r.plays] for r in scan.refs],
         "headings": scan.headings,
         "anchors": sorted(scan.anchor_texts.items()),
         "levels": scan.heading_levels,

@@ -176,7 +176,8 @@ FORMAT = 93  # bump when a check's findings for the same inputs change (5: `$` i
 # `$$` swallowed too; the files `<video>`, `<audio>`, `<source>`, `<track>`, `<iframe>`,
 # `<embed>` and `<object>` name, and a video's `poster`, are checked as a link's and an
 # image's; Obsidian's `app://local/…` is `path-absolute` as `file:///…` is (session 45, k45)
-# 93: the files a `srcset` names are checked as pictures (session 45, k45b)
+# 93: the files a `srcset` names are checked as pictures; a remote file an HTML element
+# plays or frames is `media-remote` (session 45, k45b)
 # (2: front matter; 3: `<`, `>` in headings, csv names, links, front-matter keys;
 #  4: unclosed code fences)
 

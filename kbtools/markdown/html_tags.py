@@ -81,6 +81,62 @@ def start_tags(html: str, names: frozenset[str] | None = None) -> list[HtmlTag]:
     return reader.tags
 
 
+# the attribute naming the file an HTML element plays or shows in the page (a video, a
+# sound, a page or PDF framed in it): a link's destination, checked and shipped as one
+FILE_ATTRS = {"video": "src", "audio": "src", "source": "src", "track": "src",
+              "iframe": "src", "embed": "src", "object": "data"}
+
+
+class HtmlRefs(HTMLParser):
+    """What `kb check` reads of an HTML fragment: the destinations its tags name, as
+    (kind, URL, an image without `alt`, a file the page plays or frames), and its ids."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[tuple[str, str, bool, bool]] = []
+        self.ids: list[str] = []
+        self.in_picture = False  # inside `<picture>`: its `<source srcset>` are pictures
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {k: v for k, v in attrs if v is not None}
+        if tag == "img" and values.get("src") is not None:
+            self.found.append(("image", values["src"], "alt" not in values, False))
+        elif tag == "a" and values.get("href") is not None:
+            self.found.append(("link", values["href"], False, False))
+        elif tag in FILE_ATTRS and values.get(FILE_ATTRS[tag]) is not None:
+            self.found.append(("link", values[FILE_ATTRS[tag]], False, True))
+        if tag == "video" and values.get("poster") is not None:  # its cover: a picture
+            self.found.append(("image", values["poster"], False, False))
+        if tag in ("img", "source") and values.get("srcset"):  # a screen's other sizes
+            kind = "image" if tag == "img" or self.in_picture else "link"
+            self.found.extend((kind, url, False, kind == "link") for url in srcset_urls(values["srcset"]))
+        if tag == "picture":
+            self.in_picture = True
+        for key in ("id", "name") if tag == "a" else ("id",):
+            if values.get(key):
+                self.ids.append(values[key])
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "picture":
+            self.in_picture = False
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag == "picture":
+            self.in_picture = False
+
+
+def html_refs(content: str) -> HtmlRefs:
+    """`HtmlRefs` of `content`."""
+    parser = HtmlRefs()
+    try:
+        parser.feed(content)
+        parser.close()
+    except Exception:  # HTMLParser is lenient; be safe on any input
+        pass
+    return parser
+
+
 def tag_attributes(tag: str) -> dict[str, str]:
     """The attributes of the start tag `tag` (`<a href="x.md" target=_blank>`)."""
     tags = start_tags(tag)
