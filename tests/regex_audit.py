@@ -53,6 +53,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.serve.docview._IMG_ONLY": "fullmatch",  # a raw HTML block or inline tag
     "kbtools.markdown.parser.CALLOUT": "match",  # a quote's first text
     "kbtools.serve.docview._A_OPEN": "fullmatch",  # a raw HTML inline tag
+    "kbtools.serve.docview._PICTURE": "fullmatch",  # a raw HTML inline tag
     "kbtools.serve.docview._A_CLOSE": "fullmatch",  # a raw HTML inline tag
     "kbtools.serve.docview._DISCLOSURE_TAG": "split",  # a raw HTML block
     "kbtools.serve.docview._WRAPPER": "sub",  # a raw HTML block (also findall)

@@ -180,6 +180,7 @@ WORST = [
     # a quoted value may hold `>` (`alt="压力>5MPa"`): one left open stops at the next `<`
     ("kbtools.serve.docview._IMG_ONLY", '<img alt="' * (N // 10)),
     ("kbtools.build.chunk_fine.IMAGE_MARKUP", "<img alt='>" * (N // 11)),
+    ("kbtools.serve.docview._PICTURE", '<source srcset="' * (N // 16)),
     ("kbtools.serve.docview._A_OPEN", "<a title='>" * (N // 11)),
     ("kbtools.markdown.figures._TAG", '<div x="a>' + ' "' * (N // 2)),
     ("kbtools.serve.docview._FORMAT_TAG", '<span s="' * (N // 9)),

@@ -84,3 +84,19 @@ def test_links_in_wrapper_tags_on_lines_of_their_own_are_a_paragraph(written, sh
     lines of its own was shown as its raw source: a link in wrapper tags is a paragraph of
     the link, as the same tags are inside a paragraph."""
     assert render_markdown(f"{written}\n", CTX) == shown + "\n"
+
+
+@pytest.mark.parametrize(("written", "shown"), [
+    ('<picture>\n<source srcset="a.png 1x, a@2x.png 2x">\n<img src="a.png" alt="泵">\n</picture>',
+     '<p data-lines="1-4"><span class="missing-image">[泵]</span></p>'),
+    ('泵 <picture><SOURCE SRCSET="a@2x.png 2x"><img src="a.png" alt="泵"></picture> 外观',
+     '<p data-lines="1-1">泵 <span class="missing-image">[泵]</span> 外观</p>'),
+    ('见 <video controls><source src="x.mp4"></video> 下',
+     '<p data-lines="1-1">见 &lt;video controls&gt;&lt;source src=&quot;x.mp4&quot;&gt;'
+     '&lt;/video&gt; 下</p>'),
+])
+def test_a_picture_element_shows_its_img(written, shown):
+    """`<picture><source srcset=…><img src=…></picture>` was shown as escaped source: the
+    page shows its `<img>` (the `srcset`'s files are checked and shipped); a video's
+    `<source src>` stays as written."""
+    assert render_markdown(f"{written}\n", CTX) == shown + "\n"

@@ -100,7 +100,9 @@ _IMG_ONLY = re.compile(rf"\s*(?:<img\b{TAG_BODY}>\s*(?:<br\s*/?>\s*)*)+", re.I)
 # a wrapper Typora and GitHub writers put around pictures to centre them (`<center>`,
 # `<p align="center">`, `<div style="text-align:center">`) and its end tag; linear: the
 # attributes stop at the tag's first `<` or `>`
-_WRAPPER = re.compile(rf"</?(?:center|p|div|figure)\b{TAG_BODY}>", re.I)
+_WRAPPER = re.compile(rf"</?(?:center|p|div|figure|picture|source)\b{TAG_BODY}>", re.I)
+# a `<picture>` and its `<source srcset>`s: the `<img>` inside is shown (the others shipped)
+_PICTURE = re.compile(rf"</?(?:picture|source)\b{TAG_BODY}>", re.I)
 # an inline link written as HTML (`<a href="manual.pdf">`), and its end tag
 _A_OPEN = re.compile(rf"<a\s{TAG_BODY}>", re.I)
 _A_CLOSE = re.compile(r"</a\s*>", re.I)
@@ -307,6 +309,9 @@ class SafeRenderer(RendererHTML):
             return "<br>"
         if _IMG_ONLY.fullmatch(content):
             return self._img_tags(content)
+        if _PICTURE.fullmatch(content) and (content[1] != "s" and content[1] != "S"
+                                            or "srcset" in tag_attributes(content)):
+            return ""  # (a video's `<source src>` stays as written)
         if _A_OPEN.fullmatch(content):
             attrs = tag_attributes(content)
             if "href" not in attrs and (anchor := attrs.get("id") or attrs.get("name")):
