@@ -53,6 +53,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.serve.docview._IMG_ONLY": "fullmatch",  # a raw HTML block or inline tag
     "kbtools.markdown.parser.CALLOUT": "match",  # a quote's first text
     "kbtools.serve.docview._A_OPEN": "fullmatch",  # a raw HTML inline tag
+    "kbtools.serve.docview._PICTURE": "fullmatch",  # a raw HTML inline tag
     "kbtools.serve.docview._A_CLOSE": "fullmatch",  # a raw HTML inline tag
     "kbtools.serve.docview._DISCLOSURE_TAG": "split",  # a raw HTML block
     "kbtools.serve.docview._WRAPPER": "sub",  # a raw HTML block (also findall)
@@ -61,7 +62,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.markdown.figures._MARKUP": "search",  # the text between an HTML block's tags
     "kbtools.serve.callout_frame._BOX_TAG": "sub",  # a raw HTML block
     "kbtools.build.xref._REF_LINK": "finditer",  # a chunk's text
-    "kbtools.build.xref._HTML_LINK": "finditer",  # a chunk's text
+    "kbtools.build.xref._HTML_LINK_OPEN": "search",  # a chunk's text
     "kbtools.hookconfig:repos:[ \\t]*(#.*)?$": "match",  # a line of a project's hook config
     "kbtools.hookconfig:[ \\t]*-([ \\t]|$)": "match",  # a line of a project's hook config
     "kbtools.earlier_hooks:\\\\(.)": "sub",  # a folder name as a hook's files pattern escapes it
@@ -93,6 +94,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.markdown.heading_paths._SECTION_REF": "fullmatch",  # a heading path's part (MCP `read`)
     "kbtools.markdown.heading_paths._NUMBERED": "sub",  # a heading's text (normed)
     "kbtools.build.chunk_fine.IMAGE_MARKUP": "sub",
+    "kbtools.build.chunk_fine.IMG_TAG": "match",  # a chunk line's `<img` onwards
     "kbtools.build.chunk_text.SENTENCE_END": "finditer",
     "kbtools.build.chunk_text.CLAUSE_END": "finditer",
     "kbtools.build.chunk_text.PROTECTED_INLINE": "finditer",
@@ -161,8 +163,6 @@ AUTHOR: dict[str, str] = {
     "kbtools.index.tokenize:[0-9]+": "fullmatch",
     "kbtools.index.tokenize:[a-z]+": "fullmatch",
     "kbtools.markdown.doctree.ANNOTATION": "match",
-    "kbtools.markdown.parser.IMG_TAG": "findall",
-    "kbtools.markdown.parser.ATTR": "findall",
     "kbtools.markdown.doctree.TASK_DONE": "match",
     "kbtools.markdown.mermaid._M_NODE": "match",
     "kbtools.markdown.mermaid._M_ARROW": "split",

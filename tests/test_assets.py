@@ -293,3 +293,30 @@ def test_svg_size_is_the_roots_absolute_size_in_css_pixels(svg, size):
     """What the web app gives a formula picture as its width and height before it loads."""
     got = svg_size(svg)
     assert got == size if size is None else got == pytest.approx(size)
+
+
+def test_the_files_a_srcset_names_are_checked_and_shipped(tmp_path):
+    """`<picture><source srcset="a.png 1x, a@2x.png 2x"><img src="a.png"></picture>` and
+    `<img srcset>`: a phone or a retina tablet shows the `srcset`'s larger file, but neither
+    `kb check` nor the build read it: a missing one passed, a present one never shipped."""
+    repo = tmp_path / "kb"
+    (repo / "knowledge").mkdir(parents=True)
+    (repo / "assets").mkdir()
+    (repo / "kb.toml").write_text('[embedding]\nmodel = "test-hash"\n'
+                                  'languages = { en = "test-hash", zh = "test-hash" }\n')
+    for name in ("a.png", "a@2x.png", "wide.png", "b.png", "b-800.png"):
+        (repo / "assets" / name).write_bytes(PNG)
+    body = ('<picture>\n<source media="(min-width: 800px)" srcset="../assets/wide.png">\n'
+            '<source srcset="../assets/a.png 1x, ../assets/a@2x.png 2x">\n'
+            '<img src="../assets/a.png" alt="泵">\n</picture>\n\n'
+            '泵的外观 <img src="../assets/b.png" srcset="../assets/b-800.png 800w,'
+            '../assets/gone.png 1600w" alt="外观">。\n')
+    (repo / "knowledge" / "pump.md").write_text(PAGE.format(title="Pump", source="me",
+                                                            body=body), encoding="utf-8")
+    found = check_paths([repo / "knowledge"], load_config(repo))
+    assert [(f.line, f.code) for f in found] == [(line_of(repo, "gone.png"), "path-missing")]
+    (repo / "assets" / "gone.png").write_bytes(PNG)
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    shipped = {a for a in load_manifest(repo / "dist")["artifacts"] if "/assets/" in a}
+    assert shipped == {f"data/source/assets/{n}" for n in
+                       ("a.png", "a@2x.png", "wide.png", "b.png", "b-800.png", "gone.png")}

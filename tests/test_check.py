@@ -110,7 +110,7 @@ def test_every_code_is_documented(fixture_findings):
     tested |= {"yaml-1.1-value"}  # tests/test_yaml11_values.py
     tested |= {"image-lfs-pointer", "image-too-large", "image-format",
                "image-not-picture"}  # tests/test_assets.py
-    tested |= {"file-not-shipped"}  # tests/test_linked_files.py
+    tested |= {"file-not-shipped", "media-remote"}  # tests/test_linked_files.py
     tested |= {"path-symlink-folder", "path-outside-knowledge"}  # test_check_unreleased.py
     tested |= {"path-unicode", "path-collision", "path-windows", "path-long"}  # test_portable_names
     tested |= {"editor-leftover", "conflicted-copy"}  # tests/test_editor_leftovers.py

@@ -259,3 +259,19 @@ def test_pictures_of_one_html_block_take_the_words_around_them_as_markdown_image
                 chunk_document(_src(written), cfg) if c.kind == "image"}
     assert {k: v[:2] for k, v in spans.items()} == markdown
     assert "图 1 泵体正面" in spans["front.png"][2] and "图 2 泵体侧面" in spans["side.png"][2]
+
+
+@pytest.mark.parametrize("written", [
+    '先拆外壳，\n<img\n  src="assets/c.png" alt="外壳 > 螺丝">\n然后拧螺丝。',
+    '先拆外壳，<img src="assets/c.png"\nalt="外壳 > 螺丝"> 然后拧螺丝。',
+    '先拆外壳，<IMG\nSRC="assets/c.png"\nALT="外壳 &gt; 螺丝"\n/>然后拧螺丝。',
+], ids=["its own lines", "inside a line", "upper case, three lines"])
+def test_a_picture_tag_spread_over_lines_takes_the_words_around_it(written):
+    """An `<img>` tag spread over two lines in a paragraph got the line it opens on alone as
+    its chunk text (`先拆外壳，<img`), not the words around it as a one-line tag does."""
+    body = f"# 泵\n\n## 外观\n\n概述。\n\n{written}\n"
+    [image] = [c for c in chunk_document(_src(body)) if c.kind == "image"]
+    assert (image.extra["src"], image.extra["alt"]) == ("assets/c.png", "外壳 > 螺丝")
+    assert image.text == written
+    assert (image.line_start, image.line_end) == (_line_of(body, "先拆外壳"),
+                                                  _line_of(body, "然后拧螺丝"))

@@ -248,3 +248,33 @@ def test_media_and_frames_written_as_html_are_checked_and_shipped_as_links(tmp_p
     assert {a for a in artifacts if a.startswith("data/source/assets/")} == {
         f"data/source/assets/manuals/{name}"
         for name in ("cover.png", "embed.pdf", "frame.pdf", "object.pdf")}
+
+
+def test_a_remote_video_or_frame_is_said_not_to_play_offline(tmp_path):
+    """`<video src="https://…">`, a framed YouTube page or a sound from a server passed
+    `kb check` silently, though a field device is offline: each is a `media-remote` warning
+    at its line, as a remote picture `![](https://…)` is `image-remote`; a remote link
+    (`<a href>`, `[…](https://…)`) the reader chooses to follow is no finding."""
+    root = tmp_path / "kb"
+    (root / "knowledge").mkdir(parents=True)
+    (root / "kb.toml").write_text('[embedding]\nmodel = "test-hash"\n'
+                                  'languages = { en = "test-hash", zh = "test-hash" }\n')
+    body = ('拆卸演示：<video src="https://cdn.example.com/拆卸.mp4" controls></video>\n\n'
+            '<iframe width="560" src="https://www.youtube.com/embed/abc123"></iframe>\n\n'
+            '<AUDIO controls><SOURCE SRC="//media.example.com/alarm.mp3"></AUDIO>\n\n'
+            '![外观](https://example.com/pump.png) 见 <a href="https://example.com/">官网</a>，'
+            '[手册](https://example.com/m.pdf)。\n')
+    doc = root / "knowledge" / "demo.md"
+    doc.write_text(PAGE.format(title="水泵演示", source="设备科", body=body), encoding="utf-8")
+    text = doc.read_text(encoding="utf-8").splitlines()
+
+    def line(needle: str) -> int:
+        return next(i for i, t in enumerate(text, 1) if needle in t)
+
+    checked = check_paths([root / "knowledge"], load_config(root))
+    assert sorted((f.line, f.code, f.level) for f in checked) == sorted([
+        (line("cdn.example.com"), "media-remote", "warning"),
+        (line("youtube"), "media-remote", "warning"),
+        (line("alarm.mp3"), "media-remote", "warning"),
+        (line("pump.png"), "image-remote", "warning")])
+    assert all("offline devices" in f.message for f in checked)

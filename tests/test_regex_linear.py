@@ -177,9 +177,13 @@ def test_author_regexes_are_linear_on_pathological_input(data):
 WORST = [
     ("kbtools.markdown.parser.CUSTOM_ID", "{#" * (N // 2)),
     ("kbtools.markdown.parser.TRAILING_ID", "{#" * (5 * N // 2) + "x"),  # cheap steps: more
-    ("kbtools.markdown.parser.IMG_TAG", "<img " * N),
-    ("kbtools.markdown.parser.ATTR", "a" * N),
-    ("kbtools.markdown.parser.ATTR", "-" * N),
+    # a quoted value may hold `>` (`alt="压力>5MPa"`): one left open stops at the next `<`
+    ("kbtools.serve.docview._IMG_ONLY", '<img alt="' * (N // 10)),
+    ("kbtools.build.chunk_fine.IMAGE_MARKUP", "<img alt='>" * (N // 11)),
+    ("kbtools.serve.docview._PICTURE", '<source srcset="' * (N // 16)),
+    ("kbtools.serve.docview._A_OPEN", "<a title='>" * (N // 11)),
+    ("kbtools.markdown.figures._TAG", '<div x="a>' + ' "' * (N // 2)),
+    ("kbtools.serve.docview._FORMAT_TAG", '<span s="' * (N // 9)),
     ("kbtools.markdown.doctree.ANNOTATION", "a:" + "x " + " " * N + "y"),
     ("kbtools.markdown.mermaid._M_ARROW", " " * N + "x"),
     ("kbtools.markdown.mermaid._M_TEXT_ARROW", "-- a " * (N // 5)),

@@ -126,13 +126,21 @@ def test_a_cited_picture_in_a_wrapper_in_a_callout_has_one_class_attribute():
 @pytest.mark.parametrize("markup", [
     '<div><script>alert(1)</script><img src="../../assets/pump.png"></div>\n',
     '<table><tr><td><img src="../../assets/pump.png"></td></tr></table>\n',
-    '<center><img src="../../assets/pump.png"><br><a href="javascript:x()">图 1</a></center>\n',
     '<center><img src="../../assets/pump.png"><!-- 图 1 --></center>\n',
 ])
 def test_a_wrapper_holding_more_than_pictures_and_words_is_still_shown_as_escaped_source(
         markup):
     html = page(f"{markup}\n")
     assert '<pre class="raw-html">' in html and "<img" not in html and "<script" not in html
+
+
+def test_a_wrapper_of_a_picture_and_a_link_is_a_paragraph_of_them_and_no_script_runs():
+    """(session 45, k45b) A picture and a link in a wrapper are shown as a paragraph, as the
+    same tags inside one are: the page's own image, a `javascript:` link dropped to its text."""
+    html = page('<center><img src="../../assets/pump.png"><br><a href="javascript:x()">图 1</a>'
+                '</center>\n\n')
+    assert '<pre class="raw-html">' not in html and "javascript" not in html
+    assert '<span class="dropped-link">图 1</span>' in html and "<img" in html
 
 
 def test_the_served_page_of_a_built_document_marks_a_line_inside_a_callout(tmp_path):

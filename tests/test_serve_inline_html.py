@@ -65,3 +65,38 @@ def test_a_block_of_other_tags_is_still_its_source():
     html = render_markdown("<div>\n<script>alert(1)</script>\n</div>\n\n<table><tr><td>1</td>"
                            "</tr></table>\n", CTX)
     assert html.count('<pre class="raw-html">') == 2 and "<script" not in html
+
+
+@pytest.mark.parametrize(("written", "shown"), [
+    ('<p align="center"><a href="x.md">链接</a></p>',
+     '<p data-lines="1-1" class="centred"><a href="/doc/knowledge/eq/x.md">链接</a></p>'),
+    ('<p align="center">\n  <a href="x.md" target="_blank">泵 &amp; 阀</a>\n</p>',
+     '<p data-lines="1-3" class="centred"><a href="/doc/knowledge/eq/x.md">泵 &amp; 阀</a></p>'),
+    ('<div align="center"><a href="x.md"><b>链接</b></a> 和 <u>说明</u></div>',
+     '<p data-lines="1-1" class="centred"><a href="/doc/knowledge/eq/x.md"><b>链接</b></a> 和 '
+     '<u>说明</u></p>'),
+    ('<center><a href="https://example.com/manual" onclick="x()">手册</a><br>第二行</center>',
+     '<p data-lines="1-1" class="centred"><a href="https://example.com/manual" '
+     'rel="noopener noreferrer nofollow" class="external">手册</a><br>第二行</p>'),
+])
+def test_links_in_wrapper_tags_on_lines_of_their_own_are_a_paragraph(written, shown):
+    """`<p align="center"><a href="x.md">链接</a></p>` (a GitHub README's centred links) on
+    lines of its own was shown as its raw source: a link in wrapper tags is a paragraph of
+    the link, as the same tags are inside a paragraph."""
+    assert render_markdown(f"{written}\n", CTX) == shown + "\n"
+
+
+@pytest.mark.parametrize(("written", "shown"), [
+    ('<picture>\n<source srcset="a.png 1x, a@2x.png 2x">\n<img src="a.png" alt="泵">\n</picture>',
+     '<p data-lines="1-4"><span class="missing-image">[泵]</span></p>'),
+    ('泵 <picture><SOURCE SRCSET="a@2x.png 2x"><img src="a.png" alt="泵"></picture> 外观',
+     '<p data-lines="1-1">泵 <span class="missing-image">[泵]</span> 外观</p>'),
+    ('见 <video controls><source src="x.mp4"></video> 下',
+     '<p data-lines="1-1">见 &lt;video controls&gt;&lt;source src=&quot;x.mp4&quot;&gt;'
+     '&lt;/video&gt; 下</p>'),
+])
+def test_a_picture_element_shows_its_img(written, shown):
+    """`<picture><source srcset=…><img src=…></picture>` was shown as escaped source: the
+    page shows its `<img>` (the `srcset`'s files are checked and shipped); a video's
+    `<source src>` stays as written."""
+    assert render_markdown(f"{written}\n", CTX) == shown + "\n"

@@ -53,3 +53,18 @@ def test_an_html_link_is_a_chunk_link_as_a_markdown_link_is(html, markdown):
 def test_an_html_link_names_the_heading_it_links():
     [(doc, path, anchor, _)] = _links('维护前请看 <a href="pump.md#安装">泵的安装</a>。')
     assert (doc, path, anchor) == ("knowledge/eq/pump.md", ("液压泵", "安装"), "安装")
+
+
+@pytest.mark.parametrize("html", [
+    '维护前请看 <a href="pump.md#安装"><b>泵的安装</b></a>。',
+    '维护前请看 <a href="pump.md#安装">泵的<em>安装</em>步骤</a>。',
+    '维护前请看 <a href="pump.md#安装"><img src="pump.png" alt="泵"></a>。',
+    '维护前请看 <a title="a > b" href="pump.md#安装">泵的安装</a>。',
+    '维护前请看 <a\nhref="pump.md#安装">泵的安装</a>。',
+], ids=["bold", "emphasis inside", "a picture", "> in a quoted value", "tag over two lines"])
+def test_an_html_link_whose_text_holds_tags_is_a_chunk_link(html):
+    """`<a href="x.md"><b>泵</b></a>`: the link's text in tags (or the tag's attributes
+    holding `>`) gave no chunk link: the link was read up to the next `<` alone."""
+    [(doc, path, anchor, line)] = _links(html)
+    assert (doc, path, anchor, line) == ("knowledge/eq/pump.md", ("液压泵", "安装"), "安装",
+                                         _links("维护前请看 [泵的安装](pump.md#安装)。")[0][3])

@@ -30,7 +30,7 @@ from kbtools.markdown.doctree import Document, parse
 from kbtools.markdown.drawings import drawing_name, is_drawing, text_elements
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "45"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "46"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -130,6 +130,9 @@ CHUNKER_VERSION = "45"  # bump when output changes for the same input (index fin
 # an HTML block of pictures and their words has the lines around it in its block; an HTML
 # link (`<a href="x.md#y">`) is a chunk link; a chunk cut mid-line (a long section's overlap
 # piece with a small section merged after it) lists the sections it holds (session 45)
+# 46: an HTML link whose text holds tags (`<a href="x.md"><b>泵</b></a>`) is a chunk link; an
+# `<img>` read by `html.parser` (`alt="压力>5MPa"` whole); a tag spread over lines takes the
+# words around it as a one-line tag does (session 45, k45b)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

@@ -43,6 +43,7 @@ from kbtools.markdown.doctree import (
     iter_blocks,
 )
 from kbtools.markdown.figures import figure_parts
+from kbtools.markdown.html_tags import TAG_BODY
 from kbtools.markdown.mermaid import mermaid_graph, mermaid_kind, mermaid_text
 from kbtools.markdown.mermaid_kinds import READERS
 from kbtools.markdown.nodes import Inline, Math
@@ -54,7 +55,9 @@ from kbtools.render.table_csv import CsvNames
 CONTEXT_CHARS = 200  # a context line longer than this is cut at a sentence boundary
 CAPTION_CHARS = 120  # a paragraph right before a table this short is its caption
 # Linear time: no part may read past the opener of the next attempt (`[`, `(`, `<`).
-IMAGE_MARKUP = re.compile(r"!\[[^\[\]]*\]\([^()]*\)|<img\b[^<>]*>")
+IMAGE_MARKUP = re.compile(rf"!\[[^\[\]]*\]\([^()]*\)|<[iI][mM][gG]\b{TAG_BODY}>")
+# an `<img>` tag, which may be spread over lines (`<img\nsrc="a.png"\nalt="泵">`)
+IMG_TAG = re.compile(rf"<img\b{TAG_BODY}>", re.I)
 
 
 def protected_lines(doc: Document) -> set[int]:
@@ -276,7 +279,8 @@ class FineChunks:
         line is long; the whole HTML block when that is the picture with its caption
         (Typora's `<center><img …><br>图 1 …</center>` over lines)."""
         line = img.line if self.first_line <= img.line <= self.last_line else block.line_start
-        s, e = self.t.start(line), self.t.end(line)
+        last = self.tag_end(line)
+        s, e = self.t.start(line), self.t.end(last)
         rest = IMAGE_MARKUP.sub("", self.t.text[s:e]).strip()
         if isinstance(block, Heading):  # the heading: no words of the section above it
             s, e = self.t.start(block.line_start), self.t.end(block.line_end)
@@ -285,9 +289,9 @@ class FineChunks:
             s, e = self.t.start(block.line_start), self.t.end(block.line_end)
         elif isinstance(block, Html) and len(rest) < 8 and \
                 figure_parts(block.content) is not None:  # among pictures and their words
-            s, e = self.context_span(line, line, block)
+            s, e = self.context_span(line, last, block)
         elif len(rest) < 8 and line not in self.protected:  # the image stands alone
-            s, e = self.context_span(line, line)
+            s, e = self.context_span(line, last)
         elif e - s > 2 * CONTEXT_CHARS:  # a long line: the sentences around the image
             pos = self.t.text.find(img.src, s, e)
             pos = pos if pos >= 0 else s
@@ -296,6 +300,18 @@ class FineChunks:
         label = " ".join(x for x in (img.alt, img.title) if x)
         return self.maker.chunk("image", path, s, e, embed=f"{label}\n{self.t.shown(s, e)}",
                                 extra={"src": img.src, "alt": img.alt, "title": img.title})
+
+    def tag_end(self, line: int) -> int:
+        """The last line of the `<img>` tags that open on `line` (`line` when none is spread
+        over lines), within the chunk's lines."""
+        s, e = self.t.start(line), self.t.end(line)
+        written, end = self.t.text[s:e].lower(), e
+        at = written.find("<img")
+        while at != -1:  # each tag read to its `>`, or to the next `<`
+            if m := IMG_TAG.match(self.t.text, s + at):
+                end = max(end, m.end())
+            at = written.find("<img", at + 4)
+        return min(self.last_line, self.t.line_of(end - 1)) if end > e else line
 
     # --- context ------------------------------------------------------------------------
     def context_span(self, first: int, last: int,

@@ -19,7 +19,6 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from html import unescape
 from urllib.parse import unquote
 
 from markdown_it.common.utils import normalizeReference
@@ -28,8 +27,9 @@ from kbtools.build.records import Link
 from kbtools.corpus import SourceDoc
 from kbtools.markdown.doctree import Document, Paragraph, parse
 from kbtools.markdown.heading_paths import SECTION_NUMBER, ascii_number, section_number
+from kbtools.markdown.html_tags import start_tags
 from kbtools.markdown.nodes import Heading
-from kbtools.markdown.parser import ATTR, block_id_at, custom_ids, github_slugs, heading_title
+from kbtools.markdown.parser import block_id_at, custom_ids, github_slugs, heading_title
 from kbtools.textfind import occurrences
 
 # Simplified and Traditional (節, 見, 參見 …) forms alike
@@ -43,9 +43,11 @@ _REF_EN = re.compile(rf"(?i)(?:\b(?:section|chapter|sect\.)\s*|§\s*)(?P<num>{SE
 # written in `<…>` (spaces allowed: `[手册](<液压 手册.md#4.3>)`, as `kb check` suggests).
 _MD_LINK = re.compile(r"(?<!!)\[(?P<label>[^\[\]\n]*)\]\((?:<(?P<angle>[^<>\n]*)>|"
                       r"(?P<href>(?:[^()\s]|\([^()\s]*\))++))(?:\s+\"[^\"]*\")?\)")
-# A link written as HTML (`<a href="泵.md#安装">泵的安装</a>`, Typora's and a pasted page's):
-# linear, the tag and the text each stop at the next `<`, where the next attempt may start.
-_HTML_LINK = re.compile(r"<a\s[^<>]*>[^<]*</a\s*>", re.I)
+# A link written as HTML (`<a href="泵.md#安装">泵的安装</a>`, Typora's and a pasted page's,
+# its text in tags or not: `<a href="x.md"><b>泵</b></a>`), read by `html_tags`; text holding
+# no `<a` followed by a blank has none.
+_HTML_LINK_OPEN = re.compile(r"<a\s", re.I)
+_LINK_TAG = frozenset({"a"})
 # A reference link, `[text][label]`, `[label][]` or `[label]`, resolved through the document's
 # definitions (`Document.references`); not an image, a definition (`[label]: href`), an
 # inline link's text or a wikilink's inside. Linear time: no bracket inside either part.
@@ -229,7 +231,7 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex,
     `heading_lines`: the first lines of `doc`'s headings (found here when not given)."""
     found: list[tuple[int, Link]] = []
     md_links = list(_MD_LINK.finditer(text))
-    html_links = [(m, href) for m in _HTML_LINK.finditer(text) if (href := _html_href(m.group()))]
+    html_links = _html_links(text)
     ref_links = [(m, href) for m in _REF_LINK.finditer(text) if doc.references
                  and (href := doc.references.get(normalizeReference(m.group("label")
                                                                     or m.group("text"))))
@@ -263,10 +265,11 @@ def find_links(text: str, first_line: int, doc: Document, index: HeadingIndex,
         link = _resolve_href(href, m.group(0), doc.rel, index, line_at(m.start()))
         if link is not None:
             found.append((m.start(), link))
-    for m, href in [*ref_links, *html_links]:
-        link = _resolve_href(href, m.group(0), doc.rel, index, line_at(m.start()))
+    for start, written, href in [*((m.start(), m.group(0), href) for m, href in ref_links),
+                                 *html_links]:
+        link = _resolve_href(href, written, doc.rel, index, line_at(start))
         if link is not None:
-            found.append((m.start(), link))
+            found.append((start, link))
     for m in ref_nums:
         if inside_title(m.start()):
             continue  # inside a title: 《HX 手册第 1 章》
@@ -312,12 +315,14 @@ def _link(text: str, hit: tuple[str, Target] | None, line: int) -> Link:
     return Link(text, hit[0], hit[1][0], line, hit[1][1])
 
 
-def _html_href(tag: str) -> str | None:
-    """The `href` of an HTML link `<a …>text</a>` (its character references decoded, as
-    `kb check` reads it), None without one."""
-    head = tag[:tag.index(">")]
-    return next((unescape(value.strip("\"'")) for name, value in ATTR.findall(head)
-                 if name.lower() == "href"), None)
+def _html_links(text: str) -> list[tuple[int, str, str]]:
+    """Each HTML link `<a href=…>text</a>` of `text` as (its start, what is written from its
+    `<a` to its `</a>`, or the tag alone with no end tag; its `href` as `kb check` reads it,
+    character references decoded)."""
+    if not _HTML_LINK_OPEN.search(text):
+        return []
+    return [(tag.start, text[tag.start:max(tag.end, tag.close)], tag.attrs["href"])
+            for tag in start_tags(text, _LINK_TAG) if tag.attrs.get("href")]
 
 
 def _resolve_href(href: str, written: str, rel: str, index: HeadingIndex, line: int) -> Link | None:

@@ -24,7 +24,7 @@ import mdit_py_plugins
 from kbtools.cachedb import is_busy, open_cache_db
 from kbtools.markdown.frontend import Ref, Scan, TableShape
 
-FORMAT = 38  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
+FORMAT = 39  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
 # 4: unclosed code fences; 5: a `$` inside a code span closes no formula;
 # 6: `[^1]: …` is a footnote, no link definition; 7: HTML `src`/`href` percent-decoded;
 # 8: inline math written over lines found by its first line; 9: `$$` after text;
@@ -58,6 +58,8 @@ FORMAT = 38  # bump when `scan` reads the same text differently (3: `<`, `>` kep
 # 38: every line of Markdown an HTML block swallows (`Scan.swallowed`'s fourth), its table
 # rows, quotes, code fences and `$$` too; the files of `<video>`, `<audio>`, `<source>`,
 # `<iframe>`, `<embed>`, `<object>` (`frontend.FILE_ATTRS`) and a video's `poster`
+# 39: the files a `srcset` names (`<img srcset>`, `<picture>`'s `<source srcset>`); a file
+# an HTML element plays or frames (`Ref.plays`)
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"
@@ -70,7 +72,7 @@ def key_for(body: str, body_line: int) -> str:
 
 def to_json(scan: Scan) -> dict[str, Any]:
     return {
-        "refs": [[r.kind, r.target, r.line, r.col, r.raw] for r in scan.refs],
+        "refs": [[r.kind, r.target, r.line, r.col, r.raw, r.plays] for r in scan.refs],
         "headings": scan.headings,
         "anchors": sorted(scan.anchor_texts.items()),
         "levels": scan.heading_levels,

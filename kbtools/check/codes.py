@@ -83,6 +83,9 @@ CODES: dict[str, str] = {
                            "of it (.git, .env) or to a file Git ignores: a document so "
                            "linked is not read",
     "image-remote": "a remote image; offline devices cannot load it (warning)",
+    "media-remote": "a remote video, sound or page an HTML element plays or frames "
+                    "(`<video src=\"https://…\">`, `<iframe>`); offline devices cannot load it "
+                    "(warning)",
     "image-no-alt": "an image without alternative text (`![](x.png)`, `<img>` without `alt`): "
                     "nothing for a screen reader or search (warning)",
     "link-empty": "a link or image with an empty target (warning)",

@@ -572,6 +572,11 @@ def _copied(path: str, doc_dir: str, fs: FsCache) -> str:
 
 
 def _remote(ref: Ref, target: str) -> list[LinkProblem]:
+    if ref.plays:  # `<video src="https://…">`, a framed YouTube page: as a remote picture
+        return [LinkProblem("media-remote", "warning",
+                            f"remote {target!r} played or framed in the page cannot load on "
+                            "offline devices; copy the file into assets/ (a PDF ships), or "
+                            "link it as [text](url)")]
     if ref.kind == "image":
         return [LinkProblem("image-remote", "warning",
                             f"remote image {target!r} cannot load on offline devices; "

@@ -7,7 +7,9 @@ Typora's much-copied caption style (``<center><img style=…><br><div style="col
 `figure_parts` reads such an HTML block as its pictures (their `<img>` tags) and the caption's
 text, or None when it holds anything else (a script, a table, a link, a comment): the page
 shows that block as escaped source. `wrapped_words` reads a block of words in such wrappers
-and no picture (`<center>第一章 安装</center>`) the same way. `tags_hidden` is a line of HTML as chunk text reads it. Only words come out of the caption: its tags (`<b>`,
+and no picture (`<center>第一章 安装</center>`) the same way; `inline_block` one of words,
+links and inline formatting in such wrappers (`<p align="center"><a href="x.md">链接</a></p>`)
+as its text and inline tags, for the page to show as a paragraph. `tags_hidden` is a line of HTML as chunk text reads it. Only words come out of the caption: its tags (`<b>`,
 `<font color=…>`, `<span style=…>`) and their attributes are dropped, its character
 references decoded, its blanks collapsed, so the page escapes what an untrusted author wrote
 as text.
@@ -19,11 +21,12 @@ import html
 import re
 from dataclasses import dataclass
 
+from kbtools.markdown.html_tags import TAG_BODY
 from kbtools.markdown.parser import img_attributes
 
 # an HTML tag or end tag and its name; linear: the attributes stop at the tag's first `<`
 # or `>`, and a `<` no name follows is text (`温度<40`)
-_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)\b[^<>]*>")
+_TAG = re.compile(rf"<(/?)([A-Za-z][A-Za-z0-9]*)\b{TAG_BODY}>")
 # tags around a picture or its caption, shown as neither (centring is read from them)
 _MARKUP = re.compile(r"<[!?/A-Za-z]")  # markup left in the text between those tags
 WRAPPERS = frozenset({"center", "p", "div", "figure", "figcaption", "span", "font", "b",
@@ -91,6 +94,58 @@ def _words(text: str) -> str | None:
     if _MARKUP.search(text):
         return None
     return " ".join(html.unescape(text).split())
+
+
+# the tags a paragraph shows inline (`SafeRenderer.html_inline`), and the wrappers around
+# them on lines of their own, shown as the paragraph itself
+INLINE_TAGS = frozenset({"a", "br", "img", "u", "ins", "s", "del", "strike", "sup", "sub", "kbd",
+                         "mark", "b", "strong", "i", "em", "small", "font", "span"})
+BLOCK_WRAPPERS = frozenset({"center", "p", "div", "figure"})
+
+
+def inline_block(block: str) -> tuple[list[tuple[bool, str]], tuple[str, ...]] | None:
+    """`block` (an HTML block's source) as wrapper tags (`BLOCK_WRAPPERS`) around words and
+    inline tags (`INLINE_TAGS`): its pieces in order, each an inline tag (True) or the text
+    between two tags (False; character references decoded, blanks collapsed to one space),
+    and its wrappers; None when it holds another tag, other markup or nothing to show."""
+    pieces: list[tuple[bool, str]] = []
+    wrappers: list[str] = []
+    pos = 0
+    for m in _TAG.finditer(block):
+        pieces.append((False, block[pos:m.start()]))
+        pos = m.end()
+        name = m.group(2).lower()
+        if name in BLOCK_WRAPPERS:
+            wrappers.append(m.group())
+            pieces.append((False, " "))
+        elif name in INLINE_TAGS:
+            pieces.append((True, m.group()))
+        else:
+            return None
+    pieces.append((False, block[pos:]))
+    if any(_MARKUP.search(text) for tag, text in pieces if not tag):
+        return None
+    merged: list[tuple[bool, str]] = []
+    for tag, text in pieces:
+        if not tag and merged and not merged[-1][0]:
+            merged[-1] = (False, merged[-1][1] + text)
+        else:
+            merged.append((tag, text))
+    out: list[tuple[bool, str]] = []
+    for tag, text in merged:
+        if not tag:
+            text = html.unescape(text)
+            words = " ".join(text.split())
+            text = (" " if text[:1].isspace() else "") + words \
+                + (" " if text[-1:].isspace() and words else "")
+        if text:
+            out.append((tag, text))
+    if out and not out[0][0]:
+        out[0] = (False, out[0][1].lstrip())
+    if out and not out[-1][0]:
+        out[-1] = (False, out[-1][1].rstrip())
+    out = [(tag, text) for tag, text in out if text]
+    return (out, tuple(wrappers)) if out else None
 
 
 def tags_hidden(line: str) -> str:

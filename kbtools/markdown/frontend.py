@@ -17,7 +17,6 @@ on inline blocks that can hold something we check (a link, image, HTML tag, `$`)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import unquote
 
@@ -26,6 +25,7 @@ from markdown_it.token import Token
 from kbtools.markdown.comments import COMMENT, MARK
 from kbtools.markdown.doctree import annotation_of
 from kbtools.markdown.figures import figure_parts
+from kbtools.markdown.html_tags import html_refs
 from kbtools.markdown.locator import Locator
 from kbtools.markdown.nodes import comment_spans, is_comment_block
 from kbtools.markdown.parser import (
@@ -77,6 +77,7 @@ class Ref:
     line: int  # 1-based file line
     col: int  # 1-based column (in characters) of the destination text (1 when not found)
     raw: str = ""  # the destination exactly as written in the line ("" when not located)
+    plays: bool = False  # a file an HTML element plays or frames in the page (`<video src>`)
 
 
 @dataclass(frozen=True)
@@ -142,48 +143,9 @@ class Scan:
         return frozenset(github_slugs(titles)) | ids | self.html_ids
 
 
-# the attribute naming the file an HTML element plays or shows in the page (a video, a
-# sound, a page or PDF framed in it): a link's destination, checked and shipped as one
-FILE_ATTRS = {"video": "src", "audio": "src", "source": "src", "track": "src",
-              "iframe": "src", "embed": "src", "object": "data"}
-
-
-class _HtmlRefs(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.found: list[tuple[str, str, bool]] = []  # (kind, url, an image without `alt`)
-        self.ids: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        values = {k: v for k, v in attrs if v is not None}
-        if tag == "img" and values.get("src") is not None:
-            self.found.append(("image", values["src"], "alt" not in values))
-        elif tag == "a" and values.get("href") is not None:
-            self.found.append(("link", values["href"], False))
-        elif tag in FILE_ATTRS and values.get(FILE_ATTRS[tag]) is not None:
-            self.found.append(("link", values[FILE_ATTRS[tag]], False))
-        if tag == "video" and values.get("poster") is not None:  # its cover: a picture
-            self.found.append(("image", values["poster"], False))
-        for key in ("id", "name") if tag == "a" else ("id",):
-            if values.get(key):
-                self.ids.append(values[key])
-
-    handle_startendtag = handle_starttag
-
-
 def is_lint_comment(body: str) -> bool:
     """A comment's body holds a markdownlint directive (`markdownlint-disable MD001`)."""
     return body.lstrip()[:13].lower() == "markdownlint-"
-
-
-def _html(content: str) -> _HtmlRefs:
-    parser = _HtmlRefs()
-    try:
-        parser.feed(content)
-        parser.close()
-    except Exception:  # HTMLParser is lenient; be safe on any input
-        pass
-    return parser
 
 
 def _table_tag(html: str) -> int:
@@ -409,11 +371,11 @@ class _Scanner:
         if "<" in content and ("src" in content or "href" in content or "id" in content
                                or "name" in content or "data" in content
                                or "poster" in content):
-            found, parts = _html(content), figure_parts(content)
+            found, parts = html_refs(content), figure_parts(content)
             loc = Locator(self.lines, start, end, self.offset)
-            for ref_kind, url, no_alt in found.found:
+            for ref_kind, url, no_alt, plays in found.found:
                 _add_ref(self.out, loc, ref_kind, url, no_alt=no_alt,
-                         caption=parts.caption if parts else "")
+                         caption=parts.caption if parts else "", plays=plays)
             self.out.html_ids.update(found.ids)
 
     def swallowed(self, tok: Token) -> None:
@@ -478,9 +440,9 @@ class _Scanner:
             elif kind == "html_inline":
                 if child.content.startswith("<!--") and is_lint_comment(child.content[4:-3]):
                     out.lint.append((loc.find_plain(child.content)[0], child.content[4:-3]))
-                found = _html(child.content)
-                for ref_kind, url, no_alt in found.found:
-                    _add_ref(out, loc, ref_kind, url, no_alt=no_alt)
+                found = html_refs(child.content)
+                for ref_kind, url, no_alt, plays in found.found:
+                    _add_ref(out, loc, ref_kind, url, no_alt=no_alt, plays=plays)
                 out.html_ids.update(found.ids)
             elif kind in INLINE_MATH:
                 delim = "$$" if kind.endswith("double") else "$"
@@ -569,7 +531,7 @@ def _trailing_blank(lines: list[str]) -> int:
 
 
 def _add_ref(out: Scan, loc: Locator, kind: str, href: str, *, no_alt: bool = False,
-             caption: str = "") -> None:
+             caption: str = "", plays: bool = False) -> None:
     """A destination as written (an HTML attribute's with its entities decoded): a URL, so
     `%20` is a space, in `<img src="a%20b.png">` (as Typora writes a resized image) as in
     `![](a%20b.png)`; the build ships the same file (`render.images.image_path`). It is
@@ -577,6 +539,6 @@ def _add_ref(out: Scan, loc: Locator, kind: str, href: str, *, no_alt: bool = Fa
     (`[a](x%20y.md)` then `[b](<x y.md>)`)."""
     target = unquote(href)
     line, col, raw = loc.find([href, target])
-    out.refs.append(Ref(kind, target, line, col, raw))
+    out.refs.append(Ref(kind, target, line, col, raw, plays))
     if no_alt:
         out.images_no_alt.append((line, col, caption))

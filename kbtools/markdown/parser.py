@@ -24,7 +24,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, MutableMapping
 from functools import lru_cache
-from html import unescape
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -44,6 +43,7 @@ from kbtools.errors import INVISIBLE
 from kbtools.markdown.comments import COMMENT, comments_plugin
 from kbtools.markdown.formula_words import formula_words
 from kbtools.markdown.highlight import highlight_plugin
+from kbtools.markdown.html_tags import start_tags
 from kbtools.markdown.inline_tags import read_inline_tags
 from kbtools.markdown.wikitext import SPAN
 
@@ -69,10 +69,7 @@ CUSTOM_ID = re.compile(r"\{#([^{}\s]+)\}")
 # `## Leak limits ^limits`: an Obsidian block id, which Obsidian does not show
 BLOCK_ID = re.compile(r"\s\^[A-Za-z0-9-]+\s*$")
 NOT_IN_SLUG = re.compile(r"[^\w\- ]")
-# Linear-time patterns (author HTML): a tag stops at the next `<`; an attribute name starts
-# only where a name run starts and never gives characters back.
-IMG_TAG = re.compile(r"<img\b[^<>]*>", re.I)
-ATTR = re.compile(r"""(?<![a-zA-Z-])([a-zA-Z-]++)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)""")
+IMG = frozenset({"img"})
 _TEXT_TOKENS = frozenset({"text", "text_special", "code_inline", "image", *INLINE_MATH})
 
 Env = MutableMapping[str, Any]
@@ -431,12 +428,9 @@ def img_tags(html: str) -> list[tuple[int, dict[str, str]]]:
     """`img_attributes` with the offset in `html` where each tag starts: an HTML block of
     several pictures (Typora's `<p align="center">` around one `<img>` a line) dates each
     picture to its own line, not all to the block's first."""
-    out = []
-    for m in IMG_TAG.finditer(html):
-        attrs = {k.lower(): unescape(v.strip("\"'")) for k, v in ATTR.findall(m.group())}
-        if attrs.get("src"):
-            out.append((m.start(), attrs))
-    return out
+    if "<" not in html:
+        return []
+    return [(tag.start, tag.attrs) for tag in start_tags(html, IMG) if tag.attrs.get("src")]
 
 
 def plain(text: str) -> str:

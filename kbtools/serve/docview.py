@@ -61,10 +61,10 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 
-from kbtools.markdown.figures import FigureParts, figure_parts, wrapped_words
+from kbtools.markdown.figures import FigureParts, figure_parts, inline_block, wrapped_words
 from kbtools.markdown.formula_words import formula_words
+from kbtools.markdown.html_tags import TAG_BODY, tag_attributes
 from kbtools.markdown.parser import (
-    ATTR,
     BR,
     img_attributes,
     inline_text,
@@ -96,13 +96,15 @@ from kbtools.serve.scriptruns import script_runs
 from kbtools.serve.wikilinks import wikilink_tokens
 
 # raw HTML that is nothing but pictures (and line breaks): shown as the page's own images
-_IMG_ONLY = re.compile(r"\s*(?:<img\b[^<>]*>\s*(?:<br\s*/?>\s*)*)+", re.I)
+_IMG_ONLY = re.compile(rf"\s*(?:<img\b{TAG_BODY}>\s*(?:<br\s*/?>\s*)*)+", re.I)
 # a wrapper Typora and GitHub writers put around pictures to centre them (`<center>`,
 # `<p align="center">`, `<div style="text-align:center">`) and its end tag; linear: the
 # attributes stop at the tag's first `<` or `>`
-_WRAPPER = re.compile(r"</?(?:center|p|div|figure)\b[^<>]*>", re.I)
+_WRAPPER = re.compile(rf"</?(?:center|p|div|figure|picture|source)\b{TAG_BODY}>", re.I)
+# a `<picture>` and its `<source srcset>`s: the `<img>` inside is shown (the others shipped)
+_PICTURE = re.compile(rf"</?(?:picture|source)\b{TAG_BODY}>", re.I)
 # an inline link written as HTML (`<a href="manual.pdf">`), and its end tag
-_A_OPEN = re.compile(r"<a\s[^<>]*>", re.I)
+_A_OPEN = re.compile(rf"<a\s{TAG_BODY}>", re.I)
 _A_CLOSE = re.compile(r"</a\s*>", re.I)
 # a disclosure box's tags (`<details>`, `<details open>`, `<summary>` and their end tags)
 _DISCLOSURE_TAG = re.compile(r"<(/?)(details|summary)(?:\s+open)?\s*>", re.I)
@@ -111,7 +113,7 @@ _ANY_TAG = re.compile(r"<[A-Za-z/!?]")
 # `<mark>`, an ==highlight==): the page's own tag, its attributes dropped; `<font>`, `<span>`
 # (a colour, a size): their text alone
 _FORMAT_TAG = re.compile(r"<(/?)(u|ins|s|del|strike|sup|sub|kbd|mark|b|strong|i|em|small|"
-                         r"font|span)(?:\s[^<>]*)?>", re.I)
+                         rf"font|span)(?:\s{TAG_BODY})?>", re.I)
 _FORMAT_SHOWN = {"strike": "s", "font": "", "span": "", "mark": 'mark class="hl"'}
 
 
@@ -235,8 +237,25 @@ class SafeRenderer(RendererHTML):
             pattern = self.pattern if tokens[idx].meta.get("cited") else self.outside
             cls = "centred" if _centres(list(words.wrappers)) else ""
             return f"<p{_block_attrs(tokens[idx], cls)}>{highlight(words.caption, pattern)}</p>\n"
+        if (inline := inline_block(content)) is not None:  # `<p align="center"><a …>链接</a></p>`
+            return self._inline_block(tokens[idx], *inline, options, env)
         box = self._disclosure(tokens[idx])
         return box if box is not None else f'<pre class="raw-html">{escapeHtml(content)}</pre>\n'
+
+    def _inline_block(self, tok: Token, pieces: list[tuple[bool, str]], wrappers: tuple[str, ...],
+                      options: OptionsDict, env: Any) -> str:
+        """Words, links and inline formatting in wrapper tags on lines of their own as a
+        paragraph, each tag shown as the same tag inline in a paragraph is (`html_inline`),
+        centred as its wrapper centres it."""
+        pattern = self.pattern if tok.meta.get("cited") else self.outside
+        opened = len(self.html_links)
+        inner = "".join(self.html_inline([Token("html_inline", "", 0, content=text)], 0, options,
+                                         env) if tag else highlight(text, pattern)
+                        for tag, text in pieces)
+        inner += "".join(reversed(self.html_links[opened:]))  # an `<a>` the block left open
+        del self.html_links[opened:]
+        cls = "centred" if _centres(list(wrappers)) else ""
+        return f"<p{_block_attrs(tok, cls)}>{inner}</p>\n"
 
     def _figure(self, tok: Token, parts: FigureParts) -> str:
         """Pictures written in HTML with their caption as a `<figure>` of the page's own
@@ -290,8 +309,11 @@ class SafeRenderer(RendererHTML):
             return "<br>"
         if _IMG_ONLY.fullmatch(content):
             return self._img_tags(content)
+        if _PICTURE.fullmatch(content) and (content[1] != "s" and content[1] != "S"
+                                            or "srcset" in tag_attributes(content)):
+            return ""  # (a video's `<source src>` stays as written)
         if _A_OPEN.fullmatch(content):
-            attrs = {k.lower(): html.unescape(v.strip("\"'")) for k, v in ATTR.findall(content)}
+            attrs = tag_attributes(content)
             if "href" not in attrs and (anchor := attrs.get("id") or attrs.get("name")):
                 self.html_links.append("</span>")  # `<a id="x"></a>`: what `#x` links reach
                 return f'<span id="{escapeHtml(anchor)}" class="anchor">'
@@ -424,9 +446,9 @@ def _centres(tags: list[str]) -> bool:
     for tag in tags:
         if tag[1:7].lower() == "center":
             return True
-        attrs = {k.lower(): v.strip("\"'").lower() for k, v in ATTR.findall(tag)}
-        style = attrs.get("style", "").replace(" ", "")
-        if attrs.get("align") == "center" or "text-align:center" in style:
+        attrs = tag_attributes(tag)
+        style = attrs.get("style", "").lower().replace(" ", "")
+        if attrs.get("align", "").lower() == "center" or "text-align:center" in style:
             return True
     return False
 
