@@ -46,3 +46,35 @@ def test_a_place_number_is_no_value_in_chinese(question, values):
 def test_a_place_number_is_no_value_in_english(question, values):
     assert PUMP is not None
     assert read_inputs(question, PUMP).values == values, question
+
+
+# the example knowledge's wheat-scab table: its heading names no 棚 nor 田 (issue 17, v45b)
+SCAB = build_table(["温度(℃)", "相对湿度(%)", "连续降雨天数", "风险等级"],
+                   [["<15", "*", "*", "低"], ["15-20", "≥85", "≤3", "中"],
+                    [">20", "≥85", ">3", "极高"]],
+                   decision="inputs=温度(℃),相对湿度(%),连续降雨天数; outputs=风险等级",
+                   heading_path=("小麦赤霉病", "风险等级判定表"))
+OIL = build_table(["温度(℃)", "动作"], [["<60", "正常"], [">=60", "停机"]],
+                  decision="inputs=温度(℃); outputs=动作", heading_path=("空压机",))
+
+
+@pytest.mark.parametrize(("question", "values"), [
+    ("第三棚湿度85", {"相对湿度(%)": "85"}),
+    ("3号田湿度85", {"相对湿度(%)": "85"}),
+    ("三号田相对湿度85，温度20", {"相对湿度(%)": "85", "温度(℃)": "20"}),
+    ("第三棚温度20 湿度85", {"温度(℃)": "20", "相对湿度(%)": "85"}),
+    ("三号大棚湿度85", {"相对湿度(%)": "85"}),
+    ("第三块田湿度85", {"相对湿度(%)": "85"}),
+    ("第3棚湿度85", {"相对湿度(%)": "85"}),
+])
+def test_a_place_before_a_name_leaves_the_name_its_column(question, values):
+    assert SCAB is not None
+    assert read_inputs(question, SCAB).values == values, question
+
+
+@pytest.mark.parametrize("question", ["3号机油温80度", "3号棚油温80度"])
+def test_a_thing_after_a_place_still_qualifies_the_name(question):
+    assert OIL is not None
+    given = read_inputs(question, OIL)
+    assert given.values == {}, question
+    assert given.others == {"温度(℃)": ("80度", "油温")}, question

@@ -412,6 +412,28 @@ def place_number(text: str, start: int, rest: str) -> bool:
     return bool(word) and not (word[0].isalpha() and before[:-len(word)][-1:].isalpha())
 
 
+# a place's number leading a word (第三棚, 第3块田, 3号田: the 号 after a number): which place
+# and a size its noun may start with (3号大棚, 第二小棚)
+_PLACE_LEAD = re.compile(r"(?:第(?:\d+|[零〇一二两三四五六七八九十百]+)[个块座栋间排]?|"
+                         r"(?:\d+|[零〇一二两三四五六七八九十百]+)号)[大小]?")
+
+
+def past_place(text: str, lo: int, at: int) -> int:
+    """Where the word from `lo` to a name at `at` of compacted `text` stops naming a place by
+    its number — after the place's number and the one character of its noun (3号田湿度,
+    第三棚湿度, 第3块田湿度, 3号大棚湿度: no thing before the name; 3号棚空气湿度: 空气湿度, as
+    said alone; 3号机油温: 油温, the oil's) — else `lo`: which place a value is read at says
+    nothing of which input it is."""
+    start = lo
+    while start and text[start - 1].isdigit():  # (3号田: the word starts after the 3)
+        start -= 1
+    start -= start < lo and text[start - 1:start] == "第"
+    m = _PLACE_LEAD.match(text, start, at)
+    if m is None:
+        return lo
+    return min(at, m.end() + 1)
+
+
 def spoken_tenths(after: str) -> bool:
     """Whether what follows a number's unit is the tenths of a decimal said the spoken way
     (26度5, 二十六度五: 26.5): one digit or numeral, not the start of a number of its own — more
