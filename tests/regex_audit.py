@@ -325,6 +325,8 @@ OTHER: dict[str, str] = {
     "kbtools.query.values._PLACE_LEAD": "matched at one position, bounded by the name "
                                         "it leads; runs of one character class each, no "
                                         "nesting",
+    "kbtools.query.values._PLACE_WORD": "the few characters between a name and its value; "
+                                        "_PLACE_LEAD's runs and one character",
     "kbtools.query.values._SPOKEN_TENTHS": "matched at a number's unit end; one character "
                                            "class and a look-ahead",
     "kbtools.query.values.NUMERAL_RUN": "the at most 12 characters of the word before a "

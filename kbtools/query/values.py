@@ -418,6 +418,22 @@ _PLACE_LEAD = re.compile(r"(?:第(?:\d+|[零〇一二两三四五六七八九十
                          r"(?:\d+|[零〇一二两三四五六七八九十百]+)号)[大小]?")
 
 
+# a place's number and the one character of its noun (3号棚, 三号大棚, 第三块田), said anywhere
+_PLACE_WORD = re.compile(_PLACE_LEAD.pattern + r"[\u3400-\u9fff]")
+
+
+def place_at(text: str) -> int:
+    """The length of the place named by number `text` starts with (三号棚85: 3), else 0."""
+    m = _PLACE_WORD.match(text)
+    return m.end() if m else 0
+
+
+def without_place(gap: str) -> str:
+    """`gap`, the text between a name and a value, without the place it names by number
+    (湿度三号棚85, 白天温度3号棚25度: which place the value was read at, no word between)."""
+    return _PLACE_WORD.sub("", gap)
+
+
 def past_place(text: str, lo: int, at: int) -> int:
     """Where the word from `lo` to a name at `at` of compacted `text` stops naming a place by
     its number — after the place's number and the one character of its noun (3号田湿度,
