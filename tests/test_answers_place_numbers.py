@@ -76,9 +76,18 @@ def test_a_place_before_a_name_leaves_the_name_its_column(question, values):
     assert read_inputs(question, SCAB).values == values, question
 
 
-@pytest.mark.parametrize("question", ["3号机油温80度", "3号棚油温80度"])
-def test_a_thing_after_a_place_still_qualifies_the_name(question):
+@pytest.mark.parametrize(("question", "thing"), [("3号棚油温80度", "油温"),
+                                                 ("3号机油温80度", "机油温")])
+def test_a_thing_after_a_place_still_qualifies_the_name(question, thing):
     assert OIL is not None
     given = read_inputs(question, OIL)
     assert given.values == {}, question
-    assert given.others == {"温度(℃)": ("80度", "油温")}, question
+    assert given.others == {"温度(℃)": ("80度", thing)}, question
+
+
+@pytest.mark.parametrize("question", ["3号泵湿度85", "二号机湿度85"])
+def test_a_machine_by_number_still_makes_the_name_its_own(question):
+    """A machine's number (3号泵, 二号机) is no place the air is measured at: its humidity is
+    its own, as 3号泵温度 is the pump's."""
+    assert SCAB is not None
+    assert read_inputs(question, SCAB).values == {}, question
