@@ -322,6 +322,9 @@ OTHER: dict[str, str] = {
     "kbtools.query.values._WORD_BEFORE": "at most 12 characters before a number",
     "kbtools.query.values.CJK_NUMBER": "the question; one pass: a literal, a run of one "
                                        "character class and an optional literal-led run",
+    "kbtools.query.values._PLACE_WORD": "matched at one position (bounded by the name it "
+                                        "leads) or over the few characters between a name "
+                                        "and its value; runs of one character class each",
     "kbtools.query.values._SPOKEN_TENTHS": "matched at a number's unit end; one character "
                                            "class and a look-ahead",
     "kbtools.query.values.NUMERAL_RUN": "the at most 12 characters of the word before a "

@@ -25,8 +25,12 @@ PUMP = build_table(["Temperature (°C)", "Humidity (%)", "Action"],
     ("3号棚湿度85，白天25度", {"湿度(%)": "85", "白天温度(℃)": "25"}),
     ("三号棚白天25度", {"白天温度(℃)": "25"}),
     ("2号棚夜间温度3度", {"夜间温度(℃)": "3"}),
-    ("湿度：3号棚85", {}),  # which value the 湿度 is, is not said: asked, never the 3
-    ("白天温度3号棚25度", {}),
+    ("湿度：3号棚85", {"湿度(%)": "85"}),  # the place between is skipped, never the 3 (v45b)
+    ("白天温度3号棚25度", {"白天温度(℃)": "25"}),
+    ("湿度三号棚85", {"湿度(%)": "85"}),
+    ("湿度第三块田85", {"湿度(%)": "85"}),
+    ("湿度3号大棚为85%", {"湿度(%)": "85"}),
+    ("白天温度三号棚二十五度", {"白天温度(℃)": "25"}),
     ("第3天白天25度", {"白天温度(℃)": "25"}),
 ])
 def test_a_place_number_is_no_value_in_chinese(question, values):
@@ -46,3 +50,44 @@ def test_a_place_number_is_no_value_in_chinese(question, values):
 def test_a_place_number_is_no_value_in_english(question, values):
     assert PUMP is not None
     assert read_inputs(question, PUMP).values == values, question
+
+
+# the example knowledge's wheat-scab table: its heading names no 棚 nor 田 (issue 17, v45b)
+SCAB = build_table(["温度(℃)", "相对湿度(%)", "连续降雨天数", "风险等级"],
+                   [["<15", "*", "*", "低"], ["15-20", "≥85", "≤3", "中"],
+                    [">20", "≥85", ">3", "极高"]],
+                   decision="inputs=温度(℃),相对湿度(%),连续降雨天数; outputs=风险等级",
+                   heading_path=("小麦赤霉病", "风险等级判定表"))
+OIL = build_table(["温度(℃)", "动作"], [["<60", "正常"], [">=60", "停机"]],
+                  decision="inputs=温度(℃); outputs=动作", heading_path=("空压机",))
+
+
+@pytest.mark.parametrize(("question", "values"), [
+    ("第三棚湿度85", {"相对湿度(%)": "85"}),
+    ("3号田湿度85", {"相对湿度(%)": "85"}),
+    ("三号田相对湿度85，温度20", {"相对湿度(%)": "85", "温度(℃)": "20"}),
+    ("第三棚温度20 湿度85", {"温度(℃)": "20", "相对湿度(%)": "85"}),
+    ("三号大棚湿度85", {"相对湿度(%)": "85"}),
+    ("第三块田湿度85", {"相对湿度(%)": "85"}),
+    ("第3棚湿度85", {"相对湿度(%)": "85"}),
+])
+def test_a_place_before_a_name_leaves_the_name_its_column(question, values):
+    assert SCAB is not None
+    assert read_inputs(question, SCAB).values == values, question
+
+
+@pytest.mark.parametrize(("question", "thing"), [("3号棚油温80度", "油温"),
+                                                 ("3号机油温80度", "机油温")])
+def test_a_thing_after_a_place_still_qualifies_the_name(question, thing):
+    assert OIL is not None
+    given = read_inputs(question, OIL)
+    assert given.values == {}, question
+    assert given.others == {"温度(℃)": ("80度", thing)}, question
+
+
+@pytest.mark.parametrize("question", ["3号泵湿度85", "二号机湿度85"])
+def test_a_machine_by_number_still_makes_the_name_its_own(question):
+    """A machine's number (3号泵, 二号机) is no place the air is measured at: its humidity is
+    its own, as 3号泵温度 is the pump's."""
+    assert SCAB is not None
+    assert read_inputs(question, SCAB).values == {}, question

@@ -63,3 +63,26 @@ def test_a_bound_in_the_other_scale_is_still_refused_naming_it():
     assert CELSIUS is not None
     with pytest.raises(TableError, match="it is in '°F'"):
         match_rules(CELSIUS, {"温度": "above 70 degrees F", "湿度": "90"})
+
+
+@pytest.mark.parametrize(("question", "values"), [
+    ("25 C and 77 F, humidity 90%", {"温度(℃)": "25", "相对湿度(%)": "90"}),
+    ("77 F (25 C), humidity 90%", {"温度(℃)": "25", "相对湿度(%)": "90"}),
+    ("temperature 25 C and 77 F, humidity 90%", {"温度(℃)": "25", "相对湿度(%)": "90"}),
+    ("temperature 77 F, temperature 25 C, humidity 90%", {"温度(℃)": "25", "相对湿度(%)": "90"}),
+    ("温度25度，华氏77度，湿度90%", {"温度(℃)": "25", "相对湿度(%)": "90"}),
+    ("温度华氏77度，温度25度，湿度90%", {"温度(℃)": "25", "相对湿度(%)": "90"}),
+    ("25℃（77°F），湿度90%", {"温度(℃)": "25", "相对湿度(%)": "90"}),
+])
+def test_one_temperature_said_in_both_scales_is_one_value(question, values):
+    """``25 C and 77 F`` was two conflicting values: equal once converted, it is one."""
+    assert CELSIUS is not None
+    given = read_inputs(question, CELSIUS, {"温度": ["temperature"], "相对湿度": ["humidity"]})
+    assert given.values == values and not given.conflicts, given
+
+
+@pytest.mark.parametrize("question", ["25 C and 78 F", "温度21度，温度70°F", "temperature 25 C and 78 F"])
+def test_two_temperatures_unequal_once_converted_still_conflict(question):
+    assert CELSIUS is not None
+    given = read_inputs(question, CELSIUS, {"温度": ["temperature"]})
+    assert "温度(℃)" in given.conflicts and "温度(℃)" not in given.values, given

@@ -31,7 +31,7 @@ from functools import lru_cache
 from kbtools.decision import DecisionTable, column_key
 from kbtools.decision.clock import CLOCK_UNIT, times_in
 from kbtools.decision.column_units import column_unit, input_unit_problem, number_in, unit_of
-from kbtools.decision.given import read_given
+from kbtools.decision.given import in_scale, read_given
 from kbtools.decision.model import name_parts
 from kbtools.decision.units import bare_degrees, degrees_fit, scale
 from kbtools.decision.weekdays import WEEKDAY_UNIT, days_said
@@ -283,6 +283,9 @@ def read_inputs(question: str, table: DecisionTable,
                 # (by a name of its own: the 温度 of 夜间温度 is no second 白天温度)
                 again = named_again(text, [n for n in usable if n not in others],
                                      found_numbers, claimed, found_numbers[num], spans)
+                if again is not None and _in_column(given_value(again, table, i), units[i]) == \
+                        _in_column(out.get(table.header[i]), units[i]):
+                    again = None  # 温度25度…温度77°F: one temperature, in both scales
                 if again is not None:  # 温度22度…温度23度: which one is not known
                     out.pop(table.header[i], None)
                     blocked.add(i)
@@ -363,8 +366,8 @@ def read_inputs(question: str, table: DecisionTable,
             first = by_name[i]
             other = next((found_numbers[n] for n in fits if found_numbers[n].exact and
                           nameless(found_numbers[n].word) and
-                          given_value(found_numbers[n], table, i) != out[table.header[i]]),
-                         None)
+                          _in_column(given_value(found_numbers[n], table, i), units.get(i)) !=
+                          _in_column(out[table.header[i]], units.get(i))), None)
             if other is not None:
                 out.pop(table.header[i])
                 blocked.add(i)
@@ -378,17 +381,20 @@ def read_inputs(question: str, table: DecisionTable,
             _claim(claimed, found_numbers, fits[0])
             continue
         given: dict[str | None, str] = {}  # 温度22度，然后温度24度 on an English table
+        as_given: dict[str | None, tuple[str | None, Number]] = {}  # … each as given, and its number
         for x in (found_numbers[n] for n in fits if found_numbers[n].exact or
                   found_numbers[n].range_text):
-            given.setdefault(given_value(x, table, i), _said(x))
+            # (``25 C and 77 F``: one temperature, in both scales)
+            given.setdefault(key := _in_column(given_value(x, table, i), units.get(i)), _said(x))
+            as_given.setdefault(key, (given_value(x, table, i), x))
         if len(given) > 1:  # two values of the one column in their unit: which is not known
             conflicts[table.header[i]] = tuple(given.values())[:2]
             blocked.add(i)
         elif (one := next(iter(given), None)) is not None and \
                 all(found_numbers[n].exact or found_numbers[n].range_text for n in fits):
-            out[table.header[i]] = one  # one value said twice (22度，现在还是22度)
+            out[table.header[i]] = as_given[one][0] or one  # one value said twice (22度，现在还是22度)
             source[table.header[i]] = next((found_numbers[n] for n in fits
-                                            if found_numbers[n].approximate), found_numbers[fits[0]])
+                                            if found_numbers[n].approximate), as_given[one][1])
         _claim(claimed, found_numbers, *fits)
     for i in table.inputs:  # else a number an English name follows (6 cycles, a 4160 v motor)
         if i not in table.numeric or table.header[i] in out or i in blocked:
@@ -463,6 +469,13 @@ def _time_given(text: str, times: Sequence[tuple[int, int, int]],
             continue
         given.setdefault(minutes, text[start:end].strip())
     return list(given.values())
+
+
+def _in_column(value: str | None, unit: str | None) -> str | None:
+    """`value` as a column in `unit` reads it: a temperature in the other scale converted
+    (77°F in a ℃ column: 25, as `readings.read` says it), else as it is."""
+    converted = in_scale(value, unit) if value and unit else None
+    return converted.removesuffix(unit or "") if converted else value
 
 
 def _without(text: str, spans: Sequence[tuple[int, int, str]]) -> str:

@@ -18,7 +18,7 @@ from kbtools.query.fillers import EN_NUMERALS, strip_fillers
 from kbtools.query.naming import NAME_GAP, lead_ok, same_part_of_day
 from kbtools.query.qualified import Qualified
 from kbtools.query.quantities import DAY_TIMES, EN_PLAIN, covered
-from kbtools.query.values import BOUND_AFTER, STOP_GAP, Number
+from kbtools.query.values import BOUND_AFTER, STOP_GAP, Number, place_at, without_place
 from kbtools.query.wording import NAME_STARTS, is_cjk, is_latin
 
 NAME_GAP_LATIN = 24  # … or this many when they are Latin filler words (is currently at)
@@ -90,6 +90,7 @@ def after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
             end = phrase[0]  # ``temperature of the air is``: the input's own, said so
         ahead = text[end:end + NAME_GAP_LATIN + 2]
         rest = strip_fillers(ahead)
+        rest = strip_fillers(rest[place_at(rest):])  # 湿度三号棚85: the place is no numeral
         at = end + len(ahead) - len(rest)  # a numeral read as a number is taken below
         if (rest[:1] in NUMERAL_CHARS and  # (not 二十二至二十五度: a range read below)
                 not any(at in (x.start, x.extent[0]) for x in found)) or \
@@ -102,7 +103,8 @@ def after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
                     any(w not in EN_PLAIN for w in text[m.end():end].split()):
                 break  # ``in greenhouse 2``: which one, not its value (not ``of about 3``)
             # 温度低于10度, ``temperature between 20 and 25``: the range's words are its own
-            gap = text[end:x.extent[0] if x.extent[0] >= end else x.start]
+            # (湿度三号棚85: which place it was read at, no word between: skipped)
+            gap = without_place(text[end:x.extent[0] if x.extent[0] >= end else x.start])
             limit = NAME_GAP_LATIN if gap.isascii() else NAME_GAP
             if len(gap.replace(" ", "")) <= limit and not STOP_GAP.search(gap) and \
                     not strip_fillers(gap):

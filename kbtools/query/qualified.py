@@ -59,7 +59,7 @@ from kbtools.query.quantities import (
     WEATHER,
 )
 from kbtools.query.value_units import UNIT_CLASSES, count_end
-from kbtools.query.values import AGO_WORDS, STOP_GAP
+from kbtools.query.values import AGO_WORDS, STOP_GAP, past_place
 from kbtools.query.wording import ABBREVIATIONS, NAME_STARTS, counted_object, is_cjk, is_latin
 
 
@@ -217,7 +217,10 @@ class Qualified:
                 lo -= 1
             if counted_object(text, lo, at):
                 return ""  # 下了4天雨温度: the 雨 is what the clause counts, no thing's
-            if lo and (text[lo - 1].isdigit() or text[lo - 1] == "%"):  # 3天温度: 天 is the
+            placed = past_place(text, lo, at)
+            if placed > lo:  # 3号田湿度, 第三棚湿度: which place, no thing's
+                lo = placed
+            elif lo and (text[lo - 1].isdigit() or text[lo - 1] == "%"):  # 3天温度: 天 is the
                 lo += max((len(u) for c in UNIT_CLASSES for u in c  # unit of the 3
                            if u and is_cjk(u[0]) and text.startswith(u, lo)),
                           default=int(text[lo - 1].isdigit()))  # 30%土壤湿度: no unit
