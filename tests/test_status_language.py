@@ -94,3 +94,20 @@ def test_a_pinned_keys_reason_and_problem_are_said_in_chinese(device):
     assert line.startswith(f"固定密钥：无法读取本设备固定的密钥 {junk}，在修复之前不会同步"), line
     problem = json.JSONDecoder().raw_decode(js)[0]["trusted_keys_problem"]
     assert problem.startswith("pinned key 0000junk cannot be read"), problem
+
+
+def test_a_served_files_problem_is_said_in_chinese(device):
+    """The `problem:` lines under a Chinese locale were the library's English: a release.json
+    changed on the device since its sync is said in Chinese, and stays English in --json."""
+    rel = device.dev / "releases" / "kb-r1" / "release.json"
+    kept = rel.read_bytes()
+    rel.write_bytes(kept + b"\n")
+    try:
+        _, zh = status(device.dev, LANG="zh_CN.UTF-8")
+        _, js = status(device.dev, "--json", LANG="zh_CN.UTF-8")
+    finally:
+        rel.write_bytes(kept)
+    assert "  问题：release.json：同步校验之后被改动过（`kb sync` 会恢复它）" in zh.splitlines(), zh
+    problems = json.JSONDecoder().raw_decode(js)[0]["served"]["problems"]
+    assert problems == ["release.json: changed since it was verified at sync (`kb sync` "
+                        "restores it)"]

@@ -16,6 +16,7 @@ from kbtools.ship.devicestate import read_state
 from kbtools.ship.health import report
 from kbtools.ship.release import release_settings
 from kbtools.ship.status_words import (
+    PROBLEMS_ZH,
     REASONS_ZH,
     WORDS,
     Say,
@@ -108,7 +109,7 @@ def _device(st: dict[str, Any]) -> None:
         if s["clock_behind"]:
             click.echo(say("clock", text=s["clock_behind"]))
         for p in s["problems"]:
-            click.echo(say("problem", text=p))
+            click.echo(say("problem", text=said_in(p, lang, PROBLEMS_ZH)))
         if s["signer_unpinned"]:
             click.echo(say("trust", text=s["signer_unpinned"]))
         r = s["review"]

@@ -54,6 +54,7 @@ from kbtools.ship import trust
 from kbtools.ship.devicestate import MAX_STATE_BYTES, read_json
 from kbtools.ship.git import TreeEntry, read_blob, rev_parse
 from kbtools.ship.gitrun import run_git
+from kbtools.ship.status_words import Keyed
 from kbtools.ship.verify import (
     ReleaseMeta,
     check_tree,
@@ -299,7 +300,8 @@ def manifest_problem(rdir: Path) -> list[str]:
         have = hashlib.sha256(read_beneath(rdir, MANIFEST, MAX_MANIFEST_BYTES)).hexdigest()
     except OSError as exc:
         return [f"{MANIFEST}: unreadable ({exc.strerror})"]
-    return [] if have == want else [f"{MANIFEST}: does not match the hash in {RELEASE_JSON}"]
+    return [] if have == want else [Keyed(f"{MANIFEST}: does not match the hash in "
+                                          f"{RELEASE_JSON}", "problem_manifest_hash")]
 
 
 def _recorded_problems(rdir: Path) -> list[str]:
@@ -308,16 +310,17 @@ def _recorded_problems(rdir: Path) -> list[str]:
     ver = read_json(layout.verified)
     recorded = ver.get("release_files")
     if isinstance(recorded, dict):
-        problems = []
+        problems: list[str] = []
         for name, digest in sorted(recorded.items()):
             try:
                 data = read_beneath(rdir, name, MAX_STATE_BYTES)
             except OSError:
-                problems.append(f"{name}: missing or unreadable since it was verified")
+                problems.append(Keyed(f"{name}: missing or unreadable since it was verified",
+                                      "problem_missing", {"file": name}))
                 continue
             if hashlib.sha256(data).hexdigest() != digest:
-                problems.append(f"{name}: changed since it was verified at sync (`kb sync` "
-                                "restores it)")
+                problems.append(Keyed(f"{name}: changed since it was verified at sync (`kb "
+                                      "sync` restores it)", "problem_changed", {"file": name}))
         return problems
     rel = read_json(layout.release_json)
     pairs = [(rel.get(key), ver[kept], key) for key, kept in _RECORDED if kept in ver]

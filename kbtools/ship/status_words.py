@@ -34,11 +34,19 @@ class Keyed(str):
     key: str
     values: dict[str, str]
 
-    def __new__(cls, text: str, key: str, values: Mapping[str, object] | None = None) -> Keyed:
+    def __new__(cls, text: str, key: str = "",  # (pickle makes one of its text alone)
+                values: Mapping[str, object] | None = None) -> Keyed:
         made = super().__new__(cls, text)
         made.key, made.values = key, {k: str(v) for k, v in (values or {}).items()}
         return made
 
+
+# what is wrong with the served release's own files (`install.release_file_problems`)
+PROBLEMS_ZH = {
+    "problem_missing": "{file}：同步校验之后缺失或无法读取",
+    "problem_changed": "{file}：同步校验之后被改动过（`kb sync` 会恢复它）",
+    "problem_manifest_hash": "manifest.json：与 release.json 记录的哈希不符",
+}
 
 # a pinned key's reason (trust.log's `why`), by its key
 REASONS_ZH = {
