@@ -204,3 +204,34 @@ def test_architecture_doc_lists_exactly_the_modules_that_exist():
                if p.name not in ("__init__.py", "__main__.py") and p.parent.name != "commands"}
     assert sorted(named - on_disk) == [], "named in docs/architecture.md but missing"
     assert sorted(on_disk - named) == [], "modules missing from docs/architecture.md"
+
+
+def defined_names(path: Path) -> set[str]:
+    """The names a module defines at its top level (functions, classes, assignments)."""
+    names: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+            if isinstance(node, ast.AnnAssign) else []
+        names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return names
+
+
+def test_decision_names_are_imported_from_where_they_live():
+    """`decision.conditions` re-exported `normalize_cell`, `column_key` and five more names
+    of `cell_text` and `headers` (`x as x`), and `model`, `matching`, the check and the
+    chunker imported them through it: who owns a name was two hops away, and a change to
+    `conditions`' imports broke modules that use nothing of its own. Every name imported
+    from a module of the decision package is one that module defines."""
+    known = modules()
+    through = []
+    for path in [*known.values(), *sorted(PKG.parent.glob("tests/*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            home = known.get(node.module or "") if isinstance(node, ast.ImportFrom) else None
+            if home is None or home.name == "__init__" or \
+                    not (node.module or "").startswith("kbtools.decision."):
+                continue
+            through += [f"{path.name}: {a.name} from {node.module}" for a in node.names
+                        if a.name not in defined_names(home)]
+    assert through == []

@@ -7,7 +7,7 @@ import pytest
 
 from kbtools.decision import build_table, match_rules
 from kbtools.decision.column_units import column_unit
-from kbtools.decision.conditions import column_key
+from kbtools.decision.headers import column_key
 from kbtools.errors import TableError
 from kbtools.query.inputs import find_inputs
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from mcpfixtures import committed_repo, data, error_text, git, session
 
 RISK = "knowledge/crops/risk.md"
@@ -121,3 +122,79 @@ def test_an_optional_flag_reads_alike_over_mcp_and_the_json_api(tmp_path):
         assert api.post("/api/read", json={}).status_code == 405  # read is a GET
         assert api.get("/api/read", params={"doc": "knowledge/good.md",
                                             "line_start": "null"}).status_code == 400
+
+
+def string_parts(schema):
+    """Every string schema inside an argument's schema (its own, a list's items, a union's)."""
+    if schema.get("type") == "string" or "string" in (schema.get("type") or []):
+        yield schema
+    for part in schema.get("anyOf", []):
+        yield from string_parts(part)
+    if isinstance(schema.get("items"), dict):
+        yield from string_parts(schema["items"])
+    if isinstance(schema.get("additionalProperties"), dict):
+        yield from string_parts(schema["additionalProperties"])
+
+
+def test_every_free_text_argument_is_bounded_over_mcp_and_the_json_api(tmp_path):
+    """`evaluate_table`'s `table` and `read`'s `heading_path` had no bound: a 100,000-character
+    table was looked for in every table's name and section (1.7 s). Every text argument of
+    every tool has a length its schema says, refused at once naming the argument and the
+    limit, as `query` is; /api/read and /api/table/evaluate refuse the same in the same
+    words."""
+    import anyio
+    from mcp.server.mcpserver.exceptions import ToolError
+    from starlette.testclient import TestClient
+
+    from kbtools.agents.arguments import MAX_HEADINGS, MAX_LINE_CHARS, MAX_SECTION_CHARS
+    from kbtools.agents.mcp_server import build_server
+    from kbtools.serve.app import create_app
+    from tests.hostile import built_repo_index
+
+    dist = built_repo_index(tmp_path / "repo", {}, model="test-hash")
+    server = build_server(index=dist, root=tmp_path / "repo", allow_write=True)
+    long, doc = "霜" * (MAX_SECTION_CHARS + 1), "knowledge/good.md"
+    report = {"category": "field-report", "title": "Leak", "body": "Seal leaked.",
+              "location": "Plant 2", "author": "Ann"}
+    calls = {"table": ("evaluate_table", {"doc": doc, "inputs": {"a": 1}, "table": long}),
+             "heading_path": ("read", {"doc": doc, "heading_path": long}),
+             "heading": ("read", {"doc": doc, "heading_path": ["Pump maintenance", long]}),
+             "headings": ("read", {"doc": doc, "heading_path": ["x"] * (MAX_HEADINGS + 1)}),
+             "title": ("draft_report", {**report, "title": "t" * (MAX_LINE_CHARS + 1)}),
+             "author": ("draft_report", {**report, "author": "a" * (MAX_LINE_CHARS + 1)}),
+             "location": ("draft_report", {**report, "location": "l" * (MAX_LINE_CHARS + 1)}),
+             "caption": ("draft_report", {**report, "photos": [
+                 {"name": "a.png", "data": "iVBO", "caption": "c" * 1001}]})}
+
+    async def run():
+        schemas = {t.name: t.input_schema["properties"] for t in await server.list_tools()}
+        got = {}
+        for name, (tool, args) in calls.items():
+            with pytest.raises(ToolError) as exc:
+                await server.call_tool(tool, args)
+            got[name] = str(exc.value)
+        return schemas, got
+
+    schemas, got = anyio.run(run)
+    unbounded = [(tool, arg) for tool, props in schemas.items() for arg, schema in props.items()
+                 for part in string_parts(schema) if "maxLength" not in part
+                 and "enum" not in part and arg != "photos"]
+    assert unbounded == []
+    over = f"at most {MAX_SECTION_CHARS} characters, not {MAX_SECTION_CHARS + 1}"
+    said = {"table": f"table: {over}", "heading_path": f"heading_path: {over}",
+            "heading": f"heading_path.1: {over}",
+            "headings": f"heading_path: at most {MAX_HEADINGS} items, not {MAX_HEADINGS + 1}",
+            "title": f"title: at most {MAX_LINE_CHARS} characters",
+            "author": f"author: at most {MAX_LINE_CHARS} characters",
+            "location": f"location: at most {MAX_LINE_CHARS} characters",
+            "caption": "`caption` is at most 1000 characters, not 1001"}
+    for name, words in said.items():
+        assert words in got[name], (name, got[name])
+    with TestClient(create_app(dist), base_url="http://127.0.0.1") as api:
+        table = api.post("/api/table/evaluate", json={"doc": doc, "inputs": {"a": "1"},
+                                                      "table": [long]})
+        read = api.get("/api/read", params={"doc": doc,  # ASCII: under the URL's bound
+                                            "heading_path": "h" * (MAX_SECTION_CHARS + 1)})
+        for resp, words in ((table, f"table: {over}"), (read, f"heading_path: {over}")):
+            assert resp.status_code == 400 and words in resp.json()["error"]["message"]
+    assert not (tmp_path / "repo" / "knowledge" / "field-reports").exists()

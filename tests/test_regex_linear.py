@@ -277,7 +277,7 @@ def test_formerly_quadratic_inputs(name, text):
 
 
 def test_header_unit_is_found_by_scans_as_the_pattern_did():
-    from kbtools.decision.conditions import column_key, header_unit_start
+    from kbtools.decision.headers import column_key, header_unit_start
 
     old = re.compile(r"\s*(\([^)]*\)|\[[^\]]*\]|/.*)\s*$")
     for text in ["温度(℃)", "温度 (℃)", "湿度[%]", "流量/L·h", "a(b(c)", "a(b)c", "a)(b)",

@@ -11,6 +11,7 @@ over the device directory."""
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import re
@@ -170,3 +171,27 @@ def test_a_sync_passing_over_refused_releases_says_why_the_newest_was(tmp_path, 
     assert code == 1 and "manifest.json does not match" in out, out
     tag = "kb-r3" if passed else "kb-r2"
     _says(d, f"发布版本 {tag} 的 manifest.json 与 release.json 或标签记录的哈希不符")
+
+
+def _other_model(e) -> None:
+    """The release's vectors said to come from another model, its manifest's hash in its
+    release.json (which the publisher's key signs): a release that passes its checks."""
+    m = json.loads(e["manifest.json"][1])
+    for meta in m["models"].values():
+        meta["fingerprint"] = "0" * 16
+    data = (json.dumps(m) + "\n").encode()
+    e["manifest.json"] = (REGULAR, data)
+    rel = json.loads(e["release.json"][1])
+    rel["manifest_sha256"] = hashlib.sha256(data).hexdigest()
+    e["release.json"] = (REGULAR, (json.dumps(rel, sort_keys=True, indent=1) + "\n").encode())
+
+
+def test_a_release_this_device_cannot_install_says_why_in_chinese(tmp_path):
+    """Installing a release (`ship.install`) ended a sync with errors that carried no key: a
+    release whose vectors come from another embedding model was said on the Chinese page
+    as the generic "同步没有完成". It now says the release and the model."""
+    d = make_device(tmp_path)
+    forge_tree(d.art, _other_model, key=load_private(d.key))
+    code, out = d.sync()
+    assert code == 1 and "release vectors come from model" in out, out
+    _says(d, "发布版本 kb-r2 的向量来自与本设备不同的嵌入模型")

@@ -72,3 +72,42 @@ def test_the_language_a_locale_names():
     assert locale_language({"LANG": "POSIX"}) is None and locale_language({}) is None
     assert locale_language({"LANG": "yue_HK"}) == "zh"
     assert locale_language({"LANG": "fr_FR@euro"}) == "en"
+
+
+def test_a_pinned_keys_reason_and_problem_are_said_in_chinese(device):
+    """A Chinese `kb status` said a pinned key's reason ("release kb-r1") and a pinned key
+    it cannot read in the library's English: each keeps what it says (`status_words.Keyed`)
+    and is said in Chinese; English and `--json` keep the English words."""
+    code, out = status(device.dev, LANG="zh_CN.UTF-8")
+    [line] = [x for x in out.splitlines() if x.startswith("固定密钥 ")]
+    assert code == 0 and line.endswith("：首次同步时随发布版本 kb-r1 固定）"), line
+    code, out = status(device.dev, LANG="en_US.UTF-8")
+    assert "first use, release kb-r1)" in out
+    junk = device.dev / "trusted_keys" / "0000junk.pub"
+    junk.write_text("not a key\n", encoding="utf-8")
+    try:
+        _, zh = status(device.dev, LANG="zh_CN.UTF-8")
+        _, js = status(device.dev, "--json", LANG="zh_CN.UTF-8")
+    finally:
+        junk.unlink()
+    [line] = [x for x in zh.splitlines() if x.startswith("固定密钥")]
+    assert line.startswith(f"固定密钥：无法读取本设备固定的密钥 {junk}，在修复之前不会同步"), line
+    problem = json.JSONDecoder().raw_decode(js)[0]["trusted_keys_problem"]
+    assert problem.startswith("pinned key 0000junk cannot be read"), problem
+
+
+def test_a_served_files_problem_is_said_in_chinese(device):
+    """The `problem:` lines under a Chinese locale were the library's English: a release.json
+    changed on the device since its sync is said in Chinese, and stays English in --json."""
+    rel = device.dev / "releases" / "kb-r1" / "release.json"
+    kept = rel.read_bytes()
+    rel.write_bytes(kept + b"\n")
+    try:
+        _, zh = status(device.dev, LANG="zh_CN.UTF-8")
+        _, js = status(device.dev, "--json", LANG="zh_CN.UTF-8")
+    finally:
+        rel.write_bytes(kept)
+    assert "  问题：release.json：同步校验之后被改动过（`kb sync` 会恢复它）" in zh.splitlines(), zh
+    problems = json.JSONDecoder().raw_decode(js)[0]["served"]["problems"]
+    assert problems == ["release.json: changed since it was verified at sync (`kb sync` "
+                        "restores it)"]

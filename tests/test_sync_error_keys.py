@@ -18,7 +18,7 @@ from kbtools.ship.sync_record import FAILURES_ZH
 SHIP = Path(__file__).resolve().parents[1] / "kbtools" / "ship"
 # the modules whose errors end a sync (`sync`: a release checked, its signature, the keys
 # pinned); their SyncErrors each carry a key
-CHECKED = ("verify.py", "signing.py", "trust.py", "sync.py")
+CHECKED = ("verify.py", "signing.py", "trust.py", "sync.py", "install.py", "git.py")
 ERRORS = {"SyncError", "Untrusted", "MissingHistory", "TransientSyncError",
           "UnchangedSyncError"}
 # functions of those modules a sync never runs (`kb rollback` refusing a release)

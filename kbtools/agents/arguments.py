@@ -22,6 +22,15 @@ MAX_INPUTS = 50  # inputs per table evaluation
 MAX_INPUT_CHARS = 200  # one input value (or column name)
 MAX_LINE = 10_000_000  # a line number given to read
 MAX_DIGITS = 12  # a whole number given as text (ASCII digits only)
+# the other free text a tool takes, bounded as the question is so that a pasted page is
+# refused at once, naming the argument and the limit (a 100,000-character `table` was
+# looked for in every table's name and section for 1.7 s)
+MAX_SECTION_CHARS = 1000  # a heading path, one heading of it, or a table's name or section
+MAX_HEADINGS = 32  # headings in a heading path given as a list (Markdown nests 6)
+MAX_LINE_CHARS = 200  # a draft's title, author, location or category (one line each)
+MAX_BODY_CHARS = 1_000_000  # a draft's body
+MAX_CAPTION_CHARS = 1000  # a draft photo's caption
+MAX_PHOTO_NAME_CHARS = 255  # a draft photo's file name
 
 # what to send a table evaluation (MCP `evaluate_table`, /api/table/evaluate) instead of an
 # argument `read` takes: an agent passes a search result's fields on by their names
@@ -108,3 +117,16 @@ def release_arguments(commit: Any, release: Any) -> tuple[str | None, str | None
     from kbtools.ship.git import spelled_tag  # (here: `kb query --engine` connects first)
 
     return (commit.strip().lower() if commit else None, spelled_tag(release) if release else None)
+
+
+def section_over(value: Any, name: str) -> str | None:
+    """Why a heading path, heading or table name given as `name` is over its bounds, in the
+    words MCP's schema errors use (`calls.bound_error`): the JSON API refuses what the tools
+    refuse. None when within them (or not text: the caller says what it takes)."""
+    if isinstance(value, list):
+        if len(value) > MAX_HEADINGS:
+            return f"{name}: at most {MAX_HEADINGS} items, not {len(value)}"
+        return next((over for h in value if (over := section_over(h, name))), None)
+    if isinstance(value, str) and len(value) > MAX_SECTION_CHARS:
+        return f"{name}: at most {MAX_SECTION_CHARS} characters, not {len(value)}"
+    return None

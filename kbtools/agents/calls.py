@@ -133,7 +133,7 @@ def schema_errors(errors: list[Any], properties: Mapping[str, Any] | None = None
     types is said as the JSON types it takes and the one it got; given a value of one of
     them that failed inside or a bound, as that type's errors alone, without the name.
     An argument's bound or length (by its schema in `properties`) is said in our words
-    (`bound_error`), once."""
+    (`bound_error`), once, without the other members' errors of the argument it lies in."""
     parts: list[str] = []
     unions: dict[tuple[Any, ...], list[tuple[str, tuple[Any, ...], Any]]] = {}
     bounded: dict[tuple[Any, ...], str] = {}  # argument (and key) -> `bound_error`'s line
@@ -147,8 +147,9 @@ def schema_errors(errors: list[Any], properties: Mapping[str, Any] | None = None
     parts += bounded.values()
     for e in errors:
         loc = tuple(e["loc"])
-        if tuple(p for p in loc if member_kind(p) is None) in bounded:
-            continue
+        named = tuple(p for p in loc if member_kind(p) is None)
+        if any(b[:len(named)] == named for b in bounded):  # a bound inside it, or on it: a
+            continue  # list's heading over its length is not also "expected a string"
         at = next((n for n, p in enumerate(loc) if member_kind(p) is not None), None)
         if at is None:
             parts.append(f"{'.'.join(map(str, loc)) or 'arguments'}: "

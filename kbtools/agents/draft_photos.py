@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from kbtools.agents.arguments import MAX_CAPTION_CHARS, MAX_PHOTO_NAME_CHARS
 from kbtools.agents.draft_text import check_text, slugify
 from kbtools.errors import UsageError
 from kbtools.render.images import HEAD_BYTES, left_out, picture_kind
@@ -86,6 +87,9 @@ def decoded_photos(items: Sequence[Any] | None) -> list[Photo]:
                 not isinstance(item.get("name"), str) or not isinstance(item.get("data"), str):
             raise UsageError(f"photo {n} must be an object with `name` (text), `data` (the "
                              "picture's bytes in base64) and an optional `caption`")
+        if len(item["name"]) > MAX_PHOTO_NAME_CHARS:
+            raise UsageError(f"photo {n}: `name` is at most {MAX_PHOTO_NAME_CHARS} characters, "
+                             f"not {len(item['name'])}")
         if len(item["data"]) > MAX_PHOTOS_BYTES * 4 // 3 + 4:
             raise UsageError(f"photo {n} ({item['name']}) is over {MAX_PHOTOS_BYTES // 2**20} "
                              "MiB; send a smaller picture")
@@ -97,6 +101,9 @@ def decoded_photos(items: Sequence[Any] | None) -> list[Photo]:
         caption = item.get("caption") or ""
         if not isinstance(caption, str):
             raise UsageError(f"photo {n} ({item['name']}): `caption` must be text")
+        if len(caption) > MAX_CAPTION_CHARS:
+            raise UsageError(f"photo {n} ({item['name']}): `caption` is at most "
+                             f"{MAX_CAPTION_CHARS} characters, not {len(caption)}")
         photos.append(Photo(item["name"], data, caption))
     return photos
 

@@ -18,14 +18,19 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
 from kbtools.agents.arguments import (
+    MAX_BODY_CHARS,
+    MAX_HEADINGS,
     MAX_INPUT_CHARS,
     MAX_INPUTS,
     MAX_LINE,
+    MAX_LINE_CHARS,
     MAX_QUESTION_CHARS,
+    MAX_SECTION_CHARS,
     MAX_WHERE,
     digits_as_int,
     flag,
 )
+from kbtools.agents.docpath import MAX_PATH_CHARS
 from kbtools.agents.draft_photos import MAX_PHOTOS, MAX_PHOTOS_BYTES
 from kbtools.agents.read import MAX_CHARS, MAX_LINES
 from kbtools.agents.recent import DEFAULT_N
@@ -57,6 +62,19 @@ def release_parameters(what: str, then: str, otherwise: str, verb: str) -> tuple
     return commit, tag
 
 
+# a heading, a heading path or a table's name, given as text: bounded as a question is
+SectionText = Annotated[StrictStr, Field(max_length=MAX_SECTION_CHARS)]
+Headings = Annotated[list[SectionText], Field(max_length=MAX_HEADINGS)]
+
+
+def line_text(description: str, optional: bool = False, **extra: Any) -> Any:
+    """A draft's one-line text argument (title, author, location) with its bound, the
+    argument left out allowed when `optional`."""
+    line = Annotated[str, Field(max_length=MAX_LINE_CHARS)]
+    return Annotated[line | None if optional else line, Field(description=(
+        f"{description} (at most {MAX_LINE_CHARS} characters)."), **extra)]
+
+
 # search
 Question = Annotated[str, Field(
     max_length=MAX_QUESTION_CHARS,
@@ -81,12 +99,16 @@ SearchCommit, SearchRelease = release_parameters(
     "the search fails, naming the releases kept here", "search")
 
 # read
-Doc = Annotated[str, Field(description=DOC, examples=["knowledge/crops/wheat-scab.md"])]
-HeadingPath = Annotated[list[str] | str | None, Field(
+# the path's bound is `docpath.check_doc_path`'s, whose refusal a Chinese page says in Chinese
+Doc = Annotated[str, Field(description=DOC, examples=["knowledge/crops/wheat-scab.md"],
+                           json_schema_extra={"maxLength": MAX_PATH_CHARS})]
+HeadingPath = Annotated[Headings | SectionText | None, Field(
     description=("The section to read: a search result's `heading_path` (a list), or one "
                  "string with ' > ' between headings as citations write it; the last heading "
                  "alone is enough when unique, and so is a section number ('4.3'). Leave out, "
-                 "with no line range, to read the document from the top."),
+                 f"with no line range, to read the document from the top. At most "
+                 f"{MAX_SECTION_CHARS} characters (each heading of a list), {MAX_HEADINGS} "
+                 "headings."),
     examples=[["小麦赤霉病监测与防控操作规程", "3. 发病风险判定"], "3.2 风险等级判定表"])]
 LineNumber = Annotated[int, Field(strict=True, ge=1, le=MAX_LINE),
                        BeforeValidator(digits_as_int)]
@@ -125,12 +147,12 @@ TableInputs = Annotated[dict[Annotated[str, Field(max_length=MAX_INPUT_CHARS)], 
                             "leading or trailing part of it, or its 1-based number; a value "
                             "is a string or a number, in the column's unit (no conversion)."),
                               examples=[{"温度": "18", "相对湿度": "90", "连续降雨天数": 2}])]
-TableChoice = Annotated[list[StrictStr] | StrictStr | StrictInt | None, Field(
+TableChoice = Annotated[Headings | SectionText | StrictInt | None, Field(
     description=("Which decision table, when the document holds several: its 1-based number "
                  "(a search result's `evaluation.table_index`), its name, or the section it lies in as "
                  "`read` takes one: a heading, a citation's heading path, a result's "
                  "`heading_path` list, a section number ('4.4', 'section 4.4') or a link's "
-                 "anchor ('#32-风险等级判定表')."),
+                 f"anchor ('#32-风险等级判定表'). At most {MAX_SECTION_CHARS} characters."),
     examples=[1, "3.2 风险等级判定表"])]
 TableCommit, TableRelease = release_parameters(
     "The release the table was cited from", "evaluate that release's table",
@@ -141,20 +163,20 @@ Policy = Annotated[Literal["first", "all"] | None, Field(
                  "one). Default: the table's own policy, else 'first'."))]
 
 # draft_report
-Title = Annotated[str, Field(description="A short title, one line (becomes the file name).",
-                             examples=["E17 fault on harvester 3 after rain"])]
-Body = Annotated[str, Field(description=(
+Title = line_text("A short title, one line; it becomes the file name",
+                  examples=["E17 fault on harvester 3 after rain"])
+Body = Annotated[str, Field(max_length=MAX_BODY_CHARS, description=(
     "The report in Markdown. Cite what it relies on as text (a result's `citation`) or as "
     "links relative to the draft's folder (`../crops/x.md`)."),
     examples=["The harvester stopped with E17 twice after heavy rain; see "
               "knowledge/equipment/hx260-ch05-fault-codes.md:40-52."])]
-Author = Annotated[str | None, Field(description="Who reports it (default: the Git user).")]
-Location = Annotated[str | None, Field(description=(
-    "Where it was observed (a field, a site, a machine); a field report needs it."),
-    examples=["Plant 2, line 3"])]
+Author = line_text("Who reports it; default: the Git user", optional=True)
+Location = line_text("Where it was observed (a field, a site, a machine); a field report "
+                     "needs it", optional=True, examples=["Plant 2, line 3"])
 
-Photos = Annotated[list[dict[str, str]] | None, Field(description=(
-    f"Pictures the report carries (at most {MAX_PHOTOS}, {MAX_PHOTOS_BYTES // 2**20} MiB "
+# their bounds are `draft_photos`'s (its refusals name the photo), said in the schema
+Photos = Annotated[Annotated[list[dict[str, str]], Field(json_schema_extra={
+    "maxItems": MAX_PHOTOS})] | None, Field(description=(f"Pictures the report carries (at most {MAX_PHOTOS}, {MAX_PHOTOS_BYTES // 2**20} MiB "
     "together): each an object with `name` (its file name), `data` (its bytes in base64: PNG, "
     "JPEG, GIF, WebP or AVIF, checked by its bytes) and an optional `caption`. They are "
     "committed with the draft under the assets folder and shown in a section its text ends "
@@ -164,6 +186,7 @@ Photos = Annotated[list[dict[str, str]] | None, Field(description=(
 
 def category_parameter(known: list[str]) -> Any:
     """A draft's `category` as its schema lists it: one of the repository's categories."""
-    return Annotated[str, Field(description="The document category (the folder and schema the "
+    return Annotated[str, Field(max_length=MAX_LINE_CHARS,
+                                description="The document category (the folder and schema the "
                                 "draft gets); field reports are `field-report`.",
                                 json_schema_extra={"enum": list(known)})]

@@ -23,7 +23,7 @@ from typing import Any
 
 from kbtools.build.chunk_text import ChunkMaker, unquoted
 from kbtools.build.records import Chunk
-from kbtools.decision.conditions import normalize_cell
+from kbtools.decision.cell_text import normalize_cell
 from kbtools.decision.documents import table_from_markdown
 from kbtools.decision.model import DITTO_CELLS
 from kbtools.errors import TableError

@@ -24,8 +24,9 @@ from typing import Any
 
 import numpy as np
 
+from kbtools.decision.cell_text import normalize_text
 from kbtools.decision.clock import DAY, clock_text
-from kbtools.decision.conditions import Condition, format_number, normalize_text
+from kbtools.decision.conditions import Condition, format_number
 from kbtools.decision.documents import (
     DocRef,
     as_source,

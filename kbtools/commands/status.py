@@ -15,8 +15,17 @@ from kbtools.ship.device import device_dir
 from kbtools.ship.devicestate import read_state
 from kbtools.ship.health import report
 from kbtools.ship.release import release_settings
-from kbtools.ship.status_words import WORDS, Say, age_said, sayer, status_language
-from kbtools.ship.sync_record import FailedSync, statement_text
+from kbtools.ship.status_words import (
+    PROBLEMS_ZH,
+    REASONS_ZH,
+    WORDS,
+    Say,
+    age_said,
+    said_in,
+    sayer,
+    status_language,
+)
+from kbtools.ship.sync_record import FAILURES_ZH, FailedSync, statement_text
 
 DEGRADED_EXIT = 4  # serving and answering, but needing attention (see `kb status --help`)
 
@@ -81,7 +90,8 @@ def _device(st: dict[str, Any]) -> None:
     """The device's state in the words of the language `status_language` picks."""
     device = Path(st["device"])
     s = st["served"]
-    say = sayer(status_language())
+    lang = status_language()
+    say = sayer(lang)
     if s is None and st["current_problem"]:  # said on stderr, as the error
         click.echo(say("device", device=st["device"]))
     elif s is None:
@@ -99,7 +109,7 @@ def _device(st: dict[str, Any]) -> None:
         if s["clock_behind"]:
             click.echo(say("clock", text=s["clock_behind"]))
         for p in s["problems"]:
-            click.echo(say("problem", text=p))
+            click.echo(say("problem", text=said_in(p, lang, PROBLEMS_ZH)))
         if s["signer_unpinned"]:
             click.echo(say("trust", text=s["signer_unpinned"]))
         r = s["review"]
@@ -111,12 +121,15 @@ def _device(st: dict[str, Any]) -> None:
                            + (" …" if r["lapsed_documents"] > 5 else "")))
         else:
             click.echo(say("review_ok"))
-    if st["trusted_keys_problem"]:
-        click.echo(say("keys_unreadable", text=st["trusted_keys_problem"]))
+    if (problem := st["trusted_keys_problem"]) and said_in(problem, lang, FAILURES_ZH) != problem:
+        click.echo(say("keys_said", text=said_in(problem, lang, FAILURES_ZH)))
+    elif problem:
+        click.echo(say("keys_unreadable", text=problem))
     elif st["trusted_keys"]:
         for k in st["trusted_keys"]:
+            why = said_in(k["why"], lang, REASONS_ZH)
             click.echo(say("key", key=k["key_id"], at=k["pinned_at"] or "-",
-                           why=say("key_why", why=k["why"]) if k["why"] else ""))
+                           why=say("key_why", why=why) if why else ""))
     else:
         click.echo(say("no_keys"))
     if st["rolled_back"]:

@@ -31,14 +31,10 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from kbtools.decision.cell_text import normalize_text
     from kbtools.decision.column_units import overflows, parse_number
-    from kbtools.decision.conditions import (
-        Condition,
-        column_key,
-        format_number,
-        normalize_text,
-        parse_condition,
-    )
+    from kbtools.decision.conditions import Condition, format_number, parse_condition
+    from kbtools.decision.headers import column_key
     from kbtools.decision.matching import (
         NO_MATCH_MESSAGE,
         CellMatch,
@@ -54,8 +50,9 @@ if TYPE_CHECKING:
 # through this package, and importing it must not import `conditions`, `model` and
 # `matching` with them (75-105 ms of a cold `kb query` whose index has no decision table)
 _HOMES = {
-    **dict.fromkeys(("Condition", "column_key", "format_number", "normalize_text",
-                     "parse_condition"), "conditions"),
+    **dict.fromkeys(("Condition", "format_number", "parse_condition"), "conditions"),
+    "column_key": "headers",
+    "normalize_text": "cell_text",
     **dict.fromkeys(("overflows", "parse_number"), "column_units"),
     **dict.fromkeys(("NO_MATCH_MESSAGE", "CellMatch", "RowMatch", "TableResult", "input_value",
                      "match_rules"), "matching"),

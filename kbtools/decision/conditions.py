@@ -25,7 +25,8 @@ Numbers may group thousands with commas or spaces (``1,000-10,000``, ``>12,500 h
 ``1 000 kg``; an input ``5,000``, ``1 200``): a comma or space followed by exactly three digits;
 ``1,5`` and ``1 200,5`` are no number (a list, or a decimal comma: `cell_text.decimal_comma`).
 
-Units are ignored here: in headers (``温度(℃)`` is addressed as ``温度``, see `column_key`) and
+Units are ignored here: in headers (``温度(℃)`` is addressed as ``温度``, see
+`headers.column_key`) and
 in cells (``≥2000 h``, ``85%``); which unit a column, a cell or an input value is in, an input
 as a number and the units refused are `column_units`'. A number beyond the range of a float
 (``1e400``, a 401-digit value) is no number: a cell holding one is text. Because ranges
@@ -33,12 +34,14 @@ are closed and comparisons strict, adjacent rows ``<15`` / ``15-20`` / ``>20`` t
 line exactly: 15 and 20 fall in the middle row, 14.9 in the first, 20.1 in the last.
 
 Every pattern here is matched from the start of one normalised cell (`re.match`) with
-bounded unit lengths, and the header unit is found with string scans (`header_unit_start`),
+bounded unit lengths, and the header unit is found with string scans
+(`headers.header_unit_start`),
 so reading a table costs time linear in its size whatever its cells hold.
 
-Pure: imports only `kbtools.decision.numerals`, `cell_text`, `clock`, `weekdays`, `headers`
-(a header's unit: `column_key`, `header_unit_start`), `tolerance` (a value's tolerance, 25±2,
-200±5%) and `words` (comparisons written in words).
+Pure: imports only `kbtools.decision.numerals`, `cell_text`, `clock`, `weekdays`, `tolerance`
+(a value's tolerance, 25±2, 200±5%) and `words` (comparisons written in words). A cell's
+normalised text and a header's key are imported from where they live (`cell_text`,
+`headers`), not through this module.
 """
 
 from __future__ import annotations
@@ -48,14 +51,8 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from kbtools.decision.cell_text import ANY_CELLS as ANY_CELLS
-from kbtools.decision.cell_text import MINUS_SIGNS as MINUS_SIGNS
-from kbtools.decision.cell_text import NONE_CELLS as NONE_CELLS
-from kbtools.decision.cell_text import normalize_cell as normalize_cell
-from kbtools.decision.cell_text import normalize_text as normalize_text
+from kbtools.decision.cell_text import ANY_CELLS, normalize_cell
 from kbtools.decision.clock import cell_minutes, clock_text
-from kbtools.decision.headers import column_key as column_key
-from kbtools.decision.headers import header_unit_start as header_unit_start
 from kbtools.decision.numerals import (
     NUMERAL_CHARS,
     chinese_number,

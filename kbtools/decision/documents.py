@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.corpus import SourceDoc, decode, parse_source, read_source
-from kbtools.decision.conditions import normalize_text
+from kbtools.decision.cell_text import normalize_text
 from kbtools.decision.matching import TableResult, match_rules
 from kbtools.decision.model import DecisionTable, build_table
 from kbtools.errors import SourceError, TableError, plural

@@ -27,13 +27,12 @@ import re
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from kbtools.decision.cell_text import decimal_comma
+from kbtools.decision.cell_text import decimal_comma, normalize_cell
 from kbtools.decision.clock import CLOCK_UNIT, DAY, clock_minutes
 from kbtools.decision.column_units import input_unit_problem, overflows, parse_number, unit_of
 from kbtools.decision.conditions import (
     Condition,
     format_number,
-    normalize_cell,
     parse_condition,
     read_numerals,
 )

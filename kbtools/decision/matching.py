@@ -19,7 +19,7 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import unquote
 
-from kbtools.decision.cell_text import decimal_comma
+from kbtools.decision.cell_text import decimal_comma, normalize_text
 from kbtools.decision.clock import CLOCK_UNIT, clock_mismatch, clock_text
 from kbtools.decision.column_units import (
     column_unit,
@@ -31,9 +31,7 @@ from kbtools.decision.column_units import (
 )
 from kbtools.decision.conditions import (
     Condition,
-    column_key,
     format_number,
-    normalize_text,
     parse_condition,
     tolerance_readings,
 )
@@ -49,6 +47,7 @@ from kbtools.decision.given import (
     quoted,
     read_given,
 )
+from kbtools.decision.headers import column_key
 from kbtools.decision.model import POLICIES, DecisionTable, find_input, inputs_named
 from kbtools.decision.refusals import (
     check_merged_cells,

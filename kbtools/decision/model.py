@@ -17,20 +17,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kbtools.decision.cell_text import decimal_comma
+from kbtools.decision.cell_text import NONE_CELLS, decimal_comma, normalize_cell, normalize_text
 from kbtools.decision.column_units import cell_units, column_unit, magnitude_unit, unit_conflict
 from kbtools.decision.conditions import (
-    NONE_CELLS,
     Condition,
-    column_key,
     format_number,
-    header_unit_start,
-    normalize_cell,
-    normalize_text,
     parse_condition,
     tolerance_readings,
 )
 from kbtools.decision.headers import MIN_PART as MIN_PART
+from kbtools.decision.headers import column_key, header_unit_start
 from kbtools.decision.units import unit_group
 from kbtools.errors import TableError, plural
 

@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from decimal import Decimal
 
+from kbtools.decision.cell_text import normalize_text
 from kbtools.decision.column_units import (
     cell_units,
     column_unit,
@@ -30,7 +31,7 @@ from kbtools.decision.column_units import (
     overflows,
     parse_number,
 )
-from kbtools.decision.conditions import Condition, column_key, normalize_text
+from kbtools.decision.conditions import Condition
 from kbtools.decision.given import (
     Given,
     InputError,
@@ -41,6 +42,7 @@ from kbtools.decision.given import (
     several,
     whole,
 )
+from kbtools.decision.headers import column_key
 from kbtools.decision.model import DecisionTable
 from kbtools.decision.units import counts_whole, scale
 from kbtools.errors import TableError

@@ -27,7 +27,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.types import Scope
 
-from kbtools.agents.arguments import TABLE_INSTEAD
+from kbtools.agents.arguments import TABLE_INSTEAD, section_over
 from kbtools.agents.asked import asked_search
 from kbtools.agents.cited_read import read_cited
 from kbtools.agents.cited_table import evaluate_cited
@@ -260,6 +260,8 @@ def read(request: Request, body: dict[str, Any]) -> Any:
     given = params.getlist("heading_path")
     heading: str | list[str] | None = (given if len(given) > 1 else given[0] or None
                                        if given else None)
+    if (over := section_over(heading, "heading_path")) is not None:
+        raise ApiError(400, over)
     start = ops.check_line(params.get("line_start"), "line_start")
     end = ops.check_line(params.get("line_end"), "line_end")
     try:  # a citation or a link names the section, a commit or a tag the release (MCP's)
@@ -286,6 +288,8 @@ def table_evaluate(request: Request, body: dict[str, Any]) -> Any:
                                                                      for h in table)):
         raise ApiError(400, "'table' must be a name, a section (a heading, a heading path "
                             "or its number) or a 1-based number")
+    if (over := section_over(table, "table")) is not None:
+        raise ApiError(400, over)
     policy = body.get("policy")
     if policy is not None and policy not in ("first", "all"):
         raise ApiError(400, "'policy' must be 'first' or 'all'")

@@ -266,7 +266,7 @@ def object_sizes(git_dir: Path | str, names: Sequence[str]) -> list[tuple[str, s
         found.append((parts[0], parts[1], int(parts[2])) if ok else None)
     if len(found) != len(names):
         raise SyncError(f"git cat-file --batch-check answered {len(found)} of {len(names)} "
-                        "objects")
+                        "objects", key="sync_git_failed")
     return found
 
 
@@ -358,7 +358,8 @@ def check_bundle(git_dir: Path, bundle: str) -> None:
             finally:
                 shutil.rmtree(scratch, ignore_errors=True)
     if proc.returncode != 0:
-        raise SyncError(f"git index-pack failed: {failure_reason(proc)}")
+        raise SyncError(f"git index-pack failed: {failure_reason(proc)}",
+                        key="sync_git_failed")
 
 
 def _canonical(ref: str) -> str:
@@ -384,15 +385,17 @@ def list_source(git_dir: Path, source: str, branch: str, *,
             if "prerequisite" in str(exc):
                 raise SyncError("bundle was made with --since a release this device does not "
                                 "hold; bring a full bundle (kb bundle create OUT)",
-                                path=source) from None
-            raise SyncError(f"bundle is damaged: {exc}", path=source) from None
+                                path=source, key="sync_bundle_partial") from None
+            raise SyncError(f"bundle is damaged: {exc}", path=source,
+                            key="sync_bundle_damaged") from None
         out = run_git(git_dir, "bundle", "list-heads", source, error=SyncError)
     else:
         try:
             proc = run_git_proc(git_dir, "ls-remote", source, error=SyncError,
                                 timeout=timeout, limits=limits)
         except SyncError as exc:  # unreachable, refused, cut off: name the source
-            raise SyncError(exc.message, path=source) from None
+            raise SyncError(exc.message, path=source, key=exc.key or "sync_unreachable",
+                            values=exc.values) from None
         out = proc.stdout.decode(errors="replace")
         said = proc.stderr.decode(errors="replace").split("\n")
         moved_to = next((line[len(REDIRECTED):].strip() for line in said

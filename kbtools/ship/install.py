@@ -54,6 +54,7 @@ from kbtools.ship import trust
 from kbtools.ship.devicestate import MAX_STATE_BYTES, read_json
 from kbtools.ship.git import TreeEntry, read_blob, rev_parse
 from kbtools.ship.gitrun import run_git
+from kbtools.ship.status_words import Keyed
 from kbtools.ship.verify import (
     ReleaseMeta,
     check_tree,
@@ -83,10 +84,12 @@ def tag_manifest_hash(gd: Path, tag_ref: str, where: str) -> tuple[str, str]:
     kind = run_git(gd, "cat-file", "-t", tag_ref, error=SyncError, check=False).strip()
     if kind != "tag":
         raise SyncError(f"{tag_ref.rsplit('/', 1)[-1]} is not an annotated release tag",
-                        path=where)
+                        path=where, key="sync_tag_not_annotated",
+                        values={"release": tag_ref.rsplit("/", 1)[-1]})
     commit = rev_parse(gd, tag_ref)
     if commit is None:
-        raise SyncError(f"{tag_ref} names no commit", path=where)
+        raise SyncError(f"{tag_ref} names no commit", path=where, key="sync_tag_no_commit",
+                        values={"release": tag_ref.rsplit("/", 1)[-1]})
     return commit, tag_field(gd, tag_ref, "manifest-sha256")
 
 
@@ -102,7 +105,8 @@ def tag_field(gd: Path, tag_ref: str, name: str) -> str:
     size = run_git(gd, "cat-file", "-s", tag_ref, error=SyncError).strip()
     if not size.isdigit() or int(size) > MAX_TAG_BYTES:
         raise SyncError(f"{tag_ref.rsplit('/', 1)[-1]}: its tag object is {size} bytes; a "
-                        f"release tag is a few hundred (at most {MAX_TAG_BYTES}): refusing it")
+                        f"release tag is a few hundred (at most {MAX_TAG_BYTES}): refusing it",
+                        key="sync_tag_too_large", values={"release": tag_ref.rsplit("/", 1)[-1]})
     body = run_git(gd, "cat-file", "tag", tag_ref, error=SyncError)
     value = ""
     for line in body.split("\n"):  # git's lines: a tagger name may hold U+2028
@@ -146,15 +150,18 @@ def check_models(manifest: dict[str, Any], where: str,
     none of them a folder among `untrusted` (`model_path_problem`)."""
     for key, meta in sorted(manifest.get("models", {}).items()):
         if (problem := model_path_problem(key, untrusted)) is not None:
-            raise SyncError(f"{problem}; refusing this release", path=where)
+            raise SyncError(f"{problem}; refusing this release", path=where,
+                            key="sync_model_untrusted", values={"release": where, "model": key})
         try:
             local = get_embedder(key).fingerprint()
         except ModelError as exc:
             raise SyncError(f"release needs embedding model {key!r}, not available here: "
-                            f"{exc.message}", path=where) from None
+                            f"{exc.message}", path=where, key="sync_model_missing",
+                            values={"release": where, "model": key}) from None
         if local != meta["fingerprint"]:
             raise SyncError(f"release vectors come from model {meta['fingerprint']} but this "
-                            f"machine has {local}; update kbtools/the model first", path=where)
+                            f"machine has {local}; update kbtools/the model first", path=where,
+                            key="sync_model_other", values={"release": where, "model": key})
 
 
 @dataclass(frozen=True)
@@ -185,7 +192,7 @@ def verify_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str,
     if said and said != manifest["source"]["commit"]:
         raise SyncError(f"the tag names source commit {said[:12]} but the manifest names "
                         f"{str(manifest['source']['commit'])[:12]}; refusing this release",
-                        path=tag)
+                        path=tag, key="sync_tag_source_mismatch", values={"release": tag})
     entries = check_tree(gd, commit, manifest, tag)
     # release files land beside the git directory (a device's releases/, a checkout's work
     # tree) and in KB_HOME (read-only devices' copies, checkouts' derived releases)
@@ -211,7 +218,8 @@ def install_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str
         staging, manifest, derived=False, signed=hashed)
     if problems:
         raise SyncError(f"artifacts do not match the manifest: {plural(len(problems), 'problem')}"
-                        f", first: {problems[0]}", path=tag)
+                        f", first: {problems[0]}", path=tag, key="sync_artifacts_mismatch",
+                        values={"release": tag, "count": str(len(problems))})
     derivation = derive_index(staging, manifest, tag, previous, kept=kept)
     verified = {"tag": tag, "serial": serial, "commit": commit, "signed_by": plan.signed_by,
                 "signature": "verified" if plan.signed_by else "not required (no trusted keys)",
@@ -292,7 +300,8 @@ def manifest_problem(rdir: Path) -> list[str]:
         have = hashlib.sha256(read_beneath(rdir, MANIFEST, MAX_MANIFEST_BYTES)).hexdigest()
     except OSError as exc:
         return [f"{MANIFEST}: unreadable ({exc.strerror})"]
-    return [] if have == want else [f"{MANIFEST}: does not match the hash in {RELEASE_JSON}"]
+    return [] if have == want else [Keyed(f"{MANIFEST}: does not match the hash in "
+                                          f"{RELEASE_JSON}", "problem_manifest_hash")]
 
 
 def _recorded_problems(rdir: Path) -> list[str]:
@@ -301,16 +310,17 @@ def _recorded_problems(rdir: Path) -> list[str]:
     ver = read_json(layout.verified)
     recorded = ver.get("release_files")
     if isinstance(recorded, dict):
-        problems = []
+        problems: list[str] = []
         for name, digest in sorted(recorded.items()):
             try:
                 data = read_beneath(rdir, name, MAX_STATE_BYTES)
             except OSError:
-                problems.append(f"{name}: missing or unreadable since it was verified")
+                problems.append(Keyed(f"{name}: missing or unreadable since it was verified",
+                                      "problem_missing", {"file": name}))
                 continue
             if hashlib.sha256(data).hexdigest() != digest:
-                problems.append(f"{name}: changed since it was verified at sync (`kb sync` "
-                                "restores it)")
+                problems.append(Keyed(f"{name}: changed since it was verified at sync (`kb "
+                                      "sync` restores it)", "problem_changed", {"file": name}))
         return problems
     rel = read_json(layout.release_json)
     pairs = [(rel.get(key), ver[kept], key) for key, kept in _RECORDED if kept in ver]
@@ -400,13 +410,15 @@ def _derive_index(staging: Path, manifest: dict[str, Any], tag: str,
         problems = verify_files(staging, manifest, artifacts=False)
         if problems:
             raise SyncError(f"derived index does not match the manifest: "
-                            f"{plural(len(problems), 'problem')}, first: {problems[0]}", path=tag)
+                            f"{plural(len(problems), 'problem')}, first: {problems[0]}", path=tag,
+                            key="sync_derived_mismatch", values={"release": tag})
         return "full"
     if manifest.get("derived_check") is None:
         return "none"  # a release that describes no index (nothing to derive)
     if manifest["derived_check"] != SELF_CHECK:
         raise SyncError(f"release checks its index with {manifest['derived_check']!r}, which "
-                        "this kbtools does not know; upgrade kbtools", path=tag)
+                        "this kbtools does not know; upgrade kbtools", path=tag,
+                        key="sync_derived_check_unknown", values={"release": tag})
     how = materialize(staging, previous=previous)
     # every row of the shards redone from the previous index, and a sample of the others
     problems = check_derived(staging, changed_shards(staging, previous)
@@ -415,7 +427,8 @@ def _derive_index(staging: Path, manifest: dict[str, Any], tag: str,
         how = materialize(staging)
         problems = check_derived(staging)
     if problems:
-        raise SyncError(f"derived index fails its self-check: {problems[0]}", path=tag)
+        raise SyncError(f"derived index fails its self-check: {problems[0]}", path=tag,
+                        key="sync_derived_mismatch", values={"release": tag})
     return how
 
 
@@ -452,7 +465,7 @@ def rederive(release: Path, staging: Path, tag: str,
     if bad_data:
         raise SyncError(f"the served release {tag} fails verification: {bad_data[0]}; its "
                         "index cannot be derived again from it (`kb rollback` serves another "
-                        "release)")
+                        "release)", key="sync_served_damaged", values={"release": tag})
     os.mkdir(staging)
     try:
         _derive_beside(release, staging, manifest, tag)

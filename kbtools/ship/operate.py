@@ -67,6 +67,7 @@ from kbtools.ship.readonly import copies_report
 from kbtools.ship.release import age_days, clock_behind
 from kbtools.ship.serves import cannot_write, locked, still_serves, switch_outcome, under_way
 from kbtools.ship.sourceurl import scrub, scrubbed
+from kbtools.ship.status_words import Keyed
 from kbtools.ship.sync_record import FailedSync, since_then
 from kbtools.ship.trust import (
     check_signer,
@@ -207,8 +208,8 @@ def pinned_keys(path: Path) -> tuple[list[dict[str, Any]], str | None]:
     try:
         return [{k: row[k] for k in ("key_id", "pinned_at", "why")}
                 for row in list_keys(path)], None
-    except KbError as exc:
-        return [], exc.message
+    except KbError as exc:  # keyed, said in Chinese by a Chinese `kb status`
+        return [], Keyed(exc.message, exc.key, exc.values) if exc.key else exc.message
 
 
 def review_lapses(manifest: dict[str, Any]) -> dict[str, Any]:

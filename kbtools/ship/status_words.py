@@ -9,7 +9,9 @@ reader names a language by the locale: `LANGUAGE` (its first entry), `LC_ALL`,
 output) keeps English, as `kb status` always spoke there: what a program or a log reads
 does not change with the knowledge it serves. `--json` stays English (keys and values are a program's). The
 reasons on stderr (`kb: warning:`, `kb: error:`) are the library's one-line messages, in
-English, as every command's are; a failed sync's is said in Chinese (`serves.FailedSync`).
+English, as every command's are; a failed sync's is said in Chinese (`serves.FailedSync`),
+and so are a pinned key's reason and a pinned key that cannot be read, which keep their key
+(`Keyed`). A key pinned before session 45 logged its reason without one: it stays English.
 """
 
 from __future__ import annotations
@@ -22,6 +24,48 @@ NO_LANGUAGE = {"c", "posix"}  # locales that name no language (C.UTF-8 too)
 CHINESE = {"zh", "yue", "cmn", "wuu", "hak", "nan", "gan", "hsn", "cdo", "cjy", "cpx", "czh"}
 
 Say = Callable[..., str]
+
+
+class Keyed(str):
+    """An English text (a pinned key's reason, a problem read from a library error) that
+    keeps what it says as a key and the values its words name, so `kb status` can say it in
+    Chinese (`said_in`); JSON and every other reader get the English text it is."""
+
+    key: str
+    values: dict[str, str]
+
+    def __new__(cls, text: str, key: str = "",  # (pickle makes one of its text alone)
+                values: Mapping[str, object] | None = None) -> Keyed:
+        made = super().__new__(cls, text)
+        made.key, made.values = key, {k: str(v) for k, v in (values or {}).items()}
+        return made
+
+
+# what is wrong with the served release's own files (`install.release_file_problems`)
+PROBLEMS_ZH = {
+    "problem_missing": "{file}：同步校验之后缺失或无法读取",
+    "problem_changed": "{file}：同步校验之后被改动过（`kb sync` 会恢复它）",
+    "problem_manifest_hash": "manifest.json：与 release.json 记录的哈希不符",
+}
+
+# a pinned key's reason (trust.log's `why`), by its key
+REASONS_ZH = {
+    "pin_first_use": "首次同步时随发布版本 {release} 固定",
+    "pin_release": "随发布版本 {release} 固定",
+    "pin_rotation": "由发布版本 {release} 引入，签名密钥 {signer}",
+    "pin_operator": "运维人员从 {file} 添加",
+}
+
+
+def said_in(text: object, lang: str, words: Mapping[str, str]) -> str:
+    """`text` in `lang`: a `Keyed` one whose key `words` has, in those (Chinese) words;
+    anything else as it is (English)."""
+    if lang == "zh" and isinstance(text, Keyed) and text.key in words:
+        try:
+            return words[text.key].format(**text.values)
+        except (KeyError, IndexError):
+            pass
+    return str(text)
 
 # each line's words: (English, Chinese)
 WORDS: dict[str, tuple[str, str]] = {
@@ -53,6 +97,7 @@ WORDS: dict[str, tuple[str, str]] = {
                       "  审核：{docs} 个文档的审核已失效，{chunks} 个段落按未审核提供：{names}"),
     "review_ok": ("  verified: no lapsed reviews", "  审核：没有失效的审核"),
     "keys_unreadable": ("pinned keys: cannot read: {text}", "固定密钥：无法读取：{text}"),
+    "keys_said": ("pinned keys: {text}", "固定密钥：{text}"),  # a keyed problem, said whole
     "key": ("pinned key {key} (since {at}{why})", "固定密钥 {key}（自 {at}{why}）"),
     "key_why": (": {why}", "：{why}"),
     "no_keys": ("pinned keys: none (unsigned releases are accepted until a key is pinned)",

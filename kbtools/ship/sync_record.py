@@ -180,6 +180,25 @@ FAILURES_ZH = {
                             "可以读取该目录，或移除占用它的文件后重新固定密钥",
     "sync_bad_branch": "kb.toml 的 [release] branch 设置的分支名 {branch} 无效，没有同步",
     "sync_nothing_newer": "来源中没有比 {release} 更新的发布版本",
+    "sync_tag_not_annotated": "来源中的 {release} 不是发布标签（kb release 打的带注释标签），拒绝使用",
+    "sync_tag_no_commit": "来源中的发布标签 {release} 没有指向任何提交，拒绝使用",
+    "sync_tag_too_large": "来源中的发布标签 {release} 过大（发布标签只有几百字节），拒绝使用",
+    "sync_tag_source_mismatch": "发布版本 {release} 的标签与 manifest.json 记录的源提交不一致，拒绝使用",
+    "sync_model_untrusted": "发布版本 {release} 指定的嵌入模型 {model} 是发布文件所在目录中的文件夹"
+                            "（或含 .. 的路径），可能运行发布方写入的代码，拒绝使用",
+    "sync_model_missing": "发布版本 {release} 需要的嵌入模型 {model} 在本设备上不可用，没有换用："
+                          "请先在本设备上安装该模型",
+    "sync_model_other": "发布版本 {release} 的向量来自与本设备不同的嵌入模型 {model}，没有换用："
+                        "请先更新本设备的 kbtools 或模型",
+    "sync_derived_mismatch": "本设备为发布版本 {release} 生成的索引没有通过校验，没有换用",
+    "sync_derived_check_unknown": "发布版本 {release} 用本设备的 kbtools 不认识的方式校验索引，"
+                                  "没有换用：请升级本设备的 kbtools",
+    "sync_served_damaged": "正在使用的发布版本 {release} 的文件没有通过校验，无法重新生成它的索引"
+                           "（kb rollback 可换用设备上保留的另一个版本）",
+    "sync_git_failed": "读取获取到的 Git 数据失败（来源的数据可能已损坏），没有换用",
+    "sync_bundle_partial": "这个离线包是增量包（kb bundle create --since），本设备缺少它所基于的"
+                           "发布版本：请改用完整的离线包（kb bundle create OUT）",
+    "sync_bundle_damaged": "离线包已损坏，无法读取，没有换用",
     "sync_interrupted": "同步被中断（Ctrl-C 或 SIGTERM）",
     "sync_killed": "同步在完成前被强行终止（SIGKILL 或断电）：请重新运行 kb sync 完成同步",
 }

@@ -55,6 +55,7 @@ from kbtools.ship.signing import (
     public_pem,
     verify,
 )
+from kbtools.ship.status_words import Keyed
 from kbtools.ship.verify import (
     MAX_RELEASE_JSON_BYTES,
     MAX_RELEASE_SIG_BYTES,
@@ -224,7 +225,9 @@ def plan(gd: Path | None, meta: ReleaseMeta, begin: TrustStart, floor: int,
     if not begin.keys:
         return TrustPlan(None)
     keys = list(begin.keys)
-    why = {k.key_id: f"first use, release {where}" for k in keys} if begin.first_use else {}
+    why: dict[str, str] = {k.key_id: Keyed(f"first use, release {where}", "pin_first_use",
+                                           {"release": where})
+                           for k in keys} if begin.first_use else {}
     handed: dict[str, str] = {}
     serial = int(meta.rel.get("serial", 0))
     chain, complete = _chain(gd, meta.commit, floor, serial, where) if gd is not None \
@@ -388,7 +391,7 @@ def apply(device: Path, trust: TrustPlan, tag: str) -> list[str]:
     for kid, key in after.items():
         if kid not in {k.key_id for k in pinned}:
             atomic_write_beneath(device, f"{TRUSTED}/{kid}.pub", public_pem(key))
-            why = trust.why.get(kid, f"release {tag}")
+            why = trust.why.get(kid) or Keyed(f"release {tag}", "pin_release", {"release": tag})
             _log(device, "pin", kid, why)
             notes.append(f"pinned key {kid} ({why}): releases must now be signed by a "
                          "pinned key (`kb trust list`)")
@@ -413,7 +416,18 @@ def list_keys(device: Path) -> list[dict[str, Any]]:
             last[str(entry.get("key_id"))] = entry
     return [{"key_id": k.key_id, "file": k.source,
              "pinned_at": last.get(k.key_id, {}).get("at"),
-             "why": last.get(k.key_id, {}).get("why")} for k in stored_keys(device)]
+             "why": _why(last.get(k.key_id, {}))} for k in stored_keys(device)]
+
+
+def _why(entry: dict[str, Any]) -> str | None:
+    """A log line's reason: `Keyed` when the line keeps its key (pins logged since session
+    45), else its words as written."""
+    why, key, values = entry.get("why"), entry.get("why_key"), entry.get("why_values")
+    if not isinstance(why, str):
+        return None
+    if isinstance(key, str) and isinstance(values, dict):
+        return Keyed(why, key, values)
+    return why
 
 
 def pin_key(device: Path, pub: Path) -> dict[str, Any]:
@@ -425,7 +439,8 @@ def pin_key(device: Path, pub: Path) -> dict[str, Any]:
     if key.key_id in {k.key_id for _, k, _ in pinned_files(device) if k is not None}:
         return {"key_id": key.key_id, "changed": False}
     atomic_write_beneath(device, f"{TRUSTED}/{key.key_id}.pub", public_pem(key))
-    _log(device, "pin", key.key_id, f"added by operator from {pub}")
+    _log(device, "pin", key.key_id, Keyed(f"added by operator from {pub}", "pin_operator",
+                                          {"file": pub}))
     return {"key_id": key.key_id, "changed": True}
 
 
@@ -476,7 +491,9 @@ def _rotate(keys: list[PublicKey], signer: str, meta: ReleaseMeta, why: dict[str
     held = {k.key_id for k in keys}
     for k in new:
         if k.key_id not in held:
-            why[k.key_id] = f"introduced by {meta.rel.get('tag')}, signed by {signer}"
+            why[k.key_id] = Keyed(f"introduced by {meta.rel.get('tag')}, signed by {signer}",
+                                  "pin_rotation", {"release": meta.rel.get("tag"),
+                                                   "signer": signer})
     if signer not in {k.key_id for k in new}:
         handed[signer] = str(meta.rel.get("tag"))
     return _unique([k for k in keys if k.key_id != signer] + new)
@@ -516,9 +533,11 @@ def _unique(keys: list[PublicKey]) -> list[PublicKey]:
 
 
 def _log(device: Path, action: str, kid: str, why: str) -> None:
+    """A line of trust.log; a `Keyed` reason keeps its key and values beside its words."""
+    keyed = {"why_key": why.key, "why_values": why.values} if isinstance(why, Keyed) else {}
     append_log(device, TRUST_LOG, {
         "at": datetime.now(UTC).replace(microsecond=0).isoformat(), "action": action,
-        "key_id": kid, "why": why,
+        "key_id": kid, "why": str(why), **keyed,
         "user": os.environ.get("USER") or os.environ.get("LOGNAME") or "?"})
 
 
