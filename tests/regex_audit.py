@@ -39,7 +39,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.crosslingual._AFTER_NUMBER": "search",  # a question, before a word
     "kbtools.query.crosslingual._ACRONYM": "fullmatch",  # a question's word as written
     "kbtools.query.crosslingual._WORD_TERM": "fullmatch",  # a question's term
-    "kbtools.query.filters._LOOSE": "sub",  # a --where value, a front-matter value
+    "kbtools.query.filter_checks._LOOSE": "sub",  # a --where value, a front-matter value
     "kbtools.query.identifiers._MARKS": "sub",  # a question less its identifiers
     "kbtools.query.question._RUN": "findall",  # a question
     "kbtools.query.question._LATIN_RUN": "fullmatch",  # a run of a question's letters
@@ -268,7 +268,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.compounds.LATIN_RUN": "finditer",  # a question or a chunk's text (NFKC),
     # as the tokenizer's _RUN
     "kbtools.query.unknown._CJK_TERM": "search",  # a term of a question
-    "kbtools.query.filters._DATE": "fullmatch",  # a front-matter value
+    "kbtools.query.filter_checks._DATE": "fullmatch",  # a front-matter value
     "kbtools.query.filter_numbers._EXPONENT_FORM": "fullmatch",  # a front-matter value
     "kbtools.query.filter_numbers._WIDE": "search",  # a front-matter or --where value
     "kbtools.query.filter_kinds._VERSION": "fullmatch",  # a front-matter or --where value

@@ -78,7 +78,7 @@ def test_where_expression_joins_filters():
                  f'f_ord["year"]["qnmax"] >= "{expr.order_text(Decimal(2024))}" or '
                  'f_ord["year"]["ttmax"] >= "" or '  # text after a number (session 45)
                  'f_ord["year"]["wmax"] >= "2024-01-01T00:00:00.000000") and verified == true')
-    # a field of part numbers (`filters.undated_keys`): 2024 is no year there
+    # a field of part numbers (`filter_fields.undated_keys`): 2024 is no year there
     e = expr.where_expression([("year", ">=", "2024")], False, {"year"})
     assert "wmax" not in e and 'f_ord["year"]["tdmax"] >= "2024"' in e
 

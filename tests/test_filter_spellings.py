@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 from kbtools.decision import build_table, match_rules
 from kbtools.decision.units import SCALES, scale, scaled_units
 from kbtools.errors import FilterError
+from kbtools.query.filter_checks import _check_order
 from kbtools.query.filter_numbers import quantity
 from kbtools.query.filter_text import parse_where, where_text
 from kbtools.query.filter_units import measured
-from kbtools.query.filters import _check_order
 from tests.milvus_server import engine_rows, facts_collection, local_rows, milvus  # noqa: F401
 
 

@@ -1,0 +1,152 @@
+"""A filter checked against an index before it filters (`check_filters`): a key the index
+does not have (named with the key it most likely meant, `close_key`), a value a closed-set
+key never has, an order given a value of another kind than the field's, a quantity of
+another dimension, a date that names no day. Each a one-line `FilterError`."""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from kbtools.errors import FilterError
+from kbtools.index.reader import KbIndex
+from kbtools.query.filter_fields import (
+    CHUNK_KEYS,
+    chunk_kinds,
+    document_facts,
+    filter_keys,
+    key_reads_dates,
+    scalars,
+)
+from kbtools.query.filter_kinds import boolean_of, fold, instant_text, period_of, version_text
+from kbtools.query.filter_numbers import order_number, quantity
+from kbtools.query.filter_text import Between, Condition, Want, values_of, where_text, written_hint
+from kbtools.query.filter_units import dimension_problem
+
+
+def check_filters(index: KbIndex, where: Sequence[Condition]) -> None:
+    """A UsageError for the first filter of `where` that `index` cannot apply as asked: a
+    key it does not have, a value a closed-set key (``kind``, ``verified``) never has, an
+    order (``>=``) on numbers or dates given another kind of value. A value no document
+    holds is not an error here (the search finds nothing: `emptying_filters` names them)."""
+    if not where:
+        return
+    known = filter_keys(index)
+    docs = index.docs()
+    for key, op, listed in where:
+        if key not in known:
+            meant = close_key(key, known)
+            hint = f" (did you mean {meant}?)" if meant else ""
+            raise FilterError("unknown", f"key {key!r}{hint}; known keys: "
+                              f"{', '.join(sorted(known))}",
+                              key="unknown_where_key",
+                              values={"key": key, "keys": ", ".join(sorted(known))})
+        for asked, want in _asked(op, listed):  # a listed range (5–10kW,20kW): its bounds
+            _check_value(key, asked, want, index)
+            if key not in CHUNK_KEYS and key != "verified" and (problem := dimension_problem(
+                    want, (str(v) for d in docs for v in scalars([document_facts(d).get(key)])))):
+                shown = where_text(key, asked, want)  # power>5kg of values in kW
+                raise FilterError("bad", f"{shown}: {problem}", key="bad_where",
+                                  values={"where": shown})
+            if key not in CHUNK_KEYS and key != "verified" and asked not in ("=", "!="):
+                _check_order(key, asked, want, [document_facts(d).get(key) for d in docs])
+            elif key_reads_dates(index, key) and _no_day(want):  # timestamp=2024-02-30
+                shown = where_text(key, asked, want)
+                raise FilterError("bad", f"{shown}: {want} is no calendar date or time; {key} "
+                                  "is a "
+                                  "date in this index, give one (YYYY-MM-DD, YYYY-MM or "
+                                  "YYYY)", key="bad_where", values={"where": shown})
+
+
+def _asked(op: str, listed: Want) -> list[tuple[str, str]]:
+    """(operator, value) of each value of a filter ``op listed``, a range among them
+    (`Between`) as its bounds, ``>=`` and ``<=`` (for `check_filters` to check)."""
+    return [pair for want in values_of(listed) for pair in
+            (want.bounds() if isinstance(want, Between) else [(op, want)])]
+
+
+# a key no document gives is named with the known key it is most likely a typo of, at least
+# this similar (`likeness`; a value no document holds: `filters.VALUE_LIKENESS`)
+KEY_LIKENESS = 0.75
+_LOOSE = re.compile(r"[\s_\-./]+")
+
+
+def _loose(text: str) -> str:
+    """`text` as a typo-tolerant comparison reads it: NFKC, case-folded, without spaces and
+    the marks people type or leave out inside a name (HX260 for HX-260, crop protection for
+    crop-protection)."""
+    return _LOOSE.sub("", unicodedata.normalize("NFKC", text).casefold())
+
+
+def likeness(a: str, b: str) -> float:
+    """1.0 for two spellings of one name (`_loose`), else difflib's ratio of the two."""
+    la, lb = _loose(a), _loose(b)
+    return 1.0 if la == lb else difflib.SequenceMatcher(None, la, lb).ratio()
+
+
+def close_key(key: str, known: Iterable[str]) -> str | None:
+    """The known filter key `key` is most likely a typo of (crops → crop, Tags → tags), None
+    when none is close (`KEY_LIKENESS`)."""
+    scored = sorted(((likeness(key, k), k) for k in known), key=lambda p: (-p[0], p[1]))
+    return scored[0][1] if scored and scored[0][0] >= KEY_LIKENESS else None
+
+
+def _check_value(key: str, op: str, want: str, index: KbIndex) -> None:
+    """Closed-set keys: a value they can never have (as ``=`` reads it, `fold`: ``ＴＲＵＥ`` is
+    true) is an error, not an empty result."""
+    shown = where_text(key, op, want)
+    if key == "verified" and (op not in ("=", "!=") or boolean_of(want) is None):
+        raise FilterError("bad", f"{shown}: use verified=true or verified=false (yes/no, 是/否)",
+                          key="bad_where", values={"where": shown})
+    if key == "kind" and op == "=":
+        kinds = chunk_kinds(index).names
+        if fold(want) not in {fold(k) for k in kinds}:
+            raise FilterError("bad", f"{shown}: no chunk of kind {want!r} in this index; "
+                              f"its kinds: {', '.join(kinds)}",
+                              key="bad_where", values={"where": shown})
+
+
+_DATE = re.compile(r"\d{4}(?:-\d{2}(?:-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?"
+                   r"(?:Z|[+-]\d{2}:?\d{2})?)?)?)?")
+
+
+def _check_order(key: str, op: str, want: str, values: list[Any]) -> None:
+    """``>=`` / ``<=`` on a key every document gives a number (or a date, ISO 8601) orders
+    by numbers (by dates): a value of another kind (``timestamp>=yesterday``, ``dose<=low``)
+    would match by the order of text, all or nothing, so it is an error naming what to give."""
+    held = [v for v in scalars(values) if not isinstance(v, bool)]
+    if not held:
+        return
+    shown = where_text(key, op, want)
+    if all(_is_number(str(v)) for v in held):
+        if not _is_number(want) and version_text(want) is None:  # 1.10.2 beside 1.9
+            raise FilterError("bad", f"{shown}: {written_hint(want)}{key} is a number in this "
+                              f"index (e.g. {held[0]}); compare it with a number",
+                              key="bad_where", values={"where": shown})
+    elif all(_is_number(str(v)) or quantity(str(v)) for v in held):  # 5kW: power>=abc
+        if not _is_number(want) and quantity(want) is None:  # (or 5kW..10kW, 5-10kW)
+            raise FilterError("bad", f"{shown}: {written_hint(want)}{key} is a number with "
+                              "its unit in this index "
+                              f"(e.g. {next(v for v in held if quantity(str(v)))}); compare it "
+                              "with one (a range: =5kW..10kW)", key="bad_where",
+                              values={"where": shown})
+    elif all(_DATE.fullmatch(str(v)) or instant_text(str(v)) for v in held) \
+            and instant_text(want) is None and period_of(want) is None:  # 2024年3月1日, 2024
+        no_day = f"{want} is no calendar date or time; " if _no_day(want) else ""
+        raise FilterError("bad", f"{shown}: {no_day}{key} is a date in this index "
+                          f"(e.g. {held[0]}); compare it with a date, YYYY-MM-DD",
+                          key="bad_where", values={"where": shown})
+
+
+def _no_day(want: str) -> bool:
+    """Whether a filter's value is written as a date, month or datetime (ISO 8601's
+    digits) but names none: ``2024-02-30``, ``2024-13``, ``2024-03-01 24:00``, ``0000``."""
+    return _DATE.fullmatch(fold(want).strip()) is not None and \
+        instant_text(want) is None and period_of(want) is None
+
+
+def _is_number(text: str) -> bool:
+    return order_number(text) is not None
