@@ -19,11 +19,18 @@ from decimal import Decimal
 
 from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
 from kbtools.errors import FilterError, UsageError, valid_unicode
+from kbtools.query.filter_bounds import (
+    ABOUT_MARK,
+    about_instead,
+    an_end,
+    between,
+    date_bound,
+    open_tilde,
+)
 from kbtools.query.filter_bounds import (  # re-exported: what a value's range or bound is
     RANGE_MARKS as RANGE_MARKS,
 )
 from kbtools.query.filter_bounds import Between as Between
-from kbtools.query.filter_bounds import an_end, between, date_bound, open_tilde
 from kbtools.query.filter_bounds import range_ends as range_ends
 from kbtools.query.filter_kinds import day_month, keys_against, wanted
 from kbtools.query.filter_numbers import quantity
@@ -76,6 +83,7 @@ def parse_where(items: list[str] | None) -> list[Condition]:
         if m is None and (worded := _worded(item)) is not None:  # 功率大于6kW, power at least 5kW
             m = _WHERE.match(worded)
         shown = item if len(item) <= 60 else item[:60] + "…"
+        _check_about(shown, item, m)
         if not m and (colon := _COLON.match(item)) is not None:  # crop: 小麦, as front matter
             key = key_text(colon.group(1) or colon.group(2) or colon.group(3))
             raise FilterError("bad", f"{shown!r}: a colon is no operator; use "
@@ -182,6 +190,23 @@ def _no_operator(item: str) -> tuple[str, str] | None:
         if _KEY.fullmatch(key) and an_end(value):
             return key, value
     return None
+
+
+def _check_about(shown: str, item: str, m: re.Match[str] | None) -> None:
+    """A FilterError for a value said approximately, by an operator (``数量≈10``,
+    ``数量~=10``), a word (``数量约10``, ``数量=约10``, ``count=about 10``) or after it
+    (``数量=10左右``), naming the range or tolerance to write instead (`about_instead`)."""
+    if m is not None:
+        key, op, value = m.group(1) or m.group(2) or m.group(3), "".join(m.group(4).split()), \
+            m.group(5)
+    elif (about := ABOUT_MARK.search(item)) is not None and \
+            (written := item[:about.start()].rstrip(_BLANKS + "=＝")):
+        key, op, value = key_text(written.strip()), "=", item[about.start():]
+    else:
+        return
+    if (instead := about_instead(key, op, value)) is not None:
+        raise FilterError("bad", f"{shown!r}: a filter compares no value said approximately; "
+                          f"write {instead}", key="bad_where", values={"where": shown})
 
 
 def _check_tildes(shown: str, key: str, op: str, value: str) -> None:
