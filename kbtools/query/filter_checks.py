@@ -24,7 +24,7 @@ from kbtools.query.filter_fields import (
 from kbtools.query.filter_kinds import boolean_of, fold, instant_text, period_of, version_text
 from kbtools.query.filter_numbers import order_number, quantity
 from kbtools.query.filter_text import Between, Condition, Want, values_of, where_text, written_hint
-from kbtools.query.filter_units import dimension_problem
+from kbtools.query.filter_units import dimension, dimension_problem
 
 
 def check_filters(index: KbIndex, where: Sequence[Condition]) -> None:
@@ -39,7 +39,7 @@ def check_filters(index: KbIndex, where: Sequence[Condition]) -> None:
     for key, op, listed in where:
         if key not in known:
             meant = close_key(key, known)
-            hint = f" (did you mean {meant}?)" if meant else ""
+            hint = f" (did you mean {meant}?)" if meant else _holding_hint(index, op, listed)
             raise FilterError("unknown", f"key {key!r}{hint}; known keys: "
                               f"{', '.join(sorted(known))}",
                               key="unknown_where_key",
@@ -59,6 +59,34 @@ def check_filters(index: KbIndex, where: Sequence[Condition]) -> None:
                                   "is a "
                                   "date in this index, give one (YYYY-MM-DD, YYYY-MM or "
                                   "YYYY)", key="bad_where", values={"where": shown})
+
+
+def _holding_hint(index: KbIndex, op: str, listed: Want) -> str:
+    """For a filter on a key the index lacks and resembles none of its keys (``power>=6kW``
+    on knowledge that writes ``功率``, ``作物=小麦`` on one writing ``crop``), the one
+    front-matter key whose values the filter's fit: quantities of its value's dimension
+    (``6kW`` beside ``5kW``, ``800 W``), else, for ``=``, that value itself: `` (did you
+    mean 功率>=6kW? its values are in kW)``; "" when none or several keys fit."""
+    wants = [want for _, want in _asked(op, listed)]
+    amounts = [(want, a) for want in wants if (a := quantity(want)) is not None]
+    fits: dict[str, str] = {}  # key -> a value of it the filter's fit
+    for d in index.docs():
+        for key, value in document_facts(d).items():
+            for held in scalars([value]):
+                if key in fits or isinstance(held, bool):
+                    continue
+                text = str(held)
+                if amounts and (h := quantity(text)) is not None and any(
+                        h[0] == a[0] or dimension(a[0]) is not None and
+                        dimension(h[0]) == dimension(a[0]) for _, a in amounts):
+                    fits[key] = text
+                elif not amounts and op == "=" and fold(text) in {fold(w) for w in wants}:
+                    fits[key] = text
+    if len(fits) != 1:
+        return ""
+    (key, example), = fits.items()
+    said = f"its values are like {example}" if amounts else f"it holds {example}"
+    return f" (did you mean {where_text(key, op, listed)}? {said})"
 
 
 def _asked(op: str, listed: Want) -> list[tuple[str, str]]:
