@@ -51,13 +51,13 @@ from kbtools.query.filter_text import (  # re-exported: the filters' text, read 
 )
 from kbtools.query.filter_text import OPERATORS as OPERATORS
 from kbtools.query.filter_text import OPERATORS_SHOWN as OPERATORS_SHOWN
+from kbtools.query.filter_text import OR_WORDS, range_ends, values_of
 from kbtools.query.filter_text import Between as Between
 from kbtools.query.filter_text import Condition as Condition
 from kbtools.query.filter_text import Want as Want
 from kbtools.query.filter_text import checked_conditions as checked_conditions
 from kbtools.query.filter_text import narrow_operator as narrow_operator
 from kbtools.query.filter_text import parse_where as parse_where
-from kbtools.query.filter_text import range_ends, values_of
 from kbtools.query.filter_text import where_text as where_text
 
 # the orders and what each asks of the two sides (`_compare`)
@@ -371,7 +371,8 @@ def meant_values(index: KbIndex, condition: Condition) -> list[str]:
 # this similar (difflib's ratio, case aside; 玉木 for 玉米 is 0.5), at most this many
 VALUE_LIKENESS = 0.5
 SUGGESTED = 3
-_JOINS = (",", ", ", "，", "、", ";", "；")  # how one value holding commas may have been written
+# how one value holding commas (or the word "or") may have been written
+_JOINS = (",", ", ", "，", "、", ";", "；", *OR_WORDS)
 
 
 def _meant(index: KbIndex, key: str, want: str) -> list[str]:
