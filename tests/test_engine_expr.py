@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from kbtools.cli import main
 from kbtools.engine import expr
 from kbtools.query.filter_kinds import boolean_of, fold, member_class
-from kbtools.query.filters import number_key, order_number, value_matches
+from kbtools.query.filter_numbers import order_number
+from kbtools.query.filters import number_key, value_matches
 from tests.milvus_server import facts_collection, milvus, published_repo  # noqa: F401 - fixture
 
 HOSTILE = ['"', "'", "\\", '\\"', '" or true or "', "') or (1==1", "a\nb", "\r", "\x00",
