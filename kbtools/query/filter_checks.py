@@ -19,12 +19,13 @@ from kbtools.query.filter_fields import (
     document_facts,
     filter_keys,
     key_reads_dates,
+    key_reads_temperatures,
     scalars,
 )
 from kbtools.query.filter_kinds import boolean_of, fold, instant_text, period_of, version_text
 from kbtools.query.filter_numbers import order_number, quantity
 from kbtools.query.filter_text import Between, Condition, Want, values_of, where_text, written_hint
-from kbtools.query.filter_units import dimension, dimension_problem
+from kbtools.query.filter_units import celsius, dimension, dimension_problem
 
 
 def check_filters(index: KbIndex, where: Sequence[Condition]) -> None:
@@ -44,10 +45,12 @@ def check_filters(index: KbIndex, where: Sequence[Condition]) -> None:
                               f"{', '.join(sorted(known))}",
                               key="unknown_where_key",
                               values={"key": key, "keys": ", ".join(sorted(known))})
+        warm = key_reads_temperatures(index, key)  # 20度 is 20 ℃ beside 25℃ (`celsius`)
         for asked, want in _asked(op, listed):  # a listed range (5–10kW,20kW): its bounds
             _check_value(key, asked, want, index)
             if key not in CHUNK_KEYS and key != "verified" and (problem := dimension_problem(
-                    want, (str(v) for d in docs for v in scalars([document_facts(d).get(key)])))):
+                    celsius(want) if warm else want,
+                    (str(v) for d in docs for v in scalars([document_facts(d).get(key)])))):
                 shown = where_text(key, asked, want)  # power>5kg of values in kW
                 raise FilterError("bad", f"{shown}: {problem}", key="bad_where",
                                   values={"where": shown})

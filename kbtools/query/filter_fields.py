@@ -16,6 +16,7 @@ from kbtools.index.reader import ChunkTable, KbIndex
 from kbtools.markdown.tags import BODY_TAGS_KEY, with_body_tags
 from kbtools.query.filter_kinds import reads_dates
 from kbtools.query.filter_text import Condition
+from kbtools.query.filter_units import celsius, reads_temperatures
 
 CHUNK_KEYS = {"doc", "kind"}
 
@@ -44,6 +45,7 @@ class _Kinds:
 
 _KINDS: weakref.WeakKeyDictionary[KbIndex, _Kinds] = weakref.WeakKeyDictionary()
 _DATED: weakref.WeakKeyDictionary[KbIndex, dict[str, bool]] = weakref.WeakKeyDictionary()
+_WARM: weakref.WeakKeyDictionary[KbIndex, dict[str, bool]] = weakref.WeakKeyDictionary()
 _KEYS: weakref.WeakKeyDictionary[KbIndex, frozenset[str]] = weakref.WeakKeyDictionary()
 
 
@@ -66,6 +68,28 @@ def key_reads_dates(index: KbIndex, key: str) -> bool:
         known[key] = reads_dates(str(v) for d in index.docs()
                                  for v in scalars([document_facts(d).get(key)]))
     return known[key]
+
+
+def key_reads_temperatures(index: KbIndex, key: str) -> bool:
+    """Whether front-matter `key`'s values in `index` are temperatures
+    (`filter_units.reads_temperatures`: ``温度: 25℃``), so that a filter's or a document's
+    ``20度`` is 20 ℃ there (`filter_units.celsius`); a chunk's own key never is. Decided once
+    per index and key."""
+    if key in CHUNK_KEYS or key == "verified":
+        return False
+    known = _WARM.setdefault(index, {})
+    if key not in known:
+        known[key] = reads_temperatures(str(v) for d in index.docs()
+                                        for v in scalars([document_facts(d).get(key)]))
+    return known[key]
+
+
+def in_celsius(value: Any) -> Any:
+    """A document's value (a list: each member, at any depth) with each number of ``度`` as
+    degrees Celsius (`filter_units.celsius`), for a field of temperatures."""
+    if isinstance(value, list):
+        return [in_celsius(v) for v in value]
+    return celsius(value) if isinstance(value, str) else value
 
 
 def undated_keys(index: KbIndex, where: Iterable[Condition]) -> frozenset[str]:

@@ -30,7 +30,9 @@ from kbtools.query.filter_fields import (
     CHUNK_KEYS,
     chunk_kinds,
     document_facts,
+    in_celsius,
     key_reads_dates,
+    key_reads_temperatures,
     scalars,
 )
 from kbtools.query.filter_kinds import (
@@ -59,6 +61,7 @@ from kbtools.query.filter_text import checked_conditions as checked_conditions
 from kbtools.query.filter_text import narrow_operator as narrow_operator
 from kbtools.query.filter_text import parse_where as parse_where
 from kbtools.query.filter_text import where_text as where_text
+from kbtools.query.filter_units import celsius
 
 # the orders and what each asks of the two sides (`_compare`)
 _ORDERED: dict[str, Callable[[Any, Any], bool]] = {
@@ -269,7 +272,8 @@ def _condition_mask(index: KbIndex, condition: Condition) -> np.ndarray:
         inside: np.ndarray = np.logical_and.reduce([condition_mask(index, (key, bound, end))
                                                     for bound, end in text.bounds()])
         return inside if op == "=" else ~inside
-    want = wanted(text, key_reads_dates(index, key))  # read once; each document's per document
+    warm = key_reads_temperatures(index, key)  # 温度>=20度 beside 25℃: 20 ℃ (and a 30度 value)
+    want = wanted(celsius(text) if warm else text, key_reads_dates(index, key))  # read once
     table = index.chunk_table()
     if key == "kind":
         kinds = chunk_kinds(index)  # compared once per kind, not once per chunk
@@ -283,6 +287,7 @@ def _condition_mask(index: KbIndex, condition: Condition) -> np.ndarray:
         return verified_ok | verified_parts(index) if _compare(True, op, want) else verified_ok
     docs = index.docs()
     doc_ok = np.array([value_matches(key, d["doc"] if key == "doc" else
+                                     in_celsius(document_facts(d).get(key)) if warm else
                                      document_facts(d).get(key), op, want) for d in docs],
                       dtype=bool)
     chunk_ok: np.ndarray = doc_ok[table.doc]
