@@ -9,6 +9,7 @@ import difflib
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from kbtools.errors import FilterError
@@ -54,6 +55,11 @@ def check_filters(index: KbIndex, where: Sequence[Condition]) -> None:
                 shown = where_text(key, asked, want)  # power>5kg of values in kW
                 raise FilterError("bad", f"{shown}: {problem}", key="bad_where",
                                   values={"where": shown})
+            if key_reads_dates(index, key) and (dated := _with_year(want, docs, key)):
+                shown = where_text(key, asked, want)  # 日期=3月到5月: no year, no durations
+                raise FilterError("bad", f"{shown}: {want} names no year; {key} is a date in "
+                                  f"this index, give the year ({dated})", key="bad_where",
+                                  values={"where": shown})
             if key not in CHUNK_KEYS and key != "verified" and asked not in ("=", "!="):
                 _check_order(key, asked, want, [document_facts(d).get(key) for d in docs])
             elif key_reads_dates(index, key) and _no_day(want):  # timestamp=2024-02-30
@@ -62,6 +68,21 @@ def check_filters(index: KbIndex, where: Sequence[Condition]) -> None:
                                   "is a "
                                   "date in this index, give one (YYYY-MM-DD, YYYY-MM or "
                                   "YYYY)", key="bad_where", values={"where": shown})
+
+
+def _with_year(want: str, docs: Sequence[dict[str, Any]], key: str) -> str | None:
+    """A filter's month or day written without its year (``3月``, ``3月1日``, ``March``,
+    ``1 March``), in a field of dates, written with the latest year the field's values name
+    (``2024年3月``, ``March 2024``): the filter to write instead of one that would compare a
+    number of months; None for another value (a date, a period, text)."""
+    if period_of(want) is not None or instant_text(want) is not None:
+        return None
+    years = [int(p.key[2:6]) for d in docs for v in scalars([document_facts(d).get(key)])
+             if (p := period_of(str(v))) is not None]
+    year = max(years, default=datetime.now(UTC).year)
+    text = want.strip()
+    return next((dated for dated in (f"{year}年{text}", f"{text} {year}")
+                 if period_of(dated) is not None), None)
 
 
 def _holding_hint(index: KbIndex, op: str, listed: Want) -> str:
