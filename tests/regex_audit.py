@@ -283,6 +283,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.filter_numbers._NUMBER_AT": "match",  # a front-matter or --where value
     "kbtools.query.filter_text._GROUPED": "match",  # a --where value (its order's number)
     "kbtools.query.filter_text._DECIMAL_COMMA": "match",  # a --where value (its order's number)
+    "kbtools.query.filter_numbers._MONEY_FIRST": "fullmatch",  # a --where value, a front-matter value
     "kbtools.query.filter_text._OR": "split",  # a --where value (its listed values)
     "kbtools.query.filter_text._SEPARATOR": "split",  # a --where value (its listed values)
     "kbtools.query.filter_kinds._EN_DATE": "fullmatch",  # a front-matter or --where value
