@@ -51,7 +51,7 @@ SEPARATORS = ",，、;；"  # between the values of one `=` / `!=` filter: any o
 _SEPARATOR = re.compile(f"[{SEPARATORS}]")
 # "or" between two bare values of `=` / `!=` (功率=5kW或10kW, crop=小麦或者玉米, power=5kW or
 # 10kW): a separator too, not where it is part of a word (或许, 或然) or a value's edge (或多或少)
-_OR = re.compile(r"[ \t]+or[ \t]+|或者|或是|或(?![许然])", re.IGNORECASE)
+_OR = re.compile(r"(?<![ \t])[ \t]+or[ \t]+|或者|或是|或(?![许然])", re.IGNORECASE)
 OR_WORDS = ("或", "或者", " or ")  # as a value holding the word may have been written
 _BLANKS = " \t\u3000"
 # a value's quotes, opening: closing (“小麦，玉米” as a Chinese input method types "小麦，玉米")
