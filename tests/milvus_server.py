@@ -167,7 +167,7 @@ def facts_fixture(db: str, facts: Sequence[dict[str, Any]], name: str | None = N
 
 def reads_dates(facts: Sequence[dict[str, Any]], key: str) -> bool:
     """Whether a filter on `key` reads dates over documents of front matter `facts`, as
-    `kbtools.query.filters.key_reads_dates` decides it for an index's documents."""
+    `kbtools.query.filter_fields.key_reads_dates` decides it for an index's documents."""
     from kbtools.query.filter_kinds import reads_dates as field_reads_dates
 
     def members(value: Any) -> Iterator[Any]:

@@ -39,7 +39,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.crosslingual._AFTER_NUMBER": "search",  # a question, before a word
     "kbtools.query.crosslingual._ACRONYM": "fullmatch",  # a question's word as written
     "kbtools.query.crosslingual._WORD_TERM": "fullmatch",  # a question's term
-    "kbtools.query.filters._LOOSE": "sub",  # a --where value, a front-matter value
+    "kbtools.query.filter_checks._LOOSE": "sub",  # a --where value, a front-matter value
     "kbtools.query.identifiers._MARKS": "sub",  # a question less its identifiers
     "kbtools.query.question._RUN": "findall",  # a question
     "kbtools.query.question._LATIN_RUN": "fullmatch",  # a run of a question's letters
@@ -255,6 +255,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.numerals._SHARE_SAID": "finditer",  # a question, an input value
     "kbtools.decision.weekdays._EN_LEADS": "search",  # a question, 12 characters of it
     "kbtools.query.filter_text._COLON": "match",  # a --where item (CLI, API, MCP)
+    "kbtools.query.filter_bounds.ABOUT_MARK": "search",  # a --where item (CLI, API, MCP)
+    "kbtools.query.filter_bounds._ABOUT": "match",  # a --where value
     "kbtools.query.naming:[a-z]+": "findall",  # a table's input names
     "kbtools.query.quantities.DAY_TIMES": "fullmatch",  # a question's word
     "kbtools.decision.numerals._PERCENT_SAID": "sub",  # a question, compacted
@@ -268,7 +270,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.compounds.LATIN_RUN": "finditer",  # a question or a chunk's text (NFKC),
     # as the tokenizer's _RUN
     "kbtools.query.unknown._CJK_TERM": "search",  # a term of a question
-    "kbtools.query.filters._DATE": "fullmatch",  # a front-matter value
+    "kbtools.query.filter_checks._DATE": "fullmatch",  # a front-matter value
     "kbtools.query.filter_numbers._EXPONENT_FORM": "fullmatch",  # a front-matter value
     "kbtools.query.filter_numbers._WIDE": "search",  # a front-matter or --where value
     "kbtools.query.filter_kinds._VERSION": "fullmatch",  # a front-matter or --where value
@@ -281,6 +283,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.filter_numbers._NUMBER_AT": "match",  # a front-matter or --where value
     "kbtools.query.filter_text._GROUPED": "match",  # a --where value (its order's number)
     "kbtools.query.filter_text._DECIMAL_COMMA": "match",  # a --where value (its order's number)
+    "kbtools.query.filter_numbers._MONEY_FIRST": "fullmatch",  # a --where value, a front-matter value
+    "kbtools.query.filter_text._OR": "split",  # a --where value (its listed values)
     "kbtools.query.filter_text._SEPARATOR": "split",  # a --where value (its listed values)
     "kbtools.query.filter_kinds._EN_DATE": "fullmatch",  # a front-matter or --where value
     "kbtools.query.filter_numbers._BLANK_RUN": "sub",  # a --where quantity's unit words

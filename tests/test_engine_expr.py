@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from kbtools.cli import main
 from kbtools.engine import expr
 from kbtools.query.filter_kinds import boolean_of, fold, member_class
-from kbtools.query.filters import number_key, order_number, value_matches
+from kbtools.query.filter_numbers import order_number
+from kbtools.query.filters import number_key, value_matches
 from tests.milvus_server import facts_collection, milvus, published_repo  # noqa: F401 - fixture
 
 HOSTILE = ['"', "'", "\\", '\\"', '" or true or "', "') or (1==1", "a\nb", "\r", "\x00",
@@ -78,7 +79,7 @@ def test_where_expression_joins_filters():
                  f'f_ord["year"]["qnmax"] >= "{expr.order_text(Decimal(2024))}" or '
                  'f_ord["year"]["ttmax"] >= "" or '  # text after a number (session 45)
                  'f_ord["year"]["wmax"] >= "2024-01-01T00:00:00.000000") and verified == true')
-    # a field of part numbers (`filters.undated_keys`): 2024 is no year there
+    # a field of part numbers (`filter_fields.undated_keys`): 2024 is no year there
     e = expr.where_expression([("year", ">=", "2024")], False, {"year"})
     assert "wmax" not in e and 'f_ord["year"]["tdmax"] >= "2024"' in e
 

@@ -321,6 +321,23 @@ def test_kb_query_where_periods_and_parts_locally_and_in_the_engine(released, wh
     assert _docs_found([*question, "--engine", url]) == docs
 
 
+@pytest.mark.parametrize(("where", "dated"), [  # session 45 (f45b, issue 5)
+    ("updated=3月到5月", "年3月)"), ("updated>=3月", "年3月)"), ("updated=3月1日", "年3月1日)"),
+    ("updated<=March", "(March 20"), ("updated=1 March..1 May", "(1 March 20"),
+])
+def test_a_month_without_its_year_is_refused_naming_the_year(released, where, dated):
+    """``updated=3月到5月`` on a field of dates compared numbers of months (3月 as a
+    duration), finding nothing: refused, naming the month with the field's latest year."""
+    dist, url = released
+    for target in (["--index", str(dist)], ["--engine", url]):
+        res = CliRunner().invoke(main, ["query", "pump seal replacement", "--where", where,
+                                        *target])
+        assert res.exit_code == 2, res.output
+        said = " ".join(res.output.split())
+        assert "names no year; updated is a date in this index, give the year (" in said
+        assert dated in said
+
+
 @pytest.mark.parametrize("where", ["updated=2024-02-30", "updated>=2024-13",
                                    "updated!=2024-03-01 24:00", "updated<0000"])
 def test_a_date_that_names_no_day_is_refused_naming_it(released, where):

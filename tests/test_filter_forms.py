@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 
 from kbtools.errors import FilterError
 from kbtools.index.reader import open_index
+from kbtools.query.filter_checks import _check_order
 from kbtools.query.filter_kinds import instant_text, member_class, version_text
-from kbtools.query.filters import _check_order, _compare
+from kbtools.query.filters import _compare
 from kbtools.query.search import search
 from tests.kbfixtures import built_pages
 from tests.milvus_server import (  # noqa: F401 - milvus: a fixture

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kbtools.query.filter_checks import _check_order
 from kbtools.query.filter_numbers import in_digits, order_number, quantity
 from kbtools.query.filter_text import parse_where
-from kbtools.query.filters import _check_order
 from tests.milvus_server import (  # noqa: F401 - fixture
     engine_rows,
     facts_fixture,

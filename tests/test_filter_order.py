@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kbtools.engine import expr
-from kbtools.query.filters import _compare, number_key, order_number
+from kbtools.query.filter_numbers import order_number
+from kbtools.query.filters import _compare, number_key
 from tests.milvus_server import facts_collection, milvus  # noqa: F401 - fixture
 
 BIG = 2 ** 53  # 9007199254740992: the first integer beyond which floats skip integers

@@ -94,6 +94,46 @@ def test_a_range_a_filter_cannot_mean_is_refused_in_one_line(where, says):
         parse_where([where])
 
 
+@pytest.mark.parametrize(("where", "instead"), [  # session 45 (f45b, issue 4): was "use KEY=VALUE…"
+    ("数量≈10", "数量=9..11 or 数量=10±1"), ("数量 ≈ 10", "数量=9..11 or 数量=10±1"),
+    ("数量~=10", "数量=9..11 or 数量=10±1"), ("数量约10", "数量=9..11 or 数量=10±1"),
+    ("数量大约十", "数量=9..11 or 数量=10±1"), ("数量=约10", "数量=9..11 or 数量=10±1"),
+    ("数量=10左右", "数量=9..11 or 数量=10±1"), ("power=about 5kW", "power=4.5kW..5.5kW or "
+                                                              "power=5kW±0.5kW"),
+    ("count approx. 10", "count=9..11 or count=10±1"), ("温度！＝约25℃", "write 温度!=25℃ (a range"),
+    ("数量>=约10", "write 数量>=10"), ("数量=约0", "数量=A..B or 数量=0±D"),
+])
+def test_a_value_said_approximately_is_refused_naming_what_to_write(where, instead):
+    with pytest.raises(FilterError, match="said approximately") as refused:
+        parse_where([where])
+    assert instead in str(refused.value)
+    for written in instead.removeprefix("write ").split(" or "):  # each suggestion reads
+        if "A..B" not in written and "±D" not in written and "(" not in written:
+            assert parse_where([written]), written
+
+
+@pytest.mark.parametrize(("where", "read"), [  # text holding the words is text as before
+    ("title=about us", ("title", "=", "about us")), ("crop=约克", ("crop", "=", "约克")),
+    ('数量="约10"', ("数量", "=", "约10")), ("note=around the pump", ("note", "=", "around the pump")),
+])
+def test_text_holding_an_about_word_is_read_as_typed(where, read):
+    assert parse_where([where]) == [read]
+
+
+@given(st.decimals(min_value=-10**6, max_value=10**6, places=2, allow_nan=False),
+       st.sampled_from(["≈", "~=", "约", "=about "]), st.sampled_from(["", "kW", "℃", " mm"]))
+@settings(suppress_health_check=[HealthCheck.too_slow])
+def test_any_number_said_approximately_names_a_range_holding_it(number, mark, unit):
+    value = f"{number}{unit}"
+    with pytest.raises(FilterError, match="said approximately") as refused:
+        parse_where([f"x{mark}{value}"])
+    ranged = str(refused.value).split("write a range or a tolerance: ")[1].split(" or ")[0]
+    if number != 0:
+        (_, _, low), (_, _, high) = parse_where([ranged])
+        assert quantity(low) <= quantity(value) <= quantity(high) if unit else \
+            float(low) <= float(number) <= float(high)
+
+
 @pytest.mark.parametrize(("written", "same"), [
     ("200 sq ft", "200 ft²"), ("200 sq. ft.", "200 sqft"), ("30 square metres", "30 m²"),
     ("30 Square Meters", "30㎡"), ("5 square feet", "5 ft2"), ("2 cubic metres", "2000 L"),

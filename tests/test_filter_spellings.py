@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 from kbtools.decision import build_table, match_rules
 from kbtools.decision.units import SCALES, scale, scaled_units
 from kbtools.errors import FilterError
+from kbtools.query.filter_checks import _check_order
 from kbtools.query.filter_numbers import quantity
 from kbtools.query.filter_text import parse_where, where_text
 from kbtools.query.filter_units import measured
-from kbtools.query.filters import _check_order
 from tests.milvus_server import engine_rows, facts_collection, local_rows, milvus  # noqa: F401
 
 
@@ -65,6 +65,25 @@ def test_a_semicolon_separates_values_as_a_comma_does(where):
     assert parse_where([where_text(*read[0])]) == read
     assert parse_where(['title="a;b"']) == [("title", "=", "a;b")]  # quoted: one value
     assert parse_where([where_text("title", "=", "a;b")]) == [("title", "=", "a;b")]
+
+
+@pytest.mark.parametrize(("where", "values"), [  # session 45 (f45b, issue 3): was one text
+    ("功率=5kW或10kW", ("5kW", "10kW")), ("crop=小麦或玉米", ("小麦", "玉米")),
+    ("crop=小麦或者玉米、大豆", ("小麦", "玉米", "大豆")), ("power=5kW or 10kW", ("5kW", "10kW")),
+    ("crop=Wheat OR corn", ("Wheat", "corn")), ("crop!=小麦 或 玉米", ("小麦", "玉米")),
+])
+def test_or_between_values_separates_them_as_a_comma_does(where, values):
+    read = parse_where([where])
+    assert read == [(where.split("=")[0].rstrip("!"), "!=" if "!=" in where else "=", values)]
+    assert parse_where([where_text(*read[0])]) == read
+
+
+@pytest.mark.parametrize("value", ["或许", "或多或少", "是否或许", "color", "A or", "或然率"])
+def test_a_value_holding_or_as_part_of_a_word_stays_one_value(value):
+    assert parse_where([f"title={value}"]) == [("title", "=", value)]
+    for held in ("小麦或玉米", "5kW or 10kW"):  # one value in quotes, written back so
+        assert parse_where([f'title="{held}"']) == [("title", "=", held)]
+        assert parse_where([where_text("title", "=", held)]) == [("title", "=", held)]
 
 
 def test_a_number_in_scientific_notation_with_its_unit_is_a_quantity():
@@ -129,6 +148,7 @@ def area_coll(milvus):  # noqa: F811
     ("面积", "=", "10000 cm²", [3]), ("面积", "=", "5000㎠", [1]), ("面积", "<=", "0.003平方米", [0, 2]),
     ("面积", "=", "5–50cm²", [0]), ("weight", ">=", "1.5e3 g", [0, 1]), ("weight", ">", "1.3e3 g", [0, 1, 2]),
     ("weight", "=", "1kg", [3]), ("weight", "<", "2000 g", [1, 2, 3]),
+    ("weight", "=", "2 ㎏或1kg", [0, 3]), ("weight", "!=", "2kg or 1kg", [1, 2]),  # session 45
 ])
 def test_spellings_filter_alike_locally_and_in_milvus(area_coll, key, op, want, rows):
     conditions = parse_where([f"{key}{op}{want}"])

@@ -312,6 +312,24 @@ def test_an_unknown_key_with_a_blank_names_the_key_it_may_be(dist, client):
     assert api.status_code == 400 and "did you mean 施药 时间?" in api.text
 
 
+@pytest.mark.parametrize(("where", "hint"), [  # session 45 (f45b, issue 7)
+    ("功率>=6kW", " (did you mean power>=6kW? its values are like 5kW)"),
+    ("功率=1..2 kW", " (did you mean power>=1kW? its values are like 5kW)"),  # the first bound
+    ("功率=1..2kW,20kW", " (did you mean power=1kW..2kW,20kW? its values are like 5kW)"),
+    ("作物=水稻", " (did you mean crop=水稻? it holds 水稻)"),
+    ("温度>=20℃", ""), ("作物=香蕉", ""), ("功率>=6", ""),  # no key fits: the keys alone
+])
+def test_an_unknown_key_names_the_one_key_whose_values_fit(dist, client, where, hint):
+    """``功率>=6kW`` on knowledge that writes ``power`` listed the known keys alone: the one
+    key holding quantities of the value's dimension (or, for ``=``, the value) is named."""
+    res = _kb("query", Q, "--index", str(dist), "--where", where, "--no-log")
+    assert res.exit_code == 2
+    key = where.split("=")[0].rstrip("<>")
+    assert f"unknown --where key {key!r}{hint}; known keys:" in " ".join(res.output.split())
+    api = client.get("/api/search", params={"q": Q, "where": where})
+    assert api.status_code == 400 and f"{key!r}{hint}" in api.text
+
+
 def test_a_value_holding_its_own_comma_is_offered_in_quotes(dist):
     """``region=华北、东北、西北`` asks for any of three regions; a document holding the one value
     ``华北、东北、西北`` is offered quoted, which finds it (session 40)."""

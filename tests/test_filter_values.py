@@ -16,11 +16,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kbtools.errors import FilterError
+from kbtools.query.filter_checks import _check_order
 from kbtools.query.filter_kinds import member_class
 from kbtools.query.filter_numbers import quantity
 from kbtools.query.filter_text import parse_where, where_text
 from kbtools.query.filter_units import dimension_problem
-from kbtools.query.filters import _check_order, value_matches
+from kbtools.query.filters import value_matches
 from tests.milvus_server import engine_rows, facts_collection, local_rows, milvus  # noqa: F401
 
 FACTS = [{"power": v, "面积": a, "reviewed": r} for v, a, r in [

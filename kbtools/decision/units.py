@@ -37,6 +37,9 @@ UNIT_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
     {"v", "伏", "volt", "volts"}, {"kv", "千伏"}, {"mv", "毫伏"}, {"a", "安", "amp", "amps"},
     {"w", "瓦"}, {"kw", "千瓦"}, {"hp", "horsepower"}, {"rpm", "转/分", "r/min"},
     {"in/s", "ips"}, {"mm/s"}, {"gpm"}, {"cfm"}, {"cal/cm2", "cal/cm²"},
+    # money: each currency its own unit, never converted to another (¥80 is 80元)
+    {"元", "¥", "人民币", "rmb", "cny"}, {"$", "usd", "美元"}, {"€", "eur", "欧元"},
+    {"£", "gbp", "英镑"},
 ))
 GROUP_OF = {unit: i for i, group in enumerate(UNIT_GROUPS) for unit in group}
 # a length's spellings in English, as `SPELLED_UNITS` squares and cubes them (sq ft, cubic metres)

@@ -82,7 +82,7 @@ ORD_FIELD = "f_ord"
 # the members of nested lists, [[小麦, 玉米]], each a value, as the local mask reads them;
 # 6: a tag key's f_eq and f_num hold each tag without its `#`, and f_eq the branches it is
 # nested under, `kbtools.markdown.tags`: tags=病害 finds 病害/赤霉病; and the document's
-# inline tags, `#病害` in its text, `kbtools.query.filters.document_facts`; 7: f_ord's
+# inline tags, `#病害` in its text, `kbtools.query.filter_fields.document_facts`; 7: f_ord's
 # extremes per member class, `filter_kinds.member_class`: versions (1.10.2 > 1.9) and
 # instants (2024-03-01T08:00:00+08:00 is 2024-03-01) ordered as such, smax/smin gone; 8:
 # dates as 2024/03/01 and 2024-3-1, months (2024-03, 2024年3月: their first day) instants,
@@ -107,8 +107,9 @@ ORD_FIELD = "f_ord"
 # ft³, in³ converted with litres and gallons, yards and square yards with lengths and areas,
 # and a unit in words a blank apart (200 sq ft, 2 cubic metres, 30 degrees F, 450 kg per ha)
 # a quantity, `filter_numbers.quantity`; a month or a date in English words (March 2024,
-# 1 Mar 2024) that period, `filter_kinds.period_of`
-FILTER_RULES = "14"
+# 1 Mar 2024) that period, `filter_kinds.period_of`; 15: money with its currency's sign
+# before or after it (¥80, $12.50, 80元) a quantity of that currency, `filter_numbers.quantity`
+FILTER_RULES = "15"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 
 # Milvus reads only these escapes in a string literal (\u, \x, \b, \0 … are refused);
@@ -292,7 +293,7 @@ def condition(key: str, op: str, want: Want, dates: bool = True) -> str:
     tag key test the tag its value names (`kbtools.markdown.tags.wanted_tag`), which the
     stored fields hold for the tag and every tag nested under it; of several values, ``=``
     any of them, ``!=`` none of them. With `dates` False (a field not of dates:
-    `kbtools.query.filters.key_reads_dates`) the value is no date."""
+    `kbtools.query.filter_fields.key_reads_dates`) the value is no date."""
     if not isinstance(want, str):
         either = "(" + " or ".join(condition(key, "=", w, dates) for w in want) + ")"
         return either if op == "=" else f"(not {either})"
@@ -317,7 +318,7 @@ def condition(key: str, op: str, want: Want, dates: bool = True) -> str:
 def where_expression(where: Iterable[Condition], verified_only: bool,
                      undated: Collection[str] = ()) -> str:
     """All filters as one expression ("" when there are none); the keys in `undated` read
-    no value as a date (`kbtools.query.filters.undated_keys`)."""
+    no value as a date (`kbtools.query.filter_fields.undated_keys`)."""
     parts = [condition(k, op, v, k not in undated) for k, op, v in where]
     if verified_only:
         parts.append("verified == true")

@@ -22,7 +22,7 @@ from kbtools.engine.milvus import Engine
 from kbtools.index import synonyms
 from kbtools.index.reader import KbIndex
 from kbtools.query import anchors, neighbours, pages
-from kbtools.query.filters import document_facts
+from kbtools.query.filter_fields import document_facts
 
 BATCH = 256
 BLOB_CHARS = 60_000

@@ -2,10 +2,13 @@
 between two ends (``5kW..10kW``, ``5–10kW``, ``5至10kW``: `range_ends`), one open at an end
 (``5kW..``, ``5kW以上``, ``不低于5kW``, ``..10kW``, ``10kW以下``: `between`), a date a word
 bounds (``2024年3月以后``, ``after March 2024``: `date_bound`), and the tilde before a value
-a filter cannot read (``~10kW``: `open_tilde`); each as a `Between`, written back so."""
+a filter cannot read (``~10kW``: `open_tilde`); each as a `Between`, written back so. A
+value said approximately (``约10``, ``about 5kW``) is named with the range and the tolerance
+to write instead (`about_instead`)."""
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 from kbtools.query.filter_kinds import period_of, version_text
@@ -221,3 +224,39 @@ def an_end(text: str) -> bool:
     """Whether `text` may be a range's end: a number, a quantity, a version or a date."""
     return bool(text) and (order_number(text) is not None or quantity(text) is not None or
                            version_text(text) is not None or period_of(text) is not None)
+
+
+# an operator or word saying "about" (数量≈10, 数量~=10, 数量约10, count about 10), looked for
+# in a --where item (`ABOUT_MARK`) and read at a value's start (`_ABOUT`), and a word after a
+# value saying it (10左右): what no filter compares (`about_instead`)
+_MARKS = (r"(?:≈|~=|大约|约为|约莫|约|\b(?:about|approximately|around|roughly|circa)\b"
+          r"|\bapprox\b\.?)")
+ABOUT_MARK = re.compile(_MARKS, re.IGNORECASE)
+_ABOUT = re.compile(rf"[=＝]?\s*{_MARKS}\s*", re.IGNORECASE)
+_ABOUT_AFTER = ("左右", "上下", "附近")
+TOLERANCE_SHOWN = Decimal("0.1")  # the spread a suggestion gives an approximate value
+
+
+def about_instead(key: str, op: str, value: str) -> str | None:
+    """For a value said approximately (``约10``, ``10左右``, ``about 5kW``) of a number or a
+    quantity, the filters to write instead: for ``=`` a range and a tolerance (``key=9..11
+    or key=10±1``, a tenth either side of it), for ``!=`` and an order the value alone
+    (``key>=10``); None for another value (``约克``, ``about us``)."""
+    text = narrow(value.strip())
+    if (m := _ABOUT.match(text)) is not None:
+        text = text[m.end():]
+    elif not any(text.endswith(w) for w in _ABOUT_AFTER):
+        return None
+    text = next((text[:-len(w)].strip() for w in _ABOUT_AFTER if text.endswith(w)), text)
+    if not text or not (order_number(text) is not None or quantity(text) is not None):
+        return None
+    if op != "=":  # != of a range is refused (`filter_text`): that value, or an order
+        return f"{key}{op}{text}" + (" (a range is read with = alone)" if op == "!=" else "")
+    unit = unit_written(text) if quantity(text) is not None else ""
+    number = _amount(text, unit)
+    if number is None or number == 0:
+        return f"a range or a tolerance: {key}=A..B or {key}={text}±D"
+    spread = abs(number) * TOLERANCE_SHOWN
+    return (f"a range or a tolerance: {key}={_plain(number - spread)}{unit}.."
+            f"{_plain(number + spread)}{unit} or {key}={_plain(number)}{unit}±"
+            f"{_plain(spread)}{unit}")

@@ -264,7 +264,9 @@ def order_text(number: Number) -> str:
 # known so (m2, cm2, m3: `_POWERED`)
 _NUMBER = r"\s*([+-]?(?:(?:0|[1-9]\d*)(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?)\s*"
 _NUMBER_AT = re.compile(_NUMBER)
-_QUANTITY = re.compile(_NUMBER + r"((?:°?[^\W\d_]+[23]?(?:/[^\W\d_]+[23]?)?)|[%℃℉])\s*")
+_QUANTITY = re.compile(_NUMBER + r"((?:°?[^\W\d_]+[23]?(?:/[^\W\d_]+[23]?)?)|[%℃℉¥$€£])\s*")
+# a currency's sign before its amount (¥80, $12.50, € 5): the amount in that currency
+_MONEY_FIRST = re.compile(r"([¥$€£￥＄])" + _NUMBER)
 MAX_QUANTITY_CHARS = 40  # longer text is no measured value
 # the units written with a power's digit (as NFKC writes m² and ㎡): no other letters and digit
 # are a unit (5A2 is a code)
@@ -277,10 +279,13 @@ _BLANK_RUN = re.compile(r"\s+")
 def quantity(text: str) -> tuple[str, Number] | None:
     """`text` as a number and its unit (``7.5 kW``: ``("kw", 7.5)``, ``1e3W``: ``("w",
     1000)``, the unit case-folded and in NFKC, ``㎡``, ``m²`` as ``m2``, full-width forms as
-    ASCII); None for a bare number, text, a date or a version."""
+    ASCII; money with its sign first, ``¥80``, as ``("¥", 80)``); None for a bare number,
+    text, a date or a version."""
     clean = in_digits(narrow(text))
     if not clean.isascii():  # ㎏, ㎡, m² as kg, m2, m2 (NFKC)
         clean = unicodedata.normalize("NFKC", clean)
+    if (money := _MONEY_FIRST.fullmatch(clean)) is not None:  # ¥80: 80 of ¥ (元)
+        clean = money.group(2) + money.group(1)
     m = _QUANTITY.fullmatch(clean) if len(clean) <= MAX_QUANTITY_CHARS else None
     if m is None and len(clean) <= MAX_QUANTITY_CHARS:  # 200 sq ft, 450 kg per ha
         m = _QUANTITY.fullmatch(_unit_in_symbols(clean))
@@ -309,6 +314,8 @@ def unit_written(text: str) -> str:
     """What follows the number of a quantity `text` (`quantity`), as written (full-width
     forms as ASCII): ``℃`` of ``-5 ℃``, ``kW`` of ``１０ｋＷ``."""
     clean = in_digits(narrow(text)).strip()
+    if (money := _MONEY_FIRST.fullmatch(clean)) is not None:
+        return money.group(1)  # ¥ of ¥80
     m = _NUMBER_AT.match(clean)
     return clean[m.end():] if m else ""
 

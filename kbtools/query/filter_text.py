@@ -19,11 +19,18 @@ from decimal import Decimal
 
 from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
 from kbtools.errors import FilterError, UsageError, valid_unicode
+from kbtools.query.filter_bounds import (
+    ABOUT_MARK,
+    about_instead,
+    an_end,
+    between,
+    date_bound,
+    open_tilde,
+)
 from kbtools.query.filter_bounds import (  # re-exported: what a value's range or bound is
     RANGE_MARKS as RANGE_MARKS,
 )
 from kbtools.query.filter_bounds import Between as Between
-from kbtools.query.filter_bounds import an_end, between, date_bound, open_tilde
 from kbtools.query.filter_bounds import range_ends as range_ends
 from kbtools.query.filter_kinds import day_month, keys_against, wanted
 from kbtools.query.filter_numbers import quantity
@@ -42,6 +49,10 @@ OPERATORS_SHOWN = "KEY=VALUE, KEY!=VALUE, KEY>=VALUE, KEY<=VALUE, KEY>VALUE or K
 OPERATOR_START = ("=", "<", ">", "!")  # a bare value starting so is a mistyped operator
 SEPARATORS = ",，、;；"  # between the values of one `=` / `!=` filter: any of them (none of them)
 _SEPARATOR = re.compile(f"[{SEPARATORS}]")
+# "or" between two bare values of `=` / `!=` (功率=5kW或10kW, crop=小麦或者玉米, power=5kW or
+# 10kW): a separator too, not where it is part of a word (或许, 或然) or a value's edge (或多或少)
+_OR = re.compile(r"(?<![ \t])[ \t]+or[ \t]+|或者|或是|或(?![许然])", re.IGNORECASE)
+OR_WORDS = ("或", "或者", " or ")  # as a value holding the word may have been written
 _BLANKS = " \t\u3000"
 # a value's quotes, opening: closing (“小麦，玉米” as a Chinese input method types "小麦，玉米")
 QUOTES = {'"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019"}
@@ -76,6 +87,7 @@ def parse_where(items: list[str] | None) -> list[Condition]:
         if m is None and (worded := _worded(item)) is not None:  # 功率大于6kW, power at least 5kW
             m = _WHERE.match(worded)
         shown = item if len(item) <= 60 else item[:60] + "…"
+        _check_about(shown, item, m)
         if not m and (colon := _COLON.match(item)) is not None:  # crop: 小麦, as front matter
             key = key_text(colon.group(1) or colon.group(2) or colon.group(3))
             raise FilterError("bad", f"{shown!r}: a colon is no operator; use "
@@ -182,6 +194,23 @@ def _no_operator(item: str) -> tuple[str, str] | None:
         if _KEY.fullmatch(key) and an_end(value):
             return key, value
     return None
+
+
+def _check_about(shown: str, item: str, m: re.Match[str] | None) -> None:
+    """A FilterError for a value said approximately, by an operator (``数量≈10``,
+    ``数量~=10``), a word (``数量约10``, ``数量=约10``, ``count=about 10``) or after it
+    (``数量=10左右``), naming the range or tolerance to write instead (`about_instead`)."""
+    if m is not None:
+        key, op, value = m.group(1) or m.group(2) or m.group(3), "".join(m.group(4).split()), \
+            m.group(5)
+    elif (about := ABOUT_MARK.search(item)) is not None and \
+            (written := item[:about.start()].rstrip(_BLANKS + "=＝")):
+        key, op, value = key_text(written.strip()), "=", item[about.start():]
+    else:
+        return
+    if (instead := about_instead(key, op, value)) is not None:
+        raise FilterError("bad", f"{shown!r}: a filter compares no value said approximately; "
+                          f"write {instead}", key="bad_where", values={"where": shown})
 
 
 def _check_tildes(shown: str, key: str, op: str, value: str) -> None:
@@ -351,7 +380,9 @@ def _listed(text: str) -> list[tuple[str, bool]]:
             j += 1
         else:
             end = next((p for p in range(i, n) if text[p] in SEPARATORS), n)
-            if bare := text[i:end].strip():
+            if _says_or(ors := text[i:end]):  # 5kW或10kW; not 或许 (a value's edge: one value)
+                out += [(between(part) or part, False) for part in _or_parts(ors)]
+            elif bare := text[i:end].strip():
                 out.append((between(bare) or bare, False))  # 5–10kW of 5–10kW,20kW: a range
             i = end + 1
     return out
@@ -388,7 +419,7 @@ def where_text(key: str, op: str, value: Want) -> str:
     has space around it, is itself in matching quotes, holds a comma ``=`` / ``!=`` would
     read as between two values, or is a date bare refused as day or month first):
     ``size="<1 ha"``, ``tags=""A""``, ``name=" a "``, ``title="小麦、玉米轮作"``,
-    ``updated="03/04/2024"``; several values a comma apart: ``crop=小麦,玉米``."""
+    ``updated="03/04/2024"``, ``title="小麦或玉米"``; several values a comma apart: ``crop=小麦,玉米``."""
     return key_text(key) + op + values_text(op, value)
 
 
@@ -404,6 +435,7 @@ def _value_text(value: str, listed: bool) -> str:
     bare = value == value.strip() and value[:1] not in OPERATOR_START \
         and between(value) is None and open_tilde(value) is None \
         and not _in_quotes(value) and not (listed and any(c in value for c in SEPARATORS)) \
+        and not (listed and _says_or(value)) \
         and not (listed and flow_list(value) is not None) \
         and not (listed and len(day_month(value) or ()) == 2) \
         and not (not listed and value[-1:] in SEPARATORS) \
@@ -412,6 +444,18 @@ def _value_text(value: str, listed: bool) -> str:
         return value
     held = listed and '"' in value and "'" not in value and any(c in value for c in SEPARATORS)
     return f"'{value}'" if held else f'"{value}"'  # a " before a comma would close it
+
+
+def _or_parts(value: str) -> list[str]:
+    """The values a bare value lists with "or" between them (`_OR`), each stripped."""
+    return [part.strip() for part in _OR.split(value)]
+
+
+def _says_or(value: str) -> bool:
+    """Whether a bare value of ``=`` / ``!=`` is several a word "or" lies between
+    (``小麦或玉米``, ``5kW or 10kW``), none of them empty (``或许``, ``或多或少``: one value)."""
+    parts = _or_parts(value)
+    return len(parts) > 1 and all(parts)
 
 
 def _in_quotes(value: str) -> bool:

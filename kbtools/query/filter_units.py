@@ -171,3 +171,24 @@ def dimension_problem(want: str, values: Iterable[str]) -> str | None:
         return (f"{want} is in a unit none of the values here is in ({shown}); give one in "
                 "their units")
     return f"{want} measures another thing than the values here ({shown}); give one in their units"
+
+
+DEGREES = "度"  # a degree of angle, or of temperature in Chinese (25度): `_AMBIGUOUS`
+
+
+def reads_temperatures(values: Iterable[str]) -> bool:
+    """Whether a field's values (as text) are temperatures: one of them at least is a
+    quantity in a unit of temperature (``25℃``, ``77°F``, ``25摄氏度``). In such a field a
+    number of ``度`` is degrees Celsius, as the decision tables read it (`celsius`); in
+    another (``角度: 30度``) it stays a degree of angle, its own unit."""
+    return any((held := quantity(text)) is not None and dimension(held[0]) == TEMPERATURE
+               for text in values)
+
+
+def celsius(text: str) -> str:
+    """`text` with a number of ``度`` as degrees Celsius (``20度``: ``20℃``, ``零下5度``:
+    ``-5℃``), for a field of temperatures (`reads_temperatures`); any other text as it is."""
+    held = quantity(text)
+    if held is None or held[0] != DEGREES:
+        return text
+    return f"{format(held[1], 'f') if isinstance(held[1], Decimal) else held[1]}℃"

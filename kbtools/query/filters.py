@@ -3,70 +3,70 @@ a mask of the chunks a search may return (with ``--verified-only``)."""
 
 from __future__ import annotations
 
-import difflib
 import operator
-import re
 import threading
-import unicodedata
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from kbtools.errors import FilterError
-from kbtools.index.reader import ChunkTable, KbIndex
+from kbtools.index.reader import KbIndex
 from kbtools.index.synonyms import normalize
 from kbtools.index.tokenize import to_simplified
 from kbtools.markdown.tags import (
-    BODY_TAGS_KEY,
     is_tag_key,
     nested_under,
     parents,
     tag_text,
     wanted_tag,
-    with_body_tags,
 )
 from kbtools.query.cited_parts import verified_parts
+from kbtools.query.filter_checks import check_filters, likeness
 from kbtools.query.filter_docs import doc_value as doc_value  # re-exported
 from kbtools.query.filter_docs import shared_folders as shared_folders
+from kbtools.query.filter_fields import (
+    CHUNK_KEYS,
+    chunk_kinds,
+    document_facts,
+    in_celsius,
+    key_reads_dates,
+    key_reads_temperatures,
+    scalars,
+)
 from kbtools.query.filter_kinds import (
     Wanted,
     boolean_of,
     fold,
     held_boolean,
-    instant_text,
     keys_against,
     member_class,
     nearest_periods,
     period_of,
-    reads_dates,
-    version_text,
     wanted,
 )
 from kbtools.query.filter_numbers import number_key as number_key  # re-exported
-from kbtools.query.filter_numbers import order_number, quantity
+from kbtools.query.filter_numbers import quantity
 from kbtools.query.filter_text import (  # re-exported: the filters' text, read and written
     MAX_WHERE_CHARS as MAX_WHERE_CHARS,
 )
 from kbtools.query.filter_text import OPERATORS as OPERATORS
 from kbtools.query.filter_text import OPERATORS_SHOWN as OPERATORS_SHOWN
+from kbtools.query.filter_text import OR_WORDS, range_ends, values_of
 from kbtools.query.filter_text import Between as Between
 from kbtools.query.filter_text import Condition as Condition
 from kbtools.query.filter_text import Want as Want
 from kbtools.query.filter_text import checked_conditions as checked_conditions
 from kbtools.query.filter_text import narrow_operator as narrow_operator
 from kbtools.query.filter_text import parse_where as parse_where
-from kbtools.query.filter_text import range_ends, values_of, written_hint
 from kbtools.query.filter_text import where_text as where_text
-from kbtools.query.filter_units import dimension_problem
+from kbtools.query.filter_units import celsius
 
 # the orders and what each asks of the two sides (`_compare`)
 _ORDERED: dict[str, Callable[[Any, Any], bool]] = {
     ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}
 ORDERS = tuple(_ORDERED)
-CHUNK_KEYS = {"doc", "kind"}
 # What a filter is, for the agents' tool schema and the HTTP API's OpenAPI description alike.
 WHERE_HELP = (f"{OPERATORS_SHOWN} (or in words: 功率大于6kW, 不低于, 早于, power at least 5kW). KEY is a front-matter "
               "field a result's `metadata` shows (category, tags, lang, verified, timestamp "
@@ -160,17 +160,6 @@ def _typed(want: Wanted) -> bool:
     return cls != "t" and (cls != "d" or want.dates)
 
 
-def document_facts(d: dict[str, Any]) -> dict[str, Any]:
-    """A document record's front-matter values as filters read them: its `metadata`, with
-    the Obsidian tags its text writes (`body_tags`) added to `tags` (Obsidian counts both
-    as the note's tags; the record's front matter stays as written)."""
-    body = d.get("body_tags")
-    if not body:
-        meta: dict[str, Any] = d["metadata"]
-        return meta  # not copied: read, never changed (a filter runs it per document)
-    return {**d["metadata"],
-            BODY_TAGS_KEY: with_body_tags(d["metadata"].get(BODY_TAGS_KEY), body)}
-
 
 def value_matches(key: str, value: Any, op: str, want: Want | Wanted) -> bool:
     """Whether a document's value of `key` (front matter, or a chunk's own key) passes the
@@ -188,7 +177,7 @@ def value_matches(key: str, value: Any, op: str, want: Want | Wanted) -> bool:
         return _compare(value, op, want)
     branch = wanted(wanted_tag(want) if isinstance(want, str) else wanted_tag(want.text),
                     isinstance(want, str) or want.dates)  # as the field reads dates
-    hit = any(_tag_is(v, branch) for v in _scalars([value]))
+    hit = any(_tag_is(v, branch) for v in scalars([value]))
     return hit if op == "=" else not hit
 
 
@@ -283,10 +272,11 @@ def _condition_mask(index: KbIndex, condition: Condition) -> np.ndarray:
         inside: np.ndarray = np.logical_and.reduce([condition_mask(index, (key, bound, end))
                                                     for bound, end in text.bounds()])
         return inside if op == "=" else ~inside
-    want = wanted(text, key_reads_dates(index, key))  # read once; each document's per document
+    warm = key_reads_temperatures(index, key)  # 温度>=20度 beside 25℃: 20 ℃ (and a 30度 value)
+    want = wanted(celsius(text) if warm else text, key_reads_dates(index, key))  # read once
     table = index.chunk_table()
     if key == "kind":
-        kinds = _kinds(index)  # compared once per kind, not once per chunk
+        kinds = chunk_kinds(index)  # compared once per kind, not once per chunk
         by_kind = np.array([_compare(k, op, want) for k in kinds.names], dtype=bool)
         kind_ok: np.ndarray = by_kind[kinds.codes]
         return kind_ok
@@ -297,6 +287,7 @@ def _condition_mask(index: KbIndex, condition: Condition) -> np.ndarray:
         return verified_ok | verified_parts(index) if _compare(True, op, want) else verified_ok
     docs = index.docs()
     doc_ok = np.array([value_matches(key, d["doc"] if key == "doc" else
+                                     in_celsius(document_facts(d).get(key)) if warm else
                                      document_facts(d).get(key), op, want) for d in docs],
                       dtype=bool)
     chunk_ok: np.ndarray = doc_ok[table.doc]
@@ -352,126 +343,6 @@ def split_unheld(index: KbIndex, where: Sequence[Condition]
         list(dict.fromkeys(quiet))
 
 
-class _Kinds:
-    """The kinds of an index's chunks: each distinct one once (`names`, sorted) and, per
-    chunk, the position of its kind there (`codes`)."""
-
-    def __init__(self, table: ChunkTable):
-        names, codes = np.unique(table.kind.astype(str), return_inverse=True)
-        self.names: list[str] = [str(k) for k in names]
-        self.codes: np.ndarray = codes.reshape(-1)
-
-
-_KINDS: weakref.WeakKeyDictionary[KbIndex, _Kinds] = weakref.WeakKeyDictionary()
-_DATED: weakref.WeakKeyDictionary[KbIndex, dict[str, bool]] = weakref.WeakKeyDictionary()
-_KEYS: weakref.WeakKeyDictionary[KbIndex, frozenset[str]] = weakref.WeakKeyDictionary()
-
-
-def _kinds(index: KbIndex) -> _Kinds:
-    """`index`'s chunk kinds, made once per opened index (an index does not change)."""
-    if index not in _KINDS:
-        _KINDS[index] = _Kinds(index.chunk_table())
-    return _KINDS[index]
-
-
-def key_reads_dates(index: KbIndex, key: str) -> bool:
-    """Whether the filters on front-matter `key` read a value as a date, a period or an
-    instant in `index` (`filter_kinds.reads_dates` of its values in every document: not
-    in a field of part numbers, ``model=3000-12``); a chunk's own key never does. Decided
-    once per index and key, for the local mask and an engine's expression alike."""
-    if key in CHUNK_KEYS or key == "verified":
-        return False
-    known = _DATED.setdefault(index, {})
-    if key not in known:
-        known[key] = reads_dates(str(v) for d in index.docs()
-                                 for v in _scalars([document_facts(d).get(key)]))
-    return known[key]
-
-
-def undated_keys(index: KbIndex, where: Iterable[Condition]) -> frozenset[str]:
-    """The keys of `where` whose values `index` reads as text, never dates
-    (`key_reads_dates`), as an engine's expression is told them (`kbtools.engine.expr`)."""
-    return frozenset(key for key, _, _ in where if not key_reads_dates(index, key))
-
-
-def filter_keys(index: KbIndex) -> frozenset[str]:
-    """The keys a filter may name in `index`: the chunk's own (``doc``, ``kind``,
-    ``verified``), every front-matter key a document gives and ``tags`` where a document's
-    text writes a tag (`document_facts`; made once per index)."""
-    if index not in _KEYS:
-        _KEYS[index] = frozenset(CHUNK_KEYS | {"verified"} |
-                                 {k for d in index.docs() for k in document_facts(d)})
-    return _KEYS[index]
-
-
-def check_filters(index: KbIndex, where: Sequence[Condition]) -> None:
-    """A UsageError for the first filter of `where` that `index` cannot apply as asked: a
-    key it does not have, a value a closed-set key (``kind``, ``verified``) never has, an
-    order (``>=``) on numbers or dates given another kind of value. A value no document
-    holds is not an error here (the search finds nothing: `emptying_filters` names them)."""
-    if not where:
-        return
-    known = filter_keys(index)
-    docs = index.docs()
-    for key, op, listed in where:
-        if key not in known:
-            meant = close_key(key, known)
-            hint = f" (did you mean {meant}?)" if meant else ""
-            raise FilterError("unknown", f"key {key!r}{hint}; known keys: "
-                              f"{', '.join(sorted(known))}",
-                              key="unknown_where_key",
-                              values={"key": key, "keys": ", ".join(sorted(known))})
-        for asked, want in _asked(op, listed):  # a listed range (5–10kW,20kW): its bounds
-            _check_value(key, asked, want, index)
-            if key not in CHUNK_KEYS and key != "verified" and (problem := dimension_problem(
-                    want, (str(v) for d in docs for v in _scalars([document_facts(d).get(key)])))):
-                shown = where_text(key, asked, want)  # power>5kg of values in kW
-                raise FilterError("bad", f"{shown}: {problem}", key="bad_where",
-                                  values={"where": shown})
-            if key not in CHUNK_KEYS and key != "verified" and asked in ORDERS:
-                _check_order(key, asked, want, [document_facts(d).get(key) for d in docs])
-            elif key_reads_dates(index, key) and _no_day(want):  # timestamp=2024-02-30
-                shown = where_text(key, asked, want)
-                raise FilterError("bad", f"{shown}: {want} is no calendar date or time; {key} "
-                                  "is a "
-                                  "date in this index, give one (YYYY-MM-DD, YYYY-MM or "
-                                  "YYYY)", key="bad_where", values={"where": shown})
-
-
-def _asked(op: str, listed: Want) -> list[tuple[str, str]]:
-    """(operator, value) of each value of a filter ``op listed``, a range among them
-    (`Between`) as its bounds, ``>=`` and ``<=`` (for `check_filters` to check)."""
-    return [pair for want in values_of(listed) for pair in
-            (want.bounds() if isinstance(want, Between) else [(op, want)])]
-
-
-# a value or key no document has is named with those that differ from it by a typo: at
-# least this similar (difflib's ratio, case aside; 玉木 for 玉米 is 0.5), at most this many
-VALUE_LIKENESS = 0.5
-KEY_LIKENESS = 0.75
-SUGGESTED = 3
-_LOOSE = re.compile(r"[\s_\-./]+")
-
-
-def _loose(text: str) -> str:
-    """`text` as a typo-tolerant comparison reads it: NFKC, case-folded, without spaces and
-    the marks people type or leave out inside a name (HX260 for HX-260, crop protection for
-    crop-protection)."""
-    return _LOOSE.sub("", unicodedata.normalize("NFKC", text).casefold())
-
-
-def _likeness(a: str, b: str) -> float:
-    """1.0 for two spellings of one name (`_loose`), else difflib's ratio of the two."""
-    la, lb = _loose(a), _loose(b)
-    return 1.0 if la == lb else difflib.SequenceMatcher(None, la, lb).ratio()
-
-
-def close_key(key: str, known: Iterable[str]) -> str | None:
-    """The known filter key `key` is most likely a typo of (crops → crop, Tags → tags), None
-    when none is close (`KEY_LIKENESS`)."""
-    scored = sorted(((_likeness(key, k), k) for k in known), key=lambda p: (-p[0], p[1]))
-    return scored[0][1] if scored and scored[0][0] >= KEY_LIKENESS else None
-
 
 def meant_values(index: KbIndex, condition: Condition) -> list[str]:
     """For a filter ``key=value`` that no document has, the filters it may mean, as
@@ -494,20 +365,25 @@ def meant_values(index: KbIndex, condition: Condition) -> list[str]:
     if isinstance(listed, str):
         return _meant(index, key, listed)
     held = {fold(str(v)) for d in index.docs()
-            for v in _scalars([document_facts(d).get(key)])}
+            for v in scalars([document_facts(d).get(key)])}
     whole = [j for j in (sep.join(listed) for sep in _JOINS) if fold(j) in held][:1]
     return list(dict.fromkeys([*(where_text(key, op, w) for w in whole),
                                *(m for want in listed if not isinstance(want, Between)
                                  for m in _meant(index, key, want))]))
 
 
-_JOINS = (",", ", ", "，", "、", ";", "；")  # how one value holding commas may have been written
+# a value no document has is named with those that differ from it by a typo: at least
+# this similar (difflib's ratio, case aside; 玉木 for 玉米 is 0.5), at most this many
+VALUE_LIKENESS = 0.5
+SUGGESTED = 3
+# how one value holding commas (or the word "or") may have been written
+_JOINS = (",", ", ", "，", "、", ";", "；", *OR_WORDS)
 
 
 def _meant(index: KbIndex, key: str, want: str) -> list[str]:
     """`meant_values` of one value, ``key=want``."""
     op = "="
-    held = {str(v) for d in index.docs() for v in _scalars([document_facts(d).get(key)])
+    held = {str(v) for d in index.docs() for v in scalars([document_facts(d).get(key)])
             if not isinstance(v, bool)}
     period = period_of(want) if key_reads_dates(index, key) else None
     if period is not None:  # the days (months, years) nearest that documents lie in
@@ -517,7 +393,7 @@ def _meant(index: KbIndex, key: str, want: str) -> list[str]:
     groups = index.synonyms()  # a Traditional spelling (爛麥頭) of a Simplified group's term
     same = {normalize(t) for t in groups.others(want) or groups.others(to_simplified(want))}
     named = sorted(v for v in held if normalize(v) in same)
-    scored = sorted(((_likeness(want, v), v) for v in held if v not in named),
+    scored = sorted(((likeness(want, v), v) for v in held if v not in named),
                     key=lambda p: (-p[0], p[1]))
     typos = [v for r, v in scored if r >= VALUE_LIKENESS]
     ends = range_ends(want.replace("-", "..", 1)) if "-" in want.strip()[1:] else None
@@ -525,67 +401,3 @@ def _meant(index: KbIndex, key: str, want: str) -> list[str]:
     return [where_text(key, op, v) for v in [*ranged, *named, *typos][:SUGGESTED]]
 
 
-def _check_value(key: str, op: str, want: str, index: KbIndex) -> None:
-    """Closed-set keys: a value they can never have (as ``=`` reads it, `fold`: ``ＴＲＵＥ`` is
-    true) is an error, not an empty result."""
-    shown = where_text(key, op, want)
-    if key == "verified" and (op not in ("=", "!=") or boolean_of(want) is None):
-        raise FilterError("bad", f"{shown}: use verified=true or verified=false (yes/no, 是/否)",
-                          key="bad_where", values={"where": shown})
-    if key == "kind" and op == "=":
-        kinds = _kinds(index).names
-        if fold(want) not in {fold(k) for k in kinds}:
-            raise FilterError("bad", f"{shown}: no chunk of kind {want!r} in this index; "
-                              f"its kinds: {', '.join(kinds)}",
-                              key="bad_where", values={"where": shown})
-
-
-_DATE = re.compile(r"\d{4}(?:-\d{2}(?:-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?"
-                   r"(?:Z|[+-]\d{2}:?\d{2})?)?)?)?")
-
-
-def _check_order(key: str, op: str, want: str, values: list[Any]) -> None:
-    """``>=`` / ``<=`` on a key every document gives a number (or a date, ISO 8601) orders
-    by numbers (by dates): a value of another kind (``timestamp>=yesterday``, ``dose<=low``)
-    would match by the order of text, all or nothing, so it is an error naming what to give."""
-    held = [v for v in _scalars(values) if not isinstance(v, bool)]
-    if not held:
-        return
-    shown = where_text(key, op, want)
-    if all(_is_number(str(v)) for v in held):
-        if not _is_number(want) and version_text(want) is None:  # 1.10.2 beside 1.9
-            raise FilterError("bad", f"{shown}: {written_hint(want)}{key} is a number in this "
-                              f"index (e.g. {held[0]}); compare it with a number",
-                              key="bad_where", values={"where": shown})
-    elif all(_is_number(str(v)) or quantity(str(v)) for v in held):  # 5kW: power>=abc
-        if not _is_number(want) and quantity(want) is None:  # (or 5kW..10kW, 5-10kW)
-            raise FilterError("bad", f"{shown}: {written_hint(want)}{key} is a number with "
-                              "its unit in this index "
-                              f"(e.g. {next(v for v in held if quantity(str(v)))}); compare it "
-                              "with one (a range: =5kW..10kW)", key="bad_where",
-                              values={"where": shown})
-    elif all(_DATE.fullmatch(str(v)) or instant_text(str(v)) for v in held) \
-            and instant_text(want) is None and period_of(want) is None:  # 2024年3月1日, 2024
-        no_day = f"{want} is no calendar date or time; " if _no_day(want) else ""
-        raise FilterError("bad", f"{shown}: {no_day}{key} is a date in this index "
-                          f"(e.g. {held[0]}); compare it with a date, YYYY-MM-DD",
-                          key="bad_where", values={"where": shown})
-
-
-def _no_day(want: str) -> bool:
-    """Whether a filter's value is written as a date, month or datetime (ISO 8601's
-    digits) but names none: ``2024-02-30``, ``2024-13``, ``2024-03-01 24:00``, ``0000``."""
-    return _DATE.fullmatch(fold(want).strip()) is not None and \
-        instant_text(want) is None and period_of(want) is None
-
-
-def _scalars(values: Iterable[Any]) -> Iterable[Any]:
-    for v in values:
-        if isinstance(v, list):
-            yield from _scalars(v)
-        elif v is not None:
-            yield v
-
-
-def _is_number(text: str) -> bool:
-    return order_number(text) is not None

@@ -37,13 +37,13 @@ from kbtools.decision.model import DecisionTable
 from kbtools.decision.units import GROUP_OF
 from kbtools.errors import PAGE_FILTERS, KbError, TableError, UsageError, one_line, surface_message
 from kbtools.query import freshness
+from kbtools.query.filter_checks import check_filters
+from kbtools.query.filter_fields import filter_keys
 from kbtools.query.filter_text import values_of
 from kbtools.query.filters import (
     Condition,
-    check_filters,
     checked_conditions,
     emptying_filters,
-    filter_keys,
     meant_values,
     resolve_docs,
     unheld_values,

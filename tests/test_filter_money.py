@@ -1,0 +1,54 @@
+"""``--where 价格>=50`` against ``价格: ¥80`` / ``$12.50`` / ``80元`` (session 45, f45b;
+issue 2). A currency's sign before its amount was no quantity: ``¥80`` was text, after every
+number, and ``价格>=50元`` never found it. Money is now a quantity of its currency (``¥`` is
+``元``), compared within it and never converted to another; locally and in Milvus alike."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kbtools.errors import FilterError
+from kbtools.query.filter_numbers import quantity
+from kbtools.query.filter_text import parse_where
+from tests.milvus_server import engine_rows, facts_fixture, local_rows, milvus  # noqa: F401
+
+FACTS = [{"价格": p} for p in ("¥80", "$12.50", "80元", "￥ 30", "€5", "免费", "45")]
+coll = facts_fixture("money", FACTS)
+
+
+@pytest.mark.parametrize(("where", "rows"), [
+    ("价格>=50", [0, 2, 5]),  # a bare number orders with every amount; 免费 is text, after them
+    ("价格>=50元", [0, 2, 5]), ("价格>=¥50", [0, 2, 5]), ("价格<50元", [3, 6]),  # ¥ is 元; 45 bare
+    ("价格=80元", [0, 2]), ("价格=$12.5", [1]), ("价格>$10", [1, 5, 6]),  # never ¥80 for $
+    ("价格=20元..100元", [0, 2, 3, 6]), ("价格=¥30或€5", [3, 4]),
+])
+def test_money_is_a_quantity_of_its_currency_locally_and_in_milvus(coll, where, rows):
+    conditions = parse_where([where])
+    local = [set(local_rows(FACTS, k, o, w)) for k, o, w in conditions]
+    engine = [set(engine_rows(coll, "money", k, o, w, FACTS)) for k, o, w in conditions]
+    assert local == engine
+    assert sorted(set.intersection(*local)) == rows
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("¥80", ("¥", 80)), ("$12.50", ("$", 12.5)), ("€ 5", ("€", 5)), ("￥80", ("¥", 80)),
+    ("£3.5", ("£", 3.5)), ("80¥", ("¥", 80)), ("$HOME", None), ("¥", None), ("$1,000", None),
+])
+def test_a_currency_sign_before_or_after_an_amount_is_its_unit(text, read):
+    got = quantity(text)
+    assert (None if got is None else (got[0], float(got[1]))) == read
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(want=st.builds(lambda s, n: f"{s}{n}", st.sampled_from(["¥", "$", "€", "", "￥"]),
+                      st.sampled_from(["0", "12.5", "30", "45", "80", "100", "-1"])),
+       op=st.sampled_from([">=", "<=", ">", "<", "=", "!="]))
+def test_any_amount_filters_alike_locally_and_in_milvus(coll, want, op):
+    try:
+        conditions = parse_where([f"价格{op}{want}"])
+    except FilterError:
+        return
+    for key, o, w in conditions:
+        assert engine_rows(coll, "money", key, o, w, FACTS) == local_rows(FACTS, key, o, w)
