@@ -101,9 +101,9 @@ def _vector_candidates(index: KbIndex, model: str, text: str, mask: np.ndarray |
     share = len(allowed) / max(int(holders(index, model).sum()), 1)
     if share >= BROAD_SHARE or len(allowed) > EXACT_FILTERED:
         kept = _kept(vindex, q, keep, count, share)
-        if kept is not None:
-            return kept
-    # exact over the filtered subset: cheap when few, never misses
+        if kept is not None:  # these few scored as the exact ranking scores them (the engine's)
+            allowed = np.sort(kept.keys)
+    # exact over the filtered subset (or the graph's best of it): cheap when few, never misses
     mat = np.asarray(vindex.get(allowed.astype(np.uint64)), dtype=np.float32)
     return rank_exactly(allowed, mat, q, count)
 
