@@ -5,9 +5,10 @@ matrices (the question's terms, weighed ones at their weight, synonym expansions
 the best of the scores by `fusion.top`) and its usearch graphs (one ``vector:<model>`` list
 per query model, `kbtools.query.crosslingual.vector_lists`); a filtered search over few
 enough chunks ranks them exactly (`rank_exactly`, which the engine's source shares); one
-allowing a broad share of them searches the graph unfiltered for proportionally more hits and
-drops the others (`_kept`), as the engine does: reading ~20,000 vectors to rank them exactly
-cost a warm search on the 54,626-chunk tidb-docs-cn ~10× an unfiltered one.
+allowing a broad share of them searches the graph unfiltered for proportionally more hits,
+drops the others (`_kept`) as the engine does, and scores the few kept exactly: reading
+~20,000 vectors to rank them all cost a warm search on the 54,626-chunk tidb-docs-cn ~10×
+an unfiltered one.
 """
 
 from __future__ import annotations
