@@ -12,7 +12,11 @@ Three figures per side, thread CPU (p50 over rounds), with the ratio after/befor
   kind (numbers, versions, dates, months, text, lists), for each filter of `WANTS`, as a
   mask makes it (the filter's value read once where the tree does so: `filter_kinds.wanted`);
 * ``search``: a warm hybrid search with a filter (its mask cached, as every search after
-  the first), the questions of ``--questions``.
+  the first), the questions of ``--questions``;
+* ``--where``: per filter of `WHERE_SEARCHES` (the first unfiltered), each question's warm
+  search, thread CPU p50 / p95 over questions and rounds per side, and each filter's p50 as
+  a multiple of the unfiltered p50 of the same side (a filter should not cost a question
+  many times an unfiltered one).
 
 Search without a filter: `bench_ab_inprocess.py`.
 """
@@ -39,6 +43,9 @@ FILTERS = [("title", ">=", "TiDB"), ("title", "<", "M"), ("summary", "!=", "x"),
 WANTS = [("=", "2.1"), ("!=", "v2.0.0"), (">=", "1.9"), ("<", "2024-03"), (">", "2024年3月1日"),
          ("<=", "100"), (">=", "小麦"), ("=", "２．１")]
 SEARCH_WHERE = ["title>=M"]
+# broad (most chunks), a third, narrow, a folder, a document, a text field
+WHERE_SEARCHES = ["", "kind!=table", "kind=section", "kind=table", "doc>=docs/br/ doc<docs/br0",
+                  "doc=docs/faq/sql-faq.md", "title>=TiDB"]
 
 
 def values(n: int, seed: int = 7) -> list[Any]:
@@ -99,6 +106,7 @@ def main() -> None:
         p50 = {label: float(np.percentile(cpu[label], 50)) for label in sides}
         report[what] = {"before_ms": round(p50["before"], 2), "after_ms": round(p50["after"], 2),
                         "ratio": round(p50["after"] / p50["before"], 3)}
+    report["where"] = per_filter(sides, questions[:30], args.rounds)
     if args.json:
         print(json.dumps(report, indent=2))
         return
@@ -107,8 +115,48 @@ def main() -> None:
              f"{len(WANTS)} filters × {len(data):,} values", "search":
              f"{len(questions)} searches with --where {SEARCH_WHERE[0]}"}
     for what, r in report.items():
+        if what == "where":
+            continue
         print(f"  {shown[what]:42} before {r['before_ms']:9.2f} ms  after "
               f"{r['after_ms']:9.2f} ms  after/before {r['ratio']:.3f}x")
+
+    print(f"  per search, {len(questions[:30])} questions × {args.rounds} rounds, thread CPU ms "
+          "p50 / p95 (p50 × the side's unfiltered p50)")
+    for where, r in report["where"].items():
+        shown_where = where or "(unfiltered)"
+        print(f"  {shown_where:30} before {r['before'][0]:7.2f} / {r['before'][1]:7.2f} "
+              f"({r['before'][2]:5.2f}×)  after {r['after'][0]:7.2f} / {r['after'][1]:7.2f} "
+              f"({r['after'][2]:5.2f}×)")
+
+
+def per_filter(sides: dict[str, Any], questions: list[str],
+               rounds: int) -> dict[str, dict[str, list[float]]]:
+    """Per filter of `WHERE_SEARCHES` and side: [p50, p95, p50 / unfiltered p50] of one warm
+    search's thread CPU, ms (the sides alternating, each question warmed first)."""
+    out: dict[str, dict[str, list[float]]] = {}
+    base: dict[str, float] = {}
+    for where in WHERE_SEARCHES:
+        filters = where.split() or None
+        cpu: dict[str, list[float]] = {label: [] for label in sides}
+        for index, search in sides.values():  # warm: masks, pages
+            for q in questions:
+                search(index, q, where=filters)
+        order = list(sides)
+        for r in range(rounds):
+            for q in questions:
+                for label in order if r % 2 == 0 else order[::-1]:
+                    index, search = sides[label]
+                    c0 = time.thread_time()
+                    search(index, q, where=filters)
+                    cpu[label].append((time.thread_time() - c0) * 1000)
+        row = {}
+        for label in sides:
+            p50 = float(np.percentile(cpu[label], 50))
+            base.setdefault(label, p50)
+            row[label] = [round(p50, 2), round(float(np.percentile(cpu[label], 95)), 2),
+                          round(p50 / base[label], 2)]
+        out[where] = row
+    return out
 
 
 if __name__ == "__main__":

@@ -45,6 +45,8 @@ from kbtools.query import pages
 # the chunk numbers one listing query asks for (`MilvusStore.listed`): a Milvus server caps
 # what one query returns (16,384 rows by default), and a large release has more table chunks
 LIST_ROWS = 8192
+# a sparse search returns at most this many hits (Milvus's bound on a search's limit)
+MAX_HOLDERS = 16384
 CHUNK_FIELDS = ["num", "id", "doc", "kind", "line_start", "line_end", "verified", "models",
                 "row", "sparse"]
 
@@ -87,6 +89,21 @@ class MilvusStore(Store):
                                for k in keys[i:i + self.page_rows])
             out += self._read(f"{field} in [{listed}]")
         return out
+
+    def terms_of(self, nums: list[int]) -> dict[int, set[int]]:
+        """The BM25 vocabulary ids each chunk of `nums` holds: its ``sparse`` field alone
+        for those not read before (whole rows, a chunk's text among them, are not needed to
+        learn which terms it holds), in queries of `list_rows` chunks."""
+        todo = sorted({int(n) for n in nums} - self.terms.keys())
+        for i in range(0, len(todo), self.list_rows):
+            listed = ", ".join(str(n) for n in todo[i:i + self.list_rows])
+            got = self.engine.call(f"reading terms of {self.collection}", "query",
+                                   self.collection, filter=f"num in [{listed}]",
+                                   output_fields=["num", "sparse"])
+            for r in got:
+                self.terms[int(r["num"])] = {int(t) for t, w in dict(r["sparse"]).items()
+                                             if w > 0}
+        return {n: self.terms.get(n, set()) for n in nums}
 
     def listed(self, doing: str, filt: str) -> list[int]:
         """The numbers of the chunks matching `filt`, in order: one query of at most
@@ -252,9 +269,19 @@ class MilvusBm25(Bm25):
         search on them (those holding all of them score highest but where a chunk repeats
         one term), by chunk number."""
         nums = self.holders(ids, limit)
-        if todo := [n for n in nums if n not in self.store.terms]:
-            self.store.chunks(todo)
-        return sorted(n for n in nums if set(ids) <= self.store.terms.get(n, set()))
+        terms = self.store.terms_of(nums)
+        return sorted(n for n in nums if set(ids) <= terms[n])
+
+    def co_held(self, term: int, ids: list[int], limit: int) -> dict[int, int]:
+        """`Bm25.co_held` from one sparse search: `term`'s holders (all of them when at
+        most `limit` and `MAX_HOLDERS`), the terms of each read once, instead of a search
+        and a read of whole rows per id."""
+        held = int(self.df[term])
+        if not ids or held > min(limit, MAX_HOLDERS):
+            return super().co_held(term, ids, limit)
+        nums = self.holders([term], held)
+        terms = self.store.terms_of(nums)
+        return {i: sum(i in terms[n] for n in nums) for i in ids}
 
     def matched(self, ids: list[int], terms: list[str], num: int) -> list[str]:
         if num not in self.store.terms:

@@ -360,6 +360,10 @@ class Bm25:
                 held = np.intersect1d(held, docs, assume_unique=True)
         return [] if held is None else list(held[:limit].tolist())
 
+    def co_held(self, term: int, ids: list[int], limit: int) -> dict[int, int]:
+        """For each of `ids`: how many chunks hold both it and `term` (up to `limit`)."""
+        return {i: len(self.holding_all([term, i], limit)) for i in ids}
+
     def _ascending_postings(self) -> bool:
         """Whether every term's postings list its chunks in ascending order (as bm25s
         writes them), so that `holding_all` may look the few up in the many instead of

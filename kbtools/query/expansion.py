@@ -356,13 +356,13 @@ def compound_weight(index: KbIndex, joined: int, parts: list[str]) -> float:
     if not held or own <= 0:
         return 1.0
     missed = 0.0
-    for part in dict.fromkeys(parts):
-        pid = bm25.vocab.get(part)
+    pids = [bm25.vocab.get(part) for part in dict.fromkeys(parts)]
+    both = bm25.co_held(joined, [p for p in pids if p is not None], held)  # at once
+    for pid in pids:
         if pid is None:
             missed += bm25.max_idf()
         else:
-            both = len(bm25.holding_all([joined, pid], held))
-            missed += float(bm25.idf([pid])[0]) * (1 - both / held)
+            missed += float(bm25.idf([pid])[0]) * (1 - both[pid] / held)
     return max(1.0, missed / own) if missed > 0 else 0.0
 
 
