@@ -29,14 +29,13 @@ from decimal import Decimal
 
 from kbtools.decision.cell_text import decimal_comma
 from kbtools.decision.clock import CLOCK_UNIT, DAY, clock_minutes
-from kbtools.decision.column_units import input_unit_problem, overflows, parse_number
+from kbtools.decision.column_units import input_unit_problem, overflows, parse_number, unit_of
 from kbtools.decision.conditions import (
     Condition,
     format_number,
     normalize_cell,
     parse_condition,
     read_numerals,
-    unit_of,
 )
 from kbtools.decision.numerals import (
     MAGNITUDE_CHARS,
