@@ -14,6 +14,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Iterator
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -237,3 +238,44 @@ def second_release(root: Path, art: Path, extra: dict[str, str] | None = None) -
     git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "note")
     build(load_config(root), BuildOptions(progress=False))
     return make_release(root, load_config(root).path("dist"), remote=str(art)).tag
+
+
+class _TableHeaders(HTMLParser):
+    """What a screen reader could not say of a page's tables (see `unread_headers`)."""
+
+    def __init__(self, page: str):
+        super().__init__()
+        self.faults: list[str] = []
+        self.tables = 0
+        self.part = ""  # "thead", "tbody" or "" (a row straight under <table>)
+        self.first = False  # the next cell is its row's first
+        self.feed(page)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        scope = dict(attrs).get("scope")
+        if tag == "table":
+            self.tables += 1
+            self.part = ""
+        elif tag in ("thead", "tbody"):
+            self.part = tag
+        elif tag == "tr":
+            self.first = True
+            if not self.part:
+                self.faults.append(f"table {self.tables}: a row outside <thead>/<tbody>")
+        elif tag in ("th", "td"):
+            if self.part == "thead" and (tag, scope) != ("th", "col"):
+                self.faults.append(f"table {self.tables}: a header cell not <th scope=col>")
+            elif self.part == "tbody" and self.first and (tag, scope) != ("th", "row"):
+                self.faults.append(f"table {self.tables}: a row's first cell not <th scope=row>")
+            elif tag == "th" and scope not in ("col", "row"):
+                self.faults.append(f"table {self.tables}: a <th> without a scope")
+            self.first = False
+
+
+def unread_headers(page: str, *, row_headers: bool = True) -> tuple[int, list[str]]:
+    """The number of tables on `page`, and each fault that makes a screen reader read a
+    header as data: a row outside <thead>/<tbody>, a <thead> cell not `<th scope="col">`, a
+    <th> without a scope and (`row_headers`) a body row not begun by `<th scope="row">`."""
+    found = _TableHeaders(page)
+    faults = found.faults if row_headers else [f for f in found.faults if "first cell" not in f]
+    return found.tables, faults

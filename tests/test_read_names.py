@@ -68,6 +68,30 @@ def test_read_names_the_documents_when_several_are_named_so(tmp_path):
                              got[1][1][1])) and got[1][1][1].startswith("knowledge/notes/Débit.md")
 
 
+def test_read_finds_a_document_by_its_file_name_alone_and_names_several(built, tmp_path):
+    """`risk.md` (a citation's path shortened to its file name, in a chat or a note): "no
+    such document" from MCP `read`, `/api/read` and `kb read`, one reader for all three.
+    The one document of that file name is read, cited by its own path; in a repository
+    with `pump.md` in two folders, both are named and neither is read."""
+    asks = [{"doc": name, "heading_path": SECTION} for name in ("risk.md", "knowledge/Risk.md")]
+    exact = {"doc": RISK, "heading_path": SECTION}
+    mcp = session(tmp_path, "--index", str(built / "dist"), "--no-log",
+                  scenario=lambda c: calls(c, "read", [exact, *asks], cited))
+    assert mcp[0][0] == "ok" and all(got == mcp[0] for got in mcp[1:]), mcp
+    repo = committed_repo(tmp_path / "repo")
+    body = "---\ntitle: Pump\ncategory: notes\n---\n\n# Pump\n\nSeal every 500 h.\n"
+    for folder in ("notes", "equipment"):
+        (repo / "knowledge" / folder).mkdir(exist_ok=True)
+        (repo / "knowledge" / folder / "pump.md").write_text(body, encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "one file name in two folders")
+    got = session(repo, "--no-log", scenario=lambda c: calls(c, "read", [{"doc": "pump.md"}],
+                                                            cited))
+    assert got[0] == ("error", "'pump.md' names no document exactly, and 2 documents have "
+                      "that file name: knowledge/equipment/pump.md, knowledge/notes/pump.md; "
+                      "give the one meant with its folders"), got
+
+
 def test_a_page_named_otherwise_is_still_redirected_to_the_documents_own_address(built):
     gen = app_client(built / "dist")
     client = next(gen)

@@ -177,7 +177,7 @@ def test_the_release_page_says_which_kept_release_no_pinned_key_vouches_for(
         for lang in ("en", "zh"):
             html = client.get("/release", params={"lang": lang}).text
             rows = {tag: row for row in html.split("<tr")[1:]
-                    for tag in ("kb-r1", "kb-r2") if f"<td>{tag}" in row}
+                    for tag in ("kb-r1", "kb-r2") if f"scope=\"row\">{tag}" in row}
             said = i18n.translator(lang)("kept_untrusted")
             assert said in rows["kb-r2"] and 'class="untrusted"' in rows["kb-r2"], html
             assert "untrusted" not in rows["kb-r1"], rows["kb-r1"]
@@ -198,7 +198,7 @@ def test_the_release_page_says_the_served_release_answers_nothing_once_its_key_i
         (dev.dev / "trusted_keys" / f"{signed.two}.pub").unlink()
         for lang in ("en", "zh"):
             html = client.get("/release", params={"lang": lang}).text
-            row = next(r for r in html.split("<tr")[1:] if "<td>kb-r2" in r)
+            row = next(r for r in html.split("<tr")[1:] if "scope=\"row\">kb-r2" in r)
             assert i18n.translator(lang)("served_untrusted") in row, html
 
 

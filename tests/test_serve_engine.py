@@ -22,7 +22,7 @@ from urllib.parse import quote
 
 import pytest
 from click.testing import CliRunner
-from servefixtures import NEW_DOC, error_of, git, make_served_repo, wait_serving
+from servefixtures import NEW_DOC, error_of, git, make_served_repo, unread_headers, wait_serving
 from starlette.testclient import TestClient
 
 from kbtools.build.pipeline import BuildOptions, build
@@ -171,6 +171,7 @@ def test_publish_and_rollback_show_up_while_the_app_runs(client, devices, url):
     r2 = publish(eng, check_release(devices[1]))
     release = client.get("/release").text
     assert 'class="served-tag">kb-r2<' in release and "kb-r1" in release  # both listed
+    assert unread_headers(release) == (1, [])  # the releases' table says its headers
     assert client.get("/api/healthz").json()["release"]["tag"] == "kb-r2"
     found = client.get("/api/search", params={"q": NEW_QUESTION}).json()
     assert found["release"]["tag"] == "kb-r2" and found["results"][0]["doc"] == NEW

@@ -10,6 +10,7 @@ import html
 import re
 
 import pytest
+from servefixtures import unread_headers
 from starlette.testclient import TestClient
 
 from kbtools.serve.app import create_app
@@ -107,3 +108,19 @@ def test_the_search_page_says_how_a_value_was_read(client):
     text = html.unescape(re.sub("<[^>]+>", " ", page.text))
     assert "数值读法：相对湿度(%) 0.9 as 90 %" in text, text
     assert "近似值：连续降雨天数 四五天" in text
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_why_table_and_the_rules_have_their_headers_said(client, lang):
+    """A decided form shows why the row matched (column, condition, value, why) and the
+    rules: the why table's header row was a plain row of <th> without a scope, and no
+    header cell of either said it heads a column, so a screen reader read "column,
+    condition, value, why" as a row of data. Both have `scope="col"` headers in a <thead>;
+    each why row begins with its column as `scope="row"`."""
+    page = client.get(SCAB, params={"lang": lang, "table": "1", "go": "1",
+                                    "in.0": "22", "in.1": "90", "in.2": "4"}).text
+    assert 'class="why"' in page and 'class="rules"' in page
+    tables, faults = unread_headers(page, row_headers=False)
+    assert tables == 2 and faults == [], faults
+    why = page[page.index('class="why"'):page.index('class="rules"')]
+    assert unread_headers(why) == (0, []), why

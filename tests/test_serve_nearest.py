@@ -4,7 +4,8 @@ typo, a title typed as the name are a 404 naming the documents meant, the rename
 
 A real device synced from two signed releases (`device_fixtures`, test-hash embedder):
 kb-r2 renames the wheat-scab SOP, removes the sprayer one and adds a document with an accented name (two names that
-differ only in case are refused by `kb check`: `same_document` opens only a single match)."""
+differ only in case are refused by `kb check`: `same_document` opens only a single match),
+and two of one file name in two folders (`LOGS`)."""
 
 from __future__ import annotations
 
@@ -46,12 +47,19 @@ Scout the ears at flowering.
 """
 
 
+LOGS = ["knowledge/crops/field-log.md", "knowledge/equipment/field-log.md"]  # one file name
+
+
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
     d = make_device(tmp_path_factory.mktemp("nearest"))
     git(d.kr, "mv", OLD, NEW)
     git(d.kr, "rm", "-q", REMOVED)
     (d.kr / ACCENTED).write_text(ACCENTED_DOC, encoding="utf-8")
+    for log in LOGS:
+        (d.kr / log).parent.mkdir(exist_ok=True)
+        (d.kr / log).write_text(ACCENTED_DOC.replace("Fusariose du blé", f"Log {log[10:15]}"),
+                                encoding="utf-8")
     git(d.kr, "add", "-A")
     git(d.kr, "commit", "-qm", "rename the scab SOP, remove the sprayer one; an accented name")
     assert d.publish() == "kb-r2"
@@ -139,3 +147,48 @@ def test_a_removed_document_offers_its_former_title_searched(client):
     assert f'>{TITLE_REMOVED}</textarea>' in searched.text and '<html lang="zh-CN">' in searched.text
     # a renamed one is named instead, not searched
     assert 'class="look-for"' not in client.get(f"/doc/{OLD}").text
+
+
+@pytest.mark.parametrize("asked", [
+    "wheat-fusarium-head-blight-sop.md",  # the file name alone, as a chat or a note gives it
+    "wheat-fusarium-head-blight-sop",  # ... without `.md`
+    "knowledge/Wheat-Fusarium-Head-Blight-SOP.md",  # the knowledge folder, not its sub-folder
+])
+@pytest.mark.parametrize("kind", ["doc", "table"])
+def test_a_name_without_its_folders_opens_the_one_document_so_named(client, asked, kind):
+    """`/doc/wheat-scab.md`, a path without its folder under knowledge/: "not found", and
+    the page suggested it among look-alikes. When one document of the release has that
+    file name it opens, its lines and language kept; a pasted citation so shortened opens
+    its lines, in the address and in the search box, and /api/read (`kb read`'s and the
+    MCP read's reader) reads it."""
+    moved = client.get(f"/{kind}/{quote(asked)}", params={"lines": "10-12", "lang": "zh"},
+                       follow_redirects=False)
+    assert moved.status_code == 307
+    assert moved.headers["location"] == f"/{kind}/{quote(NEW)}?lines=10-12&lang=zh"
+    if kind == "table":
+        return
+    accented = client.get("/doc/" + quote(unicodedata.normalize("NFD", "blé-fusariose.md")))
+    assert accented.status_code == 200 and "Scout the ears at flowering" in accented.text
+    page = client.get("/doc/wheat-fusarium-head-blight-sop.md:20-22", params={"lang": "en"})
+    assert page.status_code == 200 and 'id="cited"' in page.text
+    assert str(page.url).split("?")[0].endswith(f"/doc/{quote(NEW)}")
+    pasted = client.get("/", params={"q": "wheat-fusarium-head-blight-sop.md:20-22", "lang": "en"})
+    client.cookies.clear()
+    assert str(pasted.url).endswith(f"/doc/{quote(NEW)}?lines=20-22&lang=en#cited"), pasted.url
+    read = client.get("/api/read", params={"doc": "wheat-fusarium-head-blight-sop.md"})
+    assert read.status_code == 200 and read.json()["doc"] == NEW, read.text
+
+
+def test_a_file_name_several_documents_have_lists_them(client):
+    """`/doc/field-log.md` with a field-log.md in two folders: neither is opened, the page
+    lists both (and /api/read names both, in the language asked)."""
+    got = client.get("/doc/field-log.md", params={"lang": "zh"})
+    assert got.status_code == 404
+    assert [doc for doc, _ in suggested(got.text)][:2] == LOGS, suggested(got.text)
+    read = client.get("/api/read", params={"doc": "field-log.md"})
+    assert read.status_code == 400 and all(log in read.text for log in LOGS), read.text
+    assert "have that file name" in read.json()["error"]["message"], read.text
+    zh = client.get("/api/read", params={"doc": "Field-Log.md"},
+                    headers={"accept-language": "zh-CN"}).json()
+    said = zh["error"]["message"]
+    assert "有 2 个文档是这个文件名" in said and all(log in said for log in LOGS), zh

@@ -15,7 +15,7 @@ from urllib.parse import parse_qsl, quote, urlencode
 
 import pytest
 from browserfixtures import REPO, needs_chromium, start_browser
-from servefixtures import free_port, second_release, synced_device, wait_serving
+from servefixtures import NEW_DOC, NOTE, free_port, second_release, synced_device, wait_serving
 
 from kbtools.ship.sync import sync
 
@@ -439,3 +439,41 @@ def test_a_citation_opened_from_a_copy_is_not_under_its_note(browser, server, wi
         assert top >= under, (top, under)
     finally:
         server.start()
+
+
+NOTES = """const box = id => document.getElementById(id).getBoundingClientRect();
+const cited = box('cited'), copy = box('kb-offline'), stale = box('kb-stale');
+return [[copy.top, copy.bottom], [stale.top, stale.bottom], cited.top,
+        document.scrollingElement.scrollTop];"""
+
+
+def test_a_copys_note_and_a_switched_releases_note_are_both_read(browser, server, device):
+    """A citation opened from a copy offline, then the server back with the release a sync
+    switched to while it was away: the switched release's note was shown over the copy's
+    (each kept at the top of the screen by itself), so a technician read one of two. They
+    are one under the other at the top of the screen, the page still scrolled to its lines."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    root, art, dev = device
+    browser.set_window_size(412, 915)
+    doc = f"/doc/{quote(SCAB)}?lines=65-73"
+    browser.get(server.url + doc + "#cited")
+    kept(browser, copy(doc))
+    browser.get("about:blank")
+    server.stop()
+    try:
+        browser.get(server.url + doc + "#cited")
+        assert note(browser)
+        switched = second_release(root, art, {NOTE: NEW_DOC + "\nA later line.\n"})
+        assert sync(str(art), dev).tag == switched
+    finally:
+        server.start()
+    browser.execute_script("document.dispatchEvent(new Event('visibilitychange'))")
+    WebDriverWait(browser, 30).until(lambda b: b.find_element(By.ID, "kb-stale").is_displayed())
+    assert switched in browser.find_element(By.ID, "kb-stale").text and note(browser)
+    (copy_top, copy_bottom), (stale_top, stale_bottom), _, scrolled = \
+        browser.execute_script(NOTES)
+    assert scrolled > 0  # at the cited lines, the notes kept at the top of the screen
+    assert min(copy_top, stale_top) == 0
+    assert stale_bottom <= copy_top or copy_bottom <= stale_top, (copy_top, stale_top)

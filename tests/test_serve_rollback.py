@@ -12,6 +12,7 @@ import re
 
 import pytest
 from device_fixtures import make_device, second_release
+from servefixtures import unread_headers
 from starlette.testclient import TestClient
 
 from kbtools.serve.app import create_app
@@ -94,3 +95,19 @@ def test_a_failed_sync_then_a_rollback_is_one_statement_on_every_surface(tmp_pat
         api = client.get("/api/releases").json()["last_sync"]
         assert api == {"at": last["at"], "ok": False, "error": last["error"],
                        "statement": last["statement"]}, api
+
+
+def test_the_kept_releases_table_has_its_headers_said(tmp_path):
+    """The kept releases' table had its header row as a plain row of <th> without a scope
+    and each release's tag as a data cell: a screen reader on a tablet read "tag, source
+    commit, created, signed by" as a release and never named the release a cell is of.
+    The header row is a <thead> of `scope="col"` cells, each row begins with its tag as
+    `scope="row"`, in English and Chinese."""
+    d = make_device(tmp_path)
+    second_release(d)
+    with TestClient(create_app(d.dev), base_url="http://127.0.0.1") as client:
+        for lang in ("en", "zh"):
+            page = client.get("/release", params={"lang": lang}).text
+            assert 'class="releases"' in page
+            assert unread_headers(page) == (1, []), page
+            assert re.search(r'<th scope="row">kb-r2 \(', page), page  # the served one

@@ -3,7 +3,8 @@
 no ``..``, no backslash, NUL or invalid UTF-8, only Markdown), a citation or a link given
 whole as the path (`cited`, `linked`), and the document a name means when no file is named
 so exactly but one is named so but for case, Unicode composition or its Markdown suffix
-(`same_documents`; ``/doc/`` pages too, `serve.nearest`).
+(`same_documents`), or has that file name in another folder (`same_file_names`): every
+surface alike (`kb read`, MCP, ``/api/read``, ``/doc/`` pages: `named_documents`).
 """
 
 from __future__ import annotations
@@ -166,18 +167,46 @@ def same_documents(doc: str, names: list[str], folders: tuple[str, ...]) -> list
     return sorted(n for n in names if folded(n) in wanted)
 
 
+def same_file_names(doc: str, names: list[str], folders: tuple[str, ...]) -> list[str]:
+    """The documents of `names` at whose path's end `doc` is, whole names only, but for case
+    and Unicode composition, sorted: a path given without its folders (``wheat-scab.md``,
+    ``crops/wheat-scab.md`` or ``knowledge/wheat-scab.md`` for
+    ``knowledge/crops/wheat-scab.md``), as a citation or a link is shortened by hand."""
+    tails = {n for n in spellings(doc, ()) if n}
+    tails |= {n[len(folded(f)) + 1:] for n in tails for f in folders
+              if n.startswith(folded(f) + "/")}
+    return sorted(n for n in names if any(folded(n).endswith("/" + t) for t in tails if t))
+
+
+def named_documents(doc: str, names: list[str], folders: tuple[str, ...]
+                    ) -> tuple[list[str], bool]:
+    """The documents of `names` that `doc`, naming none exactly, means: those it names but
+    for case and Unicode composition (`same_documents`), else those of its file name in
+    other folders (`same_file_names`); and whether they were found by file name."""
+    if found := same_documents(doc, names, folders):
+        return found, False
+    return same_file_names(doc, names, folders), True
+
+
 def same_document(doc: str, names: list[str], folders: tuple[str, ...]) -> str | None:
-    """The one document of `names` that `doc` names but for case and Unicode composition;
-    None when none is, or several are (`same_documents`)."""
-    found = same_documents(doc, names, folders)
+    """The one document of `names` that `doc` means (`named_documents`); None when none is,
+    or several are."""
+    found = named_documents(doc, names, folders)[0]
     return found[0] if len(found) == 1 else None
 
 
-def several_named(doc: str, found: list[str]) -> UsageError:
+def several_named(doc: str, found: list[str], by_file_name: bool = False) -> UsageError:
     """The error for `doc` naming no document exactly and several of `found` but for case
-    or Unicode composition: it names them, for the caller to give one exactly."""
+    or Unicode composition, or (`by_file_name`) by its file name in several folders: it
+    names them, for the caller to give one exactly."""
     listed = ", ".join(found[:MAX_NAMED_DOCS]) + (
         f" and {len(found) - MAX_NAMED_DOCS} more" if len(found) > MAX_NAMED_DOCS else "")
+    if by_file_name:
+        return UsageError(f"'{shown_doc(doc)}' names no document exactly, and {len(found)} "
+                          f"documents have that file name: {listed}; give the one meant with "
+                          "its folders", key="doc_names_several_files",
+                          values={"doc": shown_doc(doc), "docs": listed,
+                                  "count": str(len(found))})
     return UsageError(f"'{shown_doc(doc)}' names no document exactly, and {len(found)} "
                       f"documents but for case or Unicode composition: {listed}; give the "
                       "one meant as it is written", key="doc_names_several",

@@ -25,7 +25,7 @@ from kbtools.agents.docpath import (
     check_doc_path,
     cited,
     linked,
-    same_documents,
+    named_documents,
     several_named,
     shown_doc,
 )
@@ -223,16 +223,17 @@ class Knowledge:
         return found
 
     def _named_otherwise(self, doc: str, section_arg: str) -> Path | None:
-        """The file of the one document `doc` names but for case or Unicode composition
-        (`same_documents`); None when none is; UsageError naming them when several are."""
+        """The file of the one document `doc` names but for case or Unicode composition, or
+        by its file name in another folder (`named_documents`); None when none is;
+        UsageError naming them when several are."""
         if self.idx is not None:
             names = [str(d["doc"]) for d in self.idx.docs()]
         else:
             names = [self.rel(p) for p in find_markdown([self.allowed])
                      if p.suffix == MARKDOWN_SUFFIX]
-        found = same_documents(doc, names, self.folders)
+        found, by_file_name = named_documents(doc, names, self.folders)
         if len(found) > 1:
-            raise several_named(doc, found)
+            raise several_named(doc, found, by_file_name)
         return self._find(found[0], section_arg) if found else None
 
     def _existing(self, doc: str, cand: Path, allowed: Path) -> Path | None:

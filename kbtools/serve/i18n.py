@@ -321,6 +321,8 @@ ERRORS: dict[str, str] = {
     "doc_not_markdown": "只能阅读 Markdown 文档（.md）：{doc} 不是 Markdown 文档。",
     "doc_names_several": ("没有名称恰好是“{doc}”的文档，只有大小写或 Unicode 组合不同的几个文档：{docs}。"
                           "请按文档的准确名称给出其中一个。"),
+    "doc_names_several_files": ("没有路径恰好是“{doc}”的文档，有 {count} 个文档是这个文件名：{docs}。"
+                                "请连同文件夹给出其中一个。"),
     # vectors of another version of the embedding model than this machine's (a local index,
     # a release in the engine): nothing to retry, the device's model or release must change
     "model_mismatch": ("知识库的向量由另一个版本的嵌入模型（{model}）生成，与本机安装的模型不一致，"

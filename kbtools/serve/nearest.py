@@ -6,6 +6,8 @@ before a sync, or sent by a phone that spells names its own way.
   ``Wheat-Scab.md``), its Unicode composition (a URL-encoded NFD name, as macOS writes it,
   for an NFC file, or the other way round) or both: that document opens, when exactly one
   document of the release is so named.
+- A path without its folders (``wheat-scab.md``, `same_file_names`): the one document of
+  that file name opens; several: the page lists each of them (`suggestions`).
 - Any other name (`suggestions`): the page says there is no such document and names the
   documents it most likely meant, as links: first a document the release renamed it to (an
   earlier release this device keeps holds a document at that path; the served one holds a
@@ -21,7 +23,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from kbtools.agents.docpath import MARKDOWN, folded, spellings
+from kbtools.agents.docpath import MARKDOWN, folded, same_file_names, spellings
 from kbtools.beneath import read_beneath
 from kbtools.index.layout import DeviceLayout, ReleaseLayout
 from kbtools.serve.source import Served
@@ -125,8 +127,10 @@ def suggestions(served: Served, doc: str, device: Path | None = None) -> list[Su
     langs = {str(d["doc"]): d.get("lang") for d in records}
     was = former_title(served, doc, device)
     renamed = [d for d, title in docs.items() if was and title == was]
+    named = [d for d in same_file_names(doc, list(docs), served.knowledge.folders)
+             if d not in renamed]  # its file name in other folders: each listed
     scored = sorted(((-_likeness(doc, d, title), d) for d, title in docs.items()
-                     if d not in renamed))
+                     if d not in renamed and d not in named))
     near = [d for score, d in scored if -score >= LIKENESS]
     return [Suggestion(d, docs[d], langs[d], renamed=d in renamed)
-            for d in [*sorted(renamed), *near][:MAX_SUGGESTED]]
+            for d in [*sorted(renamed), *named, *near][:max(MAX_SUGGESTED, len(named))]]

@@ -103,13 +103,10 @@
   // phone showed its lines from the fifth on. The note's height is the margin a fragment
   // is scrolled to (style.css `--kb-note`), again when the screen turns, and a page opened
   // at a fragment is scrolled to it once more with its note there.
+  // Both notes shown are stacked in one box (`#kb-notes`): its height is theirs together.
   function noteHeight() {
-    var height = 0;
-    [stale, offline].forEach(function (note) {
-      if (note && !note.hidden) {
-        height = Math.max(height, note.getBoundingClientRect().height);
-      }
-    });
+    var notes = document.getElementById("kb-notes");
+    var height = notes ? notes.getBoundingClientRect().height : 0;
     document.documentElement.style.setProperty("--kb-note", height + "px");
     return height;
   }
