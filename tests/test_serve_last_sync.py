@@ -25,6 +25,7 @@ from device_fixtures import EDITED, Device, make_device
 from forge_helpers import REGULAR, forge_tree
 from starlette.testclient import TestClient
 from test_release_helpers import GitDaemon, Proxy, git
+from test_sync import past_a_malformed_commit
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
@@ -195,3 +196,15 @@ def test_a_release_this_device_cannot_install_says_why_in_chinese(tmp_path):
     code, out = d.sync()
     assert code == 1 and "release vectors come from model" in out, out
     _says(d, "发布版本 kb-r2 的向量来自与本设备不同的嵌入模型")
+
+
+def test_a_release_carrying_a_malformed_object_says_so_in_chinese(tmp_path):
+    """A release whose history holds a commit git's fsck refuses (`ship.fetching`): the
+    Chinese page said it in the generic words of a failure without a key ("同步没有完成")."""
+    d = make_device(tmp_path)
+    tip = git(d.art, "rev-parse", "refs/heads/kb-index").strip()
+    past_a_malformed_commit(d.art, "refs/heads/kb-index", tip)
+    forge_tree(d.art, lambda e: None, key=load_private(d.key))
+    code, out = d.sync()
+    assert code == 1 and "malformed" in out, out
+    _says(d, "来源中的发布版本 kb-r2 含有 Git 判定为格式错误的对象")

@@ -17,8 +17,10 @@ from kbtools.ship.sync_record import FAILURES_ZH
 
 SHIP = Path(__file__).resolve().parents[1] / "kbtools" / "ship"
 # the modules whose errors end a sync (`sync`: a release checked, its signature, the keys
-# pinned); their SyncErrors each carry a key
-CHECKED = ("verify.py", "signing.py", "trust.py", "sync.py", "install.py", "git.py")
+# pinned; its fetch, the device's lock, the clone a device directory may lie in); their
+# SyncErrors each carry a key
+CHECKED = ("verify.py", "signing.py", "trust.py", "sync.py", "install.py", "git.py",
+           "fetching.py", "devicelock.py", "worktree.py")
 ERRORS = {"SyncError", "Untrusted", "MissingHistory", "TransientSyncError",
           "UnchangedSyncError"}
 # functions of those modules a sync never runs (`kb rollback` refusing a release)

@@ -60,7 +60,8 @@ def locked(path: Path, what: str = "kb", *,
         raise SyncError(f"cannot lock the device directory: {exc.filename}: {exc.strerror}; "
                         f"nothing was changed: {what} writes there (make the directory "
                         "writable for this account, or run it as the account that owns "
-                        f"it){said}", path=str(path)) from None
+                        f"it){said}", path=str(path), key="sync_cannot_lock",
+                        values={"folder": str(path)}) from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

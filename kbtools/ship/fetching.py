@@ -81,9 +81,11 @@ def fetch(gd: Path, source: str, branch_ref: str, branch: str, tag_ref: str, tag
             raise
         except SyncError as exc:
             if ": object " in exc.message:
-                raise _malformed(exc, source, tag) from None
+                raise _malformed(exc, source, tag, key="sync_object_malformed",
+                                 values={"release": tag}) from None
             if is_bundle(source):
-                raise SyncError(f"bundle is damaged or truncated: {exc}", path=source) from None
+                raise SyncError(f"bundle is damaged or truncated: {exc}", path=source,
+                                key="sync_bundle_damaged") from None
             if not first or "shallow" not in str(exc):
                 raise _cut_off(exc, source, tag, served) from None
             try:
@@ -111,7 +113,8 @@ def deepen(gd: Path, source: str, branch_ref: str, branch: str,
             raise
         except SyncError as exc:
             if ": object " in exc.message:
-                raise _malformed(exc, source, what) from None
+                raise _malformed(exc, source, what, key="sync_history_malformed",
+                                 values={"branch": branch}) from None
             raise _cut_off(exc, source, what, served) from None
     return max(0, pack_bytes(gd) - before)
 
@@ -141,10 +144,12 @@ def _bundle_within(source: str, tag: str, limits: NetLimits | None,
             key="sync_fetch_limit")
 
 
-def _malformed(exc: SyncError, source: str, what: str) -> SyncError:
-    """fetch.fsckObjects refused a tree or commit git calls malformed."""
+def _malformed(exc: SyncError, source: str, what: str, *, key: str,
+               values: dict[str, str]) -> SyncError:
+    """fetch.fsckObjects refused a tree or commit git calls malformed, of a release or of
+    the history of the branch: `key` and `values` say which (`KbError.key`)."""
     return SyncError(f"{what}: git refuses an object of this release as malformed "
-                     f"— {exc.message}; refusing it", path=source)
+                     f"— {exc.message}; refusing it", path=source, key=key, values=values)
 
 
 # what git (run with LC_ALL=C) says when the device's disk cannot take what it fetches: a

@@ -36,7 +36,8 @@ def work_tree(path: Path) -> WorkTree | None:
     if proc.returncode != 0 and b"safe.directory" in proc.stderr:
         raise SyncError(f"git refuses to read this clone ({failure_reason(proc)}): it belongs to "
                         "another account; run kb as its owner, or trust it with `git config "
-                        f"--global --add safe.directory {path.absolute()}`", path=str(path))
+                        f"--global --add safe.directory {path.absolute()}`", path=str(path),
+                        key="sync_clone_not_owned", values={"folder": str(path)})
     if proc.returncode != 0 or len(lines) < 3:
         return None
     top = Path(lines[0])
