@@ -100,3 +100,20 @@ def test_a_picture_element_shows_its_img(written, shown):
     page shows its `<img>` (the `srcset`'s files are checked and shipped); a video's
     `<source src>` stays as written."""
     assert render_markdown(f"{written}\n", CTX) == shown + "\n"
+
+
+@pytest.mark.parametrize(("written", "shown"), [
+    ('<p align="center"><a href="x.md">首页</a>&nbsp;&nbsp;|&nbsp;&nbsp;<a href="y.md">安装</a></p>',
+     '<p data-lines="1-1" class="centred"><a href="/doc/knowledge/eq/x.md">首页</a>'
+     '\xa0\xa0|\xa0\xa0<a href="/doc/knowledge/eq/y.md">安装</a></p>'),
+    ("<center>第一章&nbsp;&nbsp;安装\n  说明</center>",
+     '<p data-lines="1-2" class="centred">第一章\xa0\xa0安装 说明</p>'),
+    ('<center><img src="a.png"><br>图&nbsp;1&#160;泵</center>',
+     '<figure data-lines="1-1" class="centred"><span class="missing-image">[]</span>'
+     "<figcaption>图\xa01\xa0泵</figcaption></figure>"),
+])
+def test_a_no_break_space_in_a_block_of_wrapper_tags_is_kept(written, shown):
+    """`<p align="center"><a …>首页</a>&nbsp;&nbsp;|&nbsp;&nbsp;<a …>安装</a></p>` (a README's
+    centred links with a gap held by `&nbsp;`) had each `&nbsp;` collapsed with the blanks
+    into one space: a browser collapses only ASCII blanks, and so does the page."""
+    assert render_markdown(f"{written}\n", CTX) == shown + "\n"

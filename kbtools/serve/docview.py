@@ -230,7 +230,7 @@ class SafeRenderer(RendererHTML):
         if _IMG_ONLY.fullmatch(_WRAPPER.sub("", content)):  # the same in a centring wrapper
             centred = "centred" if _centres(_WRAPPER.findall(content)) else ""
             return f'<p{_block_attrs(tokens[idx], centred)}>{self._img_tags(content)}</p>\n'
-        figure = figure_parts(content)  # pictures and their caption (Typora, GitHub)
+        figure = figure_parts(content, page=True)  # pictures and their caption (Typora, GitHub)
         if figure is not None:
             return self._figure(tokens[idx], figure)
         if (words := wrapped_words(content)) is not None:  # `<center>第一章 安装</center>`
