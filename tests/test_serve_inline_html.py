@@ -117,3 +117,23 @@ def test_a_no_break_space_in_a_block_of_wrapper_tags_is_kept(written, shown):
     centred links with a gap held by `&nbsp;`) had each `&nbsp;` collapsed with the blanks
     into one space: a browser collapses only ASCII blanks, and so does the page."""
     assert render_markdown(f"{written}\n", CTX) == shown + "\n"
+
+
+@pytest.mark.parametrize(("written", "shown"), [
+    ('<img alt="a<b" src="x.png">', '<p data-lines="1-1"><span class="missing-image">[a&lt;b]</span></p>'),
+    ('文 <IMG ALT="压力<5MPa" src="x.png"/> 字',
+     '<p data-lines="1-1">文 <span class="missing-image">[压力&lt;5MPa]</span> 字</p>'),
+    ("<center>\n<img src=x.png alt=泵's onerror=alert(1)>\n</center>",
+     '<p data-lines="1-3" class="centred"><span class="missing-image">[泵\'s]</span></p>'),
+    ('<p align="center"><a href="x.md" title="a<b">链接</a></p>',
+     '<p data-lines="1-1" class="centred"><a href="/doc/knowledge/eq/x.md">链接</a></p>'),
+    ('<div><script>alert("<")</script></div>',
+     '<pre class="raw-html">&lt;div&gt;&lt;script&gt;alert(&quot;&lt;&quot;)&lt;/script&gt;'
+     "&lt;/div&gt;\n</pre>"),
+])
+def test_a_tag_holding_a_less_than_in_a_quoted_value_or_a_quote_unquoted_is_read(written, shown):
+    """`<img alt="a<b" src="x.png">` (a `<` in a quoted value) and `<img alt=泵's …>` (a quote
+    in an unquoted one) are tags to a browser and to html.parser, but the page's patterns
+    stopped at the `<` or wanted the quote closed and showed the tag as escaped source: each
+    is read as html.parser reads it; a script is still its source."""
+    assert render_markdown(f"{written}\n", CTX) == shown + "\n"

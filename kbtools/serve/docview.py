@@ -63,7 +63,7 @@ from markdown_it.utils import OptionsDict
 
 from kbtools.markdown.figures import FigureParts, figure_parts, inline_block, wrapped_words
 from kbtools.markdown.formula_words import formula_words
-from kbtools.markdown.html_tags import TAG_BODY, tag_attributes
+from kbtools.markdown.html_tags import TAG_BODY, tag_attributes, written_plainly
 from kbtools.markdown.parser import (
     BR,
     img_attributes,
@@ -222,7 +222,7 @@ class SafeRenderer(RendererHTML):
 
     def html_block(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                    env: Any) -> str:
-        content = tokens[idx].content
+        content = written_plainly(tokens[idx].content)  # `alt="a<b"` read as a browser reads it
         if _is_comment(content):
             return ""
         if _IMG_ONLY.fullmatch(content):  # Typora's resized picture: shown, attributes dropped
@@ -240,7 +240,8 @@ class SafeRenderer(RendererHTML):
         if (inline := inline_block(content)) is not None:  # `<p align="center"><a …>链接</a></p>`
             return self._inline_block(tokens[idx], *inline, options, env)
         box = self._disclosure(tokens[idx])
-        return box if box is not None else f'<pre class="raw-html">{escapeHtml(content)}</pre>\n'
+        source = tokens[idx].content
+        return box if box is not None else f'<pre class="raw-html">{escapeHtml(source)}</pre>\n'
 
     def _inline_block(self, tok: Token, pieces: list[tuple[bool, str]], wrappers: tuple[str, ...],
                       options: OptionsDict, env: Any) -> str:
@@ -302,7 +303,7 @@ class SafeRenderer(RendererHTML):
 
     def html_inline(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                     env: Any) -> str:
-        content = tokens[idx].content
+        content = written_plainly(tokens[idx].content)
         if content.startswith("<!--"):
             return ""
         if BR.fullmatch(content):
@@ -325,7 +326,7 @@ class SafeRenderer(RendererHTML):
         if m := _FORMAT_TAG.fullmatch(content):
             name = _FORMAT_SHOWN.get(m.group(2).lower(), m.group(2).lower())
             return (f"</{name.split()[0]}>" if m.group(1) else f"<{name}>") if name else ""
-        return escapeHtml(content)
+        return escapeHtml(tokens[idx].content)
 
     def _img_tags(self, html: str) -> str:
         """HTML `<img>` tags (Typora writes one to resize a picture) as the page's own
