@@ -12,7 +12,9 @@ markdown-it's own renderer in what author content may do:
   whose `<figcaption>` is the caption's words (`kbtools.markdown.figures`),
   an inline `<a href="…">…</a>` in text is a link as `[…](…)` is (its `href` only: `kb
   check` checks it, the build ships the PDF it names) and an inline `<a id="…"></a>` the anchor `#…` links reach (its id only),
-  every other HTML block or inline tag is shown as escaped text;
+  a block of `<video>`/`<audio>` players the page's own players of the files the release
+  ships (`kbtools.serve.media`), every other HTML block or inline tag is shown as escaped
+  text;
 - an author's ``==highlight==`` is ``<mark class="hl">``;
 - text is escaped first, then the question's matched terms are wrapped in ``<mark>``; a
   term of one CJK character (用, 药) only inside the cited lines (anywhere else it marks
@@ -84,6 +86,7 @@ from kbtools.serve.editors import (
 )
 from kbtools.serve.headings import anchor_headings, passage_headings
 from kbtools.serve.marks import highlight, lone_character, terms_pattern
+from kbtools.serve.media import media_block, media_tag, pixels
 from kbtools.serve.passes import (
     RenderContext,
     block_langs,
@@ -144,6 +147,7 @@ class SafeRenderer(RendererHTML):
         self.ctx = ctx
         self.details = 0  # the `<details>` boxes opened and not closed yet
         self.html_links: list[str] = []  # the closing markup of each open HTML `<a>`
+        self.players: list[str] = []  # the inline `<video src>` shown, their end tags to come
         self.pattern = terms_pattern(ctx.terms)
         self.outside = terms_pattern(t for t in ctx.terms if not lone_character(t))
 
@@ -230,6 +234,9 @@ class SafeRenderer(RendererHTML):
         if _IMG_ONLY.fullmatch(_WRAPPER.sub("", content)):  # the same in a centring wrapper
             centred = "centred" if _centres(_WRAPPER.findall(content)) else ""
             return f'<p{_block_attrs(tokens[idx], centred)}>{self._img_tags(content)}</p>\n'
+        if (players := media_block(content, self.ctx)) is not None:  # `<video controls …>`
+            centred = "centred" if _centres(_WRAPPER.findall(content)) else ""
+            return f'<p{_block_attrs(tokens[idx], centred)}>{"<br>".join(players)}</p>\n'
         figure = figure_parts(content, page=True)  # pictures and their caption (Typora, GitHub)
         if figure is not None:
             return self._figure(tokens[idx], figure)
@@ -310,6 +317,8 @@ class SafeRenderer(RendererHTML):
             return "<br>"
         if _IMG_ONLY.fullmatch(content):
             return self._img_tags(content)
+        if (player := media_tag(content, self.ctx, self.players)) is not None:  # `文 <video src=…>`
+            return player
         if _PICTURE.fullmatch(content) and (content[1] != "s" and content[1] != "S"
                                             or "srcset" in tag_attributes(content)):
             return ""  # (a video's `<source src>` stays as written)
@@ -334,7 +343,7 @@ class SafeRenderer(RendererHTML):
         --fix` writes for Obsidian's `![[a.png|300]]`) are read, every other attribute is
         dropped."""
         return "".join(self._image(a["src"], a.get("alt", ""), a.get("title", ""),
-                                   _pixels(a.get("width")), _pixels(a.get("height")))
+                                   pixels(a.get("width")), pixels(a.get("height")))
                        for a in img_attributes(html))
 
     # --- formulas ---------------------------------------------------------------------
@@ -431,13 +440,6 @@ class SafeRenderer(RendererHTML):
         external = href.startswith(("http://", "https://"))
         rel = ' rel="noopener noreferrer nofollow" class="external"' if external else ""
         return f'<a href="{escapeHtml(href)}"{rel}{printed_href(href)}>', "</a>"
-
-
-def _pixels(value: str | None) -> int:
-    """An `<img>` size attribute in pixels (`300`, `300px`); 0 when it is none or another
-    unit (a percentage is left to the style sheet)."""
-    text = (value or "").strip().lower().removesuffix("px")
-    return int(text) if text.isascii() and text.isdigit() and 0 < len(text) <= 5 else 0
 
 
 def _centres(tags: list[str]) -> bool:
