@@ -8,9 +8,15 @@ or one the release lacks is said, never played; a `javascript:` source is droppe
 from __future__ import annotations
 
 import pytest
+from starlette.testclient import TestClient
 
+from kbtools.build.pipeline import BuildOptions, build
+from kbtools.config import load_config
+from kbtools.serve.app import create_app
 from kbtools.serve.docview import render_markdown
 from kbtools.serve.passes import RenderContext
+from tests.kbfixtures import PAGE
+from tests.test_linked_files import FILES
 
 SHIPPED = {"knowledge/eq/x.mp3", "assets/a.mp4", "assets/a.png"}
 CTX = RenderContext(doc="knowledge/eq/pump.md", has_asset=lambda rel: rel in SHIPPED,
@@ -52,3 +58,27 @@ def test_a_shipped_video_or_sound_is_the_browser_s_player(written, shown):
 def test_a_remote_or_missing_file_is_said_and_a_script_is_its_source(written, shown):
     html = render_markdown(f"{written}\n", CTX)
     assert html == shown + "\n" and "<video" not in html and "<audio" not in html
+
+
+def test_a_device_s_page_says_a_video_the_release_does_not_ship_and_plays_no_remote_one(tmp_path):
+    """Through the real build and app: a release ships no video (`kb check` warns
+    `file-not-shipped`), so the page names the file and says it is not on the device, as a
+    remote sound is said; neither is escaped source, nor a player."""
+    root = tmp_path / "kb"
+    (root / "knowledge" / "pumps").mkdir(parents=True)
+    (root / "assets").mkdir()
+    (root / "kb.toml").write_text('[embedding]\nmodel = "test-hash"\n'
+                                  'languages = { en = "test-hash", zh = "test-hash" }\n')
+    (root / "assets" / "video.mp4").write_bytes(FILES["video.mp4"][0])
+    body = ('# 水泵演示\n\n<video controls src="../../assets/video.mp4" onplay="alert(1)">\n'
+            '</video>\n\n<audio controls>\n<source src="https://e.com/警报.mp3">\n</audio>\n')
+    (root / "knowledge" / "pumps" / "demo.md").write_text(
+        PAGE.format(title="水泵演示", source="设备科", body=body), encoding="utf-8")
+    build(load_config(root), BuildOptions(out=root / "dist", progress=False))
+    with TestClient(create_app(root / "dist"), base_url="http://127.0.0.1") as client:
+        page = client.get("/doc/knowledge/pumps/demo.md?lang=zh").text
+    assert "&lt;video" not in page and "&lt;audio" not in page and "onplay" not in page
+    assert "<video" not in page and "<audio" not in page
+    assert '<span class="missing-file">../../assets/video.mp4</span>' in page
+    assert 'href="https://e.com/%E8%AD%A6%E6%8A%A5.mp3"' in page or "e.com/警报.mp3" in page
+    assert page.count('class="missing-note"') == 2
