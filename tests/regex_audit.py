@@ -51,6 +51,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.serve.ops._TAG": "match",  # /api/diff?old=&new=
     "kbtools.serve.i18n._LANG_TAG": "fullmatch",  # a front-matter `lang` value
     "kbtools.serve.docview._IMG_ONLY": "fullmatch",  # a raw HTML block or inline tag
+    "kbtools.serve.media._MEDIA_ONLY": "fullmatch",  # a raw HTML block
     "kbtools.markdown.parser.CALLOUT": "match",  # a quote's first text
     "kbtools.serve.docview._A_OPEN": "fullmatch",  # a raw HTML inline tag
     "kbtools.serve.docview._PICTURE": "fullmatch",  # a raw HTML inline tag

@@ -100,3 +100,40 @@ def test_a_picture_element_shows_its_img(written, shown):
     page shows its `<img>` (the `srcset`'s files are checked and shipped); a video's
     `<source src>` stays as written."""
     assert render_markdown(f"{written}\n", CTX) == shown + "\n"
+
+
+@pytest.mark.parametrize(("written", "shown"), [
+    ('<p align="center"><a href="x.md">首页</a>&nbsp;&nbsp;|&nbsp;&nbsp;<a href="y.md">安装</a></p>',
+     '<p data-lines="1-1" class="centred"><a href="/doc/knowledge/eq/x.md">首页</a>'
+     '\xa0\xa0|\xa0\xa0<a href="/doc/knowledge/eq/y.md">安装</a></p>'),
+    ("<center>第一章&nbsp;&nbsp;安装\n  说明</center>",
+     '<p data-lines="1-2" class="centred">第一章\xa0\xa0安装 说明</p>'),
+    ('<center><img src="a.png"><br>图&nbsp;1&#160;泵</center>',
+     '<figure data-lines="1-1" class="centred"><span class="missing-image">[]</span>'
+     "<figcaption>图\xa01\xa0泵</figcaption></figure>"),
+])
+def test_a_no_break_space_in_a_block_of_wrapper_tags_is_kept(written, shown):
+    """`<p align="center"><a …>首页</a>&nbsp;&nbsp;|&nbsp;&nbsp;<a …>安装</a></p>` (a README's
+    centred links with a gap held by `&nbsp;`) had each `&nbsp;` collapsed with the blanks
+    into one space: a browser collapses only ASCII blanks, and so does the page."""
+    assert render_markdown(f"{written}\n", CTX) == shown + "\n"
+
+
+@pytest.mark.parametrize(("written", "shown"), [
+    ('<img alt="a<b" src="x.png">', '<p data-lines="1-1"><span class="missing-image">[a&lt;b]</span></p>'),
+    ('文 <IMG ALT="压力<5MPa" src="x.png"/> 字',
+     '<p data-lines="1-1">文 <span class="missing-image">[压力&lt;5MPa]</span> 字</p>'),
+    ("<center>\n<img src=x.png alt=泵's onerror=alert(1)>\n</center>",
+     '<p data-lines="1-3" class="centred"><span class="missing-image">[泵\'s]</span></p>'),
+    ('<p align="center"><a href="x.md" title="a<b">链接</a></p>',
+     '<p data-lines="1-1" class="centred"><a href="/doc/knowledge/eq/x.md">链接</a></p>'),
+    ('<div><script>alert("<")</script></div>',
+     '<pre class="raw-html">&lt;div&gt;&lt;script&gt;alert(&quot;&lt;&quot;)&lt;/script&gt;'
+     "&lt;/div&gt;\n</pre>"),
+])
+def test_a_tag_holding_a_less_than_in_a_quoted_value_or_a_quote_unquoted_is_read(written, shown):
+    """`<img alt="a<b" src="x.png">` (a `<` in a quoted value) and `<img alt=泵's …>` (a quote
+    in an unquoted one) are tags to a browser and to html.parser, but the page's patterns
+    stopped at the `<` or wanted the quote closed and showed the tag as escaped source: each
+    is read as html.parser reads it; a script is still its source."""
+    assert render_markdown(f"{written}\n", CTX) == shown + "\n"

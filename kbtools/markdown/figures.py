@@ -45,10 +45,12 @@ class FigureParts:
     above: bool
 
 
-def figure_parts(block: str) -> FigureParts | None:
+def figure_parts(block: str, page: bool = False) -> FigureParts | None:
     """`block` (an HTML block's source) as pictures and caption, or None when it holds no
-    picture or no caption, or a tag that is no picture, line break or wrapper (`WRAPPERS`)."""
-    parts = _parts(block)
+    picture or no caption, or a tag that is no picture, line break or wrapper (`WRAPPERS`);
+    `page`: its caption's blanks collapsed as a browser collapses them (`collapse_blanks`),
+    else every blank (a no-break space too) one space, as chunk text reads them."""
+    parts = _parts(block, page)
     return parts if parts is not None and parts.pictures else None
 
 
@@ -56,12 +58,13 @@ def wrapped_words(block: str) -> FigureParts | None:
     """`block` as words in wrapper tags and no picture (Typora's centred title
     `<center>第一章 安装</center>`, a warning in `<font color="red">注意：高压</font>` on a
     line of its own): its `caption` the words; None when it holds a picture or no words, or
-    a tag that is no line break or wrapper (a table, a link, a script)."""
-    parts = _parts(block)
+    a tag that is no line break or wrapper (a table, a link, a script); its blanks collapsed
+    as a browser collapses them (`collapse_blanks`: the page shows it)."""
+    parts = _parts(block, True)
     return parts if parts is not None and not parts.pictures and parts.wrappers else None
 
 
-def _parts(block: str) -> FigureParts | None:
+def _parts(block: str, page: bool) -> FigureParts | None:
     """`block` as pictures, wrappers and words; None when it holds no words, or a tag that is
     no picture, line break or wrapper, or markup between its tags."""
     pictures: list[str] = []
@@ -81,19 +84,36 @@ def _parts(block: str) -> FigureParts | None:
         else:
             return None
     text[bool(pictures)].append(block[pos:])
-    before, after = (_words("".join(t)) for t in text)
+    before, after = (_words("".join(t), page) for t in text)
     if before is None or after is None or not (before or after):
         return None
     return FigureParts(tuple(pictures), tuple(wrappers), " ".join(filter(None, (before, after))),
                        above=not after)
 
 
-def _words(text: str) -> str | None:
-    """The text between a block's tags as a reader reads it; None when it holds markup no
-    tag above read (a comment `<!-- -->`, a `<!DOCTYPE>`, a processing instruction)."""
+def _words(text: str, page: bool) -> str | None:
+    """The text between a block's tags as a reader reads it (`page`: as a browser shows it,
+    a no-break space kept); None when it holds markup no tag above read (a comment
+    `<!-- -->`, a `<!DOCTYPE>`, a processing instruction)."""
     if _MARKUP.search(text):
         return None
-    return " ".join(html.unescape(text).split())
+    text = html.unescape(text)
+    return collapse_blanks(text).strip(_BLANKS) if page else " ".join(text.split())
+
+
+# the blanks a browser collapses between words: ASCII ones; a no-break space (`&nbsp;`, which
+# authors write to keep a gap or hold two words together) and an ideographic space are words'
+_BLANKS = " \t\n\r\f"
+_BLANK_TO_SPACE = str.maketrans("\t\n\r\f", "    ")
+
+
+def collapse_blanks(text: str) -> str:
+    """`text` with each run of ASCII blanks one space, as a browser shows it (a leading or
+    trailing run kept as one space): a no-break space (`&nbsp;` decoded) stays itself."""
+    parts = text.translate(_BLANK_TO_SPACE).split(" ")
+    words = " ".join(part for part in parts if part)
+    return (" " if len(parts) > 1 and not parts[0] else "") + words \
+        + (" " if len(parts) > 1 and not parts[-1] and words else "")
 
 
 # the tags a paragraph shows inline (`SafeRenderer.html_inline`), and the wrappers around
@@ -107,7 +127,7 @@ def inline_block(block: str) -> tuple[list[tuple[bool, str]], tuple[str, ...]] |
     """`block` (an HTML block's source) as wrapper tags (`BLOCK_WRAPPERS`) around words and
     inline tags (`INLINE_TAGS`): its pieces in order, each an inline tag (True) or the text
     between two tags (False; character references decoded, blanks collapsed to one space),
-    and its wrappers; None when it holds another tag, other markup or nothing to show."""
+    and its wrappers (a no-break space kept); None when it holds another tag, other markup or nothing to show."""
     pieces: list[tuple[bool, str]] = []
     wrappers: list[str] = []
     pos = 0
@@ -133,17 +153,14 @@ def inline_block(block: str) -> tuple[list[tuple[bool, str]], tuple[str, ...]] |
             merged.append((tag, text))
     out: list[tuple[bool, str]] = []
     for tag, text in merged:
-        if not tag:
-            text = html.unescape(text)
-            words = " ".join(text.split())
-            text = (" " if text[:1].isspace() else "") + words \
-                + (" " if text[-1:].isspace() and words else "")
+        if not tag:  # blanks collapsed as a browser does: `&nbsp;&nbsp;|&nbsp;` kept
+            text = collapse_blanks(html.unescape(text))
         if text:
             out.append((tag, text))
     if out and not out[0][0]:
-        out[0] = (False, out[0][1].lstrip())
+        out[0] = (False, out[0][1].lstrip(_BLANKS))
     if out and not out[-1][0]:
-        out[-1] = (False, out[-1][1].rstrip())
+        out[-1] = (False, out[-1][1].rstrip(_BLANKS))
     out = [(tag, text) for tag, text in out if text]
     return (out, tuple(wrappers)) if out else None
 

@@ -12,11 +12,13 @@ where its end tag ends (`</a>` after the link's text, tags inside it included). 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from html import escape
 from html.parser import HTMLParser
 
 # What a tag's `<` and `>` enclose, for the patterns that find whole tags in a block: a quoted
 # value may hold `>` (`alt="压力>5MPa"`) but no `<`, so each attempt stops at the next `<`
-# (linear) and never gives characters back.
+# (linear) and never gives characters back; a tag holding a `<` in a value or a quote in an
+# unquoted one is read by `written_plainly` first.
 TAG_BODY = r"""(?:[^<>"']++|"[^"<]*+"|'[^'<]*+')*+"""
 
 
@@ -79,6 +81,25 @@ def start_tags(html: str, names: frozenset[str] | None = None) -> list[HtmlTag]:
     except Exception:  # html.parser is lenient; what it read before a fault is kept
         pass
     return reader.tags
+
+
+def written_plainly(html: str) -> str:
+    """`html` with each start tag whose source holds a `<` after its first character
+    (`alt="a<b"`) or a quote (`alt=泵's`, `alt='x'`) written again as html.parser reads it:
+    its lower-case name, each attribute double-quoted with `&`, `<`, `>` and quotes escaped
+    (a `/>` kept), so that the patterns finding whole tags (`TAG_BODY`, linear because a
+    value holds no `<`) read the tag a browser reads; the rest of `html` as it is."""
+    if "<" not in html:
+        return html
+    out, pos = [], 0
+    for tag in start_tags(html):
+        source = html[tag.start:tag.end]
+        if "<" not in source[1:] and "'" not in source:
+            continue
+        attrs = "".join(f' {key}="{escape(value)}"' for key, value in tag.attrs.items())
+        out += [html[pos:tag.start], f"<{tag.name}{attrs}{'/>' if source.endswith('/>') else '>'}"]
+        pos = tag.end
+    return "".join(out) + html[pos:] if out else html
 
 
 # the attribute naming the file an HTML element plays or shows in the page (a video, a

@@ -12,7 +12,9 @@ markdown-it's own renderer in what author content may do:
   whose `<figcaption>` is the caption's words (`kbtools.markdown.figures`),
   an inline `<a href="…">…</a>` in text is a link as `[…](…)` is (its `href` only: `kb
   check` checks it, the build ships the PDF it names) and an inline `<a id="…"></a>` the anchor `#…` links reach (its id only),
-  every other HTML block or inline tag is shown as escaped text;
+  a block of `<video>`/`<audio>` players the page's own players of the files the release
+  ships (`kbtools.serve.media`), every other HTML block or inline tag is shown as escaped
+  text;
 - an author's ``==highlight==`` is ``<mark class="hl">``;
 - text is escaped first, then the question's matched terms are wrapped in ``<mark>``; a
   term of one CJK character (用, 药) only inside the cited lines (anywhere else it marks
@@ -63,7 +65,7 @@ from markdown_it.utils import OptionsDict
 
 from kbtools.markdown.figures import FigureParts, figure_parts, inline_block, wrapped_words
 from kbtools.markdown.formula_words import formula_words
-from kbtools.markdown.html_tags import TAG_BODY, tag_attributes
+from kbtools.markdown.html_tags import TAG_BODY, tag_attributes, written_plainly
 from kbtools.markdown.parser import (
     BR,
     img_attributes,
@@ -84,6 +86,7 @@ from kbtools.serve.editors import (
 )
 from kbtools.serve.headings import anchor_headings, passage_headings
 from kbtools.serve.marks import highlight, lone_character, terms_pattern
+from kbtools.serve.media import media_block, media_tag, pixels
 from kbtools.serve.passes import (
     RenderContext,
     block_langs,
@@ -144,6 +147,7 @@ class SafeRenderer(RendererHTML):
         self.ctx = ctx
         self.details = 0  # the `<details>` boxes opened and not closed yet
         self.html_links: list[str] = []  # the closing markup of each open HTML `<a>`
+        self.players: list[str] = []  # the inline `<video src>` shown, their end tags to come
         self.pattern = terms_pattern(ctx.terms)
         self.outside = terms_pattern(t for t in ctx.terms if not lone_character(t))
 
@@ -222,7 +226,7 @@ class SafeRenderer(RendererHTML):
 
     def html_block(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                    env: Any) -> str:
-        content = tokens[idx].content
+        content = written_plainly(tokens[idx].content)  # `alt="a<b"` read as a browser reads it
         if _is_comment(content):
             return ""
         if _IMG_ONLY.fullmatch(content):  # Typora's resized picture: shown, attributes dropped
@@ -230,7 +234,10 @@ class SafeRenderer(RendererHTML):
         if _IMG_ONLY.fullmatch(_WRAPPER.sub("", content)):  # the same in a centring wrapper
             centred = "centred" if _centres(_WRAPPER.findall(content)) else ""
             return f'<p{_block_attrs(tokens[idx], centred)}>{self._img_tags(content)}</p>\n'
-        figure = figure_parts(content)  # pictures and their caption (Typora, GitHub)
+        if (players := media_block(content, self.ctx)) is not None:  # `<video controls …>`
+            centred = "centred" if _centres(_WRAPPER.findall(content)) else ""
+            return f'<p{_block_attrs(tokens[idx], centred)}>{"<br>".join(players)}</p>\n'
+        figure = figure_parts(content, page=True)  # pictures and their caption (Typora, GitHub)
         if figure is not None:
             return self._figure(tokens[idx], figure)
         if (words := wrapped_words(content)) is not None:  # `<center>第一章 安装</center>`
@@ -240,7 +247,8 @@ class SafeRenderer(RendererHTML):
         if (inline := inline_block(content)) is not None:  # `<p align="center"><a …>链接</a></p>`
             return self._inline_block(tokens[idx], *inline, options, env)
         box = self._disclosure(tokens[idx])
-        return box if box is not None else f'<pre class="raw-html">{escapeHtml(content)}</pre>\n'
+        source = tokens[idx].content
+        return box if box is not None else f'<pre class="raw-html">{escapeHtml(source)}</pre>\n'
 
     def _inline_block(self, tok: Token, pieces: list[tuple[bool, str]], wrappers: tuple[str, ...],
                       options: OptionsDict, env: Any) -> str:
@@ -302,13 +310,15 @@ class SafeRenderer(RendererHTML):
 
     def html_inline(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                     env: Any) -> str:
-        content = tokens[idx].content
+        content = written_plainly(tokens[idx].content)
         if content.startswith("<!--"):
             return ""
         if BR.fullmatch(content):
             return "<br>"
         if _IMG_ONLY.fullmatch(content):
             return self._img_tags(content)
+        if (player := media_tag(content, self.ctx, self.players)) is not None:  # `文 <video src=…>`
+            return player
         if _PICTURE.fullmatch(content) and (content[1] != "s" and content[1] != "S"
                                             or "srcset" in tag_attributes(content)):
             return ""  # (a video's `<source src>` stays as written)
@@ -325,7 +335,7 @@ class SafeRenderer(RendererHTML):
         if m := _FORMAT_TAG.fullmatch(content):
             name = _FORMAT_SHOWN.get(m.group(2).lower(), m.group(2).lower())
             return (f"</{name.split()[0]}>" if m.group(1) else f"<{name}>") if name else ""
-        return escapeHtml(content)
+        return escapeHtml(tokens[idx].content)
 
     def _img_tags(self, html: str) -> str:
         """HTML `<img>` tags (Typora writes one to resize a picture) as the page's own
@@ -333,7 +343,7 @@ class SafeRenderer(RendererHTML):
         --fix` writes for Obsidian's `![[a.png|300]]`) are read, every other attribute is
         dropped."""
         return "".join(self._image(a["src"], a.get("alt", ""), a.get("title", ""),
-                                   _pixels(a.get("width")), _pixels(a.get("height")))
+                                   pixels(a.get("width")), pixels(a.get("height")))
                        for a in img_attributes(html))
 
     # --- formulas ---------------------------------------------------------------------
@@ -430,13 +440,6 @@ class SafeRenderer(RendererHTML):
         external = href.startswith(("http://", "https://"))
         rel = ' rel="noopener noreferrer nofollow" class="external"' if external else ""
         return f'<a href="{escapeHtml(href)}"{rel}{printed_href(href)}>', "</a>"
-
-
-def _pixels(value: str | None) -> int:
-    """An `<img>` size attribute in pixels (`300`, `300px`); 0 when it is none or another
-    unit (a percentage is left to the style sheet)."""
-    text = (value or "").strip().lower().removesuffix("px")
-    return int(text) if text.isascii() and text.isdigit() and 0 < len(text) <= 5 else 0
 
 
 def _centres(tags: list[str]) -> bool:
