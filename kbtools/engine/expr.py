@@ -108,8 +108,9 @@ ORD_FIELD = "f_ord"
 # and a unit in words a blank apart (200 sq ft, 2 cubic metres, 30 degrees F, 450 kg per ha)
 # a quantity, `filter_numbers.quantity`; a month or a date in English words (March 2024,
 # 1 Mar 2024) that period, `filter_kinds.period_of`; 15: money with its currency's sign
-# before or after it (¥80, $12.50, 80元) a quantity of that currency, `filter_numbers.quantity`
-FILTER_RULES = "15"
+# before or after it (¥80, $12.50, 80元) a quantity of that currency, `filter_numbers.quantity`;
+# 16: a dollar with its country's letters (US$12, HK$12, NT$12, S$12) a quantity of its currency
+FILTER_RULES = "16"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 
 # Milvus reads only these escapes in a string literal (\u, \x, \b, \0 … are refused);

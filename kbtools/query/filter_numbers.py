@@ -31,7 +31,7 @@ from functools import lru_cache
 from typing import Any
 
 from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
-from kbtools.decision.units import GROUP_OF, SCALED_SPELLINGS, SCALES, SPELLED_UNITS, scaled_units
+from kbtools.decision.units import DOLLAR_PREFIXES, GROUP_OF, SCALED_SPELLINGS, SCALES, SPELLED_UNITS, scaled_units
 
 _NAMED = frozenset({"inf", "infinity", "nan"})  # the numbers `Decimal` reads by name, unsigned
 # what `Decimal` reads as a finite number with an exponent (digits may hold underscores
@@ -264,9 +264,12 @@ def order_text(number: Number) -> str:
 # known so (m2, cm2, m3: `_POWERED`)
 _NUMBER = r"\s*([+-]?(?:(?:0|[1-9]\d*)(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?)\s*"
 _NUMBER_AT = re.compile(_NUMBER)
-_QUANTITY = re.compile(_NUMBER + r"((?:°?[^\W\d_]+[23]?(?:/[^\W\d_]+[23]?)?)|[%℃℉¥$€£])\s*")
-# a currency's sign before its amount (¥80, $12.50, € 5): the amount in that currency
-_MONEY_FIRST = re.compile(r"([¥$€£￥＄])" + _NUMBER)
+# a dollar with its country's letters (US$, HK$, S$: `kbtools.decision.units.DOLLAR_PREFIXES`)
+_DOLLAR = r"(?i:" + "|".join(DOLLAR_PREFIXES) + r")\$"
+_QUANTITY = re.compile(_NUMBER + r"((?:°?[^\W\d_]+[23]?(?:/[^\W\d_]+[23]?)?)|" + _DOLLAR
+                       + r"|[%℃℉¥$€£])\s*")
+# a currency's sign before its amount (¥80, $12.50, € 5, HK$12): the amount in that currency
+_MONEY_FIRST = re.compile(r"(" + _DOLLAR + r"|[¥$€£￥＄])" + _NUMBER)
 MAX_QUANTITY_CHARS = 40  # longer text is no measured value
 # the units written with a power's digit (as NFKC writes m² and ㎡): no other letters and digit
 # are a unit (5A2 is a code)
