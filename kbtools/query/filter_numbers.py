@@ -31,7 +31,14 @@ from functools import lru_cache
 from typing import Any
 
 from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
-from kbtools.decision.units import DOLLAR_PREFIXES, GROUP_OF, SCALED_SPELLINGS, SCALES, SPELLED_UNITS, scaled_units
+from kbtools.decision.units import (
+    DOLLAR_PREFIXES,
+    GROUP_OF,
+    SCALED_SPELLINGS,
+    SCALES,
+    SPELLED_UNITS,
+    scaled_units,
+)
 
 _NAMED = frozenset({"inf", "infinity", "nan"})  # the numbers `Decimal` reads by name, unsigned
 # what `Decimal` reads as a finite number with an exponent (digits may hold underscores
