@@ -73,6 +73,7 @@ from kbtools.serve.i18n import (
     error_in,
     error_zh,
     meant_text,
+    unknown_key_text,
 )
 from kbtools.serve.nearest import former_title, suggestions
 from kbtools.serve.pagerender import Page
@@ -326,8 +327,8 @@ def filter_note(p: Page, served: Served, where: Sequence[Condition], verified: b
         check_filters(served.index, checked)
     except UsageError as exc:
         if exc.key == "unknown_where_key":
-            return p.t("filter_unknown", name=exc.values.get("key", ""),
-                       keys=", ".join(facets)), True
+            return p.t("filter_unknown", name=exc.values.get("key", ""), keys=", ".join(facets),
+                       hint=unknown_key_text(p.lang, exc.values)), True
         return p.t("filter_refused", error=error_in(exc, p.lang)), True
     emptied, together = emptying_filters(served.index, checked, verified)
     if not emptied:  # a value of a list no document holds (crop=小麦,玉木): said, and applied
