@@ -330,6 +330,22 @@ def unit_written(text: str) -> str:
     return clean[m.end():] if m else ""
 
 
+_PERCENT = GROUP_OF["%"]
+
+
+def fraction_or_percent(number: Number, unit: str) -> bool:
+    """Whether a bare `number` (a document's ``湿度: 0.9``) beside a quantity in `unit` may
+    mean two things: in percent (``80%``), one of 0 < |n| ≤ 1 is a fraction (90 %) as much as that many percent (0.9 %), so an order leaves it out rather
+    than compare one guess (0 is 0 % either way, 50 is 50 %)."""
+    return is_percent(unit) and isinstance(number, Decimal) and number.is_finite() and \
+        not number.is_zero() and number.copy_abs() <= 1  # exactly, of any exponent
+
+
+def is_percent(unit: str) -> bool:
+    """Whether a quantity's `unit` (`quantity`: ``%``, ``percent``) is percent."""
+    return GROUP_OF.get(unit) == _PERCENT
+
+
 class Incomparable:
     """What two quantities in different units compare as (`quantity`): every comparison
     false, ``=`` too (``!=`` is its opposite where filters ask it)."""

@@ -1,0 +1,51 @@
+"""``--where 湿度>=80%`` beside a document's ``湿度: 0.9`` (session 45, f45c; issue 5).
+
+A bare number orders with a quantity's number in the quantity's unit (``power>5`` holds for
+``7.5kW``), so ``0.9`` beside ``80%`` was 0.9 %: ``湿度<=50%`` found it, ``湿度>=80%`` did not,
+where its author most likely wrote 90 % as a fraction. A bare number of 0 < |n| ≤ 1 beside a
+percentage is either, so an order on a percentage leaves it out (as it leaves text out of
+``<``), locally and in Milvus alike; 0 (0 % either way) and bare numbers above 1 (``50`` is
+50 %) still order, and a filter in any other unit is as before."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kbtools.errors import FilterError
+from kbtools.query.filter_text import parse_where
+from tests.milvus_server import engine_rows, facts_fixture, local_rows, milvus  # noqa: F401
+
+FACTS = [{"湿度": v} for v in ("90%", "0.9", "50", "0.5%", "1", "0", ["0.95", "85%"], "-0.5",
+                              "高", "0.9kW")]
+coll = facts_fixture("percent", FACTS)
+
+
+@pytest.mark.parametrize(("where", "rows"), [
+    ("湿度>=80%", [0, 6, 8]),  # 0.9, 1 and 0.95 are no 0.9 %, 1 %, 0.95 %; 高 text, after all
+    ("湿度<=50%", [2, 3, 5]),  # 0.9 was 0.9 % here; 50 is 50 %, 0 is 0 %
+    ("湿度<1%", [3, 5]), ("湿度=0%..100%", [0, 2, 3, 5, 6]), ("湿度>-1%", [0, 2, 3, 5, 6, 8]),
+    ("湿度>=0.8", [0, 1, 2, 4, 6, 8, 9]),  # a bare filter orders every number as before
+    ("湿度<=1kW", [1, 4, 5, 6, 7, 9]),  # a bare 0.9 is 0.9kW beside one in kW, as before
+])
+def test_a_bare_fraction_is_not_ordered_with_a_percentage_locally_and_in_milvus(coll, where,
+                                                                               rows):
+    conditions = parse_where([where])
+    local = [set(local_rows(FACTS, k, o, w)) for k, o, w in conditions]
+    engine = [set(engine_rows(coll, "percent", k, o, w, FACTS)) for k, o, w in conditions]
+    assert local == engine
+    assert sorted(set.intersection(*local)) == rows
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(want=st.builds(lambda n, u: f"{n}{u}", st.sampled_from(
+    ["0", "0.5", "0.9", "1", "1.5", "50", "-0.5", "100"]), st.sampled_from(["%", "", "kW"])),
+       op=st.sampled_from([">=", "<=", ">", "<", "=", "!="]))
+def test_any_percentage_filters_alike_locally_and_in_milvus(coll, want, op):
+    try:
+        conditions = parse_where([f"湿度{op}{want}"])
+    except FilterError:
+        return
+    for key, o, w in conditions:
+        assert engine_rows(coll, "percent", key, o, w, FACTS) == local_rows(FACTS, key, o, w)
