@@ -9,13 +9,23 @@ percentage is either, so an order on a percentage leaves it out (as it leaves te
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kbtools.cli import main
 from kbtools.errors import FilterError
 from kbtools.query.filter_text import parse_where
-from tests.milvus_server import engine_rows, facts_fixture, local_rows, milvus  # noqa: F401
+from tests.milvus_server import (  # noqa: F401
+    engine_rows,
+    facts_fixture,
+    local_rows,
+    milvus,
+    published_repo,
+)
 
 FACTS = [{"湿度": v} for v in ("90%", "0.9", "50", "0.5%", "1", "0", ["0.95", "85%"], "-0.5",
                               "高", "0.9kW")]
@@ -49,3 +59,34 @@ def test_any_percentage_filters_alike_locally_and_in_milvus(coll, want, op):
         return
     for key, o, w in conditions:
         assert engine_rows(coll, "percent", key, o, w, FACTS) == local_rows(FACTS, key, o, w)
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory, milvus):  # noqa: F811
+    docs = {f"knowledge/{name}.md": (
+        f"---\ntitle: {name}\ncategory: engineering\nproject: demo\nsource: test\n"
+        f"author: alice@example.org\ntimestamp: \"2024-05-01T00:00:00Z\"\nverified: false\n"
+        f"湿度: {value}\n---\n\n"
+        f"# {name}\n\nSeal replacement of the pump {name}: drain it, then fit the seal.\n")
+        for name, value in (("wet", "90%"), ("fraction", "0.9"), ("dry", "50"))}
+    return published_repo(milvus, tmp_path_factory.mktemp("percent") / "kp", "percent", docs,
+                          ("湿度",))
+
+
+def test_a_bare_fraction_left_out_is_said_once_locally_and_in_the_engine(released):
+    """Left out silently, ``湿度: 0.9`` would be as lost as when it compared as 0.9 %: the
+    search says it once (the JSON's ``filters.fractions_left_out``, a note in the text)."""
+    dist, url = released
+    for target in (["--index", str(dist)], ["--engine", url]):
+        args = ["query", "-k", "20", "--no-log", "pump seal replacement", "--where",
+                "湿度>=80%", *target]
+        res = CliRunner().invoke(main, [args[0], "--json", *args[1:]])
+        assert res.exit_code == 0, res.output
+        out = json.loads(res.output)
+        assert sorted({r["doc"].rsplit("/", 1)[-1][:-3] for r in out["results"]}) == ["wet"]
+        assert out["filters"]["fractions_left_out"] == ["湿度: 0.9"], target
+        text = CliRunner().invoke(main, args)
+        assert text.output.count("湿度: 0.9") == 1 and "left out" in text.output, text.output
+    none = CliRunner().invoke(main, ["query", "--json", "--no-log", "pump seal replacement",
+                                     "--where", "湿度>=0.8", "--index", str(dist)])
+    assert "fractions_left_out" not in json.loads(none.output)["filters"]  # no percentage
