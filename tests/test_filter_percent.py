@@ -9,16 +9,20 @@ percentage is either, so an order on a percentage leaves it out (as it leaves te
 
 from __future__ import annotations
 
+import html
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from starlette.testclient import TestClient
 
 from kbtools.cli import main
 from kbtools.errors import FilterError
 from kbtools.query.filter_text import parse_where
+from kbtools.serve.app import create_app
 from tests.milvus_server import (  # noqa: F401
     engine_rows,
     facts_fixture,
@@ -90,3 +94,14 @@ def test_a_bare_fraction_left_out_is_said_once_locally_and_in_the_engine(release
     none = CliRunner().invoke(main, ["query", "--json", "--no-log", "pump seal replacement",
                                      "--where", "湿度>=0.8", "--index", str(dist)])
     assert "fractions_left_out" not in json.loads(none.output)["filters"]  # no percentage
+
+
+def test_the_search_page_says_a_bare_fraction_left_out_in_its_language(released):
+    dist, _ = released
+    with TestClient(create_app(dist), base_url="http://127.0.0.1") as client:
+        for lang, said in (("zh", "湿度: 0.9 没有参与百分比筛选"),
+                           ("en", "湿度: 0.9 left out of the percentage filter")):
+            page = client.get("/", params=[("q", "pump seal replacement"),
+                                           ("where", "湿度>=80%"), ("lang", lang)])
+            [note] = re.findall(r'<p class="filter-note" role="status">(.*?)</p>', page.text)
+            assert html.unescape(note).startswith(said), note

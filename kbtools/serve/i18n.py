@@ -87,6 +87,11 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     # values of a filter no document holds while its others are (``crop=小麦,玉木``): applied
     "filter_value_unheld": ("没有文档符合 {filters}，已按其余的值筛选。",
                             "No document has {filters}; the other values are applied."),
+    # document values a percentage filter leaves out (湿度: 0.9 beside 湿度>=80%)
+    "fractions_left_out": ("{values} 没有参与百分比筛选：不大于 1 的数可能是小数（0.9 即 90%），"
+                           "也可能就是百分数，请写上 %。",
+                           "{values} left out of the percentage filter: a number of at most 1 "
+                           "may be a fraction (0.9 for 90%) or that many percent; write its %."),
     # filters a value no document holds may mean (``crop=玉米`` for crop=玉木)
     "meant": ("（是不是要找 {filters}？）", " (did you mean {filters}?)"),
     # filters that leave nothing only together (``?f.crop=小麦&f.disease=稻瘟病``)
