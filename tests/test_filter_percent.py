@@ -92,7 +92,7 @@ def test_a_bare_fraction_left_out_is_said_once_locally_and_in_the_engine(release
         text = CliRunner().invoke(main, args)
         assert text.output.count("湿度: 0.9") == 1 and "left out" in text.output, text.output
     none = CliRunner().invoke(main, ["query", "--json", "--no-log", "pump seal replacement",
-                                     "--where", "湿度>=0.8", "--index", str(dist)])
+                                     "--where", "湿度>=60", "--index", str(dist)])
     assert "fractions_left_out" not in json.loads(none.output)["filters"]  # no percentage
 
 
@@ -105,3 +105,18 @@ def test_the_search_page_says_a_bare_fraction_left_out_in_its_language(released)
                                            ("where", "湿度>=80%"), ("lang", lang)])
             [note] = re.findall(r'<p class="filter-note" role="status">(.*?)</p>', page.text)
             assert html.unescape(note).startswith(said), note
+
+
+@pytest.mark.parametrize(("where", "said"), [
+    ("湿度>=0.8", "湿度>=0.8: 湿度 is a percentage in this index (e.g. 90%); write 80% for a "
+                 "fraction, or 0.8%"),
+    ("湿度=0.5..1", "湿度>=0.5: 湿度 is a percentage in this index (e.g. 90%); write 50% for "
+                   "a fraction, or 0.5%"),
+])
+def test_a_bare_fraction_filter_on_percentages_names_both_meanings(released, where, said):
+    """``湿度>=0.8`` beside ``湿度: 90%`` compared 0.8 %, finding every humid document where
+    80 % was likely meant: refused, naming what to write for each meaning."""
+    dist, _ = released
+    res = CliRunner().invoke(main, ["query", "--no-log", "pump seal", "--where", where,
+                                    "--index", str(dist)])
+    assert res.exit_code == 2 and said in " ".join(res.output.split()), res.output

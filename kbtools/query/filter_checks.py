@@ -10,6 +10,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
 
 from kbtools.errors import FilterError
@@ -24,7 +25,7 @@ from kbtools.query.filter_fields import (
     scalars,
 )
 from kbtools.query.filter_kinds import boolean_of, fold, instant_text, period_of, version_text
-from kbtools.query.filter_numbers import order_number, quantity
+from kbtools.query.filter_numbers import fraction_or_percent, is_percent, order_number, quantity
 from kbtools.query.filter_text import Between, Condition, Want, values_of, where_text, written_hint
 from kbtools.query.filter_units import celsius, dimension, dimension_problem
 
@@ -185,6 +186,7 @@ def _check_order(key: str, op: str, want: str, values: list[Any]) -> None:
     if not held:
         return
     shown = where_text(key, op, want)
+    _check_fraction(key, shown, want, held)
     if all(_is_number(str(v)) for v in held):
         if not _is_number(want) and version_text(want) is None:  # 1.10.2 beside 1.9
             raise FilterError("bad", f"{shown}: {written_hint(want)}{key} is a number in this "
@@ -203,6 +205,21 @@ def _check_order(key: str, op: str, want: str, values: list[Any]) -> None:
         raise FilterError("bad", f"{shown}: {no_day}{key} is a date in this index "
                           f"(e.g. {held[0]}); compare it with a date, YYYY-MM-DD",
                           key="bad_where", values={"where": shown})
+
+
+def _check_fraction(key: str, shown: str, want: str, held: list[Any]) -> None:
+    """An order's bare 0 < |n| ≤ 1 (``湿度>=0.8``) on a key whose quantities are all
+    percentages (``湿度: 90%``) may mean a fraction (80 %) or that many percent, as a
+    document's bare one does (`filter_numbers.fraction_or_percent`): an error naming both."""
+    number = order_number(want)
+    amounts = [a for v in held if (a := quantity(str(v))) is not None]
+    if not isinstance(number, Decimal) or not amounts or not fraction_or_percent(number, "%") \
+            or not all(is_percent(unit) for unit, _ in amounts):
+        return
+    example = next(str(v) for v in held if quantity(str(v)) is not None)
+    raise FilterError("bad", f"{shown}: {key} is a percentage in this index (e.g. {example});"
+                      f" write {(number * 100).normalize():f}% for a fraction, or {want}%",
+                      key="bad_where", values={"where": shown})
 
 
 def _no_day(want: str) -> bool:
