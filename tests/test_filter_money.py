@@ -32,9 +32,29 @@ def test_money_is_a_quantity_of_its_currency_locally_and_in_milvus(coll, where, 
     assert sorted(set.intersection(*local)) == rows
 
 
+DOLLARS = [{"价格": p} for p in ("US$12", "HK$12", "NT$12", "S$12", "$12", "12港元", "HK$ 80")]
+dollars = facts_fixture("dollars", DOLLARS)
+
+
+@pytest.mark.parametrize(("where", "rows"), [
+    ("价格=HK$12", [1, 5]), ("价格=$12", [0, 4]), ("价格=US$12", [0, 4]),  # US$ is $, HK$ 港元
+    ("价格=NT$12", [2]), ("价格=S$12", [3]), ("价格>HK$50", [6]), ("价格<=20美元", [0, 4]),
+    ("价格=12..12", list(range(6))),  # a bare number orders with every amount
+])
+def test_a_dollar_with_its_country_is_its_own_currency_locally_and_in_milvus(dollars, where,
+                                                                              rows):
+    conditions = parse_where([where])
+    local = [set(local_rows(DOLLARS, k, o, w)) for k, o, w in conditions]
+    engine = [set(engine_rows(dollars, "dollars", k, o, w, DOLLARS)) for k, o, w in conditions]
+    assert local == engine
+    assert sorted(set.intersection(*local)) == rows
+
+
 @pytest.mark.parametrize(("text", "read"), [
     ("¥80", ("¥", 80)), ("$12.50", ("$", 12.5)), ("€ 5", ("€", 5)), ("￥80", ("¥", 80)),
     ("£3.5", ("£", 3.5)), ("80¥", ("¥", 80)), ("$HOME", None), ("¥", None), ("$1,000", None),
+    ("US$12", ("us$", 12)), ("HK$ 12", ("hk$", 12)), ("nt$12", ("nt$", 12)), ("12S$", ("s$", 12)),
+    ("HK12", None), ("XX$12", None),
 ])
 def test_a_currency_sign_before_or_after_an_amount_is_its_unit(text, read):
     got = quantity(text)

@@ -330,6 +330,25 @@ def test_an_unknown_key_names_the_one_key_whose_values_fit(dist, client, where, 
     assert api.status_code == 400 and f"{key!r}{hint}" in api.text
 
 
+@pytest.mark.parametrize(("where", "zh", "en"), [  # session 45 (f45c, issue 14)
+    ("功率>=6kW", "（是不是要找 power>=6kW？它的值形如 5kW）",
+     " (did you mean power>=6kW? its values are like 5kW)"),
+    ("作物=水稻", "（是不是要找 crop=水稻？它有 水稻 这个值）", " (did you mean crop=水稻? it holds 水稻)"),
+    ("施药时间=2024", "（是不是要找 施药 时间？）", " (did you mean 施药 时间?)"),
+    ("作物=香蕉", "", ""),
+])
+def test_the_page_names_what_an_unknown_key_may_mean_in_its_language(client, where, zh, en):
+    """The CLI, the API and MCP said "did you mean power>=6kW? its values are like 5kW" for
+    an unknown key; the page's note named the key and the known ones alone, in either
+    language."""
+    key = where.split("=")[0].rstrip("<>")
+    for lang, hint, said in (("zh", zh, f"知识库没有“{key}”这个筛选项{zh}，没有进行搜索。"),
+                             ("en", en, f"This knowledge has no filter “{key}”{en}, so nothing")):
+        page = client.get("/", params=[("q", Q), ("where", where), ("lang", lang)])
+        [note] = re.findall(r'<p class="filter-note" role="status">(.*?)</p>', page.text)
+        assert html.unescape(note).startswith(said), (lang, hint)
+
+
 def test_a_value_holding_its_own_comma_is_offered_in_quotes(dist):
     """``region=华北、东北、西北`` asks for any of three regions; a document holding the one value
     ``华北、东北、西北`` is offered quoted, which finds it (session 40)."""

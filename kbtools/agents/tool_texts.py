@@ -70,7 +70,8 @@ once it is gone the error names the releases kept: search the one served now ins
 with their synonyms or other spellings (`from`), `unheld` the values of `where` filters no
 document holds while the filter's other values are applied (crop=小麦,玉木: crop=玉木), each
 with `did_you_mean`: tell the user; `excludes_nothing` the `!=` filters whose value no
-document holds nor resembles (an exclusion the knowledge already satisfies: no need to say).
+document holds nor resembles (an exclusion the knowledge already satisfies: no need to say);
+`fractions_left_out` values a percentage filter left out (湿度: 0.9 beside 湿度>=80%): tell the user.
 `not_in_knowledge` (when present) lists the
 codes and names (settings, keys) of the question that no document holds, also when the rest
 is answered: tell the user the knowledge says nothing about them. It names the first {shown};

@@ -270,6 +270,8 @@ def render(res: SearchResponse, explain: bool) -> None:
         click.echo(click.style(unheld, fg="yellow"))
     if (quiet := res.filters.excludes_nothing_text()) is not None:  # crop!=玉米, none has 玉米
         click.echo(quiet)
+    if (fractions := res.filters.fractions_text()) is not None:  # 湿度: 0.9 beside 湿度>=80%
+        click.echo(click.style(fractions, fg="yellow"))
     names, more = res.names_shown()  # codes and names no document holds
     missing = ", ".join(names) + (f" and {more} more" if more else "")
     if res.no_answer and res.reason == FILTERED_AWAY:

@@ -38,9 +38,14 @@ UNIT_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
     {"w", "瓦"}, {"kw", "千瓦"}, {"hp", "horsepower"}, {"rpm", "转/分", "r/min"},
     {"in/s", "ips"}, {"mm/s"}, {"gpm"}, {"cfm"}, {"cal/cm2", "cal/cm²"},
     # money: each currency its own unit, never converted to another (¥80 is 80元)
-    {"元", "¥", "人民币", "rmb", "cny"}, {"$", "usd", "美元"}, {"€", "eur", "欧元"},
-    {"£", "gbp", "英镑"},
+    {"元", "¥", "人民币", "rmb", "cny"}, {"$", "us$", "usd", "美元"}, {"€", "eur", "欧元"},
+    {"£", "gbp", "英镑"}, {"hk$", "hkd", "港元", "港币"}, {"nt$", "twd", "新台币"},
+    {"s$", "sgd", "新加坡元"}, {"a$", "aud", "澳元"}, {"c$", "cad", "加元"},
+    {"nz$", "nzd", "新西兰元"},
 ))
+# the dollars written with their country's letters before the sign (US$12, HK$12, S$12): each
+# its own currency, as `UNIT_GROUPS` names it (a bare $ is the US dollar)
+DOLLAR_PREFIXES = ("US", "HK", "NT", "NZ", "A", "C", "S")
 GROUP_OF = {unit: i for i, group in enumerate(UNIT_GROUPS) for unit in group}
 # a length's spellings in English, as `SPELLED_UNITS` squares and cubes them (sq ft, cubic metres)
 _LENGTH_WORDS: dict[str, tuple[str, ...]] = {

@@ -68,7 +68,14 @@ from kbtools.query.filter_kinds import (
     version_text,
     wanted_keys,
 )
-from kbtools.query.filter_numbers import number_key, order_number, order_text, quantity
+from kbtools.query.filter_numbers import (
+    fraction_or_percent,
+    is_percent,
+    number_key,
+    order_number,
+    order_text,
+    quantity,
+)
 from kbtools.query.filter_text import Between, Condition, Want
 from kbtools.query.filter_units import measured
 
@@ -108,8 +115,11 @@ ORD_FIELD = "f_ord"
 # and a unit in words a blank apart (200 sq ft, 2 cubic metres, 30 degrees F, 450 kg per ha)
 # a quantity, `filter_numbers.quantity`; a month or a date in English words (March 2024,
 # 1 Mar 2024) that period, `filter_kinds.period_of`; 15: money with its currency's sign
-# before or after it (¥80, $12.50, 80元) a quantity of that currency, `filter_numbers.quantity`
-FILTER_RULES = "15"
+# before or after it (¥80, $12.50, 80元) a quantity of that currency, `filter_numbers.quantity`;
+# 16: a dollar with its country's letters (US$12, HK$12, NT$12, S$12) a quantity of its currency;
+# f_ord's p extremes: the bare numbers but 0 < |n| <= 1, what a percentage orders (湿度>=80%
+# leaves 湿度: 0.9 out, a fraction or 0.9 %: `filter_numbers.fraction_or_percent`)
+FILTER_RULES = "16"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 
 # Milvus reads only these escapes in a string literal (\u, \x, \b, \0 … are refused);
@@ -195,9 +205,10 @@ def _extremes(texts: list[str]) -> dict[str, str]:
         by_class.setdefault(member_class(text), []).append(text)
     for cls, members in by_class.items():
         ext.update({f"t{cls}max": max(members), f"t{cls}min": min(members)})
+    bare = [x for c in "nmy" for t in by_class.get(c, []) if (x := order_number(t)) is not None]
     sides: dict[str, list[str]] = {
-        "n": [order_text(x) for c in "nmy" for t in by_class.get(c, [])
-              if (x := order_number(t)) is not None],
+        "n": [order_text(x) for x in bare],  # p: those a percentage orders (not 0.9)
+        "p": [order_text(x) for x in bare if not fraction_or_percent(x, "%")],
         "v": [v for t in by_class.get("v", []) if (v := version_text(t)) is not None],
         "d": [d for t in by_class.get("d", []) if (d := instant_text(t)) is not None],
         "y": [y for t in by_class.get("y", []) if (y := value_instant(t)) is not None]}
@@ -241,7 +252,7 @@ def _written(side: str, want: str) -> str:
     """A filter's value as the order `side` (`_extremes`) writes its members."""
     if side.startswith("q:"):  # a quantity's number, in its dimension's unit when it converts
         return quantity_key(want).split(":", 2)[2]
-    if side == "n" and (amount := quantity(want)) is not None:
+    if side in ("n", "p") and (amount := quantity(want)) is not None:
         return order_text(amount[1])  # beside bare numbers: as written, in its own unit
     number = order_number(want) if side in ("n", "qn") else None
     text = (order_text(number) if number is not None else
@@ -262,6 +273,8 @@ def _order_condition(key: str, op: str, want: str, dates: bool) -> str:
     by = dict(_ORDERS_BY_WANT[cls])
     if cls == "q":  # quantities in its unit by number; in another unit, never (no text test)
         by["q"] = ":".join(quantity_key(want).split(":", 2)[:2])  # q:kw
+        if is_percent((quantity(want) or ("", 0))[0]):  # 80%: bare numbers but 0 < |n| <= 1
+            by.update(dict.fromkeys("nmy", "p"))
     period = period_of(want) if dates else None
     if cls == "d":  # a year (2024 beside dates) as the period or the instant it is
         by["y"] = "w" if period is not None else "y"

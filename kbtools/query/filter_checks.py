@@ -10,6 +10,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
 
 from kbtools.errors import FilterError
@@ -24,7 +25,7 @@ from kbtools.query.filter_fields import (
     scalars,
 )
 from kbtools.query.filter_kinds import boolean_of, fold, instant_text, period_of, version_text
-from kbtools.query.filter_numbers import order_number, quantity
+from kbtools.query.filter_numbers import fraction_or_percent, is_percent, order_number, quantity
 from kbtools.query.filter_text import Between, Condition, Want, values_of, where_text, written_hint
 from kbtools.query.filter_units import celsius, dimension, dimension_problem
 
@@ -40,12 +41,12 @@ def check_filters(index: KbIndex, where: Sequence[Condition]) -> None:
     docs = index.docs()
     for key, op, listed in where:
         if key not in known:
-            meant = close_key(key, known)
-            hint = f" (did you mean {meant}?)" if meant else _holding_hint(index, op, listed)
-            raise FilterError("unknown", f"key {key!r}{hint}; known keys: "
+            close = close_key(key, known)
+            meant = {"meant": close} if close else _holding_key(index, op, listed)
+            raise FilterError("unknown", f"key {key!r}{unknown_hint(meant)}; known keys: "
                               f"{', '.join(sorted(known))}",
                               key="unknown_where_key",
-                              values={"key": key, "keys": ", ".join(sorted(known))})
+                              values={"key": key, "keys": ", ".join(sorted(known)), **meant})
         warm = key_reads_temperatures(index, key)  # 20度 is 20 ℃ beside 25℃ (`celsius`)
         for asked, want in _asked(op, listed):  # a listed range (5–10kW,20kW): its bounds
             _check_value(key, asked, want, index)
@@ -85,12 +86,25 @@ def _with_year(want: str, docs: Sequence[dict[str, Any]], key: str) -> str | Non
                  if period_of(dated) is not None), None)
 
 
-def _holding_hint(index: KbIndex, op: str, listed: Want) -> str:
+def unknown_hint(meant: dict[str, str]) -> str:
+    """What an unknown key's filter may mean (`check_filters`' values: ``meant``, the filter
+    to write, with ``like``, a value of the key it names, or ``holds``, the value it holds),
+    as the CLI, the API and MCP say it: `` (did you mean power>=6kW? its values are like
+    5kW)``; "" when nothing is meant. The page says it in its language (`serve.i18n`)."""
+    if not meant.get("meant"):
+        return ""
+    said = (f" its values are like {meant['like']}" if meant.get("like") else
+            f" it holds {meant['holds']}" if meant.get("holds") else "")
+    return f" (did you mean {meant['meant']}?{said})"
+
+
+def _holding_key(index: KbIndex, op: str, listed: Want) -> dict[str, str]:
     """For a filter on a key the index lacks and resembles none of its keys (``power>=6kW``
     on knowledge that writes ``功率``, ``作物=小麦`` on one writing ``crop``), the one
     front-matter key whose values the filter's fit: quantities of its value's dimension
-    (``6kW`` beside ``5kW``, ``800 W``), else, for ``=``, that value itself: `` (did you
-    mean 功率>=6kW? its values are in kW)``; "" when none or several keys fit."""
+    (``6kW`` beside ``5kW``, ``800 W``), else, for ``=``, that value itself: the filter on
+    it as ``meant`` and one value of it as ``like`` (``{"meant": "功率>=6kW", "like":
+    "5kW"}``), or the value as ``holds``; empty when none or several keys fit."""
     wants = [want for _, want in _asked(op, listed)]
     amounts = [(want, a) for want in wants if (a := quantity(want)) is not None]
     fits: dict[str, str] = {}  # key -> a value of it the filter's fit
@@ -107,10 +121,9 @@ def _holding_hint(index: KbIndex, op: str, listed: Want) -> str:
                 elif not amounts and op == "=" and fold(text) in {fold(w) for w in wants}:
                     fits[key] = text
     if len(fits) != 1:
-        return ""
+        return {}
     (key, example), = fits.items()
-    said = f"its values are like {example}" if amounts else f"it holds {example}"
-    return f" (did you mean {where_text(key, op, listed)}? {said})"
+    return {"meant": where_text(key, op, listed), ("like" if amounts else "holds"): example}
 
 
 def _asked(op: str, listed: Want) -> list[tuple[str, str]]:
@@ -173,6 +186,7 @@ def _check_order(key: str, op: str, want: str, values: list[Any]) -> None:
     if not held:
         return
     shown = where_text(key, op, want)
+    _check_fraction(key, shown, want, held)
     if all(_is_number(str(v)) for v in held):
         if not _is_number(want) and version_text(want) is None:  # 1.10.2 beside 1.9
             raise FilterError("bad", f"{shown}: {written_hint(want)}{key} is a number in this "
@@ -191,6 +205,21 @@ def _check_order(key: str, op: str, want: str, values: list[Any]) -> None:
         raise FilterError("bad", f"{shown}: {no_day}{key} is a date in this index "
                           f"(e.g. {held[0]}); compare it with a date, YYYY-MM-DD",
                           key="bad_where", values={"where": shown})
+
+
+def _check_fraction(key: str, shown: str, want: str, held: list[Any]) -> None:
+    """An order's bare 0 < |n| ≤ 1 (``湿度>=0.8``) on a key whose quantities are all
+    percentages (``湿度: 90%``) may mean a fraction (80 %) or that many percent, as a
+    document's bare one does (`filter_numbers.fraction_or_percent`): an error naming both."""
+    number = order_number(want)
+    amounts = [a for v in held if (a := quantity(str(v))) is not None]
+    if not isinstance(number, Decimal) or not amounts or not fraction_or_percent(number, "%") \
+            or not all(is_percent(unit) for unit, _ in amounts):
+        return
+    example = next(str(v) for v in held if quantity(str(v)) is not None)
+    raise FilterError("bad", f"{shown}: {key} is a percentage in this index (e.g. {example});"
+                      f" write {(number * 100).normalize():f}% for a fraction, or {want}%",
+                      key="bad_where", values={"where": shown})
 
 
 def _no_day(want: str) -> bool:

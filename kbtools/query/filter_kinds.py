@@ -57,6 +57,7 @@ from kbtools.query.filter_numbers import (
     INCOMPARABLE,
     Incomparable,
     Number,
+    fraction_or_percent,
     narrow,
     order_number,
     order_text,
@@ -421,7 +422,9 @@ def keys_against(text: str, want: Wanted, ordered: bool = True
     if want.quantity is not None:
         if amount is not None:  # in one unit, or converted within one dimension
             return comparable(amount, want.quantity) or (INCOMPARABLE, INCOMPARABLE)
-        if number is not None and ordered:  # a bare number, in the filter's unit
+        if number is not None and ordered:  # a bare number, in the filter's unit (but
+            if fraction_or_percent(number, want.quantity[0]):  # 0.9 beside 80%: no order)
+                return INCOMPARABLE, INCOMPARABLE
             return number, want.quantity[1]
     elif amount is not None and want.number is not None and ordered:  # in the value's unit
         return amount[1], want.number

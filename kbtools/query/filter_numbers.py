@@ -31,7 +31,14 @@ from functools import lru_cache
 from typing import Any
 
 from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
-from kbtools.decision.units import GROUP_OF, SCALED_SPELLINGS, SCALES, SPELLED_UNITS, scaled_units
+from kbtools.decision.units import (
+    DOLLAR_PREFIXES,
+    GROUP_OF,
+    SCALED_SPELLINGS,
+    SCALES,
+    SPELLED_UNITS,
+    scaled_units,
+)
 
 _NAMED = frozenset({"inf", "infinity", "nan"})  # the numbers `Decimal` reads by name, unsigned
 # what `Decimal` reads as a finite number with an exponent (digits may hold underscores
@@ -264,9 +271,12 @@ def order_text(number: Number) -> str:
 # known so (m2, cm2, m3: `_POWERED`)
 _NUMBER = r"\s*([+-]?(?:(?:0|[1-9]\d*)(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?)\s*"
 _NUMBER_AT = re.compile(_NUMBER)
-_QUANTITY = re.compile(_NUMBER + r"((?:°?[^\W\d_]+[23]?(?:/[^\W\d_]+[23]?)?)|[%℃℉¥$€£])\s*")
-# a currency's sign before its amount (¥80, $12.50, € 5): the amount in that currency
-_MONEY_FIRST = re.compile(r"([¥$€£￥＄])" + _NUMBER)
+# a dollar with its country's letters (US$, HK$, S$: `kbtools.decision.units.DOLLAR_PREFIXES`)
+_DOLLAR = r"(?i:" + "|".join(DOLLAR_PREFIXES) + r")\$"
+_QUANTITY = re.compile(_NUMBER + r"((?:°?[^\W\d_]+[23]?(?:/[^\W\d_]+[23]?)?)|" + _DOLLAR
+                       + r"|[%℃℉¥$€£])\s*")
+# a currency's sign before its amount (¥80, $12.50, € 5, HK$12): the amount in that currency
+_MONEY_FIRST = re.compile(r"(" + _DOLLAR + r"|[¥$€£￥＄])" + _NUMBER)
 MAX_QUANTITY_CHARS = 40  # longer text is no measured value
 # the units written with a power's digit (as NFKC writes m² and ㎡): no other letters and digit
 # are a unit (5A2 is a code)
@@ -318,6 +328,22 @@ def unit_written(text: str) -> str:
         return money.group(1)  # ¥ of ¥80
     m = _NUMBER_AT.match(clean)
     return clean[m.end():] if m else ""
+
+
+_PERCENT = GROUP_OF["%"]
+
+
+def fraction_or_percent(number: Number, unit: str) -> bool:
+    """Whether a bare `number` (a document's ``湿度: 0.9``) beside a quantity in `unit` may
+    mean two things: in percent (``80%``), one of 0 < |n| ≤ 1 is a fraction (90 %) as much as that many percent (0.9 %), so an order leaves it out rather
+    than compare one guess (0 is 0 % either way, 50 is 50 %)."""
+    return is_percent(unit) and isinstance(number, Decimal) and number.is_finite() and \
+        not number.is_zero() and number.copy_abs() <= 1  # exactly, of any exponent
+
+
+def is_percent(unit: str) -> bool:
+    """Whether a quantity's `unit` (`quantity`: ``%``, ``percent``) is percent."""
+    return GROUP_OF.get(unit) == _PERCENT
 
 
 class Incomparable:

@@ -46,8 +46,8 @@ from kbtools.query.filter_kinds import (
     period_of,
     wanted,
 )
+from kbtools.query.filter_numbers import fraction_or_percent, is_percent, order_number, quantity
 from kbtools.query.filter_numbers import number_key as number_key  # re-exported
-from kbtools.query.filter_numbers import quantity
 from kbtools.query.filter_text import (  # re-exported: the filters' text, read and written
     MAX_WHERE_CHARS as MAX_WHERE_CHARS,
 )
@@ -306,6 +306,25 @@ def emptying_filters(index: KbIndex, where: Sequence[Condition],
         return [], False
     alone = [c for c, m in zip(conditions, masks, strict=True) if not m.any()]
     return (alone, False) if alone else (conditions, True)
+
+
+def fractions_left_out(index: KbIndex, where: Sequence[Condition]) -> list[str]:
+    """The document values an order on a percentage left out (`filter_numbers.
+    fraction_or_percent`: ``湿度: 0.9`` beside ``湿度>=80%``, a fraction or 0.9 %), each
+    once as ``key: value``, for every surface to say beside the results."""
+    said: dict[str, None] = {}
+    for key, op, listed in where:
+        percent = [want for want in values_of(listed) for bound, end in (
+            want.bounds() if isinstance(want, Between) else [(op, want)])
+            if bound in _ORDERED and (amount := quantity(end)) is not None and is_percent(amount[0])]
+        if not percent or key in CHUNK_KEYS or key == "verified":
+            continue
+        for d in index.docs():
+            for held in scalars([document_facts(d).get(key)]):
+                number = None if isinstance(held, bool) else order_number(str(held))
+                if number is not None and fraction_or_percent(number, "%"):
+                    said[f"{key}: {held}"] = None
+    return list(said)
 
 
 def unheld_values(index: KbIndex, where: Sequence[Condition]) -> list[tuple[str, list[str]]]:

@@ -193,6 +193,9 @@ class SearchFilters:
     # ``!=`` filters whose value no document holds nor resembles (``crop!=玉米`` on a
     # knowledge of wheat): they exclude nothing, as meant; a note (`split_unheld`)
     excludes_nothing: tuple[str, ...] = ()
+    # document values an order on a percentage leaves out (``湿度: 0.9`` beside ``湿度>=80%``:
+    # a fraction or 0.9 %), `kbtools.query.filters.fractions_left_out`; a note
+    fractions_left_out: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"where": list(self.where), "verified_only": self.verified_only,
@@ -209,6 +212,8 @@ class SearchFilters:
             out["unheld"] = [{"filter": f, "did_you_mean": list(m)} for f, m in self.unheld]
         if self.excludes_nothing:
             out["excludes_nothing"] = list(self.excludes_nothing)
+        if self.fractions_left_out:
+            out["fractions_left_out"] = list(self.fractions_left_out[:NAMES_SHOWN])
         return out
 
     def excludes_nothing_text(self) -> str | None:
@@ -218,6 +223,16 @@ class SearchFilters:
         one = len(self.excludes_nothing) == 1
         return (f"Note: {', '.join(self.excludes_nothing)} exclude{'s' if one else ''} nothing "
                 f"here (no document has {'that value' if one else 'those values'}).")
+
+    def fractions_text(self) -> str | None:
+        """`fractions_left_out` as one note for a person (`kb query`); None when none is."""
+        if not self.fractions_left_out:
+            return None
+        more = len(self.fractions_left_out) - NAMES_SHOWN
+        shown = "; ".join(self.fractions_left_out[:NAMES_SHOWN]) + \
+            (f" and {more} more" if more > 0 else "")
+        return (f"Note: {shown} left out of the percentage filter: a number of at most 1 "
+                "may be a fraction (0.9 for 90%) or that many percent; write it with its %.")
 
     def unheld_text(self) -> str | None:
         """`unheld` in a sentence for a person (`kb query`); None when every value is held."""

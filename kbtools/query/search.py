@@ -64,6 +64,7 @@ from kbtools.query.filters import (
     checked_conditions,
     emptying_filters,
     filter_mask,
+    fractions_left_out,
     meant_values,
     parse_where,
     resolve_docs,
@@ -180,7 +181,8 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     if parsed:  # crop=玉木 of crop=小麦,玉木; crop!=玉米 where no document has 玉米: a note
         unheld, quiet = split_unheld(index, parsed)
         filters = replace(filters, unheld=tuple((f, tuple(m)) for f, m in unheld),
-                          excludes_nothing=tuple(quiet))
+                          excludes_nothing=tuple(quiet),
+                          fractions_left_out=tuple(fractions_left_out(index, parsed)))
     if not has_words(text):  # E, x, ？！。: nothing to search (filters checked first)
         return SearchResponse(text, index.release, filters, reason=NO_WORDS_REASON,
                               condensed=condensed)

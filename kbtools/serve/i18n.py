@@ -66,9 +66,14 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "verified_only": ("只看已审核", "Verified only"),
     # a filter of the address the knowledge cannot apply (``?f.fruit=…``): refused, not
     # dropped (a search without it would answer a wider question than was asked)
-    "filter_unknown": ("知识库没有“{name}”这个筛选项，没有进行搜索。可用的筛选项：{keys}。",
-                       "This knowledge has no filter “{name}”, so nothing was searched. "
+    "filter_unknown": ("知识库没有“{name}”这个筛选项{hint}，没有进行搜索。可用的筛选项：{keys}。",
+                       "This knowledge has no filter “{name}”{hint}, so nothing was searched. "
                        "Its filters: {keys}."),
+    # the filter an unknown key's may mean (`power>=6kW` on knowledge writing 功率), and why
+    "meant_like": ("（是不是要找 {filter}？它的值形如 {value}）",
+                   " (did you mean {filter}? its values are like {value})"),
+    "meant_holds": ("（是不是要找 {filter}？它有 {value} 这个值）",
+                    " (did you mean {filter}? it holds {value})"),
     # a number of results the page cannot show (``?k=abc``, ``k=0``, ``k=10000``)
     "k_changed": ("结果条数（k）必须是 1 到 {max} 之间的整数，不能是“{asked}”：这里最多显示 {k} 条。",
                   "The number of results (k) must be a whole number from 1 to {max}, not "
@@ -82,6 +87,11 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     # values of a filter no document holds while its others are (``crop=小麦,玉木``): applied
     "filter_value_unheld": ("没有文档符合 {filters}，已按其余的值筛选。",
                             "No document has {filters}; the other values are applied."),
+    # document values a percentage filter leaves out (湿度: 0.9 beside 湿度>=80%)
+    "fractions_left_out": ("{values} 没有参与百分比筛选：不大于 1 的数可能是小数（0.9 即 90%），"
+                           "也可能就是百分数，请写上 %。",
+                           "{values} left out of the percentage filter: a number of at most 1 "
+                           "may be a fraction (0.9 for 90%) or that many percent; write its %."),
     # filters a value no document holds may mean (``crop=玉米`` for crop=玉木)
     "meant": ("（是不是要找 {filters}？）", " (did you mean {filters}?)"),
     # filters that leave nothing only together (``?f.crop=小麦&f.disease=稻瘟病``)
@@ -447,6 +457,17 @@ def meant_text(lang: str, meant: Sequence[str]) -> str:
     empty when nothing resembles it."""
     joined = ("或".join if lang == "zh" else " or ".join)(meant)
     return translator(lang)("meant", filters=joined) if meant else ""
+
+
+def unknown_key_text(lang: str, values: Mapping[str, str]) -> str:
+    """What a filter on an unknown key may mean, in `lang`, from its error's values
+    (`filter_checks.unknown_hint` says it in English): the key it is a typo of, or the
+    filter on the key whose values fit with one of them; empty when nothing is meant."""
+    meant = values.get("meant", "")
+    for word in ("like", "holds"):
+        if meant and values.get(word):
+            return translator(lang)(f"meant_{word}", filter=meant, value=values[word])
+    return meant_text(lang, [meant] if meant else [])
 
 
 def reason_translator(lang: str) -> Callable[[str], str]:

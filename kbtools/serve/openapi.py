@@ -102,7 +102,9 @@ _SCHEMAS: dict[str, Any] = {
                         "unheld (values of where filters no document holds while their "
                         "filter keeps others: [{filter, did_you_mean}], absent when none), "
                         "excludes_nothing (!= filters whose value no document holds nor "
-                        "resembles, as key!=value: a note; absent when none)"},
+                        "resembles, as key!=value: a note; absent when none), "
+                        "fractions_left_out (document values an order on a percentage "
+                        "left out, 湿度: 0.9 beside 湿度>=80%: a note; absent when none)"},
             "reason": {"type": "string"}, "took_ms": {"type": "number"},
             "reason_values": {"type": "object", "description": "with reason \"no chunk "
                               "matches the filters\": filters (the filters that leave "

@@ -44,13 +44,14 @@ from kbtools.query.filters import (
     Condition,
     checked_conditions,
     emptying_filters,
+    fractions_left_out,
     meant_values,
     resolve_docs,
     unheld_values,
 )
 from kbtools.query.log import record_question
 from kbtools.query.question import is_blank
-from kbtools.query.results import shown_title
+from kbtools.query.results import NAMES_SHOWN, shown_title
 from kbtools.query.search import matched_terms
 from kbtools.serve import ops, releasefiles, whereform
 from kbtools.serve.doclines import (
@@ -73,6 +74,7 @@ from kbtools.serve.i18n import (
     error_in,
     error_zh,
     meant_text,
+    unknown_key_text,
 )
 from kbtools.serve.nearest import former_title, suggestions
 from kbtools.serve.pagerender import Page
@@ -326,13 +328,16 @@ def filter_note(p: Page, served: Served, where: Sequence[Condition], verified: b
         check_filters(served.index, checked)
     except UsageError as exc:
         if exc.key == "unknown_where_key":
-            return p.t("filter_unknown", name=exc.values.get("key", ""),
-                       keys=", ".join(facets)), True
+            return p.t("filter_unknown", name=exc.values.get("key", ""), keys=", ".join(facets),
+                       hint=unknown_key_text(p.lang, exc.values)), True
         return p.t("filter_refused", error=error_in(exc, p.lang)), True
     emptied, together = emptying_filters(served.index, checked, verified)
     if not emptied:  # a value of a list no document holds (crop=小麦,玉木): said, and applied
         unheld = [f + meant_text(p.lang, m) for f, m in unheld_values(served.index, checked)]
-        return (p.t("filter_value_unheld", filters="; ".join(unheld)) if unheld else None), False
+        notes = [p.t("filter_value_unheld", filters="; ".join(unheld))] if unheld else []
+        if fractions := fractions_left_out(served.index, checked):  # 湿度: 0.9 beside >=80%
+            notes.append(p.t("fractions_left_out", values="; ".join(fractions[:NAMES_SHOWN])))
+        return (" ".join(notes) or None), False
     named = "; ".join(f"{k} {op} {', '.join(values_of(v))}" for k, op, v in emptied) + \
         ("" if together else meant_text(p.lang, [m for c in emptied
                                                  for m in meant_values(served.index, c)]))
