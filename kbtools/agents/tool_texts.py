@@ -46,7 +46,8 @@ ways into other rows (1.200: 1.2 or 1200, ask which); spans_rows → a range or 
 the question gave (22到25度, between 20 and 25 C) that rows each hold part of: `spans` names
 them, ask for one value (a range one row holds is answered: match); no_match → needs human review, never a guessed row; `approximate`: inputs the
 question gave only roughly, 大约90% or about 90%, 三四天 (the range 三到四天) — evaluated as given, say so;
-`readings`: inputs whose value was read otherwise than typed (1 200 as 1200, 湿度0.85 as 85 %) — say so; `near_bound`: those
+`readings`: inputs whose value was read otherwise than typed (1 200 as 1200, 湿度0.85 as 85 %) — say so;
+`unused`: values the question gave that no input of the table takes (压力3MPa) — tell the user they were not used; `near_bound`: those
 of them near a bound of the matched row, with its condition — the answer depends on the exact
 value, ask for it). `more` lists further
 chunks of the same section. `outdated: true` means the document's `valid_until` has passed (possibly

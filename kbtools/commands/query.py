@@ -225,6 +225,11 @@ def _render_evaluation(ev: dict[str, Any]) -> None:
         click.echo(click.style("   approximate value: " + ", ".join(
             f"{k} {v}" for k, v in rough.items()) + "; near a rule's bound the answer may "
             "differ", fg="yellow"))
+    if ev.get("unused"):  # values given that no input took: the message's note, in its language
+        from kbtools.query.answers import unused_note
+        note = next((n for n in (unused_note(ev["unused"], chinese=c) for c in (True, False))
+                     if ev["message"].endswith(n)), unused_note(ev["unused"], chinese=False))
+        click.echo(click.style("   " + note.strip(" ()（）"), fg="yellow"))
     near = ev.get("near_bound") or {}  # approximate inputs near a bound of the matched row
     if near:
         click.echo(click.style("   the answer depends on the exact value: " + ", ".join(

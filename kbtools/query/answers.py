@@ -55,7 +55,7 @@ __all__ = [  # the input readers of `kbtools.query.inputs` stay importable from 
     "NAME_GAP", "NAME_GAP_LATIN", "TABLE_DEPTH", "TABLE_KINDS", "Evaluation", "Inputs",
     "answer_chunk", "decision_number", "decision_table", "evaluate_inputs", "evaluate_question",
     "find_inputs", "given_value", "input_vocabulary", "missing_message", "names_of",
-    "read_inputs", "result_extra", "said_of_other_note",
+    "read_inputs", "result_extra", "said_of_other_note", "unused_note",
 ]
 
 READ_NOTE = "read"  # how a value not taken as typed was read: ``(read: 流量(L/h) 1 200 as 1200)``
@@ -104,6 +104,9 @@ class Evaluation:
     # `inputs` (``2 k`` for 2k, ``2100 hours`` for 2100hours, 二十五 for 25): what a line
     # showing the inputs quotes
     typed: dict[str, str] = field(default_factory=dict)
+    # the values the question gave that no input of the table took (压力3MPa, 大风3天 on a
+    # table of 温度 and 湿度: `Inputs.unused`), as typed; the message ends naming them
+    unused: tuple[str, ...] = ()
 
     def chunk(self, index: KbIndex) -> dict[str, Any] | None:
         """`answer_chunk` (a search holding an evaluation need not import this module)."""
@@ -121,7 +124,7 @@ class Evaluation:
                 "near_bound": dict(self.near_bound),
                 "said_of_other": dict(self.said_of_other),
                 "readings": dict(self.readings),
-                "typed": dict(self.typed),
+                "typed": dict(self.typed), "unused": list(self.unused),
                 "spans": {k: list(v) for k, v in self.spans.items()}, "row": self.row,
                 # one object per selected row (none unless matched): `evaluate_table`'s shape
                 "outputs": [dict(r["outputs"]) for r in self.rows],
@@ -204,11 +207,13 @@ def evaluate_question(index: KbIndex, question: str, tables: Iterable[tuple[str,
                          for k, vs in given.conflicts.items()}
             notes.update({k: ambiguous_note(*v, chinese=chinese)
                           for k, v in given.ambiguous.items()})
-            return replace(evaluate_inputs(doc, ti, dt, found, conflicts,
-                                           given.approximate, notes,
-                                           lang="zh" if chinese else "en",
-                                           readings=given.readings, typed=given.typed),
-                           table_index=decision_number(index, doc, ti))
+            ev = evaluate_inputs(doc, ti, dt, found, conflicts, given.approximate, notes,
+                                 lang="zh" if chinese else "en", readings=given.readings,
+                                 typed=given.typed)
+            if given.unused:  # a value given that no input took: said, never dropped
+                ev = replace(ev, unused=given.unused, message=ev.message + unused_note(
+                    given.unused, chinese=chinese))
+            return replace(ev, table_index=decision_number(index, doc, ti))
     return None
 
 
@@ -343,6 +348,15 @@ def said_of_other_note(column: str, value: str, other: str, *, chinese: bool) ->
     if chinese:
         return f"{value}说的是{other}，不是{column}"
     return f"{value} is said of {other}, not of {column}"
+
+
+def unused_note(values: Sequence[str], *, chinese: bool) -> str:
+    """What a message ends with when the question gave `values` no input of the table took
+    (压力3MPa on a table of 温度 and 湿度): not used, as the table has no such input; in
+    Chinese for a question with Chinese in it."""
+    if chinese:
+        return f"（未使用：{'、'.join(values)}，此表没有对应的输入）"
+    return f" (not used: {', '.join(values)}: the table has no such input)"
 
 
 def ambiguous_note(typed: str, one: str, other: str, *, chinese: bool) -> str:

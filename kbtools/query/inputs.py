@@ -65,10 +65,11 @@ from kbtools.query.quantities import (
     key_text,
     whole_names,
 )
+from kbtools.query.quoting import said as _said
+from kbtools.query.quoting import unused as _unused
 from kbtools.query.ranges import with_ranges
 from kbtools.query.value_units import DURATIONS, in_order, rates_said_first, rough_said
 from kbtools.query.values import (
-    BELOW_ZERO,
     STOP_GAP,
     Number,
     bounds_after,
@@ -156,6 +157,9 @@ class Inputs:
     # the missing input columns of `others` whose value was said at another part of the day
     # (白天25度 for 夜温): the table's own quantity, so the answer names the table and says so
     other_times: frozenset[str] = frozenset()
+    # the values the question gave that no input took (压力3MPa, 大风3天 on a table of 温度
+    # and 湿度), with the word naming each, as typed: said in the answer, never dropped
+    unused: tuple[str, ...] = ()
 
 
 def find_inputs(question: str, table: DecisionTable,
@@ -450,8 +454,11 @@ def read_inputs(question: str, table: DecisionTable,
         as_typed.update({v: v.replace(read, as_said) for v in out.values() if read in v})
     of_other = {h: (v, _as_written(thing, text, shown)) for h, (v, thing) in said.items()
                 if h not in out and h not in conflicts and h not in reading.ambiguous}
+    quoted = {v for vs in conflicts.values() for v in vs} | {v for v, _ in of_other.values()}
     return Inputs(out, conflicts, rough, of_other, reading.read, reading.ambiguous, as_typed,
-                  frozenset(h for h in of_other if h in at_other_times))
+                  frozenset(h for h in of_other if h in at_other_times),
+                  _unused(found_numbers, claimed, [*source.values()], quoted, text, typed,
+                          [n for i in table.inputs for n in names[i]]))
 
 
 def _time_given(text: str, times: Sequence[tuple[int, int, int]],
@@ -523,33 +530,3 @@ def _one_per_range(fits: list[int], found: Sequence[Number]) -> list[int]:
             seen.add(found[n].extent)
         out.append(n)
     return out
-
-
-def _said(x: Number, typed: str = "") -> str:
-    """Number `x` as a message quotes it: its range or bound when it is one (25度以上), else
-    as `typed` (the question compacted in the case and script it was written, aligned with
-    the text `x` was read from) writes it with its unit (``2100 hours``, not the
-    ``2100hours`` `Number.written` joins), or as `Number.written` without one."""
-    if x.range_text:
-        return x.range_text
-    start = x.start
-    if typed and x.value.startswith("-") and typed[start:start + 1] != "-":  # 零下三度, not 三度
-        start -= next((len(z) for z in (*BELOW_ZERO, "minus ", "negative ")
-                       if typed[:start].casefold().endswith(z)), 0)
-    said = typed[start:_typed_end(typed, x)].rstrip(" ,.;") if typed else ""
-    return said or x.written
-
-
-def _typed_end(typed: str, x: Number) -> int:
-    """Where number `x` with what it is written with (`Number.written`: its unit, or a word
-    multiplying it, ``2 k``, 2 万) ends in `typed`: at least where the text after it starts,
-    past a multiplying word `Number.after` does not count (the k of ``2 k``)."""
-    n, k, written = x.start, 0, x.written.casefold()
-    while k < len(written) and n < len(typed):
-        ch = typed[n].casefold()
-        if ch == written[k]:
-            k += 1
-        elif ch != " ":
-            break
-        n += 1
-    return max(x.after, n) if k == len(written) else x.after

@@ -216,6 +216,7 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "approximate": ("近似值：{values}，接近规则边界时结果可能不同",
                     "approximate value: {values}; near a rule's bound the answer may differ"),
     "readings": ("数值读法：{values}", "values read: {values}"),
+    "unused": ("未使用：{values}，此表没有对应的输入", "not used: {values} (the table has no such input)"),
     "near_bound": ("结果取决于确切数值：{values} 接近所匹配规则的边界",
                    "the answer depends on the exact value: {values} near the matched rule's bound"),
     "why": ("判定依据", "Why"),

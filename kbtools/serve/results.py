@@ -120,6 +120,8 @@ def _evaluation_view(ev: dict[str, Any] | None, dt: DecisionTable | None,
             # how a value not taken as typed was read (1 200 as 1200, 湿度0.85 as 85 %)
             "readings": dict(ev.get("readings") or {}),
             "said_of_other": dict(ev.get("said_of_other") or {}),
+            # the values given that no input took (压力3MPa on a table of 温度 and 湿度)
+            "unused": list(ev.get("unused") or []),
             # a range given that these rows each hold part of (status spans_rows)
             "spans": {k: list(v) for k, v in (ev.get("spans") or {}).items()}}
 
