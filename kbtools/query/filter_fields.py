@@ -7,7 +7,7 @@ of a filter (`filter_checks`) and an engine's rows and expressions alike."""
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -61,13 +61,7 @@ def key_reads_dates(index: KbIndex, key: str) -> bool:
     instant in `index` (`filter_kinds.reads_dates` of its values in every document: not
     in a field of part numbers, ``model=3000-12``); a chunk's own key never does. Decided
     once per index and key, for the local mask and an engine's expression alike."""
-    if key in CHUNK_KEYS or key == "verified":
-        return False
-    known = _DATED.setdefault(index, {})
-    if key not in known:
-        known[key] = reads_dates(str(v) for d in index.docs()
-                                 for v in scalars([document_facts(d).get(key)]))
-    return known[key]
+    return _per_key(_DATED, reads_dates, index, key)
 
 
 def key_reads_temperatures(index: KbIndex, key: str) -> bool:
@@ -75,12 +69,19 @@ def key_reads_temperatures(index: KbIndex, key: str) -> bool:
     (`filter_units.reads_temperatures`: ``温度: 25℃``), so that a filter's or a document's
     ``20度`` is 20 ℃ there (`filter_units.celsius`); a chunk's own key never is. Decided once
     per index and key."""
+    return _per_key(_WARM, reads_temperatures, index, key)
+
+
+def _per_key(known_by_index: weakref.WeakKeyDictionary[KbIndex, dict[str, bool]],
+             reads: Callable[[Iterable[str]], bool], index: KbIndex, key: str) -> bool:
+    """`reads` of front-matter `key`'s values (each scalar as text) in every document of
+    `index`, kept in `known_by_index` per index and key; false for a chunk's own key."""
     if key in CHUNK_KEYS or key == "verified":
         return False
-    known = _WARM.setdefault(index, {})
+    known = known_by_index.setdefault(index, {})
     if key not in known:
-        known[key] = reads_temperatures(str(v) for d in index.docs()
-                                        for v in scalars([document_facts(d).get(key)]))
+        known[key] = reads(str(v) for d in index.docs()
+                           for v in scalars([document_facts(d).get(key)]))
     return known[key]
 
 
