@@ -14,10 +14,12 @@ import shutil
 import time
 from pathlib import Path
 
+from click.testing import CliRunner
 from device_fixtures import kb
 from test_release_helpers import forge_release
 from test_trust import Keys, Pub, keys, pub
 
+from kbtools.cli import main
 from kbtools.ship import device
 from kbtools.ship.signing import load_private
 
@@ -345,6 +347,10 @@ def test_status_after_a_sync_refused_by_its_signer_says_the_key_pinned_since(
     code, out, err = kb("status", "--to", dev)
     assert f"\n  since then: key {keys.b_id} pinned at " in out and err.rstrip().endswith(
         f"; {last['since']}"), out + err
+    zh = CliRunner().invoke(main, ["status", "--to", str(dev)], env={
+        "LANGUAGE": None, "LC_ALL": None, "LC_MESSAGES": None, "LANG": "zh_CN.UTF-8"}).stdout
+    at = last["since"].split(" pinned at ")[1]  # the Chinese line was the English one, glued
+    assert f"\n  此后：密钥 {keys.b_id} 于 {at} 固定\n" in zh, zh
     assert kb("sync", "--to", dev)[0] == 0
     assert _agree(dev) == "ok"
 

@@ -25,7 +25,7 @@ from kbtools.ship.status_words import (
     sayer,
     status_language,
 )
-from kbtools.ship.sync_record import FAILURES_ZH, FailedSync, statement_text
+from kbtools.ship.sync_record import FAILURES_ZH, FailedSync, since_words
 
 DEGRADED_EXIT = 4  # serving and answering, but needing attention (see `kb status --help`)
 
@@ -176,10 +176,9 @@ def _last_sync(last: dict[str, Any], say: Say, device: Path) -> None:
     click.echo(say("last_sync", at=last["at"], source=src, outcome=outcome))
     if last.get("since"):  # what serves changed since (`sync_record.since_then`)
         told = last.get("statement")
-        since = last["since"]
-        if chinese and isinstance(told, dict):  # the rest (keys pinned since) as logged
-            since = since.replace(statement_text(told), statement_text(told, "zh"), 1)
-        click.echo(say("since", text=since))
+        since = "；".join(since_words(device, last, told if isinstance(told, dict) else None,
+                                     "zh")) if chinese else last["since"]
+        click.echo(say("since", text=since or last["since"]))
     for w in last.get("warnings") or ():
         click.echo(say("warning", text=w))
 

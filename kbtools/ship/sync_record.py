@@ -45,10 +45,7 @@ def since_then(path: Path, last: Any) -> Any:
         return last
     shown = {k: v for k, v in last.items() if k != "said"}
     told = statement(path, last)
-    said = [] if told is None or told["serves_now"] == told["served_then"] else [
-        statement_text(told)]
-    if last.get("ok") is False:
-        said += trust.pinned_since(path, str(last.get("at")))
+    said = since_words(path, last, told)
     if not said:
         return shown
     shown["since"] = "; ".join(said)
@@ -57,6 +54,18 @@ def since_then(path: Path, last: Any) -> Any:
         failed = FailedSync.of(path, last)
         shown["error"] = failed.text(path, past=True) if failed else last.get("error")
     return shown
+
+
+def since_words(path: Path, last: dict[str, Any], told: dict[str, Any] | None,
+                lang: str = "en") -> list[str]:
+    """What changed on device `path` since sync record `last`, each in English or Chinese
+    (``lang`` "zh"): what serves now when it is not what the sync left (`told`, its
+    `statement`), and, after a failure, each key pinned or unpinned since (trust.log)."""
+    said = [] if told is None or told["serves_now"] == told["served_then"] else [
+        statement_text(told, lang)]
+    if last.get("ok") is False:
+        said += trust.pinned_since(path, str(last.get("at")), lang)
+    return said
 
 
 def statement(path: Path, last: dict[str, Any]) -> dict[str, Any] | None:

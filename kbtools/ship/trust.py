@@ -541,9 +541,10 @@ def _log(device: Path, action: str, kid: str, why: str) -> None:
         "user": os.environ.get("USER") or os.environ.get("LOGNAME") or "?"})
 
 
-def pinned_since(device: Path, at: str) -> list[str]:
+def pinned_since(device: Path, at: str, lang: str = "en") -> list[str]:
     """Each key pinned or unpinned after `at` (an ISO time, a sync's), as trust.log has it:
-    ``key K pinned at T``; [] when `at` is no time or the log cannot be read."""
+    ``key K pinned at T`` (``lang`` "zh": ``密钥 K 于 T 固定``); [] when `at` is no time or
+    the log cannot be read."""
     try:
         after = datetime.fromisoformat(at)
     except (TypeError, ValueError):
@@ -554,8 +555,11 @@ def pinned_since(device: Path, at: str) -> list[str]:
             when = datetime.fromisoformat(str(entry.get("at")))
         except ValueError:
             continue
-        if when > after and entry.get("action") in ("pin", "unpin"):
-            out.append(f"key {entry.get('key_id')} {entry['action']}ned at {entry['at']}")
+        action = entry.get("action")
+        if when > after and action in ("pin", "unpin"):
+            out.append(f"密钥 {entry.get('key_id')} 于 {entry['at']} "
+                       + ("固定" if action == "pin" else "取消固定") if lang == "zh"
+                       else f"key {entry.get('key_id')} {action}ned at {entry['at']}")
     return out
 
 
