@@ -18,6 +18,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+import pytest
 import uvicorn
 from kbfixtures import GOOD_FM, copy_example
 from starlette.testclient import TestClient
@@ -178,6 +179,20 @@ def contrast(a: list[float], b: list[float]) -> float:
         return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]
     hi, lo = sorted((lum(a), lum(b)), reverse=True)
     return (hi + 0.05) / (lo + 0.05)
+
+
+@pytest.fixture(scope="module", name="repo")
+def served_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A served knowledge repo built once per test module (`make_served_repo`): for the
+    JSON API's tests, which read it and never change it. A module takes it as ``repo`` by
+    importing `served_repo` (and `served_client` as ``client``)."""
+    return make_served_repo(tmp_path_factory.mktemp("serve") / "kr")
+
+
+@pytest.fixture(scope="module", name="client")
+def served_client(repo: Path) -> Iterator[TestClient]:
+    """A test client of `kb serve`'s app over `repo`'s index (`app_client`)."""
+    yield from app_client(repo / "dist")
 
 
 def app_client(dist: Path, base_url: str = "http://127.0.0.1") -> Iterator[TestClient]:

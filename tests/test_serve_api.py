@@ -12,7 +12,11 @@ import subprocess
 import threading
 
 import pytest
-from servefixtures import app_client, error_of, make_served_repo
+from servefixtures import (
+    error_of,
+    served_client,  # noqa: F401 - the `client` fixture
+    served_repo,  # noqa: F401 - the `repo` fixture
+)
 from starlette.testclient import TestClient
 
 from kbtools.build.pipeline import BuildOptions, build
@@ -28,22 +32,12 @@ BASE = "http://127.0.0.1"
 SCAB = "knowledge/crops/wheat-scab.md"
 
 
-@pytest.fixture(scope="module")
-def repo(tmp_path_factory):
-    return make_served_repo(tmp_path_factory.mktemp("serve") / "kr")
-
-
 def test_an_index_named_by_a_string_is_served(repo):
     """Library callers pass a path's name as often as a Path: every request was a 500
     (`str / str` deep in the index's layout)."""
     with TestClient(create_app(str(repo / "dist")), base_url=BASE) as c:
         assert c.get("/").status_code == 200
         assert c.get("/api/search", params={"q": "赤霉病"}).json()["results"]
-
-
-@pytest.fixture(scope="module")
-def client(repo):
-    yield from app_client(repo / "dist", BASE)
 
 
 def test_releases_healthz_and_openapi(client):

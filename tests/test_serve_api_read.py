@@ -5,22 +5,15 @@ the knowledge and bad inputs refused in words (split from `test_serve_api.py`)."
 from __future__ import annotations
 
 import pytest
-from servefixtures import app_client, error_of, make_served_repo
+from servefixtures import (
+    error_of,
+    served_client,  # noqa: F401 - the `client` fixture
+    served_repo,  # noqa: F401 - the `repo` fixture
+)
 
 pytestmark = pytest.mark.slow
 
-BASE = "http://127.0.0.1"
 SCAB = "knowledge/crops/wheat-scab.md"
-
-
-@pytest.fixture(scope="module")
-def repo(tmp_path_factory):
-    return make_served_repo(tmp_path_factory.mktemp("serve") / "kr")
-
-
-@pytest.fixture(scope="module")
-def client(repo):
-    yield from app_client(repo / "dist", BASE)
 
 
 def test_read_a_section_and_a_line_range(client):

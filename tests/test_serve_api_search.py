@@ -10,25 +10,18 @@ import subprocess
 import sys
 
 import pytest
-from servefixtures import app_client, error_of, make_served_repo
+from servefixtures import (
+    error_of,
+    served_client,  # noqa: F401 - the `client` fixture
+    served_repo,  # noqa: F401 - the `repo` fixture
+)
 
 from kbtools.index.reader import open_index
 from kbtools.query.search import search
 
 pytestmark = pytest.mark.slow
 
-BASE = "http://127.0.0.1"
 SCAB = "knowledge/crops/wheat-scab.md"
-
-
-@pytest.fixture(scope="module")
-def repo(tmp_path_factory):
-    return make_served_repo(tmp_path_factory.mktemp("serve") / "kr")
-
-
-@pytest.fixture(scope="module")
-def client(repo):
-    yield from app_client(repo / "dist", BASE)
 
 
 def test_search_is_exactly_the_kb_query_json_contract(client, repo):
