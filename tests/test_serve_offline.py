@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import parse_qsl, quote, urlencode
 
@@ -418,14 +419,13 @@ const page = document.scrollingElement;
 return [cited.top, note.bottom, page.scrollTop, page.scrollHeight - page.clientHeight];"""
 
 
-@pytest.mark.parametrize("width, height", [(412, 915), (800, 1280)])
-def test_a_citation_opened_from_a_copy_is_not_under_its_note(browser, server, width, height):
-    """A citation's link opened on a phone or a tablet offline scrolled its first lines
-    under the copy's note, which stays at the top of the screen (a technician read the
-    cited passage from its third line). The cited lines begin below the note."""
+@contextmanager
+def cited_offline(browser, server) -> Iterator[None]:
+    """A citation's link (the scab page's lines 65-73) opened once, kept as a copy, then
+    opened again with the server stopped: the copy, its note shown. The server starts again
+    when the block ends."""
     from selenium.webdriver.common.by import By
 
-    browser.set_window_size(width, height)
     doc = f"/doc/{quote(SCAB)}?lines=65-73"
     browser.get(server.url + doc + "#cited")
     kept(browser, copy(doc))
@@ -434,11 +434,21 @@ def test_a_citation_opened_from_a_copy_is_not_under_its_note(browser, server, wi
     try:
         browser.get(server.url + doc + "#cited")
         assert note(browser), browser.find_element(By.TAG_NAME, "body").text[:200]
+        yield
+    finally:
+        server.start()
+
+
+@pytest.mark.parametrize("width, height", [(412, 915), (800, 1280)])
+def test_a_citation_opened_from_a_copy_is_not_under_its_note(browser, server, width, height):
+    """A citation's link opened on a phone or a tablet offline scrolled its first lines
+    under the copy's note, which stays at the top of the screen (a technician read the
+    cited passage from its third line). The cited lines begin below the note."""
+    browser.set_window_size(width, height)
+    with cited_offline(browser, server):
         top, under, scrolled, most = browser.execute_script(CITED_UNDER_NOTE)
         assert 0 < scrolled < most  # scrolled to the lines, not held by the page's end
         assert top >= under, (top, under)
-    finally:
-        server.start()
 
 
 NOTES = """const box = id => document.getElementById(id).getBoundingClientRect();
@@ -457,18 +467,9 @@ def test_a_copys_note_and_a_switched_releases_note_are_both_read(browser, server
 
     root, art, dev = device
     browser.set_window_size(412, 915)
-    doc = f"/doc/{quote(SCAB)}?lines=65-73"
-    browser.get(server.url + doc + "#cited")
-    kept(browser, copy(doc))
-    browser.get("about:blank")
-    server.stop()
-    try:
-        browser.get(server.url + doc + "#cited")
-        assert note(browser)
+    with cited_offline(browser, server):
         switched = second_release(root, art, {NOTE: NEW_DOC + "\nA later line.\n"})
         assert sync(str(art), dev).tag == switched
-    finally:
-        server.start()
     browser.execute_script("document.dispatchEvent(new Event('visibilitychange'))")
     WebDriverWait(browser, 30).until(lambda b: b.find_element(By.ID, "kb-stale").is_displayed())
     assert switched in browser.find_element(By.ID, "kb-stale").text and note(browser)
