@@ -284,6 +284,22 @@ class RecordingRelay:
         self._channel.close()
 
 
+def published_pumps(server: MilvusLite, root: Path, db: str,
+                    pumps: dict[str, dict[str, str]]) -> tuple[Path, str]:
+    """`published_repo` of one short document per pump, ``knowledge/NAME.md`` for each
+    NAME of `pumps`, whose front matter gives its fields (each value as YAML text, e.g.
+    ``"25℃"`` or ``'"3000-1"'``) and whose text is the same seal replacement: a filter on
+    those fields alone decides which of them a search finds."""
+    docs = {f"knowledge/{name}.md": (
+        f"---\ntitle: {name}\ncategory: engineering\nproject: demo\nsource: test\n"
+        "author: alice@example.org\ntimestamp: \"2024-05-01T00:00:00Z\"\nverified: false\n"
+         + "".join(f"{key}: {value}\n" for key, value in fields.items())
+        + f"---\n\n# {name}\n\nSeal replacement of the pump {name}: drain it, then fit "
+        "the seal.\n") for name, fields in pumps.items()}
+    keys = dict.fromkeys(key for fields in pumps.values() for key in fields)
+    return published_repo(server, root, db, docs, keys)
+
+
 @pytest.fixture(scope="module")
 def relay(milvus: MilvusLite, request: pytest.FixtureRequest) -> Iterator[RecordingRelay]:
     """A relay in front of the session's server, one per test module: a `RecordingRelay`,

@@ -35,7 +35,7 @@ from tests.milvus_server import (  # noqa: F401 - milvus: a fixture
     facts_fixture,
     local_rows,
     milvus,
-    published_repo,
+    published_pumps,
 )
 
 DATES = [{"updated": v} for v in [
@@ -284,14 +284,9 @@ RELEASED = {  # document: (updated as the author wrote it, model, part, publishe
 def released(tmp_path_factory, milvus):  # noqa: F811
     """A repo whose documents give `updated` dates as people write them and part numbers,
     built and published: (local dist/, engine URL)."""
-    docs = {f"knowledge/{name}.md": (
-        f"---\ntitle: {name}\ncategory: engineering\nproject: demo\nsource: test\n"
-        f"author: alice@example.org\ntimestamp: \"2024-05-01T00:00:00Z\"\nverified: false\n"
-        f"updated: {when}\nmodel: \"{model}\"\npart: {part}\npublished: {published}\n---\n\n"
-        f"# {name}\n\nSeal replacement of the pump {name}: drain it, then fit the seal.\n")
-        for name, (when, model, part, published) in RELEASED.items()}
-    return published_repo(milvus, tmp_path_factory.mktemp("dates") / "kr", "dates", docs,
-                          ("updated", "model", "part", "published"))
+    return published_pumps(milvus, tmp_path_factory.mktemp("dates") / "kr", "dates", {
+        name: {"updated": when, "model": f'"{model}"', "part": part, "published": published}
+        for name, (when, model, part, published) in RELEASED.items()})
 
 
 def _docs_found(args: list[str]) -> list[str]:

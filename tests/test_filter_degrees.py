@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from kbtools.cli import main
 from kbtools.query.filter_units import celsius, reads_temperatures
-from tests.milvus_server import milvus, published_repo  # noqa: F401 - fixture
+from tests.milvus_server import milvus, published_pumps  # noqa: F401 - fixture
 
 PUMPS = {"warm": ("25℃", "30度"), "hot": ("30度", "5度"), "cold": ("5℃", "45度"),
          "frozen": ("零下5度", "10度")}
@@ -24,14 +24,8 @@ PUMPS = {"warm": ("25℃", "30度"), "hot": ("30度", "5度"), "cold": ("5℃", 
 
 @pytest.fixture(scope="module")
 def released(tmp_path_factory, milvus):  # noqa: F811
-    docs = {f"knowledge/{name}.md": (
-        f"---\ntitle: {name}\ncategory: engineering\nproject: demo\nsource: test\n"
-        f"author: alice@example.org\ntimestamp: \"2024-05-01T00:00:00Z\"\nverified: false\n"
-        f"温度: {temperature}\n角度: {angle}\n---\n\n"
-        f"# {name}\n\nSeal replacement of the pump {name}: drain it, then fit the seal.\n")
-        for name, (temperature, angle) in PUMPS.items()}
-    return published_repo(milvus, tmp_path_factory.mktemp("degrees") / "kd", "degrees", docs,
-                          ("温度", "角度"))
+    return published_pumps(milvus, tmp_path_factory.mktemp("degrees") / "kd", "degrees", {
+        name: {"温度": temperature, "角度": angle} for name, (temperature, angle) in PUMPS.items()})
 
 
 @pytest.mark.parametrize(("where", "docs"), [

@@ -28,7 +28,7 @@ from tests.milvus_server import (  # noqa: F401
     facts_fixture,
     local_rows,
     milvus,
-    published_repo,
+    published_pumps,
 )
 
 FACTS = [{"湿度": v} for v in ("90%", "0.9", "50", "0.5%", "1", "0", ["0.95", "85%"], "-0.5",
@@ -67,14 +67,9 @@ def test_any_percentage_filters_alike_locally_and_in_milvus(coll, want, op):
 
 @pytest.fixture(scope="module")
 def released(tmp_path_factory, milvus):  # noqa: F811
-    docs = {f"knowledge/{name}.md": (
-        f"---\ntitle: {name}\ncategory: engineering\nproject: demo\nsource: test\n"
-        f"author: alice@example.org\ntimestamp: \"2024-05-01T00:00:00Z\"\nverified: false\n"
-        f"湿度: {value}\n---\n\n"
-        f"# {name}\n\nSeal replacement of the pump {name}: drain it, then fit the seal.\n")
-        for name, value in (("wet", "90%"), ("fraction", "0.9"), ("dry", "50"))}
-    return published_repo(milvus, tmp_path_factory.mktemp("percent") / "kp", "percent", docs,
-                          ("湿度",))
+    return published_pumps(milvus, tmp_path_factory.mktemp("percent") / "kp", "percent", {
+        name: {"湿度": value}
+        for name, value in (("wet", "90%"), ("fraction", "0.9"), ("dry", "50"))})
 
 
 def test_a_bare_fraction_left_out_is_said_once_locally_and_in_the_engine(released):

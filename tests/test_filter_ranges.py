@@ -28,7 +28,7 @@ from tests.milvus_server import (  # noqa: F401 - fixture
     facts_fixture,
     local_rows,
     milvus,
-    published_repo,
+    published_pumps,
 )
 
 FACTS = [{"power": p, "area": a} for p, a in [
@@ -194,14 +194,8 @@ RELEASED = {"small": ("3kW", "20 m²"), "mid": ("7.5 kW", "200 sq ft"),
 
 @pytest.fixture(scope="module")
 def released(tmp_path_factory, milvus):  # noqa: F811
-    docs = {f"knowledge/{name}.md": (
-        f"---\ntitle: {name}\ncategory: engineering\nproject: demo\nsource: test\n"
-        f"author: alice@example.org\ntimestamp: \"2024-05-01T00:00:00Z\"\nverified: false\n"
-        f"power: {power}\narea: {area}\n---\n\n"
-        f"# {name}\n\nSeal replacement of the pump {name}: drain it, then fit the seal.\n")
-        for name, (power, area) in RELEASED.items()}
-    return published_repo(milvus, tmp_path_factory.mktemp("ranges") / "kr", "ranges", docs,
-                          ("power", "area"))
+    return published_pumps(milvus, tmp_path_factory.mktemp("ranges") / "kr", "ranges", {
+        name: {"power": power, "area": area} for name, (power, area) in RELEASED.items()})
 
 
 def _found(args: list[str]) -> tuple[list[str], dict]:
