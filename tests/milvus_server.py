@@ -60,22 +60,32 @@ def _listening(port: int) -> bool:
 
 
 class MilvusLite:
-    """One `milvus-lite server` process (the binary next to this Python)."""
+    """One `milvus-lite server` process (the binary next to this Python).
+
+    Started when its log says it listens on its port, not when the port answers: a port
+    `free_port` found free can be taken by another process (the other pytest worker's
+    server) before milvus-lite binds it; the server then exits while the port answers for
+    the other one. Such a start is tried again on another port (unless `port` was given:
+    a restart on the port a client knows)."""
 
     def __init__(self, data_dir: Path, port: int | None = None):
-        self.port = port or free_port()
         exe = Path(sys.executable).parent / "milvus-lite"  # the venv's, else the one on PATH
         exe = exe if exe.is_file() else Path(shutil.which("milvus-lite") or exe)
-        self.log = (data_dir.parent / f"milvus-{self.port}.log").open("wb")
-        self.proc = subprocess.Popen(
-            [str(exe), "server", "--data-dir", str(data_dir), "--host", "127.0.0.1",
-             "--port", str(self.port)], stdout=self.log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + START_TIMEOUT
-        while not _listening(self.port):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"milvus-lite did not start on port {self.port}")
-            time.sleep(0.1)
+        for _ in range(1 if port else 5):
+            self.port = port or free_port()
+            log_path = data_dir.parent / f"milvus-{self.port}.log"
+            self.log = log_path.open("wb")
+            self.proc = subprocess.Popen(
+                [str(exe), "server", "--data-dir", str(data_dir), "--host", "127.0.0.1",
+                 "--port", str(self.port)], stdout=self.log, stderr=subprocess.STDOUT)
+            said = f"listening on 127.0.0.1:{self.port}".encode()
+            deadline = time.monotonic() + START_TIMEOUT
+            while self.proc.poll() is None and time.monotonic() < deadline:
+                if said in log_path.read_bytes() and _listening(self.port):
+                    return
+                time.sleep(0.1)
+            self.stop()
+        raise RuntimeError(f"milvus-lite did not start on port {self.port}")
 
     def answer(self, name: str, request: bytes) -> bytes | None:
         """The relay's own answer to a call of method `name` (its serialized response),

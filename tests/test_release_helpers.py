@@ -88,28 +88,52 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_port(port: int, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise RuntimeError(f"port {port} did not open")
-
-
 class GitDaemon:
-    """`git daemon` on loopback serving every repo under `base` (accepting pushes: `push`)."""
+    """`git daemon` on loopback serving every repo under `base` (accepting pushes: `push`).
+
+    Started when the daemon itself says it listens ("Ready to rumble", `--verbose`), not when
+    its port answers: a port `free_port` found free can be taken by another process (the
+    other pytest worker's server, a connection's own end) before the daemon binds it; the
+    daemon then exits, the port answered for the other one, and every connection of the test
+    was refused. Such a start is tried again on another port."""
 
     def __init__(self, base: Path, push: bool = False):
         self.base = base
-        self.port = free_port()
-        self.proc = subprocess.Popen(
-            ["git", "daemon", f"--base-path={base}", "--export-all", "--reuseaddr",
-             *(["--enable=receive-pack"] if push else []),
-             f"--port={self.port}", "--listen=127.0.0.1", str(base)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ})
-        wait_port(self.port)
+        for _ in range(5):
+            self.port = free_port()
+            self.proc = subprocess.Popen(
+                ["git", "daemon", "--verbose", f"--base-path={base}", "--export-all",
+                 "--reuseaddr", *(["--enable=receive-pack"] if push else []),
+                 f"--port={self.port}", "--listen=127.0.0.1", str(base)],
+                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ})
+            if self._ready():
+                # its log (a line per connection) read on, so that it never fills the pipe
+                threading.Thread(target=self._drain, daemon=True).start()
+                return
+            self.stop()
+        raise RuntimeError(f"git daemon did not start under {base}")
+
+    def _ready(self, timeout: float = 30.0) -> bool:
+        """Whether the daemon said it listens before it exited or `timeout` passed."""
+        assert self.proc.stderr is not None
+        found: list[bool] = []
+
+        def read() -> None:
+            assert self.proc.stderr is not None
+            for line in self.proc.stderr:
+                if b"Ready to rumble" in line:
+                    found.append(True)
+                    return
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        reader.join(timeout)
+        return bool(found)
+
+    def _drain(self) -> None:
+        assert self.proc.stderr is not None
+        for _ in self.proc.stderr:
+            pass
 
     def url(self, name: str) -> str:
         return f"git://127.0.0.1:{self.port}/{name}"
@@ -117,6 +141,8 @@ class GitDaemon:
     def stop(self) -> None:
         self.proc.terminate()
         self.proc.wait(timeout=10)
+        if self.proc.stderr is not None:
+            self.proc.stderr.close()
 
 
 class Proxy:
