@@ -208,6 +208,20 @@ def local_rows(facts: Sequence[dict[str, Any]], key: str, op: str, want: Want) -
     return [i for i, f in enumerate(facts) if value_matches(key, f.get(key), op, read)]
 
 
+def rows_alike(engine: Engine, name: str, facts: Sequence[dict[str, Any]],
+               where: str) -> list[int]:
+    """The positions of `facts` that filter `where` keeps, after asserting that the local
+    filters and the Milvus expression of each of its conditions keep the same ones
+    (collection `name` of `engine`, a `facts_collection` of `facts`)."""
+    from kbtools.query.filter_text import parse_where
+
+    conditions = parse_where([where])
+    local = [set(local_rows(facts, k, op, w)) for k, op, w in conditions]
+    remote = [set(engine_rows(engine, name, k, op, w, facts)) for k, op, w in conditions]
+    assert local == remote, where
+    return sorted(set.intersection(*local))
+
+
 def engine_rows(engine: Engine, name: str, key: str, op: str, want: Want,
                 facts: Sequence[dict[str, Any]] = ()) -> list[int]:
     """The `num`s of collection `name` (a `facts_collection`) that the Milvus expression of

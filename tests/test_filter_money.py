@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 from kbtools.errors import FilterError
 from kbtools.query.filter_numbers import quantity
 from kbtools.query.filter_text import parse_where
-from tests.milvus_server import engine_rows, facts_fixture, local_rows, milvus  # noqa: F401
+from tests.milvus_server import (  # noqa: F401 - milvus: a fixture
+    engine_rows,
+    facts_fixture,
+    local_rows,
+    milvus,
+    rows_alike,
+)
 
 FACTS = [{"价格": p} for p in ("¥80", "$12.50", "80元", "￥ 30", "€5", "免费", "45")]
 coll = facts_fixture("money", FACTS)
@@ -25,11 +31,7 @@ coll = facts_fixture("money", FACTS)
     ("价格=20元..100元", [0, 2, 3, 6]), ("价格=¥30或€5", [3, 4]),
 ])
 def test_money_is_a_quantity_of_its_currency_locally_and_in_milvus(coll, where, rows):
-    conditions = parse_where([where])
-    local = [set(local_rows(FACTS, k, o, w)) for k, o, w in conditions]
-    engine = [set(engine_rows(coll, "money", k, o, w, FACTS)) for k, o, w in conditions]
-    assert local == engine
-    assert sorted(set.intersection(*local)) == rows
+    assert rows_alike(coll, "money", FACTS, where) == rows
 
 
 DOLLARS = [{"价格": p} for p in ("US$12", "HK$12", "NT$12", "S$12", "$12", "12港元", "HK$ 80")]
@@ -43,11 +45,7 @@ dollars = facts_fixture("dollars", DOLLARS)
 ])
 def test_a_dollar_with_its_country_is_its_own_currency_locally_and_in_milvus(dollars, where,
                                                                               rows):
-    conditions = parse_where([where])
-    local = [set(local_rows(DOLLARS, k, o, w)) for k, o, w in conditions]
-    engine = [set(engine_rows(dollars, "dollars", k, o, w, DOLLARS)) for k, o, w in conditions]
-    assert local == engine
-    assert sorted(set.intersection(*local)) == rows
+    assert rows_alike(dollars, "dollars", DOLLARS, where) == rows
 
 
 @pytest.mark.parametrize(("text", "read"), [

@@ -14,11 +14,12 @@ from hypothesis import strategies as st
 from kbtools.query.filter_checks import _check_order
 from kbtools.query.filter_numbers import in_digits, order_number, quantity
 from kbtools.query.filter_text import parse_where
-from tests.milvus_server import (  # noqa: F401 - fixture
+from tests.milvus_server import (  # noqa: F401 - milvus: a fixture
     engine_rows,
     facts_fixture,
     local_rows,
     milvus,
+    rows_alike,
 )
 
 FACTS = [{"数量": n, "功率": p, "温度": t} for n, p, t in [
@@ -63,11 +64,7 @@ coll = facts_fixture("numerals", FACTS)
     ("温度=零下十二度", [1]), ("温度=-12度", [1]),
 ])
 def test_chinese_numerals_filter_alike_locally_and_in_milvus(coll, where, rows):
-    conditions = parse_where([where])
-    local = [set(local_rows(FACTS, k, op, w)) for k, op, w in conditions]
-    engine = [set(engine_rows(coll, "numerals", k, op, w, FACTS)) for k, op, w in conditions]
-    assert local == engine
-    assert sorted(set.intersection(*local)) == rows
+    assert rows_alike(coll, "numerals", FACTS, where) == rows
 
 
 _DIGITS = "零一二三四五六七八九"

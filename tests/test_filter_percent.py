@@ -23,12 +23,13 @@ from kbtools.cli import main
 from kbtools.errors import FilterError
 from kbtools.query.filter_text import parse_where
 from kbtools.serve.app import create_app
-from tests.milvus_server import (  # noqa: F401
+from tests.milvus_server import (  # noqa: F401 - milvus: a fixture
     engine_rows,
     facts_fixture,
     local_rows,
     milvus,
     published_pumps,
+    rows_alike,
 )
 
 FACTS = [{"湿度": v} for v in ("90%", "0.9", "50", "0.5%", "1", "0", ["0.95", "85%"], "-0.5",
@@ -45,11 +46,7 @@ coll = facts_fixture("percent", FACTS)
 ])
 def test_a_bare_fraction_is_not_ordered_with_a_percentage_locally_and_in_milvus(coll, where,
                                                                                rows):
-    conditions = parse_where([where])
-    local = [set(local_rows(FACTS, k, o, w)) for k, o, w in conditions]
-    engine = [set(engine_rows(coll, "percent", k, o, w, FACTS)) for k, o, w in conditions]
-    assert local == engine
-    assert sorted(set.intersection(*local)) == rows
+    assert rows_alike(coll, "percent", FACTS, where) == rows
 
 
 @settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -23,12 +23,13 @@ from kbtools.errors import FilterError
 from kbtools.query.filter_numbers import quantity
 from kbtools.query.filter_text import Between, parse_where, where_text
 from kbtools.query.filter_units import measured
-from tests.milvus_server import (  # noqa: F401 - fixture
+from tests.milvus_server import (  # noqa: F401 - milvus: a fixture
     engine_rows,
     facts_fixture,
     local_rows,
     milvus,
     published_pumps,
+    rows_alike,
 )
 
 FACTS = [{"power": p, "area": a} for p, a in [
@@ -164,11 +165,7 @@ coll = facts_fixture("ranges", FACTS)
     ("power=10±2.5kW", [1, 3, 4]), ("power=20kW±1kW,3kW", [0, 2, 4]), ("area=20±2 m²", [0, 1]),
 ])
 def test_ranges_and_units_in_words_filter_alike_locally_and_in_milvus(coll, where, rows):
-    conditions = parse_where([where])
-    local = [set(local_rows(FACTS, k, op, w)) for k, op, w in conditions]
-    engine = [set(engine_rows(coll, "ranges", k, op, w, FACTS)) for k, op, w in conditions]
-    assert local == engine
-    assert sorted(set.intersection(*local)) == rows
+    assert rows_alike(coll, "ranges", FACTS, where) == rows
 
 
 ends = st.sampled_from(["", "2kW", "5", "7.5kW", "8000W", "12 kW", "20kW", "25kW", "1hp"])
