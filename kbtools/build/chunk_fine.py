@@ -43,7 +43,7 @@ from kbtools.markdown.doctree import (
     iter_blocks,
 )
 from kbtools.markdown.figures import figure_parts
-from kbtools.markdown.html_tags import TAG_BODY
+from kbtools.markdown.html_tags import TAG_BODY, written_plainly
 from kbtools.markdown.mermaid import mermaid_graph, mermaid_kind, mermaid_text
 from kbtools.markdown.mermaid_kinds import READERS
 from kbtools.markdown.nodes import Inline, Math
@@ -281,7 +281,7 @@ class FineChunks:
         line = img.line if self.first_line <= img.line <= self.last_line else block.line_start
         last = self.tag_end(line)
         s, e = self.t.start(line), self.t.end(last)
-        rest = IMAGE_MARKUP.sub("", self.t.text[s:e]).strip()
+        rest = IMAGE_MARKUP.sub("", written_plainly(self.t.text[s:e])).strip()  # (`alt="a<b"`)
         if isinstance(block, Heading):  # the heading: no words of the section above it
             s, e = self.t.start(block.line_start), self.t.end(block.line_end)
         elif isinstance(block, Html) and len(block.images) == 1 and \

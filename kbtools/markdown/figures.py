@@ -21,7 +21,7 @@ import html
 import re
 from dataclasses import dataclass
 
-from kbtools.markdown.html_tags import TAG_BODY
+from kbtools.markdown.html_tags import TAG_BODY, written_plainly
 from kbtools.markdown.parser import img_attributes
 
 # an HTML tag or end tag and its name; linear: the attributes stop at the tag's first `<`
@@ -66,7 +66,9 @@ def wrapped_words(block: str) -> FigureParts | None:
 
 def _parts(block: str, page: bool) -> FigureParts | None:
     """`block` as pictures, wrappers and words; None when it holds no words, or a tag that is
-    no picture, line break or wrapper, or markup between its tags."""
+    no picture, line break or wrapper, or markup between its tags. Its tags are read as a
+    browser reads them (`written_plainly`: `<img alt="压力<5" src=a.png>` is one tag)."""
+    block = written_plainly(block)
     pictures: list[str] = []
     wrappers: list[str] = []
     text: list[list[str]] = [[], []]  # the words before the first picture, after it

@@ -43,7 +43,7 @@ from kbtools.errors import INVISIBLE
 from kbtools.markdown.comments import COMMENT, comments_plugin
 from kbtools.markdown.formula_words import formula_words
 from kbtools.markdown.highlight import highlight_plugin
-from kbtools.markdown.html_tags import start_tags
+from kbtools.markdown.html_tags import picture_tag, start_tags
 from kbtools.markdown.inline_tags import read_inline_tags
 from kbtools.markdown.wikitext import SPAN
 
@@ -101,6 +101,7 @@ def markdown() -> MarkdownIt:
     md.block.ruler.at("reference", _definition_unless_footnote)
     md.inline.ruler.at("backticks", _code_span_counting_lines)
     md.inline.ruler.at("html_inline", _noting_span(html_inline))
+    md.inline.ruler.after("html_inline", "picture_tag", _noting_span(picture_tag))
     md.inline.ruler.at("entity", _noting_span(entity))
     md.core.ruler.before("text_join", "entity_spans", _entity_spans)
     md.use(tasklists_plugin)
