@@ -47,6 +47,7 @@ LT_FIGURE = ('<center>\n    <img alt="压力<5MPa" src="a.png">\n    <br>\n'
              '    <div style="color:#999">图 4 压力表读数</div>\n</center>\n')
 UNQUOTED_FIGURE = "<center><img alt=压力<5 src=a.png><br>图 4 压力表读数</center>\n"
 BETWEEN = '读数说明在下图。\n<img alt="压力<5" src="a.png">\n读数低于五兆帕时停机。\n'
+SPREAD = '读数说明在下图。\n<img\n  alt="压力<5"\n  src="a.png">\n读数低于五兆帕时停机。\n'
 INLINE = {"The seal <img alt=it's src=a.png> is worn on one side.\n": "it's",
           "读数 <img alt=压力<5 src=a.png> 时停机。\n": "压力<5"}
 
@@ -64,8 +65,9 @@ def test_a_captioned_picture_whose_alt_holds_a_lt_keeps_its_caption(body):
     assert "图 4 压力表读数" in picture.text and "图 4 压力表读数" in picture.embed_text
 
 
-def test_a_picture_whose_alt_holds_a_lt_takes_the_lines_around_it():
-    [picture] = _pictures(BETWEEN)
+@pytest.mark.parametrize("body", [BETWEEN, SPREAD], ids=["one-line", "spread"])
+def test_a_picture_whose_alt_holds_a_lt_takes_the_lines_around_it(body):
+    [picture] = _pictures(body)
     assert "读数说明在下图" in picture.text and "读数低于五兆帕时停机" in picture.text
 
 

@@ -43,7 +43,7 @@ from kbtools.markdown.doctree import (
     iter_blocks,
 )
 from kbtools.markdown.figures import figure_parts
-from kbtools.markdown.html_tags import TAG_BODY, written_plainly
+from kbtools.markdown.html_tags import IMG, TAG_BODY, TAG_REACH, start_tags, written_plainly
 from kbtools.markdown.mermaid import mermaid_graph, mermaid_kind, mermaid_text
 from kbtools.markdown.mermaid_kinds import READERS
 from kbtools.markdown.nodes import Inline, Math
@@ -310,6 +310,9 @@ class FineChunks:
         while at != -1:  # each tag read to its `>`, or to the next `<`
             if m := IMG_TAG.match(self.t.text, s + at):
                 end = max(end, m.end())
+            elif (tags := start_tags(self.t.text[s + at:s + at + TAG_REACH], IMG)) and \
+                    tags[0].start == 0:  # a value holding `<` (`alt="压力<5"`): as a browser
+                end = max(end, s + at + tags[0].end)
             at = written.find("<img", at + 4)
         return min(self.last_line, self.t.line_of(end - 1)) if end > e else line
 

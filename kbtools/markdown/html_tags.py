@@ -24,7 +24,7 @@ from markdown_it.rules_inline import StateInline
 TAG_BODY = r"""(?:[^<>"']++|"[^"<]*+"|'[^'<]*+')*+"""
 
 
-_IMG = frozenset({"img"})
+IMG = frozenset({"img"})
 
 
 @dataclass(frozen=True)
@@ -88,8 +88,8 @@ def start_tags(html: str, names: frozenset[str] | None = None) -> list[HtmlTag]:
     return reader.tags
 
 
-# how much of a run a picture's tag that markdown-it does not read may span (`picture_tag`)
-_TAG_REACH = 4096
+# how much text a picture's tag no pattern reads may span (`picture_tag`, the chunker)
+TAG_REACH = 4096
 
 
 def picture_tag(state: StateInline, silent: bool) -> bool:
@@ -100,7 +100,7 @@ def picture_tag(state: StateInline, silent: bool) -> bool:
     pos = state.pos
     if not state.md.options.get("html") or state.src[pos:pos + 4].lower() != "<img":
         return False
-    tags = start_tags(state.src[pos:min(state.posMax, pos + _TAG_REACH)], _IMG)
+    tags = start_tags(state.src[pos:min(state.posMax, pos + TAG_REACH)], IMG)
     if not tags or tags[0].start != 0 or not tags[0].attrs.get("src"):
         return False
     if not silent:

@@ -43,7 +43,7 @@ from kbtools.errors import INVISIBLE
 from kbtools.markdown.comments import COMMENT, comments_plugin
 from kbtools.markdown.formula_words import formula_words
 from kbtools.markdown.highlight import highlight_plugin
-from kbtools.markdown.html_tags import picture_tag, start_tags
+from kbtools.markdown.html_tags import IMG, picture_tag, start_tags
 from kbtools.markdown.inline_tags import read_inline_tags
 from kbtools.markdown.wikitext import SPAN
 
@@ -69,7 +69,6 @@ CUSTOM_ID = re.compile(r"\{#([^{}\s]+)\}")
 # `## Leak limits ^limits`: an Obsidian block id, which Obsidian does not show
 BLOCK_ID = re.compile(r"\s\^[A-Za-z0-9-]+\s*$")
 NOT_IN_SLUG = re.compile(r"[^\w\- ]")
-IMG = frozenset({"img"})
 _TEXT_TOKENS = frozenset({"text", "text_special", "code_inline", "image", *INLINE_MATH})
 
 Env = MutableMapping[str, Any]
