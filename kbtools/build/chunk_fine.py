@@ -42,7 +42,7 @@ from kbtools.markdown.doctree import (
     block_images,
     iter_blocks,
 )
-from kbtools.markdown.figures import figure_parts
+from kbtools.markdown.figures import pictured_words
 from kbtools.markdown.html_tags import IMG, TAG_BODY, TAG_REACH, start_tags, written_plainly
 from kbtools.markdown.mermaid import mermaid_graph, mermaid_kind, mermaid_text
 from kbtools.markdown.mermaid_kinds import READERS
@@ -285,10 +285,10 @@ class FineChunks:
         if isinstance(block, Heading):  # the heading: no words of the section above it
             s, e = self.t.start(block.line_start), self.t.end(block.line_end)
         elif isinstance(block, Html) and len(block.images) == 1 and \
-                figure_parts(block.content) is not None:  # with the caption its wrapper holds
+                pictured_words(block.content):  # with the caption its wrapper holds
             s, e = self.t.start(block.line_start), self.t.end(block.line_end)
         elif isinstance(block, Html) and len(rest) < 8 and \
-                figure_parts(block.content) is not None:  # among pictures and their words
+                pictured_words(block.content):  # among pictures and their words
             s, e = self.context_span(line, last, block)
         elif len(rest) < 8 and line not in self.protected:  # the image stands alone
             s, e = self.context_span(line, last)
