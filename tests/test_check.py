@@ -112,7 +112,8 @@ def test_every_code_is_documented(fixture_findings):
                "image-not-picture"}  # tests/test_assets.py
     tested |= {"file-not-shipped", "media-remote"}  # tests/test_linked_files.py
     tested |= {"path-symlink-folder", "path-outside-knowledge"}  # test_check_unreleased.py
-    tested |= {"path-unicode", "path-collision", "path-windows", "path-long"}  # test_portable_names
+    tested |= {"path-unicode", "path-collision", "path-windows", "path-long",
+               "path-shared-name"}  # test_portable_names
     tested |= {"editor-leftover", "conflicted-copy"}  # tests/test_editor_leftovers.py
     tested |= {"table-large"}  # tests/test_editor_markdown.py
     tested |= {"table-unread", "table-text-row"}  # tests/test_table_unread.py

@@ -21,6 +21,8 @@ from kbtools.cli import main
 from kbtools.corpus import parse_source
 from kbtools.markdown.doctree import parse
 from kbtools.markdown.nodes import block_images
+from kbtools.serve.docview import render_markdown
+from kbtools.serve.passes import RenderContext
 from tests.kbfixtures import GOOD_FM
 from tests.test_chunk import SMALL, check_invariants
 
@@ -275,3 +277,29 @@ def test_a_picture_tag_spread_over_lines_takes_the_words_around_it(written):
     assert image.text == written
     assert (image.line_start, image.line_end) == (_line_of(body, "先拆外壳"),
                                                   _line_of(body, "然后拧螺丝"))
+
+
+LONG = "安装前核对铭牌型号，确认电机转向与泵体箭头一致，然后连接进出油管并检查密封。" * 3
+# a caption under a picture in a link to its full size (GitHub READMEs), and under a
+# `<picture>` offering another format of it (screen sizes, WebP)
+LINKED = ('<p align="center">\n  <a href="../../assets/a.png"><img src="../../assets/a.png" '
+          'alt="泵"></a>\n  <br>\n  图 1 泵总装\n</p>\n')
+PICTURE = ('<center>\n<picture>\n  <source srcset="../../assets/a.webp" type="image/webp">\n'
+           '  <img src="../../assets/a.png" alt="泵">\n</picture>\n<br>\n图 2 泵体\n</center>\n')
+
+
+@pytest.mark.parametrize("figure", [LINKED, PICTURE], ids=["linked", "picture"])
+def test_a_linked_picture_or_a_picture_element_s_chunk_holds_its_caption(figure):
+    """Both show on the device's page as the picture over its caption; the image chunk held
+    the `<img>` line alone (the caption found only through the section), and the page
+    showed the `<picture>` block as escaped source."""
+    body = f"# 泵\n\n{LONG}\n\n{figure}\n{LONG}\n"
+    src = _src(body)
+    chunks = chunk_document(src)
+    check_invariants(src, chunks)
+    [picture] = [c for c in chunks if c.kind == "image"]
+    caption = "图 1 泵总装" if figure is LINKED else "图 2 泵体"
+    assert picture.text.endswith(caption) and caption in picture.embed_text
+    assert LONG not in picture.text
+    page = render_markdown(body, RenderContext(doc=REL))
+    assert "&lt;" not in page and caption in page

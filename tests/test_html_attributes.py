@@ -8,6 +8,7 @@ otherwise than `kb check` (Python's `html.parser`) read it."""
 
 from __future__ import annotations
 
+from html import escape
 from pathlib import Path
 
 import pytest
@@ -37,3 +38,43 @@ def test_a_pictures_attributes_read_as_a_browser_reads_them(written, read):
     page = render_markdown(f"{written}\n", RenderContext(doc="knowledge/p.md"))
     assert "&lt;img" not in page.lower()
     assert f"[{read[1].replace('&', '&amp;').replace('>', '&gt;')}]" in page
+
+
+# a picture's tag holding a `<` or a quote, which the build's tag pattern (`TAG_BODY`) and
+# CommonMark's inline HTML did not read: in a captioned wrapper, on a line between two
+# paragraphs' lines, inside a sentence
+LT_FIGURE = ('<center>\n    <img alt="压力<5MPa" src="a.png">\n    <br>\n'
+             '    <div style="color:#999">图 4 压力表读数</div>\n</center>\n')
+UNQUOTED_FIGURE = "<center><img alt=压力<5 src=a.png><br>图 4 压力表读数</center>\n"
+BETWEEN = '读数说明在下图。\n<img alt="压力<5" src="a.png">\n读数低于五兆帕时停机。\n'
+SPREAD = '读数说明在下图。\n<img\n  alt="压力<5"\n  src="a.png">\n读数低于五兆帕时停机。\n'
+INLINE = {"The seal <img alt=it's src=a.png> is worn on one side.\n": "it's",
+          "读数 <img alt=压力<5 src=a.png> 时停机。\n": "压力<5"}
+
+
+def _pictures(body: str):
+    src = parse_source(f"{GOOD_FM}# 泵\n\n前文。\n\n{body}\n后文。\n", Path("/r/knowledge/p.md"),
+                       "knowledge/p.md")
+    return [c for c in chunk_document(src) if c.kind == "image"]
+
+
+@pytest.mark.parametrize("body", [LT_FIGURE, UNQUOTED_FIGURE], ids=["quoted", "unquoted"])
+def test_a_captioned_picture_whose_alt_holds_a_lt_keeps_its_caption(body):
+    [picture] = _pictures(body)
+    assert picture.extra["alt"].startswith("压力<5")
+    assert "图 4 压力表读数" in picture.text and "图 4 压力表读数" in picture.embed_text
+
+
+@pytest.mark.parametrize("body", [BETWEEN, SPREAD], ids=["one-line", "spread"])
+def test_a_picture_whose_alt_holds_a_lt_takes_the_lines_around_it(body):
+    [picture] = _pictures(body)
+    assert "读数说明在下图" in picture.text and "读数低于五兆帕时停机" in picture.text
+
+
+@pytest.mark.parametrize(("written", "alt"), list(INLINE.items()), ids=["quote", "lt"])
+def test_an_inline_picture_commonmark_leaves_as_text_is_a_picture(written, alt):
+    [picture] = _pictures(written)
+    assert (picture.extra["src"], picture.extra["alt"]) == ("a.png", alt)
+    assert alt in picture.embed_text
+    page = render_markdown(written, RenderContext(doc="knowledge/p.md"))
+    assert "&lt;img" not in page.lower() and f"[{escape(alt, quote=False)}]" in page

@@ -249,3 +249,27 @@ def test_the_build_resolves_a_link_in_either_unicode_form(repo):
     assert found == {("[a]", guide, ("Café guide", "Réglage"), "réglage"),
                      ("[b]", guide, ("Café guide", "Réglage"), "réglage"),
                      ("[c]", guide, (), "")}
+
+
+def test_a_file_name_two_documents_share_warns_on_both_naming_the_other(repo):
+    """`knowledge/crops/wheat.md` and then `knowledge/pests/wheat.md`: legal, but a citation,
+    `kb read` or a page address naming `wheat.md` alone no longer opens one (it lists both),
+    and `kb check` said nothing when the second was added. Each now warns at its line 1,
+    naming the other at its line 1; a folder's `index.md`/`README.md` does not."""
+    write(repo, "knowledge/crops/wheat.md")
+    write(repo, "knowledge/crops/README.md")
+    assert CliRunner().invoke(main, ["check"]).exit_code == 0  # one of each: nothing said
+    write(repo, "knowledge/pests/Wheat.md")
+    write(repo, "knowledge/pests/readme.md")
+    result = CliRunner().invoke(main, ["check"])  # the cached result of the first re-read
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.output.splitlines() if "path-shared-name" in line]
+    assert said == [
+        "knowledge/crops/wheat.md:1:1: warning: path-shared-name: knowledge/pests/Wheat.md:1 "
+        "has this file name too: a citation, `kb read` or page address naming wheat.md alone "
+        "lists both instead of opening one; rename one (git mv) if they should be told apart "
+        "by name",
+        "knowledge/pests/Wheat.md:1:1: warning: path-shared-name: knowledge/crops/wheat.md:1 "
+        "has this file name too: a citation, `kb read` or page address naming Wheat.md alone "
+        "lists both instead of opening one; rename one (git mv) if they should be told apart "
+        "by name"], result.output

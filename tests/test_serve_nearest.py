@@ -5,7 +5,8 @@ typo, a title typed as the name are a 404 naming the documents meant, the rename
 A real device synced from two signed releases (`device_fixtures`, test-hash embedder):
 kb-r2 renames the wheat-scab SOP, removes the sprayer one and adds a document with an accented name (two names that
 differ only in case are refused by `kb check`: `same_document` opens only a single match),
-and two of one file name in two folders (`LOGS`)."""
+and two of one file name in two folders (`LOGS`); it adds another document of the removed
+one's folder and file name under another folder (`SHARED`, an archive's)."""
 
 from __future__ import annotations
 
@@ -48,6 +49,7 @@ Scout the ears at flowering.
 
 
 LOGS = ["knowledge/crops/field-log.md", "knowledge/equipment/field-log.md"]  # one file name
+SHARED = "knowledge/archive/crops/sprayer-calibration.md"  # another document at REMOVED's path's end
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +62,9 @@ def client(tmp_path_factory):
         (d.kr / log).parent.mkdir(exist_ok=True)
         (d.kr / log).write_text(ACCENTED_DOC.replace("Fusariose du blé", f"Log {log[10:15]}"),
                                 encoding="utf-8")
+    (d.kr / SHARED).parent.mkdir(parents=True)
+    (d.kr / SHARED).write_text(ACCENTED_DOC.replace("Fusariose du blé", "Boom sprayer nozzles"),
+                               encoding="utf-8")
     git(d.kr, "add", "-A")
     git(d.kr, "commit", "-qm", "rename the scab SOP, remove the sprayer one; an accented name")
     assert d.publish() == "kb-r2"
@@ -192,3 +197,20 @@ def test_a_file_name_several_documents_have_lists_them(client):
                     headers={"accept-language": "zh-CN"}).json()
     said = zh["error"]["message"]
     assert "有 2 个文档是这个文件名" in said and all(log in said for log in LOGS), zh
+
+
+@pytest.mark.parametrize("asked", [REMOVED, f"{REMOVED}:10-12"])
+def test_a_removed_document_s_path_never_opens_another_of_its_file_name(client, asked):
+    """A link from kb-r1 to the sprayer SOP, which kb-r2 removed: kb-r2 holds one document
+    whose path ends as that link's does (`archive/crops/sprayer-calibration.md`), a
+    different document (boom sprayer nozzles), and the fallback for a path given without
+    its folders opened it as if the link named it. The page says the document is
+    gone (its former title searched), listing the other one; /api/read says no such
+    document, and that kb-r1, kept here, has it."""
+    got = client.get(f"/doc/{asked}", params={"lang": "en"})
+    assert got.status_code == 404, got.url
+    assert (SHARED, False) in suggested(got.text)
+    assert 'class="look-for"' in got.text
+    read = client.get("/api/read", params={"doc": asked})  # `kb read`'s and MCP's reader
+    assert read.status_code == 404 and "kb-r1" in read.text and SHARED not in read.text, read.text
+

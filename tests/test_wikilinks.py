@@ -178,7 +178,9 @@ def test_a_name_several_files_have_is_not_fixed_and_the_finding_names_them(repo)
     page = write(repo, "knowledge/crops/amb.md", "# 歧义\n\n见 [[同名]] 与 [[b/同名|乙]]\n")
     result = check("--fix")
     assert result.exit_code == 1
-    (line,) = result.stdout.splitlines()
+    *shared, line = result.stdout.splitlines()  # (each 同名.md warns of the other first)
+    assert [s.split(":")[0] for s in shared if "path-shared-name" in s] == \
+        ["knowledge/a/同名.md", "knowledge/b/同名.md"], result.stdout
     assert line.startswith(f"knowledge/crops/amb.md:{FM_LINES + 3}:3: error: link-wikilink: "
                            "Obsidian wikilink '[[同名]]' is plain text to kbtools")
     assert "2 files match ('../a/同名.md', '../b/同名.md'): write a standard relative link " \

@@ -19,6 +19,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from kbtools.agents.asked import kept_holding
 from kbtools.agents.citation_text import percent_decoded
 from kbtools.agents.docpath import (
     Cited,
@@ -234,7 +235,15 @@ class Knowledge:
         found, by_file_name = named_documents(doc, names, self.folders)
         if len(found) > 1:
             raise several_named(doc, found, by_file_name)
+        if found and by_file_name and self._held_before(doc):
+            return None  # an old citation's path: another document shares its file name
         return self._find(found[0], section_arg) if found else None
+
+    def _held_before(self, doc: str) -> bool:
+        """Whether an earlier release this device keeps held a document at path `doc` (as
+        given or under a knowledge folder): a citation from before a sync that removed it."""
+        return any(kept_holding(self.idx, d)[0]
+                   for d in (doc, *(f"{f}/{doc}" for f in self.folders)))
 
     def _existing(self, doc: str, cand: Path, allowed: Path) -> Path | None:
         """`cand` when it is a file inside `allowed` (after following links); None when there

@@ -30,7 +30,7 @@ from kbtools.markdown.doctree import Document, parse
 from kbtools.markdown.drawings import drawing_name, is_drawing, text_elements
 from kbtools.render.table_csv import CsvNames
 
-CHUNKER_VERSION = "46"  # bump when output changes for the same input (index fingerprint)
+CHUNKER_VERSION = "47"  # bump when output changes for the same input (index fingerprint)
 # 3: `<` and `>` of text and code spans are kept in headings, cells and rows; 4: lines are
 # counted through code spans, inline math and tags written over several lines; 5: a `$$`
 # block right after a line of text is a display formula with its own chunk; 6: decision
@@ -133,6 +133,9 @@ CHUNKER_VERSION = "46"  # bump when output changes for the same input (index fin
 # 46: an HTML link whose text holds tags (`<a href="x.md"><b>泵</b></a>`) is a chunk link; an
 # `<img>` read by `html.parser` (`alt="压力>5MPa"` whole); a tag spread over lines takes the
 # words around it as a one-line tag does (session 45, k45b)
+# 47: a picture's tag holding a `<` or a quote (`<center><img alt="压力<5" src=a.png><br>图 1
+# …</center>`, `文 <img alt=it's src=a.png> 文`) read as a browser reads it: its caption and
+# the words around it in its chunk, and a chunk where there was none (session 46, k46)
 KIND_ORDER = {k: i for i, k in enumerate(
     ("section", "list_item", "table", "table_row", "code", "mermaid", "formula", "image"))}
 

@@ -42,8 +42,8 @@ from kbtools.markdown.doctree import (
     block_images,
     iter_blocks,
 )
-from kbtools.markdown.figures import figure_parts
-from kbtools.markdown.html_tags import TAG_BODY
+from kbtools.markdown.figures import pictured_words
+from kbtools.markdown.html_tags import IMG, TAG_BODY, TAG_REACH, start_tags, written_plainly
 from kbtools.markdown.mermaid import mermaid_graph, mermaid_kind, mermaid_text
 from kbtools.markdown.mermaid_kinds import READERS
 from kbtools.markdown.nodes import Inline, Math
@@ -281,14 +281,14 @@ class FineChunks:
         line = img.line if self.first_line <= img.line <= self.last_line else block.line_start
         last = self.tag_end(line)
         s, e = self.t.start(line), self.t.end(last)
-        rest = IMAGE_MARKUP.sub("", self.t.text[s:e]).strip()
+        rest = IMAGE_MARKUP.sub("", written_plainly(self.t.text[s:e])).strip()  # (`alt="a<b"`)
         if isinstance(block, Heading):  # the heading: no words of the section above it
             s, e = self.t.start(block.line_start), self.t.end(block.line_end)
         elif isinstance(block, Html) and len(block.images) == 1 and \
-                figure_parts(block.content) is not None:  # with the caption its wrapper holds
+                pictured_words(block.content):  # with the caption its wrapper holds
             s, e = self.t.start(block.line_start), self.t.end(block.line_end)
         elif isinstance(block, Html) and len(rest) < 8 and \
-                figure_parts(block.content) is not None:  # among pictures and their words
+                pictured_words(block.content):  # among pictures and their words
             s, e = self.context_span(line, last, block)
         elif len(rest) < 8 and line not in self.protected:  # the image stands alone
             s, e = self.context_span(line, last)
@@ -310,6 +310,9 @@ class FineChunks:
         while at != -1:  # each tag read to its `>`, or to the next `<`
             if m := IMG_TAG.match(self.t.text, s + at):
                 end = max(end, m.end())
+            elif (tags := start_tags(self.t.text[s + at:s + at + TAG_REACH], IMG)) and \
+                    tags[0].start == 0:  # a value holding `<` (`alt="压力<5"`): as a browser
+                end = max(end, s + at + tags[0].end)
             at = written.find("<img", at + 4)
         return min(self.last_line, self.t.line_of(end - 1)) if end > e else line
 

@@ -42,7 +42,7 @@ PARSE_CACHE_FILE = "parsed.sqlite"
 LANG_SPAN = 4000  # a document's language is that of its first characters
 # bump FORMAT when the parse tree of the same bytes changes (markdown/ code) or the entries'
 # layout does; entries made by another kbtools or markdown-it release never match either
-FORMAT = 30  # 2: outlines record the document's language; 3: `<`, `>` kept in text;
+FORMAT = 31  # 2: outlines record the document's language; 3: `<`, `>` kept in text;
 # 4: a `$` inside a code span closes no formula; 5: `[^1]: …` is no link definition;
 # 6: lines counted through inline spans written over several lines; 7: `$$` after text;
 # 8: the formulas and images of headings are in the outline; 9: ```latex fences are code;
@@ -74,6 +74,7 @@ FORMAT = 30  # 2: outlines record the document's language; 3: `<`, `>` kept in t
 # and a table cell's `<br>` is a line break in its CSV (`Inline.lines`); `~~struck~~` parsed
 # 29: an `<img>` tag's `src` percent-encoded as a Markdown image's (`html_images`)
 # 30: an `<img>` tag's attributes read by `html.parser` (`html_tags`): `alt="压力>5MPa"` whole
+# 31: an inline `<img>` CommonMark leaves as text (`<img alt=it's src=a.png>`) is a picture
 PARSER_VERSION = (f"{FORMAT}:{__version__}:{markdown_it.__version__}:"
                   f"{mdit_py_plugins.__version__}")
 

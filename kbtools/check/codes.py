@@ -71,6 +71,9 @@ CODES: dict[str, str] = {
                     "decomposed name is a warning",
     "path-collision": "two paths that differ only in letter case or Unicode form: one file on "
                       "Windows and macOS, which check out only one of them",
+    "path-shared-name": "a document whose file name another document of the knowledge folder "
+                        "has (`crops/wheat.md`, `pests/wheat.md`): a citation or address "
+                        "naming the file alone lists both (warning)",
     "path-windows": "a document or link target Windows cannot hold (CON, aux.png, a:b.md, "
                     "<>\"|?*, a trailing dot or space): Git for Windows cannot check out the "
                     "repository",

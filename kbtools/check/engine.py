@@ -293,8 +293,11 @@ def check_file(path: Path, ctx: CheckContext) -> DocResult:
         early.append(("path-not-utf8", "error", 1, 1,
                       "file name is not valid UTF-8 (rename the file)"))
     if not rel.startswith("/"):  # a name every author's checkout can hold
+        twins = ctx.fs.twins(rel)
         early.extend((code, level, 1, 1, message) for code, level, message
-                     in names.document_name_problems(rel, ctx.fs.twins(rel)))
+                     in names.document_name_problems(rel, twins))
+        if (shared := _shared_name(rel, twins, ctx)) is not None:
+            early.append(("path-shared-name", "warning", 1, 1, shared))
     if misnamed_markdown(path):
         early.append(("file-extension", "error", 1, 1, misnamed_message(path)))
         return _only(path, rel, early, ctx, read=False)
@@ -340,6 +343,18 @@ def check_file(path: Path, ctx: CheckContext) -> DocResult:
             _keep_status(path, status, rel, key, ctx)
         result = dataclasses.replace(result, new_result=(rel, key, to_entry(result, src)))
     return result
+
+
+def _shared_name(rel: str, twins: list[str], ctx: CheckContext) -> str | None:
+    """The warning for document `rel` of the knowledge folder when another document there
+    has its file name (`names.shared_name_message`); None otherwise."""
+    if ctx.knowledge is None or not rel.endswith(".md"):
+        return None
+    folder = rel_path(ctx.knowledge, ctx.root)
+    if not rel.startswith(folder + "/"):
+        return None
+    same = ctx.fs.files_named(folder).get(names.disk_key(rel.rsplit("/", 1)[-1]), ())
+    return names.shared_name_message(rel, [o for o in same if o != rel and o not in twins])
 
 
 def _unchanged(path: Path, status: FileStatus, ctx: CheckContext) -> DocResult | None:

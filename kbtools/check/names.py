@@ -11,6 +11,11 @@ run Linux, and a name Linux takes may not make the trip.
 - `decomposed`: a name that is not in the composed form (NFC): macOS file systems hand out
   decomposed names (NFD) and Git commits them as such unless `core.precomposeunicode` is
   set; links typed by authors are composed, and Linux compares names byte for byte.
+- `shared_name_message`: a document whose file name another document of the knowledge
+  folder has (`knowledge/crops/wheat.md`, `knowledge/pests/wheat.md`): legal, but a
+  citation, `kb read` or a page address naming the file alone (`wheat.md`) lists both
+  instead of opening one, so a warning naming the other (a folder's `index.md` or
+  `README.md`, one in each folder by convention and never cited alone, excepted).
 - `too_long`: a path that, inside a clone's own folder, passes Windows' 260-character limit.
 - `drawing_message`: what to do with an Obsidian Excalidraw drawing among the documents.
 """
@@ -94,6 +99,23 @@ def document_name_problems(rel: str, twins: list[str]) -> list[tuple[str, str, s
                     "folder it passes Windows' 260-character limit, and Git for Windows "
                     "cannot check it out unless `git config core.longpaths true`"))
     return out
+
+
+# file names a folder's own page has by convention, one in each folder: never cited alone
+FOLDER_PAGES = frozenset({"index.md", "_index.md", "readme.md"})
+
+
+def shared_name_message(rel: str, others: list[str]) -> str | None:
+    """What `kb check` says of document `rel` when `others` (the knowledge folder's other
+    documents of its file name, as a macOS disk compares names) is not empty; None when it
+    is, or the name is a folder's page (`FOLDER_PAGES`)."""
+    name = rel.rsplit("/", 1)[-1]
+    if not others or disk_key(name) in FOLDER_PAGES:
+        return None
+    named = ", ".join(f"{o}:1" for o in others)
+    return (f"{named} has this file name too: a citation, `kb read` or page address naming "
+            f"{name} alone lists both instead of opening one; rename one (git mv) if they "
+            "should be told apart by name")
 
 
 def collision_message(rel: str, twins: list[str]) -> str:

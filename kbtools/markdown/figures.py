@@ -21,7 +21,7 @@ import html
 import re
 from dataclasses import dataclass
 
-from kbtools.markdown.html_tags import TAG_BODY
+from kbtools.markdown.html_tags import TAG_BODY, written_plainly
 from kbtools.markdown.parser import img_attributes
 
 # an HTML tag or end tag and its name; linear: the attributes stop at the tag's first `<`
@@ -29,8 +29,10 @@ from kbtools.markdown.parser import img_attributes
 _TAG = re.compile(rf"<(/?)([A-Za-z][A-Za-z0-9]*)\b{TAG_BODY}>")
 # tags around a picture or its caption, shown as neither (centring is read from them)
 _MARKUP = re.compile(r"<[!?/A-Za-z]")  # markup left in the text between those tags
+# (`<picture>` and its `<source srcset>`: the screen sizes of the `<img>` it holds)
 WRAPPERS = frozenset({"center", "p", "div", "figure", "figcaption", "span", "font", "b",
-                      "strong", "em", "i", "u", "small", "big", "sub", "sup"})
+                      "strong", "em", "i", "u", "small", "big", "sub", "sup", "picture",
+                      "source"})
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,9 @@ def wrapped_words(block: str) -> FigureParts | None:
 
 def _parts(block: str, page: bool) -> FigureParts | None:
     """`block` as pictures, wrappers and words; None when it holds no words, or a tag that is
-    no picture, line break or wrapper, or markup between its tags."""
+    no picture, line break or wrapper, or markup between its tags. Its tags are read as a
+    browser reads them (`written_plainly`: `<img alt="压力<5" src=a.png>` is one tag)."""
+    block = written_plainly(block)
     pictures: list[str] = []
     wrappers: list[str] = []
     text: list[list[str]] = [[], []]  # the words before the first picture, after it
@@ -163,6 +167,19 @@ def inline_block(block: str) -> tuple[list[tuple[bool, str]], tuple[str, ...]] |
         out[-1] = (False, out[-1][1].rstrip(_BLANKS))
     out = [(tag, text) for tag, text in out if text]
     return (out, tuple(wrappers)) if out else None
+
+
+def pictured_words(block: str) -> bool:
+    """Whether `block` (an HTML block's source) is pictures and their words (a lone
+    picture is not: it takes the words around it): a figure
+    (`figure_parts`), or words, links and pictures in wrappers (`inline_block`: GitHub's
+    `<p align="center"><a href="a.png"><img …></a><br>图 1 …</p>`, a picture linked to its
+    full size), as the page shows it."""
+    if figure_parts(block) is not None:
+        return True
+    found = inline_block(written_plainly(block))
+    return found is not None and any(tag and text[1:4].lower() == "img" for tag, text in found[0]) \
+        and any(not tag and text.strip() for tag, text in found[0])  # (a caption: some words)
 
 
 def tags_hidden(line: str) -> str:

@@ -15,11 +15,16 @@ from dataclasses import dataclass
 from html import escape
 from html.parser import HTMLParser
 
+from markdown_it.rules_inline import StateInline
+
 # What a tag's `<` and `>` enclose, for the patterns that find whole tags in a block: a quoted
 # value may hold `>` (`alt="压力>5MPa"`) but no `<`, so each attempt stops at the next `<`
 # (linear) and never gives characters back; a tag holding a `<` in a value or a quote in an
 # unquoted one is read by `written_plainly` first.
 TAG_BODY = r"""(?:[^<>"']++|"[^"<]*+"|'[^'<]*+')*+"""
+
+
+IMG = frozenset({"img"})
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,27 @@ def start_tags(html: str, names: frozenset[str] | None = None) -> list[HtmlTag]:
     except Exception:  # html.parser is lenient; what it read before a fault is kept
         pass
     return reader.tags
+
+
+# how much text a picture's tag no pattern reads may span (`picture_tag`, the chunker)
+TAG_REACH = 4096
+
+
+def picture_tag(state: StateInline, silent: bool) -> bool:
+    """An inline rule after markdown-it's `html_inline`: an `<img>` tag with a `src` that a
+    browser shows but CommonMark's pattern leaves as text (an unquoted value holding a quote
+    or a `<`: `<img alt=it's src=a.png>`, `<img alt=压力<5 src=a.png>`), read by `start_tags`,
+    as an `html_inline` token of its source, as the page shows it."""
+    pos = state.pos
+    if not state.md.options.get("html") or state.src[pos:pos + 4].lower() != "<img":
+        return False
+    tags = start_tags(state.src[pos:min(state.posMax, pos + TAG_REACH)], IMG)
+    if not tags or tags[0].start != 0 or not tags[0].attrs.get("src"):
+        return False
+    if not silent:
+        state.push("html_inline", "", 0).content = state.src[pos:pos + tags[0].end]
+    state.pos += tags[0].end
+    return True
 
 
 def written_plainly(html: str) -> str:

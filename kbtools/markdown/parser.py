@@ -43,7 +43,7 @@ from kbtools.errors import INVISIBLE
 from kbtools.markdown.comments import COMMENT, comments_plugin
 from kbtools.markdown.formula_words import formula_words
 from kbtools.markdown.highlight import highlight_plugin
-from kbtools.markdown.html_tags import start_tags
+from kbtools.markdown.html_tags import IMG, picture_tag, start_tags
 from kbtools.markdown.inline_tags import read_inline_tags
 from kbtools.markdown.wikitext import SPAN
 
@@ -69,7 +69,6 @@ CUSTOM_ID = re.compile(r"\{#([^{}\s]+)\}")
 # `## Leak limits ^limits`: an Obsidian block id, which Obsidian does not show
 BLOCK_ID = re.compile(r"\s\^[A-Za-z0-9-]+\s*$")
 NOT_IN_SLUG = re.compile(r"[^\w\- ]")
-IMG = frozenset({"img"})
 _TEXT_TOKENS = frozenset({"text", "text_special", "code_inline", "image", *INLINE_MATH})
 
 Env = MutableMapping[str, Any]
@@ -101,6 +100,7 @@ def markdown() -> MarkdownIt:
     md.block.ruler.at("reference", _definition_unless_footnote)
     md.inline.ruler.at("backticks", _code_span_counting_lines)
     md.inline.ruler.at("html_inline", _noting_span(html_inline))
+    md.inline.ruler.after("html_inline", "picture_tag", _noting_span(picture_tag))
     md.inline.ruler.at("entity", _noting_span(entity))
     md.core.ruler.before("text_join", "entity_spans", _entity_spans)
     md.use(tasklists_plugin)

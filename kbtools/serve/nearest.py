@@ -7,7 +7,10 @@ before a sync, or sent by a phone that spells names its own way.
   for an NFC file, or the other way round) or both: that document opens, when exactly one
   document of the release is so named.
 - A path without its folders (``wheat-scab.md``, `same_file_names`): the one document of
-  that file name opens; several: the page lists each of them (`suggestions`).
+  that file name opens; several: the page lists each of them (`suggestions`). Not when an
+  earlier release held another document at that path (`opened_for`): an old link to
+  ``knowledge/x.md``, which a sync removed, never opens ``knowledge/crops/x.md``, another
+  document that shares its file name; the page says it is gone and offers its former title.
 - Any other name (`suggestions`): the page says there is no such document and names the
   documents it most likely meant, as links: first a document the release renamed it to (an
   earlier release this device keeps holds a document at that path; the served one holds a
@@ -23,7 +26,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from kbtools.agents.docpath import MARKDOWN, folded, same_file_names, spellings
+from kbtools.agents.docpath import MARKDOWN, folded, named_documents, same_file_names, spellings
 from kbtools.beneath import read_beneath
 from kbtools.index.layout import DeviceLayout, ReleaseLayout
 from kbtools.serve.source import Served
@@ -116,6 +119,22 @@ def former_title(served: Served, doc: str, device: Path | None) -> str | None:
         if was:
             return was[0]
     return None
+
+
+def opened_for(served: Served, doc: str, device: Path | None) -> str | None:
+    """The one document of the served release that address `doc`, naming none exactly, opens
+    (`named_documents`: the same name but for case or composition, or its file name in
+    another folder); None when none or several are, or when it is found by file name but an
+    earlier release this device keeps held a document of another title at `doc` (an old
+    path of a document since removed: the one sharing its file name is another document)."""
+    found, by_file_name = named_documents(doc, served.index.store.doc_names(),
+                                          served.knowledge.folders)
+    if len(found) != 1:
+        return None
+    if by_file_name and (was := former_title(served, doc, device)) is not None:
+        titles = {str(d["doc"]): str(d.get("title") or "") for d in served.index.docs()}
+        return found[0] if titles.get(found[0]) == was else None
+    return found[0]
 
 
 def suggestions(served: Served, doc: str, device: Path | None = None) -> list[Suggestion]:

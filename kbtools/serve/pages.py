@@ -27,7 +27,6 @@ from starlette.routing import Route
 from starlette.types import Scope
 
 from kbtools.agents.arguments import MAX_INPUT_CHARS, MAX_QUESTION_CHARS
-from kbtools.agents.docpath import same_document
 from kbtools.config import MAX_K
 from kbtools.decision.documents import select_table
 from kbtools.decision.given import InputError
@@ -76,7 +75,7 @@ from kbtools.serve.i18n import (
     meant_text,
     unknown_key_text,
 )
-from kbtools.serve.nearest import former_title, suggestions
+from kbtools.serve.nearest import former_title, opened_for, suggestions
 from kbtools.serve.pagerender import Page
 from kbtools.serve.passes import app_url
 from kbtools.serve.results import columns_key, render_context, result_view
@@ -367,12 +366,11 @@ def missing_document(p: Page, served: Served, kind: str, exc: ApiError | UsageEr
         raise exc
     doc = p.request.path_params["path"]
     query = p.request.url.query
-    if (same := same_document(doc, served.index.store.doc_names(),
-                              served.knowledge.folders)) is not None:
+    device = _source(p.request).device()
+    if (same := opened_for(served, doc, device)) is not None:
         return RedirectResponse(app_url(kind, same) + (f"?{query}" if query else ""), 307,
                                 headers={"cache-control": "no-cache"})
     kept = urlencode([(k, v) for k, v in p.request.query_params.multi_items() if k in ("q", "lang")])
-    device = _source(p.request).device()
     found = [{"url": app_url("doc", s.doc) + (f"?{kept}" if kept else ""), "doc": s.doc,
               "title": s.title, "lang": content_lang(s.lang, s.title), "renamed": s.renamed}
              for s in suggestions(served, doc, device)]
