@@ -318,6 +318,7 @@ ERRORS: dict[str, str] = {
                             "版本提问（使用正在使用的版本），或用 git clone 源仓库并 git checkout "
                             "{release} 来使用它。"),
     "bad_where": "筛选条件 {where} 无效。",
+    "order_listed": "筛选条件 {where} 无效：比较（{op}）只取一个界限，如 {bound}；几个值中的任一个请用 =，如 {listed}。",
     "unknown_where_key": "没有“{key}”这个筛选项。",
     "no_document": "本发布版本中没有这个文档：{doc}",
     "no_section": "文档 {doc} 中没有“{section}”这一节。",
