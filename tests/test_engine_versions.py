@@ -202,7 +202,7 @@ def test_filter_fields_stored_by_other_rules_are_refused_and_published_anew(
     url = milvus.url("filters")
     eng = connect_url(url, create_db=True)
     r1 = publish(eng, check_release(dist))
-    assert eng.properties(r1.collection)[P_FILTERS] == expr.FILTER_RULES == "16"
+    assert eng.properties(r1.collection)[P_FILTERS] == expr.FILTER_RULES == "17"
     assert search(EngineReader(eng).current(), QUESTION).results
 
     eng.client.drop_collection_properties(r1.collection, [P_FILTERS])  # an older kbtools's

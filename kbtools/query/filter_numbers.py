@@ -274,7 +274,7 @@ _NUMBER_AT = re.compile(_NUMBER)
 # a dollar with its country's letters (US$, HK$, S$: `kbtools.decision.units.DOLLAR_PREFIXES`)
 _DOLLAR = r"(?i:" + "|".join(DOLLAR_PREFIXES) + r")\$"
 _QUANTITY = re.compile(_NUMBER + r"((?:°?[^\W\d_]+[23]?(?:/[^\W\d_]+[23]?)?)|" + _DOLLAR
-                       + r"|[%℃℉¥$€£])\s*")
+                       + r"|[%‰℃℉¥$€£])\s*")
 # a currency's sign before its amount (¥80, $12.50, € 5, HK$12): the amount in that currency
 _MONEY_FIRST = re.compile(r"(" + _DOLLAR + r"|[¥$€£￥＄])" + _NUMBER)
 MAX_QUANTITY_CHARS = 40  # longer text is no measured value
@@ -330,7 +330,7 @@ def unit_written(text: str) -> str:
     return clean[m.end():] if m else ""
 
 
-_PERCENT = GROUP_OF["%"]
+_SHARES = frozenset((GROUP_OF["%"], GROUP_OF["‰"]))  # percent, per mille
 
 
 def fraction_or_percent(number: Number, unit: str) -> bool:
@@ -342,8 +342,9 @@ def fraction_or_percent(number: Number, unit: str) -> bool:
 
 
 def is_percent(unit: str) -> bool:
-    """Whether a quantity's `unit` (`quantity`: ``%``, ``percent``) is percent."""
-    return GROUP_OF.get(unit) == _PERCENT
+    """Whether a quantity's `unit` (`quantity`: ``%``, ``percent``, ``‰``) is a share in
+    percent or per mille (``5‰`` is 0.5 %: a bare 0.003 beside it is as much a fraction)."""
+    return GROUP_OF.get(unit) in _SHARES
 
 
 class Incomparable:
