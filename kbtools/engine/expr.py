@@ -119,7 +119,8 @@ ORD_FIELD = "f_ord"
 # 16: a dollar with its country's letters (US$12, HK$12, NT$12, S$12) a quantity of its currency;
 # f_ord's p extremes: the bare numbers but 0 < |n| <= 1, what a percentage orders (湿度>=80%
 # leaves 湿度: 0.9 out, a fraction or 0.9 %: `filter_numbers.fraction_or_percent`); 17: a
-# number per mille (3‰) a quantity, q:‰ as 0.3% is, `filter_numbers.quantity`
+# number per mille (3‰) a quantity, q:‰ as 0.3% is, and money with its currency's code first
+# (RMB80, USD 12) a quantity of that currency, `filter_numbers.quantity`
 FILTER_RULES = "17"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 

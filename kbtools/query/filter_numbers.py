@@ -32,6 +32,7 @@ from typing import Any
 
 from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
 from kbtools.decision.units import (
+    CURRENCY_CODES,
     DOLLAR_PREFIXES,
     GROUP_OF,
     SCALED_SPELLINGS,
@@ -275,8 +276,10 @@ _NUMBER_AT = re.compile(_NUMBER)
 _DOLLAR = r"(?i:" + "|".join(DOLLAR_PREFIXES) + r")\$"
 _QUANTITY = re.compile(_NUMBER + r"((?:°?[^\W\d_]+[23]?(?:/[^\W\d_]+[23]?)?)|" + _DOLLAR
                        + r"|[%‰℃℉¥$€£])\s*")
-# a currency's sign before its amount (¥80, $12.50, € 5, HK$12): the amount in that currency
-_MONEY_FIRST = re.compile(r"(" + _DOLLAR + r"|[¥$€£￥＄])" + _NUMBER)
+# a currency's sign or code before its amount (¥80, $12.50, € 5, HK$12, RMB80, USD 12): the
+# amount in that currency (`kbtools.decision.units.CURRENCY_CODES`, any case)
+_MONEY_FIRST = re.compile(r"(" + _DOLLAR + r"|(?i:" + "|".join(CURRENCY_CODES)
+                          + r")|[¥$€£￥＄])" + _NUMBER)
 MAX_QUANTITY_CHARS = 40  # longer text is no measured value
 # the units written with a power's digit (as NFKC writes m² and ㎡): no other letters and digit
 # are a unit (5A2 is a code)
@@ -289,7 +292,8 @@ _BLANK_RUN = re.compile(r"\s+")
 def quantity(text: str) -> tuple[str, Number] | None:
     """`text` as a number and its unit (``7.5 kW``: ``("kw", 7.5)``, ``1e3W``: ``("w",
     1000)``, the unit case-folded and in NFKC, ``㎡``, ``m²`` as ``m2``, full-width forms as
-    ASCII; money with its sign first, ``¥80``, as ``("¥", 80)``); None for a bare number,
+    ASCII; money with its sign or code first, ``¥80``, ``RMB80``, as ``("¥", 80)``, ``("rmb",
+    80)``); None for a bare number,
     text, a date or a version."""
     clean = in_digits(narrow(text))
     if not clean.isascii():  # ㎏, ㎡, m² as kg, m2, m2 (NFKC)
