@@ -92,6 +92,12 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
                            "也可能就是百分数，请写上 %。",
                            "{values} left out of the percentage filter: a number of at most 1 "
                            "may be a fraction (0.9 for 90%) or that many percent; write its %."),
+    # document values of 度 alone read as ℃, their field holding a temperature (角度: 30度)
+    "degrees_as_celsius": ("{values} 按摄氏度比较：此字段中有温度值，单写“度”即按 ℃ 读取；温度请写 ℃，"
+                           "角度请放在单独的字段中。",
+                           "{values} read as degrees Celsius: its field holds temperatures, so "
+                           "度 alone is ℃ there; write ℃ for a temperature, and keep angles in a "
+                           "field of their own."),
     # filters a value no document holds may mean (``crop=玉米`` for crop=玉木)
     "meant": ("（是不是要找 {filters}？）", " (did you mean {filters}?)"),
     # filters that leave nothing only together (``?f.crop=小麦&f.disease=稻瘟病``)
