@@ -93,3 +93,21 @@ def test_money_with_its_currency_code_first_is_that_currency_locally_and_in_milv
     engine = [set(engine_rows(codes, "codes", k, o, w, CODES)) for k, o, w in conditions]
     assert local == engine
     assert sorted(set.intersection(*local)) == rows
+
+
+WAN = [{"价格": p} for p in ("1.5万元", "3万元", "8000元", "¥12000", "2百万元", "1万美元",
+                             "RMB 20000", "2万吨")]
+wan = facts_fixture("wan", WAN)
+
+
+@pytest.mark.parametrize(("where", "rows"), [  # session 46 (f46): 1.5万元 was a unit of its own
+    ("价格>=10000元", [0, 1, 3, 4, 6]), ("价格<2万元", [0, 2, 3]), ("价格=15000元", [0]),
+    ("价格=1.5万元", [0]), ("价格=20000元..3万元", [1, 6]), ("价格>$5000", [5]),  # never 元
+    ("价格>=15000吨", [7]), ("价格=2万元", [6]),
+])
+def test_an_amount_in_wan_or_yi_is_that_many_of_its_unit_locally_and_in_milvus(wan, where, rows):
+    conditions = parse_where([where])
+    local = [set(local_rows(WAN, k, o, w)) for k, o, w in conditions]
+    engine = [set(engine_rows(wan, "wan", k, o, w, WAN)) for k, o, w in conditions]
+    assert local == engine
+    assert sorted(set.intersection(*local)) == rows

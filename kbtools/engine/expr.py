@@ -120,7 +120,8 @@ ORD_FIELD = "f_ord"
 # f_ord's p extremes: the bare numbers but 0 < |n| <= 1, what a percentage orders (湿度>=80%
 # leaves 湿度: 0.9 out, a fraction or 0.9 %: `filter_numbers.fraction_or_percent`); 17: a
 # number per mille (3‰) a quantity, q:‰ as 0.3% is, and money with its currency's code first
-# (RMB80, USD 12) a quantity of that currency, `filter_numbers.quantity`
+# (RMB80, USD 12) a quantity of that currency, `filter_numbers.quantity`; a unit after 万, 亿,
+# 千 or 百 (1.5万元, 2万吨) that many of the unit, keyed in its base, `filter_units.measured`
 FILTER_RULES = "17"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 
