@@ -207,7 +207,7 @@ def test_filter_fields_stored_by_other_rules_are_refused_and_published_anew(
 
     eng.client.drop_collection_properties(r1.collection, [P_FILTERS])  # an older kbtools's
     said = (f"release {r1.collection} in the engine holds filter fields stored by kbtools "
-            "filter rules 1, this kb filters by rules 16")
+            "filter rules 1, this kb filters by rules 17")
     _refused(url, said)
     with pytest.raises(EngineError, match=f"{said}, so its readers would refuse it"):
         rollback(eng, r1.collection)
