@@ -152,6 +152,8 @@ def narrow(text: str) -> str:
 _BELOW_ZERO = ("零下", "负")
 _NUMERALS = "".join(sorted(NUMERAL_CHARS))
 _READ_FIRST = frozenset(_NUMERALS) | {"负"}  # what a value `in_digits` respells starts with
+# a share in words before its number (百分之五十 is 50%, 千分之五 is 5‰)
+_SHARE_WORDS = {"百分之": "%", "千分之": "‰"}
 # what may follow a numeral respelled: a unit the decision tables know (亩, 千瓦, 度, kg), a count
 _UNITS_AFTER = frozenset((*GROUP_OF, *scaled_units(), "个"))
 
@@ -160,11 +162,16 @@ def in_digits(text: str) -> str:
     """`text` with the Chinese numeral it begins with in Arabic digits (``二十``: ``20``, ``十亩``:
     ``10亩``, ``三点五千瓦``: ``3.5千瓦``, ``五千瓦``: ``5000瓦``), 零下 or 负 before a number as a minus
     sign (``零下五度``, ``零下10度``: ``-5度``, ``-10度``), when what follows is nothing or a unit
-    known (`_UNITS_AFTER`); other text as it is (``三七``, ``十字花科``, ``负责人``), at the cost of
+    known (`_UNITS_AFTER`); a share in words as its number and sign (``百分之五十``: ``50%``,
+    ``千分之五``: ``5‰``); other text as it is (``三七``, ``十字花科``, ``负责人``), at the cost of
     one check for most."""
     if text.lstrip()[:1] not in _READ_FIRST:
         return text
     clean = text.strip()
+    word = next((w for w in _SHARE_WORDS if clean.startswith(w)), None)
+    if word is not None:  # 百分之五十, 千分之0.3: the number and its sign
+        share = in_digits(clean[len(word):]).strip()
+        return f"{share}{_SHARE_WORDS[word]}" if _decimal(share) is not None else text
     sign = next((z for z in _BELOW_ZERO if clean.startswith(z)), "")
     body = clean[len(sign):].lstrip()
     lead = len(body) - len(body.lstrip(_NUMERALS))
