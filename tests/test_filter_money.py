@@ -52,7 +52,8 @@ def test_a_dollar_with_its_country_is_its_own_currency_locally_and_in_milvus(dol
     ("¥80", ("¥", 80)), ("$12.50", ("$", 12.5)), ("€ 5", ("€", 5)), ("￥80", ("¥", 80)),
     ("£3.5", ("£", 3.5)), ("80¥", ("¥", 80)), ("$HOME", None), ("¥", None), ("$1,000", None),
     ("US$12", ("us$", 12)), ("HK$ 12", ("hk$", 12)), ("nt$12", ("nt$", 12)), ("12S$", ("s$", 12)),
-    ("HK12", None), ("XX$12", None),
+    ("HK12", None), ("XX$12", None), ("RMB80", ("rmb", 80)), ("cny 80", ("cny", 80)),
+    ("EUR5", ("eur", 5)), ("80RMB", ("rmb", 80)), ("RMBX80", None), ("USDT5", None),
 ])
 def test_a_currency_sign_before_or_after_an_amount_is_its_unit(text, read):
     got = quantity(text)
@@ -70,3 +71,41 @@ def test_any_amount_filters_alike_locally_and_in_milvus(coll, want, op):
         return
     for key, o, w in conditions:
         assert engine_rows(coll, "money", key, o, w, FACTS) == local_rows(FACTS, key, o, w)
+
+
+CODES = [{"价格": p} for p in ("RMB80", "USD12", "CNY 80", "EUR5", "80RMB", "¥80", "$12",
+                               "usd 12.50", "CAD2000", "RMBX80", "12 HKD")]
+codes = facts_fixture("codes", CODES)
+
+
+@pytest.mark.parametrize(("where", "rows"), [  # session 46 (f46, issue 3): RMB80 was text
+    ("价格=80元", [0, 2, 4, 5]), ("价格=¥80", [0, 2, 4, 5]), ("价格=RMB80", [0, 2, 4, 5]),
+    ("价格=$12", [1, 6]), ("价格=USD12", [1, 6]), ("价格>=USD12", [1, 6, 7, 9]),  # never ¥80
+    ("价格<€10", [3]), ("价格>=CNY 50", [0, 2, 4, 5, 9]), ("价格=HK$12", [10]),  # RMBX80 text
+    ("价格=c$2000", [8]), ("价格=12..12", [1, 6, 10]),  # a bare number: any amount of 12
+])
+def test_money_with_its_currency_code_first_is_that_currency_locally_and_in_milvus(codes, where,
+                                                                                  rows):
+    conditions = parse_where([where])
+    local = [set(local_rows(CODES, k, o, w)) for k, o, w in conditions]
+    engine = [set(engine_rows(codes, "codes", k, o, w, CODES)) for k, o, w in conditions]
+    assert local == engine
+    assert sorted(set.intersection(*local)) == rows
+
+
+WAN = [{"价格": p} for p in ("1.5万元", "3万元", "8000元", "¥12000", "2百万元", "1万美元",
+                             "RMB 20000", "2万吨")]
+wan = facts_fixture("wan", WAN)
+
+
+@pytest.mark.parametrize(("where", "rows"), [  # session 46 (f46): 1.5万元 was a unit of its own
+    ("价格>=10000元", [0, 1, 3, 4, 6]), ("价格<2万元", [0, 2, 3]), ("价格=15000元", [0]),
+    ("价格=1.5万元", [0]), ("价格=20000元..3万元", [1, 6]), ("价格>$5000", [5]),  # never 元
+    ("价格>=15000吨", [7]), ("价格=2万元", [6]),
+])
+def test_an_amount_in_wan_or_yi_is_that_many_of_its_unit_locally_and_in_milvus(wan, where, rows):
+    conditions = parse_where([where])
+    local = [set(local_rows(WAN, k, o, w)) for k, o, w in conditions]
+    engine = [set(engine_rows(wan, "wan", k, o, w, WAN)) for k, o, w in conditions]
+    assert local == engine
+    assert sorted(set.intersection(*local)) == rows

@@ -21,6 +21,7 @@ from starlette.testclient import TestClient
 
 from kbtools.cli import main
 from kbtools.errors import FilterError
+from kbtools.query.filter_checks import _check_order
 from kbtools.query.filter_text import parse_where
 from kbtools.serve.app import create_app
 from tests.milvus_server import (  # noqa: F401 - milvus: a fixture
@@ -112,3 +113,26 @@ def test_a_bare_fraction_filter_on_percentages_names_both_meanings(released, whe
     res = CliRunner().invoke(main, ["query", "--no-log", "pump seal", "--where", where,
                                     "--index", str(dist)])
     assert res.exit_code == 2 and said in " ".join(res.output.split()), res.output
+
+
+MILLE = [{"含量": v} for v in ("3‰", "0.3%", "0.6%", "8 ‰", "0.004", "5", "千分之五", "5‰")]
+mille = facts_fixture("permille", MILLE)
+
+
+@pytest.mark.parametrize(("where", "rows"), [  # session 46 (f46, issue 4): ‰ was text
+    ("含量<=5‰", [0, 1, 5, 6, 7]),  # 0.6% is 6‰; a bare 0.004 a fraction or 0.004‰: left out
+    ("含量>=0.5%", [2, 3, 5, 6, 7]), ("含量=3‰", [0, 1]), ("含量=0.3%", [0, 1]),
+    ("含量>4‰", [2, 3, 5, 6, 7]), ("含量=5‰..0.6%", [2, 6, 7]),  # 千分之五 is 5‰
+    ("含量=千分之三", [0, 1]), ("含量<百分之0.5", [0, 1]),  # a share in words, a filter's too
+])
+def test_per_mille_is_a_share_as_percent_is_locally_and_in_milvus(mille, where, rows):
+    conditions = parse_where([where])
+    local = [set(local_rows(MILLE, k, o, w)) for k, o, w in conditions]
+    engine = [set(engine_rows(mille, "permille", k, o, w, MILLE)) for k, o, w in conditions]
+    assert local == engine
+    assert sorted(set.intersection(*local)) == rows
+
+
+def test_a_bare_fraction_filter_on_per_mille_names_both_meanings():
+    with pytest.raises(FilterError, match=r"write 500‰ for a fraction, or 0.5‰"):
+        _check_order("含量", ">=", "0.5", ["3‰", "8‰"])

@@ -25,6 +25,7 @@ from kbtools.query.filter_checks import _check_order
 from kbtools.query.filter_numbers import quantity
 from kbtools.query.filter_text import parse_where, where_text
 from kbtools.query.filter_units import measured
+from kbtools.serve.i18n import error_zh
 from tests.milvus_server import engine_rows, facts_collection, local_rows, milvus  # noqa: F401
 
 
@@ -76,6 +77,30 @@ def test_or_between_values_separates_them_as_a_comma_does(where, values):
     read = parse_where([where])
     assert read == [(where.split("=")[0].rstrip("!"), "!=" if "!=" in where else "=", values)]
     assert parse_where([where_text(*read[0])]) == read
+
+
+@pytest.mark.parametrize(("where", "says"), [  # session 46 (f46, issue 1): "compare it with one"
+    ("功率>=5kW或10kW", "比较（>=）只取一个界限，如 功率>=5kW；几个值中的任一个请用 =，如 功率=5kW,10kW"),
+    ("power>=5kW or 10kW", "an order (>=) takes one bound, e.g. power>=5kW; for any of several "
+                           "values use =, e.g. power=5kW,10kW"),
+    ("power<5kW或者10kW", "比较（<）只取一个界限，如 power<5kW"), ("数量>5、10", "如 数量=5,10"),
+    ("日期<=2024-03或2024-05", "如 日期=2024-03,2024-05"), ("power>5kW,10kW", "e.g. power>5kW;"),
+])
+def test_an_order_given_several_values_says_what_to_write_in_its_language(where, says):
+    with pytest.raises(FilterError) as err:
+        parse_where([where])
+    assert says in str(err.value) and err.value.key == "order_listed"
+    zh = error_zh(err.value)  # a Chinese search page's words
+    assert zh is not None and where in zh and "只取一个界限" in zh
+
+
+@pytest.mark.parametrize("where", ["n>=1,000", "n>=12,5kW", 'n>="a,b"', "n>=或许", "n<5kW;",
+                                   "power>=5kW..10kW"])
+def test_an_order_of_one_value_written_with_a_comma_or_or_is_not_a_list(where):
+    try:
+        assert len(parse_where([where])) in (1, 2)
+    except FilterError as err:
+        assert err.key != "order_listed", err
 
 
 @pytest.mark.parametrize("value", ["或许", "或多或少", "是否或许", "color", "A or", "或然率"])

@@ -72,7 +72,9 @@ with their synonyms or other spellings (`from`), `unheld` the values of `where` 
 document holds while the filter's other values are applied (crop=小麦,玉木: crop=玉木), each
 with `did_you_mean`: tell the user; `excludes_nothing` the `!=` filters whose value no
 document holds nor resembles (an exclusion the knowledge already satisfies: no need to say);
-`fractions_left_out` values a percentage filter left out (湿度: 0.9 beside 湿度>=80%): tell the user.
+`fractions_left_out` values a percentage filter left out (湿度: 0.9 beside 湿度>=80%): tell the user;
+`degrees_as_celsius` values of 度 alone read as ℃, their field holding a temperature (角度: 30度
+beside another document's 角度: 25℃): tell the user.
 `not_in_knowledge` (when present) lists the
 codes and names (settings, keys) of the question that no document holds, also when the rest
 is answered: tell the user the knowledge says nothing about them. It names the first {shown};

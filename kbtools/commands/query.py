@@ -277,6 +277,8 @@ def render(res: SearchResponse, explain: bool) -> None:
         click.echo(quiet)
     if (fractions := res.filters.fractions_text()) is not None:  # 湿度: 0.9 beside 湿度>=80%
         click.echo(click.style(fractions, fg="yellow"))
+    if (degrees := res.filters.degrees_text()) is not None:  # 角度: 30度 beside 角度: 25℃
+        click.echo(click.style(degrees, fg="yellow"))
     names, more = res.names_shown()  # codes and names no document holds
     missing = ", ".join(names) + (f" and {more} more" if more else "")
     if res.no_answer and res.reason == FILTERED_AWAY:

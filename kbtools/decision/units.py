@@ -47,6 +47,10 @@ UNIT_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in (
 # its own currency, as `UNIT_GROUPS` names it (a bare $ is the US dollar)
 DOLLAR_PREFIXES = ("US", "HK", "NT", "NZ", "A", "C", "S")
 GROUP_OF = {unit: i for i, group in enumerate(UNIT_GROUPS) for unit in group}
+# the ISO 4217 codes (and RMB) of the currencies `UNIT_GROUPS` knows, as a price may write one
+# before its amount (RMB80, USD 12, EUR5) as well as after it (80RMB): that currency's amount
+CURRENCY_CODES = ("RMB", "CNY", "USD", "EUR", "GBP", "HKD", "TWD", "SGD", "AUD", "CAD", "NZD")
+assert all(code.casefold() in GROUP_OF for code in CURRENCY_CODES)
 # a length's spellings in English, as `SPELLED_UNITS` squares and cubes them (sq ft, cubic metres)
 _LENGTH_WORDS: dict[str, tuple[str, ...]] = {
     **{unit: (unit, *(f"{word}{end}" for end in ("er", "ers", "re", "res")))

@@ -118,8 +118,12 @@ ORD_FIELD = "f_ord"
 # before or after it (¥80, $12.50, 80元) a quantity of that currency, `filter_numbers.quantity`;
 # 16: a dollar with its country's letters (US$12, HK$12, NT$12, S$12) a quantity of its currency;
 # f_ord's p extremes: the bare numbers but 0 < |n| <= 1, what a percentage orders (湿度>=80%
-# leaves 湿度: 0.9 out, a fraction or 0.9 %: `filter_numbers.fraction_or_percent`)
-FILTER_RULES = "16"
+# leaves 湿度: 0.9 out, a fraction or 0.9 %: `filter_numbers.fraction_or_percent`); 17: a
+# number per mille (3‰) a quantity, q:‰ as 0.3% is, and money with its currency's code first
+# (RMB80, USD 12) a quantity of that currency, `filter_numbers.quantity`; a unit after 万, 亿,
+# 千 or 百 (1.5万元, 2万吨) that many of the unit, keyed in its base, `filter_units.measured`;
+# a share in words (百分之五十, 千分之五) that share, `filter_numbers.in_digits`
+FILTER_RULES = "17"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 
 # Milvus reads only these escapes in a string literal (\u, \x, \b, \0 … are refused);

@@ -217,8 +217,10 @@ def _check_fraction(key: str, shown: str, want: str, held: list[Any]) -> None:
             or not all(is_percent(unit) for unit, _ in amounts):
         return
     example = next(str(v) for v in held if quantity(str(v)) is not None)
+    sign, times = ("‰", 1000) if all(u == "‰" for u, _ in amounts) else ("%", 100)  # 含量: 3‰
     raise FilterError("bad", f"{shown}: {key} is a percentage in this index (e.g. {example});"
-                      f" write {(number * 100).normalize():f}% for a fraction, or {want}%",
+                      f" write {(number * times).normalize():f}{sign} for a fraction, or "
+                      f"{want}{sign}",
                       key="bad_where", values={"where": shown})
 
 

@@ -15,8 +15,9 @@ import numpy as np
 from kbtools.index.reader import ChunkTable, KbIndex
 from kbtools.markdown.tags import BODY_TAGS_KEY, with_body_tags
 from kbtools.query.filter_kinds import reads_dates
+from kbtools.query.filter_numbers import quantity
 from kbtools.query.filter_text import Condition
-from kbtools.query.filter_units import celsius, reads_temperatures
+from kbtools.query.filter_units import DEGREES, celsius, reads_temperatures
 
 CHUNK_KEYS = {"doc", "kind"}
 
@@ -91,6 +92,23 @@ def in_celsius(value: Any) -> Any:
     if isinstance(value, list):
         return [in_celsius(v) for v in value]
     return celsius(value) if isinstance(value, str) else value
+
+
+def degrees_as_celsius(index: KbIndex, where: Iterable[Condition]) -> list[str]:
+    """The document values a filter of `where` reads as degrees Celsius though they write
+    ``度`` alone (`in_celsius`: a field with a temperature among its values, ``角度: 30度``
+    beside another document's ``角度: 25℃``): an angle read so would be compared with
+    temperatures silently, so every surface names them, each once as ``key: value (doc)``."""
+    said: dict[str, None] = {}
+    for key in dict.fromkeys(key for key, _, _ in where):
+        if not key_reads_temperatures(index, key):
+            continue
+        for d in index.docs():
+            for held in scalars([document_facts(d).get(key)]):
+                if isinstance(held, str) and (amount := quantity(held)) is not None \
+                        and amount[0] == DEGREES:
+                    said[f"{key}: {held} ({d['doc']})"] = None
+    return list(said)
 
 
 def undated_keys(index: KbIndex, where: Iterable[Condition]) -> frozenset[str]:

@@ -32,6 +32,7 @@ from typing import Any
 
 from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
 from kbtools.decision.units import (
+    CURRENCY_CODES,
     DOLLAR_PREFIXES,
     GROUP_OF,
     SCALED_SPELLINGS,
@@ -151,6 +152,8 @@ def narrow(text: str) -> str:
 _BELOW_ZERO = ("零下", "负")
 _NUMERALS = "".join(sorted(NUMERAL_CHARS))
 _READ_FIRST = frozenset(_NUMERALS) | {"负"}  # what a value `in_digits` respells starts with
+# a share in words before its number (百分之五十 is 50%, 千分之五 is 5‰)
+_SHARE_WORDS = {"百分之": "%", "千分之": "‰"}
 # what may follow a numeral respelled: a unit the decision tables know (亩, 千瓦, 度, kg), a count
 _UNITS_AFTER = frozenset((*GROUP_OF, *scaled_units(), "个"))
 
@@ -159,11 +162,16 @@ def in_digits(text: str) -> str:
     """`text` with the Chinese numeral it begins with in Arabic digits (``二十``: ``20``, ``十亩``:
     ``10亩``, ``三点五千瓦``: ``3.5千瓦``, ``五千瓦``: ``5000瓦``), 零下 or 负 before a number as a minus
     sign (``零下五度``, ``零下10度``: ``-5度``, ``-10度``), when what follows is nothing or a unit
-    known (`_UNITS_AFTER`); other text as it is (``三七``, ``十字花科``, ``负责人``), at the cost of
+    known (`_UNITS_AFTER`); a share in words as its number and sign (``百分之五十``: ``50%``,
+    ``千分之五``: ``5‰``); other text as it is (``三七``, ``十字花科``, ``负责人``), at the cost of
     one check for most."""
     if text.lstrip()[:1] not in _READ_FIRST:
         return text
     clean = text.strip()
+    word = next((w for w in _SHARE_WORDS if clean.startswith(w)), None)
+    if word is not None:  # 百分之五十, 千分之0.3: the number and its sign
+        share = in_digits(clean[len(word):]).strip()
+        return f"{share}{_SHARE_WORDS[word]}" if _decimal(share) is not None else text
     sign = next((z for z in _BELOW_ZERO if clean.startswith(z)), "")
     body = clean[len(sign):].lstrip()
     lead = len(body) - len(body.lstrip(_NUMERALS))
@@ -274,9 +282,11 @@ _NUMBER_AT = re.compile(_NUMBER)
 # a dollar with its country's letters (US$, HK$, S$: `kbtools.decision.units.DOLLAR_PREFIXES`)
 _DOLLAR = r"(?i:" + "|".join(DOLLAR_PREFIXES) + r")\$"
 _QUANTITY = re.compile(_NUMBER + r"((?:°?[^\W\d_]+[23]?(?:/[^\W\d_]+[23]?)?)|" + _DOLLAR
-                       + r"|[%℃℉¥$€£])\s*")
-# a currency's sign before its amount (¥80, $12.50, € 5, HK$12): the amount in that currency
-_MONEY_FIRST = re.compile(r"(" + _DOLLAR + r"|[¥$€£￥＄])" + _NUMBER)
+                       + r"|[%‰℃℉¥$€£])\s*")
+# a currency's sign or code before its amount (¥80, $12.50, € 5, HK$12, RMB80, USD 12): the
+# amount in that currency (`kbtools.decision.units.CURRENCY_CODES`, any case)
+_MONEY_FIRST = re.compile(r"(" + _DOLLAR + r"|(?i:" + "|".join(CURRENCY_CODES)
+                          + r")|[¥$€£￥＄])" + _NUMBER)
 MAX_QUANTITY_CHARS = 40  # longer text is no measured value
 # the units written with a power's digit (as NFKC writes m² and ㎡): no other letters and digit
 # are a unit (5A2 is a code)
@@ -289,7 +299,8 @@ _BLANK_RUN = re.compile(r"\s+")
 def quantity(text: str) -> tuple[str, Number] | None:
     """`text` as a number and its unit (``7.5 kW``: ``("kw", 7.5)``, ``1e3W``: ``("w",
     1000)``, the unit case-folded and in NFKC, ``㎡``, ``m²`` as ``m2``, full-width forms as
-    ASCII; money with its sign first, ``¥80``, as ``("¥", 80)``); None for a bare number,
+    ASCII; money with its sign or code first, ``¥80``, ``RMB80``, as ``("¥", 80)``, ``("rmb",
+    80)``); None for a bare number,
     text, a date or a version."""
     clean = in_digits(narrow(text))
     if not clean.isascii():  # ㎏, ㎡, m² as kg, m2, m2 (NFKC)
@@ -330,7 +341,7 @@ def unit_written(text: str) -> str:
     return clean[m.end():] if m else ""
 
 
-_PERCENT = GROUP_OF["%"]
+_SHARES = frozenset((GROUP_OF["%"], GROUP_OF["‰"]))  # percent, per mille
 
 
 def fraction_or_percent(number: Number, unit: str) -> bool:
@@ -342,8 +353,9 @@ def fraction_or_percent(number: Number, unit: str) -> bool:
 
 
 def is_percent(unit: str) -> bool:
-    """Whether a quantity's `unit` (`quantity`: ``%``, ``percent``) is percent."""
-    return GROUP_OF.get(unit) == _PERCENT
+    """Whether a quantity's `unit` (`quantity`: ``%``, ``percent``, ``‰``) is a share in
+    percent or per mille (``5‰`` is 0.5 %: a bare 0.003 beside it is as much a fraction)."""
+    return GROUP_OF.get(unit) in _SHARES
 
 
 class Incomparable:

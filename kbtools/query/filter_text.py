@@ -124,6 +124,7 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                               values={"where": shown})
         _check_brackets(shown, key, op, value, len(item.rstrip()) - len(value))
         _check_tildes(shown, key, op, value)
+        _check_order_list(shown, key, op, value)
         if op in ("=", "!="):
             listed = flow_list(value)
             if listed is not None and not _values(listed):
@@ -456,6 +457,27 @@ def _says_or(value: str) -> bool:
     (``小麦或玉米``, ``5kW or 10kW``), none of them empty (``或许``, ``或多或少``: one value)."""
     parts = _or_parts(value)
     return len(parts) > 1 and all(parts)
+
+
+def _check_order_list(shown: str, key: str, op: str, value: str) -> None:
+    """An order given several values, "or" or a separator between them (``功率>=5kW或10kW``,
+    ``power>=5kW or 10kW``, ``power<5kW,10kW``): an order takes one bound and a list of values
+    is read with ``=``, so a FilterError naming both to write instead, in Chinese where the
+    filter is written so (its key or value holds a Chinese character or punctuation), else
+    in English. A value in quotes, or a number with a comma (``1,000``, ``12,5``), is one."""
+    if op in ("=", "!=") or _in_quotes(value) or _GROUPED.match(value) is not None \
+            or _DECIMAL_COMMA.match(value) is not None:  # 1,000W, 12,5kW: `written_hint`
+        return
+    parts = _or_parts(value) if _says_or(value) else [p.strip() for p in _SEPARATOR.split(value)]
+    if len(parts) < 2 or not all(parts):
+        return
+    bound, listed = f"{key}{op}{parts[0]}", f"{key}={','.join(parts)}"
+    zh = any("\u3400" <= c <= "\u9fff" or c in "，、；" for c in key + value)
+    raise FilterError("bad", f"{shown!r}: " + (
+        f"比较（{op}）只取一个界限，如 {bound}；几个值中的任一个请用 =，如 {listed}" if zh else
+        f"an order ({op}) takes one bound, e.g. {bound}; for any of several values use =, "
+        f"e.g. {listed}"), key="order_listed",
+        values={"where": shown, "op": op, "bound": bound, "listed": listed})
 
 
 def _in_quotes(value: str) -> bool:

@@ -20,6 +20,7 @@ that are both known (``power>5kg`` of values in kW) are refused by `dimension_pr
 another unit `UNIT_GROUPS` knows is compared only with its own spellings (``rpm`` with
 ``r/min`` and ``转/分``, ``psia``), and any other only with itself, as written.
 
+A unit after 万, 亿, 千 or 百 is that many of it (``1.5万元`` is 15000元, ``2万吨`` 20000 t).
 Spellings one character long that name other things too are not converted: 度 (an angle,
 a kilowatt-hour), 分 (a mark, a fen), 方, 时, 月 (``3月`` is March), and the letters ``c`` and
 ``f``. Pure: imports `kbtools.decision.units` (the units known) and `filter_numbers`.
@@ -32,10 +33,12 @@ from decimal import Context, Decimal
 from fractions import Fraction
 from functools import lru_cache
 
+from kbtools.decision.numerals import MAGNITUDE_TIMES
 from kbtools.decision.units import GROUP_OF, UNIT_GROUPS, scale_base, scaled_units
 from kbtools.query.filter_numbers import Number, quantity
 
 _AMBIGUOUS = frozenset(("度", "分", "方", "时", "月", "c", "f"))
+_MAGNITUDES = sorted(MAGNITUDE_TIMES, key=len, reverse=True)  # 万亿 before 万
 _RATE_MARKS = ("/", "每")  # between a rate's two units: kg/亩, 公斤每亩
 
 
@@ -65,11 +68,22 @@ def _size(unit: str) -> tuple[str, Fraction] | None:
     if (size := _converted(unit)) is not None:
         return size
     group = _group(unit)
-    if group is None or group in (_CELSIUS, _FAHRENHEIT):
+    if group is None:
+        return _magnified(unit)
+    if group in (_CELSIUS, _FAHRENHEIT):
         return None
     spellings = sorted(UNIT_GROUPS[group])
     return next((s for s in map(_converted, spellings) if s is not None),
                 (spellings[0], Fraction(1)))
+
+
+def _magnified(unit: str) -> tuple[str, Fraction] | None:
+    """`_size` of a unit written after 万, 亿, 千 or 百 (``万元``, ``亿元``, ``万吨``, ``百米``:
+    `kbtools.decision.numerals.MAGNITUDE_TIMES`), that many of the unit (1.5万元 is 15000元);
+    None when what follows is no unit `_size` knows (``千分``, ``百度``: `_AMBIGUOUS`)."""
+    mark = next((m for m in _MAGNITUDES if unit.startswith(m) and len(unit) > len(m)), None)
+    size = None if mark is None else _size(unit[len(mark):])
+    return None if size is None or mark is None else (size[0], size[1] * MAGNITUDE_TIMES[mark])
 
 
 def _converted(unit: str) -> tuple[str, Fraction] | None:

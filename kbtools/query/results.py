@@ -196,6 +196,10 @@ class SearchFilters:
     # document values an order on a percentage leaves out (``湿度: 0.9`` beside ``湿度>=80%``:
     # a fraction or 0.9 %), `kbtools.query.filters.fractions_left_out`; a note
     fractions_left_out: tuple[str, ...] = ()
+    # document values of 度 alone a filter reads as ℃, their field holding a temperature
+    # (``角度: 30度 (a.md)`` beside another's ``角度: 25℃``),
+    # `kbtools.query.filter_fields.degrees_as_celsius`; a note
+    degrees_as_celsius: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"where": list(self.where), "verified_only": self.verified_only,
@@ -214,6 +218,8 @@ class SearchFilters:
             out["excludes_nothing"] = list(self.excludes_nothing)
         if self.fractions_left_out:
             out["fractions_left_out"] = list(self.fractions_left_out[:NAMES_SHOWN])
+        if self.degrees_as_celsius:
+            out["degrees_as_celsius"] = list(self.degrees_as_celsius[:NAMES_SHOWN])
         return out
 
     def excludes_nothing_text(self) -> str | None:
@@ -233,6 +239,17 @@ class SearchFilters:
             (f" and {more} more" if more > 0 else "")
         return (f"Note: {shown} left out of the percentage filter: a number of at most 1 "
                 "may be a fraction (0.9 for 90%) or that many percent; write it with its %.")
+
+    def degrees_text(self) -> str | None:
+        """`degrees_as_celsius` as one note for a person (`kb query`); None when none is."""
+        if not self.degrees_as_celsius:
+            return None
+        more = len(self.degrees_as_celsius) - NAMES_SHOWN
+        shown = "; ".join(self.degrees_as_celsius[:NAMES_SHOWN]) + \
+            (f" and {more} more" if more > 0 else "")
+        return (f"Note: {shown} read as degrees Celsius: its field holds temperatures, so 度 "
+                "alone is ℃ there; write ℃ for a temperature, and keep angles in a field of "
+                "their own.")
 
     def unheld_text(self) -> str | None:
         """`unheld` in a sentence for a person (`kb query`); None when every value is held."""

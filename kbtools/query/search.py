@@ -59,6 +59,7 @@ from kbtools.query.crosslingual import (
     query_models,
 )
 from kbtools.query.expansion import EXPANSION_WEIGHT, expand, unknown_codes
+from kbtools.query.filter_fields import degrees_as_celsius
 from kbtools.query.filters import (
     Condition,
     checked_conditions,
@@ -182,7 +183,8 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
         unheld, quiet = split_unheld(index, parsed)
         filters = replace(filters, unheld=tuple((f, tuple(m)) for f, m in unheld),
                           excludes_nothing=tuple(quiet),
-                          fractions_left_out=tuple(fractions_left_out(index, parsed)))
+                          fractions_left_out=tuple(fractions_left_out(index, parsed)),
+                          degrees_as_celsius=tuple(degrees_as_celsius(index, parsed)))
     if not has_words(text):  # E, x, ？！。: nothing to search (filters checked first)
         return SearchResponse(text, index.release, filters, reason=NO_WORDS_REASON,
                               condensed=condensed)

@@ -92,6 +92,12 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
                            "也可能就是百分数，请写上 %。",
                            "{values} left out of the percentage filter: a number of at most 1 "
                            "may be a fraction (0.9 for 90%) or that many percent; write its %."),
+    # document values of 度 alone read as ℃, their field holding a temperature (角度: 30度)
+    "degrees_as_celsius": ("{values} 按摄氏度比较：此字段中有温度值，单写“度”即按 ℃ 读取；温度请写 ℃，"
+                           "角度请放在单独的字段中。",
+                           "{values} read as degrees Celsius: its field holds temperatures, so "
+                           "度 alone is ℃ there; write ℃ for a temperature, and keep angles in a "
+                           "field of their own."),
     # filters a value no document holds may mean (``crop=玉米`` for crop=玉木)
     "meant": ("（是不是要找 {filters}？）", " (did you mean {filters}?)"),
     # filters that leave nothing only together (``?f.crop=小麦&f.disease=稻瘟病``)
@@ -318,6 +324,7 @@ ERRORS: dict[str, str] = {
                             "版本提问（使用正在使用的版本），或用 git clone 源仓库并 git checkout "
                             "{release} 来使用它。"),
     "bad_where": "筛选条件 {where} 无效。",
+    "order_listed": "筛选条件 {where} 无效：比较（{op}）只取一个界限，如 {bound}；几个值中的任一个请用 =，如 {listed}。",
     "unknown_where_key": "没有“{key}”这个筛选项。",
     "no_document": "本发布版本中没有这个文档：{doc}",
     "no_section": "文档 {doc} 中没有“{section}”这一节。",

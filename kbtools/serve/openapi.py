@@ -104,7 +104,10 @@ _SCHEMAS: dict[str, Any] = {
                         "excludes_nothing (!= filters whose value no document holds nor "
                         "resembles, as key!=value: a note; absent when none), "
                         "fractions_left_out (document values an order on a percentage "
-                        "left out, 湿度: 0.9 beside 湿度>=80%: a note; absent when none)"},
+                        "left out, 湿度: 0.9 beside 湿度>=80%: a note; absent when none), "
+                        "degrees_as_celsius (document values of 度 alone read as ℃, their "
+                        "field holding a temperature, 角度: 30度 (doc) beside 角度: 25℃: a "
+                        "note; absent when none)"},
             "reason": {"type": "string"}, "took_ms": {"type": "number"},
             "reason_values": {"type": "object", "description": "with reason \"no chunk "
                               "matches the filters\": filters (the filters that leave "

@@ -37,7 +37,7 @@ from kbtools.decision.units import GROUP_OF
 from kbtools.errors import PAGE_FILTERS, KbError, TableError, UsageError, one_line, surface_message
 from kbtools.query import freshness
 from kbtools.query.filter_checks import check_filters
-from kbtools.query.filter_fields import filter_keys
+from kbtools.query.filter_fields import degrees_as_celsius, filter_keys
 from kbtools.query.filter_text import values_of
 from kbtools.query.filters import (
     Condition,
@@ -336,6 +336,8 @@ def filter_note(p: Page, served: Served, where: Sequence[Condition], verified: b
         notes = [p.t("filter_value_unheld", filters="; ".join(unheld))] if unheld else []
         if fractions := fractions_left_out(served.index, checked):  # 湿度: 0.9 beside >=80%
             notes.append(p.t("fractions_left_out", values="; ".join(fractions[:NAMES_SHOWN])))
+        if degrees := degrees_as_celsius(served.index, checked):  # 角度: 30度 beside 25℃
+            notes.append(p.t("degrees_as_celsius", values="; ".join(degrees[:NAMES_SHOWN])))
         return (" ".join(notes) or None), False
     named = "; ".join(f"{k} {op} {', '.join(values_of(v))}" for k, op, v in emptied) + \
         ("" if together else meant_text(p.lang, [m for c in emptied
