@@ -111,3 +111,29 @@ def test_a_served_files_problem_is_said_in_chinese(device):
     problems = json.JSONDecoder().raw_decode(js)[0]["served"]["problems"]
     assert problems == ["release.json: changed since it was verified at sync (`kb sync` "
                         "restores it)"]
+
+
+def test_a_served_data_files_problem_is_said_in_chinese(device):
+    """A document edited on the device after its sync said `data/…: sha256 mismatch` (the
+    manifest check's English) inside a Chinese report: its problem keeps a key where it is
+    found (`index.manifest.file_problem`) and is said in Chinese; --json keeps the English."""
+    rdir = device.dev / "releases" / "kb-r1"
+    doc = sorted((rdir / "data").rglob("*.md"))[0]
+    rel, kept = doc.relative_to(rdir).as_posix(), doc.read_bytes()
+    said = {}
+    try:
+        for edit, case in ((bytes([kept[0] ^ 1]) + kept[1:], "same_size"), (kept + b"x", "longer")):
+            doc.write_bytes(edit)
+            said[case] = (status(device.dev, LANG="zh_CN.UTF-8")[1],
+                          status(device.dev, "--json", LANG="zh_CN.UTF-8")[1])
+    finally:
+        doc.write_bytes(kept)
+    zh, js = said["same_size"]
+    assert f"  问题：{rel}：sha256 与清单记录的不符（文件被改动过）" in zh.splitlines(), zh
+    assert "mismatch" not in zh
+    assert f"{rel}: sha256 mismatch" in json.JSONDecoder().raw_decode(js)[0]["served"]["problems"]
+    zh, js = said["longer"]
+    size = len(kept)
+    assert f"  问题：{rel}：大小为 {size + 1} 字节，清单记录为 {size} 字节" in zh.splitlines(), zh
+    problems = json.JSONDecoder().raw_decode(js)[0]["served"]["problems"]
+    assert f"{rel}: size {size + 1} != {size}" in problems
