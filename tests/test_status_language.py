@@ -137,3 +137,34 @@ def test_a_served_data_files_problem_is_said_in_chinese(device):
     assert f"  问题：{rel}：大小为 {size + 1} 字节，清单记录为 {size} 字节" in zh.splitlines(), zh
     problems = json.JSONDecoder().raw_decode(js)[0]["served"]["problems"]
     assert f"{rel}: size {size + 1} != {size}" in problems
+
+
+def test_a_damaged_index_and_an_untrusted_release_are_said_in_chinese(device):
+    """Two more lines of the library's English in a Chinese report: a derived index failing
+    its own check (`index/…usearch: not a usearch index`) and the served release no pinned
+    key vouches for (`trust:`); each is keyed where it is made and said in Chinese, with
+    what to run; --json keeps the English."""
+    rdir = device.dev / "releases" / "kb-r1"
+    vectors = next((rdir / "index").glob("vectors-*.usearch"))
+    sig = rdir / "release.sig"
+    kept_vectors, kept_sig = vectors.read_bytes(), sig.read_bytes()
+    try:
+        vectors.write_bytes(kept_vectors[:1000])
+        index_zh = status(device.dev, LANG="zh_CN.UTF-8")[1]
+        index_js = status(device.dev, "--json", LANG="zh_CN.UTF-8")[1]
+        vectors.write_bytes(kept_vectors)
+        sig.unlink()
+        trust_zh = status(device.dev, LANG="zh_CN.UTF-8")[1]
+        trust_js = status(device.dev, "--json", LANG="zh_CN.UTF-8")[1]
+    finally:
+        vectors.write_bytes(kept_vectors)
+        sig.write_bytes(kept_sig)
+    name = f"index/{vectors.name}"
+    assert f"  问题：{name}：索引没有通过自检，查询可能失败（`kb sync` 会从 data/ 重新生成它）" \
+        in index_zh.splitlines(), index_zh
+    served = json.JSONDecoder().raw_decode(index_js)[0]["served"]
+    assert served["problems"] == [f"{name}: not a usearch index"]
+    trust = next(line for line in trust_zh.splitlines() if line.startswith("  信任："))
+    assert trust.startswith("  信任：正在提供的发布版本 kb-r1 没有签名（现固定：") and "is not" not in trust
+    served = json.JSONDecoder().raw_decode(trust_js)[0]["served"]
+    assert served["signer_unpinned"].startswith("the served release kb-r1 is not signed")

@@ -111,7 +111,7 @@ def _device(st: dict[str, Any]) -> None:
         for p in s["problems"]:
             click.echo(say("problem", text=said_in(p, lang, PROBLEMS_ZH)))
         if s["signer_unpinned"]:
-            click.echo(say("trust", text=s["signer_unpinned"]))
+            click.echo(say("trust", text=said_in(s["signer_unpinned"], lang, PROBLEMS_ZH)))
         r = s["review"]
         if r["checked"] is False:
             click.echo(say("review_unchecked"))

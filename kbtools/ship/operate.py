@@ -227,8 +227,9 @@ def release_problems(rdir: Path) -> list[str]:
     derived index (by hash when the manifest pins it, else by `check_derived`)."""
     manifest = load_manifest(rdir)
     problems = verify_files(rdir, manifest, derived=True) + release_file_problems(rdir)
-    if not problems and not manifest.get("derived"):
-        problems = derived_problems(rdir, manifest)
+    if not problems and not manifest.get("derived"):  # (keyed: said in Chinese by `kb status`)
+        problems = [Keyed(p, "problem_index", {"file": p.split(":")[0].split(" ")[0]})
+                    for p in derived_problems(rdir, manifest)]
     return problems
 
 

@@ -40,6 +40,16 @@ PROBLEMS_ZH = {
     "file_size": "{file}：大小为 {size} 字节，清单记录为 {want} 字节",
     "file_size_changed": "{file}：读取期间大小发生了变化",
     "file_sha256": "{file}：sha256 与清单记录的不符（文件被改动过）",
+    # the derived index against its own check (`operate.release_problems`; the English
+    # reason in --json)
+    "problem_index": "{file}：索引没有通过自检，查询可能失败（`kb sync` 会从 data/ 重新生成它）",
+    # the served release vouched for by no key pinned now (`trust.untrusted_release`)
+    "trust_unsigned": "正在提供的发布版本 {release} 没有签名（{why}现固定：{pinned}）：不会用它回答"
+                      "任何问题；`kb trust add PUB` 可重新信任它的密钥，`kb sync` 可获取由已固定密钥"
+                      "签名的发布版本",
+    "trust_unpinned": "正在提供的发布版本 {release} 由本设备未固定的密钥 {signer} 签名（{why}现固定："
+                      "{pinned}）：不会用它回答任何问题；`kb trust add PUB` 可重新信任它的密钥，"
+                      "`kb sync` 可获取由已固定密钥签名的发布版本",
 }
 
 # a pinned key's reason (trust.log's `why`), by its key
