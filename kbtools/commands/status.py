@@ -107,7 +107,7 @@ def _device(st: dict[str, Any]) -> None:
                        created=s["created"] or say("created_unknown"), age=age,
                        files=say(files[s["verified_now"]]), signed=signed))
         if s["clock_behind"]:
-            click.echo(say("clock", text=s["clock_behind"]))
+            click.echo(say("clock", text=said_in(s["clock_behind"], lang, PROBLEMS_ZH)))
         for p in s["problems"]:
             click.echo(say("problem", text=said_in(p, lang, PROBLEMS_ZH)))
         if s["signer_unpinned"]:

@@ -43,6 +43,9 @@ PROBLEMS_ZH = {
     # the derived index against its own check (`operate.release_problems`; the English
     # reason in --json)
     "problem_index": "{file}：索引没有通过自检，查询可能失败（`kb sync` 会从 data/ 重新生成它）",
+    # this device's clock before the release's creation (`release.clock_behind`)
+    "clock_behind": "本设备时钟显示 {reading}，早于发布版本的创建时间（{created}）：时钟是否设置正确？"
+                    "（发布版本照常提供）",
     # the served release vouched for by no key pinned now (`trust.untrusted_release`)
     "trust_unsigned": "正在提供的发布版本 {release} 没有签名（{why}现固定：{pinned}）：不会用它回答"
                       "任何问题；`kb trust add PUB` 可重新信任它的密钥，`kb sync` 可获取由已固定密钥"
