@@ -168,3 +168,20 @@ def test_a_damaged_index_and_an_untrusted_release_are_said_in_chinese(device):
     assert trust.startswith("  信任：正在提供的发布版本 kb-r1 没有签名（现固定：") and "is not" not in trust
     served = json.JSONDecoder().raw_decode(trust_js)[0]["served"]
     assert served["signer_unpinned"].startswith("the served release kb-r1 is not signed")
+
+
+def test_a_damaged_state_file_is_said_in_chinese(device):
+    """state.json cut short (a power cut) was said in the library's English inside a Chinese
+    report: keyed where it is read (`devicestate.load_state`) and said in Chinese."""
+    state = device.dev / "state.json"
+    kept = state.read_bytes()
+    state.write_bytes(kept[:5])
+    try:
+        zh = status(device.dev, LANG="zh_CN.UTF-8")[1]
+        en = status(device.dev, LANG="en_US.UTF-8")[1]
+    finally:
+        state.write_bytes(kept)
+    assert any(line.startswith("state.json 无法读取（not JSON: ") and "请恢复它" in line
+               for line in zh.splitlines()), zh
+    assert "it records the releases rolled back" not in zh
+    assert "state.json cannot be read (not JSON: " in en

@@ -146,7 +146,7 @@ def _device(st: dict[str, Any]) -> None:
                        unneeded=say("unneeded", n=copies["unneeded"])
                        if copies["unneeded"] else ""))
     if st["state_problem"]:
-        click.echo(st["state_problem"])
+        click.echo(said_in(st["state_problem"], lang, FAILURES_ZH))
     last = st["last_sync"]
     if last and last.get("under_way"):
         click.echo(say("under_way", at=last["at"], holder=last["holder"], then=say(

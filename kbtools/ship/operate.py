@@ -274,7 +274,8 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
     try:
         state, state_problem = load_state(path), None
     except SyncError as exc:  # what sync and rollback stop on
-        state, state_problem = {}, exc.message
+        state, state_problem = {}, Keyed(exc.message, exc.key, exc.values) if exc.key \
+            else exc.message  # (keyed: said in Chinese by `kb status`)
     rdir = served_release(path)
     keys, key_problem = pinned_keys(path)
     out: dict[str, Any] = {"device": str(path), "served": None,
