@@ -163,8 +163,7 @@ def in_script(table: DecisionTable, inputs: Mapping[str, str],
         i = find_input(table, key, synonyms)
         if i is None:
             name = pasted_name(key)
-            if (i := find_input(table, name, synonyms)) is None:
-                i = find_input(simple, to_simplified(name), synonyms)
+            i = _column_of(table, simple, name, synonyms)
             if i is None:  # refused by `match_rules`, named as read
                 key = key if name in inputs or name in out else name
             elif (free := _free_name(table, i, name, value, inputs, out, synonyms,
@@ -177,6 +176,19 @@ def in_script(table: DecisionTable, inputs: Mapping[str, str],
             value = to_simplified(value)
         out[key] = value
     return out
+
+
+def _column_of(table: DecisionTable, simple: DecisionTable, name: str,
+               synonyms: Mapping[str, Sequence[str]]) -> int | None:
+    """The input column `name` names as written, else in Simplified (`simple`: the table's
+    headers in Simplified); an agent's snake_case key (``relative_humidity``) as words."""
+    for each in dict.fromkeys((name, name.replace("_", " "))):
+        i = find_input(table, each, synonyms)
+        if i is None:
+            i = find_input(simple, to_simplified(each), synonyms)
+        if i is not None:
+            return i
+    return None
 
 
 def pasted_name(name: str) -> str:
