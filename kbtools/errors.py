@@ -7,11 +7,27 @@ stderr and an exit code. Messages name the file (and line where known) and what 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 MAX_MESSAGE_CHARS = 500
 # a colour sequence (SGR, what click.style writes), or one control character: C0 but tab and
 # newline, DEL, C1 (U+009B is CSI and U+009D OSC to a terminal that reads 8-bit controls)
 _TERMINAL_CONTROL = re.compile(r"\x1b\[[0-9;]{0,32}m|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+class Keyed(str):
+    """An English text (a pinned key's reason, a problem read from a library error) that
+    keeps what it says as a key and the values its words name, so `kb status` can say it in
+    Chinese (`said_in`); JSON and every other reader get the English text it is."""
+
+    key: str
+    values: dict[str, str]
+
+    def __new__(cls, text: str, key: str = "",  # (pickle makes one of its text alone)
+                values: Mapping[str, object] | None = None) -> Keyed:
+        made = super().__new__(cls, text)
+        made.key, made.values = key, {k: str(v) for k, v in (values or {}).items()}
+        return made
 
 
 class KbError(Exception):

@@ -152,6 +152,10 @@ def test_a_device_whose_clock_is_far_wrong_syncs_answers_and_rolls_back(
         assert " -" not in status.stdout.split("\n")[1], status.stdout
         assert "created in the future by this device's clock" in status.stdout
         assert "clock: this device's clock reads 1970-01-02" in status.stdout
+        zh = run({**env, "LANG": "zh_CN.UTF-8", "LANGUAGE": "", "LC_ALL": "", "LC_MESSAGES": ""},
+                 "status", "--to", d.dev).stdout  # a Chinese technician's: said in Chinese
+        clock = next(line for line in zh.splitlines() if line.startswith("  时钟："))
+        assert clock.startswith("  时钟：本设备时钟显示 1970-01-02 ") and "clock" not in clock, zh
         assert served["clock_behind"] and served["age_days"] < 0
         [warning] = [w for w in proc.stderr.splitlines() if w.startswith("kb: warning:")]
         assert "this device's clock reads 1970-01-02" in warning and "is the clock set" in warning

@@ -109,3 +109,51 @@ def test_the_openapi_question_pattern_refuses_what_the_api_refuses(client):
         if not q.startswith("\U000e0041"):  # above the plane: in the description
             assert bool(conforms("SearchRequest", {"q": q})) == refused, repr(q)
     assert "tag character" in schemas["q"]["description"]
+
+
+def test_the_openapi_document_says_every_bound_the_api_enforces(client):
+    """The JSON API bounds a heading path, a table's section, its headings and its inputs
+    (since session 45), which the OpenAPI document did not say: a client generated from it
+    sent what the API refuses. Each bound is read from the document and the API is asked at
+    it and past it: refused past it alone, as the document's schema refuses it."""
+    import jsonschema
+
+    doc = openapi_document()
+    table = doc["components"]["schemas"]["TableRequest"]["properties"]
+    text, headings = table["table"]["anyOf"][0], table["table"]["anyOf"][2]
+    inputs = table["inputs"]
+    read_params = {p["name"]: p["schema"] for p in doc["paths"]["/api/read"]["get"]["parameters"]}
+    n_text, n_headings = text["maxLength"], headings["maxItems"]
+    n_key, n_value = inputs["propertyNames"]["maxLength"], \
+        inputs["additionalProperties"]["anyOf"][0]["maxLength"]
+    n_inputs, n_line = inputs["maxProperties"], read_params["line_start"]["maximum"]
+    assert read_params["heading_path"]["items"]["maxLength"] == n_text
+    assert read_params["heading_path"]["maxItems"] == n_headings
+
+    def evaluate(**body) -> tuple[int, str]:
+        resp = client.post("/api/table/evaluate", json={"doc": SCAB, **body})
+        return resp.status_code, resp.text
+
+    cases = [  # (body, whether past a bound)
+        ({"table": "病" * n_text, "inputs": {"温度": "1"}}, False),
+        ({"table": "病" * (n_text + 1), "inputs": {"温度": "1"}}, True),
+        ({"table": ["病"] * n_headings, "inputs": {"温度": "1"}}, False),
+        ({"table": ["病"] * (n_headings + 1), "inputs": {"温度": "1"}}, True),
+        ({"inputs": {"温" * n_key: "1"}}, False), ({"inputs": {"温" * (n_key + 1): "1"}}, True),
+        ({"inputs": {"温度": "1" * n_value}}, False),
+        ({"inputs": {"温度": "1" * (n_value + 1)}}, True),
+        ({"inputs": {f"c{i}": "1" for i in range(n_inputs)}}, False),
+        ({"inputs": {f"c{i}": "1" for i in range(n_inputs + 1)}}, True),
+    ]
+    for body, past in cases:
+        status, said = evaluate(**body)
+        bound_said = status == 400 and ("at most" in said or "longer than" in said)
+        assert bound_said == past, (body if len(str(body)) < 200 else list(body), said)
+        assert bool(conforms("TableRequest", {"doc": SCAB, **body})) == past
+    for name, value, past in [("heading_path", "病" * n_text, False),
+                              ("heading_path", "病" * (n_text + 1), True),
+                              ("line_start", n_line, False), ("line_start", n_line + 1, True)]:
+        resp = client.get("/api/read", params={"doc": SCAB, name: value})
+        assert (resp.status_code == 400 and name in resp.json()["error"]["message"]) == past
+        given = [value] if name == "heading_path" else value
+        assert not jsonschema.Draft202012Validator(read_params[name]).is_valid(given) == past

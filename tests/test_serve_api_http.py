@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import socket
 import time
+from urllib.parse import quote
 
 import pytest
 from servefixtures import app_client, error_of, make_served_repo, threaded_server
@@ -158,3 +159,26 @@ def test_an_address_too_long_for_the_server_to_read_is_answered_as_its_api_error
     status, fields, _ = sent_in_pieces(port, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                                        b"Connection: close\r\n\r\n")
     assert status == 200  # the next connection's request read as ever
+
+
+def test_a_long_chinese_heading_path_meets_the_apis_own_bound(server):
+    """`/api/read` with a heading path of ~900 Chinese characters (9 bytes each percent-
+    encoded) was answered 414 for its query string before the API's own bound of 1,000
+    characters could say what is wrong: through the real server (h11's bound on the head
+    too), the API's bound is what a caller meets, in its JSON words."""
+    from kbtools.agents.arguments import MAX_SECTION_CHARS
+
+    port = server[1]
+
+    def read(heading: str) -> tuple[int, dict]:
+        query = f"doc={quote(SCAB)}&heading_path={quote(heading)}".encode()
+        status, _, body = sent_in_pieces(port, b"GET /api/read?" + query + b" HTTP/1.1\r\n"
+                                         b"Host: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        return status, json.loads(body)
+
+    status, body = read("病" * (MAX_SECTION_CHARS + 1))
+    assert status == 400, body
+    assert body["error"]["message"] == (f"heading_path: at most {MAX_SECTION_CHARS} characters, "
+                                        f"not {MAX_SECTION_CHARS + 1}")
+    status, body = read("\U00020000" * MAX_SECTION_CHARS)  # 12 bytes each: still read
+    assert status == 404 and "heading_path" not in body["error"]["message"], body

@@ -207,4 +207,5 @@ def test_a_release_carrying_a_malformed_object_says_so_in_chinese(tmp_path):
     forge_tree(d.art, lambda e: None, key=load_private(d.key))
     code, out = d.sync()
     assert code == 1 and "malformed" in out, out
-    _says(d, "来源中的发布版本 kb-r2 含有 Git 判定为格式错误的对象")
+    assert "git refuses an object in the release itself as malformed" in out, out
+    _says(d, "来源中的发布版本 kb-r2 本身含有 Git 判定为格式错误的对象")

@@ -111,3 +111,77 @@ def test_a_served_files_problem_is_said_in_chinese(device):
     problems = json.JSONDecoder().raw_decode(js)[0]["served"]["problems"]
     assert problems == ["release.json: changed since it was verified at sync (`kb sync` "
                         "restores it)"]
+
+
+def test_a_served_data_files_problem_is_said_in_chinese(device):
+    """A document edited on the device after its sync said `data/…: sha256 mismatch` (the
+    manifest check's English) inside a Chinese report: its problem keeps a key where it is
+    found (`index.manifest.file_problem`) and is said in Chinese; --json keeps the English."""
+    rdir = device.dev / "releases" / "kb-r1"
+    doc = sorted((rdir / "data").rglob("*.md"))[0]
+    rel, kept = doc.relative_to(rdir).as_posix(), doc.read_bytes()
+    said = {}
+    try:
+        for edit, case in ((bytes([kept[0] ^ 1]) + kept[1:], "same_size"), (kept + b"x", "longer")):
+            doc.write_bytes(edit)
+            said[case] = (status(device.dev, LANG="zh_CN.UTF-8")[1],
+                          status(device.dev, "--json", LANG="zh_CN.UTF-8")[1])
+    finally:
+        doc.write_bytes(kept)
+    zh, js = said["same_size"]
+    assert f"  问题：{rel}：sha256 与清单记录的不符（文件被改动过）" in zh.splitlines(), zh
+    assert "mismatch" not in zh
+    assert f"{rel}: sha256 mismatch" in json.JSONDecoder().raw_decode(js)[0]["served"]["problems"]
+    zh, js = said["longer"]
+    size = len(kept)
+    assert f"  问题：{rel}：大小为 {size + 1} 字节，清单记录为 {size} 字节" in zh.splitlines(), zh
+    problems = json.JSONDecoder().raw_decode(js)[0]["served"]["problems"]
+    assert f"{rel}: size {size + 1} != {size}" in problems
+
+
+def test_a_damaged_index_and_an_untrusted_release_are_said_in_chinese(device):
+    """Two more lines of the library's English in a Chinese report: a derived index failing
+    its own check (`index/…usearch: not a usearch index`) and the served release no pinned
+    key vouches for (`trust:`); each is keyed where it is made and said in Chinese, with
+    what to run; --json keeps the English."""
+    rdir = device.dev / "releases" / "kb-r1"
+    vectors = next((rdir / "index").glob("vectors-*.usearch"))
+    sig = rdir / "release.sig"
+    kept_vectors, kept_sig = vectors.read_bytes(), sig.read_bytes()
+    try:
+        vectors.write_bytes(kept_vectors[:1000])
+        index_zh = status(device.dev, LANG="zh_CN.UTF-8")[1]
+        index_js = status(device.dev, "--json", LANG="zh_CN.UTF-8")[1]
+        vectors.write_bytes(kept_vectors)
+        sig.unlink()
+        trust_zh = status(device.dev, LANG="zh_CN.UTF-8")[1]
+        trust_js = status(device.dev, "--json", LANG="zh_CN.UTF-8")[1]
+    finally:
+        vectors.write_bytes(kept_vectors)
+        sig.write_bytes(kept_sig)
+    name = f"index/{vectors.name}"
+    assert f"  问题：{name}：索引没有通过自检，查询可能失败（`kb sync` 会从 data/ 重新生成它）" \
+        in index_zh.splitlines(), index_zh
+    served = json.JSONDecoder().raw_decode(index_js)[0]["served"]
+    assert served["problems"] == [f"{name}: not a usearch index"]
+    trust = next(line for line in trust_zh.splitlines() if line.startswith("  信任："))
+    assert trust.startswith("  信任：正在提供的发布版本 kb-r1 没有签名（现固定：") and "is not" not in trust
+    served = json.JSONDecoder().raw_decode(trust_js)[0]["served"]
+    assert served["signer_unpinned"].startswith("the served release kb-r1 is not signed")
+
+
+def test_a_damaged_state_file_is_said_in_chinese(device):
+    """state.json cut short (a power cut) was said in the library's English inside a Chinese
+    report: keyed where it is read (`devicestate.load_state`) and said in Chinese."""
+    state = device.dev / "state.json"
+    kept = state.read_bytes()
+    state.write_bytes(kept[:5])
+    try:
+        zh = status(device.dev, LANG="zh_CN.UTF-8")[1]
+        en = status(device.dev, LANG="en_US.UTF-8")[1]
+    finally:
+        state.write_bytes(kept)
+    assert any(line.startswith("state.json 无法读取（not JSON: ") and "请恢复它" in line
+               for line in zh.splitlines()), zh
+    assert "it records the releases rolled back" not in zh
+    assert "state.json cannot be read (not JSON: " in en

@@ -21,14 +21,16 @@ from test_release_helpers import (
 )
 
 from kbtools.cli import main
-from kbtools.errors import SyncError
+from kbtools.errors import Keyed, SyncError
 from kbtools.index.manifest import FORMAT_VERSION, load_manifest, verify_files
 from kbtools.ship import device, gitrun
 from kbtools.ship import sync as sync_module
 from kbtools.ship.bundle import create_bundle
 from kbtools.ship.operate import status
 from kbtools.ship.signing import keygen, load_private
+from kbtools.ship.status_words import said_in
 from kbtools.ship.sync import sync
+from kbtools.ship.sync_record import FAILURES_ZH
 
 
 @pytest.fixture
@@ -301,6 +303,12 @@ def test_history_fetched_to_place_a_tag_on_the_branch_is_checked_by_git(pub: Pub
         sync(str(art), dev)
     msg = str(err.value)
     assert "malformed" in msg and "badTimezone" in msg and "\n" not in msg, msg
+    # the bad commit lies past the release, in the branch's history: said so, not "this
+    # release" (English and, by its key, Chinese)
+    assert "in the history of branch kb-index, not in the release itself" in msg, msg
+    assert "this release" not in msg and err.value.key == "sync_history_malformed"
+    assert said_in(Keyed(msg, err.value.key, err.value.values), "zh", FAILURES_ZH).startswith(
+        "来源中 kb-index 分支的历史（不是发布版本本身）含有 Git 判定为格式错误的对象")
     assert device.served_tag(dev) is None
     fsck = subprocess.run(["git", "--git-dir", str(dev / "repo.git"), "fsck", "--strict"],
                           capture_output=True, text=True)

@@ -452,3 +452,39 @@ def test_a_results_table_index_and_csv_name_are_the_table_evaluation_takes(dist,
         got = a[1]["table"]
         assert got["line_start"] <= line <= got["line_end"], (table, got)
     assert refused[0] == "error" and "which is no decision table" in refused[1]
+
+
+# a column's name as pasted from a chat app or a PDF: invisible characters around or inside
+# it, full-width letters and spaces an input method types
+PASTED = [
+    (ZH_DOC, {"温度\u200b": "18", "\ufeff相对湿度": "90"}, 1, ({"风险等级": "高"}, 1)),
+    (ZH_DOC, {"温\u200d度": "18", "相对湿度\u2060 ": "90"}, 1, ({"风险等级": "高"}, 1)),
+    (ZH_DOC, {"溫度\u200b": "18", "相对湿度": "90"}, 1, ({"风险等级": "高"}, 1)),
+    (EN_DOC, {"Ｒｕｎｎｉｎｇ\u3000ｈｏｕｒｓ\u200b": "620"}, "oil change interval",
+     ({"Action": "Change the oil"}, 1)),
+    # an agent's snake_case key
+    (EN_DOC, {"running_hours": "620"}, "oil change interval", ({"Action": "Change the oil"}, 1)),
+    # a column the table has not, named as read; two values for one column refused
+    (ZH_DOC, {"温度": "18", "风速\u200b": "3"}, 1, ["no column '风速' (inputs are 温度(℃), 相对湿度(%))"]),
+    (ZH_DOC, {"温度\u200b": "18", "温度": "25", "相对湿度": "90"}, 1,
+     ["two values for column 温度(℃)", "=18", "=25"]),
+]
+
+
+def test_a_pasted_column_name_is_read_on_every_surface(dist, tmp_path):
+    """`温度\u200b` pasted from a chat app was refused as no column by `kb table eval`,
+    `/api/table/evaluate` and the MCP tool alike: a name is read without the invisible
+    characters a paste carries (`agents.named.pasted_name`), as the Markdown reader reads
+    the header (an agent's snake_case key as words); an unknown one is still refused, named
+    without them."""
+    cli = [cli_outcome(dist, doc, inputs, table) for doc, inputs, table, _ in PASTED]
+    client_gen = app_client(dist)
+    client = next(client_gen)
+    try:
+        http = [http_outcome(client, doc, inputs, table) for doc, inputs, table, _ in PASTED]
+    finally:
+        client_gen.close()
+    mcp = session(tmp_path, "--index", str(dist), scenario=lambda c: mcp_outcomes(c, PASTED))
+    for case, a, b, c in zip(PASTED, cli, http, mcp, strict=True):
+        assert_expected(a, case[3], "table")
+        assert a == b == c, case[1]

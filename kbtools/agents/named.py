@@ -35,7 +35,7 @@ from kbtools.corpus import SourceDoc
 from kbtools.decision.documents import document_tables, select_table, table_from_markdown
 from kbtools.decision.matching import TableResult, match_rules
 from kbtools.decision.model import DecisionTable, find_input
-from kbtools.errors import TableError, UsageError, line_span, one_line
+from kbtools.errors import INVISIBLE, TableError, UsageError, line_span, one_line, unpadded
 from kbtools.index.tokenize import to_simplified
 from kbtools.markdown.doctree import parse
 from kbtools.markdown.heading_paths import heading_parts, path_matches
@@ -137,32 +137,89 @@ def evaluate_named(src: SourceDoc, name: Named, inputs: Mapping[str, str],
         if meant is None:
             raise
         n, dt = select_table(tables, meant, src.rel)
-    return match_rules(dt, in_script(dt, inputs, synonyms), policy=policy, doc=src.rel,
+    return match_rules(dt, in_script(dt, inputs, synonyms, f"{src.rel}: {dt.label()}"),
+                       policy=policy, doc=src.rel,
                        table_index=n, synonyms=synonyms)
 
 
 def in_script(table: DecisionTable, inputs: Mapping[str, str],
-              synonyms: Mapping[str, Sequence[str]] = {}) -> dict[str, str]:
-    """`inputs` as the table reads them when a caller types Traditional script (溫度=超過20度,
-    介於22和25度之間, 濕度): a number's words (the bounds, units and numerals the value reader
-    knows, `decision.words`) are Simplified ones, so a numeric column's value is read in
-    Simplified (`index.tokenize.to_simplified`), as a search reads a question; a name the
-    table does not hold as written is looked for in Simplified, and a text value too where
-    its column's cells are written in Simplified (a table in Traditional keeps its own).
+              synonyms: Mapping[str, Sequence[str]] = {}, where: str = "") -> dict[str, str]:
+    """`inputs` as the table reads them when a caller pastes or types a name other than the
+    header as written. A name pasted from a chat app or a PDF carries invisible characters
+    (`温度\u200b`, a byte-order mark, a zero-width joiner inside it: `pasted_name`), which
+    no header holds (the Markdown reader drops them). A caller may type Traditional script
+    (溫度=超過20度, 介於22和25度之間, 濕度): a number's words (the bounds, units and numerals
+    the value reader knows, `decision.words`) are Simplified ones, so a numeric column's value
+    is read in Simplified (`index.tokenize.to_simplified`), as a search reads a question; a
+    name the table does not hold as written is looked for in Simplified, and a text value too
+    where its column's cells are written in Simplified (a table in Traditional keeps its own).
     Names are compared in Simplified both ways: 溫度 names a column 温度, and 温度 (or a
-    synonym of it) a column 溫度(℃); the input is then given under the header as written."""
+    synonym of it) a column 溫度(℃); the input is then given under a name the table reads
+    as that column, and that no other input holds (`_free_name`). `where` names the table
+    in errors (`match_rules`'s words)."""
     out: dict[str, str] = {}
     simple = replace(table, header=tuple(to_simplified(h) for h in table.header))
     for key, value in inputs.items():
         i = find_input(table, key, synonyms)
-        if i is None and (i := find_input(simple, to_simplified(key), synonyms)) is not None:
-            # (under its number when its header is given too: two values are then refused)
-            key = table.header[i] if table.header[i] not in inputs else str(i + 1)
+        if i is None:
+            name = pasted_name(key)
+            i = _column_of(table, simple, name, synonyms)
+            if i is None:  # refused by `match_rules`, named as read
+                key = key if name in inputs or name in out else name
+            elif (free := _free_name(table, i, name, value, inputs, out, synonyms,
+                                     where)) is None:
+                continue  # the value another name of its column gives
+            else:
+                key = free
         if i is not None and (i in table.numeric or all(
                 to_simplified(row[i]) == row[i] for row in table.rows)):
             value = to_simplified(value)
         out[key] = value
     return out
+
+
+def _column_of(table: DecisionTable, simple: DecisionTable, name: str,
+               synonyms: Mapping[str, Sequence[str]]) -> int | None:
+    """The input column `name` names as written, else in Simplified (`simple`: the table's
+    headers in Simplified); an agent's snake_case key (``relative_humidity``) as words."""
+    for each in dict.fromkeys((name, name.replace("_", " "))):
+        i = find_input(table, each, synonyms)
+        if i is None:
+            i = find_input(simple, to_simplified(each), synonyms)
+        if i is not None:
+            return i
+    return None
+
+
+def pasted_name(name: str) -> str:
+    """A column's name as a caller pasted it, read as the Markdown reader reads a header:
+    without the invisible characters around or inside it (`errors.INVISIBLE`: `温\u200b度` is
+    温度) and the blanks around it."""
+    return unpadded(INVISIBLE.sub("", name))
+
+
+def _free_name(table: DecisionTable, i: int, name: str, value: str,
+               inputs: Mapping[str, str], out: Mapping[str, str],
+               synonyms: Mapping[str, Sequence[str]], where: str) -> str | None:
+    """The name an input `in_script` found as column `i` under another name goes under: its
+    pasted name read (`name`) when the table reads it so, its header, or its number, the
+    first that no other input holds. When the caller gave each of them too, one holding
+    another value is refused as `match_rules` refuses two values for a column; None when
+    they all hold this one (the input adds nothing)."""
+    names = [n for n in (name, table.header[i], str(i + 1))
+             if find_input(table, n, synonyms) == i]
+    free = [n for n in names if n not in inputs and n not in out]
+    if free:
+        return free[0]
+    held = {n: out.get(n, inputs.get(n, "")) for n in names}
+    other = next((n for n, v in held.items() if str(v).strip() != value.strip()), None)
+    if other is None:
+        return None
+    first = f"{other}={held[other]}"
+    raise TableError(f"{where}: two values for column {table.header[i]}: {first} and "
+                     f"{name}={value}; give one", key="table_two_values",
+                     values={"column": table.header[i], "first": first,
+                             "second": f"{name}={value}"})
 
 
 def built_name(src: SourceDoc, tables: Tables, choice: str) -> str | int:

@@ -107,11 +107,11 @@ def _device(st: dict[str, Any]) -> None:
                        created=s["created"] or say("created_unknown"), age=age,
                        files=say(files[s["verified_now"]]), signed=signed))
         if s["clock_behind"]:
-            click.echo(say("clock", text=s["clock_behind"]))
+            click.echo(say("clock", text=said_in(s["clock_behind"], lang, PROBLEMS_ZH)))
         for p in s["problems"]:
             click.echo(say("problem", text=said_in(p, lang, PROBLEMS_ZH)))
         if s["signer_unpinned"]:
-            click.echo(say("trust", text=s["signer_unpinned"]))
+            click.echo(say("trust", text=said_in(s["signer_unpinned"], lang, PROBLEMS_ZH)))
         r = s["review"]
         if r["checked"] is False:
             click.echo(say("review_unchecked"))
@@ -146,7 +146,7 @@ def _device(st: dict[str, Any]) -> None:
                        unneeded=say("unneeded", n=copies["unneeded"])
                        if copies["unneeded"] else ""))
     if st["state_problem"]:
-        click.echo(st["state_problem"])
+        click.echo(said_in(st["state_problem"], lang, FAILURES_ZH))
     last = st["last_sync"]
     if last and last.get("under_way"):
         click.echo(say("under_way", at=last["at"], holder=last["holder"], then=say(

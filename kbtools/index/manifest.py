@@ -53,7 +53,7 @@ from typing import Any
 from kbtools.beneath import open_beneath, read_beneath
 from kbtools.cachedb import keep_newest
 from kbtools.config import kb_home
-from kbtools.errors import IndexLoadError, bidi_control
+from kbtools.errors import IndexLoadError, Keyed, bidi_control
 from kbtools.fsutil import atomic_write_bytes
 from kbtools.index.layout import DATA_DIR, DERIVED_DIR, MANIFEST, RELEASE_JSON, RELEASE_SIG
 from kbtools.index.stamps import MISSING, Signature, of_stat, signature
@@ -377,24 +377,27 @@ def manifest_path_problems(manifest: dict[str, Any]) -> list[str]:
 
 
 def file_problem(root: Path, rel: str, size: int, sha256: str,
-                 signed: dict[str, Signature] | None = None) -> str | None:
+                 signed: dict[str, Signature] | None = None) -> Keyed | None:
     """Why root/rel is not the listed file (None when it is): opened without following links
     or blocking, at most size + 1 bytes read. A file found as listed goes into `signed`
-    with its stat signature, when that was the same before and after hashing it."""
+    with its stat signature, when that was the same before and after hashing it. The reason
+    is `Keyed` (``file_*``, with the values its words name) for `kb status` to say in
+    Chinese."""
     try:
         fd = open_beneath(root, rel, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
         if exc.errno in (errno.ENOENT, errno.ENOTDIR):
-            return "missing"
+            return Keyed("missing", "file_missing")
         if exc.errno == errno.ELOOP:
-            return "symbolic link (refused)"
-        return f"unreadable ({exc.strerror})"
+            return Keyed("symbolic link (refused)", "file_link")
+        return _unreadable(exc)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            return "not a regular file"
+            return Keyed("not a regular file", "file_not_regular")
         if st.st_size != size:
-            return f"size {st.st_size} != {size}"
+            return Keyed(f"size {st.st_size} != {size}", "file_size",
+                         {"size": st.st_size, "want": size})
         h = hashlib.sha256()
         left = size + 1
         while left > 0:
@@ -404,16 +407,26 @@ def file_problem(root: Path, rel: str, size: int, sha256: str,
             h.update(block)
             left -= len(block)
         if left != 1:
-            return "size changed while reading"
+            return Keyed("size changed while reading", "file_size_changed")
         if h.hexdigest() != sha256:
-            return "sha256 mismatch"
+            return Keyed("sha256 mismatch", "file_sha256")
         if signed is not None and of_stat(os.fstat(fd)) == of_stat(st):
             signed[rel] = of_stat(st)
         return None
     except OSError as exc:
-        return f"unreadable ({exc.strerror})"
+        return _unreadable(exc)
     finally:
         os.close(fd)
+
+
+def named_problem(rel: str, why: Keyed) -> Keyed:
+    """`file_problem`'s reason with the file it is of ("data/a.md: sha256 mismatch"), keyed
+    with the file among its values."""
+    return Keyed(f"{rel}: {why}", why.key, {"file": rel, **why.values})
+
+
+def _unreadable(exc: OSError) -> Keyed:
+    return Keyed(f"unreadable ({exc.strerror})", "file_unreadable", {"reason": exc.strerror})
 
 
 def verify_files(root: Path, manifest: dict[str, Any], *, derived: bool = True,
@@ -446,7 +459,7 @@ def verify_files(root: Path, manifest: dict[str, Any], *, derived: bool = True,
                 continue
             why = file_problem(root, rel, meta["size"], meta["sha256"], signed)
             if why is not None:
-                problems.append(f"{rel}: {why}")
+                problems.append(named_problem(rel, why))
     return problems
 
 

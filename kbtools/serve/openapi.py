@@ -11,10 +11,20 @@ from __future__ import annotations
 from typing import Any
 
 from kbtools import __version__
-from kbtools.agents.arguments import FLAG_WORDS, MAX_QUESTION_CHARS, MAX_WHERE
+from kbtools.agents.arguments import (
+    FLAG_WORDS,
+    MAX_HEADINGS,
+    MAX_INPUT_CHARS,
+    MAX_INPUTS,
+    MAX_LINE,
+    MAX_QUESTION_CHARS,
+    MAX_SECTION_CHARS,
+    MAX_WHERE,
+)
 from kbtools.config import MAX_K
 from kbtools.query.filters import MAX_WHERE_CHARS, WHERE_HELP
 from kbtools.query.results import NAMES_SHOWN, QUERY_FORMAT
+from kbtools.serve.security import QUERY_BOUNDS
 
 _ERROR = {"description": "error", "content": {"application/json": {"schema": {
     "$ref": "#/components/schemas/Error"}}}}
@@ -55,6 +65,19 @@ _NOT_BLANK = rf"^(?:{_ANSI}|(?!{_ANSI})[{_BLANK}])*[^{_BLANK}]"
 _NOT_BLANK_SAID = ("refused (400) when blank: empty, or only spaces, control characters (a NUL), "
                    "invisible ones (a zero-width space, a BOM, a tag character) and terminal "
                    "colour codes")
+
+# a heading path or a table's section (`agents.arguments.section_over`): a string, or its
+# headings as a list
+_SECTION_TEXT = {"type": "string", "maxLength": MAX_SECTION_CHARS}
+_HEADINGS = {"type": "array", "items": _SECTION_TEXT, "maxItems": MAX_HEADINGS}
+_LINE = {"type": "integer", "minimum": 1, "maximum": MAX_LINE}
+# what /api/read's query string carries at most (`security.QUERY_BOUNDS`, 414 past it): a
+# heading path of MAX_SECTION_CHARS characters, each 12 bytes percent-encoded at most
+_READ_BYTES = QUERY_BOUNDS["/api/read"]
+_QUERY_BOUND = (f"The whole query string is at most {_READ_BYTES} bytes percent-encoded (a "
+                f"Chinese character takes 9): a heading path of {MAX_SECTION_CHARS} characters "
+                "fits beside the document's path; past it the answer is 414. Headings given "
+                "one by one share it.")
 
 _SEARCH_PARAMS = [
     _param("q", f"the question (Chinese or English), at most {MAX_QUESTION_CHARS} characters "
@@ -167,8 +190,7 @@ _SCHEMAS: dict[str, Any] = {
         "doc": {"type": "string", "description": "document path as cited, a result's "
                 "whole citation ('x.md:65-73'): the decision table at those lines, or a link "
                 "to a section ('x.md#32-风险等级判定表'): the decision table of that section"},
-        "table": {"anyOf": [{"type": ["string", "integer"]},
-                            {"type": "array", "items": {"type": "string"}}], "description": (
+        "table": {"anyOf": [_SECTION_TEXT, {"type": "integer"}, _HEADINGS], "description": (
             "a 1-based number, a name, or the section the table lies in as /api/read takes "
             "one: a heading, a heading path (a string, or a result's `heading_path` list), "
             "a section number ('4.4', 'section 4.4') or a link's anchor "
@@ -179,8 +201,11 @@ _SCHEMAS: dict[str, Any] = {
                    "keeps it, else the served release's with `release_gone` saying so"},
         "release": {"type": "string", "description": "the release the table was cited "
                     "from, by its tag, as `commit`"},
-        "inputs": {"type": "object", "maxProperties": 50,
-                   "additionalProperties": {"type": ["string", "number"]}}}},
+        "inputs": {"type": "object", "maxProperties": MAX_INPUTS,
+                   "propertyNames": {"maxLength": MAX_INPUT_CHARS},
+                   "additionalProperties": {"anyOf": [
+                       {"type": "string", "maxLength": MAX_INPUT_CHARS},
+                       {"type": "number"}]}}}},
     "TableResult": {"type": "object", "description": "exactly `kb table eval --json`",
                     "required": ["status", "message", "matches", "selected", "outputs",
                                  "citation"],
@@ -211,16 +236,17 @@ def openapi_document() -> dict[str, Any]:
                                        "415": _ERROR, "503": _ERROR}}},
             "/api/read": {"get": {
                 "summary": "Read a section of a document, or a line range",
+                "description": _QUERY_BOUND,
                 "parameters": [
                     _param("doc", "document path as cited, or a result's whole citation "
                            "('x.md:65-73 § A > B': its section, or its lines)",
                            {"type": "string"}, required=True),
                     _param("heading_path", "heading path ('A > B') or section number; "
                            "given once per heading (heading_path=A&heading_path=B), the "
-                           "headings of the path as the MCP tool's list",
-                           {"type": "array", "items": {"type": "string"}}),
-                    _param("line_start", "first line", {"type": "integer", "minimum": 1}),
-                    _param("line_end", "last line", {"type": "integer", "minimum": 1}),
+                           "headings of the path as the MCP tool's list. " + _QUERY_BOUND,
+                           _HEADINGS),
+                    _param("line_start", "first line", _LINE),
+                    _param("line_end", "last line", _LINE),
                     _param("commit", "the release a citation came from, by its source "
                            "commit (7 or more digits): its text while the device keeps it, "
                            "else the served release's at its heading path with "
@@ -228,7 +254,7 @@ def openapi_document() -> dict[str, Any]:
                     _param("release", "the release a citation came from, by its tag, as "
                            "`commit`", {"type": "string"})],
                 "responses": {"200": _json("Section", "the section"), "400": _ERROR,
-                              "404": _ERROR, "503": _ERROR}}},
+                              "404": _ERROR, "414": _ERROR, "503": _ERROR}}},
             "/api/table/evaluate": {"post": {
                 "summary": "Evaluate a decision table for given inputs",
                 "requestBody": {"required": True, "content": {"application/json": {

@@ -7,7 +7,8 @@
   page's plus ``sandbox``: Chromium's viewer still shows them, and a document that is no
   PDF could run nothing in the app's origin). Plus ``nosniff`` (a release's picture or PDF
   is never run as a script), no referrer, no framing.
-- **Bounds**: a query string longer than `MAX_QUERY_STRING` is refused (414) before any
+- **Bounds**: a query string longer than `MAX_QUERY_STRING` (`QUERY_BOUNDS` for an address
+  whose parameters need more) is refused (414) before any
   handler runs (a page address with an error page in the reader's language, ``refusal_page``); JSON bodies are bounded by the API (`kbtools.serve.api.MAX_BODY_BYTES`).
 - **Host**: only the names in `allowed_hosts` may appear in the ``Host`` header (on loopback,
   the loopback names), so a web page elsewhere cannot reach a localhost server through DNS
@@ -32,6 +33,8 @@ from urllib.parse import parse_qsl, quote, unquote_plus
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from kbtools.agents.arguments import MAX_SECTION_CHARS
+
 # connect-src: the search page's script sends its form itself (to say on the page when it
 # does not arrive), to this server only
 PAGE_CSP = ("default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; "
@@ -39,6 +42,11 @@ PAGE_CSP = ("default-src 'none'; img-src 'self'; style-src 'self'; script-src 's
 SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 PDF_CSP = PAGE_CSP + "; sandbox"
 MAX_QUERY_STRING = 8192
+# /api/read's GET carries a heading path of up to MAX_SECTION_CHARS characters, each 9
+# bytes percent-encoded when Chinese (12 for one outside the BMP), beside its document and
+# lines: 8192 bytes answered 414 at ~900 Chinese characters, before the API's own bound
+# could say what is wrong (the head stays under uvicorn's `app.MAX_HEADER_BYTES`)
+QUERY_BOUNDS = {"/api/read": 12 * MAX_SECTION_CHARS + 2048}
 TOKEN_COOKIE = "kb_token"
 OPEN_PATHS = ("/api/healthz", "/static/")
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
@@ -49,14 +57,17 @@ RefusalPage = Callable[[Scope, int, str, str], bytes]
 # A refusal for an API address, as every API error is answered: (same) -> an ASGI response
 ApiRefusal = Callable[[Scope, int, str, str], ASGIApp]
 # each refusal: its status, its message (English: the API's) and its Chinese for a page
-TOO_LONG = (414, f"query string longer than {MAX_QUERY_STRING} bytes",
-            f"网址中的查询部分超过 {MAX_QUERY_STRING} 字节")
 WRONG_HOST = (421, "this server does not answer for that host name", "这个服务器不接受这个主机名")
 OTHER_SITE = (403, "refused: a request another site's page made (Sec-Fetch-Site: cross-site); "
               "open this server's own pages", "拒绝：这个请求来自其他网站的页面，请直接打开本服务器的页面")
 NO_TOKEN = (401, "a valid token is required (Authorization: Bearer <token>, or open the page "
             "once with ?token=<token>)", "需要有效的令牌（Authorization: Bearer <令牌>，或用 "
             "?token=<令牌> 打开一次页面）")
+
+
+def too_long(bound: int) -> tuple[int, str, str]:
+    """The refusal of a query string longer than `bound` bytes."""
+    return 414, f"query string longer than {bound} bytes", f"网址中的查询部分超过 {bound} 字节"
 
 
 def security_headers(content_type: str) -> list[tuple[bytes, bytes]]:
@@ -91,8 +102,8 @@ class Guard:
         query = scope.get("query_string", b"")
         path: str = scope.get("path", "/")
         refusal = None
-        if len(query) > MAX_QUERY_STRING:
-            refusal = TOO_LONG
+        if len(query) > (bound := QUERY_BOUNDS.get(path, MAX_QUERY_STRING)):
+            refusal = too_long(bound)
         elif "*" not in self.allowed and _host(headers.get("host", "")) not in self.allowed:
             refusal = WRONG_HOST
         elif _from_another_site(scope.get("method", "GET"), headers):

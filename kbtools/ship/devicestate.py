@@ -72,7 +72,8 @@ def load_state(path: Path) -> dict[str, Any]:
         raise SyncError(f"{STATE} cannot be read ({exc.strerror}): only the account that "
                         "syncs this device may read it (mode 0600: it keeps the source URL "
                         "with any credentials in it); run this as that account",
-                        path=str(path / STATE)) from None
+                        path=str(path / STATE), key="state_not_readable",
+                        values={"reason": str(exc.strerror)}) from None
     except OSError as exc:
         why = exc.strerror or str(exc)
     else:
@@ -86,7 +87,8 @@ def load_state(path: Path) -> dict[str, Any]:
     raise SyncError(f"{STATE} cannot be read ({why}); it records the releases rolled back "
                     "from and the highest serial accepted, which a sync must not forget: "
                     f"restore it, or remove it to go on without them ({ROLLBACK_LOG} lists "
-                    "the rollbacks)", path=str(path / STATE))
+                    "the rollbacks)", path=str(path / STATE), key="state_damaged",
+                    values={"reason": why})
 
 
 STATE_MODE = 0o600  # state.json keeps the source URL as given, credentials and all

@@ -81,7 +81,7 @@ def fetch(gd: Path, source: str, branch_ref: str, branch: str, tag_ref: str, tag
             raise
         except SyncError as exc:
             if ": object " in exc.message:
-                raise _malformed(exc, source, tag, key="sync_object_malformed",
+                raise _malformed(exc, source, tag, "the release itself", key="sync_object_malformed",
                                  values={"release": tag}) from None
             if is_bundle(source):
                 raise SyncError(f"bundle is damaged or truncated: {exc}", path=source,
@@ -103,7 +103,7 @@ def deepen(gd: Path, source: str, branch_ref: str, branch: str,
     """Fetch the whole history of the artifacts branch into a shallow repo.git; returns the
     bytes added. `served` as `fetch` takes it."""
     before = pack_bytes(gd)
-    what = f"the history of {branch}"
+    what = f"the history of {branch}"  # (fetched to place the release's tag on the branch)
     with _bounded(gd, [f"refs/heads/{branch}"], source, what, limits, served):
         try:
             run_git(gd, *CHECKED_FETCH, "--no-tags", "--no-write-fetch-head", "--unshallow",
@@ -113,7 +113,8 @@ def deepen(gd: Path, source: str, branch_ref: str, branch: str,
             raise
         except SyncError as exc:
             if ": object " in exc.message:
-                raise _malformed(exc, source, what, key="sync_history_malformed",
+                raise _malformed(exc, source, what, f"the history of branch {branch}, not in "
+                                 "the release itself", key="sync_history_malformed",
                                  values={"branch": branch}) from None
             raise _cut_off(exc, source, what, served) from None
     return max(0, pack_bytes(gd) - before)
@@ -144,11 +145,12 @@ def _bundle_within(source: str, tag: str, limits: NetLimits | None,
             key="sync_fetch_limit")
 
 
-def _malformed(exc: SyncError, source: str, what: str, *, key: str,
+def _malformed(exc: SyncError, source: str, what: str, held_in: str, *, key: str,
                values: dict[str, str]) -> SyncError:
     """fetch.fsckObjects refused a tree or commit git calls malformed, of a release or of
-    the history of the branch: `key` and `values` say which (`KbError.key`)."""
-    return SyncError(f"{what}: git refuses an object of this release as malformed "
+    the history of the branch: `held_in` says which in words, `key` and `values` in any
+    language (`KbError.key`)."""
+    return SyncError(f"{what}: git refuses an object in {held_in} as malformed "
                      f"— {exc.message}; refusing it", path=source, key=key, values=values)
 
 

@@ -53,7 +53,12 @@ from kbtools.index.layout import (
     DeviceLayout,
     device_of_release,
 )
-from kbtools.index.manifest import file_problem, load_manifest, manifest_path_problems
+from kbtools.index.manifest import (
+    file_problem,
+    load_manifest,
+    manifest_path_problems,
+    named_problem,
+)
 from kbtools.index.stamps import (
     MISSING,
     Signature,
@@ -145,7 +150,7 @@ def problems(release: Path, settled: int | None = None) -> list[str]:
             continue
         why = file_problem(release, rel, meta["size"], meta["sha256"])
         if why is not None:
-            found.append(f"{rel}: {why}")
+            found.append(named_problem(rel, why))
         elif sig != MISSING and signature(release / rel) == sig:  # not changed meanwhile
             good[rel] = sig
     now_ns = _wall_ns()

@@ -227,8 +227,9 @@ def release_problems(rdir: Path) -> list[str]:
     derived index (by hash when the manifest pins it, else by `check_derived`)."""
     manifest = load_manifest(rdir)
     problems = verify_files(rdir, manifest, derived=True) + release_file_problems(rdir)
-    if not problems and not manifest.get("derived"):
-        problems = derived_problems(rdir, manifest)
+    if not problems and not manifest.get("derived"):  # (keyed: said in Chinese by `kb status`)
+        problems = [Keyed(p, "problem_index", {"file": p.split(":")[0].split(" ")[0]})
+                    for p in derived_problems(rdir, manifest)]
     return problems
 
 
@@ -273,7 +274,8 @@ def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> d
     try:
         state, state_problem = load_state(path), None
     except SyncError as exc:  # what sync and rollback stop on
-        state, state_problem = {}, exc.message
+        state, state_problem = {}, Keyed(exc.message, exc.key, exc.values) if exc.key \
+            else exc.message  # (keyed: said in Chinese by `kb status`)
     rdir = served_release(path)
     keys, key_problem = pinned_keys(path)
     out: dict[str, Any] = {"device": str(path), "served": None,

@@ -38,7 +38,7 @@ from typing import Any
 
 from kbtools import __version__
 from kbtools.config import Config, branch_problem, load_config
-from kbtools.errors import KbError, ReleaseError, plural
+from kbtools.errors import KbError, Keyed, ReleaseError, plural
 from kbtools.fsutil import is_staging_dir, staging_dir
 from kbtools.index.layout import DATA_DIR, MANIFEST, RELEASE_JSON, RELEASE_SIG, ReleaseLayout
 from kbtools.index.manifest import (
@@ -172,8 +172,9 @@ def clock_behind(created: Any, now: datetime | None = None) -> str | None:
     if age is None or age >= -CLOCK_SKEW_DAYS:
         return None
     reading = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
-    return (f"this device's clock reads {reading}, before the release was created "
-            f"({created}): is the clock set? (the release is served all the same)")
+    return Keyed(f"this device's clock reads {reading}, before the release was created "
+                 f"({created}): is the clock set? (the release is served all the same)",
+                 "clock_behind", {"reading": reading, "created": created})
 
 
 def age_warning(tag: str, created: Any, max_age_days: int,

@@ -19,33 +19,40 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 
+from kbtools.errors import Keyed as Keyed  # made where a problem is found, said here
+
 LOCALE_VARS = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")  # gettext's order
 NO_LANGUAGE = {"c", "posix"}  # locales that name no language (C.UTF-8 too)
 CHINESE = {"zh", "yue", "cmn", "wuu", "hak", "nan", "gan", "hsn", "cdo", "cjy", "cpx", "czh"}
 
 Say = Callable[..., str]
 
-
-class Keyed(str):
-    """An English text (a pinned key's reason, a problem read from a library error) that
-    keeps what it says as a key and the values its words name, so `kb status` can say it in
-    Chinese (`said_in`); JSON and every other reader get the English text it is."""
-
-    key: str
-    values: dict[str, str]
-
-    def __new__(cls, text: str, key: str = "",  # (pickle makes one of its text alone)
-                values: Mapping[str, object] | None = None) -> Keyed:
-        made = super().__new__(cls, text)
-        made.key, made.values = key, {k: str(v) for k, v in (values or {}).items()}
-        return made
-
-
 # what is wrong with the served release's own files (`install.release_file_problems`)
 PROBLEMS_ZH = {
     "problem_missing": "{file}：同步校验之后缺失或无法读取",
     "problem_changed": "{file}：同步校验之后被改动过（`kb sync` 会恢复它）",
     "problem_manifest_hash": "manifest.json：与 release.json 记录的哈希不符",
+    # a file the manifest lists, against it (`kbtools.index.manifest.file_problem`)
+    "file_missing": "{file}：缺失",
+    "file_link": "{file}：是符号链接（已拒绝）",
+    "file_unreadable": "{file}：无法读取（{reason}）",
+    "file_not_regular": "{file}：不是普通文件",
+    "file_size": "{file}：大小为 {size} 字节，清单记录为 {want} 字节",
+    "file_size_changed": "{file}：读取期间大小发生了变化",
+    "file_sha256": "{file}：sha256 与清单记录的不符（文件被改动过）",
+    # the derived index against its own check (`operate.release_problems`; the English
+    # reason in --json)
+    "problem_index": "{file}：索引没有通过自检，查询可能失败（`kb sync` 会从 data/ 重新生成它）",
+    # this device's clock before the release's creation (`release.clock_behind`)
+    "clock_behind": "本设备时钟显示 {reading}，早于发布版本的创建时间（{created}）：时钟是否设置正确？"
+                    "（发布版本照常提供）",
+    # the served release vouched for by no key pinned now (`trust.untrusted_release`)
+    "trust_unsigned": "正在提供的发布版本 {release} 没有签名（{why}现固定：{pinned}）：不会用它回答"
+                      "任何问题；`kb trust add PUB` 可重新信任它的密钥，`kb sync` 可获取由已固定密钥"
+                      "签名的发布版本",
+    "trust_unpinned": "正在提供的发布版本 {release} 由本设备未固定的密钥 {signer} 签名（{why}现固定："
+                      "{pinned}）：不会用它回答任何问题；`kb trust add PUB` 可重新信任它的密钥，"
+                      "`kb sync` 可获取由已固定密钥签名的发布版本",
 }
 
 # a pinned key's reason (trust.log's `why`), by its key

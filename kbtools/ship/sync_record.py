@@ -208,10 +208,15 @@ FAILURES_ZH = {
     "sync_bundle_partial": "这个离线包是增量包（kb bundle create --since），本设备缺少它所基于的"
                            "发布版本：请改用完整的离线包（kb bundle create OUT）",
     "sync_bundle_damaged": "离线包已损坏，无法读取，没有换用",
-    "sync_object_malformed": "来源中的发布版本 {release} 含有 Git 判定为格式错误的对象，拒绝使用，"
+    "state_not_readable": "state.json 无法读取（{reason}）：只有同步本设备的账户可以读取它（权限 0600："
+                          "其中保存的来源地址可能带有凭据）；请用该账户运行",
+    "state_damaged": "state.json 无法读取（{reason}）：它记录了已回滚的发布版本和接受过的最高序号，"
+                     "同步不能丢失这些记录：请恢复它，或删除它以不带这些记录继续（rollback.log 列出了"
+                     "各次回滚）",
+    "sync_object_malformed": "来源中的发布版本 {release} 本身含有 Git 判定为格式错误的对象，拒绝使用，"
                              "获取的内容没有保留",
-    "sync_history_malformed": "来源中 {branch} 分支的历史含有 Git 判定为格式错误的对象，拒绝使用，"
-                              "获取的内容没有保留",
+    "sync_history_malformed": "来源中 {branch} 分支的历史（不是发布版本本身）含有 Git 判定为格式错误的对象，"
+                              "拒绝使用，获取的内容没有保留",
     "sync_cannot_lock": "无法锁定设备目录 {folder}（目录只读或没有写权限），没有做任何改动：请让"
                         "当前账户可以写入该目录，或用该目录所属的账户运行",
     "sync_clone_not_owned": "Git 拒绝读取 {folder} 的仓库（它属于另一个账户），没有同步：请用它所属的"

@@ -357,10 +357,13 @@ def untrusted_release(device: Path, release_dir: Path, tag: str, *,
     why = unpinned_keys(device, ids).get(signer or "") if signer else None
     signed = (f"is signed by key {signer}, which is not pinned on this device" if signer
               else "is not signed")
-    return (f"the {'served ' if served else ''}release {tag} {signed} "
+    text = (f"the {'served ' if served else ''}release {tag} {signed} "
             f"({why + '; ' if why else ''}pinned now: {', '.join(sorted(ids))}): no question "
             "is answered from it; " + (then or "`kb trust add PUB` trusts its key again, "
                                                "`kb sync` brings a release signed by a pinned key"))
+    return text if then or not served else Keyed(  # said in Chinese by `kb status`
+        text, "trust_unpinned" if signer else "trust_unsigned", {"release": tag, "signer": signer,
+              "why": f"{why}；" if why else "", "pinned": ", ".join(sorted(ids))})
 
 
 def settle_served(device: Path, release_dir: Path, begin: TrustStart,
