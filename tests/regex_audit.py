@@ -263,6 +263,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.numerals._PERCENT_SAID": "sub",  # a question, compacted
     "kbtools.query.naming.EN_PARTS_OF_DAY": "search",  # a table header, a question's words
     "kbtools.query.mentions._EN_TIME_BEFORE": "search",  # a question, before an input's name
+    "kbtools.query.mentions._PLACE_LIST": "match",  # a question, after a value (bounded run)
     "kbtools.decision.numerals._FRACTION_SAID": "fullmatch",  # an input value
     "kbtools.decision.numerals._FRACTION_SLASH": "fullmatch",  # an input value
     "kbtools.query.coverage._WORD": "search",  # a term of a pasted line

@@ -98,3 +98,19 @@ def test_a_machine_by_number_still_makes_the_name_its_own(question):
     its own, as 3号泵温度 is the pump's."""
     assert SCAB is not None
     assert read_inputs(question, SCAB).values == {}, question
+
+
+@pytest.mark.parametrize(("question", "values", "conflicts"), [
+    ("湿度：3号棚85，2号棚80", {}, {"相对湿度(%)": ("85", "80")}),
+    ("湿度85，2号棚是80，温度20", {"温度(℃)": "20"}, {"相对湿度(%)": ("85", "80")}),
+    ("温度：1号棚20度、2号棚25度", {}, {"温度(℃)": ("20度", "25度")}),
+    ("湿度：3号棚85、2号棚85", {"相对湿度(%)": "85"}, {}),  # one value at both: that one
+    ("湿度3号棚85，2号棚温度20", {"相对湿度(%)": "85", "温度(℃)": "20"}, {}),
+])
+def test_two_places_values_of_one_input_are_two_values(question, values, conflicts):
+    """One input's values at two places (湿度：3号棚85，2号棚80) are two values, of which the
+    table takes neither and says so, as 3号棚湿度85，2号棚湿度80: the second was dropped
+    silently (issue 17, v46)."""
+    assert SCAB is not None
+    given = read_inputs(question, SCAB)
+    assert (given.values, given.conflicts, given.unused) == (values, conflicts, ()), question

@@ -40,7 +40,7 @@ from kbtools.query import readings
 from kbtools.query.compacted import compact
 from kbtools.query.fillers import strip_fillers
 from kbtools.query.mentions import NAME_GAP_LATIN as NAME_GAP_LATIN  # (as NAME_GAP)
-from kbtools.query.mentions import after_name, named_again, tails
+from kbtools.query.mentions import after_name, at_next_place, named_again, tails
 from kbtools.query.naming import (
     DAYS,
     PERCENT,
@@ -290,6 +290,9 @@ def read_inputs(question: str, table: DecisionTable,
                 if again is not None and _in_column(given_value(again, table, i), units[i]) == \
                         _in_column(out.get(table.header[i]), units[i]):
                     again = None  # 温度25度…温度77°F: one temperature, in both scales
+                same = at_next_place(text, found_numbers, claimed, found_numbers[num])
+                if again is None and same is not None and same.value == found_numbers[num].value:
+                    _claim(claimed, found_numbers, found_numbers.index(same))  # 3号棚85、2号棚85
                 if again is not None:  # 温度22度…温度23度: which one is not known
                     out.pop(table.header[i], None)
                     blocked.add(i)

@@ -136,8 +136,31 @@ def named_again(text: str, names: list[str], found: list[Number], claimed: set[i
     lead names another thing (最低温度 15 度, ``bearing temperature``) and is none."""
     # a number before the value is none (the 100 of ``larvae per 100 plants 40``)
     skip = claimed | {n for n, x in enumerate(found) if x.start < first.start}
+    listed = at_next_place(text, found, skip, first)
+    if listed is not None:
+        return listed if listed.value != first.value else None
     for name in names:
         again = after_name(text, name, found, skip, tail=True, spans=spans)
         if again is not None and again[0] >= 0 and found[again[0]].value != first.value:
             return found[again[0]]
     return None
+
+
+# what stands between one place's value and the next place's (湿度：3号棚85，2号棚80)
+_PLACE_LIST = re.compile(r"[，,、；; ]*(?:和|及|与|还有|而|但|另外)?")
+
+
+def at_next_place(text: str, found: Sequence[Number], skip: Collection[int],
+                  first: Number) -> Number | None:
+    """The other value, when a place named by number follows the input's value `first` with
+    a value of its own and no name between (湿度：3号棚85，2号棚80; 湿度85，2号棚80): the same
+    input's at another place, of which the table cannot take one (`inputs` takes one value
+    said at two places, 3号棚85、2号棚85, as the value)."""
+    end = max(first.after, first.end)
+    gap = _PLACE_LIST.match(text, end)
+    at = gap.end() if gap is not None and gap.end() > end else -1
+    place = place_at(text[at:]) if at >= 0 else 0
+    if not place:
+        return None
+    return next((x for n, x in enumerate(found) if n not in skip and x.start >= at + place and
+                 x.exact and not strip_fillers(text[at + place:x.start])), None)

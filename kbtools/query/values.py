@@ -332,7 +332,7 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                            or _EN_SPAN_BEFORE.search(text[max(0, start - 16):start]) and
                            # (``30 c outside and 24 c``: each said of its place, no span)
                            _EN_SPAN_GAP.fullmatch(text[out[-1].after if out else 0:start]))))
-        lists.append(bool(_LIST_AFTER.match(rest) or _LIST_AFTER.match(after)))
+        lists.append(_listed(rest) or _listed(after))
         lead = text[max(0, start - 10):start]  # (小于或等于; 低于零下5度: the bound before 零下)
         lead = next((lead[:-len(z)] for z in BELOW_ZERO if lead.endswith(z)), lead)
         exact = not (lead.endswith(BOUND_BEFORE)
@@ -424,6 +424,13 @@ PLACE_WORDS = ("日光温室", "温室", "大田", "试验田", "鸡舍", "猪�
 _PLACE_WORD = re.compile(r"(?:第(?:\d+|[零〇一二两三四五六七八九十百]+)[个块座栋间排]?|"
                          r"(?:\d+|[零〇一二两三四五六七八九十百]+)号)[大小]?"
                          rf"(?:{'|'.join(PLACE_WORDS)}|[{PLACE_NOUNS}][块区片]?)")
+
+
+def _listed(rest: str) -> bool:
+    """Whether `rest`, after a number, lists another value of it (22度和24度, 22或24度), not
+    another place's (1号棚20度、2号棚25度: a value at each place)."""
+    m = _LIST_AFTER.match(rest)
+    return m is not None and not place_at(rest[m.end() - 1:])
 
 
 def place_at(text: str) -> int:
