@@ -42,7 +42,7 @@ def test_a_place_number_is_no_value_in_chinese(question, values):
 
 @pytest.mark.parametrize(("question", "values"), [
     ("#3 pump humidity 85%", {"Humidity (%)": "85"}),
-    ("humidity #3 85", {}),
+    ("humidity #3 85", {"Humidity (%)": "85"}),  # the place between is skipped (v46)
     ("humidity pump no. 3 85", {}),
     ("temperature no. 2 25 C", {"Temperature (°C)": "25"}),
     ("pump #2: temperature 25 C, humidity 85%", {"Temperature (°C)": "25", "Humidity (%)": "85"}),
@@ -50,6 +50,25 @@ def test_a_place_number_is_no_value_in_chinese(question, values):
 def test_a_place_number_is_no_value_in_english(question, values):
     assert PUMP is not None
     assert read_inputs(question, PUMP).values == values, question
+
+
+@pytest.mark.parametrize(("question", "values"), [
+    ("greenhouse 3 humidity 85", {"Humidity (%)": "85"}),
+    ("bay no. 3 temp 25", {"Temperature (°C)": "25"}),
+    ("bay 3 temperature 25 C", {"Temperature (°C)": "25"}),
+    ("tunnel 2, humidity 85%", {"Humidity (%)": "85"}),
+    ("humidity in greenhouse 3 is 85", {"Humidity (%)": "85"}),
+    ("humidity at house no. 2: 85%", {"Humidity (%)": "85"}),
+    ("greenhouse three humidity 85", {"Humidity (%)": "85"}),
+    ("temperature in row 4 is 25 C, humidity 85", {"Temperature (°C)": "25", "Humidity (%)": "85"}),
+])
+def test_an_english_place_by_number_is_no_value_nor_unused(question, values):
+    """An English place named by a number (``greenhouse 3``, ``bay no. 3``, ``in greenhouse
+    three``) is which one, as 3号棚 is: its number is neither a value nor one said unused,
+    and the value after it is the input's (issue 17, v46)."""
+    assert PUMP is not None
+    given = read_inputs(question, PUMP)
+    assert (given.values, given.unused) == (values, ()), question
 
 
 # the example knowledge's wheat-scab table: its heading names no 棚 nor 田 (issue 17, v45b)

@@ -16,9 +16,10 @@ from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.decision.words import APPROX_AFTER
 from kbtools.query.fillers import EN_NUMERALS, strip_fillers
 from kbtools.query.naming import NAME_GAP, lead_ok, same_part_of_day
+from kbtools.query.numbered_places import place_at, without_place
 from kbtools.query.qualified import Qualified
 from kbtools.query.quantities import DAY_TIMES, EN_PLAIN, covered
-from kbtools.query.values import BOUND_AFTER, STOP_GAP, Number, place_at, without_place
+from kbtools.query.values import BOUND_AFTER, STOP_GAP, Number
 from kbtools.query.wording import NAME_STARTS, is_cjk, is_latin
 
 NAME_GAP_LATIN = 24  # … or this many when they are Latin filler words (is currently at)
@@ -83,7 +84,10 @@ def after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
         if header and not same_part_of_day(time_before(text, m.start()), header):
             continue  # the 温度 of 夜间温度 is no name of 白天温度
         end = m.end()
-        if latin and name in qualified.heads and \
+        placed = place_at(text[end:].lstrip(" ")) if latin else 0
+        if placed:  # ``humidity in greenhouse 3 is 85``: which place, no thing's
+            end = len(text) - len(text[end:].lstrip(" ")) + placed
+        elif latin and name in qualified.heads and \
                 (phrase := qualified.phrase(text, m.end())) is not None:
             if phrase[1]:
                 continue  # ``temperature of the oil``: another thing's
@@ -99,7 +103,7 @@ def after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
         for n, x in enumerate(found):
             if n in claimed or x.start < end:
                 continue
-            if x.unit is None and not text[end:x.start].strip() and \
+            if not placed and x.unit is None and not text[end:x.start].strip() and \
                     any(w not in EN_PLAIN for w in text[m.end():end].split()):
                 break  # ``in greenhouse 2``: which one, not its value (not ``of about 3``)
             # 温度低于10度, ``temperature between 20 and 25``: the range's words are its own

@@ -43,6 +43,7 @@ from kbtools.decision.words import (
     WORD_SUFFIXES,
 )
 from kbtools.query.fillers import GLUED_NOT_NOUNS, approximate, drop_fillers
+from kbtools.query.numbered_places import en_place_before, place_at
 from kbtools.query.value_units import (
     BARE_DEGREES,
     COUNTERS,
@@ -409,21 +410,9 @@ def place_number(text: str, start: int, rest: str) -> bool:
     if before.endswith("第"):
         return not unit_after(rest[1:] if rest.startswith("个") else rest)[0]
     word = next((w for w in PLACE_BEFORE if before.endswith(w)), "")
-    return bool(word) and not (word[0].isalpha() and before[:-len(word)][-1:].isalpha())
-
-
-# the nouns of a place where the air, the soil or a crop is measured, which a number names
-# (3号棚, 第三块田, 2号舍): a machine's (3号泵, 2号机) has a temperature of its own
-PLACE_NOUNS = "棚田地块区片园圃室舍栋间库仓床垄畦点"
-# the places of two characters or more whose first is no place noun (3号温室, 2号鸡舍)
-PLACE_WORDS = ("日光温室", "温室", "大田", "试验田", "鸡舍", "猪舍", "牛舍", "羊舍", "禽舍", "车间",
-               "苗床", "基地", "果园", "菜园", "茶园", "育苗室", "厂房")
-# a place's number (第三, 第3块, 3号: the 号 after a number), a size its noun may start with
-# (3号大棚, 第二小棚) and the noun: one character, with a second saying a part of it (2号田块,
-# 二号地块, 3号棚区: not 地 of 3号田地温, a thing of its own), or a word of `PLACE_WORDS`
-_PLACE_WORD = re.compile(r"(?:第(?:\d+|[零〇一二两三四五六七八九十百]+)[个块座栋间排]?|"
-                         r"(?:\d+|[零〇一二两三四五六七八九十百]+)号)[大小]?"
-                         rf"(?:{'|'.join(PLACE_WORDS)}|[{PLACE_NOUNS}][块区片]?)")
+    if word and not (word[0].isalpha() and before[:-len(word)][-1:].isalpha()):
+        return True
+    return en_place_before(text[max(0, start - 12):start])  # ``greenhouse 3``
 
 
 def _listed(rest: str) -> bool:
@@ -431,32 +420,6 @@ def _listed(rest: str) -> bool:
     another place's (1号棚20度、2号棚25度: a value at each place)."""
     m = _LIST_AFTER.match(rest)
     return m is not None and not place_at(rest[m.end() - 1:])
-
-
-def place_at(text: str) -> int:
-    """The length of the place named by number `text` starts with (三号棚85: 3), else 0."""
-    m = _PLACE_WORD.match(text)
-    return m.end() if m else 0
-
-
-def without_place(gap: str) -> str:
-    """`gap`, the text between a name and a value, without the place it names by number
-    (湿度三号棚85, 白天温度3号棚25度: which place the value was read at, no word between)."""
-    return _PLACE_WORD.sub("", gap)
-
-
-def past_place(text: str, lo: int, at: int) -> int:
-    """Where the word from `lo` to a name at `at` of compacted `text` stops naming a place by
-    its number — after the place's number and the one character of its noun (3号田湿度,
-    第三棚湿度, 第3块田湿度, 3号大棚湿度: no thing before the name; 3号棚空气湿度: 空气湿度, as
-    said alone; 3号棚油温: 油温, the oil's) — else `lo` (3号泵温度: the pump's): which place a
-    value is read at says nothing of which input it is."""
-    start = lo
-    while start and text[start - 1].isdigit():  # (3号田: the word starts after the 3)
-        start -= 1
-    start -= start < lo and text[start - 1:start] == "第"
-    m = _PLACE_WORD.match(text, start, at)
-    return lo if m is None else m.end()
 
 
 def spoken_tenths(after: str) -> bool:
