@@ -472,9 +472,14 @@ def count_noun(rest: str) -> tuple[str, int]:
         return "", 0
     for k in range(1, min(4, len(run) - 1) + 1):
         suffix, _, unit = unit_after(rest[lead + k:])
-        if unit in DURATIONS and suffix and not suffix.isascii():
-            return run[:k], lead + k
+        if unit in DURATIONS and suffix and not suffix.isascii() and \
+                not (run[k - 1] in _DAY_BEFORE and suffix.startswith("天")):
+            return run[:k], lead + k  # (90比昨天: 昨天 is a day, no 90 天 of 比昨)
     return "", 0
+
+
+# a character before 天 making a word of a day, no unit (昨天, 今天, 前天, 每天, 白天, 那天)
+_DAY_BEFORE = "昨今前明后当每白那这哪隔"
 
 
 def _same_quantity(groups: list[int | None], a: int, b: int, nouns: list[str]) -> bool:
