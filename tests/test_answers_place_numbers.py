@@ -96,6 +96,11 @@ OIL = build_table(["温度(℃)", "动作"], [["<60", "正常"], [">=60", "停�
     ("2号大田块湿度85", {"相对湿度(%)": "85"}),
     ("湿度3号田块85", {"相对湿度(%)": "85"}),
     ("5号鸡舍温度20", {"温度(℃)": "20"}),
+    # 3# for 3号, a row by ordinal, a place's inside said in two characters (v46)
+    ("3#棚湿度85", {"相对湿度(%)": "85"}),
+    ("湿度 3#棚 85", {"相对湿度(%)": "85"}),
+    ("第二排湿度85", {"相对湿度(%)": "85"}),
+    ("二号大棚里面湿度是85", {"相对湿度(%)": "85"}),
 ])
 def test_a_place_before_a_name_leaves_the_name_its_column(question, values):
     assert SCAB is not None
@@ -111,7 +116,7 @@ def test_a_thing_after_a_place_still_qualifies_the_name(question, thing):
     assert given.others == {"温度(℃)": ("80度", thing)}, question
 
 
-@pytest.mark.parametrize("question", ["3号泵湿度85", "二号机湿度85"])
+@pytest.mark.parametrize("question", ["3号泵湿度85", "二号机湿度85", "3#泵湿度85"])
 def test_a_machine_by_number_still_makes_the_name_its_own(question):
     """A machine's number (3号泵, 二号机) is no place the air is measured at: its humidity is
     its own, as 3号泵温度 is the pump's."""

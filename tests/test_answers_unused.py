@@ -36,6 +36,7 @@ LARVAE = build_table(["Larvae per 100 plants", "Treatment"], [[">=10", "spray"],
     (RISK, "温度20 湿度90 下雨3", ("下雨3",)),
     (RISK, "温度20 湿度90 下了3天雨", ("下了3天",)),
     (RISK, "温度20 湿度90 大风3天", ("大风3天",)),
+    (RISK, "温度20 3号棚空气湿度85", ("空气湿度85",)),  # not 号棚空气湿度85 (v46)
     (RISK, "温度20度，湿度90%，压力3MPa", ("压力3MPa",)),
     (RISK, "温度20，湿度90，压力超过3MPa，风速5级", ("压力超过3MPa", "风速5")),
     (RISK, "温度20度 水温18度 湿度90", ("水温18度",)),
@@ -112,6 +113,7 @@ def test_a_question_whose_values_are_all_used_says_nothing_more(dist):
     (RISK, "温度20 比昨天高5度 湿度90", {"温度(℃)": "20", "相对湿度(%)": "90"}, ("比昨天高5度",)),
     (RISK, "湿度90 比前天低了3度", {"相对湿度(%)": "90"}, ("比前天低了3度",)),
     (RISK, "温度升高5度，湿度90", {"相对湿度(%)": "90"}, ("升高5度",)),
+    (RISK, "温度降了3度 湿度90", {"相对湿度(%)": "90"}, ("降了3度",)),
     (RISK, "温度升高到25度，湿度90", {"温度(℃)": "25", "相对湿度(%)": "90"}, ()),  # reached
     (PUMP, "temperature 5 degrees higher than yesterday, humidity 90",
      {"Humidity (%)": "90"}, ("5 degrees higher than yesterday",)),

@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 
 # Chinese, right before the number: a comparison (比昨天高, 比前天低了, 比上周多) or a verb of
-# change with no 到/至 after it (升高5度, 下降了3度; not 升高到25度, the value reached)
+# change with no 到/至 after it (升高5度, 下降了3度, 降了3度; not 升高到25度, the value reached)
 _ZH_BEFORE = re.compile(r"(?:比[^\d，,。；;！？!?\s]{1,8}?(?:高|低|多|少|热|冷|暖|凉|大|小|升|降|涨)"
-                        r"|升高|降低|上升|下降|增加|减少|提高|高出|低出|增高|回升|回落)[了出]?$")
+                        r"|升高|降低|上升|下降|增加|减少|提高|高出|低出|增高|回升|回落)[了出]?$"
+                        r"|(?:升|降|涨|跌|高|低)了$")  # (降了3度, 高了2度)
 # English, right before the number (``rose by 5``, ``up 5 degrees``; not ``up to 25``)
 _EN_BEFORE = re.compile(r"(?<![a-z])(?:(?:rose|risen|fell|fallen|dropped|climbed|increased|"
                         r"decreased|went up|went down|gone up|gone down)(?: by)?|up|down) $")

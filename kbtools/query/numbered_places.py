@@ -12,15 +12,15 @@ import re
 
 # the nouns of a place where the air, the soil or a crop is measured, which a number names
 # (3号棚, 第三块田, 2号舍): a machine's (3号泵, 2号机) has a temperature of its own
-PLACE_NOUNS = "棚田地块区片园圃室舍栋间库仓床垄畦点"
+PLACE_NOUNS = "棚田地块区片园圃室舍栋间库仓床垄畦点排"
 # the places of two characters or more whose first is no place noun (3号温室, 2号鸡舍)
 PLACE_WORDS = ("日光温室", "温室", "大田", "试验田", "鸡舍", "猪舍", "牛舍", "羊舍", "禽舍", "车间",
                "苗床", "基地", "果园", "菜园", "茶园", "育苗室", "厂房")
-# a place's number (第三, 第3块, 3号: the 号 after a number), a size its noun may start with
+# a place's number (第三, 第3块, 3号 or 3#: the 号 after a number), a size its noun may start with
 # (3号大棚, 第二小棚) and the noun: one character, with a second saying a part of it (2号田块,
 # 二号地块, 3号棚区: not 地 of 3号田地温, a thing of its own), or a word of `PLACE_WORDS`
 _PLACE_WORD = re.compile(r"(?:第(?:\d+|[零〇一二两三四五六七八九十百]+)[个块座栋间排]?|"
-                         r"(?:\d+|[零〇一二两三四五六七八九十百]+)号)[大小]?"
+                         r"(?:\d+|[零〇一二两三四五六七八九十百]+)[号#])[大小]?"
                          rf"(?:{'|'.join(PLACE_WORDS)}|[{PLACE_NOUNS}][块区片]?)")
 
 
@@ -66,7 +66,7 @@ def past_place(text: str, lo: int, at: int) -> int:
     第三棚湿度, 第3块田湿度, 3号大棚湿度: no thing before the name; 3号棚空气湿度: 空气湿度, as
     said alone; 3号棚油温: 油温, the oil's) — else `lo` (3号泵温度: the pump's): which place a
     value is read at says nothing of which input it is."""
-    start = lo
+    start = lo - (text[lo - 1:lo] == "#" and lo > 1)  # (3#棚: the word starts after the #)
     while start and text[start - 1].isdigit():  # (3号田: the word starts after the 3)
         start -= 1
     start -= start < lo and text[start - 1:start] == "第"

@@ -405,8 +405,8 @@ def place_number(text: str, start: int, rest: str) -> bool:
     place or machine (3号棚, 三号机, ``#3 pump``, ``no. 2 line``) or is an ordinal with no unit
     (第三棚, 第3棚; not 第3天, a day), and so is no value of any input."""
     before = text[max(0, start - 4):start]
-    if rest.startswith(PLACE_AFTER):
-        return True
+    if rest.startswith(PLACE_AFTER) or rest[:1] == "#" and "\u3400" <= rest[1:2] <= "\u9fff":
+        return True  # (3#棚, 3#机: 3号 written in a hurry; not 湿度85#)
     if before.endswith("第"):
         return not unit_after(rest[1:] if rest.startswith("个") else rest)[0]
     word = next((w for w in PLACE_BEFORE if before.endswith(w)), "")
