@@ -264,11 +264,12 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.naming.EN_PARTS_OF_DAY": "search",  # a table header, a question's words
     "kbtools.query.mentions._EN_TIME_BEFORE": "search",  # a question, before an input's name
     "kbtools.query.mentions._PLACE_LIST": "match",  # a question, after a value (bounded run)
+    "kbtools.query.values._WHICH_AHEAD": "match",  # a question, after a number
     "kbtools.query.differences._ZH_BEFORE": "search",  # 12 characters before a number
     "kbtools.query.differences._EN_BEFORE": "search",  # 12 characters before a number
     "kbtools.query.differences._EN_AFTER": "match",  # a question, after a number's unit
     "kbtools.query.differences._EN_SINCE": "match",  # a question, after a number's unit
-    "kbtools.query.numbered_places._EN_PLACE_BEFORE": "search",  # 12 characters before a number
+    "kbtools.query.numbered_places._EN_PLACE_BEFORE": "search",  # 20 characters before a number
     "kbtools.decision.numerals._FRACTION_SAID": "fullmatch",  # an input value
     "kbtools.decision.numerals._FRACTION_SLASH": "fullmatch",  # an input value
     "kbtools.query.coverage._WORD": "search",  # a term of a pasted line

@@ -32,6 +32,8 @@ PUMP = build_table(["Temperature (°C)", "Humidity (%)", "Action"],
     ("湿度3号大棚为85%", {"湿度(%)": "85"}),
     ("白天温度三号棚二十五度", {"白天温度(℃)": "25"}),
     ("第3天白天25度", {"白天温度(℃)": "25"}),
+    ("湿度85 3号棚", {"湿度(%)": "85"}),  # 85 3: no 1 200 grouped, nor two numbers (v46)
+    ("白天25度 3#棚", {"白天温度(℃)": "25"}),
 ])
 def test_a_place_number_is_no_value_in_chinese(question, values):
     assert VENT is not None
@@ -61,6 +63,7 @@ def test_a_place_number_is_no_value_in_english(question, values):
     ("humidity at house no. 2: 85%", {"Humidity (%)": "85"}),
     ("greenhouse three humidity 85", {"Humidity (%)": "85"}),
     ("temperature in row 4 is 25 C, humidity 85", {"Temperature (°C)": "25", "Humidity (%)": "85"}),
+    ("greenhouse number 3 humidity 85", {"Humidity (%)": "85"}),
 ])
 def test_an_english_place_by_number_is_no_value_nor_unused(question, values):
     """An English place named by a number (``greenhouse 3``, ``bay no. 3``, ``in greenhouse
@@ -130,6 +133,7 @@ def test_a_machine_by_number_still_makes_the_name_its_own(question):
     ("温度：1号棚20度、2号棚25度", {}, {"温度(℃)": ("20度", "25度")}),
     ("湿度：3号棚85、2号棚85", {"相对湿度(%)": "85"}, {}),  # one value at both: that one
     ("湿度3号棚85，2号棚温度20", {"相对湿度(%)": "85", "温度(℃)": "20"}, {}),
+    ("湿度85，2号棚25度", {"相对湿度(%)": "85", "温度(℃)": "25"}, {}),  # 25度: by its unit
 ])
 def test_two_places_values_of_one_input_are_two_values(question, values, conflicts):
     """One input's values at two places (湿度：3号棚85，2号棚80) are two values, of which the
@@ -137,4 +141,18 @@ def test_two_places_values_of_one_input_are_two_values(question, values, conflic
     silently (issue 17, v46)."""
     assert SCAB is not None
     given = read_inputs(question, SCAB)
+    assert (given.values, given.conflicts, given.unused) == (values, conflicts, ()), question
+
+
+@pytest.mark.parametrize(("question", "values", "conflicts"), [
+    ("humidity 85 in house 3 and 80 in house 4", {}, {"Humidity (%)": ("85", "80")}),
+    ("humidity 85% in bay 2 and 85% in bay 3", {"Humidity (%)": "85"}, {}),
+    ("humidity 85 in house 3, temperature 25 C", {"Humidity (%)": "85", "Temperature (°C)": "25"},
+     {}),
+])
+def test_two_english_places_values_are_two_values(question, values, conflicts):
+    """``humidity 85 in house 3 and 80 in house 4``: the humidity at two places, two values,
+    as 湿度：3号棚85，2号棚80 (issue 17, v46)."""
+    assert PUMP is not None
+    given = read_inputs(question, PUMP)
     assert (given.values, given.conflicts, given.unused) == (values, conflicts, ()), question

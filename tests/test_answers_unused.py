@@ -37,6 +37,7 @@ LARVAE = build_table(["Larvae per 100 plants", "Treatment"], [[">=10", "spray"],
     (RISK, "温度20 湿度90 下了3天雨", ("下了3天",)),
     (RISK, "温度20 湿度90 大风3天", ("大风3天",)),
     (RISK, "温度20 3号棚空气湿度85", ("空气湿度85",)),  # not 号棚空气湿度85 (v46)
+    (RISK, "温度20 湿度85 3号泵80度", ("3号泵80度",)),  # a machine's, whole (v46)
     (RISK, "温度20度，湿度90%，压力3MPa", ("压力3MPa",)),
     (RISK, "温度20，湿度90，压力超过3MPa，风速5级", ("压力超过3MPa", "风速5")),
     (RISK, "温度20度 水温18度 湿度90", ("水温18度",)),
@@ -121,6 +122,10 @@ def test_a_question_whose_values_are_all_used_says_nothing_more(dist):
      ("up 5 degrees from yesterday",)),
     (PUMP, "temperature rose by 4 C, humidity 85", {"Humidity (%)": "85"}, ("rose by 4 C",)),
     (PUMP, "temperature rose to 25 C", {"Temperature (°C)": "25"}, ()),
+    (PUMP, "temperature 25 C, 3 degrees above yesterday", {"Temperature (°C)": "25"},
+     ("3 degrees above yesterday",)),
+    (PUMP, "temperature dropped 4 degrees overnight, humidity 85", {"Humidity (%)": "85"},
+     ("dropped 4 degrees",)),
 ])
 def test_a_difference_is_no_reading(table, question, values, differences):
     """A value said as a difference from another time (比昨天高5度, ``5 degrees higher than

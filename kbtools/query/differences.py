@@ -18,13 +18,16 @@ _ZH_BEFORE = re.compile(r"(?:比[^\d，,。；;！？!?\s]{1,8}?(?:高|低|多|�
 # English, right before the number (``rose by 5``, ``up 5 degrees``; not ``up to 25``)
 _EN_BEFORE = re.compile(r"(?<![a-z])(?:(?:rose|risen|fell|fallen|dropped|climbed|increased|"
                         r"decreased|went up|went down|gone up|gone down)(?: by)?|up|down) $")
-# English, right after the number and its unit (``higher than yesterday``, ``up from``)
+# English, right after the number and its unit (``higher than yesterday``, ``up from``,
+# ``above yesterday``: not ``above 25``, a bound)
 _EN_AFTER = re.compile(r" ?(?:(?:higher|lower|warmer|colder|cooler|hotter|more|less) than|"
                        r"(?:up|down|higher|lower|warmer|colder|cooler|hotter|more|less) "
-                       r"(?:from|on|since|vs\.?|versus))(?: [a-z]+)?")
+                       r"(?:from|on|since|vs\.?|versus)|(?:above|below|over|under)"
+                       r"(?= (?:yesterday|last|normal|average|usual|the day before)))"
+                       r"(?![a-z])(?: [a-z]+)?")
 
 # … and after a number an English change leads, what it is from (``up 5 degrees from yesterday``)
-_EN_SINCE = re.compile(r" ?(?:from|since|on|over|than|vs\.?|versus)(?: [a-z]+)?")
+_EN_SINCE = re.compile(r" ?(?:from|since|on|over|than|vs\.?|versus)(?![a-z])(?: [a-z]+)?")
 
 
 def difference_at(text: str, start: int, after: int) -> tuple[int, int] | None:

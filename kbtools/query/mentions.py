@@ -150,21 +150,28 @@ def named_again(text: str, names: list[str], found: list[Number], claimed: set[i
     return None
 
 
-# what stands between one place's value and the next place's (湿度：3号棚85，2号棚80)
-_PLACE_LIST = re.compile(r"[，,、；; ]*(?:和|及|与|还有|而|但|另外)?")
+# what stands between one place's value and the next place's (湿度：3号棚85，2号棚80,
+# ``humidity 85 in house 3 and 80 in house 4``)
+_PLACE_LIST = re.compile(r"[，,、；; ]*(?:和|及|与|还有|而|但|另外|(?:and|but|while) )?")
 
 
 def at_next_place(text: str, found: Sequence[Number], skip: Collection[int],
                   first: Number) -> Number | None:
     """The other value, when a place named by number follows the input's value `first` with
-    a value of its own and no name between (湿度：3号棚85，2号棚80; 湿度85，2号棚80): the same
-    input's at another place, of which the table cannot take one (`inputs` takes one value
-    said at two places, 3号棚85、2号棚85, as the value)."""
+    a value of its own and no name between (湿度：3号棚85，2号棚80; 湿度85，2号棚80), or a value
+    follows the place said after `first` (``humidity 85 in house 3 and 80 in house 4``): the
+    same input's at another place, of which the table cannot take one (`inputs` takes one
+    value said at two places, 3号棚85、2号棚85, as the value). A value in another unit, or
+    with one where `first` has none, is another quantity's (``85 in house 3, 25 C``)."""
     end = max(first.after, first.end)
-    gap = _PLACE_LIST.match(text, end)
-    at = gap.end() if gap is not None and gap.end() > end else -1
+    rest = text[end:].lstrip(" ")
+    placed = place_at(rest)  # ``85 in house 3``: the place said after the value
+    start = len(text) - len(rest) + placed if placed else end
+    gap = _PLACE_LIST.match(text, start)
+    at = gap.end() if gap is not None and gap.end() > start else -1
     place = place_at(text[at:]) if at >= 0 else 0
-    if not place:
+    if at < 0 or not (place or placed):
         return None
     return next((x for n, x in enumerate(found) if n not in skip and x.start >= at + place and
-                 x.exact and not strip_fillers(text[at + place:x.start])), None)
+                 x.exact and x.unit == first.unit and
+                 not strip_fillers(text[at + place:x.start])), None)

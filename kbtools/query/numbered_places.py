@@ -38,7 +38,8 @@ _EN_PLACE = re.compile(r"(?<![a-z])(?:(?:in|at|for|of|from|inside) )?(?:the )?(?
                        + "|".join(EN_PLACES) + r")s? ?(?:(?:no\.|nr\.|number|#) ?)?|"
                        r"(?:no\.|nr\.|number) ?|#)" + _EN_NUMBER + " ?")
 # the word right before a number that makes it a place's (``greenhouse 3``, ``bay 2``)
-_EN_PLACE_BEFORE = re.compile(r"(?<![a-z])(?:" + "|".join(EN_PLACES) + r")s? ?$")
+_EN_PLACE_BEFORE = re.compile(r"(?<![a-z])(?:" + "|".join(EN_PLACES) +
+                              r")s? ?(?:(?:no\.|nr\.|number|#) ?)?$")
 
 
 def en_place_before(before: str) -> bool:

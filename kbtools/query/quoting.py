@@ -78,6 +78,6 @@ def unused(found: Sequence[Number], claimed: Collection[int], taken: Sequence[Nu
             while lead and (text[lead - 1].isdigit() or text[lead - 1] in NUMERAL_CHARS):
                 lead -= 1
             placed = place_at(text[lead:x.extent[0]])
-            at = lead + placed if placed else at
+            at = lead + placed if placed else lead if text[at:at + 1] in "号#" else at  # 3号泵
         out[typed[at:x.extent[0]] + value if at >= 0 else value] = None
     return tuple(out)

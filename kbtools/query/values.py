@@ -92,6 +92,9 @@ _SPOKEN_TENTHS = re.compile(r"[0-9零〇二三四五六七八九]|[一两](?![\u
 # a negation in the clause a number opens (5天没有下雨, 22度不是): what it counts did not happen
 _NEGATED = re.compile(r"[^,，、。;；!?！？\d]{0,4}?(没有|没|未|无|不)")
 # (-5~-2℃: the other end below zero too)
+# a number of which place or machine after a space (湿度85 3号泵, 85 3#棚): no digits of the
+# number before it
+_WHICH_AHEAD = re.compile(r" \d+(?:号|#(?=[\u3400-\u9fff]))")
 _SPAN_AFTER = re.compile(r"(?:~|〜|-|–|—|到|至)(?:-|零下|负)?[\d零〇一二两三四五六七八九十]")
 # a second value of the same quantity joined to the first: 22度和24度, 22或24度, 3、4天
 _LIST_AFTER = re.compile(r"(?:和|与|跟|及|或者|或|、)[\d零〇一二两三四五六七八九十]")
@@ -350,7 +353,8 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                      or suffix in MAGNITUDES and bool(NUMERAL_RUN.match(rest, 1) or
                                                       rest[1:2].isdigit())
                      or (before[-1:] == "," and before[-2:-1].isdigit())  # the 2 of 1,2
-                     or (rest[:1] == " " and rest[1:2].isdigit())  # 1 200: 1200, or two
+                     or (rest[:1] == " " and rest[1:2].isdigit() and  # 1 200: 1200, or
+                         not _WHICH_AHEAD.match(rest))  # two; not 85 3号泵: which one
                      or (before[-1:] == " " and before[-2:-1].isdigit() and  # not the
                          bool(out) and out[-1].end == start - 1)  # code's: hx-260 2100
                      or _EN_BOUND_BEFORE.search(longer) or _EN_BOUND_AFTER.match(clause)
@@ -412,7 +416,7 @@ def place_number(text: str, start: int, rest: str) -> bool:
     word = next((w for w in PLACE_BEFORE if before.endswith(w)), "")
     if word and not (word[0].isalpha() and before[:-len(word)][-1:].isalpha()):
         return True
-    return en_place_before(text[max(0, start - 12):start])  # ``greenhouse 3``
+    return en_place_before(text[max(0, start - 20):start])  # ``greenhouse (number) 3``
 
 
 def _listed(rest: str) -> bool:
@@ -534,7 +538,10 @@ def _word_before(text: str, start: int, floor: int = 0,
         if cut or text[word.start() - 1:word.start()].isdigit():
             unit = unit_after(run)[0]  # the unit of the number before: 30度湿度90%
             run = run[len(unit):] if unit and len(run) > len(unit) else run
-        return run
+        lead = word.start()
+        while lead and (text[lead - 1].isdigit() or NUMERAL_RUN.match(text, lead - 1)):
+            lead -= 1
+        return "" if place_at(text[lead:start]) == start - lead else run  # 3号棚25度: no word
     latin = _EN_WORDS_BEFORE.search(text, max(floor, start - 32), start)
     if not latin:
         return ""
