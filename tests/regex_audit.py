@@ -263,6 +263,13 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.numerals._PERCENT_SAID": "sub",  # a question, compacted
     "kbtools.query.naming.EN_PARTS_OF_DAY": "search",  # a table header, a question's words
     "kbtools.query.mentions._EN_TIME_BEFORE": "search",  # a question, before an input's name
+    "kbtools.query.mentions._PLACE_LIST": "match",  # a question, after a value (bounded run)
+    "kbtools.query.values._WHICH_AHEAD": "match",  # a question, after a number
+    "kbtools.query.differences._ZH_BEFORE": "search",  # 12 characters before a number
+    "kbtools.query.differences._EN_BEFORE": "search",  # 12 characters before a number
+    "kbtools.query.differences._EN_AFTER": "match",  # a question, after a number's unit
+    "kbtools.query.differences._EN_SINCE": "match",  # a question, after a number's unit
+    "kbtools.query.numbered_places._EN_PLACE_BEFORE": "search",  # 20 characters before a number
     "kbtools.decision.numerals._FRACTION_SAID": "fullmatch",  # an input value
     "kbtools.decision.numerals._FRACTION_SLASH": "fullmatch",  # an input value
     "kbtools.query.coverage._WORD": "search",  # a term of a pasted line
@@ -327,9 +334,12 @@ OTHER: dict[str, str] = {
     "kbtools.query.values._WORD_BEFORE": "at most 12 characters before a number",
     "kbtools.query.values.CJK_NUMBER": "the question; one pass: a literal, a run of one "
                                        "character class and an optional literal-led run",
-    "kbtools.query.values._PLACE_WORD": "matched at one position (bounded by the name it "
-                                        "leads) or over the few characters between a name "
-                                        "and its value; runs of one character class each",
+    "kbtools.query.numbered_places._PLACE_WORD": "matched at one position (bounded by the name it "
+                                                 "leads) or over the few characters between a "
+                                                 "name and its value; runs of one class each",
+    "kbtools.query.numbered_places._EN_PLACE": "matched at one position or over the few "
+                                               "characters between a name and its value; "
+                                               "literal alternatives, optional literals",
     "kbtools.query.values._SPOKEN_TENTHS": "matched at a number's unit end; one character "
                                            "class and a look-ahead",
     "kbtools.query.values.NUMERAL_RUN": "the at most 12 characters of the word before a "

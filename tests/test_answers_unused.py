@@ -36,6 +36,8 @@ LARVAE = build_table(["Larvae per 100 plants", "Treatment"], [[">=10", "spray"],
     (RISK, "温度20 湿度90 下雨3", ("下雨3",)),
     (RISK, "温度20 湿度90 下了3天雨", ("下了3天",)),
     (RISK, "温度20 湿度90 大风3天", ("大风3天",)),
+    (RISK, "温度20 3号棚空气湿度85", ("空气湿度85",)),  # not 号棚空气湿度85 (v46)
+    (RISK, "温度20 湿度85 3号泵80度", ("3号泵80度",)),  # a machine's, whole (v46)
     (RISK, "温度20度，湿度90%，压力3MPa", ("压力3MPa",)),
     (RISK, "温度20，湿度90，压力超过3MPa，风速5级", ("压力超过3MPa", "风速5")),
     (RISK, "温度20度 水温18度 湿度90", ("水温18度",)),
@@ -105,3 +107,36 @@ def test_the_search_page_says_the_unused_value_in_its_language(dist):
 def test_a_question_whose_values_are_all_used_says_nothing_more(dist):
     ev = search(open_index(dist), "小麦赤霉病风险：温度20度，湿度90%", k=3).results[0].evaluation
     assert ev is not None and ev["unused"] == [] and "未使用" not in ev["message"], ev
+
+
+@pytest.mark.parametrize(("table", "question", "values", "differences"), [
+    (RISK, "温度比昨天高5度，湿度90", {"相对湿度(%)": "90"}, ("比昨天高5度",)),
+    (RISK, "温度20 比昨天高5度 湿度90", {"温度(℃)": "20", "相对湿度(%)": "90"}, ("比昨天高5度",)),
+    (RISK, "湿度90 比前天低了3度", {"相对湿度(%)": "90"}, ("比前天低了3度",)),
+    (RISK, "温度升高5度，湿度90", {"相对湿度(%)": "90"}, ("升高5度",)),
+    (RISK, "温度降了3度 湿度90", {"相对湿度(%)": "90"}, ("降了3度",)),
+    (RISK, "温度升高到25度，湿度90", {"温度(℃)": "25", "相对湿度(%)": "90"}, ()),  # reached
+    (PUMP, "temperature 5 degrees higher than yesterday, humidity 90",
+     {"Humidity (%)": "90"}, ("5 degrees higher than yesterday",)),
+    (PUMP, "temp up 5 degrees from yesterday, humidity 90", {"Humidity (%)": "90"},
+     ("up 5 degrees from yesterday",)),
+    (PUMP, "temperature rose by 4 C, humidity 85", {"Humidity (%)": "85"}, ("rose by 4 C",)),
+    (PUMP, "temperature rose to 25 C", {"Temperature (°C)": "25"}, ()),
+    (PUMP, "temperature 25 C, 3 degrees above yesterday", {"Temperature (°C)": "25"},
+     ("3 degrees above yesterday",)),
+    (PUMP, "temperature dropped 4 degrees overnight, humidity 85", {"Humidity (%)": "85"},
+     ("dropped 4 degrees",)),
+])
+def test_a_difference_is_no_reading(table, question, values, differences):
+    """A value said as a difference from another time (比昨天高5度, ``5 degrees higher than
+    yesterday``) is no reading of any input: not taken (温度20比昨天 was read as 20 天), and
+    said not used as a difference (issue 17, v46)."""
+    assert table is not None
+    given = read_inputs(question, table)
+    assert (given.values, given.differences, given.unused) == (values, differences, ()), question
+
+
+def test_the_answer_says_a_difference_was_not_used(dist):
+    ev = search(open_index(dist), "小麦赤霉病风险：温度22度，比昨天高5度，湿度90%", k=3).results[0].evaluation
+    assert ev is not None and ev["outputs"] == [{"风险": "高"}], ev
+    assert "（未使用：比昨天高5度，这是与另一时间的差值，不是读数）" in ev["message"], ev

@@ -213,6 +213,9 @@ def evaluate_question(index: KbIndex, question: str, tables: Iterable[tuple[str,
             if given.unused:  # a value given that no input took: said, never dropped
                 ev = replace(ev, unused=given.unused, message=ev.message + unused_note(
                     given.unused, chinese=chinese))
+            if given.differences:  # 比昨天高5度: a difference, no reading: said, not used
+                ev = replace(ev, message=ev.message + difference_note(given.differences,
+                                                                      chinese=chinese))
             return replace(ev, table_index=decision_number(index, doc, ti))
     return None
 
@@ -357,6 +360,15 @@ def unused_note(values: Sequence[str], *, chinese: bool) -> str:
     if chinese:
         return f"（未使用：{'、'.join(values)}，此表没有对应的输入）"
     return f" (not used: {', '.join(values)}: the table has no such input)"
+
+
+def difference_note(values: Sequence[str], *, chinese: bool) -> str:
+    """What a message ends with when the question gave `values` as a difference from another
+    time (比昨天高5度, ``5 degrees higher than yesterday``): not used, as no reading; in
+    Chinese for a question with Chinese in it."""
+    if chinese:
+        return f"（未使用：{'、'.join(values)}，这是与另一时间的差值，不是读数）"
+    return f" (not used: {', '.join(values)}: a difference, not a reading)"
 
 
 def ambiguous_note(typed: str, one: str, other: str, *, chinese: bool) -> str:

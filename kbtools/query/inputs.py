@@ -38,9 +38,10 @@ from kbtools.decision.weekdays import WEEKDAY_UNIT, days_said
 from kbtools.index.tokenize import to_simplified
 from kbtools.query import readings
 from kbtools.query.compacted import compact
+from kbtools.query.differences import difference_at
 from kbtools.query.fillers import strip_fillers
 from kbtools.query.mentions import NAME_GAP_LATIN as NAME_GAP_LATIN  # (as NAME_GAP)
-from kbtools.query.mentions import after_name, named_again, tails
+from kbtools.query.mentions import after_name, at_next_place, named_again, tails
 from kbtools.query.naming import (
     DAYS,
     PERCENT,
@@ -160,6 +161,9 @@ class Inputs:
     # the values the question gave that no input took (压力3MPa, 大风3天 on a table of 温度
     # and 湿度), with the word naming each, as typed: said in the answer, never dropped
     unused: tuple[str, ...] = ()
+    # the values the question gave as a difference from another time (比昨天高5度, ``5 degrees
+    # higher than yesterday``: `query.differences`), as typed: no reading, said not used
+    differences: tuple[str, ...] = ()
 
 
 def find_inputs(question: str, table: DecisionTable,
@@ -199,6 +203,10 @@ def read_inputs(question: str, table: DecisionTable,
     # (``3 C at night``: a time said after a value is its time, as ``night 3 C``)
     found_numbers, times_after = timed_after(text, with_ranges(text, cased, numbers(text, cased)))
     claimed: set[int] = set()
+    # a difference (比昨天高5度, ``5 degrees higher than yesterday``): no reading, said unused
+    changed = {n: span for n, x in enumerate(found_numbers)
+               if (span := difference_at(text, x.start, max(x.after, x.end))) is not None}
+    claimed.update(changed)
     out: dict[str, str] = {}
     conflicts: dict[str, tuple[str, ...]] = {}
     blocked: set[int] = set()  # named with a value that is none (a bound, 二十六): missing
@@ -290,6 +298,9 @@ def read_inputs(question: str, table: DecisionTable,
                 if again is not None and _in_column(given_value(again, table, i), units[i]) == \
                         _in_column(out.get(table.header[i]), units[i]):
                     again = None  # 温度25度…温度77°F: one temperature, in both scales
+                same = at_next_place(text, found_numbers, claimed, found_numbers[num])
+                if again is None and same is not None and same.value == found_numbers[num].value:
+                    _claim(claimed, found_numbers, found_numbers.index(same))  # 3号棚85、2号棚85
                 if again is not None:  # 温度22度…温度23度: which one is not known
                     out.pop(table.header[i], None)
                     blocked.add(i)
@@ -458,7 +469,8 @@ def read_inputs(question: str, table: DecisionTable,
     return Inputs(out, conflicts, rough, of_other, reading.read, reading.ambiguous, as_typed,
                   frozenset(h for h in of_other if h in at_other_times),
                   _unused(found_numbers, claimed, [*source.values()], quoted, text, typed,
-                          [n for i in table.inputs for n in names[i]]))
+                          [n for i in table.inputs for n in names[i]]),
+                  tuple(dict.fromkeys(typed[a:b].strip() for a, b in changed.values())))
 
 
 def _time_given(text: str, times: Sequence[tuple[int, int, int]],

@@ -16,9 +16,10 @@ from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.decision.words import APPROX_AFTER
 from kbtools.query.fillers import EN_NUMERALS, strip_fillers
 from kbtools.query.naming import NAME_GAP, lead_ok, same_part_of_day
+from kbtools.query.numbered_places import place_at, without_place
 from kbtools.query.qualified import Qualified
 from kbtools.query.quantities import DAY_TIMES, EN_PLAIN, covered
-from kbtools.query.values import BOUND_AFTER, STOP_GAP, Number, place_at, without_place
+from kbtools.query.values import BOUND_AFTER, STOP_GAP, Number
 from kbtools.query.wording import NAME_STARTS, is_cjk, is_latin
 
 NAME_GAP_LATIN = 24  # … or this many when they are Latin filler words (is currently at)
@@ -83,7 +84,10 @@ def after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
         if header and not same_part_of_day(time_before(text, m.start()), header):
             continue  # the 温度 of 夜间温度 is no name of 白天温度
         end = m.end()
-        if latin and name in qualified.heads and \
+        placed = place_at(text[end:].lstrip(" ")) if latin else 0
+        if placed:  # ``humidity in greenhouse 3 is 85``: which place, no thing's
+            end = len(text) - len(text[end:].lstrip(" ")) + placed
+        elif latin and name in qualified.heads and \
                 (phrase := qualified.phrase(text, m.end())) is not None:
             if phrase[1]:
                 continue  # ``temperature of the oil``: another thing's
@@ -99,7 +103,7 @@ def after_name(text: str, name: str, found: list[Number], claimed: set[int], *,
         for n, x in enumerate(found):
             if n in claimed or x.start < end:
                 continue
-            if x.unit is None and not text[end:x.start].strip() and \
+            if not placed and x.unit is None and not text[end:x.start].strip() and \
                     any(w not in EN_PLAIN for w in text[m.end():end].split()):
                 break  # ``in greenhouse 2``: which one, not its value (not ``of about 3``)
             # 温度低于10度, ``temperature between 20 and 25``: the range's words are its own
@@ -136,8 +140,38 @@ def named_again(text: str, names: list[str], found: list[Number], claimed: set[i
     lead names another thing (最低温度 15 度, ``bearing temperature``) and is none."""
     # a number before the value is none (the 100 of ``larvae per 100 plants 40``)
     skip = claimed | {n for n, x in enumerate(found) if x.start < first.start}
+    listed = at_next_place(text, found, skip, first)
+    if listed is not None:
+        return listed if listed.value != first.value else None
     for name in names:
         again = after_name(text, name, found, skip, tail=True, spans=spans)
         if again is not None and again[0] >= 0 and found[again[0]].value != first.value:
             return found[again[0]]
     return None
+
+
+# what stands between one place's value and the next place's (湿度：3号棚85，2号棚80,
+# ``humidity 85 in house 3 and 80 in house 4``)
+_PLACE_LIST = re.compile(r"[，,、；; ]*(?:和|及|与|还有|而|但|另外|(?:and|but|while) )?")
+
+
+def at_next_place(text: str, found: Sequence[Number], skip: Collection[int],
+                  first: Number) -> Number | None:
+    """The other value, when a place named by number follows the input's value `first` with
+    a value of its own and no name between (湿度：3号棚85，2号棚80; 湿度85，2号棚80), or a value
+    follows the place said after `first` (``humidity 85 in house 3 and 80 in house 4``): the
+    same input's at another place, of which the table cannot take one (`inputs` takes one
+    value said at two places, 3号棚85、2号棚85, as the value). A value in another unit, or
+    with one where `first` has none, is another quantity's (``85 in house 3, 25 C``)."""
+    end = max(first.after, first.end)
+    rest = text[end:].lstrip(" ")
+    placed = place_at(rest)  # ``85 in house 3``: the place said after the value
+    start = len(text) - len(rest) + placed if placed else end
+    gap = _PLACE_LIST.match(text, start)
+    at = gap.end() if gap is not None and gap.end() > start else -1
+    place = place_at(text[at:]) if at >= 0 else 0
+    if at < 0 or not (place or placed):
+        return None
+    return next((x for n, x in enumerate(found) if n not in skip and x.start >= at + place and
+                 x.exact and x.unit == first.unit and
+                 not strip_fillers(text[at + place:x.start])), None)

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from kbtools.query.changes import EN_CHANGES, change_before, clause_words
 from kbtools.query.compacted import compact
 from kbtools.query.fillers import EN_NUMERALS, FILLERS, drop_fillers, strip_fillers
+from kbtools.query.numbered_places import past_place
 from kbtools.query.quantities import (
     AFTER_LEADS,
     AMBIENT,
@@ -59,7 +60,7 @@ from kbtools.query.quantities import (
     WEATHER,
 )
 from kbtools.query.value_units import UNIT_CLASSES, count_end
-from kbtools.query.values import AGO_WORDS, STOP_GAP, past_place
+from kbtools.query.values import AGO_WORDS, STOP_GAP
 from kbtools.query.wording import ABBREVIATIONS, NAME_STARTS, counted_object, is_cjk, is_latin
 
 
@@ -263,8 +264,10 @@ class Qualified:
             lead = last[0] if last else ""
             unit = text[:end - len(lead)].rstrip(" ")[-1:] in tuple("0123456789°")  # the psi
             # of 2 psi, the c of 22°c
+            # (``greenhouse three humidity``: a place's number, no thing)
             if lead and not unit and lead not in EN_PLAIN and lead not in AMBIENT + ROOMS and \
-                    lead not in self.mine and text[end - len(lead):end] == lead:
+                    lead not in self.mine and text[end - len(lead):end] == lead and \
+                    not EN_NUMERALS.fullmatch(lead):
                 return lead + mark
         return ""
 

@@ -40,7 +40,7 @@ CONTRACTIONS: tuple[tuple[str, str], ...] = (("温度", "温"), ("压力", "压"
 OWN_ENDINGS = ("温",)
 # a Chinese modifier ending so names a place in the thing before it (锅炉内压力, 棚内温度, 田间湿度):
 # that thing is judged (a 大棚 table's 棚内温度 and 室内温度 are its own, 锅炉内压力 a boiler's)
-LOCATIVES = ("内", "里", "中", "间")
+LOCATIVES = ("内", "里", "中", "间", "里面", "里头", "内部", "当中")
 # the surroundings a generic quantity is said of when no thing is named (气温, 空气湿度, ``air
 # temperature``, ``ambient humidity``): the input's quantity still
 AMBIENT = ("空气", "环境", "气", "air", "ambient")

@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from kbtools.decision.clock import times_in
+from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.query.naming import NAME_GAP
+from kbtools.query.numbered_places import place_at
 from kbtools.query.values import BELOW_ZERO, Number
 
 
@@ -71,5 +73,11 @@ def unused(found: Sequence[Number], claimed: Collection[int], taken: Sequence[Nu
         value = said(x, typed)
         at = text.rfind(x.word, max(0, x.extent[0] - len(x.word) - NAME_GAP), x.extent[0]) \
             if x.word else -1
+        if at >= 0:  # (3号棚空气湿度85: 空气湿度85, not 号棚空气湿度85 nor the place)
+            lead = at
+            while lead and (text[lead - 1].isdigit() or text[lead - 1] in NUMERAL_CHARS):
+                lead -= 1
+            placed = place_at(text[lead:x.extent[0]])
+            at = lead + placed if placed else lead if text[at:at + 1] in "号#" else at  # 3号泵
         out[typed[at:x.extent[0]] + value if at >= 0 else value] = None
     return tuple(out)

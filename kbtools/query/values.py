@@ -43,6 +43,7 @@ from kbtools.decision.words import (
     WORD_SUFFIXES,
 )
 from kbtools.query.fillers import GLUED_NOT_NOUNS, approximate, drop_fillers
+from kbtools.query.numbered_places import en_place_before, place_at
 from kbtools.query.value_units import (
     BARE_DEGREES,
     COUNTERS,
@@ -91,6 +92,9 @@ _SPOKEN_TENTHS = re.compile(r"[0-9零〇二三四五六七八九]|[一两](?![\u
 # a negation in the clause a number opens (5天没有下雨, 22度不是): what it counts did not happen
 _NEGATED = re.compile(r"[^,，、。;；!?！？\d]{0,4}?(没有|没|未|无|不)")
 # (-5~-2℃: the other end below zero too)
+# a number of which place or machine after a space (湿度85 3号泵, 85 3#棚): no digits of the
+# number before it
+_WHICH_AHEAD = re.compile(r" \d+(?:号|#(?=[\u3400-\u9fff]))")
 _SPAN_AFTER = re.compile(r"(?:~|〜|-|–|—|到|至)(?:-|零下|负)?[\d零〇一二两三四五六七八九十]")
 # a second value of the same quantity joined to the first: 22度和24度, 22或24度, 3、4天
 _LIST_AFTER = re.compile(r"(?:和|与|跟|及|或者|或|、)[\d零〇一二两三四五六七八九十]")
@@ -332,7 +336,7 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                            or _EN_SPAN_BEFORE.search(text[max(0, start - 16):start]) and
                            # (``30 c outside and 24 c``: each said of its place, no span)
                            _EN_SPAN_GAP.fullmatch(text[out[-1].after if out else 0:start]))))
-        lists.append(bool(_LIST_AFTER.match(rest) or _LIST_AFTER.match(after)))
+        lists.append(_listed(rest) or _listed(after))
         lead = text[max(0, start - 10):start]  # (小于或等于; 低于零下5度: the bound before 零下)
         lead = next((lead[:-len(z)] for z in BELOW_ZERO if lead.endswith(z)), lead)
         exact = not (lead.endswith(BOUND_BEFORE)
@@ -349,7 +353,8 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                      or suffix in MAGNITUDES and bool(NUMERAL_RUN.match(rest, 1) or
                                                       rest[1:2].isdigit())
                      or (before[-1:] == "," and before[-2:-1].isdigit())  # the 2 of 1,2
-                     or (rest[:1] == " " and rest[1:2].isdigit())  # 1 200: 1200, or two
+                     or (rest[:1] == " " and rest[1:2].isdigit() and  # 1 200: 1200, or
+                         not _WHICH_AHEAD.match(rest))  # two; not 85 3号泵: which one
                      or (before[-1:] == " " and before[-2:-1].isdigit() and  # not the
                          bool(out) and out[-1].end == start - 1)  # code's: hx-260 2100
                      or _EN_BOUND_BEFORE.search(longer) or _EN_BOUND_AFTER.match(clause)
@@ -404,47 +409,21 @@ def place_number(text: str, start: int, rest: str) -> bool:
     place or machine (3号棚, 三号机, ``#3 pump``, ``no. 2 line``) or is an ordinal with no unit
     (第三棚, 第3棚; not 第3天, a day), and so is no value of any input."""
     before = text[max(0, start - 4):start]
-    if rest.startswith(PLACE_AFTER):
-        return True
+    if rest.startswith(PLACE_AFTER) or rest[:1] == "#" and "\u3400" <= rest[1:2] <= "\u9fff":
+        return True  # (3#棚, 3#机: 3号 written in a hurry; not 湿度85#)
     if before.endswith("第"):
         return not unit_after(rest[1:] if rest.startswith("个") else rest)[0]
     word = next((w for w in PLACE_BEFORE if before.endswith(w)), "")
-    return bool(word) and not (word[0].isalpha() and before[:-len(word)][-1:].isalpha())
+    if word and not (word[0].isalpha() and before[:-len(word)][-1:].isalpha()):
+        return True
+    return en_place_before(text[max(0, start - 20):start])  # ``greenhouse (number) 3``
 
 
-# the nouns of a place where the air, the soil or a crop is measured, which a number names
-# (3号棚, 第三块田, 2号舍): a machine's (3号泵, 2号机) has a temperature of its own
-PLACE_NOUNS = "棚田地块区片园圃室舍栋间库仓床垄畦点"
-# a place's number (第三, 第3块, 3号: the 号 after a number), a size its noun may start with
-# (3号大棚, 第二小棚) and the noun's one character
-_PLACE_WORD = re.compile(r"(?:第(?:\d+|[零〇一二两三四五六七八九十百]+)[个块座栋间排]?|"
-                         rf"(?:\d+|[零〇一二两三四五六七八九十百]+)号)[大小]?[{PLACE_NOUNS}]")
-
-
-def place_at(text: str) -> int:
-    """The length of the place named by number `text` starts with (三号棚85: 3), else 0."""
-    m = _PLACE_WORD.match(text)
-    return m.end() if m else 0
-
-
-def without_place(gap: str) -> str:
-    """`gap`, the text between a name and a value, without the place it names by number
-    (湿度三号棚85, 白天温度3号棚25度: which place the value was read at, no word between)."""
-    return _PLACE_WORD.sub("", gap)
-
-
-def past_place(text: str, lo: int, at: int) -> int:
-    """Where the word from `lo` to a name at `at` of compacted `text` stops naming a place by
-    its number — after the place's number and the one character of its noun (3号田湿度,
-    第三棚湿度, 第3块田湿度, 3号大棚湿度: no thing before the name; 3号棚空气湿度: 空气湿度, as
-    said alone; 3号棚油温: 油温, the oil's) — else `lo` (3号泵温度: the pump's): which place a
-    value is read at says nothing of which input it is."""
-    start = lo
-    while start and text[start - 1].isdigit():  # (3号田: the word starts after the 3)
-        start -= 1
-    start -= start < lo and text[start - 1:start] == "第"
-    m = _PLACE_WORD.match(text, start, at)
-    return lo if m is None else m.end()
+def _listed(rest: str) -> bool:
+    """Whether `rest`, after a number, lists another value of it (22度和24度, 22或24度), not
+    another place's (1号棚20度、2号棚25度: a value at each place)."""
+    m = _LIST_AFTER.match(rest)
+    return m is not None and not place_at(rest[m.end() - 1:])
 
 
 def spoken_tenths(after: str) -> bool:
@@ -497,9 +476,14 @@ def count_noun(rest: str) -> tuple[str, int]:
         return "", 0
     for k in range(1, min(4, len(run) - 1) + 1):
         suffix, _, unit = unit_after(rest[lead + k:])
-        if unit in DURATIONS and suffix and not suffix.isascii():
-            return run[:k], lead + k
+        if unit in DURATIONS and suffix and not suffix.isascii() and \
+                not (run[k - 1] in _DAY_BEFORE and suffix.startswith("天")):
+            return run[:k], lead + k  # (90比昨天: 昨天 is a day, no 90 天 of 比昨)
     return "", 0
+
+
+# a character before 天 making a word of a day, no unit (昨天, 今天, 前天, 每天, 白天, 那天)
+_DAY_BEFORE = "昨今前明后当每白那这哪隔"
 
 
 def _same_quantity(groups: list[int | None], a: int, b: int, nouns: list[str]) -> bool:
@@ -554,7 +538,10 @@ def _word_before(text: str, start: int, floor: int = 0,
         if cut or text[word.start() - 1:word.start()].isdigit():
             unit = unit_after(run)[0]  # the unit of the number before: 30度湿度90%
             run = run[len(unit):] if unit and len(run) > len(unit) else run
-        return run
+        lead = word.start()
+        while lead and (text[lead - 1].isdigit() or NUMERAL_RUN.match(text, lead - 1)):
+            lead -= 1
+        return "" if place_at(text[lead:start]) == start - lead else run  # 3号棚25度: no word
     latin = _EN_WORDS_BEFORE.search(text, max(floor, start - 32), start)
     if not latin:
         return ""
