@@ -215,8 +215,8 @@ def test_a_question_value_is_read_as_the_number_it_means(question, column, given
 
 @pytest.mark.parametrize(("question", "table", "expected"), [
     # a number that belongs to another quantity is not the column's
-    ("今天气温比昨天高5度，达到22度，湿度90%，连续降雨2天", SCAB,
-     {"相对湿度(%)": "90", "连续降雨天数": "2"}),
+    ("今天气温比昨天高5度，达到22度，湿度90%，连续降雨2天", SCAB,  # 5度 a difference (v46)
+     {"温度(℃)": "22", "相对湿度(%)": "90", "连续降雨天数": "2"}),
     ("气温下午3点28度，相对湿度90%，连续降雨2天", SCAB, {"相对湿度(%)": "90", "连续降雨天数": "2"}),
     ("运行小时按6.2节判定，目前2500小时，要换吗？", HOURS, {"运行小时": "2500"}),
     ("玉米病叶率3%，温度22度，连续降雨5天", SCAB, {"温度(℃)": "22", "连续降雨天数": "5"}),
