@@ -160,6 +160,24 @@ def closed_standard_streams() -> None:
                                 closefd=target != fd))
 
 
+INTERRUPTED_EXIT = 130
+
+
+def exit_interrupted() -> NoReturn:
+    """End an interrupted `kb` (Ctrl-C, SIGTERM: its line said, its clean-up done on the
+    way out) at once, without the interpreter's finalization: what the interrupted work left
+    can block that forever — a gRPC call stopped mid-way leaves a channel whose finalizer
+    (`grpc._channel._ChannelCallState.__del__`) waits for the channel's thread, which
+    finalization has already stopped, so a `kb publish` stopped by a service manager's
+    SIGTERM said its line and never exited."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a reader gone, a stream closed: nothing to keep
+            pass
+    os._exit(INTERRUPTED_EXIT)
+
+
 class KbGroup(click.Group):
     def main(self, *args: Any, **kwargs: Any) -> Any:
         """As click's, with a stdout that cannot encode Chinese (a Latin-1 locale) printing
@@ -167,7 +185,8 @@ class KbGroup(click.Group):
         (https://no-color.org; pipes never get colour). Run as a program (not handed its
         arguments, as tests do), it first makes sure of UTF-8 file names
         (`utf8_file_names`)."""
-        if not args and kwargs.get("args") is None:
+        program = not args and kwargs.get("args") is None
+        if program:
             closed_standard_streams()
             utf8_file_names()
             sys.stdout = whole_writes(sys.stdout)
@@ -178,6 +197,10 @@ class KbGroup(click.Group):
         sys.stdout = TerminalSafe(stdout)
         try:
             return super().main(*args, **kwargs)
+        except SystemExit as exc:
+            if program and exc.code == INTERRUPTED_EXIT:
+                exit_interrupted()
+            raise
         finally:
             sys.stdout = stdout
 
@@ -227,7 +250,7 @@ class KbGroup(click.Group):
             raise
         except KeyboardInterrupt:
             click.echo("kb: interrupted", err=True)
-            ctx.exit(130)
+            ctx.exit(INTERRUPTED_EXIT)
         except BrokenPipeError as exc:
             closed_output(exc)
         except OSError as exc:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import signal
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -119,6 +120,22 @@ def test_a_republish_or_rollback_after_a_restart_leaves_the_release_loaded(tmp_p
         server.stop()
 
 
+def rest_of(proc: subprocess.Popen[str], seconds: float) -> list[str]:
+    """The lines `proc` writes to stderr until it exits; killed (and the test failed by its
+    exit code) when it has not exited within `seconds`: it once said its line and hung in
+    the interpreter's exit, and this read held the whole suite."""
+    assert proc.stderr is not None
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stderr.read().splitlines()),
+                              daemon=True)
+    reader.start()
+    reader.join(seconds)
+    if reader.is_alive():
+        proc.kill()
+        reader.join(10)
+    return lines
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_publish_stopped_half_way_says_what_serves_and_is_finished_again(
         tmp_path, repo, sig):
@@ -139,7 +156,7 @@ def test_a_publish_stopped_half_way_says_what_serves_and_is_finished_again(
         while said[-1] and not said[-1].startswith("kb publish: inserted"):
             said.append(proc.stderr.readline())
         proc.send_signal(sig)  # the chunks written; indexing, loading, warming to come
-        said += proc.stderr.read().splitlines()
+        said += rest_of(proc, 120)
         assert proc.wait(60) == 130, said
         assert said[-1] == (f"kb: interrupted: publishing into {url} stopped before the "
                             f"release was served: alias {ALIAS} still serves {first}; what "
