@@ -234,20 +234,14 @@ class SearchFilters:
         """`fractions_left_out` as one note for a person (`kb query`); None when none is."""
         if not self.fractions_left_out:
             return None
-        more = len(self.fractions_left_out) - NAMES_SHOWN
-        shown = "; ".join(self.fractions_left_out[:NAMES_SHOWN]) + \
-            (f" and {more} more" if more > 0 else "")
-        return (f"Note: {shown} left out of the percentage filter: a number of at most 1 "
+        return (f"Note: {_first_named(self.fractions_left_out)} left out of the percentage filter: a number of at most 1 "
                 "may be a fraction (0.9 for 90%) or that many percent; write it with its %.")
 
     def degrees_text(self) -> str | None:
         """`degrees_as_celsius` as one note for a person (`kb query`); None when none is."""
         if not self.degrees_as_celsius:
             return None
-        more = len(self.degrees_as_celsius) - NAMES_SHOWN
-        shown = "; ".join(self.degrees_as_celsius[:NAMES_SHOWN]) + \
-            (f" and {more} more" if more > 0 else "")
-        return (f"Note: {shown} read as degrees Celsius: its field holds temperatures, so 度 "
+        return (f"Note: {_first_named(self.degrees_as_celsius)} read as degrees Celsius: its field holds temperatures, so 度 "
                 "alone is ℃ there; write ℃ for a temperature, and keep angles in a field of "
                 "their own.")
 
@@ -333,3 +327,9 @@ class SearchResponse:
         if self.took_ms is not None:
             out["took_ms"] = self.took_ms
         return out
+
+
+def _first_named(values: tuple[str, ...]) -> str:
+    """The first `NAMES_SHOWN` of `values` joined, and how many more there are."""
+    more = len(values) - NAMES_SHOWN
+    return "; ".join(values[:NAMES_SHOWN]) + (f" and {more} more" if more > 0 else "")
