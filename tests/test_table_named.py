@@ -229,18 +229,24 @@ def assert_expected(outcome: tuple[str, object], expected, table: str) -> None:
             assert words.format(table=table) in got, got
 
 
+def surfaces_outcomes(dist, tmp_path, cases):
+    """Each case's outcome on the CLI, the JSON API and the MCP tool: three lists."""
+    cli = [cli_outcome(dist, doc, inputs, table) for doc, inputs, table, _ in cases]
+    client_gen = app_client(dist)
+    client = next(client_gen)
+    try:
+        http = [http_outcome(client, doc, inputs, table) for doc, inputs, table, _ in cases]
+    finally:
+        client_gen.close()
+    mcp = session(tmp_path, "--index", str(dist), scenario=lambda c: mcp_outcomes(c, cases))
+    return cli, http, mcp
+
+
 def test_every_surface_takes_what_another_names_alike(dist, tmp_path):
     """Each case on the CLI, the JSON API and the MCP tool: the expected verdict or error,
     and one answer across the three (the CLI's error names `--table` where the others
     name `table`)."""
-    cli = [cli_outcome(dist, doc, inputs, table) for doc, inputs, table, _ in CASES]
-    client_gen = app_client(dist)
-    client = next(client_gen)
-    try:
-        http = [http_outcome(client, doc, inputs, table) for doc, inputs, table, _ in CASES]
-    finally:
-        client_gen.close()
-    mcp = session(tmp_path, "--index", str(dist), scenario=lambda c: mcp_outcomes(c, CASES))
+    cli, http, mcp = surfaces_outcomes(dist, tmp_path, CASES)
     for case, a, b, c in zip(CASES, cli, http, mcp, strict=True):
         assert_expected(a, case[3], "table")
         assert_expected(b, case[3], "table")
@@ -477,14 +483,7 @@ def test_a_pasted_column_name_is_read_on_every_surface(dist, tmp_path):
     characters a paste carries (`agents.named.pasted_name`), as the Markdown reader reads
     the header (an agent's snake_case key as words); an unknown one is still refused, named
     without them."""
-    cli = [cli_outcome(dist, doc, inputs, table) for doc, inputs, table, _ in PASTED]
-    client_gen = app_client(dist)
-    client = next(client_gen)
-    try:
-        http = [http_outcome(client, doc, inputs, table) for doc, inputs, table, _ in PASTED]
-    finally:
-        client_gen.close()
-    mcp = session(tmp_path, "--index", str(dist), scenario=lambda c: mcp_outcomes(c, PASTED))
+    cli, http, mcp = surfaces_outcomes(dist, tmp_path, PASTED)
     for case, a, b, c in zip(PASTED, cli, http, mcp, strict=True):
         assert_expected(a, case[3], "table")
         assert a == b == c, case[1]
