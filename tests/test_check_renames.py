@@ -278,3 +278,26 @@ def test_a_folder_moved_with_a_file_in_it_renamed(kb, staged):
     assert check("--fix", *args, "knowledge/问答/记录-0000.md").exit_code == 0
     assert "见 [下一条](记录-1.md#观察)。" in \
         (kb / "knowledge/问答/记录-0000.md").read_text("utf-8")
+
+
+@pytest.mark.parametrize("moved", [False, True])
+def test_a_commit_holding_the_build_output_is_no_rename_into_it(kb, moved):
+    """A commit that removed (or moved) the guide and committed dist/, which holds the
+    build's copy of it: git pairs the guide with that copy, and the hint said "renamed to
+    '../../dist/data/source/knowledge/guide.md'" (or its "did you mean" named the copy);
+    the build output is no place a link goes, and a real move in that commit is named."""
+    text = (kb / "knowledge/guide.md").read_text("utf-8")
+    write(kb, "dist/data/source/knowledge/guide.md", text)
+    if moved:
+        write(kb, "knowledge/manuals/guide.md", text)
+        git(kb, "add", "knowledge/manuals/guide.md")
+    git(kb, "rm", "-q", "knowledge/guide.md")
+    git(kb, "add", "-f", "dist")
+    git(kb, "commit", "-qm", "remove the guide, commit the build")
+    res = check("knowledge")
+    assert res.exit_code == 1
+    assert "dist/" not in res.output, res.output
+    found = missing_lines(res.output)
+    assert len(found) == 3
+    if moved:
+        assert all(f"renamed to '../manuals/guide.md' in {short(kb)}" in ln for ln in found)

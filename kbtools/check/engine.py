@@ -119,7 +119,10 @@ def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = Tr
         results = ResultsCache.open(cache_dir, cfg.root, settings, schemas_dir,
                                     cache_dir / FAILURE_DIR, written)
     return CheckContext(root=cfg.root, schemas_dir=schemas_dir, categories=categories,
-                        fs=FsCache(cfg.root, tracked=tracked, git_cwd=typed_in), lenient=lenient,
+                        fs=FsCache(cfg.root, tracked=tracked, git_cwd=typed_in,
+                                   outputs=_below(cfg.root, [cfg.path("dist"),
+                                                             cfg.path("cache"), *outputs])),
+                        lenient=lenient,
                         schema_checks=schema_checks, max_bytes=limit, max_table_rows=rows,
                         latex_problem=partial(formula_problem,
                                               failure_cache=cfg.path("cache") / FAILURE_DIR),
@@ -127,6 +130,19 @@ def make_context(cfg: Config, *, lenient: bool = False, schema_checks: bool = Tr
                         history=cfg if history else None, knowledge=cfg.path("knowledge"),
                         user_dict=cfg.root / str(cfg.get("bm25.user_dict")),
                         assets=cfg.path("assets"), dist=cfg.path("dist"), results=results)
+
+
+def _below(root: Path, folders: list[Path]) -> frozenset[str]:
+    """The `folders` within `root`, root-relative (those outside it left out)."""
+    found = set()
+    for folder in folders:
+        try:
+            rel = folder.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            continue
+        if rel != ".":
+            found.add(rel)
+    return frozenset(found)
 
 
 def _decision_tables(src: SourceDoc, scan: Scan, ctx: CheckContext) -> Iterable[Finding]:
@@ -522,7 +538,8 @@ def check_results(paths: list[Path], ctx: CheckContext,
     told = renames.hints([(r.rel, m) for r in results for m in r.missing], ctx.root, ctx.fs,
                          partial(anchors.read_slugs, known=ctx.slugs, root=ctx.root,
                                  max_bytes=ctx.max_bytes),
-                         wikilinks.search_trees(ctx.fs, wiki_folders(ctx)))
+                         wikilinks.search_trees(ctx.fs, wiki_folders(ctx)),
+                         ctx.fs.outputs)
     if told:  # what Git history says of missing targets (not cached: history moves)
         findings = renames.retold(findings, told)
         results = [dataclasses.replace(r, edits=r.edits + renames.edits_for(told, r.rel))

@@ -93,6 +93,9 @@ class FsCache:
     # the submodules `.gitmodules` lists, relative to the root (`kbtools.check.links`), read
     # on the first missing file of the run
     submodules: tuple[str, ...] | None = None
+    # the root-relative folders a build writes (dist/, the cache): their copies of documents
+    # and pictures are never a "did you mean" (`files_named`)
+    outputs: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         self.real_root = os.path.realpath(self.root)
@@ -191,8 +194,8 @@ class FsCache:
 
     def files_named(self, rel_dir: str) -> dict[str, tuple[str, ...]]:
         """Every file under the folder `rel_dir` (root-relative; hidden and symlinked folders
-        not entered), as root-relative real-case paths by file name as a macOS disk compares
-        it (`disk_key`: lower case, composed Unicode)."""
+        and the build's `outputs` not entered), as root-relative real-case paths by file name
+        as a macOS disk compares it (`disk_key`: lower case, composed Unicode)."""
         if self.touched is not None:
             self.touched.append(rel_dir)
         if rel_dir not in self.named:
@@ -201,6 +204,8 @@ class FsCache:
                 dirs[:] = [d for d in dirs if not d.startswith(".")
                            and not os.path.islink(os.path.join(top, d))]
                 rel_top = Path(os.path.relpath(top, self.root)).as_posix()
+                dirs[:] = [d for d in dirs
+                           if posixpath.normpath(posixpath.join(rel_top, d)) not in self.outputs]
                 for name in files:
                     rel = posixpath.join(rel_top, name)
                     if self.committed(posixpath.normpath(rel)):

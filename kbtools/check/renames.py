@@ -86,12 +86,15 @@ RETOLD = ("path-missing", wikilinks.CODE)  # the findings a hint replaces
 STAGED = "the staged changes (not committed yet)"
 
 
-def read_renames(root: Path) -> list[Rename] | None:
+def read_renames(root: Path, outputs: Iterable[str] = ()) -> list[Rename] | None:
     """Every rename of a file below `root` in the history of HEAD, oldest first, then those
     staged in the Git index (`STAGED`); None outside Git, without commits, or when git fails.
     Why the staged ones: a commit that renames a document (`git mv`) is refused by the
     pre-commit hook for the links to its old name, and the rename, not committed yet, was
-    in no history: the finding named no new name and `--fix` wrote none."""
+    in no history: the finding named no new name and `--fix` wrote none. `outputs`: the
+    root-relative folders a build writes (dist/), left out of the history read: a commit holding the
+    build output paired a document it removed or moved with the build's copy of it
+    (``dist/data/source/…``), a rename no link should follow."""
     repo = open_repo(root)
     if repo is None or repo.working_tree_dir is None:
         return None
@@ -99,6 +102,7 @@ def read_renames(root: Path) -> list[Rename] | None:
         try:
             prefix = git_prefix(repo, root)
             below = [literal(prefix.rstrip("/"))] if prefix else []
+            below += [f":(exclude,literal){prefix}{rel}" for rel in sorted(outputs)]
             out = repo.git.log("-M", "--diff-filter=R", "--name-status", "-z", "--topo-order",
                                "--format=%x00%H %h", "HEAD", "--", *below)
             staged = repo.git.diff("--cached", "-M", "--diff-filter=R", "--name-status", "-z",
@@ -160,14 +164,16 @@ def follow(renames: list[Rename], path: str, exists: Callable[[str], bool]
 
 
 def hints(missing: Iterable[tuple[str, Missing]], root: Path, fs: FsCache,
-          slugs_of: SlugsOf | None, trees: Sequence[str] = ()) -> dict[Key, Hint]:
+          slugs_of: SlugsOf | None, trees: Sequence[str] = (),
+          outputs: Iterable[str] = ()) -> dict[Key, Hint]:
     """The rename hint of each missing target (by the linking document, line and column)
     whose file was renamed; reads history only when there is one to look up. `trees`: the
-    root-relative folders a wikilink's target is searched in (`wikilinks.search_trees`)."""
+    root-relative folders a wikilink's target is searched in (`wikilinks.search_trees`);
+    `outputs`: the build's root-relative output folders, whose history is not read (`read_renames`)."""
     # not a block reference (`[[note#^id]]`): its standard link is written by hand
     wanted = [(doc, m) for doc, m in missing
               if not (m.wikilink and wikilinks.parse_wikilink(m.raw).block)]
-    renames = read_renames(root) if wanted else None
+    renames = read_renames(root, outputs) if wanted else None
     if not renames:
         return {}
 
