@@ -82,3 +82,23 @@ def test_a_device_s_page_says_a_video_the_release_does_not_ship_and_plays_no_rem
     assert '<span class="missing-file">../../assets/video.mp4</span>' in page
     assert 'href="https://e.com/%E8%AD%A6%E6%8A%A5.mp3"' in page or "e.com/警报.mp3" in page
     assert page.count('class="missing-note"') == 2
+
+
+@pytest.mark.parametrize("written", [
+    '<video controls src="../../assets/a.mp4"><track kind="captions" src="a.vtt" srclang="zh">'
+    "</video>",
+    '<video controls><source src="../../assets/a.mp4" type="video/mp4"><track src="a.vtt">'
+    "</video>",
+    '拆卸 <VIDEO controls><Source src="../../assets/a.mp4"><track src="a.vtt"></VIDEO> 见上',
+])
+def test_a_one_line_player_with_captions_shows_no_tag_as_text(written):
+    """A player written on one line with its `<source>` and `<track>` (no HTML block, so
+    its tags are inline): the captions' tag was shown as escaped source after the player,
+    and a player naming its file in a `<source>` was all escaped source. The page shows the
+    player of a shipped file, or says the file is not on the device; no tag as text."""
+    played = render_markdown(f"{written}\n", CTX)
+    assert '<source src="/asset/assets/a.mp4"' in played and "&lt;" not in played, played
+    said = render_markdown(f"{written}\n", RenderContext(doc=CTX.doc, has_asset=lambda _: False,
+                                                         missing_file="本设备上没有"))
+    assert '<span class="missing-file">../../assets/a.mp4</span>' in said, said
+    assert "&lt;" not in said and "<video" not in said and "<track" not in said, said

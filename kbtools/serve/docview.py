@@ -65,7 +65,7 @@ from markdown_it.utils import OptionsDict
 
 from kbtools.markdown.figures import FigureParts, figure_parts, inline_block, wrapped_words
 from kbtools.markdown.formula_words import formula_words
-from kbtools.markdown.html_tags import TAG_BODY, tag_attributes, written_plainly
+from kbtools.markdown.html_tags import TAG_BODY, HtmlTag, tag_attributes, written_plainly
 from kbtools.markdown.parser import (
     BR,
     img_attributes,
@@ -147,7 +147,7 @@ class SafeRenderer(RendererHTML):
         self.ctx = ctx
         self.details = 0  # the `<details>` boxes opened and not closed yet
         self.html_links: list[str] = []  # the closing markup of each open HTML `<a>`
-        self.players: list[str] = []  # the inline `<video src>` shown, their end tags to come
+        self.players: list[HtmlTag] = []  # the inline `<video>` shown, their end tags to come
         self.pattern = terms_pattern(ctx.terms)
         self.outside = terms_pattern(t for t in ctx.terms if not lone_character(t))
 

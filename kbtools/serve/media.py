@@ -30,6 +30,7 @@ from kbtools.serve.passes import RenderContext
 _MEDIA_ONLY = re.compile(rf"(?:</?(?:video|audio|source|track|center|p|div|figure)\b{TAG_BODY}>"
                          r"|[^<]++)+", re.I)
 _PLAYERS = frozenset({"video", "audio"})
+_INSIDE = frozenset({"source", "track"})  # a player's files and captions
 
 
 def pixels(value: str | None) -> int:
@@ -56,22 +57,32 @@ def media_block(html: str, ctx: RenderContext) -> list[str] | None:
     return shown
 
 
-def media_tag(html: str, ctx: RenderContext, shown: list[str]) -> str | None:
-    """An inline `<video src=…>` or `<audio src=…>` tag (on a line with other words, it is
-    no HTML block) as its player or what is said of its file, noted in `shown`; the end tag
-    of one `shown` as nothing; None for any other tag, or a player naming no file of its own
-    (its `<source>`s stay as written)."""
+def media_tag(html: str, ctx: RenderContext, shown: list[HtmlTag]) -> str | None:
+    """An inline `<video>` or `<audio>` tag (on a line with other words, or followed by its
+    `<source>`s on its line, it is no HTML block) as its player or what is said of its file,
+    noted in `shown` (the players open); inside one, each `<source src=…>` of a player naming
+    no file of its own as its player or what is said of it, a `<track>` (captions: a release
+    ships no `.vtt`) and the end tag as nothing; None for any other tag (shown escaped)."""
     lower = html.lower()
     if lower.startswith("</") and lower.endswith(">") and lower[2:-1].strip() in _PLAYERS:
-        if lower[2:-1].strip() not in shown:
+        name = lower[2:-1].strip()
+        at = next((i for i in range(len(shown) - 1, -1, -1) if shown[i].name == name), None)
+        if at is None:
             return None
-        shown.remove(lower[2:-1].strip())
+        del shown[at]
         return ""
-    tags = start_tags(html, _PLAYERS)
-    if len(tags) != 1 or tags[0].start or tags[0].end != len(html) or not tags[0].attrs.get("src"):
+    tags = start_tags(html, _PLAYERS | _INSIDE)
+    if len(tags) != 1 or tags[0].start or tags[0].end != len(html):
         return None
-    shown.append(tags[0].name)
-    return _player(tags[0], [], ctx)
+    tag = tags[0]
+    if tag.name in _INSIDE:
+        if not shown:
+            return None
+        if tag.name == "track":
+            return ""
+        return _player(shown[-1], [tag], ctx) if not shown[-1].attrs.get("src") else ""
+    shown.append(tag)
+    return _player(tag, [], ctx) if tag.attrs.get("src") else ""
 
 
 def _player(tag: HtmlTag, sources: list[HtmlTag], ctx: RenderContext) -> str:
