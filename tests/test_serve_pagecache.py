@@ -371,3 +371,26 @@ def test_a_documents_first_view_parses_it_once(tmp_path, monkeypatch):
             served.cache.pop("decision_tables")
             again = {url: client.get(url).content for url in first}
             assert [again[url] for url in urls] == [r.content for r in shown]
+
+
+def test_a_document_over_the_bound_is_kept_alone_not_parsed_on_each_view(tmp_path, parses):
+    """A document heavier than the release's bound of parsed tokens (a 9,000-line manual
+    is ~94,000 tokens, the bound 32,000) was parsed again on every view, ~1.5 s each; it is
+    now kept alone (`MAX_PREPARED_ONE`), dropped when another document is kept. The bound
+    is lowered here so that a small document is such a one."""
+    other = "knowledge/valve.md"
+    repo = make_repo(tmp_path / "kr", docs={DOC: titled_page("泵组维护 Pump care", BODY),
+                                            other: titled_page("阀门 Valve", BODY)})
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    source = ServedIndex(repo / "dist")
+    with TestClient(create_app(None, source=source), base_url=BASE) as client:
+        client.get(f"/doc/{other}?lang=zh")
+        prepared = source.get().prepared
+        assert len(prepared) == 1
+        prepared.max_weight = 1  # every document is over it
+        views = [f"/doc/{DOC}?lang=zh&lines=12-14", f"/doc/{DOC}?lang=zh&q=轴承",
+                 f"/doc/{DOC}?lang=en&lines=16-18&q=密封"]
+        assert [client.get(url).status_code for url in views] == [200, 200, 200]
+        assert len(parses) == 2 and len(prepared) == 1 and ("doc", DOC) in prepared
+        assert client.get(f"/doc/{other}?lang=zh&q=密封").status_code == 200
+        assert len(parses) == 3 and len(prepared) == 1 and ("doc", other) in prepared

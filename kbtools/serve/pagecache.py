@@ -25,7 +25,12 @@ Only a page rendered in full is kept (an error page is not: a refusal, a missing
 Under the pages, `Prepared` keeps what they are rendered from per document (its parsed
 tokens and chunks, `serve.docparts`): a page not kept (another cited range, another
 question) is rendered from them, not parsed again; `MAX_PREPARED_TOKENS` per release
-(~11 MiB), so a device holds 16 + 22 MiB at most for both.
+(~11 MiB), so a device holds 16 + 22 MiB at most for both. A document heavier than that
+bound (a 9,000-line manual is ~94,000 tokens; its parse is ~1.5 s of each view, its render
+a fifth of it) is kept alone, up to `MAX_PREPARED_ONE` (~46 MiB): every other is dropped
+to make room, and it is dropped at the next document kept. Its tokens are in memory while
+its page is made anyway; a heavier one (the 2 MB `kb check` allows can be 400,000 tokens)
+is parsed again on each view, as it was.
 """
 
 from __future__ import annotations
@@ -39,14 +44,16 @@ T = TypeVar("T")
 
 MAX_BYTES = 8 * 1024 * 1024  # per opened release
 MAX_PREPARED_TOKENS = 32_000  # per opened release: parsed tokens kept (~360 B each: ~11 MiB)
+MAX_PREPARED_ONE = 128_000  # one document heavier than that, kept alone (~46 MiB)
 
 
 class Weighted(Generic[T]):
     """Values by key, each with a weight, least recently used dropped first while their
-    weights pass `max_weight`; a value heavier than `largest` is made for its caller and
-    not kept (it would push out every other one). Values are read-only once made: any
-    worker thread uses what another made. Two threads missing the same key both make it
-    (outside the lock, so a slow make never blocks a hit); the first to finish is kept."""
+    weights pass `max_weight` (the newest stays: a `largest` over `max_weight` is kept
+    alone); a value heavier than `largest` is made for its caller and not kept. Values are
+    read-only once made: any worker thread uses what another made. Two threads missing the
+    same key both make it (outside the lock, so a slow make never blocks a hit); the first
+    to finish is kept."""
 
     def __init__(self, max_weight: int, largest: int | None = None):
         self.max_weight = max_weight
@@ -84,7 +91,7 @@ class Weighted(Generic[T]):
                 return value
             self._held[key] = (value, weight)
             self._weight += weight
-            while self._weight > self.max_weight:
+            while self._weight > self.max_weight and len(self._held) > 1:
                 self._weight -= self._held.popitem(last=False)[1][1]
         return value
 
@@ -123,7 +130,8 @@ class Prepared(Weighted[T]):
     """What a document's pages are rendered from, parsed once per opened release (its
     Markdown's tokens after the passes every view shares, its chunks), by document,
     weighed in tokens (a 2,000-line manual is ~20,000 of them). A document heavier than
-    the bound is made for its view and not kept."""
+    the bound is kept alone up to `largest`; one heavier still is made for its view and
+    not kept."""
 
-    def __init__(self, max_weight: int = MAX_PREPARED_TOKENS):
-        super().__init__(max_weight)
+    def __init__(self, max_weight: int = MAX_PREPARED_TOKENS, largest: int = MAX_PREPARED_ONE):
+        super().__init__(max_weight, largest=max(largest, max_weight))
