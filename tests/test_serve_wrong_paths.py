@@ -169,3 +169,20 @@ def test_a_blank_k_is_the_default_number_of_results(client, k):
     assert blank.json()["results"] == left_out["results"]
     posted = client.post("/api/search", json={"query": "小麦赤霉病", "k": unquote(k)})
     assert posted.status_code == 200 and posted.json()["results"] == left_out["results"]
+
+
+@pytest.mark.parametrize("asked", ["knowledge/wheat-scab.md", "knowledge/Wheat-Scab.md",
+                                   "knowledge/wheat-scab", "knowledge/wheat-scab.md:10-12"])
+def test_a_whole_path_no_release_tells_of_never_opens_another_document(client, asked):
+    """A release served with no earlier one kept (a repository's dist/, no device):
+    `knowledge/wheat-scab.md` may be the path of a document since removed (its bookmark,
+    its citation), and it opened `knowledge/crops/wheat-scab.md`, another document that
+    shares its file name. It is a 404 listing that one; a file name or a path shortened
+    below the knowledge folder, which no document ever had, still opens it."""
+    got = client.get(f"/doc/{asked}", params={"lang": "en"})  # a citation: its path's page
+    assert got.status_code in (400, 404) and "/crops/" not in str(got.url), got.url
+    listed = re.search(r'<ul class="suggestions">(.*?)</ul>', got.text, re.S)
+    assert listed and f'href="/doc/{SCAB}.md' in listed.group(1), got.text
+    for short in ("wheat-scab.md", "crops/wheat-scab.md", "Wheat-Scab"):
+        opened = client.get(f"/doc/{short}")
+        assert opened.status_code == 200 and 'class="suggestions"' not in opened.text, short
