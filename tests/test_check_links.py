@@ -243,6 +243,27 @@ def test_a_full_width_name_is_fixed_with_its_backslashes_in_one_run(tmp_path):
     assert _fix(root)[0] == []
 
 
+def test_full_width_slashes_and_dots_in_a_path_are_fixed(tmp_path):
+    """`..／docs／Readme.md` and `．．/docs/Readme.md` (a Chinese input method's full-width
+    `／` and `．`) were a `path-missing` with no suggestion (the former) or one `--fix` did
+    not write: each is read as the `/` and `..` it stands for, and fixed; one leading out of
+    the repository so read is not."""
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "docs").mkdir()
+    (root / "knowledge" / "sub").mkdir()
+    (root / "knowledge" / "docs" / "Readme.md").write_text(GOOD_FM + "# R\n")
+    doc = root / "knowledge" / "sub" / "a.md"
+    doc.write_text(GOOD_FM + "# T\n\n[a](..／docs／Readme.md) [b](．．/docs/Readme.md) "
+                   "[c](..／..／..／x.md)\n", encoding="utf-8")
+    changes, after = _fix(root)
+    assert [c.split(": ", 1)[1] for c in changes] == [
+        "fixed: ..／docs／Readme.md -> ../docs/Readme.md",
+        "fixed: ．．/docs/Readme.md -> ../docs/Readme.md"]
+    assert "[a](../docs/Readme.md) [b](../docs/Readme.md) [c](..／..／..／x.md)" in \
+        doc.read_text(encoding="utf-8")
+    assert [f.code for f in after] == ["path-missing"]
+
+
 def test_a_case_backslash_or_unicode_fix_not_written_as_it_reads_is_left_by_hand(tmp_path):
     """A destination with a character reference (`m&#97;nual.md`, `Caf&#233;.md`) or an HTML
     attribute's entity got path-case, path-backslash and path-unicode findings, the last

@@ -286,9 +286,14 @@ def _compatible(path: str) -> str:  # full-width letters, compatibility forms: p
 
 
 def compatible_file(rel: str, fs: FsCache) -> str | None:
-    """The one existing file named `rel` but for compatibility forms and case (`Ｒeadme.md`)."""
+    """The one existing file named `rel` but for compatibility forms and case (`Ｒeadme.md`),
+    its full-width `／` and `．．` (a Chinese input method's `..／assets／a.png`) read as the
+    `/` and `..` they stand for."""
+    plain = posixpath.normpath(unicodedata.normalize("NFKC", rel))
+    if plain == ".." or plain.startswith("../"):
+        return None
     real: list[str] = []
-    for part in [p for p in rel.split("/") if p]:
+    for part in [p for p in plain.split("/") if p and p != "."]:
         entry = fs.listing("/".join(real))
         found = [n for n in entry[0] if _compatible(n) == _compatible(part)] if entry else []
         if len(found) != 1:
