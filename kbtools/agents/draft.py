@@ -137,7 +137,7 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
             raise UsageError(f"unknown Git revision {base!r}")
         key = draft_key(meta, text, photos)
         other = read_from if read_from is not None and base_commit is not None and \
-            read_from.source_commit != base_commit.sha else None
+            read_from.differs(base_commit.sha) else None
         message = (f"Draft: {meta['title']}\n\nUnverified {category} written with "
                    f"kb draft new; needs review before it can be verified.\n\n"
                    + (f"{other.said(base_commit.sha)}\n\n" if other and base_commit else "")
