@@ -102,6 +102,9 @@ def test_slugify() -> None:
     assert slugify("Deploy: API 502s!") == "deploy-api-502s"
     assert slugify("赤霉病") == hashlib.sha256("赤霉病".encode()).hexdigest()[:8]
     assert len(slugify("x" * 300)) <= 48
+    for title, words in (("Ｐｕｍｐ　Ｐ－１０１ 密封泄漏", "pump-p-101"), ("Réglage pompe", "reglage-pompe")):
+        digest = hashlib.sha256(title.encode()).hexdigest()[:8]
+        assert slugify(title) == f"{words}-{digest}", title  # the words kept, as read
 
 
 def test_draft_errors(repo: git.Repo, tmp_path: Path) -> None:
