@@ -102,6 +102,9 @@ def test_slugify() -> None:
     assert slugify("Deploy: API 502s!") == "deploy-api-502s"
     assert slugify("赤霉病") == hashlib.sha256("赤霉病".encode()).hexdigest()[:8]
     assert len(slugify("x" * 300)) <= 48
+    for title, words in (("Ｐｕｍｐ　Ｐ－１０１ 密封泄漏", "pump-p-101"), ("Réglage pompe", "reglage-pompe")):
+        digest = hashlib.sha256(title.encode()).hexdigest()[:8]
+        assert slugify(title) == f"{words}-{digest}", title  # the words kept, as read
 
 
 def test_draft_errors(repo: git.Repo, tmp_path: Path) -> None:
@@ -511,3 +514,29 @@ def test_a_report_written_by_hand_under_the_drafts_name_is_left_alone(repo: git.
     repo.git.merge("--no-edit", d.branch)  # the user's staged and unstaged edits kept
     assert mine.read_text() == "my own notes, not committed\n"
     assert (root / d.path).read_text().startswith("---\ntitle: Pump leak\n")
+
+
+@pytest.mark.parametrize(("toml", "line"), [
+    ('[categories.field-report]\nfolder = "../notes"\n', 2),  # outside the repository
+    ('# drafts\n[categories.field-report]\nfolder = "notes/field"\n', 3),  # beside knowledge/
+    ('[paths]\ndrafts = "assets\\\\reports"\n', 2),  # written on Windows
+    ('[paths]\ndrafts = "knowledge/../.git/hooks"\n', 2)])
+def test_a_drafts_folder_outside_the_knowledge_folder_is_refused(repo, monkeypatch, toml, line):
+    """A drafts folder kb.toml names outside the knowledge folder: `../notes` crashed the
+    filing with Git's "is outside repository" (a traceback), and `notes/field` or `assets`
+    filed a draft there, where no check, build or review reads it. One line now names
+    kb.toml's line and where drafts go; nothing is filed."""
+    root = Path(repo.working_tree_dir)
+    (root / "kb.toml").write_text(toml)
+    monkeypatch.chdir(root)
+    res = CliRunner().invoke(main, ["draft", "new", "--category", "field-report", "--title",
+                                    "Pump leak", "--from", "-", "--location", "S"],
+                             input="Seal A.\n")
+    assert res.exit_code == 1, res.output
+    assert res.output.startswith(f"kb: error: kb.toml:{line}: "), res.output
+    assert "is no folder inside the knowledge folder knowledge/" in res.output
+    assert "Traceback" not in res.output and res.output.count("\n") == 1
+    assert not [h for h in repo.heads if h.name.startswith("draft/")]
+    (root / "kb.toml").write_text('[categories.field-report]\nfolder = "/knowledge/reports/"\n')
+    d = create_draft(root, "field-report", "Pump leak", "Seal A.", location="S", now=NOW)
+    assert d.path == "knowledge/reports/2026-11-29-pump-leak.md"  # `/` is the root, as before

@@ -263,3 +263,31 @@ def filing(call: dict):
     async def scenario(c):
         return data(await c.call_tool("draft_report", call))
     return scenario
+
+
+def test_a_report_read_from_a_build_of_uncommitted_files_says_so(tmp_path):
+    """The server read a `kb build` of a work tree with edits (`dirty`) at HEAD: the report's
+    citations name lines of the edited files, and it was filed on HEAD with nothing saying
+    so (the commits were the same), so the reviewer read them against other lines. Its
+    commit message and the answer's `read_from` now say the release was built from
+    uncommitted files; the checkout stays as it was."""
+    from kbtools.build.pipeline import BuildOptions, build
+    from kbtools.config import load_config
+
+    repo = committed_repo(tmp_path / "repo")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    (repo / RISK_DOC).write_text(RISK.replace("## 2.", "## 1.5 补充\n\n新增。\n\n## 2."),
+                                 encoding="utf-8")
+    build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
+    edited = (repo / RISK_DOC).read_bytes()
+    got = session(repo, "--index", "dist", "--allow-write", scenario=filing(
+        {"category": "field-report", "title": "霜霉病复查", "location": "三号温室",
+         "author": "张工", "body": f"按 {RISK_DOC}:22-28 判定为高风险。\n"}))
+    assert got["verified"] is False
+    assert got["read_from"] == {"tag": None, "source_commit": head, "dirty": True}, got
+    assert "built from uncommitted files" in got["next"], got
+    message = git(repo, "log", "-1", "--format=%B", got["branch"])
+    assert (f"Its citations were read from the build of commit {head[:12]} with uncommitted "
+            f"changes: their lines may not be those of its base {head[:12]}") in message
+    assert git(repo, "rev-parse", f"{got['branch']}^").strip() == head
+    assert (repo / RISK_DOC).read_bytes() == edited and git(repo, "diff", "--cached") == ""

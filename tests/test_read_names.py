@@ -143,3 +143,35 @@ def test_padding_never_changes_what_a_path_names(lead, doc, tail):
     assert cited(padded) == cited(doc) and linked(padded) == linked(doc)
     if cited(doc) is None:
         assert check_doc_path(padded) == check_doc_path(doc)
+
+
+def test_a_path_typed_full_width_reads_its_document_and_is_judged_as_meant(built, tmp_path):
+    """A path typed with a Chinese input method's full-width forms (`／`, `．ｍｄ`, `ＲＩＳＫ`)
+    was "no such document", or "only Markdown documents can be read" for `．md`, in MCP
+    `read`, `evaluate_table` and ``/api/read``; it reads the document it means now. Its
+    `．．／` and leading `／` are refused as the ASCII ones are: never a file outside."""
+    names = ["knowledge／crops／risk．md", "ｋｎｏｗｌｅｄｇｅ/crops/ＲＩＳＫ．ＭＤ", "crops／risk.md",
+             "risk．md"]
+    refused = {"．．／．．／etc/passwd.md": "'..' is not allowed",
+               "／etc/passwd.md": "absolute paths are not allowed"}
+    table = {"doc": names[0], "inputs": {"温度": 18, "相对湿度": 90}}
+
+    async def scenario(c):
+        reads = await calls(c, "read", [{"doc": name, "heading_path": SECTION}
+                                        for name in [RISK, *names, *refused]], cited)
+        return reads, await calls(c, "evaluate_table", [table], lambda got: got["doc"])
+
+    reads, evaluated = session(tmp_path, "--index", str(built / "dist"), "--no-log",
+                               scenario=scenario)
+    assert reads[0][0] == "ok" and reads[0][1][0] == RISK, reads[0]
+    assert reads[1:len(names) + 1] == [reads[0]] * len(names), reads
+    for (status, said), why in zip(reads[len(names) + 1:], refused.values(), strict=True):
+        assert status == "error" and why in said, said
+    assert evaluated == [("ok", RISK)]
+    gen = app_client(built / "dist")
+    client = next(gen)
+    try:
+        resp = client.get("/api/read", params={"doc": names[1], "heading_path": SECTION})
+        assert resp.status_code == 200 and cited(resp.json()) == reads[0][1], resp.text
+    finally:
+        gen.close()

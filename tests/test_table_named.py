@@ -470,6 +470,10 @@ PASTED = [
      ({"Action": "Change the oil"}, 1)),
     # an agent's snake_case key
     (EN_DOC, {"running_hours": "620"}, "oil change interval", ({"Action": "Change the oil"}, 1)),
+    # the table's number typed full-width, as an input method types it (was "no decision
+    # table named '１'")
+    (ZH_DOC, {"温度": "18", "相对湿度": "90"}, "１", ({"风险等级": "高"}, 1)),
+    (ZH_DOC, {"温度": "18", "相对湿度": "90"}, " ９ ", ["no decision table 9 (there are 3"]),
     # a column the table has not, named as read; two values for one column refused
     (ZH_DOC, {"温度": "18", "风速\u200b": "3"}, 1, ["no column '风速' (inputs are 温度(℃), 相对湿度(%))"]),
     (ZH_DOC, {"温度\u200b": "18", "温度": "25", "相对湿度": "90"}, 1,

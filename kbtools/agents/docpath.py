@@ -124,16 +124,22 @@ def check_doc_path(doc: str, section_arg: str = "heading_path") -> str:
         raise _refused(shown, "backslashes and NUL are not allowed", "doc_path_chars")
     if valid_unicode(text) != text:
         raise _refused(shown, "not valid UTF-8", "doc_path_chars")
-    if text.startswith(("/", "~")) or _DRIVE.match(text):
+    # judged as it is meant: typed with a Chinese input method's full-width forms
+    # (`knowledge／crops／a．md`, `．．／`), which `same_documents` reads as the ASCII ones
+    meant = unicodedata.normalize("NFKC", text)
+    if "\\" in meant:
+        raise _refused(shown, "backslashes and NUL are not allowed", "doc_path_chars")
+    if meant.startswith(("/", "~")) or _DRIVE.match(meant):
         raise _refused(shown, "absolute paths are not allowed; use the repo-relative path "
                        "from a search result", "doc_path_absolute")
     parts = [p for p in PurePosixPath(text).parts if p != "."]
-    if ".." in parts:
+    said = [p for p in PurePosixPath(meant).parts if p != "."]
+    if ".." in said:
         raise _refused(shown, "'..' is not allowed", "doc_path_up")
     if any(len(p.encode("utf-8")) > MAX_NAME_BYTES for p in parts):
         raise _refused(shown, f"a name longer than {MAX_NAME_BYTES} bytes", "doc_path_long",
                        limit=f"{MAX_NAME_BYTES} B")
-    if not parts or not parts[-1].lower().endswith((".md", ".markdown")):
+    if not parts or not said or not said[-1].lower().endswith((".md", ".markdown")):
         if (found := _CITED.fullmatch(text)) and any(found.group("lines", "heading", "anchor")):
             raise _refused(shown, _cited_hint(found, section_arg), "doc_path_cited",
                            path=shown_doc(found.group("path").strip()))
@@ -146,8 +152,9 @@ MAX_NAMED_DOCS = 5  # documents named when a name means several but for case
 
 
 def folded(path: str) -> str:
-    """`path` as two spellings of one file name compare: NFC, case-folded."""
-    return unicodedata.normalize("NFC", path).casefold()
+    """`path` as two spellings of one file name compare: NFKC (a full-width `／`, `．ｍｄ` or
+    letter, as a Chinese input method types them, is the ASCII one), case-folded."""
+    return unicodedata.normalize("NFKC", path).casefold()
 
 
 def spellings(doc: str, folders: tuple[str, ...]) -> set[str]:

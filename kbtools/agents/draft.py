@@ -46,8 +46,8 @@ from kbtools.agents.draft_text import (
     slugify,
     split_body,
 )
-from kbtools.config import CONFIG_NAME, Config, load_config
-from kbtools.errors import KbError, UsageError, one_line, unpadded
+from kbtools.config import CONFIG_NAME, Config, key_line, load_config, portable_path
+from kbtools.errors import ConfigError, KbError, UsageError, one_line, unpadded
 from kbtools.gitobjects import CommitInfo, commit_paths, git_reason, read_commit
 from kbtools.provenance import git_identity, git_prefix, in_nested_repo, nested_repo, require_repo
 from kbtools.review.verification import VERIFICATION_FIELDS
@@ -124,8 +124,7 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
             meta.update({k: v for k, v in extra.items()
                          if k not in VERIFICATION_FIELDS and k not in NAMED_ONCE})
         meta["verified"] = False  # never anything else, whatever the inputs said
-        folder = (cfg.section("categories").get(category, {}).get("folder")
-                  or cfg.data["paths"]["drafts"]).strip("/")
+        folder = drafts_folder(cfg, category)
         if (nested := nested_repo(cfg.root, f"{folder}/draft.md")) is not None:
             raise KbError(in_nested_repo(nested), path=folder)
         day = when[:10]
@@ -138,7 +137,7 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
             raise UsageError(f"unknown Git revision {base!r}")
         key = draft_key(meta, text, photos)
         other = read_from if read_from is not None and base_commit is not None and \
-            read_from.source_commit != base_commit.sha else None
+            read_from.differs(base_commit.sha) else None
         message = (f"Draft: {meta['title']}\n\nUnverified {category} written with "
                    f"kb draft new; needs review before it can be verified.\n\n"
                    + (f"{other.said(base_commit.sha)}\n\n" if other and base_commit else "")
@@ -248,3 +247,32 @@ def draft_config(root: Path) -> Config:
             raise KbError(f"Git cannot work in this repository: {git_reason(exc)}",
                           path=str(cfg.root)) from None
     return cfg
+
+
+def drafts_folder(cfg: Config, category: str) -> str:
+    """The folder drafts of `category` are filed in, relative to the repository root: kb.toml
+    ``[categories.<category>] folder``, else ``[paths] drafts``, read as every kb.toml path
+    is (`portable_path`; a leading ``/`` means the root). One outside the knowledge folder is
+    a ConfigError naming kb.toml's line: ``../notes`` crashed the filing with Git's "is
+    outside repository" and a traceback, and ``notes`` or ``assets`` filed the draft where
+    no build, check or review reads knowledge, without a word."""
+    named = cfg.section("categories").get(category, {}).get("folder")
+    raw = str(named if named else cfg.data["paths"]["drafts"])
+    folder = portable_path(raw.strip().strip("/\\"))
+    knowledge = portable_path(str(cfg.data["paths"]["knowledge"]).strip().strip("/"))
+    inside = knowledge in ("", ".") or folder == knowledge or \
+        folder.startswith(knowledge + "/")
+    parts = folder.split("/")
+    if inside and folder not in ("", ".") and ".." not in parts and ".git" not in parts:
+        return folder
+    keys = ["categories", category, "folder"] if named else ["paths", "drafts"]
+    config = cfg.root / CONFIG_NAME
+    try:
+        line = key_line(config.read_text(encoding="utf-8-sig"), keys)
+    except (OSError, UnicodeDecodeError):
+        line = None
+    where = f"[categories.{category}] folder" if named else "[paths] drafts"
+    raise ConfigError(f"{where} = {one_line(raw, 80)!r} is no folder inside the knowledge "
+                      f"folder {knowledge}/, where drafts are filed (a draft elsewhere is "
+                      f"never checked, built or reviewed as knowledge): name one under "
+                      f"{knowledge}/", path=str(config), line=line)

@@ -40,17 +40,31 @@ class ReleaseRead:
 
     source_commit: str
     tag: str | None = None
+    dirty: bool = False  # built from uncommitted files: its lines are not the commit's
+
+    def differs(self, base: str) -> bool:
+        """Whether the report's citations may point at other lines than those of `base`,
+        the commit the draft is filed on: read from another commit's release, or from a
+        build of uncommitted files (`kb build` of a work tree with edits)."""
+        return self.dirty or self.source_commit != base
 
     def said(self, base: str) -> str:
         """The commit message's paragraph for a draft based on commit `base`."""
-        named = f"release {self.tag} (commit {self.source_commit[:12]})" if self.tag else \
+        named = f"release {self.tag} (commit {self.source_commit[:12]}" if self.tag else \
             f"the build of commit {self.source_commit[:12]}"
+        named += " with uncommitted changes" if self.dirty else ""
+        named += ")" if self.tag else ""
+        if self.source_commit == base:
+            return (f"Its citations were read from {named}: their lines may not be those "
+                    f"of its base {base[:12]} (the files were edited, not committed, when "
+                    "that release was built).")
         return (f"Its citations were read from {named}, not from its base {base[:12]}: the "
                 f"branch moved since that release; read them there (kb read --commit "
                 f"{self.source_commit[:12]}).")
 
-    def to_dict(self) -> dict[str, str | None]:
-        return {"tag": self.tag, "source_commit": self.source_commit}
+    def to_dict(self) -> dict[str, Any]:
+        return {"tag": self.tag, "source_commit": self.source_commit,
+                **({"dirty": True} if self.dirty else {})}
 
 
 @dataclass(frozen=True)
@@ -61,6 +75,7 @@ class Draft:
     existing: bool = False  # filed before by a call with the same inputs (a retry)
     merged: bool = False  # ... and merged since: the base it would be filed on holds it
     # the release its citations were read from, when built from another commit than its base
+    # or from uncommitted files (`ReleaseRead.differs`)
     read_from: ReleaseRead | None = None
 
     def to_dict(self) -> dict[str, Any]:

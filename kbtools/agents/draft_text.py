@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,8 +28,12 @@ CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
 def slugify(title: str) -> str:
-    """ASCII slug from a title; non-ASCII titles get a short hash (CJK-safe, stable)."""
-    ascii_part = re.sub(r"[^a-z0-9]+", "-", title.lower().encode("ascii", "ignore").decode())
+    """ASCII slug from a title; non-ASCII titles get a short hash (CJK-safe, stable). Its
+    letters and digits as NFKD reads them: typed full-width (`Ｐｕｍｐ　Ｐ－１０１`, as a Chinese
+    input method types them) or accented (`Réglage`), they were dropped, and the branch
+    and file were named by the hash alone (or `r-glage`)."""
+    latin = unicodedata.normalize("NFKD", title).lower().encode("ascii", "ignore").decode()
+    ascii_part = re.sub(r"[^a-z0-9]+", "-", latin)
     ascii_part = ascii_part.strip("-")[:SLUG_MAX].strip("-")
     if title.isascii() and ascii_part:
         return ascii_part

@@ -160,7 +160,7 @@ class Context:
             release = self.idx().release
         except IndexLoadError:  # none: the tools read the repository's own files
             return None
-        return ReleaseRead(release.source_commit, release.tag)
+        return ReleaseRead(release.source_commit, release.tag, release.dirty)
 
     def idx(self) -> KbIndex:
         """The served index; reopened when the served release changes (after `kb sync`).
@@ -351,9 +351,12 @@ def tool_draft(ctx: Context, category: str, title: str, body: str, author: str |
                         "arguments and its draft has been merged since: nothing new was written"}
     done = ("this report was already filed by an earlier call with the same arguments (a "
             "retry): nothing new was written; " if draft.existing else "")
-    moved = ("; its citations are of the release this server reads, not of the draft's "
-             "base (the branch moved since): its commit message says so"
-             if draft.read_from else "")
+    moved = ("" if draft.read_from is None else
+             "; its citations are of the release this server reads, built from uncommitted "
+             "files: their lines may not be those of the draft's base, as its commit message "
+             "says" if draft.read_from.dirty else
+             "; its citations are of the release this server reads, not of the draft's "
+             "base (the branch moved since): its commit message says so")
     return {**draft.to_dict(), "verified": False,
             "next": done + "a reviewer merges the draft branch after review (kb review)" + moved}
 

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kbtools.agents.citation_text import percent_decoded, plain_citation
+from kbtools.agents.citation_text import NARROW_DIGITS, percent_decoded, plain_citation
 from kbtools.agents.docpath import cited, linked
 from kbtools.agents.heading_meaning import by_meaning
 from kbtools.agents.read import anchored_section, find_section
@@ -86,6 +86,9 @@ def named_table(src: SourceDoc, name: Named, table: TableArg, tables: Tables,
     choice = " > ".join(table) if isinstance(table, (list, tuple)) else table
     if choice is not None and str(choice).strip() == "":
         choice = None  # an empty `table`, as agents send an argument they do not set
+    if isinstance(choice, str) and (number := choice.strip().translate(NARROW_DIGITS)) \
+            .isascii() and number.isdigit():
+        choice = number  # its number typed full-width (`１`), as an input method types it
     if name.kind == "path" and isinstance(choice, str) and choice.strip().startswith("#"):
         # a link's anchor as the table (`#32-风险等级判定表`): the section it names, as the
         # link whole as the document names it
