@@ -185,3 +185,46 @@ def test_a_damaged_state_file_is_said_in_chinese(device):
                for line in zh.splitlines()), zh
     assert "it records the releases rolled back" not in zh
     assert "state.json cannot be read (not JSON: " in en
+
+
+def test_any_byte_of_the_derived_index_changed_since_sync_fails_the_check(device):
+    """A byte appended to index/store.sqlite (or a file cut short, added, or the record
+    of the index's bytes removed) passed the device's self-check, which reads what queries
+    read: `kb status` said the files verified. Every file of index/ is now held to the size
+    and sha256 recorded when it was derived and checked, said in the status's language;
+    `kb sync` derives it again."""
+    index = device.dev / "releases" / "kb-r1" / "index"
+    store, record, extra = index / "store.sqlite", index / "files.json", index / "bm25" / "x.npy"
+    kept_store, kept_record = store.read_bytes(), record.read_bytes()
+    bm25 = next((index / "bm25").glob("*.npy"))
+    kept_bm25 = bm25.read_bytes()
+    try:
+        store.write_bytes(kept_store + b"\0")
+        zh = status(device.dev, LANG="zh_CN.UTF-8")
+        en = status(device.dev, LANG="en_US.UTF-8")
+        store.write_bytes(kept_store)
+        bm25.write_bytes(kept_bm25[:-1])
+        cut = status(device.dev, "--json")[1]
+        bm25.write_bytes(kept_bm25)
+        extra.write_bytes(b"x")
+        added = status(device.dev, "--json")[1]
+        extra.unlink()
+        record.unlink()
+        gone = status(device.dev, "--json")[1]
+    finally:
+        store.write_bytes(kept_store)
+        bm25.write_bytes(kept_bm25)
+        record.write_bytes(kept_record)
+        extra.unlink(missing_ok=True)
+    assert zh[0] == 1 and "文件校验失败" in zh[1] and "文件校验通过" not in zh[1], zh
+    assert "  问题：index/store.sqlite：索引没有通过自检，查询可能失败（`kb sync` 会从 data/ " \
+        "重新生成它）" in zh[1].splitlines(), zh
+    assert en[0] == 1 and "  problem: index/store.sqlite: size" in en[1], en
+
+    def problems(out: str) -> list[str]:
+        return list(json.JSONDecoder().raw_decode(out)[0]["served"]["problems"])
+    assert problems(cut), cut  # (the check's own words when it sees the damage)
+    assert problems(added) == ["index/bm25/x.npy: not a file the index was derived with"]
+    assert problems(gone) == ["index/files.json: missing"]
+    assert status(device.dev)[0] == 0
+
