@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from device_fixtures import make_device
+from device_fixtures import copy_of, make_device
 
 from kbtools.cli import main
+from kbtools.ship.signing import keygen
 from kbtools.ship.status_words import locale_language
 
 pytestmark = pytest.mark.slow
@@ -228,3 +229,30 @@ def test_any_byte_of_the_derived_index_changed_since_sync_fails_the_check(device
     assert problems(gone) == ["index/files.json: missing"]
     assert status(device.dev)[0] == 0
 
+
+def test_the_last_syncs_warnings_are_said_in_chinese_old_records_as_written(device, tmp_path):
+    """The last sync's warnings were kept in state.json as English lines, so a Chinese `kb
+    status` said `警告：key … is not pinned on this device …`. They keep their key and values
+    beside the lines now (`devicestate.warnings_record`), said in the status's language;
+    --json and the lines stay English, and a record written before (no keys) is said as
+    written."""
+    d = copy_of(device, tmp_path)
+    other = tmp_path / "other.key"
+    keygen(other)
+    code, out = d.kb("sync", str(d.art), "--to", str(d.dev), "--trusted-key", f"{other}.pub")
+    assert code == 0, out
+    zh, en = status(d.dev, LANG="zh_CN.UTF-8")[1], status(d.dev, LANG="en_US.UTF-8")[1]
+    said = [line for line in zh.splitlines() if line.startswith("  警告：")]
+    assert len(said) == 1 and said[0].startswith("  警告：密钥 ") and \
+        f"（{other}.pub）没有在本设备固定，未被使用" in said[0], zh
+    english = next(line for line in en.splitlines() if line.startswith("  warning: "))
+    assert "is not pinned on this device and was not used" in english
+    last = json.JSONDecoder().raw_decode(status(d.dev, "--json")[1])[0]["last_sync"]
+    assert last["warnings"] == [english.removeprefix("  warning: ")]
+    assert "warning_keys" not in last
+    state_file = d.dev / "state.json"
+    state = json.loads(state_file.read_text(encoding="utf-8"))
+    del state["last_sync"]["warning_keys"]  # as kb wrote it before
+    state_file.write_text(json.dumps(state), encoding="utf-8")
+    old = status(d.dev, LANG="zh_CN.UTF-8")[1]
+    assert f"  警告：{english.removeprefix('  warning: ')}" in old.splitlines(), old
