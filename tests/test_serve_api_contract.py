@@ -157,3 +157,38 @@ def test_the_openapi_document_says_every_bound_the_api_enforces(client):
         assert (resp.status_code == 400 and name in resp.json()["error"]["message"]) == past
         given = [value] if name == "heading_path" else value
         assert not jsonschema.Draft202012Validator(read_params[name]).is_valid(given) == past
+
+
+def test_the_openapi_document_bounds_doc_as_every_surface_does(client):
+    """`doc` takes a whole citation (`x.md:65-73 § A > B @ kb-r3`), which had no bound but
+    the path's: a heading path of any length after a short path was read (a heading path
+    given alone is bounded), and the document stated no maxLength for it, nor MCP a bound
+    it did not hold. The bound is now stated for /api/read, /api/table/evaluate and MCP,
+    and `doc` is refused past it alone, in the request's language."""
+    from pydantic import TypeAdapter
+
+    from kbtools.agents.parameters import Doc
+
+    doc = openapi_document()
+    read_doc = next(p["schema"] for p in doc["paths"]["/api/read"]["get"]["parameters"]
+                    if p["name"] == "doc")
+    n = read_doc["maxLength"]
+    assert doc["components"]["schemas"]["TableRequest"]["properties"]["doc"]["maxLength"] == n
+    assert TypeAdapter(Doc).json_schema()["maxLength"] == n
+    # (a GET's query string holds at most the document's stated bytes: a Chinese heading
+    # path that long goes by POST, letters by either)
+    for lines, lang, fill in ((":65-73", "en", "a"), ("", "zh", "a"), ("", "zh", "病")):
+        head = f"{SCAB}{lines} § "
+        for size, past in ((n, False), (n + 1, True)):
+            cited = head + fill * (size - len(head))
+            headers = {"Accept-Language": lang}
+            asked = [client.post("/api/table/evaluate", headers=headers,
+                                 json={"doc": cited, "inputs": {"温度": "1"}})]
+            if fill == "a":
+                asked.append(client.get("/api/read", params={"doc": cited}, headers=headers))
+            for resp in asked:
+                said = resp.json()["error"]["message"] if resp.status_code >= 400 else ""
+                bound_said = resp.status_code == 400 and (f"longer than {n}" in said
+                                                          or f"超过 {n}" in said)
+                assert bound_said == past, (size, resp.status_code, said[:200])
+            assert bool(conforms("TableRequest", {"doc": cited, "inputs": {}})) == past

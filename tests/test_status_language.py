@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from device_fixtures import make_device
+from device_fixtures import copy_of, make_device
 
 from kbtools.cli import main
+from kbtools.ship.signing import keygen
 from kbtools.ship.status_words import locale_language
 
 pytestmark = pytest.mark.slow
@@ -185,3 +186,73 @@ def test_a_damaged_state_file_is_said_in_chinese(device):
                for line in zh.splitlines()), zh
     assert "it records the releases rolled back" not in zh
     assert "state.json cannot be read (not JSON: " in en
+
+
+def test_any_byte_of_the_derived_index_changed_since_sync_fails_the_check(device):
+    """A byte appended to index/store.sqlite (or a file cut short, added, or the record
+    of the index's bytes removed) passed the device's self-check, which reads what queries
+    read: `kb status` said the files verified. Every file of index/ is now held to the size
+    and sha256 recorded when it was derived and checked, said in the status's language;
+    `kb sync` derives it again."""
+    index = device.dev / "releases" / "kb-r1" / "index"
+    store, record, extra = index / "store.sqlite", index / "files.json", index / "bm25" / "x.npy"
+    kept_store, kept_record = store.read_bytes(), record.read_bytes()
+    bm25 = next((index / "bm25").glob("*.npy"))
+    kept_bm25 = bm25.read_bytes()
+    try:
+        store.write_bytes(kept_store + b"\0")
+        zh = status(device.dev, LANG="zh_CN.UTF-8")
+        en = status(device.dev, LANG="en_US.UTF-8")
+        store.write_bytes(kept_store)
+        bm25.write_bytes(kept_bm25[:-1])
+        cut = status(device.dev, "--json")[1]
+        bm25.write_bytes(kept_bm25)
+        extra.write_bytes(b"x")
+        added = status(device.dev, "--json")[1]
+        extra.unlink()
+        record.unlink()
+        gone = status(device.dev, "--json")[1]
+    finally:
+        store.write_bytes(kept_store)
+        bm25.write_bytes(kept_bm25)
+        record.write_bytes(kept_record)
+        extra.unlink(missing_ok=True)
+    assert zh[0] == 1 and "文件校验失败" in zh[1] and "文件校验通过" not in zh[1], zh
+    assert "  问题：index/store.sqlite：索引没有通过自检，查询可能失败（`kb sync` 会从 data/ " \
+        "重新生成它）" in zh[1].splitlines(), zh
+    assert en[0] == 1 and "  problem: index/store.sqlite: size" in en[1], en
+
+    def problems(out: str) -> list[str]:
+        return list(json.JSONDecoder().raw_decode(out)[0]["served"]["problems"])
+    assert problems(cut), cut  # (the check's own words when it sees the damage)
+    assert problems(added) == ["index/bm25/x.npy: not a file the index was derived with"]
+    assert problems(gone) == ["index/files.json: missing"]
+    assert status(device.dev)[0] == 0
+
+
+def test_the_last_syncs_warnings_are_said_in_chinese_old_records_as_written(device, tmp_path):
+    """The last sync's warnings were kept in state.json as English lines, so a Chinese `kb
+    status` said `警告：key … is not pinned on this device …`. They keep their key and values
+    beside the lines now (`devicestate.warnings_record`), said in the status's language;
+    --json and the lines stay English, and a record written before (no keys) is said as
+    written."""
+    d = copy_of(device, tmp_path)
+    other = tmp_path / "other.key"
+    keygen(other)
+    code, out = d.kb("sync", str(d.art), "--to", str(d.dev), "--trusted-key", f"{other}.pub")
+    assert code == 0, out
+    zh, en = status(d.dev, LANG="zh_CN.UTF-8")[1], status(d.dev, LANG="en_US.UTF-8")[1]
+    said = [line for line in zh.splitlines() if line.startswith("  警告：")]
+    assert len(said) == 1 and said[0].startswith("  警告：密钥 ") and \
+        f"（{other}.pub）没有在本设备固定，未被使用" in said[0], zh
+    english = next(line for line in en.splitlines() if line.startswith("  warning: "))
+    assert "is not pinned on this device and was not used" in english
+    last = json.JSONDecoder().raw_decode(status(d.dev, "--json")[1])[0]["last_sync"]
+    assert last["warnings"] == [english.removeprefix("  warning: ")]
+    assert "warning_keys" not in last
+    state_file = d.dev / "state.json"
+    state = json.loads(state_file.read_text(encoding="utf-8"))
+    del state["last_sync"]["warning_keys"]  # as kb wrote it before
+    state_file.write_text(json.dumps(state), encoding="utf-8")
+    old = status(d.dev, LANG="zh_CN.UTF-8")[1]
+    assert f"  警告：{english.removeprefix('  warning: ')}" in old.splitlines(), old

@@ -491,3 +491,19 @@ def test_a_pasted_column_name_is_read_on_every_surface(dist, tmp_path):
     for case, a, b, c in zip(PASTED, cli, http, mcp, strict=True):
         assert_expected(a, case[3], "table")
         assert a == b == c, case[1]
+
+
+def test_a_pasted_value_is_read_and_echoed_without_its_invisible_characters(dist, tmp_path):
+    """A value pasted from a chat app (`18\u200b`) was echoed with its zero-width space in
+    `inputs`, and one after a byte-order mark (`\ufeff90`) refused as no number: a value is
+    read as its column's cells are, without the invisible characters a paste carries, on
+    every surface."""
+    cases = [(ZH_DOC, {"温度": "18\u200b", "相对湿度": "\ufeff9\u200d0\u2060 "}, 1, None)]
+    cli, http, mcp = surfaces_outcomes(dist, tmp_path, cases)
+    for got in (cli[0], http[0], mcp[0]):
+        assert got[0] == "ok", got
+        assert got[1]["outputs"] == [{"风险等级": "高"}], got
+        assert got[1]["inputs"] == {"温度(℃)": "18", "相对湿度(%)": "90"}, got[1]["inputs"]
+    res = CliRunner().invoke(main, ["table", "eval", "--index", str(dist), "--table", "1", ZH_DOC,
+                                    "温度=18\u200b", "相对湿度=90"])
+    assert "inputs: 温度(℃)=18, 相对湿度(%)=90" in res.stdout.splitlines(), res.stdout

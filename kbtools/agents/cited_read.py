@@ -28,7 +28,7 @@ from typing import Any
 
 from kbtools.agents.asked import asked_index, kept_holding, release_arguments, release_name
 from kbtools.agents.citation_text import split_release, unescaped
-from kbtools.agents.docpath import cited
+from kbtools.agents.docpath import check_doc_length, cited
 from kbtools.agents.moved import moved
 from kbtools.agents.opened import OpenedReleases
 from kbtools.agents.read import (
@@ -72,6 +72,7 @@ def asked_release(doc: str, commit: Any, release: Any) -> tuple[str, str | None,
     """(`doc` without a release after it, the commit asked for, the tag asked for): from
     the arguments or from the citation's end (UsageError when they disagree or the commit
     is no commit)."""
+    check_doc_length(doc)
     plain, said_commit, said_tag = split_release(unescaped(doc))
     commit, release = release_arguments(commit, release)
     for given, said, what in ((commit, said_commit, "commit"), (release, said_tag, "release")):

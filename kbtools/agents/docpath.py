@@ -15,10 +15,16 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
+from kbtools.agents.arguments import MAX_SECTION_CHARS
 from kbtools.agents.citation_text import percent_decoded, plain_citation
 from kbtools.errors import UsageError, unpadded, valid_unicode
 
 MAX_PATH_CHARS = 1024  # a document path longer than this is refused before any file access
+# `doc` given whole: a path, with a citation's lines and heading path (or a link's anchor) and
+# the release after it (`x.md:65-73 § A > B @ kb-r3`): the path's bound, a heading path's
+# (`MAX_SECTION_CHARS`) and 128 for the rest; every surface refuses a longer one
+# (`check_doc_length`) and its schema says so (OpenAPI and MCP ``maxLength``)
+MAX_CITED_CHARS = MAX_PATH_CHARS + MAX_SECTION_CHARS + 128
 MAX_NAME_BYTES = 255  # as is one with a longer component (no file system has such names)
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
@@ -107,6 +113,14 @@ def _refused(shown: str, why: str, key: str, **values: str) -> UsageError:
     words (`serve.i18n.ERRORS`: a Chinese page says it in Chinese)."""
     return UsageError(f"refused document path '{shown}': {why}", key=key,
                       values={"doc": shown, **values})
+
+
+def check_doc_length(doc: object) -> None:
+    """UsageError when `doc` (a path or a whole citation, as given) is longer than
+    `MAX_CITED_CHARS` characters: the bound every surface's schema states for it."""
+    if isinstance(doc, str) and len(doc) > MAX_CITED_CHARS:
+        raise _refused(shown_doc(doc), f"longer than {MAX_CITED_CHARS} characters",
+                       "doc_path_long", limit=str(MAX_CITED_CHARS))
 
 
 def check_doc_path(doc: str, section_arg: str = "heading_path") -> str:

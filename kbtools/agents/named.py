@@ -159,10 +159,12 @@ def in_script(table: DecisionTable, inputs: Mapping[str, str],
     Names are compared in Simplified both ways: 溫度 names a column 温度, and 温度 (or a
     synonym of it) a column 溫度(℃); the input is then given under a name the table reads
     as that column, and that no other input holds (`_free_name`). `where` names the table
-    in errors (`match_rules`'s words)."""
+    in errors (`match_rules`'s words). A value is read as pasted too (`pasted_name`: `18\u200b`
+    is 18, and is echoed so), as the Markdown reader reads the cells it is compared with."""
     out: dict[str, str] = {}
     simple = replace(table, header=tuple(to_simplified(h) for h in table.header))
-    for key, value in inputs.items():
+    for key, given in inputs.items():
+        value = pasted_name(given) if isinstance(given, str) else given
         i = find_input(table, key, synonyms)
         if i is None:
             name = pasted_name(key)
@@ -195,7 +197,8 @@ def _column_of(table: DecisionTable, simple: DecisionTable, name: str,
 
 
 def pasted_name(name: str) -> str:
-    """A column's name as a caller pasted it, read as the Markdown reader reads a header:
+    """A column's name (or a value) as a caller pasted it, read as the Markdown reader reads a
+    header (or a cell):
     without the invisible characters around or inside it (`errors.INVISIBLE`: `温\u200b度` is
     温度) and the blanks around it."""
     return unpadded(INVISIBLE.sub("", name))

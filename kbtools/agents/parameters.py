@@ -30,7 +30,7 @@ from kbtools.agents.arguments import (
     digits_as_int,
     flag,
 )
-from kbtools.agents.docpath import MAX_PATH_CHARS
+from kbtools.agents.docpath import MAX_CITED_CHARS
 from kbtools.agents.draft_photos import MAX_PHOTOS, MAX_PHOTOS_BYTES
 from kbtools.agents.read import MAX_CHARS, MAX_LINES
 from kbtools.agents.recent import DEFAULT_N
@@ -99,9 +99,10 @@ SearchCommit, SearchRelease = release_parameters(
     "the search fails, naming the releases kept here", "search")
 
 # read
-# the path's bound is `docpath.check_doc_path`'s, whose refusal a Chinese page says in Chinese
+# a path or a whole citation: the bound is `docpath.check_doc_length`'s, whose refusal a
+# Chinese page says in Chinese
 Doc = Annotated[str, Field(description=DOC, examples=["knowledge/crops/wheat-scab.md"],
-                           json_schema_extra={"maxLength": MAX_PATH_CHARS})]
+                           json_schema_extra={"maxLength": MAX_CITED_CHARS})]
 HeadingPath = Annotated[Headings | SectionText | None, Field(
     description=("The section to read: a search result's `heading_path` (a list), or one "
                  "string with ' > ' between headings as citations write it; the last heading "

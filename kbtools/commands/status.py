@@ -18,6 +18,7 @@ from kbtools.ship.release import release_settings
 from kbtools.ship.status_words import (
     PROBLEMS_ZH,
     REASONS_ZH,
+    WARNINGS_ZH,
     WORDS,
     Say,
     age_said,
@@ -179,8 +180,8 @@ def _last_sync(last: dict[str, Any], say: Say, device: Path) -> None:
         since = "；".join(since_words(device, last, told if isinstance(told, dict) else None,
                                      "zh")) if chinese else last["since"]
         click.echo(say("since", text=since or last["since"]))
-    for w in last.get("warnings") or ():
-        click.echo(say("warning", text=w))
+    for w in last.get("warnings") or ():  # (`Keyed` where state.json kept its key)
+        click.echo(say("warning", text=said_in(w, "zh" if chinese else "en", WARNINGS_ZH)))
 
 
 def _checkout(co: dict[str, Any], as_json: bool) -> None:

@@ -22,11 +22,22 @@ the index must hold:
 "Checked shards" are `extra` (e.g. the shards an incremental derivation rewrote) plus an
 even sample of the others (all of them in a small release). Counts and keys cover every
 chunk; contents are covered where sampled.
+
+What the check reads cannot see every byte: a byte appended to store.sqlite, or changed in a
+page of it or a row no query reaches, passed. So once an index/ checks out where it was
+derived (`kbtools.ship.install.derive_index`), `record_derived` writes the size and sha256 of
+every file in it to index/files.json (`DERIVED_RECORD`), and `derived_problems` holds
+index/ to it first: any file changed, appended to, cut short, removed or added since is a
+problem naming it. verified.json says a release's index was so recorded (``derived_record``),
+so the record removed is one too; an index derived by an older kbtools has none and is held
+to `check_derived` alone, until `kb sync` derives the next one.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import sqlite3
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -40,8 +51,8 @@ from kbtools.errors import ConfigError, KbError
 from kbtools.fsutil import read_json_lines
 from kbtools.index import bm25 as bm25index
 from kbtools.index import vectors
-from kbtools.index.layout import ReleaseLayout, shard_of
-from kbtools.index.manifest import verify_files
+from kbtools.index.layout import DERIVED_DIR, VERIFIED, ReleaseLayout, shard_of
+from kbtools.index.manifest import file_problem, named_problem, verify_files
 from kbtools.index.store import shares_value
 from kbtools.index.token_cache import TokenCache
 from kbtools.index.tokenize import TOKENS_VERSION, shared_tokenizer, tokenizer_libs
@@ -54,6 +65,8 @@ DERIVATION = "2"  # 2: the docs table's `body_tags` (a document's inline tags)
 SAMPLED_SHARDS = 12
 SEARCH_DEPTH = 10  # a searched chunk must be among the first this many it finds
 _COLUMNS = ("id", "doc", "kind", "line_start", "line_end", "text", "embed_text")
+DERIVED_RECORD = f"{DERIVED_DIR}/files.json"  # size and sha256 of the other files of index/
+MAX_RECORD_BYTES = 4 << 20
 
 
 def sampled_shards(shards: Sequence[str]) -> set[str]:
@@ -72,7 +85,69 @@ def derived_problems(root: Path, manifest: dict[str, Any]) -> list[str]:
                 if p.split(":", 1)[0] in manifest["derived"]]
     if manifest.get("derived_check") is None:
         return []
-    return check_derived(root)
+    recorded = recorded_problems(root)
+    # the check's own words first when it finds the cause (an index of other rules)
+    return check_derived(root) or recorded
+
+
+def _derived_files(root: Path) -> list[str]:
+    """Every entry under root/index/ but its directories and the record, as paths relative
+    to `root` (sorted)."""
+    found = []
+    for top, dirs, files in os.walk(root / DERIVED_DIR):
+        dirs.sort()
+        for name in [*files, *(d for d in dirs if os.path.islink(os.path.join(top, d)))]:
+            rel = Path(top, name).relative_to(root).as_posix()
+            if rel != DERIVED_RECORD:
+                found.append(rel)
+    return sorted(found)
+
+
+def record_derived(root: Path) -> None:
+    """Write root/index/files.json: the size and sha256 of every file of root/index/ (derived
+    and checked: `recorded_problems` holds it to them)."""
+    files = {}
+    for rel in _derived_files(root):
+        h, size = hashlib.sha256(), 0
+        with open(root / rel, "rb") as f:
+            while block := f.read(1 << 20):
+                h.update(block)
+                size += len(block)
+        files[rel] = {"size": size, "sha256": h.hexdigest()}
+    (root / DERIVED_RECORD).write_text(json.dumps({"files": files}, indent=1, sort_keys=True)
+                                       + "\n", encoding="utf-8")
+
+
+def recorded_problems(root: Path) -> list[str]:
+    """What differs in root/index/ from its record (`record_derived`): a file changed, cut
+    short, appended to or gone, one added; the record itself missing where verified.json
+    says it was written, or unreadable. Empty when it matches, or when there is no record
+    and none was said to be written (an index derived by an older kbtools)."""
+    record = root / DERIVED_RECORD
+    try:
+        if record.is_symlink() or record.stat().st_size > MAX_RECORD_BYTES:
+            return [f"{DERIVED_RECORD}: not the record kb sync wrote"]
+        files = json.loads(record.read_text(encoding="utf-8"))["files"]
+        listed = {str(rel): (int(m["size"]), str(m["sha256"])) for rel, m in files.items()}
+    except FileNotFoundError:
+        try:
+            said = json.loads((root / VERIFIED).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            said = {}
+        return [f"{DERIVED_RECORD}: missing"] if isinstance(said, dict) and \
+            said.get("derived_record") else []
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        return [f"{DERIVED_RECORD}: unreadable ({exc})"]
+    problems: list[str] = []
+    for rel, (size, sha256) in sorted(listed.items()):
+        if not rel.startswith(f"{DERIVED_DIR}/") or ".." in rel.split("/"):
+            return [f"{DERIVED_RECORD}: names {rel!r}, not a file of {DERIVED_DIR}/"]
+        why = file_problem(root, rel, size, sha256)
+        if why is not None:
+            problems.append(str(named_problem(rel, why)))
+    problems += [f"{rel}: not a file the index was derived with"
+                 for rel in _derived_files(root) if rel not in listed]
+    return problems
 
 
 def tokens_problem(tokens: str | None, what: str = "index/") -> str:

@@ -21,6 +21,7 @@ from kbtools.agents.arguments import (
     MAX_SECTION_CHARS,
     MAX_WHERE,
 )
+from kbtools.agents.docpath import MAX_CITED_CHARS, MAX_PATH_CHARS
 from kbtools.config import MAX_K
 from kbtools.query.filters import MAX_WHERE_CHARS, WHERE_HELP
 from kbtools.query.results import NAMES_SHOWN, QUERY_FORMAT
@@ -71,6 +72,7 @@ _NOT_BLANK_SAID = ("refused (400) when blank: empty, or only spaces, control cha
 _SECTION_TEXT = {"type": "string", "maxLength": MAX_SECTION_CHARS}
 _HEADINGS = {"type": "array", "items": _SECTION_TEXT, "maxItems": MAX_HEADINGS}
 _LINE = {"type": "integer", "minimum": 1, "maximum": MAX_LINE}
+_DOC = {"type": "string", "maxLength": MAX_CITED_CHARS}  # `docpath.check_doc_length`
 # what /api/read's query string carries at most (`security.QUERY_BOUNDS`, 414 past it): a
 # heading path of MAX_SECTION_CHARS characters, each 12 bytes percent-encoded at most
 _READ_BYTES = QUERY_BOUNDS["/api/read"]
@@ -187,9 +189,10 @@ _SCHEMAS: dict[str, Any] = {
                 "required": ["doc", "heading_path", "line_start", "line_end", "markdown",
                              "citation", "verified", "release"]},
     "TableRequest": {"type": "object", "required": ["doc", "inputs"], "properties": {
-        "doc": {"type": "string", "description": "document path as cited, a result's "
-                "whole citation ('x.md:65-73'): the decision table at those lines, or a link "
-                "to a section ('x.md#32-风险等级判定表'): the decision table of that section"},
+        "doc": {**_DOC, "description": "document path as cited, a result's whole "
+                "citation ('x.md:65-73'): the decision table at those lines, or a link to a "
+                "section ('x.md#32-风险等级判定表'): the decision table of that section; at "
+                f"most {MAX_CITED_CHARS} characters (a path at most {MAX_PATH_CHARS})"},
         "table": {"anyOf": [_SECTION_TEXT, {"type": "integer"}, _HEADINGS], "description": (
             "a 1-based number, a name, or the section the table lies in as /api/read takes "
             "one: a heading, a heading path (a string, or a result's `heading_path` list), "
@@ -239,8 +242,9 @@ def openapi_document() -> dict[str, Any]:
                 "description": _QUERY_BOUND,
                 "parameters": [
                     _param("doc", "document path as cited, or a result's whole citation "
-                           "('x.md:65-73 § A > B': its section, or its lines)",
-                           {"type": "string"}, required=True),
+                           "('x.md:65-73 § A > B': its section, or its lines), at most "
+                           f"{MAX_CITED_CHARS} characters (a path at most {MAX_PATH_CHARS})",
+                           _DOC, required=True),
                     _param("heading_path", "heading path ('A > B') or section number; "
                            "given once per heading (heading_path=A&heading_path=B), the "
                            "headings of the path as the MCP tool's list. " + _QUERY_BOUND,

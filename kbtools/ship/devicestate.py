@@ -16,11 +16,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from kbtools.beneath import append_beneath, atomic_write_beneath, open_beneath, read_beneath
-from kbtools.errors import SyncError, one_line
+from kbtools.errors import Keyed, SyncError, one_line
 from kbtools.index.layout import ROLLBACK_LOG, STATE, DeviceLayout
 from kbtools.ship.device import discard, served_tag
 from kbtools.ship.sourceurl import scrub
@@ -171,8 +172,10 @@ def settle_rollback(path: Path, state: dict[str, Any], by: str | None) -> tuple[
         try:
             append_log(path, ROLLBACK_LOG, entry | ({"recorded_by": by} if by else {}))
         except SyncError as exc:
-            return (f"the rollback from {entry.get('from')} to {entry.get('to')} is not in "
-                    f"{ROLLBACK_LOG}: {exc.message}",)
+            return (Keyed(f"the rollback from {entry.get('from')} to {entry.get('to')} is not "
+                          f"in {ROLLBACK_LOG}: {exc.message}", "warn_rollback_unlogged",
+                          {"from_": entry.get("from"), "to": entry.get("to"),
+                           "log": ROLLBACK_LOG, "reason": exc.message}),)
     state.pop(PENDING_ROLLBACK)
     with contextlib.suppress(OSError):  # left: dropped by the next command, not logged twice
         write_state(path, state)
@@ -201,6 +204,40 @@ def _last_log_entry(path: Path) -> dict[str, Any] | None:
         last.pop("recorded_by", None)
         return last
     return None
+
+
+def warnings_record(warnings: Sequence[str]) -> dict[str, Any]:
+    """A sync's `warnings` as state.json's ``last_sync`` keeps them: ``warnings``, their
+    English lines (as before, for any reader of the file), and, when some are `Keyed`,
+    ``warning_keys`` beside them (each its key and values, or null) for `kb status` to say
+    them in another language (`warnings_read`)."""
+    record: dict[str, Any] = {"warnings": [str(w) for w in warnings]}
+    if any(isinstance(w, Keyed) and w.key for w in warnings):
+        record["warning_keys"] = [{"key": w.key, "values": w.values}
+                                  if isinstance(w, Keyed) and w.key else None for w in warnings]
+    return record
+
+
+def warnings_read(last: Mapping[str, Any]) -> list[str]:
+    """The warnings `warnings_record` wrote into `last` (a ``last_sync``), each `Keyed` again
+    where its key was kept; a record written before keys were (or edited by hand) gives its
+    lines as they are."""
+    lines = last.get("warnings")
+    if not isinstance(lines, list):
+        return []
+    keys = last.get("warning_keys")
+    if not isinstance(keys, list) or len(keys) != len(lines):
+        keys = [None] * len(lines)
+    out: list[str] = []
+    for line, key in zip(lines, keys, strict=True):
+        text = str(line)
+        if isinstance(key, dict) and isinstance(key.get("key"), str) and \
+                isinstance(key.get("values"), dict):
+            out.append(Keyed(text, key["key"], {str(k): str(v)
+                                                for k, v in key["values"].items()}))
+        else:
+            out.append(text)
+    return out
 
 
 def read_json(path: Path) -> dict[str, Any]:

@@ -48,7 +48,12 @@ from kbtools.index.incremental import changed_shards
 from kbtools.index.layout import MANIFEST, RELEASE_JSON, RELEASE_SIG, VERIFIED, ReleaseLayout
 from kbtools.index.manifest import MAX_MANIFEST_BYTES, load_manifest, verify_files
 from kbtools.index.materialize import materialize
-from kbtools.index.selfcheck import SELF_CHECK, check_derived, derived_problems
+from kbtools.index.selfcheck import (
+    SELF_CHECK,
+    check_derived,
+    derived_problems,
+    record_derived,
+)
 from kbtools.index.stamps import Signature, changed_before, clock_past
 from kbtools.ship import trust
 from kbtools.ship.devicestate import MAX_STATE_BYTES, read_json
@@ -229,6 +234,8 @@ def install_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str
                 "artifacts": len(manifest.get("artifacts", {})),
                 "derived": len(manifest.get("derived", {})),
                 "derivation": derivation,
+                "derived_record": (not manifest.get("derived")
+                                   and manifest.get("derived_check") is not None),
                 "verified_at": datetime.now(UTC).replace(microsecond=0).isoformat(),
                 "release_files": release_file_digests(staging)}
     write_beneath(staging, VERIFIED, (json.dumps(verified, indent=1) + "\n").encode())
@@ -429,6 +436,7 @@ def _derive_index(staging: Path, manifest: dict[str, Any], tag: str,
     if problems:
         raise SyncError(f"derived index fails its self-check: {problems[0]}", path=tag,
                         key="sync_derived_mismatch", values={"release": tag})
+    record_derived(staging)  # every byte of it, as checked (`selfcheck.recorded_problems`)
     return how
 
 

@@ -10,7 +10,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from kbtools.errors import FetchLimitError, TransientSyncError, UnchangedSyncError
+from kbtools.errors import FetchLimitError, Keyed, TransientSyncError, UnchangedSyncError
 from kbtools.index.layout import DeviceLayout, device_of_release
 from kbtools.ship.git import tag_name
 from kbtools.ship.sourceurl import scrub
@@ -34,8 +34,9 @@ def normalize_source(source: str) -> str:
 
 def refused_notes(refused: dict[int, str], tag: str) -> tuple[str, ...]:
     """The warnings of a sync that took `tag` over the newer releases `refused`."""
-    return tuple(f"{tag_name(s)} refused: {why}; {tag}, the newest release that verifies "
-                 "with the trusted keys, is taken instead"
+    return tuple(Keyed(f"{tag_name(s)} refused: {why}; {tag}, the newest release that "
+                       "verifies with the trusted keys, is taken instead", "warn_refused",
+                       {"refused": tag_name(s), "why": why, "release": tag})
                  for s, why in sorted(refused.items(), reverse=True))
 
 

@@ -44,6 +44,7 @@ from kbtools.ship.devicestate import (
     read_state,
     settle_rollback,
     unlogged_rollback,
+    warnings_read,
     write_state,
 )
 from kbtools.ship.git import (
@@ -264,8 +265,9 @@ def _readable(last: Any) -> Any:
     without a URL's credentials (a record written before kb left them out names them)."""
     if not isinstance(last, dict):
         return last
-    return {k: scrub(v) if isinstance(v, str) else [scrub(w) for w in v]
-            if k == "warnings" and isinstance(v, list) else v for k, v in last.items()}
+    return {k: scrub(v) if isinstance(v, str) else [scrub(w) for w in warnings_read(last)]
+            if k == "warnings" and isinstance(v, list) else v for k, v in last.items()
+            if k != "warning_keys"}
 
 
 def status(path: Path, *, max_age_days: int = 30, check_files: bool = True) -> dict[str, Any]:

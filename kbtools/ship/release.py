@@ -184,14 +184,17 @@ def age_warning(tag: str, created: Any, max_age_days: int,
     that clock. The clock's date is named, so that a clock set years ahead is seen for what
     it is rather than taken for a source that stopped publishing."""
     behind = clock_behind(created, now)
-    if behind is not None:
-        return f"release {tag}: {behind}"
+    if isinstance(behind, Keyed):
+        return Keyed(f"release {tag}: {behind}", "warn_clock_behind",
+                     {**behind.values, "release": tag})
     age = age_days(created, now)
     if age is None or int(age) <= max_age_days:
         return None
-    return (f"release {tag} is {int(age)} days old by this device's clock "
-            f"({(now or datetime.now(UTC)):%Y-%m-%d}; more than release.max_age_days = "
-            f"{max_age_days}); is the source still updated, and the clock right?")
+    today = f"{(now or datetime.now(UTC)):%Y-%m-%d}"
+    return Keyed(f"release {tag} is {int(age)} days old by this device's clock ({today}; more "
+                 f"than release.max_age_days = {max_age_days}); is the source still updated, "
+                 "and the clock right?", "warn_stale",
+                 {"release": tag, "days": int(age), "today": today, "max": max_age_days})
 
 
 def make_release(root: Path, dist: Path, *, branch: str = "kb-index", remote: str | None = None,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from kbtools.errors import KbError
+from kbtools.errors import KbError, Keyed
 
 MASK = "***"
 
@@ -40,9 +40,13 @@ def _mask(m: re.Match[str]) -> str:
 
 
 def scrub(text: str) -> str:
-    """`text` with the credentials of every URL in it replaced by ``***``."""
+    """`text` with the credentials of every URL in it replaced by ``***`` (a `Keyed` one
+    keeps its key, its values scrubbed too)."""
     if "://" not in text or "@" not in text:
         return text
+    if isinstance(text, Keyed):
+        return Keyed(_USERINFO.sub(_mask, text), text.key,
+                     {k: _USERINFO.sub(_mask, v) for k, v in text.values.items()})
     return _USERINFO.sub(_mask, text)
 
 

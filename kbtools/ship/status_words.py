@@ -55,6 +55,21 @@ PROBLEMS_ZH = {
                       "`kb sync` 可获取由已固定密钥签名的发布版本",
 }
 
+# a sync's warnings, as state.json keeps them (`devicestate.warnings_record`)
+WARNINGS_ZH = {
+    "warn_stale": "按本设备时钟（{today}），发布版本 {release} 已发布 {days} 天（超过 "
+                  "release.max_age_days = {max}）：来源是否仍在更新，时钟是否正确？",
+    "warn_clock_behind": "发布版本 {release}：本设备时钟显示 {reading}，早于发布版本的创建时间"
+                         "（{created}）：时钟是否设置正确？（发布版本照常提供）",
+    "warn_key_unpinned": "密钥 {key}（{source}）没有在本设备固定，未被使用（已固定：{pinned}；"
+                         "`kb trust add` 可固定密钥）",
+    "warn_refused": "{refused} 被拒绝：{why}；改用 {release}，即用受信任密钥校验通过的最新发布版本",
+    "warn_prune": "删除旧发布版本时在 {what} 失败：{reason}；{release} 照常提供，下一次同步会再删除",
+    "warn_repack": "重新打包 {repo} 失败：{reason}；发布版本照常提供，下一次同步会再试",
+    "warn_copies": "删除 KB_HOME 下的索引副本失败：{reason}",
+    "warn_rollback_unlogged": "从 {from_} 到 {to} 的回滚没有写入 {log}：{reason}",
+}
+
 # a pinned key's reason (trust.log's `why`), by its key
 REASONS_ZH = {
     "pin_first_use": "首次同步时随发布版本 {release} 固定",

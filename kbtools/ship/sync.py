@@ -48,7 +48,7 @@ from typing import Any
 
 from kbtools.beneath import mkdir_beneath
 from kbtools.config import Config, branch_problem, load_config
-from kbtools.errors import KbError, SyncError, TransientSyncError, UsageError
+from kbtools.errors import KbError, Keyed, SyncError, TransientSyncError, UsageError
 from kbtools.index.layout import (
     RELEASES,
     DeviceLayout,
@@ -202,7 +202,7 @@ def _sync(source: str, device: Path, trusted: list[Path], branch: str, keep: int
                 raise failed(device, state, source, served_before, exc) from None
             state["last_sync"] = {"ok": True, "source": result.source, "tag": result.tag,
                                   "changed": result.changed, "at": sync_time(),
-                                  "warnings": list(result.warnings)}
+                                  **devicestate.warnings_record(result.warnings)}
             state["source"] = source
             state["highest_serial"] = max(result.serial, int(state.get("highest_serial", 0)))
             return replace(result, warnings=result.warnings + recorded(device, state))
@@ -220,7 +220,8 @@ def _prune_copies() -> tuple[str, ...]:
         readonly.prune_copies()
     except (OSError, KbError) as exc:
         why = exc.message if isinstance(exc, KbError) else f"{exc.filename}: {exc.strerror}"
-        return (f"pruning the index copies under KB_HOME failed: {why}",)
+        return (Keyed(f"pruning the index copies under KB_HOME failed: {why}", "warn_copies",
+                      {"reason": why}),)
     return ()
 
 
@@ -428,8 +429,9 @@ def prune_releases(device: Path, keep: int, tag: str) -> tuple[str, ...]:
         dev.prune(device, keep, {t: parse_serial(t) or -1 for t in dev.release_dirs(device)})
     except OSError as exc:
         what = Path(exc.filename).name if exc.filename else "an old release"
-        return (f"pruning old releases failed at {what}: {exc.strerror or exc}; {tag} is "
-                "served, the next sync prunes again",)
+        return (Keyed(f"pruning old releases failed at {what}: {exc.strerror or exc}; {tag} is "
+                      "served, the next sync prunes again", "warn_prune",
+                      {"what": what, "reason": exc.strerror or exc, "release": tag}),)
     return ()
 
 
@@ -440,8 +442,8 @@ def compact_repo(gd: Path) -> tuple[str, ...]:
     try:
         compact(gd)
     except SyncError as exc:
-        return (f"repacking {gd} failed: {exc.message}; the release is served, the next "
-                "sync tries again",)
+        return (Keyed(f"repacking {gd} failed: {exc.message}; the release is served, the "
+                      "next sync tries again", "warn_repack", {"repo": gd, "reason": exc.message}),)
     return ()
 
 

@@ -164,8 +164,10 @@ def start(device: Path, given: Sequence[Path]) -> TrustStart:
     if not pinned:
         return TrustStart(tuple(offered), first_use=bool(offered))
     ids = ", ".join(k.key_id for k in pinned)
-    warnings = tuple(f"key {k.key_id} ({k.source}) is not pinned on this device and was not "
-                     f"used (pinned: {ids}; `kb trust add` pins a key)"
+    warnings = tuple(Keyed(f"key {k.key_id} ({k.source}) is not pinned on this device and was "
+                           f"not used (pinned: {ids}; `kb trust add` pins a key)",
+                           "warn_key_unpinned", {"key": k.key_id, "source": k.source,
+                                                 "pinned": ids})
                      for k in offered if k.key_id not in {p.key_id for p in pinned})
     return TrustStart(tuple(pinned), warnings=warnings, device=device)
 
