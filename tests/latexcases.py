@@ -5,8 +5,10 @@ formula, run alone, and the build draws every accepted one)."""
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -78,10 +80,35 @@ def list_tests(refused: Sequence[tuple[str, Sequence[str]]], accepted: Sequence[
     return refuses, accepts, latex_refuses, build_draws
 
 
+# LaTeX runs a sweep keeps going side by side: a sweep is hundreds of runs of ~0.2 s of CPU
+# each, one after another (each formula that stops LaTeX ends a run), while the machine's
+# other core often waits on a git or a server in the other pytest worker
+SIDE_BY_SIDE = max(1, min(4, len(os.sched_getaffinity(0))))
+
+
+def side_by_side(judge: Callable[[list[str]], dict[str, bool]], formulas: Sequence[str],
+                 least: int = 40) -> dict[str, bool]:
+    """`judge(part)` for `formulas` cut into consecutive parts (one per core, `least`
+    formulas at least), the parts' LaTeX runs going side by side. Each part is judged as a
+    call of `judge` on it alone judges it: a verdict never depends on another part."""
+    ways = max(1, min(SIDE_BY_SIDE, len(formulas) // least))
+    size = -(-len(formulas) // ways)
+    parts = [list(formulas[at:at + size]) for at in range(0, len(formulas), size)]
+    if len(parts) <= 1:
+        return judge(list(formulas))
+    with ThreadPoolExecutor(len(parts)) as pool:
+        return {f: v for verdicts in pool.map(judge, parts) for f, v in verdicts.items()}
+
+
 def latex_verdicts(formulas: Sequence[str], batch: int = 40) -> dict[str, bool]:
     """Whether the renderer's LaTeX draws each of `formulas`: run in batches that stop at the
     first error (`typeset`'s -halt-on-error), so no verdict is left over from an earlier
-    formula's error; the rest of a batch runs again after the one that failed."""
+    formula's error; the rest of a batch runs again after the one that failed. (The
+    formulas' parts `side_by_side`.)"""
+    return side_by_side(lambda part: _verdicts_in_turn(part, batch), formulas)
+
+
+def _verdicts_in_turn(formulas: Sequence[str], batch: int) -> dict[str, bool]:
     drawn: dict[str, bool] = {}
     pending = list(formulas)
     while pending:

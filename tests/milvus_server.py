@@ -27,14 +27,10 @@ from kbtools.errors import EngineError
 from kbtools.query.filter_text import Between, Want
 from tests.hostile import make_repo
 from tests.kbfixtures import REPO
+from tests.ports import free_port
 
 START_TIMEOUT = 60.0
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def answering(url: str, within: float = 60.0) -> None:
@@ -65,14 +61,17 @@ class MilvusLite:
     Started when its log says it listens on its port, not when the port answers: a port
     `free_port` found free can be taken by another process (the other pytest worker's
     server) before milvus-lite binds it; the server then exits while the port answers for
-    the other one. Such a start is tried again on another port (unless `port` was given:
-    a restart on the port a client knows)."""
+    the other one. Such a start is tried again on another port, or after a pause on the same
+    one when `port` was given (a restart on the port a client knows: `free_port`'s ports are
+    this worker's own, so what holds it is the stopped server's last connections)."""
 
     def __init__(self, data_dir: Path, port: int | None = None):
         exe = Path(sys.executable).parent / "milvus-lite"  # the venv's, else the one on PATH
         exe = exe if exe.is_file() else Path(shutil.which("milvus-lite") or exe)
-        for _ in range(1 if port else 5):
+        for attempt in range(5):
             self.port = port or free_port()
+            if port and attempt:
+                time.sleep(1.0)
             log_path = data_dir.parent / f"milvus-{self.port}.log"
             self.log = log_path.open("wb")
             self.proc = subprocess.Popen(

@@ -8,7 +8,6 @@ whose long unbroken URL and log line must wrap on a phone and on paper.
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import threading
 import time
@@ -28,6 +27,7 @@ from kbtools.config import load_config
 from kbtools.serve.app import create_app, server_config
 from kbtools.ship.release import make_release
 from kbtools.ship.sync import sync
+from tests.ports import free_port
 
 DOCS = ["knowledge/crops/wheat-scab.md", "knowledge/crops/pesticide-dilution-and-phi.md",
         "knowledge/crops/sprayer-calibration.md", "knowledge/crops/rice-blast.md",
@@ -124,11 +124,6 @@ def make_served_repo(dest: Path) -> Path:
     return root
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
 
 def wait_serving(proc: subprocess.Popen[bytes], base: str, seconds: float = 120) -> None:
     """Until `kb serve` (`proc`) at `base` answers its health check; its stderr's tail in an
@@ -204,9 +199,7 @@ def app_client(dist: Path, base_url: str = "http://127.0.0.1") -> Iterator[TestC
 def threaded_server(app: Any, **config: Any) -> Iterator[tuple[uvicorn.Server, int]]:
     """`app` served by a real uvicorn server (`server_config(…, **config)`) on a free
     loopback port, in a thread of this process: (server, port) until the fixture ends."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     srv = uvicorn.Server(server_config(app, "127.0.0.1", port, **config))
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()

@@ -43,8 +43,10 @@ from kbtools.render.latex_structure import ARGUMENTS
 from kbtools.render.tex_sandbox import ENDING, PREAMBLE, sandbox_env
 from tests.kbfixtures import GOOD_FM
 from tests.latexcases import (
+    SIDE_BY_SIDE,
     list_tests,
     needs_latex,
+    side_by_side,
 )
 
 # (formula, what the message must name)
@@ -133,7 +135,12 @@ ACCEPTED = [
 def latex_draws(formulas: list[str]) -> dict[str, bool]:
     """Whether the renderer's LaTeX (its preamble, `$\\displaystyle …$`) draws each formula:
     runs in batches without stopping at an error, the errors on each page counted between
-    markers printed through a macro (so an error's context never shows a marker)."""
+    markers printed through a macro (so an error's context never shows a marker). (The
+    formulas' parts `side_by_side`.)"""
+    return side_by_side(_draws_in_turn, formulas)
+
+
+def _draws_in_turn(formulas: list[str]) -> dict[str, bool]:
     drawn: dict[str, bool] = {}
     pending = list(formulas)
     while pending:
@@ -201,6 +208,24 @@ GROWING = [
 ]
 LONG = [grow((MAX_FORMULA_CHARS - len(grow(0))) // (len(grow(1)) - len(grow(0))))
         for grow in GROWING]
+
+
+@needs_latex
+def test_a_sweep_cut_into_parts_run_side_by_side_gets_the_verdicts_of_one_run():
+    """A sweep's formulas cut into parts whose LaTeX runs go side by side (one per core, 40
+    formulas at least): every formula gets the verdict it gets when the whole list is run
+    in turn, those LaTeX stops at included."""
+    formulas = [f"\\sqrt{t}" if i % 9 else f"x^{t}^2" for i, t in enumerate(SWEPT[:90])]
+    parts: list[int] = []
+
+    def judge(part: list[str]) -> dict[str, bool]:
+        parts.append(len(part))
+        return _draws_in_turn(part)
+
+    whole = _draws_in_turn(formulas)
+    assert 0 < list(whole.values()).count(False) < len(formulas)
+    assert side_by_side(judge, formulas) == whole
+    assert len(parts) == min(SIDE_BY_SIDE, 2) and sum(parts) == len(formulas)
 
 
 @pytest.mark.parametrize("formula", LONG, ids=range(len(LONG)))

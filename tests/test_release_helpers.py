@@ -16,6 +16,7 @@ from pathlib import Path
 
 from kbtools.index.manifest import FORMAT_VERSION, list_files, write_manifest
 from kbtools.ship.release import make_release
+from tests.ports import free_port
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -81,11 +82,6 @@ class Pub:
         dist = make_dist(self.tmp / "dist", files, commit=f"src{self.n}")
         return make_release(self.kr, dist, remote=str(self.art), sign_key=self.sign_key).tag
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class GitDaemon:

@@ -48,12 +48,21 @@ class Server:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
+        """Serve on the port (`free_port`'s: this worker's own, no other process picks it),
+        tried again after a pause while what the stopped server left there holds it."""
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO),
                                                             os.environ.get("PYTHONPATH", "")])}
-        self.proc = subprocess.Popen([sys.executable, "-m", "kbtools", "serve", "--index",
-                                      str(self.index), "--port", str(self.port)], env=env,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        wait_serving(self.proc, self.url)
+        for attempt in range(5):
+            self.proc = subprocess.Popen([sys.executable, "-m", "kbtools", "serve", "--index",
+                                          str(self.index), "--port", str(self.port)], env=env,
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            try:
+                wait_serving(self.proc, self.url)
+                return
+            except AssertionError as e:
+                if "already in use" not in str(e) or attempt == 4:
+                    raise
+            time.sleep(1.0)
 
     def stop(self) -> None:
         if self.proc is not None:

@@ -9,7 +9,6 @@ next sync completes.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -25,6 +24,7 @@ from kbtools.cli import main
 from kbtools.ship import device as dev
 from kbtools.ship import gitrun
 from kbtools.ship.sync import sync
+from tests.ports import free_port
 
 
 def incompressible() -> dict[str, bytes]:
@@ -129,8 +129,7 @@ def test_a_failed_transfer_names_the_source_and_the_release(net):
 
 def test_a_refused_connection_says_why(tmp_path):
     """git's "unable to connect to HOST:" goes on on the next line; both are the reason."""
-    with socket.create_server(("127.0.0.1", 0)) as s:
-        port = s.getsockname()[1]  # closed below: nothing listens there
+    port = free_port()  # nothing listens there
     code, err = kb_sync(f"git://127.0.0.1:{port}/art.git", tmp_path / "dev")
     assert code == 1 and "Connection refused" in err.strip().splitlines()[0], err
 
