@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kbtools.errors import FilterError
-from kbtools.query.filter_numbers import quantity
+from kbtools.query.filter_numbers import order_number, quantity
 from kbtools.query.filter_text import parse_where
 from tests.milvus_server import (  # noqa: F401 - milvus: a fixture
     engine_rows,
@@ -101,3 +101,35 @@ wan = facts_fixture("wan", WAN)
 ])
 def test_an_amount_in_wan_or_yi_is_that_many_of_its_unit_locally_and_in_milvus(wan, where, rows):
     assert rows_alike(wan, "wan", WAN, where) == rows
+
+
+BARE_WAN = [{"价格": p} for p in ("1.5万", "15000", "8000元", "2万5千", "3千", "-1.2万", "1.5万元",
+                                  "免费")]
+bare_wan = facts_fixture("barewan", BARE_WAN)
+
+
+@pytest.mark.parametrize(("where", "rows"), [  # session 47 (f47): a bare 1.5万 was a unit 万
+    ("价格>=1.5万", [0, 1, 3, 6, 7]), ("价格=1.5万", [0, 1]), ("价格<2万", [0, 1, 2, 4, 5, 6]),
+    ("价格=1万..2万", [0, 1, 6]), ("价格>=10000元", [0, 1, 3, 6, 7]),  # bare beside 元: in 元
+    ("价格<0", [5]), ("价格=２万５千", [3]), ("价格<=3千", [4, 5]),
+])
+def test_a_bare_number_in_wan_is_that_number_locally_and_in_milvus(bare_wan, where, rows):
+    assert rows_alike(bare_wan, "barewan", BARE_WAN, where) == rows
+
+
+@pytest.mark.parametrize(("text", "number"), [
+    ("1.5万", 15000), ("2亿", 200000000), ("-1.5万", -15000), ("１．５万", 15000), ("3千", 3000),
+    ("2万5千", 25000), ("1.5万亿", 1500000000000), ("5百", 500), ("三万", 30000),
+])
+def test_a_number_in_digits_times_wan_reads_as_its_value(text, number):
+    assert order_number(text) == number and quantity(text) is None
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("3千克", ("千克", 3)), ("1.5万元", ("元", 15000)), ("5百米", ("米", 500)),
+    ("百分之百", ("%", 100)), ("百分之一百", ("%", 100)), ("百分之十", ("%", 10)),
+    ("千分之千", ("‰", 1000)),
+])
+def test_a_unit_after_a_magnitude_or_a_whole_share_in_words_is_read(text, read):
+    got = quantity(text)
+    assert got is not None and (got[0], float(got[1])) == read

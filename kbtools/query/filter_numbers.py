@@ -30,7 +30,13 @@ from decimal import Decimal, DecimalTuple, InvalidOperation
 from functools import lru_cache
 from typing import Any
 
-from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
+from kbtools.decision.numerals import (
+    MAGNITUDE_CHARS,
+    NUMERAL_CHARS,
+    chinese_number,
+    magnified,
+    read_mixed,
+)
 from kbtools.decision.units import (
     CURRENCY_CODES,
     DOLLAR_PREFIXES,
@@ -156,6 +162,8 @@ _READ_FIRST = frozenset(_NUMERALS) | {"负"}  # what a value `in_digits` respell
 _SHARE_WORDS = {"百分之": "%", "千分之": "‰"}
 # what may follow a numeral respelled: a unit the decision tables know (亩, 千瓦, 度, kg), a count
 _UNITS_AFTER = frozenset((*GROUP_OF, *scaled_units(), "个"))
+_SIGNS = "+-."  # what a number in digits may start with (a magnitude after it: -1.5万)
+_LEADING_MAGNITUDES = "百千"  # a share's numeral that says no 一 before them (百分之百: 100%)
 
 
 def in_digits(text: str) -> str:
@@ -163,14 +171,21 @@ def in_digits(text: str) -> str:
     ``10亩``, ``三点五千瓦``: ``3.5千瓦``, ``五千瓦``: ``5000瓦``), 零下 or 负 before a number as a minus
     sign (``零下五度``, ``零下10度``: ``-5度``, ``-10度``), when what follows is nothing or a unit
     known (`_UNITS_AFTER`); a share in words as its number and sign (``百分之五十``: ``50%``,
-    ``千分之五``: ``5‰``); other text as it is (``三七``, ``十字花科``, ``负责人``), at the cost of
-    one check for most."""
-    if text.lstrip()[:1] not in _READ_FIRST:
+    ``千分之五``: ``5‰``, ``百分之百``: ``100%``); a number in digits times 万, 亿, 千 or 百 as
+    its value, as the decision tables read it (`kbtools.decision.numerals.magnified`:
+    ``1.5万`` is ``15000``, ``2万5千元`` ``25000元``, ``3千克`` stays 3 kg); other text as it is
+    (``三七``, ``十字花科``, ``负责人``), at the cost of one check for most."""
+    first = text.lstrip()[:1]
+    if first not in _READ_FIRST:
+        if (first.isdigit() or first in _SIGNS) and any(c in MAGNITUDE_CHARS for c in text):
+            return magnified(read_mixed(text))  # 1.5万: 15000, as the decision tables read it
         return text
     clean = text.strip()
     word = next((w for w in _SHARE_WORDS if clean.startswith(w)), None)
     if word is not None:  # 百分之五十, 千分之0.3: the number and its sign
-        share = in_digits(clean[len(word):]).strip()
+        said = clean[len(word):].lstrip()
+        said = f"一{said}" if said[:1] in _LEADING_MAGNITUDES else said  # 百分之百: 一百
+        share = in_digits(said).strip()
         return f"{share}{_SHARE_WORDS[word]}" if _decimal(share) is not None else text
     sign = next((z for z in _BELOW_ZERO if clean.startswith(z)), "")
     body = clean[len(sign):].lstrip()
