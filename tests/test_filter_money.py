@@ -50,7 +50,7 @@ def test_a_dollar_with_its_country_is_its_own_currency_locally_and_in_milvus(dol
 
 @pytest.mark.parametrize(("text", "read"), [
     ("¥80", ("¥", 80)), ("$12.50", ("$", 12.5)), ("€ 5", ("€", 5)), ("￥80", ("¥", 80)),
-    ("£3.5", ("£", 3.5)), ("80¥", ("¥", 80)), ("$HOME", None), ("¥", None), ("$1,000", None),
+    ("£3.5", ("£", 3.5)), ("80¥", ("¥", 80)), ("$HOME", None), ("¥", None), ("$1,000", ("$", 1000)),
     ("US$12", ("us$", 12)), ("HK$ 12", ("hk$", 12)), ("nt$12", ("nt$", 12)), ("12S$", ("s$", 12)),
     ("HK12", None), ("XX$12", None), ("RMB80", ("rmb", 80)), ("cny 80", ("cny", 80)),
     ("EUR5", ("eur", 5)), ("80RMB", ("rmb", 80)), ("RMBX80", None), ("USDT5", None),
@@ -133,3 +133,37 @@ def test_a_number_in_digits_times_wan_reads_as_its_value(text, number):
 def test_a_unit_after_a_magnitude_or_a_whole_share_in_words_is_read(text, read):
     got = quantity(text)
     assert got is not None and (got[0], float(got[1])) == read
+
+
+GROUPED = [{"价格": p} for p in ("¥1,000", "1,000元", "RMB 1,200", "100块", "$1,000", "800元",
+                                 "三块钱", "1，500元")]
+grouped = facts_fixture("grouped", GROUPED)
+
+
+@pytest.mark.parametrize(("where", "rows"), [  # session 47 (f47): ¥1,000 and 100块 were text
+    ("价格>=¥1,000", [0, 1, 2, 7]), ("价格>=500元", [0, 1, 2, 5, 7]), ("价格=1000元", [0, 1]),
+    ("价格=¥1,000", [0, 1]), ("价格=1,000元,¥1,200", [0, 1, 2]), ("价格<=200块", [3, 6]),
+    ("价格=100元", [3]), ("价格=3元", [6]), ("价格=二十块..100块", [3]), ("价格=$1,000", [4]),
+    ("价格=1,500元、100块", [3, 7]),
+])
+def test_an_amount_grouping_its_thousands_or_in_kuai_is_money_locally_and_in_milvus(
+        grouped, where, rows):
+    assert rows_alike(grouped, "grouped", GROUPED, where) == rows
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("¥1,000", ("¥", 1000)), ("1,000元", ("元", 1000)), ("1，000元", ("元", 1000)),
+    ("RMB 1,200", ("rmb", 1200)), ("5,000W", ("w", 5000)), ("$1,000,000.5", ("$", 1000000.5)),
+    ("100块", ("元", 100)), ("100块钱", ("元", 100)), ("二十块", ("元", 20)), ("5元钱", ("元", 5)),
+    ("1,000", None), ("12,5kW", None), ("1,2345W", None), ("1,00W", None),
+])
+def test_thousands_grouped_before_a_unit_and_kuai_are_read(text, read):
+    got = quantity(text)
+    assert (None if got is None else (got[0], float(got[1]))) == read
+
+
+def test_an_order_on_an_amount_grouping_its_thousands_is_one_value():
+    """``价格>=¥1,000`` was refused as an order given two values (¥1 and 000)."""
+    assert parse_where(["价格>=¥1,000"]) == [("价格", ">=", "¥1,000")]
+    assert parse_where(["价格=¥1,000,¥2,000"]) == [("价格", "=", ("¥1,000", "¥2,000"))]
+    assert parse_where(["code=100,200"]) == [("code", "=", ("100", "200"))]  # no amount: a list

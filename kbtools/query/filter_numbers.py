@@ -161,7 +161,9 @@ _READ_FIRST = frozenset(_NUMERALS) | {"负"}  # what a value `in_digits` respell
 # a share in words before its number (百分之五十 is 50%, 千分之五 is 5‰)
 _SHARE_WORDS = {"百分之": "%", "千分之": "‰"}
 # what may follow a numeral respelled: a unit the decision tables know (亩, 千瓦, 度, kg), a count
-_UNITS_AFTER = frozenset((*GROUP_OF, *scaled_units(), "个"))
+# a unit as said aloud or typed in short, as the unit it is: 100块 is 100元, 5 pct 5 %
+SPOKEN_UNITS = {"块": "元", "块钱": "元", "元钱": "元", "pct": "%"}
+_UNITS_AFTER = frozenset((*GROUP_OF, *scaled_units(), "个", *SPOKEN_UNITS))
 _SIGNS = "+-."  # what a number in digits may start with (a magnitude after it: -1.5万)
 _LEADING_MAGNITUDES = "百千"  # a share's numeral that says no 一 before them (百分之百: 100%)
 
@@ -303,6 +305,9 @@ _QUANTITY = re.compile(_NUMBER + r"((?:°?[^\W\d_]+[23]?(?:/[^\W\d_]+[23]?)?)|" 
 _MONEY_FIRST = re.compile(r"(" + _DOLLAR + r"|(?i:" + "|".join(CURRENCY_CODES)
                           + r")|[¥$€£￥＄])" + _NUMBER)
 MAX_QUANTITY_CHARS = 40  # longer text is no measured value
+# a number grouping its thousands by commas before its unit or after its currency (¥1,000,
+# 1,000元, 5,000 W): the number without them; a bare 1,000 stays none (1 or 1000?)
+_GROUPED = re.compile(r"(?<![\d.,])(\d{1,3})((?:,\d{3})+)(?![\d,])")
 # the units written with a power's digit (as NFKC writes m² and ㎡): no other letters and digit
 # are a unit (5A2 is a code)
 _POWERED = frozenset(u for u in (*GROUP_OF, *SCALED_SPELLINGS.values(), *SPELLED_UNITS.values(),
@@ -315,11 +320,15 @@ def quantity(text: str) -> tuple[str, Number] | None:
     """`text` as a number and its unit (``7.5 kW``: ``("kw", 7.5)``, ``1e3W``: ``("w",
     1000)``, the unit case-folded and in NFKC, ``㎡``, ``m²`` as ``m2``, full-width forms as
     ASCII; money with its sign or code first, ``¥80``, ``RMB80``, as ``("¥", 80)``, ``("rmb",
-    80)``); None for a bare number,
-    text, a date or a version."""
+    80)``); its thousands grouped by commas read (``¥1,000``, ``1,000元``: 1000), a unit said
+    aloud or typed short as the unit it is (`SPOKEN_UNITS`: ``100块`` is ``("元", 100)``,
+    ``5 pct`` ``("%", 5)``); None for a bare number (``1,000`` too), text, a date or a
+    version."""
     clean = in_digits(narrow(text))
     if not clean.isascii():  # ㎏, ㎡, m² as kg, m2, m2 (NFKC)
         clean = unicodedata.normalize("NFKC", clean)
+    if "," in clean:  # ¥1,000: ¥1000
+        clean = _GROUPED.sub(lambda g: g.group(1) + g.group(2).replace(",", ""), clean)
     if (money := _MONEY_FIRST.fullmatch(clean)) is not None:  # ¥80: 80 of ¥ (元)
         clean = money.group(2) + money.group(1)
     m = _QUANTITY.fullmatch(clean) if len(clean) <= MAX_QUANTITY_CHARS else None
@@ -329,6 +338,7 @@ def quantity(text: str) -> tuple[str, Number] | None:
         return None
     number = _decimal(m.group(1))
     unit = m.group(2).casefold()
+    unit = SPOKEN_UNITS.get(unit, unit)
     if number is None or any(p[-1:] in "23" and p not in _POWERED for p in unit.split("/")):
         return None
     return unit, number

@@ -9,7 +9,8 @@ either, ``crop!=小麦、玉米`` for one of neither; a list as front matter wri
 ``crop=[小麦, "a,b"]``, lists its items (``crop=[]`` is refused); a value that holds such a comma itself goes
 in quotes (``title="小麦、玉米轮作"``). A range after ``=`` (``power=5kW..10kW``, ``5~10kW``,
 ``5–10kW``, ``5至10kW``, ``5 to 10 kW``: `range_ends`) reads as its two bounds, ``>=`` and ``<=``. An order (``>=``, ``<=``, ``>``, ``<``) takes one
-value, as written (``price>=1,000``)."""
+value, as written (``price>=1,000``); an amount grouping its thousands is one value
+(``price=¥1,000``, ``1,000元``)."""
 
 from __future__ import annotations
 
@@ -280,6 +281,11 @@ _GROUPED = re.compile(r"\s*([+-]?\d{1,3}(?:[,，]\d{3})+(?:\.\d+)?)(?!\d)")
 _DECIMAL_COMMA = re.compile(r"\s*([+-]?\d+)[,，](\d{1,2}|\d{4,})(?![\d,，])")
 
 
+# a bare value of `=` / `!=` up to the next separator but those grouping a number's thousands
+# (¥1,000, 1,000元 of 价格=¥1,000,¥2,000): one amount when it reads as one (`quantity`)
+_GROUPED_AMOUNT = re.compile(r"[^,，、;；]*?\d(?:[,，]\d{3}(?!\d))+[^,，、;；]*")
+
+
 def written_hint(want: str) -> str:
     """What to write for an order's value whose number groups its thousands by commas
     (``5,000W``: ``write 5000W; ``), writes its decimal point as a comma (``12,5kW``: ``write
@@ -381,6 +387,9 @@ def _listed(text: str) -> list[tuple[str, bool]]:
             j += 1
         else:
             end = next((p for p in range(i, n) if text[p] in SEPARATORS), n)
+            if text[end:end + 1] in ",，" and (grouped := _GROUPED_AMOUNT.match(text, i)) \
+                    is not None and quantity(grouped.group()) is not None:
+                end = grouped.end()  # ¥1,000 of 价格=¥1,000,¥2,000: one amount
             if _says_or(ors := text[i:end]):  # 5kW或10kW; not 或许 (a value's edge: one value)
                 out += [(between(part) or part, False) for part in _or_parts(ors)]
             elif bare := text[i:end].strip():
@@ -466,7 +475,8 @@ def _check_order_list(shown: str, key: str, op: str, value: str) -> None:
     filter is written so (its key or value holds a Chinese character or punctuation), else
     in English. A value in quotes, or a number with a comma (``1,000``, ``12,5``), is one."""
     if op in ("=", "!=") or _in_quotes(value) or _GROUPED.match(value) is not None \
-            or _DECIMAL_COMMA.match(value) is not None:  # 1,000W, 12,5kW: `written_hint`
+            or _DECIMAL_COMMA.match(value) is not None \
+            or quantity(value) is not None:  # 1,000, 12,5kW: `written_hint`; ¥1,000 is one
         return
     parts = _or_parts(value) if _says_or(value) else [p.strip() for p in _SEPARATOR.split(value)]
     if len(parts) < 2 or not all(parts):
