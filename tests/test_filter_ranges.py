@@ -50,6 +50,12 @@ FACTS = [{"power": p, "area": a} for p, a in [
     ("power=5kW~", [("power", ">=", "5kW")]), ("power=5kW～", [("power", ">=", "5kW")]),
     ("power=5kW以上", [("power", ">=", "5kW")]), ("power=5kW及以上", [("power", ">=", "5kW")]),
     ("power=10kW以下", [("power", "<=", "10kW")]), ("power=5kW+", [("power", ">=", "5kW")]),
+    ("power=5kW或以上", [("power", ">=", "5kW")]), ("power=10kW及以下", [("power", "<=", "10kW")]),
+    ("power=10kW或以下", [("power", "<=", "10kW")]), ("power=10kW以内", [("power", "<=", "10kW")]),
+    ("power=5kW或更多", [("power", ">=", "5kW")]), ("power=5kW or more", [("power", ">=", "5kW")]),
+    ("power=5 kW OR LESS", [("power", "<=", "5 kW")]), ("power>=5kW以上", [("power", ">=", "5kW")]),
+    ("power<=10kW及以下", [("power", "<=", "10kW")]),  # session 47: the bound said twice
+    ("power=5kW或以上,2kW", [("power", "=", (Between("5kW", None), "2kW"))]),
     ("date=2024-03..", [("date", ">=", "2024-03")]),
     ("power=不低于5kW", [("power", ">=", "5kW")]), ("power=不超过10kW", [("power", "<=", "10kW")]),
     ("power=At least 5 kW", [("power", ">=", "5 kW")]),
@@ -158,6 +164,8 @@ coll = facts_fixture("ranges", FACTS)
     ("power=5–10kW,20kW", [1, 2, 4]), ("power=[5~10kW, 20kW]", [1, 2, 4]),
     ("power=..3kW,20kW..", [0, 2, 4, 5]),  # 5: text orders after digits, as >= has it
     ("power=5kW..", [1, 2, 3, 4, 5]), ("power=..5kW", [0, 4]), ("power=10kW以下", [0, 1, 4]),
+    ("power=10kW及以下", [0, 1, 4]), ("power=5kW或以上", [1, 2, 3, 4, 5]),  # session 47: were
+    ("power=7.5kW or more,3kW", [0, 1, 2, 3, 4, 5]),  # a list (5kW, 以上) and 10kW及 a unit
     ("power=5kW~,2kW", [1, 2, 3, 4, 5]), ("power=7.5kW..12kW,3kW", [0, 1, 3, 4]),
     ("area>=200 sq ft", [0, 1, 2, 3, 5]), ("area<25 square metres", [0, 1, 4]),
     ("area=..19 m²,1亩", [1, 2, 4]), ("area=5 square feet", [4]),

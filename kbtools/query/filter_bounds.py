@@ -109,9 +109,16 @@ def _dated_ends(low: str, high: str) -> tuple[str, str]:
 
 # after a value, a range open above (5kW.., 5kW~, 5kW以上: 5kW or more); before it, one open
 # below (..10kW: 10kW or less). Not a tilde before a value: ~10kW is "about 10kW" as often
-_OPEN_ABOVE = ("...", "..", "……", "…", "~", "～", "〜", "及以上", "或以上", "以上", "+")
+# (words after a value, or more and or less: 5kW或以上, 5kW or more, 10kW及以下, 10kW以内; the
+# longest first, so that 及以下 is not 以下 after a value 10kW及)
+_OPEN_ABOVE = tuple(sorted(("...", "..", "……", "…", "~", "～", "〜", "及以上", "或以上", "以上",
+                            "+", "或更多", "或更高", "或更大", "及更高", " or more", " or above",
+                            " and above", " or higher", " and up", " or over"),
+                           key=len, reverse=True))
 _OPEN_BELOW = ("...", "..", "……", "…")
-_BELOW_AFTER = ("以下", "及以下", "或以下")  # 10kW以下: 10kW or less
+_BELOW_AFTER = tuple(sorted(("以下", "及以下", "或以下", "以内", "及以内", "或更少", "或更低",
+                             "或更小", " or less", " or below", " and below", " or lower",
+                             " or under", " and under"), key=len, reverse=True))
 _TILDES = ("~", "～", "〜")
 # words before a value that make it a bound, both ends included (不低于5kW: 5kW or more)
 _AT_LEAST = ("不低于", "不少于", "不小于", "至少", "at least ", "no less than ")
@@ -178,8 +185,9 @@ def _plain(number: Decimal) -> str:
 
 def between(value: str) -> Between | None:
     """The range a filter's bare value writes (`range_ends`: ``5kW..10kW``, ``5–10kW``), or
-    one open at an end: ``5kW..``, ``5kW~``, ``5kW以上``, ``5kW+``, ``不低于5kW``, ``at least
-    5kW`` (5kW or more), ``..10kW``, ``10kW以下``, ``不超过10kW``, ``at most 10kW`` (10kW or
+    one open at an end: ``5kW..``, ``5kW~``, ``5kW以上``, ``5kW或以上``, ``5kW+``, ``5kW or
+    more``, ``不低于5kW``, ``at least 5kW`` (5kW or more), ``..10kW``, ``10kW以下``,
+    ``10kW及以下``, ``10kW以内``, ``10kW or less``, ``不超过10kW``, ``at most 10kW`` (10kW or
     less), each end included, as a range's are; None for any other
     value (``~10kW`` too, which `open_tilde` refuses: about 10kW, or up to it?). Full-width
     forms as ASCII (``５ｋＷ．．`` is ``5kW..``, as a Chinese input method types it)."""
@@ -194,16 +202,16 @@ def between(value: str) -> Between | None:
         strict = bound[0] in (">", "<")
         return (Between(bound[1], None, text, strict) if bound[0] in (">=", ">") else
                 Between(None, bound[1], text, strict))
-    above = next((m for m in _OPEN_ABOVE if text.endswith(m) and len(text) > len(m)), None)
+    folded = text.casefold()
+    above = next((m for m in _OPEN_ABOVE if folded.endswith(m) and len(text) > len(m)), None)
     if above is not None and an_end(low := text[:-len(above)].strip()):
         return Between(low, None, written=text)
     below = next((m for m in _OPEN_BELOW if text.startswith(m) and len(text) > len(m)), None)
     if below is not None and an_end(high := text[len(below):].strip()):
         return Between(None, high, written=text)
-    after = next((m for m in _BELOW_AFTER if text.endswith(m) and len(text) > len(m)), None)
+    after = next((m for m in _BELOW_AFTER if folded.endswith(m) and len(text) > len(m)), None)
     if after is not None and an_end(high := text[:-len(after)].strip()):
         return Between(None, high, written=text)
-    folded = text.casefold()
     for words, least in ((_AT_LEAST, True), (_AT_MOST, False)):
         word = next((w for w in words if folded.startswith(w)), None)
         if word is not None and an_end(end := text[len(word):].strip()):

@@ -118,7 +118,10 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                                   key="bad_where", values={"where": shown})
             out.append((key, *bound))
             continue
-        if op not in ("=", "!=") and (ranged := between(value)) is not None:
+        if op not in ("=", "!=") and (ranged := between(value)) is not None and \
+                _said_twice(op, ranged):  # >=5kW以上, <=10kW及以下: that bound, said twice
+            value = ranged.low or ranged.high or value
+        elif op not in ("=", "!=") and ranged is not None:
             raise FilterError("bad", f"{shown!r}: a range ({value}) is read with = alone "
                               f"({key}={value}); else give one bound ({key}{op}"
                               f"{ranged.low or ranged.high})", key="bad_where",
@@ -151,6 +154,17 @@ def parse_where(items: list[str] | None) -> list[Condition]:
             continue
         out.append((key, op, values[0] if len(values) == 1 else values))
     return out
+
+
+def _said_twice(op: str, ranged: Between) -> bool:
+    """Whether an order's value, a bound open at one end (`between`), says the order again:
+    ``>=`` before one open above (``5kW以上``, ``5kW or more``), ``<=`` before one open below
+    (``10kW及以下``), each end included, in words (``>=5kW..`` stays refused: a range)."""
+    if not ranged.written.rstrip()[-1:].isalpha():
+        return False
+    open_above = ranged.high is None and ranged.low is not None
+    open_below = ranged.low is None and ranged.high is not None
+    return not ranged.strict and (op == ">=" and open_above or op == "<=" and open_below)
 
 
 # an operator written in words between a key and its value, as a technician types it with
@@ -390,7 +404,9 @@ def _listed(text: str) -> list[tuple[str, bool]]:
             if text[end:end + 1] in ",，" and (grouped := _GROUPED_AMOUNT.match(text, i)) \
                     is not None and quantity(grouped.group()) is not None:
                 end = grouped.end()  # ¥1,000 of 价格=¥1,000,¥2,000: one amount
-            if _says_or(ors := text[i:end]):  # 5kW或10kW; not 或许 (a value's edge: one value)
+            if (bare := text[i:end].strip()) and (bound := between(bare)) is not None:
+                out.append((bound, False))  # 5kW或以上: 5kW or more, no list of 5kW and 以上
+            elif _says_or(ors := text[i:end]):  # 5kW或10kW; not 或许 (a value's edge: one value)
                 out += [(between(part) or part, False) for part in _or_parts(ors)]
             elif bare := text[i:end].strip():
                 out.append((between(bare) or bare, False))  # 5–10kW of 5–10kW,20kW: a range
