@@ -126,6 +126,7 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                               f"({key}={value}); else give one bound ({key}{op}"
                               f"{ranged.low or ranged.high})", key="bad_where",
                               values={"where": shown})
+        _check_dangling_or(shown, key, op, value)
         _check_brackets(shown, key, op, value, len(item.rstrip()) - len(value))
         _check_tildes(shown, key, op, value)
         _check_order_list(shown, key, op, value)
@@ -504,6 +505,40 @@ def _check_order_list(shown: str, key: str, op: str, value: str) -> None:
         f"an order ({op}) takes one bound, e.g. {bound}; for any of several values use =, "
         f"e.g. {listed}"), key="order_listed",
         values={"where": shown, "op": op, "bound": bound, "listed": listed})
+
+
+# "or" at a bare value's end or start, nothing on that side of it (功率>=5kW或, power=5kW or)
+_OR_AT_END = ("或者", "或是", "或", " or")
+_OR_AT_START = ("或者", "或是", "或", "or ")
+
+
+def _check_dangling_or(shown: str, key: str, op: str, value: str) -> None:
+    """A FilterError for a bare value that ends (or begins) with "or" and nothing after (before)
+    it, the rest a number, quantity, version or date (``功率>=5kW或``, ``power=5kW or``,
+    ``功率>=或5kW``): half a list, which as one text value would match nothing, or as an order
+    was refused in general terms. It names the filter without it and, for several values, the
+    list to write, in Chinese where the filter is written so (`_check_order_list`)."""
+    if _in_quotes(value):
+        return
+    text, folded = value.rstrip(SEPARATORS + _BLANKS), value.casefold()
+    end = next((w for w in _OR_AT_END if folded.rstrip(SEPARATORS + _BLANKS).endswith(w)), None)
+    start = None if end else next((w for w in _OR_AT_START if folded.startswith(w)), None)
+    word = end or start
+    if word is None:
+        return
+    rest = (text[:-len(word)] if end else text[len(word):]).strip().rstrip(SEPARATORS + _BLANKS)
+    if not rest or not all(an_end(p.strip()) for p in _SEPARATOR.split(rest) if p.strip()):
+        return  # 或许, A or: a word; 5kW,10kW或: the list's last value
+    one, listed = f"{key}{op}{rest}", f"{key}={rest},…"
+    zh = any("\u3400" <= c <= "\u9fff" or c in "，、；" for c in key + value)
+    side_zh = "后面" if end else "前面"
+    said_zh = (f"“{word.strip()}”{side_zh}没有值；请写 {one}" +
+               ("" if op == "=" else f"，要取几个值中的任一个请用 = 并列出它们，如 {listed}"))
+    said = (f'nothing {"after" if end else "before"} "{word.strip()}"; write {one}' +
+            ("" if op == "=" else f", or for any of several values use = and list them, "
+             f"e.g. {listed}"))
+    raise FilterError("bad", f"{shown!r}: {said_zh if zh else said}", key="or_dangling",
+                      values={"where": shown, "said_zh": said_zh})
 
 
 def _in_quotes(value: str) -> bool:
