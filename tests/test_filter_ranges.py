@@ -56,6 +56,9 @@ FACTS = [{"power": p, "area": a} for p, a in [
     ("power=5 kW OR LESS", [("power", "<=", "5 kW")]), ("power>=5kW以上", [("power", ">=", "5kW")]),
     ("power<=10kW及以下", [("power", "<=", "10kW")]),  # session 47: the bound said twice
     ("power=5kW或以上,2kW", [("power", "=", (Between("5kW", None), "2kW"))]),
+    ("power=500W..2kW", [("power", ">=", "500W"), ("power", "<=", "2000W")]),  # one unit
+    ("x=0.5%..6‰,1‰", [("x", "=", (Between("0.5%", "0.6%"), "1‰"))]),  # (session 47)
+    ("x=1公顷..20亩", [("x", ">=", "1公顷"), ("x", "<=", "20亩")]),  # 4/3 公顷: as written
     ("date=2024-03..", [("date", ">=", "2024-03")]),
     ("power=不低于5kW", [("power", ">=", "5kW")]), ("power=不超过10kW", [("power", "<=", "10kW")]),
     ("power=At least 5 kW", [("power", ">=", "5 kW")]),

@@ -13,6 +13,7 @@ from decimal import Decimal
 
 from kbtools.query.filter_kinds import period_of, version_text
 from kbtools.query.filter_numbers import narrow, order_number, quantity, unit_written
+from kbtools.query.filter_units import in_unit
 
 
 class Between(str):
@@ -82,7 +83,22 @@ def range_ends(value: str) -> tuple[str, str] | None:
         unit = unit_written(high)
         low = f"{low}{unit}" if quantity(f"{low}{unit}") is not None else low
     ends = _dated_ends(low, high)
-    return ends if all(map(an_end, ends)) else None
+    return _one_unit(*ends) if all(map(an_end, ends)) else None
+
+
+def _one_unit(low: str, high: str) -> tuple[str, str]:
+    """A range's ends with its last in its first's unit when they are quantities of one
+    dimension in units of other sizes (``0.5%..6‰``: ``0.5%..0.6%``, ``50cm..1m``:
+    ``50cm..100cm``), so that a document's bare number is read in one unit, the first's,
+    against both (not 3 % against one end and 3 ‰ against the other); the ends as they are
+    otherwise, and when the last's number in that unit never ends (``1公顷..20亩``)."""
+    a, b = quantity(low), quantity(high)
+    if a is None or b is None or a[0] == b[0]:
+        return low, high
+    number = in_unit(b, a[0])
+    if number is None or number == b[1] or number < a[1]:  # ¥50..100元: a bare 80 reads
+        return low, high  # alike; 10kW–500W: reversed, refused as written (`filter_text`)
+    return low, f"{_plain(number)}{unit_written(low).strip()}"
 
 
 def _dated_ends(low: str, high: str) -> tuple[str, str]:
