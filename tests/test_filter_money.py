@@ -136,15 +136,15 @@ def test_a_unit_after_a_magnitude_or_a_whole_share_in_words_is_read(text, read):
 
 
 GROUPED = [{"价格": p} for p in ("¥1,000", "1,000元", "RMB 1,200", "100块", "$1,000", "800元",
-                                 "三块钱", "1，500元")]
+                                 "三块钱", "1，500元", "90 yuan")]
 grouped = facts_fixture("grouped", GROUPED)
 
 
 @pytest.mark.parametrize(("where", "rows"), [  # session 47 (f47): ¥1,000 and 100块 were text
     ("价格>=¥1,000", [0, 1, 2, 7]), ("价格>=500元", [0, 1, 2, 5, 7]), ("价格=1000元", [0, 1]),
-    ("价格=¥1,000", [0, 1]), ("价格=1,000元,¥1,200", [0, 1, 2]), ("价格<=200块", [3, 6]),
-    ("价格=100元", [3]), ("价格=3元", [6]), ("价格=二十块..100块", [3]), ("价格=$1,000", [4]),
-    ("价格=1,500元、100块", [3, 7]),
+    ("价格=¥1,000", [0, 1]), ("价格=1,000元,¥1,200", [0, 1, 2]), ("价格<=200块", [3, 6, 8]),
+    ("价格=100元", [3]), ("价格=3元", [6]), ("价格=二十块..100块", [3, 8]), ("价格=$1,000", [4]),
+    ("价格=1,500元、100块", [3, 7]), ("价格=80元..100元", [3, 8]),
 ])
 def test_an_amount_grouping_its_thousands_or_in_kuai_is_money_locally_and_in_milvus(
         grouped, where, rows):
@@ -155,6 +155,7 @@ def test_an_amount_grouping_its_thousands_or_in_kuai_is_money_locally_and_in_mil
     ("¥1,000", ("¥", 1000)), ("1,000元", ("元", 1000)), ("1，000元", ("元", 1000)),
     ("RMB 1,200", ("rmb", 1200)), ("5,000W", ("w", 5000)), ("$1,000,000.5", ("$", 1000000.5)),
     ("100块", ("元", 100)), ("100块钱", ("元", 100)), ("二十块", ("元", 20)), ("5元钱", ("元", 5)),
+    ("5 yuan", ("元", 5)), ("5 kgs", ("kg", 5)),  # session 47: units of their own
     ("1,000", None), ("12,5kW", None), ("1,2345W", None), ("1,00W", None),
 ])
 def test_thousands_grouped_before_a_unit_and_kuai_are_read(text, read):

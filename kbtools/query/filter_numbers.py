@@ -161,8 +161,9 @@ _READ_FIRST = frozenset(_NUMERALS) | {"负"}  # what a value `in_digits` respell
 # a share in words before its number (百分之五十 is 50%, 千分之五 is 5‰)
 _SHARE_WORDS = {"百分之": "%", "千分之": "‰"}
 # what may follow a numeral respelled: a unit the decision tables know (亩, 千瓦, 度, kg), a count
-# a unit as said aloud or typed in short, as the unit it is: 100块 is 100元, 5 pct 5 %
-SPOKEN_UNITS = {"块": "元", "块钱": "元", "元钱": "元", "pct": "%"}
+# a unit as said aloud or typed in short, as the unit it is: 100块 is 100元, 5 pct 5 %, 5 yuan
+# 5元, 5 kgs 5 kg
+SPOKEN_UNITS = {"块": "元", "块钱": "元", "元钱": "元", "pct": "%", "yuan": "元", "kgs": "kg"}
 _UNITS_AFTER = frozenset((*GROUP_OF, *scaled_units(), "个", *SPOKEN_UNITS))
 _SIGNS = "+-."  # what a number in digits may start with (a magnitude after it: -1.5万)
 _LEADING_MAGNITUDES = "百千"  # a share's numeral that says no 一 before them (百分之百: 100%)
