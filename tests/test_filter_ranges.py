@@ -57,6 +57,8 @@ FACTS = [{"power": p, "area": a} for p, a in [
     ("power<=10kW及以下", [("power", "<=", "10kW")]),  # session 47: the bound said twice
     ("power=5kW或以上,2kW", [("power", "=", (Between("5kW", None), "2kW"))]),
     ("power=500W..2kW", [("power", ">=", "500W"), ("power", "<=", "2000W")]),  # one unit
+    ("power=5kW及其以上", [("power", ">=", "5kW")]), ("power=10kW及其以下", [("power", "<=", "10kW")]),
+    ("power=5到10kW之间", [("power", "=", "5到10kW之间")]),  # no quantity in a unit kW之间
     ("x=0.5%..6‰,1‰", [("x", "=", (Between("0.5%", "0.6%"), "1‰"))]),  # (session 47)
     ("x=1公顷..20亩", [("x", ">=", "1公顷"), ("x", "<=", "20亩")]),  # 4/3 公顷: as written
     ("date=2024-03..", [("date", ">=", "2024-03")]),
@@ -239,3 +241,12 @@ def test_a_decision_table_in_litres_takes_cubic_metres():
                         decision="inputs=Tank (L); outputs=措施")
     result = match_rules(table, {"Tank (L)": "2 m³"})
     assert result.selected == (2,)  # rows from 1
+
+
+@pytest.mark.parametrize(("text", "read"), [  # session 47 (f47): a unit kw之间, kw及, kw起
+    ("10kW之间", None), ("5kW及", None), ("5kW起", None), ("5kW左右", None),
+    ("25kg每亩", ("kg每亩", 25)), ("3万kW", ("kw", 30000)), ("5千瓦", ("千瓦", 5)),
+])
+def test_a_latin_unit_with_a_chinese_word_after_it_is_no_unit(text, read):
+    got = quantity(text)
+    assert (None if got is None else (got[0], float(got[1]))) == read

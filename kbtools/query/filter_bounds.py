@@ -128,11 +128,11 @@ def _dated_ends(low: str, high: str) -> tuple[str, str]:
 # (words after a value, or more and or less: 5kW或以上, 5kW or more, 10kW及以下, 10kW以内; the
 # longest first, so that 及以下 is not 以下 after a value 10kW及)
 _OPEN_ABOVE = tuple(sorted(("...", "..", "……", "…", "~", "～", "〜", "及以上", "或以上", "以上",
-                            "+", "或更多", "或更高", "或更大", "及更高", " or more", " or above",
+                            "+", "及其以上", "或更多", "或更高", "或更大", "及更高", " or more", " or above",
                             " and above", " or higher", " and up", " or over"),
                            key=len, reverse=True))
 _OPEN_BELOW = ("...", "..", "……", "…")
-_BELOW_AFTER = tuple(sorted(("以下", "及以下", "或以下", "以内", "及以内", "或更少", "或更低",
+_BELOW_AFTER = tuple(sorted(("以下", "及以下", "及其以下", "或以下", "以内", "及以内", "或更少", "或更低",
                              "或更小", " or less", " or below", " and below", " or lower",
                              " or under", " and under"), key=len, reverse=True))
 _TILDES = ("~", "～", "〜")

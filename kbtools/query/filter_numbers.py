@@ -161,6 +161,9 @@ _READ_FIRST = frozenset(_NUMERALS) | {"负"}  # what a value `in_digits` respell
 # a share in words before its number (百分之五十 is 50%, 千分之五 is 5‰)
 _SHARE_WORDS = {"百分之": "%", "千分之": "‰"}
 # what may follow a numeral respelled: a unit the decision tables know (亩, 千瓦, 度, kg), a count
+# a Latin letter then a Chinese character in a unit (kW及 of 5kW及以下, kW之间, kW起): no unit but
+# a unit and a word; one of a rate (kg每亩) aside
+_LATIN_THEN_HAN = re.compile(r"[a-z][\u3400-\u9fff](?<!每)")
 # a unit as said aloud or typed in short, as the unit it is: 100块 is 100元, 5 pct 5 %, 5 yuan
 # 5元, 5 kgs 5 kg
 SPOKEN_UNITS = {"块": "元", "块钱": "元", "元钱": "元", "pct": "%", "yuan": "元", "kgs": "kg"}
@@ -323,8 +326,8 @@ def quantity(text: str) -> tuple[str, Number] | None:
     ASCII; money with its sign or code first, ``¥80``, ``RMB80``, as ``("¥", 80)``, ``("rmb",
     80)``); its thousands grouped by commas read (``¥1,000``, ``1,000元``: 1000), a unit said
     aloud or typed short as the unit it is (`SPOKEN_UNITS`: ``100块`` is ``("元", 100)``,
-    ``5 pct`` ``("%", 5)``); None for a bare number (``1,000`` too), text, a date or a
-    version."""
+    ``5 pct`` ``("%", 5)``); None for a bare number (``1,000`` too), text, a date, a version
+    or a unit with a word after it (``10kW之间``, ``5kW及``)."""
     clean = in_digits(narrow(text))
     if not clean.isascii():  # ㎏, ㎡, m² as kg, m2, m2 (NFKC)
         clean = unicodedata.normalize("NFKC", clean)
@@ -340,6 +343,8 @@ def quantity(text: str) -> tuple[str, Number] | None:
     number = _decimal(m.group(1))
     unit = m.group(2).casefold()
     unit = SPOKEN_UNITS.get(unit, unit)
+    if _LATIN_THEN_HAN.search(unit) is not None:  # 10kW之间: a quantity and a word, no unit
+        return None
     if number is None or any(p[-1:] in "23" and p not in _POWERED for p in unit.split("/")):
         return None
     return unit, number
