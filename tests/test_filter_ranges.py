@@ -58,7 +58,12 @@ FACTS = [{"power": p, "area": a} for p, a in [
     ("power=5kW或以上,2kW", [("power", "=", (Between("5kW", None), "2kW"))]),
     ("power=500W..2kW", [("power", ">=", "500W"), ("power", "<=", "2000W")]),  # one unit
     ("power=5kW及其以上", [("power", ">=", "5kW")]), ("power=10kW及其以下", [("power", "<=", "10kW")]),
-    ("power=5到10kW之间", [("power", "=", "5到10kW之间")]),  # no quantity in a unit kW之间
+    ("power=5到10kW之间", [("power", ">=", "5kW"), ("power", "<=", "10kW")]),  # said in words
+    ("power=介于5和10kW之间", [("power", ">=", "5kW"), ("power", "<=", "10kW")]),  # (session 47)
+    ("power=在5kW与10kW之间,20kW", [("power", "=", (Between("5kW", "10kW"), "20kW"))]),
+    ("power=Between 5 and 10kW", [("power", ">=", "5kW"), ("power", "<=", "10kW")]),
+    ("power=from 5 to 10kW", [("power", ">=", "5kW"), ("power", "<=", "10kW")]),
+    ("x=between us", [("x", "=", "between us")]), ("x=之间", [("x", "=", "之间")]),
     ("x=0.5%..6‰,1‰", [("x", "=", (Between("0.5%", "0.6%"), "1‰"))]),  # (session 47)
     ("x=1公顷..20亩", [("x", ">=", "1公顷"), ("x", "<=", "20亩")]),  # 4/3 公顷: as written
     ("date=2024-03..", [("date", ">=", "2024-03")]),

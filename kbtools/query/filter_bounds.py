@@ -208,7 +208,7 @@ def between(value: str) -> Between | None:
     value (``~10kW`` too, which `open_tilde` refuses: about 10kW, or up to it?). Full-width
     forms as ASCII (``５ｋＷ．．`` is ``5kW..``, as a Chinese input method types it)."""
     text = narrow(value.strip())
-    if (ends := range_ends(text)) is not None:
+    if (ends := range_ends(_span_inside(text))) is not None:
         return Between(*ends, written=text)
     if (tolerance := plus_minus(text)) is not None:  # 10±2: 8..12
         return tolerance
@@ -233,6 +233,29 @@ def between(value: str) -> Between | None:
         if word is not None and an_end(end := text[len(word):].strip()):
             return Between(end, None, text) if least else Between(None, end, text)
     return None
+
+
+# a range said in words around its ends (5到10kW之间, 介于5和10kW之间, between 5 and 10 kW, from
+# 5 to 10 kW): the words before and after it, and the word between its ends
+_SPAN_AROUND = (("介于", "之间"), ("在", "之间"), ("", "之间"), ("between ", ""), ("from ", ""))
+_SPAN_AND = {"之间": ("和", "与", "及"), "": (" and ",)}
+
+
+def _span_inside(text: str) -> str:
+    """`text` without the words a range is said in (`_SPAN_AROUND`), its ends joined by 到 or
+    `` to `` (``介于5和10kW之间``: ``5到10kW``, ``between 5 and 10 kW``: ``5 to 10 kW``); other
+    text as it is."""
+    folded = text.casefold()
+    for before, after in _SPAN_AROUND:
+        if folded.startswith(before) and folded.endswith(after) and \
+                len(text) > len(before) + len(after) and (before or after):
+            inner = text[len(before):len(text) - len(after)].strip()
+            joint = next((j for j in _SPAN_AND[after] if j in inner.casefold()), None)
+            if joint is not None:
+                at = inner.casefold().index(joint)
+                inner = f"{inner[:at]}{' to ' if joint.isascii() else '到'}{inner[at + len(joint):]}"
+            return inner
+    return text
 
 
 def open_tilde(value: str) -> str | None:
