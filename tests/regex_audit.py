@@ -296,6 +296,9 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.filter_text._SEPARATOR": "split",  # a --where value (its listed values)
     "kbtools.query.filter_kinds._EN_DATE": "fullmatch",  # a front-matter or --where value
     "kbtools.query.filter_numbers._BLANK_RUN": "sub",  # a --where quantity's unit words
+    "kbtools.query.filter_numbers._GROUPED": "sub",  # a front-matter or --where quantity
+    "kbtools.query.filter_numbers._LATIN_THEN_HAN": "search",  # a quantity's unit (a value's)
+    "kbtools.query.filter_text._GROUPED_AMOUNT": "match",  # a --where value (its listed values)
     "kbtools.config.RELEASE_TAG_RE": "match",  # a tag, a release directory, a --release value
     "kbtools.query.filter_kinds._DAY_MONTH": "fullmatch",  # a front-matter or --where value
     "kbtools.query.naming._EN_TIME_AFTER": "match",  # a question, after a value's unit

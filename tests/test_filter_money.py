@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kbtools.errors import FilterError
-from kbtools.query.filter_numbers import quantity
+from kbtools.query.filter_numbers import order_number, quantity
 from kbtools.query.filter_text import parse_where
 from tests.milvus_server import (  # noqa: F401 - milvus: a fixture
     engine_rows,
@@ -50,7 +50,7 @@ def test_a_dollar_with_its_country_is_its_own_currency_locally_and_in_milvus(dol
 
 @pytest.mark.parametrize(("text", "read"), [
     ("¥80", ("¥", 80)), ("$12.50", ("$", 12.5)), ("€ 5", ("€", 5)), ("￥80", ("¥", 80)),
-    ("£3.5", ("£", 3.5)), ("80¥", ("¥", 80)), ("$HOME", None), ("¥", None), ("$1,000", None),
+    ("£3.5", ("£", 3.5)), ("80¥", ("¥", 80)), ("$HOME", None), ("¥", None), ("$1,000", ("$", 1000)),
     ("US$12", ("us$", 12)), ("HK$ 12", ("hk$", 12)), ("nt$12", ("nt$", 12)), ("12S$", ("s$", 12)),
     ("HK12", None), ("XX$12", None), ("RMB80", ("rmb", 80)), ("cny 80", ("cny", 80)),
     ("EUR5", ("eur", 5)), ("80RMB", ("rmb", 80)), ("RMBX80", None), ("USDT5", None),
@@ -101,3 +101,70 @@ wan = facts_fixture("wan", WAN)
 ])
 def test_an_amount_in_wan_or_yi_is_that_many_of_its_unit_locally_and_in_milvus(wan, where, rows):
     assert rows_alike(wan, "wan", WAN, where) == rows
+
+
+BARE_WAN = [{"价格": p} for p in ("1.5万", "15000", "8000元", "2万5千", "3千", "-1.2万", "1.5万元",
+                                  "免费")]
+bare_wan = facts_fixture("barewan", BARE_WAN)
+
+
+@pytest.mark.parametrize(("where", "rows"), [  # session 47 (f47): a bare 1.5万 was a unit 万
+    ("价格>=1.5万", [0, 1, 3, 6, 7]), ("价格=1.5万", [0, 1]), ("价格<2万", [0, 1, 2, 4, 5, 6]),
+    ("价格=1万..2万", [0, 1, 6]), ("价格>=10000元", [0, 1, 3, 6, 7]),  # bare beside 元: in 元
+    ("价格<0", [5]), ("价格=２万５千", [3]), ("价格<=3千", [4, 5]),
+])
+def test_a_bare_number_in_wan_is_that_number_locally_and_in_milvus(bare_wan, where, rows):
+    assert rows_alike(bare_wan, "barewan", BARE_WAN, where) == rows
+
+
+@pytest.mark.parametrize(("text", "number"), [
+    ("1.5万", 15000), ("2亿", 200000000), ("-1.5万", -15000), ("１．５万", 15000), ("3千", 3000),
+    ("2万5千", 25000), ("1.5万亿", 1500000000000), ("5百", 500), ("三万", 30000),
+])
+def test_a_number_in_digits_times_wan_reads_as_its_value(text, number):
+    assert order_number(text) == number and quantity(text) is None
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("3千克", ("千克", 3)), ("1.5万元", ("元", 15000)), ("5百米", ("米", 500)),
+    ("百分之百", ("%", 100)), ("百分之一百", ("%", 100)), ("百分之十", ("%", 10)),
+    ("千分之千", ("‰", 1000)),
+])
+def test_a_unit_after_a_magnitude_or_a_whole_share_in_words_is_read(text, read):
+    got = quantity(text)
+    assert got is not None and (got[0], float(got[1])) == read
+
+
+GROUPED = [{"价格": p} for p in ("¥1,000", "1,000元", "RMB 1,200", "100块", "$1,000", "800元",
+                                 "三块钱", "1，500元", "90 yuan")]
+grouped = facts_fixture("grouped", GROUPED)
+
+
+@pytest.mark.parametrize(("where", "rows"), [  # session 47 (f47): ¥1,000 and 100块 were text
+    ("价格>=¥1,000", [0, 1, 2, 7]), ("价格>=500元", [0, 1, 2, 5, 7]), ("价格=1000元", [0, 1]),
+    ("价格=¥1,000", [0, 1]), ("价格=1,000元,¥1,200", [0, 1, 2]), ("价格<=200块", [3, 6, 8]),
+    ("价格=100元", [3]), ("价格=3元", [6]), ("价格=二十块..100块", [3, 8]), ("价格=$1,000", [4]),
+    ("价格=1,500元、100块", [3, 7]), ("价格=80元..100元", [3, 8]),
+])
+def test_an_amount_grouping_its_thousands_or_in_kuai_is_money_locally_and_in_milvus(
+        grouped, where, rows):
+    assert rows_alike(grouped, "grouped", GROUPED, where) == rows
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("¥1,000", ("¥", 1000)), ("1,000元", ("元", 1000)), ("1，000元", ("元", 1000)),
+    ("RMB 1,200", ("rmb", 1200)), ("5,000W", ("w", 5000)), ("$1,000,000.5", ("$", 1000000.5)),
+    ("100块", ("元", 100)), ("100块钱", ("元", 100)), ("二十块", ("元", 20)), ("5元钱", ("元", 5)),
+    ("5 yuan", ("元", 5)), ("5 kgs", ("kg", 5)),  # session 47: units of their own
+    ("1,000", None), ("12,5kW", None), ("1,2345W", None), ("1,00W", None),
+])
+def test_thousands_grouped_before_a_unit_and_kuai_are_read(text, read):
+    got = quantity(text)
+    assert (None if got is None else (got[0], float(got[1]))) == read
+
+
+def test_an_order_on_an_amount_grouping_its_thousands_is_one_value():
+    """``价格>=¥1,000`` was refused as an order given two values (¥1 and 000)."""
+    assert parse_where(["价格>=¥1,000"]) == [("价格", ">=", "¥1,000")]
+    assert parse_where(["价格=¥1,000,¥2,000"]) == [("价格", "=", ("¥1,000", "¥2,000"))]
+    assert parse_where(["code=100,200"]) == [("code", "=", ("100", "200"))]  # no amount: a list

@@ -122,8 +122,11 @@ mille = facts_fixture("permille", MILLE)
 @pytest.mark.parametrize(("where", "rows"), [  # session 46 (f46, issue 4): ‰ was text
     ("含量<=5‰", [0, 1, 5, 6, 7]),  # 0.6% is 6‰; a bare 0.004 a fraction or 0.004‰: left out
     ("含量>=0.5%", [2, 3, 5, 6, 7]), ("含量=3‰", [0, 1]), ("含量=0.3%", [0, 1]),
-    ("含量>4‰", [2, 3, 5, 6, 7]), ("含量=5‰..0.6%", [2, 6, 7]),  # 千分之五 is 5‰
+    ("含量>4‰", [2, 3, 5, 6, 7]), ("含量=5‰..0.6%", [2, 5, 6, 7]),  # 千分之五 is 5‰
+    # session 47: a bare 5 in a range's first unit against both ends (5‰; 5 % below, out)
+    ("含量=0.5%..6‰", [2, 6, 7]), ("含量=0.5%..6‰,0.3%", [0, 1, 2, 6, 7]),
     ("含量=千分之三", [0, 1]), ("含量<百分之0.5", [0, 1]),  # a share in words, a filter's too
+    ("含量=0.3 pct", [0, 1]), ("含量>=0.5pct", [2, 3, 5, 6, 7]),  # session 47: pct was its own
 ])
 def test_per_mille_is_a_share_as_percent_is_locally_and_in_milvus(mille, where, rows):
     assert rows_alike(mille, "permille", MILLE, where) == rows

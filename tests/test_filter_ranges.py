@@ -50,6 +50,22 @@ FACTS = [{"power": p, "area": a} for p, a in [
     ("power=5kW~", [("power", ">=", "5kW")]), ("power=5kW～", [("power", ">=", "5kW")]),
     ("power=5kW以上", [("power", ">=", "5kW")]), ("power=5kW及以上", [("power", ">=", "5kW")]),
     ("power=10kW以下", [("power", "<=", "10kW")]), ("power=5kW+", [("power", ">=", "5kW")]),
+    ("power=5kW或以上", [("power", ">=", "5kW")]), ("power=10kW及以下", [("power", "<=", "10kW")]),
+    ("power=10kW或以下", [("power", "<=", "10kW")]), ("power=10kW以内", [("power", "<=", "10kW")]),
+    ("power=5kW或更多", [("power", ">=", "5kW")]), ("power=5kW or more", [("power", ">=", "5kW")]),
+    ("power=5 kW OR LESS", [("power", "<=", "5 kW")]), ("power>=5kW以上", [("power", ">=", "5kW")]),
+    ("power<=10kW及以下", [("power", "<=", "10kW")]),  # session 47: the bound said twice
+    ("power=5kW或以上,2kW", [("power", "=", (Between("5kW", None), "2kW"))]),
+    ("power=500W..2kW", [("power", ">=", "500W"), ("power", "<=", "2000W")]),  # one unit
+    ("power=5kW及其以上", [("power", ">=", "5kW")]), ("power=10kW及其以下", [("power", "<=", "10kW")]),
+    ("power=5到10kW之间", [("power", ">=", "5kW"), ("power", "<=", "10kW")]),  # said in words
+    ("power=介于5和10kW之间", [("power", ">=", "5kW"), ("power", "<=", "10kW")]),  # (session 47)
+    ("power=在5kW与10kW之间,20kW", [("power", "=", (Between("5kW", "10kW"), "20kW"))]),
+    ("power=Between 5 and 10kW", [("power", ">=", "5kW"), ("power", "<=", "10kW")]),
+    ("power=from 5 to 10kW", [("power", ">=", "5kW"), ("power", "<=", "10kW")]),
+    ("x=between us", [("x", "=", "between us")]), ("x=之间", [("x", "=", "之间")]),
+    ("x=0.5%..6‰,1‰", [("x", "=", (Between("0.5%", "0.6%"), "1‰"))]),  # (session 47)
+    ("x=1公顷..20亩", [("x", ">=", "1公顷"), ("x", "<=", "20亩")]),  # 4/3 公顷: as written
     ("date=2024-03..", [("date", ">=", "2024-03")]),
     ("power=不低于5kW", [("power", ">=", "5kW")]), ("power=不超过10kW", [("power", "<=", "10kW")]),
     ("power=At least 5 kW", [("power", ">=", "5 kW")]),
@@ -158,6 +174,8 @@ coll = facts_fixture("ranges", FACTS)
     ("power=5–10kW,20kW", [1, 2, 4]), ("power=[5~10kW, 20kW]", [1, 2, 4]),
     ("power=..3kW,20kW..", [0, 2, 4, 5]),  # 5: text orders after digits, as >= has it
     ("power=5kW..", [1, 2, 3, 4, 5]), ("power=..5kW", [0, 4]), ("power=10kW以下", [0, 1, 4]),
+    ("power=10kW及以下", [0, 1, 4]), ("power=5kW或以上", [1, 2, 3, 4, 5]),  # session 47: were
+    ("power=7.5kW or more,3kW", [0, 1, 2, 3, 4, 5]),  # a list (5kW, 以上) and 10kW及 a unit
     ("power=5kW~,2kW", [1, 2, 3, 4, 5]), ("power=7.5kW..12kW,3kW", [0, 1, 3, 4]),
     ("area>=200 sq ft", [0, 1, 2, 3, 5]), ("area<25 square metres", [0, 1, 4]),
     ("area=..19 m²,1亩", [1, 2, 4]), ("area=5 square feet", [4]),
@@ -228,3 +246,12 @@ def test_a_decision_table_in_litres_takes_cubic_metres():
                         decision="inputs=Tank (L); outputs=措施")
     result = match_rules(table, {"Tank (L)": "2 m³"})
     assert result.selected == (2,)  # rows from 1
+
+
+@pytest.mark.parametrize(("text", "read"), [  # session 47 (f47): a unit kw之间, kw及, kw起
+    ("10kW之间", None), ("5kW及", None), ("5kW起", None), ("5kW左右", None),
+    ("25kg每亩", ("kg每亩", 25)), ("3万kW", ("kw", 30000)), ("5千瓦", ("千瓦", 5)),
+])
+def test_a_latin_unit_with_a_chinese_word_after_it_is_no_unit(text, read):
+    got = quantity(text)
+    assert (None if got is None else (got[0], float(got[1]))) == read

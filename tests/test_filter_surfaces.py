@@ -538,3 +538,16 @@ def test_full_width_brackets_list_and_a_bracket_read_no_way_is_refused_on_every_
     either, order = mcp_client([KB, "mcp", "--index", str(dist)], tmp_path, env, scenario)
     assert names(either.structured_content["results"]) == {"alpha", "gamma"}
     assert order.is_error and said["size>=[5]"] in order.content[0].text
+
+
+def test_an_or_with_nothing_after_it_is_refused_in_one_line_on_every_surface(dist, client):
+    """``power>=5kW或`` got the generic "use KEY=VALUE" refusal and ``power=5kW or`` matched
+    nothing as a text value (session 47, f47); each now says what to write, a Chinese page in
+    Chinese."""
+    cli = _kb("query", Q, "--index", str(dist), "--where", "power>=5kW或", "--no-log")
+    assert cli.exit_code == 2 and len(cli.output.strip().splitlines()) == 1, cli.output
+    assert "“或”后面没有值；请写 power>=5kW" in cli.output
+    api = client.get("/api/search", params={"q": Q, "where": "power=5kW or"})
+    assert api.status_code == 400 and 'nothing after \\"or\\"; write power=5kW' in api.text
+    page = client.get("/", params=[("q", Q), ("where", "power=5kW or"), ("lang", "zh")])
+    assert page.status_code == 400 and "“or”后面没有值；请写 power=5kW" in html.unescape(page.text)

@@ -122,8 +122,12 @@ ORD_FIELD = "f_ord"
 # number per mille (3‰) a quantity, q:‰ as 0.3% is, and money with its currency's code first
 # (RMB80, USD 12) a quantity of that currency, `filter_numbers.quantity`; a unit after 万, 亿,
 # 千 or 百 (1.5万元, 2万吨) that many of the unit, keyed in its base, `filter_units.measured`;
-# a share in words (百分之五十, 千分之五) that share, `filter_numbers.in_digits`
-FILTER_RULES = "17"
+# a share in words (百分之五十, 千分之五) that share, `filter_numbers.in_digits`; 18: a number
+# in digits times 万, 亿, 千 or 百 (1.5万, 2万5千) that number, and 百分之百 100 %,
+# `filter_numbers.in_digits`; an amount grouping its thousands (¥1,000, 1,000元) that
+# amount, 块 (100块, 三块钱) and yuan 元, pct %, kgs kg, and a Latin unit with a Chinese word
+# after it (5kW起, 10kW之间) text, `filter_numbers.quantity`
+FILTER_RULES = "18"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 
 # Milvus reads only these escapes in a string literal (\u, \x, \b, \0 … are refused);

@@ -13,6 +13,7 @@ from decimal import Decimal
 
 from kbtools.query.filter_kinds import period_of, version_text
 from kbtools.query.filter_numbers import narrow, order_number, quantity, unit_written
+from kbtools.query.filter_units import in_unit
 
 
 class Between(str):
@@ -82,7 +83,22 @@ def range_ends(value: str) -> tuple[str, str] | None:
         unit = unit_written(high)
         low = f"{low}{unit}" if quantity(f"{low}{unit}") is not None else low
     ends = _dated_ends(low, high)
-    return ends if all(map(an_end, ends)) else None
+    return _one_unit(*ends) if all(map(an_end, ends)) else None
+
+
+def _one_unit(low: str, high: str) -> tuple[str, str]:
+    """A range's ends with its last in its first's unit when they are quantities of one
+    dimension in units of other sizes (``0.5%..6‰``: ``0.5%..0.6%``, ``50cm..1m``:
+    ``50cm..100cm``), so that a document's bare number is read in one unit, the first's,
+    against both (not 3 % against one end and 3 ‰ against the other); the ends as they are
+    otherwise, and when the last's number in that unit never ends (``1公顷..20亩``)."""
+    a, b = quantity(low), quantity(high)
+    if a is None or b is None or a[0] == b[0]:
+        return low, high
+    number = in_unit(b, a[0])
+    if number is None or number == b[1] or number < a[1]:  # ¥50..100元: a bare 80 reads
+        return low, high  # alike; 10kW–500W: reversed, refused as written (`filter_text`)
+    return low, f"{_plain(number)}{unit_written(low).strip()}"
 
 
 def _dated_ends(low: str, high: str) -> tuple[str, str]:
@@ -109,9 +125,16 @@ def _dated_ends(low: str, high: str) -> tuple[str, str]:
 
 # after a value, a range open above (5kW.., 5kW~, 5kW以上: 5kW or more); before it, one open
 # below (..10kW: 10kW or less). Not a tilde before a value: ~10kW is "about 10kW" as often
-_OPEN_ABOVE = ("...", "..", "……", "…", "~", "～", "〜", "及以上", "或以上", "以上", "+")
+# (words after a value, or more and or less: 5kW或以上, 5kW or more, 10kW及以下, 10kW以内; the
+# longest first, so that 及以下 is not 以下 after a value 10kW及)
+_OPEN_ABOVE = tuple(sorted(("...", "..", "……", "…", "~", "～", "〜", "及以上", "或以上", "以上",
+                            "+", "及其以上", "或更多", "或更高", "或更大", "及更高", " or more", " or above",
+                            " and above", " or higher", " and up", " or over"),
+                           key=len, reverse=True))
 _OPEN_BELOW = ("...", "..", "……", "…")
-_BELOW_AFTER = ("以下", "及以下", "或以下")  # 10kW以下: 10kW or less
+_BELOW_AFTER = tuple(sorted(("以下", "及以下", "及其以下", "或以下", "以内", "及以内", "或更少", "或更低",
+                             "或更小", " or less", " or below", " and below", " or lower",
+                             " or under", " and under"), key=len, reverse=True))
 _TILDES = ("~", "～", "〜")
 # words before a value that make it a bound, both ends included (不低于5kW: 5kW or more)
 _AT_LEAST = ("不低于", "不少于", "不小于", "至少", "at least ", "no less than ")
@@ -178,13 +201,14 @@ def _plain(number: Decimal) -> str:
 
 def between(value: str) -> Between | None:
     """The range a filter's bare value writes (`range_ends`: ``5kW..10kW``, ``5–10kW``), or
-    one open at an end: ``5kW..``, ``5kW~``, ``5kW以上``, ``5kW+``, ``不低于5kW``, ``at least
-    5kW`` (5kW or more), ``..10kW``, ``10kW以下``, ``不超过10kW``, ``at most 10kW`` (10kW or
+    one open at an end: ``5kW..``, ``5kW~``, ``5kW以上``, ``5kW或以上``, ``5kW+``, ``5kW or
+    more``, ``不低于5kW``, ``at least 5kW`` (5kW or more), ``..10kW``, ``10kW以下``,
+    ``10kW及以下``, ``10kW以内``, ``10kW or less``, ``不超过10kW``, ``at most 10kW`` (10kW or
     less), each end included, as a range's are; None for any other
     value (``~10kW`` too, which `open_tilde` refuses: about 10kW, or up to it?). Full-width
     forms as ASCII (``５ｋＷ．．`` is ``5kW..``, as a Chinese input method types it)."""
     text = narrow(value.strip())
-    if (ends := range_ends(text)) is not None:
+    if (ends := range_ends(_span_inside(text))) is not None:
         return Between(*ends, written=text)
     if (tolerance := plus_minus(text)) is not None:  # 10±2: 8..12
         return tolerance
@@ -194,21 +218,44 @@ def between(value: str) -> Between | None:
         strict = bound[0] in (">", "<")
         return (Between(bound[1], None, text, strict) if bound[0] in (">=", ">") else
                 Between(None, bound[1], text, strict))
-    above = next((m for m in _OPEN_ABOVE if text.endswith(m) and len(text) > len(m)), None)
+    folded = text.casefold()
+    above = next((m for m in _OPEN_ABOVE if folded.endswith(m) and len(text) > len(m)), None)
     if above is not None and an_end(low := text[:-len(above)].strip()):
         return Between(low, None, written=text)
     below = next((m for m in _OPEN_BELOW if text.startswith(m) and len(text) > len(m)), None)
     if below is not None and an_end(high := text[len(below):].strip()):
         return Between(None, high, written=text)
-    after = next((m for m in _BELOW_AFTER if text.endswith(m) and len(text) > len(m)), None)
+    after = next((m for m in _BELOW_AFTER if folded.endswith(m) and len(text) > len(m)), None)
     if after is not None and an_end(high := text[:-len(after)].strip()):
         return Between(None, high, written=text)
-    folded = text.casefold()
     for words, least in ((_AT_LEAST, True), (_AT_MOST, False)):
         word = next((w for w in words if folded.startswith(w)), None)
         if word is not None and an_end(end := text[len(word):].strip()):
             return Between(end, None, text) if least else Between(None, end, text)
     return None
+
+
+# a range said in words around its ends (5到10kW之间, 介于5和10kW之间, between 5 and 10 kW, from
+# 5 to 10 kW): the words before and after it, and the word between its ends
+_SPAN_AROUND = (("介于", "之间"), ("在", "之间"), ("", "之间"), ("between ", ""), ("from ", ""))
+_SPAN_AND = {"之间": ("和", "与", "及"), "": (" and ",)}
+
+
+def _span_inside(text: str) -> str:
+    """`text` without the words a range is said in (`_SPAN_AROUND`), its ends joined by 到 or
+    `` to `` (``介于5和10kW之间``: ``5到10kW``, ``between 5 and 10 kW``: ``5 to 10 kW``); other
+    text as it is."""
+    folded = text.casefold()
+    for before, after in _SPAN_AROUND:
+        if folded.startswith(before) and folded.endswith(after) and \
+                len(text) > len(before) + len(after) and (before or after):
+            inner = text[len(before):len(text) - len(after)].strip()
+            joint = next((j for j in _SPAN_AND[after] if j in inner.casefold()), None)
+            if joint is not None:
+                at = inner.casefold().index(joint)
+                inner = f"{inner[:at]}{' to ' if joint.isascii() else '到'}{inner[at + len(joint):]}"
+            return inner
+    return text
 
 
 def open_tilde(value: str) -> str | None:

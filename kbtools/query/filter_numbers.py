@@ -30,7 +30,13 @@ from decimal import Decimal, DecimalTuple, InvalidOperation
 from functools import lru_cache
 from typing import Any
 
-from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
+from kbtools.decision.numerals import (
+    MAGNITUDE_CHARS,
+    NUMERAL_CHARS,
+    chinese_number,
+    magnified,
+    read_mixed,
+)
 from kbtools.decision.units import (
     CURRENCY_CODES,
     DOLLAR_PREFIXES,
@@ -155,7 +161,15 @@ _READ_FIRST = frozenset(_NUMERALS) | {"负"}  # what a value `in_digits` respell
 # a share in words before its number (百分之五十 is 50%, 千分之五 is 5‰)
 _SHARE_WORDS = {"百分之": "%", "千分之": "‰"}
 # what may follow a numeral respelled: a unit the decision tables know (亩, 千瓦, 度, kg), a count
-_UNITS_AFTER = frozenset((*GROUP_OF, *scaled_units(), "个"))
+# a Latin letter then a Chinese character in a unit (kW及 of 5kW及以下, kW之间, kW起): no unit but
+# a unit and a word; one of a rate (kg每亩) aside
+_LATIN_THEN_HAN = re.compile(r"[a-z][\u3400-\u9fff](?<!每)")
+# a unit as said aloud or typed in short, as the unit it is: 100块 is 100元, 5 pct 5 %, 5 yuan
+# 5元, 5 kgs 5 kg
+SPOKEN_UNITS = {"块": "元", "块钱": "元", "元钱": "元", "pct": "%", "yuan": "元", "kgs": "kg"}
+_UNITS_AFTER = frozenset((*GROUP_OF, *scaled_units(), "个", *SPOKEN_UNITS))
+_SIGNS = "+-."  # what a number in digits may start with (a magnitude after it: -1.5万)
+_LEADING_MAGNITUDES = "百千"  # a share's numeral that says no 一 before them (百分之百: 100%)
 
 
 def in_digits(text: str) -> str:
@@ -163,14 +177,21 @@ def in_digits(text: str) -> str:
     ``10亩``, ``三点五千瓦``: ``3.5千瓦``, ``五千瓦``: ``5000瓦``), 零下 or 负 before a number as a minus
     sign (``零下五度``, ``零下10度``: ``-5度``, ``-10度``), when what follows is nothing or a unit
     known (`_UNITS_AFTER`); a share in words as its number and sign (``百分之五十``: ``50%``,
-    ``千分之五``: ``5‰``); other text as it is (``三七``, ``十字花科``, ``负责人``), at the cost of
-    one check for most."""
-    if text.lstrip()[:1] not in _READ_FIRST:
+    ``千分之五``: ``5‰``, ``百分之百``: ``100%``); a number in digits times 万, 亿, 千 or 百 as
+    its value, as the decision tables read it (`kbtools.decision.numerals.magnified`:
+    ``1.5万`` is ``15000``, ``2万5千元`` ``25000元``, ``3千克`` stays 3 kg); other text as it is
+    (``三七``, ``十字花科``, ``负责人``), at the cost of one check for most."""
+    first = text.lstrip()[:1]
+    if first not in _READ_FIRST:
+        if (first.isdigit() or first in _SIGNS) and any(c in MAGNITUDE_CHARS for c in text):
+            return magnified(read_mixed(text))  # 1.5万: 15000, as the decision tables read it
         return text
     clean = text.strip()
     word = next((w for w in _SHARE_WORDS if clean.startswith(w)), None)
     if word is not None:  # 百分之五十, 千分之0.3: the number and its sign
-        share = in_digits(clean[len(word):]).strip()
+        said = clean[len(word):].lstrip()
+        said = f"一{said}" if said[:1] in _LEADING_MAGNITUDES else said  # 百分之百: 一百
+        share = in_digits(said).strip()
         return f"{share}{_SHARE_WORDS[word]}" if _decimal(share) is not None else text
     sign = next((z for z in _BELOW_ZERO if clean.startswith(z)), "")
     body = clean[len(sign):].lstrip()
@@ -288,6 +309,9 @@ _QUANTITY = re.compile(_NUMBER + r"((?:°?[^\W\d_]+[23]?(?:/[^\W\d_]+[23]?)?)|" 
 _MONEY_FIRST = re.compile(r"(" + _DOLLAR + r"|(?i:" + "|".join(CURRENCY_CODES)
                           + r")|[¥$€£￥＄])" + _NUMBER)
 MAX_QUANTITY_CHARS = 40  # longer text is no measured value
+# a number grouping its thousands by commas before its unit or after its currency (¥1,000,
+# 1,000元, 5,000 W): the number without them; a bare 1,000 stays none (1 or 1000?)
+_GROUPED = re.compile(r"(?<![\d.,])(\d{1,3})((?:,\d{3})+)(?![\d,])")
 # the units written with a power's digit (as NFKC writes m² and ㎡): no other letters and digit
 # are a unit (5A2 is a code)
 _POWERED = frozenset(u for u in (*GROUP_OF, *SCALED_SPELLINGS.values(), *SPELLED_UNITS.values(),
@@ -300,11 +324,15 @@ def quantity(text: str) -> tuple[str, Number] | None:
     """`text` as a number and its unit (``7.5 kW``: ``("kw", 7.5)``, ``1e3W``: ``("w",
     1000)``, the unit case-folded and in NFKC, ``㎡``, ``m²`` as ``m2``, full-width forms as
     ASCII; money with its sign or code first, ``¥80``, ``RMB80``, as ``("¥", 80)``, ``("rmb",
-    80)``); None for a bare number,
-    text, a date or a version."""
+    80)``); its thousands grouped by commas read (``¥1,000``, ``1,000元``: 1000), a unit said
+    aloud or typed short as the unit it is (`SPOKEN_UNITS`: ``100块`` is ``("元", 100)``,
+    ``5 pct`` ``("%", 5)``); None for a bare number (``1,000`` too), text, a date, a version
+    or a unit with a word after it (``10kW之间``, ``5kW及``)."""
     clean = in_digits(narrow(text))
     if not clean.isascii():  # ㎏, ㎡, m² as kg, m2, m2 (NFKC)
         clean = unicodedata.normalize("NFKC", clean)
+    if "," in clean:  # ¥1,000: ¥1000
+        clean = _GROUPED.sub(lambda g: g.group(1) + g.group(2).replace(",", ""), clean)
     if (money := _MONEY_FIRST.fullmatch(clean)) is not None:  # ¥80: 80 of ¥ (元)
         clean = money.group(2) + money.group(1)
     m = _QUANTITY.fullmatch(clean) if len(clean) <= MAX_QUANTITY_CHARS else None
@@ -314,6 +342,9 @@ def quantity(text: str) -> tuple[str, Number] | None:
         return None
     number = _decimal(m.group(1))
     unit = m.group(2).casefold()
+    unit = SPOKEN_UNITS.get(unit, unit)
+    if _LATIN_THEN_HAN.search(unit) is not None:  # 10kW之间: a quantity and a word, no unit
+        return None
     if number is None or any(p[-1:] in "23" and p not in _POWERED for p in unit.split("/")):
         return None
     return unit, number

@@ -9,7 +9,8 @@ either, ``crop!=小麦、玉米`` for one of neither; a list as front matter wri
 ``crop=[小麦, "a,b"]``, lists its items (``crop=[]`` is refused); a value that holds such a comma itself goes
 in quotes (``title="小麦、玉米轮作"``). A range after ``=`` (``power=5kW..10kW``, ``5~10kW``,
 ``5–10kW``, ``5至10kW``, ``5 to 10 kW``: `range_ends`) reads as its two bounds, ``>=`` and ``<=``. An order (``>=``, ``<=``, ``>``, ``<``) takes one
-value, as written (``price>=1,000``)."""
+value, as written (``price>=1,000``); an amount grouping its thousands is one value
+(``price=¥1,000``, ``1,000元``)."""
 
 from __future__ import annotations
 
@@ -117,11 +118,15 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                                   key="bad_where", values={"where": shown})
             out.append((key, *bound))
             continue
-        if op not in ("=", "!=") and (ranged := between(value)) is not None:
+        if op not in ("=", "!=") and (ranged := between(value)) is not None and \
+                _said_twice(op, ranged):  # >=5kW以上, <=10kW及以下: that bound, said twice
+            value = ranged.low or ranged.high or value
+        elif op not in ("=", "!=") and ranged is not None:
             raise FilterError("bad", f"{shown!r}: a range ({value}) is read with = alone "
                               f"({key}={value}); else give one bound ({key}{op}"
                               f"{ranged.low or ranged.high})", key="bad_where",
                               values={"where": shown})
+        _check_dangling_or(shown, key, op, value)
         _check_brackets(shown, key, op, value, len(item.rstrip()) - len(value))
         _check_tildes(shown, key, op, value)
         _check_order_list(shown, key, op, value)
@@ -150,6 +155,17 @@ def parse_where(items: list[str] | None) -> list[Condition]:
             continue
         out.append((key, op, values[0] if len(values) == 1 else values))
     return out
+
+
+def _said_twice(op: str, ranged: Between) -> bool:
+    """Whether an order's value, a bound open at one end (`between`), says the order again:
+    ``>=`` before one open above (``5kW以上``, ``5kW or more``), ``<=`` before one open below
+    (``10kW及以下``), each end included, in words (``>=5kW..`` stays refused: a range)."""
+    if not ranged.written.rstrip()[-1:].isalpha():
+        return False
+    open_above = ranged.high is None and ranged.low is not None
+    open_below = ranged.low is None and ranged.high is not None
+    return not ranged.strict and (op == ">=" and open_above or op == "<=" and open_below)
 
 
 # an operator written in words between a key and its value, as a technician types it with
@@ -280,6 +296,11 @@ _GROUPED = re.compile(r"\s*([+-]?\d{1,3}(?:[,，]\d{3})+(?:\.\d+)?)(?!\d)")
 _DECIMAL_COMMA = re.compile(r"\s*([+-]?\d+)[,，](\d{1,2}|\d{4,})(?![\d,，])")
 
 
+# a bare value of `=` / `!=` up to the next separator but those grouping a number's thousands
+# (¥1,000, 1,000元 of 价格=¥1,000,¥2,000): one amount when it reads as one (`quantity`)
+_GROUPED_AMOUNT = re.compile(r"[^,，、;；]*?\d(?:[,，]\d{3}(?!\d))+[^,，、;；]*")
+
+
 def written_hint(want: str) -> str:
     """What to write for an order's value whose number groups its thousands by commas
     (``5,000W``: ``write 5000W; ``), writes its decimal point as a comma (``12,5kW``: ``write
@@ -381,7 +402,12 @@ def _listed(text: str) -> list[tuple[str, bool]]:
             j += 1
         else:
             end = next((p for p in range(i, n) if text[p] in SEPARATORS), n)
-            if _says_or(ors := text[i:end]):  # 5kW或10kW; not 或许 (a value's edge: one value)
+            if text[end:end + 1] in ",，" and (grouped := _GROUPED_AMOUNT.match(text, i)) \
+                    is not None and quantity(grouped.group()) is not None:
+                end = grouped.end()  # ¥1,000 of 价格=¥1,000,¥2,000: one amount
+            if (bare := text[i:end].strip()) and (bound := between(bare)) is not None:
+                out.append((bound, False))  # 5kW或以上: 5kW or more, no list of 5kW and 以上
+            elif _says_or(ors := text[i:end]):  # 5kW或10kW; not 或许 (a value's edge: one value)
                 out += [(between(part) or part, False) for part in _or_parts(ors)]
             elif bare := text[i:end].strip():
                 out.append((between(bare) or bare, False))  # 5–10kW of 5–10kW,20kW: a range
@@ -466,7 +492,8 @@ def _check_order_list(shown: str, key: str, op: str, value: str) -> None:
     filter is written so (its key or value holds a Chinese character or punctuation), else
     in English. A value in quotes, or a number with a comma (``1,000``, ``12,5``), is one."""
     if op in ("=", "!=") or _in_quotes(value) or _GROUPED.match(value) is not None \
-            or _DECIMAL_COMMA.match(value) is not None:  # 1,000W, 12,5kW: `written_hint`
+            or _DECIMAL_COMMA.match(value) is not None \
+            or quantity(value) is not None:  # 1,000, 12,5kW: `written_hint`; ¥1,000 is one
         return
     parts = _or_parts(value) if _says_or(value) else [p.strip() for p in _SEPARATOR.split(value)]
     if len(parts) < 2 or not all(parts):
@@ -478,6 +505,40 @@ def _check_order_list(shown: str, key: str, op: str, value: str) -> None:
         f"an order ({op}) takes one bound, e.g. {bound}; for any of several values use =, "
         f"e.g. {listed}"), key="order_listed",
         values={"where": shown, "op": op, "bound": bound, "listed": listed})
+
+
+# "or" at a bare value's end or start, nothing on that side of it (功率>=5kW或, power=5kW or)
+_OR_AT_END = ("或者", "或是", "或", " or")
+_OR_AT_START = ("或者", "或是", "或", "or ")
+
+
+def _check_dangling_or(shown: str, key: str, op: str, value: str) -> None:
+    """A FilterError for a bare value that ends (or begins) with "or" and nothing after (before)
+    it, the rest a number, quantity, version or date (``功率>=5kW或``, ``power=5kW or``,
+    ``功率>=或5kW``): half a list, which as one text value would match nothing, or as an order
+    was refused in general terms. It names the filter without it and, for several values, the
+    list to write, in Chinese where the filter is written so (`_check_order_list`)."""
+    if _in_quotes(value):
+        return
+    text, folded = value.rstrip(SEPARATORS + _BLANKS), value.casefold()
+    end = next((w for w in _OR_AT_END if folded.rstrip(SEPARATORS + _BLANKS).endswith(w)), None)
+    start = None if end else next((w for w in _OR_AT_START if folded.startswith(w)), None)
+    word = end or start
+    if word is None:
+        return
+    rest = (text[:-len(word)] if end else text[len(word):]).strip().rstrip(SEPARATORS + _BLANKS)
+    if not rest or not all(an_end(p.strip()) for p in _SEPARATOR.split(rest) if p.strip()):
+        return  # 或许, A or: a word; 5kW,10kW或: the list's last value
+    one, listed = f"{key}{op}{rest}", f"{key}={rest},…"
+    zh = any("\u3400" <= c <= "\u9fff" or c in "，、；" for c in key + value)
+    side_zh = "后面" if end else "前面"
+    said_zh = (f"“{word.strip()}”{side_zh}没有值；请写 {one}" +
+               ("" if op == "=" else f"，要取几个值中的任一个请用 = 并列出它们，如 {listed}"))
+    said = (f'nothing {"after" if end else "before"} "{word.strip()}"; write {one}' +
+            ("" if op == "=" else f", or for any of several values use = and list them, "
+             f"e.g. {listed}"))
+    raise FilterError("bad", f"{shown!r}: {said_zh if zh else said}", key="or_dangling",
+                      values={"where": shown, "said_zh": said_zh})
 
 
 def _in_quotes(value: str) -> bool:

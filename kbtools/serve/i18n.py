@@ -325,6 +325,7 @@ ERRORS: dict[str, str] = {
                             "{release} 来使用它。"),
     "bad_where": "筛选条件 {where} 无效。",
     "order_listed": "筛选条件 {where} 无效：比较（{op}）只取一个界限，如 {bound}；几个值中的任一个请用 =，如 {listed}。",
+    "or_dangling": "筛选条件 {where} 无效：{said_zh}。",
     "unknown_where_key": "没有“{key}”这个筛选项。",
     "no_document": "本发布版本中没有这个文档：{doc}",
     "no_section": "文档 {doc} 中没有“{section}”这一节。",
