@@ -139,6 +139,27 @@ def test_kb_query_json_and_text_say_two_values_were_given(repo):
         in text.output
 
 
+@pytest.mark.parametrize(("question", "message"), [
+    (QUESTION, "缺少输入：温度(℃)（给出了两个值：22度、23度）"),
+    ("小麦赤霉病风险：相对湿度90%", "缺少输入：温度(℃)"),
+    ("小麦赤霉病风险：温度12度", "第1行匹配；未给出，但接受任意值：相对湿度(%)"),
+])
+def test_a_chinese_question_is_told_what_is_missing_in_chinese(repo, question, message):
+    """The JSON's (and MCP's) ``message`` was ``missing input(s): 温度(℃) (two values given:
+    22度, 23度)`` for a Chinese question, as ``row 1 matches; not given, …`` was."""
+    out = CliRunner().invoke(main, ["query", question, "--index", str(repo / "dist"),
+                                    "--json", "-k", "3", "--no-log"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["results"][0]["evaluation"]["message"] == message
+
+
+def test_an_english_question_is_told_what_is_missing_in_english(repo):
+    ev = search(open_index(repo / "dist"), "wheat scab risk: temperature 12 C", k=3)\
+        .results[0].evaluation
+    assert ev is not None and ev["message"] == \
+        "row 1 matches; not given, but any value is accepted: 相对湿度(%)"
+
+
 def test_the_web_page_says_two_values_were_given_in_its_language(repo):
     with TestClient(create_app(repo / "dist"), base_url="http://127.0.0.1") as client:
         zh = client.get("/", params={"q": QUESTION, "lang": "zh"}).text
