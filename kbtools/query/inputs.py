@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from kbtools.decision import DecisionTable, column_key
@@ -281,8 +281,13 @@ def read_inputs(question: str, table: DecisionTable,
                 said.setdefault(table.header[i], (x.written, place))
                 _claim(claimed, found_numbers, num)
                 break
+            pair = _listed_with(found_numbers, num) if x else None
             if numeral:  # 日均温二十六度: a value, but not one read here
                 blocked.add(i)
+            elif x and pair is not None:  # 温度20度和25度: which one is not known
+                blocked.add(i)
+                conflicts[table.header[i]] = (_said(x), _said(pair))
+                _claim(claimed, found_numbers, found_numbers.index(pair))
             elif (value := given_value(found_numbers[num], table, i)) is not None or \
                     found_numbers[num].exact and bare_degrees(unit_of(found_numbers[num].written)):
                 # (``humidity 25 degrees``: the table refuses the unit, saying so, as 湿度25度)
@@ -397,8 +402,10 @@ def read_inputs(question: str, table: DecisionTable,
             continue
         given: dict[str | None, str] = {}  # 温度22度，然后温度24度 on an English table
         as_given: dict[str | None, tuple[str | None, Number]] = {}  # … each as given, and its number
-        for x in (found_numbers[n] for n in fits if found_numbers[n].exact or
-                  found_numbers[n].range_text):
+        for x in (found_numbers[n] if not _listed_with(found_numbers, n) else
+                  replace(found_numbers[n], exact=True) for n in fits
+                  if found_numbers[n].exact or found_numbers[n].range_text or
+                  _listed_with(found_numbers, n)):  # (20度和25度: two values, each as given)
             # (``25 C and 77 F``: one temperature, in both scales)
             given.setdefault(key := _in_column(given_value(x, table, i), units.get(i)), _said(x))
             as_given.setdefault(key, (given_value(x, table, i), x))
@@ -520,6 +527,18 @@ def _as_written(said: str, text: str, shown: str) -> str:
     question writes them (`shown`, which lines up with `text`: 溫度, not 温度)."""
     written = {t: w for t, w in zip(text, shown, strict=True) if t != w}
     return "".join(written.get(ch, ch) for ch in said) if written else said
+
+
+def _listed_with(found: Sequence[Number], n: int) -> Number | None:
+    """The other value listed with number `n` of `found` (25度 of 20度和25度, ``25 C`` of ``20
+    C or 25 C``: `Number.listed`), when they differ; None when `n` is no such value (a range,
+    ``between 20 and 25 C``, is one value)."""
+    x = found[n]
+    if not x.listed or x.range_text:
+        return None
+    pair = next((found[k] for k in (n + 1, n - 1) if 0 <= k < len(found) and
+                 found[k].listed and not found[k].range_text), None)
+    return pair if pair is not None and pair.value != x.value else None
 
 
 def _claim(claimed: set[int], found: Sequence[Number], *taken: int) -> None:
