@@ -77,6 +77,7 @@ from kbtools.query.values import (
     numbers,
 )
 from kbtools.query.wording import (
+    ABBREVIATIONS,
     Terms,
     abbreviated,
     is_cjk,
@@ -121,7 +122,27 @@ def names_of(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> list[st
     names = set(wholes)  # the parts of each, as of the header: ``humidity`` of the
     parts = {p for w in wholes for p in name_parts(w) if strip_fillers(p)}  # relative
     names |= parts | {compact(s) for p in parts for s in synonyms.get(column_key(p), ())}
+    names |= kind_short_forms(wholes)
     return sorted((n for n in names if n), key=lambda n: (-len(n), n))
+
+
+# full-width Latin letters (ＲＨ, ｔｅｍｐ) → ASCII, as the question is compacted (an input method
+# types them so): a short form typed against its number is then apart from it (`unglued`)
+HALFWIDTH_LETTERS = {c: c - 0xFEE0 for c in (*range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B))}
+
+
+def kind_short_forms(wholes: Collection[str]) -> set[str]:
+    """The short forms (`wording.ABBREVIATIONS`) of a kind of the quantity a column names
+    alone (``rh``, of ``relative humidity``, for ``Humidity (%)`` and 湿度(%)): a field user
+    writes ``RH 85`` of the humidity a table calls ``Humidity``. Only of a whole name that ends
+    the written-out form as its last word (not ``absolute humidity``, which no form ends)."""
+    out: set[str] = set()
+    for group in ABBREVIATIONS:
+        forms = [compact(t) for t in group if " " in t or is_cjk(t[:1])]
+        if any(f != w and f.endswith(w) and (is_cjk(w[:1]) or f[-len(w) - 1] == " ")
+               for f in forms for w in wholes if w):
+            out |= {compact(t) for t in group if t.isascii() and t.isalpha()}
+    return out
 
 
 @lru_cache(maxsize=1024)
@@ -184,6 +205,8 @@ def read_inputs(question: str, table: DecisionTable,
     temperature 80 C`` on a table of ``温度(℃)``) is given to none of them. A question in
     Traditional script is read in Simplified (溫度超過20度 as 温度超过20度)."""
     synonyms = abbreviated(synonyms)  # (a release's: made once, `answers.input_synonyms`)
+    # (ＲＨ８５％: its letters as a logger's ASCII ones, so the short form is apart as below)
+    question = question.translate(HALFWIDTH_LETTERS)
     # in Simplified script (溫度超過20度: 超过 bounds the 20, as 温度 names the input)
     written = unglued(question)  # rh85%: rh 85%
     question = unglued(_simplified(question))
