@@ -379,10 +379,10 @@ def unused_note(values: Sequence[str], *, chinese: bool) -> str:
 
 def difference_note(values: Sequence[str], *, chinese: bool) -> str:
     """What a message ends with when the question gave `values` as a difference from another
-    time (比昨天高5度, ``5 degrees higher than yesterday``): not used, as no reading; in
-    Chinese for a question with Chinese in it."""
+    time or value (比昨天高5度, 比25度高3度, ``5 degrees higher than yesterday``): not used,
+    as no reading; in Chinese for a question with Chinese in it."""
     if chinese:
-        return f"（未使用：{'、'.join(values)}，这是与另一时间的差值，不是读数）"
+        return f"（未使用：{'、'.join(values)}，这是差值，不是读数）"
     return f" (not used: {', '.join(values)}: a difference, not a reading)"
 
 

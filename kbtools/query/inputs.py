@@ -230,6 +230,14 @@ def read_inputs(question: str, table: DecisionTable,
     changed = {n: span for n, x in enumerate(found_numbers)
                if (span := difference_at(text, x.start, max(x.after, x.end))) is not None}
     claimed.update(changed)
+    for n, ref in enumerate(found_numbers):  # … and the value it is said from (比25度高3度,
+        # ``3 degrees above 25 c``): no reading either, said with it
+        of = next((k for k, (a, b) in changed.items() if k != n and (a <= ref.start < b or (
+            ref.start == b + 1 and text[b] == " " and text[a:b].endswith(_COMPARED_TO)))), None)
+        if of is not None and n not in changed and not (  # (not the 三 of 降了两三天)
+                ref.range_text and ref.range_text == found_numbers[of].range_text):
+            changed[of] = (changed[of][0], max(changed[of][1], ref.after, ref.end))
+            claimed.add(n)
     out: dict[str, str] = {}
     conflicts: dict[str, tuple[str, ...]] = {}
     blocked: set[int] = set()  # named with a value that is none (a bound, 二十六): missing
@@ -550,6 +558,11 @@ def _as_written(said: str, text: str, shown: str) -> str:
     question writes them (`shown`, which lines up with `text`: 溫度, not 温度)."""
     written = {t: w for t, w in zip(text, shown, strict=True) if t != w}
     return "".join(written.get(ch, ch) for ch in said) if written else said
+
+
+# the last word of an English difference when a value it is said from follows (``3 degrees
+# above 25 c``; not ``higher than yesterday 25 c``, a reading after the difference)
+_COMPARED_TO = (" than", " above", " below", " over", " under", " from", " vs", " versus")
 
 
 def _listed_with(found: Sequence[Number], n: int) -> Number | None:
