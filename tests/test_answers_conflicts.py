@@ -89,10 +89,11 @@ RUN = build_table(["Run time (h)", "Temperature (°C)", "Action"],
      {"Temperature (°C)": ("22度", "24度")}),
     ("it ran 5 hours, then 6 hours, 22 C", {"Temperature (°C)": "22"},
      {"Run time (h)": ("5hours", "6hours")}),
-    # one value said twice is that value; a list is no value, and no conflict; a value and a
-    # bound are two (the bound is given as written: `test_answers_ranges`)
+    # one value said twice is that value; a list of two is two values (it was dropped
+    # unsaid); a value and a bound are two (the bound is given as written:
+    # `test_answers_ranges`)
     ("22度，现在还是22度", {"Temperature (°C)": "22"}, {}),
-    ("22度或24度", {}, {}),
+    ("22度或24度", {}, {"Temperature (°C)": ("22度", "24度")}),
     ("22度，不到25度", {}, {"Temperature (°C)": ("22度", "不到25度")}),
 ])
 def test_two_values_found_by_their_unit_for_one_column_are_a_conflict(question, values,
@@ -139,6 +140,28 @@ def test_kb_query_json_and_text_say_two_values_were_given(repo):
         in text.output
 
 
+@pytest.mark.parametrize(("question", "message"), [
+    (QUESTION, "缺少输入：温度(℃)（给出了两个值：22度、23度）"),
+    ("小麦赤霉病风险：相对湿度90%", "缺少输入：温度(℃)"),
+    ("小麦赤霉病风险：温度20度和25度，相对湿度90%", "缺少输入：温度(℃)（给出了两个值：20度、25度）"),
+    ("小麦赤霉病风险：温度12度", "第1行匹配；未给出，但接受任意值：相对湿度(%)"),
+])
+def test_a_chinese_question_is_told_what_is_missing_in_chinese(repo, question, message):
+    """The JSON's (and MCP's) ``message`` was ``missing input(s): 温度(℃) (two values given:
+    22度, 23度)`` for a Chinese question, as ``row 1 matches; not given, …`` was."""
+    out = CliRunner().invoke(main, ["query", question, "--index", str(repo / "dist"),
+                                    "--json", "-k", "3", "--no-log"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["results"][0]["evaluation"]["message"] == message
+
+
+def test_an_english_question_is_told_what_is_missing_in_english(repo):
+    ev = search(open_index(repo / "dist"), "wheat scab risk: temperature 12 C", k=3)\
+        .results[0].evaluation
+    assert ev is not None and ev["message"] == \
+        "row 1 matches; not given, but any value is accepted: 相对湿度(%)"
+
+
 def test_the_web_page_says_two_values_were_given_in_its_language(repo):
     with TestClient(create_app(repo / "dist"), base_url="http://127.0.0.1") as client:
         zh = client.get("/", params={"q": QUESTION, "lang": "zh"}).text
@@ -180,6 +203,33 @@ def test_the_bundled_wheat_scab_table_names_both_values():
 ])
 def test_a_named_value_and_a_second_value_in_its_unit_conflict(table, question, values,
                                                                conflicts):
+    assert table is not None
+    given = read_inputs(question, table)
+    assert (given.values, given.conflicts) == (values, conflicts)
+
+
+@pytest.mark.parametrize(("table", "question", "values", "conflicts"), [
+    # two values listed for one input in one phrase: both said (the input was left missing
+    # and nothing said why)
+    (RISK, "温度20度和25度，湿度90%", {"相对湿度(%)": "90"}, {"温度(℃)": ("20度", "25度")}),
+    (RISK, "温度20度和25度", {}, {"温度(℃)": ("20度", "25度")}),
+    (RISK, "温度20或25度，湿度90%", {"相对湿度(%)": "90"}, {"温度(℃)": ("20", "25度")}),
+    (RISK, "温度20度或者25度，湿度90%", {"相对湿度(%)": "90"}, {"温度(℃)": ("20度", "25度")}),
+    (RISK, "温度20、25度，湿度90%", {"相对湿度(%)": "90"}, {"温度(℃)": ("20", "25度")}),
+    (RISK, "温度２０度和２５度，湿度９０％", {"相对湿度(%)": "90"}, {"温度(℃)": ("20度", "25度")}),
+    (RISK, "20度和25度，湿度90%", {"相对湿度(%)": "90"}, {"温度(℃)": ("20度", "25度")}),
+    (RISK, "温度25度，湿度85%和90%", {"温度(℃)": "25"}, {"相对湿度(%)": ("85%", "90%")}),
+    (TEMPERATURE, "temperature 20 C and 25 C", {}, {"Temperature (°C)": ("20C", "25C")}),
+    (TEMPERATURE, "temperature 20 or 25 C", {}, {"Temperature (°C)": ("20", "25C")}),
+    (SEAL, "seal temperature 160 F, load 80% or 90%", {"Seal temperature (°F)": "160"},
+     {"Load (%)": ("80%", "90%")}),
+    # a range between two values is one value; two things joined are each's
+    (RISK, "温度在20和25度之间，湿度90%", {"温度(℃)": "20和25度之间", "相对湿度(%)": "90"}, {}),
+    (TEMPERATURE, "temperature between 20 and 25 C", {"Temperature (°C)": "between 20 and 25 C"},
+     {}),
+    (RISK, "温度20度和湿度90%", {"温度(℃)": "20", "相对湿度(%)": "90"}, {}),
+])
+def test_two_values_listed_for_one_input_are_a_conflict(table, question, values, conflicts):
     assert table is not None
     given = read_inputs(question, table)
     assert (given.values, given.conflicts) == (values, conflicts)

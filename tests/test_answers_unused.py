@@ -139,4 +139,4 @@ def test_a_difference_is_no_reading(table, question, values, differences):
 def test_the_answer_says_a_difference_was_not_used(dist):
     ev = search(open_index(dist), "小麦赤霉病风险：温度22度，比昨天高5度，湿度90%", k=3).results[0].evaluation
     assert ev is not None and ev["outputs"] == [{"风险": "高"}], ev
-    assert "（未使用：比昨天高5度，这是与另一时间的差值，不是读数）" in ev["message"], ev
+    assert "（未使用：比昨天高5度，这是差值，不是读数）" in ev["message"], ev

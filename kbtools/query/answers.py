@@ -287,8 +287,9 @@ def _evaluate(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
     conflicts = {k: tuple(v) for k, v in conflicts.items() if k in missing}
     others = {k: v for k, v in said_of_other.items() if k in missing and k not in conflicts}
     if not found:  # only inputs given two values or another thing's: nothing to match on
-        return Evaluation("missing_inputs", missing_message(missing, conflicts, others), doc,
-                          dt.label(), ti, found, missing, conflicts=conflicts,
+        return Evaluation("missing_inputs", missing_message(missing, conflicts, others,
+                                                            chinese=lang == "zh"),
+                          doc, dt.label(), ti, found, missing, conflicts=conflicts,
                           said_of_other=others)
     given = dt if not missing else replace(
         dt, inputs=tuple(i for i in dt.inputs if dt.header[i] in found),
@@ -312,7 +313,8 @@ def _evaluate(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
     chosen = [m for m in result.matches if m.row in result.selected]
     if missing and any(dt.conditions[m.row - 1][i].kind != "any"
                        for m in chosen for i in dt.inputs if dt.header[i] in missing):
-        return Evaluation("missing_inputs", missing_message(missing, conflicts, others),
+        return Evaluation("missing_inputs", missing_message(missing, conflicts, others,
+                                                            chinese=lang == "zh"),
                           doc, dt.label(), ti, found, missing, conflicts=conflicts,
                           said_of_other=others)
     def not_given(row: int) -> list[dict[str, Any]]:  # the missing inputs' cells of `row`
@@ -323,11 +325,8 @@ def _evaluate(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
     rows: tuple[dict[str, Any], ...] = tuple(
         {"row": m.row, "outputs": dict(m.outputs),
          "cells": (*(vars(c) for c in m.cells), *not_given(m.row))} for m in chosen)
-    matched = ", ".join(str(m.row) for m in chosen)
     message = result.message if not missing else \
-        f"{'row' if len(chosen) == 1 else 'rows'} {matched} " \
-        f"{'matches' if len(chosen) == 1 else 'match'}; not given, but any value is " \
-        f"accepted: {', '.join(missing)}"
+        not_given_message([m.row for m in chosen], missing, chinese=lang == "zh")
     first = rows[0]
     return Evaluation("match", message, doc, dt.label(), ti, found, (), first["row"],
                       first["outputs"], first["cells"], rows)
@@ -335,13 +334,29 @@ def _evaluate(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
 
 def missing_message(missing: Sequence[str],
                     conflicts: Mapping[str, Sequence[str]] = {},
-                    said_of_other: Mapping[str, str] = {}) -> str:
+                    said_of_other: Mapping[str, str] = {}, *, chinese: bool = False) -> str:
     """``missing input(s): A, B``, each input the question gave two values followed by them
     (``温度(℃) (two values given: 22度, 23度)``), each whose value in its unit the question
-    said of another thing followed by that (``温度(℃) (80度说的是油温，不是温度(℃))``)."""
+    said of another thing followed by that (``温度(℃) (80度说的是油温，不是温度(℃))``); in
+    Chinese for a question with Chinese in it (``缺少输入：温度(℃)（给出了两个值：22度、23度）``)."""
+    if chinese:
+        return "缺少输入：" + "、".join(
+            f"{m}（给出了两个值：{'、'.join(conflicts[m])}）" if m in conflicts else
+            f"{m}（{said_of_other[m]}）" if m in said_of_other else m for m in missing)
     return "missing input(s): " + ", ".join(
         f"{m} (two values given: {', '.join(conflicts[m])})" if m in conflicts else
         f"{m} ({said_of_other[m]})" if m in said_of_other else m for m in missing)
+
+
+def not_given_message(rows: Sequence[int], missing: Sequence[str], *, chinese: bool) -> str:
+    """What a match says when inputs not given cannot change it (every row selected takes any
+    value for them): ``row 1 matches; not given, but any value is accepted: 湿度(%)``, in
+    Chinese for a question with Chinese in it (``第1行匹配；未给出，但接受任意值：湿度(%)``)."""
+    if chinese:
+        return f"第{'、'.join(map(str, rows))}行匹配；未给出，但接受任意值：{'、'.join(missing)}"
+    return f"{'row' if len(rows) == 1 else 'rows'} {', '.join(map(str, rows))} " \
+        f"{'matches' if len(rows) == 1 else 'match'}; not given, but any value is " \
+        f"accepted: {', '.join(missing)}"
 
 
 def said_of_other_note(column: str, value: str, other: str, *, chinese: bool) -> str:
@@ -364,10 +379,10 @@ def unused_note(values: Sequence[str], *, chinese: bool) -> str:
 
 def difference_note(values: Sequence[str], *, chinese: bool) -> str:
     """What a message ends with when the question gave `values` as a difference from another
-    time (比昨天高5度, ``5 degrees higher than yesterday``): not used, as no reading; in
-    Chinese for a question with Chinese in it."""
+    time or value (比昨天高5度, 比25度高3度, ``5 degrees higher than yesterday``): not used,
+    as no reading; in Chinese for a question with Chinese in it."""
     if chinese:
-        return f"（未使用：{'、'.join(values)}，这是与另一时间的差值，不是读数）"
+        return f"（未使用：{'、'.join(values)}，这是差值，不是读数）"
     return f" (not used: {', '.join(values)}: a difference, not a reading)"
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from kbtools.decision import DecisionTable, column_key
@@ -77,6 +77,7 @@ from kbtools.query.values import (
     numbers,
 )
 from kbtools.query.wording import (
+    ABBREVIATIONS,
     Terms,
     abbreviated,
     is_cjk,
@@ -121,7 +122,27 @@ def names_of(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> list[st
     names = set(wholes)  # the parts of each, as of the header: ``humidity`` of the
     parts = {p for w in wholes for p in name_parts(w) if strip_fillers(p)}  # relative
     names |= parts | {compact(s) for p in parts for s in synonyms.get(column_key(p), ())}
+    names |= kind_short_forms(wholes)
     return sorted((n for n in names if n), key=lambda n: (-len(n), n))
+
+
+# full-width Latin letters (ＲＨ, ｔｅｍｐ) → ASCII, as the question is compacted (an input method
+# types them so): a short form typed against its number is then apart from it (`unglued`)
+HALFWIDTH_LETTERS = {c: c - 0xFEE0 for c in (*range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B))}
+
+
+def kind_short_forms(wholes: Collection[str]) -> set[str]:
+    """The short forms (`wording.ABBREVIATIONS`) of a kind of the quantity a column names
+    alone (``rh``, of ``relative humidity``, for ``Humidity (%)`` and 湿度(%)): a field user
+    writes ``RH 85`` of the humidity a table calls ``Humidity``. Only of a whole name that ends
+    the written-out form as its last word (not ``absolute humidity``, which no form ends)."""
+    out: set[str] = set()
+    for group in ABBREVIATIONS:
+        forms = [compact(t) for t in group if " " in t or is_cjk(t[:1])]
+        if any(f != w and f.endswith(w) and (is_cjk(w[:1]) or f[-len(w) - 1] == " ")
+               for f in forms for w in wholes if w):
+            out |= {compact(t) for t in group if t.isascii() and t.isalpha()}
+    return out
 
 
 @lru_cache(maxsize=1024)
@@ -184,6 +205,8 @@ def read_inputs(question: str, table: DecisionTable,
     temperature 80 C`` on a table of ``温度(℃)``) is given to none of them. A question in
     Traditional script is read in Simplified (溫度超過20度 as 温度超过20度)."""
     synonyms = abbreviated(synonyms)  # (a release's: made once, `answers.input_synonyms`)
+    # (ＲＨ８５％: its letters as a logger's ASCII ones, so the short form is apart as below)
+    question = question.translate(HALFWIDTH_LETTERS)
     # in Simplified script (溫度超過20度: 超过 bounds the 20, as 温度 names the input)
     written = unglued(question)  # rh85%: rh 85%
     question = unglued(_simplified(question))
@@ -207,6 +230,14 @@ def read_inputs(question: str, table: DecisionTable,
     changed = {n: span for n, x in enumerate(found_numbers)
                if (span := difference_at(text, x.start, max(x.after, x.end))) is not None}
     claimed.update(changed)
+    for n, ref in enumerate(found_numbers):  # … and the value it is said from (比25度高3度,
+        # ``3 degrees above 25 c``): no reading either, said with it
+        of = next((k for k, (a, b) in changed.items() if k != n and (a <= ref.start < b or (
+            ref.start == b + 1 and text[b] == " " and text[a:b].endswith(_COMPARED_TO)))), None)
+        if of is not None and n not in changed and not (  # (not the 三 of 降了两三天)
+                ref.range_text and ref.range_text == found_numbers[of].range_text):
+            changed[of] = (changed[of][0], max(changed[of][1], ref.after, ref.end))
+            claimed.add(n)
     out: dict[str, str] = {}
     conflicts: dict[str, tuple[str, ...]] = {}
     blocked: set[int] = set()  # named with a value that is none (a bound, 二十六): missing
@@ -281,8 +312,13 @@ def read_inputs(question: str, table: DecisionTable,
                 said.setdefault(table.header[i], (x.written, place))
                 _claim(claimed, found_numbers, num)
                 break
+            pair = _listed_with(found_numbers, num) if x else None
             if numeral:  # 日均温二十六度: a value, but not one read here
                 blocked.add(i)
+            elif x and pair is not None:  # 温度20度和25度: which one is not known
+                blocked.add(i)
+                conflicts[table.header[i]] = (_said(x), _said(pair))
+                _claim(claimed, found_numbers, found_numbers.index(pair))
             elif (value := given_value(found_numbers[num], table, i)) is not None or \
                     found_numbers[num].exact and bare_degrees(unit_of(found_numbers[num].written)):
                 # (``humidity 25 degrees``: the table refuses the unit, saying so, as 湿度25度)
@@ -397,8 +433,10 @@ def read_inputs(question: str, table: DecisionTable,
             continue
         given: dict[str | None, str] = {}  # 温度22度，然后温度24度 on an English table
         as_given: dict[str | None, tuple[str | None, Number]] = {}  # … each as given, and its number
-        for x in (found_numbers[n] for n in fits if found_numbers[n].exact or
-                  found_numbers[n].range_text):
+        for x in (found_numbers[n] if not _listed_with(found_numbers, n) else
+                  replace(found_numbers[n], exact=True) for n in fits
+                  if found_numbers[n].exact or found_numbers[n].range_text or
+                  _listed_with(found_numbers, n)):  # (20度和25度: two values, each as given)
             # (``25 C and 77 F``: one temperature, in both scales)
             given.setdefault(key := _in_column(given_value(x, table, i), units.get(i)), _said(x))
             as_given.setdefault(key, (given_value(x, table, i), x))
@@ -520,6 +558,23 @@ def _as_written(said: str, text: str, shown: str) -> str:
     question writes them (`shown`, which lines up with `text`: 溫度, not 温度)."""
     written = {t: w for t, w in zip(text, shown, strict=True) if t != w}
     return "".join(written.get(ch, ch) for ch in said) if written else said
+
+
+# the last word of an English difference when a value it is said from follows (``3 degrees
+# above 25 c``; not ``higher than yesterday 25 c``, a reading after the difference)
+_COMPARED_TO = (" than", " above", " below", " over", " under", " from", " vs", " versus")
+
+
+def _listed_with(found: Sequence[Number], n: int) -> Number | None:
+    """The other value listed with number `n` of `found` (25度 of 20度和25度, ``25 C`` of ``20
+    C or 25 C``: `Number.listed`), when they differ; None when `n` is no such value (a range,
+    ``between 20 and 25 C``, is one value)."""
+    x = found[n]
+    if not x.listed or x.range_text:
+        return None
+    pair = next((found[k] for k in (n + 1, n - 1) if 0 <= k < len(found) and
+                 found[k].listed and not found[k].range_text), None)
+    return pair if pair is not None and pair.value != x.value else None
 
 
 def _claim(claimed: set[int], found: Sequence[Number], *taken: int) -> None:

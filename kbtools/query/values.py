@@ -180,6 +180,10 @@ class Number:
     # the words making it one (``from 20 to 24 c``, 不低于25度: `kbtools.query.ranges`). What
     # is said before or after it, the thing or the place it is of, is said before or after this
     extent: tuple[int, int] = (0, 0)
+    # one of two values of one quantity listed (22度和24度, 22或24度, ``20 C or 25 C``; not a
+    # range, ``between 20 and 25 C``, which `range_text` holds): with the next or the one
+    # before it, listed too, the two values the question gave its input (`inputs.read_inputs`)
+    listed: bool = False
 
 
 
@@ -389,12 +393,19 @@ def numbers(text: str, cased: str = "") -> list[Number]:
         if joined or (span_before and _same_quantity(groups, n - 1, n, nouns)):
             out[n] = replace(out[n], exact=False, to_next=joined and n + 1 < len(out) and
                              not STOP_GAP.search(text[out[n].end:out[n + 1].start]))
+        if joined and out[n].to_next and \
+                {"and", "or"} & set("".join(c if c.isalpha() else " " for c in
+                                            text[out[n].end:out[n + 1].start]).split()):
+            # ``20 c and 25 c``, ``20 or 25 c``: two values, no span (``between 20 and 25 c``
+            # is one, read as a range)
+            out[n], out[n + 1] = replace(out[n], listed=True), replace(out[n + 1], listed=True)
     # two values of one quantity (22度和24度, 22或24度): neither is the value. The second
     # must be in a known unit and the first in that one or none (3天和2次 are two things)
     for n, listed in enumerate(lists[:-1]):
         if listed and groups[n + 1] is not None and groups[n] in (None, groups[n + 1]) and \
                 nouns[n] == nouns[n + 1]:
-            out[n], out[n + 1] = replace(out[n], exact=False), replace(out[n + 1], exact=False)
+            out[n], out[n + 1] = (replace(out[n], exact=False, listed=True),
+                                  replace(out[n + 1], exact=False, listed=True))
     return out
 
 
