@@ -201,3 +201,19 @@ def test_a_repository_read_is_verified_only_where_the_review_still_covers_it(tmp
     assert after.verified is False and after.reason, after
     before = read_section(kn, doc, line_start=whole.line_start, line_end=whole.line_start + 1)
     assert before.verified is True  # lines the review still covers
+
+
+def test_a_release_asked_for_in_a_repository_with_none_says_what_is_read(repo, monkeypatch):
+    """`kb read --commit` where no release is served reads the repository's files, and said
+    "this is what the repository's files has": the line names the work tree, in grammar."""
+    from click.testing import CliRunner
+
+    from kbtools.cli import main
+    monkeypatch.chdir(repo)
+    res = CliRunner().invoke(main, ["read", "knowledge/crops/cucumber.md", "--commit", "abcdef1"])
+    assert res.exit_code == 0, res.output
+    assert res.stderr.splitlines()[0] == (
+        "kb: note: commit abcdef1 is not read here: no release is served, this reads the "
+        "repository's work tree; this is what the repository's work tree has at the top of "
+        "the document (lines 6-24): do not cite it as the earlier release's text")
+    assert "# 黄瓜霜霉病" in res.stdout

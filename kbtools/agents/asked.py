@@ -323,7 +323,7 @@ def _gone_line(commit: str | None, tag: str | None, now: ReleaseInfo | None,
     if tag and commit:
         what += f" (commit {commit})"
     if now is None:
-        return f"{what} is not read here: no release is served, this reads the repository's files"
+        return f"{what} is not read here: no release is served, this reads the repository's work tree"
     if not kept:
         return (f"{what} is not the release read here ({release_name(now)}), and no "
                 "earlier release is kept beside it")

@@ -119,7 +119,7 @@ def served_name(kn: Knowledge) -> str:
     """What `kn` reads, as a message names it: the release served, or the repository's
     files."""
     now = kn.idx.release if kn.idx is not None else None
-    return release_name(now) if now is not None else "the repository's files"
+    return release_name(now) if now is not None else "the repository's work tree"
 
 
 def read_cited(kn: Knowledge, doc: str, heading_path: str | list[str] | None = None,
