@@ -56,6 +56,11 @@ def test_the_served_release_moved_at_the_source_stays_served_with_one_warning(sy
                                                    "source"), err
     assert "keeps serving the kb-r2 it verified" in lines[0]
     assert device.served_tag(dev) == "kb-r2"
+    zh = CliRunner().invoke(main, ["status", "--to", str(dev)], env={
+        "LANG": "zh_CN.UTF-8", "LANGUAGE": None, "LC_ALL": None, "LC_MESSAGES": None}).stdout
+    said = [line for line in zh.splitlines() if line.startswith("  警告：")]
+    assert len(said) == 1 and said[0].startswith("  警告：kb-r2 在来源处被移动（其标签现在指向 ") and \
+        said[0].endswith("发布版本的标签从不改变）：本设备继续提供它校验过的 kb-r2"), zh
 
 
 def test_an_installed_release_moved_at_the_source_is_refused_in_one_line(synced, monkeypatch):

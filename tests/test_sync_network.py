@@ -181,6 +181,11 @@ def test_a_source_that_moved_and_forwards_is_synced_and_its_new_address_named(tm
                                                      "from there directly, before the old "
                                                      "address stops forwarding\n")
         assert dev.served_tag(device) == "kb-r1"
+        zh = CliRunner().invoke(main, ["status", "--to", str(device)], env={
+            "LANG": "zh_CN.UTF-8", "LANGUAGE": None, "LC_ALL": None, "LC_MESSAGES": None})
+        assert f"  警告：来源重定向到 {base}/new.git（来源已迁移，{base}/old.git 转发到新地址）：" \
+            f"`kb sync {base}/new.git --to {device.resolve()}` 直接从新地址同步，请在旧地址停止" \
+            "转发之前改用" in zh.stdout.splitlines(), zh.stdout  # (a Chinese status says it so)
         pub.release()
         mirror()
         code, said = kb_sync(f"{base}/old.git", device)

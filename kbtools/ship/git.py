@@ -29,7 +29,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kbtools.config import RELEASE_TAG_PREFIX, RELEASE_TAG_RE
-from kbtools.errors import KbError, ReleaseError, SyncError, one_line, plural, unpadded
+from kbtools.errors import (
+    KbError,
+    Keyed,
+    ReleaseError,
+    SyncError,
+    one_line,
+    plural,
+    unpadded,
+)
 from kbtools.fsutil import staging_dir
 from kbtools.pathspecs import top_literal
 from kbtools.ship.gitrun import (
@@ -484,9 +492,10 @@ def moved_tags(gd: Path, offered: dict[int, tuple[str, str]], held: set[str]
 def moved_note(tag: str, had: str, now: str, *, served: bool) -> str:
     """The warning for held release `tag` moved at the source (`moved_tags`)."""
     keeps = "keeps serving" if served else "keeps"
-    return (f"{tag} was moved at the source (its tag names {now[:12]} now, not the "
-            f"{had[:12]} fetched here; a release tag never changes): this device {keeps} "
-            f"the {tag} it verified")
+    return Keyed(f"{tag} was moved at the source (its tag names {now[:12]} now, not the "
+                 f"{had[:12]} fetched here; a release tag never changes): this device {keeps} "
+                 f"the {tag} it verified", "warn_moved_serving" if served else "warn_moved",
+                 {"release": tag, "now": now[:12], "had": had[:12]})
 
 
 def not_following(gd: Path, served: str | None, commit: str, tag: str, branch: str

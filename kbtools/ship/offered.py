@@ -121,6 +121,8 @@ def redirected(source: str, moved_to: str | None, device: Path) -> tuple[str, ..
     if not moved_to:
         return ()
     new = moved_to.rstrip("/")
-    return (f"the source redirects to {new} (it moved, and {source} forwards to it): `kb sync "
-            f"{shlex.quote(new)} --to {shlex.quote(str(device))}` syncs from there directly, "
-            "before the old address stops forwarding",)
+    command = f"kb sync {shlex.quote(new)} --to {shlex.quote(str(device))}"
+    return (Keyed(f"the source redirects to {new} (it moved, and {source} forwards to it): "
+                  f"`{command}` syncs from there directly, before the old address stops "
+                  "forwarding", "warn_redirect", {"new": new, "source": source,
+                                                  "command": command}),)

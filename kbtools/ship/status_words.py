@@ -68,6 +68,12 @@ WARNINGS_ZH = {
     "warn_repack": "重新打包 {repo} 失败：{reason}；发布版本照常提供，下一次同步会再试",
     "warn_copies": "删除 KB_HOME 下的索引副本失败：{reason}",
     "warn_rollback_unlogged": "从 {from_} 到 {to} 的回滚没有写入 {log}：{reason}",
+    "warn_redirect": "来源重定向到 {new}（来源已迁移，{source} 转发到新地址）：`{command}` "
+                     "直接从新地址同步，请在旧地址停止转发之前改用",
+    "warn_moved": "{release} 在来源处被移动（其标签现在指向 {now}，不是本设备获取的 {had}；"
+                  "发布版本的标签从不改变）：本设备保留它校验过的 {release}",
+    "warn_moved_serving": "{release} 在来源处被移动（其标签现在指向 {now}，不是本设备获取的 "
+                          "{had}；发布版本的标签从不改变）：本设备继续提供它校验过的 {release}",
 }
 
 # a pinned key's reason (trust.log's `why`), by its key
