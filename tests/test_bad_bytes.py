@@ -34,6 +34,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp.types import LATEST_PROTOCOL_VERSION
 
+from kbtools.agents.docpath import MAX_CITED_CHARS
 from kbtools.config import MAX_K
 from kbtools.errors import UsageError
 from kbtools.index.reader import open_index
@@ -227,7 +228,7 @@ def test_mcp_tools_fail_with_one_line_reason(built):
         assert text.rstrip() not in (f"Error executing tool {FAILING_CALLS[name][0]}",), name
         assert "internal error" not in text, (name, text)
         text.encode("utf-8")
-    assert "longer than 1024 characters" in got["long-path"].content[0].text
+    assert f"longer than {MAX_CITED_CHARS} characters" in got["long-path"].content[0].text
     assert "longer than 255 bytes" in got["long-name"].content[0].text
     assert "NUL" in got["nul-path"].content[0].text
     takes = f"k: must be a whole number from 1 to {MAX_K}, not"  # as the CLI and /api say it
