@@ -264,6 +264,31 @@ def test_full_width_slashes_and_dots_in_a_path_are_fixed(tmp_path):
     assert [f.code for f in after] == ["path-missing"]
 
 
+def test_a_full_width_hash_before_an_anchor_is_fixed_as_the_half_width_one(tmp_path):
+    """`pump.md＃安装步骤` (a Chinese input method's `＃`) was a `path-missing` with no
+    suggestion: it is read as `pump.md#安装步骤`, suggested and fixed so, its anchor matched
+    to the headings as any; a file name missing before the `＃` is left as it was."""
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "eq").mkdir()
+    (root / "knowledge" / "eq" / "pump.md").write_text(GOOD_FM + "# P\n\n## 安装步骤\n",
+                                                       encoding="utf-8")
+    doc = root / "knowledge" / "a.md"
+    doc.write_text(GOOD_FM + "# T\n\n[a](eq/pump.md＃安装步骤) [b](eq/Pump.md＃安装步骤) "
+                   "[c](eq/pump.md＃安装步聚) [d](eq/nope.md＃安装步骤)\n", encoding="utf-8")
+    found = check_paths([doc], load_config(root))
+    assert [(f.code, f.message.partition("; ")[2]) for f in found] == [
+        ("path-missing", "did you mean 'eq/pump.md#安装步骤'?"),
+        ("path-missing", "did you mean 'eq/pump.md#安装步骤'?"),
+        ("link-anchor", "did you mean '#安装步骤'?; `kb check --fix` links to '#安装步骤'"),
+        ("path-missing", "did you mean 'eq/pump.md#安装步骤'?"),
+        ("path-missing", "")]
+    changes, after = _fix(root)
+    assert len(changes) == 3
+    assert "[a](eq/pump.md#安装步骤) [b](eq/pump.md#安装步骤) [c](eq/pump.md#安装步骤) " \
+        "[d](eq/nope.md＃安装步骤)" in doc.read_text(encoding="utf-8")
+    assert [f.code for f in after] == ["path-missing"]
+
+
 def test_a_case_backslash_or_unicode_fix_not_written_as_it_reads_is_left_by_hand(tmp_path):
     """A destination with a character reference (`m&#97;nual.md`, `Caf&#233;.md`) or an HTML
     attribute's entity got path-case, path-backslash and path-unicode findings, the last

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.check.links import written_path
-from kbtools.check.wikilinks import image_alt, image_size, parse_wikilink
+from kbtools.check.wikilinks import image_alt, image_size, parse_wikilink, with_target
 from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.errors import FindingsError
@@ -401,3 +401,21 @@ def test_a_wikilink_whose_bar_ends_its_table_cell_is_named_and_fixed(repo):
     assert "| 压力 | [表格里](../设备/液压%20系统.md) |" in text
     assert "> | 压力 | [压力](../设备/液压%20系统.md#43-液压系统-压力异常) |" in text
     assert [line for line in check().stdout.splitlines() if "error" in line] == [cells[1]]
+
+
+def test_full_width_bar_and_hash_split_a_wikilink_as_the_half_width_do(repo):
+    """A Chinese input method writes `｜` and `＃`: `[[液压 系统｜看这里]]` named no file
+    '液压 系统｜看这里' and got no fix; it is read, and fixed, as `[[液压 系统|看这里]]`."""
+    page = write(repo, "knowledge/crops/wide.md",
+                 "# 宽\n\n[[液压 系统｜看这里]] 和 [[液压 系统＃4.3 液压系统: 压力异常]] 和 "
+                 "[[液压 系统＃4.3 液压系统: 压力异常｜压力]] 和 [[液压 系统|第＃1｜2]]\n")
+    lines = check().stdout.splitlines()
+    assert len(lines) == 4 and all("`kb check --fix` writes" in line for line in lines), lines
+    assert check("--fix").exit_code == 0
+    assert page.read_text(encoding="utf-8").split("---\n", 2)[2] == (
+        "# 宽\n\n[看这里](../设备/液压%20系统.md) 和 [液压 系统 > 4.3 液压系统: 压力异常]"
+        "(../设备/液压%20系统.md#43-液压系统-压力异常) 和 "
+        "[压力](../设备/液压%20系统.md#43-液压系统-压力异常) 和 [第＃1｜2](../设备/液压%20系统.md)\n")
+    link = parse_wikilink("[[液压 系统＃小节｜看]]")
+    assert (link.target, link.heading, link.label) == ("液压 系统", "小节", "看")
+    assert with_target(link, "../设备/液压 系统") == "[[../设备/液压 系统＃小节｜看]]"

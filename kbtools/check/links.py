@@ -11,17 +11,16 @@ import dataclasses
 import os
 import posixpath
 import re
-import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
-from kbtools.check.fscache import FsCache, Resolved, compatible_file, git_cwd, nfc
+from kbtools.check.fscache import FsCache, Resolved, compatible_file, nfc
 from kbtools.check.names import collision_message, disk_key, windows_problem
+from kbtools.check.submodules import unchecked_module
 from kbtools.markdown.frontend import Ref
-from kbtools.provenance import work_tree_top
 from kbtools.render.images import IMAGE_TYPES
 
 SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
@@ -289,58 +288,6 @@ def _edit(ref: Ref, target: str, new_path: str, fragment: str) -> Edit:
     return Edit(ref.line, ref.col, ref.raw, written_path(new_path) + _suffix(ref, target))
 
 
-def _unchecked_module(fs: FsCache, joined: str) -> str:
-    """What to add to the finding of a missing file below a git submodule (`.gitmodules`
-    names it) that has not been checked out (a clone made without `--recurse-submodules`):
-    its folder is there, empty. "" otherwise. The command names the folder from where kb
-    runs (pre-commit runs it at the top of a monorepo, above the knowledge base), so in a
-    repository with submodules a missing file's finding is not kept in the results cache
-    (nor is what `.gitmodules` says, a file the cache's signature of the tree leaves out; a
-    submodule added later adds its folder, which that signature sees)."""
-    root = fs.root
-    if fs.submodules is None:
-        fs.submodules = tuple(submodule_paths(root))
-    if fs.submodules and fs.touched is not None:
-        fs.touched.append(".gitmodules")
-    for path in fs.submodules:
-        if joined.startswith(path + "/"):
-            folder = root / path
-            if folder.is_dir() and not any(folder.iterdir()):
-                here = git_cwd(work_tree_top(root), Path.cwd())
-                if here is None:  # kb runs outside the work tree
-                    where = f"-C {shlex.quote(str(root))} "
-                    named = path
-                else:
-                    where = ""
-                    named = Path(os.path.relpath(os.path.realpath(folder), here)).as_posix()
-                return (f": {path} is a git submodule that is not checked out; run "
-                        f"'git {where}submodule update --init {shlex.quote(named)}'")
-    return ""
-
-
-def submodule_paths(root: Path) -> list[str]:
-    """The `path = …` of each submodule the `.gitmodules` of the Git work tree holding
-    `root` lists, relative to `root`: in a monorepo whose knowledge base is a folder
-    (`kb/kb.toml`), the file is at the top and says `path = kb/assets/lib`, which is
-    `assets/lib` here; one outside `root` is left out. None when there is no such file or
-    it cannot be read."""
-    top = work_tree_top(root) or root
-    try:
-        prefix = Path(os.path.realpath(root)).relative_to(os.path.realpath(top)).as_posix()
-        with open(top / ".gitmodules", encoding="utf-8", errors="replace") as f:
-            text = f.read(1_000_000)
-    except (OSError, ValueError):
-        return []
-    prefix = "" if prefix == "." else prefix + "/"
-    out = []
-    for line in text.splitlines():
-        key, eq, value = line.partition("=")
-        path = value.strip().strip("/")
-        if eq and key.strip() == "path" and path.startswith(prefix):
-            out.append(path[len(prefix):])
-    return out
-
-
 def _no_name(target: str) -> str:
     """What a missing target of no letter or digit adds (`[M + K](+)`, `[GHS-R](-/-)`:
     text in brackets and parentheses, which Markdown reads as a link): how to keep it
@@ -361,8 +308,11 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
                                 f"{target!r} is not in the commit ({joined} "
                                 f"{fs.not_staged(joined)})")], None
         same = compatible_file(joined, fs)
+        wide = None if same or fragment else _wide_anchor(ref, target, joined, fs)
+        if wide is not None:
+            return _wide_anchored(ref, target, joined, doc_dir, fs, *wide)
         near = same or fs.closest(joined)
-        said = f"{target!r} does not exist ({joined}){_unchecked_module(fs, joined)}" \
+        said = f"{target!r} does not exist ({joined}){unchecked_module(fs, joined)}" \
             + _no_name(target)
         # (a backslash fix of the same link rewrites it already: no second edit of it)
         missing = None if earlier and earlier[-1].edit else \
@@ -445,6 +395,43 @@ def _unportable(target: str, rel: str, fs: FsCache) -> list[LinkProblem]:
         out.append(LinkProblem("path-collision", "error",
                                f"{target!r}: {collision_message(rel, twins)}"))
     return out
+
+
+# a Chinese input method's `#`: `pump.md＃安装步骤` names no file, but the anchor of one
+WIDE_HASHES = "＃﹟"
+
+
+def _wide_anchor(ref: Ref, target: str, joined: str, fs: FsCache
+                 ) -> tuple[str, str, str] | None:
+    """(the file, its anchor decoded, the anchor as written) that a missing `joined` means
+    when a full-width `＃` stands for the `#` before the anchor (`pump.md＃安装步骤`), the
+    file named before it existing (but perhaps for case or compatibility forms); None
+    else."""
+    cut = min((at for at in map(joined.find, WIDE_HASHES) if at >= 0), default=-1)
+    if cut <= 0:
+        return None
+    res = fs.resolve(joined[:cut])
+    file = res.rel if res.exists and not res.is_dir and res.case_ok and res.form_ok \
+        else compatible_file(joined[:cut], fs)
+    raw = ref.raw.strip()
+    written = raw if raw and unquote(raw).strip() == target else target
+    marks = [at for at in map(written.find, WIDE_HASHES) if at >= 0]
+    if file is None or not marks:
+        return None
+    return file, joined[cut + 1:], written[min(marks) + 1:]
+
+
+def _wide_anchored(ref: Ref, target: str, joined: str, doc_dir: str, fs: FsCache,
+                   file: str, fragment: str, written: str
+                   ) -> tuple[list[LinkProblem], AnchorTarget | None]:
+    """The finding of a link whose anchor follows a full-width `＃` (`_wide_anchor`): the
+    fix writes the `#` it stands for, as to the file's anchor written with `#`."""
+    said = f"{target!r} does not exist ({joined}): its full-width '＃' starts no anchor{ASKED}"
+    edit = Edit(ref.line, ref.col, ref.raw,
+                f"{written_path(_rel_to(file, doc_dir))}#{written}",
+                code="path-missing", said=said)
+    return [LinkProblem("path-missing", "error", f"{said}{edit.new!r}?", edit)], \
+        _anchor(ref, fs.resolve(file), fragment)
 
 
 def _anchor(ref: Ref, res: Resolved, fragment: str) -> AnchorTarget | None:

@@ -91,10 +91,16 @@ class Wikilink:
 
 
 def parse_wikilink(raw: str) -> Wikilink:
-    """Split a wikilink as written (a table cell writes its `|` as `\\|`)."""
+    """Split a wikilink as written (a table cell writes its `|` as `\\|`); a Chinese input
+    method's full-width `｜` and `＃` split it as the `|` and `#` they stand for where no
+    half-width one is written (`[[水泵｜泵]]`, `[[水泵＃安装步骤]]`)."""
     embed = raw.startswith("!")
     inner = raw[3 if embed else 2:-2].replace("\\|", "|")
+    if "|" not in inner:
+        inner = inner.replace("｜", "|")
     link, _, label = inner.partition("|")
+    if "#" not in link:
+        link = link.replace("＃", "#")
     target, _, heading = link.partition("#")
     return Wikilink(raw, embed, target.strip(), heading.strip(), label.strip())
 
@@ -394,7 +400,9 @@ def with_target(link: Wikilink, target: str) -> str:
     spaces around its target kept as written (a table cell's `\\|` too)."""
     start = 3 if link.embed else 2
     inner = link.raw[start:-2]
-    cut = next((i for i, ch in enumerate(inner) if ch in "#|"), len(inner))
+    bar = "|" if "|" in inner else "｜|"  # the separators `parse_wikilink` reads
+    hash_ = "#" if "#" in inner.split(bar[0], 1)[0] else "＃#"
+    cut = next((i for i, ch in enumerate(inner) if ch in bar + hash_), len(inner))
     if inner[cut:cut + 1] == "|" and inner[cut - 1:cut] == "\\":
         cut -= 1
     segment = inner[:cut]
