@@ -62,6 +62,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.markdown.figures._TAG": "finditer",  # a raw HTML block (also sub: a line)
     "kbtools.markdown.figures._MARKUP": "search",  # the text between an HTML block's tags
     "kbtools.serve.callout_frame._BOX_TAG": "sub",  # a raw HTML block
+    "kbtools.serve.passes._BOX_TAG": "finditer",  # a raw HTML block
     "kbtools.build.xref._REF_LINK": "finditer",  # a chunk's text
     "kbtools.build.xref._HTML_LINK_OPEN": "search",  # a chunk's text
     "kbtools.hookconfig:repos:[ \\t]*(#.*)?$": "match",  # a line of a project's hook config

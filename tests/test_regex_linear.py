@@ -244,6 +244,8 @@ WORST = [
     ("kbtools.markdown.figures._TAG", "<a" * (N // 2)),
     ("kbtools.serve.callout_frame._BOX_TAG", "<details " * (N // 9)),
     ("kbtools.serve.callout_frame._BOX_TAG", "</summary" + " a=b" * (N // 4)),
+    ("kbtools.serve.passes._BOX_TAG", "<details " * (N // 9)),
+    ("kbtools.serve.passes._BOX_TAG", "</details" + " a=b" * (N // 4)),
     ("kbtools.serve.docview._WRAPPER", "<center" + " a=b" * (N // 4)),
     ("kbtools.serve.docview._WRAPPER", "</p" * (N // 3)),
     # dashes in codes and the other national spelling of a word (session 35): runs of what

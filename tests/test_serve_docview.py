@@ -306,6 +306,19 @@ def test_details_and_summary_are_a_disclosure_box_open_on_the_page():
         assert "raw-html" in render_markdown(raw, ctx())
 
 
+def test_a_disclosure_box_s_lines_cover_the_box_not_its_opening_block():
+    """A `<details>` box's `data-lines` named its `<details>`/`<summary>` lines alone: the
+    page's line of the box left out the Markdown inside it. They run through the block
+    closing it (a box inside another closing first), or through the text's end when none
+    does; a box in an HTML comment opens none."""
+    md = ("<details>\n<summary>排查</summary>\n\n电机不转。\n\n<details>\n<summary>内</summary>\n"
+          "\n保险丝。\n\n</details>\n\n</details>\n\n<!-- <details> -->\n\n后文\n\n"
+          "<details open>\n<summary>未关</summary>\n\n末行\n")
+    html = render_markdown(md, ctx())
+    assert re.findall(r'<details open data-lines="([^"]+)"', html) == ["1-13", "19-22"]
+    assert '<p data-lines="17-17">后文</p>' in html
+
+
 def test_an_inline_footnote_is_its_note_in_place_not_raw_text():
     """`滴^[依据 GB 4285]` was shown as written, `^[` and `]` included."""
     html = render_markdown("每亩 5 滴^[依据 **GB** 4285]。`^[码]` \\^[转义] ^[] a^[b^[c]]\n",

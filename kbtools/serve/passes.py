@@ -8,6 +8,7 @@ where table rows were left out (`note_omissions`), and the cross references the 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -94,13 +95,33 @@ class RenderContext:
 
 def line_numbers(tokens: list[Token], ctx: RenderContext) -> list[Token]:
     """``data-lines`` (file lines) on every block with a source map, in place: the same on
-    every view of the text (a document's page keeps its tokens for the next view)."""
+    every view of the text (a document's page keeps its tokens for the next view). A
+    `<details>` box whose HTML block closes no box it opens (its Markdown follows, a later
+    block writes `</details>`) is given the lines through the block closing it, or through
+    the text's last line when none does (the page closes it there)."""
+    boxes: list[tuple[Token, int]] = []  # the boxes open: their HTML block, its first line
+    last = 0
     for tok in tokens:
         if tok.map is None or tok.nesting < 0 or tok.type == "inline":
             continue
         a, b = ctx.file_lines(tok.map)
         tok.attrSet("data-lines", f"{a}-{max(a, b)}")
+        last = max(last, a, b)
+        if tok.type == "html_block" and not tok.content.lstrip().startswith("<!--"):
+            for tag in _BOX_TAG.finditer(tok.content):
+                if not tag.group(1):
+                    boxes.append((tok, a))
+                elif boxes:
+                    box, first = boxes.pop()
+                    box.attrSet("data-lines", f"{first}-{max(first, b)}")
+    for box, first in boxes:
+        box.attrSet("data-lines", f"{first}-{max(first, last)}")
     return tokens
+
+
+# a `<details>` box's start and end tags (`<details open>`, `</details>`); linear: one class
+# run bounded by the tag's `>`
+_BOX_TAG = re.compile(r"<(/?)details(?![\w-])[^<>]*>", re.I)
 
 
 # Blocks whose text `block_langs` tags with its language when it is not the document's.
