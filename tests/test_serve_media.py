@@ -102,3 +102,22 @@ def test_a_one_line_player_with_captions_shows_no_tag_as_text(written):
                                                          missing_file="本设备上没有"))
     assert '<span class="missing-file">../../assets/a.mp4</span>' in said, said
     assert "&lt;" not in said and "<video" not in said and "<track" not in said, said
+
+
+@pytest.mark.parametrize("written", [
+    "拆卸过程 <video controls></video> 见上",
+    '拆卸过程 <video controls width="320"><source type="video/mp4"><track src="a.vtt"></video> 见上',
+    "<video controls>\n</video>",
+    '<audio controls src=" ">\n<source type="audio/mpeg">\n</audio>',
+])
+def test_a_player_naming_no_file_is_said_in_its_place(written):
+    """`<video controls></video>` with no `src` and no `<source src>` showed nothing at all
+    (an empty paragraph, or the words around a gap): the page says, in the reader's language,
+    that the player names no file; no tag as text, no empty player."""
+    ctx = RenderContext(doc=CTX.doc, has_asset=lambda _: True, no_media_file="没有写明文件")
+    html = render_markdown(f"{written}\n", ctx)
+    assert html.count('<span class="missing-note">(没有写明文件)</span>') == 1, html
+    assert "&lt;" not in html and "<video" not in html and "<audio" not in html, html
+    played = render_markdown(f"{written.replace('<video controls', '<video controls src=a.mp4')}\n",
+                             ctx)
+    assert "没有写明文件" not in played or "<audio" in written, played

@@ -65,7 +65,7 @@ from markdown_it.utils import OptionsDict
 
 from kbtools.markdown.figures import FigureParts, figure_parts, inline_block, wrapped_words
 from kbtools.markdown.formula_words import formula_words
-from kbtools.markdown.html_tags import TAG_BODY, HtmlTag, tag_attributes, written_plainly
+from kbtools.markdown.html_tags import TAG_BODY, tag_attributes, written_plainly
 from kbtools.markdown.parser import (
     BR,
     img_attributes,
@@ -86,7 +86,7 @@ from kbtools.serve.editors import (
 )
 from kbtools.serve.headings import anchor_headings, passage_headings
 from kbtools.serve.marks import highlight, lone_character, terms_pattern
-from kbtools.serve.media import media_block, media_tag, pixels
+from kbtools.serve.media import OpenPlayer, media_block, media_tag, pixels
 from kbtools.serve.passes import (
     RenderContext,
     block_langs,
@@ -147,7 +147,7 @@ class SafeRenderer(RendererHTML):
         self.ctx = ctx
         self.details = 0  # the `<details>` boxes opened and not closed yet
         self.html_links: list[str] = []  # the closing markup of each open HTML `<a>`
-        self.players: list[HtmlTag] = []  # the inline `<video>` shown, their end tags to come
+        self.players: list[OpenPlayer] = []  # the inline `<video>` shown, their end tags to come
         self.pattern = terms_pattern(ctx.terms)
         self.outside = terms_pattern(t for t in ctx.terms if not lone_character(t))
 

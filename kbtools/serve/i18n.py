@@ -173,6 +173,8 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (中文, English)
     "open_doc": ("打开文档", "Open document"),
     "file_not_on_device": ("此文件不随发布版本提供，本设备上没有",
                            "not in this release: this device does not have the file"),
+    "media_no_file": ("此处的视频或音频没有写明要播放的文件",
+                      "a video or sound here names no file to play"),
     "decision_table": ("决策表", "Decision table"),
     "doc_tables": ("本文档的决策表", "This document's decision tables"),  # the table page's <nav>
     "formula": ("公式：", "Formula: "),  # a formula picture's text begins with it

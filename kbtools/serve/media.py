@@ -16,6 +16,7 @@ block holds anything else: the page shows it as its escaped source.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from markdown_it.common.utils import escapeHtml
@@ -31,6 +32,14 @@ _MEDIA_ONLY = re.compile(rf"(?:</?(?:video|audio|source|track|center|p|div|figur
                          r"|[^<]++)+", re.I)
 _PLAYERS = frozenset({"video", "audio"})
 _INSIDE = frozenset({"source", "track"})  # a player's files and captions
+
+
+@dataclass
+class OpenPlayer:
+    """An inline `<video>` or `<audio>` shown (`media_tag`), its end tag to come."""
+
+    tag: HtmlTag
+    named: bool  # a file is written for it (its `src`, a `<source src>`)
 
 
 def pixels(value: str | None) -> int:
@@ -57,20 +66,22 @@ def media_block(html: str, ctx: RenderContext) -> list[str] | None:
     return shown
 
 
-def media_tag(html: str, ctx: RenderContext, shown: list[HtmlTag]) -> str | None:
+def media_tag(html: str, ctx: RenderContext, shown: list[OpenPlayer]) -> str | None:
     """An inline `<video>` or `<audio>` tag (on a line with other words, or followed by its
     `<source>`s on its line, it is no HTML block) as its player or what is said of its file,
     noted in `shown` (the players open); inside one, each `<source src=…>` of a player naming
     no file of its own as its player or what is said of it, a `<track>` (captions: a release
-    ships no `.vtt`) and the end tag as nothing; None for any other tag (shown escaped)."""
+    ships no `.vtt`) and the end tag as nothing, or as what is said of a player naming no
+    file (`<video controls></video>`: else the page shows nothing there); None for any
+    other tag (shown escaped)."""
     lower = html.lower()
     if lower.startswith("</") and lower.endswith(">") and lower[2:-1].strip() in _PLAYERS:
         name = lower[2:-1].strip()
-        at = next((i for i in range(len(shown) - 1, -1, -1) if shown[i].name == name), None)
+        at = next((i for i in range(len(shown) - 1, -1, -1) if shown[i].tag.name == name),
+                  None)
         if at is None:
             return None
-        del shown[at]
-        return ""
+        return "" if shown.pop(at).named else _no_file(ctx)
     tags = start_tags(html, _PLAYERS | _INSIDE)
     if len(tags) != 1 or tags[0].start or tags[0].end != len(html):
         return None
@@ -80,15 +91,22 @@ def media_tag(html: str, ctx: RenderContext, shown: list[HtmlTag]) -> str | None
             return None
         if tag.name == "track":
             return ""
-        return _player(shown[-1], [tag], ctx) if not shown[-1].attrs.get("src") else ""
-    shown.append(tag)
-    return _player(tag, [], ctx) if tag.attrs.get("src") else ""
+        if shown[-1].tag.attrs.get("src", "").strip() or not tag.attrs.get("src", "").strip():
+            return ""  # a player playing its own file, or a source naming none
+        shown[-1].named = True
+        return _player(shown[-1].tag, [tag], ctx)
+    named = bool(tag.attrs.get("src", "").strip())
+    shown.append(OpenPlayer(tag, named))
+    return _player(tag, [], ctx) if named else ""
 
 
 def _player(tag: HtmlTag, sources: list[HtmlTag], ctx: RenderContext) -> str:
     """One `<video>` or `<audio>` and the `<source>` tags after it as the page shows them."""
-    written = [(tag.attrs["src"], "")] if tag.attrs.get("src") else []
-    written += [(s.attrs["src"], s.attrs.get("type", "")) for s in sources if s.attrs.get("src")]
+    written = [(tag.attrs["src"], "")] if tag.attrs.get("src", "").strip() else []
+    written += [(s.attrs["src"], s.attrs.get("type", "")) for s in sources
+                if s.attrs.get("src", "").strip()]
+    if not written:
+        return _no_file(ctx)
     played: list[tuple[str, str]] = []
     said: list[str] = []
     for src, kind in written:
@@ -118,6 +136,11 @@ def _player(tag: HtmlTag, sources: list[HtmlTag], ctx: RenderContext) -> str:
     inner = "".join(f'<source src="{escapeHtml(url)}"'
                     + (f' type="{escapeHtml(kind)}"' if kind else "") + ">" for url, kind in played)
     return f'<{tag.name}{attrs} preload="metadata">{inner}</{tag.name}>' + (f" {note}" if note else "")
+
+
+def _no_file(ctx: RenderContext) -> str:
+    """What the page shows for a player whose HTML names no file to play."""
+    return f'<span class="missing-note"{_lang(ctx)}>({escapeHtml(ctx.no_media_file)})</span>'
 
 
 def _lang(ctx: RenderContext) -> str:

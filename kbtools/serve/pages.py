@@ -401,6 +401,7 @@ def _doc_html(p: Page, served: Served) -> str:
     terms = matched_terms(served.index, q, cited_chunks(chunks, cited)) if q.strip() else []
     ctx = render_context(served, src.rel, line_offset=src.body_line - 1, cited=cited, terms=terms,
                          missing_file=p.t("file_not_on_device"), ui_lang=HTML_LANG[p.lang],
+                         no_media_file=p.t("media_no_file"),
                          formula_word=content_word("formula", doc_lang))
     body = Markup(render_prepared(parts.tokens, ctx))
     review = ops.review_status(served, src, chunks=chunks)

@@ -62,6 +62,7 @@ class RenderContext:
     aliased: Callable[[str], Sequence[str]] = lambda key: ()
     url: Callable[[str, str], str] = app_url
     missing_file: str = "not on this device"  # said after a link to a file the release lacks
+    no_media_file: str = "a video or sound here names no file to play"  # said in its place
     # the interface's `lang` (`i18n.HTML_LANG`): the notes above and `omitted` are its words
     # inside knowledge text of another language ("" leaves them the text's)
     ui_lang: str = ""

@@ -224,6 +224,7 @@ def result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
         text, line_map = framed_text, framed_map
     ctx = render_context(served, r.doc, line_offset=offset, cited=cited, terms=terms,
                    missing_file=translator(lang)("file_not_on_device"), on_doc_page=False,
+                   no_media_file=translator(lang)("media_no_file"),
                    ui_lang=HTML_LANG[lang], text_lang=view["lang"],
                    line_map=line_map, omitted=notes,
                    formula_word=content_word("formula", view["lang"]))
