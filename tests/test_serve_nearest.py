@@ -157,7 +157,7 @@ def test_a_removed_document_offers_its_former_title_searched(client):
 @pytest.mark.parametrize("asked", [
     "wheat-fusarium-head-blight-sop.md",  # the file name alone, as a chat or a note gives it
     "wheat-fusarium-head-blight-sop",  # ... without `.md`
-    "knowledge/Wheat-Fusarium-Head-Blight-SOP.md",  # the knowledge folder, not its sub-folder
+    "crops/Wheat-Fusarium-Head-Blight-SOP.md",  # below the knowledge folder, not its sub-folder
 ])
 @pytest.mark.parametrize("kind", ["doc", "table"])
 def test_a_name_without_its_folders_opens_the_one_document_so_named(client, asked, kind):
@@ -182,6 +182,20 @@ def test_a_name_without_its_folders_opens_the_one_document_so_named(client, aske
     assert str(pasted.url).endswith(f"/doc/{quote(NEW)}?lines=20-22&lang=en#cited"), pasted.url
     read = client.get("/api/read", params={"doc": "wheat-fusarium-head-blight-sop.md"})
     assert read.status_code == 200 and read.json()["doc"] == NEW, read.text
+
+
+def test_a_whole_path_the_kept_releases_never_held_opens_no_other_document(client):
+    """`knowledge/wheat-fusarium-head-blight-sop.md` names no document, and the releases
+    this device keeps never held one there (one removed before them): the page opened
+    `knowledge/crops/…`, another document of its file name, and `/api/read` read it. Both
+    refuse it now, as with no release kept: the page lists that document."""
+    for asked in ("knowledge/Wheat-Fusarium-Head-Blight-SOP.md",
+                  "knowledge/wheat-fusarium-head-blight-sop"):
+        got = client.get(f"/doc/{quote(asked)}", params={"lang": "en"}, follow_redirects=False)
+        assert got.status_code in (400, 404), got.status_code  # (400: without `.md`)
+        assert NEW in [doc for doc, _ in suggested(got.text)], suggested(got.text)
+        read = client.get("/api/read", params={"doc": asked})
+        assert read.status_code in (400, 404) and "doc" not in read.json(), read.text
 
 
 def test_a_file_name_several_documents_have_lists_them(client):

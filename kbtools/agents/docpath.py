@@ -199,6 +199,16 @@ def same_file_names(doc: str, names: list[str], folders: tuple[str, ...]) -> lis
     return sorted(n for n in names if any(folded(n).endswith("/" + t) for t in tails if t))
 
 
+def whole_path(doc: str, folders: tuple[str, ...]) -> bool:
+    """Whether the address `doc` is a path a document may have had: under a knowledge folder
+    (``knowledge/x.md``), not a file name or path shortened by hand (``x.md``,
+    ``crops/x.md``), which no document of any release had. Such a path naming no document
+    never opens another of its file name (it may be the path of one since removed): the
+    rule of `kb read`, `/api/read` and a document's page."""
+    return any(n.startswith(folded(f).strip("/") + "/") for n in spellings(doc, ())
+               for f in folders)
+
+
 def named_documents(doc: str, names: list[str], folders: tuple[str, ...]
                     ) -> tuple[list[str], bool]:
     """The documents of `names` that `doc`, naming none exactly, means: those it names but

@@ -29,6 +29,7 @@ from kbtools.agents.docpath import (
     named_documents,
     several_named,
     shown_doc,
+    whole_path,
 )
 from kbtools.agents.heading_meaning import by_meaning
 from kbtools.build.verified import coverages
@@ -225,8 +226,9 @@ class Knowledge:
 
     def _named_otherwise(self, doc: str, section_arg: str) -> Path | None:
         """The file of the one document `doc` names but for case or Unicode composition, or
-        by its file name in another folder (`named_documents`); None when none is;
-        UsageError naming them when several are."""
+        by its file name in another folder (`named_documents`); None when none is, or when
+        `doc`, so found, may be the path of a document since removed (`whole_path`, or an
+        earlier release kept holding one there); UsageError naming them when several are."""
         if self.idx is not None:
             names = [str(d["doc"]) for d in self.idx.docs()]
         else:
@@ -235,7 +237,7 @@ class Knowledge:
         found, by_file_name = named_documents(doc, names, self.folders)
         if len(found) > 1:
             raise several_named(doc, found, by_file_name)
-        if found and by_file_name and self._held_before(doc):
+        if found and by_file_name and (whole_path(doc, self.folders) or self._held_before(doc)):
             return None  # an old citation's path: another document shares its file name
         return self._find(found[0], section_arg) if found else None
 

@@ -11,8 +11,9 @@ before a sync, or sent by a phone that spells names its own way.
   earlier release held another document at that path (`opened_for`): an old link to
   ``knowledge/x.md``, which a sync removed, never opens ``knowledge/crops/x.md``, another
   document that shares its file name; the page says it is gone and offers its former title.
-  Where no earlier release is kept to tell (a repository's `dist/`), a whole document path
-  (``knowledge/x.md``) never opens another of its file name: the page lists them.
+  Where no earlier release kept tells of it (a repository's `dist/`, or the releases kept
+  are newer than its removal), a whole document path (``knowledge/x.md``) never opens
+  another of its file name: the page lists them (`kb read` refuses it alike).
 - Any other name (`suggestions`): the page says there is no such document and names the
   documents it most likely meant, as links: first a document the release renamed it to (an
   earlier release this device keeps holds a document at that path; the served one holds a
@@ -28,7 +29,14 @@ import json
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from kbtools.agents.docpath import MARKDOWN, folded, named_documents, same_file_names, spellings
+from kbtools.agents.docpath import (
+    MARKDOWN,
+    folded,
+    named_documents,
+    same_file_names,
+    spellings,
+    whole_path,
+)
 from kbtools.beneath import read_beneath
 from kbtools.index.layout import DeviceLayout, ReleaseLayout
 from kbtools.serve.source import Served
@@ -129,8 +137,9 @@ def opened_for(served: Served, doc: str, device: Path | None) -> str | None:
     another folder); None when none or several are, or when it is found by file name but
     `doc` may be the old path of a document since removed (the one sharing its file name is
     another document): an earlier release this device keeps held a document of another
-    title at `doc`, or none is kept to tell (a repository's `dist/`, a checkout of a
-    release) and `doc` is a whole document path (``knowledge/x.md``, `_whole_path`)."""
+    title at `doc`, or none held one there (none is kept, as serving a repository's
+    `dist/`, or those kept are newer than its removal) and `doc` is a whole document path
+    (``knowledge/x.md``, `whole_path`), as `kb read` and `/api/read` read it."""
     found, by_file_name = named_documents(doc, served.index.store.doc_names(),
                                           served.knowledge.folders)
     if len(found) != 1:
@@ -138,18 +147,9 @@ def opened_for(served: Served, doc: str, device: Path | None) -> str | None:
     if by_file_name and (was := former_title(served, doc, device)) is not None:
         titles = {str(d["doc"]): str(d.get("title") or "") for d in served.index.docs()}
         return found[0] if titles.get(found[0]) == was else None
-    if by_file_name and not earlier_titles(served, device) \
-            and _whole_path(doc, served.knowledge.folders):
+    if by_file_name and whole_path(doc, served.knowledge.folders):
         return None
     return found[0]
-
-
-def _whole_path(doc: str, folders: tuple[str, ...]) -> bool:
-    """Whether the address `doc` is a path a document may have had: under a knowledge folder
-    (``knowledge/x.md``), not a file name or path shortened by hand (``x.md``,
-    ``crops/x.md``), which no document of any release had."""
-    return any(n.startswith(folded(f).strip("/") + "/") for n in spellings(doc, ())
-               for f in folders)
 
 
 def suggestions(served: Served, doc: str, device: Path | None = None) -> list[Suggestion]:
