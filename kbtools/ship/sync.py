@@ -361,7 +361,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
         begin = trust.resumed(begin, state.get("pending_trust"), tag)
         plan = trust.plan_installed(final, rev_parse(gd, f"refs/tags/{tag}"), gd, begin,
                                     floor, tag)
-        rederive(final, DeviceLayout(device).staging(tag), tag, verified=hashed)
+        rederive(final, DeviceLayout(device).staging(tag), tag, hashed, hashed)
     # accepted: recorded before the switch, so a sync killed after it never lowers the floor
     state["highest_serial"] = max(serial, int(state.get("highest_serial", 0)))
     state["keep"] = keep  # what the prune after the switch keeps: said of a release it took
