@@ -122,6 +122,37 @@ def test_an_intact_device_is_served_release_json_is_checked_too(dev):
     assert res.exit_code == 1 and "release.json: changed since it was verified" in res.stderr
 
 
+def test_an_index_changed_after_sync_is_refused_by_every_open_and_its_data_kept(dev):
+    """index/ is derived on the device, its bytes recorded in index/files.json; `kb status`
+    and `kb sync` held it to that record, but `kb query`, `kb serve` and `kb mcp` answered
+    from an index changed after (a page appended to its store, which its self-check never
+    reads) until one of those ran. Every open now holds index/ to its record (a stat per
+    file, its hash remembered as data/'s are): refused in one line saying `kb sync` derives
+    it again from data/, which is not touched; the index as derived serves again."""
+    assert _query("--index", str(dev)).exit_code == 0  # every file hashed and remembered
+    store = (dev / "current").resolve() / "index" / "store.sqlite"
+    kept = store.read_bytes()
+    with store.open("ab") as fh:
+        fh.write(bytes(4096))
+    for fresh in (False, True):  # this process, and a new one reading KB_HOME's hashes
+        if fresh:
+            intact._GOOD.clear()
+        res = _query("--index", str(dev))
+        assert res.exit_code == 1 and res.stdout == "", res.output
+        [line] = res.stderr.strip().splitlines()
+        assert line == (f"kb: error: {dev}: the index of the served release kb-r1 differs "
+                        f"from what `kb sync` derived: index/store.sqlite: size "
+                        f"{len(kept) + 4096} != {len(kept)}; nothing is answered from it, and "
+                        "its verified data/ is kept: `kb sync` derives index/ again from it")
+    with TestClient(create_app(dev), base_url="http://127.0.0.1") as client:
+        zh = client.get("/", params={"q": QUESTION, "lang": "zh"})
+        said = i18n.ERRORS["index_damaged"].format(release="kb-r1")
+        assert zh.status_code == 503 and f'<span lang="zh-CN">{said}</span>' in zh.text
+        assert client.get("/api/search", params={"q": QUESTION}).status_code == 503
+    store.write_bytes(kept)
+    assert _query("--index", str(dev)).exit_code == 0
+
+
 def test_a_listed_file_removed_after_a_cached_check_is_refused(dev):
     assert _query("--index", str(dev)).exit_code == 0  # every file hashed and remembered
     release = (dev / "current").resolve()

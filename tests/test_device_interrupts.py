@@ -440,6 +440,13 @@ def test_a_release_left_before_its_switch_is_checked_before_it_serves(one, monke
         and line.endswith("it was installed again from the source"), err
     code, out, err = kb("status", "--to", device)
     assert code == 0 and "serving kb-r2" in out and "files verified" in out, out + err
+    zh = CliRunner().invoke(main, ["status", "--to", str(device)], env={
+        "LANG": "zh_CN.UTF-8", "LANGUAGE": None, "LC_ALL": None, "LC_MESSAGES": None}).stdout
+    why_zh = {"edited": f"{edited.relative_to(left) if damage == 'edited' else ''}：sha256 "
+                        "与清单记录的不符（文件被改动过）",
+              "file": "不是发布版本目录", "empty": "没有 manifest.json：不是 kb 索引"}[damage]
+    assert f"  警告：releases/kb-r2 已在设备上（一次同步在切换之前中断），但没有通过检查（{why_zh}）；" \
+        "已从来源重新安装" in zh.splitlines(), zh  # (its why said in Chinese too)
     assert leftovers(device) == []
 
 

@@ -192,3 +192,48 @@ def test_the_openapi_document_bounds_doc_as_every_surface_does(client):
                                                           or f"超过 {n}" in said)
                 assert bound_said == past, (size, resp.status_code, said[:200])
             assert bool(conforms("TableRequest", {"doc": cited, "inputs": {}})) == past
+
+
+def test_the_openapi_document_bounds_commit_as_the_api_and_mcp_do(client):
+    """`commit` had no stated bound in the OpenAPI document (MCP's schema held 64 and said
+    "7 or more digits"): a client generated from it sent a longer one the API refuses. Each
+    `commit` states the API's bound, as MCP's does, and the API refuses past it alone."""
+    from pydantic import TypeAdapter
+
+    from kbtools.agents.parameters import ReleaseCommit, SearchCommit, TableCommit
+
+    doc = openapi_document()
+    schemas = doc["components"]["schemas"]
+    stated = [next(p["schema"] for p in doc["paths"][path]["get"]["parameters"]
+                   if p["name"] == "commit") for path in ("/api/search", "/api/read")]
+    stated += [schemas["TableRequest"]["properties"]["commit"],
+               schemas["SearchRequest"]["properties"]["commit"]["anyOf"][0]]
+    n = stated[0]["maxLength"]
+    assert [s["maxLength"] for s in stated] == [n] * 4
+    for each in (SearchCommit, ReleaseCommit, TableCommit):
+        mcp = TypeAdapter(each).json_schema()
+        assert mcp["anyOf"][0]["maxLength"] == n and f"to {n} hexadecimal" in \
+            mcp["description"], mcp
+    for size, past in ((n, False), (n + 1, True)):
+        resp = client.get("/api/search", params={"q": "赤霉病", "commit": "a" * size})
+        said = resp.json()["error"]["message"] if resp.status_code >= 400 else ""
+        assert (resp.status_code == 400 and "'commit'" in said) == past, said
+        assert bool(conforms("SearchRequest", {"q": "赤霉病", "commit": "a" * size})) == past
+
+
+def test_the_openapi_document_says_a_chinese_citation_meets_the_query_bound_first(client):
+    """`doc` is bounded at MAX_CITED_CHARS characters, but a Chinese citation that long
+    sent to /api/read by GET passes the query string's bound (9 bytes a character) and is
+    answered 414: the document said neither. It says how many Chinese characters fit,
+    and that is what the server takes."""
+    from kbtools.serve.openapi import READ_CHINESE_CHARS
+
+    read_doc = next(p for p in openapi_document()["paths"]["/api/read"]["get"]["parameters"]
+                    if p["name"] == "doc")
+    n = READ_CHINESE_CHARS
+    assert n < read_doc["schema"]["maxLength"]
+    assert f"{n} Chinese characters" in read_doc["description"] and "414" in \
+        read_doc["description"]
+    for size, past in ((n, False), (n + 1, True)):
+        resp = client.get("/api/read", params={"doc": "病" * size})
+        assert (resp.status_code == 414) == past, (size, resp.status_code)

@@ -53,3 +53,10 @@ def test_a_flood_of_ref_names_is_warned_of_in_a_few_lines(tmp_path: Path) -> Non
     warned = [line for line in res.stderr.splitlines() if "ignored" in line]
     assert len(warned) == IGNORED_SHOWN + 1, res.stderr
     assert f"{2000 - IGNORED_SHOWN} more refs named as release tags ignored" in warned[-1]
+    zh = CliRunner().invoke(main, ["status", "--to", str(w.dev), "--quick"], env={
+        "LANG": "zh_CN.UTF-8", "LANGUAGE": None, "LC_ALL": None, "LC_MESSAGES": None}).stdout
+    said = [line for line in zh.splitlines() if line.startswith("  警告：")]
+    assert len(said) == IGNORED_SHOWN + 1 and said[0].endswith(
+        "已忽略 refs/tags/kb-r01：kb-r01 不是发布版本标签（kb-r<序号>：序号由数字 0-9 组成，从 1 开始，"
+        "不带前导零；kb-r1 才是）") and said[-1].endswith(
+        f"：另有 {2000 - IGNORED_SHOWN} 个按发布版本标签命名的引用已忽略（不是发布版本标签）"), zh

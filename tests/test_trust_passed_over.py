@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from click.testing import CliRunner
 from test_trust import Keys, Pub, kb, keys, pinned, pub, refused
 
+from kbtools.cli import main
 from kbtools.ship import device
 
 __all__ = ["keys", "pub"]  # fixtures this module's tests use
@@ -48,6 +50,13 @@ def test_newer_releases_no_trusted_key_vouches_for_are_passed_over_for_one_that_
     at = next(i for i, line in enumerate(lines) if line.startswith("last sync "))
     assert lines[at] == f"last sync {last['at']} from {pub.art}: ok, switched to kb-r2"
     assert lines[at + 1:] == [f"  warning: {w}" for w in said], text
+    zh = CliRunner().invoke(main, ["status", "--to", str(dev), "--quick"], env={
+        "LANG": "zh_CN.UTF-8", "LANGUAGE": None, "LC_ALL": None, "LC_MESSAGES": None}).stdout
+    instead = "；改用 kb-r2，即用受信任密钥校验通过的最新发布版本"
+    assert [line for line in zh.splitlines() if line.startswith("  警告：")] == [
+        f"  警告：kb-r4 被拒绝：发布版本由本设备未固定的密钥 {keys.evil_id} 签名{instead}",
+        "  警告：kb-r3 被拒绝：发布版本没有签名，而本设备要求由受信任的密钥签名（`kb trust list`）"
+        f"{instead}"], zh  # the why inside each said in Chinese too
     assert pinned(dev) == [keys.a_id]
     refused(dev, pub.art, f"kb-r4: release signed by untrusted key {keys.evil_id}")
     code, out = kb("sync", pub.art, "--to", dev)

@@ -160,11 +160,12 @@ def in_script(table: DecisionTable, inputs: Mapping[str, str],
     synonym of it) a column 溫度(℃); the input is then given under a name the table reads
     as that column, and that no other input holds (`_free_name`). `where` names the table
     in errors (`match_rules`'s words). A value is read as pasted too (`pasted_name`: `18\u200b`
-    is 18, and is echoed so), as the Markdown reader reads the cells it is compared with."""
+    is 18, and is echoed so; `２５` is 25: `read_value`), as the Markdown reader reads the
+    cells it is compared with."""
     out: dict[str, str] = {}
     simple = replace(table, header=tuple(to_simplified(h) for h in table.header))
     for key, given in inputs.items():
-        value = pasted_name(given) if isinstance(given, str) else given
+        value = read_value(given) if isinstance(given, str) else given
         i = find_input(table, key, synonyms)
         if i is None:
             name = pasted_name(key)
@@ -202,6 +203,19 @@ def pasted_name(name: str) -> str:
     without the invisible characters around or inside it (`errors.INVISIBLE`: `温\u200b度` is
     温度) and the blanks around it."""
     return unpadded(INVISIBLE.sub("", name))
+
+
+# the full-width forms of ASCII (`２５`, `ｐＨ`, `＞`: a Chinese input method's) and the
+# ideographic space, as the ASCII the value readers read them as (NFKC, `cell_text`)
+NARROW_FORMS = str.maketrans({chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)} |
+                             {"\u3000": " "})
+
+
+def read_value(value: str) -> str:
+    """An input value as the table reads it, and echoes it in `inputs`: as pasted
+    (`pasted_name`), its full-width ASCII forms as the ASCII they are read as (`NARROW_FORMS`:
+    `温度=２５` was echoed `２５` beside a reason that read 25)."""
+    return pasted_name(value.translate(NARROW_FORMS))
 
 
 def _free_name(table: DecisionTable, i: int, name: str, value: str,

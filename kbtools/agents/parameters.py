@@ -30,6 +30,7 @@ from kbtools.agents.arguments import (
     digits_as_int,
     flag,
 )
+from kbtools.agents.citation_text import MAX_COMMIT_DIGITS, MIN_COMMIT_DIGITS
 from kbtools.agents.docpath import MAX_CITED_CHARS
 from kbtools.agents.draft_photos import MAX_PHOTOS, MAX_PHOTOS_BYTES
 from kbtools.agents.read import MAX_CHARS, MAX_LINES
@@ -50,9 +51,9 @@ def release_parameters(what: str, then: str, otherwise: str, verb: str) -> tuple
     and `verb` what it does with the release served now when neither is given ("read"). The
     tools differ in these words only, and each one's schema must say its own."""
     commit = Annotated[StrictStr | None, Field(
-        max_length=64,
-        description=(f"{what}, by its source commit (a result's `release.source_commit`, 7 or "
-                     f"more digits): {then} while it is kept here (a device's kept releases, "
+        max_length=MAX_COMMIT_DIGITS,
+        description=(f"{what}, by its source commit (a result's `release.source_commit`, "
+                     f"{MIN_COMMIT_DIGITS} to {MAX_COMMIT_DIGITS} hexadecimal digits): {then} while it is kept here (a device's kept releases, "
                      f"a git clone's release tags); else {otherwise}. Leave out to {verb} "
                      "the release served now."), examples=["3f2a9c1d0b7e"])]
     tag = Annotated[StrictStr | None, Field(

@@ -53,6 +53,7 @@ from kbtools.index import bm25 as bm25index
 from kbtools.index import vectors
 from kbtools.index.layout import DERIVED_DIR, VERIFIED, ReleaseLayout, shard_of
 from kbtools.index.manifest import file_problem, named_problem, verify_files
+from kbtools.index.stamps import Signature, changed_before, clock_past, signature
 from kbtools.index.store import shares_value
 from kbtools.index.token_cache import TokenCache
 from kbtools.index.tokenize import TOKENS_VERSION, shared_tokenizer, tokenizer_libs
@@ -103,30 +104,41 @@ def _derived_files(root: Path) -> list[str]:
     return sorted(found)
 
 
-def record_derived(root: Path) -> None:
+def record_derived(root: Path, signed: dict[str, Signature] | None = None) -> None:
     """Write root/index/files.json: the size and sha256 of every file of root/index/ (derived
-    and checked: `recorded_problems` holds it to them)."""
+    and checked: `recorded_problems` holds it to them). `signed` gets the stat signature of
+    each file hashed, changed before the file system's clock was read ahead of hashing them
+    (`stamps.clock_past`), as data/'s are: what `kbtools.ship.intact.vouch` takes as hashed,
+    so the first open of the release does not hash index/ again."""
+    try:
+        settled = clock_past(root) if signed is not None else 0
+    except OSError:
+        settled = 0
     files = {}
     for rel in _derived_files(root):
-        h, size = hashlib.sha256(), 0
+        h, size, before = hashlib.sha256(), 0, signature(root / rel)
         with open(root / rel, "rb") as f:
             while block := f.read(1 << 20):
                 h.update(block)
                 size += len(block)
         files[rel] = {"size": size, "sha256": h.hexdigest()}
+        if signed is not None and changed_before(before, settled) and \
+                signature(root / rel) == before:
+            signed[rel] = before
     (root / DERIVED_RECORD).write_text(json.dumps({"files": files}, indent=1, sort_keys=True)
                                        + "\n", encoding="utf-8")
 
 
-def recorded_problems(root: Path) -> list[str]:
-    """What differs in root/index/ from its record (`record_derived`): a file changed, cut
-    short, appended to or gone, one added; the record itself missing where verified.json
-    says it was written, or unreadable. Empty when it matches, or when there is no record
-    and none was said to be written (an index derived by an older kbtools)."""
+def read_record(root: Path) -> tuple[dict[str, tuple[int, str]], list[str]]:
+    """root/index/'s record (`record_derived`): each file it lists -> (size, sha256), and
+    what is wrong with the record itself (missing where verified.json says it was written,
+    unreadable, naming a file outside index/: then nothing listed). Nothing either way when
+    there is no record and none was said to be written (an index derived by an older
+    kbtools)."""
     record = root / DERIVED_RECORD
     try:
         if record.is_symlink() or record.stat().st_size > MAX_RECORD_BYTES:
-            return [f"{DERIVED_RECORD}: not the record kb sync wrote"]
+            return {}, [f"{DERIVED_RECORD}: not the record kb sync wrote"]
         files = json.loads(record.read_text(encoding="utf-8"))["files"]
         listed = {str(rel): (int(m["size"]), str(m["sha256"])) for rel, m in files.items()}
     except FileNotFoundError:
@@ -134,14 +146,25 @@ def recorded_problems(root: Path) -> list[str]:
             said = json.loads((root / VERIFIED).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             said = {}
-        return [f"{DERIVED_RECORD}: missing"] if isinstance(said, dict) and \
+        return {}, [f"{DERIVED_RECORD}: missing"] if isinstance(said, dict) and \
             said.get("derived_record") else []
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        return [f"{DERIVED_RECORD}: unreadable ({exc})"]
-    problems: list[str] = []
-    for rel, (size, sha256) in sorted(listed.items()):
+        return {}, [f"{DERIVED_RECORD}: unreadable ({exc})"]
+    for rel in sorted(listed):
         if not rel.startswith(f"{DERIVED_DIR}/") or ".." in rel.split("/"):
-            return [f"{DERIVED_RECORD}: names {rel!r}, not a file of {DERIVED_DIR}/"]
+            return {}, [f"{DERIVED_RECORD}: names {rel!r}, not a file of {DERIVED_DIR}/"]
+    return listed, []
+
+
+def recorded_problems(root: Path) -> list[str]:
+    """What differs in root/index/ from its record (`record_derived`): a file changed, cut
+    short, appended to or gone, one added; the record itself missing where verified.json
+    says it was written, or unreadable. Empty when it matches, or when there is no record
+    and none was said to be written (an index derived by an older kbtools)."""
+    listed, problems = read_record(root)
+    if problems:
+        return problems
+    for rel, (size, sha256) in sorted(listed.items()):
         why = file_problem(root, rel, size, sha256)
         if why is not None:
             problems.append(str(named_problem(rel, why)))

@@ -319,6 +319,8 @@ ERRORS: dict[str, str] = {
     "index_replaced": "知识库刚刚更新（正在换成新的版本），请稍后刷新页面。",
     "release_edited": ("正在使用的发布版本 {release} 在同步后被改动过，没有通过校验，已停止使用："
                        "请用 kb rollback 换回其他版本，或用 kb sync 同步更新的版本。"),
+    "index_damaged": ("正在使用的发布版本 {release} 的索引与同步时生成的不同（被改动或损坏），不再用它回答问题；"
+                      "校验过的 data/ 仍然完好：请用 kb sync 从它重新生成索引。"),
     "release_untrusted": ("发布版本 {release} 不是由本设备信任的密钥签名的（签名密钥已被移除，或它没有签名），"
                           "不再用它回答问题：请用 kb trust add 重新信任该密钥，或用 kb sync 同步由受信任密钥"
                           "签名的版本。"),

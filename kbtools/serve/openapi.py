@@ -21,6 +21,7 @@ from kbtools.agents.arguments import (
     MAX_SECTION_CHARS,
     MAX_WHERE,
 )
+from kbtools.agents.citation_text import MAX_COMMIT_DIGITS, MIN_COMMIT_DIGITS
 from kbtools.agents.docpath import MAX_CITED_CHARS, MAX_PATH_CHARS
 from kbtools.config import MAX_K
 from kbtools.query.filters import MAX_WHERE_CHARS, WHERE_HELP
@@ -49,7 +50,7 @@ _FLAG_PATTERN = ("^\\s*(?:" + "|".join(
 
 # the release a search asks (MCP `search` takes the same: `kbtools.agents.cited_read`)
 _SEARCH_COMMIT = ("the release to search, as an earlier result cited it, by its source commit "
-                  "(7 or more digits): searched while it is kept here (a device's releases, a "
+                  f"({MIN_COMMIT_DIGITS} to {MAX_COMMIT_DIGITS} hexadecimal digits): searched while it is kept here (a device's releases, a "
                   "git clone's release tags), else 404 naming the releases kept")
 _SEARCH_RELEASE = "the release to search, by its tag, as `commit`"
 
@@ -80,6 +81,18 @@ _QUERY_BOUND = (f"The whole query string is at most {_READ_BYTES} bytes percent-
                 f"Chinese character takes 9): a heading path of {MAX_SECTION_CHARS} characters "
                 "fits beside the document's path; past it the answer is 414. Headings given "
                 "one by one share it.")
+# a whole citation in `doc` is bounded in characters (MAX_CITED_CHARS), which a Chinese one
+# cannot reach by GET: its query string passes `_READ_BYTES` first (a 414, not `doc`'s 400)
+READ_CHINESE_CHARS = (_READ_BYTES - len("doc=")) // 9
+_READ_DOC = (f"document path as cited, or a result's whole citation ('x.md:65-73 § A > B': its "
+             f"section, or its lines), at most {MAX_CITED_CHARS} characters (a path at most "
+             f"{MAX_PATH_CHARS}). By GET the query string's bound comes first for a Chinese "
+             f"citation: {READ_CHINESE_CHARS} Chinese characters fill its {_READ_BYTES} bytes "
+             "percent-encoded, and a longer one is answered 414: give its heading path as "
+             "`heading_path`, the document's path alone as `doc`")
+# a release by its commit (`agents.arguments.release_arguments`), as MCP's tools take it
+_COMMIT = {"type": "string", "maxLength": MAX_COMMIT_DIGITS}
+_COMMIT_SAID = f"{MIN_COMMIT_DIGITS} to {MAX_COMMIT_DIGITS} hexadecimal digits"
 
 _SEARCH_PARAMS = [
     _param("q", f"the question (Chinese or English), at most {MAX_QUESTION_CHARS} characters "
@@ -94,7 +107,7 @@ _SEARCH_PARAMS = [
             "maxItems": MAX_WHERE}),
     _param("verified_only", "only verified passages: true/false, yes/no, on/off, 1/0",
            {"anyOf": [{"type": "boolean"}, {"type": "string", "pattern": _FLAG_PATTERN}]}),
-    _param("commit", _SEARCH_COMMIT, {"type": "string"}),
+    _param("commit", _SEARCH_COMMIT, _COMMIT),
     _param("release", _SEARCH_RELEASE, {"type": "string"}),
 ]
 
@@ -183,7 +196,7 @@ _SCHEMAS: dict[str, Any] = {
                 {"type": "boolean"}, {"enum": [0, 1]}, {"type": "null"},
                 {"type": "string", "pattern": _FLAG_PATTERN,
                  "description": "a word: true/false, yes/no, on/off, 1/0 (any case)"}]},
-            "commit": {"type": ["string", "null"], "description": _SEARCH_COMMIT},
+            "commit": {"anyOf": [_COMMIT, {"type": "null"}], "description": _SEARCH_COMMIT},
             "release": {"type": ["string", "null"], "description": _SEARCH_RELEASE}}},
     "Section": {"type": "object", "description": "as the MCP tool `read` returns it",
                 "required": ["doc", "heading_path", "line_start", "line_end", "markdown",
@@ -199,8 +212,8 @@ _SCHEMAS: dict[str, Any] = {
             "a section number ('4.4', 'section 4.4') or a link's anchor "
             "('#32-风险等级判定表')")},
         "policy": {"enum": ["first", "all"]},
-        "commit": {"type": "string", "description": "the release the table was cited from, "
-                   "by its source commit (7 or more digits): its table while the device "
+        "commit": {**_COMMIT, "description": "the release the table was cited from, by its "
+                   f"source commit ({_COMMIT_SAID}): its table while the device "
                    "keeps it, else the served release's with `release_gone` saying so"},
         "release": {"type": "string", "description": "the release the table was cited "
                     "from, by its tag, as `commit`"},
@@ -241,10 +254,7 @@ def openapi_document() -> dict[str, Any]:
                 "summary": "Read a section of a document, or a line range",
                 "description": _QUERY_BOUND,
                 "parameters": [
-                    _param("doc", "document path as cited, or a result's whole citation "
-                           "('x.md:65-73 § A > B': its section, or its lines), at most "
-                           f"{MAX_CITED_CHARS} characters (a path at most {MAX_PATH_CHARS})",
-                           _DOC, required=True),
+                    _param("doc", _READ_DOC, _DOC, required=True),
                     _param("heading_path", "heading path ('A > B') or section number; "
                            "given once per heading (heading_path=A&heading_path=B), the "
                            "headings of the path as the MCP tool's list. " + _QUERY_BOUND,
@@ -252,9 +262,9 @@ def openapi_document() -> dict[str, Any]:
                     _param("line_start", "first line", _LINE),
                     _param("line_end", "last line", _LINE),
                     _param("commit", "the release a citation came from, by its source "
-                           "commit (7 or more digits): its text while the device keeps it, "
+                           f"commit ({_COMMIT_SAID}): its text while the device keeps it, "
                            "else the served release's at its heading path with "
-                           "`release_gone` saying so", {"type": "string"}),
+                           "`release_gone` saying so", _COMMIT),
                     _param("release", "the release a citation came from, by its tag, as "
                            "`commit`", {"type": "string"})],
                 "responses": {"200": _json("Section", "the section"), "400": _ERROR,

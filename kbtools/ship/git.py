@@ -91,9 +91,7 @@ def tag_form_problem(tag: str) -> str | None:
     name = tag.rsplit("/", 1)[-1]
     if not name.startswith(TAG_PREFIX) or parse_serial(name) is not None:
         return None
-    digits = name[len(TAG_PREFIX):]
-    meant = (f"; {tag_name(int(digits))} is one" if digits.isascii() and digits.isdigit()
-             and int(digits) > 0 else "")
+    meant = f"; {_meant(name)} is one" if _meant(name) else ""
     return (f"{name} is not a release tag ({TAG_PREFIX}<serial>: the serial in the digits "
             f"0-9, from 1, without leading zeros{meant})")
 
@@ -323,13 +321,31 @@ def ignored_tags(source: str, refs: SourceRefs) -> tuple[str, ...]:
     warning is one printable line (`one_line`: a ref named with escape sequences or a bell,
     which a hand-made bundle or a hostile server may list, is shown escaped, never obeyed
     by the operator's terminal), and a source listing thousands of them does not flood it."""
-    shown = [one_line(f"{source}: {ref} ignored: {tag_form_problem(ref)}")
+    shown = [_one_line_keyed(f"{source}: {ref} ignored: {tag_form_problem(ref)}",
+                             "warn_ignored_tag_meant" if _meant(ref) else "warn_ignored_tag",
+                             {"source": source, "ref": ref, "name": ref.rsplit("/", 1)[-1],
+                              "meant": _meant(ref)})
              for ref in refs.not_tags[:IGNORED_SHOWN]]
     more = len(refs.not_tags) - IGNORED_SHOWN
     if more > 0:
-        shown.append(one_line(f"{source}: {plural(more, 'more ref')} named as release tags "
-                              "ignored (not release tags)"))
+        shown.append(_one_line_keyed(f"{source}: {plural(more, 'more ref')} named as release "
+                                     "tags ignored (not release tags)", "warn_ignored_more",
+                                     {"source": source, "n": str(more)}))
     return tuple(shown)
+
+
+def _one_line_keyed(text: str, key: str, values: dict[str, str]) -> Keyed:
+    """`text`, `Keyed`, it and its values each one printable line (`one_line`): a
+    Chinese status says the source's names as safely as the English one."""
+    return Keyed(one_line(text), key, {k: one_line(v) for k, v in values.items()})
+
+
+def _meant(ref: str) -> str:
+    """The release tag a ref that is none means (``kb-r03``: kb-r3, as `tag_form_problem`
+    says), or ""."""
+    digits = ref.rsplit("/", 1)[-1][len(TAG_PREFIX):]
+    return tag_name(int(digits)) if digits.isascii() and digits.isdigit() and int(digits) > 0 \
+        else ""
 
 
 def is_bundle(source: str) -> bool:

@@ -45,7 +45,14 @@ from kbtools.embed.registry import get_embedder, registered_embedders
 from kbtools.errors import KbError, ModelError, SyncError, TransientSyncError, plural
 from kbtools.fsutil import exchange_dirs, fsync_dir, sync_tree
 from kbtools.index.incremental import changed_shards
-from kbtools.index.layout import MANIFEST, RELEASE_JSON, RELEASE_SIG, VERIFIED, ReleaseLayout
+from kbtools.index.layout import (
+    DERIVED_DIR,
+    MANIFEST,
+    RELEASE_JSON,
+    RELEASE_SIG,
+    VERIFIED,
+    ReleaseLayout,
+)
 from kbtools.index.manifest import MAX_MANIFEST_BYTES, load_manifest, verify_files
 from kbtools.index.materialize import materialize
 from kbtools.index.selfcheck import (
@@ -225,7 +232,7 @@ def install_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str
         raise SyncError(f"artifacts do not match the manifest: {plural(len(problems), 'problem')}"
                         f", first: {problems[0]}", path=tag, key="sync_artifacts_mismatch",
                         values={"release": tag, "count": str(len(problems))})
-    derivation = derive_index(staging, manifest, tag, previous, kept=kept)
+    derivation = derive_index(staging, manifest, tag, previous, kept=kept, signed=hashed)
     verified = {"tag": tag, "serial": serial, "commit": commit, "signed_by": plan.signed_by,
                 "signature": "verified" if plan.signed_by else "not required (no trusted keys)",
                 "trusted_keys": sorted(k.key_id for k in plan.keys_after),
@@ -242,8 +249,9 @@ def install_release(gd: Path, commit: str, tag: str, serial: int, tag_mhash: str
     sync_tree(staging)  # on disk before its name is: `current` may point at it next
     staging.rename(final)
     fsync_dir(final.parent)
-    return Installed(plan, manifest, mhash, verified,
-                     {rel: sig for rel, sig in hashed.items() if changed_before(sig, settled)})
+    return Installed(plan, manifest, mhash, verified,  # (index/ as its record's hashing saw it)
+                     {rel: sig for rel, sig in hashed.items() if changed_before(sig, settled)
+                      or rel.startswith(f"{DERIVED_DIR}/")})
 
 
 def settled_clock(directory: Path) -> int:
@@ -381,7 +389,8 @@ def derivation_failure(exc: BaseException) -> str | None:
 
 
 def derive_index(staging: Path, manifest: dict[str, Any], tag: str,
-                 previous: Path | None = None, *, kept: str | None = None) -> str:
+                 previous: Path | None = None, *, kept: str | None = None,
+                 signed: dict[str, Signature] | None = None) -> str:
     """Derive the staged release's index/ from its data/, which the caller has verified
     against `manifest`, and check it; returns how it was derived ("full", "incremental" or
     "none").
@@ -394,9 +403,10 @@ def derive_index(staging: Path, manifest: dict[str, Any], tag: str,
 
     A derivation the machine could not finish (disk full, a write refused: see
     `derivation_failure`) is a SyncError naming it and what serves (`kept`: by default "the
-    served release is unchanged"); other exceptions propagate."""
+    served release is unchanged"); other exceptions propagate. `signed` gets the stat
+    signatures of index/'s files as its record hashed them (`selfcheck.record_derived`)."""
     try:
-        return _derive_index(staging, manifest, tag, previous)
+        return _derive_index(staging, manifest, tag, previous, signed)
     except (sqlite3.Error, OSError, RuntimeError) as exc:
         reason = derivation_failure(exc)
         if reason is None:
@@ -410,7 +420,7 @@ def derive_index(staging: Path, manifest: dict[str, Any], tag: str,
 
 
 def _derive_index(staging: Path, manifest: dict[str, Any], tag: str,
-                  previous: Path | None) -> str:
+                  previous: Path | None, signed: dict[str, Signature] | None = None) -> str:
     if manifest.get("derived"):
         materialize(staging)
         # data/ is verified (by the caller): the pinned index/ files alone, data hashed once
@@ -436,7 +446,7 @@ def _derive_index(staging: Path, manifest: dict[str, Any], tag: str,
     if problems:
         raise SyncError(f"derived index fails its self-check: {problems[0]}", path=tag,
                         key="sync_derived_mismatch", values={"release": tag})
-    record_derived(staging)  # every byte of it, as checked (`selfcheck.recorded_problems`)
+    record_derived(staging, signed)  # every byte, as checked (`selfcheck.recorded_problems`)
     return how
 
 
@@ -475,19 +485,22 @@ def rederive(release: Path, staging: Path, tag: str,
                         "index cannot be derived again from it (`kb rollback` serves another "
                         "release)", key="sync_served_damaged", values={"release": tag})
     os.mkdir(staging)
+    derived = dict[str, Signature]()  # index/'s files as their record hashed them
     try:
-        _derive_beside(release, staging, manifest, tag)
+        _derive_beside(release, staging, manifest, tag, derived)
         # one switch: the served index/ is the old tree or the new one, never a mix
         exchange_dirs(ReleaseLayout(staging).derived, ReleaseLayout(release).derived)
         fsync_dir(release)
     finally:  # done, or the disk full, killed: the old (or half-derived) tree goes
         shutil.rmtree(staging, ignore_errors=True)
     if signed is not None:
-        signed.update({rel: sig for rel, sig in hashed.items() if changed_before(sig, settled)})
+        signed.update({rel: sig for rel, sig in hashed.items() if changed_before(sig, settled)}
+                      | derived)
     return problems[0]
 
 
-def _derive_beside(release: Path, staging: Path, manifest: dict[str, Any], tag: str) -> None:
+def _derive_beside(release: Path, staging: Path, manifest: dict[str, Any], tag: str,
+                   signed: dict[str, Signature]) -> None:
     """Derive `release`'s index/ in `staging` from its verified data files, read through
     links (`rederive`), and make the new files durable."""
     source = Path(os.path.abspath(release))
@@ -498,5 +511,5 @@ def _derive_beside(release: Path, staging: Path, manifest: dict[str, Any], tag: 
             os.symlink(source / rel, target)
         except OSError:  # a file system without symbolic links
             shutil.copyfile(source / rel, target, follow_symlinks=False)
-    derive_index(staging, manifest, tag)
+    derive_index(staging, manifest, tag, signed=signed)
     sync_tree(staging)  # the served release's files are replaced by these

@@ -25,6 +25,15 @@ time); what sync and rollback hashed is remembered by the clock itself instead
 moved past every write of the install, so a file's change time below it proves the hash
 saw its last change, and any later edit gives it a change time at or above it.
 
+The derived index/ is held the same way to the record `kb sync` wrote of its bytes
+(index/files.json, `kbtools.index.selfcheck.record_derived`), which `kb status` and `kb
+sync` held it to: a page appended to its store, which no self-check reads, was answered
+from until one of them ran. An index/ derived by other rules than this kbtools' (after an
+upgrade) is not held to it: the reader refuses it, or a read-only device serves a fresh
+derivation under KB_HOME (`kbtools.ship.readonly`), as before. A damaged index/ is refused
+in one line saying `kb sync` derives it again from data/ (`index_damaged`). It costs ~0.4
+ms an open on an 11-file index/ (one stat a file, its record parsed once a change).
+
 A long-lived process (`kb serve`, `kb mcp`) opens the release on every request: a stat of
 every file each time would cost a search several times its own time on a large release
 (2,468 files at tidb-docs-cn's size), so a release found intact is checked again only once
@@ -46,6 +55,7 @@ from kbtools.config import kb_home
 from kbtools.errors import IndexLoadError, KbError, SyncError
 from kbtools.fsutil import atomic_write_bytes
 from kbtools.index.layout import (
+    DERIVED_DIR,
     MANIFEST,
     RELEASE_JSON,
     RELEASE_SIG,
@@ -59,6 +69,7 @@ from kbtools.index.manifest import (
     manifest_path_problems,
     named_problem,
 )
+from kbtools.index.selfcheck import DERIVED_RECORD, read_record
 from kbtools.index.stamps import (
     MISSING,
     Signature,
@@ -71,6 +82,7 @@ from kbtools.ship.device import release_dirs
 from kbtools.ship.devicestate import synced_from
 from kbtools.ship.git import parse_serial
 from kbtools.ship.install import release_file_problems
+from kbtools.ship.readonly import stale_served
 from kbtools.ship.trust import untrusted_release
 
 INTACT = "intact"  # under KB_HOME
@@ -81,6 +93,8 @@ _GOOD: dict[str, dict[str, Signature]] = {}  # release → file → signature ha
 
 
 _MANIFESTS: dict[str, tuple[Signature, dict[str, Any]]] = {}  # release → its parsed manifest
+# release → its index/files.json's stat signature and what it records (`_derived_listed`)
+_RECORDS: dict[str, tuple[Signature, tuple[dict[str, tuple[int, str]], list[str]]]] = {}
 _CLEAN: dict[str, float] = {}  # release → when (`_clock`) it was last found intact
 _clock = time.monotonic
 _wall_ns = time.time_ns  # the clock that stamps file times (a device's may be set back)
@@ -131,9 +145,11 @@ def problems(release: Path, settled: int | None = None) -> list[str]:
         return found
     known = _remembered(release)
     tops = (MANIFEST, RELEASE_JSON, RELEASE_SIG, VERIFIED)
+    derived, record_problems = _derived_listed(release, manifest)
+    found = list(record_problems)  # (a list `_RECORDS` keeps: not to be added to)
     now = {rel: signature(release / rel) for rel in
-           [*tops, *sorted(manifest.get("artifacts", {}))]}
-    if all(known.get(rel) == sig for rel, sig in now.items()):
+           [*tops, *sorted(manifest.get("artifacts", {})), *sorted(derived)]}
+    if not found and all(known.get(rel) == sig for rel, sig in now.items()):
         return []  # every file as it was when it was hashed and found as listed
     good: dict[str, Signature] = {}
     if all(now[t] == known.get(t) for t in tops):
@@ -143,12 +159,14 @@ def problems(release: Path, settled: int | None = None) -> list[str]:
         found += top_problems
         if not top_problems:
             good.update({t: now[t] for t in tops})
-    for rel, meta in sorted(manifest.get("artifacts", {}).items()):
+    listed = {rel: (int(meta["size"]), str(meta["sha256"]))
+              for rel, meta in manifest.get("artifacts", {}).items()} | derived
+    for rel, (size, sha256) in sorted(listed.items()):
         sig = now[rel]
         if sig != MISSING and sig == known.get(rel):
             good[rel] = sig
             continue
-        why = file_problem(release, rel, meta["size"], meta["sha256"])
+        why = file_problem(release, rel, size, sha256)
         if why is not None:
             found.append(named_problem(rel, why))
         elif sig != MISSING and signature(release / rel) == sig:  # not changed meanwhile
@@ -158,6 +176,29 @@ def problems(release: Path, settled: int | None = None) -> list[str]:
                         if (settled_at(sig, now_ns, RACY_NS) if settled is None
                             else changed_before(sig, settled))})
     return found
+
+
+def _derived_listed(release: Path, manifest: dict[str, Any]
+                    ) -> tuple[dict[str, tuple[int, str]], list[str]]:
+    """The files of `release`'s derived index/ an open holds to the record `kb sync` wrote of
+    them (`selfcheck.read_record`: file -> (size, sha256)), and what is wrong with that
+    record. Nothing when the manifest pins no record (an index/ whose bytes it pins, a
+    release without one) or when index/ was derived by other rules than this kbtools' (an
+    upgrade: `readonly.stale_served`): that index is refused or served from a fresh
+    derivation as it is, not held to bytes it legitimately no longer matches."""
+    if manifest.get("derived") or manifest.get("derived_check") is None or \
+            stale_served(release) is not None:
+        return {}, []
+    sig = signature(release / DERIVED_RECORD)  # read again once it changes
+    cached = _RECORDS.get(str(release))
+    if cached is not None and cached[0] == sig:
+        return cached[1]
+    record = read_record(release)
+    if settled_at(sig, _wall_ns(), RACY_NS):
+        if len(_RECORDS) > 64:
+            _RECORDS.clear()
+        _RECORDS[str(release)] = (sig, record)
+    return record
 
 
 def vouch(release: Path, hashed: dict[str, Signature] | None = None) -> None:
@@ -225,6 +266,12 @@ def check_intact(release: Path) -> None:
             f"{served.name}); {name} is a tag of the source still, which a git clone serves "
             f"(`git clone {source} DIR && git -C DIR checkout {name}`)",
             path=str(device), key="kept_release_edited", values={"release": name})
+    if all(str(p).startswith(f"{DERIVED_DIR}/") for p in found):
+        raise IndexLoadError(f"the index of the served release {name} differs from what `kb "
+                             f"sync` derived: {found[0]}{more}; nothing is answered from it, "
+                             "and its verified data/ is kept: `kb sync` derives index/ again "
+                             "from it", path=str(device), key="index_damaged",
+                             values={"release": name})
     raise IndexLoadError(f"the served release {name} fails verification: "
                          f"{found[0]}{more}; it was changed after `kb sync` verified it: "
                          "`kb rollback` serves another release, `kb sync` one published after it",

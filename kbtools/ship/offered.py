@@ -10,10 +10,17 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from kbtools.errors import FetchLimitError, Keyed, TransientSyncError, UnchangedSyncError
+from kbtools.errors import (
+    FetchLimitError,
+    KbError,
+    Keyed,
+    TransientSyncError,
+    UnchangedSyncError,
+)
 from kbtools.index.layout import DeviceLayout, device_of_release
 from kbtools.ship.git import tag_name
 from kbtools.ship.sourceurl import scrub
+from kbtools.ship.status_words import keyed_why
 
 __all__ = ["instead_of", "normalize_source", "other_branches", "passed_over", "redirected",
            "refused_notes", "refused_now", "withdrawn"]
@@ -32,11 +39,19 @@ def normalize_source(source: str) -> str:
     return str(other.repo) if other.is_device() and (other.repo / "HEAD").is_file() else str(p)
 
 
+def refusal(exc: KbError) -> str:
+    """Why a release was refused, as `refused` maps keep it: `exc`'s message, `Keyed` with
+    what failed (`KbError.key`, its values) for the warning that quotes it
+    (`refused_notes`) to be said in Chinese too."""
+    return Keyed(exc.message, exc.key or "", exc.values)
+
+
 def refused_notes(refused: dict[int, str], tag: str) -> tuple[str, ...]:
-    """The warnings of a sync that took `tag` over the newer releases `refused`."""
+    """The warnings of a sync that took `tag` over the newer releases `refused` (each why
+    keyed where it was made: `refusal`, `status_words.keyed_why`)."""
     return tuple(Keyed(f"{tag_name(s)} refused: {why}; {tag}, the newest release that "
                        "verifies with the trusted keys, is taken instead", "warn_refused",
-                       {"refused": tag_name(s), "why": why, "release": tag})
+                       {"refused": tag_name(s), "release": tag} | keyed_why(why))
                  for s, why in sorted(refused.items(), reverse=True))
 
 

@@ -431,7 +431,7 @@ def _rollback_locked(path: Path, current: str | None, tag: str, rdir: Path,
     # not hashed again to derive from, nor to be remembered for the first open
     verified = {rel: sig for rel, sig in hashed.items()
                 if rel in manifest.get("artifacts", {}) and changed_before(sig, settled)}
-    rederived = rederive(rdir, DeviceLayout(path).staging(tag), tag, verified=verified)
+    rederived = rederive(rdir, DeviceLayout(path).staging(tag), tag, verified, verified)
     rolled = set(state.get("rolled_back", []))
     undone = tag in rolled  # a rollback from it, undone: `kb sync` takes it again
     if current and _serial(current) > _serial(tag) and revoked is None:

@@ -66,7 +66,7 @@ ORIGINS = ".origins.json"  # in a copy: the release directories it was made for
 _HELD: dict[str, int] = {}  # copies this process serves: the fd holding each one's USE_LOCK
 _UNHELD: set[str] = set()  # copies this process serves without holding them (`_hold`)
 _SAID: set[str] = set()  # releases this process has said it serves from a copy
-_STALE: dict[tuple[str, int, int, int, int], str | None] = {}  # `_stale_served`, by store stat
+_STALE: dict[tuple[str, int, int, int, int], str | None] = {}  # `stale_served`, by store stat
 
 
 def stale_index(release: Path) -> str | None:
@@ -79,7 +79,7 @@ def stale_index(release: Path) -> str | None:
     return derivation_problem(stored_infos(store))
 
 
-def _stale_served(release: Path) -> str | None:
+def stale_served(release: Path) -> str | None:
     """`stale_index` of a device's release, remembered per store file (`kb serve` resolves
     the release on every request: one stat, not a SQLite open, once it is known)."""
     store = ReleaseLayout(release).store
@@ -102,7 +102,7 @@ def served_copy(release: Path) -> Path:
     device = device_of_release(release)
     if device is None or os.access(device, os.W_OK):
         return release  # a writable device: `kb sync` derives it in place (the reader says so)
-    problem = _stale_served(release)
+    problem = stale_served(release)
     if problem is None:
         return release
     release = release.resolve()  # DIR/current: the release it names now

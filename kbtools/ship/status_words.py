@@ -16,6 +16,7 @@ and so are a pinned key's reason and a pinned key that cannot be read, which kee
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Mapping
 
@@ -74,7 +75,34 @@ WARNINGS_ZH = {
                   "发布版本的标签从不改变）：本设备保留它校验过的 {release}",
     "warn_moved_serving": "{release} 在来源处被移动（其标签现在指向 {now}，不是本设备获取的 "
                           "{had}；发布版本的标签从不改变）：本设备继续提供它校验过的 {release}",
+    "warn_ignored_tag": "{source}：已忽略 {ref}：{name} 不是发布版本标签（kb-r<序号>：序号由数字 "
+                        "0-9 组成，从 1 开始，不带前导零）",
+    "warn_ignored_tag_meant": "{source}：已忽略 {ref}：{name} 不是发布版本标签（kb-r<序号>：序号由"
+                              "数字 0-9 组成，从 1 开始，不带前导零；{meant} 才是）",
+    "warn_ignored_more": "{source}：另有 {n} 个按发布版本标签命名的引用已忽略（不是发布版本标签）",
+    "warn_discarded": "{dir} 已在设备上（一次同步在切换之前中断），但没有通过检查（{why}）；已从来源"
+                      "重新安装",
 }
+
+# why a release was refused or discarded, said inside a warning (its ``why``: `said_in`), by
+# the key of the error (`KbError.key`) or problem (`PROBLEMS_ZH`) it was
+WHY_ZH = {
+    "sync_unsigned": "发布版本没有签名，而本设备要求由受信任的密钥签名（`kb trust list`）",
+    "sync_untrusted": "发布版本由本设备未固定的密钥 {signer} 签名",
+    "sync_unpinned_signer": "发布版本由本设备固定过又已移除的密钥 {signer} 签名（要重新信任它：`kb "
+                            "trust add PUB`）",
+    "sync_bad_signature": "密钥 {signer} 的签名无效：release.json 在签名后被改动过",
+    "sync_signature_malformed": "签名文件 release.sig 格式错误",
+    "sync_history_missing": "发布版本不是由受信任的密钥签名的，而来源中缺少它之前的发布版本，无法确认"
+                            "密钥轮换",
+    "sync_next_keys_invalid": "release.json 中的密钥轮换（next_keys）无效或缺少新密钥的签名",
+    "sync_manifest_missing": "缺少 manifest.json",
+    "sync_manifest_mismatch": "manifest.json 与 release.json 或标签记录的哈希不符（文件被改动过）",
+    "sync_artifacts_mismatch": "文件与 manifest.json 列出的不符（{count} 处问题）",
+    "sync_release_format": "格式不是本设备的 kbtools 能读取的（请升级本设备的 kbtools）",
+    "release_not_dir": "不是发布版本目录",
+    "index_missing": "没有 manifest.json：不是 kb 索引",
+} | PROBLEMS_ZH
 
 # a pinned key's reason (trust.log's `why`), by its key
 REASONS_ZH = {
@@ -87,13 +115,32 @@ REASONS_ZH = {
 
 def said_in(text: object, lang: str, words: Mapping[str, str]) -> str:
     """`text` in `lang`: a `Keyed` one whose key `words` has, in those (Chinese) words;
-    anything else as it is (English)."""
+    anything else as it is (English). A `Keyed` text that quotes a reason (``why``: a
+    release refused, a release discarded) keeps that reason's key as ``why_key`` and its
+    values as ``why_<name>`` (`keyed_why`): the reason is said in `WHY_ZH`'s words where it
+    has them, else as it is (English)."""
     if lang == "zh" and isinstance(text, Keyed) and text.key in words:
+        values = dict(text.values)
+        if values.get("why_key") in WHY_ZH:
+            with contextlib.suppress(KeyError, IndexError):
+                values["why"] = WHY_ZH[values["why_key"]].format(**{
+                    k.removeprefix("why_"): v for k, v in values.items() if k.startswith("why_")})
         try:
-            return words[text.key].format(**text.values)
+            return words[text.key].format(**values)
         except (KeyError, IndexError):
             pass
     return str(text)
+
+
+def keyed_why(why: str) -> dict[str, str]:
+    """The values a `Keyed` warning quoting reason `why` keeps for `said_in`: ``why`` (the
+    English), and, when `why` is `Keyed` (a `KbError`'s key and values made into one, or a
+    problem found in a file), ``why_key`` and its values as ``why_<name>``."""
+    values = {"why": str(why)}
+    if isinstance(why, Keyed) and why.key:
+        values["why_key"] = why.key
+        values |= {f"why_{k}": v for k, v in why.values.items()}
+    return values
 
 # each line's words: (English, Chinese)
 WORDS: dict[str, tuple[str, str]] = {

@@ -94,6 +94,7 @@ from kbtools.ship.offered import (
     other_branches,
     passed_over,
     redirected,
+    refusal,
     refused_notes,
     refused_now,
     withdrawn,
@@ -101,6 +102,7 @@ from kbtools.ship.offered import (
 from kbtools.ship.release import age_warning, release_settings
 from kbtools.ship.serves import NEXT_TRUSTED, nothing_changed
 from kbtools.ship.sourceurl import scrub, scrubbed, shown_source
+from kbtools.ship.status_words import keyed_why
 from kbtools.ship.sync_outcome import failed, recorded, stopped, sync_time
 
 
@@ -343,13 +345,13 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
             if not any(max(cur_serial or 0, floor - 1) < s < serial for s in offered):
                 back = tuple(tag_name(s) for s in sorted(refs.tags) if s > (cur_serial or 0)
                              and tag_name(s) in rolled_back)
-                state["refused"] = refused_now(refused | {serial: exc.message}, refs.tags)
-                raise _why_newest(passed_over(refused | {serial: exc.message}, current,
+                state["refused"] = refused_now(refused | {serial: refusal(exc)}, refs.tags)
+                raise _why_newest(passed_over(refused | {serial: refusal(exc)}, current,
                                               still_serves(device, f"{current} still serves"),
                                               back), newest or exc) from None
             # an older release the keys vouch for may still be newer than the one served
             res = _sync_locked(source, device, state, extra_keys, branch, keep, max_age_days,
-                               limits, refused=refused | {serial: exc.message}, listed=refs,
+                               limits, refused=refused | {serial: refusal(exc)}, listed=refs,
                                newest=newest or exc)
             return replace(res, fetched_bytes=res.fetched_bytes + fetched)
         plan, hashed = done.plan, done.hashed
@@ -359,7 +361,7 @@ def _sync_locked(source: str, device: Path, state: dict[str, Any], extra_keys: l
         begin = trust.resumed(begin, state.get("pending_trust"), tag)
         plan = trust.plan_installed(final, rev_parse(gd, f"refs/tags/{tag}"), gd, begin,
                                     floor, tag)
-        rederive(final, DeviceLayout(device).staging(tag), tag, verified=hashed)
+        rederive(final, DeviceLayout(device).staging(tag), tag, hashed, hashed)
     # accepted: recorded before the switch, so a sync killed after it never lowers the floor
     state["highest_serial"] = max(serial, int(state.get("highest_serial", 0)))
     state["keep"] = keep  # what the prune after the switch keeps: said of a release it took
@@ -402,7 +404,7 @@ def _discard_unsound(device: Path, tag: str, hashed: dict[str, Signature]
     final = DeviceLayout(device).release(tag)
     if not os.path.lexists(final):
         return ()
-    why = "not a release directory"
+    why: str = Keyed("not a release directory", "release_not_dir")
     if final.is_dir():
         settled, signed = settled_clock(final.parent), dict[str, Signature]()
         try:
@@ -410,15 +412,16 @@ def _discard_unsound(device: Path, tag: str, hashed: dict[str, Signature]
             problems = release_file_problems(final) or verify_files(
                 final, manifest, derived=False, signed=signed)
         except KbError as exc:
-            problems = [exc.message]
+            problems = [refusal(exc)]
         if not problems:
             hashed.update({rel: sig for rel, sig in signed.items()
                            if changed_before(sig, settled)})
             return ()
         why = problems[0]
     dev.discard(device, tag)
-    return (f"{RELEASES}/{tag}, already on the device (a sync stopped before its switch), "
-            f"failed its check ({why}); it was installed again from the source",)
+    return (Keyed(f"{RELEASES}/{tag}, already on the device (a sync stopped before its "
+                  f"switch), failed its check ({why}); it was installed again from the source",
+                  "warn_discarded", {"dir": f"{RELEASES}/{tag}"} | keyed_why(why)),)
 
 
 def prune_releases(device: Path, keep: int, tag: str) -> tuple[str, ...]:
