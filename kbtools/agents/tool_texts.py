@@ -56,7 +56,8 @@ Do not use to fetch a known section in full (use `read`) or to apply a decision 
 `evaluate_table`).
 Args: query (natural language, Chinese or English, at most 10000 characters: a pasted log
 or stack trace longer than 2000 is searched by its distinctive lines); k (1-{max_k}
-results, default 5); where (front-matter filters KEY=VALUE, KEY!=VALUE, KEY>=VALUE,
+results, default 5); where (front-matter filters: a string, a list, or an object with one
+per key ({"crop": "小麦", "功率": ">5kW"}); KEY=VALUE, KEY!=VALUE, KEY>=VALUE,
 KEY<=VALUE, KEY>VALUE or KEY<VALUE, e.g. "verified=true", "doc=crops/x.md", "category=<a category results show in
 `metadata`>"; numbers compare as numbers (size=1 matches 1.0, size>1 does not), other values as
 text (= and != case-insensitively); a list matches = when a member does, != when none does; a document without
