@@ -211,14 +211,18 @@ WIDE = str.maketrans("0123456789", "０１２３４５６７８９")
 
 def test_line_numbers_typed_full_width_read_what_they_name(dist, tmp_path):
     """A citation's line numbers as a Chinese input method types them (full-width digits,
-    colon, 'L' and dashes, `kb query`'s shown form with them), and line numbers sent as
-    full-width text, read the lines they name on every surface."""
+    colon, 'L' and dashes, `kb query`'s shown form with them, the document's `．md` too), and
+    line numbers sent as full-width text, read the lines they name on every surface."""
     io = line_of(SLASHED, "## 2.")
     wide, wide_end = str(io).translate(WIDE), str(io + 2).translate(WIDE)
     asks = [{"doc": f"{SLASHED_DOC}：{wide}-{wide_end}"},
             {"doc": f"{SLASHED_DOC}#Ｌ{wide}－Ｌ{wide_end}"},
             {"doc": f"{SLASHED_DOC}#L{wide}-L{wide_end}"},
             {"doc": f"{SLASHED_DOC}:{io}～{io + 2}"},
+            # its suffix typed wide too: was "only Markdown documents can be read"
+            {"doc": f"{SLASHED_DOC.removesuffix('.md')}．md:{io}-{io + 2}"},
+            {"doc": f"{SLASHED_DOC.removesuffix('.md')}.ｍｄ：{io}－{io + 2}"},
+            {"doc": f"{SLASHED_DOC.removesuffix('.md')}．ＭＤ：{wide} § 2. I/O 接口"},
             {"doc": f"{SLASHED_DOC}：{wide} § 2. I/O 接口"},
             {"doc": f"{SLASHED_DOC} › 温湿度监测 › 2. I/O 接口 (lines {wide}–{wide_end})"},
             {"doc": SLASHED_DOC, "line_start": wide, "line_end": wide_end}]

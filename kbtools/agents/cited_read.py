@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.agents.asked import asked_index, kept_holding, release_arguments, release_name
-from kbtools.agents.citation_text import split_release, unescaped
+from kbtools.agents.citation_text import narrow_suffix, split_release, unescaped
 from kbtools.agents.docpath import check_doc_length, cited
 from kbtools.agents.moved import moved
 from kbtools.agents.opened import OpenedReleases
@@ -73,7 +73,7 @@ def asked_release(doc: str, commit: Any, release: Any) -> tuple[str, str | None,
     the arguments or from the citation's end (UsageError when they disagree or the commit
     is no commit)."""
     check_doc_length(doc)
-    plain, said_commit, said_tag = split_release(unescaped(doc))
+    plain, said_commit, said_tag = split_release(narrow_suffix(unescaped(doc)))
     commit, release = release_arguments(commit, release)
     for given, said, what in ((commit, said_commit, "commit"), (release, said_tag, "release")):
         if given and said and not (said.startswith(given) or given.startswith(said)):
