@@ -23,7 +23,12 @@ from typing import Any
 import git
 from git.util import Actor
 
-from kbtools.agents.draft_checks import passes_check, validate, written_as_meant
+from kbtools.agents.draft_checks import (
+    cited_past_end,
+    passes_check,
+    validate,
+    written_as_meant,
+)
 from kbtools.agents.draft_git import (
     KEY_TRAILER,
     Draft,
@@ -159,6 +164,8 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
                                             key)) is not None:
                     return replace(merged, path=merged.path[len(prefix):])
             committed = commit_paths(repo, base_commit.sha if base_commit else None, prefix)
+            if base_commit is not None and other is None:  # lines read where the base has them
+                cited_past_end(repo, cfg, base_commit.sha, prefix, committed, text)
             made = _file(repo, cfg, base_commit, f"draft/{day}-{slug}",
                          f"{prefix}{folder}/{day}-{slug}.md", prefix, text, carry, meta,
                          message, argument, Actor(name or who, email or "kb-draft@localhost"),
