@@ -447,3 +447,32 @@ def test_a_server_that_served_the_kept_release_names_it_once(device, tmp_path):
     said = then.content[0].text
     assert "kept on this device, has it: read it there with release kb-r1" in said, said
     assert said.count("kb-r1") == 2 and "served before" not in said, said
+
+
+def test_a_citation_by_commit_alone_across_a_dirty_build_says_its_lines_may_differ(dist,
+                                                                                   tmp_path):
+    """A build of uncommitted files names its commit alone in a citation (`… @ <commit>`):
+    read back by that commit in such a build, or in a clean release of the commit when the
+    citation says it came from one (`+ uncommitted changes`), its lines may be another
+    text's, and nothing said so. `release_note` says it on every surface (`kb read` on
+    stderr); a clean citation read in a clean release has none."""
+    manifest = json.loads((dist / "manifest.json").read_text("utf-8"))
+    commit = manifest["source"]["commit"][:12]
+    io = line_of(SLASHED, "## 2.")
+    cited = f"{SLASHED_DOC}:{io}-{io + 2}"
+    asks = [{"doc": f"{cited} [local build @ {commit} + uncommitted changes]"},
+            {"doc": f"{cited} @ {commit}"}]
+    (tmp_path / "clean").mkdir()
+    (tmp_path / "built").mkdir()
+    clean = every_surface(dist, tmp_path / "clean", asks)
+    dirty = tmp_path / "dirty"
+    shutil.copytree(dist, dirty)
+    manifest["source"]["dirty"] = True  # as `kb build` of a work tree with edits writes it
+    (dirty / "manifest.json").write_text(json.dumps(manifest), "utf-8")
+    built = every_surface(dirty, tmp_path / "built", asks[1:])
+    said = [answer.get("release_note") for _, answer in clean + built]  # type: ignore[union-attr]
+    assert said[1] is None, said
+    assert "came from a build of commit" in said[0] and "may differ" in said[0], said
+    assert "with uncommitted changes: a citation of commit" in said[2], said
+    res = CliRunner().invoke(main, ["read", "--index", str(dirty), asks[1]["doc"]])
+    assert res.exit_code == 0 and "kb: note: read in the build of commit" in res.stderr

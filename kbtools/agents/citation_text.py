@@ -87,6 +87,15 @@ def split_release(doc: str) -> tuple[str, str | None, str | None]:
     return head, commit.lower(), tag
 
 
+def said_dirty(doc: str) -> bool:
+    """The release after citation `doc` was a build of uncommitted files (`kb query`'s
+    ``[local build @ <commit> + uncommitted changes]``, or a message's ``… @ <commit> with
+    uncommitted changes``): `split_release` reads its commit alone."""
+    text = doc.strip()
+    tail = text[max(text.rfind("["), text.rfind("@")):] if "[" in text or "@" in text else ""
+    return "uncommitted changes" in tail
+
+
 def as_citation(doc: str) -> str:
     """`doc` as `Citation.text` writes it when it is a citation as `Citation.display` shows
     it (``x.md › A › B (lines 65–73)``: ``x.md:65-73 § A > B``); else `doc` as given."""

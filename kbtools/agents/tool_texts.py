@@ -95,6 +95,8 @@ Without either, returns the document from the top (bounded). The Markdown comes 
 from an earlier release: give its release's `commit` (or `release` tag), or leave it after
 the citation (`… § A > B @ 3f2a9c1d0b7e`): that release's text while the device keeps it,
 else what the release served now has at its heading path, `release_gone` saying so.
+`release_note` (when present): a commit alone was read across a build of uncommitted
+files, whose lines may differ from the citation's: check the text is the one cited.
 Do not use to search (use `search`); paths must be repo-relative document paths as cited
 (e.g. knowledge/crops/x.md, or a citation): absolute paths, '..' and links leaving the knowledge are refused.
 """
