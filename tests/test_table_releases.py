@@ -159,3 +159,19 @@ def test_kb_table_eval_reads_a_document_where_kb_read_reads_it(device, tmp_path,
     answer = json.loads(table.stdout)
     assert risk(answer) == "特高" and answer["release"]["tag"] == "kb-r2"
     assert risk(json.loads(own.stdout)) == "未定"
+
+
+def test_a_dirty_builds_citation_by_commit_alone_says_its_lines_may_differ(device, tmp_path):
+    """A citation `kb query` gave from a build of uncommitted files (`[local build @ <commit>
+    + uncommitted changes]`), evaluated in the clean release of that commit, answered from
+    lines that may not be the ones cited without a word; `release_note` says so on every
+    surface. A citation of that commit alone has none."""
+    dev, cited = device
+    kind, now = cli_eval(dev, {"doc": cited, "inputs": INPUTS})
+    commit = now["release"]["source_commit"][:12]  # type: ignore[index]
+    asks = [{"doc": f"{cited} [local build @ {commit} + uncommitted changes]", "inputs": INPUTS},
+            {"doc": f"{cited} @ {commit}", "inputs": INPUTS}]
+    got = every_surface(dev, tmp_path, asks)
+    assert risk(got[0][1]) == "特高" and "release_note" not in got[1][1]  # type: ignore[operator]
+    note = got[0][1]["release_note"]  # type: ignore[index]
+    assert f"came from a build of commit {commit} with uncommitted changes" in note, note

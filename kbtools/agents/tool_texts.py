@@ -124,7 +124,8 @@ left out is answered without when the chosen row takes any value of it (its cell
 given"); when it decides the row, the error names the inputs to ask the user for. status "no_match" means "no rule matches, needs human review": report that, do not
 guess an answer. A table cited from an earlier release: give its release's `commit` (or
 `release` tag), or leave it after the citation (`… @ 3f2a9c1d0b7e`): that release's rules
-while the device keeps it, else the served release's table, `release_gone` saying so. Pass values as the user said them: a rough value (约25度, "about 25 C") is
+while the device keeps it, else the served release's table, `release_gone` saying so
+(`release_note`: lines read across a build of uncommitted files, which may differ). Pass values as the user said them: a rough value (约25度, "about 25 C") is
 answered and said to be rough, a range (22-25度) answered when one row holds it, else the
 error names the rows it spans: ask the user for one value. An error for an impossible value
 (湿度 130%), two values at once (E17和E71) or a value the column does not take names what it

@@ -177,8 +177,9 @@ def eval_(doc: str, inputs: tuple[str, ...], which: str | None, policy: str | No
     if as_json:
         echo_json(cited.to_dict())
         return
-    if cited.gone:
-        click.echo(f"kb: note: {cited.gone}", err=True)
+    for note in (cited.gone, cited.note):
+        if note:
+            click.echo(f"kb: note: {note}", err=True)
     click.echo(format_result(cited.result))
     if cited.release is not None:
         click.echo(f"[release {cited.release.tag} @ {cited.release.commit_text()}]"
