@@ -131,6 +131,38 @@ def test_draft_errors(repo: git.Repo, tmp_path: Path) -> None:
         create_draft(plain, "field-report", "T", "b", location="x")
 
 
+def test_a_category_spelled_otherwise_is_the_one_it_names(repo: git.Repo) -> None:
+    """`Field-Report`, `field report` or `ｆｉｅｌｄ＿ｒｅｐｏｒｔ` (as agents and people type the
+    category) was "unknown category" with no hint; it is the category it spells. A
+    misspelling is refused naming the category meant."""
+    root = Path(repo.working_tree_dir)
+    for n, spelt in enumerate(("Field-Report", "field report", "ｆｉｅｌｄ＿ｒｅｐｏｒｔ")):
+        d = create_draft(root, spelt, f"Seal leak {n}", "Seal leaked.", author="Tech Wu",
+                         location="Plant 2", now=NOW)
+        text = (repo.commit(d.branch).tree / d.path).data_stream.read().decode()
+        assert parse_source(text, Path(d.path), d.path).meta["category"] == "field-report"
+    with pytest.raises(UsageError, match=r"^unknown category 'feild-report'; did you mean "
+                                         r"'field-report'\? \(known: "):
+        create_draft(root, "feild-report", "T", "b", location="x")
+
+
+def test_a_citation_past_the_end_of_its_document_is_refused(repo: git.Repo) -> None:
+    """A report citing `knowledge/a.md:900-910` of a one-line document was filed as it was
+    written: the citation reads nothing. It is refused, naming the citation and the
+    document's length; full-width digits and dash are read; lines it has are filed."""
+    root = Path(repo.working_tree_dir)
+    heads = {h.name for h in repo.heads}
+    for cited in ("knowledge/a.md:900-910", "see a.md：２－９．", "(knowledge/a.md:1-2)"):
+        with pytest.raises(UsageError, match=r"^the draft cites .*a\.md.*, past the end of "
+                                             r"knowledge/a\.md \(1 line at its base "):
+            create_draft(root, "field-report", "Leak", f"Seal leaked; {cited}",
+                         author="Tech Wu", location="P2", now=NOW)
+    assert {h.name for h in repo.heads} == heads
+    d = create_draft(root, "field-report", "Leak", "Seal leaked; knowledge/a.md:1 and "
+                     "other.md:900", author="Tech Wu", location="P2", now=NOW)
+    assert d.branch.startswith("draft/")
+
+
 def test_a_draft_refuses_bidi_controls_where_they_disguise_text(repo: git.Repo) -> None:
     """create_draft(..., "\u202egnp.exe", ...) was committed: the title reads as exe.png."""
     root = Path(repo.working_tree_dir)

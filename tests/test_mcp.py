@@ -248,6 +248,11 @@ def test_arguments_are_taken_as_the_json_api_takes_them(built, tmp_path):
         calls = {
             "k-digits": ("search", {"query": questions[0], "k": "3"}),
             "one-where": ("search", {"query": "霜霉病", "where": "verified=true", "k": 2}),
+            # an object, as agents send one: a filter per key (was "expected a list or a
+            # string"); a value starting with an operator is the key's condition
+            "object-where": ("search", {"query": "霜霉病", "k": 2, "where": {
+                "verified": True, "category": ["crop-protection", "x,y"], "crop": "!=玉米"}}),
+            "object-none": ("search", {"query": "霜霉病", "where": {"category": "<a"}}),
             "long": ("search", {"query": "霜" * 10001}),
             "top_k": ("search", {"query": "霜霉病", "top_k": 2}),
             "heading": ("read", {"doc": risk, "heading": "风险等级表"}),
@@ -284,6 +289,9 @@ def test_arguments_are_taken_as_the_json_api_takes_them(built, tmp_path):
     assert [r["chunk_id"] for r in data(got["k-digits"])["results"]] == [
         r["chunk_id"] for r in data(got[questions[0]])["results"]]
     assert all(r["verified"] for r in data(got["one-where"])["results"])
+    assert [r["chunk_id"] for r in data(got["object-where"])["results"]] == [
+        r["chunk_id"] for r in data(got["one-where"])["results"]]
+    assert data(got["object-none"])["reason_values"]["filters"] == ["category<a"]
     assert data(got["digit-lines"])["line_start"] == 20
     # bounds in our words, naming the range and the value given, as the CLI and /api do
     expected = {"long": "query: at most 10000 characters, not 10001",

@@ -15,7 +15,8 @@ def answers(tmp_path_factory) -> dict[str, str]:
     calls = {
         "unknown tool": ("serach", {"query": "x"}),
         "where a number": ("search", {"query": "x", "where": 5}),
-        "where an object": ("search", {"query": "x", "where": {"category": "x"}}),
+        # an object is a filter per key (session 48), each a value, a number or a list
+        "where an object of objects": ("search", {"query": "x", "where": {"category": {}}}),
         "where a list of lists": ("search", {"query": "x", "where": [["category=x"]]}),
         "heading_path a number": ("read", {"doc": RISK, "heading_path": 3}),
         # a list is a heading path (session 35), of strings
@@ -51,8 +52,9 @@ def test_an_unknown_tool_is_named_with_the_tools_there_are(answers):
 
 
 @pytest.mark.parametrize("label, said", [
-    ("where a number", "where: expected a list or a string, not a number"),
-    ("where an object", "where: expected a list or a string, not an object"),
+    ("where a number", "where: expected a list, a string or an object, not a number"),
+    ("where an object of objects", "where.category: expected a string, a whole number, a "
+                                   "number, a boolean or a list, not an object"),
     ("where a list of lists", "where.0: expected a string, not a list"),
     ("heading_path a number", "heading_path: expected a list or a string, not a number"),
     ("table a list", "table.0: expected a string, not a number (1)"),

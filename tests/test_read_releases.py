@@ -211,14 +211,18 @@ WIDE = str.maketrans("0123456789", "０１２３４５６７８９")
 
 def test_line_numbers_typed_full_width_read_what_they_name(dist, tmp_path):
     """A citation's line numbers as a Chinese input method types them (full-width digits,
-    colon, 'L' and dashes, `kb query`'s shown form with them), and line numbers sent as
-    full-width text, read the lines they name on every surface."""
+    colon, 'L' and dashes, `kb query`'s shown form with them, the document's `．md` too), and
+    line numbers sent as full-width text, read the lines they name on every surface."""
     io = line_of(SLASHED, "## 2.")
     wide, wide_end = str(io).translate(WIDE), str(io + 2).translate(WIDE)
     asks = [{"doc": f"{SLASHED_DOC}：{wide}-{wide_end}"},
             {"doc": f"{SLASHED_DOC}#Ｌ{wide}－Ｌ{wide_end}"},
             {"doc": f"{SLASHED_DOC}#L{wide}-L{wide_end}"},
             {"doc": f"{SLASHED_DOC}:{io}～{io + 2}"},
+            # its suffix typed wide too: was "only Markdown documents can be read"
+            {"doc": f"{SLASHED_DOC.removesuffix('.md')}．md:{io}-{io + 2}"},
+            {"doc": f"{SLASHED_DOC.removesuffix('.md')}.ｍｄ：{io}－{io + 2}"},
+            {"doc": f"{SLASHED_DOC.removesuffix('.md')}．ＭＤ：{wide} § 2. I/O 接口"},
             {"doc": f"{SLASHED_DOC}：{wide} § 2. I/O 接口"},
             {"doc": f"{SLASHED_DOC} › 温湿度监测 › 2. I/O 接口 (lines {wide}–{wide_end})"},
             {"doc": SLASHED_DOC, "line_start": wide, "line_end": wide_end}]
@@ -443,3 +447,32 @@ def test_a_server_that_served_the_kept_release_names_it_once(device, tmp_path):
     said = then.content[0].text
     assert "kept on this device, has it: read it there with release kb-r1" in said, said
     assert said.count("kb-r1") == 2 and "served before" not in said, said
+
+
+def test_a_citation_by_commit_alone_across_a_dirty_build_says_its_lines_may_differ(dist,
+                                                                                   tmp_path):
+    """A build of uncommitted files names its commit alone in a citation (`… @ <commit>`):
+    read back by that commit in such a build, or in a clean release of the commit when the
+    citation says it came from one (`+ uncommitted changes`), its lines may be another
+    text's, and nothing said so. `release_note` says it on every surface (`kb read` on
+    stderr); a clean citation read in a clean release has none."""
+    manifest = json.loads((dist / "manifest.json").read_text("utf-8"))
+    commit = manifest["source"]["commit"][:12]
+    io = line_of(SLASHED, "## 2.")
+    cited = f"{SLASHED_DOC}:{io}-{io + 2}"
+    asks = [{"doc": f"{cited} [local build @ {commit} + uncommitted changes]"},
+            {"doc": f"{cited} @ {commit}"}]
+    (tmp_path / "clean").mkdir()
+    (tmp_path / "built").mkdir()
+    clean = every_surface(dist, tmp_path / "clean", asks)
+    dirty = tmp_path / "dirty"
+    shutil.copytree(dist, dirty)
+    manifest["source"]["dirty"] = True  # as `kb build` of a work tree with edits writes it
+    (dirty / "manifest.json").write_text(json.dumps(manifest), "utf-8")
+    built = every_surface(dirty, tmp_path / "built", asks[1:])
+    said = [answer.get("release_note") for _, answer in clean + built]  # type: ignore[union-attr]
+    assert said[1] is None, said
+    assert "came from a build of commit" in said[0] and "may differ" in said[0], said
+    assert "with uncommitted changes: a citation of commit" in said[2], said
+    res = CliRunner().invoke(main, ["read", "--index", str(dirty), asks[1]["doc"]])
+    assert res.exit_code == 0 and "kb: note: read in the build of commit" in res.stderr

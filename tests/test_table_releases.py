@@ -135,3 +135,43 @@ def test_a_table_of_a_pruned_release_is_the_served_ones_said_so(device, tmp_path
         assert "do not cite it as that release's answer" in gone
     assert got[1][0] == "error" and "give the citation's heading path" in str(got[1][1])
     assert got[3][0] == "error" and "release kb-r1 is no longer on this device" in str(got[3][1])
+
+
+def test_kb_table_eval_reads_a_document_where_kb_read_reads_it(device, tmp_path, monkeypatch):
+    """Without --index, `kb read` read the index a client command finds (here KB_INDEX, the
+    device serving kb-r2) while `kb table eval` read the work tree, which an edit not yet
+    built had changed: the two commands answered one citation from two texts. Both read
+    the index now; a Markdown file outside the knowledge folder is still read as that file."""
+    dev, cited = device
+    repo = tmp_path / "repo"
+    shutil.copytree(dev.parent / "kr", repo, symlinks=True)  # the source of kb-r2
+    doc = repo / EDITED
+    doc.write_text(doc.read_text("utf-8").replace("| 特高 |", "| 未定 |"), "utf-8")  # not built
+    (tmp_path / "own.md").write_text(doc.read_text("utf-8"), "utf-8")
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("KB_INDEX", str(dev))
+    pairs = [f"{k}={v}" for k, v in INPUTS.items()]
+    read = CliRunner().invoke(main, ["read", "--json", f"{EDITED} § {HEADING}"])
+    table = CliRunner().invoke(main, ["table", "eval", "--json", cited, *pairs])
+    own = CliRunner().invoke(main, ["table", "eval", "--json", str(tmp_path / "own.md"), *pairs])
+    assert read.exit_code == table.exit_code == own.exit_code == 0, (read.output, table.output)
+    assert "| 特高 |" in json.loads(read.stdout)["markdown"]
+    answer = json.loads(table.stdout)
+    assert risk(answer) == "特高" and answer["release"]["tag"] == "kb-r2"
+    assert risk(json.loads(own.stdout)) == "未定"
+
+
+def test_a_dirty_builds_citation_by_commit_alone_says_its_lines_may_differ(device, tmp_path):
+    """A citation `kb query` gave from a build of uncommitted files (`[local build @ <commit>
+    + uncommitted changes]`), evaluated in the clean release of that commit, answered from
+    lines that may not be the ones cited without a word; `release_note` says so on every
+    surface. A citation of that commit alone has none."""
+    dev, cited = device
+    kind, now = cli_eval(dev, {"doc": cited, "inputs": INPUTS})
+    commit = now["release"]["source_commit"][:12]  # type: ignore[index]
+    asks = [{"doc": f"{cited} [local build @ {commit} + uncommitted changes]", "inputs": INPUTS},
+            {"doc": f"{cited} @ {commit}", "inputs": INPUTS}]
+    got = every_surface(dev, tmp_path, asks)
+    assert risk(got[0][1]) == "特高" and "release_note" not in got[1][1]  # type: ignore[operator]
+    note = got[0][1]["release_note"]  # type: ignore[index]
+    assert f"came from a build of commit {commit} with uncommitted changes" in note, note

@@ -5,11 +5,19 @@ and refuse the same ones, so an agent gets the same answer through either."""
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Mapping
 from typing import Any
 
 from kbtools.agents.citation_text import NARROW_DIGITS, is_commit
 from kbtools.errors import UsageError, one_line, unpadded
 from kbtools.query import question
+from kbtools.query.filter_text import (
+    OPERATOR_START,
+    WORD_OPERATORS,
+    key_text,
+    narrow_operator,
+    where_text,
+)
 
 # a blank question, refused alike by MCP `search`, /api/search and `kb query`
 from kbtools.query.question import refuse_blank as refuse_blank
@@ -94,12 +102,52 @@ def flag(value: Any) -> Any:
     return value
 
 
-def filters(where: list[str] | str | None) -> list[str]:
+def filters(where: list[str] | str | Mapping[str, Any] | None) -> list[str]:
     """The filters a search's `where` gives: one string is one filter, and a blank one (an
     empty form field, `where=""`) is none, as the JSON API reads them (the MCP tool refused
-    `where: ""` as a bad filter where /api/search searched everything)."""
-    given = [where] if isinstance(where, str) else list(where or [])
+    `where: ""` as a bad filter where /api/search searched everything). An object gives one
+    filter per key (`object_filter`): agents send ``{"crop": "wheat"}``, which was refused
+    as "expected a list or a string"."""
+    if isinstance(where, Mapping):
+        given = [object_filter(key, value) for key, value in where.items()]
+    else:
+        given = [where] if isinstance(where, str) else list(where or [])
     return [w for w in given if w.strip()]
+
+
+def object_filter(key: str, value: Any) -> str:
+    """One key of a `where` object as the filter text `parse_where` reads: the value is the
+    key's value (``{"crop": "小麦,玉米"}``: ``crop=小麦,玉米``), or, when it starts with an
+    operator in signs or words, the key's condition (``{"功率": ">5kW"}``: ``功率 >5kW``;
+    ``{"功率": "不低于5kW"}``, ``{"power": "at least 5kW"}``); a number or true/false is
+    that value, a list its values (any of them, as ``=`` reads several). UsageError for a
+    blank key or a value of another type (null, an object), naming the key."""
+    if not key.strip():
+        raise UsageError("where: an object's key must name a front-matter key, not be blank")
+    if isinstance(value, list):  # none listed: as a blank value, no filter
+        return where_text(key.strip(), "=", tuple(scalar_text(key, v) for v in value)) \
+            if value else ""
+    text = scalar_text(key, value).strip()
+    if not text:  # as a blank filter string: no filter
+        return ""
+    spaced = f" {text.lower()} "
+    if narrow_operator(text)[:1] in OPERATOR_START or any(
+            spaced.startswith(word) if word.startswith(" ") else text.startswith(word)
+            for word in WORD_OPERATORS):
+        return f"{key_text(key.strip())} {text}"
+    return f"{key_text(key.strip())}={text}"
+
+
+def scalar_text(key: str, value: Any) -> str:
+    """A `where` object's value for `key` as filter text: a string as given, a number as
+    written, true/false as the words front matter writes them."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (str, int, float)):
+        return str(value)
+    kind = {type(None): "null", dict: "an object", list: "a list"}.get(type(value), "another value")
+    raise UsageError(f"where.{one_line(key, 80)}: expected a string, a number, true or false "
+                     f"(or a list of them), not {kind}")
 
 
 def release_arguments(commit: Any, release: Any) -> tuple[str | None, str | None]:

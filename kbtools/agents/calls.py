@@ -150,16 +150,19 @@ def schema_errors(errors: list[Any], properties: Mapping[str, Any] | None = None
         named = tuple(p for p in loc if member_kind(p) is None)
         if any(b[:len(named)] == named for b in bounded):  # a bound inside it, or on it: a
             continue  # list's heading over its length is not also "expected a string"
-        at = next((n for n, p in enumerate(loc) if member_kind(p) is not None), None)
+        at = max((n for n, p in enumerate(loc) if member_kind(p) is not None), default=None)
         if at is None:
             parts.append(f"{'.'.join(map(str, loc)) or 'arguments'}: "
                          f"{type_said(e) or e['msg']}")
             continue
         mismatch = str(e.get("type", "")).endswith("_type") and at == len(loc) - 1
-        unions.setdefault(loc[:at], []).append((
-            "" if mismatch else type_said(e) or e["msg"], loc[:at] + loc[at + 1:],
+        before = tuple(p for p in loc[:at] if member_kind(p) is None)  # the innermost union's
+        unions.setdefault(before, []).append((  # value: `where.category` in a `where` object
+            "" if mismatch else type_said(e) or e["msg"], before + loc[at + 1:],
             (loc[at], e.get("input"))))
     for where, failed in unions.items():
+        if any(len(inner) > len(where) and inner[:len(where)] == where for inner in unions):
+            continue  # a member took the value and a union inside it failed: that is said
         name = ".".join(map(str, where)) or "arguments"
         inside = [f"{'.'.join(map(str, loc))}: {msg}" for msg, loc, _ in failed if msg]
         if inside:

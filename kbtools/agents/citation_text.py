@@ -19,6 +19,7 @@ line's few characters), so no pasted text can make them slow.
 from __future__ import annotations
 
 import re
+import unicodedata
 from urllib.parse import unquote
 
 MIN_COMMIT_DIGITS = 7  # as git abbreviates a commit; fewer name too many commits
@@ -84,6 +85,15 @@ def split_release(doc: str) -> tuple[str, str | None, str | None]:
     if not head or not _names_document(head):
         return text, None, None
     return head, commit.lower(), tag
+
+
+def said_dirty(doc: str) -> bool:
+    """The release after citation `doc` was a build of uncommitted files (`kb query`'s
+    ``[local build @ <commit> + uncommitted changes]``, or a message's ``… @ <commit> with
+    uncommitted changes``): `split_release` reads its commit alone."""
+    text = doc.strip()
+    tail = text[max(text.rfind("["), text.rfind("@")):] if "[" in text or "@" in text else ""
+    return "uncommitted changes" in tail
 
 
 def as_citation(doc: str) -> str:
@@ -173,7 +183,34 @@ def narrow_lines(doc: str) -> str:
     return doc[:end] + narrow + lines[len(lines.rstrip()):] + rest
 
 
+def narrow_suffix(doc: str) -> str:
+    """`doc` with its document's Markdown suffix as ASCII when an input method typed it wide
+    (``x．md:60-73``, ``x.ｍｄ：60-73``, ``x．ＭＤ § A``: ``x.md``, ``x.MD``), so that the
+    lines, heading path or release after it are read as after ``.md``; else as given. The
+    suffix is the first one ending the path (at the text's end, or before a character that
+    neither goes on with the name nor starts a folder); the rest keeps its own characters."""
+    narrow = "".join(n if len(n := unicodedata.normalize("NFKC", c)) == 1 and n.isascii()
+                     else c for c in doc)  # one to one: each index the same character's
+    low = narrow.lower()
+    ends = [(at, at + len(e)) for e in _DOCUMENT_ENDS for at in _found(low, e)
+            if at + len(e) == len(doc) or not (narrow[at + len(e)].isalnum()
+                                              or narrow[at + len(e)] == "/")]
+    if not ends:
+        return doc
+    at, end = min(ends)
+    return doc[:at] + narrow[at:end] + doc[end:]
+
+
+def _found(text: str, part: str) -> list[int]:
+    """Where `part` starts in `text`, each place."""
+    places, at = [], text.find(part)
+    while at >= 0:
+        places.append(at)
+        at = text.find(part, at + 1)
+    return places
+
+
 def plain_citation(doc: str) -> str:
     """`doc` without a release after it and in the written form: what `cited` and `linked`
     read (the release a read is asked for is `split_release`'s business)."""
-    return as_citation(line_anchor(narrow_lines(split_release(unescaped(doc))[0])))
+    return as_citation(line_anchor(narrow_lines(split_release(narrow_suffix(unescaped(doc)))[0])))

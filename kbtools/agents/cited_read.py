@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.agents.asked import asked_index, kept_holding, release_arguments, release_name
-from kbtools.agents.citation_text import split_release, unescaped
+from kbtools.agents.citation_text import narrow_suffix, said_dirty, split_release, unescaped
 from kbtools.agents.docpath import check_doc_length, cited
 from kbtools.agents.moved import moved
 from kbtools.agents.opened import OpenedReleases
@@ -47,12 +47,14 @@ from kbtools.ship.checkout import open_index
 class CitedRead:
     """A section read (`section`) from `release` (None: a repository's files); `served`,
     the release served now when `release` is an earlier one; `gone`, one line, when the
-    release asked for is no longer kept and `section` is the served release's."""
+    release asked for is no longer kept and `section` is the served release's; `note`, one
+    line, when the citation's lines may be of another build of its commit (`lines_note`)."""
 
     section: SectionText
     release: ReleaseInfo | None
     served: ReleaseInfo | None = None
     gone: str | None = None
+    note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The section's JSON, with the release it was read from (the same on every
@@ -64,6 +66,8 @@ class CitedRead:
             out["served_release"] = self.served.to_dict()
         if self.gone is not None:
             out["release_gone"] = self.gone
+        if self.note is not None:
+            out["release_note"] = self.note
         out["markdown"] = markdown
         return out
 
@@ -73,7 +77,7 @@ def asked_release(doc: str, commit: Any, release: Any) -> tuple[str, str | None,
     the arguments or from the citation's end (UsageError when they disagree or the commit
     is no commit)."""
     check_doc_length(doc)
-    plain, said_commit, said_tag = split_release(unescaped(doc))
+    plain, said_commit, said_tag = split_release(narrow_suffix(unescaped(doc)))
     commit, release = release_arguments(commit, release)
     for given, said, what in ((commit, said_commit, "commit"), (release, said_tag, "release")):
         if given and said and not (said.startswith(given) or given.startswith(said)):
@@ -134,7 +138,8 @@ def read_cited(kn: Knowledge, doc: str, heading_path: str | list[str] | None = N
         if at.gone is None:
             try:
                 return CitedRead(read_section(at.kn, plain, heading_path, line_start,
-                                              line_end), at.release, at.served)
+                                              line_end), at.release, at.served,
+                                 note=lines_note(at.release, commit, tag, said_dirty(doc)))
             except KbError as exc:  # a document renamed since: where its section is now
                 given = cited(plain)
                 exc = moved(exc, at.kn, heading_path or (given.heading if given else None),
@@ -155,6 +160,23 @@ def kept_elsewhere(exc: KbError, at: Opened, doc: str, device: Path | None) -> K
         return exc
     return KbError(exc.message + clause, key=exc.key, path=exc.path, line=exc.line,
                    values={**exc.values, "moved": clause, "kept": tag})
+
+
+def lines_note(release: ReleaseInfo | None, commit: str | None, tag: str | None,
+               dirty: bool) -> str | None:
+    """One line when a citation asked for by its commit alone (no tag) was read in a release
+    whose lines may not be those it was cited from: a build of uncommitted files (another
+    build of the commit may have given the citation), or a clean one where the citation
+    says it came from such a build (`dirty`). None otherwise."""
+    if release is None or commit is None or tag is not None or not (release.dirty or dirty):
+        return None
+    if release.dirty:
+        return (f"read in {release_name(release)}: a citation of commit {commit[:12]} alone "
+                "may come from another build of it, whose uncommitted lines differ; check "
+                "this is the text cited")
+    return (f"the citation came from a build of commit {commit[:12]} with uncommitted "
+            f"changes, and this is {release_name(release)}: its lines may differ; check "
+            "this is the text cited")
 
 
 def _read_now(kn: Knowledge, doc: str, heading_path: str | list[str] | None,

@@ -18,10 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kbtools.agents.citation_text import said_dirty
 from kbtools.agents.cited_read import (
     asked_knowledge,
     asked_release,
     kept_elsewhere,
+    lines_note,
     served_name,
 )
 from kbtools.agents.moved import moved
@@ -37,12 +39,14 @@ from kbtools.index.reader import ReleaseInfo
 class CitedTable:
     """A table evaluated (`result`) in `release` (None: a repository's files); `served`, the
     release served now when `release` is an earlier one; `gone`, one line, when the release
-    asked for is no longer kept and `result` is the served release's."""
+    asked for is no longer kept and `result` is the served release's; `note`, one line, when
+    the citation's lines may be of another build of its commit (`lines_note`)."""
 
     result: TableResult
     release: ReleaseInfo | None
     served: ReleaseInfo | None = None
     gone: str | None = None
+    note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The evaluation's JSON with the release it was evaluated in (every surface)."""
@@ -52,6 +56,8 @@ class CitedTable:
             out["served_release"] = self.served.to_dict()
         if self.gone is not None:
             out["release_gone"] = self.gone
+        if self.note is not None:
+            out["release_note"] = self.note
         return out
 
 
@@ -70,7 +76,8 @@ def evaluate_cited(kn: Knowledge, doc: str, inputs: Mapping[str, str],
         if at.gone is None:
             try:
                 return CitedTable(_evaluate(at.kn, name, inputs, table, policy, option),
-                                  at.release, at.served)
+                                  at.release, at.served,
+                                  note=lines_note(at.release, commit, tag, said_dirty(doc)))
             except KbError as exc:  # a document renamed since: where its section is now
                 exc = moved(exc, at.kn, name.heading, served_name(at.kn))
                 raise kept_elsewhere(exc, at, name.doc, device) from None

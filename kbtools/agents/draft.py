@@ -11,7 +11,9 @@ must pass (`draft_checks`: schemas, `kb check`), and the filing in Git (`draft_g
 
 from __future__ import annotations
 
+import difflib
 import hashlib
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -21,7 +23,12 @@ from typing import Any
 import git
 from git.util import Actor
 
-from kbtools.agents.draft_checks import passes_check, validate, written_as_meant
+from kbtools.agents.draft_checks import (
+    cited_past_end,
+    passes_check,
+    validate,
+    written_as_meant,
+)
 from kbtools.agents.draft_git import (
     KEY_TRAILER,
     Draft,
@@ -90,7 +97,8 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
     cfg = draft_config(repo_root)
     carry = carried(photos, str(cfg.data["paths"]["assets"]))
     known = categories(cfg.path("schemas"))
-    if category not in known or schema_path(f"categories/{category}", cfg.path("schemas")) is None:
+    category = known_category(category, known)
+    if schema_path(f"categories/{category}", cfg.path("schemas")) is None:
         raise UsageError(f"unknown category {category!r} (known: {', '.join(known)})")
     body_meta, text = split_body(body, argument)
     title = named_once(body_meta, "title", title, argument)
@@ -156,6 +164,8 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
                                             key)) is not None:
                     return replace(merged, path=merged.path[len(prefix):])
             committed = commit_paths(repo, base_commit.sha if base_commit else None, prefix)
+            if base_commit is not None and other is None:  # lines read where the base has them
+                cited_past_end(repo, cfg, base_commit.sha, prefix, committed, text)
             made = _file(repo, cfg, base_commit, f"draft/{day}-{slug}",
                          f"{prefix}{folder}/{day}-{slug}.md", prefix, text, carry, meta,
                          message, argument, Actor(name or who, email or "kb-draft@localhost"),
@@ -247,6 +257,29 @@ def draft_config(root: Path) -> Config:
             raise KbError(f"Git cannot work in this repository: {git_reason(exc)}",
                           path=str(cfg.root)) from None
     return cfg
+
+
+def category_key(category: str) -> str:
+    """A category as two spellings of it compare: NFKC (full-width letters and `－`), case
+    folded, its words joined by one hyphen whether typed with blanks, `_` or `-`."""
+    words = unicodedata.normalize("NFKC", category).casefold().replace("_", " ")
+    return "-".join(words.replace("-", " ").split())
+
+
+def known_category(category: str, known: list[str]) -> str:
+    """The one of `known` that `category` names: itself, or the one it spells but for case,
+    width and word separators (``Field-Report``, ``field report``: ``field-report``).
+    UsageError for another, saying the known one it is closest to (a misspelling)."""
+    if category in known:
+        return category
+    same = [k for k in known if category_key(k) == category_key(category)]
+    if len(same) == 1:
+        return same[0]
+    keys = {category_key(k): k for k in known}
+    close = difflib.get_close_matches(category_key(category), list(keys), n=2, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(repr(keys[c]) for c in close)}?" if close else ""
+    raise UsageError(f"unknown category {one_line(category, 80)!r}{hint} (known: "
+                     f"{', '.join(known)})")
 
 
 def drafts_folder(cfg: Config, category: str) -> str:

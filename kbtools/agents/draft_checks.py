@@ -5,9 +5,13 @@ saying what to send), and `kb check` would pass it on its branch."""
 from __future__ import annotations
 
 import posixpath
+import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
+
+import git
 
 from kbtools.agents.draft_text import argument_name
 from kbtools.check.content import raw_problems
@@ -15,7 +19,8 @@ from kbtools.check.engine import check_document, make_context, max_document_byte
 from kbtools.check.fscache import FsCache
 from kbtools.config import Config
 from kbtools.corpus import parse_source
-from kbtools.errors import UsageError
+from kbtools.errors import UsageError, plural
+from kbtools.gitobjects import read_blob
 from kbtools.schemas import validator_for
 
 
@@ -109,3 +114,53 @@ def passes_check(cfg: Config, rel: str, document: str, committed: frozenset[str]
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     raise UsageError(f"the draft would fail kb check: {said(first.line)}: {first.code}: "
                      f"{first.message}{hint}{more}", path=rel)
+
+
+# a textual citation's lines after its document's name (`x.md:65-73`): the path before it is
+# read back from there (`_cited_path`), up to `MAX_CITED_PATH` characters
+_CITED_LINES = re.compile(r"\.(?:md|markdown):(\d{1,9})(?:-(\d{1,9}))?", re.IGNORECASE)
+MAX_CITED_PATH = 1024
+_PATH_ENDS = " \t\n()[]<>\"'`|*"  # what a path in running text does not hold
+_DASHES = str.maketrans(dict.fromkeys("~〜–—", "-"))  # a range's, one character for one
+
+
+def cited_past_end(repo: git.Repo, cfg: Config, base: str, prefix: str,
+                   committed: frozenset[str], text: str) -> None:
+    """Refuse a draft whose `text` cites lines past the end of a document as its base commit
+    `base` holds it (``pump.md:900-910`` of a 40-line file): such a citation reads nothing,
+    and a reviewer cannot tell what it meant. A citation written with an input method's
+    full-width colon, digits or dash is read as the ASCII one; one of a document the base
+    does not hold is left to the reviewer."""
+    narrow = "".join(n if len(n := unicodedata.normalize("NFKC", c)) == 1 and n.isascii()
+                     else c for c in text).translate(_DASHES)
+    knowledge = cfg.path("knowledge").relative_to(cfg.root).as_posix()
+    for m in _CITED_LINES.finditer(narrow):
+        start = m.start()
+        while start > max(0, m.start() - MAX_CITED_PATH) and narrow[start - 1] not in _PATH_ENDS:
+            start -= 1
+        path = narrow[start:m.start() + m.group(0).index(":")]
+        doc = _committed_doc(path, knowledge, committed)
+        if doc is None:
+            continue
+        data = read_blob(repo, f"{base}:{prefix}{doc}")
+        if data is None:
+            continue
+        lines = data.decode("utf-8", "replace")
+        count = lines.count("\n") + (0 if lines.endswith("\n") or not lines else 1)
+        last = max(int(m.group(1)), int(m.group(2) or m.group(1)))
+        if last > count:
+            raise UsageError(f"the draft cites {text[start:m.end()]}, past the end of {doc} "
+                             f"({plural(count, 'line')} at its base {base[:12]}); cite lines "
+                             "it has, as a search result's citation gives them")
+
+
+def _committed_doc(path: str, knowledge: str, committed: frozenset[str]) -> str | None:
+    """The document of `committed` a citation's `path` names: as written (repo-relative),
+    inside the knowledge folder, or by its file name when one document alone has it."""
+    path = path.removeprefix("./")
+    for name in (path, f"{knowledge}/{path}"):
+        if name in committed:
+            return name
+    tail = "/" + path
+    found = [c for c in committed if c.endswith(tail)]
+    return found[0] if len(found) == 1 else None

@@ -24,7 +24,7 @@ import logging
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -274,7 +274,8 @@ class Context:
 
 # ----------------------------------------------------------------- tool cores (plain functions)
 
-def tool_search(ctx: Context, query: str, k: int = 5, where: list[str] | str | None = None,
+def tool_search(ctx: Context, query: str, k: int = 5,
+                where: list[str] | str | Mapping[str, Any] | None = None,
                 verified_only: bool | None = None, commit: str | None = None,
                 release: str | None = None) -> dict[str, Any]:
     if isinstance(k, bool) or not 1 <= k <= MAX_K:  # the schema refuses it; a direct call too

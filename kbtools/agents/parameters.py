@@ -87,10 +87,19 @@ ResultCount = Annotated[int, Field(
     strict=True, ge=1, le=MAX_K, description=f"How many results to return (1-{MAX_K}).",
     examples=[5]), BeforeValidator(digits_as_int)]
 Filter = Annotated[str, Field(max_length=MAX_WHERE_CHARS)]
-Filters = Annotated[Annotated[list[Filter], Field(max_length=MAX_WHERE)] | Filter | None, Field(
-    description=(f"Front-matter filters, one string or a list of at most {MAX_WHERE} (all must "
+FilterValue = Filter | StrictInt | StrictFloat | StrictBool  # one key's value in an object
+FilterObject = Annotated[dict[Annotated[str, Field(max_length=MAX_WHERE_CHARS)],
+                              FilterValue | Annotated[list[FilterValue],
+                                                      Field(max_length=MAX_WHERE)]],
+                         Field(max_length=MAX_WHERE)]
+Filters = Annotated[Annotated[list[Filter], Field(max_length=MAX_WHERE)] | Filter | FilterObject
+                    | None, Field(
+    description=(f"Front-matter filters, one string, a list of at most {MAX_WHERE} or an object "
+                 "with one filter per key, {KEY: VALUE} for KEY=VALUE, its value a list for "
+                 "any of several or starting with its operator ({\"功率\": \">5kW\"}) (all must "
                  f"hold): {WHERE_HELP}"),
-    examples=["category=crop-protection", ["verified=true", "doc=crops/wheat-scab.md"]])]
+    examples=["category=crop-protection", ["verified=true", "doc=crops/wheat-scab.md"],
+              {"category": "crop-protection", "功率": ">=5kW"}])]
 VerifiedOnly = Annotated[StrictBool | None, Field(
     description=("true: only passages that are verified now (reviewed, and unchanged since "
                  "the review). Default: all passages, each with its own `verified`.")),

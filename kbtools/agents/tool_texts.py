@@ -56,7 +56,8 @@ Do not use to fetch a known section in full (use `read`) or to apply a decision 
 `evaluate_table`).
 Args: query (natural language, Chinese or English, at most 10000 characters: a pasted log
 or stack trace longer than 2000 is searched by its distinctive lines); k (1-{max_k}
-results, default 5); where (front-matter filters KEY=VALUE, KEY!=VALUE, KEY>=VALUE,
+results, default 5); where (front-matter filters: a string, a list, or an object with one
+per key ({"crop": "小麦", "功率": ">5kW"}); KEY=VALUE, KEY!=VALUE, KEY>=VALUE,
 KEY<=VALUE, KEY>VALUE or KEY<VALUE, e.g. "verified=true", "doc=crops/x.md", "category=<a category results show in
 `metadata`>"; numbers compare as numbers (size=1 matches 1.0, size>1 does not), other values as
 text (= and != case-insensitively); a list matches = when a member does, != when none does; a document without
@@ -94,6 +95,8 @@ Without either, returns the document from the top (bounded). The Markdown comes 
 from an earlier release: give its release's `commit` (or `release` tag), or leave it after
 the citation (`… § A > B @ 3f2a9c1d0b7e`): that release's text while the device keeps it,
 else what the release served now has at its heading path, `release_gone` saying so.
+`release_note` (when present): a commit alone was read across a build of uncommitted
+files, whose lines may differ from the citation's: check the text is the one cited.
 Do not use to search (use `search`); paths must be repo-relative document paths as cited
 (e.g. knowledge/crops/x.md, or a citation): absolute paths, '..' and links leaving the knowledge are refused.
 """
@@ -121,7 +124,8 @@ left out is answered without when the chosen row takes any value of it (its cell
 given"); when it decides the row, the error names the inputs to ask the user for. status "no_match" means "no rule matches, needs human review": report that, do not
 guess an answer. A table cited from an earlier release: give its release's `commit` (or
 `release` tag), or leave it after the citation (`… @ 3f2a9c1d0b7e`): that release's rules
-while the device keeps it, else the served release's table, `release_gone` saying so. Pass values as the user said them: a rough value (约25度, "about 25 C") is
+while the device keeps it, else the served release's table, `release_gone` saying so
+(`release_note`: lines read across a build of uncommitted files, which may differ). Pass values as the user said them: a rough value (约25度, "about 25 C") is
 answered and said to be rough, a range (22-25度) answered when one row holds it, else the
 error names the rows it spans: ask the user for one value. An error for an impossible value
 (湿度 130%), two values at once (E17和E71) or a value the column does not take names what it

@@ -63,6 +63,8 @@ def read(doc: str, heading: str | None, lines: str | None, commit: str | None,
         return
     if result.gone:
         click.echo(f"kb: note: {result.gone}", err=True)
+    if result.note:
+        click.echo(f"kb: note: {result.note}", err=True)
     click.echo(format_read(result))
 
 

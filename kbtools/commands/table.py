@@ -12,7 +12,7 @@ from kbtools.agents.cited_read import asked_release, knowledge_for
 from kbtools.agents.cited_table import evaluate_cited
 from kbtools.agents.named import Named, evaluate_named, named
 from kbtools.agents.read import open_knowledge
-from kbtools.commands.output import echo_json, json_option
+from kbtools.commands.output import INDEX_DEFAULT, echo_json, json_option
 from kbtools.corpus import SourceDoc
 from kbtools.decision import POLICIES, TableResult
 from kbtools.decision.documents import as_source, list_tables
@@ -36,25 +36,49 @@ def parse_pairs(pairs: tuple[str, ...]) -> dict[str, str]:
 
 
 def read_doc_arg(doc: str, index: Path | None) -> SourceDoc:
-    """DOC's source, named by the path results cite it by: a document of the index with
-    --index; else a Markdown file given directly, or a document of the repository named as
-    cited (``knowledge/crops/x.md``) or inside its knowledge folder (``crops/x.md``)."""
-    if index is not None:
-        kn = open_knowledge(index=index)
-        return kn.read(kn.resolve(doc, section_arg="--table"))
-    try:
-        found = Path(doc).is_file()
-    except OSError as exc:  # a name too long for the OS, a path through a file
-        raise UsageError(f"cannot read '{one_line(doc, 80)}': {exc.strerror or exc}") from None
-    if found:
+    """DOC's source: a Markdown file of its own (`own_file`) as that file; else the document
+    named so (as results cite it, ``knowledge/crops/x.md``, or inside the knowledge folder,
+    ``crops/x.md``) where `kb read` reads it (`knowledge_for`: --index, else the index a
+    client command finds, else the repository's files)."""
+    if index is None and own_file(doc):
+        if not _is_file(doc):
+            raise no_such_file(doc)
         return replace(as_source(Path(doc)), rel=doc)
     try:
-        kn = open_knowledge()
+        kn = knowledge_for(index)
         path = kn.resolve(doc, section_arg="--table")
-    except KbError:  # not a document of this repository either (or not a repository)
-        raise UsageError(f"no such file: {one_line(doc, 80)} (on a device, pass --index to "
-                         "read the knowledge inside an index)") from None
+    except KbError:  # not a document of this knowledge either (or no knowledge here)
+        if index is not None:
+            raise
+        raise no_such_file(doc) from None
     return kn.read(path)
+
+
+def no_such_file(doc: str) -> UsageError:
+    return UsageError(f"no such file: {one_line(doc, 80)} (on a device, pass --index to read "
+                      "the knowledge inside an index)")
+
+
+def own_file(doc: str) -> bool:
+    """DOC (a path, or a citation or link of one) names a Markdown file of its own, no
+    document of the knowledge repository around the current directory: an absolute path
+    (documents are named by the path results cite), or a file outside its knowledge folder
+    (or with none there). `kb table` reads it as that file. A document of the knowledge is
+    read where `kb read` reads it, the index found before the work tree, so that both
+    answer a citation alike."""
+    path = doc if _is_file(doc) else named(doc).doc
+    if Path(path).is_absolute():
+        return True
+    if not _is_file(path):
+        return False
+    try:
+        folder = open_knowledge().allowed
+    except KbError:
+        return True
+    try:
+        return not Path(path).resolve().is_relative_to(folder.resolve())
+    except OSError:
+        return True
 
 
 def doc_source(doc: str, index: Path | None) -> tuple[SourceDoc, Named]:
@@ -102,7 +126,10 @@ def table() -> None:
                    "so on stderr.")
 @click.option("--release", "release", metavar="TAG", help="The same, by release tag.")
 @click.option("--index", type=click.Path(path_type=Path), default=None,
-              help="Read DOC from this index (dist/ or a device release) instead of a file.")
+              help=f"Index DOC is read from, as `kb read` reads it: dist/, a device dir or a "
+                   f"git checkout of a release ({INDEX_DEFAULT}; else the repository's "
+                   "files). A Markdown file outside the knowledge folder is read as that "
+                   "file.")
 @json_option
 def eval_(doc: str, inputs: tuple[str, ...], which: str | None, policy: str | None,
           commit: str | None, release: str | None, index: Path | None, as_json: bool) -> None:
@@ -127,12 +154,16 @@ def eval_(doc: str, inputs: tuple[str, ...], which: str | None, policy: str | No
     A citation from an earlier release names it after itself (… @ 3f2a9c1d0b7e) or by
     --commit/--release: that release's table while the device keeps it.
 
+    DOC is read where `kb read` reads it: the index (--index, else the one a client
+    command finds, such as ./dist) before the repository's files; a Markdown file outside
+    the knowledge folder, or given by an absolute path, is read as that file.
+
     Example: kb table eval knowledge/crops/x.md 温度=18 相对湿度=90
     """
     values = parse_pairs(inputs)
     _, said_commit, said_tag = asked_release(doc, commit, release)
-    if index is None and said_commit is None and said_tag is None:  # a file or a repository's
-        src, name = doc_source(doc, index)
+    if index is None and said_commit is None and said_tag is None and own_file(doc):
+        src, name = doc_source(doc, index)  # a Markdown file of no knowledge: that file
         result = evaluate_named(src, name, values, which, policy=policy,
                                 synonyms=_synonyms(index), option="--table")
         if as_json:
@@ -146,8 +177,9 @@ def eval_(doc: str, inputs: tuple[str, ...], which: str | None, policy: str | No
     if as_json:
         echo_json(cited.to_dict())
         return
-    if cited.gone:
-        click.echo(f"kb: note: {cited.gone}", err=True)
+    for note in (cited.gone, cited.note):
+        if note:
+            click.echo(f"kb: note: {note}", err=True)
     click.echo(format_result(cited.result))
     if cited.release is not None:
         click.echo(f"[release {cited.release.tag} @ {cited.release.commit_text()}]"
@@ -157,7 +189,10 @@ def eval_(doc: str, inputs: tuple[str, ...], which: str | None, policy: str | No
 @table.command("list")
 @click.argument("doc")
 @click.option("--index", type=click.Path(path_type=Path), default=None,
-              help="Read DOC from this index (dist/ or a device release) instead of a file.")
+              help=f"Index DOC is read from, as `kb read` reads it: dist/, a device dir or a "
+                   f"git checkout of a release ({INDEX_DEFAULT}; else the repository's "
+                   "files). A Markdown file outside the knowledge folder is read as that "
+                   "file.")
 @json_option
 def list_(doc: str, index: Path | None, as_json: bool) -> None:
     """List the decision tables of DOC with their inputs and outputs."""
