@@ -289,6 +289,33 @@ def test_a_full_width_hash_before_an_anchor_is_fixed_as_the_half_width_one(tmp_p
     assert [f.code for f in after] == ["path-missing"]
 
 
+def test_a_full_width_question_mark_before_a_query_is_fixed_as_the_half_width_one(tmp_path):
+    """`pump.md？v=2` (a Chinese input method's `？`) was a `path-missing` with no suggestion,
+    and `pump.md？a=1#安装步骤` too (its anchor split off, the full-width `＃` alone was
+    read): both are read with the half-width `?` (and `#`), suggested and fixed so, the
+    anchor matched to the headings as any; a missing file before the `？` is left."""
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "eq").mkdir()
+    (root / "knowledge" / "eq" / "pump.md").write_text(GOOD_FM + "# P\n\n## 安装步骤\n",
+                                                       encoding="utf-8")
+    doc = root / "knowledge" / "a.md"
+    doc.write_text(GOOD_FM + "# T\n\n[a](eq/pump.md？v=2) [b](eq/Pump.md？a=1#安装步骤) "
+                   "[c](eq/pump.md﹖a=1＃安装步聚) [d](eq/nope.md？v=2)\n", encoding="utf-8")
+    found = check_paths([doc], load_config(root))
+    assert [(f.code, f.message.partition("; ")[2]) for f in found] == [
+        ("path-missing", "did you mean 'eq/pump.md?v=2'?"),
+        ("path-missing", "did you mean 'eq/pump.md?a=1#安装步骤'?"),
+        ("link-anchor", "did you mean '#安装步骤'?; `kb check --fix` links to '#安装步骤'"),
+        ("path-missing", "did you mean 'eq/pump.md?a=1#安装步骤'?"),
+        ("path-missing", "")], found
+    assert "full-width '？' starts no query string" in found[0].message
+    changes, after = _fix(root)
+    assert len(changes) == 3, changes
+    assert "[a](eq/pump.md?v=2) [b](eq/pump.md?a=1#安装步骤) [c](eq/pump.md?a=1#安装步骤) " \
+        "[d](eq/nope.md？v=2)" in doc.read_text(encoding="utf-8")
+    assert [f.code for f in after] == ["path-missing"]
+
+
 def test_a_case_backslash_or_unicode_fix_not_written_as_it_reads_is_left_by_hand(tmp_path):
     """A destination with a character reference (`m&#97;nual.md`, `Caf&#233;.md`) or an HTML
     attribute's entity got path-case, path-backslash and path-unicode findings, the last

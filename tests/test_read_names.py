@@ -81,7 +81,19 @@ def test_read_finds_a_document_by_its_file_name_alone_and_names_several(built, t
     mcp = session(tmp_path, "--index", str(built / "dist"), "--no-log",
                   scenario=lambda c: calls(c, "read", [exact, *asks, gone], cited))
     assert mcp[0][0] == "ok" and all(got == mcp[0] for got in mcp[1:-1]), mcp
-    assert mcp[-1] == ("error", "no such document in the index: knowledge/Risk.md"), mcp
+    assert mcp[-1] == ("error", "no such document in the index: knowledge/Risk.md; the index "
+                       f"has a document of that file name in another folder: {RISK}; if one "
+                       "is meant, read and cite it by that path"), mcp
+    gen = app_client(built / "dist")
+    client = next(gen)
+    try:  # /api/read refuses it alike, in Chinese for a Chinese caller
+        assert error_of(client.get("/api/read", params=gone), 404) == mcp[-1][1]
+        zh = client.get("/api/read", params=gone, headers={"accept-language": "zh-CN"})
+        assert error_of(zh, 404) == (
+            "本发布版本中没有这个文档：knowledge/Risk.md；本发布版本的其他文件夹中有这个文件名的"
+            f"文档：{RISK}。若所指的是其中一个，请按那个路径阅读和引用"), zh.text
+    finally:
+        gen.close()
     repo = committed_repo(tmp_path / "repo")
     body = "---\ntitle: Pump\ncategory: notes\n---\n\n# Pump\n\nSeal every 500 h.\n"
     for folder in ("notes", "equipment"):

@@ -109,11 +109,15 @@ def test_a_one_line_player_with_captions_shows_no_tag_as_text(written):
     '拆卸过程 <video controls width="320"><source type="video/mp4"><track src="a.vtt"></video> 见上',
     "<video controls>\n</video>",
     '<audio controls src=" ">\n<source type="audio/mpeg">\n</audio>',
+    "拆卸过程 <video controls> 见上",  # never closed: said where its line's text ends
+    '拆卸 <audio controls>\n<source type="audio/mpeg"> 见上',
+    "| 步骤 | 视频 |\n|---|---|\n| 拆卸 | <video controls> |",
 ])
 def test_a_player_naming_no_file_is_said_in_its_place(written):
     """`<video controls></video>` with no `src` and no `<source src>` showed nothing at all
     (an empty paragraph, or the words around a gap): the page says, in the reader's language,
-    that the player names no file; no tag as text, no empty player."""
+    that the player names no file; no tag as text, no empty player. One never closed (no
+    `</video>`) is said where the text it stands in ends."""
     ctx = RenderContext(doc=CTX.doc, has_asset=lambda _: True, no_media_file="没有写明文件")
     html = render_markdown(f"{written}\n", ctx)
     assert html.count('<span class="missing-note">(没有写明文件)</span>') == 1, html

@@ -242,3 +242,17 @@ def several_named(doc: str, found: list[str], by_file_name: bool = False) -> Usa
                       f"documents but for case or Unicode composition: {listed}; give the "
                       "one meant as it is written", key="doc_names_several",
                       values={"doc": shown_doc(doc), "docs": listed})
+
+
+def same_name_clause(found: list[str], where: str) -> str:
+    """What "no such document" adds for a whole path (`whole_path`) naming none while `found`
+    have its file name in other folders: they are not read in its place (it may be the path
+    of one since removed), but named, for the caller to read and cite the one meant by its
+    own path; empty when none have."""
+    if not found:
+        return ""
+    listed = ", ".join(found[:MAX_NAMED_DOCS]) + (
+        f" and {len(found) - MAX_NAMED_DOCS} more" if len(found) > MAX_NAMED_DOCS else "")
+    has = "a document" if len(found) == 1 else f"{len(found)} documents"
+    return (f"; the {where} has {has} of that file name in another folder: {listed}; if "
+            "one is meant, read and cite it by that path")

@@ -27,6 +27,7 @@ from kbtools.agents.docpath import (
     cited,
     linked,
     named_documents,
+    same_name_clause,
     several_named,
     shown_doc,
     whole_path,
@@ -206,11 +207,14 @@ class Knowledge:
                                    for form in (text, *(unicodedata.normalize(f, text)
                                                         for f in ("NFC", "NFD")))):
             found = found or self._find(given, section_arg)
+        withheld: list[str] = []
         if found is None and not exactly:
-            found = self._named_otherwise(doc, section_arg)
+            found, withheld = self._named_otherwise(doc, section_arg)
         if found is None:
-            raise KbError(f"no such document in the {self.where}: {shown_doc(doc)}",
-                          key="no_document", values={"doc": shown_doc(doc)})
+            raise KbError(f"no such document in the {self.where}: {shown_doc(doc)}"
+                          + same_name_clause(withheld, self.where), key="no_document",
+                          values={"doc": shown_doc(doc),
+                                  **({"named": ", ".join(withheld)} if withheld else {})})
         return found
 
     def _find(self, doc: str, section_arg: str) -> Path | None:
@@ -224,11 +228,13 @@ class Knowledge:
                 found = self._existing(doc, self.base / folder / rel, allowed)
         return found
 
-    def _named_otherwise(self, doc: str, section_arg: str) -> Path | None:
+    def _named_otherwise(self, doc: str, section_arg: str) -> tuple[Path | None, list[str]]:
         """The file of the one document `doc` names but for case or Unicode composition, or
         by its file name in another folder (`named_documents`); None when none is, or when
         `doc`, so found, may be the path of a document since removed (`whole_path`, or an
-        earlier release kept holding one there); UsageError naming them when several are."""
+        earlier release kept holding one there), with that document then unless a kept
+        release holds `doc` (for the refusal to name: the path to read and cite if it is
+        the one meant); UsageError naming them when several are."""
         if self.idx is not None:
             names = [str(d["doc"]) for d in self.idx.docs()]
         else:
@@ -237,9 +243,14 @@ class Knowledge:
         found, by_file_name = named_documents(doc, names, self.folders)
         if len(found) > 1:
             raise several_named(doc, found, by_file_name)
-        if found and by_file_name and (whole_path(doc, self.folders) or self._held_before(doc)):
-            return None  # an old citation's path: another document shares its file name
-        return self._find(found[0], section_arg) if found else None
+        if found and by_file_name:
+            # an old citation's path: another document shares its file name, named unless
+            # a kept release holds the one cited (the refusal says to read it there)
+            if self._held_before(doc):
+                return None, []
+            if whole_path(doc, self.folders):
+                return None, found
+        return (self._find(found[0], section_arg) if found else None), []
 
     def _held_before(self, doc: str) -> bool:
         """Whether an earlier release this device keeps held a document at path `doc` (as

@@ -308,7 +308,7 @@ def _existing(ref: Ref, target: str, joined: str, fragment: str, doc_dir: str, f
                                 f"{target!r} is not in the commit ({joined} "
                                 f"{fs.not_staged(joined)})")], None
         same = compatible_file(joined, fs)
-        wide = None if same or fragment else _wide_anchor(ref, target, joined, fs)
+        wide = None if same else _wide_anchor(ref, target, joined, fragment, fs)
         if wide is not None:
             return _wide_anchored(ref, target, joined, doc_dir, fs, *wide)
         near = same or fs.closest(joined)
@@ -397,38 +397,56 @@ def _unportable(target: str, rel: str, fs: FsCache) -> list[LinkProblem]:
     return out
 
 
-# a Chinese input method's `#`: `pump.md＃安装步骤` names no file, but the anchor of one
+# a Chinese input method's `#` and `?`: `pump.md＃安装步骤` and `pump.md？v=2` name no file,
+# but the anchor or the query string of one
 WIDE_HASHES = "＃﹟"
+WIDE_MARKS = {**dict.fromkeys(WIDE_HASHES, "#"), "？": "?", "﹖": "?"}
 
 
-def _wide_anchor(ref: Ref, target: str, joined: str, fs: FsCache
-                 ) -> tuple[str, str, str] | None:
-    """(the file, its anchor decoded, the anchor as written) that a missing `joined` means
-    when a full-width `＃` stands for the `#` before the anchor (`pump.md＃安装步骤`), the
-    file named before it existing (but perhaps for case or compatibility forms); None
-    else."""
-    cut = min((at for at in map(joined.find, WIDE_HASHES) if at >= 0), default=-1)
-    if cut <= 0:
+def _narrowed(text: str) -> str:
+    """`text`, starting with a full-width `＃` or `？` (`WIDE_MARKS`), with it written as the
+    half-width mark it stands for, and after a `？` the first `＃` too when no `#` is written
+    (`？a=1＃h`: the query string and the anchor)."""
+    mark = WIDE_MARKS[text[0]]
+    rest = text[1:]
+    if mark == "?" and "#" not in rest:
+        cut = min((at for at in map(rest.find, WIDE_HASHES) if at >= 0), default=-1)
+        rest = rest if cut < 0 else rest[:cut] + "#" + rest[cut + 1:]
+    return mark + rest
+
+
+def _wide_anchor(ref: Ref, target: str, joined: str, fragment: str, fs: FsCache
+                 ) -> tuple[str, str, str, str] | None:
+    """(the file, its anchor decoded, what follows it as written, the full-width mark) that a
+    missing `joined` means when a full-width `＃` or `？` stands for the `#` before the anchor
+    (`pump.md＃安装步骤`) or the `?` before the query string (`pump.md？v=2`,
+    `x.md？a=1#h`), the file named before it existing (but perhaps for case or compatibility
+    forms); None else (a `＃` after which a `#` is written is no anchor's)."""
+    cut = min((at for at in map(joined.find, WIDE_MARKS) if at >= 0), default=-1)
+    if cut <= 0 or fragment and WIDE_MARKS[joined[cut]] == "#":
         return None
     res = fs.resolve(joined[:cut])
     file = res.rel if res.exists and not res.is_dir and res.case_ok and res.form_ok \
         else compatible_file(joined[:cut], fs)
     raw = ref.raw.strip()
     written = raw if raw and unquote(raw).strip() == target else target
-    marks = [at for at in map(written.find, WIDE_HASHES) if at >= 0]
+    marks = [at for at in map(written.find, WIDE_MARKS) if at >= 0]
     if file is None or not marks:
         return None
-    return file, joined[cut + 1:], written[min(marks) + 1:]
+    anchor = _narrowed(joined[cut:]).partition("#")[2] or fragment
+    return file, anchor, _narrowed(written[min(marks):]), joined[cut]
 
 
 def _wide_anchored(ref: Ref, target: str, joined: str, doc_dir: str, fs: FsCache,
-                   file: str, fragment: str, written: str
+                   file: str, fragment: str, suffix: str, mark: str
                    ) -> tuple[list[LinkProblem], AnchorTarget | None]:
-    """The finding of a link whose anchor follows a full-width `＃` (`_wide_anchor`): the
-    fix writes the `#` it stands for, as to the file's anchor written with `#`."""
-    said = f"{target!r} does not exist ({joined}): its full-width '＃' starts no anchor{ASKED}"
-    edit = Edit(ref.line, ref.col, ref.raw,
-                f"{written_path(_rel_to(file, doc_dir))}#{written}",
+    """The finding of a link whose anchor or query string follows a full-width `＃` or `？`
+    (`_wide_anchor`): the fix writes the `#` or `?` it stands for, as to the file's anchor
+    written with `#`."""
+    starts = "anchor" if WIDE_MARKS[mark] == "#" else "query string"
+    said = f"{target!r} does not exist ({joined}): its full-width '{mark}' starts no " \
+        f"{starts}{ASKED}"
+    edit = Edit(ref.line, ref.col, ref.raw, f"{written_path(_rel_to(file, doc_dir))}{suffix}",
                 code="path-missing", said=said)
     return [LinkProblem("path-missing", "error", f"{said}{edit.new!r}?", edit)], \
         _anchor(ref, fs.resolve(file), fragment)

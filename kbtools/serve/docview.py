@@ -86,7 +86,7 @@ from kbtools.serve.editors import (
 )
 from kbtools.serve.headings import anchor_headings, passage_headings
 from kbtools.serve.marks import highlight, lone_character, terms_pattern
-from kbtools.serve.media import OpenPlayer, media_block, media_tag, pixels
+from kbtools.serve.media import OpenPlayer, media_block, media_tag, pixels, unclosed
 from kbtools.serve.passes import (
     RenderContext,
     block_langs,
@@ -153,10 +153,11 @@ class SafeRenderer(RendererHTML):
 
     def renderInline(self, tokens: Sequence[Token], options: OptionsDict,  # noqa: N802
                      env: Any) -> str:
-        """As markdown-it's; an HTML `<a>` its text leaves open is closed where it ends."""
+        """As markdown-it's; an HTML `<a>` its text leaves open is closed where it ends, and
+        a player it leaves open naming no file is said there (`media.unclosed`)."""
         out = super().renderInline(tokens, options, env)
         closing, self.html_links = "".join(reversed(self.html_links)), []
-        return out + closing
+        return out + closing + unclosed(self.ctx, self.players)
 
     def cited_anchor(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                      env: Any) -> str:

@@ -382,6 +382,11 @@ ERRORS: dict[str, str] = {
     "engine_failed": "搜索引擎（Milvus）出错，暂时无法检索，请稍后再试或联系设备管理员。",
 }
 MAX_ERROR_VALUE = 200  # the characters of a value an error's Chinese words show
+# what an error's words add when it carries the value named (its English message adds it too)
+CLAUSES = {
+    # no such document, but documents of its file name in other folders (`same_name_clause`)
+    "named": "；本发布版本的其他文件夹中有这个文件名的文档：{named}。若所指的是其中一个，请按那个路径阅读和引用",
+}
 
 
 def error_zh(exc: KbError) -> str | None:
@@ -390,6 +395,7 @@ def error_zh(exc: KbError) -> str | None:
     words = ERRORS.get(exc.key or "")
     if words is None:
         return None
+    words += "".join(clause for name, clause in CLAUSES.items() if name in exc.values)
     try:
         return one_line(words.format(**{k: one_line(v, MAX_ERROR_VALUE)
                                         for k, v in exc.values.items()}))

@@ -100,6 +100,16 @@ def media_tag(html: str, ctx: RenderContext, shown: list[OpenPlayer]) -> str | N
     return _player(tag, [], ctx) if named else ""
 
 
+def unclosed(ctx: RenderContext, shown: list[OpenPlayer]) -> str:
+    """What is said where a run of inline text ends of the players in `shown` left open (no
+    `</video>`: `拆卸 <video controls> 见上`): as at an end tag, that a player naming no
+    file names none (else the page showed nothing of it); `shown` is emptied, since a
+    player's `<source>`s lie in its own run."""
+    said = "".join(" " + _no_file(ctx) for player in shown if not player.named)
+    shown.clear()
+    return said
+
+
 def _player(tag: HtmlTag, sources: list[HtmlTag], ctx: RenderContext) -> str:
     """One `<video>` or `<audio>` and the `<source>` tags after it as the page shows them."""
     written = [(tag.attrs["src"], "")] if tag.attrs.get("src", "").strip() else []

@@ -53,6 +53,7 @@ from kbtools.query.question import is_blank, refuse_blank
 from kbtools.query.results import SearchResponse
 from kbtools.query.search import search as run_search
 from kbtools.serve.callout_frame import as_read
+from kbtools.serve.i18n import error_zh
 from kbtools.serve.source import Served
 from kbtools.ship.changes import diff_releases
 from kbtools.ship.checkout import clone_of_derived
@@ -294,7 +295,8 @@ def document(served: Served, doc: str, section_arg: str = "heading_path",
     except UsageError:
         raise
     except KbError as exc:
-        raise ApiError(404, exc.message, f"本发布版本中没有这个文档：{doc}") from None
+        raise ApiError(404, exc.message,
+                       error_zh(exc) or f"本发布版本中没有这个文档：{doc}") from None
     return kn.read(path)
 
 
