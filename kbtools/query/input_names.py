@@ -35,11 +35,6 @@ def names_of(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> list[st
     return sorted((n for n in names if n), key=lambda n: (-len(n), n))
 
 
-# full-width Latin letters (ＲＨ, ｔｅｍｐ) → ASCII, as the question is compacted (an input method
-# types them so): a short form typed against its number is then apart from it (`unglued`)
-HALFWIDTH_LETTERS = {c: c - 0xFEE0 for c in (*range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B))}
-
-
 def kind_short_forms(wholes: Collection[str]) -> set[str]:
     """The short forms (`wording.ABBREVIATIONS`) of a kind of the quantity a column names
     alone (``rh``, of ``relative humidity``, for ``Humidity (%)`` and 湿度(%)): a field user

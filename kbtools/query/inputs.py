@@ -33,9 +33,9 @@ from kbtools.decision.column_units import column_unit, unit_of
 from kbtools.decision.units import bare_degrees
 from kbtools.decision.weekdays import WEEKDAY_UNIT, days_said
 from kbtools.query import readings
-from kbtools.query.compacted import compact
+from kbtools.query.compacted import compact, plain
 from kbtools.query.differences import difference_at
-from kbtools.query.input_names import HALFWIDTH_LETTERS, column_names
+from kbtools.query.input_names import column_names
 from kbtools.query.input_names import names_of as names_of  # (read from here by callers)
 from kbtools.query.input_text import as_written, simplified, without
 from kbtools.query.input_values import (
@@ -138,8 +138,8 @@ def read_inputs(question: str, table: DecisionTable,
     temperature 80 C`` on a table of ``温度(℃)``) is given to none of them. A question in
     Traditional script is read in Simplified (溫度超過20度 as 温度超过20度)."""
     synonyms = abbreviated(synonyms)  # (a release's: made once, `answers.input_synonyms`)
-    # (ＲＨ８５％: its letters as a logger's ASCII ones, so the short form is apart as below)
-    question = question.translate(HALFWIDTH_LETTERS)
+    # (ＲＨ８５％: its compatibility forms as plain ones, so the short form is apart as below)
+    question = plain(question)
     # in Simplified script (溫度超過20度: 超过 bounds the 20, as 温度 names the input)
     written = unglued(question)  # rh85%: rh 85%
     question = unglued(simplified(question))

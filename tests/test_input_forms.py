@@ -1,0 +1,44 @@
+"""A question's values read in the forms a field user types them: compatibility forms of
+letters, digits and punctuation (full-width from a Chinese input method, superscripts) read
+as the plain characters they stand for (`compacted.plain`, NFKC as the rest of the project
+reads them)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kbtools.decision import build_table
+from kbtools.query.inputs import read_inputs
+
+VENT = build_table(["Temperature (°C)", "Humidity (%)", "Action"],
+                   [["<20", "<85", "close"], [">=20", ">=85", "open"], [">=20", "<85", "keep"]],
+                   decision="inputs=Temperature (°C),Humidity (%); outputs=Action")
+BARE = build_table(["温度(℃)", "湿度(%)", "措施"],
+                   [["<20", "*", "保温"], [">=20", ">=85", "通风"], [">=20", "<85", "保持"]],
+                   decision="inputs=温度(℃),湿度(%); outputs=措施")
+
+
+@pytest.mark.parametrize(("table", "question", "values"), [
+    # full-width letters, digits and punctuation, glued or apart
+    (VENT, "ｔｅｍｐ２５．５Ｃ，ＲＨ８５％", {"Temperature (°C)": "25.5", "Humidity (%)": "85"}),
+    (VENT, "ＴＥＭＰ：２５℃　ＲＨ＝８５％", {"Temperature (°C)": "25", "Humidity (%)": "85"}),
+    (BARE, "ＲＨ８５％，温度２５．５度", {"温度(℃)": "25.5", "湿度(%)": "85"}),
+    (BARE, "溫度２５度，濕度８４．９％", {"温度(℃)": "25", "湿度(%)": "84.9"}),
+    # other compatibility forms of a short form's letters or its digits (a formatted
+    # report's superscripts, mathematical letters pasted): the hand table of full-width
+    # Latin letters left these glued to the short form, and the value unread
+    (VENT, "temp 25 C, RH⁸⁵%", {"Temperature (°C)": "25", "Humidity (%)": "85"}),
+    (BARE, "温度25度，𝐑𝐇85%", {"温度(℃)": "25", "湿度(%)": "85"}),
+])
+def test_compatibility_forms_of_a_questions_values_read_as_plain_ones(table, question, values):
+    assert table is not None
+    assert read_inputs(question, table).values == values
+
+
+def test_a_full_width_comma_still_ends_a_clause_and_a_thin_space_groups_thousands():
+    """Read before compacting as `compact` reads them: 84.9，26 is two values, not 84.9,26."""
+    assert BARE is not None
+    assert read_inputs("湿度84.9，温度26℃", BARE).values == {"湿度(%)": "84.9", "温度(℃)": "26"}
+    got = read_inputs("温度1\u2009200度", BARE)
+    assert got.values == {"温度(℃)": "1200"} and got.readings == {}
+
