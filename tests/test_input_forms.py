@@ -8,6 +8,8 @@ from __future__ import annotations
 import pytest
 
 from kbtools.decision import build_table
+from kbtools.query import input_names
+from kbtools.query.input_names import kind_short_forms
 from kbtools.query.inputs import read_inputs
 
 VENT = build_table(["Temperature (°C)", "Humidity (%)", "Action"],
@@ -42,3 +44,13 @@ def test_a_full_width_comma_still_ends_a_clause_and_a_thin_space_groups_thousand
     got = read_inputs("温度1\u2009200度", BARE)
     assert got.values == {"温度(℃)": "1200"} and got.readings == {}
 
+
+def test_the_short_forms_of_a_kind_are_compacted_once_not_per_column(monkeypatch):
+    """`kind_short_forms` compacted each abbreviation group's terms again for every column
+    whose names were made; the groups are compacted once, and each column only compared."""
+    assert kind_short_forms(["humidity"]) == {"rh"}  # (the groups made, as by any search)
+    calls: list[str] = []
+    monkeypatch.setattr(input_names, "compact", lambda text, **kw: calls.append(text) or text)
+    assert kind_short_forms(["humidity"]) == {"rh"}
+    assert kind_short_forms(["湿度", "temperature"]) == {"rh"}
+    assert kind_short_forms(["absolute humidity"]) == set() and calls == []

@@ -39,14 +39,21 @@ def kind_short_forms(wholes: Collection[str]) -> set[str]:
     """The short forms (`wording.ABBREVIATIONS`) of a kind of the quantity a column names
     alone (``rh``, of ``relative humidity``, for ``Humidity (%)`` and 湿度(%)): a field user
     writes ``RH 85`` of the humidity a table calls ``Humidity``. Only of a whole name that ends
-    the written-out form as its last word (not ``absolute humidity``, which no form ends)."""
-    out: set[str] = set()
-    for group in ABBREVIATIONS:
-        forms = [compact(t) for t in group if " " in t or is_cjk(t[:1])]
-        if any(f != w and f.endswith(w) and (is_cjk(w[:1]) or f[-len(w) - 1] == " ")
-               for f in forms for w in wholes if w):
-            out |= {compact(t) for t in group if t.isascii() and t.isalpha()}
-    return out
+    the written-out form as its last word (not ``absolute humidity``, which no form ends).
+    The groups are compacted once (`_kinds`), not for each column a question's tables have."""
+    return {short for forms, shorts in _kinds()
+            if any(f != w and f.endswith(w) and (is_cjk(w[:1]) or f[-len(w) - 1] == " ")
+                   for f in forms for w in wholes if w)
+            for short in shorts}
+
+
+@lru_cache(maxsize=1)
+def _kinds() -> tuple[tuple[tuple[str, ...], frozenset[str]], ...]:
+    """Each group of `wording.ABBREVIATIONS` as (its written-out forms, its one-word short
+    forms), compacted as a question is: what `kind_short_forms` compares a column's names to."""
+    return tuple((tuple(compact(t) for t in group if " " in t or is_cjk(t[:1])),
+                  frozenset(compact(t) for t in group if t.isascii() and t.isalpha()))
+                 for group in ABBREVIATIONS)
 
 
 @lru_cache(maxsize=1024)
