@@ -54,3 +54,31 @@ def test_the_short_forms_of_a_kind_are_compacted_once_not_per_column(monkeypatch
     assert kind_short_forms(["humidity"]) == {"rh"}
     assert kind_short_forms(["湿度", "temperature"]) == {"rh"}
     assert kind_short_forms(["absolute humidity"]) == set() and calls == []
+
+
+@pytest.mark.parametrize(("table", "question", "values"), [
+    (BARE, "温度20度和20度，湿度90%", {"温度(℃)": "20", "湿度(%)": "90"}),
+    (BARE, "温度20度或20度，湿度90%", {"温度(℃)": "20", "湿度(%)": "90"}),
+    (BARE, "温度20和20度，湿度90%", {"温度(℃)": "20", "湿度(%)": "90"}),
+    (BARE, "湿度90%和90%，温度20度", {"温度(℃)": "20", "湿度(%)": "90"}),
+    (VENT, "temperature 20 C and 20 C, humidity 90%",
+     {"Temperature (°C)": "20", "Humidity (%)": "90"}),
+    (VENT, "humidity 90% or 90%, temperature 20 C",
+     {"Temperature (°C)": "20", "Humidity (%)": "90"}),
+])
+def test_one_value_said_twice_is_that_value_not_two(table, question, values):
+    """温度20度和20度 was read as two values listed, neither the one meant, and as the two are
+    the same no conflict was said either: the temperature was dropped unsaid."""
+    assert table is not None
+    got = read_inputs(question, table)
+    assert (got.values, got.conflicts, got.unused) == (values, {}, ())
+
+
+@pytest.mark.parametrize(("table", "question", "column", "two"), [
+    (BARE, "温度20度和25度，湿度90%", "温度(℃)", ("20度", "25度")),
+    (VENT, "temperature 20 C or 25 C, humidity 90%", "Temperature (°C)", ("20C", "25C")),
+])
+def test_two_different_values_listed_are_still_a_conflict(table, question, column, two):
+    assert table is not None
+    got = read_inputs(question, table)
+    assert column not in got.values and got.conflicts[column] == two

@@ -9,6 +9,7 @@ Pure.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from kbtools.decision import DecisionTable
 from kbtools.decision.column_units import column_unit, input_unit_problem, number_in, unit_of
@@ -80,6 +81,23 @@ def listed_with(found: Sequence[Number], n: int) -> Number | None:
     pair = next((found[k] for k in (n + 1, n - 1) if 0 <= k < len(found) and
                  found[k].listed and not found[k].range_text), None)
     return pair if pair is not None and pair.value != x.value else None
+
+
+def said_twice(found: Sequence[Number]) -> list[Number]:
+    """`found` with two values listed together that are the same (温度20度和20度, 20和20度,
+    ``20 C and 20 C``: `Number.listed`) read as the one exact value they are, said twice:
+    no two values of which the one meant is not known (20度和25度), nor a second left unused."""
+    out: list[Number] = []
+    for y in found:
+        x = out[-1] if out else None
+        if x is not None and x.listed and y.listed and not (x.range_text or y.range_text) and \
+                x.value == y.value and x.unit in (None, y.unit):
+            out[-1] = replace(x, exact=True, listed=False, to_next=False, unit=y.unit,
+                              written=y.written if x.unit is None else x.written,
+                              after=y.after, extent=(x.extent[0], y.extent[1]))
+        else:
+            out.append(y)
+    return out
 
 
 def claim(claimed: set[int], found: Sequence[Number], *taken: int) -> None:

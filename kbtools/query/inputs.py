@@ -44,6 +44,7 @@ from kbtools.query.input_values import (
     in_column,
     listed_with,
     one_per_range,
+    said_twice,
     time_given,
 )
 from kbtools.query.input_values import given_value as given_value  # (read from here by callers)
@@ -158,6 +159,7 @@ def read_inputs(question: str, table: DecisionTable,
     text, cased, shown = (in_order(t, order) for t in (text, cased, shown))
     # (``3 C at night``: a time said after a value is its time, as ``night 3 C``)
     found_numbers, times_after = timed_after(text, with_ranges(text, cased, numbers(text, cased)))
+    found_numbers = said_twice(found_numbers)  # 温度20度和20度: one value, said twice
     claimed: set[int] = set()
     # a difference (比昨天高5度, ``5 degrees higher than yesterday``): no reading, said unused
     changed = {n: span for n, x in enumerate(found_numbers)
