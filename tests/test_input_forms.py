@@ -82,3 +82,31 @@ def test_two_different_values_listed_are_still_a_conflict(table, question, colum
     assert table is not None
     got = read_inputs(question, table)
     assert column not in got.values and got.conflicts[column] == two
+
+
+RAIN = build_table(["温度(℃)", "连续降雨天数", "风险"],
+                   [["<15", "*", "低"], [">=15", ">=2", "高"], [">=15", "<2", "中"]],
+                   decision="inputs=温度(℃),连续降雨天数; outputs=风险")
+
+
+@pytest.mark.parametrize(("table", "question", "values", "read"), [
+    (BARE, "温度25度半，湿度90%", {"温度(℃)": "25.5", "湿度(%)": "90"}, ("25度半", "25.5")),
+    (BARE, "湿度90%，温度二十五度半", {"温度(℃)": "25.5", "湿度(%)": "90"},
+     ("二十五度半", "25.5")),
+    (RAIN, "温度20度，连续降雨1天半", {"温度(℃)": "20", "连续降雨天数": "1.5"}, ("1天半", "1.5")),
+])
+def test_a_half_said_after_the_unit_is_read_and_said(table, question, values, read):
+    """温度25度半 and 1天半 were left inexact (25 is not the value) and no input took
+    them: the input was dropped unsaid and the table asked for it."""
+    assert table is not None
+    got = read_inputs(question, table)
+    assert got.values == values and got.unused == ()
+    assert next(iter(v for k, v in got.readings.items() if k not in ("湿度(%)",))) == read
+
+
+def test_a_half_before_a_bound_or_more_time_is_no_value():
+    """(nor is a tenth said after the unit, 26度5: `tests/test_answers_field_values.py`)"""
+    assert BARE is not None and RAIN is not None
+    assert "温度(℃)" not in read_inputs("温度25度半以上", BARE).values
+    assert "连续降雨天数" not in read_inputs("连续降雨1天半3小时", RAIN).values
+

@@ -8,8 +8,10 @@ Pure.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
+from decimal import Decimal
 
 from kbtools.decision import DecisionTable
 from kbtools.decision.column_units import column_unit, input_unit_problem, number_in, unit_of
@@ -17,7 +19,7 @@ from kbtools.decision.given import in_scale, read_given
 from kbtools.decision.units import bare_degrees, degrees_fit, scale
 from kbtools.query.fillers import strip_fillers
 from kbtools.query.mentions import NAME_GAP_LATIN
-from kbtools.query.values import STOP_GAP, Number
+from kbtools.query.values import STOP_GAP, Number, numbers
 
 
 def given_value(number: Number, table: DecisionTable, column: int) -> str | None:
@@ -98,6 +100,37 @@ def said_twice(found: Sequence[Number]) -> list[Number]:
         else:
             out.append(y)
     return out
+
+
+def with_half(found: Sequence[Number], text: str,
+              cased: str) -> tuple[list[Number], set[int]]:
+    """`found` (`values.numbers` of the compacted question `text`, `cased`) with a number said
+    with a half after its unit (温度25度半, 二十五度半, 1天半: 25.5, 1.5 天) read as that value.
+    `values.numbers` leaves such a number inexact (25 is not the value), and no input took
+    it: it was dropped unsaid. It is the value when the number is exact with the half left
+    out (not 25度半以上, a bound; a half before more, 1天半3小时, is none). With the starts
+    of the numbers so read (their reading is said: 25度半 as 25.5). A tenth said after the
+    unit (26度5) stays no value, as `values.spoken_tenths` decides."""
+    out = list(found)
+    halved: set[int] = set()
+    for n, x in enumerate(found):
+        if x.exact or x.unit is None or x.range_text or x.listed or \
+                text[x.after:x.after + 1] != "半" or _MORE.match(text, x.after + 1) or \
+                not x.written.startswith(x.value):
+            continue
+        alone = numbers(text[:x.after] + text[x.after + 1:], cased[:x.after] + cased[x.after + 1:])
+        if not any(y.start == x.start and y.exact for y in alone):
+            continue  # (25度半以上: a bound, as 25度以上 is)
+        value = Decimal(x.value) + Decimal("0.5")
+        shown = format(value.normalize(), "f")
+        out[n] = replace(x, value=shown, written=shown + x.written[len(x.value):], exact=True,
+                         after=x.after + 1, extent=(x.extent[0], max(x.extent[1], x.after + 1)))
+        halved.add(x.start)
+    return out, halved
+
+
+# what after a half makes it no half of the number before it (1天半3小时: 1.5 days and more)
+_MORE = re.compile(r"[\d零〇一二两三四五六七八九十]")
 
 
 def claim(claimed: set[int], found: Sequence[Number], *taken: int) -> None:

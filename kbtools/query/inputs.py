@@ -46,6 +46,7 @@ from kbtools.query.input_values import (
     one_per_range,
     said_twice,
     time_given,
+    with_half,
 )
 from kbtools.query.input_values import given_value as given_value  # (read from here by callers)
 from kbtools.query.mentions import NAME_GAP_LATIN as NAME_GAP_LATIN  # (as NAME_GAP)
@@ -159,7 +160,9 @@ def read_inputs(question: str, table: DecisionTable,
     text, cased, shown = (in_order(t, order) for t in (text, cased, shown))
     # (``3 C at night``: a time said after a value is its time, as ``night 3 C``)
     found_numbers, times_after = timed_after(text, with_ranges(text, cased, numbers(text, cased)))
-    found_numbers = said_twice(found_numbers)  # 温度20度和20度: one value, said twice
+    # 25度半: 25.5 (said so in the answer); 温度20度和20度: one value, said twice
+    found_numbers, halved = with_half(found_numbers, text, cased)
+    found_numbers = said_twice(found_numbers)
     claimed: set[int] = set()
     # a difference (比昨天高5度, ``5 degrees higher than yesterday``): no reading, said unused
     changed = {n: span for n, x in enumerate(found_numbers)
@@ -425,6 +428,9 @@ def read_inputs(question: str, table: DecisionTable,
                     header_unit(table.header[i]) in DURATIONS:
                 said.setdefault(table.header[i], (_said(x), typed[x.end:x.after].strip()))
     reading = readings.read(out, source, text, typed, table)  # 1 200 as 1200, 1.200: which?
+    for h, x in source.items():  # 25度半 as 25.5: the half said after the unit
+        if x.start in halved and h in out:
+            reading.read[h] = (typed[x.start:x.after].strip(), out[h])
     for h, x in rained.items():  # said with the word it follows: 下雨3 as 3 天
         said_at = text.rfind(weather_count(x) if x.word.isascii() else x.word, 0, x.start)
         reading.read[h] = (typed[said_at:x.end], f"{x.value} {'days' if h.isascii() else '天'}")
