@@ -110,3 +110,13 @@ def test_a_half_before_a_bound_or_more_time_is_no_value():
     assert "温度(℃)" not in read_inputs("温度25度半以上", BARE).values
     assert "连续降雨天数" not in read_inputs("连续降雨1天半3小时", RAIN).values
 
+
+@pytest.mark.parametrize(("question", "said"), [
+    ("3#泵温度80", "3#泵温度80"), ("3号泵温度80", "3号泵温度80"), ("三号泵温度80", "三号泵温度80"),
+])
+def test_a_value_said_not_used_names_the_numbered_machine_it_is_of(question, said):
+    """3#泵 (3号泵 written in a hurry): the 3 is no value, and the 80 said of the pump's
+    temperature was said not used as 泵温度80, the pump's number left out (3号泵 kept it)."""
+    assert BARE is not None
+    got = read_inputs(question, BARE)
+    assert got.values == {} and got.unused == (said,)
