@@ -34,6 +34,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.values._EN_SPAN_GAP": "fullmatch",  # the text between two numbers
     "kbtools.query.values._AGO": "match",  # what follows a duration
     "kbtools.query.values._EN_OBJECT": "match",  # what follows a duration
+    "kbtools.query.input_values._MORE": "match",  # the character after a half (one class)
     "kbtools.query.places._VALUE_AHEAD": "match",  # what follows a place word
     "kbtools.query.crosslingual._LETTERS": "finditer",  # a question: its Latin words
     "kbtools.query.crosslingual._AFTER_NUMBER": "search",  # a question, before a word

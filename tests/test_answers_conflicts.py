@@ -136,7 +136,7 @@ def test_kb_query_json_and_text_say_two_values_were_given(repo):
         {"温度(℃)": ["22度", "23度"]}
     text = CliRunner().invoke(main, ["query", QUESTION, "--index", str(repo / "dist"), "-k", "3"])
     assert text.exit_code == 0, text.output
-    assert "give 温度(℃) (the question gives two values: 22度, 23度) to get the answer" \
+    assert "还需要 温度(℃)（问题给了两个值：22度、23度） 才能得出结果" \
         in text.output
 
 

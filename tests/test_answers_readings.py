@@ -436,7 +436,7 @@ def test_a_search_says_how_it_read_each_value(dist):
     assert (ev["status"], ev["outputs"]) == ("match", [{"风险等级": "极高"}]), ev
     assert ev["readings"] == {"相对湿度(%)": "0.9 as 90 %"}
     assert ev["approximate"] == {"连续降雨天数": "四五天"}
-    assert "0.9 as 90 %" in ev["message"] and "四五天" in ev["message"]
+    assert "0.9 为 90 %" in ev["message"] and "四五天" in ev["message"]  # (a Chinese question's)
 
 
 def test_a_search_notes_another_things_time_as_typed(dist):

@@ -368,10 +368,10 @@ def test_query_cli_text_json_batch_and_errors(example_index, tmp_path):
     assert "why: score=" in res.output and "filters:" in res.output
     res = runner.invoke(main, ["query", "温度 22 度、湿度 90%、连续降雨 4 天，赤霉病风险多高？",
                                "--index", str(example_index), "-k", "2"])
-    assert res.exit_code == 0 and "evaluated (温度(℃)=22" in res.output
+    assert res.exit_code == 0 and "按问题中的数值判定（温度(℃)=22" in res.output
     assert "风险等级: 极高" in res.output and "温度(℃): 22 is > 20" in res.output
     res = runner.invoke(main, ["query", "温度 18 度时赤霉病风险等级", "--index", str(example_index)])
-    assert "give 相对湿度(%), 连续降雨天数 to get the answer" in res.output
+    assert "还需要 相对湿度(%)、连续降雨天数 才能得出结果" in res.output
     res = runner.invoke(main, ["query", "E17 怎么复位？", "--index", str(example_index), "--json"])
     assert json.loads(res.output)["results"][0]["doc"].startswith("knowledge/equipment/")
     batch = tmp_path / "q.jsonl"

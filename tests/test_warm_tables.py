@@ -1,6 +1,6 @@
 """A warm search does once per release what depends on the release alone (session 39): the
 synonyms keyed as a decision table's inputs are named (`answers.input_synonyms`), each input
-column's names (`inputs.column_names`) and the synonym terms compacted (`compacted.compact_term`)
+column's names (`input_names.column_names`) and the synonym terms compacted (`compacted.compact_term`)
 are made once, not again for every question — on the example knowledge they were a third of
 a warm search's CPU, and they grew with the synonyms file (1,000 groups: ~12 ms a search).
 The answers stay the definitions' own."""
@@ -17,6 +17,7 @@ from kbtools.decision import column_key
 from kbtools.index.reader import open_index
 from kbtools.index.synonyms import parse
 from kbtools.query import answers, compacted, inputs, quantities, wording
+from kbtools.query import input_names as column_naming
 from kbtools.query.answers import input_synonyms
 from kbtools.query.inputs import column_names, names_of, read_inputs
 from kbtools.query.quantities import input_names, whole_names
@@ -62,7 +63,7 @@ def _counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     def counted(text: str, *, fold: bool = True) -> str:
         calls.append(text)
         return real(text, fold=fold)
-    for module in (compacted, wording, quantities, inputs):
+    for module in (compacted, wording, quantities, inputs, column_naming):
         monkeypatch.setattr(module, "compact", counted)
     return calls
 
@@ -84,8 +85,8 @@ def test_reading_a_tables_inputs_again_does_no_work_the_synonyms_file_decides(
 
 def test_a_columns_names_are_made_once_for_its_header_and_synonyms(monkeypatch):
     made: list[str] = []
-    names = inputs.names_of
-    monkeypatch.setattr(inputs, "names_of", lambda header, synonyms: made.append(header)
+    names = column_naming.names_of
+    monkeypatch.setattr(column_naming, "names_of", lambda header, synonyms: made.append(header)
                         or names(header, synonyms))
     column_names.cache_clear()
     for _ in range(3):

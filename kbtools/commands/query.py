@@ -211,54 +211,83 @@ def _highlight(text: str, terms: list[str]) -> str:
     return pattern.sub(lambda m: click.style(m.group(0), bold=True, fg="yellow"), text)
 
 
-def _render_evaluation(ev: dict[str, Any]) -> None:
-    """The decision table evaluated on the question: the answer, or what is missing."""
+# the words `_render_evaluation` frames an evaluation in: (Chinese, English), the question's
+# language choosing (the evaluation's messages are in it already: `query.answers`)
+_FRAME = {
+    "read_as": ("{k}={t}（读作 {v}）", "{k}={t} (read as {v})"),
+    "evaluated": ("   按问题中的数值判定（{given}）", "   evaluated ({given})"),
+    "none_taken": ("   决策表，问题中没有可用的输入值", "   decision table, no input value taken"),
+    "approximate": ("   近似值：{values}，接近规则边界时结果可能不同",
+                    "   approximate value: {values}; near a rule's bound the answer may differ"),
+    "near": ("   结果取决于确切数值：{values} 接近所匹配规则的边界",
+             "   the answer depends on the exact value: {values}"),
+    "near_one": ("{k} {c}", "{k} near the bound of {c}"),
+    "row": ("第 {n} 行", " row {n}"),
+    "two": ("{m}（问题给了两个值：{values}）", "{m} (the question gives two values: {values})"),
+    "other": ("{m}（{why}）", "{m} ({why})"),
+    "give": ("{head}：还需要 {asked} 才能得出结果", "{head}: give {asked} to get the answer"),
+    "says": ("{head}：{message}", "{head}: {message}"),
+    "outputs": ("{head}{at}：{outs}", "{head}{at}: {outs}"),
+    "output": ("{k}：{v}", "{k}: {v}"),
+    "list": ("、", ", "),
+    "outs": ("；", "; "),
+}
+
+
+def _render_evaluation(ev: dict[str, Any], chinese: bool = False) -> None:
+    """The decision table evaluated on the question: the answer, or what is missing; framed
+    in Chinese for a question with Chinese in it (`_FRAME`), as its messages are."""
+    def say(key: str, **values: str) -> str:
+        return _FRAME[key][0 if chinese else 1].format(**values)
+
+    sep = say("list")
     # each value as the question typed it, and what it was read as where that differs
     # (温度(℃)=二十五 (read as 25), 温度(℃)=2 k): the JSON's ``typed`` and ``inputs``
     typed = ev.get("typed") or {}
-    given = ", ".join(f"{k}={typed[k]} (read as {v})" if k in typed and k in (
+    given = sep.join(say("read_as", k=k, t=typed[k], v=v) if k in typed and k in (
         ev.get("readings") or {}) else f"{k}={typed.get(k, v)}" for k, v in ev["inputs"].items())
     # (no value taken, two given for one input: what the table needs follows, as --json says)
-    head = f"   evaluated ({given})" if given else "   decision table, no input value taken"
+    head = say("evaluated", given=given) if given else say("none_taken")
     rough = ev.get("approximate") or {}  # inputs the question gave only roughly
     if rough:
-        click.echo(click.style("   approximate value: " + ", ".join(
-            f"{k} {v}" for k, v in rough.items()) + "; near a rule's bound the answer may "
-            "differ", fg="yellow"))
+        click.echo(click.style(say("approximate", values=sep.join(
+            f"{k} {v}" for k, v in rough.items())), fg="yellow"))
     if ev.get("unused"):  # values given that no input took: the message's note, in its language
         from kbtools.query.answers import unused_note
         note = next((n for n in (unused_note(ev["unused"], chinese=c) for c in (True, False))
-                     if ev["message"].endswith(n)), unused_note(ev["unused"], chinese=False))
+                     if ev["message"].endswith(n)), unused_note(ev["unused"], chinese=chinese))
         click.echo(click.style("   " + note.strip(" ()（）"), fg="yellow"))
     near = ev.get("near_bound") or {}  # approximate inputs near a bound of the matched row
     if near:
-        click.echo(click.style("   the answer depends on the exact value: " + ", ".join(
-            f"{k} near the bound of {c}" for k, c in near.items()), fg="yellow", bold=True))
+        click.echo(click.style(say("near", values=sep.join(
+            say("near_one", k=k, c=c) for k, c in near.items())), fg="yellow", bold=True))
     if ev["status"] == "match":
         rows = ev.get("rows") or [ev]  # policy all: every matching row
         for r in rows:
-            outs = "; ".join(f"{k}: {v}" for k, v in r["outputs"].items())
-            at = f" row {r['row']}" if len(rows) > 1 else ""
-            click.echo(click.style(f"{head}{at}: {outs}", fg="green", bold=True))
+            outs = say("outs").join(say("output", k=k, v=v) for k, v in r["outputs"].items())
+            at = say("row", n=str(r["row"])) if len(rows) > 1 else ""
+            click.echo(click.style(say("outputs", head=head, at=at, outs=outs), fg="green",
+                                   bold=True))
             for c in r["cells"]:
                 click.echo(f"     {c['column']}: {c['reason']}")
     elif ev["status"] == "missing_inputs":
         two = ev.get("conflicts") or {}  # inputs the question gave two values
         other = ev.get("said_of_other") or {}  # … or a value said of another thing
-        asked = ", ".join(f"{m} (the question gives two values: {', '.join(two[m])})"
-                          if m in two else f"{m} ({other[m]})" if m in other else m
-                          for m in ev["missing"])
-        click.echo(click.style(f"{head}: give {asked} to get the answer",
-                               fg="yellow", bold=True))
+        asked = sep.join(say("two", m=m, values=sep.join(two[m])) if m in two else
+                         say("other", m=m, why=other[m]) if m in other else m
+                         for m in ev["missing"])
+        click.echo(click.style(say("give", head=head, asked=asked), fg="yellow", bold=True))
     elif ev["status"] == "spans_rows":  # a range given that rows each hold part of
-        click.echo(click.style(f"{head}: {ev['message']}", fg="yellow",
+        click.echo(click.style(say("says", head=head, message=ev["message"]), fg="yellow",
                                bold=True))
     else:
-        click.echo(click.style(f"{head}: {ev['message']}", fg="red", bold=True))
+        click.echo(click.style(say("says", head=head, message=ev["message"]), fg="red",
+                               bold=True))
 
 
 def render(res: SearchResponse, explain: bool) -> None:
     from kbtools.query.results import FILTERED_AWAY, UNCOMMITTED
+    from kbtools.query.wording import is_cjk
 
     rel = res.release
     origin = f"release {rel.tag}" if rel.tag else "local build"
@@ -308,8 +337,8 @@ def render(res: SearchResponse, explain: bool) -> None:
                                    f"{r.metadata.get('valid_until')}", fg="yellow"))
         if r.superseded_by:
             click.echo(click.style(f"   superseded by {', '.join(r.superseded_by)}", fg="yellow"))
-        if r.evaluation is not None:
-            _render_evaluation(r.evaluation)
+        if r.evaluation is not None:  # (framed in the question's language, as answered)
+            _render_evaluation(r.evaluation, chinese=any(is_cjk(ch) for ch in res.query))
         text = r.text.strip()
         if r.kind == "formula" and r.extra.get("svg"):
             text += f"\n[formula SVG: {r.extra['svg']}]"

@@ -60,6 +60,8 @@ from kbtools.decision.weekdays import WEEKDAY_UNIT, day_name, not_a_day, weekday
 from kbtools.errors import TableError
 
 NO_MATCH_MESSAGE = "no rule matches, needs human review"
+# the same said to a Chinese question (`query.answers`; the web page's words too: `serve.i18n`)
+NO_MATCH_ZH = "没有匹配的规则，需要人工复核"
 # a cell of an input column not given, in a row that takes any value there
 NOT_GIVEN_REASON = "not given; any value accepted (* or empty cell)"
 MAX_PLAIN_DIGITS = 30  # a float input is written out without an exponent up to this length

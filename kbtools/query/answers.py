@@ -28,8 +28,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from kbtools.decision import NO_MATCH_MESSAGE, DecisionTable, column_key, match_rules
+from kbtools.decision import (
+    NO_MATCH_MESSAGE,
+    DecisionTable,
+    TableResult,
+    column_key,
+    match_rules,
+)
 from kbtools.decision.given import APPROXIMATE_NOTE, DEPENDS_NOTE, InputError, near_bound
+from kbtools.decision.matching import NO_MATCH_ZH
 from kbtools.errors import KbError
 from kbtools.index.reader import KbIndex
 from kbtools.query.inputs import (
@@ -244,14 +251,22 @@ def evaluate_inputs(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
     as_typed = {k: readings[k][0] if k in readings else typed.get(v, v) for k, v in found.items()}
     ev = replace(ev, typed={k: t for k, t in as_typed.items() if t != found[k]})
     read = {k: f"{typed} as {value}" for k, (typed, value) in readings.items() if k in found}
-    if read:
-        ev = replace(ev, readings=read, message=f"{ev.message} ({READ_NOTE}: " +
-                     ", ".join(f"{k} {v}" for k, v in read.items()) + ")")
+    zh = lang == "zh"
+    if read:  # (in Chinese: （读作：流量(L/h) 1 200 为 1200）)
+        ev = replace(ev, readings=read, message=f"{ev.message}（读作：" + "、".join(
+            f"{k} {t} 为 {v}" for k, (t, v) in readings.items() if k in found) + "）" if zh else
+            f"{ev.message} ({READ_NOTE}: " + ", ".join(f"{k} {v}" for k, v in read.items()) + ")")
     rough = {k: v for k, v in approximate.items() if k in found}
     if not rough:
         return ev
-    named = ", ".join(f"{k} {v}" for k, v in rough.items())
     near = near_bounds(dt, found, rough, [r["row"] for r in ev.rows])
+    if zh:  # （近似值：相对湿度(%) 90%；结果取决于确切数值：相对湿度(%) >=90）
+        named = "、".join(f"{k} {v}" for k, v in rough.items())
+        depends = "；结果取决于确切数值：" + "、".join(f"{k} {c}" for k, c in near.items()) \
+            if near else ""
+        return replace(ev, approximate=rough, near_bound=near,
+                       message=f"{ev.message}（近似值：{named}{depends}）")
+    named = ", ".join(f"{k} {v}" for k, v in rough.items())
     depends = "; " + DEPENDS_NOTE + ": " + ", ".join(f"{k} {c}" for k, c in near.items()) \
         if near else ""
     return replace(ev, approximate=rough, near_bound=near,
@@ -306,10 +321,10 @@ def _evaluate(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
         return Evaluation("spans_rows", exc.value_message(lang, said), doc, dt.label(), ti, found,
                           spans={exc.column: exc.rows})
     except KbError as exc:  # a value the table cannot take: show the table, say why
-        return Evaluation("no_match", f"{NO_MATCH_MESSAGE} ({exc.message})", doc, dt.label(),
-                          ti, found)
+        return Evaluation("no_match", f"{no_match_message(lang == 'zh')} ({exc.message})", doc,
+                          dt.label(), ti, found)
     if result.status != "match":
-        return Evaluation("no_match", NO_MATCH_MESSAGE, doc, dt.label(), ti, found)
+        return Evaluation("no_match", no_match_message(lang == "zh"), doc, dt.label(), ti, found)
     chosen = [m for m in result.matches if m.row in result.selected]
     if missing and any(dt.conditions[m.row - 1][i].kind != "any"
                        for m in chosen for i in dt.inputs if dt.header[i] in missing):
@@ -325,8 +340,8 @@ def _evaluate(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
     rows: tuple[dict[str, Any], ...] = tuple(
         {"row": m.row, "outputs": dict(m.outputs),
          "cells": (*(vars(c) for c in m.cells), *not_given(m.row))} for m in chosen)
-    message = result.message if not missing else \
-        not_given_message([m.row for m in chosen], missing, chinese=lang == "zh")
+    message = not_given_message([m.row for m in chosen], missing, chinese=lang == "zh") \
+        if missing else match_message(result, chinese=lang == "zh")
     first = rows[0]
     return Evaluation("match", message, doc, dt.label(), ti, found, (), first["row"],
                       first["outputs"], first["cells"], rows)
@@ -346,6 +361,25 @@ def missing_message(missing: Sequence[str],
     return "missing input(s): " + ", ".join(
         f"{m} (two values given: {', '.join(conflicts[m])})" if m in conflicts else
         f"{m} ({said_of_other[m]})" if m in said_of_other else m for m in missing)
+
+
+def match_message(result: TableResult, *, chinese: bool) -> str:
+    """What a match says (`TableResult.message`: ``row 2 matches``, ``rows 1, 3 match; policy
+    'first' applied: row 1``), in Chinese for a question with Chinese in it (``第2行匹配``,
+    ``第1、3行匹配；按 first 策略取第1行``)."""
+    if not chinese:
+        return result.message
+    rows = [m.row for m in result.matches]
+    said = f"第{'、'.join(map(str, rows))}行匹配"
+    if len(rows) == 1:
+        return said
+    return f"{said}；按 {result.policy} 策略" + (
+        f"取第{result.selected[0]}行" if result.policy == "first" else "全部采用")
+
+
+def no_match_message(chinese: bool) -> str:
+    """`NO_MATCH_MESSAGE`, in Chinese for a question with Chinese in it."""
+    return NO_MATCH_ZH if chinese else NO_MATCH_MESSAGE
 
 
 def not_given_message(rows: Sequence[int], missing: Sequence[str], *, chinese: bool) -> str:

@@ -41,9 +41,7 @@ def compact_term(text: str) -> str:
 def compact(text: str, *, fold: bool = True) -> str:
     """`text` as values and input names are read from it (see the module doc); with `fold`
     False, the same text in the case it was written (what a message shows the user)."""
-    # a full-width comma ends a clause, never groups digits (湿度84.9，26℃ is no 84.9,26)
-    # a thin space grouping thousands (1 200, as SI writes them) is part of the number
-    text = unicodedata.normalize("NFKC", _THIN_GROUPS.sub("", text.replace("\uff0c", ", ")))
+    text = plain(text)
     text = normalize_text(text) if fold else normalize_cell(text)
     out: list[str] = []
     for i, ch in enumerate(text):
@@ -68,6 +66,17 @@ def compact(text: str, *, fold: bool = True) -> str:
         out.append(ch)
     # 百分之八十到九十, 百分之八九十: a range of shares, read as 八十到九十%
     return spell_numbers(said_roughly(percent_ranges("".join(out))), _unit_follows)
+
+
+def plain(text: str) -> str:
+    """`text` with its compatibility forms as the plain characters they stand for (NFKC, as
+    the rest of the project reads them: ＲＨ８５％ as RH85%, ｔｅｍｐ２５．５ as temp25.5, ⁸⁵ as
+    85), a full-width comma as the clause end it is and a thin space grouping thousands
+    dropped; what `compact` reads, and what a question's words are found in before it is
+    compacted (`query.inputs`: the short form glued to its number, ＲＨ８５)."""
+    # a full-width comma ends a clause, never groups digits (湿度84.9，26℃ is no 84.9,26)
+    # a thin space grouping thousands (1 200, as SI writes them) is part of the number
+    return unicodedata.normalize("NFKC", _THIN_GROUPS.sub("", text.replace("\uff0c", ", ")))
 
 
 _THIN_GROUPS = re.compile(r"(?<=\d)[\u2009\u202f](?=\d{3}(?!\d))")

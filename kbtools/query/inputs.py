@@ -26,20 +26,29 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 
-from kbtools.decision import DecisionTable, column_key
+from kbtools.decision import DecisionTable
 from kbtools.decision.clock import CLOCK_UNIT, times_in
-from kbtools.decision.column_units import column_unit, input_unit_problem, number_in, unit_of
-from kbtools.decision.given import in_scale, read_given
-from kbtools.decision.model import name_parts
-from kbtools.decision.units import bare_degrees, degrees_fit, scale
+from kbtools.decision.column_units import column_unit, unit_of
+from kbtools.decision.units import bare_degrees
 from kbtools.decision.weekdays import WEEKDAY_UNIT, days_said
-from kbtools.index.tokenize import to_simplified
 from kbtools.query import readings
-from kbtools.query.compacted import compact
+from kbtools.query.compacted import compact, plain
 from kbtools.query.differences import difference_at
-from kbtools.query.fillers import strip_fillers
+from kbtools.query.input_names import column_names
+from kbtools.query.input_names import names_of as names_of  # (read from here by callers)
+from kbtools.query.input_text import as_written, simplified, without
+from kbtools.query.input_values import (
+    COMPARED_TO,
+    claim,
+    in_column,
+    listed_with,
+    one_per_range,
+    said_twice,
+    time_given,
+    with_half,
+)
+from kbtools.query.input_values import given_value as given_value  # (read from here by callers)
 from kbtools.query.mentions import NAME_GAP_LATIN as NAME_GAP_LATIN  # (as NAME_GAP)
 from kbtools.query.mentions import after_name, at_next_place, named_again, tails
 from kbtools.query.naming import (
@@ -61,24 +70,13 @@ from kbtools.query.naming import (
 from kbtools.query.naming import NAME_GAP as NAME_GAP  # (read from here by callers)
 from kbtools.query.places import place_of
 from kbtools.query.qualified import Qualified
-from kbtools.query.quantities import (
-    Others,
-    key_text,
-    whole_names,
-)
+from kbtools.query.quantities import Others, key_text
 from kbtools.query.quoting import said as _said
 from kbtools.query.quoting import unused as _unused
 from kbtools.query.ranges import with_ranges
 from kbtools.query.value_units import DURATIONS, in_order, rates_said_first, rough_said
-from kbtools.query.values import (
-    STOP_GAP,
-    Number,
-    bounds_after,
-    numbers,
-)
+from kbtools.query.values import Number, bounds_after, numbers
 from kbtools.query.wording import (
-    ABBREVIATIONS,
-    Terms,
     abbreviated,
     is_cjk,
     is_latin,
@@ -88,69 +86,6 @@ from kbtools.query.wording import (
     subject_words,
     unglued,
 )
-
-
-def given_value(number: Number, table: DecisionTable, column: int) -> str | None:
-    """The value `number` gives input `column`: the number alone, or as written when what
-    follows it would change it there (2万, 72°f in a ℃ column, 4周 in a column of days, 2 years
-    in one of months), so that the table refuses it (`decision.column_units.input_unit_problem`)
-    or converts it (`decision.column_units.number_in`) rather than reading the bare number; None for a number that is no exact value (the input is then missing:
-    the table needs one). A bound or a range (`ranges.with_ranges`: 25度以上, ``between 20
-    and 25 C``) is given as written: the table reads it as ``kb table eval`` does."""
-    unit = column_unit(table.header[column], (row[column] for row in table.rows))
-    if not number.exact:
-        if bare_degrees(unit_of(number.written)) and not degrees_fit(unit):
-            return None  # ``above 30 degrees`` of no temperature
-        return number.range_text or None
-    if bare_degrees(unit_of(number.written)):  # 22 degrees: in a ℃ or °F column only
-        return number.value if degrees_fit(unit) else None
-    converts = scale(unit_of(number.written), unit) is not None  # 2 years in months: 24
-    return number.written if converts or input_unit_problem(number.written, unit) or \
-        number_in(read_given(number.written, True, unit).text, unit) != float(number.value) \
-        else number.value  # 2万, 2w: the table reads what multiplies it
-
-
-def names_of(header: str, synonyms: Mapping[str, Sequence[str]] = {}) -> list[str]:
-    """How a question may name an input column, longest first, compacted as the question is
-    (`compacted.compact`): its whole names (`quantities.whole_names`: the header without its
-    unit, its synonyms, the names of the quantity it measures), their leading and trailing parts
-    (`decision.model.name_parts`, the rule `kb table eval` and MCP `evaluate_table` name a
-    column by too: 湿度 for 相对湿度, ``temperature`` for ``Seal temperature``) that are
-    not filler words alone, and the synonyms of those parts (软管 for ``Hose age`` when the
-    synonyms file has 软管 = hose; ``humidity`` of ``relative humidity`` for 相对湿度)."""
-    wholes = whole_names(header, synonyms)
-    names = set(wholes)  # the parts of each, as of the header: ``humidity`` of the
-    parts = {p for w in wholes for p in name_parts(w) if strip_fillers(p)}  # relative
-    names |= parts | {compact(s) for p in parts for s in synonyms.get(column_key(p), ())}
-    names |= kind_short_forms(wholes)
-    return sorted((n for n in names if n), key=lambda n: (-len(n), n))
-
-
-# full-width Latin letters (ＲＨ, ｔｅｍｐ) → ASCII, as the question is compacted (an input method
-# types them so): a short form typed against its number is then apart from it (`unglued`)
-HALFWIDTH_LETTERS = {c: c - 0xFEE0 for c in (*range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B))}
-
-
-def kind_short_forms(wholes: Collection[str]) -> set[str]:
-    """The short forms (`wording.ABBREVIATIONS`) of a kind of the quantity a column names
-    alone (``rh``, of ``relative humidity``, for ``Humidity (%)`` and 湿度(%)): a field user
-    writes ``RH 85`` of the humidity a table calls ``Humidity``. Only of a whole name that ends
-    the written-out form as its last word (not ``absolute humidity``, which no form ends)."""
-    out: set[str] = set()
-    for group in ABBREVIATIONS:
-        forms = [compact(t) for t in group if " " in t or is_cjk(t[:1])]
-        if any(f != w and f.endswith(w) and (is_cjk(w[:1]) or f[-len(w) - 1] == " ")
-               for f in forms for w in wholes if w):
-            out |= {compact(t) for t in group if t.isascii() and t.isalpha()}
-    return out
-
-
-@lru_cache(maxsize=1024)
-def column_names(header: str, synonyms: Terms) -> tuple[tuple[str, ...], frozenset[str]]:
-    """(`names_of`, `whole_names`) of an input column's header, remembered: they depend on
-    the header and the synonyms alone, and every search reading a table's inputs made them
-    anew (0.5-0.9 ms of the example knowledge's 5.3 ms search)."""
-    return tuple(names_of(header, synonyms)), frozenset(whole_names(header, synonyms))
 
 
 @dataclass(frozen=True)
@@ -205,11 +140,11 @@ def read_inputs(question: str, table: DecisionTable,
     temperature 80 C`` on a table of ``温度(℃)``) is given to none of them. A question in
     Traditional script is read in Simplified (溫度超過20度 as 温度超过20度)."""
     synonyms = abbreviated(synonyms)  # (a release's: made once, `answers.input_synonyms`)
-    # (ＲＨ８５％: its letters as a logger's ASCII ones, so the short form is apart as below)
-    question = question.translate(HALFWIDTH_LETTERS)
+    # (ＲＨ８５％: its compatibility forms as plain ones, so the short form is apart as below)
+    question = plain(question)
     # in Simplified script (溫度超過20度: 超过 bounds the 20, as 温度 names the input)
     written = unglued(question)  # rh85%: rh 85%
-    question = unglued(_simplified(question))
+    question = unglued(simplified(question))
     text = compact(question)
     cased = compact(question, fold=False)  # a range as the table reads it: 超过20度
     shown = compact(written)  # a thing as the question writes it (溫度), where the two line up
@@ -219,12 +154,15 @@ def read_inputs(question: str, table: DecisionTable,
     # the days of the week said (周三, ``on wednesday``): a column of days' value, and no
     # number (周3) nor a name qualifying the next input's (周三温度 is the temperature)
     days = days_said(text, cased)
-    text, cased, shown = (_without(t, days) for t in (text, cased, shown))
+    text, cased, shown = (without(t, days) for t in (text, cased, shown))
     # a rate said per-unit first (每亩施了25公斤, 亩施25公斤) read as one said after its number
     order = rates_said_first(text)
     text, cased, shown = (in_order(t, order) for t in (text, cased, shown))
     # (``3 C at night``: a time said after a value is its time, as ``night 3 C``)
     found_numbers, times_after = timed_after(text, with_ranges(text, cased, numbers(text, cased)))
+    # 25度半: 25.5 (said so in the answer); 温度20度和20度: one value, said twice
+    found_numbers, halved = with_half(found_numbers, text, cased)
+    found_numbers = said_twice(found_numbers)
     claimed: set[int] = set()
     # a difference (比昨天高5度, ``5 degrees higher than yesterday``): no reading, said unused
     changed = {n: span for n, x in enumerate(found_numbers)
@@ -233,7 +171,7 @@ def read_inputs(question: str, table: DecisionTable,
     for n, ref in enumerate(found_numbers):  # … and the value it is said from (比25度高3度,
         # ``3 degrees above 25 c``): no reading either, said with it
         of = next((k for k, (a, b) in changed.items() if k != n and (a <= ref.start < b or (
-            ref.start == b + 1 and text[b] == " " and text[a:b].endswith(_COMPARED_TO)))), None)
+            ref.start == b + 1 and text[b] == " " and text[a:b].endswith(COMPARED_TO)))), None)
         if of is not None and n not in changed and not (  # (not the 三 of 降了两三天)
                 ref.range_text and ref.range_text == found_numbers[of].range_text):
             changed[of] = (changed[of][0], max(changed[of][1], ref.after, ref.end))
@@ -244,7 +182,7 @@ def read_inputs(question: str, table: DecisionTable,
     by_name: dict[int, Number] = {}  # input → the number its name gave it
     source: dict[str, Number] = {}  # input column → the number its value was read from
     # a column's names in Simplified, as the question is read (相對濕度 is named 湿度 too)
-    headers = {i: _simplified(table.header[i]) for i in table.inputs}
+    headers = {i: simplified(table.header[i]) for i in table.inputs}
     names = {i: column_names(headers[i], synonyms)[0] for i in table.inputs}
     own = frozenset(n for i in table.inputs for n in names[i])
     # where the question names another table's input: no value said of it is this table's
@@ -280,7 +218,7 @@ def read_inputs(question: str, table: DecisionTable,
                        if any(a <= x.start < b for a, b, _ in times))
         for i in clocks:  # of two columns of times, each by a name the other lacks (开始)
             own_names = [n for n in names[i] if all(n not in names[j] for j in clocks if j != i)]
-            at = _time_given(text, times, own_names if len(clocks) > 1 else None)
+            at = time_given(text, times, own_names if len(clocks) > 1 else None)
             if len(at) == 1:
                 out[table.header[i]] = at[0]
             elif at:  # 8点…9点: which one is not known
@@ -310,15 +248,15 @@ def read_inputs(question: str, table: DecisionTable,
             place = place_of(quals[i], text, *x.extent) if x else None
             if x and place:  # ``the temperature is 30 c outside``: another place's, said so
                 said.setdefault(table.header[i], (x.written, place))
-                _claim(claimed, found_numbers, num)
+                claim(claimed, found_numbers, num)
                 break
-            pair = _listed_with(found_numbers, num) if x else None
+            pair = listed_with(found_numbers, num) if x else None
             if numeral:  # 日均温二十六度: a value, but not one read here
                 blocked.add(i)
             elif x and pair is not None:  # 温度20度和25度: which one is not known
                 blocked.add(i)
                 conflicts[table.header[i]] = (_said(x), _said(pair))
-                _claim(claimed, found_numbers, found_numbers.index(pair))
+                claim(claimed, found_numbers, found_numbers.index(pair))
             elif (value := given_value(found_numbers[num], table, i)) is not None or \
                     found_numbers[num].exact and bare_degrees(unit_of(found_numbers[num].written)):
                 # (``humidity 25 degrees``: the table refuses the unit, saying so, as 湿度25度)
@@ -327,16 +265,16 @@ def read_inputs(question: str, table: DecisionTable,
             else:
                 blocked.add(i)
             if num >= 0:
-                _claim(claimed, found_numbers, num)
+                claim(claimed, found_numbers, num)
                 # (by a name of its own: the 温度 of 夜间温度 is no second 白天温度)
                 again = named_again(text, [n for n in usable if n not in others],
                                      found_numbers, claimed, found_numbers[num], spans)
-                if again is not None and _in_column(given_value(again, table, i), units[i]) == \
-                        _in_column(out.get(table.header[i]), units[i]):
+                if again is not None and in_column(given_value(again, table, i), units[i]) == \
+                        in_column(out.get(table.header[i]), units[i]):
                     again = None  # 温度25度…温度77°F: one temperature, in both scales
                 same = at_next_place(text, found_numbers, claimed, found_numbers[num])
                 if again is None and same is not None and same.value == found_numbers[num].value:
-                    _claim(claimed, found_numbers, found_numbers.index(same))  # 3号棚85、2号棚85
+                    claim(claimed, found_numbers, found_numbers.index(same))  # 3号棚85、2号棚85
                 if again is not None:  # 温度22度…温度23度: which one is not known
                     out.pop(table.header[i], None)
                     blocked.add(i)
@@ -357,7 +295,7 @@ def read_inputs(question: str, table: DecisionTable,
             source[table.header[counted[0]]] = x
         else:
             blocked.add(counted[0])  # 4 rainy days or more: a bound, the input stays missing
-        _claim(claimed, found_numbers, n)
+        claim(claimed, found_numbers, n)
     rained: dict[str, Number] = {}  # 下雨3, 下雨三: the days it fell, as 下雨3天 says them
     for n, x in enumerate(found_numbers):
         fell = weather_count(x)
@@ -368,7 +306,7 @@ def read_inputs(question: str, table: DecisionTable,
                 fell_in[0] not in blocked:
             out[table.header[fell_in[0]]] = x.value
             source[table.header[fell_in[0]]] = rained[table.header[fell_in[0]]] = x
-            _claim(claimed, found_numbers, n)
+            claim(claimed, found_numbers, n)
     for i in table.inputs:  # else the one unclaimed number in the column's unit
         unit = header_unit(table.header[i])
         rated = unit is None and any(takes_by_unit(x, table.header[i]) for x in found_numbers)
@@ -408,7 +346,7 @@ def read_inputs(question: str, table: DecisionTable,
                         word, table.header[i], synonyms, fraction=x.unit == PERCENT)) and \
                     (x.unit != PERCENT or of_column(text, x, table.header[i], synonyms)):
                 fits.append(n)
-        fits = _one_per_range(fits, found_numbers)  # 20 c to 24 c: one value, the range
+        fits = one_per_range(fits, found_numbers)  # 20 c to 24 c: one value, the range
         if not fits or any(sum(takes_by_unit(found_numbers[n], table.header[j]) and
                                same_part_of_day(found_numbers[n].word, table.header[j])
                                for j in table.inputs) != 1 for n in fits):
@@ -417,28 +355,28 @@ def read_inputs(question: str, table: DecisionTable,
             first = by_name[i]
             other = next((found_numbers[n] for n in fits if found_numbers[n].exact and
                           nameless(found_numbers[n].word) and
-                          _in_column(given_value(found_numbers[n], table, i), units.get(i)) !=
-                          _in_column(out[table.header[i]], units.get(i))), None)
+                          in_column(given_value(found_numbers[n], table, i), units.get(i)) !=
+                          in_column(out[table.header[i]], units.get(i))), None)
             if other is not None:
                 out.pop(table.header[i])
                 blocked.add(i)
                 conflicts[table.header[i]] = (first.written, other.written)
-            _claim(claimed, found_numbers, *fits)
+            claim(claimed, found_numbers, *fits)
             continue
         if len(fits) == 1:
             if (value := given_value(found_numbers[fits[0]], table, i)) is not None:
                 out[table.header[i]] = value
                 source[table.header[i]] = found_numbers[fits[0]]
-            _claim(claimed, found_numbers, fits[0])
+            claim(claimed, found_numbers, fits[0])
             continue
         given: dict[str | None, str] = {}  # 温度22度，然后温度24度 on an English table
         as_given: dict[str | None, tuple[str | None, Number]] = {}  # … each as given, and its number
-        for x in (found_numbers[n] if not _listed_with(found_numbers, n) else
+        for x in (found_numbers[n] if not listed_with(found_numbers, n) else
                   replace(found_numbers[n], exact=True) for n in fits
                   if found_numbers[n].exact or found_numbers[n].range_text or
-                  _listed_with(found_numbers, n)):  # (20度和25度: two values, each as given)
+                  listed_with(found_numbers, n)):  # (20度和25度: two values, each as given)
             # (``25 C and 77 F``: one temperature, in both scales)
-            given.setdefault(key := _in_column(given_value(x, table, i), units.get(i)), _said(x))
+            given.setdefault(key := in_column(given_value(x, table, i), units.get(i)), _said(x))
             as_given.setdefault(key, (given_value(x, table, i), x))
         if len(given) > 1:  # two values of the one column in their unit: which is not known
             conflicts[table.header[i]] = tuple(given.values())[:2]
@@ -448,7 +386,7 @@ def read_inputs(question: str, table: DecisionTable,
             out[table.header[i]] = as_given[one][0] or one  # one value said twice (22度，现在还是22度)
             source[table.header[i]] = next((found_numbers[n] for n in fits
                                             if found_numbers[n].approximate), as_given[one][1])
-        _claim(claimed, found_numbers, *fits)
+        claim(claimed, found_numbers, *fits)
     for i in table.inputs:  # else a number an English name follows (6 cycles, a 4160 v motor)
         if i not in table.numeric or table.header[i] in out or i in blocked:
             continue
@@ -469,7 +407,7 @@ def read_inputs(question: str, table: DecisionTable,
                 if (value := given_value(x, table, i)) is not None:
                     out[table.header[i]] = value
                     source[table.header[i]] = x
-                _claim(claimed, found_numbers, n)
+                claim(claimed, found_numbers, n)
                 break
     bare = text.replace(" ", "")
     for i in table.inputs:  # text columns: a cell value the question names
@@ -490,6 +428,9 @@ def read_inputs(question: str, table: DecisionTable,
                     header_unit(table.header[i]) in DURATIONS:
                 said.setdefault(table.header[i], (_said(x), typed[x.end:x.after].strip()))
     reading = readings.read(out, source, text, typed, table)  # 1 200 as 1200, 1.200: which?
+    for h, x in source.items():  # 25度半 as 25.5: the half said after the unit
+        if x.start in halved and h in out:
+            reading.read[h] = (typed[x.start:x.after].strip(), out[h])
     for h, x in rained.items():  # said with the word it follows: 下雨3 as 3 天
         said_at = text.rfind(weather_count(x) if x.word.isascii() else x.word, 0, x.start)
         reading.read[h] = (typed[said_at:x.end], f"{x.value} {'days' if h.isascii() else '天'}")
@@ -501,7 +442,7 @@ def read_inputs(question: str, table: DecisionTable,
     for read, as_said in rough_said(question, written).items():  # 三四天, read as 三到四天: rough
         rough.update({h: v.replace(read, as_said) for h, v in out.items() if read in v})
         as_typed.update({v: v.replace(read, as_said) for v in out.values() if read in v})
-    of_other = {h: (v, _as_written(thing, text, shown)) for h, (v, thing) in said.items()
+    of_other = {h: (v, as_written(thing, text, shown)) for h, (v, thing) in said.items()
                 if h not in out and h not in conflicts and h not in reading.ambiguous}
     quoted = {v for vs in conflicts.values() for v in vs} | {v for v, _ in of_other.values()}
     return Inputs(out, conflicts, rough, of_other, reading.read, reading.ambiguous, as_typed,
@@ -509,91 +450,3 @@ def read_inputs(question: str, table: DecisionTable,
                   _unused(found_numbers, claimed, [*source.values()], quoted, text, typed,
                           [n for i in table.inputs for n in names[i]]),
                   tuple(dict.fromkeys(typed[a:b].strip() for a, b in changed.values())))
-
-
-def _time_given(text: str, times: Sequence[tuple[int, int, int]],
-                names: Sequence[str] | None) -> list[str]:
-    """The distinct times of day (`times`, `decision.clock.times_in` of the compacted question
-    `text`) given a column of times, as written: all of them, or with `names` (the column's
-    own, when the table has two columns of times: 开始时间, 结束时间) those said right after
-    one."""
-    given: dict[int, str] = {}
-    for start, end, minutes in times:
-        if names is not None and not any(
-                (at := text.rfind(n, 0, start)) >= 0 and not STOP_GAP.search(
-                    gap := text[at + len(n):start]) and len(gap) <= NAME_GAP_LATIN and
-                not strip_fillers(gap) for n in names):
-            continue
-        given.setdefault(minutes, text[start:end].strip())
-    return list(given.values())
-
-
-def _in_column(value: str | None, unit: str | None) -> str | None:
-    """`value` as a column in `unit` reads it: a temperature in the other scale converted
-    (77°F in a ℃ column: 25, as `readings.read` says it), else as it is."""
-    converted = in_scale(value, unit) if value and unit else None
-    return converted.removesuffix(unit or "") if converted else value
-
-
-def _without(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
-    """`text` with each span a comma, character for character (so texts stay aligned)."""
-    for start, end, _ in spans:
-        text = text[:start] + "," * (end - start) + text[end:]
-    return text
-
-
-def _simplified(question: str) -> str:
-    """`question` with each Traditional character in Simplified script (`index.tokenize.
-    to_simplified`: 溫度超過 is 温度超过), one for one; a character whose Simplified form lies
-    beyond the common CJK block (鵟) as it is, a character the reader reads as Chinese."""
-    simple = to_simplified(question)
-    if simple == question or len(simple) != len(question):
-        return question if len(simple) != len(question) else simple
-    return "".join(s if is_cjk(s) or not is_cjk(q) else q
-                   for q, s in zip(question, simple, strict=True))
-
-
-def _as_written(said: str, text: str, shown: str) -> str:
-    """`said`, words of the compacted question `text` read in Simplified script, as the
-    question writes them (`shown`, which lines up with `text`: 溫度, not 温度)."""
-    written = {t: w for t, w in zip(text, shown, strict=True) if t != w}
-    return "".join(written.get(ch, ch) for ch in said) if written else said
-
-
-# the last word of an English difference when a value it is said from follows (``3 degrees
-# above 25 c``; not ``higher than yesterday 25 c``, a reading after the difference)
-_COMPARED_TO = (" than", " above", " below", " over", " under", " from", " vs", " versus")
-
-
-def _listed_with(found: Sequence[Number], n: int) -> Number | None:
-    """The other value listed with number `n` of `found` (25度 of 20度和25度, ``25 C`` of ``20
-    C or 25 C``: `Number.listed`), when they differ; None when `n` is no such value (a range,
-    ``between 20 and 25 C``, is one value)."""
-    x = found[n]
-    if not x.listed or x.range_text:
-        return None
-    pair = next((found[k] for k in (n + 1, n - 1) if 0 <= k < len(found) and
-                 found[k].listed and not found[k].range_text), None)
-    return pair if pair is not None and pair.value != x.value else None
-
-
-def _claim(claimed: set[int], found: Sequence[Number], *taken: int) -> None:
-    """Mark numbers `taken` (indexes into `found`) as given, with the other end of each
-    range among them (the 25 of 22到25度 is no value of another input)."""
-    for n in taken:
-        claimed.add(n)
-        if n >= 0 and found[n].range_text:
-            claimed.update(k for k, y in enumerate(found) if y.extent == found[n].extent)
-
-
-def _one_per_range(fits: list[int], found: Sequence[Number]) -> list[int]:
-    """`fits` (indexes into `found`) with the two ends of one range counted once."""
-    seen: set[tuple[int, int]] = set()
-    out = []
-    for n in fits:
-        if found[n].range_text:
-            if found[n].extent in seen:
-                continue
-            seen.add(found[n].extent)
-        out.append(n)
-    return out

@@ -74,10 +74,17 @@ def unused(found: Sequence[Number], claimed: Collection[int], taken: Sequence[Nu
         at = text.rfind(x.word, max(0, x.extent[0] - len(x.word) - NAME_GAP), x.extent[0]) \
             if x.word else -1
         if at >= 0:  # (3号棚空气湿度85: 空气湿度85, not 号棚空气湿度85 nor the place)
-            lead = at
-            while lead and (text[lead - 1].isdigit() or text[lead - 1] in NUMERAL_CHARS):
+            # (3#泵温度80: the word starts after the #, which numbers the pump as 号 does)
+            hashed = text[at - 1:at] == "#" and _numeral(text[at - 2:at - 1])
+            lead = at - 1 if hashed else at
+            while lead and _numeral(text[lead - 1]):
                 lead -= 1
             placed = place_at(text[lead:x.extent[0]])
-            at = lead + placed if placed else lead if text[at:at + 1] in "号#" else at  # 3号泵
+            at = lead + placed if placed else lead if hashed or text[at:at + 1] in "号#" else at
         out[typed[at:x.extent[0]] + value if at >= 0 else value] = None
     return tuple(out)
+
+
+def _numeral(ch: str) -> bool:
+    """Whether `ch` is a digit or a Chinese numeral's character (of 3号, 三号, 3#)."""
+    return bool(ch) and (ch.isdigit() or ch in NUMERAL_CHARS)

@@ -14,7 +14,7 @@ from urllib.parse import quote_plus, urlencode
 from markupsafe import Markup
 
 from kbtools.decision.given import InputError
-from kbtools.decision.matching import NO_MATCH_MESSAGE, match_rules
+from kbtools.decision.matching import NO_MATCH_MESSAGE, NO_MATCH_ZH, match_rules
 from kbtools.decision.model import DecisionTable
 from kbtools.errors import KbError, TableError
 from kbtools.serve import ops
@@ -99,9 +99,10 @@ def _evaluation_view(ev: dict[str, Any] | None, dt: DecisionTable | None,
     message = str(ev.get("message") or "")
     # a value the table refused (湿度25度 in a column of %) is said alone, not as "no rule
     # matches": no rule was tried
-    refused = ev.get("status") == "no_match" and not message.startswith(NO_MATCH_MESSAGE)
-    detail = message[len(NO_MATCH_MESSAGE):].strip(" ()") \
-        if message.startswith(NO_MATCH_MESSAGE) else message if refused else ""
+    # (in the question's language: `query.answers.no_match_message`)
+    said = next((m for m in (NO_MATCH_MESSAGE, NO_MATCH_ZH) if message.startswith(m)), "")
+    refused = ev.get("status") == "no_match" and not said
+    detail = message[len(said):].strip(" ()") if said else message if refused else ""
     if detail and dt is not None:
         try:
             match_rules(dt, inputs)
