@@ -20,11 +20,13 @@ import time
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from device_fixtures import Device, copy_of, kb, make_device
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_release_helpers import Pub
 
+from kbtools.cli import main
 from kbtools.ship import git as shipgit
 from kbtools.ship import gitrun, operate
 
@@ -169,6 +171,14 @@ def test_a_source_offering_a_non_canonical_tag_is_synced_from_with_a_warning(dev
     code, out, err = kb("releases", "--to", d.dev)
     assert code == 0 and "kb-r02" not in out and "kb-r2" not in out, out
     assert "refs/tags/kb-r02 ignored" in err
+    # in the reader's language, as `kb status` says a sync's (it said English only)
+    for lang, said in (("zh_CN.UTF-8", f"kb: warning: {art}：已忽略 refs/tags/kb-r02：kb-r02 "
+                        "不是发布版本标签（kb-r<序号>：序号由数字 0-9 组成，从 1 开始，不带前导零；"
+                        "kb-r2 才是）\n"),
+                       ("C.UTF-8", "kb: warning: " + err.split("kb: warning: ", 1)[1])):
+        res = CliRunner().invoke(main, ["releases", "--to", str(d.dev)], env={
+            "LANGUAGE": None, "LC_ALL": None, "LC_MESSAGES": None, "LANG": lang})
+        assert res.exit_code == 0 and res.stderr == said, res.stderr
 
 
 def test_rollback_to_a_non_canonical_tag_names_the_tag_meant(device, tmp_path):

@@ -120,6 +120,37 @@ def test_a_read_only_device_serves_a_copy_derived_under_kb_home(device, tmp_path
     assert code == 1 and "run `kb sync` to re-derive it" in err
 
 
+def test_a_read_only_devices_damaged_index_is_served_from_a_copy(device, tmp_path, read_only,
+                                                                 monkeypatch):
+    """A damaged index/ (bytes not those `kb sync` recorded) was refused saying `kb sync`
+    derives it again, which a device kb cannot write cannot do: it answered nothing. A copy
+    derived from its verified data/ under KB_HOME serves, as one of other rules does."""
+    monkeypatch.setattr(readonly, "_DAMAGED", {})
+    expected = cited("--index", str(device.dev))
+    dev = tmp_path / "device"
+    shutil.copytree(device.dev, dev, symlinks=True)
+    store = ReleaseLayout(dev / "releases" / "kb-r1").store
+    size = store.stat().st_size
+    with store.open("ab") as fh:
+        fh.write(bytes(4096))
+    read_only.add(dev.resolve())
+    before = snapshot(dev)
+    code, ids, err = cited("--index", str(dev))
+    assert code == 0 and ids == expected[1], err
+    copy = next(p for p in (Path(os.environ["KB_HOME"]) / "derived").iterdir()
+                if (p / readonly.ORIGINS).is_file() and str(dev) in p.joinpath(
+                    readonly.ORIGINS).read_text(encoding="utf-8"))
+    assert err.strip() == (
+        f"kb: warning: {dev}: the device cannot be written and the index of kb-r1 there "
+        f"differs from what `kb sync` derived (index/store.sqlite: size {size + 4096} != "
+        f"{size}): serving a copy derived in {copy}; `kb sync` where the device can be "
+        "written derives it in place")
+    assert snapshot(dev) == before and readonly.stale_index(copy) is None
+    read_only.clear()  # a device kb can write is refused, saying `kb sync` derives it
+    code, _, err = cited("--index", str(dev))
+    assert code == 1 and "`kb sync` derives index/ again from it" in err, err
+
+
 def test_a_read_only_device_and_kb_home_refuse_in_one_line(device, tmp_path, read_only,
                                                            monkeypatch):
     dev = older_device(device, tmp_path)

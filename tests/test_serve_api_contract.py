@@ -237,3 +237,36 @@ def test_the_openapi_document_says_a_chinese_citation_meets_the_query_bound_firs
     for size, past in ((n, False), (n + 1, True)):
         resp = client.get("/api/read", params={"doc": "病" * size})
         assert (resp.status_code == 414) == past, (size, resp.status_code)
+
+
+def test_the_openapi_document_bounds_release_as_the_api_and_mcp_do(client):
+    """MCP's `release` held at most MAX_TAG_CHARS characters, but the OpenAPI document stated
+    no bound and the API looked any length up (a 404 naming the releases kept): one bound,
+    stated on each `release` and refused past it alone, 400 naming the argument."""
+    from pydantic import TypeAdapter
+
+    from kbtools.agents.arguments import MAX_TAG_CHARS
+    from kbtools.agents.parameters import ReleaseTag, SearchRelease, TableRelease
+
+    doc = openapi_document()
+    schemas = doc["components"]["schemas"]
+    stated = [next(p["schema"] for p in doc["paths"][path]["get"]["parameters"]
+                   if p["name"] == "release") for path in ("/api/search", "/api/read")]
+    stated += [schemas["TableRequest"]["properties"]["release"],
+               schemas["SearchRequest"]["properties"]["release"]["anyOf"][0]]
+    n = MAX_TAG_CHARS
+    assert [s["maxLength"] for s in stated] == [n] * 4
+    for each in (SearchRelease, ReleaseTag, TableRelease):
+        assert TypeAdapter(each).json_schema()["anyOf"][0]["maxLength"] == n
+    for size, past in ((n, False), (n + 1, True)):
+        tag = "x" * size
+        answers = [client.get("/api/search", params={"q": "赤霉病", "release": tag}),
+                   client.get("/api/read", params={"doc": SCAB, "release": tag}),
+                   client.post("/api/table/evaluate",
+                               json={"doc": SCAB, "inputs": {}, "release": tag})]
+        for resp in answers:
+            said = resp.json()["error"]["message"]
+            assert resp.status_code in (400, 404), (resp.status_code, said)
+            assert (resp.status_code == 400 and "'release'" in said
+                    and f"at most {n}" in said) == past, said
+        assert bool(conforms("SearchRequest", {"q": "赤霉病", "release": tag})) == past

@@ -39,6 +39,7 @@ MAX_LINE_CHARS = 200  # a draft's title, author, location or category (one line 
 MAX_BODY_CHARS = 1_000_000  # a draft's body
 MAX_CAPTION_CHARS = 1000  # a draft photo's caption
 MAX_PHOTO_NAME_CHARS = 255  # a draft photo's file name
+MAX_TAG_CHARS = 200  # a release tag (`release`): MCP's schema, OpenAPI and the API all say it
 
 # what to send a table evaluation (MCP `evaluate_table`, /api/table/evaluate) instead of an
 # argument `read` takes: an agent passes a search result's fields on by their names
@@ -161,6 +162,9 @@ def release_arguments(commit: Any, release: Any) -> tuple[str | None, str | None
                          f"release source_commit), not '{one_line(str(commit), 80)}'")
     if release is not None and not (isinstance(release, str) and release.strip()):
         raise UsageError("'release' must be a release tag (a result's release tag)")
+    if release is not None and len(release) > MAX_TAG_CHARS:
+        raise UsageError(f"'release' must be a release tag of at most {MAX_TAG_CHARS} "
+                         f"characters, not {len(release)}")
     # "kb-r2 " pasted with a blank, KB-R2, a full-width ｋｂ－ｒ２: kb-r2, as `kb rollback` reads it
     from kbtools.ship.git import spelled_tag  # (here: `kb query --engine` connects first)
 

@@ -26,6 +26,7 @@ from kbtools.agents.arguments import (
     MAX_LINE_CHARS,
     MAX_QUESTION_CHARS,
     MAX_SECTION_CHARS,
+    MAX_TAG_CHARS,
     MAX_WHERE,
     digits_as_int,
     flag,
@@ -57,7 +58,7 @@ def release_parameters(what: str, then: str, otherwise: str, verb: str) -> tuple
                      f"a git clone's release tags); else {otherwise}. Leave out to {verb} "
                      "the release served now."), examples=["3f2a9c1d0b7e"])]
     tag = Annotated[StrictStr | None, Field(
-        max_length=200,
+        max_length=MAX_TAG_CHARS,
         description=f"{what}, by its tag (a result's `release.tag`), as `commit`.",
         examples=["kb-r7"])]
     return commit, tag

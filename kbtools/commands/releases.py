@@ -17,6 +17,7 @@ from kbtools.ship.operate import (
     list_releases,
 )
 from kbtools.ship.release import release_settings
+from kbtools.ship.status_words import WARNINGS_ZH, said_in, status_language
 
 HEADER = ("", "TAG", "SERIAL", "WHERE", "SOURCE", "CREATED", "SIZE", "NOTE")
 
@@ -49,8 +50,9 @@ def releases(to: Path | None, local_only: bool, limit: int, timeout: int,
     with terminate_interrupts():  # SIGTERM kills the git asking the source, as Ctrl-C does
         rows, warnings = list_releases(path, remote=not local_only,
                                        branch=release_settings().branch, timeout=timeout)
+    lang = status_language()  # a keyed warning (a source's ignored tag) in the reader's words
     for w in warnings:
-        click.echo(f"kb: warning: {w}", err=True)
+        click.echo(f"kb: warning: {said_in(w, lang, WARNINGS_ZH)}", err=True)
     rows, omitted = limit_releases(rows, limit)
     if omitted:
         click.echo(f"kb: {omitted} older release{'s' if omitted != 1 else ''} not listed "

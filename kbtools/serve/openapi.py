@@ -19,6 +19,7 @@ from kbtools.agents.arguments import (
     MAX_LINE,
     MAX_QUESTION_CHARS,
     MAX_SECTION_CHARS,
+    MAX_TAG_CHARS,
     MAX_WHERE,
 )
 from kbtools.agents.citation_text import MAX_COMMIT_DIGITS, MIN_COMMIT_DIGITS
@@ -92,6 +93,8 @@ _READ_DOC = (f"document path as cited, or a result's whole citation ('x.md:65-73
              "`heading_path`, the document's path alone as `doc`")
 # a release by its commit (`agents.arguments.release_arguments`), as MCP's tools take it
 _COMMIT = {"type": "string", "maxLength": MAX_COMMIT_DIGITS}
+# a release by its tag, bounded as MCP's `release` is (the API refuses a longer one: 400)
+_TAG = {"type": "string", "maxLength": MAX_TAG_CHARS}
 _COMMIT_SAID = f"{MIN_COMMIT_DIGITS} to {MAX_COMMIT_DIGITS} hexadecimal digits"
 
 _SEARCH_PARAMS = [
@@ -108,7 +111,7 @@ _SEARCH_PARAMS = [
     _param("verified_only", "only verified passages: true/false, yes/no, on/off, 1/0",
            {"anyOf": [{"type": "boolean"}, {"type": "string", "pattern": _FLAG_PATTERN}]}),
     _param("commit", _SEARCH_COMMIT, _COMMIT),
-    _param("release", _SEARCH_RELEASE, {"type": "string"}),
+    _param("release", _SEARCH_RELEASE, _TAG),
 ]
 
 _SCHEMAS: dict[str, Any] = {
@@ -197,7 +200,7 @@ _SCHEMAS: dict[str, Any] = {
                 {"type": "string", "pattern": _FLAG_PATTERN,
                  "description": "a word: true/false, yes/no, on/off, 1/0 (any case)"}]},
             "commit": {"anyOf": [_COMMIT, {"type": "null"}], "description": _SEARCH_COMMIT},
-            "release": {"type": ["string", "null"], "description": _SEARCH_RELEASE}}},
+            "release": {"anyOf": [_TAG, {"type": "null"}], "description": _SEARCH_RELEASE}}},
     "Section": {"type": "object", "description": "as the MCP tool `read` returns it",
                 "required": ["doc", "heading_path", "line_start", "line_end", "markdown",
                              "citation", "verified", "release"]},
@@ -215,7 +218,7 @@ _SCHEMAS: dict[str, Any] = {
         "commit": {**_COMMIT, "description": "the release the table was cited from, by its "
                    f"source commit ({_COMMIT_SAID}): its table while the device "
                    "keeps it, else the served release's with `release_gone` saying so"},
-        "release": {"type": "string", "description": "the release the table was cited "
+        "release": {**_TAG, "description": "the release the table was cited "
                     "from, by its tag, as `commit`"},
         "inputs": {"type": "object", "maxProperties": MAX_INPUTS,
                    "propertyNames": {"maxLength": MAX_INPUT_CHARS},
@@ -266,7 +269,7 @@ def openapi_document() -> dict[str, Any]:
                            "else the served release's at its heading path with "
                            "`release_gone` saying so", _COMMIT),
                     _param("release", "the release a citation came from, by its tag, as "
-                           "`commit`", {"type": "string"})],
+                           "`commit`", _TAG)],
                 "responses": {"200": _json("Section", "the section"), "400": _ERROR,
                               "404": _ERROR, "414": _ERROR, "503": _ERROR}}},
             "/api/table/evaluate": {"post": {

@@ -31,7 +31,9 @@ sync` held it to: a page appended to its store, which no self-check reads, was a
 from until one of them ran. An index/ derived by other rules than this kbtools' (after an
 upgrade) is not held to it: the reader refuses it, or a read-only device serves a fresh
 derivation under KB_HOME (`kbtools.ship.readonly`), as before. A damaged index/ is refused
-in one line saying `kb sync` derives it again from data/ (`index_damaged`). It costs ~0.4
+in one line saying `kb sync` derives it again from data/ (`index_damaged`); on a device kb
+cannot write, where `kb sync` cannot, a copy derived from its verified data/ under KB_HOME
+serves instead (`readonly.served_damaged`). It costs ~0.4
 ms an open on an 11-file index/ (one stat a file, its record parsed once a change).
 
 A long-lived process (`kb serve`, `kb mcp`) opens the release on every request: a stat of
@@ -82,7 +84,7 @@ from kbtools.ship.device import release_dirs
 from kbtools.ship.devicestate import synced_from
 from kbtools.ship.git import parse_serial
 from kbtools.ship.install import release_file_problems
-from kbtools.ship.readonly import stale_served
+from kbtools.ship.readonly import damaged_writable, served_damaged, stale_served
 from kbtools.ship.trust import untrusted_release
 
 INTACT = "intact"  # under KB_HOME
@@ -247,11 +249,12 @@ def check_intact(release: Path) -> None:
     if device is None:
         return
     key, now = str(release.resolve()), _clock()
-    if now - _CLEAN.get(key, -RECHECK_S) < RECHECK_S:
+    if now - _CLEAN.get(key, -RECHECK_S) < RECHECK_S and not damaged_writable(release):
         return
     found = problems(release)
     if not found:
         _check_trusted(device, Path(key))
+        served_damaged(release, None)
         _CLEAN[key] = now
         return
     _CLEAN.pop(key, None)
@@ -267,6 +270,10 @@ def check_intact(release: Path) -> None:
             f"(`git clone {source} DIR && git -C DIR checkout {name}`)",
             path=str(device), key="kept_release_edited", values={"release": name})
     if all(str(p).startswith(f"{DERIVED_DIR}/") for p in found):
+        if served_damaged(release, f"{found[0]}{more}"):  # a device kb cannot write: data/
+            _check_trusted(device, Path(key))  # verified, a copy derived from it serves
+            _CLEAN[key] = now
+            return
         raise IndexLoadError(f"the index of the served release {name} differs from what `kb "
                              f"sync` derived: {found[0]}{more}; nothing is answered from it, "
                              "and its verified data/ is kept: `kb sync` derives index/ again "

@@ -14,7 +14,9 @@ derived and self-checked there (`kbtools.ship.install.derive_index`, as `kb sync
 through a staging directory renamed into place under a lock. Later opens reuse it while it
 holds this kbtools' terms. It says so once per process on stderr, with what repairs the
 device itself (`kb sync` where it can be written). When the copy cannot be made either
-(KB_HOME read-only or full) it is one IndexLoadError saying both.
+(KB_HOME read-only or full) it is one IndexLoadError saying both. An index/ an open finds
+damaged (its bytes not those `kb sync` recorded, data/ verified: `kbtools.ship.intact`) is
+served the same way on such a device, where it was refused saying `kb sync` derives it.
 
 Copies are pruned (`prune_copies`, by every process that starts serving one and by every
 `kb sync`): a copy is kept while a process serves it (each holds a shared flock on the
@@ -67,6 +69,7 @@ _HELD: dict[str, int] = {}  # copies this process serves: the fd holding each on
 _UNHELD: set[str] = set()  # copies this process serves without holding them (`_hold`)
 _SAID: set[str] = set()  # releases this process has said it serves from a copy
 _STALE: dict[tuple[str, int, int, int, int], str | None] = {}  # `stale_served`, by store stat
+_DAMAGED: dict[str, str] = {}  # read-only releases whose index/ an open found damaged: why
 
 
 def stale_index(release: Path) -> str | None:
@@ -95,14 +98,41 @@ def stale_served(release: Path) -> str | None:
     return _STALE[key]
 
 
+def served_damaged(release: Path, problem: str | None) -> bool:
+    """Note what an open found wrong with the served `release`'s index/ alone (its data/
+    verified: `intact.check_intact`), None once nothing is. True when its device cannot be
+    written, where `kb sync` cannot derive it again: `served_copy` then serves a copy
+    derived from the verified data/ under KB_HOME, as it does an index of other rules."""
+    key = str(release.resolve())
+    device = device_of_release(release)
+    if problem is None or device is None or os.access(device, os.W_OK):
+        _DAMAGED.pop(key, None)
+        return False
+    _DAMAGED[key] = problem
+    return True
+
+
+def damaged_writable(release: Path) -> bool:
+    """Whether an open noted `release`'s index/ damaged (`served_damaged`) and its device
+    can be written now: it is checked again, and refused there, not served as found."""
+    if not _DAMAGED or str(release.resolve()) not in _DAMAGED:
+        return False
+    device = device_of_release(release)
+    return device is not None and os.access(device, os.W_OK)
+
+
 def served_copy(release: Path) -> Path:
     """`release` itself, unless it is a device's release whose index/ this kbtools does not
-    open (`stale_index`) on a device it cannot write: then the path of a copy with an
-    index/ derived by this kbtools under KB_HOME (made once)."""
+    open (`stale_index`) or an open found damaged (`served_damaged`) on a device it cannot
+    write: then the path of a copy with an index/ derived by this kbtools under KB_HOME
+    from the release's verified data/ (made once)."""
     device = device_of_release(release)
     if device is None or os.access(device, os.W_OK):
         return release  # a writable device: `kb sync` derives it in place (the reader says so)
     problem = stale_served(release)
+    said = f"is not this kbtools' ({problem})"
+    if problem is None and (problem := _DAMAGED.get(str(release.resolve()))) is not None:
+        said = f"differs from what `kb sync` derived ({problem})"
     if problem is None:
         return release
     release = release.resolve()  # DIR/current: the release it names now
@@ -117,15 +147,15 @@ def served_copy(release: Path) -> Path:
     except (OSError, KbError) as exc:
         why = exc.message if isinstance(exc, KbError) else \
             f"{exc.filename or base}: {exc.strerror or exc}"
-        raise IndexLoadError(f"the device cannot be written and the index of {tag} there is "
-                             f"not this kbtools' ({problem}); no copy could be derived under "
+        raise IndexLoadError(f"the device cannot be written and the index of {tag} there "
+                             f"{said}; no copy could be derived under "
                              f"{base} either ({why}): make the device writable and run `kb "
                              "sync`, or set KB_HOME to a writable directory",
                              path=str(device)) from None
     if str(final) not in _SAID:
         _SAID.add(str(final))
         print(f"kb: warning: {device}: the device cannot be written and the index of {tag} "
-              f"there is not this kbtools' ({problem}): serving a copy derived in {final}; "
+              f"there {said}: serving a copy derived in {final}; "
               "`kb sync` where the device can be written derives it in place",
               file=sys.stderr, flush=True)
     return final

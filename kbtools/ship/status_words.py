@@ -12,6 +12,7 @@ reasons on stderr (`kb: warning:`, `kb: error:`) are the library's one-line mess
 English, as every command's are; a failed sync's is said in Chinese (`serves.FailedSync`),
 and so are a pinned key's reason and a pinned key that cannot be read, which keep their key
 (`Keyed`). A key pinned before session 45 logged its reason without one: it stays English.
+`kb releases` says a source's ignored tags (`WARNINGS_ZH`) in the reader's language too.
 """
 
 from __future__ import annotations
