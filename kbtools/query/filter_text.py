@@ -35,6 +35,7 @@ from kbtools.query.filter_bounds import Between as Between
 from kbtools.query.filter_bounds import range_ends as range_ends
 from kbtools.query.filter_kinds import day_month, keys_against, wanted
 from kbtools.query.filter_numbers import quantity
+from kbtools.query.wording import is_cjk
 
 # KEY: a front-matter key as a schema may declare it, in any script (作物, stage-期, crop_2),
 # its words a blank apart (施药 时间), or any key in quotes ("pH (水)")
@@ -499,7 +500,7 @@ def _check_order_list(shown: str, key: str, op: str, value: str) -> None:
     if len(parts) < 2 or not all(parts):
         return
     bound, listed = f"{key}{op}{parts[0]}", f"{key}={','.join(parts)}"
-    zh = any("\u3400" <= c <= "\u9fff" or c in "，、；" for c in key + value)
+    zh = written_in_chinese(key + value)
     raise FilterError("bad", f"{shown!r}: " + (
         f"比较（{op}）只取一个界限，如 {bound}；几个值中的任一个请用 =，如 {listed}" if zh else
         f"an order ({op}) takes one bound, e.g. {bound}; for any of several values use =, "
@@ -530,7 +531,7 @@ def _check_dangling_or(shown: str, key: str, op: str, value: str) -> None:
     if not rest or not all(an_end(p.strip()) for p in _SEPARATOR.split(rest) if p.strip()):
         return  # 或许, A or: a word; 5kW,10kW或: the list's last value
     one, listed = f"{key}{op}{rest}", f"{key}={rest},…"
-    zh = any("\u3400" <= c <= "\u9fff" or c in "，、；" for c in key + value)
+    zh = written_in_chinese(key + value)
     side_zh = "后面" if end else "前面"
     said_zh = (f"“{word.strip()}”{side_zh}没有值；请写 {one}" +
                ("" if op == "=" else f"，要取几个值中的任一个请用 = 并列出它们，如 {listed}"))
@@ -539,6 +540,13 @@ def _check_dangling_or(shown: str, key: str, op: str, value: str) -> None:
              f"e.g. {listed}"))
     raise FilterError("bad", f"{shown!r}: {said_zh if zh else said}", key="or_dangling",
                       values={"where": shown, "said_zh": said_zh})
+
+
+def written_in_chinese(text: str) -> bool:
+    """Whether a filter's `text` (its key and value) is written in Chinese, so that its
+    refusal is said in Chinese: it holds a CJK character (`kbtools.query.wording.is_cjk`) or
+    Chinese punctuation a list is typed with (``，``, ``、``, ``；``)."""
+    return any(is_cjk(c) or c in "，、；" for c in text)
 
 
 def _in_quotes(value: str) -> bool:
