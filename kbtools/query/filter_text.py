@@ -106,11 +106,15 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                               key="bad_where", values={"where": shown})
         key = m.group(1) or m.group(2) or m.group(3)
         op, value = "".join(m.group(4).split()), m.group(5).strip()  # x < = 5: <=
+        typed, after = _typed_operator(item, m.start(4))
         if value[:1] in OPERATOR_START:
-            bad = op + value[: 1 + (value[1:2] in ("=", "<", ">"))]
-            raise FilterError("bad", f"{shown!r}: {bad!r} is not an operator; use "
+            bad = typed if typed != op else op + value[: 1 + (value[1:2] in ("=", "<", ">"))]
+            said = typed[_typed_length(typed, op):] + item[after:].strip()  # ≤0℃ of 温度=≤0℃
+            meant = (f"for {said} write {key}{_WIDE_OPERATOR[said[0]]}{said[1:].strip()}, or "
+                     if op == "=" and said[:1] in _WIDE_ORDERS else "")  # 温度<=0℃
+            raise FilterError("bad", f"{shown!r}: {bad!r} is not an operator; {meant}use "
                               f"{OPERATORS_SHOWN.replace('KEY', key)} (a "
-                              f"value that starts so goes in quotes: {key}{op}\"{value}\")",
+                              f"value that starts so goes in quotes: {key}{op}\"{said}\")",
                               key="bad_where", values={"where": shown})
         if (bound := date_bound(value)) is not None and bound[0] in (">", "<"):  # after 2024
             if op != "=":
@@ -419,6 +423,31 @@ def _listed(text: str) -> list[tuple[str, bool]]:
 # an operator as a Chinese input method types it (`crop＝小麦`, `size≥5`): its ASCII form
 _WIDE_OPERATOR = {"＝": "=", "！": "!", "＞": ">", "＜": "<", "≥": ">=", "≤": "<=", "≧": ">=",
                   "≦": "<=", "≠": "!=", "\u3000": " "}
+
+
+# an order as a Chinese input method types it, one character (after `=`: the order meant?)
+_WIDE_ORDERS = frozenset("≥≤≧≦＞＜")
+
+
+def _typed_operator(item: str, start: int) -> tuple[str, int]:
+    """The operator of filter `item` as typed, from `start` (where it begins) on: its
+    characters, ASCII or full-width (`_WIDE_OPERATOR`), without the blanks among them
+    (``温度=≤0℃``: ``=≤``; ``crop = = x``: ``==``), as a refusal shows it; and where in
+    `item` the characters after it begin."""
+    end = start
+    while end < len(item) and (item[end] in _WIDE_OPERATOR or item[end] in "=!<> \t"):
+        end += 1
+    return "".join(item[start:end].split()), end
+
+
+def _typed_length(typed: str, op: str) -> int:
+    """How many of `typed`'s characters (`_typed_operator`) write the operator `op` read
+    (``=`` of ``=≠``: 1; ``>=`` of ``≥=``: 1, of ``>＝<``: 2)."""
+    n, read = 0, ""
+    while read != op and n < len(typed):
+        read += _WIDE_OPERATOR.get(typed[n], typed[n])
+        n += 1
+    return n
 
 
 def narrow_operator(item: str) -> str:
