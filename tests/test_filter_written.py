@@ -7,8 +7,11 @@ from __future__ import annotations
 import pytest
 
 from kbtools.errors import FilterError
-from kbtools.query.filter_text import parse_where, written_in_chinese
+from kbtools.query.filter_commas import written_in_chinese
+from kbtools.query.filter_numbers import order_number
+from kbtools.query.filter_text import parse_where
 from kbtools.query.wording import is_cjk
+from tests.milvus_server import facts_fixture, milvus, rows_alike  # noqa: F401 - fixtures
 
 
 @pytest.mark.parametrize(("text", "zh"), [
@@ -44,3 +47,44 @@ def test_a_doubled_operator_is_refused_as_typed(where, shown, quoted):
 def test_an_order_typed_after_equals_names_the_filter_it_may_mean(where, meant):
     with pytest.raises(FilterError, match=meant):
         parse_where([where])
+
+
+GROUPED = [{"价格": p} for p in ("5,000", "1，200", "800", "12,5", "1,000,000", "免费", "2,500.5")]
+grouped = facts_fixture("grouped", GROUPED)
+
+
+@pytest.mark.parametrize(("where", "rows"), [  # a document's 5,000 was text, after every number as 12,5 is
+    ("价格>=1000", [0, 1, 3, 4, 5, 6]), ("价格<1000", [2]), ("价格=1,000", []),
+    ("价格=5000", [0]), ("价格=5,000", [0]), ("价格=1,200;800", [1, 2]),
+    ("价格=1,000,000", [4]), ("价格!=5,000", [1, 2, 3, 4, 5, 6]), ("价格=2500.5", [6]),
+])
+def test_a_number_grouping_its_thousands_is_that_number_locally_and_in_milvus(grouped, where, rows):
+    assert rows_alike(grouped, "grouped", GROUPED, where) == rows
+
+
+@pytest.mark.parametrize(("text", "number"), [
+    ("5,000", 5000), ("1，200", 1200), ("-1,234.5", -1234.5), ("1,000,000", 1000000),
+    ("１，０００", 1000), ("12,5", None), ("1,2,3", None), ("0,500", None), ("1,0000", None),
+    ("1,000,00", None)])
+def test_only_thousands_grouped_in_threes_read_as_a_number(text, number):
+    assert order_number(text) == number
+
+
+@pytest.mark.parametrize(("where", "read"), [
+    ("价格=1,000", "1,000"), ("价格=2,500", "2,500"), ("价格=12,050", "12,050"),
+    ("价格=1,000,000", "1,000,000"), ("价格=1,2,3", ("1", "2", "3")), ("价格=12,5", ("12", "5")),
+    ("价格=1,000、2,000", ("1,000", "2,000")), ("价格=1,000, 2,000", ("1,000", "2,000")),
+    ('价格="1,000,2,000"', "1,000,2,000"), ("price=1000,500,2", ("1000", "500", "2"))])
+def test_thousands_grouped_after_equals_are_one_number_and_a_plain_list_a_list(where, read):
+    assert parse_where([where]) == [("价格" if where.startswith("价格") else "price", "=", read)]
+
+
+@pytest.mark.parametrize(("where", "says"), [
+    ("价格=1,000,2,000", "请写 价格=1000,2000（分组的数）或 价格=1;000;2;000（每个一个值）"),
+    ("价格!=5,10,100", "请写 价格!=5,10100（分组的数）或 价格!=5;10;100（每个一个值）"),
+    ("code=100,200", "the commas of 100,200 may group thousands or separate values; write "
+                     "code=100200 (grouped numbers) or code=100;200 (each a value)")])
+def test_numbers_a_comma_apart_read_two_ways_are_refused_naming_both(where, says):
+    with pytest.raises(FilterError) as err:
+        parse_where([where])
+    assert says in str(err.value) and err.value.key == "grouping_ambiguous", str(err.value)

@@ -126,8 +126,9 @@ ORD_FIELD = "f_ord"
 # in digits times 万, 亿, 千 or 百 (1.5万, 2万5千) that number, and 百分之百 100 %,
 # `filter_numbers.in_digits`; an amount grouping its thousands (¥1,000, 1,000元) that
 # amount, 块 (100块, 三块钱) and yuan 元, pct %, kgs kg, and a Latin unit with a Chinese word
-# after it (5kW起, 10kW之间) text, `filter_numbers.quantity`
-FILTER_RULES = "18"
+# after it (5kW起, 10kW之间) text, `filter_numbers.quantity`; 19: a bare number grouping its
+# thousands by commas (5,000, 1，200) that number, `filter_numbers.order_number`
+FILTER_RULES = "19"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 
 # Milvus reads only these escapes in a string literal (\u, \x, \b, \0 … are refused);

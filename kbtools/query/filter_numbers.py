@@ -251,9 +251,19 @@ def order_number(text: str) -> Number | None:
     (``9007199254740993`` is more than ``9007199254740992``, ``1e400`` a number, less than
     ``1e1000000000000000000``, less than infinity), and the infinities (``inf``,
     ``-Infinity``, YAML's ``.inf`` as a document stores it: ``inf``); None for text and
-    NaN, which order as text. Full-width forms read as ASCII (`narrow`: ``１．５`` is 1.5)."""
-    number = _decimal(in_digits(narrow(text)))
+    NaN, which order as text. Full-width forms read as ASCII (`narrow`: ``１．５`` is 1.5); a
+    number grouping its thousands by commas as that number (``5,000``, ``1，200``:
+    `_GROUPED_NUMBER`)."""
+    clean = in_digits(narrow(text))
+    if "," in clean and (grouped := _GROUPED_NUMBER.fullmatch(clean)) is not None:
+        clean = grouped.group(1).replace(",", "")  # 5,000: 5000, as a table or a price writes it
+    number = _decimal(clean)
     return None if number is None or number.is_nan() else number
+
+
+# a bare number grouping its thousands by commas, each group of exactly three digits after
+# one of one to three (5,000, -1,234.5, 12,345,678); not 12,5 (a decimal comma?) or 1,2,3
+_GROUPED_NUMBER = re.compile(r"\s*([+-]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?)\s*")
 
 
 # `order_text`: what begins each class of numbers, in their order, and the exponent's width

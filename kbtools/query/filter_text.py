@@ -18,7 +18,6 @@ import re
 from collections.abc import Iterable
 from decimal import Decimal
 
-from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
 from kbtools.errors import FilterError, UsageError, valid_unicode
 from kbtools.query.filter_bounds import (
     ABOUT_MARK,
@@ -33,9 +32,17 @@ from kbtools.query.filter_bounds import (  # re-exported: what a value's range o
 )
 from kbtools.query.filter_bounds import Between as Between
 from kbtools.query.filter_bounds import range_ends as range_ends
+from kbtools.query.filter_commas import (
+    DECIMAL_COMMA,
+    GROUPED,
+    GROUPED_AMOUNT,
+    check_grouping,
+    one_amount,
+    written_in_chinese,
+)
+from kbtools.query.filter_commas import written_hint as written_hint  # re-exported
 from kbtools.query.filter_kinds import day_month, keys_against, wanted
 from kbtools.query.filter_numbers import quantity
-from kbtools.query.wording import is_cjk
 
 # KEY: a front-matter key as a schema may declare it, in any script (作物, stage-期, crop_2),
 # its words a blank apart (施药 时间), or any key in quotes ("pH (水)")
@@ -132,6 +139,8 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                               f"{ranged.low or ranged.high})", key="bad_where",
                               values={"where": shown})
         _check_dangling_or(shown, key, op, value)
+        if not _in_quotes(value):  # 1,000,2,000: thousands grouped, or values?
+            check_grouping(shown, key, op, value)
         _check_brackets(shown, key, op, value, len(item.rstrip()) - len(value))
         _check_tildes(shown, key, op, value)
         _check_order_list(shown, key, op, value)
@@ -293,40 +302,6 @@ def _reversed(low: str, high: str) -> bool:
     return bool(keys[0] > keys[1])  # type: ignore[operator]
 
 
-# a number with its thousands grouped by commas (5,000W, 1，200): no number an order reads
-_NUMERALS = "".join(sorted(NUMERAL_CHARS))
-_GROUPED = re.compile(r"\s*([+-]?\d{1,3}(?:[,，]\d{3})+(?:\.\d+)?)(?!\d)")
-# a number whose one comma is its decimal point, as much of Europe writes it (12,5 kW; not
-# three digits after it: 1,200 groups thousands, above)
-_DECIMAL_COMMA = re.compile(r"\s*([+-]?\d+)[,，](\d{1,2}|\d{4,})(?![\d,，])")
-
-
-# a bare value of `=` / `!=` up to the next separator but those grouping a number's thousands
-# (¥1,000, 1,000元 of 价格=¥1,000,¥2,000): one amount when it reads as one (`quantity`)
-_GROUPED_AMOUNT = re.compile(r"[^,，、;；]*?\d(?:[,，]\d{3}(?!\d))+[^,，、;；]*")
-
-
-def written_hint(want: str) -> str:
-    """What to write for an order's value whose number groups its thousands by commas
-    (``5,000W``: ``write 5000W; ``), writes its decimal point as a comma (``12,5kW``: ``write
-    12.5kW; ``) or is in Chinese numerals before no unit known (``二十块``: ``write 20块; ``;
-    `filter_numbers.in_digits` reads ``十亩``), to begin the one-line refusal with; "" for
-    another."""
-    m = _GROUPED.match(want)
-    lead = len(want) - len(want.lstrip(_NUMERALS))  # 十亩; 三点五 of 三点五千瓦 (千瓦 a unit)
-    for end in (lead, lead - 1) if m is None and lead > 1 and want[lead - 1] in "千百万" else \
-            (lead,) if m is None and lead else ():
-        if (number := chinese_number(want[:end])) is not None:
-            return f"{want.strip()} is in Chinese numerals, write {number}{want[end:].rstrip()}; "
-    if m is None and (d := _DECIMAL_COMMA.match(want)) is not None:
-        return (f"{want.strip()} has a decimal comma, write "
-                f"{d.group(1)}.{d.group(2)}{want[d.end():].rstrip()}; ")
-    if m is None:
-        return ""
-    number = m.group(1).replace(",", "").replace("，", "")
-    return f"{want.strip()} groups its thousands, write {number}{want[m.end():].rstrip()}; "
-
-
 # a list's brackets, as front matter writes them and as a Chinese input method types them
 BRACKETS = {"[": "]", "［": "］", "【": "】"}
 _CLOSERS = {c: o for o, c in BRACKETS.items()}
@@ -407,9 +382,9 @@ def _listed(text: str) -> list[tuple[str, bool]]:
             j += 1
         else:
             end = next((p for p in range(i, n) if text[p] in SEPARATORS), n)
-            if text[end:end + 1] in ",，" and (grouped := _GROUPED_AMOUNT.match(text, i)) \
-                    is not None and quantity(grouped.group()) is not None:
-                end = grouped.end()  # ¥1,000 of 价格=¥1,000,¥2,000: one amount
+            if text[end:end + 1] in ",，" and (grouped := GROUPED_AMOUNT.match(text, i)) \
+                    is not None and one_amount(grouped.group()):
+                end = grouped.end()  # ¥1,000 of 价格=¥1,000,¥2,000, 1,000 of 价格=1,000: one
             if (bare := text[i:end].strip()) and (bound := between(bare)) is not None:
                 out.append((bound, False))  # 5kW或以上: 5kW or more, no list of 5kW and 以上
             elif _says_or(ors := text[i:end]):  # 5kW或10kW; not 或许 (a value's edge: one value)
@@ -521,8 +496,8 @@ def _check_order_list(shown: str, key: str, op: str, value: str) -> None:
     is read with ``=``, so a FilterError naming both to write instead, in Chinese where the
     filter is written so (its key or value holds a Chinese character or punctuation), else
     in English. A value in quotes, or a number with a comma (``1,000``, ``12,5``), is one."""
-    if op in ("=", "!=") or _in_quotes(value) or _GROUPED.match(value) is not None \
-            or _DECIMAL_COMMA.match(value) is not None \
+    if op in ("=", "!=") or _in_quotes(value) or GROUPED.match(value) is not None \
+            or DECIMAL_COMMA.match(value) is not None \
             or quantity(value) is not None:  # 1,000, 12,5kW: `written_hint`; ¥1,000 is one
         return
     parts = _or_parts(value) if _says_or(value) else [p.strip() for p in _SEPARATOR.split(value)]
@@ -569,13 +544,6 @@ def _check_dangling_or(shown: str, key: str, op: str, value: str) -> None:
              f"e.g. {listed}"))
     raise FilterError("bad", f"{shown!r}: {said_zh if zh else said}", key="or_dangling",
                       values={"where": shown, "said_zh": said_zh})
-
-
-def written_in_chinese(text: str) -> bool:
-    """Whether a filter's `text` (its key and value) is written in Chinese, so that its
-    refusal is said in Chinese: it holds a CJK character (`kbtools.query.wording.is_cjk`) or
-    Chinese punctuation a list is typed with (``，``, ``、``, ``；``)."""
-    return any(is_cjk(c) or c in "，、；" for c in text)
 
 
 def _in_quotes(value: str) -> bool:
