@@ -297,6 +297,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.filter_kinds._EN_DATE": "fullmatch",  # a front-matter or --where value
     "kbtools.query.filter_numbers._BLANK_RUN": "sub",  # a --where quantity's unit words
     "kbtools.query.filter_numbers._GROUPED": "sub",  # a front-matter or --where quantity
+    "kbtools.query.filter_numbers.PLACE_AFTER": "match",  # a front-matter or --where number
     "kbtools.query.filter_numbers._GROUPED_NUMBER": "fullmatch",  # a front-matter or --where number
     "kbtools.query.filter_commas.NUMBER_RUN": "finditer",  # a --where value (its numbers a comma apart)
     "kbtools.query.filter_numbers._LATIN_THEN_HAN": "search",  # a quantity's unit (a value's)

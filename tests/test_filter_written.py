@@ -88,3 +88,31 @@ def test_numbers_a_comma_apart_read_two_ways_are_refused_naming_both(where, says
     with pytest.raises(FilterError) as err:
         parse_where([where])
     assert says in str(err.value) and err.value.key == "grouping_ambiguous", str(err.value)
+
+
+SHORT = [{"价格": p} for p in ("1万5", "15000", "3千5", "一万五", "三千五元", "1万50", "2万", "1.5万")]
+short = facts_fixture("short", SHORT)
+
+
+@pytest.mark.parametrize(("where", "rows"), [  # 1万5 was text: no number matched or ordered it
+    ("价格=15000", [0, 1, 3, 7]), ("价格=1万5", [0, 1, 3, 7]), ("价格=三千五", [2]),
+    ("价格>=1万", [0, 1, 3, 5, 6, 7]), ("价格<1万", [2, 4]), ("价格=3500元", [4]),
+])
+def test_a_number_said_short_is_that_number_locally_and_in_milvus(short, where, rows):
+    assert rows_alike(short, "short", SHORT, where) == rows
+
+
+@pytest.mark.parametrize(("text", "number"), [
+    ("1万5", 15000), ("3千5", 3500), ("2亿3", 230000000), ("3百5", 350), ("-1万5", -15000),
+    ("一万五", 15000), ("三千五", 3500), ("两百五", 250), ("一万零五", 10005),
+    ("2万5千", 25000), ("1万50", None), ("1万05", None)])
+def test_one_digit_after_a_magnitude_is_the_next_place_down(text, number):
+    assert order_number(text) == number
+
+
+@pytest.mark.parametrize(("where", "says"), [
+    ("价格=1万50", "1万50 不是明确的数，请全用数字写，如 价格=10050"),
+    ("price>=1万05元", "1万05 不是明确的数，请全用数字写，如 price>=10005元")])
+def test_more_digits_after_a_magnitude_are_refused_naming_the_digits(where, says):
+    with pytest.raises(FilterError, match=says):
+        parse_where([where])

@@ -127,8 +127,9 @@ ORD_FIELD = "f_ord"
 # `filter_numbers.in_digits`; an amount grouping its thousands (¥1,000, 1,000元) that
 # amount, 块 (100块, 三块钱) and yuan 元, pct %, kgs kg, and a Latin unit with a Chinese word
 # after it (5kW起, 10kW之间) text, `filter_numbers.quantity`; 19: a bare number grouping its
-# thousands by commas (5,000, 1，200) that number, `filter_numbers.order_number`
-FILTER_RULES = "19"
+# thousands by commas (5,000, 1，200) that number, `filter_numbers.order_number`; 20: a
+# number said short (1万5, 3千5, 一万五, 三千五) that number, `filter_numbers.in_digits`
+FILTER_RULES = "20"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 
 # Milvus reads only these escapes in a string literal (\u, \x, \b, \0 … are refused);

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable
 from decimal import Decimal
 
+from kbtools.decision.numerals import MAGNITUDE_TIMES
 from kbtools.errors import FilterError, UsageError, valid_unicode
 from kbtools.query.filter_bounds import (
     ABOUT_MARK,
@@ -42,7 +43,7 @@ from kbtools.query.filter_commas import (
 )
 from kbtools.query.filter_commas import written_hint as written_hint  # re-exported
 from kbtools.query.filter_kinds import day_month, keys_against, wanted
-from kbtools.query.filter_numbers import quantity
+from kbtools.query.filter_numbers import PLACE_AFTER, quantity
 
 # KEY: a front-matter key as a schema may declare it, in any script (作物, stage-期, crop_2),
 # its words a blank apart (施药 时间), or any key in quotes ("pH (水)")
@@ -162,6 +163,7 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                               key="bad_where", values={"where": shown})
         for ranged in (v for v in values if isinstance(v, Between)):
             _check_range(shown, key, op, ranged)
+        _check_places(shown, key, op, [v for v in dated if isinstance(v, str)])
         _check_day_month(shown, key, op, [v for x in dated for v in (
             (x.low, x.high) if isinstance(x, Between) else (x,)) if v is not None])
         if len(values) == 1 and isinstance(values[0], Between):  # power=5kW..10kW, 5kW..
@@ -272,6 +274,21 @@ def _check_day_month(shown: str, key: str, op: str, values: list[str]) -> None:
                                   f"or {dates[1]} (month first); write {key}{op}{dates[0]} or "
                                   f"{key}{op}{dates[1]}{typed}", key="bad_where",
                                   values={"where": shown})
+
+
+def _check_places(shown: str, key: str, op: str, values: list[str]) -> None:
+    """A FilterError for a bare value written as a number, 万, 亿, 千 or 百, then two or more
+    digits (``1万50``: 10050, or 1万5 said short, 15000?), which would compare as text;
+    one digit after is read (``1万5``: `filter_numbers.PLACE_AFTER`)."""
+    for value in values:
+        if (m := PLACE_AFTER.match(value)) is None or len(m.group(3)) < 2:
+            continue
+        whole = int(m.group(1)) * MAGNITUDE_TIMES[m.group(2)]
+        said = f"{key}{op}{whole + int(m.group(3)) * (-1 if whole < 0 else 1)}{value[m.end():]}"
+        raise FilterError("bad", f"{shown!r}: " + (
+            f"{m.group().strip()} 不是明确的数，请全用数字写，如 {said}" if written_in_chinese(key + value)
+            else f"{m.group().strip()} is no number as written; write it in digits, e.g. {said}"),
+            key="bad_where", values={"where": shown})
 
 
 def _check_range(shown: str, key: str, op: str, ranged: Between) -> None:
