@@ -299,6 +299,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.filter_numbers._GROUPED": "sub",  # a front-matter or --where quantity
     "kbtools.query.filter_numbers.PLACE_AFTER": "match",  # a front-matter or --where number
     "kbtools.query.filter_numbers._GROUPED_NUMBER": "fullmatch",  # a front-matter or --where number
+    "kbtools.query.filter_text._IN_RANGE": "match",  # a --where item (a range in words)
     "kbtools.query.filter_commas.NUMBER_RUN": "finditer",  # a --where value (its numbers a comma apart)
     "kbtools.query.filter_numbers._LATIN_THEN_HAN": "search",  # a quantity's unit (a value's)
     "kbtools.query.filter_commas.GROUPED_AMOUNT": "match",  # a --where value (its listed values)

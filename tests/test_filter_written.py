@@ -116,3 +116,20 @@ def test_one_digit_after_a_magnitude_is_the_next_place_down(text, number):
 def test_more_digits_after_a_magnitude_are_refused_naming_the_digits(where, says):
     with pytest.raises(FilterError, match=says):
         parse_where([where])
+
+
+@pytest.mark.parametrize(("where", "says"), [
+    ("功率>5kW or more", "范围（5kW or more）只能用 = 筛选（功率=5kW or more），否则请给一个界限（功率>5kW）"),
+    ("功率!=5到10kW", "范围（5到10kW）只能用 = 筛选（功率=5到10kW），否则请给一个界限（功率>=5kW）"),
+    ("power>5..10kW", "a range (5..10kW) is read with = alone (power=5..10kW); else give one "
+                      "bound (power>5kW)")])
+def test_a_range_after_an_order_is_refused_in_the_filters_language(where, says):
+    with pytest.raises(FilterError) as err:
+        parse_where([where])
+    assert says in str(err.value), str(err.value)
+
+
+@pytest.mark.parametrize("where", ["功率在5到10kW之间", "功率介于5和10kW之间", "功率 在 5kW到10kW"])
+def test_a_range_said_in_words_with_no_operator_is_that_range(where):
+    assert parse_where([where]) == [("功率", ">=", "5kW"), ("功率", "<=", "10kW")]
+

@@ -2,7 +2,8 @@
 its thousands (``1,000``, ``¥1,000``, ``5,000W``: one value, `one_amount`), one whose comma is
 its decimal point (``12,5``) or in Chinese numerals before no unit known (what to write
 instead: `written_hint`), and numbers a comma apart that may be read both ways
-(``1,000,2,000``: refused, `check_grouping`); and whether a filter is written in Chinese, as
+(``1,000,2,000``: refused, `check_grouping`), or said short with more digits than one
+after its magnitude (``1万50``: refused, `check_places`); and whether a filter is written in Chinese, as
 its refusals say it (`written_in_chinese`)."""
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
+from kbtools.decision.numerals import MAGNITUDE_TIMES, NUMERAL_CHARS, chinese_number
 from kbtools.errors import FilterError
-from kbtools.query.filter_numbers import order_number, quantity
+from kbtools.query.filter_numbers import PLACE_AFTER, order_number, quantity
 from kbtools.query.wording import is_cjk
 
 # a number with its thousands grouped by commas at a value's start (5,000W, 1，200条): what
@@ -89,6 +90,21 @@ def written_hint(want: str) -> str:
         return ""
     number = m.group(1).replace(",", "").replace("，", "")
     return f"{want.strip()} groups its thousands, write {number}{want[m.end():].rstrip()}; "
+
+
+def check_places(shown: str, key: str, op: str, values: list[str]) -> None:
+    """A FilterError for a bare value written as a number, 万, 亿, 千 or 百, then two or more
+    digits (``1万50``: 10050, or 1万5 said short, 15000?), which would compare as text;
+    one digit after is read (``1万5``: `filter_numbers.PLACE_AFTER`)."""
+    for value in values:
+        if (m := PLACE_AFTER.match(value)) is None or len(m.group(3)) < 2:
+            continue
+        whole = int(m.group(1)) * MAGNITUDE_TIMES[m.group(2)]
+        said = f"{key}{op}{whole + int(m.group(3)) * (-1 if whole < 0 else 1)}{value[m.end():]}"
+        raise FilterError("bad", f"{shown!r}: " + (
+            f"{m.group().strip()} 不是明确的数，请全用数字写，如 {said}" if written_in_chinese(key + value)
+            else f"{m.group().strip()} is no number as written; write it in digits, e.g. {said}"),
+            key="bad_where", values={"where": shown})
 
 
 def one_amount(text: str) -> bool:

@@ -18,7 +18,6 @@ import re
 from collections.abc import Iterable
 from decimal import Decimal
 
-from kbtools.decision.numerals import MAGNITUDE_TIMES
 from kbtools.errors import FilterError, UsageError, valid_unicode
 from kbtools.query.filter_bounds import (
     ABOUT_MARK,
@@ -38,12 +37,13 @@ from kbtools.query.filter_commas import (
     GROUPED,
     GROUPED_AMOUNT,
     check_grouping,
+    check_places,
     one_amount,
     written_in_chinese,
 )
 from kbtools.query.filter_commas import written_hint as written_hint  # re-exported
 from kbtools.query.filter_kinds import day_month, keys_against, wanted
-from kbtools.query.filter_numbers import PLACE_AFTER, quantity
+from kbtools.query.filter_numbers import quantity
 
 # KEY: a front-matter key as a schema may declare it, in any script (作物, stage-期, crop_2),
 # its words a blank apart (施药 时间), or any key in quotes ("pH (水)")
@@ -135,10 +135,7 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                 _said_twice(op, ranged):  # >=5kW以上, <=10kW及以下: that bound, said twice
             value = ranged.low or ranged.high or value
         elif op not in ("=", "!=") and ranged is not None:
-            raise FilterError("bad", f"{shown!r}: a range ({value}) is read with = alone "
-                              f"({key}={value}); else give one bound ({key}{op}"
-                              f"{ranged.low or ranged.high})", key="bad_where",
-                              values={"where": shown})
+            _refuse_range(shown, key, value, f"{key}{op}{ranged.low or ranged.high}")
         _check_dangling_or(shown, key, op, value)
         if not _in_quotes(value):  # 1,000,2,000: thousands grouped, or values?
             check_grouping(shown, key, op, value)
@@ -163,7 +160,7 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                               key="bad_where", values={"where": shown})
         for ranged in (v for v in values if isinstance(v, Between)):
             _check_range(shown, key, op, ranged)
-        _check_places(shown, key, op, [v for v in dated if isinstance(v, str)])
+        check_places(shown, key, op, [v for v in dated if isinstance(v, str)])
         _check_day_month(shown, key, op, [v for x in dated for v in (
             (x.low, x.high) if isinstance(x, Between) else (x,)) if v is not None])
         if len(values) == 1 and isinstance(values[0], Between):  # power=5kW..10kW, 5kW..
@@ -197,6 +194,10 @@ WORD_OPERATORS = {
     " before ": "<", " after ": ">", " since ": ">=", " until ": "<="}
 
 
+# a range said in words with no operator (功率在5到10kW之间, 功率介于5和10kW之间): key, range
+_IN_RANGE = re.compile(r"\s*([^\s在介]+?)\s*(?:在|介于)\s*(\S.*)")
+
+
 def _worded(item: str) -> str | None:
     """A filter written with its operator in words (`WORD_OPERATORS`: ``功率大于6kW``,
     ``功率 不低于 5kW``, ``power at least 5kW``) as `parse_where` reads it (``功率>6kW``): the
@@ -207,6 +208,9 @@ def _worded(item: str) -> str | None:
         return None
     found = [(at, -len(word), word) for word in WORD_OPERATORS
              if (at := lower.find(word)) > 0]
+    if not found and (inside := _IN_RANGE.match(item)) is not None and \
+            (ranged := between(inside.group(2))) is not None and ranged.low and ranged.high:
+        return f"{key_text(inside.group(1).strip())}={inside.group(2).strip()}"  # 在5到10kW之间
     if not found:
         return None
     at, _, word = min(found)
@@ -276,19 +280,14 @@ def _check_day_month(shown: str, key: str, op: str, values: list[str]) -> None:
                                   values={"where": shown})
 
 
-def _check_places(shown: str, key: str, op: str, values: list[str]) -> None:
-    """A FilterError for a bare value written as a number, 万, 亿, 千 or 百, then two or more
-    digits (``1万50``: 10050, or 1万5 said short, 15000?), which would compare as text;
-    one digit after is read (``1万5``: `filter_numbers.PLACE_AFTER`)."""
-    for value in values:
-        if (m := PLACE_AFTER.match(value)) is None or len(m.group(3)) < 2:
-            continue
-        whole = int(m.group(1)) * MAGNITUDE_TIMES[m.group(2)]
-        said = f"{key}{op}{whole + int(m.group(3)) * (-1 if whole < 0 else 1)}{value[m.end():]}"
-        raise FilterError("bad", f"{shown!r}: " + (
-            f"{m.group().strip()} 不是明确的数，请全用数字写，如 {said}" if written_in_chinese(key + value)
-            else f"{m.group().strip()} is no number as written; write it in digits, e.g. {said}"),
-            key="bad_where", values={"where": shown})
+def _refuse_range(shown: str, key: str, written: str, bound: str) -> None:
+    """A FilterError for a range after an order or ``!=``: read with ``=`` alone, else one
+    `bound`; in Chinese where the filter is written so (``功率>5kW or more``)."""
+    raise FilterError("bad", f"{shown!r}: " + (
+        f"范围（{written}）只能用 = 筛选（{key}={written}），否则请给一个界限（{bound}）"
+        if written_in_chinese(key + written) else f"a range ({written}) is read with = alone "
+        f"({key}={written}); else give one bound ({bound})"), key="bad_where",
+        values={"where": shown})
 
 
 def _check_range(shown: str, key: str, op: str, ranged: Between) -> None:
@@ -298,9 +297,7 @@ def _check_range(shown: str, key: str, op: str, ranged: Between) -> None:
         below, above = ("<=", ">=") if ranged.strict else ("<", ">")  # after 2024: <=2024
         outside = (f"{key}{below}{ranged.low}" if ranged.high is None else
                    f"{key}{above}{ranged.high}" if ranged.low is None else f"{key}>={ranged.low}")
-        raise FilterError("bad", f"{shown!r}: a range ({ranged.written}) is read with = alone "
-                          f"({key}={ranged.written}); else give one bound ({outside})",
-                          key="bad_where", values={"where": shown})
+        _refuse_range(shown, key, ranged.written, outside)
     if ranged.low is not None and ranged.high is not None and _reversed(ranged.low, ranged.high):
         raise FilterError("bad", f"{shown!r}: the range {ranged.written} holds nothing, its "
                           f"first end above its last; write {key}={ranged.high}..{ranged.low}",
@@ -507,18 +504,24 @@ def _says_or(value: str) -> bool:
     return len(parts) > 1 and all(parts)
 
 
+def _order_parts(value: str) -> list[str]:
+    """The values an order's bare `value` lists ("or" or a separator between them), when
+    several; [] for one (in quotes, a number with a comma: ``1,000``, ``12,5kW``, ``¥1,000``)."""
+    if _in_quotes(value) or GROUPED.match(value) is not None \
+            or DECIMAL_COMMA.match(value) is not None or quantity(value) is not None:
+        return []
+    parts = _or_parts(value) if _says_or(value) else [p.strip() for p in _SEPARATOR.split(value)]
+    return parts if len(parts) > 1 and all(parts) else []
+
+
 def _check_order_list(shown: str, key: str, op: str, value: str) -> None:
     """An order given several values, "or" or a separator between them (``功率>=5kW或10kW``,
     ``power>=5kW or 10kW``, ``power<5kW,10kW``): an order takes one bound and a list of values
     is read with ``=``, so a FilterError naming both to write instead, in Chinese where the
     filter is written so (its key or value holds a Chinese character or punctuation), else
     in English. A value in quotes, or a number with a comma (``1,000``, ``12,5``), is one."""
-    if op in ("=", "!=") or _in_quotes(value) or GROUPED.match(value) is not None \
-            or DECIMAL_COMMA.match(value) is not None \
-            or quantity(value) is not None:  # 1,000, 12,5kW: `written_hint`; ¥1,000 is one
-        return
-    parts = _or_parts(value) if _says_or(value) else [p.strip() for p in _SEPARATOR.split(value)]
-    if len(parts) < 2 or not all(parts):
+    parts = [] if op in ("=", "!=") else _order_parts(value)
+    if not parts:
         return
     bound, listed = f"{key}{op}{parts[0]}", f"{key}={','.join(parts)}"
     zh = written_in_chinese(key + value)
