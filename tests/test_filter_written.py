@@ -9,7 +9,7 @@ import pytest
 from kbtools.errors import FilterError
 from kbtools.query.filter_commas import written_in_chinese
 from kbtools.query.filter_numbers import order_number
-from kbtools.query.filter_text import parse_where
+from kbtools.query.filter_text import parse_where, where_text
 from kbtools.query.wording import is_cjk
 from tests.milvus_server import facts_fixture, milvus, rows_alike  # noqa: F401 - fixtures
 
@@ -133,3 +133,9 @@ def test_a_range_after_an_order_is_refused_in_the_filters_language(where, says):
 def test_a_range_said_in_words_with_no_operator_is_that_range(where):
     assert parse_where([where]) == [("功率", ">=", "5kW"), ("功率", "<=", "10kW")]
 
+
+@pytest.mark.parametrize(("key", "op", "value"), [
+    ("A", "=", "≤"), ("A", "=", "≥5"), ("A", ">=", "≥5"), ("A", ">=", "0,:"), ("A", ">", "a,b")])
+def test_a_value_starting_with_a_wide_order_or_listing_after_an_order_is_written_back(key, op,
+                                                                                       value):
+    assert parse_where([where_text(key, op, value)]) == [(key, op, value)]

@@ -484,7 +484,8 @@ def _value_text(value: str, listed: bool) -> str:
         and not (listed and _says_or(value)) \
         and not (listed and flow_list(value) is not None) \
         and not (listed and len(day_month(value) or ()) == 2) \
-        and not (not listed and value[-1:] in SEPARATORS) \
+        and not (not listed and (value[-1:] in SEPARATORS or _order_parts(value))) \
+        and value[:1] not in _WIDE_OPERATOR \
         and bracket_trouble("=" if listed else ">", value) is None
     if bare:
         return value
