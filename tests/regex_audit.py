@@ -291,16 +291,20 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.filter_kinds._MONTH_SHAPE": "fullmatch",  # a front-matter value
     "kbtools.query.filter_numbers._QUANTITY": "fullmatch",  # a front-matter or --where value
     "kbtools.query.filter_numbers._NUMBER_AT": "match",  # a front-matter or --where value
-    "kbtools.query.filter_text._GROUPED": "match",  # a --where value (its order's number)
-    "kbtools.query.filter_text._DECIMAL_COMMA": "match",  # a --where value (its order's number)
+    "kbtools.query.filter_commas.GROUPED": "match",  # a --where value (its order's number)
+    "kbtools.query.filter_commas.DECIMAL_COMMA": "match",  # a --where value (its order's number)
     "kbtools.query.filter_numbers._MONEY_FIRST": "fullmatch",  # a --where value, a front-matter value
     "kbtools.query.filter_text._OR": "split",  # a --where value (its listed values)
     "kbtools.query.filter_text._SEPARATOR": "split",  # a --where value (its listed values)
     "kbtools.query.filter_kinds._EN_DATE": "fullmatch",  # a front-matter or --where value
     "kbtools.query.filter_numbers._BLANK_RUN": "sub",  # a --where quantity's unit words
     "kbtools.query.filter_numbers._GROUPED": "sub",  # a front-matter or --where quantity
+    "kbtools.query.filter_numbers.PLACE_AFTER": "match",  # a front-matter or --where number
+    "kbtools.query.filter_numbers._GROUPED_NUMBER": "fullmatch",  # a front-matter or --where number
+    "kbtools.query.filter_text._IN_RANGE": "match",  # a --where item (a range in words)
+    "kbtools.query.filter_commas.NUMBER_RUN": "finditer",  # a --where value (its numbers a comma apart)
     "kbtools.query.filter_numbers._LATIN_THEN_HAN": "search",  # a quantity's unit (a value's)
-    "kbtools.query.filter_text._GROUPED_AMOUNT": "match",  # a --where value (its listed values)
+    "kbtools.query.filter_commas.GROUPED_AMOUNT": "match",  # a --where value (its listed values)
     "kbtools.config.RELEASE_TAG_RE": "match",  # a tag, a release directory, a --release value
     "kbtools.query.filter_kinds._DAY_MONTH": "fullmatch",  # a front-matter or --where value
     "kbtools.query.naming._EN_TIME_AFTER": "match",  # a question, after a value's unit

@@ -167,4 +167,5 @@ def test_an_order_on_an_amount_grouping_its_thousands_is_one_value():
     """``价格>=¥1,000`` was refused as an order given two values (¥1 and 000)."""
     assert parse_where(["价格>=¥1,000"]) == [("价格", ">=", "¥1,000")]
     assert parse_where(["价格=¥1,000,¥2,000"]) == [("价格", "=", ("¥1,000", "¥2,000"))]
-    assert parse_where(["code=100,200"]) == [("code", "=", ("100", "200"))]  # no amount: a list
+    assert parse_where(["code=1,2"]) == [("code", "=", ("1", "2"))]  # no amount: a list
+    assert parse_where(["价格=1,000"]) == [("价格", "=", "1,000")]  # session 48: one number

@@ -140,7 +140,7 @@ def test_a_number_in_scientific_notation_with_its_unit_is_a_quantity():
 
 
 @pytest.mark.parametrize(("want", "held", "says"), [
-    ("1,200", [3, 5], "1,200 groups its thousands, write 1200; power is a number in this index"),
+    ("1,200条", [3, 5], "1,200条 groups its thousands, write 1200条; power is a number in this"),
     ("二十条", ["5kW"], "二十条 is in Chinese numerals, write 20条; power is a number with"),
     ("12,5kW", ["5kW"], "12,5kW has a decimal comma, write 12.5kW; power is a number with"),
     ("0，75", [3, 5], "write 0.75; power is a number in this index"),

@@ -156,6 +156,9 @@ _SIZES: tuple[dict[str, int | str | Fraction], ...] = (
     {"mv": 1, "v": 1000, "kv": 1000000},
     {"‰": 1, "%": 10},  # 0.5‰ is 0.05%: shares of a whole, in thousandths and hundredths
     {"w": 1, "kw": 1000, "hp": "745.69987158227022", "马力": "735.49875"},
+    {"ma": 1, "a": 1000},  # a current: 500mA is 0.5 A
+    {"hz": 1, "khz": 1000, "mhz": 1000000, "ghz": 1000000000},  # mhz: MHz (case aside)
+    {"wh": 1, "kwh": 1000, "mwh": 1000000},  # energy: 千瓦时, 1 kWh is 1000 Wh; mwh: MWh
 )
 SCALES: tuple[dict[str, Fraction], ...] = tuple(
     {unit: size if isinstance(size, Fraction) else Fraction(size) for unit, size in family.items()}
@@ -170,6 +173,12 @@ SCALED_SPELLINGS: dict[str, str] = {
     "acres": "acre", "英亩": "acre", "标准大气压": "atm", "ps": "马力",
     "sqft": "ft2", "平方英尺": "ft2", "平方英寸": "in2", "pound": "lb", "pounds": "lb",
     "yard": "yd", "yards": "yd", "立方英尺": "ft3", "立方英寸": "in3",
+    # a ton as 吨 and a datasheet in metric units mean it, 1000 kg (not a US short ton)
+    "ton": "t", "tons": "t", "公吨": "t", "毫安": "ma", "赫兹": "hz", "赫": "hz", "千赫": "khz",
+    "兆赫": "mhz", "吉赫": "ghz", "hertz": "hz", "kilohertz": "khz", "megahertz": "mhz",
+    "gigahertz": "ghz", "千瓦时": "kwh", "瓦时": "wh", "兆瓦时": "mwh",
+    **{w + end: unit for w, unit in (("milliamp", "ma"), ("milliampere", "ma"),
+                                      ("ampere", "a")) for end in ("", "s")},
     **{w + end: unit for w, unit in (("millimet", "mm"), ("centimet", "cm"), ("met", "m"),
                                       ("kilomet", "km"), ("lit", "l"), ("millilit", "ml"))
        for end in ("er", "ers", "re", "res")},

@@ -126,8 +126,11 @@ ORD_FIELD = "f_ord"
 # in digits times 万, 亿, 千 or 百 (1.5万, 2万5千) that number, and 百分之百 100 %,
 # `filter_numbers.in_digits`; an amount grouping its thousands (¥1,000, 1,000元) that
 # amount, 块 (100块, 三块钱) and yuan 元, pct %, kgs kg, and a Latin unit with a Chinese word
-# after it (5kW起, 10kW之间) text, `filter_numbers.quantity`
-FILTER_RULES = "18"
+# after it (5kW起, 10kW之间) text, `filter_numbers.quantity`; 19: a bare number grouping its
+# thousands by commas (5,000, 1，200) that number, `filter_numbers.order_number`; 20: a
+# number said short (1万5, 3千5, 一万五, 三千五) that number, `filter_numbers.in_digits`; 21:
+# mA and A, Hz to GHz, Wh to MWh (千瓦时) and tons (吨, metric) converted, `decision.units.SCALES`
+FILTER_RULES = "21"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 
 # Milvus reads only these escapes in a string literal (\u, \x, \b, \0 … are refused);

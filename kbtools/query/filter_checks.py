@@ -15,6 +15,7 @@ from typing import Any
 
 from kbtools.errors import FilterError
 from kbtools.index.reader import KbIndex
+from kbtools.query.filter_commas import written_hint
 from kbtools.query.filter_fields import (
     CHUNK_KEYS,
     chunk_kinds,
@@ -26,7 +27,7 @@ from kbtools.query.filter_fields import (
 )
 from kbtools.query.filter_kinds import boolean_of, fold, instant_text, period_of, version_text
 from kbtools.query.filter_numbers import fraction_or_percent, is_percent, order_number, quantity
-from kbtools.query.filter_text import Between, Condition, Want, values_of, where_text, written_hint
+from kbtools.query.filter_text import Between, Condition, Want, values_of, where_text
 from kbtools.query.filter_units import celsius, dimension, dimension_problem
 
 

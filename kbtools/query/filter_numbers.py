@@ -184,7 +184,7 @@ def in_digits(text: str) -> str:
     first = text.lstrip()[:1]
     if first not in _READ_FIRST:
         if (first.isdigit() or first in _SIGNS) and any(c in MAGNITUDE_CHARS for c in text):
-            return magnified(read_mixed(text))  # 1.5万: 15000, as the decision tables read it
+            return magnified(read_mixed(_place_after(text)))  # 1.5万, 1万5: 15000
         return text
     clean = text.strip()
     word = next((w for w in _SHARE_WORDS if clean.startswith(w)), None)
@@ -199,10 +199,37 @@ def in_digits(text: str) -> str:
     # the numeral as far as it reads, or but its last 千, 百 or 万 (三点五 of 三点五千瓦: 千瓦 a unit)
     for end in (lead, lead - 1) if lead > 1 and body[lead - 1] in "千百万" else (lead,) if lead else ():
         rest = body[end:].strip()
-        if (number := chinese_number(body[:end])) is not None and \
+        if (number := chinese_number(body[:end]) or _said_short(body[:end])) is not None and \
                 (not rest or rest.casefold() in _UNITS_AFTER):
             return f"{'-' if sign else ''}{number}{body[end:]}"
     return f"-{body}" if sign and not lead and body[:1].isdigit() else text
+
+
+# a whole number, 万, 亿, 千 or 百, then digits: one digit is the next place down, as said short
+# (1万5 is 15000, 3千5 3500, 2亿3 230000000), more are no number (1万50: 10050? 15000?)
+PLACE_AFTER = re.compile(r"\s*([+-]?\d+)(万亿|亿|万|千|百)(\d+)(?![\d.万亿千百])")
+_DIGIT_WORDS = "一二三四五六七八九"
+
+
+def _place_after(text: str) -> str:
+    """`text` with a number said short (`PLACE_AFTER`: ``1万5``, ``3千5元``) at its start as
+    the number with a decimal point before its magnitude (``1.5万``, ``3.5千元``), which
+    `magnified` reads; other text as it is (``1万50``, ``2万5千``: `read_mixed`'s)."""
+    m = PLACE_AFTER.match(text)
+    if m is None or len(m.group(3)) != 1:
+        return text
+    return f"{m.group(1)}.{m.group(3)}{m.group(2)}{text[m.end():]}"
+
+
+def _said_short(numeral: str) -> str | None:
+    """A Chinese numeral said short, its last digit the next place down (``一万五``: 15000,
+    ``三千五``: 3500, ``两百五``: 250), as digits; None for another (``一万零五`` is
+    `chinese_number`'s)."""
+    place = {"万": 1000, "千": 100, "百": 10}.get(numeral[-2:-1], 0)
+    head = chinese_number(numeral[:-1]) if place and len(numeral) > 2 else None
+    if head is None or numeral[-1] not in _DIGIT_WORDS or not head.isdigit():
+        return None
+    return str(int(head) + place * (_DIGIT_WORDS.index(numeral[-1]) + 1))
 
 
 def _decimal(text: str) -> Number | None:
@@ -251,9 +278,19 @@ def order_number(text: str) -> Number | None:
     (``9007199254740993`` is more than ``9007199254740992``, ``1e400`` a number, less than
     ``1e1000000000000000000``, less than infinity), and the infinities (``inf``,
     ``-Infinity``, YAML's ``.inf`` as a document stores it: ``inf``); None for text and
-    NaN, which order as text. Full-width forms read as ASCII (`narrow`: ``１．５`` is 1.5)."""
-    number = _decimal(in_digits(narrow(text)))
+    NaN, which order as text. Full-width forms read as ASCII (`narrow`: ``１．５`` is 1.5); a
+    number grouping its thousands by commas as that number (``5,000``, ``1，200``:
+    `_GROUPED_NUMBER`)."""
+    clean = in_digits(narrow(text))
+    if "," in clean and (grouped := _GROUPED_NUMBER.fullmatch(clean)) is not None:
+        clean = grouped.group(1).replace(",", "")  # 5,000: 5000, as a table or a price writes it
+    number = _decimal(clean)
     return None if number is None or number.is_nan() else number
+
+
+# a bare number grouping its thousands by commas, each group of exactly three digits after
+# one of one to three (5,000, -1,234.5, 12,345,678); not 12,5 (a decimal comma?) or 1,2,3
+_GROUPED_NUMBER = re.compile(r"\s*([+-]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?)\s*")
 
 
 # `order_text`: what begins each class of numbers, in their order, and the exponent's width

@@ -18,7 +18,6 @@ import re
 from collections.abc import Iterable
 from decimal import Decimal
 
-from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
 from kbtools.errors import FilterError, UsageError, valid_unicode
 from kbtools.query.filter_bounds import (
     ABOUT_MARK,
@@ -33,6 +32,16 @@ from kbtools.query.filter_bounds import (  # re-exported: what a value's range o
 )
 from kbtools.query.filter_bounds import Between as Between
 from kbtools.query.filter_bounds import range_ends as range_ends
+from kbtools.query.filter_commas import (
+    DECIMAL_COMMA,
+    GROUPED,
+    GROUPED_AMOUNT,
+    check_grouping,
+    check_places,
+    one_amount,
+    written_in_chinese,
+)
+from kbtools.query.filter_commas import written_hint as written_hint  # re-exported
 from kbtools.query.filter_kinds import day_month, keys_against, wanted
 from kbtools.query.filter_numbers import quantity
 
@@ -105,11 +114,15 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                               key="bad_where", values={"where": shown})
         key = m.group(1) or m.group(2) or m.group(3)
         op, value = "".join(m.group(4).split()), m.group(5).strip()  # x < = 5: <=
+        typed, after = _typed_operator(item, m.start(4))
         if value[:1] in OPERATOR_START:
-            bad = op + value[: 1 + (value[1:2] in ("=", "<", ">"))]
-            raise FilterError("bad", f"{shown!r}: {bad!r} is not an operator; use "
+            bad = typed if typed != op else op + value[: 1 + (value[1:2] in ("=", "<", ">"))]
+            said = typed[_typed_length(typed, op):] + item[after:].strip()  # ≤0℃ of 温度=≤0℃
+            meant = (f"for {said} write {key}{_WIDE_OPERATOR[said[0]]}{said[1:].strip()}, or "
+                     if op == "=" and said[:1] in _WIDE_ORDERS else "")  # 温度<=0℃
+            raise FilterError("bad", f"{shown!r}: {bad!r} is not an operator; {meant}use "
                               f"{OPERATORS_SHOWN.replace('KEY', key)} (a "
-                              f"value that starts so goes in quotes: {key}{op}\"{value}\")",
+                              f"value that starts so goes in quotes: {key}{op}\"{said}\")",
                               key="bad_where", values={"where": shown})
         if (bound := date_bound(value)) is not None and bound[0] in (">", "<"):  # after 2024
             if op != "=":
@@ -122,11 +135,10 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                 _said_twice(op, ranged):  # >=5kW以上, <=10kW及以下: that bound, said twice
             value = ranged.low or ranged.high or value
         elif op not in ("=", "!=") and ranged is not None:
-            raise FilterError("bad", f"{shown!r}: a range ({value}) is read with = alone "
-                              f"({key}={value}); else give one bound ({key}{op}"
-                              f"{ranged.low or ranged.high})", key="bad_where",
-                              values={"where": shown})
+            _refuse_range(shown, key, value, f"{key}{op}{ranged.low or ranged.high}")
         _check_dangling_or(shown, key, op, value)
+        if not _in_quotes(value):  # 1,000,2,000: thousands grouped, or values?
+            check_grouping(shown, key, op, value)
         _check_brackets(shown, key, op, value, len(item.rstrip()) - len(value))
         _check_tildes(shown, key, op, value)
         _check_order_list(shown, key, op, value)
@@ -148,6 +160,7 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                               key="bad_where", values={"where": shown})
         for ranged in (v for v in values if isinstance(v, Between)):
             _check_range(shown, key, op, ranged)
+        check_places(shown, key, op, [v for v in dated if isinstance(v, str)])
         _check_day_month(shown, key, op, [v for x in dated for v in (
             (x.low, x.high) if isinstance(x, Between) else (x,)) if v is not None])
         if len(values) == 1 and isinstance(values[0], Between):  # power=5kW..10kW, 5kW..
@@ -181,6 +194,10 @@ WORD_OPERATORS = {
     " before ": "<", " after ": ">", " since ": ">=", " until ": "<="}
 
 
+# a range said in words with no operator (功率在5到10kW之间, 功率介于5和10kW之间): key, range
+_IN_RANGE = re.compile(r"\s*([^\s在介]+?)\s*(?:在|介于)\s*(\S.*)")
+
+
 def _worded(item: str) -> str | None:
     """A filter written with its operator in words (`WORD_OPERATORS`: ``功率大于6kW``,
     ``功率 不低于 5kW``, ``power at least 5kW``) as `parse_where` reads it (``功率>6kW``): the
@@ -191,6 +208,9 @@ def _worded(item: str) -> str | None:
         return None
     found = [(at, -len(word), word) for word in WORD_OPERATORS
              if (at := lower.find(word)) > 0]
+    if not found and (inside := _IN_RANGE.match(item)) is not None and \
+            (ranged := between(inside.group(2))) is not None and ranged.low and ranged.high:
+        return f"{key_text(inside.group(1).strip())}={inside.group(2).strip()}"  # 在5到10kW之间
     if not found:
         return None
     at, _, word = min(found)
@@ -260,6 +280,16 @@ def _check_day_month(shown: str, key: str, op: str, values: list[str]) -> None:
                                   values={"where": shown})
 
 
+def _refuse_range(shown: str, key: str, written: str, bound: str) -> None:
+    """A FilterError for a range after an order or ``!=``: read with ``=`` alone, else one
+    `bound`; in Chinese where the filter is written so (``功率>5kW or more``)."""
+    raise FilterError("bad", f"{shown!r}: " + (
+        f"范围（{written}）只能用 = 筛选（{key}={written}），否则请给一个界限（{bound}）"
+        if written_in_chinese(key + written) else f"a range ({written}) is read with = alone "
+        f"({key}={written}); else give one bound ({bound})"), key="bad_where",
+        values={"where": shown})
+
+
 def _check_range(shown: str, key: str, op: str, ranged: Between) -> None:
     """A FilterError for a range (`between`) a filter cannot mean: after ``!=``, or its first
     end above its last (``power=10..5kW``: nothing lies in it)."""
@@ -267,9 +297,7 @@ def _check_range(shown: str, key: str, op: str, ranged: Between) -> None:
         below, above = ("<=", ">=") if ranged.strict else ("<", ">")  # after 2024: <=2024
         outside = (f"{key}{below}{ranged.low}" if ranged.high is None else
                    f"{key}{above}{ranged.high}" if ranged.low is None else f"{key}>={ranged.low}")
-        raise FilterError("bad", f"{shown!r}: a range ({ranged.written}) is read with = alone "
-                          f"({key}={ranged.written}); else give one bound ({outside})",
-                          key="bad_where", values={"where": shown})
+        _refuse_range(shown, key, ranged.written, outside)
     if ranged.low is not None and ranged.high is not None and _reversed(ranged.low, ranged.high):
         raise FilterError("bad", f"{shown!r}: the range {ranged.written} holds nothing, its "
                           f"first end above its last; write {key}={ranged.high}..{ranged.low}",
@@ -286,40 +314,6 @@ def _reversed(low: str, high: str) -> bool:
             isinstance(keys[0], Decimal) and "." in low + high and not quantity(high):
         return False
     return bool(keys[0] > keys[1])  # type: ignore[operator]
-
-
-# a number with its thousands grouped by commas (5,000W, 1，200): no number an order reads
-_NUMERALS = "".join(sorted(NUMERAL_CHARS))
-_GROUPED = re.compile(r"\s*([+-]?\d{1,3}(?:[,，]\d{3})+(?:\.\d+)?)(?!\d)")
-# a number whose one comma is its decimal point, as much of Europe writes it (12,5 kW; not
-# three digits after it: 1,200 groups thousands, above)
-_DECIMAL_COMMA = re.compile(r"\s*([+-]?\d+)[,，](\d{1,2}|\d{4,})(?![\d,，])")
-
-
-# a bare value of `=` / `!=` up to the next separator but those grouping a number's thousands
-# (¥1,000, 1,000元 of 价格=¥1,000,¥2,000): one amount when it reads as one (`quantity`)
-_GROUPED_AMOUNT = re.compile(r"[^,，、;；]*?\d(?:[,，]\d{3}(?!\d))+[^,，、;；]*")
-
-
-def written_hint(want: str) -> str:
-    """What to write for an order's value whose number groups its thousands by commas
-    (``5,000W``: ``write 5000W; ``), writes its decimal point as a comma (``12,5kW``: ``write
-    12.5kW; ``) or is in Chinese numerals before no unit known (``二十块``: ``write 20块; ``;
-    `filter_numbers.in_digits` reads ``十亩``), to begin the one-line refusal with; "" for
-    another."""
-    m = _GROUPED.match(want)
-    lead = len(want) - len(want.lstrip(_NUMERALS))  # 十亩; 三点五 of 三点五千瓦 (千瓦 a unit)
-    for end in (lead, lead - 1) if m is None and lead > 1 and want[lead - 1] in "千百万" else \
-            (lead,) if m is None and lead else ():
-        if (number := chinese_number(want[:end])) is not None:
-            return f"{want.strip()} is in Chinese numerals, write {number}{want[end:].rstrip()}; "
-    if m is None and (d := _DECIMAL_COMMA.match(want)) is not None:
-        return (f"{want.strip()} has a decimal comma, write "
-                f"{d.group(1)}.{d.group(2)}{want[d.end():].rstrip()}; ")
-    if m is None:
-        return ""
-    number = m.group(1).replace(",", "").replace("，", "")
-    return f"{want.strip()} groups its thousands, write {number}{want[m.end():].rstrip()}; "
 
 
 # a list's brackets, as front matter writes them and as a Chinese input method types them
@@ -402,9 +396,9 @@ def _listed(text: str) -> list[tuple[str, bool]]:
             j += 1
         else:
             end = next((p for p in range(i, n) if text[p] in SEPARATORS), n)
-            if text[end:end + 1] in ",，" and (grouped := _GROUPED_AMOUNT.match(text, i)) \
-                    is not None and quantity(grouped.group()) is not None:
-                end = grouped.end()  # ¥1,000 of 价格=¥1,000,¥2,000: one amount
+            if text[end:end + 1] in ",，" and (grouped := GROUPED_AMOUNT.match(text, i)) \
+                    is not None and one_amount(grouped.group()):
+                end = grouped.end()  # ¥1,000 of 价格=¥1,000,¥2,000, 1,000 of 价格=1,000: one
             if (bare := text[i:end].strip()) and (bound := between(bare)) is not None:
                 out.append((bound, False))  # 5kW或以上: 5kW or more, no list of 5kW and 以上
             elif _says_or(ors := text[i:end]):  # 5kW或10kW; not 或许 (a value's edge: one value)
@@ -418,6 +412,31 @@ def _listed(text: str) -> list[tuple[str, bool]]:
 # an operator as a Chinese input method types it (`crop＝小麦`, `size≥5`): its ASCII form
 _WIDE_OPERATOR = {"＝": "=", "！": "!", "＞": ">", "＜": "<", "≥": ">=", "≤": "<=", "≧": ">=",
                   "≦": "<=", "≠": "!=", "\u3000": " "}
+
+
+# an order as a Chinese input method types it, one character (after `=`: the order meant?)
+_WIDE_ORDERS = frozenset("≥≤≧≦＞＜")
+
+
+def _typed_operator(item: str, start: int) -> tuple[str, int]:
+    """The operator of filter `item` as typed, from `start` (where it begins) on: its
+    characters, ASCII or full-width (`_WIDE_OPERATOR`), without the blanks among them
+    (``温度=≤0℃``: ``=≤``; ``crop = = x``: ``==``), as a refusal shows it; and where in
+    `item` the characters after it begin."""
+    end = start
+    while end < len(item) and (item[end] in _WIDE_OPERATOR or item[end] in "=!<> \t"):
+        end += 1
+    return "".join(item[start:end].split()), end
+
+
+def _typed_length(typed: str, op: str) -> int:
+    """How many of `typed`'s characters (`_typed_operator`) write the operator `op` read
+    (``=`` of ``=≠``: 1; ``>=`` of ``≥=``: 1, of ``>＝<``: 2)."""
+    n, read = 0, ""
+    while read != op and n < len(typed):
+        read += _WIDE_OPERATOR.get(typed[n], typed[n])
+        n += 1
+    return n
 
 
 def narrow_operator(item: str) -> str:
@@ -465,7 +484,8 @@ def _value_text(value: str, listed: bool) -> str:
         and not (listed and _says_or(value)) \
         and not (listed and flow_list(value) is not None) \
         and not (listed and len(day_month(value) or ()) == 2) \
-        and not (not listed and value[-1:] in SEPARATORS) \
+        and not (not listed and (value[-1:] in SEPARATORS or _order_parts(value))) \
+        and value[:1] not in _WIDE_OPERATOR \
         and bracket_trouble("=" if listed else ">", value) is None
     if bare:
         return value
@@ -485,21 +505,27 @@ def _says_or(value: str) -> bool:
     return len(parts) > 1 and all(parts)
 
 
+def _order_parts(value: str) -> list[str]:
+    """The values an order's bare `value` lists ("or" or a separator between them), when
+    several; [] for one (in quotes, a number with a comma: ``1,000``, ``12,5kW``, ``¥1,000``)."""
+    if _in_quotes(value) or GROUPED.match(value) is not None \
+            or DECIMAL_COMMA.match(value) is not None or quantity(value) is not None:
+        return []
+    parts = _or_parts(value) if _says_or(value) else [p.strip() for p in _SEPARATOR.split(value)]
+    return parts if len(parts) > 1 and all(parts) else []
+
+
 def _check_order_list(shown: str, key: str, op: str, value: str) -> None:
     """An order given several values, "or" or a separator between them (``功率>=5kW或10kW``,
     ``power>=5kW or 10kW``, ``power<5kW,10kW``): an order takes one bound and a list of values
     is read with ``=``, so a FilterError naming both to write instead, in Chinese where the
     filter is written so (its key or value holds a Chinese character or punctuation), else
     in English. A value in quotes, or a number with a comma (``1,000``, ``12,5``), is one."""
-    if op in ("=", "!=") or _in_quotes(value) or _GROUPED.match(value) is not None \
-            or _DECIMAL_COMMA.match(value) is not None \
-            or quantity(value) is not None:  # 1,000, 12,5kW: `written_hint`; ¥1,000 is one
-        return
-    parts = _or_parts(value) if _says_or(value) else [p.strip() for p in _SEPARATOR.split(value)]
-    if len(parts) < 2 or not all(parts):
+    parts = [] if op in ("=", "!=") else _order_parts(value)
+    if not parts:
         return
     bound, listed = f"{key}{op}{parts[0]}", f"{key}={','.join(parts)}"
-    zh = any("\u3400" <= c <= "\u9fff" or c in "，、；" for c in key + value)
+    zh = written_in_chinese(key + value)
     raise FilterError("bad", f"{shown!r}: " + (
         f"比较（{op}）只取一个界限，如 {bound}；几个值中的任一个请用 =，如 {listed}" if zh else
         f"an order ({op}) takes one bound, e.g. {bound}; for any of several values use =, "
@@ -530,7 +556,7 @@ def _check_dangling_or(shown: str, key: str, op: str, value: str) -> None:
     if not rest or not all(an_end(p.strip()) for p in _SEPARATOR.split(rest) if p.strip()):
         return  # 或许, A or: a word; 5kW,10kW或: the list's last value
     one, listed = f"{key}{op}{rest}", f"{key}={rest},…"
-    zh = any("\u3400" <= c <= "\u9fff" or c in "，、；" for c in key + value)
+    zh = written_in_chinese(key + value)
     side_zh = "后面" if end else "前面"
     said_zh = (f"“{word.strip()}”{side_zh}没有值；请写 {one}" +
                ("" if op == "=" else f"，要取几个值中的任一个请用 = 并列出它们，如 {listed}"))
