@@ -312,8 +312,31 @@ def test_same_chunks_in_the_same_order_at_every_depth(example, where):
     for q in zh[:12] + en[:12]:
         for k in (1, 5, 50):
             a, b = (search(index, q, k=k, where=where) for index in (local, remote))
-            assert [r.chunk_id for r in b.results] == [r.chunk_id for r in a.results], (q, k)
+            assert_same_ranking(a.results, b.results, (q, k))
             assert b.no_answer == a.no_answer, (q, k)
+
+
+# how far two engines' scores of one chunk may differ: the local graph's cosines are of its
+# float16 vectors, Milvus's of float32 ones summed in another order, which moves a fused
+# score by up to a few 1e-5 on this 2-core AMD EPYC (2.1e-5 of 0.73 seen; on other CPUs
+# less): near-ties within it may swap between the engines, nothing further apart
+SCORE_NOISE = 1e-4
+
+
+def assert_same_ranking(local: list, remote: list, what: object) -> None:
+    """The same chunks in the same order with the same scores, but for chunks whose scores
+    lie within `SCORE_NOISE` of each other, which float noise may swap (the order of a
+    true tie, equal bits on both sides, is still the chunk order on both)."""
+    a = [(r.chunk_id, r.score) for r in local]
+    b = [(r.chunk_id, r.score) for r in remote]
+    assert len(a) == len(b), what
+    for (ia, sa), (ib, sb) in zip(a, b, strict=True):
+        assert abs(sa - sb) <= SCORE_NOISE, (what, ia, sa, ib, sb)
+        if ia != ib:  # a near-tie swapped: the remote's chunk scores as this one locally
+            near = [s for i, s in a if i == ib]
+            last = a[-1][1]
+            assert (near and abs(near[0] - sa) <= SCORE_NOISE) or \
+                (not near and abs(last - sa) <= SCORE_NOISE), (what, ia, sa, ib, sb)
 
 
 def lacking_a_vector(monkeypatch, remote: KbIndex) -> None:
