@@ -191,3 +191,26 @@ def test_a_path_typed_full_width_reads_its_document_and_is_judged_as_meant(built
         assert resp.status_code == 200 and cited(resp.json()) == reads[0][1], resp.text
     finally:
         gen.close()
+
+
+def test_a_full_width_hash_after_the_suffix_reads_as_the_hash(built, tmp_path):
+    """A link or code host's lines typed with a Chinese input method's ``＃`` (``x.md＃2-…``,
+    ``x．md＃Ｌ１－Ｌ３``) was read as part of the path, "no such document", by MCP `read`
+    and ``/api/read`` (`kb read` too) while its ``．md`` and ``Ｌ１`` were read as ASCII; the
+    ``＃`` right after the suffix is the ``#`` now, and the rest of an anchor keeps its own."""
+    half = [f"{RISK}#2-风险等级表", f"{RISK}#{SECTION}", f"{RISK}#L1-L3"]
+    wide = [f"{RISK}＃2-风险等级表", f"{RISK[:-3]}．md＃{SECTION}",
+            f"{RISK[:-3]}．ｍｄ＃Ｌ１－Ｌ３"]
+    asks = [{"doc": doc} for doc in half + wide]
+    mcp = session(tmp_path, "--index", str(built / "dist"), "--no-log",
+                  scenario=lambda c: calls(c, "read", asks, cited))
+    assert all(kind == "ok" for kind, _ in mcp), mcp
+    assert mcp[len(half):] == mcp[:len(half)] and mcp[0] != mcp[2], mcp
+    gen = app_client(built / "dist")
+    client = next(gen)
+    try:
+        for ask, want in zip(asks, mcp, strict=True):
+            resp = client.get("/api/read", params=ask)
+            assert resp.status_code == 200 and cited(resp.json()) == want[1], resp.text
+    finally:
+        gen.close()

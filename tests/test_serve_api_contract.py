@@ -64,6 +64,29 @@ def test_the_openapi_description_is_what_the_api_accepts_and_returns(client):
     assert conforms("Health", client.get("/api/healthz").json()) == []
 
 
+def test_a_where_object_is_read_as_the_mcp_tool_reads_it(client):
+    """The MCP tool `search` reads `where` as an object (one filter per key, a value with an
+    operator the key's condition, a list any of its values) while /api/search and its
+    OpenAPI schema refused one as "must be a list" (session 48): both read it alike now."""
+    def found(where):
+        sent = client.post("/api/search", json={"query": "施药", "k": 5, "where": where})
+        assert sent.status_code == 200, (where, sent.text)
+        return [r["chunk_id"] for r in sent.json()["results"]], sent.json()["filters"]["where"]
+
+    listed = found(["crop=水稻,玉米", "verified=true", "category!=nothing"])
+    got = found({"crop": ["水稻", "玉米"], "verified": True, "category": "!=nothing"})
+    assert got == listed and got[0]
+    assert conforms("SearchRequest", {"query": "施药", "where": {"crop": ["水稻"], "n": 2}}) == []
+    for where, words in (({"crop": None}, "where.crop: expected a string"),
+                         ({"crop": {"x": 1}}, "where.crop: expected a string"),
+                         ({f"k{i}": "x" for i in range(21)}, "at most 20 'where' filters"),
+                         ({"crop": ["x"] * 21}, "at most 20 'where.crop' filters"),
+                         ({"crop": "x" * 1001}, "'where.crop' filter longer than 1000")):
+        assert words in error_of(client.post("/api/search", json={"query": "施药",
+                                                                   "where": where}), 400)
+        assert conforms("SearchRequest", {"query": "施药", "where": where}), where
+
+
 def test_the_openapi_where_says_what_a_filter_matches():
     """A client reading the OpenAPI document learnt only "filters KEY=VALUE, ...": not which
     keys, that values compare as numbers or text, nor that `tags=病害` matches the nested

@@ -188,7 +188,10 @@ def narrow_suffix(doc: str) -> str:
     (``x．md:60-73``, ``x.ｍｄ：60-73``, ``x．ＭＤ § A``: ``x.md``, ``x.MD``), so that the
     lines, heading path or release after it are read as after ``.md``; else as given. The
     suffix is the first one ending the path (at the text's end, or before a character that
-    neither goes on with the name nor starts a folder); the rest keeps its own characters."""
+    neither goes on with the name nor starts a folder); the rest keeps its own characters,
+    but for a full-width ``＃`` right after the suffix: the ``#`` before a link's anchor or a
+    code host's lines (``x.md＃安装步骤``, ``x.md＃Ｌ１０``), as a Chinese input method types
+    it, which was read as part of the path ("no such document")."""
     narrow = "".join(n if len(n := unicodedata.normalize("NFKC", c)) == 1 and n.isascii()
                      else c for c in doc)  # one to one: each index the same character's
     low = narrow.lower()
@@ -198,6 +201,8 @@ def narrow_suffix(doc: str) -> str:
     if not ends:
         return doc
     at, end = min(ends)
+    if narrow[end:end + 1] == "#":
+        end += 1
     return doc[:at] + narrow[at:end] + doc[end:]
 
 

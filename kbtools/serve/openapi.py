@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from kbtools import __version__
 from kbtools.agents.arguments import (
     FLAG_WORDS,
@@ -24,6 +26,7 @@ from kbtools.agents.arguments import (
 )
 from kbtools.agents.citation_text import MAX_COMMIT_DIGITS, MIN_COMMIT_DIGITS
 from kbtools.agents.docpath import MAX_CITED_CHARS, MAX_PATH_CHARS
+from kbtools.agents.parameters import FilterObject
 from kbtools.config import MAX_K
 from kbtools.query.filters import MAX_WHERE_CHARS, WHERE_HELP
 from kbtools.query.results import NAMES_SHOWN, QUERY_FORMAT
@@ -96,6 +99,11 @@ _COMMIT = {"type": "string", "maxLength": MAX_COMMIT_DIGITS}
 # a release by its tag, bounded as MCP's `release` is (the API refuses a longer one: 400)
 _TAG = {"type": "string", "maxLength": MAX_TAG_CHARS}
 _COMMIT_SAID = f"{MIN_COMMIT_DIGITS} to {MAX_COMMIT_DIGITS} hexadecimal digits"
+
+# a `where` object: the MCP tool `search`'s own schema, as `ops.check_where` reads it
+_WHERE_OBJECT = {**TypeAdapter(FilterObject).json_schema(), "description": (
+    "one filter per key, {KEY: VALUE} for KEY=VALUE, its value a list for any of several or "
+    "starting with its operator ({\"功率\": \">5kW\"})")}
 
 _SEARCH_PARAMS = [
     _param("q", f"the question (Chinese or English), at most {MAX_QUESTION_CHARS} characters "
@@ -176,7 +184,7 @@ _SCHEMAS: dict[str, Any] = {
                     "gives it; /api/read and /api/table/evaluate take it as `doc`"}}}}}},
     # what `api.search` accepts in a body (`ops.check_k`, `check_where`, `check_flag`): the
     # question as `query` or `q` (one of them), a number as ASCII digits too, one filter as
-    # a string, a flag as a word; null is the parameter left out
+    # a string, filters as an object, a flag as a word; null is the parameter left out
     "SearchRequest": {
         "type": "object", "additionalProperties": False,
         "oneOf": [{"required": ["query"]}, {"required": ["q"]}],
@@ -194,7 +202,7 @@ _SCHEMAS: dict[str, Any] = {
                 {"type": "array", "items": {"type": "string", "maxLength": MAX_WHERE_CHARS},
                  "maxItems": MAX_WHERE},
                 {"type": "string", "maxLength": MAX_WHERE_CHARS,
-                 "description": "one filter"}, {"type": "null"}]},
+                 "description": "one filter"}, _WHERE_OBJECT, {"type": "null"}]},
             "verified_only": {"anyOf": [
                 {"type": "boolean"}, {"enum": [0, 1]}, {"type": "null"},
                 {"type": "string", "pattern": _FLAG_PATTERN,

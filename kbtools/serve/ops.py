@@ -196,20 +196,39 @@ def nearest_k(k: str | None, default: int) -> tuple[int, bool]:
 
 
 def check_where(where: Any) -> list[str]:
+    """The filters a search's `where` gives, read as the MCP tool `search` reads it
+    (`agents.arguments.filters`): one string, a list of strings, or an object with one
+    filter per key (``{"crop": "小麦", "功率": ">5kW"}``), which was refused here as "must be
+    a list" while MCP searched it. Bounded as the tool's schema bounds it; ApiError 400
+    naming what is wrong, a value of another type refused by `filters` naming its key."""
     if where is None:
         return []
     if isinstance(where, str):
         where = [where]
+    if isinstance(where, Mapping):
+        check_where_sizes(list(where), "")
+        for key, value in where.items():  # as the tool's `FilterObject` bounds its values
+            listed = value if isinstance(value, list) else [value]
+            check_where_sizes([v for v in listed if isinstance(v, str)],
+                              f".{one_line(key, 40)}", len(listed))
+        return filters(where)
     if not isinstance(where, list) or not all(isinstance(w, str) for w in where):
-        raise ApiError(400, "'where' must be a list of KEY=VALUE strings",
-                       "筛选条件（where）必须是 KEY=VALUE 形式的字符串列表")
-    if len(where) > MAX_WHERE:
-        raise ApiError(400, f"at most {MAX_WHERE} 'where' filters",
-                       f"筛选条件最多 {MAX_WHERE} 个")
-    if any(len(w) > MAX_WHERE_CHARS for w in where):
-        raise ApiError(400, f"a 'where' filter longer than {MAX_WHERE_CHARS} characters",
-                       f"有一个筛选条件超过 {MAX_WHERE_CHARS} 个字符")
+        raise ApiError(400, "'where' must be a list of KEY=VALUE strings or an object "
+                            "{KEY: VALUE}",
+                       "筛选条件（where）必须是 KEY=VALUE 形式的字符串列表或 {键: 值} 对象")
+    check_where_sizes(where, "")
     return filters(where)
+
+
+def check_where_sizes(texts: list[str], at: str, count: int | None = None) -> None:
+    """ApiError 400 when more than MAX_WHERE are given (`count`, or the texts) or a text is
+    longer than MAX_WHERE_CHARS; `at`: the object's key they are the values of, if any."""
+    if (len(texts) if count is None else count) > MAX_WHERE:
+        raise ApiError(400, f"at most {MAX_WHERE} 'where{at}' filters",
+                       f"筛选条件（where{at}）最多 {MAX_WHERE} 个")
+    if any(len(w) > MAX_WHERE_CHARS for w in texts):
+        raise ApiError(400, f"a 'where{at}' filter longer than {MAX_WHERE_CHARS} characters",
+                       f"筛选条件（where{at}）有一个超过 {MAX_WHERE_CHARS} 个字符")
 
 
 def check_flag(value: Any, name: str) -> bool | None:
