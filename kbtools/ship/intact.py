@@ -50,8 +50,9 @@ import hashlib
 import json
 import shlex
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from kbtools.config import kb_home
 from kbtools.errors import IndexLoadError, KbError, SyncError
@@ -94,6 +95,7 @@ MAX_CACHE_BYTES = 64 << 20
 _GOOD: dict[str, dict[str, Signature]] = {}  # release → file → signature hashed as listed
 
 
+T = TypeVar("T")
 _MANIFESTS: dict[str, tuple[Signature, dict[str, Any]]] = {}  # release → its parsed manifest
 # release → its index/files.json's stat signature and what it records (`_derived_listed`)
 _RECORDS: dict[str, tuple[Signature, tuple[dict[str, tuple[int, str]], list[str]]]] = {}
@@ -191,16 +193,7 @@ def _derived_listed(release: Path, manifest: dict[str, Any]
     if manifest.get("derived") or manifest.get("derived_check") is None or \
             stale_served(release) is not None:
         return {}, []
-    sig = signature(release / DERIVED_RECORD)  # read again once it changes
-    cached = _RECORDS.get(str(release))
-    if cached is not None and cached[0] == sig:
-        return cached[1]
-    record = read_record(release)
-    if settled_at(sig, _wall_ns(), RACY_NS):
-        if len(_RECORDS) > 64:
-            _RECORDS.clear()
-        _RECORDS[str(release)] = (sig, record)
-    return record
+    return _read_kept(_RECORDS, release, release / DERIVED_RECORD, read_record)
 
 
 def vouch(release: Path, hashed: dict[str, Signature] | None = None) -> None:
@@ -229,16 +222,25 @@ def vouch(release: Path, hashed: dict[str, Signature] | None = None) -> None:
 def _manifest(release: Path) -> dict[str, Any]:
     """The manifest of `release`, parsed again only when its stat signature changed (or was
     within `RACY_NS` of when it was read)."""
-    sig = signature(release / MANIFEST)
-    cached = _MANIFESTS.get(str(release))
+    return _read_kept(_MANIFESTS, release, release / MANIFEST, load_manifest)
+
+
+def _read_kept(kept: dict[str, tuple[Signature, T]], release: Path, path: Path,
+               read: Callable[[Path], T]) -> T:
+    """`read(release)`, kept in `kept` under `release` while the stat signature of `path`
+    (the file it reads) stays as it was when read, and only once that signature is older
+    than `RACY_NS` (a file changed within the clock's grain could change again unseen);
+    at most 64 releases kept."""
+    sig = signature(path)
+    cached = kept.get(str(release))
     if cached is not None and cached[0] == sig:
         return cached[1]
-    manifest = load_manifest(release)
+    value = read(release)
     if settled_at(sig, _wall_ns(), RACY_NS):
-        if len(_MANIFESTS) > 64:
-            _MANIFESTS.clear()
-        _MANIFESTS[str(release)] = (sig, manifest)
-    return manifest
+        if len(kept) > 64:
+            kept.clear()
+        kept[str(release)] = (sig, value)
+    return value
 
 
 def check_intact(release: Path) -> None:
