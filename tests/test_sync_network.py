@@ -24,7 +24,7 @@ from kbtools.cli import main
 from kbtools.ship import device as dev
 from kbtools.ship import gitrun
 from kbtools.ship.sync import sync
-from tests.ports import free_port
+from tests.ports import refusing_port
 
 
 def incompressible() -> dict[str, bytes]:
@@ -129,8 +129,8 @@ def test_a_failed_transfer_names_the_source_and_the_release(net):
 
 def test_a_refused_connection_says_why(tmp_path):
     """git's "unable to connect to HOST:" goes on on the next line; both are the reason."""
-    port = free_port()  # nothing listens there
-    code, err = kb_sync(f"git://127.0.0.1:{port}/art.git", tmp_path / "dev")
+    with refusing_port() as port:  # nothing listens there
+        code, err = kb_sync(f"git://127.0.0.1:{port}/art.git", tmp_path / "dev")
     assert code == 1 and "Connection refused" in err.strip().splitlines()[0], err
 
 
