@@ -8,7 +8,9 @@ an address "where nothing listens" could then answer. `free_port` hands out port
 that range instead, each pytest-xdist worker from its own share of it, going round its share
 from a random start (two runs of the suite at once rarely meet) and skipping any port some
 socket holds: no other worker takes one, no connection's own end is one, and a port stays
-the test's across a restart.
+the test's across a restart. An address where nothing may listen is `refusing_port`'s: a
+port held for the test by a socket that never listens, so no server (another run's, another
+helper's) can take it meanwhile and every connection to it is refused.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from __future__ import annotations
 import os
 import random
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 LOWEST = 20000  # above the well-known and registered services' usual ports
@@ -72,3 +76,22 @@ def free_port() -> int:
             _turn[share] = (at + step + 1) % len(share)
             return port
     raise RuntimeError(f"no free loopback port in {share.start}-{share.stop - 1}")
+
+
+@contextmanager
+def refusing_port() -> Iterator[int]:
+    """A loopback port where nothing listens while the block runs: held by a socket bound
+    there that never listens and does not share its address (no SO_REUSEADDR), so no
+    server binds it meanwhile, even one that asks to reuse addresses, and a connection to
+    it is refused at once. (A `free_port` merely found free could be taken by a server of
+    a suite running beside this one before the test's connection was refused there.)"""
+    for _ in range(20):
+        port = free_port()
+        with socket.socket() as holder:
+            try:
+                holder.bind(("127.0.0.1", port))
+            except OSError:  # taken between free_port's look and this bind: the next one
+                continue
+            yield port
+            return
+    raise RuntimeError("no loopback port could be held for a refused connection")

@@ -34,7 +34,8 @@ from tests.hostile import env as hostile_env
 from tests.hostile import git, make_repo
 from tests.hostile import kb as hostile_kb
 from tests.kbfixtures import REPO
-from tests.milvus_server import free_port, milvus, replace_manifest  # noqa: F401 - fixture
+from tests.milvus_server import milvus, replace_manifest  # noqa: F401 - fixture
+from tests.ports import refusing_port
 
 SECOND = """---
 title: Drip line flushing
@@ -168,8 +169,9 @@ def test_unsigned_release_is_refused_when_keys_are_configured(releases, tmp_path
 
 
 def test_server_down_is_one_line(tmp_path):
-    url = f"milvus://127.0.0.1:{free_port()}/kb"
-    res = CliRunner().invoke(main, ["query", "--engine", url, QUESTION])
+    with refusing_port() as port:
+        url = f"milvus://127.0.0.1:{port}/kb"
+        res = CliRunner().invoke(main, ["query", "--engine", url, QUESTION])
     assert res.exit_code == 1
     line = res.output.strip()
     assert len(line.splitlines()) == 1 and url in line and "connecting failed" in line

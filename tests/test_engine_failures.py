@@ -40,7 +40,8 @@ from kbtools.ship.release import make_release
 from kbtools.ship.signing import keygen
 from kbtools.ship.sync import sync
 from tests.hostile import git, make_repo
-from tests.milvus_server import free_port, milvus  # noqa: F401 - fixture
+from tests.milvus_server import milvus  # noqa: F401 - fixture
+from tests.ports import refusing_port
 
 QUESTION = "how often to replace the pump seal"
 EXTRA_DOC = """---
@@ -312,8 +313,9 @@ def test_pinned_keys_apply_however_the_release_is_named(altered, monkeypatch):
     monkeypatch.setenv("KB_INDEX", str(dev))
     with pytest.raises(EngineError, match="signature check failed"):
         check_release(None)
-    url = f"milvus://127.0.0.1:{free_port()}/kb"  # nothing listens: refused before connecting
-    res = CliRunner().invoke(main, ["publish", "--engine", url])
+    with refusing_port() as port:  # nothing listens: refused before connecting
+        url = f"milvus://127.0.0.1:{port}/kb"
+        res = CliRunner().invoke(main, ["publish", "--engine", url])
     assert res.exit_code == 1 and "signature check failed" in res.output
     assert len(res.output.strip().splitlines()) == 1
 
@@ -352,8 +354,9 @@ def test_malformed_release_files_are_one_line(signed, tmp_path, case):
     else:
         (bad / "release.json").write_bytes(content[case])
         want = "release.json is corrupted"
-    url = f"milvus://127.0.0.1:{free_port()}/kb"  # nothing listens: refused before connecting
-    res = CliRunner().invoke(main, ["publish", "--engine", url, "--index", str(bad)])
+    with refusing_port() as port:  # nothing listens: refused before connecting
+        url = f"milvus://127.0.0.1:{port}/kb"
+        res = CliRunner().invoke(main, ["publish", "--engine", url, "--index", str(bad)])
     assert res.exit_code == 1, res.output
     line = res.output.strip()
     assert len(line.splitlines()) == 1 and want in line and "refusing to publish" in line

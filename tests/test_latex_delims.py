@@ -135,8 +135,12 @@ ACCEPTED = [
 def latex_draws(formulas: list[str]) -> dict[str, bool]:
     """Whether the renderer's LaTeX (its preamble, `$\\displaystyle …$`) draws each formula:
     runs in batches without stopping at an error, the errors on each page counted between
-    markers printed through a macro (so an error's context never shows a marker). (The
-    formulas' parts `side_by_side`.)"""
+    markers printed through a macro (so an error's context never shows a marker). Each
+    formula is a file of its own, read in by `\\input`: at its end TeX stops reading an
+    argument or skipping a conditional the formula left open (an error of that formula), so
+    the next formula's marker and page are still read; a batch runs again, from the formula
+    after, only when LaTeX stopped (a fatal error) before a page ended. (The formulas' parts
+    `side_by_side`.)"""
     return side_by_side(_draws_in_turn, formulas)
 
 
@@ -146,8 +150,11 @@ def _draws_in_turn(formulas: list[str]) -> dict[str, bool]:
     while pending:
         batch, pending = pending[:40], pending[40:]
         with tempfile.TemporaryDirectory() as tmp:
-            body = "".join(f"\\kbmark{{{i}}}$\\displaystyle {tex_source(f)}$\n\\newpage\n"
-                           for i, f in enumerate(batch))
+            for i, f in enumerate(batch):
+                Path(tmp, f"m{i}.tex").write_text(f"$\\displaystyle {tex_source(f)}$\n",
+                                                  encoding="utf-8")
+            body = "".join(f"\\kbmark{{{i}}}\\input{{m{i}}}\n\\newpage\n"
+                           for i in range(len(batch)))
             Path(tmp, "f.tex").write_text(
                 PREAMBLE + "\\def\\kbmark#1{\\message{[kbmark-#1]}}\n" + body +
                 f"\\kbmark{{{len(batch)}}}" + ENDING, encoding="utf-8")
@@ -208,6 +215,26 @@ GROWING = [
 ]
 LONG = [grow((MAX_FORMULA_CHARS - len(grow(0))) // (len(grow(1)) - len(grow(0))))
         for grow in GROWING]
+
+
+@needs_latex
+def test_formulas_left_reading_an_argument_or_skipping_cost_no_run_of_their_own(monkeypatch):
+    """A formula whose argument never closes, or whose conditional never ends, took the next
+    formulas' pages with it, so the rest of its batch ran again after each such formula
+    (a sweep's LaTeX runs were about as many as its failures): they fail alone, in the
+    batch's one run, and the formulas after them are drawn."""
+    runs: list[str] = []
+    real = subprocess.run
+
+    def run(args, **kwargs):
+        runs.append(args[0])
+        return real(args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "run", run)
+    broken = ["\\frac{x", "\\text{a", "\\bigl\\iffalse x", "\\sqrt{", "\\bigl\\else"]
+    formulas = [f for bad in broken for f in (bad, f"x_{len(bad)}")]
+    assert latex_draws(formulas) == {f: f not in broken for f in formulas}
+    assert runs == ["latex"]
 
 
 @needs_latex

@@ -10,7 +10,7 @@ from contextlib import ExitStack
 import pytest
 
 from tests import milvus_server, servefixtures, test_release_helpers
-from tests.ports import ephemeral_range, free_port, worker_share
+from tests.ports import ephemeral_range, free_port, refusing_port, worker_share
 
 
 def test_every_server_helper_takes_its_port_the_one_way():
@@ -53,3 +53,16 @@ def test_a_port_some_socket_holds_is_passed_over(monkeypatch):
         stack.enter_context(socket.create_server(("127.0.0.1", share[2])))
         with pytest.raises(RuntimeError, match=f"{share.start}-{share.stop - 1}"):
             free_port()
+
+
+def test_an_address_where_nothing_listens_stays_so_for_the_test():
+    """`refusing_port`'s port refuses connections, and no server binds it while the test
+    holds it, not even one reusing addresses as `http.server` and `git daemon` do: a
+    `free_port` merely found free could be taken by a suite running beside this one."""
+    with refusing_port() as port:
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection(("127.0.0.1", port), timeout=10).close()
+        with pytest.raises(OSError):
+            socket.create_server(("127.0.0.1", port)).close()  # sets SO_REUSEADDR
+    with socket.create_server(("127.0.0.1", port)):  # free once the test is done with it
+        pass

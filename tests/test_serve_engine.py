@@ -38,6 +38,7 @@ from kbtools.ship.device import served_release
 from kbtools.ship.release import make_release
 from kbtools.ship.sync import sync
 from tests.milvus_server import MilvusLite, free_port, milvus, replace_manifest  # noqa: F401
+from tests.ports import refusing_port
 
 pytestmark = pytest.mark.slow
 
@@ -190,14 +191,16 @@ def test_publish_and_rollback_show_up_while_the_app_runs(client, devices, url):
 
 def test_nothing_published_and_engine_down_at_start_are_one_line(milvus, tmp_path):  # noqa: F811
     connect_url(milvus.url("empty"), create_db=True)
-    for engine, words in ((milvus.url("empty"), "no release is published here"),
-                          (f"milvus://127.0.0.1:{free_port()}/kb", "connecting failed")):
-        proc = subprocess.run([sys.executable, "-m", "kbtools", "serve", "--engine", engine,
-                               "--port", str(free_port())], capture_output=True, text=True,
-                              timeout=120)
-        assert proc.returncode == 1 and proc.stdout == ""
-        lines = proc.stderr.strip().splitlines()
-        assert len(lines) == 1 and words in lines[0] and engine in lines[0], proc.stderr
+    with refusing_port() as down:  # nothing listens there
+        cases = ((milvus.url("empty"), "no release is published here"),
+                 (f"milvus://127.0.0.1:{down}/kb", "connecting failed"))
+        for engine, words in cases:
+            proc = subprocess.run([sys.executable, "-m", "kbtools", "serve", "--engine",
+                                   engine, "--port", str(free_port())], capture_output=True,
+                                  text=True, timeout=120)
+            assert proc.returncode == 1 and proc.stdout == ""
+            lines = proc.stderr.strip().splitlines()
+            assert len(lines) == 1 and words in lines[0] and engine in lines[0], proc.stderr
     res = CliRunner().invoke(main, ["serve", "--engine", milvus.url("empty"), "--index",
                                     str(tmp_path)])
     assert res.exit_code == 2 and "not both" in res.output

@@ -26,7 +26,7 @@ from kbtools.serve import i18n
 from kbtools.serve.app import create_app
 from kbtools.serve.source import ServedIndex
 from tests.hostile import built_repo_index
-from tests.milvus_server import free_port
+from tests.ports import refusing_port
 
 SCAB = "knowledge/crops/wheat-scab.md"
 
@@ -170,9 +170,8 @@ def test_choosing_a_malformed_or_ambiguous_table_is_said_in_chinese(tmp_path):
 
 def test_an_unreachable_engine_is_said_in_chinese():
     """`kb serve --engine` with Milvus down: a Chinese page said only "connecting … failed"."""
-    url = f"milvus://127.0.0.1:{free_port()}/kb"  # nothing listens there
-    with pytest.raises(EngineError) as err:
-        connect_url(url)
+    with refusing_port() as port, pytest.raises(EngineError) as err:  # nothing listens there
+        connect_url(f"milvus://127.0.0.1:{port}/kb")
     assert "is the server running" in err.value.message
     assert i18n.error_zh(err.value) == i18n.ERRORS["engine_unreachable"]
     assert i18n.error_zh(EngineError("anything else")) == i18n.ERRORS["engine_failed"]

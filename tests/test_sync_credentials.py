@@ -25,13 +25,14 @@ from pathlib import Path
 
 import pytest
 from device_fixtures import kb
-from test_release_helpers import Pub, free_port, git, make_dist, sample_files
+from test_release_helpers import Pub, git, make_dist, sample_files
 
 from kbtools.errors import ReleaseError
 from kbtools.ship import device as dev
 from kbtools.ship.release import make_release
 from kbtools.ship.signing import keygen
 from kbtools.ship.sourceurl import scrub, shown_source
+from tests.ports import refusing_port
 
 pytestmark = pytest.mark.slow
 
@@ -109,21 +110,21 @@ def test_an_unreachable_or_refusing_source_with_credentials_is_named_without_the
     pub, url = served
     device = tmp_path / "device"
     assert kb("sync", url, "--to", device, "--trusted-key", str(pub.sign_key) + ".pub")[0] == 0
-    port = free_port()  # nothing listens there
-    for bad in (f"https://{USER}:{TOKEN}@127.0.0.1:{port}/art.git",
-                f"http://{TOKEN}@127.0.0.1:{port}/art.git",  # a token as the user name
-                url.replace("/art.git", "/missing.git"),  # found, but no repository
-                url.replace(TOKEN, TOKEN + "-wrong")):  # refused
-        code, out, err = kb("sync", bad, "--to", device)
-        shown = shown_source(bad)
-        assert code == 1 and err.startswith(f"kb: error: {shown}: ") and \
-            err.endswith("kb-r1 still serves (unchanged)\n") and err.count("\n") == 1, err
-        assert_no_secret(out, err, shown)
-        code, out, err = kb("status", "--to", device)
-        assert "last sync" in out and "FAILED" in out
-        assert_no_secret(out, err)
-        assert_no_secret(kb("status", "--json", "--to", device)[1])
-        assert dev.served_tag(device) == "kb-r1"
+    with refusing_port() as port:  # nothing listens there
+        for bad in (f"https://{USER}:{TOKEN}@127.0.0.1:{port}/art.git",
+                    f"http://{TOKEN}@127.0.0.1:{port}/art.git",  # a token as the user name
+                    url.replace("/art.git", "/missing.git"),  # found, but no repository
+                    url.replace(TOKEN, TOKEN + "-wrong")):  # refused
+            code, out, err = kb("sync", bad, "--to", device)
+            shown = shown_source(bad)
+            assert code == 1 and err.startswith(f"kb: error: {shown}: ") and \
+                err.endswith("kb-r1 still serves (unchanged)\n") and err.count("\n") == 1, err
+            assert_no_secret(out, err, shown)
+            code, out, err = kb("status", "--to", device)
+            assert "last sync" in out and "FAILED" in out
+            assert_no_secret(out, err)
+            assert_no_secret(kb("status", "--json", "--to", device)[1])
+            assert dev.served_tag(device) == "kb-r1"
     # state.json keeps the last good source to sync from again; `kb releases` asks the
     # one the failed sync named, and says it cannot without naming the credentials
     code, out, err = kb("releases", "--to", device)
@@ -161,11 +162,12 @@ def test_a_release_remote_with_credentials_is_named_without_them(served, tmp_pat
     none); an unreachable one fails at once. The error names the remote, not the token."""
     pub, url = served
     dist = make_dist(tmp_path / "dist2", sample_files(7), commit="src7")
-    for remote in (url, f"https://{TOKEN}@127.0.0.1:{free_port()}/art.git"):
-        with pytest.raises(ReleaseError) as caught:
-            make_release(pub.kr, dist, remote=remote, sign_key=pub.sign_key)
-        assert str(caught.value).startswith(f"{shown_source(remote)}: git "), caught.value
-        assert_no_secret(str(caught.value))
+    with refusing_port() as port:  # nothing listens there
+        for remote in (url, f"https://{TOKEN}@127.0.0.1:{port}/art.git"):
+            with pytest.raises(ReleaseError) as caught:
+                make_release(pub.kr, dist, remote=remote, sign_key=pub.sign_key)
+            assert str(caught.value).startswith(f"{shown_source(remote)}: git "), caught.value
+            assert_no_secret(str(caught.value))
 
 
 def test_a_last_sync_recorded_with_credentials_by_an_older_kb_is_shown_without(served,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import threading
+import traceback
 from collections.abc import Iterator
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -24,7 +25,7 @@ from kbtools.cli import main
 from kbtools.ship import device as dev
 from kbtools.ship import gitrun
 from kbtools.ship.sync import sync
-from tests.ports import free_port
+from tests.ports import refusing_port
 
 
 def incompressible() -> dict[str, bytes]:
@@ -50,8 +51,12 @@ def net(tmp_path: Path) -> Iterator[tuple[Pub, Proxy, Path]]:
 
 
 def kb_sync(url: str, device: Path) -> tuple[int, str]:
+    """`kb sync`'s exit code and what it said on stderr, with the traceback of anything it
+    raised besides its exit (CliRunner keeps that apart: a failure showed no cause)."""
     res = CliRunner().invoke(main, ["sync", url, "--to", str(device)])
-    return res.exit_code, res.stderr
+    raised = "" if res.exception is None or isinstance(res.exception, SystemExit) else \
+        "".join(traceback.format_exception(res.exception))
+    return res.exit_code, res.stderr + raised
 
 
 def partial_packs(device: Path) -> list[str]:
@@ -129,8 +134,8 @@ def test_a_failed_transfer_names_the_source_and_the_release(net):
 
 def test_a_refused_connection_says_why(tmp_path):
     """git's "unable to connect to HOST:" goes on on the next line; both are the reason."""
-    port = free_port()  # nothing listens there
-    code, err = kb_sync(f"git://127.0.0.1:{port}/art.git", tmp_path / "dev")
+    with refusing_port() as port:  # nothing listens there
+        code, err = kb_sync(f"git://127.0.0.1:{port}/art.git", tmp_path / "dev")
     assert code == 1 and "Connection refused" in err.strip().splitlines()[0], err
 
 
@@ -189,7 +194,7 @@ def test_a_source_that_moved_and_forwards_is_synced_and_its_new_address_named(tm
         pub.release()
         mirror()
         code, said = kb_sync(f"{base}/old.git", device)
-        assert code == 0 and said.count("\n") == 1 and "redirects to" in said
+        assert code == 0 and said.count("\n") == 1 and "redirects to" in said, said
         assert dev.served_tag(device) == "kb-r2"
         assert kb_sync(f"{base}/new.git", device) == (0, "")  # as the warning said: no word
     finally:

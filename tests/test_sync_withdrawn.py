@@ -20,9 +20,10 @@ from pathlib import Path
 import pytest
 import test_device_interrupts
 from device_fixtures import can_mount_read_only, kb
-from test_release_helpers import free_port, git
+from test_release_helpers import git
 
 from kbtools.ship import device as dev
+from tests.ports import refusing_port
 
 pytestmark = pytest.mark.slow
 
@@ -110,8 +111,9 @@ def test_a_bundle_that_carries_only_newer_releases_marks_nothing_withdrawn(two, 
 
 def test_a_source_that_cannot_be_reached_says_what_still_serves(two):
     _, device = two
-    url = f"git://127.0.0.1:{free_port()}/art.git"  # nothing listens there
-    code, _, err = kb("sync", url, "--to", device)
+    with refusing_port() as port:  # nothing listens there
+        url = f"git://127.0.0.1:{port}/art.git"
+        code, _, err = kb("sync", url, "--to", device)
     assert code == 1 and err.startswith(f"kb: error: {url}: git ls-remote failed: ") and \
         err.endswith("; kb-r2 still serves (unchanged)\n"), err
     code, out, err = kb("releases", "--to", device)  # the last source is the good one
