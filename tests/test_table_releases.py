@@ -159,6 +159,14 @@ def test_kb_table_eval_reads_a_document_where_kb_read_reads_it(device, tmp_path,
     answer = json.loads(table.stdout)
     assert risk(answer) == "特高" and answer["release"]["tag"] == "kb-r2"
     assert risk(json.loads(own.stdout)) == "未定"
+    # each says on stderr that it answered from the index, not the edit
+    for said in (read.stderr, table.stderr):
+        assert f"kb: note: {EDITED} in this repository's work tree differs from the copy in " \
+            f"the index read ({dev}" in said and "`kb build` to read the edit" in said
+    assert "work tree" not in own.stderr
+    doc.write_text((dev / "current" / "data" / "source" / EDITED).read_text("utf-8"), "utf-8")
+    again = CliRunner().invoke(main, ["table", "eval", "--json", cited, *pairs])
+    assert again.exit_code == 0 and "work tree" not in again.stderr, again.stderr
 
 
 def test_a_dirty_builds_citation_by_commit_alone_says_its_lines_may_differ(device, tmp_path):

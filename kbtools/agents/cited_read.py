@@ -38,6 +38,7 @@ from kbtools.agents.read import (
     open_knowledge,
     read_section,
 )
+from kbtools.config import load_config
 from kbtools.errors import IndexLoadError, KbError, UsageError
 from kbtools.index.reader import KbIndex, ReleaseInfo
 from kbtools.ship.checkout import open_index
@@ -220,3 +221,24 @@ def knowledge_for(index: Path | None) -> Knowledge:
         return open_knowledge(idx=open_index(None))
     except IndexLoadError:
         return open_knowledge()
+
+
+def edited_note(kn: Knowledge, rel: str) -> str | None:
+    """One line when `kn` is an index and the repository around the current directory
+    holds document `rel` with other bytes than the index's copy: an author who edited a
+    document (a decision table's rule) and did not build reads the build, not the edit, as
+    `kb read` and `kb table eval` read a document of the knowledge from the index first."""
+    if kn.where != "index" or kn.idx is None:
+        return None
+    try:
+        root = load_config().root
+    except KbError:  # no repository here (a device, an agent host)
+        return None
+    work, built = root / rel, kn.base / rel
+    try:
+        if not work.is_file() or work.read_bytes() == built.read_bytes():
+            return None
+    except OSError:
+        return None
+    return (f"{rel} in this repository's work tree differs from the copy in the index read "
+            f"({kn.idx.root}): this answers from the index; `kb build` to read the edit")

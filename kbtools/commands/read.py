@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from kbtools.agents.citation_text import narrow_numbers
-from kbtools.agents.cited_read import CitedRead, knowledge_for, read_cited
+from kbtools.agents.cited_read import CitedRead, edited_note, knowledge_for, read_cited
 from kbtools.commands.output import INDEX_DEFAULT, echo_json, json_option
 from kbtools.errors import UsageError
 from kbtools.ship.device import is_device_dir
@@ -56,8 +56,13 @@ def read(doc: str, heading: str | None, lines: str | None, commit: str | None,
     """
     first, last = parse_lines(lines)
     device = index if index is not None and is_device_dir(index) else None
-    result = read_cited(knowledge_for(index), doc, heading, first, last, commit=commit,
-                        release=release, device=device)
+    kn = knowledge_for(index)
+    result = read_cited(kn, doc, heading, first, last, commit=commit, release=release,
+                        device=device)
+    # (an earlier release read, `served`, differs from the work tree anyway)
+    edited = edited_note(kn, result.section.doc) if result.served is None else None
+    if edited:
+        click.echo(f"kb: note: {edited}", err=True)
     if as_json:
         echo_json(result.to_dict())
         return

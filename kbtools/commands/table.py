@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from kbtools.agents.cited_read import asked_release, knowledge_for
+from kbtools.agents.cited_read import asked_release, edited_note, knowledge_for
 from kbtools.agents.cited_table import evaluate_cited
 from kbtools.agents.named import Named, evaluate_named, named
 from kbtools.agents.read import open_knowledge
@@ -156,7 +156,9 @@ def eval_(doc: str, inputs: tuple[str, ...], which: str | None, policy: str | No
 
     DOC is read where `kb read` reads it: the index (--index, else the one a client
     command finds, such as ./dist) before the repository's files; a Markdown file outside
-    the knowledge folder, or given by an absolute path, is read as that file.
+    the knowledge folder, or given by an absolute path, is read as that file. A document
+    the work tree here holds with other text than the index (an edit not built) is said so
+    on stderr.
 
     Example: kb table eval knowledge/crops/x.md 温度=18 相对湿度=90
     """
@@ -172,8 +174,12 @@ def eval_(doc: str, inputs: tuple[str, ...], which: str | None, policy: str | No
             click.echo(format_result(result))
         return
     device = index if index is not None and is_device_dir(index) else None
-    cited = evaluate_cited(knowledge_for(index), doc, values, which, commit=commit,
-                           release=release, device=device, policy=policy, option="--table")
+    kn = knowledge_for(index)
+    cited = evaluate_cited(kn, doc, values, which, commit=commit, release=release,
+                           device=device, policy=policy, option="--table")
+    edited = edited_note(kn, cited.result.doc) if cited.served is None else None
+    if edited:
+        click.echo(f"kb: note: {edited}", err=True)
     if as_json:
         echo_json(cited.to_dict())
         return
