@@ -339,7 +339,7 @@ def _evaluate(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
 
     rows: tuple[dict[str, Any], ...] = tuple(
         {"row": m.row, "outputs": dict(m.outputs),
-         "cells": (*(vars(c) for c in m.cells), *not_given(m.row))} for m in chosen)
+         "cells": (*(c.to_dict() for c in m.cells), *not_given(m.row))} for m in chosen)
     message = not_given_message([m.row for m in chosen], missing, chinese=lang == "zh") \
         if missing else match_message(result, chinese=lang == "zh")
     first = rows[0]
