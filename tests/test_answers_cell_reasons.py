@@ -20,6 +20,7 @@ from kbtools.cli import main
 from kbtools.config import load_config
 from kbtools.decision import build_table, match_rules
 from kbtools.query.answers import evaluate_inputs
+from kbtools.query.inputs import read_inputs
 from kbtools.serve.app import create_app
 
 
@@ -82,3 +83,31 @@ def test_an_english_questions_cell_reasons_stay_english():
     assert [c["reason"] for c in ev.cells] == [
         "25.5 is > 20", "80 is < 85", "not given; any value accepted (* or empty cell)"]
     assert all("number" not in c for c in ev.to_dict()["cells"])
+
+
+RAIN = build_table(["Temperature (°C)", "Humidity (%)", "Rain days", "Risk"],
+                   [["<15", "*", "*", "low"], [">=15", "<85", "*", "medium"],
+                    [">=15", ">=85", "<=3", "high"], [">=15", ">=85", ">3", "very high"]],
+                   decision="inputs=Temperature (°C),Humidity (%),Rain days; outputs=Risk")
+
+
+@pytest.mark.parametrize(("question", "values"), [
+    # ``over`` before a number bounds that number, not the one before it (90% was dropped)
+    ("humidity 90% over 3 days, temperature 22",
+     {"Humidity (%)": "90", "Rain days": "over 3 days", "Temperature (°C)": "22"}),
+    ("humidity 90 under 3 days, temperature 22",
+     {"Humidity (%)": "90", "Rain days": "under 3 days", "Temperature (°C)": "22"}),
+    # … and after it, with no number next, still bounds it: no exact value
+    ("humidity 90 or over, temperature 22", {"Humidity (%)": "90 or over",
+                                            "Temperature (°C)": "22"}),
+    ("temperature 22, humidity 85 above", {"Temperature (°C)": "22"}),
+])
+def test_a_bound_word_before_the_next_number_leaves_this_one_exact(question, values):
+    assert RAIN is not None
+    given = read_inputs(question, RAIN)
+    assert (given.values, given.unused) == (values, ()), question
+
+
+def test_humidity_over_days_is_answered_from_the_row_of_both():
+    given = read_inputs("humidity 90% over 3 days, temperature 22", RAIN).values
+    assert RAIN is not None and match_rules(RAIN, given).outputs == ({"Risk": "very high"},)
