@@ -111,3 +111,16 @@ def test_a_bound_word_before_the_next_number_leaves_this_one_exact(question, val
 def test_humidity_over_days_is_answered_from_the_row_of_both():
     given = read_inputs("humidity 90% over 3 days, temperature 22", RAIN).values
     assert RAIN is not None and match_rules(RAIN, given).outputs == ({"Risk": "very high"},)
+
+
+@pytest.mark.parametrize(("question", "values", "unused"), [
+    # a space groups thousands only before three digits: 3 85 is two numbers, each said
+    ("humidity pump 3 85", {}, ("humidity pump 3", "85")),
+    ("temperature 22, humidity pump 3 85", {"Temperature (°C)": "22"},
+     ("humidity pump 3", "85")),
+    ("temperature 22, humidity 1 200", {"Temperature (°C)": "22", "Humidity (%)": "1200"}, ()),
+])
+def test_a_space_before_two_digits_groups_no_thousands(question, values, unused):
+    assert RAIN is not None
+    given = read_inputs(question, RAIN)
+    assert (given.values, given.unused) == (values, unused), question
