@@ -124,3 +124,14 @@ def test_a_space_before_two_digits_groups_no_thousands(question, values, unused)
     assert RAIN is not None
     given = read_inputs(question, RAIN)
     assert (given.values, given.unused) == (values, unused), question
+
+
+@pytest.mark.parametrize(("question", "unused"), [
+    # the value after a machine named by number is said with it (85 alone said whose?)
+    ("humidity pump no. 3 85", ("humidity pump no. 3 85",)),
+    ("temperature 22, pump no. 3 85", ("pump no. 3 85",)),
+    ("temperature 22 85", ("85",)),  # the 22 is a value: no machine's number
+])
+def test_a_value_after_a_numbered_machine_is_said_with_it(question, unused):
+    assert RAIN is not None
+    assert read_inputs(question, RAIN).unused == unused, question
