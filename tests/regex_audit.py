@@ -267,6 +267,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.mentions._EN_TIME_BEFORE": "search",  # a question, before an input's name
     "kbtools.query.mentions._PLACE_LIST": "match",  # a question, after a value (bounded run)
     "kbtools.query.values._WHICH_AHEAD": "match",  # a question, after a number
+    "kbtools.query.values._GROUP_AHEAD": "match",  # a question, after (or a space before) a number
+    "kbtools.query.quoting._EN_NUMBERED_BEFORE": "search",  # 40 characters before a value
     "kbtools.query.differences._ZH_BEFORE": "search",  # 12 characters before a number
     "kbtools.query.differences._EN_BEFORE": "search",  # 12 characters before a number
     "kbtools.query.differences._EN_AFTER": "match",  # a question, after a number's unit

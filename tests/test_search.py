@@ -106,7 +106,7 @@ def test_decision_table_values_are_evaluated(index):
     assert ev["status"] == "match" and ev["outputs"][0]["风险等级"] == "极高"
     assert ev["inputs"] == {"温度(℃)": "22", "相对湿度(%)": "90", "连续降雨天数": "4"}
     assert [c["reason"] for c in ev["cells"]] == top["why"]["cells"] == [
-        "22 is > 20", "90 is ≥ 85", "4 is > 3"]
+        "22 满足 > 20", "90 满足 ≥ 85", "4 满足 > 3"]  # the question's language
     assert all(not r["evaluated"] for r in res["results"][1:])
     # the other rows of the table are one click away, not three more results
     assert len(top["more"]) >= 1 and all(m["kind"] in ("table_row", "table") for m in top["more"])
@@ -369,7 +369,7 @@ def test_query_cli_text_json_batch_and_errors(example_index, tmp_path):
     res = runner.invoke(main, ["query", "温度 22 度、湿度 90%、连续降雨 4 天，赤霉病风险多高？",
                                "--index", str(example_index), "-k", "2"])
     assert res.exit_code == 0 and "按问题中的数值判定（温度(℃)=22" in res.output
-    assert "风险等级: 极高" in res.output and "温度(℃): 22 is > 20" in res.output
+    assert "风险等级: 极高" in res.output and "温度(℃): 22 满足 > 20" in res.output
     res = runner.invoke(main, ["query", "温度 18 度时赤霉病风险等级", "--index", str(example_index)])
     assert "还需要 相对湿度(%)、连续降雨天数 才能得出结果" in res.output
     res = runner.invoke(main, ["query", "E17 怎么复位？", "--index", str(example_index), "--json"])

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import posixpath
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 from urllib.parse import unquote
@@ -64,6 +64,7 @@ NO_MATCH_MESSAGE = "no rule matches, needs human review"
 NO_MATCH_ZH = "没有匹配的规则，需要人工复核"
 # a cell of an input column not given, in a row that takes any value there
 NOT_GIVEN_REASON = "not given; any value accepted (* or empty cell)"
+NOT_GIVEN_ZH = "未给出；接受任意值（* 或空单元格）"  # the same in Chinese (`CellMatch.reason_in`)
 MAX_PLAIN_DIGITS = 30  # a float input is written out without an exponent up to this length
 
 
@@ -77,16 +78,27 @@ class CellMatch:
     matched: bool
     reason: str
     unit: str = ""  # the column's unit the value was converted to ("" when it was not)
+    # the number `match_rules` read the value as, in the column's unit (None: not read as one,
+    # or not known); what `reason_in` says, not in the JSON (`to_dict`)
+    number: float | None = field(default=None, compare=False)
 
     def reason_in(self, lang: str) -> str:
         """`reason` in `lang` (``en`` or ``zh``; the web page's words), from the cell as written
-        and the value as given, as `match_rules` judged them."""
+        and the value as `match_rules` read it (its `number`: 一半 is 50 in a column of %,
+        77°F 25 in one of ℃ whose unit only its cells write)."""
         if self.reason == NOT_GIVEN_REASON:
-            return "未给出；接受任意值（* 或空单元格）" if lang == "zh" else self.reason
+            return NOT_GIVEN_ZH if lang == "zh" else self.reason
         cond = parse_condition(self.condition)
-        text = read_given(self.value, cond.numeric, column_unit(self.column)).text  # 约25度: 25度
-        number = number_in(text, self.unit) if self.unit else parse_number(text)
+        number = self.number
+        if number is None:  # a cell made without its reading: the value read again
+            text = read_given(self.value, cond.numeric, column_unit(self.column)).text  # 约25度
+            number = number_in(text, self.unit) if self.unit else parse_number(text)
         return cell_reason(cond, self.value, number, self.matched, lang, self.unit)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The cell as `kb table eval --json`, the MCP tool and a search's evaluation give it."""
+        return {"column": self.column, "condition": self.condition, "value": self.value,
+                "matched": self.matched, "reason": self.reason, "unit": self.unit}
 
 
 @dataclass(frozen=True)
@@ -126,7 +138,7 @@ class TableResult:
             "inputs": self.inputs,
             "matches": [{"row": m.row, "line": m.line, "outputs": m.outputs,
                          "links": [dict(link) for link in m.links],
-                         "cells": [vars(c) for c in m.cells]} for m in self.matches],
+                         "cells": [c.to_dict() for c in m.cells]} for m in self.matches],
             "selected": list(self.selected), "outputs": list(self.outputs),
             "citation": self.citation(),
         }
@@ -188,7 +200,7 @@ def match_rules(table: DecisionTable, inputs: Mapping[str, str], *, policy: str 
             part = part or (not ok and _partly(conds[i], reads[i]))
             reason = cell_reason(conds[i], given[i], numbers[i], ok, "en", unit)
             cells.append(CellMatch(table.header[i], table.rows[n - 1][i], given[i], ok, reason,
-                                   unit))
+                                   unit, numbers[i]))
         if part and all(c.matched or _partly(conds[i], reads.get(i))
                         for c, i in zip(cells, table.inputs, strict=True)):
             partial.append(n)

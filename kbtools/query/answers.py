@@ -6,7 +6,7 @@ by evaluating the table, not by the row that merely reads most alike.
 `Evaluation`:
 
 - ``match``: every input found and a row matches (`kbtools.decision.match_rules`): that row,
-  with each cell's reason;
+  with each cell's reason in the question's language;
 - ``no_match``: every input found, no row matches: the table, "no rule matches, needs human
   review" (never a guessed row);
 - ``spans_rows``: a range or bound given (22到25度, ``between 20 and 25 C``: `query.ranges`)
@@ -36,7 +36,7 @@ from kbtools.decision import (
     match_rules,
 )
 from kbtools.decision.given import APPROXIMATE_NOTE, DEPENDS_NOTE, InputError, near_bound
-from kbtools.decision.matching import NO_MATCH_ZH
+from kbtools.decision.matching import NO_MATCH_ZH, NOT_GIVEN_REASON, NOT_GIVEN_ZH, CellMatch
 from kbtools.errors import KbError
 from kbtools.index.reader import KbIndex
 from kbtools.query.inputs import (
@@ -81,7 +81,9 @@ class Evaluation:
     missing: tuple[str, ...] = ()
     row: int | None = None  # 1-based body row that matched (the first, policy ``all``)
     outputs: dict[str, str] = field(default_factory=dict)
-    cells: tuple[dict[str, Any], ...] = ()  # per input cell: column, condition, value, matched, reason
+    # per input cell: column, condition, value, matched, reason (in the question's language:
+    # ``25.5 满足 > 20`` for a Chinese question, ``25.5 is > 20`` for an English one)
+    cells: tuple[dict[str, Any], ...] = ()
     # every row the table's policy selects ({row, outputs, cells}): one for ``first``, each
     # matching row for ``all`` (row, outputs and cells above are the first of them; the
     # JSON's ``outputs`` lists each one's, as `evaluate_table`'s does)
@@ -332,14 +334,19 @@ def _evaluate(doc: str, ti: int, dt: DecisionTable, found: dict[str, str],
                                                             chinese=lang == "zh"),
                           doc, dt.label(), ti, found, missing, conflicts=conflicts,
                           said_of_other=others)
+    zh = lang == "zh"
+
     def not_given(row: int) -> list[dict[str, Any]]:  # the missing inputs' cells of `row`
         return [{"column": h, "condition": dt.rows[row - 1][dt.header.index(h)], "value": None,
-                 "matched": True, "reason": "not given; any value accepted (* or empty cell)"}
+                 "matched": True, "reason": NOT_GIVEN_ZH if zh else NOT_GIVEN_REASON}
                 for h in missing]
+
+    def worded(cell: CellMatch) -> dict[str, Any]:  # its reason in the question's language
+        return {**cell.to_dict(), "reason": cell.reason_in(lang)} if zh else cell.to_dict()
 
     rows: tuple[dict[str, Any], ...] = tuple(
         {"row": m.row, "outputs": dict(m.outputs),
-         "cells": (*(vars(c) for c in m.cells), *not_given(m.row))} for m in chosen)
+         "cells": (*(worded(c) for c in m.cells), *not_given(m.row))} for m in chosen)
     message = not_given_message([m.row for m in chosen], missing, chinese=lang == "zh") \
         if missing else match_message(result, chinese=lang == "zh")
     first = rows[0]

@@ -8,6 +8,7 @@ Pure.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 
 from kbtools.decision.clock import times_in
@@ -48,6 +49,12 @@ def typed_end(typed: str, x: Number) -> int:
 
 
 DATE_AFTER = tuple("年月日号")  # after a number: a date's part (12月5日), no value
+# a machine or a place an English question names by number right before a value no word
+# leads (``humidity pump no. 3 85``, ``pump #3 85``): one or two words, a number's mark, the
+# number (group 1); looked for in the `NUMBERED_REACH` characters before the value
+_EN_NUMBERED_BEFORE = re.compile(r"(?<![a-z])[a-z]+(?: [a-z]+)? ?(?:(?:no\.|nr\.?|number) ?|#)?"
+                                 r"(\d+) $")
+NUMBERED_REACH = 40
 
 
 def unused(found: Sequence[Number], claimed: Collection[int], taken: Sequence[Number],
@@ -81,6 +88,10 @@ def unused(found: Sequence[Number], claimed: Collection[int], taken: Sequence[Nu
                 lead -= 1
             placed = place_at(text[lead:x.extent[0]])
             at = lead + placed if placed else lead if hashed or text[at:at + 1] in "号#" else at
+        elif (m := _EN_NUMBERED_BEFORE.search(text, max(0, x.extent[0] - NUMBERED_REACH),
+                                              x.extent[0])) and \
+                not any(y.start < m.end(1) and m.start(1) < y.end for y in found):
+            at = m.start()  # (pump no. 3 85: the pump's, quoted with it as 3号泵80度 is)
         out[typed[at:x.extent[0]] + value if at >= 0 else value] = None
     return tuple(out)
 

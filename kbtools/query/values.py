@@ -94,6 +94,8 @@ _NEGATED = re.compile(r"[^,，、。;；!?！？\d]{0,4}?(没有|没|未|无|不
 # (-5~-2℃: the other end below zero too)
 # a number of which place or machine after a space (湿度85 3号泵, 85 3#棚): no digits of the
 # number before it
+# a group of thousands a space sets apart (1 200, 12 500 000): three digits, no fewer or more
+_GROUP_AHEAD = re.compile(r" \d{3}(?!\d)")
 _WHICH_AHEAD = re.compile(r" \d+(?:号|#(?=[\u3400-\u9fff]))")
 _SPAN_AFTER = re.compile(r"(?:~|〜|-|–|—|到|至)(?:-|零下|负)?[\d零〇一二两三四五六七八九十]")
 # a second value of the same quantity joined to the first: 22度和24度, 22或24度, 3、4天
@@ -117,7 +119,9 @@ _EN_BOUND_BEFORE = re.compile(
 _EN_BOUND_AFTER = re.compile(
     r"(?:or (?:more|less|above|below|higher|lower|over|under|greater|fewer)|"
     r"and (?:up|above|over|higher|more|rising|falling)|plus|-?odd|max|maximum|min|minimum|"
-    r"at (?:most|least)|tops|below|above|under|over|" + _words(WORD_SUFFIXES) + r")(?![a-z])")
+    # (a bare ``over`` before a number bounds that one: the 90% of ``90% over 3 days`` is exact)
+    r"at (?:most|least)|tops|(?:below|above|under|over)(?! ?-?\d)|" + _words(WORD_SUFFIXES) +
+    r")(?![a-z])")
 # what a duration counts (``4 days of heavy rain``), before a bound after it (``or more``)
 _EN_OBJECT = re.compile(r"of(?: (?!or |and |at |plus )[a-z]+){1,3} ")
 _EN_SPAN_AFTER = re.compile(r"(?:to|and|or|through|thru) ?-?\d")
@@ -357,10 +361,12 @@ def numbers(text: str, cased: str = "") -> list[Number]:
                      or suffix in MAGNITUDES and bool(NUMERAL_RUN.match(rest, 1) or
                                                       rest[1:2].isdigit())
                      or (before[-1:] == "," and before[-2:-1].isdigit())  # the 2 of 1,2
-                     or (rest[:1] == " " and rest[1:2].isdigit() and  # 1 200: 1200, or
-                         not _WHICH_AHEAD.match(rest))  # two; not 85 3号泵: which one
+                     or (_GROUP_AHEAD.match(rest) and  # 1 200: 1200, or two (a space
+                         not _WHICH_AHEAD.match(rest))  # groups 3 digits: 3 85 is two; not
+                     # 85 3号泵: which one)
                      or (before[-1:] == " " and before[-2:-1].isdigit() and  # not the
-                         bool(out) and out[-1].end == start - 1)  # code's: hx-260 2100
+                         bool(out) and out[-1].end == start - 1  # code's: hx-260 2100
+                         and bool(_GROUP_AHEAD.match(text, start - 1)))  # (3 85: two)
                      or _EN_BOUND_BEFORE.search(longer) or _EN_BOUND_AFTER.match(clause)
                      or unit in DURATIONS and _object_bound(text[end + skip:end + skip + 48])
                      or _EN_NEGATED.match(clause))
