@@ -149,6 +149,14 @@ def test_a_read_only_devices_damaged_index_is_served_from_a_copy(device, tmp_pat
     read_only.clear()  # a device kb can write is refused, saying `kb sync` derives it
     code, _, err = cited("--index", str(dev))
     assert code == 1 and "`kb sync` derives index/ again from it" in err, err
+    # an idle copy (no process serves it) is kept while the read-only device's index/
+    # stays damaged: it was pruned, and derived again by the next open; once whole, it goes
+    read_only.add(dev.resolve())
+    let_go()
+    assert copy.name not in readonly.prune_copies() and copy.is_dir()
+    with store.open("r+b") as fh:
+        fh.truncate(size)
+    assert copy.name in readonly.prune_copies() and not copy.exists()
 
 
 def test_a_read_only_device_and_kb_home_refuse_in_one_line(device, tmp_path, read_only,

@@ -22,10 +22,11 @@ Copies are pruned (`prune_copies`, by every process that starts serving one and 
 `kb sync`): a copy is kept while a process serves it (each holds a shared flock on the
 copy's `USE_LOCK` until it exits, so a running `kb serve` or `kb mcp` keeps its copy; a
 killed one lets go) and while it is needed (a release it was made for, `ORIGINS`, still
-exists on a device that cannot be written and still fails this kbtools' check), the `KEEP`
-newest of those; any other is removed, and never anything but the directories directly
-under ``<KB_HOME>/derived`` (not a link, nor through one). `kb status` says how many there
-are, the bytes they hold, and how many the next prune removes (`copies_report`).
+exists on a device that cannot be written and still fails this kbtools' check, or its
+index/ is still damaged: `index_damaged`), the `KEEP` newest of those; any other is
+removed, and never anything but the directories directly under ``<KB_HOME>/derived`` (not a
+link, nor through one). `kb status` says how many there are, the bytes they hold, and how
+many the next prune removes (`copies_report`).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ from kbtools.index.layout import (
     device_of_release,
 )
 from kbtools.index.manifest import load_manifest, verify_files
-from kbtools.index.selfcheck import derivation_problem
+from kbtools.index.selfcheck import derivation_problem, recorded_problems
 from kbtools.index.store import stored_infos
 from kbtools.ship.device import dir_size
 from kbtools.ship.devicelock import locked
@@ -267,10 +268,23 @@ def _in_use(copy: Path) -> bool:
     return False
 
 
+def index_damaged(release: Path) -> str | None:
+    """What differs in `release`'s index/ from the record `kb sync` wrote of its bytes
+    (`selfcheck.recorded_problems`: the first, and how many more), None when nothing does
+    or it keeps no record. Hashes index/ (a prune, `kb status`): an open goes through
+    `intact`, which remembers what it hashed, and notes it (`served_damaged`) in that
+    process alone."""
+    found = recorded_problems(release)
+    if not found:
+        return None
+    return f"{found[0]} (and {len(found) - 1} more)" if len(found) > 1 else found[0]
+
+
 def _needed(copy: Path) -> bool:
     """Whether a release the copy was made for still exists with its manifest on a device
-    that cannot be written and still fails this kbtools' check. A copy that records no
-    origins (made before they were recorded) counts as needed."""
+    that cannot be written and still fails this kbtools' check, or its index/ is still
+    damaged (`index_damaged`: the copy serves it instead, `served_damaged`). A copy that
+    records no origins (made before they were recorded) counts as needed."""
     origins = _origins(copy)
     if not (copy / ORIGINS).is_file():
         return True
@@ -281,7 +295,7 @@ def _needed(copy: Path) -> bool:
         except OSError:
             continue
         if same and device is not None and not os.access(device, os.W_OK) \
-                and stale_index(origin) is not None:
+                and (stale_index(origin) is not None or index_damaged(origin) is not None):
             return True
     return False
 
