@@ -135,9 +135,16 @@ def test_a_read_only_devices_damaged_index_is_served_from_a_copy(device, tmp_pat
         fh.write(bytes(4096))
     read_only.add(dev.resolve())
     before = snapshot(dev)
+    home = Path(os.environ["KB_HOME"]) / "derived"
+    refused = (f"kb: error: {dev}: the served release kb-r1 fails verification: "
+               f"index/store.sqlite: size {size + 4096} != {size}; the device cannot be "
+               "written: {serves}; `kb sync` where the device can be written derives its "
+               "index in place")  # (not `kb sync`, which cannot write there, alone)
+    assert status_error(dev) == refused.format(
+        serves=f"the next query derives a copy to serve in {home}")
     code, ids, err = cited("--index", str(dev))
     assert code == 0 and ids == expected[1], err
-    copy = next(p for p in (Path(os.environ["KB_HOME"]) / "derived").iterdir()
+    copy = next(p for p in home.iterdir()
                 if (p / readonly.ORIGINS).is_file() and str(dev) in p.joinpath(
                     readonly.ORIGINS).read_text(encoding="utf-8"))
     assert err.strip() == (
@@ -146,6 +153,11 @@ def test_a_read_only_devices_damaged_index_is_served_from_a_copy(device, tmp_pat
         f"{size}): serving a copy derived in {copy}; `kb sync` where the device can be "
         "written derives it in place")
     assert snapshot(dev) == before and readonly.stale_index(copy) is None
+    serves = refused.format(serves=f"queries are served from a copy derived in {copy}")
+    assert status_error(dev) == serves
+    res = CliRunner().invoke(main, ["status", "--json", "--to", str(dev)])
+    assert json.loads(res.stdout)["health"] == {
+        "state": "refused", "reasons": [serves.removeprefix(f"kb: error: {dev}: ")]}
     read_only.clear()  # a device kb can write is refused, saying `kb sync` derives it
     code, _, err = cited("--index", str(dev))
     assert code == 1 and "`kb sync` derives index/ again from it" in err, err

@@ -83,7 +83,10 @@ def health(st: dict[str, Any], max_age_days: int) -> tuple[str, list[str]]:
     if keys_problem and (refused := _refused_by_keys(Path(device), served["tag"])):
         return "refused", [refused]
     if served["verified_now"] is False:
-        advice = repair_advice(DeviceLayout(Path(device)).release(served["tag"])) or \
+        # index/ alone fails (`operate.release_problems` checks it once the rest verified)
+        index_only = getattr(served["problems"][0], "key", None) == "problem_index"
+        advice = repair_advice(DeviceLayout(Path(device)).release(served["tag"]),
+                               data_verified=index_only) or \
             "`kb sync` derives a damaged index again, `kb rollback` serves another release"
         return "refused", [f"the served release {served['tag']} fails verification: "
                            f"{(served['problems'] or ['?'])[0]}; {advice}"]

@@ -162,13 +162,17 @@ def served_copy(release: Path) -> Path:
     return final
 
 
-def repair_advice(release: Path) -> str | None:
+def repair_advice(release: Path, *, data_verified: bool) -> str | None:
     """What `kb status` advises for a device's release whose index/ fails its check, when
-    the device cannot be written (None when it can, or when its index/ is this kbtools'):
+    the device cannot be written and a copy serves it (`served_copy`): its index/ derived
+    by other rules, or damaged (`index_damaged`) beside a data/ that verified
+    (`data_verified`); None otherwise (the device can be written, or nothing serves it):
     where queries are served from (a copy made already) and what repairs the device.
     Derives nothing."""
     device = device_of_release(release)
-    if device is None or os.access(device, os.W_OK) or stale_index(release) is None:
+    if device is None or os.access(device, os.W_OK):
+        return None
+    if stale_index(release) is None and not (data_verified and index_damaged(release)):
         return None
     final = kb_home() / DERIVED / hashlib.sha256(
         (release / MANIFEST).read_bytes()).hexdigest()
