@@ -20,9 +20,11 @@ from click.testing import CliRunner
 from device_fixtures import EDITED, can_mount_read_only, make_device, second_release
 
 from kbtools.cli import main
+from kbtools.errors import IndexLoadError
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.selfcheck import DERIVATION
 from kbtools.index.tokenize import TOKENS_VERSION, tokenizer_libs
+from kbtools.serve.i18n import error_zh
 from kbtools.ship import readonly
 from kbtools.ship.device import dir_size as device_dir_size
 from tests.milvus_server import milvus  # noqa: F401 - fixture
@@ -184,6 +186,22 @@ def test_a_read_only_device_and_kb_home_refuse_in_one_line(device, tmp_path, rea
         f"this kbtools' ({OLDER}); no copy could be derived under {tmp_path / 'home'}/derived "
         f"either ({tmp_path / 'home'}/derived: Not a directory): make the device writable "
         "and run `kb sync`, or set KB_HOME to a writable directory")
+    # a Chinese page says the refusal in Chinese, and a Chinese locale the warning
+    with pytest.raises(IndexLoadError) as refused:
+        readonly.served_copy(dev / "current")
+    assert error_zh(refused.value) == (
+        f"设备不可写入，其中 kb-r1 的索引不是本 kbtools 生成的（{OLDER}）；在 {tmp_path / 'home'}"
+        f"/derived 下也无法生成副本（{tmp_path / 'home'}/derived: Not a directory）：请让设备可"
+        "写入并运行 `kb sync`，或把 KB_HOME 设为可写入的目录")
+    monkeypatch.setenv("KB_HOME", str(tmp_path / "writable"))
+    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    code, _, err = cited("--index", str(dev))
+    [copy] = readonly._copies(tmp_path / "writable" / "derived")
+    assert code == 0 and err.strip() == (
+        f"kb: warning: {dev}：设备不可写入，其中 kb-r1 的索引不是本 kbtools 生成的（{OLDER}）：改用在 "
+        f"{copy} 生成的副本提供服务；在设备可写入的地方运行 `kb sync` 会就地重新生成索引")
 
 
 def test_a_real_read_only_mount(device, tmp_path):

@@ -17,6 +17,7 @@ from kbtools.errors import PAGE_FILTERS, KbError, one_line, surface_message
 from kbtools.index.tokenize import language_of
 from kbtools.query.results import FILTERED_AWAY, FILTERED_OUT
 from kbtools.query.search import NO_ANSWER_REASON, NO_WORDS_REASON
+from kbtools.ship.status_words import COPY_ZH
 
 LANGS = ("zh", "en")
 DEFAULT_LANG = "zh"  # a browser naming no language at all
@@ -380,7 +381,7 @@ ERRORS: dict[str, str] = {
     "engine_release_gone": "搜索引擎（Milvus）中正在使用的版本已被删除，请稍后刷新页面；若仍不行，需要重新发布。",
     "engine_release_incomplete": "搜索引擎（Milvus）中的知识库版本不完整，需要重新发布。",
     "engine_failed": "搜索引擎（Milvus）出错，暂时无法检索，请稍后再试或联系设备管理员。",
-}
+} | COPY_ZH  # a read-only device's index served from a copy, or refused (`ship.readonly`)
 MAX_ERROR_VALUE = 200  # the characters of a value an error's Chinese words show
 # what an error's words add when it carries the value named (its English message adds it too)
 CLAUSES = {

@@ -61,6 +61,7 @@ from kbtools.ship.device import dir_size
 from kbtools.ship.devicelock import locked
 from kbtools.ship.devicestate import read_json
 from kbtools.ship.install import derive_index
+from kbtools.ship.status_words import COPY_ZH, Keyed, said_in, status_language
 
 DERIVED = "derived"  # under KB_HOME
 KEEP = 2  # needed copies kept besides those in use (never pruned)
@@ -130,10 +131,10 @@ def served_copy(release: Path) -> Path:
     device = device_of_release(release)
     if device is None or os.access(device, os.W_OK):
         return release  # a writable device: `kb sync` derives it in place (the reader says so)
-    problem = stale_served(release)
+    kind, problem = "stale", stale_served(release)
     said = f"is not this kbtools' ({problem})"
     if problem is None and (problem := _DAMAGED.get(str(release.resolve()))) is not None:
-        said = f"differs from what `kb sync` derived ({problem})"
+        kind, said = "damaged", f"differs from what `kb sync` derived ({problem})"
     if problem is None:
         return release
     release = release.resolve()  # DIR/current: the release it names now
@@ -152,13 +153,17 @@ def served_copy(release: Path) -> Path:
                              f"{said}; no copy could be derived under "
                              f"{base} either ({why}): make the device writable and run `kb "
                              "sync`, or set KB_HOME to a writable directory",
-                             path=str(device)) from None
+                             path=str(device), key=f"copy_refused_{kind}", values={
+                                 "release": tag, "why": problem, "base": str(base),
+                                 "reason": why}) from None
     if str(final) not in _SAID:
         _SAID.add(str(final))
-        print(f"kb: warning: {device}: the device cannot be written and the index of {tag} "
-              f"there {said}: serving a copy derived in {final}; "
-              "`kb sync` where the device can be written derives it in place",
-              file=sys.stderr, flush=True)
+        warning = Keyed(f"{device}: the device cannot be written and the index of {tag} there "
+                        f"{said}: serving a copy derived in {final}; `kb sync` where the "
+                        "device can be written derives it in place", f"copy_{kind}",
+                        {"device": device, "release": tag, "why": problem, "copy": final})
+        print(f"kb: warning: {said_in(warning, status_language(), COPY_ZH)}", file=sys.stderr,
+              flush=True)
     return final
 
 

@@ -105,6 +105,23 @@ WHY_ZH = {
     "index_missing": "没有 manifest.json：不是 kb 索引",
 } | PROBLEMS_ZH
 
+# a read-only device's release served from a copy under KB_HOME (`readonly.served_copy`):
+# the warning, and the refusal when no copy can be made (a page's words too:
+# `kbtools.serve.i18n.ERRORS`); ``why`` is what its index/ fails, in English
+COPY_ZH = {
+    "copy_stale": "{device}：设备不可写入，其中 {release} 的索引不是本 kbtools 生成的（{why}）：改用在 "
+                  "{copy} 生成的副本提供服务；在设备可写入的地方运行 `kb sync` 会就地重新生成索引",
+    "copy_damaged": "{device}：设备不可写入，其中 {release} 的索引与 `kb sync` 生成的不同（{why}）："
+                    "改用在 {copy} 生成的副本提供服务；在设备可写入的地方运行 `kb sync` 会就地重新"
+                    "生成索引",
+    "copy_refused_stale": "设备不可写入，其中 {release} 的索引不是本 kbtools 生成的（{why}）；在 {base} "
+                          "下也无法生成副本（{reason}）：请让设备可写入并运行 `kb sync`，或把 "
+                          "KB_HOME 设为可写入的目录",
+    "copy_refused_damaged": "设备不可写入，其中 {release} 的索引与 `kb sync` 生成的不同（{why}）；在 "
+                            "{base} 下也无法生成副本（{reason}）：请让设备可写入并运行 `kb sync`，"
+                            "或把 KB_HOME 设为可写入的目录",
+}
+
 # a pinned key's reason (trust.log's `why`), by its key
 REASONS_ZH = {
     "pin_first_use": "首次同步时随发布版本 {release} 固定",
