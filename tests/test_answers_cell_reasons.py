@@ -130,6 +130,9 @@ def test_a_space_before_two_digits_groups_no_thousands(question, values, unused)
     # the value after a machine named by number is said with it (85 alone said whose?)
     ("humidity pump no. 3 85", ("humidity pump no. 3 85",)),
     ("temperature 22, pump no. 3 85", ("pump no. 3 85",)),
+    ("pump nr 3 85", ("pump nr 3 85",)),  # nr, No, number: no. as written (v48c)
+    ("humidity pump No 3 85", ("humidity pump No 3 85",)),
+    ("temperature 22, pump number 3 85", ("pump number 3 85",)),
     ("temperature 22 85", ("85",)),  # the 22 is a value: no machine's number
 ])
 def test_a_value_after_a_numbered_machine_is_said_with_it(question, unused):
