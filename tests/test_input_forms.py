@@ -115,10 +115,17 @@ def test_a_half_inside_a_bound_is_the_bounds_value(question, value):
     assert (got.values.get("温度(℃)"), got.unused) == (value, ())
 
 
-def test_a_half_before_more_time_is_no_value():
-    """(nor is a tenth said after the unit, 26度5: `tests/test_answers_field_values.py`)"""
+@pytest.mark.parametrize(("question", "value"), [
+    ("连续降雨1天半12小时", "48小时"), ("连续降雨两天半3小时", "63小时"), ("连续降雨2小时半30分钟", "180分钟"),
+])
+def test_a_half_before_more_time_is_one_length_in_the_smaller_unit(question, value):
+    """1天半3小时 gave no value and was said unused as 半3小时: 1.5 days and 3 hours are
+    one length, 39 hours (v48c; a tenth said after the unit, 26度5, is none:
+    `tests/test_answers_field_values.py`)."""
     assert RAIN is not None
-    assert "连续降雨天数" not in read_inputs("连续降雨1天半3小时", RAIN).values
+    got = read_inputs(question, RAIN)
+    assert (got.values.get("连续降雨天数"), got.unused) == (value, ())
+    assert got.readings["连续降雨天数"] == (question.removeprefix("连续降雨"), value)
 
 
 @pytest.mark.parametrize(("question", "said"), [

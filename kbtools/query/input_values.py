@@ -113,12 +113,16 @@ def with_half(found: Sequence[Number], text: str,
     (their reading is said: 25度半 as 25.5). A bound said around the half (25度半以上,
     超过25度半) is the bound of that value (25.5度以上, 超过25.5度), not of 25 nor of none.
     A tenth said after the unit (26度5) stays no value, as `values.spoken_tenths` decides."""
-    out = list(found)
+    out: list[Number | None] = list(found)
     halved: set[int] = set()
     for n, x in enumerate(found):
         if x.exact or x.unit is None or x.listed or text[x.after:x.after + 1] != "半" or \
-                _MORE.match(text, x.after + 1) or not x.written.startswith(x.value) or \
-                (x.range_text and not _bound(x, found)):
+                not x.written.startswith(x.value) or (x.range_text and not _bound(x, found)):
+            continue
+        if _MORE.match(text, x.after + 1):  # 1天半3小时: 1.5天 and 3小时, in 小时
+            if (joined := _with_smaller(x, found[n + 1:n + 2], text)) is not None:
+                out[n], out[n + 1] = joined, None
+                halved.add(x.start)
             continue
         cut, cut_cased = text[:x.after] + text[x.after + 1:], cased[:x.after] + cased[x.after + 1:]
         alone = with_ranges(cut, cut_cased, numbers(cut, cut_cased))
@@ -138,7 +142,26 @@ def with_half(found: Sequence[Number], text: str,
         out[n] = replace(x, value=shown, written=written, exact=True, after=x.after + 1,
                          extent=(x.extent[0], max(x.extent[1], x.after + 1)))
         halved.add(x.start)
-    return out, halved
+    return [x for x in out if x is not None], halved
+
+
+def _with_smaller(x: Number, following: Sequence[Number], text: str) -> Number | None:
+    """`x` (1天, said with a half and then another number: 1天半3小时) and the number
+    right after its half as one length in the smaller unit (39小时: 1.5 days are 36 hours),
+    when that one is an exact number of a unit `x`'s is a whole number of (天 of 小时);
+    None for any other (1天半3次)."""
+    y = following[0] if following else None
+    if y is None or y.start != x.after + 1 or not y.exact or y.unit is None or y.range_text or \
+            y.listed or not y.written.startswith(y.value) or _MORE.match(text, y.after):
+        return None
+    unit, smaller = x.written[len(x.value):].strip(), y.written[len(y.value):].strip()
+    times = scale(unit_of("1" + unit), unit_of("1" + smaller))
+    if times is None or times[1] != 1 or times[0] <= 1:
+        return None
+    value = (Decimal(x.value) + Decimal("0.5")) * times[0] + Decimal(y.value)
+    shown = format(value.normalize(), "f")
+    return replace(y, start=x.start, value=shown, written=shown + smaller, word=x.word,
+                   extent=(x.extent[0], y.extent[1]))
 
 
 def _bound(x: Number, found: Sequence[Number]) -> bool:
