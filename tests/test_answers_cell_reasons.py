@@ -130,8 +130,34 @@ def test_a_space_before_two_digits_groups_no_thousands(question, values, unused)
     # the value after a machine named by number is said with it (85 alone said whose?)
     ("humidity pump no. 3 85", ("humidity pump no. 3 85",)),
     ("temperature 22, pump no. 3 85", ("pump no. 3 85",)),
+    ("pump nr 3 85", ("pump nr 3 85",)),  # nr, No, number: no. as written (v48c)
+    ("humidity pump No 3 85", ("humidity pump No 3 85",)),
+    ("temperature 22, pump number 3 85", ("pump number 3 85",)),
     ("temperature 22 85", ("85",)),  # the 22 is a value: no machine's number
 ])
 def test_a_value_after_a_numbered_machine_is_said_with_it(question, unused):
     assert RAIN is not None
     assert read_inputs(question, RAIN).unused == unused, question
+
+
+MONTHS = build_table(["Filter age (months)", "Action"], [["<18", "keep"], [">=18", "replace"]],
+                     decision="inputs=Filter age (months); outputs=Action")
+HOURS = build_table(["Runtime (h)", "Action"], [["<48", "ok"], [">=48", "check"]],
+                    decision="inputs=Runtime (h); outputs=Action")
+ZH_MONTHS = build_table(["滤芯使用时间(月)", "处理"], [["<18", "保留"], ["≥18", "更换"]],
+                        decision="inputs=滤芯使用时间(月); outputs=处理")
+
+
+@pytest.mark.parametrize(("table", "value", "en", "zh"), [
+    # a converted value's reason said its conversion in English units in a Chinese answer
+    (MONTHS, "2 years", "2 years = 24 months; 24 is ≥ 18", "2年 = 24个月；24 满足 ≥ 18"),
+    (MONTHS, "2年", "2年 = 24 months; 24 is ≥ 18", "2年 = 24个月；24 满足 ≥ 18"),
+    (HOURS, "3days", "3days = 72 h; 72 is ≥ 48", "3天 = 72小时；72 满足 ≥ 48"),
+    (ZH_MONTHS, "2 Years", "2 Years = 24 月; 24 is ≥ 18", "2年 = 24个月；24 满足 ≥ 18"),
+])
+def test_a_conversion_is_said_in_the_language_of_the_reason(table, value, en, zh):
+    assert table is not None
+    cell = match_rules(table, {table.header[0]: value}).matches[0].cells[0]
+    assert (cell.reason_in("en"), cell.reason_in("zh")) == (en, zh)
+    ev = evaluate_inputs("m.md", 1, table, {table.header[0]: value}, lang="zh")
+    assert ev.cells[0]["reason"] == zh

@@ -104,11 +104,28 @@ def test_a_half_said_after_the_unit_is_read_and_said(table, question, values, re
     assert next(iter(v for k, v in got.readings.items() if k not in ("湿度(%)",))) == read
 
 
-def test_a_half_before_a_bound_or_more_time_is_no_value():
-    """(nor is a tenth said after the unit, 26度5: `tests/test_answers_field_values.py`)"""
-    assert BARE is not None and RAIN is not None
-    assert "温度(℃)" not in read_inputs("温度25度半以上", BARE).values
-    assert "连续降雨天数" not in read_inputs("连续降雨1天半3小时", RAIN).values
+@pytest.mark.parametrize(("question", "value"), [
+    ("温度25度半以上", "25.5度以上"), ("温度25度半以下", "25.5度以下"), ("温度超过25度半", "超过25.5度"),
+])
+def test_a_half_inside_a_bound_is_the_bounds_value(question, value):
+    """25度半以上 gave no value and was not said unused (25度以上 was no exact 25, so the
+    half was left out); 超过25度半 was read as 超过25度, its half dropped (v48c)."""
+    assert BARE is not None
+    got = read_inputs(question, BARE)
+    assert (got.values.get("温度(℃)"), got.unused) == (value, ())
+
+
+@pytest.mark.parametrize(("question", "value"), [
+    ("连续降雨1天半12小时", "48小时"), ("连续降雨两天半3小时", "63小时"), ("连续降雨2小时半30分钟", "180分钟"),
+])
+def test_a_half_before_more_time_is_one_length_in_the_smaller_unit(question, value):
+    """1天半3小时 gave no value and was said unused as 半3小时: 1.5 days and 3 hours are
+    one length, 39 hours (v48c; a tenth said after the unit, 26度5, is none:
+    `tests/test_answers_field_values.py`)."""
+    assert RAIN is not None
+    got = read_inputs(question, RAIN)
+    assert (got.values.get("连续降雨天数"), got.unused) == (value, ())
+    assert got.readings["连续降雨天数"] == (question.removeprefix("连续降雨"), value)
 
 
 @pytest.mark.parametrize(("question", "said"), [

@@ -55,7 +55,7 @@ from kbtools.decision.refusals import (
     read_inputs,
     span_error,
 )
-from kbtools.decision.units import scale, unit_group
+from kbtools.decision.units import chinese_unit, scale, unit_group
 from kbtools.decision.weekdays import WEEKDAY_UNIT, day_name, not_a_day, weekday_mismatch
 from kbtools.errors import TableError
 
@@ -357,7 +357,11 @@ def cell_reason(cond: Condition, value: str, number: float | None, ok: bool,
     months; 24 is > 12``)."""
     if unit and number is not None and cond.kind != "any":
         said = cell_reason(cond, value, number, ok, lang)
-        return f"{value.strip()} = {format_number(number)} {unit}{'；' if lang == 'zh' else '; '}{said}"
+        if lang == "zh":  # 2年 = 24个月, said in Chinese as the rest is (not ``24 months``)
+            word = chinese_unit(unit)  # (13800 V: a symbol keeps its space)
+            gap = " " if word.isascii() else ""
+            return f"{_chinese_value(value)} = {format_number(number)}{gap}{word}；{said}"
+        return f"{value.strip()} = {format_number(number)} {unit}; {said}"
     zh, shown = lang == "zh", value.strip()
     if cond.kind == "any":
         return "接受任意值（* 或空单元格）" if zh else "any value accepted (* or empty cell)"
@@ -375,6 +379,20 @@ def cell_reason(cond: Condition, value: str, number: float | None, ok: bool,
     if zh:
         return f"{said} {'满足' if ok else '不满足'} {cond.describe(lang)}"
     return f"{said} {'is' if ok else 'is not'} {cond.describe()}"
+
+
+def _chinese_value(value: str) -> str:
+    """`value` with the Latin word of its unit in Chinese (``2 years`` → 2年, ``3days`` →
+    3天: `chinese_unit`); as written when no Chinese word names its unit (2年, 30 mm)."""
+    shown = value.strip()
+    unit = unit_of(shown)
+    cut = len(shown)
+    while cut and shown[cut - 1].isascii() and shown[cut - 1].isalpha():
+        cut -= 1
+    if not unit.isascii() or shown[cut:].casefold() != unit.casefold() or \
+            chinese_unit(unit) == unit:
+        return shown
+    return shown[:cut].rstrip() + chinese_unit(unit)
 
 
 def _input_columns(table: DecisionTable, inputs: Mapping[str, str], where: str,

@@ -290,6 +290,18 @@ def unit_group(unit: str) -> int | None:
     return GROUP_OF.get(unit.casefold())
 
 
+# the word a Chinese sentence says a unit of time (or area) in, by its group (2年 = 24个月, not
+# ``24 months``); a unit no word here names (℃, mm, kPa) is said as written
+ZH_UNIT_WORDS = ("秒", "分钟", "小时", "天", "周", "个月", "年", "公顷")
+
+
+def chinese_unit(unit: str) -> str:
+    """`unit` as a Chinese sentence says it (``months`` and 月 → 个月, ``h`` → 小时, ``days``
+    → 天); `unit` itself when `ZH_UNIT_WORDS` names none of its group (℃, mm)."""
+    group = unit_group(unit.strip())
+    return next((w for w in ZH_UNIT_WORDS if group is not None and GROUP_OF[w] == group), unit)
+
+
 def bare_degrees(unit: str) -> bool:
     """Whether `unit` is ``degrees`` with no scale named (`BARE_DEGREES`)."""
     return unit.casefold() in BARE_DEGREES

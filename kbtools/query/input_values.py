@@ -19,6 +19,7 @@ from kbtools.decision.given import in_scale, read_given
 from kbtools.decision.units import bare_degrees, degrees_fit, scale
 from kbtools.query.fillers import strip_fillers
 from kbtools.query.mentions import NAME_GAP_LATIN
+from kbtools.query.ranges import with_ranges
 from kbtools.query.values import STOP_GAP, Number, numbers
 
 
@@ -108,25 +109,65 @@ def with_half(found: Sequence[Number], text: str,
     with a half after its unit (温度25度半, 二十五度半, 1天半: 25.5, 1.5 天) read as that value.
     `values.numbers` leaves such a number inexact (25 is not the value), and no input took
     it: it was dropped unsaid. It is the value when the number is exact with the half left
-    out (not 25度半以上, a bound; a half before more, 1天半3小时, is none). With the starts
-    of the numbers so read (their reading is said: 25度半 as 25.5). A tenth said after the
-    unit (26度5) stays no value, as `values.spoken_tenths` decides."""
-    out = list(found)
+    out (a half before more, 1天半3小时, is none). With the starts of the numbers so read
+    (their reading is said: 25度半 as 25.5). A bound said around the half (25度半以上,
+    超过25度半) is the bound of that value (25.5度以上, 超过25.5度), not of 25 nor of none.
+    A tenth said after the unit (26度5) stays no value, as `values.spoken_tenths` decides."""
+    out: list[Number | None] = list(found)
     halved: set[int] = set()
     for n, x in enumerate(found):
-        if x.exact or x.unit is None or x.range_text or x.listed or \
-                text[x.after:x.after + 1] != "半" or _MORE.match(text, x.after + 1) or \
-                not x.written.startswith(x.value):
+        if x.exact or x.unit is None or x.listed or text[x.after:x.after + 1] != "半" or \
+                not x.written.startswith(x.value) or (x.range_text and not _bound(x, found)):
             continue
-        alone = numbers(text[:x.after] + text[x.after + 1:], cased[:x.after] + cased[x.after + 1:])
-        if not any(y.start == x.start and y.exact for y in alone):
-            continue  # (25度半以上: a bound, as 25度以上 is)
+        if _MORE.match(text, x.after + 1):  # 1天半3小时: 1.5天 and 3小时, in 小时
+            if (joined := _with_smaller(x, found[n + 1:n + 2], text)) is not None:
+                out[n], out[n + 1] = joined, None
+                halved.add(x.start)
+            continue
+        cut, cut_cased = text[:x.after] + text[x.after + 1:], cased[:x.after] + cased[x.after + 1:]
+        alone = with_ranges(cut, cut_cased, numbers(cut, cut_cased))
+        y = next((y for y in alone if y.start == x.start), None)
+        if y is None or not (y.exact or y.range_text and _bound(y, alone)):
+            continue
         value = Decimal(x.value) + Decimal("0.5")
         shown = format(value.normalize(), "f")
-        out[n] = replace(x, value=shown, written=shown + x.written[len(x.value):], exact=True,
-                         after=x.after + 1, extent=(x.extent[0], max(x.extent[1], x.after + 1)))
+        written = shown + x.written[len(x.value):]
+        ends = (y.extent[0], y.extent[1] + (y.extent[1] >= x.after))  # (the 半 back in)
+        if y.range_text:  # 25度半以上: 25.5度以上, as the table reads a bound
+            if x.written not in y.range_text:
+                continue
+            out[n] = replace(y, value=shown, written=written, after=x.after + 1, extent=ends,
+                             range_text=y.range_text.replace(x.written, written, 1))
+            continue
+        out[n] = replace(x, value=shown, written=written, exact=True, after=x.after + 1,
+                         extent=(x.extent[0], max(x.extent[1], x.after + 1)))
         halved.add(x.start)
-    return out, halved
+    return [x for x in out if x is not None], halved
+
+
+def _with_smaller(x: Number, following: Sequence[Number], text: str) -> Number | None:
+    """`x` (1天, said with a half and then another number: 1天半3小时) and the number
+    right after its half as one length in the smaller unit (39小时: 1.5 days are 36 hours),
+    when that one is an exact number of a unit `x`'s is a whole number of (天 of 小时);
+    None for any other (1天半3次)."""
+    y = following[0] if following else None
+    if y is None or y.start != x.after + 1 or not y.exact or y.unit is None or y.range_text or \
+            y.listed or not y.written.startswith(y.value) or _MORE.match(text, y.after):
+        return None
+    unit, smaller = x.written[len(x.value):].strip(), y.written[len(y.value):].strip()
+    times = scale(unit_of("1" + unit), unit_of("1" + smaller))
+    if times is None or times[1] != 1 or times[0] <= 1:
+        return None
+    value = (Decimal(x.value) + Decimal("0.5")) * times[0] + Decimal(y.value)
+    shown = format(value.normalize(), "f")
+    return replace(y, start=x.start, value=shown, written=shown + smaller, word=x.word,
+                   extent=(x.extent[0], y.extent[1]))
+
+
+def _bound(x: Number, found: Sequence[Number]) -> bool:
+    """Whether `x`'s range (`Number.range_text`) is a bound of it alone (25度以上), not a
+    range with another number (20到25度)."""
+    return sum(y.extent == x.extent for y in found) == 1
 
 
 # what after a half makes it no half of the number before it (1天半3小时: 1.5 days and more)

@@ -50,9 +50,10 @@ def typed_end(typed: str, x: Number) -> int:
 
 DATE_AFTER = tuple("年月日号")  # after a number: a date's part (12月5日), no value
 # a machine or a place an English question names by number right before a value no word
-# leads (``humidity pump no. 3 85``, ``pump #3 85``): one or two words, a number's mark, the
-# number (group 1); looked for in the `NUMBERED_REACH` characters before the value
-_EN_NUMBERED_BEFORE = re.compile(r"(?<![a-z])[a-z]+(?: [a-z]+)? ?(?:(?:no\.|nr\.?|number) ?|#)?"
+# leads (``humidity pump no. 3 85``, ``pump #3 85``, ``pump nr 3 85``): one or two words, a
+# number's mark (no. or no, nr. or nr, number, #), the number (group 1); looked for in the
+# `NUMBERED_REACH` characters before the value
+_EN_NUMBERED_BEFORE = re.compile(r"(?<![a-z])[a-z]+(?: [a-z]+)? ?(?:(?:no\.?|nr\.?|number) ?|#)?"
                                  r"(\d+) $")
 NUMBERED_REACH = 40
 

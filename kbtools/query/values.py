@@ -417,15 +417,19 @@ def numbers(text: str, cased: str = "") -> list[Number]:
 
 # what right after a number makes it the number of a place or a machine (3号棚, 三号机, 2号泵)
 PLACE_AFTER = ("号",)
-# what right before a number does so, as a whole word (``#3 pump``, ``no. 2 line``)
-PLACE_BEFORE = ("#", "no.", "no. ", "nr.", "nr. ")
+# what right before a number does so, as a whole word (``#3 pump``, ``no. 2 line``, ``pump nr
+# 3``, ``number 3``)
+PLACE_BEFORE = ("#", "no.", "no. ", "nr.", "nr. ", "nr ", "number ")
+# what does so only after a word, the machine or place it numbers (``pump no 3``: a bare
+# ``no 3`` may say none)
+PLACE_BEFORE_NAMED = ("no ",)
 
 
 def place_number(text: str, start: int, rest: str) -> bool:
     """Whether the number at `start` of compacted `text` (`rest`: what follows it) names which
     place or machine (3号棚, 三号机, ``#3 pump``, ``no. 2 line``) or is an ordinal with no unit
     (第三棚, 第3棚; not 第3天, a day), and so is no value of any input."""
-    before = text[max(0, start - 4):start]
+    before = text[max(0, start - 8):start]
     if rest.startswith(PLACE_AFTER) or rest[:1] == "#" and "\u3400" <= rest[1:2] <= "\u9fff":
         return True  # (3#棚, 3#机: 3号 written in a hurry; not 湿度85#)
     if before.endswith("第"):
@@ -433,6 +437,9 @@ def place_number(text: str, start: int, rest: str) -> bool:
     word = next((w for w in PLACE_BEFORE if before.endswith(w)), "")
     if word and not (word[0].isalpha() and before[:-len(word)][-1:].isalpha()):
         return True
+    named = next((w for w in PLACE_BEFORE_NAMED if before.endswith(w)), "")
+    if named and before[:-len(named)][-2:-1].isalpha() and before[:-len(named)][-1:] == " ":
+        return True  # (pump no 3: the pump's number)
     return en_place_before(text[max(0, start - 20):start])  # ``greenhouse (number) 3``
 
 
