@@ -319,7 +319,7 @@ def test_same_chunks_in_the_same_order_at_every_depth(example, where):
 # how far two engines' scores of one chunk may differ: the local graph's cosines are of its
 # float16 vectors, Milvus's of float32 ones summed in another order, which moves a fused
 # score by up to a few 1e-5 on this 2-core AMD EPYC (2.1e-5 of 0.73 seen; on other CPUs
-# less): near-ties within it may swap between the engines, nothing further apart
+# less): chunks tied within it may swap places between the engines (`assert_same_ranking`)
 SCORE_NOISE = 1e-4
 
 
