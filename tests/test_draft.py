@@ -163,6 +163,19 @@ def test_a_citation_past_the_end_of_its_document_is_refused(repo: git.Repo) -> N
     assert d.branch.startswith("draft/")
 
 
+def test_a_superscript_after_a_citations_lines_is_no_digit_of_them(repo: git.Repo) -> None:
+    """``a.md:1²`` (line 1, footnote 2) was read as line 12 of a one-line document, NFKC
+    making the superscript a digit, and the draft refused; it is filed now, while a
+    full-width ``１２`` is still read as 12."""
+    root = Path(repo.working_tree_dir)
+    d = create_draft(root, "field-report", "Leak", "Seal leaked; see knowledge/a.md:1².",
+                     author="Tech Wu", location="P2", now=NOW)
+    assert d.branch.startswith("draft/")
+    with pytest.raises(UsageError, match=r"^the draft cites knowledge/a\.md:１２, past the end"):
+        create_draft(root, "field-report", "Leak 2", "Seal leaked; see knowledge/a.md:１２.",
+                     author="Tech Wu", location="P2", now=NOW)
+
+
 def test_a_draft_refuses_bidi_controls_where_they_disguise_text(repo: git.Repo) -> None:
     """create_draft(..., "\u202egnp.exe", ...) was committed: the title reads as exe.png."""
     root = Path(repo.working_tree_dir)

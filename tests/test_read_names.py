@@ -12,6 +12,9 @@ from hypothesis import strategies as st
 from mcpfixtures import built, calls, committed_repo, git, session
 from servefixtures import app_client, error_of
 
+from kbtools.agents.citation_text import narrow_suffix, narrow_width
+from kbtools.agents.named import read_value
+
 __all__ = ["built"]  # the module-scoped fixture, imported for pytest to find
 
 RISK = "knowledge/crops/risk.md"
@@ -214,3 +217,16 @@ def test_a_full_width_hash_after_the_suffix_reads_as_the_hash(built, tmp_path):
             assert resp.status_code == 200 and cited(resp.json()) == want[1], resp.text
     finally:
         gen.close()
+
+
+def test_only_the_full_width_forms_of_ascii_are_read_narrow():
+    """One narrowing for a citation's suffix, a draft's cited lines and a table's value
+    (`narrow_width`): each full-width form of ASCII and the ideographic space as its ASCII,
+    one character for one; a superscript (a footnote's mark, an exponent), a ligature, ``℃``
+    or a mathematical letter keeps its own, where NFKC read ``x.𝐦𝐝`` as ``x.md``."""
+    wide = "".join(map(chr, range(0xFF01, 0xFF5F))) + "\u3000"
+    assert narrow_width(wide) == "".join(map(chr, range(0x21, 0x7F))) + " "
+    kept = "x.𝐦𝐝:1² ﬁ 25℃ ① ﹒"
+    assert narrow_width(kept) == kept
+    assert narrow_suffix("ｘ．ｍｄ＃Ｌ１") == "ｘ.md#Ｌ１" and narrow_suffix("x.𝐦𝐝:1-2") == "x.𝐦𝐝:1-2"
+    assert read_value("\u3000１０⁵ ") == "10⁵" and read_value("ｐＨ＞７") == "pH>7"

@@ -32,6 +32,25 @@ _DOCUMENT_ENDS = (".md", ".markdown")
 NARROW_DIGITS = str.maketrans({chr(0xFF10 + n): str(n) for n in range(10)})  # ０-９ → 0-9
 _WIDE = {chr(0xFF10 + n): str(n) for n in range(10)} | {"：": ":", "Ｌ": "L", "ｌ": "l"} | \
     dict.fromkeys("－–—～〜~", "-")
+# the full-width forms of ASCII and the ideographic space, what a Chinese input method types
+# (`ｘ．ｍｄ：１０`, `２５`, `ｐＨ`, `＞`, `＃`): the characters Unicode decomposes as <wide> of
+# one ASCII character (U+FF01-FF5E, U+3000), each as that character (`narrow_width`)
+NARROW_FORMS = str.maketrans({
+    c: unicodedata.normalize("NFKC", c)
+    for c in map(chr, (*range(0x3000, 0x3040), *range(0xFF00, 0xFFF0)))
+    if unicodedata.decomposition(c).startswith("<wide>")
+    and unicodedata.normalize("NFKC", c).isascii()})
+
+
+def narrow_width(text: str) -> str:
+    """`text` with the full-width forms of ASCII and the ideographic space as the ASCII they
+    stand for (`NARROW_FORMS`), one character for one: an index into the result is the same
+    character's in `text`. Other compatibility forms keep their own characters, though NFKC
+    reads some as ASCII: a superscript or subscript is an exponent or a footnote's mark
+    (``pump.md:40²`` is line 40 and note 2, no line 402; a table reads ``10⁵`` as 10^5), a
+    ligature (``ﬁ``), ``℃`` or ``①`` stands for more than one character or no digit, and
+    nobody types a path's or a number's letters in mathematical bold (``𝐦𝐝``)."""
+    return text.translate(NARROW_FORMS)
 
 
 def is_commit(text: str) -> bool:
@@ -192,8 +211,7 @@ def narrow_suffix(doc: str) -> str:
     but for a full-width ``＃`` right after the suffix: the ``#`` before a link's anchor or a
     code host's lines (``x.md＃安装步骤``, ``x.md＃Ｌ１０``), as a Chinese input method types
     it, which was read as part of the path ("no such document")."""
-    narrow = "".join(n if len(n := unicodedata.normalize("NFKC", c)) == 1 and n.isascii()
-                     else c for c in doc)  # one to one: each index the same character's
+    narrow = narrow_width(doc)  # one to one: each index the same character's
     low = narrow.lower()
     ends = [(at, at + len(e)) for e in _DOCUMENT_ENDS for at in _found(low, e)
             if at + len(e) == len(doc) or not (narrow[at + len(e)].isalnum()

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import posixpath
 import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 import git
 
+from kbtools.agents.citation_text import narrow_width
 from kbtools.agents.draft_text import argument_name
 from kbtools.check.content import raw_problems
 from kbtools.check.engine import check_document, make_context, max_document_bytes
@@ -130,9 +130,9 @@ def cited_past_end(repo: git.Repo, cfg: Config, base: str, prefix: str,
     `base` holds it (``pump.md:900-910`` of a 40-line file): such a citation reads nothing,
     and a reviewer cannot tell what it meant. A citation written with an input method's
     full-width colon, digits or dash is read as the ASCII one; one of a document the base
-    does not hold is left to the reviewer."""
-    narrow = "".join(n if len(n := unicodedata.normalize("NFKC", c)) == 1 and n.isascii()
-                     else c for c in text).translate(_DASHES)
+    does not hold is left to the reviewer; a superscript after the lines is a footnote's mark,
+    no digit of them (``a.md:40²``: `narrow_width`)."""
+    narrow = narrow_width(text).translate(_DASHES)
     knowledge = cfg.path("knowledge").relative_to(cfg.root).as_posix()
     for m in _CITED_LINES.finditer(narrow):
         start = m.start()

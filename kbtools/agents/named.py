@@ -27,7 +27,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kbtools.agents.citation_text import NARROW_DIGITS, percent_decoded, plain_citation
+from kbtools.agents.citation_text import (
+    NARROW_DIGITS,
+    narrow_width,
+    percent_decoded,
+    plain_citation,
+)
 from kbtools.agents.docpath import cited, linked
 from kbtools.agents.heading_meaning import by_meaning
 from kbtools.agents.read import anchored_section, find_section
@@ -205,17 +210,12 @@ def pasted_name(name: str) -> str:
     return unpadded(INVISIBLE.sub("", name))
 
 
-# the full-width forms of ASCII (`２５`, `ｐＨ`, `＞`: a Chinese input method's) and the
-# ideographic space, as the ASCII the value readers read them as (NFKC, `cell_text`)
-NARROW_FORMS = str.maketrans({chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)} |
-                             {"\u3000": " "})
-
-
 def read_value(value: str) -> str:
     """An input value as the table reads it, and echoes it in `inputs`: as pasted
-    (`pasted_name`), its full-width ASCII forms as the ASCII they are read as (`NARROW_FORMS`:
-    `温度=２５` was echoed `２５` beside a reason that read 25)."""
-    return pasted_name(value.translate(NARROW_FORMS))
+    (`pasted_name`), its full-width ASCII forms as the ASCII they are read as (`narrow_width`:
+    `温度=２５` was echoed `２５` beside a reason that read 25); a superscript is kept, as the
+    table reads it apart from the digit before it (``10⁵`` is 10^5, no 105)."""
+    return pasted_name(narrow_width(value))
 
 
 def _free_name(table: DecisionTable, i: int, name: str, value: str,
