@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from servefixtures import app_client, error_of, make_served_repo
 
+from kbtools.agents.parameters import filter_list, filter_object
 from kbtools.query.question import is_blank
 from kbtools.serve.openapi import openapi_document
 
@@ -85,6 +86,31 @@ def test_a_where_object_is_read_as_the_mcp_tool_reads_it(client):
         assert words in error_of(client.post("/api/search", json={"query": "施药",
                                                                    "where": where}), 400)
         assert conforms("SearchRequest", {"query": "施药", "where": where}), where
+
+
+def test_a_where_is_bounded_by_the_mcp_tools_own_types(client):
+    """/api/search bounded a `where` by hand with the limits the MCP tool's types
+    (`parameters.FilterObject`, `FilterList`) declare; it is validated through those types
+    now: at each bound it is searched, one past it refused in one line naming the key."""
+    obj, listed = filter_object().json_schema(), filter_list().json_schema()
+    keys, chars = obj["maxProperties"], obj["propertyNames"]["maxLength"]
+    values, filters = obj["additionalProperties"]["anyOf"][-1]["maxItems"], listed["maxItems"]
+    at_bound = [{f"k{i}": "x" for i in range(keys)}, {"k" * chars: "x"},
+                {"crop": ["x"] * values}, {"crop": "x" * chars}, ["crop=x"] * filters]
+    past = [({f"k{i}": "x" for i in range(keys + 1)}, f"at most {keys} 'where' filters"),
+            ({"k" * (chars + 1): "x"}, f"a 'where' filter longer than {chars} characters"),
+            ({"crop": ["x"] * (values + 1)}, f"at most {values} 'where.crop' filters"),
+            ({"crop": ["x", "y" * (chars + 1)], "n": None},
+             f"a 'where.crop' filter longer than {chars} characters"),
+            (["crop=x"] * (filters + 1), f"at most {filters} 'where' filters")]
+    for where in at_bound:
+        sent = client.post("/api/search", json={"query": "施药", "where": where})
+        assert sent.status_code == 200 or not any(
+            words in error_of(sent, 400) for words in ("' filters", "filter longer than")), \
+            sent.text  # (a key of the most characters makes a filter the parser refuses)
+    for where, said in past:
+        assert error_of(client.post("/api/search", json={"query": "施药", "where": where}),
+                        400) == said
 
 
 def test_the_openapi_where_says_what_a_filter_matches():

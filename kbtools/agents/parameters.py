@@ -13,9 +13,18 @@ whole number too: `true` and 1.0 were read as table 1.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+from pydantic import (
+    BeforeValidator,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    TypeAdapter,
+)
 
 from kbtools.agents.arguments import (
     MAX_BODY_CHARS,
@@ -93,7 +102,8 @@ FilterObject = Annotated[dict[Annotated[str, Field(max_length=MAX_WHERE_CHARS)],
                               FilterValue | Annotated[list[FilterValue],
                                                       Field(max_length=MAX_WHERE)]],
                          Field(max_length=MAX_WHERE)]
-Filters = Annotated[Annotated[list[Filter], Field(max_length=MAX_WHERE)] | Filter | FilterObject
+FilterList = Annotated[list[Filter], Field(max_length=MAX_WHERE)]
+Filters = Annotated[FilterList | Filter | FilterObject
                     | None, Field(
     description=(f"Front-matter filters, one string, a list of at most {MAX_WHERE} or an object "
                  "with one filter per key, {KEY: VALUE} for KEY=VALUE, its value a list for "
@@ -101,6 +111,23 @@ Filters = Annotated[Annotated[list[Filter], Field(max_length=MAX_WHERE)] | Filte
                  f"hold): {WHERE_HELP}"),
     examples=["category=crop-protection", ["verified=true", "doc=crops/wheat-scab.md"],
               {"category": "crop-protection", "功率": ">=5kW"}])]
+
+
+@cache
+def filter_object() -> TypeAdapter[dict[str, Any]]:
+    """`FilterObject`'s validator and schema: /api/search bounds a `where` object with it as
+    pydantic bounds the MCP tool's (`serve.ops.check_where`), and the OpenAPI document shows
+    its schema; built when first asked for."""
+    return TypeAdapter(FilterObject)
+
+
+@cache
+def filter_list() -> TypeAdapter[list[str]]:
+    """`FilterList`'s validator: /api/search's and the search page's list of filters bounded
+    as the MCP tool's (`serve.ops.check_where`); built when first asked for."""
+    return TypeAdapter(FilterList)
+
+
 VerifiedOnly = Annotated[StrictBool | None, Field(
     description=("true: only passages that are verified now (reviewed, and unchanged since "
                  "the review). Default: all passages, each with its own `verified`.")),

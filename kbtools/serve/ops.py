@@ -20,6 +20,7 @@ from urllib.parse import unquote_to_bytes
 
 import anyio
 from markdown_it.token import Token
+from pydantic import TypeAdapter, ValidationError
 from starlette.datastructures import QueryParams
 from starlette.requests import ClientDisconnect, Request
 
@@ -28,13 +29,13 @@ from kbtools.agents.arguments import (
     MAX_INPUTS,
     MAX_LINE,
     MAX_QUESTION_CHARS,
-    MAX_WHERE,
     filters,
     flag,
     is_digits,
     whole_number,
 )
 from kbtools.agents.citation_text import NARROW_DIGITS
+from kbtools.agents.parameters import filter_list, filter_object
 from kbtools.config import MAX_K
 from kbtools.corpus import SourceDoc
 from kbtools.decision.documents import document_tables
@@ -48,7 +49,7 @@ from kbtools.markdown.doctree import parse
 from kbtools.markdown.figures import tags_hidden
 from kbtools.markdown.parser import Env
 from kbtools.query import freshness
-from kbtools.query.filters import MAX_WHERE_CHARS, Condition
+from kbtools.query.filters import Condition
 from kbtools.query.question import is_blank, refuse_blank
 from kbtools.query.results import SearchResponse
 from kbtools.query.search import search as run_search
@@ -199,36 +200,41 @@ def check_where(where: Any) -> list[str]:
     """The filters a search's `where` gives, read as the MCP tool `search` reads it
     (`agents.arguments.filters`): one string, a list of strings, or an object with one
     filter per key (``{"crop": "小麦", "功率": ">5kW"}``), which was refused here as "must be
-    a list" while MCP searched it. Bounded as the tool's schema bounds it; ApiError 400
-    naming what is wrong, a value of another type refused by `filters` naming its key."""
+    a list" while MCP searched it. Bounded by the tool's own types (`bounded`); ApiError
+    400 naming what is wrong, a value of another type refused by `filters` naming its key."""
     if where is None:
         return []
     if isinstance(where, str):
         where = [where]
     if isinstance(where, Mapping):
-        check_where_sizes(list(where), "")
-        for key, value in where.items():  # as the tool's `FilterObject` bounds its values
-            listed = value if isinstance(value, list) else [value]
-            check_where_sizes([v for v in listed if isinstance(v, str)],
-                              f".{one_line(key, 40)}", len(listed))
+        bounded(filter_object(), where)
         return filters(where)
     if not isinstance(where, list) or not all(isinstance(w, str) for w in where):
         raise ApiError(400, "'where' must be a list of KEY=VALUE strings or an object "
                             "{KEY: VALUE}",
                        "筛选条件（where）必须是 KEY=VALUE 形式的字符串列表或 {键: 值} 对象")
-    check_where_sizes(where, "")
+    bounded(filter_list(), where)
     return filters(where)
 
 
-def check_where_sizes(texts: list[str], at: str, count: int | None = None) -> None:
-    """ApiError 400 when more than MAX_WHERE are given (`count`, or the texts) or a text is
-    longer than MAX_WHERE_CHARS; `at`: the object's key they are the values of, if any."""
-    if (len(texts) if count is None else count) > MAX_WHERE:
-        raise ApiError(400, f"at most {MAX_WHERE} 'where{at}' filters",
-                       f"筛选条件（where{at}）最多 {MAX_WHERE} 个")
-    if any(len(w) > MAX_WHERE_CHARS for w in texts):
-        raise ApiError(400, f"a 'where{at}' filter longer than {MAX_WHERE_CHARS} characters",
-                       f"筛选条件（where{at}）有一个超过 {MAX_WHERE_CHARS} 个字符")
+def bounded(model: TypeAdapter[Any], where: list[str] | Mapping[str, Any]) -> None:
+    """ApiError 400 when `where` holds more filters, or a text longer, than `model` (the MCP
+    tool's `parameters.FilterObject` or `FilterList`) allows: the bounds live there alone.
+    The refusal names the object's key whose values are too many or too long (``where.crop``);
+    a value of another type is `filters`' to refuse, naming its key."""
+    try:
+        model.validate_python(where)
+    except ValidationError as exc:
+        for error in exc.errors():
+            loc, most = error["loc"], (error.get("ctx") or {}).get("max_length")
+            at = f".{one_line(str(loc[0]), 40)}" \
+                if isinstance(where, Mapping) and loc and loc[-1] != "[key]" else ""
+            if error["type"] == "too_long":
+                raise ApiError(400, f"at most {most} 'where{at}' filters",
+                               f"筛选条件（where{at}）最多 {most} 个") from None
+            if error["type"] == "string_too_long":
+                raise ApiError(400, f"a 'where{at}' filter longer than {most} characters",
+                               f"筛选条件（where{at}）有一个超过 {most} 个字符") from None
 
 
 def check_flag(value: Any, name: str) -> bool | None:
