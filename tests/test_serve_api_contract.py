@@ -4,6 +4,10 @@ validates against the served document's schemas, and what it refuses is refused 
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
 from servefixtures import app_client, error_of, make_served_repo
 
@@ -111,6 +115,35 @@ def test_a_where_is_bounded_by_the_mcp_tools_own_types(client):
     for where, said in past:
         assert error_of(client.post("/api/search", json={"query": "施药", "where": where}),
                         400) == said
+
+
+# `kb serve`'s modules imported with pydantic's TypeAdapter refusing to be built, then the
+# OpenAPI document asked for with it back: prints the document's `where` object schema
+_LAZY_SCHEMA = """
+import json, pydantic
+real = pydantic.TypeAdapter
+class Refused:
+    def __init__(self, *args, **kwargs):
+        raise AssertionError("a TypeAdapter built on import")
+pydantic.TypeAdapter = Refused
+import kbtools.serve.app, kbtools.agents.parameters as parameters
+parameters.TypeAdapter = real
+from kbtools.serve.openapi import openapi_document
+where = openapi_document()["components"]["schemas"]["SearchRequest"]["properties"]["where"]
+print(json.dumps(where["anyOf"][2]))
+"""
+
+
+def test_the_where_schema_is_built_when_the_document_is_asked_for():
+    """`serve/openapi.py` built the `where` object's schema with pydantic's TypeAdapter when
+    `kb serve` imported it, whether or not a client ever asked for the document; it is built
+    when the document is first asked for, and is the MCP tool's `FilterObject` schema."""
+    out = subprocess.run([sys.executable, "-c", _LAZY_SCHEMA], capture_output=True,
+                         text=True, check=False)
+    assert out.returncode == 0, out.stderr[-500:]
+    shown = json.loads(out.stdout)
+    assert shown.pop("description").startswith("one filter per key")
+    assert shown == filter_object().json_schema()
 
 
 def test_the_openapi_where_says_what_a_filter_matches():

@@ -8,9 +8,8 @@ client relies on and allows the rest.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
-
-from pydantic import TypeAdapter
 
 from kbtools import __version__
 from kbtools.agents.arguments import (
@@ -26,7 +25,7 @@ from kbtools.agents.arguments import (
 )
 from kbtools.agents.citation_text import MAX_COMMIT_DIGITS, MIN_COMMIT_DIGITS
 from kbtools.agents.docpath import MAX_CITED_CHARS, MAX_PATH_CHARS
-from kbtools.agents.parameters import FilterObject
+from kbtools.agents.parameters import filter_list, filter_object
 from kbtools.config import MAX_K
 from kbtools.query.filters import MAX_WHERE_CHARS, WHERE_HELP
 from kbtools.query.results import NAMES_SHOWN, QUERY_FORMAT
@@ -100,10 +99,6 @@ _COMMIT = {"type": "string", "maxLength": MAX_COMMIT_DIGITS}
 _TAG = {"type": "string", "maxLength": MAX_TAG_CHARS}
 _COMMIT_SAID = f"{MIN_COMMIT_DIGITS} to {MAX_COMMIT_DIGITS} hexadecimal digits"
 
-# a `where` object: the MCP tool `search`'s own schema, as `ops.check_where` reads it
-_WHERE_OBJECT = {**TypeAdapter(FilterObject).json_schema(), "description": (
-    "one filter per key, {KEY: VALUE} for KEY=VALUE, its value a list for any of several or "
-    "starting with its operator ({\"功率\": \">5kW\"})")}
 
 _SEARCH_PARAMS = [
     _param("q", f"the question (Chinese or English), at most {MAX_QUESTION_CHARS} characters "
@@ -182,33 +177,6 @@ _SCHEMAS: dict[str, Any] = {
                 "text", "verified", "citation"], "properties": {"citation": {
                     "type": "string", "description": "'doc:12-20 § A > B', as MCP `search` "
                     "gives it; /api/read and /api/table/evaluate take it as `doc`"}}}}}},
-    # what `api.search` accepts in a body (`ops.check_k`, `check_where`, `check_flag`): the
-    # question as `query` or `q` (one of them), a number as ASCII digits too, one filter as
-    # a string, filters as an object, a flag as a word; null is the parameter left out
-    "SearchRequest": {
-        "type": "object", "additionalProperties": False,
-        "oneOf": [{"required": ["query"]}, {"required": ["q"]}],
-        "properties": {
-            "query": {"type": "string", "maxLength": MAX_QUESTION_CHARS, "pattern": _NOT_BLANK,
-                      "description": f"the question, {_NOT_BLANK_SAID}"},
-            "q": {"type": "string", "maxLength": MAX_QUESTION_CHARS, "pattern": _NOT_BLANK,
-                  "description": f"the question, as GET names it (give `query` or `q`), "
-                                 f"{_NOT_BLANK_SAID}"},
-            "k": {"anyOf": [{"type": "integer", "minimum": 1, "maximum": MAX_K},
-                            {"type": "string", "pattern": r"^\s*[0-9０-９]{1,12}\s*$",
-                             "description": f"a whole number from 1 to {MAX_K} in digits"},
-                            {"type": "string", "pattern": _BLANK_K}, {"type": "null"}]},
-            "where": {"anyOf": [
-                {"type": "array", "items": {"type": "string", "maxLength": MAX_WHERE_CHARS},
-                 "maxItems": MAX_WHERE},
-                {"type": "string", "maxLength": MAX_WHERE_CHARS,
-                 "description": "one filter"}, _WHERE_OBJECT, {"type": "null"}]},
-            "verified_only": {"anyOf": [
-                {"type": "boolean"}, {"enum": [0, 1]}, {"type": "null"},
-                {"type": "string", "pattern": _FLAG_PATTERN,
-                 "description": "a word: true/false, yes/no, on/off, 1/0 (any case)"}]},
-            "commit": {"anyOf": [_COMMIT, {"type": "null"}], "description": _SEARCH_COMMIT},
-            "release": {"anyOf": [_TAG, {"type": "null"}], "description": _SEARCH_RELEASE}}},
     "Section": {"type": "object", "description": "as the MCP tool `read` returns it",
                 "required": ["doc", "heading_path", "line_start", "line_end", "markdown",
                              "citation", "verified", "release"]},
@@ -240,6 +208,42 @@ _SCHEMAS: dict[str, Any] = {
     "Releases": {"type": "object", "required": ["served", "device", "releases"]},
     "Health": {"type": "object", "required": ["status", "release"]},
 }
+
+
+@cache
+def _search_request() -> dict[str, Any]:
+    """The SearchRequest schema, built when the document is first asked for: its `where` is
+    the MCP tool `search`'s own types' schema (`parameters.filter_object`, `filter_list`), as
+    `ops.check_where` bounds it, whose TypeAdapter `kb serve` built on import."""
+    # what `api.search` accepts in a body (`ops.check_k`, `check_where`, `check_flag`): the
+    # question as `query` or `q` (one of them), a number as ASCII digits too, one filter as
+    # a string, filters as an object, a flag as a word; null is the parameter left out
+    where_object = {**filter_object().json_schema(), "description": (
+        "one filter per key, {KEY: VALUE} for KEY=VALUE, its value a list for any of several "
+        "or starting with its operator ({\"功率\": \">5kW\"})")}
+    return {
+        "type": "object", "additionalProperties": False,
+        "oneOf": [{"required": ["query"]}, {"required": ["q"]}],
+        "properties": {
+            "query": {"type": "string", "maxLength": MAX_QUESTION_CHARS, "pattern": _NOT_BLANK,
+                      "description": f"the question, {_NOT_BLANK_SAID}"},
+            "q": {"type": "string", "maxLength": MAX_QUESTION_CHARS, "pattern": _NOT_BLANK,
+                  "description": f"the question, as GET names it (give `query` or `q`), "
+                                 f"{_NOT_BLANK_SAID}"},
+            "k": {"anyOf": [{"type": "integer", "minimum": 1, "maximum": MAX_K},
+                            {"type": "string", "pattern": r"^\s*[0-9０-９]{1,12}\s*$",
+                             "description": f"a whole number from 1 to {MAX_K} in digits"},
+                            {"type": "string", "pattern": _BLANK_K}, {"type": "null"}]},
+            "where": {"anyOf": [
+                filter_list().json_schema(),
+                {"type": "string", "maxLength": MAX_WHERE_CHARS,
+                 "description": "one filter"}, where_object, {"type": "null"}]},
+            "verified_only": {"anyOf": [
+                {"type": "boolean"}, {"enum": [0, 1]}, {"type": "null"},
+                {"type": "string", "pattern": _FLAG_PATTERN,
+                 "description": "a word: true/false, yes/no, on/off, 1/0 (any case)"}]},
+            "commit": {"anyOf": [_COMMIT, {"type": "null"}], "description": _SEARCH_COMMIT},
+            "release": {"anyOf": [_TAG, {"type": "null"}], "description": _SEARCH_RELEASE}}}
 
 
 def openapi_document() -> dict[str, Any]:
@@ -311,7 +315,7 @@ def openapi_document() -> dict[str, Any]:
                                           "responses": {"200": {"description": "OpenAPI"}}}},
         },
         "components": {
-            "schemas": _SCHEMAS,
+            "schemas": {**_SCHEMAS, "SearchRequest": _search_request()},
             "securitySchemes": {"token": {"type": "http", "scheme": "bearer",
                                           "description": "when started with --token-file"}},
         },
