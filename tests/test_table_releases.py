@@ -169,6 +169,45 @@ def test_kb_table_eval_reads_a_document_where_kb_read_reads_it(device, tmp_path,
     assert again.exit_code == 0 and "work tree" not in again.stderr, again.stderr
 
 
+@pytest.mark.parametrize("index", ["KB_INDEX", "dist"])
+def test_kb_table_eval_reads_kb_toml_once(device, tmp_path, monkeypatch, index):
+    """`kb table eval` of a document of the knowledge read kb.toml up to three times (which
+    file is the knowledge's, the index a client finds, whether the work tree holds an edit
+    not built; a file of its own three times too) and `kb read` twice: once now, each, the
+    edit still said."""
+    dev, cited = device
+    repo = tmp_path / "repo"
+    shutil.copytree(dev.parent / "kr", repo, symlinks=True)
+    doc = repo / EDITED
+    doc.write_text(doc.read_text("utf-8").replace("| 特高 |", "| 未定 |"), "utf-8")
+    monkeypatch.chdir(repo)
+    if index == "KB_INDEX":
+        monkeypatch.setenv("KB_INDEX", str(dev))
+    else:
+        monkeypatch.delenv("KB_INDEX", raising=False)
+        assert (repo / "dist" / "manifest.json").is_file()
+    reads: list[Path] = []
+    read_bytes = Path.read_bytes
+
+    def counted(path: Path) -> bytes:
+        reads.extend([path] if path.name == "kb.toml" else [])
+        return read_bytes(path)
+
+    monkeypatch.setattr(Path, "read_bytes", counted)
+    for args in (["table", "eval", "--json", cited, *(f"{k}={v}" for k, v in INPUTS.items())],
+                 ["read", "--json", f"{EDITED} § {HEADING}"]):
+        reads.clear()
+        res = CliRunner().invoke(main, args)
+        assert res.exit_code == 0 and "to read the edit" in res.stderr, res.output
+        assert reads == [repo / "kb.toml"], (args[0], reads)
+    (tmp_path / "own.md").write_text(doc.read_text("utf-8"), "utf-8")  # a file of its own
+    reads.clear()
+    own = CliRunner().invoke(main, ["table", "eval", "--json", str(tmp_path / "own.md"),
+                                    *(f"{k}={v}" for k, v in INPUTS.items())])
+    assert own.exit_code == 0 and risk(json.loads(own.stdout)) == "未定", own.output
+    assert reads == [repo / "kb.toml"], reads
+
+
 def test_a_dirty_builds_citation_by_commit_alone_says_its_lines_may_differ(device, tmp_path):
     """A citation `kb query` gave from a build of uncommitted files (`[local build @ <commit>
     + uncommitted changes]`), evaluated in the clean release of that commit, answered from

@@ -38,7 +38,7 @@ from kbtools.agents.read import (
     open_knowledge,
     read_section,
 )
-from kbtools.config import load_config
+from kbtools.config import Config, load_config
 from kbtools.errors import IndexLoadError, KbError, UsageError
 from kbtools.index.reader import KbIndex, ReleaseInfo
 from kbtools.ship.checkout import open_index
@@ -211,27 +211,39 @@ def _read_now(kn: Knowledge, doc: str, heading_path: str | list[str] | None,
                                         "cite it as the earlier release's text")
 
 
-def knowledge_for(index: Path | None) -> Knowledge:
+def config_here() -> Config | None:
+    """The configuration around the current directory, read once for the several things a
+    command asks of it (`knowledge_for`, `edited_note`, `kb table eval`'s `own_file`: each
+    read kb.toml again); None when it cannot be read, each of them then reading it as
+    before, to fail or do without it as before."""
+    try:
+        return load_config()
+    except KbError:
+        return None
+
+
+def knowledge_for(index: Path | None, cfg: Config | None = None) -> Knowledge:
     """What `kb read` reads, as the MCP server finds it: the index given (IndexLoadError
     when it is none), else the one a client command finds, else the repository's files
-    around the current directory."""
+    around the current directory (`cfg`, its configuration, when the caller has read it)."""
     if index is not None:
         return open_knowledge(index=index)
     try:
-        return open_knowledge(idx=open_index(None))
+        return open_knowledge(idx=open_index(None, near=cfg))
     except IndexLoadError:
-        return open_knowledge()
+        return open_knowledge(cfg=cfg)
 
 
-def edited_note(kn: Knowledge, rel: str) -> str | None:
+def edited_note(kn: Knowledge, rel: str, cfg: Config | None = None) -> str | None:
     """One line when `kn` is an index and the repository around the current directory
     holds document `rel` with other bytes than the index's copy: an author who edited a
     document (a decision table's rule) and did not build reads the build, not the edit, as
-    `kb read` and `kb table eval` read a document of the knowledge from the index first."""
+    `kb read` and `kb table eval` read a document of the knowledge from the index first.
+    `cfg`: the repository's configuration when the caller has read it."""
     if kn.where != "index" or kn.idx is None:
         return None
     try:
-        root = load_config().root
+        root = (cfg if cfg is not None else load_config()).root
     except KbError:  # no repository here (a device, an agent host)
         return None
     work, built = root / rel, kn.base / rel

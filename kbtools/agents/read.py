@@ -311,8 +311,9 @@ class Knowledge:
 
 
 def open_knowledge(root: Path | None = None, *, index: Path | None = None,
-                   idx: KbIndex | None = None) -> Knowledge:
-    """Knowledge of a repository (kb.toml paths), or of an index (``data/source``)."""
+                   idx: KbIndex | None = None, cfg: Config | None = None) -> Knowledge:
+    """Knowledge of a repository (kb.toml paths: `cfg` when the caller has read it), or of
+    an index (``data/source``)."""
     if idx is None and index is not None:
         try:
             idx = open_index(index)
@@ -322,7 +323,7 @@ def open_knowledge(root: Path | None = None, *, index: Path | None = None,
     if idx is not None:
         source = ReleaseLayout(Path(idx.root)).source
         return Knowledge(source, source, "index", idx)
-    cfg = load_config(root)
+    cfg = cfg if cfg is not None else load_config(root)
     return Knowledge(cfg.root, cfg.path("knowledge"), "repository", cfg=cfg)
 
 

@@ -8,7 +8,13 @@ from pathlib import Path
 import click
 
 from kbtools.agents.citation_text import narrow_numbers
-from kbtools.agents.cited_read import CitedRead, edited_note, knowledge_for, read_cited
+from kbtools.agents.cited_read import (
+    CitedRead,
+    config_here,
+    edited_note,
+    knowledge_for,
+    read_cited,
+)
 from kbtools.commands.output import INDEX_DEFAULT, echo_json, json_option
 from kbtools.errors import UsageError
 from kbtools.ship.device import is_device_dir
@@ -56,11 +62,12 @@ def read(doc: str, heading: str | None, lines: str | None, commit: str | None,
     """
     first, last = parse_lines(lines)
     device = index if index is not None and is_device_dir(index) else None
-    kn = knowledge_for(index)
+    here = config_here() if index is None else None  # kb.toml read once
+    kn = knowledge_for(index, here)
     result = read_cited(kn, doc, heading, first, last, commit=commit, release=release,
                         device=device)
     # (an earlier release read, `served`, differs from the work tree anyway)
-    edited = edited_note(kn, result.section.doc) if result.served is None else None
+    edited = edited_note(kn, result.section.doc, here) if result.served is None else None
     if edited:
         click.echo(f"kb: note: {edited}", err=True)
     if as_json:

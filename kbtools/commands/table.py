@@ -8,11 +8,12 @@ from typing import Any
 
 import click
 
-from kbtools.agents.cited_read import asked_release, edited_note, knowledge_for
+from kbtools.agents.cited_read import asked_release, config_here, edited_note, knowledge_for
 from kbtools.agents.cited_table import evaluate_cited
 from kbtools.agents.named import Named, evaluate_named, named
 from kbtools.agents.read import open_knowledge
 from kbtools.commands.output import INDEX_DEFAULT, echo_json, json_option
+from kbtools.config import Config
 from kbtools.corpus import SourceDoc
 from kbtools.decision import POLICIES, TableResult
 from kbtools.decision.documents import as_source, list_tables
@@ -35,17 +36,18 @@ def parse_pairs(pairs: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
-def read_doc_arg(doc: str, index: Path | None) -> SourceDoc:
+def read_doc_arg(doc: str, index: Path | None, here: Config | None = None) -> SourceDoc:
     """DOC's source: a Markdown file of its own (`own_file`) as that file; else the document
     named so (as results cite it, ``knowledge/crops/x.md``, or inside the knowledge folder,
     ``crops/x.md``) where `kb read` reads it (`knowledge_for`: --index, else the index a
-    client command finds, else the repository's files)."""
-    if index is None and own_file(doc):
+    client command finds, else the repository's files). `here`: the configuration around
+    the current directory when the command has read it (`config_here`)."""
+    if index is None and own_file(doc, here):
         if not _is_file(doc):
             raise no_such_file(doc)
         return replace(as_source(Path(doc)), rel=doc)
     try:
-        kn = knowledge_for(index)
+        kn = knowledge_for(index, here)
         path = kn.resolve(doc, section_arg="--table")
     except KbError:  # not a document of this knowledge either (or no knowledge here)
         if index is not None:
@@ -59,20 +61,21 @@ def no_such_file(doc: str) -> UsageError:
                       "the knowledge inside an index)")
 
 
-def own_file(doc: str) -> bool:
+def own_file(doc: str, here: Config | None = None) -> bool:
     """DOC (a path, or a citation or link of one) names a Markdown file of its own, no
     document of the knowledge repository around the current directory: an absolute path
     (documents are named by the path results cite), or a file outside its knowledge folder
     (or with none there). `kb table` reads it as that file. A document of the knowledge is
     read where `kb read` reads it, the index found before the work tree, so that both
-    answer a citation alike."""
+    answer a citation alike. `here`: the configuration around the current directory when
+    the command has read it."""
     path = doc if _is_file(doc) else named(doc).doc
     if Path(path).is_absolute():
         return True
     if not _is_file(path):
         return False
     try:
-        folder = open_knowledge().allowed
+        folder = open_knowledge(cfg=here).allowed
     except KbError:
         return True
     try:
@@ -81,20 +84,22 @@ def own_file(doc: str) -> bool:
         return True
 
 
-def doc_source(doc: str, index: Path | None) -> tuple[SourceDoc, Named]:
+def doc_source(doc: str, index: Path | None,
+               here: Config | None = None) -> tuple[SourceDoc, Named]:
     """DOC's source and what it names of it (`agents.named`): a citation as `kb query` and
     the MCP tools cite (``x.md:65-73 § A > B``) or a link to a section
     (``x.md#32-风险等级判定表``) names its table as every surface takes it (a user or an
     agent pasting either was told "no such file"). A file of that very name is that file."""
     name = Named(doc, doc) if index is None and _is_file(doc) else named(doc)
-    return read_doc_arg(name.doc, index), name
+    return read_doc_arg(name.doc, index, here), name
 
 
-def _synonyms(index: Path | None) -> dict[str, list[str]]:
+def _synonyms(index: Path | None, here: Config | None = None) -> dict[str, list[str]]:
     """The synonym groups that also name a table's inputs (`Knowledge.table_synonyms`): the
-    index's with --index, else the repository's; none outside a repository."""
+    index's with --index, else the repository's (`here`: its configuration when the command
+    has read it); none outside a repository."""
     try:
-        return open_knowledge(index=index).table_synonyms
+        return open_knowledge(index=index, cfg=here).table_synonyms
     except KbError:
         return {}
 
@@ -164,20 +169,21 @@ def eval_(doc: str, inputs: tuple[str, ...], which: str | None, policy: str | No
     """
     values = parse_pairs(inputs)
     _, said_commit, said_tag = asked_release(doc, commit, release)
-    if index is None and said_commit is None and said_tag is None and own_file(doc):
-        src, name = doc_source(doc, index)  # a Markdown file of no knowledge: that file
+    here = config_here() if index is None else None  # kb.toml read once, for all that asks
+    if index is None and said_commit is None and said_tag is None and own_file(doc, here):
+        src, name = doc_source(doc, index, here)  # a Markdown file of no knowledge: that file
         result = evaluate_named(src, name, values, which, policy=policy,
-                                synonyms=_synonyms(index), option="--table")
+                                synonyms=_synonyms(index, here), option="--table")
         if as_json:
             echo_json(result.to_dict())
         else:
             click.echo(format_result(result))
         return
     device = index if index is not None and is_device_dir(index) else None
-    kn = knowledge_for(index)
+    kn = knowledge_for(index, here)
     cited = evaluate_cited(kn, doc, values, which, commit=commit, release=release,
                            device=device, policy=policy, option="--table")
-    edited = edited_note(kn, cited.result.doc) if cited.served is None else None
+    edited = edited_note(kn, cited.result.doc, here) if cited.served is None else None
     if edited:
         click.echo(f"kb: note: {edited}", err=True)
     if as_json:
@@ -202,7 +208,8 @@ def eval_(doc: str, inputs: tuple[str, ...], which: str | None, policy: str | No
 @json_option
 def list_(doc: str, index: Path | None, as_json: bool) -> None:
     """List the decision tables of DOC with their inputs and outputs."""
-    tables = list_tables(read_doc_arg(named(doc).doc, index))  # a citation's or link's doc
+    here = config_here() if index is None else None  # kb.toml read once
+    tables = list_tables(read_doc_arg(named(doc).doc, index, here))  # a citation's or link's doc
     if as_json:
         echo_json(tables)
     else:

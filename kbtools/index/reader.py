@@ -314,17 +314,18 @@ class KbIndex:
 
 
 def resolve_index_path(path: Path | None,
-                       sparse: Callable[[Path], bool] = lambda _: False) -> Path:
+                       sparse: Callable[[Path], bool] = lambda _: False,
+                       near: Config | None = None) -> Path:
     """--index, else $KB_INDEX, else ./dist of the repo, else the default device dir.
 
     A device directory resolves to the release it serves now. `sparse` tells a sparse
-    checkout of a release (`checkout_here`), named when `path` is a folder inside one.
+    checkout of a release (`checkout_here`), named when `path` is a folder inside one;
+    `near`, the configuration around the current directory when the caller has read it.
     """
     if path is None and os.environ.get("KB_INDEX"):
         path = Path(os.environ["KB_INDEX"])
-    near: Config | None = None  # the configuration found here when no path was given
-    if path is None:
-        path, near = implicit_index()
+    if path is None:  # with the configuration found here (the "no index here" hint's)
+        path, near = implicit_index(near)
     if is_staging_dir(path.absolute()):
         raise IndexLoadError("an unfinished build's staging directory, not an index "
                              "(run `kb build`; it removes those a killed build left)",
@@ -353,11 +354,12 @@ def resolve_index_path(path: Path | None,
                          key="index_missing")
 
 
-def implicit_index() -> tuple[Path, Config]:
+def implicit_index(near: Config | None = None) -> tuple[Path, Config]:
     """The index a client given none (no --index, no $KB_INDEX) reads: the knowledge
     repository's dist/ when it holds a build, else the default device directory; with the
-    configuration found from the current directory (the "no index here" hint names it)."""
-    near = load_config(find_root())
+    configuration found from the current directory (the "no index here" hint names it),
+    `near` when the caller has read it."""
+    near = near if near is not None else load_config(find_root())
     candidate = near.path("dist")
     return (candidate if ReleaseLayout(candidate).is_release() else default_device_dir()), near
 

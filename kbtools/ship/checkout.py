@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from kbtools.beneath import mkdir_beneath
+from kbtools.config import Config
 from kbtools.errors import KbError, SyncError, plural
 from kbtools.index import reader
 from kbtools.index.layout import (
@@ -454,28 +455,30 @@ def device_outside_checkout(to: Path | None, command: str) -> Path:
                     path=str(here))
 
 
-def resolve_index_path(path: Path | None) -> Path:
+def resolve_index_path(path: Path | None, near: Config | None = None) -> Path:
     """`kbtools.index.reader.resolve_index_path`, where a git checkout of a release (given,
     in $KB_INDEX, or around the current directory when neither names an index:
     `implicit_checkout`, or the default device directory <KB_HOME>/device made by `git
-    clone`) resolves to its verified, derived release directory."""
+    clone`) resolves to its verified, derived release directory. `near`: the configuration
+    around the current directory when the caller has read it (`reader.implicit_index`)."""
     if path is None and os.environ.get("KB_INDEX"):
         path = Path(os.environ["KB_INDEX"])
     path = path if path is not None else implicit_checkout()
     if path is None and is_checkout_top(default_device_dir()):
-        path = reader.implicit_index()[0]  # <KB_HOME>/device cloned with git (a built dist/
+        path = reader.implicit_index(near)[0]  # <KB_HOME>/device cloned with git (a built dist/
         # of the knowledge repository here still wins, as for a device)
     if path is not None and (found := find_checkout(path)) is not None:
         return open_checkout(*found).derived
-    release = reader.resolve_index_path(path, sparse=is_sparse_release)
+    release = reader.resolve_index_path(path, sparse=is_sparse_release, near=near)
     check_intact(release)  # a device's files edited after sync: refused, as `kb status` does
     return served_copy(release)  # a read-only device: see readonly.py
 
 
-def open_index(path: Path | None = None) -> reader.KbIndex:
+def open_index(path: Path | None = None, near: Config | None = None) -> reader.KbIndex:
     """`kbtools.index.reader.open_index` for any index a client has: a build, a release or
-    device directory, or a git checkout of a release (verified and derived first)."""
-    return reader.open_index(resolve_index_path(path))
+    device directory, or a git checkout of a release (verified and derived first); `near`
+    as for `resolve_index_path`."""
+    return reader.open_index(resolve_index_path(path, near))
 
 
 def refuse_device_in_checkout(path: Path) -> None:
