@@ -202,6 +202,27 @@ def bare_table(header: str, heading: str = "") -> DecisionTable:
     return table
 
 
+def vent_table() -> DecisionTable:
+    """A greenhouse's ventilation by Temperature (°C) and Humidity (%) (close, open, keep):
+    what the question-reading tests read English questions' values against."""
+    table = build_table(["Temperature (°C)", "Humidity (%)", "Action"],
+                        [["<20", "<85", "close"], [">=20", ">=85", "open"],
+                         [">=20", "<85", "keep"]],
+                        decision="inputs=Temperature (°C),Humidity (%); outputs=Action")
+    assert table is not None
+    return table
+
+
+def zh_vent_table() -> DecisionTable:
+    """The same in Chinese, 温度(℃) and 湿度(%) → 措施 (保温, 通风, 保持): what the
+    question-reading tests read Chinese questions' values against."""
+    table = build_table(["温度(℃)", "湿度(%)", "措施"],
+                        [["<20", "*", "保温"], [">=20", ">=85", "通风"], [">=20", "<85", "保持"]],
+                        decision="inputs=温度(℃),湿度(%); outputs=措施")
+    assert table is not None
+    return table
+
+
 def scab_table(heading: tuple[str, ...]) -> DecisionTable:
     """The example's wheat-scab risk table (温度, 相对湿度, 连续降雨天数 → 风险等级) under
     `heading`: what the decision-input tests read Chinese and English questions against."""

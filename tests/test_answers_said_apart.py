@@ -7,19 +7,20 @@ from __future__ import annotations
 
 import pytest
 from hostile import make_repo
-from kbfixtures import GREENHOUSE_PAGE, VENT_PAGE, bare_table, top_evaluation
+from kbfixtures import (
+    GREENHOUSE_PAGE,
+    VENT_PAGE,
+    bare_table,
+    top_evaluation,
+    vent_table,
+    zh_vent_table,
+)
 
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
-from kbtools.decision import build_table
 from kbtools.query.inputs import read_inputs
 
-VENT = build_table(["Temperature (°C)", "Humidity (%)", "Action"],
-                   [["<20", "<85", "close"], [">=20", ">=85", "open"], [">=20", "<85", "keep"]],
-                   decision="inputs=Temperature (°C),Humidity (%); outputs=Action")
-BARE = build_table(["温度(℃)", "湿度(%)", "措施"],
-                   [["<20", "*", "保温"], [">=20", ">=85", "通风"], [">=20", "<85", "保持"]],
-                   decision="inputs=温度(℃),湿度(%); outputs=措施")
+VENT, BARE = vent_table(), zh_vent_table()
 
 
 @pytest.mark.parametrize(("table", "question", "values"), [

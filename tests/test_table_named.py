@@ -493,32 +493,21 @@ def test_a_pasted_column_name_is_read_on_every_surface(dist, tmp_path):
         assert a == b == c, case[1]
 
 
-def test_a_pasted_value_is_read_and_echoed_without_its_invisible_characters(dist, tmp_path):
+@pytest.mark.parametrize("given, typed", [
+    ({"温度": "18\u200b", "相对湿度": "\ufeff9\u200d0\u2060 "}, ["温度=18\u200b", "相对湿度=90"]),
+    ({"温度": "１８", "相对湿度": "９０\u3000"}, ["温度=１８", "相对湿度=９０"]),
+], ids=["invisible", "full-width"])
+def test_a_value_is_read_and_echoed_as_its_column_reads_it(dist, tmp_path, given, typed):
     """A value pasted from a chat app (`18\u200b`) was echoed with its zero-width space in
-    `inputs`, and one after a byte-order mark (`\ufeff90`) refused as no number: a value is
-    read as its column's cells are, without the invisible characters a paste carries, on
-    every surface."""
-    cases = [(ZH_DOC, {"温度": "18\u200b", "相对湿度": "\ufeff9\u200d0\u2060 "}, 1, None)]
-    cli, http, mcp = surfaces_outcomes(dist, tmp_path, cases)
+    `inputs`, and one after a byte-order mark (`\ufeff90`) refused as no number; a Chinese
+    input method's full-width digits (`温度=１８`) were read as 18 but echoed `１８`, beside
+    reasons that said 18: a value is read as its column's cells are, without the invisible
+    characters a paste carries, and echoed as read, on every surface."""
+    cli, http, mcp = surfaces_outcomes(dist, tmp_path, [(ZH_DOC, given, 1, None)])
     for got in (cli[0], http[0], mcp[0]):
         assert got[0] == "ok", got
         assert got[1]["outputs"] == [{"风险等级": "高"}], got
         assert got[1]["inputs"] == {"温度(℃)": "18", "相对湿度(%)": "90"}, got[1]["inputs"]
     res = CliRunner().invoke(main, ["table", "eval", "--index", str(dist), "--table", "1", ZH_DOC,
-                                    "温度=18\u200b", "相对湿度=90"])
-    assert "inputs: 温度(℃)=18, 相对湿度(%)=90" in res.stdout.splitlines(), res.stdout
-
-
-def test_a_full_width_value_is_echoed_as_the_ascii_it_is_read_as(dist, tmp_path):
-    """A Chinese input method's full-width digits (`温度=１８`) were read as 18 but echoed
-    `１８` in `inputs`, beside reasons that said 18: the value is echoed as read, on every
-    surface."""
-    cases = [(ZH_DOC, {"温度": "１８", "相对湿度": "９０\u3000"}, 1, None)]
-    cli, http, mcp = surfaces_outcomes(dist, tmp_path, cases)
-    for got in (cli[0], http[0], mcp[0]):
-        assert got[0] == "ok", got
-        assert got[1]["outputs"] == [{"风险等级": "高"}], got
-        assert got[1]["inputs"] == {"温度(℃)": "18", "相对湿度(%)": "90"}, got[1]["inputs"]
-    res = CliRunner().invoke(main, ["table", "eval", "--index", str(dist), "--table", "1", ZH_DOC,
-                                    "温度=１８", "相对湿度=９０"])
+                                    *typed])
     assert "inputs: 温度(℃)=18, 相对湿度(%)=90" in res.stdout.splitlines(), res.stdout
