@@ -26,7 +26,8 @@ markdown-it's own renderer in what author content may do:
   them (`kbtools.render.images`); links to other documents point at their page, links to a
   file the release ships (a picture, a PDF manual) at the file, links to a file it does not
   ship (a spreadsheet, a drawing, a video) say so (`RenderContext.missing_file`) instead of
-  leading nowhere, links with a scheme other than http(s)/mailto are dropped;
+  leading nowhere, links with a scheme other than http(s)/mailto are dropped
+  (`kbtools.serve.doclinks`);
 - a link to a heading of the same document (``#anchor``) stays in the page on the
   document's page and points at the document's page elsewhere (a passage in search results);
 - headings carry their anchor (`slugify` of the title, as `kb check` validates ``#anchor``
@@ -52,11 +53,9 @@ from __future__ import annotations
 
 import functools
 import html
-import posixpath
 import re
 from collections.abc import Sequence
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit
 
 from markdown_it.common.utils import escapeHtml
 from markdown_it.renderer import RendererHTML
@@ -75,7 +74,8 @@ from kbtools.markdown.parser import (
     parse_tokens,
 )
 from kbtools.render.formula import formula_relpath, normalize_latex
-from kbtools.render.images import file_path, image_path, shipped_path
+from kbtools.render.images import image_path
+from kbtools.serve.doclinks import link_opener, link_target, missing_file, printed_href
 from kbtools.serve.editors import (
     block_ids,
     callouts,
@@ -118,18 +118,6 @@ _ANY_TAG = re.compile(r"<[A-Za-z/!?]")
 _FORMAT_TAG = re.compile(r"<(/?)(u|ins|s|del|strike|sup|sub|kbd|mark|b|strong|i|em|small|"
                          rf"font|span)(?:\s{TAG_BODY})?>", re.I)
 _FORMAT_SHOWN = {"strike": "s", "font": "", "span": "", "mark": 'mark class="hl"'}
-
-
-def printed_href(href: str) -> str:
-    """The ``data-print`` attribute of a link to `href` when it differs from it: the target
-    printed after a link's text, readable (``#4-药剂与用量``, not ``#4-%E8%8D%AF…``)."""
-    shown = unquote(href)
-    return f' data-print="{escapeHtml(shown)}"' if shown != href else ""
-
-
-def doc_href(ctx: RenderContext, doc: str, anchor: str = "") -> str:
-    return ctx.url("doc", doc) + (f"#{quote(anchor)}" if anchor else "")
-
 
 
 @functools.lru_cache(maxsize=4096)
@@ -424,7 +412,7 @@ class SafeRenderer(RendererHTML):
 
     def link_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                    env: Any) -> str:
-        opener = _opener(tokens, idx)
+        opener = link_opener(tokens, idx)
         return self._open_link(str(opener.attrGet("href") or ""))[1] if opener is not None \
             else "</a>"
 
@@ -433,7 +421,7 @@ class SafeRenderer(RendererHTML):
         markup that closes it."""
         href = link_target(self.ctx, raw)
         if href is None:
-            if _missing_file(self.ctx, raw):
+            if missing_file(self.ctx, raw):
                 return (f'<span class="missing-file" title="{escapeHtml(self.ctx.missing_file)}">',
                         f'</span> <span class="missing-note"{_ui_lang(self.ctx)}>'
                         f'({escapeHtml(self.ctx.missing_file)})</span>')
@@ -464,59 +452,10 @@ def _ui_lang(ctx: RenderContext) -> str:
     return f' lang="{escapeHtml(ctx.ui_lang)}"' if ctx.ui_lang else ""
 
 
-def _missing_file(ctx: RenderContext, href: str) -> bool:
-    """Whether `href` (written in `ctx.doc`) links a file, neither a document nor a picture,
-    that the release does not hold (a spreadsheet, a drawing, a video: `kb check` warned)."""
-    parts = urlsplit(href.strip())
-    if parts.scheme or parts.netloc:  # `javascript:…` in an HTML `<a href>`: no file
-        return False
-    rel = file_path(ctx.doc, parts.path) if parts.path else None
-    return rel is not None and not ctx.has_asset(rel)
-
-
 def _is_comment(html: str) -> bool:
     """An HTML block that is one comment (an annotation such as ``<!-- decision: … -->``)."""
     text = html.strip()
     return text.startswith("<!--") and text.endswith("-->") and "-->" not in text[4:-3]
-
-
-def _opener(tokens: Sequence[Token], idx: int) -> Token | None:
-    depth = 0
-    for j in range(idx - 1, -1, -1):
-        if tokens[j].type == "link_close":
-            depth += 1
-        elif tokens[j].type == "link_open":
-            if depth == 0:
-                return tokens[j]
-            depth -= 1
-    return None
-
-
-def link_target(ctx: RenderContext, href: str) -> str | None:
-    """Where a link written in `ctx.doc` leads on the web app; None drops it."""
-    href = href.strip()
-    parts = urlsplit(href)
-    scheme = parts.scheme.lower()
-    if scheme in ("http", "https", "mailto"):
-        return href
-    if scheme or parts.netloc or href.startswith(("/", "\\")):
-        return None
-    if not parts.path:  # "#anchor": a heading of this document, on its own page
-        if not parts.fragment:
-            return None
-        return f"#{parts.fragment}" if ctx.on_doc_page else doc_href(ctx, ctx.doc, parts.fragment)
-    # as `kb check` and the build read it: `水泵%20密封.md` (Typora's way with a space) names
-    # `水泵 密封.md`, which the page's address encodes once
-    target = posixpath.normpath(posixpath.join(posixpath.dirname(ctx.doc), unquote(parts.path)))
-    if target.startswith(".."):
-        return None
-    if target.lower().endswith((".md", ".markdown")):
-        return doc_href(ctx, target, unquote(parts.fragment))
-    rel = shipped_path(ctx.doc, parts.path)  # a picture or a PDF the release ships
-    if rel is not None and ctx.has_asset(rel):  # `manual.pdf#page=12` opens at that page
-        return ctx.url("asset", rel) + (f"#{quote(unquote(parts.fragment), safe='=&')}"
-                                        if parts.fragment else "")
-    return None
 
 
 def _block_attrs(tok: Token, cls: str = "") -> str:
@@ -526,8 +465,6 @@ def _block_attrs(tok: Token, cls: str = "") -> str:
     if cls:
         attrs["class"] = f"{cls} {attrs['class']}" if attrs.get("class") else cls
     return "".join(f' {k}="{escapeHtml(str(v))}"' for k, v in attrs.items())
-
-
 
 
 class _XrefRenderer(SafeRenderer):
@@ -543,7 +480,7 @@ class _XrefRenderer(SafeRenderer):
 
     def link_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                    env: Any) -> str:
-        opener = _opener(tokens, idx)
+        opener = link_opener(tokens, idx)
         if opener is not None and opener.meta.get("xref"):
             return "</a>"
         return super().link_close(tokens, idx, options, env)
