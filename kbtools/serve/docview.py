@@ -7,7 +7,7 @@ markdown-it's own renderer in what author content may do:
 - raw HTML is never passed through: HTML comments (annotations) are dropped, HTML that is
   nothing but `<img>` tags (Typora's resized pictures), or those in a wrapper centring them
   (`<center>`, `<p align="center">`, `<div>`), is shown as the page's own images (their
-  `src`, `alt`, `title` and size in pixels only; centred by the page's class `centred`),
+  `src`, `alt`, `title` and the size given only, Typora's `style="zoom:50%"` too; centred by the page's class `centred`),
   and with a caption written in that wrapper (`<br>图 1 …`, `<figcaption>`) a `<figure>`
   whose `<figcaption>` is the caption's words (`kbtools.markdown.figures`),
   an inline `<a href="…">…</a>` in text is a link as `[…](…)` is (its `href` only: `kb
@@ -86,7 +86,7 @@ from kbtools.serve.editors import (
 )
 from kbtools.serve.headings import anchor_headings, passage_headings
 from kbtools.serve.marks import highlight, lone_character, terms_pattern
-from kbtools.serve.media import OpenPlayer, media_block, media_tag, pixels, unclosed
+from kbtools.serve.media import OpenPlayer, media_block, media_tag, unclosed
 from kbtools.serve.passes import (
     RenderContext,
     block_langs,
@@ -95,6 +95,7 @@ from kbtools.serve.passes import (
     link_xrefs,
     note_omissions,
 )
+from kbtools.serve.picsize import NOT_GIVEN, GivenSize, given_size, size_attributes
 from kbtools.serve.scriptruns import script_runs
 from kbtools.serve.wikilinks import wikilink_tokens
 
@@ -328,11 +329,11 @@ class SafeRenderer(RendererHTML):
 
     def _img_tags(self, html: str) -> str:
         """HTML `<img>` tags (Typora writes one to resize a picture) as the page's own
-        images: `src`, `alt`, `title` and a size in pixels (`width="300"`, what `kb check
-        --fix` writes for Obsidian's `![[a.png|300]]`) are read, every other attribute is
-        dropped."""
+        images: `src`, `alt`, `title` and the size given (`picsize`: `width="300"`, what `kb
+        check --fix` writes for Obsidian's `![[a.png|300]]`, `width="50%"`, Typora's
+        `style="zoom:50%;"`) are read, every other attribute is dropped."""
         return "".join(self._image(a["src"], a.get("alt", ""), a.get("title", ""),
-                                   pixels(a.get("width")), pixels(a.get("height")))
+                                   given_size(a))
                        for a in img_attributes(html))
 
     # --- formulas ---------------------------------------------------------------------
@@ -379,32 +380,26 @@ class SafeRenderer(RendererHTML):
     # --- images and links -------------------------------------------------------------
     def image(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Any) -> str:
         tok = tokens[idx]
+        given = GivenSize(int(tok.meta.get("width") or 0), int(tok.meta.get("height") or 0))
         return self._image(str(tok.attrGet("src") or ""), inline_text(tok.children or []),
-                           str(tok.attrGet("title") or ""), int(tok.meta.get("width") or 0),
-                           int(tok.meta.get("height") or 0))
+                           str(tok.attrGet("title") or ""), given)
 
-    def _image(self, src: str, alt: str, title: str, width: int = 0, height: int = 0) -> str:
-        """A picture; `width`/`height`: the size the author gave in pixels (0: none)."""
+    def _image(self, src: str, alt: str, title: str, given: GivenSize) -> str:
+        """A picture; `given`: the size its author gave it."""
         rel = image_path(self.ctx.doc, src)
         if rel is None or not self.ctx.has_asset(rel):
             return f'<span class="missing-image">[{escapeHtml(alt)}]</span>'
         title_attr = f' title="{escapeHtml(title)}"' if title else ""
         return (f'<img class="photo" src="{escapeHtml(self.ctx.url("asset", rel))}"'
-                f'{self._size(f"source/{rel}", width, height)} alt="{escapeHtml(alt)}"'
+                f'{self._size(f"source/{rel}", given)} alt="{escapeHtml(alt)}"'
                 f'{title_attr}>')
 
-    def _size(self, data_rel: str, width: int = 0, height: int = 0) -> str:
+    def _size(self, data_rel: str, given: GivenSize = NOT_GIVEN) -> str:
         """The ``width``/``height`` of a picture the release holds as ``data/<data_rel>``
-        (its declared size; the style sheet scales it down keeping its proportions): the
-        browser keeps its place while it loads, the text does not jump under the reader.
-        A size the author gave wins; one side given, the other keeps the proportions."""
-        size = self.ctx.size_of(data_rel)
-        if width or height:
-            if size and all(size) and not (width and height):
-                width = width or round(size[0] * height / size[1])
-                height = height or round(size[1] * width / size[0])
-            return "".join(f' {k}="{v}"' for k, v in (("width", width), ("height", height)) if v)
-        return f' width="{size[0]}" height="{size[1]}"' if size else ""
+        (`picsize.size_attributes`: its declared size, or the one its author gave; the style
+        sheet scales it down keeping its proportions): the browser keeps its place while it
+        loads, the text does not jump under the reader."""
+        return size_attributes(given, self.ctx.size_of(data_rel))
 
     def link_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                   env: Any) -> str:
