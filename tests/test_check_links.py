@@ -471,3 +471,31 @@ def test_an_anchor_written_twice_is_suggested_once_and_fixed_when_it_names_a_hea
     assert [c.format().split(": ", 1)[1] for c in changes if isinstance(c, NotFixed)] == [
         "not fixed: no heading '#保养' in knowledge/pump.md: link one by hand"]
     assert [f.message for f in left] == ["no heading '#保养#保养' in knowledge/pump.md"]
+
+
+def test_an_anchor_written_as_a_heading_s_title_is_told_the_anchor_to_write(tmp_path):
+    """`[见](#安装步骤（二）)` (a heading's title, as Typora and Obsidian follow one, its
+    brackets full-width or half-width) was told "no heading '#安装步骤（二）'" of a heading the
+    document has; an anchor in other letters and spaces (`#ｓｅｔｕｐ　ｓｔｅｐｓ`, an
+    ideographic space) was offered a fuzzy guess. Each is now told the anchor to write."""
+    root = write_repo(tmp_path)
+    (root / "knowledge" / "pump.md").write_text(
+        GOOD_FM + "# 泵\n\n## 安装步骤（二）\n\n## Ｓｅｔｕｐ　Ｓｔｅｐｓ\n", encoding="utf-8")
+    doc = root / "knowledge" / "a.md"
+    doc.write_text(GOOD_FM + "# T\n\n## 第一步：准备\n\n[a](pump.md#安装步骤（二）)\n"
+                   "[b](pump.md#安装步骤(二)) [c](#第一步:准备) [d](pump.md#ｓｅｔｕｐ　ｓｔｅｐｓ)\n"
+                   "[e](pump.md#安装步骤（三）) [f](#第一步准备)\n", encoding="utf-8")
+    rule = ("(an anchor is the title in lower case, its punctuation dropped and each space a "
+            "'-', as GitHub's page and the web app make it; Typora and Obsidian follow a title, "
+            "a browser does not)")
+    found = check_paths([doc], load_config(root))
+    assert [(f.line, f.message) for f in found] == [
+        (14, f"'#安装步骤（二）' names a heading of knowledge/pump.md by its title, not its "
+             f"anchor: write '#安装步骤二' {rule}"),
+        (15, f"'#安装步骤(二)' names a heading of knowledge/pump.md by its title, not its "
+             f"anchor: write '#安装步骤二' {rule}"),
+        (15, f"'#第一步:准备' names a heading of this document by its title, not its anchor: "
+             f"write '#第一步准备' {rule}"),
+        (15, "'#ｓｅｔｕｐ ｓｔｅｐｓ' names a heading of knowledge/pump.md by its title, not "
+             f"its anchor: write '#ｓｅｔｕｐ-ｓｔｅｐｓ' {rule}"),
+        (16, "no heading '#安装步骤（三）' in knowledge/pump.md")]  # (another heading)

@@ -15,6 +15,7 @@ import pytest
 
 from kbtools.build.chunk import chunk_document
 from kbtools.corpus import parse_source
+from kbtools.markdown.frontend import scan
 from kbtools.serve.docview import render_markdown
 from kbtools.serve.passes import RenderContext
 from tests.kbfixtures import GOOD_FM
@@ -78,3 +79,16 @@ def test_an_inline_picture_commonmark_leaves_as_text_is_a_picture(written, alt):
     assert alt in picture.embed_text
     page = render_markdown(written, RenderContext(doc="knowledge/p.md"))
     assert "&lt;img" not in page.lower() and f"[{escape(alt, quote=False)}]" in page
+
+
+@pytest.mark.parametrize(("written", "line"), [('<IMG SRC="../assets/拆卸.png" ALT="拆卸">', 9),
+                                             ('<P ALIGN="center">\n  <IMG SRC="../assets/拆卸.png">'
+                                              '\n</P>', 10),
+                                             ('<A HREF="../assets/拆卸.png">拆卸图</A>', 9)],
+                         ids=["img", "wrapped", "a"])
+def test_an_html_block_in_capitals_has_its_file_checked(written, line):
+    """An HTML block whose attributes were written in capitals (an old HTML export's
+    `<IMG SRC=…>`) was shown on the page and shipped by the build, but `kb check` never read
+    its path: a missing file went unsaid."""
+    refs = scan(f"# 泵\n\n{written}\n\n后文。\n", 7).refs
+    assert [(r.target, r.line) for r in refs] == [("../assets/拆卸.png", line)]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import unicodedata
 
+from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 from mcpfixtures import built, calls, committed_repo, git, session
@@ -14,6 +15,7 @@ from servefixtures import app_client, error_of
 
 from kbtools.agents.citation_text import narrow_suffix, narrow_width
 from kbtools.agents.named import read_value
+from kbtools.cli import main
 
 __all__ = ["built"]  # the module-scoped fixture, imported for pytest to find
 
@@ -71,7 +73,8 @@ def test_read_names_the_documents_when_several_are_named_so(tmp_path):
                              got[1][1][1])) and got[1][1][1].startswith("knowledge/notes/Débit.md")
 
 
-def test_read_finds_a_document_by_its_file_name_alone_and_names_several(built, tmp_path):
+def test_read_finds_a_document_by_its_file_name_alone_and_names_several(built, tmp_path,
+                                                                      monkeypatch):
     """`risk.md` (a citation's path shortened to its file name, in a chat or a note): "no
     such document" from MCP `read`, `/api/read` and `kb read`, one reader for all three.
     The one document of that file name is read, cited by its own path; in a repository
@@ -104,11 +107,21 @@ def test_read_finds_a_document_by_its_file_name_alone_and_names_several(built, t
         (repo / "knowledge" / folder / "pump.md").write_text(body, encoding="utf-8")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "one file name in two folders")
-    got = session(repo, "--no-log", scenario=lambda c: calls(c, "read", [{"doc": "pump.md"}],
-                                                            cited))
+    asks = [{"doc": "pump.md"}, {"doc": "knowledge/pump.md"}]
+    got = session(repo, "--no-log", scenario=lambda c: calls(c, "read", asks, cited))
     assert got[0] == ("error", "'pump.md' names no document exactly, and 2 documents have "
                       "that file name: knowledge/equipment/pump.md, knowledge/notes/pump.md; "
                       "give the one meant with its folders"), got
+    # a whole path naming none, two documents of its file name elsewhere: refused as with
+    # one (it may be a removed document's path, `no_document`), both named; it was told
+    # "give the one meant with its folders", a usage error the follow-ups never read
+    gone = ("no such document in the repository: knowledge/pump.md; the repository has 2 "
+            "documents of that file name in another folder: knowledge/equipment/pump.md, "
+            "knowledge/notes/pump.md; if one is meant, read and cite it by that path")
+    assert got[1] == ("error", gone), got
+    monkeypatch.chdir(repo)  # `kb read` in the repository: one reader for all three
+    res = CliRunner().invoke(main, ["read", "knowledge/pump.md"])
+    assert res.exit_code == 1 and res.stderr.strip() == f"kb: error: {gone}", res.output
 
 
 def test_a_page_named_otherwise_is_still_redirected_to_the_documents_own_address(built):

@@ -190,8 +190,29 @@ def test_an_img_tag_s_size_in_pixels_is_the_picture_s_size_on_the_page():
     assert 'width="150" height="100" alt=' in render_markdown(f"{src} height=100px>\n", sized)
     assert 'width="300" height="50" alt=' in render_markdown(
         f'见 {src} width="300" height="50">', sized)
-    for other in ('width="50%"', 'width="x"', 'style="width:300px"'):
+    for other in ('width="x"', 'style="width:300px"', 'style="zoom:abc"', 'style="zoom:0%"'):
         assert 'width="1200" height="800" alt=' in render_markdown(f"{src} {other}>\n", sized)
+
+
+def test_typora_s_zoom_and_a_share_of_the_width_are_the_picture_s_size_on_the_page():
+    """Typora resizes a picture as `<img src=… style="zoom:50%;" />`: the page showed it at
+    its file's full size (the zoom dropped with the style), and a `width="50%"` too."""
+    sized = ctx(has_asset=lambda rel: rel.startswith("assets/images/"),
+                size_of=lambda rel: (1200, 800) if rel.endswith("leaf.png") else None)
+    src = '<img src="../../assets/images/leaf.png" alt="叶"'
+    assert 'width="600" height="400" alt="叶">' in render_markdown(
+        f'{src} style="zoom:50%;" />\n', sized)
+    assert 'width="300" height="200" alt="叶">' in render_markdown(  # inline, Typora's spacing
+        f'见 {src} style="color: red; ZOOM: 25% !important" /> 图', sized)
+    assert 'width="360" height="240" alt="叶">' in render_markdown(  # a zoom of the width given
+        f'{src} width="300" style="zoom:1.2">', sized)
+    assert 'width="600" height="400" alt="叶"></figure>' not in render_markdown(
+        f'<center>{src} style="zoom:50%;" /><br>图 1 叶片</center>\n', sized)
+    assert '<img class="photo" src="/asset/assets/images/leaf.png" width="600" height="400"' \
+        in render_markdown(f'<center>{src} style="zoom:50%;" /><br>图 1 叶片</center>\n', sized)
+    assert 'leaf.png" width="50%" alt="叶">' in render_markdown(f'{src} width="50%">', sized)
+    unknown = '<img src="../../assets/images/other.png" alt="叶" style="zoom:50%">'
+    assert 'other.png" alt="叶">' in render_markdown(unknown, sized)  # no size known: none
 
 
 def test_obsidian_callouts_are_titled_boxes_without_their_marker():

@@ -213,6 +213,26 @@ def test_a_file_name_several_documents_have_lists_them(client):
     assert "有 2 个文档是这个文件名" in said and all(log in said for log in LOGS), zh
 
 
+def test_a_whole_path_two_documents_share_the_file_name_of_is_refused_as_with_one(client):
+    """`knowledge/field-log.md` (a whole path, perhaps a removed document's) with a
+    field-log.md in two other folders: /api/read answered 400 "give the one meant with its
+    folders", not the 404 "no such document" a whole path with one such document gets (and
+    the follow-ups it leads to); now the one refusal, naming both, as the page lists both."""
+    asked = "knowledge/field-log.md"
+    got = client.get(f"/doc/{asked}", params={"lang": "en"})
+    assert got.status_code == 404 and [d for d, _ in suggested(got.text)][:2] == LOGS
+    read = client.get("/api/read", params={"doc": asked})
+    said = read.json()["error"]["message"]
+    assert read.status_code == 404 and said == (
+        f"no such document in the index: {asked}; the index has 2 documents of that file "
+        f"name in another folder: {', '.join(LOGS)}; if one is meant, read and cite it by "
+        "that path"), read.text
+    zh = client.get("/api/read", params={"doc": asked}, headers={"accept-language": "zh-CN"})
+    assert zh.json()["error"]["message"] == (
+        f"本发布版本中没有这个文档：{asked}；本发布版本的其他文件夹中有这个文件名的文档："
+        f"{', '.join(LOGS)}。若所指的是其中一个，请按那个路径阅读和引用"), zh.text
+
+
 @pytest.mark.parametrize("asked", [REMOVED, f"{REMOVED}:10-12"])
 def test_a_removed_document_s_path_never_opens_another_of_its_file_name(client, asked):
     """A link from kb-r1 to the sprayer SOP, which kb-r2 removed: kb-r2 holds one document

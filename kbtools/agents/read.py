@@ -234,22 +234,23 @@ class Knowledge:
         `doc`, so found, may be the path of a document since removed (`whole_path`, or an
         earlier release kept holding one there), with that document then unless a kept
         release holds `doc` (for the refusal to name: the path to read and cite if it is
-        the one meant); UsageError naming them when several are."""
+        the one meant); UsageError naming them when several are and `doc` is no such path
+        (one document of its file name or several, a whole path is refused alike)."""
         if self.idx is not None:
             names = [str(d["doc"]) for d in self.idx.docs()]
         else:
             names = [self.rel(p) for p in find_markdown([self.allowed])
                      if p.suffix == MARKDOWN_SUFFIX]
         found, by_file_name = named_documents(doc, names, self.folders)
-        if len(found) > 1:
-            raise several_named(doc, found, by_file_name)
         if found and by_file_name:
-            # an old citation's path: another document shares its file name, named unless
-            # a kept release holds the one cited (the refusal says to read it there)
+            # an old citation's path: other documents share its file name, named unless a
+            # kept release holds the one cited (the refusal says to read it there)
             if self._held_before(doc):
                 return None, []
             if whole_path(doc, self.folders):
                 return None, found
+        if len(found) > 1:
+            raise several_named(doc, found, by_file_name)
         return (self._find(found[0], section_arg) if found else None), []
 
     def _held_before(self, doc: str) -> bool:

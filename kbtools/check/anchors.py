@@ -1,7 +1,8 @@
 """Anchors that must name a heading of a document, resolved once every document is read.
 
 - `#fragment` links whose file exists (`AnchorTarget`): `link-anchor` when no heading,
-  `{#id}` or HTML id of that document has the slug, suggesting the one closest heading, or
+  `{#id}` or HTML id of that document has the slug, saying the anchor of a heading it
+  writes as its title (`#安装步骤（二）` for `#安装步骤二`), else suggesting the one closest heading, or
   naming those tied for closest (`closest_headings`: the rule `settle` follows), and, when
   a path fix rewrites the link, what `--fix` writes of the anchor.
 - the anchor of the link `kb check --fix` writes for an Obsidian `[[note#Heading]]`
@@ -40,6 +41,7 @@ from kbtools.corpus import decode, parse_source, read_source
 from kbtools.errors import SourceError
 from kbtools.findings import Finding, finding
 from kbtools.markdown.frontend import Ref, scan
+from kbtools.markdown.parser import slugify
 
 SlugsOf = Callable[[str], frozenset[str] | None]  # a document's anchors (None: unreadable)
 BlocksOf = Callable[[str], Blocks | None]  # a note's block ids (`kbtools.check.blocks`)
@@ -91,9 +93,10 @@ def anchor_findings(rel: str, anchors: Iterable[AnchorTarget], edits: Iterable[E
         fragment = unquote(a.fragment)
         if slugs is None or fragment in slugs:
             continue
-        message = f"no heading '#{fragment}' in {_where(a.doc, rel)}" + (
-            _block_hint(fragment, a.doc, rel, blocks_of)
-            or _hint(closest_headings(fragment, slugs))) + (
+        message = _title_said(fragment, slugs, _where(a.doc, rel)) or (
+            f"no heading '#{fragment}' in {_where(a.doc, rel)}" + (
+                _block_hint(fragment, a.doc, rel, blocks_of)
+                or _hint(closest_headings(fragment, slugs)))) + (
             " (it is written in decomposed Unicode, NFD, as a Mac writes a name: an anchor "
             "is composed, NFC, and a browser compares them byte for byte)"
             if decomposed(fragment) else "")
@@ -166,6 +169,29 @@ def _heading_link(link: wikilinks.Wikilink, at: BlockAt, doc: str, rel: str) -> 
     return f"{written[:written.rindex('](')]}]({dest}#{written_path(at.slug)})"
 
 
+def title_anchor(fragment: str) -> str | None:
+    """The anchor of a heading whose title `fragment` writes otherwise than its anchor
+    (`安装步骤（二）` and `安装步骤(二)` -> `安装步骤二`, `Setup Steps` -> `setup-steps`): the
+    fragment as a heading's title is made an anchor (`slugify`, spaces as the title's text
+    reads them); None when that is the fragment but for case (`closest_headings` says so)."""
+    slug = slugify(" ".join(fragment.split()))
+    return slug if slug and slug != unicodedata.normalize("NFC", fragment).lower() else None
+
+
+def _title_said(fragment: str, slugs: frozenset[str], where: str) -> str:
+    """What a `link-anchor` finding says of an anchor written as a heading's title, as
+    Typora and Obsidian follow one (`#安装步骤（二）`, its full-width or half-width
+    punctuation either way): a browser, on GitHub's page and the web app's, finds no such
+    anchor; the one to write. "" when the fragment is no heading's title."""
+    slug = title_anchor(fragment)
+    if slug is None or slug not in slugs:
+        return ""
+    return (f"'#{fragment}' names a heading of {where} by its title, not its anchor: write "
+            f"'#{slug}' (an anchor is the title in lower case, its punctuation dropped and "
+            "each space a '-', as GitHub's page and the web app make it; Typora and Obsidian "
+            "follow a title, a browser does not)")
+
+
 def _hint(close: list[str]) -> str:
     """What a `link-anchor` finding suggests for the headings `close` (`closest_headings`):
     the one closest, else those tied for closest, which `--fix` never chooses between."""
@@ -188,6 +214,8 @@ def closest_headings(fragment: str, slugs: frozenset[str]) -> list[str]:
     same = sorted(s for s in slugs if unicodedata.normalize("NFC", s).lower() == key)
     if same:
         return same
+    if (slug := title_anchor(fragment)) is not None and slug in slugs:  # `#安装步骤（二）`
+        return [slug]
     if (once := _once(fragment)) is not None:  # `安装#安装`: the heading `安装`, or near it
         return [once] if once in slugs else closest_headings(once, slugs)
     near = close_names(fragment, slugs)

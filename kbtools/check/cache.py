@@ -24,7 +24,7 @@ import mdit_py_plugins
 from kbtools.cachedb import is_busy, open_cache_db
 from kbtools.markdown.frontend import Ref, Scan, TableShape
 
-FORMAT = 40  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
+FORMAT = 41  # bump when `scan` reads the same text differently (3: `<`, `>` kept in text;
 # 4: unclosed code fences; 5: a `$` inside a code span closes no formula;
 # 6: `[^1]: …` is a footnote, no link definition; 7: HTML `src`/`href` percent-decoded;
 # 8: inline math written over lines found by its first line; 9: `$$` after text;
@@ -61,6 +61,7 @@ FORMAT = 40  # bump when `scan` reads the same text differently (3: `<`, `>` kep
 # 39: the files a `srcset` names (`<img srcset>`, `<picture>`'s `<source srcset>`); a file
 # an HTML element plays or frames (`Ref.plays`)
 # 40: an inline `<img>` CommonMark leaves as text (`<img alt=it's src=a.png>`) is a picture
+# 41: an HTML block's files named by attributes in capitals (`<IMG SRC=…>`) are read
 FILE_NAME = "check-scans.sqlite"
 MAX_ENTRIES = 50_000
 SALT = f"{FORMAT}:{markdown_it.__version__}:{mdit_py_plugins.__version__}"

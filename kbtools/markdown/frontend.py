@@ -67,6 +67,10 @@ from kbtools.markdown.wikitext import (
 
 HEADING_MARKUP = frozenset("`[<*_\\&$!=%~")  # a heading without these reads as written
 
+# words one of the attributes naming a file or an anchor holds (`src`, `href`, `srcset`,
+# `id`, `name`, `data`, `poster`): an HTML block holding none names no file to check
+_REF_ATTRIBUTES = ("src", "href", "id", "name", "data", "poster")
+
 
 @dataclass(frozen=True)
 class Ref:
@@ -368,9 +372,8 @@ class _Scanner:
         self.swallowed(tok)
         if not comments and (at := _table_tag(content)) >= 0:
             self.out.html_tables.append(start + content.count("\n", 0, at) + self.offset)
-        if "<" in content and ("src" in content or "href" in content or "id" in content
-                               or "name" in content or "data" in content
-                               or "poster" in content):
+        # attribute names in any case, as a browser and `html_refs` read them (`<IMG SRC=…>`)
+        if "<" in content and any(word in content.lower() for word in _REF_ATTRIBUTES):
             found, parts = html_refs(content), figure_parts(content)
             loc = Locator(self.lines, start, end, self.offset)
             for ref_kind, url, no_alt, plays in found.found:

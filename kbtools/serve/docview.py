@@ -7,7 +7,7 @@ markdown-it's own renderer in what author content may do:
 - raw HTML is never passed through: HTML comments (annotations) are dropped, HTML that is
   nothing but `<img>` tags (Typora's resized pictures), or those in a wrapper centring them
   (`<center>`, `<p align="center">`, `<div>`), is shown as the page's own images (their
-  `src`, `alt`, `title` and size in pixels only; centred by the page's class `centred`),
+  `src`, `alt`, `title` and the size given only, Typora's `style="zoom:50%"` too; centred by the page's class `centred`),
   and with a caption written in that wrapper (`<br>图 1 …`, `<figcaption>`) a `<figure>`
   whose `<figcaption>` is the caption's words (`kbtools.markdown.figures`),
   an inline `<a href="…">…</a>` in text is a link as `[…](…)` is (its `href` only: `kb
@@ -26,7 +26,8 @@ markdown-it's own renderer in what author content may do:
   them (`kbtools.render.images`); links to other documents point at their page, links to a
   file the release ships (a picture, a PDF manual) at the file, links to a file it does not
   ship (a spreadsheet, a drawing, a video) say so (`RenderContext.missing_file`) instead of
-  leading nowhere, links with a scheme other than http(s)/mailto are dropped;
+  leading nowhere, links with a scheme other than http(s)/mailto are dropped
+  (`kbtools.serve.doclinks`);
 - a link to a heading of the same document (``#anchor``) stays in the page on the
   document's page and points at the document's page elsewhere (a passage in search results);
 - headings carry their anchor (`slugify` of the title, as `kb check` validates ``#anchor``
@@ -52,11 +53,9 @@ from __future__ import annotations
 
 import functools
 import html
-import posixpath
 import re
 from collections.abc import Sequence
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit
 
 from markdown_it.common.utils import escapeHtml
 from markdown_it.renderer import RendererHTML
@@ -75,7 +74,8 @@ from kbtools.markdown.parser import (
     parse_tokens,
 )
 from kbtools.render.formula import formula_relpath, normalize_latex
-from kbtools.render.images import file_path, image_path, shipped_path
+from kbtools.render.images import image_path
+from kbtools.serve.doclinks import link_opener, link_target, missing_file, printed_href
 from kbtools.serve.editors import (
     block_ids,
     callouts,
@@ -86,7 +86,7 @@ from kbtools.serve.editors import (
 )
 from kbtools.serve.headings import anchor_headings, passage_headings
 from kbtools.serve.marks import highlight, lone_character, terms_pattern
-from kbtools.serve.media import OpenPlayer, media_block, media_tag, pixels, unclosed
+from kbtools.serve.media import OpenPlayer, media_block, media_tag, unclosed
 from kbtools.serve.passes import (
     RenderContext,
     block_langs,
@@ -95,6 +95,7 @@ from kbtools.serve.passes import (
     link_xrefs,
     note_omissions,
 )
+from kbtools.serve.picsize import NOT_GIVEN, GivenSize, given_size, size_attributes
 from kbtools.serve.scriptruns import script_runs
 from kbtools.serve.wikilinks import wikilink_tokens
 
@@ -118,18 +119,6 @@ _ANY_TAG = re.compile(r"<[A-Za-z/!?]")
 _FORMAT_TAG = re.compile(r"<(/?)(u|ins|s|del|strike|sup|sub|kbd|mark|b|strong|i|em|small|"
                          rf"font|span)(?:\s{TAG_BODY})?>", re.I)
 _FORMAT_SHOWN = {"strike": "s", "font": "", "span": "", "mark": 'mark class="hl"'}
-
-
-def printed_href(href: str) -> str:
-    """The ``data-print`` attribute of a link to `href` when it differs from it: the target
-    printed after a link's text, readable (``#4-药剂与用量``, not ``#4-%E8%8D%AF…``)."""
-    shown = unquote(href)
-    return f' data-print="{escapeHtml(shown)}"' if shown != href else ""
-
-
-def doc_href(ctx: RenderContext, doc: str, anchor: str = "") -> str:
-    return ctx.url("doc", doc) + (f"#{quote(anchor)}" if anchor else "")
-
 
 
 @functools.lru_cache(maxsize=4096)
@@ -340,11 +329,11 @@ class SafeRenderer(RendererHTML):
 
     def _img_tags(self, html: str) -> str:
         """HTML `<img>` tags (Typora writes one to resize a picture) as the page's own
-        images: `src`, `alt`, `title` and a size in pixels (`width="300"`, what `kb check
-        --fix` writes for Obsidian's `![[a.png|300]]`) are read, every other attribute is
-        dropped."""
+        images: `src`, `alt`, `title` and the size given (`picsize`: `width="300"`, what `kb
+        check --fix` writes for Obsidian's `![[a.png|300]]`, `width="50%"`, Typora's
+        `style="zoom:50%;"`) are read, every other attribute is dropped."""
         return "".join(self._image(a["src"], a.get("alt", ""), a.get("title", ""),
-                                   pixels(a.get("width")), pixels(a.get("height")))
+                                   given_size(a))
                        for a in img_attributes(html))
 
     # --- formulas ---------------------------------------------------------------------
@@ -391,32 +380,26 @@ class SafeRenderer(RendererHTML):
     # --- images and links -------------------------------------------------------------
     def image(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: Any) -> str:
         tok = tokens[idx]
+        given = GivenSize(int(tok.meta.get("width") or 0), int(tok.meta.get("height") or 0))
         return self._image(str(tok.attrGet("src") or ""), inline_text(tok.children or []),
-                           str(tok.attrGet("title") or ""), int(tok.meta.get("width") or 0),
-                           int(tok.meta.get("height") or 0))
+                           str(tok.attrGet("title") or ""), given)
 
-    def _image(self, src: str, alt: str, title: str, width: int = 0, height: int = 0) -> str:
-        """A picture; `width`/`height`: the size the author gave in pixels (0: none)."""
+    def _image(self, src: str, alt: str, title: str, given: GivenSize) -> str:
+        """A picture; `given`: the size its author gave it."""
         rel = image_path(self.ctx.doc, src)
         if rel is None or not self.ctx.has_asset(rel):
             return f'<span class="missing-image">[{escapeHtml(alt)}]</span>'
         title_attr = f' title="{escapeHtml(title)}"' if title else ""
         return (f'<img class="photo" src="{escapeHtml(self.ctx.url("asset", rel))}"'
-                f'{self._size(f"source/{rel}", width, height)} alt="{escapeHtml(alt)}"'
+                f'{self._size(f"source/{rel}", given)} alt="{escapeHtml(alt)}"'
                 f'{title_attr}>')
 
-    def _size(self, data_rel: str, width: int = 0, height: int = 0) -> str:
+    def _size(self, data_rel: str, given: GivenSize = NOT_GIVEN) -> str:
         """The ``width``/``height`` of a picture the release holds as ``data/<data_rel>``
-        (its declared size; the style sheet scales it down keeping its proportions): the
-        browser keeps its place while it loads, the text does not jump under the reader.
-        A size the author gave wins; one side given, the other keeps the proportions."""
-        size = self.ctx.size_of(data_rel)
-        if width or height:
-            if size and all(size) and not (width and height):
-                width = width or round(size[0] * height / size[1])
-                height = height or round(size[1] * width / size[0])
-            return "".join(f' {k}="{v}"' for k, v in (("width", width), ("height", height)) if v)
-        return f' width="{size[0]}" height="{size[1]}"' if size else ""
+        (`picsize.size_attributes`: its declared size, or the one its author gave; the style
+        sheet scales it down keeping its proportions): the browser keeps its place while it
+        loads, the text does not jump under the reader."""
+        return size_attributes(given, self.ctx.size_of(data_rel))
 
     def link_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                   env: Any) -> str:
@@ -424,7 +407,7 @@ class SafeRenderer(RendererHTML):
 
     def link_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                    env: Any) -> str:
-        opener = _opener(tokens, idx)
+        opener = link_opener(tokens, idx)
         return self._open_link(str(opener.attrGet("href") or ""))[1] if opener is not None \
             else "</a>"
 
@@ -433,7 +416,7 @@ class SafeRenderer(RendererHTML):
         markup that closes it."""
         href = link_target(self.ctx, raw)
         if href is None:
-            if _missing_file(self.ctx, raw):
+            if missing_file(self.ctx, raw):
                 return (f'<span class="missing-file" title="{escapeHtml(self.ctx.missing_file)}">',
                         f'</span> <span class="missing-note"{_ui_lang(self.ctx)}>'
                         f'({escapeHtml(self.ctx.missing_file)})</span>')
@@ -464,59 +447,10 @@ def _ui_lang(ctx: RenderContext) -> str:
     return f' lang="{escapeHtml(ctx.ui_lang)}"' if ctx.ui_lang else ""
 
 
-def _missing_file(ctx: RenderContext, href: str) -> bool:
-    """Whether `href` (written in `ctx.doc`) links a file, neither a document nor a picture,
-    that the release does not hold (a spreadsheet, a drawing, a video: `kb check` warned)."""
-    parts = urlsplit(href.strip())
-    if parts.scheme or parts.netloc:  # `javascript:…` in an HTML `<a href>`: no file
-        return False
-    rel = file_path(ctx.doc, parts.path) if parts.path else None
-    return rel is not None and not ctx.has_asset(rel)
-
-
 def _is_comment(html: str) -> bool:
     """An HTML block that is one comment (an annotation such as ``<!-- decision: … -->``)."""
     text = html.strip()
     return text.startswith("<!--") and text.endswith("-->") and "-->" not in text[4:-3]
-
-
-def _opener(tokens: Sequence[Token], idx: int) -> Token | None:
-    depth = 0
-    for j in range(idx - 1, -1, -1):
-        if tokens[j].type == "link_close":
-            depth += 1
-        elif tokens[j].type == "link_open":
-            if depth == 0:
-                return tokens[j]
-            depth -= 1
-    return None
-
-
-def link_target(ctx: RenderContext, href: str) -> str | None:
-    """Where a link written in `ctx.doc` leads on the web app; None drops it."""
-    href = href.strip()
-    parts = urlsplit(href)
-    scheme = parts.scheme.lower()
-    if scheme in ("http", "https", "mailto"):
-        return href
-    if scheme or parts.netloc or href.startswith(("/", "\\")):
-        return None
-    if not parts.path:  # "#anchor": a heading of this document, on its own page
-        if not parts.fragment:
-            return None
-        return f"#{parts.fragment}" if ctx.on_doc_page else doc_href(ctx, ctx.doc, parts.fragment)
-    # as `kb check` and the build read it: `水泵%20密封.md` (Typora's way with a space) names
-    # `水泵 密封.md`, which the page's address encodes once
-    target = posixpath.normpath(posixpath.join(posixpath.dirname(ctx.doc), unquote(parts.path)))
-    if target.startswith(".."):
-        return None
-    if target.lower().endswith((".md", ".markdown")):
-        return doc_href(ctx, target, unquote(parts.fragment))
-    rel = shipped_path(ctx.doc, parts.path)  # a picture or a PDF the release ships
-    if rel is not None and ctx.has_asset(rel):  # `manual.pdf#page=12` opens at that page
-        return ctx.url("asset", rel) + (f"#{quote(unquote(parts.fragment), safe='=&')}"
-                                        if parts.fragment else "")
-    return None
 
 
 def _block_attrs(tok: Token, cls: str = "") -> str:
@@ -526,8 +460,6 @@ def _block_attrs(tok: Token, cls: str = "") -> str:
     if cls:
         attrs["class"] = f"{cls} {attrs['class']}" if attrs.get("class") else cls
     return "".join(f' {k}="{escapeHtml(str(v))}"' for k, v in attrs.items())
-
-
 
 
 class _XrefRenderer(SafeRenderer):
@@ -543,7 +475,7 @@ class _XrefRenderer(SafeRenderer):
 
     def link_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict,
                    env: Any) -> str:
-        opener = _opener(tokens, idx)
+        opener = link_opener(tokens, idx)
         if opener is not None and opener.meta.get("xref"):
             return "</a>"
         return super().link_close(tokens, idx, options, env)

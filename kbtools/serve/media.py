@@ -24,6 +24,7 @@ from markdown_it.common.utils import escapeHtml
 from kbtools.markdown.html_tags import TAG_BODY, HtmlTag, start_tags
 from kbtools.render.images import file_path, image_path
 from kbtools.serve.passes import RenderContext
+from kbtools.serve.picsize import pixels
 
 # a block of players: their tags, their `<source>`s and `<track>`s, wrappers, and text
 # between tags (a fallback a browser shows only when it plays nothing); linear: a tag's body
@@ -40,13 +41,6 @@ class OpenPlayer:
 
     tag: HtmlTag
     named: bool  # a file is written for it (its `src`, a `<source src>`)
-
-
-def pixels(value: str | None) -> int:
-    """A size attribute in pixels (`300`, `300px`); 0 when it is none or another unit (a
-    percentage is left to the style sheet)."""
-    text = (value or "").strip().lower().removesuffix("px")
-    return int(text) if text.isascii() and text.isdigit() and 0 < len(text) <= 5 else 0
 
 
 def media_block(html: str, ctx: RenderContext) -> list[str] | None:
