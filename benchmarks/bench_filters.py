@@ -16,7 +16,7 @@ Three figures per side, thread CPU (p50 over rounds), with the ratio after/befor
 * ``--where``: per filter of `WHERE_SEARCHES` (the first unfiltered), each question's warm
   search, thread CPU p50 / p95 over questions and rounds per side, and each filter's p50 as
   a multiple of the unfiltered p50 of the same side (a filter should not cost a question
-  many times an unfiltered one).
+  many times an unfiltered one); `--where-only`: these alone.
 
 Search without a filter: `bench_ab_inprocess.py`.
 """
@@ -43,9 +43,12 @@ FILTERS = [("title", ">=", "TiDB"), ("title", "<", "M"), ("summary", "!=", "x"),
 WANTS = [("=", "2.1"), ("!=", "v2.0.0"), (">=", "1.9"), ("<", "2024-03"), (">", "2024年3月1日"),
          ("<=", "100"), (">=", "小麦"), ("=", "２．１")]
 SEARCH_WHERE = ["title>=M"]
-# broad (most chunks), a third, narrow, a folder, a document, a text field
+# broad (most chunks), a third, narrow, a folder, a document, a text field; two big folders
+# (5–25% of the chunks: ranked exactly, `kbtools.query.local_candidates.EXACT_FILTERED`)
 WHERE_SEARCHES = ["", "kind!=table", "kind=section", "kind=table", "doc>=docs/br/ doc<docs/br0",
-                  "doc=docs/faq/sql-faq.md", "title>=TiDB"]
+                  "doc=docs/faq/sql-faq.md", "title>=TiDB",
+                  "doc>=docs/releases/ doc<docs/releases0",
+                  "doc>=docs/sql-statements/ doc<docs/sql-statements0"]
 
 
 def values(n: int, seed: int = 7) -> list[Any]:
@@ -65,6 +68,8 @@ def values(n: int, seed: int = 7) -> list[Any]:
 def main() -> None:
     ap = tree_arguments(rounds=5, work="filters-ab")
     ap.add_argument("--values", type=int, default=20000)
+    ap.add_argument("--where-only", action="store_true",
+                    help="the per-filter searches alone (no masks, values, --where title>=M)")
     args = ap.parse_args()
     sides = loaded_trees(args)
     names = NAMES
@@ -93,7 +98,8 @@ def main() -> None:
             search(index, q, where=SEARCH_WHERE)
 
     report: dict[str, Any] = {}
-    for what, run in (("mask", mask), ("values", compare), ("search", searches)):
+    stages = (("mask", mask), ("values", compare), ("search", searches))
+    for what, run in () if args.where_only else stages:
         for label in sides:  # warm: caches, imports
             run(label)
         cpu: dict[str, list[float]] = {label: [] for label in sides}

@@ -81,3 +81,56 @@ def test_a_numbers_filter_selects_exactly_those_chunks(example, nums):  # noqa: 
                                      filter=numbers_expression(np.array(nums, dtype=np.int64)),
                                      limit=count + 1)
     assert sorted(int(r["num"]) for r in got) == [n for n in nums if n < count]
+
+
+@pytest.mark.parametrize(("where", "verified_only"), WHERES)
+def test_a_filter_on_chunk_numbers_is_bounded(example, searches, monkeypatch,  # noqa: F811
+                                               where, verified_only):
+    """A filter sent on chunk numbers holds at most `FILTER_RUNS` runs of them (Milvus's
+    cost grows with its length; here widened without limit), matching every allowed
+    chunk; what comes back is the allowed chunks alone, as many as the local index finds."""
+    local, remote = example
+    monkeypatch.setattr(engine_candidates, "EXACT_FILTERED", 0)
+    monkeypatch.setattr(engine_candidates, "FEW_VECTORS", 0)
+    monkeypatch.setattr(engine_candidates, "FILTER_RUNS", 2)
+    monkeypatch.setattr(engine_candidates, "WIDEN_SHARE", float(remote.store.count()))
+    allowed = filter_mask(remote, parse_where(where), bool(verified_only))
+    count = remote.store.count()
+    for q in QUESTIONS[:2]:
+        a, b = (search(index, q, k=5, where=where, verified_only=verified_only,
+                       keep_results=True) for index in (local, remote))
+        assert len(b.results) == len(a.results), (q, where)
+        rows = remote.store.chunks_by_id([r.chunk_id for r in b.results])
+        assert all(allowed[rows[r.chunk_id]["num"]] for r in b.results), (q, where)
+    sent = {kw["filter"] for kw in searches if kw["filter"]}
+    assert sent or allowed.mean() >= engine_candidates.BROAD_SHARE, where  # else unfiltered
+    for filt in sent:
+        nums = np.array(sorted(int(r["num"]) for r in remote.engine.client.query(
+            remote.collection, output_fields=["num"], filter=filt, limit=count + 1)))
+        assert len(nums) and len(np.flatnonzero(np.diff(nums) != 1)) + 1 <= 2, (where, filt)
+
+
+def test_a_numbers_filter_joins_chunks_never_a_hit_first():
+    """Gaps of chunks never a hit (`free`) join the runs around them before any gap of
+    other chunks does, those only while they add few (`WIDEN_SHARE`); within the bound,
+    or where joining says no less, the filter matches exactly the allowed chunks."""
+    keep = np.zeros(3000, dtype=bool)
+    free = np.zeros(3000, dtype=bool)
+    keep[200:400] = keep[1000:1100] = keep[1200:1300] = True
+    keep[205:400:10] = False  # chunks without the model's own vector inside a folder
+    free[205:400:10] = free[400:1000] = True
+    matched, filt = engine_candidates.numbers_filter(keep, None, 100)  # 22 runs: kept
+    assert matched.tolist() == keep.tolist()
+    assert filt == engine_candidates.numbers_expression(np.flatnonzero(keep))
+    matched, filt = engine_candidates.numbers_filter(keep, free, 2)
+    assert np.flatnonzero(matched).tolist() == [*range(200, 1100), *range(1200, 1300)]
+    assert filt == "(num >= 200 and num <= 1099) or (num >= 1200 and num <= 1299)"
+    matched, _ = engine_candidates.numbers_filter(keep, free, 1)  # 100 others > 380 / 4
+    assert np.flatnonzero(matched).tolist() == [*range(200, 1100), *range(1200, 1300)]
+    keep[1300:1400] = True  # 480 allowed: 100 others are fewer than a quarter of them
+    matched, filt = engine_candidates.numbers_filter(keep, free, 1)
+    assert filt == "(num >= 200 and num <= 1399)" and matched.sum() == 1200
+    scattered, between = np.zeros(3000, dtype=bool), np.zeros(3000, dtype=bool)
+    scattered[::10] = scattered[2::10] = between[1::10] = True  # 0, 2: a range of 0–2 is longer
+    matched, filt = engine_candidates.numbers_filter(scattered, between, 1000)
+    assert matched.tolist() == scattered.tolist() and filt.startswith("num in [0, 2, 10, 12, ")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from kbtools.index import vectors
 from kbtools.index.reader import open_index
 from kbtools.query import local_candidates
 from kbtools.query.candidates import CandidateRequest
@@ -76,3 +77,31 @@ def test_holders_are_the_chunks_with_their_own_vectors(index):
     for model in index.manifest["models"]:
         assert holders(index, model).tolist() == [model in m.split(",") for m in models]
         assert int(holders(index, model).sum()) == len(index.vectors(model))
+
+
+@pytest.mark.parametrize("fits", [True, False])
+def test_an_exact_ranking_asked_again_reads_no_vectors(example_index, monkeypatch, fits):
+    """A process ranking a filtered subset exactly a second time keeps the model's vectors
+    normalised (when they fit in memory): from the third ranking on no vector is read from
+    the graph, and every ranking is the first one's, to the last digit."""
+    monkeypatch.setattr(vectors, "memory_fits", lambda total: fits)
+    index = open_index(example_index)  # its own: no ranking asked of it yet
+    n = len(index.chunk_table().doc)
+    narrow = _masks(n)[3]  # a tenth of the chunks: ranked exactly
+    read: list[int] = []
+    for model in index.manifest["models"]:
+        graph = index.vectors(model)
+        monkeypatch.setattr(graph, "get", lambda keys, get=graph.get: (
+            read.append(len(keys)), get(keys))[1])
+    rounds = []
+    for _ in range(3):
+        read.clear()
+        rounds.append((_lists(index, QUESTIONS[0], narrow, COUNT), list(read)))
+    assert rounds[0][1], "the first ranking reads the allowed chunks' vectors"
+    assert bool(rounds[2][1]) is not fits
+    first = rounds[0][0]
+    for got, _ in rounds[1:]:
+        assert set(got) == set(first)
+        for name, ranked in got.items():
+            assert ranked.keys.tolist() == first[name].keys.tolist()
+            assert ranked.scores.tobytes() == first[name].scores.tobytes()

@@ -14,7 +14,10 @@ or ``num < 30000``, against 0.1–0.2 s unfiltered), so (`MilvusCandidates._kept
   hits, the others dropped here, asking for more while too few remain (a section's vector
   lent to its chunks is one hit per chunk);
 * fewer are a filter on the primary key (`numbers_expression`: ranges of consecutive
-  chunk numbers — a document, a folder — and a list);
+  chunk numbers — a document, a folder — and a list; `numbers_filter`): chunks never a
+  hit (without the model's own vector) join the runs around them, and beyond
+  `FILTER_RUNS` runs the gaps of fewest other chunks are joined while they add few (the
+  filter then searched for proportionally more hits, the others dropped here);
 * a model few chunks have (at most `FEW_VECTORS`: the English model of a Chinese corpus)
   has their vectors fetched once per release and ranked exactly, as the local index
   ranks a filtered subset, with or without filters;
@@ -57,6 +60,16 @@ MAX_LIMIT = 16384  # Milvus's bound on a search's limit
 # here (`MilvusCandidates._kept`): at most ~4× the hits, against a filter Milvus evaluates
 # on every row
 BROAD_SHARE = 0.25
+# a filter on chunk numbers keeps to this many runs of consecutive numbers (each a range or
+# one or two numbers: ~2,500 characters) where it can: Milvus parses it on every search, its
+# cost growing with its length (milvus-lite, 54,645 rows: 13,000 numbers listed ~0.7 s,
+# 5,000 ~0.3 s, one range ~0.15 s); more are joined over the fewest other chunks
+# (`numbers_filter`) ...
+FILTER_RUNS = 64
+# ... joined over other chunks only while they add at most this share of the allowed ones (a
+# search then asks for as many more hits): a scattered few (5,000 numbers, random) widened
+# to most of the collection cost 8× the list (2.9 s against 0.36 s)
+WIDEN_SHARE = 0.25
 
 
 class MilvusCandidates:
@@ -98,16 +111,18 @@ class MilvusCandidates:
         return lists
 
     def _kept(self, data: list[Any], field: str, want: int, keep: np.ndarray | None,
-              params: dict[str, Any], ef: int = 0) -> list[tuple[int, float]]:
+              params: dict[str, Any], ef: int = 0,
+              free: np.ndarray | None = None) -> list[tuple[int, float]]:
         """The best `want` hits of a search of `field` among the chunks `keep` allows (all:
         None). A filter expression costs Milvus its evaluation on every row, whatever it
         matches (milvus-lite, 54,626 chunks: 13–23 s for any ``json_contains`` of a
         ``--where``; a list of chunk numbers 0.3–3 s by its length): where `keep` allows at
         least `BROAD_SHARE` of the chunks, the search is sent unfiltered for proportionally
         more hits and the others dropped here, asking for more while too few remain; else
-        the allowed chunk numbers are the filter (`numbers_expression`). `ef`: a vector
-        search's, raised with the hits asked for when sent unfiltered (`params` are the
-        filtered search's)."""
+        the allowed chunk numbers are the filter (`numbers_filter`: kept short, widened over
+        the chunks `free` marks, never a hit, then over the fewest others). `ef`: a vector
+        search's, raised with the hits asked for when sent unfiltered or widened (`params`
+        are the filtered search's)."""
         if keep is None:
             return self._search(data, field, want, "", params)
         share = float(keep.mean()) if len(keep) else 0.0
@@ -124,7 +139,23 @@ class MilvusCandidates:
                 if limit == MAX_LIMIT:
                     break  # as many as Milvus returns, too few allowed: filtered after all
                 limit *= 4
-        return self._search(data, field, want, numbers_expression(np.flatnonzero(keep)), params)
+        matched, filt = numbers_filter(keep, free)
+        if int(matched.sum()) > int(keep.sum()):  # widened: as many more hits as it matches
+            limit = math.ceil(want * int(matched.sum()) / max(int(keep.sum()), 1)) + TIE_MARGIN
+            while True:
+                limit = min(MAX_LIMIT, limit)
+                inner = params.get("params", {})
+                asked = {**params, "params": {**inner, "ef": min(MAX_EF, max(
+                    int(inner.get("ef", 0)), ef, limit))}} if ef else params
+                hits = self._search(data, field, limit, filt, asked)
+                own = [h for h in hits if keep[h[0]]]
+                if len(own) >= want or len(hits) < limit:
+                    return own[:want]
+                if limit == MAX_LIMIT:
+                    break  # too few allowed among as many as Milvus returns: listed after all
+                limit *= 4
+            filt = numbers_expression(np.flatnonzero(keep))
+        return self._search(data, field, want, filt, params)
 
     def _vector(self, index: KbIndex, model: str, req: CandidateRequest) -> Ranked:
         emb = get_embedder(model)
@@ -156,7 +187,8 @@ class MilvusCandidates:
             ef = min(MAX_EF, math.ceil(ef / max(self.partial[model], 1e-3)))
         params = {"metric_type": "COSINE", "params": {"ef": ef}}
         return _ranked(self._kept([q.tolist()], self.fields[model], req.count, keep, params,
-                                  max(self.ef, req.count)))
+                                  max(self.ef, req.count),
+                                  ~has if model in self.partial else None))
 
     def _has_vector(self, index: KbIndex, model: str) -> np.ndarray:
         if model not in self._has:
@@ -209,6 +241,41 @@ class MilvusCandidates:
                               "publish it again", path=str(self.engine.url),
                               key="engine_release_incomplete")
         return mat
+
+
+def numbers_filter(keep: np.ndarray, free: np.ndarray | None = None,
+                   runs: int | None = None) -> tuple[np.ndarray, str]:
+    """A filter on chunk numbers (`numbers_expression`) matching every chunk `keep` allows,
+    and per chunk whether it matches. Gaps between allowed chunks holding only chunks
+    `free` marks (never a hit: rows without the model's own vector) are joined to the runs
+    around them; while more than `runs` (`FILTER_RUNS`) runs remain, so are the gaps
+    holding the fewest other chunks (a tie: the first) as long as they add at most
+    `WIDEN_SHARE` of the allowed chunks in all; the allowed chunks alone when that is no
+    shorter. Matches exactly the allowed chunks (and free ones) when they fit; a scattered
+    few stay listed (at most `BROAD_SHARE` of the chunks: more are searched unfiltered)."""
+    runs = FILTER_RUNS if runs is None else runs
+    nums = np.flatnonzero(keep)
+    if len(nums) < 2:
+        return keep.copy(), numbers_expression(nums)
+    others = ~keep if free is None else ~keep & ~free  # what joining a gap adds to matches
+    before = np.concatenate([[0], np.cumsum(others)])
+    cost = before[nums[1:]] - before[nums[:-1] + 1]  # such chunks between allowed neighbours
+    joined = cost == 0
+    spare = int((~joined).sum()) + 1 - max(runs, 1)  # runs beyond the bound
+    if spare > 0:  # the cheapest gaps joined too, while they add few chunks in all
+        order = np.argsort(np.where(joined, -1, cost), kind="stable")[int(joined.sum()):]
+        within = np.cumsum(cost[order]) <= WIDEN_SHARE * len(nums)
+        joined[order[:min(spare, int(within.sum()))]] = True
+    starts = nums[np.concatenate([[0], np.flatnonzero(~joined) + 1])]
+    ends = nums[np.concatenate([np.flatnonzero(~joined), [len(nums) - 1]])]
+    edges = np.zeros(len(keep) + 1, dtype=np.int64)
+    np.add.at(edges, starts, 1)
+    np.add.at(edges, ends + 1, -1)
+    matched: np.ndarray = np.cumsum(edges[:-1]) > 0
+    exact, joined_text = numbers_expression(nums), numbers_expression(np.flatnonzero(matched))
+    if len(joined_text) >= len(exact):  # scattered: ranges of a few numbers say more
+        return keep.copy(), exact
+    return matched, joined_text
 
 
 def numbers_expression(nums: np.ndarray) -> str:

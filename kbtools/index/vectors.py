@@ -143,12 +143,22 @@ def resident_fits(total_bytes: int) -> bool:
         return False
     try:
         setting = re.search(r"\[(\w+)\]", THP_SETTING.read_text())
+    except OSError:
+        return False
+    if setting is None or setting.group(1) not in ("always", "madvise"):
+        return False
+    return memory_fits(total_bytes)
+
+
+def memory_fits(total_bytes: int) -> bool:
+    """Whether `total_bytes` are at most RESIDENT_SHARE of the memory available (False
+    where the kernel does not say how much that is)."""
+    try:
         available = re.search(r"^MemAvailable:\s+(\d+) kB", MEMINFO.read_text(), re.M)
     except OSError:
         return False
-    if setting is None or setting.group(1) not in ("always", "madvise") or available is None:
-        return False
-    return total_bytes <= RESIDENT_SHARE * int(available.group(1)) * 1024
+    return available is not None and \
+        total_bytes <= RESIDENT_SHARE * int(available.group(1)) * 1024
 
 
 EXACT_MAX = 4096  # graphs this small are searched exhaustively: exact, and no slower

@@ -8,12 +8,16 @@ enough chunks ranks them exactly (`rank_exactly`, which the engine's source shar
 allowing a broad share of them searches the graph unfiltered for proportionally more hits,
 drops the others (`_kept`) as the engine does, and scores the few kept exactly: reading
 ~20,000 vectors to rank them all cost a warm search on the 54,626-chunk tidb-docs-cn ~10×
-an unfiltered one.
+an unfiltered one. A process ranking a filtered subset exactly again (`kb serve`, `kb mcp`,
+an agent's session) keeps the model's vectors normalised in memory (`_normalised`): reading
+a big folder's ~7,700 vectors from the graph one key at a time, widening and normalising
+them was most of such a search (~7× an unfiltered one).
 """
 
 from __future__ import annotations
 
 import math
+import threading
 import weakref
 from typing import Any
 
@@ -42,6 +46,22 @@ TIE_MARGIN = 10
 OVERSAMPLE = 8
 _HOLDERS: weakref.WeakKeyDictionary[KbIndex, dict[str, np.ndarray]] = \
     weakref.WeakKeyDictionary()
+
+
+class _Normalised:
+    """One index's holders of a model (`holders`): the exact rankings asked so far, and
+    from the second on, their vectors normalised (a row per holder, in chunk order) and
+    each chunk's row."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+        self.rows: np.ndarray | None = None
+        self.row_of: np.ndarray | None = None
+
+
+_NORMALISED: weakref.WeakKeyDictionary[KbIndex, dict[str, _Normalised]] = \
+    weakref.WeakKeyDictionary()
+_NORMALISED_LOCK = threading.Lock()  # the web app's searches run on several threads
 
 
 class LocalCandidates:
@@ -104,9 +124,53 @@ def _vector_candidates(index: KbIndex, model: str, text: str, mask: np.ndarray |
         kept = _kept(vindex, q, keep, count, share)
         if kept is not None:  # these few scored as the exact ranking scores them (the engine's)
             allowed = np.sort(kept.keys)
-    # exact over the filtered subset (or the graph's best of it): cheap when few, never misses
-    mat = np.asarray(vindex.get(allowed.astype(np.uint64)), dtype=np.float32)
-    return rank_exactly(allowed, mat, q, count)
+        mat = np.asarray(vindex.get(allowed.astype(np.uint64)), dtype=np.float32)
+        return rank_exactly(allowed, mat, q, count)
+    # exact over the filtered subset: cheap when few, never misses
+    return rank_normalised(allowed, _normalised(index, model, vindex, allowed), q, count)
+
+
+def _normalised(index: KbIndex, model: str, vindex: Any, allowed: np.ndarray) -> np.ndarray:
+    """The vectors of chunks `allowed` (holders of `model`, ascending), normalised as
+    `rank_exactly` normalises them: read from the graph the first time an index ranks a
+    subset exactly; from the second on (a long-lived process), rows of all its holders'
+    vectors normalised once and kept, when they take at most `vectors.RESIDENT_SHARE` of
+    the memory available (54,645 chunks × 512 floats: 94 MB)."""
+    with _NORMALISED_LOCK:
+        kept = _NORMALISED.setdefault(index, {}).setdefault(model, _Normalised())
+        kept.asked += 1
+        rows, row_of, asked = kept.rows, kept.row_of, kept.asked
+    if rows is None or row_of is None:
+        held = holders(index, model)
+        if asked < 2 or not vectors.memory_fits(int(held.sum()) * int(vindex.ndim) * 4):
+            return normalise(np.asarray(vindex.get(allowed.astype(np.uint64)),
+                                        dtype=np.float32))
+        rows, row_of = _all_normalised(vindex, held)
+        with _NORMALISED_LOCK:
+            kept.rows, kept.row_of = rows, row_of
+    mine: np.ndarray = rows[row_of[allowed]]
+    return mine
+
+
+# holders' vectors are read from the graph this many at a time to be kept (`_normalised`):
+# usearch's `get` answers a tuple of one array per key, converted here a batch at a time
+READ_BATCH = 4096
+
+
+def _all_normalised(vindex: Any, held: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every holder's vector (`held`: per chunk, has it one), normalised, a row per holder in
+    chunk order, read-only; and per chunk its row (-1: none)."""
+    keys = np.flatnonzero(held)
+    rows = np.empty((len(keys), int(vindex.ndim)), dtype=np.float32)
+    for start in range(0, len(keys), READ_BATCH):
+        part = keys[start:start + READ_BATCH].astype(np.uint64)
+        rows[start:start + len(part)] = np.asarray(vindex.get(part), dtype=np.float32)
+    normalise(rows)
+    rows.flags.writeable = False
+    row_of = np.full(len(held), -1, dtype=np.int64)
+    row_of[keys] = np.arange(len(keys))
+    row_of.flags.writeable = False
+    return rows, row_of
 
 
 def _kept(vindex: Any, q: np.ndarray, keep: np.ndarray, count: int,
@@ -142,7 +206,19 @@ def rank_exactly(nums: np.ndarray, mat: np.ndarray, q: np.ndarray, count: int) -
     """Chunks `nums` (ascending), whose vectors are the rows of `mat` (float32, normalised
     here in place), ranked by cosine with unit question vector `q`: the best `count`, ties
     in chunk order. The one exact ranking of a filtered subset, local and in the engine."""
+    return rank_normalised(nums, normalise(mat), q, count)
+
+
+def normalise(mat: np.ndarray) -> np.ndarray:
+    """`mat` (float32 rows) divided in place by each row's length; each row's numbers do
+    not depend on the other rows (normalised alone or among all a model's, the same)."""
     mat /= np.maximum(np.linalg.norm(mat, axis=1, keepdims=True), 1e-9)
+    return mat
+
+
+def rank_normalised(nums: np.ndarray, mat: np.ndarray, q: np.ndarray,
+                    count: int) -> fusion.Ranked:
+    """`rank_exactly` of rows `mat` already normalised (`normalise`)."""
     sims = mat @ q
     order = np.argsort(-sims, kind="stable")[:count]
     return fusion.Ranked(nums[order], sims[order])
