@@ -1,6 +1,7 @@
 """A new user's small English knowledge base: a question whose words a table row holds only
 through its section's heading is answered by the passage under that heading that says them,
-not by the row."""
+not by the row; a formula's subscripted symbol ($p_{max}$, $$\\sigma_{y}$$) is found by the
+ways a user types it (p_max, pmax, p max, sigma_y)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,13 @@ Use ISO VG 46 compressor oil. Capacity: 4.5 L.
 | Valve does not open at 11 bar | Stuck spring | Replace valve immediately |
 
 The relief pressure $p_r = 1.1 \\times p_{max}$ where $p_{max}$ is 10 bar.""")
+STRESS = titled_page("Tensile test", """## Yield stress
+
+The yield limit of the tested bar is
+
+$$\\sigma_{y} = \\frac{F_{y}}{A_0}$$
+
+with $A_0$ its first cross-section.""")
 FORMULA_LINE = COMPRESSOR.splitlines().index(
     next(line for line in COMPRESSOR.splitlines() if line.startswith("The relief"))) + 1
 
@@ -37,7 +45,8 @@ FORMULA_LINE = COMPRESSOR.splitlines().index(
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory):
     repo = make_repo(tmp_path_factory.mktemp("newkb"),
-                     docs={"knowledge/compressor.md": COMPRESSOR})
+                     docs={"knowledge/compressor.md": COMPRESSOR,
+                           "knowledge/stress.md": STRESS})
     build(load_config(repo), BuildOptions(out=repo / "dist", progress=False))
     ix = open_index(repo / "dist")
     yield ix
@@ -60,3 +69,16 @@ def test_a_row_matched_by_its_heading_alone_gives_way_to_the_passage_saying_it(i
 def test_a_row_matching_in_its_own_text_stays_first(index):
     top = _top(index, "valve does not open stuck spring")
     assert top["kind"] == "table_row" and "Stuck spring" in top["text"]
+
+
+@pytest.mark.parametrize("question", ["what is p_max", "what is pmax", "what is p max",
+                                      "what is P_max?"])
+def test_a_subscripted_symbol_is_found_as_the_user_types_it(index, question):
+    top = _top(index, question)
+    assert top["doc"] == "knowledge/compressor.md"
+    assert top["line_start"] <= FORMULA_LINE <= top["line_end"]
+
+
+def test_a_display_formula_symbol_is_found_as_the_user_types_it(index):
+    top = _top(index, "what is sigma_y")
+    assert top["doc"] == "knowledge/stress.md" and "\\sigma_{y}" in top["text"]
