@@ -82,3 +82,12 @@ def test_a_subscripted_symbol_is_found_as_the_user_types_it(index, question):
 def test_a_display_formula_symbol_is_found_as_the_user_types_it(index):
     top = _top(index, "what is sigma_y")
     assert top["doc"] == "knowledge/stress.md" and "\\sigma_{y}" in top["text"]
+
+
+def test_a_subscripted_symbol_is_cited_and_shown_where_it_is_written(index):
+    """The symbol's section of the small page is cited (not the page whole), and the
+    result lists the symbol as the text writes it, which a display highlights."""
+    top = _top(index, "what is pmax")
+    lines = COMPRESSOR.splitlines()
+    assert top["line_start"] == lines.index("## Pressure relief valve") + 1
+    assert "p_{max}" in top["why"]["matched_terms"]

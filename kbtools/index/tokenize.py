@@ -216,6 +216,18 @@ def _subscript_spellings(m: re.Match[str]) -> tuple[str, ...]:
     return f"{base}_{joined}", f"{base}{joined}", " ".join((base, *parts))
 
 
+def subscripts(text: str) -> list[str]:
+    """The LaTeX subscripted symbols `text` writes (`_SUBSCRIPT`), as written (p_{max},
+    \\sigma_{y}): runs whose tokens hold their plain spellings (p_max, pmax), which no
+    Latin run of the text holds whole."""
+    if "_" not in text:
+        return []
+    lower = text.lower()
+    if len(lower) != len(text):  # (a character whose lower case is longer: none of a symbol)
+        return [m.group(0) for m in _SUBSCRIPT.finditer(lower)]
+    return [text[m.start():m.end()] for m in _SUBSCRIPT.finditer(lower)]
+
+
 @lru_cache(maxsize=200_000)
 def _stem(word: str) -> str:
     """Snowball (Porter 2) English stem; words with digits (e17, v6.0) stay as written."""
