@@ -236,18 +236,19 @@ class SectionTable:
         then leaves those out instead of the enclosing one. The hits must be known
         (`ensure`)."""
         nums = [h.num for h in hits]
-        docs = self._doc[nums].tolist()
-        starts, ends = self.line_start[nums].tolist(), self.line_end[nums].tolist()
-
-        def inside(c: int, j: int) -> bool:
-            return docs[c] == docs[j] and starts[j] <= starts[c] <= ends[c] <= ends[j] \
-                and (starts[c], ends[c]) != (starts[j], ends[j])
-
+        doc, start, end = self._doc[nums], self.line_start[nums], self.line_end[nums]
+        # inside[c, j]: hit c's lines strictly inside hit j's, in one document (a search's
+        # ~50 hits at once: most searches have no such pair and return here)
+        inside = (doc[:, None] == doc[None, :]) & (start[None, :] <= start[:, None]) \
+            & (end[:, None] <= end[None, :]) \
+            & ((start[:, None] != start[None, :]) | (end[:, None] != end[None, :]))
+        if not np.triu(inside, 1).any():
+            return hits
         out = list(hits)
         order = list(range(len(hits)))  # positions in `hits`, as ranked so far
-        for j in range(len(hits)):
+        for j in np.flatnonzero(inside.any(axis=0)).tolist():
             at = order.index(j)
-            nested = [i for i in range(at) if inside(order[i], j)]
+            nested = [i for i in range(at) if inside[order[i], j]]
             if nested and all(yields(nums[order[i]], nums[j]) for i in nested):
                 place = out[order[nested[0]]].score
                 out[j] = hits[j].noted(max(place, hits[j].score))
