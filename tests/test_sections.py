@@ -198,3 +198,27 @@ def test_a_documents_decision_tables_are_read_once_for_record_and_number(example
             assert sections.decision_number(index, doc, ti) == want, (doc, ti)
         assert len(statements) == asked, (doc, statements[asked:])
     index.store.con.set_trace_callback(None)
+
+
+def test_an_enclosing_hit_takes_the_place_of_nested_ones_that_all_give_way(example_index):
+    index = open_index(example_index)
+    table = sections.of(index)
+    n = index.store.count()
+    table.ensure(range(n))
+    docs = index.chunk_table().doc
+    start, end = table.line_start, table.line_end
+
+    def strictly_inside(c: int, e: int) -> bool:
+        return docs[c] == docs[e] and start[e] <= start[c] <= end[c] <= end[e] \
+            and (start[c], end[c]) != (start[e], end[e])
+
+    outer, a, b = next((e, *pair) for e in range(n)
+                       for pair in [[c for c in range(n) if strictly_inside(c, e)][:2]]
+                       if len(pair) == 2)
+    other = next(c for c in range(n) if docs[c] != docs[outer])
+    hits = [Hit(a, 0.9, {}), Hit(other, 0.8, {}), Hit(b, 0.7, {}), Hit(outer, 0.1, {})]
+    moved = table.give_way(hits, lambda fine, enclosing: True)
+    assert [h.num for h in moved] == [outer, a, other, b] and moved[0].score == 0.9
+    assert table.suppress_nested(moved, 3) == [moved[0], hits[1]]
+    assert table.give_way(hits, lambda fine, enclosing: fine == a) == hits  # b holds its own
+    assert table.give_way(hits, lambda fine, enclosing: False) == hits

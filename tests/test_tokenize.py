@@ -224,3 +224,23 @@ def test_codes_and_identifiers_keep_their_tokens(tok):
 def test_a_compound_in_a_path_or_an_option_stays_whole(tok):
     """A path's segment or a command-line option is an identifier, not English words."""
     assert tok("(/sql-statements/x.md) --config-file") == ["sql-statement", "x.md", "config-fil"]
+
+
+@pytest.mark.parametrize(("written", "typed"), [
+    ("$p_{max}$", ["p_max", "pmax", "p max", "P_max"]),
+    ("$$p_r = 1.1 p_{max}$$", ["p_r", "pr", "p r"]),
+    ("$x_a$", ["x_a", "xa"]),
+    ("$x_{a,b}$", ["x_ab", "xab", "x b"]),
+    ("$$\\sigma_{y} = E$$", ["sigma_y", "sigmay", "sigma y"]),
+    ("$T_{\\mathrm{in}}$ and $p_\\max$", ["T_in", "tin", "p_max"]),
+])
+def test_a_latex_subscript_meets_its_plain_spellings(tok, written, typed):
+    """$p_{max}$ was p, max while the question's p_max is one token (and $p_r$ p_r)."""
+    tokens = set(tok(written))
+    for spelling in typed:
+        assert set(tok(spelling)) <= tokens, spelling
+
+
+def test_a_subscript_adds_each_spelling_once_and_leaves_identifiers(tok):
+    assert tok("$p_{max}$") == ["p", "max", "p_max", "pmax"]
+    assert tok("$x_{i=1}$ tidb_gc_life_time a_b_c") == ["x", "1", "tidb_gc_life_tim", "a_b_c"]

@@ -91,6 +91,20 @@ class Coverage:
             out.append(share)
         return np.array(out)
 
+    def yields_to(self, fine: int, fine_text: str, enclosing: int, enclosing_text: str) -> bool:
+        """Whether chunk `fine`, inside chunk `enclosing` of its document, holds the question's
+        terms only through its heading path (the first line of its embed text, "Title ›
+        heading", which every chunk under that heading inherits) while `enclosing` holds
+        each of them in its own text (below that line): the table row whose only match is
+        its section's heading, against the section saying it. Such a finer chunk matches no
+        better than where it lies and gives way to the enclosing one."""
+        terms = set(self.matched(fine))
+        if not terms or not terms <= set(self.matched(enclosing)):
+            return False
+        tok = self.index.bm25.tok
+        return terms.isdisjoint(tok(_below_heading(fine_text))) and \
+            terms <= set(tok(_below_heading(enclosing_text)))
+
     def line_share(self, lines: Sequence[str], hits: Sequence[Hit]) -> float:
         """The largest share of one line's idf weight (a term the index never saw weighing
         as the rarest, as everywhere) that one of `hits` holds, over the lines of which it
@@ -137,3 +151,9 @@ def value_terms(question: str, unknown: Sequence[str]) -> set[str]:
 # numbers alone: a log line's timestamp is in every log a knowledge quotes).
 LINE_TERMS = 3
 _WORD = re.compile(r"[^\W\d_]")
+
+
+def _below_heading(embed_text: str) -> str:
+    """A chunk's embed text without its first line, the heading path every chunk under the
+    same heading starts with (`build.chunk_text`): the chunk's own text."""
+    return embed_text.partition("\n")[2]

@@ -262,6 +262,7 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
     decided: Decided = {}  # a chunk kept for its (un)verified section: what its result cites
     if (want := shown_verdict(parsed, verified_only)) is not None:
         hits, decided = citing_judged(index, text, hits, covered.matched, rows, want)
+    hits = table.give_way(hits, _yields(index, rows, covered))  # a row matched by its heading
     judged = table.suppress_nested(hits, max(k, fusion.JUDGED))  # the verdict reads these,
     picked, best = judged[:k], judged[:fusion.JUDGED]  # k of them are shown
     exact = bool(wanted) and any(is_about(levels[h.num] if h.num in levels else
@@ -488,6 +489,18 @@ def _read_rows(index: KbIndex, rows: Rows, nums: list[int]) -> None:
     missing = [n for n in dict.fromkeys(nums) if n not in rows]
     if missing:
         rows.update(index.store.ranking_rows(missing))
+
+
+def _yields(index: KbIndex, rows: Rows, covered: Coverage) -> Callable[[int, int], bool]:
+    """`Coverage.yields_to` of two chunks by number, their ranking rows read as asked (into
+    `rows`, once each)."""
+    def yields(fine: int, enclosing: int) -> bool:
+        if not covered.matched(fine):  # (no row read for a chunk holding no term)
+            return False
+        _read_rows(index, rows, [fine, enclosing])
+        return covered.yields_to(fine, rows[fine]["embed_text"],
+                                 enclosing, rows[enclosing]["embed_text"])
+    return yields
 
 
 def _collapse_to_sections(table: sections.SectionTable, hits: list[fusion.Hit],

@@ -26,7 +26,7 @@ from __future__ import annotations
 import threading
 import weakref
 from array import array
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -227,6 +227,34 @@ class SectionTable:
                 if len(chosen) == k:
                     break
         return [hits[j] for j in chosen]
+
+    def give_way(self, hits: list[Hit], yields: Callable[[int, int], bool]) -> list[Hit]:
+        """`hits` with a hit moved up to just before the first better hit of its document
+        whose lines sit strictly inside its own, when every better hit so nested gives way
+        to it (`yields(nested chunk, enclosing chunk)`: a finer chunk matched only through
+        its heading path, `Coverage.yields_to`), at that place's score; `suppress_nested`
+        then leaves those out instead of the enclosing one. The hits must be known
+        (`ensure`)."""
+        nums = [h.num for h in hits]
+        doc, start, end = self._doc[nums], self.line_start[nums], self.line_end[nums]
+        # inside[c, j]: hit c's lines strictly inside hit j's, in one document (a search's
+        # ~50 hits at once: most searches have no such pair and return here)
+        inside = (doc[:, None] == doc[None, :]) & (start[None, :] <= start[:, None]) \
+            & (end[:, None] <= end[None, :]) \
+            & ((start[:, None] != start[None, :]) | (end[:, None] != end[None, :]))
+        if not np.triu(inside, 1).any():
+            return hits
+        out = list(hits)
+        order = list(range(len(hits)))  # positions in `hits`, as ranked so far
+        for j in np.flatnonzero(inside.any(axis=0)).tolist():
+            at = order.index(j)
+            nested = [i for i in range(at) if inside[order[i], j]]
+            if nested and all(yields(nums[order[i]], nums[j]) for i in nested):
+                place = out[order[nested[0]]].score
+                out[j] = hits[j].noted(max(place, hits[j].score))
+                order.pop(at)
+                order.insert(nested[0], j)
+        return [out[j] for j in order]
 
 
 _TABLES: weakref.WeakKeyDictionary[KbIndex, SectionTable] = weakref.WeakKeyDictionary()

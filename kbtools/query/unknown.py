@@ -17,7 +17,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Collection, Mapping, Sequence
 
-from kbtools.index.tokenize import CJK, other_spellings, to_simplified
+from kbtools.index.tokenize import CJK, other_spellings, subscripts, to_simplified
 from kbtools.query.compounds import LATIN_RUN
 from kbtools.query.fusion import unknown_names
 from kbtools.query.identifiers import nfkc
@@ -60,13 +60,15 @@ def held_as(tok: Callable[[str], list[str]], text: str,
             terms: Sequence[str]) -> dict[str, list[str]]:
     """Every way `text` (a chunk's title, headings and text) writes each Latin term of
     `terms`: the distinct Latin runs (NFKC-normalised, case kept) whose tokens hold it, in
-    the order of the text (``bearing`` and ``Bearings`` for bear). A term no run holds (a
-    Chinese term, a token the tokenizer made across runs) is not listed."""
+    the order of the text (``bearing`` and ``Bearings`` for bear), then its subscripted
+    symbols (``p_{max}`` for p_max and pmax: `subscripts`). A term no run holds (a Chinese
+    term, a token the tokenizer made across runs) is not listed."""
     wanted = {t for t in terms if not _CJK_TERM.search(t)}
     out: dict[str, dict[str, None]] = {}
     # each distinct run once (a passage's runs as strings, deduplicated without Python
     # calls: five passages' runs are read for every answer)
-    for run in dict.fromkeys(LATIN_RUN.findall(nfkc(text))) if wanted else ():
+    written = nfkc(text) if wanted else ""
+    for run in dict.fromkeys([*LATIN_RUN.findall(written), *subscripts(written)]):
         for t in tok(run):
             if t in wanted:
                 out.setdefault(t, {})[run] = None
