@@ -9,7 +9,7 @@ to write instead (`about_instead`)."""
 from __future__ import annotations
 
 import re
-from decimal import Decimal
+from decimal import ROUND_CEILING, Context, Decimal
 
 from kbtools.query.filter_kinds import period_of, version_text
 from kbtools.query.filter_numbers import narrow, order_number, quantity, unit_written
@@ -86,19 +86,30 @@ def range_ends(value: str) -> tuple[str, str] | None:
     return _one_unit(*ends) if all(map(an_end, ends)) else None
 
 
+# a range's end converted to its first end's unit when its decimal never ends (`_one_unit`):
+# rounded up to this many significant digits, beyond a measured value's and short enough for
+# the end to stay a quantity (`filter_numbers.MAX_QUANTITY_CHARS`)
+END_DIGITS = 20
+_END_ROUNDED = Context(prec=END_DIGITS, rounding=ROUND_CEILING)
+
+
 def _one_unit(low: str, high: str) -> tuple[str, str]:
     """A range's ends with its last in its first's unit when they are quantities of one
     dimension in units of other sizes (``0.5%..6‰``: ``0.5%..0.6%``, ``50cm..1m``:
     ``50cm..100cm``), so that a document's bare number is read in one unit, the first's,
-    against both (not 3 % against one end and 3 ‰ against the other); the ends as they are
-    otherwise, and when the last's number in that unit never ends (``1公顷..20亩``)."""
+    against both (not 3 % against one end and 3 ‰ against the other). When the last's number
+    in that unit never ends (``1公顷..20亩``: 4/3 公顷) it is rounded up, in decimals, to
+    `END_DIGITS` significant digits (1.33…334公顷): a document of exactly 20亩 is within, a
+    bare 10 (10 公顷) beyond. The ends as they are otherwise."""
     a, b = quantity(low), quantity(high)
     if a is None or b is None or a[0] == b[0]:
         return low, high
-    number = in_unit(b, a[0])
+    number = in_unit(b, a[0], _END_ROUNDED)
     if number is None or number == b[1] or number < a[1]:  # ¥50..100元: a bare 80 reads
         return low, high  # alike; 10kW–500W: reversed, refused as written (`filter_text`)
-    return low, f"{_plain(number)}{unit_written(low).strip()}"
+    unit = unit_written(low).strip()
+    end = f"{_plain(number)}{unit}"
+    return low, end if quantity(end) is not None else f"{number:e}{unit}"  # 1e-30: short
 
 
 def _dated_ends(low: str, high: str) -> tuple[str, str]:
@@ -195,8 +206,9 @@ def _amount(text: str, unit: str) -> Decimal | None:
 
 
 def _plain(number: Decimal) -> str:
-    """`number` in digits without an exponent (``8``, ``0.45``, ``10``)."""
-    return format(number.normalize(), "f")
+    """`number` in digits without an exponent (``8``, ``0.45``, ``10``), every digit kept
+    (``normalize`` alone rounds to the context's 28)."""
+    return format(number.normalize(Context(prec=max(len(number.as_tuple().digits), 1))), "f")
 
 
 def between(value: str) -> Between | None:
