@@ -302,6 +302,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.filter_numbers._BLANK_RUN": "sub",  # a --where quantity's unit words
     "kbtools.query.filter_numbers._GROUPED": "sub",  # a front-matter or --where quantity
     "kbtools.query.filter_numbers.PLACE_AFTER": "match",  # a front-matter or --where number
+    "kbtools.query.filter_numbers._PLACED": "findall",  # the head of a PLACE_AFTER match
     "kbtools.query.filter_numbers._GROUPED_NUMBER": "fullmatch",  # a front-matter or --where number
     "kbtools.query.filter_text._IN_RANGE": "match",  # a --where item (a range in words)
     "kbtools.query.filter_commas.NUMBER_RUN": "finditer",  # a --where value (its numbers a comma apart)

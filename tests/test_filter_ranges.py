@@ -271,7 +271,20 @@ def test_a_decision_table_in_litres_takes_cubic_metres():
 @pytest.mark.parametrize(("text", "read"), [  # session 47 (f47): a unit kw之间, kw及, kw起
     ("10kW之间", None), ("5kW及", None), ("5kW起", None), ("5kW左右", None),
     ("25kg每亩", ("kg每亩", 25)), ("3万kW", ("kw", 30000)), ("5千瓦", ("千瓦", 5)),
+    ("5kW时", ("kw时", 5)), ("5 KW时", ("kw时", 5)), ("2MW时", ("mw时", 2)),  # f49: kWh
+    ("5千瓦时", ("千瓦时", 5)), ("3.5万千瓦时", ("万千瓦时", 3.5)), ("5万3千2kW时", ("kw时", 53200)),
 ])
 def test_a_latin_unit_with_a_chinese_word_after_it_is_no_unit(text, read):
     got = quantity(text)
     assert (None if got is None else (got[0], float(got[1]))) == read
+
+
+@pytest.mark.parametrize(("want", "held"), [  # session 49 (f49, issue 5): 5kW时 was text
+    ("5kW时", ["5kWh", "5000 Wh", "5千瓦时", "0.005MWh"]), ("5千瓦时", ["5kW时", "5 kwh"]),
+    ("3.5万千瓦时", ["35000kWh", "35MWh", "3.5万kW时"]), ("2MW时", ["2000千瓦时"]),
+])
+def test_a_power_unit_then_hours_in_chinese_is_an_energy(want, held):
+    assert all(value_matches("电量", h, "=", want) for h in held)
+    assert not value_matches("电量", "5kW", "=", "5kW时")  # a power, not an energy
+    assert parse_where([f"电量={want}"]) == [("电量", "=", want)]
+    assert measured(*quantity(want))[0] == "wh"  # type: ignore[misc]

@@ -105,9 +105,18 @@ def test_a_number_said_short_is_that_number_locally_and_in_milvus(short, where, 
 @pytest.mark.parametrize(("text", "number"), [
     ("1万5", 15000), ("3千5", 3500), ("2亿3", 230000000), ("3百5", 350), ("-1万5", -15000),
     ("一万五", 15000), ("三千五", 3500), ("两百五", 250), ("一万零五", 10005),
-    ("2万5千", 25000), ("1万50", None), ("1万05", None)])
+    ("2万5千", 25000), ("1万50", None), ("1万05", None),
+    ("5万3千2", 53200), ("-5万3千2", -53200), ("2万5千5", 25500), ("3万2千1", 32100), ("3万2百1", None),
+    ("五万三千二", 53200), ("5千3万2", None)])  # session 49 (f49): 5万3千2 was no number
 def test_one_digit_after_a_magnitude_is_the_next_place_down(text, number):
     assert order_number(text) == number
+
+
+@pytest.mark.parametrize(("where", "says"), [  # session 49 (f49)
+    ("价格=5万3千20", "5万3千20 不是明确的数，请全用数字写，如 价格=53020")])
+def test_more_digits_after_several_magnitudes_are_refused_naming_the_digits(where, says):
+    with pytest.raises(FilterError, match=says):
+        parse_where([where])
 
 
 @pytest.mark.parametrize(("where", "says"), [
