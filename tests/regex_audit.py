@@ -258,6 +258,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.numerals._SHARE_SAID": "finditer",  # a question, an input value
     "kbtools.decision.weekdays._EN_LEADS": "search",  # a question, 12 characters of it
     "kbtools.query.filter_text._COLON": "match",  # a --where item (CLI, API, MCP)
+    "kbtools.query.filter_text._QUOTED": "split",  # a --where item (CLI, API, MCP)
     "kbtools.query.filter_bounds.ABOUT_MARK": "search",  # a --where item (CLI, API, MCP)
     "kbtools.query.filter_bounds._ABOUT": "match",  # a --where value
     "kbtools.query.naming:[a-z]+": "findall",  # a table's input names

@@ -132,7 +132,8 @@ ORD_FIELD = "f_ord"
 # mA and A, Hz to GHz, Wh to MWh (千瓦时) and tons (吨, metric) converted, `decision.units.SCALES`;
 # 22: a range's last end whose decimal in the first's unit never ends (1公顷..20亩) in that
 # unit, rounded up, `filter_bounds._one_unit`; a power's symbol then 时 (5kW时) that energy,
-# `decision.units.SCALED_SPELLINGS`; 5万3千2 (五万三千二) 53200, `filter_numbers.in_digits`
+# `decision.units.SCALED_SPELLINGS`; 5万3千2 (五万三千二) 53200, `filter_numbers.in_digits`;
+# other spaces (5\u00a0kW) a blank and what shows nothing (5\u200bkW) left out, `narrow`
 FILTER_RULES = "22"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 

@@ -136,14 +136,30 @@ def _far(text: str) -> Number | None:
 
 
 # full-width ASCII forms (U+FF01–FF5E: ２．１, －, ：, ｖ), the ideographic space and the
-# minus sign (U+2212, −1.5kW as a word processor or a web page writes it) as ASCII
-_NARROW = {0xFF01 + i: 0x21 + i for i in range(0x5E)} | {0x3000: 0x20, 0x2212: 0x2D}
-_WIDE = re.compile("[\uff01-\uff5e\u3000\u2212]")  # a character `_NARROW` writes otherwise
+# minus sign (U+2212, −1.5kW as a word processor or a web page writes it) as ASCII; the other
+# spaces (no-break, U+00A0 of 5&nbsp;kW, thin, figure, narrow no-break) as a blank, and what
+# shows nothing (zero-width space, word joiner, a BOM, a soft hyphen: 5\u200bkW as pasted from
+# a web page or a chat) left out. Not the zero-width joiners, part of how some scripts and
+# emoji are written.
+_SPACES = (0x00A0, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000)
+_UNSEEN = (0x00AD, 0x200B, 0x2060, 0xFEFF)
+_NARROW: dict[int, int | None] = {0xFF01 + i: 0x21 + i for i in range(0x5E)} | \
+    dict.fromkeys(_SPACES, 0x20) | dict.fromkeys(_UNSEEN) | {0x2212: 0x2D}
+# a character `_NARROW` writes otherwise
+_WIDE = re.compile("[" + "".join(map(chr, sorted(_NARROW))) + "]")
+_SEEN = dict.fromkeys(_UNSEEN)
+
+
+def seen(text: str) -> str:
+    """`text` without the characters that show nothing (`_UNSEEN`: ``功\u200b率=5\u200bkW`` is
+    ``功率=5kW``), as it was meant to be typed."""
+    return text if text.isascii() else text.translate(_SEEN)
 
 
 def narrow(text: str) -> str:
     """`text` with full-width forms (``２．１``, ``２０２４－０３－０１``, ``ｖ２``, ``ＨＸ－２６０``) and the
-    minus sign (``−1.5kW``) as ASCII, as a Chinese input method types the numbers, versions, dates and names the filters
+    minus sign (``−1.5kW``) as ASCII, other spaces as a blank and characters that show
+    nothing left out (``5\u00a0kW``: ``5 kW``, ``5\u200bkW``: ``5kW``: `_NARROW`), as a Chinese input method types the numbers, versions, dates and names the filters
     read (`order_number`, and `kbtools.query.filter_kinds`), and composed (NFC: a value
     copied on macOS, ``e`` + U+0301, is the ``é`` a document holds); other characters as
     they are. Per document value: ASCII (most) returns at once, other text that is composed

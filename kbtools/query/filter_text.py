@@ -43,7 +43,7 @@ from kbtools.query.filter_commas import (
 )
 from kbtools.query.filter_commas import written_hint as written_hint  # re-exported
 from kbtools.query.filter_kinds import day_month, keys_against, wanted
-from kbtools.query.filter_numbers import quantity
+from kbtools.query.filter_numbers import quantity, seen
 
 # KEY: a front-matter key as a schema may declare it, in any script (作物, stage-期, crop_2),
 # its words a blank apart (施药 时间), or any key in quotes ("pH (水)")
@@ -88,7 +88,7 @@ def parse_where(items: list[str] | None) -> list[Condition]:
     the last, names nothing and is left out (``crop=小麦，``)."""
     out: list[Condition] = []
     for item in items or []:
-        item = valid_unicode(str(item))
+        item = _seen_unquoted(valid_unicode(str(item)))  # 功率=5\u200bkW, pasted: 功率=5kW
         m = _WHERE.match(item) if len(item) <= MAX_WHERE_CHARS else None
         if m is None and len(item) <= MAX_WHERE_CHARS:
             m = _WHERE.match(narrow_operator(item))
@@ -219,6 +219,17 @@ def _worded(item: str) -> str | None:
     if not value or not key or (not _KEY.fullmatch(key) and '"' in key and "'" in key):
         return None
     return f"{key_text(key)}{WORD_OPERATORS[word]}{value}"
+
+
+_QUOTED = re.compile(r"(\"[^\"]*\"|'[^']*')")  # a key's or a value's quotes and what they hold
+
+
+def _seen_unquoted(item: str) -> str:
+    """`item` without the characters that show nothing (`filter_numbers.seen`) but in quotes,
+    which take a key or a value as it is (`where_text` quotes a value holding one)."""
+    if seen(item) == item:
+        return item
+    return "".join(p if i % 2 else seen(p) for i, p in enumerate(_QUOTED.split(item)))
 
 
 def _no_operator(item: str) -> tuple[str, str] | None:
@@ -485,7 +496,7 @@ def _value_text(value: str, listed: bool) -> str:
         and not (listed and flow_list(value) is not None) \
         and not (listed and len(day_month(value) or ()) == 2) \
         and not (not listed and (value[-1:] in SEPARATORS or _order_parts(value))) \
-        and value[:1] not in _WIDE_OPERATOR \
+        and value[:1] not in _WIDE_OPERATOR and seen(value) == value \
         and bracket_trouble("=" if listed else ">", value) is None
     if bare:
         return value
