@@ -54,7 +54,7 @@ _WHERE = re.compile(r"^\s*(?:\"([^\"]+)\"|'([^']+)'|(" + _BARE_KEY + r"))"
                     r"\s*(>[ \t]*=|<[ \t]*=|![ \t]*=|=|>|<)(.*)$")  # value stripped below
 _KEY = re.compile(_BARE_KEY)
 # a filter typed as front matter writes its key (crop: 小麦, 作物：小麦): no operator
-_COLON = re.compile(r"^\s*(?:\"([^\"]+)\"|'([^']+)'|(" + _BARE_KEY + r"))\s*[:：]\s*([^\s=<>!].*)$")
+_COLON = re.compile(r"^\s*(?:\"([^\"]+)\"|'([^']+)'|(" + _BARE_KEY + r"))\s*[:：]\s*(\S.*)$")
 MAX_WHERE_CHARS = 1000
 OPERATORS = ("=", "!=", ">=", "<=", ">", "<")
 OPERATORS_SHOWN = "KEY=VALUE, KEY!=VALUE, KEY>=VALUE, KEY<=VALUE, KEY>VALUE or KEY<VALUE"
@@ -101,13 +101,14 @@ def parse_where(items: list[str] | None) -> list[Condition]:
         shown = item if len(item) <= 60 else item[:60] + "…"
         _check_about(shown, item, m)
         if not m and (colon := _COLON.match(item)) is not None:  # crop: 小麦, as front matter
-            key = key_text(colon.group(1) or colon.group(2) or colon.group(3))
+            instead = _rewritten(colon.group(1) or colon.group(2) or colon.group(3),
+                                 colon.group(4).strip())
             raise FilterError("bad", f"{shown!r}: a colon is no operator; use "
-                              f"{key}={colon.group(4).strip()} (or !=, >=, <=, >, <)",
+                              f"{instead} (or !=, >=, <=, >, <)",
                               key="bad_where", values={"where": shown})
         if not m and (apart := _no_operator(item)) is not None:  # power 5kW
             raise FilterError("bad", f"{shown!r}: no operator between {apart[0]} and {apart[1]}; "
-                              f"use {key_text(apart[0])}={apart[1]} (or !=, >=, <=, >, <)",
+                              f"use {_rewritten(*apart)} (or !=, >=, <=, >, <)",
                               key="bad_where", values={"where": shown})
         if not m:
             raise FilterError("bad", f"{shown!r}: use {OPERATORS_SHOWN} "
@@ -234,6 +235,22 @@ def _seen_unquoted(item: str) -> str:
     return "".join(p if i % 2 else seen(p) for i, p in enumerate(_QUOTED.split(item)))
 
 
+def _rewritten(key: str, value: str) -> str:
+    """The filter to write for `key` and `value` typed with a colon between them: the order
+    the value begins with as the operator (``功率：≤0℃``: ``功率<=0℃``, ``功率: >=5kW``), else
+    ``key=value`` (``crop: 小麦``: ``crop=小麦``), else that value in quotes (``功率: ≤``:
+    ``功率="≤"``): the first `parse_where` reads, so that the advice is never refused."""
+    typed, quote = narrow_operator(value), "'" if '"' in value else '"'
+    ordered = [f"{key_text(key)}{typed}"] if typed[:1] in OPERATOR_START else []
+    for instead in (*ordered, f"{key_text(key)}={value}", f"{key_text(key)}={quote}{value}{quote}"):
+        try:
+            parse_where([instead])
+        except FilterError:
+            continue
+        return instead
+    return where_text(key, "=", value)
+
+
 def _no_operator(item: str) -> tuple[str, str] | None:
     """(key, value) of a filter typed without its operator, a blank between a key and a
     number, quantity, version or date (``power 5kW``, ``施药 时间 2024-05-01``, ``power 5
@@ -254,7 +271,7 @@ def _check_about(shown: str, item: str, m: re.Match[str] | None) -> None:
         key, op, value = m.group(1) or m.group(2) or m.group(3), "".join(m.group(4).split()), \
             m.group(5)
     elif (about := ABOUT_MARK.search(item)) is not None and \
-            (written := item[:about.start()].rstrip(_BLANKS + "=＝")):
+            (written := item[:about.start()].rstrip(_BLANKS + "=＝:：")):  # 数量：约10 too
         key, op, value = key_text(written.strip()), "=", item[about.start():]
     else:
         return
