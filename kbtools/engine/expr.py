@@ -133,7 +133,8 @@ ORD_FIELD = "f_ord"
 # 22: a range's last end whose decimal in the first's unit never ends (1公顷..20亩) in that
 # unit, rounded up, `filter_bounds._one_unit`; a power's symbol then 时 (5kW时) that energy,
 # `decision.units.SCALED_SPELLINGS`; 5万3千2 (五万三千二) 53200, `filter_numbers.in_digits`;
-# other spaces (5\u00a0kW) a blank and what shows nothing (5\u200bkW) left out, `narrow`
+# other spaces (5\u00a0kW) a blank and what shows nothing (5\u200bkW) left out, `narrow`;
+# a Latin unit then a Han character of `index.tokenize.CJK` (U+FA11 too) no unit, `quantity`
 FILTER_RULES = "22"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 

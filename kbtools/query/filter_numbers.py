@@ -47,6 +47,7 @@ from kbtools.decision.units import (
     SPELLED_UNITS,
     scaled_units,
 )
+from kbtools.index.tokenize import CJK
 
 _NAMED = frozenset({"inf", "infinity", "nan"})  # the numbers `Decimal` reads by name, unsigned
 # what `Decimal` reads as a finite number with an exponent (digits may hold underscores
@@ -180,7 +181,7 @@ _SHARE_WORDS = {"百分之": "%", "千分之": "‰"}
 # what may follow a numeral respelled: a unit the decision tables know (亩, 千瓦, 度, kg), a count
 # a Latin letter then a Chinese character in a unit (kW及 of 5kW及以下, kW之间, kW起): no unit but
 # a unit and a word; one of a rate (kg每亩) and one known so spelled (kW时: kWh) aside
-_LATIN_THEN_HAN = re.compile(r"[a-z][\u3400-\u9fff](?<!每)")
+_LATIN_THEN_HAN = re.compile(rf"[a-z][{CJK}](?<!每)")
 # a unit as said aloud or typed in short, as the unit it is: 100块 is 100元, 5 pct 5 %, 5 yuan
 # 5元, 5 kgs 5 kg
 SPOKEN_UNITS = {"块": "元", "块钱": "元", "元钱": "元", "pct": "%", "yuan": "元", "kgs": "kg"}
