@@ -261,6 +261,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.decision.numerals._SHARE_SAID": "finditer",  # a question, an input value
     "kbtools.decision.weekdays._EN_LEADS": "search",  # a question, 12 characters of it
     "kbtools.query.filter_text._COLON": "match",  # a --where item (CLI, API, MCP)
+    "kbtools.query.filter_text._QUOTED": "split",  # a --where item (CLI, API, MCP)
     "kbtools.query.filter_bounds.ABOUT_MARK": "search",  # a --where item (CLI, API, MCP)
     "kbtools.query.filter_bounds._ABOUT": "match",  # a --where value
     "kbtools.query.naming:[a-z]+": "findall",  # a table's input names
@@ -305,6 +306,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.filter_numbers._BLANK_RUN": "sub",  # a --where quantity's unit words
     "kbtools.query.filter_numbers._GROUPED": "sub",  # a front-matter or --where quantity
     "kbtools.query.filter_numbers.PLACE_AFTER": "match",  # a front-matter or --where number
+    "kbtools.query.filter_numbers._PLACED": "findall",  # the head of a PLACE_AFTER match
     "kbtools.query.filter_numbers._GROUPED_NUMBER": "fullmatch",  # a front-matter or --where number
     "kbtools.query.filter_text._IN_RANGE": "match",  # a --where item (a range in words)
     "kbtools.query.filter_commas.NUMBER_RUN": "finditer",  # a --where value (its numbers a comma apart)

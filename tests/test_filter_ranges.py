@@ -23,6 +23,7 @@ from kbtools.errors import FilterError
 from kbtools.query.filter_numbers import quantity
 from kbtools.query.filter_text import Between, parse_where, where_text
 from kbtools.query.filter_units import measured
+from kbtools.query.filters import value_matches
 from tests.milvus_server import (  # noqa: F401 - milvus: a fixture
     engine_rows,
     facts_fixture,
@@ -65,7 +66,7 @@ FACTS = [{"power": p, "area": a} for p, a in [
     ("power=from 5 to 10kW", [("power", ">=", "5kW"), ("power", "<=", "10kW")]),
     ("x=between us", [("x", "=", "between us")]), ("x=之间", [("x", "=", "之间")]),
     ("x=0.5%..6‰,1‰", [("x", "=", (Between("0.5%", "0.6%"), "1‰"))]),  # (session 47)
-    ("x=1公顷..20亩", [("x", ">=", "1公顷"), ("x", "<=", "20亩")]),  # 4/3 公顷: as written
+    ("x=1公顷..20亩", [("x", ">=", "1公顷"), ("x", "<=", "1.3333333333333333334公顷")]),  # f49
     ("date=2024-03..", [("date", ">=", "2024-03")]),
     ("power=不低于5kW", [("power", ">=", "5kW")]), ("power=不超过10kW", [("power", "<=", "10kW")]),
     ("power=At least 5 kW", [("power", ">=", "5 kW")]),
@@ -83,6 +84,25 @@ def test_a_range_in_a_list_or_open_at_one_end_is_read_as_one(where, read):
     assert [type(v) for _, _, w in got for v in (w if isinstance(w, tuple) else (w,))] == \
         [type(v) for _, _, w in read for v in (w if isinstance(w, tuple) else (w,))]
     assert parse_where([where_text(*c) for c in got]) == got  # pastes back the same
+
+
+@pytest.mark.parametrize(("where", "inside", "outside"), [  # session 49 (f49, issue 5)
+    ("面积=1公顷..20亩", ["20亩", "1公顷", "1.2", "13333.33 m2", "15亩", "1.3333公顷"],
+     ["10", "20.000001亩", "0.99公顷", "13333.34 m2", "1.33333333333333333341公顷"]),
+    ("面积=1 acre..5000 m2", ["5000 m2", "1 acre", "7.5亩", "1.2", "4046.8564224 m2"],
+     ["5000.001 m2", "1.3", "4046.8564 m2", "0.999 acre"]),
+    ("p=1psi..1bar", ["1 bar", "100000 Pa", "14.5", "1 psi"], ["100001 Pa", "14.6", "0.99psi"]),
+])
+def test_a_range_whose_ends_do_not_convert_exactly_holds_both_ends(where, inside, outside):
+    """Ends in units whose ratio has no ending decimal (20亩 is 4/3 公顷) were left as
+    written, so a bare number was read in 公顷 against one end and in 亩 against the other
+    (``面积: 10`` was within 1公顷..20亩); the last end is now in the first's unit, rounded
+    up in decimals, and a document of exactly either end is within."""
+    conditions = parse_where([where])
+    assert len({quantity(end)[0] for _, _, end in conditions}) == 1  # type: ignore[index]
+    for value in inside + outside:
+        held = all(value_matches(key, value, op, end) for key, op, end in conditions)
+        assert held == (value in inside), value
 
 
 def test_a_range_is_never_the_text_it_writes():
@@ -251,7 +271,20 @@ def test_a_decision_table_in_litres_takes_cubic_metres():
 @pytest.mark.parametrize(("text", "read"), [  # session 47 (f47): a unit kw之间, kw及, kw起
     ("10kW之间", None), ("5kW及", None), ("5kW起", None), ("5kW左右", None),
     ("25kg每亩", ("kg每亩", 25)), ("3万kW", ("kw", 30000)), ("5千瓦", ("千瓦", 5)),
+    ("5kW时", ("kw时", 5)), ("5 KW时", ("kw时", 5)), ("2MW时", ("mw时", 2)),  # f49: kWh
+    ("5千瓦时", ("千瓦时", 5)), ("3.5万千瓦时", ("万千瓦时", 3.5)), ("5万3千2kW时", ("kw时", 53200)),
 ])
 def test_a_latin_unit_with_a_chinese_word_after_it_is_no_unit(text, read):
     got = quantity(text)
     assert (None if got is None else (got[0], float(got[1]))) == read
+
+
+@pytest.mark.parametrize(("want", "held"), [  # session 49 (f49, issue 5): 5kW时 was text
+    ("5kW时", ["5kWh", "5000 Wh", "5千瓦时", "0.005MWh"]), ("5千瓦时", ["5kW时", "5 kwh"]),
+    ("3.5万千瓦时", ["35000kWh", "35MWh", "3.5万kW时"]), ("2MW时", ["2000千瓦时"]),
+])
+def test_a_power_unit_then_hours_in_chinese_is_an_energy(want, held):
+    assert all(value_matches("电量", h, "=", want) for h in held)
+    assert not value_matches("电量", "5kW", "=", "5kW时")  # a power, not an energy
+    assert parse_where([f"电量={want}"]) == [("电量", "=", want)]
+    assert measured(*quantity(want))[0] == "wh"  # type: ignore[misc]

@@ -25,6 +25,7 @@ from kbtools.query.filter_checks import _check_order
 from kbtools.query.filter_numbers import quantity
 from kbtools.query.filter_text import parse_where, where_text
 from kbtools.query.filter_units import measured
+from kbtools.query.filters import value_matches
 from kbtools.serve.i18n import error_zh
 from tests.milvus_server import engine_rows, facts_collection, local_rows, milvus  # noqa: F401
 
@@ -256,3 +257,27 @@ def test_the_tables_and_the_filters_convert_by_one_table():
                     assert isinstance(mine[1], Decimal) and isinstance(theirs[1], Decimal)
                     assert abs(mine[1] - theirs[1]) <= abs(mine[1]) * Decimal("1e-20"), (a, b)
                 assert units[a][0] == units[b][0]
+
+
+@pytest.mark.parametrize("typed", [  # session 49 (f49, issue 14): 5\u200bkW was text
+    "功率=5\u200bkW", "功\u200b率=5kW", "功率=\ufeff5kW", "功率=5\u00adkW", "功率=5\u2060kW",
+    "功率\u00a0=\u00a05kW", "功率=5\u00a0kW", "功率=5\u202fkW"])
+def test_a_value_with_a_character_that_shows_nothing_reads_as_typed_without_it(typed):
+    conditions = parse_where([typed])
+    assert [(k, op) for k, op, _ in conditions] == [("功率", "=")]
+    want = conditions[0][2]
+    assert "\u200b" not in want and "\ufeff" not in want and "\u00ad" not in want
+    for held in ("5kW", "5 kW", "5000W", "5\u200bkW", "5\u00a0kW"):
+        assert value_matches("功率", held, "=", want), held
+    assert not value_matches("功率", "6kW", "=", want)
+    assert value_matches("功率", "4kW", "<", want) and parse_where([typed.replace("=", ">=", 1)])
+
+
+def test_a_document_value_with_other_spaces_or_unseen_characters_is_the_text_typed():
+    assert value_matches("name", "Hello\u00a0World", "=", "hello world")
+    assert value_matches("name", "小\u200b麦", "=", "小麦")
+    assert not value_matches("name", "小 麦", "=", "小麦")  # a blank shows: another value
+    assert parse_where(["功率=\u200b,5kW"]) == [("功率", "=", "5kW")]
+    quoted = parse_where(['功率="5\u200bkW"'])  # in quotes as typed, and shown back so
+    assert quoted == [("功率", "=", "5\u200bkW")] and value_matches("功率", "5kW", "=", quoted[0][2])
+    assert parse_where([where_text(*quoted[0])]) == quoted

@@ -427,3 +427,40 @@ def test_a_filter_typed_as_front_matter_writes_it_names_the_filter_to_give(where
     with pytest.raises(FilterError) as caught:
         parse_where([where])
     assert says in str(caught.value) and "\n" not in str(caught.value)
+
+
+MISTYPED = [  # session 49 (f49, issue 14): 功率：≤0℃ was told to write 功率=≤0℃, itself refused
+    "功率：≤0℃", "功率:≥5kW", "功率: >=5kW", "功率：<5", "功率：＞5kW", "功率: ≠5", "功率:=5",
+    "功率: ≤", "功率: ==5", "x: 1万50", "x: ~10kW", "x: 03/04/2024", "x: 10..5kW", "功率：约10",
+    "crop: 小麦", "功率：5kW以上", "power 5kW", "温度=≤0℃", "数量≈10",
+    "power=~10kW", "价格=1万50", "x: a\"b", "功率=10..5kW",
+]
+
+
+def suggested(message: str) -> list[str]:
+    """Each filter an error message tells to write (after ``use`` or ``write``, ``or`` apart)."""
+    found = []
+    for said in re.findall(r"(?:\buse|\bwrite|如) (.+?)(?= \(or |[;；,]? or use |, or use |$)", message):
+        said = said.removeprefix("a range or a tolerance: ")
+        found += [s.strip().split(" (")[0] for s in re.split(r",? or (?=\S+[=<>!])", said)]
+    return [s for s in found if "KEY" not in s and "VALUE" not in s and "A..B" not in s]
+
+
+@pytest.mark.parametrize("where", MISTYPED)
+def test_every_filter_an_error_suggests_is_one_that_is_read(where):
+    with pytest.raises(FilterError) as caught:
+        parse_where([where])
+    told = suggested(str(caught.value))
+    assert told, str(caught.value)
+    for instead in told:
+        parse_where([instead])
+
+
+@pytest.mark.parametrize(("where", "instead"), [
+    ("功率：≤0℃", "use 功率<=0℃ ("), ("功率: >=5kW", "use 功率>=5kW ("), ("功率: ≠5", "use 功率!=5 ("),
+    ("功率: ≤", 'use 功率="≤" ('), ("x: 03/04/2024", 'use x="03/04/2024" ('),
+    ("功率：约10", "write a range or a tolerance: 功率=9..11 or 功率=10±1"),
+])
+def test_a_colon_before_an_order_names_that_order(where, instead):
+    with pytest.raises(FilterError, match=re.escape(instead)):
+        parse_where([where])

@@ -4,11 +4,15 @@ operator of its own, and numbers whose thousands are grouped by commas."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
+import kbtools
 from kbtools.errors import FilterError
 from kbtools.query.filter_commas import written_in_chinese
-from kbtools.query.filter_numbers import order_number
+from kbtools.query.filter_numbers import order_number, quantity
 from kbtools.query.filter_text import parse_where, where_text
 from kbtools.query.wording import is_cjk
 from tests.milvus_server import facts_fixture, milvus, rows_alike  # noqa: F401 - fixtures
@@ -20,6 +24,20 @@ from tests.milvus_server import facts_fixture, milvus, rows_alike  # noqa: F401 
 def test_a_filter_is_chinese_by_the_projects_cjk_test_on_both_sides_of_its_range(text, zh):
     assert written_in_chinese(text) is zh
     assert all(is_cjk(c) is ("\u3400" <= c <= "\u9fff") for c in text)
+
+
+def test_one_cjk_definition_serves_the_filters_and_the_query_readers():
+    """The filters (`filter_numbers._LATIN_THEN_HAN`) and the query readers (values, naming,
+    digits, compacted, wording) each wrote their own ``\\u3400-\\u9fff``, which left out the
+    unified ideographs of the compatibility block (U+FA11 﨑, which NFC keeps): one definition
+    now, `kbtools.index.tokenize.CJK_RANGES` (session 49, f49, issue 5)."""
+    inline = re.compile(r"\\u(?:3400|4e00|4dbf|9fff|9fa5)|[\u3400\u4e00\u9fff]-|-[\u9fa5\u9fff]")
+    written = [p.name for p in (Path(kbtools.__file__).parent / "query").glob("*.py")
+               if inline.search(p.read_text(encoding="utf-8"))]
+    assert written == []
+    assert is_cjk("\ufa11") and written_in_chinese("\ufa11") and not is_cjk("\uf8ff") and \
+        not is_cjk("") and not is_cjk("\ufb00")
+    assert quantity("5kW\ufa11") is None and quantity("5kW之间") is None  # a unit and a word
 
 
 @pytest.mark.parametrize(("key", "zh"), [("\u3400", True), ("\u9fff", True),
@@ -105,9 +123,18 @@ def test_a_number_said_short_is_that_number_locally_and_in_milvus(short, where, 
 @pytest.mark.parametrize(("text", "number"), [
     ("1万5", 15000), ("3千5", 3500), ("2亿3", 230000000), ("3百5", 350), ("-1万5", -15000),
     ("一万五", 15000), ("三千五", 3500), ("两百五", 250), ("一万零五", 10005),
-    ("2万5千", 25000), ("1万50", None), ("1万05", None)])
+    ("2万5千", 25000), ("1万50", None), ("1万05", None),
+    ("5万3千2", 53200), ("-5万3千2", -53200), ("2万5千5", 25500), ("3万2千1", 32100), ("3万2百1", None),
+    ("五万三千二", 53200), ("5千3万2", None)])  # session 49 (f49): 5万3千2 was no number
 def test_one_digit_after_a_magnitude_is_the_next_place_down(text, number):
     assert order_number(text) == number
+
+
+@pytest.mark.parametrize(("where", "says"), [  # session 49 (f49)
+    ("价格=5万3千20", "5万3千20 不是明确的数，请全用数字写，如 价格=53020")])
+def test_more_digits_after_several_magnitudes_are_refused_naming_the_digits(where, says):
+    with pytest.raises(FilterError, match=says):
+        parse_where([where])
 
 
 @pytest.mark.parametrize(("where", "says"), [

@@ -177,6 +177,8 @@ SCALED_SPELLINGS: dict[str, str] = {
     "ton": "t", "tons": "t", "公吨": "t", "毫安": "ma", "赫兹": "hz", "赫": "hz", "千赫": "khz",
     "兆赫": "mhz", "吉赫": "ghz", "hertz": "hz", "kilohertz": "khz", "megahertz": "mhz",
     "gigahertz": "ghz", "千瓦时": "kwh", "瓦时": "wh", "兆瓦时": "mwh",
+    # a power's symbol then 时 (hour), as Chinese writes an energy: 5kW时 is 5 kWh
+    "kw时": "kwh", "w时": "wh", "mw时": "mwh",
     **{w + end: unit for w, unit in (("milliamp", "ma"), ("milliampere", "ma"),
                                       ("ampere", "a")) for end in ("", "s")},
     **{w + end: unit for w, unit in (("millimet", "mm"), ("centimet", "cm"), ("met", "m"),

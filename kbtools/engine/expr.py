@@ -129,8 +129,13 @@ ORD_FIELD = "f_ord"
 # after it (5kW起, 10kW之间) text, `filter_numbers.quantity`; 19: a bare number grouping its
 # thousands by commas (5,000, 1，200) that number, `filter_numbers.order_number`; 20: a
 # number said short (1万5, 3千5, 一万五, 三千五) that number, `filter_numbers.in_digits`; 21:
-# mA and A, Hz to GHz, Wh to MWh (千瓦时) and tons (吨, metric) converted, `decision.units.SCALES`
-FILTER_RULES = "21"
+# mA and A, Hz to GHz, Wh to MWh (千瓦时) and tons (吨, metric) converted, `decision.units.SCALES`;
+# 22: a range's last end whose decimal in the first's unit never ends (1公顷..20亩) in that
+# unit, rounded up, `filter_bounds._one_unit`; a power's symbol then 时 (5kW时) that energy,
+# `decision.units.SCALED_SPELLINGS`; 5万3千2 (五万三千二) 53200, `filter_numbers.in_digits`;
+# other spaces (5\u00a0kW) a blank and what shows nothing (5\u200bkW) left out, `narrow`;
+# a Latin unit then a Han character of `index.tokenize.CJK` (U+FA11 too) no unit, `quantity`
+FILTER_RULES = "22"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 
 # Milvus reads only these escapes in a string literal (\u, \x, \b, \0 … are refused);

@@ -51,6 +51,12 @@ CJK = "".join(f"\\u{lo:04x}-\\u{hi:04x}" for lo, hi in CJK_RANGES)
 _RUN = re.compile(rf"([{CJK}·]+)|([a-z0-9](?:[a-z0-9_\-.+#]*[a-z0-9+#])?)")  # tail optional:
 # the same runs as a second alternative for a lone character, scanned faster
 _CJK_CHAR = re.compile(rf"[{CJK}]")
+
+
+def is_cjk(ch: str) -> bool:
+    """Whether `ch`, one character, is a CJK ideograph (`CJK_RANGES`: the one definition the
+    query readers and the filters use too); an empty string is none."""
+    return len(ch) == 1 and any(lo <= ord(ch) <= hi for lo, hi in CJK_RANGES)
 SCRIPT = "t2s"  # OpenCC configuration that normalises the script of Chinese text for tokens
 TOKENS_VERSION = "v10"  # bump when tokens change for the same text (recorded in the manifest)
 

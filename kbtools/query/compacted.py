@@ -21,6 +21,7 @@ from kbtools.decision.cell_text import normalize_cell, normalize_text
 from kbtools.decision.numerals import percent_ranges, spell_numbers
 from kbtools.decision.units import MAGNITUDE_WORDS
 from kbtools.decision.words import APPROX_ABBREVIATIONS
+from kbtools.index.tokenize import is_cjk
 from kbtools.query.fillers import EN_NUMERALS
 from kbtools.query.value_units import said_roughly, unit_after
 from kbtools.query.values import count_noun
@@ -52,7 +53,7 @@ def compact(text: str, *, fold: bool = True) -> str:
                 (left.isascii() and left.isalpha() and right in "-+" and after.isdigit()) or \
                 (left in ",." and right.isdigit()) or \
                 (right.isdigit() and (left in "%°" or (
-                    "\u3400" <= left <= "\u9fff" and text[i - 2:i - 1].isdigit())))
+                    is_cjk(left) and text[i - 2:i - 1].isdigit())))
             # (22度 90%: a space after a number's unit parts two values, no 22.90 said the
             # spoken way, 26度5; the word before the second is none)
             if not keep:

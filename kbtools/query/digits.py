@@ -13,6 +13,7 @@ numeral (三小时, 二十分钟, 十分钟: not the 十分 of 十分灵活)."""
 from __future__ import annotations
 
 from kbtools.decision.numerals import chinese_number
+from kbtools.index.tokenize import is_cjk
 from kbtools.query.value_units import unit_after
 from kbtools.query.values import CJK_NUMBER, NUMERAL_RUN
 
@@ -64,7 +65,7 @@ def numeral_spellings(text: str) -> list[tuple[str, str]]:
             continue
         rest, after = text[m.end():end], text[m.end():m.end() + 1]
         if not rest and (len(m.group(2)) < 2 or (
-                "\u3400" <= after <= "\u9fff" and after not in "至到和或")):
+                is_cjk(after) and after not in "至到和或")):
             continue
         out.append((start, (text[start:end], value + rest)))
     out += counted.items()  # (a numeral `numeral_values` reads no value: 一分钟)

@@ -4,14 +4,18 @@ between two ends (``5kW..10kW``, ``5–10kW``, ``5至10kW``: `range_ends`), one 
 bounds (``2024年3月以后``, ``after March 2024``: `date_bound`), and the tilde before a value
 a filter cannot read (``~10kW``: `open_tilde`); each as a `Between`, written back so. A
 value said approximately (``约10``, ``about 5kW``) is named with the range and the tolerance
-to write instead (`about_instead`)."""
+to write instead (`about_instead`). The refusals of a range a filter cannot mean (after
+``!=`` or an order, its ends reversed: `check_range`) and of a date of two readings
+(``03/04/2024``: `check_day_month`)."""
 
 from __future__ import annotations
 
 import re
-from decimal import Decimal
+from decimal import ROUND_CEILING, Context, Decimal
 
-from kbtools.query.filter_kinds import period_of, version_text
+from kbtools.errors import FilterError
+from kbtools.query.filter_commas import written_in_chinese
+from kbtools.query.filter_kinds import day_month, keys_against, period_of, version_text, wanted
 from kbtools.query.filter_numbers import narrow, order_number, quantity, unit_written
 from kbtools.query.filter_units import in_unit
 
@@ -86,19 +90,30 @@ def range_ends(value: str) -> tuple[str, str] | None:
     return _one_unit(*ends) if all(map(an_end, ends)) else None
 
 
+# a range's end converted to its first end's unit when its decimal never ends (`_one_unit`):
+# rounded up to this many significant digits, beyond a measured value's and short enough for
+# the end to stay a quantity (`filter_numbers.MAX_QUANTITY_CHARS`)
+END_DIGITS = 20
+_END_ROUNDED = Context(prec=END_DIGITS, rounding=ROUND_CEILING)
+
+
 def _one_unit(low: str, high: str) -> tuple[str, str]:
     """A range's ends with its last in its first's unit when they are quantities of one
     dimension in units of other sizes (``0.5%..6‰``: ``0.5%..0.6%``, ``50cm..1m``:
     ``50cm..100cm``), so that a document's bare number is read in one unit, the first's,
-    against both (not 3 % against one end and 3 ‰ against the other); the ends as they are
-    otherwise, and when the last's number in that unit never ends (``1公顷..20亩``)."""
+    against both (not 3 % against one end and 3 ‰ against the other). When the last's number
+    in that unit never ends (``1公顷..20亩``: 4/3 公顷) it is rounded up, in decimals, to
+    `END_DIGITS` significant digits (1.33…334公顷): a document of exactly 20亩 is within, a
+    bare 10 (10 公顷) beyond. The ends as they are otherwise."""
     a, b = quantity(low), quantity(high)
     if a is None or b is None or a[0] == b[0]:
         return low, high
-    number = in_unit(b, a[0])
+    number = in_unit(b, a[0], _END_ROUNDED)
     if number is None or number == b[1] or number < a[1]:  # ¥50..100元: a bare 80 reads
         return low, high  # alike; 10kW–500W: reversed, refused as written (`filter_text`)
-    return low, f"{_plain(number)}{unit_written(low).strip()}"
+    unit = unit_written(low).strip()
+    end = f"{_plain(number)}{unit}"
+    return low, end if quantity(end) is not None else f"{number:e}{unit}"  # 1e-30: short
 
 
 def _dated_ends(low: str, high: str) -> tuple[str, str]:
@@ -195,8 +210,9 @@ def _amount(text: str, unit: str) -> Decimal | None:
 
 
 def _plain(number: Decimal) -> str:
-    """`number` in digits without an exponent (``8``, ``0.45``, ``10``)."""
-    return format(number.normalize(), "f")
+    """`number` in digits without an exponent (``8``, ``0.45``, ``10``), every digit kept
+    (``normalize`` alone rounds to the context's 28)."""
+    return format(number.normalize(Context(prec=max(len(number.as_tuple().digits), 1))), "f")
 
 
 def between(value: str) -> Between | None:
@@ -307,3 +323,57 @@ def about_instead(key: str, op: str, value: str) -> str | None:
     return (f"a range or a tolerance: {key}={_plain(number - spread)}{unit}.."
             f"{_plain(number + spread)}{unit} or {key}={_plain(number)}{unit}±"
             f"{_plain(spread)}{unit}")
+
+
+def check_day_month(shown: str, key: str, op: str, values: list[str]) -> None:
+    """A FilterError for a date the filter writes that may be either of two days, its day
+    and month each 12 or less (``03/04/2024``: 3 April, or March 4?), naming both as
+    ``YYYY-MM-DD``; ``15/03/2024`` and ``03/15/2024`` are read (`filter_kinds.day_month`).
+    `values` are those written bare: a value of ``=`` / ``!=`` in quotes is taken as typed,
+    the text ``03/04/2024`` (a document writing it so holds it), as quotes take any value."""
+    for whole in values:  # (each end of a range not read as one: 01/03/2024..15/03/2024)
+        mark = next((m for m in RANGE_MARKS if m in whole), None)
+        for value in (whole,) if mark is None else (whole, *whole.split(mark)):
+            if len(dates := day_month(value) or ()) == 2:
+                typed = (f", or {key}{op}\"{value.strip()}\" in quotes for the text as typed"
+                         if op in ("=", "!=") and mark is None else "")
+                raise FilterError("bad", f"{shown!r}: {value.strip()} may be {dates[0]} (day first) "
+                                  f"or {dates[1]} (month first); write {key}{op}{dates[0]} or "
+                                  f"{key}{op}{dates[1]}{typed}", key="bad_where",
+                                  values={"where": shown})
+
+
+def refuse_range(shown: str, key: str, written: str, bound: str) -> None:
+    """A FilterError for a range after an order or ``!=``: read with ``=`` alone, else one
+    `bound`; in Chinese where the filter is written so (``功率>5kW or more``)."""
+    raise FilterError("bad", f"{shown!r}: " + (
+        f"范围（{written}）只能用 = 筛选（{key}={written}），否则请给一个界限（{bound}）"
+        if written_in_chinese(key + written) else f"a range ({written}) is read with = alone "
+        f"({key}={written}); else give one bound ({bound})"), key="bad_where",
+        values={"where": shown})
+
+
+def check_range(shown: str, key: str, op: str, ranged: Between) -> None:
+    """A FilterError for a range (`between`) a filter cannot mean: after ``!=``, or its first
+    end above its last (``power=10..5kW``: nothing lies in it)."""
+    if op != "=":
+        below, above = ("<=", ">=") if ranged.strict else ("<", ">")  # after 2024: <=2024
+        outside = (f"{key}{below}{ranged.low}" if ranged.high is None else
+                   f"{key}{above}{ranged.high}" if ranged.low is None else f"{key}>={ranged.low}")
+        refuse_range(shown, key, ranged.written, outside)
+    if ranged.low is not None and ranged.high is not None and reversed_ends(ranged.low, ranged.high):
+        raise FilterError("bad", f"{shown!r}: the range {ranged.written} holds nothing, its "
+                          f"first end above its last; write {key}={ranged.high}..{ranged.low}",
+                          key="bad_where", values={"where": shown})
+
+
+
+def reversed_ends(low: str, high: str) -> bool:
+    """Whether a range's first end lies above its last, as numbers, quantities of one
+    dimension or versions compare (`filter_kinds.keys_against`); not two bare numbers with a
+    decimal point (1.9..1.10 is a range of versions beside them), nor dates."""
+    keys = keys_against(low, wanted(high, dates=False))
+    if keys is None or not all(isinstance(k, (str, Decimal)) for k in keys) or \
+            isinstance(keys[0], Decimal) and "." in low + high and not quantity(high):
+        return False
+    return bool(keys[0] > keys[1])  # type: ignore[operator]

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from kbtools.decision.numerals import MAGNITUDE_TIMES, NUMERAL_CHARS, chinese_number
+from kbtools.decision.numerals import NUMERAL_CHARS, chinese_number
 from kbtools.errors import FilterError
-from kbtools.query.filter_numbers import PLACE_AFTER, order_number, quantity
+from kbtools.query.filter_numbers import PLACE_AFTER, order_number, placed_whole, quantity
 from kbtools.query.wording import is_cjk
 
 # a number with its thousands grouped by commas at a value's start (5,000W, 1，200条): what
@@ -97,9 +97,9 @@ def check_places(shown: str, key: str, op: str, values: list[str]) -> None:
     digits (``1万50``: 10050, or 1万5 said short, 15000?), which would compare as text;
     one digit after is read (``1万5``: `filter_numbers.PLACE_AFTER`)."""
     for value in values:
-        if (m := PLACE_AFTER.match(value)) is None or len(m.group(3)) < 2:
+        if (m := PLACE_AFTER.match(value)) is None or len(m.group(3)) < 2 or \
+                (whole := placed_whole(m)) is None:
             continue
-        whole = int(m.group(1)) * MAGNITUDE_TIMES[m.group(2)]
         said = f"{key}{op}{whole + int(m.group(3)) * (-1 if whole < 0 else 1)}{value[m.end():]}"
         raise FilterError("bad", f"{shown!r}: " + (
             f"{m.group().strip()} 不是明确的数，请全用数字写，如 {said}" if written_in_chinese(key + value)

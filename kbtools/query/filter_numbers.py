@@ -32,6 +32,7 @@ from typing import Any
 
 from kbtools.decision.numerals import (
     MAGNITUDE_CHARS,
+    MAGNITUDE_TIMES,
     NUMERAL_CHARS,
     chinese_number,
     magnified,
@@ -46,6 +47,7 @@ from kbtools.decision.units import (
     SPELLED_UNITS,
     scaled_units,
 )
+from kbtools.index.tokenize import CJK
 
 _NAMED = frozenset({"inf", "infinity", "nan"})  # the numbers `Decimal` reads by name, unsigned
 # what `Decimal` reads as a finite number with an exponent (digits may hold underscores
@@ -135,14 +137,30 @@ def _far(text: str) -> Number | None:
 
 
 # full-width ASCII forms (U+FF01–FF5E: ２．１, －, ：, ｖ), the ideographic space and the
-# minus sign (U+2212, −1.5kW as a word processor or a web page writes it) as ASCII
-_NARROW = {0xFF01 + i: 0x21 + i for i in range(0x5E)} | {0x3000: 0x20, 0x2212: 0x2D}
-_WIDE = re.compile("[\uff01-\uff5e\u3000\u2212]")  # a character `_NARROW` writes otherwise
+# minus sign (U+2212, −1.5kW as a word processor or a web page writes it) as ASCII; the other
+# spaces (no-break, U+00A0 of 5&nbsp;kW, thin, figure, narrow no-break) as a blank, and what
+# shows nothing (zero-width space, word joiner, a BOM, a soft hyphen: 5\u200bkW as pasted from
+# a web page or a chat) left out. Not the zero-width joiners, part of how some scripts and
+# emoji are written.
+_SPACES = (0x00A0, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000)
+_UNSEEN = (0x00AD, 0x200B, 0x2060, 0xFEFF)
+_NARROW: dict[int, int | None] = {0xFF01 + i: 0x21 + i for i in range(0x5E)} | \
+    dict.fromkeys(_SPACES, 0x20) | dict.fromkeys(_UNSEEN) | {0x2212: 0x2D}
+# a character `_NARROW` writes otherwise
+_WIDE = re.compile("[" + "".join(map(chr, sorted(_NARROW))) + "]")
+_SEEN = dict.fromkeys(_UNSEEN)
+
+
+def seen(text: str) -> str:
+    """`text` without the characters that show nothing (`_UNSEEN`: ``功\u200b率=5\u200bkW`` is
+    ``功率=5kW``), as it was meant to be typed."""
+    return text if text.isascii() else text.translate(_SEEN)
 
 
 def narrow(text: str) -> str:
     """`text` with full-width forms (``２．１``, ``２０２４－０３－０１``, ``ｖ２``, ``ＨＸ－２６０``) and the
-    minus sign (``−1.5kW``) as ASCII, as a Chinese input method types the numbers, versions, dates and names the filters
+    minus sign (``−1.5kW``) as ASCII, other spaces as a blank and characters that show
+    nothing left out (``5\u00a0kW``: ``5 kW``, ``5\u200bkW``: ``5kW``: `_NARROW`), as a Chinese input method types the numbers, versions, dates and names the filters
     read (`order_number`, and `kbtools.query.filter_kinds`), and composed (NFC: a value
     copied on macOS, ``e`` + U+0301, is the ``é`` a document holds); other characters as
     they are. Per document value: ASCII (most) returns at once, other text that is composed
@@ -162,8 +180,8 @@ _READ_FIRST = frozenset(_NUMERALS) | {"负"}  # what a value `in_digits` respell
 _SHARE_WORDS = {"百分之": "%", "千分之": "‰"}
 # what may follow a numeral respelled: a unit the decision tables know (亩, 千瓦, 度, kg), a count
 # a Latin letter then a Chinese character in a unit (kW及 of 5kW及以下, kW之间, kW起): no unit but
-# a unit and a word; one of a rate (kg每亩) aside
-_LATIN_THEN_HAN = re.compile(r"[a-z][\u3400-\u9fff](?<!每)")
+# a unit and a word; one of a rate (kg每亩) and one known so spelled (kW时: kWh) aside
+_LATIN_THEN_HAN = re.compile(rf"[a-z][{CJK}](?<!每)")
 # a unit as said aloud or typed in short, as the unit it is: 100块 is 100元, 5 pct 5 %, 5 yuan
 # 5元, 5 kgs 5 kg
 SPOKEN_UNITS = {"块": "元", "块钱": "元", "元钱": "元", "pct": "%", "yuan": "元", "kgs": "kg"}
@@ -205,20 +223,37 @@ def in_digits(text: str) -> str:
     return f"-{body}" if sign and not lead and body[:1].isdigit() else text
 
 
-# a whole number, 万, 亿, 千 or 百, then digits: one digit is the next place down, as said short
-# (1万5 is 15000, 3千5 3500, 2亿3 230000000), more are no number (1万50: 10050? 15000?)
-PLACE_AFTER = re.compile(r"\s*([+-]?\d+)(万亿|亿|万|千|百)(\d+)(?![\d.万亿千百])")
+# whole numbers each before 万, 亿, 千 or 百 (as `read_mixed` reads 5万3千), then digits: one digit
+# is the next place down, as said short (1万5 is 15000, 3千5 3500, 2亿3 230000000, 5万3千2
+# 53200, as 五万三千二), more are no number (1万50: 10050? 15000?)
+PLACE_AFTER = re.compile(r"\s*([+-]?)((?:\d+(?:万亿|亿|万|千|百))+)(\d+)(?![\d.万亿千百])")
+_PLACED = re.compile(r"(?<!\d)\d+(万亿|亿|万|千|百)")  # from a run's first digit: linear
 _DIGIT_WORDS = "一二三四五六七八九"
 
 
+def placed_whole(m: re.Match[str]) -> int | None:
+    """The whole number before the digits of a `PLACE_AFTER` match (``5万3千`` of ``5万3千2``:
+    53000, ``-1万`` of ``-1万5``: -10000); None when the magnitudes are no numeral's
+    (``5千3万``)."""
+    head = m.group(2)
+    whole = read_mixed(head) if len(_PLACED.findall(head)) > 1 else magnified(head)
+    return int(f"{m.group(1)}{whole}") if whole.isdigit() else None
+
+
+def place_below(m: re.Match[str]) -> int:
+    """What one digit after a `PLACE_AFTER` match's last magnitude counts (万: 1000)."""
+    return MAGNITUDE_TIMES[_PLACED.findall(m.group(2))[-1]] // 10
+
+
 def _place_after(text: str) -> str:
-    """`text` with a number said short (`PLACE_AFTER`: ``1万5``, ``3千5元``) at its start as
-    the number with a decimal point before its magnitude (``1.5万``, ``3.5千元``), which
-    `magnified` reads; other text as it is (``1万50``, ``2万5千``: `read_mixed`'s)."""
+    """`text` with a number said short (`PLACE_AFTER`: ``1万5``, ``3千5元``, ``5万3千2``) at
+    its start as its value in digits (``15000``, ``3500元``, ``53200``); other text as it is
+    (``1万50``, ``2万5千``: `read_mixed`'s)."""
     m = PLACE_AFTER.match(text)
-    if m is None or len(m.group(3)) != 1:
+    if m is None or len(m.group(3)) != 1 or (whole := placed_whole(m)) is None:
         return text
-    return f"{m.group(1)}.{m.group(3)}{m.group(2)}{text[m.end():]}"
+    said = abs(whole) + place_below(m) * int(m.group(3))
+    return f"{'-' if whole < 0 else ''}{said}{text[m.end():]}"
 
 
 def _said_short(numeral: str) -> str | None:
@@ -380,7 +415,8 @@ def quantity(text: str) -> tuple[str, Number] | None:
     number = _decimal(m.group(1))
     unit = m.group(2).casefold()
     unit = SPOKEN_UNITS.get(unit, unit)
-    if _LATIN_THEN_HAN.search(unit) is not None:  # 10kW之间: a quantity and a word, no unit
+    if unit not in _UNITS_AFTER and _LATIN_THEN_HAN.search(unit) is not None:  # 10kW之间: a
+        # quantity and a word, no unit; one known so spelled aside (5kW时: 5 kWh)
         return None
     if number is None or any(p[-1:] in "23" and p not in _POWERED for p in unit.split("/")):
         return None

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from decimal import Decimal
 
 from kbtools.errors import FilterError, UsageError, valid_unicode
 from kbtools.query.filter_bounds import (
@@ -24,8 +23,11 @@ from kbtools.query.filter_bounds import (
     about_instead,
     an_end,
     between,
+    check_day_month,
+    check_range,
     date_bound,
     open_tilde,
+    refuse_range,
 )
 from kbtools.query.filter_bounds import (  # re-exported: what a value's range or bound is
     RANGE_MARKS as RANGE_MARKS,
@@ -42,8 +44,8 @@ from kbtools.query.filter_commas import (
     written_in_chinese,
 )
 from kbtools.query.filter_commas import written_hint as written_hint  # re-exported
-from kbtools.query.filter_kinds import day_month, keys_against, wanted
-from kbtools.query.filter_numbers import quantity
+from kbtools.query.filter_kinds import day_month
+from kbtools.query.filter_numbers import quantity, seen
 
 # KEY: a front-matter key as a schema may declare it, in any script (作物, stage-期, crop_2),
 # its words a blank apart (施药 时间), or any key in quotes ("pH (水)")
@@ -52,7 +54,7 @@ _WHERE = re.compile(r"^\s*(?:\"([^\"]+)\"|'([^']+)'|(" + _BARE_KEY + r"))"
                     r"\s*(>[ \t]*=|<[ \t]*=|![ \t]*=|=|>|<)(.*)$")  # value stripped below
 _KEY = re.compile(_BARE_KEY)
 # a filter typed as front matter writes its key (crop: 小麦, 作物：小麦): no operator
-_COLON = re.compile(r"^\s*(?:\"([^\"]+)\"|'([^']+)'|(" + _BARE_KEY + r"))\s*[:：]\s*([^\s=<>!].*)$")
+_COLON = re.compile(r"^\s*(?:\"([^\"]+)\"|'([^']+)'|(" + _BARE_KEY + r"))\s*[:：]\s*(\S.*)$")
 MAX_WHERE_CHARS = 1000
 OPERATORS = ("=", "!=", ">=", "<=", ">", "<")
 OPERATORS_SHOWN = "KEY=VALUE, KEY!=VALUE, KEY>=VALUE, KEY<=VALUE, KEY>VALUE or KEY<VALUE"
@@ -88,7 +90,7 @@ def parse_where(items: list[str] | None) -> list[Condition]:
     the last, names nothing and is left out (``crop=小麦，``)."""
     out: list[Condition] = []
     for item in items or []:
-        item = valid_unicode(str(item))
+        item = _seen_unquoted(valid_unicode(str(item)))  # 功率=5\u200bkW, pasted: 功率=5kW
         m = _WHERE.match(item) if len(item) <= MAX_WHERE_CHARS else None
         if m is None and len(item) <= MAX_WHERE_CHARS:
             m = _WHERE.match(narrow_operator(item))
@@ -99,13 +101,14 @@ def parse_where(items: list[str] | None) -> list[Condition]:
         shown = item if len(item) <= 60 else item[:60] + "…"
         _check_about(shown, item, m)
         if not m and (colon := _COLON.match(item)) is not None:  # crop: 小麦, as front matter
-            key = key_text(colon.group(1) or colon.group(2) or colon.group(3))
+            instead = _rewritten(colon.group(1) or colon.group(2) or colon.group(3),
+                                 colon.group(4).strip())
             raise FilterError("bad", f"{shown!r}: a colon is no operator; use "
-                              f"{key}={colon.group(4).strip()} (or !=, >=, <=, >, <)",
+                              f"{instead} (or !=, >=, <=, >, <)",
                               key="bad_where", values={"where": shown})
         if not m and (apart := _no_operator(item)) is not None:  # power 5kW
             raise FilterError("bad", f"{shown!r}: no operator between {apart[0]} and {apart[1]}; "
-                              f"use {key_text(apart[0])}={apart[1]} (or !=, >=, <=, >, <)",
+                              f"use {_rewritten(*apart)} (or !=, >=, <=, >, <)",
                               key="bad_where", values={"where": shown})
         if not m:
             raise FilterError("bad", f"{shown!r}: use {OPERATORS_SHOWN} "
@@ -135,7 +138,7 @@ def parse_where(items: list[str] | None) -> list[Condition]:
                 _said_twice(op, ranged):  # >=5kW以上, <=10kW及以下: that bound, said twice
             value = ranged.low or ranged.high or value
         elif op not in ("=", "!=") and ranged is not None:
-            _refuse_range(shown, key, value, f"{key}{op}{ranged.low or ranged.high}")
+            refuse_range(shown, key, value, f"{key}{op}{ranged.low or ranged.high}")
         _check_dangling_or(shown, key, op, value)
         if not _in_quotes(value):  # 1,000,2,000: thousands grouped, or values?
             check_grouping(shown, key, op, value)
@@ -159,9 +162,9 @@ def parse_where(items: list[str] | None) -> list[Condition]:
             raise FilterError("bad", f"{shown!r}: no value after {op!r}",
                               key="bad_where", values={"where": shown})
         for ranged in (v for v in values if isinstance(v, Between)):
-            _check_range(shown, key, op, ranged)
+            check_range(shown, key, op, ranged)
         check_places(shown, key, op, [v for v in dated if isinstance(v, str)])
-        _check_day_month(shown, key, op, [v for x in dated for v in (
+        check_day_month(shown, key, op, [v for x in dated for v in (
             (x.low, x.high) if isinstance(x, Between) else (x,)) if v is not None])
         if len(values) == 1 and isinstance(values[0], Between):  # power=5kW..10kW, 5kW..
             out += [(key, bound, end) for bound, end in values[0].bounds()]
@@ -221,6 +224,33 @@ def _worded(item: str) -> str | None:
     return f"{key_text(key)}{WORD_OPERATORS[word]}{value}"
 
 
+_QUOTED = re.compile(r"(\"[^\"]*\"|'[^']*')")  # a key's or a value's quotes and what they hold
+
+
+def _seen_unquoted(item: str) -> str:
+    """`item` without the characters that show nothing (`filter_numbers.seen`) but in quotes,
+    which take a key or a value as it is (`where_text` quotes a value holding one)."""
+    if seen(item) == item:
+        return item
+    return "".join(p if i % 2 else seen(p) for i, p in enumerate(_QUOTED.split(item)))
+
+
+def _rewritten(key: str, value: str) -> str:
+    """The filter to write for `key` and `value` typed with a colon between them: the order
+    the value begins with as the operator (``功率：≤0℃``: ``功率<=0℃``, ``功率: >=5kW``), else
+    ``key=value`` (``crop: 小麦``: ``crop=小麦``), else that value in quotes (``功率: ≤``:
+    ``功率="≤"``): the first `parse_where` reads, so that the advice is never refused."""
+    typed, quote = narrow_operator(value), "'" if '"' in value else '"'
+    ordered = [f"{key_text(key)}{typed}"] if typed[:1] in OPERATOR_START else []
+    for instead in (*ordered, f"{key_text(key)}={value}", f"{key_text(key)}={quote}{value}{quote}"):
+        try:
+            parse_where([instead])
+        except FilterError:
+            continue
+        return instead
+    return where_text(key, "=", value)
+
+
 def _no_operator(item: str) -> tuple[str, str] | None:
     """(key, value) of a filter typed without its operator, a blank between a key and a
     number, quantity, version or date (``power 5kW``, ``施药 时间 2024-05-01``, ``power 5
@@ -241,7 +271,7 @@ def _check_about(shown: str, item: str, m: re.Match[str] | None) -> None:
         key, op, value = m.group(1) or m.group(2) or m.group(3), "".join(m.group(4).split()), \
             m.group(5)
     elif (about := ABOUT_MARK.search(item)) is not None and \
-            (written := item[:about.start()].rstrip(_BLANKS + "=＝")):
+            (written := item[:about.start()].rstrip(_BLANKS + "=＝:：")):  # 数量：约10 too
         key, op, value = key_text(written.strip()), "=", item[about.start():]
     else:
         return
@@ -260,60 +290,6 @@ def _check_tildes(shown: str, key: str, op: str, value: str) -> None:
                    if op in ("=", "!=") else f"{key}{op}{end}")
         raise FilterError("bad", f"{shown!r}: a ~ before {end} may mean about {end} or up to it; "
                           f"write {instead}", key="bad_where", values={"where": shown})
-
-
-def _check_day_month(shown: str, key: str, op: str, values: list[str]) -> None:
-    """A FilterError for a date the filter writes that may be either of two days, its day
-    and month each 12 or less (``03/04/2024``: 3 April, or March 4?), naming both as
-    ``YYYY-MM-DD``; ``15/03/2024`` and ``03/15/2024`` are read (`filter_kinds.day_month`).
-    `values` are those written bare: a value of ``=`` / ``!=`` in quotes is taken as typed,
-    the text ``03/04/2024`` (a document writing it so holds it), as quotes take any value."""
-    for whole in values:  # (each end of a range not read as one: 01/03/2024..15/03/2024)
-        mark = next((m for m in RANGE_MARKS if m in whole), None)
-        for value in (whole,) if mark is None else (whole, *whole.split(mark)):
-            if len(dates := day_month(value) or ()) == 2:
-                typed = (f", or {key}{op}\"{value.strip()}\" in quotes for the text as typed"
-                         if op in ("=", "!=") and mark is None else "")
-                raise FilterError("bad", f"{shown!r}: {value.strip()} may be {dates[0]} (day first) "
-                                  f"or {dates[1]} (month first); write {key}{op}{dates[0]} or "
-                                  f"{key}{op}{dates[1]}{typed}", key="bad_where",
-                                  values={"where": shown})
-
-
-def _refuse_range(shown: str, key: str, written: str, bound: str) -> None:
-    """A FilterError for a range after an order or ``!=``: read with ``=`` alone, else one
-    `bound`; in Chinese where the filter is written so (``功率>5kW or more``)."""
-    raise FilterError("bad", f"{shown!r}: " + (
-        f"范围（{written}）只能用 = 筛选（{key}={written}），否则请给一个界限（{bound}）"
-        if written_in_chinese(key + written) else f"a range ({written}) is read with = alone "
-        f"({key}={written}); else give one bound ({bound})"), key="bad_where",
-        values={"where": shown})
-
-
-def _check_range(shown: str, key: str, op: str, ranged: Between) -> None:
-    """A FilterError for a range (`between`) a filter cannot mean: after ``!=``, or its first
-    end above its last (``power=10..5kW``: nothing lies in it)."""
-    if op != "=":
-        below, above = ("<=", ">=") if ranged.strict else ("<", ">")  # after 2024: <=2024
-        outside = (f"{key}{below}{ranged.low}" if ranged.high is None else
-                   f"{key}{above}{ranged.high}" if ranged.low is None else f"{key}>={ranged.low}")
-        _refuse_range(shown, key, ranged.written, outside)
-    if ranged.low is not None and ranged.high is not None and _reversed(ranged.low, ranged.high):
-        raise FilterError("bad", f"{shown!r}: the range {ranged.written} holds nothing, its "
-                          f"first end above its last; write {key}={ranged.high}..{ranged.low}",
-                          key="bad_where", values={"where": shown})
-
-
-
-def _reversed(low: str, high: str) -> bool:
-    """Whether a range's first end lies above its last, as numbers, quantities of one
-    dimension or versions compare (`filter_kinds.keys_against`); not two bare numbers with a
-    decimal point (1.9..1.10 is a range of versions beside them), nor dates."""
-    keys = keys_against(low, wanted(high, dates=False))
-    if keys is None or not all(isinstance(k, (str, Decimal)) for k in keys) or \
-            isinstance(keys[0], Decimal) and "." in low + high and not quantity(high):
-        return False
-    return bool(keys[0] > keys[1])  # type: ignore[operator]
 
 
 # a list's brackets, as front matter writes them and as a Chinese input method types them
@@ -485,7 +461,7 @@ def _value_text(value: str, listed: bool) -> str:
         and not (listed and flow_list(value) is not None) \
         and not (listed and len(day_month(value) or ()) == 2) \
         and not (not listed and (value[-1:] in SEPARATORS or _order_parts(value))) \
-        and value[:1] not in _WIDE_OPERATOR \
+        and value[:1] not in _WIDE_OPERATOR and seen(value) == value \
         and bracket_trouble("=" if listed else ">", value) is None
     if bare:
         return value

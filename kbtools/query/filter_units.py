@@ -138,11 +138,12 @@ def _measured(unit: str, number: Decimal) -> tuple[str, Number] | None:
     return None if size is None else (size[0], _times(number, size[1]))
 
 
-def in_unit(amount: tuple[str, Number], unit: str) -> Decimal | None:
+def in_unit(amount: tuple[str, Number], unit: str, near: Context | None = None) -> Decimal | None:
     """The number a quantity `amount` (`quantity`) is in `unit`, of one dimension with it and
     exactly (``6‰`` in ``%``: 0.6, ``1 m`` in ``cm``: 100, ``1万元`` in ``元``: 10000); None
     for another dimension, a unit not converted, a temperature, or a number whose decimal in
-    `unit` never ends (``20亩`` in ``公顷``: 4/3)."""
+    `unit` never ends (``20亩`` in ``公顷``: 4/3) unless `near` is given: then that number
+    rounded in its precision and rounding (``ROUND_CEILING``: 1.33…334, never below 4/3)."""
     number = amount[1]
     have, want = _size(amount[0]), _size(unit)
     if not isinstance(number, Decimal) or not number.is_finite() or have is None \
@@ -153,9 +154,11 @@ def in_unit(amount: tuple[str, Number], unit: str) -> Decimal | None:
     for prime in (2, 5):
         while rest % prime == 0:
             rest //= prime
-    if rest != 1:
+    if rest == 1:
+        return _times(Decimal(exact.numerator), Fraction(1, exact.denominator)).normalize()
+    if near is None:
         return None
-    return _times(Decimal(exact.numerator), Fraction(1, exact.denominator)).normalize()
+    return near.normalize(near.divide(Decimal(exact.numerator), Decimal(exact.denominator)))
 
 
 def comparable(a: tuple[str, Number], b: tuple[str, Number]) -> tuple[Number, Number] | None:

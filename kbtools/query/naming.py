@@ -20,6 +20,7 @@ from kbtools.decision import DecisionTable, column_key, normalize_text
 from kbtools.decision.column_units import unit_of
 from kbtools.decision.headers import header_unit_start
 from kbtools.decision.units import family, rate_parts, rates_agree, unit_group
+from kbtools.index.tokenize import CJK
 from kbtools.query.compacted import compact
 from kbtools.query.fillers import drop_fillers, strip_fillers
 from kbtools.query.qualified import before_comma
@@ -281,7 +282,7 @@ _EN_TIME_AFTER = re.compile(r" ?(?:(?:in|during|at|by|over) (?:the )?)?(night|ni
 # the same in Chinese: a time of day after a value and its unit, ending its clause (25度白天，
 # 3度晚上, 3度夜里的时候); one the next name follows is that name's (25度 晚上湿度90%)
 _ZH_TIME_AFTER = re.compile(r"在?(" + DAY_TIMES.pattern + r")(?:的时候|时)?"
-                            r"(?=$|[^\u3400-\u9fff0-9a-z])")
+                            rf"(?=$|[^{CJK}0-9a-z])")
 _ZH_TIME_BETWEEN = re.compile(r"在?(" + DAY_TIMES.pattern + r")(?=[0-9])")
 # English words a column of a span of days or of a statistic of one is named by (``Daily mean
 # temperature``): a reading at night is not its value, as 夜里3度 is not 日均温's

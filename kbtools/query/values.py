@@ -42,6 +42,7 @@ from kbtools.decision.words import (
     WORD_PREFIXES,
     WORD_SUFFIXES,
 )
+from kbtools.index.tokenize import CJK, is_cjk
 from kbtools.query.fillers import GLUED_NOT_NOUNS, approximate, drop_fillers
 from kbtools.query.numbered_places import en_place_before, place_at
 from kbtools.query.value_units import (
@@ -82,13 +83,13 @@ BOUND_BEFORE = tuple(sorted({*ROUGH_BEFORE, *(w for w, _ in WORD_PREFIXES if not
 BOUND_AFTER = tuple(sorted({*ROUGH_AFTER, *(w for w, _ in WORD_SUFFIXES if not w.isascii()),
                             "以上", "以下", "+", "及以上", "及以下", "或以上", "或以下"},
                            key=len, reverse=True))
-_WORD_BEFORE = re.compile(r"[\u3400-\u9fffa-z]+$")  # the word a number follows, if any
+_WORD_BEFORE = re.compile(rf"[{CJK}a-z]+$")  # the word a number follows, if any
 NUMERAL_RUN = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
 # a Chinese numeral (百分之九十 as a percentage), read when standard (`chinese_number`)
 CJK_NUMBER = re.compile(r"(百分之)?([零〇一二两三四五六七八九十百千万]+(?:点[零〇一二三四五六七八九]+)?)")
 # a digit right after a number's unit: 二十六度五 (26.5 said the spoken way), 26度5; 一 and 两
 # only when no CJK character follows them (26度一直没变, 26度两天了 start other words)
-_SPOKEN_TENTHS = re.compile(r"[0-9零〇二三四五六七八九]|[一两](?![\u3400-\u9fff])")
+_SPOKEN_TENTHS = re.compile(rf"[0-9零〇二三四五六七八九]|[一两](?![{CJK}])")
 # a negation in the clause a number opens (5天没有下雨, 22度不是): what it counts did not happen
 _NEGATED = re.compile(r"[^,，、。;；!?！？\d]{0,4}?(没有|没|未|无|不)")
 # (-5~-2℃: the other end below zero too)
@@ -96,7 +97,7 @@ _NEGATED = re.compile(r"[^,，、。;；!?！？\d]{0,4}?(没有|没|未|无|不
 # number before it
 # a group of thousands a space sets apart (1 200, 12 500 000): three digits, no fewer or more
 _GROUP_AHEAD = re.compile(r" \d{3}(?!\d)")
-_WHICH_AHEAD = re.compile(r" \d+(?:号|#(?=[\u3400-\u9fff]))")
+_WHICH_AHEAD = re.compile(rf" \d+(?:号|#(?=[{CJK}]))")
 _SPAN_AFTER = re.compile(r"(?:~|〜|-|–|—|到|至)(?:-|零下|负)?[\d零〇一二两三四五六七八九十]")
 # a second value of the same quantity joined to the first: 22度和24度, 22或24度, 3、4天
 _LIST_AFTER = re.compile(r"(?:和|与|跟|及|或者|或|、)[\d零〇一二两三四五六七八九十]")
@@ -249,7 +250,7 @@ def _alone(text: str, m: re.Match[str]) -> bool:
 
 
 # a name and its value after a numeral (八十五 of 温度二十五湿度八十五: no unit of the 二十五)
-_NEXT_VALUE = re.compile(r"(?:(?![零〇一二两三四五六七八九十百千万点])[\u3400-\u9fff]){2,4}?"
+_NEXT_VALUE = re.compile(rf"(?:(?![零〇一二两三四五六七八九十百千万点])[{CJK}]){{2,4}}?"
                          r"(?:是|为|:)?[\d零〇两二三四五六七八九十]")
 # what after a numeral makes it rough (二十多, 二十余, 二十几, 二十来): no value
 _ROUGH_AFTER = ("多", "余", "几", "来")
@@ -430,7 +431,7 @@ def place_number(text: str, start: int, rest: str) -> bool:
     place or machine (3号棚, 三号机, ``#3 pump``, ``no. 2 line``) or is an ordinal with no unit
     (第三棚, 第3棚; not 第3天, a day), and so is no value of any input."""
     before = text[max(0, start - 8):start]
-    if rest.startswith(PLACE_AFTER) or rest[:1] == "#" and "\u3400" <= rest[1:2] <= "\u9fff":
+    if rest.startswith(PLACE_AFTER) or rest[:1] == "#" and is_cjk(rest[1:2]):
         return True  # (3#棚, 3#机: 3号 written in a hurry; not 湿度85#)
     if before.endswith("第"):
         return not unit_after(rest[1:] if rest.startswith("个") else rest)[0]
@@ -493,7 +494,7 @@ def count_noun(rest: str) -> tuple[str, int]:
     lead = 1 if rest.startswith("个") else 0
     run = ""
     for ch in rest[lead:lead + 6]:
-        if not "\u3400" <= ch <= "\u9fff":
+        if not is_cjk(ch):
             break
         run += ch
     if not run or unit_after(run)[0] or run.startswith(BOUND_AFTER) or negated(run):

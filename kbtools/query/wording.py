@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from kbtools.decision.headers import MIN_PART
+from kbtools.index.tokenize import is_cjk as is_cjk  # re-exported: whether a character is Han
 from kbtools.query.compacted import compact, compact_term
 from kbtools.query.fillers import GLUED_NOT_NOUNS, drop_fillers
 from kbtools.query.value_units import DURATIONS, UNIT_CLASSES, unit_after
@@ -442,10 +443,6 @@ def holds(text: str, term: str) -> bool:
     if is_latin(term[:1]):
         return any(names_word(t, term) for t in (text, text.replace(" ", "")))
     return term in text.replace(" ", "")
-
-
-def is_cjk(ch: str) -> bool:
-    return "\u3400" <= ch <= "\u9fff"
 
 
 def is_latin(ch: str) -> bool:
