@@ -55,8 +55,8 @@ from kbtools.index.layout import (
     device_of_release,
 )
 from kbtools.index.manifest import load_manifest, verify_files
-from kbtools.index.selfcheck import derivation_problem, recorded_problems
-from kbtools.index.store import stored_infos
+from kbtools.index.selfcheck import index_rules, recorded_problems
+from kbtools.index.store import stored_infos as stored_infos  # (read here by callers)
 from kbtools.ship.device import dir_size
 from kbtools.ship.devicelock import locked
 from kbtools.ship.devicestate import read_json
@@ -76,17 +76,16 @@ _DAMAGED: dict[str, str] = {}  # read-only releases whose index/ an open found d
 
 def stale_index(release: Path) -> str | None:
     """Why the index/ of `release` is not one this kbtools opens (derived by other rules:
-    `derivation_problem`; no store at all), or None. One small read of its store's info
-    table."""
-    store = ReleaseLayout(release).store
-    if not store.is_file():
-        return "index/ has no store"
-    return derivation_problem(stored_infos(store))
+    `derivation_problem`; no store at all; a store cut short, appended to or unreadable:
+    `selfcheck.index_rules`), or None. One small read of its store's info table."""
+    return index_rules(release)[0]
 
 
 def stale_served(release: Path) -> str | None:
-    """`stale_index` of a device's release, remembered per store file (`kb serve` resolves
-    the release on every request: one stat, not a SQLite open, once it is known)."""
+    """Why the index/ of a device's `release` was derived by other rules (`stale_index`
+    less damage to its store: `selfcheck.index_rules`), or None; remembered per store file (`kb serve`
+    resolves the release on every request: one stat, not a SQLite open, once it is
+    known)."""
     store = ReleaseLayout(release).store
     try:
         st = os.stat(store)
@@ -96,7 +95,8 @@ def stale_served(release: Path) -> str | None:
     if key not in _STALE:
         if len(_STALE) > 64:
             _STALE.clear()
-        _STALE[key] = stale_index(release)
+        problem, other_rules = index_rules(release)
+        _STALE[key] = problem if other_rules else None
     return _STALE[key]
 
 
