@@ -167,22 +167,36 @@ def served_copy(release: Path) -> Path:
     return final
 
 
-def repair_advice(release: Path, *, data_verified: bool) -> str | None:
-    """What `kb status` advises for a device's release whose index/ fails its check, when
-    the device cannot be written and a copy serves it (`served_copy`): its index/ derived
-    by other rules, or damaged (`index_damaged`) beside a data/ that verified
-    (`data_verified`); None otherwise (the device can be written, or nothing serves it):
-    where queries are served from (a copy made already) and what repairs the device.
-    Derives nothing."""
+def copy_serving(release: Path) -> tuple[Path, bool] | None:
+    """For a device's `release` whose index/ alone fails its check (of other rules, or
+    damaged beside a data/ that verified: what the caller found), the copy under KB_HOME
+    queries are answered from instead (`served_copy`) and whether it is made already; None
+    when none is: the device can be written (`kb sync` derives index/ in place, and queries
+    are refused until it does), or no copy is made and none can be (KB_HOME's derived/
+    cannot be written). Derives and hashes nothing."""
     device = device_of_release(release)
     if device is None or os.access(device, os.W_OK):
         return None
-    if stale_index(release) is None and not (data_verified and index_damaged(release)):
+    base = kb_home() / DERIVED
+    final = base / hashlib.sha256((release / MANIFEST).read_bytes()).hexdigest()
+    if stale_index(final) is None:
+        return final, True
+    nearest = next((p for p in (base, *base.parents) if os.path.lexists(p)), None)
+    derivable = nearest is not None and nearest.is_dir() and os.access(nearest, os.W_OK)
+    return (final, False) if derivable else None
+
+
+def repair_advice(release: Path) -> str | None:
+    """What `kb status` advises for a device's `release` whose index/ alone fails its
+    check when a copy answers for it (`copy_serving`), None when none does: where queries
+    are served from (a copy made already, or the one the next query derives) and what
+    repairs the device."""
+    found = copy_serving(release)
+    if found is None:
         return None
-    final = kb_home() / DERIVED / hashlib.sha256(
-        (release / MANIFEST).read_bytes()).hexdigest()
-    served = (f"queries are served from a copy derived in {final}" if stale_index(final) is None
-              else f"the next query derives a copy to serve in {kb_home() / DERIVED}")
+    copy, made = found
+    served = (f"queries are served from a copy derived in {copy}" if made
+              else f"the next query derives a copy to serve in {copy.parent}")
     return (f"the device cannot be written: {served}; `kb sync` where the device can be "
             "written derives its index in place")
 
