@@ -28,7 +28,8 @@ saw its last change, and any later edit gives it a change time at or above it.
 The derived index/ is held the same way to the record `kb sync` wrote of its bytes
 (index/files.json, `kbtools.index.selfcheck.record_derived`), which `kb status` and `kb
 sync` held it to: a page appended to its store, which no self-check reads, was answered
-from until one of them ran. An index/ derived by other rules than this kbtools' (after an
+from until one of them ran. A release of the older format, whose manifest pins index/'s
+bytes (``derived``), is held to those. An index/ derived by other rules than this kbtools' (after an
 upgrade) is not held to it: the reader refuses it, or a read-only device serves a fresh
 derivation under KB_HOME (`kbtools.ship.readonly`), as before. A damaged index/ is refused
 in one line saying `kb sync` derives it again from data/ (`index_damaged`); on a device kb
@@ -184,15 +185,19 @@ def problems(release: Path, settled: int | None = None) -> list[str]:
 
 def _derived_listed(release: Path, manifest: dict[str, Any]
                     ) -> tuple[dict[str, tuple[int, str]], list[str]]:
-    """The files of `release`'s derived index/ an open holds to the record `kb sync` wrote of
-    them (`selfcheck.read_record`: file -> (size, sha256)), and what is wrong with that
-    record. Nothing when the manifest pins no record (an index/ whose bytes it pins, a
-    release without one) or when index/ was derived by other rules than this kbtools' (an
-    upgrade: `readonly.stale_served`): that index is refused or served from a fresh
-    derivation as it is, not held to bytes it legitimately no longer matches."""
-    if manifest.get("derived") or manifest.get("derived_check") is None or \
+    """The files of `release`'s derived index/ an open holds (file -> (size, sha256)) and
+    what is wrong with what lists them: the bytes its manifest pins (``derived``, a release
+    of the older format: they were skipped, so a byte appended to its store was answered
+    from), else the record `kb sync` wrote of them (`selfcheck.read_record`). Nothing for a
+    release that describes no index, or when index/ was derived by other rules than this
+    kbtools' (an upgrade: `readonly.stale_served`): that index is refused or served from a
+    fresh derivation as it is, not held to bytes it legitimately no longer matches."""
+    pinned = manifest.get("derived")
+    if (not pinned and manifest.get("derived_check") is None) or \
             stale_served(release) is not None:
         return {}, []
+    if pinned:
+        return {rel: (int(meta["size"]), str(meta["sha256"])) for rel, meta in pinned.items()}, []
     return _read_kept(_RECORDS, release, release / DERIVED_RECORD, read_record)
 
 
