@@ -21,11 +21,12 @@ from device_fixtures import EDITED, can_mount_read_only, make_device, second_rel
 
 from kbtools.cli import main
 from kbtools.errors import IndexLoadError
+from kbtools.index import selfcheck
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.selfcheck import DERIVATION
 from kbtools.index.tokenize import TOKENS_VERSION, tokenizer_libs
 from kbtools.serve.i18n import error_zh
-from kbtools.ship import readonly
+from kbtools.ship import hashed, intact, readonly
 from kbtools.ship.device import dir_size as device_dir_size
 from tests.milvus_server import milvus  # noqa: F401 - fixture
 
@@ -182,6 +183,44 @@ def test_a_read_only_devices_damaged_index_is_served_from_a_copy(device, tmp_pat
     with store.open("r+b") as fh:
         fh.truncate(size)
     assert copy.name in readonly.prune_copies() and not copy.exists()
+
+
+def test_a_prune_hashes_only_the_index_files_changed_since_they_were_hashed(
+        device, tmp_path, read_only, monkeypatch):
+    """Whether a copy is still needed (every prune, every `kb status`) hashed the whole
+    index/ of each read-only device a copy serves. It now hashes only the files whose stat
+    signature changed since they were found as recorded, with the hashes an open leaves
+    (`kbtools.ship.hashed`): the damaged file alone, until it is whole again."""
+    for module in (intact, readonly):
+        monkeypatch.setattr(module, "RACY_NS", 0)
+    monkeypatch.setattr(readonly, "_DAMAGED", {})
+    dev = tmp_path / "device"
+    shutil.copytree(device.dev, dev, symlinks=True)
+    damaged = (dev / "current").resolve() / "index" / "bm25" / "kb_vocab.json"
+    kept = damaged.read_bytes()
+    damaged.write_bytes(kept + b" ")
+    read_only.add(dev.resolve())
+    assert cited("--index", str(dev))[0] == 0  # an open hashed index/: a copy serves
+    let_go()
+    seen: list[str] = []
+    real = hashed.file_problem
+
+    def counted(root: Path, rel: str, *rest: object) -> object:
+        seen.append(rel)
+        return real(root, rel, *rest)  # type: ignore[arg-type]
+
+    for module in (hashed, selfcheck):  # (where index/ is hashed now, and was)
+        monkeypatch.setattr(module, "file_problem", counted)
+    for _ in range(2):
+        seen.clear()
+        assert readonly.copies_report()["unneeded"] == 0  # type: ignore[index]
+        assert seen == ["index/bm25/kb_vocab.json"]
+    damaged.write_bytes(kept)
+    seen.clear()
+    assert readonly.copies_report()["unneeded"] == 1  # type: ignore[index]
+    assert seen == ["index/bm25/kb_vocab.json"]
+    seen.clear()
+    assert readonly.copies_report()["unneeded"] == 1 and seen == []  # type: ignore[index]
 
 
 def test_a_read_only_device_and_kb_home_refuse_in_one_line(device, tmp_path, read_only,

@@ -193,9 +193,13 @@ def recorded_problems(root: Path) -> list[str]:
         why = file_problem(root, rel, size, sha256)
         if why is not None:
             problems.append(str(named_problem(rel, why)))
-    problems += [f"{rel}: not a file the index was derived with"
-                 for rel in _derived_files(root) if rel not in listed]
-    return problems
+    return problems + unrecorded_files(root, listed)
+
+
+def unrecorded_files(root: Path, listed: Mapping[str, object]) -> list[str]:
+    """A problem for each file of root/index/ its record (`listed`) does not name."""
+    return [f"{rel}: not a file the index was derived with"
+            for rel in _derived_files(root) if rel not in listed]
 
 
 def tokens_problem(tokens: str | None, what: str = "index/") -> str:

@@ -40,6 +40,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from kbtools.beneath import atomic_write_beneath
@@ -55,11 +56,13 @@ from kbtools.index.layout import (
     device_of_release,
 )
 from kbtools.index.manifest import load_manifest, verify_files
-from kbtools.index.selfcheck import index_rules, recorded_problems
+from kbtools.index.selfcheck import index_rules, read_record, unrecorded_files
+from kbtools.index.stamps import settled_at, signature
 from kbtools.index.store import stored_infos as stored_infos  # (read here by callers)
 from kbtools.ship.device import dir_size
 from kbtools.ship.devicelock import locked
 from kbtools.ship.devicestate import read_json
+from kbtools.ship.hashed import RACY_NS, held_problems, read_cache, write_cache
 from kbtools.ship.install import derive_index
 from kbtools.ship.status_words import COPY_ZH, Keyed, said_in, status_language
 
@@ -293,11 +296,24 @@ def _in_use(copy: Path) -> bool:
 
 def index_damaged(release: Path) -> str | None:
     """What differs in `release`'s index/ from the record `kb sync` wrote of its bytes
-    (`selfcheck.recorded_problems`: the first, and how many more), None when nothing does
-    or it keeps no record. Hashes index/ (a prune, `kb status`): an open goes through
-    `intact`, which remembers what it hashed, and notes it (`served_damaged`) in that
-    process alone."""
-    found = recorded_problems(release)
+    (`selfcheck.read_record`: the first, and how many more), None when nothing does or it
+    keeps no record. Every prune and every `kb status` asks it of each read-only device a
+    copy serves: it hashes only the files whose stat signature changed since they were
+    found as recorded, remembered with the hashes every open of the release leaves
+    (`kbtools.ship.hashed`), so an index/ unchanged since costs one stat a file. An open
+    goes through `intact`, and notes what it found (`served_damaged`) in that process
+    alone."""
+    listed, found = read_record(release)
+    if not found:
+        known = read_cache(release)
+        now = {rel: signature(release / rel) for rel in listed}
+        found, good = held_problems(release, listed, known, now)
+        found += unrecorded_files(release, listed)
+        now_ns = time.time_ns()
+        settled = {rel: sig for rel, sig in good.items() if settled_at(sig, now_ns, RACY_NS)}
+        if any(known.get(rel) != sig for rel, sig in settled.items()):
+            write_cache(release, {rel: sig for rel, sig in known.items() if rel not in listed}
+                        | settled)
     if not found:
         return None
     return f"{found[0]} (and {len(found) - 1} more)" if len(found) > 1 else found[0]
