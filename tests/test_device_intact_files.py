@@ -122,3 +122,13 @@ def test_an_older_release_whose_manifest_pins_index_is_held_to_it_on_every_open(
     [line] = res.stderr.strip().splitlines()
     assert line == _damaged(d.dev, f"{rel}: size {size + 1} != {size}").replace(
         "kb-r1", tag)
+    # on a device kb cannot write a copy answers, and `kb status` says so (degraded)
+    real = readonly.os.access
+    monkeypatch.setattr(readonly.os, "access", lambda path, mode, *a, **k: False if (
+        mode & readonly.os.W_OK and Path(path).resolve() == d.dev.resolve()) else
+        real(path, mode, *a, **k))
+    assert _query(d.dev).exit_code == 0
+    status = CliRunner().invoke(main, ["status", "--to", str(d.dev)])
+    assert status.exit_code == 4, status.output
+    assert f"{rel}: size {size + 1} != {size}; the device cannot be written: queries are " \
+        "served from a copy derived in" in status.stderr

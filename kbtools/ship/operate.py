@@ -227,8 +227,8 @@ def release_problems(rdir: Path) -> list[str]:
     """What is wrong with a local release now: its files against the manifest, and its
     derived index (by hash when the manifest pins it, else by `check_derived`)."""
     manifest = load_manifest(rdir)
-    problems = verify_files(rdir, manifest, derived=True) + release_file_problems(rdir)
-    if not problems and not manifest.get("derived"):  # (keyed: said in Chinese by `kb status`)
+    problems = verify_files(rdir, manifest, derived=False) + release_file_problems(rdir)
+    if not problems:  # index/ (its pinned bytes, or its check): keyed, said in Chinese
         found = derived_problems(rdir, manifest)
         copy = copy_serving(rdir) if found else None
         key = INDEX_PROBLEM if copy is None else \
