@@ -21,11 +21,12 @@ from device_fixtures import EDITED, can_mount_read_only, make_device, second_rel
 
 from kbtools.cli import main
 from kbtools.errors import IndexLoadError
+from kbtools.index import selfcheck
 from kbtools.index.layout import ReleaseLayout
 from kbtools.index.selfcheck import DERIVATION
 from kbtools.index.tokenize import TOKENS_VERSION, tokenizer_libs
 from kbtools.serve.i18n import error_zh
-from kbtools.ship import readonly
+from kbtools.ship import hashed, intact, readonly
 from kbtools.ship.device import dir_size as device_dir_size
 from tests.milvus_server import milvus  # noqa: F401 - fixture
 
@@ -63,9 +64,11 @@ def cited(*args: str) -> tuple[int, list[str], str]:
     return 0, [r["chunk_id"] for r in json.loads(res.stdout)["results"]], res.stderr
 
 
-def status_error(dev: Path) -> str:
+def status_warning(dev: Path) -> str:
+    """`kb status` of a read-only device a copy answers for: degraded (exit 4), its one
+    reason a warning on stderr."""
     res = CliRunner().invoke(main, ["status", "--to", str(dev)])
-    assert res.exit_code == 1
+    assert res.exit_code == 4, res.output
     return res.stderr.strip()
 
 
@@ -95,8 +98,8 @@ def test_a_read_only_device_serves_a_copy_derived_under_kb_home(device, tmp_path
     read_only.add(dev.resolve())
     before = snapshot(dev)
     home = Path(os.environ["KB_HOME"]) / "derived"
-    assert status_error(dev) == (
-        f"kb: error: {dev}: the served release kb-r1 fails verification: {OLDER}; the device "
+    assert status_warning(dev) == (
+        f"kb: warning: the served release kb-r1 fails verification: {OLDER}; the device "
         f"cannot be written: the next query derives a copy to serve in {home}; `kb sync` "
         "where the device can be written derives its index in place")
     code, ids, err = cited("--index", str(dev))
@@ -108,7 +111,7 @@ def test_a_read_only_device_serves_a_copy_derived_under_kb_home(device, tmp_path
         f"not this kbtools' ({OLDER}): serving a copy derived in {copy}; `kb sync` where "
         "the device can be written derives it in place")
     assert snapshot(dev) == before  # nothing written into the device
-    assert status_error(dev).endswith(
+    assert status_warning(dev).endswith(
         f"; the device cannot be written: queries are served from a copy derived in {copy}; "
         "`kb sync` where the device can be written derives its index in place")
     # the next open reuses the copy, and says it once per process
@@ -138,11 +141,11 @@ def test_a_read_only_devices_damaged_index_is_served_from_a_copy(device, tmp_pat
     read_only.add(dev.resolve())
     before = snapshot(dev)
     home = Path(os.environ["KB_HOME"]) / "derived"
-    refused = (f"kb: error: {dev}: the served release kb-r1 fails verification: "
+    refused = ("kb: warning: the served release kb-r1 fails verification: "
                f"index/store.sqlite: size {size + 4096} != {size}; the device cannot be "
                "written: {serves}; `kb sync` where the device can be written derives its "
                "index in place")  # (not `kb sync`, which cannot write there, alone)
-    assert status_error(dev) == refused.format(
+    assert status_warning(dev) == refused.format(
         serves=f"the next query derives a copy to serve in {home}")
     code, ids, err = cited("--index", str(dev))
     assert code == 0 and ids == expected[1], err
@@ -156,13 +159,22 @@ def test_a_read_only_devices_damaged_index_is_served_from_a_copy(device, tmp_pat
         "written derives it in place")
     assert snapshot(dev) == before and readonly.stale_index(copy) is None
     serves = refused.format(serves=f"queries are served from a copy derived in {copy}")
-    assert status_error(dev) == serves
+    assert status_warning(dev) == serves
     res = CliRunner().invoke(main, ["status", "--json", "--to", str(dev)])
-    assert json.loads(res.stdout)["health"] == {
-        "state": "refused", "reasons": [serves.removeprefix(f"kb: error: {dev}: ")]}
+    assert res.exit_code == 4 and json.loads(res.stdout)["health"] == {
+        "state": "degraded", "reasons": [serves.removeprefix("kb: warning: ")]}
+    # a Chinese status says where queries are answered from, not `kb sync` alone
+    zh = CliRunner().invoke(main, ["status", "--to", str(dev)], env={
+        "LANGUAGE": None, "LC_ALL": None, "LC_MESSAGES": None, "LANG": "zh_CN.UTF-8"})
+    assert zh.exit_code == 4
+    assert f"  问题：index/store.sqlite：索引没有通过自检；设备不可写入，查询改由在 {copy} 生成的副本" \
+        "回答（在设备可写入的地方运行 `kb sync` 会就地重新生成索引）\n" in zh.stdout, zh.stdout
     read_only.clear()  # a device kb can write is refused, saying `kb sync` derives it
     code, _, err = cited("--index", str(dev))
     assert code == 1 and "`kb sync` derives index/ again from it" in err, err
+    zh = CliRunner().invoke(main, ["status", "--to", str(dev)], env={
+        "LANGUAGE": None, "LC_ALL": None, "LC_MESSAGES": None, "LANG": "zh_CN.UTF-8"})
+    assert zh.exit_code == 1 and "（`kb sync` 会从 data/ 重新生成它）" in zh.stdout
     # an idle copy (no process serves it) is kept while the read-only device's index/
     # stays damaged: it was pruned, and derived again by the next open; once whole, it goes
     read_only.add(dev.resolve())
@@ -171,6 +183,44 @@ def test_a_read_only_devices_damaged_index_is_served_from_a_copy(device, tmp_pat
     with store.open("r+b") as fh:
         fh.truncate(size)
     assert copy.name in readonly.prune_copies() and not copy.exists()
+
+
+def test_a_prune_hashes_only_the_index_files_changed_since_they_were_hashed(
+        device, tmp_path, read_only, monkeypatch):
+    """Whether a copy is still needed (every prune, every `kb status`) hashed the whole
+    index/ of each read-only device a copy serves. It now hashes only the files whose stat
+    signature changed since they were found as recorded, with the hashes an open leaves
+    (`kbtools.ship.hashed`): the damaged file alone, until it is whole again."""
+    for module in (intact, readonly):
+        monkeypatch.setattr(module, "RACY_NS", 0)
+    monkeypatch.setattr(readonly, "_DAMAGED", {})
+    dev = tmp_path / "device"
+    shutil.copytree(device.dev, dev, symlinks=True)
+    damaged = (dev / "current").resolve() / "index" / "bm25" / "kb_vocab.json"
+    kept = damaged.read_bytes()
+    damaged.write_bytes(kept + b" ")
+    read_only.add(dev.resolve())
+    assert cited("--index", str(dev))[0] == 0  # an open hashed index/: a copy serves
+    let_go()
+    seen: list[str] = []
+    real = hashed.file_problem
+
+    def counted(root: Path, rel: str, *rest: object) -> object:
+        seen.append(rel)
+        return real(root, rel, *rest)  # type: ignore[arg-type]
+
+    for module in (hashed, selfcheck):  # (where index/ is hashed now, and was)
+        monkeypatch.setattr(module, "file_problem", counted)
+    for _ in range(2):
+        seen.clear()
+        assert readonly.copies_report()["unneeded"] == 0  # type: ignore[index]
+        assert seen == ["index/bm25/kb_vocab.json"]
+    damaged.write_bytes(kept)
+    seen.clear()
+    assert readonly.copies_report()["unneeded"] == 1  # type: ignore[index]
+    assert seen == ["index/bm25/kb_vocab.json"]
+    seen.clear()
+    assert readonly.copies_report()["unneeded"] == 1 and seen == []  # type: ignore[index]
 
 
 def test_a_read_only_device_and_kb_home_refuse_in_one_line(device, tmp_path, read_only,
@@ -186,6 +236,10 @@ def test_a_read_only_device_and_kb_home_refuse_in_one_line(device, tmp_path, rea
         f"this kbtools' ({OLDER}); no copy could be derived under {tmp_path / 'home'}/derived "
         f"either ({tmp_path / 'home'}/derived: Not a directory): make the device writable "
         "and run `kb sync`, or set KB_HOME to a writable directory")
+    res = CliRunner().invoke(main, ["status", "--to", str(dev)])  # no copy answers: refused
+    assert res.exit_code == 1 and res.stderr.strip() == (
+        f"kb: error: {dev}: the served release kb-r1 fails verification: {OLDER}; `kb sync` "
+        "derives a damaged index again, `kb rollback` serves another release")
     # a Chinese page says the refusal in Chinese, and a Chinese locale the warning
     with pytest.raises(IndexLoadError) as refused:
         readonly.served_copy(dev / "current")

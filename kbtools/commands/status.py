@@ -58,7 +58,8 @@ def status(to: Path | None, index_path: Path | None, quick: bool, as_json: bool)
       4    degraded: questions are answered, but the last sync failed, the
            served (or checked-out) release is older than kb.toml [release]
            max_age_days, its date lies ahead of this device's clock, a pinned
-           key file or state.json is unreadable;
+           key file or state.json is unreadable, the index of a device kb
+           cannot write fails its check (a copy under KB_HOME answers);
            each reason a `kb: warning:` line on stderr
     --json reports the same as "health": {"state": "ok"|"degraded"|"refused",
     "reasons": [...]}."""

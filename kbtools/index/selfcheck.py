@@ -54,7 +54,7 @@ from kbtools.index import vectors
 from kbtools.index.layout import DERIVED_DIR, VERIFIED, ReleaseLayout, shard_of
 from kbtools.index.manifest import file_problem, named_problem, verify_files
 from kbtools.index.stamps import Signature, changed_before, clock_past, signature
-from kbtools.index.store import shares_value
+from kbtools.index.store import read_infos, shares_value, store_damage
 from kbtools.index.token_cache import TokenCache
 from kbtools.index.tokenize import TOKENS_VERSION, shared_tokenizer, tokenizer_libs
 
@@ -87,8 +87,33 @@ def derived_problems(root: Path, manifest: dict[str, Any]) -> list[str]:
     if manifest.get("derived_check") is None:
         return []
     recorded = recorded_problems(root)
+    problem, other_rules = index_rules(root)
+    if recorded and problem is not None and not other_rules:
+        return recorded  # a store cut short: its size, not SQLite's "no such table: info"
     # the check's own words first when it finds the cause (an index of other rules)
     return check_derived(root) or recorded
+
+
+def index_rules(root: Path) -> tuple[str | None, bool]:
+    """Why root/index/ is not one this kbtools opens (derived by other rules,
+    `derivation_problem`; no store at all; a store cut short, appended to or unreadable),
+    or None; and whether it is of other rules (or has no store) rather than a damaged
+    store. The rules are read only from the info table of a store whose length is the one
+    its header records (`store.store_damage`), which no truncation or append fakes: SQLite
+    reads a store cut short as one with no info table, or a malformed one, which read as
+    "v2 or older" rules. One small read of the store."""
+    store = ReleaseLayout(root).store
+    if not store.is_file():
+        return f"{DERIVED_DIR}/ has no store", True
+    name = store.relative_to(root).as_posix()
+    damage = store_damage(store)
+    if damage is not None:
+        return f"{name}: {damage}", False
+    try:
+        infos = read_infos(store)
+    except sqlite3.Error as exc:
+        return f"{name}: unreadable ({exc})", False
+    return derivation_problem(infos), True
 
 
 def _derived_files(root: Path) -> list[str]:
@@ -168,9 +193,13 @@ def recorded_problems(root: Path) -> list[str]:
         why = file_problem(root, rel, size, sha256)
         if why is not None:
             problems.append(str(named_problem(rel, why)))
-    problems += [f"{rel}: not a file the index was derived with"
-                 for rel in _derived_files(root) if rel not in listed]
-    return problems
+    return problems + unrecorded_files(root, listed)
+
+
+def unrecorded_files(root: Path, listed: Mapping[str, object]) -> list[str]:
+    """A problem for each file of root/index/ its record (`listed`) does not name."""
+    return [f"{rel}: not a file the index was derived with"
+            for rel in _derived_files(root) if rel not in listed]
 
 
 def tokens_problem(tokens: str | None, what: str = "index/") -> str:

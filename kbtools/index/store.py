@@ -18,6 +18,7 @@ with the per-chunk arrays (`kbtools.index.reader.ChunkTable.parent`, in the same
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -53,6 +54,10 @@ CREATE TABLE facets (field TEXT, value TEXT, doc TEXT);
 CREATE INDEX facets_fv ON facets(field, value);
 CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT);
 """
+
+
+_MAGIC = b"SQLite format 3\x00"  # the first bytes of every SQLite database file
+_HEADER = 100  # the bytes of an SQLite database file's header
 
 
 # (num, doc, heading path, line_start, line_end, parent's number or None, table index or
@@ -218,17 +223,48 @@ def stored_info(path: Path, key: str) -> str | None:
     return None if row is None else str(row[0])
 
 
+def store_damage(path: Path) -> str | None:
+    """What cutting the store at `path` short or appending to it made of it, as its own
+    first 100 bytes (which no such change reaches once there are 100) tell: too short for
+    an SQLite header, no SQLite header, or a length other than the page count its header
+    records times its page size; None when none of these. A header written by an SQLite
+    before 3.7.0 records no valid page count: nothing to hold the length to. Two reads, no
+    SQLite open: why a store's info table, read only from a store that passes this, is
+    what says it was derived by other rules (`kbtools.ship.readonly.stale_served`) — SQLite
+    reads a store cut short as one without that table, or malformed."""
+    try:
+        with open(path, "rb") as f:
+            head, size = f.read(_HEADER), os.fstat(f.fileno()).st_size
+    except OSError as exc:
+        return f"unreadable ({exc.strerror or exc})"
+    if len(head) < _HEADER or not head.startswith(_MAGIC):
+        return f"not an SQLite database ({size} bytes)"
+    page = int.from_bytes(head[16:18], "big")
+    page = 65536 if page == 1 else page
+    changed, pages, valid_for = (int.from_bytes(head[at:at + 4], "big") for at in (24, 28, 92))
+    if pages and changed == valid_for and size != page * pages:
+        return f"{size} bytes, its header says {pages} pages of {page} ({page * pages} bytes)"
+    return None
+
+
+def read_infos(path: Path) -> dict[str, str]:
+    """The info table of the store at `path`; sqlite3.Error when it cannot be read (no
+    table, a malformed file)."""
+    con = connect(path, read_only=True)
+    try:
+        return {str(k): str(v) for k, v in con.execute("SELECT key, value FROM info")}
+    finally:
+        con.close()
+
+
 def stored_infos(path: Path) -> dict[str, str]:
     """The info table of the store at `path` ({} when the file or the table is missing)."""
     if not path.is_file():
         return {}
-    con = connect(path, read_only=True)
     try:
-        return {str(k): str(v) for k, v in con.execute("SELECT key, value FROM info")}
+        return read_infos(path)
     except sqlite3.Error:
         return {}
-    finally:
-        con.close()
 
 
 # What ranking reads of a candidate: its section (doc, heading_path), kind, lines, id and the

@@ -20,6 +20,7 @@ from kbtools.ship.device import require_device
 from kbtools.ship.operate import status as device_status
 from kbtools.ship.readonly import repair_advice
 from kbtools.ship.release import age_days, clock_behind, release_settings
+from kbtools.ship.status_words import INDEX_PROBLEM
 from kbtools.ship.trust import untrusted_release
 
 
@@ -72,7 +73,8 @@ def checkout_health(co: dict[str, Any], max_age_days: int) -> tuple[str, list[st
 def health(st: dict[str, Any], max_age_days: int) -> tuple[str, list[str]]:
     """How a device's `kb status` (`st`) ends: "refused" with its one reason (no question
     is answered: what `kb query` refuses), else "degraded" with each reason it answers
-    but needs the operator, else "ok"."""
+    but needs the operator (a device kb cannot write whose index/ fails its check answers
+    from a copy under KB_HOME: `readonly.repair_advice`), else "ok"."""
     served, device = st["served"], st["device"]
     if st["current_problem"]:
         return "refused", [st["current_problem"]]
@@ -82,17 +84,21 @@ def health(st: dict[str, Any], max_age_days: int) -> tuple[str, list[str]]:
     keys_problem = st["trusted_keys_problem"]
     if keys_problem and (refused := _refused_by_keys(Path(device), served["tag"])):
         return "refused", [refused]
+    reasons = []
     if served["verified_now"] is False:
-        # index/ alone fails (`operate.release_problems` checks it once the rest verified)
-        index_only = getattr(served["problems"][0], "key", None) == "problem_index"
-        advice = repair_advice(DeviceLayout(Path(device)).release(served["tag"]),
-                               data_verified=index_only) or \
-            "`kb sync` derives a damaged index again, `kb rollback` serves another release"
-        return "refused", [f"the served release {served['tag']} fails verification: "
-                           f"{(served['problems'] or ['?'])[0]}; {advice}"]
+        # index/ alone fails (`operate.release_problems` checks it once the rest verified):
+        # on a device kb cannot write a copy under KB_HOME answers (`readonly.served_copy`)
+        index_only = str(getattr(served["problems"][0], "key", "")).startswith(INDEX_PROBLEM)
+        advice = repair_advice(DeviceLayout(Path(device)).release(served["tag"])) \
+            if index_only else None
+        failed = f"the served release {served['tag']} fails verification: " \
+                 f"{(served['problems'] or ['?'])[0]}"
+        if advice is None:
+            return "refused", [f"{failed}; `kb sync` derives a damaged index again, `kb "
+                               "rollback` serves another release"]
+        reasons.append(f"{failed}; {advice}")
     if served["signer_unpinned"]:
         return "refused", [served["signer_unpinned"]]
-    reasons = []
     last = st["last_sync"]
     if isinstance(last, dict) and not last.get("under_way") and last.get("ok") is False:
         since = f"; {last['since']}" if last.get("since") else ""

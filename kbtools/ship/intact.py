@@ -11,11 +11,12 @@ size and sha256, and release.json and release.sig against what verified.json rec
 Hashing a release on every question would cost what status costs, so a file is hashed once
 per stat signature (device, inode, size, modification and change times: an edit changes
 the change time, which no user can set back), remembered in this process and in
-``<KB_HOME>/intact/`` for the next process (`kb query` is one process per question); a
-file whose times are within `RACY_NS` of when it was hashed (it may change again within
-the same timestamp tick) is hashed again next time. A question then costs one stat per
-file. The cache is only ever a reason to skip a hash: a missing, unreadable or
-unwritable cache means hashing again, never trusting.
+``<KB_HOME>/intact/`` for the next process (`kb query` is one process per question;
+`kbtools.ship.hashed` owns the hashing and that cache, which `readonly` reuses for a
+read-only device's index/); a file whose times are within `RACY_NS` of when it was hashed
+(it may change again within the same timestamp tick) is hashed again next time. A question
+then costs one stat per file. The cache is only ever a reason to skip a hash: a missing,
+unreadable or unwritable cache means hashing again, never trusting.
 
 `kb sync` and `kb rollback` hash every file to verify it: they leave those hashes here
 (`vouch`), so the first question after them costs one stat per file too. `RACY_NS` is a
@@ -28,7 +29,8 @@ saw its last change, and any later edit gives it a change time at or above it.
 The derived index/ is held the same way to the record `kb sync` wrote of its bytes
 (index/files.json, `kbtools.index.selfcheck.record_derived`), which `kb status` and `kb
 sync` held it to: a page appended to its store, which no self-check reads, was answered
-from until one of them ran. An index/ derived by other rules than this kbtools' (after an
+from until one of them ran. A release of the older format, whose manifest pins index/'s
+bytes (``derived``), is held to those. An index/ derived by other rules than this kbtools' (after an
 upgrade) is not held to it: the reader refuses it, or a read-only device serves a fresh
 derivation under KB_HOME (`kbtools.ship.readonly`), as before. A damaged index/ is refused
 in one line saying `kb sync` derives it again from data/ (`index_damaged`); on a device kb
@@ -46,17 +48,13 @@ at once.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import shlex
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from kbtools.config import kb_home
 from kbtools.errors import IndexLoadError, KbError, SyncError
-from kbtools.fsutil import atomic_write_bytes
 from kbtools.index.layout import (
     DERIVED_DIR,
     MANIFEST,
@@ -70,11 +68,9 @@ from kbtools.index.manifest import (
     file_problem,
     load_manifest,
     manifest_path_problems,
-    named_problem,
 )
 from kbtools.index.selfcheck import DERIVED_RECORD, read_record
 from kbtools.index.stamps import (
-    MISSING,
     Signature,
     changed_before,
     clock_past,
@@ -84,14 +80,13 @@ from kbtools.index.stamps import (
 from kbtools.ship.device import release_dirs
 from kbtools.ship.devicestate import synced_from
 from kbtools.ship.git import parse_serial
+from kbtools.ship.hashed import INTACT as INTACT  # (the cache's directory under KB_HOME)
+from kbtools.ship.hashed import RACY_NS, held_problems, read_cache, write_cache
 from kbtools.ship.install import release_file_problems
 from kbtools.ship.readonly import damaged_writable, served_damaged, stale_served
 from kbtools.ship.trust import untrusted_release
 
-INTACT = "intact"  # under KB_HOME
-RACY_NS = 1_000_000_000
 RECHECK_S = 5.0  # a release found intact is not checked again for this long in a process
-MAX_CACHE_BYTES = 64 << 20
 _GOOD: dict[str, dict[str, Signature]] = {}  # release → file → signature hashed as listed
 
 
@@ -104,33 +99,16 @@ _clock = time.monotonic
 _wall_ns = time.time_ns  # the clock that stamps file times (a device's may be set back)
 
 
-def _cache_file(release: Path) -> Path:
-    return kb_home() / INTACT / (hashlib.sha256(str(release).encode()).hexdigest() + ".json")
-
-
 def _remembered(release: Path) -> dict[str, Signature]:
     key = str(release)
     if key not in _GOOD:
-        _GOOD[key] = {}
-        try:
-            path = _cache_file(release)
-            if path.stat().st_size <= MAX_CACHE_BYTES:
-                got = json.loads(path.read_text(encoding="utf-8"))
-                _GOOD[key] = {str(k): (int(v[0]), int(v[1]), int(v[2]), int(v[3]), int(v[4]))
-                              for k, v in got.items()}
-        except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
-            pass  # no cache, or not one we wrote: hash
+        _GOOD[key] = read_cache(release)
     return _GOOD[key]
 
 
 def _remember(release: Path, good: dict[str, Signature]) -> None:
     _GOOD[str(release)] = good
-    try:
-        path = _cache_file(release)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(path, json.dumps(good, sort_keys=True).encode())
-    except OSError:
-        pass  # KB_HOME read-only or full: this process still remembers
+    write_cache(release, good)  # (KB_HOME read-only or full: this process still remembers)
 
 
 def problems(release: Path, settled: int | None = None) -> list[str]:
@@ -165,16 +143,9 @@ def problems(release: Path, settled: int | None = None) -> list[str]:
             good.update({t: now[t] for t in tops})
     listed = {rel: (int(meta["size"]), str(meta["sha256"]))
               for rel, meta in manifest.get("artifacts", {}).items()} | derived
-    for rel, (size, sha256) in sorted(listed.items()):
-        sig = now[rel]
-        if sig != MISSING and sig == known.get(rel):
-            good[rel] = sig
-            continue
-        why = file_problem(release, rel, size, sha256)
-        if why is not None:
-            found.append(named_problem(rel, why))
-        elif sig != MISSING and signature(release / rel) == sig:  # not changed meanwhile
-            good[rel] = sig
+    listed_problems, listed_good = held_problems(release, listed, known, now, file_problem)
+    found += listed_problems
+    good.update(listed_good)
     now_ns = _wall_ns()
     _remember(release, {rel: sig for rel, sig in good.items()
                         if (settled_at(sig, now_ns, RACY_NS) if settled is None
@@ -184,15 +155,19 @@ def problems(release: Path, settled: int | None = None) -> list[str]:
 
 def _derived_listed(release: Path, manifest: dict[str, Any]
                     ) -> tuple[dict[str, tuple[int, str]], list[str]]:
-    """The files of `release`'s derived index/ an open holds to the record `kb sync` wrote of
-    them (`selfcheck.read_record`: file -> (size, sha256)), and what is wrong with that
-    record. Nothing when the manifest pins no record (an index/ whose bytes it pins, a
-    release without one) or when index/ was derived by other rules than this kbtools' (an
-    upgrade: `readonly.stale_served`): that index is refused or served from a fresh
-    derivation as it is, not held to bytes it legitimately no longer matches."""
-    if manifest.get("derived") or manifest.get("derived_check") is None or \
+    """The files of `release`'s derived index/ an open holds (file -> (size, sha256)) and
+    what is wrong with what lists them: the bytes its manifest pins (``derived``, a release
+    of the older format: they were skipped, so a byte appended to its store was answered
+    from), else the record `kb sync` wrote of them (`selfcheck.read_record`). Nothing for a
+    release that describes no index, or when index/ was derived by other rules than this
+    kbtools' (an upgrade: `readonly.stale_served`): that index is refused or served from a
+    fresh derivation as it is, not held to bytes it legitimately no longer matches."""
+    pinned = manifest.get("derived")
+    if (not pinned and manifest.get("derived_check") is None) or \
             stale_served(release) is not None:
         return {}, []
+    if pinned:
+        return {rel: (int(meta["size"]), str(meta["sha256"])) for rel, meta in pinned.items()}, []
     return _read_kept(_RECORDS, release, release / DERIVED_RECORD, read_record)
 
 

@@ -64,11 +64,11 @@ from kbtools.ship.install import (
     settled_clock,
 )
 from kbtools.ship.intact import vouch
-from kbtools.ship.readonly import copies_report
+from kbtools.ship.readonly import copies_report, copy_serving
 from kbtools.ship.release import age_days, clock_behind
 from kbtools.ship.serves import cannot_write, locked, still_serves, switch_outcome, under_way
 from kbtools.ship.sourceurl import scrub, scrubbed
-from kbtools.ship.status_words import Keyed
+from kbtools.ship.status_words import INDEX_PROBLEM, Keyed
 from kbtools.ship.sync_record import FailedSync, since_then
 from kbtools.ship.trust import (
     check_signer,
@@ -227,10 +227,16 @@ def release_problems(rdir: Path) -> list[str]:
     """What is wrong with a local release now: its files against the manifest, and its
     derived index (by hash when the manifest pins it, else by `check_derived`)."""
     manifest = load_manifest(rdir)
-    problems = verify_files(rdir, manifest, derived=True) + release_file_problems(rdir)
-    if not problems and not manifest.get("derived"):  # (keyed: said in Chinese by `kb status`)
-        problems = [Keyed(p, "problem_index", {"file": p.split(":")[0].split(" ")[0]})
-                    for p in derived_problems(rdir, manifest)]
+    problems = verify_files(rdir, manifest, derived=False) + release_file_problems(rdir)
+    if not problems:  # index/ (its pinned bytes, or its check): keyed, said in Chinese
+        found = derived_problems(rdir, manifest)
+        copy = copy_serving(rdir) if found else None
+        key = INDEX_PROBLEM if copy is None else \
+            f"{INDEX_PROBLEM}_copy" if copy[1] else f"{INDEX_PROBLEM}_next_copy"
+        where = {} if copy is None else {"copy": copy[0], "base": copy[0].parent}
+        # (a device kb cannot write: a copy answers instead, `readonly.copy_serving`)
+        problems = [Keyed(p, key, {"file": p.split(":")[0].split(" ")[0], **where})
+                    for p in found]
     return problems
 
 

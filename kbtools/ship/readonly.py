@@ -40,6 +40,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from kbtools.beneath import atomic_write_beneath
@@ -55,11 +56,13 @@ from kbtools.index.layout import (
     device_of_release,
 )
 from kbtools.index.manifest import load_manifest, verify_files
-from kbtools.index.selfcheck import derivation_problem, recorded_problems
-from kbtools.index.store import stored_infos
+from kbtools.index.selfcheck import index_rules, read_record, unrecorded_files
+from kbtools.index.stamps import settled_at, signature
+from kbtools.index.store import stored_infos as stored_infos  # (read here by callers)
 from kbtools.ship.device import dir_size
 from kbtools.ship.devicelock import locked
 from kbtools.ship.devicestate import read_json
+from kbtools.ship.hashed import RACY_NS, held_problems, read_cache, write_cache
 from kbtools.ship.install import derive_index
 from kbtools.ship.status_words import COPY_ZH, Keyed, said_in, status_language
 
@@ -76,17 +79,16 @@ _DAMAGED: dict[str, str] = {}  # read-only releases whose index/ an open found d
 
 def stale_index(release: Path) -> str | None:
     """Why the index/ of `release` is not one this kbtools opens (derived by other rules:
-    `derivation_problem`; no store at all), or None. One small read of its store's info
-    table."""
-    store = ReleaseLayout(release).store
-    if not store.is_file():
-        return "index/ has no store"
-    return derivation_problem(stored_infos(store))
+    `derivation_problem`; no store at all; a store cut short, appended to or unreadable:
+    `selfcheck.index_rules`), or None. One small read of its store's info table."""
+    return index_rules(release)[0]
 
 
 def stale_served(release: Path) -> str | None:
-    """`stale_index` of a device's release, remembered per store file (`kb serve` resolves
-    the release on every request: one stat, not a SQLite open, once it is known)."""
+    """Why the index/ of a device's `release` was derived by other rules (`stale_index`
+    less damage to its store: `selfcheck.index_rules`), or None; remembered per store file (`kb serve`
+    resolves the release on every request: one stat, not a SQLite open, once it is
+    known)."""
     store = ReleaseLayout(release).store
     try:
         st = os.stat(store)
@@ -96,7 +98,8 @@ def stale_served(release: Path) -> str | None:
     if key not in _STALE:
         if len(_STALE) > 64:
             _STALE.clear()
-        _STALE[key] = stale_index(release)
+        problem, other_rules = index_rules(release)
+        _STALE[key] = problem if other_rules else None
     return _STALE[key]
 
 
@@ -167,22 +170,36 @@ def served_copy(release: Path) -> Path:
     return final
 
 
-def repair_advice(release: Path, *, data_verified: bool) -> str | None:
-    """What `kb status` advises for a device's release whose index/ fails its check, when
-    the device cannot be written and a copy serves it (`served_copy`): its index/ derived
-    by other rules, or damaged (`index_damaged`) beside a data/ that verified
-    (`data_verified`); None otherwise (the device can be written, or nothing serves it):
-    where queries are served from (a copy made already) and what repairs the device.
-    Derives nothing."""
+def copy_serving(release: Path) -> tuple[Path, bool] | None:
+    """For a device's `release` whose index/ alone fails its check (of other rules, or
+    damaged beside a data/ that verified: what the caller found), the copy under KB_HOME
+    queries are answered from instead (`served_copy`) and whether it is made already; None
+    when none is: the device can be written (`kb sync` derives index/ in place, and queries
+    are refused until it does), or no copy is made and none can be (KB_HOME's derived/
+    cannot be written). Derives and hashes nothing."""
     device = device_of_release(release)
     if device is None or os.access(device, os.W_OK):
         return None
-    if stale_index(release) is None and not (data_verified and index_damaged(release)):
+    base = kb_home() / DERIVED
+    final = base / hashlib.sha256((release / MANIFEST).read_bytes()).hexdigest()
+    if stale_index(final) is None:
+        return final, True
+    nearest = next((p for p in (base, *base.parents) if os.path.lexists(p)), None)
+    derivable = nearest is not None and nearest.is_dir() and os.access(nearest, os.W_OK)
+    return (final, False) if derivable else None
+
+
+def repair_advice(release: Path) -> str | None:
+    """What `kb status` advises for a device's `release` whose index/ alone fails its
+    check when a copy answers for it (`copy_serving`), None when none does: where queries
+    are served from (a copy made already, or the one the next query derives) and what
+    repairs the device."""
+    found = copy_serving(release)
+    if found is None:
         return None
-    final = kb_home() / DERIVED / hashlib.sha256(
-        (release / MANIFEST).read_bytes()).hexdigest()
-    served = (f"queries are served from a copy derived in {final}" if stale_index(final) is None
-              else f"the next query derives a copy to serve in {kb_home() / DERIVED}")
+    copy, made = found
+    served = (f"queries are served from a copy derived in {copy}" if made
+              else f"the next query derives a copy to serve in {copy.parent}")
     return (f"the device cannot be written: {served}; `kb sync` where the device can be "
             "written derives its index in place")
 
@@ -279,11 +296,24 @@ def _in_use(copy: Path) -> bool:
 
 def index_damaged(release: Path) -> str | None:
     """What differs in `release`'s index/ from the record `kb sync` wrote of its bytes
-    (`selfcheck.recorded_problems`: the first, and how many more), None when nothing does
-    or it keeps no record. Hashes index/ (a prune, `kb status`): an open goes through
-    `intact`, which remembers what it hashed, and notes it (`served_damaged`) in that
-    process alone."""
-    found = recorded_problems(release)
+    (`selfcheck.read_record`: the first, and how many more), None when nothing does or it
+    keeps no record. Every prune and every `kb status` asks it of each read-only device a
+    copy serves: it hashes only the files whose stat signature changed since they were
+    found as recorded, remembered with the hashes every open of the release leaves
+    (`kbtools.ship.hashed`), so an index/ unchanged since costs one stat a file. An open
+    goes through `intact`, and notes what it found (`served_damaged`) in that process
+    alone."""
+    listed, found = read_record(release)
+    if not found:
+        known = read_cache(release)
+        now = {rel: signature(release / rel) for rel in listed}
+        found, good = held_problems(release, listed, known, now)
+        found += unrecorded_files(release, listed)
+        now_ns = time.time_ns()
+        settled = {rel: sig for rel, sig in good.items() if settled_at(sig, now_ns, RACY_NS)}
+        if any(known.get(rel) != sig for rel, sig in settled.items()):
+            write_cache(release, {rel: sig for rel, sig in known.items() if rel not in listed}
+                        | settled)
     if not found:
         return None
     return f"{found[0]} (and {len(found) - 1} more)" if len(found) > 1 else found[0]

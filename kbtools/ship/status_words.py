@@ -29,6 +29,8 @@ CHINESE = {"zh", "yue", "cmn", "wuu", "hak", "nan", "gan", "hsn", "cdo", "cjy", 
 
 Say = Callable[..., str]
 
+INDEX_PROBLEM = "problem_index"  # the key of each problem of the derived index/ (and its prefix)
+
 # what is wrong with the served release's own files (`install.release_file_problems`)
 PROBLEMS_ZH = {
     "problem_missing": "{file}：同步校验之后缺失或无法读取",
@@ -45,6 +47,12 @@ PROBLEMS_ZH = {
     # the derived index against its own check (`operate.release_problems`; the English
     # reason in --json)
     "problem_index": "{file}：索引没有通过自检，查询可能失败（`kb sync` 会从 data/ 重新生成它）",
+    # ... on a device kb cannot write, answered from a copy under KB_HOME (`operate.status`)
+    "problem_index_copy": "{file}：索引没有通过自检；设备不可写入，查询改由在 {copy} 生成的副本回答"
+                          "（在设备可写入的地方运行 `kb sync` 会就地重新生成索引）",
+    "problem_index_next_copy": "{file}：索引没有通过自检；设备不可写入，下一次查询会在 {base} 下"
+                               "生成副本来回答（在设备可写入的地方运行 `kb sync` 会就地重新生成"
+                               "索引）",
     # this device's clock before the release's creation (`release.clock_behind`)
     "clock_behind": "本设备时钟显示 {reading}，早于发布版本的创建时间（{created}）：时钟是否设置正确？"
                     "（发布版本照常提供）",
