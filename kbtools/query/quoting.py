@@ -14,8 +14,9 @@ from collections.abc import Collection, Sequence
 from kbtools.decision.clock import times_in
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.query.naming import NAME_GAP
+from kbtools.query.number_spans import BELOW_ZERO
 from kbtools.query.numbered_places import place_at
-from kbtools.query.values import BELOW_ZERO, Number
+from kbtools.query.values import Number
 
 
 def said(x: Number, typed: str = "") -> str:

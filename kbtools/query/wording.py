@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 from kbtools.decision.headers import MIN_PART
 from kbtools.query.compacted import compact, compact_term
 from kbtools.query.fillers import GLUED_NOT_NOUNS, drop_fillers
+from kbtools.query.number_spans import CJK_NUMBER
 from kbtools.query.value_units import DURATIONS, UNIT_CLASSES, unit_after
-from kbtools.query.values import AMOUNT_LEADS, CJK_NUMBER, SUBJECTS
+from kbtools.query.values import AMOUNT_LEADS, SUBJECTS
 
 if TYPE_CHECKING:  # the table code is imported by a question that reaches a decision table
     from kbtools.decision.model import DecisionTable
