@@ -14,7 +14,13 @@ from dataclasses import replace
 from decimal import Decimal
 
 from kbtools.decision import DecisionTable
-from kbtools.decision.column_units import column_unit, input_unit_problem, number_in, unit_of
+from kbtools.decision.column_units import (
+    column_unit,
+    input_unit_problem,
+    number_in,
+    parse_number,
+    unit_of,
+)
 from kbtools.decision.given import in_scale, read_given
 from kbtools.decision.units import bare_degrees, degrees_fit, scale
 from kbtools.query.fillers import strip_fillers
@@ -67,6 +73,16 @@ def in_column(value: str | None, unit: str | None) -> str | None:
     return converted.removesuffix(unit or "") if converted else value
 
 
+def exactly_in(value: str, unit: str | None) -> str:
+    """`value` (a number and its unit: 90分钟) as the number it is in a column's `unit` when
+    that is another unit it converts into exactly (1.5 in 小时), else as it is (80分钟)."""
+    number = parse_number(value)
+    factor = scale(unit_of(value), unit) if unit and number is not None else None
+    if factor is None or unit_of(value) == unit:
+        return value
+    amount = Decimal(str(number)) * factor[0]
+    share = amount / factor[1]
+    return format(share.normalize(), "f") if share * factor[1] == amount else value  # (not 4/3)
 
 
 # the last word of an English difference when a value it is said from follows (``3 degrees
@@ -104,27 +120,48 @@ def said_twice(found: Sequence[Number]) -> list[Number]:
 
 
 def with_half(found: Sequence[Number], text: str,
-              cased: str) -> tuple[list[Number], set[int]]:
+              cased: str) -> tuple[list[Number], set[int], set[int]]:
     """`found` (`values.numbers` of the compacted question `text`, `cased`) with a number said
     with a half after its unit (温度25度半, 二十五度半, 1天半: 25.5, 1.5 天) read as that value.
     `values.numbers` leaves such a number inexact (25 is not the value), and no input took
     it: it was dropped unsaid. It is the value when the number is exact with the half left
-    out (a half before more, 1天半3小时, is none). With the starts of the numbers so read
-    (their reading is said: 25度半 as 25.5). A bound said around the half (25度半以上,
+    out, and a count after the half leaves it so (1天半3次). A length said in parts, with a
+    half or none (1天3小时, 1天半3小时, ``2 days 6 hours``), is one length in its smallest
+    unit (27, 39, 54 hours: `_summed`). With the starts of the numbers so read
+    (their reading is said: 25度半 as 25.5), and of those the lengths said in parts. A bound said around the half (25度半以上,
     超过25度半) is the bound of that value (25.5度以上, 超过25.5度), not of 25 nor of none.
     A tenth said after the unit (26度5) stays no value, as `values.spoken_tenths` decides."""
     out: list[Number | None] = list(found)
     halved: set[int] = set()
+    summed: set[int] = set()
     for n, x in enumerate(found):
+        if out[n] is None:  # (the smaller part of a length read with the one before it)
+            continue
+        if x.exact and (joined := _summed(x, Decimal(x.value), x.after, found[n + 1:],
+                                          text)) is not None:
+            out[n] = joined[0]  # 1天3小时, ``2 days 6 hours``: 27 hours, 54 hours
+            out[n + 1:n + 1 + joined[1]] = [None] * joined[1]
+            halved.add(x.start)
+            summed.add(x.start)
+            continue
         if x.exact or x.unit is None or x.listed or text[x.after:x.after + 1] != "半" or \
                 not x.written.startswith(x.value) or (x.range_text and not _bound(x, found)):
             continue
         if _MORE.match(text, x.after + 1):  # 1天半3小时: 1.5天 and 3小时, in 小时
-            if (joined := _with_smaller(x, found[n + 1:n + 2], text)) is not None:
-                out[n], out[n + 1] = joined, None
+            if (joined := _summed(x, Decimal(x.value) + Decimal("0.5"), x.after + 1,
+                                  found[n + 1:], text)) is not None:
+                out[n] = joined[0]
+                out[n + 1:n + 1 + joined[1]] = [None] * joined[1]
                 halved.add(x.start)
-            continue
-        cut, cut_cased = text[:x.after] + text[x.after + 1:], cased[:x.after] + cased[x.after + 1:]
+                summed.add(x.start)
+                continue
+            if n + 1 < len(found) and found[n + 1].unit is not None:
+                continue  # (1天半3天: no sum, and no 1.5 days said before more days)
+            # (1天半3次: 1.5 days, and a count after them, read as with the clause ending
+            # after the half: 1天3次 would read 1天3 as 1.3天, spoken)
+            cut, cut_cased = (t[:x.after] + "。" + t[x.after + 1:] for t in (text, cased))
+        else:
+            cut, cut_cased = (t[:x.after] + t[x.after + 1:] for t in (text, cased))
         alone = with_ranges(cut, cut_cased, numbers(cut, cut_cased))
         y = next((y for y in alone if y.start == x.start), None)
         if y is None or not (y.exact or y.range_text and _bound(y, alone)):
@@ -142,26 +179,34 @@ def with_half(found: Sequence[Number], text: str,
         out[n] = replace(x, value=shown, written=written, exact=True, after=x.after + 1,
                          extent=(x.extent[0], max(x.extent[1], x.after + 1)))
         halved.add(x.start)
-    return [x for x in out if x is not None], halved
+    return [x for x in out if x is not None], halved, summed
 
 
-def _with_smaller(x: Number, following: Sequence[Number], text: str) -> Number | None:
-    """`x` (1天, said with a half and then another number: 1天半3小时) and the number
-    right after its half as one length in the smaller unit (39小时: 1.5 days are 36 hours),
-    when that one is an exact number of a unit `x`'s is a whole number of (天 of 小时);
-    None for any other (1天半3次)."""
-    y = following[0] if following else None
-    if y is None or y.start != x.after + 1 or not y.exact or y.unit is None or y.range_text or \
-            y.listed or not y.written.startswith(y.value) or _MORE.match(text, y.after):
+def _summed(x: Number, value: Decimal, after: int, following: Sequence[Number],
+            text: str) -> tuple[Number, int] | None:
+    """`x`, read as `value` in its unit up to `after` (1天, 1天半 as 1.5 ending past its half,
+    ``2 days``), and the numbers right after it, each in a smaller unit the one before it is a
+    whole number of (1天3小时, 1天半3小时, ``2 days 6 hours``, 1小时30分钟), as one length in
+    the smallest of those units (27小时, 39小时, 54 hours, 90分钟), with how many numbers
+    after `x` it took; None when no such number follows `x` (1天半3次, 1天和3小时)."""
+    if x.unit is None or x.listed or x.range_text or not x.written.startswith(x.value):
         return None
-    unit, smaller = x.written[len(x.value):].strip(), y.written[len(y.value):].strip()
-    times = scale(unit_of("1" + unit), unit_of("1" + smaller))
-    if times is None or times[1] != 1 or times[0] <= 1:
+    unit, last, taken = x.written[len(x.value):].strip(), x, 0
+    for y in following:
+        if y.start != after or not y.exact or y.unit is None or y.range_text or y.listed or \
+                not y.written.startswith(y.value):
+            break
+        smaller = y.written[len(y.value):].strip()
+        times = scale(unit_of("1" + unit), unit_of("1" + smaller))
+        if times is None or times[1] != 1 or times[0] <= 1:
+            break
+        value, unit, after, last, taken = value * times[0] + Decimal(y.value), smaller, \
+            y.after, y, taken + 1
+    if not taken or _MORE.match(text, after):
         return None
-    value = (Decimal(x.value) + Decimal("0.5")) * times[0] + Decimal(y.value)
     shown = format(value.normalize(), "f")
-    return replace(y, start=x.start, value=shown, written=shown + smaller, word=x.word,
-                   extent=(x.extent[0], y.extent[1]))
+    return replace(last, start=x.start, value=shown, written=shown + unit, word=x.word,
+                   extent=(x.extent[0], last.extent[1])), taken
 
 
 def _bound(x: Number, found: Sequence[Number]) -> bool:

@@ -41,6 +41,7 @@ from kbtools.query.input_text import as_written, simplified, without
 from kbtools.query.input_values import (
     COMPARED_TO,
     claim,
+    exactly_in,
     in_column,
     listed_with,
     one_per_range,
@@ -161,7 +162,7 @@ def read_inputs(question: str, table: DecisionTable,
     # (``3 C at night``: a time said after a value is its time, as ``night 3 C``)
     found_numbers, times_after = timed_after(text, with_ranges(text, cased, numbers(text, cased)))
     # 25度半: 25.5 (said so in the answer); 温度20度和20度: one value, said twice
-    found_numbers, halved = with_half(found_numbers, text, cased)
+    found_numbers, halved, summed = with_half(found_numbers, text, cased)
     found_numbers = said_twice(found_numbers)
     claimed: set[int] = set()
     # a difference (比昨天高5度, ``5 degrees higher than yesterday``): no reading, said unused
@@ -430,6 +431,8 @@ def read_inputs(question: str, table: DecisionTable,
     reading = readings.read(out, source, text, typed, table)  # 1 200 as 1200, 1.200: which?
     for h, x in source.items():  # 25度半 as 25.5: the half said after the unit
         if x.start in halved and h in out:
+            if x.start in summed:  # 1小时30分钟 in hours: 1.5, one length in the column's unit
+                out[h] = exactly_in(out[h], units.get(table.header.index(h)))
             reading.read[h] = (typed[x.start:x.after].strip(), out[h])
     for h, x in rained.items():  # said with the word it follows: 下雨3 as 3 天
         said_at = text.rfind(weather_count(x) if x.word.isascii() else x.word, 0, x.start)

@@ -262,7 +262,8 @@ def numbers(text: str, cased: str = "") -> list[Number]:
         groups.append(unit_group("℃") if unit == BARE_DEGREES else  # 22 degrees to 25℃
                       unit_group(known) if known else None)
         if unit is not None or ago:  # not the 月 of 3月2日: a date's 2 follows its month
-            floor = max(floor, end + skip - virtual)
+            # (and past a half after the unit: 1天半3次, no word 半 before the 3)
+            floor = max(floor, end + skip - virtual + (unit is not None and after[:1] == "半"))
     # an end of a span (22~25度, ``10 to 20``) is no exact value; two numbers in units known to
     # differ, or counting things named apart, are two values, not a span (``at 70 °F and 85%
     # load``, ``4 rainy days and 2 dry days``)
