@@ -106,6 +106,10 @@ def test_a_half_said_after_the_unit_is_read_and_said(table, question, values, re
 
 @pytest.mark.parametrize(("question", "value"), [
     ("温度25度半以上", "25.5度以上"), ("温度25度半以下", "25.5度以下"), ("温度超过25度半", "超过25.5度"),
+    # in numerals, as digits (v49: no value, or 超过二十五度 with its half dropped)
+    ("温度二十五度半以上", "25.5度以上"), ("温度超过二十五度半", "超过25.5度"),
+    ("温度不低于两度半", "不低于2.5度"), ("温度-5度半以下", "-5.5度以下"),
+    ("温度零下五度半以下", "零下5.5度以下"),  # a half below zero is further below (not -4.5)
 ])
 def test_a_half_inside_a_bound_is_the_bounds_value(question, value):
     """25度半以上 gave no value and was not said unused (25度以上 was no exact 25, so the
@@ -158,3 +162,9 @@ def test_a_length_said_in_parts_is_one_length_in_the_columns_unit(table, questio
     assert table is not None
     got = read_inputs(question, table)
     assert (got.values, got.unused, got.conflicts) == ({table.header[0]: value}, unused, {})
+
+
+def test_a_half_of_a_value_below_zero_is_further_below():
+    """零下5度半 was read as -4.5: the half was added to -5 (v49)."""
+    assert BARE is not None
+    assert read_inputs("温度零下5度半", BARE).values == {"温度(℃)": "-5.5"}

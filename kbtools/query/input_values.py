@@ -148,7 +148,7 @@ def with_half(found: Sequence[Number], text: str,
                 not x.written.startswith(x.value) or (x.range_text and not _bound(x, found)):
             continue
         if _MORE.match(text, x.after + 1):  # 1天半3小时: 1.5天 and 3小时, in 小时
-            if (joined := _summed(x, Decimal(x.value) + Decimal("0.5"), x.after + 1,
+            if (joined := _summed(x, _and_half(x.value), x.after + 1,
                                   found[n + 1:], text)) is not None:
                 out[n] = joined[0]
                 out[n + 1:n + 1 + joined[1]] = [None] * joined[1]
@@ -166,20 +166,34 @@ def with_half(found: Sequence[Number], text: str,
         y = next((y for y in alone if y.start == x.start), None)
         if y is None or not (y.exact or y.range_text and _bound(y, alone)):
             continue
-        value = Decimal(x.value) + Decimal("0.5")
+        value = _and_half(x.value)
         shown = format(value.normalize(), "f")
         written = shown + x.written[len(x.value):]
         ends = (y.extent[0], y.extent[1] + (y.extent[1] >= x.after))  # (the 半 back in)
-        if y.range_text:  # 25度半以上: 25.5度以上, as the table reads a bound
-            if x.written not in y.range_text:
+        if y.range_text:  # 25度半以上, 二十五度半以上: 25.5度以上, as the table reads a bound
+            # (the number as the bound writes it, in digits or numerals, 25 or 二十五; the
+            # sign of -5 is the number's, that of 零下5 the bound's words)
+            number = cased[x.start:x.end]
+            at = x.start - y.extent[0]
+            if y.range_text[at:at + len(number)] != number:
+                at = y.range_text.find(number)
+            if not number or at < 0:
                 continue
+            half = shown if number.startswith("-") else format(abs(value).normalize(), "f")
             out[n] = replace(y, value=shown, written=written, after=x.after + 1, extent=ends,
-                             range_text=y.range_text.replace(x.written, written, 1))
+                             range_text=y.range_text[:at] + half +
+                             y.range_text[at + len(number):])
             continue
         out[n] = replace(x, value=shown, written=written, exact=True, after=x.after + 1,
                          extent=(x.extent[0], max(x.extent[1], x.after + 1)))
         halved.add(x.start)
     return [x for x in out if x is not None], halved, summed
+
+
+def _and_half(value: str) -> Decimal:
+    """`value` and a half more away from zero (25度半: 25.5; 零下5度半: -5.5, not -4.5)."""
+    number = Decimal(value)
+    return number - Decimal("0.5") if number < 0 else number + Decimal("0.5")
 
 
 def _summed(x: Number, value: Decimal, after: int, following: Sequence[Number],
