@@ -110,8 +110,9 @@ _EN_SPAN_AFTER = re.compile(r"(?:to|and|or|through|thru) ?-?\d")
 _EN_SPAN_BEFORE = re.compile(r"\d[^\d,;]{0,12}?(?<![a-z])(?:to|and|or|through|thru) ?$")
 # … with only the joining word between the two (and the unit of the first)
 _EN_SPAN_GAP = re.compile(r" ?(?:to|and|or|through|thru) ?")
+# (not the no of ``85 no 3``, ``85 pump no. 3``: a machine's or a place's number)
 _EN_NEGATED = re.compile(r"(?:(?!and |or |but )[a-z/]{1,12} )?"
-                         r"(?:not|no|never|without|[a-z]{1,8}n['’]t)(?![a-z])")
+                         r"(?:not|no(?!\.? ?#?\d)|never|without|[a-z]{1,8}n['’]t)(?![a-z])")
 
 
 # English words after which a number is an amount said of no name before them (``ran 5
