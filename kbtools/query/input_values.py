@@ -26,6 +26,7 @@ from kbtools.decision.units import bare_degrees, degrees_fit, scale
 from kbtools.query.fillers import strip_fillers
 from kbtools.query.mentions import NAME_GAP_LATIN
 from kbtools.query.ranges import with_ranges
+from kbtools.query.value_units import DURATIONS
 from kbtools.query.values import STOP_GAP, Number, numbers
 
 
@@ -83,6 +84,44 @@ def exactly_in(value: str, unit: str | None) -> str:
     amount = Decimal(str(number)) * factor[0]
     share = amount / factor[1]
     return format(share.normalize(), "f") if share * factor[1] == amount else value  # (not 4/3)
+
+
+# the words between a value and a duration that say the value lasted it (``humidity 90%
+# over 3 days``, ``for the past 3 days``, 湿度90%持续3天, 已经连续3天), and the bounds on how
+# long (``for more than 3 days``, ``under 3 days``, 持续超过3天)
+LASTED = tuple(sorted(("over", "for", "during", "across", "throughout", "lasting", "in", "the",
+                       "past", "last", "straight", "under", "more", "less", "than", "at",
+                       "least", "most", "about", "nearly", "almost", "持续", "连续", "已经", "已",
+                       "长达", "达", "维持", "保持", "了", "近", "超过", "不到", "不少于", "至少"),
+                      key=len, reverse=True))
+
+
+def lasted_by(text: str, found: Sequence[Number], n: int) -> str:
+    """The word naming the quantity whose value right before duration `found[n]` lasted it
+    (humidity of ``humidity 90% over 3 days``, 湿度 of 湿度90%持续3天): only words of
+    `LASTED` between the two; "" for any other number, or a duration with a name of its
+    own (湿度90%，连续降雨3天: the rain's days)."""
+    x = found[n]
+    before = found[n - 1] if n and x.unit in DURATIONS else None
+    if before is None or not before.word or before.unit in DURATIONS:
+        return ""
+    rest, linked = text[before.after:x.start].strip(" ,，"), False
+    while rest:
+        word = next((w for w in LASTED if rest.startswith(w) and (
+            not w.isascii() or rest[len(w):len(w) + 1] in ("", " "))), None)
+        if word is None:
+            return ""
+        rest, linked = rest[len(word):].lstrip(" "), True
+    return before.word if linked else ""
+
+
+def names_lasting(header: str, word: str) -> bool:
+    """Whether a column's `header` (compacted) names how long the quantity `word` names lasted
+    (湿度持续天数 of 湿度, ``humidity duration (days)`` of ``relative humidity``, 高温天数 of
+    温度: a degree's word by its first character)."""
+    last = word.rpartition(" ")[2]
+    return last in header or (not word.isascii() and word.endswith("度") and len(word) > 1
+                              and word[:-1][-1] in header)
 
 
 # the last word of an English difference when a value it is said from follows (``3 degrees

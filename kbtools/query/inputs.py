@@ -43,7 +43,9 @@ from kbtools.query.input_values import (
     claim,
     exactly_in,
     in_column,
+    lasted_by,
     listed_with,
+    names_lasting,
     one_per_range,
     said_twice,
     time_given,
@@ -331,6 +333,9 @@ def read_inputs(question: str, table: DecisionTable,
                 said.setdefault(table.header[i], (_said(x, typed), time_of_day(x.word)))
                 at_other_times.add(table.header[i])
                 continue
+            lasting = lasted_by(text, found_numbers, n)  # ``humidity 90% over 3 days``
+            if lasting and not names_lasting(compact(table.header[i]), lasting):
+                continue  # how long the humidity lasted: no rain days, said not used
             # 下了4天雨, ``4 days of rain``: what a duration counts, said after it, names the
             # column or not (``4 days of wind``, ``has 30 hours of downtime``), unless a
             # Chinese word before it names the column (用了2100小时的油: the oil's use)
