@@ -165,3 +165,14 @@ def test_a_conversion_is_said_in_the_language_of_the_reason(table, value, en, zh
     ev = evaluate_inputs("m.md", 1, table, {table.header[0]: value}, lang="zh")
     assert ev.cells[0]["reason"] == zh
 
+
+def test_the_results_page_shows_each_cells_reason_in_the_questions_language(dist):
+    """The search page showed an evaluation's verdict and outputs but none of its cells'
+    reasons, which ``kb query`` and the JSON give (v49): they are listed under the matching
+    row, in the question's language whatever the page's."""
+    with TestClient(create_app(dist), base_url="http://127.0.0.1") as client:
+        pages = [client.get("/", params={"q": ZH, "lang": lang}).text for lang in ("zh", "en")]
+    for page in pages:
+        listed = page.split('<ul class="cell-reasons" lang="zh', 1)[1].split("</ul>", 1)[0]
+        assert "温度(℃)</span>: 25.5 满足 &gt; 20</li>" in listed, listed
+        assert "连续降雨天数</span>: 未给出；接受任意值（* 或空单元格）</li>" in listed, listed
