@@ -165,6 +165,9 @@ def test_a_length_said_in_parts_is_one_length_in_the_columns_unit(table, questio
 
 
 def test_a_half_of_a_value_below_zero_is_further_below():
-    """零下5度半 was read as -4.5: the half was added to -5 (v49)."""
+    """零下5度半 was read as -4.5: the half was added to -5; and its reading was said as of
+    5度半, without the 零下 that makes it negative (v49)."""
     assert BARE is not None
-    assert read_inputs("温度零下5度半", BARE).values == {"温度(℃)": "-5.5"}
+    for question, said in (("温度零下5度半", "零下5度半"), ("温度零下五度半", "零下五度半")):
+        got = read_inputs(question, BARE)
+        assert (got.values, got.readings) == ({"温度(℃)": "-5.5"}, {"温度(℃)": (said, "-5.5")})

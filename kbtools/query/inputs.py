@@ -438,7 +438,7 @@ def read_inputs(question: str, table: DecisionTable,
         if x.start in halved and h in out:
             if x.start in summed:  # 1小时30分钟 in hours: 1.5, one length in the column's unit
                 out[h] = exactly_in(out[h], units.get(table.header.index(h)))
-            reading.read[h] = (typed[x.start:x.after].strip(), out[h])
+            reading.read[h] = (_said(x, typed), out[h])  # (零下5度半, its sign's words too)
     for h, x in rained.items():  # said with the word it follows: 下雨3 as 3 天
         said_at = text.rfind(weather_count(x) if x.word.isascii() else x.word, 0, x.start)
         reading.read[h] = (typed[said_at:x.end], f"{x.value} {'days' if h.isascii() else '天'}")
