@@ -25,8 +25,8 @@ AUTHOR: dict[str, str] = {
     r"kbtools.decision.numerals:10|\d(?:\.\d)?": "fullmatch",  # a number before 成
     r"kbtools.decision.numerals:\d+": "sub",  # a numeral `_MIXED` found
     "kbtools.query.identifiers._CODE_SHAPE": "fullmatch",  # a question's term or identifier
-    "kbtools.query.values._SPAN_JOINER": "match",  # what follows a Chinese numeral
-    "kbtools.query.values._NEXT_VALUE": "match",  # the 8 characters after a Chinese numeral
+    "kbtools.query.number_spans._SPAN_JOINER": "match",  # what follows a Chinese numeral
+    "kbtools.query.number_spans._NEXT_VALUE": "match",  # the 8 characters after a Chinese numeral
     "kbtools.decision.conditions._PERCENT_SAID": "sub",  # a table cell, an input value
     "kbtools.decision.conditions._PERMILLE_SAID": "sub",  # a table cell, an input value
     "kbtools.decision.units._SPELLED": "sub",  # an input value
@@ -334,22 +334,22 @@ OTHER: dict[str, str] = {
     "kbtools.serve.marks:<dynamic>": "alternation of at most MAX_TERMS escaped literal "
                                        "question terms (highlighting)",
     "kbtools.query.values._OLD": "a fixed word matched once at the start of a clause",
-    "kbtools.query.values._NUMBER": "the question (at most 2,000 characters); one pass",
+    "kbtools.query.number_spans._NUMBER": "the question (at most 2,000 characters); one pass",
     "kbtools.query.compacted._THIN_GROUPS": "the question; one pass: a look-behind digit, one "
                                          "character class and a fixed-width look-ahead",
     "kbtools.decision.numerals._ROUGH_PAIR": "the question; one pass: an optional short "
                                              "prefix, a fixed alternation and one character",
     "kbtools.query.readings._DOT_THOUSANDS": "fullmatch of one number's digits as read "
-                                             "(values._NUMBER)",
+                                             "(number_spans._NUMBER)",
     "kbtools.query.readings._GROUPED": "fullmatch of one number's digits as read "
-                                       "(values._NUMBER)",
+                                       "(number_spans._NUMBER)",
     "kbtools.query.values._SPAN_AFTER": "a fixed alternation and one digit, matched at a "
                                         "number's end",
     "kbtools.query.values._SPAN_BEFORE": "at most 8 characters before a number",
     "kbtools.query.values._LIST_AFTER": "a fixed alternation and one digit, matched at a "
                                         "number's end",
     "kbtools.query.values._WORD_BEFORE": "at most 12 characters before a number",
-    "kbtools.query.values.CJK_NUMBER": "the question; one pass: a literal, a run of one "
+    "kbtools.query.number_spans.CJK_NUMBER": "the question; one pass: a literal, a run of one "
                                        "character class and an optional literal-led run",
     "kbtools.query.numbered_places._PLACE_WORD": "matched at one position (bounded by the name it "
                                                  "leads) or over the few characters between a "
@@ -359,7 +359,7 @@ OTHER: dict[str, str] = {
                                                "literal alternatives, optional literals",
     "kbtools.query.values._SPOKEN_TENTHS": "matched at a number's unit end; one character "
                                            "class and a look-ahead",
-    "kbtools.query.values.NUMERAL_RUN": "the at most 12 characters of the word before a "
+    "kbtools.query.number_spans.NUMERAL_RUN": "the at most 12 characters of the word before a "
                                          "number; one character class",
     "kbtools.query.places._VALUE_BEFORE": "the at most EN_REACH characters before a "
                                           "value",

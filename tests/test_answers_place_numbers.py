@@ -156,3 +156,20 @@ def test_two_english_places_values_are_two_values(question, values, conflicts):
     assert PUMP is not None
     given = read_inputs(question, PUMP)
     assert (given.values, given.conflicts, given.unused) == (values, conflicts, ()), question
+
+
+@pytest.mark.parametrize(("question", "values", "unused"), [
+    ("humidity 85 no 3", {"Humidity (%)": "85"}, ()),
+    ("humidity 85 pump no. 3", {"Humidity (%)": "85"}, ()),
+    ("humidity 85% pump #3", {"Humidity (%)": "85"}, ()),
+    ("humidity 85 no rain", {}, ()),  # a negation still: no value
+    ("pump #3 85", {}, ("pump #3 85",)),
+    ("humidity 85%, pump no 3 85", {"Humidity (%)": "85"}, ("pump no 3 85",)),
+])
+def test_a_machines_number_after_or_before_a_value_is_told_apart(question, values, unused):
+    """``humidity 85 no 3`` gave no value (its no read as a negation of the 85) and the
+    value after ``pump #3`` was said not used as ``pump#3 85`` (the space before the # was
+    dropped): a machine's number is no value in either order, and quoted as typed (v49)."""
+    assert PUMP is not None
+    given = read_inputs(question, PUMP)
+    assert (given.values, given.unused) == (values, unused), question

@@ -140,3 +140,38 @@ def test_the_answer_says_a_difference_was_not_used(dist):
     ev = search(open_index(dist), "小麦赤霉病风险：温度22度，比昨天高5度，湿度90%", k=3).results[0].evaluation
     assert ev is not None and ev["outputs"] == [{"风险": "高"}], ev
     assert "（未使用：比昨天高5度，这是差值，不是读数）" in ev["message"], ev
+
+
+RAIN_EN = build_table(["Humidity (%)", "Rain days", "Action"],
+                      [[">=85", ">=3", "spray"], [">=85", "<3", "watch"], ["<85", "*", "none"]],
+                      decision="inputs=Humidity (%),Rain days; outputs=Action")
+RAIN_ZH = build_table(["湿度(%)", "降雨天数(天)", "措施"],
+                      [[">=85", ">=3", "喷药"], [">=85", "<3", "观察"], ["<85", "*", "无"]],
+                      decision="inputs=湿度(%),降雨天数(天); outputs=措施")
+WET_EN = build_table(["Humidity (%)", "Humidity duration (days)", "Action"],
+                     [[">=85", ">=3", "spray"], [">=85", "<3", "watch"], ["<85", "*", "none"]],
+                     decision="inputs=Humidity (%),Humidity duration (days); outputs=Action")
+WET_ZH = build_table(["湿度(%)", "高湿持续天数(天)", "措施"],
+                     [[">=85", ">=3", "喷药"], [">=85", "<3", "观察"], ["<85", "*", "无"]],
+                     decision="inputs=湿度(%),高湿持续天数(天); outputs=措施")
+
+
+@pytest.mark.parametrize(("table", "question", "days", "unused"), [
+    (RAIN_EN, "humidity 90% over 3 days", None, ("over 3 days",)),
+    (RAIN_EN, "humidity has been 90% for the past 3 days", None, ("for the past 3 days",)),
+    (RAIN_ZH, "湿度90%，已经连续3天", None, ("已经连续3天",)),
+    # the duration's own name, or the column's name the quantity's duration: it fills
+    (RAIN_EN, "humidity 90%, rain for 3 days", "3", ()),
+    (RAIN_ZH, "湿度90%，连续降雨3天", "3", ()),
+    (WET_EN, "relative humidity 90% for 3 days", "3", ()),
+    (WET_ZH, "湿度90%持续3天", "3", ()),
+])
+def test_a_duration_said_of_another_quantity_fills_no_column_of_another_thing(
+        table, question, days, unused):
+    """``humidity 90% over 3 days`` gave its 3 days to the table's only days column, rain
+    days, though they were said of the humidity (v49): such a duration is said not used,
+    unless the column's name is that quantity's duration."""
+    assert table is not None
+    given = read_inputs(question, table)
+    assert (given.values.get(table.header[1]), given.unused) == (days, unused), question
+    assert given.values.get(table.header[0]) == "90"

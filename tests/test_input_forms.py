@@ -102,6 +102,10 @@ def test_a_half_said_after_the_unit_is_read_and_said(table, question, values, re
 
 @pytest.mark.parametrize(("question", "value"), [
     ("温度25度半以上", "25.5度以上"), ("温度25度半以下", "25.5度以下"), ("温度超过25度半", "超过25.5度"),
+    # in numerals, as digits (v49: no value, or 超过二十五度 with its half dropped)
+    ("温度二十五度半以上", "25.5度以上"), ("温度超过二十五度半", "超过25.5度"),
+    ("温度不低于两度半", "不低于2.5度"), ("温度-5度半以下", "-5.5度以下"),
+    ("温度零下五度半以下", "零下5.5度以下"),  # a half below zero is further below (not -4.5)
 ])
 def test_a_half_inside_a_bound_is_the_bounds_value(question, value):
     """25度半以上 gave no value and was not said unused (25度以上 was no exact 25, so the
@@ -112,12 +116,12 @@ def test_a_half_inside_a_bound_is_the_bounds_value(question, value):
 
 
 @pytest.mark.parametrize(("question", "value"), [
-    ("连续降雨1天半12小时", "48小时"), ("连续降雨两天半3小时", "63小时"), ("连续降雨2小时半30分钟", "180分钟"),
+    ("连续降雨1天半12小时", "2"), ("连续降雨两天半3小时", "2.625"), ("连续降雨2小时半30分钟", "0.125"),
 ])
-def test_a_half_before_more_time_is_one_length_in_the_smaller_unit(question, value):
+def test_a_half_before_more_time_is_one_length_in_the_columns_unit(question, value):
     """1天半3小时 gave no value and was said unused as 半3小时: 1.5 days and 3 hours are
-    one length, 39 hours (v48c; a tenth said after the unit, 26度5, is none:
-    `tests/test_answers_field_values.py`)."""
+    one length, in the column's days (v48c, v49; a tenth said after the unit, 26度5, is
+    none: `tests/test_answers_field_values.py`)."""
     assert RAIN is not None
     got = read_inputs(question, RAIN)
     assert (got.values.get("连续降雨天数"), got.unused) == (value, ())
@@ -133,3 +137,33 @@ def test_a_value_said_not_used_names_the_numbered_machine_it_is_of(question, sai
     assert BARE is not None
     got = read_inputs(question, BARE)
     assert got.values == {} and got.unused == (said,)
+
+
+WET = build_table(["湿润时长(小时)", "措施"], [["<24", "观察"], [">=24", "喷药"]],
+                  decision="inputs=湿润时长(小时); outputs=措施")
+WET_EN = build_table(["Leaf wetness (h)", "Action"], [["<24", "watch"], [">=24", "spray"]],
+                     decision="inputs=Leaf wetness (h); outputs=Action")
+
+
+@pytest.mark.parametrize(("table", "question", "value", "unused"), [
+    (WET, "湿润时长1天3小时", "27", ()), (WET, "湿润时长1小时30分钟", "1.5", ()),
+    (WET, "湿润时长1天3小时30分钟", "27.5", ()), (WET, "湿润时长1小时20分钟", "80分钟", ()),
+    (WET_EN, "leaf wetness 2 days 6 hours", "54", ()),
+    (WET, "湿润时长1天半3次", "1.5天", ("3次",)), (WET, "湿润时长1天半，打药3次", "1.5天", ("打药3次",)),
+])
+def test_a_length_said_in_parts_is_one_length_in_the_columns_unit(table, question, value, unused):
+    """1天3小时 read 1天 and 3小时 as two values of one input (a conflict), as did ``2 days 6
+    hours`` and 1小时30分钟; 1天半3次 gave no value and was said unused as 半3 (v49). A sum
+    the column's unit cannot hold exactly (80 minutes in hours) stays in its own unit."""
+    assert table is not None
+    got = read_inputs(question, table)
+    assert (got.values, got.unused, got.conflicts) == ({table.header[0]: value}, unused, {})
+
+
+def test_a_half_of_a_value_below_zero_is_further_below():
+    """零下5度半 was read as -4.5: the half was added to -5; and its reading was said as of
+    5度半, without the 零下 that makes it negative (v49)."""
+    assert BARE is not None
+    for question, said in (("温度零下5度半", "零下5度半"), ("温度零下五度半", "零下五度半")):
+        got = read_inputs(question, BARE)
+        assert (got.values, got.readings) == ({"温度(℃)": "-5.5"}, {"温度(℃)": (said, "-5.5")})

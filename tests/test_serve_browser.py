@@ -246,6 +246,8 @@ def test_evaluated_result_leads_to_the_filled_table_at_phone_size(page, server):
         _fits(page)
         block = page.find_element(By.CSS_SELECTOR, "article.result .evaluation")
         assert "Matching row: row 7" in block.text
+        # each cell's reason under the verdict, in the question's language (v49)
+        assert "22 满足 > 20" in block.find_element(By.CSS_SELECTOR, ".cell-reasons").text
         navigate(page, "article.result a.button")
         _fits(page)
         assert page.find_element(By.CSS_SELECTOR, ".outcome.match .match").get_attribute(

@@ -2,7 +2,8 @@
 whitespace dropped (Chinese needs none: 温度 22 度 is 温度22度) except one space between two
 Latin words or numbers, between a Latin word and a number (``leak rate 2``: glued, ``rate2``
 would read as an identifier like E17, whose digits are no value; ``1 200`` is no 1200) and
-after a comma or a period before a number (``20 C. 90%``: a sentence end, not 20 and .90);
+after a comma or a period before a number (``20 C. 90%``: a sentence end, not 20 and .90)
+or between a word and a sign before a number (``pump #3``, quoted as typed);
 the period of an abbreviation of "about" (``approx. 90%``: `APPROX_ABBREVIATIONS`) is
 dropped, and numbers said in words or in ranges of shares are spelt as `kbtools.query.values`
 reads them (``four days``, 百分之八十到九十). Input names are compacted the same way
@@ -50,7 +51,7 @@ def compact(text: str, *, fold: bool = True) -> str:
             left, right = text[i - 1:i], text[i + 1:i + 2]
             after = text[i + 2:i + 3]
             keep = (_latin(left) and _latin(right)) or \
-                (left.isascii() and left.isalpha() and right in "-+" and after.isdigit()) or \
+                (left.isascii() and left.isalpha() and right in "-+#" and after.isdigit()) or \
                 (left in ",." and right.isdigit()) or \
                 (right.isdigit() and (left in "%°" or (
                     is_cjk(left) and text[i - 2:i - 1].isdigit())))

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from kbtools.decision.numerals import chinese_number
 from kbtools.index.tokenize import is_cjk
+from kbtools.query.number_spans import CJK_NUMBER, NUMERAL_RUN
 from kbtools.query.value_units import unit_after
-from kbtools.query.values import CJK_NUMBER, NUMERAL_RUN
 
 # a numeral and a unit's character that make a word meaning no amount: 十分 (very), 四周
 # (all around), 万分 (extremely), 十足 (full), 四方/八方 (every side)

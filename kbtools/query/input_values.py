@@ -14,12 +14,19 @@ from dataclasses import replace
 from decimal import Decimal
 
 from kbtools.decision import DecisionTable
-from kbtools.decision.column_units import column_unit, input_unit_problem, number_in, unit_of
+from kbtools.decision.column_units import (
+    column_unit,
+    input_unit_problem,
+    number_in,
+    parse_number,
+    unit_of,
+)
 from kbtools.decision.given import in_scale, read_given
 from kbtools.decision.units import bare_degrees, degrees_fit, scale
 from kbtools.query.fillers import strip_fillers
 from kbtools.query.mentions import NAME_GAP_LATIN
 from kbtools.query.ranges import with_ranges
+from kbtools.query.value_units import DURATIONS
 from kbtools.query.values import STOP_GAP, Number, numbers
 
 
@@ -67,6 +74,54 @@ def in_column(value: str | None, unit: str | None) -> str | None:
     return converted.removesuffix(unit or "") if converted else value
 
 
+def exactly_in(value: str, unit: str | None) -> str:
+    """`value` (a number and its unit: 90分钟) as the number it is in a column's `unit` when
+    that is another unit it converts into exactly (1.5 in 小时), else as it is (80分钟)."""
+    number = parse_number(value)
+    factor = scale(unit_of(value), unit) if unit and number is not None else None
+    if factor is None or unit_of(value) == unit:
+        return value
+    amount = Decimal(str(number)) * factor[0]
+    share = amount / factor[1]
+    return format(share.normalize(), "f") if share * factor[1] == amount else value  # (not 4/3)
+
+
+# the words between a value and a duration that say the value lasted it (``humidity 90%
+# over 3 days``, ``for the past 3 days``, 湿度90%持续3天, 已经连续3天), and the bounds on how
+# long (``for more than 3 days``, ``under 3 days``, 持续超过3天)
+LASTED = tuple(sorted(("over", "for", "during", "across", "throughout", "lasting", "in", "the",
+                       "past", "last", "straight", "under", "more", "less", "than", "at",
+                       "least", "most", "about", "nearly", "almost", "持续", "连续", "已经", "已",
+                       "长达", "达", "维持", "保持", "了", "近", "超过", "不到", "不少于", "至少"),
+                      key=len, reverse=True))
+
+
+def lasted_by(text: str, found: Sequence[Number], n: int) -> str:
+    """The word naming the quantity whose value right before duration `found[n]` lasted it
+    (humidity of ``humidity 90% over 3 days``, 湿度 of 湿度90%持续3天): only words of
+    `LASTED` between the two; "" for any other number, or a duration with a name of its
+    own (湿度90%，连续降雨3天: the rain's days)."""
+    x = found[n]
+    before = found[n - 1] if n and x.unit in DURATIONS else None
+    if before is None or not before.word or before.unit in DURATIONS:
+        return ""
+    rest, linked = text[before.after:x.start].strip(" ,，"), False
+    while rest:
+        word = next((w for w in LASTED if rest.startswith(w) and (
+            not w.isascii() or rest[len(w):len(w) + 1] in ("", " "))), None)
+        if word is None:
+            return ""
+        rest, linked = rest[len(word):].lstrip(" "), True
+    return before.word if linked else ""
+
+
+def names_lasting(header: str, word: str) -> bool:
+    """Whether a column's `header` (compacted) names how long the quantity `word` names lasted
+    (湿度持续天数 of 湿度, ``humidity duration (days)`` of ``relative humidity``, 高温天数 of
+    温度: a degree's word by its first character)."""
+    last = word.rpartition(" ")[2]
+    return last in header or (not word.isascii() and word.endswith("度") and len(word) > 1
+                              and word[:-1][-1] in header)
 
 
 # the last word of an English difference when a value it is said from follows (``3 degrees
@@ -104,64 +159,107 @@ def said_twice(found: Sequence[Number]) -> list[Number]:
 
 
 def with_half(found: Sequence[Number], text: str,
-              cased: str) -> tuple[list[Number], set[int]]:
+              cased: str) -> tuple[list[Number], set[int], set[int]]:
     """`found` (`values.numbers` of the compacted question `text`, `cased`) with a number said
     with a half after its unit (温度25度半, 二十五度半, 1天半: 25.5, 1.5 天) read as that value.
     `values.numbers` leaves such a number inexact (25 is not the value), and no input took
     it: it was dropped unsaid. It is the value when the number is exact with the half left
-    out (a half before more, 1天半3小时, is none). With the starts of the numbers so read
-    (their reading is said: 25度半 as 25.5). A bound said around the half (25度半以上,
+    out, and a count after the half leaves it so (1天半3次). A length said in parts, with a
+    half or none (1天3小时, 1天半3小时, ``2 days 6 hours``), is one length in its smallest
+    unit (27, 39, 54 hours: `_summed`). With the starts of the numbers so read
+    (their reading is said: 25度半 as 25.5), and of those the lengths said in parts. A bound said around the half (25度半以上,
     超过25度半) is the bound of that value (25.5度以上, 超过25.5度), not of 25 nor of none.
     A tenth said after the unit (26度5) stays no value, as `values.spoken_tenths` decides."""
     out: list[Number | None] = list(found)
     halved: set[int] = set()
+    summed: set[int] = set()
     for n, x in enumerate(found):
+        if out[n] is None:  # (the smaller part of a length read with the one before it)
+            continue
+        if x.exact and (joined := _summed(x, Decimal(x.value), x.after, found[n + 1:],
+                                          text)) is not None:
+            out[n] = joined[0]  # 1天3小时, ``2 days 6 hours``: 27 hours, 54 hours
+            out[n + 1:n + 1 + joined[1]] = [None] * joined[1]
+            halved.add(x.start)
+            summed.add(x.start)
+            continue
         if x.exact or x.unit is None or x.listed or text[x.after:x.after + 1] != "半" or \
                 not x.written.startswith(x.value) or (x.range_text and not _bound(x, found)):
             continue
         if _MORE.match(text, x.after + 1):  # 1天半3小时: 1.5天 and 3小时, in 小时
-            if (joined := _with_smaller(x, found[n + 1:n + 2], text)) is not None:
-                out[n], out[n + 1] = joined, None
+            if (joined := _summed(x, _and_half(x.value), x.after + 1,
+                                  found[n + 1:], text)) is not None:
+                out[n] = joined[0]
+                out[n + 1:n + 1 + joined[1]] = [None] * joined[1]
                 halved.add(x.start)
-            continue
-        cut, cut_cased = text[:x.after] + text[x.after + 1:], cased[:x.after] + cased[x.after + 1:]
+                summed.add(x.start)
+                continue
+            if n + 1 < len(found) and found[n + 1].unit is not None:
+                continue  # (1天半3天: no sum, and no 1.5 days said before more days)
+            # (1天半3次: 1.5 days, and a count after them, read as with the clause ending
+            # after the half: 1天3次 would read 1天3 as 1.3天, spoken)
+            cut, cut_cased = (t[:x.after] + "。" + t[x.after + 1:] for t in (text, cased))
+        else:
+            cut, cut_cased = (t[:x.after] + t[x.after + 1:] for t in (text, cased))
         alone = with_ranges(cut, cut_cased, numbers(cut, cut_cased))
         y = next((y for y in alone if y.start == x.start), None)
         if y is None or not (y.exact or y.range_text and _bound(y, alone)):
             continue
-        value = Decimal(x.value) + Decimal("0.5")
+        value = _and_half(x.value)
         shown = format(value.normalize(), "f")
         written = shown + x.written[len(x.value):]
         ends = (y.extent[0], y.extent[1] + (y.extent[1] >= x.after))  # (the 半 back in)
-        if y.range_text:  # 25度半以上: 25.5度以上, as the table reads a bound
-            if x.written not in y.range_text:
+        if y.range_text:  # 25度半以上, 二十五度半以上: 25.5度以上, as the table reads a bound
+            # (the number as the bound writes it, in digits or numerals, 25 or 二十五; the
+            # sign of -5 is the number's, that of 零下5 the bound's words)
+            number = cased[x.start:x.end]
+            at = x.start - y.extent[0]
+            if y.range_text[at:at + len(number)] != number:
+                at = y.range_text.find(number)
+            if not number or at < 0:
                 continue
+            half = shown if number.startswith("-") else format(abs(value).normalize(), "f")
             out[n] = replace(y, value=shown, written=written, after=x.after + 1, extent=ends,
-                             range_text=y.range_text.replace(x.written, written, 1))
+                             range_text=y.range_text[:at] + half +
+                             y.range_text[at + len(number):])
             continue
         out[n] = replace(x, value=shown, written=written, exact=True, after=x.after + 1,
                          extent=(x.extent[0], max(x.extent[1], x.after + 1)))
         halved.add(x.start)
-    return [x for x in out if x is not None], halved
+    return [x for x in out if x is not None], halved, summed
 
 
-def _with_smaller(x: Number, following: Sequence[Number], text: str) -> Number | None:
-    """`x` (1天, said with a half and then another number: 1天半3小时) and the number
-    right after its half as one length in the smaller unit (39小时: 1.5 days are 36 hours),
-    when that one is an exact number of a unit `x`'s is a whole number of (天 of 小时);
-    None for any other (1天半3次)."""
-    y = following[0] if following else None
-    if y is None or y.start != x.after + 1 or not y.exact or y.unit is None or y.range_text or \
-            y.listed or not y.written.startswith(y.value) or _MORE.match(text, y.after):
+def _and_half(value: str) -> Decimal:
+    """`value` and a half more away from zero (25度半: 25.5; 零下5度半: -5.5, not -4.5)."""
+    number = Decimal(value)
+    return number - Decimal("0.5") if number < 0 else number + Decimal("0.5")
+
+
+def _summed(x: Number, value: Decimal, after: int, following: Sequence[Number],
+            text: str) -> tuple[Number, int] | None:
+    """`x`, read as `value` in its unit up to `after` (1天, 1天半 as 1.5 ending past its half,
+    ``2 days``), and the numbers right after it, each in a smaller unit the one before it is a
+    whole number of (1天3小时, 1天半3小时, ``2 days 6 hours``, 1小时30分钟), as one length in
+    the smallest of those units (27小时, 39小时, 54 hours, 90分钟), with how many numbers
+    after `x` it took; None when no such number follows `x` (1天半3次, 1天和3小时)."""
+    if x.unit is None or x.listed or x.range_text or not x.written.startswith(x.value):
         return None
-    unit, smaller = x.written[len(x.value):].strip(), y.written[len(y.value):].strip()
-    times = scale(unit_of("1" + unit), unit_of("1" + smaller))
-    if times is None or times[1] != 1 or times[0] <= 1:
+    unit, last, taken = x.written[len(x.value):].strip(), x, 0
+    for y in following:
+        if y.start != after or not y.exact or y.unit is None or y.range_text or y.listed or \
+                not y.written.startswith(y.value):
+            break
+        smaller = y.written[len(y.value):].strip()
+        times = scale(unit_of("1" + unit), unit_of("1" + smaller))
+        if times is None or times[1] != 1 or times[0] <= 1:
+            break
+        value, unit, after, last, taken = value * times[0] + Decimal(y.value), smaller, \
+            y.after, y, taken + 1
+    if not taken or _MORE.match(text, after):
         return None
-    value = (Decimal(x.value) + Decimal("0.5")) * times[0] + Decimal(y.value)
     shown = format(value.normalize(), "f")
-    return replace(y, start=x.start, value=shown, written=shown + smaller, word=x.word,
-                   extent=(x.extent[0], y.extent[1]))
+    return replace(last, start=x.start, value=shown, written=shown + unit, word=x.word,
+                   extent=(x.extent[0], last.extent[1])), taken
 
 
 def _bound(x: Number, found: Sequence[Number]) -> bool:

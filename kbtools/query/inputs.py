@@ -41,8 +41,11 @@ from kbtools.query.input_text import as_written, simplified, without
 from kbtools.query.input_values import (
     COMPARED_TO,
     claim,
+    exactly_in,
     in_column,
+    lasted_by,
     listed_with,
+    names_lasting,
     one_per_range,
     said_twice,
     time_given,
@@ -161,7 +164,7 @@ def read_inputs(question: str, table: DecisionTable,
     # (``3 C at night``: a time said after a value is its time, as ``night 3 C``)
     found_numbers, times_after = timed_after(text, with_ranges(text, cased, numbers(text, cased)))
     # 25度半: 25.5 (said so in the answer); 温度20度和20度: one value, said twice
-    found_numbers, halved = with_half(found_numbers, text, cased)
+    found_numbers, halved, summed = with_half(found_numbers, text, cased)
     found_numbers = said_twice(found_numbers)
     claimed: set[int] = set()
     # a difference (比昨天高5度, ``5 degrees higher than yesterday``): no reading, said unused
@@ -330,6 +333,9 @@ def read_inputs(question: str, table: DecisionTable,
                 said.setdefault(table.header[i], (_said(x, typed), time_of_day(x.word)))
                 at_other_times.add(table.header[i])
                 continue
+            lasting = lasted_by(text, found_numbers, n)  # ``humidity 90% over 3 days``
+            if lasting and not names_lasting(compact(table.header[i]), lasting):
+                continue  # how long the humidity lasted: no rain days, said not used
             # 下了4天雨, ``4 days of rain``: what a duration counts, said after it, names the
             # column or not (``4 days of wind``, ``has 30 hours of downtime``), unless a
             # Chinese word before it names the column (用了2100小时的油: the oil's use)
@@ -430,7 +436,9 @@ def read_inputs(question: str, table: DecisionTable,
     reading = readings.read(out, source, text, typed, table)  # 1 200 as 1200, 1.200: which?
     for h, x in source.items():  # 25度半 as 25.5: the half said after the unit
         if x.start in halved and h in out:
-            reading.read[h] = (typed[x.start:x.after].strip(), out[h])
+            if x.start in summed:  # 1小时30分钟 in hours: 1.5, one length in the column's unit
+                out[h] = exactly_in(out[h], units.get(table.header.index(h)))
+            reading.read[h] = (_said(x, typed), out[h])  # (零下5度半, its sign's words too)
     for h, x in rained.items():  # said with the word it follows: 下雨3 as 3 天
         said_at = text.rfind(weather_count(x) if x.word.isascii() else x.word, 0, x.start)
         reading.read[h] = (typed[said_at:x.end], f"{x.value} {'days' if h.isascii() else '天'}")

@@ -14,8 +14,10 @@ from collections.abc import Collection, Sequence
 from kbtools.decision.clock import times_in
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.query.naming import NAME_GAP
+from kbtools.query.number_spans import BELOW_ZERO
 from kbtools.query.numbered_places import place_at
-from kbtools.query.values import BELOW_ZERO, Number
+from kbtools.query.value_units import COUNTERS
+from kbtools.query.values import Number
 
 
 def said(x: Number, typed: str = "") -> str:
@@ -79,6 +81,10 @@ def unused(found: Sequence[Number], claimed: Collection[int], taken: Sequence[Nu
                 any(a <= x.start < b for a, b in skip) or text[x.end:x.end + 1] in DATE_AFTER:
             continue  # (12月5日: a date)
         value = said(x, typed)
+        if x.unit is None and not x.range_text and value == typed[x.start:x.end]:
+            # (3次, 打药3次: the count as typed, with the counter no unit reads)
+            value += next((typed[x.end:x.end + len(c)] for c in COUNTERS
+                           if text.startswith(c, x.end)), "")
         at = text.rfind(x.word, max(0, x.extent[0] - len(x.word) - NAME_GAP), x.extent[0]) \
             if x.word else -1
         if at >= 0:  # (3号棚空气湿度85: 空气湿度85, not 号棚空气湿度85 nor the place)

@@ -25,7 +25,8 @@ from kbtools.decision.conditions import format_number
 from kbtools.decision.given import in_scale, read_given
 from kbtools.decision.numerals import NUMERAL_CHARS
 from kbtools.query.naming import PERCENT
-from kbtools.query.values import BELOW_ZERO, Number
+from kbtools.query.number_spans import BELOW_ZERO
+from kbtools.query.values import Number
 
 # the scale said before a number (华氏77度: 77°F), quoted with it
 _SCALE_BEFORE = "华氏"

@@ -18,7 +18,8 @@ of one quantity (22度和24度, 22或24度) and not negated
 (5天没有下雨, ``5 days without rain``). A value that is no exact one leaves its input
 missing: the table then asks for it rather than guess a row.
 
-Pure: the words are data here, the tables' unit groups come from `kbtools.decision`.
+Pure: the words are data here, the tables' unit groups come from `kbtools.decision`; where
+the numbers are and their values, `kbtools.query.number_spans`.
 """
 
 from __future__ import annotations
@@ -26,14 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from kbtools.decision.numerals import (
-    chinese_number,
-    half_numbers,
-    magnified_numbers,
-    mixed_numbers,
-    shares_said,
-    tenths,
-)
+from kbtools.decision.numerals import magnified_numbers
 from kbtools.decision.units import MAGNITUDES, unit_group
 from kbtools.decision.words import (
     OPERATOR_SPELLINGS,
@@ -43,11 +37,11 @@ from kbtools.decision.words import (
     WORD_SUFFIXES,
 )
 from kbtools.index.tokenize import CJK, is_cjk
-from kbtools.query.fillers import GLUED_NOT_NOUNS, approximate, drop_fillers
+from kbtools.query.fillers import approximate, drop_fillers
+from kbtools.query.number_spans import BELOW_ZERO, NUMERAL_RUN, STOP_MARKS, number_spans
 from kbtools.query.numbered_places import en_place_before, place_at
 from kbtools.query.value_units import (
     BARE_DEGREES,
-    COUNTERS,
     DURATIONS,
     count_end,
     unit_after,
@@ -62,19 +56,10 @@ RUN_WORDS = frozenset(("consecutive", "straight", "successive", "continuous", "s
 # words that are no count noun between a number and its unit (``4 more days``: a bound)
 _NOT_NOUNS = frozenset(("more", "less", "fewer", "over", "under", "than", "and", "the", "extra",
                         "other", "another", "additional", "full", "whole", "straight"))
-_NUMBER = re.compile(r"(?<![a-z0-9_.\-])(-?(?:\d{1,3}(?:,\d{3})+(?!\d|,\d)|"
-                     # 1 200, 12 500 (a space or a thin space as written, NFKC's space:
-                     # groups of three digits), 1.200.000 (two dots or more group thousands)
-                     # (not after a number or a code, hx-260 1 200: 1200, or 1 and 200)
-                     r"(?<!\d )\d{1,3}(?: \d{3})+(?![\d.,]| \d)|\d{1,3}(?:\.\d{3}){2,}(?![\d.,])|"
-                     r"\d+)(?:\.\d+)?)")
-_STOP = ",，、。;；!?！？"
 _FRACTION_SLASHES = "/\u2044"  # 2/3, and ½ as NFKC writes it (1⁄2)
-STOP_GAP = re.compile(rf"[{_STOP}\d]")
-AFTER_CHARS = 40  # how much of the text after a number `numbers` reads it in (its unit, clause)
+STOP_GAP = re.compile(rf"[{STOP_MARKS}\d]")
 
-# words that make a number below zero, or a bound or a span rather than a value
-BELOW_ZERO = ("零下", "负")
+# words that make a number a bound or a span rather than a value
 # (the words the tables' value reader reads as a comparison, `decision.words`, and those that
 # bound a number without one; English ones are read as whole words below)
 BOUND_BEFORE = tuple(sorted({*ROUGH_BEFORE, *(w for w, _ in WORD_PREFIXES if not w.isascii()),
@@ -84,9 +69,6 @@ BOUND_AFTER = tuple(sorted({*ROUGH_AFTER, *(w for w, _ in WORD_SUFFIXES if not w
                             "以上", "以下", "+", "及以上", "及以下", "或以上", "或以下"},
                            key=len, reverse=True))
 _WORD_BEFORE = re.compile(rf"[{CJK}a-z]+$")  # the word a number follows, if any
-NUMERAL_RUN = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
-# a Chinese numeral (百分之九十 as a percentage), read when standard (`chinese_number`)
-CJK_NUMBER = re.compile(r"(百分之)?([零〇一二两三四五六七八九十百千万]+(?:点[零〇一二三四五六七八九]+)?)")
 # a digit right after a number's unit: 二十六度五 (26.5 said the spoken way), 26度5; 一 and 两
 # only when no CJK character follows them (26度一直没变, 26度两天了 start other words)
 _SPOKEN_TENTHS = re.compile(rf"[0-9零〇二三四五六七八九]|[一两](?![{CJK}])")
@@ -129,8 +111,9 @@ _EN_SPAN_AFTER = re.compile(r"(?:to|and|or|through|thru) ?-?\d")
 _EN_SPAN_BEFORE = re.compile(r"\d[^\d,;]{0,12}?(?<![a-z])(?:to|and|or|through|thru) ?$")
 # … with only the joining word between the two (and the unit of the first)
 _EN_SPAN_GAP = re.compile(r" ?(?:to|and|or|through|thru) ?")
+# (not the no of ``85 no 3``, ``85 pump no. 3``: a machine's or a place's number)
 _EN_NEGATED = re.compile(r"(?:(?!and |or |but )[a-z/]{1,12} )?"
-                         r"(?:not|no|never|without|[a-z]{1,8}n['’]t)(?![a-z])")
+                         r"(?:not|no(?!\.? ?#?\d)|never|without|[a-z]{1,8}n['’]t)(?![a-z])")
 
 
 # English words after which a number is an amount said of no name before them (``ran 5
@@ -192,113 +175,6 @@ class Number:
 
 
 
-def _spans(text: str) -> list[tuple[int, int, str, str]]:
-    """Each number of `text` as (start, end, value, the `AFTER_CHARS` characters after it:
-    its unit, a clause bounding or negating it): the Arabic ones, and the Chinese numerals
-    written the standard way (`decision.numerals`) that a unit follows (二十六度, 三个小时: the
-    个 dropped) or 百分之 leads (百分之九十 is 90 followed by %), and a decimal numeral
-    (零点八五, 十五点五) with a unit or none. A whole numeral no unit follows is no number here
-    (一些, 十分, 二十多), nor is 一 alone (一度 is also "once")."""
-    spans = [(m.start(), m.end(), _grouped(m.group(1)),
-              text[m.end():m.end() + AFTER_CHARS]) for m in _NUMBER.finditer(text)]
-    for m in CJK_NUMBER.finditer(text):
-        rest = text[m.end():m.end() + AFTER_CHARS]
-        unit = rest[1:] if rest.startswith("个") else rest  # the measure word 个: `numbers`
-        if m.group(1):
-            rest = "%" + rest
-        value = chinese_number(m.group(2))
-        if value is not None and "点" in m.group(2) and not m.group(1) and \
-                not rest.startswith(_NOT_DECIMAL):  # 零点八五: a decimal, with no unit too
-            spans.append((m.start(), m.end(), value, rest[:AFTER_CHARS]))
-            continue
-        if value is None or not m.group(1) and tenths(value, rest) is None and (
-                m.group(2) == "一" and not rest.startswith("刻钟") and  # 一刻钟; 一度: once
-                not _span_end(rest) or  # (一到两天: a span's first end)
-                unit_after(unit)[2] is None and
-                not unit.startswith(COUNTERS) and not _span_end(rest) and  # 三次, 两到三天
-                not _alone(text, m)):  # 湿度八十五, 温度二十五怎么办: as 湿度85
-            continue
-        spans.append((m.start(), m.end(), value, rest[:AFTER_CHARS]))
-    # 2万5千: one number, not 2 times 万 and 5 times 千; 2.5万 one number, not 2.5 and 万;
-    # 两个半小时 2.5 hours, not 两 (no unit after it) and 半
-    if mixed := mixed_numbers(text) + magnified_numbers(text) + half_numbers(text):
-        spans = [s for s in spans if not any(a <= s[0] < b for a, b, _ in mixed)] + \
-            [(a, b, value, text[b:b + AFTER_CHARS]) for a, b, value in mixed]
-    if shares := [s for s in shares_said(text) if unit_after(text[s[1]:])[2] is None]:
-        spans = [s for s in spans if not any(a <= s[0] < b for a, b, _ in shares)] + \
-            [(a, b, value, "%" + text[b:b + AFTER_CHARS - 1]) for a, b, value in shares]
-    out: list[tuple[int, int, str, str]] = []
-    for span in sorted(_in_tenths(text, span) for span in spans):
-        if not out or span[0] >= out[-1][1]:  # (not the 五 of 八成五: its tenths)
-            out.append(span)
-    return out
-
-
-def _alone(text: str, m: re.Match[str]) -> bool:
-    """Whether the whole numeral `m` of `text` is a value with no unit, as dictation on a
-    tablet writes one (湿度八十五, 温度二十五怎么办): what follows ends the question or the
-    clause (a mark, a space, `fillers.GLUED_NOT_NOUNS`: 怎么, 了吗, 时, 左右) or is the next
-    name and its value (温度二十五 湿度八十五, compacted: 湿度 then 八十五); not a word making
-    it rough (二十多, 二十几) nor one it counts (十分, 三棚), no ordinal (第三, 初三) nor 一
-    alone (一些, 一下), nor the 零 of 零下."""
-    rest = text[m.end():m.end() + 8]
-    return m.group(2) != "一" and not text[:m.start()].endswith(_ORDINAL_BEFORE) and \
-        not text.startswith(BELOW_ZERO, m.start()) and \
-        not rest.startswith(_ROUGH_AFTER) and (
-            not rest or rest[0] in _STOP + " " or rest.startswith(GLUED_NOT_NOUNS) or
-            _NEXT_VALUE.match(rest) is not None)
-
-
-# a name and its value after a numeral (八十五 of 温度二十五湿度八十五: no unit of the 二十五)
-_NEXT_VALUE = re.compile(rf"(?:(?![零〇一二两三四五六七八九十百千万点])[{CJK}]){{2,4}}?"
-                         r"(?:是|为|:)?[\d零〇两二三四五六七八九十]")
-# what after a numeral makes it rough (二十多, 二十余, 二十几, 二十来): no value
-_ROUGH_AFTER = ("多", "余", "几", "来")
-# what before a numeral makes it an ordinal, a day or a month's, no value (第三, 初三, 星期三)
-_ORDINAL_BEFORE = ("第", "初", "周", "星期", "礼拜", "排名", "No", "no")
-
-
-# what after a numeral with 点 makes it a time of day, not a decimal (十点零五分, 八点五刻)
-_NOT_DECIMAL = ("分", "刻", "钟")
-
-
-def _grouped(digits: str) -> str:
-    """The value of `digits` (a number `_NUMBER` reads) without the marks that group its
-    thousands: commas, spaces (1 200), or two dots and more (1.200.000)."""
-    digits = digits.replace(",", "").replace(" ", "")
-    return digits.replace(".", "") if digits.count(".") > 1 else digits
-
-
-_SPAN_JOINER = re.compile(r"(?:~|〜|-|–|—|到|至)")
-
-
-def _span_end(rest: str) -> bool:
-    """Whether `rest` (what follows a Chinese numeral) is a span's joiner and its other end
-    in a unit (the 到三天 of 两到三天, 至五次 of 三至五次) or in tenths (到九成): the numeral is
-    the span's first end."""
-    joiner = _SPAN_JOINER.match(rest)
-    other = CJK_NUMBER.match(rest, joiner.end()) if joiner else None
-    if other is None or other.group(1):
-        other = _NUMBER.match(rest, joiner.end()) if joiner else None
-    if other is None:
-        return False
-    unit = rest[other.end():]
-    value = chinese_number(other.group(2)) if other.re is CJK_NUMBER else other.group(1)
-    return unit_after(unit[1:] if unit.startswith("个") else unit)[2] is not None or \
-        unit.startswith(COUNTERS) or \
-        value is not None and tenths(value, unit) is not None  # 八到九成
-
-
-def _in_tenths(text: str, span: tuple[int, int, str, str]) -> tuple[int, int, str, str]:
-    """A number's span (`_spans`) with 成 after it read as the share it says (九成 is 90
-    followed by %, 八成五 85: `numerals.tenths`), ending after what says it; as it is else."""
-    start, end, value, rest = span
-    said = tenths(value, rest)
-    if said is None:
-        return span
-    end += said[1]
-    return start, end, said[0], "%" + text[end:end + AFTER_CHARS - 1]
-
 
 def numbers(text: str, cased: str = "") -> list[Number]:
     """Every number of `text` (a `compact` question), in order; `cased` is the question
@@ -309,7 +185,7 @@ def numbers(text: str, cased: str = "") -> list[Number]:
     lists: list[bool] = []  # per number: 和, 或 or 、 and another number after it
     groups: list[int | None] = []  # per number: the unit group of its unit, if known
     floor = 0  # where the number before ends with its unit: the word before the next starts here
-    for start, end, value, rest in _spans(text):
+    for start, end, value, rest in number_spans(text):
         if place_number(text, start, rest):
             continue  # 3号棚, 第三棚, ``#3 pump``: which one, no value
         before = text[max(0, start - 3):start]
@@ -388,7 +264,8 @@ def numbers(text: str, cased: str = "") -> list[Number]:
         groups.append(unit_group("℃") if unit == BARE_DEGREES else  # 22 degrees to 25℃
                       unit_group(known) if known else None)
         if unit is not None or ago:  # not the 月 of 3月2日: a date's 2 follows its month
-            floor = max(floor, end + skip - virtual)
+            # (and past a half after the unit: 1天半3次, no word 半 before the 3)
+            floor = max(floor, end + skip - virtual + (unit is not None and after[:1] == "半"))
     # an end of a span (22~25度, ``10 to 20``) is no exact value; two numbers in units known to
     # differ, or counting things named apart, are two values, not a span (``at 70 °F and 85%
     # load``, ``4 rainy days and 2 dry days``)

@@ -17,8 +17,9 @@ from kbtools.decision.headers import MIN_PART
 from kbtools.index.tokenize import is_cjk as is_cjk  # re-exported: whether a character is Han
 from kbtools.query.compacted import compact, compact_term
 from kbtools.query.fillers import GLUED_NOT_NOUNS, drop_fillers
+from kbtools.query.number_spans import CJK_NUMBER
 from kbtools.query.value_units import DURATIONS, UNIT_CLASSES, unit_after
-from kbtools.query.values import AMOUNT_LEADS, CJK_NUMBER, SUBJECTS
+from kbtools.query.values import AMOUNT_LEADS, SUBJECTS
 
 if TYPE_CHECKING:  # the table code is imported by a question that reaches a decision table
     from kbtools.decision.model import DecisionTable

@@ -17,6 +17,7 @@ from kbtools.decision.given import InputError
 from kbtools.decision.matching import NO_MATCH_MESSAGE, NO_MATCH_ZH, match_rules
 from kbtools.decision.model import DecisionTable
 from kbtools.errors import KbError, TableError
+from kbtools.query.wording import is_cjk
 from kbtools.serve import ops
 from kbtools.serve.callout_frame import Callout, document_callouts, framed
 from kbtools.serve.docview import render_markdown
@@ -86,10 +87,11 @@ def _table_url(n: int, dt: DecisionTable, doc: str, given: dict[str, str],
 
 
 def _evaluation_view(ev: dict[str, Any] | None, dt: DecisionTable | None,
-                     lang: str) -> dict[str, Any] | None:
+                     lang: str, asked_in: str = "en") -> dict[str, Any] | None:
     """What a search result evaluated on the question's values says above its table: the
-    matching row and its outputs, the inputs still to give, the rows a range given spans, or
-    that no rule matches and why
+    matching row and its outputs with each input cell's reason (in the question's language,
+    `asked_in`, as the evaluation words it), the inputs still to give, the rows a range
+    given spans, or that no rule matches and why
     in the page's language (a value the table refused, `dt` judging the inputs again: ``it
     is in '°f', the column in '°C'``; a table's refusal, an empty cell read as "as above",
     in its Chinese words on a Chinese page)."""
@@ -110,9 +112,11 @@ def _evaluation_view(ev: dict[str, Any] | None, dt: DecisionTable | None,
             detail, refused = exc.message_in(lang), True
         except TableError as exc:  # the table's refusal in the page's words when it has them
             detail = (error_zh(exc) if lang == "zh" else None) or detail
-    rows = [{"row": r.get("row"), "outputs": dict(r.get("outputs") or {})}
-            for r in ev.get("rows") or []] or [{"row": ev.get("row"), "outputs": {}}]
-    return {"status": ev.get("status"), "row": ev.get("row"), "rows": rows,
+    rows = [{"row": r.get("row"), "outputs": dict(r.get("outputs") or {}),
+             "cells": [{"column": c.get("column"), "reason": c.get("reason"),
+                        "matched": bool(c.get("matched"))} for c in r.get("cells") or []]}
+            for r in ev.get("rows") or []] or [{"row": ev.get("row"), "outputs": {}, "cells": []}]
+    return {"status": ev.get("status"), "row": ev.get("row"), "rows": rows, "asked_in": asked_in,
             "missing": list(ev.get("missing") or []), "inputs": inputs, "detail": detail,
             "refused": refused,
             "conflicts": {k: list(v) for k, v in (ev.get("conflicts") or {}).items()},
@@ -207,7 +211,10 @@ def result_view(served: Served, r: Any, q: str, lang: str) -> dict[str, Any]:
             focus = r.line_start if r.kind == "table_row" else \
                 _matched_line(r.evaluation, found[1] if found else None)
             excerpt = table_excerpt(text, table["line_start"], table["line_end"], focus)
-    view["evaluation"] = _evaluation_view(r.evaluation, found[1] if found else None, lang)
+    # (the evaluation words its reasons in Chinese for a question with any Chinese in it)
+    asked_in = HTML_LANG["zh" if any(is_cjk(ch) for ch in q) else "en"]
+    view["evaluation"] = _evaluation_view(r.evaluation, found[1] if found else None, lang,
+                                          asked_in)
     if len(text) > SNIPPET_CHARS and r.kind not in ("table", "table_row"):
         cut = text.rfind("\n", 0, SNIPPET_CHARS)
         text = text[:cut if cut > 0 else SNIPPET_CHARS] + "\n\n…"
