@@ -1,14 +1,16 @@
 """Do two code trees give the same answers? `kb query --json` of every question, compared.
 
     .venv/bin/python benchmarks/bench_same_answers.py --before /path/to/main-worktree \\
-        --index bench-out/tidb/dist [--questions a.jsonl b.jsonl ...] [--n 200] \\
-        [--where "kind=section" "doc>=docs/br/ doc<docs/br0" ...]
+        --index bench-out/tidb/dist [--before-index DIR] [--questions a.jsonl b.jsonl ...] \\
+        [--n 200] [--where "kind=section" "doc>=docs/br/ doc<docs/br0" ...]
 
 Each tree answers in its own process (PYTHONPATH = the tree); `took_ms` is left out of the
 comparison. Each ``--where`` (filters apart by spaces, as `kb query --where` takes them) is
 a run of every question with those filters (default: one run, unfiltered). Prints, per question file, how many answers are identical, and for the others
 whether the same chunks came back in the same order (scores may differ in the last digits
 when a question's embedding runtime changed, e.g. MiniLM in numpy instead of torch).
+``--before-index`` gives the old tree an index of its own: across a change of the token
+rules each tree reads only an index built by its rules (the same corpus built by each).
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--before", required=True)
     ap.add_argument("--index", required=True)
+    ap.add_argument("--before-index", help="the old tree's index (default: --index)")
     ap.add_argument("--questions", nargs="*", type=Path, default=DEFAULT_QUESTIONS)
     ap.add_argument("--n", type=int, default=200, help="questions per file")
     ap.add_argument("--where", nargs="*", default=[""],
@@ -63,7 +66,8 @@ def main() -> None:
         qs = [json.loads(line)["query"] for line in path.read_text(encoding="utf-8").split("\n")
               if line.strip()][: args.n]
         for where in args.where:
-            before = answers(Path(args.before).resolve(), args.index, qs, where)
+            before = answers(Path(args.before).resolve(), args.before_index or args.index, qs,
+                             where)
             after = answers(ROOT, args.index, qs, where)
             same = sum(a == b for a, b in zip(before, after, strict=True))
             order = sum(ranking(a) == ranking(b) and a["no_answer"] == b["no_answer"]
