@@ -154,6 +154,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.index.spellings._ANY_DASH": "search",  # every text not ASCII the tokenizer cuts
     "kbtools.index.spellings._CODE_DASH": "sub",  # a text that has one of _ANY_DASH
     "kbtools.query.english._LETTERS": "fullmatch",  # a question's Latin word
+    "kbtools.query.framing.FRAMES": "sub",  # a question
+    "kbtools.query.framing._HOW_MEASURE": "search",  # a question
     "kbtools.query.english._OUR": "finditer",  # a question's word of letters
     "kbtools.query.english._OR": "finditer",  # a question's word of letters
     "kbtools.query.english._RE_END": "search",  # a question's word of letters (sub if found)
