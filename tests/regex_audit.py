@@ -163,6 +163,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.english._ISE": "search",  # a question's word of letters (sub if found)
     "kbtools.query.english._IZE": "search",  # a question's word of letters (sub if found)
     "kbtools.query.english._AE_OE": "finditer",  # a question's word of letters
+    "kbtools.query.english._NUMBER_LETTER": "finditer",  # a chunk's text
     "kbtools.index.tokenize._PH": "fullmatch",  # one Latin run of a text (latin_words)
     "kbtools.index.tokenize._NUMBER_BEFORE": "search",  # the 8 characters before a stop word
     "kbtools.index.tokenize:[0-9]+": "fullmatch",

@@ -1,12 +1,16 @@
-"""English question framing (how many, how long, tell me, I need to know, any idea, hi):
-neither an unknown word nor a BM25 term of the question, while the same words naming a thing
-(a long shaft, the last stage, show mode) still count (`kbtools.query.framing`)."""
+"""English questions on a small English knowledge base (issue 17). Their framing (how many,
+how long, tell me, I need to know, any idea, hi) is neither an unknown word nor a BM25 term
+of the question, while the same words naming a thing (a long shaft, the last stage, show
+mode) still count (`kbtools.query.framing`); a unit named in words (litres) is searched as
+the one-letter symbol the knowledge writes after a number (4.5 L:
+`kbtools.query.english.ONE_LETTER_UNITS`)."""
 
 from __future__ import annotations
 
 import pytest
 
 from kbtools.index.reader import open_index
+from kbtools.query.english import written_after_number
 from kbtools.query.framing import unframed
 from kbtools.query.search import search
 from tests.kbfixtures import built_pages
@@ -94,3 +98,27 @@ def test_the_same_words_naming_a_thing_still_count(index, question, title, word)
     res = search(index, question, k=3).to_dict()
     assert res["results"][0]["title"] == title
     assert word in [t.lower() for t in res["results"][0]["why"]["matched_terms"]]
+
+
+@pytest.mark.parametrize("question", ["how many litres of oil does it take",
+                                      "oil capacity in liters?", "How many Litres of oil"])
+def test_a_unit_named_in_words_finds_its_symbol_after_a_number(index, question):
+    res = search(index, question, k=3).to_dict()
+    assert res["no_answer"] is False and res["results"][0]["title"] == "Oil change"
+    assert res["filters"]["unknown_terms"] == []
+    assert {"l"} <= {t.lower() for t in res["results"][0]["why"]["matched_terms"]}
+
+
+def test_a_unit_whose_symbol_follows_no_number_stays_unknown(index):
+    """No passage writes g (grams) or m (metres) after a number: still words it lacks."""
+    for question, word in (("how many grams of oil", "grams"), ("relief valve metres", "metres")):
+        assert word in search(index, question, k=3).to_dict()["filters"]["unknown_terms"]
+
+
+@pytest.mark.parametrize(("texts", "symbol", "held"), [
+    (["Capacity: 4.5 L."], "l", True), (["a 500g pack"], "g", True),
+    (["flow 30 L/min"], "l", True), (["3\u00a0m of hose"], "m", True),
+    (["an M8 bolt", "3 mm", "the L key", "4.5 Lb"], "l", False), (["3 mm", "M3"], "m", False),
+])
+def test_written_after_number(texts, symbol, held):
+    assert written_after_number(texts, symbol) is held
