@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from kbtools.index.reader import open_index
+from kbtools.query.calibration import question_share
 from kbtools.query.english import written_after_number
 from kbtools.query.framing import unframed
 from kbtools.query.search import search
@@ -122,3 +123,12 @@ def test_a_unit_whose_symbol_follows_no_number_stays_unknown(index):
 ])
 def test_written_after_number(texts, symbol, held):
     assert written_after_number(texts, symbol) is held
+
+
+def test_calibration_weighs_a_pseudo_query_as_a_search_reads_it(index):
+    """The no-answer calibration's frames (``what do I need to know about {}?``) count their
+    framing words for nothing, as a search does: the limit it sets sits above the shares
+    of real questions, not of words no search weighs."""
+    for frame in ("what do I need to know about the {}?", "how often should I replace the {}?"):
+        assert question_share(index.bm25, frame.format("relief valve")) == \
+            question_share(index.bm25, "relief valve")
