@@ -11,8 +11,10 @@ other places: a ``long shaft``, the ``last stage``, ``show mode``, an ``idea`` b
 the framing use is dropped:
 
 - a greeting opening the question (``hi,``, ``hello there``, ``good morning``);
-- a request to be told, shown or explained (``tell me``, ``show us``, ``give me``, ``explain
-  the`` / ``explain how``: not ``EXPLAIN ANALYZE``);
+- a request to be told, shown, helped or explained (``tell me``, ``show us``, ``help me``,
+  ``explain the`` / ``explain how``: not ``EXPLAIN ANALYZE``);
+- the kind of thing asked for (``what type of oil``, ``which kind of filter``: not a ``type
+  B`` fuse);
 - the wish to know (``I need to know``, ``we'd like to know``, ``do you know``, ``let me
   know``, ``I was wondering``);
 - ``any idea`` and its kin before what it is about (``any advice on``, ``any tips for``);
@@ -34,9 +36,12 @@ FRAMES = re.compile(
     # a greeting at the start, before a mark or a word that starts a question
     r"^\s*(?:hi|hello|hey|greetings|good\s+(?:morning|afternoon|evening|day))"
     r"(?:\s+(?:there|all|everyone|team|guys|folks))?"
-    rf"(?=\s*[,!.:;]|\s+(?:{_WH}|{_AUX}|i|we|please|tell|show|give|explain|any)\b)"
-    # told, shown, given or explained
-    r"|\b(?:tell|show|give)\s+(?:me|us)\b"
+    rf"(?=\s*[,!.:;]|\s+(?:{_WH}|{_AUX}|i|we|please|tell|show|give|help|explain|any)\b)"
+    # told, shown, given, helped or explained
+    r"|\b(?:tell|show|give|help)\s+(?:me|us)\b"
+    # the kind of thing asked for (what type of oil; not a type B fuse, the oil type)
+    r"|(?<=\bwhat\s)\s*(?:type|kind|sort)s?(?=\s+of\b)|(?<=\bwhich\s)\s*(?:type|kind|sort)s?"
+    r"(?=\s+of\b)"
     r"|\bexplain(?=\s+(?:to\s+(?:me|us)|me|us|the|a|an|this|that|these|those|why|how|what"
     r"|when|which|where|whether|if)\b)"
     # the wish to know
