@@ -157,6 +157,8 @@ AUTHOR: dict[str, str] = {
     "kbtools.index.spellings._ANY_DASH": "search",  # every text not ASCII the tokenizer cuts
     "kbtools.index.spellings._CODE_DASH": "sub",  # a text that has one of _ANY_DASH
     "kbtools.query.english._LETTERS": "fullmatch",  # a question's Latin word
+    "kbtools.query.framing.FRAMES": "sub",  # a question
+    "kbtools.query.framing._HOW_MEASURE": "search",  # a question
     "kbtools.query.english._OUR": "finditer",  # a question's word of letters
     "kbtools.query.english._OR": "finditer",  # a question's word of letters
     "kbtools.query.english._RE_END": "search",  # a question's word of letters (sub if found)
@@ -164,6 +166,7 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.english._ISE": "search",  # a question's word of letters (sub if found)
     "kbtools.query.english._IZE": "search",  # a question's word of letters (sub if found)
     "kbtools.query.english._AE_OE": "finditer",  # a question's word of letters
+    "kbtools.query.english._NUMBER_LETTER": "finditer",  # a chunk's text
     "kbtools.index.tokenize._PH": "fullmatch",  # one Latin run of a text (latin_words)
     "kbtools.index.tokenize._NUMBER_BEFORE": "search",  # the 8 characters before a stop word
     "kbtools.index.tokenize:[0-9]+": "fullmatch",

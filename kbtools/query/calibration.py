@@ -36,6 +36,7 @@ from kbtools.index.layout import ReleaseLayout
 from kbtools.index.reader import KbIndex, load_release_info
 from kbtools.index.tokenize import language_of
 from kbtools.query.background import QUESTIONS as BACKGROUND
+from kbtools.query.framing import unframed
 from kbtools.query.fusion import FusionParams, unknown_name
 
 CALIBRATION_VERSION = 1
@@ -112,8 +113,12 @@ def _share(bm25: Bm25, ids: list[int], unknown: list[str],
     return sum(map(counted, words)) * bm25.max_idf() / (missing + known)
 
 
-def _question_share(bm25: Bm25, text: str) -> float:
-    _, ids, unknown = bm25.query_terms(text)
+def question_share(bm25: Bm25, text: str) -> float:
+    """The unknown share of question `text` (`unknown_share`), its words read as a search
+    reads them: an English frame (what do I need to know, how often) counts for nothing
+    (`kbtools.query.framing`), so a pseudo-query's share is that of the question it stands
+    for."""
+    _, ids, unknown = bm25.query_terms(unframed(text))
     return _share(bm25, ids, unknown)
 
 
@@ -149,10 +154,10 @@ def calibrate(index: KbIndex) -> dict[str, Any]:
         frames = FRAMES[language_of(subject)]
         for j in range(min(per_subject, len(frames))):
             frame = frames[(i + 3 * j) % len(frames)]
-            shares.append(_question_share(bm25, frame.format(subject)))
+            shares.append(question_share(bm25, frame.format(subject)))
     in_scope = _quantile(shares, IN_SCOPE_QUANTILE)
     limit = min(CEILING, max(FLOOR, round(in_scope + MARGIN, 4))) if shares else CEILING
-    background = [_question_share(bm25, q) for q in BACKGROUND]
+    background = [question_share(bm25, q) for q in BACKGROUND]
     return {
         "version": CALIBRATION_VERSION,
         "in_scope": {"pseudo_queries": len(shares), "unknown_share_q95": in_scope},

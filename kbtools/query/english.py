@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Iterable
 
 from kbtools.index.synonyms import parse
 from kbtools.query.compounds import LATIN_RUN
@@ -92,6 +92,18 @@ _IZE = re.compile(r"(?<=[a-z]{3})([iy])z(e|es|ed|ing|er|ers|ation|ations)$")
 # an ending oe or oes (canoe, heroes)
 _AE_OE = re.compile(r"[ao]e(?!s?$)")
 _LETTERS = re.compile(r"[a-z]+")
+# The names of units whose symbol is one letter (4.5 L, 500 g, 3 m, 24 V, 600 W): text keeps
+# them words (`kbtools.index.spellings.UNIT_WORDS`: l, g, m are letters of many other
+# things); a question's name the index lacks is searched as the symbol where the knowledge
+# writes that after a number (`regional_spellings`), read in the text of at most
+# `UNIT_HOLDERS` of the chunks holding the symbol
+ONE_LETTER_UNITS = {name: symbol for symbol, names in (
+    ("l", "litre litres liter liters"), ("g", "gram grams gramme grammes"),
+    ("m", "metre metres meter meters"), ("v", "volt volts"), ("w", "watt watts"))
+    for name in names.split()}
+UNIT_HOLDERS = 50
+# a number and one letter after it, apart from what follows (4.5 L, 500g, 3 m/s; not M8, 3 mm)
+_NUMBER_LETTER = re.compile(r"\d[ \t\u00a0]?([A-Za-z])(?![A-Za-z0-9])")
 _RE_ENDINGS = {"": "", "s": "s", "d": "ed", "ed": "d"}
 # each ending's pattern and its other spelling
 _ENDINGS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
@@ -128,12 +140,15 @@ def spelling_variants(word: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def regional_spellings(text: str, tok: Callable[[str], list[str]],
-                       vocab: Container[str]) -> list[tuple[str, str, list[str]]]:
+def regional_spellings(text: str, tok: Callable[[str], list[str]], vocab: Container[str],
+                       holders: Callable[[str, int], Iterable[str]] = lambda term, n: ()
+                       ) -> list[tuple[str, str, list[str]]]:
     """(word, its token, the tokens of its other spellings `vocab` holds) for each word of
     `text` that the index writes in the other national spelling too or only (`tok`: the
-    index's tokenizer): color for colour, liters for litres; words without one are left
-    out."""
+    index's tokenizer): color for colour, liters for litres; or, a unit's name that neither
+    spelling of is in `vocab`, as its one-letter symbol (`ONE_LETTER_UNITS`: litres as l)
+    where the knowledge writes that after a number (`holders`: the texts of up to n chunks
+    holding a term); words without one are left out."""
     out = []
     for m in LATIN_RUN.finditer(unicodedata.normalize("NFKC", text)):
         word = m.group(0).lower()
@@ -141,6 +156,16 @@ def regional_spellings(text: str, tok: Callable[[str], list[str]],
             continue
         other = [t for v in spelling_variants(word) for got in [tok(v)]
                  if len(got) == 1 and (t := got[0]) != own[0] and t in vocab]
+        if not other and own[0] not in vocab and (symbol := ONE_LETTER_UNITS.get(word)) and \
+                symbol in vocab and written_after_number(holders(symbol, UNIT_HOLDERS), symbol):
+            other = [symbol]
         if other:
             out.append((word, own[0], list(dict.fromkeys(other))))
     return out
+
+
+def written_after_number(texts: Iterable[str], symbol: str) -> bool:
+    """Whether one of `texts` writes the one letter `symbol` (either case) as a unit: right
+    after a number, or a space after it (4.5 L, 500g), no letter or digit following."""
+    return any(m.group(1).lower() == symbol for text in texts
+               for m in _NUMBER_LETTER.finditer(text))

@@ -47,9 +47,10 @@ make sandbox. Three words are tried when no two are written so (airflowmeter: ai
 meter).
 
 A word the question writes in the other national spelling (color, liters, aluminum, center
-for the knowledge's colour, litres, aluminium, centre: `english.regional_spellings`) is
-searched in the index's spelling too, as the question's own word where the index lacks the
-question's, at EXPANSION_WEIGHT where it holds both; and an everyday technical abbreviation
+for the knowledge's colour, litres, aluminium, centre; a unit's name for its one-letter
+symbol after a number, litres for 4.5 L: `english.regional_spellings`) is searched in the
+index's spelling too, as the question's own word where the index lacks the question's, at
+EXPANSION_WEIGHT where it holds both; and an everyday technical abbreviation
 (temp, RH, pwr, dia: `english.ABBREVIATIONS`, ``from: "abbreviations"``) is expanded as
 MEASURES are.
 
@@ -260,7 +261,8 @@ def expand(index: KbIndex, text: str, routed_aliases: list[str],
             continue
         covers[q] = coded
         as_own(q, coded)
-    regional = regional_spellings(text, bm25.tok.run_tokens, bm25.vocab)
+    regional = regional_spellings(text, bm25.tok.run_tokens, bm25.vocab, lambda s, n: (  # 4.5 L
+        r["text"] for r in index.store.chunks(bm25.holders([bm25.vocab[s]], n)).values()))
     for word, said_as, other in regional:  # color for colour, liters for litres
         cover(said_as, other)
         if said_as not in bm25.vocab:  # the index's only spelling: as the question's own word

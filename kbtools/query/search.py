@@ -73,6 +73,7 @@ from kbtools.query.filters import (
     split_unheld,
     where_text,
 )
+from kbtools.query.framing import unframed
 from kbtools.query.identifiers import identifiers, is_about, listed_codes, only_identifiers, promote
 from kbtools.query.inherit import inherit, widen_mask
 from kbtools.query.keys import key_definitions, named_keys
@@ -202,7 +203,7 @@ def search(index: KbIndex, query: str, *, k: int | None = None, where: list[str]
                               meant=() if together else tuple(dict.fromkeys(
                                   m for c in emptied for m in meant_values(index, c))))
 
-    terms, ids, unknown = index.bm25.query_terms(text)
+    terms, ids, unknown = index.bm25.query_terms(unframed(text))  # (how many, tell me)
     exp = expand(index, text, [r["value"] for r in routed if r["field"] == ALIASES],
                  terms + unknown)  # the question tokenized once
     valued = routed_words(index, routed, unknown)  # a front-matter value's words are known,
@@ -470,7 +471,7 @@ def matched_terms(index: KbIndex, query: str, rows: Sequence[dict[str, Any]]) ->
     text = question_text(query, term_weights(index))
     if not text:
         return []
-    terms, ids, unknown = index.bm25.query_terms(text)
+    terms, ids, unknown = index.bm25.query_terms(unframed(text))
     routed = route(index, text)
     covered = Coverage(index, terms, ids, unknown,
                        expand(index, text, [r["value"] for r in routed if r["field"] == ALIASES]))
