@@ -12,6 +12,7 @@ from kbtools.agents.citation_text import NARROW_DIGITS, is_commit
 from kbtools.errors import UsageError, one_line, unpadded
 from kbtools.query import question
 from kbtools.query.filter_text import (
+    MAX_WHERE_CHARS,
     OPERATOR_START,
     WORD_OPERATORS,
     key_text,
@@ -110,10 +111,26 @@ def filters(where: list[str] | str | Mapping[str, Any] | None) -> list[str]:
     filter per key (`object_filter`): agents send ``{"crop": "wheat"}``, which was refused
     as "expected a list or a string"."""
     if isinstance(where, Mapping):
-        given = [object_filter(key, value) for key, value in where.items()]
+        given = [within_bound(key, object_filter(key, value)) for key, value in where.items()]
     else:
         given = [where] if isinstance(where, str) else list(where or [])
     return [w for w in given if w.strip()]
+
+
+def within_bound(key: str, text: str) -> str:
+    """The filter text key `key` of a `where` object gives (`object_filter`), bounded as one
+    filter string is: at most `MAX_WHERE_CHARS` characters, key, operator and every value
+    together. Each value and the key within it, their sum was not: a key listing 20
+    values of 600 characters made one filter of 12,000, refused as a bad operator ("use
+    KEY=VALUE …"). UsageError naming the key, the filter's length and the bound."""
+    if len(text) <= MAX_WHERE_CHARS:
+        return text
+    name = one_line(key, 40)
+    raise UsageError(
+        f"where.{name}: the filter it gives ({one_line(text, 40)}) is {len(text)} characters, "
+        f"over the {MAX_WHERE_CHARS} of one filter (key, operator and values together): give "
+        "fewer or shorter values", key="where_too_long",
+        values={"key": name, "length": str(len(text)), "limit": str(MAX_WHERE_CHARS)})
 
 
 def object_filter(key: str, value: Any) -> str:

@@ -98,7 +98,8 @@ Filters = Annotated[Annotated[list[Filter], Field(max_length=MAX_WHERE)] | Filte
     description=(f"Front-matter filters, one string, a list of at most {MAX_WHERE} or an object "
                  "with one filter per key, {KEY: VALUE} for KEY=VALUE, its value a list for "
                  "any of several or starting with its operator ({\"功率\": \">5kW\"}) (all must "
-                 f"hold): {WHERE_HELP}"),
+                 f"hold). Each filter is at most {MAX_WHERE_CHARS} characters, an object's key "
+                 f"with its operator and all its values together: {WHERE_HELP}"),
     examples=["category=crop-protection", ["verified=true", "doc=crops/wheat-scab.md"],
               {"category": "crop-protection", "功率": ">=5kW"}])]
 VerifiedOnly = Annotated[StrictBool | None, Field(
