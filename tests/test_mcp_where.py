@@ -80,3 +80,48 @@ def test_an_object_key_whose_filter_is_at_the_bound_is_searched(dist, api):
     ask = {"query": "pump", "where": {"category": value}}
     assert mcp_search(dist, ask) == ["ok"]
     assert api_search(api, ask)[0] == 200
+
+
+# a `where` value of another type than a filter takes, and where each is named
+WRONG = {"null": ({"category": None}, "where.category", "不能是 null"),
+         "object": ({"crop": {"a": 1}}, "where.crop", "不能是对象"),
+         "listed object": ({"crop": ["小麦", {"a": 1}]}, "where.crop.1", "不能是对象"),
+         "number": (5, "where", "不能是数字"),
+         "listed number": (["category=x", 5], "where.1", "不能是数字（5）")}
+
+
+@pytest.mark.parametrize("label", list(WRONG))
+def test_a_wrong_where_value_is_said_in_the_questions_language(dist, label):
+    """A `where` value of a type no filter takes was refused in English whatever the
+    question's language. For a Chinese question it is said in Chinese, naming the key (or
+    the place in the list) and what it takes; an English question's is as before."""
+    where, named, given = WRONG[label]
+    zh, en = mcp_search(dist, {"query": "水泵 怎么维护", "where": where},
+                        {"query": "pump maintenance", "where": where})
+    assert f"参数无效：{named}：应为" in zh and given in zh, zh
+    assert "expected" not in zh and "\n" not in zh
+    assert f"invalid arguments: {named}: expected" in en and "应为" not in en, en
+
+
+def test_a_where_key_over_the_bound_is_said_in_chinese_for_a_chinese_question(dist):
+    zh, en = mcp_search(dist, *({"query": q, "where": OVER["many values"]}
+                                for q in ("小麦 赤霉病", "wheat scab")))
+    assert "where.crop：它组成的筛选条件" in zh and f"最多 {MAX_WHERE_CHARS} 个字符" in zh, zh
+    assert f"over the {MAX_WHERE_CHARS} of one filter" in en
+
+
+@pytest.mark.parametrize("where, said", [
+    ({"crop": None}, "where.crop：应为字符串、数字、true 或 false（或它们的列表），不能是 null"),
+    ({"crop": [{}]}, "where.crop：应为字符串、数字、true 或 false（或它们的列表），不能是对象"),
+    ({" ": "x"}, "where：对象的键必须是一个 front matter 键名，不能为空")])
+def test_a_where_refused_past_the_schema_has_chinese_words(where, said):
+    """`filters` (what a direct call and /api/search read `where` with) refuses these with
+    a key whose Chinese words the tool says for a Chinese question."""
+    from kbtools.agents.arguments import filters
+    from kbtools.agents.calls import tool_error
+    from kbtools.errors import UsageError
+
+    with pytest.raises(UsageError) as exc:
+        filters(where)
+    assert tool_error(exc.value, zh={"where"}) == said
+    assert tool_error(exc.value) == exc.value.message

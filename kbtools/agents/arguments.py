@@ -42,6 +42,17 @@ MAX_CAPTION_CHARS = 1000  # a draft photo's caption
 MAX_PHOTO_NAME_CHARS = 255  # a draft photo's file name
 MAX_TAG_CHARS = 200  # a release tag (`release`): MCP's schema, OpenAPI and the API all say it
 
+# the refusals of a `where` (`filters`) in Chinese, by their `KbError.key` with its values:
+# what MCP `search` says for a Chinese question (`calls.tool_error`)
+WHERE_ZH = {
+    "where_key_blank": "where：对象的键必须是一个 front matter 键名，不能为空",
+    "where_value": ("where.{key}：应为字符串、数字、true 或 false（或它们的列表），"
+                    "不能是{kind_zh}"),
+    "where_too_long": ("where.{key}：它组成的筛选条件（{shown}）有 {length} 个字符，超过一个筛选条件"
+                       "最多 {limit} 个字符（键、运算符和所有值合计）：请减少或缩短它的值"),
+}
+KIND_ZH = {"null": " null", "an object": "对象", "a list": "列表", "another value": "别的值"}
+
 # what to send a table evaluation (MCP `evaluate_table`, /api/table/evaluate) instead of an
 # argument `read` takes: an agent passes a search result's fields on by their names
 TABLE_INSTEAD = {
@@ -125,12 +136,13 @@ def within_bound(key: str, text: str) -> str:
     KEY=VALUE …"). UsageError naming the key, the filter's length and the bound."""
     if len(text) <= MAX_WHERE_CHARS:
         return text
-    name = one_line(key, 40)
+    name, shown = one_line(key, 40), one_line(text, 40)
     raise UsageError(
-        f"where.{name}: the filter it gives ({one_line(text, 40)}) is {len(text)} characters, "
+        f"where.{name}: the filter it gives ({shown}) is {len(text)} characters, "
         f"over the {MAX_WHERE_CHARS} of one filter (key, operator and values together): give "
         "fewer or shorter values", key="where_too_long",
-        values={"key": name, "length": str(len(text)), "limit": str(MAX_WHERE_CHARS)})
+        values={"key": name, "shown": shown, "length": str(len(text)),
+                "limit": str(MAX_WHERE_CHARS)})
 
 
 def object_filter(key: str, value: Any) -> str:
@@ -141,7 +153,8 @@ def object_filter(key: str, value: Any) -> str:
     that value, a list its values (any of them, as ``=`` reads several). UsageError for a
     blank key or a value of another type (null, an object), naming the key."""
     if not key.strip():
-        raise UsageError("where: an object's key must name a front-matter key, not be blank")
+        raise UsageError("where: an object's key must name a front-matter key, not be blank",
+                         key="where_key_blank")
     if isinstance(value, list):  # none listed: as a blank value, no filter
         return where_text(key.strip(), "=", tuple(scalar_text(key, v) for v in value)) \
             if value else ""
@@ -165,7 +178,8 @@ def scalar_text(key: str, value: Any) -> str:
         return str(value)
     kind = {type(None): "null", dict: "an object", list: "a list"}.get(type(value), "another value")
     raise UsageError(f"where.{one_line(key, 80)}: expected a string, a number, true or false "
-                     f"(or a list of them), not {kind}")
+                     f"(or a list of them), not {kind}", key="where_value",
+                     values={"key": one_line(key, 80), "kind_zh": KIND_ZH[kind]})
 
 
 def release_arguments(commit: Any, release: Any) -> tuple[str | None, str | None]:

@@ -34,10 +34,12 @@ from kbtools import __version__
 from kbtools.agents.arguments import filters, refuse_blank
 from kbtools.agents.asked import asked_search, release_name
 from kbtools.agents.calls import (
+    asked_in_chinese,
     call_shape,
     json_types,
     one_line_errors,
     text_kept,
+    tool_error,
     tool_exception,
 )
 from kbtools.agents.citation_text import percent_decoded
@@ -281,7 +283,11 @@ def tool_search(ctx: Context, query: str, k: int = 5,
     if isinstance(k, bool) or not 1 <= k <= MAX_K:  # the schema refuses it; a direct call too
         raise UsageError(f"'k' must be a whole number from 1 to {MAX_K}")
     refuse_blank(query, "'query' (the question)")  # nothing asked: as `kb query "  "`, the API
-    given = filters(where)  # one string is one filter, a blank one none, as the JSON API reads
+    try:  # one string is one filter, a blank one none, as the JSON API reads
+        given = filters(where)
+    except KbError as exc:  # said in the question's language, naming the key
+        raise UsageError(tool_error(exc, zh=asked_in_chinese({"query": query})),
+                         key=exc.key, values=exc.values) from None
     served = ctx.idx()
     with asked_search(served, commit, release, ctx.device(),  # an earlier release
                       opened=ctx.earlier) as idx:
