@@ -11,11 +11,12 @@ are no object) as the tool and what is wrong (`call_shape`), where the SDK said 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Collection, Mapping, Sized
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence, Sized
 from typing import TYPE_CHECKING, Any
 
 from kbtools.agents.arguments import TABLE_INSTEAD, WHERE_ZH
 from kbtools.agents.draft_text import CJK
+from kbtools.agents.local_paths import unlocated
 from kbtools.errors import API_FILTERS, KbError, one_line, surface_message
 
 if TYPE_CHECKING:  # the SDK is loaded when a server is built, not on import
@@ -250,7 +251,8 @@ def tool_exception(exc: BaseException) -> Exception:
 
 
 def one_line_errors(base: type, parameters: dict[str, tuple[str, ...]],
-                     optional: dict[str, dict[str, bool]]) -> type:
+                     optional: dict[str, dict[str, bool]],
+                     local: Sequence[tuple[str, str]] = ()) -> type:
     """`base` (the SDK's MCPServer) with every failed call reported as one line that says why:
     the SDK's own messages for arguments that fail the schema span several lines, and for a
     crash say only "Error executing tool <name>". An argument a tool does not take (by
@@ -259,7 +261,8 @@ def one_line_errors(base: type, parameters: dict[str, tuple[str, ...]],
     names, each with whether it takes no text) is that argument left out, as the JSON API
     reads it, and so is an empty string given for one that takes no text (a number): `k:
     null` and `k: ""`, which agents send for an optional argument they do not set, were
-    refused as "not a valid integer" where /api/search returns its 5 results."""
+    refused as "not a valid integer" where /api/search returns its 5 results. An absolute
+    path of a `local` place (`local_paths.places`) is said by the place's name."""
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.shared.exceptions import MCPError
 
@@ -286,11 +289,11 @@ def one_line_errors(base: type, parameters: dict[str, tuple[str, ...]],
             except ToolError as exc:  # UnexpectedToolError too: the type tells the SDK to log
                 cause = exc.__cause__
                 if cause is None or isinstance(cause, ToolError):  # the text is already a reason
-                    raise type(exc)(one_line(str(exc))) from cause
+                    raise type(exc)(unlocated(one_line(str(exc)), local)) from cause
                 schema = next((t.input_schema for t in await self.list_tools()
                                if t.name == name), None)
-                raise type(exc)(f"Error executing tool {name}: "
-                                f"{tool_error(cause, schema, asked_in_chinese(arguments))}"
+                said = tool_error(cause, schema, asked_in_chinese(arguments))
+                raise type(exc)(unlocated(f"Error executing tool {name}: {said}", local)
                                 ) from cause
 
     return Server

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from kbtools import __version__
 from kbtools.agents.arguments import filters, refuse_blank
@@ -49,6 +49,7 @@ from kbtools.agents.docpath import check_doc_path, same_documents
 from kbtools.agents.draft import create_draft, draft_config
 from kbtools.agents.draft_git import ReleaseRead
 from kbtools.agents.draft_photos import decoded_photos
+from kbtools.agents.local_paths import places, unlocated, unlocated_values
 from kbtools.agents.named import named
 from kbtools.agents.opened import OpenedReleases
 from kbtools.agents.parameters import (
@@ -381,7 +382,13 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
     ctx = Context(index=index, root=root or Path.cwd(), query_log=query_log, opener=opener)
     parameters: dict[str, tuple[str, ...]] = {}  # each tool's argument names, filled below
     optional: dict[str, dict[str, bool]] = {}  # those it has a default for (below)
-    server_class: type[MCPServer] = one_line_errors(MCPServer, parameters, optional)
+    # the local places an agent is told of by their names: the knowledge repository (when
+    # there is one), KB_HOME, … and an --index outside all of them
+    repo = ctx.repo_root() if (ctx.repo_root() / CONFIG_NAME).is_file() else None
+    local = places(repo)
+    if index is not None and Path(unlocated(str(index.absolute()), local)).is_absolute():
+        local = places(repo, (index, "$KB_INDEX"))
+    server_class: type[MCPServer] = one_line_errors(MCPServer, parameters, optional, local)
     readonly = ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                idempotent_hint=True, open_world_hint=False)
 
@@ -415,8 +422,8 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
                        release: TableRelease = None) -> dict[str, Any]:
         return guarded(tool_evaluate_table)(doc, inputs, table, policy, commit, release)
 
-    def status(quick: Quick = None) -> dict[str, Any]:
-        return guarded(tool_status)(quick)
+    def status(quick: Quick = None) -> dict[str, Any]:  # all our words: no local paths
+        return cast(dict[str, Any], unlocated_values(guarded(tool_status)(quick), local))
 
     tools: list[tuple[Callable[..., Any], str, ToolAnnotations]] = [
         (search, SEARCH_DOC, readonly), (read, READ_DOC, readonly),
