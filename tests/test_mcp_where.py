@@ -125,3 +125,28 @@ def test_a_where_refused_past_the_schema_has_chinese_words(where, said):
         filters(where)
     assert tool_error(exc.value, zh={"where"}) == said
     assert tool_error(exc.value) == exc.value.message
+
+
+def test_k_is_refused_outside_its_range_and_its_schema_says_so(dist, api):
+    """`k` of 0, a negative, a fraction, true or over `MAX_K` is refused naming the range on
+    both surfaces, never clamped; `MAX_K` over an index holding fewer passages returns
+    those it has. The tool's schema says all of it (it said only "1-100")."""
+    from kbtools.config import MAX_K
+
+    server = build_server(index=dist, root=dist.parent)
+
+    async def schema() -> dict[str, Any]:
+        tool = next(t for t in await server.list_tools() if t.name == "search")
+        return dict(tool.input_schema["properties"]["k"])
+
+    k = anyio.run(schema)
+    assert (k["type"], k["minimum"], k["maximum"]) == ("integer", 1, MAX_K)
+    assert "fewer come back" in k["description"] and "never clamped" in k["description"]
+    bad = [0, -1, 2.5, 5.0, True, MAX_K + 1, 10**12]
+    said = mcp_search(dist, *({"query": "pump", "k": v} for v in bad))
+    for value, text in zip(bad, said, strict=True):
+        assert f"k: must be a whole number from 1 to {MAX_K}, not " in text, (value, text)
+        assert api_search(api, {"query": "pump", "k": value})[0] == 400, value
+    resp = api.post("/api/search", json={"query": "pump", "k": MAX_K})
+    assert resp.status_code == 200 and 0 < len(resp.json()["results"]) < MAX_K
+    assert mcp_search(dist, {"query": "pump", "k": MAX_K}) == ["ok"]

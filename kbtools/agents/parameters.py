@@ -85,7 +85,10 @@ Question = Annotated[str, Field(
                  "its distinctive lines)."),
     examples=["小麦赤霉病 扬花期 用药", "What does fault code E17 mean?"])]
 ResultCount = Annotated[int, Field(
-    strict=True, ge=1, le=MAX_K, description=f"How many results to return (1-{MAX_K}).",
+    strict=True, ge=1, le=MAX_K, description=(
+        f"How many results to return: a whole number from 1 to {MAX_K} (fewer come back when "
+        f"fewer passages match). 0, a negative number, a fraction (even 5.0), true or more "
+        f"than {MAX_K} is refused, naming the range: never clamped."),
     examples=[5]), BeforeValidator(digits_as_int)]
 Filter = Annotated[str, Field(max_length=MAX_WHERE_CHARS)]
 FilterValue = Filter | StrictInt | StrictFloat | StrictBool  # one key's value in an object
