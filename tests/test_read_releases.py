@@ -27,7 +27,7 @@ from servefixtures import app_client
 from test_release_helpers import git
 
 from kbtools.agents.citation_text import split_release
-from kbtools.agents.local_paths import unlocated_values
+from kbtools.agents.local_paths import unlocated_fields, unlocated_values
 from kbtools.cli import main
 
 # the temporary folder, as `kb mcp` says a path in it (`kbtools.agents.local_paths`)
@@ -91,7 +91,8 @@ def every_surface(dev: Path, tmp_path: Path, asks: list[dict]) -> list[tuple[str
     mcp = session(tmp_path, "--index", str(dev),
                   scenario=lambda c: calls(c, "read", asks, without_notice))
     for ask, a, b, c in zip(asks, cli, http, mcp, strict=True):  # an MCP error: the
-        said = unlocated_values(a, TMP) if a[0] == "error" else a  # machine's paths by name
+        said = unlocated_values(a, TMP) if a[0] == "error" else (a[0], unlocated_fields(
+            a[1], TMP))  # machine's paths by name, in an error and in our words of a result
         assert a == b and said == c, (ask, a, b, c)
     return cli
 

@@ -80,6 +80,18 @@ def unlocated_values(value: Any, known: Sequence[tuple[str, str]]) -> Any:
     return value
 
 
+# the fields of a `read` or `evaluate_table` result in our own words, which may name a
+# place (a pruned release's git clone: `git clone /srv/kb/art.git DIR`); the others are the
+# knowledge's own text, said as written
+OUR_FIELDS = ("release_gone", "release_note")
+
+
+def unlocated_fields(result: dict[str, Any], known: Sequence[tuple[str, str]]
+                     ) -> dict[str, Any]:
+    """`result` with its `OUR_FIELDS` `unlocated`."""
+    return {k: unlocated_values(v, known) if k in OUR_FIELDS else v for k, v in result.items()}
+
+
 def _home() -> Path | None:
     try:
         return Path.home()

@@ -49,7 +49,7 @@ from kbtools.agents.docpath import check_doc_path, same_documents
 from kbtools.agents.draft import create_draft, draft_config
 from kbtools.agents.draft_git import ReleaseRead
 from kbtools.agents.draft_photos import decoded_photos
-from kbtools.agents.local_paths import places, unlocated, unlocated_values
+from kbtools.agents.local_paths import places, unlocated, unlocated_fields, unlocated_values
 from kbtools.agents.named import named
 from kbtools.agents.opened import OpenedReleases
 from kbtools.agents.parameters import (
@@ -412,7 +412,8 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
     def read(doc: Doc, heading_path: HeadingPath = None, line_start: LineStart = None,
              line_end: LineEnd = None, commit: ReleaseCommit = None,
              release: ReleaseTag = None) -> dict[str, Any]:
-        return guarded(tool_read)(doc, heading_path, line_start, line_end, commit, release)
+        return unlocated_fields(guarded(tool_read)(doc, heading_path, line_start, line_end,
+                                                    commit, release), local)
 
     def recent(days: Days = None, n: Count = None) -> dict[str, Any]:
         return guarded(tool_recent)(days, n)
@@ -420,7 +421,8 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
     def evaluate_table(doc: Doc, inputs: TableInputs, table: TableChoice = None,
                        policy: Policy = None, commit: TableCommit = None,
                        release: TableRelease = None) -> dict[str, Any]:
-        return guarded(tool_evaluate_table)(doc, inputs, table, policy, commit, release)
+        return unlocated_fields(guarded(tool_evaluate_table)(doc, inputs, table, policy,
+                                                             commit, release), local)
 
     def status(quick: Quick = None) -> dict[str, Any]:  # all our words: no local paths
         return cast(dict[str, Any], unlocated_values(guarded(tool_status)(quick), local))
