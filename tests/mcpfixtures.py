@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -153,3 +154,18 @@ def data(res) -> dict:
 def error_text(res) -> str:
     assert res.is_error
     return res.content[0].text
+
+
+# the temporary folder, as `kb mcp` says a path in it (`kbtools.agents.local_paths`)
+TMP = [(str(Path(tempfile.gettempdir()).resolve()), "$TMPDIR"), (tempfile.gettempdir(), "$TMPDIR")]
+
+
+def as_mcp_says(answer: tuple[str, object]) -> tuple[str, object]:
+    """A CLI or API ("error", line) or ("ok", result) as `kb mcp` says it: the machine's
+    temporary paths by name in an error line and in a result's own words."""
+    from kbtools.agents.local_paths import unlocated_fields, unlocated_values
+
+    kind, said = answer
+    if kind == "error":
+        return kind, unlocated_values(said, TMP)
+    return kind, unlocated_fields(said, TMP) if isinstance(said, dict) else said

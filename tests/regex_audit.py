@@ -322,6 +322,9 @@ AUTHOR: dict[str, str] = {
     "kbtools.query.naming._ZH_TIME_BETWEEN": "match",  # a question, after a value's unit
     "kbtools.agents.docpath._CITED": "fullmatch",  # an agent's document path
     "kbtools.agents.draft_checks._CITED_LINES": "finditer",  # a draft's body
+    "kbtools.agents.draft_anchors._CITED_ANCHOR": "finditer",  # a draft's body
+    "kbtools.agents.draft_anchors._NUMBER": "sub",  # a heading of a cited document
+    "kbtools.agents.draft_anchors._LINES_ANCHOR": "fullmatch",  # a cited anchor in a draft
     "kbtools.agents.citation_text._SHOWN_LINES": "fullmatch",  # what follows " (line" in a doc
     "kbtools.markdown.formula_words._PIECE": "findall",  # a formula's LaTeX
     "kbtools.markdown.formula_words:\\s+": "sub",  # the words said of a formula

@@ -6,10 +6,13 @@ device (`device_fixtures.make_device`) and a real `kb mcp` over stdio."""
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
 from device_fixtures import kb, make_device
 from mcpfixtures import built, data, error_text, plain, session
+
+from kbtools.agents.local_paths import unlocated_values
 
 __all__ = ["built", "plain"]  # the fixtures, imported for pytest to find
 
@@ -30,7 +33,10 @@ def test_status_says_what_kb_status_json_says(tmp_path: Path) -> None:
     code, out, _ = kb("status", "--to", d.dev, "--json")
     assert code == 4  # degraded: the last sync failed
     said = json.loads(out)
-    assert full == said
+    # the same, but for the machine's paths, said by their places' names (session 49)
+    tmp = [(str(Path(tempfile.gettempdir()).resolve()), "$TMPDIR"),
+           (tempfile.gettempdir(), "$TMPDIR")]
+    assert full == unlocated_values(said, tmp) and full["device"].startswith("$TMPDIR/")
     assert full["served"]["tag"] == "kb-r1" and full["served"]["verified_now"] is True
     assert len(full["served"]["source_commit"]) == 40
     last = full["last_sync"]
@@ -38,7 +44,7 @@ def test_status_says_what_kb_status_json_says(tmp_path: Path) -> None:
     assert full["health"]["state"] == "degraded"
     assert full["health"]["reasons"][0].startswith(f"the last sync ({last['at']}) failed: ")
     _, out, _ = kb("status", "--to", d.dev, "--json", "--quick")
-    assert quick == json.loads(out) and quick["served"]["verified_now"] is None
+    assert quick == unlocated_values(json.loads(out), tmp) and quick["served"]["verified_now"] is None
     assert "\n" not in error_text(wrong) and "quick" in error_text(wrong)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 from urllib.parse import quote
 
@@ -26,7 +27,11 @@ from servefixtures import app_client
 from test_release_helpers import git
 
 from kbtools.agents.citation_text import split_release
+from kbtools.agents.local_paths import unlocated_fields, unlocated_values
 from kbtools.cli import main
+
+# the temporary folder, as `kb mcp` says a path in it (`kbtools.agents.local_paths`)
+TMP = [(str(Path(tempfile.gettempdir()).resolve()), "$TMPDIR"), (tempfile.gettempdir(), "$TMPDIR")]
 
 NEW_LINE = "扬花期前三天开始巡查。"  # what kb-r2 added to EDITED_SECTION
 
@@ -85,8 +90,10 @@ def every_surface(dev: Path, tmp_path: Path, asks: list[dict]) -> list[tuple[str
         client_gen.close()
     mcp = session(tmp_path, "--index", str(dev),
                   scenario=lambda c: calls(c, "read", asks, without_notice))
-    for ask, a, b, c in zip(asks, cli, http, mcp, strict=True):
-        assert a == b == c, (ask, a, b, c)
+    for ask, a, b, c in zip(asks, cli, http, mcp, strict=True):  # an MCP error: the
+        said = unlocated_values(a, TMP) if a[0] == "error" else (a[0], unlocated_fields(
+            a[1], TMP))  # machine's paths by name, in an error and in our words of a result
+        assert a == b and said == c, (ask, a, b, c)
     return cli
 
 

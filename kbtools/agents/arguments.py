@@ -12,6 +12,7 @@ from kbtools.agents.citation_text import NARROW_DIGITS, is_commit
 from kbtools.errors import UsageError, one_line, unpadded
 from kbtools.query import question
 from kbtools.query.filter_text import (
+    MAX_WHERE_CHARS,
     OPERATOR_START,
     WORD_OPERATORS,
     key_text,
@@ -40,6 +41,17 @@ MAX_BODY_CHARS = 1_000_000  # a draft's body
 MAX_CAPTION_CHARS = 1000  # a draft photo's caption
 MAX_PHOTO_NAME_CHARS = 255  # a draft photo's file name
 MAX_TAG_CHARS = 200  # a release tag (`release`): MCP's schema, OpenAPI and the API all say it
+
+# the refusals of a `where` (`filters`) in Chinese, by their `KbError.key` with its values:
+# what MCP `search` says for a Chinese question (`calls.tool_error`)
+WHERE_ZH = {
+    "where_key_blank": "where：对象的键必须是一个 front matter 键名，不能为空",
+    "where_value": ("where.{key}：应为字符串、数字、true 或 false（或它们的列表），"
+                    "不能是{kind_zh}"),
+    "where_too_long": ("where.{key}：它组成的筛选条件（{shown}）有 {length} 个字符，超过一个筛选条件"
+                       "最多 {limit} 个字符（键、运算符和所有值合计）：请减少或缩短它的值"),
+}
+KIND_ZH = {"null": " null", "an object": "对象", "a list": "列表", "another value": "别的值"}
 
 # what to send a table evaluation (MCP `evaluate_table`, /api/table/evaluate) instead of an
 # argument `read` takes: an agent passes a search result's fields on by their names
@@ -110,10 +122,27 @@ def filters(where: list[str] | str | Mapping[str, Any] | None) -> list[str]:
     filter per key (`object_filter`): agents send ``{"crop": "wheat"}``, which was refused
     as "expected a list or a string"."""
     if isinstance(where, Mapping):
-        given = [object_filter(key, value) for key, value in where.items()]
+        given = [within_bound(key, object_filter(key, value)) for key, value in where.items()]
     else:
         given = [where] if isinstance(where, str) else list(where or [])
     return [w for w in given if w.strip()]
+
+
+def within_bound(key: str, text: str) -> str:
+    """The filter text key `key` of a `where` object gives (`object_filter`), bounded as one
+    filter string is: at most `MAX_WHERE_CHARS` characters, key, operator and every value
+    together. Each value and the key within it, their sum was not: a key listing 20
+    values of 600 characters made one filter of 12,000, refused as a bad operator ("use
+    KEY=VALUE …"). UsageError naming the key, the filter's length and the bound."""
+    if len(text) <= MAX_WHERE_CHARS:
+        return text
+    name, shown = one_line(key, 40), one_line(text, 40)
+    raise UsageError(
+        f"where.{name}: the filter it gives ({shown}) is {len(text)} characters, "
+        f"over the {MAX_WHERE_CHARS} of one filter (key, operator and values together): give "
+        "fewer or shorter values", key="where_too_long",
+        values={"key": name, "shown": shown, "length": str(len(text)),
+                "limit": str(MAX_WHERE_CHARS)})
 
 
 def object_filter(key: str, value: Any) -> str:
@@ -124,7 +153,8 @@ def object_filter(key: str, value: Any) -> str:
     that value, a list its values (any of them, as ``=`` reads several). UsageError for a
     blank key or a value of another type (null, an object), naming the key."""
     if not key.strip():
-        raise UsageError("where: an object's key must name a front-matter key, not be blank")
+        raise UsageError("where: an object's key must name a front-matter key, not be blank",
+                         key="where_key_blank")
     if isinstance(value, list):  # none listed: as a blank value, no filter
         return where_text(key.strip(), "=", tuple(scalar_text(key, v) for v in value)) \
             if value else ""
@@ -148,7 +178,8 @@ def scalar_text(key: str, value: Any) -> str:
         return str(value)
     kind = {type(None): "null", dict: "an object", list: "a list"}.get(type(value), "another value")
     raise UsageError(f"where.{one_line(key, 80)}: expected a string, a number, true or false "
-                     f"(or a list of them), not {kind}")
+                     f"(or a list of them), not {kind}", key="where_value",
+                     values={"key": one_line(key, 80), "kind_zh": KIND_ZH[kind]})
 
 
 def release_arguments(commit: Any, release: Any) -> tuple[str | None, str | None]:

@@ -11,10 +11,12 @@ are no object) as the tool and what is wrong (`call_shape`), where the SDK said 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Mapping, Sized
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence, Sized
 from typing import TYPE_CHECKING, Any
 
-from kbtools.agents.arguments import TABLE_INSTEAD
+from kbtools.agents.arguments import TABLE_INSTEAD, WHERE_ZH
+from kbtools.agents.draft_text import CJK
+from kbtools.agents.local_paths import unlocated
 from kbtools.errors import API_FILTERS, KbError, one_line, surface_message
 
 if TYPE_CHECKING:  # the SDK is loaded when a server is built, not on import
@@ -25,26 +27,75 @@ if TYPE_CHECKING:  # the SDK is loaded when a server is built, not on import
 INSTEAD = {"evaluate_table": TABLE_INSTEAD}
 
 
-def tool_error(exc: BaseException, schema: Mapping[str, Any] | None = None) -> str:
+# the arguments whose refusals a call asked in Chinese (`asked_in_chinese`) gets in Chinese:
+# a `where` names the knowledge's own keys and values, in its users' words; the others' are
+# English, as /api/search says them
+ZH_ARGUMENTS = frozenset({"where"})
+
+
+def tool_error(exc: BaseException, schema: Mapping[str, Any] | None = None,
+               zh: Collection[str] = ()) -> str:
     """The one line an agent reads when a tool fails because of `exc`; `schema`, the tool's
-    input schema, says the range of a whole-number argument (`bound_error`)."""
+    input schema, says the range of a whole-number argument (`bound_error`). `zh`: the
+    arguments whose refusals are said in Chinese (`ZH_ARGUMENTS` for a call asked in
+    Chinese): their schema errors, and a `where` error `WHERE_ZH` words."""
     if isinstance(exc, KbError):  # a filter's names the tool's `where`, not `--where`
+        if "where" in zh and exc.key in WHERE_ZH:
+            return one_line(WHERE_ZH[exc.key].format(**exc.values))
         return one_line(surface_message(exc, API_FILTERS))
     errors = getattr(exc, "errors", None)
     if callable(errors):  # pydantic's ValidationError: the arguments do not fit the schema
         try:
-            parts = schema_errors(errors(), (schema or {}).get("properties", {}))
+            found = errors()
+            parts = schema_errors(found, (schema or {}).get("properties", {}), zh)
+            chinese = all(e["loc"][:1] and e["loc"][0] in zh for e in found)
         except Exception:  # a validation error of another shape: its type is enough
-            parts = []
+            parts, chinese = [], False
+        if parts and chinese:  # each said in Chinese
+            return one_line("参数无效：" + "；".join(parts))
         return one_line("invalid arguments: " + ("; ".join(parts) or type(exc).__name__))
     return one_line(f"internal error ({type(exc).__name__}: {exc}); the server log on stderr "
                     "has the details")
+
+
+def asked_in_chinese(arguments: Mapping[str, Any] | None) -> frozenset[str]:
+    """The arguments whose refusals a call's question says in Chinese: `ZH_ARGUMENTS` when
+    it asks one (`query`, MCP `search`'s) holding CJK text, else none."""
+    query = (arguments or {}).get("query")
+    chinese = isinstance(query, str) and CJK.search(query) is not None
+    return ZH_ARGUMENTS if chinese else frozenset()
 
 
 # the JSON a member of a union type takes, by the name pydantic gives the member in an error's
 # location (`list[constrained-str]`, `constrained-str`, `int` …)
 MEMBER_KINDS = {"str": "a string", "int": "a whole number", "float": "a number",
                 "bool": "a boolean"}
+# those kinds, the JSON values a refusal names (`json_kind`) and what a flag takes, in Chinese
+KINDS_ZH = {"a string": "字符串", "a whole number": "整数", "a number": "数字",
+            "a boolean": "布尔值（true 或 false）", "true or false": "true 或 false",
+            "a list": "列表", "an object": "对象", "null": "null"}
+
+
+def zh_word(word: str) -> str:
+    """`word` as it follows Chinese text: a space before it when it opens in Latin letters
+    or digits (不能是 null, 必须是 1 到 100 之间的整数)."""
+    return f" {word}" if word[:1].isascii() else word
+
+
+def kinds_said(kinds: list[str], zh: bool) -> str:
+    """Kinds a value may be, as "a string, a number or a list" (or in Chinese)."""
+    if zh:
+        kinds = [KINDS_ZH.get(k, k) for k in kinds]
+        return "、".join(kinds[:-1]) + "或" + kinds[-1] if len(kinds) > 1 else kinds[0]
+    return ", ".join(kinds[:-1]) + " or " + kinds[-1] if len(kinds) > 1 else kinds[0]
+
+
+def expected(takes: str, given: Any, shown: str, zh: bool) -> str:
+    """"expected `takes`, not `given`'s kind`shown`", or the same in Chinese."""
+    if zh:
+        return (f"应为{zh_word(KINDS_ZH.get(takes, takes))}，"
+                f"不能是{zh_word(KINDS_ZH[json_kind(given)])}{shown}")
+    return f"expected {takes}, not {json_kind(given)}{shown}"
 
 
 def member_kind(tag: Any) -> str | None:
@@ -75,27 +126,39 @@ def shown_value(value: Any) -> str:
 
 
 def bound_error(name: str, error: Mapping[str, Any], prop: Mapping[str, Any],
-                whole: bool) -> str | None:
+                whole: bool, zh: bool = False) -> str | None:
     """One of pydantic's errors at `name` (an argument, `whole`, or a value inside one) of
     the argument whose input schema is `prop`, in our words as the CLI and /api say them,
     naming what it takes and what was given: a whole number out of range or of another
     kind ("k: must be a whole number from 1 to 100, not 0"), a text or a list over its
     length ("query: at most 10000 characters, not 10001"). None for any other error.
-    pydantic's words ("Input should be greater than or equal to 1") named neither."""
+    pydantic's words ("Input should be greater than or equal to 1") named neither. `zh`:
+    in Chinese."""
     kind, ctx = error.get("type"), error.get("ctx") or {}
     if kind in NUMBER_ERRORS and whole and json_types(dict(prop)) - {"null"} == {"integer"}:
         part = next(p for p in [prop, *prop.get("anyOf", [])] if p.get("type") == "integer")
         lo, hi = part.get("minimum"), part.get("maximum")
+        shown = shown_value(error.get("input"))
+        if zh:
+            takes = (f"{lo} 到 {hi} 之间的整数" if lo is not None and hi is not None
+                     else f"不小于 {lo} 的整数" if lo is not None
+                     else f"不大于 {hi} 的整数" if hi is not None else "整数")
+            return f"{name}：必须是{zh_word(takes)}，不能是 {shown}"
         takes = (f"a whole number from {lo} to {hi}" if lo is not None and hi is not None
                  else f"a whole number, {lo} or more" if lo is not None
                  else f"a whole number, {hi} or less" if hi is not None else "a whole number")
-        return f"{name}: must be {takes}, not {shown_value(error.get('input'))}"
+        return f"{name}: must be {takes}, not {shown}"
     if kind == "string_too_long" and isinstance(error.get("input"), str):
+        if zh:
+            return f"{name}：最多 {ctx.get('max_length')} 个字符，不能是 {len(error['input'])} 个"
         return (f"{name}: at most {ctx.get('max_length')} characters, not "
                 f"{len(error['input'])}")
     if kind == "too_long":  # a dict's actual_length is None: pydantic stopped counting
         given = error.get("input")
         count = ctx.get("actual_length") or (len(given) if isinstance(given, Sized) else None)
+        if zh:
+            return (f"{name}：最多 {ctx.get('max_length')} 项"
+                    + (f"，不能是 {count} 项" if count is not None else ""))
         items = "entries" if isinstance(given, Mapping) else "items"
         return (f"{name}: at most {ctx.get('max_length')} {items}"
                 + (f", not {count}" if count is not None else ""))
@@ -109,23 +172,23 @@ TYPE_ERRORS = {"string_type": "a string", "dict_type": "an object", "list_type":
                "model_type": "an object"}
 
 
-def type_said(error: Mapping[str, Any]) -> str | None:
+def type_said(error: Mapping[str, Any], zh: bool = False) -> str | None:
     """One of pydantic's errors of a value of the wrong type as what the argument takes and
     what it was given ("expected a string, not a number (123)"), as an argument of several
     types is said; pydantic's "Input should be a valid string" named neither the value
-    nor its type. None for any other error."""
+    nor its type. None for any other error. `zh`: in Chinese."""
     takes = TYPE_ERRORS.get(str(error.get("type")))
     if error.get("type") == "literal_error":  # one of a few words ('first' or 'all')
         takes = (error.get("ctx") or {}).get("expected")
     if takes is None:
         return None
     given = error.get("input")
-    shown = f" ({shown_value(given)})" if isinstance(given, (str, int, float)) else ""
-    return f"expected {takes}, not {json_kind(given)}{shown}"
+    shown = f"（{shown_value(given)}）" if zh else f" ({shown_value(given)})"
+    return expected(str(takes), given, shown if isinstance(given, (str, int, float)) else "", zh)
 
 
-def schema_errors(errors: list[Any], properties: Mapping[str, Any] | None = None
-                  ) -> list[str]:
+def schema_errors(errors: list[Any], properties: Mapping[str, Any] | None = None,
+                  zh: Collection[str] = ()) -> list[str]:
     """pydantic's errors of a call's arguments as "argument: what is wrong" lines. An
     argument of several types (a `where` that is a string or a list) failed once per type,
     each located by the type's internal name (`where.list[constrained-str]: Input should be
@@ -133,14 +196,17 @@ def schema_errors(errors: list[Any], properties: Mapping[str, Any] | None = None
     types is said as the JSON types it takes and the one it got; given a value of one of
     them that failed inside or a bound, as that type's errors alone, without the name.
     An argument's bound or length (by its schema in `properties`) is said in our words
-    (`bound_error`), once, without the other members' errors of the argument it lies in."""
+    (`bound_error`), once, without the other members' errors of the argument it lies in.
+    `zh`: the arguments whose lines are in Chinese (pydantic's own words, for an error we
+    do not word, stay)."""
     parts: list[str] = []
     unions: dict[tuple[Any, ...], list[tuple[str, tuple[Any, ...], Any]]] = {}
     bounded: dict[tuple[Any, ...], str] = {}  # argument (and key) -> `bound_error`'s line
     for e in errors:
         named = tuple(p for p in e["loc"] if member_kind(p) is None)  # the argument, its key …
         prop = (properties or {}).get(named[0]) if named else None
-        said = bound_error(".".join(map(str, named)), e, prop, len(named) == 1) \
+        said = bound_error(".".join(map(str, named)), e, prop, len(named) == 1,
+                           bool(named) and named[0] in zh) \
             if isinstance(prop, Mapping) else None
         if said is not None:  # the other members' errors of the argument are not said
             bounded.setdefault(named, said)
@@ -148,29 +214,32 @@ def schema_errors(errors: list[Any], properties: Mapping[str, Any] | None = None
     for e in errors:
         loc = tuple(e["loc"])
         named = tuple(p for p in loc if member_kind(p) is None)
+        chinese = bool(named) and named[0] in zh
         if any(b[:len(named)] == named for b in bounded):  # a bound inside it, or on it: a
             continue  # list's heading over its length is not also "expected a string"
         at = max((n for n, p in enumerate(loc) if member_kind(p) is not None), default=None)
         if at is None:
-            parts.append(f"{'.'.join(map(str, loc)) or 'arguments'}: "
-                         f"{type_said(e) or e['msg']}")
+            parts.append(f"{'.'.join(map(str, loc)) or 'arguments'}{'：' if chinese else ': '}"
+                         f"{type_said(e, chinese) or e['msg']}")
             continue
         mismatch = str(e.get("type", "")).endswith("_type") and at == len(loc) - 1
         before = tuple(p for p in loc[:at] if member_kind(p) is None)  # the innermost union's
         unions.setdefault(before, []).append((  # value: `where.category` in a `where` object
-            "" if mismatch else type_said(e) or e["msg"], before + loc[at + 1:],
+            "" if mismatch else type_said(e, chinese) or e["msg"], before + loc[at + 1:],
             (loc[at], e.get("input"))))
     for where, failed in unions.items():
         if any(len(inner) > len(where) and inner[:len(where)] == where for inner in unions):
             continue  # a member took the value and a union inside it failed: that is said
         name = ".".join(map(str, where)) or "arguments"
-        inside = [f"{'.'.join(map(str, loc))}: {msg}" for msg, loc, _ in failed if msg]
+        chinese = bool(where) and where[0] in zh
+        inside = [f"{'.'.join(map(str, loc))}{'：' if chinese else ': '}{msg}"
+                  for msg, loc, _ in failed if msg]
         if inside:
             parts += list(dict.fromkeys(inside))
             continue
         kinds = list(dict.fromkeys(str(member_kind(tag)) for _, _, (tag, _) in failed))
-        said = ", ".join(kinds[:-1]) + " or " + kinds[-1] if len(kinds) > 1 else kinds[0]
-        parts.append(f"{name}: expected {said}, not {json_kind(failed[0][2][1])}")
+        parts.append(f"{name}{'：' if chinese else ': '}"
+                     + expected(kinds_said(kinds, chinese), failed[0][2][1], "", chinese))
     return parts
 
 
@@ -182,7 +251,8 @@ def tool_exception(exc: BaseException) -> Exception:
 
 
 def one_line_errors(base: type, parameters: dict[str, tuple[str, ...]],
-                     optional: dict[str, dict[str, bool]]) -> type:
+                     optional: dict[str, dict[str, bool]],
+                     local: Sequence[tuple[str, str]] = ()) -> type:
     """`base` (the SDK's MCPServer) with every failed call reported as one line that says why:
     the SDK's own messages for arguments that fail the schema span several lines, and for a
     crash say only "Error executing tool <name>". An argument a tool does not take (by
@@ -191,7 +261,8 @@ def one_line_errors(base: type, parameters: dict[str, tuple[str, ...]],
     names, each with whether it takes no text) is that argument left out, as the JSON API
     reads it, and so is an empty string given for one that takes no text (a number): `k:
     null` and `k: ""`, which agents send for an optional argument they do not set, were
-    refused as "not a valid integer" where /api/search returns its 5 results."""
+    refused as "not a valid integer" where /api/search returns its 5 results. An absolute
+    path of a `local` place (`local_paths.places`) is said by the place's name."""
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.shared.exceptions import MCPError
 
@@ -218,11 +289,12 @@ def one_line_errors(base: type, parameters: dict[str, tuple[str, ...]],
             except ToolError as exc:  # UnexpectedToolError too: the type tells the SDK to log
                 cause = exc.__cause__
                 if cause is None or isinstance(cause, ToolError):  # the text is already a reason
-                    raise type(exc)(one_line(str(exc))) from cause
+                    raise type(exc)(unlocated(one_line(str(exc)), local)) from cause
                 schema = next((t.input_schema for t in await self.list_tools()
                                if t.name == name), None)
-                raise type(exc)(f"Error executing tool {name}: "
-                                f"{tool_error(cause, schema)}") from cause
+                said = tool_error(cause, schema, asked_in_chinese(arguments))
+                raise type(exc)(unlocated(f"Error executing tool {name}: {said}", local)
+                                ) from cause
 
     return Server
 

@@ -23,6 +23,7 @@ from typing import Any
 import git
 from git.util import Actor
 
+from kbtools.agents.draft_anchors import cited_missing_heading
 from kbtools.agents.draft_checks import (
     cited_past_end,
     passes_check,
@@ -166,6 +167,8 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
             committed = commit_paths(repo, base_commit.sha if base_commit else None, prefix)
             if base_commit is not None and other is None:  # lines read where the base has them
                 cited_past_end(repo, cfg, base_commit.sha, prefix, committed, text)
+                cited_missing_heading(repo, cfg, base_commit.sha, prefix, folder, committed,
+                                      text)
             made = _file(repo, cfg, base_commit, f"draft/{day}-{slug}",
                          f"{prefix}{folder}/{day}-{slug}.md", prefix, text, carry, meta,
                          message, argument, Actor(name or who, email or "kb-draft@localhost"),

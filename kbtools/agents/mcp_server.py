@@ -28,16 +28,18 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from kbtools import __version__
 from kbtools.agents.arguments import filters, refuse_blank
 from kbtools.agents.asked import asked_search, release_name
 from kbtools.agents.calls import (
+    asked_in_chinese,
     call_shape,
     json_types,
     one_line_errors,
     text_kept,
+    tool_error,
     tool_exception,
 )
 from kbtools.agents.citation_text import percent_decoded
@@ -47,6 +49,7 @@ from kbtools.agents.docpath import check_doc_path, same_documents
 from kbtools.agents.draft import create_draft, draft_config
 from kbtools.agents.draft_git import ReleaseRead
 from kbtools.agents.draft_photos import decoded_photos
+from kbtools.agents.local_paths import places, unlocated, unlocated_fields, unlocated_values
 from kbtools.agents.named import named
 from kbtools.agents.opened import OpenedReleases
 from kbtools.agents.parameters import (
@@ -281,7 +284,11 @@ def tool_search(ctx: Context, query: str, k: int = 5,
     if isinstance(k, bool) or not 1 <= k <= MAX_K:  # the schema refuses it; a direct call too
         raise UsageError(f"'k' must be a whole number from 1 to {MAX_K}")
     refuse_blank(query, "'query' (the question)")  # nothing asked: as `kb query "  "`, the API
-    given = filters(where)  # one string is one filter, a blank one none, as the JSON API reads
+    try:  # one string is one filter, a blank one none, as the JSON API reads
+        given = filters(where)
+    except KbError as exc:  # said in the question's language, naming the key
+        raise UsageError(tool_error(exc, zh=asked_in_chinese({"query": query})),
+                         key=exc.key, values=exc.values) from None
     served = ctx.idx()
     with asked_search(served, commit, release, ctx.device(),  # an earlier release
                       opened=ctx.earlier) as idx:
@@ -375,7 +382,13 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
     ctx = Context(index=index, root=root or Path.cwd(), query_log=query_log, opener=opener)
     parameters: dict[str, tuple[str, ...]] = {}  # each tool's argument names, filled below
     optional: dict[str, dict[str, bool]] = {}  # those it has a default for (below)
-    server_class: type[MCPServer] = one_line_errors(MCPServer, parameters, optional)
+    # the local places an agent is told of by their names: the knowledge repository (when
+    # there is one), KB_HOME, … and an --index outside all of them
+    repo = ctx.repo_root() if (ctx.repo_root() / CONFIG_NAME).is_file() else None
+    local = places(repo)
+    if index is not None and Path(unlocated(str(index.absolute()), local)).is_absolute():
+        local = places(repo, (index, "$KB_INDEX"))
+    server_class: type[MCPServer] = one_line_errors(MCPServer, parameters, optional, local)
     readonly = ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                idempotent_hint=True, open_world_hint=False)
 
@@ -399,7 +412,8 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
     def read(doc: Doc, heading_path: HeadingPath = None, line_start: LineStart = None,
              line_end: LineEnd = None, commit: ReleaseCommit = None,
              release: ReleaseTag = None) -> dict[str, Any]:
-        return guarded(tool_read)(doc, heading_path, line_start, line_end, commit, release)
+        return unlocated_fields(guarded(tool_read)(doc, heading_path, line_start, line_end,
+                                                    commit, release), local)
 
     def recent(days: Days = None, n: Count = None) -> dict[str, Any]:
         return guarded(tool_recent)(days, n)
@@ -407,10 +421,11 @@ def build_server(*, index: Path | None = None, root: Path | None = None,
     def evaluate_table(doc: Doc, inputs: TableInputs, table: TableChoice = None,
                        policy: Policy = None, commit: TableCommit = None,
                        release: TableRelease = None) -> dict[str, Any]:
-        return guarded(tool_evaluate_table)(doc, inputs, table, policy, commit, release)
+        return unlocated_fields(guarded(tool_evaluate_table)(doc, inputs, table, policy,
+                                                             commit, release), local)
 
-    def status(quick: Quick = None) -> dict[str, Any]:
-        return guarded(tool_status)(quick)
+    def status(quick: Quick = None) -> dict[str, Any]:  # all our words: no local paths
+        return cast(dict[str, Any], unlocated_values(guarded(tool_status)(quick), local))
 
     tools: list[tuple[Callable[..., Any], str, ToolAnnotations]] = [
         (search, SEARCH_DOC, readonly), (read, READ_DOC, readonly),

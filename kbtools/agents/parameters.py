@@ -94,7 +94,10 @@ Question = Annotated[str, Field(
                  "its distinctive lines)."),
     examples=["小麦赤霉病 扬花期 用药", "What does fault code E17 mean?"])]
 ResultCount = Annotated[int, Field(
-    strict=True, ge=1, le=MAX_K, description=f"How many results to return (1-{MAX_K}).",
+    strict=True, ge=1, le=MAX_K, description=(
+        f"How many results to return: a whole number from 1 to {MAX_K} (fewer come back when "
+        f"fewer passages match). 0, a negative number, a fraction (even 5.0), true or more "
+        f"than {MAX_K} is refused, naming the range: never clamped."),
     examples=[5]), BeforeValidator(digits_as_int)]
 Filter = Annotated[str, Field(max_length=MAX_WHERE_CHARS)]
 FilterValue = Filter | StrictInt | StrictFloat | StrictBool  # one key's value in an object
@@ -108,7 +111,8 @@ Filters = Annotated[FilterList | Filter | FilterObject
     description=(f"Front-matter filters, one string, a list of at most {MAX_WHERE} or an object "
                  "with one filter per key, {KEY: VALUE} for KEY=VALUE, its value a list for "
                  "any of several or starting with its operator ({\"功率\": \">5kW\"}) (all must "
-                 f"hold): {WHERE_HELP}"),
+                 f"hold). Each filter is at most {MAX_WHERE_CHARS} characters, an object's key "
+                 f"with its operator and all its values together: {WHERE_HELP}"),
     examples=["category=crop-protection", ["verified=true", "doc=crops/wheat-scab.md"],
               {"category": "crop-protection", "功率": ">=5kW"}])]
 
