@@ -152,7 +152,12 @@ def test_a_citation_past_the_end_of_its_document_is_refused(repo: git.Repo) -> N
     document's length; full-width digits and dash are read; lines it has are filed."""
     root = Path(repo.working_tree_dir)
     heads = {h.name for h in repo.heads}
-    for cited in ("knowledge/a.md:900-910", "see a.md：２－９．", "(knowledge/a.md:1-2)"):
+    # (a path relative to the draft's folder as a link writes it, as a heading's citation)
+    up = "../" * (len(Path(create_draft(root, "field-report", "Where", "b", author="Tech Wu",
+                                        location="P2", now=NOW).path).parts) - 2)
+    heads = {h.name for h in repo.heads}
+    for cited in ("knowledge/a.md:900-910", "see a.md：２－９．", "(knowledge/a.md:1-2)",
+                  f"see {up}a.md:900"):
         with pytest.raises(UsageError, match=r"^the draft cites .*a\.md.*, past the end of "
                                              r"knowledge/a\.md \(1 line at its base "):
             create_draft(root, "field-report", "Leak", f"Seal leaked; {cited}",

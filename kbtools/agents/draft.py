@@ -166,7 +166,7 @@ def create_draft(repo_root: Path, category: str, title: str, body: str, *,
                     return replace(merged, path=merged.path[len(prefix):])
             committed = commit_paths(repo, base_commit.sha if base_commit else None, prefix)
             if base_commit is not None and other is None:  # lines read where the base has them
-                cited_past_end(repo, cfg, base_commit.sha, prefix, committed, text)
+                cited_past_end(repo, cfg, base_commit.sha, prefix, folder, committed, text)
                 cited_missing_heading(repo, cfg, base_commit.sha, prefix, folder, committed,
                                       text)
             made = _file(repo, cfg, base_commit, f"draft/{day}-{slug}",

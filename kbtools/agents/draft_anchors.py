@@ -14,13 +14,13 @@ from __future__ import annotations
 import difflib
 import posixpath
 import re
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
 import git
 
+from kbtools.agents.citation_text import narrow_width
 from kbtools.agents.read import anchored_section
 from kbtools.config import Config
 from kbtools.corpus import SourceDoc, decode, parse_source
@@ -37,7 +37,7 @@ from kbtools.markdown.parser import custom_ids, github_slugs, heading_title
 _CITED_ANCHOR = re.compile(r"\.(?:md|markdown)#([^\s()\[\]<>\"'`|*,;:!?。、」』】》“”‘’…]+)",
                            re.IGNORECASE)
 MAX_CITED_PATH = 1024
-_PATH_ENDS = " \t\n()[]<>\"'`|*"
+_PATH_ENDS = " \t\n()[]<>\"'`|*"  # what a path in running text does not hold
 _NUMBER = re.compile(r"^\s*\d+(?:[.-]\d+)*[.、)]?[\s-]*")  # a heading's number: "3.2 ", "2-"
 _LINES_ANCHOR = re.compile(r"L\d+(?:-L?\d+)?", re.IGNORECASE)  # a code host's lines: #L10-L20
 
@@ -48,17 +48,14 @@ def cited_missing_heading(repo: git.Repo, cfg: Config, base: str, prefix: str, f
     commit `base` (``pump.md#不存在``), naming the heading and the document's closest
     one. `folder`: the draft's folder, which a link's path is relative to. A citation of a
     document the base does not hold is left to the reviewer (and a link to `kb check`)."""
-    narrow = "".join(n if len(n := unicodedata.normalize("NFKC", c)) == 1 and n.isascii()
-                     else c for c in text)  # ＃ and ．ｍｄ as an input method types them
+    narrow = narrow_width(text)  # ＃ and ．ｍｄ as an input method types them
     knowledge = cfg.path("knowledge").relative_to(cfg.root).as_posix()
     read: dict[str, Headings | None] = {}  # each document cited, parsed once
     for m in _CITED_ANCHOR.finditer(narrow):
         anchor = unquote(m.group(1)).rstrip(".")
         if not anchor or _LINES_ANCHOR.fullmatch(anchor):
             continue
-        start = m.start()
-        while start > max(0, m.start() - MAX_CITED_PATH) and narrow[start - 1] not in _PATH_ENDS:
-            start -= 1
+        start = path_start(narrow, m.start())
         path = narrow[start:m.start(1) - 1]
         doc = cited_doc(path, knowledge, folder, committed)
         if doc is not None and doc not in read:
@@ -73,6 +70,16 @@ def cited_missing_heading(repo: git.Repo, cfg: Config, base: str, prefix: str, f
                 f"the draft cites {text[start:m.end()]}, but {doc} has no heading "
                 f"'#{one_line(anchor, 80)}' at its base {base[:12]}{near}; cite a heading "
                 "it has, as a search result's citation or heading_path gives it"))
+
+
+def path_start(narrow: str, end: int) -> int:
+    """Where the path of a citation in running text starts, read back from its document
+    name's end `end` (the `.md` of ``pump.md#x`` or ``pump.md:65``) to a character a path does
+    not hold, at most `MAX_CITED_PATH` characters back."""
+    start = end
+    while start > max(0, end - MAX_CITED_PATH) and narrow[start - 1] not in _PATH_ENDS:
+        start -= 1
+    return start
 
 
 def cited_doc(path: str, knowledge: str, folder: str, committed: frozenset[str]) -> str | None:

@@ -13,6 +13,7 @@ from typing import Any
 import git
 
 from kbtools.agents.citation_text import narrow_width
+from kbtools.agents.draft_anchors import cited_doc, path_start
 from kbtools.agents.draft_text import argument_name
 from kbtools.check.content import raw_problems
 from kbtools.check.engine import check_document, make_context, max_document_bytes
@@ -117,14 +118,12 @@ def passes_check(cfg: Config, rel: str, document: str, committed: frozenset[str]
 
 
 # a textual citation's lines after its document's name (`x.md:65-73`): the path before it is
-# read back from there (`_cited_path`), up to `MAX_CITED_PATH` characters
+# read back from there (`draft_anchors.path_start`)
 _CITED_LINES = re.compile(r"\.(?:md|markdown):(\d{1,9})(?:-(\d{1,9}))?", re.IGNORECASE)
-MAX_CITED_PATH = 1024
-_PATH_ENDS = " \t\n()[]<>\"'`|*"  # what a path in running text does not hold
 _DASHES = str.maketrans(dict.fromkeys("~〜–—", "-"))  # a range's, one character for one
 
 
-def cited_past_end(repo: git.Repo, cfg: Config, base: str, prefix: str,
+def cited_past_end(repo: git.Repo, cfg: Config, base: str, prefix: str, folder: str,
                    committed: frozenset[str], text: str) -> None:
     """Refuse a draft whose `text` cites lines past the end of a document as its base commit
     `base` holds it (``pump.md:900-910`` of a 40-line file): such a citation reads nothing,
@@ -135,11 +134,9 @@ def cited_past_end(repo: git.Repo, cfg: Config, base: str, prefix: str,
     narrow = narrow_width(text).translate(_DASHES)
     knowledge = cfg.path("knowledge").relative_to(cfg.root).as_posix()
     for m in _CITED_LINES.finditer(narrow):
-        start = m.start()
-        while start > max(0, m.start() - MAX_CITED_PATH) and narrow[start - 1] not in _PATH_ENDS:
-            start -= 1
+        start = path_start(narrow, m.start())
         path = narrow[start:m.start() + m.group(0).index(":")]
-        doc = _committed_doc(path, knowledge, committed)
+        doc = cited_doc(path, knowledge, folder, committed)
         if doc is None:
             continue
         data = read_blob(repo, f"{base}:{prefix}{doc}")
@@ -152,15 +149,3 @@ def cited_past_end(repo: git.Repo, cfg: Config, base: str, prefix: str,
             raise UsageError(f"the draft cites {text[start:m.end()]}, past the end of {doc} "
                              f"({plural(count, 'line')} at its base {base[:12]}); cite lines "
                              "it has, as a search result's citation gives them")
-
-
-def _committed_doc(path: str, knowledge: str, committed: frozenset[str]) -> str | None:
-    """The document of `committed` a citation's `path` names: as written (repo-relative),
-    inside the knowledge folder, or by its file name when one document alone has it."""
-    path = path.removeprefix("./")
-    for name in (path, f"{knowledge}/{path}"):
-        if name in committed:
-            return name
-    tail = "/" + path
-    found = [c for c in committed if c.endswith(tail)]
-    return found[0] if len(found) == 1 else None
