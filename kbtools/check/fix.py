@@ -154,8 +154,9 @@ def fix_results(results: list[DocResult], root: Path | None = None,
             if edit.hint:  # a suggestion, never written
                 continue
             settled, note = anchors.settle(edit, slugs_of, res.rel) if slugs_of else (edit, "")
-            if settled is None:
-                changes.append(NotFixed(display_path(res.rel), note, edit.line, edit.col))
+            if settled is None:  # no note: no edit after all (`anchors.TITLE_ANCHOR`)
+                changes.extend([NotFixed(display_path(res.rel), note, edit.line, edit.col)]
+                               if note else [])
                 continue
             if not settled.old:
                 changes.append(NotFixed(display_path(res.rel), UNLOCATED.format(settled.new),
