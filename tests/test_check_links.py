@@ -473,29 +473,44 @@ def test_an_anchor_written_twice_is_suggested_once_and_fixed_when_it_names_a_hea
     assert [f.message for f in left] == ["no heading '#保养#保养' in knowledge/pump.md"]
 
 
-def test_an_anchor_written_as_a_heading_s_title_is_told_the_anchor_to_write(tmp_path):
+def test_an_anchor_written_as_a_heading_s_title_is_told_and_fixed_to_its_anchor(tmp_path):
     """`[见](#安装步骤（二）)` (a heading's title, as Typora and Obsidian follow one, its
     brackets full-width or half-width) was told "no heading '#安装步骤（二）'" of a heading the
     document has; an anchor in other letters and spaces (`#ｓｅｔｕｐ　ｓｔｅｐｓ`, an
-    ideographic space) was offered a fuzzy guess. Each is now told the anchor to write."""
+    ideographic space) was offered a fuzzy guess. Each is now told the anchor to write, and
+    `--fix` wrote none of them (`#Replacing%20the%20seal`, Typora's link to a section, stayed
+    broken after `kb check --fix` named its anchor): it writes each that names a heading."""
     root = write_repo(tmp_path)
     (root / "knowledge" / "pump.md").write_text(
-        GOOD_FM + "# 泵\n\n## 安装步骤（二）\n\n## Ｓｅｔｕｐ　Ｓｔｅｐｓ\n", encoding="utf-8")
+        GOOD_FM + "# 泵\n\n## 安装步骤（二）\n\n## Ｓｅｔｕｐ　Ｓｔｅｐｓ\n\n## Replacing the seal\n",
+        encoding="utf-8")
     doc = root / "knowledge" / "a.md"
-    doc.write_text(GOOD_FM + "# T\n\n## 第一步：准备\n\n[a](pump.md#安装步骤（二）)\n"
-                   "[b](pump.md#安装步骤(二)) [c](#第一步:准备) [d](pump.md#ｓｅｔｕｐ　ｓｔｅｐｓ)\n"
-                   "[e](pump.md#安装步骤（三）) [f](#第一步准备)\n", encoding="utf-8")
+    body = ("# T\n\n## 第一步：准备\n\n[a](pump.md#安装步骤（二）)\n"
+            "[b](pump.md#安装步骤(二)) [c](#第一步:准备) [d](pump.md#ｓｅｔｕｐ　ｓｔｅｐｓ)\n"
+            "[e](pump.md#安装步骤（三）) [f](#第一步准备)\n"
+            "[g](pump.md#Replacing%20the%20seal) [h](<pump.md#Replacing the seal> \"t\")\n")
+    doc.write_text(GOOD_FM + body, encoding="utf-8")
     rule = ("(an anchor is the title in lower case, its punctuation dropped and each space a "
             "'-', as GitHub's page and the web app make it; Typora and Obsidian follow a title, "
-            "a browser does not)")
+            "a browser does not); `kb check --fix` links to")
     found = check_paths([doc], load_config(root))
     assert [(f.line, f.message) for f in found] == [
         (14, f"'#安装步骤（二）' names a heading of knowledge/pump.md by its title, not its "
-             f"anchor: write '#安装步骤二' {rule}"),
+             f"anchor: write '#安装步骤二' {rule} '#安装步骤二'"),
         (15, f"'#安装步骤(二)' names a heading of knowledge/pump.md by its title, not its "
-             f"anchor: write '#安装步骤二' {rule}"),
+             f"anchor: write '#安装步骤二' {rule} '#安装步骤二'"),
         (15, f"'#第一步:准备' names a heading of this document by its title, not its anchor: "
-             f"write '#第一步准备' {rule}"),
+             f"write '#第一步准备' {rule} '#第一步准备'"),
         (15, "'#ｓｅｔｕｐ ｓｔｅｐｓ' names a heading of knowledge/pump.md by its title, not "
-             f"its anchor: write '#ｓｅｔｕｐ-ｓｔｅｐｓ' {rule}"),
-        (16, "no heading '#安装步骤（三）' in knowledge/pump.md")]  # (another heading)
+             f"its anchor: write '#ｓｅｔｕｐ-ｓｔｅｐｓ' {rule} '#ｓｅｔｕｐ-ｓｔｅｐｓ'"),
+        (16, "no heading '#安装步骤（三）' in knowledge/pump.md"),  # (another heading)
+        *[(17, f"'#Replacing the seal' names a heading of knowledge/pump.md by its title, not "
+               f"its anchor: write '#replacing-the-seal' {rule} '#replacing-the-seal'")] * 2]
+    changes, _, left = fix_paths([doc], partial(make_context, load_config(root)))
+    assert doc.read_text(encoding="utf-8") == GOOD_FM + body.replace(
+        "#安装步骤（二）", "#安装步骤二").replace("#安装步骤(二)", "#安装步骤二").replace(
+        "#第一步:准备", "#第一步准备").replace("#ｓｅｔｕｐ　ｓｔｅｐｓ", "#ｓｅｔｕｐ-ｓｔｅｐｓ").replace(
+        "#Replacing%20the%20seal", "#replacing-the-seal").replace(
+        "#Replacing the seal", "#replacing-the-seal")
+    assert not [c for c in changes if isinstance(c, NotFixed)]  # `#安装步骤（三）`: told, no more
+    assert [f.message for f in left] == ["no heading '#安装步骤（三）' in knowledge/pump.md"]

@@ -109,23 +109,29 @@ def test_a_mixed_indentation_is_left(kb):
     assert text in path.read_text(encoding="utf-8")
 
 
-def test_crlf_and_bom_are_kept_and_each_yaml_habit_is_fixed_in_turn(kb):
-    """Typora on Windows: CRLF and a byte-order mark; a colon in the title and a tab in the
-    tags. YAML stops at the first error, so the tab is found (and fixed) once the title is."""
+def test_crlf_and_bom_are_kept_and_every_yaml_habit_is_fixed_by_one_fix(kb):
+    """Typora on Windows: CRLF and a byte-order mark; a colon in the title, a tab in the
+    tags, a timestamp with a space. YAML stops at the first error, so the tab was found
+    (and fixed) by a second `kb check --fix`, the timestamp by a third: the first said "1
+    error" left that the check had said `--fix` writes. One `--fix` now writes them all."""
     text = "\ufeff" + (GOOD_FM.replace("title: Generated", "title: 注意: 断电").replace(
+        '"2026-03-14T09:30:00+08:00"', "2026-03-14 09:30:00+08:00").replace(
         "verified: false\n", "verified: false\ntags:\n\t- 病害\n") + BODY).replace("\n", "\r\n")
     path = kb / DOC
     path.write_bytes(text.encode("utf-8"))
     assert fix() == [f"{DOC}:2:8: fixed: 注意: 断电 -> \"注意: 断电\"",
+                     f"{DOC}:7:12: fixed: 2026-03-14 09:30:00+08:00 -> "
+                     '"2026-03-14T09:30:00+08:00"',
+                     f"{DOC}:10:1: fixed: '\\t' -> '  '",
                      f"{DOC}:1:1: warning: encoding-bom: file starts with a UTF-8 byte-order "
                      "mark: save it as UTF-8 without BOM",
                      f"{DOC}:1:1: warning: encoding-crlf: Windows (CRLF) or CR line endings; "
-                     "use LF",
-                     f"{DOC}:10:1: error: yaml-syntax: found character that cannot start any "
-                     f"token: indent with spaces, not a tab{FIXES}"]
-    assert fix()[0] == f"{DOC}:10:1: fixed: '\\t' -> '  '"
+                     "use LF"]
     assert path.read_bytes() == text.replace("注意: 断电", '"注意: 断电"').replace(
+        "2026-03-14 09:30:00+08:00", '"2026-03-14T09:30:00+08:00"').replace(
         "\t", "  ").encode("utf-8")
+    assert fix()[:1] == [f"{DOC}:1:1: warning: encoding-bom: file starts with a UTF-8 "
+                         "byte-order mark: save it as UTF-8 without BOM"]  # nothing left
 
 
 @pytest.mark.parametrize(("key", "old", "value", "new"), [

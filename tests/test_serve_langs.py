@@ -5,6 +5,7 @@ the interface's."""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from html.parser import HTMLParser
 
@@ -15,6 +16,7 @@ from servefixtures import app_client, git
 from kbtools.build.pipeline import BuildOptions, build
 from kbtools.config import load_config
 from kbtools.serve.docview import render_markdown
+from kbtools.serve.pagerender import front_matter_value
 from kbtools.serve.passes import RenderContext
 
 pytestmark = pytest.mark.slow
@@ -143,3 +145,22 @@ def test_a_paragraph_in_the_documents_other_language_carries_its_own(client):
     assert passage and passage[0][1] == "zh-CN", passage
     english = [(p[1], p[3][:13]) for p in parts if p[0] == "p" and "Vantor label" in p[3]]
     assert english == [("en", "Vantor label:")], parts
+
+
+@pytest.mark.parametrize("ui", ["en", "zh"])
+def test_a_documents_front_matter_reads_as_written_not_as_python_prints_it(client, ui):
+    """A document's details showed ``verified: false`` as ``False`` (Python's word, on an
+    English page and a Chinese one): each value reads as the YAML wrote it."""
+    page = client.get(f"/doc/{NOTE}", params={"lang": ui}).text
+    shown = dict(re.findall(r"<dt>([^<]+)</dt><dd[^>]*>([^<]*)</dd>", page))
+    assert shown["verified"] == "false", shown
+    assert "False" not in shown.values() and "None" not in shown.values()
+
+
+def test_front_matter_values_read_as_yaml_writes_them():
+    when = dt.datetime(2026, 11, 2, 10, 15, tzinfo=dt.UTC)
+    assert [front_matter_value(v) for v in (
+        True, None, dt.date(2026, 12, 31), when, 2.5, ["P-101", "P-102"],
+        {"zone": "C", "stop": True}, [["a", "b"], {"k": None}])] == [
+        "true", "—", "2026-12-31", "2026-11-02T10:15:00+00:00", "2.5", "P-101, P-102",
+        "zone: C, stop: true", "[a, b], {k: —}"]

@@ -18,7 +18,8 @@
   never writes an anchor `kb check` would then flag.
 - an anchor written twice (`[安装](pump.md#安装#安装)`, a heading path's paste): the one
   fragment is suggested, and `--fix` writes it only when it names a heading
-  (`anchor_edit`, `settle`); so is one written in decomposed Unicode (NFD), composed.
+  (`anchor_edit`, `settle`); so is one written in decomposed Unicode (NFD), composed, and
+  one written as a heading's title (`#Replacing%20the%20seal`), as its anchor.
 - a `path-missing` suggestion with an anchor (`Edit.hint`, never written): its "did you
   mean" names the closest heading of the suggested document, or none, as `settle` would.
 """
@@ -102,7 +103,8 @@ def anchor_findings(rel: str, anchors: Iterable[AnchorTarget], edits: Iterable[E
             if decomposed(fragment) else "")
         edit = fixed.get((a.line, a.col))
         settled = settle(edit, slugs_of, rel)[0] if edit is not None else None
-        if edit is not None and (settled is not None or edit.code != ANCHOR_ONLY):
+        if edit is not None and (settled is not None
+                                 or edit.code not in (ANCHOR_ONLY, TITLE_ANCHOR)):
             # a fix rewrites this link: say what it does to the anchor
             written = settled or edit
             message += f"; `kb check --fix` links to '#{written.fragment}'" \
@@ -239,11 +241,15 @@ def _once(fragment: str) -> str | None:
 
 
 ANCHOR_ONLY = "link-anchor"  # `Edit.code` of an edit rewriting a link's anchor alone
+# ... to the anchor of the heading its fragment writes as a title: written when that names a
+# heading, else no edit at all (its finding says what is wrong; nothing was a guess)
+TITLE_ANCHOR = "link-anchor-title"
 
 
 def anchor_edit(ref: Ref, anchor: AnchorTarget) -> Edit | None:
     """The edit of the anchor alone of the link `ref`, as written: the fragment written
-    twice written once (`pump.md#安装#安装` -> `pump.md#安装`), or one written in decomposed
+    twice written once (`pump.md#安装#安装` -> `pump.md#安装`), a heading's title written
+    as its anchor (`#Replacing%20the%20seal` -> `#replacing-the-seal`), or one written in decomposed
     Unicode (NFD: pasted from a Mac's file name or title) composed, as GitHub's anchors
     and `kb check`'s are (`#réglage`); `settle` writes it only when it names a heading.
     None for another fragment, or a destination not located as written."""
@@ -252,6 +258,13 @@ def anchor_edit(ref: Ref, anchor: AnchorTarget) -> Edit | None:
     if once is not None and _once(anchor.fragment) is not None:
         return Edit(ref.line, ref.col, ref.raw, f"{path}#{once}", anchor.doc, once,
                     code=ANCHOR_ONLY)
+    # `#Replacing%20the%20seal`, as Typora and Obsidian follow a title (not a block's `#^id`)
+    plain = unicodedata.normalize("NFC", unquote(fragment))
+    title = title_anchor(plain) if hash_ and not plain.startswith("^") else None
+    if title is not None:
+        written = written_path(title)
+        return Edit(ref.line, ref.col, ref.raw, f"{path}#{written}", anchor.doc, written,
+                    code=TITLE_ANCHOR)
     if not hash_ or not decomposed(fragment):
         return None
     composed = unicodedata.normalize("NFC", fragment)
@@ -277,7 +290,8 @@ def _alike(a: str, b: str) -> float:
 
 def settle(edit: Edit, slugs_of: SlugsOf, rel: str) -> tuple[Edit | None, str]:
     """The edit `--fix` may write in place of `edit` (made in the document `rel`), and why
-    it differs ("": `edit` as it is; None: no edit): the anchor ending what it writes (a
+    it differs ("": `edit` as it is; None: no edit, said why, or no edit to speak of when
+    "" too: a title's anchor naming no heading): the anchor ending what it writes (a
     wikilink's link, a path rewritten with its `#anchor` kept) must name a heading."""
     if not edit.fragment:
         return edit, ""
@@ -287,6 +301,8 @@ def settle(edit: Edit, slugs_of: SlugsOf, rel: str) -> tuple[Edit | None, str]:
         return None, ambiguous
     if slugs is None or wanted in slugs:
         return edit, ""
+    if edit.code == TITLE_ANCHOR:  # the title names no heading: nothing to write
+        return None, ""
     if edit.code == ANCHOR_ONLY:  # the anchor written once names no heading either
         return None, f"no heading '#{wanted}' in {_where(edit.doc, rel)}: link one by hand"
     close = ")" if edit.wikilink else ""  # a wikilink's fix writes a whole link

@@ -154,8 +154,9 @@ def fix_results(results: list[DocResult], root: Path | None = None,
             if edit.hint:  # a suggestion, never written
                 continue
             settled, note = anchors.settle(edit, slugs_of, res.rel) if slugs_of else (edit, "")
-            if settled is None:
-                changes.append(NotFixed(display_path(res.rel), note, edit.line, edit.col))
+            if settled is None:  # no note: no edit after all (`anchors.TITLE_ANCHOR`)
+                changes.extend([NotFixed(display_path(res.rel), note, edit.line, edit.col)]
+                               if note else [])
                 continue
             if not settled.old:
                 changes.append(NotFixed(display_path(res.rel), UNLOCATED.format(settled.new),
@@ -196,10 +197,14 @@ def fix_paths(paths: list[Path], ctx_factory: Callable[[], CheckContext],
     each change a `Change` written or a document `NotFixed`, printed with `.format()`."""
     ctx = ctx_factory()
     results, findings = check_results(paths, ctx, jobs)
-    changes = fix_results(results, ctx.root, partial(anchors.read_slugs, known=ctx.slugs,
-                                                     root=ctx.root, max_bytes=ctx.max_bytes))
+    slugs_of = partial(anchors.read_slugs, known=ctx.slugs, root=ctx.root,
+                       max_bytes=ctx.max_bytes)
+    unread = _unread(results)
+    changes = fix_results(results, ctx.root, slugs_of)
     if changes:
         results, findings = check_results(paths, ctx_factory(), jobs)
+        changes, results, findings = _unread_front_matter(
+            paths, ctx_factory, jobs, (changes, unread), (results, findings), (ctx.root, slugs_of))
         # a fix that wrote an `<img>` tag alone on a line (an Obsidian embed with a size,
         # `![[a.png|300]]`) swallows the Markdown under it: its blank line, in this run too
         gaps = [replace(r, edits=tuple(e for e in r.edits if e.new == "\n" + e.old))
@@ -208,3 +213,42 @@ def fix_paths(paths: list[Path], ctx_factory: Callable[[], CheckContext],
             changes = sorted([*changes, *more], key=lambda c: (c.path, c.line, c.col))
             results, findings = check_results(paths, ctx_factory(), jobs)
     return changes, results, findings
+
+
+# rounds of `--fix` a front matter YAML stopped reading is given (one syntax fix a round)
+MAX_SYNTAX_ROUNDS = 16
+
+
+def _unread_front_matter(paths: list[Path], ctx_factory: Callable[[], CheckContext],
+                         jobs: int | None,
+                         fixed_so_far: tuple[list[Change | NotFixed], set[str]],
+                         checked: tuple[list[DocResult], list[Finding]],
+                         where: tuple[Path | None, SlugsOf]
+                         ) -> tuple[list[Change | NotFixed], list[DocResult], list[Finding]]:
+    """Fix again each document whose front matter YAML stopped reading before a round that
+    changed it (`unread`): YAML stops at its first error, so a second habit (a tab under a
+    `title: a: b`), and what the front matter's values need (`verified: no`), are found
+    only once the first is mended; one `kb check --fix` said "1 error" left, which the
+    check had promised `--fix` writes. Each round writes the edits the document now has; a
+    `not fixed` line already said is not said again."""
+    (changes, unread), (results, findings), (root, slugs_of) = fixed_so_far, checked, where
+    said = {(c.path, c.line, c.col, c.reason) for c in changes if isinstance(c, NotFixed)}
+    for _ in range(MAX_SYNTAX_ROUNDS):
+        fixed = {c.path for c in changes if isinstance(c, Change)} & unread
+        again = [r for r in results if r.edits and display_path(r.rel) in fixed]
+        more = [c for c in fix_results(again, root, slugs_of)
+                if not (isinstance(c, NotFixed) and (c.path, c.line, c.col, c.reason) in said)]
+        if not any(isinstance(c, Change) for c in more):
+            break
+        said |= {(c.path, c.line, c.col, c.reason) for c in more if isinstance(c, NotFixed)}
+        changes = sorted([*changes, *more], key=lambda c: (c.path, c.line, c.col))
+        unread = _unread(again)
+        results, findings = check_results(paths, ctx_factory(), jobs)
+    return changes, results, findings
+
+
+def _unread(results: list[DocResult]) -> set[str]:
+    """The documents (as a change names them) whose front matter YAML stopped reading."""
+    return {display_path(r.rel) for r in results
+            if any(f.code == "yaml-syntax" for f in r.findings)}
+

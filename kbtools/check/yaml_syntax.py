@@ -21,8 +21,9 @@ the habit that stopped it. The habits, each read from the line it is on:
 - a tab indenting a line: each tab indenting a front-matter line is fixed to two spaces,
   unless a line is indented by tabs and spaces both (how deep it was meant is the author's).
 
-YAML stops at its first error, so one finding is made at a time; a second habit is found,
-and fixed, by the next `kb check --fix`. Edits are `kbtools.check.links.Edit`s, written with
+YAML stops at its first error, so one finding is made at a time; a second habit is found
+once the first is mended, and fixed by the same `kb check --fix` (`fix._unread_front_matter`
+checks such a document again). Edits are `kbtools.check.links.Edit`s, written with
 the others by `kbtools.check.fix` (atomically, keeping the file's line endings and BOM).
 """
 

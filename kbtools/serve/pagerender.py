@@ -11,6 +11,8 @@ answer in (`static/offline.js`).
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
@@ -54,6 +56,31 @@ def _runs(text: object, own: str) -> Markup:
 
 
 ENV.filters["runs"] = _runs
+
+
+def front_matter_value(value: object, *, nested: bool = False) -> str:
+    """``{{ v|front_matter }}``: a front-matter value as YAML writes it, not as Python
+    prints it: ``verified: false`` reads ``false`` (not ``False``), an unquoted date or time
+    ``2026-11-02T10:15:00+00:00`` (not ``2026-11-02 10:15:00+00:00``), a key without a value
+    ``—`` (not ``None``); a list its items joined by commas, a mapping ``key: value`` pairs
+    (a list or mapping inside another in brackets or braces, as YAML's flow style)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "—"
+    if isinstance(value, dt.date):  # datetime too
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        pairs = ", ".join(f"{front_matter_value(k, nested=True)}: "
+                          f"{front_matter_value(v, nested=True)}" for k, v in value.items())
+        return "{" + pairs + "}" if nested else pairs
+    if isinstance(value, (list, tuple)):
+        items = ", ".join(front_matter_value(v, nested=True) for v in value)
+        return "[" + items + "]" if nested else items
+    return str(value)
+
+
+ENV.filters["front_matter"] = front_matter_value
 
 
 class Page:
