@@ -464,3 +464,15 @@ def test_every_filter_an_error_suggests_is_one_that_is_read(where):
 def test_a_colon_before_an_order_names_that_order(where, instead):
     with pytest.raises(FilterError, match=re.escape(instead)):
         parse_where([where])
+
+
+@pytest.mark.parametrize(("where", "instead"), [  # session 49 (f49b, issue 14): the literal
+    ("功率: 10..5kW", "use 功率=5kW..10kW ("), ("x：10kW～5kW", "use x=5kW..10kW ("),
+    ("温度: 30..-5℃", "use 温度=-5℃..30℃ ("), ("数量: 10..5", "use 数量=5..10 ("),
+    ("x: 10..5kW,3kW", 'use x="10..5kW,3kW" ('),  # a correction of one value: not the filter
+])
+def test_a_colon_before_a_reversed_range_names_the_range_corrected(where, instead):
+    """``功率: 10..5kW`` was told to write ``功率="10..5kW"`` (text matching nothing): the
+    refusal of ``功率=10..5kW`` knows the range meant, and the advice is that filter."""
+    with pytest.raises(FilterError, match=re.escape(instead)):
+        parse_where([where])

@@ -353,18 +353,21 @@ def refuse_range(shown: str, key: str, written: str, bound: str) -> None:
         values={"where": shown})
 
 
-def check_range(shown: str, key: str, op: str, ranged: Between) -> None:
+def check_range(shown: str, key: str, op: str, ranged: Between, *, alone: bool) -> None:
     """A FilterError for a range (`between`) a filter cannot mean: after ``!=``, or its first
-    end above its last (``power=10..5kW``: nothing lies in it)."""
+    end above its last (``power=10..5kW``: nothing lies in it; when it is the filter's one
+    value, `alone`, the range reversed is the filter to write, `FilterError.instead`)."""
     if op != "=":
         below, above = ("<=", ">=") if ranged.strict else ("<", ">")  # after 2024: <=2024
         outside = (f"{key}{below}{ranged.low}" if ranged.high is None else
                    f"{key}{above}{ranged.high}" if ranged.low is None else f"{key}>={ranged.low}")
         refuse_range(shown, key, ranged.written, outside)
     if ranged.low is not None and ranged.high is not None and reversed_ends(ranged.low, ranged.high):
+        instead = f"{key}={ranged.high}..{ranged.low}"
         raise FilterError("bad", f"{shown!r}: the range {ranged.written} holds nothing, its "
-                          f"first end above its last; write {key}={ranged.high}..{ranged.low}",
-                          key="bad_where", values={"where": shown})
+                          f"first end above its last; write {instead}",
+                          key="bad_where", values={"where": shown},
+                          instead=instead if alone else None)
 
 
 

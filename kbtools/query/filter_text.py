@@ -162,7 +162,7 @@ def parse_where(items: list[str] | None) -> list[Condition]:
             raise FilterError("bad", f"{shown!r}: no value after {op!r}",
                               key="bad_where", values={"where": shown})
         for ranged in (v for v in values if isinstance(v, Between)):
-            check_range(shown, key, op, ranged)
+            check_range(shown, key, op, ranged, alone=len(values) == 1)
         check_places(shown, key, op, [v for v in dated if isinstance(v, str)])
         check_day_month(shown, key, op, [v for x in dated for v in (
             (x.low, x.high) if isinstance(x, Between) else (x,)) if v is not None])
@@ -238,14 +238,19 @@ def _seen_unquoted(item: str) -> str:
 def _rewritten(key: str, value: str) -> str:
     """The filter to write for `key` and `value` typed with a colon between them: the order
     the value begins with as the operator (``功率：≤0℃``: ``功率<=0℃``, ``功率: >=5kW``), else
-    ``key=value`` (``crop: 小麦``: ``crop=小麦``), else that value in quotes (``功率: ≤``:
-    ``功率="≤"``): the first `parse_where` reads, so that the advice is never refused."""
+    ``key=value`` (``crop: 小麦``: ``crop=小麦``), else the filter the refusal of that one
+    advises (`FilterError.instead`: ``功率: 10..5kW``: ``功率=5kW..10kW``), else that value in
+    quotes (``功率: ≤``: ``功率="≤"``): the first `parse_where` reads, so that the advice is
+    never refused."""
     typed, quote = narrow_operator(value), "'" if '"' in value else '"'
     ordered = [f"{key_text(key)}{typed}"] if typed[:1] in OPERATOR_START else []
-    for instead in (*ordered, f"{key_text(key)}={value}", f"{key_text(key)}={quote}{value}{quote}"):
+    tried = [*ordered, f"{key_text(key)}={value}", f"{key_text(key)}={quote}{value}{quote}"]
+    for n, instead in enumerate(tried):
         try:
             parse_where([instead])
-        except FilterError:
+        except FilterError as refused:
+            if refused.instead is not None and refused.instead not in tried:
+                tried.insert(n + 1, refused.instead)  # before the literal in quotes
             continue
         return instead
     return where_text(key, "=", value)
