@@ -22,6 +22,7 @@ coll = facts_fixture("units48", FACTS)
     ("x>1kHz", [5, 6]), ("x=2400MHz", [5]), ("x<=50赫兹", [4]),
     ("x>=5kWh", [7, 8]), ("x=1.2千瓦时", [9]), ("x=5000Wh", [7]),
     ("x>=2吨", [10, 11, 13]), ("x=1.5t", [12]), ("x=3 tons", [10]), ("x<2000kg", [12]),
+    ("x=400mA..1A", [0, 1]), ("x=1kWh..1300Wh", [9]),  # f49b: a range kept, its end converted
 ])
 def test_current_frequency_energy_and_tons_convert_locally_and_in_milvus(coll, where, rows):
     assert rows_alike(coll, "units48", FACTS, where) == rows

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from kbtools.errors import FilterError, UsageError, valid_unicode
 from kbtools.query.filter_bounds import (
     ABOUT_MARK,
+    Converted,
     about_instead,
     an_end,
     between,
@@ -166,7 +167,9 @@ def parse_where(items: list[str] | None) -> list[Condition]:
         check_places(shown, key, op, [v for v in dated if isinstance(v, str)])
         check_day_month(shown, key, op, [v for x in dated for v in (
             (x.low, x.high) if isinstance(x, Between) else (x,)) if v is not None])
-        if len(values) == 1 and isinstance(values[0], Between):  # power=5kW..10kW, 5kW..
+        if len(values) == 1 and isinstance(values[0], Between) and \
+                not isinstance(values[0].high, Converted):  # power=5kW..10kW, 5kW..; one
+            # whose end is converted stays the range, shown as typed (面积=1公顷..20亩)
             out += [(key, bound, end) for bound, end in values[0].bounds()]
             continue
         out.append((key, op, values[0] if len(values) == 1 else values))
@@ -457,8 +460,12 @@ def values_text(op: str, value: Want) -> str:
 
 
 def _value_text(value: str, listed: bool) -> str:
-    if isinstance(value, Between):
-        return str(value)  # 5kW..10kW, ..10kW: read back as the range
+    if isinstance(value, Between):  # 5kW..10kW, ..10kW: read back as the range; an end
+        # converted as typed (1公顷..20亩, not 1公顷..1.3333333333333333334公顷)
+        return str(value) if not isinstance(value.high, Converted) else \
+            f"{value.low or ''}..{value.high.typed}"
+    if isinstance(value, Converted):
+        value = value.typed  # 面积<=20亩 of 面积=1公顷..20亩, compared as 1.33…334公顷
     bare = value == value.strip() and value[:1] not in OPERATOR_START \
         and between(value) is None and open_tilde(value) is None \
         and not _in_quotes(value) and not (listed and any(c in value for c in SEPARATORS)) \
