@@ -73,10 +73,13 @@ PAGE_FILTERS = "filter"  # the search page's menus (?f.KEY=VALUE)
 class FilterError(UsageError):
     """A search filter refused. Its message names the parameter the filter came by as the
     CLI does (``bad --where 'crop==x': …``); `said_as` says it as another surface names
-    its filters (`API_FILTERS`, `PAGE_FILTERS`). The message is ``{opening} {name} {rest}``."""
+    its filters (`API_FILTERS`, `PAGE_FILTERS`). The message is ``{opening} {name} {rest}``;
+    `instead` is the one filter it advises writing, where it knows one (``power=5kW..10kW``
+    for ``power=10..5kW``), for advice given about the filter typed otherwise."""
 
-    def __init__(self, opening: str, rest: str, *, key: str, values: dict[str, str]):
-        self.opening, self.rest = opening, rest
+    def __init__(self, opening: str, rest: str, *, key: str, values: dict[str, str],
+                 instead: str | None = None):
+        self.opening, self.rest, self.instead = opening, rest, instead
         super().__init__(self.said_as(CLI_FILTERS), key=key, values=values)
 
     def said_as(self, name: str) -> str:

@@ -202,12 +202,12 @@ def test_filter_fields_stored_by_other_rules_are_refused_and_published_anew(
     url = milvus.url("filters")
     eng = connect_url(url, create_db=True)
     r1 = publish(eng, check_release(dist))
-    assert eng.properties(r1.collection)[P_FILTERS] == expr.FILTER_RULES == "22"
+    assert eng.properties(r1.collection)[P_FILTERS] == expr.FILTER_RULES == "23"
     assert search(EngineReader(eng).current(), QUESTION).results
 
     eng.client.drop_collection_properties(r1.collection, [P_FILTERS])  # an older kbtools's
     said = (f"release {r1.collection} in the engine holds filter fields stored by kbtools "
-            "filter rules 1, this kb filters by rules 22")
+            f"filter rules 1, this kb filters by rules {expr.FILTER_RULES}")
     _refused(url, said)
     with pytest.raises(EngineError, match=f"{said}, so its readers would refuse it"):
         rollback(eng, r1.collection)

@@ -57,7 +57,7 @@ FACTS = [{"power": p, "area": a} for p, a in [
     ("power=5 kW OR LESS", [("power", "<=", "5 kW")]), ("power>=5kW以上", [("power", ">=", "5kW")]),
     ("power<=10kW及以下", [("power", "<=", "10kW")]),  # session 47: the bound said twice
     ("power=5kW或以上,2kW", [("power", "=", (Between("5kW", None), "2kW"))]),
-    ("power=500W..2kW", [("power", ">=", "500W"), ("power", "<=", "2000W")]),  # one unit
+    ("power=500W..2kW", [("power", "=", Between("500W", "2000W"))]),  # one unit, f49b
     ("power=5kW及其以上", [("power", ">=", "5kW")]), ("power=10kW及其以下", [("power", "<=", "10kW")]),
     ("power=5到10kW之间", [("power", ">=", "5kW"), ("power", "<=", "10kW")]),  # said in words
     ("power=介于5和10kW之间", [("power", ">=", "5kW"), ("power", "<=", "10kW")]),  # (session 47)
@@ -66,7 +66,7 @@ FACTS = [{"power": p, "area": a} for p, a in [
     ("power=from 5 to 10kW", [("power", ">=", "5kW"), ("power", "<=", "10kW")]),
     ("x=between us", [("x", "=", "between us")]), ("x=之间", [("x", "=", "之间")]),
     ("x=0.5%..6‰,1‰", [("x", "=", (Between("0.5%", "0.6%"), "1‰"))]),  # (session 47)
-    ("x=1公顷..20亩", [("x", ">=", "1公顷"), ("x", "<=", "1.3333333333333333334公顷")]),  # f49
+    ("x=1公顷..20亩", [("x", "=", Between("1公顷", "1.3333333333333333334公顷"))]),  # f49, f49b
     ("date=2024-03..", [("date", ">=", "2024-03")]),
     ("power=不低于5kW", [("power", ">=", "5kW")]), ("power=不超过10kW", [("power", "<=", "10kW")]),
     ("power=At least 5 kW", [("power", ">=", "5 kW")]),
@@ -99,10 +99,28 @@ def test_a_range_whose_ends_do_not_convert_exactly_holds_both_ends(where, inside
     (``面积: 10`` was within 1公顷..20亩); the last end is now in the first's unit, rounded
     up in decimals, and a document of exactly either end is within."""
     conditions = parse_where([where])
-    assert len({quantity(end)[0] for _, _, end in conditions}) == 1  # type: ignore[index]
+    ends = [e for _, _, w in conditions for e in ((w.low, w.high) if isinstance(w, Between) else (w,))]
+    assert len({quantity(end)[0] for end in ends}) == 1  # type: ignore[index]
     for value in inside + outside:
         held = all(value_matches(key, value, op, end) for key, op, end in conditions)
         assert held == (value in inside), value
+
+
+@pytest.mark.parametrize(("where", "shown"), [  # session 49 (f49b, issue 5): the end converted
+    ("面积=1公顷..20亩", "面积=1公顷..20亩"), ("面积=1公顷～20亩", "面积=1公顷..20亩"),
+    ("面积=1公顷..20亩,5亩", "面积=1公顷..20亩,5亩"), ("p=1psi..1bar", "p=1psi..1bar"),
+    ("面积=1 acre..5000 m2,2亩..1公顷", "面积=1 acre..5000 m2,2亩..1公顷"),
+    ("power=500W..2kW", "power=500W..2kW"),
+])
+def test_a_range_whose_end_is_converted_is_shown_as_typed(where, shown):
+    """``面积=1公顷..20亩`` was shown as ``面积<=1.3333333333333333334公顷``: every surface
+    shows filters by `where_text`, which now writes the end as typed, pasting back the same
+    filter, compared exactly as before."""
+    conditions = parse_where([where])
+    assert [where_text(*c) for c in conditions] == [shown]
+    assert parse_where([shown]) == conditions
+    assert not any(value_matches("面积", "1.5", op, w) for _, op, w in conditions[:1]
+                   if "20亩" in where)  # 1.5 公顷: compared with 4/3 公顷, not 20 (亩)
 
 
 def test_a_range_is_never_the_text_it_writes():

@@ -291,10 +291,10 @@ def test_a_range_with_another_operator_is_refused(where, says):
     ("35℃", "40℃", "温度", [0, 1]),  # 104 °F is 40 ℃
 ])
 def test_a_range_filters_alike_locally_and_in_milvus(measured_coll, low, high, key, rows):
-    (k1, op1, lo), (k2, op2, hi) = parse_where([f"{key}={low}..{high}"])
-    local = sorted(set(local_rows(MEASURED, k1, op1, lo)) & set(local_rows(MEASURED, k2, op2, hi)))
-    engine = sorted(set(engine_rows(measured_coll, "measured", k1, op1, lo, MEASURED))
-                    & set(engine_rows(measured_coll, "measured", k2, op2, hi, MEASURED)))
+    conditions = parse_where([f"{key}={low}..{high}"])  # two bounds, or the range (6kW: 6000W)
+    local = sorted(set.intersection(*(set(local_rows(MEASURED, *c)) for c in conditions)))
+    engine = sorted(set.intersection(*(set(engine_rows(measured_coll, "measured", *c, MEASURED))
+                                       for c in conditions)))
     assert local == engine == rows
 
 
@@ -462,5 +462,17 @@ def test_every_filter_an_error_suggests_is_one_that_is_read(where):
     ("功率：约10", "write a range or a tolerance: 功率=9..11 or 功率=10±1"),
 ])
 def test_a_colon_before_an_order_names_that_order(where, instead):
+    with pytest.raises(FilterError, match=re.escape(instead)):
+        parse_where([where])
+
+
+@pytest.mark.parametrize(("where", "instead"), [  # session 49 (f49b, issue 14): the literal
+    ("功率: 10..5kW", "use 功率=5kW..10kW ("), ("x：10kW～5kW", "use x=5kW..10kW ("),
+    ("温度: 30..-5℃", "use 温度=-5℃..30℃ ("), ("数量: 10..5", "use 数量=5..10 ("),
+    ("x: 10..5kW,3kW", 'use x="10..5kW,3kW" ('),  # a correction of one value: not the filter
+])
+def test_a_colon_before_a_reversed_range_names_the_range_corrected(where, instead):
+    """``功率: 10..5kW`` was told to write ``功率="10..5kW"`` (text matching nothing): the
+    refusal of ``功率=10..5kW`` knows the range meant, and the advice is that filter."""
     with pytest.raises(FilterError, match=re.escape(instead)):
         parse_where([where])

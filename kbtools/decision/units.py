@@ -190,6 +190,21 @@ SCALED_SPELLINGS: dict[str, str] = {
                                       ("kilopascal", "kpa"), ("megapascal", "mpa"))
        for end in ("", "s")},
 }
+# the marks an energy is written with as a power times an hour, as standards write it (kW·h,
+# kW⋅h, kW∙h, kW・h, kW.h, kW h, 千瓦·时): the unit the two spell joined (kWh, 千瓦时)
+PRODUCT_MARKS = "·⋅∙•・. "
+_HOURS = UNIT_GROUPS[GROUP_OF["h"]]
+
+
+def product_unit(first: str, second: str) -> str | None:
+    """The unit `first` times `second` (two units a `PRODUCT_MARKS` mark apart) is, as one
+    spelling `SCALES` converts (``kW`` times ``h``: ``kwh``, 千瓦 times 时: 千瓦时), case-folded;
+    None when `second` is no hour (``m`` times ``in`` is no ``min``) or the two joined spell
+    no unit known (``k`` times ``h``)."""
+    joined = (first + second).casefold()
+    return joined if second.casefold() in _HOURS and _scale_of(joined) is not None else None
+
+
 # a value's unit the tables leave unconverted: w (2w is 2万; 瓦, and a column in W, convert)
 _NOT_SCALED_IN_TABLES = frozenset(("w",))
 

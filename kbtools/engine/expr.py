@@ -134,8 +134,10 @@ ORD_FIELD = "f_ord"
 # unit, rounded up, `filter_bounds._one_unit`; a power's symbol then 时 (5kW时) that energy,
 # `decision.units.SCALED_SPELLINGS`; 5万3千2 (五万三千二) 53200, `filter_numbers.in_digits`;
 # other spaces (5\u00a0kW) a blank and what shows nothing (5\u200bkW) left out, `narrow`;
-# a Latin unit then a Han character of `index.tokenize.CJK` (U+FA11 too) no unit, `quantity`
-FILTER_RULES = "22"
+# a Latin unit then a Han character of `index.tokenize.CJK` (U+FA11 too) no unit, `quantity`;
+# 23: an energy as a power times an hour (kW·h, kW.h, kW h, 千瓦·时) that energy,
+# `decision.units.product_unit`; 1万5千瓦 15000 W (as 一万五千瓦), `filter_numbers.in_digits`
+FILTER_RULES = "23"
 CHUNK_FACTS = ("doc", "kind", "verified")  # chunk-level keys; they shadow front matter
 
 # Milvus reads only these escapes in a string literal (\u, \x, \b, \0 … are refused);

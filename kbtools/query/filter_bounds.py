@@ -63,6 +63,27 @@ class Between(str):
                 if end is not None]
 
 
+class Converted(str):
+    """A range's end converted to its first end's unit (`_one_unit`: ``20亩`` of
+    ``1公顷..20亩`` as ``1.3333333333333333334公顷``): the text filters compare, exactly, and
+    `typed`, the end as the filter gave it, which every surface shows (`where_text`)."""
+
+    typed: str
+
+    def __new__(cls, text: str, typed: str) -> Converted:
+        made = super().__new__(cls, text)
+        made.typed = typed
+        return made
+
+    def __reduce__(self) -> tuple[type[Converted], tuple[str, str]]:
+        return Converted, (str(self), self.typed)
+
+
+def shown_end(end: str) -> str:
+    """A range's end as a filter shows it: a `Converted` one as typed, another as it is."""
+    return end.typed if isinstance(end, Converted) else end
+
+
 # between a range's two ends (5kW..10kW, 5至10kW, 5–10kW, 5〜10kW), the longer marks first (5...10
 # is no 5 to .10); not - (12-24V is a value written so)
 RANGE_MARKS = ("...", "..", "……", "…", "——", "—", "–", "~", "～", "〜", "至", "到", " to ")
@@ -113,7 +134,8 @@ def _one_unit(low: str, high: str) -> tuple[str, str]:
         return low, high  # alike; 10kW–500W: reversed, refused as written (`filter_text`)
     unit = unit_written(low).strip()
     end = f"{_plain(number)}{unit}"
-    return low, end if quantity(end) is not None else f"{number:e}{unit}"  # 1e-30: short
+    return low, Converted(end if quantity(end) is not None else f"{number:e}{unit}",  # 1e-30
+                          high)
 
 
 def _dated_ends(low: str, high: str) -> tuple[str, str]:
@@ -353,18 +375,21 @@ def refuse_range(shown: str, key: str, written: str, bound: str) -> None:
         values={"where": shown})
 
 
-def check_range(shown: str, key: str, op: str, ranged: Between) -> None:
+def check_range(shown: str, key: str, op: str, ranged: Between, *, alone: bool) -> None:
     """A FilterError for a range (`between`) a filter cannot mean: after ``!=``, or its first
-    end above its last (``power=10..5kW``: nothing lies in it)."""
+    end above its last (``power=10..5kW``: nothing lies in it; when it is the filter's one
+    value, `alone`, the range reversed is the filter to write, `FilterError.instead`)."""
     if op != "=":
         below, above = ("<=", ">=") if ranged.strict else ("<", ">")  # after 2024: <=2024
         outside = (f"{key}{below}{ranged.low}" if ranged.high is None else
                    f"{key}{above}{ranged.high}" if ranged.low is None else f"{key}>={ranged.low}")
         refuse_range(shown, key, ranged.written, outside)
     if ranged.low is not None and ranged.high is not None and reversed_ends(ranged.low, ranged.high):
+        instead = f"{key}={ranged.high}..{ranged.low}"
         raise FilterError("bad", f"{shown!r}: the range {ranged.written} holds nothing, its "
-                          f"first end above its last; write {key}={ranged.high}..{ranged.low}",
-                          key="bad_where", values={"where": shown})
+                          f"first end above its last; write {instead}",
+                          key="bad_where", values={"where": shown},
+                          instead=instead if alone else None)
 
 
 

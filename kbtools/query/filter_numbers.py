@@ -36,15 +36,18 @@ from kbtools.decision.numerals import (
     NUMERAL_CHARS,
     chinese_number,
     magnified,
+    mixed_numbers,
     read_mixed,
 )
 from kbtools.decision.units import (
     CURRENCY_CODES,
     DOLLAR_PREFIXES,
     GROUP_OF,
+    PRODUCT_MARKS,
     SCALED_SPELLINGS,
     SCALES,
     SPELLED_UNITS,
+    product_unit,
     scaled_units,
 )
 from kbtools.index.tokenize import CJK
@@ -202,7 +205,7 @@ def in_digits(text: str) -> str:
     first = text.lstrip()[:1]
     if first not in _READ_FIRST:
         if (first.isdigit() or first in _SIGNS) and any(c in MAGNITUDE_CHARS for c in text):
-            return magnified(read_mixed(_place_after(text)))  # 1.5万, 1万5: 15000
+            return magnified(read_mixed(_place_after(_before_unit(text))))  # 1.5万, 1万5: 15000
         return text
     clean = text.strip()
     word = next((w for w in _SHARE_WORDS if clean.startswith(w)), None)
@@ -243,6 +246,28 @@ def placed_whole(m: re.Match[str]) -> int | None:
 def place_below(m: re.Match[str]) -> int:
     """What one digit after a `PLACE_AFTER` match's last magnitude counts (万: 1000)."""
     return MAGNITUDE_TIMES[_PLACED.findall(m.group(2))[-1]] // 10
+
+
+_PLACES = "十百千万亿"
+
+
+def _before_unit(text: str) -> str:
+    """`text` with a numeral in digits between its units (``1万5千``, `read_mixed`'s) before a
+    unit known that begins with its last unit's character (瓦 of 千瓦, 米 of 千米) as its value
+    and that unit: ``1万5千瓦`` is ``15000瓦``, as ``一万五千瓦`` is (the numeral as far as it
+    reads, `in_digits`); other text as it is (``5千瓦``: 5 kW)."""
+    body = text.strip()
+    start = 1 if body[:1] in "+-" else 0
+    end = start
+    while end < len(body) and (body[end].isdigit() or body[end] in _PLACES):
+        end += 1
+    run, rest = body[start:end], body[end:].strip()
+    if not rest or run[-1:] not in _PLACES or rest.casefold() not in _UNITS_AFTER:
+        return text
+    read = mixed_numbers(run)
+    if len(read) != 1 or read[0][:2] != (0, len(run)):
+        return text
+    return f"{body[:start]}{read[0][2]}{body[end:]}"
 
 
 def _place_after(text: str) -> str:
@@ -408,8 +433,8 @@ def quantity(text: str) -> tuple[str, Number] | None:
     if (money := _MONEY_FIRST.fullmatch(clean)) is not None:  # ¥80: 80 of ¥ (元)
         clean = money.group(2) + money.group(1)
     m = _QUANTITY.fullmatch(clean) if len(clean) <= MAX_QUANTITY_CHARS else None
-    if m is None and len(clean) <= MAX_QUANTITY_CHARS:  # 200 sq ft, 450 kg per ha
-        m = _QUANTITY.fullmatch(_unit_in_symbols(clean))
+    if m is None and len(clean) <= MAX_QUANTITY_CHARS:  # 200 sq ft, 450 kg per ha; kW·h
+        m = _QUANTITY.fullmatch(_unit_in_symbols(_product_joined(clean)))
     if m is None:
         return None
     number = _decimal(m.group(1))
@@ -421,6 +446,19 @@ def quantity(text: str) -> tuple[str, Number] | None:
     if number is None or any(p[-1:] in "23" and p not in _POWERED for p in unit.split("/")):
         return None
     return unit, number
+
+
+_PRODUCT_BLANKS = str.maketrans(dict.fromkeys(PRODUCT_MARKS, " "))
+
+
+def _product_joined(text: str) -> str:
+    """`text`, a number and a unit written as a product of two (``5kW·h``, ``5 kW.h``, ``5
+    kW h``, ``5千瓦·时``: `kbtools.decision.units.product_unit`), as the number and the unit
+    joined (``5kwh``, ``5千瓦时``); other text as it is."""
+    m = _NUMBER_AT.match(text)
+    parts = text[m.end():].translate(_PRODUCT_BLANKS).split() if m is not None else []
+    joined = product_unit(*parts) if len(parts) == 2 else None
+    return text if m is None or joined is None else text[:m.end()] + joined
 
 
 def _unit_in_symbols(text: str) -> str:

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from kbtools.errors import FilterError, UsageError, valid_unicode
 from kbtools.query.filter_bounds import (
     ABOUT_MARK,
+    Converted,
     about_instead,
     an_end,
     between,
@@ -162,11 +163,13 @@ def parse_where(items: list[str] | None) -> list[Condition]:
             raise FilterError("bad", f"{shown!r}: no value after {op!r}",
                               key="bad_where", values={"where": shown})
         for ranged in (v for v in values if isinstance(v, Between)):
-            check_range(shown, key, op, ranged)
+            check_range(shown, key, op, ranged, alone=len(values) == 1)
         check_places(shown, key, op, [v for v in dated if isinstance(v, str)])
         check_day_month(shown, key, op, [v for x in dated for v in (
             (x.low, x.high) if isinstance(x, Between) else (x,)) if v is not None])
-        if len(values) == 1 and isinstance(values[0], Between):  # power=5kW..10kW, 5kW..
+        if len(values) == 1 and isinstance(values[0], Between) and \
+                not isinstance(values[0].high, Converted):  # power=5kW..10kW, 5kW..; one
+            # whose end is converted stays the range, shown as typed (面积=1公顷..20亩)
             out += [(key, bound, end) for bound, end in values[0].bounds()]
             continue
         out.append((key, op, values[0] if len(values) == 1 else values))
@@ -238,14 +241,19 @@ def _seen_unquoted(item: str) -> str:
 def _rewritten(key: str, value: str) -> str:
     """The filter to write for `key` and `value` typed with a colon between them: the order
     the value begins with as the operator (``功率：≤0℃``: ``功率<=0℃``, ``功率: >=5kW``), else
-    ``key=value`` (``crop: 小麦``: ``crop=小麦``), else that value in quotes (``功率: ≤``:
-    ``功率="≤"``): the first `parse_where` reads, so that the advice is never refused."""
+    ``key=value`` (``crop: 小麦``: ``crop=小麦``), else the filter the refusal of that one
+    advises (`FilterError.instead`: ``功率: 10..5kW``: ``功率=5kW..10kW``), else that value in
+    quotes (``功率: ≤``: ``功率="≤"``): the first `parse_where` reads, so that the advice is
+    never refused."""
     typed, quote = narrow_operator(value), "'" if '"' in value else '"'
     ordered = [f"{key_text(key)}{typed}"] if typed[:1] in OPERATOR_START else []
-    for instead in (*ordered, f"{key_text(key)}={value}", f"{key_text(key)}={quote}{value}{quote}"):
+    tried = [*ordered, f"{key_text(key)}={value}", f"{key_text(key)}={quote}{value}{quote}"]
+    for n, instead in enumerate(tried):
         try:
             parse_where([instead])
-        except FilterError:
+        except FilterError as refused:
+            if refused.instead is not None and refused.instead not in tried:
+                tried.insert(n + 1, refused.instead)  # before the literal in quotes
             continue
         return instead
     return where_text(key, "=", value)
@@ -452,8 +460,12 @@ def values_text(op: str, value: Want) -> str:
 
 
 def _value_text(value: str, listed: bool) -> str:
-    if isinstance(value, Between):
-        return str(value)  # 5kW..10kW, ..10kW: read back as the range
+    if isinstance(value, Between):  # 5kW..10kW, ..10kW: read back as the range; an end
+        # converted as typed (1公顷..20亩, not 1公顷..1.3333333333333333334公顷)
+        return str(value) if not isinstance(value.high, Converted) else \
+            f"{value.low or ''}..{value.high.typed}"
+    if isinstance(value, Converted):
+        value = value.typed  # 面积<=20亩 of 面积=1公顷..20亩, compared as 1.33…334公顷
     bare = value == value.strip() and value[:1] not in OPERATOR_START \
         and between(value) is None and open_tilde(value) is None \
         and not _in_quotes(value) and not (listed and any(c in value for c in SEPARATORS)) \
