@@ -299,6 +299,22 @@ def test_index_derived_by_an_older_tokenizer_is_derived_again(client):
                        "tokens") == TOKENS_VERSION
 
 
+def test_a_derived_store_appended_to_is_derived_again_not_reused(client):
+    """Whether a checkout's derived index is reused read its rules with `stored_infos`
+    alone, which SQLite reads from a store with pages appended as from a whole one: it was
+    reused and answered from. Its rules are read as every caller reads them
+    (`selfcheck.index_rules`): a store whose length is not the one its header records is
+    damage, and the index is derived again."""
+    assert ask(client)["results"]
+    store = derived_dir(client, "kb-r2") / "index" / "store.sqlite"
+    size = store.stat().st_size
+    with store.open("ab") as fh:
+        fh.write(bytes(4096))
+    assert ask(client)["results"]
+    assert derivation(client, "kb-r2") == "full"
+    assert (derived_dir(client, "kb-r2") / "index" / "store.sqlite").stat().st_size == size
+
+
 def test_read_only_checkout_serves_what_was_derived_and_writes_nothing(client, monkeypatch):
     """A clone on read-only media (a read-only mount, another account's files): the release
     derived there before is served with no lock taken and nothing written; one never

@@ -71,6 +71,38 @@ def test_a_store_cut_short_is_refused_as_damaged_not_as_of_other_rules(dev, cut)
     assert f"fails verification: index/store.sqlite: size {keep} != {size};" in status.stderr
 
 
+def test_a_removed_store_is_refused_as_damaged_and_a_copy_answers_where_read_only(
+        dev, monkeypatch):
+    """A store removed from index/ was taken for an index of other rules ("index/ has no
+    store"): not held to the record naming it, the reader refused it as a missing index
+    file and `kb status` as "unable to open database file", and a read-only device served
+    a copy as of other rules. It is damage: refused in one line naming it, and on a device
+    kb cannot write a copy derived from the verified data/ answers, as for any damage."""
+    monkeypatch.setattr(readonly, "_DAMAGED", {})
+    release = (dev / "current").resolve()
+    ReleaseLayout(release).store.unlink()
+    assert readonly.stale_served(release) is None  # not an index of other rules
+    assert readonly.stale_index(release) == "index/store.sqlite: missing"
+    res = _query(dev)
+    assert res.exit_code == 1 and res.stdout == ""
+    [line] = res.stderr.strip().splitlines()
+    assert line == _damaged(dev, "index/store.sqlite: missing")
+    status = CliRunner().invoke(main, ["status", "--to", str(dev)])
+    assert status.exit_code == 1
+    assert "fails verification: index/store.sqlite: missing;" in status.stderr
+    real = readonly.os.access
+    monkeypatch.setattr(readonly.os, "access", lambda path, mode, *a, **k: False if (
+        mode & readonly.os.W_OK and Path(path).resolve() == dev.resolve()) else
+        real(path, mode, *a, **k))
+    res = _query(dev)
+    assert res.exit_code == 0, res.stderr
+    assert "differs from what `kb sync` derived (index/store.sqlite: missing)" in res.stderr
+    status = CliRunner().invoke(main, ["status", "--to", str(dev)])
+    assert status.exit_code == 4, status.output
+    assert "index/store.sqlite: missing; the device cannot be written: queries are served " \
+        "from a copy derived in" in status.stderr
+
+
 def _kind(release: Path, kind: str) -> str:
     """The first file of `kind` in `release`, relative to it."""
     pattern = {"store": "index/store.sqlite", "graph": "index/vectors-*.usearch",

@@ -22,7 +22,8 @@ checked with `kbtools.index.selfcheck`. Another tokenizer dictionary (a word of
 graphs to be derived as above and tokenizes every chunk again for BM25 (its files are then
 a full derivation's: a word added to tidb-docs-cn's dictionary, 53,830 chunks, derived in
 11.5-14.8 s instead of 33.7-36.9 s afresh, of which tokenizing every chunk ~7.5 s). Anything unexpected (other settings, models or
-tokenizer, a previous index of an older kbtools, files missing) makes `derive_incremental`
+tokenizer, a previous index of an older kbtools, files missing, a previous store cut short
+or appended to: `selfcheck.index_rules`) makes `derive_incremental`
 return False, and the caller derives everything afresh.
 """
 
@@ -52,7 +53,7 @@ from kbtools.index.layout import (
     shard_of,
     tree_identity,
 )
-from kbtools.index.selfcheck import derivation_info, derivation_problem, sampled_shards
+from kbtools.index.selfcheck import derivation_info, index_rules, sampled_shards
 from kbtools.index.store import insert_chunks, insert_docs
 from kbtools.index.tokenize import shared_tokenizer
 
@@ -141,14 +142,17 @@ def _plan(new: ReleaseLayout, old: ReleaseLayout) -> Plan | None:
         old.usearch(m) for m in old_m["models"]]
     if not _compatible(new_m, old_m) or not all(p.is_file() for p in needed):
         return None
+    if index_rules(old.root)[0] is not None:
+        # derived by other rules, or a store cut short or appended to (its length not the
+        # one its header records), which a copy would carry into the new index/
+        return None
     con = connect(old.store, read_only=True)
     try:
         ranges = _old_ranges(con)
-        stale = derivation_problem(dict(con.execute("SELECT key, value FROM info")))
     finally:
         con.close()
-    if ranges is None or stale is not None:
-        return None  # not a store this module can update, or derived by other rules
+    if ranges is None:
+        return None  # not a store this module can update
     new_h = _shard_hashes(new_m)
     docs = read_json_lines(new.docs, error=KbError)
     changed = _changed(new, old, new_m, old_m, docs)

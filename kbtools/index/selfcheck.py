@@ -88,24 +88,27 @@ def derived_problems(root: Path, manifest: dict[str, Any]) -> list[str]:
         return []
     recorded = recorded_problems(root)
     problem, other_rules = index_rules(root)
-    if recorded and problem is not None and not other_rules:
-        return recorded  # a store cut short: its size, not SQLite's "no such table: info"
+    if problem is not None and not other_rules:
+        # a store cut short or removed: its size or "missing", not SQLite's "no such table:
+        # info" or "unable to open database file"
+        return recorded or [problem]
     # the check's own words first when it finds the cause (an index of other rules)
     return check_derived(root) or recorded
 
 
 def index_rules(root: Path) -> tuple[str | None, bool]:
     """Why root/index/ is not one this kbtools opens (derived by other rules,
-    `derivation_problem`; no store at all; a store cut short, appended to or unreadable),
-    or None; and whether it is of other rules (or has no store) rather than a damaged
-    store. The rules are read only from the info table of a store whose length is the one
-    its header records (`store.store_damage`), which no truncation or append fakes: SQLite
-    reads a store cut short as one with no info table, or a malformed one, which read as
-    "v2 or older" rules. One small read of the store."""
+    `derivation_problem`; a store missing, cut short, appended to or unreadable), or None;
+    and whether it is of other rules rather than a damaged (or missing) store. The rules are
+    read only from the info table of a store whose length is the one its header records
+    (`store.store_damage`), which no truncation or append fakes: SQLite reads a store cut
+    short as one with no info table, or a malformed one, which read as "v2 or older" rules;
+    no store records no rules at all, so a removed one is damage too (held to the record
+    that names it, `recorded_problems`). One small read of the store."""
     store = ReleaseLayout(root).store
-    if not store.is_file():
-        return f"{DERIVED_DIR}/ has no store", True
     name = store.relative_to(root).as_posix()
+    if not store.is_file():
+        return f"{name}: missing", False
     damage = store_damage(store)
     if damage is not None:
         return f"{name}: {damage}", False

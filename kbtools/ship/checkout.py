@@ -54,8 +54,7 @@ from kbtools.index.layout import (
     ReleaseLayout,
     default_device_dir,
 )
-from kbtools.index.selfcheck import derivation_problem
-from kbtools.index.store import stored_infos
+from kbtools.index.selfcheck import index_rules
 from kbtools.ship import trust
 from kbtools.ship.device import check_device_dir, device_dir
 from kbtools.ship.devicelock import locked
@@ -359,8 +358,11 @@ def _reusable(final: Path, verified: dict[str, Any], head: str, tag: str,
         return False
     if not ReleaseLayout(final).derived.is_dir():
         return False
-    if derivation_problem(stored_infos(ReleaseLayout(final).store)) is not None:
-        return False  # derived by a kbtools with other rules (a tokenizer): derive it again
+    if index_rules(final)[0] is not None:
+        # derived by a kbtools with other rules (a tokenizer), or its store removed, cut
+        # short or appended to (read as its header records, `store.store_damage`): derive
+        # it again
+        return False
     return not begin.keys or verified.get("signed_by") in {k.key_id for k in begin.keys}
 
 

@@ -79,7 +79,7 @@ _DAMAGED: dict[str, str] = {}  # read-only releases whose index/ an open found d
 
 def stale_index(release: Path) -> str | None:
     """Why the index/ of `release` is not one this kbtools opens (derived by other rules:
-    `derivation_problem`; no store at all; a store cut short, appended to or unreadable:
+    `derivation_problem`; a store missing, cut short, appended to or unreadable:
     `selfcheck.index_rules`), or None. One small read of its store's info table."""
     return index_rules(release)[0]
 
@@ -93,7 +93,7 @@ def stale_served(release: Path) -> str | None:
     try:
         st = os.stat(store)
     except OSError:
-        return stale_index(release)
+        return None  # no store: damage, held to the record that names it (`index_rules`)
     key = (str(store), st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
     if key not in _STALE:
         if len(_STALE) > 64:
